@@ -1,0 +1,106 @@
+// Package cli is skillpack's command layer: one file per command, each
+// parsing flags into an options struct and calling one run function in a
+// library package. Exit codes are decided here and nowhere else.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillpack/skillpack/internal/version"
+)
+
+// Exit codes, as documented in the README: findings are not failures.
+const (
+	ExitOK       = 0 // clean
+	ExitFindings = 1 // findings at or above --fail-on
+	ExitUsage    = 2 // bad flags, arguments or config
+	ExitInternal = 3 // skillpack itself failed
+)
+
+// IO is the streams a command reads and writes; tests pass buffers.
+type IO struct {
+	In       io.Reader
+	Out, Err io.Writer
+	Getenv   func(string) string
+}
+
+// exitError carries an exit code up to Main, which prints the error once.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErr marks an error as the user's to fix: exit 2.
+func usageErr(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// findingsErr ends a run with exit 1 after findings were printed.
+var findingsErr = &exitError{code: ExitFindings}
+
+// Main runs skillpack with args and returns the exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ios := &IO{In: stdin, Out: stdout, Err: stderr, Getenv: os.Getenv}
+	root := newRoot(ios)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "skillpack: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	// Cobra's own errors (unknown command or flag) are usage errors.
+	if isCobraUsage(err) {
+		fmt.Fprintf(stderr, "skillpack: %v\nRun 'skillpack --help' for usage.\n", err)
+		return ExitUsage
+	}
+	fmt.Fprintf(stderr, "skillpack: %v\n", err)
+	return ExitInternal
+}
+
+func isCobraUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument",
+		"invalid argument", "accepts ", "requires at least", "requires at most", "bad flag syntax"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func newRoot(ios *IO) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "skillpack",
+		Short: "Lint, pack, sign and publish Agent Skills",
+		Long: `skillpack is a build tool and static registry publisher for Agent Skills
+(folders with a SKILL.md). It lints skills against the Agent Skills
+specification, packs them into byte-reproducible archives, and writes a
+bundle that a static host or a thin MCP server can serve unchanged.`,
+		Version:       version.Version(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.Err)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{code: ExitUsage, err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
+	})
+	root.AddCommand(newLintCmd(ios))
+	return root
+}

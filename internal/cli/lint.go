@@ -1,0 +1,208 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/skillpack/skillpack/internal/version"
+	"github.com/skillpack/skillpack/lint"
+)
+
+// LintOptions are the flags that choose how skills are checked; `build`
+// shares them so that both commands judge skills alike.
+type LintOptions struct {
+	Config  string // path of skillpack.yaml; "" = search upward
+	Profile string // overrides the config's profile
+	Strict  bool
+}
+
+// AddFlags registers the shared lint flags.
+func (o *LintOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&o.Config, "config", "", "`path` of skillpack.yaml (default: found upward from the working directory)")
+	fs.StringVar(&o.Profile, "profile", "", "rule profile: spec, claude or relaxed (default: the config's, else spec)")
+	fs.BoolVar(&o.Strict, "strict", false, "treat warnings as errors")
+}
+
+// load reads the config the options name, or finds one.
+func (o *LintOptions) load() (*lint.Config, error) {
+	path := o.Config
+	if path == "" {
+		var err error
+		if path, err = lint.FindConfig("."); err != nil {
+			return nil, usageErr("%v", err)
+		}
+	}
+	cfg := lint.DefaultConfig()
+	if path != "" {
+		var err error
+		if cfg, err = lint.LoadConfig(path); err != nil {
+			return nil, usageErr("%v", err)
+		}
+	}
+	if o.Profile != "" {
+		p, err := lint.LookupProfile(o.Profile)
+		if err != nil {
+			return nil, usageErr("--profile: %v", err)
+		}
+		cfg.Profile = p
+	}
+	return cfg, nil
+}
+
+type lintCmdOptions struct {
+	LintOptions
+	Paths     []string
+	Format    string
+	FailOn    string
+	ListRules bool
+	Explain   string
+}
+
+func newLintCmd(ios *IO) *cobra.Command {
+	opts := &lintCmdOptions{}
+	cmd := &cobra.Command{
+		Use:   "lint [PATH...]",
+		Short: "Check skills against the Agent Skills rules",
+		Long: `Lint checks every skill (a folder holding SKILL.md) at or below each PATH,
+or the skill enclosing each file PATH, against the Agent Skills specification
+and the practical rules beyond it. --list-rules lists the rules and
+--explain ID explains one.
+
+Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for
+bad flags, arguments or config, 3 when skillpack itself failed.`,
+		Example: `  skillpack lint                      # every skill below the working directory
+  skillpack lint skills/ --strict     # warnings fail too
+  skillpack lint --format sarif > lint.sarif
+  skillpack lint --explain name-mismatch`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			return runLint(ios, opts)
+		},
+	}
+	opts.AddFlags(cmd.Flags())
+	cmd.Flags().StringVarP(&opts.Format, "format", "f", "text", "output `format`: text, json, sarif or github")
+	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 on findings at or above this `level`: error, warning, info or never")
+	cmd.Flags().BoolVar(&opts.ListRules, "list-rules", false, "list every rule and exit")
+	cmd.Flags().StringVar(&opts.Explain, "explain", "", "explain the rule with this `ID` and exit")
+	return cmd
+}
+
+func runLint(ios *IO, opts *lintCmdOptions) error {
+	if opts.ListRules {
+		if opts.Format == "json" {
+			return writeRulesJSON(ios)
+		}
+		return lint.ListRules(ios.Out)
+	}
+	if opts.Explain != "" {
+		r := lint.Lookup(opts.Explain)
+		if r == nil {
+			msg := fmt.Sprintf("--explain: unknown rule %q", opts.Explain)
+			if s := lint.Suggest(opts.Explain); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return usageErr("%s; --list-rules lists them", msg)
+		}
+		return lint.Explain(ios.Out, r)
+	}
+	failOn, err := parseFailOn(opts.FailOn)
+	if err != nil {
+		return err
+	}
+	if !validFormat(opts.Format) {
+		return usageErr("--format: unknown format %q (want text, json, sarif or github)", opts.Format)
+	}
+	cfg, err := opts.load()
+	if err != nil {
+		return err
+	}
+	paths := opts.Paths
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return usageErr("%s: no such file or folder", p)
+		}
+	}
+	res, err := lint.Run(paths, lint.Options{Config: cfg, Strict: opts.Strict})
+	if err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	tool := lint.Tool{Name: "skillpack", Version: version.Version(), URI: "https://" + version.Module}
+	if err := lint.Format(ios.Out, opts.Format, res, tool); err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	if opts.Format == "text" {
+		summarize(ios, res)
+	}
+	if failOn != lint.Off && lint.Worst(res.Findings) >= failOn {
+		return findingsErr
+	}
+	return nil
+}
+
+func validFormat(name string) bool {
+	for _, f := range lint.Formats() {
+		if f == name {
+			return true
+		}
+	}
+	return false
+}
+
+// parseFailOn maps --fail-on to the lowest severity that fails; Off means never.
+func parseFailOn(s string) (lint.Severity, error) {
+	if s == "never" {
+		return lint.Off, nil
+	}
+	sev, err := lint.ParseSeverity(s)
+	if err != nil || sev == lint.Off {
+		return 0, usageErr("--fail-on: want error, warning, info or never, not %q", s)
+	}
+	return sev, nil
+}
+
+// summarize prints a one-line tally on stderr, so stdout stays parseable.
+func summarize(ios *IO, res *lint.Result) {
+	if len(res.Skills) == 0 {
+		fmt.Fprintln(ios.Err, "no skills found (a skill is a folder holding SKILL.md)")
+		return
+	}
+	e, w, i := lint.Count(res.Findings)
+	if e+w+i == 0 {
+		fmt.Fprintf(ios.Err, "%s checked, no problems\n", plural(len(res.Skills), "skill"))
+		return
+	}
+	fmt.Fprintf(ios.Err, "%s, %s, %s in %s\n", plural(e, "error"), plural(w, "warning"), plural(i, "note"), plural(len(res.Skills), "skill"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func writeRulesJSON(ios *IO) error {
+	type ruleDoc struct {
+		ID       string        `json:"id"`
+		Title    string        `json:"title"`
+		Category lint.Category `json:"category"`
+		Severity lint.Severity `json:"severity"`
+		Explain  string        `json:"explanation"`
+		Bad      string        `json:"bad"`
+		Good     string        `json:"good"`
+	}
+	var out []ruleDoc
+	for _, r := range lint.Rules() {
+		out = append(out, ruleDoc{r.ID, r.Title, r.Category, r.Severity, r.Explain, r.Bad, r.Good})
+	}
+	enc := json.NewEncoder(ios.Out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

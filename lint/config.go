@@ -1,0 +1,214 @@
+package lint
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillpack/skillpack/skill"
+)
+
+// ConfigFile is the name of the project configuration, found by walking up
+// from the working directory.
+const ConfigFile = "skillpack.yaml"
+
+// Config is a parsed skillpack.yaml.
+type Config struct {
+	Path     string              // where it was read from; "" for the defaults
+	Profile  *Profile            // never nil after Load
+	Severity map[string]Severity // rule ID → severity, over the profile's
+	Ignore   *skill.Ignore       // paths relative to the config's folder
+	Build    BuildConfig         // settings the build reads
+}
+
+// BuildConfig holds the `build:` section, read here so that one parser
+// reports every unknown key of the file the same way.
+type BuildConfig struct {
+	NoLegacy bool   // leave out the v0.1.0 tree
+	BaseURL  string // absolute URL prefix for index entries
+}
+
+// Dir is the folder the config's ignore globs are relative to.
+func (c *Config) Dir() string {
+	if c == nil || c.Path == "" {
+		return "."
+	}
+	return filepath.Dir(c.Path)
+}
+
+// DefaultConfig is what applies when no skillpack.yaml is found.
+func DefaultConfig() *Config {
+	return &Config{Profile: profiles[0], Severity: map[string]Severity{}}
+}
+
+// FindConfig looks for skillpack.yaml in start and its parents and returns
+// its path, or "" when there is none.
+func FindConfig(start string) (string, error) {
+	dir, err := filepath.Abs(start)
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, ConfigFile)
+		if info, err := os.Stat(p); err == nil && !info.IsDir() {
+			return p, nil
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("%s: %w", p, err)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", nil
+		}
+		dir = parent
+	}
+}
+
+// ConfigError is a problem in skillpack.yaml, with its position.
+type ConfigError struct {
+	Path string
+	Line int
+	Msg  string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
+	}
+	return e.Path + ": " + e.Msg
+}
+
+var configKeys = []string{"build", "ignore", "profile", "rules"}
+var buildKeys = []string{"base-url", "no-legacy"}
+
+// LoadConfig reads and checks a skillpack.yaml. Every unknown key, rule ID,
+// severity or profile is an error that names it: a config that silently
+// does nothing is worse than none.
+func LoadConfig(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseConfig(path, data)
+}
+
+// ParseConfig checks the bytes of a skillpack.yaml; path is for messages.
+func ParseConfig(path string, data []byte) (*Config, error) {
+	c := DefaultConfig()
+	c.Path = path
+	fail := func(n *yaml.Node, format string, args ...any) error {
+		line := 0
+		if n != nil {
+			line = n.Line
+		}
+		return &ConfigError{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)}
+	}
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) || len(bytes.TrimSpace(data)) == 0 {
+			return c, nil // an empty file means the defaults
+		}
+		line, msg := skill.YAMLError(err)
+		return nil, &ConfigError{Path: path, Line: line, Msg: "invalid YAML: " + msg}
+	}
+	if len(doc.Content) == 0 {
+		return c, nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, fail(root, "the config must be a mapping of keys (%s)", strings.Join(configKeys, ", "))
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "profile":
+			p, err := LookupProfile(v.Value)
+			if err != nil || v.Kind != yaml.ScalarNode {
+				return nil, fail(v, "%v", err)
+			}
+			c.Profile = p
+		case "rules":
+			if v.Kind != yaml.MappingNode {
+				return nil, fail(v, "rules must map rule IDs to error, warning, info or off")
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				id, sev := v.Content[j], v.Content[j+1]
+				if Lookup(id.Value) == nil {
+					msg := fmt.Sprintf("unknown rule %q", id.Value)
+					if s := Suggest(id.Value); s != "" {
+						msg += fmt.Sprintf(" (did you mean %q?)", s)
+					}
+					return nil, fail(id, "%s; `skillpack lint --list-rules` lists them", msg)
+				}
+				s, err := ParseSeverity(sev.Value)
+				if err != nil || sev.Kind != yaml.ScalarNode {
+					return nil, fail(sev, "rule %s: unknown severity %q (want error, warning, info or off)", id.Value, sev.Value)
+				}
+				c.Severity[id.Value] = s
+			}
+		case "ignore":
+			var globs []string
+			if err := v.Decode(&globs); err != nil {
+				return nil, fail(v, "ignore must be a list of gitignore-style globs")
+			}
+			c.Ignore = skill.NewIgnore(globs)
+		case "build":
+			if v.Kind != yaml.MappingNode {
+				return nil, fail(v, "build must be a mapping (%s)", strings.Join(buildKeys, ", "))
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				bk, bv := v.Content[j], v.Content[j+1]
+				switch bk.Value {
+				case "no-legacy":
+					if err := bv.Decode(&c.Build.NoLegacy); err != nil {
+						return nil, fail(bv, "build.no-legacy must be true or false")
+					}
+				case "base-url":
+					if err := bv.Decode(&c.Build.BaseURL); err != nil {
+						return nil, fail(bv, "build.base-url must be a URL string")
+					}
+				default:
+					return nil, fail(bk, "%s", unknownKey("build."+bk.Value, bk.Value, buildKeys))
+				}
+			}
+		default:
+			return nil, fail(k, "%s", unknownKey(k.Value, k.Value, configKeys))
+		}
+	}
+	return c, nil
+}
+
+func unknownKey(full, key string, known []string) string {
+	msg := fmt.Sprintf("unknown key %q", full)
+	best, bestD := "", 3
+	for _, k := range known {
+		if d := editDistance(strings.ToLower(key), k); d < bestD {
+			best, bestD = k, d
+		}
+	}
+	if best != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	sorted := append([]string(nil), known...)
+	sort.Strings(sorted)
+	return msg + "; known keys: " + strings.Join(sorted, ", ")
+}
+
+// Effective returns the severity of a rule under this config: the config's
+// own setting, else the profile's, else the rule's default.
+func (c *Config) Effective(r *Rule) Severity {
+	if s, ok := c.Severity[r.ID]; ok {
+		return s
+	}
+	if s, ok := c.Profile.Severity[r.ID]; ok {
+		return s
+	}
+	return r.Severity
+}

@@ -1,0 +1,91 @@
+package lint
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Tool names the program in machine-readable output (SARIF's driver).
+type Tool struct {
+	Name    string
+	Version string
+	URI     string // home page, for SARIF's informationUri
+}
+
+// Formatter writes a run's findings in one output format.
+type Formatter func(w io.Writer, res *Result, tool Tool) error
+
+var formats = map[string]Formatter{
+	"text":   formatText,
+	"json":   formatJSON,
+	"sarif":  formatSARIF,
+	"github": formatGitHub,
+}
+
+// Formats lists the output format names.
+func Formats() []string {
+	var names []string
+	for n := range formats {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Format writes findings in the named format.
+func Format(w io.Writer, name string, res *Result, tool Tool) error {
+	f, ok := formats[name]
+	if !ok {
+		return fmt.Errorf("unknown format %q (want %s)", name, strings.Join(Formats(), ", "))
+	}
+	return f(w, res, tool)
+}
+
+// formatText writes one line a finding, as compilers do, so editors and
+// terminals can jump to it: path:line:col: severity: message [rule].
+// A fix hint follows on an indented line.
+func formatText(w io.Writer, res *Result, _ Tool) error {
+	for _, f := range res.Findings {
+		pos := f.Path
+		if f.Line > 0 {
+			pos += fmt.Sprintf(":%d", f.Line)
+			if f.Column > 0 {
+				pos += fmt.Sprintf(":%d", f.Column)
+			}
+		}
+		if _, err := fmt.Fprintf(w, "%s: %s: %s [%s]\n", pos, f.Severity, f.Message, f.Rule); err != nil {
+			return err
+		}
+		if f.Fix != "" {
+			if _, err := fmt.Fprintf(w, "    fix: %s\n", f.Fix); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// jsonReport is the --format json document: stable field names for scripts.
+type jsonReport struct {
+	Tool     string    `json:"tool"`
+	Version  string    `json:"version"`
+	Skills   int       `json:"skills"`
+	Errors   int       `json:"errors"`
+	Warnings int       `json:"warnings"`
+	Infos    int       `json:"infos"`
+	Findings []Finding `json:"findings"`
+}
+
+func formatJSON(w io.Writer, res *Result, tool Tool) error {
+	rep := jsonReport{Tool: tool.Name, Version: tool.Version, Skills: len(res.Skills), Findings: res.Findings}
+	if rep.Findings == nil {
+		rep.Findings = []Finding{}
+	}
+	rep.Errors, rep.Warnings, rep.Infos = Count(res.Findings)
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rep)
+}

@@ -1,0 +1,100 @@
+package lint
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillpack/skillpack/skill"
+)
+
+// MaxScan is how much of one file content rules read. Readers refuse files
+// over 10 MiB anyway (a finding of its own), so scanning more would only cost
+// memory.
+const MaxScan = 10 << 20
+
+// Pass is what a per-skill check sees: the skill, its parsed SKILL.md, its
+// files, and the profile in force. Checks report through it.
+type Pass struct {
+	Skill   *skill.Skill
+	Doc     *skill.Document // nil when SKILL.md could not be read
+	Files   *skill.Files    // nil when the folder could not be collected
+	Profile *Profile
+
+	rule   *Rule
+	report func(*Rule, Finding)
+	memo   map[string]any
+}
+
+// Report records a finding for the rule being checked. f.Path is relative
+// to the skill folder ("" means the folder itself); the runner makes it
+// relative to the run and fills in the rule and severity.
+func (p *Pass) Report(f Finding) { p.report(p.rule, f) }
+
+// Reportf records a finding at a path and position inside the skill.
+func (p *Pass) Reportf(path string, line, col int, fix, format string, args ...any) {
+	p.Report(Finding{Path: path, Line: line, Column: col, Message: fmt.Sprintf(format, args...), Fix: fix})
+}
+
+// ReportNode records a finding at a frontmatter node of SKILL.md.
+func (p *Pass) ReportNode(n *yaml.Node, fix, format string, args ...any) {
+	line, col := p.Doc.FilePos(n)
+	p.Reportf(p.Skill.File, line, col, fix, format, args...)
+}
+
+// Memo returns the value cached under key, computing it once per skill. Rules
+// share expensive work through it (the Markdown tree, file contents).
+func (p *Pass) Memo(key string, compute func() any) any {
+	if v, ok := p.memo[key]; ok {
+		return v
+	}
+	if p.memo == nil {
+		p.memo = map[string]any{}
+	}
+	v := compute()
+	p.memo[key] = v
+	return v
+}
+
+// Content is a file's bytes, read once per skill and shared by every rule.
+type Content struct {
+	Data     []byte // up to MaxScan bytes
+	Complete bool   // Data is the whole file
+	Err      error  // the file could not be read
+}
+
+// Content returns the first MaxScan bytes of one of the skill's files.
+func (p *Pass) Content(f skill.File) *Content {
+	return p.Memo("content:"+f.Path, func() any {
+		c := &Content{}
+		fh, err := os.Open(f.Disk)
+		if err != nil {
+			c.Err = err
+			return c
+		}
+		defer fh.Close()
+		c.Data, c.Err = io.ReadAll(io.LimitReader(fh, MaxScan+1))
+		c.Complete = len(c.Data) <= MaxScan
+		if !c.Complete {
+			c.Data = c.Data[:MaxScan]
+		}
+		return c
+	}).(*Content)
+}
+
+// BodyPos turns a 1-based line within the body into a file line.
+func (p *Pass) BodyPos(line int) int { return p.Doc.BodyLine + line - 1 }
+
+// RegistryPass is what a check across all skills of a run sees.
+type RegistryPass struct {
+	Skills []*skill.Skill
+	Rel    func(path string) string // a disk path made relative to the run
+
+	rule   *Rule
+	report func(*Rule, Finding)
+}
+
+// Report records a finding; f.Path is already relative to the run.
+func (p *RegistryPass) Report(f Finding) { p.report(p.rule, f) }

@@ -1,0 +1,92 @@
+package lint
+
+import (
+	"sort"
+	"strings"
+)
+
+// Category groups rules in listings and docs.
+type Category string
+
+const (
+	CatSpec     Category = "spec"        // the Agent Skills specification
+	CatPortable Category = "portability" // YAML that some readers drop
+	CatContent  Category = "content"     // SKILL.md body, links and descriptions
+	CatFiles    Category = "files"       // the skill's files, sizes and names
+	CatSecurity Category = "security"    // secrets and hidden text
+	CatRegistry Category = "registry"    // across the skills of one tree
+)
+
+// Rule is one check. Everything but the check function is documentation,
+// shown by --list-rules and --explain and written into SARIF and the README.
+type Rule struct {
+	ID       string   // stable, kebab-case; used in config and output
+	Title    string   // one line
+	Category Category // where it comes from
+	Severity Severity // the default
+	Explain  string   // one paragraph: what, why, and how to fix
+	Bad      string   // an example that breaks the rule
+	Good     string   // the same example, fixed
+
+	// Exactly one of Check and CheckAll is set.
+	Check    func(*Pass)         // runs once per skill
+	CheckAll func(*RegistryPass) // runs once over all skills of a run
+}
+
+// Rules returns every rule, sorted by ID.
+func Rules() []*Rule { return registry }
+
+// Lookup returns the rule with the given ID, or nil.
+func Lookup(id string) *Rule {
+	i := sort.Search(len(registry), func(i int) bool { return registry[i].ID >= id })
+	if i < len(registry) && registry[i].ID == id {
+		return registry[i]
+	}
+	return nil
+}
+
+// registry is every rule group, in ID order. Adding a rule means adding it
+// to its group's slice; the tests check that it has docs and test cases.
+var registry = func() []*Rule {
+	var all []*Rule
+	for _, g := range [][]*Rule{
+		entryRules, fieldRules, yamlRules, bodyRules, linkRules, fileRules, securityRules, registryRules,
+	} {
+		all = append(all, g...)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
+	return all
+}()
+
+// Suggest returns the rule IDs closest to a mistyped one, for error messages.
+func Suggest(id string) string {
+	best, bestD := "", 4
+	for _, r := range registry {
+		if d := editDistance(strings.ToLower(id), r.ID); d < bestD {
+			best, bestD = r.ID, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance, used for did-you-mean hints.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

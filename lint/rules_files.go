@@ -1,0 +1,3 @@
+package lint
+
+var fileRules = []*Rule{}

@@ -1,0 +1,219 @@
+package lint
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+)
+
+// Every rule has a case file testdata/rules/<ID>.txtar. Its files form a
+// tree of skills: folders named bad* must each draw at least one finding of
+// the rule, folders named good* none. The "want" file lists the rule's
+// findings exactly, one "path:line:col [message substring]" a line.
+//
+// The archive's comment may hold directives for what txtar cannot carry:
+//
+//	chmod 0755 PATH         set a mode
+//	symlink PATH TARGET     make a symlink
+//	mkfifo PATH             make a named pipe
+//	crlf PATH               turn LF into CRLF
+//	bom PATH                prepend a UTF-8 byte order mark
+//	hex PATH HEX            append raw bytes
+//	big PATH SIZE           make a sparse file of SIZE bytes (K, M suffixes)
+//	profile NAME            lint with a profile
+//	strict                  lint with --strict
+func TestRules(t *testing.T) {
+	for _, r := range Rules() {
+		t.Run(r.ID, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join("testdata", "rules", r.ID+".txtar")
+			ar, err := txtar.ParseFile(path)
+			if err != nil {
+				t.Fatalf("every rule needs a case file: %v", err)
+			}
+			dir := t.TempDir()
+			opts, want := materialize(t, dir, ar)
+			var bad, good []string
+			for _, f := range ar.Files {
+				top, _, _ := strings.Cut(f.Name, "/")
+				switch {
+				case strings.HasPrefix(top, "bad") && !slices.Contains(bad, top):
+					bad = append(bad, top)
+				case strings.HasPrefix(top, "good") && !slices.Contains(good, top):
+					good = append(good, top)
+				}
+			}
+			if len(bad) == 0 || len(good) == 0 {
+				t.Fatalf("%s needs at least one bad* and one good* skill folder", path)
+			}
+			opts.Base = dir
+			res, err := Run([]string{dir}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []Finding
+			for _, f := range res.Findings {
+				if f.Rule == r.ID {
+					got = append(got, f)
+				}
+			}
+			for _, g := range good {
+				for _, f := range got {
+					if strings.HasPrefix(f.Path, g+"/") || f.Path == g {
+						t.Errorf("good case %s drew %s:%d:%d: %s", g, f.Path, f.Line, f.Column, f.Message)
+					}
+				}
+			}
+			for _, b := range bad {
+				if !slices.ContainsFunc(got, func(f Finding) bool { return strings.HasPrefix(f.Path, b+"/") || f.Path == b }) {
+					t.Errorf("bad case %s drew no %s finding", b, r.ID)
+				}
+			}
+			checkWant(t, got, want)
+		})
+	}
+}
+
+func checkWant(t *testing.T, got []Finding, want []string) {
+	t.Helper()
+	var gotPos []string
+	for _, f := range got {
+		gotPos = append(gotPos, fmt.Sprintf("%s:%d:%d", f.Path, f.Line, f.Column))
+	}
+	if len(got) != len(want) {
+		t.Errorf("got %d findings, want %d:\n got: %s\nwant: %s", len(got), len(want),
+			strings.Join(describe(got), "\n      "), strings.Join(want, "\n      "))
+		return
+	}
+	for i, w := range want {
+		pos, sub, _ := strings.Cut(w, " ")
+		if gotPos[i] != pos || !strings.Contains(got[i].Message, sub) {
+			t.Errorf("finding %d: got %s %q, want %s", i, gotPos[i], got[i].Message, w)
+		}
+	}
+}
+
+func describe(fs []Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%s:%d:%d %s", f.Path, f.Line, f.Column, f.Message))
+	}
+	return out
+}
+
+// materialize writes the archive into dir and applies its directives.
+func materialize(t *testing.T, dir string, ar *txtar.Archive) (Options, []string) {
+	t.Helper()
+	var want []string
+	for _, f := range ar.Files {
+		if f.Name == "want" {
+			for _, l := range strings.Split(strings.TrimSpace(string(f.Data)), "\n") {
+				if l = strings.TrimSpace(l); l != "" {
+					want = append(want, l)
+				}
+			}
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, f.Data, 0o644))
+	}
+	var opts Options
+	for _, l := range strings.Split(string(ar.Comment), "\n") {
+		args := strings.Fields(l)
+		if len(args) == 0 || strings.HasPrefix(args[0], "#") {
+			continue
+		}
+		at := func(i int) string { return filepath.Join(dir, filepath.FromSlash(args[i])) }
+		switch args[0] {
+		case "chmod":
+			var mode uint32
+			fmt.Sscanf(args[1], "%o", &mode)
+			must(t, os.Chmod(at(2), os.FileMode(mode)))
+		case "symlink":
+			must(t, os.MkdirAll(filepath.Dir(at(1)), 0o755))
+			must(t, os.Symlink(args[2], at(1)))
+		case "mkfifo":
+			must(t, syscall.Mkfifo(at(1), 0o644))
+		case "crlf":
+			b, err := os.ReadFile(at(1))
+			must(t, err)
+			must(t, os.WriteFile(at(1), bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n")), 0o644))
+		case "bom":
+			b, err := os.ReadFile(at(1))
+			must(t, err)
+			must(t, os.WriteFile(at(1), append([]byte("\uFEFF"), b...), 0o644))
+		case "hex":
+			var raw []byte
+			fmt.Sscanf(args[2], "%x", &raw)
+			f, err := os.OpenFile(at(1), os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+			must(t, err)
+			_, err = f.Write(raw)
+			must(t, err)
+			must(t, f.Close())
+		case "big":
+			var n int64
+			var unit string
+			fmt.Sscanf(args[2], "%d%s", &n, &unit)
+			switch unit {
+			case "K":
+				n <<= 10
+			case "M":
+				n <<= 20
+			}
+			must(t, os.MkdirAll(filepath.Dir(at(1)), 0o755))
+			f, err := os.Create(at(1))
+			must(t, err)
+			must(t, f.Truncate(n))
+			must(t, f.Close())
+		case "profile":
+			p, err := LookupProfile(args[1])
+			must(t, err)
+			opts.Config = DefaultConfig()
+			opts.Config.Profile = p
+		case "strict":
+			opts.Strict = true
+		default:
+			t.Fatalf("unknown directive %q", l)
+		}
+	}
+	return opts, want
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRuleDocs checks that every rule documents itself fully, since the
+// registry is the only source of --explain, SARIF and the README.
+func TestRuleDocs(t *testing.T) {
+	seen := map[string]bool{}
+	for _, r := range Rules() {
+		if seen[r.ID] {
+			t.Errorf("duplicate rule ID %s", r.ID)
+		}
+		seen[r.ID] = true
+		if r.ID != strings.ToLower(r.ID) || strings.ContainsAny(r.ID, " _") {
+			t.Errorf("%s: IDs are kebab-case", r.ID)
+		}
+		if r.Title == "" || r.Explain == "" || r.Bad == "" || r.Good == "" || r.Category == "" {
+			t.Errorf("%s: title, category, explanation and bad and good examples are all required", r.ID)
+		}
+		if r.Severity == Off {
+			t.Errorf("%s: a default severity is required", r.ID)
+		}
+		if (r.Check == nil) == (r.CheckAll == nil) {
+			t.Errorf("%s: exactly one of Check and CheckAll must be set", r.ID)
+		}
+	}
+}

@@ -1,0 +1,204 @@
+package lint
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/skillpack/skillpack/skill"
+)
+
+// Options controls a run. The zero value lints with the defaults.
+type Options struct {
+	Config *Config // nil: DefaultConfig()
+	Strict bool    // warnings become errors
+	Base   string  // findings' paths are relative to this folder ("" = working directory)
+	Jobs   int     // skills checked at once (0 = one per CPU)
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Skills   []*skill.Skill // every skill checked, sorted by folder
+	Findings []Finding      // sorted, de-duplicated
+}
+
+// Run discovers the skills at or below each path and checks them. An error
+// is returned only when a path cannot be walked at all; everything wrong
+// with a skill is a finding.
+func Run(paths []string, opts Options) (*Result, error) {
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = DefaultConfig()
+	}
+	base := opts.Base
+	if base == "" {
+		var err error
+		if base, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	base, _ = filepath.Abs(base)
+	r := &runner{cfg: cfg, strict: opts.Strict, base: base}
+
+	seen := map[string]bool{}
+	var skills []*skill.Skill
+	for _, p := range paths {
+		found, err := skill.Discover(p)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range found {
+			abs, _ := filepath.Abs(s.Dir)
+			if seen[abs] || r.ignored(abs, true) {
+				continue
+			}
+			seen[abs] = true
+			skills = append(skills, s)
+		}
+	}
+	return r.run(skills, opts.Jobs), nil
+}
+
+// Check lints skills that were already discovered (the build's first step).
+func Check(skills []*skill.Skill, opts Options) *Result {
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = DefaultConfig()
+	}
+	base := opts.Base
+	if base == "" {
+		base, _ = os.Getwd()
+	}
+	base, _ = filepath.Abs(base)
+	r := &runner{cfg: cfg, strict: opts.Strict, base: base}
+	return r.run(skills, opts.Jobs)
+}
+
+type runner struct {
+	cfg    *Config
+	strict bool
+	base   string
+}
+
+func (r *runner) run(skills []*skill.Skill, jobs int) *Result {
+	if jobs <= 0 {
+		jobs = runtime.GOMAXPROCS(0)
+	}
+	perSkill := make([][]Finding, len(skills))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(jobs, max(len(skills), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				perSkill[i] = r.checkSkill(skills[i])
+			}
+		}()
+	}
+	for i := range skills {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	var all []Finding
+	for _, fs := range perSkill {
+		all = append(all, fs...)
+	}
+	rp := &RegistryPass{Skills: skills, Rel: r.rel}
+	rp.report = func(rule *Rule, f Finding) { all = r.add(all, rule, f) }
+	for _, rule := range registry {
+		if rule.CheckAll != nil && r.cfg.Effective(rule) != Off {
+			rp.rule = rule
+			rule.CheckAll(rp)
+		}
+	}
+	return &Result{Skills: skills, Findings: Sort(all)}
+}
+
+func (r *runner) checkSkill(s *skill.Skill) (out []Finding) {
+	p := &Pass{Skill: s, Doc: s.Doc, Profile: r.cfg.Profile}
+	if files, err := skill.Collect(s.Dir); err == nil {
+		p.Files = files
+	} else {
+		out = append(out, Finding{Path: r.rel(s.Dir), Rule: "file-unreadable", Severity: Error,
+			Message: fmt.Sprintf("cannot list the skill's files: %v", err)})
+	}
+	p.report = func(rule *Rule, f Finding) {
+		if f.Path == "" {
+			f.Path = r.rel(s.Dir)
+		} else {
+			f.Path = r.rel(filepath.Join(s.Dir, filepath.FromSlash(f.Path)))
+		}
+		out = r.add(out, rule, f)
+	}
+	defer func() {
+		// A rule that panics on input nobody foresaw is a bug in skillpack,
+		// but it must not take the other skills' findings down with it.
+		if v := recover(); v != nil {
+			out = append(out, Finding{Path: r.rel(s.Dir), Rule: p.rule.ID, Severity: Error,
+				Message: fmt.Sprintf("internal error in rule %s: %v (please report this)", p.rule.ID, v)})
+		}
+	}()
+	for _, rule := range registry {
+		if rule.Check != nil && r.cfg.Effective(rule) != Off {
+			p.rule = rule
+			rule.Check(p)
+		}
+	}
+	return out
+}
+
+// add fills in the rule's severity and appends the finding unless the
+// config ignores its path.
+func (r *runner) add(out []Finding, rule *Rule, f Finding) []Finding {
+	f.Rule = rule.ID
+	f.Severity = r.cfg.Effective(rule)
+	if r.strict && f.Severity == Warning {
+		f.Severity = Error
+	}
+	if f.Severity == Off || r.ignored(filepath.Join(r.base, filepath.FromSlash(f.Path)), false) {
+		return out
+	}
+	return append(out, f)
+}
+
+// ignored reports whether a disk path matches the config's ignore globs,
+// which are relative to the config's folder.
+func (r *runner) ignored(abs string, isDir bool) bool {
+	if r.cfg.Ignore.Empty() {
+		return false
+	}
+	dir, _ := filepath.Abs(r.cfg.Dir())
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return false
+	}
+	rel = filepath.ToSlash(rel)
+	// A path is ignored when it or any folder above it matches, as in git.
+	parts := strings.Split(rel, "/")
+	for i := 1; i <= len(parts); i++ {
+		if r.cfg.Ignore.Match(strings.Join(parts[:i], "/"), isDir || i < len(parts)) {
+			return true
+		}
+	}
+	return false
+}
+
+// rel makes a disk path relative to the run's base folder, with "/"; paths
+// outside it stay absolute.
+func (r *runner) rel(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	rel, err := filepath.Rel(r.base, abs)
+	if err != nil || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == ".." {
+		return filepath.ToSlash(abs)
+	}
+	return filepath.ToSlash(rel)
+}

@@ -1,0 +1,214 @@
+package skill
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// MaxDepth bounds how deep discovery walks below a root. Real trees are a few
+// levels deep; the bound keeps a pathological tree from costing unbounded time.
+const MaxDepth = 32
+
+// MaxRead is how much of a SKILL.md is read. The strictest reader accepts
+// 256 KiB; reading four times that lets lint report the real size class
+// without letting a 100 MB file cost 100 MB of memory.
+const MaxRead = 1 << 20
+
+// Skill is one skill folder: a folder that holds a SKILL.md.
+type Skill struct {
+	Dir  string // the folder as found on disk (joined onto the root given)
+	File string // the entry file's name: "SKILL.md", or a case variant such as "skill.md"
+	Size int64  // the entry file's size on disk
+
+	Doc *Document // nil when the entry file could not be read
+	Err error     // why the entry file could not be read
+}
+
+// Name is the folder's base name, which the spec requires to equal the
+// frontmatter name.
+func (s *Skill) Name() string { return filepath.Base(filepath.Clean(s.Dir)) }
+
+// EntryPath is the path of the skill's entry file on disk.
+func (s *Skill) EntryPath() string { return filepath.Join(s.Dir, s.File) }
+
+// skipDirs are folders that never hold skills of their own.
+var skipDirs = map[string]bool{".git": true, "node_modules": true, ".hg": true, ".svn": true}
+
+// Discover finds every skill at or below root, sorted by folder. root may
+// also be a skill folder itself, or a file inside a skill, in which case the
+// enclosing skill is returned (so a pre-commit hook can pass changed files).
+// Symbolic links to folders are not followed, so link loops cannot trap the
+// walk. Folders holding a built bundle are skipped: their copies of SKILL.md
+// are output, not source.
+func Discover(root string) ([]*Skill, error) {
+	info, err := os.Stat(root)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", root, pathError(err))
+	}
+	if !info.IsDir() {
+		dir := Enclosing(root)
+		if dir == "" {
+			return nil, nil
+		}
+		return []*Skill{Load(dir)}, nil
+	}
+	var out []*Skill
+	base := depth(root)
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			// An unreadable folder below root is skipped, not fatal: it
+			// cannot hold a skill anyone could publish.
+			return fs.SkipDir
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if p != root && (skipDirs[d.Name()] || isBundle(p)) {
+			return fs.SkipDir
+		}
+		if depth(p)-base > MaxDepth {
+			return fs.SkipDir
+		}
+		if name := entryName(p); name != "" {
+			out = append(out, load(p, name))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", root, pathError(err))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Dir < out[j].Dir })
+	return out, nil
+}
+
+// Enclosing returns the nearest folder at or above path that holds a skill
+// entry file, or "" when there is none.
+func Enclosing(path string) string {
+	dir := filepath.Clean(path)
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+		dir = filepath.Dir(dir)
+	}
+	for range MaxDepth * 4 {
+		if entryName(dir) != "" {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return ""
+}
+
+// Load reads the skill in dir. It never fails: an unreadable entry file is
+// recorded in Err for lint to report.
+func Load(dir string) *Skill {
+	name := entryName(dir)
+	if name == "" {
+		name = FileName
+	}
+	return load(dir, name)
+}
+
+func load(dir, name string) *Skill {
+	s := &Skill{Dir: dir, File: name}
+	f, err := os.Open(s.EntryPath())
+	if err != nil {
+		s.Err = pathError(err)
+		return s
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		s.Err = err
+		return s
+	}
+	if !info.Mode().IsRegular() {
+		s.Err = fmt.Errorf("%s is not a regular file", name)
+		return s
+	}
+	s.Size = info.Size()
+	data, err := io.ReadAll(io.LimitReader(f, MaxRead))
+	if err != nil {
+		s.Err = err
+		return s
+	}
+	s.Doc = Parse(data)
+	return s
+}
+
+// entryName returns the name of the entry file in dir: "SKILL.md" when
+// present, else a case variant (which lint asks the author to rename), else "".
+func entryName(dir string) string {
+	if fileExists(filepath.Join(dir, FileName)) {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return FileName
+		}
+		// On a case-insensitive file system the stat above matches any
+		// case; the listing tells the real name.
+		for _, e := range ents {
+			if e.Name() == FileName {
+				return FileName
+			}
+		}
+		for _, e := range ents {
+			if strings.EqualFold(e.Name(), FileName) {
+				return e.Name()
+			}
+		}
+		return FileName
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return ""
+	}
+	for _, e := range ents {
+		if strings.EqualFold(e.Name(), FileName) && !e.IsDir() {
+			return e.Name()
+		}
+	}
+	return ""
+}
+
+// BundleMarker is the file, relative to a bundle's root, whose presence marks
+// a folder as built output. It is the v0.2.0 discovery index every bundle has.
+const BundleMarker = ".well-known/agent-skills/index.json"
+
+func isBundle(dir string) bool {
+	return fileExists(filepath.Join(dir, filepath.FromSlash(BundleMarker)))
+}
+
+func fileExists(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && !info.IsDir()
+}
+
+func depth(p string) int { return strings.Count(filepath.ToSlash(filepath.Clean(p)), "/") }
+
+// pathError drops the operation and path from an *fs.PathError, since
+// callers name the path themselves, and turns the commonest causes into
+// plain words.
+func pathError(err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errors.New("no such file or folder")
+	case errors.Is(err, fs.ErrPermission):
+		return errors.New("permission denied")
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,224 @@
+package skill
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// FileName is the name the Agent Skills specification gives a skill's entry file.
+const FileName = "SKILL.md"
+
+// ProblemKind classifies what is structurally wrong with a SKILL.md, so that
+// each kind maps to exactly one lint rule.
+type ProblemKind int
+
+const (
+	NoProblem     ProblemKind = iota
+	NoFrontmatter             // line 1 is not "---" and no fence follows
+	LeadingSpace              // blank lines or spaces before the opening fence
+	Unclosed                  // the opening fence has no closing "---" line
+	BadYAML                   // the frontmatter is not valid YAML
+	NotMapping                // empty frontmatter, a list or a scalar
+)
+
+// Problem is a structural defect of a SKILL.md with its 1-based position in
+// the file.
+type Problem struct {
+	Kind      ProblemKind
+	Line, Col int
+	Msg       string
+}
+
+// Document is a parsed SKILL.md. Parsing never fails: what could not be
+// understood is recorded in Problem (and BOM), and the rest is filled in as
+// far as it could be, so that lint reports every problem at once.
+type Document struct {
+	Raw []byte // the bytes read (the whole file unless it was over the read limit)
+	BOM bool   // the file starts with a UTF-8 byte order mark
+
+	// Front is the frontmatter's root node: a mapping when the document is
+	// well formed, nil when there is no parseable frontmatter.
+	Front     *yaml.Node
+	FrontRaw  []byte // the YAML text between the fences
+	FrontLine int    // 1-based file line of the first YAML line
+
+	Body     []byte // the Markdown after the closing fence
+	BodyLine int    // 1-based file line of the body's first line
+
+	Problem *Problem
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// Parse splits a SKILL.md into frontmatter and body and parses the
+// frontmatter as YAML, keeping node positions.
+func Parse(data []byte) *Document {
+	d := &Document{Raw: data}
+	if bytes.HasPrefix(data, bom) {
+		// Clients disagree on BOMs (the skills CLI strips it, YAML-subset
+		// readers do not), so report it and read on as a tolerant reader would.
+		d.BOM = true
+		data = data[len(bom):]
+	}
+	lines := splitLines(data)
+
+	// Find the opening fence: line 1, or after blank/space-only lines, which
+	// is a reported problem but still parsed so that later rules can run.
+	open := -1
+	for i, l := range lines {
+		if isFence(l.text) {
+			if i > 0 || startsWithSpace(l.text) {
+				d.Problem = &Problem{Kind: LeadingSpace, Line: 1, Col: 1,
+					Msg: "frontmatter must start with \"---\" on line 1; remove the blank lines or spaces before it"}
+			}
+			open = i
+			break
+		}
+		if len(bytes.TrimSpace(l.text)) != 0 {
+			break
+		}
+	}
+	if open < 0 {
+		d.Problem = &Problem{Kind: NoFrontmatter, Line: 1, Col: 1,
+			Msg: "SKILL.md has no YAML frontmatter; start the file with a \"---\" line, the name and description, and a closing \"---\" line"}
+		d.Body, d.BodyLine = data, 1
+		return d
+	}
+	close := -1
+	for i := open + 1; i < len(lines); i++ {
+		// The first fence line closes the block: a "---" inside a block
+		// scalar still ends the frontmatter for every line-based reader.
+		if isFence(lines[i].text) {
+			close = i
+			break
+		}
+	}
+	d.FrontLine = open + 2
+	if close < 0 {
+		d.Problem = &Problem{Kind: Unclosed, Line: open + 1, Col: 1,
+			Msg: "the frontmatter opened here is never closed; add a \"---\" line after the last YAML line"}
+		return d
+	}
+	d.FrontRaw = data[lines[open].end:lines[close].start]
+	if close+1 < len(lines) {
+		d.Body = data[lines[close].end:]
+	} else {
+		d.Body = []byte{}
+	}
+	d.BodyLine = close + 2
+
+	var root yaml.Node
+	if err := yaml.Unmarshal(d.FrontRaw, &root); err != nil {
+		line, msg := YAMLError(err)
+		if d.Problem == nil {
+			d.Problem = &Problem{Kind: BadYAML, Line: d.FrontLine + max(line, 1) - 1, Col: 1,
+				Msg: "invalid YAML in frontmatter: " + msg}
+		}
+		return d
+	}
+	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
+		what, line := "empty", d.FrontLine
+		if len(root.Content) > 0 {
+			n := root.Content[0]
+			line = d.FrontLine + n.Line - 1
+			switch n.Kind {
+			case yaml.SequenceNode:
+				what = "a list"
+			case yaml.AliasNode:
+				what = "an alias"
+			default:
+				what = "a single value"
+			}
+		}
+		if d.Problem == nil {
+			d.Problem = &Problem{Kind: NotMapping, Line: line, Col: 1,
+				Msg: "frontmatter is " + what + "; it must be a mapping of keys such as \"name: ...\" and \"description: ...\""}
+		}
+		return d
+	}
+	d.Front = root.Content[0]
+	return d
+}
+
+// FilePos turns a frontmatter node's position into a 1-based file position.
+func (d *Document) FilePos(n *yaml.Node) (line, col int) {
+	if n == nil {
+		return d.FrontLine, 1
+	}
+	return d.FrontLine + n.Line - 1, n.Column
+}
+
+// Lookup returns the key and value nodes of a top-level frontmatter key, or
+// nils. When a key repeats, the first is returned (duplicates are a lint
+// finding of their own).
+func (d *Document) Lookup(key string) (k, v *yaml.Node) {
+	if d.Front == nil {
+		return nil, nil
+	}
+	for i := 0; i+1 < len(d.Front.Content); i += 2 {
+		if kn := d.Front.Content[i]; kn.Kind == yaml.ScalarNode && kn.Value == key {
+			return kn, d.Front.Content[i+1]
+		}
+	}
+	return nil, nil
+}
+
+// String returns the value of a top-level key when it is a plain string
+// scalar (tag !!str), and whether it was.
+func (d *Document) String(key string) (string, bool) {
+	_, v := d.Lookup(key)
+	if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
+		return "", false
+	}
+	return v.Value, true
+}
+
+type line struct {
+	text       []byte // without the line terminator
+	start, end int    // byte offsets: start of text, after the terminator
+}
+
+func splitLines(data []byte) []line {
+	var out []line
+	for start := 0; start < len(data); {
+		i := bytes.IndexByte(data[start:], '\n')
+		end := len(data)
+		if i >= 0 {
+			end = start + i + 1
+		}
+		text := bytes.TrimSuffix(bytes.TrimSuffix(data[start:end], []byte("\n")), []byte("\r"))
+		out = append(out, line{text: text, start: start, end: end})
+		start = end
+	}
+	return out
+}
+
+// isFence reports whether a line is a frontmatter fence: "---" with optional
+// leading and trailing spaces or tabs (leading ones are reported separately).
+func isFence(l []byte) bool {
+	return string(bytes.Trim(l, " \t")) == "---"
+}
+
+func startsWithSpace(l []byte) bool {
+	return len(l) > 0 && (l[0] == ' ' || l[0] == '\t')
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// YAMLError splits a yaml.v3 error into the 1-based line it names (0 when it
+// names none) and its message without the library's prefix.
+func YAMLError(err error) (int, string) {
+	msg := err.Error()
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, msg[len(m[0]):]
+	}
+	if e, ok := err.(*yaml.TypeError); ok && len(e.Errors) > 0 {
+		msg = e.Errors[0]
+	}
+	return 0, strings.TrimPrefix(msg, "yaml: ")
+}

@@ -1,0 +1,213 @@
+package skill
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// IgnoreFile is the optional file, in gitignore syntax, that leaves a
+// skill's files out of the published bundle. It is never published itself.
+const IgnoreFile = ".skillignore"
+
+// File is one file of a skill as it will be published.
+type File struct {
+	Path string      // slash-separated path relative to the skill folder
+	Disk string      // where to read the bytes; a symlink's resolved target
+	Size int64       // size in bytes when collected
+	Mode fs.FileMode // the source's permission bits
+	Link bool        // the source is a symlink inside the skill, dereferenced
+}
+
+// Exec reports whether any execute bit is set in the source mode: archives
+// carry 0755 for such files and 0644 for the rest.
+func (f File) Exec() bool { return f.Mode&0o111 != 0 }
+
+// RefusedKind says why a file cannot be published.
+type RefusedKind int
+
+const (
+	LinkEscapes RefusedKind = iota + 1 // a symlink whose target is outside the skill
+	LinkBroken                         // a symlink whose target does not exist, or a loop
+	NotRegular                         // a device, socket or named pipe
+	Unreadable                         // the file or folder cannot be read
+)
+
+// Refused is a file that is neither published nor harmlessly left out.
+type Refused struct {
+	Path string
+	Kind RefusedKind
+	Err  error
+}
+
+func (r Refused) Error() string { return r.Path + ": " + r.Err.Error() }
+
+// Files is the result of collecting a skill folder.
+type Files struct {
+	Files   []File    // what is published, sorted bytewise by Path
+	Junk    []string  // left out as junk (folders end in "/")
+	Ignored []string  // left out by .skillignore (folders end in "/")
+	Refused []Refused // cannot be published
+}
+
+// IsJunk reports whether a file or folder name is one that tools leave
+// behind and no skill means to publish.
+func IsJunk(name string, isDir bool) bool {
+	if isDir {
+		return name == "__pycache__" || name == ".git" || name == ".hg" || name == ".svn"
+	}
+	switch {
+	case name == ".DS_Store", name == "Thumbs.db", name == "desktop.ini", name == ".git":
+		return true
+	case strings.HasSuffix(name, ".pyc"), strings.HasSuffix(name, ".pyo"):
+		return true
+	case strings.HasSuffix(name, ".swp"), strings.HasSuffix(name, ".swo"), strings.HasSuffix(name, ".swn"):
+		return true // vim swap files
+	case strings.HasSuffix(name, "~"), strings.HasPrefix(name, ".#"):
+		return true // emacs backups and lock files
+	case len(name) > 2 && strings.HasPrefix(name, "#") && strings.HasSuffix(name, "#"):
+		return true // emacs autosave
+	}
+	return false
+}
+
+// maxFiles bounds a collection so that a hostile tree cannot exhaust memory;
+// it is far above any reader's limit (the strictest accepts 512).
+const maxFiles = 100_000
+
+// Collect lists the files of the skill in dir: junk and .skillignore'd files
+// are left out and reported, symlinks inside the skill are dereferenced,
+// symlinks leaving it and non-regular files are refused. The walk is sorted
+// so that everything downstream is deterministic.
+func Collect(dir string) (*Files, error) {
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	c := &collector{root: root, out: &Files{}, active: map[string]bool{}}
+	if data, err := os.ReadFile(filepath.Join(root, IgnoreFile)); err == nil {
+		c.ignore = ParseIgnore(data)
+	}
+	if err := c.walk(root, ""); err != nil {
+		return nil, err
+	}
+	sort.Slice(c.out.Files, func(i, j int) bool { return c.out.Files[i].Path < c.out.Files[j].Path })
+	sort.Strings(c.out.Junk)
+	sort.Strings(c.out.Ignored)
+	return c.out, nil
+}
+
+type collector struct {
+	root   string
+	ignore *Ignore
+	out    *Files
+	active map[string]bool // real paths of the folders being walked, to stop link loops
+}
+
+// ErrTooManyFiles is returned when a skill holds more files than any reader
+// could accept, long before memory is at risk.
+var ErrTooManyFiles = fmt.Errorf("more than %d files", maxFiles)
+
+func (c *collector) walk(real, rel string) error {
+	c.active[real] = true
+	defer delete(c.active, real)
+	ents, err := os.ReadDir(real)
+	if err != nil {
+		c.out.Refused = append(c.out.Refused, Refused{Path: rel + "/", Kind: Unreadable, Err: pathError(err)})
+		return nil
+	}
+	// os.ReadDir sorts by name, so the walk order is fixed.
+	for _, e := range ents {
+		name := e.Name()
+		p := name
+		if rel != "" {
+			p = rel + "/" + name
+		}
+		disk := filepath.Join(real, name)
+		if rel == "" && name == IgnoreFile {
+			continue
+		}
+		info, err := os.Lstat(disk)
+		if err != nil {
+			c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: Unreadable, Err: pathError(err)})
+			continue
+		}
+		link := info.Mode()&fs.ModeSymlink != 0
+		if link {
+			target, err := filepath.EvalSymlinks(disk)
+			if err != nil {
+				c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: LinkBroken, Err: errors.New("symlink target does not exist")})
+				continue
+			}
+			if !within(c.root, target) {
+				c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: LinkEscapes,
+					Err: errors.New("symlink points outside the skill folder")})
+				continue
+			}
+			if info, err = os.Stat(target); err != nil {
+				c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: Unreadable, Err: pathError(err)})
+				continue
+			}
+			disk = target
+		}
+		isDir := info.IsDir()
+		if IsJunk(name, isDir) {
+			c.out.Junk = append(c.out.Junk, p+slashIf(isDir))
+			continue
+		}
+		if c.ignore.Match(p, isDir) {
+			c.out.Ignored = append(c.out.Ignored, p+slashIf(isDir))
+			continue
+		}
+		switch {
+		case isDir:
+			if c.active[disk] {
+				c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: LinkBroken, Err: errors.New("symlink loop")})
+				continue
+			}
+			if err := c.walk(disk, p); err != nil {
+				return err
+			}
+		case info.Mode().IsRegular():
+			if len(c.out.Files) >= maxFiles {
+				return ErrTooManyFiles
+			}
+			c.out.Files = append(c.out.Files, File{Path: p, Disk: disk, Size: info.Size(), Mode: info.Mode().Perm(), Link: link})
+		default:
+			c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: NotRegular,
+				Err: fmt.Errorf("not a regular file (%s)", kind(info.Mode()))})
+		}
+	}
+	return nil
+}
+
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+func slashIf(dir bool) string {
+	if dir {
+		return "/"
+	}
+	return ""
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "named pipe"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	}
+	return m.Type().String()
+}
