@@ -3,7 +3,6 @@ package lint
 import (
 	"fmt"
 	"io"
-	"os"
 
 	"gopkg.in/yaml.v3"
 
@@ -69,7 +68,7 @@ type Content struct {
 func (p *Pass) Content(f skill.File) *Content {
 	return p.Memo("content:"+f.Path, func() any {
 		c := &Content{}
-		fh, err := os.Open(f.Disk)
+		fh, err := skill.OpenFile(f.Disk)
 		if err != nil {
 			c.Err = err
 			return c

@@ -1,3 +1,182 @@
 package lint
 
-var entryRules = []*Rule{}
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/skillpack/skillpack/skill"
+)
+
+// entryRules check that SKILL.md exists under its exact name and splits
+// into frontmatter and body. Each structural problem of skill.Parse maps to
+// exactly one rule, so a broken file is reported once, at the right line.
+var entryRules = []*Rule{
+	{
+		ID:       "skill-md-name",
+		Title:    "The entry file is named exactly SKILL.md",
+		Category: CatSpec,
+		Severity: Warning,
+		Explain: "The specification names the entry file SKILL.md. The reference validator also accepts " +
+			"skill.md, but Codex, Gemini CLI, the Vercel skills CLI and Anthropic's loaders look for the exact " +
+			"upper-case name, so on a case-sensitive file system they do not see the skill at all. Rename the file.",
+		Bad:   "my-skill/skill.md",
+		Good:  "my-skill/SKILL.md",
+		Check: checkEntryName,
+	},
+	{
+		ID:       "skill-md-unreadable",
+		Title:    "SKILL.md can be read",
+		Category: CatSpec,
+		Severity: Error,
+		Explain: "skillpack could not open or read the skill's SKILL.md (permissions, or it is not a regular " +
+			"file). Nothing else about the skill can be checked until it can be read.",
+		Bad:   "my-skill/SKILL.md with mode 0000, or a SKILL.md that is a folder or a named pipe",
+		Good:  "my-skill/SKILL.md, a readable regular file",
+		Check: checkEntryReadable,
+	},
+	problemRule(skill.NoFrontmatter, &Rule{
+		ID:       "frontmatter-missing",
+		Title:    "SKILL.md starts with YAML frontmatter",
+		Category: CatSpec,
+		Severity: Error,
+		Explain: "A SKILL.md starts with a line holding only \"---\", then YAML with at least name and " +
+			"description, then a closing \"---\" line, then Markdown. Without frontmatter no client can " +
+			"tell the skill's name or when to use it, and every one of them skips the skill.",
+		Bad:  "# PDF tools\nUse this skill to fill PDF forms.",
+		Good: "---\nname: pdf-tools\ndescription: Fill and merge PDF forms. Use when the user works with PDFs.\n---\n# PDF tools",
+	}),
+	problemRule(skill.LeadingSpace, &Rule{
+		ID:       "frontmatter-start",
+		Title:    "The frontmatter fence is on line 1",
+		Category: CatSpec,
+		Severity: Error,
+		Explain: "The opening \"---\" must be the very first line, with nothing before it: not a blank line, " +
+			"not a space, not a byte order mark. Line-based readers check line 1 only and treat the whole " +
+			"file as Markdown otherwise, silently dropping the skill.",
+		Bad:  "\n---\nname: pdf-tools\n...",
+		Good: "---\nname: pdf-tools\n...",
+	}),
+	problemRule(skill.Unclosed, &Rule{
+		ID:       "frontmatter-unclosed",
+		Title:    "The frontmatter has a closing fence",
+		Category: CatSpec,
+		Severity: Error,
+		Explain: "The frontmatter ends at the first line holding only \"---\". Without one, readers either " +
+			"reject the file or read the whole Markdown body as YAML.",
+		Bad:  "---\nname: pdf-tools\ndescription: Fill PDF forms.\n# PDF tools",
+		Good: "---\nname: pdf-tools\ndescription: Fill PDF forms.\n---\n# PDF tools",
+	}),
+	problemRule(skill.BadYAML, &Rule{
+		ID:       "frontmatter-yaml",
+		Title:    "The frontmatter is valid YAML",
+		Category: CatSpec,
+		Severity: Error,
+		Explain: "The frontmatter could not be parsed as YAML. The commonest cause is an unquoted \": \" inside " +
+			"a value, such as a description that says \"Use when: ...\". Quote the value, or write it as a " +
+			"folded block (description: >).",
+		Bad:  "description: Use when: the user asks for PDFs",
+		Good: "description: \"Use when: the user asks for PDFs\"",
+	}),
+	problemRule(skill.NotMapping, &Rule{
+		ID:       "frontmatter-not-mapping",
+		Title:    "The frontmatter is a mapping of keys",
+		Category: CatSpec,
+		Severity: Error,
+		Explain: "The frontmatter must be a YAML mapping (key: value lines). An empty block, a list or a " +
+			"single value has no name or description for a client to read.",
+		Bad:  "---\n- pdf-tools\n---",
+		Good: "---\nname: pdf-tools\ndescription: Fill and merge PDF forms.\n---",
+	}),
+	{
+		ID:       "skill-md-encoding",
+		Title:    "SKILL.md is UTF-8 without a byte order mark",
+		Category: CatSpec,
+		Severity: Error,
+		Explain: "Clients decode SKILL.md as UTF-8 text: the skills CLI strips a BOM and turns invalid bytes " +
+			"into U+FFFD, YAML-subset readers fail on the BOM, and the MCP skills client needs SKILL.md as " +
+			"text, which a server can only send for valid UTF-8. Save the file as UTF-8 without a BOM.",
+		Bad:   "SKILL.md saved as UTF-8 with BOM, or as Latin-1 (\"caf\\xe9\")",
+		Good:  "SKILL.md saved as plain UTF-8 (\"café\")",
+		Check: checkEntryEncoding,
+	},
+}
+
+// problemRule makes the rule that reports one kind of structural problem.
+func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
+	r.Check = func(p *Pass) {
+		if p.Doc == nil || p.Doc.Problem == nil || p.Doc.Problem.Kind != kind {
+			return
+		}
+		pr := p.Doc.Problem
+		if kind == skill.BadYAML && tabIndented(p.Doc.FrontRaw, pr.Line-p.Doc.FrontLine+1) {
+			return // yaml-tab-indent reports this line with a better message
+		}
+		fix := ""
+		switch kind {
+		case skill.BadYAML:
+			fix = "quote values that contain \": \" or start with a YAML indicator, or use a folded block (>)"
+		case skill.LeadingSpace:
+			fix = "delete everything before the opening \"---\""
+		case skill.Unclosed:
+			fix = "add a line holding only \"---\" after the last frontmatter line"
+		}
+		p.Reportf(p.Skill.File, pr.Line, pr.Col, fix, "%s", pr.Msg)
+	}
+	return r
+}
+
+// tabIndented reports whether 1-based line n of the YAML text starts with a tab.
+func tabIndented(raw []byte, n int) bool {
+	lines := bytes.Split(raw, []byte("\n"))
+	return n >= 1 && n <= len(lines) && bytes.HasPrefix(bytes.TrimLeft(lines[n-1], " "), []byte("\t"))
+}
+
+func checkEntryName(p *Pass) {
+	if p.Skill.File != skill.FileName {
+		p.Reportf(p.Skill.File, 0, 0, "rename "+p.Skill.File+" to "+skill.FileName,
+			"the entry file is named %q; most clients only look for %q", p.Skill.File, skill.FileName)
+	}
+}
+
+func checkEntryReadable(p *Pass) {
+	if p.Skill.Err != nil {
+		p.Reportf(p.Skill.File, 0, 0, "", "cannot read %s: %v", p.Skill.File, p.Skill.Err)
+	}
+}
+
+func checkEntryEncoding(p *Pass) {
+	if p.Doc == nil {
+		return
+	}
+	if p.Doc.BOM {
+		p.Reportf(p.Skill.File, 1, 1, "save the file as UTF-8 without a byte order mark",
+			"SKILL.md starts with a UTF-8 byte order mark")
+	}
+	raw := p.Doc.Raw
+	if i := invalidUTF8(raw); i >= 0 {
+		line := 1 + bytes.Count(raw[:i], []byte("\n"))
+		col := i - bytes.LastIndexByte(raw[:i], '\n')
+		p.Reportf(p.Skill.File, line, col, "save the file as UTF-8",
+			"SKILL.md is not valid UTF-8 (byte 0x%02x); clients will show it as U+FFFD or reject it", raw[i])
+	}
+}
+
+// invalidUTF8 returns the offset of the first invalid UTF-8 sequence, or -1.
+// A sequence cut off by the read limit at the very end does not count.
+func invalidUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		if b[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			if !utf8.FullRune(b[i:]) && len(b) >= skill.MaxRead {
+				return -1
+			}
+			return i
+		}
+		i += size
+	}
+	return -1
+}

@@ -1,3 +1,101 @@
 package lint
 
-var registryRules = []*Rule{}
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/skillpack/skillpack/skill"
+)
+
+// registryRules look across all skills of a run, as a bundle will hold them.
+var registryRules = []*Rule{
+	{
+		ID:       "name-duplicate",
+		Title:    "Skill names are unique",
+		Category: CatRegistry,
+		Severity: Error,
+		Explain: "A bundle serves each skill under its name, so two skills with one name would overwrite " +
+			"each other in every index and URL. Rename one of them.",
+		Bad:      "a/pdf-tools/SKILL.md and b/pdf-tools/SKILL.md, both name: pdf-tools",
+		Good:     "a/pdf-tools/SKILL.md and b/pdf-forms/SKILL.md",
+		CheckAll: checkDuplicateNames,
+	},
+	{
+		ID:       "skill-nested",
+		Title:    "No skill inside another skill's folder",
+		Category: CatRegistry,
+		Severity: Warning,
+		Explain: "A skill folder inside another skill's folder is packed into the outer skill's archive as " +
+			"well as published on its own, and clients that install the outer skill get a stray SKILL.md. " +
+			"Move the inner skill next to the outer one.",
+		Bad:      "pdf-tools/SKILL.md and pdf-tools/forms/SKILL.md",
+		Good:     "pdf-tools/SKILL.md and pdf-forms/SKILL.md",
+		CheckAll: checkNested,
+	},
+}
+
+// SkillName is the name a skill is published under: its frontmatter name
+// when that is a string, else its folder's name.
+func SkillName(s *skill.Skill) string {
+	if s.Doc != nil {
+		if n, ok := s.Doc.String("name"); ok && n != "" {
+			return n
+		}
+	}
+	return s.Name()
+}
+
+func namePos(s *skill.Skill) (int, int) {
+	if s.Doc == nil {
+		return 0, 0
+	}
+	if _, v := s.Doc.Lookup("name"); v != nil {
+		return s.Doc.FilePos(v)
+	}
+	return 0, 0
+}
+
+func checkDuplicateNames(p *RegistryPass) {
+	byName := map[string][]*skill.Skill{}
+	for _, s := range p.Skills {
+		byName[SkillName(s)] = append(byName[SkillName(s)], s)
+	}
+	for name, group := range byName {
+		if len(group) < 2 {
+			continue
+		}
+		for _, s := range group {
+			var others []string
+			for _, o := range group {
+				if o != s {
+					others = append(others, p.Rel(o.Dir))
+				}
+			}
+			line, col := namePos(s)
+			p.Report(Finding{Path: p.Rel(s.EntryPath()), Line: line, Column: col,
+				Message: fmt.Sprintf("skill name %q is also used by %s", name, strings.Join(others, ", ")),
+				Fix:     "rename one of the skills (folder and name together)"})
+		}
+	}
+}
+
+func checkNested(p *RegistryPass) {
+	dirs := make([]string, len(p.Skills))
+	for i, s := range p.Skills {
+		dirs[i], _ = filepath.Abs(s.Dir)
+	}
+	sort.Strings(dirs)
+	for i, s := range p.Skills {
+		abs, _ := filepath.Abs(s.Dir)
+		for _, outer := range dirs {
+			if outer != abs && strings.HasPrefix(abs, outer+string(filepath.Separator)) {
+				p.Report(Finding{Path: p.Rel(p.Skills[i].EntryPath()),
+					Message: fmt.Sprintf("this skill is inside the skill folder %s, whose archive will contain it too", p.Rel(outer)),
+					Fix:     "move the folder next to " + p.Rel(outer)})
+				break
+			}
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // MaxDepth bounds how deep discovery walks below a root. Real trees are a few
@@ -122,7 +123,11 @@ func Load(dir string) *Skill {
 
 func load(dir, name string) *Skill {
 	s := &Skill{Dir: dir, File: name}
-	f, err := os.Open(s.EntryPath())
+	if info, err := os.Stat(s.EntryPath()); err == nil && !info.Mode().IsRegular() {
+		s.Err = fmt.Errorf("%s is not a regular file", name)
+		return s
+	}
+	f, err := OpenFile(s.EntryPath())
 	if err != nil {
 		s.Err = pathError(err)
 		return s
@@ -145,6 +150,12 @@ func load(dir, name string) *Skill {
 	}
 	s.Doc = Parse(data)
 	return s
+}
+
+// OpenFile opens a file for reading without blocking: opening a named pipe
+// that replaced a file after it was listed would otherwise hang forever.
+func OpenFile(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
 
 // entryName returns the name of the entry file in dir: "SKILL.md" when

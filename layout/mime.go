@@ -1,0 +1,119 @@
+package layout
+
+import (
+	"path"
+	"strings"
+)
+
+// mimeTypes is the fixed table behind MimeType. It is ours, never the
+// host's /etc/mime.types, so that every machine builds and serves the same
+// types.
+var mimeTypes = map[string]string{
+	".md":       "text/markdown",
+	".markdown": "text/markdown",
+	".txt":      "text/plain",
+	".text":     "text/plain",
+	".csv":      "text/csv",
+	".tsv":      "text/tab-separated-values",
+	".html":     "text/html",
+	".htm":      "text/html",
+	".css":      "text/css",
+	".js":       "text/javascript",
+	".mjs":      "text/javascript",
+	".cjs":      "text/javascript",
+	".ts":       "text/plain", // video/mp2t by registration; served as text, as it is read
+	".py":       "text/x-python",
+	".sh":       "text/x-shellscript",
+	".bash":     "text/x-shellscript",
+	".rb":       "text/x-ruby",
+	".go":       "text/x-go",
+	".rs":       "text/x-rust",
+	".java":     "text/x-java",
+	".c":        "text/x-c",
+	".h":        "text/x-c",
+	".sql":      "application/sql",
+	".json":     "application/json",
+	".xml":      "application/xml",
+	".yaml":     "application/yaml",
+	".yml":      "application/yaml",
+	".toml":     "application/toml",
+	".pdf":      "application/pdf",
+	".gz":       "application/gzip",
+	".tgz":      "application/gzip",
+	".zip":      "application/zip",
+	".wasm":     "application/wasm",
+	".svg":      "image/svg+xml",
+	".png":      "image/png",
+	".jpg":      "image/jpeg",
+	".jpeg":     "image/jpeg",
+	".gif":      "image/gif",
+	".webp":     "image/webp",
+	".ico":      "image/vnd.microsoft.icon",
+}
+
+// MimeType is the media type of a file by its name, without parameters, as
+// MCP resources carry it ("text/markdown"). Extensions match without
+// regard to case; anything unknown is application/octet-stream. A .tar.gz
+// is application/gzip: it must never be served with Content-Encoding, which
+// would make clients unpack it and break its digest.
+func MimeType(name string) string {
+	if t, ok := mimeTypes[strings.ToLower(path.Ext(name))]; ok {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+// ContentType is the HTTP Content-Type of a file by its name: MimeType,
+// with "; charset=utf-8" for text types so browsers and proxies do not
+// guess an encoding.
+func ContentType(name string) string {
+	t := MimeType(name)
+	if strings.HasPrefix(t, "text/") {
+		return t + "; charset=utf-8"
+	}
+	return t
+}
+
+// Cache-Control values. Index files are the only mutable entry points, so
+// they are cached briefly; archives are content-addressed, so a URL always
+// means the same bytes and can be cached for a year.
+const (
+	cacheShort     = "public, max-age=300, must-revalidate"
+	cacheImmutable = "public, max-age=31536000, immutable"
+)
+
+// HeadersDoc is the _headers file for Netlify and Cloudflare Pages.
+//
+// Both hosts apply every rule whose pattern matches and join repeated
+// headers with a comma, so no two patterns that can match one path set the
+// same header: Content-Type and Cache-Control are set only by rules with
+// disjoint suffixes. Skill files other than .md keep the host's default
+// type and cache. Cloudflare allows one splat per pattern and 100 rules;
+// this file uses ten.
+//
+// One overlap remains by design: a skill file whose own name ends in
+// .tar.gz or .zip is cached as immutable like an archive. Such files are
+// rare, and a stale copy fails its digest rather than going unnoticed.
+func HeadersDoc() []byte {
+	var b strings.Builder
+	b.WriteString("# Written by skillpack for Netlify and Cloudflare Pages; other hosts ignore it.\n")
+	rule := func(pattern string, headers ...string) {
+		b.WriteString("\n" + pattern + "\n")
+		for i := 0; i+1 < len(headers); i += 2 {
+			b.WriteString("  " + headers[i] + ": " + headers[i+1] + "\n")
+		}
+	}
+	rule("/*",
+		"Access-Control-Allow-Origin", "*",
+		"X-Content-Type-Options", "nosniff")
+	for _, p := range []string{"/" + V2Index, "/" + V1Index} {
+		rule(p, "Content-Type", MimeType(p), "Cache-Control", cacheShort)
+	}
+	rule("/mcp/*", "Content-Type", "application/json", "Cache-Control", cacheShort)
+	rule("/"+Checksums, "Content-Type", ContentType(Checksums), "Cache-Control", cacheShort)
+	rule("/"+SkillsDir+"/*."+TarGz, "Content-Type", MimeType("a."+TarGz), "Cache-Control", cacheImmutable)
+	rule("/"+SkillsDir+"/*."+Zip, "Content-Type", MimeType("a."+Zip), "Cache-Control", cacheImmutable)
+	rule("/"+SkillsDir+"/*.md", "Content-Type", ContentType("a.md"))
+	rule("/"+LegacyDir+"/*.md", "Content-Type", ContentType("a.md"))
+	return []byte(b.String())
+}

@@ -1,0 +1,350 @@
+package layout
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"slices"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// File is one file of a skill as the build publishes it.
+type File struct {
+	Path   string // slash-separated, relative to the skill folder
+	Digest string // "sha256:<hex>" of the raw bytes
+	Size   int64
+	Exec   bool // any execute bit in the source
+}
+
+// Archive is one content-addressed archive of a skill.
+type Archive struct {
+	Digest string // "sha256:<hex>" of the archive bytes
+	Size   int64
+}
+
+// Skill is what the build knows about a skill once its files are collected
+// and its archives packed.
+type Skill struct {
+	Name        string
+	Description string
+	// Frontmatter is the SKILL.md frontmatter as a JSON object, exactly as
+	// the build converted it. It is copied into the MCP documents unchanged
+	// (only re-indented), because hosts compare it field by field with
+	// their own parse of SKILL.md.
+	Frontmatter json.RawMessage
+	Files       []File // includes EntryFile; any order, sorted here
+	TarGz, Zip  Archive
+	// ContentDigest is the compressor-independent digest of the skill's
+	// files, so a reader can check content without trusting deflate.
+	ContentDigest string
+}
+
+// Options says how the bundle is addressed. The zero value means URLs
+// relative to each index and the legacy tree included.
+type Options struct {
+	// BaseURL is the absolute URL at which dist/ is served, such as
+	// https://example.com/skills. Empty means URLs relative to each index,
+	// so the bundle works under any prefix.
+	BaseURL string
+	// NoLegacy leaves out the v0.1 tree and index.
+	NoLegacy bool
+	// Generator names the tool and compressor that made the archives,
+	// recorded in the indexes because archive bytes depend on it.
+	Generator string
+}
+
+// Excluded is a skill left out of the v0.1 index and tree, with the reason.
+// It stays in every other document.
+type Excluded struct {
+	Name   string
+	Reason string
+}
+
+// Digest is the digest of data as every document spells it.
+func Digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// ValidDigest reports whether d is "sha256:" followed by 64 lowercase hex
+// digits, the only form the readers accept.
+func ValidDigest(d string) bool {
+	hex, ok := strings.CutPrefix(d, "sha256:")
+	if !ok || len(hex) != 64 {
+		return false
+	}
+	for i := 0; i < len(hex); i++ {
+		if c := hex[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// CheckName returns why name is not a valid skill name, or nil: 1–64 of
+// [a-z0-9-], no leading, trailing or double '-'. Readers silently drop
+// entries that break this.
+func CheckName(name string) error {
+	switch {
+	case name == "":
+		return errors.New("name is empty")
+	case len(name) > 64:
+		return fmt.Errorf("name is %d characters; the limit is 64", len(name))
+	case name[0] == '-' || name[len(name)-1] == '-':
+		return errors.New("name starts or ends with '-'")
+	case strings.Contains(name, "--"):
+		return errors.New("name contains \"--\"")
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return fmt.Errorf("name has %q; use only a-z, 0-9 and '-'", rune(c))
+		}
+	}
+	return nil
+}
+
+// CheckDescription returns why d is not a valid description, or nil. The
+// length is counted in UTF-16 code units, as JavaScript readers count it:
+// that is the strictest count, and the TypeScript SDK fails the whole
+// listing when one entry is too long.
+func CheckDescription(d string) error {
+	if !utf8.ValidString(d) {
+		return errors.New("description is not valid UTF-8")
+	}
+	if strings.TrimSpace(d) == "" {
+		return errors.New("description is empty")
+	}
+	n := 0
+	for _, r := range d {
+		n += utf16.RuneLen(r)
+	}
+	if n > 1024 {
+		return fmt.Errorf("description is %d characters (UTF-16 code units); the limit is 1024", n)
+	}
+	return nil
+}
+
+// checkPath returns why p cannot be a file path in the bundle, or nil.
+func checkPath(p string) error {
+	switch {
+	case p == "":
+		return errors.New("empty path")
+	case !utf8.ValidString(p):
+		return errors.New("path is not valid UTF-8")
+	case strings.HasPrefix(p, "/"):
+		return errors.New("path is absolute")
+	}
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f {
+			return fmt.Errorf("path has control character %U", r)
+		}
+		if r == '\\' {
+			// A separator on Windows: the file would land elsewhere there.
+			return errors.New("path has '\\'")
+		}
+	}
+	for _, seg := range strings.Split(p, "/") {
+		switch seg {
+		case "":
+			return errors.New("path has an empty segment")
+		case ".", "..":
+			return fmt.Errorf("path has a %q segment", seg)
+		}
+	}
+	return nil
+}
+
+// legacyProblem returns why p breaks the v0.1 path rules, or "". The
+// substring ".." is refused anywhere (even "v1..2.md") because the skills
+// CLI tests for the substring and then rejects the whole legacy index.
+func legacyProblem(p string) string {
+	if strings.Contains(p, "..") {
+		return "contains \"..\""
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c < 0x20 || c > 0x7e {
+			return "is not printable ASCII"
+		}
+		if strings.IndexByte(`\?#[]%`, c) >= 0 {
+			return fmt.Sprintf("contains %q", c)
+		}
+	}
+	return ""
+}
+
+// checkBaseURL returns why b cannot prefix the bundle's URLs, or nil.
+func checkBaseURL(b string) error {
+	if b == "" {
+		return nil
+	}
+	u, err := url.Parse(b)
+	if err != nil {
+		return fmt.Errorf("base URL %q: %w", b, err)
+	}
+	if (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("base URL %q: use an absolute http or https URL such as https://example.com/skills", b)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("base URL %q: remove the query, fragment or user info", b)
+	}
+	return nil
+}
+
+// joinURL prefixes a dist path with the base URL, with exactly one '/'
+// between them.
+func joinURL(base, distPath string) string {
+	return strings.TrimRight(base, "/") + "/" + distPath
+}
+
+// checkSkill returns everything wrong with s, each naming the skill.
+func checkSkill(s Skill) error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("skill %q: "+format, append([]any{s.Name}, args...)...))
+	}
+	if err := CheckName(s.Name); err != nil {
+		bad("%v", err)
+	}
+	if err := CheckDescription(s.Description); err != nil {
+		bad("%v", err)
+	}
+	if err := checkFrontmatter(s); err != nil {
+		bad("frontmatter: %v", err)
+	}
+	for _, a := range []struct {
+		ext string
+		a   Archive
+	}{{TarGz, s.TarGz}, {Zip, s.Zip}} {
+		if !ValidDigest(a.a.Digest) {
+			bad("%s archive digest %q is not \"sha256:\" and 64 lowercase hex digits", a.ext, a.a.Digest)
+		}
+		if a.a.Size <= 0 {
+			bad("%s archive size %d is not positive", a.ext, a.a.Size)
+		}
+	}
+	if !ValidDigest(s.ContentDigest) {
+		bad("content digest %q is not \"sha256:\" and 64 lowercase hex digits", s.ContentDigest)
+	}
+	entry := false
+	folded := map[string]string{}
+	paths := map[string]bool{}
+	for _, f := range s.Files {
+		if err := checkPath(f.Path); err != nil {
+			bad("file %q: %v", f.Path, err)
+			continue
+		}
+		if paths[f.Path] {
+			bad("file %q is listed twice", f.Path)
+			continue
+		}
+		paths[f.Path] = true
+		// Case-insensitive file systems (macOS, Windows) would write both
+		// files to one place.
+		if other, ok := folded[strings.ToLower(f.Path)]; ok {
+			bad("files %q and %q differ only in case; rename one", other, f.Path)
+		}
+		folded[strings.ToLower(f.Path)] = f.Path
+		if f.Path == EntryFile {
+			entry = true
+		}
+		if !ValidDigest(f.Digest) {
+			bad("file %q: digest %q is not \"sha256:\" and 64 lowercase hex digits", f.Path, f.Digest)
+		}
+		if f.Size < 0 {
+			bad("file %q: negative size %d", f.Path, f.Size)
+		}
+	}
+	// A file cannot also be a folder of other files.
+	sorted := slices.Sorted(maps.Keys(paths))
+	for _, p := range sorted {
+		i, _ := slices.BinarySearch(sorted, p+"/")
+		if i < len(sorted) && strings.HasPrefix(sorted[i], p+"/") {
+			bad("file %q is also a folder of %q", p, sorted[i])
+		}
+	}
+	if !entry {
+		bad("no %s among its files", EntryFile)
+	}
+	return errors.Join(errs...)
+}
+
+// checkFrontmatter requires a JSON object whose name and description equal
+// the skill's: MCP hosts check that the URI's last segment equals
+// frontmatter.name, and the indexes must not contradict SKILL.md.
+func checkFrontmatter(s Skill) error {
+	fm := bytes.TrimSpace(s.Frontmatter)
+	if !utf8.Valid(fm) || !json.Valid(fm) {
+		return errors.New("not valid JSON")
+	}
+	if len(fm) == 0 || fm[0] != '{' {
+		return errors.New("not a JSON object")
+	}
+	// A map, not a struct: encoding/json matches struct fields without
+	// regard to case, and "Name" is not "name".
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(fm, &m); err != nil {
+		return err
+	}
+	for _, f := range []struct{ key, want string }{{"name", s.Name}, {"description", s.Description}} {
+		raw, ok := m[f.key]
+		if !ok {
+			return fmt.Errorf("no %q", f.key)
+		}
+		var got string
+		if err := json.Unmarshal(raw, &got); err != nil {
+			return fmt.Errorf("%q is not a string", f.key)
+		}
+		if got != f.want {
+			return fmt.Errorf("%q is %q, the skill's is %q", f.key, got, f.want)
+		}
+	}
+	return nil
+}
+
+// prepare validates skills and returns a sorted deep copy: skills by name,
+// files by path (bytewise), so that every document is independent of the
+// order the build found things in.
+func prepare(skills []Skill, o Options) ([]Skill, error) {
+	var errs []error
+	if err := checkBaseURL(o.BaseURL); err != nil {
+		errs = append(errs, err)
+	}
+	out := make([]Skill, len(skills))
+	seen := map[string]bool{}
+	for i, s := range skills {
+		if err := checkSkill(s); err != nil {
+			errs = append(errs, err)
+		}
+		if seen[s.Name] {
+			errs = append(errs, fmt.Errorf("skill %q: two skills have this name; names must be unique in a bundle", s.Name))
+		}
+		seen[s.Name] = true
+		s.Files = slices.Clone(s.Files)
+		slices.SortFunc(s.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+		s.Frontmatter = slices.Clone(s.Frontmatter)
+		out[i] = s
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// entry returns the skill's SKILL.md; prepare guarantees there is one.
+func (s *Skill) entry() File {
+	for _, f := range s.Files {
+		if f.Path == EntryFile {
+			return f
+		}
+	}
+	return File{}
+}
