@@ -15,6 +15,10 @@ const (
 	NoJekyll     = ".nojekyll"                           // GitHub Pages serves dot-folders only with it
 	Headers      = "_headers"                            // Netlify and Cloudflare Pages response headers
 	Catalog      = "index.html"                          // the human catalog
+
+	// BuildRecord lists every file a build wrote and what a later build
+	// may reuse; it marks a folder as skillpack's output.
+	BuildRecord = ".skillpack/build.json"
 )
 
 // Folders of the two discovery trees, relative to dist/.

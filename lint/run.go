@@ -189,15 +189,15 @@ func (r *runner) ignored(abs string, isDir bool) bool {
 	return false
 }
 
-// rel makes a disk path relative to the run's base folder, with "/"; paths
-// outside it stay absolute.
+// rel makes a disk path relative to the run's base folder, with "/", as
+// compilers print them ("../skills/x/SKILL.md" from a sibling folder).
 func (r *runner) rel(p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return filepath.ToSlash(p)
 	}
 	rel, err := filepath.Rel(r.base, abs)
-	if err != nil || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == ".." {
+	if err != nil {
 		return filepath.ToSlash(abs)
 	}
 	return filepath.ToSlash(rel)

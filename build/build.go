@@ -1,0 +1,239 @@
+// Package build turns a tree of skills into a servable bundle. It is an
+// ordered pipeline of small steps (discover → lint → check output → collect
+// → pack → index → write), each named so that an error says where it
+// happened. Paths and URLs come from package layout, archive bytes from
+// package pack; build decides the order, reuses unchanged work from the
+// previous bundle, and writes atomically.
+package build
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/skillpack/skillpack/internal/version"
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/lint"
+	"github.com/skillpack/skillpack/pack"
+	"github.com/skillpack/skillpack/skill"
+)
+
+// Options control a build. The zero value (with Out set) builds with the
+// defaults.
+type Options struct {
+	Out      string       // the output folder; required
+	Lint     lint.Options // how skills are checked before anything is packed
+	Jobs     int          // skills packed at once (0 = one per CPU)
+	Force    bool         // replace an output folder that holds files skillpack did not write
+	DryRun   bool         // do everything but write
+	Time     time.Time    // the archives' one fixed time (zero = 1980-01-01)
+	BaseURL  string       // absolute URL prefix for index entries ("" = relative URLs)
+	NoLegacy bool         // leave out the v0.1.0 tree and index
+	Log      io.Writer    // one line a step; nil = silent
+	Progress io.Writer    // a live counter while packing (a terminal); nil = none
+}
+
+// Artifact is one file of the bundle.
+type Artifact struct {
+	Path   string `json:"path"`
+	Digest string `json:"digest"`
+	Size   int64  `json:"size"`
+}
+
+// Skill is what the build made of one skill.
+type Skill struct {
+	Name          string   `json:"name"`
+	Dir           string   `json:"dir"`
+	Files         int      `json:"files"`
+	Size          int64    `json:"size"`
+	ContentDigest string   `json:"contentDigest"`
+	TarGz         Artifact `json:"tarGz"`
+	Zip           Artifact `json:"zip"`
+	Reused        bool     `json:"reused"`
+	LeftOut       []string `json:"leftOut,omitempty"` // junk and .skillignore'd paths
+}
+
+// Result is the outcome of a build.
+type Result struct {
+	Out       string            `json:"out"`
+	DryRun    bool              `json:"dryRun"`
+	UpToDate  bool              `json:"upToDate"` // nothing changed; the folder was left as it was
+	Skills    []Skill           `json:"skills"`
+	Artifacts []Artifact        `json:"artifacts"`
+	Excluded  []layout.Excluded `json:"legacyExcluded,omitempty"`
+	Findings  []lint.Finding    `json:"findings"`
+	Packed    int               `json:"packed"`
+	Reused    int               `json:"reused"`
+}
+
+// LintError stops a build whose skills have error-level findings; nothing
+// has been written when it is returned.
+type LintError struct{ Errors int }
+
+func (e *LintError) Error() string {
+	return fmt.Sprintf("%d lint %s; nothing was written", e.Errors, plural(e.Errors, "error", "errors"))
+}
+
+// Run builds the skills found at or below roots into opts.Out.
+func Run(roots []string, opts Options) (*Result, error) {
+	if opts.Out == "" {
+		return nil, errors.New("no output folder given")
+	}
+	if opts.Jobs <= 0 {
+		opts.Jobs = runtime.GOMAXPROCS(0)
+	}
+	b := &builder{opts: opts, roots: roots, res: &Result{DryRun: opts.DryRun}}
+	defer b.cleanup()
+	steps := []struct {
+		name string
+		run  func() error
+	}{
+		{"discover", b.discover},
+		{"lint", b.lint},
+		{"check output", b.checkOutput},
+		{"collect", b.collect},
+		{"pack", b.pack},
+		{"index", b.index},
+		{"write", b.write},
+	}
+	for _, s := range steps {
+		if err := s.run(); err != nil {
+			var le *LintError
+			if errors.As(err, &le) {
+				return b.res, err
+			}
+			return b.res, fmt.Errorf("%s: %w", s.name, err)
+		}
+	}
+	return b.res, nil
+}
+
+// SourceDateEpoch parses the SOURCE_DATE_EPOCH convention
+// (reproducible-builds.org): whole seconds since 1970, UTC.
+func SourceDateEpoch(s string) (time.Time, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	if err != nil || n < 0 {
+		return time.Time{}, fmt.Errorf("SOURCE_DATE_EPOCH=%q is not a whole number of seconds since 1970", s)
+	}
+	return time.Unix(n, 0).UTC(), nil
+}
+
+// Generator names what made the archives: the tool and the compressor.
+// Archive bytes are a function of both, so it is recorded in the indexes
+// and in the reuse key.
+func Generator() string {
+	return "skillpack " + version.Version() + " (" + pack.Generator() + ")"
+}
+
+// work is one skill moving through the pipeline.
+type work struct {
+	src    *skill.Skill
+	name   string
+	fm     []byte       // frontmatter as JSON
+	files  *skill.Files // collected
+	out    layout.Skill // what layout needs
+	key    string       // reuse key
+	reused bool
+	prev   *cachedSkill // the previous build's record of this skill, if any
+}
+
+type builder struct {
+	opts  Options
+	roots []string
+	res   *Result
+
+	skills  []*skill.Skill
+	work    []*work
+	out     string // absolute output folder
+	prev    *record
+	stage   string // temporary folder beside out; "" until made
+	bundle  *layout.Bundle
+	recData []byte // the build record's bytes
+}
+
+func (b *builder) logf(format string, args ...any) {
+	if b.opts.Log != nil {
+		fmt.Fprintf(b.opts.Log, format+"\n", args...)
+	}
+}
+
+func (b *builder) discover() error {
+	seen := map[string]bool{}
+	for _, root := range b.roots {
+		found, err := skill.Discover(root)
+		if err != nil {
+			return err
+		}
+		for _, s := range found {
+			abs, _ := filepath.Abs(s.Dir)
+			if !seen[abs] {
+				seen[abs] = true
+				b.skills = append(b.skills, s)
+			}
+		}
+	}
+	if len(b.skills) == 0 {
+		return fmt.Errorf("no skills found under %s (a skill is a folder holding SKILL.md)", strings.Join(b.roots, ", "))
+	}
+	b.logf("• discover: %s", plural(len(b.skills), "skill", "skills"))
+	return nil
+}
+
+func (b *builder) lint() error {
+	res := lint.Check(b.skills, b.opts.Lint)
+	b.res.Findings = res.Findings
+	errs, warns, _ := lint.Count(res.Findings)
+	b.logf("• lint: %s, %s", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+	if errs > 0 {
+		return &LintError{Errors: errs}
+	}
+	return nil
+}
+
+func (b *builder) collect() error {
+	for _, s := range b.skills {
+		w := &work{src: s, name: lint.SkillName(s)}
+		if s.Doc == nil {
+			return fmt.Errorf("%s: cannot read %s: %v", s.Dir, s.File, s.Err)
+		}
+		fm, err := s.Doc.FrontmatterJSON()
+		if err != nil {
+			return fmt.Errorf("%s: frontmatter has no faithful JSON form: %w", s.EntryPath(), err)
+		}
+		w.fm = fm
+		files, err := skill.Collect(s.Dir)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.Dir, err)
+		}
+		if len(files.Refused) > 0 {
+			r := files.Refused[0]
+			return fmt.Errorf("%s: %s", filepath.Join(s.Dir, filepath.FromSlash(r.Path)), r.Err)
+		}
+		if s.File != skill.FileName {
+			return fmt.Errorf("%s: rename it to %s; clients look for that exact name", s.EntryPath(), skill.FileName)
+		}
+		w.files = files
+		desc, _ := s.Doc.String("description")
+		w.out = layout.Skill{Name: w.name, Description: desc, Frontmatter: fm}
+		b.work = append(b.work, w)
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+func sha(b []byte) []byte {
+	s := sha256.Sum256(b)
+	return s[:]
+}

@@ -1,0 +1,274 @@
+package build
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// record is the build record kept in every bundle at layout.BuildRecord. It
+// lists every file the build wrote, so that a later build can tell its own
+// output from files a user put there, and for each skill the key and
+// archives that a later build may reuse. It holds no times or host paths,
+// so it is as reproducible as the rest of the bundle.
+type record struct {
+	Generator string        `json:"generator"`
+	Skills    []cachedSkill `json:"skills"`
+	Files     []string      `json:"files"`
+}
+
+type cachedSkill struct {
+	Name          string         `json:"name"`
+	Key           string         `json:"key"`
+	ContentDigest string         `json:"contentDigest"`
+	Files         []layout.File  `json:"files"`
+	TarGz         layout.Archive `json:"tarGz"`
+	Zip           layout.Archive `json:"zip"`
+}
+
+func (r *record) skill(name string) *cachedSkill {
+	if r == nil {
+		return nil
+	}
+	i := sort.Search(len(r.Skills), func(i int) bool { return r.Skills[i].Name >= name })
+	if i < len(r.Skills) && r.Skills[i].Name == name {
+		return &r.Skills[i]
+	}
+	return nil
+}
+
+// OutputError is a refused output folder: the user's to fix, nothing was
+// written.
+type OutputError struct{ Err error }
+
+func (e *OutputError) Error() string { return e.Err.Error() }
+func (e *OutputError) Unwrap() error { return e.Err }
+
+// checkOutput refuses output folders that would destroy something: the
+// input, a folder holding it, the working directory, home, the root, or a
+// folder holding files skillpack did not write (unless --force).
+func (b *builder) checkOutput() error {
+	if err := b.checkOutputFolder(); err != nil {
+		var oe *OutputError
+		if errors.As(err, &oe) {
+			return err
+		}
+		return &OutputError{Err: err}
+	}
+	return nil
+}
+
+func (b *builder) checkOutputFolder() error {
+	out, err := filepath.Abs(b.opts.Out)
+	if err != nil {
+		return err
+	}
+	b.out = out
+	name := b.opts.Out
+	if out == filepath.VolumeName(out)+string(filepath.Separator) {
+		return fmt.Errorf("refusing to write the bundle to the root folder %s; choose a new folder such as dist", name)
+	}
+	if home, err := os.UserHomeDir(); err == nil && sameDir(out, home) {
+		return fmt.Errorf("refusing to write the bundle to your home folder %s; choose a new folder such as dist", name)
+	}
+	if cwd, err := os.Getwd(); err == nil && (sameDir(out, cwd) || inside(cwd, out)) {
+		return fmt.Errorf("refusing to write the bundle to %s: it holds the working directory; choose a new folder such as dist", name)
+	}
+	for _, root := range b.roots {
+		abs, _ := filepath.Abs(root)
+		switch {
+		case sameDir(out, abs):
+			return fmt.Errorf("the output folder %s is the input %s; choose a folder outside it, such as dist", name, root)
+		case inside(out, abs):
+			return fmt.Errorf("the output folder %s is inside the input %s; choose a folder outside it", name, root)
+		case inside(abs, out):
+			return fmt.Errorf("the output folder %s contains the input %s; choose a folder beside it", name, root)
+		}
+	}
+	info, err := os.Lstat(out)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case info.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("the output folder %s is a symbolic link; give the real folder instead", name)
+	case !info.IsDir():
+		return fmt.Errorf("the output %s exists and is not a folder", name)
+	}
+	data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.BuildRecord)))
+	if err == nil {
+		var rec record
+		if json.Unmarshal(data, &rec) == nil {
+			b.prev = &rec
+		}
+	}
+	foreign, err := foreignFiles(out, b.prev)
+	if err != nil {
+		return err
+	}
+	if len(foreign) > 0 && !b.opts.Force {
+		more := ""
+		if len(foreign) > 3 {
+			more = fmt.Sprintf(" and %d more", len(foreign)-3)
+			foreign = foreign[:3]
+		}
+		return fmt.Errorf("the output folder %s holds files skillpack did not write (%s%s); "+
+			"choose another folder, or pass --force to replace the folder and everything in it",
+			name, strings.Join(foreign, ", "), more)
+	}
+	if len(foreign) > 0 {
+		b.prev = nil // a folder of unknown files is nothing to reuse from
+	}
+	return nil
+}
+
+// foreignFiles lists the files in out that the previous build did not
+// write (all of them when there is no build record).
+func foreignFiles(out string, prev *record) ([]string, error) {
+	known := map[string]bool{}
+	if prev != nil {
+		for _, f := range prev.Files {
+			known[f] = true
+		}
+	}
+	var foreign []string
+	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(out, p)
+		if rel = filepath.ToSlash(rel); !known[rel] {
+			foreign = append(foreign, rel)
+		}
+		return nil
+	})
+	return foreign, err
+}
+
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ia, err1 := os.Stat(a)
+	ib, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
+}
+
+// inside reports whether p is strictly below dir.
+func inside(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// staging returns the temporary folder the bundle is built in, beside the
+// output folder so that the final rename stays on one file system.
+func (b *builder) staging() (string, error) {
+	if b.stage != "" {
+		return b.stage, nil
+	}
+	parent := filepath.Dir(b.out)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp(parent, "."+filepath.Base(b.out)+".skillpack-*")
+	if err != nil {
+		return "", err
+	}
+	// MkdirTemp makes 0700; a bundle is meant to be served.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	b.stage = dir
+	return dir, nil
+}
+
+// cleanup removes the staging folder unless it became the output.
+func (b *builder) cleanup() {
+	if b.stage != "" {
+		os.RemoveAll(b.stage)
+		b.stage = ""
+	}
+}
+
+// stagePath is where a dist path lives in the staging folder.
+func (b *builder) stagePath(distPath string) string {
+	return filepath.Join(b.stage, filepath.FromSlash(distPath))
+}
+
+// swap replaces the output folder with the staging folder. The old folder
+// is moved aside first and moved back if the second rename fails, so the
+// previous bundle survives any failure.
+func (b *builder) swap() error {
+	old := ""
+	if _, err := os.Lstat(b.out); err == nil {
+		old = b.stage + ".old"
+		if err := os.Rename(b.out, old); err != nil {
+			return fmt.Errorf("moving the previous bundle aside: %w", err)
+		}
+	}
+	if err := os.Rename(b.stage, b.out); err != nil {
+		if old != "" {
+			os.Rename(old, b.out)
+		}
+		return fmt.Errorf("moving the new bundle into place: %w", err)
+	}
+	b.stage = ""
+	if old != "" {
+		return os.RemoveAll(old)
+	}
+	return nil
+}
+
+// writeFile writes data to a new file in the staging folder.
+func writeFile(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}
+
+// link makes dst the same file as src: a hard link where the file system
+// allows, else a copy. Bundle files are never modified in place, so
+// sharing an inode between the old and new bundle is safe.
+func link(src, dst string) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	if os.Link(src, dst) == nil {
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// sameBytes reports whether the file at path holds exactly data.
+func sameBytes(path string, data []byte) bool {
+	have, err := os.ReadFile(path)
+	return err == nil && bytes.Equal(have, data)
+}

@@ -1,0 +1,103 @@
+package build
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/lint"
+	"github.com/skillpack/skillpack/pack"
+	"github.com/skillpack/skillpack/skill"
+)
+
+// PackOptions control PackSkill. The zero value packs flat archives into
+// the working directory.
+type PackOptions struct {
+	Out     string       // folder for the archives ("" = working directory)
+	Wrapped bool         // put every file under "<name>/", as upload APIs want
+	Lint    lint.Options // how the skill is checked first
+	Time    time.Time    // the archives' fixed time
+}
+
+// Packed is the result of PackSkill.
+type Packed struct {
+	Name          string         `json:"name"`
+	Layout        string         `json:"layout"`
+	ContentDigest string         `json:"contentDigest"`
+	Artifacts     []Artifact     `json:"artifacts"`
+	Findings      []lint.Finding `json:"findings"`
+}
+
+// PackSkill lints and packs the one skill in dir into <name>.tar.gz and
+// <name>.zip in opts.Out. Each archive is written to a temporary file and
+// renamed into place, so a failure leaves no half-written archive.
+func PackSkill(dir string, opts PackOptions) (*Packed, error) {
+	s := skill.Load(dir)
+	if s.Err != nil {
+		return nil, fmt.Errorf("%s: %v", s.EntryPath(), s.Err)
+	}
+	res := lint.Check([]*skill.Skill{s}, opts.Lint)
+	p := &Packed{Name: lint.SkillName(s), Layout: "flat", Findings: res.Findings}
+	if opts.Wrapped {
+		p.Layout = "wrapped"
+	}
+	if errs, _, _ := lint.Count(res.Findings); errs > 0 {
+		return p, &LintError{Errors: errs}
+	}
+	files, err := skill.Collect(dir)
+	if err != nil {
+		return p, fmt.Errorf("%s: %w", dir, err)
+	}
+	out := opts.Out
+	if out == "" {
+		out = "."
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return p, err
+	}
+	b := &builder{opts: Options{Time: opts.Time}, stage: out}
+	tgz, err := b.newArchive(p.Name, layout.TarGz)
+	if err != nil {
+		return p, err
+	}
+	defer tgz.discard()
+	zip, err := b.newArchive(p.Name, layout.Zip)
+	if err != nil {
+		return p, err
+	}
+	defer zip.discard()
+	po := pack.Options{Time: opts.Time}
+	if opts.Wrapped {
+		po.Prefix = p.Name + "/"
+	}
+	pw := pack.NewWriter(tgz, zip, po)
+	var entries []pack.Entry
+	for _, f := range files.Files {
+		in, err := skill.OpenFile(f.Disk)
+		if err != nil {
+			return p, err
+		}
+		sum, err := pw.Add(f.Path, f.Exec(), f.Size, in)
+		in.Close()
+		if err != nil {
+			return p, fmt.Errorf("%s: %w", filepath.Join(dir, f.Path), err)
+		}
+		entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: f.Size, Sum: sum})
+	}
+	if err := pw.Close(); err != nil {
+		return p, err
+	}
+	cd := pack.ContentDigest(entries)
+	p.ContentDigest = digest(cd[:])
+	for _, a := range []*archive{tgz, zip} {
+		dst := filepath.Join(out, p.Name+"."+a.ext)
+		ar, err := a.finishAs(func(layout.Archive) string { return dst })
+		if err != nil {
+			return p, err
+		}
+		p.Artifacts = append(p.Artifacts, Artifact{Path: filepath.ToSlash(dst), Digest: ar.Digest, Size: ar.Size})
+	}
+	return p, nil
+}

@@ -1,0 +1,849 @@
+package pack
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/klauspost/compress/flate"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden digests in testdata")
+
+// file is one source file of a test skill.
+type file struct {
+	path string
+	exec bool
+	data string
+}
+
+// skill is a small skill covering the cases that matter to the headers:
+// exec bits, nested folders, an empty file, a file over the 32 KiB copy
+// buffer and the 64 KiB deflate window.
+var skill = []file{
+	{"SKILL.md", false, "---\nname: pdf-processing\ndescription: Extract, fill and merge PDF forms.\n---\n\n# PDF processing\n\nRun `python3 scripts/fill.py`.\n"},
+	{"reference/forms.md", false, strings.Repeat("Fill each field of the form, then check it.\n", 2000)},
+	{"scripts/fill.py", true, "#!/usr/bin/env python3\nprint('fill')\n"},
+	{"scripts/run.sh", true, "#!/bin/sh\nexec python3 \"$(dirname \"$0\")/fill.py\" \"$@\"\n"},
+	{"templates/empty.txt", false, ""},
+}
+
+// build packs files and returns the two archives and the entries.
+func build(t testing.TB, files []file, opts Options) (tgz, zp []byte, entries []Entry) {
+	t.Helper()
+	var tb, zb bytes.Buffer
+	w := NewWriter(&tb, &zb, opts)
+	for _, f := range files {
+		sum, err := w.Add(f.path, f.exec, int64(len(f.data)), strings.NewReader(f.data))
+		if err != nil {
+			t.Fatalf("Add(%q): %v", f.path, err)
+		}
+		entries = append(entries, Entry{Path: f.path, Exec: f.exec, Size: int64(len(f.data)), Sum: sum})
+	}
+	if err := w.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	return tb.Bytes(), zb.Bytes(), entries
+}
+
+func TestDeterministic(t *testing.T) {
+	tgz1, zip1, _ := build(t, skill, Options{})
+	tgz2, zip2, _ := build(t, skill, Options{})
+	if !bytes.Equal(tgz1, tgz2) || !bytes.Equal(zip1, zip2) {
+		t.Fatal("two packs of the same files differ")
+	}
+
+	// The compressors must not see how the reader chunks the bytes.
+	var tb, zb bytes.Buffer
+	w := NewWriter(&tb, &zb, Options{})
+	for _, f := range skill {
+		r := iotest.OneByteReader(strings.NewReader(f.data))
+		if _, err := w.Add(f.path, f.exec, int64(len(f.data)), r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(tb.Bytes(), tgz1) || !bytes.Equal(zb.Bytes(), zip1) {
+		t.Error("reading one byte at a time changed the archives")
+	}
+
+	// The zero time is 1980-01-01, and zones and sub-seconds do not show.
+	epoch := time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
+	tgz3, zip3, _ := build(t, skill, Options{Time: epoch.In(time.FixedZone("X", 5*3600)).Add(300 * time.Millisecond)})
+	if !bytes.Equal(tgz3, tgz1) || !bytes.Equal(zip3, zip1) {
+		t.Error("zero Time, or 1980-01-01 in another zone with milliseconds, gave different archives")
+	}
+
+	// A different time must reach both archives.
+	tgz4, zip4, _ := build(t, skill, Options{Time: epoch.Add(24 * time.Hour)})
+	if bytes.Equal(tgz4, tgz1) || bytes.Equal(zip4, zip1) {
+		t.Error("Options.Time did not change the archives")
+	}
+}
+
+func TestOrder(t *testing.T) {
+	w := NewWriter(nil, nil, Options{})
+	add := func(p string) error {
+		_, err := w.Add(p, false, 1, strings.NewReader("x"))
+		return err
+	}
+	if err := add("b.md"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"a.md", "b.md", "B.md"} {
+		err := add(p)
+		var pe *PathError
+		if !errors.Is(err, ErrOrder) || !errors.As(err, &pe) || pe.Path != p {
+			t.Errorf("Add(%q) after b.md: got %v, want a *PathError for it wrapping ErrOrder", p, err)
+		}
+	}
+	if err := add("b.md/c"); !errors.Is(err, ErrBadPath) || !strings.Contains(err.Error(), `"b.md" is a file`) {
+		t.Errorf("Add(b.md/c) after file b.md: got %v, want ErrBadPath naming b.md", err)
+	}
+	// A refused path writes nothing, so the Writer goes on.
+	if err := add("c.md"); err != nil {
+		t.Errorf("Add after a refused path: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Errorf("Close after a refused path: %v", err)
+	}
+	if err := add("d.md"); err == nil {
+		t.Error("Add after Close succeeded")
+	}
+	if err := w.Close(); err == nil {
+		t.Error("second Close succeeded")
+	}
+}
+
+func TestGolden(t *testing.T) {
+	tgz, zp, entries := build(t, skill, Options{Time: time.Unix(1700000000, 0)})
+	got := fmt.Sprintf("generator %s\ntar.gz sha256:%x\nzip sha256:%x\ncontent sha256:%x\n",
+		Generator(), sha256.Sum256(tgz), sha256.Sum256(zp), ContentDigest(entries))
+	golden := filepath.Join("testdata", "golden.txt")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestGolden -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("archive digests drifted from %s: a change to the headers or the compressor changes every published archive name; if it is intended, run go test -run TestGolden -update\ngot:\n%swant:\n%s", golden, got, want)
+	}
+}
+
+// TestFreshCompressor checks that compressors reused across entries and
+// pooled across Writers write what a new one would, so an archive's bytes
+// do not depend on what was packed before it.
+func TestFreshCompressor(t *testing.T) {
+	fresh := func(b []byte) []byte {
+		var out bytes.Buffer
+		fw, err := flate.NewWriter(&out, Level)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fw.Write(b); err != nil {
+			t.Fatal(err)
+		}
+		if err := fw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return out.Bytes()
+	}
+	// Fill the pools with compressors that have seen other data.
+	other := []file{{"SKILL.md", false, strings.Repeat("other words, other matches\n", 5000)}}
+	build(t, other, Options{})
+	tgz, zp, _ := build(t, skill, Options{})
+
+	zr, err := zip.NewReader(bytes.NewReader(zp), int64(len(zp)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, f := range zr.File {
+		rc, err := f.OpenRaw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := io.ReadAll(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(raw, fresh([]byte(skill[i].data))) {
+			t.Errorf("zip entry %s: compressed bytes differ from a new compressor's", f.Name)
+		}
+	}
+
+	gr, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tarBytes, err := io.ReadAll(gr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A gzip member is a 10-byte header (no optional fields), the deflate
+	// stream and an 8-byte trailer.
+	if !bytes.Equal(tgz[10:len(tgz)-8], fresh(tarBytes)) {
+		t.Error("gzip stream differs from a new compressor's")
+	}
+}
+
+func TestGenerator(t *testing.T) {
+	g := Generator()
+	if !regexp.MustCompile(`^klauspost/compress v\d+\.\d+\.\d+\S* flate level 6$`).MatchString(g) {
+		t.Errorf("Generator() = %q", g)
+	}
+}
+
+// readTar reads a .tar.gz with Go's readers, checks every header is the
+// fixed kind Add writes, and returns the files.
+func readTar(t testing.TB, tgz []byte, mtime time.Time) map[string]file {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	got := map[string]file{}
+	var last string
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag != tar.TypeReg {
+			t.Errorf("%s: type %q, want a regular file (no directory entries)", h.Name, h.Typeflag)
+		}
+		if h.Format != tar.FormatUSTAR {
+			t.Errorf("%s: format %v, want USTAR", h.Name, h.Format)
+		}
+		if h.Uid != 0 || h.Gid != 0 || h.Uname != "" || h.Gname != "" {
+			t.Errorf("%s: owner %d:%d %q:%q, want 0:0 and empty names", h.Name, h.Uid, h.Gid, h.Uname, h.Gname)
+		}
+		if h.Mode != 0o644 && h.Mode != 0o755 {
+			t.Errorf("%s: mode %o", h.Name, h.Mode)
+		}
+		if !h.ModTime.Equal(mtime) {
+			t.Errorf("%s: mtime %v, want %v", h.Name, h.ModTime, mtime)
+		}
+		if len(h.PAXRecords) > 0 || h.Devmajor != 0 || h.Devminor != 0 || h.Linkname != "" {
+			t.Errorf("%s: unexpected header fields %+v", h.Name, h)
+		}
+		if h.Name <= last {
+			t.Errorf("%s after %s: not sorted", h.Name, last)
+		}
+		last = h.Name
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[h.Name] = file{h.Name, h.Mode == 0o755, string(b)}
+	}
+	if _, err := io.Copy(io.Discard, zr); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// readZip reads a .zip with Go's reader, checks every header is the fixed
+// kind Add writes, and returns the files.
+func readZip(t testing.TB, zp []byte, mtime time.Time) map[string]file {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(zp), int64(len(zp)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zr.Comment != "" {
+		t.Errorf("zip comment %q", zr.Comment)
+	}
+	got := map[string]file{}
+	var last string
+	for _, f := range zr.File {
+		if strings.HasSuffix(f.Name, "/") || !f.Mode().IsRegular() {
+			t.Errorf("%s: mode %v, want a regular file (no directory entries)", f.Name, f.Mode())
+		}
+		if m := f.Mode().Perm(); m != 0o644 && m != 0o755 {
+			t.Errorf("%s: mode %o", f.Name, m)
+		}
+		if len(f.Extra) != 0 || f.Comment != "" {
+			t.Errorf("%s: extra %x, comment %q; want neither", f.Name, f.Extra, f.Comment)
+		}
+		if f.Method != zip.Deflate {
+			t.Errorf("%s: method %d, want deflate", f.Name, f.Method)
+		}
+		if f.CreatorVersion>>8 != 3 || f.ReaderVersion != 20 {
+			t.Errorf("%s: creator %#x, reader %d; want Unix and 2.0 (no ZIP64)", f.Name, f.CreatorVersion, f.ReaderVersion)
+		}
+		if !f.Modified.Equal(mtime) {
+			t.Errorf("%s: mtime %v, want %v", f.Name, f.Modified, mtime)
+		}
+		if f.Name <= last {
+			t.Errorf("%s after %s: not sorted", f.Name, last)
+		}
+		last = f.Name
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc) // checks the CRC too
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		got[f.Name] = file{f.Name, f.Mode().Perm() == 0o755, string(b)}
+	}
+	return got
+}
+
+func sameFiles(t testing.TB, what string, got map[string]file, want []file, prefix string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d files, want %d", what, len(got), len(want))
+	}
+	for _, w := range want {
+		g, ok := got[prefix+w.path]
+		switch {
+		case !ok:
+			t.Errorf("%s: %s missing", what, prefix+w.path)
+		case g.data != w.data:
+			t.Errorf("%s: %s: bytes differ", what, w.path)
+		case g.exec != w.exec:
+			t.Errorf("%s: %s: exec %v, want %v", what, w.path, g.exec, w.exec)
+		}
+	}
+}
+
+func TestGoReaders(t *testing.T) {
+	for _, tc := range []struct {
+		opt      time.Time
+		tar, zip time.Time
+	}{
+		{time.Time{}, time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)},
+		// DOS time counts in two seconds.
+		{time.Unix(1700000001, 0), time.Unix(1700000001, 0), time.Unix(1700000000, 0)},
+		// Zip clamps to 1980, tar keeps what it can hold.
+		{time.Unix(100000000, 0), time.Unix(100000000, 0), time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{time.Unix(-5, 0), time.Unix(0, 0), time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)},
+		{time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC), time.Unix(1<<33-1, 0), time.Date(2107, 12, 31, 23, 59, 58, 0, time.UTC)},
+	} {
+		t.Run(tc.opt.String(), func(t *testing.T) {
+			tgz, zp, _ := build(t, skill, Options{Time: tc.opt})
+			sameFiles(t, "tar", readTar(t, tgz, tc.tar), skill, "")
+			sameFiles(t, "zip", readZip(t, zp, tc.zip), skill, "")
+		})
+	}
+}
+
+func TestGzipHeader(t *testing.T) {
+	tgz, _, _ := build(t, skill, Options{Time: time.Unix(1700000000, 0)})
+	if len(tgz) < 10 || tgz[0] != 0x1f || tgz[1] != 0x8b || tgz[2] != 8 {
+		t.Fatalf("not a deflate gzip stream: % x", tgz[:min(10, len(tgz))])
+	}
+	if tgz[3] != 0 {
+		t.Errorf("FLG %#x, want 0 (no FNAME, FCOMMENT, FEXTRA)", tgz[3])
+	}
+	if !bytes.Equal(tgz[4:8], []byte{0, 0, 0, 0}) {
+		t.Errorf("MTIME % x, want zero", tgz[4:8])
+	}
+	if tgz[9] != 255 {
+		t.Errorf("OS %d, want 255 (unknown)", tgz[9])
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zr.Name != "" || zr.Comment != "" || zr.Extra != nil || !zr.ModTime.IsZero() {
+		t.Errorf("gzip header %+v", zr.Header)
+	}
+}
+
+func TestPrefix(t *testing.T) {
+	tgz, zp, flat := build(t, skill, Options{Prefix: "pdf-processing/"})
+	mtime := time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
+	sameFiles(t, "tar", readTar(t, tgz, mtime), skill, "pdf-processing/")
+	sameFiles(t, "zip", readZip(t, zp, mtime), skill, "pdf-processing/")
+
+	// The content digest is of the skill, not of its layout.
+	_, _, wrapped := build(t, skill, Options{})
+	if ContentDigest(flat) != ContentDigest(wrapped) {
+		t.Error("the prefix changed the content digest")
+	}
+
+	for _, p := range []string{"x", "/x/", "../", "a//", strings.Repeat("p", 156) + "/"} {
+		w := NewWriter(nil, nil, Options{Prefix: p})
+		if _, err := w.Add("SKILL.md", false, 0, strings.NewReader("")); err == nil {
+			t.Errorf("Prefix %q: Add succeeded", p)
+		}
+		if err := w.Close(); err == nil {
+			t.Errorf("Prefix %q: Close succeeded", p)
+		}
+	}
+
+	// The path fits alone but not under the prefix.
+	w := NewWriter(nil, nil, Options{Prefix: strings.Repeat("p", 100) + "/"})
+	p := strings.Repeat("n", 60) + "/" + strings.Repeat("m", 60)
+	if _, err := w.Add(p, false, 0, strings.NewReader("")); !errors.Is(err, ErrTooLong) || !strings.Contains(err.Error(), "prefix") {
+		t.Errorf("Add(%d bytes) under a 101-byte prefix: %v, want ErrTooLong mentioning the prefix", len(p), err)
+	}
+}
+
+func TestCheckPath(t *testing.T) {
+	long120 := strings.Repeat("d", 60) + "/" + strings.Repeat("n", 59)
+	for _, tc := range []struct {
+		path string
+		err  error
+	}{
+		{"SKILL.md", nil},
+		{"scripts/a-b_c.v1.2.py", nil},
+		{"v1..2.md", nil}, // ".." inside a name is not a component
+		{long120, nil},
+		{strings.Repeat("n", 100), nil},
+		{strings.Repeat("d", 155) + "/" + strings.Repeat("n", 100), nil},
+		{"", ErrBadPath},
+		{"/etc/passwd", ErrBadPath},
+		{"../x", ErrBadPath},
+		{"a/../x", ErrBadPath},
+		{"./x", ErrBadPath},
+		{"a/.", ErrBadPath},
+		{`a\b`, ErrBadPath},
+		{"a//b", ErrBadPath},
+		{"a/", ErrBadPath},
+		{"a\nb", ErrBadPath},
+		{"a\x00b", ErrBadPath},
+		{"a\x7fb", ErrBadPath},
+		{"caf\u00e9.md", ErrBadPath},
+		{"bad\xff.md", ErrBadPath},
+		{strings.Repeat("n", 101), ErrTooLong},
+		{strings.Repeat("d", 156) + "/" + strings.Repeat("n", 10), ErrTooLong},
+		{strings.Repeat("d", 10) + "/" + strings.Repeat("n", 101), ErrTooLong},
+		{strings.Repeat("d", 150) + "/" + strings.Repeat("n", 109), ErrTooLong}, // 260 bytes
+	} {
+		err := CheckPath(tc.path)
+		if !errors.Is(err, tc.err) || (tc.err == nil) != (err == nil) {
+			t.Errorf("CheckPath(%q) = %v, want %v", tc.path, err, tc.err)
+			continue
+		}
+		var pe *PathError
+		if err != nil && (!errors.As(err, &pe) || pe.Path != tc.path) {
+			t.Errorf("CheckPath(%q) = %#v, want a *PathError naming the path", tc.path, err)
+		}
+		// Add refuses exactly what CheckPath refuses.
+		w := NewWriter(nil, nil, Options{})
+		_, aerr := w.Add(tc.path, false, 0, strings.NewReader(""))
+		if !errors.Is(aerr, tc.err) || (tc.err == nil) != (aerr == nil) {
+			t.Errorf("Add(%q) = %v, want %v", tc.path, aerr, tc.err)
+		}
+	}
+}
+
+func TestLongPath(t *testing.T) {
+	p := strings.Repeat("d", 60) + "/" + strings.Repeat("n", 59)
+	if len(p) != 120 {
+		t.Fatal(len(p))
+	}
+	files := []file{{"SKILL.md", false, "# x\n"}, {p, false, "deep\n"}}
+	tgz, zp, _ := build(t, files, Options{})
+	mtime := time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
+	sameFiles(t, "tar", readTar(t, tgz, mtime), files, "")
+	sameFiles(t, "zip", readZip(t, zp, mtime), files, "")
+
+	// The split really is in the USTAR prefix field (offset 345), not a
+	// GNU or PAX long name.
+	zr, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blk := raw[2*512 : 3*512] // SKILL.md takes a header block and a data block
+	if name := string(bytes.TrimRight(blk[:100], "\x00")); name != p[61:] {
+		t.Errorf("name field %q, want %q", name, p[61:])
+	}
+	if prefix := string(bytes.TrimRight(blk[345:500], "\x00")); prefix != p[:60] {
+		t.Errorf("prefix field %q, want %q", prefix, p[:60])
+	}
+	if magic := string(blk[257:265]); magic != "ustar\x0000" {
+		t.Errorf("magic %q, want USTAR", magic)
+	}
+
+	gnuTar(t)
+	dir := t.TempDir()
+	run(t, dir, "tar", "-xzf", writeTemp(t, "a.tar.gz", tgz), "-C", dir)
+	sameTree(t, dir, files)
+
+	for _, p := range []string{strings.Repeat("n", 101), strings.Repeat("d", 150) + "/" + strings.Repeat("n", 109)} {
+		w := NewWriter(nil, nil, Options{})
+		_, err := w.Add(p, false, 0, strings.NewReader(""))
+		var pe *PathError
+		if !errors.Is(err, ErrTooLong) || !errors.As(err, &pe) || pe.Path != p || !strings.Contains(err.Error(), "155") {
+			t.Errorf("Add(%d-byte path) = %v, want ErrTooLong naming the path and the limits", len(p), err)
+		}
+	}
+}
+
+func TestFitsUSTAR(t *testing.T) {
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{strings.Repeat("n", 100), true},
+		{strings.Repeat("n", 101), false},
+		{strings.Repeat("d", 155) + "/" + strings.Repeat("n", 100), true},
+		{strings.Repeat("d", 156) + "/" + strings.Repeat("n", 100), false},
+		{strings.Repeat("d", 155) + "/" + strings.Repeat("n", 101), false},
+		{"a/" + strings.Repeat("d", 155) + "/n", false}, // the only fitting name is too long
+		{strings.Repeat("d", 50) + "/" + strings.Repeat("e", 50) + "/" + strings.Repeat("n", 99), true},
+		{"/" + strings.Repeat("n", 100), false},
+	} {
+		if got := FitsUSTAR(tc.path); got != tc.want {
+			t.Errorf("FitsUSTAR(%d bytes %.20q...) = %v, want %v", len(tc.path), tc.path, got, tc.want)
+		}
+	}
+}
+
+func TestSizeMismatch(t *testing.T) {
+	for _, tc := range []struct {
+		size int64
+		data string
+		want string
+	}{
+		{10, "hello", "read 5 bytes, expected 10"},
+		{3, "hello", "more than the expected 3 bytes"},
+		{0, "x", "more than the expected 0 bytes"},
+	} {
+		var tb, zb bytes.Buffer
+		w := NewWriter(&tb, &zb, Options{})
+		_, err := w.Add("scripts/x.sh", true, tc.size, strings.NewReader(tc.data))
+		if !errors.Is(err, ErrChanged) || !strings.Contains(err.Error(), "scripts/x.sh") || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("size %d, %d bytes: %v, want ErrChanged naming scripts/x.sh and %q", tc.size, len(tc.data), err, tc.want)
+		}
+		// The archives are broken now, so nothing may pretend otherwise.
+		if _, err2 := w.Add("z", false, 0, strings.NewReader("")); err2 == nil {
+			t.Error("Add after a failed Add succeeded")
+		}
+		if err2 := w.Close(); err2 == nil {
+			t.Error("Close after a failed Add succeeded")
+		}
+	}
+
+	w := NewWriter(nil, nil, Options{})
+	boom := errors.New("disk on fire")
+	_, err := w.Add("a.md", false, 10, iotest.ErrReader(boom))
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "a.md: reading") {
+		t.Errorf("read error: %v", err)
+	}
+	w = NewWriter(nil, nil, Options{})
+	_, err = w.Add("a.md", false, 2, io.MultiReader(strings.NewReader("ab"), iotest.ErrReader(boom)))
+	if !errors.Is(err, boom) {
+		t.Errorf("read error after the expected bytes: %v", err)
+	}
+
+	w = NewWriter(nil, nil, Options{})
+	if _, err := w.Add("a.md", false, -1, strings.NewReader("")); !errors.Is(err, ErrBadPath) {
+		t.Errorf("negative size: %v", err)
+	}
+}
+
+func TestTooLarge(t *testing.T) {
+	w := NewWriter(nil, nil, Options{})
+	r := iotest.ErrReader(errors.New("must not read"))
+	if _, err := w.Add("big.bin", false, 1<<32, r); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "big.bin") {
+		t.Errorf("4 GiB file: %v, want ErrTooLarge before reading", err)
+	}
+
+	defer func(old int64) { maxZip = old }(maxZip)
+	maxZip = 4000
+	rnd := rand.New(rand.NewPCG(1, 2))
+	noise := make([]byte, 3000) // incompressible, so the zip outgrows maxZip
+	for i := range noise {
+		noise[i] = byte(rnd.Uint32())
+	}
+	w = NewWriter(nil, nil, Options{})
+	if _, err := w.Add("a.bin", false, int64(len(noise)), bytes.NewReader(noise)); err != nil {
+		t.Fatalf("first file: %v", err)
+	}
+	// b.bin's compressed bytes leave the compressor only when the next
+	// entry starts, so the next Add is the first that can see the limit.
+	if _, err := w.Add("b.bin", false, int64(len(noise)), bytes.NewReader(noise)); err != nil {
+		t.Fatalf("second file: %v", err)
+	}
+	if _, err := w.Add("c.bin", false, 1, strings.NewReader("c")); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("zip past the limit: %v, want ErrTooLarge", err)
+	}
+
+	// Close catches the central directory crossing the limit.
+	maxZip = 3100
+	w = NewWriter(nil, nil, Options{})
+	if _, err := w.Add("a.bin", false, int64(len(noise)), bytes.NewReader(noise)); err != nil {
+		t.Fatalf("first file: %v", err)
+	}
+	if err := w.Close(); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("Close of a zip past the limit: %v, want ErrTooLarge", err)
+	}
+}
+
+func TestContentDigest(t *testing.T) {
+	tgz, zp, entries := build(t, skill, Options{})
+	for _, e := range entries {
+		for _, f := range skill {
+			if f.path == e.Path && e.Sum != sha256.Sum256([]byte(f.data)) {
+				t.Errorf("%s: Add returned a wrong sum", e.Path)
+			}
+		}
+	}
+	d := ContentDigest(entries)
+
+	// Entries read back from either archive, so from either compressor
+	// stream, give the same digest.
+	for what, m := range map[string]map[string]file{
+		"tar": readTar(t, tgz, time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)),
+		"zip": readZip(t, zp, time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)),
+	} {
+		var es []Entry
+		for _, f := range m {
+			es = append(es, Entry{f.path, f.exec, int64(len(f.data)), sha256.Sum256([]byte(f.data))})
+		}
+		if ContentDigest(es) != d {
+			t.Errorf("digest of the files in the %s differs", what)
+		}
+	}
+
+	shuffled := slices.Clone(entries)
+	slices.Reverse(shuffled)
+	if ContentDigest(shuffled) != d {
+		t.Error("entry order changed the digest")
+	}
+	if shuffled[0] != entries[len(entries)-1] {
+		t.Fatal("ContentDigest sorted its argument in place")
+	}
+
+	change := map[string]func(*Entry){
+		"exec": func(e *Entry) { e.Exec = !e.Exec },
+		"size": func(e *Entry) { e.Size++ },
+		"sum":  func(e *Entry) { e.Sum[31] ^= 1 },
+		"path": func(e *Entry) { e.Path += "x" },
+	}
+	for name, f := range change {
+		es := slices.Clone(entries)
+		f(&es[2])
+		if ContentDigest(es) == d {
+			t.Errorf("changing the %s did not change the digest", name)
+		}
+	}
+
+	got := string(Manifest([]Entry{
+		{Path: "scripts/x.sh", Exec: true, Size: 3, Sum: sha256.Sum256([]byte("abc"))},
+		{Path: "SKILL.md", Size: 0, Sum: sha256.Sum256(nil)},
+	}))
+	want := "0644 0 sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855 SKILL.md\n" +
+		"0755 3 sha256:ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad scripts/x.sh\n"
+	if got != want {
+		t.Errorf("Manifest:\n%s\nwant:\n%s", got, want)
+	}
+	if ContentDigest(nil) != sha256.Sum256(nil) {
+		t.Error("empty skill: digest is not of the empty manifest")
+	}
+}
+
+// Real tools read what we write.
+
+func gnuTar(t *testing.T) {
+	t.Helper()
+	out, err := exec.Command("tar", "--version").Output()
+	if err != nil || !bytes.Contains(out, []byte("GNU tar")) {
+		t.Skip("GNU tar not installed")
+	}
+}
+
+func need(t *testing.T, tool string) {
+	t.Helper()
+	if _, err := exec.LookPath(tool); err != nil {
+		t.Skipf("%s not installed", tool)
+	}
+}
+
+func writeTemp(t *testing.T, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// run runs a tool and fails on a non-zero exit or any warning.
+func run(t *testing.T, dir, tool string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(tool, args...)
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || stderr.Len() > 0 {
+		t.Fatalf("%s %s: %v\n%s%s", tool, strings.Join(args, " "), err, out, stderr.Bytes())
+	}
+}
+
+// sameTree compares an extracted folder with the source files: the same
+// regular files, byte for byte, and nothing else but folders.
+//
+// Modes: GNU tar as root restores the archive's mode as is, while unzip and
+// bsdtar (and GNU tar as a user) apply the umask. Rather than change the
+// process umask, which would reach other tests and is Unix-only, compare
+// the owner bits exactly (no sane umask takes them) and require the group
+// and other bits to be a subset of the archive's 0644 or 0755.
+func sameTree(t *testing.T, dir string, want []file) {
+	t.Helper()
+	seen := map[string]bool{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if !info.Mode().IsRegular() {
+			t.Errorf("%s: extracted as %v, want a regular file", rel, info.Mode())
+			return nil
+		}
+		i := slices.IndexFunc(want, func(f file) bool { return f.path == rel })
+		if i < 0 {
+			t.Errorf("%s: extracted but not in the source", rel)
+			return nil
+		}
+		seen[rel] = true
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if string(b) != want[i].data {
+			t.Errorf("%s: extracted bytes differ", rel)
+		}
+		mode := fs.FileMode(0o644)
+		if want[i].exec {
+			mode = 0o755
+		}
+		if got := info.Mode().Perm(); got&0o700 != mode&0o700 || got&^mode != 0 {
+			t.Errorf("%s: extracted with mode %o, want %o", rel, got, mode)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range want {
+		if !seen[f.path] {
+			t.Errorf("%s: not extracted", f.path)
+		}
+	}
+}
+
+func TestTools(t *testing.T) {
+	tgz, zp, _ := build(t, skill, Options{})
+	tgzPath := writeTemp(t, "skill.tar.gz", tgz)
+	zipPath := writeTemp(t, "skill.zip", zp)
+
+	t.Run("gnu-tar", func(t *testing.T) {
+		gnuTar(t)
+		dir := t.TempDir()
+		run(t, dir, "tar", "-xzf", tgzPath, "-C", dir)
+		sameTree(t, dir, skill)
+		// The fixed time reached the files.
+		info, err := os.Stat(filepath.Join(dir, "SKILL.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC); !info.ModTime().Equal(want) {
+			t.Errorf("mtime %v, want %v", info.ModTime(), want)
+		}
+	})
+	for _, a := range []string{tgzPath, zipPath} {
+		t.Run("bsdtar-"+filepath.Ext(a)[1:], func(t *testing.T) {
+			need(t, "bsdtar")
+			dir := t.TempDir()
+			run(t, dir, "bsdtar", "-xf", a, "-C", dir)
+			sameTree(t, dir, skill)
+		})
+	}
+	t.Run("unzip", func(t *testing.T) {
+		need(t, "unzip")
+		dir := t.TempDir()
+		run(t, dir, "unzip", "-q", zipPath, "-d", dir)
+		sameTree(t, dir, skill)
+	})
+	t.Run("unzip-test", func(t *testing.T) {
+		need(t, "unzip")
+		run(t, t.TempDir(), "unzip", "-tq", zipPath)
+	})
+}
+
+// text returns n bytes of Markdown-like text, compressible as prose is.
+func text(rnd *rand.Rand, n int) []byte {
+	words := strings.Fields("the skill reads a form and fills each field then checks the result with python3 scripts/fill.py ## Steps - run `make` for every PDF file in the folder")
+	var b []byte
+	for len(b) < n {
+		b = append(b, words[rnd.IntN(len(words))]...)
+		if rnd.IntN(12) == 0 {
+			b = append(b, '\n')
+		} else {
+			b = append(b, ' ')
+		}
+	}
+	return b[:n]
+}
+
+func BenchmarkPack(b *testing.B) {
+	rnd := rand.New(rand.NewPCG(7, 7))
+	paths := []string{"SKILL.md", "reference/api.md", "reference/forms.md", "scripts/fill.py", "scripts/merge.py"}
+	sizes := []int{20 << 10, 12 << 10, 8 << 10, 4 << 10, 2 << 10}
+	data := make([][]byte, len(paths))
+	var total int64
+	for i := range paths {
+		data[i] = text(rnd, sizes[i])
+		total += int64(sizes[i])
+	}
+	b.SetBytes(total)
+	b.ReportAllocs()
+	for b.Loop() {
+		w := NewWriter(io.Discard, io.Discard, Options{})
+		for i, p := range paths {
+			if _, err := w.Add(p, false, int64(len(data[i])), bytes.NewReader(data[i])); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,122 @@
+package skill
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+
+	"gopkg.in/yaml.v3"
+)
+
+// FrontmatterJSON returns the frontmatter as compact JSON with keys in
+// source order. MCP hosts parse SKILL.md themselves and compare the result
+// field by field with what a server sends, so the conversion refuses
+// anything without one faithful JSON form (aliases, non-string keys,
+// infinities, NaN) instead of guessing.
+func (d *Document) FrontmatterJSON() ([]byte, error) {
+	if d.Front == nil {
+		return nil, fmt.Errorf("SKILL.md has no frontmatter mapping")
+	}
+	var b bytes.Buffer
+	if err := d.writeJSON(&b, d.Front, 0); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// maxJSONDepth bounds recursion; YAML's own limit is far deeper than any
+// frontmatter needs.
+const maxJSONDepth = 100
+
+func (d *Document) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
+	line, col := d.FilePos(n)
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("line %d, column %d: %s", line, col, fmt.Sprintf(format, args...))
+	}
+	if depth > maxJSONDepth {
+		return fail("frontmatter nested more than %d levels", maxJSONDepth)
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		b.WriteByte('{')
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" {
+				kl, kc := d.FilePos(k)
+				return fmt.Errorf("line %d, column %d: key %q is not a string; quote it", kl, kc, k.Value)
+			}
+			if seen[k.Value] {
+				kl, kc := d.FilePos(k)
+				return fmt.Errorf("line %d, column %d: duplicate key %q", kl, kc, k.Value)
+			}
+			seen[k.Value] = true
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSONString(b, k.Value)
+			b.WriteByte(':')
+			if err := d.writeJSON(b, n.Content[i+1], depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	case yaml.SequenceNode:
+		b.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := d.writeJSON(b, c, depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	case yaml.AliasNode:
+		return fail("aliases (*%s) have no JSON form; write the value out", n.Value)
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!str", "!!binary", "!!timestamp":
+			// A timestamp stays the text the author wrote: JSON has no dates,
+			// and a host that re-parses the YAML sees the same characters.
+			writeJSONString(b, n.Value)
+		case "!!null":
+			b.WriteString("null")
+		case "!!bool":
+			var v bool
+			if err := n.Decode(&v); err != nil {
+				return fail("%v", err)
+			}
+			b.WriteString(strconv.FormatBool(v))
+		case "!!int":
+			var v int64
+			if err := n.Decode(&v); err != nil {
+				return fail("integer %s does not fit in 64 bits; quote it", n.Value)
+			}
+			b.WriteString(strconv.FormatInt(v, 10))
+		case "!!float":
+			var v float64
+			if err := n.Decode(&v); err != nil {
+				return fail("%v", err)
+			}
+			if math.IsInf(v, 0) || math.IsNaN(v) {
+				return fail("%s has no JSON form; quote it", n.Value)
+			}
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+		default:
+			return fail("value with tag %s has no JSON form", n.ShortTag())
+		}
+	default:
+		return fail("unsupported YAML node")
+	}
+	return nil
+}
+
+func writeJSONString(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // strings always encode
+	b.Truncate(b.Len() - 1)
+}
