@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"runtime"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillpack/skillpack/internal/version"
+	"github.com/skillpack/skillpack/pack"
+)
+
+func newVersionCmd(ios *IO) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "version",
+		Short: "Print the version and the pinned compressor",
+		Long: `Version prints skillpack's module version, the Go toolchain that built it, and
+the pinned compressor and level. Archive bytes depend on the compressor, so
+two builds are only byte-identical when both lines agree.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			info := struct {
+				Version    string `json:"version"`
+				Module     string `json:"module"`
+				Go         string `json:"go"`
+				Platform   string `json:"platform"`
+				Compressor string `json:"compressor"`
+			}{version.Version(), version.Module, runtime.Version(), runtime.GOOS + "/" + runtime.GOARCH, pack.Generator()}
+			if asJSON {
+				enc := json.NewEncoder(ios.Out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(info)
+			}
+			fmt.Fprintf(ios.Out, "skillpack %s\nmodule:     %s\ngo:         %s %s\ncompressor: %s\n",
+				info.Version, info.Module, info.Go, info.Platform, info.Compressor)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	return cmd
+}

@@ -1,0 +1,107 @@
+// Package scaffold creates a new, lint-clean skill from the templates in
+// package templates.
+package scaffold
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"text/template"
+
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/templates"
+)
+
+// Options describe the skill to create. The zero value (with a name) gives
+// placeholder text that passes lint, for the author to replace.
+type Options struct {
+	Description string // what the skill does and when to use it
+}
+
+// New writes a skill named name into the folder parent/name and returns that
+// folder. It refuses invalid names and existing folders, and writes into a
+// temporary folder first, so a failure leaves nothing behind.
+func New(parent, name string, opts Options) (string, error) {
+	if err := layout.CheckName(name); err != nil {
+		return "", fmt.Errorf("invalid skill name %q: %v; use 1-64 lowercase letters, digits and single hyphens, such as pdf-tools", name, err)
+	}
+	dir := filepath.Join(parent, name)
+	if _, err := os.Lstat(dir); err == nil {
+		return "", fmt.Errorf("%s already exists; choose another name or folder", dir)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	data := struct{ Name, Title, Description, When string }{
+		Name:        name,
+		Title:       title(name),
+		Description: opts.Description,
+		When:        "the user asks for help with " + strings.ReplaceAll(name, "-", " "),
+	}
+	if data.Description == "" {
+		data.Description = fmt.Sprintf("Helps with %s tasks. Replace this text with what the skill does and when an agent should use it.",
+			strings.ReplaceAll(name, "-", " "))
+	}
+	if strings.ContainsAny(data.Description, "<>") {
+		return "", errors.New("the description must not contain < or >: Anthropic's upload rejects them")
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+name+".new-*")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return "", err
+	}
+	err = fs.WalkDir(templates.Scaffold, "scaffold", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		src, err := fs.ReadFile(templates.Scaffold, p)
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(p, "scaffold/")
+		if strings.HasSuffix(rel, ".tmpl") {
+			rel = strings.TrimSuffix(rel, ".tmpl")
+			t, err := template.New(rel).Option("missingkey=error").Parse(string(src))
+			if err != nil {
+				return err
+			}
+			var out bytes.Buffer
+			if err := t.Execute(&out, data); err != nil {
+				return err
+			}
+			src = out.Bytes()
+		}
+		dst := filepath.Join(tmp, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		mode := os.FileMode(0o644)
+		if path.Dir(rel) == "scripts" {
+			mode = 0o755
+		}
+		return os.WriteFile(dst, src, mode)
+	})
+	if err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// title turns a skill name into a heading: "pdf-tools" → "Pdf tools".
+func title(name string) string {
+	s := strings.ReplaceAll(name, "-", " ")
+	return strings.ToUpper(s[:1]) + s[1:]
+}
