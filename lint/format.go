@@ -56,17 +56,22 @@ func formatText(w io.Writer, res *Result, _ Tool) error {
 				pos += fmt.Sprintf(":%d", f.Column)
 			}
 		}
-		if _, err := fmt.Fprintf(w, "%s: %s: %s [%s]\n", pos, f.Severity, f.Message, f.Rule); err != nil {
+		if _, err := fmt.Fprintf(w, "%s: %s: %s [%s]\n", pos, f.Severity, oneLine(f.Message), f.Rule); err != nil {
 			return err
 		}
 		if f.Fix != "" {
-			if _, err := fmt.Fprintf(w, "    fix: %s\n", f.Fix); err != nil {
+			if _, err := fmt.Fprintf(w, "    fix: %s\n", oneLine(f.Fix)); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
 }
+
+// oneLine keeps a message on its line: a line break inside one (from a
+// file name or quoted text) would break every tool that reads one finding a
+// line.
+var oneLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace
 
 // jsonReport is the --format json document: stable field names for scripts.
 type jsonReport struct {

@@ -1,5 +1,62 @@
 package lint
 
-import "io"
+import (
+	"fmt"
+	"io"
+	"strings"
+)
 
-func formatGitHub(w io.Writer, res *Result, tool Tool) error { return nil }
+// formatGitHub writes one GitHub Actions workflow command a finding, which
+// the runner turns into an annotation on the file and line:
+//
+//	::error file=PATH,line=L,col=C,title=RULE::MESSAGE
+//
+// Info findings become notices. Nothing else is written, because the runner
+// reads every line of the step's output.
+func formatGitHub(w io.Writer, res *Result, _ Tool) error {
+	for _, f := range res.Findings {
+		var props []string
+		if f.Path != "" {
+			props = append(props, "file="+ghProperty(f.Path))
+		}
+		// Line and column count from 1; 0 means the whole file, which the
+		// runner shows when line is left out. A column without a line
+		// means nothing.
+		if f.Line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", f.Line))
+			if f.Column > 0 {
+				props = append(props, fmt.Sprintf("col=%d", f.Column))
+			}
+		}
+		props = append(props, "title="+ghProperty(f.Rule))
+		msg := f.Message
+		if f.Fix != "" {
+			msg += "\nFix: " + f.Fix
+		}
+		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", ghCommand(f.Severity), strings.Join(props, ","), ghData(msg)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ghCommand names the annotation command for a severity.
+func ghCommand(s Severity) string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	}
+	return "notice"
+}
+
+// ghData escapes a command's message as the runner unescapes it
+// (actions/toolkit command.ts escapeData): CR and LF would end the
+// command, and "%" would start an escape. A Replacer works in one pass, so
+// the "%" of an escape it writes is never escaped again.
+var ghData = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace
+
+// ghProperty escapes a property value (command.ts escapeProperty): as
+// ghData, plus ":" and ",", which would end the value or the property list.
+var ghProperty = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace

@@ -64,23 +64,33 @@ type Content struct {
 	Err      error  // the file could not be read
 }
 
+// memoLimit is the largest file whose bytes are kept for the other rules of
+// the skill; larger ones are read again by each rule that asks, so one
+// worker holds at most one large file at a time.
+const memoLimit = 1 << 20
+
 // Content returns the first MaxScan bytes of one of the skill's files.
 func (p *Pass) Content(f skill.File) *Content {
-	return p.Memo("content:"+f.Path, func() any {
-		c := &Content{}
-		fh, err := skill.OpenFile(f.Disk)
-		if err != nil {
-			c.Err = err
-			return c
-		}
-		defer fh.Close()
-		c.Data, c.Err = io.ReadAll(io.LimitReader(fh, MaxScan+1))
-		c.Complete = len(c.Data) <= MaxScan
-		if !c.Complete {
-			c.Data = c.Data[:MaxScan]
-		}
+	if f.Size > memoLimit {
+		return readContent(f)
+	}
+	return p.Memo("content:"+f.Path, func() any { return readContent(f) }).(*Content)
+}
+
+func readContent(f skill.File) *Content {
+	c := &Content{}
+	fh, err := skill.OpenFile(f.Disk)
+	if err != nil {
+		c.Err = err
 		return c
-	}).(*Content)
+	}
+	defer fh.Close()
+	c.Data, c.Err = io.ReadAll(io.LimitReader(fh, MaxScan+1))
+	c.Complete = len(c.Data) <= MaxScan
+	if !c.Complete {
+		c.Data = c.Data[:MaxScan]
+	}
+	return c
 }
 
 // BodyPos turns a 1-based line within the body into a file line.

@@ -1,3 +1,135 @@
 package lint
 
-var bodyRules = []*Rule{}
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// The spec's budget for SKILL.md: an agent loads the whole body once the
+// skill is picked, so everything beyond it costs context on every use.
+const (
+	maxBodyLines  = 500
+	maxBodyTokens = 5000
+)
+
+var bodyRules = []*Rule{
+	{
+		ID:       "body-empty",
+		Title:    "SKILL.md has no instructions after the frontmatter",
+		Category: CatContent,
+		Severity: Warning,
+		Explain: "The Markdown after the frontmatter is what an agent reads once it picks the skill: the " +
+			"instructions themselves. A SKILL.md with frontmatter and nothing (or only blank lines) after it " +
+			"is discovered by every client, advertised by its description, and then tells the agent nothing. " +
+			"Write the steps, examples and pointers to the skill's files below the closing \"---\" line.",
+		Bad:   "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\n\n# PDF tools\n\nRun `scripts/fill.py FORM DATA`.\n",
+		Check: checkBodyEmpty,
+	},
+	{
+		ID:       "body-too-long",
+		Title:    "SKILL.md body is longer than 500 lines",
+		Category: CatContent,
+		Severity: Warning,
+		Explain: "The specification recommends keeping SKILL.md under 500 lines: agents load the whole body " +
+			"into their context when the skill is used, so a long body crowds out the user's task and costs " +
+			"tokens on every use. Keep the core steps in SKILL.md and move reference material, long examples " +
+			"and tables into files under references/ that SKILL.md links to; agents read those only when needed.",
+		Bad:   "---\nname: api-guide\ndescription: Call the billing API correctly.\n---\n(900 lines of endpoint tables)\n",
+		Good:  "---\nname: api-guide\ndescription: Call the billing API correctly.\n---\nSee [the endpoints](references/endpoints.md).\n",
+		Check: checkBodyTooLong,
+	},
+	{
+		ID:       "body-too-many-tokens",
+		Title:    "SKILL.md body is longer than about 5000 tokens",
+		Category: CatContent,
+		Severity: Warning,
+		Explain: "The specification recommends keeping the SKILL.md body under 5000 tokens, because agents " +
+			"load all of it into their context when the skill is used. Tokenizers differ between models, so " +
+			"skillpack estimates: one token per four characters (Unicode code points) of the body, rounded up, " +
+			"the usual rule of thumb for English text with GPT and Claude tokenizers (code and non-Latin " +
+			"scripts use more tokens per character, so the estimate is if anything low). Move reference " +
+			"material into files under references/ and link to them.",
+		Bad:   "---\nname: api-guide\ndescription: Call the billing API correctly.\n---\n(40,000 characters of prose)\n",
+		Good:  "---\nname: api-guide\ndescription: Call the billing API correctly.\n---\nSee [the endpoints](references/endpoints.md).\n",
+		Check: checkBodyTokens,
+	},
+	{
+		ID:       "code-fence-unclosed",
+		Title:    "A code fence is never closed",
+		Category: CatContent,
+		Severity: Warning,
+		Explain: "A ``` or ~~~ fence without a closing line runs to the end of the document (or of the list " +
+			"item or quote it is in): Markdown readers show everything after it as code, so headings, links " +
+			"and instructions below it are lost, and agents may take prose for a script to run. Close the " +
+			"block with a line of the same character, at least as long as the opening fence.",
+		Bad:   "---\nname: csv-tools\ndescription: Clean and merge CSV files.\n---\n```sh\npython scripts/clean.py in.csv\n\n## Next steps\n",
+		Good:  "---\nname: csv-tools\ndescription: Clean and merge CSV files.\n---\n```sh\npython scripts/clean.py in.csv\n```\n\n## Next steps\n",
+		Check: checkFences,
+	},
+}
+
+// hasBody reports whether SKILL.md could be split into frontmatter and a
+// body. Without any frontmatter the whole file is the body; with an
+// unclosed block there is none.
+func hasBody(p *Pass) bool {
+	return p.Doc != nil && p.Doc.Body != nil
+}
+
+func checkBodyEmpty(p *Pass) {
+	// FrontLine is 0 without frontmatter: then the file is empty, which
+	// the frontmatter rules report.
+	if hasBody(p) && p.Doc.FrontLine > 0 && len(bytes.TrimSpace(p.Doc.Body)) == 0 {
+		p.Reportf(p.Skill.File, 0, 0, "write the skill's instructions below the closing \"---\" line",
+			"SKILL.md has frontmatter but no body: agents that load the skill get no instructions")
+	}
+}
+
+func checkBodyTooLong(p *Pass) {
+	if !hasBody(p) {
+		return
+	}
+	body := p.Doc.Body
+	n := bytes.Count(body, []byte("\n"))
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		n++
+	}
+	if n > maxBodyLines {
+		p.Reportf(p.Skill.File, p.BodyPos(maxBodyLines+1), 1,
+			"move reference material into files under references/ and link to them from SKILL.md",
+			"the SKILL.md body has %d lines, more than the %d the spec recommends; this is line %d of the body",
+			n, maxBodyLines, maxBodyLines+1)
+	}
+}
+
+func checkBodyTokens(p *Pass) {
+	if !hasBody(p) {
+		return
+	}
+	chars := utf8.RuneCount(p.Doc.Body)
+	if tokens := (chars + 3) / 4; tokens > maxBodyTokens {
+		p.Reportf(p.Skill.File, 0, 0,
+			"move reference material into files under references/ and link to them from SKILL.md",
+			"the SKILL.md body is about %d tokens (estimated as %d characters / 4), more than the %d the spec recommends",
+			tokens, chars, maxBodyTokens)
+	}
+}
+
+func checkFences(p *Pass) {
+	md := bodyMarkdown(p)
+	if md == nil {
+		return
+	}
+	for _, off := range md.fences {
+		if off < 0 || off >= len(md.src) {
+			continue
+		}
+		fence := md.src[off:]
+		n := 0
+		for n < len(fence) && fence[n] == fence[0] {
+			n++
+		}
+		reportAt(p, md, off, "add a closing "+string(fence[:n])+" line after the block",
+			"the code fence %s opened here is never closed: everything after it is shown as code", fence[:n])
+	}
+}

@@ -108,8 +108,8 @@ func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
 			return
 		}
 		pr := p.Doc.Problem
-		if kind == skill.BadYAML && tabIndented(p.Doc.FrontRaw, pr.Line-p.Doc.FrontLine+1) {
-			return // yaml-tab-indent reports this line with a better message
+		if kind == skill.BadYAML && tabBroke(p.Doc) {
+			return // yaml-tab-indent reports the tab that broke it, with a better message
 		}
 		fix := ""
 		switch kind {
@@ -123,12 +123,6 @@ func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
 		p.Reportf(p.Skill.File, pr.Line, pr.Col, fix, "%s", pr.Msg)
 	}
 	return r
-}
-
-// tabIndented reports whether 1-based line n of the YAML text starts with a tab.
-func tabIndented(raw []byte, n int) bool {
-	lines := bytes.Split(raw, []byte("\n"))
-	return n >= 1 && n <= len(lines) && bytes.HasPrefix(bytes.TrimLeft(lines[n-1], " "), []byte("\t"))
 }
 
 func checkEntryName(p *Pass) {

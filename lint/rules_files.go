@@ -1,3 +1,847 @@
 package lint
 
-var fileRules = []*Rule{}
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/skillpack/skillpack/pack"
+	"github.com/skillpack/skillpack/skill"
+)
+
+// The strictest readers' limits (bundle.md, "Limits"): MCP hosts take 512
+// files and 16 MiB per skill, fast-agent 256 KiB of SKILL.md and 10 MiB for
+// any file.
+const (
+	maxSkillFiles = 512
+	maxSkillBytes = 16 << 20
+	maxEntryBytes = 256 << 10
+	maxFileBytes  = 10 << 20
+)
+
+var fileRules = []*Rule{
+	{
+		ID:       "symlink",
+		Title:    "symbolic link inside the skill",
+		Category: CatFiles,
+		Severity: Warning,
+		Explain: "A symbolic link whose target lies inside the skill folder is published as a copy of " +
+			"its target: archives and the discovery tree hold regular files only. Tools that copy the " +
+			"folder as it is do not do that: git on Windows checks a link out as a small text file " +
+			"holding the target path, and zip uploads and some installers drop links or keep them " +
+			"dangling. Replace the link with the file (or folder) itself.",
+		Bad:   "pdf/\n  SKILL.md\n  reference.md -> docs/reference.md\n  docs/reference.md",
+		Good:  "pdf/\n  SKILL.md\n  docs/reference.md   (SKILL.md links to docs/reference.md)",
+		Check: checkSymlink,
+	},
+	{
+		ID:       "symlink-escape",
+		Title:    "symbolic link that leaves the skill folder, or a broken one",
+		Category: CatFiles,
+		Severity: Error,
+		Explain: "A symbolic link whose target is outside the skill folder, does not exist, or loops " +
+			"back on itself cannot be published: the build refuses it, since nothing outside the " +
+			"folder travels with the skill, and following links out of it could publish files the " +
+			"author never meant to share. Copy the file into the skill, or remove the link.",
+		Bad:   "pdf/\n  SKILL.md\n  forms.md -> ../shared/forms.md",
+		Good:  "pdf/\n  SKILL.md\n  forms.md            (a copy of ../shared/forms.md)",
+		Check: checkSymlinkEscape,
+	},
+	{
+		ID:       "file-not-regular",
+		Title:    "named pipe, socket or device inside the skill",
+		Category: CatFiles,
+		Severity: Error,
+		Explain: "Archives and the discovery tree hold regular files only, so the build refuses a named " +
+			"pipe, socket or device file in a skill folder (reading a named pipe would also block the " +
+			"build). Remove it, or list it in .skillignore if a tool keeps creating it.",
+		Bad:   "pdf/\n  SKILL.md\n  scripts/server.sock   (a socket)",
+		Good:  "pdf/\n  SKILL.md\n  scripts/server.py",
+		Check: checkNotRegular,
+	},
+	{
+		ID:       "file-unreadable",
+		Title:    "file or folder that cannot be read",
+		Category: CatFiles,
+		Severity: Error,
+		Explain: "A file or folder of the skill that cannot be read (permissions, a file that vanished " +
+			"during the run, or a folder too large to list) cannot be published; lint reports it " +
+			"instead of failing the whole run. Make it readable (chmod a+r), or list it in " +
+			".skillignore. An unreadable SKILL.md is reported by the entry file's own rule.",
+		Bad:   "pdf/\n  SKILL.md\n  forms.md   (mode 0000)",
+		Good:  "pdf/\n  SKILL.md\n  forms.md   (mode 0644)",
+		Check: checkUnreadable,
+	},
+	{
+		ID:       "junk-file",
+		Title:    "junk file that the build leaves out",
+		Category: CatFiles,
+		Severity: Warning,
+		Explain: "Files that tools leave behind (.DS_Store, Thumbs.db, __pycache__/, *.pyc, editor swap " +
+			"and backup files, nested .git folders) are never published: the build leaves them out. " +
+			"They are reported because they usually mean the folder is not what the author thinks " +
+			"it is. Delete them, or list them in .skillignore to say they are meant to stay.",
+		Bad:   "pdf/\n  SKILL.md\n  .DS_Store\n  scripts/__pycache__/fill.cpython-312.pyc",
+		Good:  "pdf/\n  .skillignore   (.DS_Store and __pycache__/)\n  SKILL.md\n  scripts/fill.py",
+		Check: checkJunk,
+	},
+	{
+		ID:       "path-collision",
+		Title:    "paths that differ only in letter case or Unicode normalization",
+		Category: CatFiles,
+		Severity: Error,
+		Explain: "Two published paths that differ only in letter case (README.md and readme.md) are one " +
+			"file on the case-insensitive file systems of macOS and Windows, and two paths that " +
+			"differ only in Unicode normalization (é as one code point, NFC, or as e plus a combining " +
+			"accent, NFD) are one file on macOS: installing the skill there silently overwrites one " +
+			"with the other. The same holds for a file and a folder (notes and Notes/). Rename or " +
+			"merge them.",
+		Bad:   "pdf/\n  SKILL.md\n  reference.md\n  Reference.md",
+		Good:  "pdf/\n  SKILL.md\n  reference.md\n  reference-forms.md",
+		Check: checkPathCollision,
+	},
+	{
+		ID:       "path-windows",
+		Title:    "file or folder name that Windows cannot create",
+		Category: CatFiles,
+		Severity: Warning,
+		Explain: "Windows refuses names that contain < > : \" | ? * \\ or control characters, strips a " +
+			"trailing dot or space, and reserves the device names CON, PRN, AUX, NUL, COM0–COM9 " +
+			"and LPT0–LPT9 in any case and with any extension (aux.md is AUX). A skill with such a " +
+			"name fails to install, or installs with a file missing, on Windows. Rename the file or " +
+			"folder and update the links to it.",
+		Bad:   "pdf/\n  SKILL.md\n  aux.md\n  notes: forms.md",
+		Good:  "pdf/\n  SKILL.md\n  auxiliary.md\n  notes-forms.md",
+		Check: checkPathWindows,
+	},
+	{
+		ID:       "path-too-long",
+		Title:    "path too long for a USTAR tar header",
+		Category: CatFiles,
+		Severity: Error,
+		Explain: "The build writes USTAR tar archives, because the skills CLI reads neither PAX nor GNU " +
+			"long names. A USTAR header holds a path of at most 100 bytes, or one split at a \"/\" " +
+			"into a folder part of at most 155 bytes and a name of at most 100 bytes; a longer path " +
+			"cannot be packed. Shorten the folder or file names (the last element alone must fit in " +
+			"100 bytes).",
+		Bad:   "pdf/\n  SKILL.md\n  references/<a 120-byte file name>.md",
+		Good:  "pdf/\n  SKILL.md\n  references/forms.md",
+		Check: checkPathTooLong,
+	},
+	{
+		ID:       "path-unpackable",
+		Title:    "path that a tar archive cannot hold",
+		Category: CatFiles,
+		Severity: Error,
+		Explain: "The build writes USTAR tar archives, whose headers hold only ASCII names, and the legacy " +
+			"discovery index accepts only printable ASCII paths. A file name with non-ASCII letters, " +
+			"control characters or a backslash cannot be packed, so the build refuses it. Rename the file.",
+		Bad:   "pdf/\n  SKILL.md\n  references/café.md",
+		Good:  "pdf/\n  SKILL.md\n  references/cafe.md",
+		Check: checkPathPackable,
+	},
+	{
+		ID:       "text-encoding",
+		Title:    "text file that is not UTF-8, or starts with a byte order mark",
+		Category: CatFiles,
+		Severity: Warning,
+		Explain: "Clients decode a skill's text files as UTF-8: invalid bytes (Latin-1 or Windows-1252 " +
+			"text, UTF-16) become U+FFFD or fail to load, and a byte order mark ends up in front of " +
+			"the first line, where it breaks shebangs and JSON parsers; MCP servers also serve such " +
+			"a file as a binary blob instead of text. Files are judged by extension (.md .txt .py " +
+			".sh .js .ts .json .yaml .yml .toml .html .css .csv .xml, and extension-less files under " +
+			"scripts/). Re-save the file as UTF-8 without a BOM (iconv -f WINDOWS-1252 -t UTF-8). " +
+			"SKILL.md has rules of its own.",
+		Bad:   "pdf/\n  SKILL.md\n  reference.md   (Windows-1252: caf\\xe9)",
+		Good:  "pdf/\n  SKILL.md\n  reference.md   (UTF-8: caf\\xc3\\xa9)",
+		Check: checkTextEncoding,
+	},
+	{
+		ID:       "script-crlf",
+		Title:    "script with Windows (CRLF) line endings",
+		Category: CatFiles,
+		Severity: Warning,
+		Explain: "On Linux and macOS a carriage return is part of the line: a shebang \"#!/usr/bin/env " +
+			"bash\" followed by CRLF runs \"bash\\r\" (\"/usr/bin/env: 'bash\\r': No such file or " +
+			"directory\"), and shells and Python read the \\r into every command. The build never " +
+			"rewrites bytes, so convert scripts under scripts/ to LF (dos2unix, or \"scripts/** text " +
+			"eol=lf\" in .gitattributes). Windows scripts (.bat, .cmd, .ps1) are exempt.",
+		Bad:   "pdf/\n  SKILL.md\n  scripts/fill.sh   (#!/bin/sh\\r\\n...)",
+		Good:  "pdf/\n  SKILL.md\n  scripts/fill.sh   (#!/bin/sh\\n...)",
+		Check: checkScriptCRLF,
+	},
+	{
+		ID:       "script-not-executable",
+		Title:    "script with a shebang but no execute bit",
+		Category: CatFiles,
+		Severity: Warning,
+		Explain: "A file under scripts/ that starts with \"#!\" is meant to be run, and archives carry " +
+			"mode 0755 only for files with an execute bit in the source. Set it (chmod +x, and " +
+			"git update-index --chmod=+x on Windows). Some clients, the skills CLI among them, " +
+			"install every file 0644 whatever the archive says, so SKILL.md should still run the " +
+			"script through its interpreter: \"sh scripts/fill.sh\", \"python3 scripts/fill.py\".",
+		Bad:   "pdf/\n  SKILL.md\n  scripts/fill.py   (#!/usr/bin/env python3, mode 0644)",
+		Good:  "pdf/\n  SKILL.md   (Run `python3 scripts/fill.py`.)\n  scripts/fill.py   (#!/usr/bin/env python3, mode 0755)",
+		Check: checkScriptExec,
+	},
+	{
+		ID:       "skill-too-many-files",
+		Title:    "more files than MCP hosts accept",
+		Category: CatFiles,
+		Severity: Warning,
+		Explain: "MCP hosts list every file of a skill as a resource and accept at most 512 files per " +
+			"skill; the Vercel skills CLI stops at 1000. Leave generated or bulky files out with " +
+			".skillignore, merge small files, or split the skill in two.",
+		Bad:   "pdf/\n  SKILL.md\n  icons/0001.svg ... icons/0900.svg",
+		Good:  "pdf/\n  SKILL.md\n  icons.zip\n  scripts/unpack.sh",
+		Check: checkTooManyFiles,
+	},
+	{
+		ID:       "skill-too-large",
+		Title:    "skill larger than MCP hosts accept",
+		Category: CatFiles,
+		Severity: Warning,
+		Explain: "MCP hosts accept at most 16 MiB of files per skill, unpacked; the Vercel skills CLI " +
+			"50 MiB. Every published file counts, SKILL.md included. Leave large files out with " +
+			".skillignore and have a script fetch them at run time, or split the skill.",
+		Bad:   "pdf/\n  SKILL.md\n  samples/   (40 MiB of PDFs)",
+		Good:  "pdf/\n  SKILL.md\n  scripts/fetch-samples.sh",
+		Check: checkSkillTooLarge,
+	},
+	{
+		ID:       "skill-md-too-large",
+		Title:    "SKILL.md larger than 256 KiB",
+		Category: CatFiles,
+		Severity: Warning,
+		Explain: "fast-agent refuses a SKILL.md over 256 KiB, and every client loads the whole file into " +
+			"the model's context when the skill is used. The size is the file's size on disk. Keep " +
+			"SKILL.md to the instructions and move reference material into files under references/ " +
+			"that SKILL.md links to, which agents read only when needed.",
+		Bad:   "pdf/\n  SKILL.md   (400 KiB with the whole PDF reference inline)",
+		Good:  "pdf/\n  SKILL.md   (8 KiB)\n  references/pdf-spec.md",
+		Check: checkSkillMDTooLarge,
+	},
+	{
+		ID:       "file-too-large",
+		Title:    "file larger than 10 MiB",
+		Category: CatFiles,
+		Severity: Warning,
+		Explain: "fast-agent refuses any file of a skill over 10 MiB, and a large file makes every " +
+			"install slow. Leave it out with .skillignore and have a script fetch or build it at " +
+			"run time, or compress it.",
+		Bad:   "pdf/\n  SKILL.md\n  assets/sample.pdf   (25 MiB)",
+		Good:  "pdf/\n  SKILL.md\n  scripts/fetch-sample.sh",
+		Check: checkFileTooLarge,
+	},
+}
+
+// skillRoot is the skill folder's real path, as skill.Collect resolves it,
+// so that a file's Disk path can be compared with where it appears to be.
+func skillRoot(p *Pass) string {
+	return p.Memo("files:root", func() any {
+		abs, err := filepath.Abs(p.Skill.Dir)
+		if err != nil {
+			return ""
+		}
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			return real
+		}
+		return abs
+	}).(string)
+}
+
+func checkSymlink(p *Pass) {
+	if p.Files == nil {
+		return
+	}
+	root := skillRoot(p)
+	const fix = "replace the link with the file itself"
+	dirs := map[string]bool{} // linked folders already reported
+	for _, f := range p.Files.Files {
+		if f.Link {
+			p.Reportf(f.Path, 0, 0, fix, "%s is a symbolic link%s; the build publishes a copy of the target, "+
+				"but git on Windows, zip uploads and some installers do not follow links", f.Path, linkTarget(root, f.Path))
+			continue
+		}
+		// A file below a linked folder is not a link itself: Collect walks
+		// the folder's target, so its Disk path is not where it appears.
+		if root == "" || f.Disk == filepath.Join(root, filepath.FromSlash(f.Path)) {
+			continue
+		}
+		for i := range len(f.Path) {
+			if f.Path[i] != '/' {
+				continue
+			}
+			dir := f.Path[:i]
+			if dirs[dir] {
+				break
+			}
+			info, err := os.Lstat(filepath.Join(root, filepath.FromSlash(dir)))
+			if err == nil && info.Mode()&fs.ModeSymlink != 0 {
+				dirs[dir] = true
+				p.Reportf(dir, 0, 0, "replace the link with the folder itself",
+					"folder %s is a symbolic link%s; the build publishes copies of the files below it, "+
+						"but git on Windows, zip uploads and some installers do not follow links", dir, linkTarget(root, dir))
+				break
+			}
+		}
+	}
+}
+
+// linkTarget describes where the link at rel points, for messages.
+func linkTarget(root, rel string) string {
+	if root == "" {
+		return ""
+	}
+	t, err := os.Readlink(filepath.Join(root, filepath.FromSlash(rel)))
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf(" to %q", filepath.ToSlash(t))
+}
+
+func checkSymlinkEscape(p *Pass) {
+	if p.Files == nil {
+		return
+	}
+	root := skillRoot(p)
+	for _, r := range p.Files.Refused {
+		switch r.Kind {
+		case skill.LinkEscapes:
+			p.Reportf(r.Path, 0, 0, "copy the file into the skill folder, or remove the link",
+				"%s is a symbolic link%s outside the skill folder; the build refuses it, since nothing "+
+					"outside the folder is published with the skill", r.Path, linkTarget(root, r.Path))
+		case skill.LinkBroken:
+			p.Reportf(r.Path, 0, 0, "point the link at a file inside the skill, or remove it",
+				"%s is a broken symbolic link%s (%v); the build refuses it", r.Path, linkTarget(root, r.Path), r.Err)
+		}
+	}
+}
+
+func checkNotRegular(p *Pass) {
+	if p.Files == nil {
+		return
+	}
+	for _, r := range p.Files.Refused {
+		if r.Kind == skill.NotRegular {
+			p.Reportf(r.Path, 0, 0, "remove it from the skill folder, or list it in "+skill.IgnoreFile,
+				"%s is %v; archives hold regular files only, so the build refuses it", r.Path, r.Err)
+		}
+	}
+}
+
+func checkUnreadable(p *Pass) {
+	if p.Files == nil {
+		return
+	}
+	for _, r := range p.Files.Refused {
+		if r.Kind != skill.Unreadable {
+			continue
+		}
+		rel := strings.Trim(r.Path, "/") // folders are recorded as "dir/", the skill itself as "/"
+		what := rel
+		if rel == "" {
+			what = "the skill folder"
+		}
+		p.Reportf(rel, 0, 0, "make it readable (chmod a+r), or list it in "+skill.IgnoreFile,
+			"%s cannot be read (%v), so it cannot be published", what, r.Err)
+	}
+	// Collect only stats files; whether they open shows when they are read.
+	// The entry file's read error has a rule of its own.
+	for _, f := range p.Files.Files {
+		if f.Path == p.Skill.File {
+			continue
+		}
+		if c := p.Content(f); c.Err != nil {
+			p.Reportf(f.Path, 0, 0, "make it readable (chmod a+r), or list it in "+skill.IgnoreFile,
+				"%s cannot be read (%v), so it cannot be published", f.Path, plainErr(c.Err))
+		}
+	}
+}
+
+// plainErr drops the operation and absolute path from an *fs.PathError:
+// findings name the file themselves, relative to the run.
+func plainErr(err error) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// skillIgnore is the skill's parsed .skillignore, or nil.
+func skillIgnore(p *Pass) *skill.Ignore {
+	return p.Memo("files:skillignore", func() any {
+		data, err := os.ReadFile(filepath.Join(p.Skill.Dir, skill.IgnoreFile))
+		if err != nil {
+			return (*skill.Ignore)(nil)
+		}
+		return skill.ParseIgnore(data)
+	}).(*skill.Ignore)
+}
+
+func checkJunk(p *Pass) {
+	if p.Files == nil {
+		return
+	}
+	ig := skillIgnore(p)
+	for _, j := range p.Files.Junk {
+		dir := strings.HasSuffix(j, "/")
+		rel := strings.TrimSuffix(j, "/")
+		name := path.Base(rel)
+		// Collect leaves junk out before it looks at .skillignore; an entry
+		// there is how an author says "I know, leave it".
+		if ig != nil && ig.Match(rel, dir) {
+			continue
+		}
+		pattern := name
+		if dir {
+			pattern += "/"
+		}
+		if dir && (name == ".git" || name == ".hg" || name == ".svn") {
+			// A skill often is a repository's root: never suggest deleting one.
+			if rel == name {
+				continue
+			}
+			p.Reportf(rel, 0, 0, fmt.Sprintf("list %q in %s if it is meant to stay", rel+"/", skill.IgnoreFile),
+				"%s is a nested repository that the build leaves out", rel)
+			continue
+		}
+		rm := "rm "
+		if dir {
+			rm = "rm -r "
+		}
+		p.Reportf(rel, 0, 0, fmt.Sprintf("delete it (%s%s), or list %q in %s", rm, shellQuote(rel), pattern, skill.IgnoreFile),
+			"%s is %s that the build leaves out", rel, junkKind(name, dir))
+	}
+}
+
+func junkKind(name string, dir bool) string {
+	switch {
+	case name == ".DS_Store":
+		return "a macOS Finder file"
+	case name == "Thumbs.db" || name == "desktop.ini":
+		return "a Windows Explorer file"
+	case name == "__pycache__":
+		return "a Python bytecode cache"
+	case strings.HasSuffix(name, ".pyc") || strings.HasSuffix(name, ".pyo"):
+		return "compiled Python bytecode"
+	case dir:
+		return "a junk folder"
+	}
+	return "an editor swap or backup file"
+}
+
+// shellQuote quotes a path for a POSIX shell command in a fix hint.
+func shellQuote(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-/+,=@", r)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
+func checkPathCollision(p *Pass) {
+	if p.Files == nil {
+		return
+	}
+	type entry struct {
+		path string
+		dir  bool
+	}
+	seen := map[string]entry{}
+	reported := map[string]bool{}
+	add := func(rel string, dir bool) {
+		k := pathKey(rel)
+		prev, ok := seen[k]
+		if !ok {
+			seen[k] = entry{rel, dir}
+			return
+		}
+		// Two folders that differ in case merge harmlessly into one; any
+		// files that really collide inside them are reported themselves.
+		if prev.path == rel || prev.dir && dir || reported[rel] {
+			return
+		}
+		reported[rel] = true
+		what, where := "letter case", "macOS and Windows"
+		if norm.NFC.String(prev.path) == norm.NFC.String(rel) {
+			what, where = "Unicode normalization (NFC and NFD)", "macOS"
+		}
+		p.Reportf(rel, 0, 0, "rename one of them, or merge them",
+			"%s%s and %s%s differ only in %s; they are one path on %s, where installing the skill overwrites one with the other",
+			folderWord(prev.dir), prev.path, folderWord(dir), rel, what, where)
+	}
+	for _, f := range p.Files.Files {
+		for i := 0; i < len(f.Path); i++ {
+			if f.Path[i] == '/' {
+				add(f.Path[:i], true)
+			}
+		}
+		add(f.Path, false)
+	}
+}
+
+func folderWord(dir bool) string {
+	if dir {
+		return "folder "
+	}
+	return ""
+}
+
+// pathKey maps paths that name one file on a case-insensitive,
+// normalization-insensitive file system to the same string.
+func pathKey(p string) string {
+	ascii := true
+	for i := 0; i < len(p); i++ {
+		if p[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return strings.ToLower(p)
+	}
+	// A cases.Caser keeps state, so each call gets its own.
+	return norm.NFC.String(cases.Fold().String(norm.NFC.String(p)))
+}
+
+func checkPathWindows(p *Pass) {
+	if p.Files == nil {
+		return
+	}
+	reported := map[string]bool{}
+	for _, f := range p.Files.Files {
+		start := 0
+		for i := 0; i <= len(f.Path); i++ {
+			if i < len(f.Path) && f.Path[i] != '/' {
+				continue
+			}
+			rel, name := f.Path[:i], f.Path[start:i]
+			start = i + 1
+			if reported[rel] {
+				continue
+			}
+			if why := windowsNameProblem(name); why != "" {
+				reported[rel] = true
+				p.Reportf(rel, 0, 0, "rename it (and update the links to it)",
+					"%q %s, so the skill cannot be installed on Windows", name, why)
+			}
+		}
+	}
+}
+
+// windowsNameProblem says why Windows cannot create a file or folder of
+// this name, or returns "" (learn.microsoft.com, "Naming Files, Paths, and
+// Namespaces").
+func windowsNameProblem(name string) string {
+	for _, r := range name {
+		if r < 0x20 {
+			return fmt.Sprintf("contains the control character %U", r)
+		}
+		if strings.ContainsRune(`<>:"|?*\`, r) {
+			return fmt.Sprintf("contains %q, which Windows does not allow in names", r)
+		}
+	}
+	if strings.HasSuffix(name, ".") || strings.HasSuffix(name, " ") {
+		return "ends in a dot or a space, which Windows strips"
+	}
+	// NUL.txt and NUL.tar.gz are both NUL: the device name is what precedes
+	// the first dot, trailing spaces ignored.
+	base, _, _ := strings.Cut(name, ".")
+	base = strings.ToUpper(strings.TrimRight(base, " "))
+	switch base {
+	case "CON", "PRN", "AUX", "NUL":
+		return "is the reserved device name " + base + " on Windows (with any extension)"
+	}
+	if len(base) > 3 && (base[:3] == "COM" || base[:3] == "LPT") && strings.Contains("0123456789¹²³", base[3:]) &&
+		utf8.RuneCountInString(base[3:]) == 1 {
+		return "is the reserved device name " + base + " on Windows (with any extension)"
+	}
+	return ""
+}
+
+// checkPathPackable reports the paths package pack refuses for reasons other
+// than length, by asking pack itself, so lint promises exactly what the
+// build accepts.
+func checkPathPackable(p *Pass) {
+	if p.Files == nil {
+		return
+	}
+	for _, f := range p.Files.Files {
+		err := pack.CheckPath(f.Path)
+		if err == nil || errors.Is(err, pack.ErrTooLong) {
+			continue
+		}
+		var pe *pack.PathError
+		msg := err.Error()
+		if errors.As(err, &pe) {
+			msg = pe.Err.Error()
+		}
+		p.Reportf(f.Path, 0, 0, "rename the file using printable ASCII letters, digits, '-', '_' and '.'",
+			"%s cannot be packed: %s", f.Path, msg)
+	}
+}
+
+func checkPathTooLong(p *Pass) {
+	if p.Files == nil {
+		return
+	}
+	for _, f := range p.Files.Files {
+		if pack.FitsUSTAR(f.Path) {
+			continue
+		}
+		why := fmt.Sprintf("the path is %d bytes; a USTAR tar header holds 100, or a folder part of up to 155 "+
+			"and a name of up to 100 split at a \"/\"", len(f.Path))
+		if n := len(path.Base(f.Path)); n > 100 {
+			why = fmt.Sprintf("the file name alone is %d bytes; a USTAR tar header holds names of up to 100", n)
+		}
+		p.Reportf(f.Path, 0, 0, "shorten the folder or file names",
+			"%s cannot be packed: %s, and the skills CLI reads no longer forms", f.Path, why)
+	}
+}
+
+// textExts are the extensions of files that readers decode as text.
+var textExts = map[string]bool{
+	".md": true, ".txt": true, ".py": true, ".sh": true, ".js": true, ".ts": true, ".json": true,
+	".yaml": true, ".yml": true, ".toml": true, ".html": true, ".css": true, ".csv": true, ".xml": true,
+}
+
+// isTextPath reports whether a skill path names a text file: by extension,
+// or an extension-less file under scripts/ (an executable script).
+func isTextPath(rel string) bool {
+	ext := strings.ToLower(path.Ext(rel))
+	return textExts[ext] || ext == "" && strings.HasPrefix(rel, "scripts/")
+}
+
+var (
+	utf8BOM  = []byte{0xEF, 0xBB, 0xBF}
+	utf16LE  = []byte{0xFF, 0xFE}
+	utf16BE  = []byte{0xFE, 0xFF}
+	crlfLine = []byte("\r\n")
+)
+
+func checkTextEncoding(p *Pass) {
+	if p.Files == nil {
+		return
+	}
+	const fix = "re-save it as UTF-8 without a byte order mark (e.g. iconv -f WINDOWS-1252 -t UTF-8)"
+	for _, f := range p.Files.Files {
+		if f.Path == p.Skill.File || !isTextPath(f.Path) {
+			continue
+		}
+		c := p.Content(f)
+		if c.Err != nil {
+			continue
+		}
+		data := c.Data
+		if bytes.HasPrefix(data, utf16LE) || bytes.HasPrefix(data, utf16BE) {
+			p.Reportf(f.Path, 0, 0, fix, "%s is UTF-16 (it starts with a UTF-16 byte order mark); readers expect UTF-8", f.Path)
+			continue
+		}
+		if bytes.HasPrefix(data, utf8BOM) {
+			p.Reportf(f.Path, 1, 1, fix, "%s starts with a UTF-8 byte order mark, which readers take as part "+
+				"of the first line (it breaks shebangs and JSON)", f.Path)
+		}
+		if off := firstBadUTF8(data, c.Complete); off >= 0 {
+			line, col := newLineCounter(data).pos(off)
+			p.Reportf(f.Path, line, col, fix, "%s is not valid UTF-8 (byte 0x%02X); readers turn it into U+FFFD "+
+				"or refuse the file", f.Path, data[off])
+		}
+	}
+}
+
+// firstBadUTF8 returns the offset of the first byte that is not UTF-8, or -1.
+// A rune cut off by the read limit is not an error.
+func firstBadUTF8(data []byte, complete bool) int {
+	if utf8.Valid(data) {
+		return -1
+	}
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n == 1 {
+			if !complete && !utf8.FullRune(data[i:]) {
+				return -1
+			}
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
+// binaryData reports whether data looks like a binary file: a NUL byte in
+// its first 8000 bytes, as git decides.
+func binaryData(data []byte) bool {
+	return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0
+}
+
+// lineCounter turns byte offsets, visited in increasing order, into 1-based
+// lines and byte columns in O(len(data)) overall. A UTF-8 BOM does not count
+// towards line 1's columns, as in Go's compiler.
+type lineCounter struct {
+	data        []byte
+	off         int // offsets before off are counted
+	line, start int // the line at off and its first byte
+}
+
+func newLineCounter(data []byte) *lineCounter {
+	c := &lineCounter{data: data, line: 1}
+	if bytes.HasPrefix(data, utf8BOM) {
+		c.start = len(utf8BOM)
+	}
+	return c
+}
+
+func (c *lineCounter) pos(off int) (line, col int) {
+	if off < c.off { // out of order: start over
+		*c = *newLineCounter(c.data)
+	}
+	for {
+		i := bytes.IndexByte(c.data[c.off:off], '\n')
+		if i < 0 {
+			break
+		}
+		c.off += i + 1
+		c.line++
+		c.start = c.off
+	}
+	c.off = off
+	return c.line, max(off-c.start, 0) + 1
+}
+
+// windowsScripts may, and often must, use CRLF.
+var windowsScripts = map[string]bool{".bat": true, ".cmd": true, ".ps1": true, ".psm1": true, ".vbs": true}
+
+func checkScriptCRLF(p *Pass) {
+	if p.Files == nil {
+		return
+	}
+	for _, f := range p.Files.Files {
+		if !strings.HasPrefix(f.Path, "scripts/") || windowsScripts[strings.ToLower(path.Ext(f.Path))] {
+			continue
+		}
+		c := p.Content(f)
+		if c.Err != nil || binaryData(c.Data) {
+			continue
+		}
+		i := bytes.Index(c.Data, crlfLine)
+		if i < 0 {
+			continue
+		}
+		line, col := newLineCounter(c.Data).pos(i)
+		why := "shells and interpreters read the \\r into every command"
+		if line == 1 && bytes.HasPrefix(c.Data, []byte("#!")) {
+			why = fmt.Sprintf("the shebang names %q, an interpreter that does not exist", shebangCommand(c.Data)+"\r")
+		}
+		p.Reportf(f.Path, line, col, fmt.Sprintf("convert it to LF line endings (dos2unix %s), and add "+
+			"\"scripts/** text eol=lf\" to .gitattributes", shellQuote(f.Path)),
+			"%s has CRLF line endings; on Linux and macOS the \\r is part of each line, so %s", f.Path, why)
+	}
+}
+
+func checkScriptExec(p *Pass) {
+	if p.Files == nil {
+		return
+	}
+	for _, f := range p.Files.Files {
+		if !strings.HasPrefix(f.Path, "scripts/") || f.Exec() {
+			continue
+		}
+		c := p.Content(f)
+		if c.Err != nil || !bytes.HasPrefix(c.Data, []byte("#!")) {
+			continue
+		}
+		run := shebangCommand(c.Data) + " " + shellQuote(f.Path)
+		p.Reportf(f.Path, 0, 0, fmt.Sprintf("chmod +x %s, and have SKILL.md run it as `%s`", shellQuote(f.Path), run),
+			"%s starts with \"#!\" but has no execute bit, so archives carry it as 0644; clients such as the "+
+				"skills CLI install every file 0644 anyway, so SKILL.md should run it as `%s`", f.Path, run)
+	}
+}
+
+// shebangCommand is the interpreter a shebang names ("python3" for
+// "#!/usr/bin/env -S python3 -u"), or "sh".
+func shebangCommand(data []byte) string {
+	first, _, _ := bytes.Cut(data[2:min(len(data), 256)], []byte("\n"))
+	fields := strings.Fields(strings.TrimSuffix(string(first), "\r"))
+	for i, f := range fields {
+		base := path.Base(f)
+		if (i == 0 && base == "env") || strings.HasPrefix(f, "-") {
+			continue
+		}
+		if base != "" && base != "." && base != "/" && utf8.ValidString(base) {
+			return base
+		}
+		break
+	}
+	return "sh"
+}
+
+func checkTooManyFiles(p *Pass) {
+	if p.Files == nil || len(p.Files.Files) <= maxSkillFiles {
+		return
+	}
+	p.Reportf("", 0, 0, "leave files out with "+skill.IgnoreFile+", merge small files, or split the skill",
+		"the skill publishes %d files; MCP hosts accept at most %d per skill (the Vercel skills CLI 1000)",
+		len(p.Files.Files), maxSkillFiles)
+}
+
+func checkSkillTooLarge(p *Pass) {
+	if p.Files == nil {
+		return
+	}
+	var total int64
+	for _, f := range p.Files.Files {
+		total += f.Size
+	}
+	if total > maxSkillBytes {
+		p.Reportf("", 0, 0, "leave large files out with "+skill.IgnoreFile+" and fetch them at run time, or split the skill",
+			"the skill publishes %s in %d files; MCP hosts accept at most 16 MiB per skill (the Vercel skills CLI 50 MiB)",
+			byteSize(total), len(p.Files.Files))
+	}
+}
+
+func checkSkillMDTooLarge(p *Pass) {
+	if p.Skill.Err != nil || p.Skill.Size <= maxEntryBytes {
+		return
+	}
+	p.Reportf(p.Skill.File, 0, 0, "move reference material into files under references/ and link them from "+p.Skill.File,
+		"%s is %s; fast-agent refuses entry files over 256 KiB, and clients load all of it into the model's context",
+		p.Skill.File, byteSize(p.Skill.Size))
+}
+
+func checkFileTooLarge(p *Pass) {
+	if p.Files == nil {
+		return
+	}
+	for _, f := range p.Files.Files {
+		// An oversized SKILL.md is skill-md-too-large's, with a lower limit.
+		if f.Path == p.Skill.File || f.Size <= maxFileBytes {
+			continue
+		}
+		p.Reportf(f.Path, 0, 0, "leave it out with "+skill.IgnoreFile+" and fetch or build it at run time, or compress it",
+			"%s is %s; fast-agent refuses files over 10 MiB", f.Path, byteSize(f.Size))
+	}
+}
+
+// byteSize formats a size for messages: "300 KiB", "11.5 MiB".
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

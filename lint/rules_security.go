@@ -1,3 +1,396 @@
 package lint
 
-var securityRules = []*Rule{}
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+var securityRules = []*Rule{
+	{
+		ID:       "secret",
+		Title:    "private key or access token in a published file",
+		Category: CatSecurity,
+		Severity: Error,
+		Explain: "Every file of a skill is published to anyone who can fetch the bundle, and a published " +
+			"secret cannot be recalled: mirrors, caches and installed copies keep it. Lint looks in " +
+			"every published file, binary ones included, for private key blocks, AWS access key IDs " +
+			"(AKIA..., ASIA...), GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), " +
+			"Anthropic and OpenAI API keys (sk-ant-, sk-proj-, ...) and Slack tokens (xoxb-, xoxp-, " +
+			"xoxa-, xoxr-). Obvious placeholders (AKIAIOSFODNN7EXAMPLE, anything with EXAMPLE or " +
+			"XXXX) are skipped. The message shows only the first four characters. Revoke the secret " +
+			"at its issuer, remove it, and have scripts read credentials from the environment.",
+		Bad:   "scripts/upload.py:\n  s3 = boto3.client(\"s3\", aws_access_key_id=\"AKIA...\")",
+		Good:  "scripts/upload.py:\n  s3 = boto3.client(\"s3\")   # credentials from AWS_ACCESS_KEY_ID",
+		Check: checkSecret,
+	},
+	{
+		ID:       "invisible-unicode",
+		Title:    "invisible or bidirectional Unicode characters",
+		Category: CatSecurity,
+		Severity: Error,
+		Explain: "Unicode tag characters (U+E0000–U+E007F) spell ASCII text that renders as nothing but " +
+			"that models read; bidirectional controls (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) " +
+			"reorder what is displayed; zero-width characters (U+200B–U+200D, U+2060, and U+FEFF " +
+			"after the start of a file) hide or split words. All of them let a skill carry " +
+			"instructions a reviewer does not see. Lint looks in SKILL.md, frontmatter and body, and " +
+			"in every other published text file, and reports a run of tag characters once with the " +
+			"text it hides. Joiners inside emoji sequences, flag tag sequences and joiners between " +
+			"letters of scripts that need them (Arabic, Persian, Indic) are allowed. Columns are " +
+			"1-based byte offsets, as Go's compiler counts them. Delete the characters.",
+		Bad: "description: Fills PDF forms.<U+E0049 U+E0067 U+E006E ...>\n" +
+			"  (invisible tag characters spelling \"Ignore previous instructions\")",
+		Good:  "description: Fills PDF forms.",
+		Check: checkInvisible,
+	},
+}
+
+// maxPerFile bounds the findings of one rule in one file: a generated file
+// full of matches needs one look, not a thousand lines of output.
+const maxPerFile = 20
+
+// scanFiles calls fn with the bytes of every published file. When the
+// folder could not be collected, SKILL.md is still scanned.
+func scanFiles(p *Pass, fn func(rel string, data []byte)) {
+	if p.Files == nil {
+		if p.Doc != nil {
+			fn(p.Skill.File, p.Doc.Raw)
+		}
+		return
+	}
+	for _, f := range p.Files.Files {
+		if c := p.Content(f); c.Err == nil {
+			fn(f.Path, c.Data)
+		}
+	}
+}
+
+// secretPattern is one kind of credential. Matching starts at a literal
+// anchor found with bytes.Index, which is far faster than running a regexp
+// over every byte of every file.
+type secretPattern struct {
+	anchor string
+	re     *regexp.Regexp // anchored at the start of the anchor
+	what   string
+}
+
+var secretPatterns = []secretPattern{
+	{"-----BEGIN ", regexp.MustCompile(`^-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`), "a private key"},
+	{"AKIA", regexp.MustCompile(`^AKIA[A-Z0-9]{16}`), "an AWS access key ID"},
+	{"ASIA", regexp.MustCompile(`^ASIA[A-Z0-9]{16}`), "an AWS temporary access key ID"},
+	{"ghp_", regexp.MustCompile(`^ghp_[A-Za-z0-9]{36}`), "a GitHub personal access token"},
+	{"gho_", regexp.MustCompile(`^gho_[A-Za-z0-9]{36}`), "a GitHub OAuth token"},
+	{"ghu_", regexp.MustCompile(`^ghu_[A-Za-z0-9]{36}`), "a GitHub user access token"},
+	{"ghs_", regexp.MustCompile(`^ghs_[A-Za-z0-9]{36}`), "a GitHub app installation token"},
+	{"ghr_", regexp.MustCompile(`^ghr_[A-Za-z0-9]{36}`), "a GitHub refresh token"},
+	{"github_pat_", regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{22,}`), "a GitHub fine-grained access token"},
+	{"sk-ant-", regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{20,}`), "an Anthropic API key"},
+	{"sk-", regexp.MustCompile(`^sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})`), "an OpenAI API key"},
+	{"xox", regexp.MustCompile(`^xox[abpr]-[0-9]+-[A-Za-z0-9-]{10,}`), "a Slack token"},
+}
+
+// secretHit is a credential found at a byte offset.
+type secretHit struct {
+	off  int
+	what string
+	text string // the matched text; never printed whole
+}
+
+// findSecrets returns the credentials in data, in file order.
+func findSecrets(data []byte) []secretHit {
+	var hits []secretHit
+	for _, sp := range secretPatterns {
+		for from := 0; ; {
+			i := bytes.Index(data[from:], []byte(sp.anchor))
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(sp.anchor)
+			// A token inside a longer word ("task-", "xAKIA...") is not one.
+			if i > 0 && wordByte(data[i-1]) {
+				continue
+			}
+			m := sp.re.Find(data[i:min(len(data), i+512)])
+			if m == nil || i+len(m) < len(data) && wordByte(data[i+len(m)]) {
+				continue
+			}
+			if sp.anchor == "-----BEGIN " {
+				if !keyBody(data[i+len(m):]) {
+					continue
+				}
+			} else if placeholder(string(m[len(sp.anchor):])) {
+				continue
+			}
+			hits = append(hits, secretHit{off: i, what: sp.what, text: string(m)})
+		}
+	}
+	sort.Slice(hits, func(i, j int) bool { return hits[i].off < hits[j].off })
+	// "sk-ant-..." is also tried as an OpenAI key; keep one hit per place.
+	out := hits[:0]
+	for _, h := range hits {
+		if len(out) == 0 || out[len(out)-1].off != h.off {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+func wordByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// placeholders are words that real, random tokens practically never
+// contain (a 36-character token holds "XXXX" with odds of about 1 in 30,000).
+var placeholders = []string{"EXAMPLE", "XXXX", "SAMPLE", "DUMMY", "FAKE", "PLACEHOLDER", "REDACTED", "YOUR"}
+
+// placeholder reports whether a matched token is made up for documentation:
+// a placeholder word, a character repeated eight times ("ghp_0000..."), or
+// too few distinct characters for a random string.
+func placeholder(tok string) bool {
+	up := strings.ToUpper(tok)
+	for _, w := range placeholders {
+		if strings.Contains(up, w) {
+			return true
+		}
+	}
+	var seen [256]bool
+	distinct, run := 0, 0
+	for i := 0; i < len(tok); i++ {
+		if !seen[tok[i]] {
+			seen[tok[i]] = true
+			distinct++
+		}
+		if i > 0 && tok[i] == tok[i-1] {
+			run++
+			if run >= 7 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return distinct < 6
+}
+
+// keyBody reports whether a private key header is followed by key material:
+// a run of 40 or more base64 characters before the END line, on a line of
+// its own or inside a string ("-----BEGIN PRIVATE KEY-----\nMIIEv..." in a
+// JSON credentials file). Documentation that only names the header is not
+// a key.
+func keyBody(rest []byte) bool {
+	rest = rest[:min(len(rest), 1024)]
+	if end := bytes.Index(rest, []byte("-----END")); end >= 0 {
+		rest = rest[:end]
+	}
+	start := 0
+	for i := 0; i <= len(rest); i++ {
+		if i < len(rest) && base64Byte(rest[i]) {
+			continue
+		}
+		if i-start >= 40 && !placeholder(string(rest[start:i])) {
+			return true
+		}
+		start = i + 1
+	}
+	return false
+}
+
+func base64Byte(b byte) bool {
+	return b >= 'A' && b <= 'Z' || b >= 'a' && b <= 'z' || b >= '0' && b <= '9' || b == '+' || b == '/' || b == '='
+}
+
+// redact shows as much of a secret as a message may: its first four characters.
+func redact(s string) string {
+	return s[:min(len(s), 4)] + "…"
+}
+
+func checkSecret(p *Pass) {
+	const fix = "revoke it at its issuer now, remove it, and have scripts read credentials from the environment"
+	scanFiles(p, func(rel string, data []byte) {
+		hits := findSecrets(data)
+		lc := newLineCounter(data)
+		for i, h := range hits {
+			line, col := lc.pos(h.off)
+			if i == maxPerFile {
+				p.Reportf(rel, line, col, fix, "%d more secrets from here on in %s", len(hits)-i, rel)
+				return
+			}
+			shown := fmt.Sprintf("%q", redact(h.text))
+			if strings.HasPrefix(h.text, "-----") {
+				shown = fmt.Sprintf("%q", h.text) // the header names the kind of key, not the key
+			}
+			p.Reportf(rel, line, col, fix, "%s (%s) is published here; anyone who fetches the skill has it",
+				h.what, shown)
+		}
+	})
+}
+
+// invisibleNames are the code points reported outside the tag block.
+var invisibleNames = map[rune]string{
+	0x200B: "ZERO WIDTH SPACE",
+	0x200C: "ZERO WIDTH NON-JOINER",
+	0x200D: "ZERO WIDTH JOINER",
+	0x200E: "LEFT-TO-RIGHT MARK",
+	0x200F: "RIGHT-TO-LEFT MARK",
+	0x202A: "LEFT-TO-RIGHT EMBEDDING",
+	0x202B: "RIGHT-TO-LEFT EMBEDDING",
+	0x202C: "POP DIRECTIONAL FORMATTING",
+	0x202D: "LEFT-TO-RIGHT OVERRIDE",
+	0x202E: "RIGHT-TO-LEFT OVERRIDE",
+	0x2060: "WORD JOINER",
+	0x2066: "LEFT-TO-RIGHT ISOLATE",
+	0x2067: "RIGHT-TO-LEFT ISOLATE",
+	0x2068: "FIRST STRONG ISOLATE",
+	0x2069: "POP DIRECTIONAL ISOLATE",
+	0xFEFF: "ZERO WIDTH NO-BREAK SPACE",
+}
+
+func isBidi(r rune) bool {
+	return r == 0x200E || r == 0x200F || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
+}
+
+func isTag(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }
+
+// invisibleHit is a run of invisible characters at a byte offset.
+type invisibleHit struct {
+	off int
+	msg string
+}
+
+// findInvisible returns the runs of invisible characters in data, in order.
+func findInvisible(data []byte) []invisibleHit {
+	var hits []invisibleHit
+	for i := 0; i < len(data); {
+		// Every code point looked for is encoded with one of these lead
+		// bytes (U+2xxx: E2, U+FEFF: EF, U+E00xx: F3): skip the rest fast.
+		if b := data[i]; b != 0xE2 && b != 0xEF && b != 0xF3 {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(data[i:])
+		switch {
+		case isTag(r):
+			j, hidden, count := i, []byte{}, 0
+			var last rune
+			for j < len(data) {
+				r2, n2 := utf8.DecodeRune(data[j:])
+				if !isTag(r2) {
+					break
+				}
+				if r2 >= 0xE0020 && r2 <= 0xE007E {
+					hidden = append(hidden, byte(r2-0xE0000))
+				}
+				last, count, j = r2, count+1, j+n2
+			}
+			if !flagTags(data[:i], hidden, count, last) {
+				hits = append(hits, invisibleHit{i, tagMessage(hidden, count)})
+			}
+			i = j
+		case invisibleNames[r] != "" && !(r == 0xFEFF && i == 0) && !joinerAllowed(data, i, r, n):
+			j, count := i+n, 1
+			for j < len(data) {
+				r2, n2 := utf8.DecodeRune(data[j:])
+				if invisibleNames[r2] == "" || joinerAllowed(data, j, r2, n2) {
+					break
+				}
+				count, j = count+1, j+n2
+			}
+			hits = append(hits, invisibleHit{i, invisibleMessage(r, count)})
+			i = j
+		default:
+			i += n
+		}
+	}
+	return hits
+}
+
+func tagMessage(hidden []byte, n int) string {
+	if len(hidden) == 0 {
+		return fmt.Sprintf("%d invisible Unicode tag characters (U+E0000–U+E007F); they render as nothing "+
+			"but models read them, so they can hide instructions from reviewers", n)
+	}
+	shown := string(hidden)
+	if len(shown) > 12 {
+		shown = shown[:12] + "…"
+	}
+	return fmt.Sprintf("%d invisible Unicode tag characters spell out hidden text: %q; models read it but "+
+		"reviewers see nothing, so it can hide instructions", n, shown)
+}
+
+func invisibleMessage(r rune, count int) string {
+	what := "an invisible zero-width character that can hide or split words"
+	if isBidi(r) {
+		what = "an invisible bidirectional control that reorders how the text around it is displayed"
+	}
+	if count == 1 {
+		return fmt.Sprintf("%U %s is %s; it can hide instructions from reviewers", r, invisibleNames[r], what)
+	}
+	return fmt.Sprintf("%d invisible characters in a row, starting with %U %s, %s; they can hide instructions "+
+		"from reviewers", count, r, invisibleNames[r], what)
+}
+
+// flagTags reports whether a run of tag characters is an emoji tag sequence:
+// U+1F3F4 WAVING BLACK FLAG, a subdivision code such as "gbsct", and U+E007F
+// CANCEL TAG (the flags of England, Scotland and Wales). A code is at most
+// seven characters, too few to carry instructions.
+func flagTags(before []byte, hidden []byte, n int, last rune) bool {
+	prev, _ := utf8.DecodeLastRune(before)
+	if prev != 0x1F3F4 || last != 0xE007F || len(hidden) != n-1 || len(hidden) == 0 || len(hidden) > 7 {
+		return false
+	}
+	for _, b := range hidden {
+		if !(b >= 'a' && b <= 'z' || b >= '0' && b <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// joinerAllowed reports whether a zero-width (non-)joiner at data[i:i+n]
+// does the job it exists for: joining emoji (👩‍💻), or shaping letters of
+// scripts such as Persian and Devanagari.
+func joinerAllowed(data []byte, i int, r rune, n int) bool {
+	if r != 0x200C && r != 0x200D {
+		return false
+	}
+	prev, _ := utf8.DecodeLastRune(data[:i])
+	next, _ := utf8.DecodeRune(data[i+n:])
+	if r == 0x200D && emojiLike(prev) && emojiLike(next) {
+		return true
+	}
+	return complexScript(prev) && complexScript(next)
+}
+
+func emojiLike(r rune) bool {
+	return r >= 0x1F000 && r <= 0x1FAFF || r >= 0x2600 && r <= 0x27BF || r >= 0x2B00 && r <= 0x2BFF || r == 0xFE0F
+}
+
+// complexScript reports letters and marks from Hebrew (U+0590) on, where
+// joiners shape text; Latin, Greek and Cyrillic never need them.
+func complexScript(r rune) bool {
+	return r >= 0x0590 && r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsMark(r))
+}
+
+func checkInvisible(p *Pass) {
+	const fix = "delete the invisible characters (most editors find them by searching for the code point)"
+	scanFiles(p, func(rel string, data []byte) {
+		if binaryData(data) {
+			return
+		}
+		hits := findInvisible(data)
+		lc := newLineCounter(data)
+		for i, h := range hits {
+			line, col := lc.pos(h.off)
+			if i == maxPerFile {
+				p.Reportf(rel, line, col, fix, "%d more runs of invisible characters from here on in %s", len(hits)-i, rel)
+				return
+			}
+			p.Reportf(rel, line, col, fix, "%s", h.msg)
+		}
+	})
+}

@@ -1,3 +1,820 @@
 package lint
 
-var yamlRules = []*Rule{}
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillpack/skillpack/skill"
+)
+
+// The portable-YAML rules hold frontmatter to the subset that every reader
+// agrees on. The official MCP client SDK parses frontmatter with a YAML
+// subset and its hosts drop a skill that uses anything outside it (errors);
+// the rest are places where full YAML readers disagree with one another,
+// YAML 1.1 against 1.2, or YAML against JSON (warnings).
+var yamlRules = []*Rule{
+	{
+		ID:       "yaml-anchor",
+		Title:    "frontmatter uses a YAML anchor or alias",
+		Category: CatPortable,
+		Severity: Error,
+		Explain: "Anchors (&name) and aliases (*name) let YAML repeat a value, but the YAML subset the official " +
+			"MCP client SDK reads has neither, so hosts drop the skill, and an alias fan-out is the classic " +
+			"YAML bomb that other readers refuse. Write the value out in full where it is used.",
+		Bad:   "---\nname: pdf-tools\ndescription: &d Extract text and tables from PDF files.\nmetadata:\n  summary: *d\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  summary: Extract text and tables from PDF files.\n---\n",
+		Check: checkAnchors,
+	},
+	{
+		ID:       "yaml-tag",
+		Title:    "frontmatter uses an explicit YAML tag",
+		Category: CatPortable,
+		Severity: Error,
+		Explain: "Explicit tags such as !!str, !!binary or !custom are outside the YAML subset the official MCP " +
+			"client SDK reads, so hosts drop the skill, and other readers resolve or reject custom tags " +
+			"differently. Remove the tag; to keep a value a string, quote it instead.",
+		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  version: !!str 2.0\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  version: \"2.0\"\n---\n",
+		Check: checkTags,
+	},
+	{
+		ID:       "yaml-complex-key",
+		Title:    "frontmatter has a key that is not a plain string",
+		Category: CatPortable,
+		Severity: Error,
+		Explain: "Frontmatter must become JSON, whose keys are strings. A mapping or list used as a key, an " +
+			"explicit \"? \" key, a key YAML reads as a number, boolean, null or date (1:, true:, null:), and " +
+			"the YAML 1.1 merge key << have no faithful JSON form, and the YAML subset the official MCP " +
+			"client SDK reads rejects them, so hosts drop the skill. Use plain string keys; quote one that " +
+			"looks like another type.",
+		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  1: first release\n  true: stable\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  \"1\": first release\n  \"true\": stable\n---\n",
+		Check: checkComplexKeys,
+	},
+	{
+		ID:       "yaml-indent-indicator",
+		Title:    "block scalar has an explicit indentation indicator",
+		Category: CatPortable,
+		Severity: Error,
+		Explain: "A block scalar header may carry a digit that fixes the text's indentation (|2, >-2, |+1). " +
+			"The YAML subset the official MCP client SDK reads does not accept it, so hosts drop the skill. " +
+			"Remove the digit and indent the text evenly; if the text must start with spaces, use a quoted " +
+			"string instead.",
+		Bad:   "---\nname: pdf-tools\ndescription: |2\n    Extract text and tables from PDF files.\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: |\n  Extract text and tables from PDF files.\n---\n",
+		Check: checkIndentIndicators,
+	},
+	{
+		ID:       "yaml-flow-mapping",
+		Title:    "frontmatter uses a flow mapping",
+		Category: CatPortable,
+		Severity: Error,
+		Explain: "Flow mappings ({a: b}) and mappings inside flow sequences ([a: b], [{a: b}]) are outside " +
+			"the YAML subset the official MCP client SDK reads, so hosts drop the skill. Write the mapping " +
+			"in block form, one \"key: value\" a line.",
+		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata: {author: ana, version: \"1\"}\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  author: ana\n  version: \"1\"\n---\n",
+		Check: checkFlowMappings,
+	},
+	{
+		ID:       "yaml-tab-indent",
+		Title:    "frontmatter line is indented with a tab",
+		Category: CatPortable,
+		Severity: Error,
+		Explain: "YAML forbids tabs in indentation. Most readers, yaml.v3 among them, then fail on the whole " +
+			"frontmatter, and the YAML subset the official MCP client SDK reads rejects even the tabs that " +
+			"full YAML tolerates, so hosts drop the skill. Indent with spaces.",
+		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n\tauthor: ana\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  author: ana\n---\n",
+		Check: checkTabIndent,
+	},
+	{
+		ID:       "yaml-duplicate-key",
+		Title:    "frontmatter repeats a key",
+		Category: CatPortable,
+		Severity: Error,
+		Explain: "YAML forbids a key twice in one mapping, yet readers differ: some keep the first value, " +
+			"some the last, and the YAML subset the official MCP client SDK reads rejects the file, so " +
+			"hosts drop the skill. Keep one of the two.",
+		Bad:   "---\nname: pdf-tools\ndescription: Extract text from PDF files.\ndescription: Extract text and tables from PDF files.\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\n---\n",
+		Check: checkDuplicateKeys,
+	},
+	{
+		ID:       "yaml-proto-key",
+		Title:    "frontmatter has a __proto__ key",
+		Category: CatPortable,
+		Severity: Error,
+		Explain: "JavaScript readers build frontmatter as plain objects, where a __proto__ key sets the " +
+			"object's prototype instead of adding a field: the value is lost, or it changes what every " +
+			"other key means. The official MCP client SDK refuses such frontmatter, so hosts drop the " +
+			"skill. Rename the key.",
+		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  __proto__: admin\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  proto: admin\n---\n",
+		Check: checkProtoKeys,
+	},
+	{
+		ID:       "yaml-special-float",
+		Title:    "frontmatter has .inf or .nan",
+		Category: CatPortable,
+		Severity: Error,
+		Explain: "YAML reads an unquoted .inf, -.inf or .nan (in any case variant it accepts) as infinity or " +
+			"not-a-number, which JSON cannot carry: writers fail or write null, and the official MCP client " +
+			"SDK rejects the frontmatter, so hosts drop the skill. Quote the value if it is text, or use a " +
+			"finite number.",
+		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  max-pages: .inf\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  max-pages: \"unlimited\"\n---\n",
+		Check: checkSpecialFloats,
+	},
+	{
+		ID:       "yaml-colon-space",
+		Title:    "plain value holds \": \", a trailing \":\" or a \" #\" comment",
+		Category: CatPortable,
+		Severity: Warning,
+		Explain: "In an unquoted value, \": \" starts a mapping and \" #\" starts a comment. yaml.v3 still reads " +
+			"some such values (a trailing \":\" inside a flow list, text cut short at \" #\"), but other " +
+			"readers fail on them or read something else, and text after \" #\" is silently dropped. Quote " +
+			"the value, or use a \">\" block.",
+		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files, see issue #42\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: \"Extract text and tables from PDF files, see issue #42\"\n---\n",
+		Check: checkColonSpace,
+	},
+	{
+		ID:       "yaml-flow-sequence",
+		Title:    "frontmatter uses a flow sequence",
+		Category: CatPortable,
+		Severity: Warning,
+		Explain: "A flow sequence ([a, b]) is full YAML, but line-based frontmatter readers and some YAML " +
+			"subsets read it as one string \"[a, b]\". Write the list in block form, one \"- item\" a line.",
+		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nallowed-tools: [Read, Bash]\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nallowed-tools:\n  - Read\n  - Bash\n---\n",
+		Check: checkFlowSequences,
+	},
+	{
+		ID:       "yaml-ambiguous-scalar",
+		Title:    "unquoted value that YAML readers disagree on",
+		Category: CatPortable,
+		Severity: Warning,
+		Explain: "YAML 1.1 and 1.2 readers turn some unquoted values into different things: yes, no, on, off, " +
+			"y and n are booleans to 1.1 and strings to 1.2; 010 is octal 8 to 1.1 and 10 to 1.2; 1:20 is " +
+			"80 to 1.1; 2024-01-02 is a date to 1.1; 1e3 and 0o10 are numbers only to 1.2. And every " +
+			"reader turns 1.0 or 1.10 into a number that loses its trailing zero. Hosts compare " +
+			"frontmatter field by field, so quote such values to make them strings for everyone.",
+		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  version: 1.10\n  beta: yes\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  version: \"1.10\"\n  beta: \"yes\"\n---\n",
+		Check: checkAmbiguousScalars,
+	},
+}
+
+// yamlItem is one node of the frontmatter tree with what the rules need to
+// know about where it sits.
+type yamlItem struct {
+	n      *yaml.Node
+	key    bool       // the node is a mapping key
+	flow   *yaml.Node // the outermost flow collection around the node, if any
+	inFMap bool       // some ancestor is a flow mapping
+}
+
+// yamlTree is the frontmatter flattened once per skill and shared by the
+// rules.
+type yamlTree struct {
+	items   []yamlItem
+	flowMap map[*yaml.Node]bool // outermost flow collections that hold a mapping
+	lines   []string            // FrontRaw split into lines, without terminators
+	starts  map[int][]int       // see runeStarts
+}
+
+// frontTree returns the flattened frontmatter; items is empty when the
+// frontmatter did not parse, lines is set whenever there is frontmatter.
+func frontTree(p *Pass) *yamlTree {
+	return p.Memo("yaml:tree", func() any {
+		t := &yamlTree{flowMap: map[*yaml.Node]bool{}}
+		if p.Doc == nil {
+			return t
+		}
+		t.lines = rawLines(p.Doc.FrontRaw)
+		if p.Doc.Front == nil {
+			return t
+		}
+		// An explicit stack, not recursion: yaml.v3 accepts nesting 10,000
+		// deep. Aliases are leaves here (their targets are never entered),
+		// so an alias fan-out costs one item an alias, not its expansion.
+		stack := []yamlItem{{n: p.Doc.Front}}
+		for len(stack) > 0 {
+			it := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			t.items = append(t.items, it)
+			n := it.n
+			if n.Kind != yaml.MappingNode && n.Kind != yaml.SequenceNode {
+				continue
+			}
+			flowStyle := n.Style&yaml.FlowStyle != 0
+			if n.Kind == yaml.MappingNode && it.flow != nil {
+				t.flowMap[it.flow] = true
+			}
+			child := yamlItem{flow: it.flow, inFMap: it.inFMap || n.Kind == yaml.MappingNode && flowStyle}
+			if child.flow == nil && flowStyle {
+				child.flow = n
+			}
+			for i := len(n.Content) - 1; i >= 0; i-- {
+				c := child
+				c.n = n.Content[i]
+				c.key = n.Kind == yaml.MappingNode && i%2 == 0
+				stack = append(stack, c)
+			}
+		}
+		return t
+	}).(*yamlTree)
+}
+
+func rawLines(raw []byte) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
+
+// cut splits 1-based line ln before 1-based column col, counted in
+// characters as yaml.v3 counts them. It costs O(1) a call after the first on
+// a line, since a bomb puts thousands of nodes on one long line.
+func (t *yamlTree) cut(ln, col int) (before, after string) {
+	if ln < 1 || ln > len(t.lines) {
+		return "", ""
+	}
+	l, i := t.lines[ln-1], col-1
+	if starts := t.runeStarts(ln); starts != nil {
+		if i = len(l); col-1 < len(starts) {
+			i = starts[max(col-1, 0)]
+		}
+	}
+	i = min(max(i, 0), len(l))
+	return l[:i], l[i:]
+}
+
+// runeStarts returns the byte offset of each character of a line, or nil
+// when the line is ASCII and columns are offsets already.
+func (t *yamlTree) runeStarts(ln int) []int {
+	if s, ok := t.starts[ln]; ok {
+		return s
+	}
+	l := t.lines[ln-1]
+	var s []int
+	for i := 0; i < len(l); i++ {
+		if l[i] >= utf8.RuneSelf {
+			for j := range l {
+				s = append(s, j)
+			}
+			break
+		}
+	}
+	if t.starts == nil {
+		t.starts = map[int][]int{}
+	}
+	t.starts[ln] = s
+	return s
+}
+
+// src is the source text from a node's position to the end of its line.
+// A node's position is that of its first property (tag or anchor) if it
+// has any.
+func (t *yamlTree) src(n *yaml.Node) string {
+	_, after := t.cut(n.Line, n.Column)
+	return after
+}
+
+// tag returns a node's explicit tag as written, or "".
+func (t *yamlTree) tag(n *yaml.Node) string {
+	// A block collection starts where its first key or item does, whose
+	// tag is not the collection's, so only a scalar is read from source
+	// (to catch the non-specific tag "!", which yaml.v3 leaves out of Style).
+	if n.Kind != yaml.ScalarNode && n.Style&yaml.TaggedStyle == 0 {
+		return ""
+	}
+	s := t.src(n)
+	for s != "" && (s[0] == '&' || s[0] == '!') {
+		tok, rest := s, ""
+		end := " \t,[]{}" // a flow indicator ends a tag or anchor
+		if strings.HasPrefix(s, "!<") {
+			end = ">" // a verbatim tag, which may hold them
+		}
+		if i := strings.IndexAny(s, end); i >= 0 {
+			if end == ">" {
+				i++
+			}
+			tok, rest = s[:i], s[i:]
+		}
+		if tok[0] == '!' {
+			return tok
+		}
+		s = strings.TrimLeft(rest, " \t")
+	}
+	if n.Style&yaml.TaggedStyle != 0 {
+		return n.Tag
+	}
+	return ""
+}
+
+// plain reports whether n is an unquoted scalar without a tag, the only
+// kind whose type YAML guesses from its text.
+func (t *yamlTree) plain(n *yaml.Node) bool {
+	const quoted = yaml.DoubleQuotedStyle | yaml.SingleQuotedStyle | yaml.LiteralStyle | yaml.FoldedStyle
+	return n.Kind == yaml.ScalarNode && n.Style&(quoted|yaml.TaggedStyle) == 0 && t.tag(n) == ""
+}
+
+// keyString is a mapping key as a JSON reader would name it, and whether it
+// has such a name.
+func keyString(k *yaml.Node) (string, bool) {
+	if k.Kind == yaml.AliasNode && k.Alias != nil {
+		k = k.Alias
+	}
+	if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
+		return "", false
+	}
+	return k.Value, true
+}
+
+func checkAnchors(p *Pass) {
+	t := frontTree(p)
+	for _, it := range t.items {
+		n := it.n
+		if n.Anchor != "" {
+			p.ReportNode(n, "write the value out in full wherever it is used",
+				"anchor \"&%s\" is outside the YAML subset MCP clients read", n.Anchor)
+		}
+		if n.Kind == yaml.AliasNode {
+			where := ""
+			if n.Alias != nil {
+				line, _ := p.Doc.FilePos(n.Alias)
+				where = fmt.Sprintf(" (its anchor is on line %d)", line)
+			}
+			p.ReportNode(n, "replace the alias with a copy of the value",
+				"alias \"*%s\"%s is outside the YAML subset MCP clients read", n.Value, where)
+		}
+	}
+}
+
+func checkTags(p *Pass) {
+	t := frontTree(p)
+	for _, it := range t.items {
+		if tag := t.tag(it.n); tag != "" {
+			p.ReportNode(it.n, "remove the tag; quote the value if it must stay text",
+				"explicit tag %q is outside the YAML subset MCP clients read", tag)
+		}
+	}
+}
+
+// keyKinds names what YAML reads a non-string scalar key as.
+var keyKinds = map[string]string{
+	"!!int": "a number", "!!float": "a number", "!!bool": "a boolean",
+	"!!null": "null", "!!timestamp": "a date",
+}
+
+func checkComplexKeys(p *Pass) {
+	t := frontTree(p)
+	for _, it := range t.items {
+		n := it.n
+		// Aliases belong to yaml-anchor and tags to yaml-tag: one finding a problem.
+		if !it.key || n.Kind == yaml.AliasNode || t.tag(n) != "" {
+			continue
+		}
+		switch {
+		case n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode:
+			what := "a mapping"
+			if n.Kind == yaml.SequenceNode {
+				what = "a list"
+			}
+			p.ReportNode(n, "use a plain string key",
+				"%s is used as a key; JSON keys are strings and MCP clients' YAML subset rejects it", what)
+		case t.explicitKey(n):
+			p.ReportNode(n, fmt.Sprintf("write the key on one line as %s: value", quoteKey(n.Value)),
+				"explicit \"? \" key %q is outside the YAML subset MCP clients read", n.Value)
+		case n.Tag == "!!merge":
+			p.ReportNode(n, "write the merged keys out in full",
+				"\"<<\" is a merge key to YAML 1.1 readers and an ordinary \"<<\" key to others; MCP clients' YAML subset rejects it")
+		case n.ShortTag() != "!!str":
+			kind := keyKinds[n.ShortTag()]
+			if kind == "" {
+				kind = "something other than a string"
+			}
+			p.ReportNode(n, fmt.Sprintf("quote the key: %s:", strconv.Quote(n.Value)),
+				"key %q is read as %s, not a string; JSON keys are strings and MCP clients' YAML subset rejects it",
+				n.Value, kind)
+		}
+	}
+}
+
+func quoteKey(s string) string {
+	if s == "" || strings.ContainsAny(s, ":#\"'{}[],&*!|>%@`") {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// explicitKey reports whether a scalar key was introduced by "? ", which
+// yaml.v3 does not record: the indicator is on the key's line before it,
+// or alone on the line above.
+func (t *yamlTree) explicitKey(n *yaml.Node) bool {
+	if n.Line < 1 || n.Line > len(t.lines) {
+		return false
+	}
+	before, _ := t.cut(n.Line, n.Column)
+	if s := strings.TrimRight(before, " \t"); s != "" {
+		return isIndicator(s, '?')
+	}
+	if n.Line < 2 {
+		return false
+	}
+	// "?" on a line of its own with the key below: the key is indented
+	// deeper than the indicator.
+	if !isIndicator(strings.TrimRight(t.lines[n.Line-2], " \t"), '?') {
+		return false
+	}
+	_, at := t.cut(n.Line-1, n.Column)
+	return strings.TrimSpace(at) == "" // the "?" sits left of the key's column
+}
+
+// isIndicator reports whether s ends in the indicator c standing as a token
+// of its own (after indentation, "- " or a flow bracket), not inside text.
+func isIndicator(s string, c byte) bool {
+	if s == "" || s[len(s)-1] != c {
+		return false
+	}
+	s = s[:len(s)-1]
+	return s == "" || strings.ContainsRune(" \t-,[{", rune(s[len(s)-1]))
+}
+
+// blockHeader matches a block scalar header: "|" or ">", then chomping and
+// indentation indicators in either order.
+var blockHeader = regexp.MustCompile(`^[|>]([1-9][+-]?|[+-][1-9]?)?$`)
+
+// checkIndentIndicators scans the raw lines rather than the tree so that it
+// also works when an indicator made the YAML unreadable.
+func checkIndentIndicators(p *Pass) {
+	t := frontTree(p)
+	block := -1 // indentation of the line that opened a block scalar, -1 outside one
+	for i, l := range t.lines {
+		ind := len(l) - len(strings.TrimLeft(l, " "))
+		if block >= 0 {
+			if strings.TrimSpace(l) == "" || ind > block {
+				continue // the block's text, which may hold anything
+			}
+			block = -1
+		}
+		col, header := findHeader(l)
+		if col == 0 {
+			continue
+		}
+		block = ind
+		if strings.ContainsAny(header, "123456789") {
+			p.Reportf(p.Skill.File, p.Doc.FrontLine+i, col,
+				"remove the digit and indent the text evenly; if the text must start with spaces, quote it instead",
+				"block scalar header %q has an explicit indentation indicator, which MCP clients' YAML subset rejects", header)
+		}
+	}
+}
+
+// findHeader finds a block scalar header ("|", ">-", "|2") on a line and
+// returns its 1-based column and text, or 0.
+func findHeader(l string) (int, string) {
+	for i := 0; i < len(l); i++ {
+		if l[i] != '|' && l[i] != '>' {
+			continue
+		}
+		// The indicators, then nothing but blanks or a comment.
+		j := i + 1
+		for j < len(l) && j < i+3 && strings.IndexByte("123456789+-", l[j]) >= 0 {
+			j++
+		}
+		rest := strings.TrimLeft(l[j:], " \t")
+		if rest != "" && (rest[0] != '#' || len(rest) == len(l[j:])) {
+			continue
+		}
+		if h := l[i:j]; blockHeader.MatchString(h) && headerContext(l[:i]) {
+			return utf8.RuneCountInString(l[:i]) + 1, h
+		}
+	}
+	return 0, ""
+}
+
+// headerContext reports whether a block scalar indicator may follow this
+// start of a line: a key's ":", a "- " or "? ", or nothing, each optionally
+// followed by a tag and an anchor.
+func headerContext(prefix string) bool {
+	if strings.HasPrefix(strings.TrimSpace(prefix), "#") || strings.Contains(prefix, " #") {
+		return false // in a comment
+	}
+	if prefix != "" && !strings.ContainsRune(" \t", rune(prefix[len(prefix)-1])) {
+		return false // inside a word, as in "a|b"
+	}
+	s := strings.TrimRight(prefix, " \t")
+	for s != "" {
+		j := strings.LastIndexAny(s, " \t")
+		if tok := s[j+1:]; tok[0] != '!' && tok[0] != '&' {
+			break
+		}
+		s = strings.TrimRight(s[:j+1], " \t")
+	}
+	return s == "" || strings.HasSuffix(s, ":") || strings.Trim(s, " \t-?") == ""
+}
+
+func checkFlowMappings(p *Pass) {
+	t := frontTree(p)
+	for _, it := range t.items {
+		n := it.n
+		// Only the outermost flow mapping: rewriting it in block form fixes
+		// those inside it too.
+		if n.Kind != yaml.MappingNode || n.Style&yaml.FlowStyle == 0 || it.inFMap {
+			continue
+		}
+		if it.flow != nil {
+			p.ReportNode(n, "write the list in block form, one \"- item\" a line, with the mapping's keys under its \"- \"",
+				"mapping inside a flow sequence is outside the YAML subset MCP clients read")
+			continue
+		}
+		p.ReportNode(n, "write the mapping in block form, one \"key: value\" a line",
+			"flow mapping {...} is outside the YAML subset MCP clients read")
+	}
+}
+
+func checkFlowSequences(p *Pass) {
+	t := frontTree(p)
+	for _, it := range t.items {
+		n := it.n
+		// A flow sequence that holds a mapping is yaml-flow-mapping's error.
+		if n.Kind != yaml.SequenceNode || n.Style&yaml.FlowStyle == 0 || it.flow != nil || t.flowMap[n] {
+			continue
+		}
+		p.ReportNode(n, "write the list in block form, one \"- item\" a line (or leave out an empty list)",
+			"flow sequence [...] is read as one string by line-based frontmatter readers")
+	}
+}
+
+// leadingTab reports whether a line's leading whitespace holds a tab.
+func leadingTab(l string) bool {
+	for i := 0; i < len(l); i++ {
+		switch l[i] {
+		case '\t':
+			return true
+		case ' ':
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// checkTabIndent works from the raw lines: tabs usually make yaml.v3 fail,
+// leaving no tree.
+func checkTabIndent(p *Pass) {
+	t := frontTree(p)
+	for i, l := range t.lines {
+		if leadingTab(l) {
+			p.Reportf(p.Skill.File, p.Doc.FrontLine+i, 1, "indent with spaces instead of tabs",
+				"line is indented with a tab; YAML forbids tabs in indentation")
+		}
+	}
+}
+
+// tabLine returns the 1-based line of raw frontmatter YAML that is first
+// indented with a tab, or 0 when none is.
+func tabLine(raw []byte) int {
+	for i, l := range rawLines(raw) {
+		if leadingTab(l) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// tabBroke reports whether a document's YAML error is due to tab
+// indentation, which yaml-tab-indent reports line by line, so that the
+// generic YAML error can stay silent. yaml.v3 stops at its first error and
+// names the tab's line or the one above it, so a tab indentation at or
+// before the line after the error is the cause.
+func tabBroke(d *skill.Document) bool {
+	if d == nil || d.Problem == nil || d.Problem.Kind != skill.BadYAML {
+		return false
+	}
+	tl := tabLine(d.FrontRaw)
+	return tl > 0 && d.FrontLine+tl-1 <= d.Problem.Line+1
+}
+
+func checkDuplicateKeys(p *Pass) {
+	t := frontTree(p)
+	for _, it := range t.items {
+		n := it.n
+		if n.Kind != yaml.MappingNode {
+			continue
+		}
+		var first map[string]*yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			name, ok := keyString(k)
+			if !ok {
+				continue
+			}
+			if first == nil {
+				first = make(map[string]*yaml.Node, len(n.Content)/2)
+			}
+			f, seen := first[name]
+			if !seen {
+				first[name] = k
+				continue
+			}
+			line, _ := p.Doc.FilePos(f)
+			p.ReportNode(k, "keep one of the two: readers disagree on which value wins",
+				"key %q is repeated; it is first used on line %d", name, line)
+		}
+	}
+}
+
+func checkProtoKeys(p *Pass) {
+	t := frontTree(p)
+	for _, it := range t.items {
+		if name, ok := keyString(it.n); it.key && ok && name == "__proto__" {
+			p.ReportNode(it.n, "rename the key",
+				"key \"__proto__\" sets the object's prototype in JavaScript readers instead of adding a field")
+		}
+	}
+}
+
+// specialFloat reports whether a plain scalar is YAML's infinity or NaN.
+func specialFloat(n *yaml.Node) bool {
+	if n.ShortTag() != "!!float" {
+		return false
+	}
+	v := strings.ToLower(strings.TrimLeft(n.Value, "+-"))
+	return v == ".inf" || v == ".nan"
+}
+
+func checkSpecialFloats(p *Pass) {
+	t := frontTree(p)
+	for _, it := range t.items {
+		// A key is yaml-complex-key's: it is not a string either.
+		if it.key || !t.plain(it.n) || !specialFloat(it.n) {
+			continue
+		}
+		what := "infinity"
+		if strings.Contains(strings.ToLower(it.n.Value), "nan") {
+			what = "not-a-number"
+		}
+		p.ReportNode(it.n, fmt.Sprintf("quote it (%s) if it is text, or use a finite number", strconv.Quote(it.n.Value)),
+			"%s is read as %s, which JSON cannot carry", it.n.Value, what)
+	}
+}
+
+func checkColonSpace(p *Pass) {
+	t := frontTree(p)
+	const fix = "quote the value, or use a \">\" block"
+	for _, it := range t.items {
+		n := it.n
+		if it.key || !t.plain(n) || n.ShortTag() != "!!str" {
+			continue
+		}
+		v := n.Value
+		switch {
+		case strings.Contains(v, ": ") || strings.Contains(v, ":\t"):
+			p.ReportNode(n, fix, "unquoted value %q holds \": \", which other YAML readers take for a key", v)
+		case strings.HasSuffix(v, ":"):
+			p.ReportNode(n, fix, "unquoted value %q ends in \":\", which other YAML readers take for a key", v)
+		case n.LineComment != "" && strings.ContainsAny(v, " \t"):
+			p.ReportNode(n, fix, "unquoted value is cut at \" #\": it reads %q and drops %q as a comment",
+				v, strings.TrimSpace(n.LineComment))
+		}
+	}
+}
+
+func checkAmbiguousScalars(p *Pass) {
+	t := frontTree(p)
+	for _, it := range t.items {
+		n := it.n
+		// A key YAML does not read as a string is yaml-complex-key's.
+		if !t.plain(n) || it.key && n.ShortTag() != "!!str" {
+			continue
+		}
+		if how := ambiguous(n.Value, n.ShortTag()); how != "" {
+			p.ReportNode(n, fmt.Sprintf("quote it: %s", strconv.Quote(n.Value)),
+				"unquoted %s: %s; quote it", n.Value, how)
+		}
+	}
+}
+
+var (
+	bool11    = map[string]bool{"y": true, "Y": true, "yes": true, "Yes": true, "YES": true, "on": true, "On": true, "ON": true, "n": false, "N": false, "no": false, "No": false, "NO": false, "off": false, "Off": false, "OFF": false}
+	octal12   = regexp.MustCompile(`^[-+]?0o[0-7]+$`)
+	leadZero  = regexp.MustCompile(`^[-+]?0[0-9]+$`)
+	binary11  = regexp.MustCompile(`^[-+]?0b[01_]+$`)
+	under11   = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(\.[0-9_]*)?$`)
+	sexInt11  = regexp.MustCompile(`^[-+]?[1-9][0-9_]*(:[0-5]?[0-9])+$`)
+	sexFlt11  = regexp.MustCompile(`^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+\.[0-9_]*$`)
+	date11    = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}$`)
+	stamp11   = regexp.MustCompile(`^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}([Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(\.[0-9]*)?([ \t]*(Z|[-+][0-9]{1,2}(:[0-9]{2})?))?$`)
+	float11   = regexp.MustCompile(`^[-+]?([0-9][0-9_]*)?\.[0-9.]*([eE][-+][0-9]+)?$`)
+	stampForm = []string{"2006-1-2", "2006-1-2T15:4:5.999999999Z07:00", "2006-1-2t15:4:5.999999999Z07:00", "2006-1-2 15:4:5.999999999"}
+)
+
+// ambiguous says how YAML 1.1 and 1.2 readers (or YAML and JSON) read an
+// unquoted scalar differently, or returns "" when they agree. tag is what
+// yaml.v3 resolved it to.
+func ambiguous(v, tag string) string {
+	if b, ok := bool11[v]; ok {
+		return fmt.Sprintf("YAML 1.1 readers see the boolean %t, YAML 1.2 readers the string %q", b, v)
+	}
+	neg, digits := strings.HasPrefix(v, "-"), strings.TrimLeft(v, "+-")
+	sign := func(n uint64) string {
+		if neg {
+			return "-" + strconv.FormatUint(n, 10)
+		}
+		return strconv.FormatUint(n, 10)
+	}
+	switch {
+	case octal12.MatchString(v):
+		n, _ := strconv.ParseUint(digits[2:], 8, 64)
+		return fmt.Sprintf("YAML 1.2 readers see the octal number %s, YAML 1.1 readers the string %q", sign(n), v)
+	case leadZero.MatchString(v):
+		dec, err := strconv.ParseUint(digits, 10, 64)
+		if err != nil {
+			return ""
+		}
+		if oct, err := strconv.ParseUint(digits, 8, 64); err == nil && oct != dec {
+			return fmt.Sprintf("YAML 1.1 readers see the octal number %s, YAML 1.2 readers the decimal %s", sign(oct), sign(dec))
+		}
+		if strings.ContainsAny(digits, "89") {
+			return fmt.Sprintf("YAML 1.1 readers see the string %q, YAML 1.2 readers the number %s", v, sign(dec))
+		}
+	case binary11.MatchString(v):
+		n, err := strconv.ParseUint(strings.ReplaceAll(digits[2:], "_", ""), 2, 64)
+		if err != nil {
+			return ""
+		}
+		return fmt.Sprintf("YAML 1.1 readers see the binary number %s, YAML 1.2 readers the string %q", sign(n), v)
+	case strings.Contains(v, "_") && under11.MatchString(v):
+		return fmt.Sprintf("YAML 1.1 readers see the number %s, YAML 1.2 readers the string %q", strings.ReplaceAll(v, "_", ""), v)
+	case sexInt11.MatchString(v) || sexFlt11.MatchString(v):
+		return fmt.Sprintf("YAML 1.1 readers see the base-60 number %s, YAML 1.2 readers the string %q", base60(v), v)
+	case date11.MatchString(v) || stamp11.MatchString(v) || tag == "!!timestamp":
+		what := "a timestamp"
+		for _, f := range stampForm {
+			if ts, err := time.Parse(f, v); err == nil {
+				what = "the timestamp " + ts.UTC().Format(time.RFC3339Nano)
+				break
+			}
+		}
+		return fmt.Sprintf("YAML 1.1 readers see %s, YAML 1.2 readers the string %q", what, v)
+	case tag == "!!float":
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+			return "" // .inf and .nan are yaml-special-float's
+		}
+		num := jsonNumber(f)
+		if !float11.MatchString(v) {
+			if !strings.ContainsAny(v, "eE") {
+				return "" // a huge integer: a number to every reader
+			}
+			return fmt.Sprintf("YAML 1.2 readers see the number %s, YAML 1.1 readers the string %q", num, v)
+		}
+		if num != strings.TrimPrefix(v, "+") {
+			return fmt.Sprintf("YAML 1.1 and 1.2 readers both see the number %s, not the text %q", num, v)
+		}
+	}
+	return ""
+}
+
+// jsonNumber formats a float as JSON writers do: 1.10 becomes 1.1, 1.0 becomes 1.
+func jsonNumber(f float64) string {
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// base60 evaluates a YAML 1.1 sexagesimal number such as 1:20 (80).
+func base60(v string) string {
+	neg := strings.HasPrefix(v, "-")
+	v = strings.ReplaceAll(strings.TrimLeft(v, "+-"), "_", "")
+	whole, frac, _ := strings.Cut(v, ".")
+	var n float64
+	for _, part := range strings.Split(whole, ":") {
+		d, _ := strconv.ParseFloat(part, 64)
+		n = n*60 + d
+	}
+	if frac != "" {
+		f, _ := strconv.ParseFloat("0."+frac, 64)
+		n += f
+	}
+	if neg {
+		n = -n
+	}
+	return jsonNumber(n)
+}

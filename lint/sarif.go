@@ -1,5 +1,200 @@
 package lint
 
-import "io"
+import (
+	"encoding/json"
+	"io"
+	"net/url"
+	"strings"
+)
 
-func formatSARIF(w io.Writer, res *Result, tool Tool) error { return nil }
+// sarifSchema is the official OASIS schema for SARIF 2.1.0; the tests
+// validate output against a copy of it in testdata.
+const sarifSchema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+// srcRoot is the uriBaseId of every location. GitHub code scanning and
+// most viewers resolve it to the checkout, which is where lint runs from
+// and what finding paths are relative to.
+const srcRoot = "%SRCROOT%"
+
+// The SARIF types cover only what skillpack writes. Field order is the
+// output order and optional fields are omitempty, so output is byte-stable.
+type (
+	sarifLog struct {
+		Schema  string     `json:"$schema"`
+		Version string     `json:"version"`
+		Runs    []sarifRun `json:"runs"`
+	}
+	sarifRun struct {
+		Tool    sarifTool     `json:"tool"`
+		Results []sarifResult `json:"results"` // present even when empty: this was a scan
+	}
+	sarifTool struct {
+		Driver sarifDriver `json:"driver"`
+	}
+	sarifDriver struct {
+		Name           string      `json:"name"`
+		Version        string      `json:"version,omitempty"`
+		InformationURI string      `json:"informationUri,omitempty"`
+		Rules          []sarifRule `json:"rules"`
+	}
+	sarifRule struct {
+		ID                   string         `json:"id"`
+		Name                 string         `json:"name"`
+		ShortDescription     sarifText      `json:"shortDescription"`
+		FullDescription      sarifText      `json:"fullDescription"`
+		Help                 sarifText      `json:"help"`
+		DefaultConfiguration sarifConfig    `json:"defaultConfiguration"`
+		Properties           sarifRuleProps `json:"properties"`
+	}
+	sarifText struct {
+		Text     string `json:"text"`
+		Markdown string `json:"markdown,omitempty"`
+	}
+	sarifConfig struct {
+		Level string `json:"level"`
+	}
+	sarifRuleProps struct {
+		Tags []string `json:"tags"`
+	}
+	sarifResult struct {
+		RuleID    string          `json:"ruleId"`
+		RuleIndex *int            `json:"ruleIndex,omitempty"` // 0 is an index; absent means no registered rule
+		Level     string          `json:"level"`
+		Message   sarifText       `json:"message"`
+		Locations []sarifLocation `json:"locations,omitempty"`
+	}
+	sarifLocation struct {
+		PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	}
+	sarifPhysical struct {
+		ArtifactLocation sarifArtifact `json:"artifactLocation"`
+		Region           *sarifRegion  `json:"region,omitempty"`
+	}
+	sarifArtifact struct {
+		URI       string `json:"uri"`
+		URIBaseID string `json:"uriBaseId"`
+	}
+	sarifRegion struct {
+		StartLine   int `json:"startLine"`
+		StartColumn int `json:"startColumn,omitempty"`
+	}
+)
+
+// formatSARIF writes one SARIF 2.1.0 run for GitHub code scanning and
+// other viewers. The driver lists every rule, not only those that fired, so
+// a viewer can explain any rule and results can point into the list by index.
+func formatSARIF(w io.Writer, res *Result, tool Tool) error {
+	rules := Rules()
+	index := make(map[string]int, len(rules))
+	drv := sarifDriver{Name: tool.Name, Version: tool.Version, InformationURI: tool.URI, Rules: make([]sarifRule, len(rules))}
+	for i, r := range rules {
+		index[r.ID] = i
+		drv.Rules[i] = sarifRule{
+			ID:                   r.ID,
+			Name:                 sarifName(r.ID),
+			ShortDescription:     sarifText{Text: r.Title},
+			FullDescription:      sarifText{Text: r.Explain},
+			Help:                 sarifText{Text: sarifHelp(r), Markdown: sarifHelpMarkdown(r)},
+			DefaultConfiguration: sarifConfig{Level: sarifLevel(r.Severity)},
+			Properties:           sarifRuleProps{Tags: []string{string(r.Category)}},
+		}
+	}
+
+	results := make([]sarifResult, 0, len(res.Findings))
+	for _, f := range res.Findings {
+		r := sarifResult{RuleID: f.Rule, Level: sarifLevel(f.Severity), Message: sarifText{Text: f.Message}}
+		if i, ok := index[f.Rule]; ok {
+			r.RuleIndex = &i
+		}
+		if f.Fix != "" {
+			r.Message.Text += " Fix: " + f.Fix
+		}
+		if f.Path != "" {
+			loc := sarifLocation{PhysicalLocation: sarifPhysical{
+				ArtifactLocation: sarifArtifact{URI: sarifURI(f.Path), URIBaseID: srcRoot},
+			}}
+			// SARIF lines and columns start at 1; a finding about a whole
+			// file has no region rather than an invalid line 0.
+			if f.Line > 0 {
+				loc.PhysicalLocation.Region = &sarifRegion{StartLine: f.Line, StartColumn: max(f.Column, 0)}
+			}
+			r.Locations = []sarifLocation{loc}
+		}
+		results = append(results, r)
+	}
+
+	log := sarifLog{
+		Schema:  sarifSchema,
+		Version: "2.1.0",
+		Runs:    []sarifRun{{Tool: sarifTool{Driver: drv}, Results: results}},
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	// Rule texts quote <, > and & (description-angle-brackets); keep them
+	// readable rather than \u003c, which JSON does not require.
+	enc.SetEscapeHTML(false)
+	return enc.Encode(log)
+}
+
+// sarifLevel maps a severity to SARIF's level. Info is SARIF's "note".
+func sarifLevel(s Severity) string {
+	switch s {
+	case Error:
+		return "error"
+	case Warning:
+		return "warning"
+	case Info:
+		return "note"
+	}
+	return "none"
+}
+
+// sarifURI turns a relative "/" path into a relative URI reference: spaces,
+// "%" and non-ASCII are percent-encoded, and a ":" in the first segment is
+// guarded with "./" so the path cannot be read as a URI scheme.
+func sarifURI(p string) string {
+	return (&url.URL{Path: p}).String()
+}
+
+// sarifName turns a kebab-case rule ID into SARIF's display name:
+// "name-format" becomes "NameFormat".
+func sarifName(id string) string {
+	var b strings.Builder
+	for _, part := range strings.Split(id, "-") {
+		if part == "" {
+			continue
+		}
+		b.WriteString(strings.ToUpper(part[:1]))
+		b.WriteString(part[1:])
+	}
+	return b.String()
+}
+
+// sarifHelp is a rule's documentation as plain text, the same parts
+// --explain shows.
+func sarifHelp(r *Rule) string {
+	return r.Explain + "\n\nBad:\n" + strings.TrimRight(r.Bad, "\n") + "\n\nGood:\n" + strings.TrimRight(r.Good, "\n")
+}
+
+// sarifHelpMarkdown is sarifHelp for viewers that render Markdown, with the
+// examples in code blocks.
+func sarifHelpMarkdown(r *Rule) string {
+	return r.Explain + "\n\nBad:\n\n" + sarifCodeBlock(r.Bad) + "\n\nGood:\n\n" + sarifCodeBlock(r.Good)
+}
+
+// sarifCodeBlock fences s with more backticks than any run inside it, so an
+// example that itself holds a fence cannot end the block early.
+func sarifCodeBlock(s string) string {
+	s = strings.TrimRight(s, "\n")
+	longest, run := 0, 0
+	for _, c := range s {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "\n" + s + "\n" + fence
+}

@@ -1,0 +1,387 @@
+package lint
+
+import (
+	"bytes"
+	"net/url"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// markdown is one Markdown file parsed once per skill and shared by the
+// body and link rules through Pass.Memo.
+type markdown struct {
+	src     []byte
+	links   []mdLink // link and image destinations, in source order
+	fences  []int    // byte offsets of fenced code blocks that are never closed
+	partial bool     // links were not parsed: see parseBudget
+
+	starts []int  // byte offset of each line's start, built on first use
+	last   [3]int // the last position asked for: offset, line, column
+}
+
+// mdLink is a link or image destination as written in the source.
+type mdLink struct {
+	dest string // backslash escapes and entities resolved, not yet URL-decoded
+	off  int    // where to report it: the link's "[" or "![", or the reference definition it uses
+}
+
+// closedFence marks fenced code blocks that met their closing line.
+var closedFence = []byte("skillpack-closed")
+
+// fenceParser is goldmark's fenced code block parser, made to remember which
+// blocks met a closing fence: goldmark ends a block at the end of the
+// document or of its container silently, exactly as at a closing line.
+type fenceParser struct{ parser.BlockParser }
+
+func (f fenceParser) Continue(n ast.Node, r text.Reader, pc parser.Context) parser.State {
+	s := f.BlockParser.Continue(n, r, pc)
+	if s&parser.Close != 0 {
+		n.SetAttribute(closedFence, true)
+	}
+	return s
+}
+
+// maxNesting bounds how deep quotes and lists nest. goldmark's work per line
+// grows with the depth, so a line of a million ">" would take minutes; no
+// real document nests past a few levels, and deeper markers are read as
+// text (links in that text are still found).
+const maxNesting = 32
+
+// shallow is a container parser that refuses to open beyond maxNesting.
+type shallow struct{ parser.BlockParser }
+
+func (s shallow) Open(parent ast.Node, r text.Reader, pc parser.Context) (ast.Node, parser.State) {
+	d := 0
+	for n := parent; n != nil; n = n.Parent() {
+		if d++; d > maxNesting {
+			return nil, parser.NoChildren
+		}
+	}
+	return s.BlockParser.Open(parent, r, pc)
+}
+
+// newParser builds a plain CommonMark parser (the rules only need links,
+// reference definitions and fences), or one that only finds blocks. A
+// goldmark parser keeps no state between calls once built, so one serves
+// every goroutine.
+func newParser(inline bool) parser.Parser {
+	blocks := parser.DefaultBlockParsers()
+	for i, b := range blocks {
+		switch b.Value {
+		case parser.NewFencedCodeBlockParser():
+			blocks[i].Value = fenceParser{b.Value.(parser.BlockParser)}
+		case parser.NewBlockquoteParser(), parser.NewListParser():
+			blocks[i].Value = shallow{b.Value.(parser.BlockParser)}
+		}
+	}
+	opts := []parser.Option{parser.WithBlockParsers(blocks...)}
+	if inline {
+		opts = append(opts,
+			parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+			parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))
+	}
+	return parser.NewParser(opts...)
+}
+
+var (
+	mdParser    = newParser(true)
+	blockParser = newParser(false)
+)
+
+// parseBudget bounds the parser's work on hostile input. goldmark looks
+// for the end of a link from each "[" to the end of its paragraph in the
+// worst case, and takes reference definitions out of a paragraph one at a
+// time, each time copying the lines after it; so a paragraph of "[a](x\n("
+// or of "[a]: b\n" a million times would take minutes. Real documents,
+// even a long table of links, stay far below the budget. Over it, only the
+// blocks are parsed: fences are still checked, links are not.
+const parseBudget = 1 << 30
+
+// parseCost estimates that work, taking runs of non-blank lines for
+// paragraphs (a paragraph never spans a blank line).
+func parseCost(src []byte) int {
+	cost, start, brackets, lines, defs := 0, 0, 0, 0, 0
+	for i := 0; i <= len(src); {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			j = len(src) - i
+		}
+		line := src[i : i+j]
+		if t := bytes.TrimLeft(line, " \t"); len(bytes.TrimSpace(t)) == 0 {
+			cost += brackets*(i-start) + defs*lines
+			start, brackets, lines, defs = i+j+1, 0, 0, 0
+		} else {
+			brackets += bytes.Count(line, []byte("["))
+			lines++
+			if t[0] == '[' {
+				defs++
+			}
+		}
+		i += j + 1
+	}
+	return cost + brackets*(len(src)-start) + defs*lines
+}
+
+// parseMarkdown parses src and keeps what the rules need of it, so that the
+// tree itself can be dropped.
+func parseMarkdown(src []byte) *markdown {
+	m := &markdown{src: src}
+	p := mdParser
+	if parseCost(src) > parseBudget {
+		p, m.partial = blockParser, true
+	}
+	root := p.Parse(text.NewReader(src))
+
+	// A reference link takes its destination from a definition; a broken
+	// definition is one mistake however many links use it, so it is
+	// reported once, at the definition.
+	defs := map[string]*ast.LinkReferenceDefinition{}
+	ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if d, ok := n.(*ast.LinkReferenceDefinition); ok && entering {
+			if k := util.ToLinkReference(d.Label); defs[k] == nil {
+				defs[k] = d // the first definition wins, as in CommonMark
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	used := map[*ast.LinkReferenceDefinition]bool{}
+	add := func(n ast.Node, dest []byte, ref *ast.ReferenceLink) {
+		off := n.Pos()
+		if ref != nil {
+			if d := defs[util.ToLinkReference(ref.Value)]; d != nil {
+				if used[d] {
+					return
+				}
+				used[d] = true
+				off = d.Pos()
+			}
+		}
+		m.links = append(m.links, mdLink{dest: unescape(dest), off: off})
+	}
+	ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Link:
+			add(n, n.Destination, n.Reference)
+		case *ast.Image:
+			add(n, n.Destination, n.Reference)
+		case *ast.FencedCodeBlock:
+			if _, ok := n.AttributeString(string(closedFence)); !ok {
+				m.fences = append(m.fences, n.Pos())
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	return m
+}
+
+// unescape resolves what CommonMark resolves in a destination before it
+// becomes a URL: backslash escapes and character references.
+func unescape(dest []byte) string {
+	return string(util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(dest))))
+}
+
+// pos turns a byte offset into a 1-based line and a 1-based column counted
+// in characters, as YAML node columns are. Offsets asked for in order on
+// one line continue from the last one, so that a line of many links is
+// not counted over again for each.
+func (m *markdown) pos(off int) (line, col int) {
+	if m.starts == nil {
+		m.starts = []int{0}
+		for i, b := range m.src {
+			if b == '\n' {
+				m.starts = append(m.starts, i+1)
+			}
+		}
+	}
+	off = min(max(off, 0), len(m.src))
+	i := sort.SearchInts(m.starts, off+1) - 1
+	from, col := m.starts[i], 1
+	if m.last[1] == i+1 && m.last[0] <= off && m.last[0] >= from {
+		from, col = m.last[0], m.last[2]
+	}
+	col += utf8.RuneCount(m.src[from:off])
+	m.last = [3]int{off, i + 1, col}
+	return i + 1, col
+}
+
+// bodyMarkdown is the parsed body of the skill's SKILL.md, or nil when
+// there is no readable body.
+func bodyMarkdown(p *Pass) *markdown {
+	if p.Doc == nil || p.Doc.Body == nil {
+		return nil
+	}
+	return p.Memo("markdown:"+p.Skill.File, func() any { return parseMarkdown(p.Doc.Body) }).(*markdown)
+}
+
+// fileMarkdown is another Markdown file of the skill, parsed, or nil when it
+// cannot be read.
+func fileMarkdown(p *Pass, i int) *markdown {
+	f := p.Files.Files[i]
+	return p.Memo("markdown:"+f.Path, func() any {
+		c := p.Content(f)
+		if c.Err != nil {
+			return (*markdown)(nil)
+		}
+		return parseMarkdown(c.Data)
+	}).(*markdown)
+}
+
+// isMarkdown reports whether a path names a Markdown file.
+func isMarkdown(name string) bool {
+	ext := strings.ToLower(path.Ext(name))
+	return ext == ".md" || ext == ".markdown"
+}
+
+// targetKind classifies a link destination.
+type targetKind int
+
+const (
+	targetNone      targetKind = iota // a URL, a #fragment or nothing: not a file of the skill
+	targetAbsolute                    // an absolute filesystem path
+	targetBackslash                   // a relative path with "\" separators
+	targetOutside                     // a relative path that leaves the skill folder
+	targetInside                      // a relative path inside the skill folder
+)
+
+// resolve classifies a destination written in a file in folder dir (""
+// for the skill folder) and, for relative ones, returns the path it names
+// relative to the skill folder, cleaned.
+func resolve(dir, dest string) (targetKind, string) {
+	dest = strings.TrimSpace(dest)
+	switch {
+	case dest == "", dest[0] == '#':
+		return targetNone, ""
+	case isAbsPath(dest):
+		return targetAbsolute, ""
+	case hasScheme(dest):
+		if strings.HasPrefix(strings.ToLower(dest), "file:") {
+			return targetAbsolute, ""
+		}
+		return targetNone, ""
+	case strings.HasPrefix(dest, "//"):
+		return targetNone, "" // a network-path reference: a URL without its scheme
+	}
+	if i := strings.IndexAny(dest, "?#"); i >= 0 {
+		dest = dest[:i]
+	}
+	if u, err := url.PathUnescape(dest); err == nil {
+		dest = u
+	}
+	switch {
+	case dest == "":
+		return targetNone, ""
+	case strings.Contains(dest, `\`):
+		return targetBackslash, ""
+	}
+	p := path.Join(dir, dest)
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return targetOutside, p
+	}
+	return targetInside, p
+}
+
+// isAbsPath reports whether a destination is an absolute path on some
+// system: "/x", "\x", "C:\x", "C:/x", or "~/x".
+func isAbsPath(s string) bool {
+	switch {
+	case strings.HasPrefix(s, "//"):
+		return false
+	case s[0] == '/', s[0] == '\\', strings.HasPrefix(s, "~/"):
+		return true
+	}
+	return len(s) >= 3 && isLetter(s[0]) && s[1] == ':' && (s[2] == '\\' || s[2] == '/')
+}
+
+// hasScheme reports whether a destination starts with a URL scheme
+// (RFC 3986: a letter, then letters, digits, "+", "-" or ".", then ":").
+func hasScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case isLetter(c):
+		case i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
+		case i > 0 && c == ':':
+			return true
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// skillLink is a link of SKILL.md, classified.
+type skillLink struct {
+	mdLink
+	kind targetKind
+	path string // for targetInside and targetOutside: the path relative to the skill folder
+}
+
+// skillLinks returns the classified links of SKILL.md's body, shared by the
+// link rules.
+func skillLinks(p *Pass) []skillLink {
+	md := bodyMarkdown(p)
+	if md == nil {
+		return nil
+	}
+	return p.Memo("links:"+p.Skill.File, func() any {
+		// SKILL.md sits at the top of the skill, so its links resolve from "".
+		out := make([]skillLink, 0, len(md.links))
+		for _, l := range md.links {
+			k, t := resolve("", l.dest)
+			out = append(out, skillLink{mdLink: l, kind: k, path: t})
+		}
+		return out
+	}).([]skillLink)
+}
+
+// reportAt reports a finding at a byte offset of SKILL.md's body.
+func reportAt(p *Pass, md *markdown, off int, fix, format string, args ...any) {
+	line, col := md.pos(off)
+	p.Reportf(p.Skill.File, p.BodyPos(line), col, fix, format, args...)
+}
+
+// mentions returns the paths under the skill's resource folders that a text
+// names, as in "run scripts/x.py": skills often point at files in prose or
+// code instead of with links. Each occurrence of a folder name is read up to
+// the next character that cannot be part of a path, so the scan is linear.
+func mentions(src []byte, into map[string]bool) {
+	for _, dir := range resourceDirs {
+		for rest := src; ; {
+			i := bytes.Index(rest, []byte(dir))
+			if i < 0 {
+				break
+			}
+			rest = rest[i:]
+			// Paths are short; the cap keeps a text of one endless word
+			// from making the scan quadratic.
+			word := rest[:min(len(rest), maxMention)]
+			end := bytes.IndexFunc(word, func(r rune) bool {
+				return r <= ' ' || strings.ContainsRune("`'\"()[]{}<>|,;*", r)
+			})
+			if end < 0 {
+				end = len(word)
+			}
+			m := strings.TrimRight(string(word[:end]), ".:!?")
+			into[m] = true
+			rest = rest[max(end, len(dir)):]
+		}
+	}
+}
+
+// maxMention bounds the length of a path mentioned in text.
+const maxMention = 1024
+
+// resourceDirs are the folders the spec names for a skill's extra files.
+var resourceDirs = []string{"references/", "scripts/", "assets/"}

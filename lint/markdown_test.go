@@ -1,0 +1,158 @@
+package lint
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestMarkdownLinks(t *testing.T) {
+	src := "# T\r\n" +
+		"See [a](a.md) and ![i](i.png), [é](e.md).\r\n" + // CRLF, columns in characters
+		"- item [l](l.md)\n" +
+		"  1. [r][id] [id] [id][]\n" +
+		"> [q](<q q.md> \"t\")\n" +
+		"\n" +
+		"   [id]: ref\\_x.md\n" +
+		"[unused]: u.md\n" +
+		"`[code](c.md)` <https://x.example/auto.md> [esc](x&amp;y.md)\n"
+	m := parseMarkdown([]byte(src))
+	var got []string
+	for _, l := range m.links {
+		line, col := m.pos(l.off)
+		got = append(got, fmt.Sprintf("%d:%d %s", line, col, l.dest))
+	}
+	want := []string{
+		"2:5 a.md", "2:19 i.png", "2:32 e.md",
+		"3:8 l.md",
+		"7:4 ref_x.md", // three uses of one definition: once, at the definition
+		"5:3 q q.md",
+		"9:44 x&y.md",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("links:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Positions asked for out of order still come out right.
+	for _, c := range []struct{ off, line, col int }{{0, 1, 1}, {strings.Index(src, "[é]") + len("[é]"), 2, 35}, {strings.Index(src, "[a]"), 2, 5}, {len(src), 10, 1}} {
+		if line, col := m.pos(c.off); line != c.line || col != c.col {
+			t.Errorf("pos(%d) = %d:%d, want %d:%d", c.off, line, col, c.line, c.col)
+		}
+	}
+}
+
+func TestMarkdownFences(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		want []int // offsets of unclosed fences
+	}{
+		{"```\nx\n```\n", nil},
+		{"```\nx\n", []int{0}},
+		{"````\nx\n```\n", []int{0}},
+		{"~~~\nx\n~~~~~\n", nil},
+		{"- a\n\n  ```\n  x\nb\n", []int{7}},
+		{"> ```\n> x\n> ```\n", nil},
+		{"```x`y\n", nil}, // not a fence: backtick in the info string
+		{"    ```\n", nil},
+	} {
+		m := parseMarkdown([]byte(c.src))
+		if fmt.Sprint(m.fences) != fmt.Sprint(c.want) {
+			t.Errorf("%q: unclosed fences at %v, want %v", c.src, m.fences, c.want)
+		}
+	}
+}
+
+func TestResolve(t *testing.T) {
+	for _, c := range []struct {
+		dir, dest string
+		kind      targetKind
+		path      string
+	}{
+		{"", "references/a.md", targetInside, "references/a.md"},
+		{"", "./references/a.md#part", targetInside, "references/a.md"},
+		{"", "a%20b.md?x=1#y", targetInside, "a b.md"},
+		{"", "bad%zz.md", targetInside, "bad%zz.md"},
+		{"", "references/", targetInside, "references"},
+		{"references", "../scripts/x.py", targetInside, "scripts/x.py"},
+		{"references", "b.md", targetInside, "references/b.md"},
+		{"", "../x.md", targetOutside, "../x.md"},
+		{"", "a/../../x.md", targetOutside, "../x.md"},
+		{"", "..", targetOutside, ".."},
+		{"", "..x.md", targetInside, "..x.md"},
+		{"", "/etc/x", targetAbsolute, ""},
+		{"", `C:\x.md`, targetAbsolute, ""},
+		{"", "c:/x.md", targetAbsolute, ""},
+		{"", `\x.md`, targetAbsolute, ""},
+		{"", "~/x.md", targetAbsolute, ""},
+		{"", "FILE:///x.md", targetAbsolute, ""},
+		{"", `scripts\x.py`, targetBackslash, ""},
+		{"", "https://x.example/a.md", targetNone, ""},
+		{"", "mailto:a@b.c", targetNone, ""},
+		{"", "//cdn.example/x.png", targetNone, ""},
+		{"", "#top", targetNone, ""},
+		{"", "?q", targetNone, ""},
+		{"", "", targetNone, ""},
+	} {
+		kind, p := resolve(c.dir, c.dest)
+		if kind != c.kind || p != c.path {
+			t.Errorf("resolve(%q, %q) = %d %q, want %d %q", c.dir, c.dest, kind, p, c.kind, c.path)
+		}
+	}
+}
+
+func TestMentions(t *testing.T) {
+	got := map[string]bool{}
+	mentions([]byte("Run `python scripts/a.py`, then scripts/b.sh. See (assets/c.png) and\n"+
+		"\"references/d.md\": ok; ./references/e.md\nreferences/scripts/f.py"), got)
+	for _, p := range []string{"scripts/a.py", "scripts/b.sh", "assets/c.png", "references/d.md",
+		"references/e.md", "references/scripts/f.py", "scripts/f.py"} {
+		if !got[p] {
+			t.Errorf("%s not found in %v", p, got)
+		}
+	}
+	if got["scripts/b.sh."] || got["scripts/a.py`,"] {
+		t.Errorf("punctuation kept: %v", got)
+	}
+}
+
+// TestMarkdownHostile parses inputs on which goldmark's work grows faster
+// than their size. Without the nesting limit and the parse budget each
+// would take minutes; the test's own timeout is the assertion that they
+// do not, and the budget must leave a large real document fully parsed.
+func TestMarkdownHostile(t *testing.T) {
+	const size = 256 << 10
+	for _, c := range []struct {
+		unit    string
+		partial bool
+	}{
+		{">", false},
+		{"> - ", false},
+		{"[a](x\n(", true},
+		{"[a]: b\n", true},
+		{"[", true},
+	} {
+		src := bytes.Repeat([]byte(c.unit), size/len(c.unit))
+		if m := parseMarkdown(src); m.partial != c.partial {
+			t.Errorf("%q: partial = %v, want %v", c.unit, m.partial, c.partial)
+		}
+	}
+	var b strings.Builder
+	var indent strings.Builder
+	for i := 0; b.Len() < 1<<20; i++ {
+		fmt.Fprintf(&b, "## Part %d\n\nText with [a link](references/a%d.md), `code` and [a ref][r%d].\n\n"+
+			"- item ![img](assets/i.png)\n\n```sh\necho %d\n```\n\n[r%d]: references/r.md\n\n", i, i, i, i, i)
+		if indent.Len() < size {
+			indent.WriteString(strings.Repeat(" ", 2*i) + "- [x](x.md)\n")
+		}
+	}
+	m := parseMarkdown([]byte(b.String()))
+	if want := 3 * strings.Count(b.String(), "## Part"); m.partial || len(m.links) != want || len(m.fences) != 0 {
+		t.Errorf("1 MiB document: partial %v, %d links, %d unclosed fences; want all %d links, no fences",
+			m.partial, len(m.links), len(m.fences), want)
+	}
+	// Lists nested by indentation alone: deeper items are text, whose
+	// links are still found.
+	if m := parseMarkdown([]byte(indent.String())); len(m.links) != strings.Count(indent.String(), "[x]") {
+		t.Errorf("deep list: %d links, want %d", len(m.links), strings.Count(indent.String(), "[x]"))
+	}
+}

@@ -1,0 +1,260 @@
+package lint
+
+import (
+	"errors"
+	"github.com/skillpack/skillpack/pack"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillpack/skillpack/skill"
+)
+
+func TestUstarFits(t *testing.T) {
+	rep := strings.Repeat
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"SKILL.md", true},
+		{rep("a", 100), true},
+		{rep("a", 101), false},                                 // no "/" to split at
+		{rep("d", 155) + "/" + rep("n", 100), true},            // both fields full
+		{rep("d", 156) + "/" + rep("n", 10), false},            // prefix one byte over
+		{rep("d", 10) + "/" + rep("n", 101), false},            // name one byte over
+		{rep("d", 100) + "/" + rep("e", 100) + "/x.md", false}, // only split with a short name has a long prefix
+		{rep("d", 50) + "/" + rep("e", 50) + "/" + rep("n", 99), true},
+		{"/" + rep("n", 100), false}, // an empty prefix is no split
+	} {
+		if got := pack.FitsUSTAR(tc.path); got != tc.want {
+			t.Errorf("pack.FitsUSTAR(%d bytes, %.20q...) = %v, want %v", len(tc.path), tc.path, got, tc.want)
+		}
+	}
+}
+
+func TestWindowsNameProblem(t *testing.T) {
+	bad := []string{"aux", "AUX.md", "Con.tar.gz", "nul .txt", "com1", "LPT9.log", "com\u00b9.md", "COM0",
+		"a:b", "what?", "x*y", "a<b", "a>b", `a"b`, "a|b", `a\b`, "tab\there", "trailing.", "trailing "}
+	good := []string{"auxiliary.md", "console", "com10.md", "lpt", "nul-handling.md", ".hidden", "a.b.c", "caf\u00e9.md"}
+	for _, n := range bad {
+		if windowsNameProblem(n) == "" {
+			t.Errorf("windowsNameProblem(%q) = \"\", want a reason", n)
+		}
+	}
+	for _, n := range good {
+		if why := windowsNameProblem(n); why != "" {
+			t.Errorf("windowsNameProblem(%q) = %q, want \"\"", n, why)
+		}
+	}
+}
+
+func TestPathKey(t *testing.T) {
+	same := [][2]string{
+		{"README.md", "readme.md"},
+		{"caf\u00e9.md", "cafe\u0301.md"},
+		{"CAF\u00c9.md", "cafe\u0301.md"},
+		{"Stra\u00dfe.md", "STRASSE.md"}, // full case folding
+	}
+	for _, p := range same {
+		if pathKey(p[0]) != pathKey(p[1]) {
+			t.Errorf("pathKey(%q) != pathKey(%q)", p[0], p[1])
+		}
+	}
+	if pathKey("a.md") == pathKey("b.md") {
+		t.Error("distinct paths share a key")
+	}
+}
+
+func TestFirstBadUTF8(t *testing.T) {
+	for _, tc := range []struct {
+		data     string
+		complete bool
+		want     int
+	}{
+		{"caf\u00e9", true, -1},
+		{"caf\xe9!", true, 3},
+		{"ok\xe2\x82", true, 2},   // a cut rune at the real end is an error
+		{"ok\xe2\x82", false, -1}, // at the read limit it is not
+		{"\xff\xe2\x82", false, 0},
+	} {
+		if got := firstBadUTF8([]byte(tc.data), tc.complete); got != tc.want {
+			t.Errorf("firstBadUTF8(%q, %v) = %d, want %d", tc.data, tc.complete, got, tc.want)
+		}
+	}
+}
+
+func TestLineCounter(t *testing.T) {
+	data := []byte("\uFEFFab\ncd\r\n\nxyz")
+	lc := newLineCounter(data)
+	for _, tc := range []struct{ off, line, col int }{
+		{3, 1, 1}, // the BOM does not count
+		{4, 1, 2},
+		{6, 2, 1},
+		{8, 2, 3}, // the \r of a CRLF
+		{11, 4, 1},
+		{13, 4, 3},
+		{7, 2, 2}, // out of order still works
+	} {
+		if line, col := lc.pos(tc.off); line != tc.line || col != tc.col {
+			t.Errorf("pos(%d) = %d:%d, want %d:%d", tc.off, line, col, tc.line, tc.col)
+		}
+	}
+}
+
+func TestShebangCommand(t *testing.T) {
+	for in, want := range map[string]string{
+		"#!/bin/sh\n":                       "sh",
+		"#!/usr/bin/env python3\n":          "python3",
+		"#! /usr/bin/env -S node --foo\r\n": "node",
+		"#!/bin/bash -e":                    "bash",
+		"#!\n":                              "sh",
+		"#!/usr/bin/env\n":                  "sh",
+	} {
+		if got := shebangCommand([]byte(in)); got != want {
+			t.Errorf("shebangCommand(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// testPass runs one rule's check on hand-made files and returns its findings.
+func testPass(t *testing.T, id string, s *skill.Skill, files *skill.Files) []Finding {
+	t.Helper()
+	r := Lookup(id)
+	if r == nil {
+		t.Fatalf("no rule %s", id)
+	}
+	var got []Finding
+	p := &Pass{Skill: s, Doc: s.Doc, Files: files, rule: r,
+		report: func(_ *Rule, f Finding) { got = append(got, f) }}
+	r.Check(p)
+	return got
+}
+
+// The txtar case for file-unreadable can only build a folder too large to
+// list, since permissions mean nothing to root; these cover the rest.
+func TestUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	s := &skill.Skill{Dir: dir, File: skill.FileName}
+	files := &skill.Files{
+		Files: []skill.File{
+			{Path: "SKILL.md", Disk: filepath.Join(dir, "gone-too")}, // the entry rule's business
+			{Path: "gone.md", Disk: filepath.Join(dir, "gone.md")},
+		},
+		Refused: []skill.Refused{
+			{Path: "/", Kind: skill.Unreadable, Err: errors.New("permission denied")},
+			{Path: "private/", Kind: skill.Unreadable, Err: errors.New("permission denied")},
+			{Path: "link", Kind: skill.LinkBroken, Err: errors.New("symlink target does not exist")},
+		},
+	}
+	got := testPass(t, "file-unreadable", s, files)
+	want := []string{
+		"|the skill folder cannot be read (permission denied)",
+		"private|private cannot be read (permission denied)",
+		"gone.md|gone.md cannot be read (no such file or directory)",
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d findings, want %d: %v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		path, msg, _ := strings.Cut(w, "|")
+		if got[i].Path != path || !strings.HasPrefix(got[i].Message, msg) {
+			t.Errorf("finding %d = %s: %q, want %s: %q", i, got[i].Path, got[i].Message, path, msg)
+		}
+		if strings.Contains(got[i].Message, dir) {
+			t.Errorf("finding %d names the absolute path: %q", i, got[i].Message)
+		}
+	}
+}
+
+func TestFindSecrets(t *testing.T) {
+	// Built at run time so that this file holds no token a scanner would flag.
+	tok := "ghp_" + "aB3dE5gH7jK9mN1pQ2rS4tU6vW8xY0zA2bC4"
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{"token=" + tok, 1},
+		{"token=" + tok + "Z", 0},   // part of a longer word
+		{"xghp_" + tok[4:], 0},      // likewise
+		{"AKIAIOSFODNN7EXAMPLE", 0}, // the AWS documentation's key
+		{"AKIA" + "Z7Q2M4R8T1W6Y3P5", 1},
+		{"AKIA" + "XXXXXXXXXXXXXXXX", 0},
+		{"sk-ant-api03-" + strings.Repeat("a", 40), 0}, // a repeated character
+		{"ghp_" + strings.Repeat("ab12", 9), 0},        // too few distinct characters
+		{"-----BEGIN OPENSSH PRIVATE KEY-----\n...\n-----END OPENSSH PRIVATE KEY-----", 0},
+		{"-----BEGIN EC PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\nMHcCAQEEIBkg4LVWM9nuwNSk3yBYrKpGFl1xqNOHd4Lcs+DoXi0OoAoGCCqGSM49\n", 1},
+		{"-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEbCqGSM49AwEHA0IABHxqNOHd4Lcs\n", 0},
+	} {
+		if got := findSecrets([]byte(tc.text)); len(got) != tc.want {
+			t.Errorf("findSecrets(%.40q...) found %d, want %d", tc.text, len(got), tc.want)
+		}
+	}
+
+	// A message shows four characters of the secret and never the rest.
+	dir := t.TempDir()
+	disk := filepath.Join(dir, "notes.md")
+	if err := os.WriteFile(disk, []byte("one\n  key: "+tok+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &skill.Skill{Dir: dir, File: skill.FileName}
+	got := testPass(t, "secret", s, &skill.Files{Files: []skill.File{{Path: "notes.md", Disk: disk}}})
+	if len(got) != 1 || got[0].Line != 2 || got[0].Column != 8 {
+		t.Fatalf("got %v, want one finding at 2:8", got)
+	}
+	if !strings.Contains(got[0].Message, `"ghp_…"`) || strings.Contains(got[0].Message+got[0].Fix, tok[4:8]) {
+		t.Errorf("message shows too much or too little of the token: %q", got[0].Message)
+	}
+}
+
+func TestFindInvisible(t *testing.T) {
+	tags := func(s string) string {
+		var b strings.Builder
+		for _, r := range s {
+			b.WriteRune(0xE0000 + r)
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		text string
+		want []string // message substrings, in order
+	}{
+		{"plain text", nil},
+		{"\uFEFFstarts with a BOM", nil},
+		{"x" + tags("hi") + " y", []string{`hidden text: "hi"`}},
+		{"x" + tags("0123456789abcdef"), []string{`hidden text: "0123456789ab…"`}},
+		{"\U0001F3F4" + tags("gbsct") + "\U000E007F", nil}, // the flag of Scotland
+		{"\U0001F3F4" + tags("ignoreall") + "\U000E007F", []string{"hidden text"}},
+		{"x" + tags("gbsct") + "\U000E007F", []string{"hidden text"}}, // no flag before it
+		{"\U0001F469\u200d\U0001F4BB", nil},                           // woman technologist
+		{"a\u200db", []string{"U+200D ZERO WIDTH JOINER"}},
+		{"\u0645\u06cc\u200c\u062e", nil}, // Persian
+		{"a\u200b\u200bb \u202ex", []string{"2 invisible characters", "U+202E RIGHT-TO-LEFT OVERRIDE"}},
+		{"\xe2\x80", nil}, // cut off: no panic, nothing found
+	} {
+		hits := findInvisible([]byte(tc.text))
+		if len(hits) != len(tc.want) {
+			t.Errorf("findInvisible(%q) = %v, want %d hits", tc.text, hits, len(tc.want))
+			continue
+		}
+		for i, w := range tc.want {
+			if !strings.Contains(hits[i].msg, w) {
+				t.Errorf("findInvisible(%q)[%d] = %q, want it to contain %q", tc.text, i, hits[i].msg, w)
+			}
+		}
+	}
+}
+
+func FuzzFindInvisible(f *testing.F) {
+	f.Add([]byte("a\u200b\U000E0041\U0001F3F4\U000E007F\xf3\xa0"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		last := -1
+		for _, h := range findInvisible(data) {
+			if h.off <= last || h.off >= len(data) {
+				t.Fatalf("hit at %d after %d in %d bytes", h.off, last, len(data))
+			}
+			last = h.off
+		}
+		findSecrets(data)
+	})
+}

@@ -1,0 +1,184 @@
+package lint
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/skillpack/skillpack/skill"
+)
+
+// runYAMLRules runs every portable-YAML rule on one SKILL.md and returns
+// the findings by rule ID.
+func runYAMLRules(t *testing.T, src string) (*skill.Document, map[string][]Finding) {
+	t.Helper()
+	doc := skill.Parse([]byte(src))
+	got := map[string][]Finding{}
+	p := &Pass{Skill: &skill.Skill{Dir: "s", File: skill.FileName}, Doc: doc}
+	p.report = func(r *Rule, f Finding) {
+		f.Rule = r.ID
+		got[r.ID] = append(got[r.ID], f)
+	}
+	for _, r := range yamlRules {
+		p.rule = r
+		r.Check(p)
+	}
+	return doc, got
+}
+
+const bombHead = "---\nname: bomb\ndescription: Extract text and tables from PDF files.\n"
+
+// TestYAMLBomb feeds the rules frontmatter built to exhaust a naive walker:
+// nesting as deep as yaml.v3 accepts, and aliases whose expansion would be
+// billions of nodes. The rules must finish, without panics, and still report.
+func TestYAMLBomb(t *testing.T) {
+	t.Run("laughs", func(t *testing.T) {
+		var b strings.Builder
+		b.WriteString(bombHead)
+		b.WriteString(`l0: &l0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]` + "\n")
+		for i := 1; i < 9; i++ {
+			fmt.Fprintf(&b, "l%d: &l%d [%s]\n", i, i, strings.TrimSuffix(strings.Repeat(fmt.Sprintf("*l%d,", i-1), 9), ","))
+		}
+		b.WriteString("---\nbody\n")
+		doc, got := runYAMLRules(t, b.String())
+		if doc.Front == nil {
+			t.Fatalf("the bomb did not parse, so no rule saw it: %+v", doc.Problem)
+		}
+		// 9 anchors and 8×9 aliases, each once: expanding them would be 9^9 nodes.
+		if n := len(got["yaml-anchor"]); n != 9+8*9 {
+			t.Errorf("yaml-anchor reported %d times, want %d", n, 9+8*9)
+		}
+	})
+	t.Run("fan-out", func(t *testing.T) {
+		src := bombHead + "a: &a x\nb: [" + strings.TrimSuffix(strings.Repeat("*a, ", 50000), ", ") + "]\n" +
+			"c: \"" + strings.Repeat("|> ", 50000) + "\"\n---\n"
+		doc, got := runYAMLRules(t, src)
+		if doc.Front == nil {
+			t.Fatalf("did not parse: %+v", doc.Problem)
+		}
+		if n := len(got["yaml-anchor"]); n != 1+50000 {
+			t.Errorf("yaml-anchor reported %d times, want %d", n, 1+50000)
+		}
+	})
+	t.Run("deep", func(t *testing.T) {
+		const depth = 9998 // yaml.v3 refuses more than 10,000 levels, counting the root mapping
+		src := bombHead +
+			"a: &deep " + strings.Repeat("[", depth) + strings.Repeat("]", depth) + "\n" +
+			"b: " + strings.Repeat("{k: ", depth) + "v" + strings.Repeat("}", depth) + "\n" +
+			"c: *deep\n---\n"
+		doc, got := runYAMLRules(t, src)
+		if doc.Front == nil {
+			t.Fatalf("did not parse: %+v", doc.Problem)
+		}
+		if n := len(got["yaml-anchor"]); n != 2 {
+			t.Errorf("yaml-anchor reported %d times, want 2", n)
+		}
+		// Only the outermost of the nested collections is reported.
+		if n := len(got["yaml-flow-sequence"]); n != 1 {
+			t.Errorf("yaml-flow-sequence reported %d times, want 1", n)
+		}
+		if n := len(got["yaml-flow-mapping"]); n != 1 {
+			t.Errorf("yaml-flow-mapping reported %d times, want 1", n)
+		}
+	})
+	t.Run("deep-block", func(t *testing.T) {
+		var b strings.Builder
+		b.WriteString(bombHead + "a: &a\n")
+		for i := 1; i < 1000; i++ {
+			fmt.Fprintf(&b, "%sk: \n", strings.Repeat(" ", i))
+		}
+		b.WriteString("z: *a\n---\n")
+		doc, got := runYAMLRules(t, b.String())
+		if doc.Front == nil {
+			t.Fatalf("did not parse: %+v", doc.Problem)
+		}
+		if n := len(got["yaml-anchor"]); n != 2 {
+			t.Errorf("yaml-anchor reported %d times, want 2", n)
+		}
+	})
+}
+
+// TestTabBroke checks the condition under which frontmatter-yaml leaves a
+// YAML error to yaml-tab-indent.
+func TestTabBroke(t *testing.T) {
+	for _, c := range []struct {
+		name, front string
+		want        bool
+	}{
+		{"tab names its own line", "name: x\nmetadata:\n\tauthor: ana\n", true},
+		{"error named on the line above", "name: x\nlist:\n  - a\n\t- b\n", true},
+		{"tab-only line", "name: x\n\t\nmetadata: y\n", true},
+		{"tab after an unrelated error", "name: x\ndescription: Use when: x\nmetadata: [a,\n\tb]\n", false},
+		{"no tab", "name: x\ndescription: Use when: x\n", false},
+		{"valid YAML with a tab", "name: x\nlist: [a,\n\tb]\n", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc := skill.Parse([]byte("---\n" + c.front + "---\nbody\n"))
+			if got := tabBroke(doc); got != c.want {
+				t.Errorf("tabBroke = %v, want %v (problem: %+v)", got, c.want, doc.Problem)
+			}
+		})
+	}
+	if got := tabLine([]byte("a: 1\n  b\n \tc\n")); got != 3 {
+		t.Errorf("tabLine = %d, want 3", got)
+	}
+	if got := tabLine([]byte("a:\t1\n")); got != 0 {
+		t.Errorf("tabLine of a tab after the indentation = %d, want 0", got)
+	}
+}
+
+func TestAmbiguous(t *testing.T) {
+	for _, c := range []struct{ v, tag, want string }{
+		{"-010", "!!int", "octal number -8, YAML 1.2 readers the decimal -10"},
+		{"07", "!!int", ""}, // 7 to everyone
+		{"00", "!!int", ""},
+		{"0x1F", "!!int", ""}, // hex in both
+		{"1.5", "!!float", ""},
+		{"+1.5", "!!float", ""},
+		{"-1.50", "!!float", "both see the number -1.5"},
+		{"1.", "!!float", "both see the number 1,"},
+		{"3.0e2", "!!float", "YAML 1.2 readers see the number 300"},
+		{"1.5e+3", "!!float", "both see the number 1500"},
+		{"123456789012345678901234", "!!float", ""}, // an integer to everyone
+		{"yEs", "!!str", ""},
+		{"Off", "!!str", "boolean false"},
+		{"190:20:30", "!!str", "base-60 number 685230"},
+		{"1:20.5", "!!str", "base-60 number 80.5"},
+		{"0:30", "!!str", ""}, // not YAML 1.1 base 60: it needs a leading 1-9
+		{"2024-1-2", "!!timestamp", "see the timestamp 2024-01-02T00:00:00Z"},
+		{"v1.0", "!!str", ""},
+	} {
+		got := ambiguous(c.v, c.tag)
+		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("ambiguous(%q) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}
+
+func TestFindHeader(t *testing.T) {
+	for _, c := range []struct {
+		line   string
+		col    int
+		header string
+	}{
+		{"description: |2", 14, "|2"},
+		{"  - >-2 # note", 5, ">-2"},
+		{"key: !!str &a |+1", 15, "|+1"},
+		{"? |1", 3, "|1"},
+		{"|3", 1, "|3"},
+		{"é: |2", 4, "|2"}, // columns count characters
+		{"key: |", 6, "|"},
+		{"key: a |2", 0, ""},
+		{"key: a|2", 0, ""},
+		{"# key: |2", 0, ""},
+		{"key: x # y: |2", 0, ""},
+		{"key: '|2'", 0, ""},
+		{"key: |2 x", 0, ""},
+		{"key: |0", 0, ""},
+	} {
+		col, h := findHeader(c.line)
+		if col != c.col || h != c.header {
+			t.Errorf("findHeader(%q) = %d, %q; want %d, %q", c.line, col, h, c.col, c.header)
+		}
+	}
+}
