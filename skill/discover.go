@@ -33,7 +33,18 @@ type Skill struct {
 
 // Name is the folder's base name, which the spec requires to equal the
 // frontmatter name.
-func (s *Skill) Name() string { return filepath.Base(filepath.Clean(s.Dir)) }
+// A Dir of "." or ".." (lint run inside the skill) is resolved through the
+// working folder, since its base name is not a name.
+func (s *Skill) Name() string {
+	dir := filepath.Clean(s.Dir)
+	if b := filepath.Base(dir); b != "." && b != ".." {
+		return b
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		return filepath.Base(abs)
+	}
+	return filepath.Base(dir)
+}
 
 // EntryPath is the path of the skill's entry file on disk.
 func (s *Skill) EntryPath() string { return filepath.Join(s.Dir, s.File) }
@@ -42,28 +53,48 @@ func (s *Skill) EntryPath() string { return filepath.Join(s.Dir, s.File) }
 var skipDirs = map[string]bool{".git": true, "node_modules": true, ".hg": true, ".svn": true}
 
 // Discover finds every skill at or below root, sorted by folder. root may
-// also be a skill folder itself, or a file inside a skill, in which case the
-// enclosing skill is returned (so a pre-commit hook can pass changed files).
-// Symbolic links to folders are not followed, so link loops cannot trap the
-// walk. Folders holding a built bundle are skipped: their copies of SKILL.md
-// are output, not source.
+// also be a skill folder itself, or a file or a folder inside a skill, in
+// which case the enclosing skill is returned (so a pre-commit hook can pass
+// changed files).
+// Symbolic links to folders below root are not followed, so link loops
+// cannot trap the walk. Folders holding a built bundle are skipped: their
+// copies of SKILL.md are output, not source.
+//
+// root itself is looked at with Lstat. A symlink named as root is a file of
+// the folder it sits in (that is how git, and so a pre-commit hook, sees
+// it): the skill holding the link is returned, even when the link dangles.
+// A symlink to a folder outside any skill is the user naming a linked
+// folder, and is walked.
 func Discover(root string) ([]*Skill, error) {
-	info, err := os.Stat(root)
+	info, err := os.Lstat(root)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", root, pathError(err))
 	}
-	if !info.IsDir() {
-		dir := Enclosing(root)
-		if dir == "" {
+	walk := root
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		if dir := Enclosing(root); dir != "" {
+			return []*Skill{Load(dir)}, nil
+		}
+		target, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			return nil, nil // a dangling link outside any skill names no skill
+		}
+		if info, err = os.Stat(target); err != nil || !info.IsDir() {
 			return nil, nil
 		}
-		return []*Skill{Load(dir)}, nil
+		walk = target
+	case !info.IsDir():
+		if dir := Enclosing(root); dir != "" {
+			return []*Skill{Load(dir)}, nil
+		}
+		return nil, nil
 	}
 	var out []*Skill
-	base := depth(root)
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	base := depth(walk)
+	err = filepath.WalkDir(walk, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == root {
+			if p == walk {
 				return err
 			}
 			// An unreadable folder below root is skipped, not fatal: it
@@ -73,29 +104,45 @@ func Discover(root string) ([]*Skill, error) {
 		if !d.IsDir() {
 			return nil
 		}
-		if p != root && (skipDirs[d.Name()] || isBundle(p)) {
+		if p != walk && (skipDirs[d.Name()] || isBundle(p)) {
 			return fs.SkipDir
 		}
 		if depth(p)-base > MaxDepth {
 			return fs.SkipDir
 		}
 		if name := entryName(p); name != "" {
-			out = append(out, load(p, name))
+			dir := p
+			if walk != root {
+				// Report paths under the name the user gave, not the
+				// link's target, so that findings read as they typed.
+				rel, _ := filepath.Rel(walk, p)
+				dir = filepath.Join(root, rel)
+			}
+			out = append(out, load(dir, name))
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", root, pathError(err))
 	}
+	if len(out) == 0 {
+		// A folder inside a skill ("lint pdf/scripts") means that skill;
+		// answering "no skills" would pass it unchecked.
+		if dir := Enclosing(root); dir != "" {
+			return []*Skill{Load(dir)}, nil
+		}
+	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Dir < out[j].Dir })
 	return out, nil
 }
 
 // Enclosing returns the nearest folder at or above path that holds a skill
-// entry file, or "" when there is none.
+// entry file, or "" when there is none. A symlink in path's last element is
+// not followed: a link belongs to the folder it sits in. The answer is
+// relative when path is, even when the skill is above the working folder.
 func Enclosing(path string) string {
 	dir := filepath.Clean(path)
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+	if info, err := os.Lstat(dir); err != nil || !info.IsDir() {
 		dir = filepath.Dir(dir)
 	}
 	for range MaxDepth * 4 {
@@ -103,7 +150,16 @@ func Enclosing(path string) string {
 			return dir
 		}
 		parent := filepath.Dir(dir)
-		if parent == dir {
+		if b := filepath.Base(dir); b == "." || b == ".." {
+			// A relative path runs out of names at "." or "..": climb on
+			// lexically until the file-system root.
+			parent = filepath.Join(dir, "..")
+			a, err1 := filepath.Abs(dir)
+			p, err2 := filepath.Abs(parent)
+			if err1 != nil || err2 != nil || a == p {
+				break
+			}
+		} else if parent == dir {
 			break
 		}
 		dir = parent
@@ -193,7 +249,9 @@ func entryName(dir string) string {
 }
 
 // BundleMarker is the file, relative to a bundle's root, whose presence marks
-// a folder as built output. It is the v0.2.0 discovery index every bundle has.
+// a folder as built output. It is the v0.2.0 discovery index every bundle
+// has (layout.V2Index; package skill stays below layout, so it is spelled
+// here too and a layout test keeps the two equal).
 const BundleMarker = ".well-known/agent-skills/index.json"
 
 func isBundle(dir string) bool {

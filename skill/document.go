@@ -2,7 +2,9 @@ package skill
 
 import (
 	"bytes"
+	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -91,8 +93,11 @@ func Parse(data []byte) *Document {
 	close := -1
 	for i := open + 1; i < len(lines); i++ {
 		// The first fence line closes the block: a "---" inside a block
-		// scalar still ends the frontmatter for every line-based reader.
-		if isFence(lines[i].text) {
+		// scalar still ends the frontmatter for every line-based reader (and
+		// for YAML, where it starts a new document). An indented "  ---" is
+		// text to YAML and to the readers, which look for "\n---", so only
+		// a fence in column 1 closes.
+		if isFence(lines[i].text) && !startsWithSpace(lines[i].text) {
 			close = i
 			break
 		}
@@ -112,8 +117,11 @@ func Parse(data []byte) *Document {
 	d.BodyLine = close + 2
 
 	var root yaml.Node
-	if err := yaml.Unmarshal(d.FrontRaw, &root); err != nil {
+	if err := unmarshal(d.FrontRaw, &root); err != nil {
 		line, msg := YAMLError(err)
+		if slices.Contains(parserProblems, msg) {
+			line = problemLine(d.FrontRaw, msg, line)
+		}
 		if d.Problem == nil {
 			d.Problem = &Problem{Kind: BadYAML, Line: d.FrontLine + max(line, 1) - 1, Col: 1,
 				Msg: "invalid YAML in frontmatter: " + msg}
@@ -142,6 +150,18 @@ func Parse(data []byte) *Document {
 	}
 	d.Front = root.Content[0]
 	return d
+}
+
+// unmarshal is yaml.Unmarshal that turns a panic inside the YAML library into
+// an error: a SKILL.md is untrusted input, and one file the parser chokes on
+// must become a finding, not stop a lint of a thousand skills.
+func unmarshal(data []byte, n *yaml.Node) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("yaml: the YAML parser failed on this input (%v)", r)
+		}
+	}()
+	return yaml.Unmarshal(data, n)
 }
 
 // FilePos turns a frontmatter node's position into a 1-based file position.
@@ -209,13 +229,66 @@ func startsWithSpace(l []byte) bool {
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): `)
 
+// parserProblems are the messages of yaml.v3's parser (as opposed to its
+// scanner). For these the library prints the 0-based line of the mark, one
+// less than the line meant, and no line at all for the first line.
+var parserProblems = []string{
+	"did not find expected ',' or ']'",
+	"did not find expected ',' or '}'",
+	"did not find expected '-' indicator",
+	"did not find expected <document start>",
+	"did not find expected <stream-start>",
+	"did not find expected key",
+	"did not find expected node content",
+	"found duplicate %TAG directive",
+	"found duplicate %YAML directive",
+	"found incompatible YAML document",
+	"found undefined tag handle",
+}
+
+// problemLine finds the line a yaml.v3 parser error is about. The library
+// names the line where the enclosing block began ("metadata:"), not the line
+// that broke it (a key indented one space too far), so this looks for the
+// shortest run of leading lines that fails with the same message. The
+// search is quadratic, so it has a budget of bytes parsed and gives up,
+// keeping line, when that is spent: real frontmatter is a few dozen short
+// lines and costs a fraction of it.
+func problemLine(raw []byte, msg string, line int) int {
+	const budget = 1 << 20
+	spent, end := 0, 0
+	for n := 1; end < len(raw); n++ {
+		if i := bytes.IndexByte(raw[end:], '\n'); i >= 0 {
+			end += i + 1
+		} else {
+			end = len(raw)
+		}
+		if spent += end; spent > budget {
+			return line
+		}
+		var root yaml.Node
+		if err := unmarshal(raw[:end], &root); err != nil {
+			if _, m := YAMLError(err); m == msg {
+				return n
+			}
+		}
+	}
+	return line
+}
+
 // YAMLError splits a yaml.v3 error into the 1-based line it names (0 when it
 // names none) and its message without the library's prefix.
 func YAMLError(err error) (int, string) {
 	msg := err.Error()
 	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
-		return n, msg[len(m[0]):]
+		msg = msg[len(m[0]):]
+		if slices.Contains(parserProblems, msg) {
+			n++
+		}
+		return n, msg
+	}
+	if rest, ok := strings.CutPrefix(msg, "yaml: "); ok && slices.Contains(parserProblems, rest) {
+		return 1, rest
 	}
 	if e, ok := err.(*yaml.TypeError); ok && len(e.Errors) > 0 {
 		msg = e.Errors[0]

@@ -75,9 +75,12 @@ func IsJunk(name string, isDir bool) bool {
 	return false
 }
 
-// maxFiles bounds a collection so that a hostile tree cannot exhaust memory;
-// it is far above any reader's limit (the strictest accepts 512).
-const maxFiles = 100_000
+// maxFiles bounds a collection so that a hostile tree cannot exhaust memory
+// or time; it is far above any reader's limit (the strictest accepts 512).
+// It counts every entry looked at, folders included: links inside the skill
+// that point at the same folders can multiply a tiny tree's paths
+// exponentially without adding a single file. A variable so tests can lower it.
+var maxFiles = 100_000
 
 // Collect lists the files of the skill in dir: junk and .skillignore'd files
 // are left out and reported, symlinks inside the skill are dereferenced,
@@ -95,10 +98,14 @@ func Collect(dir string) (*Files, error) {
 	if data, err := os.ReadFile(filepath.Join(root, IgnoreFile)); err == nil {
 		c.ignore = ParseIgnore(data)
 	}
+	// The error does not name dir: callers name the skill themselves.
 	if err := c.walk(root, ""); err != nil {
 		return nil, err
 	}
 	sort.Slice(c.out.Files, func(i, j int) bool { return c.out.Files[i].Path < c.out.Files[j].Path })
+	// The walk visits a folder's contents before a sibling that sorts
+	// between them bytewise ("a/x" before "a-b"), so sort every list.
+	sort.Slice(c.out.Refused, func(i, j int) bool { return c.out.Refused[i].Path < c.out.Refused[j].Path })
 	sort.Strings(c.out.Junk)
 	sort.Strings(c.out.Ignored)
 	return c.out, nil
@@ -109,17 +116,23 @@ type collector struct {
 	ignore *Ignore
 	out    *Files
 	active map[string]bool // real paths of the folders being walked, to stop link loops
+	seen   int             // entries looked at, bounded by maxFiles
 }
 
 // ErrTooManyFiles is returned when a skill holds more files than any reader
 // could accept, long before memory is at risk.
-var ErrTooManyFiles = fmt.Errorf("more than %d files", maxFiles)
+var ErrTooManyFiles = fmt.Errorf("more than %d files and folders; leave the bulk out with %s", maxFiles, IgnoreFile)
 
 func (c *collector) walk(real, rel string) error {
 	c.active[real] = true
 	defer delete(c.active, real)
 	ents, err := os.ReadDir(real)
 	if err != nil {
+		if rel == "" {
+			// A skill folder that cannot be listed at all is an error,
+			// not an empty skill.
+			return pathError(err)
+		}
 		c.out.Refused = append(c.out.Refused, Refused{Path: rel + "/", Kind: Unreadable, Err: pathError(err)})
 		return nil
 	}
@@ -134,16 +147,28 @@ func (c *collector) walk(real, rel string) error {
 		if rel == "" && name == IgnoreFile {
 			continue
 		}
+		if c.seen++; c.seen > maxFiles {
+			return ErrTooManyFiles
+		}
 		info, err := os.Lstat(disk)
 		if err != nil {
 			c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: Unreadable, Err: pathError(err)})
+			continue
+		}
+		// Junk and ignored entries are left out before a link is judged:
+		// what is not published cannot escape the skill.
+		if c.leaveOut(p, name, info.IsDir()) {
 			continue
 		}
 		link := info.Mode()&fs.ModeSymlink != 0
 		if link {
 			target, err := filepath.EvalSymlinks(disk)
 			if err != nil {
-				c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: LinkBroken, Err: errors.New("symlink target does not exist")})
+				msg := "symlink target does not exist"
+				if !errors.Is(err, fs.ErrNotExist) {
+					msg = "symlink cannot be resolved (" + pathError(err).Error() + "; a loop?)"
+				}
+				c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: LinkBroken, Err: errors.New(msg)})
 				continue
 			}
 			if !within(c.root, target) {
@@ -156,16 +181,12 @@ func (c *collector) walk(real, rel string) error {
 				continue
 			}
 			disk = target
+			// A link to a folder is a folder for dir-only patterns.
+			if info.IsDir() && c.leaveOut(p, name, true) {
+				continue
+			}
 		}
 		isDir := info.IsDir()
-		if IsJunk(name, isDir) {
-			c.out.Junk = append(c.out.Junk, p+slashIf(isDir))
-			continue
-		}
-		if c.ignore.Match(p, isDir) {
-			c.out.Ignored = append(c.out.Ignored, p+slashIf(isDir))
-			continue
-		}
 		switch {
 		case isDir:
 			if c.active[disk] {
@@ -176,9 +197,6 @@ func (c *collector) walk(real, rel string) error {
 				return err
 			}
 		case info.Mode().IsRegular():
-			if len(c.out.Files) >= maxFiles {
-				return ErrTooManyFiles
-			}
 			c.out.Files = append(c.out.Files, File{Path: p, Disk: disk, Size: info.Size(), Mode: info.Mode().Perm(), Link: link})
 		default:
 			c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: NotRegular,
@@ -186,6 +204,19 @@ func (c *collector) walk(real, rel string) error {
 		}
 	}
 	return nil
+}
+
+// leaveOut records p as junk or ignored and reports whether it was either.
+func (c *collector) leaveOut(p, name string, isDir bool) bool {
+	switch {
+	case IsJunk(name, isDir):
+		c.out.Junk = append(c.out.Junk, p+slashIf(isDir))
+	case c.ignore.Match(p, isDir):
+		c.out.Ignored = append(c.out.Ignored, p+slashIf(isDir))
+	default:
+		return false
+	}
+	return true
 }
 
 func within(root, p string) bool {

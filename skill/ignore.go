@@ -1,10 +1,11 @@
 package skill
 
 import (
-	"bufio"
 	"bytes"
+	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Ignore is a list of gitignore-style patterns, as read from a .skillignore
@@ -24,23 +25,22 @@ type ignoreRule struct {
 // "!" negation, a trailing "/" for folders only, a leading or inner "/"
 // anchoring to the base, and "*", "?", "[...]" and "**" wildcards.
 func ParseIgnore(data []byte) *Ignore {
+	// Split rather than scan: a scanner stops at its first over-long line
+	// and would silently drop every pattern after it.
+	data = bytes.TrimPrefix(data, bom) // git skips a BOM here too
 	var pats []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for sc.Scan() {
-		pats = append(pats, sc.Text())
+	for l := range bytes.Lines(data) {
+		pats = append(pats, strings.TrimSuffix(string(l), "\n"))
 	}
 	return NewIgnore(pats)
 }
 
-// NewIgnore compiles patterns in gitignore syntax.
+// NewIgnore compiles patterns in gitignore syntax. A malformed pattern (an
+// unclosed "[", a trailing lone "\") matches nothing, as in git.
 func NewIgnore(patterns []string) *Ignore {
 	ig := &Ignore{}
 	for _, p := range patterns {
-		p = strings.TrimSuffix(p, "\r")
-		if t := strings.TrimRight(p, " "); !strings.HasSuffix(t, `\`) {
-			p = t // trailing spaces are ignored unless escaped
-		}
+		p = trimTrailingSpace(strings.TrimSuffix(p, "\r"))
 		if p == "" || strings.HasPrefix(p, "#") {
 			continue
 		}
@@ -58,7 +58,10 @@ func NewIgnore(patterns []string) *Ignore {
 		}
 		anchored := strings.Contains(p, "/")
 		p = strings.TrimPrefix(p, "/")
-		expr := globRegexp(p)
+		expr, ok := globRegexp(p)
+		if !ok {
+			continue
+		}
 		if !anchored {
 			expr = "(?:.*/)?" + expr
 		}
@@ -72,14 +75,37 @@ func NewIgnore(patterns []string) *Ignore {
 	return ig
 }
 
+// trimTrailingSpace drops trailing spaces, except one escaped with "\".
+func trimTrailingSpace(p string) string {
+	i := len(p)
+	for i > 0 && p[i-1] == ' ' {
+		if i >= 2 && p[i-2] == '\\' {
+			break
+		}
+		i--
+	}
+	return p[:i]
+}
+
 // Match reports whether the slash-separated path, relative to the ignore
-// file's folder, is ignored. Callers walking a tree skip an ignored folder
-// whole, which gives git's rule that a file in an excluded folder cannot be
-// re-included.
+// file's folder, is ignored. A path inside an ignored folder is ignored
+// whatever later patterns say: git never looks inside an excluded folder, so
+// nothing in it can be re-included. This also makes the answer the same
+// whether or not the caller skips ignored folders while walking.
 func (ig *Ignore) Match(path string, isDir bool) bool {
-	if ig == nil {
+	if ig.Empty() {
 		return false
 	}
+	for i := 0; i < len(path); i++ {
+		if path[i] == '/' && ig.match(path[:i], true) {
+			return true
+		}
+	}
+	return ig.match(path, isDir)
+}
+
+// match applies the patterns to one path, the last matching one winning.
+func (ig *Ignore) match(path string, isDir bool) bool {
 	matched := false
 	for _, r := range ig.rules {
 		if r.dirOnly && !isDir {
@@ -95,7 +121,9 @@ func (ig *Ignore) Match(path string, isDir bool) bool {
 // Empty reports whether there are no patterns.
 func (ig *Ignore) Empty() bool { return ig == nil || len(ig.rules) == 0 }
 
-func globRegexp(p string) string {
+// globRegexp translates a gitignore glob (without its anchoring slash) into a
+// regular expression, or reports that the glob is malformed.
+func globRegexp(p string) (string, bool) {
 	var b strings.Builder
 	for i := 0; i < len(p); i++ {
 		c := p[i]
@@ -110,6 +138,11 @@ func globRegexp(p string) string {
 				b.WriteString(".*") // trailing "/**": everything inside
 				i = j - 1
 			default:
+				// Elsewhere "**" is two ordinary stars; skip the whole run
+				// so that "a***b" costs one [^/]* rather than several.
+				for j < len(p) && p[j] == '*' {
+					j++
+				}
 				b.WriteString("[^/]*")
 				i = j - 1
 			}
@@ -117,24 +150,136 @@ func globRegexp(p string) string {
 			b.WriteString("[^/]*")
 		case c == '?':
 			b.WriteString("[^/]")
-		case c == '\\' && i+1 < len(p):
+		case c == '\\':
+			if i+1 == len(p) {
+				return "", false // git: a trailing lone backslash never matches
+			}
 			i++
-			b.WriteString(regexp.QuoteMeta(string(p[i])))
+			r, n := utf8.DecodeRuneInString(p[i:])
+			b.WriteString(regexp.QuoteMeta(string(r)))
+			i += n - 1
 		case c == '[':
-			end := strings.IndexByte(p[i+1:], ']')
-			if end < 0 {
-				b.WriteString(`\[`)
-				continue
+			class, n, ok := globClass(p[i:])
+			if !ok {
+				return "", false // git: an unclosed "[" makes the pattern match nothing
 			}
-			class := p[i+1 : i+1+end]
-			if strings.HasPrefix(class, "!") {
-				class = "^" + class[1:]
-			}
-			b.WriteString("[" + strings.ReplaceAll(class, `\`, `\\`) + "]")
-			i += end + 1
+			b.WriteString(class)
+			i += n - 1
 		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
+			r, n := utf8.DecodeRuneInString(p[i:])
+			b.WriteString(regexp.QuoteMeta(string(r)))
+			i += n - 1
 		}
 	}
-	return b.String()
+	return b.String(), true
+}
+
+// posixClasses are the "[:name:]" classes git's wildmatch knows, as ranges.
+var posixClasses = map[string][][2]rune{
+	"alnum":  {{'0', '9'}, {'A', 'Z'}, {'a', 'z'}},
+	"alpha":  {{'A', 'Z'}, {'a', 'z'}},
+	"blank":  {{'\t', '\t'}, {' ', ' '}},
+	"cntrl":  {{0, 0x1f}, {0x7f, 0x7f}},
+	"digit":  {{'0', '9'}},
+	"graph":  {{0x21, 0x7e}},
+	"lower":  {{'a', 'z'}},
+	"print":  {{0x20, 0x7e}},
+	"punct":  {{0x21, 0x2f}, {0x3a, 0x40}, {0x5b, 0x60}, {0x7b, 0x7e}},
+	"space":  {{'\t', '\r'}, {' ', ' '}},
+	"upper":  {{'A', 'Z'}},
+	"xdigit": {{'0', '9'}, {'A', 'F'}, {'a', 'f'}},
+}
+
+// globClass translates the bracket expression at the start of s into a
+// regexp class and returns how many bytes it used. As in git, a class never
+// matches "/", "]" right after "[" or "[!" is literal, "!" and "^" negate,
+// and a reversed range matches nothing.
+func globClass(s string) (string, int, bool) {
+	j := 1
+	neg := false
+	if j < len(s) && (s[j] == '!' || s[j] == '^') {
+		neg, j = true, j+1
+	}
+	var ranges [][2]rune
+	for first := true; ; first = false {
+		if j >= len(s) {
+			return "", 0, false
+		}
+		if s[j] == ']' && !first {
+			j++
+			break
+		}
+		if strings.HasPrefix(s[j:], "[:") {
+			end := strings.Index(s[j+2:], ":]")
+			if end < 0 {
+				return "", 0, false
+			}
+			rs, ok := posixClasses[s[j+2:j+2+end]]
+			if !ok {
+				return "", 0, false // git rejects an unknown class name
+			}
+			ranges = append(ranges, rs...)
+			j += end + 4
+			continue
+		}
+		lo, n := classChar(s[j:])
+		if n == 0 {
+			return "", 0, false
+		}
+		j += n
+		hi := lo
+		if j+1 < len(s) && s[j] == '-' && s[j+1] != ']' {
+			h, n := classChar(s[j+1:])
+			if n == 0 {
+				return "", 0, false
+			}
+			hi, j = h, j+1+n
+		}
+		if lo <= hi {
+			ranges = append(ranges, [2]rune{lo, hi})
+		}
+	}
+	var b strings.Builder
+	b.WriteByte('[')
+	if neg {
+		b.WriteString(`^/`)
+	}
+	for _, r := range ranges {
+		if !neg && r[0] <= '/' && '/' <= r[1] {
+			// Split the range around the slash it would otherwise match.
+			if r[0] < '/' {
+				writeRange(&b, r[0], '/'-1)
+			}
+			if r[1] > '/' {
+				writeRange(&b, '/'+1, r[1])
+			}
+			continue
+		}
+		writeRange(&b, r[0], r[1])
+	}
+	if b.Len() == 1 {
+		return `[^\x00-\x{10FFFF}]`, j, true // only "/" was named: matches nothing
+	}
+	b.WriteByte(']')
+	return b.String(), j, true
+}
+
+// classChar reads one possibly escaped character of a bracket expression.
+func classChar(s string) (rune, int) {
+	n := 0
+	if s[0] == '\\' {
+		if len(s) == 1 {
+			return 0, 0
+		}
+		n, s = 1, s[1:]
+	}
+	r, size := utf8.DecodeRuneInString(s)
+	return r, n + size
+}
+
+func writeRange(b *strings.Builder, lo, hi rune) {
+	fmt.Fprintf(b, `\x{%x}`, lo)
+	if hi != lo {
+		fmt.Fprintf(b, `-\x{%x}`, hi)
+	}
 }

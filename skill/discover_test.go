@@ -1,0 +1,203 @@
+package skill
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func dirs(t *testing.T, root string, skills []*Skill) []string {
+	t.Helper()
+	out := []string{}
+	for _, s := range skills {
+		rel, err := filepath.Rel(root, s.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
+}
+
+func TestDiscover(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"pdf/SKILL.md":                                 skillMD,
+		"pdf/scripts/run.sh":                           "",
+		"pdf/nested/SKILL.md":                          skillMD, // a skill inside a skill is found (lint reports it)
+		"lower/skill.md":                               skillMD,
+		"mixed/Skill.MD":                               skillMD,
+		"a-b/SKILL.md":                                 skillMD,
+		"a/b/SKILL.md":                                 skillMD,
+		".git/modules/x/SKILL.md":                      skillMD,
+		"node_modules/pkg/SKILL.md":                    skillMD,
+		"deep/.hg/SKILL.md":                            skillMD,
+		"dist/" + BundleMarker:                         "{}",
+		"dist/skills/pdf/SKILL.md":                     skillMD,
+		"notaskill/README.md":                          "",
+		"dirnamed/SKILL.md/":                           "", // a folder called SKILL.md is no entry file
+		"both/SKILL.md":                                skillMD,
+		"both/skill.md":                                skillMD,
+		"docs/" + strings.Repeat("d/", 3) + "SKILL.md": skillMD,
+	})
+	got, err := Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a-b", "a/b", "both", "docs/d/d/d", "lower", "mixed", "pdf", "pdf/nested"}
+	if d := dirs(t, root, got); !reflect.DeepEqual(d, want) {
+		t.Fatalf("Discover = %q\nwant       %q", d, want)
+	}
+	files := map[string]string{}
+	for _, s := range got {
+		files[filepath.Base(s.Dir)] = s.File
+		if s.Err != nil || s.Doc == nil {
+			t.Errorf("%s: Err = %v, Doc = %v", s.Dir, s.Err, s.Doc)
+			continue
+		}
+		if s.Size != int64(len(skillMD)) || string(s.Doc.Raw) != skillMD {
+			t.Errorf("%s: Size = %d, Raw = %q", s.Dir, s.Size, s.Doc.Raw)
+		}
+		if s.EntryPath() != filepath.Join(s.Dir, s.File) {
+			t.Errorf("EntryPath = %s", s.EntryPath())
+		}
+	}
+	if files["lower"] != "skill.md" || files["mixed"] != "Skill.MD" || files["both"] != FileName || files["pdf"] != FileName {
+		t.Errorf("entry files = %v", files)
+	}
+
+	// A bundle named as root is walked: the user asked for it.
+	got, err = Discover(filepath.Join(root, "dist"))
+	if err != nil || len(got) != 1 {
+		t.Errorf("Discover(dist) = %d skills, %v", len(got), err)
+	}
+}
+
+func TestDiscoverFilePath(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"pdf/SKILL.md":       skillMD,
+		"pdf/scripts/run.sh": "",
+		"pdf/a/b/c/d.txt":    "",
+		"README.md":          "",
+		"other/notes.txt":    "",
+	})
+	for _, p := range []string{"pdf/scripts/run.sh", "pdf/SKILL.md", "pdf/a/b/c/d.txt", "pdf/a/b", "pdf"} {
+		got, err := Discover(filepath.Join(root, p))
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if d := dirs(t, root, got); !reflect.DeepEqual(d, []string{"pdf"}) {
+			t.Errorf("Discover(%s) = %q, want pdf", p, d)
+		}
+	}
+	for _, p := range []string{"README.md", "other/notes.txt"} {
+		got, err := Discover(filepath.Join(root, p))
+		if err != nil || len(got) != 0 {
+			t.Errorf("Discover(%s) = %q, %v; want nothing", p, dirs(t, root, got), err)
+		}
+	}
+	// A folder outside any skill is walked and holds none.
+	if got, err := Discover(filepath.Join(root, "other")); err != nil || len(got) != 0 {
+		t.Errorf("Discover(other) = %d, %v", len(got), err)
+	}
+}
+
+func TestDiscoverMissing(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "no", "such")
+	got, err := Discover(p)
+	if err == nil || got != nil {
+		t.Fatalf("Discover(missing) = %v, %v; want an error", got, err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, p) || !strings.Contains(msg, "no such file or folder") {
+		t.Errorf("error %q should name %s and say no such file or folder", msg, p)
+	}
+}
+
+// Walking deeper than MaxDepth is cut off rather than followed forever.
+func TestDiscoverMaxDepth(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		strings.Repeat("d/", MaxDepth) + "SKILL.md":   skillMD,
+		strings.Repeat("e/", MaxDepth+1) + "SKILL.md": skillMD,
+	})
+	got, err := Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := dirs(t, root, got); len(d) != 1 || !strings.HasPrefix(d[0], "d/") {
+		t.Errorf("Discover = %q, want only the skill at depth %d", d, MaxDepth)
+	}
+}
+
+// A path relative to a working folder inside a skill still finds it, and
+// the skill's name is its folder's name, not ".." or ".".
+func TestEnclosingRelative(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"pdf-forms/SKILL.md": skillMD, "pdf-forms/scripts/a/run.sh": ""})
+	t.Chdir(filepath.Join(root, "pdf-forms", "scripts", "a"))
+	if got := Enclosing("run.sh"); got != filepath.Join("..", "..") {
+		t.Errorf("Enclosing(run.sh) = %q, want ../..", got)
+	}
+	got, err := Discover("run.sh")
+	if err != nil || len(got) != 1 {
+		t.Fatalf("Discover(run.sh) = %v, %v", got, err)
+	}
+	if got[0].Name() != "pdf-forms" || got[0].Doc == nil {
+		t.Errorf("Name = %q, Doc = %v; want pdf-forms", got[0].Name(), got[0].Doc)
+	}
+	t.Chdir(filepath.Join(root, "pdf-forms"))
+	got, err = Discover(".")
+	if err != nil || len(got) != 1 || got[0].Dir != "." || got[0].Name() != "pdf-forms" {
+		t.Fatalf("Discover(.) = %+v, %v; want Dir . named pdf-forms", got, err)
+	}
+	if got := Enclosing("nope.txt"); got != "." {
+		t.Errorf("Enclosing of a missing file in a skill = %q, want .", got)
+	}
+}
+
+func TestEnclosingNone(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a/b.txt": ""})
+	if got := Enclosing(filepath.Join(root, "a", "b.txt")); got != "" {
+		t.Errorf("Enclosing = %q, want none", got)
+	}
+}
+
+func TestSkillName(t *testing.T) {
+	for dir, want := range map[string]string{
+		"skills/pdf":  "pdf",
+		"skills/pdf/": "pdf",
+		"/abs/pdf":    "pdf",
+	} {
+		if got := (&Skill{Dir: dir}).Name(); got != want {
+			t.Errorf("Name(%q) = %q, want %q", dir, got, want)
+		}
+	}
+	wd, _ := os.Getwd()
+	if got := (&Skill{Dir: "."}).Name(); got != filepath.Base(wd) {
+		t.Errorf("Name(.) = %q, want %q", got, filepath.Base(wd))
+	}
+}
+
+func TestLoad(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a/SKILL.md": skillMD, "b/skill.md": "no frontmatter", "c/": ""})
+	s := Load(filepath.Join(root, "a"))
+	if s.Err != nil || s.Doc == nil || s.File != FileName {
+		t.Fatalf("Load(a) = %+v", s)
+	}
+	if name, _ := s.Doc.String("name"); name != "s" {
+		t.Errorf("name = %q", name)
+	}
+	s = Load(filepath.Join(root, "b"))
+	if s.File != "skill.md" || s.Doc == nil || s.Doc.Problem == nil || s.Doc.Problem.Kind != NoFrontmatter {
+		t.Errorf("Load(b) = %+v", s)
+	}
+	s = Load(filepath.Join(root, "c"))
+	if s.Doc != nil || s.Err == nil || s.File != FileName || !strings.Contains(s.Err.Error(), "no such file or folder") {
+		t.Errorf("Load(c) = %+v, want Err no such file", s)
+	}
+}

@@ -1,0 +1,80 @@
+package skill
+
+import (
+	"bytes"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// FuzzParse checks the invariants lint relies on for any input at all. The
+// seed corpus is in testdata/fuzz/FuzzParse; run the fuzzer with
+//
+//	go test ./skill -run XXX -fuzz FuzzParse -fuzztime 60s
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("---\nname: a\ndescription: b\n---\nbody\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := Parse(data)
+		if !bytes.Equal(d.Raw, data) {
+			t.Fatal("Raw is not the input")
+		}
+		text := data
+		if d.BOM {
+			if !bytes.HasPrefix(data, bom) {
+				t.Fatal("BOM set without a BOM")
+			}
+			text = data[len(bom):]
+		} else if bytes.HasPrefix(data, bom) {
+			t.Fatal("BOM not set")
+		}
+		last := bytes.Count(text, []byte("\n")) + 2 // the line after the last one
+		if d.FrontLine < 0 || d.FrontLine > last {
+			t.Fatalf("FrontLine %d outside 0..%d", d.FrontLine, last)
+		}
+		if d.BodyLine < 0 || d.BodyLine > last {
+			t.Fatalf("BodyLine %d outside 0..%d", d.BodyLine, last)
+		}
+		if !bytes.HasSuffix(text, d.Body) {
+			t.Fatalf("Body %q is not a suffix of the input", d.Body)
+		}
+		if len(d.Body) > 0 {
+			// BodyLine must be the line the body starts on. (An empty body
+			// after a final "---" without a newline is on no line; BodyLine
+			// then names the line after the fence.)
+			before := text[:len(text)-len(d.Body)]
+			if want := bytes.Count(before, []byte("\n")) + 1; d.BodyLine != want {
+				t.Fatalf("BodyLine = %d, but the body starts on line %d", d.BodyLine, want)
+			}
+		}
+		if d.FrontRaw != nil && !bytes.Contains(text, d.FrontRaw) {
+			t.Fatal("FrontRaw is not part of the input")
+		}
+		if d.Front != nil {
+			if d.Front.Kind != yaml.MappingNode {
+				t.Fatalf("Front.Kind = %v, want a mapping", d.Front.Kind)
+			}
+			if d.Problem != nil && d.Problem.Kind != LeadingSpace {
+				t.Fatalf("Front set with problem %+v", *d.Problem)
+			}
+			// Positions of parsed nodes must land inside the file.
+			for i := 0; i+1 < len(d.Front.Content); i += 2 {
+				if l, c := d.FilePos(d.Front.Content[i]); l < d.FrontLine || l > last || c < 1 {
+					t.Fatalf("key position %d:%d outside the frontmatter", l, c)
+				}
+			}
+		} else if d.Problem == nil {
+			t.Fatal("no Front and no Problem")
+		}
+		if p := d.Problem; p != nil {
+			if p.Kind < NoFrontmatter || p.Kind > NotMapping {
+				t.Fatalf("Problem kind %d unknown", p.Kind)
+			}
+			if p.Line < 1 || p.Line > last || p.Col < 1 || p.Msg == "" {
+				t.Fatalf("Problem %+v: position outside 1..%d or no message", *p, last)
+			}
+		}
+		// The accessors must be safe on whatever came out.
+		d.Lookup("name")
+		d.String("description")
+	})
+}
