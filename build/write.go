@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/skillpack/skillpack/catalog"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -22,6 +23,9 @@ func (b *builder) index() error {
 		return err
 	}
 	b.bundle = bundle
+	if err := b.catalog(); err != nil {
+		return err
+	}
 	b.res.Excluded = bundle.Excluded
 	for _, e := range bundle.Excluded {
 		b.logf("  warning: %s is left out of the legacy v0.1 index: %s", e.Name, e.Reason)
@@ -56,6 +60,22 @@ func (b *builder) index() error {
 	return nil
 }
 
+// catalog renders index.html, the page people read, into the bundle.
+func (b *builder) catalog() error {
+	skills := make([]catalog.Skill, len(b.work))
+	for i, w := range b.work {
+		license, _ := w.src.Doc.String("license")
+		compat, _ := w.src.Doc.String("compatibility")
+		skills[i] = catalog.Skill{Skill: w.out, License: license, Compatibility: compat, Body: w.src.Doc.Body}
+	}
+	page, err := catalog.Render(skills, catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator()})
+	if err != nil {
+		return err
+	}
+	b.bundle.AddDoc(layout.Catalog, page)
+	return nil
+}
+
 // record is the build record of this build.
 func (b *builder) record() *record {
 	rec := &record{Generator: Generator()}
@@ -73,8 +93,9 @@ func (b *builder) record() *record {
 }
 
 // upToDate reports whether the output folder already holds exactly this
-// bundle, so that a no-op rebuild writes nothing: every skill was reused,
-// every document is byte-identical, and every other file has its size.
+// bundle, so that a no-op rebuild writes nothing: every skill was reused
+// (so its archives and v0.2 files were checked by packOne), every document
+// is byte-identical, and every legacy copy has its digest.
 func (b *builder) upToDate() bool {
 	if b.prev == nil {
 		return false
@@ -91,6 +112,12 @@ func (b *builder) upToDate() bool {
 		p := filepath.Join(b.out, filepath.FromSlash(e.Path))
 		if e.Kind == layout.KindDoc {
 			if !sameBytes(p, e.Data) {
+				return false
+			}
+			continue
+		}
+		if e.Kind == layout.KindFile && e.Path != layout.SkillFile(e.Skill, e.File) {
+			if d, n, err := hashFile(p); err != nil || d != e.Digest || n != e.Size {
 				return false
 			}
 			continue

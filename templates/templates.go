@@ -1,6 +1,6 @@
 // Package templates holds the files skillpack renders: the scaffold of a new
 // skill and the HTML catalog. It only embeds them; the code that renders
-// them lives in package scaffold and the build.
+// them lives in packages scaffold and catalog.
 package templates
 
 import "embed"
@@ -11,3 +11,9 @@ import "embed"
 //
 //go:embed scaffold
 var Scaffold embed.FS
+
+// Catalog is the html/template of the bundle's index.html (index.html) and
+// the stylesheet the page inlines (catalog.css), rendered by package catalog.
+//
+//go:embed catalog
+var Catalog embed.FS

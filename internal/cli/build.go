@@ -3,8 +3,11 @@ package cli
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"path"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,6 +26,7 @@ type buildOptions struct {
 	JSON     bool
 	BaseURL  string
 	NoLegacy bool
+	Summary  string // file to append a Markdown summary to (GitHub's step summary)
 }
 
 func newBuildCmd(ios *IO) *cobra.Command {
@@ -61,6 +65,7 @@ else 1980-01-01T00:00:00Z.`,
 	f.BoolVar(&opts.JSON, "json", false, "print a machine-readable summary (every artifact with digest and size) on stdout")
 	f.StringVar(&opts.BaseURL, "base-url", "", "absolute `URL` the bundle is served at (default: relative URLs)")
 	f.BoolVar(&opts.NoLegacy, "no-legacy", false, "leave out the legacy /.well-known/skills/ v0.1.0 tree")
+	f.StringVar(&opts.Summary, "step-summary", "", "append a Markdown summary to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
 	return cmd
 }
 
@@ -101,6 +106,11 @@ func runBuild(ios *IO, opts *buildOptions, setLegacy, setBase bool) error {
 	if res != nil && len(res.Findings) > 0 {
 		lint.Format(ios.Err, "text", &lint.Result{Findings: res.Findings}, lint.Tool{})
 	}
+	if opts.Summary != "" && res != nil && err == nil {
+		if err := appendSummary(opts.Summary, res); err != nil {
+			return &exitError{code: ExitInternal, err: fmt.Errorf("--step-summary: %w", err)}
+		}
+	}
 	if opts.JSON && res != nil && err == nil {
 		enc := json.NewEncoder(ios.Out)
 		enc.SetIndent("", "  ")
@@ -112,6 +122,28 @@ func runBuild(ios *IO, opts *buildOptions, setLegacy, setBase bool) error {
 		}
 	}
 	return buildErr(err)
+}
+
+// appendSummary appends a Markdown table of the built skills to file, the
+// way GitHub Actions collects a job's step summary.
+func appendSummary(file string, res *build.Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### skillpack build\n\n%d skills → `%s` (%d packed, %d reused)\n\n", len(res.Skills), res.Out, res.Packed, res.Reused)
+	b.WriteString("| skill | files | size | archive | digest |\n|---|---:|---:|---|---|\n")
+	for _, s := range res.Skills {
+		fmt.Fprintf(&b, "| %s | %d | %d B | `%s` | `%s` |\n", s.Name, s.Files, s.Size, path.Base(s.TarGz.Path), s.TarGz.Digest)
+	}
+	errs, warns, _ := lint.Count(res.Findings)
+	fmt.Fprintf(&b, "\nLint: %d errors, %d warnings.\n", errs, warns)
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // buildErr maps a build error to its exit code: lint errors are findings

@@ -1,0 +1,315 @@
+// Package catalog renders index.html, the bundle's catalog for people: every
+// skill with its description, license, files, sizes, digests, download
+// links, install commands and its SKILL.md rendered as HTML.
+//
+// The page is one self-contained file at the root of dist/: the stylesheet
+// is inlined, nothing is fetched from elsewhere, and there is no JavaScript
+// (a Content-Security-Policy forbids scripts outright, since SKILL.md bodies
+// are untrusted input). Every link is relative to dist/ (or under
+// Options.BaseURL) and names a file the bundle holds. Rendering does no I/O
+// and is deterministic: the same skills give the same bytes.
+package catalog
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"html/template"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/templates"
+)
+
+// Skill is what the catalog shows of one skill.
+type Skill struct {
+	layout.Skill         // name, description, files, archives, content digest
+	License       string // the frontmatter license; "" if none
+	Compatibility string // the frontmatter compatibility; "" if none
+	Body          []byte // the SKILL.md Markdown after the frontmatter
+}
+
+// Options say how the catalog addresses the bundle. The zero value gives
+// relative links and the default title.
+type Options struct {
+	// BaseURL is the absolute URL at which dist/ is served. Empty means
+	// links relative to index.html, and install commands that show a
+	// placeholder host.
+	BaseURL string
+	// Generator names the tool that built the bundle, shown in the footer.
+	Generator string
+	// Title heads the page; empty means "Agent Skills".
+	Title string
+}
+
+// placeholder stands for the host in install commands when no base URL is
+// known: the skills CLI and curl need an absolute URL.
+const placeholder = "https://YOUR-HOST"
+
+// page is the template's data.
+type page struct {
+	Title     string
+	Generator string
+	Host      string // the bundle's absolute URL, or placeholder
+	Known     bool   // Host is real
+	AddAll    string // the command that installs every skill
+	Indexes   []link
+	Skills    []view
+	CSS       template.CSS
+	CSP       string
+}
+
+type link struct {
+	Label, Href, Note string
+}
+
+// view is one skill as the template shows it.
+type view struct {
+	Name, Description, License, Compatibility string
+	Content                                   digest
+	Files                                     []fileView
+	Size                                      string // of all files
+	Archives                                  []archiveView
+	Add, MCP                                  string
+	Body                                      template.HTML
+}
+
+type fileView struct {
+	Path, Href, Size string
+	Bytes            int64
+	Digest           digest
+	Exec             bool
+}
+
+type archiveView struct {
+	Name, Ext, Href, Size string
+	Bytes                 int64
+	Digest                digest
+	Fetch, Check          string // curl and sha256sum -c commands
+}
+
+// digest is a digest as shown: shortened, with the full value for a tooltip.
+type digest struct{ Full, Short string }
+
+func short(d string) digest {
+	hex := strings.TrimPrefix(d, "sha256:")
+	return digest{Full: d, Short: hex[:min(12, len(hex))]}
+}
+
+// Render returns the bytes of dist/index.html (layout.Catalog) for skills.
+// Skills are shown sorted by name and files by path, whatever the order
+// given.
+func Render(skills []Skill, o Options) ([]byte, error) {
+	if err := check(skills, o); err != nil {
+		return nil, err
+	}
+	base := strings.TrimRight(o.BaseURL, "/")
+	href := func(distPath string) string {
+		if base == "" {
+			return escape(distPath)
+		}
+		return base + "/" + escape(distPath)
+	}
+	// abs is a URL for a shell command, which has no page to be relative to.
+	abs := func(distPath string) string {
+		if base == "" {
+			return placeholder + "/" + escape(distPath)
+		}
+		return href(distPath)
+	}
+	host := base
+	if host == "" {
+		host = placeholder
+	}
+	p := page{
+		Title:     o.Title,
+		Generator: o.Generator,
+		Host:      host,
+		Known:     base != "",
+		AddAll:    "npx skills add " + shellQuote(host),
+		Indexes: []link{
+			{"index.json", href(layout.V2Index), "Agent Skills discovery v0.2.0"},
+			{"skills.json", href(layout.MCPSkills), "MCP skills/list"},
+			{"checksums.txt", href(layout.Checksums), "sha256sum -c"},
+		},
+	}
+	if p.Title == "" {
+		p.Title = "Agent Skills"
+	}
+	ss := slices.Clone(skills)
+	slices.SortFunc(ss, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
+	for _, s := range ss {
+		v, err := newView(s, href, abs, host)
+		if err != nil {
+			return nil, err
+		}
+		p.Skills = append(p.Skills, v)
+	}
+	a, err := load()
+	if err != nil {
+		return nil, err
+	}
+	p.CSS = template.CSS(a.css)
+	p.CSP = csp(a.css, o.BaseURL)
+	var buf bytes.Buffer
+	if err := a.t.Execute(&buf, p); err != nil {
+		return nil, fmt.Errorf("catalog: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+func newView(s Skill, href, abs func(string) string, host string) (view, error) {
+	v := view{
+		Name:          s.Name,
+		Description:   s.Description,
+		License:       s.License,
+		Compatibility: s.Compatibility,
+		Content:       short(s.ContentDigest),
+		Add:           "npx skills add " + shellQuote(host) + " --skill " + s.Name,
+		MCP:           layout.SkillURI(s.Name, layout.EntryFile),
+	}
+	files := slices.Clone(s.Files)
+	slices.SortFunc(files, func(a, b layout.File) int { return strings.Compare(a.Path, b.Path) })
+	known := map[string]bool{}
+	var total int64
+	for _, f := range files {
+		known[f.Path] = true
+		total += f.Size
+		v.Files = append(v.Files, fileView{
+			Path:   f.Path,
+			Href:   href(layout.SkillFile(s.Name, f.Path)),
+			Size:   human(f.Size),
+			Bytes:  f.Size,
+			Digest: short(f.Digest),
+			Exec:   f.Exec,
+		})
+	}
+	v.Size = human(total)
+	for _, a := range []struct {
+		ext string
+		a   layout.Archive
+	}{{layout.TarGz, s.TarGz}, {layout.Zip, s.Zip}} {
+		name := layout.ArchiveName(s.Name, a.a.Digest, a.ext)
+		p := layout.ArchivePath(s.Name, a.a.Digest, a.ext)
+		v.Archives = append(v.Archives, archiveView{
+			Name:   name,
+			Ext:    a.ext,
+			Href:   href(p),
+			Size:   human(a.a.Size),
+			Bytes:  a.a.Size,
+			Digest: short(a.a.Digest),
+			Fetch:  "curl -LO " + shellQuote(abs(p)),
+			// Two spaces: the sha256sum -c line format.
+			Check: "echo '" + strings.TrimPrefix(a.a.Digest, "sha256:") + "  " + name + "' | sha256sum -c",
+		})
+	}
+	body, err := renderBody(s.Name, s.Body, known, href)
+	if err != nil {
+		return view{}, err
+	}
+	v.Body = body
+	return v, nil
+}
+
+// check returns everything in skills and o that would make a link wrong,
+// each naming its skill. Names, digests and paths end up in URLs and ids.
+func check(skills []Skill, o Options) error {
+	var errs []error
+	if o.BaseURL != "" {
+		u, err := url.Parse(o.BaseURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			errs = append(errs, fmt.Errorf("catalog: base URL %q: use an absolute http or https URL without query or fragment, such as https://example.com/skills", o.BaseURL))
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range skills {
+		bad := func(format string, args ...any) {
+			errs = append(errs, fmt.Errorf("catalog: skill %q: "+format, append([]any{s.Name}, args...)...))
+		}
+		if err := layout.CheckName(s.Name); err != nil {
+			bad("%v", err)
+		}
+		if seen[s.Name] {
+			bad("two skills have this name; names must be unique in a bundle")
+		}
+		seen[s.Name] = true
+		if !layout.ValidDigest(s.ContentDigest) {
+			bad("content digest %q is not \"sha256:\" and 64 lowercase hex digits", s.ContentDigest)
+		}
+		if !layout.ValidDigest(s.TarGz.Digest) || !layout.ValidDigest(s.Zip.Digest) {
+			bad("archive digests %q and %q must both be \"sha256:\" and 64 lowercase hex digits", s.TarGz.Digest, s.Zip.Digest)
+		}
+		for _, f := range s.Files {
+			if !layout.ValidDigest(f.Digest) {
+				bad("file %q: digest %q is not \"sha256:\" and 64 lowercase hex digits", f.Path, f.Digest)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// assets are the embedded template and stylesheet, parsed once.
+type assets struct {
+	t   *template.Template
+	css string
+}
+
+var load = sync.OnceValues(func() (assets, error) {
+	t, err := template.ParseFS(templates.Catalog, "catalog/index.html")
+	if err != nil {
+		return assets{}, fmt.Errorf("catalog template: %w", err)
+	}
+	css, err := templates.Catalog.ReadFile("catalog/catalog.css")
+	if err != nil {
+		return assets{}, fmt.Errorf("catalog stylesheet: %w", err)
+	}
+	return assets{t, string(css)}, nil
+})
+
+// csp is the page's Content-Security-Policy: no scripts, no frames, no
+// forms, no fetches; only the inline stylesheet (pinned by its hash) and
+// images of the bundle itself. It backs up the Markdown renderer: even
+// HTML that slipped through could not run or phone home.
+func csp(css, base string) string {
+	sum := sha256.Sum256([]byte(css))
+	img := "'self'"
+	if u, err := url.Parse(base); err == nil && u.Host != "" {
+		img += " " + u.Scheme + "://" + u.Host
+	}
+	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
+		"'; img-src " + img + "; base-uri 'none'; form-action 'none'"
+}
+
+// human is a size as people read it, in binary units.
+func human(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	default:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// characters that are plain in every shell.
+func shellQuote(s string) string {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("@%+=:,./_-", c) >= 0) {
+			plain = false
+			break
+		}
+	}
+	if plain && s != "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

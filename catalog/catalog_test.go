@@ -1,0 +1,635 @@
+package catalog
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"flag"
+	"fmt"
+	"html"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
+	"github.com/skillpack/skillpack/skill"
+)
+
+// dist, when set, keeps the examples bundle (with index.html) in that
+// folder, to look at the catalog in a browser.
+var dist = flag.String("dist", "", "write the examples bundle and its catalog to this folder")
+
+// examples is the repository's example skills, relative to this package.
+const examples = "../examples"
+
+// bundle is a built bundle in a folder.
+type bundle struct {
+	dir    string
+	skills []Skill
+	plan   *layout.Bundle
+}
+
+// buildExamples packs the example skills, lays them out with layout.Plan
+// and writes every entry of the plan to dir, as a build would.
+func buildExamples(t *testing.T, dir string) *bundle {
+	t.Helper()
+	found, err := skill.Discover(examples)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) == 0 {
+		t.Fatal("no example skills found")
+	}
+	b := &bundle{dir: dir}
+	disk := map[string]string{}     // dist path of a skill file → source
+	archives := map[string][]byte{} // dist path of an archive → bytes
+	var ls []layout.Skill
+	for _, s := range found {
+		if s.Doc == nil || s.Doc.Problem != nil {
+			t.Fatalf("%s: cannot parse: %v", s.EntryPath(), s.Err)
+		}
+		name, _ := s.Doc.String("name")
+		desc, _ := s.Doc.String("description")
+		license, _ := s.Doc.String("license")
+		compat, _ := s.Doc.String("compatibility")
+		fm, err := s.Doc.FrontmatterJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := skill.Collect(s.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tgz, zip bytes.Buffer
+		w := pack.NewWriter(&tgz, &zip, pack.Options{})
+		var entries []pack.Entry
+		var lf []layout.File
+		for _, f := range files.Files {
+			data, err := os.ReadFile(f.Disk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum, err := w.Add(f.Path, f.Exec(), int64(len(data)), bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: int64(len(data)), Sum: sum})
+			lf = append(lf, layout.File{Path: f.Path, Digest: layout.Digest(data), Size: int64(len(data)), Exec: f.Exec()})
+			disk[layout.SkillFile(name, f.Path)] = f.Disk
+			disk[layout.LegacyFile(name, f.Path)] = f.Disk
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		cd := pack.ContentDigest(entries)
+		l := layout.Skill{
+			Name: name, Description: desc, Frontmatter: fm, Files: lf,
+			TarGz:         layout.Archive{Digest: layout.Digest(tgz.Bytes()), Size: int64(tgz.Len())},
+			Zip:           layout.Archive{Digest: layout.Digest(zip.Bytes()), Size: int64(zip.Len())},
+			ContentDigest: fmt.Sprintf("sha256:%x", cd),
+		}
+		archives[layout.ArchivePath(name, l.TarGz.Digest, layout.TarGz)] = tgz.Bytes()
+		archives[layout.ArchivePath(name, l.Zip.Digest, layout.Zip)] = zip.Bytes()
+		ls = append(ls, l)
+		b.skills = append(b.skills, Skill{Skill: l, License: license, Compatibility: compat, Body: s.Doc.Body})
+	}
+	b.plan, err = layout.Plan(ls, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range b.plan.Entries {
+		var data []byte
+		switch e.Kind {
+		case layout.KindDoc:
+			data = e.Data
+		case layout.KindArchive:
+			data = archives[e.Path]
+		case layout.KindFile:
+			if data, err = os.ReadFile(disk[e.Path]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p := filepath.Join(dir, filepath.FromSlash(e.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
+
+// attr matches every href and src the page has. Both the template and
+// goldmark write attributes in double quotes, and raw HTML never reaches
+// the page, so a scanner for that one form sees them all; attrCount checks
+// that it does.
+var (
+	attr      = regexp.MustCompile(`\s(href|src)="([^"]*)"`)
+	attrCount = regexp.MustCompile(`(?i)\s(href|src)\s*=`)
+	idAttr    = regexp.MustCompile(`\sid="([^"]*)"`)
+)
+
+// links returns the href and src values of page, unescaped.
+func links(t *testing.T, page []byte) []string {
+	t.Helper()
+	ms := attr.FindAllSubmatch(page, -1)
+	if n := len(attrCount.FindAll(page, -1)); n != len(ms) {
+		t.Fatalf("page has %d href/src attributes, the scanner understood %d", n, len(ms))
+	}
+	var out []string
+	for _, m := range ms {
+		out = append(out, html.UnescapeString(string(m[2])))
+	}
+	return out
+}
+
+// ids returns the id attributes of page.
+func ids(page []byte) map[string]bool {
+	out := map[string]bool{}
+	for _, m := range idAttr.FindAllSubmatch(page, -1) {
+		out[html.UnescapeString(string(m[1]))] = true
+	}
+	return out
+}
+
+// resolve checks that every link of page either names an element of the
+// page, is an external http(s) link marked rel="nofollow noopener", or is
+// relative and names a file in dir. It returns the dist paths linked.
+func resolve(t *testing.T, page []byte, dir string) map[string]bool {
+	t.Helper()
+	idSet := ids(page)
+	linked := map[string]bool{}
+	for _, l := range links(t, page) {
+		switch {
+		case strings.HasPrefix(l, "#"):
+			frag, err := url.PathUnescape(l[1:])
+			if err != nil || !idSet[frag] {
+				t.Errorf("link %q names no element of the page", l)
+			}
+		case strings.HasPrefix(l, "mailto:"):
+		case strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://"):
+			if !bytes.Contains(page, []byte(`href="`+html.EscapeString(l)+`" rel="nofollow noopener"`)) {
+				t.Errorf("external link %q has no rel=\"nofollow noopener\"", l)
+			}
+		default:
+			u, err := url.Parse(l)
+			if err != nil || u.Scheme != "" || u.Host != "" || strings.HasPrefix(u.Path, "/") {
+				t.Errorf("link %q is not relative", l)
+				continue
+			}
+			if path.Clean(u.Path) != u.Path || strings.HasPrefix(u.Path, "../") {
+				t.Errorf("link %q is not a clean path inside dist", l)
+				continue
+			}
+			info, err := os.Stat(filepath.Join(dir, filepath.FromSlash(u.Path)))
+			if err != nil || !info.Mode().IsRegular() {
+				t.Errorf("link %q resolves to no file in dist", l)
+			}
+			linked[u.Path] = true
+		}
+	}
+	return linked
+}
+
+func TestRenderExamples(t *testing.T) {
+	dir := *dist
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	b := buildExamples(t, dir)
+	page, err := Render(b.skills, Options{Generator: "skillpack test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, layout.Catalog), page, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	linked := resolve(t, page, dir)
+
+	// Every skill file, every archive and the indexes are reachable.
+	for _, e := range b.plan.Entries {
+		want := e.Kind == layout.KindArchive ||
+			e.Kind == layout.KindFile && strings.HasPrefix(e.Path, layout.SkillsDir+"/") ||
+			e.Path == layout.V2Index || e.Path == layout.MCPSkills || e.Path == layout.Checksums
+		if want && !linked[e.Path] {
+			t.Errorf("the catalog has no link to %s", e.Path)
+		}
+	}
+	for _, s := range b.skills {
+		for _, want := range []string{
+			`<section class="skill" id="` + s.Name + `">`,
+			`<li><a href="#` + s.Name + `">`,
+			"npx skills add https://YOUR-HOST --skill " + s.Name,
+			"skill://" + s.Name + "/SKILL.md",
+			`title="` + s.ContentDigest + `"`,
+			"echo &#39;" + strings.TrimPrefix(s.TarGz.Digest, "sha256:") + "  " + layout.ArchiveName(s.Name, s.TarGz.Digest, layout.TarGz) + "&#39; | sha256sum -c",
+			"curl -LO https://YOUR-HOST/" + layout.ArchivePath(s.Name, s.TarGz.Digest, layout.TarGz),
+		} {
+			if !bytes.Contains(page, []byte(want)) {
+				t.Errorf("%s: the catalog lacks %s", s.Name, want)
+			}
+		}
+	}
+	// The examples' relative links point at their files.
+	for _, want := range []string{
+		`<a href=".well-known/agent-skills/csv-profiler/references/REFERENCE.md">the reference</a>`,
+		`<a href=".well-known/agent-skills/repo-hygiene/scripts/check.sh">scripts/check.sh</a>`,
+	} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("the catalog lacks %s", want)
+		}
+	}
+	if bytes.Contains(page, []byte(`class="dead"`)) {
+		t.Errorf("an example has a link the catalog could not resolve")
+	}
+}
+
+// demo is a hand-built skill whose body tries everything a hostile or
+// careless SKILL.md can.
+func demo() Skill {
+	d := func(s string) string { return layout.Digest([]byte(s)) }
+	return Skill{
+		Skill: layout.Skill{
+			Name:        "demo",
+			Description: `Tom & Jerry's "quotes" <b>bold</b>`,
+			Files: []layout.File{
+				{Path: "SKILL.md", Digest: d("skill"), Size: 2048},
+				{Path: "scripts/run.sh", Digest: d("run"), Size: 300, Exec: true},
+				{Path: "my file.md", Digest: d("space"), Size: 10},
+				{Path: "assets/a.png", Digest: d("png"), Size: 5 << 20},
+				{Path: "a&amp;b.md", Digest: d("amp"), Size: 1},
+			},
+			TarGz:         layout.Archive{Digest: d("tgz"), Size: 1500},
+			Zip:           layout.Archive{Digest: d("zip"), Size: 1700},
+			ContentDigest: d("content"),
+		},
+		License:       "MIT & <friends>",
+		Compatibility: "Needs sh.",
+		Body: []byte(`# Usage
+
+<script>alert("body")</script>
+
+Inline <img src=x onerror=alert(1)> html.
+
+- [run](scripts/run.sh#L1 "the script")
+- [run again](./scripts/../scripts/run.sh?x=1)
+- [spaced](my%20file.md)
+- [amp](a&amp;amp;b.md)
+- [self](SKILL.md#usage)
+- [top](#usage)
+- [nowhere](#nothing)
+- [outside](../other/SKILL.md)
+- [rooted](/etc/passwd)
+- [missing](missing.md)
+- [js](javascript:alert(1))
+- [JS](JaVaScRiPt:alert(2))
+- [encoded](jav&#x61;script:alert(3))
+- [vb](vbscript:msgbox)
+- [data](data:text/html;base64,PHNjcmlwdD4=)
+- [web](https://example.com/a?b=1&c=2)
+- [mail](mailto:me@example.com)
+- <javascript:alert(4)>
+- <https://example.org/auto>
+- www.example.net
+- [ref][r]
+
+![local](assets/a.png)
+![remote](https://tracker.example/pixel.png)
+![inline](data:image/png;base64,iVBORw0KGgo=)
+
+[r]: javascript:alert(5)
+
+## Usage
+`),
+	}
+}
+
+func TestRenderHostile(t *testing.T) {
+	s := demo()
+	page, err := Render([]Skill{s}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lower := bytes.ToLower(page)
+	// The text of a dead link may still read "javascript:alert(4)"; what
+	// matters is that no attribute holds such a URL.
+	for _, bad := range []string{"<script", "=\"javascript:", "=\"vbscript:", "=\"jav", "=\"data:", "onerror", "<b>bold", "<img src=\"https://"} {
+		if bytes.Contains(lower, []byte(bad)) {
+			t.Errorf("output contains %q", bad)
+		}
+	}
+	for _, want := range []string{
+		// Escaping of frontmatter text.
+		`<p class="desc">Tom &amp; Jerry&#39;s &#34;quotes&#34; &lt;b&gt;bold&lt;/b&gt;</p>`,
+		`MIT &amp; &lt;friends&gt;`,
+		// Links to the skill's files, fragments kept, queries dropped.
+		`<a href=".well-known/agent-skills/demo/scripts/run.sh#L1" title="the script">run</a>`,
+		`<a href=".well-known/agent-skills/demo/scripts/run.sh">run again</a>`,
+		`<a href=".well-known/agent-skills/demo/my%20file.md">spaced</a>`,
+		`<a href=".well-known/agent-skills/demo/a%26amp%3Bb.md">amp</a>`,
+		`<img src=".well-known/agent-skills/demo/assets/a.png" alt="local">`,
+		// Headings: shifted under the section's h2, ids behind the name.
+		`<h3 id="demo--usage">Usage</h3>`,
+		`<h4 id="demo--usage-1">Usage</h4>`,
+		`<a href="#demo--usage">self</a>`,
+		`<a href="#demo--usage">top</a>`,
+		// The web stays a link, marked; remote images become links.
+		`<a href="https://example.com/a?b=1&amp;c=2" rel="nofollow noopener">web</a>`,
+		`<a href="https://example.org/auto" rel="nofollow noopener">https://example.org/auto</a>`,
+		`<a href="http://www.example.net" rel="nofollow noopener">www.example.net</a>`,
+		`<a href="https://tracker.example/pixel.png" rel="nofollow noopener">remote</a>`,
+		`<a href="mailto:me@example.com">mail</a>`,
+		// Dead links keep their text.
+		`<span class="dead" title="no such heading: #nothing">nowhere</span>`,
+		`<span class="dead" title="outside this skill: ../other/SKILL.md">outside</span>`,
+		`<span class="dead" title="outside this skill: /etc/passwd">rooted</span>`,
+		`<span class="dead" title="not a file of this skill: missing.md">missing</span>`,
+		`<span class="dead" title="URL scheme not allowed">js</span>`,
+		`<span class="dead" title="URL scheme not allowed">JS</span>`,
+		`<span class="dead" title="URL scheme not allowed">encoded</span>`,
+		`<span class="dead" title="URL scheme not allowed">ref</span>`,
+		`<span class="dead" title="image: URL scheme not allowed">inline</span>`,
+		// Sizes for people, exact bytes and full digests on hover.
+		`title="5242880 bytes">5.0 MiB</td>`,
+		`title="2048 bytes">2.0 KiB</td>`,
+		`title="300 bytes">300 B</td>`,
+		`<code title="` + s.Files[1].Digest + `">` + strings.TrimPrefix(s.Files[1].Digest, "sha256:")[:12] + `…</code>`,
+		`<span class="tag"`,
+	} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("output lacks %s", want)
+		}
+	}
+	plan, err := layout.Plan([]layout.Skill{withFrontmatter(s.Skill)}, layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, e := range plan.Entries {
+		p := filepath.Join(dir, filepath.FromSlash(e.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resolve(t, page, dir)
+}
+
+// withFrontmatter gives a hand-built skill the frontmatter layout.Plan
+// requires.
+func withFrontmatter(s layout.Skill) layout.Skill {
+	s.Frontmatter = fmt.Appendf(nil, `{"name":%q,"description":%q}`, s.Name, s.Description)
+	return s
+}
+
+func TestRenderBaseURL(t *testing.T) {
+	base := "https://cdn.example/skills/"
+	page, err := Render([]Skill{demo()}, Options{BaseURL: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	external := map[string]bool{
+		"https://example.com/a?b=1&c=2":     true,
+		"https://example.org/auto":          true,
+		"http://www.example.net":            true,
+		"https://tracker.example/pixel.png": true,
+	}
+	n := 0
+	for _, l := range links(t, page) {
+		if strings.HasPrefix(l, base+layout.SkillsDir+"/") {
+			n++
+		}
+		if !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, base) && !external[l] && !strings.HasPrefix(l, "mailto:") {
+			t.Errorf("link %q is not under %s", l, base)
+		}
+	}
+	if n == 0 {
+		t.Error("no link into the skills tree")
+	}
+	for _, want := range []string{
+		"npx skills add https://cdn.example/skills --skill demo",
+		"curl -LO https://cdn.example/skills/.well-known/agent-skills/demo-",
+		"img-src &#39;self&#39; https://cdn.example;",
+	} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("output lacks %s", want)
+		}
+	}
+	if bytes.Contains(page, []byte("YOUR-HOST")) {
+		t.Error("output shows the placeholder host though a base URL is set")
+	}
+}
+
+func TestRenderDeterministic(t *testing.T) {
+	a := demo()
+	b := demo()
+	b.Name, b.Description = "another", "Another skill."
+	c := demo()
+	c.Name = "zeta"
+	first, err := Render([]Skill{a, b, c}, Options{Generator: "g", Title: "T"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same skills in another order, with files in another order.
+	for i := range 3 {
+		ss := []Skill{c, a, b}
+		if i == 1 {
+			ss = []Skill{b, c, a}
+		}
+		for j := range ss {
+			ss[j].Files = slices.Clone(ss[j].Files)
+			slices.Reverse(ss[j].Files)
+		}
+		again, err := Render(ss, Options{Generator: "g", Title: "T"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(first, again) {
+			t.Fatalf("render %d differs from the first", i)
+		}
+	}
+	// Sorted by name.
+	ia := bytes.Index(first, []byte(`id="another"`))
+	id := bytes.Index(first, []byte(`id="demo"`))
+	iz := bytes.Index(first, []byte(`id="zeta"`))
+	if !(0 <= ia && ia < id && id < iz) {
+		t.Errorf("sections not sorted by name: another@%d demo@%d zeta@%d", ia, id, iz)
+	}
+	for _, bad := range [][]byte{[]byte("\r"), []byte("<script")} {
+		if bytes.Contains(first, bad) {
+			t.Errorf("output contains %q", bad)
+		}
+	}
+}
+
+// The inline stylesheet must match the hash the policy allows, or
+// browsers would show the page unstyled.
+func TestRenderPolicy(t *testing.T) {
+	page, err := Render([]Skill{demo()}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?s)<style>(.*?)</style>`).FindSubmatch(page)
+	if m == nil {
+		t.Fatal("no <style> element")
+	}
+	p := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`).FindSubmatch(page)
+	if p == nil {
+		t.Fatal("no Content-Security-Policy")
+	}
+	policy := html.UnescapeString(string(p[1]))
+	sum := sha256.Sum256(m[1])
+	want := "style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "';"
+	if !strings.Contains(policy, want) {
+		t.Errorf("policy %s lacks %s", policy, want)
+	}
+	if !strings.HasPrefix(policy, "default-src 'none';") {
+		t.Errorf("policy %s does not default to none", policy)
+	}
+	if n := bytes.Count(page, []byte("<style")); n != 1 {
+		t.Errorf("%d style elements; the policy allows one", n)
+	}
+	if bytes.Contains(page, []byte(" style=")) {
+		t.Error("a style attribute would be blocked by the policy")
+	}
+}
+
+func TestRenderErrors(t *testing.T) {
+	good := demo()
+	badName := demo()
+	badName.Name = "Bad_Name"
+	badDigest := demo()
+	badDigest.TarGz.Digest = "sha256:XYZ"
+	badFile := demo()
+	badFile.Files = slices.Clone(badFile.Files)
+	badFile.Files[1].Digest = "md5:00"
+	for _, tc := range []struct {
+		name   string
+		skills []Skill
+		o      Options
+		want   string
+	}{
+		{"name", []Skill{badName}, Options{}, `skill "Bad_Name": name has 'B'`},
+		{"duplicate", []Skill{good, good}, Options{}, `skill "demo": two skills have this name`},
+		{"archive", []Skill{badDigest}, Options{}, `archive digests "sha256:XYZ"`},
+		{"file", []Skill{badFile}, Options{}, `file "scripts/run.sh": digest "md5:00"`},
+		{"base", []Skill{good}, Options{BaseURL: "ftp://x"}, `base URL "ftp://x"`},
+		{"base query", []Skill{good}, Options{BaseURL: "https://x/?a=b"}, `base URL "https://x/?a=b"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Render(tc.skills, tc.o)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to contain %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestRenderEmpty(t *testing.T) {
+	page, err := Render(nil, Options{Title: `A "B" & C`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(page, []byte(`<title>A &#34;B&#34; &amp; C</title>`)) {
+		t.Error("title not escaped")
+	}
+	if !bytes.Contains(page, []byte("0 skills")) {
+		t.Error("an empty catalog does not say it has no skills")
+	}
+}
+
+func TestHuman(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 10 << 20: "10.0 MiB"} {
+		if got := human(n); got != want {
+			t.Errorf("human(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://a.example/x":  "https://a.example/x",
+		"https://a.example/$x": "'https://a.example/$x'",
+		"it's":                 `'it'\''s'`,
+		"":                     "''",
+	} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// FuzzRenderBody checks that no body makes the renderer fail or panic, or
+// lets a script, an event handler or a javascript: URL through.
+func FuzzRenderBody(f *testing.F) {
+	f.Add(demo().Body)
+	f.Add([]byte("[x](<javascript:alert(1)>)\n"))
+	f.Add([]byte("<a href=\"javascript:x\">y</a>\n\n<svg onload=alert(1)>"))
+	f.Add([]byte("[a]: <java\nscript:x>\n[a]\n"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		s := demo()
+		s.Body = body
+		page, err := Render([]Skill{s}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lower := bytes.ToLower(page)
+		for _, bad := range []string{"<script", "<svg", "<iframe", "href=\"javascript:", "src=\"javascript:", "href=\"data:", "src=\"data:"} {
+			if bytes.Contains(lower, []byte(bad)) {
+				t.Fatalf("output contains %q", bad)
+			}
+		}
+		// Text may say " href=", so the attribute count of links() does
+		// not hold here; the scanner alone still sees every real one.
+		for _, m := range attr.FindAllSubmatch(page, -1) {
+			l := html.UnescapeString(string(m[2]))
+			if u, err := url.Parse(l); err == nil && u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "mailto" {
+				t.Fatalf("link %q has scheme %q", l, u.Scheme)
+			}
+		}
+	})
+}
+
+// Large and repetitive bodies render in linear time: a SKILL.md is
+// untrusted, and one must not stall a build.
+func TestRenderLargeBody(t *testing.T) {
+	for name, body := range map[string]string{
+		"headings": strings.Repeat("# Same\n", 50000),
+		"links":    strings.Repeat("[x](missing.md) [y](#same) ", 20000),
+		"brackets": strings.Repeat("[", 100000),
+		"nesting":  strings.Repeat("> ", 5000) + "x",
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := demo()
+			s.Body = []byte(body)
+			start := time.Now()
+			if _, err := Render([]Skill{s}, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("rendering took %v", d)
+			}
+		})
+	}
+	s := demo()
+	s.Body = []byte("# Same\n# Same\n# Same-1\n# Same\n")
+	page, err := Render([]Skill{s}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"demo--same", "demo--same-1", "demo--same-1-1", "demo--same-2"} {
+		if !bytes.Contains(page, []byte(`id="`+id+`"`)) {
+			t.Errorf("no heading with id %s", id)
+		}
+	}
+}

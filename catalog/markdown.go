@@ -1,0 +1,340 @@
+package catalog
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"net/url"
+	"path"
+	"strings"
+	"unicode"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// md renders every SKILL.md body. It is goldmark's safe mode (raw HTML is
+// omitted, never passed through: a skill is untrusted input) with GFM
+// tables, task lists, strikethrough and autolinks. The per-skill state the
+// link rewriter needs travels in the parser context, so one instance
+// serves all skills.
+var md = goldmark.New(
+	goldmark.WithExtensions(extension.GFM),
+	goldmark.WithParserOptions(
+		parser.WithAutoHeadingID(),
+		parser.WithASTTransformers(util.Prioritized(rewriter{}, 100)),
+	),
+	goldmark.WithRendererOptions(
+		renderer.WithNodeRenderers(util.Prioritized(deadRenderer{}, 100)),
+	),
+)
+
+// linkerKey holds the *linker of the skill being parsed.
+var linkerKey = parser.NewContextKey()
+
+// external is the rel of links that leave the bundle: the catalog vouches
+// for none of them, and the target gets no handle on this page.
+const external = "nofollow noopener"
+
+// renderBody renders a SKILL.md body for the skill's section. Links and
+// images are resolved against the skill's files (see linker.resolve);
+// heading ids carry the skill's name so that two skills' "Usage" headings
+// cannot collide, and heading levels sit below the section's h2.
+func renderBody(name string, body []byte, files map[string]bool, href func(distPath string) string) (template.HTML, error) {
+	l := &linker{name: name, files: files, href: href}
+	pc := parser.NewContext(parser.WithIDs(&headingIDs{prefix: name + "--", used: map[string]bool{}, next: map[string]int{}}))
+	pc.Set(linkerKey, l)
+	var buf bytes.Buffer
+	if err := md.Convert(body, &buf, parser.WithContext(pc)); err != nil {
+		return "", fmt.Errorf("skill %q: rendering SKILL.md: %w", name, err)
+	}
+	// Safe: goldmark escapes text, omits raw HTML and drops dangerous
+	// URLs; every destination was vetted by the rewriter.
+	return template.HTML(buf.String()), nil
+}
+
+// linker resolves one skill's link destinations.
+type linker struct {
+	name  string
+	files map[string]bool // the skill's file paths
+	href  func(distPath string) string
+	ids   map[string]bool // heading ids of the body, set by the rewriter
+}
+
+// Kinds of destination.
+const (
+	deadLink  = iota // not rendered as a link
+	localLink        // a file of the skill or a heading of its SKILL.md
+	webLink          // http or https, leaving the bundle
+	mailLink         // mailto:
+)
+
+// resolve classifies a raw Markdown destination and returns the href to
+// write, or for deadLink the reason shown to the reader.
+//
+// A relative path is cleaned against the skill folder and must name one of
+// the skill's files: it becomes that file's served URL, keeping any
+// #fragment and dropping any ?query (static hosts ignore it). A "#frag"
+// must name a heading of the body. Paths that climb out of the skill, start
+// with "/" or name no file, and every scheme except http, https and mailto
+// (javascript:, data:, file:, vbscript:, ...), are dead: the text stays,
+// the link goes.
+func (l *linker) resolve(raw []byte) (kind int, href string) {
+	d := string(util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(raw))))
+	d = strings.TrimSpace(d)
+	if d == "" {
+		return deadLink, "empty link"
+	}
+	if i := strings.IndexAny(d, ":/?#"); i > 0 && d[i] == ':' {
+		switch strings.ToLower(d[:i]) {
+		case "http", "https":
+			if u, err := url.Parse(d); err == nil && u.Host != "" {
+				return webLink, d
+			}
+			return deadLink, "malformed URL"
+		case "mailto":
+			return mailLink, d
+		}
+		return deadLink, "URL scheme not allowed"
+	}
+	if strings.HasPrefix(d, "/") {
+		return deadLink, "outside this skill: " + d
+	}
+	p, frag, hasFrag := strings.Cut(d, "#")
+	p, _, _ = strings.Cut(p, "?")
+	if p == "" {
+		return l.heading(frag)
+	}
+	if dec, err := url.PathUnescape(p); err == nil {
+		p = dec
+	}
+	c := path.Clean(p)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return deadLink, "outside this skill: " + d
+	}
+	if !l.files[c] {
+		return deadLink, "not a file of this skill: " + d
+	}
+	if c == layout.EntryFile && hasFrag {
+		// A link to a heading of this very SKILL.md stays on the page.
+		if k, h := l.heading(frag); k == localLink {
+			return k, h
+		}
+	}
+	href = l.href(layout.SkillFile(l.name, c))
+	if hasFrag && frag != "" {
+		href += "#" + escape(frag)
+	}
+	return localLink, href
+}
+
+// heading resolves "#frag" against the body's headings, whose ids are
+// GitHub's slugs prefixed with the skill name.
+func (l *linker) heading(frag string) (int, string) {
+	if dec, err := url.PathUnescape(frag); err == nil {
+		frag = dec
+	}
+	id := l.name + "--" + strings.ToLower(frag)
+	if frag == "" || !l.ids[id] {
+		return deadLink, "no such heading: #" + frag
+	}
+	return localLink, "#" + escape(id)
+}
+
+// escape percent-encodes everything but unreserved characters and '/'.
+// It is stricter than URL syntax needs so that goldmark's renderer, which
+// resolves entities and backslash escapes in destinations, finds nothing
+// left to reinterpret.
+func escape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~/", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// rewriter is the AST transformer that applies linker.resolve to every
+// link, image and autolink, and moves headings below the section's h2.
+// Working on the AST, not on rendered HTML, means no destination can hide
+// from it in an entity, an escape or a reference definition.
+type rewriter struct{}
+
+// Transform implements parser.ASTTransformer.
+func (rewriter) Transform(doc *ast.Document, reader text.Reader, pc parser.Context) {
+	l, _ := pc.Get(linkerKey).(*linker)
+	if l == nil {
+		return
+	}
+	src := reader.Source()
+	l.ids = map[string]bool{}
+	var links []ast.Node
+	// Collect first, replace after: replacing nodes while walking them
+	// would derail the walk.
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.Heading:
+			n.Level = min(n.Level+2, 6)
+			if id, ok := n.AttributeString("id"); ok {
+				if b, ok := id.([]byte); ok {
+					l.ids[string(b)] = true
+				}
+			}
+		case *ast.Link, *ast.Image, *ast.AutoLink:
+			links = append(links, n)
+		}
+		return ast.WalkContinue, nil
+	})
+	for _, n := range links {
+		switch n := n.(type) {
+		case *ast.Link:
+			kind, href := l.resolve(n.Destination)
+			switch kind {
+			case deadLink:
+				replace(n, &dead{why: href})
+			case webLink:
+				n.SetAttributeString("rel", external)
+			case localLink:
+				n.Destination = []byte(href)
+			}
+		case *ast.Image:
+			kind, href := l.resolve(n.Destination)
+			switch kind {
+			case localLink:
+				n.Destination = []byte(href)
+			case webLink:
+				// An image from elsewhere would be fetched by every
+				// visitor (a tracking pixel); link to it instead.
+				a := ast.NewLink()
+				a.Destination = n.Destination
+				a.Title = n.Title
+				a.SetAttributeString("rel", external)
+				if n.ChildCount() == 0 {
+					a.AppendChild(a, ast.NewString([]byte("image")))
+				}
+				replace(n, a)
+			default:
+				replace(n, &dead{why: "image: " + href})
+			}
+		case *ast.AutoLink:
+			if n.AutoLinkType == ast.AutoLinkEmail {
+				continue
+			}
+			kind, href := l.resolve(n.URL(src))
+			switch kind {
+			case webLink:
+				n.SetAttributeString("rel", external)
+			case mailLink:
+			default:
+				d := &dead{why: href}
+				d.AppendChild(d, ast.NewString(n.Label(src)))
+				n.Parent().ReplaceChild(n.Parent(), n, d)
+			}
+		}
+	}
+}
+
+// replace puts to in from's place and moves from's children (a link's
+// text, an image's alt text) into it.
+func replace(from, to ast.Node) {
+	for c := from.FirstChild(); c != nil; {
+		next := c.NextSibling()
+		to.AppendChild(to, c)
+		c = next
+	}
+	from.Parent().ReplaceChild(from.Parent(), from, to)
+}
+
+// kindDead is the node kind of a link the catalog will not render.
+var kindDead = ast.NewNodeKind("CatalogDeadLink")
+
+// dead is a link or image whose destination is unsafe or outside the
+// skill: its text is kept, marked, with the reason in a tooltip.
+type dead struct {
+	ast.BaseInline
+	why string
+}
+
+// Kind implements ast.Node.
+func (n *dead) Kind() ast.NodeKind { return kindDead }
+
+// Dump implements ast.Node.
+func (n *dead) Dump(src []byte, level int) {
+	ast.DumpHelper(n, src, level, map[string]string{"Why": n.why}, nil)
+}
+
+// deadRenderer renders dead nodes as a span.
+type deadRenderer struct{}
+
+// RegisterFuncs implements renderer.NodeRenderer.
+func (deadRenderer) RegisterFuncs(r renderer.NodeRendererFuncRegisterer) {
+	r.Register(kindDead, func(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if entering {
+			_, _ = w.WriteString(`<span class="dead" title="`)
+			_, _ = w.Write(util.EscapeHTML([]byte(n.(*dead).why)))
+			_, _ = w.WriteString(`">`)
+		} else {
+			_, _ = w.WriteString(`</span>`)
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
+// headingIDs gives headings GitHub's anchors (so links written for GitHub
+// work here) behind a "<skill>--" prefix. Skill names never contain "--",
+// so a heading id cannot equal a skill's section id or another skill's
+// heading id.
+type headingIDs struct {
+	prefix string
+	used   map[string]bool
+	next   map[string]int // the next suffix to try for a base; keeps a body of many equal headings linear
+}
+
+// Generate implements parser.IDs.
+func (s *headingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
+	base := slug(string(value))
+	if base == "" {
+		base = "section"
+	}
+	id := base
+	for s.used[id] {
+		s.next[base]++
+		id = fmt.Sprintf("%s-%d", base, s.next[base])
+	}
+	s.used[id] = true
+	return []byte(s.prefix + id)
+}
+
+// Put implements parser.IDs.
+func (s *headingIDs) Put(value []byte) {
+	s.used[strings.TrimPrefix(string(value), s.prefix)] = true
+}
+
+// slug is GitHub's heading anchor: lower case, letters, digits, '-' and
+// '_' kept, spaces turned into '-', everything else dropped.
+func slug(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
+			b.WriteRune(r)
+		case r == ' ':
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// action is the part of action.yml the test runs.
+type action struct {
+	Inputs map[string]struct {
+		Default string `yaml:"default"`
+	} `yaml:"inputs"`
+	Outputs map[string]struct {
+		Value string `yaml:"value"`
+	} `yaml:"outputs"`
+	Runs struct {
+		Using string `yaml:"using"`
+		Steps []struct {
+			Name  string            `yaml:"name"`
+			ID    string            `yaml:"id"`
+			Uses  string            `yaml:"uses"`
+			Shell string            `yaml:"shell"`
+			Env   map[string]string `yaml:"env"`
+			Run   string            `yaml:"run"`
+		} `yaml:"steps"`
+	} `yaml:"runs"`
+}
+
+var expr = regexp.MustCompile(`\$\{\{\s*([a-z._-]+)\s*\}\}`)
+
+// TestAction runs the composite action's shell steps locally, as the
+// runner would: inputs and github.action_path substituted into each step's
+// env, GITHUB_OUTPUT, GITHUB_PATH and GITHUB_STEP_SUMMARY as files, and
+// the outputs read back the way the runner parses them.
+func TestAction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds skillpack from source")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not found")
+	}
+	root, _ := filepath.Abs("../..")
+	data, err := os.ReadFile(filepath.Join(root, "action.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a action
+	if err := yaml.Unmarshal(data, &a); err != nil {
+		t.Fatal(err)
+	}
+	if a.Runs.Using != "composite" {
+		t.Fatalf("runs.using = %q, want composite", a.Runs.Using)
+	}
+
+	work := t.TempDir()
+	runnerTemp := filepath.Join(work, "runner-temp")
+	must(t, os.MkdirAll(runnerTemp, 0o755))
+	files := map[string]string{}
+	for _, f := range []string{"GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STEP_SUMMARY"} {
+		files[f] = filepath.Join(work, strings.ToLower(f))
+		must(t, os.WriteFile(files[f], nil, 0o644))
+	}
+	inputs := map[string]string{}
+	for k, v := range a.Inputs {
+		inputs[k] = v.Default
+	}
+	inputs["skills"] = filepath.Join(root, "examples")
+	inputs["output"] = filepath.Join(work, "site")
+	inputs["strict"] = "true"
+	ctx := func(name string) string {
+		switch {
+		case strings.HasPrefix(name, "inputs."):
+			return inputs[strings.TrimPrefix(name, "inputs.")]
+		case name == "github.action_path":
+			return root
+		}
+		t.Fatalf("action.yml uses ${{ %s }}, which this test does not provide", name)
+		return ""
+	}
+
+	path := os.Getenv("PATH")
+	steps := map[string]map[string]string{}
+	for _, s := range a.Runs.Steps {
+		if s.Uses != "" {
+			if !strings.HasPrefix(s.Uses, "actions/setup-go@") {
+				t.Fatalf("step %q uses %s, which this test cannot stand in for", s.Name, s.Uses)
+			}
+			continue // Go is already here
+		}
+		if s.Shell != "bash" {
+			t.Fatalf("step %q: shell %q, want bash", s.Name, s.Shell)
+		}
+		if expr.MatchString(s.Run) {
+			t.Errorf("step %q splices an expression into its script; pass it through env instead", s.Name)
+		}
+		cmd := exec.Command("bash", "-e", "-c", s.Run)
+		cmd.Dir = work
+		cmd.Env = append(os.Environ(), "PATH="+path, "RUNNER_TEMP="+runnerTemp, "CI=true", "GITHUB_ACTIONS=true")
+		for f, p := range files {
+			cmd.Env = append(cmd.Env, f+"="+p)
+		}
+		for k, v := range s.Env {
+			cmd.Env = append(cmd.Env, k+"="+expr.ReplaceAllStringFunc(v, func(m string) string {
+				return ctx(expr.FindStringSubmatch(m)[1])
+			}))
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("step %q failed: %v\n%s", s.Name, err, out)
+		}
+		// The runner prepends GITHUB_PATH lines to PATH for later steps.
+		if added, _ := os.ReadFile(files["GITHUB_PATH"]); len(added) > 0 {
+			for _, l := range strings.Fields(string(added)) {
+				path = l + string(os.PathListSeparator) + path
+			}
+			must(t, os.WriteFile(files["GITHUB_PATH"], nil, 0o644))
+		}
+		if s.ID != "" {
+			steps[s.ID] = parseOutputs(t, files["GITHUB_OUTPUT"])
+			must(t, os.WriteFile(files["GITHUB_OUTPUT"], nil, 0o644))
+		}
+	}
+
+	outputs := map[string]string{}
+	for k, o := range a.Outputs {
+		m := expr.FindStringSubmatch(o.Value)
+		parts := strings.Split(m[1], ".") // steps.ID.outputs.NAME
+		if len(parts) != 4 || parts[0] != "steps" || parts[2] != "outputs" {
+			t.Fatalf("output %s = %q is not steps.ID.outputs.NAME", k, o.Value)
+		}
+		outputs[k] = steps[parts[1]][parts[3]]
+	}
+	if outputs["bundle"] != inputs["output"] {
+		t.Errorf("bundle output = %q, want %q", outputs["bundle"], inputs["output"])
+	}
+	var summary struct {
+		Skills    []struct{ Name string } `json:"skills"`
+		Artifacts []struct {
+			Path, Digest string
+			Size         int64
+		} `json:"artifacts"`
+	}
+	if err := json.Unmarshal([]byte(outputs["summary"]), &summary); err != nil {
+		t.Fatalf("summary output is not the build's JSON: %v\n%s", err, outputs["summary"])
+	}
+	if len(summary.Skills) < 4 || len(summary.Artifacts) == 0 {
+		t.Errorf("summary lists %d skills and %d artifacts", len(summary.Skills), len(summary.Artifacts))
+	}
+	for _, art := range summary.Artifacts {
+		info, err := os.Stat(filepath.Join(inputs["output"], filepath.FromSlash(art.Path)))
+		if err != nil || info.Size() != art.Size {
+			t.Errorf("summary artifact %s (%d bytes) not in the bundle: %v", art.Path, art.Size, err)
+		}
+	}
+	md, _ := os.ReadFile(files["GITHUB_STEP_SUMMARY"])
+	if !strings.Contains(string(md), "### skillpack build") || !strings.Contains(string(md), "| csv-profiler |") {
+		t.Errorf("step summary lacks the skills table:\n%s", md)
+	}
+}
+
+// parseOutputs reads a GITHUB_OUTPUT file: "name=value" lines and
+// "name<<DELIM" heredocs, as the runner does.
+func parseOutputs(t *testing.T, file string) map[string]string {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	lines := strings.Split(string(data), "\n")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if name, delim, ok := strings.Cut(l, "<<"); ok {
+			var val []string
+			for i++; i < len(lines) && lines[i] != delim; i++ {
+				val = append(val, lines[i])
+			}
+			out[name] = strings.Join(val, "\n")
+		} else if name, val, ok := strings.Cut(l, "="); ok {
+			out[name] = val
+		}
+	}
+	return out
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
