@@ -195,3 +195,50 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestReleaseWorkflow checks the documented release workflow against the
+// action it uses: every input it passes exists, and a job that signs
+// keyless may request an OIDC token.
+func TestReleaseWorkflow(t *testing.T) {
+	root, _ := filepath.Abs("../..")
+	var a action
+	data, err := os.ReadFile(filepath.Join(root, "action.yml"))
+	must(t, err)
+	must(t, yaml.Unmarshal(data, &a))
+	var wf struct {
+		Permissions map[string]string `yaml:"permissions"`
+		Jobs        map[string]struct {
+			Permissions map[string]string `yaml:"permissions"`
+			Steps       []struct {
+				Uses string            `yaml:"uses"`
+				With map[string]string `yaml:"with"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	data, err = os.ReadFile(filepath.Join(root, "examples", "workflows", "release.yml"))
+	must(t, err)
+	must(t, yaml.Unmarshal(data, &wf))
+	if len(wf.Permissions) != 0 {
+		t.Errorf("top-level permissions %v: grant per job instead", wf.Permissions)
+	}
+	used := false
+	for name, job := range wf.Jobs {
+		for _, s := range job.Steps {
+			if !strings.HasPrefix(s.Uses, "skillpack/skillpack@") {
+				continue
+			}
+			used = true
+			for k := range s.With {
+				if _, ok := a.Inputs[k]; !ok {
+					t.Errorf("job %s passes input %q, which action.yml does not declare", name, k)
+				}
+			}
+			if s.With["sign"] == "true" && job.Permissions["id-token"] != "write" {
+				t.Errorf("job %s signs keyless without permissions: id-token: write", name)
+			}
+		}
+	}
+	if !used {
+		t.Error("the release workflow does not use the skillpack action")
+	}
+}
