@@ -77,7 +77,7 @@ type Result struct {
 type LintError struct{ Errors int }
 
 func (e *LintError) Error() string {
-	return fmt.Sprintf("%d lint %s; nothing was written", e.Errors, plural(e.Errors, "error", "errors"))
+	return plural(e.Errors, "lint error", "lint errors") + "; nothing was written"
 }
 
 // Run builds the skills found at or below roots into opts.Out.

@@ -74,6 +74,11 @@ func (b *builder) checkOutputFolder() error {
 	}
 	b.out = out
 	name := b.opts.Out
+	// A "~" the shell did not expand (--out=~/site, or a quoted "~") would
+	// make a folder named "~" here, one "rm -rf ~" away from disaster.
+	if first, _, _ := strings.Cut(filepath.ToSlash(name), "/"); first == "~" {
+		return fmt.Errorf("the output folder %s starts with a ~ that the shell did not expand; write $HOME%s or a path without ~", name, name[1:])
+	}
 	if out == filepath.VolumeName(out)+string(filepath.Separator) {
 		return fmt.Errorf("refusing to write the bundle to the root folder %s; choose a new folder such as dist", name)
 	}
@@ -99,7 +104,7 @@ func (b *builder) checkOutputFolder() error {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		return err
+		return fmt.Errorf("cannot use the output folder %s: %w", name, err)
 	case info.Mode()&fs.ModeSymlink != 0:
 		return fmt.Errorf("the output folder %s is a symbolic link; give the real folder instead", name)
 	case !info.IsDir():
@@ -235,17 +240,64 @@ func (b *builder) swap() error {
 
 // writeFile writes data to a new file in the staging folder.
 func writeFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := mkdirAll(filepath.Dir(path)); err != nil {
 		return err
 	}
-	return os.WriteFile(path, data, 0o644)
+	f, err := create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// A bundle is served by a user that does not own it, and two builds must
+// give the same tree whatever the umask, so everything in the staging
+// folder is made 0755 (folders) or 0644 (files) explicitly: the mode given
+// to Mkdir and OpenFile is only an upper bound that the umask cuts.
+
+// mkdirAll makes dir and any missing parents 0755.
+func mkdirAll(dir string) error {
+	if info, err := os.Stat(dir); err == nil {
+		if !info.IsDir() {
+			return fmt.Errorf("%s is a file, not a folder", dir)
+		}
+		return nil
+	}
+	if err := mkdirAll(filepath.Dir(dir)); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil // another worker made it, and sets its mode
+		}
+		return err
+	}
+	return os.Chmod(dir, 0o755)
+}
+
+// create makes a new file 0644.
+func create(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(path)
+		return nil, err
+	}
+	return f, nil
 }
 
 // link makes dst the same file as src: a hard link where the file system
 // allows, else a copy. Bundle files are never modified in place, so
 // sharing an inode between the old and new bundle is safe.
 func link(src, dst string) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	if err := mkdirAll(filepath.Dir(dst)); err != nil {
 		return err
 	}
 	if os.Link(src, dst) == nil {
@@ -256,7 +308,7 @@ func link(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	out, err := create(dst)
 	if err != nil {
 		return err
 	}

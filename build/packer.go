@@ -94,7 +94,7 @@ func (b *builder) packOne(w *work) error {
 		if err != nil {
 			return err
 		}
-		if key := b.key(entries); key == w.prev.Key && b.archivesIntact(w.prev) {
+		if key := b.key(entries); key == w.prev.Key && b.archivesIntact(w.prev) && b.filesIntact(w.prev) {
 			w.key, w.reused = key, true
 			w.out.Files = files
 			w.out.TarGz, w.out.Zip = w.prev.TarGz, w.prev.Zip
@@ -158,10 +158,10 @@ func (b *builder) addFile(pw *pack.Writer, w *work, f skill.File) ([32]byte, err
 	var copyOut *os.File
 	if !b.opts.DryRun {
 		dst := b.stagePath(layout.SkillFile(w.name, f.Path))
-		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		if err := mkdirAll(filepath.Dir(dst)); err != nil {
 			return [32]byte{}, err
 		}
-		if copyOut, err = os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err != nil {
+		if copyOut, err = create(dst); err != nil {
 			return [32]byte{}, err
 		}
 		defer copyOut.Close()
@@ -250,6 +250,20 @@ func (b *builder) archivesIntact(c *cachedSkill) bool {
 	return true
 }
 
+// filesIntact checks the previous bundle's served copies of a skill's
+// files, which a reused skill links rather than copies: a damaged copy
+// must not outlive the build.
+func (b *builder) filesIntact(c *cachedSkill) bool {
+	for _, f := range c.Files {
+		p := filepath.Join(b.out, filepath.FromSlash(layout.SkillFile(c.Name, f.Path)))
+		d, n, err := hashFile(p)
+		if err != nil || d != f.Digest || n != f.Size {
+			return false
+		}
+	}
+	return true
+}
+
 func hashFile(p string) (string, int64, error) {
 	f, err := os.Open(p)
 	if err != nil {
@@ -317,7 +331,7 @@ func (a *archive) finishAs(dst func(layout.Archive) string) (layout.Archive, err
 		return ar, err
 	}
 	path := dst(ar)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := mkdirAll(filepath.Dir(path)); err != nil {
 		return ar, err
 	}
 	if err := os.Rename(a.f.Name(), path); err != nil {

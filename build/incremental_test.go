@@ -1,0 +1,174 @@
+package build
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// freshTree builds src into a new folder and returns its snapshot: what an
+// incremental build must equal, byte for byte.
+func freshTree(t *testing.T, src string, o Options) map[string]node {
+	t.Helper()
+	o.Out = filepath.Join(t.TempDir(), "dist")
+	mustBuild(t, []string{src}, o)
+	return snapshot(t, o.Out)
+}
+
+func inode(t *testing.T, p string) uint64 {
+	t.Helper()
+	info, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.Sys().(*syscall.Stat_t).Ino
+}
+
+func TestNoOpRebuild(t *testing.T) {
+	src, dist, first := builtExamples(t, Options{})
+	before, dir := snapshot(t, dist), inode(t, dist)
+	res := mustBuild(t, []string{src}, Options{Out: dist})
+	if !res.UpToDate || res.Packed != 0 || res.Reused != 5 {
+		t.Errorf("no-op rebuild: upToDate %v, packed %d, reused %d; want true, 0, 5", res.UpToDate, res.Packed, res.Reused)
+	}
+	sameTree(t, "no-op rebuild", before, snapshot(t, dist), true)
+	if inode(t, dist) != dir {
+		t.Error("no-op rebuild replaced the output folder")
+	}
+	if !reflect.DeepEqual(res.Artifacts, first.Artifacts) {
+		t.Error("no-op rebuild reports other artifacts than the build it kept")
+	}
+	noStaging(t, filepath.Dir(dist))
+}
+
+func TestIncrementalRebuild(t *testing.T) {
+	src, dist, first := builtExamples(t, Options{})
+	unchanged := filepath.Join(dist, first.Skills[0].TarGz.Path) // commit-messages
+	ino := inode(t, unchanged)
+	appendTo(t, filepath.Join(src, "csv-profiler", "assets", "report-template.md"), "\nOne more line.\n")
+
+	res := mustBuild(t, []string{src}, Options{Out: dist})
+	if res.UpToDate || res.Packed != 1 || res.Reused != 4 {
+		t.Errorf("one skill changed: upToDate %v, packed %d, reused %d; want false, 1, 4", res.UpToDate, res.Packed, res.Reused)
+	}
+	for _, s := range res.Skills {
+		if s.Reused != (s.Name != "csv-profiler") {
+			t.Errorf("%s: reused %v", s.Name, s.Reused)
+		}
+	}
+	sameTree(t, "incremental build against a fresh one", freshTree(t, src, Options{}), snapshot(t, dist), false)
+	// Reused archives are the same files, not copies.
+	if inode(t, unchanged) != ino {
+		t.Error("a reused archive was rewritten")
+	}
+	// The old archive's URL is gone with it: names are content-addressed.
+	if _, err := os.Stat(filepath.Join(dist, first.Skills[1].TarGz.Path)); !os.IsNotExist(err) {
+		t.Errorf("the changed skill's old archive is still served (%v)", err)
+	}
+	noStaging(t, filepath.Dir(dist))
+}
+
+// TestRebuildRepacks changes what the archive bytes depend on without
+// changing file bytes: the exec bit and the fixed time.
+func TestRebuildRepacks(t *testing.T) {
+	src, dist, _ := builtExamples(t, Options{})
+	if err := os.Chmod(filepath.Join(src, "repo-hygiene", "scripts", "check.sh"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := mustBuild(t, []string{src}, Options{Out: dist})
+	if res.Packed != 1 {
+		t.Errorf("exec bit dropped: packed %d skills, want 1", res.Packed)
+	}
+	sameTree(t, "after an exec bit change", freshTree(t, src, Options{}), snapshot(t, dist), false)
+
+	epoch := time.Date(2024, 1, 2, 3, 4, 6, 0, time.UTC)
+	res = mustBuild(t, []string{src}, Options{Out: dist, Time: epoch})
+	if res.Packed != 5 {
+		t.Errorf("new SOURCE_DATE_EPOCH: packed %d skills, want all 5", res.Packed)
+	}
+	sameTree(t, "after a time change", freshTree(t, src, Options{Time: epoch}), snapshot(t, dist), false)
+}
+
+// TestTamperedBundle damages the previous bundle in ways a cache must
+// catch: nothing damaged may be reused, and the result equals a fresh
+// build.
+func TestTamperedBundle(t *testing.T) {
+	flip := func(t *testing.T, p string) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data[len(data)/2] ^= 0x20 // same size, other bytes
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		damage func(t *testing.T, dist string, s Skill)
+		repack int // skills packed again
+	}{
+		{"archive bytes", func(t *testing.T, dist string, s Skill) { flip(t, filepath.Join(dist, s.TarGz.Path)) }, 1},
+		{"archive truncated", func(t *testing.T, dist string, s Skill) { os.Truncate(filepath.Join(dist, s.Zip.Path), 10) }, 1},
+		{"archive removed", func(t *testing.T, dist string, s Skill) { os.Remove(filepath.Join(dist, s.Zip.Path)) }, 1},
+		{"served file", func(t *testing.T, dist string, s Skill) {
+			flip(t, filepath.Join(dist, ".well-known/agent-skills", s.Name, "SKILL.md"))
+		}, 1},
+		{"legacy file", func(t *testing.T, dist string, s Skill) {
+			p := filepath.Join(dist, ".well-known/skills", s.Name, "SKILL.md")
+			os.Remove(p) // break the hard link, then change the copy
+			os.WriteFile(p, []byte("tampered"), 0o644)
+		}, 0},
+		{"index", func(t *testing.T, dist string, s Skill) { flip(t, filepath.Join(dist, "mcp", "skills.json")) }, 0},
+		{"build record", func(t *testing.T, dist string, s Skill) {
+			os.WriteFile(filepath.Join(dist, ".skillpack", "build.json"), []byte("{not json"), 0o644)
+		}, 5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src, dist, first := builtExamples(t, Options{})
+			c.damage(t, dist, first.Skills[1])
+			res, err := Run([]string{src}, Options{Out: dist})
+			if err != nil {
+				// A damaged record makes the folder's files unknown: refusing
+				// without --force is right, and --force must then work.
+				t.Logf("refused: %v", err)
+				res = mustBuild(t, []string{src}, Options{Out: dist, Force: true})
+			}
+			if res.UpToDate {
+				t.Error("a damaged bundle was reported up to date")
+			}
+			if res.Packed != c.repack {
+				t.Errorf("packed %d skills, want %d", res.Packed, c.repack)
+			}
+			sameTree(t, "rebuilt over a damaged bundle", freshTree(t, src, Options{}), snapshot(t, dist), false)
+			noStaging(t, filepath.Dir(dist))
+		})
+	}
+}
+
+func TestDryRun(t *testing.T) {
+	src := copyExamples(t)
+	out := filepath.Join(t.TempDir(), "dist")
+	res := mustBuild(t, []string{src}, Options{Out: out, DryRun: true})
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a dry run made %s (%v)", out, err)
+	}
+	noStaging(t, filepath.Dir(out))
+	real := mustBuild(t, []string{src}, Options{Out: out})
+	if !res.DryRun || !reflect.DeepEqual(res.Artifacts, real.Artifacts) || !reflect.DeepEqual(res.Skills, real.Skills) {
+		t.Error("a dry run reports other artifacts than the build writes")
+	}
+
+	// Over an existing bundle, with a change pending: nothing moves.
+	before := snapshot(t, out)
+	appendTo(t, filepath.Join(src, "release-notes", "SKILL.md"), "\nMore.\n")
+	res = mustBuild(t, []string{src}, Options{Out: out, DryRun: true})
+	sameTree(t, "after a dry run", before, snapshot(t, out), true)
+	noStaging(t, filepath.Dir(out))
+	if res.Packed != 1 || res.Reused != 4 {
+		t.Errorf("dry run: packed %d, reused %d; want 1, 4", res.Packed, res.Reused)
+	}
+}

@@ -1,0 +1,350 @@
+package build
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// writeSkill writes a skill folder: SKILL.md with the name and a
+// description, plus files (path -> content).
+func writeSkill(t testing.TB, dir, name string, files map[string]string) {
+	t.Helper()
+	all := map[string]string{"SKILL.md": "---\nname: " + name + "\ndescription: Test skill " + name + " that does one small thing for the tests.\n---\n# " + name + "\n\nDo the thing.\n"}
+	for p, c := range files {
+		all[p] = c
+	}
+	for p, c := range all {
+		path := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// withPrevious builds one good skill into root/dist and returns the dist
+// path: the bundle a failing build must leave exactly as it was.
+func withPrevious(t testing.TB, root string) string {
+	t.Helper()
+	good := filepath.Join(root, "good")
+	writeSkill(t, filepath.Join(good, "hello"), "hello", map[string]string{"notes/a.md": "A\n"})
+	dist := filepath.Join(root, "dist")
+	mustBuild(t, []string{good}, Options{Out: dist})
+	return dist
+}
+
+// mustFail runs a build that must fail with an error (or a finding)
+// mentioning every one of want, leave the previous bundle in dist exactly
+// as it was, and leave no staging folder beside it.
+func mustFail(t *testing.T, dist string, run func() (*Result, error), want ...string) error {
+	t.Helper()
+	before := snapshot(t, dist)
+	res, err := run()
+	if err == nil {
+		t.Fatalf("the build succeeded; want an error mentioning %q", want)
+	}
+	t.Logf("refused: %v", err)
+	msg := err.Error()
+	if res != nil {
+		for _, f := range res.Findings {
+			msg += "\n" + f.Path + ": " + f.Message
+		}
+	}
+	for _, w := range want {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q does not mention %q", msg, w)
+		}
+	}
+	sameTree(t, "the previous bundle after a failed build", before, snapshot(t, dist), true)
+	noStaging(t, filepath.Dir(dist))
+	return err
+}
+
+func TestDuplicateNames(t *testing.T) {
+	root := t.TempDir()
+	dist := withPrevious(t, root)
+	a, b := filepath.Join(root, "a"), filepath.Join(root, "b")
+	writeSkill(t, filepath.Join(a, "dup"), "dup", nil)
+	writeSkill(t, filepath.Join(b, "dup"), "dup", nil)
+	mustFail(t, dist, func() (*Result, error) { return Run([]string{a, b}, Options{Out: dist}) },
+		"dup", filepath.Join("a", "dup"), filepath.Join("b", "dup"))
+}
+
+func TestPathTooLongForUSTAR(t *testing.T) {
+	root := t.TempDir()
+	dist := withPrevious(t, root)
+	long := strings.Repeat("x", 120) + ".md" // no '/' to split at: it cannot fit
+	src := filepath.Join(root, "src")
+	writeSkill(t, filepath.Join(src, "long"), "long", map[string]string{long: "x\n"})
+	err := mustFail(t, dist, func() (*Result, error) { return Run([]string{src}, Options{Out: dist}) }, long, "USTAR")
+	if got := err.Error(); got != "1 lint error; nothing was written" {
+		t.Errorf("error %q", got)
+	}
+}
+
+func TestFIFO(t *testing.T) {
+	root := t.TempDir()
+	dist := withPrevious(t, root)
+	src := filepath.Join(root, "src")
+	writeSkill(t, filepath.Join(src, "piped"), "piped", nil)
+	if err := syscall.Mkfifo(filepath.Join(src, "piped", "pipe.md"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	// Opening a FIFO with no writer must not hang the build.
+	mustFail(t, dist, func() (*Result, error) { return Run([]string{src}, Options{Out: dist}) }, "pipe.md")
+}
+
+// runSplit runs the pipeline as Run does, with change applied between
+// collecting the files and packing them: the window in which a file can
+// change or vanish under a real build.
+func runSplit(roots []string, o Options, change func()) (*Result, error) {
+	if o.Jobs == 0 {
+		o.Jobs = 2
+	}
+	b := &builder{opts: o, roots: roots, res: &Result{}}
+	defer b.cleanup()
+	for _, step := range []func() error{b.discover, b.lint, b.checkOutput, b.collect} {
+		if err := step(); err != nil {
+			return b.res, err
+		}
+	}
+	change()
+	for _, step := range []func() error{b.pack, b.index, b.write} {
+		if err := step(); err != nil {
+			return b.res, err
+		}
+	}
+	return b.res, nil
+}
+
+func TestFileChangesDuringBuild(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(t *testing.T, path string)
+		want   string
+	}{
+		{"grows", func(t *testing.T, p string) { appendTo(t, p, "more\n") }, "changed while it was being packed"},
+		{"shrinks", func(t *testing.T, p string) { os.Truncate(p, 1) }, "changed while it was being packed"},
+		{"disappears", func(t *testing.T, p string) { os.Remove(p) }, "no such file"},
+		{"becomes a folder", func(t *testing.T, p string) { os.Remove(p); os.Mkdir(p, 0o755) }, "is a directory"},
+		{"becomes a FIFO", func(t *testing.T, p string) { os.Remove(p); syscall.Mkfifo(p, 0o644) }, "changed while it was being packed"},
+	} {
+		for _, reuse := range []bool{false, true} {
+			name := c.name
+			if reuse {
+				name += " (reusing)"
+			}
+			t.Run(name, func(t *testing.T) {
+				root := t.TempDir()
+				src := filepath.Join(root, "src")
+				writeSkill(t, filepath.Join(src, "hello"), "hello", map[string]string{"notes/a.md": "A\n"})
+				writeSkill(t, filepath.Join(src, "other"), "other", map[string]string{"b.md": "B\n"})
+				dist := filepath.Join(root, "dist")
+				mustBuild(t, []string{src}, Options{Out: dist})
+				if !reuse {
+					// Change the skill first, so that it is packed afresh.
+					appendTo(t, filepath.Join(src, "hello", "SKILL.md"), "More.\n")
+				}
+				target := filepath.Join(src, "hello", "notes", "a.md")
+				mustFail(t, dist, func() (*Result, error) {
+					return runSplit([]string{src}, Options{Out: dist}, func() { c.change(t, target) })
+				}, target, c.want)
+			})
+		}
+	}
+}
+
+func appendTo(t testing.TB, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(text)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tmpfs mounts a tmpfs of the given size (mount's syntax: "1m", "3g") in
+// a new temporary folder, or returns "" where mounting is not allowed.
+func tmpfs(t testing.TB, size string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
+		t.Logf("cannot mount a tmpfs (%v)", err)
+		return ""
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, 0); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	return dir
+}
+
+// TestHugeAsset packs a 2 GiB sparse file: the build must stream it (read
+// once, never held in memory) and write archives that read back. The
+// bundle's served copy is 2 GiB of real bytes, so it is built in a tmpfs
+// where one can be mounted, else as a dry run that writes nothing.
+func TestHugeAsset(t *testing.T) {
+	if testing.Short() {
+		t.Skip("packs 2 GiB")
+	}
+	root := tmpfs(t, "3g")
+	dry := root == ""
+	if dry {
+		root = t.TempDir()
+	}
+	src := filepath.Join(root, "src")
+	writeSkill(t, filepath.Join(src, "big"), "big", nil)
+	big := filepath.Join(src, "big", "assets", "blob.bin")
+	os.MkdirAll(filepath.Dir(big), 0o755)
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const size = 2 << 30
+	if err := f.Truncate(size); err != nil {
+		t.Skipf("no sparse files here: %v", err)
+	}
+	f.WriteAt([]byte("end\n"), size-4)
+	f.Close()
+
+	runtime.GC()
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	peak := watchHeap()
+	dist := filepath.Join(root, "dist")
+	res, err := Run([]string{src}, Options{Out: dist, NoLegacy: true, DryRun: dry})
+	maxHeap := peak()
+	if err != nil {
+		// Refusing is allowed, if it says which file and why.
+		if !strings.Contains(err.Error(), "blob.bin") {
+			t.Fatalf("a 2 GiB file failed the build without naming it: %v", err)
+		}
+		return
+	}
+	if maxHeap > before.HeapAlloc+256<<20 {
+		t.Errorf("heap peaked at %d MiB packing a 2 GiB file: the build does not stream", maxHeap>>20)
+	}
+	s := res.Skills[0]
+	if s.Size < size || s.TarGz.Size <= 0 || s.Zip.Size <= 0 {
+		t.Errorf("skill size %d, archives %d and %d bytes", s.Size, s.TarGz.Size, s.Zip.Size)
+	}
+	if dry {
+		t.Log("dry run: the archives were not written, so they are not read back")
+		return
+	}
+	// Read the archives back: the big member's length and last bytes.
+	for _, p := range []string{s.TarGz.Path, s.Zip.Path} {
+		if n, tail := bigMember(t, filepath.Join(dist, p), "assets/blob.bin"); n != size || tail != "end\n" {
+			t.Errorf("%s: assets/blob.bin is %d bytes ending %q, want %d ending \"end\\n\"", p, n, tail, size)
+		}
+	}
+	if info, err := os.Stat(filepath.Join(dist, ".well-known/agent-skills/big/assets/blob.bin")); err != nil || info.Size() != size {
+		t.Errorf("served copy: %v %v", info, err)
+	}
+}
+
+// watchHeap samples the heap until the returned function is called, which
+// returns the largest HeapAlloc seen.
+func watchHeap() func() uint64 {
+	stop := make(chan struct{})
+	done := make(chan uint64)
+	go func() {
+		var peak uint64
+		var m runtime.MemStats
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			runtime.ReadMemStats(&m)
+			peak = max(peak, m.HeapAlloc)
+			select {
+			case <-stop:
+				done <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() uint64 { close(stop); return <-done }
+}
+
+// bigMember streams one member of a .tar.gz or .zip and returns its length
+// and last four bytes.
+func bigMember(t *testing.T, path, name string) (int64, string) {
+	t.Helper()
+	var r io.Reader
+	if strings.HasSuffix(path, ".zip") {
+		zr, err := zip.OpenReader(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer zr.Close()
+		for _, f := range zr.File {
+			if f.Name == name {
+				rc, err := f.Open()
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer rc.Close()
+				r = rc
+			}
+		}
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr := tar.NewReader(gz)
+		for {
+			h, err := tr.Next()
+			if err != nil {
+				t.Fatalf("%s: no %s: %v", path, name, err)
+			}
+			if h.Name == name {
+				r = tr
+				break
+			}
+		}
+	}
+	if r == nil {
+		t.Fatalf("%s: no %s", path, name)
+	}
+	var tail tailWriter
+	n, err := io.Copy(&tail, r)
+	if err != nil {
+		t.Fatalf("%s: %s: %v", path, name, err)
+	}
+	return n, string(tail.last[:])
+}
+
+// tailWriter keeps the last four bytes written to it.
+type tailWriter struct{ last [4]byte }
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	if len(p) >= 4 {
+		copy(w.last[:], p[len(p)-4:])
+	} else {
+		n := copy(w.last[:], w.last[len(p):])
+		copy(w.last[n:], p)
+	}
+	return len(p), nil
+}

@@ -1,0 +1,47 @@
+package build
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// AddToRecord lists extra files (slash paths relative to dist, such as
+// signature bundles written by `skillpack sign`) in dist's build record, so
+// that a later build still recognises every file in the folder as its own.
+// The record is replaced by a rename, never rewritten in place.
+func AddToRecord(dist string, paths []string) error {
+	p := filepath.Join(dist, filepath.FromSlash(layout.BuildRecord))
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return fmt.Errorf("%s is not a bundle skillpack built (no %s): %w", dist, layout.BuildRecord, err)
+	}
+	var rec record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	have := map[string]bool{}
+	for _, f := range rec.Files {
+		have[f] = true
+	}
+	for _, f := range paths {
+		if !have[f] {
+			rec.Files = append(rec.Files, f)
+			have[f] = true
+		}
+	}
+	sort.Strings(rec.Files)
+	out, err := json.MarshalIndent(&rec, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, append(out, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
+}
