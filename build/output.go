@@ -214,26 +214,35 @@ func (b *builder) stagePath(distPath string) string {
 	return filepath.Join(b.stage, filepath.FromSlash(distPath))
 }
 
-// swap replaces the output folder with the staging folder. The old folder
-// is moved aside first and moved back if the second rename fails, so the
-// previous bundle survives any failure.
+// swap replaces the output folder with the staging folder. Where the
+// kernel can exchange two folders atomically (Linux renameat2), readers see
+// the old bundle or the new one and never a moment without either;
+// elsewhere the old folder is moved aside first and moved back if the
+// second rename fails, so the previous bundle survives any failure.
 func (b *builder) swap() error {
-	old := ""
-	if _, err := os.Lstat(b.out); err == nil {
+	if _, err := os.Lstat(b.out); err != nil {
+		if err := os.Rename(b.stage, b.out); err != nil {
+			return fmt.Errorf("moving the new bundle into place: %w", err)
+		}
+		b.stage = ""
+		return nil
+	}
+	old := b.stage
+	if err := exchange(b.stage, b.out); err != nil {
 		old = b.stage + ".old"
 		if err := os.Rename(b.out, old); err != nil {
 			return fmt.Errorf("moving the previous bundle aside: %w", err)
 		}
-	}
-	if err := os.Rename(b.stage, b.out); err != nil {
-		if old != "" {
+		if err := os.Rename(b.stage, b.out); err != nil {
 			os.Rename(old, b.out)
+			return fmt.Errorf("moving the new bundle into place: %w", err)
 		}
-		return fmt.Errorf("moving the new bundle into place: %w", err)
 	}
 	b.stage = ""
-	if old != "" {
-		return os.RemoveAll(old)
+	// The new bundle is in place; failing to delete the old one is worth
+	// a warning, not a failed build.
+	if err := os.RemoveAll(old); err != nil {
+		b.logf("  warning: could not remove the previous bundle at %s: %v", old, err)
 	}
 	return nil
 }

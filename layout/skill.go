@@ -17,16 +17,16 @@ import (
 
 // File is one file of a skill as the build publishes it.
 type File struct {
-	Path   string // slash-separated, relative to the skill folder
-	Digest string // "sha256:<hex>" of the raw bytes
-	Size   int64
-	Exec   bool // any execute bit in the source
+	Path   string `json:"path"`   // slash-separated, relative to the skill folder
+	Digest string `json:"digest"` // "sha256:<hex>" of the raw bytes
+	Size   int64  `json:"size"`
+	Exec   bool   `json:"exec"` // any execute bit in the source
 }
 
 // Archive is one content-addressed archive of a skill.
 type Archive struct {
-	Digest string // "sha256:<hex>" of the archive bytes
-	Size   int64
+	Digest string `json:"digest"` // "sha256:<hex>" of the archive bytes
+	Size   int64  `json:"size"`
 }
 
 // Skill is what the build knows about a skill once its files are collected
