@@ -456,7 +456,7 @@ func TestIndexMCP(t *testing.T) {
 }
 
 // TestChecksums runs the real sha256sum -c over checksums.txt and requires
-// it to cover every archive and every JSON index.
+// it to cover every archive, every JSON index and the catalog.
 func TestChecksums(t *testing.T) {
 	_, dist, res := builtExamples(t, Options{})
 	sha := tool(t, "sha256sum")
@@ -469,7 +469,7 @@ func TestChecksums(t *testing.T) {
 		}
 		checked = append(checked, p)
 	}
-	want := []string{".well-known/agent-skills/index.json", ".well-known/skills/index.json", "mcp/index.json", "mcp/resources.json", "mcp/skills.json"}
+	want := []string{".well-known/agent-skills/index.json", ".well-known/skills/index.json", "index.html", "mcp/index.json", "mcp/resources.json", "mcp/skills.json"}
 	for _, s := range res.Skills {
 		want = append(want, s.TarGz.Path, s.Zip.Path)
 	}

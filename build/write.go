@@ -18,14 +18,15 @@ func (b *builder) index() error {
 	for i, w := range b.work {
 		skills[i] = w.out
 	}
-	bundle, err := layout.Plan(skills, layout.Options{BaseURL: b.opts.BaseURL, NoLegacy: b.opts.NoLegacy, Generator: Generator()})
+	page, err := b.catalog()
+	if err != nil {
+		return err
+	}
+	bundle, err := layout.Plan(skills, layout.Options{BaseURL: b.opts.BaseURL, NoLegacy: b.opts.NoLegacy, Generator: Generator(), Catalog: page})
 	if err != nil {
 		return err
 	}
 	b.bundle = bundle
-	if err := b.catalog(); err != nil {
-		return err
-	}
 	b.res.Excluded = bundle.Excluded
 	for _, e := range bundle.Excluded {
 		b.logf("  warning: %s is left out of the legacy v0.1 index: %s", e.Name, e.Reason)
@@ -60,20 +61,15 @@ func (b *builder) index() error {
 	return nil
 }
 
-// catalog renders index.html, the page people read, into the bundle.
-func (b *builder) catalog() error {
+// catalog renders index.html, the page people read.
+func (b *builder) catalog() ([]byte, error) {
 	skills := make([]catalog.Skill, len(b.work))
 	for i, w := range b.work {
 		license, _ := w.src.Doc.String("license")
 		compat, _ := w.src.Doc.String("compatibility")
 		skills[i] = catalog.Skill{Skill: w.out, License: license, Compatibility: compat, Body: w.src.Doc.Body}
 	}
-	page, err := catalog.Render(skills, catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator()})
-	if err != nil {
-		return err
-	}
-	b.bundle.AddDoc(layout.Catalog, page)
-	return nil
+	return catalog.Render(skills, catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator()})
 }
 
 // record is the build record of this build.

@@ -59,19 +59,6 @@ func (b *Bundle) Lookup(path string) (Entry, bool) {
 	return b.Entries[i], true
 }
 
-// AddDoc adds a document made outside this package (the HTML catalog) at a
-// dist path, keeping the entries sorted. It replaces an entry at the same
-// path.
-func (b *Bundle) AddDoc(path string, data []byte) {
-	e := Entry{Path: path, Kind: KindDoc, Data: data, Digest: Digest(data), Size: int64(len(data))}
-	i, ok := slices.BinarySearchFunc(b.Entries, path, func(e Entry, p string) int { return strings.Compare(e.Path, p) })
-	if ok {
-		b.Entries[i] = e
-		return
-	}
-	b.Entries = slices.Insert(b.Entries, i, e)
-}
-
 // Plan lays out the bundle of skills: each skill's files in the v0.2 tree
 // and, unless o.NoLegacy, again in the v0.1 tree (skills whose paths break
 // the v0.1 rules are left out of both the legacy index and tree); the
@@ -150,6 +137,10 @@ func Plan(skills []Skill, o Options) (*Bundle, error) {
 		}
 	}
 
+	if o.Catalog != nil {
+		// In checksums.txt too, so that a server can vouch for the page.
+		doc(Catalog, o.Catalog, true)
+	}
 	doc(Checksums, ChecksumsDoc(sums), false)
 	doc(NoJekyll, []byte{}, false)
 	doc(Headers, HeadersDoc(), false)

@@ -58,6 +58,9 @@ type Options struct {
 	// Generator names the tool and compressor that made the archives,
 	// recorded in the indexes because archive bytes depend on it.
 	Generator string
+	// Catalog is the rendered index.html (package catalog), or nil for
+	// none. It is planned like the indexes and listed in checksums.txt.
+	Catalog []byte
 }
 
 // Excluded is a skill left out of the v0.1 index and tree, with the reason.

@@ -74,7 +74,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func isCobraUsage(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "flag needs an argument",
+	for _, p := range []string{"unknown command", "unknown flag", "if any flags in the group", "unknown shorthand flag", "flag needs an argument",
 		"invalid argument", "accepts ", "requires at least", "requires at most", "bad flag syntax"} {
 		if strings.Contains(msg, p) {
 			return true
@@ -101,6 +101,6 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 	})
-	root.AddCommand(newLintCmd(ios), newBuildCmd(ios), newPackCmd(ios), newVersionCmd(ios), newNewCmd(ios))
+	root.AddCommand(newLintCmd(ios), newBuildCmd(ios), newPackCmd(ios), newVersionCmd(ios), newNewCmd(ios), newServeCmd(ios))
 	return root
 }

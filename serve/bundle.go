@@ -1,0 +1,616 @@
+package serve
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// Cache-Control values. They match what the build writes to _headers: index
+// files are the mutable entry points and are cached briefly; archives are
+// content-addressed, so a URL always means the same bytes.
+const (
+	cacheShort     = "public, max-age=300, must-revalidate"
+	cacheImmutable = "public, max-age=31536000, immutable"
+)
+
+// maxDoc bounds how much of a JSON document Open reads: a bundle's indexes
+// are a few hundred bytes per skill, so anything larger is not a bundle.
+const maxDoc = 64 << 20
+
+// A Bundle is a built dist folder, checked and ready to serve. Open reads
+// the documents the build wrote and nothing else: every servable file, its
+// digest and its size come from them, so a file the build did not record
+// can never be served.
+type Bundle struct {
+	dir   string
+	root  *os.Root
+	files map[string]*file     // HTTP: dist path → file
+	res   map[string]*resource // MCP: URI → resource
+	// skills are the entries of mcp/skills.json in file order (sorted by
+	// uri), each kept as the build wrote it.
+	skills  []skillEntry
+	byURI   map[string]int             // skill URI → index in skills
+	dirs    map[string][]*mcp.Resource // directory URI → children, sorted by URI
+	entries []*mcp.Resource            // SKILL.md resources for resources/list
+}
+
+// file is one servable file of the bundle.
+type file struct {
+	path   string // slash-separated, relative to dist/
+	digest string
+	size   int64
+	source string // the document that recorded the digest, for messages
+	ctype  string // HTTP Content-Type
+	cache  string // HTTP Cache-Control
+
+	mu   sync.Mutex
+	seen fs.FileInfo // the file as last verified; nil = never
+}
+
+// resource is one URI of mcp/resources.json.
+type resource struct {
+	uri  string
+	mime string
+	file *file
+}
+
+// skillEntry is one element of mcp/skills.json.
+type skillEntry struct {
+	uri  string
+	raw  json.RawMessage
+	name string
+	desc string
+	size int64 // of SKILL.md
+}
+
+// skillDoc is what Open reads of a skills.json entry to check it; the
+// entry itself is served as raw bytes.
+type skillDoc struct {
+	URI         string `json:"uri"`
+	Frontmatter struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	} `json:"frontmatter"`
+	Resources []struct {
+		URI    string `json:"uri"`
+		Digest string `json:"digest"`
+		Size   int64  `json:"size"`
+	} `json:"resources"`
+}
+
+// Dir is the folder the bundle was opened from.
+func (b *Bundle) Dir() string { return b.dir }
+
+// Skills is the number of skills in the bundle.
+func (b *Bundle) Skills() int { return len(b.skills) }
+
+// Close releases the bundle's folder handle. Files already being sent are
+// not affected.
+func (b *Bundle) Close() error { return b.root.Close() }
+
+// Open checks the bundle in dir and returns it ready to serve. It refuses a
+// bundle whose documents disagree with each other, or any of whose files is
+// missing, is not a regular file, or does not have the size and digest the
+// build recorded; each file is hashed here, once, so that requests never
+// hash anything unless the file changes on disk afterwards.
+func Open(dir string) (*Bundle, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (build a bundle there with `skillpack build SKILLS -o %s`)", dir, unwrapPath(err), dir)
+	}
+	b := &Bundle{dir: dir, root: root, files: map[string]*file{}, res: map[string]*resource{},
+		byURI: map[string]int{}, dirs: map[string][]*mcp.Resource{}}
+	if err := b.load(); err != nil {
+		root.Close()
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	if err := b.verifyAll(); err != nil {
+		root.Close()
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return b, nil
+}
+
+// load reads the documents and cross-checks them. Every document except
+// checksums.txt and the build record is checked against the digest that
+// checksums.txt gives it, and checksums.txt in turn must list every
+// archive with the digest mcp/resources.json gives it, so that no document
+// can be changed alone without the change showing.
+func (b *Bundle) load() error {
+	recData, err := b.readDoc(layout.BuildRecord)
+	if err != nil {
+		return fmt.Errorf("%w; this folder is not a skillpack bundle, build one with `skillpack build`", err)
+	}
+	var rec struct {
+		Files []string `json:"files"`
+	}
+	if err := json.Unmarshal(recData, &rec); err != nil {
+		return fmt.Errorf("%s: %v; rebuild the bundle with `skillpack build`", layout.BuildRecord, err)
+	}
+	written := map[string]bool{}
+	for _, p := range rec.Files {
+		written[p] = true
+	}
+
+	sumData, err := b.readDoc(layout.Checksums)
+	if err != nil {
+		return err
+	}
+	sums, err := parseChecksums(sumData)
+	if err != nil {
+		return err
+	}
+	b.add(&file{path: layout.Checksums, digest: layout.Digest(sumData), size: int64(len(sumData)), source: layout.Checksums})
+
+	// doc reads a JSON document and checks it against checksums.txt.
+	doc := func(p string) ([]byte, error) {
+		data, err := b.readDoc(p)
+		if err != nil {
+			return nil, err
+		}
+		want, ok := sums[p]
+		if !ok {
+			return nil, fmt.Errorf("%s does not list %s; rebuild the bundle with `skillpack build`", layout.Checksums, p)
+		}
+		if got := layout.Digest(data); got != want {
+			return nil, fmt.Errorf("%w; rebuild the bundle with `skillpack build`", tampered(p, got, want, layout.Checksums))
+		}
+		b.add(&file{path: p, digest: want, size: int64(len(data)), source: layout.Checksums})
+		return data, nil
+	}
+
+	resData, err := doc(layout.MCPResources)
+	if err != nil {
+		return err
+	}
+	var rs []layout.Resource
+	if err := json.Unmarshal(resData, &rs); err != nil {
+		return fmt.Errorf("%s: %v", layout.MCPResources, err)
+	}
+	for _, r := range rs {
+		if err := b.addResource(r, sums); err != nil {
+			return fmt.Errorf("%s: %s: %w", layout.MCPResources, r.URI, err)
+		}
+	}
+	if _, err := doc(layout.MCPIndex); err != nil {
+		return err
+	}
+	// Each document is parsed from the very bytes that were checked.
+	for _, d := range []struct {
+		path string
+		load func([]byte) error
+		want bool
+	}{
+		{layout.MCPSkills, b.loadSkills, true},
+		{layout.V2Index, b.checkV2, true},
+		{layout.V1Index, b.loadV1, written[layout.V1Index]}, // absent with --no-legacy
+	} {
+		if !d.want {
+			continue
+		}
+		data, err := doc(d.path)
+		if err != nil {
+			return err
+		}
+		if err := d.load(data); err != nil {
+			return fmt.Errorf("%s: %w", d.path, err)
+		}
+	}
+	if _, ok := sums[layout.Catalog]; ok {
+		// The catalog is served only once the build vouches for it in
+		// checksums.txt: it is HTML on this origin, and nothing else
+		// records its digest.
+		if _, err := doc(layout.Catalog); err != nil {
+			return err
+		}
+	}
+	for p := range sums {
+		if b.files[p] == nil {
+			return fmt.Errorf("%s lists %s, which no index names; rebuild the bundle with `skillpack build`", layout.Checksums, p)
+		}
+	}
+	for p := range b.files {
+		if !written[p] {
+			return fmt.Errorf("%s names %s, which the build record %s does not list; rebuild the bundle with `skillpack build`",
+				b.files[p].source, p, layout.BuildRecord)
+		}
+	}
+	return nil
+}
+
+// add records a servable file with the headers its path calls for. The
+// first record of a path wins: mcp/index.json is both a resource and a
+// document, and both records were checked against checksums.txt.
+func (b *Bundle) add(f *file) {
+	if b.files[f.path] != nil {
+		return
+	}
+	f.ctype = layout.ContentType(f.path)
+	f.cache = cacheShort
+	if isArchive(f.path) {
+		f.cache = cacheImmutable
+	}
+	b.files[f.path] = f
+}
+
+// isArchive reports whether a dist path is a content-addressed archive:
+// archives sit directly in the v0.2 folder, beside the skill folders.
+func isArchive(p string) bool {
+	dir, name := path.Split(p)
+	return dir == layout.SkillsDir+"/" && (strings.HasSuffix(name, "."+layout.TarGz) || strings.HasSuffix(name, "."+layout.Zip))
+}
+
+func (b *Bundle) addResource(r layout.Resource, sums map[string]string) error {
+	switch {
+	case r.URI == "":
+		return errors.New("a resource has no uri")
+	case b.res[r.URI] != nil:
+		return errors.New("listed twice")
+	case !safePath(r.Path):
+		return fmt.Errorf("path %q is not a plain relative path inside the bundle", r.Path)
+	case !layout.ValidDigest(r.Digest):
+		return fmt.Errorf("digest %q is not sha256:<64 lowercase hex>", r.Digest)
+	case r.Size < 0:
+		return fmt.Errorf("size %d is negative", r.Size)
+	}
+	if want, ok := sums[r.Path]; ok && want != r.Digest {
+		return fmt.Errorf("%s gives %s the digest %s, %s gives %s; rebuild the bundle with `skillpack build`",
+			layout.Checksums, r.Path, want, layout.MCPResources, r.Digest)
+	}
+	if isArchive(r.Path) {
+		if _, ok := sums[r.Path]; !ok {
+			return fmt.Errorf("%s does not list the archive %s; rebuild the bundle with `skillpack build`", layout.Checksums, r.Path)
+		}
+	}
+	f := b.files[r.Path]
+	if f == nil {
+		f = &file{path: r.Path, digest: r.Digest, size: r.Size, source: layout.MCPResources}
+		b.add(f)
+	} else if f.digest != r.Digest {
+		return fmt.Errorf("two digests for %s", r.Path)
+	}
+	b.res[r.URI] = &resource{uri: r.URI, mime: r.MimeType, file: f}
+	return nil
+}
+
+// loadSkills reads mcp/skills.json, checks every file it lists against
+// mcp/resources.json, and derives the directory resources from the paths.
+func (b *Bundle) loadSkills(data []byte) error {
+	var raws []json.RawMessage
+	if err := json.Unmarshal(data, &raws); err != nil {
+		return err
+	}
+	for i, raw := range raws {
+		var d skillDoc
+		if err := json.Unmarshal(raw, &d); err != nil {
+			return fmt.Errorf("entry %d: %v", i, err)
+		}
+		root, ok := strings.CutSuffix(d.URI, "/"+layout.EntryFile)
+		if !ok || !strings.HasPrefix(root, "skill://") || path.Base(root) != d.Frontmatter.Name {
+			return fmt.Errorf("entry %d: uri %q is not skill://<name>/%s for the name %q", i, d.URI, layout.EntryFile, d.Frontmatter.Name)
+		}
+		if i > 0 && d.URI <= b.skills[i-1].uri {
+			return fmt.Errorf("entry %d: %s is out of order or listed twice", i, d.URI)
+		}
+		e := skillEntry{uri: d.URI, raw: raw, name: d.Frontmatter.Name, desc: d.Frontmatter.Description, size: -1}
+		seen := map[string]bool{}
+		for _, r := range d.Resources {
+			res := b.res[r.URI]
+			switch {
+			case seen[r.URI]:
+				return fmt.Errorf("%s lists %s twice", d.URI, r.URI)
+			case res == nil:
+				return fmt.Errorf("%s lists %s, which %s does not", d.URI, r.URI, layout.MCPResources)
+			case res.file.digest != r.Digest || res.file.size != r.Size:
+				return fmt.Errorf("%s gives %s %s (%d bytes), %s gives %s (%d bytes)", d.URI, r.URI, r.Digest, r.Size,
+					layout.MCPResources, res.file.digest, res.file.size)
+			case !strings.HasPrefix(r.URI, root+"/"):
+				return fmt.Errorf("%s lists %s, which is outside the skill", d.URI, r.URI)
+			}
+			seen[r.URI] = true
+			if r.URI == d.URI {
+				e.size = r.Size
+			}
+			b.addToDirs(root, r.URI, res)
+		}
+		if e.size < 0 {
+			return fmt.Errorf("%s does not list its own %s", d.URI, layout.EntryFile)
+		}
+		b.byURI[e.uri] = len(b.skills)
+		b.skills = append(b.skills, e)
+		b.entries = append(b.entries, &mcp.Resource{URI: e.uri, Name: e.name, Description: e.desc,
+			MIMEType: layout.MimeType(layout.EntryFile), Size: e.size})
+	}
+	for _, children := range b.dirs {
+		slices.SortFunc(children, func(x, y *mcp.Resource) int { return strings.Compare(x.URI, y.URI) })
+	}
+	return nil
+}
+
+// dirMime is the MIME type of a directory resource in the skills extension.
+const dirMime = "inode/directory"
+
+// addToDirs records uri and every folder above it up to the skill root as
+// directory resources. Directory URIs have no trailing slash.
+func (b *Bundle) addToDirs(root, uri string, res *resource) {
+	child := &mcp.Resource{URI: uri, Name: path.Base(uri), MIMEType: res.mime, Size: res.file.size}
+	for {
+		parent := uri[:strings.LastIndex(uri, "/")]
+		kids, known := b.dirs[parent]
+		b.dirs[parent] = append(kids, child)
+		if known || parent == root {
+			return // everything above a known folder is known too
+		}
+		uri, child = parent, &mcp.Resource{URI: parent, Name: path.Base(parent), MIMEType: dirMime}
+	}
+}
+
+// checkV2 checks that every entry of the v0.2 index points at a file the
+// bundle serves, with that file's digest.
+func (b *Bundle) checkV2(data []byte) error {
+	var idx struct {
+		Skills []struct {
+			Name   string `json:"name"`
+			Type   string `json:"type"`
+			URL    string `json:"url"`
+			Digest string `json:"digest"`
+		} `json:"skills"`
+	}
+	if err := json.Unmarshal(data, &idx); err != nil {
+		return err
+	}
+	for _, e := range idx.Skills {
+		var p string
+		switch e.Type {
+		case "skill-md":
+			p = layout.SkillFile(e.Name, layout.EntryFile)
+		case "archive":
+			p = layout.ArchivePath(e.Name, e.Digest, layout.TarGz)
+		default:
+			return fmt.Errorf("%s: unknown type %q", e.Name, e.Type)
+		}
+		f := b.files[p]
+		switch {
+		case f == nil:
+			return fmt.Errorf("%s: %s is not in %s", e.Name, p, layout.MCPResources)
+		case f.digest != e.Digest:
+			return fmt.Errorf("%s: digest %s, but %s gives %s %s", e.Name, e.Digest, f.source, p, f.digest)
+		}
+		// URLs are relative to the index unless the bundle was built with
+		// a base URL, which only adds a prefix.
+		rel := strings.TrimPrefix(p, layout.SkillsDir+"/")
+		if e.URL != rel && !strings.HasSuffix(e.URL, "/"+rel) {
+			return fmt.Errorf("%s: url %q does not lead to %s", e.Name, e.URL, p)
+		}
+	}
+	return nil
+}
+
+// loadV1 adds the legacy tree: the v0.1 index names each file, which is a
+// copy of the v0.2 file with the digest mcp/resources.json gives.
+func (b *Bundle) loadV1(data []byte) error {
+	var idx struct {
+		Skills []struct {
+			Name  string   `json:"name"`
+			Files []string `json:"files"`
+		} `json:"skills"`
+	}
+	if err := json.Unmarshal(data, &idx); err != nil {
+		return err
+	}
+	for _, e := range idx.Skills {
+		for _, f := range e.Files {
+			src := b.files[layout.SkillFile(e.Name, f)]
+			p := layout.LegacyFile(e.Name, f)
+			if src == nil || !safePath(p) {
+				return fmt.Errorf("%s: file %q has no copy in the v0.2 tree", e.Name, f)
+			}
+			b.add(&file{path: p, digest: src.digest, size: src.size, source: src.source})
+		}
+	}
+	return nil
+}
+
+// parseChecksums reads checksums.txt and insists it is exactly what the
+// build writes, so that a hand-edited line cannot slip past.
+func parseChecksums(data []byte) (map[string]string, error) {
+	sums := map[string]string{}
+	var list []layout.Sum
+	for i, line := range strings.SplitAfter(string(data), "\n") {
+		if line == "" {
+			continue
+		}
+		hexSum, p, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "  ")
+		d := "sha256:" + hexSum
+		if !ok || !layout.ValidDigest(d) || !safePath(p) || sums[p] != "" {
+			return nil, fmt.Errorf("%s:%d: not \"<sha256 hex>  <path>\"; rebuild the bundle with `skillpack build`", layout.Checksums, i+1)
+		}
+		sums[p] = d
+		list = append(list, layout.Sum{Path: p, Digest: d})
+	}
+	if !bytes.Equal(layout.ChecksumsDoc(list), data) {
+		return nil, fmt.Errorf("%s is not sorted or not in sha256sum format; rebuild the bundle with `skillpack build`", layout.Checksums)
+	}
+	return sums, nil
+}
+
+// safePath reports whether p is a clean, relative, slash-separated path
+// that stays inside the bundle.
+func safePath(p string) bool {
+	return fs.ValidPath(p) && p != "." && !strings.ContainsAny(p, "\\\x00")
+}
+
+// readDoc reads a whole document of the bundle, bounded by maxDoc.
+func (b *Bundle) readDoc(p string) ([]byte, error) {
+	f, err := b.openRegular(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxDoc+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if len(data) > maxDoc {
+		return nil, fmt.Errorf("%s is larger than %d MiB; this is not a bundle skillpack wrote", p, maxDoc>>20)
+	}
+	return data, nil
+}
+
+// openRegular opens a file of the bundle, refusing anything but a regular
+// file. The os.Root refuses paths and symbolic links that lead outside the
+// folder; a link that stays inside is refused too, because the build
+// never writes one.
+func (b *Bundle) openRegular(p string) (*os.File, error) {
+	info, err := b.root.Lstat(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, unwrapPath(err))
+	}
+	if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is a %s, not a regular file; the build writes only regular files", p, kind(info.Mode()))
+	}
+	f, err := b.root.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, unwrapPath(err))
+	}
+	return f, nil
+}
+
+// unwrapPath drops the *PathError wrapper, whose path is relative to the
+// root and would repeat the one the caller names.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func kind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
+	case m.IsDir():
+		return "folder"
+	}
+	return "special file"
+}
+
+// verifyAll hashes every servable file once and remembers what it saw.
+func (b *Bundle) verifyAll() error {
+	paths := slices.Sorted(func(yield func(string) bool) {
+		for p := range b.files {
+			if !yield(p) {
+				return
+			}
+		}
+	})
+	var bad []string
+	for _, p := range paths {
+		f, err := b.open(b.files[p])
+		if err != nil {
+			bad = append(bad, err.Error())
+			continue
+		}
+		f.Close()
+	}
+	switch {
+	case len(bad) == 0:
+		return nil
+	case len(bad) > 5:
+		bad = append(bad[:5], fmt.Sprintf("and %d more", len(bad)-5))
+	}
+	return fmt.Errorf("the bundle does not match what the build recorded, so it is not served:\n  %s\nrebuild it with `skillpack build`",
+		strings.Join(bad, "\n  "))
+}
+
+// errTampered marks a file whose bytes are not the ones the build
+// recorded.
+var errTampered = errors.New("changed since the build")
+
+func tampered(p, got, want, source string) error {
+	return fmt.Errorf("%s: %w: its digest is %s, %s records %s", p, errTampered, got, source, want)
+}
+
+// open opens a servable file and returns it positioned at its start,
+// after making sure its bytes are the recorded ones. A file is hashed the
+// first time and again only when its identity, size or modification time
+// differs from the last verified state, so an unchanged bundle is never
+// re-hashed at request time and a changed file is never sent.
+func (b *Bundle) open(f *file) (*os.File, error) {
+	fh, err := b.openRegular(f.path)
+	if err != nil {
+		return nil, err
+	}
+	info, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, err
+	}
+	f.mu.Lock()
+	same := f.seen != nil && os.SameFile(f.seen, info) && f.seen.Size() == info.Size() && f.seen.ModTime().Equal(info.ModTime())
+	f.mu.Unlock()
+	if same {
+		return fh, nil
+	}
+	if err := check(fh, f, info); err != nil {
+		fh.Close()
+		return nil, err
+	}
+	if _, err := fh.Seek(0, io.SeekStart); err != nil {
+		fh.Close()
+		return nil, err
+	}
+	f.mu.Lock()
+	f.seen = info
+	f.mu.Unlock()
+	return fh, nil
+}
+
+// check hashes an open file and compares it with the record.
+func check(fh *os.File, f *file, info fs.FileInfo) error {
+	if info.Size() != f.size {
+		return fmt.Errorf("%s: %w: it has %d bytes, %s records %d", f.path, errTampered, info.Size(), f.source, f.size)
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(fh, f.size+1))
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.path, err)
+	}
+	if n != f.size {
+		return fmt.Errorf("%s: %w: it has %d bytes, %s records %d", f.path, errTampered, n, f.source, f.size)
+	}
+	if got := "sha256:" + hex.EncodeToString(h.Sum(nil)); got != f.digest {
+		return tampered(f.path, got, f.digest, f.source)
+	}
+	return nil
+}
+
+// read returns the verified bytes of a file.
+func (b *Bundle) read(f *file) ([]byte, error) {
+	fh, err := b.open(f)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	data := make([]byte, f.size)
+	if _, err := io.ReadFull(fh, data); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.path, err)
+	}
+	return data, nil
+}

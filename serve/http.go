@@ -1,0 +1,132 @@
+package serve
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// MCPPath is where MCP is served over streamable HTTP.
+const MCPPath = "/mcp"
+
+// Handler is the server's HTTP handler: MCP at MCPPath, the bundle's files
+// everywhere else. Every request passes the same guard first, which
+// refuses over-long targets and any path that is not plainly a file name.
+func (s *Server) Handler() http.Handler {
+	mcpH := s.mcpHandler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if len(r.RequestURI) > s.opts.MaxURLLength {
+			http.Error(w, "request URI too long", http.StatusRequestURITooLong)
+			return
+		}
+		if msg := badPath(r); msg != "" {
+			http.Error(w, msg, http.StatusBadRequest)
+			return
+		}
+		if r.URL.Path == MCPPath {
+			mcpH.ServeHTTP(w, r)
+			return
+		}
+		s.serveFile(w, r)
+	})
+}
+
+// badPath says why a request path is refused, or "". The file lookup is
+// an exact match against the bundle's list, so nothing here is needed to
+// stay inside the folder; it is here so that probing gets a clear 400
+// instead of a 404 that looks like a miss, and so that no later change to
+// the lookup can make "..", an encoded separator or a NUL mean anything.
+func badPath(r *http.Request) string {
+	raw := strings.ToLower(r.URL.RawPath)
+	if raw == "" {
+		raw = strings.ToLower(r.URL.Path)
+	}
+	if strings.Contains(raw, "%2f") || strings.Contains(raw, "%5c") || strings.Contains(raw, "%00") {
+		return "encoded separators are not allowed in paths"
+	}
+	p := r.URL.Path
+	if !strings.HasPrefix(p, "/") {
+		return "the path must start with /"
+	}
+	if strings.ContainsAny(p, "\\\x00") {
+		return "backslashes and NUL are not allowed in paths"
+	}
+	for _, seg := range strings.Split(p[1:], "/") {
+		if seg == "." || seg == ".." {
+			return "dot segments are not allowed in paths"
+		}
+	}
+	return ""
+}
+
+// serveFile serves one file of the bundle with the headers bundle.md
+// asks for. Folders are never listed; a file the bundle does not list is
+// 404 whether or not it exists on disk.
+func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+	case http.MethodOptions:
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+		h.Set("Access-Control-Max-Age", "86400")
+		w.WriteHeader(http.StatusNoContent)
+		return
+	default:
+		h.Set("Allow", "GET, HEAD, OPTIONS")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	b := s.bundle.Load()
+	p := strings.TrimPrefix(r.URL.Path, "/")
+	if p == "" {
+		p = layout.Catalog
+	}
+	f := b.files[p]
+	if f == nil {
+		http.NotFound(w, r)
+		return
+	}
+	fh, err := b.open(f)
+	if err != nil {
+		s.logf("refused %s: %v", f.path, err)
+		if errors.Is(err, errTampered) {
+			http.Error(w, "this file changed after the bundle was built and is not served", http.StatusInternalServerError)
+		} else {
+			http.Error(w, "this file cannot be read", http.StatusInternalServerError)
+		}
+		return
+	}
+	defer fh.Close()
+	h.Set("Content-Type", f.ctype)
+	h.Set("Cache-Control", f.cache)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("ETag", `"`+f.digest+`"`)
+	// A zero time leaves out Last-Modified: the digest is the validator,
+	// and file times in a bundle mean nothing. ServeContent never sets
+	// Content-Encoding, which would make clients unpack a .tar.gz and
+	// break its digest.
+	http.ServeContent(w, r, f.path, time.Time{}, fh)
+}
+
+// mcpHandler serves MCP over streamable HTTP, with a bounded request body
+// that must arrive within 30 seconds.
+func (s *Server) mcpHandler() http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		MaxRequestBodyBytes: s.opts.MaxBodyBytes,
+		SessionTimeout:      10 * time.Minute,
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			// Only the body: a GET holds a stream open for as long as
+			// the client listens.
+			http.NewResponseController(w).SetReadDeadline(time.Now().Add(30 * time.Second))
+		}
+		h.ServeHTTP(w, r)
+	})
+}

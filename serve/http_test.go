@@ -1,0 +1,261 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// TestHTTPEveryPath fetches every path the bundle's documents name, with
+// GET and HEAD, and checks status, headers and that the bytes have the
+// digest the documents give.
+func TestHTTPEveryPath(t *testing.T) {
+	dist := pristine(t)
+	base, _ := start(t, dist, Options{})
+	want := expected(t, dist)
+	for p, d := range want {
+		resp, err := http.Get(base + "/" + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %s", p, resp.Status)
+			continue
+		}
+		if got := digest(body); got != d {
+			t.Errorf("GET %s: digest %s, want %s", p, got, d)
+		}
+		h := resp.Header
+		if got, want := h.Get("Content-Type"), layout.ContentType(p); got != want {
+			t.Errorf("GET %s: Content-Type %q, want %q", p, got, want)
+		}
+		if h.Get("Content-Encoding") != "" {
+			t.Errorf("GET %s: Content-Encoding %q; it would break the digest", p, h.Get("Content-Encoding"))
+		}
+		if h.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("GET %s: no CORS header", p)
+		}
+		cc := h.Get("Cache-Control")
+		switch {
+		case isArchive(p) && !strings.Contains(cc, "immutable"):
+			t.Errorf("GET %s: archive Cache-Control %q, want immutable", p, cc)
+		case !isArchive(p) && (strings.Contains(cc, "immutable") || !strings.Contains(cc, "max-age=300")):
+			t.Errorf("GET %s: Cache-Control %q, want a short max-age", p, cc)
+		}
+
+		head, err := http.Head(base + "/" + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, head.Body)
+		head.Body.Close()
+		if head.StatusCode != http.StatusOK || n != 0 || head.ContentLength != int64(len(body)) {
+			t.Errorf("HEAD %s: %s, %d body bytes, Content-Length %d, want 200, 0, %d", p, head.Status, n, head.ContentLength, len(body))
+		}
+	}
+	// The digest is the validator: a client holding the bytes gets 304.
+	req, _ := http.NewRequest("GET", base+"/"+layout.V2Index, nil)
+	req.Header.Set("If-None-Match", `"`+want[layout.V2Index]+`"`)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotModified {
+		t.Errorf("If-None-Match with the digest: %s, want 304", resp.Status)
+	}
+	// Spot checks, so that a wrong table in layout cannot pass unnoticed.
+	for p, ct := range map[string]string{
+		layout.V2Index:                  "application/json",
+		skillMD:                         "text/markdown; charset=utf-8",
+		archivePath(t, dist, ".tar.gz"): "application/gzip",
+		archivePath(t, dist, ".zip"):    "application/zip",
+	} {
+		resp, err := http.Head(base + "/" + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if got := resp.Header.Get("Content-Type"); got != ct {
+			t.Errorf("%s: Content-Type %q, want %q", p, got, ct)
+		}
+	}
+}
+
+// raw sends a request line as written, with no client-side cleaning, and
+// returns the response status.
+func raw(t *testing.T, base, method, target string) int {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.WriteString(c, method+" "+target+" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("%s %.60s: %v", method, target, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func TestHTTPRefuses(t *testing.T) {
+	dist := newDist(t)
+	// A file outside the bundle that a traversal would reach.
+	os.WriteFile(filepath.Join(filepath.Dir(dist), "secret"), []byte("secret\n"), 0o644)
+	base, _ := start(t, dist, Options{})
+	tests := []struct {
+		method, target string
+		want           int
+	}{
+		{"GET", "/../etc/passwd", 400},
+		{"GET", "/../secret", 400},
+		{"GET", "/.well-known/agent-skills/../../secret", 400},
+		{"GET", "/.well-known/agent-skills/%2e%2e/%2e%2e/secret", 400},
+		{"GET", "/.well-known/agent-skills/%2E%2E/index.json", 400},
+		{"GET", "/.well-known%2fagent-skills%2findex.json", 400},
+		{"GET", "/.well-known/agent-skills%5cindex.json", 400},
+		{"GET", "/.well-known/agent-skills/index.json%00", 400},
+		{"GET", "/./.well-known/agent-skills/index.json", 400},
+		{"GET", "/", 200}, // the catalog
+		{"GET", "/.well-known/agent-skills/", 404},
+		{"GET", "/.well-known/agent-skills", 404},
+		{"GET", "/.well-known/agent-skills/csv-profiler", 404},
+		{"GET", "//.well-known/agent-skills/index.json", 404},
+		{"GET", "/" + layout.BuildRecord, 404},
+		{"GET", "/" + layout.Headers, 404},
+		{"GET", "/" + layout.NoJekyll, 404},
+		{"GET", "/nope.json", 404},
+		{"GET", "/" + strings.ToUpper(layout.V2Index), 404},
+		{"GET", "/" + layout.V2Index + "/", 404},
+		{"GET", "/" + layout.V2Index + "?x=" + strings.Repeat("a", 3000), 414},
+		{"POST", "/" + layout.V2Index, 405},
+		{"DELETE", "/" + layout.V2Index, 405},
+		{"OPTIONS", "/" + layout.V2Index, 204},
+		{"GET", "/" + layout.V2Index, 200},
+	}
+	for _, tt := range tests {
+		if got := raw(t, base, tt.method, tt.target); got != tt.want {
+			t.Errorf("%s %.80s: %d, want %d", tt.method, tt.target, got, tt.want)
+		}
+	}
+	// Beyond MaxHeaderBytes the server refuses before any handler runs.
+	if got := raw(t, base, "GET", "/"+strings.Repeat("a", 64<<10)); got != 431 && got != 414 {
+		t.Errorf("a 64 KiB target: %d, want 414 or 431", got)
+	}
+	if got := raw(t, base, "GET", "/"+layout.V2Index); got != 200 {
+		t.Errorf("after the bad requests: %d, want 200", got)
+	}
+}
+
+// TestHTTPChangedAfterStart changes files under a running server: a
+// changed file is refused with 500 and never sent, the rest are served,
+// and the file is served again once its bytes are back.
+func TestHTTPChangedAfterStart(t *testing.T) {
+	dist := newDist(t)
+	base, _ := start(t, dist, Options{})
+	get := func(p string) (int, string) {
+		resp, err := http.Get(base + "/" + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	code, orig := get(skillMD)
+	if code != 200 {
+		t.Fatalf("GET %s: %d", skillMD, code)
+	}
+	rewrite(t, dist, skillMD, flip)
+	if code, body := get(skillMD); code != 500 || strings.Contains(body, "name:") {
+		t.Errorf("changed file: %d %q, want 500 without its bytes", code, body)
+	}
+	if code, _ := get(script); code != 200 {
+		t.Errorf("unchanged file: %d, want 200", code)
+	}
+	// A symbolic link to a file outside, even one with the right bytes.
+	outside := filepath.Join(t.TempDir(), "SKILL.md")
+	os.WriteFile(outside, []byte(orig), 0o644)
+	full := filepath.Join(dist, filepath.FromSlash(skillMD))
+	os.Remove(full)
+	if err := os.Symlink(outside, full); err != nil {
+		t.Skip(err)
+	}
+	if code, _ := get(skillMD); code != 500 {
+		t.Errorf("symlink out: %d, want 500", code)
+	}
+	os.Remove(full)
+	os.WriteFile(full, []byte(orig), 0o644)
+	if code, body := get(skillMD); code != 200 || body != orig {
+		t.Errorf("restored file: %d, want 200 and the original bytes", code)
+	}
+}
+
+// TestHTTPSlowloris holds a connection open without finishing its headers
+// and checks that the server drops it and keeps serving others.
+func TestHTTPSlowloris(t *testing.T) {
+	base, _ := start(t, pristine(t), Options{ReadHeaderTimeout: 200 * time.Millisecond})
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "GET /"+layout.V2Index+" HTTP/1.1\r\nHost: localhost\r\nX-Slow: ")
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	began := time.Now()
+	_, err = io.ReadAll(c)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("the server kept a slow client's connection open for %v", time.Since(began))
+	}
+	if got := raw(t, base, "GET", "/"+layout.V2Index); got != 200 {
+		t.Errorf("after a slow client: %d, want 200", got)
+	}
+}
+
+// TestServeShutdown cancels the context and checks that Serve returns and
+// stops listening.
+func TestServeShutdown(t *testing.T) {
+	s := New(open(t, pristine(t)), Options{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	if got := raw(t, "http://"+addr, "GET", "/"+layout.V2Index); got != 200 {
+		t.Fatalf("GET: %d", got)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after cancel")
+	}
+	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		c.Close()
+		t.Error("still accepting connections after shutdown")
+	}
+}

@@ -1,0 +1,263 @@
+package serve
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillpack/skillpack/internal/version"
+)
+
+// Extension is the MCP Skills extension's identifier, the key under
+// capabilities.extensions.
+const Extension = "io.modelcontextprotocol/skills"
+
+// The extension's methods. The SDK knows none of them; they are added with
+// mcp.AddReceivingCustomMethod, so they pass through the SDK's middleware,
+// session and protocol-version handling like any standard method.
+const (
+	MethodListSkills    = "skills/list"
+	MethodGetSkill      = "skills/get"
+	MethodReadDirectory = "resources/directory/read"
+)
+
+// resultComplete is the resultType of every result here: the extension
+// requires it, and nothing here ever asks the client for more input.
+const resultComplete = "complete"
+
+// ListSkillsParams are the params of skills/list.
+type ListSkillsParams struct {
+	mcp.ParamsBase
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// ListSkillsResult is a page of skills/list. Each skill is an element of
+// mcp/skills.json exactly as the build wrote it.
+type ListSkillsResult struct {
+	mcp.ResultBase
+	ResultType string            `json:"resultType"`
+	Skills     []json.RawMessage `json:"skills"`
+	NextCursor string            `json:"nextCursor,omitempty"`
+	mcp.Cacheable
+}
+
+// GetSkillParams are the params of skills/get.
+type GetSkillParams struct {
+	mcp.ParamsBase
+	URI string `json:"uri"` // of the skill's SKILL.md
+}
+
+// GetSkillResult is the answer to skills/get.
+type GetSkillResult struct {
+	mcp.ResultBase
+	ResultType string          `json:"resultType"`
+	Skill      json.RawMessage `json:"skill"`
+	mcp.Cacheable
+}
+
+// ReadDirectoryParams are the params of resources/directory/read.
+type ReadDirectoryParams struct {
+	mcp.ParamsBase
+	URI    string `json:"uri"` // no trailing slash
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// ReadDirectoryResult is a page of a folder's direct children: files with
+// their resource metadata, folders as inode/directory.
+type ReadDirectoryResult struct {
+	mcp.ResultBase
+	ResultType string          `json:"resultType"`
+	Resources  []*mcp.Resource `json:"resources"`
+	NextCursor string          `json:"nextCursor,omitempty"`
+	mcp.Cacheable
+}
+
+// skillTemplate matches every skill:// URI, so that resources/read reaches
+// s.read for the files and archives that resources/list leaves out; s.read
+// answers only for the URIs of mcp/resources.json.
+const skillTemplate = "skill://{+path}"
+
+func (s *Server) newMCP() *mcp.Server {
+	caps := &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{ListChanged: true}}
+	caps.AddExtension(Extension, map[string]any{"directoryRead": true})
+	srv := mcp.NewServer(&mcp.Implementation{Name: "skillpack", Version: version.Version()}, &mcp.ServerOptions{
+		Capabilities: caps,
+		PageSize:     s.opts.PageSize,
+		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
+			if c.TTLMs == 0 {
+				c.TTLMs = s.ttl()
+			}
+		},
+	})
+	srv.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: skillTemplate,
+		Name:        "skill-files",
+		Description: "Every file and archive of the skills this server publishes; skills/list gives each with its digest.",
+	}, s.read)
+	// Registration fails only for a standard method's name, which these
+	// are not; a failure is a bug here.
+	must(mcp.AddReceivingCustomMethod(srv, MethodListSkills, s.listSkills))
+	must(mcp.AddReceivingCustomMethod(srv, MethodGetSkill, s.getSkill))
+	must(mcp.AddReceivingCustomMethod(srv, MethodReadDirectory, s.readDirectory))
+	return srv
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+func (s *Server) ttl() int { return int(s.opts.TTL.Milliseconds()) }
+
+func (s *Server) cacheable() mcp.Cacheable {
+	return mcp.Cacheable{TTLMs: s.ttl(), CacheScope: "public"}
+}
+
+// register makes resources/list show the SKILL.md files of next instead of
+// those of prev. The SDK tells subscribed clients the list changed.
+func (s *Server) register(prev, next *Bundle) {
+	keep := map[string]bool{}
+	for _, r := range next.entries {
+		keep[r.URI] = true
+	}
+	if prev != nil {
+		var gone []string
+		for _, r := range prev.entries {
+			if !keep[r.URI] {
+				gone = append(gone, r.URI)
+			}
+		}
+		s.mcp.RemoveResources(gone...)
+	}
+	for _, r := range next.entries {
+		s.mcp.AddResource(r, s.read)
+	}
+}
+
+// invalidParams is the error for an unknown URI, skill or cursor: -32602,
+// which the extension prescribes for unknown skills and directories and
+// the base protocol for unknown resources.
+func invalidParams(format string, args ...any) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
+}
+
+// read answers resources/read with the exact bytes of the file: as text
+// when they are valid UTF-8 without a BOM, else base64 as blob, so that
+// no byte is rewritten.
+func (s *Server) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	b := s.bundle.Load()
+	uri := req.Params.URI
+	r := b.res[uri]
+	if r == nil {
+		if _, ok := b.dirs[uri]; ok {
+			return nil, invalidParams("%s is a directory resource; list it with %s", uri, MethodReadDirectory)
+		}
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	data, err := b.read(r.file)
+	if err != nil {
+		s.logf("refused %s: %v", uri, err)
+		msg := "cannot be read"
+		if errors.Is(err, errTampered) {
+			msg = "changed after the bundle was built and is not served"
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: uri + " " + msg}
+	}
+	c := &mcp.ResourceContents{URI: uri, MIMEType: r.mime}
+	if len(data) > 0 && utf8.Valid(data) && !strings.HasPrefix(string(data), "\uFEFF") {
+		c.Text = string(data)
+	} else {
+		c.Blob = data // non-nil even when empty, so that "blob" is present
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}, Cacheable: s.cacheable()}, nil
+}
+
+func (s *Server) listSkills(_ context.Context, _ *mcp.ServerSession, p *ListSkillsParams) (*ListSkillsResult, error) {
+	b := s.bundle.Load()
+	cursor := ""
+	if p != nil {
+		cursor = p.Cursor
+	}
+	start, err := after(cursor, len(b.skills), func(i int) string { return b.skills[i].uri })
+	if err != nil {
+		return nil, err
+	}
+	end := min(start+s.opts.PageSize, len(b.skills))
+	res := &ListSkillsResult{ResultType: resultComplete, Skills: []json.RawMessage{}, Cacheable: s.cacheable()}
+	for _, e := range b.skills[start:end] {
+		res.Skills = append(res.Skills, e.raw)
+	}
+	if end < len(b.skills) {
+		res.NextCursor = cursorAfter(b.skills[end-1].uri)
+	}
+	return res, nil
+}
+
+func (s *Server) getSkill(_ context.Context, _ *mcp.ServerSession, p *GetSkillParams) (*GetSkillResult, error) {
+	if p == nil || p.URI == "" {
+		return nil, invalidParams("skills/get needs params.uri, the URI of a skill's SKILL.md")
+	}
+	b := s.bundle.Load()
+	i, ok := b.byURI[p.URI]
+	if !ok {
+		return nil, invalidParams("no skill is served at %s", p.URI)
+	}
+	return &GetSkillResult{ResultType: resultComplete, Skill: b.skills[i].raw, Cacheable: s.cacheable()}, nil
+}
+
+func (s *Server) readDirectory(_ context.Context, _ *mcp.ServerSession, p *ReadDirectoryParams) (*ReadDirectoryResult, error) {
+	if p == nil || p.URI == "" {
+		return nil, invalidParams("%s needs params.uri, the URI of a directory resource", MethodReadDirectory)
+	}
+	b := s.bundle.Load()
+	kids, ok := b.dirs[p.URI]
+	if !ok {
+		if b.res[p.URI] != nil {
+			return nil, invalidParams("%s is not a directory resource", p.URI)
+		}
+		return nil, invalidParams("no directory is served at %s", p.URI)
+	}
+	start, err := after(p.Cursor, len(kids), func(i int) string { return kids[i].URI })
+	if err != nil {
+		return nil, err
+	}
+	end := min(start+s.opts.PageSize, len(kids))
+	res := &ReadDirectoryResult{ResultType: resultComplete, Resources: slices.Clone(kids[start:end]), Cacheable: s.cacheable()}
+	if end < len(kids) {
+		res.NextCursor = cursorAfter(kids[end-1].URI)
+	}
+	return res, nil
+}
+
+// Cursors name the last URI of the previous page rather than a position,
+// so a listing stays correct across a rebuild that adds or removes
+// skills between two pages. They are opaque to clients, as MCP requires.
+const cursorPrefix = "after:"
+
+func cursorAfter(uri string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + uri))
+}
+
+// after returns the index of the first item past the cursor in a list of n
+// items sorted by key.
+func after(cursor string, n int, key func(int) string) (int, error) {
+	if cursor == "" {
+		return 0, nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(cursor)
+	last, ok := strings.CutPrefix(string(raw), cursorPrefix)
+	if err != nil || !ok {
+		return 0, invalidParams("invalid cursor %q: pass back a nextCursor exactly as received", cursor)
+	}
+	return sort.Search(n, func(i int) bool { return key(i) > last }), nil
+}

@@ -1,0 +1,438 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// pageSize is small so that five skills and a three-entry folder take
+// several pages.
+const pageSize = 2
+
+func newClient(t *testing.T) *mcp.Client {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "0"}, nil)
+	for _, err := range []error{
+		mcp.AddSendingCustomMethod[*ListSkillsParams, *ListSkillsResult](c, MethodListSkills),
+		mcp.AddSendingCustomMethod[*GetSkillParams, *GetSkillResult](c, MethodGetSkill),
+		mcp.AddSendingCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, MethodReadDirectory),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+func ctx(t *testing.T) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return c
+}
+
+// connectHTTP connects the SDK's client over streamable HTTP; version ""
+// lets the SDK negotiate the newest protocol.
+func connectHTTP(t *testing.T, base, version string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := newClient(t).Connect(ctx(t), &mcp.StreamableClientTransport{Endpoint: base + MCPPath},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// connectStdio serves s over an in-process pair of pipes, as `serve
+// --stdio` serves stdin and stdout, and connects the SDK's client to it.
+func connectStdio(t *testing.T, s *Server) *mcp.ClientSession {
+	t.Helper()
+	inR, inW := io.Pipe()   // client → server
+	outR, outW := io.Pipe() // server → client
+	c, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(c, inR, outW); outW.Close() }()
+	cs, err := newClient(t).Connect(ctx(t), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		inW.Close()
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("ServeStdio: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Error("ServeStdio did not return")
+		}
+	})
+	return cs
+}
+
+func code(err error) int64 {
+	var we *jsonrpc.Error
+	if errors.As(err, &we) {
+		return we.Code
+	}
+	return 0
+}
+
+func TestMCPStreamableHTTP(t *testing.T) {
+	dist := pristine(t)
+	base, _ := start(t, dist, Options{PageSize: pageSize})
+	for _, version := range []string{"", "2025-11-25", "2025-06-18"} {
+		t.Run("protocol="+version, func(t *testing.T) {
+			checkMCP(t, connectHTTP(t, base, version), dist)
+		})
+	}
+}
+
+func TestMCPStdio(t *testing.T) {
+	dist := pristine(t)
+	s := New(open(t, dist), Options{PageSize: pageSize})
+	checkMCP(t, connectStdio(t, s), dist)
+}
+
+// checkMCP runs every MCP check against one session.
+func checkMCP(t *testing.T, cs *mcp.ClientSession, dist string) {
+	c := ctx(t)
+
+	// The capability, where the Inspector and ChatGPT look for it.
+	caps := cs.InitializeResult().Capabilities
+	if caps.Resources == nil {
+		t.Error("the resources capability is not declared")
+	}
+	if got, want := caps.Extensions[Extension], map[string]any{"directoryRead": true}; !reflect.DeepEqual(got, want) {
+		t.Errorf("capabilities.extensions[%q] = %#v, want %v", Extension, got, want)
+	}
+	if caps.Experimental != nil {
+		t.Errorf("capabilities.experimental = %v; the extension belongs under extensions only", caps.Experimental)
+	}
+
+	// skills/list, page by page, equals mcp/skills.json.
+	var want []any
+	readJSON(t, dist, layout.MCPSkills, &want)
+	var got []any
+	cursor, pages := "", 0
+	for {
+		res, err := mcp.CallCustomMethod[*ListSkillsParams, *ListSkillsResult](c, cs, MethodListSkills, &ListSkillsParams{Cursor: cursor})
+		if err != nil {
+			t.Fatalf("skills/list page %d: %v", pages+1, err)
+		}
+		pages++
+		if res.ResultType != "complete" || res.TTLMs <= 0 || res.CacheScope != "public" {
+			t.Errorf("skills/list page %d: resultType %q, ttlMs %d, cacheScope %q", pages, res.ResultType, res.TTLMs, res.CacheScope)
+		}
+		if len(res.Skills) > pageSize {
+			t.Errorf("skills/list page %d has %d skills, page size %d", pages, len(res.Skills), pageSize)
+		}
+		for _, s := range res.Skills {
+			var v any
+			json.Unmarshal(s, &v)
+			got = append(got, v)
+		}
+		if cursor = res.NextCursor; cursor == "" || pages > 10 {
+			break
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("skills/list differs from %s:\n got %v\nwant %v", layout.MCPSkills, got, want)
+	}
+	if wantPages := (len(want) + pageSize - 1) / pageSize; pages != wantPages {
+		t.Errorf("skills/list took %d pages, want %d", pages, wantPages)
+	}
+
+	// skills/get returns each element unchanged.
+	for _, w := range want {
+		uri := w.(map[string]any)["uri"].(string)
+		res, err := mcp.CallCustomMethod[*GetSkillParams, *GetSkillResult](c, cs, MethodGetSkill, &GetSkillParams{URI: uri})
+		if err != nil {
+			t.Errorf("skills/get %s: %v", uri, err)
+			continue
+		}
+		var g any
+		json.Unmarshal(res.Skill, &g)
+		if !reflect.DeepEqual(g, w) || res.ResultType != "complete" || res.TTLMs <= 0 || res.CacheScope != "public" {
+			t.Errorf("skills/get %s: %+v", uri, res)
+		}
+	}
+
+	// resources/list shows each SKILL.md with its frontmatter's name and
+	// description.
+	var listed []string
+	for r, err := range cs.Resources(c, nil) {
+		if err != nil {
+			t.Fatalf("resources/list: %v", err)
+		}
+		if r.MIMEType != "text/markdown" || !strings.HasSuffix(r.URI, "/"+r.Name+"/SKILL.md") || r.Description == "" {
+			t.Errorf("resources/list: %+v", r)
+		}
+		listed = append(listed, r.URI)
+	}
+	if len(listed) != len(want) {
+		t.Errorf("resources/list has %d resources, want one SKILL.md per skill (%d)", len(listed), len(want))
+	}
+
+	// resources/read: every URI of resources.json, exact bytes.
+	var rs []layout.Resource
+	readJSON(t, dist, layout.MCPResources, &rs)
+	for _, r := range rs {
+		res, err := cs.ReadResource(c, &mcp.ReadResourceParams{URI: r.URI})
+		if err != nil {
+			t.Errorf("resources/read %s: %v", r.URI, err)
+			continue
+		}
+		if len(res.Contents) != 1 {
+			t.Errorf("resources/read %s: %d contents", r.URI, len(res.Contents))
+			continue
+		}
+		rc := res.Contents[0]
+		data := rc.Blob
+		if rc.Text != "" {
+			data = []byte(rc.Text)
+		}
+		if d := digest(data); d != r.Digest || rc.URI != r.URI || rc.MIMEType != r.MimeType {
+			t.Errorf("resources/read %s: digest %s, uri %s, mimeType %s; want %s, %s, %s", r.URI, d, rc.URI, rc.MIMEType, r.Digest, r.URI, r.MimeType)
+		}
+		if strings.HasSuffix(r.URI, "/SKILL.md") && rc.Text == "" {
+			t.Errorf("resources/read %s: SKILL.md came as blob; clients need it as text", r.URI)
+		}
+		if strings.HasSuffix(r.URI, ".tar.gz") && rc.Blob == nil {
+			t.Errorf("resources/read %s: an archive came as text", r.URI)
+		}
+	}
+
+	// resources/directory/read, with pagination.
+	dir := func(uri string) ([]string, error) {
+		var names []string
+		cursor := ""
+		for range 10 {
+			res, err := mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory,
+				&ReadDirectoryParams{URI: uri, Cursor: cursor})
+			if err != nil {
+				return nil, err
+			}
+			if res.ResultType != "complete" || res.TTLMs <= 0 || res.CacheScope != "public" || len(res.Resources) > pageSize {
+				t.Errorf("directory read %s: %+v", uri, res)
+			}
+			for _, r := range res.Resources {
+				names = append(names, r.Name+":"+r.MIMEType)
+			}
+			if cursor = res.NextCursor; cursor == "" {
+				break
+			}
+		}
+		return names, nil
+	}
+	for uri, want := range map[string]string{
+		"skill://github-rest-api":            "SKILL.md:text/markdown references:inode/directory",
+		"skill://github-rest-api/references": "README.md:text/markdown api:inode/directory guides:inode/directory",
+		"skill://csv-profiler/scripts":       "profile.py:text/x-python",
+	} {
+		got, err := dir(uri)
+		if err != nil {
+			t.Errorf("directory read %s: %v", uri, err)
+		} else if strings.Join(got, " ") != want {
+			t.Errorf("directory read %s: %q, want %q", uri, strings.Join(got, " "), want)
+		}
+	}
+
+	// Errors: -32602 for anything unknown, and the session survives.
+	errs := map[string]error{}
+	_, errs["read unknown"] = cs.ReadResource(c, &mcp.ReadResourceParams{URI: "skill://nope/SKILL.md"})
+	_, errs["read traversal"] = cs.ReadResource(c, &mcp.ReadResourceParams{URI: "skill://csv-profiler/../../etc/passwd"})
+	_, errs["read file scheme"] = cs.ReadResource(c, &mcp.ReadResourceParams{URI: "file:///etc/passwd"})
+	_, errs["read directory"] = cs.ReadResource(c, &mcp.ReadResourceParams{URI: "skill://csv-profiler"})
+	_, errs["get unknown"] = mcp.CallCustomMethod[*GetSkillParams, *GetSkillResult](c, cs, MethodGetSkill, &GetSkillParams{URI: "skill://nope/SKILL.md"})
+	_, errs["get not SKILL.md"] = mcp.CallCustomMethod[*GetSkillParams, *GetSkillResult](c, cs, MethodGetSkill, &GetSkillParams{URI: "skill://csv-profiler/scripts/profile.py"})
+	_, errs["get no uri"] = mcp.CallCustomMethod[*GetSkillParams, *GetSkillResult](c, cs, MethodGetSkill, &GetSkillParams{})
+	_, errs["list bad cursor"] = mcp.CallCustomMethod[*ListSkillsParams, *ListSkillsResult](c, cs, MethodListSkills, &ListSkillsParams{Cursor: "!!"})
+	_, errs["list foreign cursor"] = mcp.CallCustomMethod[*ListSkillsParams, *ListSkillsResult](c, cs, MethodListSkills, &ListSkillsParams{Cursor: "YWJj"})
+	_, errs["dir of a file"] = mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: "skill://csv-profiler/SKILL.md"})
+	_, errs["dir unknown"] = mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: "skill://nope"})
+	_, errs["dir trailing slash"] = mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: "skill://csv-profiler/"})
+	_, errs["dir bad cursor"] = mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: "skill://csv-profiler", Cursor: "%%"})
+	for name, err := range errs {
+		if code(err) != jsonrpc.CodeInvalidParams {
+			t.Errorf("%s: %v (code %d), want -32602", name, err, code(err))
+		}
+	}
+	if _, err := mcp.CallCustomMethod[*ListSkillsParams, *ListSkillsResult](c, cs, MethodListSkills, &ListSkillsParams{}); err != nil {
+		t.Errorf("skills/list after the errors: %v", err)
+	}
+}
+
+// TestMCPLegacyIndex reads skill://index.json and checks it is
+// mcp/index.json byte for byte, in the shape mcpc needs.
+func TestMCPLegacyIndex(t *testing.T) {
+	dist := pristine(t)
+	cs := connectStdio(t, New(open(t, dist), Options{}))
+	res, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: layout.IndexURI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Skills []struct{ Name, URL string }
+	}
+	if err := json.Unmarshal([]byte(res.Contents[0].Text), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var want struct {
+		Skills []struct{ Name, URL string }
+	}
+	readJSON(t, dist, layout.MCPIndex, &want)
+	if len(doc.Skills) != 5 || !reflect.DeepEqual(doc, want) || res.Contents[0].MIMEType != "application/json" {
+		t.Errorf("skill://index.json: %+v", res.Contents[0])
+	}
+	for _, s := range doc.Skills {
+		if s.Name == "" || s.URL == "" {
+			t.Errorf("entry without name or url: %+v", s)
+		}
+	}
+}
+
+// TestMCPChangedAfterStart checks that a file changed under a running
+// server is refused with an internal error, not sent.
+func TestMCPChangedAfterStart(t *testing.T) {
+	dist := newDist(t)
+	base, _ := start(t, dist, Options{})
+	cs := connectHTTP(t, base, "")
+	rewrite(t, dist, script, flip)
+	_, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: "skill://csv-profiler/scripts/profile.py"})
+	if code(err) != jsonrpc.CodeInternalError || !strings.Contains(err.Error(), "changed after the bundle was built") {
+		t.Errorf("changed file: %v, want -32603 saying it changed", err)
+	}
+	if _, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: "skill://csv-profiler/SKILL.md"}); err != nil {
+		t.Errorf("unchanged file: %v", err)
+	}
+}
+
+// TestMCPMalformed sends what no client should: bodies that are not
+// JSON-RPC, over HTTP and over stdio. Each gets an error and the server
+// keeps serving.
+func TestMCPMalformed(t *testing.T) {
+	dist := pristine(t)
+	base, s := start(t, dist, Options{MaxBodyBytes: 64 << 10})
+	post := func(body string) int {
+		req, _ := http.NewRequest("POST", base+MCPPath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, body := range []string{"{not json", `[]`, `{"jsonrpc":"2.0","id":1,"method":5}`, `"x"`, strings.Repeat("[", 100<<10)} {
+		if got := post(body); got < 400 || got > 499 {
+			t.Errorf("POST %.30q: %d, want a 4xx", body, got)
+		}
+	}
+	checkList := func(cs *mcp.ClientSession) {
+		res, err := mcp.CallCustomMethod[*ListSkillsParams, *ListSkillsResult](ctx(t), cs, MethodListSkills, &ListSkillsParams{})
+		if err != nil || len(res.Skills) != 5 {
+			t.Errorf("skills/list after malformed requests: %v", err)
+		}
+	}
+	checkList(connectHTTP(t, base, ""))
+
+	// stdio: a line that is not JSON gets a parse error, then the next
+	// request is answered.
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { s.ServeStdio(c, inR, outW); outW.Close() }()
+	lines := bufio.NewScanner(outR)
+	send := func(line string) map[string]any {
+		go io.WriteString(inW, line+"\n")
+		if !lines.Scan() {
+			t.Fatalf("no answer to %q: %v", line, lines.Err())
+		}
+		var m map[string]any
+		json.Unmarshal(lines.Bytes(), &m)
+		return m
+	}
+	for line, want := range map[string]int64{
+		"{not json":                           jsonrpc.CodeParseError,
+		`"x"`:                                 jsonrpc.CodeInvalidRequest,
+		`[]`:                                  jsonrpc.CodeInvalidRequest,
+		`{"jsonrpc":"2.0","id":1,"method":5}`: jsonrpc.CodeInvalidRequest,
+		strings.Repeat("x", 70<<10):           jsonrpc.CodeInvalidRequest,
+	} {
+		if m := send(line); code(toErr(m)) != want || m["id"] != nil {
+			t.Errorf("%.30q: %v, want error %d with id null", line, m, want)
+		}
+	}
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+	if m := send(init); m["result"] == nil {
+		t.Fatalf("initialize after a bad line: %v", m)
+	}
+	go io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	if m := send(`{"jsonrpc":"2.0","id":2,"method":"skills/get","params":{"uri":7}}`); code(toErr(m)) != jsonrpc.CodeInvalidParams {
+		t.Errorf("skills/get with a number for uri: %v, want -32602", m)
+	}
+	if m := send(`{"jsonrpc":"2.0","id":3,"method":"nope/nope"}`); code(toErr(m)) != jsonrpc.CodeMethodNotFound {
+		t.Errorf("unknown method: %v, want -32601", m)
+	}
+	m := send(`{"jsonrpc":"2.0","id":4,"method":"skills/list"}`)
+	res, _ := m["result"].(map[string]any)
+	if skills, _ := res["skills"].([]any); len(skills) != 5 || res["resultType"] != "complete" {
+		t.Errorf("skills/list without params: %v", m)
+	}
+	inW.Close()
+}
+
+// toErr turns the error member of a raw JSON-RPC response into an error.
+func toErr(m map[string]any) error {
+	e, ok := m["error"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	n, _ := e["code"].(float64)
+	msg, _ := e["message"].(string)
+	return &jsonrpc.Error{Code: int64(n), Message: msg}
+}
+
+// TestMCPSwap checks that resources/list follows a swapped bundle.
+func TestMCPSwap(t *testing.T) {
+	s := New(open(t, pristine(t)), Options{})
+	cs := connectStdio(t, s)
+	uris := func(cs *mcp.ClientSession) []string {
+		var out []string
+		for r, err := range cs.Resources(ctx(t), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, r.URI)
+		}
+		slices.Sort(out)
+		return out
+	}
+	before := uris(cs)
+	b := open(t, pristine(t))
+	b.entries = b.entries[:2] // as if three skills were removed
+	s.Swap(b)
+	// A new session: the client caches the old list for ttlMs.
+	if after := uris(connectStdio(t, s)); len(before) != 5 || !reflect.DeepEqual(after, before[:2]) {
+		t.Errorf("resources/list after a swap: %v, want %v", after, before[:2])
+	}
+}

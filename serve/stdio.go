@@ -1,0 +1,221 @@
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// drainTimeout bounds how long ServeStdio keeps answering after its input
+// ends.
+const drainTimeout = 10 * time.Second
+
+// ServeStdio serves MCP over newline-delimited JSON-RPC on in and out
+// until in ends or ctx is cancelled.
+//
+// Lines pass through a guard before they reach the SDK, for two reasons.
+// The SDK's stream transport ends the session at the first line that is
+// not a JSON-RPC message, which would end `serve --stdio` too; the guard
+// answers such a line with a parse error (-32700) or an invalid-request
+// error (-32600) and drops it. And the SDK drops requests still running
+// when its input ends; the guard holds the end of input back until every
+// request it passed on has been answered (or drainTimeout passes), so that
+// `serve --stdio < requests` answers them all.
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	g := &guard{out: out, pending: map[string]int{}, max: int(s.opts.MaxBodyBytes)}
+	g.idle = sync.NewCond(&g.mu)
+	pr, pw := io.Pipe()
+	defer pr.Close() // stops the guard at its next line
+	go g.copy(ctx, in, pw)
+	t := &mcp.IOTransport{Reader: pr, Writer: g, MaxLineLength: g.max + 1}
+	err := s.mcp.Run(ctx, t)
+	g.mu.Lock()
+	g.closed = true
+	g.idle.Broadcast()
+	g.mu.Unlock()
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil
+	}
+	return err
+}
+
+// guard sits between the client and the SDK on both streams: it filters
+// incoming lines, and it is the SDK's writer, so that it sees each
+// response go out. The SDK writes every message in one Write, so the lock
+// per Write also keeps the guard's own replies from splitting a line.
+type guard struct {
+	out     io.Writer
+	max     int
+	mu      sync.Mutex
+	idle    *sync.Cond     // signalled when pending empties or the session ends
+	pending map[string]int // ids of requests passed on and not yet answered
+	closed  bool
+}
+
+func (g *guard) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n, err := g.out.Write(p)
+	for _, id := range responseIDs(p) {
+		if g.pending[id]--; g.pending[id] <= 0 {
+			delete(g.pending, id)
+		}
+	}
+	if len(g.pending) == 0 {
+		g.idle.Broadcast()
+	}
+	return n, err
+}
+
+func (g *guard) Close() error { return nil }
+
+// copy passes good lines from in to sdk and answers bad ones itself.
+func (g *guard) copy(ctx context.Context, in io.Reader, sdk *io.PipeWriter) {
+	r := bufio.NewReader(in)
+	for {
+		line, long, err := readLine(r, g.max)
+		if len(bytes.TrimSpace(line)) > 0 || long {
+			if reply := refuse(line, long, g.max); reply != nil {
+				g.Write(reply)
+			} else {
+				g.mu.Lock()
+				for _, id := range requestIDs(line) {
+					g.pending[id]++
+				}
+				g.mu.Unlock()
+				if _, werr := sdk.Write(append(line, '\n')); werr != nil {
+					return
+				}
+			}
+		}
+		if err != nil {
+			g.drain(ctx)
+			if err == io.EOF {
+				err = nil
+			}
+			sdk.CloseWithError(err)
+			return
+		}
+	}
+}
+
+// drain waits until every passed-on request is answered, the session
+// ends, ctx is cancelled, or drainTimeout passes.
+func (g *guard) drain(ctx context.Context) {
+	stop := context.AfterFunc(ctx, func() {
+		g.mu.Lock()
+		g.closed = true
+		g.idle.Broadcast()
+		g.mu.Unlock()
+	})
+	defer stop()
+	timer := time.AfterFunc(drainTimeout, func() {
+		g.mu.Lock()
+		g.closed = true
+		g.idle.Broadcast()
+		g.mu.Unlock()
+	})
+	defer timer.Stop()
+	g.mu.Lock()
+	for len(g.pending) > 0 && !g.closed {
+		g.idle.Wait()
+	}
+	g.mu.Unlock()
+}
+
+// readLine reads one line without its newline. A line longer than max is
+// read to its end and dropped, so memory stays bounded; long reports it.
+func readLine(r *bufio.Reader, max int) (line []byte, long bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !long {
+			if len(line)+len(chunk) > max+1 { // +1: the newline
+				long, line = true, nil
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		return bytes.TrimSuffix(line, []byte("\n")), long, err
+	}
+}
+
+// refuse returns the error reply to a line that is not a JSON-RPC message
+// the SDK can take, or nil for a good line.
+func refuse(line []byte, long bool, max int) []byte {
+	switch {
+	case long:
+		return errorReply(jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: message longer than %d bytes", max))
+	case !json.Valid(line):
+		return errorReply(jsonrpc.CodeParseError, "parse error: the line is not JSON")
+	}
+	for _, m := range messages(line) {
+		if _, err := jsonrpc.DecodeMessage(m); err != nil {
+			return errorReply(jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		}
+	}
+	if bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")) && len(messages(line)) == 0 {
+		return errorReply(jsonrpc.CodeInvalidRequest, "invalid request: empty batch")
+	}
+	return nil
+}
+
+// messages splits a line into its messages: one, or a batch's elements.
+func messages(line []byte) []json.RawMessage {
+	var batch []json.RawMessage
+	if json.Unmarshal(line, &batch) == nil {
+		return batch
+	}
+	return []json.RawMessage{line}
+}
+
+// requestIDs are the ids of the requests (not notifications) in a line.
+func requestIDs(line []byte) []string {
+	var ids []string
+	for _, m := range messages(line) {
+		if msg, err := jsonrpc.DecodeMessage(m); err == nil {
+			if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+				ids = append(ids, fmt.Sprint(req.ID.Raw()))
+			}
+		}
+	}
+	return ids
+}
+
+// responseIDs are the ids of the responses in what the SDK wrote.
+func responseIDs(p []byte) []string {
+	var ids []string
+	for _, m := range messages(bytes.TrimSpace(p)) {
+		if msg, err := jsonrpc.DecodeMessage(m); err == nil {
+			if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
+				ids = append(ids, fmt.Sprint(resp.ID.Raw()))
+			}
+		}
+	}
+	return ids
+}
+
+// errorReply is a JSON-RPC error response with a null id: the id of a
+// message that cannot be read cannot be known.
+func errorReply(code int64, msg string) []byte {
+	b, _ := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      any    `json:"id"`
+		Error   any    `json:"error"`
+	}{"2.0", nil, struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	}{code, msg}})
+	return append(b, '\n')
+}
