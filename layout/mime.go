@@ -82,6 +82,17 @@ const (
 	cacheImmutable = "public, max-age=31536000, immutable"
 )
 
+// CacheControl is the Cache-Control value for a dist path, the same that
+// _headers gives static hosts: immutable for the content-addressed
+// archives, short for everything else.
+func CacheControl(path string) string {
+	if strings.HasPrefix(path, SkillsDir+"/") && !strings.Contains(strings.TrimPrefix(path, SkillsDir+"/"), "/") &&
+		(strings.HasSuffix(path, "."+TarGz) || strings.HasSuffix(path, "."+Zip)) {
+		return cacheImmutable
+	}
+	return cacheShort
+}
+
 // HeadersDoc is the _headers file for Netlify and Cloudflare Pages.
 //
 // Both hosts apply every rule whose pattern matches and join repeated

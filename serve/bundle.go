@@ -20,14 +20,6 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// Cache-Control values. They match what the build writes to _headers: index
-// files are the mutable entry points and are cached briefly; archives are
-// content-addressed, so a URL always means the same bytes.
-const (
-	cacheShort     = "public, max-age=300, must-revalidate"
-	cacheImmutable = "public, max-age=31536000, immutable"
-)
-
 // maxDoc bounds how much of a JSON document Open reads: a bundle's indexes
 // are a few hundred bytes per skill, so anything larger is not a bundle.
 const maxDoc = 64 << 20
@@ -241,10 +233,7 @@ func (b *Bundle) add(f *file) {
 		return
 	}
 	f.ctype = layout.ContentType(f.path)
-	f.cache = cacheShort
-	if isArchive(f.path) {
-		f.cache = cacheImmutable
-	}
+	f.cache = layout.CacheControl(f.path)
 	b.files[f.path] = f
 }
 
