@@ -7,8 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -32,9 +35,8 @@ type Skill struct {
 }
 
 // Name is the folder's base name, which the spec requires to equal the
-// frontmatter name.
-// A Dir of "." or ".." (lint run inside the skill) is resolved through the
-// working folder, since its base name is not a name.
+// frontmatter name. A Dir of "." or ".." (lint run inside the skill) is
+// resolved through the working folder, since "." is no folder's name.
 func (s *Skill) Name() string {
 	dir := filepath.Clean(s.Dir)
 	if b := filepath.Base(dir); b != "." && b != ".." {
@@ -55,8 +57,7 @@ var skipDirs = map[string]bool{".git": true, "node_modules": true, ".hg": true, 
 // Discover finds every skill at or below root, sorted by folder. root may
 // also be a skill folder itself, or a file or a folder inside a skill, in
 // which case the enclosing skill is returned (so a pre-commit hook can pass
-// changed files).
-// Symbolic links to folders below root are not followed, so link loops
+// changed files). Symbolic links to folders below root are not followed, so link loops
 // cannot trap the walk. Folders holding a built bundle are skipped: their
 // copies of SKILL.md are output, not source.
 //
@@ -90,41 +91,11 @@ func Discover(root string) ([]*Skill, error) {
 		}
 		return nil, nil
 	}
-	var out []*Skill
-	base := depth(walk)
-	err = filepath.WalkDir(walk, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == walk {
-				return err
-			}
-			// An unreadable folder below root is skipped, not fatal: it
-			// cannot hold a skill anyone could publish.
-			return fs.SkipDir
-		}
-		if !d.IsDir() {
-			return nil
-		}
-		if p != walk && (skipDirs[d.Name()] || isBundle(p)) {
-			return fs.SkipDir
-		}
-		if depth(p)-base > MaxDepth {
-			return fs.SkipDir
-		}
-		if name := entryName(p); name != "" {
-			dir := p
-			if walk != root {
-				// Report paths under the name the user gave, not the
-				// link's target, so that findings read as they typed.
-				rel, _ := filepath.Rel(walk, p)
-				dir = filepath.Join(root, rel)
-			}
-			out = append(out, load(dir, name))
-		}
-		return nil
-	})
-	if err != nil {
+	w := &walker{root: root, walk: walk}
+	if err := w.dir(walk, 0); err != nil {
 		return nil, fmt.Errorf("%s: %w", root, pathError(err))
 	}
+	out := loadAll(w.found)
 	if len(out) == 0 {
 		// A folder inside a skill ("lint pdf/scripts") means that skill;
 		// answering "no skills" would pass it unchecked.
@@ -191,7 +162,7 @@ func load(dir, name string) *Skill {
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
-		s.Err = err
+		s.Err = pathError(err)
 		return s
 	}
 	if !info.Mode().IsRegular() {
@@ -201,7 +172,7 @@ func load(dir, name string) *Skill {
 	s.Size = info.Size()
 	data, err := io.ReadAll(io.LimitReader(f, MaxRead))
 	if err != nil {
-		s.Err = err
+		s.Err = pathError(err)
 		return s
 	}
 	s.Doc = Parse(data)
@@ -214,38 +185,118 @@ func OpenFile(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
 
+// walker finds skills below a folder. It lists each folder once, and takes
+// the entry file's name, the subfolders and the bundle check from that one
+// listing: a registry of ten thousand skills is walked in a blink.
+type walker struct {
+	root, walk string  // the folder as given, and as walked (a link's target)
+	found      []entry // skills found, not yet loaded
+}
+
+// entry is a skill folder and the name of its entry file.
+type entry struct{ dir, name string }
+
+// loadAll loads skills in parallel: reading and parsing ten thousand
+// SKILL.md files is most of discovery's time, and each is independent.
+func loadAll(found []entry) []*Skill {
+	out := make([]*Skill, len(found))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(found)) {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < len(found); i = int(next.Add(1)) - 1 {
+				out[i] = load(found[i].dir, found[i].name)
+			}
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+func (w *walker) dir(dir string, depth int) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if depth == 0 {
+			return err
+		}
+		// A folder below root that cannot be listed is skipped, not
+		// fatal; a SKILL.md in it can still be read if it can be opened.
+		if fileExists(filepath.Join(dir, FileName)) {
+			w.add(dir, FileName)
+		}
+		return nil
+	}
+	if depth > 0 && has(ents, ".well-known") && isBundle(dir) {
+		return nil // built output, not source
+	}
+	if name := entryIn(ents); name != "" {
+		w.add(dir, name)
+	}
+	if depth == MaxDepth {
+		return nil
+	}
+	// A symlink's entry is not a folder here, so links are never followed.
+	for _, e := range ents {
+		if e.IsDir() && !skipDirs[e.Name()] {
+			if err := w.dir(filepath.Join(dir, e.Name()), depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (w *walker) add(dir, name string) {
+	if w.walk != w.root {
+		// Report paths under the name the user gave, not the link's
+		// target, so that findings read as they typed.
+		rel, _ := filepath.Rel(w.walk, dir)
+		dir = filepath.Join(w.root, rel)
+	}
+	w.found = append(w.found, entry{dir, name})
+}
+
 // entryName returns the name of the entry file in dir: "SKILL.md" when
 // present, else a case variant (which lint asks the author to rename), else "".
 func entryName(dir string) string {
-	if fileExists(filepath.Join(dir, FileName)) {
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			return FileName
-		}
-		// On a case-insensitive file system the stat above matches any
-		// case; the listing tells the real name.
-		for _, e := range ents {
-			if e.Name() == FileName {
-				return FileName
-			}
-		}
-		for _, e := range ents {
-			if strings.EqualFold(e.Name(), FileName) {
-				return e.Name()
-			}
-		}
-		return FileName
-	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
+		// A folder that can be searched but not listed still has a
+		// SKILL.md if one opens.
+		if fileExists(filepath.Join(dir, FileName)) {
+			return FileName
+		}
 		return ""
 	}
+	return entryIn(ents)
+}
+
+// entryIn picks the entry file from a folder listing. The listing, not a
+// stat, decides: on a case-insensitive file system a stat of "SKILL.md"
+// also finds "skill.md", and only the listing tells the real name.
+func entryIn(ents []fs.DirEntry) string {
+	found := ""
 	for _, e := range ents {
-		if strings.EqualFold(e.Name(), FileName) && !e.IsDir() {
-			return e.Name()
+		if e.IsDir() || !strings.EqualFold(e.Name(), FileName) {
+			continue
+		}
+		if e.Name() == FileName {
+			return FileName
+		}
+		if found == "" {
+			found = e.Name()
 		}
 	}
-	return ""
+	return found
+}
+
+func has(ents []fs.DirEntry, name string) bool {
+	for _, e := range ents {
+		if e.Name() == name {
+			return true
+		}
+	}
+	return false
 }
 
 // BundleMarker is the file, relative to a bundle's root, whose presence marks
@@ -262,8 +313,6 @@ func fileExists(p string) bool {
 	info, err := os.Stat(p)
 	return err == nil && !info.IsDir()
 }
-
-func depth(p string) int { return strings.Count(filepath.ToSlash(filepath.Clean(p)), "/") }
 
 // pathError drops the operation and path from an *fs.PathError, since
 // callers name the path themselves, and turns the commonest causes into

@@ -247,14 +247,17 @@ var parserProblems = []string{
 }
 
 // problemLine finds the line a yaml.v3 parser error is about. The library
-// names the line where the enclosing block began ("metadata:"), not the line
-// that broke it (a key indented one space too far), so this looks for the
-// shortest run of leading lines that fails with the same message. The
-// search is quadratic, so it has a budget of bytes parsed and gives up,
-// keeping line, when that is spent: real frontmatter is a few dozen short
-// lines and costs a fraction of it.
+// names the line where the enclosing construct began ("metadata:"), not the
+// line that broke it (a key indented one space too far), so this looks for
+// the shortest run of leading lines, ending at or after that line, that
+// fails with the same message. Each try parses again, so the search has a
+// budget of tries and bytes and gives up, keeping line, when it is spent:
+// real frontmatter is a few dozen short lines and costs a fraction of it,
+// and hostile frontmatter costs at most a few hundred KiB more parsing. The
+// budget depends only on the input, so the answer never depends on the
+// machine.
 func problemLine(raw []byte, msg string, line int) int {
-	const budget = 1 << 20
+	const maxTries, maxBytes = 128, 256 << 10
 	spent, end := 0, 0
 	for n := 1; end < len(raw); n++ {
 		if i := bytes.IndexByte(raw[end:], '\n'); i >= 0 {
@@ -262,7 +265,10 @@ func problemLine(raw []byte, msg string, line int) int {
 		} else {
 			end = len(raw)
 		}
-		if spent += end; spent > budget {
+		if n < line {
+			continue
+		}
+		if spent += end; spent > maxBytes || n-line >= maxTries {
 			return line
 		}
 		var root yaml.Node

@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -298,5 +299,26 @@ func TestYAMLError(t *testing.T) {
 	line, msg = YAMLError(err)
 	if line != 0 || !strings.Contains(msg, "cannot unmarshal") || strings.Contains(msg, "unmarshal errors:\n") {
 		t.Errorf("YAMLError(TypeError) = %d, %q; want 0 and the first error", line, msg)
+	}
+}
+
+// The search for the offending line is bounded: past its budget the line
+// yaml.v3 names (where the enclosing mapping began) is kept.
+func TestParseProblemLineBudget(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("---\nlist:\n") // lines 1, 2
+	for i := range 200 {
+		fmt.Fprintf(&b, "  - item%d\n", i) // lines 3..202
+	}
+	b.WriteString("  key: x\n---\n") // line 203
+	d := Parse([]byte(b.String()))
+	if d.Problem == nil || d.Problem.Kind != BadYAML || d.Problem.Line != 3 {
+		t.Errorf("Problem = %+v, want BadYAML at line 3 (the list's start)", d.Problem)
+	}
+
+	// Within budget the offending line itself is found.
+	d = Parse([]byte("---\nlist:\n  - a\n  - b\n  key: x\n---\n"))
+	if d.Problem == nil || d.Problem.Line != 5 || !strings.Contains(d.Problem.Msg, "'-' indicator") {
+		t.Errorf("Problem = %+v, want line 5", d.Problem)
 	}
 }

@@ -1,0 +1,171 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/skillpack/skillpack/verify"
+)
+
+// SignatureFlags are how a signature is checked, under cosign's flag
+// names so that users need nothing new.
+type SignatureFlags struct {
+	CertificateIdentity       string
+	CertificateIdentityRegexp string
+	CertificateOIDCIssuer     string
+	Key                       string // a public key PEM file, for bundles signed with a key
+	TrustedRoot               string // a trusted_root.json, for private or offline Sigstore
+}
+
+// AddFlags declares the signature flags on fs.
+func (f *SignatureFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.CertificateIdentity, "certificate-identity", "", "the signer's exact identity (certificate SAN), such as https://github.com/OWNER/REPO/.github/workflows/release.yml@refs/tags/v1.0.0")
+	fs.StringVar(&f.CertificateIdentityRegexp, "certificate-identity-regexp", "", "a `regexp` the signer's identity must match, such as ^https://github.com/OWNER/REPO/")
+	fs.StringVar(&f.CertificateOIDCIssuer, "certificate-oidc-issuer", "", "the identity's OIDC `issuer`, such as https://token.actions.githubusercontent.com")
+	fs.StringVar(&f.Key, "key", "", "verify signatures made with a key: the public key PEM `file`")
+	fs.StringVar(&f.TrustedRoot, "trusted-root", "", "a Sigstore trusted_root.json `file` (default: the public-good instance)")
+}
+
+// Given reports whether any signature flag was set.
+func (f SignatureFlags) Given() bool { return f != SignatureFlags{} }
+
+// newSignatureVerifier makes the verifier the signature flags ask for.
+// It is set by the command layer's signing glue; verify itself does not
+// import the (heavy) sign package.
+var newSignatureVerifier func(SignatureFlags) (verify.SignatureVerifier, error)
+
+type verifyOptions struct {
+	Source            string
+	JSON              bool
+	RequireSignatures bool
+	MaxSize           byteSize
+	Timeout           time.Duration
+	Sig               SignatureFlags
+}
+
+func newVerifyCmd(ios *IO) *cobra.Command {
+	opts := &verifyOptions{MaxSize: verify.DefaultMaxSize}
+	cmd := &cobra.Command{
+		Use:   "verify DIST|URL",
+		Short: "Check a built bundle or a served one end to end",
+		Long: `Verify checks a bundle as a careful client would, trusting nothing in it.
+
+It recomputes every digest and size, checks that every index (discovery
+v0.2.0 and v0.1.0, mcp/skills.json, mcp/index.json, mcp/resources.json,
+checksums.txt) agrees with the files and with the other indexes, unpacks
+every archive in memory (refusing path traversal, absolute paths, links,
+devices, and archives that unpack to too much) and compares it with the
+served files, and checks signatures (<artifact>.sigstore.json) when they
+are there. A DIST folder must also hold exactly the files its build record
+lists.
+
+A URL is fetched over HTTP(S) like a client, starting at
+/.well-known/agent-skills/index.json under it, with a timeout per request,
+at most 5 same-origin redirects and at most --max-size bytes per file.
+
+Exit status: 0 when everything verified, 1 when problems were found, 2 for
+bad usage, 3 when the bundle could not be read at all.`,
+		Example: `  skillpack verify dist
+  skillpack verify https://example.com --json
+  skillpack verify https://example.com --require-signatures \
+    --certificate-identity-regexp '^https://github.com/OWNER/REPO/' \
+    --certificate-oidc-issuer https://token.actions.githubusercontent.com
+  skillpack verify dist --require-signatures --key cosign.pub`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Source = args[0]
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			return runVerify(ctx, ios, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON on stdout")
+	f.BoolVar(&opts.RequireSignatures, "require-signatures", false, "fail unless every archive, index.json and mcp/skills.json has a signature that verifies")
+	f.Var(&opts.MaxSize, "max-size", "largest file read, such as 64MiB or 10MB (bytes without a unit)")
+	f.DurationVar(&opts.Timeout, "timeout", verify.DefaultTimeout, "time allowed for each HTTP request, body included")
+	opts.Sig.AddFlags(f)
+	return cmd
+}
+
+func runVerify(ctx context.Context, ios *IO, opts *verifyOptions) error {
+	o := verify.Options{
+		RequireSignatures: opts.RequireSignatures,
+		MaxSize:           int64(opts.MaxSize),
+		Timeout:           opts.Timeout,
+	}
+	if opts.Timeout <= 0 {
+		return usageErr("--timeout %v: give a positive duration such as 30s", opts.Timeout)
+	}
+	if opts.Sig.Given() {
+		if newSignatureVerifier == nil {
+			return &exitError{code: ExitInternal, err: fmt.Errorf("this skillpack was built without signature verification, so the signature flags cannot be honoured")}
+		}
+		v, err := newSignatureVerifier(opts.Sig)
+		if err != nil {
+			return usageErr("%v", err)
+		}
+		o.Verifier = v
+	}
+	var rep *verify.Report
+	var err error
+	if scheme, _, ok := strings.Cut(opts.Source, "://"); ok {
+		if scheme != "http" && scheme != "https" {
+			return usageErr("%s: give a dist folder or an http or https URL", opts.Source)
+		}
+		rep, err = verify.URL(ctx, opts.Source, o)
+	} else {
+		rep, err = verify.Dist(ctx, opts.Source, o)
+	}
+	if err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	if opts.JSON {
+		err = rep.WriteJSON(ios.Out)
+	} else {
+		err = rep.WriteText(ios.Out)
+	}
+	if err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	fmt.Fprintln(ios.Err, rep.Summary())
+	if !rep.OK() {
+		return findingsErr
+	}
+	return nil
+}
+
+// byteSize is a size flag: bytes, or a number with a unit (KB, MB, GB are
+// powers of 1000; KiB, MiB, GiB of 1024).
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+func (b *byteSize) Type() string   { return "size" }
+
+func (b *byteSize) Set(s string) error {
+	units := []struct {
+		suffix string
+		n      int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"B", 1}}
+	num, mult := strings.TrimSpace(s), int64(1)
+	for _, u := range units {
+		if rest, ok := strings.CutSuffix(num, u.suffix); ok {
+			num, mult = strings.TrimSpace(rest), u.n
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return fmt.Errorf("%q is not a size; give bytes or a number with KB, MB, GB, KiB, MiB or GiB", s)
+	}
+	*b = byteSize(n * mult)
+	return nil
+}

@@ -1,0 +1,169 @@
+package verify
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"strings"
+	"testing"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+var skillMD = file{name: "SKILL.md", body: []byte("---\nname: x\n---\n")}
+
+func TestUnpackRules(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files []file
+		want  string // in one problem; "" = no problems
+	}{
+		{"clean", []file{skillMD, {name: "scripts/run.sh", body: []byte("echo"), mode: 0o755}}, ""},
+		{"traversal", []file{{name: "a/../../x"}, skillMD}, `entry "a/../../x" has a ".." segment`},
+		{"backslash traversal", []file{{name: `..\x`}, skillMD}, `entry "..\\x" has a ".." segment`},
+		{"absolute", []file{{name: "/x"}, skillMD}, `entry "/x" is an absolute path`},
+		{"drive", []file{{name: "C:/x"}, skillMD}, `entry "C:/x" is an absolute path`},
+		{"backslash", []file{skillMD, {name: `a\b`}}, `has a '\', a path separator on Windows`},
+		{"duplicate", []file{skillMD, skillMD}, `entry "SKILL.md" appears twice`},
+		{"empty segment", []file{skillMD, {name: "a//b"}}, "is not a valid archive path: empty path component"},
+		{"control", []file{skillMD, {name: "a\nb"}}, "is not a valid archive path: contains the control character"},
+		{"mode", []file{{name: "SKILL.md", mode: 0o777}}, `entry "SKILL.md" has mode 0777; archives use 0644 or 0755`},
+		{"setuid", []file{{name: "SKILL.md", mode: 0o4755}}, "setuid"},
+		{"file and folder", []file{skillMD, {name: "a"}, {name: "a/b"}}, `entry "a" is both a file and the folder of "a/b"`},
+		{"case", []file{{name: "README.md"}, skillMD, {name: "readme.md"}}, `differs from "README.md" only in case`},
+		{"unsorted", []file{{name: "b"}, skillMD}, "entries are not sorted by path"},
+		{"wrapped", []file{{name: "x/SKILL.md"}}, "has no SKILL.md at its root"},
+	} {
+		for _, ext := range []string{layout.TarGz, layout.Zip} {
+			t.Run(tc.name+"/"+ext, func(t *testing.T) {
+				var data []byte
+				if ext == layout.Zip {
+					data = zipOf(t, tc.files...)
+				} else {
+					data = tarGz(t, tc.files...)
+				}
+				u := unpack(data, ext, testLimits)
+				got := strings.Join(u.problems, "\n")
+				if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+					t.Errorf("problems:\n%s\nwant one containing %q", got, tc.want)
+				}
+			})
+		}
+	}
+}
+
+func TestUnpackTarTypes(t *testing.T) {
+	for _, tc := range []struct {
+		f    file
+		want string
+	}{
+		{file{name: "l", typ: tar.TypeSymlink, link: "../../etc/passwd"}, `entry "l" is a symbolic link to "../../etc/passwd"`},
+		{file{name: "h", typ: tar.TypeLink, link: "/etc/shadow"}, `entry "h" is a hard link to "/etc/shadow"`},
+		{file{name: "d", typ: tar.TypeChar}, `entry "d" is a device`},
+		{file{name: "b", typ: tar.TypeBlock}, `entry "b" is a device`},
+		{file{name: "p", typ: tar.TypeFifo}, `entry "p" is a named pipe`},
+		{file{name: "dir/", typ: tar.TypeDir, mode: 0o755}, `entry "dir/" is a directory entry`},
+	} {
+		u := unpack(tarGz(t, skillMD, tc.f), layout.TarGz, testLimits)
+		if got := strings.Join(u.problems, "\n"); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: problems:\n%s\nwant %q", tc.f.name, got, tc.want)
+		}
+		if len(u.entries) != 1 {
+			t.Errorf("%s: entries %v, want only SKILL.md", tc.f.name, u.entries)
+		}
+	}
+}
+
+func TestUnpackPAX(t *testing.T) {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	tw := tar.NewWriter(zw)
+	tw.WriteHeader(&tar.Header{Name: "SKILL.md", Mode: 0o644, Size: 1, Format: tar.FormatPAX, PAXRecords: map[string]string{"comment": "x"}})
+	tw.Write([]byte("x"))
+	tw.Close()
+	zw.Close()
+	u := unpack(b.Bytes(), layout.TarGz, testLimits)
+	if got := strings.Join(u.problems, "\n"); !strings.Contains(got, "reads only USTAR") {
+		t.Errorf("problems:\n%s\nwant a USTAR problem", got)
+	}
+}
+
+func TestUnpackZipDirectory(t *testing.T) {
+	u := unpack(zipOf(t, skillMD, file{name: "scripts/"}), layout.Zip, testLimits)
+	if got := strings.Join(u.problems, "\n"); !strings.Contains(got, `entry "scripts/" is a directory entry`) {
+		t.Errorf("problems:\n%s", got)
+	}
+}
+
+func TestUnpackGarbage(t *testing.T) {
+	for _, ext := range []string{layout.TarGz, layout.Zip} {
+		u := unpack([]byte("not an archive"), ext, testLimits)
+		if len(u.problems) != 1 || !strings.Contains(u.problems[0], "is not a") {
+			t.Errorf("%s: problems %q", ext, u.problems)
+		}
+	}
+	// A tar header that promises more than the stream holds.
+	data := tarGz(t, file{name: "SKILL.md", body: bytes.Repeat([]byte("x"), 4096)})
+	u := unpack(truncateGzip(t, data, 1000), layout.TarGz, testLimits)
+	if got := strings.Join(u.problems, "\n"); !strings.Contains(got, "is not a valid tar.gz") {
+		t.Errorf("truncated: %q", got)
+	}
+}
+
+// truncateGzip returns a valid gzip stream of the first n bytes of what
+// data unpacks to.
+func truncateGzip(t *testing.T, data []byte, n int) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := make([]byte, n)
+	if _, err := zr.Read(raw); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write(raw)
+	zw.Close()
+	return b.Bytes()
+}
+
+func TestUnpackZipBomb(t *testing.T) {
+	bomb := zipOf(t, skillMD, file{name: "zeros", body: make([]byte, 16<<20)})
+	u := unpack(bomb, layout.Zip, testLimits)
+	if !u.stopped || !strings.Contains(strings.Join(u.problems, "\n"), "decompression bomb") {
+		t.Errorf("stopped %v, problems %q", u.stopped, u.problems)
+	}
+}
+
+// FuzzUnpack: no input makes unpacking panic, hang or exceed its limits.
+func FuzzUnpack(f *testing.F) {
+	f.Add(tarGzF(f), false)
+	f.Add(zipF(f), true)
+	f.Fuzz(func(t *testing.T, data []byte, isZip bool) {
+		ext := layout.TarGz
+		if isZip {
+			ext = layout.Zip
+		}
+		l := limits{entries: 50, unpacked: 1 << 20, file: 1 << 20, ratio: 100}
+		u := unpack(data, ext, l)
+		var n int64
+		for _, e := range u.entries {
+			n += e.size
+		}
+		if n > l.unpacked || len(u.entries) > l.entries {
+			t.Fatalf("limits exceeded: %d bytes in %d entries", n, len(u.entries))
+		}
+	})
+}
+
+func tarGzF(f *testing.F) []byte {
+	t := &testing.T{}
+	return tarGz(t, skillMD, file{name: "../x", body: []byte("y")})
+}
+
+func zipF(f *testing.F) []byte {
+	t := &testing.T{}
+	return zipOf(t, skillMD, file{name: "/abs", body: []byte("y")})
+}

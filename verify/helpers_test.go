@@ -1,0 +1,340 @@
+package verify
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/layout"
+)
+
+// built is a bundle of the example skills, built once; tests copy it.
+var built string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "verify-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(3)
+	}
+	built = filepath.Join(dir, "dist")
+	if _, err := build.Run([]string{"../examples"}, build.Options{Out: built}); err != nil {
+		fmt.Fprintln(os.Stderr, "building the examples:", err)
+		os.RemoveAll(dir)
+		os.Exit(3)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// Skills of the examples that the tests tamper with.
+const (
+	multi  = "csv-profiler"    // type archive, four files, one executable
+	single = "commit-messages" // type skill-md
+	other  = "repo-hygiene"    // type archive, two files
+)
+
+// dist returns a fresh copy of the built bundle.
+func dist(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "dist")
+	if err := os.CopyFS(dir, os.DirFS(built)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func check(t *testing.T, dir string, o Options) *Report {
+	t.Helper()
+	rep, err := Dist(context.Background(), dir, o)
+	if err != nil {
+		t.Fatalf("Dist: %v", err)
+	}
+	return rep
+}
+
+// wantProblem fails unless the report has a problem at path (any path
+// when "") whose message contains every one of subs.
+func wantProblem(t *testing.T, rep *Report, path string, subs ...string) {
+	t.Helper()
+	if rep.OK() {
+		t.Fatalf("report is OK; want a problem at %q with %q", path, subs)
+	}
+next:
+	for _, p := range rep.Problems {
+		if path != "" && p.Path != path {
+			continue
+		}
+		for _, s := range subs {
+			if !strings.Contains(p.Message, s) {
+				continue next
+			}
+		}
+		return
+	}
+	t.Fatalf("no problem at %q containing %q; got:\n%s", path, subs, problems(rep))
+}
+
+func wantOK(t *testing.T, rep *Report) {
+	t.Helper()
+	if !rep.OK() {
+		t.Fatalf("want no problems; got:\n%s", problems(rep))
+	}
+}
+
+func problems(rep *Report) string {
+	var b strings.Builder
+	rep.WriteText(&b)
+	return b.String()
+}
+
+func readFile(t *testing.T, dir, p string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func writeFile(t *testing.T, dir, p string, data []byte) {
+	t.Helper()
+	full := filepath.Join(dir, filepath.FromSlash(p))
+	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(full, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// edit rewrites a text file of the bundle, failing if old is not in it.
+func edit(t *testing.T, dir, p, old, new string) {
+	t.Helper()
+	data := string(readFile(t, dir, p))
+	if !strings.Contains(data, old) {
+		t.Fatalf("%s does not contain %q", p, old)
+	}
+	writeFile(t, dir, p, []byte(strings.ReplaceAll(data, old, new)))
+}
+
+// archiveOf returns the dist path of a skill's archive of the given
+// extension.
+func archiveOf(t *testing.T, dir, skill, ext string) string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(layout.SkillsDir), skill+"-*."+ext))
+	if len(m) != 1 {
+		t.Fatalf("want one %s archive of %s, found %v", ext, skill, m)
+	}
+	return layout.SkillsDir + "/" + filepath.Base(m[0])
+}
+
+// replaceArchive puts data in place of the archive at old as a forger
+// who knows the layout would: under the content-addressed name of its own
+// digest, with every index, resources.json, checksums.txt and the build
+// record updated, so that the only thing wrong is what data holds.
+func replaceArchive(t *testing.T, dir, old string, data []byte) string {
+	t.Helper()
+	oldData := readFile(t, dir, old)
+	oldDigest, newDigest := layout.Digest(oldData), layout.Digest(data)
+	base := filepath.Base(old)
+	ext := layout.TarGz
+	if strings.HasSuffix(base, "."+layout.Zip) {
+		ext = layout.Zip
+	}
+	skill := base[:strings.LastIndexByte(strings.TrimSuffix(base, "."+ext), '-')]
+	newPath := layout.ArchivePath(skill, newDigest, ext)
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(old))); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, newPath, data)
+	for _, doc := range []string{layout.V2Index, layout.MCPIndex, layout.MCPResources, layout.Checksums, layout.BuildRecord} {
+		s := string(readFile(t, dir, doc))
+		s = strings.ReplaceAll(s, strings.TrimPrefix(oldDigest, "sha256:"), strings.TrimPrefix(newDigest, "sha256:"))
+		s = strings.ReplaceAll(s, base, filepath.Base(newPath))
+		writeFile(t, dir, doc, []byte(s))
+	}
+	reseal(t, dir)
+	return newPath
+}
+
+// reseal recomputes what documents say about other documents and about
+// archives (resources.json sizes and its skill://index.json entry, and
+// checksums.txt), as a forger would after changing one of them.
+func reseal(t *testing.T, dir string) {
+	t.Helper()
+	var rs []layout.Resource
+	if err := json.Unmarshal(readFile(t, dir, layout.MCPResources), &rs); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rs {
+		if r.URI == layout.IndexURI || strings.HasSuffix(r.Path, "."+layout.TarGz) || strings.HasSuffix(r.Path, "."+layout.Zip) {
+			data := readFile(t, dir, r.Path)
+			rs[i].Digest, rs[i].Size = layout.Digest(data), int64(len(data))
+		}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rs); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, layout.MCPResources, b.Bytes())
+	var sums []layout.Sum
+	for _, ln := range strings.Split(strings.TrimSpace(string(readFile(t, dir, layout.Checksums))), "\n") {
+		_, p, _ := strings.Cut(ln, "  ")
+		sums = append(sums, layout.Sum{Path: p, Digest: layout.Digest(readFile(t, dir, p))})
+	}
+	writeFile(t, dir, layout.Checksums, layout.ChecksumsDoc(sums))
+}
+
+// file is one entry for the archive writers below.
+type file struct {
+	name string
+	body []byte
+	mode int64
+	typ  byte   // tar type; 0 = regular
+	link string // for links
+}
+
+// skillFiles returns a skill's served files as archive entries, with the
+// exec bits the built archive has.
+func skillFiles(t *testing.T, dir, skill string) []file {
+	t.Helper()
+	u := unpack(readFile(t, dir, archiveOf(t, dir, skill, layout.TarGz)), layout.TarGz, testLimits)
+	var fs []file
+	for _, e := range u.entries {
+		mode := int64(0o644)
+		if e.exec {
+			mode = 0o755
+		}
+		fs = append(fs, file{name: e.path, body: readFile(t, dir, layout.SkillFile(skill, e.path)), mode: mode})
+	}
+	return fs
+}
+
+var testLimits = limits{entries: DefaultMaxEntries, unpacked: DefaultMaxUnpacked, file: DefaultMaxSize, ratio: DefaultMaxRatio}
+
+func tarGz(t *testing.T, files ...file) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	tw := tar.NewWriter(zw)
+	for _, f := range files {
+		typ := f.typ
+		if typ == 0 {
+			typ = tar.TypeReg
+		}
+		mode := f.mode
+		if mode == 0 {
+			mode = 0o644
+		}
+		hdr := &tar.Header{Name: f.name, Mode: mode, Typeflag: typ, Linkname: f.link, Format: tar.FormatUSTAR}
+		if typ == tar.TypeReg {
+			hdr.Size = int64(len(f.body))
+		}
+		if err := tw.WriteHeader(hdr); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write(f.body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func zipOf(t *testing.T, files ...file) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for _, f := range files {
+		h := &zip.FileHeader{Name: f.name, Method: zip.Deflate}
+		mode := os.FileMode(0o644)
+		if f.mode != 0 {
+			// From Unix bits (setuid is 0o4000) to Go's mode bits.
+			mode = (&tar.Header{Mode: f.mode}).FileInfo().Mode()
+		}
+		if f.typ == tar.TypeSymlink {
+			mode |= os.ModeSymlink
+		}
+		h.SetMode(mode)
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(f.body); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// fakeSig is a stand-in for a Sigstore bundle: it names the digest it
+// signs and whether it is "good".
+type fakeSig struct {
+	Digest string `json:"digest"`
+	Good   bool   `json:"good"`
+}
+
+// fakeVerifier accepts a fakeSig that is good and names the artifact's
+// digest, as a Sigstore verifier checks the bundle's message digest.
+type fakeVerifier struct{ calls int }
+
+func (v *fakeVerifier) Verify(bundleJSON, digest []byte) error {
+	v.calls++
+	var s fakeSig
+	if err := json.Unmarshal(bundleJSON, &s); err != nil {
+		return fmt.Errorf("not a bundle: %v", err)
+	}
+	if want := fmt.Sprintf("%x", digest); s.Digest != want {
+		return fmt.Errorf("bundle is for sha256:%s, not this artifact (sha256:%s)", s.Digest, want)
+	}
+	if !s.Good {
+		return fmt.Errorf("certificate identity does not match")
+	}
+	return nil
+}
+
+// sign writes a good fakeSig beside every signable artifact of the bundle
+// and lists them in the build record, as `skillpack sign` does.
+func sign(t *testing.T, dir string) []string {
+	t.Helper()
+	arts := []string{layout.V2Index, layout.V1Index, layout.MCPIndex, layout.MCPSkills}
+	m, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(layout.SkillsDir), "*.*"))
+	for _, p := range m {
+		if rel := layout.SkillsDir + "/" + filepath.Base(p); isArchive(rel) {
+			arts = append(arts, rel)
+		}
+	}
+	var sigs []string
+	for _, a := range arts {
+		d := layout.Digest(readFile(t, dir, a))
+		data, _ := json.Marshal(fakeSig{Digest: strings.TrimPrefix(d, "sha256:"), Good: true})
+		writeFile(t, dir, a+SignatureSuffix, data)
+		sigs = append(sigs, a+SignatureSuffix)
+	}
+	if err := build.AddToRecord(dir, sigs); err != nil {
+		t.Fatal(err)
+	}
+	return arts
+}

@@ -1,0 +1,79 @@
+package verify
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"maps"
+	"slices"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// buildRecord checks, in a dist folder, that the files present are
+// exactly those the build record lists: a file missing was removed, a file
+// extra was put there by something other than skillpack.
+func (c *checker) buildRecord() {
+	root, ok := c.src.folder()
+	if !ok {
+		return
+	}
+	const p = layout.BuildRecord
+	data := c.read(p, false)
+	if data == nil {
+		return
+	}
+	var rec struct {
+		Files []string `json:"files"`
+	}
+	if !c.decode(p, data, &rec) {
+		return
+	}
+	listed := map[string]bool{}
+	for _, f := range rec.Files {
+		listed[f] = true
+	}
+	present := map[string]bool{}
+	n := 0
+	err := fs.WalkDir(root.FS(), ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			c.problem(path, "cannot be read: %v", err)
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if n++; n > 10*c.o.MaxEntries {
+			return errors.New("stop")
+		}
+		present[path] = true
+		switch t := d.Type(); {
+		case t&fs.ModeSymlink != 0, t.IsRegular():
+		default:
+			c.problem(path, "is not a regular file (%v); a bundle holds files only", t)
+		}
+		if !listed[path] {
+			c.problem(path, "is not in the build record (%s): skillpack did not write it; remove it or rebuild", p)
+		}
+		return nil
+	})
+	if err != nil {
+		c.problem(".", "more than %d files; stopped listing the folder", 10*c.o.MaxEntries)
+	}
+	// No index vouches for these two; their bytes are fixed.
+	for _, f := range []struct {
+		path string
+		want []byte
+	}{{layout.Headers, layout.HeadersDoc()}, {layout.NoJekyll, nil}} {
+		if listed[f.path] {
+			if data := c.read(f.path, false); data != nil && !bytes.Equal(data, f.want) {
+				c.problem(f.path, "differs from the one skillpack writes; rebuild, or remove it from the build record if you changed it on purpose")
+			}
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(listed)) {
+		if !present[f] {
+			c.problem(f, "is listed in the build record (%s) but missing", p)
+		}
+	}
+}

@@ -1,0 +1,222 @@
+// Package verify checks a built bundle end to end, from a dist folder or
+// over HTTP(S) the way a client fetches it: every digest and size is
+// recomputed, every index is checked against the files and against the
+// other indexes, every archive is unpacked in memory under limits and
+// compared with the served files, and signatures are checked when present
+// or required.
+//
+// verify trusts nothing it reads. Paths from documents are checked before
+// they are used, a folder is read through an os.Root so that no symbolic
+// link leads outside it, every read stops at a size limit, archives are
+// never written to disk, and HTTP requests have timeouts, a redirect limit
+// and same-origin redirects only. A broken bundle yields a Report listing
+// every Problem (up to a limit), never a panic or a hang.
+package verify
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+)
+
+// SignatureVerifier checks one Sigstore bundle (<artifact>.sigstore.json)
+// against the artifact's raw sha256 digest.
+type SignatureVerifier interface {
+	Verify(bundleJSON []byte, artifactDigest []byte) error
+}
+
+// Defaults of the zero Options.
+const (
+	DefaultMaxSize      = 64 << 20  // bytes read of any one file
+	DefaultMaxUnpacked  = 256 << 20 // bytes unpacked from any one archive
+	DefaultMaxEntries   = 10000     // entries in any one archive
+	DefaultMaxRatio     = 100       // unpacked bytes per archive byte, above 1 MiB
+	DefaultTimeout      = 30 * time.Second
+	DefaultMaxRedirects = 5
+	DefaultMaxProblems  = 1000
+)
+
+// ratioFloor is how much an archive may unpack to before MaxRatio applies:
+// a tiny archive of text legitimately expands many times.
+const ratioFloor = 1 << 20
+
+// Options control a verification. The zero value checks everything with
+// the defaults and does not verify signatures (it reports whether they are
+// there).
+type Options struct {
+	// Verifier checks signature bundles; nil means signatures are found
+	// and reported but not checked.
+	Verifier SignatureVerifier
+	// RequireSignatures makes a missing or unchecked signature on an
+	// archive, an index.json or mcp/skills.json a problem.
+	RequireSignatures bool
+	MaxSize           int64         // largest file read, in bytes (0 = DefaultMaxSize)
+	MaxUnpacked       int64         // most bytes unpacked from one archive (0 = DefaultMaxUnpacked)
+	MaxEntries        int           // most entries in one archive (0 = DefaultMaxEntries)
+	MaxRatio          int64         // most unpacked bytes per archive byte (0 = DefaultMaxRatio)
+	Timeout           time.Duration // each HTTP request, body included (0 = DefaultTimeout)
+	MaxRedirects      int           // redirects followed per request (0 = DefaultMaxRedirects)
+	MaxProblems       int           // problems kept in the report (0 = DefaultMaxProblems)
+}
+
+func (o Options) withDefaults() Options {
+	o.MaxSize = cmp.Or(o.MaxSize, DefaultMaxSize)
+	o.MaxUnpacked = cmp.Or(o.MaxUnpacked, DefaultMaxUnpacked)
+	o.MaxEntries = cmp.Or(o.MaxEntries, DefaultMaxEntries)
+	o.MaxRatio = cmp.Or(o.MaxRatio, DefaultMaxRatio)
+	o.Timeout = cmp.Or(o.Timeout, DefaultTimeout)
+	o.MaxRedirects = cmp.Or(o.MaxRedirects, DefaultMaxRedirects)
+	o.MaxProblems = cmp.Or(o.MaxProblems, DefaultMaxProblems)
+	return o
+}
+
+// Problem is one thing that did not verify.
+type Problem struct {
+	Path    string `json:"path"` // dist path (or URL) the problem is about
+	Message string `json:"message"`
+}
+
+func (p Problem) String() string { return p.Path + ": " + p.Message }
+
+// Signature statuses.
+const (
+	SigVerified   = "verified"    // the verifier accepted the bundle
+	SigInvalid    = "invalid"     // the verifier rejected the bundle
+	SigNotChecked = "not checked" // a bundle is there but no verifier was configured
+	SigMissing    = "missing"     // no bundle beside the artifact
+)
+
+// Signature is what was found about one signable artifact's signature.
+type Signature struct {
+	Artifact string `json:"artifact"` // dist path of the signed file
+	Bundle   string `json:"bundle"`   // dist path of its .sigstore.json
+	Status   string `json:"status"`   // one of the Sig* constants
+	Error    string `json:"error,omitempty"`
+}
+
+// Counts says how much was checked.
+type Counts struct {
+	Skills     int `json:"skills"`
+	Files      int `json:"files"` // distinct files read and hashed
+	Archives   int `json:"archives"`
+	Indexes    int `json:"indexes"`
+	Signatures int `json:"signatures"` // signature bundles verified
+}
+
+// Report is the outcome of a verification.
+type Report struct {
+	Source     string      `json:"source"`
+	Checked    Counts      `json:"checked"`
+	Problems   []Problem   `json:"problems"`
+	Omitted    int         `json:"omitted,omitempty"` // problems beyond Options.MaxProblems
+	Signatures []Signature `json:"signatures"`
+}
+
+// OK reports whether everything verified.
+func (r *Report) OK() bool { return len(r.Problems) == 0 && r.Omitted == 0 }
+
+// WriteText writes one line per problem, "path: message".
+func (r *Report) WriteText(w io.Writer) error {
+	for _, p := range r.Problems {
+		if _, err := fmt.Fprintln(w, p.String()); err != nil {
+			return err
+		}
+	}
+	if r.Omitted > 0 {
+		_, err := fmt.Fprintf(w, "... and %d more problems\n", r.Omitted)
+		return err
+	}
+	return nil
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// Summary is one line saying what was checked and whether it verified.
+func (r *Report) Summary() string {
+	c := r.Checked
+	what := fmt.Sprintf("%s: %s, %s, %s, %s, %s", r.Source,
+		plural(c.Skills, "skill"), plural(c.Files, "file"), plural(c.Archives, "archive"),
+		plural(c.Indexes, "index", "indexes"), plural(c.Signatures, "signature")+" verified")
+	var notes []string
+	if n := r.countSigs(SigNotChecked); n > 0 {
+		notes = append(notes, fmt.Sprintf("%s not checked (pass --certificate-identity and --certificate-oidc-issuer, or --key)", plural(n, "signature")))
+	}
+	note := ""
+	if len(notes) > 0 {
+		note = "; " + strings.Join(notes, "; ")
+	}
+	if r.OK() {
+		return what + "; everything verified" + note
+	}
+	return what + "; " + plural(len(r.Problems)+r.Omitted, "problem") + note
+}
+
+func (r *Report) countSigs(status string) int {
+	n := 0
+	for _, s := range r.Signatures {
+		if s.Status == status {
+			n++
+		}
+	}
+	return n
+}
+
+// finish sorts the problems by path, keeping the order of each path's
+// problems, and drops exact repeats.
+func (r *Report) finish() {
+	slices.SortStableFunc(r.Problems, func(a, b Problem) int { return strings.Compare(a.Path, b.Path) })
+	r.Problems = slices.Compact(r.Problems)
+	if r.Problems == nil {
+		r.Problems = []Problem{}
+	}
+	if r.Signatures == nil {
+		r.Signatures = []Signature{}
+	}
+}
+
+// Dist verifies the bundle in the folder dir. The error is non-nil only
+// when dir cannot be read at all; everything else is a Problem.
+func Dist(ctx context.Context, dir string, o Options) (*Report, error) {
+	o = o.withDefaults()
+	src, err := newDirSource(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer src.close()
+	return run(ctx, src, o)
+}
+
+// URL verifies the bundle served at base, an http or https URL of the
+// folder that holds .well-known/ (or of the v0.2 index itself), fetching
+// files as a client would, starting at /.well-known/agent-skills/index.json.
+// The error is non-nil when that index cannot be fetched at all.
+func URL(ctx context.Context, base string, o Options) (*Report, error) {
+	o = o.withDefaults()
+	src, err := newHTTPSource(base, o)
+	if err != nil {
+		return nil, err
+	}
+	defer src.close()
+	return run(ctx, src, o)
+}
+
+func plural(n int, forms ...string) string {
+	if n == 1 {
+		return "1 " + forms[0]
+	}
+	if len(forms) > 1 {
+		return fmt.Sprintf("%d %s", n, forms[1])
+	}
+	return fmt.Sprintf("%d %ss", n, forms[0])
+}
