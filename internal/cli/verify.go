@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -123,6 +124,9 @@ func runVerify(ctx context.Context, ios *IO, opts *verifyOptions) error {
 		}
 		rep, err = verify.URL(ctx, opts.Source, o)
 	} else {
+		if _, err := os.Stat(opts.Source); err != nil {
+			return usageErr("%s: no such file or folder", opts.Source)
+		}
 		rep, err = verify.Dist(ctx, opts.Source, o)
 	}
 	if err != nil {
