@@ -35,9 +35,15 @@ type Options struct {
 	Time     time.Time    // the archives' one fixed time (zero = 1980-01-01)
 	BaseURL  string       // absolute URL prefix for index entries ("" = relative URLs)
 	NoLegacy bool         // leave out the v0.1.0 tree and index
+	Sign     Signer       // signs the archives and indexes; nil = unsigned
 	Log      io.Writer    // one line a step; nil = silent
 	Progress io.Writer    // a live counter while packing (a terminal); nil = none
 }
+
+// Signer signs one artifact and returns its Sigstore bundle. The command
+// layer passes package sign's signer, so that build (and lint through it)
+// does not link the heavy sigstore dependency.
+type Signer func(artifact []byte) ([]byte, error)
 
 // Artifact is one file of the bundle.
 type Artifact struct {

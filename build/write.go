@@ -82,6 +82,9 @@ func (b *builder) record() *record {
 	sort.Slice(rec.Skills, func(i, j int) bool { return rec.Skills[i].Name < rec.Skills[j].Name })
 	for _, e := range b.bundle.Entries {
 		rec.Files = append(rec.Files, e.Path)
+		if b.opts.Sign != nil && layout.Signed(e) {
+			rec.Files = append(rec.Files, layout.Signature(e.Path))
+		}
 	}
 	rec.Files = append(rec.Files, layout.BuildRecord)
 	sort.Strings(rec.Files)
@@ -93,8 +96,8 @@ func (b *builder) record() *record {
 // (so its archives and v0.2 files were checked by packOne), every document
 // is byte-identical, and every legacy copy has its digest.
 func (b *builder) upToDate() bool {
-	if b.prev == nil {
-		return false
+	if b.prev == nil || b.opts.Sign != nil {
+		return false // signatures are made afresh on every signed build
 	}
 	for _, w := range b.work {
 		if !w.reused {
@@ -172,6 +175,9 @@ func (b *builder) write() error {
 			return fmt.Errorf("%s was planned but not written: %w", e.Path, err)
 		}
 	}
+	if err := b.sign(); err != nil {
+		return err
+	}
 	if err := writeFile(b.stagePath(layout.BuildRecord), b.recData); err != nil {
 		return err
 	}
@@ -179,6 +185,41 @@ func (b *builder) write() error {
 		return err
 	}
 	b.logf("• write: %s (%s, %s)", b.opts.Out, plural(len(b.res.Artifacts), "file", "files"), size(total))
+	return nil
+}
+
+// sign signs every artifact of the staged bundle and writes each
+// signature beside it, before the swap, so that a bundle is never served
+// half signed.
+func (b *builder) sign() error {
+	if b.opts.Sign == nil {
+		return nil
+	}
+	n := 0
+	for _, e := range b.bundle.Entries {
+		if !layout.Signed(e) {
+			continue
+		}
+		data := e.Data
+		if e.Kind != layout.KindDoc {
+			var err error
+			if data, err = os.ReadFile(b.stagePath(e.Path)); err != nil {
+				return err
+			}
+		}
+		if digest(sha(data)) != e.Digest {
+			return fmt.Errorf("%s changed before it could be signed", e.Path)
+		}
+		sig, err := b.opts.Sign(data)
+		if err != nil {
+			return fmt.Errorf("signing %s: %w", e.Path, err)
+		}
+		if err := writeFile(b.stagePath(layout.Signature(e.Path)), sig); err != nil {
+			return err
+		}
+		n++
+	}
+	b.logf("• sign: %s, %s beside each", plural(n, "artifact", "artifacts"), layout.SignatureSuffix)
 	return nil
 }
 

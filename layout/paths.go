@@ -89,3 +89,25 @@ func ArchiveURI(name, digest, ext string) string {
 func relToV2(distPath string) string {
 	return strings.TrimPrefix(distPath, SkillsDir+"/")
 }
+
+// SignatureSuffix names the Sigstore bundle that sits beside the artifact it
+// signs. Signatures are never deterministic, so they are never inside an
+// archive or a digest.
+const SignatureSuffix = ".sigstore.json"
+
+// Signature is the dist path of the signature of the artifact at path.
+func Signature(path string) string { return path + SignatureSuffix }
+
+// Signed reports whether a build signs the entry: every archive, the
+// discovery and legacy MCP indexes, and mcp/skills.json, which carries the
+// digest of every file an MCP server serves.
+func Signed(e Entry) bool {
+	if e.Kind == KindArchive {
+		return true
+	}
+	switch e.Path {
+	case V2Index, V1Index, MCPIndex, MCPSkills:
+		return true
+	}
+	return false
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +19,8 @@ import (
 
 type buildOptions struct {
 	LintOptions
+	SignOptions
+	Sign     bool
 	Roots    []string
 	Out      string
 	Jobs     int
@@ -56,8 +59,10 @@ else 1980-01-01T00:00:00Z.`,
 			return runBuild(ios, opts, cmd.Flags().Changed("no-legacy"), cmd.Flags().Changed("base-url"))
 		},
 	}
-	opts.AddFlags(cmd.Flags())
+	opts.LintOptions.AddFlags(cmd.Flags())
+	opts.SignOptions.AddFlags(cmd.Flags())
 	f := cmd.Flags()
+	f.BoolVar(&opts.Sign, "sign", false, "sign the archives and indexes with Sigstore (keyless, or --key)")
 	f.StringVarP(&opts.Out, "out", "o", "dist", "output `folder` (replaced as a whole)")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 0, "skills packed at once (default: one per CPU)")
 	f.BoolVar(&opts.Force, "force", false, "replace an output folder that holds files skillpack did not write")
@@ -98,6 +103,14 @@ func runBuild(ios *IO, opts *buildOptions, setLegacy, setBase bool) error {
 		BaseURL: opts.BaseURL, NoLegacy: opts.NoLegacy,
 		Lint: lint.Options{Config: cfg, Strict: opts.Strict},
 		Log:  ios.Err,
+	}
+	if opts.Sign && !opts.DryRun {
+		ctx := context.Background()
+		s, err := opts.newSigner(ctx, ios)
+		if err != nil {
+			return err
+		}
+		bo.Sign = func(data []byte) ([]byte, error) { return s.Sign(ctx, data) }
 	}
 	if isTerminal(ios.Err) && ios.Getenv("CI") == "" {
 		bo.Progress = ios.Err

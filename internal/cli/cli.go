@@ -101,6 +101,6 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: ExitUsage, err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 	})
-	root.AddCommand(newLintCmd(ios), newBuildCmd(ios), newPackCmd(ios), newVersionCmd(ios), newNewCmd(ios), newServeCmd(ios), newVerifyCmd(ios))
+	root.AddCommand(newLintCmd(ios), newBuildCmd(ios), newPackCmd(ios), newVersionCmd(ios), newNewCmd(ios), newServeCmd(ios), newVerifyCmd(ios), newSignCmd(ios))
 	return root
 }

@@ -36,11 +36,6 @@ func (f *SignatureFlags) AddFlags(fs *pflag.FlagSet) {
 // Given reports whether any signature flag was set.
 func (f SignatureFlags) Given() bool { return f != SignatureFlags{} }
 
-// newSignatureVerifier makes the verifier the signature flags ask for.
-// It is set by the command layer's signing glue; verify itself does not
-// import the (heavy) sign package.
-var newSignatureVerifier func(SignatureFlags) (verify.SignatureVerifier, error)
-
 type verifyOptions struct {
 	Source            string
 	JSON              bool
@@ -107,10 +102,7 @@ func runVerify(ctx context.Context, ios *IO, opts *verifyOptions) error {
 		return usageErr("--timeout %v: give a positive duration such as 30s", opts.Timeout)
 	}
 	if opts.Sig.Given() {
-		if newSignatureVerifier == nil {
-			return &exitError{code: ExitInternal, err: fmt.Errorf("this skillpack was built without signature verification, so the signature flags cannot be honoured")}
-		}
-		v, err := newSignatureVerifier(opts.Sig)
+		v, err := signatureVerifier(opts.Sig)
 		if err != nil {
 			return usageErr("%v", err)
 		}

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/skillpack/skillpack/sign"
+	"github.com/skillpack/skillpack/verify"
+)
+
+// SignOptions are the signing flags, shared by `sign` and `build --sign`.
+// The zero value signs keyless against the public-good Sigstore instance
+// with the OIDC token from the environment.
+type SignOptions struct {
+	IdentityToken string
+	Key           string
+	FulcioURL     string
+	RekorURL      string
+	TSAURL        string
+	TrustedRoot   string
+	SigningConfig string
+}
+
+// AddFlags registers the signing flags under cosign's names.
+func (o *SignOptions) AddFlags(f *pflag.FlagSet) {
+	f.StringVar(&o.IdentityToken, "identity-token", "", "OIDC `token` (or a file holding one) for keyless signing (default: $SIGSTORE_ID_TOKEN, then GitHub Actions)")
+	f.StringVar(&o.Key, "key", "", "sign with this ECDSA P-256/P-384 private key `file` instead of keyless (password: $SKILLPACK_KEY_PASSWORD or $COSIGN_PASSWORD)")
+	f.StringVar(&o.FulcioURL, "fulcio-url", "", "Fulcio `URL` (default: "+sign.DefaultFulcioURL+")")
+	f.StringVar(&o.RekorURL, "rekor-url", "", "Rekor `URL` (default keyless: "+sign.DefaultRekorURL+"; with --key: no log)")
+	f.StringVar(&o.TSAURL, "tsa-url", "", "timestamp authority `URL` (default keyless: "+sign.DefaultTSAURL+"; with --key: none)")
+	f.StringVar(&o.TrustedRoot, "trusted-root", "", "trusted_root.json `file` to check each keyless signature against right after signing")
+	f.StringVar(&o.SigningConfig, "signing-config", "", "Sigstore signing_config.json `file` naming a private instance's services")
+}
+
+func (o *SignOptions) options() sign.Options {
+	return sign.Options{
+		IdentityToken: o.IdentityToken, Key: o.Key,
+		FulcioURL: o.FulcioURL, RekorURL: o.RekorURL, TSAURL: o.TSAURL,
+		TrustedRoot: o.TrustedRoot, SigningConfig: o.SigningConfig,
+	}
+}
+
+// newSigner checks the signing flags. Its errors are the user's to fix (a
+// missing token, an unreadable or unsupported key), so they exit 2; it
+// contacts no service, so it may run before a build starts.
+func (o *SignOptions) newSigner(ctx context.Context, ios *IO) (*sign.Signer, error) {
+	s, err := sign.NewSigner(ctx, o.options(), ios.Getenv, nil)
+	if err != nil {
+		return nil, usageErr("%v", err)
+	}
+	return s, nil
+}
+
+// signDist signs the bundle at dist and reports it in the build's log style.
+func signDist(ctx context.Context, ios *IO, dist string, s *sign.Signer) error {
+	if _, err := sign.Targets(dist); err != nil {
+		return usageErr("%v", err)
+	}
+	written, err := sign.SignDist(ctx, dist, s)
+	if err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	mode := "key"
+	if s.Keyless() {
+		mode = "keyless"
+	}
+	fmt.Fprintf(ios.Err, "• sign: %d artifacts (%s), %s beside each\n", len(written), mode, sign.Suffix)
+	return nil
+}
+
+func newSignCmd(ios *IO) *cobra.Command {
+	opts := &SignOptions{}
+	cmd := &cobra.Command{
+		Use:   "sign DIST",
+		Short: "Sign a built bundle's archives and indexes with Sigstore",
+		Long: `Sign signs every archive, every index.json and mcp/skills.json of a bundle that
+skillpack build wrote, and writes each signature beside its artifact as
+<artifact>.sigstore.json (a Sigstore bundle, v0.3), which cosign verify-blob
+--bundle and skillpack verify check. Signatures are not deterministic, so they
+sit beside the artifacts and never inside an archive or a digest.
+
+Keyless signing (the default) gets a short-lived certificate from Fulcio for
+an OIDC identity, logs the signature in Rekor and timestamps it. The token
+comes from --identity-token, else SIGSTORE_ID_TOKEN, else GitHub Actions (the
+job needs "permissions: id-token: write"). One certificate signs the whole run.
+
+With --key, an ECDSA P-256 or P-384 private key signs instead, with no
+transparency log unless --rekor-url is given (a log entry would publish the
+key and every digest). An encrypted key's password is read from
+SKILLPACK_KEY_PASSWORD, else COSIGN_PASSWORD. Ed25519 keys are refused.`,
+		Example: `  # in a GitHub Actions release job with permissions: id-token: write
+  skillpack sign dist
+
+  # with a key made by cosign generate-key-pair
+  COSIGN_PASSWORD=... skillpack sign dist --key cosign.key`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSign(cmd.Context(), ios, args[0], opts)
+		},
+	}
+	opts.AddFlags(cmd.Flags())
+	return cmd
+}
+
+func runSign(ctx context.Context, ios *IO, dist string, opts *SignOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if info, err := os.Stat(dist); err != nil || !info.IsDir() {
+		return usageErr("%s: no such folder (build the bundle first: skillpack build -o %s)", dist, dist)
+	}
+	s, err := opts.newSigner(ctx, ios)
+	if err != nil {
+		return err
+	}
+	return signDist(ctx, ios, dist, s)
+}
+
+// signatureVerifier makes the verifier the signature flags of `verify` ask
+// for. Package verify takes it as an interface and never imports sign, so
+// that verifying digests alone does not link sigstore.
+func signatureVerifier(f SignatureFlags) (verify.SignatureVerifier, error) {
+	v, err := sign.NewVerifier(sign.VerifyOptions{
+		CertificateIdentity:       f.CertificateIdentity,
+		CertificateIdentityRegexp: f.CertificateIdentityRegexp,
+		CertificateOIDCIssuer:     f.CertificateOIDCIssuer,
+		Key:                       f.Key,
+		TrustedRoot:               f.TrustedRoot,
+	})
+	if err != nil {
+		return nil, err // never a nil *sign.Verifier inside a non-nil interface
+	}
+	return v, nil
+}

@@ -1,0 +1,262 @@
+package sign
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"crypto/sha256"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+
+	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
+	"github.com/sigstore/sigstore-go/pkg/root"
+	sigstore "github.com/sigstore/sigstore-go/pkg/sign"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// The public-good Sigstore instance, used unless options or a signing
+// config name others.
+const (
+	DefaultFulcioURL = "https://fulcio.sigstore.dev"
+	DefaultRekorURL  = "https://rekor.sigstore.dev"
+	DefaultTSAURL    = "https://timestamp.sigstore.dev/api/v1/timestamp"
+)
+
+// MediaType is the media type of every bundle this package writes.
+const MediaType = "application/vnd.dev.sigstore.bundle.v0.3+json"
+
+// Options say how to sign. The zero value signs keyless against the
+// public-good Sigstore instance, with the OIDC token taken from the
+// environment.
+type Options struct {
+	// IdentityToken is an OIDC token, or a file holding one, for keyless
+	// signing. Empty: SIGSTORE_ID_TOKEN, then GitHub Actions' token endpoint.
+	IdentityToken string
+	// Key is an ECDSA P-256 or P-384 private key PEM file. Set, it signs
+	// with the key instead of a Fulcio certificate, and uploads to a
+	// transparency log or asks a timestamp authority only if RekorURL or
+	// TSAURL is set (an upload would publish the key and the digests).
+	Key string
+	// FulcioURL, RekorURL and TSAURL override the signing config and the
+	// public-good defaults. TSAURL is the full URL of the timestamp endpoint.
+	FulcioURL, RekorURL, TSAURL string
+	// TrustedRoot is a trusted_root.json; set, every keyless bundle is
+	// verified against it right after signing.
+	TrustedRoot string
+	// SigningConfig is a Sigstore signing_config.json naming the Fulcio,
+	// Rekor and timestamp services of a private instance.
+	SigningConfig string
+}
+
+// Signer signs artifacts. A keyless Signer asks Fulcio for one certificate,
+// at its first signature, and signs every later artifact with the same key
+// and certificate. A Signer is safe for concurrent use; signatures are
+// made one at a time.
+type Signer struct {
+	mu      sync.Mutex
+	opts    Options
+	env     func(string) string
+	client  *http.Client
+	key     *keyPair
+	keyless bool
+	fulcio  sigstore.CertificateProvider
+	tsas    []*sigstore.TimestampAuthority
+	tlogs   []sigstore.Transparency
+	root    root.TrustedMaterial
+	cert    []byte // the run's Fulcio certificate, DER, once fetched
+}
+
+// NewSigner checks o and prepares a Signer: it loads the key or makes the
+// run's ephemeral key, reads the trusted root and signing config, and makes
+// sure a keyless run has somewhere to get its token from. It contacts no
+// service: the token and certificate are fetched at the first Sign, so that
+// they are fresh. env is how environment variables are read (nil:
+// os.Getenv); httpClient is used for the token endpoint, Fulcio and the
+// timestamp authority (nil: a client with a 30 s timeout).
+func NewSigner(ctx context.Context, o Options, env func(string) string, httpClient *http.Client) (*Signer, error) {
+	if env == nil {
+		env = os.Getenv
+	}
+	if httpClient == nil {
+		httpClient = &http.Client{Timeout: 30 * time.Second}
+	}
+	s := &Signer{opts: o, env: env, client: httpClient, keyless: o.Key == ""}
+	if !s.keyless && (o.IdentityToken != "" || o.FulcioURL != "") {
+		return nil, errors.New("--key signs without a certificate: it cannot be combined with --identity-token or --fulcio-url")
+	}
+	svc, err := services(o, s.keyless)
+	if err != nil {
+		return nil, err
+	}
+	if s.keyless {
+		if !hasToken(o.IdentityToken, env) {
+			return nil, errNoToken(env)
+		}
+		if s.key, err = ephemeralKeyPair(); err != nil {
+			return nil, err
+		}
+		s.fulcio = sigstore.NewFulcio(&sigstore.FulcioOptions{BaseURL: svc.fulcio, Retries: 2, Transport: httpClient.Transport})
+	} else {
+		priv, err := loadKey(o.Key, env)
+		if err != nil {
+			return nil, err
+		}
+		if s.key, err = newKeyPair(priv); err != nil {
+			return nil, err
+		}
+	}
+	if svc.tsa != "" {
+		s.tsas = []*sigstore.TimestampAuthority{sigstore.NewTimestampAuthority(&sigstore.TimestampAuthorityOptions{
+			URL: svc.tsa, Retries: 2, Transport: httpClient.Transport})}
+	}
+	if svc.rekor != "" {
+		s.tlogs = []sigstore.Transparency{sigstore.NewRekor(&sigstore.RekorOptions{BaseURL: svc.rekor, Version: svc.rekorVersion, Retries: 2})}
+	}
+	if o.TrustedRoot != "" && s.keyless {
+		tr, err := root.NewTrustedRootFromPath(o.TrustedRoot)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-root %s: %w", o.TrustedRoot, err)
+		}
+		s.root = tr
+	}
+	return s, nil
+}
+
+// serviceURLs are the services one run talks to.
+type serviceURLs struct {
+	fulcio, rekor, tsa string
+	rekorVersion       uint32
+}
+
+// services resolves each service: its flag, else the signing config, else
+// (keyless only) the public-good instance. A key run uses only the
+// services named by flag.
+func services(o Options, keyless bool) (serviceURLs, error) {
+	u := serviceURLs{fulcio: o.FulcioURL, rekor: o.RekorURL, tsa: o.TSAURL, rekorVersion: 1}
+	if !keyless {
+		return u, nil
+	}
+	if o.SigningConfig != "" {
+		sc, err := root.NewSigningConfigFromPath(o.SigningConfig)
+		if err != nil {
+			return u, fmt.Errorf("--signing-config %s: %w", o.SigningConfig, err)
+		}
+		now := time.Now()
+		pick := func(list []root.Service, versions []uint32, what string) (root.Service, error) {
+			s, err := root.SelectService(list, versions, now)
+			if err != nil {
+				return s, fmt.Errorf("--signing-config %s: no usable %s service: %w", o.SigningConfig, what, err)
+			}
+			return s, nil
+		}
+		if u.fulcio == "" {
+			s, err := pick(sc.FulcioCertificateAuthorityURLs(), sigstore.FulcioAPIVersions, "Fulcio")
+			if err != nil {
+				return u, err
+			}
+			u.fulcio = s.URL
+		}
+		if u.rekor == "" {
+			s, err := pick(sc.RekorLogURLs(), sigstore.RekorAPIVersions, "Rekor")
+			if err != nil {
+				return u, err
+			}
+			u.rekor, u.rekorVersion = s.URL, s.MajorAPIVersion
+		}
+		// A private instance may have no timestamp authority and rely on
+		// Rekor's integrated time instead.
+		if u.tsa == "" && len(sc.TimestampAuthorityURLs()) > 0 {
+			s, err := pick(sc.TimestampAuthorityURLs(), sigstore.TimestampAuthorityAPIVersions, "timestamp authority")
+			if err != nil {
+				return u, err
+			}
+			u.tsa = s.URL
+		}
+		return u, nil
+	}
+	if u.fulcio == "" {
+		u.fulcio = DefaultFulcioURL
+	}
+	if u.rekor == "" {
+		u.rekor = DefaultRekorURL
+	}
+	if u.tsa == "" {
+		u.tsa = DefaultTSAURL
+	}
+	return u, nil
+}
+
+// Keyless reports whether s signs with a Fulcio certificate.
+func (s *Signer) Keyless() bool { return s.keyless }
+
+// Sign signs artifact and returns its Sigstore bundle as JSON. The bundle
+// is checked to sign exactly the artifact's sha256 digest before it is
+// returned.
+func (s *Signer) Sign(ctx context.Context, artifact []byte) ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	opts := sigstore.BundleOptions{
+		Context:              ctx,
+		TimestampAuthorities: s.tsas,
+		TransparencyLogs:     s.tlogs,
+		TrustedRoot:          s.root,
+	}
+	if s.keyless {
+		if err := s.certificate(ctx); err != nil {
+			return nil, err
+		}
+		opts.CertificateProvider = fixedCert(s.cert)
+		// sigstore-go dereferences these options even when the provider
+		// ignores them.
+		opts.CertificateProviderOptions = &sigstore.CertificateProviderOptions{}
+	}
+	b, err := sigstore.Bundle(&sigstore.PlainData{Data: artifact}, s.key, opts)
+	if err != nil {
+		return nil, fmt.Errorf("signing: %w", err)
+	}
+	want := sha256.Sum256(artifact)
+	md := b.GetMessageSignature().GetMessageDigest()
+	if md.GetAlgorithm() != protocommon.HashAlgorithm_SHA2_256 || !bytes.Equal(md.GetDigest(), want[:]) {
+		return nil, fmt.Errorf("signing: the bundle's message digest (%s %x) is not the artifact's sha256 digest %x",
+			md.GetAlgorithm(), md.GetDigest(), want)
+	}
+	return protojson.Marshal(b)
+}
+
+// certificate fetches the run's token and certificate once.
+func (s *Signer) certificate(ctx context.Context) error {
+	if s.cert != nil {
+		return nil
+	}
+	tok, err := idToken(ctx, s.opts.IdentityToken, s.env, s.client)
+	if err != nil {
+		return err
+	}
+	der, err := s.fulcio.GetCertificate(ctx, s.key, &sigstore.CertificateProviderOptions{IDToken: tok})
+	if err != nil {
+		return fmt.Errorf("getting a signing certificate from Fulcio: %w", err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return fmt.Errorf("getting a signing certificate from Fulcio: %w", err)
+	}
+	// A certificate for another key would make every signature of the run
+	// unverifiable; say so now rather than at verify time.
+	if pub, ok := cert.PublicKey.(interface{ Equal(crypto.PublicKey) bool }); !ok || !pub.Equal(s.key.GetPublicKey()) {
+		return errors.New("getting a signing certificate from Fulcio: the certificate is for another key")
+	}
+	s.cert = der
+	return nil
+}
+
+// fixedCert hands sigstore-go the run's one certificate for every artifact.
+type fixedCert []byte
+
+func (c fixedCert) GetCertificate(context.Context, sigstore.Keypair, *sigstore.CertificateProviderOptions) ([]byte, error) {
+	return c, nil
+}

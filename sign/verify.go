@@ -1,0 +1,228 @@
+package sign
+
+import (
+	"bytes"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
+	"github.com/sigstore/sigstore-go/pkg/bundle"
+	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
+	"github.com/sigstore/sigstore-go/pkg/root"
+	"github.com/sigstore/sigstore-go/pkg/verify"
+)
+
+// GitHubIssuer is the OIDC issuer of GitHub Actions' tokens.
+const GitHubIssuer = "https://token.actions.githubusercontent.com"
+
+// VerifyOptions say whose signature to accept; the fields carry cosign's
+// flag names. Keyless verification needs CertificateOIDCIssuer and one of
+// CertificateIdentity or CertificateIdentityRegexp; key verification needs
+// Key alone.
+//
+// For a bundle signed keyless in GitHub Actions, the certificate identity
+// is the URL of the workflow file at the ref that ran it (for a reusable
+// workflow, the called workflow, not the caller), so a release workflow
+// that runs on tags is pinned with
+//
+//	--certificate-identity-regexp '^https://github\.com/OWNER/REPO/\.github/workflows/release\.yml@refs/tags/v'
+//	--certificate-oidc-issuer https://token.actions.githubusercontent.com
+//
+// Anchor the expression with ^ and escape the dots: an unanchored pattern
+// would also accept a fork's workflow.
+type VerifyOptions struct {
+	// CertificateIdentity is the exact certificate identity (SAN) to accept.
+	CertificateIdentity string
+	// CertificateIdentityRegexp is a regular expression the identity must match.
+	CertificateIdentityRegexp string
+	// CertificateOIDCIssuer is the exact OIDC issuer to accept.
+	CertificateOIDCIssuer string
+	// Key is an ECDSA public key PEM file, for bundles signed with --key.
+	Key string
+	// TrustedRoot is a trusted_root.json; empty means the public-good
+	// Sigstore root, fetched (and cached) through TUF.
+	TrustedRoot string
+}
+
+// Verifier checks bundles against one identity policy.
+type Verifier struct {
+	opts     VerifyOptions
+	tm       root.TrustedMaterial
+	v        *verify.Verifier
+	identity verify.PolicyOption
+	key      bool
+}
+
+// NewVerifier checks o and loads the trust it needs: the public key, or the
+// trusted root. Without TrustedRoot, keyless verification fetches the
+// public-good root through TUF, which needs the network once.
+func NewVerifier(o VerifyOptions) (*Verifier, error) {
+	v := &Verifier{opts: o, key: o.Key != ""}
+	if v.key {
+		if o.CertificateIdentity != "" || o.CertificateIdentityRegexp != "" || o.CertificateOIDCIssuer != "" {
+			return nil, errors.New("--key checks a key signature: it cannot be combined with --certificate-identity, --certificate-identity-regexp or --certificate-oidc-issuer")
+		}
+		pub, err := loadPublicKey(o.Key)
+		if err != nil {
+			return nil, err
+		}
+		v.tm = root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) {
+			return root.NewExpiringKey(pub, time.Time{}, time.Time{}), nil
+		})
+		// Key signatures carry no certificate whose validity a timestamp
+		// would have to prove.
+		if v.v, err = verify.NewVerifier(v.tm, verify.WithNoObserverTimestamps()); err != nil {
+			return nil, err
+		}
+		v.identity = verify.WithKey()
+		return v, nil
+	}
+
+	switch {
+	case o.CertificateIdentity == "" && o.CertificateIdentityRegexp == "":
+		return nil, errors.New("keyless verification needs --certificate-identity or --certificate-identity-regexp (or --key for key signatures)")
+	case o.CertificateIdentity != "" && o.CertificateIdentityRegexp != "":
+		return nil, errors.New("give --certificate-identity or --certificate-identity-regexp, not both")
+	case o.CertificateOIDCIssuer == "":
+		return nil, fmt.Errorf("keyless verification needs --certificate-oidc-issuer (%s for GitHub Actions)", GitHubIssuer)
+	}
+	if o.CertificateIdentityRegexp != "" {
+		if _, err := regexp.Compile(o.CertificateIdentityRegexp); err != nil {
+			return nil, fmt.Errorf("--certificate-identity-regexp: %w", err)
+		}
+	}
+	id, err := verify.NewShortCertificateIdentity(o.CertificateOIDCIssuer, "", o.CertificateIdentity, o.CertificateIdentityRegexp)
+	if err != nil {
+		return nil, err
+	}
+	v.identity = verify.WithCertificateIdentity(id)
+	if o.TrustedRoot != "" {
+		if v.tm, err = root.NewTrustedRootFromPath(o.TrustedRoot); err != nil {
+			return nil, fmt.Errorf("--trusted-root %s: %w", o.TrustedRoot, err)
+		}
+	} else if v.tm, err = root.FetchTrustedRoot(); err != nil {
+		return nil, fmt.Errorf("fetching the public-good Sigstore trusted root through TUF: %w (pass --trusted-root to verify offline)", err)
+	}
+	// A keyless signature counts only with the certificate logged by CT
+	// (the SCT), the signature logged by Rekor, and a trusted time (an
+	// RFC 3161 timestamp or Rekor's integrated time) inside the
+	// certificate's ten minutes.
+	v.v, err = verify.NewVerifier(v.tm,
+		verify.WithSignedCertificateTimestamps(1),
+		verify.WithTransparencyLog(1),
+		verify.WithObserverTimestamps(1))
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Verify checks that bundleJSON is a valid signature, by the identity or
+// key v was made for, over the artifact whose raw sha256 digest is
+// artifactDigest. The error says what did not verify.
+func (v *Verifier) Verify(bundleJSON []byte, artifactDigest []byte) error {
+	if len(artifactDigest) != 32 {
+		return fmt.Errorf("want a 32-byte sha256 digest, got %d bytes", len(artifactDigest))
+	}
+	var b bundle.Bundle
+	if err := b.UnmarshalJSON(bundleJSON); err != nil {
+		return fmt.Errorf("not a Sigstore bundle: %w", err)
+	}
+	md := b.GetMessageSignature().GetMessageDigest()
+	if md == nil {
+		return errors.New("the bundle holds no message signature over a blob (an attestation?)")
+	}
+	if md.GetAlgorithm() != protocommon.HashAlgorithm_SHA2_256 {
+		return fmt.Errorf("the bundle signs a %s digest, want SHA2_256", md.GetAlgorithm())
+	}
+	if !bytes.Equal(md.GetDigest(), artifactDigest) {
+		return fmt.Errorf("digest mismatch: the bundle signs sha256:%x, the artifact is sha256:%x "+
+			"(a bundle for another artifact, or an artifact changed after signing)", md.GetDigest(), artifactDigest)
+	}
+	vc, err := b.VerificationContent()
+	if err != nil {
+		return fmt.Errorf("not a Sigstore bundle: %w", err)
+	}
+	cert := vc.Certificate()
+	switch {
+	case v.key && cert != nil:
+		return errors.New("the bundle is signed keyless (with a certificate), not with a key: verify it with --certificate-identity and --certificate-oidc-issuer")
+	case !v.key && cert == nil:
+		return errors.New("the bundle is signed with a key, not keyless: verify it with --key")
+	case cert != nil:
+		if err := v.chains(cert); err != nil {
+			return err
+		}
+	}
+	_, err = v.v.Verify(&b, verify.NewPolicy(verify.WithArtifactDigest("sha256", artifactDigest), v.identity))
+	if err != nil {
+		return v.explain(err, cert)
+	}
+	return nil
+}
+
+// chains checks, before anything else, that cert comes from a certificate
+// authority of the trusted root: against a wrong root, sigstore-go would
+// first report the transparency log entry it cannot check, which hides
+// the cause.
+func (v *Verifier) chains(cert *x509.Certificate) error {
+	// At NotBefore the certificate is inside its own validity, so only
+	// the chain is judged here; expiry is judged against the timestamps.
+	for _, ca := range v.tm.FulcioCertificateAuthorities() {
+		if _, err := ca.Verify(cert, cert.NotBefore); err == nil {
+			return nil
+		}
+	}
+	// CheckSignatureFrom would refuse a parent that is not a CA; a
+	// self-signed leaf is exactly that.
+	if bytes.Equal(cert.RawIssuer, cert.RawSubject) &&
+		cert.CheckSignature(cert.SignatureAlgorithm, cert.RawTBSCertificate, cert.Signature) == nil {
+		return errors.New("untrusted root: the certificate is self-signed, not issued by a certificate authority of the trusted root")
+	}
+	return fmt.Errorf("untrusted root: the certificate (issued by %q) does not chain to a certificate authority of the trusted root", cert.Issuer.String())
+}
+
+// explain turns sigstore-go's error into one that names what failed.
+func (v *Verifier) explain(err error, cert *x509.Certificate) error {
+	var idErr *verify.ErrNoMatchingCertificateIdentity
+	var certErr x509.CertificateInvalidError
+	msg := err.Error()
+	switch {
+	case errors.As(err, &idErr) && cert != nil:
+		s, serr := certificate.SummarizeCertificate(cert)
+		if serr != nil {
+			return fmt.Errorf("wrong identity: %w", err)
+		}
+		if s.Issuer != v.opts.CertificateOIDCIssuer {
+			return fmt.Errorf("wrong issuer: the certificate's OIDC issuer is %q, want %q", s.Issuer, v.opts.CertificateOIDCIssuer)
+		}
+		want := fmt.Sprintf("%q", v.opts.CertificateIdentity)
+		if v.opts.CertificateIdentityRegexp != "" {
+			want = fmt.Sprintf("a match of %q", v.opts.CertificateIdentityRegexp)
+		}
+		return fmt.Errorf("wrong identity: the certificate's identity is %q, want %s", s.SubjectAlternativeName, want)
+	case errors.As(err, &certErr) && certErr.Reason == x509.Expired,
+		strings.Contains(msg, "certificate has expired or is not yet valid"),
+		strings.Contains(msg, "outside certificate validity"):
+		return fmt.Errorf("certificate expired: it was valid from %s to %s, and no trusted timestamp falls inside: %w",
+			cert.NotBefore.UTC().Format(time.RFC3339), cert.NotAfter.UTC().Format(time.RFC3339), err)
+	case strings.Contains(msg, "unknown authority"):
+		return fmt.Errorf("untrusted root: %w", err)
+	case strings.Contains(msg, "signed certificate timestamp"):
+		return fmt.Errorf("no verified SCT: the certificate carries no CT log proof the trusted root accepts: %w", err)
+	case strings.Contains(msg, "log inclusion") || strings.Contains(msg, "log entr"):
+		return fmt.Errorf("no verified transparency log entry: %w", err)
+	case strings.Contains(msg, "timestamp"):
+		return fmt.Errorf("no verified timestamp: %w", err)
+	case strings.Contains(msg, "failed to verify signature"):
+		if v.key {
+			return fmt.Errorf("the signature does not verify with the public key in %s: %w", v.opts.Key, err)
+		}
+		return fmt.Errorf("the signature does not verify: %w", err)
+	}
+	return fmt.Errorf("verification failed: %w", err)
+}
