@@ -697,10 +697,12 @@ func checkColonSpace(p *Pass) {
 
 func checkAmbiguousScalars(p *Pass) {
 	t := frontTree(p)
+	typed := typedStringFields(p)
 	for _, it := range t.items {
 		n := it.n
-		// A key YAML does not read as a string is yaml-complex-key's.
-		if !t.plain(n) || it.key && n.ShortTag() != "!!str" {
+		// A key YAML does not read as a string is yaml-complex-key's; a
+		// value of a field that must be a string is its field rule's.
+		if !t.plain(n) || it.key && n.ShortTag() != "!!str" || typed[n] {
 			continue
 		}
 		if how := ambiguous(n.Value, n.ShortTag()); how != "" {
@@ -708,6 +710,30 @@ func checkAmbiguousScalars(p *Pass) {
 				"unquoted %s: %s; quote it", n.Value, how)
 		}
 	}
+}
+
+// typedStringFields are the scalar values that a spec field rule already
+// reports for not being strings (name: 1.0, metadata values such as
+// version: 1.0), so that one unquoted number is reported once.
+func typedStringFields(p *Pass) map[*yaml.Node]bool {
+	out := map[*yaml.Node]bool{}
+	if p.Doc == nil || p.Doc.Front == nil {
+		return out
+	}
+	nonString := func(v *yaml.Node) bool { return v != nil && v.Kind == yaml.ScalarNode && v.ShortTag() != "!!str" }
+	for _, key := range []string{"name", "description", "license", "compatibility"} {
+		if _, v := p.Doc.Lookup(key); nonString(v) {
+			out[v] = true
+		}
+	}
+	if _, m := p.Doc.Lookup("metadata"); m != nil && m.Kind == yaml.MappingNode {
+		for i := 1; i < len(m.Content); i += 2 {
+			if nonString(m.Content[i]) {
+				out[m.Content[i]] = true
+			}
+		}
+	}
+	return out
 }
 
 var (
