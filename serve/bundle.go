@@ -211,6 +211,20 @@ func (b *Bundle) load() error {
 			return err
 		}
 	}
+	// Signatures are served beside their artifacts. No document records
+	// their digests (a signature is made after the bytes it signs), so each
+	// is pinned as found here, and a change while serving is refused like
+	// any other; a signature altered before then fails verification on the
+	// client, which is where trust is decided.
+	for _, p := range rec.Files {
+		if art, ok := strings.CutSuffix(p, layout.SignatureSuffix); ok && b.files[art] != nil {
+			data, err := b.readDoc(p)
+			if err != nil {
+				return err
+			}
+			b.add(&file{path: p, digest: layout.Digest(data), size: int64(len(data)), source: layout.BuildRecord})
+		}
+	}
 	for p := range sums {
 		if b.files[p] == nil {
 			return fmt.Errorf("%s lists %s, which no index names; rebuild the bundle with `skillpack build`", layout.Checksums, p)

@@ -1,0 +1,74 @@
+package serve
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/layout"
+)
+
+// A signed bundle is served with its signatures beside the artifacts, so
+// that `skillpack verify URL --require-signatures` works against serve as
+// against any static host; a signature changed while serving is refused.
+func TestServesSignatures(t *testing.T) {
+	tmp := t.TempDir()
+	skills := filepath.Join(tmp, "skills")
+	if err := os.CopyFS(skills, os.DirFS("../examples")); err != nil {
+		t.Fatal(err)
+	}
+	dist := filepath.Join(tmp, "dist")
+	// A stand-in signer: serve treats signatures as opaque bytes.
+	sign := func(data []byte) ([]byte, error) { return []byte(`{"signed":"` + layout.Digest(data) + `"}`), nil }
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: sign}); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := start(t, dist, Options{})
+
+	var sigs []string
+	filepath.WalkDir(dist, func(p string, d os.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, layout.SignatureSuffix) {
+			rel, _ := filepath.Rel(dist, p)
+			sigs = append(sigs, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if len(sigs) < 10 {
+		t.Fatalf("the build wrote %d signatures", len(sigs))
+	}
+	for _, p := range sigs {
+		want, _ := os.ReadFile(filepath.Join(dist, filepath.FromSlash(p)))
+		resp, err := http.Get(base + "/" + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !bytes.Equal(got, want) {
+			t.Errorf("GET %s: %d, %d bytes; want 200 and the %d bytes on disk", p, resp.StatusCode, len(got), len(want))
+		}
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			t.Errorf("GET %s: Content-Type %q", p, ct)
+		}
+	}
+
+	// Changed after startup: refused, never served.
+	p := sigs[0]
+	if err := os.WriteFile(filepath.Join(dist, filepath.FromSlash(p)), []byte(`{"signed":"forged"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(base + "/" + p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusInternalServerError || bytes.Contains(body, []byte("forged")) {
+		t.Errorf("a signature changed while serving: %d %q", resp.StatusCode, body)
+	}
+}
