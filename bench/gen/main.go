@@ -1,0 +1,39 @@
+// Command gen writes a synthetic tree of skills for the build benchmark.
+//
+//	go run ./bench/gen -n 10000 DIR
+//
+// See package bench for what the tree holds.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/skillpack/skillpack/bench"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
+
+func run(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	n := fs.Int("n", 10000, "number of skills")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: gen [-n N] DIR")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 || *n < 1 {
+		fs.Usage()
+		return 2
+	}
+	if err := bench.Generate(fs.Arg(0), *n); err != nil {
+		fmt.Fprintln(stderr, "gen:", err)
+		return 1
+	}
+	return 0
+}
