@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/skillpack/skillpack/internal/version"
@@ -96,19 +97,7 @@ func Run(roots []string, opts Options) (*Result, error) {
 	}
 	b := &builder{opts: opts, roots: roots, res: &Result{DryRun: opts.DryRun}}
 	defer b.cleanup()
-	steps := []struct {
-		name string
-		run  func() error
-	}{
-		{"discover", b.discover},
-		{"lint", b.lint},
-		{"check output", b.checkOutput},
-		{"collect", b.collect},
-		{"pack", b.pack},
-		{"index", b.index},
-		{"write", b.write},
-	}
-	for _, s := range steps {
+	for _, s := range b.steps() {
 		if err := s.run(); err != nil {
 			var le *LintError
 			if errors.As(err, &le) {
@@ -118,6 +107,27 @@ func Run(roots []string, opts Options) (*Result, error) {
 		}
 	}
 	return b.res, nil
+}
+
+// step is one named stage of the pipeline; the name prefixes its errors.
+type step struct {
+	name string
+	run  func() error
+}
+
+// steps is the pipeline, in order. Nothing is written before pack, and
+// nothing outside the staging folder before write.
+func (b *builder) steps() []step {
+	return []step{
+		{"discover", b.discover},
+		{"check output", b.checkOutput},
+		{"collect", b.collect},
+		{"hash", b.hash},
+		{"lint", b.lint},
+		{"pack", b.pack},
+		{"index", b.index},
+		{"write", b.write},
+	}
 }
 
 // SourceDateEpoch parses the SOURCE_DATE_EPOCH convention
@@ -139,14 +149,18 @@ func Generator() string {
 
 // work is one skill moving through the pipeline.
 type work struct {
-	src    *skill.Skill
-	name   string
-	fm     []byte       // frontmatter as JSON
-	files  *skill.Files // collected
-	out    layout.Skill // what layout needs
-	key    string       // reuse key
-	reused bool
-	prev   *cachedSkill // the previous build's record of this skill, if any
+	src     *skill.Skill
+	name    string
+	fm      []byte       // frontmatter as JSON
+	files   *skill.Files // collected
+	collErr error        // why the files could not be collected (lint reports it)
+	hashed  []pack.Entry // the files' digests, when hashed before lint
+	lintKey string       // what lint's per-skill verdict depends on; "" until known
+	clean   bool         // lint found nothing in the skill itself
+	out     layout.Skill // what layout needs
+	key     string       // reuse key
+	reused  bool
+	prev    *cachedSkill // the previous build's record of this skill, if any
 }
 
 type builder struct {
@@ -161,6 +175,10 @@ type builder struct {
 	stage   string // temporary folder beside out; "" until made
 	bundle  *layout.Bundle
 	recData []byte // the build record's bytes
+
+	dirs      sync.Map // folders made or seen in the staging folder
+	umaskOnce sync.Once
+	umask     uint32
 }
 
 func (b *builder) logf(format string, args ...any) {
@@ -191,8 +209,24 @@ func (b *builder) discover() error {
 	return nil
 }
 
+// lint checks every skill. A skill whose lint key matches the one the
+// previous build recorded for it as clean is not checked again: nothing
+// lint reads has changed.
 func (b *builder) lint() error {
-	res := lint.Check(b.skills, b.opts.Lint)
+	byDir := make(map[*skill.Skill]*work, len(b.work))
+	for _, w := range b.work {
+		byDir[w.src] = w
+	}
+	opts := b.opts.Lint
+	opts.Files = func(s *skill.Skill) (*skill.Files, error) { return byDir[s].files, byDir[s].collErr }
+	opts.Unchanged = func(s *skill.Skill) bool {
+		w := byDir[s]
+		return w.lintKey != "" && w.prev != nil && w.prev.Lint == w.lintKey
+	}
+	res := lint.Check(b.skills, opts)
+	for i, s := range res.Skills {
+		byDir[s].clean = res.Clean[i]
+	}
 	b.res.Findings = res.Findings
 	errs, warns, _ := lint.Count(res.Findings)
 	b.logf("• lint: %s, %s", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
@@ -202,34 +236,85 @@ func (b *builder) lint() error {
 	return nil
 }
 
+// collect lists each skill's files once, for lint and pack alike.
 func (b *builder) collect() error {
 	for _, s := range b.skills {
 		w := &work{src: s, name: lint.SkillName(s)}
-		if s.Doc == nil {
-			return fmt.Errorf("%s: cannot read %s: %v", s.Dir, s.File, s.Err)
-		}
-		fm, err := s.Doc.FrontmatterJSON()
-		if err != nil {
-			return fmt.Errorf("%s: frontmatter has no faithful JSON form: %w", s.EntryPath(), err)
-		}
-		w.fm = fm
-		files, err := skill.Collect(s.Dir)
-		if err != nil {
-			return fmt.Errorf("%s: %w", s.Dir, err)
-		}
-		if len(files.Refused) > 0 {
-			r := files.Refused[0]
-			return fmt.Errorf("%s: %s", filepath.Join(s.Dir, filepath.FromSlash(r.Path)), r.Err)
-		}
-		if s.File != skill.FileName {
-			return fmt.Errorf("%s: rename it to %s; clients look for that exact name", s.EntryPath(), skill.FileName)
-		}
-		w.files = files
-		desc, _ := s.Doc.String("description")
-		w.out = layout.Skill{Name: w.name, Description: desc, Frontmatter: fm}
+		w.files, w.collErr = skill.Collect(s.Dir)
+		w.prev = b.prev.skill(w.name)
 		b.work = append(b.work, w)
 	}
 	return nil
+}
+
+// hash reads and hashes, in parallel, the files of every skill that the
+// previous build recorded with the same paths, sizes and exec bits: only
+// those can be unchanged, and their digests decide whether lint and pack
+// may reuse the previous verdict and archives. New and reshaped skills are
+// read once, later, by pack.
+func (b *builder) hash() error {
+	return b.each(func(w *work) error {
+		if w.prev == nil || w.files == nil || !sameShape(w.prev.Files, w.files.Files) {
+			return nil
+		}
+		entries, err := hashFiles(w)
+		if err != nil {
+			return err
+		}
+		w.hashed = entries
+		w.lintKey = b.lintKey(w, entries)
+		return nil
+	})
+}
+
+// prepare checks what lint reports but the build cannot go on without,
+// and reads the frontmatter as JSON.
+func (b *builder) prepare(w *work) error {
+	s := w.src
+	if s.Doc == nil {
+		return fmt.Errorf("%s: cannot read %s: %v", s.Dir, s.File, s.Err)
+	}
+	if w.collErr != nil {
+		return fmt.Errorf("%s: %w", s.Dir, w.collErr)
+	}
+	if len(w.files.Refused) > 0 {
+		r := w.files.Refused[0]
+		return fmt.Errorf("%s: %s", filepath.Join(s.Dir, filepath.FromSlash(r.Path)), r.Err)
+	}
+	if s.File != skill.FileName {
+		return fmt.Errorf("%s: rename it to %s; clients look for that exact name", s.EntryPath(), skill.FileName)
+	}
+	fm, err := s.Doc.FrontmatterJSON()
+	if err != nil {
+		return fmt.Errorf("%s: frontmatter has no faithful JSON form: %w", s.EntryPath(), err)
+	}
+	desc, _ := s.Doc.String("description")
+	w.fm = fm
+	w.out = layout.Skill{Name: w.name, Description: desc, Frontmatter: fm}
+	return nil
+}
+
+// lintKey is everything lint's per-skill rules read: the skillpack version
+// and config, the folder and entry file names, and every collected file
+// with its digest, exec bit and link status, the junk and the ignored.
+func (b *builder) lintKey(w *work, entries []pack.Entry) string {
+	cfg := b.opts.Lint.Config
+	if cfg == nil {
+		cfg = lint.DefaultConfig()
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "skillpack-lint/1\n%s\n%s\n%s\n%s\n", version.Version(), cfg.Key(b.opts.Lint.Strict), w.src.Name(), w.src.File)
+	h.Write(pack.Manifest(entries))
+	for _, f := range w.files.Files {
+		fmt.Fprintf(h, "link %t %s\n", f.Link, f.Path)
+	}
+	for _, p := range w.files.Junk {
+		fmt.Fprintf(h, "junk %s\n", p)
+	}
+	for _, p := range w.files.Ignored {
+		fmt.Fprintf(h, "ignored %s\n", p)
+	}
+	return digest(h.Sum(nil))
 }
 
 func plural(n int, one, many string) string {

@@ -105,23 +105,21 @@ func TestFIFO(t *testing.T) {
 	mustFail(t, dist, func() (*Result, error) { return Run([]string{src}, Options{Out: dist}) }, "pipe.md")
 }
 
-// runSplit runs the pipeline as Run does, with change applied between
-// collecting the files and packing them: the window in which a file can
-// change or vanish under a real build.
-func runSplit(roots []string, o Options, change func()) (*Result, error) {
+// runSplit runs the pipeline as Run does, with change applied just before
+// the step named at: after the files were collected and before they are
+// read, the window in which a file can change or vanish under a real build
+// (a skill the record may reuse is read by "hash", a new one by "pack").
+func runSplit(roots []string, o Options, at string, change func()) (*Result, error) {
 	if o.Jobs == 0 {
 		o.Jobs = 2
 	}
 	b := &builder{opts: o, roots: roots, res: &Result{}}
 	defer b.cleanup()
-	for _, step := range []func() error{b.discover, b.lint, b.checkOutput, b.collect} {
-		if err := step(); err != nil {
-			return b.res, err
+	for _, s := range b.steps() {
+		if s.name == at {
+			change()
 		}
-	}
-	change()
-	for _, step := range []func() error{b.pack, b.index, b.write} {
-		if err := step(); err != nil {
+		if err := s.run(); err != nil {
 			return b.res, err
 		}
 	}
@@ -157,8 +155,12 @@ func TestFileChangesDuringBuild(t *testing.T) {
 					appendTo(t, filepath.Join(src, "hello", "SKILL.md"), "More.\n")
 				}
 				target := filepath.Join(src, "hello", "notes", "a.md")
+				at := "pack"
+				if reuse {
+					at = "hash"
+				}
 				mustFail(t, dist, func() (*Result, error) {
-					return runSplit([]string{src}, Options{Out: dist}, func() { c.change(t, target) })
+					return runSplit([]string{src}, Options{Out: dist}, at, func() { c.change(t, target) })
 				}, target, c.want)
 			})
 		}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/skillpack/skillpack/layout"
@@ -29,6 +30,7 @@ type record struct {
 type cachedSkill struct {
 	Name          string         `json:"name"`
 	Key           string         `json:"key"`
+	Lint          string         `json:"lint,omitempty"` // the lint key, when lint found nothing in the skill
 	ContentDigest string         `json:"contentDigest"`
 	Files         []layout.File  `json:"files"`
 	TarGz         layout.Archive `json:"tarGz"`
@@ -248,11 +250,11 @@ func (b *builder) swap() error {
 }
 
 // writeFile writes data to a new file in the staging folder.
-func writeFile(path string, data []byte) error {
-	if err := mkdirAll(filepath.Dir(path)); err != nil {
+func (b *builder) writeFile(path string, data []byte) error {
+	if err := b.mkdirAll(filepath.Dir(path)); err != nil {
 		return err
 	}
-	f, err := create(path)
+	f, err := b.create(path)
 	if err != nil {
 		return err
 	}
@@ -269,14 +271,18 @@ func writeFile(path string, data []byte) error {
 // to Mkdir and OpenFile is only an upper bound that the umask cuts.
 
 // mkdirAll makes dir and any missing parents 0755.
-func mkdirAll(dir string) error {
+func (b *builder) mkdirAll(dir string) error {
+	if _, ok := b.dirs.Load(dir); ok {
+		return nil
+	}
 	if info, err := os.Stat(dir); err == nil {
 		if !info.IsDir() {
 			return fmt.Errorf("%s is a file, not a folder", dir)
 		}
+		b.dirs.Store(dir, true)
 		return nil
 	}
-	if err := mkdirAll(filepath.Dir(dir)); err != nil {
+	if err := b.mkdirAll(filepath.Dir(dir)); err != nil {
 		return err
 	}
 	if err := os.Mkdir(dir, 0o755); err != nil {
@@ -285,28 +291,63 @@ func mkdirAll(dir string) error {
 		}
 		return err
 	}
-	return os.Chmod(dir, 0o755)
+	if b.umaskCuts(0o755) {
+		if err := os.Chmod(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	b.dirs.Store(dir, true)
+	return nil
 }
 
 // create makes a new file 0644.
-func create(path string) (*os.File, error) {
+func (b *builder) create(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(path)
-		return nil, err
+	if b.umaskCuts(0o644) {
+		if err := f.Chmod(0o644); err != nil {
+			f.Close()
+			os.Remove(path)
+			return nil, err
+		}
 	}
 	return f, nil
+}
+
+// umaskCuts reports whether the process umask would remove bits of mode,
+// so that a chmod is needed after creating a file or folder: on the
+// common umask 022 it is not, which saves a system call per file. The
+// umask is read once per build.
+func (b *builder) umaskCuts(mode os.FileMode) bool {
+	b.umaskOnce.Do(func() { b.umask = readUmask() })
+	return b.umask&uint32(mode) != 0
+}
+
+// readUmask reads the process umask without changing it (syscall.Umask
+// sets it, racing with every goroutine creating files); where it cannot be
+// read, it is taken to cut everything, so modes are always set.
+func readUmask() uint32 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0o777
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+			if n, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+				return uint32(n)
+			}
+		}
+	}
+	return 0o777
 }
 
 // link makes dst the same file as src: a hard link where the file system
 // allows, else a copy. Bundle files are never modified in place, so
 // sharing an inode between the old and new bundle is safe.
-func link(src, dst string) error {
-	if err := mkdirAll(filepath.Dir(dst)); err != nil {
+func (b *builder) link(src, dst string) error {
+	if err := b.mkdirAll(filepath.Dir(dst)); err != nil {
 		return err
 	}
 	if os.Link(src, dst) == nil {
@@ -317,7 +358,7 @@ func link(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := create(dst)
+	out, err := b.create(dst)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package build
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -30,48 +31,22 @@ func (b *builder) pack() error {
 			return err
 		}
 	}
-	var (
-		next   = make(chan *work)
-		wg     sync.WaitGroup
-		mu     sync.Mutex
-		first  error
-		failed atomic.Bool
-		done   atomic.Int64
-	)
-	for range min(b.opts.Jobs, len(b.work)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for w := range next {
-				if failed.Load() {
-					continue
-				}
-				if err := b.packOne(w); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-					failed.Store(true)
-				}
-				if n := done.Add(1); b.opts.Progress != nil {
-					mu.Lock()
-					fmt.Fprintf(b.opts.Progress, "\r  packing %d/%d", n, len(b.work))
-					mu.Unlock()
-				}
-			}
-		}()
-	}
-	for _, w := range b.work {
-		next <- w
-	}
-	close(next)
-	wg.Wait()
+	var done atomic.Int64
+	var mu sync.Mutex
+	err := b.each(func(w *work) error {
+		err := b.packOne(w)
+		if n := done.Add(1); b.opts.Progress != nil {
+			mu.Lock()
+			fmt.Fprintf(b.opts.Progress, "\r  packing %d/%d", n, len(b.work))
+			mu.Unlock()
+		}
+		return err
+	})
 	if b.opts.Progress != nil {
 		fmt.Fprint(b.opts.Progress, "\r\033[K")
 	}
-	if first != nil {
-		return first
+	if err != nil {
+		return err
 	}
 	for _, w := range b.work {
 		if w.reused {
@@ -84,25 +59,69 @@ func (b *builder) pack() error {
 	return nil
 }
 
+// each runs fn on every skill, one worker per job, and returns the first
+// error; after an error the remaining skills are skipped.
+func (b *builder) each(fn func(*work) error) error {
+	var (
+		next   = make(chan *work)
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		first  error
+		failed atomic.Bool
+	)
+	for range min(b.opts.Jobs, len(b.work)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range next {
+				if failed.Load() {
+					continue
+				}
+				if err := fn(w); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					failed.Store(true)
+				}
+			}
+		}()
+	}
+	for _, w := range b.work {
+		next <- w
+	}
+	close(next)
+	wg.Wait()
+	return first
+}
+
 // packOne packs one skill, or proves that the previous build's archives
-// can be reused: the record has the same files (paths, sizes, exec bits,
-// digests), the same key, and the archives still hash to their digests.
+// can be reused: the files hashed before lint match the record (same key)
+// and the archives and served copies still hash to their digests.
 func (b *builder) packOne(w *work) error {
-	w.prev = b.prev.skill(w.name)
-	if w.prev != nil && sameShape(w.prev.Files, w.files.Files) {
-		files, entries, err := hashFiles(w)
-		if err != nil {
-			return err
-		}
-		if key := b.key(entries); key == w.prev.Key && b.archivesIntact(w.prev) && b.filesIntact(w.prev) {
+	if err := b.prepare(w); err != nil {
+		return err
+	}
+	if w.hashed != nil {
+		if key := b.key(w.hashed); key == w.prev.Key && b.archivesIntact(w.prev) && b.filesIntact(w.prev) {
 			w.key, w.reused = key, true
-			w.out.Files = files
+			w.out.Files = layoutFiles(w.hashed)
 			w.out.TarGz, w.out.Zip = w.prev.TarGz, w.prev.Zip
 			w.out.ContentDigest = w.prev.ContentDigest
 			return nil
 		}
 	}
 	return b.packFresh(w)
+}
+
+// layoutFiles turns pack's entries into layout's files.
+func layoutFiles(entries []pack.Entry) []layout.File {
+	files := make([]layout.File, len(entries))
+	for i, e := range entries {
+		files[i] = layout.File{Path: e.Path, Digest: digest(e.Sum[:]), Size: e.Size, Exec: e.Exec}
+	}
+	return files
 }
 
 // packFresh reads each file once and feeds the tar, the zip, the file's
@@ -140,6 +159,7 @@ func (b *builder) packFresh(w *work) error {
 	cd := pack.ContentDigest(entries)
 	w.out.ContentDigest = digest(cd[:])
 	w.key = b.key(entries)
+	w.lintKey = b.lintKey(w, entries)
 	return nil
 }
 
@@ -158,10 +178,10 @@ func (b *builder) addFile(pw *pack.Writer, w *work, f skill.File) ([32]byte, err
 	var copyOut *os.File
 	if !b.opts.DryRun {
 		dst := b.stagePath(layout.SkillFile(w.name, f.Path))
-		if err := mkdirAll(filepath.Dir(dst)); err != nil {
+		if err := b.mkdirAll(filepath.Dir(dst)); err != nil {
 			return [32]byte{}, err
 		}
-		if copyOut, err = create(dst); err != nil {
+		if copyOut, err = b.create(dst); err != nil {
 			return [32]byte{}, err
 		}
 		defer copyOut.Close()
@@ -187,28 +207,26 @@ func (b *builder) addFile(pw *pack.Writer, w *work, f skill.File) ([32]byte, err
 }
 
 // hashFiles reads and hashes a skill's files without packing them.
-func hashFiles(w *work) ([]layout.File, []pack.Entry, error) {
-	var files []layout.File
+func hashFiles(w *work) ([]pack.Entry, error) {
 	var entries []pack.Entry
 	h := sha256.New()
 	buf := make([]byte, 64<<10)
 	for _, f := range w.files.Files {
 		in, err := skill.OpenFile(f.Disk)
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", filepath.Join(w.src.Dir, f.Path), err)
+			return nil, fmt.Errorf("%s: %w", filepath.Join(w.src.Dir, f.Path), err)
 		}
 		h.Reset()
 		n, err := io.CopyBuffer(h, in, buf)
 		in.Close()
 		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", filepath.Join(w.src.Dir, f.Path), err)
+			return nil, fmt.Errorf("%s: %w", filepath.Join(w.src.Dir, f.Path), err)
 		}
 		var sum [32]byte
 		h.Sum(sum[:0])
 		entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: n, Sum: sum})
-		files = append(files, layout.File{Path: f.Path, Digest: digest(sum[:]), Size: n, Exec: f.Exec()})
 	}
-	return files, entries, nil
+	return entries, nil
 }
 
 // sameShape reports whether the record lists the same paths, sizes and
@@ -285,6 +303,7 @@ type archive struct {
 	name string
 	ext  string
 	f    *os.File
+	w    *bufio.Writer // the compressors write in small pieces; one syscall each would dominate
 	h    hash.Hash
 	n    int64
 }
@@ -299,6 +318,7 @@ func (b *builder) newArchive(name, ext string) (*archive, error) {
 		return nil, err
 	}
 	a.f = f
+	a.w = bufio.NewWriterSize(f, 64<<10)
 	return a, nil
 }
 
@@ -308,7 +328,7 @@ func (a *archive) Write(p []byte) (int, error) {
 	if a.f == nil {
 		return len(p), nil
 	}
-	return a.f.Write(p)
+	return a.w.Write(p)
 }
 
 func (a *archive) finish() (layout.Archive, error) {
@@ -324,6 +344,9 @@ func (a *archive) finishAs(dst func(layout.Archive) string) (layout.Archive, err
 	if a.f == nil {
 		return ar, nil
 	}
+	if err := a.w.Flush(); err != nil {
+		return ar, err
+	}
 	if err := a.f.Chmod(0o644); err != nil {
 		return ar, err
 	}
@@ -331,7 +354,7 @@ func (a *archive) finishAs(dst func(layout.Archive) string) (layout.Archive, err
 		return ar, err
 	}
 	path := dst(ar)
-	if err := mkdirAll(filepath.Dir(path)); err != nil {
+	if err := a.b.mkdirAll(filepath.Dir(path)); err != nil {
 		return ar, err
 	}
 	if err := os.Rename(a.f.Name(), path); err != nil {

@@ -76,8 +76,12 @@ func (b *builder) catalog() ([]byte, error) {
 func (b *builder) record() *record {
 	rec := &record{Generator: Generator()}
 	for _, w := range b.work {
-		rec.Skills = append(rec.Skills, cachedSkill{Name: w.name, Key: w.key, ContentDigest: w.out.ContentDigest,
-			Files: w.out.Files, TarGz: w.out.TarGz, Zip: w.out.Zip})
+		c := cachedSkill{Name: w.name, Key: w.key, ContentDigest: w.out.ContentDigest,
+			Files: w.out.Files, TarGz: w.out.TarGz, Zip: w.out.Zip}
+		if w.clean {
+			c.Lint = w.lintKey
+		}
+		rec.Skills = append(rec.Skills, c)
 	}
 	sort.Slice(rec.Skills, func(i, j int) bool { return rec.Skills[i].Name < rec.Skills[j].Name })
 	for _, e := range b.bundle.Entries {
@@ -149,12 +153,12 @@ func (b *builder) write() error {
 		w := byName[e.Skill]
 		switch e.Kind {
 		case layout.KindDoc:
-			if err := writeFile(dst, e.Data); err != nil {
+			if err := b.writeFile(dst, e.Data); err != nil {
 				return err
 			}
 		case layout.KindArchive:
 			if w.reused {
-				if err := link(filepath.Join(b.out, filepath.FromSlash(e.Path)), dst); err != nil {
+				if err := b.link(filepath.Join(b.out, filepath.FromSlash(e.Path)), dst); err != nil {
 					return err
 				}
 			}
@@ -162,11 +166,11 @@ func (b *builder) write() error {
 			v2 := layout.SkillFile(e.Skill, e.File)
 			switch {
 			case e.Path != v2: // the legacy tree repeats the v0.2 tree
-				if err := link(b.stagePath(v2), dst); err != nil {
+				if err := b.link(b.stagePath(v2), dst); err != nil {
 					return err
 				}
 			case w.reused:
-				if err := link(filepath.Join(b.out, filepath.FromSlash(e.Path)), dst); err != nil {
+				if err := b.link(filepath.Join(b.out, filepath.FromSlash(e.Path)), dst); err != nil {
 					return err
 				}
 			}
@@ -178,7 +182,7 @@ func (b *builder) write() error {
 	if err := b.sign(); err != nil {
 		return err
 	}
-	if err := writeFile(b.stagePath(layout.BuildRecord), b.recData); err != nil {
+	if err := b.writeFile(b.stagePath(layout.BuildRecord), b.recData); err != nil {
 		return err
 	}
 	if err := b.swap(); err != nil {
@@ -214,7 +218,7 @@ func (b *builder) sign() error {
 		if err != nil {
 			return fmt.Errorf("signing %s: %w", e.Path, err)
 		}
-		if err := writeFile(b.stagePath(layout.Signature(e.Path)), sig); err != nil {
+		if err := b.writeFile(b.stagePath(layout.Signature(e.Path)), sig); err != nil {
 			return err
 		}
 		n++

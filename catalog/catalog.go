@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/url"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -143,12 +144,28 @@ func Render(skills []Skill, o Options) ([]byte, error) {
 	}
 	ss := slices.Clone(skills)
 	slices.SortFunc(ss, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
-	for _, s := range ss {
-		v, err := newView(s, href, abs, host)
-		if err != nil {
-			return nil, err
-		}
-		p.Skills = append(p.Skills, v)
+	// Rendering SKILL.md is most of the work on a large bundle, and each
+	// skill renders alone, so they render in parallel, in a fixed order.
+	p.Skills = make([]view, len(ss))
+	errs := make([]error, len(ss))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), len(ss)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				p.Skills[i], errs[i] = newView(ss[i], href, abs, host)
+			}
+		}()
+	}
+	for i := range ss {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	a, err := load()
 	if err != nil {

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +28,8 @@ type Config struct {
 	Severity map[string]Severity // rule ID → severity, over the profile's
 	Ignore   *skill.Ignore       // paths relative to the config's folder
 	Build    BuildConfig         // settings the build reads
+
+	sum [32]byte // of the file's bytes, for Key
 }
 
 // BuildConfig holds the `build:` section, read here so that one parser
@@ -103,6 +106,7 @@ func LoadConfig(path string) (*Config, error) {
 func ParseConfig(path string, data []byte) (*Config, error) {
 	c := DefaultConfig()
 	c.Path = path
+	c.sum = sha256.Sum256(data)
 	fail := func(n *yaml.Node, format string, args ...any) error {
 		line := 0
 		if n != nil {
@@ -199,6 +203,13 @@ func unknownKey(full, key string, known []string) string {
 	sorted := append([]string(nil), known...)
 	sort.Strings(sorted)
 	return msg + "; known keys: " + strings.Join(sorted, ", ")
+}
+
+// Key identifies everything in the config that can change what lint
+// reports, with the strict flag: the build reuses a skill's clean verdict
+// only while it is unchanged.
+func (c *Config) Key(strict bool) string {
+	return fmt.Sprintf("%x/%s/%t", c.sum, c.Profile.Name, strict)
 }
 
 // Effective returns the severity of a rule under this config: the config's

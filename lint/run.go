@@ -17,12 +17,26 @@ type Options struct {
 	Strict bool    // warnings become errors
 	Base   string  // findings' paths are relative to this folder ("" = working directory)
 	Jobs   int     // skills checked at once (0 = one per CPU)
+
+	// Files, when set, supplies each skill's collected files, so that a
+	// caller that has collected them already (the build) is not made to
+	// walk every folder twice.
+	Files func(*skill.Skill) (*skill.Files, error)
+	// Unchanged, when set, names skills whose per-skill findings are known
+	// to be none (the build knows from its record when nothing that lint
+	// reads has changed); their per-skill rules are not run. Rules across
+	// skills always run over every skill.
+	Unchanged func(*skill.Skill) bool
 }
 
 // Result is the outcome of a run.
 type Result struct {
 	Skills   []*skill.Skill // every skill checked, sorted by folder
 	Findings []Finding      // sorted, de-duplicated
+
+	// Clean tells, for each of Skills, that its per-skill rules found
+	// nothing (rules across skills aside), so a caller may remember it.
+	Clean []bool
 }
 
 // Run discovers the skills at or below each path and checks them. An error
@@ -73,14 +87,16 @@ func Check(skills []*skill.Skill, opts Options) *Result {
 		base, _ = os.Getwd()
 	}
 	base, _ = filepath.Abs(base)
-	r := &runner{cfg: cfg, strict: opts.Strict, base: base}
+	r := &runner{cfg: cfg, strict: opts.Strict, base: base, files: opts.Files, unchanged: opts.Unchanged}
 	return r.run(skills, opts.Jobs)
 }
 
 type runner struct {
-	cfg    *Config
-	strict bool
-	base   string
+	cfg       *Config
+	strict    bool
+	base      string
+	files     func(*skill.Skill) (*skill.Files, error)
+	unchanged func(*skill.Skill) bool
 }
 
 func (r *runner) run(skills []*skill.Skill, jobs int) *Result {
@@ -95,6 +111,9 @@ func (r *runner) run(skills []*skill.Skill, jobs int) *Result {
 		go func() {
 			defer wg.Done()
 			for i := range next {
+				if r.unchanged != nil && r.unchanged(skills[i]) {
+					continue
+				}
 				perSkill[i] = r.checkSkill(skills[i])
 			}
 		}()
@@ -106,8 +125,10 @@ func (r *runner) run(skills []*skill.Skill, jobs int) *Result {
 	wg.Wait()
 
 	var all []Finding
-	for _, fs := range perSkill {
+	clean := make([]bool, len(skills))
+	for i, fs := range perSkill {
 		all = append(all, fs...)
+		clean[i] = len(fs) == 0
 	}
 	rp := &RegistryPass{Skills: skills, Rel: r.rel}
 	rp.report = func(rule *Rule, f Finding) { all = r.add(all, rule, f) }
@@ -117,12 +138,16 @@ func (r *runner) run(skills []*skill.Skill, jobs int) *Result {
 			rule.CheckAll(rp)
 		}
 	}
-	return &Result{Skills: skills, Findings: Sort(all)}
+	return &Result{Skills: skills, Findings: Sort(all), Clean: clean}
 }
 
 func (r *runner) checkSkill(s *skill.Skill) (out []Finding) {
 	p := &Pass{Skill: s, Doc: s.Doc, Profile: r.cfg.Profile}
-	if files, err := skill.Collect(s.Dir); err == nil {
+	collect := skill.Collect
+	if r.files != nil {
+		collect = func(string) (*skill.Files, error) { return r.files(s) }
+	}
+	if files, err := collect(s.Dir); err == nil {
 		p.Files = files
 	} else {
 		out = append(out, Finding{Path: r.rel(s.Dir), Rule: "file-unreadable", Severity: Error,
