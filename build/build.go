@@ -168,13 +168,14 @@ type builder struct {
 	roots []string
 	res   *Result
 
-	skills  []*skill.Skill
-	work    []*work
-	out     string // absolute output folder
-	prev    *record
-	stage   string // temporary folder beside out; "" until made
-	bundle  *layout.Bundle
-	recData []byte // the build record's bytes
+	skills    []*skill.Skill
+	work      []*work
+	out       string // absolute output folder
+	prev      *record
+	stage     string // temporary folder beside out; "" until made
+	bundle    *layout.Bundle
+	recData   []byte // the build record's bytes
+	bundleKey string // see bundleKeyOf
 
 	dirs      sync.Map // folders made or seen in the staging folder
 	umaskOnce sync.Once
@@ -240,11 +241,13 @@ func (b *builder) lint() error {
 func (b *builder) collect() error {
 	for _, s := range b.skills {
 		w := &work{src: s, name: lint.SkillName(s)}
-		w.files, w.collErr = skill.Collect(s.Dir)
 		w.prev = b.prev.skill(w.name)
 		b.work = append(b.work, w)
 	}
-	return nil
+	return b.each(func(w *work) error {
+		w.files, w.collErr = skill.Collect(w.src.Dir)
+		return nil
+	})
 }
 
 // hash reads and hashes, in parallel, the files of every skill that the

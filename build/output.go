@@ -22,9 +22,12 @@ import (
 // archives that a later build may reuse. It holds no times or host paths,
 // so it is as reproducible as the rest of the bundle.
 type record struct {
-	Generator string        `json:"generator"`
-	Skills    []cachedSkill `json:"skills"`
-	Files     []string      `json:"files"`
+	Generator string            `json:"generator"`
+	Bundle    string            `json:"bundle,omitempty"` // the bundle key: what every document depends on
+	Skills    []cachedSkill     `json:"skills"`
+	Docs      []Artifact        `json:"docs,omitempty"` // every generated document, with its digest
+	Excluded  []layout.Excluded `json:"legacyExcluded,omitempty"`
+	Files     []string          `json:"files"`
 }
 
 type cachedSkill struct {

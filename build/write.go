@@ -14,6 +14,12 @@ import (
 // index lays out the bundle and renders every document. It only computes;
 // write decides whether anything needs writing.
 func (b *builder) index() error {
+	b.res.Out = b.opts.Out
+	b.summarize()
+	b.bundleKey = b.bundleKeyOf()
+	if b.fastUpToDate() {
+		return nil
+	}
 	skills := make([]layout.Skill, len(b.work))
 	for i, w := range b.work {
 		skills[i] = w.out
@@ -38,15 +44,16 @@ func (b *builder) index() error {
 	}
 	b.recData = append(recData, '\n')
 
-	byName := map[string]*work{}
-	for _, w := range b.work {
-		byName[w.name] = w
-	}
 	for _, e := range bundle.Entries {
 		b.res.Artifacts = append(b.res.Artifacts, Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 	}
 	b.res.Artifacts = append(b.res.Artifacts, Artifact{Path: layout.BuildRecord, Digest: digest(sha(b.recData)), Size: int64(len(b.recData))})
 	sort.Slice(b.res.Artifacts, func(i, j int) bool { return b.res.Artifacts[i].Path < b.res.Artifacts[j].Path })
+	return nil
+}
+
+// summarize reports what the build made of each skill.
+func (b *builder) summarize() {
 	for _, w := range b.work {
 		s := Skill{Name: w.name, Dir: w.src.Dir, Files: len(w.out.Files), ContentDigest: w.out.ContentDigest, Reused: w.reused,
 			TarGz: Artifact{Path: layout.ArchivePath(w.name, w.out.TarGz.Digest, layout.TarGz), Digest: w.out.TarGz.Digest, Size: w.out.TarGz.Size},
@@ -57,8 +64,6 @@ func (b *builder) index() error {
 		s.LeftOut = append(append(s.LeftOut, w.files.Junk...), w.files.Ignored...)
 		b.res.Skills = append(b.res.Skills, s)
 	}
-	b.res.Out = b.opts.Out
-	return nil
 }
 
 // catalog renders index.html, the page people read.
@@ -74,18 +79,19 @@ func (b *builder) catalog() ([]byte, error) {
 
 // record is the build record of this build.
 func (b *builder) record() *record {
-	rec := &record{Generator: Generator()}
+	rec := &record{Generator: Generator(), Bundle: b.bundleKey, Excluded: b.bundle.Excluded}
 	for _, w := range b.work {
 		c := cachedSkill{Name: w.name, Key: w.key, ContentDigest: w.out.ContentDigest,
 			Files: w.out.Files, TarGz: w.out.TarGz, Zip: w.out.Zip}
-		if w.clean {
-			c.Lint = w.lintKey
-		}
+		c.Lint = w.recordedLint()
 		rec.Skills = append(rec.Skills, c)
 	}
 	sort.Slice(rec.Skills, func(i, j int) bool { return rec.Skills[i].Name < rec.Skills[j].Name })
 	for _, e := range b.bundle.Entries {
 		rec.Files = append(rec.Files, e.Path)
+		if e.Kind == layout.KindDoc {
+			rec.Docs = append(rec.Docs, Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
+		}
 		if b.opts.Sign != nil && layout.Signed(e) {
 			rec.Files = append(rec.Files, layout.Signature(e.Path))
 		}
@@ -133,6 +139,10 @@ func (b *builder) upToDate() bool {
 }
 
 func (b *builder) write() error {
+	if b.res.UpToDate {
+		b.logf("• write: %s is up to date", b.opts.Out)
+		return nil
+	}
 	if b.opts.DryRun {
 		b.logf("• write: dry run, would write %s to %s", plural(len(b.res.Artifacts), "file", "files"), b.opts.Out)
 		return nil

@@ -66,8 +66,8 @@ type Options struct {
 // Excluded is a skill left out of the v0.1 index and tree, with the reason.
 // It stays in every other document.
 type Excluded struct {
-	Name   string
-	Reason string
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
 }
 
 // Digest is the digest of data as every document spells it.
