@@ -3,7 +3,6 @@ package lint
 import (
 	"fmt"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/skillpack/skillpack/skill"
@@ -82,18 +81,23 @@ func checkDuplicateNames(p *RegistryPass) {
 }
 
 func checkNested(p *RegistryPass) {
-	dirs := make([]string, len(p.Skills))
+	// A set of folders and a walk up from each skill keeps this linear in
+	// the number of skills; comparing every pair costs seconds at 10,000.
+	dirs := make(map[string]bool, len(p.Skills))
+	abs := make([]string, len(p.Skills))
 	for i, s := range p.Skills {
-		dirs[i], _ = filepath.Abs(s.Dir)
+		abs[i], _ = filepath.Abs(s.Dir)
+		dirs[abs[i]] = true
 	}
-	sort.Strings(dirs)
 	for i, s := range p.Skills {
-		abs, _ := filepath.Abs(s.Dir)
-		for _, outer := range dirs {
-			if outer != abs && strings.HasPrefix(abs, outer+string(filepath.Separator)) {
-				p.Report(Finding{Path: p.Rel(p.Skills[i].EntryPath()),
-					Message: fmt.Sprintf("this skill is inside the skill folder %s, whose archive will contain it too", p.Rel(outer)),
-					Fix:     "move the folder next to " + p.Rel(outer)})
+		for dir := filepath.Dir(abs[i]); ; dir = filepath.Dir(dir) {
+			if dirs[dir] {
+				p.Report(Finding{Path: p.Rel(s.EntryPath()),
+					Message: fmt.Sprintf("this skill is inside the skill folder %s, whose archive will contain it too", p.Rel(dir)),
+					Fix:     "move the folder next to " + p.Rel(dir)})
+				break
+			}
+			if parent := filepath.Dir(dir); parent == dir {
 				break
 			}
 		}
