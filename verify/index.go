@@ -162,17 +162,24 @@ func (c *checker) archive(loc, skill, from, digest string, size int64) *archiveR
 	return a
 }
 
-// v1Index checks the legacy discovery v0.1.0 index, if there is one.
-func (c *checker) v1Index() {
-	const p = layout.V1Index
+// optionalIndex reads and decodes an index the bundle may leave out,
+// counting it as checked; false means there is nothing more to check
+// (absent, or a problem already reported).
+func (c *checker) optionalIndex(p string, v any) bool {
 	data := c.read(p, true)
 	if data == nil {
-		return
+		return false
 	}
 	c.docs = append(c.docs, p)
 	c.rep.Checked.Indexes++
+	return c.decode(p, data, v)
+}
+
+// v1Index checks the legacy discovery v0.1.0 index, if there is one.
+func (c *checker) v1Index() {
+	const p = layout.V1Index
 	var doc v1Doc
-	if !c.decode(p, data, &doc) {
+	if !c.optionalIndex(p, &doc) {
 		return
 	}
 	c.v1 = &doc
@@ -238,14 +245,8 @@ func skillURI(uri string) (name, path string, ok bool) {
 // mcpSkills checks mcp/skills.json, the skills of an MCP skills/list.
 func (c *checker) mcpSkills() {
 	const p = layout.MCPSkills
-	data := c.read(p, true)
-	if data == nil {
-		return
-	}
-	c.docs = append(c.docs, p)
-	c.rep.Checked.Indexes++
 	var doc []mcpSkill
-	if !c.decode(p, data, &doc) {
+	if !c.optionalIndex(p, &doc) {
 		return
 	}
 	seen := map[string]bool{}
@@ -308,14 +309,8 @@ func (c *checker) mcpSkills() {
 // mcpIndex checks mcp/index.json, the legacy skill://index.json body.
 func (c *checker) mcpIndex() {
 	const p = layout.MCPIndex
-	data := c.read(p, true)
-	if data == nil {
-		return
-	}
-	c.docs = append(c.docs, p)
-	c.rep.Checked.Indexes++
 	var doc mcpIndexDoc
-	if !c.decode(p, data, &doc) {
+	if !c.optionalIndex(p, &doc) {
 		return
 	}
 	seen := map[string]bool{}
@@ -389,14 +384,8 @@ func sameJSON(a, b json.RawMessage) bool {
 // layout gives it, and every path holds the bytes its digest and size say.
 func (c *checker) mcpResources() {
 	const p = layout.MCPResources
-	data := c.read(p, true)
-	if data == nil {
-		return
-	}
-	c.docs = append(c.docs, p)
-	c.rep.Checked.Indexes++
 	var doc []layout.Resource
-	if !c.decode(p, data, &doc) {
+	if !c.optionalIndex(p, &doc) {
 		return
 	}
 	have := map[string]bool{}
