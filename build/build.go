@@ -306,7 +306,7 @@ func (b *builder) lintKey(w *work, entries []pack.Entry) string {
 		cfg = lint.DefaultConfig()
 	}
 	h := sha256.New()
-	fmt.Fprintf(h, "skillpack-lint/1\n%s\n%s\n%s\n%s\n", version.Version(), cfg.Key(b.opts.Lint.Strict), w.src.Name(), w.src.File)
+	fmt.Fprintf(h, "skillpack-lint/1\n%s\n%s\n%s\n%s\n%s\n", version.Version(), lint.Fingerprint(), cfg.Key(b.opts.Lint.Strict), w.src.Name(), w.src.File)
 	h.Write(pack.Manifest(entries))
 	for _, f := range w.files.Files {
 		fmt.Fprintf(h, "link %t %s\n", f.Link, f.Path)

@@ -1,8 +1,11 @@
 package lint
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Category groups rules in listings and docs.
@@ -57,6 +60,20 @@ var registry = func() []*Rule {
 	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 	return all
 }()
+
+// Fingerprint identifies the rule set: every rule's ID, default severity
+// and title. A caller that remembers verdicts (the build) keys them by it,
+// so that a skillpack with other rules never reuses this one's verdicts,
+// even between development builds that share a version string.
+func Fingerprint() string { return fingerprint() }
+
+var fingerprint = sync.OnceValue(func() string {
+	h := sha256.New()
+	for _, r := range registry {
+		fmt.Fprintf(h, "%s %s %s\n", r.ID, r.Severity, r.Title)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil))
+})
 
 // Suggest returns the rule IDs closest to a mistyped one, for error messages.
 func Suggest(id string) string {
