@@ -122,7 +122,15 @@ func TestTamperedBundle(t *testing.T) {
 			os.Remove(p) // break the hard link, then change the copy
 			os.WriteFile(p, []byte("tampered"), 0o644)
 		}, 0},
+		{"legacy file, same size", func(t *testing.T, dist string, s Skill) {
+			p := filepath.Join(dist, ".well-known/skills", s.Name, "SKILL.md")
+			data, _ := os.ReadFile(p)
+			os.Remove(p) // a copy of its own, no longer the served file's inode
+			data[len(data)/2] ^= 0x20
+			os.WriteFile(p, data, 0o644)
+		}, 0},
 		{"index", func(t *testing.T, dist string, s Skill) { flip(t, filepath.Join(dist, "mcp", "skills.json")) }, 0},
+		{"catalog", func(t *testing.T, dist string, s Skill) { flip(t, filepath.Join(dist, "index.html")) }, 0},
 		{"build record", func(t *testing.T, dist string, s Skill) {
 			os.WriteFile(filepath.Join(dist, ".skillpack", "build.json"), []byte("{not json"), 0o644)
 		}, 5},
