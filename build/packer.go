@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/skill"
@@ -60,40 +61,9 @@ func (b *builder) pack() error {
 }
 
 // each runs fn on every skill, one worker per job, and returns the first
-// error; after an error the remaining skills are skipped.
+// error; after an error no further skill is started.
 func (b *builder) each(fn func(*work) error) error {
-	var (
-		next   = make(chan *work)
-		wg     sync.WaitGroup
-		mu     sync.Mutex
-		first  error
-		failed atomic.Bool
-	)
-	for range min(b.opts.Jobs, len(b.work)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for w := range next {
-				if failed.Load() {
-					continue
-				}
-				if err := fn(w); err != nil {
-					mu.Lock()
-					if first == nil {
-						first = err
-					}
-					mu.Unlock()
-					failed.Store(true)
-				}
-			}
-		}()
-	}
-	for _, w := range b.work {
-		next <- w
-	}
-	close(next)
-	wg.Wait()
-	return first
+	return parallel.Each(len(b.work), b.opts.Jobs, func(i int) error { return fn(b.work[i]) })
 }
 
 // packOne packs one skill, or proves that the previous build's archives

@@ -18,11 +18,11 @@ import (
 	"fmt"
 	"html/template"
 	"net/url"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/templates"
 )
@@ -147,24 +147,12 @@ func Render(skills []Skill, o Options) ([]byte, error) {
 	// Rendering SKILL.md is most of the work on a large bundle, and each
 	// skill renders alone, so they render in parallel, in a fixed order.
 	p.Skills = make([]view, len(ss))
-	errs := make([]error, len(ss))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), len(ss)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				p.Skills[i], errs[i] = newView(ss[i], href, abs, host)
-			}
-		}()
-	}
-	for i := range ss {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := parallel.Each(len(ss), 0, func(i int) error {
+		var err error
+		p.Skills[i], err = newView(ss[i], href, abs, host)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	a, err := load()

@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 
+	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -100,29 +99,13 @@ type runner struct {
 }
 
 func (r *runner) run(skills []*skill.Skill, jobs int) *Result {
-	if jobs <= 0 {
-		jobs = runtime.GOMAXPROCS(0)
-	}
 	perSkill := make([][]Finding, len(skills))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(jobs, max(len(skills), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if r.unchanged != nil && r.unchanged(skills[i]) {
-					continue
-				}
-				perSkill[i] = r.checkSkill(skills[i])
-			}
-		}()
-	}
-	for i := range skills {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	parallel.Each(len(skills), jobs, func(i int) error {
+		if r.unchanged == nil || !r.unchanged(skills[i]) {
+			perSkill[i] = r.checkSkill(skills[i])
+		}
+		return nil
+	})
 
 	var all []Finding
 	clean := make([]bool, len(skills))

@@ -7,12 +7,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
+
+	"github.com/skillpack/skillpack/internal/parallel"
 )
 
 // MaxDepth bounds how deep discovery walks below a root. Real trees are a few
@@ -200,16 +199,10 @@ type entry struct{ dir, name string }
 // SKILL.md files is most of discovery's time, and each is independent.
 func loadAll(found []entry) []*Skill {
 	out := make([]*Skill, len(found))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(found)) {
-		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < len(found); i = int(next.Add(1)) - 1 {
-				out[i] = load(found[i].dir, found[i].name)
-			}
-		})
-	}
-	wg.Wait()
+	parallel.Each(len(found), 0, func(i int) error {
+		out[i] = load(found[i].dir, found[i].name)
+		return nil
+	})
 	return out
 }
 
