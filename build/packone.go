@@ -38,7 +38,10 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 	if s.Err != nil {
 		return nil, fmt.Errorf("%s: %v", s.EntryPath(), s.Err)
 	}
-	res := lint.Check([]*skill.Skill{s}, opts.Lint)
+	files, err := skill.Collect(dir)
+	lo := opts.Lint
+	lo.Files = func(*skill.Skill) (*skill.Files, error) { return files, err }
+	res := lint.Check([]*skill.Skill{s}, lo)
 	p := &Packed{Name: lint.SkillName(s), Layout: "flat", Findings: res.Findings}
 	if opts.Wrapped {
 		p.Layout = "wrapped"
@@ -46,7 +49,6 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 	if errs, _, _ := lint.Count(res.Findings); errs > 0 {
 		return p, &LintError{Errors: errs}
 	}
-	files, err := skill.Collect(dir)
 	if err != nil {
 		return p, fmt.Errorf("%s: %w", dir, err)
 	}
