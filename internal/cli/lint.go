@@ -125,7 +125,7 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 		paths = []string{"."}
 	}
 	for _, p := range paths {
-		if _, err := os.Stat(p); err != nil {
+		if _, err := os.Lstat(p); err != nil { // a dangling link names the skill it sits in
 			return usageErr("%s: no such file or folder", p)
 		}
 	}
