@@ -1,7 +1,7 @@
 // Package build turns a tree of skills into a servable bundle. It is an
-// ordered pipeline of small steps (discover → lint → check output → collect
-// → pack → index → write), each named so that an error says where it
-// happened. Paths and URLs come from package layout, archive bytes from
+// ordered pipeline of small steps (discover → check output → collect →
+// hash → lint → pack → index → write), each named so that an error says
+// where it happened. Paths and URLs come from package layout, archive bytes from
 // package pack; build decides the order, reuses unchanged work from the
 // previous bundle, and writes atomically.
 package build
@@ -151,7 +151,6 @@ func Generator() string {
 type work struct {
 	src     *skill.Skill
 	name    string
-	fm      []byte       // frontmatter as JSON
 	files   *skill.Files // collected
 	collErr error        // why the files could not be collected (lint reports it)
 	hashed  []pack.Entry // the files' digests, when hashed before lint
@@ -292,7 +291,6 @@ func (b *builder) prepare(w *work) error {
 		return fmt.Errorf("%s: frontmatter has no faithful JSON form: %w", s.EntryPath(), err)
 	}
 	desc, _ := s.Doc.String("description")
-	w.fm = fm
 	w.out = layout.Skill{Name: w.name, Description: desc, Frontmatter: fm}
 	return nil
 }
