@@ -104,6 +104,9 @@ func runBuild(ios *IO, opts *buildOptions, setLegacy, setBase bool) error {
 		Lint: lint.Options{Config: cfg, Strict: opts.Strict},
 		Log:  ios.Err,
 	}
+	if !opts.Sign && opts.SignOptions != (SignOptions{}) {
+		return usageErr("signing flags (--key, --identity-token, ...) need --sign")
+	}
 	if opts.Sign && !opts.DryRun {
 		ctx := context.Background()
 		s, err := opts.newSigner(ctx, ios)
