@@ -324,8 +324,3 @@ func plural(n int, one, many string) string {
 	}
 	return strconv.Itoa(n) + " " + many
 }
-
-func sha(b []byte) []byte {
-	s := sha256.Sum256(b)
-	return s[:]
-}

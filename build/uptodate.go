@@ -83,7 +83,7 @@ func (b *builder) fastUpToDate() bool {
 		arts[d.Path] = d
 		docs[d.Path] = true
 	}
-	arts[layout.BuildRecord] = Artifact{Path: layout.BuildRecord, Digest: digest(sha(recData)), Size: int64(len(recData))}
+	arts[layout.BuildRecord] = Artifact{Path: layout.BuildRecord, Digest: layout.Digest(recData), Size: int64(len(recData))}
 
 	var out []Artifact
 	for _, path := range p.Files {

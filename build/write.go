@@ -47,7 +47,7 @@ func (b *builder) index() error {
 	for _, e := range bundle.Entries {
 		b.res.Artifacts = append(b.res.Artifacts, Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 	}
-	b.res.Artifacts = append(b.res.Artifacts, Artifact{Path: layout.BuildRecord, Digest: digest(sha(b.recData)), Size: int64(len(b.recData))})
+	b.res.Artifacts = append(b.res.Artifacts, Artifact{Path: layout.BuildRecord, Digest: layout.Digest(b.recData), Size: int64(len(b.recData))})
 	sort.Slice(b.res.Artifacts, func(i, j int) bool { return b.res.Artifacts[i].Path < b.res.Artifacts[j].Path })
 	return nil
 }
@@ -221,7 +221,7 @@ func (b *builder) sign() error {
 				return err
 			}
 		}
-		if digest(sha(data)) != e.Digest {
+		if layout.Digest(data) != e.Digest {
 			return fmt.Errorf("%s changed before it could be signed", e.Path)
 		}
 		sig, err := b.opts.Sign(data)
