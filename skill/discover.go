@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -66,6 +67,23 @@ var skipDirs = map[string]bool{".git": true, "node_modules": true, ".hg": true, 
 // A symlink to a folder outside any skill is the user naming a linked
 // folder, and is walked.
 func Discover(root string) ([]*Skill, error) {
+	found, err := Find(root)
+	if err != nil {
+		return nil, err
+	}
+	// Reading and parsing ten thousand SKILL.md files is most of
+	// discovery's time, and each is independent.
+	parallel.Each(len(found), 0, func(i int) error {
+		found[i].Read()
+		return nil
+	})
+	return found, nil
+}
+
+// Find is Discover without reading the entry files: each Skill has only Dir
+// and File until Read is called. A caller that handles skills one at a
+// time (the build) so holds in memory only the skills in hand.
+func Find(root string) ([]*Skill, error) {
 	info, err := os.Lstat(root)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", root, pathError(err))
@@ -74,7 +92,7 @@ func Discover(root string) ([]*Skill, error) {
 	switch {
 	case info.Mode()&fs.ModeSymlink != 0:
 		if dir := Enclosing(root); dir != "" {
-			return []*Skill{Load(dir)}, nil
+			return []*Skill{find(dir)}, nil
 		}
 		target, err := filepath.EvalSymlinks(root)
 		if err != nil {
@@ -86,7 +104,7 @@ func Discover(root string) ([]*Skill, error) {
 		walk = target
 	case !info.IsDir():
 		if dir := Enclosing(root); dir != "" {
-			return []*Skill{Load(dir)}, nil
+			return []*Skill{find(dir)}, nil
 		}
 		return nil, nil
 	}
@@ -94,12 +112,15 @@ func Discover(root string) ([]*Skill, error) {
 	if err := w.dir(walk, 0); err != nil {
 		return nil, fmt.Errorf("%s: %w", root, pathError(err))
 	}
-	out := loadAll(w.found)
+	out := make([]*Skill, len(w.found))
+	for i, e := range w.found {
+		out[i] = &Skill{Dir: e.dir, File: e.name}
+	}
 	if len(out) == 0 {
 		// A folder inside a skill ("lint pdf/scripts") means that skill;
 		// answering "no skills" would pass it unchecked.
 		if dir := Enclosing(root); dir != "" {
-			return []*Skill{Load(dir)}, nil
+			return []*Skill{find(dir)}, nil
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Dir < out[j].Dir })
@@ -140,42 +161,52 @@ func Enclosing(path string) string {
 // Load reads the skill in dir. It never fails: an unreadable entry file is
 // recorded in Err for lint to report.
 func Load(dir string) *Skill {
+	s := find(dir)
+	s.Read()
+	return s
+}
+
+// find is the unread skill in dir.
+func find(dir string) *Skill {
 	name := entryName(dir)
 	if name == "" {
 		name = FileName
 	}
-	return load(dir, name)
+	return &Skill{Dir: dir, File: name}
 }
 
-func load(dir, name string) *Skill {
-	s := &Skill{Dir: dir, File: name}
+// Read reads and parses the entry file, filling in Size and Doc, or Err
+// when it cannot be read.
+func (s *Skill) Read() {
+	s.Size, s.Doc, s.Err = 0, nil, nil
 	if info, err := os.Stat(s.EntryPath()); err == nil && !info.Mode().IsRegular() {
-		s.Err = fmt.Errorf("%s is not a regular file", name)
-		return s
+		s.Err = fmt.Errorf("%s is not a regular file", s.File)
+		return
 	}
 	f, err := OpenFile(s.EntryPath())
 	if err != nil {
 		s.Err = pathError(err)
-		return s
+		return
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
 		s.Err = pathError(err)
-		return s
+		return
 	}
 	if !info.Mode().IsRegular() {
-		s.Err = fmt.Errorf("%s is not a regular file", name)
-		return s
+		s.Err = fmt.Errorf("%s is not a regular file", s.File)
+		return
 	}
 	s.Size = info.Size()
-	data, err := io.ReadAll(io.LimitReader(f, MaxRead))
-	if err != nil {
+	// Sized from the stat, so that reading does not grow (and garbage) a
+	// buffer many times over; the file may still have grown since.
+	buf := bytes.NewBuffer(make([]byte, 0, min(s.Size, MaxRead)+bytes.MinRead))
+	if _, err := buf.ReadFrom(io.LimitReader(f, MaxRead)); err != nil {
 		s.Err = pathError(err)
-		return s
+		return
 	}
-	s.Doc = Parse(data)
-	return s
+	s.Doc = Parse(buf.Bytes())
 }
 
 // OpenFile opens a file for reading without blocking: opening a named pipe
@@ -194,17 +225,6 @@ type walker struct {
 
 // entry is a skill folder and the name of its entry file.
 type entry struct{ dir, name string }
-
-// loadAll loads skills in parallel: reading and parsing ten thousand
-// SKILL.md files is most of discovery's time, and each is independent.
-func loadAll(found []entry) []*Skill {
-	out := make([]*Skill, len(found))
-	parallel.Each(len(found), 0, func(i int) error {
-		out[i] = load(found[i].dir, found[i].name)
-		return nil
-	})
-	return out
-}
 
 func (w *walker) dir(dir string, depth int) error {
 	ents, err := os.ReadDir(dir)

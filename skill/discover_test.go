@@ -68,6 +68,25 @@ func TestDiscover(t *testing.T) {
 		t.Errorf("entry files = %v", files)
 	}
 
+	// Find finds the same skills without reading them; Read then gives
+	// what Discover gave.
+	found, err := Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := dirs(t, root, found); !reflect.DeepEqual(d, want) {
+		t.Fatalf("Find = %q\nwant   %q", d, want)
+	}
+	for i, s := range found {
+		if s.Doc != nil || s.Err != nil || s.Size != 0 {
+			t.Errorf("Find read %s", s.Dir)
+		}
+		s.Read()
+		if !reflect.DeepEqual(s, got[i]) {
+			t.Errorf("Find then Read = %+v, Discover = %+v", s, got[i])
+		}
+	}
+
 	// A bundle named as root is walked: the user asked for it.
 	got, err = Discover(filepath.Join(root, "dist"))
 	if err != nil || len(got) != 1 {
