@@ -6,9 +6,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -16,13 +18,16 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
 
 	"github.com/klauspost/compress/flate"
+	kgzip "github.com/klauspost/compress/gzip"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden digests in testdata")
@@ -160,6 +165,10 @@ func TestGolden(t *testing.T) {
 // pooled across Writers write what a new one would, so an archive's bytes
 // do not depend on what was packed before it.
 func TestFreshCompressor(t *testing.T) {
+	// A zip entry is the file compressed on its own and sync-flushed, so
+	// that the same bytes can sit inside the tar.gz's deflate stream, then
+	// closed with an empty final block. An empty file has no bytes to
+	// flush: its entry is the final block alone.
 	fresh := func(b []byte) []byte {
 		var out bytes.Buffer
 		fw, err := flate.NewWriter(&out, Level)
@@ -169,12 +178,17 @@ func TestFreshCompressor(t *testing.T) {
 		if _, err := fw.Write(b); err != nil {
 			t.Fatal(err)
 		}
+		if len(b) > 0 {
+			if err := fw.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
 		if err := fw.Close(); err != nil {
 			t.Fatal(err)
 		}
 		return out.Bytes()
 	}
-	// Fill the pools with compressors that have seen other data.
+	// Fill the pool with a compressor that has seen other data.
 	other := []file{{"SKILL.md", false, strings.Repeat("other words, other matches\n", 5000)}}
 	build(t, other, Options{})
 	tgz, zp, _ := build(t, skill, Options{})
@@ -197,24 +211,17 @@ func TestFreshCompressor(t *testing.T) {
 		}
 	}
 
-	gr, err := gzip.NewReader(bytes.NewReader(tgz))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tarBytes, err := io.ReadAll(gr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A gzip member is a 10-byte header (no optional fields), the deflate
-	// stream and an 8-byte trailer.
-	if !bytes.Equal(tgz[10:len(tgz)-8], fresh(tarBytes)) {
-		t.Error("gzip stream differs from a new compressor's")
+	// With the pool emptied, the Writer makes a new compressor.
+	flatePool = sync.Pool{}
+	tgz2, zp2, _ := build(t, skill, Options{})
+	if !bytes.Equal(tgz, tgz2) || !bytes.Equal(zp, zp2) {
+		t.Error("a pooled compressor and a new one wrote different archives")
 	}
 }
 
 func TestGenerator(t *testing.T) {
 	g := Generator()
-	if !regexp.MustCompile(`^klauspost/compress v\d+\.\d+\.\d+\S* flate level 6$`).MatchString(g) {
+	if !regexp.MustCompile(`^klauspost/compress v\d+\.\d+\.\d+\S* flate level 6, shared deflate/2$`).MatchString(g) {
 		t.Errorf("Generator() = %q", g)
 	}
 }
@@ -590,13 +597,13 @@ func TestTooLarge(t *testing.T) {
 	if _, err := w.Add("a.bin", false, int64(len(noise)), bytes.NewReader(noise)); err != nil {
 		t.Fatalf("first file: %v", err)
 	}
-	// b.bin's compressed bytes leave the compressor only when the next
-	// entry starts, so the next Add is the first that can see the limit.
-	if _, err := w.Add("b.bin", false, int64(len(noise)), bytes.NewReader(noise)); err != nil {
-		t.Fatalf("second file: %v", err)
+	// The Add that takes the zip past the limit fails, and so does every
+	// later call.
+	if _, err := w.Add("b.bin", false, int64(len(noise)), bytes.NewReader(noise)); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "b.bin") {
+		t.Errorf("zip past the limit: %v, want ErrTooLarge naming b.bin", err)
 	}
 	if _, err := w.Add("c.bin", false, 1, strings.NewReader("c")); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("zip past the limit: %v, want ErrTooLarge", err)
+		t.Errorf("Add after the zip passed the limit: %v, want ErrTooLarge", err)
 	}
 
 	// Close catches the central directory crossing the limit.
@@ -771,21 +778,53 @@ func sameTree(t *testing.T, dir string, want []file) {
 
 func TestTools(t *testing.T) {
 	tgz, zp, _ := build(t, skill, Options{})
+	tools(t, tgz, zp, skill)
+}
+
+// tools checks that gzip, GNU tar, bsdtar and unzip read the archives of
+// want, packed at the default time, without a warning.
+func tools(t *testing.T, tgz, zp []byte, want []file) {
+	t.Helper()
 	tgzPath := writeTemp(t, "skill.tar.gz", tgz)
 	zipPath := writeTemp(t, "skill.zip", zp)
 
+	t.Run("gzip-test", func(t *testing.T) {
+		need(t, "gzip")
+		run(t, t.TempDir(), "gzip", "-t", tgzPath)
+	})
+	t.Run("gunzip-tar-list", func(t *testing.T) {
+		need(t, "gunzip")
+		need(t, "tar")
+		raw, err := exec.Command("gunzip", "-c", tgzPath).Output()
+		if err != nil {
+			t.Fatalf("gunzip -c: %v", err)
+		}
+		cmd := exec.Command("tar", "-tf", "-")
+		cmd.Stdin = bytes.NewReader(raw)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("tar -t: %v", err)
+		}
+		var paths []string
+		for _, f := range want {
+			paths = append(paths, f.path)
+		}
+		if got := strings.Fields(string(out)); !slices.Equal(got, paths) {
+			t.Errorf("gunzip -c | tar -t lists %d entries, want the %d files in order", len(got), len(paths))
+		}
+	})
 	t.Run("gnu-tar", func(t *testing.T) {
 		gnuTar(t)
 		dir := t.TempDir()
 		run(t, dir, "tar", "-xzf", tgzPath, "-C", dir)
-		sameTree(t, dir, skill)
+		sameTree(t, dir, want)
 		// The fixed time reached the files.
-		info, err := os.Stat(filepath.Join(dir, "SKILL.md"))
+		info, err := os.Stat(filepath.Join(dir, want[0].path))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC); !info.ModTime().Equal(want) {
-			t.Errorf("mtime %v, want %v", info.ModTime(), want)
+		if mtime := time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC); !info.ModTime().Equal(mtime) {
+			t.Errorf("mtime %v, want %v", info.ModTime(), mtime)
 		}
 	})
 	for _, a := range []string{tgzPath, zipPath} {
@@ -793,19 +832,192 @@ func TestTools(t *testing.T) {
 			need(t, "bsdtar")
 			dir := t.TempDir()
 			run(t, dir, "bsdtar", "-xf", a, "-C", dir)
-			sameTree(t, dir, skill)
+			sameTree(t, dir, want)
 		})
 	}
 	t.Run("unzip", func(t *testing.T) {
 		need(t, "unzip")
 		dir := t.TempDir()
 		run(t, dir, "unzip", "-q", zipPath, "-d", dir)
-		sameTree(t, dir, skill)
+		sameTree(t, dir, want)
 	})
 	t.Run("unzip-test", func(t *testing.T) {
 		need(t, "unzip")
 		run(t, t.TempDir(), "unzip", "-tq", zipPath)
 	})
+}
+
+// sizes returns a skill whose file sizes sit on the edges of the tar blocks
+// (512 bytes) and of the compressor's blocks (64 KiB), with empty and
+// one-byte files, empty files in a row, incompressible, repetitive and
+// all-zero data, and many small files.
+func sizes() []file {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	random := func(n int) string {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(rnd.Uint32())
+		}
+		return string(b)
+	}
+	files := []file{
+		{"SKILL.md", false, string(text(rnd, 3000))},
+		{"a/empty.txt", false, ""},
+		{"a/one.txt", true, "x"},
+		{"b/511.md", false, string(text(rnd, 511))},
+		{"b/512.md", false, string(text(rnd, 512))},
+		{"b/513.bin", true, random(513)},
+		{"b/1024.md", false, string(text(rnd, 1024))},
+		{"c/64k-1.md", false, string(text(rnd, 64<<10-1))},
+		{"c/64k.bin", false, random(64 << 10)},
+		{"c/64k+1.md", false, string(text(rnd, 64<<10+1))},
+		{"d/random.bin", false, random(300 << 10)},
+		{"d/repeat.txt", false, strings.Repeat("abcabd", 400<<10/6)},
+		{"d/zeros.bin", false, string(make([]byte, 200<<10))},
+		{"e/empty1", false, ""},
+		{"e/empty2", false, ""},
+		{"z/last", false, "z"},
+	}
+	for i := range 200 {
+		files = append(files, file{fmt.Sprintf("f/%03d.md", i), i%7 == 0, string(text(rnd, rnd.IntN(3000)))})
+	}
+	slices.SortFunc(files, func(a, b file) int { return strings.Compare(a.path, b.path) })
+	return files
+}
+
+func TestSizes(t *testing.T) {
+	files := sizes()
+	tgz, zp, _ := build(t, files, Options{})
+	mtime := time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
+	sameFiles(t, "tar", readTar(t, tgz, mtime), files, "")
+	sameFiles(t, "zip", readZip(t, zp, mtime), files, "")
+
+	// The .tar.gz is one gzip member, and its trailer holds the CRC-32 and
+	// the size of the tar. Go's reader checks them too.
+	br := bytes.NewReader(tgz)
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr.Multistream(false)
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if br.Len() != 0 {
+		t.Errorf("%d bytes after the gzip member", br.Len())
+	}
+	trailer := tgz[len(tgz)-8:]
+	if got, want := binary.LittleEndian.Uint32(trailer), crc32.ChecksumIEEE(raw); got != want {
+		t.Errorf("gzip CRC-32 %#08x, want %#08x", got, want)
+	}
+	if got := binary.LittleEndian.Uint32(trailer[4:]); got != uint32(len(raw)) {
+		t.Errorf("gzip ISIZE %d, want %d", got, len(raw))
+	}
+
+	tgz2, zp2, _ := build(t, files, Options{})
+	if !bytes.Equal(tgz, tgz2) || !bytes.Equal(zp, zp2) {
+		t.Error("two packs of the same files differ")
+	}
+	flatePool = sync.Pool{}
+	tgz3, zp3, _ := build(t, files, Options{})
+	if !bytes.Equal(tgz, tgz3) || !bytes.Equal(zp, zp3) {
+		t.Error("a pooled compressor and a new one wrote different archives")
+	}
+
+	tools(t, tgz, zp, files)
+}
+
+// failWriter accepts n bytes, then fails.
+type failWriter struct {
+	n   int
+	err error
+}
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		n := w.n
+		w.n = 0
+		return n, w.err
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// TestWriteError checks that an output failing anywhere (the gzip header,
+// a header's piece, a file's piece, the trailer; a zip header, entry or
+// the central directory) reaches the caller, and that the Writer then
+// refuses to finish.
+func TestWriteError(t *testing.T) {
+	files := sizes()[:12]
+	tgz, zp, _ := build(t, files, Options{})
+	boom := errors.New("disk full")
+	for _, archive := range []string{"tar.gz", "zip"} {
+		total := len(tgz)
+		if archive == "zip" {
+			total = len(zp)
+		}
+		for _, limit := range []int{0, 1, 9, 10, 11, 600, total / 3, total / 2, total - 12, total - 8, total - 1} {
+			out := &failWriter{n: limit, err: boom}
+			w := NewWriter(out, nil, Options{})
+			if archive == "zip" {
+				w = NewWriter(nil, out, Options{})
+			}
+			var err error
+			for _, f := range files {
+				if _, err = w.Add(f.path, f.exec, int64(len(f.data)), strings.NewReader(f.data)); err != nil {
+					break
+				}
+			}
+			cerr := w.Close()
+			if err == nil {
+				err = cerr
+			}
+			if !errors.Is(err, boom) || cerr == nil {
+				t.Errorf("%s failing after %d of %d bytes: Add or Close returned %v, then Close %v; want the write error, and Close to fail", archive, limit, total, err, cerr)
+			}
+		}
+	}
+}
+
+// cycle reads b over and over, without allocating.
+type cycle struct {
+	b   []byte
+	off int
+}
+
+func (c *cycle) Read(p []byte) (int, error) {
+	n := copy(p, c.b[c.off:])
+	c.off = (c.off + n) % len(c.b)
+	return n, nil
+}
+
+// TestStreaming checks that Add streams a file through both archives
+// rather than holding it, or its compressed form, in memory: a skill may
+// hold a file of gigabytes.
+func TestStreaming(t *testing.T) {
+	if testing.Short() {
+		t.Skip("packs 64 MiB")
+	}
+	const size = 64 << 20
+	rnd := rand.New(rand.NewPCG(5, 6))
+	r := io.LimitReader(&cycle{b: text(rnd, 1<<20)}, size)
+	build(t, skill, Options{}) // so the Writer takes a pooled compressor
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	w := NewWriter(io.Discard, io.Discard, Options{})
+	if _, err := w.Add("big.md", false, size, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	// A new compressor, should a GC have emptied the pool, takes about
+	// 2 MiB; the compressed file alone would take over 20.
+	if n := after.TotalAlloc - before.TotalAlloc; n > 8<<20 {
+		t.Errorf("packing a %d MiB file allocated %d KiB", size>>20, n>>10)
+	}
 }
 
 // text returns n bytes of Markdown-like text, compressible as prose is.
@@ -846,4 +1058,165 @@ func BenchmarkPack(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// baselineGzip and baselineFlate pool packBaseline's compressors, as the
+// Writer pooled them before it shared one.
+var baselineGzip, baselineFlate sync.Pool
+
+// packBaseline packs files as the Writer did in format 1, compressing every
+// file twice: the tar through klauspost's gzip.Writer, and each zip entry
+// with a flate.Writer of its own. BenchmarkWriter measures against it.
+func packBaseline(tgz, z io.Writer, files []file) error {
+	gz, _ := baselineGzip.Get().(*kgzip.Writer)
+	if gz == nil {
+		gz, _ = kgzip.NewWriterLevel(tgz, Level)
+	} else {
+		gz.Reset(tgz)
+	}
+	defer baselineGzip.Put(gz)
+	gz.Header = kgzip.Header{ModTime: time.Unix(0, 0), OS: 255}
+	tw := tar.NewWriter(gz)
+
+	zw := zip.NewWriter(z)
+	var fw *flate.Writer
+	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
+		if fw == nil {
+			fw, _ = baselineFlate.Get().(*flate.Writer)
+		}
+		if fw == nil {
+			var err error
+			fw, err = flate.NewWriter(out, Level)
+			return fw, err
+		}
+		fw.Reset(out)
+		return fw, nil
+	})
+	defer func() {
+		if fw != nil {
+			baselineFlate.Put(fw)
+		}
+	}()
+
+	mtime := time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
+	date, tm := dosTime(mtime)
+	buf := make([]byte, 32<<10)
+	for _, f := range files {
+		mode := int64(0o644)
+		if f.exec {
+			mode = 0o755
+		}
+		hdr := &tar.Header{Typeflag: tar.TypeReg, Name: f.path, Mode: mode, Size: int64(len(f.data)), ModTime: mtime, Format: tar.FormatUSTAR}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return err
+		}
+		fh := &zip.FileHeader{Name: f.path, Method: zip.Deflate, ModifiedDate: date, ModifiedTime: tm}
+		fh.SetMode(fs.FileMode(mode))
+		zf, err := zw.CreateHeader(fh)
+		if err != nil {
+			return err
+		}
+		h := sha256.New()
+		if _, err := io.CopyBuffer(io.MultiWriter(tw, zf, h), strings.NewReader(f.data), buf); err != nil {
+			return err
+		}
+		if err := zw.Flush(); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	if err := gz.Close(); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// BenchmarkWriter measures the Writer against packBaseline, the two
+// compressors it replaced, alternating the two in each iteration so that
+// both see the same machine. It reports the Writer's mean time as ns/op,
+// the baseline's as baseline-ns/op, and as ratio the median of the
+// iterations' ratios, which a busy machine disturbs less.
+func BenchmarkWriter(b *testing.B) {
+	rnd := rand.New(rand.NewPCG(7, 7))
+	skills := map[string][]file{
+		// BenchmarkPack's skill: five files, 46 KB.
+		"typical": {
+			{"SKILL.md", false, string(text(rnd, 20<<10))},
+			{"reference/api.md", false, string(text(rnd, 12<<10))},
+			{"reference/forms.md", false, string(text(rnd, 8<<10))},
+			{"scripts/fill.py", true, string(text(rnd, 4<<10))},
+			{"scripts/merge.py", true, string(text(rnd, 2<<10))},
+		},
+		// The size of the examples: a few KB in three files.
+		"small": {
+			{"SKILL.md", false, string(text(rnd, 3<<10))},
+			{"scripts/check.sh", true, string(text(rnd, 600))},
+			{"templates/notes.md", false, string(text(rnd, 1200))},
+		},
+		// One large reference file.
+		"large": {
+			{"SKILL.md", false, string(text(rnd, 4<<10))},
+			{"reference/spec.md", false, string(text(rnd, 1<<20))},
+		},
+	}
+	for _, name := range []string{"small", "typical", "large"} {
+		files := skills[name]
+		b.Run(name, func(b *testing.B) {
+			// Both write the same tar, so the comparison is of like with like.
+			var tb, zb bytes.Buffer
+			if err := packBaseline(&tb, &zb, files); err != nil {
+				b.Fatal(err)
+			}
+			mtime := time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
+			sameFiles(b, "baseline tar", readTar(b, tb.Bytes(), mtime), files, "")
+			sameFiles(b, "baseline zip", readZip(b, zb.Bytes(), mtime), files, "")
+			tgz, _, _ := build(b, files, Options{})
+			if !bytes.Equal(gunzip(b, tb.Bytes()), gunzip(b, tgz)) {
+				b.Fatal("the baseline wrote another tar")
+			}
+
+			var shared, baseline time.Duration
+			var ratios []float64
+			for b.Loop() {
+				start := time.Now()
+				w := NewWriter(io.Discard, io.Discard, Options{})
+				for _, f := range files {
+					if _, err := w.Add(f.path, f.exec, int64(len(f.data)), strings.NewReader(f.data)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := w.Close(); err != nil {
+					b.Fatal(err)
+				}
+				mid := time.Now()
+				if err := packBaseline(io.Discard, io.Discard, files); err != nil {
+					b.Fatal(err)
+				}
+				s, base := mid.Sub(start), time.Since(mid)
+				shared += s
+				baseline += base
+				ratios = append(ratios, float64(s)/float64(base))
+			}
+			slices.Sort(ratios)
+			b.ReportMetric(float64(shared.Nanoseconds())/float64(b.N), "ns/op")
+			b.ReportMetric(float64(baseline.Nanoseconds())/float64(b.N), "baseline-ns/op")
+			b.ReportMetric(ratios[len(ratios)/2], "ratio")
+		})
+	}
+}
+
+// gunzip returns the bytes inside a gzip member.
+func gunzip(t testing.TB, gz []byte) []byte {
+	t.Helper()
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
