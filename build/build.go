@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/skillpack/skillpack/internal/version"
@@ -115,16 +116,14 @@ type step struct {
 	run  func() error
 }
 
-// steps is the pipeline, in order. Nothing is written before pack, and
-// nothing outside the staging folder before write.
+// steps is the pipeline, in order. Nothing is written outside the staging
+// folder before write.
 func (b *builder) steps() []step {
 	return []step{
 		{"discover", b.discover},
 		{"check output", b.checkOutput},
-		{"collect", b.collect},
-		{"hash", b.hash},
-		{"lint", b.lint},
 		{"pack", b.pack},
+		{"lint", b.lint},
 		{"index", b.index},
 		{"write", b.write},
 	}
@@ -147,19 +146,31 @@ func Generator() string {
 	return "skillpack " + version.Version() + " (" + pack.Generator() + ")"
 }
 
-// work is one skill moving through the pipeline.
+// work is one skill moving through the pipeline. A worker takes it from
+// its folder to its archives in one go (read, collect, hash, lint, pack)
+// and then drops what it read, so that memory is bounded by the workers,
+// not by the tree.
 type work struct {
-	src     *skill.Skill
+	src     *skill.Skill // its Doc keeps only the name once the skill is done
 	name    string
+	leftOut []string // junk and .skillignore'd paths
+
+	// While the skill is processed; dropped when it is done.
 	files   *skill.Files // collected
 	collErr error        // why the files could not be collected (lint reports it)
 	hashed  []pack.Entry // the files' digests, when hashed before lint
-	lintKey string       // what lint's per-skill verdict depends on; "" until known
-	clean   bool         // lint found nothing in the skill itself
-	out     layout.Skill // what layout needs
-	key     string       // reuse key
-	reused  bool
-	prev    *cachedSkill // the previous build's record of this skill, if any
+
+	findings []lint.Finding // from the per-skill rules
+	lintKey  string         // what lint's per-skill verdict depends on; "" until known
+	clean    bool           // lint found nothing in the skill itself
+	license  string         // frontmatter values the catalog shows
+	compat   string
+	out      layout.Skill // what layout needs
+	key      string       // reuse key
+	reused   bool
+	packed   bool         // archives made or reused; false after a lint error anywhere
+	err      error        // why the skill could not be packed
+	prev     *cachedSkill // the previous build's record of this skill, if any
 }
 
 type builder struct {
@@ -171,12 +182,18 @@ type builder struct {
 	work      []*work
 	out       string // absolute output folder
 	prev      *record
-	stage     string // temporary folder beside out; "" until made
+	recorded  time.Time // when prev was written; zero if unknown
+	intact    bool      // no folder of the previous bundle changed since (see unchanged.go)
+	stage     string    // temporary folder beside out; "" until made
 	bundle    *layout.Bundle
-	recData   []byte // the build record's bytes
+	recDigest string // the build record's digest
 	bundleKey string // see bundleKeyOf
 
-	dirs      sync.Map // folders made or seen in the staging folder
+	dirs      sync.Map     // folders made or seen in the staging folder
+	made      atomic.Int64 // files made in the staging folder, checked against the plan
+	failed    atomic.Bool  // a skill has a lint or pack error: pack no more
+	lintOpts  lint.Options // the per-skill lint options, resolved once
+	collected func(*work)  // a test hook: runs when a skill's files are collected
 	umaskOnce sync.Once
 	umask     uint32
 }
@@ -190,7 +207,7 @@ func (b *builder) logf(format string, args ...any) {
 func (b *builder) discover() error {
 	seen := map[string]bool{}
 	for _, root := range b.roots {
-		found, err := skill.Discover(root)
+		found, err := skill.Find(root)
 		if err != nil {
 			return err
 		}
@@ -207,66 +224,6 @@ func (b *builder) discover() error {
 	}
 	b.logf("• discover: %s", plural(len(b.skills), "skill", "skills"))
 	return nil
-}
-
-// lint checks every skill. A skill whose lint key matches the one the
-// previous build recorded for it as clean is not checked again: nothing
-// lint reads has changed.
-func (b *builder) lint() error {
-	byDir := make(map[*skill.Skill]*work, len(b.work))
-	for _, w := range b.work {
-		byDir[w.src] = w
-	}
-	opts := b.opts.Lint
-	opts.Files = func(s *skill.Skill) (*skill.Files, error) { return byDir[s].files, byDir[s].collErr }
-	opts.Unchanged = func(s *skill.Skill) bool {
-		w := byDir[s]
-		return w.lintKey != "" && w.prev != nil && w.prev.Lint == w.lintKey
-	}
-	res := lint.Check(b.skills, opts)
-	for i, s := range res.Skills {
-		byDir[s].clean = res.Clean[i]
-	}
-	b.res.Findings = res.Findings
-	errs, warns, _ := lint.Count(res.Findings)
-	b.logf("• lint: %s, %s", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
-	if errs > 0 {
-		return &LintError{Errors: errs}
-	}
-	return nil
-}
-
-// collect lists each skill's files once, for lint and pack alike.
-func (b *builder) collect() error {
-	for _, s := range b.skills {
-		w := &work{src: s, name: lint.SkillName(s)}
-		w.prev = b.prev.skill(w.name)
-		b.work = append(b.work, w)
-	}
-	return b.each(func(w *work) error {
-		w.files, w.collErr = skill.Collect(w.src.Dir)
-		return nil
-	})
-}
-
-// hash reads and hashes, in parallel, the files of every skill that the
-// previous build recorded with the same paths, sizes and exec bits: only
-// those can be unchanged, and their digests decide whether lint and pack
-// may reuse the previous verdict and archives. New and reshaped skills are
-// read once, later, by pack.
-func (b *builder) hash() error {
-	return b.each(func(w *work) error {
-		if w.prev == nil || w.files == nil || !sameShape(w.prev.Files, w.files.Files) {
-			return nil
-		}
-		entries, err := hashFiles(w)
-		if err != nil {
-			return err
-		}
-		w.hashed = entries
-		w.lintKey = b.lintKey(w, entries)
-		return nil
-	})
 }
 
 // prepare checks what lint reports but the build cannot go on without,

@@ -117,6 +117,21 @@ func TestTamperedBundle(t *testing.T) {
 		{"served file", func(t *testing.T, dist string, s Skill) {
 			flip(t, filepath.Join(dist, ".well-known/agent-skills", s.Name, "SKILL.md"))
 		}, 1},
+		{"served file, times restored", func(t *testing.T, dist string, s Skill) {
+			// The modification time says nothing changed; the change time
+			// cannot be set back.
+			p := filepath.Join(dist, ".well-known/agent-skills", s.Name, "SKILL.md")
+			info, err := os.Stat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(20 * time.Millisecond) // past a coarse clock tick
+			flip(t, p)
+			os.Chtimes(p, info.ModTime(), info.ModTime())
+		}, 1},
+		{"file added to a served folder", func(t *testing.T, dist string, s Skill) {
+			os.WriteFile(filepath.Join(dist, ".well-known/agent-skills", s.Name, "extra.md"), []byte("x"), 0o644)
+		}, 5},
 		{"legacy file", func(t *testing.T, dist string, s Skill) {
 			p := filepath.Join(dist, ".well-known/skills", s.Name, "SKILL.md")
 			os.Remove(p) // break the hard link, then change the copy

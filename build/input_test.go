@@ -105,20 +105,22 @@ func TestFIFO(t *testing.T) {
 	mustFail(t, dist, func() (*Result, error) { return Run([]string{src}, Options{Out: dist}) }, "pipe.md")
 }
 
-// runSplit runs the pipeline as Run does, with change applied just before
-// the step named at: after the files were collected and before they are
-// read, the window in which a file can change or vanish under a real build
-// (a skill the record may reuse is read by "hash", a new one by "pack").
-func runSplit(roots []string, o Options, at string, change func()) (*Result, error) {
+// runChanging runs the pipeline as Run does, with change applied to the
+// skill named when its files have been collected and before they are read:
+// the window in which a file can change or vanish under a real build (a
+// skill the record may reuse is read by hashing, a new one by packing).
+func runChanging(roots []string, o Options, skill string, change func()) (*Result, error) {
 	if o.Jobs == 0 {
 		o.Jobs = 2
 	}
 	b := &builder{opts: o, roots: roots, res: &Result{}}
-	defer b.cleanup()
-	for _, s := range b.steps() {
-		if s.name == at {
+	b.collected = func(w *work) {
+		if w.name == skill {
 			change()
 		}
+	}
+	defer b.cleanup()
+	for _, s := range b.steps() {
 		if err := s.run(); err != nil {
 			return b.res, err
 		}
@@ -155,12 +157,8 @@ func TestFileChangesDuringBuild(t *testing.T) {
 					appendTo(t, filepath.Join(src, "hello", "SKILL.md"), "More.\n")
 				}
 				target := filepath.Join(src, "hello", "notes", "a.md")
-				at := "pack"
-				if reuse {
-					at = "hash"
-				}
 				mustFail(t, dist, func() (*Result, error) {
-					return runSplit([]string{src}, Options{Out: dist}, at, func() { c.change(t, target) })
+					return runChanging([]string{src}, Options{Out: dist}, "hello", func() { c.change(t, target) })
 				}, target, c.want)
 			})
 		}

@@ -1,10 +1,12 @@
 package build
 
 import (
-	"bytes"
+	"bufio"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -120,7 +122,14 @@ func (b *builder) checkOutputFolder() error {
 		var rec record
 		if json.Unmarshal(data, &rec) == nil {
 			b.prev = &rec
+			if info, err := os.Lstat(filepath.Join(out, filepath.FromSlash(layout.BuildRecord))); err == nil {
+				b.since(info)
+			}
 		}
+	}
+	b.intact = b.foldersUntouched()
+	if b.intact {
+		return nil // no file came or went since the record listed them
 	}
 	foreign, err := foreignFiles(out, b.prev)
 	if err != nil {
@@ -273,31 +282,41 @@ func (b *builder) writeFile(path string, data []byte) error {
 // folder is made 0755 (folders) or 0644 (files) explicitly: the mode given
 // to Mkdir and OpenFile is only an upper bound that the umask cuts.
 
-// mkdirAll makes dir and any missing parents 0755.
+// mkdirAll makes dir and any missing parents 0755. The staging folder
+// starts empty, so a folder not made yet is most likely missing: it is made
+// first and only looked at when it exists, which saves a stat per folder
+// (tens of thousands in a large tree, where metadata calls dominate).
 func (b *builder) mkdirAll(dir string) error {
 	if _, ok := b.dirs.Load(dir); ok {
 		return nil
 	}
-	if info, err := os.Stat(dir); err == nil {
+	err := os.Mkdir(dir, 0o755)
+	switch {
+	case err == nil:
+		if b.umaskCuts(0o755) {
+			if err := os.Chmod(dir, 0o755); err != nil {
+				return err
+			}
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		if parent := filepath.Dir(dir); parent != dir {
+			if err := b.mkdirAll(parent); err != nil {
+				return err
+			}
+			return b.mkdirAll(dir)
+		}
+		return err
+	case errors.Is(err, fs.ErrExist):
+		// Made by another worker (which sets its mode), or there before.
+		info, err := os.Stat(dir)
+		if err != nil {
+			return err
+		}
 		if !info.IsDir() {
 			return fmt.Errorf("%s is a file, not a folder", dir)
 		}
-		b.dirs.Store(dir, true)
-		return nil
-	}
-	if err := b.mkdirAll(filepath.Dir(dir)); err != nil {
+	default:
 		return err
-	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return nil // another worker made it, and sets its mode
-		}
-		return err
-	}
-	if b.umaskCuts(0o755) {
-		if err := os.Chmod(dir, 0o755); err != nil {
-			return err
-		}
 	}
 	b.dirs.Store(dir, true)
 	return nil
@@ -309,6 +328,7 @@ func (b *builder) create(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	b.made.Add(1)
 	if b.umaskCuts(0o644) {
 		if err := f.Chmod(0o644); err != nil {
 			f.Close()
@@ -354,6 +374,7 @@ func (b *builder) link(src, dst string) error {
 		return err
 	}
 	if os.Link(src, dst) == nil {
+		b.made.Add(1)
 		return nil
 	}
 	in, err := os.Open(src)
@@ -372,8 +393,56 @@ func (b *builder) link(src, dst string) error {
 	return out.Close()
 }
 
-// sameBytes reports whether the file at path holds exactly data.
-func sameBytes(path string, data []byte) bool {
-	have, err := os.ReadFile(path)
-	return err == nil && bytes.Equal(have, data)
+// hashesTo reports whether the file at path has the digest d.
+func hashesTo(path, d string) bool {
+	have, _, err := hashFile(path)
+	return err == nil && have == d
+}
+
+// writeDoc writes a new file in the staging folder with the bytes that
+// render writes, and returns their digest and size.
+func (b *builder) writeDoc(path string, render func(io.Writer) error) (string, int64, error) {
+	if err := b.mkdirAll(filepath.Dir(path)); err != nil {
+		return "", 0, err
+	}
+	f, err := b.create(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	h := &hashCounter{h: sha256.New()}
+	w := bufio.NewWriterSize(io.MultiWriter(f, h), 64<<10)
+	if err := render(w); err != nil {
+		return "", 0, err
+	}
+	if err := w.Flush(); err != nil {
+		return "", 0, err
+	}
+	return digest(h.h.Sum(nil)), h.n, f.Close()
+}
+
+// render returns the digest and size of what a document renderer writes,
+// without keeping the bytes.
+func render(fn func(io.Writer) error) (string, int64, error) {
+	h := &hashCounter{h: sha256.New()}
+	w := bufio.NewWriterSize(h, 64<<10)
+	if err := fn(w); err != nil {
+		return "", 0, err
+	}
+	if err := w.Flush(); err != nil {
+		return "", 0, err
+	}
+	return digest(h.h.Sum(nil)), h.n, nil
+}
+
+// hashCounter hashes and counts what is written to it.
+type hashCounter struct {
+	h hash.Hash
+	n int64
+}
+
+func (c *hashCounter) Write(p []byte) (int, error) {
+	c.h.Write(p)
+	c.n += int64(len(p))
+	return len(p), nil
 }

@@ -2,6 +2,7 @@ package build
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/skill"
 )
@@ -24,30 +26,116 @@ import (
 // package pack, say), so that old archives are never reused for new rules.
 const keyVersion = "skillpack-archive-key/1"
 
-// pack packs every skill, one worker per job. A skill whose files match the
-// previous build's record (same key, intact archives) is not packed again.
+// pack takes every skill from its folder to its archives, one worker per
+// job: read SKILL.md, collect the files, hash them when the previous build
+// may have packed the same, lint the skill, then pack it or reuse the
+// previous archives. Once a skill has an error-level finding no more are
+// packed, but every skill is still linted, so that all findings are
+// reported at once. A worker holds one skill's bytes at a time.
 func (b *builder) pack() error {
 	if !b.opts.DryRun {
 		if _, err := b.staging(); err != nil {
 			return err
 		}
 	}
+	b.lintOpts = b.opts.Lint
+	if b.lintOpts.Config == nil {
+		b.lintOpts.Config = lint.DefaultConfig()
+	}
+	if b.lintOpts.Base == "" {
+		b.lintOpts.Base, _ = os.Getwd()
+	}
+	b.lintOpts.Jobs = 1
+	for _, s := range b.skills {
+		b.work = append(b.work, &work{src: s})
+	}
 	var done atomic.Int64
 	var mu sync.Mutex
-	err := b.each(func(w *work) error {
-		err := b.packOne(w)
+	b.each(func(w *work) error {
+		b.process(w)
 		if n := done.Add(1); b.opts.Progress != nil {
 			mu.Lock()
 			fmt.Fprintf(b.opts.Progress, "\r  packing %d/%d", n, len(b.work))
 			mu.Unlock()
 		}
-		return err
+		return nil
 	})
 	if b.opts.Progress != nil {
 		fmt.Fprint(b.opts.Progress, "\r\033[K")
 	}
-	if err != nil {
-		return err
+	return nil
+}
+
+// process takes one skill through the per-skill steps; see pack. Lint
+// errors stop later skills from being packed, and a pack error stops them
+// from being packed too; which error the build reports is decided later,
+// in skill order, so that it does not depend on the workers' timing.
+func (b *builder) process(w *work) {
+	s := w.src
+	s.Read()
+	w.name = lint.SkillName(s)
+	w.prev = b.prev.skill(w.name)
+	w.files, w.collErr = skill.Collect(s.Dir)
+	if b.collected != nil {
+		b.collected(w)
+	}
+	if w.prev != nil && w.files != nil && sameShape(w.prev.Files, w.files.Files) {
+		if w.hashed, w.err = hashFiles(w); w.err != nil {
+			b.failed.Store(true)
+			return
+		}
+		w.lintKey = b.lintKey(w, w.hashed)
+	}
+
+	opts := b.lintOpts
+	opts.Files = func(*skill.Skill) (*skill.Files, error) { return w.files, w.collErr }
+	opts.Unchanged = func(*skill.Skill) bool { return w.lintKey != "" && w.prev != nil && w.prev.Lint == w.lintKey }
+	res := lint.Check([]*skill.Skill{s}, opts)
+	w.findings, w.clean = res.Findings, res.Clean[0]
+	if errs, _, _ := lint.Count(w.findings); errs > 0 {
+		b.failed.Store(true)
+	}
+	if !b.failed.Load() {
+		if w.err = b.packOne(w); w.err != nil {
+			b.failed.Store(true)
+		} else {
+			w.packed = true
+		}
+	}
+
+	if s.Doc != nil {
+		w.license, _ = s.Doc.String("license")
+		w.compat, _ = s.Doc.String("compatibility")
+		// The checks across skills need only the name and its position.
+		s.Doc = s.Doc.Only("name")
+	}
+	if w.files != nil {
+		w.leftOut = append(append(w.leftOut, w.files.Junk...), w.files.Ignored...)
+	}
+	w.files, w.hashed = nil, nil
+}
+
+// lint runs the checks across skills (names, nesting), reports every
+// finding and stops the build on an error-level one; then any error met
+// while packing, in skill order.
+func (b *builder) lint() error {
+	opts := b.lintOpts
+	opts.Unchanged = func(*skill.Skill) bool { return true } // checked skill by skill in process
+	opts.Jobs = b.opts.Jobs
+	all := lint.Check(b.skills, opts).Findings
+	for _, w := range b.work {
+		all = append(all, w.findings...)
+	}
+	b.res.Findings = lint.Sort(all)
+	errs, warns, _ := lint.Count(b.res.Findings)
+	b.logf("• lint: %s, %s", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+	if errs > 0 {
+		return &LintError{Errors: errs}
+	}
+	for _, w := range b.work {
+		if w.err != nil {
+			return fmt.Errorf("pack: %w", w.err)
+		}
 	}
 	for _, w := range b.work {
 		if w.reused {
@@ -97,15 +185,9 @@ func layoutFiles(entries []pack.Entry) []layout.File {
 // packFresh reads each file once and feeds the tar, the zip, the file's
 // digest and the served copy from that one read.
 func (b *builder) packFresh(w *work) error {
-	tgz, err := b.newArchive(w.name, layout.TarGz)
-	if err != nil {
-		return err
-	}
+	tgz := b.newArchive(w.name, layout.TarGz)
 	defer tgz.discard()
-	zip, err := b.newArchive(w.name, layout.Zip)
-	if err != nil {
-		return err
-	}
+	zip := b.newArchive(w.name, layout.Zip)
 	defer zip.discard()
 	pw := pack.NewWriter(tgz, zip, pack.Options{Time: b.opts.Time})
 	var entries []pack.Entry
@@ -120,6 +202,7 @@ func (b *builder) packFresh(w *work) error {
 	if err := pw.Close(); err != nil {
 		return fmt.Errorf("%s: %w", w.src.Dir, err)
 	}
+	var err error
 	if w.out.TarGz, err = tgz.finish(); err != nil {
 		return err
 	}
@@ -179,21 +262,11 @@ func (b *builder) addFile(pw *pack.Writer, w *work, f skill.File) ([32]byte, err
 // hashFiles reads and hashes a skill's files without packing them.
 func hashFiles(w *work) ([]pack.Entry, error) {
 	var entries []pack.Entry
-	h := sha256.New()
-	buf := make([]byte, 64<<10)
 	for _, f := range w.files.Files {
-		in, err := skill.OpenFile(f.Disk)
+		sum, n, err := sumFile(f.Disk)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(w.src.Dir, f.Path), err)
 		}
-		h.Reset()
-		n, err := io.CopyBuffer(h, in, buf)
-		in.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", filepath.Join(w.src.Dir, f.Path), err)
-		}
-		var sum [32]byte
-		h.Sum(sum[:0])
 		entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: n, Sum: sum})
 	}
 	return entries, nil
@@ -243,9 +316,7 @@ func (b *builder) archivesIntact(c *cachedSkill) bool {
 // must not outlive the build.
 func (b *builder) filesIntact(c *cachedSkill) bool {
 	for _, f := range c.Files {
-		p := filepath.Join(b.out, filepath.FromSlash(layout.SkillFile(c.Name, f.Path)))
-		d, n, err := hashFile(p)
-		if err != nil || d != f.Digest || n != f.Size {
+		if !b.copyIntact(c, f) {
 			return false
 		}
 	}
@@ -253,52 +324,111 @@ func (b *builder) filesIntact(c *cachedSkill) bool {
 }
 
 func hashFile(p string) (string, int64, error) {
-	f, err := os.Open(p)
+	sum, n, err := sumFile(p)
+	return digest(sum[:]), n, err
+}
+
+// sumFile returns the SHA-256 and length of the file at p, opened without
+// blocking (a FIFO put in a file's place must not hang the build). It
+// reads through a pooled buffer: io.Copy from an *os.File allocates one
+// per call, which on a no-op rebuild of a large tree is most of the
+// garbage.
+func sumFile(p string) (sum [32]byte, n int64, err error) {
+	f, err := skill.OpenFile(p)
 	if err != nil {
-		return "", 0, err
+		return sum, 0, err
 	}
 	defer f.Close()
+	buf := readBufs.Get().(*[]byte)
+	defer readBufs.Put(buf)
 	h := sha256.New()
-	n, err := io.Copy(h, f)
-	return digest(h.Sum(nil)), n, err
+	for {
+		k, err := f.Read(*buf)
+		h.Write((*buf)[:k])
+		n += int64(k)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return sum, n, err
+		}
+	}
+	h.Sum(sum[:0])
+	return sum, n, nil
 }
+
+var readBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
 func digest(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) }
 
-// archive streams one archive into a temporary file in the staging folder
-// while hashing it; finish renames it to its content-addressed name. In a
-// dry run it only hashes.
+// archive collects one archive while hashing it; finish writes it under
+// its content-addressed name. Most archives are small, so they are kept in
+// memory and written once under their final name: a temporary file and a
+// rename would double the metadata calls, which dominate a large build.
+// One that outgrows spillSize moves to a temporary file, so memory stays
+// bounded by the workers whatever the skill. In a dry run it only hashes.
 type archive struct {
 	b    *builder
 	name string
 	ext  string
-	f    *os.File
+	buf  *bytes.Buffer // the archive, until it outgrows spillSize
+	f    *os.File      // the archive after that
 	w    *bufio.Writer // the compressors write in small pieces; one syscall each would dominate
 	h    hash.Hash
 	n    int64
 }
 
-func (b *builder) newArchive(name, ext string) (*archive, error) {
+// spillSize is the largest archive kept in memory. A variable so that
+// tests can make every archive spill.
+var spillSize = 8 << 20
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func (b *builder) newArchive(name, ext string) *archive {
 	a := &archive{b: b, name: name, ext: ext, h: sha256.New()}
-	if b.opts.DryRun {
-		return a, nil
+	if !b.opts.DryRun {
+		a.buf = bufPool.Get().(*bytes.Buffer)
 	}
-	f, err := os.CreateTemp(b.stage, "."+name+"-*."+ext+".part")
-	if err != nil {
-		return nil, err
-	}
-	a.f = f
-	a.w = bufio.NewWriterSize(f, 64<<10)
-	return a, nil
+	return a
 }
 
 func (a *archive) Write(p []byte) (int, error) {
 	a.h.Write(p)
 	a.n += int64(len(p))
-	if a.f == nil {
+	switch {
+	case a.f != nil:
+		return a.w.Write(p)
+	case a.buf == nil:
 		return len(p), nil
+	case a.buf.Len()+len(p) > spillSize:
+		if err := a.spill(); err != nil {
+			return 0, err
+		}
+		return a.w.Write(p)
 	}
-	return a.w.Write(p)
+	return a.buf.Write(p)
+}
+
+// spill moves the archive from memory to a temporary file.
+func (a *archive) spill() error {
+	f, err := os.CreateTemp(a.b.stage, "."+a.name+"-*."+a.ext+".part")
+	if err != nil {
+		return err
+	}
+	a.f = f
+	a.w = bufio.NewWriterSize(f, 64<<10)
+	_, err = a.w.Write(a.buf.Bytes())
+	a.release()
+	return err
+}
+
+// release returns the memory buffer to the pool.
+func (a *archive) release() {
+	if a.buf != nil {
+		a.buf.Reset()
+		bufPool.Put(a.buf)
+		a.buf = nil
+	}
 }
 
 func (a *archive) finish() (layout.Archive, error) {
@@ -307,16 +437,21 @@ func (a *archive) finish() (layout.Archive, error) {
 	})
 }
 
-// finishAs closes the archive and renames it to the path that dst derives
-// from its digest.
+// finishAs writes the archive to the path that dst derives from its
+// digest.
 func (a *archive) finishAs(dst func(layout.Archive) string) (layout.Archive, error) {
 	ar := layout.Archive{Digest: digest(a.h.Sum(nil)), Size: a.n}
-	if a.f == nil {
-		return ar, nil
+	switch {
+	case a.buf != nil:
+		defer a.release()
+		return ar, a.b.writeFile(dst(ar), a.buf.Bytes())
+	case a.f == nil:
+		return ar, nil // a dry run
 	}
 	if err := a.w.Flush(); err != nil {
 		return ar, err
 	}
+	// CreateTemp makes 0600; a bundle is meant to be served.
 	if err := a.f.Chmod(0o644); err != nil {
 		return ar, err
 	}
@@ -331,11 +466,24 @@ func (a *archive) finishAs(dst func(layout.Archive) string) (layout.Archive, err
 		return ar, err
 	}
 	a.f = nil
+	a.b.made.Add(1)
 	return ar, nil
 }
 
-// discard removes an archive that was not finished.
+// finishAt writes the archive to dst, replacing a file already there in
+// one rename: skillpack pack writes beside files the user keeps.
+func (a *archive) finishAt(dst string) (layout.Archive, error) {
+	if a.buf != nil {
+		if err := a.spill(); err != nil {
+			return layout.Archive{}, err
+		}
+	}
+	return a.finishAs(func(layout.Archive) string { return dst })
+}
+
+// discard drops an archive that was not finished.
 func (a *archive) discard() {
+	a.release()
 	if a.f != nil {
 		a.f.Close()
 		os.Remove(a.f.Name())

@@ -60,15 +60,9 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 		return p, err
 	}
 	b := &builder{opts: Options{Time: opts.Time}, stage: out}
-	tgz, err := b.newArchive(p.Name, layout.TarGz)
-	if err != nil {
-		return p, err
-	}
+	tgz := b.newArchive(p.Name, layout.TarGz)
 	defer tgz.discard()
-	zip, err := b.newArchive(p.Name, layout.Zip)
-	if err != nil {
-		return p, err
-	}
+	zip := b.newArchive(p.Name, layout.Zip)
 	defer zip.discard()
 	po := pack.Options{Time: opts.Time}
 	if opts.Wrapped {
@@ -95,7 +89,7 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 	p.ContentDigest = digest(cd[:])
 	for _, a := range []*archive{tgz, zip} {
 		dst := filepath.Join(out, p.Name+"."+a.ext)
-		ar, err := a.finishAs(func(layout.Archive) string { return dst })
+		ar, err := a.finishAt(dst)
 		if err != nil {
 			return p, err
 		}

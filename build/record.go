@@ -1,8 +1,10 @@
 package build
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -44,4 +46,78 @@ func AddToRecord(dist string, paths []string) error {
 		return err
 	}
 	return os.Rename(tmp, p)
+}
+
+// object writes a JSON object field by field, in the layout of
+// json.MarshalIndent(v, "", "  "), so that a document of any size is
+// written without being built in memory first. The first error sticks.
+type object struct {
+	w      *bufio.Writer
+	fields int
+	err    error
+}
+
+func newObject(w io.Writer) *object {
+	o := &object{w: bufio.NewWriterSize(w, 64<<10)}
+	o.w.WriteString("{")
+	return o
+}
+
+// key starts a field.
+func (o *object) key(k string) {
+	if o.fields > 0 {
+		o.w.WriteString(",")
+	}
+	o.fields++
+	o.w.WriteString("\n  ")
+	o.value(k, "")
+	o.w.WriteString(": ")
+}
+
+// value writes v as MarshalIndent would at the given indentation.
+func (o *object) value(v any, prefix string) {
+	if o.err != nil {
+		return
+	}
+	data, err := json.MarshalIndent(v, prefix, "  ")
+	if err != nil {
+		o.err = err
+		return
+	}
+	o.w.Write(data)
+}
+
+func (o *object) field(k string, v any) {
+	o.key(k)
+	o.value(v, "  ")
+}
+
+// array writes a field holding n elements, elem(i) each.
+func (o *object) array(k string, n int, elem func(i int) any) {
+	o.key(k)
+	if n == 0 {
+		o.w.WriteString("[]")
+		return
+	}
+	o.w.WriteString("[")
+	for i := range n {
+		if i > 0 {
+			o.w.WriteString(",")
+		}
+		o.w.WriteString("\n    ")
+		o.value(elem(i), "    ")
+	}
+	o.w.WriteString("\n  ]")
+}
+
+// close ends the object with MarshalIndent's closing line and a newline.
+func (o *object) close() error {
+	if o.fields > 0 {
+		o.w.WriteString("\n")
+	}
+	o.w.WriteString("}\n")
+	if o.err != nil {
+		return o.err
+	}
+	return o.w.Flush()
 }

@@ -92,3 +92,21 @@ func TestGolden(t *testing.T) {
 		t.Errorf("%d skills in examples/, the golden file expects 5", len(res.Skills))
 	}
 }
+
+// TestSpilledArchives makes every archive outgrow memory and move to a
+// temporary file, and requires the same bundle as archives kept in memory
+// (the common case), with no temporary file left behind.
+func TestSpilledArchives(t *testing.T) {
+	src := copyExamples(t)
+	tmp := t.TempDir()
+	inMemory, spilled := filepath.Join(tmp, "memory"), filepath.Join(tmp, "spilled")
+	mustBuild(t, []string{src}, Options{Out: inMemory})
+
+	old := spillSize
+	spillSize = 16
+	defer func() { spillSize = old }()
+	mustBuild(t, []string{src}, Options{Out: spilled})
+
+	sameTree(t, "spilled build", snapshot(t, inMemory), snapshot(t, spilled), false)
+	noStaging(t, tmp)
+}

@@ -1,14 +1,17 @@
 package build
 
 import (
-	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/skillpack/skillpack/catalog"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // index lays out the bundle and renders every document. It only computes;
@@ -37,17 +40,15 @@ func (b *builder) index() error {
 	for _, e := range bundle.Excluded {
 		b.logf("  warning: %s is left out of the legacy v0.1 index: %s", e.Name, e.Reason)
 	}
-	rec := b.record()
-	recData, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
+	rec := Artifact{Path: layout.BuildRecord}
+	if rec.Digest, rec.Size, err = render(b.writeRecord); err != nil {
 		return err
 	}
-	b.recData = append(recData, '\n')
-
+	b.recDigest = rec.Digest
 	for _, e := range bundle.Entries {
 		b.res.Artifacts = append(b.res.Artifacts, Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 	}
-	b.res.Artifacts = append(b.res.Artifacts, Artifact{Path: layout.BuildRecord, Digest: layout.Digest(b.recData), Size: int64(len(b.recData))})
+	b.res.Artifacts = append(b.res.Artifacts, rec)
 	sort.Slice(b.res.Artifacts, func(i, j int) bool { return b.res.Artifacts[i].Path < b.res.Artifacts[j].Path })
 	return nil
 }
@@ -61,44 +62,90 @@ func (b *builder) summarize() {
 		for _, f := range w.out.Files {
 			s.Size += f.Size
 		}
-		s.LeftOut = append(append(s.LeftOut, w.files.Junk...), w.files.Ignored...)
+		s.LeftOut = w.leftOut
 		b.res.Skills = append(b.res.Skills, s)
 	}
 }
 
-// catalog renders index.html, the page people read.
-func (b *builder) catalog() ([]byte, error) {
+// catalog renders index.html, the page people read, straight into the
+// staging folder (in a dry run, only into its digest): on a large tree it
+// is the largest document by far, and it is never held in memory.
+func (b *builder) catalog() (*layout.Rendered, error) {
 	skills := make([]catalog.Skill, len(b.work))
 	for i, w := range b.work {
-		license, _ := w.src.Doc.String("license")
-		compat, _ := w.src.Doc.String("compatibility")
-		skills[i] = catalog.Skill{Skill: w.out, License: license, Compatibility: compat, Body: w.src.Doc.Body}
+		skills[i] = catalog.Skill{Skill: w.out, License: w.license, Compatibility: w.compat,
+			Body: func() ([]byte, error) { return b.body(w) }}
 	}
-	return catalog.Render(skills, catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator()})
+	opts := catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator()}
+	page := func(w io.Writer) error { return catalog.Render(w, skills, opts) }
+	var r layout.Rendered
+	var err error
+	if b.opts.DryRun {
+		r.Digest, r.Size, err = render(page)
+	} else {
+		r.Digest, r.Size, err = b.writeDoc(b.stagePath(layout.Catalog), page)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", layout.Catalog, err)
+	}
+	return &r, nil
 }
 
-// record is the build record of this build.
-func (b *builder) record() *record {
-	rec := &record{Generator: Generator(), Bundle: b.bundleKey, Excluded: b.bundle.Excluded}
-	for _, w := range b.work {
-		c := cachedSkill{Name: w.name, Key: w.key, ContentDigest: w.out.ContentDigest,
-			Files: w.out.Files, TarGz: w.out.TarGz, Zip: w.out.Zip}
-		c.Lint = w.recordedLint()
-		rec.Skills = append(rec.Skills, c)
+// body is a skill's SKILL.md body for the catalog. The build let go of it
+// after packing, so it is read again, and must be the bytes packed.
+func (b *builder) body(w *work) ([]byte, error) {
+	path := w.src.EntryPath()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
 	}
-	sort.Slice(rec.Skills, func(i, j int) bool { return rec.Skills[i].Name < rec.Skills[j].Name })
+	for _, f := range w.out.Files {
+		if f.Path == layout.EntryFile && layout.Digest(data) != f.Digest {
+			return nil, fmt.Errorf("%s changed while the bundle was being built; run the build again", path)
+		}
+	}
+	// As lint and pack read it: the first skill.MaxRead bytes.
+	return skill.Parse(data[:min(len(data), skill.MaxRead)]).Body, nil
+}
+
+// writeRecord writes the build record of this build, byte for byte as
+// json.MarshalIndent(record, "", "  ") would, but one skill at a time: on
+// a large tree the record is tens of megabytes.
+func (b *builder) writeRecord(w io.Writer) error {
+	ws := slices.Clone(b.work)
+	slices.SortFunc(ws, func(x, y *work) int { return strings.Compare(x.name, y.name) })
+	var files []string
+	var docs []Artifact
 	for _, e := range b.bundle.Entries {
-		rec.Files = append(rec.Files, e.Path)
+		files = append(files, e.Path)
 		if e.Kind == layout.KindDoc {
-			rec.Docs = append(rec.Docs, Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
+			docs = append(docs, Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 		}
 		if b.opts.Sign != nil && layout.Signed(e) {
-			rec.Files = append(rec.Files, layout.Signature(e.Path))
+			files = append(files, layout.Signature(e.Path))
 		}
 	}
-	rec.Files = append(rec.Files, layout.BuildRecord)
-	sort.Strings(rec.Files)
-	return rec
+	files = append(files, layout.BuildRecord)
+	sort.Strings(files)
+
+	o := newObject(w)
+	o.field("generator", Generator())
+	if b.bundleKey != "" {
+		o.field("bundle", b.bundleKey)
+	}
+	o.array("skills", len(ws), func(i int) any {
+		w := ws[i]
+		return cachedSkill{Name: w.name, Key: w.key, Lint: w.recordedLint(), ContentDigest: w.out.ContentDigest,
+			Files: w.out.Files, TarGz: w.out.TarGz, Zip: w.out.Zip}
+	})
+	if len(docs) > 0 {
+		o.array("docs", len(docs), func(i int) any { return docs[i] })
+	}
+	if ex := b.bundle.Excluded; len(ex) > 0 {
+		o.array("legacyExcluded", len(ex), func(i int) any { return ex[i] })
+	}
+	o.array("files", len(files), func(i int) any { return files[i] })
+	return o.close()
 }
 
 // upToDate reports whether the output folder already holds exactly this
@@ -114,13 +161,13 @@ func (b *builder) upToDate() bool {
 			return false
 		}
 	}
-	if !sameBytes(filepath.Join(b.out, filepath.FromSlash(layout.BuildRecord)), b.recData) {
+	if !hashesTo(filepath.Join(b.out, filepath.FromSlash(layout.BuildRecord)), b.recDigest) {
 		return false // also catches added or removed files: the record lists them all
 	}
 	for _, e := range b.bundle.Entries {
 		p := filepath.Join(b.out, filepath.FromSlash(e.Path))
 		if e.Kind == layout.KindDoc {
-			if !sameBytes(p, e.Data) {
+			if !hashesTo(p, e.Digest) {
 				return false
 			}
 			continue
@@ -163,8 +210,11 @@ func (b *builder) write() error {
 		w := byName[e.Skill]
 		switch e.Kind {
 		case layout.KindDoc:
-			if err := b.writeFile(dst, e.Data); err != nil {
-				return err
+			if e.Write == nil {
+				break // written by the build itself: the catalog
+			}
+			if _, _, err := b.writeDoc(dst, e.Write); err != nil {
+				return fmt.Errorf("%s: %w", e.Path, err)
 			}
 		case layout.KindArchive:
 			if w.reused {
@@ -185,15 +235,19 @@ func (b *builder) write() error {
 				}
 			}
 		}
-		if _, err := os.Stat(dst); err != nil {
-			return fmt.Errorf("%s was planned but not written: %w", e.Path, err)
-		}
+	}
+	// Pack and this loop make every planned file and nothing else; a
+	// mismatch is a bug, and a bundle missing a file must not be swapped in.
+	if n := b.made.Load(); n != int64(len(b.bundle.Entries)) {
+		return fmt.Errorf("the plan has %d files but %d were written", len(b.bundle.Entries), n)
 	}
 	if err := b.sign(); err != nil {
 		return err
 	}
-	if err := b.writeFile(b.stagePath(layout.BuildRecord), b.recData); err != nil {
+	if d, _, err := b.writeDoc(b.stagePath(layout.BuildRecord), b.writeRecord); err != nil {
 		return err
+	} else if d != b.recDigest {
+		return fmt.Errorf("%s: the record changed between two renderings", layout.BuildRecord)
 	}
 	if err := b.swap(); err != nil {
 		return err
@@ -214,12 +268,9 @@ func (b *builder) sign() error {
 		if !layout.Signed(e) {
 			continue
 		}
-		data := e.Data
-		if e.Kind != layout.KindDoc {
-			var err error
-			if data, err = os.ReadFile(b.stagePath(e.Path)); err != nil {
-				return err
-			}
+		data, err := os.ReadFile(b.stagePath(e.Path))
+		if err != nil {
+			return err
 		}
 		if layout.Digest(data) != e.Digest {
 			return fmt.Errorf("%s changed before it could be signed", e.Path)

@@ -7,17 +7,24 @@
 // (a Content-Security-Policy forbids scripts outright, since SKILL.md bodies
 // are untrusted input). Every link is relative to dist/ (or under
 // Options.BaseURL) and names a file the bundle holds. Rendering does no I/O
-// and is deterministic: the same skills give the same bytes.
+// of its own (it writes to the writer it is given and reads bodies through
+// Skill.Body) and is deterministic: the same skills give the same bytes.
+//
+// A bundle may hold thousands of skills, so the page is streamed: the
+// memory Render uses is bounded by its workers, not by the number of skills.
 package catalog
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"net/url"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -32,7 +39,10 @@ type Skill struct {
 	layout.Skill         // name, description, files, archives, content digest
 	License       string // the frontmatter license; "" if none
 	Compatibility string // the frontmatter compatibility; "" if none
-	Body          []byte // the SKILL.md Markdown after the frontmatter
+	// Body returns the SKILL.md Markdown after the frontmatter. Render calls
+	// it once per skill, from several goroutines at once, when it renders
+	// that skill's section, so that no catalog holds every body at once.
+	Body func() ([]byte, error)
 }
 
 // Options say how the catalog addresses the bundle. The zero value gives
@@ -52,7 +62,7 @@ type Options struct {
 // known: the skills CLI and curl need an absolute URL.
 const placeholder = "https://YOUR-HOST"
 
-// page is the template's data.
+// page is the data of the "head" and "foot" templates.
 type page struct {
 	Title     string
 	Generator string
@@ -60,16 +70,20 @@ type page struct {
 	Known     bool   // Host is real
 	AddAll    string // the command that installs every skill
 	Indexes   []link
-	Skills    []view
+	Skills    []tocEntry
 	CSS       template.CSS
 	CSP       string
 }
+
+// tocEntry is one skill in the table of contents: all the head needs of
+// every skill, and little enough to hold for the largest bundle.
+type tocEntry struct{ Name, Description string }
 
 type link struct {
 	Label, Href, Note string
 }
 
-// view is one skill as the template shows it.
+// view is one skill as the "skill" template shows it.
 type view struct {
 	Name, Description, License, Compatibility string
 	Content                                   digest
@@ -102,12 +116,22 @@ func short(d string) digest {
 	return digest{Full: d, Short: hex[:min(12, len(hex))]}
 }
 
-// Render returns the bytes of dist/index.html (layout.Catalog) for skills.
-// Skills are shown sorted by name and files by path, whatever the order
-// given.
-func Render(skills []Skill, o Options) ([]byte, error) {
+// Render writes dist/index.html (layout.Catalog) for skills to w. Skills
+// are shown sorted by name and files by path, whatever the order given.
+//
+// Nothing is written unless every skill passes the checks that keep links
+// right. Sections render in parallel but are written in name order, with
+// at most two per CPU in flight, so memory does not grow with the number
+// of skills. The first error (a Body, a section or a write that fails)
+// stops the render and names its skill; what was written by then is a
+// truncated page.
+func Render(w io.Writer, skills []Skill, o Options) error {
 	if err := check(skills, o); err != nil {
-		return nil, err
+		return err
+	}
+	a, err := load()
+	if err != nil {
+		return err
 	}
 	base := strings.TrimRight(o.BaseURL, "/")
 	href := func(distPath string) string {
@@ -127,6 +151,8 @@ func Render(skills []Skill, o Options) ([]byte, error) {
 	if host == "" {
 		host = placeholder
 	}
+	ss := slices.Clone(skills)
+	slices.SortFunc(ss, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
 	p := page{
 		Title:     o.Title,
 		Generator: o.Generator,
@@ -138,32 +164,105 @@ func Render(skills []Skill, o Options) ([]byte, error) {
 			{"skills.json", href(layout.MCPSkills), "MCP skills/list"},
 			{"checksums.txt", href(layout.Checksums), "sha256sum -c"},
 		},
+		Skills: make([]tocEntry, len(ss)),
+		CSS:    template.CSS(a.css),
+		CSP:    csp(a.css, o.BaseURL),
 	}
 	if p.Title == "" {
 		p.Title = "Agent Skills"
 	}
-	ss := slices.Clone(skills)
-	slices.SortFunc(ss, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
+	for i, s := range ss {
+		p.Skills[i] = tocEntry{s.Name, s.Description}
+	}
+	if err := part(w, a.t, "head", p); err != nil {
+		return err
+	}
 	// Rendering SKILL.md is most of the work on a large bundle, and each
-	// skill renders alone, so they render in parallel, in a fixed order.
-	p.Skills = make([]view, len(ss))
-	err := parallel.Each(len(ss), 0, func(i int) error {
-		var err error
-		p.Skills[i], err = newView(ss[i], href, abs, host)
+	// section renders alone, so sections render in parallel; each waits
+	// for its turn to be written. A worker holds one section at a time,
+	// so the workers bound the memory. There are two per CPU so that the
+	// CPUs stay busy while a slow section holds up the ones behind it.
+	t := turns{c: sync.NewCond(new(sync.Mutex))}
+	err = parallel.Each(len(ss), 2*runtime.GOMAXPROCS(0), func(i int) error {
+		sec, err := section(a.t, ss[i], href, abs, host)
+		if !t.wait(i) {
+			return errStopped
+		}
+		if err == nil {
+			if _, werr := w.Write(sec); werr != nil {
+				err = fmt.Errorf("catalog: skill %q: %w", ss[i].Name, werr)
+			}
+		}
+		t.done(err == nil)
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	a, err := load()
+	return part(w, a.t, "foot", p)
+}
+
+// turns lets the section workers write in index order. A failure also
+// takes its turn, so the error Render returns is that of the first skill
+// in name order that failed, and every section before it was written.
+type turns struct {
+	c       *sync.Cond
+	next    int  // the index whose turn it is
+	stopped bool // the index next failed; no later index may write
+}
+
+// wait blocks until it is index i's turn and reports true, or reports
+// false once an earlier index has failed.
+func (t *turns) wait(i int) bool {
+	t.c.L.Lock()
+	defer t.c.L.Unlock()
+	for t.next < i && !t.stopped {
+		t.c.Wait()
+	}
+	return !t.stopped
+}
+
+// done ends the current turn: it passes to the next index, or, if the
+// section failed, to no one.
+func (t *turns) done(ok bool) {
+	t.c.L.Lock()
+	if ok {
+		t.next++
+	} else {
+		t.stopped = true
+	}
+	t.c.L.Unlock()
+	t.c.Broadcast()
+}
+
+// errStopped is what the sections after a failed one return. It never
+// reaches Render's caller: parallel.Each returns the error of the lowest
+// index, and the failed section's index is lower.
+var errStopped = errors.New("catalog: stopped after an earlier skill failed")
+
+// part writes the page's head or foot. The template writes in many small
+// pieces (a few per skill in the table of contents), so it writes through a
+// buffer.
+func part(w io.Writer, t *template.Template, name string, p page) error {
+	bw := bufio.NewWriter(w)
+	if err := t.ExecuteTemplate(bw, name, p); err != nil {
+		return fmt.Errorf("catalog: %s of the page: %w", name, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("catalog: %s of the page: %w", name, err)
+	}
+	return nil
+}
+
+// section renders the section of one skill, body included.
+func section(t *template.Template, s Skill, href, abs func(string) string, host string) ([]byte, error) {
+	v, err := newView(s, href, abs, host)
 	if err != nil {
 		return nil, err
 	}
-	p.CSS = template.CSS(a.css)
-	p.CSP = csp(a.css, o.BaseURL)
 	var buf bytes.Buffer
-	if err := a.t.Execute(&buf, p); err != nil {
-		return nil, fmt.Errorf("catalog: %w", err)
+	if err := t.ExecuteTemplate(&buf, "skill", v); err != nil {
+		return nil, fmt.Errorf("catalog: skill %q: %w", s.Name, err)
 	}
 	return buf.Bytes(), nil
 }
@@ -213,11 +312,13 @@ func newView(s Skill, href, abs func(string) string, host string) (view, error) 
 			Check: "echo '" + strings.TrimPrefix(a.a.Digest, "sha256:") + "  " + name + "' | sha256sum -c",
 		})
 	}
-	body, err := renderBody(s.Name, s.Body, known, href)
+	md, err := s.Body()
 	if err != nil {
+		return view{}, fmt.Errorf("catalog: skill %q: reading SKILL.md: %w", s.Name, err)
+	}
+	if v.Body, err = renderBody(s.Name, md, known, href); err != nil {
 		return view{}, err
 	}
-	v.Body = body
 	return v, nil
 }
 
@@ -243,6 +344,9 @@ func check(skills []Skill, o Options) error {
 			bad("two skills have this name; names must be unique in a bundle")
 		}
 		seen[s.Name] = true
+		if s.Body == nil {
+			bad("no Body to read SKILL.md with")
+		}
 		if !layout.ValidDigest(s.ContentDigest) {
 			bad("content digest %q is not \"sha256:\" and 64 lowercase hex digits", s.ContentDigest)
 		}
@@ -258,7 +362,7 @@ func check(skills []Skill, o Options) error {
 	return errors.Join(errs...)
 }
 
-// assets are the embedded template and stylesheet, parsed once.
+// assets are the embedded templates and stylesheet, parsed once.
 type assets struct {
 	t   *template.Template
 	css string

@@ -98,7 +98,7 @@ func buildExamples(t *testing.T, dir string) *bundle {
 		archives[layout.ArchivePath(name, l.TarGz.Digest, layout.TarGz)] = tgz.Bytes()
 		archives[layout.ArchivePath(name, l.Zip.Digest, layout.Zip)] = zip.Bytes()
 		ls = append(ls, l)
-		b.skills = append(b.skills, Skill{Skill: l, License: license, Compatibility: compat, Body: s.Doc.Body})
+		b.skills = append(b.skills, Skill{Skill: l, License: license, Compatibility: compat, Body: body(string(s.Doc.Body))})
 	}
 	b.plan, err = layout.Plan(ls, layout.Options{})
 	if err != nil {
@@ -108,7 +108,11 @@ func buildExamples(t *testing.T, dir string) *bundle {
 		var data []byte
 		switch e.Kind {
 		case layout.KindDoc:
-			data = e.Data
+			var buf bytes.Buffer
+			if err := e.Write(&buf); err != nil {
+				t.Fatal(err)
+			}
+			data = buf.Bytes()
 		case layout.KindArchive:
 			data = archives[e.Path]
 		case layout.KindFile:
@@ -205,7 +209,7 @@ func TestRenderExamples(t *testing.T) {
 		dir = t.TempDir()
 	}
 	b := buildExamples(t, dir)
-	page, err := Render(b.skills, Options{Generator: "skillpack test"})
+	page, err := render(b.skills, Options{Generator: "skillpack test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +277,12 @@ func demo() Skill {
 		},
 		License:       "MIT & <friends>",
 		Compatibility: "Needs sh.",
-		Body: []byte(`# Usage
+		Body:          body(demoBody),
+	}
+}
+
+// demoBody is the SKILL.md of demo.
+const demoBody = `# Usage
 
 <script>alert("body")</script>
 
@@ -308,13 +317,11 @@ Inline <img src=x onerror=alert(1)> html.
 [r]: javascript:alert(5)
 
 ## Usage
-`),
-	}
-}
+`
 
 func TestRenderHostile(t *testing.T) {
 	s := demo()
-	page, err := Render([]Skill{s}, Options{})
+	page, err := render([]Skill{s}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +401,7 @@ func withFrontmatter(s layout.Skill) layout.Skill {
 
 func TestRenderBaseURL(t *testing.T) {
 	base := "https://cdn.example/skills/"
-	page, err := Render([]Skill{demo()}, Options{BaseURL: base})
+	page, err := render([]Skill{demo()}, Options{BaseURL: base})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +443,7 @@ func TestRenderDeterministic(t *testing.T) {
 	b.Name, b.Description = "another", "Another skill."
 	c := demo()
 	c.Name = "zeta"
-	first, err := Render([]Skill{a, b, c}, Options{Generator: "g", Title: "T"})
+	first, err := render([]Skill{a, b, c}, Options{Generator: "g", Title: "T"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -450,7 +457,7 @@ func TestRenderDeterministic(t *testing.T) {
 			ss[j].Files = slices.Clone(ss[j].Files)
 			slices.Reverse(ss[j].Files)
 		}
-		again, err := Render(ss, Options{Generator: "g", Title: "T"})
+		again, err := render(ss, Options{Generator: "g", Title: "T"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -475,7 +482,7 @@ func TestRenderDeterministic(t *testing.T) {
 // The inline stylesheet must match the hash the policy allows, or
 // browsers would show the page unstyled.
 func TestRenderPolicy(t *testing.T) {
-	page, err := Render([]Skill{demo()}, Options{})
+	page, err := render([]Skill{demo()}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -513,6 +520,8 @@ func TestRenderErrors(t *testing.T) {
 	badFile := demo()
 	badFile.Files = slices.Clone(badFile.Files)
 	badFile.Files[1].Digest = "md5:00"
+	noBody := demo()
+	noBody.Name, noBody.Body = "no-body", nil
 	for _, tc := range []struct {
 		name   string
 		skills []Skill
@@ -525,18 +534,24 @@ func TestRenderErrors(t *testing.T) {
 		{"file", []Skill{badFile}, Options{}, `file "scripts/run.sh": digest "md5:00"`},
 		{"base", []Skill{good}, Options{BaseURL: "ftp://x"}, `base URL "ftp://x"`},
 		{"base query", []Skill{good}, Options{BaseURL: "https://x/?a=b"}, `base URL "https://x/?a=b"`},
+		{"no body", []Skill{good, noBody}, Options{}, `skill "no-body": no Body`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Render(tc.skills, tc.o)
+			var buf bytes.Buffer
+			err := Render(&buf, tc.skills, tc.o)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want it to contain %s", err, tc.want)
+			}
+			// A bad input is caught before the page starts.
+			if buf.Len() != 0 {
+				t.Errorf("wrote %d bytes", buf.Len())
 			}
 		})
 	}
 }
 
 func TestRenderEmpty(t *testing.T) {
-	page, err := Render(nil, Options{Title: `A "B" & C`})
+	page, err := render(nil, Options{Title: `A "B" & C`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -572,14 +587,14 @@ func TestShellQuote(t *testing.T) {
 // FuzzRenderBody checks that no body makes the renderer fail or panic, or
 // lets a script, an event handler or a javascript: URL through.
 func FuzzRenderBody(f *testing.F) {
-	f.Add(demo().Body)
+	f.Add([]byte(demoBody))
 	f.Add([]byte("[x](<javascript:alert(1)>)\n"))
 	f.Add([]byte("<a href=\"javascript:x\">y</a>\n\n<svg onload=alert(1)>"))
 	f.Add([]byte("[a]: <java\nscript:x>\n[a]\n"))
-	f.Fuzz(func(t *testing.T, body []byte) {
+	f.Fuzz(func(t *testing.T, md []byte) {
 		s := demo()
-		s.Body = body
-		page, err := Render([]Skill{s}, Options{})
+		s.Body = func() ([]byte, error) { return md, nil }
+		page, err := render([]Skill{s}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -603,7 +618,7 @@ func FuzzRenderBody(f *testing.F) {
 // Large and repetitive bodies render in linear time: a SKILL.md is
 // untrusted, and one must not stall a build.
 func TestRenderLargeBody(t *testing.T) {
-	for name, body := range map[string]string{
+	for name, md := range map[string]string{
 		"headings": strings.Repeat("# Same\n", 50000),
 		"links":    strings.Repeat("[x](missing.md) [y](#same) ", 20000),
 		"brackets": strings.Repeat("[", 100000),
@@ -611,9 +626,9 @@ func TestRenderLargeBody(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			s := demo()
-			s.Body = []byte(body)
+			s.Body = body(md)
 			start := time.Now()
-			if _, err := Render([]Skill{s}, Options{}); err != nil {
+			if _, err := render([]Skill{s}, Options{}); err != nil {
 				t.Fatal(err)
 			}
 			if d := time.Since(start); d > 10*time.Second {
@@ -622,8 +637,8 @@ func TestRenderLargeBody(t *testing.T) {
 		})
 	}
 	s := demo()
-	s.Body = []byte("# Same\n# Same\n# Same-1\n# Same\n")
-	page, err := Render([]Skill{s}, Options{})
+	s.Body = body("# Same\n# Same\n# Same-1\n# Same\n")
+	page, err := render([]Skill{s}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

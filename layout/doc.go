@@ -1,10 +1,13 @@
 // Package layout owns the shape of a built bundle: every path inside dist/,
 // every URL and skill:// URI, the index documents and their exact bytes.
 //
-// It does no I/O. The build hands it skills whose files and archives it has
-// already digested; layout answers with paths, documents and a Plan of every
-// entry, so that the writer, verify and serve share one truth about what a
-// bundle holds. Nothing outside this package spells a path or URL.
+// It does no I/O of its own. The build hands it skills whose files and
+// archives it has already digested; layout answers with paths, documents and
+// a Plan of every entry, so that the writer, verify and serve share one truth
+// about what a bundle holds. Nothing outside this package spells a path or
+// URL. A Plan's documents are streamed into writers the caller passes,
+// never held whole, so that a bundle of any size is written in bounded
+// memory.
 //
 // Documents are deterministic: skills and files are sorted, keys come in a
 // fixed order (struct fields), JSON is indented with two spaces, lines end

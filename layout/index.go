@@ -1,15 +1,16 @@
 package layout
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 )
 
 // The document types. Field order is key order in the output, so it is
-// part of the format: change it only with the golden files.
+// part of the format: change it only with the golden files. Each document
+// streams its one array (see stream), which must stay its last field.
 
 // v2Index is the discovery v0.2.0 index.
 type v2Index struct {
@@ -99,20 +100,6 @@ type Resource struct {
 	Digest   string `json:"digest"`
 }
 
-// encode is the one JSON encoding of every document: two-space indent,
-// "\n" line endings and a final newline, and no HTML escaping, so that
-// descriptions read as written ("<" rather than "\u003c").
-func encode(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
 // V2IndexDoc is the discovery v0.2.0 index, sorted by name. A skill with
 // only SKILL.md is type "skill-md" (url and digest of SKILL.md); any other
 // is type "archive" (url and digest of its .tar.gz), because the skills CLI
@@ -123,27 +110,29 @@ func V2IndexDoc(skills []Skill, o Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v2Doc(ss, o)
+	return collect(v2Writer(ss, o))
 }
 
-func v2Doc(ss []Skill, o Options) ([]byte, error) {
+// v2Writer renders V2IndexDoc from prepared skills.
+func v2Writer(ss []Skill, o Options) func(io.Writer) error {
 	url := func(distPath string) string {
 		if o.BaseURL == "" {
 			return relToV2(distPath)
 		}
 		return joinURL(o.BaseURL, distPath)
 	}
-	doc := v2Index{Schema: Schema, Generator: o.Generator, Skills: []v2Entry{}}
-	for _, s := range ss {
-		e := v2Entry{Name: s.Name, Description: s.Description, ContentDigest: s.ContentDigest}
-		if len(s.Files) == 1 {
-			e.Type, e.URL, e.Digest = "skill-md", url(SkillFile(s.Name, EntryFile)), s.entry().Digest
-		} else {
-			e.Type, e.URL, e.Digest = "archive", url(ArchivePath(s.Name, s.TarGz.Digest, TarGz)), s.TarGz.Digest
-		}
-		doc.Skills = append(doc.Skills, e)
+	return func(w io.Writer) error {
+		return stream(w, v2Index{Schema: Schema, Generator: o.Generator, Skills: []v2Entry{}}, len(ss), func(i int) any {
+			s := &ss[i]
+			e := v2Entry{Name: s.Name, Description: s.Description, ContentDigest: s.ContentDigest}
+			if len(s.Files) == 1 {
+				e.Type, e.URL, e.Digest = "skill-md", url(SkillFile(s.Name, EntryFile)), s.entry().Digest
+			} else {
+				e.Type, e.URL, e.Digest = "archive", url(ArchivePath(s.Name, s.TarGz.Digest, TarGz)), s.TarGz.Digest
+			}
+			return e
+		})
 	}
-	return encode(doc)
 }
 
 // V1IndexDoc is the legacy discovery v0.1.0 index, sorted by name, with
@@ -155,28 +144,37 @@ func V1IndexDoc(skills []Skill, o Options) (doc []byte, left []Excluded, err err
 	if err != nil {
 		return nil, nil, err
 	}
-	doc, left, err = v1Doc(ss, o)
-	return doc, left, err
+	write, left := v1Writer(ss, o)
+	if doc, err = collect(write); err != nil {
+		return nil, nil, err
+	}
+	return doc, left, nil
 }
 
-func v1Doc(ss []Skill, o Options) ([]byte, []Excluded, error) {
-	doc := v1Index{Generator: o.Generator, Skills: []v1Entry{}}
+// v1Writer renders V1IndexDoc from prepared skills and returns the skills
+// it leaves out.
+func v1Writer(ss []Skill, o Options) (func(io.Writer) error, []Excluded) {
+	var kept []int
 	var left []Excluded
-	for _, s := range ss {
+	for i, s := range ss {
 		if reason := legacyReason(s); reason != "" {
 			left = append(left, Excluded{Name: s.Name, Reason: reason})
 			continue
 		}
-		e := v1Entry{Name: s.Name, Description: s.Description, Files: []string{EntryFile}}
-		for _, f := range s.Files {
-			if f.Path != EntryFile {
-				e.Files = append(e.Files, f.Path)
-			}
-		}
-		doc.Skills = append(doc.Skills, e)
+		kept = append(kept, i)
 	}
-	b, err := encode(doc)
-	return b, left, err
+	return func(w io.Writer) error {
+		return stream(w, v1Index{Generator: o.Generator, Skills: []v1Entry{}}, len(kept), func(i int) any {
+			s := &ss[kept[i]]
+			e := v1Entry{Name: s.Name, Description: s.Description, Files: []string{EntryFile}}
+			for _, f := range s.Files {
+				if f.Path != EntryFile {
+					e.Files = append(e.Files, f.Path)
+				}
+			}
+			return e
+		})
+	}, left
 }
 
 // legacyReason says why s cannot be in the v0.1 index, or "".
@@ -202,21 +200,29 @@ func MCPSkillsDoc(skills []Skill) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mcpSkillsDoc(ss)
+	return collect(mcpSkillsWriter(ss))
 }
 
-func mcpSkillsDoc(ss []Skill) ([]byte, error) {
-	doc := []mcpSkill{}
-	for _, s := range ss {
-		e := mcpSkill{URI: SkillURI(s.Name, EntryFile), Frontmatter: s.Frontmatter, Resources: []mcpResource{}}
-		for _, f := range s.Files {
-			e.Resources = append(e.Resources, mcpResource{URI: SkillURI(s.Name, f.Path), Digest: f.Digest, Size: f.Size})
-		}
-		doc = append(doc, e)
+// mcpSkillsWriter renders MCPSkillsDoc from prepared skills.
+func mcpSkillsWriter(ss []Skill) func(io.Writer) error {
+	// By uri, not name: "skill://a-b/" sorts before "skill://a/". Only the
+	// order is kept; the elements are built as they are written.
+	uris := make([]string, len(ss))
+	order := make([]int, len(ss))
+	for i, s := range ss {
+		uris[i], order[i] = SkillURI(s.Name, EntryFile), i
 	}
-	// By uri, not name: "skill://a-b/" sorts before "skill://a/".
-	slices.SortFunc(doc, func(a, b mcpSkill) int { return strings.Compare(a.URI, b.URI) })
-	return encode(doc)
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(uris[a], uris[b]) })
+	return func(w io.Writer) error {
+		return stream(w, []mcpSkill{}, len(order), func(i int) any {
+			s := &ss[order[i]]
+			e := mcpSkill{URI: SkillURI(s.Name, EntryFile), Frontmatter: s.Frontmatter, Resources: []mcpResource{}}
+			for _, f := range s.Files {
+				e.Resources = append(e.Resources, mcpResource{URI: SkillURI(s.Name, f.Path), Digest: f.Digest, Size: f.Size})
+			}
+			return e
+		})
+	}
 }
 
 // MCPIndexDoc is mcp/index.json, the legacy skill://index.json body,
@@ -227,27 +233,29 @@ func MCPIndexDoc(skills []Skill, o Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return mcpIndexDoc(ss, o)
+	return collect(mcpIndexWriter(ss, o))
 }
 
-func mcpIndexDoc(ss []Skill, o Options) ([]byte, error) {
-	doc := mcpIndex{Schema: Schema, Generator: o.Generator, Skills: []mcpIndexEntry{}}
-	for _, s := range ss {
-		doc.Skills = append(doc.Skills, mcpIndexEntry{
-			Name:        s.Name,
-			Type:        "skill-md",
-			Description: s.Description,
-			URL:         SkillURI(s.Name, EntryFile),
-			Digest:      s.entry().Digest,
-			Frontmatter: s.Frontmatter,
-			Archives: []mcpArchive{
-				{URL: ArchiveURI(s.Name, s.TarGz.Digest, TarGz), MimeType: MimeType("a." + TarGz), Digest: s.TarGz.Digest},
-				{URL: ArchiveURI(s.Name, s.Zip.Digest, Zip), MimeType: MimeType("a." + Zip), Digest: s.Zip.Digest},
-			},
-			ContentDigest: s.ContentDigest,
+// mcpIndexWriter renders MCPIndexDoc from prepared skills.
+func mcpIndexWriter(ss []Skill, o Options) func(io.Writer) error {
+	return func(w io.Writer) error {
+		return stream(w, mcpIndex{Schema: Schema, Generator: o.Generator, Skills: []mcpIndexEntry{}}, len(ss), func(i int) any {
+			s := &ss[i]
+			e := mcpIndexEntry{
+				Name:          s.Name,
+				Type:          "skill-md",
+				Description:   s.Description,
+				URL:           SkillURI(s.Name, EntryFile),
+				Digest:        s.entry().Digest,
+				Frontmatter:   s.Frontmatter,
+				ContentDigest: s.ContentDigest,
+			}
+			for _, a := range s.archives() {
+				e.Archives = append(e.Archives, mcpArchive{URL: ArchiveURI(s.Name, a.a.Digest, a.ext), MimeType: MimeType("a." + a.ext), Digest: a.a.Digest})
+			}
+			return e
 		})
 	}
-	return encode(doc)
 }
 
 // MCPResourcesDoc is mcp/resources.json: every URI an MCP server may serve
@@ -259,40 +267,111 @@ func MCPResourcesDoc(skills []Skill, o Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	index, err := mcpIndexDoc(ss, o)
+	index, err := measure(mcpIndexWriter(ss, o))
 	if err != nil {
 		return nil, err
 	}
-	return mcpResourcesDoc(ss, index)
+	return collect(resourcesWriter(ss, index))
 }
 
-func mcpResourcesDoc(ss []Skill, index []byte) ([]byte, error) {
-	return encode(resources(ss, index))
-}
-
-// resources lists the MCP resources of prepared skills; index is the
-// mcp/index.json bytes served as skill://index.json.
-func resources(skills []Skill, index []byte) []Resource {
-	rs := []Resource{{URI: IndexURI, Path: MCPIndex, MimeType: MimeType(MCPIndex), Size: int64(len(index)), Digest: Digest(index)}}
-	for _, s := range skills {
-		for _, f := range s.Files {
-			rs = append(rs, Resource{URI: SkillURI(s.Name, f.Path), Path: SkillFile(s.Name, f.Path), MimeType: MimeType(f.Path), Size: f.Size, Digest: f.Digest})
-		}
-		for _, a := range []struct {
-			ext string
-			a   Archive
-		}{{TarGz, s.TarGz}, {Zip, s.Zip}} {
-			rs = append(rs, Resource{
+// resourcesWriter renders MCPResourcesDoc from prepared skills; index is
+// the digest and size of mcp/index.json, served as skill://index.json.
+func resourcesWriter(ss []Skill, index Rendered) func(io.Writer) error {
+	order := resourceOrder(ss)
+	return func(w io.Writer) error {
+		return stream(w, []Resource{}, len(order), func(i int) any {
+			k := order[i]
+			if k.skill < 0 {
+				return Resource{URI: IndexURI, Path: MCPIndex, MimeType: MimeType(MCPIndex), Size: index.Size, Digest: index.Digest}
+			}
+			s := &ss[k.skill]
+			if j := int(k.item); j < len(s.Files) {
+				f := s.Files[j]
+				return Resource{URI: SkillURI(s.Name, f.Path), Path: SkillFile(s.Name, f.Path), MimeType: MimeType(f.Path), Size: f.Size, Digest: f.Digest}
+			}
+			a := s.archives()[int(k.item)-len(s.Files)]
+			return Resource{
 				URI:      ArchiveURI(s.Name, a.a.Digest, a.ext),
 				Path:     ArchivePath(s.Name, a.a.Digest, a.ext),
 				MimeType: MimeType("a." + a.ext),
 				Size:     a.a.Size,
 				Digest:   a.a.Digest,
-			})
+			}
+		})
+	}
+}
+
+// resourceKey is one resource of mcp/resources.json by position: skill -1
+// is skill://index.json; otherwise item indexes the skill's Files and then
+// its archives. Two int32s keep the sorted table at eight bytes a
+// resource, a small fraction of the document it orders.
+type resourceKey struct{ skill, item int32 }
+
+// resourceOrder is the resources of prepared skills, sorted by uri. The
+// URIs of one skill do not sort together ("skill://a-b-<hex>.zip" comes
+// between "skill://a-<hex>.zip" and "skill://a/SKILL.md", and
+// "skill://index.json" between the archives and files of a skill named
+// index), so positions are sorted across all skills, comparing each URI in
+// two parts rather than building it.
+func resourceOrder(ss []Skill) []resourceKey {
+	type skillURIs struct {
+		dir      string // SkillURI(name, ""), which every file URI extends
+		archives [2]string
+	}
+	us := make([]skillURIs, len(ss))
+	n := 1
+	for i := range ss {
+		s := &ss[i]
+		us[i].dir = SkillURI(s.Name, "")
+		for j, a := range s.archives() {
+			us[i].archives[j] = ArchiveURI(s.Name, a.a.Digest, a.ext)
+		}
+		n += len(s.Files) + len(us[i].archives)
+	}
+	keys := make([]resourceKey, 0, n)
+	keys = append(keys, resourceKey{skill: -1})
+	for i := range ss {
+		for j := range len(ss[i].Files) + len(us[i].archives) {
+			keys = append(keys, resourceKey{int32(i), int32(j)})
 		}
 	}
-	slices.SortFunc(rs, func(a, b Resource) int { return strings.Compare(a.URI, b.URI) })
-	return rs
+	uri := func(k resourceKey) (string, string) {
+		if k.skill < 0 {
+			return IndexURI, ""
+		}
+		files := ss[k.skill].Files
+		if j := int(k.item); j < len(files) {
+			return us[k.skill].dir, files[j].Path
+		}
+		return us[k.skill].archives[int(k.item)-len(files)], ""
+	}
+	slices.SortFunc(keys, func(a, b resourceKey) int {
+		a1, a2 := uri(a)
+		b1, b2 := uri(b)
+		return compareJoined(a1, a2, b1, b2)
+	})
+	return keys
+}
+
+// compareJoined compares a1+a2 with b1+b2 bytewise, as strings.Compare
+// would, without building either.
+func compareJoined(a1, a2, b1, b2 string) int {
+	for {
+		if a1 == "" {
+			a1, a2 = a2, ""
+		}
+		if b1 == "" {
+			b1, b2 = b2, ""
+		}
+		if a1 == "" || b1 == "" {
+			return len(a1) - len(b1) // the one that ran out first sorts first
+		}
+		n := min(len(a1), len(b1))
+		if c := strings.Compare(a1[:n], b1[:n]); c != 0 {
+			return c
+		}
+		a1, b1 = a1[n:], b1[n:]
+	}
 }
 
 // Sum is one line of checksums.txt.
@@ -305,11 +384,20 @@ type Sum struct {
 // per line, sorted by path, so that `cd dist && sha256sum -c checksums.txt`
 // checks the listed files.
 func ChecksumsDoc(sums []Sum) []byte {
+	doc, _ := collect(checksumsWriter(sums)) // a bytes.Buffer takes every write
+	return doc
+}
+
+// checksumsWriter renders ChecksumsDoc, sorting a copy of sums once.
+func checksumsWriter(sums []Sum) func(io.Writer) error {
 	sums = slices.Clone(sums)
 	slices.SortFunc(sums, func(a, b Sum) int { return strings.Compare(a.Path, b.Path) })
-	var b strings.Builder
-	for _, s := range sums {
-		b.WriteString(strings.TrimPrefix(s.Digest, "sha256:") + "  " + s.Path + "\n")
+	return func(w io.Writer) error {
+		for _, s := range sums {
+			if _, err := io.WriteString(w, strings.TrimPrefix(s.Digest, "sha256:")+"  "+s.Path+"\n"); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
-	return []byte(b.String())
 }

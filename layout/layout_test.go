@@ -36,7 +36,17 @@ func data(t *testing.T, b *Bundle, path string) []byte {
 	if e.Kind != KindDoc {
 		t.Fatalf("%s is a %v, not a doc", path, e.Kind)
 	}
-	return e.Data
+	return docBytes(t, e)
+}
+
+// docBytes renders a document entry.
+func docBytes(t *testing.T, e Entry) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := e.Write(&b); err != nil {
+		t.Fatalf("%s: %v", e.Path, err)
+	}
+	return b.Bytes()
 }
 
 func TestReaders(t *testing.T) {
@@ -315,8 +325,8 @@ func TestDeterminism(t *testing.T) {
 			shuffled[i] = s
 		}
 		got := plan(t, shuffled, Options{Generator: "skillpack test"})
-		if render(got) != render(want) {
-			t.Fatalf("shuffled input gives different bytes:\n%s\nvs\n%s", render(got), render(want))
+		if render(t, got) != render(t, want) {
+			t.Fatalf("shuffled input gives different bytes:\n%s\nvs\n%s", render(t, got), render(t, want))
 		}
 	}
 	// The input is not reordered in place.
@@ -334,10 +344,14 @@ func TestPlanEntries(t *testing.T) {
 		if !ValidDigest(e.Digest) || e.Size < 0 {
 			t.Errorf("%s: digest %q size %d", e.Path, e.Digest, e.Size)
 		}
-		if e.Kind == KindDoc && (e.Digest != Digest(e.Data) || e.Size != int64(len(e.Data))) {
-			t.Errorf("%s: digest or size does not match Data", e.Path)
+		if e.Kind != KindDoc {
+			continue
 		}
-		if e.Kind == KindDoc && len(e.Data) > 0 && (!bytes.HasSuffix(e.Data, []byte("\n")) || bytes.Contains(e.Data, []byte("\r"))) {
+		data := docBytes(t, e)
+		if e.Digest != Digest(data) || e.Size != int64(len(data)) {
+			t.Errorf("%s: digest or size does not match its bytes", e.Path)
+		}
+		if len(data) > 0 && (!bytes.HasSuffix(data, []byte("\n")) || bytes.Contains(data, []byte("\r"))) {
 			t.Errorf("%s: not \\n-terminated lines", e.Path)
 		}
 	}
@@ -588,7 +602,7 @@ func TestEmpty(t *testing.T) {
 }
 
 // render is a plan as text: one line per entry, then every document.
-func render(b *Bundle) string {
+func render(t *testing.T, b *Bundle) string {
 	ar := &txtar.Archive{}
 	var list strings.Builder
 	for _, e := range b.Entries {
@@ -601,7 +615,7 @@ func render(b *Bundle) string {
 	ar.Files = append(ar.Files, txtar.File{Name: "entries", Data: []byte(list.String())})
 	for _, e := range b.Entries {
 		if e.Kind == KindDoc {
-			ar.Files = append(ar.Files, txtar.File{Name: e.Path, Data: e.Data})
+			ar.Files = append(ar.Files, txtar.File{Name: e.Path, Data: docBytes(t, e)})
 		}
 	}
 	for _, x := range b.Excluded {
@@ -616,7 +630,7 @@ func TestGolden(t *testing.T) {
 		"plan-baseurl.txtar":  {BaseURL: "https://example.com/skills/", NoLegacy: true},
 	} {
 		t.Run(name, func(t *testing.T) {
-			got := render(plan(t, twoSkills(), o))
+			got := render(t, plan(t, twoSkills(), o))
 			path := filepath.Join("testdata", name)
 			if *update {
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {

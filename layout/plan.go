@@ -2,6 +2,7 @@ package layout
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 )
@@ -14,7 +15,8 @@ const (
 	KindFile Kind = iota + 1
 	// KindArchive is an archive the build packed; Format says which.
 	KindArchive
-	// KindDoc is a document made here; Data holds its bytes.
+	// KindDoc is a document: made here and rendered by Write, or the
+	// catalog, which the caller writes.
 	KindDoc
 )
 
@@ -38,13 +40,24 @@ type Entry struct {
 	Skill  string // the skill it belongs to; "" for documents
 	File   string // KindFile: the path within the skill
 	Format string // KindArchive: TarGz or Zip
-	Data   []byte // KindDoc: the bytes to write
+	// Write renders a KindDoc entry to w: the bytes that Digest and Size
+	// describe, the same on every call, and safe to call from several
+	// goroutines at once. It streams the document skill by skill, so that
+	// writing a bundle of any size holds one skill's part of a document at
+	// a time, never the whole; Plan rendered it once into a hash and kept
+	// nothing. It writes in small pieces, one per array element, so give
+	// it a buffered writer; it returns the first error w returns.
+	//
+	// Write is nil for every other kind, and for the catalog (Catalog),
+	// which the caller renders and writes itself (see Options.Catalog).
+	Write  func(w io.Writer) error
 	Digest string // "sha256:<hex>"
 	Size   int64
 }
 
 // Bundle is everything a build writes to dist/, so that the writer, verify
-// and serve share one list. The catalog (index.html) is not in it yet.
+// and serve share one list. The catalog (index.html) is in it when
+// Options.Catalog is set.
 type Bundle struct {
 	Entries  []Entry    // sorted bytewise by Path, no duplicates
 	Excluded []Excluded // skills left out of the v0.1 index and tree
@@ -63,60 +76,58 @@ func (b *Bundle) Lookup(path string) (Entry, bool) {
 // and, unless o.NoLegacy, again in the v0.1 tree (skills whose paths break
 // the v0.1 rules are left out of both the legacy index and tree); the
 // .tar.gz and .zip of each skill; every index; checksums.txt; .nojekyll and
-// _headers.
+// _headers; and index.html if o.Catalog is set.
 //
-// checksums.txt lists every archive and every JSON index (v0.2, v0.1,
-// mcp/skills.json, mcp/index.json, mcp/resources.json). It leaves out the
-// skill files, whose digests the indexes already carry, so the sums of the
-// indexes vouch for everything else.
+// checksums.txt lists every archive, every JSON index (v0.2, v0.1,
+// mcp/skills.json, mcp/index.json, mcp/resources.json) and index.html. It
+// leaves out the skill files, whose digests the indexes already carry, so
+// the sums of the indexes vouch for everything else.
+//
+// Plan renders each document once to learn its digest and size, and keeps
+// none of them: the memory it takes grows with the number of skills and
+// files, not with the size of the documents.
 func Plan(skills []Skill, o Options) (*Bundle, error) {
 	ss, err := prepare(skills, o)
 	if err != nil {
 		return nil, err
 	}
+	if c := o.Catalog; c != nil && (!ValidDigest(c.Digest) || c.Size < 0) {
+		return nil, fmt.Errorf("layout: catalog digest %q or size %d is not valid", c.Digest, c.Size)
+	}
 	b := &Bundle{}
 	add := func(e Entry) { b.Entries = append(b.Entries, e) }
 	var sums []Sum
-	doc := func(path string, data []byte, sum bool) {
-		e := Entry{Path: path, Kind: KindDoc, Data: data, Digest: Digest(data), Size: int64(len(data))}
-		add(e)
-		if sum {
-			sums = append(sums, Sum{Path: path, Digest: e.Digest})
+	// Rendering fails only if encoding/json does, which valid skills never
+	// make it do; the first failure is kept and returned once at the end.
+	var docErr error
+	doc := func(path string, write func(io.Writer) error, sum bool) Rendered {
+		r, err := measure(write)
+		if err != nil {
+			if docErr == nil {
+				docErr = fmt.Errorf("layout: rendering %s: %w", path, err)
+			}
+			return r
 		}
+		add(Entry{Path: path, Kind: KindDoc, Write: write, Digest: r.Digest, Size: r.Size})
+		if sum {
+			sums = append(sums, Sum{Path: path, Digest: r.Digest})
+		}
+		return r
 	}
 
-	v2, err := v2Doc(ss, o)
-	if err != nil {
-		return nil, err
-	}
-	doc(V2Index, v2, true)
+	doc(V2Index, v2Writer(ss, o), true)
 	excluded := map[string]bool{}
 	if !o.NoLegacy {
-		v1, left, err := v1Doc(ss, o)
-		if err != nil {
-			return nil, err
-		}
+		v1, left := v1Writer(ss, o)
 		doc(V1Index, v1, true)
 		b.Excluded = left
 		for _, x := range left {
 			excluded[x.Name] = true
 		}
 	}
-	skillsDoc, err := mcpSkillsDoc(ss)
-	if err != nil {
-		return nil, err
-	}
-	doc(MCPSkills, skillsDoc, true)
-	index, err := mcpIndexDoc(ss, o)
-	if err != nil {
-		return nil, err
-	}
-	doc(MCPIndex, index, true)
-	res, err := mcpResourcesDoc(ss, index)
-	if err != nil {
-		return nil, err
-	}
-	doc(MCPResources, res, true)
+	doc(MCPSkills, mcpSkillsWriter(ss), true)
+	index := doc(MCPIndex, mcpIndexWriter(ss, o), true)
+	doc(MCPResources, resourcesWriter(ss, index), true)
 
 	for _, s := range ss {
 		for _, f := range s.Files {
@@ -127,23 +138,25 @@ func Plan(skills []Skill, o Options) (*Bundle, error) {
 				add(e)
 			}
 		}
-		for _, a := range []struct {
-			ext string
-			a   Archive
-		}{{TarGz, s.TarGz}, {Zip, s.Zip}} {
+		for _, a := range s.archives() {
 			p := ArchivePath(s.Name, a.a.Digest, a.ext)
 			add(Entry{Path: p, Kind: KindArchive, Skill: s.Name, Format: a.ext, Digest: a.a.Digest, Size: a.a.Size})
 			sums = append(sums, Sum{Path: p, Digest: a.a.Digest})
 		}
 	}
 
-	if o.Catalog != nil {
-		// In checksums.txt too, so that a server can vouch for the page.
-		doc(Catalog, o.Catalog, true)
+	if c := o.Catalog; c != nil {
+		// No Write: the caller streams the page it rendered. In
+		// checksums.txt too, so that a server can vouch for the page.
+		add(Entry{Path: Catalog, Kind: KindDoc, Digest: c.Digest, Size: c.Size})
+		sums = append(sums, Sum{Path: Catalog, Digest: c.Digest})
 	}
-	doc(Checksums, ChecksumsDoc(sums), false)
-	doc(NoJekyll, []byte{}, false)
-	doc(Headers, HeadersDoc(), false)
+	doc(Checksums, checksumsWriter(sums), false)
+	doc(NoJekyll, fixed(nil), false)
+	doc(Headers, fixed(HeadersDoc()), false)
+	if docErr != nil {
+		return nil, docErr
+	}
 
 	slices.SortFunc(b.Entries, func(x, y Entry) int { return strings.Compare(x.Path, y.Path) })
 	for i := 1; i < len(b.Entries); i++ {

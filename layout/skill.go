@@ -58,9 +58,20 @@ type Options struct {
 	// Generator names the tool and compressor that made the archives,
 	// recorded in the indexes because archive bytes depend on it.
 	Generator string
-	// Catalog is the rendered index.html (package catalog), or nil for
-	// none. It is planned like the indexes and listed in checksums.txt.
-	Catalog []byte
+	// Catalog is the digest and size of index.html, or nil for none.
+	// Package catalog renders the page and the caller writes it, so
+	// layout only plans it: its entry has no Write, and it is listed in
+	// checksums.txt like the indexes.
+	Catalog *Rendered
+}
+
+// Rendered is the digest and size of a rendered document. Options.Catalog
+// gives them for the page the caller renders and writes itself (package
+// catalog streams index.html into the output), so that layout can plan the
+// page without its bytes.
+type Rendered struct {
+	Digest string // "sha256:<hex>"
+	Size   int64
 }
 
 // Excluded is a skill left out of the v0.1 index and tree, with the reason.
@@ -73,8 +84,11 @@ type Excluded struct {
 // Digest is the digest of data as every document spells it.
 func Digest(data []byte) string {
 	sum := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return digestOf(sum[:])
 }
+
+// digestOf spells a SHA-256 sum as a digest.
+func digestOf(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) }
 
 // ValidDigest reports whether d is "sha256:" followed by 64 lowercase hex
 // digits, the only form the readers accept.
@@ -222,10 +236,7 @@ func checkSkill(s Skill) error {
 	if err := checkFrontmatter(s); err != nil {
 		bad("frontmatter: %v", err)
 	}
-	for _, a := range []struct {
-		ext string
-		a   Archive
-	}{{TarGz, s.TarGz}, {Zip, s.Zip}} {
+	for _, a := range s.archives() {
 		if !ValidDigest(a.a.Digest) {
 			bad("%s archive digest %q is not \"sha256:\" and 64 lowercase hex digits", a.ext, a.a.Digest)
 		}
@@ -351,3 +362,13 @@ func (s *Skill) entry() File {
 	}
 	return File{}
 }
+
+// packed is one archive of a skill with its format.
+type packed struct {
+	ext string // TarGz or Zip
+	a   Archive
+}
+
+// archives returns the skill's archives in the order every document lists
+// them: .tar.gz, then .zip.
+func (s *Skill) archives() [2]packed { return [2]packed{{TarGz, s.TarGz}, {Zip, s.Zip}} }

@@ -1,0 +1,431 @@
+package catalog
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// update rewrites the golden pages in testdata from the current code.
+var update = flag.Bool("update", false, "rewrite the golden pages in testdata")
+
+// body is a Skill.Body that returns md.
+func body(md string) func() ([]byte, error) {
+	return func() ([]byte, error) { return []byte(md), nil }
+}
+
+// render returns the page Render writes.
+func render(skills []Skill, o Options) ([]byte, error) {
+	var buf bytes.Buffer
+	err := Render(&buf, skills, o)
+	return buf.Bytes(), err
+}
+
+// synth is the i-th skill of a generated bundle, with a SKILL.md of about
+// size bytes that uses what real ones do: headings (some repeated), lists,
+// a table, a task list, code, raw HTML, and links to its files, to missing
+// files and to the web. Its Body makes the text on each call, so that a
+// test of many skills holds no bodies but those Render holds.
+func synth(i, size int) Skill {
+	name := fmt.Sprintf("skill-%04d", i)
+	d := func(s string) string { return layout.Digest([]byte(name + "/" + s)) }
+	files := []layout.File{
+		{Path: "SKILL.md", Digest: d("SKILL.md"), Size: int64(size)},
+		{Path: "references/REFERENCE.md", Digest: d("ref"), Size: int64(100 * i)},
+	}
+	if i%3 == 0 {
+		files = append(files, layout.File{Path: "scripts/run.sh", Digest: d("run"), Size: 300, Exec: true})
+	}
+	s := Skill{
+		Skill: layout.Skill{
+			Name:          name,
+			Description:   fmt.Sprintf("Generated skill %d: does thing %d & more.", i, i%7),
+			Files:         files,
+			TarGz:         layout.Archive{Digest: d("tgz"), Size: int64(1000 + i)},
+			Zip:           layout.Archive{Digest: d("zip"), Size: int64(1200 + i)},
+			ContentDigest: d("content"),
+		},
+		Body: func() ([]byte, error) { return []byte(synthBody(i, size)), nil },
+	}
+	if i%2 == 0 {
+		s.License = "MIT"
+	}
+	if i%5 == 0 {
+		s.Compatibility = "Needs Python 3."
+	}
+	return s
+}
+
+// synthBody is the SKILL.md body of synth(i, size).
+func synthBody(i, size int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Skill %d\n\nUse this skill when the task mentions *thing %d*. See [the reference](references/REFERENCE.md), [the script](scripts/run.sh) and [the web](https://example.com/%d).\n\n", i, i%7, i)
+	b.WriteString("## Steps\n\n1. Read the input.\n2. Run `scripts/run.sh`.\n3. Check the [steps](#steps).\n\n" +
+		"| Option | Meaning |\n|---|---|\n| `-v` | verbose |\n| `-n` | dry run |\n\n" +
+		"- [x] done\n- [ ] todo\n\n~~Old~~ text with <em>raw HTML</em> and www.example.org.\n\n")
+	for n := 0; b.Len() < size; n++ {
+		fmt.Fprintf(&b, "## Details\n\nStep %d of skill %d: run the command below on the input, then check the output against **the [reference](references/REFERENCE.md)**.\n\n```sh\ntool --step %d input.csv\n```\n\n- one point\n- another point\n\n", n, i, n)
+	}
+	return b.String()
+}
+
+// golden are the inputs of the pages in testdata/<name>.html.
+func golden() map[string]struct {
+	skills []Skill
+	o      Options
+} {
+	another := demo()
+	another.Name, another.Description, another.Compatibility = "another", "Another skill.", ""
+	minimal := Skill{
+		Skill: layout.Skill{
+			Name:          "minimal",
+			Description:   "Nothing but a SKILL.md.",
+			Files:         []layout.File{{Path: "SKILL.md", Digest: layout.Digest([]byte("m")), Size: 40}},
+			TarGz:         layout.Archive{Digest: layout.Digest([]byte("mt")), Size: 200},
+			Zip:           layout.Archive{Digest: layout.Digest([]byte("mz")), Size: 300},
+			ContentDigest: layout.Digest([]byte("mc")),
+		},
+		Body: body(""),
+	}
+	// Given out of order, so that the pages also pin the sorting.
+	var many []Skill
+	for i := range 24 {
+		many = append(many, synth(i*17%24, 400))
+	}
+	return map[string]struct {
+		skills []Skill
+		o      Options
+	}{
+		"empty":   {nil, Options{Title: `A "B" & C`}},
+		"hostile": {[]Skill{demo()}, Options{}},
+		"several": {[]Skill{synth(7, 3000), minimal, demo(), another}, Options{BaseURL: "https://cdn.example/skills/", Generator: "skillpack test", Title: "Team <skills> & co"}},
+		"many":    {many, Options{Generator: "skillpack test"}},
+	}
+}
+
+// TestRenderGolden pins the page byte for byte. The files in testdata were
+// written by the Render of commit a490568, which executed the whole page
+// into one buffer; that they still match shows streaming changed no byte.
+// After an intended change of the page, rewrite them with
+//
+//	go test ./catalog -run TestRenderGolden -update
+//
+// and review the diff (the pages open in a browser).
+func TestRenderGolden(t *testing.T) {
+	for name, c := range golden() {
+		t.Run(name, func(t *testing.T) {
+			got, err := render(c.skills, c.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", name+".html")
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./catalog -run TestRenderGolden -update)", err)
+			}
+			if !bytes.Equal(got, want) {
+				i := 0
+				for i < min(len(got), len(want)) && got[i] == want[i] {
+					i++
+				}
+				t.Errorf("page differs from %s at byte %d of %d (want %d):\n got %q\nwant %q",
+					path, i, len(got), len(want), got[i:min(i+80, len(got))], want[i:min(i+80, len(want))])
+			}
+		})
+	}
+}
+
+// synths returns skills 0 to n-1 of synth, in reverse order.
+func synths(n, size int) []Skill {
+	ss := make([]Skill, n)
+	for i := range ss {
+		ss[n-1-i] = synth(i, size)
+	}
+	return ss
+}
+
+// counted replaces the Body of every skill by one that counts its calls.
+func counted(ss []Skill) []atomic.Int32 {
+	calls := make([]atomic.Int32, len(ss))
+	for i := range ss {
+		b := ss[i].Body
+		ss[i].Body = func() ([]byte, error) {
+			calls[i].Add(1)
+			return b()
+		}
+	}
+	return calls
+}
+
+// total is the sum of calls.
+func total(calls []atomic.Int32) int {
+	n := 0
+	for i := range calls {
+		n += int(calls[i].Load())
+	}
+	return n
+}
+
+// sectionAt is the offset in page of the section of the named skill.
+func sectionAt(t *testing.T, page []byte, name string) int {
+	t.Helper()
+	i := bytes.Index(page, []byte(`<section class="skill" id="`+name+`">`))
+	if i < 0 {
+		t.Fatalf("no section %s", name)
+	}
+	return i - len("\n") // the part begins with the blank line before it
+}
+
+// noLeak waits until Render's goroutines have exited: parallel.Each waits
+// for them, but one may still be on its way out after it said so.
+func noLeak(t *testing.T, before int) {
+	t.Helper()
+	for range 200 {
+		if runtime.NumGoroutine() <= before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("%d goroutines after Render, %d before", runtime.NumGoroutine(), before)
+}
+
+// Sections finish rendering out of order and are still written in name
+// order.
+func TestRenderOrder(t *testing.T) {
+	ss := synths(300, 400)
+	want, err := render(ss, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := synths(300, 400)
+	for i := range slow {
+		b := slow[i].Body
+		slow[i].Body = func() ([]byte, error) {
+			time.Sleep(time.Duration(i*7%5) * 200 * time.Microsecond)
+			return b()
+		}
+	}
+	got, err := render(slow, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("the page changes with the time sections take")
+	}
+	last := 0
+	for i := range 300 {
+		at := sectionAt(t, got, fmt.Sprintf("skill-%04d", i))
+		if at < last {
+			t.Fatalf("skill-%04d is written before the one before it", i)
+		}
+		last = at
+	}
+}
+
+func TestRenderBodyOnce(t *testing.T) {
+	ss := synths(200, 400)
+	calls := counted(ss)
+	if _, err := render(ss, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range calls {
+		if n := calls[i].Load(); n != 1 {
+			t.Errorf("%s: Body called %d times", ss[i].Name, n)
+		}
+	}
+}
+
+// A failing Body stops the render. The error is the first failing skill's
+// in name order, whichever fails first in time, and the page holds every
+// section before it.
+func TestRenderBodyError(t *testing.T) {
+	const n = 200
+	full, err := render(synths(n, 400), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	ss := synths(n, 400)
+	for i := range ss {
+		switch ss[i].Name {
+		case "skill-0050":
+			// Fails last in time, first in order.
+			ss[i].Body = func() ([]byte, error) { time.Sleep(20 * time.Millisecond); return nil, boom }
+		case "skill-0052", "skill-0150":
+			ss[i].Body = func() ([]byte, error) { return nil, errors.New("later") }
+		}
+	}
+	calls := counted(ss)
+	before := runtime.NumGoroutine()
+	var buf bytes.Buffer
+	err = Render(&buf, ss, Options{})
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), `skill "skill-0050"`) {
+		t.Fatalf("err = %v, want boom from skill-0050", err)
+	}
+	if !bytes.Equal(buf.Bytes(), full[:sectionAt(t, full, "skill-0050")]) {
+		t.Errorf("wrote %d bytes, want the %d before skill-0050's section", buf.Len(), sectionAt(t, full, "skill-0050"))
+	}
+	// Skills 0 to 50, and at most the ones in flight after them.
+	if got, most := total(calls), 50+2*runtime.GOMAXPROCS(0); got < 51 || got > most {
+		t.Errorf("Body called %d times, want 51 to %d", got, most)
+	}
+	noLeak(t, before)
+}
+
+// failWriter accepts n bytes, then fails every write.
+type failWriter struct {
+	n     int
+	fails int
+}
+
+var errDisk = errors.New("disk full")
+
+func (w *failWriter) Write(p []byte) (int, error) {
+	if len(p) > w.n {
+		w.fails++
+		return 0, errDisk
+	}
+	w.n -= len(p)
+	return len(p), nil
+}
+
+// A failing writer stops the render at the write that failed, naming what
+// it was writing.
+func TestRenderWriteError(t *testing.T) {
+	const n = 200
+	full, err := render(synths(n, 400), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inFlight := 2 * runtime.GOMAXPROCS(0)
+	for _, tc := range []struct {
+		name        string
+		n           int // bytes written before the failure
+		want        string
+		least, most int // Body calls
+	}{
+		// The head goes before any section renders.
+		{"head", 0, "catalog: head of the page: disk full", 0, 0},
+		// Skills 0 to 10, and at most the ones in flight after them.
+		{"section", sectionAt(t, full, "skill-0010"), `catalog: skill "skill-0010": disk full`, 11, 10 + inFlight},
+		{"foot", len(full) - 1, "catalog: foot of the page: disk full", n, n},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ss := synths(n, 400)
+			calls := counted(ss)
+			before := runtime.NumGoroutine()
+			w := &failWriter{n: tc.n}
+			err := Render(w, ss, Options{})
+			if !errors.Is(err, errDisk) || err.Error() != tc.want {
+				t.Fatalf("err = %v, want %s", err, tc.want)
+			}
+			if w.fails != 1 {
+				t.Errorf("%d writes failed; Render should stop at the first", w.fails)
+			}
+			if got := total(calls); got < tc.least || got > tc.most {
+				t.Errorf("Body called %d times, want %d to %d", got, tc.least, tc.most)
+			}
+			noLeak(t, before)
+		})
+	}
+}
+
+// countWriter counts the bytes written to it.
+type countWriter struct{ n int64 }
+
+func (w *countWriter) Write(p []byte) (int, error) {
+	w.n += int64(len(p))
+	return len(p), nil
+}
+
+// The heap Render uses is bounded by its workers, not by the page: a page
+// of 5,000 skills with 10 KB bodies streams with a fraction of its size in
+// use. Were the page or the bodies held whole, the heap would outgrow the
+// page.
+func TestRenderMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders a page of about 65 MB")
+	}
+	// The workers, and so the bound, scale with the CPUs: fix them so the
+	// test means the same on every machine.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	// The collector lets garbage grow to GOGC percent of the live heap
+	// before it runs, more when it is short of CPU; kept low, the heap in
+	// use follows what Render keeps reachable, which is what streaming
+	// bounds.
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
+	ss := synths(5000, 0)
+	for i := range ss {
+		// Plain text: the test is about memory, and plain text renders
+		// fast. Made on each call, like a body read from disk.
+		ss[i].Body = func() ([]byte, error) { return bytes.Repeat([]byte("Plain words of a long SKILL.md. "), 320), nil }
+	}
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	base := m.HeapInuse
+	var peak atomic.Uint64
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		var m runtime.MemStats
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for {
+			runtime.ReadMemStats(&m)
+			peak.Store(max(peak.Load(), m.HeapInuse))
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	var w countWriter
+	err := Render(&w, ss, Options{})
+	close(stop)
+	<-stopped
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := int64(peak.Load()) - int64(base)
+	t.Logf("page %.1f MB; heap in use at most %.1f MB above the %.1f MB before", float64(w.n)/1e6, float64(used)/1e6, float64(base)/1e6)
+	if used > w.n/4 {
+		t.Errorf("Render had %d bytes of heap in use for a page of %d; want less than a quarter", used, w.n)
+	}
+}
+
+// BenchmarkRender renders the catalog of 500 skills with 5 KB bodies; the
+// MB/s are of page written.
+func BenchmarkRender(b *testing.B) {
+	ss := synths(500, 5<<10)
+	var w countWriter
+	if err := Render(&w, ss, Options{}); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(w.n)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Render(io.Discard, ss, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
