@@ -67,11 +67,92 @@ func (s shallow) Open(parent ast.Node, r text.Reader, pc parser.Context) (ast.No
 	return s.BlockParser.Open(parent, r, pc)
 }
 
+// linkless spares goldmark's inline pass the blocks that cannot hold a
+// link: most paragraphs and headings of a document, whose text the pass
+// would otherwise read a byte at a time and cut into nodes, for half the
+// time of a parse. A link or image starts with "[" and lies inside one
+// block, and reference definitions were taken out of paragraphs while
+// blocks were parsed, so a block without "[" adds no link however it is
+// read; its lines are emptied, and the inline pass finds nothing to read.
+//
+// goldmark parses every block before any inline and offers no hook in
+// between; a CloseBlocker is called after each block's inline pass, the
+// first time after the first block's, so it prunes then, once per parse.
+type linkless struct{}
+
+var linklessDone = parser.NewContextKey()
+
+func (linkless) Trigger() []byte { return nil }
+
+func (linkless) Parse(ast.Node, text.Reader, parser.Context) ast.Node { return nil }
+
+func (linkless) CloseBlock(parsed ast.Node, r text.Reader, pc parser.Context) {
+	if pc.Get(linklessDone) != nil {
+		return
+	}
+	pc.Set(linklessDone, true)
+	root := parsed
+	for root.Parent() != nil {
+		root = root.Parent()
+	}
+	src := r.Source()
+	ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if n == parsed {
+			return ast.WalkSkipChildren, nil // the only block with inlines yet
+		}
+		if entering && !n.IsRaw() && !bracketed(n.Lines(), src) {
+			n.Lines().Clear()
+		}
+		return ast.WalkContinue, nil
+	})
+}
+
+// bracketed reports whether a block's lines hold a "[".
+func bracketed(lines *text.Segments, src []byte) bool {
+	for i := range lines.Len() {
+		if s := lines.At(i); bytes.IndexByte(src[s.Start:s.Stop], '[') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// definitions is goldmark's transformer that takes link reference
+// definitions out of paragraphs, run only on paragraphs that hold a "[":
+// a definition starts with one, and the transformer sets up a reader for
+// every paragraph before it looks.
+type definitions struct{ parser.ParagraphTransformer }
+
+func (d definitions) Transform(n *ast.Paragraph, r text.Reader, pc parser.Context) {
+	// A paragraph without lines is the transformer's to drop.
+	if n.Lines().Len() == 0 || bracketed(n.Lines(), r.Source()) {
+		d.ParagraphTransformer.Transform(n, r, pc)
+	}
+}
+
 // newParser builds a plain CommonMark parser (the rules only need links,
 // reference definitions and fences), or one that only finds blocks. A
 // goldmark parser keeps no state between calls once built, so one serves
 // every goroutine.
 func newParser(inline bool) parser.Parser {
+	opts := []parser.Option{parser.WithBlockParsers(blockParsers()...)}
+	if inline {
+		transformers := parser.DefaultParagraphTransformers()
+		for i, t := range transformers {
+			if t.Value == parser.LinkReferenceParagraphTransformer {
+				transformers[i].Value = definitions{parser.LinkReferenceParagraphTransformer}
+			}
+		}
+		opts = append(opts,
+			parser.WithInlineParsers(append(parser.DefaultInlineParsers(), util.Prioritized(linkless{}, 0))...),
+			parser.WithParagraphTransformers(transformers...))
+	}
+	return parser.NewParser(opts...)
+}
+
+// blockParsers are goldmark's, made to mark closed fences and to stop
+// nesting at maxNesting.
+func blockParsers() []util.PrioritizedValue {
 	blocks := parser.DefaultBlockParsers()
 	for i, b := range blocks {
 		switch b.Value {
@@ -81,13 +162,7 @@ func newParser(inline bool) parser.Parser {
 			blocks[i].Value = shallow{b.Value.(parser.BlockParser)}
 		}
 	}
-	opts := []parser.Option{parser.WithBlockParsers(blocks...)}
-	if inline {
-		opts = append(opts,
-			parser.WithInlineParsers(parser.DefaultInlineParsers()...),
-			parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))
-	}
-	return parser.NewParser(opts...)
+	return blocks
 }
 
 var (
@@ -220,7 +295,7 @@ func bodyMarkdown(p *Pass) *markdown {
 	if p.Doc == nil || p.Doc.Body == nil {
 		return nil
 	}
-	return p.Memo("markdown:"+p.Skill.File, func() any { return parseMarkdown(p.Doc.Body) }).(*markdown)
+	return p.Memo("body:markdown", func() any { return parseMarkdown(p.Doc.Body) }).(*markdown)
 }
 
 // fileMarkdown is another Markdown file of the skill, parsed, or nil when it
@@ -335,7 +410,7 @@ func skillLinks(p *Pass) []skillLink {
 	if md == nil {
 		return nil
 	}
-	return p.Memo("links:"+p.Skill.File, func() any {
+	return p.Memo("body:links", func() any {
 		// SKILL.md sits at the top of the skill, so its links resolve from "".
 		out := make([]skillLink, 0, len(md.links))
 		for _, l := range md.links {

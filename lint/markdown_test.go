@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
 )
 
 func TestMarkdownLinks(t *testing.T) {
@@ -155,4 +159,57 @@ func TestMarkdownHostile(t *testing.T) {
 	if m := parseMarkdown([]byte(indent.String())); len(m.links) != strings.Count(indent.String(), "[x]") {
 		t.Errorf("deep list: %d links, want %d", len(m.links), strings.Count(indent.String(), "[x]"))
 	}
+}
+
+// FuzzMarkdownShortcuts checks the parser's shortcuts (linkless and
+// definitions) against goldmark without them: the same links, images,
+// reference definitions and fences, at the same places.
+func FuzzMarkdownShortcuts(f *testing.F) {
+	full := parser.NewParser(parser.WithBlockParsers(blockParsers()...),
+		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))
+	for _, s := range []string{
+		"# T\n\nText.\n\n[a](a.md) ![i](i.png)\n",
+		"Heading\n===\n[r]: x.md\n\n[r]\n",
+		"[r]: x.md\n===\n- a\n- [b][r]\n\n> quote\n> [c](c.md)\nlazy [d](d.md)\n",
+		"```\n[no](link)\n```\n\n    [code](c.md)\n\n<div>\n[html](h.md)\n</div>\n\n`[span](s.md)` [a\n](b)\n",
+		"- ```\n  x\n\ntext [late](l.md)\n[ref]:\n  <y z.md>\n  \"title\"\n",
+		"\\[not](a link) &#91;no](link) [a]\n(b)\n\n*[e](e.md)* <https://x/[y](z)>\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if got, want := markdownNodes(mdParser, src), markdownNodes(full, src); got != want {
+			t.Fatalf("with shortcuts:\n%s\nwithout:\n%s", got, want)
+		}
+	})
+}
+
+// markdownNodes lists the nodes that parseMarkdown reads.
+func markdownNodes(p parser.Parser, src []byte) string {
+	var b strings.Builder
+	ast.Walk(p.Parse(text.NewReader(src)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		ref := func(r *ast.ReferenceLink) string {
+			if r == nil {
+				return ""
+			}
+			return string(r.Value)
+		}
+		switch n := n.(type) {
+		case *ast.Link:
+			fmt.Fprintf(&b, "link %d %q %q\n", n.Pos(), n.Destination, ref(n.Reference))
+		case *ast.Image:
+			fmt.Fprintf(&b, "image %d %q %q\n", n.Pos(), n.Destination, ref(n.Reference))
+		case *ast.LinkReferenceDefinition:
+			fmt.Fprintf(&b, "definition %d %q %q\n", n.Pos(), n.Label, n.Destination)
+		case *ast.FencedCodeBlock:
+			_, closed := n.AttributeString(string(closedFence))
+			fmt.Fprintf(&b, "fence %d %v\n", n.Pos(), closed)
+		}
+		return ast.WalkContinue, nil
+	})
+	return b.String()
 }

@@ -22,9 +22,10 @@ type Pass struct {
 	Files   *skill.Files    // nil when the folder could not be collected
 	Profile *Profile
 
-	rule   *Rule
-	report func(*Rule, Finding)
-	memo   map[string]any
+	rule     *Rule
+	report   func(*Rule, Finding)
+	memo     map[string]any
+	contents map[string]*Content // by path: Content is asked for per file by six rules
 }
 
 // Report records a finding for the rule being checked. f.Path is relative
@@ -44,7 +45,8 @@ func (p *Pass) ReportNode(n *yaml.Node, fix, format string, args ...any) {
 }
 
 // Memo returns the value cached under key, computing it once per skill. Rules
-// share expensive work through it (the Markdown tree, file contents).
+// share expensive work through it (the Markdown tree, the file index);
+// file contents have Content.
 func (p *Pass) Memo(key string, compute func() any) any {
 	if v, ok := p.memo[key]; ok {
 		return v
@@ -74,7 +76,15 @@ func (p *Pass) Content(f skill.File) *Content {
 	if f.Size > memoLimit {
 		return readContent(f)
 	}
-	return p.Memo("content:"+f.Path, func() any { return readContent(f) }).(*Content)
+	if c, ok := p.contents[f.Path]; ok {
+		return c
+	}
+	if p.contents == nil {
+		p.contents = map[string]*Content{}
+	}
+	c := readContent(f)
+	p.contents[f.Path] = c
+	return c
 }
 
 func readContent(f skill.File) *Content {
@@ -85,12 +95,34 @@ func readContent(f skill.File) *Content {
 		return c
 	}
 	defer fh.Close()
-	c.Data, c.Err = io.ReadAll(io.LimitReader(fh, MaxScan+1))
+	// The size collected is almost always the size read: starting there,
+	// plus the byte that lets the read meeting the end need no larger
+	// buffer, spares io.ReadAll's growing from 512 bytes.
+	c.Data, c.Err = readAll(io.LimitReader(fh, MaxScan+1), min(max(f.Size, 0), MaxScan)+1)
 	c.Complete = len(c.Data) <= MaxScan
 	if !c.Complete {
 		c.Data = c.Data[:MaxScan]
 	}
 	return c
+}
+
+// readAll is io.ReadAll with a first buffer of the given size: a file that
+// changed size since it was collected is still read to its end.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, size)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // let append pick the next size
+		}
+	}
 }
 
 // BodyPos turns a 1-based line within the body into a file line.

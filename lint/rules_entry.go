@@ -158,6 +158,9 @@ func checkEntryEncoding(p *Pass) {
 // invalidUTF8 returns the offset of the first invalid UTF-8 sequence, or -1.
 // A sequence cut off by the read limit at the very end does not count.
 func invalidUTF8(b []byte) int {
+	if utf8.Valid(b) { // the usual case, checked many bytes at a time
+		return -1
+	}
 	for i := 0; i < len(b); {
 		if b[i] < utf8.RuneSelf {
 			i++

@@ -527,7 +527,7 @@ func checkDescriptionEqualsName(p *Pass) {
 			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 		}), " ")
 	}
-	if norm(desc) != "" && norm(desc) == norm(name) {
+	if d := norm(desc); d != "" && d == norm(name) {
 		p.ReportNode(v, "say what the skill does and when to use it", "description only repeats the name")
 	}
 }

@@ -196,12 +196,31 @@ func checkUnreferenced(p *Pass) {
 			refs[l.path] = true
 		}
 	}
+	// Reading the other Markdown files is most of this rule's work, and
+	// SKILL.md often links or names every file already: once each one is
+	// referenced, nothing read after can change the verdict, "all used".
+	var pending []string // resources not known to be referenced yet
+	for _, f := range p.Files.Files {
+		if resource(f.Path) {
+			pending = append(pending, f.Path)
+		}
+	}
+	settled := func() bool {
+		pending = slices.DeleteFunc(pending, func(rel string) bool { return referenced(refs, rel) })
+		return len(pending) == 0
+	}
+	if settled() {
+		return
+	}
 	// The whole file, not only the body: frontmatter such as
 	// "allowed-tools: Bash(python scripts/fill.py)" uses a file too.
 	mentions(p.Doc.Raw, refs)
 	for i, f := range p.Files.Files {
 		if f.Path == p.Skill.File || !isMarkdown(f.Path) {
 			continue
+		}
+		if settled() {
+			return
 		}
 		md := fileMarkdown(p, i)
 		if md == nil {

@@ -2,8 +2,10 @@ package lint
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -69,28 +71,54 @@ func scanFiles(p *Pass, fn func(rel string, data []byte)) {
 	}
 }
 
-// secretPattern is one kind of credential. Matching starts at a literal
-// anchor found with bytes.Index, which is far faster than running a regexp
-// over every byte of every file.
+// secretPattern is one kind of credential. Matching starts where its
+// anchor is found, which is far faster than running a regexp over every
+// byte of every file. The anchor is looked for through its key, a literal
+// that every match holds at a fixed offset and that text holds much less
+// often than the anchor's first letter (an "s" or "g" in every other
+// word): scanning for the few keys and checking the anchor around each
+// one reads each file three times, not once per pattern.
 type secretPattern struct {
 	anchor string
+	key    string // at offset at of every match: in the anchor, or (Slack) where the regexp requires a "-"
+	at     int
 	re     *regexp.Regexp // anchored at the start of the anchor
 	what   string
 }
 
 var secretPatterns = []secretPattern{
-	{"-----BEGIN ", regexp.MustCompile(`^-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`), "a private key"},
-	{"AKIA", regexp.MustCompile(`^AKIA[A-Z0-9]{16}`), "an AWS access key ID"},
-	{"ASIA", regexp.MustCompile(`^ASIA[A-Z0-9]{16}`), "an AWS temporary access key ID"},
-	{"ghp_", regexp.MustCompile(`^ghp_[A-Za-z0-9]{36}`), "a GitHub personal access token"},
-	{"gho_", regexp.MustCompile(`^gho_[A-Za-z0-9]{36}`), "a GitHub OAuth token"},
-	{"ghu_", regexp.MustCompile(`^ghu_[A-Za-z0-9]{36}`), "a GitHub user access token"},
-	{"ghs_", regexp.MustCompile(`^ghs_[A-Za-z0-9]{36}`), "a GitHub app installation token"},
-	{"ghr_", regexp.MustCompile(`^ghr_[A-Za-z0-9]{36}`), "a GitHub refresh token"},
-	{"github_pat_", regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{22,}`), "a GitHub fine-grained access token"},
-	{"sk-ant-", regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{20,}`), "an Anthropic API key"},
-	{"sk-", regexp.MustCompile(`^sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})`), "an OpenAI API key"},
-	{"xox", regexp.MustCompile(`^xox[abpr]-[0-9]+-[A-Za-z0-9-]{10,}`), "a Slack token"},
+	{"-----BEGIN ", "-", 0, regexp.MustCompile(`^-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`), "a private key"},
+	{"AKIA", "IA", 2, regexp.MustCompile(`^AKIA[A-Z0-9]{16}`), "an AWS access key ID"},
+	{"ASIA", "IA", 2, regexp.MustCompile(`^ASIA[A-Z0-9]{16}`), "an AWS temporary access key ID"},
+	{"ghp_", "_", 3, regexp.MustCompile(`^ghp_[A-Za-z0-9]{36}`), "a GitHub personal access token"},
+	{"gho_", "_", 3, regexp.MustCompile(`^gho_[A-Za-z0-9]{36}`), "a GitHub OAuth token"},
+	{"ghu_", "_", 3, regexp.MustCompile(`^ghu_[A-Za-z0-9]{36}`), "a GitHub user access token"},
+	{"ghs_", "_", 3, regexp.MustCompile(`^ghs_[A-Za-z0-9]{36}`), "a GitHub app installation token"},
+	{"ghr_", "_", 3, regexp.MustCompile(`^ghr_[A-Za-z0-9]{36}`), "a GitHub refresh token"},
+	{"github_pat_", "_", 6, regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{22,}`), "a GitHub fine-grained access token"},
+	{"sk-ant-", "-", 2, regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{20,}`), "an Anthropic API key"},
+	{"sk-", "-", 2, regexp.MustCompile(`^sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})`), "an OpenAI API key"},
+	{"xox", "-", 4, regexp.MustCompile(`^xox[abpr]-[0-9]+-[A-Za-z0-9-]{10,}`), "a Slack token"},
+}
+
+// secretKeys are the patterns' distinct keys, each with its patterns.
+var secretKeys = func() []secretKey {
+	var keys []secretKey
+	for i := range secretPatterns {
+		sp := &secretPatterns[i]
+		j := slices.IndexFunc(keys, func(k secretKey) bool { return k.key == sp.key })
+		if j < 0 {
+			j = len(keys)
+			keys = append(keys, secretKey{key: sp.key})
+		}
+		keys[j].patterns = append(keys[j].patterns, sp)
+	}
+	return keys
+}()
+
+type secretKey struct {
+	key      string
+	patterns []*secretPattern
 }
 
 // secretHit is a credential found at a byte offset.
@@ -103,30 +131,21 @@ type secretHit struct {
 // findSecrets returns the credentials in data, in file order.
 func findSecrets(data []byte) []secretHit {
 	var hits []secretHit
-	for _, sp := range secretPatterns {
+	for _, k := range secretKeys {
 		for from := 0; ; {
-			i := bytes.Index(data[from:], []byte(sp.anchor))
-			if i < 0 {
+			j := bytes.Index(data[from:], []byte(k.key))
+			if j < 0 {
 				break
 			}
-			i += from
-			from = i + len(sp.anchor)
-			// A token inside a longer word ("task-", "xAKIA...") is not one.
-			if i > 0 && wordByte(data[i-1]) {
-				continue
-			}
-			m := sp.re.Find(data[i:min(len(data), i+512)])
-			if m == nil || i+len(m) < len(data) && wordByte(data[i+len(m)]) {
-				continue
-			}
-			if sp.anchor == "-----BEGIN " {
-				if !keyBody(data[i+len(m):]) {
-					continue
+			j += from
+			from = j + len(k.key)
+			for _, sp := range k.patterns {
+				if i := j - sp.at; i >= 0 && data[i] == sp.anchor[0] && bytes.HasPrefix(data[i:], []byte(sp.anchor)) {
+					if h, ok := sp.match(data, i); ok {
+						hits = append(hits, h)
+					}
 				}
-			} else if placeholder(string(m[len(sp.anchor):])) {
-				continue
 			}
-			hits = append(hits, secretHit{off: i, what: sp.what, text: string(m)})
 		}
 	}
 	sort.Slice(hits, func(i, j int) bool { return hits[i].off < hits[j].off })
@@ -138,6 +157,26 @@ func findSecrets(data []byte) []secretHit {
 		}
 	}
 	return out
+}
+
+// match tells whether the pattern's anchor at data[i:] starts a credential.
+func (sp *secretPattern) match(data []byte, i int) (secretHit, bool) {
+	// A token inside a longer word ("task-", "xAKIA...") is not one.
+	if i > 0 && wordByte(data[i-1]) {
+		return secretHit{}, false
+	}
+	m := sp.re.Find(data[i:min(len(data), i+512)])
+	if m == nil || i+len(m) < len(data) && wordByte(data[i+len(m)]) {
+		return secretHit{}, false
+	}
+	if sp.anchor == "-----BEGIN " {
+		if !keyBody(data[i+len(m):]) {
+			return secretHit{}, false
+		}
+	} else if placeholder(string(m[len(sp.anchor):])) {
+		return secretHit{}, false
+	}
+	return secretHit{off: i, what: sp.what, text: string(m)}, true
 }
 
 func wordByte(b byte) bool {
@@ -265,7 +304,11 @@ type invisibleHit struct {
 // findInvisible returns the runs of invisible characters in data, in order.
 func findInvisible(data []byte) []invisibleHit {
 	var hits []invisibleHit
-	for i := 0; i < len(data); {
+	// Most files are ASCII from start to end, and asciiPrefix crosses
+	// that fast. Past the first other byte the loop below is as tight as
+	// it gets: any test added to it slows down text in other scripts more
+	// than it speeds up the rest.
+	for i := asciiPrefix(data); i < len(data); {
 		// Every code point looked for is encoded with one of these lead
 		// bytes (U+2xxx: E2, U+FEFF: EF, U+E00xx: F3): skip the rest fast.
 		if b := data[i]; b != 0xE2 && b != 0xEF && b != 0xF3 {
@@ -307,6 +350,21 @@ func findInvisible(data []byte) []invisibleHit {
 		}
 	}
 	return hits
+}
+
+// asciiPrefix returns the length of data's leading run of ASCII bytes,
+// which it reads eight at a time.
+func asciiPrefix(data []byte) int {
+	i := 0
+	for ; i+8 <= len(data); i += 8 {
+		if binary.LittleEndian.Uint64(data[i:])&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for i < len(data) && data[i] < utf8.RuneSelf {
+		i++
+	}
+	return i
 }
 
 func tagMessage(hidden []byte, n int) string {
