@@ -71,9 +71,18 @@ type page struct {
 	AddAll    string // the command that installs every skill
 	Indexes   []link
 	Skills    []tocEntry
+	Inline    bool // SKILL.md bodies are shown; see InlineBudget
 	CSS       template.CSS
 	CSP       string
 }
+
+// InlineBudget is the most Markdown, over all skills' SKILL.md files, that
+// the page shows rendered. Past it every skill links its SKILL.md instead:
+// rendered, ten thousand skills make a page of about 150 MB, which no
+// browser opens comfortably and static hosts refuse (Cloudflare Pages
+// serves files of at most 25 MiB). Deciding on the whole tree, not skill
+// by skill, keeps the page uniform and a pure function of the input.
+const InlineBudget = 8 << 20
 
 // tocEntry is one skill in the table of contents: all the head needs of
 // every skill, and little enough to hold for the largest bundle.
@@ -91,6 +100,7 @@ type view struct {
 	Size                                      string // of all files
 	Archives                                  []archiveView
 	Add, MCP                                  string
+	Inline                                    bool // the page shows SKILL.md rendered
 	Body                                      template.HTML
 }
 
@@ -171,9 +181,16 @@ func Render(w io.Writer, skills []Skill, o Options) error {
 	if p.Title == "" {
 		p.Title = "Agent Skills"
 	}
+	var markdown int64
 	for i, s := range ss {
 		p.Skills[i] = tocEntry{s.Name, s.Description}
+		for _, f := range s.Files {
+			if f.Path == layout.EntryFile {
+				markdown += f.Size
+			}
+		}
 	}
+	p.Inline = markdown <= InlineBudget
 	if err := part(w, a.t, "head", p); err != nil {
 		return err
 	}
@@ -184,7 +201,7 @@ func Render(w io.Writer, skills []Skill, o Options) error {
 	// CPUs stay busy while a slow section holds up the ones behind it.
 	t := turns{c: sync.NewCond(new(sync.Mutex))}
 	err = parallel.Each(len(ss), 2*runtime.GOMAXPROCS(0), func(i int) error {
-		sec, err := section(a.t, ss[i], href, abs, host)
+		sec, err := section(a.t, ss[i], p.Inline, href, abs, host)
 		if !t.wait(i) {
 			return errStopped
 		}
@@ -255,8 +272,8 @@ func part(w io.Writer, t *template.Template, name string, p page) error {
 }
 
 // section renders the section of one skill, body included.
-func section(t *template.Template, s Skill, href, abs func(string) string, host string) ([]byte, error) {
-	v, err := newView(s, href, abs, host)
+func section(t *template.Template, s Skill, inline bool, href, abs func(string) string, host string) ([]byte, error) {
+	v, err := newView(s, inline, href, abs, host)
 	if err != nil {
 		return nil, err
 	}
@@ -267,8 +284,9 @@ func section(t *template.Template, s Skill, href, abs func(string) string, host 
 	return buf.Bytes(), nil
 }
 
-func newView(s Skill, href, abs func(string) string, host string) (view, error) {
+func newView(s Skill, inline bool, href, abs func(string) string, host string) (view, error) {
 	v := view{
+		Inline:        inline,
 		Name:          s.Name,
 		Description:   s.Description,
 		License:       s.License,
@@ -311,6 +329,9 @@ func newView(s Skill, href, abs func(string) string, host string) (view, error) 
 			// Two spaces: the sha256sum -c line format.
 			Check: "echo '" + strings.TrimPrefix(a.a.Digest, "sha256:") + "  " + name + "' | sha256sum -c",
 		})
+	}
+	if !inline {
+		return v, nil
 	}
 	md, err := s.Body()
 	if err != nil {

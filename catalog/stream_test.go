@@ -253,6 +253,46 @@ func TestRenderBodyOnce(t *testing.T) {
 	}
 }
 
+// Past InlineBudget of Markdown the page links every SKILL.md instead of
+// showing it, says so, and reads no body; at the budget it shows them all.
+func TestRenderInlineBudget(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		size   int // SKILL.md size claimed by each of 4 skills
+		inline bool
+	}{
+		{"at the budget", InlineBudget / 4, true},
+		{"past the budget", InlineBudget/4 + 1, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ss := synths(4, c.size)
+			for i := range ss {
+				ss[i].Body = body("# Usage\n\nRun it.\n") // what is claimed is what counts
+			}
+			calls := counted(ss)
+			page, err := render(ss, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			shown := bytes.Count(page, []byte(`<details class="doc">`))
+			hint := bytes.Contains(page, []byte("links its SKILL.md rather than showing it"))
+			if want := 0; c.inline {
+				want = 4
+				if shown != want || hint || total(calls) != 4 {
+					t.Errorf("%d bodies shown, hint %v, %d bodies read; want all 4 and no hint", shown, hint, total(calls))
+				}
+			} else if shown != want || !hint || total(calls) != 0 {
+				t.Errorf("%d bodies shown, hint %v, %d bodies read; want none and the hint", shown, hint, total(calls))
+			}
+			for _, s := range ss {
+				if !bytes.Contains(page, []byte(`href=".well-known/agent-skills/`+s.Name+`/SKILL.md"`)) {
+					t.Errorf("%s: no link to its SKILL.md", s.Name)
+				}
+			}
+		})
+	}
+}
+
 // A failing Body stops the render. The error is the first failing skill's
 // in name order, whichever fails first in time, and the page holds every
 // section before it.
