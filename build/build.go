@@ -97,35 +97,52 @@ func Run(roots []string, opts Options) (*Result, error) {
 		opts.Jobs = runtime.GOMAXPROCS(0)
 	}
 	b := &builder{opts: opts, roots: roots, res: &Result{DryRun: opts.DryRun}}
-	defer b.cleanup()
-	for _, s := range b.steps() {
-		if err := s.run(); err != nil {
-			var le *LintError
-			if errors.As(err, &le) {
-				return b.res, err
-			}
-			return b.res, fmt.Errorf("%s: %w", s.name, err)
-		}
-	}
-	return b.res, nil
+	return b.res, b.run()
 }
 
-// step is one named stage of the pipeline; the name prefixes its errors.
+// run runs the pipeline's stages in order, and the steps of a stage at
+// once; it returns the first error in step order, prefixed with its
+// step's name.
+func (b *builder) run() error {
+	defer b.cleanup()
+	for _, stage := range b.stages() {
+		errs := make([]error, len(stage))
+		var wg sync.WaitGroup
+		for i, s := range stage {
+			wg.Go(func() { errs[i] = s.run() })
+		}
+		wg.Wait()
+		for i, err := range errs {
+			var le *LintError
+			switch {
+			case err == nil:
+			case errors.As(err, &le):
+				return err
+			default:
+				return fmt.Errorf("%s: %w", stage[i].name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// step is one named part of the pipeline; the name prefixes its errors.
 type step struct {
 	name string
 	run  func() error
 }
 
-// steps is the pipeline, in order. Nothing is written outside the staging
-// folder before write.
-func (b *builder) steps() []step {
-	return []step{
-		{"discover", b.discover},
-		{"check output", b.checkOutput},
-		{"pack", b.pack},
-		{"lint", b.lint},
-		{"index", b.index},
-		{"write", b.write},
+// stages is the pipeline, in order. Discovery walks the input and the
+// output check reads the previous bundle: on a no-op rebuild each is a good
+// part of the time, and they share nothing, so they run at once. Nothing
+// is written outside the staging folder before write.
+func (b *builder) stages() [][]step {
+	return [][]step{
+		{{"discover", b.discover}, {"check output", b.checkOutput}},
+		{{"pack", b.pack}},
+		{{"lint", b.lint}},
+		{{"index", b.index}},
+		{{"write", b.write}},
 	}
 }
 

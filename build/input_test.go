@@ -119,13 +119,7 @@ func runChanging(roots []string, o Options, skill string, change func()) (*Resul
 			change()
 		}
 	}
-	defer b.cleanup()
-	for _, s := range b.steps() {
-		if err := s.run(); err != nil {
-			return b.res, err
-		}
-	}
-	return b.res, nil
+	return b.res, b.run()
 }
 
 func TestFileChangesDuringBuild(t *testing.T) {

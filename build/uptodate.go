@@ -2,11 +2,13 @@ package build
 
 import (
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 
+	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -60,8 +62,9 @@ func (b *builder) fastUpToDate() bool {
 	if err != nil {
 		return false
 	}
-	arts := map[string]Artifact{}
-	served := map[string]string{} // legacy copy → the served copy it repeats
+	n := len(p.Files)
+	arts := make(map[string]Artifact, n)
+	served := make(map[string]string, n/2) // legacy copy → the served copy it repeats
 	for _, c := range p.Skills {
 		for _, f := range c.Files {
 			v2 := layout.SkillFile(c.Name, f.Path)
@@ -85,46 +88,62 @@ func (b *builder) fastUpToDate() bool {
 	}
 	arts[layout.BuildRecord] = Artifact{Path: layout.BuildRecord, Digest: layout.Digest(recData), Size: int64(len(recData))}
 
-	var out []Artifact
-	for _, path := range p.Files {
+	out := make([]Artifact, n)
+	for i, path := range p.Files {
 		a, ok := arts[path]
 		if !ok {
 			return false // a file this fast path cannot vouch for, such as a signature
 		}
-		disk := filepath.Join(b.out, filepath.FromSlash(path))
-		if b.intact && !docs[path] {
-			// Nothing came or went: pack checked the archives and served
-			// copies; a legacy copy needs only its own times.
-			if served[path] == "" {
-				out = append(out, a)
-				continue
-			}
-			if info, err := os.Lstat(disk); err == nil && info.Mode().IsRegular() && info.Size() == a.Size && b.untouched(info) {
-				out = append(out, a)
-				continue
-			}
+		out[i] = a
+	}
+	// Each file is checked on its own, so they are checked in parallel.
+	err = parallel.Each(n, b.opts.Jobs, func(i int) error {
+		if !b.intactFile(out[i], docs[out[i].Path], served[out[i].Path]) {
+			return errChanged
 		}
-		info, err := os.Stat(disk)
-		if err != nil || info.Size() != a.Size {
-			return false
-		}
-		switch {
-		case docs[path]:
-			if d, _, err := hashFile(disk); err != nil || d != a.Digest {
-				return false
-			}
-		case served[path] != "":
-			v2, err := os.Stat(filepath.Join(b.out, filepath.FromSlash(served[path])))
-			if err != nil || !os.SameFile(info, v2) {
-				if d, _, err := hashFile(disk); err != nil || d != a.Digest {
-					return false
-				}
-			}
-		}
-		out = append(out, a)
+		return nil
+	})
+	if err != nil {
+		return false
 	}
 	b.res.Artifacts = out
 	b.res.Excluded = p.Excluded
 	b.res.UpToDate = true
+	return true
+}
+
+var errChanged = errors.New("changed since the record")
+
+// intactFile reports whether a file of the previous bundle still holds
+// what the record says: a document hashes to its digest, and a legacy copy
+// is the served copy's own inode or hashes to its digest. When no folder
+// changed since the record, pack has checked the archives and served
+// copies, and a document or legacy copy untouched since needs no reading.
+func (b *builder) intactFile(a Artifact, doc bool, served string) bool {
+	disk := filepath.Join(b.out, filepath.FromSlash(a.Path))
+	if b.intact {
+		if !doc && served == "" {
+			return true
+		}
+		if info, err := os.Lstat(disk); err == nil && info.Mode().IsRegular() && info.Size() == a.Size && b.untouched(info) {
+			return true
+		}
+	}
+	info, err := os.Stat(disk)
+	if err != nil || info.Size() != a.Size {
+		return false
+	}
+	switch {
+	case doc:
+		d, _, err := hashFile(disk)
+		return err == nil && d == a.Digest
+	case served != "":
+		v2, err := os.Stat(filepath.Join(b.out, filepath.FromSlash(served)))
+		if err == nil && os.SameFile(info, v2) {
+			return true
+		}
+		d, _, err := hashFile(disk)
+		return err == nil && d == a.Digest
+	}
 	return true
 }
