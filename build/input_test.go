@@ -58,7 +58,10 @@ func mustFail(t *testing.T, dist string, run func() (*Result, error), want ...st
 	msg := err.Error()
 	if res != nil {
 		for _, f := range res.Findings {
-			msg += "\n" + f.Path + ": " + f.Message
+			// Findings are relative to the working folder; wants are
+			// absolute, wherever the test runs from.
+			p, _ := filepath.Abs(f.Path)
+			msg += "\n" + p + ": " + f.Message
 		}
 	}
 	for _, w := range want {
