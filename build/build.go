@@ -189,7 +189,6 @@ type work struct {
 	out      layout.Skill // what layout needs
 	key      string       // reuse key
 	reused   bool
-	packed   bool         // archives made or reused; false after a lint error anywhere
 	err      error        // why the skill could not be packed
 	prev     *cachedSkill // the previous build's record of this skill, if any
 }

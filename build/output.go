@@ -400,8 +400,8 @@ func hashesTo(path, d string) bool {
 }
 
 // writeDoc writes a new file in the staging folder with the bytes that
-// render writes, and returns their digest and size.
-func (b *builder) writeDoc(path string, render func(io.Writer) error) (string, int64, error) {
+// fn writes, and returns their digest and size.
+func (b *builder) writeDoc(path string, fn func(io.Writer) error) (string, int64, error) {
 	if err := b.mkdirAll(filepath.Dir(path)); err != nil {
 		return "", 0, err
 	}
@@ -410,26 +410,22 @@ func (b *builder) writeDoc(path string, render func(io.Writer) error) (string, i
 		return "", 0, err
 	}
 	defer f.Close()
-	h := &hashCounter{h: sha256.New()}
-	w := bufio.NewWriterSize(io.MultiWriter(f, h), 64<<10)
-	if err := render(w); err != nil {
+	d, n, err := render(f, fn)
+	if err != nil {
 		return "", 0, err
 	}
-	if err := w.Flush(); err != nil {
-		return "", 0, err
-	}
-	return digest(h.h.Sum(nil)), h.n, f.Close()
+	return d, n, f.Close()
 }
 
-// render returns the digest and size of what a document renderer writes,
-// without keeping the bytes.
-func render(fn func(io.Writer) error) (string, int64, error) {
+// render passes what fn writes on to w, and returns its digest and size;
+// with io.Discard it measures a document without keeping it.
+func render(w io.Writer, fn func(io.Writer) error) (string, int64, error) {
 	h := &hashCounter{h: sha256.New()}
-	w := bufio.NewWriterSize(h, 64<<10)
-	if err := fn(w); err != nil {
+	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 64<<10)
+	if err := fn(bw); err != nil {
 		return "", 0, err
 	}
-	if err := w.Flush(); err != nil {
+	if err := bw.Flush(); err != nil {
 		return "", 0, err
 	}
 	return digest(h.h.Sum(nil)), h.n, nil

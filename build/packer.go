@@ -98,8 +98,6 @@ func (b *builder) process(w *work) {
 	if !b.failed.Load() {
 		if w.err = b.packOne(w); w.err != nil {
 			b.failed.Store(true)
-		} else {
-			w.packed = true
 		}
 	}
 

@@ -41,7 +41,7 @@ func (b *builder) index() error {
 		b.logf("  warning: %s is left out of the legacy v0.1 index: %s", e.Name, e.Reason)
 	}
 	rec := Artifact{Path: layout.BuildRecord}
-	if rec.Digest, rec.Size, err = render(b.writeRecord); err != nil {
+	if rec.Digest, rec.Size, err = render(io.Discard, b.writeRecord); err != nil {
 		return err
 	}
 	b.recDigest = rec.Digest
@@ -81,7 +81,7 @@ func (b *builder) catalog() (*layout.Rendered, error) {
 	var r layout.Rendered
 	var err error
 	if b.opts.DryRun {
-		r.Digest, r.Size, err = render(page)
+		r.Digest, r.Size, err = render(io.Discard, page)
 	} else {
 		r.Digest, r.Size, err = b.writeDoc(b.stagePath(layout.Catalog), page)
 	}
