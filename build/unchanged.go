@@ -11,13 +11,14 @@ import (
 // A no-op rebuild must know that the previous bundle is intact without
 // reading all of it again: on a large tree the served copies alone are as
 // many bytes as the input. The build record is the last file a build
-// writes, and the kernel stamps an inode's change time whenever its bytes,
-// mode or links change, and a folder's modification time whenever an entry
-// is added, removed or renamed in it; neither can be set back by a user.
-// So a copy whose change time is before the record was written has not
-// been touched since, and a bundle whose folders were all modified before
-// it has exactly the files the record lists. Anything stamped at or after
-// the record, or on a system without these times, is checked by reading.
+// writes. The kernel stamps an inode's change time whenever its bytes,
+// mode, links or times change (so no user can set it back; only the clock
+// can step back), and a folder's change time whenever an entry is added,
+// removed or renamed in it. So a copy or folder whose times are both before
+// the record was written has not been touched since: the copy holds the
+// recorded bytes, and a bundle whose folders are all untouched has exactly
+// the files the record lists. Anything stamped at or after the record, or
+// on a system without these times, is checked by reading.
 //
 // Archives are always hashed before reuse, whatever their times.
 
