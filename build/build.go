@@ -1,7 +1,7 @@
 // Package build turns a tree of skills into a servable bundle. It is an
 // ordered pipeline of named steps, so that an error says where it
-// happened: discover (with the output check beside it), pack, lint, index,
-// write. Pack is where the work is: one worker takes a skill from its
+// happened: discover (with the output check beside it), pack (which
+// lints), index, write. Pack is where the work is: one worker takes a skill from its
 // folder to its archives (read, collect, hash, lint, pack) and keeps only
 // a summary of it, so that memory is bounded by the workers and a summary
 // per skill, not by the bytes of the tree. Paths, URLs and documents come
@@ -144,7 +144,6 @@ func (b *builder) stages() [][]step {
 	return [][]step{
 		{{"discover", b.discover}, {"check output", b.checkOutput}},
 		{{"pack", b.pack}},
-		{{"lint", b.lint}},
 		{{"index", b.index}},
 		{{"write", b.write}},
 	}

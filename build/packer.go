@@ -30,8 +30,9 @@ const keyVersion = "skillpack-archive-key/1"
 // job: read SKILL.md, collect the files, hash them when the previous build
 // may have packed the same, lint the skill, then pack it or reuse the
 // previous archives. Once a skill has an error-level finding no more are
-// packed, but every skill is still linted, so that all findings are
-// reported at once. A worker holds one skill's bytes at a time.
+// packed, but every skill is still linted, and the checks across skills
+// run at the end, so that all findings are reported at once. A worker
+// holds one skill's bytes at a time.
 func (b *builder) pack() error {
 	if !b.opts.DryRun {
 		if _, err := b.staging(); err != nil {
@@ -63,6 +64,22 @@ func (b *builder) pack() error {
 	if b.opts.Progress != nil {
 		fmt.Fprint(b.opts.Progress, "\r\033[K")
 	}
+	if err := b.lint(); err != nil {
+		return err
+	}
+	for _, w := range b.work {
+		if w.err != nil {
+			return w.err
+		}
+	}
+	for _, w := range b.work {
+		if w.reused {
+			b.res.Reused++
+		} else {
+			b.res.Packed++
+		}
+	}
+	b.logf("• pack: %s (%d packed, %d reused)", plural(len(b.work), "skill", "skills"), b.res.Packed, b.res.Reused)
 	return nil
 }
 
@@ -81,10 +98,10 @@ func (b *builder) process(w *work) {
 	}
 	if w.prev != nil && w.files != nil && sameShape(w.prev.Files, w.files.Files) {
 		if w.hashed, w.err = hashFiles(w); w.err != nil {
-			b.failed.Store(true)
-			return
+			b.failed.Store(true) // and lint says what is wrong with the file
+		} else {
+			w.lintKey = b.lintKey(w, w.hashed)
 		}
-		w.lintKey = b.lintKey(w, w.hashed)
 	}
 
 	opts := b.lintOpts
@@ -113,9 +130,9 @@ func (b *builder) process(w *work) {
 	w.files, w.hashed = nil, nil
 }
 
-// lint runs the checks across skills (names, nesting), reports every
-// finding and stops the build on an error-level one; then any error met
-// while packing, in skill order.
+// lint runs the checks across skills (names, nesting) and reports every
+// finding; an error-level one stops the build before any error met while
+// packing is reported, since the finding says what to fix.
 func (b *builder) lint() error {
 	opts := b.lintOpts
 	opts.Unchanged = func(*skill.Skill) bool { return true } // checked skill by skill in process
@@ -130,19 +147,6 @@ func (b *builder) lint() error {
 	if errs > 0 {
 		return &LintError{Errors: errs}
 	}
-	for _, w := range b.work {
-		if w.err != nil {
-			return fmt.Errorf("pack: %w", w.err)
-		}
-	}
-	for _, w := range b.work {
-		if w.reused {
-			b.res.Reused++
-		} else {
-			b.res.Packed++
-		}
-	}
-	b.logf("• pack: %s (%d packed, %d reused)", plural(len(b.work), "skill", "skills"), b.res.Packed, b.res.Reused)
 	return nil
 }
 
