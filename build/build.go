@@ -1,13 +1,13 @@
 // Package build turns a tree of skills into a servable bundle. It is an
 // ordered pipeline of named steps, so that an error says where it
 // happened: discover (with the output check beside it), pack (which
-// lints), index, write. Pack is where the work is: one worker takes a skill from its
-// folder to its archives (read, collect, hash, lint, pack) and keeps only
-// a summary of it, so that memory is bounded by the workers and a summary
-// per skill, not by the bytes of the tree. Paths, URLs and documents come
-// from package layout, archive bytes from package pack; build decides the
-// order, reuses unchanged work from the previous bundle, and writes
-// atomically.
+// lints), index, write. Pack is where the work is: one worker takes a
+// skill from its folder to its archives (read, collect, hash, lint, pack)
+// and keeps only a summary of it, so that memory is bounded by the
+// workers and a summary per skill, not by the bytes of the tree. Paths,
+// URLs and documents come from package layout, archive bytes from package
+// pack; build decides the order, reuses unchanged work from the previous
+// bundle, and writes atomically.
 package build
 
 import (
