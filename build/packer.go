@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -381,8 +380,7 @@ type archive struct {
 	buf  *bytes.Buffer // the archive, until it outgrows spillSize
 	f    *os.File      // the archive after that
 	w    *bufio.Writer // the compressors write in small pieces; one syscall each would dominate
-	h    hash.Hash
-	n    int64
+	sum  hashCounter   // of every byte written
 }
 
 // spillSize is the largest archive kept in memory. A variable so that
@@ -392,7 +390,7 @@ var spillSize = 8 << 20
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func (b *builder) newArchive(name, ext string) *archive {
-	a := &archive{b: b, name: name, ext: ext, h: sha256.New()}
+	a := &archive{b: b, name: name, ext: ext, sum: hashCounter{h: sha256.New()}}
 	if !b.opts.DryRun {
 		a.buf = bufPool.Get().(*bytes.Buffer)
 	}
@@ -400,8 +398,7 @@ func (b *builder) newArchive(name, ext string) *archive {
 }
 
 func (a *archive) Write(p []byte) (int, error) {
-	a.h.Write(p)
-	a.n += int64(len(p))
+	a.sum.Write(p)
 	switch {
 	case a.f != nil:
 		return a.w.Write(p)
@@ -447,7 +444,7 @@ func (a *archive) finish() (layout.Archive, error) {
 // finishAs writes the archive to the path that dst derives from its
 // digest.
 func (a *archive) finishAs(dst func(layout.Archive) string) (layout.Archive, error) {
-	ar := layout.Archive{Digest: digest(a.h.Sum(nil)), Size: a.n}
+	ar := layout.Archive{Digest: digest(a.sum.h.Sum(nil)), Size: a.sum.n}
 	switch {
 	case a.buf != nil:
 		defer a.release()
