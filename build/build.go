@@ -44,6 +44,11 @@ type Options struct {
 	Sign     Signer       // signs the archives and indexes; nil = unsigned
 	Log      io.Writer    // one line a step; nil = silent
 	Progress io.Writer    // a live counter while packing (a terminal); nil = none
+	// Inventory fills Result.Skills and Result.Artifacts: every skill, and
+	// every file of the bundle with its digest and size. Both grow with the
+	// tree (10,000 skills make about 120,000 files), so only a caller that
+	// prints them asks; without them a build holds a few strings per skill.
+	Inventory bool
 }
 
 // Signer signs one artifact and returns its Sigstore bundle. The command
@@ -75,9 +80,10 @@ type Skill struct {
 type Result struct {
 	Out       string            `json:"out"`
 	DryRun    bool              `json:"dryRun"`
-	UpToDate  bool              `json:"upToDate"` // nothing changed; the folder was left as it was
-	Skills    []Skill           `json:"skills"`
-	Artifacts []Artifact        `json:"artifacts"`
+	UpToDate  bool              `json:"upToDate"`  // nothing changed; the folder was left as it was
+	Files     int               `json:"files"`     // in the bundle
+	Skills    []Skill           `json:"skills"`    // with Options.Inventory
+	Artifacts []Artifact        `json:"artifacts"` // with Options.Inventory, sorted by path
 	Excluded  []layout.Excluded `json:"legacyExcluded,omitempty"`
 	Findings  []lint.Finding    `json:"findings"`
 	Packed    int               `json:"packed"`
@@ -166,30 +172,34 @@ func Generator() string {
 	return "skillpack " + version.Version() + " (" + pack.Generator() + ")"
 }
 
-// work is one skill moving through the pipeline. A worker takes it from
-// its folder to its archives in one go (read, collect, hash, lint, pack)
-// and then drops what it read, so that memory is bounded by the workers,
-// not by the tree.
+// work is one skill moving through the pipeline: what the build keeps of
+// it between steps. A worker takes it from its folder to its archives in
+// one go (see task), writes its summary to the summaries file and keeps
+// only this, a few words, so that memory is bounded by the workers, not by
+// the tree.
 type work struct {
-	src     *skill.Skill // its Doc keeps only the name once the skill is done
-	name    string
-	leftOut []string // junk and .skillignore'd paths
+	src      *skill.Skill // its Doc is dropped once the skill is processed
+	name     string
+	named    lint.Named     // what the checks across skills read
+	findings []lint.Finding // from the per-skill rules
+	key      [32]byte       // the reuse key (see builder.key)
+	reused   bool
+	sameLint bool         // the previous record holds this build's lint verdict
+	at       spot         // the summary, once packed
+	err      error        // why the skill could not be packed
+	prev     *cachedSkill // the previous build's record of this skill, if any
+}
 
-	// While the skill is processed; dropped when it is done.
+// task is a skill while a worker processes it: what it reads and makes,
+// dropped when the skill is done.
+type task struct {
+	*work
 	files   *skill.Files // collected
 	collErr error        // why the files could not be collected (lint reports it)
 	hashed  []pack.Entry // the files' digests, when hashed before lint
-
-	findings []lint.Finding // from the per-skill rules
-	lintKey  string         // what lint's per-skill verdict depends on; "" until known
-	clean    bool           // lint found nothing in the skill itself
-	license  string         // frontmatter values the catalog shows
-	compat   string
-	out      layout.Skill // what layout needs
-	key      string       // reuse key
-	reused   bool
-	err      error        // why the skill could not be packed
-	prev     *cachedSkill // the previous build's record of this skill, if any
+	lintKey string       // what lint's per-skill verdict depends on; "" until known
+	clean   bool         // lint found nothing in the skill itself
+	out     layout.Skill // what layout needs
 }
 
 type builder struct {
@@ -198,8 +208,10 @@ type builder struct {
 	res   *Result
 
 	skills    []*skill.Skill
-	work      []*work
-	out       string // absolute output folder
+	work      []*work    // in the order found
+	named     []*work    // by name, once packed
+	sums      *summaries // what the build keeps of each skill
+	out       string     // absolute output folder
 	prev      *record
 	recorded  time.Time // when prev was written; zero if unknown
 	intact    bool      // no folder of the previous bundle changed since (see unchanged.go)
@@ -208,11 +220,11 @@ type builder struct {
 	recDigest string // the build record's digest
 	bundleKey string // see bundleKeyOf
 
-	dirs      sync.Map     // folders made or seen in the staging folder
+	dirs      dirCache     // folders made or seen in the staging folder
 	made      atomic.Int64 // files made in the staging folder, checked against the plan
 	failed    atomic.Bool  // a skill has a lint or pack error: pack no more
 	lintOpts  lint.Options // the per-skill lint options, resolved once
-	collected func(*work)  // a test hook: runs when a skill's files are collected
+	collected func(*task)  // a test hook: runs when a skill's files are collected
 	umaskOnce sync.Once
 	umask     uint32
 }
@@ -247,7 +259,7 @@ func (b *builder) discover() error {
 
 // prepare checks what lint reports but the build cannot go on without,
 // and reads the frontmatter as JSON.
-func (b *builder) prepare(w *work) error {
+func (b *builder) prepare(w *task) error {
 	s := w.src
 	if s.Doc == nil {
 		return fmt.Errorf("%s: cannot read %s: %v", s.Dir, s.File, s.Err)
@@ -274,7 +286,7 @@ func (b *builder) prepare(w *work) error {
 // lintKey is everything lint's per-skill rules read: the skillpack version
 // and config, the folder and entry file names, and every collected file
 // with its digest, exec bit and link status, the junk and the ignored.
-func (b *builder) lintKey(w *work, entries []pack.Entry) string {
+func (b *builder) lintKey(w *task, entries []pack.Entry) string {
 	cfg := b.opts.Lint.Config
 	if cfg == nil {
 		cfg = lint.DefaultConfig()

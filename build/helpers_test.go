@@ -204,9 +204,11 @@ func noStaging(t testing.TB, dir string) {
 	}
 }
 
-// mustBuild runs a build that must succeed.
+// mustBuild runs a build that must succeed, with Options.Inventory so that
+// tests can look at every skill and artifact it made.
 func mustBuild(t testing.TB, roots []string, o Options) *Result {
 	t.Helper()
+	o.Inventory = true
 	res, err := Run(roots, o)
 	if err != nil {
 		t.Fatalf("build %v -o %s: %v", roots, o.Out, err)

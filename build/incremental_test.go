@@ -153,7 +153,7 @@ func TestTamperedBundle(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			src, dist, first := builtExamples(t, Options{})
 			c.damage(t, dist, first.Skills[1])
-			res, err := Run([]string{src}, Options{Out: dist})
+			res, err := Run([]string{src}, Options{Out: dist, Inventory: true})
 			if err != nil {
 				// A damaged record makes the folder's files unknown: refusing
 				// without --force is right, and --force must then work.
@@ -193,5 +193,29 @@ func TestDryRun(t *testing.T) {
 	noStaging(t, filepath.Dir(out))
 	if res.Packed != 1 || res.Reused != 4 {
 		t.Errorf("dry run: packed %d, reused %d; want 1, 4", res.Packed, res.Reused)
+	}
+}
+
+// Without Options.Inventory a build writes the same bundle and reports
+// its counts, but lists no skill or artifact: the lists grow with the
+// tree, and the build must not.
+func TestWithoutInventory(t *testing.T) {
+	src, dist, full := builtExamples(t, Options{})
+	lean := filepath.Join(t.TempDir(), "dist")
+	res, err := Run([]string{src}, Options{Out: lean})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Skills != nil || res.Artifacts != nil {
+		t.Errorf("lean build lists %d skills and %d artifacts, want none", len(res.Skills), len(res.Artifacts))
+	}
+	if res.Files != len(full.Artifacts) || res.Files != full.Files || res.Packed != 5 {
+		t.Errorf("lean build: %d files, %d packed; the full one listed %d artifacts and counted %d files", res.Files, res.Packed, len(full.Artifacts), full.Files)
+	}
+	sameTree(t, "lean build against a full one", snapshot(t, dist), snapshot(t, lean), false)
+
+	res, err = Run([]string{src}, Options{Out: lean})
+	if err != nil || !res.UpToDate || res.Files != full.Files || res.Artifacts != nil {
+		t.Errorf("lean no-op: err %v, up to date %v, %d files, %d artifacts", err, res.UpToDate, res.Files, len(res.Artifacts))
 	}
 }

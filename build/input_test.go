@@ -117,7 +117,7 @@ func runChanging(roots []string, o Options, skill string, change func()) (*Resul
 		o.Jobs = 2
 	}
 	b := &builder{opts: o, roots: roots, res: &Result{}}
-	b.collected = func(w *work) {
+	b.collected = func(w *task) {
 		if w.name == skill {
 			change()
 		}
@@ -224,7 +224,7 @@ func TestHugeAsset(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	peak := watchHeap()
 	dist := filepath.Join(root, "dist")
-	res, err := Run([]string{src}, Options{Out: dist, NoLegacy: true, DryRun: dry})
+	res, err := Run([]string{src}, Options{Out: dist, NoLegacy: true, DryRun: dry, Inventory: true})
 	maxHeap := peak()
 	if err != nil {
 		// Refusing is allowed, if it says which file and why.

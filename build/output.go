@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/skillpack/skillpack/layout"
 )
@@ -217,6 +218,7 @@ func (b *builder) staging() (string, error) {
 
 // cleanup removes the staging folder unless it became the output.
 func (b *builder) cleanup() {
+	b.sums.close()
 	if b.stage != "" {
 		os.RemoveAll(b.stage)
 		b.stage = ""
@@ -287,7 +289,7 @@ func (b *builder) writeFile(path string, data []byte) error {
 // first and only looked at when it exists, which saves a stat per folder
 // (tens of thousands in a large tree, where metadata calls dominate).
 func (b *builder) mkdirAll(dir string) error {
-	if _, ok := b.dirs.Load(dir); ok {
+	if b.dirs.has(dir) {
 		return nil
 	}
 	err := os.Mkdir(dir, 0o755)
@@ -318,8 +320,37 @@ func (b *builder) mkdirAll(dir string) error {
 	default:
 		return err
 	}
-	b.dirs.Store(dir, true)
+	b.dirs.add(dir)
 	return nil
+}
+
+// dirCache remembers folders made in the staging folder, so that most
+// files cost no mkdir. It forgets everything when it is full: a large
+// tree has tens of thousands of folders, and remembering them all would
+// make memory grow with the tree. Files arrive skill by skill, so the
+// folders that matter are the recent ones, and a forgotten folder costs
+// only a failed mkdir and a stat.
+type dirCache struct {
+	mu sync.Mutex
+	m  map[string]struct{}
+}
+
+const dirCacheSize = 4096
+
+func (c *dirCache) has(dir string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.m[dir]
+	return ok
+}
+
+func (c *dirCache) add(dir string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= dirCacheSize {
+		c.m = make(map[string]struct{}, dirCacheSize)
+	}
+	c.m[dir] = struct{}{}
 }
 
 // create makes a new file 0644.

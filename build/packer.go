@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -46,6 +48,10 @@ func (b *builder) pack() error {
 		b.lintOpts.Base, _ = os.Getwd()
 	}
 	b.lintOpts.Jobs = 1
+	var err error
+	if b.sums, err = newSummaries(); err != nil {
+		return err
+	}
 	for _, s := range b.skills {
 		b.work = append(b.work, &work{src: s})
 	}
@@ -71,6 +77,9 @@ func (b *builder) pack() error {
 			return w.err
 		}
 	}
+	if err := b.sums.seal(); err != nil {
+		return err
+	}
 	for _, w := range b.work {
 		if w.reused {
 			b.res.Reused++
@@ -78,6 +87,8 @@ func (b *builder) pack() error {
 			b.res.Packed++
 		}
 	}
+	b.named = slices.Clone(b.work)
+	slices.SortFunc(b.named, func(x, y *work) int { return strings.Compare(x.name, y.name) })
 	b.logf("• pack: %s (%d packed, %d reused)", plural(len(b.work), "skill", "skills"), b.res.Packed, b.res.Reused)
 	return nil
 }
@@ -86,7 +97,8 @@ func (b *builder) pack() error {
 // errors stop later skills from being packed, and a pack error stops them
 // from being packed too; which error the build reports is decided later,
 // in skill order, so that it does not depend on the workers' timing.
-func (b *builder) process(w *work) {
+func (b *builder) process(wk *work) {
+	w := &task{work: wk}
 	s := w.src
 	s.Read()
 	w.name = lint.SkillName(s)
@@ -112,31 +124,51 @@ func (b *builder) process(w *work) {
 		b.failed.Store(true)
 	}
 	if !b.failed.Load() {
-		if w.err = b.packOne(w); w.err != nil {
+		if w.err = b.packOne(w); w.err == nil {
+			w.err = b.keep(w)
+		}
+		if w.err != nil {
 			b.failed.Store(true)
 		}
 	}
+	// The checks across skills read only the name and where it is.
+	w.named, s.Doc = lint.NameOf(s), nil
+}
 
-	if s.Doc != nil {
-		w.license, _ = s.Doc.String("license")
-		w.compat, _ = s.Doc.String("compatibility")
-		// The checks across skills need only the name and its position.
-		s.Doc = s.Doc.Only("name")
+// keep writes the summary of a packed skill, which is all the later
+// steps read of it.
+func (b *builder) keep(w *task) error {
+	sum := &summary{out: w.out, key: digest(w.key[:]), lint: w.recordedLint()}
+	sum.license, _ = w.src.Doc.String("license")
+	sum.compat, _ = w.src.Doc.String("compatibility")
+	sum.leftOut = append(slices.Clone(w.files.Junk), w.files.Ignored...)
+	w.sameLint = w.prev != nil && w.prev.Lint == sum.lint
+	var err error
+	w.at, err = b.sums.add(sum)
+	return err
+}
+
+// summary reads back what the build kept of a packed skill.
+func (b *builder) summary(w *work) (*summary, error) {
+	sum, err := b.sums.read(w.at)
+	if err != nil {
+		return nil, err
 	}
-	if w.files != nil {
-		w.leftOut = append(append(w.leftOut, w.files.Junk...), w.files.Ignored...)
+	if sum.out.Name != w.name {
+		return nil, fmt.Errorf("the scratch file holds %q where %q should be", sum.out.Name, w.name)
 	}
-	w.files, w.hashed = nil, nil
+	return sum, nil
 }
 
 // lint runs the checks across skills (names, nesting) and reports every
 // finding; an error-level one stops the build before any error met while
 // packing is reported, since the finding says what to fix.
 func (b *builder) lint() error {
-	opts := b.lintOpts
-	opts.Unchanged = func(*skill.Skill) bool { return true } // checked skill by skill in process
-	opts.Jobs = b.opts.Jobs
-	all := lint.Check(b.skills, opts).Findings
+	named := make([]lint.Named, len(b.work))
+	for i, w := range b.work {
+		named[i] = w.named
+	}
+	all := lint.CheckAcross(named, b.lintOpts)
 	for _, w := range b.work {
 		all = append(all, w.findings...)
 	}
@@ -158,12 +190,12 @@ func (b *builder) each(fn func(*work) error) error {
 // packOne packs one skill, or proves that the previous build's archives
 // can be reused: the files hashed before lint match the record (same key)
 // and the archives and served copies still hash to their digests.
-func (b *builder) packOne(w *work) error {
+func (b *builder) packOne(w *task) error {
 	if err := b.prepare(w); err != nil {
 		return err
 	}
 	if w.hashed != nil {
-		if key := b.key(w.hashed); key == w.prev.Key && b.archivesIntact(w.prev) && b.filesIntact(w.prev) {
+		if key := b.key(w.hashed); digest(key[:]) == w.prev.Key && b.archivesIntact(w.prev) && b.filesIntact(w.prev) {
 			w.key, w.reused = key, true
 			w.out.Files = layoutFiles(w.hashed)
 			w.out.TarGz, w.out.Zip = w.prev.TarGz, w.prev.Zip
@@ -185,7 +217,7 @@ func layoutFiles(entries []pack.Entry) []layout.File {
 
 // packFresh reads each file once and feeds the tar, the zip, the file's
 // digest and the served copy from that one read.
-func (b *builder) packFresh(w *work) error {
+func (b *builder) packFresh(w *task) error {
 	tgz := b.newArchive(w.name, layout.TarGz)
 	defer tgz.discard()
 	zip := b.newArchive(w.name, layout.Zip)
@@ -217,7 +249,7 @@ func (b *builder) packFresh(w *work) error {
 	return nil
 }
 
-func (b *builder) addFile(pw *pack.Writer, w *work, f skill.File) ([32]byte, error) {
+func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File) ([32]byte, error) {
 	src := filepath.Join(w.src.Dir, filepath.FromSlash(f.Path))
 	in, err := skill.OpenFile(f.Disk)
 	if err != nil {
@@ -261,7 +293,7 @@ func (b *builder) addFile(pw *pack.Writer, w *work, f skill.File) ([32]byte, err
 }
 
 // hashFiles reads and hashes a skill's files without packing them.
-func hashFiles(w *work) ([]pack.Entry, error) {
+func hashFiles(w *task) ([]pack.Entry, error) {
 	var entries []pack.Entry
 	for _, f := range w.files.Files {
 		if doc := w.src.Doc; f.Path == w.src.File && doc != nil && int64(len(doc.Raw)) == f.Size && w.src.Size == f.Size {
@@ -294,11 +326,12 @@ func sameShape(rec []layout.File, files []skill.File) bool {
 
 // key is what archive bytes are a function of: the format, the generator,
 // the fixed time and the files.
-func (b *builder) key(entries []pack.Entry) string {
+func (b *builder) key(entries []pack.Entry) (key [32]byte) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n%d\n", keyVersion, Generator(), b.opts.Time.Unix())
 	h.Write(pack.Manifest(entries))
-	return digest(h.Sum(nil))
+	h.Sum(key[:0])
+	return key
 }
 
 // archivesIntact checks the previous bundle's archives against the record

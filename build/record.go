@@ -2,9 +2,11 @@ package build
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"sort"
@@ -92,20 +94,28 @@ func (o *object) field(k string, v any) {
 	o.value(v, "  ")
 }
 
-// array writes a field holding n elements, elem(i) each.
-func (o *object) array(k string, n int, elem func(i int) any) {
+// array writes a field holding the elements of seq; its first error
+// sticks.
+func (o *object) array(k string, seq iter.Seq2[any, error]) {
 	o.key(k)
+	n := 0
+	for v, err := range seq {
+		if err != nil {
+			o.err = cmp.Or(o.err, err)
+			return
+		}
+		if n == 0 {
+			o.w.WriteString("[")
+		} else {
+			o.w.WriteString(",")
+		}
+		n++
+		o.w.WriteString("\n    ")
+		o.value(v, "    ")
+	}
 	if n == 0 {
 		o.w.WriteString("[]")
 		return
-	}
-	o.w.WriteString("[")
-	for i := range n {
-		if i > 0 {
-			o.w.WriteString(",")
-		}
-		o.w.WriteString("\n    ")
-		o.value(elem(i), "    ")
 	}
 	o.w.WriteString("\n  ]")
 }

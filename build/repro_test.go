@@ -32,7 +32,7 @@ func TestReproducible(t *testing.T) {
 	time.Local = time.FixedZone("test", 13*3600+45*60)
 	defer func() { time.Local = local }()
 	old := syscall.Umask(0o077)
-	resB, err := Run([]string{srcB}, Options{Out: distB, Jobs: 4})
+	resB, err := Run([]string{srcB}, Options{Out: distB, Jobs: 4, Inventory: true})
 	syscall.Umask(old)
 	if err != nil {
 		t.Fatal(err)

@@ -22,7 +22,7 @@ func (b *builder) bundleKeyOf() string {
 	fmt.Fprintf(h, "skillpack-bundle/1\n%s\n%s\n%t\n", Generator(), b.opts.BaseURL, b.opts.NoLegacy)
 	keys := make([]string, 0, len(b.work))
 	for _, w := range b.work {
-		keys = append(keys, w.name+" "+w.key)
+		keys = append(keys, w.name+" "+digest(w.key[:]))
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
@@ -33,7 +33,7 @@ func (b *builder) bundleKeyOf() string {
 
 // recordedLint is the lint key the record keeps for the skill: its key
 // when lint found nothing in it, else none.
-func (w *work) recordedLint() string {
+func (w *task) recordedLint() string {
 	if w.clean {
 		return w.lintKey
 	}
@@ -54,7 +54,7 @@ func (b *builder) fastUpToDate() bool {
 	for _, w := range b.work {
 		// The record must not change either: a lint verdict it holds that
 		// no longer applies (the config changed) is rewritten by a full write.
-		if !w.reused || w.prev.Lint != w.recordedLint() {
+		if !w.reused || !w.sameLint {
 			return false
 		}
 	}
@@ -106,7 +106,10 @@ func (b *builder) fastUpToDate() bool {
 	if err != nil {
 		return false
 	}
-	b.res.Artifacts = out
+	if b.opts.Inventory {
+		b.res.Artifacts = out
+	}
+	b.res.Files = n
 	b.res.Excluded = p.Excluded
 	b.res.UpToDate = true
 	return true

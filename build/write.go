@@ -3,6 +3,7 @@ package build
 import (
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,20 +19,18 @@ import (
 // write decides whether anything needs writing.
 func (b *builder) index() error {
 	b.res.Out = b.opts.Out
-	b.summarize()
+	if err := b.summarize(); err != nil {
+		return err
+	}
 	b.bundleKey = b.bundleKeyOf()
 	if b.fastUpToDate() {
 		return nil
-	}
-	skills := make([]layout.Skill, len(b.work))
-	for i, w := range b.work {
-		skills[i] = w.out
 	}
 	page, err := b.catalog()
 	if err != nil {
 		return err
 	}
-	bundle, err := layout.Plan(skills, layout.Options{BaseURL: b.opts.BaseURL, NoLegacy: b.opts.NoLegacy, Generator: Generator(), Catalog: page})
+	bundle, err := layout.Plan(built{b}, layout.Options{BaseURL: b.opts.BaseURL, NoLegacy: b.opts.NoLegacy, Generator: Generator(), Catalog: page})
 	if err != nil {
 		return err
 	}
@@ -45,7 +44,14 @@ func (b *builder) index() error {
 		return err
 	}
 	b.recDigest = rec.Digest
-	for _, e := range bundle.Entries {
+	b.res.Files = bundle.Len() + 1
+	if !b.opts.Inventory {
+		return nil
+	}
+	for e, err := range bundle.Entries() {
+		if err != nil {
+			return err
+		}
 		b.res.Artifacts = append(b.res.Artifacts, Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 	}
 	b.res.Artifacts = append(b.res.Artifacts, rec)
@@ -53,31 +59,48 @@ func (b *builder) index() error {
 	return nil
 }
 
-// summarize reports what the build made of each skill.
-func (b *builder) summarize() {
+// built is the packed skills as layout reads them, each from its summary.
+type built struct{ b *builder }
+
+func (s built) Len() int { return len(s.b.work) }
+
+func (s built) Skill(i int) (layout.Skill, error) {
+	sum, err := s.b.summary(s.b.work[i])
+	if err != nil {
+		return layout.Skill{}, err
+	}
+	return sum.out, nil
+}
+
+// summarize reports what the build made of each skill, if asked to.
+func (b *builder) summarize() error {
+	if !b.opts.Inventory {
+		return nil
+	}
 	for _, w := range b.work {
-		s := Skill{Name: w.name, Dir: w.src.Dir, Files: len(w.out.Files), ContentDigest: w.out.ContentDigest, Reused: w.reused,
-			TarGz: Artifact{Path: layout.ArchivePath(w.name, w.out.TarGz.Digest, layout.TarGz), Digest: w.out.TarGz.Digest, Size: w.out.TarGz.Size},
-			Zip:   Artifact{Path: layout.ArchivePath(w.name, w.out.Zip.Digest, layout.Zip), Digest: w.out.Zip.Digest, Size: w.out.Zip.Size}}
-		for _, f := range w.out.Files {
+		sum, err := b.summary(w)
+		if err != nil {
+			return err
+		}
+		o := &sum.out
+		s := Skill{Name: w.name, Dir: w.src.Dir, Files: len(o.Files), ContentDigest: o.ContentDigest, Reused: w.reused,
+			TarGz:   Artifact{Path: layout.ArchivePath(w.name, o.TarGz.Digest, layout.TarGz), Digest: o.TarGz.Digest, Size: o.TarGz.Size},
+			Zip:     Artifact{Path: layout.ArchivePath(w.name, o.Zip.Digest, layout.Zip), Digest: o.Zip.Digest, Size: o.Zip.Size},
+			LeftOut: sum.leftOut}
+		for _, f := range o.Files {
 			s.Size += f.Size
 		}
-		s.LeftOut = w.leftOut
 		b.res.Skills = append(b.res.Skills, s)
 	}
+	return nil
 }
 
 // catalog renders index.html, the page people read, straight into the
 // staging folder (in a dry run, only into its digest): on a large tree it
 // is the largest document by far, and it is never held in memory.
 func (b *builder) catalog() (*layout.Rendered, error) {
-	skills := make([]catalog.Skill, len(b.work))
-	for i, w := range b.work {
-		skills[i] = catalog.Skill{Skill: w.out, License: w.license, Compatibility: w.compat,
-			Body: func() ([]byte, error) { return b.body(w) }}
-	}
 	opts := catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator()}
-	page := func(w io.Writer) error { return catalog.Render(w, skills, opts) }
+	page := func(w io.Writer) error { return catalog.Render(w, shown{b}, opts) }
 	var r layout.Rendered
 	var err error
 	if b.opts.DryRun {
@@ -91,15 +114,31 @@ func (b *builder) catalog() (*layout.Rendered, error) {
 	return &r, nil
 }
 
+// shown is the packed skills as the catalog reads them, each from its
+// summary, with SKILL.md's body read again from the source.
+type shown struct{ b *builder }
+
+func (s shown) Len() int { return len(s.b.work) }
+
+func (s shown) Skill(i int) (catalog.Skill, error) {
+	w := s.b.work[i]
+	sum, err := s.b.summary(w)
+	if err != nil {
+		return catalog.Skill{}, err
+	}
+	return catalog.Skill{Skill: sum.out, License: sum.license, Compatibility: sum.compat,
+		Body: func() ([]byte, error) { return body(w.src, sum.out.Files) }}, nil
+}
+
 // body is a skill's SKILL.md body for the catalog. The build let go of it
 // after packing, so it is read again, and must be the bytes packed.
-func (b *builder) body(w *work) ([]byte, error) {
-	path := w.src.EntryPath()
+func body(src *skill.Skill, files []layout.File) ([]byte, error) {
+	path := src.EntryPath()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range w.out.Files {
+	for _, f := range files {
 		if f.Path == layout.EntryFile && layout.Digest(data) != f.Digest {
 			return nil, fmt.Errorf("%s changed while the bundle was being built; run the build again", path)
 		}
@@ -109,43 +148,97 @@ func (b *builder) body(w *work) ([]byte, error) {
 }
 
 // writeRecord writes the build record of this build, byte for byte as
-// json.MarshalIndent(record, "", "  ") would, but one skill at a time: on
-// a large tree the record is tens of megabytes.
+// json.MarshalIndent(record, "", "  ") would, but one skill and one file at
+// a time: on a large tree the record is tens of megabytes.
 func (b *builder) writeRecord(w io.Writer) error {
-	ws := slices.Clone(b.work)
-	slices.SortFunc(ws, func(x, y *work) int { return strings.Compare(x.name, y.name) })
-	var files []string
-	var docs []Artifact
-	for _, e := range b.bundle.Entries {
-		files = append(files, e.Path)
-		if e.Kind == layout.KindDoc {
-			docs = append(docs, Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
-		}
-		if b.opts.Sign != nil && layout.Signed(e) {
-			files = append(files, layout.Signature(e.Path))
-		}
-	}
-	files = append(files, layout.BuildRecord)
-	sort.Strings(files)
-
 	o := newObject(w)
 	o.field("generator", Generator())
 	if b.bundleKey != "" {
 		o.field("bundle", b.bundleKey)
 	}
-	o.array("skills", len(ws), func(i int) any {
-		w := ws[i]
-		return cachedSkill{Name: w.name, Key: w.key, Lint: w.recordedLint(), ContentDigest: w.out.ContentDigest,
-			Files: w.out.Files, TarGz: w.out.TarGz, Zip: w.out.Zip}
+	o.array("skills", func(yield func(any, error) bool) {
+		for _, w := range b.named {
+			sum, err := b.summary(w)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			c := cachedSkill{Name: w.name, Key: sum.key, Lint: sum.lint, ContentDigest: sum.out.ContentDigest,
+				Files: sum.out.Files, TarGz: sum.out.TarGz, Zip: sum.out.Zip}
+			if !yield(c, nil) {
+				return
+			}
+		}
 	})
-	if len(docs) > 0 {
-		o.array("docs", len(docs), func(i int) any { return docs[i] })
+	if docs := b.bundle.Docs(); len(docs) > 0 {
+		o.array("docs", func(yield func(any, error) bool) {
+			for _, e := range docs {
+				if !yield(Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size}, nil) {
+					return
+				}
+			}
+		})
 	}
 	if ex := b.bundle.Excluded; len(ex) > 0 {
-		o.array("legacyExcluded", len(ex), func(i int) any { return ex[i] })
+		o.array("legacyExcluded", func(yield func(any, error) bool) {
+			for _, x := range ex {
+				if !yield(x, nil) {
+					return
+				}
+			}
+		})
 	}
-	o.array("files", len(files), func(i int) any { return files[i] })
+	o.array("files", func(yield func(any, error) bool) {
+		for p, err := range b.files() {
+			if !yield(p, err) || err != nil {
+				return
+			}
+		}
+	})
 	return o.close()
+}
+
+// files yields the path of every file the build writes, sorted: the
+// bundle's entries, the signature beside each signed one, and the record.
+func (b *builder) files() iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		// Paths the entries do not list wait here until an entry sorts
+		// after them; a signature follows its artifact closely, so few wait.
+		waiting := []string{layout.BuildRecord}
+		flush := func(upTo string, all bool) bool {
+			for len(waiting) > 0 && (all || waiting[0] < upTo) {
+				if !yield(waiting[0], nil) {
+					return false
+				}
+				waiting = waiting[1:]
+			}
+			return true
+		}
+		for e, err := range b.bundle.Entries() {
+			if err != nil {
+				yield("", err)
+				return
+			}
+			if !flush(e.Path, false) || !yield(e.Path, nil) {
+				return
+			}
+			if b.opts.Sign != nil && layout.Signed(e) {
+				sig := layout.Signature(e.Path)
+				i, _ := slices.BinarySearch(waiting, sig)
+				waiting = slices.Insert(waiting, i, sig)
+			}
+		}
+		flush("", true)
+	}
+}
+
+// byName returns the packed skill of that name.
+func (b *builder) byName(name string) *work {
+	i, ok := slices.BinarySearchFunc(b.named, name, func(w *work, n string) int { return strings.Compare(w.name, n) })
+	if !ok {
+		return nil
+	}
+	return b.named[i]
 }
 
 // upToDate reports whether the output folder already holds exactly this
@@ -164,7 +257,10 @@ func (b *builder) upToDate() bool {
 	if !hashesTo(filepath.Join(b.out, filepath.FromSlash(layout.BuildRecord)), b.recDigest) {
 		return false // also catches added or removed files: the record lists them all
 	}
-	for _, e := range b.bundle.Entries {
+	for e, err := range b.bundle.Entries() {
+		if err != nil {
+			return false
+		}
 		p := filepath.Join(b.out, filepath.FromSlash(e.Path))
 		if e.Kind == layout.KindDoc {
 			if !hashesTo(p, e.Digest) {
@@ -191,7 +287,7 @@ func (b *builder) write() error {
 		return nil
 	}
 	if b.opts.DryRun {
-		b.logf("• write: dry run, would write %s to %s", plural(len(b.res.Artifacts), "file", "files"), b.opts.Out)
+		b.logf("• write: dry run, would write %s to %s", plural(b.res.Files, "file", "files"), b.opts.Out)
 		return nil
 	}
 	if b.upToDate() {
@@ -199,15 +295,14 @@ func (b *builder) write() error {
 		b.logf("• write: %s is up to date", b.opts.Out)
 		return nil
 	}
-	byName := map[string]*work{}
-	for _, w := range b.work {
-		byName[w.name] = w
-	}
 	var total int64
-	for _, e := range b.bundle.Entries {
+	for e, err := range b.bundle.Entries() {
+		if err != nil {
+			return err
+		}
 		total += e.Size
 		dst := b.stagePath(e.Path)
-		w := byName[e.Skill]
+		w := b.byName(e.Skill)
 		switch e.Kind {
 		case layout.KindDoc:
 			if e.Write == nil {
@@ -238,8 +333,8 @@ func (b *builder) write() error {
 	}
 	// Pack and this loop make every planned file and nothing else; a
 	// mismatch is a bug, and a bundle missing a file must not be swapped in.
-	if n := b.made.Load(); n != int64(len(b.bundle.Entries)) {
-		return fmt.Errorf("the plan has %d files but %d were written", len(b.bundle.Entries), n)
+	if n := b.made.Load(); n != int64(b.bundle.Len()) {
+		return fmt.Errorf("the plan has %d files but %d were written", b.bundle.Len(), n)
 	}
 	if err := b.sign(); err != nil {
 		return err
@@ -252,7 +347,7 @@ func (b *builder) write() error {
 	if err := b.swap(); err != nil {
 		return err
 	}
-	b.logf("• write: %s (%s, %s)", b.opts.Out, plural(len(b.res.Artifacts), "file", "files"), size(total))
+	b.logf("• write: %s (%s, %s)", b.opts.Out, plural(b.res.Files, "file", "files"), size(total))
 	return nil
 }
 
@@ -264,7 +359,10 @@ func (b *builder) sign() error {
 		return nil
 	}
 	n := 0
-	for _, e := range b.bundle.Entries {
+	for e, err := range b.bundle.Entries() {
+		if err != nil {
+			return err
+		}
 		if !layout.Signed(e) {
 			continue
 		}

@@ -10,8 +10,10 @@
 // of its own (it writes to the writer it is given and reads bodies through
 // Skill.Body) and is deterministic: the same skills give the same bytes.
 //
-// A bundle may hold thousands of skills, so the page is streamed: the
-// memory Render uses is bounded by its workers, not by the number of skills.
+// A bundle may hold tens of thousands of skills, so the page is streamed
+// and the skills are read through Skills, one at a time: Render holds a
+// few skills per worker and, of every skill, only its name. Its memory is
+// bounded by its workers, not by the number of skills or their size.
 package catalog
 
 import (
@@ -45,6 +47,28 @@ type Skill struct {
 	Body func() ([]byte, error)
 }
 
+// Skills is the skills a catalog shows, read one at a time, so that a
+// page of any size renders without holding them all: a build that keeps
+// its skills on disk reads each back when asked.
+type Skills interface {
+	// Len is the number of skills.
+	Len() int
+	// Skill returns the i-th skill, 0 <= i < Len(), the same value on
+	// every call. Render calls it more than once per skill (to check it,
+	// for the table of contents and for its section) and from several
+	// goroutines at once.
+	Skill(i int) (Skill, error)
+}
+
+// List is Skills held in a slice, for callers with few skills (and tests).
+type List []Skill
+
+// Len returns len(l).
+func (l List) Len() int { return len(l) }
+
+// Skill returns l[i].
+func (l List) Skill(i int) (Skill, error) { return l[i], nil }
+
 // Options say how the catalog addresses the bundle. The zero value gives
 // relative links and the default title.
 type Options struct {
@@ -70,7 +94,7 @@ type page struct {
 	Known     bool   // Host is real
 	AddAll    string // the command that installs every skill
 	Indexes   []link
-	Skills    []tocEntry
+	Count     int  // of skills
 	Inline    bool // SKILL.md bodies are shown; see InlineBudget
 	CSS       template.CSS
 	CSP       string
@@ -84,9 +108,17 @@ type page struct {
 // by skill, keeps the page uniform and a pure function of the input.
 const InlineBudget = 8 << 20
 
-// tocEntry is one skill in the table of contents: all the head needs of
-// every skill, and little enough to hold for the largest bundle.
+// tocEntry is the data of the "entry" template: one skill in the table of
+// contents.
 type tocEntry struct{ Name, Description string }
+
+// entry is what Render keeps of every skill from its first reading to the
+// last: enough to sort the page and read the skill again, a few dozen
+// bytes.
+type entry struct {
+	name string
+	i    int // the skill's index in Skills
+}
 
 type link struct {
 	Label, Href, Note string
@@ -130,13 +162,17 @@ func short(d string) digest {
 // are shown sorted by name and files by path, whatever the order given.
 //
 // Nothing is written unless every skill passes the checks that keep links
-// right. Sections render in parallel but are written in name order, with
-// at most two per CPU in flight, so memory does not grow with the number
-// of skills. The first error (a Body, a section or a write that fails)
-// stops the render and names its skill; what was written by then is a
-// truncated page.
-func Render(w io.Writer, skills []Skill, o Options) error {
-	if err := check(skills, o); err != nil {
+// right: a first pass reads every skill to check it, keeping its name.
+// Then the page is written in name order, each skill read again for its
+// entry in the table of contents and for its section. Sections render in
+// parallel but are written in name order, with at most two per CPU in
+// flight, so memory does not grow with the number of skills. The first
+// error (a Skill, a Body, a section or a write that fails) stops the
+// render and names its skill; what was written by then is a truncated
+// page.
+func Render(w io.Writer, skills Skills, o Options) error {
+	idx, markdown, err := scan(skills, o)
+	if err != nil {
 		return err
 	}
 	a, err := load()
@@ -161,8 +197,6 @@ func Render(w io.Writer, skills []Skill, o Options) error {
 	if host == "" {
 		host = placeholder
 	}
-	ss := slices.Clone(skills)
-	slices.SortFunc(ss, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
 	p := page{
 		Title:     o.Title,
 		Generator: o.Generator,
@@ -174,40 +208,36 @@ func Render(w io.Writer, skills []Skill, o Options) error {
 			{"skills.json", href(layout.MCPSkills), "MCP skills/list"},
 			{"checksums.txt", href(layout.Checksums), "sha256sum -c"},
 		},
-		Skills: make([]tocEntry, len(ss)),
+		Count:  len(idx),
+		Inline: markdown <= InlineBudget,
 		CSS:    template.CSS(a.css),
 		CSP:    csp(a.css, o.BaseURL),
 	}
 	if p.Title == "" {
 		p.Title = "Agent Skills"
 	}
-	var markdown int64
-	for i, s := range ss {
-		p.Skills[i] = tocEntry{s.Name, s.Description}
-		for _, f := range s.Files {
-			if f.Path == layout.EntryFile {
-				markdown += f.Size
-			}
-		}
-	}
-	p.Inline = markdown <= InlineBudget
-	if err := part(w, a.t, "head", p); err != nil {
+	if err := head(w, a.t, p, skills, idx); err != nil {
 		return err
 	}
 	// Rendering SKILL.md is most of the work on a large bundle, and each
 	// section renders alone, so sections render in parallel; each waits
-	// for its turn to be written. A worker holds one section at a time,
-	// so the workers bound the memory. There are two per CPU so that the
-	// CPUs stay busy while a slow section holds up the ones behind it.
+	// for its turn to be written. A worker holds one skill and its section
+	// at a time, so the workers bound the memory. There are two per CPU so
+	// that the CPUs stay busy while a slow section holds up the ones
+	// behind it.
 	t := turns{c: sync.NewCond(new(sync.Mutex))}
-	err = parallel.Each(len(ss), 2*runtime.GOMAXPROCS(0), func(i int) error {
-		sec, err := section(a.t, ss[i], p.Inline, href, abs, host)
+	err = parallel.Each(len(idx), 2*runtime.GOMAXPROCS(0), func(i int) error {
+		s, err := reread(skills, idx[i])
+		var sec []byte
+		if err == nil {
+			sec, err = section(a.t, s, p.Inline, href, abs, host)
+		}
 		if !t.wait(i) {
 			return errStopped
 		}
 		if err == nil {
 			if _, werr := w.Write(sec); werr != nil {
-				err = fmt.Errorf("catalog: skill %q: %w", ss[i].Name, werr)
+				err = fmt.Errorf("catalog: skill %q: %w", s.Name, werr)
 			}
 		}
 		t.done(err == nil)
@@ -257,9 +287,35 @@ func (t *turns) done(ok bool) {
 // index, and the failed section's index is lower.
 var errStopped = errors.New("catalog: stopped after an earlier skill failed")
 
-// part writes the page's head or foot. The template writes in many small
-// pieces (a few per skill in the table of contents), so it writes through a
-// buffer.
+// head writes the page up to the first section: the masthead and the table
+// of contents, whose entries it renders from one skill at a time, reading
+// each again rather than keeping every description. Templates write in
+// many small pieces (a few per entry), so it writes through a buffer.
+func head(w io.Writer, t *template.Template, p page, skills Skills, idx []entry) error {
+	bw := bufio.NewWriter(w)
+	if err := t.ExecuteTemplate(bw, "head", p); err != nil {
+		return fmt.Errorf("catalog: head of the page: %w", err)
+	}
+	for _, e := range idx {
+		s, err := reread(skills, e)
+		if err != nil {
+			return err
+		}
+		if err := t.ExecuteTemplate(bw, "entry", tocEntry{s.Name, s.Description}); err != nil {
+			return fmt.Errorf("catalog: head of the page: %w", err)
+		}
+	}
+	if err := t.ExecuteTemplate(bw, "toc-end", p); err != nil {
+		return fmt.Errorf("catalog: head of the page: %w", err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("catalog: head of the page: %w", err)
+	}
+	return nil
+}
+
+// part writes the named part of the page through a buffer, since
+// templates write in many small pieces.
 func part(w io.Writer, t *template.Template, name string, p page) error {
 	bw := bufio.NewWriter(w)
 	if err := t.ExecuteTemplate(bw, name, p); err != nil {
@@ -343,9 +399,13 @@ func newView(s Skill, inline bool, href, abs func(string) string, host string) (
 	return v, nil
 }
 
-// check returns everything in skills and o that would make a link wrong,
-// each naming its skill. Names, digests and paths end up in URLs and ids.
-func check(skills []Skill, o Options) error {
+// scan reads every skill once, before anything is written, for what needs
+// them all: the checks (names must be unique), the order of the page and
+// whether the bodies fit it (see InlineBudget). It returns an entry per
+// skill, sorted by name, and the size of all SKILL.md files. A skill that
+// cannot be read stops it; failed checks do not, so that the error lists
+// them all.
+func scan(skills Skills, o Options) ([]entry, int64, error) {
 	var errs []error
 	if o.BaseURL != "" {
 		u, err := url.Parse(o.BaseURL)
@@ -353,34 +413,83 @@ func check(skills []Skill, o Options) error {
 			errs = append(errs, fmt.Errorf("catalog: base URL %q: use an absolute http or https URL without query or fragment, such as https://example.com/skills", o.BaseURL))
 		}
 	}
-	seen := map[string]bool{}
-	for _, s := range skills {
-		bad := func(format string, args ...any) {
-			errs = append(errs, fmt.Errorf("catalog: skill %q: "+format, append([]any{s.Name}, args...)...))
+	n := skills.Len()
+	idx := make([]entry, 0, n)
+	seen := make(map[string]bool, n)
+	var markdown int64
+	for i := range n {
+		s, err := skills.Skill(i)
+		if err != nil {
+			return nil, 0, fmt.Errorf("catalog: skill %d: %w", i, err)
 		}
-		if err := layout.CheckName(s.Name); err != nil {
-			bad("%v", err)
-		}
-		if seen[s.Name] {
-			bad("two skills have this name; names must be unique in a bundle")
-		}
-		seen[s.Name] = true
-		if s.Body == nil {
-			bad("no Body to read SKILL.md with")
-		}
-		if !layout.ValidDigest(s.ContentDigest) {
-			bad("content digest %q is not \"sha256:\" and 64 lowercase hex digits", s.ContentDigest)
-		}
-		if !layout.ValidDigest(s.TarGz.Digest) || !layout.ValidDigest(s.Zip.Digest) {
-			bad("archive digests %q and %q must both be \"sha256:\" and 64 lowercase hex digits", s.TarGz.Digest, s.Zip.Digest)
-		}
+		// A copy, so that the entry does not keep alive whatever the
+		// name was cut from, such as the whole record the skill was
+		// decoded from.
+		name := strings.Clone(s.Name)
+		errs = append(errs, check(s, seen[name])...)
+		seen[name] = true
+		idx = append(idx, entry{name, i})
 		for _, f := range s.Files {
-			if !layout.ValidDigest(f.Digest) {
-				bad("file %q: digest %q is not \"sha256:\" and 64 lowercase hex digits", f.Path, f.Digest)
+			if f.Path == layout.EntryFile {
+				markdown += f.Size
 			}
 		}
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return nil, 0, err
+	}
+	// Names are unique, so the order is total.
+	slices.SortFunc(idx, func(a, b entry) int { return strings.Compare(a.name, b.name) })
+	return idx, markdown, nil
+}
+
+// reread returns the skill of e again, for the page. Skills promises the
+// same skill on every call; should it break that promise, the skill is
+// checked again, so that an unchecked name or digest never reaches the
+// page and a missing Body fails rather than panics.
+func reread(skills Skills, e entry) (Skill, error) {
+	s, err := skills.Skill(e.i)
+	if err != nil {
+		return Skill{}, fmt.Errorf("catalog: skill %q: %w", e.name, err)
+	}
+	if s.Name != e.name {
+		return Skill{}, fmt.Errorf("catalog: skill %q: read again as %q; Skills must return the same skill on every call", e.name, s.Name)
+	}
+	if err := errors.Join(check(s, false)...); err != nil {
+		return Skill{}, err
+	}
+	return s, nil
+}
+
+// check returns everything in s that would make a link wrong, each naming
+// s; dup says an earlier skill has its name. Names, digests and paths end
+// up in URLs and ids.
+func check(s Skill, dup bool) []error {
+	var errs []error
+	bad := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("catalog: skill %q: "+format, append([]any{s.Name}, args...)...))
+	}
+	if err := layout.CheckName(s.Name); err != nil {
+		bad("%v", err)
+	}
+	if dup {
+		bad("two skills have this name; names must be unique in a bundle")
+	}
+	if s.Body == nil {
+		bad("no Body to read SKILL.md with")
+	}
+	if !layout.ValidDigest(s.ContentDigest) {
+		bad("content digest %q is not \"sha256:\" and 64 lowercase hex digits", s.ContentDigest)
+	}
+	if !layout.ValidDigest(s.TarGz.Digest) || !layout.ValidDigest(s.Zip.Digest) {
+		bad("archive digests %q and %q must both be \"sha256:\" and 64 lowercase hex digits", s.TarGz.Digest, s.Zip.Digest)
+	}
+	for _, f := range s.Files {
+		if !layout.ValidDigest(f.Digest) {
+			bad("file %q: digest %q is not \"sha256:\" and 64 lowercase hex digits", f.Path, f.Digest)
+		}
+	}
+	return errs
 }
 
 // assets are the embedded templates and stylesheet, parsed once.

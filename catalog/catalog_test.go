@@ -31,9 +31,9 @@ const examples = "../examples"
 
 // bundle is a built bundle in a folder.
 type bundle struct {
-	dir    string
-	skills []Skill
-	plan   *layout.Bundle
+	dir     string
+	skills  []Skill
+	entries []layout.Entry // what a build writes to dir
 }
 
 // buildExamples packs the example skills, lays them out with layout.Plan
@@ -100,11 +100,8 @@ func buildExamples(t *testing.T, dir string) *bundle {
 		ls = append(ls, l)
 		b.skills = append(b.skills, Skill{Skill: l, License: license, Compatibility: compat, Body: body(string(s.Doc.Body))})
 	}
-	b.plan, err = layout.Plan(ls, layout.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range b.plan.Entries {
+	b.entries = plan(t, ls)
+	for _, e := range b.entries {
 		var data []byte
 		switch e.Kind {
 		case layout.KindDoc:
@@ -129,6 +126,24 @@ func buildExamples(t *testing.T, dir string) *bundle {
 		}
 	}
 	return b
+}
+
+// plan returns the entries of the bundle layout.Plan lays out for skills:
+// every file a build writes, which the catalog's links must name.
+func plan(t *testing.T, skills []layout.Skill) []layout.Entry {
+	t.Helper()
+	b, err := layout.Plan(layout.List(skills), layout.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []layout.Entry
+	for e, err := range b.Entries() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // attr matches every href and src the page has. Both the template and
@@ -209,7 +224,7 @@ func TestRenderExamples(t *testing.T) {
 		dir = t.TempDir()
 	}
 	b := buildExamples(t, dir)
-	page, err := render(b.skills, Options{Generator: "skillpack test"})
+	page, err := render(List(b.skills), Options{Generator: "skillpack test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +234,7 @@ func TestRenderExamples(t *testing.T) {
 	linked := resolve(t, page, dir)
 
 	// Every skill file, every archive and the indexes are reachable.
-	for _, e := range b.plan.Entries {
+	for _, e := range b.entries {
 		want := e.Kind == layout.KindArchive ||
 			e.Kind == layout.KindFile && strings.HasPrefix(e.Path, layout.SkillsDir+"/") ||
 			e.Path == layout.V2Index || e.Path == layout.MCPSkills || e.Path == layout.Checksums
@@ -321,7 +336,7 @@ Inline <img src=x onerror=alert(1)> html.
 
 func TestRenderHostile(t *testing.T) {
 	s := demo()
-	page, err := render([]Skill{s}, Options{})
+	page, err := render(List{s}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,12 +390,8 @@ func TestRenderHostile(t *testing.T) {
 			t.Errorf("output lacks %s", want)
 		}
 	}
-	plan, err := layout.Plan([]layout.Skill{withFrontmatter(s.Skill)}, layout.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	for _, e := range plan.Entries {
+	for _, e := range plan(t, []layout.Skill{withFrontmatter(s.Skill)}) {
 		p := filepath.Join(dir, filepath.FromSlash(e.Path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -401,7 +412,7 @@ func withFrontmatter(s layout.Skill) layout.Skill {
 
 func TestRenderBaseURL(t *testing.T) {
 	base := "https://cdn.example/skills/"
-	page, err := render([]Skill{demo()}, Options{BaseURL: base})
+	page, err := render(List{demo()}, Options{BaseURL: base})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +454,7 @@ func TestRenderDeterministic(t *testing.T) {
 	b.Name, b.Description = "another", "Another skill."
 	c := demo()
 	c.Name = "zeta"
-	first, err := render([]Skill{a, b, c}, Options{Generator: "g", Title: "T"})
+	first, err := render(List{a, b, c}, Options{Generator: "g", Title: "T"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +468,7 @@ func TestRenderDeterministic(t *testing.T) {
 			ss[j].Files = slices.Clone(ss[j].Files)
 			slices.Reverse(ss[j].Files)
 		}
-		again, err := render(ss, Options{Generator: "g", Title: "T"})
+		again, err := render(List(ss), Options{Generator: "g", Title: "T"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -482,7 +493,7 @@ func TestRenderDeterministic(t *testing.T) {
 // The inline stylesheet must match the hash the policy allows, or
 // browsers would show the page unstyled.
 func TestRenderPolicy(t *testing.T) {
-	page, err := render([]Skill{demo()}, Options{})
+	page, err := render(List{demo()}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,7 +549,7 @@ func TestRenderErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			err := Render(&buf, tc.skills, tc.o)
+			err := Render(&buf, List(tc.skills), tc.o)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want it to contain %s", err, tc.want)
 			}
@@ -551,7 +562,7 @@ func TestRenderErrors(t *testing.T) {
 }
 
 func TestRenderEmpty(t *testing.T) {
-	page, err := render(nil, Options{Title: `A "B" & C`})
+	page, err := render(List(nil), Options{Title: `A "B" & C`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -594,7 +605,7 @@ func FuzzRenderBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, md []byte) {
 		s := demo()
 		s.Body = func() ([]byte, error) { return md, nil }
-		page, err := render([]Skill{s}, Options{})
+		page, err := render(List{s}, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -628,7 +639,7 @@ func TestRenderLargeBody(t *testing.T) {
 			s := demo()
 			s.Body = body(md)
 			start := time.Now()
-			if _, err := render([]Skill{s}, Options{}); err != nil {
+			if _, err := render(List{s}, Options{}); err != nil {
 				t.Fatal(err)
 			}
 			if d := time.Since(start); d > 10*time.Second {
@@ -638,7 +649,7 @@ func TestRenderLargeBody(t *testing.T) {
 	}
 	s := demo()
 	s.Body = body("# Same\n# Same\n# Same-1\n# Same\n")
-	page, err := render([]Skill{s}, Options{})
+	page, err := render(List{s}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

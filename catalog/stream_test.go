@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -27,7 +28,7 @@ func body(md string) func() ([]byte, error) {
 }
 
 // render returns the page Render writes.
-func render(skills []Skill, o Options) ([]byte, error) {
+func render(skills Skills, o Options) ([]byte, error) {
 	var buf bytes.Buffer
 	err := Render(&buf, skills, o)
 	return buf.Bytes(), err
@@ -81,6 +82,16 @@ func synthBody(i, size int) string {
 	return b.String()
 }
 
+// lazy is Skills made on demand, as a build reads them back from disk: it
+// holds none, and every call makes a new copy.
+type lazy struct {
+	n     int
+	skill func(i int) Skill
+}
+
+func (l lazy) Len() int                   { return l.n }
+func (l lazy) Skill(i int) (Skill, error) { return l.skill(i), nil }
+
 // golden are the inputs of the pages in testdata/<name>.html.
 func golden() map[string]struct {
 	skills []Skill
@@ -126,7 +137,7 @@ func golden() map[string]struct {
 func TestRenderGolden(t *testing.T) {
 	for name, c := range golden() {
 		t.Run(name, func(t *testing.T) {
-			got, err := render(c.skills, c.o)
+			got, err := render(List(c.skills), c.o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -211,7 +222,7 @@ func noLeak(t *testing.T, before int) {
 // order.
 func TestRenderOrder(t *testing.T) {
 	ss := synths(300, 400)
-	want, err := render(ss, Options{})
+	want, err := render(List(ss), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +234,7 @@ func TestRenderOrder(t *testing.T) {
 			return b()
 		}
 	}
-	got, err := render(slow, Options{})
+	got, err := render(List(slow), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,13 +254,207 @@ func TestRenderOrder(t *testing.T) {
 func TestRenderBodyOnce(t *testing.T) {
 	ss := synths(200, 400)
 	calls := counted(ss)
-	if _, err := render(ss, Options{}); err != nil {
+	if _, err := render(List(ss), Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for i := range calls {
 		if n := calls[i].Load(); n != 1 {
 			t.Errorf("%s: Body called %d times", ss[i].Name, n)
 		}
+	}
+}
+
+// probe is Skills that counts, for each skill, the calls of Skill and of
+// its Body, and lets hook change or fail a read (the first is read 1).
+type probe struct {
+	Skills
+	hook          func(i int, read int32, s *Skill) error
+	reads, bodies []atomic.Int32
+}
+
+func newProbe(s Skills, hook func(i int, read int32, s *Skill) error) *probe {
+	return &probe{Skills: s, hook: hook, reads: make([]atomic.Int32, s.Len()), bodies: make([]atomic.Int32, s.Len())}
+}
+
+func (p *probe) Skill(i int) (Skill, error) {
+	read := p.reads[i].Add(1)
+	s, err := p.Skills.Skill(i)
+	if err != nil {
+		return s, err
+	}
+	if b := s.Body; b != nil {
+		s.Body = func() ([]byte, error) {
+			p.bodies[i].Add(1)
+			return b()
+		}
+	}
+	if p.hook != nil {
+		err = p.hook(i, read, &s)
+	}
+	return s, err
+}
+
+// reversed is the skills synths(n, 400) gives, made on demand: skill i is
+// synth(n-1-i, 400), so positions and names differ.
+func reversed(n int) lazy {
+	return lazy{n, func(i int) Skill { return synth(n-1-i, 400) }}
+}
+
+// Skills made on demand, in another order, give the page a List gives; each
+// is read a few times (checked, listed, rendered), not once per other
+// skill, and its Body once.
+func TestRenderSkills(t *testing.T) {
+	cases := golden()
+	cases["ordered"] = struct {
+		skills []Skill
+		o      Options
+	}{synths(300, 400), Options{}}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			want, err := render(List(c.skills), c.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := len(c.skills)
+			p := newProbe(lazy{n, func(i int) Skill {
+				s := c.skills[n-1-i]
+				s.Files = slices.Clone(s.Files)
+				return s
+			}}, nil)
+			got, err := render(p, c.o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Error("the page differs from the List's")
+			}
+			for i := range n {
+				if r, b := p.reads[i].Load(), p.bodies[i].Load(); r > 3 || b != 1 {
+					t.Errorf("skill %d: read %d times, its Body called %d times; want at most 3 and 1", i, r, b)
+				}
+			}
+		})
+	}
+}
+
+// A Skill that fails stops the render, whichever read fails: on the first
+// nothing is written and the error names the skill's position, since its
+// name is not known; later it names the skill. The page written stops
+// before the skill.
+func TestRenderSkillError(t *testing.T) {
+	const n = 200
+	full, err := render(List(synths(n, 400)), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	boom, later := errors.New("boom"), errors.New("later")
+	inFlight := 2 * runtime.GOMAXPROCS(0)
+	// Positions in reversed(n): skill-0050 is 149, skill-0052 is 147 and
+	// skill-0150 is 49.
+	for _, tc := range []struct {
+		name        string
+		read        int32                 // the read of each skill that fails
+		fail        map[int]time.Duration // skills that fail, after how long
+		want        string
+		before      int  // the page's bytes before skill-0050
+		exact       bool // all of them are written, not only some
+		least, most int  // Body calls
+	}{
+		// The first read fails in the check, before anything is written,
+		// and the reads stop there.
+		{"check", 1, map[int]time.Duration{149: 0}, "catalog: skill 149: boom", 0, true, 0, 0},
+		// The second in the table of contents, before any section.
+		{"contents", 2, map[int]time.Duration{149: 0}, `catalog: skill "skill-0050": boom`,
+			bytes.Index(full, []byte(`<li><a href="#skill-0050">`)), false, 0, 0},
+		// The third in a section: the first to fail in name order, however
+		// late, with every section before it written.
+		{"section", 3, map[int]time.Duration{149: 20 * time.Millisecond, 147: 0, 49: 0}, `catalog: skill "skill-0050": boom`,
+			sectionAt(t, full, "skill-0050"), true, 50, 50 + inFlight},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProbe(reversed(n), func(i int, read int32, s *Skill) error {
+				d, ok := tc.fail[i]
+				if !ok || read != tc.read {
+					return nil
+				}
+				time.Sleep(d)
+				if i == 149 {
+					return boom
+				}
+				return later
+			})
+			before := runtime.NumGoroutine()
+			var buf bytes.Buffer
+			err := Render(&buf, p, Options{})
+			if !errors.Is(err, boom) || err.Error() != tc.want {
+				t.Fatalf("err = %v, want %s", err, tc.want)
+			}
+			got := buf.Bytes()
+			if !bytes.HasPrefix(full, got) || len(got) > tc.before || tc.exact && len(got) != tc.before {
+				t.Errorf("wrote %d bytes (the page's: %v), want the %d before skill-0050 (all: %v)", len(got), bytes.HasPrefix(full, got), tc.before, tc.exact)
+			}
+			bodies := 0
+			for i := range n {
+				bodies += int(p.bodies[i].Load())
+			}
+			if bodies < tc.least || bodies > tc.most {
+				t.Errorf("Body called %d times, want %d to %d", bodies, tc.least, tc.most)
+			}
+			if tc.read == 1 {
+				for i := range n {
+					want := int32(0)
+					if i <= 149 {
+						want = 1
+					}
+					if r := p.reads[i].Load(); r != want {
+						t.Fatalf("skill %d read %d times, want %d: the check goes on after a failure", i, r, want)
+					}
+				}
+			}
+			noLeak(t, before)
+		})
+	}
+}
+
+// Skills must return the same skill on every call; one that does not fails
+// the render rather than put an unchecked skill on the page.
+func TestRenderSkillChanged(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		change func(read int32, s *Skill)
+		want   string
+	}{
+		{"renamed", func(read int32, s *Skill) {
+			if read == 2 {
+				s.Name = "skill-9999"
+			}
+		}, `catalog: skill "skill-0003": read again as "skill-9999"`},
+		{"no body", func(read int32, s *Skill) {
+			if read == 3 {
+				s.Body = nil
+			}
+		}, `catalog: skill "skill-0003": no Body`},
+		{"bad digest", func(read int32, s *Skill) {
+			if read == 3 {
+				s.Files = []layout.File{{Path: "SKILL.md", Digest: "sha256:x"}}
+			}
+		}, `catalog: skill "skill-0003": file "SKILL.md": digest "sha256:x"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProbe(reversed(10), func(i int, read int32, s *Skill) error {
+				if i == 6 { // skill-0003
+					tc.change(read, s)
+				}
+				return nil
+			})
+			_, err := render(p, Options{})
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %s", err, tc.want)
+			}
+			if n := p.bodies[6].Load(); n != 0 {
+				t.Errorf("the changed skill's Body was called %d times", n)
+			}
+		})
 	}
 }
 
@@ -270,7 +475,7 @@ func TestRenderInlineBudget(t *testing.T) {
 				ss[i].Body = body("# Usage\n\nRun it.\n") // what is claimed is what counts
 			}
 			calls := counted(ss)
-			page, err := render(ss, Options{})
+			page, err := render(List(ss), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -298,7 +503,7 @@ func TestRenderInlineBudget(t *testing.T) {
 // section before it.
 func TestRenderBodyError(t *testing.T) {
 	const n = 200
-	full, err := render(synths(n, 400), Options{})
+	full, err := render(List(synths(n, 400)), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +521,7 @@ func TestRenderBodyError(t *testing.T) {
 	calls := counted(ss)
 	before := runtime.NumGoroutine()
 	var buf bytes.Buffer
-	err = Render(&buf, ss, Options{})
+	err = Render(&buf, List(ss), Options{})
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), `skill "skill-0050"`) {
 		t.Fatalf("err = %v, want boom from skill-0050", err)
 	}
@@ -351,7 +556,7 @@ func (w *failWriter) Write(p []byte) (int, error) {
 // it was writing.
 func TestRenderWriteError(t *testing.T) {
 	const n = 200
-	full, err := render(synths(n, 400), Options{})
+	full, err := render(List(synths(n, 400)), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +578,7 @@ func TestRenderWriteError(t *testing.T) {
 			calls := counted(ss)
 			before := runtime.NumGoroutine()
 			w := &failWriter{n: tc.n}
-			err := Render(w, ss, Options{})
+			err := Render(w, List(ss), Options{})
 			if !errors.Is(err, errDisk) || err.Error() != tc.want {
 				t.Fatalf("err = %v, want %s", err, tc.want)
 			}
@@ -396,28 +601,10 @@ func (w *countWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// The heap Render uses is bounded by its workers, not by the page: a page
-// of 5,000 skills with 10 KB bodies streams with a fraction of its size in
-// use. Were the page or the bodies held whole, the heap would outgrow the
-// page.
-func TestRenderMemory(t *testing.T) {
-	if testing.Short() {
-		t.Skip("renders a page of about 65 MB")
-	}
-	// The workers, and so the bound, scale with the CPUs: fix them so the
-	// test means the same on every machine.
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	// The collector lets garbage grow to GOGC percent of the live heap
-	// before it runs, more when it is short of CPU; kept low, the heap in
-	// use follows what Render keeps reachable, which is what streaming
-	// bounds.
-	defer debug.SetGCPercent(debug.SetGCPercent(25))
-	ss := synths(5000, 0)
-	for i := range ss {
-		// Plain text: the test is about memory, and plain text renders
-		// fast. Made on each call, like a body read from disk.
-		ss[i].Body = func() ([]byte, error) { return bytes.Repeat([]byte("Plain words of a long SKILL.md. "), 320), nil }
-	}
+// heap renders skills and returns the most heap in use meanwhile, above
+// what was in use before, and the size of the page.
+func heap(t *testing.T, skills Skills) (used, page int64) {
+	t.Helper()
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
@@ -440,16 +627,54 @@ func TestRenderMemory(t *testing.T) {
 		}
 	}()
 	var w countWriter
-	err := Render(&w, ss, Options{})
+	err := Render(&w, skills, Options{})
 	close(stop)
 	<-stopped
 	if err != nil {
 		t.Fatal(err)
 	}
-	used := int64(peak.Load()) - int64(base)
-	t.Logf("page %.1f MB; heap in use at most %.1f MB above the %.1f MB before", float64(w.n)/1e6, float64(used)/1e6, float64(base)/1e6)
-	if used > w.n/4 {
-		t.Errorf("Render had %d bytes of heap in use for a page of %d; want less than a quarter", used, w.n)
+	return int64(peak.Load()) - int64(base), w.n
+}
+
+// The heap Render uses is bounded by its workers, not by the bundle. The
+// skills are made on demand, as a build reads them back from disk, so the
+// heap holds only what Render keeps; each has a 10 KB body and a 4 KB
+// description, which the table of contents shows before any section.
+// Rendering 3,500 skills must take about the heap 500 take: had Render
+// kept the skills, their bodies, their descriptions or the page, the
+// 3,000 more would take at least their 12 MB of descriptions more.
+func TestRenderMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders pages of about 10 and 70 MB")
+	}
+	// The workers, and so the bound, scale with the CPUs: fix them so the
+	// test means the same on every machine.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	// The collector lets garbage grow to GOGC percent of the live heap
+	// before it runs, more when it is short of CPU; kept low, the heap in
+	// use follows what Render keeps reachable, which is what streaming
+	// bounds.
+	defer debug.SetGCPercent(debug.SetGCPercent(25))
+	const desc = 4 << 10
+	skills := func(n int) Skills {
+		return lazy{n, func(i int) Skill {
+			s := synth(n-1-i, 0)
+			s.Description += strings.Repeat(" Words of a long description.", desc/30)
+			// Plain text: the test is about memory, and plain text
+			// renders fast.
+			s.Body = func() ([]byte, error) { return bytes.Repeat([]byte("Plain words of a long SKILL.md. "), 320), nil }
+			return s
+		}}
+	}
+	const few, many = 500, 3500
+	base, _ := heap(t, skills(few))
+	used, page := heap(t, skills(many))
+	t.Logf("heap in use at most %.1f MB for %d skills, %.1f MB for %d (a page of %.1f MB)", float64(base)/1e6, few, float64(used)/1e6, many, float64(page)/1e6)
+	if used > page/4 {
+		t.Errorf("Render had %d bytes of heap in use for a page of %d; want less than a quarter", used, page)
+	}
+	if more := (many - few) * desc / 4; used-base > int64(more) {
+		t.Errorf("Render took %d bytes more heap for %d skills than for %d; want less than %d, a quarter of their descriptions", used-base, many, few, more)
 	}
 }
 
@@ -458,13 +683,13 @@ func TestRenderMemory(t *testing.T) {
 func BenchmarkRender(b *testing.B) {
 	ss := synths(500, 5<<10)
 	var w countWriter
-	if err := Render(&w, ss, Options{}); err != nil {
+	if err := Render(&w, List(ss), Options{}); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(w.n)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := Render(io.Discard, ss, Options{}); err != nil {
+		if err := Render(io.Discard, List(ss), Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -15,7 +15,7 @@ func FuzzPlan(f *testing.F) {
 	f.Add("ok", "d", "what?#[]%.md")
 	f.Fuzz(func(t *testing.T, name, desc, path string) {
 		s := makeSkill(name, desc, content{"SKILL.md": "s", path: "p"}, "")
-		b, err := Plan([]Skill{s, good2()}, Options{})
+		b, err := Plan(List{s, good2()}, Options{})
 		if err != nil {
 			return
 		}

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
+	"testing"
 	"unicode/utf16"
 )
 
@@ -335,4 +337,35 @@ func mcpcReader(indexDoc []byte, table map[string]map[string]any) (names []strin
 		names = append(names, name)
 	}
 	return names, nil
+}
+
+// entries lists every entry of b.
+func entries(t testing.TB, b *Bundle) []Entry {
+	t.Helper()
+	var es []Entry
+	for e, err := range b.Entries() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		es = append(es, e)
+	}
+	if len(es) != b.Len() {
+		t.Fatalf("Entries yields %d entries, Len says %d", len(es), b.Len())
+	}
+	return es
+}
+
+// prepare is what reference encodes: the skills checked, sorted by name,
+// each with its files sorted by path.
+func prepare(skills []Skill, o Options) ([]Skill, error) {
+	if _, err := newSet(List(skills), o); err != nil {
+		return nil, err
+	}
+	ss := slices.Clone(skills)
+	for i := range ss {
+		ss[i].Files = slices.Clone(ss[i].Files)
+		slices.SortFunc(ss[i].Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	}
+	slices.SortFunc(ss, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
+	return ss, nil
 }

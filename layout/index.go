@@ -106,33 +106,34 @@ type Resource struct {
 // installs nothing but SKILL.md for a skill-md entry. URLs are relative to
 // the index unless o.BaseURL is set.
 func V2IndexDoc(skills []Skill, o Options) ([]byte, error) {
-	ss, err := prepare(skills, o)
+	s, err := newSet(List(skills), o)
 	if err != nil {
 		return nil, err
 	}
-	return collect(v2Writer(ss, o))
+	return collect(s.v2)
 }
 
-// v2Writer renders V2IndexDoc from prepared skills.
-func v2Writer(ss []Skill, o Options) func(io.Writer) error {
+// v2 renders V2IndexDoc.
+func (s *set) v2(w io.Writer) error {
 	url := func(distPath string) string {
-		if o.BaseURL == "" {
+		if s.o.BaseURL == "" {
 			return relToV2(distPath)
 		}
-		return joinURL(o.BaseURL, distPath)
+		return joinURL(s.o.BaseURL, distPath)
 	}
-	return func(w io.Writer) error {
-		return stream(w, v2Index{Schema: Schema, Generator: o.Generator, Skills: []v2Entry{}}, len(ss), func(i int) any {
-			s := &ss[i]
-			e := v2Entry{Name: s.Name, Description: s.Description, ContentDigest: s.ContentDigest}
-			if len(s.Files) == 1 {
-				e.Type, e.URL, e.Digest = "skill-md", url(SkillFile(s.Name, EntryFile)), s.entry().Digest
-			} else {
-				e.Type, e.URL, e.Digest = "archive", url(ArchivePath(s.Name, s.TarGz.Digest, TarGz)), s.TarGz.Digest
-			}
-			return e
-		})
-	}
+	return stream(w, v2Index{Schema: Schema, Generator: s.o.Generator, Skills: []v2Entry{}}, len(s.rows), func(i int) (any, error) {
+		r := &s.rows[i]
+		e := v2Entry{Name: r.name, Type: "archive", URL: url(ArchivePath(r.name, r.tgz.Digest, TarGz)), Digest: r.tgz.Digest}
+		sk, err := s.load(r)
+		if err != nil {
+			return nil, err
+		}
+		e.Description, e.ContentDigest = sk.Description, sk.ContentDigest
+		if len(sk.Files) == 1 {
+			e.Type, e.URL, e.Digest = "skill-md", url(SkillFile(r.name, EntryFile)), sk.entry().Digest
+		}
+		return e, nil
+	})
 }
 
 // V1IndexDoc is the legacy discovery v0.1.0 index, sorted by name, with
@@ -140,41 +141,53 @@ func v2Writer(ss []Skill, o Options) func(io.Writer) error {
 // that breaks the v0.1 rules is left out and returned in left, because the
 // skills CLI rejects the whole legacy index for one bad entry.
 func V1IndexDoc(skills []Skill, o Options) (doc []byte, left []Excluded, err error) {
-	ss, err := prepare(skills, o)
+	s, err := newSet(List(skills), o)
 	if err != nil {
 		return nil, nil, err
 	}
-	write, left := v1Writer(ss, o)
-	if doc, err = collect(write); err != nil {
+	if doc, err = collect(s.v1); err != nil {
 		return nil, nil, err
 	}
-	return doc, left, nil
+	left, err = s.excluded()
+	return doc, left, err
 }
 
-// v1Writer renders V1IndexDoc from prepared skills and returns the skills
-// it leaves out.
-func v1Writer(ss []Skill, o Options) (func(io.Writer) error, []Excluded) {
-	var kept []int
+// excluded reads again the skills left out of the v0.1 index and says why.
+func (s *set) excluded() ([]Excluded, error) {
 	var left []Excluded
-	for i, s := range ss {
-		if reason := legacyReason(s); reason != "" {
-			left = append(left, Excluded{Name: s.Name, Reason: reason})
-			continue
-		}
-		kept = append(kept, i)
-	}
-	return func(w io.Writer) error {
-		return stream(w, v1Index{Generator: o.Generator, Skills: []v1Entry{}}, len(kept), func(i int) any {
-			s := &ss[kept[i]]
-			e := v1Entry{Name: s.Name, Description: s.Description, Files: []string{EntryFile}}
-			for _, f := range s.Files {
-				if f.Path != EntryFile {
-					e.Files = append(e.Files, f.Path)
-				}
+	for i := range s.rows {
+		if r := &s.rows[i]; !r.legacy {
+			sk, err := s.load(r)
+			if err != nil {
+				return nil, err
 			}
-			return e
-		})
-	}, left
+			left = append(left, Excluded{Name: r.name, Reason: legacyReason(sk)})
+		}
+	}
+	return left, nil
+}
+
+// v1 renders V1IndexDoc.
+func (s *set) v1(w io.Writer) error {
+	var kept []int32
+	for i := range s.rows {
+		if s.rows[i].legacy {
+			kept = append(kept, int32(i))
+		}
+	}
+	return stream(w, v1Index{Generator: s.o.Generator, Skills: []v1Entry{}}, len(kept), func(i int) (any, error) {
+		sk, err := s.load(&s.rows[kept[i]])
+		if err != nil {
+			return nil, err
+		}
+		e := v1Entry{Name: sk.Name, Description: sk.Description, Files: []string{EntryFile}}
+		for _, f := range sk.Files {
+			if f.Path != EntryFile {
+				e.Files = append(e.Files, f.Path)
+			}
+		}
+		return e, nil
+	})
 }
 
 // legacyReason says why s cannot be in the v0.1 index, or "".
@@ -196,66 +209,61 @@ func legacyReason(s Skill) string {
 // complete list of its files, SKILL.md included. A server returns it inside
 // {"resultType":"complete","skills":...,"ttlMs":N,"cacheScope":"public"}.
 func MCPSkillsDoc(skills []Skill) ([]byte, error) {
-	ss, err := prepare(skills, Options{})
+	s, err := newSet(List(skills), Options{})
 	if err != nil {
 		return nil, err
 	}
-	return collect(mcpSkillsWriter(ss))
+	return collect(s.mcpSkills)
 }
 
-// mcpSkillsWriter renders MCPSkillsDoc from prepared skills.
-func mcpSkillsWriter(ss []Skill) func(io.Writer) error {
-	// By uri, not name: "skill://a-b/" sorts before "skill://a/". Only the
-	// order is kept; the elements are built as they are written.
-	uris := make([]string, len(ss))
-	order := make([]int, len(ss))
-	for i, s := range ss {
-		uris[i], order[i] = SkillURI(s.Name, EntryFile), i
-	}
-	slices.SortFunc(order, func(a, b int) int { return strings.Compare(uris[a], uris[b]) })
-	return func(w io.Writer) error {
-		return stream(w, []mcpSkill{}, len(order), func(i int) any {
-			s := &ss[order[i]]
-			e := mcpSkill{URI: SkillURI(s.Name, EntryFile), Frontmatter: s.Frontmatter, Resources: []mcpResource{}}
-			for _, f := range s.Files {
-				e.Resources = append(e.Resources, mcpResource{URI: SkillURI(s.Name, f.Path), Digest: f.Digest, Size: f.Size})
-			}
-			return e
-		})
-	}
+// mcpSkills renders MCPSkillsDoc.
+func (s *set) mcpSkills(w io.Writer) error {
+	return stream(w, []mcpSkill{}, len(s.uris), func(i int) (any, error) {
+		sk, err := s.load(&s.rows[s.uris[i]])
+		if err != nil {
+			return nil, err
+		}
+		e := mcpSkill{URI: SkillURI(sk.Name, EntryFile), Frontmatter: sk.Frontmatter, Resources: []mcpResource{}}
+		for _, f := range sk.Files {
+			e.Resources = append(e.Resources, mcpResource{URI: SkillURI(sk.Name, f.Path), Digest: f.Digest, Size: f.Size})
+		}
+		return e, nil
+	})
 }
 
 // MCPIndexDoc is mcp/index.json, the legacy skill://index.json body,
 // sorted by name: every entry type "skill-md" pointing at SKILL.md, with
 // its .tar.gz and .zip under archives.
 func MCPIndexDoc(skills []Skill, o Options) ([]byte, error) {
-	ss, err := prepare(skills, o)
+	s, err := newSet(List(skills), o)
 	if err != nil {
 		return nil, err
 	}
-	return collect(mcpIndexWriter(ss, o))
+	return collect(s.mcpIndex)
 }
 
-// mcpIndexWriter renders MCPIndexDoc from prepared skills.
-func mcpIndexWriter(ss []Skill, o Options) func(io.Writer) error {
-	return func(w io.Writer) error {
-		return stream(w, mcpIndex{Schema: Schema, Generator: o.Generator, Skills: []mcpIndexEntry{}}, len(ss), func(i int) any {
-			s := &ss[i]
-			e := mcpIndexEntry{
-				Name:          s.Name,
-				Type:          "skill-md",
-				Description:   s.Description,
-				URL:           SkillURI(s.Name, EntryFile),
-				Digest:        s.entry().Digest,
-				Frontmatter:   s.Frontmatter,
-				ContentDigest: s.ContentDigest,
-			}
-			for _, a := range s.archives() {
-				e.Archives = append(e.Archives, mcpArchive{URL: ArchiveURI(s.Name, a.a.Digest, a.ext), MimeType: MimeType("a." + a.ext), Digest: a.a.Digest})
-			}
-			return e
-		})
-	}
+// mcpIndex renders MCPIndexDoc.
+func (s *set) mcpIndex(w io.Writer) error {
+	return stream(w, mcpIndex{Schema: Schema, Generator: s.o.Generator, Skills: []mcpIndexEntry{}}, len(s.rows), func(i int) (any, error) {
+		r := &s.rows[i]
+		sk, err := s.load(r)
+		if err != nil {
+			return nil, err
+		}
+		e := mcpIndexEntry{
+			Name:          sk.Name,
+			Type:          "skill-md",
+			Description:   sk.Description,
+			URL:           SkillURI(sk.Name, EntryFile),
+			Digest:        sk.entry().Digest,
+			Frontmatter:   sk.Frontmatter,
+			ContentDigest: sk.ContentDigest,
+		}
+		for _, a := range r.archives() {
+			e.Archives = append(e.Archives, mcpArchive{URL: ArchiveURI(r.name, a.a.Digest, a.ext), MimeType: MimeType("a." + a.ext), Digest: a.a.Digest})
+		}
+		return e, nil
+	})
 }
 
 // MCPResourcesDoc is mcp/resources.json: every URI an MCP server may serve
@@ -263,114 +271,66 @@ func mcpIndexWriter(ss []Skill, o Options) func(io.Writer) error {
 // with the dist path of its bytes. Directory resources follow from the
 // paths and are not listed.
 func MCPResourcesDoc(skills []Skill, o Options) ([]byte, error) {
-	ss, err := prepare(skills, o)
+	s, err := newSet(List(skills), o)
 	if err != nil {
 		return nil, err
 	}
-	index, err := measure(mcpIndexWriter(ss, o))
+	index, err := measure(s.mcpIndex)
 	if err != nil {
 		return nil, err
 	}
-	return collect(resourcesWriter(ss, index))
+	return collect(s.resources(index))
 }
 
-// resourcesWriter renders MCPResourcesDoc from prepared skills; index is
-// the digest and size of mcp/index.json, served as skill://index.json.
-func resourcesWriter(ss []Skill, index Rendered) func(io.Writer) error {
-	order := resourceOrder(ss)
-	return func(w io.Writer) error {
-		return stream(w, []Resource{}, len(order), func(i int) any {
-			k := order[i]
-			if k.skill < 0 {
-				return Resource{URI: IndexURI, Path: MCPIndex, MimeType: MimeType(MCPIndex), Size: index.Size, Digest: index.Digest}
-			}
-			s := &ss[k.skill]
-			if j := int(k.item); j < len(s.Files) {
-				f := s.Files[j]
-				return Resource{URI: SkillURI(s.Name, f.Path), Path: SkillFile(s.Name, f.Path), MimeType: MimeType(f.Path), Size: f.Size, Digest: f.Digest}
-			}
-			a := s.archives()[int(k.item)-len(s.Files)]
-			return Resource{
-				URI:      ArchiveURI(s.Name, a.a.Digest, a.ext),
-				Path:     ArchivePath(s.Name, a.a.Digest, a.ext),
-				MimeType: MimeType("a." + a.ext),
-				Size:     a.a.Size,
-				Digest:   a.a.Digest,
-			}
-		})
-	}
-}
-
-// resourceKey is one resource of mcp/resources.json by position: skill -1
-// is skill://index.json; otherwise item indexes the skill's Files and then
-// its archives. Two int32s keep the sorted table at eight bytes a
-// resource, a small fraction of the document it orders.
-type resourceKey struct{ skill, item int32 }
-
-// resourceOrder is the resources of prepared skills, sorted by uri. The
-// URIs of one skill do not sort together ("skill://a-b-<hex>.zip" comes
-// between "skill://a-<hex>.zip" and "skill://a/SKILL.md", and
-// "skill://index.json" between the archives and files of a skill named
-// index), so positions are sorted across all skills, comparing each URI in
-// two parts rather than building it.
-func resourceOrder(ss []Skill) []resourceKey {
-	type skillURIs struct {
-		dir      string // SkillURI(name, ""), which every file URI extends
-		archives [2]string
-	}
-	us := make([]skillURIs, len(ss))
+// resources renders MCPResourcesDoc; index is the digest and size of
+// mcp/index.json, served as skill://index.json.
+func (s *set) resources(index Rendered) func(io.Writer) error {
+	// The URIs of one skill do not sort together ("skill://a-b-<hex>.zip"
+	// comes between "skill://a-<hex>.zip" and "skill://a/SKILL.md", and
+	// "skill://index.json" between the archives and files of a skill named
+	// index): the runs and archives of all skills are sorted as parts.
+	parts := []part{{kind: partFixed}}
 	n := 1
-	for i := range ss {
-		s := &ss[i]
-		us[i].dir = SkillURI(s.Name, "")
-		for j, a := range s.archives() {
-			us[i].archives[j] = ArchiveURI(s.Name, a.a.Digest, a.ext)
-		}
-		n += len(s.Files) + len(us[i].archives)
+	for i := range s.rows {
+		parts = append(parts, part{partFiles, int32(i)}, part{partTarGz, int32(i)}, part{partZip, int32(i)})
+		n += int(s.rows[i].files) + 2
 	}
-	keys := make([]resourceKey, 0, n)
-	keys = append(keys, resourceKey{skill: -1})
-	for i := range ss {
-		for j := range len(ss[i].Files) + len(us[i].archives) {
-			keys = append(keys, resourceKey{int32(i), int32(j)})
-		}
-	}
-	uri := func(k resourceKey) (string, string) {
-		if k.skill < 0 {
-			return IndexURI, ""
-		}
-		files := ss[k.skill].Files
-		if j := int(k.item); j < len(files) {
-			return us[k.skill].dir, files[j].Path
-		}
-		return us[k.skill].archives[int(k.item)-len(files)], ""
-	}
-	slices.SortFunc(keys, func(a, b resourceKey) int {
-		a1, a2 := uri(a)
-		b1, b2 := uri(b)
-		return compareJoined(a1, a2, b1, b2)
-	})
-	return keys
-}
-
-// compareJoined compares a1+a2 with b1+b2 bytewise, as strings.Compare
-// would, without building either.
-func compareJoined(a1, a2, b1, b2 string) int {
-	for {
-		if a1 == "" {
-			a1, a2 = a2, ""
-		}
-		if b1 == "" {
-			b1, b2 = b2, ""
-		}
-		if a1 == "" || b1 == "" {
-			return len(a1) - len(b1) // the one that ran out first sorts first
-		}
-		n := min(len(a1), len(b1))
-		if c := strings.Compare(a1[:n], b1[:n]); c != 0 {
-			return c
-		}
-		a1, b1 = a1[n:], b1[n:]
+	s.sortParts(parts, "skill://", func(int32) string { return IndexURI })
+	return func(w io.Writer) error {
+		// A run is many elements; the elements of the run being written.
+		var run []Resource
+		var at int
+		return stream(w, []Resource{}, n, func(int) (any, error) {
+			for len(run) == 0 {
+				p := parts[at]
+				at++
+				switch p.kind {
+				case partFixed:
+					return Resource{URI: IndexURI, Path: MCPIndex, MimeType: MimeType(MCPIndex), Size: index.Size, Digest: index.Digest}, nil
+				case partFiles:
+					sk, err := s.load(&s.rows[p.i])
+					if err != nil {
+						return nil, err
+					}
+					for _, f := range sk.Files {
+						run = append(run, Resource{URI: SkillURI(sk.Name, f.Path), Path: SkillFile(sk.Name, f.Path), MimeType: MimeType(f.Path), Size: f.Size, Digest: f.Digest})
+					}
+				default:
+					r := &s.rows[p.i]
+					a := r.archives()[p.kind-partTarGz]
+					return Resource{
+						URI:      ArchiveURI(r.name, a.a.Digest, a.ext),
+						Path:     ArchivePath(r.name, a.a.Digest, a.ext),
+						MimeType: MimeType("a." + a.ext),
+						Size:     a.a.Size,
+						Digest:   a.a.Digest,
+					}, nil
+				}
+			}
+			e := run[0]
+			run = run[1:]
+			return e, nil
+		})
 	}
 }
 

@@ -20,7 +20,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func plan(t *testing.T, skills []Skill, o Options) *Bundle {
 	t.Helper()
-	b, err := Plan(skills, o)
+	b, err := Plan(List(skills), o)
 	if err != nil {
 		t.Fatalf("Plan: %v", err)
 	}
@@ -70,7 +70,7 @@ func TestReaders(t *testing.T) {
 			}
 
 			if o.NoLegacy {
-				for _, e := range b.Entries {
+				for _, e := range entries(t, b) {
 					if strings.HasPrefix(e.Path, LegacyDir+"/") {
 						t.Errorf("NoLegacy bundle has %s", e.Path)
 					}
@@ -173,7 +173,7 @@ func TestV1Exclusion(t *testing.T) {
 	if x := b.Excluded[0]; !strings.Contains(x.Reason, `"notes/v1..2.md"`) || !strings.Contains(x.Reason, `".."`) {
 		t.Errorf("reason %q does not name the file and the rule", x.Reason)
 	}
-	for _, e := range b.Entries {
+	for _, e := range entries(t, b) {
 		if strings.HasPrefix(e.Path, LegacyDir+"/dots/") {
 			t.Errorf("excluded skill still in the legacy tree: %s", e.Path)
 		}
@@ -337,10 +337,10 @@ func TestDeterminism(t *testing.T) {
 
 func TestPlanEntries(t *testing.T) {
 	b := plan(t, twoSkills(), Options{})
-	if !slices.IsSortedFunc(b.Entries, func(x, y Entry) int { return strings.Compare(x.Path, y.Path) }) {
+	if !slices.IsSortedFunc(entries(t, b), func(x, y Entry) int { return strings.Compare(x.Path, y.Path) }) {
 		t.Error("entries not sorted by path")
 	}
-	for _, e := range b.Entries {
+	for _, e := range entries(t, b) {
 		if !ValidDigest(e.Digest) || e.Size < 0 {
 			t.Errorf("%s: digest %q size %d", e.Path, e.Digest, e.Size)
 		}
@@ -385,7 +385,7 @@ func TestPlanEntries(t *testing.T) {
 		}
 	}
 	var want []string
-	for _, e := range b.Entries {
+	for _, e := range entries(t, b) {
 		if e.Kind == KindArchive || e.Kind == KindDoc && strings.HasSuffix(e.Path, ".json") {
 			want = append(want, e.Path)
 		}
@@ -484,7 +484,7 @@ func TestHeadersDoc(t *testing.T) {
 		return h
 	}
 	b := plan(t, twoSkills(), Options{})
-	for _, e := range b.Entries {
+	for _, e := range entries(t, b) {
 		if e.Path == Headers || e.Path == NoJekyll {
 			continue
 		}
@@ -562,7 +562,7 @@ func TestInvalidInput(t *testing.T) {
 			s := good()
 			slices.SortFunc(s.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 			tt.mutate(&s)
-			_, err := Plan([]Skill{good2(), s}, Options{})
+			_, err := Plan(List{good2(), s}, Options{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want it to contain %s", err, tt.want)
 			}
@@ -582,7 +582,7 @@ func TestInvalidInput(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Plan([]Skill{good(), good()}, Options{}); err == nil || !strings.Contains(err.Error(), "unique") {
+	if _, err := Plan(List{good(), good()}, Options{}); err == nil || !strings.Contains(err.Error(), "unique") {
 		t.Errorf("duplicate names: err %v", err)
 	}
 }
@@ -605,7 +605,7 @@ func TestEmpty(t *testing.T) {
 func render(t *testing.T, b *Bundle) string {
 	ar := &txtar.Archive{}
 	var list strings.Builder
-	for _, e := range b.Entries {
+	for _, e := range entries(t, b) {
 		fmt.Fprintf(&list, "%-7s %s %d %s", e.Kind, e.Digest[7:19], e.Size, e.Path)
 		if e.Skill != "" {
 			fmt.Fprintf(&list, " (skill %s %s%s)", e.Skill, e.File, e.Format)
@@ -613,7 +613,7 @@ func render(t *testing.T, b *Bundle) string {
 		list.WriteString("\n")
 	}
 	ar.Files = append(ar.Files, txtar.File{Name: "entries", Data: []byte(list.String())})
-	for _, e := range b.Entries {
+	for _, e := range entries(t, b) {
 		if e.Kind == KindDoc {
 			ar.Files = append(ar.Files, txtar.File{Name: e.Path, Data: docBytes(t, e)})
 		}

@@ -3,6 +3,7 @@ package layout
 import (
 	"fmt"
 	"io"
+	"iter"
 	"slices"
 	"strings"
 )
@@ -58,18 +59,77 @@ type Entry struct {
 // Bundle is everything a build writes to dist/, so that the writer, verify
 // and serve share one list. The catalog (index.html) is in it when
 // Options.Catalog is set.
+//
+// A Bundle holds the documents and a row per skill, not an entry per
+// file: Entries reads each skill again from the Skills given to Plan as it
+// reaches it, so a bundle of any size is listed in bounded memory.
 type Bundle struct {
-	Entries  []Entry    // sorted bytewise by Path, no duplicates
 	Excluded []Excluded // skills left out of the v0.1 index and tree
+
+	set   *set
+	docs  []Entry
+	parts []part // every entry in path order: documents, runs of files, archives
+	n     int
 }
 
-// Lookup returns the entry at a dist path.
-func (b *Bundle) Lookup(path string) (Entry, bool) {
-	i, ok := slices.BinarySearchFunc(b.Entries, path, func(e Entry, p string) int { return strings.Compare(e.Path, p) })
-	if !ok {
-		return Entry{}, false
+// Len is the number of entries.
+func (b *Bundle) Len() int { return b.n }
+
+// Entries yields every entry of the bundle, sorted bytewise by path, with
+// no duplicates. A skill that cannot be read again ends the sequence with
+// its error.
+func (b *Bundle) Entries() iter.Seq2[Entry, error] {
+	return func(yield func(Entry, error) bool) {
+		for _, p := range b.parts {
+			if p.kind == partFixed {
+				if !yield(b.docs[p.i], nil) {
+					return
+				}
+				continue
+			}
+			r := &b.set.rows[p.i]
+			if p.kind == partTarGz || p.kind == partZip {
+				a := r.archives()[p.kind-partTarGz]
+				e := Entry{Path: ArchivePath(r.name, a.a.Digest, a.ext), Kind: KindArchive, Skill: r.name, Format: a.ext, Digest: a.a.Digest, Size: a.a.Size}
+				if !yield(e, nil) {
+					return
+				}
+				continue
+			}
+			sk, err := b.set.load(r)
+			if err != nil {
+				yield(Entry{}, fmt.Errorf("layout: %w", err))
+				return
+			}
+			for _, f := range sk.Files {
+				e := Entry{Path: SkillFile(r.name, f.Path), Kind: KindFile, Skill: r.name, File: f.Path, Digest: f.Digest, Size: f.Size}
+				if p.kind == partLegacy {
+					e.Path = LegacyFile(r.name, f.Path)
+				}
+				if !yield(e, nil) {
+					return
+				}
+			}
+		}
 	}
-	return b.Entries[i], true
+}
+
+// Docs returns the documents of the bundle, sorted by path: the entries of
+// kind KindDoc, few whatever the bundle's size.
+func (b *Bundle) Docs() []Entry { return slices.Clone(b.docs) }
+
+// Lookup returns the entry at a dist path. It reads through the entries,
+// so it is for tests and tools that look up a few.
+func (b *Bundle) Lookup(path string) (Entry, bool) {
+	for e, err := range b.Entries() {
+		if err != nil {
+			return Entry{}, false
+		}
+		if e.Path == path {
+			return e, true
+		}
+	}
+	return Entry{}, false
 }
 
 // Plan lays out the bundle of skills: each skill's files in the v0.2 tree
@@ -83,89 +143,126 @@ func (b *Bundle) Lookup(path string) (Entry, bool) {
 // leaves out the skill files, whose digests the indexes already carry, so
 // the sums of the indexes vouch for everything else.
 //
-// Plan renders each document once to learn its digest and size, and keeps
-// none of them: the memory it takes grows with the number of skills and
-// files, not with the size of the documents.
-func Plan(skills []Skill, o Options) (*Bundle, error) {
-	ss, err := prepare(skills, o)
+// Plan reads every skill once to check it, then renders each document
+// once to learn its digest and size, and keeps none of them: it holds a
+// few strings per skill and nothing per file.
+func Plan(skills Skills, o Options) (*Bundle, error) {
+	set, err := newSet(skills, o)
 	if err != nil {
 		return nil, err
 	}
 	if c := o.Catalog; c != nil && (!ValidDigest(c.Digest) || c.Size < 0) {
 		return nil, fmt.Errorf("layout: catalog digest %q or size %d is not valid", c.Digest, c.Size)
 	}
-	b := &Bundle{}
-	add := func(e Entry) { b.Entries = append(b.Entries, e) }
-	var sums []Sum
-	// Rendering fails only if encoding/json does, which valid skills never
-	// make it do; the first failure is kept and returned once at the end.
-	var docErr error
-	doc := func(path string, write func(io.Writer) error, sum bool) Rendered {
-		r, err := measure(write)
-		if err != nil {
-			if docErr == nil {
-				docErr = fmt.Errorf("layout: rendering %s: %w", path, err)
-			}
-			return r
-		}
-		add(Entry{Path: path, Kind: KindDoc, Write: write, Digest: r.Digest, Size: r.Size})
-		if sum {
-			sums = append(sums, Sum{Path: path, Digest: r.Digest})
-		}
-		return r
-	}
-
-	doc(V2Index, v2Writer(ss, o), true)
-	excluded := map[string]bool{}
+	b := &Bundle{set: set}
 	if !o.NoLegacy {
-		v1, left := v1Writer(ss, o)
-		doc(V1Index, v1, true)
-		b.Excluded = left
-		for _, x := range left {
-			excluded[x.Name] = true
+		if b.Excluded, err = set.excluded(); err != nil {
+			return nil, fmt.Errorf("layout: %w", err)
 		}
 	}
-	doc(MCPSkills, mcpSkillsWriter(ss), true)
-	index := doc(MCPIndex, mcpIndexWriter(ss, o), true)
-	doc(MCPResources, resourcesWriter(ss, index), true)
 
-	for _, s := range ss {
-		for _, f := range s.Files {
-			e := Entry{Path: SkillFile(s.Name, f.Path), Kind: KindFile, Skill: s.Name, File: f.Path, Digest: f.Digest, Size: f.Size}
-			add(e)
-			if !o.NoLegacy && !excluded[s.Name] {
-				e.Path = LegacyFile(s.Name, f.Path)
-				add(e)
+	doc := func(path string, write func(io.Writer) error) {
+		b.docs = append(b.docs, Entry{Path: path, Kind: KindDoc, Write: write})
+	}
+	doc(V2Index, set.v2)
+	if !o.NoLegacy {
+		doc(V1Index, set.v1)
+	}
+	doc(MCPSkills, set.mcpSkills)
+	doc(MCPIndex, set.mcpIndex)
+	doc(MCPResources, nil) // set below: it lists mcp/index.json's digest
+	if c := o.Catalog; c != nil {
+		// No Write: the caller streams the page it rendered.
+		b.docs = append(b.docs, Entry{Path: Catalog, Kind: KindDoc, Digest: c.Digest, Size: c.Size})
+	}
+	doc(Checksums, b.checksums)
+	doc(NoJekyll, fixed(nil))
+	doc(Headers, fixed(HeadersDoc()))
+	slices.SortFunc(b.docs, func(x, y Entry) int { return strings.Compare(x.Path, y.Path) })
+
+	for i := range b.docs {
+		b.parts = append(b.parts, part{partFixed, int32(i)})
+	}
+	b.n = len(b.docs)
+	for i := range set.rows {
+		r := &set.rows[i]
+		b.parts = append(b.parts, part{partFiles, int32(i)}, part{partTarGz, int32(i)}, part{partZip, int32(i)})
+		b.n += int(r.files) + 2
+		if !o.NoLegacy && r.legacy {
+			b.parts = append(b.parts, part{partLegacy, int32(i)})
+			b.n += int(r.files)
+		}
+	}
+	set.sortParts(b.parts, SkillsDir+"/", func(i int32) string { return b.docs[i].Path })
+
+	// mcp/resources.json lists mcp/index.json, and checksums.txt every
+	// other document, so those two are rendered last, in that order.
+	at := func(path string) *Entry {
+		i, _ := slices.BinarySearchFunc(b.docs, path, func(e Entry, p string) int { return strings.Compare(e.Path, p) })
+		return &b.docs[i]
+	}
+	last := []string{MCPResources, Checksums}
+	for i := range b.docs {
+		if d := &b.docs[i]; !slices.Contains(last, d.Path) {
+			if err := measureDoc(d); err != nil {
+				return nil, err
 			}
 		}
-		for _, a := range s.archives() {
-			p := ArchivePath(s.Name, a.a.Digest, a.ext)
-			add(Entry{Path: p, Kind: KindArchive, Skill: s.Name, Format: a.ext, Digest: a.a.Digest, Size: a.a.Size})
-			sums = append(sums, Sum{Path: p, Digest: a.a.Digest})
-		}
 	}
-
-	if c := o.Catalog; c != nil {
-		// No Write: the caller streams the page it rendered. In
-		// checksums.txt too, so that a server can vouch for the page.
-		add(Entry{Path: Catalog, Kind: KindDoc, Digest: c.Digest, Size: c.Size})
-		sums = append(sums, Sum{Path: Catalog, Digest: c.Digest})
-	}
-	doc(Checksums, checksumsWriter(sums), false)
-	doc(NoJekyll, fixed(nil), false)
-	doc(Headers, fixed(HeadersDoc()), false)
-	if docErr != nil {
-		return nil, docErr
-	}
-
-	slices.SortFunc(b.Entries, func(x, y Entry) int { return strings.Compare(x.Path, y.Path) })
-	for i := 1; i < len(b.Entries); i++ {
-		// Skill names cannot produce this (no dots, no slashes); a
-		// duplicate means a bug here, and two writes to one path must not
-		// pass silently.
-		if b.Entries[i].Path == b.Entries[i-1].Path {
-			return nil, fmt.Errorf("layout: two entries at %s (skills %q and %q)", b.Entries[i].Path, b.Entries[i-1].Skill, b.Entries[i].Skill)
+	index := at(MCPIndex)
+	at(MCPResources).Write = set.resources(Rendered{Digest: index.Digest, Size: index.Size})
+	for _, p := range last {
+		if err := measureDoc(at(p)); err != nil {
+			return nil, err
 		}
 	}
 	return b, nil
+}
+
+// measureDoc measures a document that has a Write.
+func measureDoc(d *Entry) error {
+	if d.Write == nil {
+		return nil // the catalog, which the caller renders
+	}
+	r, err := measure(d.Write)
+	if err != nil {
+		return fmt.Errorf("layout: rendering %s: %w", d.Path, err)
+	}
+	d.Digest, d.Size = r.Digest, r.Size
+	return nil
+}
+
+// checksums renders checksums.txt from the entries in path order, reading
+// no skill: it lists only documents and archives.
+func (b *Bundle) checksums(w io.Writer) error {
+	line := func(path, digest string) error {
+		_, err := io.WriteString(w, strings.TrimPrefix(digest, "sha256:")+"  "+path+"\n")
+		return err
+	}
+	for _, p := range b.parts {
+		var err error
+		switch p.kind {
+		case partFixed:
+			if d := &b.docs[p.i]; summed(d.Path) {
+				err = line(d.Path, d.Digest)
+			}
+		case partTarGz, partZip:
+			r := &b.set.rows[p.i]
+			a := r.archives()[p.kind-partTarGz]
+			err = line(ArchivePath(r.name, a.a.Digest, a.ext), a.a.Digest)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// summed reports whether checksums.txt lists the document at path.
+func summed(path string) bool {
+	switch path {
+	case V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Catalog:
+		return true
+	}
+	return false
 }

@@ -323,37 +323,7 @@ func checkFrontmatter(s Skill) error {
 	return nil
 }
 
-// prepare validates skills and returns a sorted deep copy: skills by name,
-// files by path (bytewise), so that every document is independent of the
-// order the build found things in.
-func prepare(skills []Skill, o Options) ([]Skill, error) {
-	var errs []error
-	if err := checkBaseURL(o.BaseURL); err != nil {
-		errs = append(errs, err)
-	}
-	out := make([]Skill, len(skills))
-	seen := map[string]bool{}
-	for i, s := range skills {
-		if err := checkSkill(s); err != nil {
-			errs = append(errs, err)
-		}
-		if seen[s.Name] {
-			errs = append(errs, fmt.Errorf("skill %q: two skills have this name; names must be unique in a bundle", s.Name))
-		}
-		seen[s.Name] = true
-		s.Files = slices.Clone(s.Files)
-		slices.SortFunc(s.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-		s.Frontmatter = slices.Clone(s.Frontmatter)
-		out[i] = s
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	slices.SortFunc(out, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
-	return out, nil
-}
-
-// entry returns the skill's SKILL.md; prepare guarantees there is one.
+// entry returns the skill's SKILL.md; checkSkill guarantees there is one.
 func (s *Skill) entry() File {
 	for _, f := range s.Files {
 		if f.Path == EntryFile {

@@ -20,7 +20,8 @@ func newEncoder(w io.Writer, prefix string) *json.Encoder {
 
 // stream writes a document as newEncoder would encode it whole, with the
 // n values elem(0), …, elem(n-1) in its array, one at a time, so that a
-// document of any size is written without being held.
+// document of any size is written without being held. elem is called in
+// order, once each; its first error stops the document.
 //
 // shell is the document with that array empty ([]T{}), and the array is
 // its last field or the document itself. The framing is cut from shell's
@@ -29,7 +30,7 @@ func newEncoder(w io.Writer, prefix string) *json.Encoder {
 // of its depth, which gives the bytes of a whole-document encoding:
 // encoding/json compacts a value and then indents it, and indenting is the
 // same for a value wherever it sits.
-func stream(w io.Writer, shell any, n int, elem func(i int) any) error {
+func stream(w io.Writer, shell any, n int, elem func(i int) (any, error)) error {
 	var frame bytes.Buffer
 	if err := newEncoder(&frame, "").Encode(shell); err != nil {
 		return err
@@ -54,7 +55,11 @@ func stream(w io.Writer, shell any, n int, elem func(i int) any) error {
 			b.WriteByte(',')
 		}
 		b.WriteString("\n" + inner)
-		if err := enc.Encode(elem(i)); err != nil {
+		v, err := elem(i)
+		if err != nil {
+			return err
+		}
+		if err := enc.Encode(v); err != nil {
 			return err
 		}
 		b.Truncate(b.Len() - 1) // Encode ends every value with a newline

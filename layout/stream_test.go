@@ -163,9 +163,9 @@ func reference(t *testing.T, skills []Skill, o Options) map[string][]byte {
 
 // referenceChecksums is checksums.txt as it was built before: the sums of
 // every archive, JSON index and the catalog in b, sorted by path.
-func referenceChecksums(b *Bundle) []byte {
+func referenceChecksums(t *testing.T, b *Bundle) []byte {
 	var sums []Sum
-	for _, e := range b.Entries {
+	for _, e := range entries(t, b) {
 		if e.Kind == KindArchive || e.Kind == KindDoc && (strings.HasSuffix(e.Path, ".json") || e.Path == Catalog) {
 			sums = append(sums, Sum{Path: e.Path, Digest: e.Digest})
 		}
@@ -206,13 +206,13 @@ func TestStreamedEqualsEncoded(t *testing.T) {
 				if in.name == "fifty" && (o.NoLegacy != (len(b.Excluded) == 0)) {
 					t.Fatalf("the input should exclude legacy skills; excluded %v", b.Excluded)
 				}
-				want[Checksums] = referenceChecksums(b)
+				want[Checksums] = referenceChecksums(t, b)
 				want[NoJekyll] = []byte{}
 				want[Headers] = HeadersDoc()
 				if o.NoLegacy {
 					delete(want, V1Index)
 				}
-				for _, e := range b.Entries {
+				for _, e := range entries(t, b) {
 					if e.Kind != KindDoc || e.Path == Catalog {
 						continue
 					}
@@ -253,7 +253,7 @@ func TestStreamedEqualsEncoded(t *testing.T) {
 
 func TestWriteRepeatable(t *testing.T) {
 	b := plan(t, manySkills(50), Options{})
-	for _, e := range b.Entries {
+	for _, e := range entries(t, b) {
 		if e.Kind != KindDoc {
 			continue
 		}
@@ -295,7 +295,7 @@ func (f *failAfter) Write(p []byte) (int, error) {
 
 func TestWriteError(t *testing.T) {
 	b := plan(t, manySkills(50), Options{})
-	for _, e := range b.Entries {
+	for _, e := range entries(t, b) {
 		if e.Kind != KindDoc || e.Size == 0 {
 			continue
 		}
@@ -319,22 +319,30 @@ func TestCatalogPlanned(t *testing.T) {
 		t.Errorf("checksums.txt lacks %q:\n%s", line, data(t, b, Checksums))
 	}
 	for _, bad := range []Rendered{{Digest: "sha256:abc", Size: 6}, {Digest: page.Digest, Size: -1}} {
-		if _, err := Plan(twoSkills(), Options{Catalog: &bad}); err == nil || !strings.Contains(err.Error(), "catalog") {
+		if _, err := Plan(List(twoSkills()), Options{Catalog: &bad}); err == nil || !strings.Contains(err.Error(), "catalog") {
 			t.Errorf("catalog %+v: err %v, want a catalog error", bad, err)
 		}
 	}
 }
 
-func TestCompareJoined(t *testing.T) {
-	// compareJoined must agree with comparing the joined strings, whatever
+func TestCompareParts(t *testing.T) {
+	// compareParts must agree with comparing the joined strings, whatever
 	// the split.
 	words := []string{"", "a", "a-", "a/", "ab", "b", "skill://a/", "skill://a-b", "skill://index.json", "skill://index/"}
 	for _, a1 := range words {
 		for _, a2 := range words {
 			for _, b1 := range words {
 				for _, b2 := range words {
-					if got, want := compareJoined(a1, a2, b1, b2), strings.Compare(a1+a2, b1+b2); (got < 0) != (want < 0) || (got == 0) != (want == 0) {
-						t.Fatalf("compareJoined(%q, %q, %q, %q) = %d, want the sign of %d", a1, a2, b1, b2, got, want)
+					for _, c := range []struct{ a, b key }{
+						{keyOf(a1, a2), keyOf(b1, b2)},
+						{keyOf(a1, "", a2), keyOf(b1, b2, "")},
+						{keyOf(a1, a2, a1), keyOf(b1, b2, b1)},
+					} {
+						got := compareParts(c.a, c.b)
+						want := strings.Compare(strings.Join(c.a[:], ""), strings.Join(c.b[:], ""))
+						if (got < 0) != (want < 0) || (got == 0) != (want == 0) {
+							t.Fatalf("compareParts(%q, %q) = %d, want the sign of %d", c.a, c.b, got, want)
+						}
 					}
 				}
 			}
@@ -353,7 +361,7 @@ func TestStreamMemory(t *testing.T) {
 	var docs []func(io.Writer) error
 	var total int64
 	largest := Entry{}
-	for _, e := range b.Entries {
+	for _, e := range entries(t, b) {
 		if e.Kind == KindDoc {
 			docs = append(docs, e.Write)
 			total += e.Size
@@ -412,3 +420,92 @@ type writerFunc func(p []byte) (int, error)
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 func mb(n int64) float64 { return float64(n) / (1 << 20) }
+
+// Plan keeps a row per skill and nothing per file: planning and listing a
+// bundle whose skills have many files must raise the live heap by a small
+// fraction of what the skills themselves take. Plan used to keep a sorted
+// deep copy of every skill and an entry per file, more than the skills.
+func TestPlanMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans 2,000 skills of 40 files")
+	}
+	heap := func() int64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapAlloc)
+	}
+	before := heap()
+	var skills List
+	for i := range 2000 {
+		files := content{EntryFile: fmt.Sprintf("---\nname: s%d\n---\n", i)}
+		for j := range 40 {
+			files[fmt.Sprintf("references/part-%02d.md", j)] = fmt.Sprintf("%d/%d", i, j)
+		}
+		skills = append(skills, makeSkill(fmt.Sprintf("s%d", i), "S.", files, ""))
+	}
+	held := heap() - before
+
+	before = heap()
+	b, err := Plan(skills, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	planned := heap() - before
+	// Listing reads one skill at a time: sample the heap as it goes.
+	var listed int64
+	n := 0
+	for _, err := range b.Entries() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n++; n%5000 == 0 {
+			listed = max(listed, heap()-before)
+		}
+	}
+	t.Logf("skills %.1f MB, %d entries; live heap rise: planned %.2f MB, listing %.2f MB", mb(held), n, mb(planned), mb(listed))
+	if n != b.Len() || n < 2000*80 {
+		t.Fatalf("listed %d entries, Len %d", n, b.Len())
+	}
+	if limit := held / 8; planned > limit || listed > limit {
+		t.Errorf("the plan took %.2f MB and listing %.2f MB for skills of %.1f MB: want both under %.1f MB", mb(planned), mb(listed), mb(held), mb(limit))
+	}
+	runtime.KeepAlive(skills)
+}
+
+// flaky is Skills that fail or change after the first read of each skill.
+type flaky struct {
+	List
+	reads  map[int]int
+	change bool // after the first read, a file's digest changes; else Skill fails
+}
+
+func (f *flaky) Skill(i int) (Skill, error) {
+	f.reads[i]++
+	s := f.List[i]
+	if f.reads[i] == 1 {
+		return s, nil
+	}
+	if !f.change {
+		return Skill{}, errors.New("disk on fire")
+	}
+	s.TarGz.Size++
+	return s, nil
+}
+
+// A skill read again must be the skill Plan checked: an error or a change
+// stops the plan, naming the skill, rather than rendering documents that
+// contradict their digests.
+func TestPlanRereads(t *testing.T) {
+	for _, change := range []bool{false, true} {
+		src := &flaky{List: twoSkills(), reads: map[int]int{}, change: change}
+		_, err := Plan(src, Options{})
+		want := "disk on fire"
+		if change {
+			want = "changed between two reads"
+		}
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "skill \"") {
+			t.Errorf("change %v: Plan error %v, want one naming the skill and %q", change, err, want)
+		}
+	}
+}

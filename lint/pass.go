@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"io"
+	"path/filepath"
 
 	"gopkg.in/yaml.v3"
 
@@ -130,12 +131,36 @@ func (p *Pass) BodyPos(line int) int { return p.Doc.BodyLine + line - 1 }
 
 // RegistryPass is what a check across all skills of a run sees.
 type RegistryPass struct {
-	Skills []*skill.Skill
+	Skills []Named
 	Rel    func(path string) string // a disk path made relative to the run
 
 	rule   *Rule
 	report func(*Rule, Finding)
 }
+
+// Named is all the checks across skills read of a skill: where it is, the
+// name it is published under and where SKILL.md spells that name. It is a
+// few words, so that a caller holding thousands of skills for these checks
+// (the build) need not hold their parsed frontmatter.
+type Named struct {
+	Dir, File    string // as in skill.Skill
+	Name         string // SkillName
+	Line, Column int    // of the frontmatter name's value; 0 if none
+}
+
+// NameOf is what the checks across skills read of s.
+func NameOf(s *skill.Skill) Named {
+	n := Named{Dir: s.Dir, File: s.File, Name: SkillName(s)}
+	if s.Doc != nil {
+		if _, v := s.Doc.Lookup("name"); v != nil {
+			n.Line, n.Column = s.Doc.FilePos(v)
+		}
+	}
+	return n
+}
+
+// EntryPath is the skill's SKILL.md on disk.
+func (n Named) EntryPath() string { return filepath.Join(n.Dir, n.File) }
 
 // Report records a finding; f.Path is already relative to the run.
 func (p *RegistryPass) Report(f Finding) { p.report(p.rule, f) }

@@ -46,34 +46,24 @@ func SkillName(s *skill.Skill) string {
 	return s.Name()
 }
 
-func namePos(s *skill.Skill) (int, int) {
-	if s.Doc == nil {
-		return 0, 0
-	}
-	if _, v := s.Doc.Lookup("name"); v != nil {
-		return s.Doc.FilePos(v)
-	}
-	return 0, 0
-}
-
 func checkDuplicateNames(p *RegistryPass) {
-	byName := map[string][]*skill.Skill{}
-	for _, s := range p.Skills {
-		byName[SkillName(s)] = append(byName[SkillName(s)], s)
+	byName := map[string][]int{}
+	for i, s := range p.Skills {
+		byName[s.Name] = append(byName[s.Name], i)
 	}
 	for name, group := range byName {
 		if len(group) < 2 {
 			continue
 		}
-		for _, s := range group {
+		for _, i := range group {
+			s := &p.Skills[i]
 			var others []string
-			for _, o := range group {
-				if o != s {
-					others = append(others, p.Rel(o.Dir))
+			for _, j := range group {
+				if j != i {
+					others = append(others, p.Rel(p.Skills[j].Dir))
 				}
 			}
-			line, col := namePos(s)
-			p.Report(Finding{Path: p.Rel(s.EntryPath()), Line: line, Column: col,
+			p.Report(Finding{Path: p.Rel(s.EntryPath()), Line: s.Line, Column: s.Column,
 				Message: fmt.Sprintf("skill name %q is also used by %s", name, strings.Join(others, ", ")),
 				Fix:     "rename one of the skills (folder and name together)"})
 		}

@@ -77,6 +77,10 @@ func Run(paths []string, opts Options) (*Result, error) {
 
 // Check lints skills that were already discovered (the build's first step).
 func Check(skills []*skill.Skill, opts Options) *Result {
+	return newRunner(opts).run(skills, opts.Jobs)
+}
+
+func newRunner(opts Options) *runner {
 	cfg := opts.Config
 	if cfg == nil {
 		cfg = DefaultConfig()
@@ -86,8 +90,7 @@ func Check(skills []*skill.Skill, opts Options) *Result {
 		base, _ = os.Getwd()
 	}
 	base, _ = filepath.Abs(base)
-	r := &runner{cfg: cfg, strict: opts.Strict, base: base, files: opts.Files, unchanged: opts.Unchanged}
-	return r.run(skills, opts.Jobs)
+	return &runner{cfg: cfg, strict: opts.Strict, base: base, files: opts.Files, unchanged: opts.Unchanged}
 }
 
 type runner struct {
@@ -113,6 +116,24 @@ func (r *runner) run(skills []*skill.Skill, jobs int) *Result {
 		all = append(all, fs...)
 		clean[i] = len(fs) == 0
 	}
+	named := make([]Named, len(skills))
+	for i, s := range skills {
+		named[i] = NameOf(s)
+	}
+	all = append(all, r.across(named)...)
+	return &Result{Skills: skills, Findings: Sort(all), Clean: clean}
+}
+
+// CheckAcross runs only the checks across skills (unique names, no skill
+// inside another), for a caller that ran the per-skill rules skill by
+// skill (Check on each) and kept only what these read. Its findings are
+// sorted.
+func CheckAcross(skills []Named, opts Options) []Finding {
+	return Sort(newRunner(opts).across(skills))
+}
+
+func (r *runner) across(skills []Named) []Finding {
+	var all []Finding
 	rp := &RegistryPass{Skills: skills, Rel: r.rel}
 	rp.report = func(rule *Rule, f Finding) { all = r.add(all, rule, f) }
 	for _, rule := range registry {
@@ -121,7 +142,7 @@ func (r *runner) run(skills []*skill.Skill, jobs int) *Result {
 			rule.CheckAll(rp)
 		}
 	}
-	return &Result{Skills: skills, Findings: Sort(all), Clean: clean}
+	return all
 }
 
 func (r *runner) checkSkill(s *skill.Skill) (out []Finding) {

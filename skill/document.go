@@ -187,25 +187,6 @@ func (d *Document) Lookup(key string) (k, v *yaml.Node) {
 	return nil, nil
 }
 
-// Only returns a Document that keeps of d just the top-level frontmatter
-// keys named (with their positions) and the structural problem, without
-// the file's bytes or body. A caller that holds many skills after checking
-// them (the build, for the checks across skills) keeps that, not every
-// SKILL.md.
-func (d *Document) Only(keys ...string) *Document {
-	o := &Document{BOM: d.BOM, FrontLine: d.FrontLine, BodyLine: d.BodyLine, Problem: d.Problem}
-	if d.Front == nil {
-		return o
-	}
-	o.Front = &yaml.Node{Kind: d.Front.Kind, Tag: d.Front.Tag, Line: d.Front.Line, Column: d.Front.Column}
-	for _, key := range keys {
-		if k, v := d.Lookup(key); k != nil {
-			o.Front.Content = append(o.Front.Content, k, v)
-		}
-	}
-	return o
-}
-
 // String returns the value of a top-level key when it is a plain string
 // scalar (tag !!str), and whether it was.
 func (d *Document) String(key string) (string, bool) {

@@ -322,30 +322,3 @@ func TestParseProblemLineBudget(t *testing.T) {
 		t.Errorf("Problem = %+v, want line 5", d.Problem)
 	}
 }
-
-func TestOnly(t *testing.T) {
-	src := "---\nlicense: MIT\nname: pdf\ndescription: Fill PDF forms.\n---\n# Body\n"
-	d := Parse([]byte(src))
-	o := d.Only("name", "missing")
-	if o.Raw != nil || o.Body != nil || o.FrontRaw != nil {
-		t.Errorf("Only kept the bytes: %+v", o)
-	}
-	if n, ok := o.String("name"); !ok || n != "pdf" {
-		t.Errorf("name = %q, %v", n, ok)
-	}
-	if _, ok := o.String("license"); ok {
-		t.Error("Only kept a key not asked for")
-	}
-	_, v := o.Lookup("name")
-	_, dv := d.Lookup("name")
-	if l, c := o.FilePos(v); l != 3 || c != 7 {
-		t.Errorf("name at %d:%d, want 3:7", l, c)
-	} else if dl, dc := d.FilePos(dv); dl != l || dc != c {
-		t.Errorf("position moved from %d:%d to %d:%d", dl, dc, l, c)
-	}
-
-	bad := Parse([]byte("no frontmatter\n"))
-	if o := bad.Only("name"); o.Front != nil || o.Problem == nil || o.Problem.Kind != bad.Problem.Kind {
-		t.Errorf("Only of a document without frontmatter = %+v", o)
-	}
-}

@@ -103,6 +103,9 @@ func runBuild(ios *IO, opts *buildOptions, setLegacy, setBase bool) error {
 		BaseURL: opts.BaseURL, NoLegacy: opts.NoLegacy,
 		Lint: lint.Options{Config: cfg, Strict: opts.Strict},
 		Log:  ios.Err,
+		// Only the summaries list every skill and file; without them a
+		// build's memory does not grow with the tree.
+		Inventory: opts.JSON || opts.Summary != "",
 	}
 	if !opts.Sign && opts.SignOptions != (SignOptions{}) {
 		return usageErr("signing flags (--key, --identity-token, ...) need --sign")

@@ -1,0 +1,94 @@
+package build
+
+import (
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+func testSummaries() []*summary {
+	return []*summary{
+		{out: layout.Skill{Name: "a"}},
+		{
+			out: layout.Skill{
+				Name: "pdf-tools", Description: "Fill <forms> & \u2028 ünïcode", Frontmatter: []byte(`{"name":"pdf-tools"}`),
+				Files: []layout.File{
+					{Path: "SKILL.md", Digest: layout.Digest([]byte("a")), Size: 1},
+					{Path: "scripts/run.sh", Digest: layout.Digest(nil), Size: 1 << 40, Exec: true},
+				},
+				TarGz:         layout.Archive{Digest: layout.Digest([]byte("t")), Size: 1234},
+				Zip:           layout.Archive{Digest: layout.Digest([]byte("z")), Size: 5678},
+				ContentDigest: layout.Digest([]byte("c")),
+			},
+			license: "MIT", compat: "claude", key: "k", lint: "l",
+			leftOut: []string{".DS_Store", "__pycache__/x.pyc"},
+		},
+	}
+}
+
+// What a summary is read back as must be what was written, whatever the
+// order workers add them in.
+func TestSummariesRoundTrip(t *testing.T) {
+	s, err := newSummaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	want := testSummaries()
+	for range 50 {
+		want = append(want, testSummaries()...)
+	}
+	spots := make([]spot, len(want))
+	var wg sync.WaitGroup
+	for i, sum := range want {
+		wg.Go(func() {
+			if spots[i], err = s.add(sum); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := s.seal(); err != nil {
+		t.Fatal(err)
+	}
+	for i, at := range spots {
+		got, err := s.read(at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want[i]) {
+			t.Fatalf("summary %d read back as\n%+v\nwant\n%+v", i, got, want[i])
+		}
+	}
+}
+
+// A cut or damaged summary is an error, never a panic or a wrong value
+// taken for right.
+func TestSummaryCut(t *testing.T) {
+	data := testSummaries()[1].encode()
+	for n := range len(data) {
+		if _, err := decodeSummary(data[:n]); err == nil {
+			t.Errorf("a summary cut to %d of %d bytes decoded without error", n, len(data))
+		}
+	}
+	if _, err := decodeSummary(append(data, 0)); err == nil {
+		t.Error("a summary with a trailing byte decoded without error")
+	}
+}
+
+func FuzzDecodeSummary(f *testing.F) {
+	for _, s := range testSummaries() {
+		f.Add(s.encode())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sum, err := decodeSummary(data)
+		if err == nil && !reflect.DeepEqual(sum.encode(), data) {
+			// Varints have one shortest form; anything else must not decode.
+			if again, err := decodeSummary(sum.encode()); err != nil || !reflect.DeepEqual(again, sum) {
+				t.Errorf("decoded %x to %+v, which does not round-trip", data, sum)
+			}
+		}
+	})
+}

@@ -1,0 +1,199 @@
+package layout
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Skills is the skills of a bundle, read one at a time. Plan reads each
+// once to check it and keeps a row of a few strings; every document then
+// reads the skills again as it reaches them, so that laying out and
+// writing a bundle holds one skill per writer, never the bundle's files.
+// A caller with many skills keeps them out of memory (the build keeps
+// them in a file); one with a few passes a List.
+type Skills interface {
+	Len() int
+	// Skill returns the i-th skill, 0 <= i < Len(), the same on every
+	// call. It is called from several goroutines at once when documents
+	// are written at once.
+	Skill(i int) (Skill, error)
+}
+
+// List is Skills held in a slice.
+type List []Skill
+
+func (l List) Len() int                   { return len(l) }
+func (l List) Skill(i int) (Skill, error) { return l[i], nil }
+
+// set is a checked set of skills in name order: what every document is
+// rendered from. It keeps a row per skill, the little that sorting and
+// the documents without per-file entries need; everything else is read
+// from the Skills when a document reaches the skill.
+type set struct {
+	src  Skills
+	rows []row   // by name
+	uris []int32 // rows by skill URI, the order of mcp/skills.json
+	o    Options
+}
+
+// row is what a set keeps of a skill.
+type row struct {
+	name   string
+	src    int32 // its index in the Skills
+	files  int32
+	legacy bool // its paths meet the v0.1 rules
+	tgz    Archive
+	zip    Archive
+}
+
+// newSet reads and checks every skill once. The errors name each skill.
+func newSet(src Skills, o Options) (*set, error) {
+	var errs []error
+	if err := checkBaseURL(o.BaseURL); err != nil {
+		errs = append(errs, err)
+	}
+	s := &set{src: src, o: o, rows: make([]row, src.Len())}
+	for i := range s.rows {
+		sk, err := src.Skill(i)
+		if err != nil {
+			return nil, fmt.Errorf("layout: skill %d: %w", i, err)
+		}
+		if err := checkSkill(sk); err != nil {
+			errs = append(errs, err)
+		}
+		s.rows[i] = row{name: sk.Name, src: int32(i), files: int32(len(sk.Files)), legacy: legacyReason(sk) == "", tgz: sk.TarGz, zip: sk.Zip}
+	}
+	slices.SortFunc(s.rows, func(a, b row) int { return strings.Compare(a.name, b.name) })
+	for i := 1; i < len(s.rows); i++ {
+		if s.rows[i].name == s.rows[i-1].name {
+			errs = append(errs, fmt.Errorf("skill %q: two skills have this name; names must be unique in a bundle", s.rows[i].name))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	// By URI, not name: "skill://a-b/" sorts before "skill://a/".
+	s.uris = make([]int32, len(s.rows))
+	for i := range s.uris {
+		s.uris[i] = int32(i)
+	}
+	slices.SortFunc(s.uris, func(a, b int32) int {
+		return compareParts(keyOf(s.rows[a].name, "/"), keyOf(s.rows[b].name, "/"))
+	})
+	return s, nil
+}
+
+// load reads the skill of a row, with its files sorted by path, so that
+// every document is independent of the order the build found things in.
+func (s *set) load(r *row) (Skill, error) {
+	sk, err := s.src.Skill(int(r.src))
+	if err != nil {
+		return Skill{}, fmt.Errorf("skill %q: %w", r.name, err)
+	}
+	// Skills promise the same skill on every call; one that broke it
+	// would make documents that contradict their digests.
+	if sk.Name != r.name || len(sk.Files) != int(r.files) || sk.TarGz != r.tgz || sk.Zip != r.zip {
+		return Skill{}, fmt.Errorf("skill %q changed between two reads", r.name)
+	}
+	less := func(a, b File) int { return strings.Compare(a.Path, b.Path) }
+	if !slices.IsSortedFunc(sk.Files, less) {
+		sk.Files = slices.Clone(sk.Files)
+		slices.SortFunc(sk.Files, less)
+	}
+	return sk, nil
+}
+
+// archives returns the row's archives in the order every document lists
+// them: .tar.gz, then .zip.
+func (r *row) archives() [2]packed { return [2]packed{{TarGz, r.tgz}, {Zip, r.zip}} }
+
+// A folder of the bundle (the v0.2 tree, the v0.1 tree, the skill:// URIs)
+// holds, for each skill, a run of its files under "<name>/" and its two
+// archives "<name>-<hex>.<ext>", beside a few fixed names. No path outside
+// a run starts with the run's prefix (names have no '/'), so a run sorts
+// as a whole, by its prefix, against everything else; sorting runs and
+// single paths by key lists the folder in path order without building
+// the path of every file.
+
+// part is one thing a folder lists: a run of a skill's files, one of its
+// archives, or a fixed path.
+type part struct {
+	kind partKind
+	i    int32 // the row; for partFixed, an index the caller knows
+}
+
+type partKind uint8
+
+const (
+	partFiles partKind = iota
+	partTarGz          // archives follow partFiles: a part's archive is archives()[kind-partTarGz]
+	partZip
+	partLegacy // a run of the v0.1 tree, wherever the folder is
+	partFixed
+)
+
+// key returns the pieces whose concatenation sorts the part in a folder
+// whose prefix is dir; fixed(i) gives the path of a fixed part.
+func (s *set) key(p part, dir string, fixed func(int32) string) key {
+	switch p.kind {
+	case partFiles:
+		return keyOf(dir, s.rows[p.i].name, "/")
+	case partTarGz:
+		r := &s.rows[p.i]
+		return keyOf(dir, r.name, "-", shortHex(r.tgz.Digest), "."+TarGz)
+	case partZip:
+		r := &s.rows[p.i]
+		return keyOf(dir, r.name, "-", shortHex(r.zip.Digest), "."+Zip)
+	case partLegacy:
+		return keyOf(LegacyDir+"/", s.rows[p.i].name, "/")
+	}
+	return keyOf(fixed(p.i))
+}
+
+// sortParts sorts the parts of a folder into path order.
+func (s *set) sortParts(ps []part, dir string, fixed func(int32) string) {
+	slices.SortFunc(ps, func(a, b part) int {
+		return compareParts(s.key(a, dir, fixed), s.key(b, dir, fixed))
+	})
+}
+
+// shortHex is the digest's part of an archive name (see ArchiveName).
+func shortHex(digest string) string {
+	hex := strings.TrimPrefix(digest, "sha256:")
+	return hex[:min(16, len(hex))]
+}
+
+// key is a path in pieces, compared as their concatenation. An array,
+// not a slice, so that sorting thousands of paths allocates nothing.
+type key [5]string
+
+func keyOf(pieces ...string) key {
+	var k key
+	copy(k[:], pieces)
+	return k
+}
+
+// compareParts compares the concatenation of a with that of b bytewise,
+// as strings.Compare would, without building either.
+func compareParts(ka, kb key) int {
+	a, b := ka[:], kb[:]
+	var x, y string
+	for {
+		for x == "" && len(a) > 0 {
+			x, a = a[0], a[1:]
+		}
+		for y == "" && len(b) > 0 {
+			y, b = b[0], b[1:]
+		}
+		if x == "" || y == "" {
+			return len(x) - len(y) // the one that ran out first sorts first
+		}
+		n := min(len(x), len(y))
+		if c := strings.Compare(x[:n], y[:n]); c != 0 {
+			return c
+		}
+		x, y = x[n:], y[n:]
+	}
+}
