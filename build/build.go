@@ -212,7 +212,7 @@ type builder struct {
 	named     []*work    // by name, once packed
 	sums      *summaries // what the build keeps of each skill
 	out       string     // absolute output folder
-	prev      *record
+	prev      *previous
 	recorded  time.Time // when prev was written; zero if unknown
 	intact    bool      // no folder of the previous bundle changed since (see unchanged.go)
 	stage     string    // temporary folder beside out; "" until made

@@ -96,16 +96,6 @@ func TestRebuildRepacks(t *testing.T) {
 // catch: nothing damaged may be reused, and the result equals a fresh
 // build.
 func TestTamperedBundle(t *testing.T) {
-	flip := func(t *testing.T, p string) {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data[len(data)/2] ^= 0x20 // same size, other bytes
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	for _, c := range []struct {
 		name   string
 		damage func(t *testing.T, dist string, s Skill)
@@ -117,17 +107,33 @@ func TestTamperedBundle(t *testing.T) {
 		{"served file", func(t *testing.T, dist string, s Skill) {
 			flip(t, filepath.Join(dist, ".well-known/agent-skills", s.Name, "SKILL.md"))
 		}, 1},
+		// The modification time says nothing changed; the change time
+		// cannot be set back. Neither file is hashed again when untouched,
+		// so this must be seen by the change time alone.
 		{"served file, times restored", func(t *testing.T, dist string, s Skill) {
-			// The modification time says nothing changed; the change time
-			// cannot be set back.
-			p := filepath.Join(dist, ".well-known/agent-skills", s.Name, "SKILL.md")
+			flipKeepingTimes(t, filepath.Join(dist, ".well-known/agent-skills", s.Name, "SKILL.md"))
+		}, 1},
+		{"archive bytes, times restored", func(t *testing.T, dist string, s Skill) {
+			flipKeepingTimes(t, filepath.Join(dist, s.TarGz.Path))
+		}, 1},
+		{"archive replaced by an old copy", func(t *testing.T, dist string, s Skill) {
+			// A file renamed over the archive: the folder's times change.
+			p := filepath.Join(dist, s.Zip.Path)
 			info, err := os.Stat(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(20 * time.Millisecond) // past a coarse clock tick
-			flip(t, p)
-			os.Chtimes(p, info.ModTime(), info.ModTime())
+			data, _ := os.ReadFile(p)
+			data[len(data)/2] ^= 0x20
+			tmp := filepath.Join(t.TempDir(), "z")
+			os.WriteFile(tmp, data, 0o644)
+			os.Chtimes(tmp, info.ModTime(), info.ModTime())
+			time.Sleep(20 * time.Millisecond)
+			if err := os.Rename(tmp, p); err != nil {
+				// Another file system: copy in place instead.
+				os.WriteFile(p, data, 0o644)
+				os.Chtimes(p, info.ModTime(), info.ModTime())
+			}
 		}, 1},
 		{"file added to a served folder", func(t *testing.T, dist string, s Skill) {
 			os.WriteFile(filepath.Join(dist, ".well-known/agent-skills", s.Name, "extra.md"), []byte("x"), 0o644)
@@ -169,6 +175,34 @@ func TestTamperedBundle(t *testing.T) {
 			sameTree(t, "rebuilt over a damaged bundle", freshTree(t, src, Options{}), snapshot(t, dist), false)
 			noStaging(t, filepath.Dir(dist))
 		})
+	}
+}
+
+// flip changes a byte of the file at p, keeping its size.
+func flip(t *testing.T, p string) {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0x20
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// flipKeepingTimes flips a byte of the file at p a clock tick later, then
+// sets its modification time back.
+func flipKeepingTimes(t *testing.T, p string) {
+	t.Helper()
+	info, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond) // past a coarse clock tick
+	flip(t, p)
+	if err := os.Chtimes(p, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
 	}
 }
 

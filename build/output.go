@@ -3,7 +3,6 @@ package build
 import (
 	"bufio"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -11,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -41,17 +39,6 @@ type cachedSkill struct {
 	Files         []layout.File  `json:"files"`
 	TarGz         layout.Archive `json:"tarGz"`
 	Zip           layout.Archive `json:"zip"`
-}
-
-func (r *record) skill(name string) *cachedSkill {
-	if r == nil {
-		return nil
-	}
-	i := sort.Search(len(r.Skills), func(i int) bool { return r.Skills[i].Name >= name })
-	if i < len(r.Skills) && r.Skills[i].Name == name {
-		return &r.Skills[i]
-	}
-	return nil
 }
 
 // OutputError is a refused output folder: the user's to fix, nothing was
@@ -118,14 +105,12 @@ func (b *builder) checkOutputFolder() error {
 	case !info.IsDir():
 		return fmt.Errorf("the output %s exists and is not a folder", name)
 	}
-	data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.BuildRecord)))
-	if err == nil {
-		var rec record
-		if json.Unmarshal(data, &rec) == nil {
-			b.prev = &rec
-			if info, err := os.Lstat(filepath.Join(out, filepath.FromSlash(layout.BuildRecord))); err == nil {
-				b.since(info)
-			}
+	recPath := filepath.Join(out, filepath.FromSlash(layout.BuildRecord))
+	if info, err := os.Lstat(recPath); err == nil && info.Mode().IsRegular() {
+		// Stat first: the record is the build's last write, so a record
+		// that changes while it is read looks newer than the files it lists.
+		if b.prev, err = readPrevious(recPath); err == nil {
+			b.since(info)
 		}
 	}
 	b.intact = b.foldersUntouched()
@@ -147,6 +132,7 @@ func (b *builder) checkOutputFolder() error {
 			name, strings.Join(foreign, ", "), more)
 	}
 	if len(foreign) > 0 {
+		b.prev.close()
 		b.prev = nil // a folder of unknown files is nothing to reuse from
 	}
 	return nil
@@ -154,11 +140,18 @@ func (b *builder) checkOutputFolder() error {
 
 // foreignFiles lists the files in out that the previous build did not
 // write (all of them when there is no build record).
-func foreignFiles(out string, prev *record) ([]string, error) {
+//
+// It holds every recorded path in a map, so it runs only when the folders
+// show that something changed since the record (see foldersUntouched).
+func foreignFiles(out string, prev *previous) ([]string, error) {
 	known := map[string]bool{}
 	if prev != nil {
-		for _, f := range prev.Files {
+		err := prev.eachFile(func(f string) bool {
 			known[f] = true
+			return true
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	var foreign []string
@@ -219,6 +212,7 @@ func (b *builder) staging() (string, error) {
 // cleanup removes the staging folder unless it became the output.
 func (b *builder) cleanup() {
 	b.sums.close()
+	b.prev.close()
 	if b.stage != "" {
 		os.RemoveAll(b.stage)
 		b.stage = ""

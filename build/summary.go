@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 
@@ -27,8 +28,42 @@ type summary struct {
 }
 
 // summaries is the file of every skill's summary. Workers add to it at
-// once; reads come after the last add and may run at once too.
-type summaries struct {
+// once; reads come after seal and may run at once too.
+type summaries struct{ s *scratch }
+
+func newSummaries() (*summaries, error) {
+	s, err := newScratch()
+	return &summaries{s}, err
+}
+
+// add writes a summary and returns where it is.
+func (s *summaries) add(sum *summary) (spot, error) { return s.s.add(sum.encode()) }
+
+func (s *summaries) seal() error { return s.s.seal() }
+
+// read returns the summary at a spot.
+func (s *summaries) read(at spot) (*summary, error) {
+	data, err := s.s.read(at)
+	if err != nil {
+		return nil, err
+	}
+	sum, err := decodeSummary(data)
+	if err != nil {
+		return nil, fmt.Errorf("reading the scratch file: %w", err)
+	}
+	return sum, nil
+}
+
+func (s *summaries) close() {
+	if s != nil {
+		s.s.close()
+	}
+}
+
+// scratch is a temporary file of records: added at once by several
+// goroutines, then read at a spot or all in order. It keeps what would
+// otherwise grow with the tree out of memory.
+type scratch struct {
 	mu    sync.Mutex
 	f     *os.File
 	w     *bufio.Writer
@@ -37,45 +72,48 @@ type summaries struct {
 	named bool  // the file still has its name, for close to remove
 }
 
-// spot is where a summary is in the file.
+// spot is where a record is in a scratch file.
 type spot struct {
 	off int64
 	n   int32
 }
 
-// newSummaries makes the file in the system's temporary folder. Where an
+// newScratch makes the file in the system's temporary folder. Where an
 // open file outlives its name (Unix), the name is removed at once, so that
 // nothing is left behind even if the build is killed; elsewhere close
 // removes it.
-func newSummaries() (*summaries, error) {
-	f, err := os.CreateTemp("", "skillpack-*.summaries")
+func newScratch() (*scratch, error) {
+	f, err := os.CreateTemp("", "skillpack-*.scratch")
 	if err != nil {
 		return nil, fmt.Errorf("making a scratch file: %w", err)
 	}
-	s := &summaries{f: f, w: bufio.NewWriterSize(f, 64<<10)}
+	s := &scratch{f: f, w: bufio.NewWriterSize(f, 64<<10)}
 	s.named = os.Remove(f.Name()) != nil
 	return s, nil
 }
 
-// add writes a summary and returns where it is.
-func (s *summaries) add(sum *summary) (spot, error) {
-	data := sum.encode()
+// add writes a record, after its length so that scan can find it, and
+// returns where it is.
+func (s *scratch) add(data []byte) (spot, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
 		return spot{}, s.err
 	}
-	at := spot{off: s.size, n: int32(len(data))}
+	var n [binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(n[:], uint64(len(data)))
+	s.w.Write(n[:k])
 	if _, err := s.w.Write(data); err != nil {
 		s.err = fmt.Errorf("writing the scratch file: %w", err)
 		return spot{}, s.err
 	}
-	s.size += int64(len(data))
+	at := spot{off: s.size + int64(k), n: int32(len(data))}
+	s.size += int64(k + len(data))
 	return at, nil
 }
 
 // seal flushes what was added, so that it can be read.
-func (s *summaries) seal() error {
+func (s *scratch) seal() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err == nil {
@@ -86,21 +124,44 @@ func (s *summaries) seal() error {
 	return s.err
 }
 
-// read returns the summary at a spot; seal must have been called.
-func (s *summaries) read(at spot) (*summary, error) {
+// read returns the record at a spot; seal must have been called.
+func (s *scratch) read(at spot) ([]byte, error) {
 	data := make([]byte, at.n)
 	if _, err := s.f.ReadAt(data, at.off); err != nil {
 		return nil, fmt.Errorf("reading the scratch file: %w", err)
 	}
-	sum, err := decodeSummary(data)
-	if err != nil {
-		return nil, fmt.Errorf("reading the scratch file: %w", err)
+	return data, nil
+}
+
+// scan calls fn with every record in the order added, until fn returns
+// false; seal must have been called. The bytes are fn's only until it
+// returns.
+func (s *scratch) scan(fn func([]byte) bool) error {
+	r := bufio.NewReaderSize(io.NewSectionReader(s.f, 0, s.size), 64<<10)
+	var buf []byte
+	for {
+		n, err := binary.ReadUvarint(r)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading the scratch file: %w", err)
+		}
+		if uint64(cap(buf)) < n {
+			buf = make([]byte, n)
+		}
+		buf = buf[:n]
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return fmt.Errorf("reading the scratch file: %w", err)
+		}
+		if !fn(buf) {
+			return nil
+		}
 	}
-	return sum, nil
 }
 
 // close closes and removes the file.
-func (s *summaries) close() {
+func (s *scratch) close() {
 	if s == nil {
 		return
 	}

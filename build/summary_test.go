@@ -44,9 +44,11 @@ func TestSummariesRoundTrip(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, sum := range want {
 		wg.Go(func() {
-			if spots[i], err = s.add(sum); err != nil {
+			at, err := s.add(sum)
+			if err != nil {
 				t.Error(err)
 			}
+			spots[i] = at
 		})
 	}
 	wg.Wait()

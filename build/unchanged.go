@@ -4,6 +4,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/skillpack/skillpack/layout"
 )
@@ -20,7 +21,13 @@ import (
 // the files the record lists. Anything stamped at or after the record, or
 // on a system without these times, is checked by reading.
 //
-// Archives are always hashed before reuse, whatever their times.
+// Archives are held to the same rule: each was hashed when a build wrote
+// or reused it, before the record named its digest, so one untouched
+// since holds that digest's bytes. This is git's index check, and it
+// halves a no-op's reading, since the archives are nearly as many bytes
+// as the input. What it cannot see (the disk itself corrupting a file, a
+// clock stepped back) is what `skillpack verify` is for: it hashes
+// everything.
 
 // since records when the previous build's record was written: the earlier
 // of its modification and change times, so that touching the record can
@@ -51,52 +58,90 @@ func (b *builder) untouched(info os.FileInfo) bool {
 // since the record: then no file was added, removed or replaced anywhere.
 // The output folder and the record's own folder change in the moment the
 // record is written, so their few entries are listed instead.
+//
+// It reads the record's sorted file list once, holding only the folders
+// above the current file: in sorted order the files under a folder come
+// together, so each folder is met in one stretch and checked once.
 func (b *builder) foldersUntouched() bool {
 	if b.prev == nil || b.recorded.IsZero() {
 		return false
 	}
-	known := map[string]bool{}
-	dirs := map[string]bool{".": true}
-	for _, f := range b.prev.Files {
-		known[f] = true
-		for d := path.Dir(f); !dirs[d]; d = path.Dir(d) {
-			dirs[d] = true
+	listed := map[string]map[string]bool{".": {}, path.Dir(layout.BuildRecord): {}} // folder → known entry → is a folder
+	var open []string                                                               // the folders above the last file, outermost first
+	ok := true
+	err := b.prev.eachFile(func(f string) bool {
+		dirs := ancestors(f)
+		i := 0
+		for i < len(open) && i < len(dirs) && open[i] == dirs[i] {
+			i++
 		}
-	}
-	listed := map[string]bool{".": true, path.Dir(layout.BuildRecord): true}
-	for d := range dirs {
-		p := filepath.Join(b.out, filepath.FromSlash(d))
-		if listed[d] {
-			ents, err := os.ReadDir(p)
-			if err != nil {
+		open = append(open[:i], dirs[i:]...)
+		for _, d := range dirs[i:] {
+			if _, ok := listed[d]; ok {
+				continue
+			}
+			info, err := os.Lstat(filepath.Join(b.out, filepath.FromSlash(d)))
+			if err != nil || !info.IsDir() || !b.untouched(info) {
+				ok = false
 				return false
 			}
-			for _, e := range ents {
-				rel := path.Join(d, e.Name())
-				if e.IsDir() && !dirs[rel] || !e.IsDir() && !known[rel] {
-					return false
-				}
-			}
-			continue
 		}
-		info, err := os.Lstat(p)
-		if err != nil || !info.IsDir() || !b.untouched(info) {
+		for d, known := range listed {
+			if rel, in := strings.CutPrefix(f, d+"/"); in || d == "." {
+				if d == "." {
+					rel = f
+				}
+				first, _, deeper := strings.Cut(rel, "/")
+				known[first] = deeper
+			}
+		}
+		return true
+	})
+	if err != nil || !ok {
+		return false
+	}
+	for d, known := range listed {
+		ents, err := os.ReadDir(filepath.Join(b.out, filepath.FromSlash(d)))
+		if err != nil {
 			return false
+		}
+		for _, e := range ents {
+			if isDir, ok := known[e.Name()]; !ok || isDir != e.IsDir() {
+				return false
+			}
 		}
 	}
 	return true
 }
 
+// ancestors returns the folders above a slash path, outermost first,
+// without ".".
+func ancestors(p string) []string {
+	var dirs []string
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			dirs = append(dirs, p[:i])
+		}
+	}
+	return dirs
+}
+
 // copyIntact reports whether a served copy of the previous bundle still
-// holds the recorded bytes: untouched since the record, or hashing to its
-// digest.
+// holds the recorded bytes.
 func (b *builder) copyIntact(c *cachedSkill, f layout.File) bool {
-	p := filepath.Join(b.out, filepath.FromSlash(layout.SkillFile(c.Name, f.Path)))
+	return b.holds(filepath.Join(b.out, filepath.FromSlash(layout.SkillFile(c.Name, f.Path))), f.Digest, f.Size)
+}
+
+// holds reports whether the file at p of the previous bundle still holds
+// the bytes the record gives the digest and size of: it is untouched since
+// the record, in a bundle none of whose folders changed (so p is the very
+// file that was hashed), or it hashes to the digest.
+func (b *builder) holds(p, digest string, size int64) bool {
 	if b.intact {
-		if info, err := os.Lstat(p); err == nil && info.Mode().IsRegular() && info.Size() == f.Size && b.untouched(info) {
+		if info, err := os.Lstat(p); err == nil && info.Mode().IsRegular() && info.Size() == size && b.untouched(info) {
 			return true
 		}
 	}
 	d, n, err := hashFile(p)
-	return err == nil && d == f.Digest && n == f.Size
+	return err == nil && d == digest && n == size
 }

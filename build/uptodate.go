@@ -58,56 +58,58 @@ func (b *builder) fastUpToDate() bool {
 			return false
 		}
 	}
-	recData, err := os.ReadFile(filepath.Join(b.out, filepath.FromSlash(layout.BuildRecord)))
+	// The record itself, which the file list names too, is vouched for by
+	// its digest.
+	recPath := filepath.Join(b.out, filepath.FromSlash(layout.BuildRecord))
+	recDigest, recSize, err := hashFile(recPath)
 	if err != nil {
 		return false
 	}
-	n := len(p.Files)
-	arts := make(map[string]Artifact, n)
-	served := make(map[string]string, n/2) // legacy copy → the served copy it repeats
-	for _, c := range p.Skills {
-		for _, f := range c.Files {
-			v2 := layout.SkillFile(c.Name, f.Path)
-			arts[v2] = Artifact{Path: v2, Digest: f.Digest, Size: f.Size}
-			v1 := layout.LegacyFile(c.Name, f.Path)
-			arts[v1] = Artifact{Path: v1, Digest: f.Digest, Size: f.Size}
-			served[v1] = v2
-		}
-		for _, a := range []struct {
-			ar  layout.Archive
-			ext string
-		}{{c.TarGz, layout.TarGz}, {c.Zip, layout.Zip}} {
-			path := layout.ArchivePath(c.Name, a.ar.Digest, a.ext)
-			arts[path] = Artifact{Path: path, Digest: a.ar.Digest, Size: a.ar.Size}
-		}
+	// Each file is checked on its own, so a batch at a time is checked in
+	// parallel; batches keep memory flat however many files there are.
+	type check struct {
+		a      Artifact
+		doc    bool
+		served string
 	}
-	docs := map[string]bool{}
-	for _, d := range p.Docs {
-		arts[d.Path] = d
-		docs[d.Path] = true
+	var batch []check
+	var last *cachedSkill
+	n := 0
+	intact := true
+	flush := func() bool {
+		err := parallel.Each(len(batch), b.opts.Jobs, func(i int) error {
+			if !b.intactFile(batch[i].a, batch[i].doc, batch[i].served) {
+				return errChanged
+			}
+			return nil
+		})
+		if b.opts.Inventory {
+			for _, c := range batch {
+				b.res.Artifacts = append(b.res.Artifacts, c.a)
+			}
+		}
+		batch = batch[:0]
+		return err == nil
 	}
-	arts[layout.BuildRecord] = Artifact{Path: layout.BuildRecord, Digest: layout.Digest(recData), Size: int64(len(recData))}
-
-	out := make([]Artifact, n)
-	for i, path := range p.Files {
-		a, ok := arts[path]
+	err = p.eachFile(func(path string) bool {
+		n++
+		a, doc, served, ok := Artifact{Path: path, Digest: recDigest, Size: recSize}, false, "", true
+		if path != layout.BuildRecord {
+			a, doc, served, ok = p.recorded(path, &last)
+		}
 		if !ok {
-			return false // a file this fast path cannot vouch for, such as a signature
+			intact = false // a file this fast path cannot vouch for, such as a signature
+			return false
 		}
-		out[i] = a
-	}
-	// Each file is checked on its own, so they are checked in parallel.
-	err = parallel.Each(n, b.opts.Jobs, func(i int) error {
-		if !b.intactFile(out[i], docs[out[i].Path], served[out[i].Path]) {
-			return errChanged
+		batch = append(batch, check{a, doc, served})
+		if len(batch) == 4096 {
+			intact = flush()
 		}
-		return nil
+		return intact
 	})
-	if err != nil {
+	if err != nil || !intact || !flush() {
+		b.res.Artifacts = nil
 		return false
-	}
-	if b.opts.Inventory {
-		b.res.Artifacts = out
 	}
 	b.res.Files = n
 	b.res.Excluded = p.Excluded

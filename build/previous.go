@@ -1,0 +1,226 @@
+package build
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// previous is the build record of the bundle already in the output folder,
+// read as a stream: each recorded skill goes to a scratch file as a
+// summary, and the list of files to another, so that a rebuild holds a
+// name and a spot per skill however large the previous bundle. (Read
+// whole, the record of 10,000 skills is 24 MB of JSON and about twice that
+// decoded.)
+type previous struct {
+	Generator string
+	Bundle    string
+	Docs      []Artifact
+	Excluded  []layout.Excluded
+
+	names  []string // of the recorded skills, sorted
+	spots  []spot   // of their summaries, beside names
+	skills *summaries
+	files  *scratch // every file the record lists, in its order (sorted)
+	nFiles int
+}
+
+// readPrevious reads the build record at path.
+func readPrevious(path string) (p *previous, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p = &previous{}
+	defer func() {
+		if err != nil {
+			p.close()
+			p = nil
+		}
+	}()
+	if p.skills, err = newSummaries(); err != nil {
+		return p, err
+	}
+	if p.files, err = newScratch(); err != nil {
+		return p, err
+	}
+	dec := json.NewDecoder(bufio.NewReaderSize(f, 64<<10))
+	if err := expect(dec, json.Delim('{')); err != nil {
+		return p, err
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return p, err
+		}
+		switch key, _ := t.(string); key {
+		case "generator":
+			err = dec.Decode(&p.Generator)
+		case "bundle":
+			err = dec.Decode(&p.Bundle)
+		case "docs":
+			err = dec.Decode(&p.Docs)
+		case "legacyExcluded":
+			err = dec.Decode(&p.Excluded)
+		case "skills":
+			err = each(dec, func() error {
+				var c cachedSkill
+				if err := dec.Decode(&c); err != nil {
+					return err
+				}
+				at, err := p.skills.add(&summary{key: c.Key, lint: c.Lint,
+					out: layout.Skill{Name: c.Name, Files: c.Files, TarGz: c.TarGz, Zip: c.Zip, ContentDigest: c.ContentDigest}})
+				p.names, p.spots = append(p.names, c.Name), append(p.spots, at)
+				return err
+			})
+		case "files":
+			err = each(dec, func() error {
+				var f string
+				if err := dec.Decode(&f); err != nil {
+					return err
+				}
+				p.nFiles++
+				_, err := p.files.add([]byte(f))
+				return err
+			})
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return p, err
+		}
+	}
+	if err := expect(dec, json.Delim('}')); err != nil {
+		return p, err
+	}
+	if !slices.IsSorted(p.names) {
+		return p, errors.New("the record's skills are not sorted by name")
+	}
+	if err := p.skills.seal(); err != nil {
+		return p, err
+	}
+	return p, p.files.seal()
+}
+
+// expect reads the next token, which must be want.
+func expect(dec *json.Decoder, want json.Delim) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if t != want {
+		return fmt.Errorf("want %v, found %v", want, t)
+	}
+	return nil
+}
+
+// each reads an array, calling elem to decode each element.
+func each(dec *json.Decoder, elem func() error) error {
+	if err := expect(dec, json.Delim('[')); err != nil {
+		return err
+	}
+	for dec.More() {
+		if err := elem(); err != nil {
+			return err
+		}
+	}
+	return expect(dec, json.Delim(']'))
+}
+
+// skill returns the record of the skill of that name, or nil.
+func (p *previous) skill(name string) *cachedSkill {
+	if p == nil {
+		return nil
+	}
+	i, ok := slices.BinarySearch(p.names, name)
+	if !ok {
+		return nil
+	}
+	sum, err := p.skills.read(p.spots[i])
+	if err != nil || sum.out.Name != name {
+		return nil // packed afresh, which is always safe
+	}
+	o := &sum.out
+	return &cachedSkill{Name: o.Name, Key: sum.key, Lint: sum.lint, ContentDigest: o.ContentDigest, Files: o.Files, TarGz: o.TarGz, Zip: o.Zip}
+}
+
+// eachFile calls fn with every file the record lists, in its order, until
+// fn returns false.
+func (p *previous) eachFile(fn func(path string) bool) error {
+	return p.files.scan(func(b []byte) bool { return fn(string(b)) })
+}
+
+func (p *previous) close() {
+	if p != nil {
+		p.skills.close()
+		p.files.close()
+	}
+}
+
+// recorded says what the previous build wrote at a dist path: the
+// artifact, whether it is a document, and for a legacy copy the served
+// copy it repeats. It reads the path as layout spells it and looks up the
+// skill it names; ok is false for a path that is none of the bundle's
+// (such as a signature), which no fast check can vouch for.
+func (p *previous) recorded(path string, last **cachedSkill) (a Artifact, doc bool, served string, ok bool) {
+	for _, d := range p.Docs {
+		if d.Path == path {
+			return d, true, "", true
+		}
+	}
+	find := func(name string) *cachedSkill {
+		if *last == nil || (*last).Name != name {
+			*last = p.skill(name)
+		}
+		return *last
+	}
+	file := func(name, f string) (layout.File, bool) {
+		if c := find(name); c != nil {
+			for _, x := range c.Files {
+				if x.Path == f {
+					return x, true
+				}
+			}
+		}
+		return layout.File{}, false
+	}
+	if rest, found := strings.CutPrefix(path, layout.LegacyDir+"/"); found {
+		name, f, _ := strings.Cut(rest, "/")
+		x, ok := file(name, f)
+		return Artifact{Path: path, Digest: x.Digest, Size: x.Size}, false, layout.SkillFile(name, f), ok
+	}
+	rest, found := strings.CutPrefix(path, layout.SkillsDir+"/")
+	if !found {
+		return a, false, "", false
+	}
+	if name, f, isFile := strings.Cut(rest, "/"); isFile {
+		x, ok := file(name, f)
+		return Artifact{Path: path, Digest: x.Digest, Size: x.Size}, false, "", ok
+	}
+	// An archive, <name>-<hex>.<ext>: the name is before the last '-'.
+	i := strings.LastIndexByte(rest, '-')
+	if i < 0 {
+		return a, false, "", false
+	}
+	c := find(rest[:i])
+	if c == nil {
+		return a, false, "", false
+	}
+	for _, x := range []struct {
+		ar  layout.Archive
+		ext string
+	}{{c.TarGz, layout.TarGz}, {c.Zip, layout.Zip}} {
+		if layout.ArchivePath(c.Name, x.ar.Digest, x.ext) == path {
+			return Artifact{Path: path, Digest: x.ar.Digest, Size: x.ar.Size}, false, "", true
+		}
+	}
+	return a, false, "", false
+}

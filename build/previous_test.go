@@ -1,0 +1,180 @@
+package build
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// builtRecord builds the examples and returns the dist folder, the path of
+// its record and the record as json.Unmarshal reads it.
+func builtRecord(t *testing.T) (dist, path string, rec record) {
+	t.Helper()
+	dist = filepath.Join(t.TempDir(), "dist")
+	mustBuild(t, []string{copyExamples(t)}, Options{Out: dist})
+	path = filepath.Join(dist, filepath.FromSlash(layout.BuildRecord))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	return dist, path, rec
+}
+
+// The record read as a stream holds what json.Unmarshal makes of it.
+func TestReadPrevious(t *testing.T) {
+	_, path, rec := builtRecord(t)
+	p, err := readPrevious(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	if p.Generator != rec.Generator || p.Bundle != rec.Bundle || p.Bundle == "" {
+		t.Errorf("generator %q, bundle %q; want %q, %q", p.Generator, p.Bundle, rec.Generator, rec.Bundle)
+	}
+	if !reflect.DeepEqual(p.Docs, rec.Docs) || len(p.Docs) == 0 {
+		t.Errorf("docs read as %v, want %v", p.Docs, rec.Docs)
+	}
+	if !reflect.DeepEqual(p.Excluded, rec.Excluded) {
+		t.Errorf("excluded read as %v, want %v", p.Excluded, rec.Excluded)
+	}
+	if len(rec.Skills) < 2 {
+		t.Fatalf("the examples' record has %d skills", len(rec.Skills))
+	}
+	for _, want := range rec.Skills {
+		got := p.skill(want.Name)
+		if got == nil || !reflect.DeepEqual(*got, want) {
+			t.Errorf("skill %s read as\n%+v\nwant\n%+v", want.Name, got, want)
+		}
+	}
+	for _, name := range []string{"", "no-such-skill", rec.Skills[0].Name + "x"} {
+		if c := p.skill(name); c != nil {
+			t.Errorf("skill(%q) = %+v, want nil", name, c)
+		}
+	}
+
+	var files []string
+	if err := p.eachFile(func(f string) bool { files = append(files, f); return true }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(files, rec.Files) {
+		t.Errorf("eachFile gave %d files, the record lists %d", len(files), len(rec.Files))
+	}
+	n := 0
+	if err := p.eachFile(func(string) bool { n++; return n < 3 }); err != nil || n != 3 {
+		t.Errorf("eachFile went on after fn returned false: %d calls, err %v", n, err)
+	}
+}
+
+// What recorded says of each path is what the previous build wrote there:
+// the digest and size on disk, whether it is a document, and for a legacy
+// copy the served copy it repeats.
+func TestRecorded(t *testing.T) {
+	dist, path, rec := builtRecord(t)
+	p, err := readPrevious(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	docs := map[string]bool{}
+	for _, d := range rec.Docs {
+		docs[d.Path] = true
+	}
+	var last *cachedSkill
+	legacy := 0
+	for _, f := range rec.Files {
+		if f == layout.BuildRecord {
+			continue
+		}
+		a, doc, served, ok := p.recorded(f, &last)
+		if !ok {
+			t.Errorf("recorded(%s): not found", f)
+			continue
+		}
+		d, size, err := hashFile(filepath.Join(dist, filepath.FromSlash(f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Path != f || a.Digest != d || a.Size != size {
+			t.Errorf("recorded(%s) = %+v; on disk %s, %d bytes", f, a, d, size)
+		}
+		if doc != docs[f] {
+			t.Errorf("recorded(%s): document %t, want %t", f, doc, docs[f])
+		}
+		isLegacy := strings.HasPrefix(f, layout.LegacyDir+"/") && !doc
+		if isLegacy {
+			legacy++
+			want := layout.SkillsDir + strings.TrimPrefix(f, layout.LegacyDir)
+			if served != want {
+				t.Errorf("recorded(%s): served copy %q, want %q", f, served, want)
+			}
+		} else if served != "" {
+			t.Errorf("recorded(%s): served copy %q for a path outside the legacy tree", f, served)
+		}
+	}
+	if legacy == 0 {
+		t.Error("the record lists no legacy copies; the test checks nothing of them")
+	}
+	c := rec.Skills[0]
+	for _, f := range []string{
+		"unknown.txt",
+		layout.Signature(layout.V2Index),
+		layout.ArchivePath(c.Name, layout.Digest([]byte("other bytes")), layout.TarGz),
+		layout.ArchivePath("no-such-skill", c.TarGz.Digest, layout.TarGz),
+		layout.SkillFile(c.Name, "no-such-file.md"),
+		layout.LegacyFile("no-such-skill", layout.EntryFile),
+		layout.SkillsDir + "/nodash.zip",
+	} {
+		if a, _, _, ok := p.recorded(f, &last); ok {
+			t.Errorf("recorded(%s) = %+v, want not found", f, a)
+		}
+	}
+}
+
+// A damaged record is an error, never a panic or half a record taken for
+// whole; the build then treats the folder as holding no record.
+func TestReadPreviousDamaged(t *testing.T) {
+	_, path, rec := builtRecord(t)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := bytes.TrimRight(data, "\n")
+	bad := filepath.Join(t.TempDir(), "build.json")
+	try := func(what string, data []byte) {
+		t.Helper()
+		if err := os.WriteFile(bad, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := readPrevious(bad)
+		if err == nil || p != nil {
+			p.close()
+			t.Errorf("%s: read without error", what)
+		}
+	}
+	for n := 0; n < len(whole); n += max(1, len(whole)/97) {
+		try(fmt.Sprintf("cut at byte %d of %d", n, len(whole)), whole[:n])
+	}
+	try("cut before the last brace", whole[:len(whole)-1])
+	try("not an object", []byte(`["skills"]`))
+	try("skills not an array", []byte(`{"skills": {}}`))
+	try("files of numbers", []byte(`{"files": [1, 2]}`))
+
+	// Skills out of order would make the binary search miss some.
+	slices.Reverse(rec.Skills)
+	unsorted, err := json.Marshal(&rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	try("unsorted skills", unsorted)
+}
