@@ -1,12 +1,15 @@
 package build
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/skillpack/skillpack/layout"
 )
 
 // freshTree builds src into a new folder and returns its snapshot: what an
@@ -251,5 +254,44 @@ func TestWithoutInventory(t *testing.T) {
 	res, err = Run([]string{src}, Options{Out: lean})
 	if err != nil || !res.UpToDate || res.Files != full.Files || res.Artifacts != nil {
 		t.Errorf("lean no-op: err %v, up to date %v, %d files, %d artifacts", err, res.UpToDate, res.Files, len(res.Artifacts))
+	}
+}
+
+// TestRecordStampedLast checks what a no-op rebuild relies on to trust
+// the previous bundle without reading it: every file and folder of the
+// bundle is stamped strictly before the record, even when the build
+// writes them all within one tick of the kernel's clock.
+func TestRecordStampedLast(t *testing.T) {
+	for i := range 3 {
+		_, dist, _ := builtExamples(t, Options{})
+		rec, err := os.Lstat(filepath.Join(dist, filepath.FromSlash(layout.BuildRecord)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rm, rc, ok := times(rec)
+		if !ok {
+			t.Skip("no change times on this system")
+		}
+		late := 0
+		filepath.WalkDir(dist, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, _ := filepath.Rel(dist, p)
+			if rel == "." || rel == filepath.Dir(filepath.FromSlash(layout.BuildRecord)) || rel == filepath.FromSlash(layout.BuildRecord) {
+				return nil // listed by the next build, not trusted by time
+			}
+			info, err := os.Lstat(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, c, _ := times(info)
+			if !m.Before(rm) || !m.Before(rc) || !c.Before(rm) || !c.Before(rc) {
+				if late++; late <= 3 {
+					t.Errorf("build %d: %s is stamped %v (changed %v), not before the record's %v (changed %v)", i, rel, m, c, rm, rc)
+				}
+			}
+			return nil
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/skillpack/skillpack/layout"
 )
@@ -41,6 +42,32 @@ func (b *builder) since(rec os.FileInfo) {
 		m = c
 	}
 	b.recorded = m
+}
+
+// stampAfter makes sure the record at p is stamped strictly after t, the
+// moment every other file of the bundle was written by. File times come
+// from the kernel's coarse clock, a tick (1 to 10 ms) behind the wall
+// clock, so a record written just after the last folder can share its
+// stamp; then the next build would find that folder changed "since" the
+// record and read the whole bundle again. Touching the record once the
+// clock has ticked costs a few milliseconds once per build.
+func stampAfter(p string, t time.Time) error {
+	for range 100 {
+		info, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		m, c, ok := times(info)
+		if !ok || m.After(t) && c.After(t) {
+			return nil
+		}
+		time.Sleep(time.Millisecond)
+		now := time.Now()
+		if err := os.Chtimes(p, now, now); err != nil {
+			return err
+		}
+	}
+	return nil // a clock this slow only costs the next build a full check
 }
 
 // untouched reports whether a file or folder of the previous bundle has

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/skillpack/skillpack/catalog"
 	"github.com/skillpack/skillpack/layout"
@@ -339,10 +340,14 @@ func (b *builder) write() error {
 	if err := b.sign(); err != nil {
 		return err
 	}
+	written := time.Now() // every other file of the bundle is stamped no later
 	if d, _, err := b.writeDoc(b.stagePath(layout.BuildRecord), b.writeRecord); err != nil {
 		return err
 	} else if d != b.recDigest {
 		return fmt.Errorf("%s: the record changed between two renderings", layout.BuildRecord)
+	}
+	if err := stampAfter(b.stagePath(layout.BuildRecord), written); err != nil {
+		return err
 	}
 	if err := b.swap(); err != nil {
 		return err
