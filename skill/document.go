@@ -66,12 +66,16 @@ func Parse(data []byte) *Document {
 		d.BOM = true
 		data = data[len(bom):]
 	}
-	lines := splitLines(data)
+	lines := &lineSplitter{data: data}
 
 	// Find the opening fence: line 1, or after blank/space-only lines, which
 	// is a reported problem but still parsed so that later rules can run.
 	open := -1
-	for i, l := range lines {
+	for i := 0; ; i++ {
+		l, ok := lines.at(i)
+		if !ok {
+			break
+		}
 		if isFence(l.text) {
 			if i > 0 || startsWithSpace(l.text) {
 				d.Problem = &Problem{Kind: LeadingSpace, Line: 1, Col: 1,
@@ -91,13 +95,17 @@ func Parse(data []byte) *Document {
 		return d
 	}
 	close := -1
-	for i := open + 1; i < len(lines); i++ {
+	for i := open + 1; ; i++ {
+		l, ok := lines.at(i)
+		if !ok {
+			break
+		}
 		// The first fence line closes the block: a "---" inside a block
 		// scalar still ends the frontmatter for every line-based reader (and
 		// for YAML, where it starts a new document). An indented "  ---" is
 		// text to YAML and to the readers, which look for "\n---", so only
 		// a fence in column 1 closes.
-		if isFence(lines[i].text) && !startsWithSpace(lines[i].text) {
+		if isFence(l.text) && !startsWithSpace(l.text) {
 			close = i
 			break
 		}
@@ -108,9 +116,9 @@ func Parse(data []byte) *Document {
 			Msg: "the frontmatter opened here is never closed; add a \"---\" line after the last YAML line"}
 		return d
 	}
-	d.FrontRaw = data[lines[open].end:lines[close].start]
-	if close+1 < len(lines) {
-		d.Body = data[lines[close].end:]
+	d.FrontRaw = data[lines.all[open].end:lines.all[close].start]
+	if end := lines.all[close].end; end < len(data) {
+		d.Body = data[end:]
 	} else {
 		d.Body = []byte{}
 	}
@@ -202,19 +210,32 @@ type line struct {
 	start, end int    // byte offsets: start of text, after the terminator
 }
 
-func splitLines(data []byte) []line {
-	var out []line
-	for start := 0; start < len(data); {
-		i := bytes.IndexByte(data[start:], '\n')
-		end := len(data)
-		if i >= 0 {
-			end = start + i + 1
+// lineSplitter splits a document into lines as they are asked for: the
+// frontmatter is in the first few, and splitting a long body too was most
+// of the garbage of a no-op rebuild.
+type lineSplitter struct {
+	data []byte
+	all  []line // the lines split so far
+}
+
+// at returns line i (0-based), or false past the last line.
+func (ls *lineSplitter) at(i int) (line, bool) {
+	for len(ls.all) <= i {
+		start := 0
+		if n := len(ls.all); n > 0 {
+			start = ls.all[n-1].end
 		}
-		text := bytes.TrimSuffix(bytes.TrimSuffix(data[start:end], []byte("\n")), []byte("\r"))
-		out = append(out, line{text: text, start: start, end: end})
-		start = end
+		if start >= len(ls.data) {
+			return line{}, false
+		}
+		end := len(ls.data)
+		if j := bytes.IndexByte(ls.data[start:], '\n'); j >= 0 {
+			end = start + j + 1
+		}
+		text := bytes.TrimSuffix(bytes.TrimSuffix(ls.data[start:end], []byte("\n")), []byte("\r"))
+		ls.all = append(ls.all, line{text: text, start: start, end: end})
 	}
-	return out
+	return ls.all[i], true
 }
 
 // isFence reports whether a line is a frontmatter fence: "---" with optional
