@@ -345,3 +345,28 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// TestUnreadableFile: a file the build cannot read stops it with an error
+// naming the file, and the previous bundle stays. Root reads past any
+// permission bits, so as root the file is /proc/self/mem bind-mounted in
+// place: a regular file whose first read fails with EIO.
+func TestUnreadableFile(t *testing.T) {
+	root := t.TempDir()
+	dist := withPrevious(t, root)
+	src := filepath.Join(root, "src")
+	writeSkill(t, filepath.Join(src, "hello"), "hello", map[string]string{"notes/a.md": "A\n"})
+	target := filepath.Join(src, "hello", "notes", "a.md")
+	if os.Geteuid() == 0 {
+		if err := syscall.Mount("/proc/self/mem", target, "", syscall.MS_BIND, ""); err != nil {
+			t.Skipf("cannot bind-mount over %s: %v", target, err)
+		}
+		t.Cleanup(func() { syscall.Unmount(target, 0) })
+		if _, err := os.ReadFile(target); err == nil {
+			t.Skip("/proc/self/mem reads here")
+		}
+	} else {
+		os.Chmod(target, 0)
+		t.Cleanup(func() { os.Chmod(target, 0o644) })
+	}
+	mustFail(t, dist, func() (*Result, error) { return Run([]string{src}, Options{Out: dist}) }, target)
+}
