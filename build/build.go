@@ -184,10 +184,9 @@ type work struct {
 	findings []lint.Finding // from the per-skill rules
 	key      [32]byte       // the reuse key (see builder.key)
 	reused   bool
-	sameLint bool         // the previous record holds this build's lint verdict
-	at       spot         // the summary, once packed
-	err      error        // why the skill could not be packed
-	prev     *cachedSkill // the previous build's record of this skill, if any
+	sameLint bool  // the previous record holds this build's lint verdict
+	at       spot  // the summary, once packed
+	err      error // why the skill could not be packed
 }
 
 // task is a skill while a worker processes it: what it reads and makes,
@@ -200,6 +199,7 @@ type task struct {
 	lintKey string       // what lint's per-skill verdict depends on; "" until known
 	clean   bool         // lint found nothing in the skill itself
 	out     layout.Skill // what layout needs
+	prev    *cachedSkill // the previous build's record of this skill, if any
 }
 
 type builder struct {
