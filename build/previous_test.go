@@ -178,3 +178,38 @@ func TestReadPreviousDamaged(t *testing.T) {
 	}
 	try("unsorted skills", unsorted)
 }
+
+// A record is read from a folder anyone may have written to: whatever it
+// holds, reading it must not panic, and what it yields must be usable.
+func FuzzReadPrevious(f *testing.F) {
+	f.Add([]byte(`{"generator":"g","bundle":"b","skills":[{"name":"a","files":[{"path":"SKILL.md","digest":"sha256:00","size":1}]}],"files":["x"]}`))
+	f.Add([]byte(`{"skills":[{"name":"b"},{"name":"a"}]}`))
+	f.Add([]byte(`{"docs":[{"path":"index.html"}],"legacyExcluded":null,"other":[1,{"x":2}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "build.json")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := readPrevious(path)
+		if err != nil {
+			if p != nil {
+				t.Fatal("an error and a record")
+			}
+			return
+		}
+		defer p.close()
+		var last *cachedSkill
+		err = p.eachFile(func(f string) bool {
+			p.recorded(f, &last)
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range p.names {
+			if c := p.skill(name); c == nil || c.Name != name {
+				t.Fatalf("skill %q listed but not found", name)
+			}
+		}
+	})
+}
