@@ -126,16 +126,21 @@ func TestTamperedBundle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, _ := os.ReadFile(p)
+			tmp := filepath.Join(filepath.Dir(dist), "old.zip") // on the same file system
+			data, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
 			data[len(data)/2] ^= 0x20
-			tmp := filepath.Join(t.TempDir(), "z")
-			os.WriteFile(tmp, data, 0o644)
-			os.Chtimes(tmp, info.ModTime(), info.ModTime())
+			if err := os.WriteFile(tmp, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chtimes(tmp, info.ModTime(), info.ModTime()); err != nil {
+				t.Fatal(err)
+			}
 			time.Sleep(20 * time.Millisecond)
 			if err := os.Rename(tmp, p); err != nil {
-				// Another file system: copy in place instead.
-				os.WriteFile(p, data, 0o644)
-				os.Chtimes(p, info.ModTime(), info.ModTime())
+				t.Fatal(err)
 			}
 		}, 1},
 		{"file added to a served folder", func(t *testing.T, dist string, s Skill) {

@@ -2,9 +2,11 @@ package build
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -19,16 +21,15 @@ import (
 // whole, the record of 10,000 skills is 24 MB of JSON and about twice that
 // decoded.)
 type previous struct {
-	Generator string
-	Bundle    string
-	Docs      []Artifact
-	Excluded  []layout.Excluded
+	Bundle   string
+	Docs     []Artifact
+	Excluded []layout.Excluded
 
+	self   Artifact // the record itself: the digest and size of the bytes read
 	names  []string // of the recorded skills, sorted
 	spots  []spot   // of their summaries, beside names
 	skills *summaries
 	files  *scratch // every file the record lists, in its order (sorted)
-	nFiles int
 }
 
 // readPrevious reads the build record at path.
@@ -51,7 +52,11 @@ func readPrevious(path string) (p *previous, err error) {
 	if p.files, err = newScratch(); err != nil {
 		return p, err
 	}
-	dec := json.NewDecoder(bufio.NewReaderSize(f, 64<<10))
+	// Hashed as it is read, so that a no-op need not read it again to
+	// list it with its digest.
+	h := &hashCounter{h: sha256.New()}
+	r := io.TeeReader(f, h)
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
 	if err := expect(dec, json.Delim('{')); err != nil {
 		return p, err
 	}
@@ -61,8 +66,6 @@ func readPrevious(path string) (p *previous, err error) {
 			return p, err
 		}
 		switch key, _ := t.(string); key {
-		case "generator":
-			err = dec.Decode(&p.Generator)
 		case "bundle":
 			err = dec.Decode(&p.Bundle)
 		case "docs":
@@ -86,7 +89,6 @@ func readPrevious(path string) (p *previous, err error) {
 				if err := dec.Decode(&f); err != nil {
 					return err
 				}
-				p.nFiles++
 				_, err := p.files.add([]byte(f))
 				return err
 			})
@@ -101,6 +103,10 @@ func readPrevious(path string) (p *previous, err error) {
 	if err := expect(dec, json.Delim('}')); err != nil {
 		return p, err
 	}
+	if _, err := io.Copy(io.Discard, r); err != nil { // the rest, past what the decoder needed
+		return p, err
+	}
+	p.self = Artifact{Path: layout.BuildRecord, Digest: digest(h.h.Sum(nil)), Size: h.n}
 	if !slices.IsSorted(p.names) {
 		return p, errors.New("the record's skills are not sorted by name")
 	}

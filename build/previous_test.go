@@ -31,16 +31,43 @@ func builtRecord(t *testing.T) (dist, path string, rec record) {
 	return dist, path, rec
 }
 
-// The record read as a stream holds what json.Unmarshal makes of it.
-func TestReadPrevious(t *testing.T) {
-	_, path, rec := builtRecord(t)
+// readBuilt reads the record at path with readPrevious, closed when the
+// test ends.
+func readBuilt(t *testing.T, path string) *previous {
+	t.Helper()
 	p, err := readPrevious(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.close()
-	if p.Generator != rec.Generator || p.Bundle != rec.Bundle || p.Bundle == "" {
-		t.Errorf("generator %q, bundle %q; want %q, %q", p.Generator, p.Bundle, rec.Generator, rec.Bundle)
+	t.Cleanup(p.close)
+	return p
+}
+
+// The record read as a stream holds what json.Unmarshal makes of it.
+func TestReadPrevious(t *testing.T) {
+	_, path, rec := builtRecord(t)
+	p := readBuilt(t, path)
+	if p.Bundle != rec.Bundle || p.Bundle == "" {
+		t.Errorf("bundle %q, want %q", p.Bundle, rec.Bundle)
+	}
+	// The record is hashed as it is read: all of it, even far past the
+	// closing brace, where the decoder stops reading.
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	padded := filepath.Join(t.TempDir(), "build.json")
+	if err := os.WriteFile(padded, append(data, bytes.Repeat([]byte("\n"), 300<<10)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{path, padded} {
+		d, size, err := hashFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := readBuilt(t, f).self, (Artifact{Path: layout.BuildRecord, Digest: d, Size: size}); got != want {
+			t.Errorf("%s read as %+v, on disk %+v", f, got, want)
+		}
 	}
 	if !reflect.DeepEqual(p.Docs, rec.Docs) || len(p.Docs) == 0 {
 		t.Errorf("docs read as %v, want %v", p.Docs, rec.Docs)
@@ -81,11 +108,7 @@ func TestReadPrevious(t *testing.T) {
 // copy the served copy it repeats.
 func TestRecorded(t *testing.T) {
 	dist, path, rec := builtRecord(t)
-	p, err := readPrevious(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.close()
+	p := readBuilt(t, path)
 	docs := map[string]bool{}
 	for _, d := range rec.Docs {
 		docs[d.Path] = true

@@ -164,11 +164,20 @@ func (b *builder) copyIntact(c *cachedSkill, f layout.File) bool {
 // the record, in a bundle none of whose folders changed (so p is the very
 // file that was hashed), or it hashes to the digest.
 func (b *builder) holds(p, digest string, size int64) bool {
-	if b.intact {
-		if info, err := os.Lstat(p); err == nil && info.Mode().IsRegular() && info.Size() == size && b.untouched(info) {
-			return true
-		}
+	if b.fileUntouched(p, size) {
+		return true
 	}
 	d, n, err := hashFile(p)
 	return err == nil && d == digest && n == size
+}
+
+// fileUntouched reports whether the file at p is the very file the
+// previous build wrote there, unwritten since: no folder of the bundle
+// changed, and its own times are before the record's.
+func (b *builder) fileUntouched(p string, size int64) bool {
+	if !b.intact {
+		return false
+	}
+	info, err := os.Lstat(p)
+	return err == nil && info.Mode().IsRegular() && info.Size() == size && b.untouched(info)
 }
