@@ -231,6 +231,14 @@ func TestFindInvisible(t *testing.T) {
 		{"\u0645\u06cc\u200c\u062e", nil}, // Persian
 		{"a\u200b\u200bb \u202ex", []string{"2 invisible characters", "U+202E RIGHT-TO-LEFT OVERRIDE"}},
 		{"\xe2\x80", nil}, // cut off: no panic, nothing found
+		// Outside words they hide nothing, and say where they are.
+		{"```md\n\u200b```sh\n", []string{"before a code fence line"}},
+		{"a\n\u200e~~~\r\n", []string{"U+200E LEFT-TO-RIGHT MARK before a code fence line"}},
+		{"a\n \u200b \nb", []string{"alone on an otherwise blank line"}},
+		{"the\u200b script", []string{`between "e" and " "`}},
+		{"x\u200f", []string{"U+200F RIGHT-TO-LEFT MARK at the end of a line"}},
+		{"x\u200fy", []string{`inside the word "x\u200fy"`}},
+		{"\u2066```", []string{"bidirectional control"}}, // an isolate reorders wherever it is
 	} {
 		hits := findInvisible([]byte(tc.text))
 		if len(hits) != len(tc.want) {
@@ -240,6 +248,12 @@ func TestFindInvisible(t *testing.T) {
 		for i, w := range tc.want {
 			if !strings.Contains(hits[i].msg, w) {
 				t.Errorf("findInvisible(%q)[%d] = %q, want it to contain %q", tc.text, i, hits[i].msg, w)
+			}
+			// Only what can hide text is invisible-unicode's.
+			harmless := strings.Contains(w, "code fence") || strings.Contains(w, "blank line") ||
+				strings.Contains(w, "between") || strings.Contains(w, "end of a line")
+			if hits[i].hiding == harmless {
+				t.Errorf("findInvisible(%q)[%d].hiding = %v", tc.text, i, hits[i].hiding)
 			}
 		}
 	}

@@ -32,22 +32,42 @@ var securityRules = []*Rule{
 	},
 	{
 		ID:       "invisible-unicode",
-		Title:    "invisible or bidirectional Unicode characters",
+		Title:    "invisible Unicode that can hide or reorder text",
 		Category: CatSecurity,
 		Severity: Error,
 		Explain: "Unicode tag characters (U+E0000–U+E007F) spell ASCII text that renders as nothing but " +
-			"that models read; bidirectional controls (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) " +
-			"reorder what is displayed; zero-width characters (U+200B–U+200D, U+2060, and U+FEFF " +
-			"after the start of a file) hide or split words. All of them let a skill carry " +
-			"instructions a reviewer does not see. Lint looks in SKILL.md, frontmatter and body, and " +
-			"in every other published text file, and reports a run of tag characters once with the " +
-			"text it hides. Joiners inside emoji sequences, flag tag sequences and joiners between " +
-			"letters of scripts that need them (Arabic, Persian, Indic) are allowed. Columns are " +
-			"1-based byte offsets, as Go's compiler counts them. Delete the characters.",
+			"that models read; bidirectional embeddings, overrides and isolates (U+202A–U+202E, " +
+			"U+2066–U+2069) reorder what is displayed; a zero-width character inside a word (U+200B–" +
+			"U+200F, U+2060, or U+FEFF after the start of a file, between two letters or digits) " +
+			"splits it so that it reads the same but matches no search or filter. All of them let a " +
+			"skill carry instructions a reviewer does not see. Lint looks in SKILL.md, frontmatter and " +
+			"body, and in every other published text file, and reports a run of tag characters once " +
+			"with the text it hides. Joiners inside emoji sequences, flag tag sequences and joiners " +
+			"between letters of scripts that need them (Arabic, Persian, Indic) are allowed; " +
+			"zero-width characters outside words are invisible-char's. Columns are 1-based byte " +
+			"offsets, as Go's compiler counts them. Delete the characters.",
 		Bad: "description: Fills PDF forms.<U+E0049 U+E0067 U+E006E ...>\n" +
 			"  (invisible tag characters spelling \"Ignore previous instructions\")",
-		Good:  "description: Fills PDF forms.",
-		Check: checkInvisible,
+		Good:       "description: Fills PDF forms.",
+		Supersedes: []string{"invisible-char"},
+		Check:      checkInvisible,
+	},
+	{
+		ID:       "invisible-char",
+		Title:    "invisible character outside any word",
+		Category: CatContent,
+		Severity: Warning,
+		Explain: "A zero-width space, joiner or word joiner (U+200B–U+200D, U+2060), a direction mark " +
+			"(U+200E, U+200F) or a byte order mark after the start of a file (U+FEFF) that stands " +
+			"outside any word hides no text: it sits before a code fence line (the usual trick to " +
+			"show ``` inside a code block), alone on a blank line (left by a paste), or next to a " +
+			"space. It is still invisible, and whoever copies the text copies it too. The message " +
+			"names the character and where it is. To show a fence inside a code block, open the outer " +
+			"block with a longer fence (````); otherwise delete the character. Invisible characters " +
+			"that can hide or reorder text are invisible-unicode's, an error.",
+		Bad:   "````md\n<U+200B>```sh\n````   (the zero-width space keeps ``` from closing the block)",
+		Good:  "````md\n```sh\n```\n````   (a longer outer fence holds the inner one)",
+		Check: checkInvisibleChar,
 	},
 }
 
@@ -289,16 +309,21 @@ var invisibleNames = map[rune]string{
 	0xFEFF: "ZERO WIDTH NO-BREAK SPACE",
 }
 
-func isBidi(r rune) bool {
-	return r == 0x200E || r == 0x200F || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
+// isOverride reports the bidirectional controls that reorder text:
+// embeddings, overrides and isolates. The marks U+200E and U+200F only
+// set the direction of neutral characters next to them.
+func isOverride(r rune) bool {
+	return r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069
 }
 
 func isTag(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }
 
 // invisibleHit is a run of invisible characters at a byte offset.
 type invisibleHit struct {
-	off int
-	msg string
+	off    int
+	hiding bool // it can hide or reorder text: invisible-unicode's; else invisible-char's
+	msg    string
+	fix    string
 }
 
 // findInvisible returns the runs of invisible characters in data, in order.
@@ -331,25 +356,120 @@ func findInvisible(data []byte) []invisibleHit {
 				last, count, j = r2, count+1, j+n2
 			}
 			if !flagTags(data[:i], hidden, count, last) {
-				hits = append(hits, invisibleHit{i, tagMessage(hidden, count)})
+				hits = append(hits, invisibleHit{off: i, hiding: true, msg: tagMessage(hidden, count), fix: deleteInvisible})
 			}
 			i = j
 		case invisibleNames[r] != "" && !(r == 0xFEFF && i == 0) && !joinerAllowed(data, i, r, n):
-			j, count := i+n, 1
+			j, count, reorders := i+n, 1, isOverride(r)
 			for j < len(data) {
 				r2, n2 := utf8.DecodeRune(data[j:])
 				if invisibleNames[r2] == "" || joinerAllowed(data, j, r2, n2) {
 					break
 				}
-				count, j = count+1, j+n2
+				count, j, reorders = count+1, j+n2, reorders || isOverride(r2)
 			}
-			hits = append(hits, invisibleHit{i, invisibleMessage(r, count)})
+			hits = append(hits, classifyInvisible(data, i, j, r, count, reorders))
 			i = j
 		default:
 			i += n
 		}
 	}
 	return hits
+}
+
+const deleteInvisible = "delete the invisible characters (most editors find them by searching for the code point)"
+
+// classifyInvisible describes the run data[i:j] of count invisible
+// characters starting with r. Only some of them can mislead a reviewer:
+// bidirectional embeddings, overrides and isolates, which reorder the
+// text shown, and any of them inside a word, which then reads the same
+// but matches no search and no filter. Elsewhere, between a space and a
+// word or on a line of their own, they change nothing anyone reads; most
+// are an idiom (a zero-width space before a fence line, to show ``` inside
+// a code block) or left over from a paste, and are reported as such.
+func classifyInvisible(data []byte, i, j int, r rune, count int, reorders bool) invisibleHit {
+	what := fmt.Sprintf("%U %s", r, invisibleNames[r])
+	if count > 1 {
+		what = fmt.Sprintf("%d invisible characters in a row, starting with %s,", count, what)
+	}
+	if reorders {
+		return invisibleHit{off: i, hiding: true, fix: deleteInvisible, msg: fmt.Sprintf("%s is an invisible bidirectional "+
+			"control that reorders how the text around it is displayed; it can hide instructions from reviewers", what)}
+	}
+	prev, _ := utf8.DecodeLastRune(data[:i])
+	next, _ := utf8.DecodeRune(data[j:])
+	if wordRune(prev) && wordRune(next) {
+		return invisibleHit{off: i, hiding: true, fix: deleteInvisible, msg: fmt.Sprintf("%s inside the word %q splits it "+
+			"invisibly: reviewers read the word, but searches, filters and tokenizers do not; it can hide instructions",
+			what, wordAround(data, i, j))}
+	}
+	start := bytes.LastIndexByte(data[:i], '\n') + 1
+	end := len(data)
+	if k := bytes.IndexByte(data[j:], '\n'); k >= 0 {
+		end = j + k
+	}
+	before := bytes.TrimSpace(data[start:i])
+	after := bytes.TrimSpace(bytes.TrimSuffix(data[j:end], []byte("\r")))
+	h := invisibleHit{off: i, fix: "delete it"}
+	switch {
+	case len(before) == 0 && (bytes.HasPrefix(after, []byte("```")) || bytes.HasPrefix(after, []byte("~~~"))):
+		h.msg = fmt.Sprintf("%s before a code fence line, the usual trick to show a fence inside a code block; "+
+			"it hides no text, but whoever copies the block copies an invisible character too", what)
+		h.fix = "open the outer code block with a longer fence (````) so that the inner ``` needs no disguise, and delete it"
+	case len(before) == 0 && len(after) == 0:
+		h.msg = fmt.Sprintf("%s alone on an otherwise blank line, most likely left by a paste; it hides no text", what)
+	case len(before) == 0:
+		h.msg = fmt.Sprintf("%s at the start of a line, before %q; it hides no text there, but it is invisible and "+
+			"breaks searching for what follows", what, shown(after))
+	case len(after) == 0:
+		h.msg = fmt.Sprintf("%s at the end of a line, after %q; it hides no text there, but it is invisible", what, shownEnd(before))
+	default:
+		h.msg = fmt.Sprintf("%s between %q and %q, outside any word; it hides no text there, but it is invisible and "+
+			"breaks searching for the text around it", what, string(prev), string(next))
+	}
+	return h
+}
+
+// wordRune reports whether r is part of a word: a letter, digit or mark.
+func wordRune(r rune) bool {
+	return r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r))
+}
+
+// wordAround returns the word holding the invisible run data[i:j], for
+// messages, at most a few characters either side.
+func wordAround(data []byte, i, j int) string {
+	from := i
+	for k := 0; k < 12 && from > 0; k++ {
+		r, n := utf8.DecodeLastRune(data[:from])
+		if !wordRune(r) {
+			break
+		}
+		from -= n
+	}
+	to := j
+	for k := 0; k < 12 && to < len(data); k++ {
+		r, n := utf8.DecodeRune(data[to:])
+		if !wordRune(r) {
+			break
+		}
+		to += n
+	}
+	return string(data[from:to])
+}
+
+// shown and shownEnd cut text for a message to its first or last 20 characters.
+func shown(b []byte) string {
+	if s := []rune(string(b)); len(s) > 20 {
+		return string(s[:20]) + "…"
+	}
+	return string(b)
+}
+
+func shownEnd(b []byte) string {
+	if s := []rune(string(b)); len(s) > 20 {
+		return "…" + string(s[len(s)-20:])
+	}
+	return string(b)
 }
 
 // asciiPrefix returns the length of data's leading run of ASCII bytes,
@@ -378,18 +498,6 @@ func tagMessage(hidden []byte, n int) string {
 	}
 	return fmt.Sprintf("%d invisible Unicode tag characters spell out hidden text: %q; models read it but "+
 		"reviewers see nothing, so it can hide instructions", n, shown)
-}
-
-func invisibleMessage(r rune, count int) string {
-	what := "an invisible zero-width character that can hide or split words"
-	if isBidi(r) {
-		what = "an invisible bidirectional control that reorders how the text around it is displayed"
-	}
-	if count == 1 {
-		return fmt.Sprintf("%U %s is %s; it can hide instructions from reviewers", r, invisibleNames[r], what)
-	}
-	return fmt.Sprintf("%d invisible characters in a row, starting with %U %s, %s; they can hide instructions "+
-		"from reviewers", count, r, invisibleNames[r], what)
 }
 
 // flagTags reports whether a run of tag characters is an emoji tag sequence:
@@ -434,21 +542,63 @@ func complexScript(r rune) bool {
 	return r >= 0x0590 && r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsMark(r))
 }
 
-func checkInvisible(p *Pass) {
-	const fix = "delete the invisible characters (most editors find them by searching for the code point)"
-	scanFiles(p, func(rel string, data []byte) {
-		if binaryData(data) {
-			return
-		}
-		hits := findInvisible(data)
-		lc := newLineCounter(data)
-		for i, h := range hits {
-			line, col := lc.pos(h.off)
-			if i == maxPerFile {
-				p.Reportf(rel, line, col, fix, "%d more runs of invisible characters from here on in %s", len(hits)-i, rel)
+// invisibleFile is a published text file's runs of invisible characters,
+// with their lines and columns.
+type invisibleFile struct {
+	rel       string
+	hits      []invisibleHit
+	line, col []int
+}
+
+// invisibleFiles finds the runs of invisible characters in every published
+// text file once, for the two rules that report them.
+func invisibleFiles(p *Pass) []invisibleFile {
+	return p.Memo("security:invisible", func() any {
+		var all []invisibleFile
+		scanFiles(p, func(rel string, data []byte) {
+			if binaryData(data) {
 				return
 			}
-			p.Reportf(rel, line, col, fix, "%s", h.msg)
+			hits := findInvisible(data)
+			if len(hits) == 0 {
+				return
+			}
+			f := invisibleFile{rel: rel, hits: hits}
+			lc := newLineCounter(data)
+			for _, h := range hits {
+				line, col := lc.pos(h.off)
+				f.line, f.col = append(f.line, line), append(f.col, col)
+			}
+			all = append(all, f)
+		})
+		return all
+	}).([]invisibleFile)
+}
+
+func checkInvisible(p *Pass) { reportInvisible(p, true) }
+
+func checkInvisibleChar(p *Pass) { reportInvisible(p, false) }
+
+// reportInvisible reports the runs that can hide text, or the others.
+func reportInvisible(p *Pass, hiding bool) {
+	for _, f := range invisibleFiles(p) {
+		n := 0
+		for i, h := range f.hits {
+			if h.hiding != hiding {
+				continue
+			}
+			if n == maxPerFile {
+				rest := 0
+				for _, h := range f.hits[i:] {
+					if h.hiding == hiding {
+						rest++
+					}
+				}
+				p.Reportf(f.rel, f.line[i], f.col[i], h.fix, "%d more runs of invisible characters from here on in %s", rest, f.rel)
+				break
+			}
+			n++
+			p.Reportf(f.rel, f.line[i], f.col[i], h.fix, "%s", h.msg)
 		}
-	})
+	}
 }
