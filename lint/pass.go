@@ -144,13 +144,14 @@ type RegistryPass struct {
 // (the build) need not hold their parsed frontmatter.
 type Named struct {
 	Dir, File    string // as in skill.Skill
+	Plugin       string // as in skill.Skill: the plugin scoping the name, "" outside plugins
 	Name         string // SkillName
 	Line, Column int    // of the frontmatter name's value; 0 if none
 }
 
 // NameOf is what the checks across skills read of s.
 func NameOf(s *skill.Skill) Named {
-	n := Named{Dir: s.Dir, File: s.File, Name: SkillName(s)}
+	n := Named{Dir: s.Dir, File: s.File, Plugin: s.Plugin, Name: SkillName(s)}
 	if s.Doc != nil {
 		if _, v := s.Doc.Lookup("name"); v != nil {
 			n.Line, n.Column = s.Doc.FilePos(v)

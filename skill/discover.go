@@ -30,6 +30,12 @@ type Skill struct {
 	File string // the entry file's name: "SKILL.md", or a case variant such as "skill.md"
 	Size int64  // the entry file's size on disk
 
+	// Plugin is the folder of the plugin holding the skill, in the same
+	// form as Dir (joined onto the root given, so "../.." when the plugin
+	// is above it), or "" outside any plugin. A plugin scopes its skills'
+	// names: see plugin.go.
+	Plugin string
+
 	Doc *Document // nil when the entry file could not be read
 	Err error     // why the entry file could not be read
 }
@@ -109,12 +115,12 @@ func Find(root string) ([]*Skill, error) {
 		return nil, nil
 	}
 	w := &walker{root: root, walk: walk}
-	if err := w.dir(walk, 0); err != nil {
+	if err := w.dir(walk, 0, plugins{}.above(root)); err != nil {
 		return nil, fmt.Errorf("%s: %w", root, pathError(err))
 	}
 	out := make([]*Skill, len(w.found))
 	for i, e := range w.found {
-		out[i] = &Skill{Dir: e.dir, File: e.name}
+		out[i] = &Skill{Dir: e.dir, File: e.name, Plugin: e.plugin}
 	}
 	if len(out) == 0 {
 		// A folder inside a skill ("lint pdf/scripts") means that skill;
@@ -140,22 +146,28 @@ func Enclosing(path string) string {
 		if entryName(dir) != "" {
 			return dir
 		}
-		parent := filepath.Dir(dir)
-		if b := filepath.Base(dir); b == "." || b == ".." {
-			// A relative path runs out of names at "." or "..": climb on
-			// lexically until the file-system root.
-			parent = filepath.Join(dir, "..")
-			a, err1 := filepath.Abs(dir)
-			p, err2 := filepath.Abs(parent)
-			if err1 != nil || err2 != nil || a == p {
-				break
-			}
-		} else if parent == dir {
+		parent, ok := up(dir)
+		if !ok {
 			break
 		}
 		dir = parent
 	}
 	return ""
+}
+
+// up returns the folder above dir, in dir's form, and false at the
+// file-system root.
+func up(dir string) (string, bool) {
+	if b := filepath.Base(dir); b == "." || b == ".." {
+		// A relative path runs out of names at "." or "..": climb on
+		// lexically until the file-system root.
+		parent := filepath.Join(dir, "..")
+		a, err1 := filepath.Abs(dir)
+		p, err2 := filepath.Abs(parent)
+		return parent, err1 == nil && err2 == nil && a != p
+	}
+	parent := filepath.Dir(dir)
+	return parent, parent != dir
 }
 
 // Load reads the skill in dir. It never fails: an unreadable entry file is
@@ -172,7 +184,7 @@ func find(dir string) *Skill {
 	if name == "" {
 		name = FileName
 	}
-	return &Skill{Dir: dir, File: name}
+	return &Skill{Dir: dir, File: name, Plugin: plugins{}.of(dir)}
 }
 
 // Read reads and parses the entry file, filling in Size and Doc, or Err
@@ -223,10 +235,12 @@ type walker struct {
 	found      []entry // skills found, not yet loaded
 }
 
-// entry is a skill folder and the name of its entry file.
-type entry struct{ dir, name string }
+// entry is a skill folder, the name of its entry file and the plugin
+// holding it.
+type entry struct{ dir, name, plugin string }
 
-func (w *walker) dir(dir string, depth int) error {
+// dir walks a folder; plugin is the plugin holding it, as reported.
+func (w *walker) dir(dir string, depth int, plugin string) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		if depth == 0 {
@@ -235,15 +249,18 @@ func (w *walker) dir(dir string, depth int) error {
 		// A folder below root that cannot be listed is skipped, not
 		// fatal; a SKILL.md in it can still be read if it can be opened.
 		if fileExists(filepath.Join(dir, FileName)) {
-			w.add(dir, FileName)
+			w.add(dir, FileName, plugin)
 		}
 		return nil
 	}
 	if depth > 0 && has(ents, ".well-known") && isBundle(dir) {
 		return nil // built output, not source
 	}
+	if pluginIn(dir, ents) {
+		plugin = w.reported(dir)
+	}
 	if name := entryIn(ents); name != "" {
-		w.add(dir, name)
+		w.add(dir, name, plugin)
 	}
 	if depth == MaxDepth {
 		return nil
@@ -251,7 +268,7 @@ func (w *walker) dir(dir string, depth int) error {
 	// A symlink's entry is not a folder here, so links are never followed.
 	for _, e := range ents {
 		if e.IsDir() && !skipDirs[e.Name()] {
-			if err := w.dir(filepath.Join(dir, e.Name()), depth+1); err != nil {
+			if err := w.dir(filepath.Join(dir, e.Name()), depth+1, plugin); err != nil {
 				return err
 			}
 		}
@@ -259,14 +276,18 @@ func (w *walker) dir(dir string, depth int) error {
 	return nil
 }
 
-func (w *walker) add(dir, name string) {
-	if w.walk != w.root {
-		// Report paths under the name the user gave, not the link's
-		// target, so that findings read as they typed.
-		rel, _ := filepath.Rel(w.walk, dir)
-		dir = filepath.Join(w.root, rel)
+func (w *walker) add(dir, name, plugin string) {
+	w.found = append(w.found, entry{w.reported(dir), name, plugin})
+}
+
+// reported is a walked folder's path under the name the user gave, not
+// the link's target, so that findings read as they typed.
+func (w *walker) reported(dir string) string {
+	if w.walk == w.root {
+		return dir
 	}
-	w.found = append(w.found, entry{dir, name})
+	rel, _ := filepath.Rel(w.walk, dir)
+	return filepath.Join(w.root, rel)
 }
 
 // entryName returns the name of the entry file in dir: "SKILL.md" when
