@@ -28,6 +28,8 @@ type Config struct {
 	Severity map[string]Severity // rule ID → severity, over the profile's
 	Ignore   *skill.Ignore       // paths relative to the config's folder
 	Build    BuildConfig         // settings the build reads
+	Allow    []*Allow            // suppressions by path and rule, each with its reason
+	Baseline *Baseline           // known findings that do not fail a run; nil for none
 
 	sum [32]byte // of the file's bytes, for Key
 }
@@ -35,8 +37,9 @@ type Config struct {
 // BuildConfig holds the `build:` section, read here so that one parser
 // reports every unknown key of the file the same way.
 type BuildConfig struct {
-	NoLegacy bool   // leave out the v0.1.0 tree
-	BaseURL  string // absolute URL prefix for index entries
+	NoLegacy    bool   // leave out the v0.1.0 tree
+	BaseURL     string // absolute URL prefix for index entries
+	SkipInvalid bool   // leave skills with error findings out instead of refusing the build
 }
 
 // Dir is the folder the config's ignore globs are relative to.
@@ -88,8 +91,8 @@ func (e *ConfigError) Error() string {
 	return e.Path + ": " + e.Msg
 }
 
-var configKeys = []string{"build", "ignore", "profile", "rules"}
-var buildKeys = []string{"base-url", "no-legacy"}
+var configKeys = []string{"allow", "baseline", "build", "ignore", "profile", "rules"}
+var buildKeys = []string{"base-url", "no-legacy", "skip-invalid"}
 
 // LoadConfig reads and checks a skillpack.yaml. Every unknown key, rule ID,
 // severity or profile is an error that names it: a config that silently
@@ -163,6 +166,23 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 				return nil, fail(v, "ignore must be a list of gitignore-style globs")
 			}
 			c.Ignore = skill.NewIgnore(globs)
+		case "allow":
+			var err error
+			if c.Allow, err = parseAllow(v, fail); err != nil {
+				return nil, err
+			}
+		case "baseline":
+			if v.Kind != yaml.ScalarNode || v.Value == "" {
+				return nil, fail(v, "baseline must be the path of a baseline file, relative to %s", ConfigFile)
+			}
+			p := v.Value
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(filepath.Dir(path), p)
+			}
+			var err error
+			if c.Baseline, err = LoadBaseline(p); err != nil {
+				return nil, fail(v, "%v", err)
+			}
 		case "build":
 			if v.Kind != yaml.MappingNode {
 				return nil, fail(v, "build must be a mapping (%s)", strings.Join(buildKeys, ", "))
@@ -173,6 +193,10 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 				case "no-legacy":
 					if err := bv.Decode(&c.Build.NoLegacy); err != nil {
 						return nil, fail(bv, "build.no-legacy must be true or false")
+					}
+				case "skip-invalid":
+					if err := bv.Decode(&c.Build.SkipInvalid); err != nil {
+						return nil, fail(bv, "build.skip-invalid must be true or false")
 					}
 				case "base-url":
 					if err := bv.Decode(&c.Build.BaseURL); err != nil {
@@ -187,6 +211,75 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 		}
 	}
 	return c, nil
+}
+
+var allowKeys = []string{"path", "reason", "rule", "rules"}
+
+// parseAllow reads the allow list:
+//
+//	allow:
+//	  - rule: file-unreferenced       # or rules: [a, b]
+//	    path: skills/pdf/scripts/**   # gitignore-style, from this file's folder
+//	    reason: loaded by name at run time
+//
+// The reason is required: a suppression nobody can explain is one nobody
+// can remove.
+func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any) error) ([]*Allow, error) {
+	if v.Kind != yaml.SequenceNode {
+		return nil, fail(v, "allow must be a list of entries with rule, path and reason")
+	}
+	var out []*Allow
+	for _, e := range v.Content {
+		if e.Kind != yaml.MappingNode {
+			return nil, fail(e, "an allow entry is a mapping with rule, path and reason")
+		}
+		a := &Allow{Line: e.Line}
+		for j := 0; j+1 < len(e.Content); j += 2 {
+			k, ev := e.Content[j], e.Content[j+1]
+			switch k.Value {
+			case "rule", "rules":
+				var ids []string
+				if ev.Kind == yaml.ScalarNode {
+					ids = []string{ev.Value}
+				} else if err := ev.Decode(&ids); err != nil {
+					return nil, fail(ev, "allow: %s must be a rule ID or a list of them", k.Value)
+				}
+				for _, id := range ids {
+					if Lookup(id) == nil {
+						msg := fmt.Sprintf("allow: unknown rule %q", id)
+						if s := Suggest(id); s != "" {
+							msg += fmt.Sprintf(" (did you mean %q?)", s)
+						}
+						return nil, fail(ev, "%s; `skillpack lint --list-rules` lists them", msg)
+					}
+				}
+				a.Rules = append(a.Rules, ids...)
+			case "path":
+				if ev.Kind != yaml.ScalarNode || ev.Value == "" {
+					return nil, fail(ev, "allow: path must be a gitignore-style glob such as skills/pdf/**")
+				}
+				a.Path = ev.Value
+			case "reason":
+				if ev.Kind != yaml.ScalarNode {
+					return nil, fail(ev, "allow: reason must be text")
+				}
+				a.Reason = strings.TrimSpace(ev.Value)
+			default:
+				return nil, fail(k, "allow: %s", unknownKey(k.Value, k.Value, allowKeys))
+			}
+		}
+		switch {
+		case len(a.Rules) == 0:
+			return nil, fail(e, "allow entry without a rule: add `rule: ID`")
+		case a.Path == "":
+			return nil, fail(e, "allow entry without a path: add `path: GLOB` (use rules: {ID: off} to turn a rule off everywhere)")
+		case a.Reason == "":
+			return nil, fail(e, "allow entry for %s on %q has no reason: add `reason: ...` saying why the finding is not a defect", strings.Join(a.Rules, ", "), a.Path)
+		}
+		a.match = skill.NewIgnore([]string{a.Path})
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 func unknownKey(full, key string, known []string) string {
@@ -209,7 +302,11 @@ func unknownKey(full, key string, known []string) string {
 // reports, with the strict flag: the build reuses a skill's clean verdict
 // only while it is unchanged.
 func (c *Config) Key(strict bool) string {
-	return fmt.Sprintf("%x/%s/%t", c.sum, c.Profile.Name, strict)
+	var base [32]byte
+	if c.Baseline != nil {
+		base = c.Baseline.sum
+	}
+	return fmt.Sprintf("%x/%s/%t/%x", c.sum, c.Profile.Name, strict, base)
 }
 
 // Effective returns the severity of a rule under this config: the config's

@@ -19,8 +19,10 @@ type Finding struct {
 }
 
 // Sort orders findings by path, position and rule, and drops exact
-// duplicates, so output is stable and each problem is reported once.
+// duplicates and findings that another rule's finding supersedes, so output
+// is stable and each problem is reported once.
 func Sort(fs []Finding) []Finding {
+	fs = supersede(fs)
 	slices.SortFunc(fs, func(a, b Finding) int {
 		return cmp.Or(
 			cmp.Compare(a.Path, b.Path),
@@ -55,4 +57,40 @@ func Worst(fs []Finding) Severity {
 		w = max(w, f.Severity)
 	}
 	return w
+}
+
+// supersede drops each finding that a finding of a rule superseding its own
+// makes redundant: same file, and same line or either about the whole file.
+func supersede(fs []Finding) []Finding {
+	type at struct{ path, rule string }
+	var lines map[at][]int // built only when some finding can be superseded
+	for _, f := range fs {
+		if len(supersededBy[f.Rule]) > 0 {
+			lines = map[at][]int{}
+			break
+		}
+	}
+	if lines == nil {
+		return fs
+	}
+	for _, f := range fs {
+		lines[at{f.Path, f.Rule}] = append(lines[at{f.Path, f.Rule}], f.Line)
+	}
+	hidden := func(f Finding) bool {
+		for _, by := range supersededBy[f.Rule] {
+			for _, l := range lines[at{f.Path, by}] {
+				if l == f.Line || l == 0 || f.Line == 0 {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	kept := fs[:0]
+	for _, f := range fs {
+		if !hidden(f) {
+			kept = append(kept, f)
+		}
+	}
+	return kept
 }

@@ -31,6 +31,13 @@ type Rule struct {
 	Bad      string   // an example that breaks the rule
 	Good     string   // the same example, fixed
 
+	// Supersedes names rules whose findings this rule's finding makes
+	// redundant: where both report the same file at the same line (or
+	// either reports the whole file), only this rule's finding is kept.
+	// The engine applies it, so that one cause gives one finding however
+	// many rules see it.
+	Supersedes []string
+
 	// Exactly one of Check and CheckAll is set.
 	Check    func(*Pass)         // runs once per skill
 	CheckAll func(*RegistryPass) // runs once over all skills of a run
@@ -53,7 +60,7 @@ func Lookup(id string) *Rule {
 var registry = func() []*Rule {
 	var all []*Rule
 	for _, g := range [][]*Rule{
-		entryRules, fieldRules, yamlRules, bodyRules, linkRules, fileRules, securityRules, registryRules,
+		entryRules, fieldRules, yamlRules, bodyRules, linkRules, fileRules, securityRules, registryRules, suppressRules,
 	} {
 		all = append(all, g...)
 	}
@@ -67,13 +74,30 @@ var registry = func() []*Rule {
 // even between development builds that share a version string.
 func Fingerprint() string { return fingerprint() }
 
+// rulesRevision changes whenever a rule's verdicts change without its ID,
+// severity or title changing, so that verdicts remembered by an older
+// skillpack are not reused.
+const rulesRevision = 2
+
 var fingerprint = sync.OnceValue(func() string {
 	h := sha256.New()
+	fmt.Fprintf(h, "revision %d\n", rulesRevision)
 	for _, r := range registry {
 		fmt.Fprintf(h, "%s %s %s\n", r.ID, r.Severity, r.Title)
 	}
 	return fmt.Sprintf("%x", h.Sum(nil))
 })
+
+// supersededBy maps a rule ID to the rules whose findings hide its own.
+var supersededBy = func() map[string][]string {
+	m := map[string][]string{}
+	for _, r := range registry {
+		for _, id := range r.Supersedes {
+			m[id] = append(m[id], r.ID)
+		}
+	}
+	return m
+}()
 
 // Suggest returns the rule IDs closest to a mistyped one, for error messages.
 func Suggest(id string) string {

@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
@@ -72,7 +73,45 @@ func Run(paths []string, opts Options) (*Result, error) {
 			skills = append(skills, s)
 		}
 	}
-	return r.run(skills, opts.Jobs), nil
+	res := r.run(skills, opts.Jobs)
+	if r.coversConfig(paths) {
+		res.Findings = Sort(append(res.Findings, r.unusedAllows()...))
+	}
+	return res, nil
+}
+
+// coversConfig reports whether the run's paths include the config's whole
+// folder: only then is an allow entry that silenced nothing known to be
+// unused, rather than about a part of the tree this run did not look at.
+func (r *runner) coversConfig(paths []string) bool {
+	if r.cfg.Path == "" || len(r.cfg.Allow) == 0 {
+		return false
+	}
+	dir, _ := filepath.Abs(r.cfg.Dir())
+	for _, p := range paths {
+		abs, _ := filepath.Abs(p)
+		if rel, err := filepath.Rel(abs, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *runner) unusedAllows() []Finding {
+	var out []Finding
+	rule := Lookup("suppression-unused")
+	for _, a := range r.cfg.Allow {
+		if a.used.Load() {
+			continue
+		}
+		f := Finding{Path: r.rel(r.cfg.Path), Line: a.Line, Rule: rule.ID, Severity: r.cfg.Effective(rule),
+			Message: fmt.Sprintf("allow entry for %s on %q silences nothing", strings.Join(a.Rules, ", "), a.Path),
+			Fix:     "delete the entry, or correct its rule or path"}
+		if f.Severity != Off {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Check lints skills that were already discovered (the build's first step).
@@ -142,11 +181,12 @@ func (r *runner) across(skills []Named) []Finding {
 			rule.CheckAll(rp)
 		}
 	}
-	return all
+	return r.cfg.Baseline.filter(all, r.base)
 }
 
-func (r *runner) checkSkill(s *skill.Skill) (out []Finding) {
+func (r *runner) checkSkill(s *skill.Skill) []Finding {
 	p := &Pass{Skill: s, Doc: s.Doc, Profile: r.cfg.Profile}
+	var out []Finding
 	collect := skill.Collect
 	if r.files != nil {
 		collect = func(string) (*skill.Files, error) { return r.files(s) }
@@ -165,12 +205,19 @@ func (r *runner) checkSkill(s *skill.Skill) (out []Finding) {
 		}
 		out = r.add(out, rule, f)
 	}
+	if err := r.runRules(p); err != nil {
+		out = append(out, Finding{Path: r.rel(s.Dir), Rule: p.rule.ID, Severity: Error, Message: err.Error()})
+	}
+	return r.cfg.Baseline.filter(r.settle(p, out), r.base)
+}
+
+// runRules runs every per-skill rule in force on one skill.
+func (r *runner) runRules(p *Pass) (err error) {
 	defer func() {
 		// A rule that panics on input nobody foresaw is a bug in skillpack,
 		// but it must not take the other skills' findings down with it.
 		if v := recover(); v != nil {
-			out = append(out, Finding{Path: r.rel(s.Dir), Rule: p.rule.ID, Severity: Error,
-				Message: fmt.Sprintf("internal error in rule %s: %v (please report this)", p.rule.ID, v)})
+			err = fmt.Errorf("internal error in rule %s: %v (please report this)", p.rule.ID, v)
 		}
 	}()
 	for _, rule := range registry {
@@ -179,7 +226,77 @@ func (r *runner) checkSkill(s *skill.Skill) (out []Finding) {
 			rule.Check(p)
 		}
 	}
+	return nil
+}
+
+// settle applies what the engine guarantees over every rule of one skill:
+// a file inside a nested skill is that skill's to report, not also each
+// enclosing skill's; and a finding on the line after a suppression comment
+// naming its rule is dropped, while a comment that drops nothing is itself
+// reported. (One finding per cause across rules is Sort's: see Supersedes.)
+func (r *runner) settle(p *Pass, out []Finding) []Finding {
+	if p.Files == nil {
+		return out
+	}
+	var nested []string // base-relative folders of inner skills, with "/"
+	comments := map[string][]*inline{}
+	for _, f := range p.Files.Files {
+		dir, base := path.Split(f.Path)
+		if dir != "" && strings.EqualFold(base, "SKILL.md") {
+			nested = append(nested, r.rel(filepath.Join(p.Skill.Dir, filepath.FromSlash(dir)))+"/")
+		}
+	}
+	for _, f := range p.Files.Files {
+		rel := r.rel(filepath.Join(p.Skill.Dir, filepath.FromSlash(f.Path)))
+		if !isMarkdown(f.Path) || within(rel, nested) {
+			continue
+		}
+		if c := p.Content(f); c.Err == nil {
+			if in := parseInline(c.Data); in != nil {
+				comments[rel] = in
+			}
+		}
+	}
+	kept := out[:0]
+	for _, f := range out {
+		if within(f.Path, nested) || suppressed(comments[f.Path], f) {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	out = kept
+	// The comments report through the pass, which appends to out.
+	for _, f := range p.Files.Files {
+		rel := r.rel(filepath.Join(p.Skill.Dir, filepath.FromSlash(f.Path)))
+		for _, in := range comments[rel] {
+			p.report = func(rule *Rule, fd Finding) {
+				fd.Path = rel
+				out = r.add(out, rule, fd)
+			}
+			in.report(p, f.Path)
+		}
+	}
 	return out
+}
+
+// within reports whether a slash path lies in one of the folders (each
+// ending in "/").
+func within(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if strings.HasPrefix(p, d) {
+			return true
+		}
+	}
+	return false
+}
+
+func suppressed(comments []*inline, f Finding) bool {
+	for _, in := range comments {
+		if in.suppresses(f.Rule, f.Line) {
+			return true
+		}
+	}
+	return false
 }
 
 // add fills in the rule's severity and appends the finding unless the
@@ -190,10 +307,34 @@ func (r *runner) add(out []Finding, rule *Rule, f Finding) []Finding {
 	if r.strict && f.Severity == Warning {
 		f.Severity = Error
 	}
-	if f.Severity == Off || r.ignored(filepath.Join(r.base, filepath.FromSlash(f.Path)), false) {
+	if f.Severity == Off {
+		return out
+	}
+	abs := filepath.Join(r.base, filepath.FromSlash(f.Path))
+	if r.ignored(abs, false) || r.allowed(rule.ID, abs) {
 		return out
 	}
 	return append(out, f)
+}
+
+// allowed reports whether an allow entry of the config covers a finding of
+// rule at a disk path, and remembers that the entry was used.
+func (r *runner) allowed(rule, abs string) bool {
+	if len(r.cfg.Allow) == 0 {
+		return false
+	}
+	dir, _ := filepath.Abs(r.cfg.Dir())
+	rel, err := filepath.Rel(dir, abs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return false
+	}
+	for _, a := range r.cfg.Allow {
+		if a.Matches(rule, filepath.ToSlash(rel)) {
+			a.used.Store(true)
+			return true
+		}
+	}
+	return false
 }
 
 // ignored reports whether a disk path matches the config's ignore globs,

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -15,9 +18,10 @@ import (
 // LintOptions are the flags that choose how skills are checked; `build`
 // shares them so that both commands judge skills alike.
 type LintOptions struct {
-	Config  string // path of skillpack.yaml; "" = search upward
-	Profile string // overrides the config's profile
-	Strict  bool
+	Config   string // path of skillpack.yaml; "" = search upward
+	Profile  string // overrides the config's profile
+	Strict   bool
+	Baseline string // baseline file; overrides the config's
 }
 
 // AddFlags registers the shared lint flags.
@@ -25,6 +29,7 @@ func (o *LintOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Config, "config", "", "`path` of skillpack.yaml (default: found upward from the working directory)")
 	fs.StringVar(&o.Profile, "profile", "", "rule profile: spec, claude or relaxed (default: the config's, else spec)")
 	fs.BoolVar(&o.Strict, "strict", false, "treat warnings as errors")
+	fs.StringVar(&o.Baseline, "baseline", "", "report only findings not recorded in this baseline `file` (written by lint --write-baseline; default: the config's baseline)")
 }
 
 // load reads the config the options name, or finds one.
@@ -50,6 +55,13 @@ func (o *LintOptions) load() (*lint.Config, error) {
 		}
 		cfg.Profile = p
 	}
+	if o.Baseline != "" {
+		b, err := lint.LoadBaseline(o.Baseline)
+		if err != nil {
+			return nil, usageErr("--baseline: %v", err)
+		}
+		cfg.Baseline = b
+	}
 	return cfg, nil
 }
 
@@ -60,6 +72,8 @@ type lintCmdOptions struct {
 	FailOn    string
 	ListRules bool
 	Explain   string
+
+	WriteBaseline string // record the findings here instead of failing on them
 }
 
 func newLintCmd(ios *IO) *cobra.Command {
@@ -88,6 +102,7 @@ bad flags, arguments or config, 3 when skillpack itself failed.`,
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 on findings at or above this `level`: error, warning, info or never")
 	cmd.Flags().BoolVar(&opts.ListRules, "list-rules", false, "list every rule and exit")
 	cmd.Flags().StringVar(&opts.Explain, "explain", "", "explain the rule with this `ID` and exit")
+	cmd.Flags().StringVar(&opts.WriteBaseline, "write-baseline", "", "record every finding in this baseline `file` and exit 0; later runs with --baseline (or the config's baseline:) fail only on new findings")
 	return cmd
 }
 
@@ -116,9 +131,15 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 	if !validFormat(opts.Format) {
 		return usageErr("--format: unknown format %q (want text, json, sarif or github)", opts.Format)
 	}
+	if opts.WriteBaseline != "" && opts.Baseline != "" {
+		return usageErr("--write-baseline records every finding; it cannot be combined with --baseline")
+	}
 	cfg, err := opts.load()
 	if err != nil {
 		return err
+	}
+	if opts.WriteBaseline != "" {
+		cfg.Baseline = nil // record everything, not only what is new
 	}
 	paths := opts.Paths
 	if len(paths) == 0 {
@@ -133,12 +154,19 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
+	if opts.WriteBaseline != "" {
+		return writeBaseline(ios, opts.WriteBaseline, res)
+	}
 	tool := lint.Tool{Name: "skillpack", Version: version.Version(), URI: "https://" + version.Module}
 	if err := lint.Format(ios.Out, opts.Format, res, tool); err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
 	if opts.Format == "text" {
 		summarize(ios, res)
+		if stale := cfg.Baseline.Stale(); len(stale) > 0 {
+			fmt.Fprintf(ios.Err, "%s: %d recorded findings no longer found (%s); run `skillpack lint --write-baseline %s` to drop them\n",
+				cfg.Baseline.Path, len(stale), strings.Join(stale[:min(3, len(stale))], "; "), cfg.Baseline.Path)
+		}
 	}
 	if failOn != lint.Off && lint.Worst(res.Findings) >= failOn {
 		return findingsErr
@@ -178,7 +206,52 @@ func summarize(ios *IO, res *lint.Result) {
 		fmt.Fprintf(ios.Err, "%s checked, no problems\n", plural(len(res.Skills), "skill"))
 		return
 	}
-	fmt.Fprintf(ios.Err, "%s, %s, %s in %s\n", plural(e, "error"), plural(w, "warning"), plural(i, "note"), plural(len(res.Skills), "skill"))
+	fmt.Fprintf(ios.Err, "%s, %s, %s in %s\n", plural(e, "error"), plural(w, "warning"), plural(i, "info"), plural(len(res.Skills), "skill"))
+}
+
+// writeBaseline records the run's findings, atomically: a baseline that an
+// interrupted run left half-written would be refused by every later run.
+func writeBaseline(ios *IO, path string, res *lint.Result) error {
+	base, err := os.Getwd()
+	if err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	var buf bytes.Buffer
+	if err := lint.WriteBaseline(&buf, path, base, res.Findings); err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	if err := writeFileAtomic(path, buf.Bytes()); err != nil {
+		return usageErr("--write-baseline: %v", err)
+	}
+	files := map[string]bool{}
+	for _, f := range res.Findings {
+		files[f.Path] = true
+	}
+	fmt.Fprintf(ios.Err, "wrote %s: %s in %s; lint and build with --baseline %s (or `baseline: %s` in %s) fail only on new ones\n",
+		path, plural(len(res.Findings), "finding"), plural(len(files), "file"), path, path, lint.ConfigFile)
+	return nil
+}
+
+// writeFileAtomic writes data to a temporary file beside path and renames it
+// over path, so that path holds either its old bytes or the new ones.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // a no-op once renamed
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 func plural(n int, word string) string {

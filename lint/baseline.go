@@ -1,0 +1,165 @@
+package lint
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+)
+
+// A baseline is how a team adopts a linter on a large repository: it
+// records today's findings, and later runs fail only on new ones. Like
+// ESLint's suppressions file it counts findings per file and rule rather
+// than remembering lines or messages, so that editing a file above a known
+// finding does not make it new; when a file gains a finding of a rule, every
+// finding of that rule in the file is reported again, since which one is
+// new cannot be told.
+
+// BaselineVersion is the format of the files WriteBaseline writes.
+const BaselineVersion = 1
+
+// Baseline is a parsed baseline file: finding counts by path and rule.
+// Paths are relative to the baseline file's folder, so that a baseline
+// works from wherever lint is run.
+type Baseline struct {
+	Path   string                    // where it was read from
+	Counts map[string]map[string]int // path → rule → findings
+	sum    [32]byte                  // of the file's bytes, for Config.Key
+
+	mu   sync.Mutex
+	seen map[[2]string]bool // path and rule of every finding filtered, for Stale
+}
+
+type baselineFile struct {
+	Tool     string                    `json:"tool"`
+	Version  int                       `json:"version"`
+	Findings map[string]map[string]int `json:"findings"`
+}
+
+// WriteBaseline writes the findings as a baseline: JSON, sorted keys, one
+// path a line, so that it diffs well in review. Paths in the findings are
+// relative to base and are stored relative to the file's folder.
+func WriteBaseline(w io.Writer, file, base string, fs []Finding) error {
+	counts := map[string]map[string]int{}
+	for _, f := range fs {
+		p := rebase(f.Path, base, filepath.Dir(file))
+		if counts[p] == nil {
+			counts[p] = map[string]int{}
+		}
+		counts[p][f.Rule]++
+	}
+	// encoding/json sorts map keys, which makes the file deterministic.
+	data, err := json.MarshalIndent(baselineFile{Tool: "skillpack", Version: BaselineVersion, Findings: counts}, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(data, '\n'))
+	return err
+}
+
+// LoadBaseline reads a baseline file. A file that is not one, or that a
+// newer skillpack wrote, is an error that says so: a baseline silently
+// ignored would fail every build, and one half-read would hide findings.
+func LoadBaseline(path string) (*Baseline, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("baseline %s does not exist; write one with `skillpack lint --write-baseline %s`", path, path)
+		}
+		return nil, fmt.Errorf("baseline: %w", err)
+	}
+	var bf baselineFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&bf); err != nil {
+		return nil, fmt.Errorf("%s: not a skillpack baseline (%v); write it again with `skillpack lint --write-baseline %s`", path, err, path)
+	}
+	if bf.Tool != "skillpack" {
+		return nil, fmt.Errorf("%s: not a skillpack baseline (no \"tool\": \"skillpack\"); write it with `skillpack lint --write-baseline %s`", path, path)
+	}
+	if bf.Version != BaselineVersion {
+		return nil, fmt.Errorf("%s: baseline version %d, but this skillpack reads version %d; write it again with `skillpack lint --write-baseline %s`", path, bf.Version, BaselineVersion, path)
+	}
+	for p, rules := range bf.Findings {
+		for id, n := range rules {
+			if n < 1 {
+				return nil, fmt.Errorf("%s: %s: %s has count %d; counts are 1 or more", path, p, id, n)
+			}
+		}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Baseline{Path: abs, Counts: bf.Findings, sum: sha256.Sum256(data)}, nil
+}
+
+// filter drops the findings the baseline knows of: for each file and rule,
+// all of them while there are no more than recorded. A nil baseline drops
+// nothing.
+func (b *Baseline) filter(fs []Finding, base string) []Finding {
+	if b == nil || len(fs) == 0 {
+		return fs
+	}
+	n := map[[2]string]int{}
+	for _, f := range fs {
+		n[[2]string{rebase(f.Path, base, filepath.Dir(b.Path)), f.Rule}]++
+	}
+	b.mu.Lock()
+	if b.seen == nil {
+		b.seen = map[[2]string]bool{}
+	}
+	for k := range n {
+		b.seen[k] = true
+	}
+	b.mu.Unlock()
+	kept := fs[:0]
+	for _, f := range fs {
+		k := [2]string{rebase(f.Path, base, filepath.Dir(b.Path)), f.Rule}
+		if n[k] > b.Counts[k[0]][k[1]] {
+			kept = append(kept, f)
+		}
+	}
+	return kept
+}
+
+// Stale lists the baseline's entries that no finding of the runs that used
+// it matched, "path: rule (n)", so that lint can say the baseline may be
+// written again.
+func (b *Baseline) Stale() []string {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for p, rules := range b.Counts {
+		for id, n := range rules {
+			if !b.seen[[2]string{p, id}] {
+				out = append(out, fmt.Sprintf("%s: %s (%d)", p, id, n))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// rebase turns a slash path relative to one folder into one relative to
+// another.
+func rebase(p, from, to string) string {
+	if from == to || from == "" {
+		return p
+	}
+	abs := filepath.Join(from, filepath.FromSlash(p))
+	rel, err := filepath.Rel(to, abs)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(rel)
+}

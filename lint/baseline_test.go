@@ -1,0 +1,92 @@
+package lint
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBaseline(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a/SKILL.md": skillMD("a"), "b/SKILL.md": skillMD("b")})
+	res, err := Run([]string{dir}, Options{Base: dir})
+	must(t, err)
+	if len(res.Findings) != 2 {
+		t.Fatalf("want 2 findings to record, got %v", describe(res.Findings))
+	}
+
+	// The baseline lives in a subfolder: its paths are relative to it.
+	file := filepath.Join(dir, "ci", "baseline.json")
+	must(t, os.MkdirAll(filepath.Dir(file), 0o755))
+	var buf bytes.Buffer
+	must(t, WriteBaseline(&buf, file, dir, res.Findings))
+	must(t, os.WriteFile(file, buf.Bytes(), 0o644))
+	if !strings.Contains(buf.String(), `"../a/SKILL.md"`) {
+		t.Errorf("paths are not relative to the baseline's folder:\n%s", buf.String())
+	}
+
+	b, err := LoadBaseline(file)
+	must(t, err)
+	cfg := DefaultConfig()
+	cfg.Baseline = b
+	if got := lintTree(t, dir, cfg); len(got) != 0 {
+		t.Errorf("known findings were reported: %v", got)
+	}
+	if stale := b.Stale(); len(stale) != 0 {
+		t.Errorf("nothing is stale yet, got %v", stale)
+	}
+
+	// A new finding in a known file and rule brings back that file's
+	// findings of the rule; a fixed skill leaves a stale entry.
+	writeTree(t, dir, map[string]string{"a/SKILL.md": skillMD("a") + "And [also](gone2.md).\n", "b/SKILL.md": skillMD("b") + "\nFixed: [x](SKILL.md)\n"})
+	must(t, os.WriteFile(filepath.Join(dir, "b/SKILL.md"), []byte("---\nname: b\ndescription: A skill that no longer links a missing file.\n---\nbody\n"), 0o644))
+	b, err = LoadBaseline(file)
+	must(t, err)
+	cfg.Baseline = b
+	got := lintTree(t, dir, cfg)
+	if strings.Join(got, ",") != "a/SKILL.md link-broken,a/SKILL.md link-broken" {
+		t.Errorf("got %v, want both of a's link-broken findings", got)
+	}
+	if stale := b.Stale(); strings.Join(stale, ",") != "../b/SKILL.md: link-broken (1)" {
+		t.Errorf("stale = %v", stale)
+	}
+}
+
+func TestBaselineBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	for name, tc := range map[string]struct{ data, want string }{
+		"corrupt": {`{"tool": "skillpack", "version": 1, "findings": {`, "not a skillpack baseline"},
+		"other":   {`{"tool": "eslint", "version": 1, "findings": {}}`, `no "tool": "skillpack"`},
+		"newer":   {`{"tool": "skillpack", "version": 9, "findings": {}}`, "baseline version 9, but this skillpack reads version 1"},
+		"unknown": {`{"tool": "skillpack", "version": 1, "findings": {}, "extra": 1}`, "unknown field"},
+		"count":   {`{"tool": "skillpack", "version": 1, "findings": {"a": {"secret": 0}}}`, "count 0"},
+	} {
+		p := filepath.Join(dir, name+".json")
+		must(t, os.WriteFile(p, []byte(tc.data), 0o644))
+		_, err := LoadBaseline(p)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), p) {
+			t.Errorf("%s: got %v, want an error naming the file and saying %q", name, err, tc.want)
+		}
+	}
+	if _, err := LoadBaseline(filepath.Join(dir, "none.json")); err == nil || !strings.Contains(err.Error(), "--write-baseline") {
+		t.Errorf("missing file: got %v, want a hint to write one", err)
+	}
+}
+
+// TestBaselineChangesKey checks that a build, which remembers clean
+// verdicts by the config's key, sees a changed baseline as a changed config.
+func TestBaselineChangesKey(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "b.json")
+	cfg := DefaultConfig()
+	k0 := cfg.Key(false)
+	must(t, os.WriteFile(p, []byte(`{"tool": "skillpack", "version": 1, "findings": {}}`), 0o644))
+	b, err := LoadBaseline(p)
+	must(t, err)
+	cfg.Baseline = b
+	if cfg.Key(false) == k0 {
+		t.Error("a baseline does not change the config's key")
+	}
+}

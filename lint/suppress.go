@@ -1,0 +1,162 @@
+package lint
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/skillpack/skillpack/skill"
+)
+
+// Suppressions, as linters' users expect them: an `allow` entry in
+// skillpack.yaml silences one or more rules on some paths, with a reason
+// that reviewers read; a comment in a Markdown file silences rules on the
+// next line. A suppression that silences nothing is reported, so that they
+// do not outlive the findings they were written for.
+
+// Directive is the word that starts an inline suppression:
+//
+//	<!-- skillpack-disable-next-line link-broken -- generated at install time -->
+//
+// In the YAML frontmatter the same words follow a "#".
+const Directive = "skillpack-disable-next-line"
+
+// suppressRules are reported by the engine itself, after every other rule of
+// a skill has run (see runner.settle), so their Check does nothing.
+var suppressRules = []*Rule{
+	{
+		ID:       "suppression-unused",
+		Title:    "Suppressions silence something",
+		Category: CatContent,
+		Severity: Warning,
+		Explain: "An inline `" + Directive + "` comment, or an `allow` entry of skillpack.yaml, that " +
+			"silences no finding has outlived its cause (the defect was fixed, the line moved, or the " +
+			"rule never fired there) and would hide the next real finding at that place. Delete it. An " +
+			"`allow` entry is only judged when lint runs over the whole folder of skillpack.yaml.",
+		Bad:   "<!-- " + Directive + " link-broken -->\n[guide](guide.md)   (guide.md exists)",
+		Good:  "[guide](guide.md)",
+		Check: engineRule,
+	},
+	{
+		ID:       "suppression-invalid",
+		Title:    "Suppression comments name known rules",
+		Category: CatContent,
+		Severity: Warning,
+		Explain: "A `" + Directive + "` comment must name one or more rule IDs, separated by commas " +
+			"or spaces, optionally followed by `-- reason`. An unknown ID silences nothing, so the " +
+			"finding it was meant for is still reported; `skillpack lint --list-rules` lists the IDs.",
+		Bad:   "<!-- " + Directive + " link-brokn -->",
+		Good:  "<!-- " + Directive + " link-broken -- the file is generated at install time -->",
+		Check: engineRule,
+	},
+}
+
+// engineRule is the Check of rules that the runner applies itself.
+func engineRule(*Pass) {}
+
+// Allow is one entry of the config's allow list.
+type Allow struct {
+	Rules  []string // rule IDs
+	Path   string   // gitignore-style glob, relative to the config's folder
+	Reason string   // why; required
+	Line   int      // of the entry in skillpack.yaml
+
+	match *skill.Ignore
+	used  atomic.Bool // set by the runs that used the config
+}
+
+// Matches reports whether the entry covers a finding of rule at path, which
+// is slash-separated and relative to the config's folder.
+func (a *Allow) Matches(rule, path string) bool {
+	for _, r := range a.Rules {
+		if r == rule {
+			return a.match.Match(path, false)
+		}
+	}
+	return false
+}
+
+// inline is one suppression comment of a file.
+type inline struct {
+	line  int      // of the comment; it covers line+1
+	col   int      // where the directive starts
+	rules []string // known IDs
+	bad   []string // unknown IDs
+	used  []bool   // per rule
+}
+
+// parseInline finds the suppression comments of a Markdown file (or
+// SKILL.md, frontmatter included). It costs one search of the bytes for
+// files without any, which is nearly all of them.
+func parseInline(data []byte) []*inline {
+	if !bytes.Contains(data, []byte(Directive)) {
+		return nil
+	}
+	var out []*inline
+	for n, line := range bytes.Split(data, []byte("\n")) {
+		i := bytes.Index(line, []byte(Directive))
+		if i < 0 {
+			continue
+		}
+		// Only a comment counts: prose that mentions the directive (this
+		// package's own README does) silences nothing.
+		before := strings.TrimSpace(string(line[:i]))
+		if before != "<!--" && before != "#" {
+			continue
+		}
+		rest := strings.TrimSpace(string(line[i+len(Directive):]))
+		rest = strings.TrimSpace(strings.TrimSuffix(rest, "-->"))
+		ids, _, _ := strings.Cut(rest, "--")
+		in := &inline{line: n + 1, col: i + 1}
+		for _, id := range strings.FieldsFunc(ids, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
+			if Lookup(id) != nil {
+				in.rules = append(in.rules, id)
+			} else {
+				in.bad = append(in.bad, id)
+			}
+		}
+		in.used = make([]bool, len(in.rules))
+		out = append(out, in)
+	}
+	return out
+}
+
+// suppresses reports whether the comment covers a finding of rule at line,
+// and marks it used.
+func (in *inline) suppresses(rule string, line int) bool {
+	if line != in.line+1 {
+		return false
+	}
+	for i, r := range in.rules {
+		if r == rule {
+			in.used[i] = true
+			return true
+		}
+	}
+	return false
+}
+
+// report adds the findings about the comment itself.
+func (in *inline) report(p *Pass, file string) {
+	for _, id := range in.bad {
+		msg := fmt.Sprintf("%s names %q, which is no rule", Directive, id)
+		if s := Suggest(id); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		p.report(Lookup("suppression-invalid"), Finding{Path: file, Line: in.line, Column: in.col,
+			Message: msg, Fix: "`skillpack lint --list-rules` lists the rule IDs"})
+	}
+	if len(in.rules) == 0 && len(in.bad) == 0 {
+		p.report(Lookup("suppression-invalid"), Finding{Path: file, Line: in.line, Column: in.col,
+			Message: Directive + " names no rule, so it silences nothing",
+			Fix:     "name the rule: <!-- " + Directive + " RULE-ID -- reason -->"})
+	}
+	for i, id := range in.rules {
+		if !in.used[i] {
+			p.report(Lookup("suppression-unused"), Finding{Path: file, Line: in.line, Column: in.col,
+				Message: fmt.Sprintf("%s %s silences nothing: line %d has no %s finding", Directive, id, in.line+1, id),
+				Fix:     "delete the comment (or the rule's ID from it)"})
+		}
+	}
+}

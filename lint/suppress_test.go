@@ -1,0 +1,130 @@
+package lint
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// writeTree writes files (path → content) under dir.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, data := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		must(t, os.MkdirAll(filepath.Dir(full), 0o755))
+		must(t, os.WriteFile(full, []byte(data), 0o644))
+	}
+}
+
+const brokenLinkSkill = "---\nname: %s\ndescription: A skill that links a file it does not have.\n---\nSee [gone](gone.md).\n"
+
+func skillMD(name string) string { return strings.ReplaceAll(brokenLinkSkill, "%s", name) }
+
+func lintTree(t *testing.T, dir string, cfg *Config) []string {
+	t.Helper()
+	res, err := Run([]string{dir}, Options{Config: cfg, Base: dir})
+	must(t, err)
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, f.Path+" "+f.Rule)
+	}
+	return got
+}
+
+func TestAllowList(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"a/SKILL.md": skillMD("a"),
+		"b/SKILL.md": skillMD("b"),
+		"skillpack.yaml": `allow:
+  - rule: link-broken
+    path: a/**
+    reason: gone.md is written by the installer
+  - rules: [link-broken, secret]
+    path: nowhere/
+    reason: a folder that was deleted
+`,
+	})
+	cfg, err := LoadConfig(filepath.Join(dir, "skillpack.yaml"))
+	must(t, err)
+	got := strings.Join(lintTree(t, dir, cfg), "\n")
+	want := "b/SKILL.md link-broken\nskillpack.yaml suppression-unused"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+
+	// Linting a part of the tree cannot tell that an entry is unused.
+	cfg, err = LoadConfig(filepath.Join(dir, "skillpack.yaml"))
+	must(t, err)
+	res, err := Run([]string{filepath.Join(dir, "b")}, Options{Config: cfg, Base: dir})
+	must(t, err)
+	for _, f := range res.Findings {
+		if f.Rule == "suppression-unused" {
+			t.Errorf("linting b/ alone reported %s:%d %s", f.Path, f.Line, f.Message)
+		}
+	}
+}
+
+func TestAllowListErrors(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"allow:\n  - rule: link-broken\n    path: a/**\n", "skillpack.yaml:2: allow entry for link-broken on \"a/**\" has no reason"},
+		{"allow:\n  - rule: link-brokn\n    path: a/**\n    reason: x\n", "skillpack.yaml:2: allow: unknown rule \"link-brokn\" (did you mean \"link-broken\"?)"},
+		{"allow:\n  - path: a/**\n    reason: x\n", "skillpack.yaml:2: allow entry without a rule"},
+		{"allow:\n  - rule: secret\n    reason: x\n", "skillpack.yaml:2: allow entry without a path"},
+		{"allow:\n  - rule: secret\n    path: a\n    reson: x\n", `skillpack.yaml:4: allow: unknown key "reson" (did you mean "reason"?)`},
+		{"allow: secret\n", "skillpack.yaml:1: allow must be a list"},
+	} {
+		_, err := ParseConfig("skillpack.yaml", []byte(tc.yaml))
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want %s…", tc.yaml, err, tc.want)
+		}
+	}
+}
+
+// TestSupersedes checks that the engine keeps one finding per cause: a
+// rule that supersedes another hides its findings at the same line or on
+// the same file as a whole, and nowhere else.
+func TestSupersedes(t *testing.T) {
+	saved := supersededBy
+	defer func() { supersededBy = saved }()
+	supersededBy = map[string][]string{"b": {"a"}}
+	fs := []Finding{
+		{Path: "x.md", Line: 3, Rule: "a"},
+		{Path: "x.md", Line: 3, Rule: "b"}, // hidden: same line
+		{Path: "x.md", Line: 4, Rule: "b"}, // kept: another line
+		{Path: "y.md", Line: 0, Rule: "a"},
+		{Path: "y.md", Line: 9, Rule: "b"}, // hidden: a is about the whole file
+		{Path: "z.md", Line: 3, Rule: "b"}, // kept: another file
+		{Path: "z.md", Line: 3, Rule: "c"},
+	}
+	var got []string
+	for _, f := range Sort(fs) {
+		got = append(got, f.Path+":"+string(rune('0'+f.Line))+" "+f.Rule)
+	}
+	want := "x.md:3 a, x.md:4 b, y.md:0 a, z.md:3 b, z.md:3 c"
+	if s := strings.Join(got, ", "); s != want {
+		t.Errorf("got %s, want %s", s, want)
+	}
+}
+
+// TestNestedSkillFiles checks that a file of a skill inside another skill's
+// folder is reported once, by the inner skill.
+func TestNestedSkillFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"outer/SKILL.md":        "---\nname: outer\ndescription: The outer skill of a nested pair, for the test.\n---\nSee [inner](inner/SKILL.md).\n",
+		"outer/inner/SKILL.md":  skillMD("inner"),
+		"outer/inner/.DS_Store": "",
+		"outer/inner/latin.md":  "caf\xe9\n",
+	})
+	n := map[string]int{}
+	for _, f := range lintTree(t, dir, nil) {
+		n[f]++
+	}
+	for _, f := range []string{"outer/inner/.DS_Store junk-file", "outer/inner/latin.md text-encoding"} {
+		if n[f] != 1 {
+			t.Errorf("%s was reported %d times, want once (by the inner skill)", f, n[f])
+		}
+	}
+}
