@@ -9,10 +9,12 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
+	"golang.org/x/text/unicode/runenames"
 
 	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/skill"
@@ -144,7 +146,10 @@ var fileRules = []*Rule{
 		Severity: Error,
 		Explain: "The build writes USTAR tar archives, whose headers hold only ASCII names, and the legacy " +
 			"discovery index accepts only printable ASCII paths. A file name with non-ASCII letters, " +
-			"control characters or a backslash cannot be packed, so the build refuses it. Rename the file.",
+			"control characters or a backslash cannot be packed, so the build refuses it. Some look " +
+			"like ASCII: macOS names screenshots \"Screenshot 2024-05-01 at 10.15.32 AM.png\" with a " +
+			"U+202F NARROW NO-BREAK SPACE before \"AM\", so the message names the character and where " +
+			"it is. Rename the file (the fix suggests an ASCII name) and update the links to it.",
 		Bad:   "pdf/\n  SKILL.md\n  references/café.md",
 		Good:  "pdf/\n  SKILL.md\n  references/cafe.md",
 		Check: checkPathPackable,
@@ -582,6 +587,10 @@ func checkPathPackable(p *Pass) {
 		if err == nil || errors.Is(err, pack.ErrTooLong) {
 			continue
 		}
+		if msg, fix := nonASCII(f.Path); msg != "" {
+			p.Reportf(f.Path, 0, 0, fix, "%s cannot be packed: %s", f.Path, msg)
+			continue
+		}
 		var pe *pack.PathError
 		msg := err.Error()
 		if errors.As(err, &pe) {
@@ -590,6 +599,65 @@ func checkPathPackable(p *Pass) {
 		p.Reportf(f.Path, 0, 0, "rename the file using printable ASCII letters, digits, '-', '_' and '.'",
 			"%s cannot be packed: %s", f.Path, msg)
 	}
+}
+
+// nonASCII names the first non-ASCII character of a valid UTF-8 path and
+// where it is, with a fix naming an ASCII spelling, or returns "". A name
+// can look all ASCII and not be: macOS writes screenshot names with a
+// U+202F NARROW NO-BREAK SPACE before "AM" and "PM".
+func nonASCII(rel string) (msg, fix string) {
+	if !utf8.ValidString(rel) {
+		return "", ""
+	}
+	i := strings.IndexFunc(rel, func(r rune) bool { return r >= utf8.RuneSelf })
+	if i < 0 {
+		return "", ""
+	}
+	r, _ := utf8.DecodeRuneInString(rel[i:])
+	start := strings.LastIndexByte(rel[:i], '/') + 1
+	name, _, _ := strings.Cut(rel[start:], "/")
+	msg = fmt.Sprintf("the name %q holds %s at character %d", name, runeName(r), utf8.RuneCountInString(rel[start:i])+1)
+	if i > start {
+		msg += fmt.Sprintf(", after %q", rel[start:i])
+	}
+	more := -1
+	for _, r := range rel[i:] {
+		if r >= utf8.RuneSelf {
+			more++
+		}
+	}
+	if more > 0 {
+		msg += fmt.Sprintf(" (and %d more non-ASCII characters)", more)
+	}
+	msg += "; a USTAR tar header holds only ASCII names"
+	return msg, fmt.Sprintf("rename it, e.g. to %q, and update the links to it", asciiName(rel))
+}
+
+// runeName is "U+202F NARROW NO-BREAK SPACE", or the code point alone for
+// a character the Unicode database does not name.
+func runeName(r rune) string {
+	if name := runenames.Name(r); name != "" && !strings.HasPrefix(name, "<") {
+		return fmt.Sprintf("%U %s", r, name)
+	}
+	return fmt.Sprintf("%U", r)
+}
+
+// asciiName spells a path in ASCII: accents dropped (café, cafe), spaces
+// of any kind a plain space, anything else "_".
+func asciiName(rel string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(rel) {
+		switch {
+		case r < utf8.RuneSelf:
+			b.WriteRune(r)
+		case unicode.Is(unicode.Mn, r):
+		case unicode.IsSpace(r):
+			b.WriteByte(' ')
+		default:
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
 }
 
 func checkPathTooLong(p *Pass) {
