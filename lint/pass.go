@@ -147,6 +147,13 @@ type Named struct {
 	Plugin       string // as in skill.Skill: the plugin scoping the name, "" outside plugins
 	Name         string // SkillName
 	Line, Column int    // of the frontmatter name's value; 0 if none
+
+	// Declared tells that SKILL.md declares Name. When it does not (the
+	// file is unreadable, has no frontmatter or no string name), Name is
+	// the folder's, which lint reports on its own: checks comparing names
+	// skip it, or its healthy twin elsewhere would fail for a name
+	// nobody wrote.
+	Declared bool
 }
 
 // NameOf is what the checks across skills read of s.
@@ -156,6 +163,8 @@ func NameOf(s *skill.Skill) Named {
 		if _, v := s.Doc.Lookup("name"); v != nil {
 			n.Line, n.Column = s.Doc.FilePos(v)
 		}
+		name, ok := s.Doc.String("name")
+		n.Declared = ok && name != ""
 	}
 	return n
 }

@@ -16,9 +16,13 @@ var registryRules = []*Rule{
 		Category: CatRegistry,
 		Severity: Error,
 		Explain: "A bundle serves each skill under its name, so two skills with one name would overwrite " +
-			"each other in every index and URL. Rename one of them.",
+			"each other in every index and URL. Rename one of them. A plugin scopes the names of its skills " +
+			"(Claude Code, Codex and Cursor invoke the skill access of the plugin discord as /discord:access), " +
+			"so names are compared within one plugin, and among the skills outside any plugin; a plugin is a " +
+			"folder holding plugin.json, or .claude-plugin/, .codex-plugin/ or .cursor-plugin/plugin.json. " +
+			"A SKILL.md that declares no name is reported by other rules and not compared here.",
 		Bad:      "a/pdf-tools/SKILL.md and b/pdf-tools/SKILL.md, both name: pdf-tools",
-		Good:     "a/pdf-tools/SKILL.md and b/pdf-forms/SKILL.md",
+		Good:     "a/pdf-tools/SKILL.md and b/pdf-forms/SKILL.md; or discord/skills/access/SKILL.md and telegram/skills/access/SKILL.md in two plugins",
 		CheckAll: checkDuplicateNames,
 	},
 	{
@@ -47,13 +51,28 @@ func SkillName(s *skill.Skill) string {
 }
 
 func checkDuplicateNames(p *RegistryPass) {
-	byName := map[string][]int{}
+	// A name is unique within its scope: one plugin, or all the skills
+	// outside plugins. The plugin's folder is compared absolute, since
+	// the paths of one run may mix forms.
+	type scoped struct{ plugin, name string }
+	byName := map[scoped][]int{}
 	for i, s := range p.Skills {
-		byName[s.Name] = append(byName[s.Name], i)
+		if !s.Declared {
+			continue
+		}
+		k := scoped{name: s.Name}
+		if s.Plugin != "" {
+			k.plugin, _ = filepath.Abs(s.Plugin)
+		}
+		byName[k] = append(byName[k], i)
 	}
-	for name, group := range byName {
+	for k, group := range byName {
 		if len(group) < 2 {
 			continue
+		}
+		in := ""
+		if k.plugin != "" {
+			in = " in the plugin " + p.Rel(k.plugin)
 		}
 		for _, i := range group {
 			s := &p.Skills[i]
@@ -64,7 +83,7 @@ func checkDuplicateNames(p *RegistryPass) {
 				}
 			}
 			p.Report(Finding{Path: p.Rel(s.EntryPath()), Line: s.Line, Column: s.Column,
-				Message: fmt.Sprintf("skill name %q is also used by %s", name, strings.Join(others, ", ")),
+				Message: fmt.Sprintf("skill name %q is also used by %s%s", k.name, strings.Join(others, ", "), in),
 				Fix:     "rename one of the skills (folder and name together)"})
 		}
 	}
