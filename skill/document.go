@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -130,9 +131,11 @@ func Parse(data []byte) *Document {
 		if slices.Contains(parserProblems, msg) {
 			line = problemLine(d.FrontRaw, msg, line)
 		}
+		line = max(line, 1)
 		if d.Problem == nil {
-			d.Problem = &Problem{Kind: BadYAML, Line: d.FrontLine + max(line, 1) - 1, Col: 1,
-				Msg: "invalid YAML in frontmatter: " + msg}
+			col, why := problemColumn(d.FrontRaw, line, msg)
+			d.Problem = &Problem{Kind: BadYAML, Line: d.FrontLine + line - 1, Col: col,
+				Msg: "invalid YAML in frontmatter: " + why}
 		}
 		return d
 	}
@@ -278,7 +281,7 @@ var parserProblems = []string{
 // budget depends only on the input, so the answer never depends on the
 // machine.
 func problemLine(raw []byte, msg string, line int) int {
-	const maxTries, maxBytes = 128, 256 << 10
+	const maxTries, maxBytes = 128, problemBytes
 	spent, end := 0, 0
 	for n := 1; end < len(raw); n++ {
 		if i := bytes.IndexByte(raw[end:], '\n'); i >= 0 {
@@ -321,4 +324,89 @@ func YAMLError(err error) (int, string) {
 		msg = e.Errors[0]
 	}
 	return 0, strings.TrimPrefix(msg, "yaml: ")
+}
+
+// problemColumn finds the 1-based column, in characters, of what broke the
+// YAML on a line that yaml.v3 named without a column, and says what it is in
+// words an author can act on, the library's message kept in parentheses.
+// Where the message names no particular character, the column is that of
+// the line's first one.
+func problemColumn(raw []byte, line int, msg string) (int, string) {
+	start, text := lineAt(raw, line)
+	col := func(i int) int { return utf8.RuneCount(text[:i]) + 1 }
+	first := len(text) - len(bytes.TrimLeft(text, " ")) // a tab in the indentation is the fault itself
+	switch msg {
+	case "mapping values are not allowed in this context":
+		if i := mappingColon(raw, start, text, line, msg); i >= 0 {
+			return col(i), "\": \" inside an unquoted value, where YAML would start a new key (" + msg + ")"
+		}
+	case "found character that cannot start any token":
+		for i, c := range text {
+			if (c == '@' || c == '`') && (i == 0 || bytes.IndexByte([]byte(" \t[{,:-?"), text[i-1]) >= 0) {
+				return col(i), fmt.Sprintf("an unquoted value cannot start with %q (%s)", c, msg)
+			}
+		}
+	case "found unknown escape character":
+		if q := bytes.IndexByte(text, '"'); q >= 0 {
+			for i := q + 1; i+1 < len(text); i++ {
+				if text[i] != '\\' {
+					continue
+				}
+				if !strings.ContainsRune("0abt\tnvfre \"/\\N_LPxuU", rune(text[i+1])) {
+					return col(i), fmt.Sprintf("\"\\%c\" is no escape in a double-quoted value (%s)", text[i+1], msg)
+				}
+				i++ // a valid escape: skip the character it escapes
+			}
+		}
+	}
+	return col(first), msg
+}
+
+// mappingColon returns the byte offset, within text, of the ':' that made
+// yaml.v3 fail with msg on line: of the colons followed by a blank or the end
+// of the line, the first at which the YAML cut just after it fails the same
+// way. A key's own colon parses and a colon inside quotes fails otherwise,
+// so no guess about YAML's grammar is needed. The tries are bounded as in
+// problemLine; -1 when none is found within them.
+func mappingColon(raw []byte, start int, text []byte, line int, msg string) int {
+	const maxTries = 16
+	tries := 0
+	for i, c := range text {
+		if c != ':' || i+1 < len(text) && text[i+1] != ' ' && text[i+1] != '\t' {
+			continue
+		}
+		if tries++; tries > maxTries || start > problemBytes {
+			return -1
+		}
+		cut := append(raw[:start+i+1:start+i+1], '\n')
+		var root yaml.Node
+		if err := unmarshal(cut, &root); err != nil {
+			if l, m := YAMLError(err); m == msg && max(l, 1) == line {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// problemBytes bounds the YAML re-parsed to place an error: real frontmatter
+// is far smaller, and hostile frontmatter then costs only the first parse.
+const problemBytes = 256 << 10
+
+// lineAt returns the byte offset and text (without terminator) of 1-based
+// line n of raw, or an empty line past the end.
+func lineAt(raw []byte, n int) (int, []byte) {
+	start := 0
+	for ; n > 1; n-- {
+		i := bytes.IndexByte(raw[start:], '\n')
+		if i < 0 {
+			return len(raw), nil
+		}
+		start += i + 1
+	}
+	end := len(raw)
+	if i := bytes.IndexByte(raw[start:], '\n'); i >= 0 {
+		end = start + i
+	}
+	return start, bytes.TrimSuffix(raw[start:end], []byte("\r"))
 }

@@ -12,6 +12,7 @@ func TestParse(t *testing.T) {
 	type want struct {
 		problem   ProblemKind
 		line      int    // Problem.Line, when there is a problem
+		col       int    // Problem.Col, when not 1
 		msg       string // a piece of Problem.Msg
 		bom       bool
 		front     bool // Front is a mapping
@@ -83,7 +84,7 @@ func TestParse(t *testing.T) {
 		{"alias frontmatter", "---\n*x\n---\n", want{
 			problem: BadYAML, line: 2, frontRaw: "*x\n", frontLine: 2, body: "", bodyLine: 4}},
 		{"yaml error names the file line", "---\nname: pdf\ndescription: a: b\n---\nbody\n", want{
-			problem: BadYAML, line: 3, msg: "mapping values are not allowed",
+			problem: BadYAML, line: 3, col: 15, msg: "\": \" inside an unquoted value",
 			frontRaw: "name: pdf\ndescription: a: b\n", frontLine: 2, body: "body\n", bodyLine: 5}},
 		{"yaml error after bom", "\xEF\xBB\xBF---\nname: pdf\n\n\nx: [1, 2\n---\n", want{
 			problem: BadYAML, bom: true, line: 5, msg: "did not find expected ','", frontRaw: "name: pdf\n\n\nx: [1, 2\n", frontLine: 2, body: "", bodyLine: 7}},
@@ -102,7 +103,7 @@ func TestParse(t *testing.T) {
 			problem: BadYAML, line: 3, msg: "did not find expected '-' indicator", frontRaw: "- a\nb: 1\n",
 			frontLine: 2, body: "", bodyLine: 5}},
 		{"over-indented key names its own line", "---\nname: pdf\nmetadata:\n  a: \"x\"\n   b: \"y\"\n---\nbody\n", want{
-			problem: BadYAML, line: 5, msg: "did not find expected key",
+			problem: BadYAML, line: 5, col: 4, msg: "did not find expected key",
 			frontRaw: "name: pdf\nmetadata:\n  a: \"x\"\n   b: \"y\"\n", frontLine: 2, body: "body\n", bodyLine: 7}},
 		{"open quote before a later error", "---\na: \"x\n  y\"\nb: 1\n- c\n---\n", want{
 			problem: BadYAML, line: 5, msg: "did not find expected key",
@@ -113,6 +114,26 @@ func TestParse(t *testing.T) {
 			problem: BadYAML, line: 2, msg: "undefined tag handle", frontRaw: "name: !x!y pdf\n", frontLine: 2, body: "", bodyLine: 4}},
 		{"scanner error in a quoted scalar", "---\nname: pdf\ndescription: \"open\n\n---\n", want{
 			problem: BadYAML, line: 3, msg: "unexpected end of stream", frontRaw: "name: pdf\ndescription: \"open\n\n", frontLine: 2, body: "", bodyLine: 6}},
+		// The column is that of the ": " that broke the value, not of the
+		// key's own colon or one without a blank after it.
+		{"colon in a value", "---\nname: pdf\ndescription: Use http://x when: asked\n---\n", want{
+			problem: BadYAML, line: 3, col: 31, msg: "\": \" inside an unquoted value",
+			frontRaw: "name: pdf\ndescription: Use http://x when: asked\n", frontLine: 2, body: "", bodyLine: 5}},
+		{"colon ending a value", "---\ndescription: Use when:\n---\n", want{
+			problem: BadYAML, line: 2, col: 22, msg: "\": \" inside",
+			frontRaw: "description: Use when:\n", frontLine: 2, body: "", bodyLine: 4}},
+		{"colon on a continuation line", "---\ndescription: Use this\n  when: asked\n---\n", want{
+			problem: BadYAML, line: 3, col: 7, msg: "\": \" inside",
+			frontRaw: "description: Use this\n  when: asked\n", frontLine: 2, body: "", bodyLine: 5}},
+		{"colon on the first line", "---\n- a: b: c\n---\n", want{
+			problem: BadYAML, line: 2, col: 7, msg: "\": \" inside",
+			frontRaw: "- a: b: c\n", frontLine: 2, body: "", bodyLine: 4}},
+		{"character that cannot start a value", "---\nname: pdf\ndescription: `pdf` tools\n---\n", want{
+			problem: BadYAML, line: 3, col: 14, msg: "cannot start with '`'",
+			frontRaw: "name: pdf\ndescription: `pdf` tools\n", frontLine: 2, body: "", bodyLine: 5}},
+		{"unknown escape", "---\ndescription: \"C:\\n\\q\"\n---\n", want{
+			problem: BadYAML, line: 2, col: 19, msg: "\"\\q\" is no escape",
+			frontRaw: "description: \"C:\\n\\q\"\n", frontLine: 2, body: "", bodyLine: 4}},
 		{"non-string name", "---\nname: 12\n---\n", want{
 			front: true, frontRaw: "name: 12\n", frontLine: 2, body: "", bodyLine: 4}},
 	}
@@ -131,8 +152,11 @@ func TestParse(t *testing.T) {
 				if d.Problem == nil {
 					t.Fatalf("Problem = nil, want kind %d", w.problem)
 				}
-				if d.Problem.Kind != w.problem || d.Problem.Line != w.line || d.Problem.Col != 1 {
-					t.Errorf("Problem = %+v, want kind %d at %d:1", *d.Problem, w.problem, w.line)
+				if w.col == 0 {
+					w.col = 1
+				}
+				if d.Problem.Kind != w.problem || d.Problem.Line != w.line || d.Problem.Col != w.col {
+					t.Errorf("Problem = %+v, want kind %d at %d:%d", *d.Problem, w.problem, w.line, w.col)
 				}
 				if !strings.Contains(d.Problem.Msg, w.msg) {
 					t.Errorf("Problem.Msg = %q, want it to contain %q", d.Problem.Msg, w.msg)
@@ -320,5 +344,23 @@ func TestParseProblemLineBudget(t *testing.T) {
 	d = Parse([]byte("---\nlist:\n  - a\n  - b\n  key: x\n---\n"))
 	if d.Problem == nil || d.Problem.Line != 5 || !strings.Contains(d.Problem.Msg, "'-' indicator") {
 		t.Errorf("Problem = %+v, want line 5", d.Problem)
+	}
+}
+
+// Metadata values are strings by the specification, so an unquoted number,
+// boolean or date is published as the text written, not as what YAML makes
+// of it; elsewhere YAML's types stay, and null stays null.
+func TestFrontmatterJSONMetadataText(t *testing.T) {
+	d := Parse([]byte("---\nname: pdf\ndescription: d\nversion: 1.0\nmetadata:\n" +
+		"  count: 28\n  updated: 2026-02-06\n  version: 1.0\n  beta: true\n  big: 12345678901234567890\n" +
+		"  quoted: \"2.10\"\n  none:\n  tags: [1.0, x]\n---\n"))
+	got, err := d.FrontmatterJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"name":"pdf","description":"d","version":1,"metadata":{"count":"28","updated":"2026-02-06",` +
+		`"version":"1.0","beta":"true","big":"12345678901234567890","quoted":"2.10","none":null,"tags":[1,"x"]}}`
+	if string(got) != want {
+		t.Errorf("FrontmatterJSON =\n %s\nwant\n %s", got, want)
 	}
 }
