@@ -20,7 +20,7 @@ func (d *Document) FrontmatterJSON() ([]byte, error) {
 		return nil, fmt.Errorf("SKILL.md has no frontmatter mapping")
 	}
 	var b bytes.Buffer
-	if err := d.writeJSON(&b, d.Front, 0); err != nil {
+	if err := d.writeJSON(&b, d.Front, 0, false); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -30,7 +30,13 @@ func (d *Document) FrontmatterJSON() ([]byte, error) {
 // frontmatter needs.
 const maxJSONDepth = 100
 
-func (d *Document) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
+// writeJSON writes n. With textValues, n is the metadata mapping, whose
+// values the specification makes strings: an unquoted count: 28, version:
+// 1.0 or updated: 2026-02-06 is published as the text written ("28", "1.0",
+// "2026-02-06"), which is what the author meant, not as the number 1 or the
+// date YAML makes of it. (lint's metadata-scalar asks for quotes, for the
+// hosts that read the YAML themselves.)
+func (d *Document) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues bool) error {
 	line, col := d.FilePos(n)
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("line %d, column %d: %s", line, col, fmt.Sprintf(format, args...))
@@ -58,7 +64,12 @@ func (d *Document) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
 			}
 			writeJSONString(b, k.Value)
 			b.WriteByte(':')
-			if err := d.writeJSON(b, n.Content[i+1], depth+1); err != nil {
+			v := n.Content[i+1]
+			if textValues && v.Kind == yaml.ScalarNode && v.ShortTag() != "!!null" {
+				writeJSONString(b, v.Value)
+				continue
+			}
+			if err := d.writeJSON(b, v, depth+1, n == d.Front && k.Value == "metadata"); err != nil {
 				return err
 			}
 		}
@@ -69,7 +80,7 @@ func (d *Document) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int) error {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			if err := d.writeJSON(b, c, depth+1); err != nil {
+			if err := d.writeJSON(b, c, depth+1, false); err != nil {
 				return err
 			}
 		}
