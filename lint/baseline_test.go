@@ -90,3 +90,30 @@ func TestBaselineChangesKey(t *testing.T) {
 		t.Error("a baseline does not change the config's key")
 	}
 }
+
+// FuzzBaseline checks that no file makes LoadBaseline panic, and that what
+// it accepts has only positive counts.
+func FuzzBaseline(f *testing.F) {
+	f.Add([]byte(`{"tool": "skillpack", "version": 1, "findings": {"a/SKILL.md": {"secret": 2}}}`))
+	f.Add([]byte(`{"tool": "skillpack", "version": 1, "findings": null}`))
+	f.Add([]byte(`[]`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p := filepath.Join(dir, "b.json")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b, err := LoadBaseline(p)
+		if err != nil {
+			return
+		}
+		for _, rules := range b.Counts {
+			for _, n := range rules {
+				if n < 1 {
+					t.Fatalf("accepted count %d", n)
+				}
+			}
+		}
+		b.filter([]Finding{{Path: "a/SKILL.md", Rule: "secret"}}, dir)
+	})
+}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,4 +128,20 @@ func TestNestedSkillFiles(t *testing.T) {
 			t.Errorf("%s was reported %d times, want once (by the inner skill)", f, n[f])
 		}
 	}
+}
+
+// FuzzInline checks that no file content makes the comment parser panic,
+// and that every comment it finds names a line of the file.
+func FuzzInline(f *testing.F) {
+	f.Add([]byte("<!-- skillpack-disable-next-line link-broken -- why -->\n[x](y.md)\n"))
+	f.Add([]byte("# skillpack-disable-next-line a,b c\t-- -->"))
+	f.Add([]byte("skillpack-disable-next-line"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines := bytes.Count(data, []byte("\n")) + 1
+		for _, in := range parseInline(data) {
+			if in.line < 1 || in.line > lines || len(in.used) != len(in.rules) {
+				t.Fatalf("comment at line %d of %d, %d rules, %d marks", in.line, lines, len(in.rules), len(in.used))
+			}
+		}
+	})
 }
