@@ -36,6 +36,12 @@ type Skill struct {
 	// names: see plugin.go.
 	Plugin string
 
+	// Mirror is set when the entry file is a symbolic link to the entry
+	// file of another skill found by the same walk: it is that skill's Dir.
+	// The two are one skill seen twice (a client's install folder often
+	// mirrors a repository's skills so), and only the other is the skill.
+	Mirror string
+
 	Doc *Document // nil when the entry file could not be read
 	Err error     // why the entry file could not be read
 }
@@ -121,6 +127,9 @@ func Find(root string) ([]*Skill, error) {
 	out := make([]*Skill, len(w.found))
 	for i, e := range w.found {
 		out[i] = &Skill{Dir: e.dir, File: e.name, Plugin: e.plugin}
+	}
+	if w.links > 0 {
+		findMirrors(out, w.found, root, walk)
 	}
 	if len(out) == 0 {
 		// A folder inside a skill ("lint pdf/scripts") means that skill;
@@ -233,11 +242,15 @@ func OpenFile(path string) (*os.File, error) {
 type walker struct {
 	root, walk string  // the folder as given, and as walked (a link's target)
 	found      []entry // skills found, not yet loaded
+	links      int     // how many of them have an entry file that is a symbolic link
 }
 
 // entry is a skill folder, the name of its entry file and the plugin
 // holding it.
-type entry struct{ dir, name, plugin string }
+type entry struct {
+	dir, name, plugin string
+	link              bool // the entry file is a symbolic link
+}
 
 // dir walks a folder; plugin is the plugin holding it, as reported.
 func (w *walker) dir(dir string, depth int, plugin string) error {
@@ -261,6 +274,10 @@ func (w *walker) dir(dir string, depth int, plugin string) error {
 	}
 	if name := entryIn(ents); name != "" {
 		w.add(dir, name, plugin)
+		if isLink(ents, name) {
+			w.found[len(w.found)-1].link = true
+			w.links++
+		}
 	}
 	if depth == MaxDepth {
 		return nil
@@ -277,7 +294,7 @@ func (w *walker) dir(dir string, depth int, plugin string) error {
 }
 
 func (w *walker) add(dir, name, plugin string) {
-	w.found = append(w.found, entry{w.reported(dir), name, plugin})
+	w.found = append(w.found, entry{dir: w.reported(dir), name: name, plugin: plugin})
 }
 
 // reported is a walked folder's path under the name the user gave, not
@@ -322,6 +339,54 @@ func entryIn(ents []fs.DirEntry) string {
 		}
 	}
 	return found
+}
+
+// findMirrors sets Mirror on each skill whose entry file links to another
+// skill's. A link is resolved to a real path, and compared with the real
+// paths of the skills found: the walk follows no link below the folder it
+// walks, so a skill's real path is that folder's real path joined with the
+// skill's path below it, and only the links cost a look at the disk.
+func findMirrors(out []*Skill, found []entry, root, walk string) {
+	real, err := filepath.EvalSymlinks(walk)
+	if err != nil {
+		return
+	}
+	if real, err = filepath.Abs(real); err != nil {
+		return
+	}
+	realEntry := func(s *Skill) string {
+		rel, _ := filepath.Rel(root, s.Dir)
+		return filepath.Join(real, rel, s.File)
+	}
+	byEntry := make(map[string]*Skill, len(out))
+	for i, s := range out {
+		if !found[i].link {
+			byEntry[realEntry(s)] = s
+		}
+	}
+	for i, s := range out {
+		if !found[i].link {
+			continue
+		}
+		// A dangling link mirrors nothing: lint reports it as such.
+		target, err := filepath.EvalSymlinks(realEntry(s))
+		if err != nil {
+			continue
+		}
+		if o := byEntry[target]; o != nil {
+			s.Mirror = o.Dir
+		}
+	}
+}
+
+// isLink reports whether the listed file name is a symbolic link.
+func isLink(ents []fs.DirEntry, name string) bool {
+	for _, e := range ents {
+		if e.Name() == name {
+			return e.Type()&fs.ModeSymlink != 0
+		}
+	}
+	return false
 }
 
 func has(ents []fs.DirEntry, name string) bool {

@@ -21,6 +21,21 @@ func dirs(t *testing.T, root string, skills []*Skill) []string {
 	return out
 }
 
+// relFolders maps each skill's folder to another folder it names (its
+// plugin, its mirror), both relative to base with "/", or "" for none.
+func relFolders(base string, skills []*Skill, folder func(*Skill) string) map[string]string {
+	out := map[string]string{}
+	for _, s := range skills {
+		rel, _ := filepath.Rel(base, s.Dir)
+		other := ""
+		if f := folder(s); f != "" {
+			other, _ = filepath.Rel(base, f)
+		}
+		out[filepath.ToSlash(rel)] = filepath.ToSlash(other)
+	}
+	return out
+}
+
 func TestDiscover(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
@@ -218,5 +233,44 @@ func TestLoad(t *testing.T) {
 	s = Load(filepath.Join(root, "c"))
 	if s.Doc != nil || s.Err == nil || s.File != FileName || !strings.Contains(s.Err.Error(), "no such file or folder") {
 		t.Errorf("Load(c) = %+v, want Err no such file", s)
+	}
+}
+
+// A SKILL.md linking to another skill's SKILL.md makes its folder a mirror
+// of that skill, as in a client's install folder that links a repository's
+// own skills; a dangling link, or one to a file no skill holds, does not.
+func TestDiscoverMirror(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"skills/a/SKILL.md": skillMD, "README.md": "# hi\n"})
+	symlink(t, root, ".gemini/skills/a/SKILL.md", "../../../skills/a/SKILL.md")
+	symlink(t, root, ".gemini/skills/gone/SKILL.md", "../../../skills/gone/SKILL.md")
+	symlink(t, root, ".gemini/skills/readme/SKILL.md", "../../../README.md")
+	symlink(t, root, ".agents/skills/a/SKILL.md", "../../../.gemini/skills/a/SKILL.md") // a link to a link
+	symlink(t, root, "linked", ".")                                                     // the root as a link
+	want := map[string]string{
+		".agents/skills/a":      "skills/a",
+		".gemini/skills/a":      "skills/a",
+		".gemini/skills/gone":   "",
+		".gemini/skills/readme": "",
+		"skills/a":              "",
+	}
+	for _, base := range []string{root, filepath.Join(root, "linked")} {
+		got, err := Discover(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if have := relFolders(base, got, func(s *Skill) string { return s.Mirror }); !reflect.DeepEqual(have, want) {
+			t.Errorf("Discover(%s): mirrors = %q\nwant %q", base, have, want)
+		}
+	}
+	t.Chdir(root)
+	got, err := Discover(".gemini")
+	if err != nil || len(got) != 3 {
+		t.Fatalf("Discover(.gemini) = %v, %v", got, err)
+	}
+	for _, s := range got {
+		if s.Mirror != "" {
+			t.Errorf("%s: Mirror = %q, but the skill it links to was not part of the walk", s.Dir, s.Mirror)
+		}
 	}
 }

@@ -48,16 +48,7 @@ func TestDiscoverPlugin(t *testing.T) {
 		"plugins/telegram/skills/access": "plugins/telegram",
 		"skills/access":                  "",
 	}
-	have := map[string]string{}
-	for _, s := range got {
-		rel, _ := filepath.Rel(root, s.Dir)
-		plugin := ""
-		if s.Plugin != "" {
-			plugin, _ = filepath.Rel(root, s.Plugin)
-		}
-		have[filepath.ToSlash(rel)] = filepath.ToSlash(plugin)
-	}
-	if !reflect.DeepEqual(have, want) {
+	if have := relFolders(root, got, func(s *Skill) string { return s.Plugin }); !reflect.DeepEqual(have, want) {
 		t.Errorf("plugins = %q\nwant      %q", have, want)
 	}
 }
