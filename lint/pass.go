@@ -154,11 +154,16 @@ type Named struct {
 	// skip it, or its healthy twin elsewhere would fail for a name
 	// nobody wrote.
 	Declared bool
+
+	// Mirror is as in skill.Skill: the folder of the skill whose SKILL.md
+	// this one's SKILL.md links to. A mirror is that skill seen twice, so its
+	// name is no second use.
+	Mirror string
 }
 
 // NameOf is what the checks across skills read of s.
 func NameOf(s *skill.Skill) Named {
-	n := Named{Dir: s.Dir, File: s.File, Plugin: s.Plugin, Name: SkillName(s)}
+	n := Named{Dir: s.Dir, File: s.File, Plugin: s.Plugin, Name: SkillName(s), Mirror: s.Mirror}
 	if s.Doc != nil {
 		if _, v := s.Doc.Lookup("name"); v != nil {
 			n.Line, n.Column = s.Doc.FilePos(v)

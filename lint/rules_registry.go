@@ -20,7 +20,8 @@ var registryRules = []*Rule{
 			"(Claude Code, Codex and Cursor invoke the skill access of the plugin discord as /discord:access), " +
 			"so names are compared within one plugin, and among the skills outside any plugin; a plugin is a " +
 			"folder holding plugin.json, or .claude-plugin/, .codex-plugin/ or .cursor-plugin/plugin.json. " +
-			"A SKILL.md that declares no name is reported by other rules and not compared here.",
+			"A SKILL.md that declares no name is reported by other rules and not compared here, nor is a " +
+			"mirror (skill-mirror).",
 		Bad:      "a/pdf-tools/SKILL.md and b/pdf-tools/SKILL.md, both name: pdf-tools",
 		Good:     "a/pdf-tools/SKILL.md and b/pdf-forms/SKILL.md; or discord/skills/access/SKILL.md and telegram/skills/access/SKILL.md in two plugins",
 		CheckAll: checkDuplicateNames,
@@ -36,6 +37,39 @@ var registryRules = []*Rule{
 		Bad:      "pdf-tools/SKILL.md and pdf-tools/forms/SKILL.md",
 		Good:     "pdf-tools/SKILL.md and pdf-forms/SKILL.md",
 		CheckAll: checkNested,
+	},
+	{
+		ID:       "skill-mirror",
+		Title:    "SKILL.md is no link to another skill's SKILL.md",
+		Category: CatRegistry,
+		Severity: Error,
+		Explain: "A folder whose SKILL.md is a symbolic link to the SKILL.md of another skill of the tree is " +
+			"that skill seen a second time, as a client's install folder often mirrors a repository's own " +
+			"skills. It is reported once, here, and its name is not counted as a second use. The build cannot " +
+			"publish it (its SKILL.md lies outside its folder), and would serve one skill twice if it could. " +
+			"Remove the mirror, or leave its folder out with ignore: in skillpack.yaml.",
+		Bad:        ".gemini/skills/pdf/SKILL.md -> ../../../skills/pdf/SKILL.md",
+		Good:       "skills/pdf/SKILL.md, with .gemini/ under ignore: in skillpack.yaml",
+		Supersedes: []string{"symlink-escape"},
+		CheckAll:   checkMirrors,
+	},
+	{
+		ID:       "installed-folder",
+		Title:    "No client's install folder among the skills a repository publishes",
+		Category: CatRegistry,
+		Severity: Warning,
+		Explain: "Clients load a project's skills from their own folders: .claude/skills (Claude Code, also " +
+			"read by GitHub Copilot, Cursor and OpenCode), .agents/skills (Codex, Gemini CLI, GitHub Copilot, " +
+			"Cursor, OpenCode, goose), .gemini/skills (Gemini CLI), .github/skills (GitHub Copilot), " +
+			".cursor/skills and .codex/skills (Cursor), .opencode/skills (OpenCode), .windsurf/skills " +
+			"(Windsurf), .goose/skills (goose). When a tree has skills of its own elsewhere too, such a folder " +
+			"holds a client's copy, installed or mirrored from elsewhere, or the project's own working skills: " +
+			"either way not what the repository publishes, and the build would publish it too. Add the folder " +
+			"to ignore: in skillpack.yaml, or remove it. A tree whose only skills are in such a folder is " +
+			"linted as it is.",
+		Bad:      "skills/pdf/SKILL.md and .gemini/skills/pdf/SKILL.md",
+		Good:     "skills/pdf/SKILL.md, with .gemini/ under ignore: in skillpack.yaml",
+		CheckAll: checkInstalled,
 	},
 }
 
@@ -57,7 +91,7 @@ func checkDuplicateNames(p *RegistryPass) {
 	type scoped struct{ plugin, name string }
 	byName := map[scoped][]int{}
 	for i, s := range p.Skills {
-		if !s.Declared {
+		if !s.Declared || s.Mirror != "" {
 			continue
 		}
 		k := scoped{name: s.Name}
@@ -111,4 +145,89 @@ func checkNested(p *RegistryPass) {
 			}
 		}
 	}
+}
+
+func checkMirrors(p *RegistryPass) {
+	for _, s := range p.Skills {
+		if s.Mirror == "" {
+			continue
+		}
+		p.Report(Finding{Path: p.Rel(s.EntryPath()),
+			Message: fmt.Sprintf("%s is a link to the SKILL.md of %s: this folder is that skill seen again, not a skill of its own", s.File, p.Rel(s.Mirror)),
+			Fix:     "remove the folder, or add it to ignore: in skillpack.yaml"})
+	}
+}
+
+// installFolders are the folders, as their last two names, where clients
+// load a project's skills from, and the clients that do (from each
+// client's documentation, Nov 2026).
+var installFolders = map[[2]string]string{
+	{".claude", "skills"}:   "Claude Code (and GitHub Copilot, Cursor, OpenCode)",
+	{".agents", "skills"}:   "Codex, Gemini CLI, GitHub Copilot, Cursor, OpenCode and goose",
+	{".gemini", "skills"}:   "Gemini CLI",
+	{".github", "skills"}:   "GitHub Copilot",
+	{".cursor", "skills"}:   "Cursor",
+	{".codex", "skills"}:    "Cursor (for Codex compatibility)",
+	{".opencode", "skills"}: "OpenCode",
+	{".opencode", "skill"}:  "OpenCode",
+	{".windsurf", "skills"}: "Windsurf",
+	{".goose", "skills"}:    "goose",
+}
+
+// installFolder returns the nearest client's install folder above the
+// absolute folder dir, and the clients that read it; "" when none is.
+func installFolder(dir string) (folder, clients string) {
+	for {
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", ""
+		}
+		if c, ok := installFolders[[2]string{filepath.Base(parent), filepath.Base(dir)}]; ok {
+			return dir, c
+		}
+		dir = parent
+	}
+}
+
+func checkInstalled(p *RegistryPass) {
+	// One finding a folder, not one a skill: the folder is the cause, and
+	// a mirror of a few hundred skills would otherwise bury the rest.
+	type folder struct {
+		clients string
+		skills  int
+	}
+	inside := map[string]*folder{}
+	outside := 0
+	for _, s := range p.Skills {
+		abs, _ := filepath.Abs(s.Dir)
+		dir, clients := installFolder(abs)
+		switch {
+		case dir != "":
+			if inside[dir] == nil {
+				inside[dir] = &folder{clients: clients}
+			}
+			inside[dir].skills++
+		case s.Mirror == "":
+			outside++
+		}
+	}
+	if outside == 0 {
+		return // the tree's skills are all in such folders: they are its own
+	}
+	for dir, f := range inside {
+		rel := p.Rel(dir)
+		p.Report(Finding{Path: rel,
+			Message: fmt.Sprintf("%s is a client's skill folder, read by %s; what it holds (%s) is a copy, "+
+				"installed or mirrored from elsewhere, or the project's working skills, not skills this repository "+
+				"publishes (%s elsewhere)", rel, f.clients, nSkills(f.skills), nSkills(outside)),
+			Fix: fmt.Sprintf("add %s/ to ignore: in skillpack.yaml, or remove the folder", rel)})
+	}
+}
+
+// nSkills is "1 skill" or "n skills".
+func nSkills(n int) string {
+	if n == 1 {
+		return "1 skill"
+	}
+	return fmt.Sprintf("%d skills", n)
 }
