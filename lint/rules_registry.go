@@ -33,7 +33,9 @@ var registryRules = []*Rule{
 		Severity: Warning,
 		Explain: "A skill folder inside another skill's folder is packed into the outer skill's archive as " +
 			"well as published on its own, and clients that install the outer skill get a stray SKILL.md. " +
-			"Move the inner skill next to the outer one.",
+			"Move the inner skill next to the outer one; or, when it is a part of the outer skill (a page the " +
+			"outer SKILL.md links to), rename its SKILL.md so that it is no skill of its own. Each inner skill " +
+			"is reported once, against the nearest skill holding it.",
 		Bad:      "pdf-tools/SKILL.md and pdf-tools/forms/SKILL.md",
 		Good:     "pdf-tools/SKILL.md and pdf-forms/SKILL.md",
 		CheckAll: checkNested,
@@ -137,7 +139,8 @@ func checkNested(p *RegistryPass) {
 			if dirs[dir] {
 				p.Report(Finding{Path: p.Rel(s.EntryPath()),
 					Message: fmt.Sprintf("this skill is inside the skill folder %s, whose archive will contain it too", p.Rel(dir)),
-					Fix:     "move the folder next to " + p.Rel(dir)})
+					Fix: "move the folder next to " + p.Rel(dir) + "; or, if it is a part of that skill, " +
+						"rename its " + s.File + " (to README.md, say) so that it is no skill of its own"})
 				break
 			}
 			if parent := filepath.Dir(dir); parent == dir {
