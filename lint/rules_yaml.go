@@ -180,6 +180,11 @@ type yamlItem struct {
 	key    bool       // the node is a mapping key
 	flow   *yaml.Node // the outermost flow collection around the node, if any
 	inFMap bool       // some ancestor is a flow mapping
+	// unread: the node is in the value of a top-level key the profile does
+	// not know. unknown-key reports the key, and nobody reads its value, so
+	// the YAML warnings leave the value alone; the errors do not, since a
+	// reader that rejects the syntax drops the whole skill.
+	unread bool
 }
 
 // yamlTree is the frontmatter flattened once per skill and shared by the
@@ -219,7 +224,7 @@ func frontTree(p *Pass) *yamlTree {
 			if n.Kind == yaml.MappingNode && it.flow != nil {
 				t.flowMap[it.flow] = true
 			}
-			child := yamlItem{flow: it.flow, inFMap: it.inFMap || n.Kind == yaml.MappingNode && flowStyle}
+			child := yamlItem{flow: it.flow, inFMap: it.inFMap || n.Kind == yaml.MappingNode && flowStyle, unread: it.unread}
 			if child.flow == nil && flowStyle {
 				child.flow = n
 			}
@@ -227,11 +232,19 @@ func frontTree(p *Pass) *yamlTree {
 				c := child
 				c.n = n.Content[i]
 				c.key = n.Kind == yaml.MappingNode && i%2 == 0
+				if n == p.Doc.Front && !c.key {
+					c.unread = !knownKey(p, n.Content[i-1])
+				}
 				stack = append(stack, c)
 			}
 		}
 		return t
 	}).(*yamlTree)
+}
+
+// knownKey reports whether a top-level key is one unknown-key accepts.
+func knownKey(p *Pass, k *yaml.Node) bool {
+	return k.Kind != yaml.ScalarNode || p.Profile == nil || p.Profile.KnownKey(k.Value)
 }
 
 func rawLines(raw []byte) []string {
@@ -534,7 +547,7 @@ func checkFlowMappings(p *Pass) {
 		n := it.n
 		// Only the outermost flow mapping: rewriting it in block form fixes
 		// those inside it too.
-		if n.Kind != yaml.MappingNode || n.Style&yaml.FlowStyle == 0 || it.inFMap {
+		if n.Kind != yaml.MappingNode || n.Style&yaml.FlowStyle == 0 || it.inFMap || ownedFlow(p, it) {
 			continue
 		}
 		if it.flow != nil {
@@ -547,12 +560,21 @@ func checkFlowMappings(p *Pass) {
 	}
 }
 
+// ownedFlow reports whether a flow collection is, or is inside, a value
+// that a field rule reports as not a string: flattening it into a string, as
+// that rule asks, also ends the flow syntax.
+func ownedFlow(p *Pass, it yamlItem) bool {
+	owned := fieldOwned(p)
+	return owned[it.n] || it.flow != nil && owned[it.flow]
+}
+
 func checkFlowSequences(p *Pass) {
 	t := frontTree(p)
 	for _, it := range t.items {
 		n := it.n
 		// A flow sequence that holds a mapping is yaml-flow-mapping's error.
-		if n.Kind != yaml.SequenceNode || n.Style&yaml.FlowStyle == 0 || it.flow != nil || t.flowMap[n] {
+		if n.Kind != yaml.SequenceNode || n.Style&yaml.FlowStyle == 0 || it.flow != nil || t.flowMap[n] ||
+			it.unread || ownedFlow(p, it) {
 			continue
 		}
 		p.ReportNode(n, "write the list in block form, one \"- item\" a line (or leave out an empty list)",
@@ -679,7 +701,7 @@ func checkColonSpace(p *Pass) {
 	const fix = "quote the value, or use a \">\" block"
 	for _, it := range t.items {
 		n := it.n
-		if it.key || !t.plain(n) || n.ShortTag() != "!!str" {
+		if it.key || it.unread || !t.plain(n) || n.ShortTag() != "!!str" {
 			continue
 		}
 		v := n.Value
@@ -697,12 +719,12 @@ func checkColonSpace(p *Pass) {
 
 func checkAmbiguousScalars(p *Pass) {
 	t := frontTree(p)
-	typed := typedStringFields(p)
+	typed := fieldOwned(p)
 	for _, it := range t.items {
 		n := it.n
 		// A key YAML does not read as a string is yaml-complex-key's; a
 		// value of a field that must be a string is its field rule's.
-		if !t.plain(n) || it.key && n.ShortTag() != "!!str" || typed[n] {
+		if !t.plain(n) || it.key && n.ShortTag() != "!!str" || typed[n] || it.unread {
 			continue
 		}
 		if how := ambiguous(n.Value, n.ShortTag()); how != "" {
@@ -712,28 +734,33 @@ func checkAmbiguousScalars(p *Pass) {
 	}
 }
 
-// typedStringFields are the scalar values that a spec field rule already
-// reports for not being strings (name: 1.0, metadata values such as
-// version: 1.0), so that one unquoted number is reported once.
-func typedStringFields(p *Pass) map[*yaml.Node]bool {
-	out := map[*yaml.Node]bool{}
-	if p.Doc == nil || p.Doc.Front == nil {
-		return out
-	}
-	nonString := func(v *yaml.Node) bool { return v != nil && v.Kind == yaml.ScalarNode && v.ShortTag() != "!!str" }
-	for _, key := range []string{"name", "description", "license", "compatibility"} {
-		if _, v := p.Doc.Lookup(key); nonString(v) {
-			out[v] = true
+// fieldOwned are the values that a spec field rule already reports for not
+// being strings (name: 1.0, license: [MIT], metadata values such as
+// version: 1.0 or tags: [a, b]), so that one value is reported once: the
+// YAML rules skip these nodes, and the flow rules what is inside them.
+func fieldOwned(p *Pass) map[*yaml.Node]bool {
+	return p.Memo("yaml:owned", func() any {
+		out := map[*yaml.Node]bool{}
+		if p.Doc == nil || p.Doc.Front == nil {
+			return out
 		}
-	}
-	if _, m := p.Doc.Lookup("metadata"); m != nil && m.Kind == yaml.MappingNode {
-		for i := 1; i < len(m.Content); i += 2 {
-			if nonString(m.Content[i]) {
-				out[m.Content[i]] = true
+		nonString := func(v *yaml.Node) bool {
+			return v != nil && v.Kind != yaml.AliasNode && !(v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str")
+		}
+		for _, key := range []string{"name", "description", "license", "compatibility"} {
+			if _, v := p.Doc.Lookup(key); nonString(v) {
+				out[v] = true
 			}
 		}
-	}
-	return out
+		if _, m := p.Doc.Lookup("metadata"); m != nil && m.Kind == yaml.MappingNode {
+			for i := 1; i < len(m.Content); i += 2 {
+				if nonString(m.Content[i]) {
+					out[m.Content[i]] = true
+				}
+			}
+		}
+		return out
+	}).(map[*yaml.Node]bool)
 }
 
 var (
