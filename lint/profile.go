@@ -35,11 +35,17 @@ func (p *Profile) KnownKey(key string) bool {
 }
 
 // claudeKeys are the frontmatter keys Claude Code reads beyond the spec
-// (code.claude.com skills docs, Nov 2026).
+// (code.claude.com skills docs, Nov 2026; disallowed-tools since v2.1.152).
 var claudeKeys = []string{
-	"agent", "argument-hint", "context", "disable-model-invocation", "effort",
-	"hooks", "model", "paths", "shell", "user-invocable", "version", "when_to_use",
+	"agent", "argument-hint", "arguments", "context", "disable-model-invocation",
+	"disallowed-tools", "effort", "hooks", "model", "paths", "shell",
+	"user-invocable", "version", "when_to_use",
 }
+
+// claudeSeverity is what Claude Code accepts, weighed for it: it reads a
+// YAML list of allowed-tools, and it goes by the frontmatter name, so a
+// folder named otherwise changes nothing it does.
+var claudeSeverity = map[string]Severity{"allowed-tools-list": Info, "name-mismatch": Warning}
 
 var profiles = []*Profile{
 	{
@@ -47,17 +53,31 @@ var profiles = []*Profile{
 		Description: "the Agent Skills specification only: any other frontmatter key is reported",
 	},
 	{
-		Name:        "claude",
-		Description: "also allows Claude Code's frontmatter keys (" + strings.Join(claudeKeys, ", ") + ")",
-		Keys:        claudeKeys,
+		Name: "claude",
+		Description: "also allows Claude Code's frontmatter keys (" + strings.Join(claudeKeys, ", ") + "); " +
+			"a YAML list of allowed-tools is informational and a name unlike its folder a warning",
+		Keys:     claudeKeys,
+		Severity: claudeSeverity,
 	},
 	{
 		Name: "relaxed",
 		Description: "for private registries whose clients all read Unicode: non-ASCII names and " +
-			"Claude Code keys are allowed, unknown keys are informational",
+			"Claude Code keys are allowed as under claude, unknown keys are informational",
 		Keys:     claudeKeys,
-		Severity: map[string]Severity{"name-non-ascii": Warning, "unknown-key": Info},
+		Severity: withSeverity(claudeSeverity, map[string]Severity{"name-non-ascii": Warning, "unknown-key": Info}),
 	},
+}
+
+// withSeverity returns base with over's entries added, leaving base as it is.
+func withSeverity(base, over map[string]Severity) map[string]Severity {
+	out := make(map[string]Severity, len(base)+len(over))
+	for id, s := range base {
+		out[id] = s
+	}
+	for id, s := range over {
+		out[id] = s
+	}
+	return out
 }
 
 // Profiles returns the built-in profiles, "spec" first.

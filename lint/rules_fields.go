@@ -2,7 +2,10 @@ package lint
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -56,7 +59,9 @@ var fieldRules = []*Rule{
 		Severity: Error,
 		Explain: "The specification requires the name field to equal the name of the folder holding " +
 			"SKILL.md. Clients that install by folder and clients that install by name would otherwise " +
-			"disagree about what the skill is called. Rename the folder or the name.",
+			"disagree about what the skill is called. Rename the folder or the name. A skill at the top of " +
+			"a git checkout is not checked: its folder is named by whoever cloned it, not by the author. " +
+			"Claude Code goes by the name field, so the claude and relaxed profiles make this a warning.",
 		Bad:   "skills/pdf/SKILL.md with name: pdf-tools",
 		Good:  "skills/pdf-tools/SKILL.md with name: pdf-tools",
 		Check: checkNameMismatch,
@@ -112,12 +117,40 @@ var fieldRules = []*Rule{
 		Title:    "metadata maps strings to strings",
 		Category: CatSpec,
 		Severity: Error,
-		Explain: "metadata is optional; when present it is a mapping from string keys to string values. YAML " +
-			"reads an unquoted version: 1.0 as the number 1 (and 1.10 as 1.1), so quote every value that " +
-			"looks like a number, boolean or date.",
-		Bad:   "metadata:\n  version: 1.0\n  tags: [pdf, forms]",
-		Good:  "metadata:\n  version: \"1.0\"\n  tags: pdf forms",
+		Explain: "metadata is optional; when present it is a mapping from string keys to string values. A list " +
+			"or a mapping as a value has no string form that clients agree on, and schema-checking hosts " +
+			"drop the skill. Flatten it into one string, or into several keys.",
+		Bad:   "metadata:\n  tags: [pdf, forms]",
+		Good:  "metadata:\n  tags: pdf forms",
 		Check: checkMetadata,
+	},
+	{
+		ID:       "metadata-scalar",
+		Title:    "metadata values are quoted where YAML would read a number, boolean or date",
+		Category: CatSpec,
+		Severity: Warning,
+		Explain: "metadata values are strings, but YAML guesses a type for unquoted ones: count: 28 is a number, " +
+			"version: 1.0 is the number 1, enabled: true a boolean, and YAML 1.1 readers such as js-yaml and " +
+			"PyYAML turn updated: 2026-02-06 into a date object. A host that reads the frontmatter that way " +
+			"sees something other than the text written (skillpack publishes the text as written). Quote " +
+			"the value.",
+		Bad:   "metadata:\n  version: 1.0\n  updated: 2026-02-06",
+		Good:  "metadata:\n  version: \"1.0\"\n  updated: \"2026-02-06\"",
+		Check: checkMetadataScalars,
+	},
+	{
+		ID:       "installed-metadata",
+		Title:    "metadata has no install records of another repository",
+		Category: CatContent,
+		Severity: Warning,
+		Explain: "gh skill install writes where it installed a skill from into its metadata (github-repo, " +
+			"github-ref, github-path, github-tree-sha, github-pinned). A skill carrying them is a copy of " +
+			"someone else's: republished as-is, it claims a source it no longer matches, and the next " +
+			"gh skill update overwrites local changes with upstream. Remove the keys (skillpack lint --fix " +
+			"strips them), or publish from the source repository.",
+		Bad:   "metadata:\n  github-repo: https://github.com/acme/skills\n  github-tree-sha: 7a8633b2...",
+		Good:  "metadata:\n  author: acme",
+		Check: checkInstalledMetadata,
 	},
 	{
 		ID:       "allowed-tools-type",
@@ -136,10 +169,13 @@ var fieldRules = []*Rule{
 		Category: CatSpec,
 		Severity: Warning,
 		Explain: "The specification defines allowed-tools as one space-separated string. Claude Code also " +
-			"accepts a YAML list, but other clients read the field as a string and ignore a list.",
-		Bad:   "allowed-tools:\n  - Read\n  - Bash",
-		Good:  "allowed-tools: Read Bash",
-		Check: checkAllowedToolsList,
+			"accepts a YAML list, but other clients read the field as a string and ignore a list. The claude " +
+			"and relaxed profiles make this informational.",
+		Bad:  "allowed-tools:\n  - Read\n  - Bash",
+		Good: "allowed-tools: Read Bash",
+		// A flow list ([Read, Bash]) is the same cause seen as YAML syntax.
+		Supersedes: []string{"yaml-flow-sequence"},
+		Check:      checkAllowedToolsList,
 	},
 	{
 		ID:       "unknown-key",
@@ -150,9 +186,13 @@ var fieldRules = []*Rule{
 			"allowed-tools. Other keys are ignored by most clients and make some drop the skill; a typo such " +
 			"as allowed_tools silently does nothing. Fix the spelling, move custom data under metadata, or " +
 			"choose a profile that knows the key (profile: claude allows Claude Code's keys).",
-		Bad:   "allowed_tools: Read\nauthor: Jane",
-		Good:  "allowed-tools: Read\nmetadata:\n  author: Jane",
-		Check: checkUnknownKeys,
+		Bad:  "allowed_tools: Read\nauthor: Jane",
+		Good: "allowed-tools: Read\nmetadata:\n  author: Jane",
+		// A key nobody reads makes the syntax of its value moot. The YAML
+		// warnings also skip values of unknown keys below the key's line,
+		// which the engine's same-line test does not reach.
+		Supersedes: []string{"yaml-flow-sequence", "yaml-colon-space", "yaml-ambiguous-scalar"},
+		Check:      checkUnknownKeys,
 	},
 	{
 		ID:       "description-short",
@@ -173,7 +213,10 @@ var fieldRules = []*Rule{
 		Explain:  "A description that repeats the name tells an agent nothing about when to use the skill.",
 		Bad:      "name: pdf-tools\ndescription: pdf tools",
 		Good:     "name: pdf-tools\ndescription: Fill and merge PDF forms. Use when the user mentions PDFs.",
-		Check:    checkDescriptionEqualsName,
+		// A name is short, so its echo usually is too: one finding, the
+		// one that says what is wrong.
+		Supersedes: []string{"description-short"},
+		Check:      checkDescriptionEqualsName,
 	},
 	{
 		ID:       "description-angle-brackets",
@@ -273,8 +316,16 @@ func checkNameFormat(p *Pass) {
 		}
 	}
 	if len(problems) > 0 {
-		p.ReportNode(v, "use lowercase letters, digits and single hyphens, e.g. "+strconvQuote(suggestName(name)),
-			"name %q %s", name, strings.Join(problems, ", "))
+		// The folder's name is the one to take when it is valid, since
+		// the specification wants the two equal.
+		fix := "use lowercase letters, digits and single hyphens: name: " + suggestName(name)
+		if folder := p.Skill.Name(); namePattern.MatchString(folder) && len(folder) <= 64 {
+			fix = "set name: " + folder + ", the folder's name"
+		} else {
+			fix += ", and rename the folder to match"
+		}
+		p.ReportNode(v, fix, "name %q %s; discovery indexes and install commands cannot carry it",
+			name, strings.Join(problems, ", "))
 	}
 }
 
@@ -360,10 +411,24 @@ func checkNameMismatch(p *Pass) {
 	if !ok || !namePattern.MatchString(name) {
 		return // name-format reports it; a mismatch only makes sense for a valid name
 	}
+	if checkoutRoot(p.Skill.Dir) {
+		return
+	}
 	if folder := p.Skill.Name(); name != folder {
 		p.ReportNode(v, fmt.Sprintf("rename the folder to %q or set name: %s", name, folder),
 			"name %q does not match the folder name %q", name, folder)
 	}
+}
+
+// checkoutRoot reports whether dir is the top of a git checkout (a .git
+// folder, or the .git file of a worktree or submodule). Such a folder is
+// named by whoever cloned it (git clone URL DIR, actions/checkout's path),
+// so comparing the skill's name with it says nothing about the skill. The
+// folder lint was given is no test: a pre-commit hook gives skills/pdf for
+// a skill whose folder name is the author's own choice.
+func checkoutRoot(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, ".git"))
+	return err == nil
 }
 
 func checkDescriptionLength(p *Pass) {
@@ -405,6 +470,18 @@ func checkCompatibility(p *Pass) {
 	}
 }
 
+// metadataMap returns the metadata mapping, or nil when there is none or it
+// is something else (metadata-format reports that).
+func metadataMap(p *Pass) *yaml.Node {
+	if p.Doc == nil {
+		return nil
+	}
+	if _, v := p.Doc.Lookup("metadata"); v != nil && v.Kind == yaml.MappingNode {
+		return v
+	}
+	return nil
+}
+
 func checkMetadata(p *Pass) {
 	if p.Doc == nil {
 		return
@@ -420,23 +497,98 @@ func checkMetadata(p *Pass) {
 		p.ReportNode(v, "make it a mapping of keys to quoted strings", "metadata must be a mapping, not %s", describeNode(v))
 		return
 	}
+	// Keys that are not strings are yaml-complex-key's, aliases yaml-anchor's
+	// and scalars of other types metadata-scalar's: one finding a cause.
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
-		if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" {
-			p.ReportNode(k, "quote the key", "metadata key %s is not a string", describeNode(k))
-			continue
-		}
-		if val.Kind == yaml.ScalarNode && val.ShortTag() == "!!str" {
-			continue
-		}
-		if val.Kind == yaml.ScalarNode {
-			p.ReportNode(val, fmt.Sprintf("quote it: %s: %q", k.Value, val.Value),
-				"metadata.%s is %s, not a string; quote it", k.Value, describeNode(val))
-		} else {
+		if val.Kind == yaml.MappingNode || val.Kind == yaml.SequenceNode {
 			p.ReportNode(val, "flatten it into one string, or into several keys",
 				"metadata.%s is %s; metadata values must be strings", k.Value, describeNode(val))
 		}
 	}
+}
+
+func checkMetadataScalars(p *Pass) {
+	m := metadataMap(p)
+	if m == nil {
+		return
+	}
+	t := frontTree(p)
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		// A tagged value is yaml-tag's, .inf and .nan yaml-special-float's.
+		if !t.plain(v) || v.ShortTag() == "!!str" || specialFloat(v) {
+			continue
+		}
+		how := scalarReading(v)
+		if v.ShortTag() == "!!null" {
+			p.ReportNode(v, fmt.Sprintf("write %s: \"\" or remove the key", quoteKey(k.Value)),
+				"metadata.%s has no value: YAML readers see null, not a string", k.Value)
+			continue
+		}
+		p.ReportNode(v, fmt.Sprintf("quote it: %s: %s", quoteKey(k.Value), strconv.Quote(v.Value)),
+			"metadata.%s is unquoted %s: %s; metadata values are strings, so quote it", k.Value, v.Value, how)
+	}
+}
+
+// scalarReading says what YAML readers make of an unquoted scalar that is
+// not a string, for metadata-scalar's message.
+func scalarReading(v *yaml.Node) string {
+	if how := ambiguous(v.Value, v.ShortTag()); how != "" {
+		if v.ShortTag() == "!!timestamp" {
+			// Name the readers: authors know them, and the YAML version less.
+			how = strings.Replace(how, "YAML 1.1 readers", "YAML 1.1 readers (js-yaml, PyYAML)", 1)
+		}
+		return how
+	}
+	switch v.ShortTag() {
+	case "!!bool":
+		return "YAML readers see the boolean " + strings.ToLower(v.Value) + ", not text"
+	case "!!int", "!!float":
+		return "YAML readers see a number, not text"
+	}
+	return "YAML readers see " + describeNode(v) + ", not text"
+}
+
+// installedKeys are the metadata keys gh skill install writes to record
+// where it copied a skill from (cli/cli's skill install, 2026).
+var installedKeys = []string{"github-repo", "github-ref", "github-path", "github-tree-sha", "github-pinned"}
+
+func checkInstalledMetadata(p *Pass) {
+	m := metadataMap(p)
+	if m == nil {
+		return
+	}
+	var first *yaml.Node
+	var keys []string
+	repo := ""
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		if !contains(installedKeys, k.Value) {
+			continue
+		}
+		if first == nil {
+			first = k
+		}
+		keys = append(keys, k.Value)
+		if k.Value == "github-repo" && v.Kind == yaml.ScalarNode {
+			repo = v.Value
+		}
+	}
+	if first == nil {
+		return
+	}
+	from := ""
+	if repo != "" {
+		from = " from " + repo
+	}
+	what := "metadata keys " + strings.Join(keys, ", ") + " were"
+	if len(keys) == 1 {
+		what = "metadata key " + keys[0] + " was"
+	}
+	p.ReportNode(first, "remove them (skillpack lint --fix strips them), or publish from the source repository",
+		"%s written by gh skill install: this skill is a copy installed%s, "+
+			"and republished as-is it claims a source it no longer matches", what, from)
 }
 
 func checkAllowedToolsType(p *Pass) {

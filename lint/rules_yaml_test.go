@@ -182,3 +182,33 @@ func TestFindHeader(t *testing.T) {
 		}
 	}
 }
+
+// The claude and relaxed profiles know Claude Code's documented frontmatter
+// keys and weigh what it accepts below an error; spec knows none of them.
+func TestClaudeProfiles(t *testing.T) {
+	documented := []string{"when_to_use", "argument-hint", "arguments", "disable-model-invocation",
+		"user-invocable", "allowed-tools", "disallowed-tools", "model", "effort", "context", "agent",
+		"hooks", "paths", "shell"}
+	spec, _ := LookupProfile("spec")
+	for _, name := range []string{"claude", "relaxed"} {
+		p, err := LookupProfile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range documented {
+			if !p.KnownKey(k) {
+				t.Errorf("profile %s does not know %q", name, k)
+			}
+		}
+		cfg := DefaultConfig()
+		cfg.Profile = p
+		for id, want := range map[string]Severity{"allowed-tools-list": Info, "name-mismatch": Warning} {
+			if got := cfg.Effective(Lookup(id)); got != want {
+				t.Errorf("profile %s: %s is %s, want %s", name, id, got, want)
+			}
+		}
+	}
+	if spec.KnownKey("argument-hint") || len(spec.Severity) != 0 {
+		t.Errorf("profile spec knows Claude Code's keys or weighs rules: %+v", spec)
+	}
+}
