@@ -2,6 +2,12 @@ package lint
 
 import (
 	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/skillpack/skillpack/skill"
@@ -28,11 +34,16 @@ var entryRules = []*Rule{
 		Title:    "SKILL.md can be read",
 		Category: CatSpec,
 		Severity: Error,
-		Explain: "skillpack could not open or read the skill's SKILL.md (permissions, or it is not a regular " +
-			"file). Nothing else about the skill can be checked until it can be read.",
-		Bad:   "my-skill/SKILL.md with mode 0000, or a SKILL.md that is a folder or a named pipe",
-		Good:  "my-skill/SKILL.md, a readable regular file",
-		Check: checkEntryReadable,
+		Explain: "skillpack could not open or read the skill's SKILL.md (permissions, a symbolic link that is " +
+			"broken or leaves the skill folder, or not a regular file). Installers copy the skill folder and " +
+			"the build publishes nothing outside it, so such a SKILL.md leaves no skill at all. Nothing else " +
+			"about the skill can be checked until it can be read.",
+		Bad:  "my-skill/SKILL.md -> ../../commands/my-skill.md, or a SKILL.md with mode 0000",
+		Good: "my-skill/SKILL.md, a readable regular file inside the folder",
+		// The file rules see the same link or file among the skill's
+		// files: one cause, one finding.
+		Supersedes: []string{"symlink-escape", "symlink", "file-not-regular", "file-unreadable"},
+		Check:      checkEntryReadable,
 	},
 	problemRule(skill.NoFrontmatter, &Rule{
 		ID:       "frontmatter-missing",
@@ -114,7 +125,7 @@ func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
 		fix := ""
 		switch kind {
 		case skill.BadYAML:
-			fix = "quote values that contain \": \" or start with a YAML indicator, or use a folded block (>)"
+			fix = yamlFix(p, pr)
 		case skill.LeadingSpace:
 			fix = "delete everything before the opening \"---\""
 		case skill.Unclosed:
@@ -125,6 +136,39 @@ func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
 	return r
 }
 
+// yamlFix says how to mend the YAML error pr, from the text of its line.
+func yamlFix(p *Pass, pr *skill.Problem) string {
+	const generic = "quote values that contain \": \" or start with a YAML indicator, or use a folded block (>)"
+	var text string
+	if lines := frontTree(p).lines; pr.Line >= p.Doc.FrontLine && pr.Line-p.Doc.FrontLine < len(lines) {
+		text = lines[pr.Line-p.Doc.FrontLine]
+	}
+	switch {
+	case strings.Contains(pr.Msg, "\": \" inside an unquoted value"):
+		m := keyLine.FindStringSubmatch(text)
+		if m == nil || utf8.RuneCountInString(m[1]+m[2]) >= pr.Col {
+			// The colon is the first on its line: the line continues the
+			// value above, or was meant as a key and is indented too deep.
+			return "quote the value this line continues, or use a folded block (>); " +
+				"if the line is meant as a key, indent it as its neighbours"
+		}
+		key, value := m[2], strings.TrimRight(m[3], " \t")
+		if utf8.RuneCountInString(value) <= 80 {
+			return fmt.Sprintf("quote the value: %s: %s", key, strconv.Quote(value))
+		}
+		return fmt.Sprintf("put the whole value of %s in double quotes, or write it as a folded block (%s: >)", key, key)
+	case strings.Contains(pr.Msg, "cannot start with"):
+		return "quote the value"
+	case strings.Contains(pr.Msg, "is no escape"):
+		return "double the backslash (\\\\), or quote the value with single quotes, where \\ is plain text"
+	}
+	return generic
+}
+
+// keyLine splits a "key: value" line (or "- key: value") into its
+// indentation, key and value.
+var keyLine = regexp.MustCompile(`^(\s*(?:- +)?)([^\s:#'"][^:#]*?):[ \t]+(.*)$`)
+
 func checkEntryName(p *Pass) {
 	if p.Skill.File != skill.FileName {
 		p.Reportf(p.Skill.File, 0, 0, "rename "+p.Skill.File+" to "+skill.FileName,
@@ -133,9 +177,32 @@ func checkEntryName(p *Pass) {
 }
 
 func checkEntryReadable(p *Pass) {
+	if r := brokenEntry(p); r != nil {
+		target, _ := os.Readlink(p.Skill.EntryPath())
+		p.Reportf(p.Skill.File, 0, 0, "point the link at an existing file inside the skill folder, or replace it with the file itself",
+			"%s is a symbolic link to %q, which cannot be followed (%v); no client can read the skill",
+			p.Skill.File, filepath.ToSlash(target), r.Err)
+		return
+	}
 	if p.Skill.Err != nil {
 		p.Reportf(p.Skill.File, 0, 0, "", "cannot read %s: %v", p.Skill.File, p.Skill.Err)
 	}
+}
+
+// brokenEntry returns how the skill's files refused its entry file when it
+// is a symbolic link that cannot be followed, or nil. A link that leaves the
+// folder but resolves is read like any SKILL.md; symlink-escape reports it,
+// or skill-mirror when it reaches another skill's SKILL.md.
+func brokenEntry(p *Pass) *skill.Refused {
+	if p.Files == nil {
+		return nil
+	}
+	for i, r := range p.Files.Refused {
+		if r.Path == p.Skill.File && r.Kind == skill.LinkBroken {
+			return &p.Files.Refused[i]
+		}
+	}
+	return nil
 }
 
 func checkEntryEncoding(p *Pass) {
