@@ -346,6 +346,10 @@ func problemColumn(raw []byte, line int, msg string) (int, string) {
 				return col(i), fmt.Sprintf("an unquoted value cannot start with %q (%s)", c, msg)
 			}
 		}
+	case "did not find expected key", "did not find expected '-' indicator":
+		// problemLine found the line that broke the enclosing block: most
+		// often a key indented deeper or shallower than its neighbours.
+		return col(first), "YAML cannot place this line in the block above it; check its indentation (" + msg + ")"
 	case "found unknown escape character":
 		if q := bytes.IndexByte(text, '"'); q >= 0 {
 			for i := q + 1; i+1 < len(text); i++ {
