@@ -3,7 +3,9 @@ package lint
 import (
 	"bytes"
 	"net/url"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -326,15 +328,51 @@ const (
 	targetBackslash                   // a relative path with "\" separators
 	targetOutside                     // a relative path that leaves the skill folder
 	targetInside                      // a relative path inside the skill folder
+	targetPlugin                      // a path below ${CLAUDE_PLUGIN_ROOT}, the enclosing plugin's folder
 )
+
+// Clients expand some placeholders in SKILL.md before the model reads it:
+// Claude Code the skill's own folder (${CLAUDE_SKILL_DIR}, and {baseDir}
+// in Claude's skill docs) and a plugin's (${CLAUDE_PLUGIN_ROOT}). A link
+// through them names a file of the skill or its plugin, wherever the skill
+// is installed.
+var (
+	skillDirVars  = []string{"${CLAUDE_SKILL_DIR}/", "$CLAUDE_SKILL_DIR/", "{baseDir}/"}
+	pluginDirVars = []string{"${CLAUDE_PLUGIN_ROOT}/", "$CLAUDE_PLUGIN_ROOT/"}
+)
+
+// cutPrefixes cuts the first of prefixes that s starts with.
+func cutPrefixes(s string, prefixes []string) (string, bool) {
+	for _, p := range prefixes {
+		if rest, ok := strings.CutPrefix(s, p); ok {
+			return rest, true
+		}
+	}
+	return s, false
+}
 
 // resolve classifies a destination written in a file in folder dir (""
 // for the skill folder) and, for relative ones, returns the path it names
-// relative to the skill folder, cleaned.
+// relative to the skill folder, cleaned; for targetPlugin, relative to the
+// plugin's folder.
 func resolve(dir, dest string) (targetKind, string) {
 	dest = strings.TrimSpace(dest)
+	if rest, ok := cutPrefixes(dest, skillDirVars); ok {
+		dir, dest = "", rest
+	} else if rest, ok := cutPrefixes(dest, pluginDirVars); ok {
+		if k, p := resolve("", rest); k == targetInside {
+			return targetPlugin, p
+		}
+		return targetNone, ""
+	}
 	switch {
 	case dest == "", dest[0] == '#':
+		return targetNone, ""
+	case dest[0] == '$', dest[0] == '{':
+		// Another client's variable (${CLAUDE_PLUGIN_DATA}) or a template's
+		// blank to fill in ({public reviews URL}): nothing lint can follow.
+		return targetNone, ""
+	case slashCommand(dest):
 		return targetNone, ""
 	case isAbsPath(dest):
 		return targetAbsolute, ""
@@ -363,6 +401,14 @@ func resolve(dir, dest string) (targetKind, string) {
 		return targetOutside, p
 	}
 	return targetInside, p
+}
+
+// slashCommand reports whether a destination is a client's command, such
+// as /hookify:writing-rules (a plugin's skill): a colon in its one path
+// element, which no absolute path to a file of a skill has.
+func slashCommand(s string) bool {
+	name := s[1:]
+	return s[0] == '/' && strings.IndexByte(name, ':') > 0 && !strings.ContainsAny(name, "/\\")
 }
 
 // isAbsPath reports whether a destination is an absolute path on some
@@ -414,11 +460,61 @@ func skillLinks(p *Pass) []skillLink {
 		// SKILL.md sits at the top of the skill, so its links resolve from "".
 		out := make([]skillLink, 0, len(md.links))
 		for _, l := range md.links {
-			k, t := resolve("", l.dest)
+			k, t := resolveLink(p, "", l.dest)
 			out = append(out, skillLink{mdLink: l, kind: k, path: t})
 		}
 		return out
 	}).([]skillLink)
+}
+
+// resolveLink is resolve for a file of p's skill, with a link through
+// ${CLAUDE_PLUGIN_ROOT} followed into the enclosing plugin: it is
+// targetInside when it lands in the skill, targetNone when it names a file
+// of the plugin or no plugin is found (lint cannot tell what the client
+// will expand it to), and targetPlugin, with its path below the plugin,
+// when the plugin has no such file.
+func resolveLink(p *Pass, dir, dest string) (targetKind, string) {
+	k, t := resolve(dir, dest)
+	if k != targetPlugin {
+		return k, t
+	}
+	root := pluginRoot(p)
+	if root == "" {
+		return targetNone, ""
+	}
+	disk := filepath.Join(root, filepath.FromSlash(t))
+	skillDir, _ := filepath.Abs(p.Skill.Dir)
+	if rel, err := filepath.Rel(skillDir, disk); err == nil && filepath.IsLocal(rel) {
+		return targetInside, filepath.ToSlash(rel)
+	}
+	if _, err := os.Stat(disk); err == nil {
+		return targetNone, ""
+	}
+	return targetPlugin, t
+}
+
+// pluginRoot is the folder of the plugin holding the skill: the nearest
+// folder above it with .claude-plugin/plugin.json or plugin.json, not
+// looking past the root of a git work tree. It is "" outside any plugin.
+func pluginRoot(p *Pass) string {
+	return p.Memo("links:plugin", func() any {
+		dir, err := filepath.Abs(p.Skill.Dir)
+		if err != nil {
+			return ""
+		}
+		for {
+			for _, m := range []string{".claude-plugin/plugin.json", "plugin.json"} {
+				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(m))); err == nil {
+					return dir
+				}
+			}
+			parent := filepath.Dir(dir)
+			if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil || parent == dir {
+				return ""
+			}
+			dir = parent
+		}
+	}).(string)
 }
 
 // reportAt reports a finding at a byte offset of SKILL.md's body.
@@ -427,36 +523,45 @@ func reportAt(p *Pass, md *markdown, off int, fix, format string, args ...any) {
 	p.Reportf(p.Skill.File, p.BodyPos(line), col, fix, format, args...)
 }
 
-// mentions returns the paths under the skill's resource folders that a text
-// names, as in "run scripts/x.py": skills often point at files in prose or
-// code instead of with links. Each occurrence of a folder name is read up to
-// the next character that cannot be part of a path, so the scan is linear.
-func mentions(src []byte, into map[string]bool) {
-	for _, dir := range resourceDirs {
-		for rest := src; ; {
-			i := bytes.Index(rest, []byte(dir))
-			if i < 0 {
-				break
+// pathByte marks the bytes a file path, a module name or a command word
+// is made of when written in prose or code: "scripts/x.py", "ooxml.validators",
+// "python3". Any byte of a multi-byte character counts, for names in other
+// scripts.
+var pathByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= 0x80 || isLetter(byte(c)) || c >= '0' && c <= '9' || strings.IndexByte("_-./@+~", byte(c)) >= 0
+	}
+	return t
+}()
+
+// eachWord calls fn with each run of pathBytes in src, in order, less
+// the dots that end a sentence, with where it starts and whether a line
+// ended since the word before. One pass, a table look-up a byte: it reads
+// a skill's files to find the names they use, and most of them are text
+// with nothing to find.
+func eachWord(src []byte, fn func(w []byte, at int, newline bool)) {
+	newline := true
+	for i := 0; i < len(src); {
+		if !pathByte[src[i]] {
+			if src[i] == '\n' {
+				newline = true
 			}
-			rest = rest[i:]
-			// Paths are short; the cap keeps a text of one endless word
-			// from making the scan quadratic.
-			word := rest[:min(len(rest), maxMention)]
-			end := bytes.IndexFunc(word, func(r rune) bool {
-				return r <= ' ' || strings.ContainsRune("`'\"()[]{}<>|,;*", r)
-			})
-			if end < 0 {
-				end = len(word)
-			}
-			m := strings.TrimRight(string(word[:end]), ".:!?")
-			into[m] = true
-			rest = rest[max(end, len(dir)):]
+			i++
+			continue
 		}
+		j := i + 1
+		for j < len(src) && pathByte[src[j]] {
+			j++
+		}
+		w := src[i:j]
+		for len(w) > 1 && w[len(w)-1] == '.' {
+			w = w[:len(w)-1]
+		}
+		fn(w, i, newline)
+		newline = false
+		i = j
 	}
 }
-
-// maxMention bounds the length of a path mentioned in text.
-const maxMention = 1024
 
 // resourceDirs are the folders the spec names for a skill's extra files.
 var resourceDirs = []string{"references/", "scripts/", "assets/"}

@@ -3,12 +3,15 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/skillpack/skillpack/skill"
 )
 
 func TestMarkdownLinks(t *testing.T) {
@@ -95,6 +98,16 @@ func TestResolve(t *testing.T) {
 		{"", "//cdn.example/x.png", targetNone, ""},
 		{"", "#top", targetNone, ""},
 		{"", "?q", targetNone, ""},
+		{"references", "${CLAUDE_SKILL_DIR}/scripts/x.py", targetInside, "scripts/x.py"},
+		{"", "$CLAUDE_SKILL_DIR/jobs/a.md", targetInside, "jobs/a.md"},
+		{"", "{baseDir}/references/a.md", targetInside, "references/a.md"},
+		{"", "${CLAUDE_SKILL_DIR}/../x.md", targetOutside, "../x.md"},
+		{"", "${CLAUDE_PLUGIN_ROOT}/scripts", targetPlugin, "scripts"},
+		{"", "${CLAUDE_PLUGIN_ROOT}/../x", targetNone, ""},
+		{"", "${CLAUDE_PLUGIN_DATA}/cache.json", targetNone, ""},
+		{"", "{public reviews URL}", targetNone, ""},
+		{"", "/hookify:writing-rules", targetNone, ""},
+		{"", "/c:/x.md", targetAbsolute, ""},
 		{"", "", targetNone, ""},
 	} {
 		kind, p := resolve(c.dir, c.dest)
@@ -104,18 +117,67 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-func TestMentions(t *testing.T) {
-	got := map[string]bool{}
-	mentions([]byte("Run `python scripts/a.py`, then scripts/b.sh. See (assets/c.png) and\n"+
-		"\"references/d.md\": ok; ./references/e.md\nreferences/scripts/f.py"), got)
-	for _, p := range []string{"scripts/a.py", "scripts/b.sh", "assets/c.png", "references/d.md",
-		"references/e.md", "references/scripts/f.py", "scripts/f.py"} {
-		if !got[p] {
-			t.Errorf("%s not found in %v", p, got)
+func TestEachWord(t *testing.T) {
+	var got []string
+	eachWord([]byte("Run `python scripts/a.py`, then scripts/b.sh. See (assets/c.png) and\n"+
+		"\"references/d.md\": ok; ${CLAUDE_SKILL_DIR}/e.md\n...\ncafé.md"), func(w []byte, _ int, nl bool) {
+		if nl {
+			got = append(got, "|")
 		}
+		got = append(got, string(w))
+	})
+	want := "| Run python scripts/a.py then scripts/b.sh See assets/c.png and | references/d.md ok " +
+		"CLAUDE_SKILL_DIR /e.md | . | café.md"
+	if strings.Join(got, " ") != want {
+		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
 	}
-	if got["scripts/b.sh."] || got["scripts/a.py`,"] {
-		t.Errorf("punctuation kept: %v", got)
+}
+
+func TestRefIndex(t *testing.T) {
+	var files []skill.File
+	for _, p := range []string{
+		"scripts/run", "scripts/fill.py", "scripts/helpers.py", "scripts/ooxml/__init__.py",
+		"scripts/ooxml/validators.py", "scripts/lib/util.js", "references/api/auth.md",
+		"assets/templates/x.html", "assets/fonts/a.ttf", "assets/LICENSE", "notes.md", "scripts/.gitignore",
+	} {
+		files = append(files, skill.File{Path: p})
+	}
+	for _, c := range []struct {
+		path, text string
+		want       []string // the files referenced afterwards
+	}{
+		{"SKILL.md", "Run scripts/run and `fill.py`.", []string{"scripts/run", "scripts/fill.py"}},
+		{"SKILL.md", "run and LICENSE and util and __init__.py", nil},
+		{"SKILL.md", "see api/auth.md; fonts are in fonts/", []string{"references/api/auth.md", "assets/fonts/a.ttf"}},
+		{"SKILL.md", "see the fonts folder", nil},
+		{"scripts/fill.py", "import helpers\nfrom ooxml.validators import check\nopen('templates/x.html')",
+			[]string{"scripts/helpers.py", "scripts/ooxml/validators.py", "scripts/ooxml/__init__.py", "assets/templates/x.html"}},
+		{"scripts/fill.py", "from . import helpers", []string{"scripts/helpers.py"}},
+		{"scripts/fill.py", "import ooxml", []string{"scripts/ooxml/__init__.py"}},
+		{"SKILL.md", "python -m ooxml.validators", []string{"scripts/ooxml/validators.py", "scripts/ooxml/__init__.py"}},
+		{"scripts/x.js", "const u = require('./lib/util')", []string{"scripts/lib/util.js"}},
+		{"scripts/fill.py", "# fill.py fills forms", nil}, // naming itself
+		{"SKILL.md", "examples are in assets/", []string{"assets/templates/x.html", "assets/fonts/a.ttf", "assets/LICENSE"}},
+		{"SKILL.md", "the scripts folder", nil},
+		{"SKILL.md", "python scripts/fill", []string{"scripts/fill.py"}}, // the extension forgotten
+		{"scripts/fill.py", `d = Path(__file__).parent / "ooxml"`, []string{"scripts/ooxml/__init__.py", "scripts/ooxml/validators.py"}},
+		{"SKILL.md", `the "ooxml" format`, nil}, // a folder in quotes counts in code only
+	} {
+		x := newRefIndex(files)
+		x.entry = "SKILL.md"
+		x.read(c.path, []byte(c.text))
+		x.settled()
+		var got []string
+		for i, f := range x.files {
+			if x.referenced(i) {
+				got = append(got, f)
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(c.want)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q references %v, want %v", c.path, c.text, got, c.want)
+		}
 	}
 }
 

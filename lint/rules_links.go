@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"bytes"
+	"fmt"
 	"path"
 	"slices"
 	"sort"
@@ -22,11 +24,17 @@ var linkRules = []*Rule{
 			"improvise instead. The target is checked against the files that will be published, so a link to " +
 			"a file left out as junk or by .skillignore, or one whose name differs only in case (it works on " +
 			"macOS and Windows, not in the archive), is broken too. URLs, #fragments and reference-style links " +
-			"are understood; \"?query\" and \"#fragment\" are ignored and %20 is decoded. Create the file or " +
-			"correct the link.",
+			"are understood; \"?query\" and \"#fragment\" are ignored and %20 is decoded. Links through the " +
+			"placeholders clients expand are followed: ${CLAUDE_SKILL_DIR}/ and {baseDir}/ name the skill " +
+			"folder, ${CLAUDE_PLUGIN_ROOT}/ the enclosing plugin's (the nearest folder above holding " +
+			".claude-plugin/plugin.json or plugin.json); one that cannot be resolved, or another variable, is " +
+			"not reported. Create the file or correct the link.",
 		Bad:   "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\nSee [forms](references/Forms.md).\n",
 		Good:  "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\nSee [forms](references/forms.md).\n",
-		Check: checkLinkBroken,
+		// A link to a missing file deeper down, or one that leaves the
+		// skill, is one mistake: the missing file.
+		Supersedes: []string{"reference-depth", "link-outside"},
+		Check:      checkLinkBroken,
 	},
 	{
 		ID:       "link-outside",
@@ -48,22 +56,27 @@ var linkRules = []*Rule{
 		Explain: "A skill is installed into a different folder on every machine, so an absolute path " +
 			"(/home/me/skill/x.md, C:\\skills\\x.md, ~/x.md, file:///...) names a file that exists only on " +
 			"the author's computer. Links with \"\\\" separators work on Windows only: Markdown and URLs " +
-			"separate folders with \"/\". Write links relative to SKILL.md, with \"/\".",
+			"separate folders with \"/\". A client's command such as /hookify:writing-rules (a colon and no " +
+			"other \"/\") is not a path. Write links relative to SKILL.md, with \"/\".",
 		Bad:   "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\nRun [fill](scripts\\fill.py) or see [forms](/home/me/pdf-tools/references/forms.md).\n",
 		Good:  "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\nRun [fill](scripts/fill.py) or see [forms](references/forms.md).\n",
 		Check: checkLinkAbsolute,
 	},
 	{
 		ID:       "reference-depth",
-		Title:    "SKILL.md links to a file more than one folder deep",
+		Title:    "A Markdown file is reached only through another one",
 		Category: CatContent,
 		Severity: Warning,
-		Explain: "The specification asks skills to keep file references one level deep from SKILL.md " +
-			"(references/api.md, not references/api/v2/endpoints.md): agents read a skill by following its " +
-			"links, and deep trees make them read partially or lose their way. Move the file up to a folder " +
-			"directly below the skill, such as references/.",
-		Bad:   "---\nname: api-guide\ndescription: Call the billing API correctly.\n---\nSee [endpoints](references/api/v2/endpoints.md).\n",
-		Good:  "---\nname: api-guide\ndescription: Call the billing API correctly.\n---\nSee [endpoints](references/endpoints-v2.md).\n",
+		Explain: "The specification asks skills to keep file references one level deep from SKILL.md and to " +
+			"avoid deeply nested reference chains: agents read a skill by following links from SKILL.md, " +
+			"and a file reached only through another (SKILL.md → a.md → b.md) may be read partially or not " +
+			"at all. Lint follows the Markdown links from SKILL.md breadth first and reports each Markdown " +
+			"file two or more links away at the link that reaches it, in the file holding that link. A file " +
+			"that SKILL.md links to, or names by its path, is one step away however deep its folder " +
+			"(references/api/auth.md is fine). Link to it from SKILL.md too, or merge it into the file " +
+			"that links to it.",
+		Bad:   "SKILL.md:             See [the API](references/api.md).\nreferences/api.md:    Auth is in [auth](auth.md).\n",
+		Good:  "SKILL.md:             See [the API](references/api.md) and [auth](references/auth.md).\nreferences/api.md:    Auth is in [auth](auth.md).\n",
 		Check: checkReferenceDepth,
 	},
 	{
@@ -71,9 +84,15 @@ var linkRules = []*Rule{
 		Title:    "A file under references/, scripts/ or assets/ is never mentioned",
 		Category: CatContent,
 		Severity: Info,
-		Explain: "Agents find a skill's extra files through SKILL.md: a file that no Markdown file of the " +
-			"skill links to, and whose path (such as scripts/fill.py) appears nowhere in their text or code " +
-			"blocks, is published and downloaded but never used. Link to it or mention its path where it is " +
+		Explain: "Agents find a skill's extra files through SKILL.md and what it leads to: a file that no " +
+			"file of the skill links to or names is published and downloaded but never used. Every text " +
+			"file of the skill counts, Markdown, scripts and configuration, and a file is named by its path " +
+			"(scripts/office/validate.py), its path below any of its folders (office/validate.py), or its " +
+			"file name when that has an extension (\"run validate.py\"); a folder named with a \"/\" " +
+			"(scripts/office/) or, in code, in quotes covers its files; scripts also name their siblings by " +
+			"import (from helpers import x, import ooxml.validators, require(\"./lib/util\")), and a " +
+			"package's __init__.py is used when a module of it is. A file naming itself does not count, " +
+			"nor do dotfiles such as scripts/.gitignore. Link to the file or mention it where it is " +
 			"needed, or delete it (or list it in .skillignore) if it is left over.",
 		Bad:   "pdf-tools/\n  SKILL.md        (never mentions scripts/old_fill.py)\n  scripts/old_fill.py\n",
 		Good:  "pdf-tools/\n  SKILL.md        (\"Run `python scripts/fill.py FORM DATA`.\")\n  scripts/fill.py\n",
@@ -127,6 +146,11 @@ func checkLinkBroken(p *Pass) {
 	}
 	md, x := bodyMarkdown(p), filesOf(p)
 	for _, l := range skillLinks(p) {
+		if l.kind == targetPlugin {
+			reportAt(p, md, l.off, "create it in the plugin or correct the link",
+				"link target %s names no file of the plugin the skill belongs to", quoted(l.dest))
+			continue
+		}
 		if l.kind != targetInside || x.has(l.path) {
 			continue
 		}
@@ -172,81 +196,125 @@ func checkLinkAbsolute(p *Pass) {
 }
 
 func checkReferenceDepth(p *Pass) {
-	md := bodyMarkdown(p)
-	for _, l := range skillLinks(p) {
-		if l.kind == targetInside && strings.Count(l.path, "/") > 1 {
-			reportAt(p, md, l.off, "move the file into a folder directly below the skill, such as references/",
-				"link target %s is %d folders below SKILL.md; keep file references one level deep",
-				quoted(l.dest), strings.Count(l.path, "/"))
+	if p.Files == nil || p.Doc == nil || bodyMarkdown(p) == nil {
+		return
+	}
+	// The Markdown files a chain can go through; a nested skill's SKILL.md
+	// is that skill's business.
+	index := map[string]int{}
+	for i, f := range p.Files.Files {
+		if isMarkdown(f.Path) && path.Base(f.Path) != skill.FileName {
+			index[f.Path] = i
 		}
 	}
+	if len(index) == 0 {
+		return
+	}
+	// via[f] is the file whose link first reached f: "" for SKILL.md.
+	via := map[string]string{}
+	var level []string
+	reach := func(t, from string) bool {
+		if _, ok := index[t]; !ok {
+			return false
+		}
+		if _, seen := via[t]; seen {
+			return false
+		}
+		via[t] = from
+		level = append(level, t)
+		return true
+	}
+	x := filesOf(p)
+	for _, l := range skillLinks(p) {
+		if l.kind != targetInside || reach(l.path, "") || !x.has(l.path) {
+			continue
+		}
+		// A link to a folder puts the files in it one step from SKILL.md.
+		for _, f := range x.paths {
+			if strings.HasPrefix(f, l.path+"/") {
+				reach(f, "")
+			}
+		}
+	}
+	// So does a path named in SKILL.md's text ("read references/api.md").
+	eachWord(p.Doc.Body, func(w []byte, _ int, _ bool) {
+		if bytes.HasSuffix(w, []byte(".md")) {
+			reach(path.Clean(strings.TrimLeft(string(w), "./")), "")
+		}
+	})
+	// Breadth first, so that each file is reported at its shortest chain.
+	for len(level) > 0 {
+		from := level
+		level = nil
+		for _, f := range from {
+			md := fileMarkdown(p, index[f])
+			if md == nil {
+				continue
+			}
+			for _, l := range md.links {
+				k, t := resolveLink(p, path.Dir(f), l.dest)
+				if k != targetInside || !reach(t, f) {
+					continue
+				}
+				line, col := md.pos(l.off)
+				p.Reportf(f, line, col, fmt.Sprintf("link to %s from %s too, or merge it into %s", t, p.Skill.File, f),
+					"%s is reached only through %s (%s); agents read a skill's files one link away from %s, "+
+						"and may read a file further down partially or not at all", t, f, chain(via, t, p.Skill.File), p.Skill.File)
+			}
+		}
+	}
+}
+
+// chain spells the links from SKILL.md to f: "SKILL.md → a.md → b.md".
+func chain(via map[string]string, f, entry string) string {
+	steps := []string{f}
+	for f = via[f]; f != ""; f = via[f] {
+		steps = append(steps, f)
+	}
+	steps = append(steps, entry)
+	slices.Reverse(steps)
+	return strings.Join(steps, " → ")
 }
 
 func checkUnreferenced(p *Pass) {
 	if p.Files == nil || p.Doc == nil {
 		return
 	}
-	// Without every link known, every file would look unused.
-	if md := bodyMarkdown(p); md != nil && md.partial {
+	x := newRefIndex(p.Files.Files)
+	if x.left == 0 {
 		return
 	}
-	refs := map[string]bool{}
+	x.entry = p.Skill.File
 	for _, l := range skillLinks(p) {
 		if l.kind == targetInside {
-			refs[l.path] = true
+			x.mark(x.names[l.path])
+			x.usedDirs[l.path] = true
 		}
 	}
-	// Reading the other Markdown files is most of this rule's work, and
-	// SKILL.md often links or names every file already: once each one is
+	// Reading the skill's other files is most of this rule's work, and
+	// SKILL.md often names every file already: once each one is
 	// referenced, nothing read after can change the verdict, "all used".
-	var pending []string // resources not known to be referenced yet
-	for _, f := range p.Files.Files {
-		if resource(f.Path) {
-			pending = append(pending, f.Path)
-		}
-	}
-	settled := func() bool {
-		pending = slices.DeleteFunc(pending, func(rel string) bool { return referenced(refs, rel) })
-		return len(pending) == 0
-	}
-	if settled() {
-		return
-	}
-	// The whole file, not only the body: frontmatter such as
-	// "allowed-tools: Bash(python scripts/fill.py)" uses a file too.
-	mentions(p.Doc.Raw, refs)
-	for i, f := range p.Files.Files {
-		if f.Path == p.Skill.File || !isMarkdown(f.Path) {
-			continue
-		}
-		if settled() {
-			return
-		}
-		md := fileMarkdown(p, i)
-		if md == nil {
-			continue
-		}
-		if md.partial {
-			return
-		}
-		// A file that names itself does not make itself used.
-		own := map[string]bool{}
-		dir := path.Dir(f.Path)
-		for _, l := range md.links {
-			if k, t := resolve(dir, l.dest); k == targetInside {
-				own[t] = true
+	// So SKILL.md goes first (the whole file, not only the body: frontmatter
+	// such as "allowed-tools: Bash(python scripts/fill.py)" uses a file
+	// too), then the other Markdown files, then scripts and the rest.
+	x.read(p.Skill.File, p.Doc.Raw)
+	for _, pass := range []func(string) bool{isMarkdown, isSource} {
+		for _, f := range p.Files.Files {
+			if x.settled() {
+				return
+			}
+			if f.Path == p.Skill.File || !pass(f.Path) {
+				continue
+			}
+			if c := p.Content(f); c.Err == nil && !binaryData(c.Data) {
+				x.read(f.Path, c.Data)
 			}
 		}
-		mentions(md.src, own)
-		delete(own, f.Path)
-		for t := range own {
-			refs[t] = true
-		}
 	}
-	for _, f := range p.Files.Files {
-		if resource(f.Path) && !referenced(refs, f.Path) {
-			p.Reportf(f.Path, 0, 0, "link to it or mention "+f.Path+" in SKILL.md, or delete it if it is left over",
-				"%s is not linked or mentioned by any Markdown file of the skill", f.Path)
+	for i, f := range x.files {
+		if !x.referenced(i) {
+			p.Reportf(f, 0, 0, "link to it or mention "+f+" in SKILL.md, or delete it if it is left over",
+				"%s is not linked or mentioned by any file of the skill, by its path or its file name", f)
 		}
 	}
 }
@@ -256,12 +324,253 @@ func resource(p string) bool {
 	return slices.ContainsFunc(resourceDirs, func(d string) bool { return strings.HasPrefix(p, d) })
 }
 
-// referenced reports whether p or a folder above it (a link to
-// "references/") was linked or mentioned.
-func referenced(refs map[string]bool, p string) bool {
-	for ; p != "." && p != "/" && p != ""; p = path.Dir(p) {
-		if refs[p] {
+// codeExts are the extensions of source files that name their siblings
+// without an extension ("./lib/util" in JavaScript) or as modules.
+var codeExts = map[string]bool{
+	".py": true, ".js": true, ".mjs": true, ".cjs": true, ".ts": true, ".mts": true, ".cts": true,
+	".jsx": true, ".tsx": true,
+}
+
+// moreSourceExts are text files beyond textExts whose contents can name
+// other files of a skill: code, templates and configuration.
+var moreSourceExts = map[string]bool{
+	".mjs": true, ".cjs": true, ".mts": true, ".cts": true, ".jsx": true, ".tsx": true, ".rb": true,
+	".pl": true, ".php": true, ".go": true, ".rs": true, ".java": true, ".kt": true, ".swift": true,
+	".c": true, ".h": true, ".cpp": true, ".cs": true, ".r": true, ".lua": true, ".ps1": true,
+	".bat": true, ".cmd": true, ".sql": true, ".ini": true, ".cfg": true, ".conf": true,
+	".j2": true, ".jinja": true, ".tmpl": true, ".tpl": true, ".hbs": true, ".mustache": true,
+	".bash": true, ".zsh": true, ".fish": true, ".mdx": true, ".htm": true,
+	".jsonc": true, ".xsl": true, ".xslt": true, ".xsd": true,
+}
+
+// isSource reports whether a file other than Markdown is read for the
+// names it uses.
+func isSource(rel string) bool {
+	return !isMarkdown(rel) && (isTextPath(rel) || moreSourceExts[strings.ToLower(path.Ext(rel))])
+}
+
+// refIndex knows the names a text may use for a skill's resource files,
+// and which of them some text has used. A file is named by its path, its
+// path below any of its folders ("office/validate.py", "validate.py", as a
+// script beside it or a document in references/ would write it), or its
+// base name when that has an extension (a name without one, "run" or
+// "LICENSE", is too common a word); a folder by its path, or its name with
+// a "/"; a code file also by its path without extension after "./" or
+// "../", as JavaScript imports it, and by a Python module name.
+type refIndex struct {
+	files    []string            // the resource files, in p.Files order
+	used     []bool              // named by some text
+	left     int                 // files not known to be used
+	names    map[string][]int    // a name of a file → the files
+	bare     map[string][]int    // a code file's name without extension → the files
+	dirs     map[string][]string // a name of a folder → the folders
+	usedDirs map[string]bool     // folders named, whose files are all used
+	self     string              // the file being read: it does not make itself used
+	entry    string              // SKILL.md, read as Markdown
+}
+
+func newRefIndex(files []skill.File) *refIndex {
+	x := &refIndex{names: map[string][]int{}, bare: map[string][]int{}, dirs: map[string][]string{}, usedDirs: map[string]bool{}}
+	for _, f := range files {
+		// A dotfile (scripts/.gitignore) configures a tool, not the agent.
+		if !resource(f.Path) || strings.HasPrefix(path.Base(f.Path), ".") {
+			continue
+		}
+		i := len(x.files)
+		x.files = append(x.files, f.Path)
+		base := path.Base(f.Path)
+		ext := path.Ext(base)
+		for s := f.Path; ; {
+			j := strings.IndexByte(s, '/')
+			if j >= 0 || ext != "" && ext != base && base != "__init__.py" {
+				x.names[s] = append(x.names[s], i)
+			}
+			if j < 0 {
+				break
+			}
+			s = s[j+1:]
+		}
+		if codeExts[ext] {
+			for s := strings.TrimSuffix(f.Path, ext); ; {
+				x.bare[s] = append(x.bare[s], i)
+				j := strings.IndexByte(s, '/')
+				if j < 0 {
+					break
+				}
+				s = s[j+1:]
+			}
+		}
+		// Every folder, by its paths and its name with a "/": a skill that
+		// says "examples are in scripts/" points at all of them.
+		for d := path.Dir(f.Path); d != "."; d = path.Dir(d) {
+			if _, ok := x.dirs[d]; ok {
+				break
+			}
+			for s := d; ; {
+				j := strings.IndexByte(s, '/')
+				key := s
+				if j < 0 {
+					key += "/"
+				}
+				if !slices.Contains(x.dirs[key], d) {
+					x.dirs[key] = append(x.dirs[key], d)
+				}
+				if j < 0 {
+					break
+				}
+				s = s[j+1:]
+			}
+		}
+	}
+	x.used = make([]bool, len(x.files))
+	x.left = len(x.files)
+	return x
+}
+
+func (x *refIndex) mark(files []int) {
+	for _, i := range files {
+		if !x.used[i] && x.files[i] != x.self {
+			x.used[i] = true
+			x.left--
+		}
+	}
+}
+
+func (x *refIndex) markDirs(dirs []string) {
+	for _, d := range dirs {
+		if !strings.HasPrefix(x.self, d+"/") {
+			x.usedDirs[d] = true
+		}
+	}
+}
+
+// read marks the files that the text of the file rel names.
+func (x *refIndex) read(rel string, src []byte) {
+	x.self = rel
+	code := !isMarkdown(rel) && rel != x.entry
+	var prev []byte
+	eachWord(src, func(w []byte, at int, newline bool) {
+		// "python -m office.unpack" runs office/unpack.py.
+		if !newline && string(prev) == "-m" {
+			x.module(string(w))
+		}
+		prev = w
+		x.word(w)
+		// Code builds paths from folder names in quotes: Path(__file__).parent
+		// / "config", Join-Path $PSScriptRoot 'cache-generator'.
+		if code && at > 0 && at+len(w) < len(src) && (src[at-1] == '"' || src[at-1] == '\'') && src[at+len(w)] == src[at-1] {
+			x.markDirs(x.dirs[string(w)+"/"])
+		}
+	})
+	if strings.HasSuffix(rel, ".py") {
+		pythonImports(src, x.module)
+	}
+	x.self = ""
+}
+
+// word marks the files and folders a word of text names.
+func (x *refIndex) word(w []byte) {
+	if bytes.IndexByte(w, '.') < 0 && bytes.IndexByte(w, '/') < 0 {
+		return
+	}
+	relative := bytes.HasPrefix(w, []byte("./")) || bytes.HasPrefix(w, []byte("../"))
+	folder := len(w) > 1 && w[len(w)-1] == '/'
+	w = bytes.TrimRight(w, "/")
+	for s := w; len(s) > 0; {
+		j := bytes.IndexByte(s, '/')
+		x.mark(x.names[string(s)])
+		// "./lib/util" and "scripts/check_fields" name code files without
+		// their extension; "util" alone is just a word.
+		if relative || j >= 0 {
+			x.mark(x.bare[string(s)])
+		}
+		if j < 0 {
+			if folder {
+				x.markDirs(x.dirs[string(s)+"/"])
+			}
+			break
+		}
+		x.markDirs(x.dirs[string(s)])
+		s = s[j+1:]
+	}
+}
+
+// module marks the file a Python module name names: ooxml.validators is
+// ooxml/validators.py or ooxml/validators/__init__.py.
+func (x *refIndex) module(m string) {
+	m = strings.TrimLeft(m, ".")
+	if m == "" || strings.ContainsAny(m, "/-") {
+		return
+	}
+	p := strings.ReplaceAll(m, ".", "/")
+	x.word([]byte(p + ".py"))
+	x.word([]byte(p + "/__init__.py"))
+}
+
+// pythonImports calls fn with the modules that Python source imports:
+// "import a.b, c as d" imports a.b and c, and "from a import b" a, or
+// a.b when b is a module.
+func pythonImports(src []byte, fn func(module string)) {
+	for len(src) > 0 {
+		line, rest, _ := bytes.Cut(src, []byte("\n"))
+		src = rest
+		t, _, _ := strings.Cut(string(bytes.TrimSpace(line)), "#")
+		from := ""
+		if r, ok := strings.CutPrefix(t, "from "); ok {
+			if from, t, ok = strings.Cut(strings.TrimSpace(r), " import "); !ok {
+				continue
+			}
+			fn(from)
+		} else if r, ok := strings.CutPrefix(t, "import "); ok {
+			t = r
+		} else {
+			continue
+		}
+		for _, name := range strings.Split(strings.Trim(t, " ()\\"), ",") {
+			name, _, _ = strings.Cut(strings.TrimSpace(name), " ")
+			if name == "" || name == "*" {
+				continue
+			}
+			if from != "" {
+				name = strings.TrimRight(from, ".") + "." + name
+			}
+			fn(name)
+		}
+	}
+}
+
+// settled reports whether every file is known to be used.
+func (x *refIndex) settled() bool {
+	if x.left > 0 && len(x.usedDirs) > 0 {
+		for i := range x.files {
+			if !x.used[i] && x.referenced(i) {
+				x.used[i] = true
+				x.left--
+			}
+		}
+	}
+	return x.left == 0
+}
+
+// referenced reports whether file i, a folder above it, or, for a
+// package's __init__.py, any file of the package was named: Python runs
+// __init__.py whenever it imports a module of the package.
+func (x *refIndex) referenced(i int) bool {
+	if x.used[i] {
+		return true
+	}
+	f := x.files[i]
+	for d := path.Dir(f); d != "."; d = path.Dir(d) {
+		if x.usedDirs[d] {
 			return true
+		}
+	}
+	if path.Base(f) == "__init__.py" {
+		pkg := path.Dir(f) + "/"
+		for j, g := range x.files {
+			if j != i && x.used[j] && strings.HasPrefix(g, pkg) {
+				return true
+			}
 		}
 	}
 	return false
