@@ -193,7 +193,10 @@ var fileRules = []*Rule{
 			"mode 0755 only for files with an execute bit in the source. Set it (chmod +x, and " +
 			"git update-index --chmod=+x on Windows). Some clients, the skills CLI among them, " +
 			"install every file 0644 whatever the archive says, so SKILL.md should still run the " +
-			"script through its interpreter: \"sh scripts/fill.sh\", \"python3 scripts/fill.py\".",
+			"script through its interpreter: \"sh scripts/fill.sh\", \"python3 scripts/fill.py\". A " +
+			"script that SKILL.md or another Markdown file of the skill already runs that way (python, " +
+			"python3, uv run, node, npx tsx, deno run, bash, sh, ruby, perl, ...) needs no execute bit " +
+			"and is not reported.",
 		Bad:   "pdf/\n  SKILL.md\n  scripts/fill.py   (#!/usr/bin/env python3, mode 0644)",
 		Good:  "pdf/\n  SKILL.md   (Run `python3 scripts/fill.py`.)\n  scripts/fill.py   (#!/usr/bin/env python3, mode 0755)",
 		Check: checkScriptExec,
@@ -821,6 +824,7 @@ func checkScriptExec(p *Pass) {
 	if p.Files == nil {
 		return
 	}
+	var run map[string]bool
 	for _, f := range p.Files.Files {
 		if !strings.HasPrefix(f.Path, "scripts/") || f.Exec() {
 			continue
@@ -829,10 +833,88 @@ func checkScriptExec(p *Pass) {
 		if c.Err != nil || !bytes.HasPrefix(c.Data, []byte("#!")) {
 			continue
 		}
+		// What the fix asks for is done already: the skill runs it through
+		// its interpreter, which needs no execute bit.
+		if run == nil {
+			run = interpreted(p)
+		}
+		if namedIn(run, f.Path) {
+			continue
+		}
 		run := shebangCommand(c.Data) + " " + shellQuote(f.Path)
 		p.Reportf(f.Path, 0, 0, fmt.Sprintf("chmod +x %s, and have SKILL.md run it as `%s`", shellQuote(f.Path), run),
 			"%s starts with \"#!\" but has no execute bit, so archives carry it as 0644; clients such as the "+
 				"skills CLI install every file 0644 anyway, so SKILL.md should run it as `%s`", f.Path, run)
+	}
+}
+
+// interpreters are the commands that run a script named after them, with
+// no need for its execute bit: "python3 scripts/x.py", "uv run scripts/x.py",
+// "npx tsx scripts/x.ts", "bash scripts/x.sh", ". scripts/env.sh".
+var interpreters = map[string]bool{
+	"python": true, "python2": true, "python3": true, "py": true, "pypy": true, "pypy3": true,
+	"uv": true, "uvx": true, "pipx": true, "poetry": true, "node": true, "nodejs": true, "bun": true,
+	"bunx": true, "deno": true, "npx": true, "pnpm": true, "tsx": true, "ts-node": true,
+	"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "source": true,
+	".": true, "ruby": true, "perl": true, "php": true, "Rscript": true, "pwsh": true,
+	"powershell": true, "lua": true, "osascript": true,
+}
+
+// interpreted returns the names (paths and their tails, down to the file
+// name) of the scripts that the skill's Markdown, frontmatter included,
+// runs through an interpreter: the first path after one on its line, past
+// flags and at most two other words ("uv run --with pypdf scripts/x.py").
+func interpreted(p *Pass) map[string]bool {
+	run := map[string]bool{}
+	read := func(src []byte) {
+		words := -1 // other words the script's name may still follow
+		eachWord(src, func(w []byte, _ int, newline bool) {
+			if newline {
+				words = -1
+			}
+			switch {
+			case interpreters[string(w)] || bytes.HasPrefix(w, []byte("python3.")):
+				words = 2
+			case words < 0 || w[0] == '-':
+			case bytes.IndexByte(w, '.') < 0 && bytes.IndexByte(w, '/') < 0:
+				words--
+			default:
+				words = -1
+				for s := string(w); ; {
+					run[s] = true
+					i := strings.IndexByte(s, '/')
+					if i < 0 {
+						break
+					}
+					s = s[i+1:]
+				}
+			}
+		})
+	}
+	if p.Doc != nil {
+		read(p.Doc.Raw)
+	}
+	for _, f := range p.Files.Files {
+		if f.Path != p.Skill.File && isMarkdown(f.Path) {
+			if c := p.Content(f); c.Err == nil {
+				read(c.Data)
+			}
+		}
+	}
+	return run
+}
+
+// namedIn reports whether names holds rel or a tail of it.
+func namedIn(names map[string]bool, rel string) bool {
+	for s := rel; ; {
+		if names[s] {
+			return true
+		}
+		i := strings.IndexByte(s, '/')
+		if i < 0 {
+			return false
+		}
+		s = s[i+1:]
 	}
 }
 
