@@ -520,14 +520,13 @@ func checkMetadataScalars(p *Pass) {
 		if !t.plain(v) || v.ShortTag() == "!!str" || specialFloat(v) {
 			continue
 		}
-		how := scalarReading(v)
 		if v.ShortTag() == "!!null" {
 			p.ReportNode(v, fmt.Sprintf("write %s: \"\" or remove the key", quoteKey(k.Value)),
 				"metadata.%s has no value: YAML readers see null, not a string", k.Value)
 			continue
 		}
 		p.ReportNode(v, fmt.Sprintf("quote it: %s: %s", quoteKey(k.Value), strconv.Quote(v.Value)),
-			"metadata.%s is unquoted %s: %s; metadata values are strings, so quote it", k.Value, v.Value, how)
+			"metadata.%s is unquoted %s: %s; metadata values are strings, so quote it", k.Value, v.Value, scalarReading(v))
 	}
 }
 
