@@ -1,0 +1,405 @@
+package lint
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillpack/skillpack/skill"
+)
+
+// fixLeft are the findings of fixable rules that --fix leaves to a person,
+// by a substring of their message, with why.
+var fixLeft = map[string][]string{
+	// " #" may start a comment or be text: the author knows which.
+	"yaml-colon-space": {`cut at " #"`},
+	// The idiom for a fence inside a fence changes the rendering if deleted.
+	"invisible-char": {"before a code fence line"},
+	// Removing a bidirectional override reorders the text on screen.
+	"invisible-unicode": {"bidirectional control"},
+	// Only a ": " in a plain value is a mechanical cause.
+	"frontmatter-yaml": {"did not find expected key"},
+	// Only a byte order mark is; the text's real encoding is a guess.
+	"skill-md-encoding": {"not valid UTF-8"},
+	"text-encoding":     {"not valid UTF-8", "UTF-16"},
+	// A metadata key with no value: "" or no key is the author's call.
+	"metadata-scalar": {"has no value"},
+}
+
+// TestFixRules runs Fix on every fixable rule's case file: the rule's
+// findings are gone but for fixLeft's, no finding of any rule is new, and
+// a second Fix changes nothing.
+func TestFixRules(t *testing.T) {
+	for _, fx := range fixers {
+		for _, id := range fx.rules {
+			t.Run(id, func(t *testing.T) {
+				t.Parallel()
+				if Lookup(id) == nil {
+					t.Fatalf("fixer for unknown rule %s", id)
+				}
+				ar, err := txtar.ParseFile(filepath.Join("testdata", "rules", id+".txtar"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				dir := t.TempDir()
+				opts, _ := materialize(t, dir, ar)
+				opts.Base = dir
+				before := lintDir(t, dir, opts)
+				rep, err := Fix(context.Background(), before, FixOptions{Lint: opts})
+				if err != nil {
+					t.Fatal(err)
+				}
+				after := lintDir(t, dir, opts)
+				fixed := 0
+				for _, f := range before.Findings {
+					if f.Rule == id {
+						fixed++
+					}
+				}
+				for _, f := range after.Findings {
+					if f.Rule != id {
+						continue
+					}
+					fixed--
+					if !slices.ContainsFunc(fixLeft[id], func(s string) bool { return strings.Contains(f.Message, s) }) {
+						t.Errorf("not fixed: %s:%d:%d %s", f.Path, f.Line, f.Column, f.Message)
+					}
+				}
+				if fixed == 0 {
+					t.Errorf("no finding of %s fixed", id)
+				}
+				if rep.Fixed < fixed {
+					t.Errorf("report says %d findings fixed, %s alone lost %d", rep.Fixed, id, fixed)
+				}
+				checkNoNew(t, before.Findings, after.Findings)
+				snap := snapshot(t, dir)
+				again, err := Fix(context.Background(), after, FixOptions{Lint: opts})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if again.Fixed != 0 || len(again.Files) != 0 || !maps.Equal(snap, snapshot(t, dir)) {
+					t.Errorf("a second Fix changed %v (%d findings)", again.Files, again.Fixed)
+				}
+			})
+		}
+	}
+}
+
+func lintDir(t *testing.T, dir string, opts Options) *Result {
+	t.Helper()
+	res, err := Run([]string{dir}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// checkNoNew fails when a file holds more findings of some rule after Fix
+// than before (a renamed file counts under its old name), except where
+// frontmatter that did not parse now does: its fields are checked at last.
+func checkNoNew(t *testing.T, before, after []Finding) {
+	t.Helper()
+	type key struct{ path, rule string }
+	n := map[key]int{}
+	had := map[string]bool{}
+	revealed := map[string]bool{} // frontmatter that did not parse, so its fields were never checked
+	for _, f := range before {
+		n[key{f.Path, f.Rule}]++
+		had[f.Path] = true
+		revealed[f.Path] = revealed[f.Path] || f.Rule == "frontmatter-yaml"
+	}
+	for _, f := range after {
+		p := f.Path
+		if alt := strings.TrimSuffix(p, skill.FileName) + "skill.md"; strings.HasSuffix(p, "/"+skill.FileName) && !had[p] && had[alt] {
+			p = alt // renamed by Fix
+		}
+		if n[key{p, f.Rule}]--; n[key{p, f.Rule}] < 0 && !revealed[p] {
+			t.Errorf("new finding after Fix: %s:%d:%d %s [%s]", f.Path, f.Line, f.Column, f.Message, f.Rule)
+		}
+	}
+}
+
+type fileState struct {
+	data string
+	mode fs.FileMode
+}
+
+// snapshot records every file's bytes and mode, and every link's target.
+func snapshot(t *testing.T, dir string) map[string]fileState {
+	t.Helper()
+	out := map[string]fileState{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		var data []byte
+		switch {
+		case fi.Mode()&fs.ModeSymlink != 0:
+			s, err := os.Readlink(p)
+			if err != nil {
+				return err
+			}
+			data = []byte("-> " + s)
+		case fi.Mode().IsRegular():
+			if data, err = os.ReadFile(p); err != nil {
+				return err
+			}
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = fileState{string(data), fi.Mode()}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestFixGolden runs Fix on each testdata/fix case: the files under in/
+// are a tree of skills, each want/PATH is what in/PATH must hold after
+// Fix, and every file without a want/ twin must keep its bytes. The
+// archive's comment takes materialize's directives, on in/ paths, and
+// two of its own: "mode PATH 0755" checks a mode after Fix, and "gone
+// PATH" lets a file go (renamed).
+func TestFixGolden(t *testing.T) {
+	cases, _ := filepath.Glob(filepath.Join("testdata", "fix", "*.txtar"))
+	if len(cases) == 0 {
+		t.Fatal("no cases in testdata/fix")
+	}
+	for _, c := range cases {
+		t.Run(strings.TrimSuffix(filepath.Base(c), ".txtar"), func(t *testing.T) {
+			t.Parallel()
+			ar, err := txtar.ParseFile(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := &txtar.Archive{}
+			want := map[string]string{}
+			modes := map[string]fs.FileMode{}
+			gone := map[string]bool{}
+			for _, l := range strings.Split(string(ar.Comment), "\n") {
+				if f := strings.Fields(l); len(f) == 2 && f[0] == "gone" {
+					gone[f[1]] = true
+				} else if len(f) == 3 && f[0] == "mode" {
+					var m uint32
+					for _, d := range f[2] {
+						m = m*8 + uint32(d-'0')
+					}
+					modes[f[1]] = fs.FileMode(m)
+				} else {
+					in.Comment = append(in.Comment, l+"\n"...)
+				}
+			}
+			for _, f := range ar.Files {
+				if p, ok := strings.CutPrefix(f.Name, "want/"); ok {
+					want[p] = string(f.Data)
+				} else {
+					in.Files = append(in.Files, f)
+				}
+			}
+			dir := t.TempDir()
+			opts, _ := materialize(t, dir, in)
+			opts.Base = filepath.Join(dir, "in")
+			before := snapshot(t, opts.Base)
+			res := lintDir(t, opts.Base, opts)
+			if _, err := Fix(context.Background(), res, FixOptions{Lint: opts}); err != nil {
+				t.Fatal(err)
+			}
+			after := snapshot(t, opts.Base)
+			for p, w := range want {
+				if got, ok := after[p]; !ok {
+					t.Errorf("%s: gone after Fix", p)
+				} else if got.data != w {
+					t.Errorf("%s after Fix:\n%s\nwant:\n%s", p, got.data, w)
+				}
+			}
+			for p, st := range before {
+				if _, ok := want[p]; ok {
+					continue
+				}
+				if got, ok := after[p]; !ok && !gone[p] {
+					t.Errorf("%s: gone after Fix, and no \"gone %s\" says so", p, p)
+				} else if ok && got.data != st.data {
+					t.Errorf("%s changed, and no want/%s says how", p, p)
+				}
+			}
+			for p, m := range modes {
+				if after[p].mode.Perm() != m {
+					t.Errorf("%s: mode %v after Fix, want %v", p, after[p].mode.Perm(), m)
+				}
+			}
+		})
+	}
+}
+
+// fixTree writes a skill whose script has CRLF line ends, and returns the
+// run's folder and its options.
+func fixTree(t *testing.T, files map[string]string) (string, Options) {
+	t.Helper()
+	dir := t.TempDir()
+	for p, data := range files {
+		p = filepath.Join(dir, filepath.FromSlash(p))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(data), 0o644))
+	}
+	return dir, Options{Base: dir}
+}
+
+const fixSkillMD = "---\nname: s\ndescription: Fill PDF forms. Use when the user works with PDF files.\n---\n# S\n\nRun `sh scripts/a.sh`, `sh scripts/b.sh` and `sh scripts/real.sh`.\n"
+
+// TestFixRefuses checks that a read-only file and a symbolic link are
+// reported and left as they are, that the other files are still fixed,
+// and that no temporary file is left behind.
+func TestFixRefuses(t *testing.T) {
+	dir, opts := fixTree(t, map[string]string{
+		"s/SKILL.md":        fixSkillMD,
+		"s/scripts/a.sh":    "echo a\r\n",
+		"s/scripts/b.sh":    "echo b\r\n",
+		"s/scripts/real.sh": "echo real\r\n",
+	})
+	must(t, os.Chmod(filepath.Join(dir, "s/scripts/a.sh"), 0o444))
+	must(t, os.Remove(filepath.Join(dir, "s/scripts/b.sh")))
+	must(t, os.Symlink("real.sh", filepath.Join(dir, "s/scripts/b.sh")))
+	res := lintDir(t, dir, opts)
+	rep, err := Fix(context.Background(), res, FixOptions{Lint: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := snapshot(t, dir)
+	if got := snap["s/scripts/a.sh"]; got.data != "echo a\r\n" || got.mode.Perm() != 0o444 {
+		t.Errorf("read-only file changed: %q %v", got.data, got.mode)
+	}
+	if got := snap["s/scripts/b.sh"]; got.data != "-> real.sh" {
+		t.Errorf("link replaced: %q", got.data)
+	}
+	if got := snap["s/scripts/real.sh"]; got.data != "echo real\n" {
+		t.Errorf("real.sh not fixed: %q", got.data)
+	}
+	var failed []string
+	for _, f := range rep.Failed {
+		failed = append(failed, f.Error())
+	}
+	want := []string{"s/scripts/a.sh: not fixed: the file is read-only",
+		"s/scripts/b.sh: not fixed: b.sh is a symbolic link; fix the file it points to"}
+	if !slices.Equal(failed, want) {
+		t.Errorf("failed:\n%s\nwant:\n%s", strings.Join(failed, "\n"), strings.Join(want, "\n"))
+	}
+	if !slices.Equal(rep.Files, []string{"s/scripts/real.sh"}) {
+		t.Errorf("files = %v", rep.Files)
+	}
+	for p := range snap {
+		if strings.Contains(p, ".fix-") {
+			t.Errorf("temporary file left: %s", p)
+		}
+	}
+}
+
+// TestFixDryRun checks that a dry run writes nothing and prints a diff that
+// patch tools take.
+func TestFixDryRun(t *testing.T) {
+	dir, opts := fixTree(t, map[string]string{
+		"s/skill.md":     "\uFEFF---\nname: s\ndescription: Fill PDF forms. Use when the user works with PDF files.\nmetadata:\n  count: 28\n---\n# S\n\nRun scripts/a.sh.\n",
+		"s/scripts/a.sh": "#!/bin/sh\r\necho a\r\n",
+	})
+	before := snapshot(t, dir)
+	res := lintDir(t, dir, opts)
+	var out bytes.Buffer
+	rep, err := Fix(context.Background(), res, FixOptions{Lint: opts, DryRun: true, Diff: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(before, snapshot(t, dir)) {
+		t.Error("a dry run changed files")
+	}
+	want := "diff --git a/s/scripts/a.sh b/s/scripts/a.sh\n" +
+		"old mode 100644\nnew mode 100755\n" +
+		"--- a/s/scripts/a.sh\n+++ b/s/scripts/a.sh\n" +
+		"@@ -1,2 +1,2 @@\n-#!/bin/sh\r\n-echo a\r\n+#!/bin/sh\n+echo a\n" +
+		"diff --git a/s/skill.md b/s/SKILL.md\n" +
+		"rename from s/skill.md\nrename to s/SKILL.md\n" +
+		"--- a/s/skill.md\n+++ b/s/SKILL.md\n" +
+		"@@ -1,8 +1,8 @@\n-\uFEFF---\n+---\n name: s\n description: Fill PDF forms. Use when the user works with PDF files.\n" +
+		" metadata:\n-  count: 28\n+  count: \"28\"\n ---\n # S\n \n"
+	if got := out.String(); got != want {
+		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
+	}
+	if !slices.Equal(rep.Files, []string{"s/SKILL.md", "s/scripts/a.sh"}) || rep.Fixed != 5 {
+		t.Errorf("files %v, fixed %d; want both files and 5 findings", rep.Files, rep.Fixed)
+	}
+}
+
+// TestFixCanceled checks that a canceled fix touches no file.
+func TestFixCanceled(t *testing.T) {
+	dir, opts := fixTree(t, map[string]string{"s/SKILL.md": fixSkillMD, "s/scripts/a.sh": "echo a\r\n"})
+	before := snapshot(t, dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Fix(ctx, lintDir(t, dir, opts), FixOptions{Lint: opts}); !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if !maps.Equal(before, snapshot(t, dir)) {
+		t.Error("a canceled fix changed files")
+	}
+}
+
+// FuzzFixFrontmatter runs the frontmatter fixers on any SKILL.md, with a
+// finding at every scalar: none may panic, break frontmatter that parsed,
+// or change what a second run sees.
+func FuzzFixFrontmatter(f *testing.F) {
+	for _, s := range []string{
+		"---\nname: a\ndescription: Use when: x\n---\nbody",
+		"---\nmetadata:\n  count: 28\n  github-repo: x\n  v: 1.10\nallowed-tools: [Read, 'Ba]sh']\n---\n",
+		"---\nallowed-tools:\n  - Read\n  - Bash # c\non: yes\n---\n",
+		"\uFEFF---\r\nname: é\r\ndescription: \"a\\\\b\": c\r\n---\r\n",
+		"---\nmetadata:\n  github-ref: main\n  github-path: |\n    x\n\n# c\nname: b\n---\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		once := fuzzFix(data)
+		if problemKind(skill.Parse(data)) == skill.NoProblem && problemKind(skill.Parse(once)) != skill.NoProblem {
+			t.Fatalf("frontmatter broken:\n%q\n->\n%q", data, once)
+		}
+		// A quote waits for the round after the colon fix, as in Fix.
+		twice := fuzzFix(once)
+		if thrice := fuzzFix(twice); !bytes.Equal(twice, thrice) {
+			t.Fatalf("no fixed point after two rounds:\n%q\n->\n%q\n->\n%q", once, twice, thrice)
+		}
+	})
+}
+
+// fuzzFix applies the frontmatter fixers as Fix would, with a finding of
+// every quoting rule at every scalar.
+func fuzzFix(data []byte) []byte {
+	f := &fixFile{job: &fixJob{path: "s/SKILL.md", rel: "SKILL.md", entry: true}, orig: data, data: data}
+	fixColonLines(f, nil)
+	if bytes.Equal(f.data, f.orig) {
+		var at []Finding
+		if d := skill.Parse(data); d.Front != nil {
+			walkYAML(d.Front, func(n *yaml.Node) {
+				line, col := d.FilePos(n)
+				for _, r := range []string{"yaml-ambiguous-scalar", "yaml-colon-space"} {
+					at = append(at, Finding{Line: line, Column: col, Rule: r})
+				}
+			})
+		}
+		fixQuoteScalars(f, at)
+	}
+	fixAllowedTools(f, nil)
+	fixInstalledMetadata(f, nil)
+	return f.data
+}
