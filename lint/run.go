@@ -193,6 +193,12 @@ func (r *runner) checkSkill(s *skill.Skill) []Finding {
 	}
 	if files, err := collect(s.Dir); err == nil {
 		p.Files = files
+		if entryRefused(s, files) {
+			// A SKILL.md the skill cannot publish (a link out of its
+			// folder) is reported once by the file rules; its text,
+			// which belongs elsewhere, is not the skill's to lint.
+			p.Doc = nil
+		}
 	} else {
 		out = append(out, Finding{Path: r.rel(s.Dir), Rule: "file-unreadable", Severity: Error,
 			Message: fmt.Sprintf("cannot list the skill's files: %v", err)})
@@ -209,6 +215,17 @@ func (r *runner) checkSkill(s *skill.Skill) []Finding {
 		out = append(out, Finding{Path: r.rel(s.Dir), Rule: p.rule.ID, Severity: Error, Message: err.Error()})
 	}
 	return r.cfg.Baseline.filter(r.settle(p, out), r.base)
+}
+
+// entryRefused reports whether collecting the skill's files refused its
+// SKILL.md.
+func entryRefused(s *skill.Skill, files *skill.Files) bool {
+	for _, r := range files.Refused {
+		if r.Path == s.File {
+			return true
+		}
+	}
+	return false
 }
 
 // runRules runs every per-skill rule in force on one skill.
