@@ -2,8 +2,12 @@ package lint
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -43,7 +47,8 @@ var linkRules = []*Rule{
 		Severity: Warning,
 		Explain: "A skill is published as its folder alone: a link such as ../shared/style.md works in the " +
 			"source tree but points at nothing once the skill is installed from the archive or the bundle. " +
-			"Copy the file into the skill (usually under references/) and link to the copy.",
+			"Copy the file into the skill (usually under references/) and link to the copy. A target that " +
+			"does not exist at all is link-broken's.",
 		Bad:   "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\nSee [style](../shared/style.md).\n",
 		Good:  "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\nSee [style](references/style.md).\n",
 		Check: checkLinkOutside,
@@ -146,9 +151,18 @@ func checkLinkBroken(p *Pass) {
 	}
 	md, x := bodyMarkdown(p), filesOf(p)
 	for _, l := range skillLinks(p) {
-		if l.kind == targetPlugin {
+		switch l.kind {
+		case targetPlugin:
 			reportAt(p, md, l.off, "create it in the plugin or correct the link",
 				"link target %s names no file of the plugin the skill belongs to", quoted(l.dest))
+			continue
+		case targetOutside:
+			// Missing is the mistake to fix first: copying the file into
+			// the skill, as link-outside asks, cannot be done.
+			if _, err := os.Stat(filepath.Join(p.Skill.Dir, filepath.FromSlash(l.path))); errors.Is(err, fs.ErrNotExist) {
+				reportAt(p, md, l.off, "correct the link, and link only to files inside the skill",
+					"link target %s does not exist, and it would be outside the skill folder if it did", quoted(l.dest))
+			}
 			continue
 		}
 		if l.kind != targetInside || x.has(l.path) {
