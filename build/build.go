@@ -41,9 +41,13 @@ type Options struct {
 	Time     time.Time    // the archives' one fixed time (zero = 1980-01-01)
 	BaseURL  string       // absolute URL prefix for index entries ("" = relative URLs)
 	NoLegacy bool         // leave out the v0.1.0 tree and index
-	Sign     Signer       // signs the archives and indexes; nil = unsigned
-	Log      io.Writer    // one line a step; nil = silent
-	Progress io.Writer    // a live counter while packing (a terminal); nil = none
+	// SkipInvalid leaves out the skills that have error-level findings,
+	// and publishes the others, instead of refusing the whole tree; the
+	// skills left out are in Result.Skipped.
+	SkipInvalid bool
+	Sign        Signer    // signs the archives and indexes; nil = unsigned
+	Log         io.Writer // one line a step; nil = silent
+	Progress    io.Writer // a live counter while packing (a terminal); nil = none
 	// Inventory fills Result.Skills and Result.Artifacts: every skill, and
 	// every file of the bundle with its digest and size. Both grow with the
 	// tree (10,000 skills make about 120,000 files), so only a caller that
@@ -86,15 +90,31 @@ type Result struct {
 	Artifacts []Artifact        `json:"artifacts"` // with Options.Inventory, sorted by path
 	Excluded  []layout.Excluded `json:"legacyExcluded,omitempty"`
 	Findings  []lint.Finding    `json:"findings"`
+	Skipped   []Skipped         `json:"skipped"` // with Options.SkipInvalid: the skills left out
 	Packed    int               `json:"packed"`
 	Reused    int               `json:"reused"`
 }
 
+// Skipped is a skill that Options.SkipInvalid left out of the bundle, with
+// the error-level findings that made it invalid (which Result.Findings
+// holds too).
+type Skipped struct {
+	Name     string         `json:"name"`
+	Dir      string         `json:"dir"`
+	Findings []lint.Finding `json:"findings"`
+}
+
 // LintError stops a build whose skills have error-level findings; nothing
 // has been written when it is returned.
-type LintError struct{ Errors int }
+type LintError struct {
+	Errors int
+	All    bool // with Options.SkipInvalid: every skill is invalid, none is left to publish
+}
 
 func (e *LintError) Error() string {
+	if e.All {
+		return "every skill is invalid (" + plural(e.Errors, "lint error", "lint errors") + "); nothing was written"
+	}
 	return plural(e.Errors, "lint error", "lint errors") + "; nothing was written"
 }
 
@@ -124,10 +144,11 @@ func (b *builder) run() error {
 		wg.Wait()
 		for i, err := range errs {
 			var le *LintError
+			var ce *ClashError
 			switch {
 			case err == nil:
-			case errors.As(err, &le):
-				return err
+			case errors.As(err, &le), errors.As(err, &ce):
+				return err // about the skills, not a step
 			default:
 				return fmt.Errorf("%s: %w", stage[i].name, err)
 			}
@@ -185,8 +206,12 @@ type work struct {
 	key      [32]byte       // the reuse key (see builder.key)
 	reused   bool
 	sameLint bool  // the previous record holds this build's lint verdict
-	at       spot  // the summary, once packed
+	at       spot  // the summary, once kept
+	kept     bool  // packed (or reused) and summarized
 	err      error // why the skill could not be packed
+	invalid  bool  // lint found an error in the skill itself
+	lost     bool  // not packed: another skill had claimed its name
+	skipped  bool  // left out by Options.SkipInvalid
 }
 
 // task is a skill while a worker processes it: what it reads and makes,
@@ -223,8 +248,10 @@ type builder struct {
 	dirs      dirCache     // folders made or seen in the staging folder
 	made      atomic.Int64 // files made in the staging folder, checked against the plan
 	failed    atomic.Bool  // a skill has a lint or pack error: pack no more
-	lintOpts  lint.Options // the per-skill lint options, resolved once
-	collected func(*task)  // a test hook: runs when a skill's files are collected
+	claimMu   sync.Mutex
+	claims    map[string]*work // which skill packs under each name (see claim)
+	lintOpts  lint.Options     // the per-skill lint options, resolved once
+	collected func(*task)      // a test hook: runs when a skill's files are collected
 	umaskOnce sync.Once
 	umask     uint32
 }

@@ -338,6 +338,13 @@ func (c *dirCache) has(dir string) bool {
 	return ok
 }
 
+// forget empties the cache, for folders that were removed.
+func (c *dirCache) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = nil
+}
+
 func (c *dirCache) add(dir string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -72,12 +72,18 @@ func (b *builder) pack() error {
 	if err := b.lint(); err != nil {
 		return err
 	}
+	if err := b.checkClashes(); err != nil {
+		return err
+	}
 	for _, w := range b.work {
-		if w.err != nil {
+		if w.err != nil && !w.skipped {
 			return w.err
 		}
 	}
 	if err := b.sums.seal(); err != nil {
+		return err
+	}
+	if err := b.leaveOut(); err != nil {
 		return err
 	}
 	for _, w := range b.work {
@@ -89,7 +95,11 @@ func (b *builder) pack() error {
 	}
 	b.named = slices.Clone(b.work)
 	slices.SortFunc(b.named, func(x, y *work) int { return strings.Compare(x.name, y.name) })
-	b.logf("• pack: %s (%d packed, %d reused)", plural(len(b.work), "skill", "skills"), b.res.Packed, b.res.Reused)
+	left := ""
+	if n := len(b.res.Skipped); n > 0 {
+		left = "; " + plural(n, "invalid skill", "invalid skills") + " left out"
+	}
+	b.logf("• pack: %s (%d packed, %d reused)%s", plural(len(b.work), "skill", "skills"), b.res.Packed, b.res.Reused, left)
 	return nil
 }
 
@@ -108,9 +118,8 @@ func (b *builder) process(wk *work) {
 		b.collected(w)
 	}
 	if w.prev != nil && w.files != nil && sameShape(w.prev.Files, w.files.Files) {
-		if w.hashed, w.err = hashFiles(w); w.err != nil {
-			b.failed.Store(true) // and lint says what is wrong with the file
-		} else {
+		// Lint says what is wrong with a file that cannot be hashed.
+		if w.hashed, w.err = hashFiles(w); w.err == nil {
 			w.lintKey = b.lintKey(w, w.hashed)
 		}
 	}
@@ -121,9 +130,20 @@ func (b *builder) process(wk *work) {
 	res := lint.Check([]*skill.Skill{s}, opts)
 	w.findings, w.clean = res.Findings, res.Clean[0]
 	if errs, _, _ := lint.Count(w.findings); errs > 0 {
-		b.failed.Store(true)
+		// With SkipInvalid the skill is left out, and the others go on.
+		w.invalid = true
+		if !b.opts.SkipInvalid {
+			b.failed.Store(true)
+		}
 	}
-	if !b.failed.Load() {
+	switch {
+	case w.invalid:
+	case w.err != nil:
+		b.failed.Store(true)
+	case b.failed.Load():
+	case !b.claim(w.work):
+		w.lost = true // see claim
+	default:
 		if w.err = b.packOne(w); w.err == nil {
 			w.err = b.keep(w)
 		}
@@ -145,6 +165,7 @@ func (b *builder) keep(w *task) error {
 	w.sameLint = w.prev != nil && w.prev.Lint == sum.lint
 	var err error
 	w.at, err = b.sums.add(sum)
+	w.kept = err == nil
 	return err
 }
 
@@ -162,23 +183,28 @@ func (b *builder) summary(w *work) (*summary, error) {
 
 // lint runs the checks across skills (names, nesting) and reports every
 // finding; an error-level one stops the build before any error met while
-// packing is reported, since the finding says what to fix.
+// packing is reported, since the finding says what to fix. With
+// SkipInvalid it leaves out the skills that have one instead.
 func (b *builder) lint() error {
 	named := make([]lint.Named, len(b.work))
 	for i, w := range b.work {
 		named[i] = w.named
 	}
-	all := lint.CheckAcross(named, b.lintOpts)
+	across := lint.CheckAcross(named, b.lintOpts)
+	all := slices.Clone(across)
 	for _, w := range b.work {
 		all = append(all, w.findings...)
 	}
 	b.res.Findings = lint.Sort(all)
 	errs, warns, _ := lint.Count(b.res.Findings)
 	b.logf("• lint: %s, %s", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
-	if errs > 0 {
+	switch {
+	case errs == 0:
+		return nil
+	case !b.opts.SkipInvalid:
 		return &LintError{Errors: errs}
 	}
-	return nil
+	return b.skipInvalid(across, errs)
 }
 
 // each runs fn on every skill, one worker per job, and returns the first

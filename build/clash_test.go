@@ -1,0 +1,109 @@
+package build
+
+import (
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/skillpack/skillpack/lint"
+)
+
+func TestClashes(t *testing.T) {
+	named := []lint.Named{
+		{Dir: "p/telegram/skills/access", Name: "access"},
+		{Dir: "solo", Name: "solo"},
+		{Dir: "p/discord/skills/access", Name: "access"},
+		{Dir: "a/b", Name: "b"},
+		{Dir: "c/b", Name: "b"},
+		{Dir: "d/b", Name: "b"},
+	}
+	want := []Clash{
+		{Name: "access", Skills: []Clashing{{Dir: "p/telegram/skills/access"}, {Dir: "p/discord/skills/access"}}},
+		{Name: "b", Skills: []Clashing{{Dir: "a/b"}, {Dir: "c/b"}, {Dir: "d/b"}}},
+	}
+	if got := clashes(named); !reflect.DeepEqual(got, want) {
+		t.Errorf("clashes:\n%+v\nwant\n%+v", got, want)
+	}
+	if got := clashes(named[:4]); len(got) != 1 || got[0].Name != "access" {
+		t.Errorf("clashes of four: %+v, want access alone", got)
+	}
+	if got := clashes(nil); got != nil {
+		t.Errorf("clashes of none: %+v", got)
+	}
+}
+
+func TestClashErrorMessage(t *testing.T) {
+	e := &ClashError{Out: "dist", SkipInvalid: true, Clashes: []Clash{{Name: "access", Skills: []Clashing{
+		{Dir: "external_plugins/discord/skills/access", Plugin: "external_plugins/discord"},
+		{Dir: "external_plugins/telegram/skills/access", Plugin: "external_plugins/telegram"},
+	}}}}
+	want := `2 skills would be published as "access", but a bundle holds one skill per name:
+  external_plugins/discord/skills/access (plugin external_plugins/discord)
+  external_plugins/telegram/skills/access (plugin external_plugins/telegram)
+Build each plugin into its own bundle:
+  skillpack build external_plugins/discord -o dist/discord
+  skillpack build external_plugins/telegram -o dist/telegram
+or rename one of the skills of each name (folder and name together).
+--skip-invalid leaves out only skills with error-level findings, and these have none.
+Nothing was written.`
+	if got := e.Error(); got != want {
+		t.Errorf("message:\n%s\nwant\n%s", got, want)
+	}
+	e = &ClashError{Out: "dist", Clashes: []Clash{{Name: "b", Skills: []Clashing{{Dir: "a/b"}, {Dir: "c/b"}}}}}
+	if got := e.Error(); strings.Contains(got, "skillpack build") || strings.Contains(got, "--skip-invalid") ||
+		!strings.Contains(got, "Rename one of the skills") {
+		t.Errorf("without plugins or --skip-invalid:\n%s", got)
+	}
+}
+
+// Two skills of one name that lint lets through (plugins scope names, and
+// a config may turn name-duplicate off) are refused by the build, with or
+// without SkipInvalid, and nothing is written.
+func TestBuildRefusesClash(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	for _, p := range []string{"discord", "telegram"} {
+		writeSkillFile(t, src, p, ".claude-plugin/plugin.json", `{"name": "`+p+`"}`)
+		writeSkill(t, filepath.Join(src, p, "skills", "access"), "access", nil)
+	}
+	writeSkill(t, filepath.Join(src, "a", "other"), "other", nil)
+	writeSkill(t, filepath.Join(src, "b", "other"), "other", nil)
+	cfg, err := lint.ParseConfig("skillpack.yaml", []byte("rules:\n  name-duplicate: off\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dist := withPrevious(t, root)
+	before := snapshot(t, dist)
+	for _, skip := range []bool{false, true} {
+		for _, jobs := range []int{1, 3} {
+			_, err := Run([]string{src}, Options{Out: dist, Jobs: jobs, SkipInvalid: skip, Lint: lint.Options{Config: cfg}})
+			var ce *ClashError
+			if !errors.As(err, &ce) || len(ce.Clashes) != 2 || ce.SkipInvalid != skip {
+				t.Fatalf("skip %v, jobs %d: %v, want a ClashError for two names", skip, jobs, err)
+			}
+			want := []Clash{
+				{Name: "access", Skills: []Clashing{
+					{Dir: filepath.Join(src, "discord", "skills", "access"), Plugin: filepath.Join(src, "discord")},
+					{Dir: filepath.Join(src, "telegram", "skills", "access"), Plugin: filepath.Join(src, "telegram")}}},
+				{Name: "other", Skills: []Clashing{{Dir: filepath.Join(src, "a", "other")}, {Dir: filepath.Join(src, "b", "other")}}},
+			}
+			if !reflect.DeepEqual(ce.Clashes, want) {
+				t.Errorf("skip %v, jobs %d: clashes\n%+v\nwant\n%+v", skip, jobs, ce.Clashes, want)
+			}
+			if cmd := "skillpack build " + filepath.Join(src, "discord") + " -o " + filepath.Join(dist, "discord"); !strings.Contains(err.Error(), cmd) {
+				t.Errorf("the message does not say %q:\n%v", cmd, err)
+			}
+			sameTree(t, "refused build", before, snapshot(t, dist), true)
+			noStaging(t, root)
+		}
+	}
+	// Under the default config lint refuses the two skills named other
+	// first, and lets the plugins' access through.
+	_, err = Run([]string{src}, Options{Out: dist})
+	var le *LintError
+	if !errors.As(err, &le) || le.Errors != 2 {
+		t.Errorf("default config: %v, want 2 lint errors (name-duplicate)", err)
+	}
+}

@@ -1,0 +1,203 @@
+package build
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/lint"
+)
+
+// Options.SkipInvalid publishes a tree in which some skills are broken: a
+// registry of hundreds of skills must not wait for its worst one. A skill
+// with an error-level finding is not packed; one that the checks across
+// skills (duplicate names, nesting) find in error is known only once every
+// skill is packed, so what was staged of it is removed again. Skipped
+// skills are in neither the documents nor the build record, so a later
+// build packs them as soon as they are fixed, and a no-op rebuild still
+// reports them.
+
+// skipInvalid marks the skills to leave out: those with an error-level
+// finding of their own, and those that an error of the checks across
+// skills (across) names. An error that names no skill, or an invalid
+// tree, is a LintError still.
+func (b *builder) skipInvalid(across []lint.Finding, errs int) error {
+	more := map[*work][]lint.Finding{}
+	if len(across) > 0 {
+		named := b.namedBy()
+		for _, f := range across {
+			if f.Severity != lint.Error {
+				continue
+			}
+			ws := named(f.Path)
+			if len(ws) == 0 {
+				return &LintError{Errors: errs} // nothing to leave out for it
+			}
+			for _, w := range ws {
+				more[w] = append(more[w], f)
+			}
+		}
+	}
+	for _, w := range b.work {
+		if !w.invalid && more[w] == nil {
+			continue
+		}
+		w.skipped = true
+		var fs []lint.Finding
+		for _, f := range w.findings {
+			if f.Severity == lint.Error {
+				fs = append(fs, f)
+			}
+		}
+		b.res.Skipped = append(b.res.Skipped, Skipped{Name: w.name, Dir: w.src.Dir, Findings: lint.Sort(append(fs, more[w]...))})
+	}
+	if len(b.res.Skipped) == len(b.work) {
+		return &LintError{Errors: errs, All: true}
+	}
+	return nil
+}
+
+// namedBy returns a function that gives the skills a finding of the
+// checks across skills names by its path: the skill whose SKILL.md or
+// folder it is, or every skill below a folder (installed-folder reports a
+// client's install folder).
+func (b *builder) namedBy() func(path string) []*work {
+	at := make(map[string]*work, 2*len(b.work))
+	dirs := make([]string, len(b.work))
+	for i, w := range b.work {
+		dirs[i] = b.rel(w.named.Dir)
+		at[dirs[i]] = w
+		at[b.rel(w.named.EntryPath())] = w
+	}
+	return func(path string) []*work {
+		if w := at[path]; w != nil {
+			return []*work{w}
+		}
+		var below []*work
+		for i, d := range dirs {
+			if strings.HasPrefix(d, path+"/") || path == "." {
+				below = append(below, b.work[i])
+			}
+		}
+		return below
+	}
+}
+
+// rel spells a path as lint's findings do: with slashes, relative to
+// lint's base folder.
+func (b *builder) rel(p string) string {
+	base, _ := filepath.Abs(b.lintOpts.Base)
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.ToSlash(p)
+	}
+	if rel, err := filepath.Rel(base, abs); err == nil {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(abs)
+}
+
+// claim gives w its name in the staging folder, unless another skill has
+// it. Two skills of one name would write the same paths; at most one of
+// them is published (the build refuses a clash, see checkClashes), and if
+// that one lost its name to a skill that is skipped, leaveOut packs it.
+func (b *builder) claim(w *work) bool {
+	b.claimMu.Lock()
+	defer b.claimMu.Unlock()
+	if b.claims == nil {
+		b.claims = map[string]*work{}
+	}
+	if o, ok := b.claims[w.name]; ok && o != w {
+		return false
+	}
+	b.claims[w.name] = w
+	return true
+}
+
+// leaveOut drops the skipped skills from the build: what was staged of
+// them is removed, and a published skill that was not packed because of
+// them (it lost its name to one, or packing stopped at one's error) is
+// packed now, one at a time: this happens only when a skill is skipped
+// for an error of the checks across skills.
+func (b *builder) leaveOut() error {
+	if len(b.res.Skipped) == 0 {
+		return nil
+	}
+	var kept []*work
+	for _, w := range b.work {
+		if !w.skipped {
+			kept = append(kept, w)
+			continue
+		}
+		if err := b.unstage(w); err != nil {
+			return err
+		}
+	}
+	b.work = kept
+	b.failed.Store(false)
+	for _, w := range b.work {
+		if w.kept {
+			continue
+		}
+		name := w.name
+		w.lost, w.err = false, nil
+		b.process(w)
+		switch {
+		case w.err != nil:
+			return w.err
+		case w.invalid || w.name != name || !w.kept:
+			return fmt.Errorf("%s changed while the bundle was being built; run the build again", w.src.Dir)
+		}
+	}
+	return b.sums.seal()
+}
+
+// unstage removes what pack wrote of a skipped skill to the staging
+// folder: its served copies and archives, or, if its packing failed, what
+// it wrote before. Only the skill that claimed a name wrote under it; a
+// reused skill wrote nothing (write links it).
+func (b *builder) unstage(w *work) error {
+	if b.claims[w.name] != w {
+		return nil
+	}
+	delete(b.claims, w.name)
+	if b.opts.DryRun {
+		return nil
+	}
+	n := 0
+	dir := b.stagePath(layout.SkillDir(w.name))
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return err
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	b.dirs.forget() // of the folders removed here
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	// Its archives, <name>-<16 hex>.<ext>: no other skill's name matches.
+	ents, err := os.ReadDir(b.stagePath(layout.SkillsDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, e := range ents {
+		for _, ext := range []string{layout.TarGz, layout.Zip} {
+			if hex, ok := strings.CutPrefix(e.Name(), w.name+"-"); ok && len(hex) == 16+1+len(ext) && strings.HasSuffix(hex, "."+ext) {
+				if err := os.Remove(b.stagePath(layout.SkillsDir + "/" + e.Name())); err != nil {
+					return err
+				}
+				n++
+			}
+		}
+	}
+	b.made.Add(int64(-n))
+	return nil
+}
