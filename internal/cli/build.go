@@ -30,6 +30,9 @@ type buildOptions struct {
 	BaseURL  string
 	NoLegacy bool
 	Summary  string // file to append a Markdown summary to (GitHub's step summary)
+	// SkipInvalid leaves out skills with error-level findings instead of
+	// refusing the build.
+	SkipInvalid bool
 }
 
 func newBuildCmd(ios *IO) *cobra.Command {
@@ -43,8 +46,21 @@ bundle that a static host or a thin MCP server serves unchanged: discovery
 indexes (/.well-known/agent-skills/ v0.2.0 and /.well-known/skills/ v0.1.0),
 content-addressed archives, MCP documents and checksums.
 
-Any error-level finding stops the build before anything is written. The
-bundle is built in a temporary folder beside DIST and swapped in at the end,
+Any error-level finding stops the build before anything is written, with
+exit code 1. With --skip-invalid (or "build: skip-invalid: true" in
+skillpack.yaml) the skills that have one are left out instead: every valid
+skill is published, the build exits 0, and the skills left out are named in
+a warning on stderr (a ::warning annotation in GitHub Actions), under
+"skipped" in --json and in --step-summary. A CI job that must not publish
+with a skill missing can fail on them: --json | jq -e '.skipped == []'.
+--skip-invalid=false overrides the config.
+
+Skills that would be published under one name are always refused (exit
+1), even with --skip-invalid: a bundle holds one skill per name. Plugins
+scope names (access in two plugins is two skills), so build each plugin
+into its own bundle.
+
+The bundle is built in a temporary folder beside DIST and swapped in at the end,
 so DIST is either the previous bundle or the new one, never half of each.
 Unchanged skills reuse their archives from the previous bundle.
 
@@ -56,7 +72,7 @@ else 1980-01-01T00:00:00Z.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Roots = args
 			// Flags given on the command line win over the config's build section.
-			return runBuild(ios, opts, cmd.Flags().Changed("no-legacy"), cmd.Flags().Changed("base-url"))
+			return runBuild(ios, opts, cmd.Flags().Changed)
 		},
 	}
 	opts.LintOptions.AddFlags(cmd.Flags())
@@ -71,19 +87,25 @@ else 1980-01-01T00:00:00Z.`,
 	f.StringVar(&opts.BaseURL, "base-url", "", "absolute `URL` the bundle is served at (default: relative URLs)")
 	f.BoolVar(&opts.NoLegacy, "no-legacy", false, "leave out the legacy /.well-known/skills/ v0.1.0 tree")
 	f.StringVar(&opts.Summary, "step-summary", "", "append a Markdown summary to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
+	f.BoolVar(&opts.SkipInvalid, "skip-invalid", false, "leave out skills with lint errors and publish the rest (exit 0, with a warning)")
 	return cmd
 }
 
-func runBuild(ios *IO, opts *buildOptions, setLegacy, setBase bool) error {
+// runBuild builds; set tells which flags were given, which win over the
+// config's build section.
+func runBuild(ios *IO, opts *buildOptions, set func(flag string) bool) error {
 	cfg, err := opts.load()
 	if err != nil {
 		return err
 	}
-	if !setLegacy {
+	if !set("no-legacy") {
 		opts.NoLegacy = cfg.Build.NoLegacy
 	}
-	if !setBase {
+	if !set("base-url") {
 		opts.BaseURL = cfg.Build.BaseURL
+	}
+	if !set("skip-invalid") {
+		opts.SkipInvalid = cfg.Build.SkipInvalid
 	}
 	roots := opts.Roots
 	if len(roots) == 0 {
@@ -100,7 +122,7 @@ func runBuild(ios *IO, opts *buildOptions, setLegacy, setBase bool) error {
 	}
 	bo := build.Options{
 		Out: opts.Out, Jobs: opts.Jobs, Force: opts.Force, DryRun: opts.DryRun, Time: epoch,
-		BaseURL: opts.BaseURL, NoLegacy: opts.NoLegacy,
+		BaseURL: opts.BaseURL, NoLegacy: opts.NoLegacy, SkipInvalid: opts.SkipInvalid,
 		Lint: lint.Options{Config: cfg, Strict: opts.Strict},
 		Log:  ios.Err,
 		// Only the summaries list every skill and file; without them a
@@ -125,6 +147,9 @@ func runBuild(ios *IO, opts *buildOptions, setLegacy, setBase bool) error {
 	if res != nil && len(res.Findings) > 0 {
 		lint.Format(ios.Err, "text", &lint.Result{Findings: res.Findings}, lint.Tool{})
 	}
+	if res != nil && err == nil && len(res.Skipped) > 0 {
+		warnSkipped(ios, res.Skipped)
+	}
 	if opts.Summary != "" && res != nil && err == nil {
 		if err := appendSummary(opts.Summary, res); err != nil {
 			return &exitError{code: ExitInternal, err: fmt.Errorf("--step-summary: %w", err)}
@@ -135,6 +160,9 @@ func runBuild(ios *IO, opts *buildOptions, setLegacy, setBase bool) error {
 		enc.SetIndent("", "  ")
 		if res.Findings == nil {
 			res.Findings = []lint.Finding{}
+		}
+		if res.Skipped == nil {
+			res.Skipped = []build.Skipped{}
 		}
 		if err := enc.Encode(res); err != nil {
 			return err
@@ -152,6 +180,16 @@ func appendSummary(file string, res *build.Result) error {
 	for _, s := range res.Skills {
 		fmt.Fprintf(&b, "| %s | %d | %d B | `%s` | `%s` |\n", s.Name, s.Files, s.Size, path.Base(s.TarGz.Path), s.TarGz.Digest)
 	}
+	if len(res.Skipped) > 0 {
+		fmt.Fprintf(&b, "\n**%s, not in the bundle:**\n\n| skill | folder | errors |\n|---|---|---|\n", skippedCount(len(res.Skipped)))
+		for _, s := range res.Skipped {
+			var why []string
+			for _, f := range s.Findings {
+				why = append(why, fmt.Sprintf("`%s` %s", f.Rule, f.Message))
+			}
+			fmt.Fprintf(&b, "| %s | `%s` | %s |\n", s.Name, s.Dir, strings.ReplaceAll(strings.Join(why, "<br>"), "|", "\\|"))
+		}
+	}
 	errs, warns, _ := lint.Count(res.Findings)
 	fmt.Fprintf(&b, "\nLint: %d errors, %d warnings.\n", errs, warns)
 	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
@@ -165,16 +203,46 @@ func appendSummary(file string, res *build.Result) error {
 	return f.Close()
 }
 
-// buildErr maps a build error to its exit code: lint errors are findings
-// (1), a refused output folder is the user's to fix (2), anything else is a
-// failure (3).
+// warnSkipped says which skills --skip-invalid left out, and why, after
+// their findings: the last lines of a CI log are the ones read.
+func warnSkipped(ios *IO, skipped []build.Skipped) {
+	var names []string
+	for _, s := range skipped {
+		names = append(names, s.Name)
+	}
+	fmt.Fprintf(ios.Err, "warning: %s, not in the bundle: %s\n", skippedCount(len(skipped)), strings.Join(names, ", "))
+	for _, s := range skipped {
+		rules := map[string]bool{}
+		var why []string
+		for _, f := range s.Findings {
+			if !rules[f.Rule] {
+				rules[f.Rule] = true
+				why = append(why, f.Rule)
+			}
+		}
+		fmt.Fprintf(ios.Err, "  %s (%s): %s: %s\n", s.Name, s.Dir, plural(len(s.Findings), "error"), strings.Join(why, ", "))
+	}
+	if ios.Getenv("GITHUB_ACTIONS") == "true" {
+		// An annotation on the run's summary page, where a skipped skill
+		// is seen without reading the log.
+		msg := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(strings.Join(names, ", "))
+		fmt.Fprintf(ios.Err, "::warning title=skillpack build::%s, not in the bundle: %s\n", skippedCount(len(skipped)), msg)
+	}
+}
+
+func skippedCount(n int) string { return "skipped " + plural(n, "invalid skill") }
+
+// buildErr maps a build error to its exit code: lint errors and skills
+// clashing by name are findings (1), a refused output folder is the
+// user's to fix (2), anything else is a failure (3).
 func buildErr(err error) error {
 	var le *build.LintError
+	var ce *build.ClashError
 	var oe *build.OutputError
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &le):
+	case errors.As(err, &le), errors.As(err, &ce):
 		return &exitError{code: ExitFindings, err: err}
 	case errors.As(err, &oe):
 		return &exitError{code: ExitUsage, err: err}
