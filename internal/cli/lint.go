@@ -74,6 +74,7 @@ type lintCmdOptions struct {
 	Explain   string
 
 	WriteBaseline string // record the findings here instead of failing on them
+	fix           fixOptions
 }
 
 func newLintCmd(ios *IO) *cobra.Command {
@@ -98,6 +99,7 @@ bad flags, arguments or config, 3 when skillpack itself failed.`,
 		},
 	}
 	opts.AddFlags(cmd.Flags())
+	opts.fix.AddFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&opts.Format, "format", "f", "text", "output `format`: text, json, sarif or github")
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 on findings at or above this `level`: error, warning, info or never")
 	cmd.Flags().BoolVar(&opts.ListRules, "list-rules", false, "list every rule and exit")
@@ -149,6 +151,9 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 		if _, err := os.Lstat(p); err != nil { // a dangling link names the skill it sits in
 			return usageErr("%s: no such file or folder", p)
 		}
+	}
+	if opts.fix.Fix || opts.fix.DryRun {
+		return runFix(ios, opts, paths, lint.Options{Config: cfg, Strict: opts.Strict}, failOn)
 	}
 	res, err := lint.Run(paths, lint.Options{Config: cfg, Strict: opts.Strict})
 	if err != nil {

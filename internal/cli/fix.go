@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"github.com/skillpack/skillpack/internal/version"
+	"github.com/skillpack/skillpack/lint"
+)
+
+// fixOptions are lint's flags for repairing findings.
+type fixOptions struct {
+	Fix    bool
+	DryRun bool
+}
+
+// AddFlags registers --fix and --dry-run.
+func (o *fixOptions) AddFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.Fix, "fix", false, "repair the findings that have a safe, mechanical fix, then lint again")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "with --fix: print the fixes as a unified diff and write nothing")
+}
+
+// runFix is lint with --fix: lint, fix, lint again, and print what is left
+// as lint would, with the count of findings fixed (on stderr, or in the
+// JSON document). With --dry-run it prints the diff instead and exits as
+// lint would have.
+func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, failOn lint.Severity) error {
+	switch {
+	case !opts.fix.Fix:
+		return usageErr("--dry-run needs --fix")
+	case opts.fix.DryRun && opts.Format != "text":
+		return usageErr("--dry-run prints a unified diff; it cannot be combined with --format %s", opts.Format)
+	case opts.WriteBaseline != "":
+		return usageErr("--fix cannot be combined with --write-baseline; fix first, then record what is left")
+	}
+	res, err := lint.Run(paths, lo)
+	if err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	// An interrupt stops the fixes between two files, so that none is left
+	// half-written and no temporary file is left behind.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fo := lint.FixOptions{Lint: lo, DryRun: opts.fix.DryRun}
+	if opts.fix.DryRun {
+		fo.Diff = ios.Out
+	}
+	rep, err := lint.Fix(ctx, res, fo)
+	if rep != nil {
+		for _, f := range rep.Failed {
+			fmt.Fprintf(ios.Err, "%s\n", f.Error())
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			err = errors.New("interrupted: every file is either fixed or as it was")
+		}
+		return &exitError{code: ExitInternal, err: err}
+	}
+	done := fmt.Sprintf("%s in %s", plural(rep.Fixed, "finding"), plural(len(rep.Files), "file"))
+	if opts.fix.DryRun {
+		fmt.Fprintf(ios.Err, "would fix %s; nothing was written\n", done)
+	} else {
+		if res, err = lint.Run(paths, lo); err != nil {
+			return &exitError{code: ExitInternal, err: err}
+		}
+		tool := lint.Tool{Name: "skillpack", Version: version.Version(), URI: "https://" + version.Module}
+		if err := formatFixed(ios.Out, opts.Format, res, tool, rep.Fixed); err != nil {
+			return &exitError{code: ExitInternal, err: err}
+		}
+		if opts.Format != "json" {
+			fmt.Fprintf(ios.Err, "fixed %s\n", done)
+		}
+		if opts.Format == "text" {
+			summarize(ios, res)
+		}
+	}
+	if failOn != lint.Off && lint.Worst(res.Findings) >= failOn {
+		return findingsErr
+	}
+	return nil
+}
+
+// formatFixed writes the findings as lint.Format does, and in the JSON
+// document a "fixed" count after its other fields. The document is lint's
+// to shape; the count is known only here, so it is added to the end.
+func formatFixed(w io.Writer, format string, res *lint.Result, tool lint.Tool, fixed int) error {
+	if format != "json" {
+		return lint.Format(w, format, res, tool)
+	}
+	var buf bytes.Buffer
+	if err := lint.Format(&buf, format, res, tool); err != nil {
+		return err
+	}
+	doc, ok := bytes.CutSuffix(bytes.TrimRight(buf.Bytes(), " \n"), []byte("}"))
+	if !ok {
+		return errors.New("lint's JSON document does not end in '}'")
+	}
+	_, err := fmt.Fprintf(w, "%s,\n  \"fixed\": %d\n}\n", bytes.TrimRight(doc, " \n"), fixed)
+	return err
+}
