@@ -11,7 +11,11 @@ import (
 func Explain(w io.Writer, r *Rule) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", r.ID, r.Title)
-	fmt.Fprintf(&b, "default severity: %s; category: %s\n\n", r.Severity, r.Category)
+	fmt.Fprintf(&b, "default severity: %s; category: %s", r.Severity, r.Category)
+	if Fixable(r.ID) {
+		b.WriteString("; `skillpack lint --fix` repairs it")
+	}
+	b.WriteString("\n\n")
 	b.WriteString(wrap(r.Explain, 76))
 	b.WriteString("\n\nBad:\n")
 	b.WriteString(indent(r.Bad, "    "))
@@ -35,9 +39,13 @@ func ListRules(w io.Writer) error {
 // test keeps the two equal.
 func RuleTable(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("| ID | severity | category | what it checks |\n|---|---|---|---|\n")
+	b.WriteString("| ID | severity | category | what it checks | `--fix` |\n|---|---|---|---|---|\n")
 	for _, r := range registry {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.ID, r.Severity, r.Category, strings.ReplaceAll(r.Title, "|", `\|`))
+		fix := ""
+		if Fixable(r.ID) {
+			fix = "yes"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.ID, r.Severity, r.Category, strings.ReplaceAll(r.Title, "|", `\|`), fix)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

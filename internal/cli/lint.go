@@ -275,10 +275,11 @@ func writeRulesJSON(ios *IO) error {
 		Explain  string        `json:"explanation"`
 		Bad      string        `json:"bad"`
 		Good     string        `json:"good"`
+		Fixable  bool          `json:"fixable"`
 	}
 	var out []ruleDoc
 	for _, r := range lint.Rules() {
-		out = append(out, ruleDoc{r.ID, r.Title, r.Category, r.Severity, r.Explain, r.Bad, r.Good})
+		out = append(out, ruleDoc{r.ID, r.Title, r.Category, r.Severity, r.Explain, r.Bad, r.Good, lint.Fixable(r.ID)})
 	}
 	enc := json.NewEncoder(ios.Out)
 	enc.SetIndent("", "  ")
