@@ -250,17 +250,25 @@ func checkReferenceDepth(p *Pass) {
 			}
 		}
 	}
-	// So does a path named in SKILL.md's text ("read references/api.md").
-	eachWord(p.Doc.Body, func(w []byte, _ int, _ bool) {
-		if bytes.HasSuffix(w, []byte(".md")) {
-			reach(path.Clean(strings.TrimLeft(string(w), "./")), "")
-		}
-	})
+	// So does a path named in SKILL.md's text ("read references/api.md"),
+	// looked for only when the links leave some file unreached.
+	if len(via) < len(index) {
+		eachWord(p.Doc.Body, func(w []byte, _ int, _ bool) {
+			if bytes.HasSuffix(w, []byte(".md")) {
+				reach(path.Clean(strings.TrimLeft(string(w), "./")), "")
+			}
+		})
+	}
 	// Breadth first, so that each file is reported at its shortest chain.
 	for len(level) > 0 {
 		from := level
 		level = nil
 		for _, f := range from {
+			// Parsing is most of the rule's work, and most reference files
+			// link to no other Markdown file: one without ".md" cannot.
+			if c := p.Content(p.Files.Files[index[f]]); c.Err != nil || !mdSuffix(c.Data) {
+				continue
+			}
 			md := fileMarkdown(p, index[f])
 			if md == nil {
 				continue
@@ -277,6 +285,11 @@ func checkReferenceDepth(p *Pass) {
 			}
 		}
 	}
+}
+
+// mdSuffix reports whether text holds a Markdown file name's extension.
+func mdSuffix(data []byte) bool {
+	return bytes.Contains(data, []byte(".md")) || bytes.Contains(data, []byte(".markdown")) || bytes.Contains(data, []byte(".MD"))
 }
 
 // chain spells the links from SKILL.md to f: "SKILL.md → a.md → b.md".
@@ -311,6 +324,9 @@ func checkUnreferenced(p *Pass) {
 	// So SKILL.md goes first (the whole file, not only the body: frontmatter
 	// such as "allowed-tools: Bash(python scripts/fill.py)" uses a file
 	// too), then the other Markdown files, then scripts and the rest.
+	if x.settled() {
+		return
+	}
 	x.read(p.Skill.File, p.Doc.Raw)
 	for _, pass := range []func(string) bool{isMarkdown, isSource} {
 		for _, f := range p.Files.Files {
