@@ -86,6 +86,7 @@ func (b *builder) pack() error {
 	if err := b.leaveOut(); err != nil {
 		return err
 	}
+	b.claims = nil // a word per skill that no later step reads
 	for _, w := range b.work {
 		if w.reused {
 			b.res.Reused++

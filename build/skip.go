@@ -35,7 +35,8 @@ func (b *builder) skipInvalid(across []lint.Finding, errs int) error {
 			}
 			ws := named(f.Path)
 			if len(ws) == 0 {
-				return &LintError{Errors: errs} // nothing to leave out for it
+				b.logf("  %s: the %s error names no skill to leave out", f.Path, f.Rule)
+				return &LintError{Errors: errs}
 			}
 			for _, w := range ws {
 				more[w] = append(more[w], f)
