@@ -49,10 +49,10 @@ content-addressed archives, MCP documents and checksums.
 Any error-level finding stops the build before anything is written, with
 exit code 1. With --skip-invalid (or "build: skip-invalid: true" in
 skillpack.yaml) the skills that have one are left out instead: every valid
-skill is published, the build exits 0, and the skills left out are named in
-a warning on stderr (a ::warning annotation in GitHub Actions), under
-"skipped" in --json and in --step-summary. A CI job that must not publish
-with a skill missing can fail on them: --json | jq -e '.skipped == []'.
+skill is published and the build exits 0, as it succeeded; the skills left
+out are named in a closing warning on stderr (and a ::warning annotation in
+GitHub Actions), under "skipped" in --json and in --step-summary. A job that
+must fail on them after all can test the JSON: jq -e '.skipped == []'.
 --skip-invalid=false overrides the config.
 
 Skills that would be published under one name are always refused (exit
@@ -60,14 +60,15 @@ Skills that would be published under one name are always refused (exit
 scope names (access in two plugins is two skills), so build each plugin
 into its own bundle.
 
-The bundle is built in a temporary folder beside DIST and swapped in at the end,
-so DIST is either the previous bundle or the new one, never half of each.
+The bundle is built in a temporary folder beside DIST and swapped in at the
+end, so DIST is either the previous bundle or the new one, never half of each.
 Unchanged skills reuse their archives from the previous bundle.
 
 Archives take their one fixed time from SOURCE_DATE_EPOCH when it is set,
 else 1980-01-01T00:00:00Z.`,
 		Example: `  skillpack build ./skills -o dist
   skillpack build ./skills -o dist --json > build.json
+  skillpack build ./skills -o dist --skip-invalid
   skillpack build ./skills -o public --base-url https://example.com`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Roots = args
