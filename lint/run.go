@@ -143,7 +143,9 @@ type runner struct {
 func (r *runner) run(skills []*skill.Skill, jobs int) *Result {
 	perSkill := make([][]Finding, len(skills))
 	parallel.Each(len(skills), jobs, func(i int) error {
-		if r.unchanged == nil || !r.unchanged(skills[i]) {
+		// A mirror's files are its original's, reported there; the
+		// checks across skills report the mirror itself once.
+		if skills[i].Mirror == "" && (r.unchanged == nil || !r.unchanged(skills[i])) {
 			perSkill[i] = r.checkSkill(skills[i])
 		}
 		return nil
