@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,7 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
+		UpdateScripts:       *updateScripts,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("GITHUB_ACTIONS", "")
 			return nil
@@ -32,6 +34,11 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits},
 	})
 }
+
+// updateScripts rewrites the scripts' golden files (the files that cmp
+// compares with) from what the commands print, for a deliberate change of
+// output: go test ./internal/cli -run TestScripts -update-scripts.
+var updateScripts = flag.Bool("update-scripts", false, "rewrite the scripts' golden files from the output")
 
 // exits N PROG ARGS... runs a program from the script's PATH and checks its
 // exit code, which testscript's exec only tells apart as zero or not.
