@@ -493,28 +493,17 @@ func resolveLink(p *Pass, dir, dest string) (targetKind, string) {
 	return targetPlugin, t
 }
 
-// pluginRoot is the folder of the plugin holding the skill: the nearest
-// folder above it with .claude-plugin/plugin.json or plugin.json, not
-// looking past the root of a git work tree. It is "" outside any plugin.
+// pluginRoot is the absolute folder of the plugin holding the skill, as
+// discovery found it (skill.Skill.Plugin), or "" outside any plugin.
 func pluginRoot(p *Pass) string {
-	return p.Memo("links:plugin", func() any {
-		dir, err := filepath.Abs(p.Skill.Dir)
-		if err != nil {
-			return ""
-		}
-		for {
-			for _, m := range []string{".claude-plugin/plugin.json", "plugin.json"} {
-				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(m))); err == nil {
-					return dir
-				}
-			}
-			parent := filepath.Dir(dir)
-			if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil || parent == dir {
-				return ""
-			}
-			dir = parent
-		}
-	}).(string)
+	if p.Skill.Plugin == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(p.Skill.Plugin)
+	if err != nil {
+		return ""
+	}
+	return abs
 }
 
 // reportAt reports a finding at a byte offset of SKILL.md's body.

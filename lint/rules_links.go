@@ -31,7 +31,7 @@ var linkRules = []*Rule{
 			"are understood; \"?query\" and \"#fragment\" are ignored and %20 is decoded. Links through the " +
 			"placeholders clients expand are followed: ${CLAUDE_SKILL_DIR}/ and {baseDir}/ name the skill " +
 			"folder, ${CLAUDE_PLUGIN_ROOT}/ the enclosing plugin's (the nearest folder above holding " +
-			".claude-plugin/plugin.json or plugin.json); one that cannot be resolved, or another variable, is " +
+			"plugin.json, or one under .claude-plugin/, .codex-plugin/ or .cursor-plugin/); one that cannot be resolved, or another variable, is " +
 			"not reported. Create the file or correct the link.",
 		Bad:   "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\nSee [forms](references/Forms.md).\n",
 		Good:  "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\nSee [forms](references/forms.md).\n",
