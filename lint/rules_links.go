@@ -33,8 +33,8 @@ var linkRules = []*Rule{
 			"folder, ${CLAUDE_PLUGIN_ROOT}/ the enclosing plugin's (the nearest folder above holding " +
 			"plugin.json, or one under .claude-plugin/, .codex-plugin/ or .cursor-plugin/); one that cannot be resolved, or another variable, is " +
 			"not reported. Create the file or correct the link.",
-		Bad:   "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\nSee [forms](references/Forms.md).\n",
-		Good:  "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\nSee [forms](references/forms.md).\n",
+		Bad:  "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\nSee [forms](references/Forms.md).\n",
+		Good: "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\nSee [forms](references/forms.md).\n",
 		// A link to a missing file deeper down, or one that leaves the
 		// skill, is one mistake: the missing file.
 		Supersedes: []string{"reference-depth", "link-outside"},
