@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/skillpack/skillpack/internal/atomicfile"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/lint"
 )
@@ -225,7 +225,7 @@ func writeBaseline(ios *IO, path string, res *lint.Result) error {
 	if err := lint.WriteBaseline(&buf, path, base, res.Findings); err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
-	if err := writeFileAtomic(path, buf.Bytes()); err != nil {
+	if err := atomicfile.Write(path, buf.Bytes(), 0o644); err != nil {
 		return usageErr("--write-baseline: %v", err)
 	}
 	files := map[string]bool{}
@@ -235,28 +235,6 @@ func writeBaseline(ios *IO, path string, res *lint.Result) error {
 	fmt.Fprintf(ios.Err, "wrote %s: %s in %s; lint and build with --baseline %s (or `baseline: %s` in %s) fail only on new ones\n",
 		path, plural(len(res.Findings), "finding"), plural(len(files), "file"), path, path, lint.ConfigFile)
 	return nil
-}
-
-// writeFileAtomic writes data to a temporary file beside path and renames it
-// over path, so that path holds either its old bytes or the new ones.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name()) // a no-op once renamed
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 func plural(n int, word string) string {

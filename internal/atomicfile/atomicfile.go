@@ -1,0 +1,61 @@
+// Package atomicfile replaces files whole: a reader, or a later run after
+// a crash, sees either the old bytes or the new ones, never a mix, and no
+// temporary file is left behind.
+package atomicfile
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Write replaces path with data and mode through a temporary file in the
+// same folder (a rename is atomic only within one file system), synced
+// before the rename so that a crash cannot leave the new name on empty
+// bytes. The temporary file is removed if anything fails.
+func Write(path string, data []byte, mode fs.FileMode) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(mode); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+// syncDir makes a rename in dir durable where the system allows it.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// Rename renames a file within its folder and makes the rename durable.
+func Rename(from, to string) error {
+	if err := os.Rename(from, to); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(to))
+	return nil
+}

@@ -1,0 +1,635 @@
+package lint
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/skillpack/skillpack/skill"
+)
+
+// The frontmatter fixers edit bytes by the positions of yaml.v3's nodes,
+// then parse the result and compare it with the tree they meant to make:
+// the old tree with exactly the intended change. Anything else (a value
+// that reads differently, a key gone, a body moved) drops the edit.
+
+// fixEdit replaces data[start:end] with text.
+type fixEdit struct {
+	start, end int
+	text       string
+}
+
+// frontFix is a set of edits and the change they must make to the tree.
+type frontFix struct {
+	edits []fixEdit
+	// mutate applies the intended change to a fresh parse of the old bytes;
+	// false when it cannot find what it changes.
+	mutate func(d *skill.Document) bool
+}
+
+func applyEdits(data []byte, edits []fixEdit) ([]byte, bool) {
+	edits = slices.Clone(edits)
+	sort.Slice(edits, func(i, j int) bool { return edits[i].start < edits[j].start })
+	var b bytes.Buffer
+	at := 0
+	for _, e := range edits {
+		if e.start < at || e.end < e.start || e.end > len(data) {
+			return nil, false
+		}
+		b.Write(data[at:e.start])
+		b.WriteString(e.text)
+		at = e.end
+	}
+	b.Write(data[at:])
+	return b.Bytes(), true
+}
+
+// applyFront applies the fixes whose result is the tree intended: all of
+// them when they agree, else each that does on its own, in order.
+func (f *fixFile) applyFront(fixes []frontFix) {
+	try := func(set []frontFix) ([]byte, bool) {
+		var edits []fixEdit
+		old := skill.Parse(f.data)
+		for _, fx := range set {
+			if !fx.mutate(old) {
+				return nil, false
+			}
+			edits = append(edits, fx.edits...)
+		}
+		data, ok := applyEdits(f.data, edits)
+		if !ok {
+			return nil, false
+		}
+		d := skill.Parse(data)
+		if old.Front == nil || d.Front == nil || problemKind(old) != problemKind(d) ||
+			!bytes.Equal(old.Body, d.Body) || !sameYAML(old.Front, d.Front, 0) {
+			return nil, false
+		}
+		return data, true
+	}
+	if data, ok := try(fixes); ok {
+		f.data = data
+		return
+	}
+	if len(fixes) < 2 {
+		return
+	}
+	var kept []frontFix
+	for _, fx := range fixes {
+		if _, ok := try(append(slices.Clone(kept), fx)); ok {
+			kept = append(kept, fx)
+		}
+	}
+	if data, ok := try(kept); ok && len(kept) > 0 {
+		f.data = data
+	}
+}
+
+// sameYAML compares what readers see of two trees: kinds, tags, values and
+// the order of keys and items, not styles, comments or positions.
+func sameYAML(a, b *yaml.Node, depth int) bool {
+	if a.Kind != b.Kind || a.ShortTag() != b.ShortTag() || a.Value != b.Value ||
+		len(a.Content) != len(b.Content) || depth > 10000 {
+		return false
+	}
+	if a.Kind == yaml.AliasNode {
+		return true // the anchor's name is its Value; yaml-anchor reports it anyway
+	}
+	for i := range a.Content {
+		if !sameYAML(a.Content[i], b.Content[i], depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// lineStart returns the byte offset at which 1-based file line n starts.
+func lineStart(data []byte, n int) (int, bool) {
+	off := 0
+	for ; n > 1; n-- {
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			return 0, false
+		}
+		off += i + 1
+	}
+	return off, true
+}
+
+// lineEnd returns the offset of the end of the line holding off, before
+// its "\r\n" or "\n".
+func lineEnd(data []byte, off int) int {
+	end := len(data)
+	if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+		end = off + i
+	}
+	if end > off && data[end-1] == '\r' {
+		end--
+	}
+	return end
+}
+
+// nodeOffset turns a node's position into a byte offset in data. yaml.v3
+// counts columns in characters.
+func nodeOffset(data []byte, d *skill.Document, n *yaml.Node) (int, bool) {
+	line, col := d.FilePos(n)
+	off, ok := lineStart(data, line)
+	if !ok {
+		return 0, false
+	}
+	for ; col > 1; col-- {
+		if off >= len(data) || data[off] == '\n' {
+			return 0, false
+		}
+		_, size := utf8.DecodeRune(data[off:])
+		off += size
+	}
+	return off, true
+}
+
+// scalarSpan returns the bytes of a plain scalar written on one line: its
+// value exactly as written, or false.
+func scalarSpan(data []byte, d *skill.Document, n *yaml.Node) (int, int, bool) {
+	off, ok := nodeOffset(data, d, n)
+	if !ok || n.Value == "" || !bytes.HasPrefix(data[off:], []byte(n.Value)) {
+		return 0, 0, false
+	}
+	return off, off + len(n.Value), true
+}
+
+// doubleQuote writes s as a YAML double-quoted scalar that reads back as s.
+func doubleQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '\\' || r == '"':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r < 0x20 && r != '\t' || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// yamlScalar writes s plain when every reader takes it for that string and
+// no rule would object, else double-quoted.
+func yamlScalar(s string) string {
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte("k: "+s+"\n"), &root); err == nil && len(root.Content) == 1 {
+		m := root.Content[0]
+		if len(m.Content) == 2 {
+			v := m.Content[1]
+			if v.Kind == yaml.ScalarNode && v.Style == 0 && v.ShortTag() == "!!str" && v.Value == s &&
+				ambiguous(s, v.ShortTag()) == "" && !strings.Contains(s, ": ") && !strings.HasSuffix(s, ":") &&
+				!strings.Contains(s, " #") {
+				return s
+			}
+		}
+	}
+	return doubleQuote(s)
+}
+
+// walkYAML calls fn on every node below n, keys before their values.
+func walkYAML(n *yaml.Node, fn func(n *yaml.Node)) {
+	stack := []*yaml.Node{n}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		fn(n)
+		if n.Kind == yaml.AliasNode {
+			continue
+		}
+		for i := len(n.Content) - 1; i >= 0; i-- {
+			stack = append(stack, n.Content[i])
+		}
+	}
+}
+
+// fixQuoteScalars quotes the plain scalars that the findings point at: a
+// value that YAML readers type differently (yes, 010, 2024-01-02), a
+// metadata value that is not a string (count: 28), or one holding ": ".
+// The quoted text is the text as written, so a YAML 1.2 reader gets the
+// string it already read as a string, or the very characters it read as
+// a number. A value cut short by " #" is left alone: whether the rest is a
+// comment or text is the author's call.
+func fixQuoteScalars(f *fixFile, at []Finding) {
+	if !f.job.entry || !bytes.Equal(f.data, f.orig) {
+		return // positions are the linted bytes'
+	}
+	type pos struct{ line, col int }
+	want := map[pos]string{}
+	for _, fd := range at {
+		want[pos{fd.Line, fd.Column}] = fd.Rule
+	}
+	d := skill.Parse(f.data)
+	if d.Front == nil {
+		return
+	}
+	var fixes []frontFix
+	walkYAML(d.Front, func(n *yaml.Node) {
+		line, col := d.FilePos(n)
+		rule, ok := want[pos{line, col}]
+		if !ok || !quotable(n, rule) {
+			return
+		}
+		start, end, ok := scalarSpan(f.data, d, n)
+		if !ok {
+			return
+		}
+		fixes = append(fixes, frontFix{
+			edits: []fixEdit{{start, end, doubleQuote(n.Value)}},
+			mutate: func(old *skill.Document) bool {
+				found := false
+				walkYAML(old.Front, func(m *yaml.Node) {
+					if l, c := old.FilePos(m); l == line && c == col && m.Kind == yaml.ScalarNode {
+						m.Tag, found = "!!str", true
+					}
+				})
+				return found
+			},
+		})
+	})
+	f.applyFront(fixes)
+}
+
+// quotable reports whether quoting n keeps its text and ends rule's finding.
+func quotable(n *yaml.Node, rule string) bool {
+	const styled = yaml.DoubleQuotedStyle | yaml.SingleQuotedStyle | yaml.LiteralStyle | yaml.FoldedStyle | yaml.TaggedStyle
+	if n.Kind != yaml.ScalarNode || n.Style&styled != 0 || n.Anchor != "" || specialFloat(n) {
+		return false
+	}
+	switch n.ShortTag() {
+	case "!!str", "!!int", "!!float", "!!bool", "!!timestamp":
+	default:
+		return false // null has no text to keep: "" or removing the key is the author's call
+	}
+	if rule == "yaml-colon-space" {
+		return strings.Contains(n.Value, ": ") || strings.Contains(n.Value, ":\t") || strings.HasSuffix(n.Value, ":")
+	}
+	return true
+}
+
+// colonLine is a "key: value" line whose value may hold ": ".
+var colonLine = regexp.MustCompile(`^( *(?:- +)?)([A-Za-z0-9_][A-Za-z0-9_.-]*) *: +(\S.*?)[ \t]*$`)
+
+// keyLike is a line that starts with a one-word key.
+var keyLike = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*:(\s|$)`)
+
+// colonCause reports whether a plain value is invalid YAML for a reason
+// that quoting ends without changing its text: a ": " inside it, or a
+// reserved indicator ("`" or "@") that no plain value may start with.
+// A value with " #" is not: the rest may be a comment or text.
+func colonCause(val string) bool {
+	if strings.Contains(val, " #") || strings.Contains(val, "\t#") {
+		return false
+	}
+	if val[0] == '`' || val[0] == '@' {
+		return true
+	}
+	return (strings.Contains(val, ": ") || strings.Contains(val, ":\t")) && !strings.ContainsAny(val[:1], "'\"[]{}>|*&!%#,?-")
+}
+
+// fixColonLines quotes the plain value that made the frontmatter invalid
+// (description: Use when: the user asks; see colonCause), on one line or
+// several, where yaml.v3 stops, while each quote moves the error on. The
+// result must parse, and each quoted value read back as its text.
+func fixColonLines(f *fixFile, _ []Finding) {
+	if !f.job.entry {
+		return
+	}
+	data := f.data
+	type quotedLine struct {
+		line     int
+		key, val string
+	}
+	var done []quotedLine
+	for {
+		d := skill.Parse(data)
+		if d.Problem == nil || d.Problem.Kind != skill.BadYAML {
+			break
+		}
+		ln := d.Problem.Line
+		if len(done) == 16 || slices.ContainsFunc(done, func(q quotedLine) bool { return q.line == ln }) {
+			return // no progress, or not this cause
+		}
+		if ln < d.FrontLine {
+			return
+		}
+		span, ok := plainSpan(data, d, ln)
+		if !ok || !colonCause(span.val) {
+			return
+		}
+		quoted := `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(string(data[span.start:span.end])) + `"`
+		if data, ok = applyEdits(data, []fixEdit{{span.start, span.end, quoted}}); !ok {
+			return
+		}
+		key, val := span.key, span.val
+		ln = span.line
+		done = append(done, quotedLine{ln, key, val})
+	}
+	d := skill.Parse(data)
+	if d.Front == nil || len(done) == 0 {
+		return
+	}
+	for _, q := range done {
+		found := false
+		walkYAML(d.Front, func(n *yaml.Node) {
+			if n.Kind != yaml.MappingNode {
+				return
+			}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				if l, _ := d.FilePos(v); l == q.line && k.Value == q.key && v.Value == q.val && v.ShortTag() == "!!str" {
+					found = true
+				}
+			}
+		})
+		if !found {
+			return
+		}
+	}
+	f.data = data
+}
+
+// plainValue is a plain scalar value in the source: the bytes from its
+// first character to the end of its last line, and the text YAML reads
+// from them.
+type plainValue struct {
+	line       int // the file line of its key
+	key, val   string
+	start, end int
+}
+
+// plainSpan finds the plain value that file line ln is part of: the value
+// of a "key: value" line ln, or of the nearest line above that is indented
+// less, when ln and the lines between continue its value. The value runs
+// on over the following lines indented deeper than its key. A double-quoted
+// scalar folds its lines as a plain one does (line breaks become spaces,
+// the indentation goes), so the same bytes quoted read as the same text.
+func plainSpan(data []byte, d *skill.Document, ln int) (plainValue, bool) {
+	text := func(n int) ([]byte, int, bool) {
+		s, ok := lineStart(data, n)
+		if !ok || n >= d.BodyLine-1 {
+			return nil, 0, false
+		}
+		return data[s:lineEnd(data, s)], s, true
+	}
+	indent := func(l []byte) int { return len(l) - len(bytes.TrimLeft(l, " ")) }
+	continues := func(l []byte, under int) bool {
+		t := bytes.TrimSpace(l)
+		// A line that reads as a key may be one indented wrongly: which
+		// it is, is the author's call.
+		return len(t) > 0 && indent(l) > under && t[0] != '#' && !bytes.HasPrefix(t, []byte("- ")) &&
+			!bytes.Contains(l, []byte(" #")) && !bytes.Contains(l, []byte("\t#")) && !keyLike.Match(t)
+	}
+	l, _, ok := text(ln)
+	if !ok {
+		return plainValue{}, false
+	}
+	owner := ln
+	for k := ln - 1; k >= d.FrontLine && indent(l) > 0; k-- {
+		lk, _, ok := text(k)
+		if !ok || len(bytes.TrimSpace(lk)) == 0 {
+			break
+		}
+		if indent(lk) < indent(l) {
+			if colonLine.Match(lk) {
+				owner = k
+			}
+			break
+		}
+	}
+	ol, start, _ := text(owner)
+	m := colonLine.FindSubmatchIndex(ol)
+	if m == nil {
+		return plainValue{}, false
+	}
+	v := plainValue{line: owner, key: string(ol[m[4]:m[5]]), start: start + m[6], end: start + m[7]}
+	vals := []string{string(ol[m[6]:m[7]])}
+	for k := owner + 1; ; k++ {
+		lk, s, ok := text(k)
+		if !ok || !continues(lk, indent(ol)) {
+			if k <= ln {
+				return plainValue{}, false // ln is not part of the value
+			}
+			break
+		}
+		vals = append(vals, string(bytes.TrimSpace(lk)))
+		v.end = s + len(bytes.TrimRight(lk, " \t"))
+	}
+	v.val = strings.Join(vals, " ")
+	return v, true
+}
+
+// fixAllowedTools writes an allowed-tools list, block or flow, as the one
+// space-separated string the specification defines, when every item is
+// one word of text and nothing in the list is a comment that would be lost.
+func fixAllowedTools(f *fixFile, _ []Finding) {
+	if !f.job.entry {
+		return
+	}
+	d := skill.Parse(f.data)
+	k, v := d.Lookup("allowed-tools")
+	if v == nil || v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+		return
+	}
+	var tools []string
+	for _, it := range v.Content {
+		if it.Kind != yaml.ScalarNode || it.ShortTag() != "!!str" || it.Value == "" ||
+			strings.ContainsAny(it.Value, " \t\n\r") || it.Anchor != "" {
+			return
+		}
+		tools = append(tools, it.Value)
+	}
+	joined := strings.Join(tools, " ")
+	koff, kend, ok := scalarSpan(f.data, d, k)
+	if !ok || koff == kend {
+		return
+	}
+	colon := kend
+	for colon < len(f.data) && f.data[colon] == ' ' {
+		colon++
+	}
+	if colon >= len(f.data) || f.data[colon] != ':' {
+		return
+	}
+	var end int
+	if v.Style&yaml.FlowStyle != 0 {
+		voff, ok := nodeOffset(f.data, d, v)
+		if !ok || f.data[voff] != '[' {
+			return
+		}
+		if end = closingBracket(f.data, voff); end < 0 {
+			return
+		}
+		end++
+	} else {
+		last, ok := nodeOffset(f.data, d, v.Content[len(v.Content)-1])
+		if !ok {
+			return
+		}
+		end = lineEnd(f.data, last)
+	}
+	if bytes.IndexByte(f.data[colon:end], '#') >= 0 {
+		return // a comment, which a one-line string cannot keep
+	}
+	f.applyFront([]frontFix{{
+		edits: []fixEdit{{colon, end, ": " + yamlScalar(joined)}},
+		mutate: func(old *skill.Document) bool {
+			_, v := old.Lookup("allowed-tools")
+			if v == nil {
+				return false
+			}
+			*v = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: joined}
+			return true
+		},
+	}})
+}
+
+// closingBracket returns the offset of the "]" closing the flow sequence
+// opened at data[open], skipping quoted text, or -1.
+func closingBracket(data []byte, open int) int {
+	depth := 0
+	for i := open; i < len(data); i++ {
+		switch data[i] {
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth--; depth == 0 {
+				return i
+			}
+		case '\'':
+			for i++; i < len(data) && data[i] != '\''; i++ {
+			}
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// fixInstalledMetadata deletes the metadata keys gh skill install wrote,
+// line by line, and metadata itself when nothing else is left in it.
+func fixInstalledMetadata(f *fixFile, _ []Finding) {
+	if !f.job.entry {
+		return
+	}
+	d := skill.Parse(f.data)
+	if d.Front == nil {
+		return
+	}
+	mi := -1
+	for i := 0; i+1 < len(d.Front.Content); i += 2 {
+		if d.Front.Content[i].Value == "metadata" {
+			mi = i
+			break
+		}
+	}
+	if mi < 0 {
+		return
+	}
+	m := d.Front.Content[mi+1]
+	if m.Kind != yaml.MappingNode || m.Style&yaml.FlowStyle != 0 {
+		return
+	}
+	// A key's lines run to the next key of its mapping, or of the mapping
+	// above, less trailing blank and comment lines (the next key's).
+	next := d.BodyLine - 1 // the closing fence
+	if mi+2 < len(d.Front.Content) {
+		next, _ = d.FilePos(d.Front.Content[mi+2])
+	}
+	lines := func(from, to int) (fixEdit, bool) {
+		for ; to > from; to-- {
+			s, _ := lineStart(f.data, to-1)
+			if l := strings.TrimSpace(string(f.data[s:lineEnd(f.data, s)])); l != "" && !strings.HasPrefix(l, "#") {
+				break
+			}
+		}
+		s, ok1 := lineStart(f.data, from)
+		e, ok2 := lineStart(f.data, to)
+		if !ok1 || !ok2 || e <= s {
+			return fixEdit{}, false
+		}
+		return fixEdit{start: s, end: e}, true
+	}
+	var edits []fixEdit
+	var drop []string
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		if !contains(installedKeys, k.Value) {
+			continue
+		}
+		// Only a key that starts its line, after its indentation.
+		from, col := d.FilePos(k)
+		s, ok := lineStart(f.data, from)
+		if !ok {
+			return
+		}
+		if line := f.data[s:lineEnd(f.data, s)]; col != len(line)-len(bytes.TrimLeft(line, " "))+1 {
+			return
+		}
+		to := next
+		if i+2 < len(m.Content) {
+			to, _ = d.FilePos(m.Content[i+2])
+		}
+		e, ok := lines(from, to)
+		if !ok {
+			return
+		}
+		edits = append(edits, e)
+		drop = append(drop, k.Value)
+	}
+	if len(drop) == 0 {
+		return
+	}
+	all := len(drop) == len(m.Content)/2
+	if all {
+		from, _ := d.FilePos(d.Front.Content[mi])
+		e, ok := lines(from, next)
+		if !ok {
+			return
+		}
+		edits = []fixEdit{e}
+	}
+	f.applyFront([]frontFix{{
+		edits: edits,
+		mutate: func(old *skill.Document) bool {
+			for i := 0; i+1 < len(old.Front.Content); i += 2 {
+				if old.Front.Content[i].Value != "metadata" {
+					continue
+				}
+				if all {
+					old.Front.Content = slices.Delete(old.Front.Content, i, i+2)
+					return true
+				}
+				m := old.Front.Content[i+1]
+				for j := 0; j+1 < len(m.Content); {
+					if contains(drop, m.Content[j].Value) {
+						m.Content = slices.Delete(m.Content, j, j+2)
+					} else {
+						j += 2
+					}
+				}
+				return true
+			}
+			return false
+		},
+	}})
+}
