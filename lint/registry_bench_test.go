@@ -16,7 +16,10 @@ func BenchmarkRegistryRules(b *testing.B) {
 	tree := func(n int) []*skill.Skill {
 		var skills []*skill.Skill
 		for i := range n {
-			skills = append(skills, &skill.Skill{Dir: fmt.Sprintf("/tree/group-%02d/skill-%05d", i%50, i), File: skill.FileName})
+			// Each declares its name, so that the duplicate check groups
+			// them, as it does for real skills.
+			doc := skill.Parse(fmt.Appendf(nil, "---\nname: skill-%05d\ndescription: d\n---\nbody\n", i))
+			skills = append(skills, &skill.Skill{Dir: fmt.Sprintf("/tree/group-%02d/skill-%05d", i%50, i), File: skill.FileName, Doc: doc})
 		}
 		return skills
 	}
