@@ -18,11 +18,11 @@ import (
 
 // ClashError refuses a tree in which skills that would be published share
 // a name. Like a LintError it is the user's to fix, and nothing was
-// written.
+// written. With SkipInvalid the build leaves such skills out instead
+// (clashFindings).
 type ClashError struct {
-	Clashes     []Clash
-	Out         string // the output folder, for the commands suggested
-	SkipInvalid bool   // the build was asked to skip invalid skills
+	Clashes []Clash
+	Out     string // the output folder, for the commands suggested
 }
 
 // Clash is one name that several skills would be published under.
@@ -65,11 +65,47 @@ func (e *ClashError) Error() string {
 	} else {
 		b.WriteString("\nRename one of the skills of each name (folder and name together).")
 	}
-	if e.SkipInvalid {
-		b.WriteString("\n--skip-invalid leaves out only skills with error-level findings, and these have none.")
-	}
+	b.WriteString("\n--skip-invalid publishes every other skill and lists these as left out.")
 	b.WriteString("\nNothing was written.")
 	return b.String()
+}
+
+// clashFindings turns the name clashes among the skills still to be
+// published into findings that name each skill, for --skip-invalid: a
+// publisher who asked for what can be published gets every other skill,
+// and these are listed with the way to publish them. No clashing skill is
+// preferred to another: which one clients got must not depend on folder
+// order.
+func (b *builder) clashFindings() []lint.Finding {
+	var valid []lint.Named
+	byDir := map[string]lint.Named{}
+	for _, w := range b.work {
+		if !w.invalid && !w.skipped {
+			valid = append(valid, w.named)
+			byDir[w.named.Dir] = w.named
+		}
+	}
+	var out []lint.Finding
+	for _, c := range clashes(valid) {
+		for _, s := range c.Skills {
+			var others []string
+			for _, o := range c.Skills {
+				if o.Dir != s.Dir {
+					others = append(others, b.rel(o.Dir))
+				}
+			}
+			fix := "rename one of the skills (folder and name together)"
+			if s.Plugin != "" {
+				abs, _ := filepath.Abs(s.Plugin)
+				fix = fmt.Sprintf("build its plugin into its own bundle: skillpack build %s -o %s", b.rel(s.Plugin), filepath.Join(b.opts.Out, filepath.Base(abs)))
+			}
+			n := byDir[s.Dir]
+			out = append(out, lint.Finding{Path: b.rel(n.EntryPath()), Line: n.Line, Column: n.Column,
+				Rule: "name-duplicate", Severity: lint.Error, Fix: fix,
+				Message: fmt.Sprintf("%q is also the name of %s; a bundle holds one skill per name, so none of them is published in this one", c.Name, strings.Join(others, ", "))})
+		}
+	}
+	return out
 }
 
 // checkClashes refuses the build if two skills it would publish share a
@@ -82,7 +118,7 @@ func (b *builder) checkClashes() error {
 		}
 	}
 	if cs := clashes(published); len(cs) > 0 {
-		return &ClashError{Clashes: cs, Out: b.opts.Out, SkipInvalid: b.opts.SkipInvalid}
+		return &ClashError{Clashes: cs, Out: b.opts.Out}
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,7 +36,7 @@ func TestClashes(t *testing.T) {
 }
 
 func TestClashErrorMessage(t *testing.T) {
-	e := &ClashError{Out: "dist", SkipInvalid: true, Clashes: []Clash{{Name: "access", Skills: []Clashing{
+	e := &ClashError{Out: "dist", Clashes: []Clash{{Name: "access", Skills: []Clashing{
 		{Dir: "external_plugins/discord/skills/access", Plugin: "external_plugins/discord"},
 		{Dir: "external_plugins/telegram/skills/access", Plugin: "external_plugins/telegram"},
 	}}}}
@@ -46,21 +47,21 @@ Build each plugin into its own bundle:
   skillpack build external_plugins/discord -o dist/discord
   skillpack build external_plugins/telegram -o dist/telegram
 or rename one of the skills of each name (folder and name together).
---skip-invalid leaves out only skills with error-level findings, and these have none.
+--skip-invalid publishes every other skill and lists these as left out.
 Nothing was written.`
 	if got := e.Error(); got != want {
 		t.Errorf("message:\n%s\nwant\n%s", got, want)
 	}
 	e = &ClashError{Out: "dist", Clashes: []Clash{{Name: "b", Skills: []Clashing{{Dir: "a/b"}, {Dir: "c/b"}}}}}
-	if got := e.Error(); strings.Contains(got, "skillpack build") || strings.Contains(got, "--skip-invalid") ||
-		!strings.Contains(got, "Rename one of the skills") {
-		t.Errorf("without plugins or --skip-invalid:\n%s", got)
+	if got := e.Error(); strings.Contains(got, "skillpack build") || !strings.Contains(got, "Rename one of the skills") {
+		t.Errorf("without plugins:\n%s", got)
 	}
 }
 
 // Two skills of one name that lint lets through (plugins scope names, and
-// a config may turn name-duplicate off) are refused by the build, with or
-// without SkipInvalid, and nothing is written.
+// a config may turn name-duplicate off) are refused by the build, and
+// nothing is written; with SkipInvalid all of them are left out, each
+// with the way to publish it, and the other skills are published.
 func TestBuildRefusesClash(t *testing.T) {
 	root := t.TempDir()
 	src := filepath.Join(root, "src")
@@ -70,35 +71,64 @@ func TestBuildRefusesClash(t *testing.T) {
 	}
 	writeSkill(t, filepath.Join(src, "a", "other"), "other", nil)
 	writeSkill(t, filepath.Join(src, "b", "other"), "other", nil)
+	writeSkill(t, filepath.Join(src, "solo"), "solo", nil)
 	cfg, err := lint.ParseConfig("skillpack.yaml", []byte("rules:\n  name-duplicate: off\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dist := withPrevious(t, root)
 	before := snapshot(t, dist)
-	for _, skip := range []bool{false, true} {
-		for _, jobs := range []int{1, 3} {
-			_, err := Run([]string{src}, Options{Out: dist, Jobs: jobs, SkipInvalid: skip, Lint: lint.Options{Config: cfg}})
-			var ce *ClashError
-			if !errors.As(err, &ce) || len(ce.Clashes) != 2 || ce.SkipInvalid != skip {
-				t.Fatalf("skip %v, jobs %d: %v, want a ClashError for two names", skip, jobs, err)
-			}
-			want := []Clash{
-				{Name: "access", Skills: []Clashing{
-					{Dir: filepath.Join(src, "discord", "skills", "access"), Plugin: filepath.Join(src, "discord")},
-					{Dir: filepath.Join(src, "telegram", "skills", "access"), Plugin: filepath.Join(src, "telegram")}}},
-				{Name: "other", Skills: []Clashing{{Dir: filepath.Join(src, "a", "other")}, {Dir: filepath.Join(src, "b", "other")}}},
-			}
-			if !reflect.DeepEqual(ce.Clashes, want) {
-				t.Errorf("skip %v, jobs %d: clashes\n%+v\nwant\n%+v", skip, jobs, ce.Clashes, want)
-			}
-			if cmd := "skillpack build " + filepath.Join(src, "discord") + " -o " + filepath.Join(dist, "discord"); !strings.Contains(err.Error(), cmd) {
-				t.Errorf("the message does not say %q:\n%v", cmd, err)
-			}
-			sameTree(t, "refused build", before, snapshot(t, dist), true)
-			noStaging(t, root)
+	for _, jobs := range []int{1, 3} {
+		_, err := Run([]string{src}, Options{Out: dist, Jobs: jobs, Lint: lint.Options{Config: cfg}})
+		var ce *ClashError
+		if !errors.As(err, &ce) || len(ce.Clashes) != 2 {
+			t.Fatalf("jobs %d: %v, want a ClashError for two names", jobs, err)
 		}
+		want := []Clash{
+			{Name: "access", Skills: []Clashing{
+				{Dir: filepath.Join(src, "discord", "skills", "access"), Plugin: filepath.Join(src, "discord")},
+				{Dir: filepath.Join(src, "telegram", "skills", "access"), Plugin: filepath.Join(src, "telegram")}}},
+			{Name: "other", Skills: []Clashing{{Dir: filepath.Join(src, "a", "other")}, {Dir: filepath.Join(src, "b", "other")}}},
+		}
+		if !reflect.DeepEqual(ce.Clashes, want) {
+			t.Errorf("jobs %d: clashes\n%+v\nwant\n%+v", jobs, ce.Clashes, want)
+		}
+		if cmd := "skillpack build " + filepath.Join(src, "discord") + " -o " + filepath.Join(dist, "discord"); !strings.Contains(err.Error(), cmd) {
+			t.Errorf("the message does not say %q:\n%v", cmd, err)
+		}
+		sameTree(t, "refused build", before, snapshot(t, dist), true)
+		noStaging(t, root)
 	}
+
+	// With SkipInvalid every skill of a clashing name is left out, none
+	// preferred, and the rest is published and verifies.
+	for _, jobs := range []int{1, 3} {
+		res, err := Run([]string{src}, Options{Out: dist, Jobs: jobs, SkipInvalid: true, Lint: lint.Options{Config: cfg}})
+		if err != nil {
+			t.Fatalf("skip, jobs %d: %v", jobs, err)
+		}
+		if got := indexNames(t, dist); !slices.Equal(got, []string{"solo"}) {
+			t.Errorf("skip, jobs %d: index holds %v, want solo alone", jobs, got)
+		}
+		var left []string
+		for _, s := range res.Skipped {
+			if len(s.Findings) != 1 || s.Findings[0].Rule != "name-duplicate" || !strings.Contains(s.Findings[0].Message, "one skill per name") {
+				t.Errorf("skip: %s left out for %+v", s.Dir, s.Findings)
+			}
+			left = append(left, s.Name+" "+s.Dir)
+		}
+		if len(left) != 4 {
+			t.Errorf("skip, jobs %d: left out %v, want the four clashing skills", jobs, left)
+		}
+		for _, s := range res.Skipped {
+			if s.Name == "access" && !strings.Contains(s.Findings[0].Fix, "skillpack build") {
+				t.Errorf("skip: the fix for %s does not say how to build its plugin: %s", s.Dir, s.Findings[0].Fix)
+			}
+		}
+		verified(t, dist)
+		noStaging(t, root)
+	}
+
 	// Under the default config lint refuses the two skills named other
 	// first, and lets the plugins' access through.
 	_, err = Run([]string{src}, Options{Out: dist})

@@ -199,13 +199,25 @@ func (b *builder) lint() error {
 	b.res.Findings = lint.Sort(all)
 	errs, warns, _ := lint.Count(b.res.Findings)
 	b.logf("• lint: %s, %s", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
-	switch {
-	case errs == 0:
-		return nil
-	case !b.opts.SkipInvalid:
-		return &LintError{Errors: errs}
+	if !b.opts.SkipInvalid {
+		if errs > 0 {
+			return &LintError{Errors: errs}
+		}
+		return nil // checkClashes refuses two skills of one name
 	}
-	return b.skipInvalid(across, errs)
+	if errs > 0 {
+		if err := b.skipInvalid(across, errs); err != nil {
+			return err
+		}
+	}
+	// Skills that lint passed may still share a name (in two plugins):
+	// left out too, once the invalid ones are, so that a skill whose
+	// namesake is broken is published.
+	if clash := b.clashFindings(); len(clash) > 0 {
+		b.res.Findings = lint.Sort(append(b.res.Findings, clash...))
+		return b.skipInvalid(clash, errs+len(clash))
+	}
+	return nil
 }
 
 // each runs fn on every skill, one worker per job, and returns the first

@@ -44,7 +44,7 @@ func (b *builder) skipInvalid(across []lint.Finding, errs int) error {
 		}
 	}
 	for _, w := range b.work {
-		if !w.invalid && more[w] == nil {
+		if w.skipped || !w.invalid && more[w] == nil {
 			continue
 		}
 		w.skipped = true
