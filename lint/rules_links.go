@@ -75,8 +75,9 @@ var linkRules = []*Rule{
 		Explain: "The specification asks skills to keep file references one level deep from SKILL.md and to " +
 			"avoid deeply nested reference chains: agents read a skill by following links from SKILL.md, " +
 			"and a file reached only through another (SKILL.md → a.md → b.md) may be read partially or not " +
-			"at all. Lint follows the Markdown links from SKILL.md breadth first and reports each Markdown " +
-			"file two or more links away at the link that reaches it, in the file holding that link. A file " +
+			"at all. Lint follows the Markdown links from SKILL.md breadth first and reports each file that " +
+			"leads further once, at its first link to a Markdown file two or more links away, naming those " +
+			"files: an index page linking twenty chapters is one cause, not twenty. A file " +
 			"that SKILL.md links to, or names by its path, is one step away however deep its folder " +
 			"(references/api/auth.md is fine). Link to it from SKILL.md too, or merge it into the file " +
 			"that links to it.",
@@ -273,18 +274,42 @@ func checkReferenceDepth(p *Pass) {
 			if md == nil {
 				continue
 			}
+			// One finding per file that starts a chain, at its first
+			// deeper link: the index page is the cause, however many
+			// files it leads to.
+			var deeper []string
+			first := -1
 			for _, l := range md.links {
 				k, t := resolveLink(p, path.Dir(f), l.dest)
 				if k != targetInside || !reach(t, f) {
 					continue
 				}
-				line, col := md.pos(l.off)
-				p.Reportf(f, line, col, fmt.Sprintf("link to %s from %s too, or merge it into %s", t, p.Skill.File, f),
-					"%s is reached only through %s (%s); agents read a skill's files one link away from %s, "+
-						"and may read a file further down partially or not at all", t, f, chain(via, t, p.Skill.File), p.Skill.File)
+				if first < 0 {
+					first = l.off
+				}
+				deeper = append(deeper, t)
 			}
+			if first < 0 {
+				continue
+			}
+			line, col := md.pos(first)
+			is, them := "is", "it"
+			if len(deeper) > 1 {
+				is, them = "are", "them"
+			}
+			p.Reportf(f, line, col, fmt.Sprintf("link to %s from %s too, or merge %s into %s", listOf(deeper, 3), p.Skill.File, them, f),
+				"%s %s reached only through %s (%s); agents read a skill's files one link away from %s, "+
+					"and may read %s partially or not at all", listOf(deeper, 3), is, f, chain(via, deeper[0], p.Skill.File), p.Skill.File, them)
 		}
 	}
+}
+
+// listOf names up to n paths, and how many more there are.
+func listOf(paths []string, n int) string {
+	if len(paths) <= n {
+		return strings.Join(paths, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(paths[:n], ", "), len(paths)-n)
 }
 
 // mdSuffix reports whether text holds a Markdown file name's extension.
