@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/skillpack/skillpack/skill"
 	"gopkg.in/yaml.v3"
 )
 
@@ -185,7 +186,8 @@ var fieldRules = []*Rule{
 		Explain: "The specification defines name, description, license, compatibility, metadata and " +
 			"allowed-tools. Other keys are ignored by most clients and make some drop the skill; a typo such " +
 			"as allowed_tools silently does nothing. Fix the spelling, move custom data under metadata, or " +
-			"choose a profile that knows the key (profile: claude allows Claude Code's keys).",
+			"choose a profile that knows the key (profile: claude allows Claude Code's keys). A skill of a " +
+			"Claude Code plugin (.claude-plugin/plugin.json) may use Claude Code's keys under any profile.",
 		Bad:  "allowed_tools: Read\nauthor: Jane",
 		Good: "allowed-tools: Read\nmetadata:\n  author: Jane",
 		// A key nobody reads makes the syntax of its value moot. The YAML
@@ -628,6 +630,11 @@ func checkUnknownKeys(p *Pass) {
 		if k.Kind != yaml.ScalarNode || p.Profile.KnownKey(k.Value) {
 			continue
 		}
+		// A skill of a Claude Code plugin is written for Claude Code,
+		// whatever profile the tree is linted with.
+		if contains(claudeKeys, k.Value) && inClaudePlugin(p.Skill) {
+			continue
+		}
 		fix := "move it under metadata, or choose a profile that knows it"
 		if s := closestKey(k.Value, known); s != "" {
 			fix = fmt.Sprintf("did you mean %q?", s)
@@ -636,6 +643,16 @@ func checkUnknownKeys(p *Pass) {
 		}
 		p.ReportNode(k, fix, "unknown frontmatter key %q (profile %s)", k.Value, p.Profile.Name)
 	}
+}
+
+// inClaudePlugin reports whether the skill belongs to a Claude Code plugin
+// (its plugin folder has .claude-plugin/plugin.json).
+func inClaudePlugin(s *skill.Skill) bool {
+	if s.Plugin == "" {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(s.Plugin, ".claude-plugin", "plugin.json"))
+	return err == nil
 }
 
 // closestKey finds a known key that a typo was probably meant to be:
