@@ -207,9 +207,14 @@ func appendSummary(file string, res *build.Result) error {
 // warnSkipped says which skills --skip-invalid left out, and why, after
 // their findings: the last lines of a CI log are the ones read.
 func warnSkipped(ios *IO, skipped []build.Skipped) {
+	// Ten names say what kind of skills they are; a registry can skip
+	// hundreds, each listed on its own line below.
 	var names []string
-	for _, s := range skipped {
+	for _, s := range skipped[:min(10, len(skipped))] {
 		names = append(names, s.Name)
+	}
+	if len(skipped) > len(names) {
+		names = append(names, fmt.Sprintf("and %d more", len(skipped)-len(names)))
 	}
 	fmt.Fprintf(ios.Err, "warning: %s, not in the bundle: %s\n", skippedCount(len(skipped)), strings.Join(names, ", "))
 	for _, s := range skipped {
