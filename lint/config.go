@@ -91,6 +91,28 @@ func (e *ConfigError) Error() string {
 	return e.Path + ": " + e.Msg
 }
 
+// ConfigErrors is every problem of one skillpack.yaml, in the order of
+// its lines: a file with four typos is fixed in one run, not four. It
+// prints one problem a line, as compilers do.
+type ConfigErrors []*ConfigError
+
+func (es ConfigErrors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap lets errors.As find each *ConfigError.
+func (es ConfigErrors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
 var configKeys = []string{"allow", "baseline", "build", "ignore", "profile", "rules"}
 var buildKeys = []string{"base-url", "no-legacy", "skip-invalid"}
 
@@ -106,16 +128,19 @@ func LoadConfig(path string) (*Config, error) {
 }
 
 // ParseConfig checks the bytes of a skillpack.yaml; path is for messages.
+// It reports every problem it finds, as ConfigErrors, unless the file is
+// not YAML at all or not a mapping (a single *ConfigError).
 func ParseConfig(path string, data []byte) (*Config, error) {
 	c := DefaultConfig()
 	c.Path = path
 	c.sum = sha256.Sum256(data)
-	fail := func(n *yaml.Node, format string, args ...any) error {
+	var errs ConfigErrors
+	fail := func(n *yaml.Node, format string, args ...any) {
 		line := 0
 		if n != nil {
 			line = n.Line
 		}
-		return &ConfigError{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)}
+		errs = append(errs, &ConfigError{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
 	var doc yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
@@ -130,7 +155,7 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, fail(root, "the config must be a mapping of keys (%s)", strings.Join(configKeys, ", "))
+		return nil, &ConfigError{Path: path, Line: root.Line, Msg: fmt.Sprintf("the config must be a mapping of keys (%s)", strings.Join(configKeys, ", "))}
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
@@ -138,12 +163,14 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 		case "profile":
 			p, err := LookupProfile(v.Value)
 			if err != nil || v.Kind != yaml.ScalarNode {
-				return nil, fail(v, "%v", err)
+				fail(v, "%v", err)
+				continue
 			}
 			c.Profile = p
 		case "rules":
 			if v.Kind != yaml.MappingNode {
-				return nil, fail(v, "rules must map rule IDs to error, warning, info or off")
+				fail(v, "rules must map rule IDs to error, warning, info or off")
+				continue
 			}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				id, sev := v.Content[j], v.Content[j+1]
@@ -152,28 +179,29 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 					if s := Suggest(id.Value); s != "" {
 						msg += fmt.Sprintf(" (did you mean %q?)", s)
 					}
-					return nil, fail(id, "%s; `skillpack lint --list-rules` lists them", msg)
+					fail(id, "%s; `skillpack lint --list-rules` lists them", msg)
+					continue
 				}
 				s, err := ParseSeverity(sev.Value)
 				if err != nil || sev.Kind != yaml.ScalarNode {
-					return nil, fail(sev, "rule %s: unknown severity %q (want error, warning, info or off)", id.Value, sev.Value)
+					fail(sev, "rule %s: unknown severity %q (want error, warning, info or off)", id.Value, sev.Value)
+					continue
 				}
 				c.Severity[id.Value] = s
 			}
 		case "ignore":
 			var globs []string
 			if err := v.Decode(&globs); err != nil {
-				return nil, fail(v, "ignore must be a list of gitignore-style globs")
+				fail(v, "ignore must be a list of gitignore-style globs")
+				continue
 			}
 			c.Ignore = skill.NewIgnore(globs)
 		case "allow":
-			var err error
-			if c.Allow, err = parseAllow(v, fail); err != nil {
-				return nil, err
-			}
+			c.Allow = parseAllow(v, fail)
 		case "baseline":
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
-				return nil, fail(v, "baseline must be the path of a baseline file, relative to %s", ConfigFile)
+				fail(v, "baseline must be the path of a baseline file, relative to %s", ConfigFile)
+				continue
 			}
 			p := v.Value
 			if !filepath.IsAbs(p) {
@@ -181,34 +209,42 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 			}
 			var err error
 			if c.Baseline, err = LoadBaseline(p); err != nil {
-				return nil, fail(v, "%v", err)
+				fail(v, "%v", err)
 			}
 		case "build":
 			if v.Kind != yaml.MappingNode {
-				return nil, fail(v, "build must be a mapping (%s)", strings.Join(buildKeys, ", "))
+				fail(v, "build must be a mapping (%s)", strings.Join(buildKeys, ", "))
+				continue
 			}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				bk, bv := v.Content[j], v.Content[j+1]
 				switch bk.Value {
 				case "no-legacy":
 					if err := bv.Decode(&c.Build.NoLegacy); err != nil {
-						return nil, fail(bv, "build.no-legacy must be true or false")
+						fail(bv, "build.no-legacy must be true or false")
 					}
 				case "skip-invalid":
 					if err := bv.Decode(&c.Build.SkipInvalid); err != nil {
-						return nil, fail(bv, "build.skip-invalid must be true or false")
+						fail(bv, "build.skip-invalid must be true or false")
 					}
 				case "base-url":
 					if err := bv.Decode(&c.Build.BaseURL); err != nil {
-						return nil, fail(bv, "build.base-url must be a URL string")
+						fail(bv, "build.base-url must be a URL string")
 					}
 				default:
-					return nil, fail(bk, "%s", unknownKey("build."+bk.Value, bk.Value, buildKeys))
+					fail(bk, "%s", unknownKey("build."+bk.Value, bk.Value, buildKeys))
 				}
 			}
 		default:
-			return nil, fail(k, "%s", unknownKey(k.Value, k.Value, configKeys))
+			fail(k, "%s", unknownKey(k.Value, k.Value, configKeys))
 		}
+	}
+	if len(errs) > 0 {
+		// In the order of the lines, as an editor lists them; the parse
+		// order differs where an entry's missing key is reported at the
+		// entry's first line after its other keys' problems.
+		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
+		return nil, errs
 	}
 	return c, nil
 }
@@ -223,26 +259,40 @@ var allowKeys = []string{"path", "reason", "rule", "rules"}
 //	    reason: loaded by name at run time
 //
 // The reason is required: a suppression nobody can explain is one nobody
-// can remove.
-func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any) error) ([]*Allow, error) {
+// can remove. Every problem is passed to fail; an entry with one is left
+// out of the list returned.
+func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any)) []*Allow {
 	if v.Kind != yaml.SequenceNode {
-		return nil, fail(v, "allow must be a list of entries with rule, path and reason")
+		fail(v, "allow must be a list of entries with rule, path and reason")
+		return nil
 	}
 	var out []*Allow
 	for _, e := range v.Content {
 		if e.Kind != yaml.MappingNode {
-			return nil, fail(e, "an allow entry is a mapping with rule, path and reason")
+			fail(e, "an allow entry is a mapping with rule, path and reason")
+			continue
 		}
 		a := &Allow{Line: e.Line}
+		bad := false
+		// said holds the keys the entry has, or that a misspelt key was
+		// taken for: "reson: x" is one mistake, not also a missing reason.
+		said := map[string]bool{}
 		for j := 0; j+1 < len(e.Content); j += 2 {
 			k, ev := e.Content[j], e.Content[j+1]
+			key := k.Value
+			if key == "rules" {
+				key = "rule"
+			}
+			said[key] = true
 			switch k.Value {
 			case "rule", "rules":
 				var ids []string
 				if ev.Kind == yaml.ScalarNode {
 					ids = []string{ev.Value}
 				} else if err := ev.Decode(&ids); err != nil {
-					return nil, fail(ev, "allow: %s must be a rule ID or a list of them", k.Value)
+					fail(ev, "allow: %s must be a rule ID or a list of them", k.Value)
+					bad = true
+					continue
 				}
 				for _, id := range ids {
 					if Lookup(id) == nil {
@@ -250,52 +300,85 @@ func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any) error) ([]*A
 						if s := Suggest(id); s != "" {
 							msg += fmt.Sprintf(" (did you mean %q?)", s)
 						}
-						return nil, fail(ev, "%s; `skillpack lint --list-rules` lists them", msg)
+						fail(ev, "%s; `skillpack lint --list-rules` lists them", msg)
+						bad = true
 					}
 				}
 				a.Rules = append(a.Rules, ids...)
 			case "path":
 				if ev.Kind != yaml.ScalarNode || ev.Value == "" {
-					return nil, fail(ev, "allow: path must be a gitignore-style glob such as skills/pdf/**")
+					fail(ev, "allow: path must be a gitignore-style glob such as skills/pdf/**")
+					bad = true
+					continue
 				}
 				a.Path = ev.Value
 			case "reason":
 				if ev.Kind != yaml.ScalarNode {
-					return nil, fail(ev, "allow: reason must be text")
+					fail(ev, "allow: reason must be text")
+					bad = true
+					continue
 				}
 				a.Reason = strings.TrimSpace(ev.Value)
+				said["reason"] = false // a blank reason is no reason
 			default:
-				return nil, fail(k, "allow: %s", unknownKey(k.Value, k.Value, allowKeys))
+				fail(k, "allow: %s", unknownKey(k.Value, k.Value, allowKeys))
+				bad = true
+				switch s := nearestKey(k.Value, allowKeys); s {
+				case "rules":
+					said["rule"] = true
+				case "":
+				default:
+					said[s] = true
+				}
 			}
 		}
-		switch {
-		case len(a.Rules) == 0:
-			return nil, fail(e, "allow entry without a rule: add `rule: ID`")
-		case a.Path == "":
-			return nil, fail(e, "allow entry without a path: add `path: GLOB` (use rules: {ID: off} to turn a rule off everywhere)")
-		case a.Reason == "":
-			return nil, fail(e, "allow entry for %s on %q has no reason: add `reason: ...` saying why the finding is not a defect", strings.Join(a.Rules, ", "), a.Path)
+		if len(a.Rules) == 0 && !said["rule"] {
+			fail(e, "allow entry without a rule: add `rule: ID`")
+			bad = true
+		}
+		if a.Path == "" && !said["path"] {
+			fail(e, "allow entry without a path: add `path: GLOB` (use rules: {ID: off} to turn a rule off everywhere)")
+			bad = true
+		}
+		if a.Reason == "" && !said["reason"] {
+			what := "allow entry"
+			if len(a.Rules) > 0 {
+				what += " for " + strings.Join(a.Rules, ", ")
+			}
+			if a.Path != "" {
+				what += fmt.Sprintf(" on %q", a.Path)
+			}
+			fail(e, "%s has no reason: add `reason: ...` saying why the finding is not a defect", what)
+			bad = true
+		}
+		if bad {
+			continue
 		}
 		a.match = skill.NewIgnore([]string{a.Path})
 		out = append(out, a)
 	}
-	return out, nil
+	return out
 }
 
 func unknownKey(full, key string, known []string) string {
 	msg := fmt.Sprintf("unknown key %q", full)
+	if best := nearestKey(key, known); best != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	sorted := append([]string(nil), known...)
+	sort.Strings(sorted)
+	return msg + "; known keys: " + strings.Join(sorted, ", ")
+}
+
+// nearestKey is the known key within two edits of key, or "".
+func nearestKey(key string, known []string) string {
 	best, bestD := "", 3
 	for _, k := range known {
 		if d := editDistance(strings.ToLower(key), k); d < bestD {
 			best, bestD = k, d
 		}
 	}
-	if best != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", best)
-	}
-	sorted := append([]string(nil), known...)
-	sort.Strings(sorted)
-	return msg + "; known keys: " + strings.Join(sorted, ", ")
+	return best
 }
 
 // Key identifies everything in the config that can change what lint

@@ -1,0 +1,92 @@
+package lint
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestConfigEveryProblem checks that one run reports every mistake of a
+// config, each at its line with its did-you-mean, in the order of the
+// lines: a file with four typos once took four runs.
+func TestConfigEveryProblem(t *testing.T) {
+	const yml = `profil: claude
+rules:
+  name-mismach: off
+  unknown-key: loud
+  secret: error
+build:
+  base-ulr: https://example.com
+  no-legacy: true
+allow:
+  - rule: secret
+    path: a/**
+  - rules: [link-broken]
+    path: docs/**
+    reason: generated at install time
+`
+	_, err := ParseConfig("skillpack.yaml", []byte(yml))
+	var errs ConfigErrors
+	if !errors.As(err, &errs) {
+		t.Fatalf("got %T %v, want ConfigErrors", err, err)
+	}
+	want := []string{
+		`skillpack.yaml:1: unknown key "profil" (did you mean "profile"?); known keys: allow, baseline, build, ignore, profile, rules`,
+		`skillpack.yaml:3: unknown rule "name-mismach" (did you mean "name-mismatch"?); ` + "`skillpack lint --list-rules` lists them",
+		`skillpack.yaml:4: rule unknown-key: unknown severity "loud" (want error, warning, info or off)`,
+		`skillpack.yaml:7: unknown key "build.base-ulr" (did you mean "base-url"?); known keys: base-url, no-legacy, skip-invalid`,
+		`skillpack.yaml:10: allow entry for secret on "a/**" has no reason: add ` + "`reason: ...`" + ` saying why the finding is not a defect`,
+	}
+	if got := strings.Split(err.Error(), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Each problem is a *ConfigError of its own, for callers that want the
+	// positions.
+	var one *ConfigError
+	if !errors.As(err, &one) || one.Line != 1 {
+		t.Errorf("errors.As found %+v, want the first problem, at line 1", one)
+	}
+}
+
+// TestConfigAllowEntryProblems checks that an allow entry reports each of
+// its problems once: a misspelt key is not also a missing one.
+func TestConfigAllowEntryProblems(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"allow:\n  - rule: secret\n", "skillpack.yaml:2: allow entry without a path: add `path: GLOB` (use rules: {ID: off} to turn a rule off everywhere)\n" +
+			"skillpack.yaml:2: allow entry for secret has no reason: add `reason: ...` saying why the finding is not a defect"},
+		{"allow:\n  - rule: secret\n    pth: a\n    reason: x\n", `skillpack.yaml:3: allow: unknown key "pth" (did you mean "path"?); known keys: path, reason, rule, rules`},
+		{"allow:\n  - rul: secret\n    path: a\n    reason: x\n", `skillpack.yaml:2: allow: unknown key "rul" (did you mean "rule"?); known keys: path, reason, rule, rules`},
+		{"allow:\n  - rule: secret\n    path: a\n    reason: \"  \"\n", "skillpack.yaml:2: allow entry for secret on \"a\" has no reason: add `reason: ...` saying why the finding is not a defect"},
+		{"allow:\n  - rules: [secrt, link-brokn]\n    path: a\n    reason: x\n", "skillpack.yaml:2: allow: unknown rule \"secrt\" (did you mean \"secret\"?); `skillpack lint --list-rules` lists them\n" +
+			"skillpack.yaml:2: allow: unknown rule \"link-brokn\" (did you mean \"link-broken\"?); `skillpack lint --list-rules` lists them"},
+	} {
+		_, err := ParseConfig("skillpack.yaml", []byte(tc.yaml))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q:\ngot  %v\nwant %s", tc.yaml, err, tc.want)
+		}
+	}
+}
+
+// TestConfigValid checks that a config without mistakes is read whole.
+func TestConfigValid(t *testing.T) {
+	c, err := ParseConfig("skillpack.yaml", []byte(`profile: claude
+rules:
+  file-unreferenced: off
+ignore: [vendor/]
+allow:
+  - rules: [link-broken, secret]
+    path: docs/**
+    reason: generated
+build:
+  no-legacy: true
+  base-url: https://example.com/skills
+  skip-invalid: true
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Profile.Name != "claude" || c.Severity["file-unreferenced"] != Off || len(c.Allow) != 1 || len(c.Allow[0].Rules) != 2 ||
+		c.Build != (BuildConfig{NoLegacy: true, BaseURL: "https://example.com/skills", SkipInvalid: true}) {
+		t.Errorf("read %+v", c)
+	}
+}
