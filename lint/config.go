@@ -274,16 +274,12 @@ func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any)) []*Allow {
 		}
 		a := &Allow{Line: e.Line}
 		bad := false
-		// said holds the keys the entry has, or that a misspelt key was
-		// taken for: "reson: x" is one mistake, not also a missing reason.
-		said := map[string]bool{}
+		// reported holds the keys whose problem is reported already: a
+		// value of the wrong kind, or a misspelt key taken for them
+		// ("reson: x" is one mistake, not also a missing reason).
+		reported := map[string]bool{}
 		for j := 0; j+1 < len(e.Content); j += 2 {
 			k, ev := e.Content[j], e.Content[j+1]
-			key := k.Value
-			if key == "rules" {
-				key = "rule"
-			}
-			said[key] = true
 			switch k.Value {
 			case "rule", "rules":
 				var ids []string
@@ -291,7 +287,7 @@ func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any)) []*Allow {
 					ids = []string{ev.Value}
 				} else if err := ev.Decode(&ids); err != nil {
 					fail(ev, "allow: %s must be a rule ID or a list of them", k.Value)
-					bad = true
+					bad, reported["rule"] = true, true
 					continue
 				}
 				for _, id := range ids {
@@ -308,39 +304,36 @@ func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any)) []*Allow {
 			case "path":
 				if ev.Kind != yaml.ScalarNode || ev.Value == "" {
 					fail(ev, "allow: path must be a gitignore-style glob such as skills/pdf/**")
-					bad = true
+					bad, reported["path"] = true, true
 					continue
 				}
 				a.Path = ev.Value
 			case "reason":
 				if ev.Kind != yaml.ScalarNode {
 					fail(ev, "allow: reason must be text")
-					bad = true
+					bad, reported["reason"] = true, true
 					continue
 				}
 				a.Reason = strings.TrimSpace(ev.Value)
-				said["reason"] = false // a blank reason is no reason
 			default:
 				fail(k, "allow: %s", unknownKey(k.Value, k.Value, allowKeys))
 				bad = true
-				switch s := nearestKey(k.Value, allowKeys); s {
-				case "rules":
-					said["rule"] = true
-				case "":
-				default:
-					said[s] = true
+				if s := nearestKey(k.Value, allowKeys); s == "rules" {
+					reported["rule"] = true
+				} else if s != "" {
+					reported[s] = true
 				}
 			}
 		}
-		if len(a.Rules) == 0 && !said["rule"] {
+		if len(a.Rules) == 0 && !reported["rule"] {
 			fail(e, "allow entry without a rule: add `rule: ID`")
 			bad = true
 		}
-		if a.Path == "" && !said["path"] {
+		if a.Path == "" && !reported["path"] {
 			fail(e, "allow entry without a path: add `path: GLOB` (use rules: {ID: off} to turn a rule off everywhere)")
 			bad = true
 		}
-		if a.Reason == "" && !said["reason"] {
+		if a.Reason == "" && !reported["reason"] {
 			what := "allow entry"
 			if len(a.Rules) > 0 {
 				what += " for " + strings.Join(a.Rules, ", ")

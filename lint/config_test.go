@@ -59,6 +59,7 @@ func TestConfigAllowEntryProblems(t *testing.T) {
 		{"allow:\n  - rule: secret\n    path: a\n    reason: \"  \"\n", "skillpack.yaml:2: allow entry for secret on \"a\" has no reason: add `reason: ...` saying why the finding is not a defect"},
 		{"allow:\n  - rules: [secrt, link-brokn]\n    path: a\n    reason: x\n", "skillpack.yaml:2: allow: unknown rule \"secrt\" (did you mean \"secret\"?); `skillpack lint --list-rules` lists them\n" +
 			"skillpack.yaml:2: allow: unknown rule \"link-brokn\" (did you mean \"link-broken\"?); `skillpack lint --list-rules` lists them"},
+		{"allow:\n  - rules: []\n    path: a\n    reason: x\n", "skillpack.yaml:2: allow entry without a rule: add `rule: ID`"},
 	} {
 		_, err := ParseConfig("skillpack.yaml", []byte(tc.yaml))
 		if err == nil || err.Error() != tc.want {
