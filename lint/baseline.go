@@ -9,8 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
-	"sync"
 )
 
 // A baseline is how a team adopts a linter on a large repository: it
@@ -31,9 +31,6 @@ type Baseline struct {
 	Path   string                    // where it was read from
 	Counts map[string]map[string]int // path → rule → findings
 	sum    [32]byte                  // of the file's bytes, for Config.Key
-
-	mu   sync.Mutex
-	seen map[[2]string]bool // path and rule of every finding filtered, for Stale
 }
 
 type baselineFile struct {
@@ -101,47 +98,52 @@ func LoadBaseline(path string) (*Baseline, error) {
 }
 
 // filter drops the findings the baseline knows of: for each file and rule,
-// all of them while there are no more than recorded. A nil baseline drops
-// nothing.
-func (b *Baseline) filter(fs []Finding, base string) []Finding {
+// all of them while there are no more than recorded. It notes in seen the
+// entries that a finding matched. A nil baseline drops nothing.
+func (b *Baseline) filter(fs []Finding, base string, seen map[[2]string]bool) []Finding {
 	if b == nil || len(fs) == 0 {
 		return fs
 	}
+	keys := make([][2]string, len(fs))
 	n := map[[2]string]int{}
-	for _, f := range fs {
-		n[[2]string{rebase(f.Path, base, filepath.Dir(b.Path)), f.Rule}]++
+	for i, f := range fs {
+		keys[i] = [2]string{rebase(f.Path, base, filepath.Dir(b.Path)), f.Rule}
+		n[keys[i]]++
+		seen[keys[i]] = true
 	}
-	b.mu.Lock()
-	if b.seen == nil {
-		b.seen = map[[2]string]bool{}
-	}
-	for k := range n {
-		b.seen[k] = true
-	}
-	b.mu.Unlock()
 	kept := fs[:0]
-	for _, f := range fs {
-		k := [2]string{rebase(f.Path, base, filepath.Dir(b.Path)), f.Rule}
-		if n[k] > b.Counts[k[0]][k[1]] {
+	for i, f := range fs {
+		if k := keys[i]; n[k] > b.Counts[k[0]][k[1]] {
 			kept = append(kept, f)
 		}
 	}
 	return kept
 }
 
-// Stale lists the baseline's entries that no finding of the runs that used
-// it matched, "path: rule (n)", so that lint can say the baseline may be
-// written again.
-func (b *Baseline) Stale() []string {
+// stale lists the entries that no finding matched ("path: rule (n)"),
+// among those under one of paths: an entry about a part of the tree the
+// run did not look at is not known to be stale.
+func (b *Baseline) stale(seen map[[2]string]bool, paths []string) []string {
 	if b == nil {
 		return nil
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	var roots []string
+	for _, p := range paths {
+		if abs, err := filepath.Abs(p); err == nil {
+			roots = append(roots, abs)
+		}
+	}
 	var out []string
 	for p, rules := range b.Counts {
+		abs := filepath.Join(filepath.Dir(b.Path), filepath.FromSlash(p))
+		if !slices.ContainsFunc(roots, func(root string) bool {
+			rel, err := filepath.Rel(root, abs)
+			return err == nil && filepath.IsLocal(rel)
+		}) {
+			continue
+		}
 		for id, n := range rules {
-			if !b.seen[[2]string{p, id}] {
+			if !seen[[2]string{p, id}] {
 				out = append(out, fmt.Sprintf("%s: %s (%d)", p, id, n))
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -31,26 +32,78 @@ func TestBaseline(t *testing.T) {
 	must(t, err)
 	cfg := DefaultConfig()
 	cfg.Baseline = b
-	if got := lintTree(t, dir, cfg); len(got) != 0 {
-		t.Errorf("known findings were reported: %v", got)
-	}
-	if stale := b.Stale(); len(stale) != 0 {
-		t.Errorf("nothing is stale yet, got %v", stale)
+	res, err = Run([]string{dir}, Options{Config: cfg, Base: dir})
+	must(t, err)
+	if len(res.Findings) != 0 || len(res.Stale) != 0 {
+		t.Errorf("known findings were reported (%v), or stale entries (%v)", describe(res.Findings), res.Stale)
 	}
 
 	// A new finding in a known file and rule brings back that file's
 	// findings of the rule; a fixed skill leaves a stale entry.
-	writeTree(t, dir, map[string]string{"a/SKILL.md": skillMD("a") + "And [also](gone2.md).\n", "b/SKILL.md": skillMD("b") + "\nFixed: [x](SKILL.md)\n"})
-	must(t, os.WriteFile(filepath.Join(dir, "b/SKILL.md"), []byte("---\nname: b\ndescription: A skill that no longer links a missing file.\n---\nbody\n"), 0o644))
-	b, err = LoadBaseline(file)
+	writeTree(t, dir, map[string]string{
+		"a/SKILL.md": skillMD("a") + "And [also](gone2.md).\n",
+		"b/SKILL.md": "---\nname: b\ndescription: A skill that no longer links a missing file.\n---\nbody\n",
+	})
+	res, err = Run([]string{dir}, Options{Config: cfg, Base: dir})
 	must(t, err)
-	cfg.Baseline = b
-	got := lintTree(t, dir, cfg)
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, f.Path+" "+f.Rule)
+	}
 	if strings.Join(got, ",") != "a/SKILL.md link-broken,a/SKILL.md link-broken" {
 		t.Errorf("got %v, want both of a's link-broken findings", got)
 	}
-	if stale := b.Stale(); strings.Join(stale, ",") != "../b/SKILL.md: link-broken (1)" {
-		t.Errorf("stale = %v", stale)
+	if strings.Join(res.Stale, ",") != "../b/SKILL.md: link-broken (1)" {
+		t.Errorf("stale = %v", res.Stale)
+	}
+	// A run over a alone cannot tell that b's entry is stale.
+	res, err = Run([]string{filepath.Join(dir, "a")}, Options{Config: cfg, Base: dir})
+	must(t, err)
+	if len(res.Stale) != 0 {
+		t.Errorf("linting a/ alone called %v stale", res.Stale)
+	}
+}
+
+// TestBaselineSupersedes checks that the baseline applies to what lint
+// reports, after one finding per cause: a recorded finding that hides
+// another (link-broken hides link-outside) keeps hiding it.
+func TestBaselineSupersedes(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{"a/SKILL.md": "---\nname: a\ndescription: A skill that links a file outside it that does not exist.\n---\nSee [gone](../gone.md) and [gone](../gone.md) again.\n"})
+	res, err := Run([]string{dir}, Options{Base: dir})
+	must(t, err)
+	if len(res.Findings) == 0 {
+		t.Fatal("no finding to record")
+	}
+	file := filepath.Join(dir, "baseline.json")
+	var buf bytes.Buffer
+	must(t, WriteBaseline(&buf, file, dir, res.Findings))
+	must(t, os.WriteFile(file, buf.Bytes(), 0o644))
+	b, err := LoadBaseline(file)
+	must(t, err)
+	cfg := DefaultConfig()
+	cfg.Baseline = b
+	res, err = Run([]string{dir}, Options{Config: cfg, Base: dir})
+	must(t, err)
+	if len(res.Findings) != 0 {
+		t.Errorf("the baseline let through %v", describe(res.Findings))
+	}
+}
+
+// TestConfigBaselineLater checks that a config may name a baseline that
+// does not exist yet (the run that writes it needs the config), and that
+// a run reading it says which line named it.
+func TestConfigBaselineLater(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "skillpack.yaml")
+	must(t, os.WriteFile(p, []byte("profile: spec\nbaseline: ci/baseline.json\n"), 0o644))
+	cfg, err := LoadConfig(p)
+	must(t, err)
+	if cfg.BaselinePath != filepath.Join(dir, "ci", "baseline.json") || cfg.Baseline != nil {
+		t.Fatalf("BaselinePath %q, Baseline %v", cfg.BaselinePath, cfg.Baseline)
+	}
+	if err := cfg.ReadBaseline(); err == nil || !strings.HasPrefix(err.Error(), p+":2: baseline ") {
+		t.Errorf("reading a missing baseline: %v", err)
 	}
 }
 
@@ -114,6 +167,15 @@ func FuzzBaseline(f *testing.F) {
 				}
 			}
 		}
-		b.filter([]Finding{{Path: "a/SKILL.md", Rule: "secret"}}, dir)
+		in := []Finding{{Path: "a/SKILL.md", Rule: "secret"}, {Path: "a/SKILL.md", Rule: "secret"}, {Path: "b", Rule: "x"}}
+		out := b.filter(slices.Clone(in), dir, map[[2]string]bool{})
+		if len(out) > len(in) {
+			t.Fatalf("filter made %d findings of %d", len(out), len(in))
+		}
+		for _, f := range out {
+			if !slices.Contains(in, f) {
+				t.Fatalf("filter made up %+v", f)
+			}
+		}
 	})
 }

@@ -31,6 +31,10 @@ type Config struct {
 	Allow    []*Allow            // suppressions by path and rule, each with its reason
 	Baseline *Baseline           // known findings that do not fail a run; nil for none
 
+	// BaselinePath is the baseline the config names, read by ReadBaseline.
+	BaselinePath string
+	baselineLine int
+
 	sum [32]byte // of the file's bytes, for Key
 }
 
@@ -203,13 +207,11 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 				fail(v, "baseline must be the path of a baseline file, relative to %s", ConfigFile)
 				continue
 			}
-			p := v.Value
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(filepath.Dir(path), p)
-			}
-			var err error
-			if c.Baseline, err = LoadBaseline(p); err != nil {
-				fail(v, "%v", err)
+			// Read when a run uses it (ReadBaseline), not here: the run
+			// that writes the file must not need it to exist.
+			c.BaselinePath, c.baselineLine = v.Value, v.Line
+			if !filepath.IsAbs(c.BaselinePath) {
+				c.BaselinePath = filepath.Join(filepath.Dir(path), c.BaselinePath)
 			}
 		case "build":
 			if v.Kind != yaml.MappingNode {
@@ -372,6 +374,20 @@ func nearestKey(key string, known []string) string {
 		}
 	}
 	return best
+}
+
+// ReadBaseline reads the baseline the config names into Baseline; a
+// config that names none is left as it is.
+func (c *Config) ReadBaseline() error {
+	if c.BaselinePath == "" {
+		return nil
+	}
+	b, err := LoadBaseline(c.BaselinePath)
+	if err != nil {
+		return &ConfigError{Path: c.Path, Line: c.baselineLine, Msg: err.Error()}
+	}
+	c.Baseline = b
+	return nil
 }
 
 // Key identifies everything in the config that can change what lint

@@ -6,6 +6,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/skill"
@@ -37,25 +38,23 @@ type Result struct {
 	// Clean tells, for each of Skills, that its per-skill rules found
 	// nothing (rules across skills aside), so a caller may remember it.
 	Clean []bool
+
+	// Stale lists the entries of the config's baseline, under the paths
+	// Run was given, that no finding matched: "path: rule (n)". Only Run
+	// fills it in.
+	Stale []string
 }
 
 // Run discovers the skills at or below each path and checks them. An error
 // is returned only when a path cannot be walked at all; everything wrong
 // with a skill is a finding.
 func Run(paths []string, opts Options) (*Result, error) {
-	cfg := opts.Config
-	if cfg == nil {
-		cfg = DefaultConfig()
-	}
-	base := opts.Base
-	if base == "" {
-		var err error
-		if base, err = os.Getwd(); err != nil {
+	if opts.Base == "" {
+		if _, err := os.Getwd(); err != nil {
 			return nil, err
 		}
 	}
-	base, _ = filepath.Abs(base)
-	r := &runner{cfg: cfg, strict: opts.Strict, base: base}
+	r := newRunner(opts)
 
 	seen := map[string]bool{}
 	var skills []*skill.Skill
@@ -77,6 +76,7 @@ func Run(paths []string, opts Options) (*Result, error) {
 	if r.coversConfig(paths) {
 		res.Findings = Sort(append(res.Findings, r.unusedAllows()...))
 	}
+	res.Stale = r.cfg.Baseline.stale(r.seen, paths)
 	return res, nil
 }
 
@@ -100,8 +100,8 @@ func (r *runner) coversConfig(paths []string) bool {
 func (r *runner) unusedAllows() []Finding {
 	var out []Finding
 	rule := Lookup("suppression-unused")
-	for _, a := range r.cfg.Allow {
-		if a.used.Load() {
+	for i, a := range r.cfg.Allow {
+		if r.allowUsed[i].Load() {
 			continue
 		}
 		f := Finding{Path: r.rel(r.cfg.Path), Line: a.Line, Rule: rule.ID, Severity: r.cfg.Effective(rule),
@@ -129,7 +129,8 @@ func newRunner(opts Options) *runner {
 		base, _ = os.Getwd()
 	}
 	base, _ = filepath.Abs(base)
-	return &runner{cfg: cfg, strict: opts.Strict, base: base, files: opts.Files, unchanged: opts.Unchanged}
+	return &runner{cfg: cfg, strict: opts.Strict, base: base, files: opts.Files, unchanged: opts.Unchanged,
+		allowUsed: make([]atomic.Bool, len(cfg.Allow))}
 }
 
 type runner struct {
@@ -138,6 +139,12 @@ type runner struct {
 	base      string
 	files     func(*skill.Skill) (*skill.Files, error)
 	unchanged func(*skill.Skill) bool
+
+	// What this run used of the config, which is shared by runs (--fix
+	// lints again with it): allow entries that silenced something, and
+	// the baseline's entries that a finding matched.
+	allowUsed []atomic.Bool
+	seen      map[[2]string]bool
 }
 
 func (r *runner) run(skills []*skill.Skill, jobs int) *Result {
@@ -162,7 +169,20 @@ func (r *runner) run(skills []*skill.Skill, jobs int) *Result {
 		named[i] = NameOf(s)
 	}
 	all = append(all, r.across(named)...)
-	return &Result{Skills: skills, Findings: Sort(all), Clean: clean}
+	return &Result{Skills: skills, Findings: r.known(Sort(all)), Clean: clean}
+}
+
+// known drops the findings the baseline records. It runs on the sorted
+// list, after duplicates and superseded findings are gone, because that
+// is the list WriteBaseline records.
+func (r *runner) known(fs []Finding) []Finding {
+	if r.cfg.Baseline == nil {
+		return fs
+	}
+	if r.seen == nil {
+		r.seen = map[[2]string]bool{}
+	}
+	return r.cfg.Baseline.filter(fs, r.base, r.seen)
 }
 
 // CheckAcross runs only the checks across skills (unique names, no skill
@@ -170,7 +190,8 @@ func (r *runner) run(skills []*skill.Skill, jobs int) *Result {
 // skill (Check on each) and kept only what these read. Its findings are
 // sorted.
 func CheckAcross(skills []Named, opts Options) []Finding {
-	return Sort(newRunner(opts).across(skills))
+	r := newRunner(opts)
+	return r.known(Sort(r.across(skills)))
 }
 
 func (r *runner) across(skills []Named) []Finding {
@@ -183,7 +204,7 @@ func (r *runner) across(skills []Named) []Finding {
 			rule.CheckAll(rp)
 		}
 	}
-	return r.cfg.Baseline.filter(all, r.base)
+	return all
 }
 
 func (r *runner) checkSkill(s *skill.Skill) []Finding {
@@ -216,7 +237,7 @@ func (r *runner) checkSkill(s *skill.Skill) []Finding {
 	if err := r.runRules(p); err != nil {
 		out = append(out, Finding{Path: r.rel(s.Dir), Rule: p.rule.ID, Severity: Error, Message: err.Error()})
 	}
-	return r.cfg.Baseline.filter(r.settle(p, out), r.base)
+	return r.settle(p, out)
 }
 
 // entryRefused reports whether collecting the skill's files refused its
@@ -344,12 +365,12 @@ func (r *runner) allowed(rule, abs string) bool {
 	}
 	dir, _ := filepath.Abs(r.cfg.Dir())
 	rel, err := filepath.Rel(dir, abs)
-	if err != nil || strings.HasPrefix(rel, "..") {
+	if err != nil || !filepath.IsLocal(rel) {
 		return false
 	}
-	for _, a := range r.cfg.Allow {
-		if a.Matches(rule, filepath.ToSlash(rel)) {
-			a.used.Store(true)
+	for i, a := range r.cfg.Allow {
+		if a.matches(rule, filepath.ToSlash(rel)) {
+			r.allowUsed[i].Store(true)
 			return true
 		}
 	}
@@ -364,7 +385,7 @@ func (r *runner) ignored(abs string, isDir bool) bool {
 	}
 	dir, _ := filepath.Abs(r.cfg.Dir())
 	rel, err := filepath.Rel(dir, abs)
-	if err != nil || strings.HasPrefix(rel, "..") {
+	if err != nil || !filepath.IsLocal(rel) {
 		return false
 	}
 	rel = filepath.ToSlash(rel)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"sync/atomic"
 
 	"github.com/skillpack/skillpack/skill"
 )
@@ -63,12 +62,11 @@ type Allow struct {
 	Line   int      // of the entry in skillpack.yaml
 
 	match *skill.Ignore
-	used  atomic.Bool // set by the runs that used the config
 }
 
-// Matches reports whether the entry covers a finding of rule at path, which
+// matches reports whether the entry covers a finding of rule at path, which
 // is slash-separated and relative to the config's folder.
-func (a *Allow) Matches(rule, path string) bool {
+func (a *Allow) matches(rule, path string) bool {
 	for _, r := range a.Rules {
 		if r == rule {
 			return a.match.Match(path, false)

@@ -22,6 +22,8 @@ type LintOptions struct {
 	Profile  string // overrides the config's profile
 	Strict   bool
 	Baseline string // baseline file; overrides the config's
+
+	writingBaseline bool // lint --write-baseline: the config's baseline is not read
 }
 
 // AddFlags registers the shared lint flags.
@@ -55,12 +57,19 @@ func (o *LintOptions) load() (*lint.Config, error) {
 		}
 		cfg.Profile = p
 	}
-	if o.Baseline != "" {
+	switch {
+	case o.writingBaseline:
+		// Recording every finding: the baseline may not exist yet.
+	case o.Baseline != "":
 		b, err := lint.LoadBaseline(o.Baseline)
 		if err != nil {
 			return nil, usageErr("--baseline: %v", err)
 		}
 		cfg.Baseline = b
+	default:
+		if err := cfg.ReadBaseline(); err != nil {
+			return nil, usageErr("%v", err)
+		}
 	}
 	return cfg, nil
 }
@@ -136,12 +145,10 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 	if opts.WriteBaseline != "" && opts.Baseline != "" {
 		return usageErr("--write-baseline records every finding; it cannot be combined with --baseline")
 	}
+	opts.writingBaseline = opts.WriteBaseline != ""
 	cfg, err := opts.load()
 	if err != nil {
 		return err
-	}
-	if opts.WriteBaseline != "" {
-		cfg.Baseline = nil // record everything, not only what is new
 	}
 	paths := opts.Paths
 	if len(paths) == 0 {
@@ -168,7 +175,7 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 	}
 	if opts.Format == "text" {
 		summarize(ios, res)
-		if stale := cfg.Baseline.Stale(); len(stale) > 0 {
+		if stale := res.Stale; len(stale) > 0 {
 			fmt.Fprintf(ios.Err, "%s: %d recorded findings no longer found (%s); run `skillpack lint --write-baseline %s` to drop them\n",
 				cfg.Baseline.Path, len(stale), strings.Join(stale[:min(3, len(stale))], "; "), cfg.Baseline.Path)
 		}
