@@ -38,9 +38,10 @@ type Rule struct {
 	// many rules see it.
 	Supersedes []string
 
-	// Exactly one of Check and CheckAll is set.
+	// Exactly one of Check, CheckAll and Engine is set.
 	Check    func(*Pass)         // runs once per skill
 	CheckAll func(*RegistryPass) // runs once over all skills of a run
+	Engine   bool                // reported by the runner itself (suppressions)
 }
 
 // Rules returns every rule, sorted by ID.

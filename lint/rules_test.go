@@ -212,8 +212,15 @@ func TestRuleDocs(t *testing.T) {
 		if r.Severity == Off {
 			t.Errorf("%s: a default severity is required", r.ID)
 		}
-		if (r.Check == nil) == (r.CheckAll == nil) {
-			t.Errorf("%s: exactly one of Check and CheckAll must be set", r.ID)
+		if n := btoi(r.Check != nil) + btoi(r.CheckAll != nil) + btoi(r.Engine); n != 1 {
+			t.Errorf("%s: exactly one of Check, CheckAll and Engine must be set", r.ID)
 		}
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -22,7 +22,7 @@ import (
 const Directive = "skillpack-disable-next-line"
 
 // suppressRules are reported by the engine itself, after every other rule of
-// a skill has run (see runner.settle), so their Check does nothing.
+// a skill has run (see runner.settle).
 var suppressRules = []*Rule{
 	{
 		ID:       "suppression-unused",
@@ -33,9 +33,9 @@ var suppressRules = []*Rule{
 			"silences no finding has outlived its cause (the defect was fixed, the line moved, or the " +
 			"rule never fired there) and would hide the next real finding at that place. Delete it. An " +
 			"`allow` entry is only judged when lint runs over the whole folder of skillpack.yaml.",
-		Bad:   "<!-- " + Directive + " link-broken -->\n[guide](guide.md)   (guide.md exists)",
-		Good:  "[guide](guide.md)",
-		Check: engineRule,
+		Bad:    "<!-- " + Directive + " link-broken -->\n[guide](guide.md)   (guide.md exists)",
+		Good:   "[guide](guide.md)",
+		Engine: true,
 	},
 	{
 		ID:       "suppression-invalid",
@@ -45,14 +45,11 @@ var suppressRules = []*Rule{
 		Explain: "A `" + Directive + "` comment must name one or more rule IDs, separated by commas " +
 			"or spaces, optionally followed by `-- reason`. An unknown ID silences nothing, so the " +
 			"finding it was meant for is still reported; `skillpack lint --list-rules` lists the IDs.",
-		Bad:   "<!-- " + Directive + " link-brokn -->",
-		Good:  "<!-- " + Directive + " link-broken -- the file is generated at install time -->",
-		Check: engineRule,
+		Bad:    "<!-- " + Directive + " link-brokn -->",
+		Good:   "<!-- " + Directive + " link-broken -- the file is generated at install time -->",
+		Engine: true,
 	},
 }
-
-// engineRule is the Check of rules that the runner applies itself.
-func engineRule(*Pass) {}
 
 // Allow is one entry of the config's allow list.
 type Allow struct {
