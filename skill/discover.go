@@ -121,7 +121,7 @@ func Find(root string) ([]*Skill, error) {
 		return nil, nil
 	}
 	w := &walker{root: root, walk: walk}
-	if err := w.dir(walk, 0, plugins{}.above(root)); err != nil {
+	if err := w.dir(walk, 0, pluginAbove(root)); err != nil {
 		return nil, fmt.Errorf("%s: %w", root, pathError(err))
 	}
 	out := make([]*Skill, len(w.found))
@@ -193,7 +193,7 @@ func find(dir string) *Skill {
 	if name == "" {
 		name = FileName
 	}
-	return &Skill{Dir: dir, File: name, Plugin: plugins{}.of(dir)}
+	return &Skill{Dir: dir, File: name, Plugin: pluginOf(dir)}
 }
 
 // Read reads and parses the entry file, filling in Size and Doc, or Err

@@ -55,36 +55,32 @@ func isRepoRoot(dir string) bool {
 	return err == nil
 }
 
-// plugins finds the plugin folder holding a folder by climbing from it,
-// remembering each folder's answer so that skills sharing ancestors cost
-// one climb.
-type plugins map[string]string
-
-// of returns the nearest folder at or above dir that is a plugin's root,
-// stopping at the repository's root; "" when there is none. The answer is
-// relative when dir is, as Enclosing's.
-func (c plugins) of(dir string) string {
-	if p, ok := c[dir]; ok {
-		return p
-	}
-	p := ""
+// pluginOf returns the nearest folder at or above dir that is a plugin's
+// root; "" when there is none. The answer is relative when dir is, as
+// Enclosing's.
+func pluginOf(dir string) string {
 	if isPluginRoot(dir) {
-		p = dir
-	} else if parent, ok := up(dir); ok && !isRepoRoot(dir) {
-		p = c.of(parent)
+		return dir
 	}
-	c[dir] = p
-	return p
+	return pluginAbove(dir)
 }
 
-// above returns the plugin holding the folder dir, not counting dir itself
-// (whose listing the walk reads anyway).
-func (c plugins) above(dir string) string {
-	if isRepoRoot(dir) {
-		return ""
+// pluginAbove returns the plugin holding the folder dir, not counting dir
+// itself (whose listing the walk reads anyway). It looks no further up than
+// the root of the git work tree holding dir, and outside any work tree not
+// above dir at all: a stray plugin.json in a home or temporary folder must
+// not make every skill below it one plugin's.
+func pluginAbove(dir string) string {
+	found := ""
+	for d := dir; !isRepoRoot(d); {
+		parent, ok := up(d)
+		if !ok {
+			return "" // no work tree holds dir
+		}
+		if found == "" && isPluginRoot(parent) {
+			found = parent
+		}
+		d = parent
 	}
-	if parent, ok := up(dir); ok {
-		return c.of(parent)
-	}
-	return ""
+	return found
 }

@@ -81,11 +81,17 @@ func TestDiscoverPluginAbove(t *testing.T) {
 			t.Errorf("Discover(%s) = %+v, %v; want one skill outside any plugin", path, got, err)
 		}
 	}
-	// Outside a repository the search climbs on.
+	// Outside any repository nothing above the folder named counts: a
+	// stray plugin.json in a home or temporary folder is no plugin of the
+	// skills below it. The folder named may be a plugin itself.
 	loose := t.TempDir()
 	writeTree(t, loose, map[string]string{"plugin.json": "{}", "skills/a/SKILL.md": skillMD})
 	got, err := Discover(filepath.Join(loose, "skills"))
+	if err != nil || len(got) != 1 || got[0].Plugin != "" {
+		t.Errorf("Discover(skills) = %+v, %v; want one skill outside any plugin", got, err)
+	}
+	got, err = Discover(loose)
 	if err != nil || len(got) != 1 || got[0].Plugin != loose {
-		t.Errorf("Discover(skills) = %+v, %v; want one skill in the plugin %s", got, err, loose)
+		t.Errorf("Discover(%s) = %+v, %v; want one skill in the plugin %s", loose, got, err, loose)
 	}
 }
