@@ -58,8 +58,7 @@ func (e *ClashError) Error() string {
 	if len(plugins) > 0 {
 		b.WriteString("\nBuild each plugin into its own bundle:")
 		for _, p := range plugins {
-			abs, _ := filepath.Abs(p) // a plugin above the input is "..", whose base is no name
-			fmt.Fprintf(&b, "\n  skillpack build %s -o %s", p, filepath.Join(e.Out, filepath.Base(abs)))
+			fmt.Fprintf(&b, "\n  %s", pluginBuildCommand(p, p, e.Out))
 		}
 		b.WriteString("\nor rename one of the skills of each name (folder and name together).")
 	} else {
@@ -96,16 +95,24 @@ func (b *builder) clashFindings() []lint.Finding {
 			}
 			fix := "rename one of the skills (folder and name together)"
 			if s.Plugin != "" {
-				abs, _ := filepath.Abs(s.Plugin)
-				fix = fmt.Sprintf("build its plugin into its own bundle: skillpack build %s -o %s", b.rel(s.Plugin), filepath.Join(b.opts.Out, filepath.Base(abs)))
+				fix = "build its plugin into its own bundle: " + pluginBuildCommand(s.Plugin, b.rel(s.Plugin), b.opts.Out)
 			}
 			n := byDir[s.Dir]
 			out = append(out, lint.Finding{Path: b.rel(n.EntryPath()), Line: n.Line, Column: n.Column,
-				Rule: "name-duplicate", Severity: lint.Error, Fix: fix,
+				Rule: "name-bundle-clash", Severity: lint.Error, Fix: fix,
 				Message: fmt.Sprintf("%q is also the name of %s; a bundle holds one skill per name, so none of them is published in this one", c.Name, strings.Join(others, ", "))})
 		}
 	}
 	return out
+}
+
+// pluginBuildCommand is the command that builds one plugin into its own
+// bundle below out: the plugin's folder as given (shown), and as found
+// (its base names the bundle; a plugin above the input is "..", whose base
+// is no name).
+func pluginBuildCommand(plugin, shown, out string) string {
+	abs, _ := filepath.Abs(plugin)
+	return fmt.Sprintf("skillpack build %s -o %s", shown, filepath.Join(out, filepath.Base(abs)))
 }
 
 // checkClashes refuses the build if two skills it would publish share a

@@ -112,7 +112,7 @@ func TestBuildRefusesClash(t *testing.T) {
 		}
 		var left []string
 		for _, s := range res.Skipped {
-			if len(s.Findings) != 1 || s.Findings[0].Rule != "name-duplicate" || !strings.Contains(s.Findings[0].Message, "one skill per name") {
+			if len(s.Findings) != 1 || s.Findings[0].Rule != "name-bundle-clash" || !strings.Contains(s.Findings[0].Message, "one skill per name") {
 				t.Errorf("skip: %s left out for %+v", s.Dir, s.Findings)
 			}
 			left = append(left, s.Name+" "+s.Dir)

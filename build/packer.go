@@ -214,7 +214,10 @@ func (b *builder) lint() error {
 	// left out too, once the invalid ones are, so that a skill whose
 	// namesake is broken is published.
 	if clash := b.clashFindings(); len(clash) > 0 {
-		b.res.Findings = lint.Sort(append(b.res.Findings, clash...))
+		// The build's errors replace lint's warnings about the same
+		// skills: here the clash decides what is published.
+		kept := slices.DeleteFunc(b.res.Findings, func(f lint.Finding) bool { return f.Rule == "name-bundle-clash" })
+		b.res.Findings = lint.Sort(append(kept, clash...))
 		return b.skipInvalid(clash, errs+len(clash))
 	}
 	return nil

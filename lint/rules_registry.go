@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/skillpack/skillpack/skill"
@@ -25,6 +26,20 @@ var registryRules = []*Rule{
 		Bad:      "a/pdf-tools/SKILL.md and b/pdf-tools/SKILL.md, both name: pdf-tools",
 		Good:     "a/pdf-tools/SKILL.md and b/pdf-forms/SKILL.md; or discord/skills/access/SKILL.md and telegram/skills/access/SKILL.md in two plugins",
 		CheckAll: checkDuplicateNames,
+	},
+	{
+		ID:       "name-bundle-clash",
+		Title:    "Skills of one name in different plugins are built as separate bundles",
+		Category: CatRegistry,
+		Severity: Warning,
+		Explain: "Plugins scope skill names, so access in the plugin discord and access in the plugin telegram " +
+			"are two skills and name-duplicate lets them be. A bundle, though, has one namespace: its indexes " +
+			"carry each skill under its name and clients install skills by name, so skillpack build refuses to " +
+			"put both in one bundle (with --skip-invalid it leaves both out). Build each plugin into its own " +
+			"bundle, or rename one of the skills.",
+		Bad:      "discord/skills/access/SKILL.md and telegram/skills/access/SKILL.md, built as one bundle",
+		Good:     "skillpack build discord -o dist/discord; skillpack build telegram -o dist/telegram",
+		CheckAll: checkBundleClash,
 	},
 	{
 		ID:       "skill-nested",
@@ -84,6 +99,53 @@ func SkillName(s *skill.Skill) string {
 		}
 	}
 	return s.Name()
+}
+
+// checkBundleClash reports declared names shared across plugin scopes,
+// which name-duplicate leaves alone (within a scope it is an error there).
+func checkBundleClash(p *RegistryPass) {
+	scopes := map[string]map[string][]int{} // name → plugin → skills
+	for i, s := range p.Skills {
+		if !s.Declared || s.Mirror != "" {
+			continue
+		}
+		plugin := ""
+		if s.Plugin != "" {
+			plugin, _ = filepath.Abs(s.Plugin)
+		}
+		if scopes[s.Name] == nil {
+			scopes[s.Name] = map[string][]int{}
+		}
+		scopes[s.Name][plugin] = append(scopes[s.Name][plugin], i)
+	}
+	for name, byPlugin := range scopes {
+		if len(byPlugin) < 2 {
+			continue
+		}
+		for plugin, group := range byPlugin {
+			var others []string
+			for other, g := range byPlugin {
+				if other == plugin {
+					continue
+				}
+				for _, j := range g {
+					others = append(others, p.Rel(p.Skills[j].Dir))
+				}
+			}
+			sort.Strings(others)
+			fix := "rename one of the skills (folder and name together)"
+			if plugin != "" {
+				fix = fmt.Sprintf("build the plugin into its own bundle (skillpack build %s -o dist/%s), or rename one of the skills",
+					p.Rel(plugin), filepath.Base(plugin))
+			}
+			for _, i := range group {
+				s := &p.Skills[i]
+				p.Report(Finding{Path: p.Rel(s.EntryPath()), Line: s.Line, Column: s.Column, Fix: fix,
+					Message: fmt.Sprintf("%q is also the name of %s, in another plugin: each plugin may have it, "+
+						"but one bundle cannot publish both", name, strings.Join(others, ", "))})
+			}
+		}
+	}
 }
 
 func checkDuplicateNames(p *RegistryPass) {
