@@ -195,7 +195,7 @@ func yamlInstance(data []byte) (any, error) {
 	return jsonschema.UnmarshalJSON(bytes.NewReader(j))
 }
 
-// exampleConfigs are the real configs: the README's, and every
+// exampleConfigs are the real configs: the README's, init's, and every
 // skillpack.yaml of the CLI scripts and the rule cases, each in a folder of
 // its own with its archive's other files (a baseline it names). Some are
 // wrong on purpose.
@@ -214,6 +214,28 @@ func exampleConfigs(t *testing.T) map[string]string {
 	out["README.md"] = filepath.Join(dir, ConfigFile)
 	if err := os.WriteFile(out["README.md"], block[1], 0o644); err != nil {
 		t.Fatal(err)
+	}
+	// What `skillpack init` writes, as it is and with every example
+	// uncommented.
+	tmpl, err := os.ReadFile("../templates/init/skillpack.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	example := regexp.MustCompile(`(?m)^# ( *- |[a-z-]+:|  )`)
+	for name, data := range map[string][]byte{
+		"init":             tmpl,
+		"init uncommented": example.ReplaceAllFunc(tmpl, func(m []byte) []byte {
+			if bytes.HasPrefix(m, []byte("# yaml-language-server:")) {
+				return m
+			}
+			return m[2:]
+		}),
+	} {
+		p := filepath.Join(t.TempDir(), ConfigFile)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out[name] = p
 	}
 	var archives []string
 	for _, glob := range []string{"../internal/cli/testdata/script/*.txtar", "testdata/*/*.txtar"} {
@@ -295,7 +317,7 @@ func TestConfigSchemaExamples(t *testing.T) {
 			t.Errorf("%s: the parser refuses it (%v), the schema accepts it", name, perr)
 		}
 	}
-	if _, ok := configs["README.md"]; !ok || valid < 4 {
+	if _, ok := configs["init uncommented"]; !ok || valid < 6 {
 		t.Errorf("only %d valid configs among %d; the test reads no real configs", valid, len(configs))
 	}
 }

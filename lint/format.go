@@ -48,6 +48,36 @@ func Format(w io.Writer, name string, res *Result, tool Tool) error {
 // terminals can jump to it: path:line:col: severity: message [rule].
 // A fix hint follows on an indented line.
 func formatText(w io.Writer, res *Result, _ Tool) error {
+	return FormatText(w, res, TextOptions{})
+}
+
+// TextOptions style the text format for a person at a terminal. The zero
+// value is plain text, as files, pipes and editors want it.
+type TextOptions struct {
+	// Color sets each severity in its colour (error red, warning yellow,
+	// info cyan) and the rule ID dim, with ANSI escapes around the words
+	// only, so that the line reads the same without them.
+	Color bool
+}
+
+// ANSI escapes of TextOptions.Color.
+const (
+	ansiReset = "\x1b[0m"
+	ansiBold  = "\x1b[1m"
+	ansiDim   = "\x1b[2m"
+)
+
+var severityColor = map[Severity]string{Error: "\x1b[1;31m", Warning: "\x1b[1;33m", Info: "\x1b[1;36m"}
+
+// FormatText writes findings in the text format, styled by opts;
+// Format(w, "text", ...) is FormatText with the zero options.
+func FormatText(w io.Writer, res *Result, opts TextOptions) error {
+	paint := func(s, code string) string {
+		if !opts.Color || code == "" {
+			return s
+		}
+		return code + s + ansiReset
+	}
 	for _, f := range res.Findings {
 		pos := f.Path
 		if f.Line > 0 {
@@ -56,7 +86,8 @@ func formatText(w io.Writer, res *Result, _ Tool) error {
 				pos += fmt.Sprintf(":%d", f.Column)
 			}
 		}
-		if _, err := fmt.Fprintf(w, "%s: %s: %s [%s]\n", pos, f.Severity, oneLine(f.Message), f.Rule); err != nil {
+		if _, err := fmt.Fprintf(w, "%s: %s: %s %s\n", paint(pos, ansiBold), paint(f.Severity.String(), severityColor[f.Severity]),
+			oneLine(f.Message), paint("["+f.Rule+"]", ansiDim)); err != nil {
 			return err
 		}
 		if f.Fix != "" {

@@ -1,6 +1,7 @@
 // Package templates holds the files skillpack renders: the scaffold of a new
-// skill and the HTML catalog. It only embeds them; the code that renders
-// them lives in packages scaffold and catalog.
+// skill, the HTML catalog, and what `skillpack init` writes. It only embeds
+// them; the code that renders them lives in packages scaffold and catalog,
+// and in the init command.
 package templates
 
 import "embed"
@@ -17,3 +18,11 @@ var Scaffold embed.FS
 //
 //go:embed catalog
 var Catalog embed.FS
+
+// Init is what `skillpack init` writes: a commented skillpack.yaml
+// (skillpack.yaml, valid as it is and with its examples uncommented) and,
+// with --ci github, a workflow (github-workflow.yml, whose word SKILLS is
+// replaced by the skills' folder).
+//
+//go:embed init
+var Init embed.FS

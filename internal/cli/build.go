@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"strings"
@@ -125,10 +124,10 @@ func runBuild(ios *IO, opts *buildOptions, set func(flag string) bool) error {
 		Out: opts.Out, Jobs: opts.Jobs, Force: opts.Force, DryRun: opts.DryRun, Time: epoch,
 		BaseURL: opts.BaseURL, NoLegacy: opts.NoLegacy, SkipInvalid: opts.SkipInvalid,
 		Lint: lint.Options{Config: cfg, Strict: opts.Strict},
-		Log:  ios.Err,
+		Log:  ios.stepLog(),
 		// Only the summaries list every skill and file; without them a
 		// build's memory does not grow with the tree.
-		Inventory: opts.JSON || opts.Summary != "",
+		Inventory: opts.JSON || opts.Summary != "" || ios.Verbose,
 	}
 	if !opts.Sign && opts.SignOptions != (SignOptions{}) {
 		return usageErr("signing flags (--key, --identity-token, ...) need --sign")
@@ -141,15 +140,17 @@ func runBuild(ios *IO, opts *buildOptions, set func(flag string) bool) error {
 		}
 		bo.Sign = func(data []byte) ([]byte, error) { return s.Sign(ctx, data) }
 	}
-	if isTerminal(ios.Err) && ios.Getenv("CI") == "" {
-		bo.Progress = ios.Err
-	}
+	bo.Progress = ios.progress()
+	start := ios.clock()()
 	res, err := build.Run(roots, bo)
 	if res != nil && len(res.Findings) > 0 {
-		lint.Format(ios.Err, "text", &lint.Result{Findings: res.Findings}, lint.Tool{})
+		printBuildFindings(ios, res.Findings)
 	}
 	if res != nil && err == nil && len(res.Skipped) > 0 {
 		warnSkipped(ios, res.Skipped)
+	}
+	if res != nil && err == nil {
+		buildDone(ios, opts.Out, res, start)
 	}
 	if opts.Summary != "" && res != nil && err == nil {
 		if err := appendSummary(opts.Summary, res); err != nil {
@@ -266,15 +267,4 @@ func sourceDateEpoch(ios *IO) (time.Time, error) {
 		return t, usageErr("%v", err)
 	}
 	return t, nil
-}
-
-// isTerminal reports whether w is a character device, so progress counters
-// go only where a person watches and never into CI logs or pipes.
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -23,11 +24,22 @@ const (
 	ExitInternal = 3 // skillpack itself failed
 )
 
-// IO is the streams a command reads and writes; tests pass buffers.
+// IO is the streams a command reads and writes, and how it speaks on them
+// (output.go); tests pass buffers and set the rest.
 type IO struct {
 	In       io.Reader
 	Out, Err io.Writer
 	Getenv   func(string) string
+	Now      func() time.Time // nil: time.Now; for --verbose timings
+
+	// OutTTY and ErrTTY tell that Out and Err are terminals, which decides
+	// colour and progress lines; Main asks the system, tests set them.
+	OutTTY, ErrTTY bool
+
+	// The global flags, bound before any command runs.
+	Quiet   bool   // -q: errors only
+	Verbose bool   // -v: step times, a line a skill
+	Color   string // --color: auto (or ""), always or never
 }
 
 // exitError carries an exit code up to Main, which prints the error once.
@@ -49,7 +61,14 @@ var findingsErr = &exitError{code: ExitFindings}
 
 // Main runs skillpack with args and returns the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ios := &IO{In: stdin, Out: stdout, Err: stderr, Getenv: os.Getenv}
+	ios := &IO{In: stdin, Out: stdout, Err: stderr, Getenv: os.Getenv, OutTTY: isTerminal(stdout), ErrTTY: isTerminal(stderr)}
+	return run(ios, args)
+}
+
+// run runs skillpack with ios and returns the exit code; Main and the
+// tests that fake a terminal come through here.
+func run(ios *IO, args []string) int {
+	stderr := ios.Err
 	root := newRoot(ios)
 	root.SetArgs(args)
 	err := root.Execute()
@@ -95,6 +114,8 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	addOutputFlags(root, ios)
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkOutputFlags(ios, cmd.Flags()) }
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.Err)
@@ -102,5 +123,6 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 		return &exitError{code: ExitUsage, err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
 	})
 	root.AddCommand(newLintCmd(ios), newBuildCmd(ios), newPackCmd(ios), newVersionCmd(ios), newNewCmd(ios), newServeCmd(ios), newVerifyCmd(ios), newSignCmd(ios))
+	root.AddCommand(newInitCmd(ios), newManCmd(ios))
 	return root
 }

@@ -162,6 +162,7 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 	if opts.fix.Fix || opts.fix.DryRun {
 		return runFix(ios, opts, paths, lint.Options{Config: cfg, Strict: opts.Strict}, failOn)
 	}
+	start := ios.clock()()
 	res, err := lint.Run(paths, lint.Options{Config: cfg, Strict: opts.Strict})
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
@@ -170,15 +171,16 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 		return writeBaseline(ios, opts.WriteBaseline, res)
 	}
 	tool := lint.Tool{Name: "skillpack", Version: version.Version(), URI: "https://" + version.Module}
-	if err := lint.Format(ios.Out, opts.Format, res, tool); err != nil {
+	if err := formatReport(ios, opts.Format, res, failOn, tool); err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
 	if opts.Format == "text" {
 		summarize(ios, res)
 		if stale := res.Stale; len(stale) > 0 {
-			fmt.Fprintf(ios.Err, "%s: %d recorded findings no longer found (%s); run `skillpack lint --write-baseline %s` to drop them\n",
+			ios.Infof("%s: %d recorded findings no longer found (%s); run `skillpack lint --write-baseline %s` to drop them",
 				cfg.Baseline.Path, len(stale), strings.Join(stale[:min(3, len(stale))], "; "), cfg.Baseline.Path)
 		}
+		lintDone(ios, res, lint.Options{Config: cfg, Strict: opts.Strict}, lintHintArgs(opts), start)
 	}
 	if failOn != lint.Off && lint.Worst(res.Findings) >= failOn {
 		return findingsErr
@@ -210,15 +212,15 @@ func parseFailOn(s string) (lint.Severity, error) {
 // summarize prints a one-line tally on stderr, so stdout stays parseable.
 func summarize(ios *IO, res *lint.Result) {
 	if len(res.Skills) == 0 {
-		fmt.Fprintln(ios.Err, "no skills found (a skill is a folder holding SKILL.md)")
+		ios.Infof("no skills found (a skill is a folder holding SKILL.md)")
 		return
 	}
 	e, w, i := lint.Count(res.Findings)
 	if e+w+i == 0 {
-		fmt.Fprintf(ios.Err, "%s checked, no problems\n", plural(len(res.Skills), "skill"))
+		ios.Infof("%s checked, no problems", plural(len(res.Skills), "skill"))
 		return
 	}
-	fmt.Fprintf(ios.Err, "%s, %s, %s in %s\n", plural(e, "error"), plural(w, "warning"), plural(i, "info"), plural(len(res.Skills), "skill"))
+	ios.Infof("%s, %s, %s in %s", plural(e, "error"), plural(w, "warning"), plural(i, "info"), plural(len(res.Skills), "skill"))
 }
 
 // writeBaseline records the run's findings, atomically: a baseline that an

@@ -1,0 +1,155 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillpack/skillpack/internal/atomicfile"
+	"github.com/skillpack/skillpack/lint"
+	"github.com/skillpack/skillpack/templates"
+)
+
+// ciProviders are --ci's values.
+var ciProviders = []string{"github"}
+
+// workflowPath is where --ci github writes the workflow.
+var workflowPath = filepath.Join(".github", "workflows", "skillpack.yml")
+
+type initOptions struct {
+	Force   bool
+	CI      string
+	Profile string
+}
+
+func newInitCmd(ios *IO) *cobra.Command {
+	opts := &initOptions{}
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Write a commented skillpack.yaml (and a CI workflow) here",
+		Long: `Init writes skillpack.yaml in the working directory: the profile, and every
+other key as a commented example, with the comment that gives editors
+(yaml-language-server) the schema to complete and check it against.
+
+With --ci github it also writes .github/workflows/skillpack.yml: on a pull
+request it lints the skills with --format github, so that each finding is an
+annotation on the changed line; on a push to main it builds the bundle with
+skillpack's action and keeps it as the run's artifact.
+
+An existing file is never replaced without --force; nothing is written
+when one of the files exists.`,
+		Example: `  skillpack init
+  skillpack init --profile claude --ci github`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runInit(ios, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.Force, "force", false, "replace existing files")
+	f.StringVar(&opts.CI, "ci", "", "also write a CI workflow for this `provider`: github")
+	f.StringVar(&opts.Profile, "profile", "spec", "the config's rule profile: spec, claude or relaxed")
+	cmd.RegisterFlagCompletionFunc("ci", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return ciProviders, cobra.ShellCompDirectiveNoFileComp
+	})
+	cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		var names []string
+		for _, p := range lint.Profiles() {
+			names = append(names, p.Name)
+		}
+		return names, cobra.ShellCompDirectiveNoFileComp
+	})
+	return cmd
+}
+
+// initFile is one file init writes.
+type initFile struct {
+	path string
+	data []byte
+}
+
+func runInit(ios *IO, opts *initOptions) error {
+	if _, err := lint.LookupProfile(opts.Profile); err != nil {
+		return usageErr("--profile: %v", err)
+	}
+	if opts.CI != "" && !slices.Contains(ciProviders, opts.CI) {
+		return usageErr("--ci: unknown provider %q; want %s", opts.CI, strings.Join(ciProviders, ", "))
+	}
+	files, err := initFiles(opts)
+	if err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	// Every file is checked before any is written: a refusal leaves the
+	// folder as it was.
+	if !opts.Force {
+		var exist []string
+		for _, f := range files {
+			if _, err := os.Lstat(f.path); err == nil {
+				exist = append(exist, f.path)
+			} else if !errors.Is(err, fs.ErrNotExist) {
+				return usageErr("%v", err)
+			}
+		}
+		if len(exist) > 0 {
+			return usageErr("%s already exists; --force replaces it", strings.Join(exist, " and "))
+		}
+	}
+	parent, _ := lint.FindConfig("..") // the config that applied here until now
+	for _, f := range files {
+		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
+			return usageErr("%v", err)
+		}
+		if err := atomicfile.Write(f.path, f.data, 0o644); err != nil {
+			return usageErr("%v", err)
+		}
+		fmt.Fprintf(ios.Out, "created %s\n", f.path)
+	}
+	if parent != "" {
+		if wd, err := os.Getwd(); err == nil {
+			if rel, err := filepath.Rel(wd, parent); err == nil {
+				parent = rel
+			}
+		}
+		ios.Infof("note: %s applied here until now; the new %s takes its place in this folder and below", parent, lint.ConfigFile)
+	}
+	ios.Nextf("next: edit %s, then run: skillpack lint", lint.ConfigFile)
+	return nil
+}
+
+// initFiles renders the files init writes, for the working directory.
+func initFiles(opts *initOptions) ([]initFile, error) {
+	cfg, err := templates.Init.ReadFile("init/skillpack.yaml")
+	if err != nil {
+		return nil, err
+	}
+	const def = "\nprofile: spec\n"
+	if !strings.Contains(string(cfg), def) {
+		return nil, errors.New("the config template sets no profile")
+	}
+	cfg = []byte(strings.Replace(string(cfg), def, "\nprofile: "+opts.Profile+"\n", 1))
+	files := []initFile{{lint.ConfigFile, cfg}}
+	if opts.CI == "github" {
+		wf, err := templates.Init.ReadFile("init/github-workflow.yml")
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, initFile{workflowPath, []byte(strings.ReplaceAll(string(wf), "SKILLS", skillsFolder()))})
+	}
+	return files, nil
+}
+
+// skillsFolder is the folder the workflow lints and builds: skills/ when
+// the repository keeps its skills there, as most do, else the whole
+// repository (discovery skips .git, node_modules and built bundles).
+func skillsFolder() string {
+	if info, err := os.Stat("skills"); err == nil && info.IsDir() {
+		return "skills"
+	}
+	return "."
+}

@@ -1,0 +1,409 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"golang.org/x/term"
+
+	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/lint"
+)
+
+// Human output: how much a command says on stderr (-q, -v), whether it is
+// in colour (--color, NO_COLOR), and the progress line. Machine output
+// (--json, --format json|sarif|github) is never affected: it is for
+// programs, which want the same bytes whoever runs them.
+
+// colorModes are --color's values, in the order help lists them.
+var colorModes = []string{"auto", "always", "never"}
+
+// addOutputFlags registers the global output flags on root, bound to ios so
+// that every command sees them without a lookup.
+func addOutputFlags(root *cobra.Command, ios *IO) {
+	fs := root.PersistentFlags()
+	fs.BoolVarP(&ios.Quiet, "quiet", "q", false, "print errors only: no progress, tally or hints")
+	fs.BoolVarP(&ios.Verbose, "verbose", "v", false, "print when each step ended, a line a skill and the time taken")
+	fs.StringVar(&ios.Color, "color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
+	root.RegisterFlagCompletionFunc("color", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return colorModes, cobra.ShellCompDirectiveNoFileComp
+	})
+}
+
+// checkOutputFlags rejects contradictory or unknown output flags before any
+// work is done.
+func checkOutputFlags(ios *IO, fs *pflag.FlagSet) error {
+	if ios.Quiet && ios.Verbose {
+		return usageErr("--quiet and --verbose cannot be combined")
+	}
+	switch ios.Color {
+	case "auto", "always", "never":
+		return nil
+	}
+	msg := fmt.Sprintf("--color: unknown mode %q", ios.Color)
+	// The modes differ by their first letters: the one that shares the
+	// most of them with what was typed (at least two) was meant.
+	best, bestN := "", 1
+	for _, m := range colorModes {
+		n := 0
+		for n < len(m) && n < len(ios.Color) && m[n] == ios.Color[n] {
+			n++
+		}
+		if n > bestN {
+			best, bestN = m, n
+		}
+	}
+	if best != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return usageErr("%s; want auto, always or never", msg)
+}
+
+// isTerminal reports whether w is a terminal (not a file, pipe or
+// /dev/null, which is a character device too): progress lines and colour
+// go only where a person watches.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// colorOn decides colour for a stream that is (tty) or is not a terminal.
+// The flag wins; in auto mode NO_COLOR (https://no-color.org) turns colour
+// off, FORCE_COLOR or CLICOLOR_FORCE turn it on where no terminal is (a CI
+// log that renders escapes), and otherwise a terminal that is not "dumb"
+// gets it.
+func (ios *IO) colorOn(tty bool) bool {
+	switch ios.Color {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	env := ios.Getenv
+	if env == nil {
+		env = func(string) string { return "" }
+	}
+	if env("NO_COLOR") != "" {
+		return false
+	}
+	for _, v := range []string{"FORCE_COLOR", "CLICOLOR_FORCE"} {
+		if s := env(v); s != "" && s != "0" && s != "false" {
+			return true
+		}
+	}
+	return tty && env("TERM") != "dumb"
+}
+
+// ColorOut and ColorErr tell whether stdout and stderr are in colour.
+func (ios *IO) ColorOut() bool { return ios.colorOn(ios.OutTTY) }
+func (ios *IO) ColorErr() bool { return ios.colorOn(ios.ErrTTY) }
+
+// Infof prints a line on stderr for a person: a tally, a note, the next
+// step. --quiet leaves it out.
+func (ios *IO) Infof(format string, args ...any) {
+	if !ios.Quiet {
+		fmt.Fprintf(ios.Err, format+"\n", args...)
+	}
+}
+
+// Verbosef prints a line on stderr with --verbose only.
+func (ios *IO) Verbosef(format string, args ...any) {
+	if ios.Verbose {
+		fmt.Fprintf(ios.Err, format+"\n", args...)
+	}
+}
+
+// Nextf prints the closing line that says what to do next, "next: ...",
+// dimmed in colour so that the results above it stand out.
+func (ios *IO) Nextf(format string, args ...any) {
+	if ios.Quiet {
+		return
+	}
+	line := fmt.Sprintf(format, args...)
+	if ios.ColorErr() {
+		line = "\x1b[2m" + line + "\x1b[0m"
+	}
+	fmt.Fprintln(ios.Err, line)
+}
+
+// progress is where a long step may draw its live counter: stderr on a
+// terminal, outside CI and without --quiet; otherwise nil, so that no
+// carriage return reaches a log, a pipe or a file.
+func (ios *IO) progress() io.Writer {
+	if ios.Quiet || !ios.ErrTTY || ios.getenv("CI") != "" {
+		return nil
+	}
+	return ios.Err
+}
+
+// stepLog is where a pipeline logs its steps ("• pack: ..."): nothing with
+// --quiet, stderr otherwise, and with --verbose each step line ends with
+// the time since the command started.
+func (ios *IO) stepLog() io.Writer {
+	switch {
+	case ios.Quiet:
+		return nil
+	case ios.Verbose:
+		now := ios.clock()
+		return &stepTimer{w: ios.Err, now: now, start: now()}
+	}
+	return ios.Err
+}
+
+func (ios *IO) getenv(name string) string {
+	if ios.Getenv == nil {
+		return ""
+	}
+	return ios.Getenv(name)
+}
+
+func (ios *IO) clock() func() time.Time {
+	if ios.Now != nil {
+		return ios.Now
+	}
+	return time.Now
+}
+
+// stepTimer ends each step line with the time since the start: "(at
+// 120ms)". A pipeline logs a step when it ends, so two lines' times are
+// the time between them; they are not called the steps' durations,
+// since some steps run at once (the build lints and packs in one pass)
+// and some log nothing (index).
+type stepTimer struct {
+	w     io.Writer
+	now   func() time.Time
+	start time.Time
+}
+
+func (t *stepTimer) Write(p []byte) (int, error) {
+	line, ok := bytes.CutSuffix(p, []byte("\n"))
+	if !ok || !bytes.HasPrefix(line, []byte("• ")) || bytes.Contains(line, []byte("\n")) {
+		return t.w.Write(p)
+	}
+	if _, err := fmt.Fprintf(t.w, "%s  (at %s)\n", line, duration(t.now().Sub(t.start))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// duration rounds d for a person: milliseconds below a second, then
+// hundredths.
+func duration(d time.Duration) string {
+	switch {
+	case d < time.Millisecond:
+		return "<1ms"
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	}
+	return d.Round(10 * time.Millisecond).String()
+}
+
+// humanSize writes n bytes in KiB, MiB or GiB, one decimal.
+func humanSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it, so that a
+// suggested command can be pasted as it is.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellJoin quotes and joins args.
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+// quietFindings is what --quiet keeps of a text report: the findings that
+// fail the run (at or above failOn; errors when nothing fails it).
+func quietFindings(fs []lint.Finding, failOn lint.Severity) []lint.Finding {
+	if failOn == lint.Off {
+		failOn = lint.Error
+	}
+	var out []lint.Finding
+	for _, f := range fs {
+		if f.Severity >= failOn {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// printSkillLines prints, with --verbose, a line for each skill checked:
+// its folder and what was found in it. A finding belongs to the innermost
+// skill whose folder holds its file; findings outside every skill (a
+// config, a baseline) are left to the report.
+func printSkillLines(ios *IO, res *lint.Result) {
+	if !ios.Verbose || len(res.Skills) == 0 {
+		return
+	}
+	type tally struct{ e, w, i int }
+	dirs := make([]string, len(res.Skills))
+	counts := make([]tally, len(res.Skills))
+	for i, s := range res.Skills {
+		dirs[i] = filepath.ToSlash(filepath.Clean(s.Dir))
+	}
+	// Longest folders first, so that a nested skill claims its own files.
+	order := make([]int, len(dirs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return len(dirs[order[a]]) > len(dirs[order[b]]) })
+	for _, f := range res.Findings {
+		p := filepath.ToSlash(filepath.Clean(f.Path))
+		for _, i := range order {
+			if d := dirs[i]; d == "." || p == d || strings.HasPrefix(p, d+"/") {
+				switch f.Severity {
+				case lint.Error:
+					counts[i].e++
+				case lint.Warning:
+					counts[i].w++
+				case lint.Info:
+					counts[i].i++
+				}
+				break
+			}
+		}
+	}
+	for i, d := range dirs {
+		c := counts[i]
+		verdict := "ok"
+		if c.e+c.w+c.i > 0 {
+			var parts []string
+			for _, p := range []struct {
+				n    int
+				word string
+			}{{c.e, "error"}, {c.w, "warning"}, {c.i, "info"}} {
+				if p.n > 0 {
+					parts = append(parts, plural(p.n, p.word))
+				}
+			}
+			verdict = strings.Join(parts, ", ")
+		}
+		fmt.Fprintf(ios.Err, "  %s: %s\n", d, verdict)
+	}
+}
+
+// fixHint says, after a text report, how many of its findings
+// `skillpack lint --fix` would repair (counted by a dry run of the fixes,
+// not guessed from the rules: a fixable rule has findings that need a
+// person), with the command to run; args are the paths and flags to
+// repeat in it.
+func fixHint(ios *IO, res *lint.Result, lo lint.Options, args []string) {
+	if ios.Quiet || !slices.ContainsFunc(res.Findings, func(f lint.Finding) bool { return lint.Fixable(f.Rule) }) {
+		return
+	}
+	rep, err := lint.Fix(context.Background(), res, lint.FixOptions{Lint: lo, DryRun: true})
+	if err != nil || rep.Fixed == 0 {
+		return
+	}
+	cmd := strings.TrimSpace("skillpack lint --fix " + shellJoin(args))
+	n := len(res.Findings)
+	switch {
+	case n == 1:
+		ios.Nextf("next: run `%s` to repair it", cmd)
+	case rep.Fixed >= n:
+		ios.Nextf("next: run `%s` to repair all %d findings", cmd, n)
+	default:
+		ios.Nextf("next: run `%s` to repair %d of the %d findings", cmd, rep.Fixed, n)
+	}
+}
+
+// printBuildFindings prints the build's findings on stderr as lint's text
+// format does, in colour on a terminal; --quiet keeps the errors, which
+// are what stopped the build.
+func printBuildFindings(ios *IO, fs []lint.Finding) {
+	if ios.Quiet {
+		fs = quietFindings(fs, lint.Error)
+	}
+	lint.FormatText(ios.Err, &lint.Result{Findings: fs}, lint.TextOptions{Color: ios.ColorErr()})
+}
+
+// buildDone closes a build that succeeded: with --verbose a line a skill
+// and the whole time, then what to do next with the bundle.
+func buildDone(ios *IO, out string, res *build.Result, start time.Time) {
+	if ios.Verbose {
+		for _, s := range res.Skills {
+			how := "packed"
+			if s.Reused {
+				how = "reused"
+			}
+			fmt.Fprintf(ios.Err, "  %s (%s): %s, %s, %s\n", s.Name, s.Dir, plural(s.Files, "file"), humanSize(s.Size), how)
+		}
+		fmt.Fprintf(ios.Err, "built %s in %s\n", plural(len(res.Skills), "skill"), duration(ios.clock()().Sub(start)))
+	}
+	if res.DryRun {
+		return
+	}
+	ios.Nextf("next: skillpack serve %s   (or open %s)", shellQuote(out), shellQuote(filepath.Join(out, layout.Catalog)))
+}
+
+// formatReport prints lint's report on stdout. The text format is for a
+// person: in colour on a terminal, and with --quiet only the findings
+// that fail the run (failOn). The other formats are for programs and
+// never change.
+func formatReport(ios *IO, format string, res *lint.Result, failOn lint.Severity, tool lint.Tool) error {
+	if format != "text" {
+		return lint.Format(ios.Out, format, res, tool)
+	}
+	fs := res.Findings
+	if ios.Quiet {
+		fs = quietFindings(fs, failOn)
+	}
+	return lint.FormatText(ios.Out, &lint.Result{Findings: fs}, lint.TextOptions{Color: ios.ColorOut()})
+}
+
+// lintDone closes a text report, after its tally: with --verbose a line a
+// skill and the time taken, then the `lint --fix` hint when it applies.
+func lintDone(ios *IO, res *lint.Result, lo lint.Options, hintArgs []string, start time.Time) {
+	if ios.Verbose && len(res.Skills) > 0 {
+		printSkillLines(ios, res)
+		fmt.Fprintf(ios.Err, "checked %s in %s\n", plural(len(res.Skills), "skill"), duration(ios.clock()().Sub(start)))
+	}
+	fixHint(ios, res, lo, hintArgs)
+}
+
+// lintHintArgs are the arguments of a run that `lint --fix` must repeat to
+// see the same findings: the config, the profile and the paths.
+func lintHintArgs(o *lintCmdOptions) []string {
+	var args []string
+	if o.Config != "" {
+		args = append(args, "--config", o.Config)
+	}
+	if o.Profile != "" {
+		args = append(args, "--profile", o.Profile)
+	}
+	if len(o.Paths) > 0 && !(len(o.Paths) == 1 && o.Paths[0] == ".") {
+		args = append(args, o.Paths...)
+	}
+	return args
+}
