@@ -41,6 +41,6 @@ func runNew(ios *IO, opts *newOptions) error {
 		return usageErr("%v", err)
 	}
 	fmt.Fprintf(ios.Out, "created %s\n", dir)
-	fmt.Fprintf(ios.Err, "next: edit %s/SKILL.md, then run: skillpack lint %s\n", dir, dir)
+	ios.Nextf("next: edit %s/SKILL.md, then run: skillpack lint %s", dir, dir)
 	return nil
 }

@@ -92,7 +92,7 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 		go s.Watch(ctx, watcher, rebuild)
 	}
 	if opts.Stdio {
-		fmt.Fprintf(ios.Err, "skillpack: serving %s (%s) over MCP on stdin and stdout\n", opts.Dist, plural(b.Skills(), "skill"))
+		ios.Infof("skillpack: serving %s (%s) over MCP on stdin and stdout", opts.Dist, plural(b.Skills(), "skill"))
 		if err := s.ServeStdio(ctx, ios.In, ios.Out); err != nil {
 			return &exitError{code: ExitInternal, err: err}
 		}
