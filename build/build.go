@@ -118,6 +118,16 @@ func (e *LintError) Error() string {
 	return plural(e.Errors, "lint error", "lint errors") + "; nothing was written"
 }
 
+// NoSkillsError is a build whose inputs hold no skill: a wrong path, the
+// user's to fix. Nothing has been written when it is returned.
+type NoSkillsError struct {
+	Roots []string
+}
+
+func (e *NoSkillsError) Error() string {
+	return fmt.Sprintf("no skills found under %s (a skill is a folder holding SKILL.md)", strings.Join(e.Roots, ", "))
+}
+
 // Run builds the skills found at or below roots into opts.Out.
 func Run(roots []string, opts Options) (*Result, error) {
 	if opts.Out == "" {
@@ -145,9 +155,10 @@ func (b *builder) run() error {
 		for i, err := range errs {
 			var le *LintError
 			var ce *ClashError
+			var ne *NoSkillsError
 			switch {
 			case err == nil:
-			case errors.As(err, &le), errors.As(err, &ce):
+			case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &ne):
 				return err // about the skills, not a step
 			default:
 				return fmt.Errorf("%s: %w", stage[i].name, err)
@@ -278,7 +289,7 @@ func (b *builder) discover() error {
 		}
 	}
 	if len(b.skills) == 0 {
-		return fmt.Errorf("no skills found under %s (a skill is a folder holding SKILL.md)", strings.Join(b.roots, ", "))
+		return &NoSkillsError{Roots: b.roots}
 	}
 	b.logf("• discover: %s", plural(len(b.skills), "skill", "skills"))
 	return nil

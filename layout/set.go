@@ -51,7 +51,7 @@ type row struct {
 // newSet reads and checks every skill once. The errors name each skill.
 func newSet(src Skills, o Options) (*set, error) {
 	var errs []error
-	if err := checkBaseURL(o.BaseURL); err != nil {
+	if err := CheckBaseURL(o.BaseURL); err != nil {
 		errs = append(errs, err)
 	}
 	s := &set{src: src, o: o, rows: make([]row, src.Len())}

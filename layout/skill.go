@@ -197,8 +197,9 @@ func legacyProblem(p string) string {
 	return ""
 }
 
-// checkBaseURL returns why b cannot prefix the bundle's URLs, or nil.
-func checkBaseURL(b string) error {
+// CheckBaseURL returns why b cannot prefix the bundle's URLs, or nil; ""
+// (relative URLs) is fine. Callers check it before any work, Plan again.
+func CheckBaseURL(b string) error {
 	if b == "" {
 		return nil
 	}

@@ -104,24 +104,31 @@ func FormatText(w io.Writer, res *Result, opts TextOptions) error {
 // line.
 var oneLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace
 
-// jsonReport is the --format json document: stable field names for scripts.
-type jsonReport struct {
+// Report is the --format json document: stable field names for scripts,
+// described by schema/lint.schema.json. The command layer adds its status
+// (exit code, error) after these fields.
+type Report struct {
 	Tool     string    `json:"tool"`
 	Version  string    `json:"version"`
 	Skills   int       `json:"skills"`
 	Errors   int       `json:"errors"`
 	Warnings int       `json:"warnings"`
 	Infos    int       `json:"infos"`
-	Findings []Finding `json:"findings"`
+	Findings []Finding `json:"findings"` // [] when there are none, never null
 }
 
-func formatJSON(w io.Writer, res *Result, tool Tool) error {
-	rep := jsonReport{Tool: tool.Name, Version: tool.Version, Skills: len(res.Skills), Findings: res.Findings}
+// NewReport counts a run's findings into a Report.
+func NewReport(res *Result, tool Tool) *Report {
+	rep := &Report{Tool: tool.Name, Version: tool.Version, Skills: len(res.Skills), Findings: res.Findings}
 	if rep.Findings == nil {
 		rep.Findings = []Finding{}
 	}
 	rep.Errors, rep.Warnings, rep.Infos = Count(res.Findings)
+	return rep
+}
+
+func formatJSON(w io.Writer, res *Result, tool Tool) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return enc.Encode(NewReport(res, tool))
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 )
 
@@ -32,6 +32,8 @@ type buildOptions struct {
 	// SkipInvalid leaves out skills with error-level findings instead of
 	// refusing the build.
 	SkipInvalid bool
+
+	result *build.Result // what runBuild built, for the --json document
 }
 
 func newBuildCmd(ios *IO) *cobra.Command {
@@ -64,7 +66,13 @@ end, so DIST is either the previous bundle or the new one, never half of each.
 Unchanged skills reuse their archives from the previous bundle.
 
 Archives take their one fixed time from SOURCE_DATE_EPOCH when it is set,
-else 1980-01-01T00:00:00Z.`,
+else 1980-01-01T00:00:00Z.
+
+--json prints one document on stdout however the build ends: every skill
+and artifact with its digest and size, the findings, the skills skipped,
+and the exit code with the error when it is not 0
+(schema/build.schema.json). A CI step's "--json > build.json" always
+writes a document to read.`,
 		Example: `  skillpack build ./skills -o dist
   skillpack build ./skills -o dist --json > build.json
   skillpack build ./skills -o dist --skip-invalid
@@ -72,7 +80,11 @@ else 1980-01-01T00:00:00Z.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Roots = args
 			// Flags given on the command line win over the config's build section.
-			return runBuild(ios, opts, cmd.Flags().Changed)
+			err := runBuild(ios, opts, cmd.Flags().Changed)
+			if !opts.JSON {
+				return err
+			}
+			return jsonResult(ios.Out, true, newBuildDoc(opts, err), err)
 		},
 	}
 	opts.LintOptions.AddFlags(cmd.Flags())
@@ -83,7 +95,7 @@ else 1980-01-01T00:00:00Z.`,
 	f.IntVarP(&opts.Jobs, "jobs", "j", 0, "skills packed at once (default: one per CPU)")
 	f.BoolVar(&opts.Force, "force", false, "replace an output folder that holds files skillpack did not write")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "report what would be written, write nothing")
-	f.BoolVar(&opts.JSON, "json", false, "print a machine-readable summary (every artifact with digest and size) on stdout")
+	f.BoolVar(&opts.JSON, "json", false, "print a JSON document on stdout, even on failure: every artifact with digest and size, the findings, the exit code")
 	f.StringVar(&opts.BaseURL, "base-url", "", "absolute `URL` the bundle is served at (default: relative URLs)")
 	f.BoolVar(&opts.NoLegacy, "no-legacy", false, "leave out the legacy /.well-known/skills/ v0.1.0 tree")
 	f.StringVar(&opts.Summary, "step-summary", "", "append a Markdown summary to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
@@ -106,6 +118,11 @@ func runBuild(ios *IO, opts *buildOptions, set func(flag string) bool) error {
 	}
 	if !set("skip-invalid") {
 		opts.SkipInvalid = cfg.Build.SkipInvalid
+	}
+	// Checked before any work: a bad URL found after packing every skill
+	// wastes the build.
+	if err := layout.CheckBaseURL(opts.BaseURL); err != nil {
+		return usageErr("%s %s", baseURLSource(cfg, set("base-url")), strings.TrimPrefix(err.Error(), "base URL "))
 	}
 	roots := opts.Roots
 	if len(roots) == 0 {
@@ -143,6 +160,7 @@ func runBuild(ios *IO, opts *buildOptions, set func(flag string) bool) error {
 	bo.Progress = ios.progress()
 	start := ios.clock()()
 	res, err := build.Run(roots, bo)
+	opts.result = res
 	if res != nil && len(res.Findings) > 0 {
 		printBuildFindings(ios, res.Findings)
 	}
@@ -157,20 +175,41 @@ func runBuild(ios *IO, opts *buildOptions, set func(flag string) bool) error {
 			return &exitError{code: ExitInternal, err: fmt.Errorf("--step-summary: %w", err)}
 		}
 	}
-	if opts.JSON && res != nil && err == nil {
-		enc := json.NewEncoder(ios.Out)
-		enc.SetIndent("", "  ")
-		if res.Findings == nil {
-			res.Findings = []lint.Finding{}
-		}
-		if res.Skipped == nil {
-			res.Skipped = []build.Skipped{}
-		}
-		if err := enc.Encode(res); err != nil {
-			return err
-		}
-	}
 	return buildErr(err)
+}
+
+// baseURLSource names where the base URL came from, for its error.
+func baseURLSource(cfg *lint.Config, flag bool) string {
+	if flag || cfg.Path == "" {
+		return "--base-url"
+	}
+	return cfg.Path + ": build.base-url"
+}
+
+// buildDoc is build's --json document (schema/build.schema.json). A build
+// that stopped before it began (a usage error) reports an empty result.
+type buildDoc struct {
+	*build.Result
+	status
+}
+
+func newBuildDoc(opts *buildOptions, err error) buildDoc {
+	res := opts.result
+	if res == nil {
+		res = &build.Result{Out: opts.Out, DryRun: opts.DryRun}
+	}
+	res.Skills = nonNil(res.Skills)
+	res.Artifacts = nonNil(res.Artifacts)
+	res.Findings = nonNil(res.Findings)
+	res.Skipped = nonNil(res.Skipped)
+	for i := range res.Skipped {
+		res.Skipped[i].Findings = nonNil(res.Skipped[i].Findings)
+	}
+	what := "the build failed"
+	if errs, _, _ := lint.Count(res.Findings); errs > 0 {
+		what = plural(errs, "lint error") + "; nothing was written"
+	}
+	return buildDoc{Result: res, status: newStatus(err, what)}
 }
 
 // appendSummary appends a Markdown table of the built skills to file, the
@@ -240,18 +279,19 @@ func warnSkipped(ios *IO, skipped []build.Skipped) {
 func skippedCount(n int) string { return "skipped " + plural(n, "invalid skill") }
 
 // buildErr maps a build error to its exit code: lint errors and skills
-// clashing by name are findings (1), a refused output folder is the
-// user's to fix (2), anything else is a failure (3).
+// clashing by name are findings (1), a refused output folder or inputs
+// with no skill are the user's to fix (2), anything else is a failure (3).
 func buildErr(err error) error {
 	var le *build.LintError
 	var ce *build.ClashError
 	var oe *build.OutputError
+	var ne *build.NoSkillsError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &le), errors.As(err, &ce):
 		return &exitError{code: ExitFindings, err: err}
-	case errors.As(err, &oe):
+	case errors.As(err, &oe), errors.As(err, &ne):
 		return &exitError{code: ExitUsage, err: err}
 	}
 	return &exitError{code: ExitInternal, err: err}

@@ -119,10 +119,9 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.Err)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: ExitUsage, err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())}
-	})
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newLintCmd(ios), newBuildCmd(ios), newPackCmd(ios), newVersionCmd(ios), newNewCmd(ios), newServeCmd(ios), newVerifyCmd(ios), newSignCmd(ios))
 	root.AddCommand(newInitCmd(ios), newManCmd(ios))
+	finishCommands(root)
 	return root
 }

@@ -15,7 +15,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"skillpack": func() { os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"skillpack": func() { os.Exit(scriptMain(os.Args[1:])) },
 	})
 }
 
@@ -29,7 +29,7 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       *updateScripts,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("GITHUB_ACTIONS", "")
-			return nil
+			return schemaSetup(env)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits},
 	})

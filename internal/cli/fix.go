@@ -1,18 +1,15 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/spf13/pflag"
 
-	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/lint"
 )
 
@@ -30,9 +27,9 @@ func (o *fixOptions) AddFlags(fs *pflag.FlagSet) {
 
 // runFix is lint with --fix: lint, fix, lint again, and print what is left
 // as lint would, with the count of findings fixed (on stderr, or in the
-// JSON document). With --dry-run it prints the diff instead and exits as
-// lint would have.
-func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, failOn lint.Severity) error {
+// JSON document, doc, which the caller prints). With --dry-run it prints
+// the diff instead and exits as lint would have.
+func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, failOn lint.Severity, doc *lintDoc) error {
 	switch {
 	case !opts.fix.Fix:
 		return usageErr("--dry-run needs --fix")
@@ -44,6 +41,12 @@ func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, fail
 	res, err := lint.Run(paths, lo)
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
+	}
+	if doc != nil {
+		doc.Report = lint.NewReport(res, lintTool())
+	}
+	if err := noSkills(paths, res); err != nil {
+		return err
 	}
 	// An interrupt stops the fixes between two files, so that none is left
 	// half-written and no temporary file is left behind.
@@ -72,11 +75,13 @@ func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, fail
 		if res, err = lint.Run(paths, lo); err != nil {
 			return &exitError{code: ExitInternal, err: err}
 		}
-		tool := lint.Tool{Name: "skillpack", Version: version.Version(), URI: "https://" + version.Module}
-		if err := formatFixed(ios.Out, opts.Format, res, tool, rep.Fixed); err != nil {
+		if doc != nil {
+			doc.Report = lint.NewReport(res, lintTool())
+			doc.Fixed = &rep.Fixed
+		} else if err := lint.Format(ios.Out, opts.Format, res, lintTool()); err != nil {
 			return &exitError{code: ExitInternal, err: err}
 		}
-		if opts.Format != "json" {
+		if doc == nil {
 			fmt.Fprintf(ios.Err, "fixed %s\n", done)
 		}
 		if opts.Format == "text" {
@@ -87,23 +92,4 @@ func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, fail
 		return findingsErr
 	}
 	return nil
-}
-
-// formatFixed writes the findings as lint.Format does, and in the JSON
-// document a "fixed" count after its other fields. The document is lint's
-// to shape; the count is known only here, so it is added to the end.
-func formatFixed(w io.Writer, format string, res *lint.Result, tool lint.Tool, fixed int) error {
-	if format != "json" {
-		return lint.Format(w, format, res, tool)
-	}
-	var buf bytes.Buffer
-	if err := lint.Format(&buf, format, res, tool); err != nil {
-		return err
-	}
-	doc, ok := bytes.CutSuffix(bytes.TrimRight(buf.Bytes(), " \n"), []byte("}"))
-	if !ok {
-		return errors.New("lint's JSON document does not end in '}'")
-	}
-	_, err := fmt.Fprintf(w, "%s,\n  \"fixed\": %d\n}\n", bytes.TrimRight(doc, " \n"), fixed)
-	return err
 }

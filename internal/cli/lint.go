@@ -2,9 +2,9 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -51,6 +51,9 @@ func (o *LintOptions) load() (*lint.Config, error) {
 		}
 	}
 	if o.Profile != "" {
+		if !slices.Contains(profileNames(), o.Profile) {
+			return nil, enumErr("profile", "profile", o.Profile, profileNames())
+		}
 		p, err := lint.LookupProfile(o.Profile)
 		if err != nil {
 			return nil, usageErr("--profile: %v", err)
@@ -78,12 +81,14 @@ type lintCmdOptions struct {
 	LintOptions
 	Paths     []string
 	Format    string
+	JSON      bool // --json, the same as --format json
 	FailOn    string
 	ListRules bool
 	Explain   string
 
 	WriteBaseline string // record the findings here instead of failing on them
 	fix           fixOptions
+	conflict      error // --json with another --format, reported in the JSON document
 }
 
 func newLintCmd(ios *IO) *cobra.Command {
@@ -96,20 +101,34 @@ or the skill enclosing each file PATH, against the Agent Skills specification
 and the practical rules beyond it. --list-rules lists the rules and
 --explain ID explains one.
 
-Exit status: 0 when no finding reaches --fail-on, 1 when one does, 2 for
-bad flags, arguments or config, 3 when skillpack itself failed.`,
+A folder PATH with no skill at or below it is a mistake (exit 2); a file
+PATH outside every skill is ignored, so that a pre-commit hook may pass
+every changed file.
+
+--json (or --format json) prints one document on stdout however the run
+ends: the findings, and the exit code with the error when it is not 0
+(schema/lint.schema.json). With --list-rules it prints the rules
+(schema/lint-rules.schema.json).`,
 		Example: `  skillpack lint                      # every skill below the working directory
   skillpack lint skills/ --strict     # warnings fail too
+  skillpack lint --json > lint.json
   skillpack lint --format sarif > lint.sarif
   skillpack lint --explain name-mismatch`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
+			if opts.JSON {
+				if cmd.Flags().Changed("format") && opts.Format != "json" {
+					opts.conflict = usageErr("--json is --format json; leave out --format %s", opts.Format)
+				}
+				opts.Format = "json"
+			}
 			return runLint(ios, opts)
 		},
 	}
 	opts.AddFlags(cmd.Flags())
 	opts.fix.AddFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&opts.Format, "format", "f", "text", "output `format`: text, json, sarif or github")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON document on stdout, even on failure (the same as --format json)")
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 on findings at or above this `level`: error, warning, info or never")
 	cmd.Flags().BoolVar(&opts.ListRules, "list-rules", false, "list every rule and exit")
 	cmd.Flags().StringVar(&opts.Explain, "explain", "", "explain the rule with this `ID` and exit")
@@ -131,16 +150,55 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 			if s := lint.Suggest(opts.Explain); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
-			return usageErr("%s; --list-rules lists them", msg)
+			err := usageErr("%s; --list-rules lists them", msg)
+			if opts.Format == "json" {
+				return jsonResult(ios.Out, true, newStatus(err, ""), err)
+			}
+			return err
+		}
+		if opts.Format == "json" {
+			return writeJSON(ios.Out, newRuleDoc(r))
 		}
 		return lint.Explain(ios.Out, r)
+	}
+	if opts.Format != "json" {
+		return lintRun(ios, opts, nil)
+	}
+	// The document is printed however the run ends, with what it found.
+	var doc lintDoc
+	err := lintRun(ios, opts, &doc)
+	if doc.Report == nil {
+		doc.Report = lint.NewReport(&lint.Result{}, lintTool())
+	}
+	doc.status = newStatus(err, fmt.Sprintf("findings at or above --fail-on %s (%s, %s, %s)", opts.FailOn,
+		plural(doc.Errors, "error"), plural(doc.Warnings, "warning"), plural(doc.Infos, "info")))
+	return jsonResult(ios.Out, true, doc, err)
+}
+
+// lintDoc is lint's --json document (schema/lint.schema.json): lint's
+// report, the count of findings --fix repaired, and the status.
+type lintDoc struct {
+	*lint.Report
+	Fixed *int `json:"fixed,omitempty"` // with --fix
+	status
+}
+
+func lintTool() lint.Tool {
+	return lint.Tool{Name: "skillpack", Version: version.Version(), URI: "https://" + version.Module}
+}
+
+// lintRun lints and prints the findings in opts.Format, except JSON: then
+// it fills doc, which the caller prints once the exit code is known.
+func lintRun(ios *IO, opts *lintCmdOptions, doc *lintDoc) error {
+	if opts.conflict != nil {
+		return opts.conflict
+	}
+	if !slices.Contains(formatNames(), opts.Format) || !validFormat(opts.Format) {
+		return enumErr("format", "format", opts.Format, formatNames())
 	}
 	failOn, err := parseFailOn(opts.FailOn)
 	if err != nil {
 		return err
-	}
-	if !validFormat(opts.Format) {
-		return usageErr("--format: unknown format %q (want text, json, sarif or github)", opts.Format)
 	}
 	if opts.WriteBaseline != "" && opts.Baseline != "" {
 		return usageErr("--write-baseline records every finding; it cannot be combined with --baseline")
@@ -160,19 +218,26 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 		}
 	}
 	if opts.fix.Fix || opts.fix.DryRun {
-		return runFix(ios, opts, paths, lint.Options{Config: cfg, Strict: opts.Strict}, failOn)
+		return runFix(ios, opts, paths, lint.Options{Config: cfg, Strict: opts.Strict}, failOn, doc)
 	}
 	start := ios.clock()()
 	res, err := lint.Run(paths, lint.Options{Config: cfg, Strict: opts.Strict})
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
+	if doc != nil {
+		doc.Report = lint.NewReport(res, lintTool())
+	}
+	if err := noSkills(paths, res); err != nil {
+		return err
+	}
 	if opts.WriteBaseline != "" {
 		return writeBaseline(ios, opts.WriteBaseline, res)
 	}
-	tool := lint.Tool{Name: "skillpack", Version: version.Version(), URI: "https://" + version.Module}
-	if err := formatReport(ios, opts.Format, res, failOn, tool); err != nil {
-		return &exitError{code: ExitInternal, err: err}
+	if doc == nil {
+		if err := formatReport(ios, opts.Format, res, failOn, lintTool()); err != nil {
+			return &exitError{code: ExitInternal, err: err}
+		}
 	}
 	if opts.Format == "text" {
 		summarize(ios, res)
@@ -186,6 +251,26 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 		return findingsErr
 	}
 	return nil
+}
+
+// noSkills refuses a run that found no skill although a folder was given:
+// a wrong path, not a clean tree. Files outside every skill are what a
+// pre-commit hook passes for a commit that touches no skill; that is no
+// mistake.
+func noSkills(paths []string, res *lint.Result) error {
+	if len(res.Skills) > 0 {
+		return nil
+	}
+	var folders []string
+	for _, p := range paths {
+		if info, err := os.Stat(p); err == nil && info.IsDir() {
+			folders = append(folders, p)
+		}
+	}
+	if len(folders) == 0 {
+		return nil
+	}
+	return usageErr("no skills found in %s (a skill is a folder holding SKILL.md)", strings.Join(folders, ", "))
 }
 
 func validFormat(name string) bool {
@@ -204,7 +289,7 @@ func parseFailOn(s string) (lint.Severity, error) {
 	}
 	sev, err := lint.ParseSeverity(s)
 	if err != nil || sev == lint.Off {
-		return 0, usageErr("--fail-on: want error, warning, info or never, not %q", s)
+		return 0, enumErr("fail-on", "level", s, failOnLevels)
 	}
 	return sev, nil
 }
@@ -253,22 +338,27 @@ func plural(n int, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
+// ruleDoc is a rule in --list-rules --json and --explain --json
+// (schema/lint-rules.schema.json).
+type ruleDoc struct {
+	ID       string        `json:"id"`
+	Title    string        `json:"title"`
+	Category lint.Category `json:"category"`
+	Severity lint.Severity `json:"severity"`
+	Explain  string        `json:"explanation"`
+	Bad      string        `json:"bad"`
+	Good     string        `json:"good"`
+	Fixable  bool          `json:"fixable"`
+}
+
+func newRuleDoc(r *lint.Rule) ruleDoc {
+	return ruleDoc{r.ID, r.Title, r.Category, r.Severity, r.Explain, r.Bad, r.Good, lint.Fixable(r.ID)}
+}
+
 func writeRulesJSON(ios *IO) error {
-	type ruleDoc struct {
-		ID       string        `json:"id"`
-		Title    string        `json:"title"`
-		Category lint.Category `json:"category"`
-		Severity lint.Severity `json:"severity"`
-		Explain  string        `json:"explanation"`
-		Bad      string        `json:"bad"`
-		Good     string        `json:"good"`
-		Fixable  bool          `json:"fixable"`
-	}
-	var out []ruleDoc
+	out := []ruleDoc{}
 	for _, r := range lint.Rules() {
-		out = append(out, ruleDoc{r.ID, r.Title, r.Category, r.Severity, r.Explain, r.Bad, r.Good, lint.Fixable(r.ID)})
+		out = append(out, newRuleDoc(r))
 	}
-	enc := json.NewEncoder(ios.Out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return writeJSON(ios.Out, out)
 }

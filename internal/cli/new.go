@@ -2,16 +2,20 @@ package cli
 
 import (
 	"fmt"
+	"path"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/scaffold"
+	"github.com/skillpack/skillpack/skill"
 )
 
 type newOptions struct {
 	Name        string
 	Dir         string
 	Description string
+	JSON        bool
 }
 
 func newNewCmd(ios *IO) *cobra.Command {
@@ -21,26 +25,53 @@ func newNewCmd(ios *IO) *cobra.Command {
 		Short: "Create a new skill from a template",
 		Long: `New creates the folder DIR/NAME holding a lint-clean SKILL.md for the author
 to fill in. NAME must be a valid skill name (lowercase letters, digits and
-single hyphens); an existing folder is never touched.`,
+single hyphens); an existing folder is never touched.
+
+--json prints one document on stdout however new ends: the skill's name,
+folder and SKILL.md, and the exit code with the error when it is not 0
+(schema/new.schema.json).`,
 		Example: `  skillpack new pdf-tools --dir skills
   skillpack new pdf-tools --description "Fill and merge PDF forms. Use when the user works with PDFs."`,
-		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Name = args[0]
-			return runNew(ios, opts)
+			var dir string
+			err := oneArg(cmd, args)
+			if err == nil {
+				opts.Name = args[0]
+				dir, err = runNew(ios, opts)
+			}
+			if !opts.JSON {
+				return err
+			}
+			doc := newDoc{Name: opts.Name, Dir: filepath.ToSlash(dir), status: newStatus(err, "")}
+			if dir != "" {
+				doc.SkillFile = path.Join(doc.Dir, skill.FileName)
+			}
+			return jsonResult(ios.Out, true, doc, err)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", ".", "parent `folder` of the new skill")
 	cmd.Flags().StringVar(&opts.Description, "description", "", "what the skill does and when to use it")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON document on stdout, even on failure")
 	return cmd
 }
 
-func runNew(ios *IO, opts *newOptions) error {
+func runNew(ios *IO, opts *newOptions) (string, error) {
 	dir, err := scaffold.New(opts.Dir, opts.Name, scaffold.Options{Description: opts.Description})
 	if err != nil {
-		return usageErr("%v", err)
+		return "", usageErr("%v", err)
 	}
-	fmt.Fprintf(ios.Out, "created %s\n", dir)
+	if !opts.JSON {
+		fmt.Fprintf(ios.Out, "created %s\n", dir)
+	}
 	ios.Nextf("next: edit %s/SKILL.md, then run: skillpack lint %s", dir, dir)
-	return nil
+	return dir, nil
+}
+
+// newDoc is new's --json document (schema/new.schema.json); dir and
+// skillFile are empty when nothing was created.
+type newDoc struct {
+	Name      string `json:"name"`
+	Dir       string `json:"dir"`
+	SkillFile string `json:"skillFile"`
+	status
 }

@@ -1,13 +1,17 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/lint"
+	"github.com/skillpack/skillpack/skill"
 )
 
 type packOptions struct {
@@ -26,33 +30,51 @@ func newPackCmd(ios *IO) *cobra.Command {
 		Long: `Pack lints one skill and writes SKILLNAME.tar.gz and SKILLNAME.zip into the
 output folder. The default flat layout puts SKILL.md at the archive root, as
 discovery clients want; --layout wrapped puts every file under SKILLNAME/, as
-the OpenAI and Anthropic skill upload APIs want.`,
+the OpenAI and Anthropic skill upload APIs want.
+
+SKILLDIR is one skill's folder, the one holding SKILL.md: not the SKILL.md
+file itself, and not a folder of skills (build packs every skill of a
+tree).
+
+--json prints one document on stdout however pack ends: the archives with
+their digests and sizes, the findings, and the exit code with the error
+when it is not 0 (schema/pack.schema.json).`,
 		Example: `  skillpack pack skills/pdf-tools
   skillpack pack skills/pdf-tools --layout wrapped -o upload/`,
-		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Dir = args[0]
-			return runPack(ios, opts)
+			var res *build.Packed
+			err := oneArg(cmd, args)
+			if err == nil {
+				opts.Dir = args[0]
+				res, err = runPack(ios, opts)
+			}
+			if !opts.JSON {
+				return err
+			}
+			return jsonResult(ios.Out, true, newPackDoc(opts, res, err), err)
 		},
 	}
 	opts.AddFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", ".", "output `folder` for the archives")
 	cmd.Flags().StringVar(&opts.Layout, "layout", "flat", "archive `layout`: flat (SKILL.md at the root) or wrapped (under SKILLNAME/)")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print the archives' paths, digests and sizes as JSON")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON document on stdout, even on failure: the archives' paths, digests and sizes, the findings, the exit code")
 	return cmd
 }
 
-func runPack(ios *IO, opts *packOptions) error {
-	if opts.Layout != "flat" && opts.Layout != "wrapped" {
-		return usageErr("--layout: want flat or wrapped, not %q", opts.Layout)
+func runPack(ios *IO, opts *packOptions) (*build.Packed, error) {
+	if !slices.Contains(layouts, opts.Layout) {
+		return nil, enumErr("layout", "layout", opts.Layout, layouts)
+	}
+	if err := checkSkillDir(opts.Dir); err != nil {
+		return nil, err
 	}
 	cfg, err := opts.load()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	epoch, err := sourceDateEpoch(ios)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res, err := build.PackSkill(opts.Dir, build.PackOptions{
 		Out: opts.Out, Wrapped: opts.Layout == "wrapped", Time: epoch,
@@ -62,15 +84,53 @@ func runPack(ios *IO, opts *packOptions) error {
 		lint.Format(ios.Err, "text", &lint.Result{Findings: res.Findings}, lint.Tool{})
 	}
 	if err != nil {
-		return buildErr(err)
+		return res, buildErr(err)
 	}
-	if opts.JSON {
-		enc := json.NewEncoder(ios.Out)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+	if !opts.JSON {
+		for _, a := range res.Artifacts {
+			fmt.Fprintf(ios.Out, "%s  %s  %d bytes\n", a.Digest, a.Path, a.Size)
+		}
 	}
-	for _, a := range res.Artifacts {
-		fmt.Fprintf(ios.Out, "%s  %s  %d bytes\n", a.Digest, a.Path, a.Size)
+	return res, nil
+}
+
+// checkSkillDir refuses what pack cannot take, saying what to pass
+// instead: pack takes one skill's folder.
+func checkSkillDir(dir string) error {
+	info, err := os.Stat(dir)
+	switch {
+	case err != nil:
+		return usageErr("%s: no such folder; give the folder of one skill (the folder holding SKILL.md)", dir)
+	case !info.IsDir() && strings.EqualFold(filepath.Base(dir), skill.FileName):
+		return usageErr("%s is the skill's %s; give its folder: skillpack pack %s", dir, skill.FileName, filepath.Dir(dir))
+	case !info.IsDir():
+		return usageErr("%s is a file; give the folder of one skill (the folder holding SKILL.md)", dir)
 	}
-	return nil
+	if skill.Load(dir).Err == nil {
+		return nil
+	}
+	found, _ := skill.Find(dir)
+	switch len(found) {
+	case 0:
+		return usageErr("%s holds no %s, nor does any folder below it; give the folder of one skill", dir, skill.FileName)
+	case 1:
+		return usageErr("%s holds no %s; its one skill is %s: skillpack pack %s", dir, skill.FileName, found[0].Dir, found[0].Dir)
+	}
+	return usageErr("%s is a folder of %d skills, not one skill; pack one of them (skillpack pack %s) or build them all (skillpack build %s)",
+		dir, len(found), found[0].Dir, dir)
+}
+
+// packDoc is pack's --json document (schema/pack.schema.json).
+type packDoc struct {
+	*build.Packed
+	status
+}
+
+func newPackDoc(opts *packOptions, res *build.Packed, err error) packDoc {
+	if res == nil {
+		res = &build.Packed{Layout: opts.Layout}
+	}
+	res.Artifacts = nonNil(res.Artifacts)
+	res.Findings = nonNil(res.Findings)
+	return packDoc{Packed: res, status: newStatus(err, "pack failed")}
 }

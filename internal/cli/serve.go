@@ -6,12 +6,14 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/serve"
 )
@@ -119,6 +121,9 @@ func serveRebuild(ios *IO, opts *serveOptions) (func() error, error) {
 	cfg, err := opts.load()
 	if err != nil {
 		return nil, err
+	}
+	if err := layout.CheckBaseURL(cfg.Build.BaseURL); err != nil {
+		return nil, usageErr("%s %s", baseURLSource(cfg, false), strings.TrimPrefix(err.Error(), "base URL "))
 	}
 	epoch, err := sourceDateEpoch(ios)
 	if err != nil {

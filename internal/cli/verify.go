@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -63,28 +64,37 @@ lists.
 
 A URL is fetched over HTTP(S) like a client, starting at
 /.well-known/agent-skills/index.json under it, with a timeout per request,
-at most 5 same-origin redirects and at most --max-size bytes per file.
+at most 5 same-origin redirects and at most --max-size bytes per file. A
+URL whose index cannot be fetched is a failed check (exit 1).
 
-Exit status: 0 when everything verified, 1 when problems were found, 2 for
-bad usage, 3 when the bundle could not be read at all.`,
+--json prints one document on stdout however the check ends: what was
+checked, every problem and signature, and the exit code with the error
+when it is not 0 (schema/verify.schema.json).`,
 		Example: `  skillpack verify dist
   skillpack verify https://example.com --json
   skillpack verify https://example.com --require-signatures \
     --certificate-identity-regexp '^https://github.com/OWNER/REPO/' \
     --certificate-oidc-issuer https://token.actions.githubusercontent.com
   skillpack verify dist --require-signatures --key cosign.pub`,
-		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.Source = args[0]
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
+			var rep *verify.Report
+			err := oneArg(cmd, args)
+			if err == nil {
+				opts.Source = args[0]
+				ctx := cmd.Context()
+				if ctx == nil {
+					ctx = context.Background()
+				}
+				rep, err = runVerify(ctx, ios, opts)
 			}
-			return runVerify(ctx, ios, opts)
+			if !opts.JSON {
+				return err
+			}
+			return jsonResult(ios.Out, true, newVerifyDoc(opts, rep, err), err)
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&opts.JSON, "json", false, "print the report as JSON on stdout")
+	f.BoolVar(&opts.JSON, "json", false, "print the report as a JSON document on stdout, even on failure")
 	f.BoolVar(&opts.RequireSignatures, "require-signatures", false, "fail unless every archive, index.json and mcp/skills.json has a signature that verifies")
 	f.Var(&opts.MaxSize, "max-size", "largest file read, such as 64MiB or 10MB (bytes without a unit)")
 	f.DurationVar(&opts.Timeout, "timeout", verify.DefaultTimeout, "time allowed for each HTTP request, body included")
@@ -92,51 +102,73 @@ bad usage, 3 when the bundle could not be read at all.`,
 	return cmd
 }
 
-func runVerify(ctx context.Context, ios *IO, opts *verifyOptions) error {
+func runVerify(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Report, error) {
 	o := verify.Options{
 		RequireSignatures: opts.RequireSignatures,
 		MaxSize:           int64(opts.MaxSize),
 		Timeout:           opts.Timeout,
 	}
 	if opts.Timeout <= 0 {
-		return usageErr("--timeout %v: give a positive duration such as 30s", opts.Timeout)
+		return nil, usageErr("--timeout %v: give a positive duration such as 30s", opts.Timeout)
 	}
 	if opts.Sig.Given() {
 		v, err := signatureVerifier(opts.Sig)
 		if err != nil {
-			return usageErr("%v", err)
+			return nil, usageErr("%v", err)
 		}
 		o.Verifier = v
 	}
 	var rep *verify.Report
 	var err error
 	if scheme, _, ok := strings.Cut(opts.Source, "://"); ok {
-		if scheme != "http" && scheme != "https" {
-			return usageErr("%s: give a dist folder or an http or https URL", opts.Source)
+		if u, perr := url.Parse(opts.Source); perr != nil || (scheme != "http" && scheme != "https") || u.Host == "" {
+			return nil, usageErr("%s: give a dist folder or an http or https URL such as https://example.com", opts.Source)
 		}
-		rep, err = verify.URL(ctx, opts.Source, o)
-	} else {
-		if _, err := os.Stat(opts.Source); err != nil {
-			return usageErr("%s: no such file or folder", opts.Source)
+		// A bundle that cannot be fetched did not verify: in CI, a
+		// deployment that is not there fails the check.
+		if rep, err = verify.URL(ctx, opts.Source, o); err != nil {
+			return nil, &exitError{code: ExitFindings, err: err}
 		}
-		rep, err = verify.Dist(ctx, opts.Source, o)
-	}
-	if err != nil {
-		return &exitError{code: ExitInternal, err: err}
-	}
-	if opts.JSON {
-		err = rep.WriteJSON(ios.Out)
 	} else {
-		err = rep.WriteText(ios.Out)
+		info, serr := os.Stat(opts.Source)
+		switch {
+		case serr != nil:
+			return nil, usageErr("%s: no such file or folder", opts.Source)
+		case !info.IsDir():
+			return nil, usageErr("%s is a file; give a dist folder that skillpack build wrote, or an http or https URL", opts.Source)
+		}
+		if rep, err = verify.Dist(ctx, opts.Source, o); err != nil {
+			return nil, &exitError{code: ExitInternal, err: err}
+		}
 	}
-	if err != nil {
-		return &exitError{code: ExitInternal, err: err}
+	if !opts.JSON {
+		if err := rep.WriteText(ios.Out); err != nil {
+			return rep, &exitError{code: ExitInternal, err: err}
+		}
 	}
 	fmt.Fprintln(ios.Err, rep.Summary())
 	if !rep.OK() {
-		return findingsErr
+		return rep, findingsErr
 	}
-	return nil
+	return rep, nil
+}
+
+// verifyDoc is verify's --json document (schema/verify.schema.json).
+type verifyDoc struct {
+	*verify.Report
+	status
+}
+
+func newVerifyDoc(opts *verifyOptions, rep *verify.Report, err error) verifyDoc {
+	what := "verification failed"
+	if rep == nil {
+		rep = &verify.Report{Source: opts.Source}
+	} else if n := len(rep.Problems) + rep.Omitted; n > 0 {
+		what = plural(n, "problem") + " found"
+	}
+	rep.Problems = nonNil(rep.Problems)
+	rep.Signatures = nonNil(rep.Signatures)
+	return verifyDoc{Report: rep, status: newStatus(err, what)}
 }
 
 // byteSize is a size flag: bytes, or a number with a unit (KB, MB, GB are

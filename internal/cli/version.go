@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime"
 
@@ -18,7 +17,9 @@ func newVersionCmd(ios *IO) *cobra.Command {
 		Short: "Print the version and the pinned compressor",
 		Long: `Version prints skillpack's module version, the Go toolchain that built it, and
 the pinned compressor and level. Archive bytes depend on the compressor, so
-two builds are only byte-identical when both lines agree.`,
+two builds are only byte-identical when both lines agree.
+
+--json prints the same as a JSON document (schema/version.schema.json).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			info := struct {
@@ -27,17 +28,18 @@ two builds are only byte-identical when both lines agree.`,
 				Go         string `json:"go"`
 				Platform   string `json:"platform"`
 				Compressor string `json:"compressor"`
-			}{version.Version(), version.Module, runtime.Version(), runtime.GOOS + "/" + runtime.GOARCH, pack.Generator()}
+				status
+			}{version.Version(), version.Module, runtime.Version(), runtime.GOOS + "/" + runtime.GOARCH, pack.Generator(), status{}}
 			if asJSON {
-				enc := json.NewEncoder(ios.Out)
-				enc.SetIndent("", "  ")
-				return enc.Encode(info)
+				return jsonResult(ios.Out, true, info, nil)
 			}
-			fmt.Fprintf(ios.Out, "skillpack %s\nmodule:     %s\ngo:         %s %s\ncompressor: %s\n",
-				info.Version, info.Module, info.Go, info.Platform, info.Compressor)
+			if _, err := fmt.Fprintf(ios.Out, "skillpack %s\nmodule:     %s\ngo:         %s %s\ncompressor: %s\n",
+				info.Version, info.Module, info.Go, info.Platform, info.Compressor); err != nil {
+				return &exitError{code: ExitInternal, err: err}
+			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print as JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON document on stdout")
 	return cmd
 }

@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillpack/skillpack/internal/version"
+)
+
+// exitCodesHelp is the one exit-code table of every command, at the end of
+// each --help; the README has the same table.
+const exitCodesHelp = `Exit codes (every command):
+  0  success
+  1  findings or a failed check: lint findings at or above --fail-on, a
+     build refused by lint or by a name clash, problems found by verify
+  2  usage and user mistakes: bad flags or values, a missing or empty
+     folder, no skills found, an invalid URL or config, a file where a
+     folder is wanted; checked before any work is done
+  3  skillpack itself failed: a bug, or an error of the system (a full
+     disk, a write to a closed pipe)`
+
+// finishCommands gives every command below root the exit-code table in its
+// help, the completions of its flags' values, and a panic turned into
+// exit 3 (a bare panic exits 2, which says "usage"). It runs once every
+// command is added, so that all get them.
+func finishCommands(root *cobra.Command) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if !strings.Contains(c.Long, "Exit codes (every command):") {
+			if c.Long == "" {
+				c.Long = c.Short + "."
+			}
+			c.Long = strings.TrimRight(c.Long, "\n") + "\n\n" + exitCodesHelp
+		}
+		registerCompletions(c)
+		if c.RunE != nil {
+			c.RunE = recoverPanic(c.RunE)
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// exitStatus is the exit code Main returns for err, and the message it
+// prints; the --json documents carry both.
+func exitStatus(err error) (code int, msg string) {
+	if err == nil {
+		return ExitOK, ""
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			msg = ee.err.Error()
+		}
+		return ee.code, msg
+	}
+	if isCobraUsage(err) {
+		return ExitUsage, err.Error()
+	}
+	return ExitInternal, err.Error()
+}
+
+// oneArg checks that a command got its one argument, inside RunE rather
+// than through cobra's Args, so that a --json document still reports the
+// mistake.
+func oneArg(cmd *cobra.Command, args []string) error {
+	if len(args) == 1 {
+		return nil
+	}
+	what := cmd.Use
+	if f := strings.Fields(cmd.Use); len(f) > 1 {
+		what = f[1]
+	}
+	return usageErr("%s takes one %s, not %d arguments\nRun '%s --help' for usage.", cmd.Name(), what, len(args), cmd.CommandPath())
+}
+
+// recoverPanic makes a panic in run skillpack's own failure, exit 3, with
+// the stack for a bug report. A panic in another goroutine still crashes.
+func recoverPanic(run func(*cobra.Command, []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = &exitError{code: ExitInternal, err: fmt.Errorf("internal error: %v; please report it at https://%s/issues with this output:\n%s", r, version.Module, debug.Stack())}
+			}
+		}()
+		return run(cmd, args)
+	}
+}

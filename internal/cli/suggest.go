@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/skillpack/skillpack/lint"
+)
+
+// Did-you-mean for flags and flag values, and completion of flag values.
+// Cobra suggests subcommands only; a mistyped flag or value gets the same
+// help here, and every closed set of values completes in the shell.
+
+// Closed sets of flag values, in the order help and completion list them.
+var (
+	failOnLevels = []string{"error", "warning", "info", "never"}
+	layouts      = []string{"flat", "wrapped"}
+)
+
+func formatNames() []string {
+	// The order users meet them in, not lint.Formats' alphabetical one.
+	return []string{"text", "json", "sarif", "github"}
+}
+
+func profileNames() []string {
+	var names []string
+	for _, p := range lint.Profiles() {
+		names = append(names, p.Name)
+	}
+	return names
+}
+
+// suggest returns the candidate closest to s, or "" when none is close
+// enough to be what was meant: one edit, a quarter of its length for
+// longer words (at most three), or one that s is a prefix of. Closer would
+// miss typos; looser would offer "github" for "gitlab", another thing.
+func suggest(s string, candidates []string) string {
+	best, bestD := "", min(3, max(1, len(s)/4))+1
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" && len(s) >= 2 {
+		for _, c := range candidates {
+			if strings.HasPrefix(c, s) {
+				return c
+			}
+		}
+	}
+	return best
+}
+
+// editDistance counts the insertions, deletions, substitutions and swaps
+// of two neighbours that turn a into b (optimal string alignment): "jsno"
+// is one typo away from "json", not two.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}
+
+// enumErr is the usage error for a flag value outside its closed set:
+// `--format: unknown format "jsno" (did you mean "json"?); want text, json,
+// sarif or github`.
+func enumErr(flag, what, got string, want []string) error {
+	msg := fmt.Sprintf("--%s: unknown %s %q", flag, what, got)
+	if s := suggest(got, want); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return usageErr("%s; want %s", msg, orList(want))
+}
+
+// orList joins words as prose: "a", "a or b", "a, b or c".
+func orList(words []string) string {
+	if len(words) <= 1 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// flagError turns pflag's parse errors into usage errors (exit 2), with the
+// closest flag of the command when one was mistyped.
+func flagError(c *cobra.Command, err error) error {
+	hint := ""
+	if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
+		if s := suggestFlag(c, name); s != "" {
+			hint = fmt.Sprintf(" (did you mean --%s?)", s)
+		}
+	}
+	return &exitError{code: ExitUsage, err: fmt.Errorf("%w%s\nRun '%s --help' for usage.", err, hint, c.CommandPath())}
+}
+
+// suggestFlag returns the name of the command's flag closest to name, or "".
+func suggestFlag(c *cobra.Command, name string) string {
+	name, _, _ = strings.Cut(name, "=")
+	var names []string
+	add := func(f *pflag.Flag) {
+		if !f.Hidden {
+			names = append(names, f.Name)
+		}
+	}
+	c.LocalFlags().VisitAll(add)
+	c.InheritedFlags().VisitAll(add)
+	return suggest(name, names)
+}
+
+// completeValues completes a flag from a fixed list, each value with its
+// description after a tab, as cobra's shell scripts show them.
+func completeValues(values ...string) cobra.CompletionFunc {
+	return func(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return withPrefix(values, prefix), cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// withPrefix keeps the completions that start with prefix.
+func withPrefix(values []cobra.Completion, prefix string) []cobra.Completion {
+	var out []cobra.Completion
+	for _, v := range values {
+		if strings.HasPrefix(v, prefix) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// completeRules completes rule IDs, each with its title.
+func completeRules(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	var out []cobra.Completion
+	for _, r := range lint.Rules() {
+		out = append(out, cobra.CompletionWithDesc(r.ID, r.Title))
+	}
+	return withPrefix(out, prefix), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeFiles completes file names with one of the extensions.
+func completeFiles(ext ...string) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return ext, cobra.ShellCompDirectiveFilterFileExt
+	}
+}
+
+// completeDirs completes folder names.
+func completeDirs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return nil, cobra.ShellCompDirectiveFilterDirs
+}
+
+// registerCompletions registers the value completions of the flags cmd
+// has, by name: every command that shares a flag completes it alike.
+func registerCompletions(cmd *cobra.Command) {
+	profiles := func() []string {
+		var out []string
+		for _, p := range lint.Profiles() {
+			out = append(out, cobra.CompletionWithDesc(p.Name, profileDesc[p.Name]))
+		}
+		return out
+	}
+	fns := map[string]cobra.CompletionFunc{
+		"format": completeValues(
+			"text\tone line a finding, as compilers print",
+			"json\ta JSON document",
+			"sarif\tSARIF 2.1.0, for code scanning",
+			"github\tGitHub Actions annotations"),
+		"fail-on": completeValues(
+			"error\texit 1 on errors (the default)",
+			"warning\texit 1 on warnings and errors",
+			"info\texit 1 on any finding",
+			"never\texit 0 whatever is found"),
+		"profile": completeValues(profiles()...),
+		"explain": completeRules,
+		"layout": completeValues(
+			"flat\tSKILL.md at the archive root, as discovery clients want",
+			"wrapped\tevery file under SKILLNAME/, as upload APIs want"),
+		"color": completeValues(
+			"auto\ton a terminal, unless NO_COLOR is set",
+			"always\teven into a pipe or file",
+			"never\tplain text"),
+		"config":         completeFiles("yaml", "yml"),
+		"baseline":       completeFiles("json"),
+		"write-baseline": completeFiles("json"),
+		"out":            completeDirs,
+		"watch":          completeDirs,
+		"dir":            completeDirs,
+	}
+	for name, fn := range fns {
+		// Each flag where it is defined: a persistent flag is
+		// registered once, on the command that owns it.
+		if cmd.Flags().Lookup(name) != nil || cmd.PersistentFlags().Lookup(name) != nil {
+			// Registering twice is the only error, and each name is registered once here.
+			_ = cmd.RegisterFlagCompletionFunc(name, fn)
+		}
+	}
+}
+
+// profileDesc describes each profile in a completion menu.
+var profileDesc = map[string]string{
+	"spec":    "the six keys the specification defines",
+	"claude":  "also Claude Code's keys",
+	"relaxed": "unknown keys are information only",
+}
