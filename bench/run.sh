@@ -47,7 +47,7 @@ if [[ -n ${SKILLPACK:-} ]]; then
 else
 	(cd "$REPO" && go build -o "$TMP/skillpack" ./cmd/skillpack)
 fi
-(cd "$REPO" && go build -o "$TMP/gen" ./bench/gen && go build -o "$TMP/floor" ./bench/floor)
+(cd "$REPO" && go build -tags bench -o "$TMP/gen" ./bench/gen && go build -tags bench -o "$TMP/floor" ./bench/floor)
 
 TREE=$TMP/skills
 echo "generating $N skills" >&2

@@ -93,76 +93,69 @@ func TestTargets(t *testing.T) {
 	}
 }
 
-// TestSignDist builds the examples, signs the bundle keyless and with a
-// key, and verifies every signature against the artifact on disk.
+// TestSignDist builds the examples, signs the bundle with a key through
+// the helper, and verifies every signature against the artifact on disk.
+// Keyless signing is the helper's own business, tested in its module.
 func TestSignDist(t *testing.T) {
-	f := newFakeSigstore(t)
-	tr := f.writeTrustedRoot(t.TempDir())
-	_, pub := writeKey(t, t.TempDir(), mustKey(t), nil)
-	keyPath := filepath.Join(filepath.Dir(pub), "key.pem")
-	keyless, err := NewVerifier(VerifyOptions{CertificateIdentityRegexp: testRegexp, CertificateOIDCIssuer: GitHubIssuer, TrustedRoot: tr})
+	keyPath, pub := writeKey(t)
+	s := newSigner(t, Options{Key: keyPath})
+	if s.Keyless() {
+		t.Error("a key signer says it is keyless")
+	}
+	v, err := NewVerifier(context.Background(), VerifyOptions{Key: pub, Helper: helper})
 	must(t, err)
-	keyed, err := NewVerifier(VerifyOptions{Key: pub})
-	must(t, err)
+	defer v.Close()
 
-	for name, c := range map[string]struct {
-		signer func() *Signer
-		v      *Verifier
-	}{
-		"keyless": {func() *Signer { return f.signer(tr) }, keyless},
-		"key": {func() *Signer {
-			s, err := NewSigner(context.Background(), Options{Key: keyPath}, nil, nil)
-			must(t, err)
-			return s
-		}, keyed},
-	} {
-		t.Run(name, func(t *testing.T) {
-			dist := buildExamples(t, build.Options{})
-			before := snapshot(t, dist)
-			targets, err := Targets(dist)
-			must(t, err)
-			written, err := SignDist(context.Background(), dist, c.signer())
-			must(t, err)
-			if len(written) != len(targets) {
-				t.Fatalf("wrote %d signatures for %d targets", len(written), len(targets))
-			}
-			after := snapshot(t, dist)
-			for p, d := range before {
-				if p != layout.BuildRecord && after[p] != d {
-					t.Errorf("signing changed %s", p)
-				}
-			}
-			for i, p := range targets {
-				if written[i] != p+Suffix {
-					t.Errorf("wrote %s for %s", written[i], p)
-				}
-				data, err := os.ReadFile(filepath.Join(dist, p))
-				must(t, err)
-				b, err := os.ReadFile(filepath.Join(dist, written[i]))
-				must(t, err)
-				sum := sha256.Sum256(data)
-				if err := c.v.Verify(b, sum[:]); err != nil {
-					t.Errorf("%s: %v", written[i], err)
-				}
-			}
-			if len(after) != len(before)+len(written) {
-				t.Errorf("dist has %d files after signing, want %d", len(after), len(before)+len(written))
-			}
-			// The record lists the signatures, so the next build takes the
-			// folder as its own (no --force) and drops them.
-			var rec struct{ Files []string }
-			data, err := os.ReadFile(filepath.Join(dist, layout.BuildRecord))
-			must(t, err)
-			must(t, json.Unmarshal(data, &rec))
-			for _, w := range written {
-				if !slices.Contains(rec.Files, w) {
-					t.Errorf("build record lacks %s", w)
-				}
-			}
-			if _, err := build.Run([]string{filepath.Join("..", "examples")}, build.Options{Out: dist}); err != nil {
-				t.Errorf("rebuilding a signed dist: %v", err)
-			}
-		})
+	dist := buildExamples(t, build.Options{})
+	before := snapshot(t, dist)
+	targets, err := Targets(dist)
+	must(t, err)
+	written, err := SignDist(context.Background(), dist, s)
+	must(t, err)
+	if len(written) != len(targets) {
+		t.Fatalf("wrote %d signatures for %d targets", len(written), len(targets))
+	}
+	after := snapshot(t, dist)
+	for p, d := range before {
+		if p != layout.BuildRecord && after[p] != d {
+			t.Errorf("signing changed %s", p)
+		}
+	}
+	for i, p := range targets {
+		if written[i] != p+Suffix {
+			t.Errorf("wrote %s for %s", written[i], p)
+		}
+		data, err := os.ReadFile(filepath.Join(dist, p))
+		must(t, err)
+		b, err := os.ReadFile(filepath.Join(dist, written[i]))
+		must(t, err)
+		sum := sha256.Sum256(data)
+		if err := v.Verify(b, sum[:]); err != nil {
+			t.Errorf("%s: %v", written[i], err)
+		}
+		// A signature checked against another artifact's digest fails,
+		// naming the mismatch.
+		other := sha256.Sum256(append(data, '!'))
+		if err := v.Verify(b, other[:]); err == nil || !strings.Contains(err.Error(), "digest mismatch") {
+			t.Errorf("%s against another digest: %v", written[i], err)
+		}
+	}
+	if len(after) != len(before)+len(written) {
+		t.Errorf("dist has %d files after signing, want %d", len(after), len(before)+len(written))
+	}
+	// The record lists the signatures, so the next build takes the
+	// folder as its own (no --force) and drops them.
+	var rec struct{ Files []string }
+	data, err := os.ReadFile(filepath.Join(dist, layout.BuildRecord))
+	must(t, err)
+	must(t, json.Unmarshal(data, &rec))
+	for _, w := range written {
+		if !slices.Contains(rec.Files, w) {
+			t.Errorf("build record lacks %s", w)
+		}
+	}
+	if _, err := build.Run([]string{filepath.Join("..", "examples")}, build.Options{Out: dist}); err != nil {
+		t.Errorf("rebuilding a signed dist: %v", err)
 	}
 }
 
@@ -180,10 +173,8 @@ func TestSignDistRefusesChangedArchive(t *testing.T) {
 		}
 	}
 	must(t, os.WriteFile(filepath.Join(dist, archive), []byte("tampered"), 0o644))
-	_, pub := writeKey(t, t.TempDir(), mustKey(t), nil)
-	s, err := NewSigner(context.Background(), Options{Key: filepath.Join(filepath.Dir(pub), "key.pem")}, nil, nil)
-	must(t, err)
-	_, err = SignDist(context.Background(), dist, s)
+	keyPath, _ := writeKey(t)
+	_, err = SignDist(context.Background(), dist, newSigner(t, Options{Key: keyPath}))
 	if err == nil || !strings.Contains(err.Error(), "rebuild the bundle before signing") || !strings.Contains(err.Error(), filepath.Base(archive)) {
 		t.Errorf("err = %v", err)
 	}

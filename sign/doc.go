@@ -1,5 +1,5 @@
-// Package sign signs a built bundle's artifacts with Sigstore and verifies
-// the signatures, using sigstore-go.
+// Package sign signs a built bundle's artifacts with Sigstore and checks
+// their signatures, through the skillpack-sign helper.
 //
 // Each signed artifact (every archive, every index.json, mcp/skills.json)
 // gets a Sigstore bundle beside it, "<artifact>.sigstore.json", in the
@@ -13,6 +13,12 @@
 // archive or a digest: an unsigned build is byte-identical with or without
 // this package.
 //
-// This package is heavy (sigstore-go links about 80 modules); only the
-// command layer and verify import it, never lint or skill.
+// The Sigstore code itself (sigstore-go, about 370 packages more than the
+// rest of skillpack) is in the separate module and program
+// cmd/skillpack-sign, which this package runs and talks to in JSON lines
+// (see that command's documentation for the protocol). So skillpack's own
+// module does not depend on sigstore-go at all: `go install` of skillpack,
+// `go run ./cmd/skillpack lint` and the pre-commit hook never download or
+// compile it. This package decides what is signed and where signatures go;
+// the helper owns the Sigstore formats: it makes and checks the bundles.
 package sign

@@ -1,9 +1,14 @@
+//go:build bench
+
+// The bench tag keeps this program out of `go install ./...`, which the
+// pre-commit hook runs in a clone: only skillpack goes into a user's PATH.
+
 // Command corpus runs skillpack on a folder of real skill repositories and
 // prints, per repository, what a new user would meet: how many skills, how
 // many findings of each severity, whether the default build and the
 // --skip-invalid build succeed, and which rules gave the errors.
 //
-//	go run ./bench/corpus [-skillpack BIN] [-rules] DIR
+//	go run -tags bench ./bench/corpus [-skillpack BIN] [-rules] DIR
 //
 // DIR holds one folder per repository (a `git archive HEAD | tar -x` of
 // each). Every run goes through the skillpack binary, as a user's would; the

@@ -1,7 +1,12 @@
+//go:build bench
+
+// The bench tag keeps this program out of `go install ./...`, which the
+// pre-commit hook runs in a clone: only skillpack goes into a user's PATH.
+
 // Command floor reads and hashes every file below a folder with a fixed
 // number of workers and prints the file count, bytes and a combined digest.
 //
-//	go run ./bench/floor [-j 2] DIR
+//	go run -tags bench ./bench/floor [-j 2] DIR
 //
 // It is the benchmark's floor: no build, however clever, can tell that
 // nothing changed without reading every input byte once, and this does

@@ -1,6 +1,11 @@
+//go:build bench
+
+// The bench tag keeps this program out of `go install ./...`, which the
+// pre-commit hook runs in a clone: only skillpack goes into a user's PATH.
+
 // Command gen writes a synthetic tree of skills for the build benchmark.
 //
-//	go run ./bench/gen -n 10000 DIR
+//	go run -tags bench ./bench/gen -n 10000 DIR
 //
 // See package bench for what the tree holds.
 package main

@@ -1,7 +1,12 @@
+//go:build bench
+
+// The bench tag keeps this program out of `go install ./...`, which the
+// pre-commit hook runs in a clone: only skillpack goes into a user's PATH.
+
 // Command prof runs build.Run on a tree with profiling on, to see where a
 // fresh build or a no-op rebuild spends its time.
 //
-//	go run ./bench/prof -cpuprofile noop.cpu -runs 3 SKILLS DIST
+//	go run -tags bench ./bench/prof -cpuprofile noop.cpu -runs 3 SKILLS DIST
 //	go tool pprof -top noop.cpu
 //
 // The first run builds DIST when it is missing and is not profiled unless

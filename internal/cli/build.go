@@ -155,6 +155,7 @@ func runBuild(ios *IO, opts *buildOptions, set func(flag string) bool) error {
 		if err != nil {
 			return err
 		}
+		defer s.Close()
 		bo.Sign = func(data []byte) ([]byte, error) { return s.Sign(ctx, data) }
 	}
 	bo.Progress = ios.progress()

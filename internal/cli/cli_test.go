@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 // codes, every output format, --explain and config overrides, as a user
 // would see them.
 func TestScripts(t *testing.T) {
+	signHelper(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/skillpack/skillpack/sign"
-	"github.com/skillpack/skillpack/verify"
 )
 
 // SignOptions are the signing flags, shared by `sign` and `build --sign`.
@@ -44,11 +43,14 @@ func (o *SignOptions) options() sign.Options {
 	}
 }
 
-// newSigner checks the signing flags. Its errors are the user's to fix (a
-// missing token, an unreadable or unsupported key), so they exit 2; it
-// contacts no service, so it may run before a build starts.
+// newSigner starts the signing helper, which checks the signing flags.
+// Its errors are the user's to fix (a missing token, an unreadable or
+// unsupported key, no helper installed), so they exit 2; it contacts no
+// service, so it may run before a build starts. Close the signer.
 func (o *SignOptions) newSigner(ctx context.Context, ios *IO) (*sign.Signer, error) {
-	s, err := sign.NewSigner(ctx, o.options(), ios.Getenv, nil)
+	so := o.options()
+	so.Stderr = ios.Err
+	s, err := sign.NewSigner(ctx, so, ios.Getenv)
 	if err != nil {
 		return nil, usageErr("%v", err)
 	}
@@ -91,7 +93,12 @@ job needs "permissions: id-token: write"). One certificate signs the whole run.
 With --key, an ECDSA P-256 or P-384 private key signs instead, with no
 transparency log unless --rekor-url is given (a log entry would publish the
 key and every digest). An encrypted key's password is read from
-SKILLPACK_KEY_PASSWORD, else COSIGN_PASSWORD. Ed25519 keys are refused.`,
+SKILLPACK_KEY_PASSWORD, else COSIGN_PASSWORD. Ed25519 keys are refused.
+
+The Sigstore code is in a separate program, skillpack-sign, found beside
+skillpack or on PATH (release archives hold both), so that installing
+skillpack for lint and build stays fast. Install it with
+  go install github.com/skillpack/skillpack/cmd/skillpack-sign@latest`,
 		Example: `  # in a GitHub Actions release job with permissions: id-token: write
   skillpack sign dist
 
@@ -117,22 +124,20 @@ func runSign(ctx context.Context, ios *IO, dist string, opts *SignOptions) error
 	if err != nil {
 		return err
 	}
+	defer s.Close()
 	return signDist(ctx, ios, dist, s)
 }
 
-// signatureVerifier makes the verifier the signature flags of `verify` ask
-// for. Package verify takes it as an interface and never imports sign, so
-// that verifying digests alone does not link sigstore.
-func signatureVerifier(f SignatureFlags) (verify.SignatureVerifier, error) {
-	v, err := sign.NewVerifier(sign.VerifyOptions{
+// signatureVerifier starts the helper that checks signatures as the flags
+// of `verify` ask. Package verify takes it as an interface and never
+// imports sign, so that verifying digests alone needs no helper. Close it.
+func signatureVerifier(ctx context.Context, ios *IO, f SignatureFlags) (*sign.Verifier, error) {
+	return sign.NewVerifier(ctx, sign.VerifyOptions{
 		CertificateIdentity:       f.CertificateIdentity,
 		CertificateIdentityRegexp: f.CertificateIdentityRegexp,
 		CertificateOIDCIssuer:     f.CertificateOIDCIssuer,
 		Key:                       f.Key,
 		TrustedRoot:               f.TrustedRoot,
+		Stderr:                    ios.Err,
 	})
-	if err != nil {
-		return nil, err // never a nil *sign.Verifier inside a non-nil interface
-	}
-	return v, nil
 }

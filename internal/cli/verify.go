@@ -112,10 +112,11 @@ func runVerify(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 		return nil, usageErr("--timeout %v: give a positive duration such as 30s", opts.Timeout)
 	}
 	if opts.Sig.Given() {
-		v, err := signatureVerifier(opts.Sig)
+		v, err := signatureVerifier(ctx, ios, opts.Sig)
 		if err != nil {
 			return nil, usageErr("%v", err)
 		}
+		defer v.Close()
 		o.Verifier = v
 	}
 	var rep *verify.Report

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
 	"errors"
@@ -13,9 +15,12 @@ import (
 	"sync"
 	"time"
 
+	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
+	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	sigstore "github.com/sigstore/sigstore-go/pkg/sign"
+	"github.com/sigstore/sigstore-go/pkg/verify"
 	"google.golang.org/protobuf/encoding/protojson"
 )
 
@@ -194,17 +199,31 @@ func services(o Options, keyless bool) (serviceURLs, error) {
 // Keyless reports whether s signs with a Fulcio certificate.
 func (s *Signer) Keyless() bool { return s.keyless }
 
-// Sign signs artifact and returns its Sigstore bundle as JSON. The bundle
-// is checked to sign exactly the artifact's sha256 digest before it is
-// returned.
+// Sign signs artifact and returns its Sigstore bundle as JSON: SignDigest
+// of its sha256 digest.
 func (s *Signer) Sign(ctx context.Context, artifact []byte) ([]byte, error) {
+	sum := sha256.Sum256(artifact)
+	return s.SignDigest(ctx, sum[:])
+}
+
+// SignDigest signs the artifact whose sha256 digest is digest and returns
+// its Sigstore bundle as JSON. The bundle is the one Sign makes from the
+// artifact itself (a message signature over the sha256 digest, which is
+// all a verifier checks the artifact against), so skillpack hands the
+// helper digests, never archives.
+func (s *Signer) SignDigest(ctx context.Context, digest []byte) ([]byte, error) {
+	if len(digest) != sha256.Size {
+		return nil, fmt.Errorf("signing: want a 32-byte sha256 digest, got %d bytes", len(digest))
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	opts := sigstore.BundleOptions{
 		Context:              ctx,
 		TimestampAuthorities: s.tsas,
 		TransparencyLogs:     s.tlogs,
-		TrustedRoot:          s.root,
+		// No TrustedRoot: sigstore-go would check the bundle against the
+		// content it signed, here the digest itself; check does it below
+		// against the digest as a digest.
 	}
 	if s.keyless {
 		if err := s.certificate(ctx); err != nil {
@@ -215,17 +234,74 @@ func (s *Signer) Sign(ctx context.Context, artifact []byte) ([]byte, error) {
 		// ignores them.
 		opts.CertificateProviderOptions = &sigstore.CertificateProviderOptions{}
 	}
-	b, err := sigstore.Bundle(&sigstore.PlainData{Data: artifact}, s.key, opts)
+	b, err := sigstore.Bundle(digestContent(digest), prehashed{s.key}, opts)
 	if err != nil {
 		return nil, fmt.Errorf("signing: %w", err)
 	}
-	want := sha256.Sum256(artifact)
 	md := b.GetMessageSignature().GetMessageDigest()
-	if md.GetAlgorithm() != protocommon.HashAlgorithm_SHA2_256 || !bytes.Equal(md.GetDigest(), want[:]) {
+	if md.GetAlgorithm() != protocommon.HashAlgorithm_SHA2_256 || !bytes.Equal(md.GetDigest(), digest) {
 		return nil, fmt.Errorf("signing: the bundle's message digest (%s %x) is not the artifact's sha256 digest %x",
-			md.GetAlgorithm(), md.GetDigest(), want)
+			md.GetAlgorithm(), md.GetDigest(), digest)
+	}
+	if s.root != nil {
+		if err := s.check(b, digest); err != nil {
+			return nil, fmt.Errorf("signing: the new bundle does not verify against --trusted-root: %w", err)
+		}
 	}
 	return protojson.Marshal(b)
+}
+
+// check verifies a bundle just made against the trusted root, with the
+// policy sigstore-go applies to the bundles it checks after signing: every
+// timestamp and log entry the run asked for, and no identity.
+func (s *Signer) check(b *protobundle.Bundle, digest []byte) error {
+	var vo []verify.VerifierOption
+	if len(s.tsas) > 0 {
+		vo = append(vo, verify.WithSignedTimestamps(len(s.tsas)))
+	}
+	if len(s.tlogs) > 0 {
+		vo = append(vo, verify.WithTransparencyLog(len(s.tlogs)))
+		if len(s.tsas) == 0 {
+			vo = append(vo, verify.WithIntegratedTimestamps(len(s.tlogs)))
+		}
+	}
+	if len(s.tsas) == 0 && len(s.tlogs) == 0 {
+		vo = append(vo, verify.WithCurrentTime())
+	}
+	v, err := verify.NewVerifier(s.root, vo...)
+	if err != nil {
+		return err
+	}
+	pb, err := bundle.NewBundle(b)
+	if err != nil {
+		return err
+	}
+	_, err = v.Verify(pb, verify.NewPolicy(verify.WithArtifactDigest("sha256", digest), verify.WithoutIdentitiesUnsafe()))
+	return err
+}
+
+// digestContent is a message whose sha256 digest is all that is known of
+// it: the bundle carries the digest and a signature over it, exactly as
+// for sigstore-go's PlainData of the message.
+type digestContent []byte
+
+func (d digestContent) PreAuthEncoding() []byte { return d }
+
+func (d digestContent) Bundle(b *protobundle.Bundle, signature, digest []byte, alg protocommon.HashAlgorithm) {
+	(&sigstore.PlainData{}).Bundle(b, signature, digest, alg)
+}
+
+// prehashed signs the digest it is given as it is, instead of hashing it
+// again: it is the key pair for digestContent. Fulcio's proof of
+// possession still goes through the plain keyPair, which hashes.
+type prehashed struct{ *keyPair }
+
+func (p prehashed) SignData(_ context.Context, digest []byte) ([]byte, []byte, error) {
+	sig, err := ecdsa.SignASN1(rand.Reader, p.priv, digest)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sig, digest, nil
 }
 
 // certificate fetches the run's token and certificate once.

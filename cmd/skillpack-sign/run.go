@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/skillpack/skillpack/cmd/skillpack-sign/internal/sign"
+)
+
+// Protocol is the version of the protocol in the package comment. skillpack
+// refuses a helper that speaks another.
+const Protocol = 1
+
+// TokenEnv carries --identity-token from skillpack, which keeps the token
+// out of the helper's command line, where any user of the machine sees it.
+const TokenEnv = "SKILLPACK_IDENTITY_TOKEN"
+
+// Exit codes, as skillpack's own.
+const (
+	exitOK       = 0
+	exitUsage    = 2
+	exitInternal = 3
+)
+
+// hello is the first line the helper writes.
+type hello struct {
+	Protocol int    `json:"protocol"`
+	Keyless  *bool  `json:"keyless,omitempty"`
+	Error    string `json:"error,omitempty"`
+	Usage    bool   `json:"usage,omitempty"`
+}
+
+// request and response are the lines that follow.
+type request struct {
+	Digest string `json:"digest"`
+	Bundle []byte `json:"bundle,omitempty"`
+}
+
+type response struct {
+	Bundle []byte `json:"bundle,omitempty"`
+	OK     bool   `json:"ok,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+const usage = `usage: skillpack-sign sign|verify [flags]   (run by skillpack; see go doc github.com/skillpack/skillpack/cmd/skillpack-sign)
+       skillpack-sign version`
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return exitUsage
+	}
+	out := json.NewEncoder(stdout)
+	fail := func(err error) int {
+		out.Encode(hello{Protocol: Protocol, Error: err.Error(), Usage: true})
+		return exitUsage
+	}
+	ctx := context.Background()
+	var answer func(request) response
+	h := hello{Protocol: Protocol}
+
+	fs := flag.NewFlagSet("skillpack-sign "+args[0], flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	switch args[0] {
+	case "version":
+		v := "(devel)"
+		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+			v = bi.Main.Version
+		}
+		fmt.Fprintf(stdout, "skillpack-sign %s (protocol %d)\n", v, Protocol)
+		return exitOK
+	case "sign":
+		var o sign.Options
+		fs.StringVar(&o.IdentityToken, "identity-token", "", "OIDC token, or a file holding one")
+		fs.StringVar(&o.Key, "key", "", "ECDSA private key PEM file")
+		fs.StringVar(&o.FulcioURL, "fulcio-url", "", "Fulcio URL")
+		fs.StringVar(&o.RekorURL, "rekor-url", "", "Rekor URL")
+		fs.StringVar(&o.TSAURL, "tsa-url", "", "timestamp authority URL")
+		fs.StringVar(&o.TrustedRoot, "trusted-root", "", "trusted_root.json to check each bundle against")
+		fs.StringVar(&o.SigningConfig, "signing-config", "", "signing_config.json")
+		if err := parse(fs, args[1:]); err != nil {
+			return fail(err)
+		}
+		if o.IdentityToken == "" {
+			o.IdentityToken = env(TokenEnv)
+		}
+		s, err := sign.NewSigner(ctx, o, env, nil)
+		if err != nil {
+			return fail(err)
+		}
+		keyless := s.Keyless()
+		h.Keyless = &keyless
+		answer = func(r request) response {
+			d, err := digest(r.Digest)
+			if err != nil {
+				return response{Error: err.Error()}
+			}
+			b, err := s.SignDigest(ctx, d)
+			if err != nil {
+				return response{Error: err.Error()}
+			}
+			return response{Bundle: b}
+		}
+	case "verify":
+		var o sign.VerifyOptions
+		fs.StringVar(&o.CertificateIdentity, "certificate-identity", "", "the signer's exact identity")
+		fs.StringVar(&o.CertificateIdentityRegexp, "certificate-identity-regexp", "", "a regexp the identity must match")
+		fs.StringVar(&o.CertificateOIDCIssuer, "certificate-oidc-issuer", "", "the identity's OIDC issuer")
+		fs.StringVar(&o.Key, "key", "", "ECDSA public key PEM file")
+		fs.StringVar(&o.TrustedRoot, "trusted-root", "", "trusted_root.json")
+		if err := parse(fs, args[1:]); err != nil {
+			return fail(err)
+		}
+		v, err := sign.NewVerifier(o)
+		if err != nil {
+			return fail(err)
+		}
+		answer = func(r request) response {
+			d, err := digest(r.Digest)
+			if err != nil {
+				return response{Error: err.Error()}
+			}
+			if err := v.Verify(r.Bundle, d); err != nil {
+				return response{Error: err.Error()}
+			}
+			return response{OK: true}
+		}
+	default:
+		fmt.Fprintf(stderr, "skillpack-sign: unknown command %q\n%s\n", args[0], usage)
+		return exitUsage
+	}
+
+	if err := out.Encode(h); err != nil {
+		return exitInternal
+	}
+	in := bufio.NewScanner(stdin)
+	in.Buffer(nil, 64<<20) // a verify request carries a whole bundle
+	for in.Scan() {
+		var r request
+		resp := response{}
+		if err := json.Unmarshal(in.Bytes(), &r); err != nil {
+			resp.Error = fmt.Sprintf("not a request line: %v", err)
+		} else {
+			resp = answer(r)
+		}
+		if err := out.Encode(resp); err != nil {
+			fmt.Fprintf(stderr, "skillpack-sign: %v\n", err)
+			return exitInternal
+		}
+	}
+	if err := in.Err(); err != nil {
+		fmt.Fprintf(stderr, "skillpack-sign: reading requests: %v\n", err)
+		return exitInternal
+	}
+	return exitOK
+}
+
+// parse parses flags and refuses arguments: everything else comes on stdin.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s takes no arguments, got %q", fs.Name(), fs.Args())
+	}
+	return nil
+}
+
+// digest decodes "sha256:HEX".
+func digest(s string) ([]byte, error) {
+	h, ok := strings.CutPrefix(s, "sha256:")
+	d, err := hex.DecodeString(h)
+	if !ok || err != nil || len(d) != 32 {
+		return nil, errors.New(`want a digest "sha256:" and 64 hex digits, got ` + fmt.Sprintf("%q", s))
+	}
+	return d, nil
+}

@@ -1,0 +1,358 @@
+package sign
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+)
+
+// Helper is the program that holds skillpack's Sigstore code, and Install
+// the command that installs it.
+const (
+	Helper  = "skillpack-sign"
+	Install = "go install github.com/skillpack/skillpack/cmd/skillpack-sign@latest"
+)
+
+// Protocol is the version of the helper protocol this package speaks (see
+// cmd/skillpack-sign); a helper that speaks another is refused.
+const Protocol = 1
+
+// tokenEnv carries --identity-token to the helper: a token on its command
+// line would be visible to every user of the machine.
+const tokenEnv = "SKILLPACK_IDENTITY_TOKEN"
+
+// passedEnv are the variables the helper reads, passed as skillpack's
+// environment function sees them (tests give their own).
+var passedEnv = []string{
+	"SIGSTORE_ID_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_URL", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+	"GITHUB_ACTIONS", "SKILLPACK_KEY_PASSWORD", "COSIGN_PASSWORD",
+}
+
+// UsageError is a mistake the user fixes: bad signing or verification
+// flags, or no helper installed.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// FindHelper returns the path of skillpack-sign: beside the running
+// program first (a release archive and `go install` put both in one
+// folder), else on PATH.
+func FindHelper() (string, error) {
+	name := Helper
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		if exe, err = filepath.EvalSymlinks(exe); err == nil {
+			p := filepath.Join(filepath.Dir(exe), name)
+			if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+				return p, nil
+			}
+		}
+	}
+	if p, err := exec.LookPath(Helper); err == nil {
+		return p, nil
+	}
+	return "", &UsageError{Msg: "signing and checking signatures need " + Helper + ", which holds skillpack's Sigstore code " +
+		"(a separate program, so that installing skillpack for lint and build stays fast), and it is neither beside " +
+		"skillpack nor on PATH: install it with `" + Install + "`, or take it from the release archive"}
+}
+
+// hello is the helper's first line; request and response the lines after.
+type hello struct {
+	Protocol int    `json:"protocol"`
+	Keyless  bool   `json:"keyless"`
+	Error    string `json:"error"`
+	Usage    bool   `json:"usage"`
+}
+
+type request struct {
+	Digest string `json:"digest"`
+	Bundle []byte `json:"bundle,omitempty"`
+}
+
+type response struct {
+	Bundle []byte `json:"bundle"`
+	OK     bool   `json:"ok"`
+	Error  string `json:"error"`
+}
+
+// process is one running helper, answering requests in order.
+type process struct {
+	mu   sync.Mutex
+	path string
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Scanner
+	dead error
+}
+
+// start runs the helper with args and reads its first line. helper is its
+// path ("" = FindHelper); env reads the variables it is given.
+func start(ctx context.Context, helper string, args []string, token string, env func(string) string, stderr io.Writer) (*process, hello, error) {
+	var h hello
+	if helper == "" {
+		var err error
+		if helper, err = FindHelper(); err != nil {
+			return nil, h, err
+		}
+	}
+	if env == nil {
+		env = os.Getenv
+	}
+	cmd := exec.CommandContext(ctx, helper, args...)
+	cmd.Env = os.Environ()
+	for _, k := range passedEnv {
+		cmd.Env = append(cmd.Env, k+"="+env(k))
+	}
+	cmd.Env = append(cmd.Env, tokenEnv+"="+token)
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	cmd.Stderr = stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, h, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, h, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, h, fmt.Errorf("running %s: %w", helper, err)
+	}
+	p := &process{path: helper, cmd: cmd, in: in, out: bufio.NewScanner(out)}
+	p.out.Buffer(nil, 64<<20)
+	if err := p.read(&h); err != nil {
+		p.Close()
+		return nil, h, err
+	}
+	switch {
+	case h.Protocol != Protocol:
+		p.Close()
+		return nil, h, &UsageError{Msg: fmt.Sprintf("%s speaks helper protocol %d, this skillpack speaks %d: install the %s of skillpack's own version (%s)",
+			helper, h.Protocol, Protocol, Helper, Install)}
+	case h.Error != "" && h.Usage:
+		p.Close()
+		return nil, h, &UsageError{Msg: h.Error}
+	case h.Error != "":
+		p.Close()
+		return nil, h, fmt.Errorf("%s: %s", helper, h.Error)
+	}
+	return p, h, nil
+}
+
+// read decodes the helper's next line into v.
+func (p *process) read(v any) error {
+	if !p.out.Scan() {
+		err := p.out.Err()
+		if err == nil {
+			err = io.ErrUnexpectedEOF
+		}
+		return fmt.Errorf("%s stopped answering: %w", p.path, err)
+	}
+	if err := json.Unmarshal(p.out.Bytes(), v); err != nil {
+		return fmt.Errorf("%s wrote %q, not a line of the helper protocol: %w", p.path, p.out.Text(), err)
+	}
+	return nil
+}
+
+// call sends one request and reads its response. After the helper fails
+// to answer once, every later call fails the same way.
+func (p *process) call(r request) (response, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var resp response
+	if p.dead != nil {
+		return resp, p.dead
+	}
+	line, err := json.Marshal(r)
+	if err != nil {
+		return resp, err
+	}
+	if _, err := p.in.Write(append(line, '\n')); err != nil {
+		p.dead = fmt.Errorf("%s stopped answering: %w", p.path, err)
+		return resp, p.dead
+	}
+	if err := p.read(&resp); err != nil {
+		p.dead = err
+		return resp, err
+	}
+	return resp, nil
+}
+
+// Close ends the helper's input and waits for it to exit.
+func (p *process) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.in.Close()
+	if err := p.cmd.Wait(); err != nil && p.dead == nil {
+		return fmt.Errorf("%s: %w", p.path, err)
+	}
+	return nil
+}
+
+func digestOf(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) }
+
+// Options say how to sign: the helper's sign flags, documented with
+// skillpack sign's flags (internal/cli) and in the helper's package sign.
+// The zero value signs keyless against the public-good Sigstore instance,
+// with the OIDC token taken from the environment.
+type Options struct {
+	IdentityToken               string // an OIDC token, or a file holding one; passed in the environment
+	Key                         string // an ECDSA private key PEM file: sign with it instead of keyless
+	FulcioURL, RekorURL, TSAURL string
+	TrustedRoot                 string // check each keyless bundle against this trusted_root.json
+	SigningConfig               string // a private instance's signing_config.json
+
+	Helper string    // the skillpack-sign program; empty: FindHelper
+	Stderr io.Writer // receives what the helper writes there (nil: os.Stderr)
+}
+
+// The public-good Sigstore instance, which the helper uses unless options
+// or a signing config name others.
+const (
+	DefaultFulcioURL = "https://fulcio.sigstore.dev"
+	DefaultRekorURL  = "https://rekor.sigstore.dev"
+	DefaultTSAURL    = "https://timestamp.sigstore.dev/api/v1/timestamp"
+)
+
+// Signer signs artifacts through one running helper. A keyless Signer's
+// helper asks Fulcio for one certificate, at its first signature, and
+// signs every later artifact with the same key and certificate. A Signer
+// is safe for concurrent use; signatures are made one at a time. Close it.
+type Signer struct {
+	p       *process
+	keyless bool
+}
+
+// NewSigner starts the helper with o, which checks the options: it loads
+// the key or makes the run's ephemeral key, reads the trusted root and
+// signing config, and makes sure a keyless run has somewhere to get its
+// token from. No service is contacted until the first Sign, so that the
+// token and certificate are fresh. env is how environment variables are
+// read (nil: os.Getenv). A *UsageError is the user's to fix.
+func NewSigner(ctx context.Context, o Options, env func(string) string) (*Signer, error) {
+	args := []string{"sign"}
+	for _, f := range []struct{ flag, v string }{
+		{"--key", o.Key}, {"--fulcio-url", o.FulcioURL}, {"--rekor-url", o.RekorURL},
+		{"--tsa-url", o.TSAURL}, {"--trusted-root", o.TrustedRoot}, {"--signing-config", o.SigningConfig},
+	} {
+		if f.v != "" {
+			args = append(args, f.flag, f.v)
+		}
+	}
+	p, h, err := start(ctx, o.Helper, args, o.IdentityToken, env, o.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	return &Signer{p: p, keyless: h.Keyless}, nil
+}
+
+// Keyless reports whether s signs with a Fulcio certificate.
+func (s *Signer) Keyless() bool { return s.keyless }
+
+// Sign signs artifact and returns its Sigstore bundle as JSON. The helper
+// is given only the artifact's sha256 digest, and the bundle is checked to
+// sign exactly that digest.
+func (s *Signer) Sign(_ context.Context, artifact []byte) ([]byte, error) {
+	sum := sha256.Sum256(artifact)
+	resp, err := s.p.call(request{Digest: digestOf(sum[:])})
+	if err != nil {
+		return nil, err
+	}
+	if resp.Error != "" {
+		return nil, errors.New(resp.Error)
+	}
+	var b struct {
+		MessageSignature struct {
+			MessageDigest struct{ Algorithm, Digest string } `json:"messageDigest"`
+		} `json:"messageSignature"`
+	}
+	if err := json.Unmarshal(resp.Bundle, &b); err != nil {
+		return nil, fmt.Errorf("%s returned a bundle that is not JSON: %w", s.p.path, err)
+	}
+	md := b.MessageSignature.MessageDigest
+	if md.Algorithm != "SHA2_256" || md.Digest != base64.StdEncoding.EncodeToString(sum[:]) {
+		return nil, fmt.Errorf("%s returned a bundle that signs %s %s, not the artifact's sha256 digest", s.p.path, md.Algorithm, md.Digest)
+	}
+	return resp.Bundle, nil
+}
+
+// Close stops the helper.
+func (s *Signer) Close() error { return s.p.Close() }
+
+// VerifyOptions say whose signature to accept, under cosign's flag names:
+// keyless verification needs CertificateOIDCIssuer and one of
+// CertificateIdentity or CertificateIdentityRegexp (the helper's package
+// sign says which identity a GitHub Actions workflow signs as); key
+// verification needs Key alone.
+type VerifyOptions struct {
+	CertificateIdentity       string
+	CertificateIdentityRegexp string
+	CertificateOIDCIssuer     string
+	Key                       string // an ECDSA public key PEM file, for bundles signed with a key
+	TrustedRoot               string // a trusted_root.json; empty: the public-good root, through TUF
+
+	Helper string    // the skillpack-sign program; empty: FindHelper
+	Stderr io.Writer // receives what the helper writes there (nil: os.Stderr)
+}
+
+// Verifier checks bundles against one identity policy, through one
+// running helper. Close it.
+type Verifier struct{ p *process }
+
+// NewVerifier starts the helper with o, which loads the trust it needs:
+// the public key, or the trusted root (without TrustedRoot, keyless
+// verification fetches the public-good root through TUF, which needs the
+// network once). A *UsageError is the user's to fix.
+func NewVerifier(ctx context.Context, o VerifyOptions) (*Verifier, error) {
+	args := []string{"verify"}
+	for _, f := range []struct{ flag, v string }{
+		{"--certificate-identity", o.CertificateIdentity}, {"--certificate-identity-regexp", o.CertificateIdentityRegexp},
+		{"--certificate-oidc-issuer", o.CertificateOIDCIssuer}, {"--key", o.Key}, {"--trusted-root", o.TrustedRoot},
+	} {
+		if f.v != "" {
+			args = append(args, f.flag, f.v)
+		}
+	}
+	p, _, err := start(ctx, o.Helper, args, "", nil, o.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	return &Verifier{p: p}, nil
+}
+
+// Verify checks that bundleJSON is a valid signature, by the identity or
+// key v was made for, over the artifact whose raw sha256 digest is
+// artifactDigest. The error says what did not verify.
+func (v *Verifier) Verify(bundleJSON, artifactDigest []byte) error {
+	if len(artifactDigest) != sha256.Size {
+		return fmt.Errorf("want a 32-byte sha256 digest, got %d bytes", len(artifactDigest))
+	}
+	resp, err := v.p.call(request{Digest: digestOf(artifactDigest), Bundle: bundleJSON})
+	switch {
+	case err != nil:
+		return err
+	case resp.Error != "":
+		return errors.New(resp.Error)
+	case !resp.OK:
+		return fmt.Errorf("%s answered neither ok nor an error", v.p.path)
+	}
+	return nil
+}
+
+// Close stops the helper.
+func (v *Verifier) Close() error { return v.p.Close() }

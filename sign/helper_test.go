@@ -1,0 +1,122 @@
+package sign
+
+import (
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/skillpack/skillpack/internal/signtest"
+)
+
+// helper is the skillpack-sign program built for this test run.
+var helper string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "skillpack-sign-test")
+	if err == nil {
+		helper, err = signtest.Build(dir)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeKey writes a new P-256 key pair and returns the private and public
+// key files.
+func writeKey(t *testing.T) (string, string) {
+	t.Helper()
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	must(t, err)
+	der, err := x509.MarshalPKCS8PrivateKey(k)
+	must(t, err)
+	pder, err := x509.MarshalPKIXPublicKey(k.Public())
+	must(t, err)
+	dir := t.TempDir()
+	priv, pub := filepath.Join(dir, "key.pem"), filepath.Join(dir, "pub.pem")
+	must(t, os.WriteFile(priv, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600))
+	must(t, os.WriteFile(pub, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pder}), 0o644))
+	return priv, pub
+}
+
+func newSigner(t *testing.T, o Options) *Signer {
+	t.Helper()
+	o.Helper = helper
+	s, err := NewSigner(context.Background(), o, func(string) string { return "" })
+	must(t, err)
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("closing the helper: %v", err)
+		}
+	})
+	return s
+}
+
+// TestHelperUsage checks that the helper's refusals of bad options come
+// back as UsageErrors with its message, before anything is signed.
+func TestHelperUsage(t *testing.T) {
+	var stderr bytes.Buffer
+	none := func(string) string { return "" }
+	_, err := NewSigner(context.Background(), Options{Helper: helper, Stderr: &stderr}, none)
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "keyless signing needs an OIDC identity token") {
+		t.Errorf("keyless without a token: %v", err)
+	}
+	_, err = NewSigner(context.Background(), Options{Helper: helper, Key: "nowhere.pem"}, none)
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "nowhere.pem") {
+		t.Errorf("a missing key: %v", err)
+	}
+	_, err = NewVerifier(context.Background(), VerifyOptions{Helper: helper, CertificateIdentity: "a"})
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--certificate-oidc-issuer") {
+		t.Errorf("keyless verification without an issuer: %v", err)
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("the helper wrote on stderr: %s", stderr.String())
+	}
+}
+
+// TestNoHelper checks the message that tells a user how to install the
+// helper when it is nowhere to be found.
+func TestNoHelper(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := NewSigner(context.Background(), Options{Key: "k.pem"}, nil)
+	var ue *UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), Install) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// TestHelperProtocolVersion checks that a helper of another protocol
+// version is refused with a message that says to install a matching one.
+func TestHelperProtocolVersion(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the stand-in helper is a shell script")
+	}
+	fake := filepath.Join(t.TempDir(), Helper)
+	must(t, os.WriteFile(fake, []byte("#!/bin/sh\necho '{\"protocol\":99}'\ncat >/dev/null\n"), 0o755))
+	_, err := NewSigner(context.Background(), Options{Helper: fake, Key: "k.pem"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "speaks helper protocol 99") {
+		t.Errorf("err = %v", err)
+	}
+}
