@@ -199,6 +199,9 @@ func newBuildDoc(opts *buildOptions, err error) buildDoc {
 	if res == nil {
 		res = &build.Result{Out: opts.Out, DryRun: opts.DryRun}
 	}
+	if res.Out == "" { // a build refused before it wrote anything
+		res.Out = opts.Out
+	}
 	res.Skills = nonNil(res.Skills)
 	res.Artifacts = nonNil(res.Artifacts)
 	res.Findings = nonNil(res.Findings)

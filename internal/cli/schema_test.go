@@ -112,6 +112,9 @@ func validateDoc(dir, schema string, out []byte, code int) error {
 	if _, err := dec.Token(); err != io.EOF {
 		return fmt.Errorf("stdout holds more than one JSON document:\n%s", out)
 	}
+	if m, ok := doc.(map[string]any); ok && m["out"] == "" {
+		return fmt.Errorf("out is empty; it names the output folder even when the build failed:\n%s", out)
+	}
 	if p := findNull(doc, ""); p != "" {
 		return fmt.Errorf("%s is null; an empty list is [], an absent value is left out:\n%s", p, out)
 	}
@@ -272,6 +275,10 @@ func TestJSONDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	schemas, err := filepath.Abs(schemaDir) // before the Chdir below
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	t.Chdir(dir)
 	writeTree(t, map[string]string{
@@ -348,7 +355,7 @@ func TestJSONDocuments(t *testing.T) {
 		if schema == "" {
 			t.Fatalf("%s: no schema", name)
 		}
-		if err := validateDoc(schemaDir, schema, out.Bytes(), code); err != nil {
+		if err := validateDoc(schemas, schema, out.Bytes(), code); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
