@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 // builtExamples builds a copy of examples/ and returns the source and
@@ -20,43 +22,63 @@ func builtExamples(t *testing.T, o Options) (src, dist string, res *Result) {
 
 // TestArchivesExtract unpacks every archive of the examples with Go's
 // readers and with real GNU tar, bsdtar and unzip, and compares what comes
-// out with the skill folder byte for byte and mode for mode.
+// out with the skill folder byte for byte and mode for mode. Each tool is
+// a subtest, skipped alone when the tool is not installed.
 func TestArchivesExtract(t *testing.T) {
 	src, dist, res := builtExamples(t, Options{})
-	gnuTar, bsdtar, unzip := tool(t, "tar"), tool(t, "bsdtar"), tool(t, "unzip")
 	if len(res.Skills) != 5 {
 		t.Fatalf("built %d skills, want the 5 examples", len(res.Skills))
 	}
+	want := map[string][]entry{}
 	for _, s := range res.Skills {
-		want := sourceEntries(t, filepath.Join(src, s.Name), "")
+		want[s.Name] = sourceEntries(t, filepath.Join(src, s.Name), "")
 		tgz, zip := filepath.Join(dist, s.TarGz.Path), filepath.Join(dist, s.Zip.Path)
-		if !slices.Contains(names(want), "SKILL.md") {
+		if !slices.Contains(names(want[s.Name]), "SKILL.md") {
 			t.Fatalf("%s: no SKILL.md at the root of the skill", s.Name)
 		}
-		sameEntries(t, s.Name+": Go tar reader", readTarGz(t, tgz, epoch1980), want)
-		sameEntries(t, s.Name+": Go zip reader", readZip(t, zip, epoch1980), want)
+		sameEntries(t, s.Name+": Go tar reader", readTarGz(t, tgz, epoch1980), want[s.Name])
+		sameEntries(t, s.Name+": Go zip reader", readZip(t, zip, epoch1980), want[s.Name])
+	}
 
-		// The archives list files only, in sorted order: no folder entries.
-		if got, w := strings.Fields(run(t, ".", gnuTar, "-tzf", tgz)), names(want); strings.Join(got, " ") != strings.Join(w, " ") {
-			t.Errorf("%s: tar -t lists %v, want %v", s.Name, got, w)
-		}
-		if got, w := strings.Fields(run(t, ".", unzip, "-Z1", zip)), names(want); strings.Join(got, " ") != strings.Join(w, " ") {
-			t.Errorf("%s: unzip -Z1 lists %v, want %v", s.Name, got, w)
-		}
+	// The archives list files only, in sorted order: no folder entries.
+	for _, l := range []struct{ tool, flag, archive string }{
+		{testtool.GNUTar, "-tzf", "tgz"},
+		{"unzip", "-Z1", "zip"},
+	} {
+		t.Run(l.tool+" "+l.flag, func(t *testing.T) {
+			bin := tool(t, l.tool)
+			for _, s := range res.Skills {
+				a := s.TarGz.Path
+				if l.archive == "zip" {
+					a = s.Zip.Path
+				}
+				if got, w := strings.Fields(run(t, ".", bin, l.flag, filepath.Join(dist, a))), names(want[s.Name]); strings.Join(got, " ") != strings.Join(w, " ") {
+					t.Errorf("%s: %s %s lists %v, want %v", s.Name, l.tool, l.flag, got, w)
+				}
+			}
+		})
+	}
 
-		for _, x := range []struct {
-			name string
-			cmd  []string
-		}{
-			{"GNU tar", []string{gnuTar, "-xzf", tgz}},
-			{"bsdtar (tar.gz)", []string{bsdtar, "-xf", tgz}},
-			{"bsdtar (zip)", []string{bsdtar, "-xf", zip}},
-			{"unzip", []string{unzip, "-q", zip}},
-		} {
-			dir := t.TempDir()
-			run(t, dir, x.cmd[0], x.cmd[1:]...)
-			sameEntries(t, s.Name+": "+x.name, extracted(t, dir), want)
-		}
+	for _, x := range []struct {
+		name, tool, flag, archive string
+	}{
+		{"GNU tar", testtool.GNUTar, "-xzf", "tgz"},
+		{"bsdtar (tar.gz)", "bsdtar", "-xf", "tgz"},
+		{"bsdtar (zip)", "bsdtar", "-xf", "zip"},
+		{"unzip", "unzip", "-q", "zip"},
+	} {
+		t.Run(x.name, func(t *testing.T) {
+			bin := tool(t, x.tool)
+			for _, s := range res.Skills {
+				a := s.TarGz.Path
+				if x.archive == "zip" {
+					a = s.Zip.Path
+				}
+				dir := t.TempDir()
+				run(t, dir, bin, x.flag, filepath.Join(dist, a))
+				sameEntries(t, s.Name+": "+x.name, extracted(t, dir), want[s.Name])
+			}
+		})
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -393,15 +395,12 @@ func extracted(t testing.TB, dir string) []entry {
 	return out
 }
 
-// tool returns the path of a real archive tool, skipping the test only
-// when it is not installed.
+// tool returns the path of a real archive tool (testtool.GNUTar for GNU
+// tar), skipping the test when it is not installed, or failing it under
+// SKILLPACK_REQUIRE_TOOLS=1.
 func tool(t testing.TB, name string) string {
 	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		t.Skipf("%s is not installed", name)
-	}
-	return p
+	return testtool.Need(t, name)
 }
 
 // run runs a command in dir and fails with its output if it fails.

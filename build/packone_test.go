@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 // TestPackSkill packs one example flat and wrapped, and unpacks both with
@@ -17,7 +19,6 @@ func TestPackSkill(t *testing.T) {
 	src := copyExamples(t)
 	dir := filepath.Join(src, "csv-profiler")
 	built := mustBuild(t, []string{src}, Options{Out: filepath.Join(t.TempDir(), "dist"), DryRun: true})
-	gnuTar, bsdtar, unzip := tool(t, "tar"), tool(t, "bsdtar"), tool(t, "unzip")
 
 	for _, wrapped := range []bool{false, true} {
 		out := filepath.Join(t.TempDir(), "out")
@@ -42,10 +43,12 @@ func TestPackSkill(t *testing.T) {
 		}
 		sameEntries(t, layoutName+": Go tar reader", readTarGz(t, tgz, epoch1980), want)
 		sameEntries(t, layoutName+": Go zip reader", readZip(t, zip, epoch1980), want)
-		for _, cmd := range [][]string{{gnuTar, "-xzf", tgz}, {bsdtar, "-xf", tgz}, {bsdtar, "-xf", zip}, {unzip, "-q", zip}} {
-			x := t.TempDir()
-			run(t, x, cmd[0], cmd[1:]...)
-			sameEntries(t, layoutName+": "+filepath.Base(cmd[0])+" "+filepath.Base(cmd[2]), extracted(t, x), want)
+		for _, cmd := range [][]string{{testtool.GNUTar, "-xzf", tgz}, {"bsdtar", "-xf", tgz}, {"bsdtar", "-xf", zip}, {"unzip", "-q", zip}} {
+			t.Run(layoutName+" "+cmd[0]+" "+filepath.Ext(cmd[2]), func(t *testing.T) {
+				x := t.TempDir()
+				run(t, x, tool(t, cmd[0]), cmd[1:]...)
+				sameEntries(t, layoutName+": "+cmd[0]+" "+filepath.Base(cmd[2]), extracted(t, x), want)
+			})
 		}
 		if !wrapped {
 			s := built.Skills[1]

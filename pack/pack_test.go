@@ -28,6 +28,8 @@ import (
 
 	"github.com/klauspost/compress/flate"
 	kgzip "github.com/klauspost/compress/gzip"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden digests in testdata")
@@ -501,9 +503,9 @@ func TestLongPath(t *testing.T) {
 		t.Errorf("magic %q, want USTAR", magic)
 	}
 
-	gnuTar(t)
+	tar := gnuTar(t)
 	dir := t.TempDir()
-	run(t, dir, "tar", "-xzf", writeTemp(t, "a.tar.gz", tgz), "-C", dir)
+	run(t, dir, tar, "-xzf", writeTemp(t, "a.tar.gz", tgz), "-C", dir)
 	sameTree(t, dir, files)
 
 	for _, p := range []string{strings.Repeat("n", 101), strings.Repeat("d", 150) + "/" + strings.Repeat("n", 109)} {
@@ -682,19 +684,17 @@ func TestContentDigest(t *testing.T) {
 
 // Real tools read what we write.
 
-func gnuTar(t *testing.T) {
+// gnuTar returns GNU tar's path (see need).
+func gnuTar(t *testing.T) string {
 	t.Helper()
-	out, err := exec.Command("tar", "--version").Output()
-	if err != nil || !bytes.Contains(out, []byte("GNU tar")) {
-		t.Skip("GNU tar not installed")
-	}
+	return testtool.Need(t, testtool.GNUTar)
 }
 
-func need(t *testing.T, tool string) {
+// need returns the path of a tool, skipping the test when it is not
+// installed (failing it under SKILLPACK_REQUIRE_TOOLS=1).
+func need(t *testing.T, tool string) string {
 	t.Helper()
-	if _, err := exec.LookPath(tool); err != nil {
-		t.Skipf("%s not installed", tool)
-	}
+	return testtool.Need(t, tool)
 }
 
 func writeTemp(t *testing.T, name string, b []byte) string {
@@ -789,17 +789,15 @@ func tools(t *testing.T, tgz, zp []byte, want []file) {
 	zipPath := writeTemp(t, "skill.zip", zp)
 
 	t.Run("gzip-test", func(t *testing.T) {
-		need(t, "gzip")
-		run(t, t.TempDir(), "gzip", "-t", tgzPath)
+		run(t, t.TempDir(), need(t, "gzip"), "-t", tgzPath)
 	})
 	t.Run("gunzip-tar-list", func(t *testing.T) {
-		need(t, "gunzip")
-		need(t, "tar")
-		raw, err := exec.Command("gunzip", "-c", tgzPath).Output()
+		gunzip, tar := need(t, "gunzip"), need(t, "tar")
+		raw, err := exec.Command(gunzip, "-c", tgzPath).Output()
 		if err != nil {
 			t.Fatalf("gunzip -c: %v", err)
 		}
-		cmd := exec.Command("tar", "-tf", "-")
+		cmd := exec.Command(tar, "-tf", "-")
 		cmd.Stdin = bytes.NewReader(raw)
 		out, err := cmd.Output()
 		if err != nil {
@@ -814,9 +812,9 @@ func tools(t *testing.T, tgz, zp []byte, want []file) {
 		}
 	})
 	t.Run("gnu-tar", func(t *testing.T) {
-		gnuTar(t)
+		tar := gnuTar(t)
 		dir := t.TempDir()
-		run(t, dir, "tar", "-xzf", tgzPath, "-C", dir)
+		run(t, dir, tar, "-xzf", tgzPath, "-C", dir)
 		sameTree(t, dir, want)
 		// The fixed time reached the files.
 		info, err := os.Stat(filepath.Join(dir, want[0].path))
@@ -829,21 +827,20 @@ func tools(t *testing.T, tgz, zp []byte, want []file) {
 	})
 	for _, a := range []string{tgzPath, zipPath} {
 		t.Run("bsdtar-"+filepath.Ext(a)[1:], func(t *testing.T) {
-			need(t, "bsdtar")
+			bsdtar := need(t, "bsdtar")
 			dir := t.TempDir()
-			run(t, dir, "bsdtar", "-xf", a, "-C", dir)
+			run(t, dir, bsdtar, "-xf", a, "-C", dir)
 			sameTree(t, dir, want)
 		})
 	}
 	t.Run("unzip", func(t *testing.T) {
-		need(t, "unzip")
+		unzip := need(t, "unzip")
 		dir := t.TempDir()
-		run(t, dir, "unzip", "-q", zipPath, "-d", dir)
+		run(t, dir, unzip, "-q", zipPath, "-d", dir)
 		sameTree(t, dir, want)
 	})
 	t.Run("unzip-test", func(t *testing.T) {
-		need(t, "unzip")
-		run(t, t.TempDir(), "unzip", "-tq", zipPath)
+		run(t, t.TempDir(), need(t, "unzip"), "-tq", zipPath)
 	})
 }
 

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 // ignoreCases are expectations read from the gitignore documentation
@@ -197,10 +199,7 @@ func TestIgnorePathological(t *testing.T) {
 // reference implementation, so that the expectations above cannot drift
 // from what git really does.
 func TestIgnoreAgainstGit(t *testing.T) {
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git not installed")
-	}
+	git := testtool.Need(t, "git")
 	groups := map[string][]int{}
 	var order []string
 	for i, tt := range ignoreCases {

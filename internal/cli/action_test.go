@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 // action is the part of action.yml the test runs.
@@ -43,9 +45,7 @@ func TestAction(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds skillpack from source")
 	}
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash not found")
-	}
+	testtool.Need(t, "bash")
 	root, _ := filepath.Abs("../..")
 	data, err := os.ReadFile(filepath.Join(root, "action.yml"))
 	if err != nil {

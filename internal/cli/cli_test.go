@@ -3,14 +3,20 @@ package cli
 import (
 	"errors"
 	"flag"
+	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 func TestMain(m *testing.M) {
@@ -30,10 +36,71 @@ func TestScripts(t *testing.T) {
 		UpdateScripts:       *updateScripts,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("GITHUB_ACTIONS", "")
+			// GNU tar may be gtar (macOS with Homebrew's gnu-tar); the
+			// scripts run it as "$GNUTAR" under [tool:gnutar].
+			if p, err := testtool.Look(testtool.GNUTar); err == nil {
+				env.Setenv("GNUTAR", p)
+			}
 			return schemaSetup(env)
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": exits},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exits":    exits,
+			"treestat": treestat,
+		},
+		Condition: toolCondition,
 	})
+}
+
+// toolCondition is the scripts' [tool:NAME] condition: true when the
+// program NAME is installed (gnutar: a GNU tar; see internal/testtool). A
+// script that needs a tool skips without it, naming it
+// ([!tool:bsdtar] skip 'bsdtar is not installed'), or guards the lines
+// that run it; under SKILLPACK_REQUIRE_TOOLS=1 a missing tool fails the
+// script instead, so CI cannot lose a tool silently.
+func toolCondition(cond string) (bool, error) {
+	name, ok := strings.CutPrefix(cond, "tool:")
+	if !ok {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	ok, fail, err := testtool.Check(name)
+	if fail {
+		return false, err
+	}
+	return ok, nil
+}
+
+// treestat DIR prints a line for every file and folder at or below DIR:
+// path, permission bits, size, modification time in nanoseconds and inode
+// number, sorted. It stands in for GNU find and stat -c, which macOS lacks,
+// to show that a refused build left a bundle exactly as it was.
+func treestat(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: treestat DIR")
+	}
+	var lines []string
+	err := filepath.WalkDir(ts.MkAbs(args[0]), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(ts.MkAbs("."), p)
+		// The inode shows a file replaced by a copy of itself; Sys is a
+		// *syscall.Stat_t on Unix, and has no Ino elsewhere.
+		ino := ""
+		if v := reflect.ValueOf(info.Sys()); v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct {
+			if f := v.Elem().FieldByName("Ino"); f.IsValid() {
+				ino = fmt.Sprint(f.Interface())
+			}
+		}
+		lines = append(lines, fmt.Sprintf("%s %o %d %d %s", filepath.ToSlash(rel), info.Mode().Perm(), info.Size(), info.ModTime().UnixNano(), ino))
+		return nil
+	})
+	ts.Check(err)
+	sort.Strings(lines)
+	fmt.Fprintln(ts.Stdout(), strings.Join(lines, "\n"))
 }
 
 // updateScripts rewrites the scripts' golden files (the files that cmp

@@ -1,0 +1,133 @@
+// Package testtool finds the programs that some tests run to check
+// skillpack's output against the real thing: bsdtar, unzip, GNU tar,
+// sha256sum, git, cosign.
+//
+// A fresh machine with only Go has none of them, and macOS has no GNU tools,
+// yet `go test ./...` must pass there: a test that needs a missing tool
+// skips, naming it. CI installs the tools and sets SKILLPACK_REQUIRE_TOOLS=1,
+// under which a missing tool fails the test instead, so that a tool CI lost
+// cannot turn its tests into silent skips. Optional tools (cosign, which
+// Debian does not package) skip even then.
+package testtool
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+)
+
+// Env is the variable that turns a missing tool from a skip into a failure.
+const Env = "SKILLPACK_REQUIRE_TOOLS"
+
+// GNUTar names GNU tar, as tar or gtar: the tests that read its verbose
+// listing or its warnings need GNU tar, not whatever tar is installed.
+const GNUTar = "gnutar"
+
+// tools says where each tool comes from, for the message of a test that
+// skips or fails without it. A tool not listed is looked up by name.
+var tools = map[string]struct {
+	install  string
+	optional bool // not installable from Debian's packages: never required
+}{
+	"bsdtar":    {install: "Debian: libarchive-tools; macOS has it"},
+	"unzip":     {install: "Debian: unzip; macOS has it"},
+	"zip":       {install: "Debian: zip; macOS has it"},
+	GNUTar:      {install: "Debian: tar; macOS: brew install gnu-tar"},
+	"tar":       {install: "Debian: tar; macOS has it"},
+	"sha256sum": {install: "Debian: coreutils; macOS: brew install coreutils"},
+	"gzip":      {install: "Debian: gzip; macOS has it"},
+	"gunzip":    {install: "Debian: gzip; macOS has it"},
+	"git":       {install: "Debian: git; macOS: xcode-select --install"},
+	"bash":      {install: "Debian: bash; macOS has it"},
+	"cosign":    {install: "go install github.com/sigstore/cosign/v2/cmd/cosign@latest", optional: true},
+}
+
+// Required reports whether SKILLPACK_REQUIRE_TOOLS asks for every tool.
+func Required() bool {
+	v := os.Getenv(Env)
+	return v != "" && v != "0" && v != "false"
+}
+
+// Optional reports whether a missing name is skipped even under Required.
+func Optional(name string) bool { return tools[name].optional }
+
+var cache sync.Map // name → result
+
+type result struct {
+	path string
+	err  error
+}
+
+// Look returns the path of the named tool, or an error that names it and
+// says where it comes from. GNUTar finds a tar or gtar that is GNU tar.
+func Look(name string) (string, error) {
+	if r, ok := cache.Load(name); ok {
+		return r.(result).path, r.(result).err
+	}
+	var r result
+	if name == GNUTar {
+		r = lookGNUTar()
+	} else {
+		r.path, r.err = exec.LookPath(name)
+	}
+	if r.err != nil {
+		what := name + " is not installed"
+		if name == GNUTar {
+			what = "GNU tar is not installed"
+		}
+		if hint := tools[name].install; hint != "" {
+			what += " (" + hint + ")"
+		}
+		r.err = fmt.Errorf("%s", what)
+	}
+	cache.Store(name, r)
+	return r.path, r.err
+}
+
+func lookGNUTar() result {
+	for _, name := range []string{"tar", "gtar"} {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			continue
+		}
+		// macOS's tar is bsdtar, which reads the same archives but lists
+		// them in another format.
+		if out, err := exec.Command(p, "--version").Output(); err == nil && bytes.Contains(out, []byte("GNU tar")) {
+			return result{path: p}
+		}
+	}
+	return result{err: exec.ErrNotFound}
+}
+
+// Check is Look as a verdict: ok when the tool is there; when it is not,
+// fail is set if SKILLPACK_REQUIRE_TOOLS requires it, and err says why.
+func Check(name string) (ok bool, fail bool, err error) {
+	if _, err := Look(name); err != nil {
+		if Required() && !Optional(name) {
+			return false, true, fmt.Errorf("%v, and %s=1 requires it", err, Env)
+		}
+		return false, false, err
+	}
+	return true, false, nil
+}
+
+// Need returns the path of the named tool for a test that cannot run
+// without it. When the tool is missing the test is skipped with its name,
+// or fails under SKILLPACK_REQUIRE_TOOLS=1 (unless the tool is optional).
+func Need(t testing.TB, name string) string {
+	t.Helper()
+	ok, fail, err := Check(name)
+	switch {
+	case ok:
+		p, _ := Look(name)
+		return p
+	case fail:
+		t.Fatal(err)
+	default:
+		t.Skip(err)
+	}
+	return ""
+}
