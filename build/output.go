@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // record is the build record kept in every bundle at layout.BuildRecord. It
@@ -49,8 +50,15 @@ func (e *OutputError) Error() string { return e.Err.Error() }
 func (e *OutputError) Unwrap() error { return e.Err }
 
 // checkOutput refuses output folders that would destroy something: the
-// input, a folder holding it, the working directory, home, the root, or a
-// folder holding files skillpack did not write (unless --force).
+// input, a folder holding it, the working directory, home, the root, a
+// folder holding files skillpack did not write (unless --force), and
+// inside an input anything that discovery would read as skills.
+//
+// An output inside an input is the default (`skillpack build` builds "."
+// into "dist"), and it is safe exactly when discovery skips it: when it is
+// absent, empty or a built bundle (skill.BundleMarker), and sits in no
+// skill (whose archives would take it in). Discovery runs at the same
+// time as this check, so the check decides from the folder alone.
 func (b *builder) checkOutput() error {
 	if err := b.checkOutputFolder(); err != nil {
 		var oe *OutputError
@@ -83,20 +91,31 @@ func (b *builder) checkOutputFolder() error {
 	if cwd, err := os.Getwd(); err == nil && (sameDir(out, cwd) || inside(cwd, out)) {
 		return fmt.Errorf("refusing to write the bundle to %s: it holds the working directory; choose a new folder such as dist", name)
 	}
+	// Paths are compared as given and with links resolved, so that a
+	// second spelling of a folder (a link, macOS's /tmp) is no way around.
+	realOut := resolved(out)
+	within := "" // the input the output is inside, if any
 	for _, root := range b.roots {
 		abs, _ := filepath.Abs(root)
+		realRoot := resolved(abs)
 		switch {
 		case sameDir(out, abs):
 			return fmt.Errorf("the output folder %s is the input %s; choose a folder outside it, such as dist", name, root)
-		case inside(out, abs):
-			return fmt.Errorf("the output folder %s is inside the input %s; choose a folder outside it", name, root)
-		case inside(abs, out):
+		case inside(abs, out), inside(realRoot, realOut):
 			return fmt.Errorf("the output folder %s contains the input %s; choose a folder beside it", name, root)
+		case within == "" && (inside(out, abs) || inside(realOut, realRoot)):
+			within = root
 		}
+	}
+	if err := b.outsideSkills(out, name); err != nil {
+		return err
 	}
 	info, err := os.Lstat(out)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if within != "" {
+			return b.noStale(out, name, within)
+		}
 		return nil
 	case err != nil:
 		return fmt.Errorf("cannot use the output folder %s: %w", name, err)
@@ -104,6 +123,14 @@ func (b *builder) checkOutputFolder() error {
 		return fmt.Errorf("the output folder %s is a symbolic link; give the real folder instead", name)
 	case !info.IsDir():
 		return fmt.Errorf("the output %s exists and is not a folder", name)
+	}
+	if within != "" {
+		if err := discoverySkips(out, name, within); err != nil {
+			return err
+		}
+		if err := b.noStale(out, name, within); err != nil {
+			return err
+		}
 	}
 	recPath := filepath.Join(out, filepath.FromSlash(layout.BuildRecord))
 	if info, err := os.Lstat(recPath); err == nil && info.Mode().IsRegular() {
@@ -122,20 +149,118 @@ func (b *builder) checkOutputFolder() error {
 		return err
 	}
 	if len(foreign) > 0 && !b.opts.Force {
-		more := ""
-		if len(foreign) > 3 {
-			more = fmt.Sprintf(" and %d more", len(foreign)-3)
-			foreign = foreign[:3]
-		}
-		return fmt.Errorf("the output folder %s holds files skillpack did not write (%s%s); "+
+		return fmt.Errorf("the output folder %s holds files skillpack did not write (%s); "+
 			"choose another folder, or pass --force to replace the folder and everything in it",
-			name, strings.Join(foreign, ", "), more)
+			name, firstFew(foreign))
 	}
 	if len(foreign) > 0 {
 		b.prev.close()
 		b.prev = nil // a folder of unknown files is nothing to reuse from
 	}
 	return nil
+}
+
+// outsideSkills refuses an output folder inside a skill that the build
+// packs (a skill at or below an input, or the skill enclosing one): the
+// skill's archives would take in the bundle, and grow with every build.
+func (b *builder) outsideSkills(out, name string) error {
+	dir := skill.Enclosing(filepath.Dir(out))
+	if dir == "" {
+		return nil
+	}
+	realDir := resolved(dir)
+	for _, root := range b.roots {
+		abs, _ := filepath.Abs(root)
+		realRoot := resolved(abs)
+		if sameDir(dir, abs) || inside(dir, abs) || inside(realDir, realRoot) || inside(abs, dir) || inside(realRoot, realDir) {
+			return fmt.Errorf("the output folder %s is inside the skill %s, whose archives would take in the bundle; choose a folder outside every skill", name, asGiven(dir))
+		}
+	}
+	return nil
+}
+
+// discoverySkips refuses an existing output folder inside the input
+// unless discovery skips it: an empty folder, or a built bundle. Anything
+// else there is the user's, and would be read as skills; --force does not
+// change that.
+func discoverySkips(out, name, within string) error {
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		return fmt.Errorf("cannot use the output folder %s: %w", name, err)
+	}
+	if len(ents) == 0 || isBundle(out) {
+		return nil
+	}
+	var files []string
+	for _, e := range ents {
+		files = append(files, e.Name())
+	}
+	return fmt.Errorf("the output folder %s is inside the input %s and is not a bundle (it holds %s): "+
+		"the build would take it for part of the input; choose a new or empty folder, or one outside the input",
+		name, within, firstFew(files))
+}
+
+// noStale refuses a build whose output is inside the input while an
+// interrupted build's staging folder lies beside it: that folder holds
+// copies of the skills, which discovery would read as a second set of
+// skills, and only the user can tell it from a build still running.
+func (b *builder) noStale(out, name, within string) error {
+	parent := filepath.Dir(out)
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return nil // absent: nothing beside it; otherwise making it reports why
+	}
+	prefix := "." + filepath.Base(out) + ".skillpack-"
+	for _, e := range ents {
+		p := filepath.Join(parent, e.Name())
+		if e.IsDir() && strings.HasPrefix(e.Name(), prefix) && !isBundle(p) {
+			return fmt.Errorf("an interrupted build left its staging folder %s inside the input %s, "+
+				"where its copies of the skills would be read as skills; delete it (rm -rf %s) and build again",
+				filepath.Join(filepath.Dir(name), e.Name()), within, filepath.Join(filepath.Dir(name), e.Name()))
+		}
+	}
+	return nil
+}
+
+// isBundle reports whether discovery takes dir for built output and skips it.
+func isBundle(dir string) bool {
+	info, err := os.Stat(filepath.Join(dir, filepath.FromSlash(skill.BundleMarker)))
+	return err == nil && !info.IsDir()
+}
+
+// asGiven is an absolute path as the user would write it: relative to the
+// working directory when below it.
+func asGiven(p string) string {
+	if cwd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(cwd, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return rel
+		}
+	}
+	return p
+}
+
+// firstFew joins the first three names and counts the rest.
+func firstFew(names []string) string {
+	if len(names) <= 3 {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:3], ", ") + fmt.Sprintf(" and %d more", len(names)-3)
+}
+
+// resolved is p with symbolic links resolved as far as the path exists.
+func resolved(p string) string {
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 // foreignFiles lists the files in out that the previous build did not

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,7 +41,10 @@ var expr = regexp.MustCompile(`\$\{\{\s*([a-z._-]+)\s*\}\}`)
 // TestAction runs the composite action's shell steps locally, as the
 // runner would: inputs and github.action_path substituted into each step's
 // env, GITHUB_OUTPUT, GITHUB_PATH and GITHUB_STEP_SUMMARY as files, and
-// the outputs read back the way the runner parses them.
+// the outputs read back the way the runner parses them. It runs the
+// action twice: with every input given, and with its defaults in a
+// repository of skills (skills ".", output "dist" inside it), as a
+// workflow that only says `uses: skillpack/skillpack@v0` does.
 func TestAction(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds skillpack from source")
@@ -58,7 +62,37 @@ func TestAction(t *testing.T) {
 	if a.Runs.Using != "composite" {
 		t.Fatalf("runs.using = %q, want composite", a.Runs.Using)
 	}
+	if a.Inputs["skills"].Default != "." || a.Inputs["output"].Default != "dist" {
+		t.Errorf("default inputs skills %q, output %q; the README documents . and dist", a.Inputs["skills"].Default, a.Inputs["output"].Default)
+	}
 
+	t.Run("inputs given", func(t *testing.T) {
+		work := t.TempDir()
+		out := filepath.Join(work, "site")
+		runAction(t, a, root, work, map[string]string{
+			"skills": filepath.Join(root, "examples"),
+			"output": out,
+			"strict": "true",
+		}, out)
+	})
+	t.Run("defaults", func(t *testing.T) {
+		// The checkout is the workspace, the runner's temporary folder
+		// outside it, as on a hosted runner.
+		work := t.TempDir()
+		workspace := filepath.Join(work, "workspace")
+		copyDir(t, filepath.Join(root, "examples"), workspace)
+		runAction(t, a, root, workspace, nil, filepath.Join(workspace, "dist"))
+		// A second run on the same checkout (a job that builds twice, or a
+		// self-hosted runner's kept workspace) finds the bundle and skips it.
+		runAction(t, a, root, workspace, nil, filepath.Join(workspace, "dist"))
+	})
+}
+
+// runAction runs the action's steps in workspace with the inputs given
+// (the rest at their defaults), and checks that its outputs describe the
+// bundle it wrote to dist.
+func runAction(t *testing.T, a action, root, workspace string, given map[string]string, dist string) {
+	t.Helper()
 	work := t.TempDir()
 	runnerTemp := filepath.Join(work, "runner-temp")
 	must(t, os.MkdirAll(runnerTemp, 0o755))
@@ -71,9 +105,9 @@ func TestAction(t *testing.T) {
 	for k, v := range a.Inputs {
 		inputs[k] = v.Default
 	}
-	inputs["skills"] = filepath.Join(root, "examples")
-	inputs["output"] = filepath.Join(work, "site")
-	inputs["strict"] = "true"
+	for k, v := range given {
+		inputs[k] = v
+	}
 	ctx := func(name string) string {
 		switch {
 		case strings.HasPrefix(name, "inputs."):
@@ -101,8 +135,8 @@ func TestAction(t *testing.T) {
 			t.Errorf("step %q splices an expression into its script; pass it through env instead", s.Name)
 		}
 		cmd := exec.Command("bash", "-e", "-c", s.Run)
-		cmd.Dir = work
-		cmd.Env = append(os.Environ(), "PATH="+path, "RUNNER_TEMP="+runnerTemp, "CI=true", "GITHUB_ACTIONS=true")
+		cmd.Dir = workspace
+		cmd.Env = append(os.Environ(), "PATH="+path, "RUNNER_TEMP="+runnerTemp, "CI=true", "GITHUB_ACTIONS=true", "GITHUB_WORKSPACE="+workspace)
 		for f, p := range files {
 			cmd.Env = append(cmd.Env, f+"="+p)
 		}
@@ -150,11 +184,11 @@ func TestAction(t *testing.T) {
 	if err := json.Unmarshal([]byte(outputs["summary"]), &summary); err != nil {
 		t.Fatalf("summary output is not the build's JSON: %v\n%s", err, outputs["summary"])
 	}
-	if len(summary.Skills) < 4 || len(summary.Artifacts) == 0 {
-		t.Errorf("summary lists %d skills and %d artifacts", len(summary.Skills), len(summary.Artifacts))
+	if len(summary.Skills) != 5 || len(summary.Artifacts) == 0 {
+		t.Errorf("summary lists %d skills and %d artifacts; want the 5 examples", len(summary.Skills), len(summary.Artifacts))
 	}
 	for _, art := range summary.Artifacts {
-		info, err := os.Stat(filepath.Join(inputs["output"], filepath.FromSlash(art.Path)))
+		info, err := os.Stat(filepath.Join(dist, filepath.FromSlash(art.Path)))
 		if err != nil || info.Size() != art.Size {
 			t.Errorf("summary artifact %s (%d bytes) not in the bundle: %v", art.Path, art.Size, err)
 		}
@@ -163,6 +197,31 @@ func TestAction(t *testing.T) {
 	if !strings.Contains(string(md), "### skillpack build") || !strings.Contains(string(md), "| csv-profiler |") {
 		t.Errorf("step summary lacks the skills table:\n%s", md)
 	}
+}
+
+// copyDir copies the regular files and folders of src to dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		info, err := d.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, info.Mode().Perm())
+	})
+	must(t, err)
 }
 
 // parseOutputs reads a GITHUB_OUTPUT file: "name=value" lines and
