@@ -4,8 +4,12 @@ import (
 	"context"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/skillpack/skillpack/skill"
 )
 
 // A Watcher polls skills folders for changes. It takes its first
@@ -74,9 +78,17 @@ type stamp struct {
 	mod  int64 // nanoseconds; a time.Time would also compare its location
 }
 
-// snapshot stamps everything below roots. Errors (a file removed mid-walk,
-// an unreadable folder) become part of the picture rather than stopping
-// it: they too are changes worth a rebuild, which will report them.
+// snapshot stamps everything below roots that a build reads. Errors (a
+// file removed mid-walk, an unreadable folder) become part of the picture
+// rather than stopping it: they too are changes worth a rebuild, which
+// will report them.
+//
+// Like discovery, it skips built bundles and a build's staging folders:
+// the bundle may sit inside the skills folder (`skillpack build` makes
+// ./dist; `skillpack serve dist --watch .`), and a rebuild that changes it
+// must not trigger another. A folder is stamped by its mode only: its
+// times change whenever a build makes its staging folder beside the
+// bundle, and what is added to or removed from it shows as its entries.
 func snapshot(roots []string) map[string]stamp {
 	m := map[string]stamp{}
 	for _, root := range roots {
@@ -85,9 +97,16 @@ func snapshot(roots []string) map[string]stamp {
 				m[p] = stamp{size: -1}
 				return nil
 			}
+			if d.IsDir() && p != root && (staging(d.Name()) || isFile(filepath.Join(p, filepath.FromSlash(skill.BundleMarker)))) {
+				return fs.SkipDir
+			}
 			info, err := d.Info()
 			if err != nil {
 				m[p] = stamp{size: -1}
+				return nil
+			}
+			if d.IsDir() {
+				m[p] = stamp{mode: info.Mode()}
 				return nil
 			}
 			m[p] = stamp{size: info.Size(), mode: info.Mode(), mod: info.ModTime().UnixNano()}
@@ -95,4 +114,16 @@ func snapshot(roots []string) map[string]stamp {
 		})
 	}
 	return m
+}
+
+// staging reports whether a folder's name is that of a build's staging
+// folder (".dist.skillpack-123", see build's staging), or of a previous
+// bundle it moved aside.
+func staging(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".skillpack-")
+}
+
+func isFile(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && !info.IsDir()
 }

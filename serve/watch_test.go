@@ -137,6 +137,40 @@ func TestSnapshot(t *testing.T) {
 	}
 }
 
+// TestSnapshotSkipsBundles builds into a folder inside the watched skills
+// folder, as `skillpack build` then `skillpack serve dist --watch .` do: a
+// build that changes nothing a build reads must not look like a change,
+// or each rebuild would trigger the next.
+func TestSnapshotSkipsBundles(t *testing.T) {
+	skills, _ := newSkills(t)
+	dist := filepath.Join(skills, "dist")
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist}); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot([]string{skills})
+	for k := range before {
+		if strings.HasPrefix(k, dist) {
+			t.Fatalf("the snapshot holds %s, in the bundle", k)
+		}
+	}
+	// A no-op rebuild (which still makes and removes its staging folder
+	// beside dist), and a rebuild after an edit that is undone.
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist}); err != nil {
+		t.Fatal(err)
+	}
+	if !equalStamps(before, snapshot([]string{skills})) {
+		t.Error("a no-op rebuild into the skills folder changed the snapshot")
+	}
+	os.Mkdir(filepath.Join(skills, ".dist.skillpack-123"), 0o755)
+	if !equalStamps(before, snapshot([]string{skills})) {
+		t.Error("a staging folder changed the snapshot")
+	}
+	os.WriteFile(filepath.Join(skills, "csv-profiler", "notes.md"), []byte("new\n"), 0o644)
+	if equalStamps(before, snapshot([]string{skills})) {
+		t.Error("a new file in a skill went unseen")
+	}
+}
+
 func equalStamps(a, b map[string]stamp) bool {
 	if len(a) != len(b) {
 		return false
