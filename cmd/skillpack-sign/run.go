@@ -50,7 +50,7 @@ type response struct {
 	Error  string `json:"error,omitempty"`
 }
 
-const usage = `usage: skillpack-sign sign|verify [flags]   (run by skillpack; see go doc github.com/skillpack/skillpack/cmd/skillpack-sign)
+const usage = `usage: skillpack-sign sign|verify [flags]   (run by skillpack; the protocol: go -C cmd/skillpack-sign doc, in a clone)
        skillpack-sign version`
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) int {
