@@ -247,7 +247,7 @@ func TestHugeAsset(t *testing.T) {
 	// Read the archives back: the big member's length and last bytes.
 	for _, p := range []string{s.TarGz.Path, s.Zip.Path} {
 		if n, tail := bigMember(t, filepath.Join(dist, p), "assets/blob.bin"); n != size || tail != "end\n" {
-			t.Errorf("%s: assets/blob.bin is %d bytes ending %q, want %d ending \"end\\n\"", p, n, tail, size)
+			t.Errorf("%s: assets/blob.bin is %d bytes ending %q, want %d ending \"end\\n\"", p, n, tail, int64(size))
 		}
 	}
 	if info, err := os.Stat(filepath.Join(dist, ".well-known/agent-skills/big/assets/blob.bin")); err != nil || info.Size() != size {
