@@ -53,6 +53,11 @@ type response struct {
 const usage = `usage: skillpack-sign sign|verify [flags]   (run by skillpack; the protocol: go -C cmd/skillpack-sign doc, in a clone)
        skillpack-sign version`
 
+// stamped is the release version, set with -ldflags "-X main.stamped=vX.Y.Z"
+// (.goreleaser.yaml): a binary built outside `go install` has no module
+// version to read.
+var stamped string
+
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(string) string) int {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, usage)
@@ -71,9 +76,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(stri
 	fs.SetOutput(io.Discard)
 	switch args[0] {
 	case "version":
-		v := "(devel)"
-		if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		v := stamped // a release build's, set by the linker
+		if bi, ok := debug.ReadBuildInfo(); v == "" && ok && bi.Main.Version != "" {
 			v = bi.Main.Version
+		}
+		if v == "" {
+			v = "(devel)"
 		}
 		fmt.Fprintf(stdout, "skillpack-sign %s (protocol %d)\n", v, Protocol)
 		return exitOK
