@@ -223,7 +223,7 @@ func exampleConfigs(t *testing.T) map[string]string {
 	}
 	example := regexp.MustCompile(`(?m)^# ( *- |[a-z-]+:|  )`)
 	for name, data := range map[string][]byte{
-		"init":             tmpl,
+		"init": tmpl,
 		"init uncommented": example.ReplaceAllFunc(tmpl, func(m []byte) []byte {
 			if bytes.HasPrefix(m, []byte("# yaml-language-server:")) {
 				return m
