@@ -38,14 +38,8 @@ func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, fail
 	case opts.WriteBaseline != "":
 		return usageErr("--fix cannot be combined with --write-baseline; fix first, then record what is left")
 	}
-	res, err := lint.Run(paths, lo)
+	res, err := lintPaths(paths, lo, doc)
 	if err != nil {
-		return &exitError{code: ExitInternal, err: err}
-	}
-	if doc != nil {
-		doc.Report = lint.NewReport(res, lintTool())
-	}
-	if err := noSkills(paths, res); err != nil {
 		return err
 	}
 	// An interrupt stops the fixes between two files, so that none is left
@@ -72,13 +66,12 @@ func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, fail
 	if opts.fix.DryRun {
 		fmt.Fprintf(ios.Err, "would fix %s; nothing was written\n", done)
 	} else {
-		if res, err = lint.Run(paths, lo); err != nil {
-			return &exitError{code: ExitInternal, err: err}
+		if res, err = lintPaths(paths, lo, doc); err != nil {
+			return err
 		}
 		if doc != nil {
-			doc.Report = lint.NewReport(res, lintTool())
 			doc.Fixed = &rep.Fixed
-		} else if err := lint.Format(ios.Out, opts.Format, res, lintTool()); err != nil {
+		} else if err := formatReport(ios, opts.Format, res, failOn, lintTool()); err != nil {
 			return &exitError{code: ExitInternal, err: err}
 		}
 		if doc == nil {

@@ -221,14 +221,8 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintDoc) error {
 		return runFix(ios, opts, paths, lint.Options{Config: cfg, Strict: opts.Strict}, failOn, doc)
 	}
 	start := ios.clock()()
-	res, err := lint.Run(paths, lint.Options{Config: cfg, Strict: opts.Strict})
+	res, err := lintPaths(paths, lint.Options{Config: cfg, Strict: opts.Strict}, doc)
 	if err != nil {
-		return &exitError{code: ExitInternal, err: err}
-	}
-	if doc != nil {
-		doc.Report = lint.NewReport(res, lintTool())
-	}
-	if err := noSkills(paths, res); err != nil {
 		return err
 	}
 	if opts.WriteBaseline != "" {
@@ -257,6 +251,19 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintDoc) error {
 // a wrong path, not a clean tree. Files outside every skill are what a
 // pre-commit hook passes for a commit that touches no skill; that is no
 // mistake.
+// lintPaths lints, puts the report in doc (the --json document, nil for
+// other formats) and refuses a folder that held no skill.
+func lintPaths(paths []string, lo lint.Options, doc *lintDoc) (*lint.Result, error) {
+	res, err := lint.Run(paths, lo)
+	if err != nil {
+		return nil, &exitError{code: ExitInternal, err: err}
+	}
+	if doc != nil {
+		doc.Report = lint.NewReport(res, lintTool())
+	}
+	return res, noSkills(paths, res)
+}
+
 func noSkills(paths []string, res *lint.Result) error {
 	if len(res.Skills) > 0 {
 		return nil
