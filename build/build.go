@@ -53,6 +53,10 @@ type Options struct {
 	// tree (10,000 skills make about 120,000 files), so only a caller that
 	// prints them asks; without them a build holds a few strings per skill.
 	Inventory bool
+	// NoReuse packs and lints every skill afresh, ignoring what the
+	// previous bundle's record says: the escape hatch when reuse is
+	// suspected of keeping something stale.
+	NoReuse bool
 }
 
 // Signer signs one artifact and returns its Sigstore bundle. The command
