@@ -238,7 +238,7 @@ func exampleConfigs(t *testing.T) map[string]string {
 		out[name] = p
 	}
 	var archives []string
-	for _, glob := range []string{"../internal/cli/testdata/script/*.txtar", "testdata/*/*.txtar"} {
+	for _, glob := range []string{"../cmd/skillpack/internal/cli/testdata/script/*.txtar", "testdata/*/*.txtar"} {
 		m, _ := filepath.Glob(glob)
 		archives = append(archives, m...)
 	}

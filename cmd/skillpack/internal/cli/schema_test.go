@@ -24,7 +24,7 @@ import (
 // the examples and on broken trees, to success and to each failure.
 
 // schemaDir is the repository's schema folder, seen from this package.
-const schemaDir = "../../schema"
+const schemaDir = "../../../../schema"
 
 // docSchemas names the schema of each command's --json document.
 var docSchemas = map[string]string{
@@ -271,7 +271,7 @@ func TestEveryJSONFlagHasASchema(t *testing.T) {
 // success and to each kind of failure, and checks each document against
 // its schema and the exit code.
 func TestJSONDocuments(t *testing.T) {
-	examples, err := filepath.Abs("../../examples")
+	examples, err := filepath.Abs("../../../../examples")
 	if err != nil {
 		t.Fatal(err)
 	}

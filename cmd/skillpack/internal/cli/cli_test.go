@@ -105,7 +105,7 @@ func treestat(ts *testscript.TestScript, neg bool, args []string) {
 
 // updateScripts rewrites the scripts' golden files (the files that cmp
 // compares with) from what the commands print, for a deliberate change of
-// output: go test ./internal/cli -run TestScripts -update-scripts.
+// output: go test ./cmd/skillpack/internal/cli -run TestScripts -update-scripts.
 var updateScripts = flag.Bool("update-scripts", false, "rewrite the scripts' golden files from the output")
 
 // exits N PROG ARGS... runs a program from the script's PATH and checks its

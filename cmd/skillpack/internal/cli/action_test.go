@@ -50,7 +50,7 @@ func TestAction(t *testing.T) {
 		t.Skip("builds skillpack from source")
 	}
 	testtool.Need(t, "bash")
-	root, _ := filepath.Abs("../..")
+	root, _ := filepath.Abs("../../../..")
 	data, err := os.ReadFile(filepath.Join(root, "action.yml"))
 	if err != nil {
 		t.Fatal(err)
@@ -259,7 +259,7 @@ func must(t *testing.T, err error) {
 // action it uses: every input it passes exists, and a job that signs
 // keyless may request an OIDC token.
 func TestReleaseWorkflow(t *testing.T) {
-	root, _ := filepath.Abs("../..")
+	root, _ := filepath.Abs("../../../..")
 	var a action
 	data, err := os.ReadFile(filepath.Join(root, "action.yml"))
 	must(t, err)

@@ -121,7 +121,7 @@ type workflow struct {
 // annotations, build on pushes to main with this repository's action and
 // only inputs the action has, from the folder that holds the skills.
 func TestInitGitHub(t *testing.T) {
-	root, _ := filepath.Abs("../..")
+	root, _ := filepath.Abs("../../../..")
 	actionYAML, err := os.ReadFile(filepath.Join(root, "action.yml"))
 	if err != nil {
 		t.Fatal(err)
