@@ -66,22 +66,22 @@ type Signer func(artifact []byte) ([]byte, error)
 
 // Artifact is one file of the bundle.
 type Artifact struct {
-	Path   string `json:"path"`
-	Digest string `json:"digest"`
-	Size   int64  `json:"size"`
+	Path   string        `json:"path"`
+	Digest layout.Digest `json:"digest"`
+	Size   int64         `json:"size"`
 }
 
 // Skill is what the build made of one skill.
 type Skill struct {
-	Name          string   `json:"name"`
-	Dir           string   `json:"dir"`
-	Files         int      `json:"files"`
-	Size          int64    `json:"size"`
-	ContentDigest string   `json:"contentDigest"`
-	TarGz         Artifact `json:"tarGz"`
-	Zip           Artifact `json:"zip"`
-	Reused        bool     `json:"reused"`
-	LeftOut       []string `json:"leftOut,omitempty"` // junk and .skillignore'd paths
+	Name          string        `json:"name"`
+	Dir           string        `json:"dir"`
+	Files         int           `json:"files"`
+	Size          int64         `json:"size"`
+	ContentDigest layout.Digest `json:"contentDigest"`
+	TarGz         Artifact      `json:"tarGz"`
+	Zip           Artifact      `json:"zip"`
+	Reused        bool          `json:"reused"`
+	LeftOut       []string      `json:"leftOut,omitempty"` // junk and .skillignore'd paths
 }
 
 // Result is the outcome of a build.
@@ -233,13 +233,13 @@ type work struct {
 // dropped when the skill is done.
 type task struct {
 	*work
-	files   *skill.Files // collected
-	collErr error        // why the files could not be collected (lint reports it)
-	hashed  []pack.Entry // the files' digests, when hashed before lint
-	lintKey string       // what lint's per-skill verdict depends on; "" until known
-	clean   bool         // lint found nothing in the skill itself
-	out     layout.Skill // what layout needs
-	prev    *cachedSkill // the previous build's record of this skill, if any
+	files   *skill.Files  // collected
+	collErr error         // why the files could not be collected (lint reports it)
+	hashed  []pack.Entry  // the files' digests, when hashed before lint
+	lintKey layout.Digest // what lint's per-skill verdict depends on; "" until known
+	clean   bool          // lint found nothing in the skill itself
+	out     layout.Skill  // what layout needs
+	prev    *cachedSkill  // the previous build's record of this skill, if any
 }
 
 type builder struct {
@@ -257,8 +257,8 @@ type builder struct {
 	intact    bool      // no folder of the previous bundle changed since (see unchanged.go)
 	stage     string    // temporary folder beside out; "" until made
 	bundle    *layout.Bundle
-	recDigest string // the build record's digest
-	bundleKey string // see bundleKeyOf
+	recDigest layout.Digest // the build record's digest
+	bundleKey layout.Digest // see bundleKeyOf
 
 	dirs      dirCache     // folders made or seen in the staging folder
 	made      atomic.Int64 // files made in the staging folder, checked against the plan
@@ -328,7 +328,7 @@ func (b *builder) prepare(w *task) error {
 // lintKey is everything lint's per-skill rules read: the skillpack version
 // and config, the folder and entry file names, and every collected file
 // with its digest, exec bit and link status, the junk and the ignored.
-func (b *builder) lintKey(w *task, entries []pack.Entry) string {
+func (b *builder) lintKey(w *task, entries []pack.Entry) layout.Digest {
 	cfg := b.opts.Lint.Config
 	if cfg == nil {
 		cfg = lint.DefaultConfig()

@@ -493,7 +493,7 @@ func TestArtifacts(t *testing.T) {
 	}
 	listed := map[string]string{}
 	for _, a := range res.Artifacts {
-		listed[a.Path] = a.Digest + " " + fmt.Sprint(a.Size)
+		listed[a.Path] = string(a.Digest) + " " + fmt.Sprint(a.Size)
 	}
 	if !reflect.DeepEqual(listed, onDisk) {
 		for p := range onDisk {
@@ -509,7 +509,7 @@ func TestArtifacts(t *testing.T) {
 	}
 	for _, s := range res.Skills {
 		for _, a := range []Artifact{s.TarGz, s.Zip} {
-			if listed[a.Path] != a.Digest+" "+fmt.Sprint(a.Size) {
+			if listed[a.Path] != string(a.Digest)+" "+fmt.Sprint(a.Size) {
 				t.Errorf("skill %s: artifact %v does not match the file", s.Name, a)
 			}
 		}

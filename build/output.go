@@ -34,9 +34,9 @@ type record struct {
 
 type cachedSkill struct {
 	Name          string         `json:"name"`
-	Key           string         `json:"key"`
-	Lint          string         `json:"lint,omitempty"` // the lint key, when lint found nothing in the skill
-	ContentDigest string         `json:"contentDigest"`
+	Key           layout.Digest  `json:"key"`
+	Lint          layout.Digest  `json:"lint,omitempty"` // the lint key, when lint found nothing in the skill
+	ContentDigest layout.Digest  `json:"contentDigest"`
 	Files         []layout.File  `json:"files"`
 	TarGz         layout.Archive `json:"tarGz"`
 	Zip           layout.Archive `json:"zip"`
@@ -551,14 +551,14 @@ func (b *builder) link(src, dst string) error {
 }
 
 // hashesTo reports whether the file at path has the digest d.
-func hashesTo(path, d string) bool {
+func hashesTo(path string, d layout.Digest) bool {
 	have, _, err := hashFile(path)
 	return err == nil && have == d
 }
 
 // writeDoc writes a new file in the staging folder with the bytes that
 // fn writes, and returns their digest and size.
-func (b *builder) writeDoc(path string, fn func(io.Writer) error) (string, int64, error) {
+func (b *builder) writeDoc(path string, fn func(io.Writer) error) (layout.Digest, int64, error) {
 	if err := b.mkdirAll(filepath.Dir(path)); err != nil {
 		return "", 0, err
 	}
@@ -576,7 +576,7 @@ func (b *builder) writeDoc(path string, fn func(io.Writer) error) (string, int64
 
 // render passes what fn writes on to w, and returns its digest and size;
 // with io.Discard it measures a document without keeping it.
-func render(w io.Writer, fn func(io.Writer) error) (string, int64, error) {
+func render(w io.Writer, fn func(io.Writer) error) (layout.Digest, int64, error) {
 	h := &hashCounter{h: sha256.New()}
 	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 64<<10)
 	if err := fn(bw); err != nil {

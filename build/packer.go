@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -405,7 +404,7 @@ func (b *builder) filesIntact(c *cachedSkill) bool {
 	return true
 }
 
-func hashFile(p string) (string, int64, error) {
+func hashFile(p string) (layout.Digest, int64, error) {
 	sum, n, err := sumFile(p)
 	return digest(sum[:]), n, err
 }
@@ -441,7 +440,7 @@ func sumFile(p string) (sum [32]byte, n int64, err error) {
 
 var readBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
-func digest(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) }
+func digest(sum []byte) layout.Digest { return layout.SumDigest(sum) }
 
 // archive collects one archive while hashing it; finish writes it under
 // its content-addressed name. Most archives are small, so they are kept in

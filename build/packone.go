@@ -25,7 +25,7 @@ type PackOptions struct {
 type Packed struct {
 	Name          string         `json:"name"`
 	Layout        string         `json:"layout"`
-	ContentDigest string         `json:"contentDigest"`
+	ContentDigest layout.Digest  `json:"contentDigest"`
 	Artifacts     []Artifact     `json:"artifacts"`
 	Findings      []lint.Finding `json:"findings"`
 }

@@ -37,7 +37,7 @@ func TestPackSkill(t *testing.T) {
 		tgz, zip := filepath.Join(out, "csv-profiler.tar.gz"), filepath.Join(out, "csv-profiler.zip")
 		for i, a := range p.Artifacts {
 			got, n := fileAtPath(t, a.Path)
-			if got != a.Digest || n != a.Size || filepath.Clean(a.Path) != []string{tgz, zip}[i] {
+			if got != string(a.Digest) || n != a.Size || filepath.Clean(a.Path) != []string{tgz, zip}[i] {
 				t.Errorf("artifact %+v: file is %s, %d bytes", a, got, n)
 			}
 		}

@@ -21,7 +21,7 @@ import (
 // whole, the record of 10,000 skills is 24 MB of JSON and about twice that
 // decoded.)
 type previous struct {
-	Bundle   string
+	Bundle   layout.Digest
 	Docs     []Artifact
 	Excluded []layout.Excluded
 

@@ -47,7 +47,7 @@ func readBuilt(t *testing.T, path string) *previous {
 func TestReadPrevious(t *testing.T) {
 	_, path, rec := builtRecord(t)
 	p := readBuilt(t, path)
-	if p.Bundle != rec.Bundle || p.Bundle == "" {
+	if string(p.Bundle) != rec.Bundle || p.Bundle == "" {
 		t.Errorf("bundle %q, want %q", p.Bundle, rec.Bundle)
 	}
 	// The record is hashed as it is read: all of it, even far past the
@@ -152,7 +152,7 @@ func TestRecorded(t *testing.T) {
 	for _, f := range []string{
 		"unknown.txt",
 		layout.Signature(layout.V2Index),
-		layout.ArchivePath(c.Name, layout.Digest([]byte("other bytes")), layout.TarGz),
+		layout.ArchivePath(c.Name, layout.DigestOf([]byte("other bytes")), layout.TarGz),
 		layout.ArchivePath("no-such-skill", c.TarGz.Digest, layout.TarGz),
 		layout.SkillFile(c.Name, "no-such-file.md"),
 		layout.LegacyFile("no-such-skill", layout.EntryFile),

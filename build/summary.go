@@ -22,9 +22,9 @@ type summary struct {
 	out     layout.Skill
 	license string // frontmatter values the catalog shows
 	compat  string
-	key     string   // the reuse key
-	lint    string   // the lint key, when lint found nothing in the skill
-	leftOut []string // junk and .skillignore'd paths
+	key     layout.Digest // the reuse key
+	lint    layout.Digest // the lint key, when lint found nothing in the skill
+	leftOut []string      // junk and .skillignore'd paths
 }
 
 // summaries is the file of every skill's summary. Workers add to it at
@@ -178,15 +178,18 @@ func (s *scratch) close() {
 func (sum *summary) encode() []byte {
 	var e encoder
 	o := &sum.out
-	for _, s := range []string{o.Name, o.Description, string(o.Frontmatter), o.TarGz.Digest, o.Zip.Digest, o.ContentDigest, sum.license, sum.compat, sum.key, sum.lint} {
+	for _, s := range []string{o.Name, o.Description, string(o.Frontmatter), sum.license, sum.compat} {
 		e.str(s)
+	}
+	for _, d := range []layout.Digest{o.TarGz.Digest, o.Zip.Digest, o.ContentDigest, sum.key, sum.lint} {
+		e.str(string(d))
 	}
 	e.num(o.TarGz.Size)
 	e.num(o.Zip.Size)
 	e.num(int64(len(o.Files)))
 	for _, f := range o.Files {
 		e.str(f.Path)
-		e.str(f.Digest)
+		e.str(string(f.Digest))
 		e.num(f.Size)
 		e.flag(f.Exec)
 	}
@@ -202,8 +205,11 @@ func decodeSummary(data []byte) (*summary, error) {
 	sum := &summary{}
 	o := &sum.out
 	var fm string
-	for _, s := range []*string{&o.Name, &o.Description, &fm, &o.TarGz.Digest, &o.Zip.Digest, &o.ContentDigest, &sum.license, &sum.compat, &sum.key, &sum.lint} {
+	for _, s := range []*string{&o.Name, &o.Description, &fm, &sum.license, &sum.compat} {
 		*s = d.str()
+	}
+	for _, p := range []*layout.Digest{&o.TarGz.Digest, &o.Zip.Digest, &o.ContentDigest, &sum.key, &sum.lint} {
+		*p = layout.Digest(d.str())
 	}
 	if fm != "" {
 		o.Frontmatter = []byte(fm)
@@ -214,7 +220,7 @@ func decodeSummary(data []byte) (*summary, error) {
 		o.Files = make([]layout.File, n)
 		for i := range o.Files {
 			f := &o.Files[i]
-			f.Path, f.Digest, f.Size, f.Exec = d.str(), d.str(), d.num(), d.flag()
+			f.Path, f.Digest, f.Size, f.Exec = d.str(), layout.Digest(d.str()), d.num(), d.flag()
 		}
 	}
 	if n := d.count(); n > 0 {

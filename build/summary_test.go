@@ -15,12 +15,12 @@ func testSummaries() []*summary {
 			out: layout.Skill{
 				Name: "pdf-tools", Description: "Fill <forms> & \u2028 ünïcode", Frontmatter: []byte(`{"name":"pdf-tools"}`),
 				Files: []layout.File{
-					{Path: "SKILL.md", Digest: layout.Digest([]byte("a")), Size: 1},
-					{Path: "scripts/run.sh", Digest: layout.Digest(nil), Size: 1 << 40, Exec: true},
+					{Path: "SKILL.md", Digest: layout.DigestOf([]byte("a")), Size: 1},
+					{Path: "scripts/run.sh", Digest: layout.DigestOf(nil), Size: 1 << 40, Exec: true},
 				},
-				TarGz:         layout.Archive{Digest: layout.Digest([]byte("t")), Size: 1234},
-				Zip:           layout.Archive{Digest: layout.Digest([]byte("z")), Size: 5678},
-				ContentDigest: layout.Digest([]byte("c")),
+				TarGz:         layout.Archive{Digest: layout.DigestOf([]byte("t")), Size: 1234},
+				Zip:           layout.Archive{Digest: layout.DigestOf([]byte("z")), Size: 5678},
+				ContentDigest: layout.DigestOf([]byte("c")),
 			},
 			license: "MIT", compat: "claude", key: "k", lint: "l",
 			leftOut: []string{".DS_Store", "__pycache__/x.pyc"},

@@ -163,7 +163,7 @@ func (b *builder) copyIntact(c *cachedSkill, f layout.File) bool {
 // the bytes the record gives the digest and size of: it is untouched since
 // the record, in a bundle none of whose folders changed (so p is the very
 // file that was hashed), or it hashes to the digest.
-func (b *builder) holds(p, digest string, size int64) bool {
+func (b *builder) holds(p string, digest layout.Digest, size int64) bool {
 	if b.fileUntouched(p, size) {
 		return true
 	}

@@ -17,12 +17,12 @@ import (
 // covers every byte and exec bit of its files. When it equals the
 // previous build's and every skill was reused, the documents need not be
 // rendered again to know they are the same.
-func (b *builder) bundleKeyOf() string {
+func (b *builder) bundleKeyOf() layout.Digest {
 	h := sha256.New()
 	fmt.Fprintf(h, "skillpack-bundle/1\n%s\n%s\n%t\n", Generator(), b.opts.BaseURL, b.opts.NoLegacy)
 	keys := make([]string, 0, len(b.work))
 	for _, w := range b.work {
-		keys = append(keys, w.name+" "+digest(w.key[:]))
+		keys = append(keys, w.name+" "+string(digest(w.key[:])))
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
@@ -33,7 +33,7 @@ func (b *builder) bundleKeyOf() string {
 
 // recordedLint is the lint key the record keeps for the skill: its key
 // when lint found nothing in it, else none.
-func (w *task) recordedLint() string {
+func (w *task) recordedLint() layout.Digest {
 	if w.clean {
 		return w.lintKey
 	}

@@ -140,7 +140,7 @@ func body(src *skill.Skill, files []layout.File) ([]byte, error) {
 		return nil, err
 	}
 	for _, f := range files {
-		if f.Path == layout.EntryFile && layout.Digest(data) != f.Digest {
+		if f.Path == layout.EntryFile && layout.DigestOf(data) != f.Digest {
 			return nil, fmt.Errorf("%s changed while the bundle was being built; run the build again", path)
 		}
 	}
@@ -375,7 +375,7 @@ func (b *builder) sign() error {
 		if err != nil {
 			return err
 		}
-		if layout.Digest(data) != e.Digest {
+		if layout.DigestOf(data) != e.Digest {
 			return fmt.Errorf("%s changed before it could be signed", e.Path)
 		}
 		sig, err := b.opts.Sign(data)

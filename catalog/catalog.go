@@ -153,9 +153,9 @@ type archiveView struct {
 // digest is a digest as shown: shortened, with the full value for a tooltip.
 type digest struct{ Full, Short string }
 
-func short(d string) digest {
-	hex := strings.TrimPrefix(d, "sha256:")
-	return digest{Full: d, Short: hex[:min(12, len(hex))]}
+func short(d layout.Digest) digest {
+	hex := d.Hex()
+	return digest{Full: string(d), Short: hex[:min(12, len(hex))]}
 }
 
 // Render writes dist/index.html (layout.Catalog) for skills to w. Skills
@@ -383,7 +383,7 @@ func newView(s Skill, inline bool, href, abs func(string) string, host string) (
 			Digest: short(a.a.Digest),
 			Fetch:  "curl -LO " + shellQuote(abs(p)),
 			// Two spaces: the sha256sum -c line format.
-			Check: "echo '" + strings.TrimPrefix(a.a.Digest, "sha256:") + "  " + name + "' | sha256sum -c",
+			Check: "echo '" + a.a.Digest.Hex() + "  " + name + "' | sha256sum -c",
 		})
 	}
 	if !inline {
@@ -478,14 +478,14 @@ func check(s Skill, dup bool) []error {
 	if s.Body == nil {
 		bad("no Body to read SKILL.md with")
 	}
-	if !layout.ValidDigest(s.ContentDigest) {
+	if !s.ContentDigest.Valid() {
 		bad("content digest %q is not \"sha256:\" and 64 lowercase hex digits", s.ContentDigest)
 	}
-	if !layout.ValidDigest(s.TarGz.Digest) || !layout.ValidDigest(s.Zip.Digest) {
+	if !s.TarGz.Digest.Valid() || !s.Zip.Digest.Valid() {
 		bad("archive digests %q and %q must both be \"sha256:\" and 64 lowercase hex digits", s.TarGz.Digest, s.Zip.Digest)
 	}
 	for _, f := range s.Files {
-		if !layout.ValidDigest(f.Digest) {
+		if !f.Digest.Valid() {
 			bad("file %q: digest %q is not \"sha256:\" and 64 lowercase hex digits", f.Path, f.Digest)
 		}
 	}

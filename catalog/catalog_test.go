@@ -81,7 +81,7 @@ func buildExamples(t *testing.T, dir string) *bundle {
 				t.Fatal(err)
 			}
 			entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: int64(len(data)), Sum: sum})
-			lf = append(lf, layout.File{Path: f.Path, Digest: layout.Digest(data), Size: int64(len(data)), Exec: f.Exec()})
+			lf = append(lf, layout.File{Path: f.Path, Digest: layout.DigestOf(data), Size: int64(len(data)), Exec: f.Exec()})
 			disk[layout.SkillFile(name, f.Path)] = f.Disk
 			disk[layout.LegacyFile(name, f.Path)] = f.Disk
 		}
@@ -91,9 +91,9 @@ func buildExamples(t *testing.T, dir string) *bundle {
 		cd := pack.ContentDigest(entries)
 		l := layout.Skill{
 			Name: name, Description: desc, Frontmatter: fm, Files: lf,
-			TarGz:         layout.Archive{Digest: layout.Digest(tgz.Bytes()), Size: int64(tgz.Len())},
-			Zip:           layout.Archive{Digest: layout.Digest(zip.Bytes()), Size: int64(zip.Len())},
-			ContentDigest: fmt.Sprintf("sha256:%x", cd),
+			TarGz:         layout.Archive{Digest: layout.DigestOf(tgz.Bytes()), Size: int64(tgz.Len())},
+			Zip:           layout.Archive{Digest: layout.DigestOf(zip.Bytes()), Size: int64(zip.Len())},
+			ContentDigest: layout.SumDigest(cd[:]),
 		}
 		archives[layout.ArchivePath(name, l.TarGz.Digest, layout.TarGz)] = tgz.Bytes()
 		archives[layout.ArchivePath(name, l.Zip.Digest, layout.Zip)] = zip.Bytes()
@@ -248,8 +248,8 @@ func TestRenderExamples(t *testing.T) {
 			`<li><a href="#` + s.Name + `">`,
 			"npx skills add https://YOUR-HOST --skill " + s.Name,
 			"skill://" + s.Name + "/SKILL.md",
-			`title="` + s.ContentDigest + `"`,
-			"echo &#39;" + strings.TrimPrefix(s.TarGz.Digest, "sha256:") + "  " + layout.ArchiveName(s.Name, s.TarGz.Digest, layout.TarGz) + "&#39; | sha256sum -c",
+			`title="` + string(s.ContentDigest) + `"`,
+			"echo &#39;" + s.TarGz.Digest.Hex() + "  " + layout.ArchiveName(s.Name, s.TarGz.Digest, layout.TarGz) + "&#39; | sha256sum -c",
 			"curl -LO https://YOUR-HOST/" + layout.ArchivePath(s.Name, s.TarGz.Digest, layout.TarGz),
 		} {
 			if !bytes.Contains(page, []byte(want)) {
@@ -274,7 +274,7 @@ func TestRenderExamples(t *testing.T) {
 // demo is a hand-built skill whose body tries everything a hostile or
 // careless SKILL.md can.
 func demo() Skill {
-	d := func(s string) string { return layout.Digest([]byte(s)) }
+	d := func(s string) layout.Digest { return layout.DigestOf([]byte(s)) }
 	return Skill{
 		Skill: layout.Skill{
 			Name:        "demo",
@@ -383,7 +383,7 @@ func TestRenderHostile(t *testing.T) {
 		`title="5242880 bytes">5.0 MiB</td>`,
 		`title="2048 bytes">2.0 KiB</td>`,
 		`title="300 bytes">300 B</td>`,
-		`<code title="` + s.Files[1].Digest + `">` + strings.TrimPrefix(s.Files[1].Digest, "sha256:")[:12] + `…</code>`,
+		`<code title="` + string(s.Files[1].Digest) + `">` + s.Files[1].Digest.Hex()[:12] + `…</code>`,
 		`<span class="tag"`,
 	} {
 		if !bytes.Contains(page, []byte(want)) {

@@ -41,7 +41,7 @@ func render(skills Skills, o Options) ([]byte, error) {
 // test of many skills holds no bodies but those Render holds.
 func synth(i, size int) Skill {
 	name := fmt.Sprintf("skill-%04d", i)
-	d := func(s string) string { return layout.Digest([]byte(name + "/" + s)) }
+	d := func(s string) layout.Digest { return layout.DigestOf([]byte(name + "/" + s)) }
 	files := []layout.File{
 		{Path: "SKILL.md", Digest: d("SKILL.md"), Size: int64(size)},
 		{Path: "references/REFERENCE.md", Digest: d("ref"), Size: int64(100 * i)},
@@ -103,10 +103,10 @@ func golden() map[string]struct {
 		Skill: layout.Skill{
 			Name:          "minimal",
 			Description:   "Nothing but a SKILL.md.",
-			Files:         []layout.File{{Path: "SKILL.md", Digest: layout.Digest([]byte("m")), Size: 40}},
-			TarGz:         layout.Archive{Digest: layout.Digest([]byte("mt")), Size: 200},
-			Zip:           layout.Archive{Digest: layout.Digest([]byte("mz")), Size: 300},
-			ContentDigest: layout.Digest([]byte("mc")),
+			Files:         []layout.File{{Path: "SKILL.md", Digest: layout.DigestOf([]byte("m")), Size: 40}},
+			TarGz:         layout.Archive{Digest: layout.DigestOf([]byte("mt")), Size: 200},
+			Zip:           layout.Archive{Digest: layout.DigestOf([]byte("mz")), Size: 300},
+			ContentDigest: layout.DigestOf([]byte("mc")),
 		},
 		Body: body(""),
 	}

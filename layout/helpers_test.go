@@ -20,13 +20,13 @@ func makeSkill(name, desc string, files content, extra string) Skill {
 	fm := fmt.Sprintf(`{"name":%q,"description":%q%s}`, name, desc, extra)
 	s := Skill{Name: name, Description: desc, Frontmatter: json.RawMessage(fm)}
 	for p, c := range files {
-		s.Files = append(s.Files, File{Path: p, Digest: Digest([]byte(c)), Size: int64(len(c)), Exec: strings.HasSuffix(p, ".sh")})
+		s.Files = append(s.Files, File{Path: p, Digest: DigestOf([]byte(c)), Size: int64(len(c)), Exec: strings.HasSuffix(p, ".sh")})
 	}
 	tgz := []byte("tar.gz of " + name)
 	zip := []byte("zip of " + name + " (longer)")
-	s.TarGz = Archive{Digest: Digest(tgz), Size: int64(len(tgz))}
-	s.Zip = Archive{Digest: Digest(zip), Size: int64(len(zip))}
-	s.ContentDigest = Digest([]byte("manifest of " + name))
+	s.TarGz = Archive{Digest: DigestOf(tgz), Size: int64(len(tgz))}
+	s.Zip = Archive{Digest: DigestOf(zip), Size: int64(len(zip))}
+	s.ContentDigest = DigestOf([]byte("manifest of " + name))
 	return s
 }
 
@@ -142,7 +142,7 @@ func v2Reader(doc []byte, f fetcher) (names, dropped []string, err error) {
 			drop("url " + us + " is not served")
 			continue
 		}
-		if got.Digest != e["digest"] {
+		if string(got.Digest) != e["digest"] {
 			drop("digest does not match the served bytes")
 			continue
 		}
@@ -232,7 +232,7 @@ func resourceTable(doc []byte, b *Bundle) (map[string]map[string]any, error) {
 		}
 		prev = uri
 		e, ok := b.Lookup(path)
-		if !ok || e.Digest != r["digest"] || float64(e.Size) != size {
+		if !ok || string(e.Digest) != r["digest"] || float64(e.Size) != size {
 			return nil, fmt.Errorf("resource %s: path %s is not in the bundle with that digest and size", uri, path)
 		}
 		table[uri] = r

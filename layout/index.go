@@ -26,8 +26,8 @@ type v2Entry struct {
 	Type          string `json:"type"`
 	Description   string `json:"description"`
 	URL           string `json:"url"`
-	Digest        string `json:"digest"`
-	ContentDigest string `json:"contentDigest"`
+	Digest        Digest `json:"digest"`
+	ContentDigest Digest `json:"contentDigest"`
 }
 
 // v1Index is the legacy discovery v0.1.0 index: no $schema, no digests.
@@ -53,7 +53,7 @@ type mcpSkill struct {
 // mcpResource is one file of an mcpSkill.
 type mcpResource struct {
 	URI    string `json:"uri"`
-	Digest string `json:"digest"`
+	Digest Digest `json:"digest"`
 	Size   int64  `json:"size"`
 }
 
@@ -76,17 +76,17 @@ type mcpIndexEntry struct {
 	Type          string          `json:"type"`
 	Description   string          `json:"description"`
 	URL           string          `json:"url"`
-	Digest        string          `json:"digest"`
+	Digest        Digest          `json:"digest"`
 	Frontmatter   json.RawMessage `json:"frontmatter"`
 	Archives      []mcpArchive    `json:"archives"`
-	ContentDigest string          `json:"contentDigest"`
+	ContentDigest Digest          `json:"contentDigest"`
 }
 
 // mcpArchive is one packed form of a skill in the legacy index.
 type mcpArchive struct {
 	URL      string `json:"url"`
 	MimeType string `json:"mimeType"`
-	Digest   string `json:"digest"`
+	Digest   Digest `json:"digest"`
 }
 
 // Resource is one MCP resource a thin server may serve, as listed in
@@ -97,7 +97,7 @@ type Resource struct {
 	Path     string `json:"path"`
 	MimeType string `json:"mimeType"`
 	Size     int64  `json:"size"`
-	Digest   string `json:"digest"`
+	Digest   Digest `json:"digest"`
 }
 
 // V2IndexDoc is the discovery v0.2.0 index, sorted by name. A skill with
@@ -337,7 +337,7 @@ func (s *set) resources(index Rendered) func(io.Writer) error {
 // Sum is one line of checksums.txt.
 type Sum struct {
 	Path   string // relative to dist/
-	Digest string // "sha256:<hex>"
+	Digest Digest
 }
 
 // ChecksumsDoc is checksums.txt in `sha256sum -c` format, "<hex>  <path>"
@@ -354,7 +354,7 @@ func checksumsWriter(sums []Sum) func(io.Writer) error {
 	slices.SortFunc(sums, func(a, b Sum) int { return strings.Compare(a.Path, b.Path) })
 	return func(w io.Writer) error {
 		for _, s := range sums {
-			if _, err := io.WriteString(w, strings.TrimPrefix(s.Digest, "sha256:")+"  "+s.Path+"\n"); err != nil {
+			if _, err := io.WriteString(w, s.Digest.Hex()+"  "+s.Path+"\n"); err != nil {
 				return err
 			}
 		}

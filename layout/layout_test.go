@@ -83,7 +83,7 @@ func TestReaders(t *testing.T) {
 			if err != nil {
 				t.Fatalf("resources.json: %v", err)
 			}
-			if r := table[IndexURI]; r == nil || r["path"] != MCPIndex || r["digest"] != Digest(data(t, b, MCPIndex)) {
+			if r := table[IndexURI]; r == nil || r["path"] != MCPIndex || r["digest"] != string(DigestOf(data(t, b, MCPIndex))) {
 				t.Errorf("resources.json: skill://index.json is %v", r)
 			}
 			if names, err := mcpReader(data(t, b, MCPSkills), table); err != nil || !slices.Equal(names, want) {
@@ -111,9 +111,9 @@ func TestV2Entries(t *testing.T) {
 	pdf := skills[0]
 	want := []map[string]string{
 		{"name": "hello", "type": "skill-md", "description": "Say hello.",
-			"url": "hello/SKILL.md", "digest": skills[1].entry().Digest, "contentDigest": skills[1].ContentDigest},
+			"url": "hello/SKILL.md", "digest": string(skills[1].entry().Digest), "contentDigest": string(skills[1].ContentDigest)},
 		{"name": "pdf-processing", "type": "archive", "description": pdf.Description,
-			"url": ArchiveName(pdf.Name, pdf.TarGz.Digest, TarGz), "digest": pdf.TarGz.Digest, "contentDigest": pdf.ContentDigest},
+			"url": ArchiveName(pdf.Name, pdf.TarGz.Digest, TarGz), "digest": string(pdf.TarGz.Digest), "contentDigest": string(pdf.ContentDigest)},
 	}
 	if !slices.EqualFunc(got.Skills, want, func(a, b map[string]string) bool { return fmt.Sprint(a) == fmt.Sprint(b) }) {
 		t.Errorf("entries:\n got %v\nwant %v", got.Skills, want)
@@ -271,7 +271,7 @@ func TestMCPSkillsSortedByURI(t *testing.T) {
 }
 
 func TestArchiveName(t *testing.T) {
-	d := "sha256:0123456789abcdeffedcba98765432100123456789abcdeffedcba9876543210"
+	d := Digest("sha256:0123456789abcdeffedcba98765432100123456789abcdeffedcba9876543210")
 	if got := ArchiveName("pdf", d, TarGz); got != "pdf-0123456789abcdef.tar.gz" {
 		t.Errorf("ArchiveName = %s", got)
 	}
@@ -290,7 +290,7 @@ func TestArchiveName(t *testing.T) {
 		ext string
 		a   Archive
 	}{{TarGz, s.TarGz}, {Zip, s.Zip}} {
-		p := SkillsDir + "/pdf-processing-" + strings.TrimPrefix(a.a.Digest, "sha256:")[:16] + "." + a.ext
+		p := SkillsDir + "/pdf-processing-" + a.a.Digest.Hex()[:16] + "." + a.ext
 		e, ok := b.Lookup(p)
 		if !ok || e.Kind != KindArchive || e.Format != a.ext || e.Digest != a.a.Digest || e.Size != a.a.Size {
 			t.Errorf("archive %s: %+v, %v", p, e, ok)
@@ -341,14 +341,14 @@ func TestPlanEntries(t *testing.T) {
 		t.Error("entries not sorted by path")
 	}
 	for _, e := range entries(t, b) {
-		if !ValidDigest(e.Digest) || e.Size < 0 {
+		if !e.Digest.Valid() || e.Size < 0 {
 			t.Errorf("%s: digest %q size %d", e.Path, e.Digest, e.Size)
 		}
 		if e.Kind != KindDoc {
 			continue
 		}
 		data := docBytes(t, e)
-		if e.Digest != Digest(data) || e.Size != int64(len(data)) {
+		if e.Digest != DigestOf(data) || e.Size != int64(len(data)) {
 			t.Errorf("%s: digest or size does not match its bytes", e.Path)
 		}
 		if len(data) > 0 && (!bytes.HasSuffix(data, []byte("\n")) || bytes.Contains(data, []byte("\r"))) {
@@ -380,7 +380,7 @@ func TestPlanEntries(t *testing.T) {
 		}
 		p := l[66:]
 		listed = append(listed, p)
-		if e, ok := b.Lookup(p); !ok || e.Digest != "sha256:"+l[:64] {
+		if e, ok := b.Lookup(p); !ok || e.Digest != Digest("sha256:"+l[:64]) {
 			t.Errorf("checksums: %s does not match the plan", p)
 		}
 	}
@@ -396,10 +396,10 @@ func TestPlanEntries(t *testing.T) {
 }
 
 func TestChecksumsDoc(t *testing.T) {
-	a := Digest([]byte("a"))
-	b := Digest([]byte("b"))
+	a := DigestOf([]byte("a"))
+	b := DigestOf([]byte("b"))
 	got := string(ChecksumsDoc([]Sum{{"z.zip", a}, {"a.tar.gz", b}}))
-	want := b[7:] + "  a.tar.gz\n" + a[7:] + "  z.zip\n"
+	want := b.Hex() + "  a.tar.gz\n" + a.Hex() + "  z.zip\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -539,7 +539,7 @@ func TestInvalidInput(t *testing.T) {
 		{"invalid UTF-8", func(s *Skill) { s.Description = "a\xffb" }, "not valid UTF-8"},
 		{"no SKILL.md", func(s *Skill) { s.Files = s.Files[:1]; s.Files[0].Path = "a.md" }, "no SKILL.md"},
 		{"bad file digest", func(s *Skill) { s.Files[0].Digest = "sha256:ABC" }, "digest"},
-		{"md5 digest", func(s *Skill) { s.Files[0].Digest = "md5:" + strings.Repeat("0", 32) }, "digest"},
+		{"md5 digest", func(s *Skill) { s.Files[0].Digest = Digest("md5:" + strings.Repeat("0", 32)) }, "digest"},
 		{"bad archive digest", func(s *Skill) { s.Zip.Digest = "" }, "zip archive digest"},
 		{"bad content digest", func(s *Skill) { s.ContentDigest = "x" }, "content digest"},
 		{"zero archive size", func(s *Skill) { s.TarGz.Size = 0 }, "tar.gz archive size"},

@@ -59,17 +59,13 @@ func LegacyFile(name, path string) string { return LegacyDir + "/" + name + "/" 
 // "<name>-<first 16 hex digits of the archive's sha256>.<ext>". Because the
 // name changes whenever the bytes do, an archive URL never changes meaning
 // and a CDN may cache it forever; only index.json files are mutable.
-func ArchiveName(name, digest, ext string) string {
-	hex := strings.TrimPrefix(digest, "sha256:")
-	if len(hex) > 16 {
-		hex = hex[:16]
-	}
-	return name + "-" + hex + "." + ext
+func ArchiveName(name string, digest Digest, ext string) string {
+	return name + "-" + digest.Short() + "." + ext
 }
 
 // ArchivePath is where a skill's archive is served: beside the skill
 // folders, which cannot collide with it (skill names have no dots).
-func ArchivePath(name, digest, ext string) string {
+func ArchivePath(name string, digest Digest, ext string) string {
 	return SkillsDir + "/" + ArchiveName(name, digest, ext)
 }
 
@@ -80,7 +76,7 @@ func ArchivePath(name, digest, ext string) string {
 func SkillURI(name, path string) string { return "skill://" + name + "/" + path }
 
 // ArchiveURI is the MCP resource URI of a skill's archive.
-func ArchiveURI(name, digest, ext string) string {
+func ArchiveURI(name string, digest Digest, ext string) string {
 	return "skill://" + ArchiveName(name, digest, ext)
 }
 

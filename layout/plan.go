@@ -52,7 +52,7 @@ type Entry struct {
 	// Write is nil for every other kind, and for the catalog (Catalog),
 	// which the caller renders and writes itself (see Options.Catalog).
 	Write  func(w io.Writer) error
-	Digest string // "sha256:<hex>"
+	Digest Digest
 	Size   int64
 }
 
@@ -151,7 +151,7 @@ func Plan(skills Skills, o Options) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c := o.Catalog; c != nil && (!ValidDigest(c.Digest) || c.Size < 0) {
+	if c := o.Catalog; c != nil && (!c.Digest.Valid() || c.Size < 0) {
 		return nil, fmt.Errorf("layout: catalog digest %q or size %d is not valid", c.Digest, c.Size)
 	}
 	b := &Bundle{set: set}
@@ -235,8 +235,8 @@ func measureDoc(d *Entry) error {
 // checksums renders checksums.txt from the entries in path order, reading
 // no skill: it lists only documents and archives.
 func (b *Bundle) checksums(w io.Writer) error {
-	line := func(path, digest string) error {
-		_, err := io.WriteString(w, strings.TrimPrefix(digest, "sha256:")+"  "+path+"\n")
+	line := func(path string, digest Digest) error {
+		_, err := io.WriteString(w, digest.Hex()+"  "+path+"\n")
 		return err
 	}
 	for _, p := range b.parts {

@@ -142,10 +142,10 @@ func (s *set) key(p part, dir string, fixed func(int32) string) key {
 		return keyOf(dir, s.rows[p.i].name, "/")
 	case partTarGz:
 		r := &s.rows[p.i]
-		return keyOf(dir, r.name, "-", shortHex(r.tgz.Digest), "."+TarGz)
+		return keyOf(dir, r.name, "-", r.tgz.Digest.Short(), "."+TarGz)
 	case partZip:
 		r := &s.rows[p.i]
-		return keyOf(dir, r.name, "-", shortHex(r.zip.Digest), "."+Zip)
+		return keyOf(dir, r.name, "-", r.zip.Digest.Short(), "."+Zip)
 	case partLegacy:
 		return keyOf(LegacyDir+"/", s.rows[p.i].name, "/")
 	}
@@ -157,12 +157,6 @@ func (s *set) sortParts(ps []part, dir string, fixed func(int32) string) {
 	slices.SortFunc(ps, func(a, b part) int {
 		return compareParts(s.key(a, dir, fixed), s.key(b, dir, fixed))
 	})
-}
-
-// shortHex is the digest's part of an archive name (see ArchiveName).
-func shortHex(digest string) string {
-	hex := strings.TrimPrefix(digest, "sha256:")
-	return hex[:min(16, len(hex))]
 }
 
 // key is a path in pieces, compared as their concatenation. An array,

@@ -2,8 +2,6 @@ package layout
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,14 +16,14 @@ import (
 // File is one file of a skill as the build publishes it.
 type File struct {
 	Path   string `json:"path"`   // slash-separated, relative to the skill folder
-	Digest string `json:"digest"` // "sha256:<hex>" of the raw bytes
+	Digest Digest `json:"digest"` // of the raw bytes
 	Size   int64  `json:"size"`
 	Exec   bool   `json:"exec"` // any execute bit in the source
 }
 
 // Archive is one content-addressed archive of a skill.
 type Archive struct {
-	Digest string `json:"digest"` // "sha256:<hex>" of the archive bytes
+	Digest Digest `json:"digest"` // of the archive bytes
 	Size   int64  `json:"size"`
 }
 
@@ -43,7 +41,7 @@ type Skill struct {
 	TarGz, Zip  Archive
 	// ContentDigest is the compressor-independent digest of the skill's
 	// files, so a reader can check content without trusting deflate.
-	ContentDigest string
+	ContentDigest Digest
 }
 
 // Options says how the bundle is addressed. The zero value means URLs
@@ -70,7 +68,7 @@ type Options struct {
 // catalog streams index.html into the output), so that layout can plan the
 // page without its bytes.
 type Rendered struct {
-	Digest string // "sha256:<hex>"
+	Digest Digest
 	Size   int64
 }
 
@@ -79,30 +77,6 @@ type Rendered struct {
 type Excluded struct {
 	Name   string `json:"name"`
 	Reason string `json:"reason"`
-}
-
-// Digest is the digest of data as every document spells it.
-func Digest(data []byte) string {
-	sum := sha256.Sum256(data)
-	return digestOf(sum[:])
-}
-
-// digestOf spells a SHA-256 sum as a digest.
-func digestOf(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) }
-
-// ValidDigest reports whether d is "sha256:" followed by 64 lowercase hex
-// digits, the only form the readers accept.
-func ValidDigest(d string) bool {
-	hex, ok := strings.CutPrefix(d, "sha256:")
-	if !ok || len(hex) != 64 {
-		return false
-	}
-	for i := 0; i < len(hex); i++ {
-		if c := hex[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // CheckName returns why name is not a valid skill name, or nil: 1–64 of
@@ -238,14 +212,14 @@ func checkSkill(s Skill) error {
 		bad("frontmatter: %v", err)
 	}
 	for _, a := range s.archives() {
-		if !ValidDigest(a.a.Digest) {
+		if !a.a.Digest.Valid() {
 			bad("%s archive digest %q is not \"sha256:\" and 64 lowercase hex digits", a.ext, a.a.Digest)
 		}
 		if a.a.Size <= 0 {
 			bad("%s archive size %d is not positive", a.ext, a.a.Size)
 		}
 	}
-	if !ValidDigest(s.ContentDigest) {
+	if !s.ContentDigest.Valid() {
 		bad("content digest %q is not \"sha256:\" and 64 lowercase hex digits", s.ContentDigest)
 	}
 	entry := false
@@ -270,7 +244,7 @@ func checkSkill(s Skill) error {
 		if f.Path == EntryFile {
 			entry = true
 		}
-		if !ValidDigest(f.Digest) {
+		if !f.Digest.Valid() {
 			bad("file %q: digest %q is not \"sha256:\" and 64 lowercase hex digits", f.Path, f.Digest)
 		}
 		if f.Size < 0 {

@@ -82,7 +82,7 @@ func measure(write func(io.Writer) error) (Rendered, error) {
 	if err := write(c); err != nil {
 		return Rendered{}, err
 	}
-	return Rendered{Digest: digestOf(h.Sum(nil)), Size: c.n}, nil
+	return Rendered{Digest: SumDigest(h.Sum(nil)), Size: c.n}, nil
 }
 
 // counter counts the bytes written through it.

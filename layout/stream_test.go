@@ -144,7 +144,7 @@ func reference(t *testing.T, skills []Skill, o Options) map[string][]byte {
 	}
 	docs[MCPIndex] = encode(index)
 
-	rs := []Resource{{URI: IndexURI, Path: MCPIndex, MimeType: MimeType(MCPIndex), Size: int64(len(docs[MCPIndex])), Digest: Digest(docs[MCPIndex])}}
+	rs := []Resource{{URI: IndexURI, Path: MCPIndex, MimeType: MimeType(MCPIndex), Size: int64(len(docs[MCPIndex])), Digest: DigestOf(docs[MCPIndex])}}
 	for _, s := range ss {
 		for _, f := range s.Files {
 			rs = append(rs, Resource{URI: SkillURI(s.Name, f.Path), Path: SkillFile(s.Name, f.Path), MimeType: MimeType(f.Path), Size: f.Size, Digest: f.Digest})
@@ -173,7 +173,7 @@ func referenceChecksums(t *testing.T, b *Bundle) []byte {
 	slices.SortFunc(sums, func(a, b Sum) int { return strings.Compare(a.Path, b.Path) })
 	var s strings.Builder
 	for _, x := range sums {
-		s.WriteString(strings.TrimPrefix(x.Digest, "sha256:") + "  " + x.Path + "\n")
+		s.WriteString(x.Digest.Hex() + "  " + x.Path + "\n")
 	}
 	return []byte(s.String())
 }
@@ -195,7 +195,7 @@ func TestStreamedEqualsEncoded(t *testing.T) {
 	opts := []Options{
 		{},
 		{Generator: "skillpack <test> & \u2028 [] x"}, // "[]" too: the array's brackets are found in the framing
-		{BaseURL: "https://cdn.example.com/a/", Catalog: &Rendered{Digest: Digest(page), Size: int64(len(page))}},
+		{BaseURL: "https://cdn.example.com/a/", Catalog: &Rendered{Digest: DigestOf(page), Size: int64(len(page))}},
 		{BaseURL: "http://localhost:8080", NoLegacy: true, Generator: "g"},
 	}
 	for _, in := range inputs {
@@ -226,8 +226,8 @@ func TestStreamedEqualsEncoded(t *testing.T) {
 					if !bytes.Equal(got, w) {
 						t.Errorf("%s differs from whole-document encoding:\n got %q\nwant %q", e.Path, got, w)
 					}
-					if e.Digest != Digest(got) || e.Size != int64(len(got)) {
-						t.Errorf("%s: planned %s %d, rendered %s %d", e.Path, e.Digest, e.Size, Digest(got), len(got))
+					if e.Digest != DigestOf(got) || e.Size != int64(len(got)) {
+						t.Errorf("%s: planned %s %d, rendered %s %d", e.Path, e.Digest, e.Size, DigestOf(got), len(got))
 					}
 				}
 				for p := range want {
@@ -309,13 +309,13 @@ func TestWriteError(t *testing.T) {
 }
 
 func TestCatalogPlanned(t *testing.T) {
-	page := Rendered{Digest: Digest([]byte("<html>")), Size: 6}
+	page := Rendered{Digest: DigestOf([]byte("<html>")), Size: 6}
 	b := plan(t, twoSkills(), Options{Catalog: &page})
 	e, ok := b.Lookup(Catalog)
 	if !ok || e.Kind != KindDoc || e.Write != nil || e.Digest != page.Digest || e.Size != page.Size {
 		t.Fatalf("catalog entry %+v, %v; want a doc without Write, with the given digest and size", e, ok)
 	}
-	if line := strings.TrimPrefix(page.Digest, "sha256:") + "  " + Catalog + "\n"; !bytes.Contains(data(t, b, Checksums), []byte(line)) {
+	if line := page.Digest.Hex() + "  " + Catalog + "\n"; !bytes.Contains(data(t, b, Checksums), []byte(line)) {
 		t.Errorf("checksums.txt lacks %q:\n%s", line, data(t, b, Checksums))
 	}
 	for _, bad := range []Rendered{{Digest: "sha256:abc", Size: 6}, {Digest: page.Digest, Size: -1}} {

@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,7 +43,7 @@ type Bundle struct {
 // file is one servable file of the bundle.
 type file struct {
 	path   string // slash-separated, relative to dist/
-	digest string
+	digest layout.Digest
 	size   int64
 	source string // the document that recorded the digest, for messages
 	ctype  string // HTTP Content-Type
@@ -79,9 +78,9 @@ type skillDoc struct {
 		Description string `json:"description"`
 	} `json:"frontmatter"`
 	Resources []struct {
-		URI    string `json:"uri"`
-		Digest string `json:"digest"`
-		Size   int64  `json:"size"`
+		URI    string        `json:"uri"`
+		Digest layout.Digest `json:"digest"`
+		Size   int64         `json:"size"`
 	} `json:"resources"`
 }
 
@@ -147,7 +146,7 @@ func (b *Bundle) load() error {
 	if err != nil {
 		return err
 	}
-	b.add(&file{path: layout.Checksums, digest: layout.Digest(sumData), size: int64(len(sumData)), source: layout.Checksums})
+	b.add(&file{path: layout.Checksums, digest: layout.DigestOf(sumData), size: int64(len(sumData)), source: layout.Checksums})
 
 	// doc reads a JSON document and checks it against checksums.txt.
 	doc := func(p string) ([]byte, error) {
@@ -159,7 +158,7 @@ func (b *Bundle) load() error {
 		if !ok {
 			return nil, fmt.Errorf("%s does not list %s; rebuild the bundle with `skillpack build`", layout.Checksums, p)
 		}
-		if got := layout.Digest(data); got != want {
+		if got := layout.DigestOf(data); got != want {
 			return nil, fmt.Errorf("%w; rebuild the bundle with `skillpack build`", tampered(p, got, want, layout.Checksums))
 		}
 		b.add(&file{path: p, digest: want, size: int64(len(data)), source: layout.Checksums})
@@ -222,7 +221,7 @@ func (b *Bundle) load() error {
 			if err != nil {
 				return err
 			}
-			b.add(&file{path: p, digest: layout.Digest(data), size: int64(len(data)), source: layout.BuildRecord})
+			b.add(&file{path: p, digest: layout.DigestOf(data), size: int64(len(data)), source: layout.BuildRecord})
 		}
 	}
 	for p := range sums {
@@ -258,7 +257,7 @@ func isArchive(p string) bool {
 	return dir == layout.SkillsDir+"/" && (strings.HasSuffix(name, "."+layout.TarGz) || strings.HasSuffix(name, "."+layout.Zip))
 }
 
-func (b *Bundle) addResource(r layout.Resource, sums map[string]string) error {
+func (b *Bundle) addResource(r layout.Resource, sums map[string]layout.Digest) error {
 	switch {
 	case r.URI == "":
 		return errors.New("a resource has no uri")
@@ -266,7 +265,7 @@ func (b *Bundle) addResource(r layout.Resource, sums map[string]string) error {
 		return errors.New("listed twice")
 	case !safePath(r.Path):
 		return fmt.Errorf("path %q is not a plain relative path inside the bundle", r.Path)
-	case !layout.ValidDigest(r.Digest):
+	case !r.Digest.Valid():
 		return fmt.Errorf("digest %q is not sha256:<64 lowercase hex>", r.Digest)
 	case r.Size < 0:
 		return fmt.Errorf("size %d is negative", r.Size)
@@ -368,10 +367,10 @@ func (b *Bundle) addToDirs(root, uri string, res *resource) {
 func (b *Bundle) checkV2(data []byte) error {
 	var idx struct {
 		Skills []struct {
-			Name   string `json:"name"`
-			Type   string `json:"type"`
-			URL    string `json:"url"`
-			Digest string `json:"digest"`
+			Name   string        `json:"name"`
+			Type   string        `json:"type"`
+			URL    string        `json:"url"`
+			Digest layout.Digest `json:"digest"`
 		} `json:"skills"`
 	}
 	if err := json.Unmarshal(data, &idx); err != nil {
@@ -431,16 +430,16 @@ func (b *Bundle) loadV1(data []byte) error {
 
 // parseChecksums reads checksums.txt and insists it is exactly what the
 // build writes, so that a hand-edited line cannot slip past.
-func parseChecksums(data []byte) (map[string]string, error) {
-	sums := map[string]string{}
+func parseChecksums(data []byte) (map[string]layout.Digest, error) {
+	sums := map[string]layout.Digest{}
 	var list []layout.Sum
 	for i, line := range strings.SplitAfter(string(data), "\n") {
 		if line == "" {
 			continue
 		}
 		hexSum, p, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "  ")
-		d := "sha256:" + hexSum
-		if !ok || !layout.ValidDigest(d) || !safePath(p) || sums[p] != "" {
+		d := layout.Digest("sha256:" + hexSum)
+		if !ok || !d.Valid() || !safePath(p) || sums[p] != "" {
 			return nil, fmt.Errorf("%s:%d: not \"<sha256 hex>  <path>\"; rebuild the bundle with `skillpack build`", layout.Checksums, i+1)
 		}
 		sums[p] = d
@@ -546,7 +545,7 @@ func (b *Bundle) verifyAll() error {
 // recorded.
 var errTampered = errors.New("changed since the build")
 
-func tampered(p, got, want, source string) error {
+func tampered(p string, got, want layout.Digest, source string) error {
 	return fmt.Errorf("%s: %w: its digest is %s, %s records %s", p, errTampered, got, source, want)
 }
 
@@ -598,7 +597,7 @@ func check(fh *os.File, f *file, info fs.FileInfo) error {
 	if n != f.size {
 		return fmt.Errorf("%s: %w: it has %d bytes, %s records %d", f.path, errTampered, n, f.source, f.size)
 	}
-	if got := "sha256:" + hex.EncodeToString(h.Sum(nil)); got != f.digest {
+	if got := layout.SumDigest(h.Sum(nil)); got != f.digest {
 		return tampered(f.path, got, f.digest, f.source)
 	}
 	return nil

@@ -24,7 +24,7 @@ func TestOpenPristine(t *testing.T) {
 	}
 	for p, d := range want {
 		f := b.files[p]
-		if f == nil || f.digest != d {
+		if f == nil || string(f.digest) != d {
 			t.Errorf("%s: got %+v, want digest %s", p, f, d)
 		}
 	}

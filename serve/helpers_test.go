@@ -145,8 +145,8 @@ func expected(t *testing.T, dist string) map[string]string {
 	readJSON(t, dist, layout.MCPResources, &rs)
 	byPath := map[string]string{}
 	for _, r := range rs {
-		want[r.Path] = r.Digest
-		byPath[r.Path] = r.Digest
+		want[r.Path] = string(r.Digest)
+		byPath[r.Path] = string(r.Digest)
 	}
 	var v2 struct {
 		Skills []struct{ Name, Type, URL, Digest string }

@@ -106,7 +106,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", f.ctype)
 	h.Set("Cache-Control", f.cache)
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("ETag", `"`+f.digest+`"`)
+	h.Set("ETag", `"`+string(f.digest)+`"`)
 	// A zero time leaves out Last-Modified: the digest is the validator,
 	// and file times in a bundle mean nothing. ServeContent never sets
 	// Content-Encoding, which would make clients unpack a .tar.gz and

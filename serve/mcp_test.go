@@ -208,7 +208,7 @@ func checkMCP(t *testing.T, cs *mcp.ClientSession, dist string) {
 		if rc.Text != "" {
 			data = []byte(rc.Text)
 		}
-		if d := digest(data); d != r.Digest || rc.URI != r.URI || rc.MIMEType != r.MimeType {
+		if d := digest(data); d != string(r.Digest) || rc.URI != r.URI || rc.MIMEType != r.MimeType {
 			t.Errorf("resources/read %s: digest %s, uri %s, mimeType %s; want %s, %s, %s", r.URI, d, rc.URI, rc.MIMEType, r.Digest, r.URI, r.MimeType)
 		}
 		if strings.HasSuffix(r.URI, "/SKILL.md") && rc.Text == "" {

@@ -24,7 +24,7 @@ func TestServesSignatures(t *testing.T) {
 	}
 	dist := filepath.Join(tmp, "dist")
 	// A stand-in signer: serve treats signatures as opaque bytes.
-	sign := func(data []byte) ([]byte, error) { return []byte(`{"signed":"` + layout.Digest(data) + `"}`), nil }
+	sign := func(data []byte) ([]byte, error) { return []byte(`{"signed":"` + layout.DigestOf(data) + `"}`), nil }
 	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: sign}); err != nil {
 		t.Fatal(err)
 	}

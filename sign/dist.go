@@ -66,10 +66,10 @@ func targets(dist string) ([]target, error) {
 	// archive checks what an index says before it becomes a path: a name or
 	// digest with a "/" or ".." would point outside the bundle.
 	archive := func(index, name, digest, ext string) error {
-		if err := layout.CheckName(name); err != nil || !layout.ValidDigest(digest) {
+		if err := layout.CheckName(name); err != nil || !layout.Digest(digest).Valid() {
 			return fmt.Errorf("%s: skill %q: not a skill name and sha256 digest skillpack writes: rebuild the bundle", index, name)
 		}
-		return add(layout.ArchivePath(name, digest, ext), digest)
+		return add(layout.ArchivePath(name, layout.Digest(digest), ext), digest)
 	}
 
 	var v2 struct {
@@ -102,7 +102,7 @@ func targets(dist string) ([]target, error) {
 		for _, a := range s.Archives {
 			ext := ""
 			for _, e := range []string{layout.TarGz, layout.Zip} {
-				if a.URL == layout.ArchiveURI(s.Name, a.Digest, e) {
+				if a.URL == layout.ArchiveURI(s.Name, layout.Digest(a.Digest), e) {
 					ext = e
 				}
 			}
@@ -155,8 +155,8 @@ func SignDist(ctx context.Context, dist string, s *Signer) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if t.digest != "" && layout.Digest(data) != t.digest {
-				return fmt.Errorf("%s: digest is %s but the index says %s: rebuild the bundle before signing", p, layout.Digest(data), t.digest)
+			if t.digest != "" && string(layout.DigestOf(data)) != t.digest {
+				return fmt.Errorf("%s: digest is %s but the index says %s: rebuild the bundle before signing", p, layout.DigestOf(data), t.digest)
 			}
 			b, err := s.Sign(ctx, data)
 			if err != nil {

@@ -34,7 +34,7 @@ func snapshot(t *testing.T, dist string) map[string]string {
 		}
 		data, err := os.ReadFile(p)
 		rel, _ := filepath.Rel(dist, p)
-		m[filepath.ToSlash(rel)] = layout.Digest(data)
+		m[filepath.ToSlash(rel)] = string(layout.DigestOf(data))
 		return err
 	})
 	must(t, err)

@@ -146,7 +146,7 @@ func archiveOf(t *testing.T, dir, skill, ext string) string {
 func replaceArchive(t *testing.T, dir, old string, data []byte) string {
 	t.Helper()
 	oldData := readFile(t, dir, old)
-	oldDigest, newDigest := layout.Digest(oldData), layout.Digest(data)
+	oldDigest, newDigest := layout.DigestOf(oldData), layout.DigestOf(data)
 	base := filepath.Base(old)
 	ext := layout.TarGz
 	if strings.HasSuffix(base, "."+layout.Zip) {
@@ -160,7 +160,7 @@ func replaceArchive(t *testing.T, dir, old string, data []byte) string {
 	writeFile(t, dir, newPath, data)
 	for _, doc := range []string{layout.V2Index, layout.MCPIndex, layout.MCPResources, layout.Checksums, layout.BuildRecord} {
 		s := string(readFile(t, dir, doc))
-		s = strings.ReplaceAll(s, strings.TrimPrefix(oldDigest, "sha256:"), strings.TrimPrefix(newDigest, "sha256:"))
+		s = strings.ReplaceAll(s, oldDigest.Hex(), newDigest.Hex())
 		s = strings.ReplaceAll(s, base, filepath.Base(newPath))
 		writeFile(t, dir, doc, []byte(s))
 	}
@@ -180,7 +180,7 @@ func reseal(t *testing.T, dir string) {
 	for i, r := range rs {
 		if r.URI == layout.IndexURI || strings.HasSuffix(r.Path, "."+layout.TarGz) || strings.HasSuffix(r.Path, "."+layout.Zip) {
 			data := readFile(t, dir, r.Path)
-			rs[i].Digest, rs[i].Size = layout.Digest(data), int64(len(data))
+			rs[i].Digest, rs[i].Size = layout.DigestOf(data), int64(len(data))
 		}
 	}
 	var b bytes.Buffer
@@ -194,7 +194,7 @@ func reseal(t *testing.T, dir string) {
 	var sums []layout.Sum
 	for _, ln := range strings.Split(strings.TrimSpace(string(readFile(t, dir, layout.Checksums))), "\n") {
 		_, p, _ := strings.Cut(ln, "  ")
-		sums = append(sums, layout.Sum{Path: p, Digest: layout.Digest(readFile(t, dir, p))})
+		sums = append(sums, layout.Sum{Path: p, Digest: layout.DigestOf(readFile(t, dir, p))})
 	}
 	writeFile(t, dir, layout.Checksums, layout.ChecksumsDoc(sums))
 }
@@ -328,8 +328,8 @@ func sign(t *testing.T, dir string) []string {
 	}
 	var sigs []string
 	for _, a := range arts {
-		d := layout.Digest(readFile(t, dir, a))
-		data, _ := json.Marshal(fakeSig{Digest: strings.TrimPrefix(d, "sha256:"), Good: true})
+		d := layout.DigestOf(readFile(t, dir, a))
+		data, _ := json.Marshal(fakeSig{Digest: d.Hex(), Good: true})
 		writeFile(t, dir, a+SignatureSuffix, data)
 		sigs = append(sigs, a+SignatureSuffix)
 	}

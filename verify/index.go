@@ -113,7 +113,7 @@ func (c *checker) v2() error {
 		if e.URL == "" {
 			bad("no url")
 		}
-		if !layout.ValidDigest(e.Digest) {
+		if !layout.Digest(e.Digest).Valid() {
 			bad("digest %q is not \"sha256:\" and 64 lowercase hex digits", e.Digest)
 		}
 		if !ok {
@@ -284,7 +284,7 @@ func (c *checker) mcpSkills() {
 			case !ok || rn != name || checkDistPath(rp) != "":
 				c.problem(p, "%s: resource %q is not skill://%s/<path>", label, r.URI, name)
 				continue
-			case !layout.ValidDigest(r.Digest) || r.Size == nil || *r.Size < 0:
+			case !layout.Digest(r.Digest).Valid() || r.Size == nil || *r.Size < 0:
 				c.problem(p, "%s: resource %q needs a digest (\"sha256:\" and 64 lowercase hex digits) and a size", label, r.URI)
 				continue
 			case s.listed[rp] != claimedSum{}:
@@ -343,7 +343,7 @@ func (c *checker) mcpIndex() {
 		if fm, ok := c.fmByURI[uri]; ok && !sameJSON(fm, e.Frontmatter) {
 			c.problem(p, "%s: frontmatter differs from the one in %s", label, layout.MCPSkills)
 		}
-		if layout.ValidDigest(e.Digest) {
+		if layout.Digest(e.Digest).Valid() {
 			c.expect(layout.SkillFile(e.Name, layout.EntryFile), p, e.Digest, -1)
 		} else {
 			c.problem(p, "%s: digest %q is not \"sha256:\" and 64 lowercase hex digits", label, e.Digest)
@@ -351,7 +351,7 @@ func (c *checker) mcpIndex() {
 		exts := map[string]bool{}
 		for _, a := range e.Archives {
 			an, ap, ok := skillURI(a.URL)
-			if !ok || ap != "" || !isArchive(an) || !layout.ValidDigest(a.Digest) {
+			if !ok || ap != "" || !isArchive(an) || !layout.Digest(a.Digest).Valid() {
 				c.problem(p, "%s: archive %q needs a url skill://<archive name> and a digest", label, a.URL)
 				continue
 			}
@@ -395,7 +395,7 @@ func (c *checker) mcpResources() {
 			c.problem(p, "%s: path %q: %s", label, r.Path, why)
 			continue
 		}
-		if !layout.ValidDigest(r.Digest) || r.Size < 0 {
+		if !layout.Digest(r.Digest).Valid() || r.Size < 0 {
 			c.problem(p, "%s: digest %q is not \"sha256:\" and 64 lowercase hex digits", label, r.Digest)
 			continue
 		}
@@ -429,10 +429,10 @@ func (c *checker) mcpResources() {
 		}
 		if isArchive(r.Path) && path == "" {
 			skill := name[:max(0, strings.LastIndexByte(name, '-'))]
-			c.archive(r.Path, skill, p, r.Digest, r.Size)
+			c.archive(r.Path, skill, p, string(r.Digest), r.Size)
 			continue
 		}
-		c.expect(r.Path, p, r.Digest, r.Size)
+		c.expect(r.Path, p, string(r.Digest), r.Size)
 	}
 	if !have[layout.IndexURI] {
 		c.problem(p, "no resource for %s", layout.IndexURI)
@@ -470,7 +470,7 @@ func (c *checker) checksums() {
 		if !ok {
 			hexSum, path, ok = strings.Cut(ln, " *")
 		}
-		if !ok || !layout.ValidDigest("sha256:"+hexSum) {
+		if !ok || !layout.Digest("sha256:"+hexSum).Valid() {
 			c.problem(p, "line %d: not \"<64 lowercase hex digits>  <path>\"", i+1)
 			continue
 		}

@@ -116,7 +116,7 @@ func TestTamperedSkillMD(t *testing.T) {
 func TestTamperedIndexDigest(t *testing.T) {
 	dir := dist(t)
 	p := layout.SkillFile(single, layout.EntryFile)
-	real := layout.Digest(readFile(t, dir, p))
+	real := string(layout.DigestOf(readFile(t, dir, p)))
 	fake := "sha256:" + strings.Repeat("ab", 32)
 	edit(t, dir, layout.V2Index, real, fake)
 	rep := check(t, dir, Options{})
@@ -128,7 +128,7 @@ func TestTamperedIndexResealed(t *testing.T) {
 	// A forger who also fixes checksums.txt is still caught by the file.
 	dir := dist(t)
 	p := layout.SkillFile(single, layout.EntryFile)
-	edit(t, dir, layout.V2Index, layout.Digest(readFile(t, dir, p)), "sha256:"+strings.Repeat("0", 64))
+	edit(t, dir, layout.V2Index, string(layout.DigestOf(readFile(t, dir, p))), "sha256:"+strings.Repeat("0", 64))
 	reseal(t, dir)
 	rep := check(t, dir, Options{})
 	wantProblem(t, rep, p, "but "+layout.V2Index+" says sha256:000")
@@ -354,7 +354,7 @@ func TestSignatures(t *testing.T) {
 		a, b := archiveOf(t, dir, multi, layout.TarGz), archiveOf(t, dir, other, layout.TarGz)
 		writeFile(t, dir, b+SignatureSuffix, readFile(t, dir, a+SignatureSuffix))
 		rep := check(t, dir, Options{Verifier: &fakeVerifier{}})
-		wantProblem(t, rep, b+SignatureSuffix, "does not verify "+b+": bundle is for sha256:"+strings.TrimPrefix(layout.Digest(readFile(t, dir, a)), "sha256:"))
+		wantProblem(t, rep, b+SignatureSuffix, "does not verify "+b+": bundle is for sha256:"+layout.DigestOf(readFile(t, dir, a)).Hex())
 		if len(rep.Problems) != 1 {
 			t.Errorf("want one problem, got:\n%s", problems(rep))
 		}
