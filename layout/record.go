@@ -1,0 +1,319 @@
+package layout
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"io"
+	"iter"
+)
+
+// Record is the build record kept in every bundle at BuildRecord. It lists
+// every file the build wrote, so that a later build (and verify, serve and
+// sign) can tell the build's output from files a user put there, and for
+// each skill what a later build may reuse. It holds no times or host
+// paths, so it is as reproducible as the rest of the bundle.
+//
+// Field order is key order in the file. The skills and files arrays grow
+// with the tree (the record of 10,000 skills is tens of megabytes), so a
+// build writes it with WriteRecord and reads it with ReadRecord, one
+// element at a time; DecodeRecord reads a small one whole.
+type Record struct {
+	Generator string        `json:"generator"`
+	Bundle    Digest        `json:"bundle,omitempty"` // the bundle key: what every document depends on
+	Skills    []RecordSkill `json:"skills"`           // sorted by name
+	Docs      []Artifact    `json:"docs,omitempty"`   // every generated document, with its digest
+	Excluded  []Excluded    `json:"legacyExcluded,omitempty"`
+	Files     []string      `json:"files"` // every file of the bundle, sorted, the record included
+}
+
+// RecordSkill is what the record keeps of one skill: the keys a later
+// build compares (see package build's reuse), and the files and archives
+// it may reuse without packing the skill again.
+type RecordSkill struct {
+	Name string `json:"name"`
+	Key  Digest `json:"key"` // the reuse key: everything the archives depend on
+	// Lint is lint's verdict key (lint.Verdict), and Findings the per-skill
+	// findings it gave, in lint's own encoding: layout keeps them, lint
+	// reads them. Absent when the skill was not linted with reuse in mind.
+	Lint          Digest          `json:"lint,omitempty"`
+	Findings      json.RawMessage `json:"findings,omitempty"`
+	ContentDigest Digest          `json:"contentDigest"`
+	Files         []File          `json:"files"`
+	TarGz         Archive         `json:"tarGz"`
+	Zip           Archive         `json:"zip"`
+}
+
+// Artifact is one file of the bundle with its digest and size.
+type Artifact struct {
+	Path   string `json:"path"`
+	Digest Digest `json:"digest"`
+	Size   int64  `json:"size"`
+}
+
+// RecordHead is a record without its two long arrays: what WriteRecord
+// takes beside them and ReadRecord returns after streaming them.
+type RecordHead struct {
+	Generator string
+	Bundle    Digest
+	Docs      []Artifact
+	Excluded  []Excluded
+	// Self is the digest and size of the bytes ReadRecord read, so that a
+	// caller need not read the record twice to list it. WriteRecord
+	// ignores it.
+	Self Artifact
+}
+
+// WriteRecord writes a record, byte for byte as DecodeRecord's inverse
+// (json.MarshalIndent with two spaces and a final newline) would, with
+// skills and files taken one at a time from their sequences. The first
+// error of either stops the record and is returned.
+func WriteRecord(w io.Writer, h RecordHead, skills iter.Seq2[RecordSkill, error], files iter.Seq2[string, error]) error {
+	o := newObject(w)
+	o.field("generator", h.Generator)
+	if h.Bundle != "" {
+		o.field("bundle", h.Bundle)
+	}
+	o.array("skills", values(skills))
+	if len(h.Docs) > 0 {
+		o.array("docs", values(noErrors(h.Docs)))
+	}
+	if len(h.Excluded) > 0 {
+		o.array("legacyExcluded", values(noErrors(h.Excluded)))
+	}
+	o.array("files", values(files))
+	return o.close()
+}
+
+// values adapts a typed sequence for object.array.
+func values[T any](seq iter.Seq2[T, error]) iter.Seq2[any, error] {
+	return func(yield func(any, error) bool) {
+		for v, err := range seq {
+			if !yield(v, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// ReadRecord reads a record from r, calling skill for each of its skills
+// and file for each file it lists, in the record's order, so that a record
+// of any size is read in bounded memory; the first error either returns
+// stops the reading. It checks what a later build relies on: skills sorted
+// by name, and files sorted. Unknown fields are skipped, so that a record
+// from a newer skillpack is read as far as it is understood.
+func ReadRecord(r io.Reader, skill func(RecordSkill) error, file func(string) error) (RecordHead, error) {
+	var h RecordHead
+	sum := &counting{h: sha256.New()}
+	tee := io.TeeReader(r, sum)
+	dec := json.NewDecoder(bufio.NewReaderSize(tee, 64<<10))
+	if err := expect(dec, json.Delim('{')); err != nil {
+		return h, err
+	}
+	var lastName, lastFile string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return h, err
+		}
+		switch key, _ := t.(string); key {
+		case "generator":
+			err = dec.Decode(&h.Generator)
+		case "bundle":
+			err = dec.Decode(&h.Bundle)
+		case "docs":
+			err = dec.Decode(&h.Docs)
+		case "legacyExcluded":
+			err = dec.Decode(&h.Excluded)
+		case "skills":
+			err = each(dec, func() error {
+				var s RecordSkill
+				if err := dec.Decode(&s); err != nil {
+					return err
+				}
+				if s.Name <= lastName && lastName != "" {
+					return fmt.Errorf("skill %q: the skills are not sorted by name", s.Name)
+				}
+				lastName = s.Name
+				return skill(s)
+			})
+		case "files":
+			err = each(dec, func() error {
+				var f string
+				if err := dec.Decode(&f); err != nil {
+					return err
+				}
+				if f <= lastFile && lastFile != "" {
+					return fmt.Errorf("file %q: the files are not sorted", f)
+				}
+				lastFile = f
+				return file(f)
+			})
+		default:
+			var skip json.RawMessage
+			err = dec.Decode(&skip)
+		}
+		if err != nil {
+			return h, err
+		}
+	}
+	if err := expect(dec, json.Delim('}')); err != nil {
+		return h, err
+	}
+	if _, err := io.Copy(io.Discard, tee); err != nil { // the rest, past what the decoder needed
+		return h, err
+	}
+	h.Self = Artifact{Path: BuildRecord, Digest: SumDigest(sum.h.Sum(nil)), Size: sum.n}
+	return h, nil
+}
+
+// DecodeRecord reads a whole record held in data.
+func DecodeRecord(data []byte) (*Record, error) {
+	rec := &Record{}
+	h, err := ReadRecord(bytes.NewReader(data),
+		func(s RecordSkill) error { rec.Skills = append(rec.Skills, s); return nil },
+		func(f string) error { rec.Files = append(rec.Files, f); return nil })
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", BuildRecord, err)
+	}
+	rec.Generator, rec.Bundle, rec.Docs, rec.Excluded = h.Generator, h.Bundle, h.Docs, h.Excluded
+	return rec, nil
+}
+
+// Encode writes rec whole, the bytes WriteRecord writes.
+func (rec *Record) Encode(w io.Writer) error {
+	return WriteRecord(w, RecordHead{Generator: rec.Generator, Bundle: rec.Bundle, Docs: rec.Docs, Excluded: rec.Excluded},
+		noErrors(rec.Skills), noErrors(rec.Files))
+}
+
+func noErrors[T any](s []T) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		for _, v := range s {
+			if !yield(v, nil) {
+				return
+			}
+		}
+	}
+}
+
+// counting hashes and counts what passes through it.
+type counting struct {
+	h hash.Hash
+	n int64
+}
+
+func (c *counting) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return c.h.Write(p)
+}
+
+// expect reads the next token, which must be want.
+func expect(dec *json.Decoder, want json.Delim) error {
+	t, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if t != want {
+		return fmt.Errorf("want %v, found %v", want, t)
+	}
+	return nil
+}
+
+// each reads an array, calling elem to decode each element.
+func each(dec *json.Decoder, elem func() error) error {
+	if err := expect(dec, json.Delim('[')); err != nil {
+		return err
+	}
+	for dec.More() {
+		if err := elem(); err != nil {
+			return err
+		}
+	}
+	return expect(dec, json.Delim(']'))
+}
+
+// object writes a JSON object field by field, in the layout of
+// json.MarshalIndent(v, "", "  "), so that a document of any size is
+// written without being built in memory first. The first error sticks.
+type object struct {
+	w      *bufio.Writer
+	fields int
+	err    error
+}
+
+func newObject(w io.Writer) *object {
+	o := &object{w: bufio.NewWriterSize(w, 64<<10)}
+	o.w.WriteString("{")
+	return o
+}
+
+// key starts a field.
+func (o *object) key(k string) {
+	if o.fields > 0 {
+		o.w.WriteString(",")
+	}
+	o.fields++
+	o.w.WriteString("\n  ")
+	o.value(k, "")
+	o.w.WriteString(": ")
+}
+
+// value writes v as MarshalIndent would at the given indentation.
+func (o *object) value(v any, prefix string) {
+	if o.err != nil {
+		return
+	}
+	data, err := json.MarshalIndent(v, prefix, "  ")
+	if err != nil {
+		o.err = err
+		return
+	}
+	o.w.Write(data)
+}
+
+func (o *object) field(k string, v any) {
+	o.key(k)
+	o.value(v, "  ")
+}
+
+// array writes a field holding the elements of seq; its first error
+// sticks.
+func (o *object) array(k string, seq iter.Seq2[any, error]) {
+	o.key(k)
+	n := 0
+	for v, err := range seq {
+		if err != nil {
+			o.err = cmp.Or(o.err, err)
+			return
+		}
+		if n == 0 {
+			o.w.WriteString("[")
+		} else {
+			o.w.WriteString(",")
+		}
+		n++
+		o.w.WriteString("\n    ")
+		o.value(v, "    ")
+	}
+	if n == 0 {
+		o.w.WriteString("[]")
+		return
+	}
+	o.w.WriteString("\n  ]")
+}
+
+// close ends the object with MarshalIndent's closing line and a newline.
+func (o *object) close() error {
+	if o.fields > 0 {
+		o.w.WriteString("\n")
+	}
+	o.w.WriteString("}\n")
+	if o.err != nil {
+		return o.err
+	}
+	return o.w.Flush()
+}
