@@ -11,7 +11,6 @@
 package build
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -65,11 +64,7 @@ type Options struct {
 type Signer func(artifact []byte) ([]byte, error)
 
 // Artifact is one file of the bundle.
-type Artifact struct {
-	Path   string        `json:"path"`
-	Digest layout.Digest `json:"digest"`
-	Size   int64         `json:"size"`
-}
+type Artifact = layout.Artifact
 
 // Skill is what the build made of one skill.
 type Skill struct {
@@ -233,13 +228,13 @@ type work struct {
 // dropped when the skill is done.
 type task struct {
 	*work
-	files   *skill.Files  // collected
-	collErr error         // why the files could not be collected (lint reports it)
-	hashed  []pack.Entry  // the files' digests, when hashed before lint
-	lintKey layout.Digest // what lint's per-skill verdict depends on; "" until known
-	clean   bool          // lint found nothing in the skill itself
-	out     layout.Skill  // what layout needs
-	prev    *cachedSkill  // the previous build's record of this skill, if any
+	files   *skill.Files        // collected
+	collErr error               // why the files could not be collected (lint reports it)
+	hashed  []pack.Entry        // the files' digests, when hashed before lint
+	lintKey layout.Digest       // what lint's per-skill verdict depends on; "" until known
+	verdict []lint.Finding      // what lint's per-skill rules found (lint.Result.PerSkill)
+	out     layout.Skill        // what layout needs
+	prev    *layout.RecordSkill // the previous build's record of this skill, if any
 }
 
 type builder struct {
@@ -267,6 +262,7 @@ type builder struct {
 	claims    map[string]*work // which skill packs under each name (see claim)
 	lintOpts  lint.Options     // the per-skill lint options, resolved once
 	collected func(*task)      // a test hook: runs when a skill's files are collected
+	linted    atomic.Int64     // skills whose per-skill lint rules ran (not known from the record)
 	umaskOnce sync.Once
 	umask     uint32
 }
@@ -325,27 +321,9 @@ func (b *builder) prepare(w *task) error {
 	return nil
 }
 
-// lintKey is everything lint's per-skill rules read: the skillpack version
-// and config, the folder and entry file names, and every collected file
-// with its digest, exec bit and link status, the junk and the ignored.
+// lintKey is lint's verdict key for the skill (lint.VerdictKey).
 func (b *builder) lintKey(w *task, entries []pack.Entry) layout.Digest {
-	cfg := b.opts.Lint.Config
-	if cfg == nil {
-		cfg = lint.DefaultConfig()
-	}
-	h := sha256.New()
-	fmt.Fprintf(h, "skillpack-lint/1\n%s\n%s\n%s\n%s\n%s\n", version.Version(), lint.Fingerprint(), cfg.Key(b.opts.Lint.Strict), w.src.Name(), w.src.File)
-	h.Write(pack.Manifest(entries))
-	for _, f := range w.files.Files {
-		fmt.Fprintf(h, "link %t %s\n", f.Link, f.Path)
-	}
-	for _, p := range w.files.Junk {
-		fmt.Fprintf(h, "junk %s\n", p)
-	}
-	for _, p := range w.files.Ignored {
-		fmt.Fprintf(h, "ignored %s\n", p)
-	}
-	return digest(h.Sum(nil))
+	return layout.Digest(lint.VerdictKey(w.src, w.files, entries, b.lintOpts))
 }
 
 func plural(n int, one, many string) string {

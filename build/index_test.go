@@ -17,6 +17,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
+	"github.com/skillpack/skillpack/layout"
 	"gopkg.in/yaml.v3"
 )
 
@@ -514,7 +515,7 @@ func TestArtifacts(t *testing.T) {
 			}
 		}
 	}
-	var rec record
+	var rec layout.Record
 	if err := json.Unmarshal([]byte(snapshot(t, dist)[".skillpack/build.json"].Data), &rec); err != nil {
 		t.Fatal(err)
 	}

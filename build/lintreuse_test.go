@@ -4,14 +4,17 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 )
 
-// A rebuild does not lint again a skill the record holds as clean under
-// the same files and config; everything else is linted again, so the
-// findings are always those of a full lint.
+// A rebuild does not lint again a skill whose verdict the record holds
+// under the same files and config, clean or not: it reports the kept
+// findings. Everything else is linted again, so the findings are always
+// those of a full lint.
 func TestLintReuse(t *testing.T) {
 	root := t.TempDir()
 	src := filepath.Join(root, "src")
@@ -28,6 +31,15 @@ func TestLintReuse(t *testing.T) {
 		}
 		return n
 	}
+	build := func(o Options) (*Result, int) {
+		t.Helper()
+		o.Out, o.Jobs = dist, 2
+		b := &builder{opts: o, roots: []string{src}, res: &Result{}}
+		if err := b.run(); err != nil {
+			t.Fatal(err)
+		}
+		return b.res, int(b.linted.Load())
+	}
 	quiet, err := lint.ParseConfig("skillpack.yaml", []byte("rules:\n  unknown-key: off\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -35,58 +47,66 @@ func TestLintReuse(t *testing.T) {
 
 	// Under a config that turns the rule off, both skills are clean and
 	// recorded as such.
-	res := mustBuild(t, []string{src}, Options{Out: dist, Lint: lint.Options{Config: quiet}})
-	if n := count(res); n != 0 {
-		t.Fatalf("unknown-key is off, yet %d findings", n)
+	res, linted := build(Options{Lint: lint.Options{Config: quiet}})
+	if n := count(res); n != 0 || linted != 2 {
+		t.Fatalf("unknown-key is off, yet %d findings; %d skills linted, want 2", n, linted)
 	}
 	rec := readRecord(t, dist)
 	for _, s := range rec.Skills {
-		if s.Lint == "" {
-			t.Errorf("%s: clean, but the record holds no lint key", s.Name)
+		if s.Lint == "" || s.Findings != nil {
+			t.Errorf("%s: clean, but the record holds lint key %q and findings %s", s.Name, s.Lint, s.Findings)
 		}
 	}
 
-	// The default config differs: the clean verdict is not reused and the
-	// warning is found, though no file changed.
-	res = mustBuild(t, []string{src}, Options{Out: dist})
-	if n := count(res); n != 1 {
-		t.Fatalf("after the config changed: %d unknown-key findings, want 1", n)
+	// The default config differs: the clean verdicts are not reused and
+	// the warning is found, though no file changed.
+	res, linted = build(Options{})
+	if n := count(res); n != 1 || linted != 2 {
+		t.Fatalf("after the config changed: %d unknown-key findings, want 1; %d skills linted, want 2", n, linted)
 	}
 	if res.Reused != 2 {
 		t.Errorf("reused %d skills, want 2 (lint config does not change archives)", res.Reused)
 	}
 	rec = readRecord(t, dist)
 	for _, s := range rec.Skills {
-		if want := s.Name == "plain"; (s.Lint != "") != want {
-			t.Errorf("%s: lint key %q; a key only for the clean skill", s.Name, s.Lint)
+		if want := s.Name == "keyed"; s.Lint == "" || (s.Findings != nil) != want {
+			t.Errorf("%s: lint key %q, findings %s; findings only for the skill with one", s.Name, s.Lint, s.Findings)
 		}
 	}
 
-	// Unchanged again: the skill with a finding is linted again and still
-	// reports it.
-	res = mustBuild(t, []string{src}, Options{Out: dist})
-	if n := count(res); n != 1 {
-		t.Fatalf("no-op rebuild: %d unknown-key findings, want 1", n)
+	// Unchanged again: nothing is linted, and the kept finding is
+	// reported as before; the bundle is up to date.
+	res2, linted := build(Options{})
+	if n := count(res2); n != 1 || linted != 0 || !res2.UpToDate {
+		t.Fatalf("no-op rebuild: %d unknown-key findings, want 1; %d skills linted, want 0; up to date %v", n, linted, res2.UpToDate)
+	}
+	if !reflect.DeepEqual(res2.Findings, res.Findings) {
+		t.Errorf("the no-op reported\n%+v\nthe build before\n%+v", res2.Findings, res.Findings)
 	}
 
-	// A changed file in the clean skill is linted again.
+	// A changed file in the clean skill is linted again, and only it.
 	if err := os.WriteFile(filepath.Join(src, "plain", "SKILL.md"),
 		[]byte("---\nname: plain\ndescription: Test skill plain that does one small thing for the tests.\nowner: Bob\n---\n# plain\n\nDo it.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res = mustBuild(t, []string{src}, Options{Out: dist})
-	if n := count(res); n != 2 {
-		t.Fatalf("after plain changed: %d unknown-key findings, want 2", n)
+	res, linted = build(Options{})
+	if n := count(res); n != 2 || linted != 1 {
+		t.Fatalf("after plain changed: %d unknown-key findings, want 2; %d skills linted, want 1", n, linted)
+	}
+
+	// --no-reuse lints everything again.
+	if _, linted = build(Options{NoReuse: true}); linted != 2 {
+		t.Errorf("with NoReuse: %d skills linted, want 2", linted)
 	}
 }
 
-func readRecord(t *testing.T, dist string) *record {
+func readRecord(t *testing.T, dist string) *layout.Record {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dist, ".skillpack", "build.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec record
+	var rec layout.Record
 	if err := json.Unmarshal(data, &rec); err != nil {
 		t.Fatal(err)
 	}

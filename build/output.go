@@ -18,30 +18,6 @@ import (
 	"github.com/skillpack/skillpack/skill"
 )
 
-// record is the build record kept in every bundle at layout.BuildRecord. It
-// lists every file the build wrote, so that a later build can tell its own
-// output from files a user put there, and for each skill the key and
-// archives that a later build may reuse. It holds no times or host paths,
-// so it is as reproducible as the rest of the bundle.
-type record struct {
-	Generator string            `json:"generator"`
-	Bundle    string            `json:"bundle,omitempty"` // the bundle key: what every document depends on
-	Skills    []cachedSkill     `json:"skills"`
-	Docs      []Artifact        `json:"docs,omitempty"` // every generated document, with its digest
-	Excluded  []layout.Excluded `json:"legacyExcluded,omitempty"`
-	Files     []string          `json:"files"`
-}
-
-type cachedSkill struct {
-	Name          string         `json:"name"`
-	Key           layout.Digest  `json:"key"`
-	Lint          layout.Digest  `json:"lint,omitempty"` // the lint key, when lint found nothing in the skill
-	ContentDigest layout.Digest  `json:"contentDigest"`
-	Files         []layout.File  `json:"files"`
-	TarGz         layout.Archive `json:"tarGz"`
-	Zip           layout.Archive `json:"zip"`
-}
-
 // OutputError is a refused output folder: the user's to fix, nothing was
 // written.
 type OutputError struct{ Err error }

@@ -112,7 +112,9 @@ func (b *builder) process(wk *work) {
 	s := w.src
 	s.Read()
 	w.name = lint.SkillName(s)
-	w.prev = b.prev.skill(w.name)
+	if !b.opts.NoReuse {
+		w.prev = b.prev.skill(w.name)
+	}
 	w.files, w.collErr = skill.Collect(s.Dir)
 	if b.collected != nil {
 		b.collected(w)
@@ -126,9 +128,23 @@ func (b *builder) process(wk *work) {
 
 	opts := b.lintOpts
 	opts.Files = func(*skill.Skill) (*skill.Files, error) { return w.files, w.collErr }
-	opts.Unchanged = func(*skill.Skill) bool { return w.lintKey != "" && w.prev != nil && w.prev.Lint == w.lintKey }
+	opts.Known = func(*skill.Skill) ([]lint.Finding, bool) {
+		if w.lintKey == "" || w.prev == nil || w.prev.Lint != w.lintKey {
+			return nil, false
+		}
+		fs, err := lint.DecodeVerdict(s, w.prev.Findings, b.lintOpts)
+		return fs, err == nil
+	}
+	known := opts.Known
+	opts.Known = func(s *skill.Skill) ([]lint.Finding, bool) {
+		fs, ok := known(s)
+		if !ok {
+			b.linted.Add(1)
+		}
+		return fs, ok
+	}
 	res := lint.Check([]*skill.Skill{s}, opts)
-	w.findings, w.clean = res.Findings, res.Clean[0]
+	w.findings, w.verdict = res.Findings, res.PerSkill[0]
 	if errs, _, _ := lint.Count(w.findings); errs > 0 {
 		// With SkipInvalid the skill is left out, and the others go on.
 		w.invalid = true
@@ -158,11 +174,14 @@ func (b *builder) process(wk *work) {
 // keep writes the summary of a packed skill, which is all the later
 // steps read of it.
 func (b *builder) keep(w *task) error {
-	sum := &summary{out: w.out, key: digest(w.key[:]), lint: w.recordedLint()}
+	sum := &summary{out: w.out, key: digest(w.key[:])}
+	if v, ok := lint.EncodeVerdict(w.src, w.verdict, b.lintOpts); ok {
+		sum.lint, sum.verdict = w.lintKey, v
+	}
 	sum.license, _ = w.src.Doc.String("license")
 	sum.compat, _ = w.src.Doc.String("compatibility")
 	sum.leftOut = append(slices.Clone(w.files.Junk), w.files.Ignored...)
-	w.sameLint = w.prev != nil && w.prev.Lint == sum.lint
+	w.sameLint = w.prev != nil && w.prev.Lint == sum.lint && bytes.Equal(w.prev.Findings, sum.verdict)
 	var err error
 	w.at, err = b.sums.add(sum)
 	w.kept = err == nil
@@ -379,7 +398,7 @@ func (b *builder) key(entries []pack.Entry) (key [32]byte) {
 // before they are reused: a tampered or truncated archive is packed again.
 // Each must hash to its recorded digest, or be provably unchanged since
 // that digest was taken (see unchanged.go).
-func (b *builder) archivesIntact(c *cachedSkill) bool {
+func (b *builder) archivesIntact(c *layout.RecordSkill) bool {
 	for _, a := range []struct {
 		ar  layout.Archive
 		ext string
@@ -395,7 +414,7 @@ func (b *builder) archivesIntact(c *cachedSkill) bool {
 // filesIntact checks the previous bundle's served copies of a skill's
 // files, which a reused skill links rather than copies: a damaged copy
 // must not outlive the build.
-func (b *builder) filesIntact(c *cachedSkill) bool {
+func (b *builder) filesIntact(c *layout.RecordSkill) bool {
 	for _, f := range c.Files {
 		if !b.copyIntact(c, f) {
 			return false

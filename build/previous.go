@@ -1,12 +1,6 @@
 package build
 
 import (
-	"bufio"
-	"crypto/sha256"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -52,97 +46,27 @@ func readPrevious(path string) (p *previous, err error) {
 	if p.files, err = newScratch(); err != nil {
 		return p, err
 	}
-	// Hashed as it is read, so that a no-op need not read it again to
-	// list it with its digest.
-	h := &hashCounter{h: sha256.New()}
-	r := io.TeeReader(f, h)
-	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
-	if err := expect(dec, json.Delim('{')); err != nil {
+	h, err := layout.ReadRecord(f, func(c layout.RecordSkill) error {
+		at, err := p.skills.add(&summary{key: c.Key, lint: c.Lint, verdict: c.Findings,
+			out: layout.Skill{Name: c.Name, Files: c.Files, TarGz: c.TarGz, Zip: c.Zip, ContentDigest: c.ContentDigest}})
+		p.names, p.spots = append(p.names, c.Name), append(p.spots, at)
+		return err
+	}, func(f string) error {
+		_, err := p.files.add([]byte(f))
+		return err
+	})
+	if err != nil {
 		return p, err
 	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return p, err
-		}
-		switch key, _ := t.(string); key {
-		case "bundle":
-			err = dec.Decode(&p.Bundle)
-		case "docs":
-			err = dec.Decode(&p.Docs)
-		case "legacyExcluded":
-			err = dec.Decode(&p.Excluded)
-		case "skills":
-			err = each(dec, func() error {
-				var c cachedSkill
-				if err := dec.Decode(&c); err != nil {
-					return err
-				}
-				at, err := p.skills.add(&summary{key: c.Key, lint: c.Lint,
-					out: layout.Skill{Name: c.Name, Files: c.Files, TarGz: c.TarGz, Zip: c.Zip, ContentDigest: c.ContentDigest}})
-				p.names, p.spots = append(p.names, c.Name), append(p.spots, at)
-				return err
-			})
-		case "files":
-			err = each(dec, func() error {
-				var f string
-				if err := dec.Decode(&f); err != nil {
-					return err
-				}
-				_, err := p.files.add([]byte(f))
-				return err
-			})
-		default:
-			var skip json.RawMessage
-			err = dec.Decode(&skip)
-		}
-		if err != nil {
-			return p, err
-		}
-	}
-	if err := expect(dec, json.Delim('}')); err != nil {
-		return p, err
-	}
-	if _, err := io.Copy(io.Discard, r); err != nil { // the rest, past what the decoder needed
-		return p, err
-	}
-	p.self = Artifact{Path: layout.BuildRecord, Digest: digest(h.h.Sum(nil)), Size: h.n}
-	if !slices.IsSorted(p.names) {
-		return p, errors.New("the record's skills are not sorted by name")
-	}
+	p.Bundle, p.Docs, p.Excluded, p.self = h.Bundle, h.Docs, h.Excluded, h.Self
 	if err := p.skills.seal(); err != nil {
 		return p, err
 	}
 	return p, p.files.seal()
 }
 
-// expect reads the next token, which must be want.
-func expect(dec *json.Decoder, want json.Delim) error {
-	t, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if t != want {
-		return fmt.Errorf("want %v, found %v", want, t)
-	}
-	return nil
-}
-
-// each reads an array, calling elem to decode each element.
-func each(dec *json.Decoder, elem func() error) error {
-	if err := expect(dec, json.Delim('[')); err != nil {
-		return err
-	}
-	for dec.More() {
-		if err := elem(); err != nil {
-			return err
-		}
-	}
-	return expect(dec, json.Delim(']'))
-}
-
 // skill returns the record of the skill of that name, or nil.
-func (p *previous) skill(name string) *cachedSkill {
+func (p *previous) skill(name string) *layout.RecordSkill {
 	if p == nil {
 		return nil
 	}
@@ -155,7 +79,7 @@ func (p *previous) skill(name string) *cachedSkill {
 		return nil // packed afresh, which is always safe
 	}
 	o := &sum.out
-	return &cachedSkill{Name: o.Name, Key: sum.key, Lint: sum.lint, ContentDigest: o.ContentDigest, Files: o.Files, TarGz: o.TarGz, Zip: o.Zip}
+	return &layout.RecordSkill{Name: o.Name, Key: sum.key, Lint: sum.lint, Findings: sum.verdict, ContentDigest: o.ContentDigest, Files: o.Files, TarGz: o.TarGz, Zip: o.Zip}
 }
 
 // eachFile calls fn with every file the record lists, in its order, until
@@ -176,13 +100,13 @@ func (p *previous) close() {
 // copy it repeats. It reads the path as layout spells it and looks up the
 // skill it names; ok is false for a path that is none of the bundle's
 // (such as a signature), which no fast check can vouch for.
-func (p *previous) recorded(path string, last **cachedSkill) (a Artifact, doc bool, served string, ok bool) {
+func (p *previous) recorded(path string, last **layout.RecordSkill) (a Artifact, doc bool, served string, ok bool) {
 	for _, d := range p.Docs {
 		if d.Path == path {
 			return d, true, "", true
 		}
 	}
-	find := func(name string) *cachedSkill {
+	find := func(name string) *layout.RecordSkill {
 		if *last == nil || (*last).Name != name {
 			*last = p.skill(name)
 		}

@@ -16,7 +16,7 @@ import (
 
 // builtRecord builds the examples and returns the dist folder, the path of
 // its record and the record as json.Unmarshal reads it.
-func builtRecord(t *testing.T) (dist, path string, rec record) {
+func builtRecord(t *testing.T) (dist, path string, rec layout.Record) {
 	t.Helper()
 	dist = filepath.Join(t.TempDir(), "dist")
 	mustBuild(t, []string{copyExamples(t)}, Options{Out: dist})
@@ -47,7 +47,7 @@ func readBuilt(t *testing.T, path string) *previous {
 func TestReadPrevious(t *testing.T) {
 	_, path, rec := builtRecord(t)
 	p := readBuilt(t, path)
-	if string(p.Bundle) != rec.Bundle || p.Bundle == "" {
+	if p.Bundle != rec.Bundle || p.Bundle == "" {
 		t.Errorf("bundle %q, want %q", p.Bundle, rec.Bundle)
 	}
 	// The record is hashed as it is read: all of it, even far past the
@@ -113,7 +113,7 @@ func TestRecorded(t *testing.T) {
 	for _, d := range rec.Docs {
 		docs[d.Path] = true
 	}
-	var last *cachedSkill
+	var last *layout.RecordSkill
 	legacy := 0
 	for _, f := range rec.Files {
 		if f == layout.BuildRecord {
@@ -221,7 +221,7 @@ func FuzzReadPrevious(f *testing.F) {
 			return
 		}
 		defer p.close()
-		var last *cachedSkill
+		var last *layout.RecordSkill
 		err = p.eachFile(func(f string) bool {
 			p.recorded(f, &last)
 			return true

@@ -29,7 +29,7 @@ func TestRecordStreamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rec record
+	var rec layout.Record
 	if err := json.Unmarshal(data, &rec); err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,8 @@ type summary struct {
 	license string // frontmatter values the catalog shows
 	compat  string
 	key     layout.Digest // the reuse key
-	lint    layout.Digest // the lint key, when lint found nothing in the skill
+	lint    layout.Digest // lint's verdict key (lint.VerdictKey)
+	verdict []byte        // the per-skill findings under it (lint.EncodeVerdict)
 	leftOut []string      // junk and .skillignore'd paths
 }
 
@@ -178,7 +179,7 @@ func (s *scratch) close() {
 func (sum *summary) encode() []byte {
 	var e encoder
 	o := &sum.out
-	for _, s := range []string{o.Name, o.Description, string(o.Frontmatter), sum.license, sum.compat} {
+	for _, s := range []string{o.Name, o.Description, string(o.Frontmatter), sum.license, sum.compat, string(sum.verdict)} {
 		e.str(s)
 	}
 	for _, d := range []layout.Digest{o.TarGz.Digest, o.Zip.Digest, o.ContentDigest, sum.key, sum.lint} {
@@ -204,9 +205,12 @@ func decodeSummary(data []byte) (*summary, error) {
 	d := decoder{b: data}
 	sum := &summary{}
 	o := &sum.out
-	var fm string
-	for _, s := range []*string{&o.Name, &o.Description, &fm, &sum.license, &sum.compat} {
+	var fm, verdict string
+	for _, s := range []*string{&o.Name, &o.Description, &fm, &sum.license, &sum.compat, &verdict} {
 		*s = d.str()
+	}
+	if verdict != "" {
+		sum.verdict = []byte(verdict)
 	}
 	for _, p := range []*layout.Digest{&o.TarGz.Digest, &o.Zip.Digest, &o.ContentDigest, &sum.key, &sum.lint} {
 		*p = layout.Digest(d.str())

@@ -155,7 +155,7 @@ func ancestors(p string) []string {
 
 // copyIntact reports whether a served copy of the previous bundle still
 // holds the recorded bytes.
-func (b *builder) copyIntact(c *cachedSkill, f layout.File) bool {
+func (b *builder) copyIntact(c *layout.RecordSkill, f layout.File) bool {
 	return b.holds(filepath.Join(b.out, filepath.FromSlash(layout.SkillFile(c.Name, f.Path))), f.Digest, f.Size)
 }
 

@@ -31,15 +31,6 @@ func (b *builder) bundleKeyOf() layout.Digest {
 	return digest(h.Sum(nil))
 }
 
-// recordedLint is the lint key the record keeps for the skill: its key
-// when lint found nothing in it, else none.
-func (w *task) recordedLint() layout.Digest {
-	if w.clean {
-		return w.lintKey
-	}
-	return ""
-}
-
 // fastUpToDate decides a no-op rebuild without laying out or rendering
 // anything: the bundle key is the recorded one, every skill was reused
 // (pack has checked their archives and served copies), and the rest of the
@@ -48,7 +39,7 @@ func (w *task) recordedLint() layout.Digest {
 // then fills the result from the record.
 func (b *builder) fastUpToDate() bool {
 	p := b.prev
-	if p == nil || p.Bundle == "" || p.Bundle != b.bundleKey || b.opts.Sign != nil {
+	if p == nil || p.Bundle == "" || p.Bundle != b.bundleKey || b.opts.Sign != nil || b.opts.NoReuse {
 		return false
 	}
 	for _, w := range b.work {
@@ -71,7 +62,7 @@ func (b *builder) fastUpToDate() bool {
 		served string
 	}
 	var batch []check
-	var last *cachedSkill
+	var last *layout.RecordSkill
 	n := 0
 	intact := true
 	flush := func() bool {

@@ -148,55 +148,34 @@ func body(src *skill.Skill, files []layout.File) ([]byte, error) {
 	return skill.Parse(data[:min(len(data), skill.MaxRead)]).Body, nil
 }
 
-// writeRecord writes the build record of this build, byte for byte as
-// json.MarshalIndent(record, "", "  ") would, but one skill and one file at
-// a time: on a large tree the record is tens of megabytes.
+// writeRecord writes the build record of this build, one skill and one
+// file at a time: on a large tree the record is tens of megabytes.
 func (b *builder) writeRecord(w io.Writer) error {
-	o := newObject(w)
-	o.field("generator", Generator())
-	if b.bundleKey != "" {
-		o.field("bundle", b.bundleKey)
-	}
-	o.array("skills", func(yield func(any, error) bool) {
+	head := layout.RecordHead{Generator: Generator(), Bundle: b.bundleKey, Docs: docArtifacts(b.bundle.Docs()), Excluded: b.bundle.Excluded}
+	skills := func(yield func(layout.RecordSkill, error) bool) {
 		for _, w := range b.named {
 			sum, err := b.summary(w)
 			if err != nil {
-				yield(nil, err)
+				yield(layout.RecordSkill{}, err)
 				return
 			}
-			c := cachedSkill{Name: w.name, Key: sum.key, Lint: sum.lint, ContentDigest: sum.out.ContentDigest,
+			c := layout.RecordSkill{Name: w.name, Key: sum.key, Lint: sum.lint, Findings: sum.verdict, ContentDigest: sum.out.ContentDigest,
 				Files: sum.out.Files, TarGz: sum.out.TarGz, Zip: sum.out.Zip}
 			if !yield(c, nil) {
 				return
 			}
 		}
-	})
-	if docs := b.bundle.Docs(); len(docs) > 0 {
-		o.array("docs", func(yield func(any, error) bool) {
-			for _, e := range docs {
-				if !yield(Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size}, nil) {
-					return
-				}
-			}
-		})
 	}
-	if ex := b.bundle.Excluded; len(ex) > 0 {
-		o.array("legacyExcluded", func(yield func(any, error) bool) {
-			for _, x := range ex {
-				if !yield(x, nil) {
-					return
-				}
-			}
-		})
+	return layout.WriteRecord(w, head, skills, b.files())
+}
+
+// docArtifacts lists the bundle's documents as the record keeps them.
+func docArtifacts(docs []layout.Entry) []layout.Artifact {
+	var out []layout.Artifact
+	for _, e := range docs {
+		out = append(out, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 	}
-	o.array("files", func(yield func(any, error) bool) {
-		for p, err := range b.files() {
-			if !yield(p, err) || err != nil {
-				return
-			}
-		}
-	})
-	return o.close()
+	return out
 }
 
 // files yields the path of every file the build writes, sorted: the
@@ -247,7 +226,7 @@ func (b *builder) byName(name string) *work {
 // (so its archives and v0.2 files were checked by packOne), every document
 // is byte-identical, and every legacy copy has its digest.
 func (b *builder) upToDate() bool {
-	if b.prev == nil || b.opts.Sign != nil {
+	if b.prev == nil || b.opts.Sign != nil || b.opts.NoReuse {
 		return false // signatures are made afresh on every signed build
 	}
 	for _, w := range b.work {

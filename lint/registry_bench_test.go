@@ -25,7 +25,7 @@ func BenchmarkRegistryRules(b *testing.B) {
 	}
 	run := func(skills []*skill.Skill) time.Duration {
 		start := time.Now()
-		res := Check(skills, Options{Base: "/tree", Unchanged: func(*skill.Skill) bool { return true }})
+		res := Check(skills, Options{Base: "/tree", Known: func(*skill.Skill) ([]Finding, bool) { return nil, true }})
 		if len(res.Findings) != 0 {
 			b.Fatalf("%d findings on a tree with no nested or duplicate skills", len(res.Findings))
 		}

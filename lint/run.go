@@ -23,11 +23,11 @@ type Options struct {
 	// caller that has collected them already (the build) is not made to
 	// walk every folder twice.
 	Files func(*skill.Skill) (*skill.Files, error)
-	// Unchanged, when set, names skills whose per-skill findings are known
-	// to be none (the build knows from its record when nothing that lint
-	// reads has changed); their per-skill rules are not run. Rules across
-	// skills always run over every skill.
-	Unchanged func(*skill.Skill) bool
+	// Known, when set, gives the per-skill findings of skills whose
+	// verdict is known (the build keeps each skill's verdict in its record
+	// with the VerdictKey it was given under); their per-skill rules are
+	// not run. Rules across skills always run over every skill.
+	Known func(*skill.Skill) ([]Finding, bool)
 }
 
 // Result is the outcome of a run.
@@ -35,9 +35,10 @@ type Result struct {
 	Skills   []*skill.Skill // every skill checked, sorted by folder
 	Findings []Finding      // sorted, de-duplicated
 
-	// Clean tells, for each of Skills, that its per-skill rules found
-	// nothing (rules across skills aside), so a caller may remember it.
-	Clean []bool
+	// PerSkill holds, for each of Skills, what its per-skill rules found
+	// (rules across skills and the baseline aside): the verdict a caller
+	// may keep (EncodeVerdict) and give back through Options.Known.
+	PerSkill [][]Finding
 
 	// Stale lists the entries of the config's baseline, under the paths
 	// Run was given, that no finding matched: "path: rule (n)". Only Run
@@ -129,7 +130,7 @@ func newRunner(opts Options) *runner {
 		base, _ = os.Getwd()
 	}
 	base, _ = filepath.Abs(base)
-	return &runner{cfg: cfg, strict: opts.Strict, base: base, files: opts.Files, unchanged: opts.Unchanged,
+	return &runner{cfg: cfg, strict: opts.Strict, base: base, files: opts.Files, known: opts.Known,
 		allowUsed: make([]atomic.Bool, len(cfg.Allow))}
 }
 
@@ -138,7 +139,7 @@ type runner struct {
 	strict    bool
 	base      string
 	files     func(*skill.Skill) (*skill.Files, error)
-	unchanged func(*skill.Skill) bool
+	known     func(*skill.Skill) ([]Finding, bool)
 
 	// What this run used of the config, which is shared by runs (--fix
 	// lints again with it): allow entries that silenced something, and
@@ -152,30 +153,35 @@ func (r *runner) run(skills []*skill.Skill, jobs int) *Result {
 	parallel.Each(len(skills), jobs, func(i int) error {
 		// A mirror's files are its original's, reported there; the
 		// checks across skills report the mirror itself once.
-		if skills[i].Mirror == "" && (r.unchanged == nil || !r.unchanged(skills[i])) {
-			perSkill[i] = r.checkSkill(skills[i])
+		if skills[i].Mirror != "" {
+			return nil
 		}
+		if r.known != nil {
+			if fs, ok := r.known(skills[i]); ok {
+				perSkill[i] = fs
+				return nil
+			}
+		}
+		perSkill[i] = r.checkSkill(skills[i])
 		return nil
 	})
 
 	var all []Finding
-	clean := make([]bool, len(skills))
-	for i, fs := range perSkill {
+	for _, fs := range perSkill {
 		all = append(all, fs...)
-		clean[i] = len(fs) == 0
 	}
 	named := make([]Named, len(skills))
 	for i, s := range skills {
 		named[i] = NameOf(s)
 	}
 	all = append(all, r.across(named)...)
-	return &Result{Skills: skills, Findings: r.known(Sort(all)), Clean: clean}
+	return &Result{Skills: skills, Findings: r.baselined(Sort(all)), PerSkill: perSkill}
 }
 
-// known drops the findings the baseline records. It runs on the sorted
+// baselined drops the findings the baseline records. It runs on the sorted
 // list, after duplicates and superseded findings are gone, because that
 // is the list WriteBaseline records.
-func (r *runner) known(fs []Finding) []Finding {
+func (r *runner) baselined(fs []Finding) []Finding {
 	if r.cfg.Baseline == nil {
 		return fs
 	}
@@ -191,7 +197,7 @@ func (r *runner) known(fs []Finding) []Finding {
 // sorted.
 func CheckAcross(skills []Named, opts Options) []Finding {
 	r := newRunner(opts)
-	return r.known(Sort(r.across(skills)))
+	return r.baselined(Sort(r.across(skills)))
 }
 
 func (r *runner) across(skills []Named) []Finding {
