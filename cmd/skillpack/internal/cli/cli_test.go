@@ -108,24 +108,18 @@ func treestat(ts *testscript.TestScript, neg bool, args []string) {
 // output: go test ./cmd/skillpack/internal/cli -run TestScripts -update-scripts.
 var updateScripts = flag.Bool("update-scripts", false, "rewrite the scripts' golden files from the output")
 
-// exits N PROG ARGS... runs a program from the script's PATH and checks its
-// exit code, which testscript's exec only tells apart as zero or not.
+// exits N PROG ARGS... runs a program as exec does (the script's PATH,
+// environment, folder and stdin) and checks its exit code, which exec
+// only tells apart as zero or not. Its stdout and stderr are the script's
+// to check next, with stdout and stderr: one run checks both the code and
+// the output.
 func exits(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: exits CODE PROGRAM [ARGS...]")
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
-	prog := args[1]
-	for _, dir := range filepath.SplitList(ts.Getenv("PATH")) {
-		if p := filepath.Join(dir, prog); fileExists(p) {
-			prog = p
-			break
-		}
-	}
-	cmd := exec.Command(prog, args[2:]...)
-	cmd.Dir = ts.MkAbs(".")
-	out, err := cmd.CombinedOutput()
+	err = ts.Exec(args[1], args[2:]...)
 	got := 0
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -134,11 +128,6 @@ func exits(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%v", err)
 	}
 	if got != want {
-		ts.Fatalf("%s exited %d, want %d; output:\n%s", strings.Join(args[1:], " "), got, want, out)
+		ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
 	}
-}
-
-func fileExists(p string) bool {
-	info, err := os.Stat(p)
-	return err == nil && !info.IsDir()
 }

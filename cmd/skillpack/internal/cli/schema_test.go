@@ -206,8 +206,14 @@ func scriptMain(args []string) int {
 		return Main(args, os.Stdin, os.Stdout, os.Stderr)
 	}
 	var out, errOut bytes.Buffer
-	code := Main(args, os.Stdin, &out, io.MultiWriter(os.Stderr, &errOut))
-	os.Stdout.Write(out.Bytes())
+	// Written through, so that a failed write fails the command as it
+	// would outside the scripts (exit_codes.txtar writes to /dev/full);
+	// then there is no document to check.
+	stdout := &failedWriter{w: os.Stdout}
+	code := Main(args, os.Stdin, io.MultiWriter(&out, stdout), io.MultiWriter(os.Stderr, &errOut))
+	if stdout.err != nil {
+		return code
+	}
 	if out.Len() == 0 && code == ExitUsage && strings.Contains(errOut.String(), "--help' for usage.") &&
 		!strings.Contains(errOut.String(), "takes one") {
 		return code // a flag cobra could not parse: the command never ran (see the README)
@@ -220,6 +226,20 @@ func scriptMain(args []string) int {
 		}
 	}
 	return code
+}
+
+// failedWriter remembers whether a write to w failed.
+type failedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (f *failedWriter) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil {
+		f.err = err
+	}
+	return n, err
 }
 
 // schemaSetup makes the script's skillpack commands check their JSON
