@@ -7,36 +7,29 @@ import (
 	"os"
 	"path"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/build"
-	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 )
 
 type buildOptions struct {
-	LintOptions
+	BuildFlags // shared with pack and serve --watch
 	SignOptions
-	Sign     bool
-	Roots    []string
-	Out      string
-	Jobs     int
-	Force    bool
-	DryRun   bool
-	JSON     bool
-	BaseURL  string
-	NoLegacy bool
-	Summary  string // file to append a Markdown summary to (GitHub's step summary)
-	// SkipInvalid leaves out skills with error-level findings instead of
-	// refusing the build.
-	SkipInvalid bool
+	Sign    bool
+	Roots   []string
+	Out     string
+	Force   bool
+	DryRun  bool
+	JSON    bool
+	Summary string // file to append a Markdown summary to (GitHub's step summary)
 
-	result *build.Result // what runBuild built, for the --json document
+	given  func(flag string) bool // the flags on the command line, which win over the config
+	result *build.Result          // what runBuild built, for the --json document
 }
 
-func newBuildCmd(ios *IO) *cobra.Command {
+func newBuildCmd(ios *IO, runF func(*buildOptions) error) *cobra.Command {
 	opts := &buildOptions{}
 	cmd := &cobra.Command{
 		Use:   "build [SKILLS...] -o DIST",
@@ -63,7 +56,9 @@ into its own bundle.
 
 The bundle is built in a temporary folder beside DIST and swapped in at the
 end, so DIST is either the previous bundle or the new one, never half of each.
-Unchanged skills reuse their archives from the previous bundle.
+Unchanged skills reuse their archives from the previous bundle; --no-reuse
+packs and lints every skill afresh, for when reuse is suspected of keeping
+something stale.
 
 Archives take their one fixed time from SOURCE_DATE_EPOCH when it is set,
 else 1980-01-01T00:00:00Z.
@@ -79,50 +74,56 @@ writes a document to read.`,
   skillpack build ./skills -o public --base-url https://example.com`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Roots = args
-			// Flags given on the command line win over the config's build section.
-			err := runBuild(ios, opts, cmd.Flags().Changed)
-			if !opts.JSON {
-				return err
+			opts.given = cmd.Flags().Changed
+			if runF != nil {
+				return runF(opts)
 			}
-			return jsonResult(ios.Out, true, newBuildDoc(opts, err), err)
+			return runBuild(cmd.Context(), ios, opts)
 		},
 	}
-	opts.LintOptions.AddFlags(cmd.Flags())
-	opts.SignOptions.AddFlags(cmd.Flags())
 	f := cmd.Flags()
+	opts.BuildFlags.AddFlags(f)
+	opts.SignOptions.AddFlags(f)
 	f.BoolVar(&opts.Sign, "sign", false, "sign the archives and indexes with Sigstore (keyless, or --key)")
 	f.StringVarP(&opts.Out, "out", "o", "dist", "output `folder` (replaced as a whole)")
-	f.IntVarP(&opts.Jobs, "jobs", "j", 0, "skills packed at once (default: one per CPU)")
 	f.BoolVar(&opts.Force, "force", false, "replace an output folder that holds files skillpack did not write")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "report what would be written, write nothing")
 	f.BoolVar(&opts.JSON, "json", false, "print a JSON document on stdout, even on failure: every artifact with digest and size, the findings, the exit code")
-	f.StringVar(&opts.BaseURL, "base-url", "", "absolute `URL` the bundle is served at (default: relative URLs)")
-	f.BoolVar(&opts.NoLegacy, "no-legacy", false, "leave out the legacy /.well-known/skills/ v0.1.0 tree")
 	f.StringVar(&opts.Summary, "step-summary", "", "append a Markdown summary to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
-	f.BoolVar(&opts.SkipInvalid, "skip-invalid", false, "leave out skills with lint errors and publish the rest (exit 0, with a warning)")
 	return cmd
 }
 
-// runBuild builds; set tells which flags were given, which win over the
-// config's build section.
-func runBuild(ios *IO, opts *buildOptions, set func(flag string) bool) error {
-	cfg, err := opts.load()
+// resolve is build's options: the shared ones (BuildFlags.resolveBundle)
+// and build's own. The signer and the output streams are runBuild's to add.
+func (o *buildOptions) resolve(ios *IO) (build.Options, error) {
+	bo, err := o.resolveBundle(ios, o.given)
 	if err != nil {
+		return bo, err
+	}
+	bo.Out, bo.Force, bo.DryRun = o.Out, o.Force, o.DryRun
+	// Only the summaries list every skill and file; without them a
+	// build's memory does not grow with the tree.
+	bo.Inventory = o.JSON || o.Summary != "" || ios.Verbose
+	return bo, nil
+}
+
+// runBuild builds, and with --json prints the document however the build
+// ends.
+func runBuild(ctx context.Context, ios *IO, opts *buildOptions) error {
+	err := buildRun(ctx, ios, opts)
+	if !opts.JSON {
 		return err
 	}
-	if !set("no-legacy") {
-		opts.NoLegacy = cfg.Build.NoLegacy
+	return jsonResult(ios.Out, true, newBuildDoc(opts, err), err)
+}
+
+func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	if !set("base-url") {
-		opts.BaseURL = cfg.Build.BaseURL
-	}
-	if !set("skip-invalid") {
-		opts.SkipInvalid = cfg.Build.SkipInvalid
-	}
-	// Checked before any work: a bad URL found after packing every skill
-	// wastes the build.
-	if err := layout.CheckBaseURL(opts.BaseURL); err != nil {
-		return usageErr("%s %s", baseURLSource(cfg, set("base-url")), strings.TrimPrefix(err.Error(), "base URL "))
+	bo, err := opts.resolve(ios)
+	if err != nil {
+		return err
 	}
 	roots := opts.Roots
 	if len(roots) == 0 {
@@ -133,24 +134,10 @@ func runBuild(ios *IO, opts *buildOptions, set func(flag string) bool) error {
 			return usageErr("%s: no such file or folder", r)
 		}
 	}
-	epoch, err := sourceDateEpoch(ios)
-	if err != nil {
-		return err
-	}
-	bo := build.Options{
-		Out: opts.Out, Jobs: opts.Jobs, Force: opts.Force, DryRun: opts.DryRun, Time: epoch,
-		BaseURL: opts.BaseURL, NoLegacy: opts.NoLegacy, SkipInvalid: opts.SkipInvalid,
-		Lint: lint.Options{Config: cfg, Strict: opts.Strict},
-		Log:  ios.stepLog(),
-		// Only the summaries list every skill and file; without them a
-		// build's memory does not grow with the tree.
-		Inventory: opts.JSON || opts.Summary != "" || ios.Verbose,
-	}
 	if !opts.Sign && opts.SignOptions != (SignOptions{}) {
 		return usageErr("signing flags (--key, --identity-token, ...) need --sign")
 	}
 	if opts.Sign && !opts.DryRun {
-		ctx := context.Background()
 		s, err := opts.newSigner(ctx, ios)
 		if err != nil {
 			return err
@@ -158,6 +145,7 @@ func runBuild(ios *IO, opts *buildOptions, set func(flag string) bool) error {
 		defer s.Close()
 		bo.Sign = func(data []byte) ([]byte, error) { return s.Sign(ctx, data) }
 	}
+	bo.Log = ios.stepLog()
 	bo.Progress = ios.progress()
 	start := ios.clock()()
 	res, err := build.Run(roots, bo)
@@ -177,14 +165,6 @@ func runBuild(ios *IO, opts *buildOptions, set func(flag string) bool) error {
 		}
 	}
 	return buildErr(err)
-}
-
-// baseURLSource names where the base URL came from, for its error.
-func baseURLSource(cfg *lint.Config, flag bool) string {
-	if flag || cfg.Path == "" {
-		return "--base-url"
-	}
-	return cfg.Path + ": build.base-url"
 }
 
 // buildDoc is build's --json document (schema/build.schema.json). A build
@@ -299,16 +279,4 @@ func buildErr(err error) error {
 		return &exitError{code: ExitUsage, err: err}
 	}
 	return &exitError{code: ExitInternal, err: err}
-}
-
-func sourceDateEpoch(ios *IO) (time.Time, error) {
-	s := ios.Getenv("SOURCE_DATE_EPOCH")
-	if s == "" {
-		return time.Time{}, nil
-	}
-	t, err := build.SourceDateEpoch(s)
-	if err != nil {
-		return t, usageErr("%v", err)
-	}
-	return t, nil
 }

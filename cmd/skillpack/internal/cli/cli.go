@@ -4,11 +4,9 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -75,31 +73,11 @@ func run(ios *IO, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			fmt.Fprintf(stderr, "skillpack: %v\n", ee.err)
-		}
-		return ee.code
+	code, msg := exitStatus(err)
+	if msg != "" {
+		fmt.Fprintf(stderr, "skillpack: %s\n", msg)
 	}
-	// Cobra's own errors (unknown command or flag) are usage errors.
-	if isCobraUsage(err) {
-		fmt.Fprintf(stderr, "skillpack: %v\nRun 'skillpack --help' for usage.\n", err)
-		return ExitUsage
-	}
-	fmt.Fprintf(stderr, "skillpack: %v\n", err)
-	return ExitInternal
-}
-
-func isCobraUsage(err error) bool {
-	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "if any flags in the group", "unknown shorthand flag", "flag needs an argument",
-		"invalid argument", "accepts ", "requires at least", "requires at most", "bad flag syntax"} {
-		if strings.Contains(msg, p) {
-			return true
-		}
-	}
-	return false
+	return code
 }
 
 func newRoot(ios *IO) *cobra.Command {
@@ -113,6 +91,11 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 		Version:       version.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Runnable, so that cobra checks the root's arguments with
+		// commandArgs (a mistyped command) rather than with a message of
+		// its own; with none it prints the help, as cobra would.
+		Args: commandArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	addOutputFlags(root, ios)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkOutputFlags(ios, cmd.Flags()) }
@@ -120,8 +103,12 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 	root.SetOut(ios.Out)
 	root.SetErr(ios.Err)
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newLintCmd(ios), newBuildCmd(ios), newPackCmd(ios), newVersionCmd(ios), newNewCmd(ios), newServeCmd(ios), newVerifyCmd(ios), newSignCmd(ios))
-	root.AddCommand(newInitCmd(ios), newManCmd(ios))
+	root.AddCommand(newLintCmd(ios, nil), newBuildCmd(ios, nil), newPackCmd(ios, nil), newVersionCmd(ios), newNewCmd(ios, nil), newServeCmd(ios, nil), newVerifyCmd(ios, nil), newSignCmd(ios, nil))
+	root.AddCommand(newInitCmd(ios, nil), newManCmd(ios))
 	finishCommands(root)
+	// Cobra's completion command, added now rather than when the root
+	// runs, so that its arguments are checked below like the others'.
+	root.InitDefaultCompletionCmd()
+	checkArgs(root)
 	return root
 }

@@ -47,6 +47,17 @@ func finishCommands(root *cobra.Command) {
 	walk(root)
 }
 
+// checkArgs makes every command's argument check return usage errors,
+// cobra's commands' included.
+func checkArgs(c *cobra.Command) {
+	if c.Args != nil {
+		c.Args = usageArgs(c.Args)
+	}
+	for _, sub := range c.Commands() {
+		checkArgs(sub)
+	}
+}
+
 // exitStatus is the exit code Main returns for err, and the message it
 // prints; the --json documents carry both.
 func exitStatus(err error) (code int, msg string) {
@@ -60,24 +71,9 @@ func exitStatus(err error) (code int, msg string) {
 		}
 		return ee.code, msg
 	}
-	if isCobraUsage(err) {
-		return ExitUsage, err.Error()
-	}
+	// Every mistake of the user's is an exitError made in this package
+	// (args.go for the command line); anything else is skillpack's own.
 	return ExitInternal, err.Error()
-}
-
-// oneArg checks that a command got its one argument, inside RunE rather
-// than through cobra's Args, so that a --json document still reports the
-// mistake.
-func oneArg(cmd *cobra.Command, args []string) error {
-	if len(args) == 1 {
-		return nil
-	}
-	what := cmd.Use
-	if f := strings.Fields(cmd.Use); len(f) > 1 {
-		what = f[1]
-	}
-	return usageErr("%s takes one %s, not %d arguments\nRun '%s --help' for usage.", cmd.Name(), what, len(args), cmd.CommandPath())
 }
 
 // recoverPanic makes a panic in run skillpack's own failure, exit 3, with

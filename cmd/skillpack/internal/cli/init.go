@@ -28,7 +28,7 @@ type initOptions struct {
 	Profile string
 }
 
-func newInitCmd(ios *IO) *cobra.Command {
+func newInitCmd(ios *IO, runF func(*initOptions) error) *cobra.Command {
 	opts := &initOptions{}
 	cmd := &cobra.Command{
 		Use:   "init",
@@ -46,8 +46,11 @@ An existing file is never replaced without --force; nothing is written
 when one of the files exists.`,
 		Example: `  skillpack init
   skillpack init --profile claude --ci github`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
 			return runInit(ios, opts)
 		},
 	}
@@ -76,7 +79,7 @@ type initFile struct {
 
 func runInit(ios *IO, opts *initOptions) error {
 	if _, err := lint.LookupProfile(opts.Profile); err != nil {
-		return usageErr("--profile: %v", err)
+		return usageErr("--profile: %w", err)
 	}
 	if opts.CI != "" && !slices.Contains(ciProviders, opts.CI) {
 		return usageErr("--ci: unknown provider %q; want %s", opts.CI, strings.Join(ciProviders, ", "))
@@ -93,7 +96,7 @@ func runInit(ios *IO, opts *initOptions) error {
 			if _, err := os.Lstat(f.path); err == nil {
 				exist = append(exist, f.path)
 			} else if !errors.Is(err, fs.ErrNotExist) {
-				return usageErr("%v", err)
+				return usageErr("%w", err)
 			}
 		}
 		if len(exist) > 0 {
@@ -103,10 +106,10 @@ func runInit(ios *IO, opts *initOptions) error {
 	parent, _ := lint.FindConfig("..") // the config that applied here until now
 	for _, f := range files {
 		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
-			return usageErr("%v", err)
+			return usageErr("%w", err)
 		}
 		if err := atomicfile.Write(f.path, f.data, 0o644); err != nil {
-			return usageErr("%v", err)
+			return usageErr("%w", err)
 		}
 		fmt.Fprintf(ios.Out, "created %s\n", f.path)
 	}

@@ -40,14 +40,14 @@ func (o *LintOptions) load() (*lint.Config, error) {
 	if path == "" {
 		var err error
 		if path, err = lint.FindConfig("."); err != nil {
-			return nil, usageErr("%v", err)
+			return nil, usageErr("%w", err)
 		}
 	}
 	cfg := lint.DefaultConfig()
 	if path != "" {
 		var err error
 		if cfg, err = lint.LoadConfig(path); err != nil {
-			return nil, usageErr("%v", err)
+			return nil, usageErr("%w", err)
 		}
 	}
 	if o.Profile != "" {
@@ -56,7 +56,7 @@ func (o *LintOptions) load() (*lint.Config, error) {
 		}
 		p, err := lint.LookupProfile(o.Profile)
 		if err != nil {
-			return nil, usageErr("--profile: %v", err)
+			return nil, usageErr("--profile: %w", err)
 		}
 		cfg.Profile = p
 	}
@@ -66,12 +66,12 @@ func (o *LintOptions) load() (*lint.Config, error) {
 	case o.Baseline != "":
 		b, err := lint.LoadBaseline(o.Baseline)
 		if err != nil {
-			return nil, usageErr("--baseline: %v", err)
+			return nil, usageErr("--baseline: %w", err)
 		}
 		cfg.Baseline = b
 	default:
 		if err := cfg.ReadBaseline(); err != nil {
-			return nil, usageErr("%v", err)
+			return nil, usageErr("%w", err)
 		}
 	}
 	return cfg, nil
@@ -91,7 +91,7 @@ type lintCmdOptions struct {
 	conflict      error // --json with another --format, reported in the JSON document
 }
 
-func newLintCmd(ios *IO) *cobra.Command {
+func newLintCmd(ios *IO, runF func(*lintCmdOptions) error) *cobra.Command {
 	opts := &lintCmdOptions{}
 	cmd := &cobra.Command{
 		Use:   "lint [PATH...]",
@@ -121,6 +121,9 @@ ends: the findings, and the exit code with the error when it is not 0
 					opts.conflict = usageErr("--json is --format json; leave out --format %s", opts.Format)
 				}
 				opts.Format = "json"
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return runLint(ios, opts)
 		},
@@ -327,7 +330,7 @@ func writeBaseline(ios *IO, path string, res *lint.Result) error {
 		return &exitError{code: ExitInternal, err: err}
 	}
 	if err := atomicfile.Write(path, buf.Bytes(), 0o644); err != nil {
-		return usageErr("--write-baseline: %v", err)
+		return usageErr("--write-baseline: %w", err)
 	}
 	files := map[string]bool{}
 	for _, f := range res.Findings {

@@ -20,7 +20,7 @@ so that a release build writes the same bytes every time.`,
 		Example: `  skillpack man share/man/man1
   man -l share/man/man1/skillpack-lint.1`,
 		Hidden: true, // for packagers and release builds, not for daily use
-		Args:   cobra.ExactArgs(1),
+		Args:   oneArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMan(ios, cmd.Root(), args[0])
 		},
@@ -37,7 +37,7 @@ func runMan(ios *IO, root *cobra.Command, dir string) error {
 		header.Date = &epoch
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usageErr("%v", err)
+		return usageErr("%w", err)
 	}
 	// The pages say what every command's help says, with no "auto
 	// generated" history line, whose date would change the bytes.

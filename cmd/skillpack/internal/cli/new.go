@@ -18,7 +18,7 @@ type newOptions struct {
 	JSON        bool
 }
 
-func newNewCmd(ios *IO) *cobra.Command {
+func newNewCmd(ios *IO, runF func(*newOptions) error) *cobra.Command {
 	opts := &newOptions{}
 	cmd := &cobra.Command{
 		Use:   "new NAME",
@@ -32,21 +32,13 @@ folder and SKILL.md, and the exit code with the error when it is not 0
 (schema/new.schema.json).`,
 		Example: `  skillpack new pdf-tools --dir skills
   skillpack new pdf-tools --description "Fill and merge PDF forms. Use when the user works with PDFs."`,
+		Args: reportArgs(oneArg, &opts.JSON, func(err error) any { return newNewDoc(opts, "", err) }),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var dir string
-			err := oneArg(cmd, args)
-			if err == nil {
-				opts.Name = args[0]
-				dir, err = runNew(ios, opts)
+			opts.Name = args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			if !opts.JSON {
-				return err
-			}
-			doc := newDoc{Name: opts.Name, Dir: filepath.ToSlash(dir), status: newStatus(err, "")}
-			if dir != "" {
-				doc.SkillFile = path.Join(doc.Dir, skill.FileName)
-			}
-			return jsonResult(ios.Out, true, doc, err)
+			return runNew(ios, opts)
 		},
 	}
 	cmd.Flags().StringVar(&opts.Dir, "dir", ".", "parent `folder` of the new skill")
@@ -55,10 +47,19 @@ folder and SKILL.md, and the exit code with the error when it is not 0
 	return cmd
 }
 
-func runNew(ios *IO, opts *newOptions) (string, error) {
+// runNew scaffolds, and with --json prints the document however new ends.
+func runNew(ios *IO, opts *newOptions) error {
+	dir, err := newRun(ios, opts)
+	if !opts.JSON {
+		return err
+	}
+	return jsonResult(ios.Out, true, newNewDoc(opts, dir, err), err)
+}
+
+func newRun(ios *IO, opts *newOptions) (string, error) {
 	dir, err := scaffold.New(opts.Dir, opts.Name, scaffold.Options{Description: opts.Description})
 	if err != nil {
-		return "", usageErr("%v", err)
+		return "", usageErr("%w", err)
 	}
 	if !opts.JSON {
 		fmt.Fprintf(ios.Out, "created %s\n", dir)
@@ -74,4 +75,12 @@ type newDoc struct {
 	Dir       string `json:"dir"`
 	SkillFile string `json:"skillFile"`
 	status
+}
+
+func newNewDoc(opts *newOptions, dir string, err error) newDoc {
+	doc := newDoc{Name: opts.Name, Dir: filepath.ToSlash(dir), status: newStatus(err, "")}
+	if dir != "" {
+		doc.SkillFile = path.Join(doc.Dir, skill.FileName)
+	}
+	return doc
 }

@@ -15,14 +15,14 @@ import (
 )
 
 type packOptions struct {
-	LintOptions
-	Dir    string
-	Out    string
-	Layout string
-	JSON   bool
+	BuildFlags // the lint flags only; shared with build and serve --watch
+	Dir        string
+	Out        string
+	Layout     string
+	JSON       bool
 }
 
-func newPackCmd(ios *IO) *cobra.Command {
+func newPackCmd(ios *IO, runF func(*packOptions) error) *cobra.Command {
 	opts := &packOptions{}
 	cmd := &cobra.Command{
 		Use:   "pack SKILLDIR",
@@ -41,45 +41,54 @@ their digests and sizes, the findings, and the exit code with the error
 when it is not 0 (schema/pack.schema.json).`,
 		Example: `  skillpack pack skills/pdf-tools
   skillpack pack skills/pdf-tools --layout wrapped -o upload/`,
+		Args: reportArgs(oneArg, &opts.JSON, func(err error) any { return newPackDoc(opts, nil, err) }),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var res *build.Packed
-			err := oneArg(cmd, args)
-			if err == nil {
-				opts.Dir = args[0]
-				res, err = runPack(ios, opts)
+			opts.Dir = args[0]
+			if runF != nil {
+				return runF(opts)
 			}
-			if !opts.JSON {
-				return err
-			}
-			return jsonResult(ios.Out, true, newPackDoc(opts, res, err), err)
+			return runPack(ios, opts)
 		},
 	}
-	opts.AddFlags(cmd.Flags())
+	opts.LintOptions.AddFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", ".", "output `folder` for the archives")
 	cmd.Flags().StringVar(&opts.Layout, "layout", "flat", "archive `layout`: flat (SKILL.md at the root) or wrapped (under SKILLNAME/)")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON document on stdout, even on failure: the archives' paths, digests and sizes, the findings, the exit code")
 	return cmd
 }
 
-func runPack(ios *IO, opts *packOptions) (*build.Packed, error) {
-	if !slices.Contains(layouts, opts.Layout) {
-		return nil, enumErr("layout", "layout", opts.Layout, layouts)
+// resolve is pack's options: the shared ones (BuildFlags.resolve; of them
+// one skill's archives take how it is linted and their time) and pack's
+// own.
+func (o *packOptions) resolve(ios *IO) (build.PackOptions, error) {
+	if !slices.Contains(layouts, o.Layout) {
+		return build.PackOptions{}, enumErr("layout", "layout", o.Layout, layouts)
 	}
+	bo, err := o.BuildFlags.resolve(ios)
+	if err != nil {
+		return build.PackOptions{}, err
+	}
+	return build.PackOptions{Out: o.Out, Wrapped: o.Layout == "wrapped", Lint: bo.Lint, Time: bo.Time}, nil
+}
+
+// runPack packs, and with --json prints the document however pack ends.
+func runPack(ios *IO, opts *packOptions) error {
+	res, err := packRun(ios, opts)
+	if !opts.JSON {
+		return err
+	}
+	return jsonResult(ios.Out, true, newPackDoc(opts, res, err), err)
+}
+
+func packRun(ios *IO, opts *packOptions) (*build.Packed, error) {
 	if err := checkSkillDir(opts.Dir); err != nil {
 		return nil, err
 	}
-	cfg, err := opts.load()
+	po, err := opts.resolve(ios)
 	if err != nil {
 		return nil, err
 	}
-	epoch, err := sourceDateEpoch(ios)
-	if err != nil {
-		return nil, err
-	}
-	res, err := build.PackSkill(opts.Dir, build.PackOptions{
-		Out: opts.Out, Wrapped: opts.Layout == "wrapped", Time: epoch,
-		Lint: lint.Options{Config: cfg, Strict: opts.Strict},
-	})
+	res, err := build.PackSkill(opts.Dir, po)
 	if res != nil && len(res.Findings) > 0 {
 		lint.Format(ios.Err, "text", &lint.Result{Findings: res.Findings}, lint.Tool{})
 	}

@@ -6,27 +6,27 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/build"
-	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/serve"
 )
 
 type serveOptions struct {
-	LintOptions // for --watch rebuilds
-	Dist        string
-	Addr        string
-	Stdio       bool
-	Watch       string
+	BuildFlags // for --watch rebuilds: the lint flags and --no-reuse; shared with build and pack
+	Dist       string
+	Addr       string
+	Stdio      bool
+	Watch      string
+
+	given func(flag string) bool // the flags on the command line
 }
 
-func newServeCmd(ios *IO) *cobra.Command {
+func newServeCmd(ios *IO, runF func(context.Context, *serveOptions) error) *cobra.Command {
 	opts := &serveOptions{}
 	cmd := &cobra.Command{
 		Use:   "serve DIST",
@@ -42,28 +42,32 @@ file is checked against its recorded digest once at startup, and a bundle
 that was changed after its build is refused; a file changed while serving is
 answered with an error, never with its bytes.
 
-With --watch SKILLS, serve builds SKILLS into DIST first, then polls SKILLS
-every second and rebuilds and serves the new bundle whenever a file changes.
-A rebuild that fails leaves the last good bundle served.
+With --watch SKILLS, serve builds SKILLS into DIST first, as 'skillpack
+build' would with skillpack.yaml's build section, then polls SKILLS every
+second and rebuilds and serves the new bundle whenever a file changes. A
+rebuild that fails leaves the last good bundle served. --no-reuse packs and
+lints every skill afresh on each rebuild.
 
 Serve stops on SIGINT or SIGTERM, letting running requests finish.`,
 		Example: `  skillpack serve dist
   skillpack serve dist --addr :8080
   skillpack serve dist --watch skills
   skillpack serve dist --stdio            # as an MCP server launched by a host`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dist = args[0]
-			if opts.Stdio && cmd.Flags().Changed("addr") {
-				return usageErr("--stdio serves MCP on stdin and stdout only; leave out --addr")
-			}
+			opts.given = cmd.Flags().Changed
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if runF != nil {
+				return runF(ctx, opts)
+			}
 			return runServe(ctx, ios, opts)
 		},
 	}
-	opts.AddFlags(cmd.Flags())
 	f := cmd.Flags()
+	opts.LintOptions.AddFlags(f)
+	opts.addNoReuse(f)
 	f.StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "`address` to serve HTTP and MCP on")
 	f.BoolVar(&opts.Stdio, "stdio", false, "serve MCP on stdin and stdout instead of HTTP")
 	f.StringVar(&opts.Watch, "watch", "", "build the skills in `SKILLS` into DIST, and rebuild whenever they change")
@@ -71,6 +75,9 @@ Serve stops on SIGINT or SIGTERM, letting running requests finish.`,
 }
 
 func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
+	if opts.Stdio && opts.given != nil && opts.given("addr") {
+		return usageErr("--stdio serves MCP on stdin and stdout only; leave out --addr")
+	}
 	var watcher *serve.Watcher
 	var rebuild func() error
 	if opts.Watch != "" {
@@ -102,7 +109,7 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
-		return usageErr("--addr: %v", err)
+		return usageErr("--addr: %w", err)
 	}
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(ios.Err, "skillpack: serving %s (%s) at %s, MCP at %s%s\n", opts.Dist, plural(b.Skills(), "skill"), url, url, serve.MCPPath)
@@ -112,28 +119,27 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 	return nil
 }
 
-// serveRebuild is the build --watch runs: the same lint settings and
-// config as 'skillpack build', logging to stderr.
+// rebuildOptions is the build --watch runs: build's, from the same
+// resolver, into DIST.
+func (o *serveOptions) rebuildOptions(ios *IO) (build.Options, error) {
+	bo, err := o.resolveBundle(ios, o.given)
+	if err != nil {
+		return bo, err
+	}
+	bo.Out = o.Dist
+	return bo, nil
+}
+
+// serveRebuild is the build --watch runs, logging to stderr.
 func serveRebuild(ios *IO, opts *serveOptions) (func() error, error) {
 	if info, err := os.Stat(opts.Watch); err != nil || !info.IsDir() {
 		return nil, usageErr("--watch %s: no such folder", opts.Watch)
 	}
-	cfg, err := opts.load()
+	bo, err := opts.rebuildOptions(ios)
 	if err != nil {
 		return nil, err
 	}
-	if err := layout.CheckBaseURL(cfg.Build.BaseURL); err != nil {
-		return nil, usageErr("%s %s", baseURLSource(cfg, false), strings.TrimPrefix(err.Error(), "base URL "))
-	}
-	epoch, err := sourceDateEpoch(ios)
-	if err != nil {
-		return nil, err
-	}
-	bo := build.Options{
-		Out: opts.Dist, Time: epoch, BaseURL: cfg.Build.BaseURL, NoLegacy: cfg.Build.NoLegacy,
-		Lint: lint.Options{Config: cfg, Strict: opts.Strict},
-		Log:  ios.Err,
-	}
+	bo.Log = ios.Err
 	return func() error {
 		res, err := build.Run([]string{opts.Watch}, bo)
 		if res != nil && len(res.Findings) > 0 {

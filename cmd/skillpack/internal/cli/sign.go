@@ -52,7 +52,7 @@ func (o *SignOptions) newSigner(ctx context.Context, ios *IO) (*sign.Signer, err
 	so.Stderr = ios.Err
 	s, err := sign.NewSigner(ctx, so, ios.Getenv)
 	if err != nil {
-		return nil, usageErr("%v", err)
+		return nil, usageErr("%w", err)
 	}
 	return s, nil
 }
@@ -60,7 +60,7 @@ func (o *SignOptions) newSigner(ctx context.Context, ios *IO) (*sign.Signer, err
 // signDist signs the bundle at dist and reports it in the build's log style.
 func signDist(ctx context.Context, ios *IO, dist string, s *sign.Signer) error {
 	if _, err := sign.Targets(dist); err != nil {
-		return usageErr("%v", err)
+		return usageErr("%w", err)
 	}
 	written, err := sign.SignDist(ctx, dist, s)
 	if err != nil {
@@ -74,7 +74,7 @@ func signDist(ctx context.Context, ios *IO, dist string, s *sign.Signer) error {
 	return nil
 }
 
-func newSignCmd(ios *IO) *cobra.Command {
+func newSignCmd(ios *IO, runF func(ctx context.Context, dist string, opts *SignOptions) error) *cobra.Command {
 	opts := &SignOptions{}
 	cmd := &cobra.Command{
 		Use:   "sign DIST",
@@ -104,8 +104,11 @@ skillpack for lint and build stays fast. Install it with
 
   # with a key made by cosign generate-key-pair
   COSIGN_PASSWORD=... skillpack sign dist --key cosign.key`,
-		Args: cobra.ExactArgs(1),
+		Args: oneArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), args[0], opts)
+			}
 			return runSign(cmd.Context(), ios, args[0], opts)
 		},
 	}

@@ -101,18 +101,6 @@ func orList(words []string) string {
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
-// flagError turns pflag's parse errors into usage errors (exit 2), with the
-// closest flag of the command when one was mistyped.
-func flagError(c *cobra.Command, err error) error {
-	hint := ""
-	if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
-		if s := suggestFlag(c, name); s != "" {
-			hint = fmt.Sprintf(" (did you mean --%s?)", s)
-		}
-	}
-	return &exitError{code: ExitUsage, err: fmt.Errorf("%w%s\nRun '%s --help' for usage.", err, hint, c.CommandPath())}
-}
-
 // suggestFlag returns the name of the command's flag closest to name, or "".
 func suggestFlag(c *cobra.Command, name string) string {
 	name, _, _ = strings.Cut(name, "=")

@@ -46,7 +46,7 @@ type verifyOptions struct {
 	Sig               SignatureFlags
 }
 
-func newVerifyCmd(ios *IO) *cobra.Command {
+func newVerifyCmd(ios *IO, runF func(context.Context, *verifyOptions) error) *cobra.Command {
 	opts := &verifyOptions{MaxSize: verify.DefaultMaxSize}
 	cmd := &cobra.Command{
 		Use:   "verify DIST|URL",
@@ -76,21 +76,13 @@ when it is not 0 (schema/verify.schema.json).`,
     --certificate-identity-regexp '^https://github.com/OWNER/REPO/' \
     --certificate-oidc-issuer https://token.actions.githubusercontent.com
   skillpack verify dist --require-signatures --key cosign.pub`,
+		Args: reportArgs(oneArg, &opts.JSON, func(err error) any { return newVerifyDoc(opts, nil, err) }),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var rep *verify.Report
-			err := oneArg(cmd, args)
-			if err == nil {
-				opts.Source = args[0]
-				ctx := cmd.Context()
-				if ctx == nil {
-					ctx = context.Background()
-				}
-				rep, err = runVerify(ctx, ios, opts)
+			opts.Source = args[0]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
 			}
-			if !opts.JSON {
-				return err
-			}
-			return jsonResult(ios.Out, true, newVerifyDoc(opts, rep, err), err)
+			return runVerify(cmd.Context(), ios, opts)
 		},
 	}
 	f := cmd.Flags()
@@ -102,7 +94,20 @@ when it is not 0 (schema/verify.schema.json).`,
 	return cmd
 }
 
-func runVerify(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Report, error) {
+// runVerify verifies, and with --json prints the document however the
+// check ends.
+func runVerify(ctx context.Context, ios *IO, opts *verifyOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	rep, err := verifyRun(ctx, ios, opts)
+	if !opts.JSON {
+		return err
+	}
+	return jsonResult(ios.Out, true, newVerifyDoc(opts, rep, err), err)
+}
+
+func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Report, error) {
 	o := verify.Options{
 		RequireSignatures: opts.RequireSignatures,
 		MaxSize:           int64(opts.MaxSize),
@@ -114,7 +119,7 @@ func runVerify(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 	if opts.Sig.Given() {
 		v, err := signatureVerifier(ctx, ios, opts.Sig)
 		if err != nil {
-			return nil, usageErr("%v", err)
+			return nil, usageErr("%w", err)
 		}
 		defer v.Close()
 		o.Verifier = v

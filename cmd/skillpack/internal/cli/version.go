@@ -20,7 +20,7 @@ the pinned compressor and level. Archive bytes depend on the compressor, so
 two builds are only byte-identical when both lines agree.
 
 --json prints the same as a JSON document (schema/version.schema.json).`,
-		Args: cobra.NoArgs,
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			info := struct {
 				Version    string `json:"version"`

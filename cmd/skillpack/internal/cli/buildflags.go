@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/lint"
+)
+
+// BuildFlags are the flags that decide how skills are built, shared by
+// build, pack and serve --watch. Each command registers the ones it
+// offers; resolve (and for a bundle resolveBundle) turns them,
+// skillpack.yaml and the environment into build's options in one place,
+// so that the three commands build a skill alike. The zero value builds
+// with the defaults.
+type BuildFlags struct {
+	LintOptions
+	Jobs        int
+	BaseURL     string
+	NoLegacy    bool
+	SkipInvalid bool
+	NoReuse     bool
+}
+
+// AddFlags registers every build flag, as build offers them.
+func (f *BuildFlags) AddFlags(fs *pflag.FlagSet) {
+	f.LintOptions.AddFlags(fs)
+	fs.IntVarP(&f.Jobs, "jobs", "j", 0, "skills packed at once (default: one per CPU)")
+	fs.StringVar(&f.BaseURL, "base-url", "", "absolute `URL` the bundle is served at (default: relative URLs)")
+	fs.BoolVar(&f.NoLegacy, "no-legacy", false, "leave out the legacy /.well-known/skills/ v0.1.0 tree")
+	fs.BoolVar(&f.SkipInvalid, "skip-invalid", false, "leave out skills with lint errors and publish the rest (exit 0, with a warning)")
+	f.addNoReuse(fs)
+}
+
+// addNoReuse registers --no-reuse, which serve --watch offers too.
+func (f *BuildFlags) addNoReuse(fs *pflag.FlagSet) {
+	fs.BoolVar(&f.NoReuse, "no-reuse", false, "pack and lint every skill afresh, ignoring the previous bundle's record")
+}
+
+// resolve returns build's options as the flags, skillpack.yaml and
+// SOURCE_DATE_EPOCH decide them for any build: how skills are linted, the
+// archives' time, the jobs and reuse. Pack takes these; a bundle takes
+// more (resolveBundle).
+func (f *BuildFlags) resolve(ios *IO) (build.Options, error) {
+	cfg, err := f.load()
+	if err != nil {
+		return build.Options{}, err
+	}
+	return f.options(ios, cfg)
+}
+
+// resolveBundle is resolve for a command that writes a bundle (build,
+// serve --watch): with its URLs and contents too, where the flags given
+// on the command line (given; nil: none) win over skillpack.yaml's build
+// section.
+func (f *BuildFlags) resolveBundle(ios *IO, given func(flag string) bool) (build.Options, error) {
+	if given == nil {
+		given = func(string) bool { return false }
+	}
+	cfg, err := f.load()
+	if err != nil {
+		return build.Options{}, err
+	}
+	baseURL, noLegacy, skipInvalid := f.BaseURL, f.NoLegacy, f.SkipInvalid
+	if !given("base-url") {
+		baseURL = cfg.Build.BaseURL
+	}
+	if !given("no-legacy") {
+		noLegacy = cfg.Build.NoLegacy
+	}
+	if !given("skip-invalid") {
+		skipInvalid = cfg.Build.SkipInvalid
+	}
+	// Checked before any work: a bad URL found after packing every skill
+	// wastes the build.
+	if err := layout.CheckBaseURL(baseURL); err != nil {
+		return build.Options{}, &exitError{code: ExitUsage, err: &baseURLError{baseURLSource(cfg, given("base-url")), err}}
+	}
+	bo, err := f.options(ios, cfg)
+	bo.BaseURL, bo.NoLegacy, bo.SkipInvalid = baseURL, noLegacy, skipInvalid
+	return bo, err
+}
+
+// options is what every build takes from the flags, the config read and
+// the environment.
+func (f *BuildFlags) options(ios *IO, cfg *lint.Config) (build.Options, error) {
+	t, err := sourceDateEpoch(ios)
+	if err != nil {
+		return build.Options{}, err
+	}
+	return build.Options{
+		Lint:    lint.Options{Config: cfg, Strict: f.Strict},
+		Time:    t,
+		Jobs:    f.Jobs,
+		NoReuse: f.NoReuse,
+	}, nil
+}
+
+// baseURLError is layout's error for a bad base URL, told as coming from
+// where the URL was given (the flag or the config's key), not as "base URL".
+type baseURLError struct {
+	source string
+	err    error
+}
+
+func (e *baseURLError) Error() string {
+	return e.source + " " + strings.TrimPrefix(e.err.Error(), "base URL ")
+}
+func (e *baseURLError) Unwrap() error { return e.err }
+
+// baseURLSource names where the base URL came from, for its error.
+func baseURLSource(cfg *lint.Config, flag bool) string {
+	if flag || cfg.Path == "" {
+		return "--base-url"
+	}
+	return cfg.Path + ": build.base-url"
+}
+
+// sourceDateEpoch is the archives' one fixed time: SOURCE_DATE_EPOCH when
+// it is set (reproducible-builds.org), else zero, which build takes for
+// 1980-01-01.
+func sourceDateEpoch(ios *IO) (time.Time, error) {
+	s := ios.Getenv("SOURCE_DATE_EPOCH")
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := build.SourceDateEpoch(s)
+	if err != nil {
+		return t, usageErr("%w", err)
+	}
+	return t, nil
+}
