@@ -11,11 +11,8 @@
 package build
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +43,7 @@ type Options struct {
 	SkipInvalid bool
 	Sign        Signer    // signs the archives and indexes; nil = unsigned
 	Log         io.Writer // one line a step; nil = silent
+	Verbose     bool      // also log the steps skipped, and why
 	Progress    io.Writer // a live counter while packing (a terminal); nil = none
 	// Inventory fills Result.Skills and Result.Artifacts: every skill, and
 	// every file of the bundle with its digest and size. Both grow with the
@@ -127,65 +125,6 @@ func (e *NoSkillsError) Error() string {
 	return fmt.Sprintf("no skills found under %s (a skill is a folder holding SKILL.md)", strings.Join(e.Roots, ", "))
 }
 
-// Run builds the skills found at or below roots into opts.Out.
-func Run(roots []string, opts Options) (*Result, error) {
-	if opts.Out == "" {
-		return nil, errors.New("no output folder given")
-	}
-	if opts.Jobs <= 0 {
-		opts.Jobs = runtime.GOMAXPROCS(0)
-	}
-	b := &builder{opts: opts, roots: roots, res: &Result{DryRun: opts.DryRun}}
-	return b.res, b.run()
-}
-
-// run runs the pipeline's stages in order, and the steps of a stage at
-// once; it returns the first error in step order, prefixed with its
-// step's name.
-func (b *builder) run() error {
-	defer b.cleanup()
-	for _, stage := range b.stages() {
-		errs := make([]error, len(stage))
-		var wg sync.WaitGroup
-		for i, s := range stage {
-			wg.Go(func() { errs[i] = s.run() })
-		}
-		wg.Wait()
-		for i, err := range errs {
-			var le *LintError
-			var ce *ClashError
-			var ne *NoSkillsError
-			switch {
-			case err == nil:
-			case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &ne):
-				return err // about the skills, not a step
-			default:
-				return fmt.Errorf("%s: %w", stage[i].name, err)
-			}
-		}
-	}
-	return nil
-}
-
-// step is one named part of the pipeline; the name prefixes its errors.
-type step struct {
-	name string
-	run  func() error
-}
-
-// stages is the pipeline, in order. Discovery walks the input and the
-// output check reads the previous bundle: on a no-op rebuild each is a good
-// part of the time, and they share nothing, so they run at once. Nothing
-// is written outside the staging folder before write.
-func (b *builder) stages() [][]step {
-	return [][]step{
-		{{"discover", b.discover}, {"check output", b.checkOutput}},
-		{{"pack", b.pack}},
-		{{"index", b.index}},
-		{{"write", b.write}},
-	}
-}
-
 // SourceDateEpoch parses the SOURCE_DATE_EPOCH convention
 // (reproducible-builds.org): whole seconds since 1970, UTC.
 func SourceDateEpoch(s string) (time.Time, error) {
@@ -265,70 +204,4 @@ type builder struct {
 	linted    atomic.Int64     // skills whose per-skill lint rules ran (not known from the record)
 	umaskOnce sync.Once
 	umask     uint32
-}
-
-func (b *builder) logf(format string, args ...any) {
-	if b.opts.Log != nil {
-		fmt.Fprintf(b.opts.Log, format+"\n", args...)
-	}
-}
-
-func (b *builder) discover() error {
-	seen := map[string]bool{}
-	for _, root := range b.roots {
-		found, err := skill.Find(root)
-		if err != nil {
-			return err
-		}
-		for _, s := range found {
-			abs, _ := filepath.Abs(s.Dir)
-			if !seen[abs] {
-				seen[abs] = true
-				b.skills = append(b.skills, s)
-			}
-		}
-	}
-	if len(b.skills) == 0 {
-		return &NoSkillsError{Roots: b.roots}
-	}
-	b.logf("• discover: %s", plural(len(b.skills), "skill", "skills"))
-	return nil
-}
-
-// prepare checks what lint reports but the build cannot go on without,
-// and reads the frontmatter as JSON.
-func (b *builder) prepare(w *task) error {
-	s := w.src
-	if s.Doc == nil {
-		return fmt.Errorf("%s: cannot read %s: %v", s.Dir, s.File, s.Err)
-	}
-	if w.collErr != nil {
-		return fmt.Errorf("%s: %w", s.Dir, w.collErr)
-	}
-	if len(w.files.Refused) > 0 {
-		r := w.files.Refused[0]
-		return fmt.Errorf("%s: %s", filepath.Join(s.Dir, filepath.FromSlash(r.Path)), r.Err)
-	}
-	if s.File != skill.FileName {
-		return fmt.Errorf("%s: rename it to %s; clients look for that exact name", s.EntryPath(), skill.FileName)
-	}
-	fm, err := s.Doc.FrontmatterJSON()
-	if err != nil {
-		return fmt.Errorf("%s: frontmatter has no faithful JSON form: %w", s.EntryPath(), err)
-	}
-	desc, _ := s.Doc.String("description")
-	w.out = layout.Skill{Name: w.name, Description: desc, Frontmatter: fm}
-	return nil
-}
-
-// lintKey is lint's verdict key for the skill (lint.VerdictKey).
-func (b *builder) lintKey(w *task, entries []pack.Entry) layout.Digest {
-	return layout.Digest(lint.VerdictKey(w.src, w.files, entries, b.lintOpts))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }

@@ -1,6 +1,8 @@
 package build
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"slices"
 	"strings"
@@ -47,7 +49,15 @@ func readPrevious(path string) (p *previous, err error) {
 		return p, err
 	}
 	h, err := layout.ReadRecord(f, func(c layout.RecordSkill) error {
-		at, err := p.skills.add(&summary{key: c.Key, lint: c.Lint, verdict: c.Findings,
+		// The record indents the verdict; compacted, it is the bytes
+		// lint.EncodeVerdict gives, which a no-op compares.
+		var verdict bytes.Buffer
+		if len(c.Findings) > 0 {
+			if err := json.Compact(&verdict, c.Findings); err != nil {
+				return err
+			}
+		}
+		at, err := p.skills.add(&summary{key: c.Key, lint: c.Lint, verdict: verdict.Bytes(),
 			out: layout.Skill{Name: c.Name, Files: c.Files, TarGz: c.TarGz, Zip: c.Zip, ContentDigest: c.ContentDigest}})
 		p.names, p.spots = append(p.names, c.Name), append(p.spots, at)
 		return err

@@ -31,13 +31,13 @@ func (b *builder) bundleKeyOf() layout.Digest {
 	return digest(h.Sum(nil))
 }
 
-// fastUpToDate decides a no-op rebuild without laying out or rendering
+// upToDate decides a no-op rebuild without laying out or rendering
 // anything: the bundle key is the recorded one, every skill was reused
 // (pack has checked their archives and served copies), and the rest of the
 // folder is intact: each document hashes to its recorded digest and each
 // legacy copy is the served copy's own inode or hashes to its digest. It
 // then fills the result from the record.
-func (b *builder) fastUpToDate() bool {
+func (b *builder) upToDate() bool {
 	p := b.prev
 	if p == nil || p.Bundle == "" || p.Bundle != b.bundleKey || b.opts.Sign != nil || b.opts.NoReuse {
 		return false

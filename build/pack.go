@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -33,10 +32,10 @@ const keyVersion = "skillpack-archive-key/1"
 // packed, but every skill is still linted, and the checks across skills
 // run at the end, so that all findings are reported at once. A worker
 // holds one skill's bytes at a time.
-func (b *builder) pack() error {
+func (b *builder) pack() (string, error) {
 	if !b.opts.DryRun {
 		if _, err := b.staging(); err != nil {
-			return err
+			return "", err
 		}
 	}
 	b.lintOpts = b.opts.Lint
@@ -49,7 +48,7 @@ func (b *builder) pack() error {
 	b.lintOpts.Jobs = 1
 	var err error
 	if b.sums, err = newSummaries(); err != nil {
-		return err
+		return "", err
 	}
 	for _, s := range b.skills {
 		b.work = append(b.work, &work{src: s})
@@ -68,39 +67,17 @@ func (b *builder) pack() error {
 	if b.opts.Progress != nil {
 		fmt.Fprint(b.opts.Progress, "\r\033[K")
 	}
-	if err := b.lint(); err != nil {
-		return err
-	}
-	if err := b.checkClashes(); err != nil {
-		return err
-	}
+	packed, reused := 0, 0
 	for _, w := range b.work {
-		if w.err != nil && !w.skipped {
-			return w.err
+		switch {
+		case w.reused:
+			reused++
+		case w.kept:
+			packed++
 		}
 	}
-	if err := b.sums.seal(); err != nil {
-		return err
-	}
-	if err := b.leaveOut(); err != nil {
-		return err
-	}
-	b.claims = nil // a word per skill that no later step reads
-	for _, w := range b.work {
-		if w.reused {
-			b.res.Reused++
-		} else {
-			b.res.Packed++
-		}
-	}
-	b.named = slices.Clone(b.work)
-	slices.SortFunc(b.named, func(x, y *work) int { return strings.Compare(x.name, y.name) })
-	left := ""
-	if n := len(b.res.Skipped); n > 0 {
-		left = "; " + plural(n, "invalid skill", "invalid skills") + " left out"
-	}
-	b.logf("• pack: %s (%d packed, %d reused)%s", plural(len(b.work), "skill", "skills"), b.res.Packed, b.res.Reused, left)
-	return nil
+	b.logf("• pack: %s (%d packed, %d reused)", plural(len(b.work), "skill", "skills"), packed, reused)
+	return "", nil
 }
 
 // process takes one skill through the per-skill steps; see pack. Lint
@@ -198,47 +175,6 @@ func (b *builder) summary(w *work) (*summary, error) {
 		return nil, fmt.Errorf("the scratch file holds %q where %q should be", sum.out.Name, w.name)
 	}
 	return sum, nil
-}
-
-// lint runs the checks across skills (names, nesting) and reports every
-// finding; an error-level one stops the build before any error met while
-// packing is reported, since the finding says what to fix. With
-// SkipInvalid it leaves out the skills that have one instead.
-func (b *builder) lint() error {
-	named := make([]lint.Named, len(b.work))
-	for i, w := range b.work {
-		named[i] = w.named
-	}
-	across := lint.CheckAcross(named, b.lintOpts)
-	all := slices.Clone(across)
-	for _, w := range b.work {
-		all = append(all, w.findings...)
-	}
-	b.res.Findings = lint.Sort(all)
-	errs, warns, _ := lint.Count(b.res.Findings)
-	b.logf("• lint: %s, %s", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
-	if !b.opts.SkipInvalid {
-		if errs > 0 {
-			return &LintError{Errors: errs}
-		}
-		return nil // checkClashes refuses two skills of one name
-	}
-	if errs > 0 {
-		if err := b.skipInvalid(across, errs); err != nil {
-			return err
-		}
-	}
-	// Skills that lint passed may still share a name (in two plugins):
-	// left out too, once the invalid ones are, so that a skill whose
-	// namesake is broken is published.
-	if clash := b.clashFindings(); len(clash) > 0 {
-		// The build's errors replace lint's warnings about the same
-		// skills: here the clash decides what is published.
-		kept := slices.DeleteFunc(b.res.Findings, func(f lint.Finding) bool { return f.Rule == "name-bundle-clash" })
-		b.res.Findings = lint.Sort(append(kept, clash...))
-		return b.skipInvalid(clash, errs+len(clash))
-	}
-	return nil
 }
 
 // each runs fn on every skill, one worker per job, and returns the first
@@ -586,4 +522,35 @@ func (a *archive) discard() {
 		a.f.Close()
 		os.Remove(a.f.Name())
 	}
+}
+
+// prepare checks what lint reports but the build cannot go on without,
+// and reads the frontmatter as JSON.
+func (b *builder) prepare(w *task) error {
+	s := w.src
+	if s.Doc == nil {
+		return fmt.Errorf("%s: cannot read %s: %v", s.Dir, s.File, s.Err)
+	}
+	if w.collErr != nil {
+		return fmt.Errorf("%s: %w", s.Dir, w.collErr)
+	}
+	if len(w.files.Refused) > 0 {
+		r := w.files.Refused[0]
+		return fmt.Errorf("%s: %s", filepath.Join(s.Dir, filepath.FromSlash(r.Path)), r.Err)
+	}
+	if s.File != skill.FileName {
+		return fmt.Errorf("%s: rename it to %s; clients look for that exact name", s.EntryPath(), skill.FileName)
+	}
+	fm, err := s.Doc.FrontmatterJSON()
+	if err != nil {
+		return fmt.Errorf("%s: frontmatter has no faithful JSON form: %w", s.EntryPath(), err)
+	}
+	desc, _ := s.Doc.String("description")
+	w.out = layout.Skill{Name: w.name, Description: desc, Frontmatter: fm}
+	return nil
+}
+
+// lintKey is lint's verdict key for the skill (lint.VerdictKey).
+func (b *builder) lintKey(w *task, entries []pack.Entry) layout.Digest {
+	return layout.Digest(lint.VerdictKey(w.src, w.files, entries, b.lintOpts))
 }

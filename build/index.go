@@ -1,0 +1,221 @@
+package build
+
+import (
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/skillpack/skillpack/catalog"
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/skill"
+)
+
+// index lays out the bundle and renders every document into its digest,
+// and decides whether the output already holds this bundle (upToDate, in
+// reuse.go). It only computes; write writes.
+func (b *builder) index() (string, error) {
+	b.res.Out = b.opts.Out
+	if err := b.summarize(); err != nil {
+		return "", err
+	}
+	b.bundleKey = b.bundleKeyOf()
+	if b.upToDate() {
+		return "", nil
+	}
+	page, err := b.catalog()
+	if err != nil {
+		return "", err
+	}
+	bundle, err := layout.Plan(built{b}, layout.Options{BaseURL: b.opts.BaseURL, NoLegacy: b.opts.NoLegacy, Generator: Generator(), Catalog: page})
+	if err != nil {
+		return "", err
+	}
+	b.bundle = bundle
+	b.res.Excluded = bundle.Excluded
+	for _, e := range bundle.Excluded {
+		b.logf("  warning: %s is left out of the legacy v0.1 index: %s", e.Name, e.Reason)
+	}
+	rec := Artifact{Path: layout.BuildRecord}
+	if rec.Digest, rec.Size, err = render(io.Discard, b.writeRecord); err != nil {
+		return "", err
+	}
+	b.recDigest = rec.Digest
+	b.res.Files = bundle.Len() + 1
+	if !b.opts.Inventory {
+		return "", nil
+	}
+	for e, err := range bundle.Entries() {
+		if err != nil {
+			return "", err
+		}
+		b.res.Artifacts = append(b.res.Artifacts, Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
+	}
+	b.res.Artifacts = append(b.res.Artifacts, rec)
+	sort.Slice(b.res.Artifacts, func(i, j int) bool { return b.res.Artifacts[i].Path < b.res.Artifacts[j].Path })
+	return "", nil
+}
+
+// built is the packed skills as layout reads them, each from its summary.
+type built struct{ b *builder }
+
+func (s built) Len() int { return len(s.b.work) }
+
+func (s built) Skill(i int) (layout.Skill, error) {
+	sum, err := s.b.summary(s.b.work[i])
+	if err != nil {
+		return layout.Skill{}, err
+	}
+	return sum.out, nil
+}
+
+// summarize reports what the build made of each skill, if asked to.
+func (b *builder) summarize() error {
+	if !b.opts.Inventory {
+		return nil
+	}
+	for _, w := range b.work {
+		sum, err := b.summary(w)
+		if err != nil {
+			return err
+		}
+		o := &sum.out
+		s := Skill{Name: w.name, Dir: w.src.Dir, Files: len(o.Files), ContentDigest: o.ContentDigest, Reused: w.reused,
+			TarGz:   Artifact{Path: layout.ArchivePath(w.name, o.TarGz.Digest, layout.TarGz), Digest: o.TarGz.Digest, Size: o.TarGz.Size},
+			Zip:     Artifact{Path: layout.ArchivePath(w.name, o.Zip.Digest, layout.Zip), Digest: o.Zip.Digest, Size: o.Zip.Size},
+			LeftOut: sum.leftOut}
+		for _, f := range o.Files {
+			s.Size += f.Size
+		}
+		b.res.Skills = append(b.res.Skills, s)
+	}
+	return nil
+}
+
+// catalog measures index.html, the page people read, for the plan: on a
+// large tree it is the largest document by far, so it is rendered into
+// its digest here and again into the staging folder by write, never held
+// in memory.
+func (b *builder) catalog() (*layout.Rendered, error) {
+	var r layout.Rendered
+	var err error
+	r.Digest, r.Size, err = render(io.Discard, b.renderCatalog)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", layout.Catalog, err)
+	}
+	return &r, nil
+}
+
+// shown is the packed skills as the catalog reads them, each from its
+// summary, with SKILL.md's body read again from the source.
+type shown struct{ b *builder }
+
+func (s shown) Len() int { return len(s.b.work) }
+
+func (s shown) Skill(i int) (catalog.Skill, error) {
+	w := s.b.work[i]
+	sum, err := s.b.summary(w)
+	if err != nil {
+		return catalog.Skill{}, err
+	}
+	return catalog.Skill{Skill: sum.out, License: sum.license, Compatibility: sum.compat,
+		Body: func() ([]byte, error) { return body(w.src, sum.out.Files) }}, nil
+}
+
+// body is a skill's SKILL.md body for the catalog. The build let go of it
+// after packing, so it is read again, and must be the bytes packed.
+func body(src *skill.Skill, files []layout.File) ([]byte, error) {
+	path := src.EntryPath()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if f.Path == layout.EntryFile && layout.DigestOf(data) != f.Digest {
+			return nil, fmt.Errorf("%s changed while the bundle was being built; run the build again", path)
+		}
+	}
+	// As lint and pack read it: the first skill.MaxRead bytes.
+	return skill.Parse(data[:min(len(data), skill.MaxRead)]).Body, nil
+}
+
+// writeRecord writes the build record of this build, one skill and one
+// file at a time: on a large tree the record is tens of megabytes.
+func (b *builder) writeRecord(w io.Writer) error {
+	head := layout.RecordHead{Generator: Generator(), Bundle: b.bundleKey, Docs: docArtifacts(b.bundle.Docs()), Excluded: b.bundle.Excluded}
+	skills := func(yield func(layout.RecordSkill, error) bool) {
+		for _, w := range b.named {
+			sum, err := b.summary(w)
+			if err != nil {
+				yield(layout.RecordSkill{}, err)
+				return
+			}
+			c := layout.RecordSkill{Name: w.name, Key: sum.key, Lint: sum.lint, Findings: sum.verdict, ContentDigest: sum.out.ContentDigest,
+				Files: sum.out.Files, TarGz: sum.out.TarGz, Zip: sum.out.Zip}
+			if !yield(c, nil) {
+				return
+			}
+		}
+	}
+	return layout.WriteRecord(w, head, skills, b.files())
+}
+
+// docArtifacts lists the bundle's documents as the record keeps them.
+func docArtifacts(docs []layout.Entry) []layout.Artifact {
+	var out []layout.Artifact
+	for _, e := range docs {
+		out = append(out, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
+	}
+	return out
+}
+
+// files yields the path of every file the build writes, sorted: the
+// bundle's entries, the signature beside each signed one, and the record.
+func (b *builder) files() iter.Seq2[string, error] {
+	return func(yield func(string, error) bool) {
+		// Paths the entries do not list wait here until an entry sorts
+		// after them; a signature follows its artifact closely, so few wait.
+		waiting := []string{layout.BuildRecord}
+		flush := func(upTo string, all bool) bool {
+			for len(waiting) > 0 && (all || waiting[0] < upTo) {
+				if !yield(waiting[0], nil) {
+					return false
+				}
+				waiting = waiting[1:]
+			}
+			return true
+		}
+		for e, err := range b.bundle.Entries() {
+			if err != nil {
+				yield("", err)
+				return
+			}
+			if !flush(e.Path, false) || !yield(e.Path, nil) {
+				return
+			}
+			if b.opts.Sign != nil && layout.Signed(e) {
+				sig := layout.Signature(e.Path)
+				i, _ := slices.BinarySearch(waiting, sig)
+				waiting = slices.Insert(waiting, i, sig)
+			}
+		}
+		flush("", true)
+	}
+}
+
+// byName returns the packed skill of that name.
+func (b *builder) byName(name string) *work {
+	i, ok := slices.BinarySearchFunc(b.named, name, func(w *work, n string) int { return strings.Compare(w.name, n) })
+	if !ok {
+		return nil
+	}
+	return b.named[i]
+}
+
+// renderCatalog writes index.html for the packed skills.
+func (b *builder) renderCatalog(w io.Writer) error {
+	return catalog.Render(w, shown{b}, catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator()})
+}

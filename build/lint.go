@@ -1,0 +1,87 @@
+package build
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/skillpack/skillpack/lint"
+)
+
+// lintAcross runs the checks across skills (names, nesting) and reports every
+// finding; an error-level one stops the build before any error met while
+// packing is reported, since the finding says what to fix. With
+// SkipInvalid it leaves out the skills that have one instead.
+func (b *builder) lintAcross() error {
+	named := make([]lint.Named, len(b.work))
+	for i, w := range b.work {
+		named[i] = w.named
+	}
+	across := lint.CheckAcross(named, b.lintOpts)
+	all := slices.Clone(across)
+	for _, w := range b.work {
+		all = append(all, w.findings...)
+	}
+	b.res.Findings = lint.Sort(all)
+	errs, warns, _ := lint.Count(b.res.Findings)
+	b.logf("• lint: %s, %s", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+	if !b.opts.SkipInvalid {
+		if errs > 0 {
+			return &LintError{Errors: errs}
+		}
+		return nil // checkClashes refuses two skills of one name
+	}
+	if errs > 0 {
+		if err := b.skipInvalid(across, errs); err != nil {
+			return err
+		}
+	}
+	// Skills that lint passed may still share a name (in two plugins):
+	// left out too, once the invalid ones are, so that a skill whose
+	// namesake is broken is published.
+	if clash := b.clashFindings(); len(clash) > 0 {
+		// The build's errors replace lint's warnings about the same
+		// skills: here the clash decides what is published.
+		kept := slices.DeleteFunc(b.res.Findings, func(f lint.Finding) bool { return f.Rule == "name-bundle-clash" })
+		b.res.Findings = lint.Sort(append(kept, clash...))
+		return b.skipInvalid(clash, errs+len(clash))
+	}
+	return nil
+}
+
+// lint is the lint step: the checks across skills, then the verdict on
+// the tree. Every finding is reported before any error met while packing,
+// since the finding says what to fix; with SkipInvalid the invalid skills
+// are left out and the others go on.
+func (b *builder) lint() (string, error) {
+	if err := b.lintAcross(); err != nil {
+		return "", err
+	}
+	if err := b.checkClashes(); err != nil {
+		return "", err
+	}
+	for _, w := range b.work {
+		if w.err != nil && !w.skipped {
+			return "", w.err
+		}
+	}
+	if err := b.sums.seal(); err != nil {
+		return "", err
+	}
+	if err := b.leaveOut(); err != nil {
+		return "", err
+	}
+	b.claims = nil // a word per skill that no later step reads
+	for _, w := range b.work {
+		if w.reused {
+			b.res.Reused++
+		} else {
+			b.res.Packed++
+		}
+	}
+	b.named = slices.Clone(b.work)
+	slices.SortFunc(b.named, func(x, y *work) int { return strings.Compare(x.name, y.name) })
+	if n := len(b.res.Skipped); n > 0 {
+		b.logf("  %s left out", plural(n, "invalid skill", "invalid skills"))
+	}
+	return "", nil
+}

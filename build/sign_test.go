@@ -1,0 +1,117 @@
+package build
+
+import (
+	"bytes"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// fakeSign "signs" by prefixing the artifact's digest: enough to tell
+// which bytes a signature is for, without sigstore.
+func fakeSign(data []byte) ([]byte, error) { return []byte("signed " + layout.DigestOf(data)), nil }
+
+// Signing a built bundle signs what `build --sign` signs, lists the
+// signatures in the record, and changes no other file.
+func TestSignBuiltBundle(t *testing.T) {
+	dist := filepath.Join(t.TempDir(), "dist")
+	mustBuild(t, []string{filepath.Join("..", "examples")}, Options{Out: dist})
+	signedDist := filepath.Join(t.TempDir(), "signed")
+	mustBuild(t, []string{filepath.Join("..", "examples")}, Options{Out: signedDist, Sign: fakeSign})
+	before := snapshotDir(t, dist)
+
+	res, err := Sign(dist, fakeSign, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := snapshotDir(t, dist)
+	want := snapshotDir(t, signedDist)
+	// The same files as a signed build, with the same bytes.
+	if !slices.Equal(slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(want))) {
+		t.Errorf("sign wrote\n%v\n`build --sign` wrote\n%v", slices.Sorted(maps.Keys(after)), slices.Sorted(maps.Keys(want)))
+	}
+	for p, d := range after {
+		if want[p] != d {
+			t.Errorf("%s differs from the signed build's", p)
+		}
+		if before[p] != "" && before[p] != d && p != layout.BuildRecord {
+			t.Errorf("signing changed %s", p)
+		}
+	}
+	if len(res.Signatures) != 14 { // 5 skills × 2 archives, and 4 indexes
+		t.Errorf("%d signatures, want 14: %v", len(res.Signatures), res.Signatures)
+	}
+	for _, s := range res.Signatures {
+		art, _ := strings.CutSuffix(s, layout.SignatureSuffix)
+		sig, _ := os.ReadFile(filepath.Join(dist, filepath.FromSlash(s)))
+		data, _ := os.ReadFile(filepath.Join(dist, filepath.FromSlash(art)))
+		if string(sig) != "signed "+string(layout.DigestOf(data)) {
+			t.Errorf("%s does not sign %s", s, art)
+		}
+	}
+
+	// Signing again replaces the signatures; a build after it still
+	// takes the folder for its own.
+	if _, err := Sign(dist, fakeSign, nil); err != nil {
+		t.Fatal(err)
+	}
+	mustBuild(t, []string{filepath.Join("..", "examples")}, Options{Out: dist})
+}
+
+func TestSignRefuses(t *testing.T) {
+	dist := filepath.Join(t.TempDir(), "dist")
+	mustBuild(t, []string{filepath.Join("..", "examples")}, Options{Out: dist})
+	before := snapshotDir(t, dist)
+
+	// A failing signer leaves the bundle as it was, and no litter.
+	_, err := Sign(dist, func([]byte) ([]byte, error) { return nil, errors.New("no key") }, nil)
+	if err == nil || !strings.Contains(err.Error(), "no key") {
+		t.Fatalf("err = %v", err)
+	}
+	// A file skillpack did not write, or an artifact changed since.
+	os.WriteFile(filepath.Join(dist, "notes.txt"), []byte("mine"), 0o644)
+	if _, err := Sign(dist, fakeSign, nil); err == nil || !strings.Contains(err.Error(), "notes.txt") {
+		t.Errorf("with a foreign file: err = %v", err)
+	}
+	os.Remove(filepath.Join(dist, "notes.txt"))
+	if !maps.Equal(before, snapshotDir(t, dist)) {
+		t.Error("a refused signing changed the bundle")
+	}
+	idx := filepath.Join(dist, filepath.FromSlash(layout.V2Index))
+	data, _ := os.ReadFile(idx)
+	os.WriteFile(idx, bytes.Replace(data, []byte("skill"), []byte("SKILL"), 1), 0o644)
+	if _, err := Sign(dist, fakeSign, nil); err == nil || !strings.Contains(err.Error(), "rebuild the bundle before signing") {
+		t.Errorf("with a changed index: err = %v", err)
+	}
+	if _, err := Sign(t.TempDir(), fakeSign, nil); err == nil || !strings.Contains(err.Error(), "not a bundle skillpack built") {
+		t.Errorf("an empty folder: err = %v", err)
+	}
+	ents, _ := os.ReadDir(filepath.Dir(dist))
+	if len(ents) != 1 {
+		t.Errorf("signing left litter beside the bundle: %v", ents)
+	}
+}
+
+func snapshotDir(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		m[filepath.ToSlash(rel)] = string(layout.DigestOf(data))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

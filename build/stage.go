@@ -1,0 +1,274 @@
+package build
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// staging returns the temporary folder the bundle is built in, beside the
+// output folder so that the final rename stays on one file system.
+func (b *builder) staging() (string, error) {
+	if b.stage != "" {
+		return b.stage, nil
+	}
+	parent := filepath.Dir(b.out)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	dir, err := os.MkdirTemp(parent, "."+filepath.Base(b.out)+".skillpack-*")
+	if err != nil {
+		return "", err
+	}
+	// MkdirTemp makes 0700; a bundle is meant to be served.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		os.RemoveAll(dir)
+		return "", err
+	}
+	b.stage = dir
+	return dir, nil
+}
+
+// cleanup removes the staging folder unless it became the output.
+func (b *builder) cleanup() {
+	b.sums.close()
+	b.prev.close()
+	if b.stage != "" {
+		os.RemoveAll(b.stage)
+		b.stage = ""
+	}
+}
+
+// stagePath is where a dist path lives in the staging folder.
+func (b *builder) stagePath(distPath string) string {
+	return filepath.Join(b.stage, filepath.FromSlash(distPath))
+}
+
+// writeFile writes data to a new file in the staging folder.
+func (b *builder) writeFile(path string, data []byte) error {
+	if err := b.mkdirAll(filepath.Dir(path)); err != nil {
+		return err
+	}
+	f, err := b.create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// A bundle is served by a user that does not own it, and two builds must
+// give the same tree whatever the umask, so everything in the staging
+// folder is made 0755 (folders) or 0644 (files) explicitly: the mode given
+// to Mkdir and OpenFile is only an upper bound that the umask cuts.
+
+// mkdirAll makes dir and any missing parents 0755. The staging folder
+// starts empty, so a folder not made yet is most likely missing: it is made
+// first and only looked at when it exists, which saves a stat per folder
+// (tens of thousands in a large tree, where metadata calls dominate).
+func (b *builder) mkdirAll(dir string) error {
+	if b.dirs.has(dir) {
+		return nil
+	}
+	err := os.Mkdir(dir, 0o755)
+	switch {
+	case err == nil:
+		if b.umaskCuts(0o755) {
+			if err := os.Chmod(dir, 0o755); err != nil {
+				return err
+			}
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		if parent := filepath.Dir(dir); parent != dir {
+			if err := b.mkdirAll(parent); err != nil {
+				return err
+			}
+			return b.mkdirAll(dir)
+		}
+		return err
+	case errors.Is(err, fs.ErrExist):
+		// Made by another worker (which sets its mode), or there before.
+		info, err := os.Stat(dir)
+		if err != nil {
+			return err
+		}
+		if !info.IsDir() {
+			return fmt.Errorf("%s is a file, not a folder", dir)
+		}
+	default:
+		return err
+	}
+	b.dirs.add(dir)
+	return nil
+}
+
+// dirCache remembers folders made in the staging folder, so that most
+// files cost no mkdir. It forgets everything when it is full: a large
+// tree has tens of thousands of folders, and remembering them all would
+// make memory grow with the tree. Files arrive skill by skill, so the
+// folders that matter are the recent ones, and a forgotten folder costs
+// only a failed mkdir and a stat.
+type dirCache struct {
+	mu sync.Mutex
+	m  map[string]struct{}
+}
+
+const dirCacheSize = 4096
+
+func (c *dirCache) has(dir string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.m[dir]
+	return ok
+}
+
+// forget empties the cache, for folders that were removed.
+func (c *dirCache) forget() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.m = nil
+}
+
+func (c *dirCache) add(dir string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= dirCacheSize {
+		c.m = make(map[string]struct{}, dirCacheSize)
+	}
+	c.m[dir] = struct{}{}
+}
+
+// create makes a new file 0644.
+func (b *builder) create(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	b.made.Add(1)
+	if b.umaskCuts(0o644) {
+		if err := f.Chmod(0o644); err != nil {
+			f.Close()
+			os.Remove(path)
+			return nil, err
+		}
+	}
+	return f, nil
+}
+
+// umaskCuts reports whether the process umask would remove bits of mode,
+// so that a chmod is needed after creating a file or folder: on the
+// common umask 022 it is not, which saves a system call per file. The
+// umask is read once per build.
+func (b *builder) umaskCuts(mode os.FileMode) bool {
+	b.umaskOnce.Do(func() { b.umask = readUmask() })
+	return b.umask&uint32(mode) != 0
+}
+
+// readUmask reads the process umask without changing it (syscall.Umask
+// sets it, racing with every goroutine creating files); where it cannot be
+// read, it is taken to cut everything, so modes are always set.
+func readUmask() uint32 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0o777
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "Umask:"); ok {
+			if n, err := strconv.ParseUint(strings.TrimSpace(v), 8, 32); err == nil {
+				return uint32(n)
+			}
+		}
+	}
+	return 0o777
+}
+
+// link makes dst the same file as src: a hard link where the file system
+// allows, else a copy. Bundle files are never modified in place, so
+// sharing an inode between the old and new bundle is safe.
+func (b *builder) link(src, dst string) error {
+	if err := b.mkdirAll(filepath.Dir(dst)); err != nil {
+		return err
+	}
+	if os.Link(src, dst) == nil {
+		b.made.Add(1)
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := b.create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// hashesTo reports whether the file at path has the digest d.
+func hashesTo(path string, d layout.Digest) bool {
+	have, _, err := hashFile(path)
+	return err == nil && have == d
+}
+
+// writeDoc writes a new file in the staging folder with the bytes that
+// fn writes, and returns their digest and size.
+func (b *builder) writeDoc(path string, fn func(io.Writer) error) (layout.Digest, int64, error) {
+	if err := b.mkdirAll(filepath.Dir(path)); err != nil {
+		return "", 0, err
+	}
+	f, err := b.create(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	d, n, err := render(f, fn)
+	if err != nil {
+		return "", 0, err
+	}
+	return d, n, f.Close()
+}
+
+// render passes what fn writes on to w, and returns its digest and size;
+// with io.Discard it measures a document without keeping it.
+func render(w io.Writer, fn func(io.Writer) error) (layout.Digest, int64, error) {
+	h := &hashCounter{h: sha256.New()}
+	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 64<<10)
+	if err := fn(bw); err != nil {
+		return "", 0, err
+	}
+	if err := bw.Flush(); err != nil {
+		return "", 0, err
+	}
+	return digest(h.h.Sum(nil)), h.n, nil
+}
+
+// hashCounter hashes and counts what is written to it.
+type hashCounter struct {
+	h hash.Hash
+	n int64
+}
+
+func (c *hashCounter) Write(p []byte) (int, error) {
+	c.h.Write(p)
+	c.n += int64(len(p))
+	return len(p), nil
+}

@@ -1,0 +1,110 @@
+package build
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+)
+
+// Run builds the skills found at or below roots into opts.Out.
+func Run(roots []string, opts Options) (*Result, error) {
+	if opts.Out == "" {
+		return nil, errors.New("no output folder given")
+	}
+	if opts.Jobs <= 0 {
+		opts.Jobs = runtime.GOMAXPROCS(0)
+	}
+	b := &builder{opts: opts, roots: roots, res: &Result{DryRun: opts.DryRun}}
+	return b.res, b.run()
+}
+
+// The pipeline, in order (see steps). Each step is a method in the file
+// of its name; each reads what the steps before it left in the builder
+// and says, when it has nothing to do, why:
+//
+//	discover      find the skills under the roots                 discover.go
+//	check output  refuse an output folder that would destroy
+//	              something; read the previous build's record     checkoutput.go
+//	pack          per skill: read, collect, hash, lint, then pack
+//	              or reuse its archives (a worker a skill)        pack.go
+//	lint          the checks across skills; report every
+//	              finding; leave out or refuse invalid skills     lint.go
+//	index         lay out the bundle and render its documents,
+//	              and decide whether it is up to date             index.go
+//	write         stage every file of the bundle                  write.go
+//	sign          sign the staged artifacts                       sign.go
+//	swap          write the record last, swap the staged
+//	              folder in                                       swap.go
+//
+// Nothing is written outside the staging folder before swap, and what
+// can be reused from the previous bundle is decided in one place,
+// reuse.go.
+
+// step is one named part of the pipeline; the name prefixes its errors.
+// run returns why it did nothing ("" when it did its work).
+type step struct {
+	name string
+	run  func() (skipped string, err error)
+}
+
+// steps is the pipeline in stages: the steps of a stage run at once.
+// Discovery walks the input and the output check reads the previous
+// bundle: on a no-op rebuild each is a good part of the time, and they
+// share nothing.
+func (b *builder) steps() [][]step {
+	return [][]step{
+		{{"discover", b.discover}, {"check output", b.checkOutput}},
+		{{"pack", b.pack}},
+		{{"lint", b.lint}},
+		{{"index", b.index}},
+		{{"write", b.write}},
+		{{"sign", b.sign}},
+		{{"swap", b.swap}},
+	}
+}
+
+// run runs the pipeline; it returns the first error in step order,
+// prefixed with its step's name unless it is about the skills.
+func (b *builder) run() error {
+	defer b.cleanup()
+	for _, stage := range b.steps() {
+		errs := make([]error, len(stage))
+		skipped := make([]string, len(stage))
+		var wg sync.WaitGroup
+		for i, s := range stage {
+			wg.Go(func() { skipped[i], errs[i] = s.run() })
+		}
+		wg.Wait()
+		for i, err := range errs {
+			var le *LintError
+			var ce *ClashError
+			var ne *NoSkillsError
+			switch {
+			case err == nil:
+				if skipped[i] != "" && b.opts.Verbose {
+					b.logf("• %s: skipped, %s", stage[i].name, skipped[i])
+				}
+			case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &ne):
+				return err // about the skills, not a step
+			default:
+				return fmt.Errorf("%s: %w", stage[i].name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (b *builder) logf(format string, args ...any) {
+	if b.opts.Log != nil {
+		fmt.Fprintf(b.opts.Log, format+"\n", args...)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
