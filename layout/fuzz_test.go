@@ -2,6 +2,7 @@ package layout
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -38,6 +39,70 @@ func FuzzPlan(f *testing.F) {
 		}
 		if _, err := mcpcReader(data(t, b, MCPIndex), table); err != nil {
 			t.Fatal(err)
+		}
+	})
+}
+
+// FuzzParse feeds arbitrary strings to the parsers: they never panic,
+// whatever they accept they spell back as it was, and whatever the writer
+// spells from valid parts they parse back into those parts.
+func FuzzParse(f *testing.F) {
+	f.Add("pdf", "scripts/a.py", SkillsDir+"/pdf-0123456789abcdef.tar.gz")
+	f.Add("a-b", "SKILL.md", "skill://a-b/SKILL.md")
+	f.Add("x", "../a", LegacyDir+"/x/a\x00")
+	f.Add("index", "C:/x", IndexURI)
+	f.Add("ok", "a//b", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef  "+V2Index+"\n")
+	f.Fuzz(func(t *testing.T, name, file, s string) {
+		if p, ok := ParsePath(s); ok {
+			if p.String() != s {
+				t.Fatalf("ParsePath(%q).String() = %q", s, p.String())
+			}
+			if again, _ := ParsePath(p.String()); again != p {
+				t.Fatalf("ParsePath(%q) = %+v, then %+v", s, p, again)
+			}
+			if u := p.URI(); u != "" {
+				if back, ok := ParseURI(u); !ok || back != p {
+					t.Fatalf("ParseURI(%q) = %+v, %v; want %+v", u, back, ok, p)
+				}
+			}
+		}
+		if p, ok := ParseURI(s); ok && p.URI() != s {
+			t.Fatalf("ParseURI(%q).URI() = %q", s, p.URI())
+		}
+		if n, short, ext, ok := ParseArchiveName(s); ok && archiveName(n, short, ext) != s {
+			t.Fatalf("ParseArchiveName(%q) = %q %q %q", s, n, short, ext)
+		}
+		if p, ok := ParseIndexURL(s); ok && (p.Kind == KindDoc || p.Legacy) {
+			t.Fatalf("ParseIndexURL(%q) = %+v", s, p)
+		}
+		if sums, _ := ParseChecksums([]byte(s)); len(s) > 0 && len(sums) != strings.Count(strings.TrimSuffix(s, "\n"), "\n")+1 {
+			t.Fatalf("ParseChecksums(%q): %d sums", s, len(sums))
+		}
+		_ = SignedPath(s)
+
+		if CheckName(name) != nil || CheckPath(file) != nil {
+			return
+		}
+		want := Path{Kind: KindFile, Skill: name, File: file}
+		if p, ok := ParsePath(SkillFile(name, file)); !ok || p != want {
+			t.Fatalf("ParsePath(SkillFile(%q, %q)) = %+v, %v", name, file, p, ok)
+		}
+		if p, ok := ParseURI(SkillURI(name, file)); !ok || p != want {
+			t.Fatalf("ParseURI(SkillURI(%q, %q)) = %+v, %v", name, file, p, ok)
+		}
+		want.Legacy = true
+		if p, ok := ParsePath(LegacyFile(name, file)); !ok || p != want {
+			t.Fatalf("ParsePath(LegacyFile(%q, %q)) = %+v, %v", name, file, p, ok)
+		}
+		d := DigestOf([]byte(file))
+		for _, ext := range []string{TarGz, Zip} {
+			want := Path{Kind: KindArchive, Skill: name, Short: d.Short(), Format: ext}
+			if p, ok := ParsePath(ArchivePath(name, d, ext)); !ok || p != want {
+				t.Fatalf("ParsePath(ArchivePath(%q)) = %+v, %v", name, p, ok)
+			}
+			if p, ok := ParseURI(ArchiveURI(name, d, ext)); !ok || p != want {
+				t.Fatalf("ParseURI(ArchiveURI(%q)) = %+v, %v", name, p, ok)
+			}
 		}
 	})
 }

@@ -2,102 +2,161 @@ package layout
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 )
 
-// The document types. Field order is key order in the output, so it is
-// part of the format: change it only with the golden files. Each document
-// streams its one array (see stream), which must stay its last field.
+// The document types, which this package writes and its decoders read.
+// Field order is key order in the output, so it is part of the format:
+// change it only with the golden files. Each document streams its one
+// array (see stream), which must stay its last field.
+//
+// A reader must tell a field a document lacks from one it gives as zero,
+// and the types are built so that it can: a field whose zero value a
+// writer may write (a size of 0, an empty file) is a pointer, which is nil
+// when the field is absent; a missing array decodes as nil and an empty
+// one as non-nil; and every other field's zero value ("" for a name, url
+// or digest) is invalid in itself. The writers set every pointer, so the
+// bytes are those of the plain values.
 
-// v2Index is the discovery v0.2.0 index.
-type v2Index struct {
+// IndexV2 is the discovery v0.2.0 index, the document at V2Index.
+type IndexV2 struct {
 	Schema    string    `json:"$schema"`
 	Generator string    `json:"generator,omitempty"`
-	Skills    []v2Entry `json:"skills"`
+	Skills    []EntryV2 `json:"skills"`
 }
 
-// v2Entry is one skill of the v0.2.0 index. ContentDigest is ours; the
+// EntryV2 is one skill of the v0.2.0 index. ContentDigest is ours; the
 // specification tells clients to ignore fields they do not know.
-type v2Entry struct {
+type EntryV2 struct {
 	Name          string `json:"name"`
-	Type          string `json:"type"`
+	Type          string `json:"type"` // TypeSkillMD or TypeArchive
 	Description   string `json:"description"`
 	URL           string `json:"url"`
 	Digest        Digest `json:"digest"`
 	ContentDigest Digest `json:"contentDigest"`
 }
 
-// v1Index is the legacy discovery v0.1.0 index: no $schema, no digests.
-type v1Index struct {
+// The types of an index entry.
+const (
+	TypeSkillMD = "skill-md" // the url is the skill's SKILL.md
+	TypeArchive = "archive"  // the url is the skill's .tar.gz
+)
+
+// IndexV1 is the legacy discovery v0.1.0 index, the document at V1Index:
+// no $schema, no digests.
+type IndexV1 struct {
 	Generator string    `json:"generator,omitempty"`
-	Skills    []v1Entry `json:"skills"`
+	Skills    []EntryV1 `json:"skills"`
 }
 
-// v1Entry is one skill of the v0.1.0 index; Files has SKILL.md first.
-type v1Entry struct {
+// EntryV1 is one skill of the v0.1.0 index; Files has SKILL.md first.
+type EntryV1 struct {
 	Name        string   `json:"name"`
 	Description string   `json:"description"`
 	Files       []string `json:"files"`
 }
 
-// mcpSkill is one Skill entry of a skills/list result.
-type mcpSkill struct {
+// SkillMCP is one skill of mcp/skills.json (MCPSkills), the Skill entry of
+// a skills/list result.
+type SkillMCP struct {
 	URI         string          `json:"uri"`
 	Frontmatter json.RawMessage `json:"frontmatter"`
-	Resources   []mcpResource   `json:"resources"`
+	Resources   []FileMCP       `json:"resources"`
 }
 
-// mcpResource is one file of an mcpSkill.
-type mcpResource struct {
+// FileMCP is one file of a SkillMCP.
+type FileMCP struct {
 	URI    string `json:"uri"`
 	Digest Digest `json:"digest"`
-	Size   int64  `json:"size"`
+	Size   *int64 `json:"size"`
 }
 
-// mcpIndex is the legacy skill://index.json body. It carries the union of
-// what older readers want: the April drafts' $schema, name, type and url
-// (mcpc drops entries without name and url), and the June drafts'
-// frontmatter, digest and archives. Readers ignore the fields they do not
-// know.
-type mcpIndex struct {
-	Schema    string          `json:"$schema"`
-	Generator string          `json:"generator,omitempty"`
-	Skills    []mcpIndexEntry `json:"skills"`
+// IndexMCP is the legacy skill://index.json body, the document at
+// MCPIndex. It carries the union of what older readers want: the April
+// drafts' $schema, name, type and url (mcpc drops entries without name and
+// url), and the June drafts' frontmatter, digest and archives. Readers
+// ignore the fields they do not know.
+type IndexMCP struct {
+	Schema    string     `json:"$schema"`
+	Generator string     `json:"generator,omitempty"`
+	Skills    []EntryMCP `json:"skills"`
 }
 
-// mcpIndexEntry is always type skill-md, with the archives beside it:
+// EntryMCP is always type skill-md, with the archives beside it:
 // April-era readers derive an archive entry's name by stripping ".tar.gz"
 // from its URL, which breaks on content-addressed names.
-type mcpIndexEntry struct {
+type EntryMCP struct {
 	Name          string          `json:"name"`
 	Type          string          `json:"type"`
 	Description   string          `json:"description"`
 	URL           string          `json:"url"`
 	Digest        Digest          `json:"digest"`
 	Frontmatter   json.RawMessage `json:"frontmatter"`
-	Archives      []mcpArchive    `json:"archives"`
+	Archives      []ArchiveMCP    `json:"archives"`
 	ContentDigest Digest          `json:"contentDigest"`
 }
 
-// mcpArchive is one packed form of a skill in the legacy index.
-type mcpArchive struct {
+// ArchiveMCP is one packed form of a skill in the legacy MCP index.
+type ArchiveMCP struct {
 	URL      string `json:"url"`
 	MimeType string `json:"mimeType"`
 	Digest   Digest `json:"digest"`
 }
 
 // Resource is one MCP resource a thin server may serve, as listed in
-// mcp/resources.json: its URI, where its bytes are in dist/, and what to
-// say about them.
+// mcp/resources.json (MCPResources): its URI, where its bytes are in
+// dist/, and what to say about them.
 type Resource struct {
 	URI      string `json:"uri"`
 	Path     string `json:"path"`
 	MimeType string `json:"mimeType"`
-	Size     int64  `json:"size"`
+	Size     *int64 `json:"size"`
 	Digest   Digest `json:"digest"`
+}
+
+// DecodeIndexV2 reads the v0.2.0 index. Like every decoder here it checks
+// only that data is JSON of the document's shape: what the values must be
+// is for the reader to check, and unknown fields are ignored, as the
+// specification tells clients to. Errors wrap the *json.SyntaxError or
+// *json.UnmarshalTypeError, whose offsets are into data.
+func DecodeIndexV2(data []byte) (*IndexV2, error) { return decode[IndexV2](V2Index, data) }
+
+// DecodeIndexV1 reads the legacy v0.1.0 index.
+func DecodeIndexV1(data []byte) (*IndexV1, error) { return decode[IndexV1](V1Index, data) }
+
+// DecodeSkillsMCP reads mcp/skills.json.
+func DecodeSkillsMCP(data []byte) ([]SkillMCP, error) {
+	return decodeArray[SkillMCP](MCPSkills, data)
+}
+
+// DecodeIndexMCP reads mcp/index.json.
+func DecodeIndexMCP(data []byte) (*IndexMCP, error) { return decode[IndexMCP](MCPIndex, data) }
+
+// DecodeResources reads mcp/resources.json.
+func DecodeResources(data []byte) ([]Resource, error) {
+	return decodeArray[Resource](MCPResources, data)
+}
+
+// decode reads the document at path whole.
+func decode[T any](path string, data []byte) (*T, error) {
+	v := new(T)
+	if err := json.Unmarshal(data, v); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return v, nil
+}
+
+// decodeArray reads a document that is an array; null is none.
+func decodeArray[T any](path string, data []byte) ([]T, error) {
+	v, err := decode[[]T](path, data)
+	if err != nil {
+		return nil, err
+	}
+	return *v, nil
 }
 
 // V2IndexDoc is the discovery v0.2.0 index, sorted by name. A skill with
@@ -121,16 +180,16 @@ func (s *set) v2(w io.Writer) error {
 		}
 		return joinURL(s.o.BaseURL, distPath)
 	}
-	return stream(w, v2Index{Schema: Schema, Generator: s.o.Generator, Skills: []v2Entry{}}, len(s.rows), func(i int) (any, error) {
+	return stream(w, IndexV2{Schema: Schema, Generator: s.o.Generator, Skills: []EntryV2{}}, len(s.rows), func(i int) (any, error) {
 		r := &s.rows[i]
-		e := v2Entry{Name: r.name, Type: "archive", URL: url(ArchivePath(r.name, r.tgz.Digest, TarGz)), Digest: r.tgz.Digest}
+		e := EntryV2{Name: r.name, Type: TypeArchive, URL: url(ArchivePath(r.name, r.tgz.Digest, TarGz)), Digest: r.tgz.Digest}
 		sk, err := s.load(r)
 		if err != nil {
 			return nil, err
 		}
 		e.Description, e.ContentDigest = sk.Description, sk.ContentDigest
 		if len(sk.Files) == 1 {
-			e.Type, e.URL, e.Digest = "skill-md", url(SkillFile(r.name, EntryFile)), sk.entry().Digest
+			e.Type, e.URL, e.Digest = TypeSkillMD, url(SkillFile(r.name, EntryFile)), sk.entry().Digest
 		}
 		return e, nil
 	})
@@ -175,12 +234,12 @@ func (s *set) v1(w io.Writer) error {
 			kept = append(kept, int32(i))
 		}
 	}
-	return stream(w, v1Index{Generator: s.o.Generator, Skills: []v1Entry{}}, len(kept), func(i int) (any, error) {
+	return stream(w, IndexV1{Generator: s.o.Generator, Skills: []EntryV1{}}, len(kept), func(i int) (any, error) {
 		sk, err := s.load(&s.rows[kept[i]])
 		if err != nil {
 			return nil, err
 		}
-		e := v1Entry{Name: sk.Name, Description: sk.Description, Files: []string{EntryFile}}
+		e := EntryV1{Name: sk.Name, Description: sk.Description, Files: []string{EntryFile}}
 		for _, f := range sk.Files {
 			if f.Path != EntryFile {
 				e.Files = append(e.Files, f.Path)
@@ -201,7 +260,7 @@ func legacyReason(s Skill) string {
 	if len(bad) == 0 {
 		return ""
 	}
-	return strings.Join(bad, "; ") + " (v0.1 paths must be printable ASCII without \\ ? # [ ] % or \"..\")"
+	return strings.Join(bad, "; ") + legacyRules
 }
 
 // MCPSkillsDoc is mcp/skills.json: the skills array of a skills/list
@@ -218,14 +277,14 @@ func MCPSkillsDoc(skills []Skill) ([]byte, error) {
 
 // mcpSkills renders MCPSkillsDoc.
 func (s *set) mcpSkills(w io.Writer) error {
-	return stream(w, []mcpSkill{}, len(s.uris), func(i int) (any, error) {
+	return stream(w, []SkillMCP{}, len(s.uris), func(i int) (any, error) {
 		sk, err := s.load(&s.rows[s.uris[i]])
 		if err != nil {
 			return nil, err
 		}
-		e := mcpSkill{URI: SkillURI(sk.Name, EntryFile), Frontmatter: sk.Frontmatter, Resources: []mcpResource{}}
+		e := SkillMCP{URI: SkillURI(sk.Name, EntryFile), Frontmatter: sk.Frontmatter, Resources: []FileMCP{}}
 		for _, f := range sk.Files {
-			e.Resources = append(e.Resources, mcpResource{URI: SkillURI(sk.Name, f.Path), Digest: f.Digest, Size: f.Size})
+			e.Resources = append(e.Resources, FileMCP{URI: SkillURI(sk.Name, f.Path), Digest: f.Digest, Size: new(f.Size)})
 		}
 		return e, nil
 	})
@@ -244,15 +303,15 @@ func MCPIndexDoc(skills []Skill, o Options) ([]byte, error) {
 
 // mcpIndex renders MCPIndexDoc.
 func (s *set) mcpIndex(w io.Writer) error {
-	return stream(w, mcpIndex{Schema: Schema, Generator: s.o.Generator, Skills: []mcpIndexEntry{}}, len(s.rows), func(i int) (any, error) {
+	return stream(w, IndexMCP{Schema: Schema, Generator: s.o.Generator, Skills: []EntryMCP{}}, len(s.rows), func(i int) (any, error) {
 		r := &s.rows[i]
 		sk, err := s.load(r)
 		if err != nil {
 			return nil, err
 		}
-		e := mcpIndexEntry{
+		e := EntryMCP{
 			Name:          sk.Name,
-			Type:          "skill-md",
+			Type:          TypeSkillMD,
 			Description:   sk.Description,
 			URL:           SkillURI(sk.Name, EntryFile),
 			Digest:        sk.entry().Digest,
@@ -260,7 +319,7 @@ func (s *set) mcpIndex(w io.Writer) error {
 			ContentDigest: sk.ContentDigest,
 		}
 		for _, a := range r.archives() {
-			e.Archives = append(e.Archives, mcpArchive{URL: ArchiveURI(r.name, a.a.Digest, a.ext), MimeType: MimeType("a." + a.ext), Digest: a.a.Digest})
+			e.Archives = append(e.Archives, ArchiveMCP{URL: ArchiveURI(r.name, a.a.Digest, a.ext), MimeType: MimeType("a." + a.ext), Digest: a.a.Digest})
 		}
 		return e, nil
 	})
@@ -295,7 +354,7 @@ func (s *set) resources(index Rendered) func(io.Writer) error {
 		parts = append(parts, part{partFiles, int32(i)}, part{partTarGz, int32(i)}, part{partZip, int32(i)})
 		n += int(s.rows[i].files) + 2
 	}
-	s.sortParts(parts, "skill://", func(int32) string { return IndexURI })
+	s.sortParts(parts, uriScheme, func(int32) string { return IndexURI })
 	return func(w io.Writer) error {
 		// A run is many elements; the elements of the run being written.
 		var run []Resource
@@ -306,14 +365,14 @@ func (s *set) resources(index Rendered) func(io.Writer) error {
 				at++
 				switch p.kind {
 				case partFixed:
-					return Resource{URI: IndexURI, Path: MCPIndex, MimeType: MimeType(MCPIndex), Size: index.Size, Digest: index.Digest}, nil
+					return Resource{URI: IndexURI, Path: MCPIndex, MimeType: MimeType(MCPIndex), Size: new(index.Size), Digest: index.Digest}, nil
 				case partFiles:
 					sk, err := s.load(&s.rows[p.i])
 					if err != nil {
 						return nil, err
 					}
 					for _, f := range sk.Files {
-						run = append(run, Resource{URI: SkillURI(sk.Name, f.Path), Path: SkillFile(sk.Name, f.Path), MimeType: MimeType(f.Path), Size: f.Size, Digest: f.Digest})
+						run = append(run, Resource{URI: SkillURI(sk.Name, f.Path), Path: SkillFile(sk.Name, f.Path), MimeType: MimeType(f.Path), Size: new(f.Size), Digest: f.Digest})
 					}
 				default:
 					r := &s.rows[p.i]
@@ -322,7 +381,7 @@ func (s *set) resources(index Rendered) func(io.Writer) error {
 						URI:      ArchiveURI(r.name, a.a.Digest, a.ext),
 						Path:     ArchivePath(r.name, a.a.Digest, a.ext),
 						MimeType: MimeType("a." + a.ext),
-						Size:     a.a.Size,
+						Size:     new(a.a.Size),
 						Digest:   a.a.Digest,
 					}, nil
 				}
@@ -354,10 +413,71 @@ func checksumsWriter(sums []Sum) func(io.Writer) error {
 	slices.SortFunc(sums, func(a, b Sum) int { return strings.Compare(a.Path, b.Path) })
 	return func(w io.Writer) error {
 		for _, s := range sums {
-			if _, err := io.WriteString(w, s.Digest.Hex()+"  "+s.Path+"\n"); err != nil {
+			if _, err := io.WriteString(w, checksumLine(s)); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
 }
+
+// checksumLine and ParseChecksums are the only spellers of a line of
+// checksums.txt.
+func checksumLine(s Sum) string { return s.Digest.Hex() + "  " + s.Path + "\n" }
+
+// ParseChecksums reads checksums.txt as `sha256sum -c` would, for readers
+// that trust nothing: every line must be "<64 lowercase hex>  <path>" (or
+// sha256sum's binary form "<hex> *<path>"), its path must pass CheckPath,
+// and no path may be listed twice.
+//
+// sums[i] is line i+1, so that a reader can name the line a sum came
+// from; a line that cannot be read has a zero Sum there, and err joins
+// (errors.Join) a *LineError for each such line, so that a checker can
+// report every bad line and still use the good ones. A reader that wants
+// the exact bytes a build writes compares data with ChecksumsDoc(sums).
+func ParseChecksums(data []byte) (sums []Sum, err error) {
+	var bad []error
+	seen := map[string]int{}
+	if len(data) == 0 {
+		return nil, nil
+	}
+	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+		n := i + 1
+		sums = append(sums, Sum{})
+		hex, p, ok := strings.Cut(line, "  ")
+		if !ok {
+			hex, p, ok = strings.Cut(line, " *")
+		}
+		d := Digest("sha256:" + hex)
+		var why error
+		switch {
+		case !ok || !d.Valid():
+			why = errors.New(checksumForm)
+		case CheckPath(p) != nil:
+			why = fmt.Errorf("path %q: %w", p, CheckPath(p))
+		case seen[p] != 0:
+			why = fmt.Errorf("%s is listed again (first on line %d)", p, seen[p])
+		}
+		if why != nil {
+			bad = append(bad, &LineError{Doc: Checksums, Line: n, Err: why})
+			continue
+		}
+		seen[p] = n
+		sums[i] = Sum{Path: p, Digest: d}
+	}
+	return sums, errors.Join(bad...)
+}
+
+// checksumForm says what a line of checksums.txt must be.
+const checksumForm = `not "<64 lowercase hex digits>  <path>"`
+
+// LineError is a line of a text document that cannot be read.
+type LineError struct {
+	Doc  string // the document's dist path
+	Line int    // 1-based
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("%s line %d: %v", e.Doc, e.Line, e.Err) }
+
+func (e *LineError) Unwrap() error { return e.Err }

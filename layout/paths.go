@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -42,7 +43,7 @@ const (
 const Schema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 
 // IndexURI is the MCP resource that serves MCPIndex.
-const IndexURI = "skill://index.json"
+const IndexURI = uriScheme + "index.json"
 
 // SkillDir is the folder of a skill in the v0.2 tree.
 func SkillDir(name string) string { return SkillsDir + "/" + name }
@@ -60,7 +61,57 @@ func LegacyFile(name, path string) string { return LegacyDir + "/" + name + "/" 
 // name changes whenever the bytes do, an archive URL never changes meaning
 // and a CDN may cache it forever; only index.json files are mutable.
 func ArchiveName(name string, digest Digest, ext string) string {
-	return name + "-" + digest.Short() + "." + ext
+	return archiveName(name, digest.Short(), ext)
+}
+
+// archiveName and ParseArchiveName are the only spellers of an archive's
+// name: a change to its form is a change to this pair alone.
+func archiveName(name, short, ext string) string { return name + "-" + short + "." + ext }
+
+// ParseArchiveName takes an archive's file name apart: the skill's name,
+// the 16 hex digits of its digest (Digest.Short) and its format. It
+// accepts only the names ArchiveName gives: a valid skill name, 16
+// lowercase hex digits and TarGz or Zip.
+func ParseArchiveName(file string) (name, short, ext string, ok bool) {
+	for _, e := range []string{TarGz, Zip} {
+		if rest, found := strings.CutSuffix(file, "."+e); found {
+			// The hex has no '-', so the name is everything before the
+			// last one; skill names may have their own.
+			i := strings.LastIndexByte(rest, '-')
+			if i < 0 || CheckName(rest[:i]) != nil || !isShort(rest[i+1:]) {
+				return "", "", "", false
+			}
+			return rest[:i], rest[i+1:], e, true
+		}
+	}
+	return "", "", "", false
+}
+
+// isShort reports whether s is the part of a digest an archive name
+// carries.
+func isShort(s string) bool {
+	if len(s) != 16 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// ArchiveFormat is the archive format a file name's extension says, TarGz
+// or Zip, or "" for neither. It looks at the extension alone, for readers
+// that must tell what a document claims is an archive even when the rest
+// of its name is wrong; ParseArchiveName checks the whole name.
+func ArchiveFormat(file string) string {
+	for _, e := range []string{TarGz, Zip} {
+		if strings.HasSuffix(file, "."+e) {
+			return e
+		}
+	}
+	return ""
 }
 
 // ArchivePath is where a skill's archive is served: beside the skill
@@ -69,15 +120,142 @@ func ArchivePath(name string, digest Digest, ext string) string {
 	return SkillsDir + "/" + ArchiveName(name, digest, ext)
 }
 
+// uriScheme begins every MCP resource URI of a bundle.
+const uriScheme = "skill://"
+
 // SkillURI is the MCP resource URI of a skill's file: skill://<name>/<path>.
 // The skill path is the bare name, so its last segment equals the
 // frontmatter name as the MCP Skills extension requires. Paths are not
 // percent-encoded: hosts map URIs back to files by stripping the prefix.
-func SkillURI(name, path string) string { return "skill://" + name + "/" + path }
+func SkillURI(name, path string) string { return uriScheme + name + "/" + path }
 
 // ArchiveURI is the MCP resource URI of a skill's archive.
 func ArchiveURI(name string, digest Digest, ext string) string {
-	return "skill://" + ArchiveName(name, digest, ext)
+	return uriScheme + ArchiveName(name, digest, ext)
+}
+
+// Path is a dist path taken apart: what ParsePath, ParseURI and
+// ParseIndexURL return, and what String and URI spell again.
+type Path struct {
+	Kind   Kind   // KindFile, KindArchive or KindDoc
+	Legacy bool   // KindFile: the copy in the v0.1 tree
+	Skill  string // KindFile, KindArchive: the skill's name
+	File   string // KindFile: the path within the skill
+	Short  string // KindArchive: the digest's part of its name (Digest.Short)
+	Format string // KindArchive: TarGz or Zip
+	Doc    string // KindDoc: the document's path, one of the constants above
+}
+
+// docs are the documents a bundle may hold, as ParsePath knows them.
+var docs = []string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Checksums, NoJekyll, Headers, Catalog, BuildRecord}
+
+// ParsePath takes a dist path apart: a skill's file in either tree, an
+// archive, or a document. It accepts exactly the paths this package
+// spells, so ok is false for anything else: signatures, a user's files,
+// and paths that are not clean (see CheckPath).
+func ParsePath(p string) (Path, bool) {
+	if slices.Contains(docs, p) {
+		return Path{Kind: KindDoc, Doc: p}, true
+	}
+	if CheckPath(p) != nil {
+		return Path{}, false
+	}
+	if rest, ok := strings.CutPrefix(p, LegacyDir+"/"); ok {
+		pp, ok := skillFile(rest)
+		pp.Legacy = true
+		return pp, ok
+	}
+	rest, ok := strings.CutPrefix(p, SkillsDir+"/")
+	if !ok {
+		return Path{}, false
+	}
+	if strings.Contains(rest, "/") {
+		return skillFile(rest)
+	}
+	return archive(rest)
+}
+
+// ParseURI takes an MCP resource URI apart, as the Path of the file that
+// holds its bytes: a skill's file (SkillURI), an archive (ArchiveURI), or
+// IndexURI, which is the document MCPIndex. Directory URIs, which name no
+// file, are not accepted.
+func ParseURI(uri string) (Path, bool) {
+	if uri == IndexURI {
+		return Path{Kind: KindDoc, Doc: MCPIndex}, true
+	}
+	rest, ok := strings.CutPrefix(uri, uriScheme)
+	if !ok || CheckPath(rest) != nil {
+		return Path{}, false
+	}
+	if strings.Contains(rest, "/") {
+		return skillFile(rest)
+	}
+	return archive(rest)
+}
+
+// ParseIndexURL is the Path a url of the v0.2 index leads to: relative to
+// the index, or absolute under any base URL (see Options.BaseURL). It is
+// the inverse of how V2IndexDoc spells urls, as a string: urls are not
+// percent-encoded, so it does not parse them as URLs.
+func ParseIndexURL(u string) (Path, bool) {
+	if strings.Contains(u, "://") {
+		i := strings.Index(u, "/"+SkillsDir+"/")
+		if i < 0 {
+			return Path{}, false
+		}
+		u = u[i+len(SkillsDir)+2:]
+	}
+	p, ok := ParsePath(SkillsDir + "/" + u)
+	if !ok || p.Kind == KindDoc || p.Legacy {
+		return Path{}, false // the index points at skills only
+	}
+	return p, true
+}
+
+// skillFile parses "<name>/<path>".
+func skillFile(s string) (Path, bool) {
+	name, file, _ := strings.Cut(s, "/")
+	if CheckName(name) != nil || CheckPath(file) != nil {
+		return Path{}, false
+	}
+	return Path{Kind: KindFile, Skill: name, File: file}, true
+}
+
+// archive parses an archive's name.
+func archive(s string) (Path, bool) {
+	name, short, ext, ok := ParseArchiveName(s)
+	if !ok {
+		return Path{}, false
+	}
+	return Path{Kind: KindArchive, Skill: name, Short: short, Format: ext}, true
+}
+
+// String is the dist path.
+func (p Path) String() string {
+	switch p.Kind {
+	case KindFile:
+		if p.Legacy {
+			return LegacyFile(p.Skill, p.File)
+		}
+		return SkillFile(p.Skill, p.File)
+	case KindArchive:
+		return SkillsDir + "/" + archiveName(p.Skill, p.Short, p.Format)
+	}
+	return p.Doc
+}
+
+// URI is the MCP resource URI that serves the path's bytes, or "" if no
+// URI does (the v0.1 tree and every document but MCPIndex).
+func (p Path) URI() string {
+	switch {
+	case p.Kind == KindFile && !p.Legacy:
+		return SkillURI(p.Skill, p.File)
+	case p.Kind == KindArchive:
+		return uriScheme + archiveName(p.Skill, p.Short, p.Format)
+	case p.Kind == KindDoc && p.Doc == MCPIndex:
+		return IndexURI
+	}
+	return ""
 }
 
 // relToV2 is a dist path as a URL relative to the v0.2 index, so that a
@@ -94,16 +272,30 @@ const SignatureSuffix = ".sigstore.json"
 // Signature is the dist path of the signature of the artifact at path.
 func Signature(path string) string { return path + SignatureSuffix }
 
-// Signed reports whether a build signs the entry: every archive, the
-// discovery and legacy MCP indexes, and mcp/skills.json, which carries the
-// digest of every file an MCP server serves.
-func Signed(e Entry) bool {
-	if e.Kind == KindArchive {
-		return true
-	}
-	switch e.Path {
+// Signed reports whether a build signs the entry (see SignedPath).
+func Signed(e Entry) bool { return SignedPath(e.Path) }
+
+// SignedPath reports whether a build signs the artifact at the dist path
+// p, so that it has a Signature beside it: every archive, the discovery
+// and legacy MCP indexes, and mcp/skills.json, which carries the digest of
+// every file an MCP server serves. It is the one list of what is signed:
+// the build signs by it, and verify and serve look for signatures by it.
+func SignedPath(p string) bool {
+	switch p {
 	case V2Index, V1Index, MCPIndex, MCPSkills:
 		return true
 	}
-	return false
+	pp, ok := ParsePath(p)
+	return ok && pp.Kind == KindArchive
+}
+
+// SignedArtifact is Signature's inverse: the artifact whose signature is
+// at the dist path sig, if sig is the signature of an artifact the build
+// signs.
+func SignedArtifact(sig string) (artifact string, ok bool) {
+	artifact, ok = strings.CutSuffix(sig, SignatureSuffix)
+	if !ok || !SignedPath(artifact) {
+		return "", false
+	}
+	return artifact, true
 }

@@ -236,7 +236,7 @@ func measureDoc(d *Entry) error {
 // no skill: it lists only documents and archives.
 func (b *Bundle) checksums(w io.Writer) error {
 	line := func(path string, digest Digest) error {
-		_, err := io.WriteString(w, digest.Hex()+"  "+path+"\n")
+		_, err := io.WriteString(w, checksumLine(Sum{Path: path, Digest: digest}))
 		return err
 	}
 	for _, p := range b.parts {

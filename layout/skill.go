@@ -122,8 +122,15 @@ func CheckDescription(d string) error {
 	return nil
 }
 
-// checkPath returns why p cannot be a file path in the bundle, or nil.
-func checkPath(p string) error {
+// CheckPath returns why p cannot be a path in the bundle, or nil: a dist
+// path, or a file's path within its skill, which becomes the end of one.
+// It is the one check for both, used by the build before it writes a path
+// and by every reader before it opens one a document names, so that a
+// document that says "../../etc/passwd" is refused rather than followed.
+// A path is non-empty valid UTF-8, relative (no leading '/' or drive
+// letter), slash-separated (no '\'), free of control characters, and
+// has no empty, "." or ".." segment.
+func CheckPath(p string) error {
 	switch {
 	case p == "":
 		return errors.New("empty path")
@@ -131,6 +138,9 @@ func checkPath(p string) error {
 		return errors.New("path is not valid UTF-8")
 	case strings.HasPrefix(p, "/"):
 		return errors.New("path is absolute")
+	case len(p) > 1 && p[1] == ':' && ('a' <= p[0]|0x20 && p[0]|0x20 <= 'z'):
+		// "C:x" is absolute, or relative to a drive, on Windows.
+		return errors.New("path starts with a drive letter")
 	}
 	for _, r := range p {
 		if r < 0x20 || r == 0x7f {
@@ -148,6 +158,19 @@ func checkPath(p string) error {
 		case ".", "..":
 			return fmt.Errorf("path has a %q segment", seg)
 		}
+	}
+	return nil
+}
+
+// CheckLegacyPath returns why p cannot be a file path in the v0.1 tree,
+// or nil: CheckPath, and the stricter rules of the v0.1 readers, which
+// reject the whole legacy index for one path that breaks them.
+func CheckLegacyPath(p string) error {
+	if err := CheckPath(p); err != nil {
+		return err
+	}
+	if why := legacyProblem(p); why != "" {
+		return fmt.Errorf("path %s%s", why, legacyRules)
 	}
 	return nil
 }
@@ -170,6 +193,9 @@ func legacyProblem(p string) string {
 	}
 	return ""
 }
+
+// legacyRules says what legacyProblem checks, for messages.
+const legacyRules = " (v0.1 paths must be printable ASCII without \\ ? # [ ] % or \"..\")"
 
 // CheckBaseURL returns why b cannot prefix the bundle's URLs, or nil; ""
 // (relative URLs) is fine. Callers check it before any work, Plan again.
@@ -226,7 +252,7 @@ func checkSkill(s Skill) error {
 	folded := map[string]string{}
 	paths := map[string]bool{}
 	for _, f := range s.Files {
-		if err := checkPath(f.Path); err != nil {
+		if err := CheckPath(f.Path); err != nil {
 			bad("file %q: %v", f.Path, err)
 			continue
 		}
@@ -269,33 +295,48 @@ func checkSkill(s Skill) error {
 // the skill's: MCP hosts check that the URI's last segment equals
 // frontmatter.name, and the indexes must not contradict SKILL.md.
 func checkFrontmatter(s Skill) error {
-	fm := bytes.TrimSpace(s.Frontmatter)
-	if !utf8.Valid(fm) || !json.Valid(fm) {
-		return errors.New("not valid JSON")
-	}
-	if len(fm) == 0 || fm[0] != '{' {
-		return errors.New("not a JSON object")
-	}
-	// A map, not a struct: encoding/json matches struct fields without
-	// regard to case, and "Name" is not "name".
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(fm, &m); err != nil {
+	name, desc, err := FrontmatterNames(s.Frontmatter)
+	if err != nil {
 		return err
 	}
-	for _, f := range []struct{ key, want string }{{"name", s.Name}, {"description", s.Description}} {
-		raw, ok := m[f.key]
-		if !ok {
-			return fmt.Errorf("no %q", f.key)
-		}
-		var got string
-		if err := json.Unmarshal(raw, &got); err != nil {
-			return fmt.Errorf("%q is not a string", f.key)
-		}
-		if got != f.want {
-			return fmt.Errorf("%q is %q, the skill's is %q", f.key, got, f.want)
+	for _, f := range []struct{ key, got, want string }{{"name", name, s.Name}, {"description", desc, s.Description}} {
+		if f.got != f.want {
+			return fmt.Errorf("%q is %q, the skill's is %q", f.key, f.got, f.want)
 		}
 	}
 	return nil
+}
+
+// FrontmatterNames reads the name and description of a skill's
+// frontmatter as the documents carry it (Skill.Frontmatter,
+// SkillMCP.Frontmatter, EntryMCP.Frontmatter): a JSON object in which both
+// are strings. Keys match exactly, as MCP hosts match them: "Name" is not
+// "name".
+func FrontmatterNames(fm json.RawMessage) (name, description string, err error) {
+	fm = bytes.TrimSpace(fm)
+	if !utf8.Valid(fm) || !json.Valid(fm) {
+		return "", "", errors.New("not valid JSON")
+	}
+	if len(fm) == 0 || fm[0] != '{' {
+		return "", "", errors.New("not a JSON object")
+	}
+	// A map, not a struct: encoding/json matches struct fields without
+	// regard to case.
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(fm, &m); err != nil {
+		return "", "", err
+	}
+	got := [2]string{}
+	for i, key := range []string{"name", "description"} {
+		raw, ok := m[key]
+		if !ok {
+			return "", "", fmt.Errorf("no %q", key)
+		}
+		if err := json.Unmarshal(raw, &got[i]); err != nil {
+			return "", "", fmt.Errorf("%q is not a string", key)
+		}
+	}
+	return got[0], got[1], nil
 }
 
 // entry returns the skill's SKILL.md; checkSkill guarantees there is one.

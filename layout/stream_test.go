@@ -92,9 +92,9 @@ func reference(t *testing.T, skills []Skill, o Options) map[string][]byte {
 		}
 		return joinURL(o.BaseURL, distPath)
 	}
-	v2 := v2Index{Schema: Schema, Generator: o.Generator, Skills: []v2Entry{}}
+	v2 := IndexV2{Schema: Schema, Generator: o.Generator, Skills: []EntryV2{}}
 	for _, s := range ss {
-		e := v2Entry{Name: s.Name, Description: s.Description, ContentDigest: s.ContentDigest}
+		e := EntryV2{Name: s.Name, Description: s.Description, ContentDigest: s.ContentDigest}
 		if len(s.Files) == 1 {
 			e.Type, e.URL, e.Digest = "skill-md", url(SkillFile(s.Name, EntryFile)), s.entry().Digest
 		} else {
@@ -104,12 +104,12 @@ func reference(t *testing.T, skills []Skill, o Options) map[string][]byte {
 	}
 	docs[V2Index] = encode(v2)
 
-	v1 := v1Index{Generator: o.Generator, Skills: []v1Entry{}}
+	v1 := IndexV1{Generator: o.Generator, Skills: []EntryV1{}}
 	for _, s := range ss {
 		if legacyReason(s) != "" {
 			continue
 		}
-		e := v1Entry{Name: s.Name, Description: s.Description, Files: []string{EntryFile}}
+		e := EntryV1{Name: s.Name, Description: s.Description, Files: []string{EntryFile}}
 		for _, f := range s.Files {
 			if f.Path != EntryFile {
 				e.Files = append(e.Files, f.Path)
@@ -119,23 +119,23 @@ func reference(t *testing.T, skills []Skill, o Options) map[string][]byte {
 	}
 	docs[V1Index] = encode(v1)
 
-	list := []mcpSkill{}
+	list := []SkillMCP{}
 	for _, s := range ss {
-		e := mcpSkill{URI: SkillURI(s.Name, EntryFile), Frontmatter: s.Frontmatter, Resources: []mcpResource{}}
+		e := SkillMCP{URI: SkillURI(s.Name, EntryFile), Frontmatter: s.Frontmatter, Resources: []FileMCP{}}
 		for _, f := range s.Files {
-			e.Resources = append(e.Resources, mcpResource{URI: SkillURI(s.Name, f.Path), Digest: f.Digest, Size: f.Size})
+			e.Resources = append(e.Resources, FileMCP{URI: SkillURI(s.Name, f.Path), Digest: f.Digest, Size: new(f.Size)})
 		}
 		list = append(list, e)
 	}
-	slices.SortFunc(list, func(a, b mcpSkill) int { return strings.Compare(a.URI, b.URI) })
+	slices.SortFunc(list, func(a, b SkillMCP) int { return strings.Compare(a.URI, b.URI) })
 	docs[MCPSkills] = encode(list)
 
-	index := mcpIndex{Schema: Schema, Generator: o.Generator, Skills: []mcpIndexEntry{}}
+	index := IndexMCP{Schema: Schema, Generator: o.Generator, Skills: []EntryMCP{}}
 	for _, s := range ss {
-		index.Skills = append(index.Skills, mcpIndexEntry{
+		index.Skills = append(index.Skills, EntryMCP{
 			Name: s.Name, Type: "skill-md", Description: s.Description, URL: SkillURI(s.Name, EntryFile),
 			Digest: s.entry().Digest, Frontmatter: s.Frontmatter,
-			Archives: []mcpArchive{
+			Archives: []ArchiveMCP{
 				{URL: ArchiveURI(s.Name, s.TarGz.Digest, TarGz), MimeType: MimeType("a." + TarGz), Digest: s.TarGz.Digest},
 				{URL: ArchiveURI(s.Name, s.Zip.Digest, Zip), MimeType: MimeType("a." + Zip), Digest: s.Zip.Digest},
 			},
@@ -144,16 +144,16 @@ func reference(t *testing.T, skills []Skill, o Options) map[string][]byte {
 	}
 	docs[MCPIndex] = encode(index)
 
-	rs := []Resource{{URI: IndexURI, Path: MCPIndex, MimeType: MimeType(MCPIndex), Size: int64(len(docs[MCPIndex])), Digest: DigestOf(docs[MCPIndex])}}
+	rs := []Resource{{URI: IndexURI, Path: MCPIndex, MimeType: MimeType(MCPIndex), Size: new(int64(len(docs[MCPIndex]))), Digest: DigestOf(docs[MCPIndex])}}
 	for _, s := range ss {
 		for _, f := range s.Files {
-			rs = append(rs, Resource{URI: SkillURI(s.Name, f.Path), Path: SkillFile(s.Name, f.Path), MimeType: MimeType(f.Path), Size: f.Size, Digest: f.Digest})
+			rs = append(rs, Resource{URI: SkillURI(s.Name, f.Path), Path: SkillFile(s.Name, f.Path), MimeType: MimeType(f.Path), Size: new(f.Size), Digest: f.Digest})
 		}
 		for _, a := range []struct {
 			ext string
 			a   Archive
 		}{{TarGz, s.TarGz}, {Zip, s.Zip}} {
-			rs = append(rs, Resource{URI: ArchiveURI(s.Name, a.a.Digest, a.ext), Path: ArchivePath(s.Name, a.a.Digest, a.ext), MimeType: MimeType("a." + a.ext), Size: a.a.Size, Digest: a.a.Digest})
+			rs = append(rs, Resource{URI: ArchiveURI(s.Name, a.a.Digest, a.ext), Path: ArchivePath(s.Name, a.a.Digest, a.ext), MimeType: MimeType("a." + a.ext), Size: new(a.a.Size), Digest: a.a.Digest})
 		}
 	}
 	slices.SortFunc(rs, func(a, b Resource) int { return strings.Compare(a.URI, b.URI) })

@@ -267,8 +267,10 @@ func (b *Bundle) addResource(r layout.Resource, sums map[string]layout.Digest) e
 		return fmt.Errorf("path %q is not a plain relative path inside the bundle", r.Path)
 	case !r.Digest.Valid():
 		return fmt.Errorf("digest %q is not sha256:<64 lowercase hex>", r.Digest)
-	case r.Size < 0:
-		return fmt.Errorf("size %d is negative", r.Size)
+	case r.Size == nil:
+		return errors.New("no size")
+	case *r.Size < 0:
+		return fmt.Errorf("size %d is negative", *r.Size)
 	}
 	if want, ok := sums[r.Path]; ok && want != r.Digest {
 		return fmt.Errorf("%s gives %s the digest %s, %s gives %s; rebuild the bundle with `skillpack build`",
@@ -281,7 +283,7 @@ func (b *Bundle) addResource(r layout.Resource, sums map[string]layout.Digest) e
 	}
 	f := b.files[r.Path]
 	if f == nil {
-		f = &file{path: r.Path, digest: r.Digest, size: r.Size, source: layout.MCPResources}
+		f = &file{path: r.Path, digest: r.Digest, size: *r.Size, source: layout.MCPResources}
 		b.add(f)
 	} else if f.digest != r.Digest {
 		return fmt.Errorf("two digests for %s", r.Path)

@@ -180,7 +180,7 @@ func reseal(t *testing.T, dir string) {
 	for i, r := range rs {
 		if r.URI == layout.IndexURI || strings.HasSuffix(r.Path, "."+layout.TarGz) || strings.HasSuffix(r.Path, "."+layout.Zip) {
 			data := readFile(t, dir, r.Path)
-			rs[i].Digest, rs[i].Size = layout.DigestOf(data), int64(len(data))
+			rs[i].Digest, rs[i].Size = layout.DigestOf(data), new(int64(len(data)))
 		}
 	}
 	var b bytes.Buffer

@@ -395,7 +395,7 @@ func (c *checker) mcpResources() {
 			c.problem(p, "%s: path %q: %s", label, r.Path, why)
 			continue
 		}
-		if !layout.Digest(r.Digest).Valid() || r.Size < 0 {
+		if !layout.Digest(r.Digest).Valid() || r.Size == nil || *r.Size < 0 {
 			c.problem(p, "%s: digest %q is not \"sha256:\" and 64 lowercase hex digits", label, r.Digest)
 			continue
 		}
@@ -429,10 +429,10 @@ func (c *checker) mcpResources() {
 		}
 		if isArchive(r.Path) && path == "" {
 			skill := name[:max(0, strings.LastIndexByte(name, '-'))]
-			c.archive(r.Path, skill, p, string(r.Digest), r.Size)
+			c.archive(r.Path, skill, p, string(r.Digest), *r.Size)
 			continue
 		}
-		c.expect(r.Path, p, string(r.Digest), r.Size)
+		c.expect(r.Path, p, string(r.Digest), *r.Size)
 	}
 	if !have[layout.IndexURI] {
 		c.problem(p, "no resource for %s", layout.IndexURI)
