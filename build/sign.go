@@ -32,7 +32,7 @@ func signStep(dir string, targets []layout.Artifact, sign Signer, write func(pat
 			return nil, err
 		}
 		if layout.DigestOf(data) != t.Digest {
-			return nil, fmt.Errorf("%s: its digest is %s but the bundle records %s; rebuild the bundle before signing", t.Path, layout.DigestOf(data), t.Digest)
+			return nil, &changedError{t.Path, layout.DigestOf(data), t.Digest}
 		}
 		sig, err := sign(data)
 		if err != nil {
@@ -46,6 +46,17 @@ func signStep(dir string, targets []layout.Artifact, sign Signer, write func(pat
 	}
 	slices.Sort(sigs)
 	return sigs, nil
+}
+
+// changedError is an artifact whose bytes are not those the bundle
+// records: signing it would vouch for bytes no index describes.
+type changedError struct {
+	path      string
+	got, want layout.Digest
+}
+
+func (e *changedError) Error() string {
+	return fmt.Sprintf("%s: its digest is %s but the bundle records %s; rebuild the bundle before signing", e.path, e.got, e.want)
 }
 
 // signTargets lists what the sign step signs in a bundle whose record is
@@ -88,14 +99,14 @@ func Sign(dist string, sign Signer, log io.Writer) (*SignResult, error) {
 	recPath := filepath.Join(dist, filepath.FromSlash(layout.BuildRecord))
 	data, err := os.ReadFile(recPath)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s is not a bundle skillpack built (no %s); build one with `skillpack build`", dist, layout.BuildRecord)
+		return nil, &OutputError{fmt.Errorf("%s is not a bundle skillpack built (no %s); build one with `skillpack build`", dist, layout.BuildRecord)}
 	}
 	if err != nil {
 		return nil, err
 	}
 	rec, err := layout.DecodeRecord(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w; rebuild the bundle", dist, err)
+		return nil, &OutputError{fmt.Errorf("%s: %w; rebuild the bundle", dist, err)}
 	}
 	b := &builder{opts: Options{Out: dist, Log: log}, res: &Result{}}
 	defer b.cleanup()
@@ -103,7 +114,7 @@ func Sign(dist string, sign Signer, log io.Writer) (*SignResult, error) {
 		return nil, err
 	}
 	if err := b.checkRecordedOnly(rec); err != nil {
-		return nil, err
+		return nil, &OutputError{err}
 	}
 	if _, err := b.staging(); err != nil {
 		return nil, err
@@ -120,6 +131,10 @@ func Sign(dist string, sign Signer, log io.Writer) (*SignResult, error) {
 		files = append(files, f)
 	}
 	sigs, err := signStep(b.stage, signTargets(rec), sign, b.writeFile)
+	var changed *changedError
+	if errors.As(err, &changed) {
+		return nil, &OutputError{err}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -135,11 +135,11 @@ func newRunner(opts Options) *runner {
 }
 
 type runner struct {
-	cfg       *Config
-	strict    bool
-	base      string
-	files     func(*skill.Skill) (*skill.Files, error)
-	known     func(*skill.Skill) ([]Finding, bool)
+	cfg    *Config
+	strict bool
+	base   string
+	files  func(*skill.Skill) (*skill.Files, error)
+	known  func(*skill.Skill) ([]Finding, bool)
 
 	// What this run used of the config, which is shared by runs (--fix
 	// lints again with it): allow entries that silenced something, and

@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/sign"
 )
 
@@ -59,18 +62,20 @@ func (o *SignOptions) newSigner(ctx context.Context, ios *IO) (*sign.Signer, err
 
 // signDist signs the bundle at dist and reports it in the build's log style.
 func signDist(ctx context.Context, ios *IO, dist string, s *sign.Signer) error {
-	if _, err := sign.Targets(dist); err != nil {
+	res, err := build.Sign(dist, func(data []byte) ([]byte, error) { return s.Sign(ctx, data) }, nil)
+	var oe *build.OutputError
+	if errors.As(err, &oe) {
 		return usageErr("%w", err)
 	}
-	written, err := sign.SignDist(ctx, dist, s)
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
+	written := res.Signatures
 	mode := "key"
 	if s.Keyless() {
 		mode = "keyless"
 	}
-	fmt.Fprintf(ios.Err, "• sign: %d artifacts (%s), %s beside each\n", len(written), mode, sign.Suffix)
+	fmt.Fprintf(ios.Err, "• sign: %d artifacts (%s), %s beside each\n", len(written), mode, layout.SignatureSuffix)
 	return nil
 }
 
