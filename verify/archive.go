@@ -320,11 +320,11 @@ func (u *unpacked) checkSet() {
 
 // contentDigest is the skill's content digest as the archive's entries
 // give it: the one pack.ContentDigest computes from the source.
-func contentDigest(es []entry) string {
+func contentDigest(es []entry) layout.Digest {
 	pes := make([]pack.Entry, len(es))
 	for i, e := range es {
 		pes[i] = pack.Entry{Path: e.path, Exec: e.exec, Size: e.size, Sum: e.sum}
 	}
 	sum := pack.ContentDigest(pes)
-	return fmt.Sprintf("sha256:%x", sum)
+	return layout.SumDigest(sum[:])
 }

@@ -4,17 +4,19 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+
+	"github.com/skillpack/skillpack/layout"
 )
 
 // sum is what reading one location found.
 type sum struct {
-	digest string
+	digest layout.Digest
 	raw    []byte // the sha256 itself, for signature checks
 	size   int64
 	err    error
@@ -33,8 +35,8 @@ type checker struct {
 	skills   map[string]*skillModel
 	names    []string // of skills, sorted
 	archives map[string]*archiveRef
-	docs     []string // index documents read, for checksums and signatures
-	v1       *v1Doc   // nil when absent
+	docs     []string        // index documents read, for checksums and signatures
+	v1       *layout.IndexV1 // nil when absent
 	// fmByURI is the frontmatter of each skill in mcp/skills.json, which
 	// mcp/index.json must repeat exactly.
 	fmByURI map[string]json.RawMessage
@@ -44,8 +46,8 @@ type checker struct {
 // documents say about it.
 type skillModel struct {
 	name, typ, description string
-	digest, contentDigest  string // from the v0.2 entry
-	loc                    string // where its url points
+	digest, contentDigest  layout.Digest // from the v0.2 entry
+	loc                    string        // where its url points
 	files                  []string
 	filesFrom              string                // the document files came from
 	served                 map[string]*sum       // path → the v0.2 copy
@@ -54,7 +56,7 @@ type skillModel struct {
 }
 
 type claimedSum struct {
-	digest string
+	digest layout.Digest
 	size   int64
 }
 
@@ -67,7 +69,7 @@ type archiveRef struct {
 
 type claim struct {
 	from   string // the document that makes it
-	digest string
+	digest layout.Digest
 	size   int64 // -1: not said
 }
 
@@ -164,7 +166,7 @@ func (c *checker) load(loc string, keep bool) ([]byte, error) {
 		return nil, err
 	}
 	s.raw = h.Sum(nil)
-	s.digest = "sha256:" + hex.EncodeToString(s.raw)
+	s.digest = layout.SumDigest(s.raw)
 	return buf.Bytes(), nil
 }
 
@@ -177,7 +179,7 @@ func describe(err error) string {
 
 // expect compares the file at loc with a digest (and size, if >= 0) that
 // document from claims.
-func (c *checker) expect(loc, from, digest string, size int64) {
+func (c *checker) expect(loc, from string, digest layout.Digest, size int64) {
 	s := c.hash(loc)
 	if s.err != nil {
 		return
@@ -189,9 +191,9 @@ func (c *checker) expect(loc, from, digest string, size int64) {
 	}
 }
 
-// decode parses a JSON document, reporting a syntax error at its line.
-func (c *checker) decode(path string, data []byte, v any) bool {
-	err := json.Unmarshal(data, v)
+// decoded reports whether a document decoded, reporting why not: a JSON
+// syntax or type error at its line.
+func (c *checker) decoded(path string, data []byte, err error) bool {
 	if err == nil {
 		return true
 	}
@@ -207,7 +209,7 @@ func (c *checker) decode(path string, data []byte, v any) bool {
 		}
 		c.problem(path, "line %d: %s should be a JSON %s, not %s", line(data, te.Offset), what, goType(te.Type.Kind().String()), te.Value)
 	default:
-		c.problem(path, "not valid JSON: %v", err)
+		c.problem(path, "%s", strings.TrimPrefix(err.Error(), path+": "))
 	}
 	return false
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -164,6 +165,18 @@ func replaceArchive(t *testing.T, dir, old string, data []byte) string {
 		s = strings.ReplaceAll(s, base, filepath.Base(newPath))
 		writeFile(t, dir, doc, []byte(s))
 	}
+	// The new name may sort elsewhere, and a record out of order is
+	// refused.
+	var rec layout.Record
+	if err := json.Unmarshal(readFile(t, dir, layout.BuildRecord), &rec); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(rec.Files)
+	var b bytes.Buffer
+	if err := rec.Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, layout.BuildRecord, b.Bytes())
 	reseal(t, dir)
 	return newPath
 }

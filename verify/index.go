@@ -3,6 +3,7 @@ package verify
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -10,59 +11,6 @@ import (
 
 	"github.com/skillpack/skillpack/layout"
 )
-
-// The documents' shapes, as far as verify reads them.
-
-type v2Doc struct {
-	Schema *string   `json:"$schema"`
-	Skills []v2Entry `json:"skills"`
-}
-
-type v2Entry struct {
-	Name          string `json:"name"`
-	Type          string `json:"type"`
-	Description   string `json:"description"`
-	URL           string `json:"url"`
-	Digest        string `json:"digest"`
-	ContentDigest string `json:"contentDigest"`
-}
-
-type v1Doc struct {
-	Skills []v1Entry `json:"skills"`
-}
-
-type v1Entry struct {
-	Name        string   `json:"name"`
-	Description string   `json:"description"`
-	Files       []string `json:"files"`
-}
-
-type mcpSkill struct {
-	URI         string          `json:"uri"`
-	Frontmatter json.RawMessage `json:"frontmatter"`
-	Resources   []struct {
-		URI    string `json:"uri"`
-		Digest string `json:"digest"`
-		Size   *int64 `json:"size"`
-	} `json:"resources"`
-}
-
-type mcpIndexDoc struct {
-	Skills []struct {
-		Name          string          `json:"name"`
-		Type          string          `json:"type"`
-		Description   string          `json:"description"`
-		URL           string          `json:"url"`
-		Digest        string          `json:"digest"`
-		Frontmatter   json.RawMessage `json:"frontmatter"`
-		ContentDigest string          `json:"contentDigest"`
-		Archives      []struct {
-			URL      string `json:"url"`
-			MimeType string `json:"mimeType"`
-			Digest   string `json:"digest"`
-		} `json:"archives"`
-	} `json:"skills"`
-}
 
 // v2 checks the discovery v0.2.0 index, the one document every bundle
 // has. Over HTTP a bundle whose index cannot be fetched cannot be checked
@@ -79,15 +27,15 @@ func (c *checker) v2() error {
 	}
 	c.docs = append(c.docs, p)
 	c.rep.Checked.Indexes++
-	var doc v2Doc
-	if !c.decode(p, data, &doc) {
+	doc, err := layout.DecodeIndexV2(data)
+	if !c.decoded(p, data, err) {
 		return nil
 	}
 	switch {
-	case doc.Schema == nil:
+	case doc.Schema == "":
 		c.problem(p, "has no \"$schema\"; set it to %q, or readers ignore the whole index", layout.Schema)
-	case *doc.Schema != layout.Schema:
-		c.problem(p, "\"$schema\" is %q; readers accept exactly %q and ignore the whole index otherwise", *doc.Schema, layout.Schema)
+	case doc.Schema != layout.Schema:
+		c.problem(p, "\"$schema\" is %q; readers accept exactly %q and ignore the whole index otherwise", doc.Schema, layout.Schema)
 	}
 	if doc.Skills == nil {
 		c.problem(p, "has no \"skills\" array")
@@ -104,8 +52,8 @@ func (c *checker) v2() error {
 		} else if c.skills[e.Name] != nil {
 			bad("a second entry with this name")
 		}
-		if e.Type != "skill-md" && e.Type != "archive" {
-			bad("type is %q; use \"skill-md\" or \"archive\"", e.Type)
+		if e.Type != layout.TypeSkillMD && e.Type != layout.TypeArchive {
+			bad("type is %q; use %q or %q", e.Type, layout.TypeSkillMD, layout.TypeArchive)
 		}
 		if err := layout.CheckDescription(e.Description); err != nil {
 			bad("%v", err)
@@ -113,7 +61,7 @@ func (c *checker) v2() error {
 		if e.URL == "" {
 			bad("no url")
 		}
-		if !layout.Digest(e.Digest).Valid() {
+		if !e.Digest.Valid() {
 			bad("digest %q is not \"sha256:\" and 64 lowercase hex digits", e.Digest)
 		}
 		if !ok {
@@ -128,7 +76,7 @@ func (c *checker) v2() error {
 			contentDigest: e.ContentDigest, loc: loc, served: map[string]*sum{}}
 		c.skills[e.Name] = s
 		c.names = append(c.names, e.Name)
-		if e.Type == "archive" {
+		if e.Type == layout.TypeArchive {
 			if !isArchive(loc) {
 				c.problem(p, "%s: type archive, but url %q is not a .tar.gz or .zip", label, e.URL)
 				continue
@@ -143,14 +91,10 @@ func (c *checker) v2() error {
 }
 
 // archive records a claim about the archive at loc.
-func (c *checker) archive(loc, skill, from, digest string, size int64) *archiveRef {
+func (c *checker) archive(loc, skill, from string, digest layout.Digest, size int64) *archiveRef {
 	a := c.archives[loc]
 	if a == nil {
-		ext := layout.Zip
-		if strings.HasSuffix(loc, "."+layout.TarGz) {
-			ext = layout.TarGz
-		}
-		a = &archiveRef{loc: loc, skill: skill, ext: ext}
+		a = &archiveRef{loc: loc, skill: skill, ext: layout.ArchiveFormat(loc)}
 		c.archives[loc] = a
 		if s := c.skills[skill]; s != nil {
 			s.archives = append(s.archives, a)
@@ -162,27 +106,28 @@ func (c *checker) archive(loc, skill, from, digest string, size int64) *archiveR
 	return a
 }
 
-// optionalIndex reads and decodes an index the bundle may leave out,
-// counting it as checked; false means there is nothing more to check
-// (absent, or a problem already reported).
-func (c *checker) optionalIndex(p string, v any) bool {
+// optionalIndex reads and decodes with decode an index the bundle may
+// leave out, counting it as checked; ok false means there is nothing more
+// to check (absent, or a problem already reported).
+func optionalIndex[T any](c *checker, p string, decode func([]byte) (T, error)) (doc T, ok bool) {
 	data := c.read(p, true)
 	if data == nil {
-		return false
+		return doc, false
 	}
 	c.docs = append(c.docs, p)
 	c.rep.Checked.Indexes++
-	return c.decode(p, data, v)
+	doc, err := decode(data)
+	return doc, c.decoded(p, data, err)
 }
 
 // v1Index checks the legacy discovery v0.1.0 index, if there is one.
 func (c *checker) v1Index() {
 	const p = layout.V1Index
-	var doc v1Doc
-	if !c.optionalIndex(p, &doc) {
+	doc, ok := optionalIndex(c, p, layout.DecodeIndexV1)
+	if !ok {
 		return
 	}
-	c.v1 = &doc
+	c.v1 = doc
 	const whole = "; the skills CLI rejects the whole legacy index for one bad entry"
 	seen := map[string]bool{}
 	for i, e := range doc.Skills {
@@ -208,55 +153,29 @@ func (c *checker) v1Index() {
 			c.problem(p, "%s: files must start with %s%s", label, layout.EntryFile, whole)
 		}
 		for _, f := range e.Files {
-			if why := legacyProblem(f); why != "" {
-				c.problem(p, "%s: file %q %s%s", label, f, why, whole)
+			if err := layout.CheckLegacyPath(f); err != nil {
+				c.problem(p, "%s: file %q: %v%s", label, f, err, whole)
 			}
 		}
 	}
 }
 
-// legacyProblem returns why p breaks the v0.1 path rules, or "".
-func legacyProblem(p string) string {
-	if why := checkDistPath(p); why != "" {
-		return why
-	}
-	if strings.Contains(p, "..") {
-		return "contains \"..\""
-	}
-	for i := 0; i < len(p); i++ {
-		if b := p[i]; b < 0x20 || b > 0x7e || strings.IndexByte(`\?#[]%`, b) >= 0 {
-			return fmt.Sprintf("has %q; v0.1 paths are printable ASCII without \\ ? # [ ] %%", b)
-		}
-	}
-	return ""
-}
-
-// skillURI splits skill://<name>/<path>; path is "" for a URI with no
-// slash after the name (an archive, or skill://index.json).
-func skillURI(uri string) (name, path string, ok bool) {
-	rest, ok := strings.CutPrefix(uri, "skill://")
-	if !ok {
-		return "", "", false
-	}
-	name, path, _ = strings.Cut(rest, "/")
-	return name, path, true
-}
-
 // mcpSkills checks mcp/skills.json, the skills of an MCP skills/list.
 func (c *checker) mcpSkills() {
 	const p = layout.MCPSkills
-	var doc []mcpSkill
-	if !c.optionalIndex(p, &doc) {
+	doc, ok := optionalIndex(c, p, layout.DecodeSkillsMCP)
+	if !ok {
 		return
 	}
 	seen := map[string]bool{}
 	for i, e := range doc {
 		label := fmt.Sprintf("[%d] %q", i, e.URI)
-		name, path, ok := skillURI(e.URI)
-		if !ok || path != layout.EntryFile || layout.CheckName(name) != nil {
+		u, ok := layout.ParseURI(e.URI)
+		if !ok || u.Kind != layout.KindFile || u.File != layout.EntryFile {
 			c.problem(p, "%s: uri must be skill://<name>/%s", label, layout.EntryFile)
 			continue
 		}
+		name := u.Skill
 		if seen[name] {
 			c.problem(p, "%s: a second entry for this skill", label)
 			continue
@@ -279,20 +198,20 @@ func (c *checker) mcpSkills() {
 		}
 		s.listed = map[string]claimedSum{}
 		for _, r := range e.Resources {
-			rn, rp, ok := skillURI(r.URI)
+			ru, ok := layout.ParseURI(r.URI)
 			switch {
-			case !ok || rn != name || checkDistPath(rp) != "":
+			case !ok || ru.Kind != layout.KindFile || ru.Skill != name:
 				c.problem(p, "%s: resource %q is not skill://%s/<path>", label, r.URI, name)
 				continue
-			case !layout.Digest(r.Digest).Valid() || r.Size == nil || *r.Size < 0:
+			case !r.Digest.Valid() || r.Size == nil || *r.Size < 0:
 				c.problem(p, "%s: resource %q needs a digest (\"sha256:\" and 64 lowercase hex digits) and a size", label, r.URI)
 				continue
-			case s.listed[rp] != claimedSum{}:
+			case s.listed[ru.File] != claimedSum{}:
 				c.problem(p, "%s: resource %q is listed twice", label, r.URI)
 				continue
 			}
-			s.listed[rp] = claimedSum{r.Digest, *r.Size}
-			s.files = append(s.files, rp)
+			s.listed[ru.File] = claimedSum{r.Digest, *r.Size}
+			s.files = append(s.files, ru.File)
 		}
 		s.filesFrom = p
 		if _, ok := s.listed[layout.EntryFile]; !ok {
@@ -309,8 +228,8 @@ func (c *checker) mcpSkills() {
 // mcpIndex checks mcp/index.json, the legacy skill://index.json body.
 func (c *checker) mcpIndex() {
 	const p = layout.MCPIndex
-	var doc mcpIndexDoc
-	if !c.optionalIndex(p, &doc) {
+	doc, ok := optionalIndex(c, p, layout.DecodeIndexMCP)
+	if !ok {
 		return
 	}
 	seen := map[string]bool{}
@@ -343,24 +262,24 @@ func (c *checker) mcpIndex() {
 		if fm, ok := c.fmByURI[uri]; ok && !sameJSON(fm, e.Frontmatter) {
 			c.problem(p, "%s: frontmatter differs from the one in %s", label, layout.MCPSkills)
 		}
-		if layout.Digest(e.Digest).Valid() {
+		if e.Digest.Valid() {
 			c.expect(layout.SkillFile(e.Name, layout.EntryFile), p, e.Digest, -1)
 		} else {
 			c.problem(p, "%s: digest %q is not \"sha256:\" and 64 lowercase hex digits", label, e.Digest)
 		}
 		exts := map[string]bool{}
 		for _, a := range e.Archives {
-			an, ap, ok := skillURI(a.URL)
-			if !ok || ap != "" || !isArchive(an) || !layout.Digest(a.Digest).Valid() {
+			au, ok := layout.ParseURI(a.URL)
+			if !ok || au.Kind != layout.KindArchive || !a.Digest.Valid() {
 				c.problem(p, "%s: archive %q needs a url skill://<archive name> and a digest", label, a.URL)
 				continue
 			}
-			if a.MimeType != layout.MimeType(an) {
-				c.problem(p, "%s: archive %q has mimeType %q, want %q", label, a.URL, a.MimeType, layout.MimeType(an))
+			if want := layout.MimeType(au.String()); a.MimeType != want {
+				c.problem(p, "%s: archive %q has mimeType %q, want %q", label, a.URL, a.MimeType, want)
 			}
-			ref := c.archive(layout.SkillsDir+"/"+an, e.Name, p, a.Digest, -1)
+			ref := c.archive(au.String(), e.Name, p, a.Digest, -1)
 			exts[ref.ext] = true
-			if ref.ext == layout.TarGz && s.typ == "archive" && a.Digest != s.digest {
+			if ref.ext == layout.TarGz && s.typ == layout.TypeArchive && a.Digest != s.digest {
 				c.problem(p, "%s: archive %s differs from the one in %s (%s)", label, a.URL, layout.V2Index, s.loc)
 			}
 		}
@@ -384,19 +303,23 @@ func sameJSON(a, b json.RawMessage) bool {
 // layout gives it, and every path holds the bytes its digest and size say.
 func (c *checker) mcpResources() {
 	const p = layout.MCPResources
-	var doc []layout.Resource
-	if !c.optionalIndex(p, &doc) {
+	doc, ok := optionalIndex(c, p, layout.DecodeResources)
+	if !ok {
 		return
 	}
 	have := map[string]bool{}
 	for i, r := range doc {
 		label := fmt.Sprintf("[%d] %q", i, r.URI)
-		if why := checkDistPath(r.Path); why != "" {
-			c.problem(p, "%s: path %q: %s", label, r.Path, why)
+		if err := layout.CheckPath(r.Path); err != nil {
+			c.problem(p, "%s: path %q: %v", label, r.Path, err)
 			continue
 		}
-		if !layout.Digest(r.Digest).Valid() || r.Size == nil || *r.Size < 0 {
+		if !r.Digest.Valid() {
 			c.problem(p, "%s: digest %q is not \"sha256:\" and 64 lowercase hex digits", label, r.Digest)
+			continue
+		}
+		if r.Size == nil || *r.Size < 0 {
+			c.problem(p, "%s: needs a size, of 0 bytes or more", label)
 			continue
 		}
 		if have[r.URI] {
@@ -407,32 +330,25 @@ func (c *checker) mcpResources() {
 		if want := layout.MimeType(r.Path); r.MimeType != want {
 			c.problem(p, "%s: mimeType is %q, want %q", label, r.MimeType, want)
 		}
-		name, path, ok := skillURI(r.URI)
-		want := ""
-		switch {
-		case !ok:
-		case r.URI == layout.IndexURI:
-			want = layout.MCPIndex
-		case path == "" && isArchive(name):
-			want = layout.SkillsDir + "/" + name
-		case path != "":
-			want = layout.SkillFile(name, path)
-			if s := c.skills[name]; s != nil && s.listed != nil {
-				if _, ok := s.listed[path]; !ok {
-					c.problem(p, "%s: not a file of skill %q in %s", label, name, layout.MCPSkills)
-				}
+		u, ok := layout.ParseURI(r.URI)
+		if !ok {
+			c.problem(p, "%s: not the URI of a skill's file, of an archive or %s", label, layout.IndexURI)
+			continue
+		}
+		if s := c.skills[u.Skill]; u.Kind == layout.KindFile && s != nil && s.listed != nil {
+			if _, ok := s.listed[u.File]; !ok {
+				c.problem(p, "%s: not a file of skill %q in %s", label, u.Skill, layout.MCPSkills)
 			}
 		}
-		if want == "" || r.Path != want {
+		if want := u.String(); r.Path != want {
 			c.problem(p, "%s: path is %q, want %q", label, r.Path, want)
 			continue
 		}
-		if isArchive(r.Path) && path == "" {
-			skill := name[:max(0, strings.LastIndexByte(name, '-'))]
-			c.archive(r.Path, skill, p, string(r.Digest), *r.Size)
+		if u.Kind == layout.KindArchive {
+			c.archive(r.Path, u.Skill, p, r.Digest, *r.Size)
 			continue
 		}
-		c.expect(r.Path, p, string(r.Digest), *r.Size)
+		c.expect(r.Path, p, r.Digest, *r.Size)
 	}
 	if !have[layout.IndexURI] {
 		c.problem(p, "no resource for %s", layout.IndexURI)
@@ -445,13 +361,18 @@ func (c *checker) mcpResources() {
 		}
 	}
 	for _, a := range c.archives {
-		if uri := "skill://" + lastSegment(a.loc); !have[uri] && !strings.Contains(a.loc, "://") {
-			c.problem(p, "no resource for %s, an archive of skill %q", uri, a.skill)
+		if strings.Contains(a.loc, "://") {
+			continue // served elsewhere, under a base URL
+		}
+		ap, ok := layout.ParsePath(a.loc)
+		switch {
+		case !ok || ap.Kind != layout.KindArchive:
+			c.problem(p, "no resource for %s, an archive of skill %q: it is not where an archive is served, %s/<name>-<hex>.<ext>", a.loc, a.skill, layout.SkillsDir)
+		case !have[ap.URI()]:
+			c.problem(p, "no resource for %s, an archive of skill %q", ap.URI(), a.skill)
 		}
 	}
 }
-
-func lastSegment(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }
 
 // checksums checks every line of checksums.txt and that it lists every
 // archive and index.
@@ -461,25 +382,22 @@ func (c *checker) checksums() {
 	if data == nil {
 		return
 	}
+	sums, err := layout.ParseChecksums(data)
+	var lines interface{ Unwrap() []error }
+	if errors.As(err, &lines) {
+		for _, err := range lines.Unwrap() {
+			if le := (*layout.LineError)(nil); errors.As(err, &le) {
+				c.problem(p, "line %d: %v", le.Line, le.Err)
+			}
+		}
+	}
 	listed := map[string]bool{}
-	for i, ln := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
-		if ln == "" && len(data) == 0 {
-			break
+	for i, s := range sums {
+		if s.Path == "" {
+			continue // reported above
 		}
-		hexSum, path, ok := strings.Cut(ln, "  ")
-		if !ok {
-			hexSum, path, ok = strings.Cut(ln, " *")
-		}
-		if !ok || !layout.Digest("sha256:"+hexSum).Valid() {
-			c.problem(p, "line %d: not \"<64 lowercase hex digits>  <path>\"", i+1)
-			continue
-		}
-		if why := checkDistPath(path); why != "" {
-			c.problem(p, "line %d: path %q: %s", i+1, path, why)
-			continue
-		}
-		listed[path] = true
-		c.expect(path, fmt.Sprintf("%s line %d", p, i+1), "sha256:"+hexSum, -1)
+		listed[s.Path] = true
+		c.expect(s.Path, fmt.Sprintf("%s line %d", p, i+1), s.Digest, -1)
 	}
 	for _, loc := range append(slices.Clone(c.docs), slices.Sorted(maps.Keys(c.archives))...) {
 		if !listed[loc] && !strings.Contains(loc, "://") {

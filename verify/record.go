@@ -23,10 +23,8 @@ func (c *checker) buildRecord() {
 	if data == nil {
 		return
 	}
-	var rec struct {
-		Files []string `json:"files"`
-	}
-	if !c.decode(p, data, &rec) {
+	rec, err := layout.DecodeRecord(data)
+	if !c.decoded(p, data, err) {
 		return
 	}
 	listed := map[string]bool{}
@@ -35,7 +33,7 @@ func (c *checker) buildRecord() {
 	}
 	present := map[string]bool{}
 	n := 0
-	err := fs.WalkDir(root.FS(), ".", func(path string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(root.FS(), ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			c.problem(path, "cannot be read: %v", err)
 			return nil

@@ -9,18 +9,14 @@ import (
 )
 
 // SignatureSuffix is appended to an artifact's path to name its Sigstore
-// bundle.
-const SignatureSuffix = ".sigstore.json"
+// bundle (layout.Signature).
+const SignatureSuffix = layout.SignatureSuffix
 
-// signable reports whether the build signs the artifact at loc: every
-// archive, every index.json and mcp/skills.json, which carries the digest
-// of every file.
-func signable(loc string) bool {
-	switch loc {
-	case layout.V2Index, layout.V1Index, layout.MCPIndex, layout.MCPSkills:
-		return true
-	}
-	return isArchive(loc)
+// signable reports whether the build signs the artifact at loc, as
+// layout.SignedPath says; an archive a document names is held to it
+// wherever it sits and whatever its name, which are checked on their own.
+func (c *checker) signable(loc string) bool {
+	return c.archives[loc] != nil || layout.SignedPath(loc)
 }
 
 // signatures looks for a bundle beside every signable artifact that was
@@ -28,7 +24,7 @@ func signable(loc string) bool {
 func (c *checker) signatures() {
 	var arts []string
 	for _, loc := range append(slices.Clone(c.docs), slices.Sorted(maps.Keys(c.archives))...) {
-		if signable(loc) {
+		if c.signable(loc) {
 			arts = append(arts, loc)
 		}
 	}
@@ -37,7 +33,7 @@ func (c *checker) signatures() {
 		if s == nil || s.err != nil {
 			continue // already reported; nothing to check a signature against
 		}
-		sig := Signature{Artifact: art, Bundle: art + SignatureSuffix}
+		sig := Signature{Artifact: art, Bundle: layout.Signature(art)}
 		data, err := c.load(sig.Bundle, true)
 		switch {
 		case errors.Is(err, errNotFound):

@@ -1,10 +1,9 @@
 package verify
 
 import (
-	"encoding/hex"
 	"maps"
+	"path"
 	"slices"
-	"strings"
 
 	"github.com/skillpack/skillpack/layout"
 )
@@ -30,10 +29,8 @@ func (c *checker) unpackArchives() {
 				c.problem(loc, "is %d bytes, but %s says %d", s.size, cl.from, cl.size)
 			}
 		}
-		base := lastSegment(loc)
-		hex16 := strings.TrimPrefix(s.digest, "sha256:")[:16]
-		if want := a.skill + "-" + hex16 + "." + a.ext; base != want {
-			c.problem(loc, "name does not carry its own digest: its sha256 begins %s, so it should be named %s (content-addressed names never change meaning)", hex16, want)
+		if want := layout.ArchiveName(a.skill, s.digest, a.ext); path.Base(loc) != want {
+			c.problem(loc, "name does not carry its own digest: its sha256 begins %s, so it should be named %s (content-addressed names never change meaning)", s.digest.Short(), want)
 		}
 		a.unpacked = unpack(data, a.ext, l)
 		for _, msg := range a.unpacked.problems {
@@ -50,7 +47,7 @@ func (c *checker) skill(s *skillModel) {
 		// the skill's files are.
 		if e := c.v1Entry(s.name); e != nil {
 			s.files, s.filesFrom = slices.Clone(e.Files), layout.V1Index
-		} else if s.typ == "archive" && c.archives[s.loc] != nil && c.archives[s.loc].unpacked != nil {
+		} else if s.typ == layout.TypeArchive && c.archives[s.loc] != nil && c.archives[s.loc].unpacked != nil {
 			for _, e := range c.archives[s.loc].unpacked.entries {
 				s.files = append(s.files, e.path)
 			}
@@ -61,12 +58,12 @@ func (c *checker) skill(s *skillModel) {
 	}
 	slices.Sort(s.files)
 	s.files = slices.Compact(s.files)
-	if s.typ == "skill-md" && len(s.files) > 1 {
+	if s.typ == layout.TypeSkillMD && len(s.files) > 1 {
 		c.problem(layout.V2Index, "skill %q: type skill-md, but it has %d files (%s); clients would install only %s, so it must be type archive", s.name, len(s.files), s.filesFrom, layout.EntryFile)
 	}
 	for _, f := range s.files {
-		if why := checkDistPath(f); why != "" {
-			c.problem(s.filesFrom, "skill %q: file %q: %s", s.name, f, why)
+		if err := layout.CheckPath(f); err != nil {
+			c.problem(s.filesFrom, "skill %q: file %q: %v", s.name, f, err)
 			continue
 		}
 		loc := layout.SkillFile(s.name, f)
@@ -82,7 +79,7 @@ func (c *checker) skill(s *skillModel) {
 			c.problem(layout.V1Index, "skill %q: files %v differ from %v in %s", s.name, e.Files, s.files, s.filesFrom)
 		}
 		for _, f := range e.Files {
-			if checkDistPath(f) != "" {
+			if layout.CheckPath(f) != nil {
 				continue
 			}
 			if v2 := s.served[f]; v2 != nil {
@@ -119,7 +116,7 @@ func (c *checker) skill(s *skillModel) {
 	}
 }
 
-func (c *checker) v1Entry(name string) *v1Entry {
+func (c *checker) v1Entry(name string) *layout.EntryV1 {
 	if c.v1 == nil {
 		return nil
 	}
@@ -145,7 +142,7 @@ func (c *checker) compareArchive(s *skillModel, a *archiveRef) {
 		if served == nil {
 			continue
 		}
-		if d := "sha256:" + hex.EncodeToString(e.sum[:]); d != served.digest {
+		if d := layout.SumDigest(e.sum[:]); d != served.digest {
 			c.problem(a.loc, "entry %q has digest %s, but the served %s has %s", e.path, d, layout.SkillFile(s.name, e.path), served.digest)
 		}
 	}

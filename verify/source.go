@@ -39,31 +39,6 @@ type source interface {
 	close()
 }
 
-// checkDistPath returns why p, read from a document, must not be opened,
-// or "". Only clean relative paths are read: a document that says
-// "../../etc/passwd" is reported, not followed.
-func checkDistPath(p string) string {
-	switch {
-	case p == "":
-		return "empty path"
-	case strings.HasPrefix(p, "/") || len(p) > 1 && p[1] == ':':
-		return "absolute path"
-	case strings.Contains(p, `\`):
-		return `path has '\'`
-	case strings.ContainsAny(p, "\x00"):
-		return "path has a NUL byte"
-	}
-	for _, seg := range strings.Split(p, "/") {
-		switch seg {
-		case "", ".":
-			return "path has an empty or \".\" segment"
-		case "..":
-			return "path has a \"..\" segment and would leave the bundle"
-		}
-	}
-	return ""
-}
-
 // dirSource reads a dist folder through an os.Root, which refuses any
 // path or symbolic link that leads outside the folder.
 type dirSource struct {
@@ -98,8 +73,8 @@ func (d *dirSource) open(ctx context.Context, loc string) (io.ReadCloser, error)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if why := checkDistPath(loc); why != "" {
-		return nil, errors.New(why)
+	if err := layout.CheckPath(loc); err != nil {
+		return nil, err
 	}
 	name := filepath.FromSlash(loc)
 	info, err := d.root.Lstat(name)
@@ -145,11 +120,11 @@ func locateIn(index *url.URL, ref string, folder bool) (string, error) {
 	if !folder {
 		return abs.String(), nil
 	}
-	i := strings.LastIndex(abs.Path, "/"+layout.SkillsDir+"/")
-	if i < 0 {
-		return "", fmt.Errorf("url %q is outside the bundle (not under /%s/)", ref, layout.SkillsDir)
+	p, ok := layout.ParseIndexURL(ref)
+	if !ok {
+		return "", fmt.Errorf("url %q is outside the bundle (not a skill's file or archive under /%s/)", ref, layout.SkillsDir)
 	}
-	return abs.Path[i+1:], nil
+	return p.String(), nil
 }
 
 // httpSource fetches a bundle as a client would.
@@ -233,8 +208,8 @@ func (h *httpSource) url(loc string) string {
 
 func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, error) {
 	if !strings.Contains(loc, "://") {
-		if why := checkDistPath(loc); why != "" {
-			return nil, errors.New(why)
+		if err := layout.CheckPath(loc); err != nil {
+			return nil, err
 		}
 	}
 	if n := h.timeouts.Load(); n >= maxTimeouts {
@@ -314,9 +289,9 @@ func (h *httpSource) describe(err error) error {
 	return err
 }
 
-func isArchive(loc string) bool {
-	return strings.HasSuffix(loc, "."+layout.TarGz) || strings.HasSuffix(loc, "."+layout.Zip)
-}
+// isArchive reports whether loc names an archive by its extension, as a
+// client would take it; whether its name is right is checked on its own.
+func isArchive(loc string) bool { return layout.ArchiveFormat(loc) != "" }
 
 // tooLargeError is a file over Options.MaxSize.
 type tooLargeError struct{ limit, size int64 }
