@@ -201,6 +201,7 @@ type builder struct {
 	claims    map[string]*work // which skill packs under each name (see claim)
 	lintOpts  lint.Options     // the per-skill lint options, resolved once
 	collected func(*task)      // a test hook: runs when a skill's files are collected
+	reading   func(string)     // a test hook: runs when an input file is opened to be read
 	linted    atomic.Int64     // skills whose per-skill lint rules ran (not known from the record)
 	umaskOnce sync.Once
 	umask     uint32

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -45,6 +46,39 @@ func TestNoOpRebuild(t *testing.T) {
 		t.Error("no-op rebuild reports other artifacts than the build it kept")
 	}
 	noStaging(t, filepath.Dir(dist))
+}
+
+// A no-op rebuild decides from the record alone: it reads each input file
+// once (to hash it; SKILL.md not again, it was parsed), lints nothing, and
+// lays out and renders no document. A silent fallback to the slow path
+// (a reuse key that no longer matches, say after archive names change)
+// fails here, though the bundle it writes would be the same.
+func TestNoOpDecidesFromRecord(t *testing.T) {
+	src, dist, _ := builtExamples(t, Options{})
+	reads := map[string]int{}
+	var mu sync.Mutex
+	b := &builder{opts: Options{Out: dist, Jobs: 2}, roots: []string{src}, res: &Result{}}
+	b.reading = func(p string) { mu.Lock(); reads[p]++; mu.Unlock() }
+	if err := b.run(); err != nil {
+		t.Fatal(err)
+	}
+	if !b.res.UpToDate || b.res.Packed != 0 || b.linted.Load() != 0 {
+		t.Errorf("no-op: up to date %v, packed %d, linted %d; want true, 0, 0", b.res.UpToDate, b.res.Packed, b.linted.Load())
+	}
+	if b.bundle != nil {
+		t.Error("the no-op laid out the bundle: it did not decide from the record")
+	}
+	if len(reads) == 0 {
+		t.Fatal("no input file was read: the test hook is not called")
+	}
+	for p, n := range reads {
+		if n > 1 {
+			t.Errorf("%s read %d times", p, n)
+		}
+		if filepath.Base(p) == "SKILL.md" {
+			t.Errorf("%s read again after it was parsed", p)
+		}
+	}
 }
 
 func TestIncrementalRebuild(t *testing.T) {

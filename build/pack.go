@@ -98,7 +98,7 @@ func (b *builder) process(wk *work) {
 	}
 	if w.prev != nil && w.files != nil && sameShape(w.prev.Files, w.files.Files) {
 		// Lint says what is wrong with a file that cannot be hashed.
-		if w.hashed, w.err = hashFiles(w); w.err == nil {
+		if w.hashed, w.err = b.hashFiles(w); w.err == nil {
 			w.lintKey = b.lintKey(w, w.hashed)
 		}
 	}
@@ -247,6 +247,9 @@ func (b *builder) packFresh(w *task) error {
 
 func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File) ([32]byte, error) {
 	src := filepath.Join(w.src.Dir, filepath.FromSlash(f.Path))
+	if b.reading != nil {
+		b.reading(f.Disk)
+	}
 	in, err := skill.OpenFile(f.Disk)
 	if err != nil {
 		return [32]byte{}, fmt.Errorf("%s: %w", src, err)
@@ -289,13 +292,16 @@ func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File) ([32]byte, err
 }
 
 // hashFiles reads and hashes a skill's files without packing them.
-func hashFiles(w *task) ([]pack.Entry, error) {
+func (b *builder) hashFiles(w *task) ([]pack.Entry, error) {
 	var entries []pack.Entry
 	for _, f := range w.files.Files {
 		if doc := w.src.Doc; f.Path == w.src.File && doc != nil && int64(len(doc.Raw)) == f.Size && w.src.Size == f.Size {
 			// SKILL.md was read whole to be parsed: hash what lint checks.
 			entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: f.Size, Sum: sha256.Sum256(doc.Raw)})
 			continue
+		}
+		if b.reading != nil {
+			b.reading(f.Disk)
 		}
 		sum, n, err := sumFile(f.Disk)
 		if err != nil {

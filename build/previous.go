@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/skillpack/skillpack/layout"
 )
@@ -107,59 +106,47 @@ func (p *previous) close() {
 
 // recorded says what the previous build wrote at a dist path: the
 // artifact, whether it is a document, and for a legacy copy the served
-// copy it repeats. It reads the path as layout spells it and looks up the
+// copy it repeats. It reads the path with layout.ParsePath and looks up the
 // skill it names; ok is false for a path that is none of the bundle's
 // (such as a signature), which no fast check can vouch for.
 func (p *previous) recorded(path string, last **layout.RecordSkill) (a Artifact, doc bool, served string, ok bool) {
-	for _, d := range p.Docs {
-		if d.Path == path {
-			return d, true, "", true
-		}
+	at, ok := layout.ParsePath(path)
+	if !ok {
+		return a, false, "", false
 	}
-	find := func(name string) *layout.RecordSkill {
-		if *last == nil || (*last).Name != name {
-			*last = p.skill(name)
-		}
-		return *last
-	}
-	file := func(name, f string) (layout.File, bool) {
-		if c := find(name); c != nil {
-			for _, x := range c.Files {
-				if x.Path == f {
-					return x, true
-				}
+	if at.Kind == layout.KindDoc {
+		for _, d := range p.Docs {
+			if d.Path == path {
+				return d, true, "", true
 			}
 		}
-		return layout.File{}, false
-	}
-	if rest, found := strings.CutPrefix(path, layout.LegacyDir+"/"); found {
-		name, f, _ := strings.Cut(rest, "/")
-		x, ok := file(name, f)
-		return Artifact{Path: path, Digest: x.Digest, Size: x.Size}, false, layout.SkillFile(name, f), ok
-	}
-	rest, found := strings.CutPrefix(path, layout.SkillsDir+"/")
-	if !found {
 		return a, false, "", false
 	}
-	if name, f, isFile := strings.Cut(rest, "/"); isFile {
-		x, ok := file(name, f)
-		return Artifact{Path: path, Digest: x.Digest, Size: x.Size}, false, "", ok
+	if *last == nil || (*last).Name != at.Skill {
+		*last = p.skill(at.Skill)
 	}
-	// An archive, <name>-<hex>.<ext>: the name is before the last '-'.
-	i := strings.LastIndexByte(rest, '-')
-	if i < 0 {
-		return a, false, "", false
-	}
-	c := find(rest[:i])
+	c := *last
 	if c == nil {
 		return a, false, "", false
 	}
-	for _, x := range []struct {
-		ar  layout.Archive
-		ext string
-	}{{c.TarGz, layout.TarGz}, {c.Zip, layout.Zip}} {
-		if layout.ArchivePath(c.Name, x.ar.Digest, x.ext) == path {
-			return Artifact{Path: path, Digest: x.ar.Digest, Size: x.ar.Size}, false, "", true
+	switch at.Kind {
+	case layout.KindFile:
+		for _, x := range c.Files {
+			if x.Path == at.File {
+				if at.Legacy {
+					served = layout.SkillFile(at.Skill, at.File)
+				}
+				return Artifact{Path: path, Digest: x.Digest, Size: x.Size}, false, served, true
+			}
+		}
+	case layout.KindArchive:
+		for _, x := range []struct {
+			ar  layout.Archive
+			ext string
+		}{{c.TarGz, layout.TarGz}, {c.Zip, layout.Zip}} {
+			if layout.ArchivePath(c.Name, x.ar.Digest, x.ext) == path {
+				return Artifact{Path: path, Digest: x.ar.Digest, Size: x.ar.Size}, false, "", true
+			}
 		}
 	}
 	return a, false, "", false

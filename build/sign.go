@@ -15,7 +15,7 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// The sign step signs every artifact layout.Signed names, in the staging
+// The sign step signs every artifact layout.SignedPath names, in the staging
 // folder, before the swap: a bundle is never served half signed. `build
 // --sign` runs it on the bundle it has just staged; `skillpack sign DIST`
 // (Sign) runs the same step on a staged copy of a bundle already built,
@@ -60,11 +60,11 @@ func (e *changedError) Error() string {
 }
 
 // signTargets lists what the sign step signs in a bundle whose record is
-// rec: the documents and archives layout.Signed names, sorted by path.
+// rec: the documents and archives layout.SignedPath names, sorted by path.
 func signTargets(rec *layout.Record) []layout.Artifact {
 	var ts []layout.Artifact
 	for _, d := range rec.Docs {
-		if layout.Signed(layout.Entry{Path: d.Path, Kind: layout.KindDoc}) {
+		if layout.SignedPath(d.Path) {
 			ts = append(ts, d)
 		}
 	}
@@ -73,9 +73,8 @@ func signTargets(rec *layout.Record) []layout.Artifact {
 			ar  layout.Archive
 			ext string
 		}{{s.TarGz, layout.TarGz}, {s.Zip, layout.Zip}} {
-			e := layout.Entry{Path: layout.ArchivePath(s.Name, a.ar.Digest, a.ext), Kind: layout.KindArchive, Skill: s.Name, Format: a.ext, Digest: a.ar.Digest, Size: a.ar.Size}
-			if layout.Signed(e) {
-				ts = append(ts, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
+			if p := layout.ArchivePath(s.Name, a.ar.Digest, a.ext); layout.SignedPath(p) {
+				ts = append(ts, layout.Artifact{Path: p, Digest: a.ar.Digest, Size: a.ar.Size})
 			}
 		}
 	}

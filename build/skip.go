@@ -184,19 +184,17 @@ func (b *builder) unstage(w *work) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	// Its archives, <name>-<16 hex>.<ext>: no other skill's name matches.
+	// Its archives, as layout names them.
 	ents, err := os.ReadDir(b.stagePath(layout.SkillsDir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	for _, e := range ents {
-		for _, ext := range []string{layout.TarGz, layout.Zip} {
-			if hex, ok := strings.CutPrefix(e.Name(), w.name+"-"); ok && len(hex) == 16+1+len(ext) && strings.HasSuffix(hex, "."+ext) {
-				if err := os.Remove(b.stagePath(layout.SkillsDir + "/" + e.Name())); err != nil {
-					return err
-				}
-				n++
+		if name, _, _, ok := layout.ParseArchiveName(e.Name()); ok && name == w.name {
+			if err := os.Remove(b.stagePath(layout.SkillsDir + "/" + e.Name())); err != nil {
+				return err
 			}
+			n++
 		}
 	}
 	b.made.Add(int64(-n))
