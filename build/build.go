@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/skillpack/skillpack/build/internal/scratch"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
@@ -154,13 +155,13 @@ type work struct {
 	findings []lint.Finding // from the per-skill rules
 	key      [32]byte       // the reuse key (see builder.key)
 	reused   bool
-	sameLint bool  // the previous record holds this build's lint verdict
-	at       spot  // the summary, once kept
-	kept     bool  // packed (or reused) and summarized
-	err      error // why the skill could not be packed
-	invalid  bool  // lint found an error in the skill itself
-	lost     bool  // not packed: another skill had claimed its name
-	skipped  bool  // left out by Options.SkipInvalid
+	sameLint bool         // the previous record holds this build's lint verdict
+	at       scratch.Spot // the summary, once kept
+	kept     bool         // packed (or reused) and summarized
+	err      error        // why the skill could not be packed
+	invalid  bool         // lint found an error in the skill itself
+	lost     bool         // not packed: another skill had claimed its name
+	skipped  bool         // left out by Options.SkipInvalid
 }
 
 // task is a skill while a worker processes it: what it reads and makes,

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/skillpack/skillpack/build/internal/scratch"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -20,11 +21,11 @@ type previous struct {
 	Docs     []Artifact
 	Excluded []layout.Excluded
 
-	self   Artifact // the record itself: the digest and size of the bytes read
-	names  []string // of the recorded skills, sorted
-	spots  []spot   // of their summaries, beside names
+	self   Artifact       // the record itself: the digest and size of the bytes read
+	names  []string       // of the recorded skills, sorted
+	spots  []scratch.Spot // of their summaries, beside names
 	skills *summaries
-	files  *scratch // every file the record lists, in its order (sorted)
+	files  *scratch.File // every file the record lists, in its order (sorted)
 }
 
 // readPrevious reads the build record at path.
@@ -44,7 +45,7 @@ func readPrevious(path string) (p *previous, err error) {
 	if p.skills, err = newSummaries(); err != nil {
 		return p, err
 	}
-	if p.files, err = newScratch(); err != nil {
+	if p.files, err = scratch.New(); err != nil {
 		return p, err
 	}
 	h, err := layout.ReadRecord(f, func(c layout.RecordSkill) error {
@@ -61,7 +62,7 @@ func readPrevious(path string) (p *previous, err error) {
 		p.names, p.spots = append(p.names, c.Name), append(p.spots, at)
 		return err
 	}, func(f string) error {
-		_, err := p.files.add([]byte(f))
+		_, err := p.files.Add([]byte(f))
 		return err
 	})
 	if err != nil {
@@ -71,7 +72,7 @@ func readPrevious(path string) (p *previous, err error) {
 	if err := p.skills.seal(); err != nil {
 		return p, err
 	}
-	return p, p.files.seal()
+	return p, p.files.Seal()
 }
 
 // skill returns the record of the skill of that name, or nil.
@@ -94,13 +95,13 @@ func (p *previous) skill(name string) *layout.RecordSkill {
 // eachFile calls fn with every file the record lists, in its order, until
 // fn returns false.
 func (p *previous) eachFile(fn func(path string) bool) error {
-	return p.files.scan(func(b []byte) bool { return fn(string(b)) })
+	return p.files.Scan(func(b []byte) bool { return fn(string(b)) })
 }
 
 func (p *previous) close() {
 	if p != nil {
 		p.skills.close()
-		p.files.close()
+		p.files.Close()
 	}
 }
 

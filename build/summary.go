@@ -1,14 +1,11 @@
 package build
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"sync"
 
+	"github.com/skillpack/skillpack/build/internal/scratch"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -30,21 +27,21 @@ type summary struct {
 
 // summaries is the file of every skill's summary. Workers add to it at
 // once; reads come after seal and may run at once too.
-type summaries struct{ s *scratch }
+type summaries struct{ s *scratch.File }
 
 func newSummaries() (*summaries, error) {
-	s, err := newScratch()
+	s, err := scratch.New()
 	return &summaries{s}, err
 }
 
 // add writes a summary and returns where it is.
-func (s *summaries) add(sum *summary) (spot, error) { return s.s.add(sum.encode()) }
+func (s *summaries) add(sum *summary) (scratch.Spot, error) { return s.s.Add(sum.encode()) }
 
-func (s *summaries) seal() error { return s.s.seal() }
+func (s *summaries) seal() error { return s.s.Seal() }
 
 // read returns the summary at a spot.
-func (s *summaries) read(at spot) (*summary, error) {
-	data, err := s.s.read(at)
+func (s *summaries) read(at scratch.Spot) (*summary, error) {
+	data, err := s.s.Read(at)
 	if err != nil {
 		return nil, err
 	}
@@ -57,118 +54,7 @@ func (s *summaries) read(at spot) (*summary, error) {
 
 func (s *summaries) close() {
 	if s != nil {
-		s.s.close()
-	}
-}
-
-// scratch is a temporary file of records: added at once by several
-// goroutines, then read at a spot or all in order. It keeps what would
-// otherwise grow with the tree out of memory.
-type scratch struct {
-	mu    sync.Mutex
-	f     *os.File
-	w     *bufio.Writer
-	size  int64
-	err   error // the first write error; every later add and seal returns it
-	named bool  // the file still has its name, for close to remove
-}
-
-// spot is where a record is in a scratch file.
-type spot struct {
-	off int64
-	n   int32
-}
-
-// newScratch makes the file in the system's temporary folder. Where an
-// open file outlives its name (Unix), the name is removed at once, so that
-// nothing is left behind even if the build is killed; elsewhere close
-// removes it.
-func newScratch() (*scratch, error) {
-	f, err := os.CreateTemp("", "skillpack-*.scratch")
-	if err != nil {
-		return nil, fmt.Errorf("making a scratch file: %w", err)
-	}
-	s := &scratch{f: f, w: bufio.NewWriterSize(f, 64<<10)}
-	s.named = os.Remove(f.Name()) != nil
-	return s, nil
-}
-
-// add writes a record, after its length so that scan can find it, and
-// returns where it is.
-func (s *scratch) add(data []byte) (spot, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err != nil {
-		return spot{}, s.err
-	}
-	var n [binary.MaxVarintLen64]byte
-	k := binary.PutUvarint(n[:], uint64(len(data)))
-	s.w.Write(n[:k])
-	if _, err := s.w.Write(data); err != nil {
-		s.err = fmt.Errorf("writing the scratch file: %w", err)
-		return spot{}, s.err
-	}
-	at := spot{off: s.size + int64(k), n: int32(len(data))}
-	s.size += int64(k + len(data))
-	return at, nil
-}
-
-// seal flushes what was added, so that it can be read.
-func (s *scratch) seal() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err == nil {
-		if err := s.w.Flush(); err != nil {
-			s.err = fmt.Errorf("writing the scratch file: %w", err)
-		}
-	}
-	return s.err
-}
-
-// read returns the record at a spot; seal must have been called.
-func (s *scratch) read(at spot) ([]byte, error) {
-	data := make([]byte, at.n)
-	if _, err := s.f.ReadAt(data, at.off); err != nil {
-		return nil, fmt.Errorf("reading the scratch file: %w", err)
-	}
-	return data, nil
-}
-
-// scan calls fn with every record in the order added, until fn returns
-// false; seal must have been called. The bytes are fn's only until it
-// returns.
-func (s *scratch) scan(fn func([]byte) bool) error {
-	r := bufio.NewReaderSize(io.NewSectionReader(s.f, 0, s.size), 64<<10)
-	var buf []byte
-	for {
-		n, err := binary.ReadUvarint(r)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("reading the scratch file: %w", err)
-		}
-		if uint64(cap(buf)) < n {
-			buf = make([]byte, n)
-		}
-		buf = buf[:n]
-		if _, err := io.ReadFull(r, buf); err != nil {
-			return fmt.Errorf("reading the scratch file: %w", err)
-		}
-		if !fn(buf) {
-			return nil
-		}
-	}
-}
-
-// close closes and removes the file.
-func (s *scratch) close() {
-	if s == nil {
-		return
-	}
-	s.f.Close()
-	if s.named {
-		os.Remove(s.f.Name())
+		s.s.Close()
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/skillpack/skillpack/build/internal/scratch"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -40,7 +41,7 @@ func TestSummariesRoundTrip(t *testing.T) {
 	for range 50 {
 		want = append(want, testSummaries()...)
 	}
-	spots := make([]spot, len(want))
+	spots := make([]scratch.Spot, len(want))
 	var wg sync.WaitGroup
 	for i, sum := range want {
 		wg.Go(func() {
