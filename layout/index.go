@@ -354,7 +354,7 @@ func (s *set) resources(index Rendered) func(io.Writer) error {
 		parts = append(parts, part{partFiles, int32(i)}, part{partTarGz, int32(i)}, part{partZip, int32(i)})
 		n += int(s.rows[i].files) + 2
 	}
-	s.sortParts(parts, uriScheme, func(int32) string { return IndexURI })
+	s.sortParts(parts, URIScheme, func(int32) string { return IndexURI })
 	return func(w io.Writer) error {
 		// A run is many elements; the elements of the run being written.
 		var run []Resource

@@ -43,7 +43,7 @@ const (
 const Schema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 
 // IndexURI is the MCP resource that serves MCPIndex.
-const IndexURI = uriScheme + "index.json"
+const IndexURI = URIScheme + "index.json"
 
 // SkillDir is the folder of a skill in the v0.2 tree.
 func SkillDir(name string) string { return SkillsDir + "/" + name }
@@ -120,18 +120,20 @@ func ArchivePath(name string, digest Digest, ext string) string {
 	return SkillsDir + "/" + ArchiveName(name, digest, ext)
 }
 
-// uriScheme begins every MCP resource URI of a bundle.
-const uriScheme = "skill://"
+// URIScheme begins every MCP resource URI of a bundle: SkillURI,
+// ArchiveURI and IndexURI, and the directory URIs a server derives from
+// them.
+const URIScheme = "skill://"
 
 // SkillURI is the MCP resource URI of a skill's file: skill://<name>/<path>.
 // The skill path is the bare name, so its last segment equals the
 // frontmatter name as the MCP Skills extension requires. Paths are not
 // percent-encoded: hosts map URIs back to files by stripping the prefix.
-func SkillURI(name, path string) string { return uriScheme + name + "/" + path }
+func SkillURI(name, path string) string { return URIScheme + name + "/" + path }
 
 // ArchiveURI is the MCP resource URI of a skill's archive.
 func ArchiveURI(name string, digest Digest, ext string) string {
-	return uriScheme + ArchiveName(name, digest, ext)
+	return URIScheme + ArchiveName(name, digest, ext)
 }
 
 // Path is a dist path taken apart: what ParsePath, ParseURI and
@@ -183,7 +185,7 @@ func ParseURI(uri string) (Path, bool) {
 	if uri == IndexURI {
 		return Path{Kind: KindDoc, Doc: MCPIndex}, true
 	}
-	rest, ok := strings.CutPrefix(uri, uriScheme)
+	rest, ok := strings.CutPrefix(uri, URIScheme)
 	if !ok || CheckPath(rest) != nil {
 		return Path{}, false
 	}
@@ -251,7 +253,7 @@ func (p Path) URI() string {
 	case p.Kind == KindFile && !p.Legacy:
 		return SkillURI(p.Skill, p.File)
 	case p.Kind == KindArchive:
-		return uriScheme + archiveName(p.Skill, p.Short, p.Format)
+		return URIScheme + archiveName(p.Skill, p.Short, p.Format)
 	case p.Kind == KindDoc && p.Doc == MCPIndex:
 		return IndexURI
 	}

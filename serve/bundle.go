@@ -69,21 +69,6 @@ type skillEntry struct {
 	size int64 // of SKILL.md
 }
 
-// skillDoc is what Open reads of a skills.json entry to check it; the
-// entry itself is served as raw bytes.
-type skillDoc struct {
-	URI         string `json:"uri"`
-	Frontmatter struct {
-		Name        string `json:"name"`
-		Description string `json:"description"`
-	} `json:"frontmatter"`
-	Resources []struct {
-		URI    string        `json:"uri"`
-		Digest layout.Digest `json:"digest"`
-		Size   int64         `json:"size"`
-	} `json:"resources"`
-}
-
 // Dir is the folder the bundle was opened from.
 func (b *Bundle) Dir() string { return b.dir }
 
@@ -127,11 +112,9 @@ func (b *Bundle) load() error {
 	if err != nil {
 		return fmt.Errorf("%w; this folder is not a skillpack bundle, build one with `skillpack build`", err)
 	}
-	var rec struct {
-		Files []string `json:"files"`
-	}
-	if err := json.Unmarshal(recData, &rec); err != nil {
-		return fmt.Errorf("%s: %v; rebuild the bundle with `skillpack build`", layout.BuildRecord, err)
+	rec, err := layout.DecodeRecord(recData)
+	if err != nil {
+		return fmt.Errorf("%w; rebuild the bundle with `skillpack build`", err)
 	}
 	written := map[string]bool{}
 	for _, p := range rec.Files {
@@ -142,7 +125,7 @@ func (b *Bundle) load() error {
 	if err != nil {
 		return err
 	}
-	sums, err := parseChecksums(sumData)
+	sums, err := checksums(sumData)
 	if err != nil {
 		return err
 	}
@@ -169,9 +152,9 @@ func (b *Bundle) load() error {
 	if err != nil {
 		return err
 	}
-	var rs []layout.Resource
-	if err := json.Unmarshal(resData, &rs); err != nil {
-		return fmt.Errorf("%s: %v", layout.MCPResources, err)
+	rs, err := layout.DecodeResources(resData)
+	if err != nil {
+		return err
 	}
 	for _, r := range rs {
 		if err := b.addResource(r, sums); err != nil {
@@ -216,7 +199,7 @@ func (b *Bundle) load() error {
 	// any other; a signature altered before then fails verification on the
 	// client, which is where trust is decided.
 	for _, p := range rec.Files {
-		if art, ok := strings.CutSuffix(p, layout.SignatureSuffix); ok && b.files[art] != nil {
+		if art, ok := layout.SignedArtifact(p); ok && b.files[art] != nil {
 			data, err := b.readDoc(p)
 			if err != nil {
 				return err
@@ -250,21 +233,17 @@ func (b *Bundle) add(f *file) {
 	b.files[f.path] = f
 }
 
-// isArchive reports whether a dist path is a content-addressed archive:
-// archives sit directly in the v0.2 folder, beside the skill folders.
-func isArchive(p string) bool {
-	dir, name := path.Split(p)
-	return dir == layout.SkillsDir+"/" && (strings.HasSuffix(name, "."+layout.TarGz) || strings.HasSuffix(name, "."+layout.Zip))
-}
-
 func (b *Bundle) addResource(r layout.Resource, sums map[string]layout.Digest) error {
+	u, ok := layout.ParseURI(r.URI)
 	switch {
 	case r.URI == "":
 		return errors.New("a resource has no uri")
 	case b.res[r.URI] != nil:
 		return errors.New("listed twice")
-	case !safePath(r.Path):
+	case layout.CheckPath(r.Path) != nil:
 		return fmt.Errorf("path %q is not a plain relative path inside the bundle", r.Path)
+	case !ok || u.String() != r.Path:
+		return fmt.Errorf("path %q is not where the bytes of this URI are", r.Path)
 	case !r.Digest.Valid():
 		return fmt.Errorf("digest %q is not sha256:<64 lowercase hex>", r.Digest)
 	case r.Size == nil:
@@ -276,7 +255,7 @@ func (b *Bundle) addResource(r layout.Resource, sums map[string]layout.Digest) e
 		return fmt.Errorf("%s gives %s the digest %s, %s gives %s; rebuild the bundle with `skillpack build`",
 			layout.Checksums, r.Path, want, layout.MCPResources, r.Digest)
 	}
-	if isArchive(r.Path) {
+	if u.Kind == layout.KindArchive {
 		if _, ok := sums[r.Path]; !ok {
 			return fmt.Errorf("%s does not list the archive %s; rebuild the bundle with `skillpack build`", layout.Checksums, r.Path)
 		}
@@ -295,40 +274,50 @@ func (b *Bundle) addResource(r layout.Resource, sums map[string]layout.Digest) e
 // loadSkills reads mcp/skills.json, checks every file it lists against
 // mcp/resources.json, and derives the directory resources from the paths.
 func (b *Bundle) loadSkills(data []byte) error {
+	skills, err := layout.DecodeSkillsMCP(data)
+	if err != nil {
+		return err
+	}
+	// Each entry is served as the build wrote it.
 	var raws []json.RawMessage
 	if err := json.Unmarshal(data, &raws); err != nil {
 		return err
 	}
-	for i, raw := range raws {
-		var d skillDoc
-		if err := json.Unmarshal(raw, &d); err != nil {
-			return fmt.Errorf("entry %d: %v", i, err)
+	for i, d := range skills {
+		name, desc, err := layout.FrontmatterNames(d.Frontmatter)
+		if err != nil {
+			return fmt.Errorf("entry %d: frontmatter: %w", i, err)
 		}
-		root, ok := strings.CutSuffix(d.URI, "/"+layout.EntryFile)
-		if !ok || !strings.HasPrefix(root, "skill://") || path.Base(root) != d.Frontmatter.Name {
-			return fmt.Errorf("entry %d: uri %q is not skill://<name>/%s for the name %q", i, d.URI, layout.EntryFile, d.Frontmatter.Name)
+		if u, ok := layout.ParseURI(d.URI); !ok || u.Kind != layout.KindFile || u.File != layout.EntryFile || u.Skill != name {
+			return fmt.Errorf("entry %d: uri %q is not skill://<name>/%s for the name %q", i, d.URI, layout.EntryFile, name)
 		}
 		if i > 0 && d.URI <= b.skills[i-1].uri {
 			return fmt.Errorf("entry %d: %s is out of order or listed twice", i, d.URI)
 		}
-		e := skillEntry{uri: d.URI, raw: raw, name: d.Frontmatter.Name, desc: d.Frontmatter.Description, size: -1}
+		// The skill's directory resource: SKILL.md's parent, as every
+		// folder is its files' (see addToDirs).
+		root := d.URI[:strings.LastIndexByte(d.URI, '/')]
+		e := skillEntry{uri: d.URI, raw: raws[i], name: name, desc: desc, size: -1}
 		seen := map[string]bool{}
 		for _, r := range d.Resources {
 			res := b.res[r.URI]
+			ru, _ := layout.ParseURI(r.URI)
 			switch {
 			case seen[r.URI]:
 				return fmt.Errorf("%s lists %s twice", d.URI, r.URI)
 			case res == nil:
 				return fmt.Errorf("%s lists %s, which %s does not", d.URI, r.URI, layout.MCPResources)
-			case res.file.digest != r.Digest || res.file.size != r.Size:
-				return fmt.Errorf("%s gives %s %s (%d bytes), %s gives %s (%d bytes)", d.URI, r.URI, r.Digest, r.Size,
+			case r.Size == nil:
+				return fmt.Errorf("%s gives %s no size", d.URI, r.URI)
+			case res.file.digest != r.Digest || res.file.size != *r.Size:
+				return fmt.Errorf("%s gives %s %s (%d bytes), %s gives %s (%d bytes)", d.URI, r.URI, r.Digest, *r.Size,
 					layout.MCPResources, res.file.digest, res.file.size)
-			case !strings.HasPrefix(r.URI, root+"/"):
+			case ru.Kind != layout.KindFile || ru.Skill != name:
 				return fmt.Errorf("%s lists %s, which is outside the skill", d.URI, r.URI)
 			}
 			seen[r.URI] = true
 			if r.URI == d.URI {
-				e.size = r.Size
+				e.size = *r.Size
 			}
 			b.addToDirs(root, r.URI, res)
 		}
@@ -367,23 +356,16 @@ func (b *Bundle) addToDirs(root, uri string, res *resource) {
 // checkV2 checks that every entry of the v0.2 index points at a file the
 // bundle serves, with that file's digest.
 func (b *Bundle) checkV2(data []byte) error {
-	var idx struct {
-		Skills []struct {
-			Name   string        `json:"name"`
-			Type   string        `json:"type"`
-			URL    string        `json:"url"`
-			Digest layout.Digest `json:"digest"`
-		} `json:"skills"`
-	}
-	if err := json.Unmarshal(data, &idx); err != nil {
+	idx, err := layout.DecodeIndexV2(data)
+	if err != nil {
 		return err
 	}
 	for _, e := range idx.Skills {
 		var p string
 		switch e.Type {
-		case "skill-md":
+		case layout.TypeSkillMD:
 			p = layout.SkillFile(e.Name, layout.EntryFile)
-		case "archive":
+		case layout.TypeArchive:
 			p = layout.ArchivePath(e.Name, e.Digest, layout.TarGz)
 		default:
 			return fmt.Errorf("%s: unknown type %q", e.Name, e.Type)
@@ -397,8 +379,7 @@ func (b *Bundle) checkV2(data []byte) error {
 		}
 		// URLs are relative to the index unless the bundle was built with
 		// a base URL, which only adds a prefix.
-		rel := strings.TrimPrefix(p, layout.SkillsDir+"/")
-		if e.URL != rel && !strings.HasSuffix(e.URL, "/"+rel) {
+		if u, ok := layout.ParseIndexURL(e.URL); !ok || u.String() != p {
 			return fmt.Errorf("%s: url %q does not lead to %s", e.Name, e.URL, p)
 		}
 	}
@@ -408,20 +389,15 @@ func (b *Bundle) checkV2(data []byte) error {
 // loadV1 adds the legacy tree: the v0.1 index names each file, which is a
 // copy of the v0.2 file with the digest mcp/resources.json gives.
 func (b *Bundle) loadV1(data []byte) error {
-	var idx struct {
-		Skills []struct {
-			Name  string   `json:"name"`
-			Files []string `json:"files"`
-		} `json:"skills"`
-	}
-	if err := json.Unmarshal(data, &idx); err != nil {
+	idx, err := layout.DecodeIndexV1(data)
+	if err != nil {
 		return err
 	}
 	for _, e := range idx.Skills {
 		for _, f := range e.Files {
 			src := b.files[layout.SkillFile(e.Name, f)]
 			p := layout.LegacyFile(e.Name, f)
-			if src == nil || !safePath(p) {
+			if _, ok := layout.ParsePath(p); src == nil || !ok {
 				return fmt.Errorf("%s: file %q has no copy in the v0.2 tree", e.Name, f)
 			}
 			b.add(&file{path: p, digest: src.digest, size: src.size, source: src.source})
@@ -430,33 +406,21 @@ func (b *Bundle) loadV1(data []byte) error {
 	return nil
 }
 
-// parseChecksums reads checksums.txt and insists it is exactly what the
-// build writes, so that a hand-edited line cannot slip past.
-func parseChecksums(data []byte) (map[string]layout.Digest, error) {
-	sums := map[string]layout.Digest{}
-	var list []layout.Sum
-	for i, line := range strings.SplitAfter(string(data), "\n") {
-		if line == "" {
-			continue
-		}
-		hexSum, p, ok := strings.Cut(strings.TrimSuffix(line, "\n"), "  ")
-		d := layout.Digest("sha256:" + hexSum)
-		if !ok || !d.Valid() || !safePath(p) || sums[p] != "" {
-			return nil, fmt.Errorf("%s:%d: not \"<sha256 hex>  <path>\"; rebuild the bundle with `skillpack build`", layout.Checksums, i+1)
-		}
-		sums[p] = d
-		list = append(list, layout.Sum{Path: p, Digest: d})
+// checksums reads checksums.txt and insists it is exactly what the build
+// writes, so that a hand-edited line cannot slip past.
+func checksums(data []byte) (map[string]layout.Digest, error) {
+	list, err := layout.ParseChecksums(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w\nrebuild the bundle with `skillpack build`", err)
 	}
 	if !bytes.Equal(layout.ChecksumsDoc(list), data) {
 		return nil, fmt.Errorf("%s is not sorted or not in sha256sum format; rebuild the bundle with `skillpack build`", layout.Checksums)
 	}
+	sums := make(map[string]layout.Digest, len(list))
+	for _, s := range list {
+		sums[s.Path] = s.Digest
+	}
 	return sums, nil
-}
-
-// safePath reports whether p is a clean, relative, slash-separated path
-// that stays inside the bundle.
-func safePath(p string) bool {
-	return fs.ValidPath(p) && p != "." && !strings.ContainsAny(p, "\\\x00")
 }
 
 // readDoc reads a whole document of the bundle, bounded by maxDoc.

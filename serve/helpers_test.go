@@ -219,3 +219,9 @@ func flip(b []byte) []byte {
 	}
 	return b
 }
+
+// isArchive reports whether a dist path is a content-addressed archive.
+func isArchive(p string) bool {
+	u, ok := layout.ParsePath(p)
+	return ok && u.Kind == layout.KindArchive
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillpack/skillpack/internal/version"
+	"github.com/skillpack/skillpack/layout"
 )
 
 // Extension is the MCP Skills extension's identifier, the key under
@@ -84,7 +85,7 @@ type ReadDirectoryResult struct {
 // skillTemplate matches every skill:// URI, so that resources/read reaches
 // s.read for the files and archives that resources/list leaves out; s.read
 // answers only for the URIs of mcp/resources.json.
-const skillTemplate = "skill://{+path}"
+const skillTemplate = layout.URIScheme + "{+path}"
 
 func (s *Server) newMCP() *mcp.Server {
 	caps := &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{ListChanged: true}}
