@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# run.sh [N]: time `skillpack build` on a synthetic tree of N skills (default
-# 10000) against the floor (reading and hashing every input byte) and the
-# shell pipeline a user would otherwise write, then print the ratios.
+# run.sh [N...]: time `skillpack build` on synthetic trees of N skills
+# (default 10000) against the floor (reading and hashing every input byte)
+# and the shell pipeline a user would otherwise write, then print the
+# ratios. Each N gets two trees: a clean one, which lint passes with no
+# findings, and a findings one, the same skills each with a lint warning and
+# a lint info (gen -findings). Several N are measured one after the other,
+# with one binary, and a table each.
 #
 #   bench/run.sh 10000
+#   bench/run.sh 3000 10000
 #
 # Environment: JOBS (default 2) is the number of cores every contender gets:
 # skillpack runs with GOMAXPROCS=JOBS --jobs JOBS, the shell pipeline and the
@@ -11,10 +16,11 @@
 # building ./cmd/skillpack. KEEP=1 keeps the temporary folder.
 set -Eeuo pipefail
 
-N=${1:-10000}
+if (($# == 0)); then set -- 10000; fi
+for n; do
+	[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "run.sh: N must be a positive number, not $n" >&2; exit 2; }
+done
 JOBS=${JOBS:-2}
-SMALL=$((N / 5))
-if ((SMALL < 1)); then SMALL=1; fi
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/skillpack-bench.XXXXXX")
@@ -49,70 +55,22 @@ else
 fi
 (cd "$REPO" && go build -tags bench -o "$TMP/gen" ./bench/gen && go build -tags bench -o "$TMP/floor" ./bench/floor)
 
-TREE=$TMP/skills
-echo "generating $N skills" >&2
-"$TMP/gen" -n "$N" "$TREE"
-# The small tree for the memory check: the first N/5 skills, hard-linked,
-# the same bytes as a tree generated with -n N/5.
-mkdir "$TMP/small"
-(cd "$TREE" && for ((i = 1; i <= SMALL; i++)); do printf 'skill-%05d\n' "$i"; done |
-	xargs cp -al -t "$TMP/small")
+# --no-reuse (rebuild every skill, reuse nothing from the previous bundle)
+# is measured only when the binary has it.
+NOREUSE=
+if help=$("$TMP/skillpack" build --help 2>&1) && [[ $help == *--no-reuse* ]]; then
+	NOREUSE=1
+fi
 
-# Every contender runs with a warm page cache: the question is CPU and
-# system calls, not the disk the machine happens to have.
-find "$TREE" -type f -print0 | xargs -0 cat >/dev/null
-
-# measure KEY CMD...: run CMD, its stdout and stderr into $TMP/KEY.out and
-# .err, and record wall seconds, CPU seconds (user + system, children
-# included) and peak RSS (KiB) of the largest single process. On a loaded
-# machine wall time depends on the neighbours; CPU time much less so.
-declare -A SECS CPU RSS
-measure() {
-	local key=$1
-	shift
-	echo "running $key" >&2
-	local rc=0
-	if [[ -n $TIME ]]; then
-		"$TIME" -f '%e %U %S %M' -o "$TMP/$key.time" "$@" >"$TMP/$key.out" 2>"$TMP/$key.err" || rc=$?
-		# The last line: on failure GNU time puts the exit status first.
-		local user sys
-		read -r "SECS[$key]" user sys "RSS[$key]" < <(tail -n 1 "$TMP/$key.time")
-		CPU[$key]=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-	else
-		local start end
-		start=$(date +%s.%N)
-		"$@" >"$TMP/$key.out" 2>"$TMP/$key.err" || rc=$?
-		end=$(date +%s.%N)
-		SECS[$key]=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
-		CPU[$key]=
-		RSS[$key]=
-	fi
-	if ((rc != 0)); then
-		cat "$TMP/$key.err" >&2
-		die "$key failed with exit code $rc"
-	fi
-}
-
-export GOMAXPROCS=$JOBS
-
-measure floor_sh bash -c 'find "$1" -type f -print0 | xargs -0 -P "$2" -n 200 sha256sum >/dev/null' _ "$TREE" "$JOBS"
-measure floor_go "$TMP/floor" -j "$JOBS" "$TREE"
-
-OUT=$TMP/dist
-rm -rf "$OUT"
-measure build "$TMP/skillpack" build "$TREE" -o "$OUT" --jobs "$JOBS"
-grep -q "packed" "$TMP/build.err" || die "the build did not report packing: $(cat "$TMP/build.err")"
-[[ -f $OUT/.well-known/agent-skills/index.json ]] || die "the build wrote no $OUT/.well-known/agent-skills/index.json"
-
-measure noop "$TMP/skillpack" build "$TREE" -o "$OUT" --jobs "$JOBS"
-grep -q "is up to date" "$TMP/noop.err" || die "the no-op rebuild did not say it was up to date: $(cat "$TMP/noop.err")"
+# FINDINGS_PER_SKILL is what gen -findings puts into every skill: one
+# script-not-executable warning and one file-unreferenced info
+# (bench.FindingsRules).
+FINDINGS_PER_SKILL=2
 
 # The pipeline a user would write: per skill a tar.gz and a zip with the
 # usual reproducibility flags, and sha256sum of every file and both
 # archives; JOBS skills at a time. Skills are handed out 50 per bash so that
 # the shell pays for tar, gzip, zip and sha256sum, not for starting bash.
-SHOUT=$TMP/shell
-mkdir "$SHOUT"
 cat >"$TMP/one.sh" <<'EOF'
 #!/usr/bin/env bash
 # one.sh TREE OUT NAME...: pack and checksum each named skill.
@@ -127,49 +85,185 @@ for name; do
 		sha256sum "$out/$name.tar.gz" "$out/$name.zip") >"$out/$name.sha256"
 done
 EOF
-measure shell bash -c 'cd "$1" && find . -mindepth 1 -maxdepth 1 -name "skill-*" -printf "%f\0" |
-	xargs -0 -P "$2" -n 50 bash "$3" "$1" "$4"' _ "$TREE" "$JOBS" "$TMP/one.sh" "$SHOUT"
-[[ $(find "$SHOUT" -name '*.zip' | wc -l) == "$N" ]] || die "the shell pipeline did not write $N zips"
 
-measure build_small "$TMP/skillpack" build "$TMP/small" -o "$TMP/dist-small" --jobs "$JOBS"
+# measure KEY CMD...: run CMD, its stdout and stderr into $W/KEY.out and
+# .err, and record wall seconds, CPU seconds (user + system, children
+# included) and peak RSS (KiB) of the largest single process. On a loaded
+# machine wall time depends on the neighbours; CPU time much less so.
+declare -A SECS CPU RSS
+W=
+measure() {
+	local key=$1
+	shift
+	echo "running $key" >&2
+	local rc=0
+	if [[ -n $TIME ]]; then
+		"$TIME" -f '%e %U %S %M' -o "$W/$key.time" "$@" >"$W/$key.out" 2>"$W/$key.err" || rc=$?
+		# The last line: on failure GNU time puts the exit status first.
+		local user sys
+		read -r "SECS[$key]" user sys "RSS[$key]" < <(tail -n 1 "$W/$key.time")
+		CPU[$key]=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
+	else
+		local start end
+		start=$(date +%s.%N)
+		"$@" >"$W/$key.out" 2>"$W/$key.err" || rc=$?
+		end=$(date +%s.%N)
+		SECS[$key]=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.2f", b - a }')
+		CPU[$key]=
+		RSS[$key]=
+	fi
+	if ((rc != 0)); then
+		cat "$W/$key.err" >&2
+		die "$key failed with exit code $rc"
+	fi
+}
 
-files=$(find "$TREE" -type f | wc -l)
-bytes=$(find "$TREE" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
-cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+# findings KEY: the finding lines of KEY's stderr ("PATH: SEVERITY: MESSAGE
+# [RULE]"), without the progress, tally and timing lines around them.
+findings() { grep -E '^[^ ].*: (error|warning|info): .* \[[a-z0-9-]+\]$' "$W/$1.err" || true; }
 
-mib() { if [[ -n ${RSS[$1]} ]]; then awk -v k="${RSS[$1]}" 'BEGIN { printf "%.0f", k / 1024 }'; else echo -; fi; }
+mib() { if [[ -n ${RSS[$1]:-} ]]; then awk -v k="${RSS[$1]}" 'BEGIN { printf "%.0f", k / 1024 }'; else echo -; fi; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && a != "-" && b > 0) printf "%.2f", a / b; else print "-" }'; }
 verdict() { awk -v r="$1" -v t="$3" -v op="$2" 'BEGIN {
 	if (r == "-") print "n/a"
+	else if (op == "") print ""
 	else if ((op == ">=" && r >= t) || (op == "<=" && r <= t)) print "met"
 	else print "MISSED" }'; }
-
-echo
-echo "skillpack build benchmark"
-echo "  tree: $N skills, $files files, $(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }') MiB (small tree: $SMALL skills)"
-echo "  machine: $(nproc) CPUs (${cpu:-unknown}), jobs $JOBS, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo
-row() { printf '%-46s %8s %8s %13s\n' "$1" "$2" "$3" "$4"; }
+row() { printf '%-50s %8s %8s %13s\n' "$1" "$2" "$3" "$4"; }
 line() { row "$1" "${SECS[$2]}" "${CPU[$2]:--}" "$(mib "$2")"; }
-row "what" "wall s" "CPU s" "peak RSS MiB"
-line "floor: find | xargs -P$JOBS sha256sum" floor_sh
-line "floor: Go, $JOBS workers, sha256" floor_go
-line "skillpack build (fresh)" build
-line "skillpack build (no-op, up to date)" noop
-line "shell: tar|gzip -n, zip -X, sha256sum, -P$JOBS" shell
-line "skillpack build (fresh, $SMALL skills)" build_small
-echo
-# check NAME A B OP TARGET: the ratio A/B by wall and by CPU time.
+# check NAME A B [OP TARGET]: the ratio A/B by wall and by CPU time, and
+# whether it meets the target when there is one.
 check() {
 	local w c
 	w=$(ratio "${SECS[$2]}" "${SECS[$3]}")
 	c=$(ratio "${CPU[$2]:-}" "${CPU[$3]:-}")
-	printf '%-46s %8s %8s  wall %s, CPU %s\n' "$1" "$w" "$c" "$(verdict "$w" "$4" "$5")" "$(verdict "$c" "$4" "$5")"
+	if (($# > 3)); then
+		printf '%-50s %8s %8s  wall %s, CPU %s\n' "$1" "$w" "$c" "$(verdict "$w" "$4" "$5")" "$(verdict "$c" "$4" "$5")"
+	else
+		printf '%-50s %8s %8s\n' "$1" "$w" "$c"
+	fi
 }
-row "ratio" "wall" "CPU" ""
-check "shell / build (target >= 5)" shell build '>=' 5
-check "no-op / floor sha256sum (target <= 2)" noop floor_sh '<=' 2
-check "no-op / floor Go (target <= 2)" noop floor_go '<=' 2
-r_mem=$(ratio "${RSS[build]}" "${RSS[build_small]}")
-printf '%-46s %8s  %s\n' "peak RSS build $N / build $SMALL (flat: ~1)" "$r_mem" "$(verdict "$r_mem" '<=' 1.5)"
-printf '%-46s %8s\n' "peak RSS no-op $N / build $SMALL" "$(ratio "${RSS[noop]}" "${RSS[build_small]}")"
+
+export GOMAXPROCS=$JOBS
+
+# bench N: generate the trees of N skills under $TMP/N, measure every
+# contender on them and print the table.
+bench() {
+	local n=$1
+	local small=$((n / 5))
+	if ((small < 1)); then small=1; fi
+	W=$TMP/$n
+	mkdir "$W"
+	SECS=() CPU=() RSS=()
+	local tree=$W/skills ftree=$W/findings
+
+	echo "generating $n skills, clean and with findings" >&2
+	"$TMP/gen" -n "$n" "$tree"
+	"$TMP/gen" -n "$n" -findings "$ftree"
+	# The small tree for the memory check: the first N/5 skills, hard-linked,
+	# the same bytes as a tree generated with -n N/5.
+	mkdir "$W/small"
+	(cd "$tree" && for ((i = 1; i <= small; i++)); do printf 'skill-%05d\n' "$i"; done |
+		xargs cp -al -t "$W/small")
+
+	# Every contender runs with a warm page cache: the question is CPU and
+	# system calls, not the disk the machine happens to have.
+	find "$tree" "$ftree" -type f -print0 | xargs -0 cat >/dev/null
+
+	measure floor_sh bash -c 'find "$1" -type f -print0 | xargs -0 -P "$2" -n 200 sha256sum >/dev/null' _ "$tree" "$JOBS"
+	measure floor_go "$TMP/floor" -j "$JOBS" "$tree"
+	measure floor_sh_f bash -c 'find "$1" -type f -print0 | xargs -0 -P "$2" -n 200 sha256sum >/dev/null' _ "$ftree" "$JOBS"
+	measure floor_go_f "$TMP/floor" -j "$JOBS" "$ftree"
+
+	local out=$W/dist fout=$W/dist-findings
+	measure build "$TMP/skillpack" build "$tree" -o "$out" --jobs "$JOBS"
+	grep -q "packed" "$W/build.err" || die "the build did not report packing: $(cat "$W/build.err")"
+	[[ -f $out/.well-known/agent-skills/index.json ]] || die "the build wrote no $out/.well-known/agent-skills/index.json"
+
+	measure noop "$TMP/skillpack" build "$tree" -o "$out" --jobs "$JOBS"
+	grep -q "is up to date" "$W/noop.err" || die "the no-op rebuild did not say it was up to date: $(cat "$W/noop.err")"
+
+	measure build_f "$TMP/skillpack" build "$ftree" -o "$fout" --jobs "$JOBS"
+	[[ -f $fout/.well-known/agent-skills/index.json ]] || die "the build of the findings tree wrote no $fout/.well-known/agent-skills/index.json"
+	measure noop_f "$TMP/skillpack" build "$ftree" -o "$fout" --jobs "$JOBS"
+	grep -q "is up to date" "$W/noop_f.err" || die "the no-op rebuild of the findings tree did not say it was up to date: $(cat "$W/noop_f.err")"
+	# The no-op must report what the fresh build reported, every finding.
+	findings build_f >"$W/build_f.findings"
+	findings noop_f >"$W/noop_f.findings"
+	local nf
+	nf=$(wc -l <"$W/build_f.findings")
+	((nf == n * FINDINGS_PER_SKILL)) ||
+		die "the fresh build of the findings tree printed $nf findings, want $((n * FINDINGS_PER_SKILL)) ($FINDINGS_PER_SKILL a skill)"
+	if ! diff -q "$W/build_f.findings" "$W/noop_f.findings" >/dev/null; then
+		diff "$W/build_f.findings" "$W/noop_f.findings" | head -n 20 >&2
+		die "the no-op rebuild of the findings tree printed other findings than the fresh build"
+	fi
+
+	local shout=$W/shell
+	mkdir "$shout"
+	measure shell bash -c 'cd "$1" && find . -mindepth 1 -maxdepth 1 -name "skill-*" -printf "%f\0" |
+		xargs -0 -P "$2" -n 50 bash "$3" "$1" "$4"' _ "$tree" "$JOBS" "$TMP/one.sh" "$shout"
+	[[ $(find "$shout" -name '*.zip' | wc -l) == "$n" ]] || die "the shell pipeline did not write $n zips"
+
+	measure build_small "$TMP/skillpack" build "$W/small" -o "$W/dist-small" --jobs "$JOBS"
+
+	# Last: it replaces the whole bundle, and deleting that many files slows
+	# the file creation of whatever runs next on this VM (README.md).
+	if [[ -n $NOREUSE ]]; then
+		measure noreuse "$TMP/skillpack" build "$tree" -o "$out" --jobs "$JOBS" --no-reuse
+		if grep -q "is up to date" "$W/noreuse.err"; then
+			die "build --no-reuse said it was up to date: $(cat "$W/noreuse.err")"
+		fi
+	fi
+
+	local files bytes ffiles fbytes cpu
+	files=$(find "$tree" -type f | wc -l)
+	bytes=$(find "$tree" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
+	ffiles=$(find "$ftree" -type f | wc -l)
+	fbytes=$(find "$ftree" -type f -printf '%s\n' | awk '{ s += $1 } END { print s }')
+	cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
+
+	echo
+	echo "skillpack build benchmark"
+	echo "  tree: $n skills, $files files, $(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }') MiB (small tree: $small skills)"
+	echo "  findings tree: the same skills with a warning and an info each, $ffiles files, $(awk -v b="$fbytes" 'BEGIN { printf "%.1f", b / 1048576 }') MiB"
+	echo "  machine: $(nproc) CPUs (${cpu:-unknown}), jobs $JOBS, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo
+	row "what" "wall s" "CPU s" "peak RSS MiB"
+	line "floor: find | xargs -P$JOBS sha256sum" floor_sh
+	line "floor: Go, $JOBS workers, sha256" floor_go
+	line "skillpack build (fresh)" build
+	line "skillpack build (no-op, up to date)" noop
+	if [[ -n $NOREUSE ]]; then
+		line "skillpack build --no-reuse (no-op tree)" noreuse
+	fi
+	line "shell: tar|gzip -n, zip -X, sha256sum, -P$JOBS" shell
+	line "skillpack build (fresh, $small skills)" build_small
+	line "findings tree: floor sha256sum" floor_sh_f
+	line "findings tree: floor Go" floor_go_f
+	line "findings tree: skillpack build (fresh)" build_f
+	line "findings tree: skillpack build (no-op)" noop_f
+	echo
+	row "ratio" "wall" "CPU" ""
+	check "shell / build (target >= 10)" shell build '>=' 10
+	check "no-op / floor sha256sum (target <= 1.5)" noop floor_sh '<=' 1.5
+	check "no-op / floor Go (target <= 1.5)" noop floor_go '<=' 1.5
+	check "findings: no-op / floor sha256sum (target <= 1.5)" noop_f floor_sh_f '<=' 1.5
+	check "findings: no-op / floor Go (target <= 1.5)" noop_f floor_go_f '<=' 1.5
+	check "findings / clean, fresh build" build_f build
+	check "findings / clean, no-op" noop_f noop
+	if [[ -n $NOREUSE ]]; then
+		check "build --no-reuse / fresh build" noreuse build
+	fi
+	local r_mem
+	r_mem=$(ratio "${RSS[build]}" "${RSS[build_small]}")
+	printf '%-50s %8s  %s\n' "peak RSS build $n / build $small (flat: ~1)" "$r_mem" "$(verdict "$r_mem" '<=' 1.5)"
+	printf '%-50s %8s\n' "peak RSS no-op $n / build $small" "$(ratio "${RSS[noop]}" "${RSS[build_small]}")"
+	printf '%-50s %8s\n' "peak RSS findings / clean, fresh build" "$(ratio "${RSS[build_f]}" "${RSS[build]}")"
+	printf '%-50s %8s\n' "peak RSS findings / clean, no-op" "$(ratio "${RSS[noop_f]}" "${RSS[noop]}")"
+	echo "findings tree: fresh build and no-op printed the same $nf findings"
+}
+
+for n; do
+	bench "$n"
+done

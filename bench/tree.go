@@ -6,6 +6,9 @@
 // seeded from its number, so the first 2000 skills of a 10000-skill tree
 // are the same bytes as a 2000-skill tree, and runs on different machines
 // compare.
+//
+// GenerateFindings writes the same tree with two lint findings in every
+// skill, a warning and an info, and no error: see there.
 package bench
 
 import (
@@ -29,14 +32,38 @@ const seed = 0x5ce11_9ac4
 // so that deflate does the work it does on real skills. dir must not exist
 // or be empty: adding skills to an old tree would make the figures
 // meaningless.
-func Generate(dir string, n int) error {
+func Generate(dir string, n int) error { return generate(dir, n, false) }
+
+// GenerateFindings writes the tree Generate writes, plus in every skill
+// two files that lint reports but that do not stop a build:
+//
+//   - scripts/bench_setup.py, a Python script with a shebang, mode 0644,
+//     linked from a "## Setup" section appended to SKILL.md: a warning
+//     (script-not-executable);
+//   - assets/bench-orphan.txt, which no file of the skill names: an info
+//     (file-unreferenced). It also makes lint read every other text file
+//     of the skill, looking for a mention, as it must on real trees with
+//     such a file.
+//
+// The other files are the same bytes as Generate's. The two files' text
+// comes from a PRNG of its own, so the tree is a pure function of n too.
+func GenerateFindings(dir string, n int) error { return generate(dir, n, true) }
+
+// FindingsRules are the rules each skill of a GenerateFindings tree breaks,
+// once each.
+var FindingsRules = []string{"file-unreferenced", "script-not-executable"}
+
+// findingsSeed seeds the PRNG of the files GenerateFindings adds.
+const findingsSeed = seed ^ 0xf1d_1295
+
+func generate(dir string, n int, findings bool) error {
 	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
 		return fmt.Errorf("%s is not empty; give a new folder", dir)
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	for i := 1; i <= n; i++ {
-		if err := writeSkill(dir, i); err != nil {
+		if err := writeSkill(dir, i, findings); err != nil {
 			return err
 		}
 	}
@@ -50,11 +77,15 @@ type file struct {
 	exec bool
 }
 
-func writeSkill(root string, i int) error {
+func writeSkill(root string, i int, findings bool) error {
 	name := fmt.Sprintf("skill-%05d", i)
 	g := newText(uint64(i))
 	files := g.extraFiles()
-	files = append(files, file{path: "SKILL.md", data: g.skillMD(name, files)})
+	md := g.skillMD(name, files)
+	if findings {
+		files, md = withFindings(files, md, i)
+	}
+	files = append(files, file{path: "SKILL.md", data: md})
 	for _, f := range files {
 		p := filepath.Join(root, name, filepath.FromSlash(f.path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -72,6 +103,23 @@ func writeSkill(root string, i int) error {
 		}
 	}
 	return nil
+}
+
+// withFindings adds the two files of GenerateFindings to a skill's files
+// and the link to the script to its SKILL.md. Neither name uses a word of
+// the vocabulary, so that no other file mentions them by chance.
+func withFindings(files []file, md []byte, i int) ([]file, []byte) {
+	f := &text{r: rand.New(rand.NewPCG(findingsSeed, uint64(i)))}
+	f.z = rand.NewZipf(f.r, 1.1, 4, uint64(len(vocab)-1))
+	const script, orphan = "scripts/bench_setup.py", "assets/bench-orphan.txt"
+	files = append(files,
+		// exec false: mode 0644 with a shebang.
+		file{path: script, data: f.python(f.between(2<<10, 20<<10))},
+		file{path: orphan, data: f.plain(f.between(2<<10, 20<<10))})
+	// A link, not "python3 scripts/bench_setup.py": running it through its
+	// interpreter would excuse the missing execute bit.
+	md = append(md, "\n## Setup\n\nSee [the setup script]("+script+") before the first run.\n"...)
+	return files, md
 }
 
 // text draws words from the vocabulary with a Zipf distribution, as words

@@ -6,8 +6,11 @@
 // Command gen writes a synthetic tree of skills for the build benchmark.
 //
 //	go run -tags bench ./bench/gen -n 10000 DIR
+//	go run -tags bench ./bench/gen -n 10000 -findings DIR
 //
-// See package bench for what the tree holds.
+// -findings writes the same tree with a lint warning and a lint info in
+// every skill (bench.GenerateFindings). See package bench for what the
+// tree holds.
 package main
 
 import (
@@ -25,8 +28,9 @@ func run(args []string, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	n := fs.Int("n", 10000, "number of skills")
+	findings := fs.Bool("findings", false, "give every skill a lint warning and a lint info (no error)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gen [-n N] DIR")
+		fmt.Fprintln(stderr, "usage: gen [-n N] [-findings] DIR")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -36,7 +40,11 @@ func run(args []string, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	if err := bench.Generate(fs.Arg(0), *n); err != nil {
+	generate := bench.Generate
+	if *findings {
+		generate = bench.GenerateFindings
+	}
+	if err := generate(fs.Arg(0), *n); err != nil {
 		fmt.Fprintln(stderr, "gen:", err)
 		return 1
 	}
