@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/build/internal/scratch"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/layout"
@@ -153,7 +154,7 @@ type work struct {
 	name     string
 	named    lint.Named     // what the checks across skills read
 	findings []lint.Finding // from the per-skill rules
-	key      [32]byte       // the reuse key (see builder.key)
+	key      layout.Digest  // the archive key (reuse.ArchiveKey)
 	reused   bool
 	sameLint bool         // the previous record holds this build's lint verdict
 	at       scratch.Spot // the summary, once kept
@@ -183,14 +184,12 @@ type builder struct {
 	res   *Result
 
 	skills    []*skill.Skill
-	work      []*work    // in the order found
-	named     []*work    // by name, once packed
-	sums      *summaries // what the build keeps of each skill
-	out       string     // absolute output folder
-	prev      *previous
-	recorded  time.Time // when prev was written; zero if unknown
-	intact    bool      // no folder of the previous bundle changed since (see unchanged.go)
-	stage     string    // temporary folder beside out; "" until made
+	work      []*work         // in the order found
+	named     []*work         // by name, once packed
+	sums      *summaries      // what the build keeps of each skill
+	out       string          // absolute output folder
+	prev      *reuse.Previous // the bundle in the output folder; nil for none
+	stage     string          // temporary folder beside out; "" until made
 	bundle    *layout.Bundle
 	recDigest layout.Digest // the build record's digest
 	bundleKey layout.Digest // see bundleKeyOf

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -103,16 +103,8 @@ func (b *builder) checkOutputFolder() error {
 			return err
 		}
 	}
-	recPath := filepath.Join(out, filepath.FromSlash(layout.BuildRecord))
-	if info, err := os.Lstat(recPath); err == nil && info.Mode().IsRegular() {
-		// Stat first: the record is the build's last write, so a record
-		// that changes while it is read looks newer than the files it lists.
-		if b.prev, err = readPrevious(recPath); err == nil {
-			b.since(info)
-		}
-	}
-	b.intact = b.foldersUntouched()
-	if b.intact {
+	b.prev, _ = reuse.Open(out) // an unreadable record leaves nothing to reuse
+	if b.prev.Intact() {
 		return nil // no file came or went since the record listed them
 	}
 	foreign, err := foreignFiles(out, b.prev)
@@ -125,7 +117,7 @@ func (b *builder) checkOutputFolder() error {
 			name, firstFew(foreign))
 	}
 	if len(foreign) > 0 {
-		b.prev.close()
+		b.prev.Close()
 		b.prev = nil // a folder of unknown files is nothing to reuse from
 	}
 	return nil
@@ -239,19 +231,17 @@ func resolved(p string) string {
 //
 // It holds every recorded path in a map, so it runs only when the folders
 // show that something changed since the record (see foldersUntouched).
-func foreignFiles(out string, prev *previous) ([]string, error) {
+func foreignFiles(out string, prev *reuse.Previous) ([]string, error) {
 	known := map[string]bool{}
-	if prev != nil {
-		err := prev.eachFile(func(f string) bool {
-			known[f] = true
-			return true
-		})
-		if err != nil {
-			return nil, err
-		}
+	err := prev.EachFile(func(f string) bool {
+		known[f] = true
+		return true
+	})
+	if err != nil {
+		return nil, err
 	}
 	var foreign []string
-	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+	err = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

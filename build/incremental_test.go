@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -307,7 +308,7 @@ func TestRecordStampedLast(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rm, rc, ok := times(rec)
+		rm, rc, ok := reuse.Times(rec)
 		if !ok {
 			t.Skip("no change times on this system")
 		}
@@ -324,7 +325,7 @@ func TestRecordStampedLast(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m, c, _ := times(info)
+			m, c, _ := reuse.Times(info)
 			if !m.Before(rm) || !m.Before(rc) || !c.Before(rm) || !c.Before(rc) {
 				if late++; late <= 3 {
 					t.Errorf("build %d: %s is stamped %v (changed %v), not before the record's %v (changed %v)", i, rel, m, c, rm, rc)

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/catalog"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/skill"
@@ -218,4 +219,38 @@ func (b *builder) byName(name string) *work {
 // renderCatalog writes index.html for the packed skills.
 func (b *builder) renderCatalog(w io.Writer) error {
 	return catalog.Render(w, shown{b}, catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator()})
+}
+
+// bundleKeyOf is the build's bundle key (reuse.BundleKey).
+func (b *builder) bundleKeyOf() layout.Digest {
+	keys := make(map[string]layout.Digest, len(b.work))
+	for _, w := range b.work {
+		keys[w.name] = w.key
+	}
+	return reuse.BundleKey(Generator(), b.opts.BaseURL, b.opts.NoLegacy, keys)
+}
+
+// upToDate asks reuse for the one no-op decision (reuse.UpToDate); a
+// signed build is never one (signatures are made afresh), and every skill
+// must have been reused with the verdict the record holds. It fills the
+// result from the record.
+func (b *builder) upToDate() bool {
+	allReused := b.opts.Sign == nil
+	for _, w := range b.work {
+		allReused = allReused && w.reused && w.sameLint
+	}
+	var list func(layout.Artifact)
+	if b.opts.Inventory {
+		list = func(a layout.Artifact) { b.res.Artifacts = append(b.res.Artifacts, a) }
+	}
+	if !b.prev.UpToDate(b.bundleKey, allReused, b.opts.Jobs, list) {
+		b.res.Artifacts = nil
+		return false
+	}
+	n := 0
+	b.prev.EachFile(func(string) bool { n++; return true })
+	b.res.Files = n
+	b.res.Excluded = b.prev.Head.Excluded
+	b.res.UpToDate = true
+	return true
 }

@@ -13,17 +13,13 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/skill"
 )
-
-// keyVersion changes whenever the archive bytes for the same input could
-// change without the generator string changing (a header decision in
-// package pack, say), so that old archives are never reused for new rules.
-const keyVersion = "skillpack-archive-key/1"
 
 // pack takes every skill from its folder to its archives, one worker per
 // job: read SKILL.md, collect the files, hash them when the previous build
@@ -90,7 +86,7 @@ func (b *builder) process(wk *work) {
 	s.Read()
 	w.name = lint.SkillName(s)
 	if !b.opts.NoReuse {
-		w.prev = b.prev.skill(w.name)
+		w.prev = b.prev.Skill(w.name)
 	}
 	w.files, w.collErr = skill.Collect(s.Dir)
 	if b.collected != nil {
@@ -151,7 +147,7 @@ func (b *builder) process(wk *work) {
 // keep writes the summary of a packed skill, which is all the later
 // steps read of it.
 func (b *builder) keep(w *task) error {
-	sum := &summary{out: w.out, key: digest(w.key[:])}
+	sum := &summary{out: w.out, key: w.key}
 	if v, ok := lint.EncodeVerdict(w.src, w.verdict, b.lintOpts); ok {
 		sum.lint, sum.verdict = w.lintKey, v
 	}
@@ -191,7 +187,7 @@ func (b *builder) packOne(w *task) error {
 		return err
 	}
 	if w.hashed != nil {
-		if key := b.key(w.hashed); digest(key[:]) == w.prev.Key && b.archivesIntact(w.prev) && b.filesIntact(w.prev) {
+		if key := b.key(w.hashed); b.prev.Reusable(w.prev, key) {
 			w.key, w.reused = key, true
 			w.out.Files = layoutFiles(w.hashed)
 			w.out.TarGz, w.out.Zip = w.prev.TarGz, w.prev.Zip
@@ -303,7 +299,7 @@ func (b *builder) hashFiles(w *task) ([]pack.Entry, error) {
 		if b.reading != nil {
 			b.reading(f.Disk)
 		}
-		sum, n, err := sumFile(f.Disk)
+		sum, n, err := reuse.SumFile(f.Disk)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(w.src.Dir, f.Path), err)
 		}
@@ -328,78 +324,9 @@ func sameShape(rec []layout.File, files []skill.File) bool {
 
 // key is what archive bytes are a function of: the format, the generator,
 // the fixed time and the files.
-func (b *builder) key(entries []pack.Entry) (key [32]byte) {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\n%s\n%d\n", keyVersion, Generator(), b.opts.Time.Unix())
-	h.Write(pack.Manifest(entries))
-	h.Sum(key[:0])
-	return key
+func (b *builder) key(entries []pack.Entry) layout.Digest {
+	return reuse.ArchiveKey(Generator(), b.opts.Time, entries)
 }
-
-// archivesIntact checks the previous bundle's archives against the record
-// before they are reused: a tampered or truncated archive is packed again.
-// Each must hash to its recorded digest, or be provably unchanged since
-// that digest was taken (see unchanged.go).
-func (b *builder) archivesIntact(c *layout.RecordSkill) bool {
-	for _, a := range []struct {
-		ar  layout.Archive
-		ext string
-	}{{c.TarGz, layout.TarGz}, {c.Zip, layout.Zip}} {
-		p := filepath.Join(b.out, filepath.FromSlash(layout.ArchivePath(c.Name, a.ar.Digest, a.ext)))
-		if !b.holds(p, a.ar.Digest, a.ar.Size) {
-			return false
-		}
-	}
-	return true
-}
-
-// filesIntact checks the previous bundle's served copies of a skill's
-// files, which a reused skill links rather than copies: a damaged copy
-// must not outlive the build.
-func (b *builder) filesIntact(c *layout.RecordSkill) bool {
-	for _, f := range c.Files {
-		if !b.copyIntact(c, f) {
-			return false
-		}
-	}
-	return true
-}
-
-func hashFile(p string) (layout.Digest, int64, error) {
-	sum, n, err := sumFile(p)
-	return digest(sum[:]), n, err
-}
-
-// sumFile returns the SHA-256 and length of the file at p, opened without
-// blocking (a FIFO put in a file's place must not hang the build). It
-// reads through a pooled buffer: io.Copy from an *os.File allocates one
-// per call, which on a no-op rebuild of a large tree is most of the
-// garbage.
-func sumFile(p string) (sum [32]byte, n int64, err error) {
-	f, err := skill.OpenFile(p)
-	if err != nil {
-		return sum, 0, err
-	}
-	defer f.Close()
-	buf := readBufs.Get().(*[]byte)
-	defer readBufs.Put(buf)
-	h := sha256.New()
-	for {
-		k, err := f.Read(*buf)
-		h.Write((*buf)[:k])
-		n += int64(k)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return sum, n, err
-		}
-	}
-	h.Sum(sum[:0])
-	return sum, n, nil
-}
-
-var readBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
 func digest(sum []byte) layout.Digest { return layout.SumDigest(sum) }
 

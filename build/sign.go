@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -147,7 +148,7 @@ func Sign(dist string, sign Signer, log io.Writer) (*SignResult, error) {
 	if err := b.writeFile(b.stagePath(layout.BuildRecord), buf.Bytes()); err != nil {
 		return nil, err
 	}
-	if err := stampAfter(b.stagePath(layout.BuildRecord), written); err != nil {
+	if err := reuse.StampAfter(b.stagePath(layout.BuildRecord), written); err != nil {
 		return nil, err
 	}
 	if err := b.swapIn(); err != nil {

@@ -43,7 +43,7 @@ func (b *builder) staging() (string, error) {
 // cleanup removes the staging folder unless it became the output.
 func (b *builder) cleanup() {
 	b.sums.close()
-	b.prev.close()
+	b.prev.Close()
 	if b.stage != "" {
 		os.RemoveAll(b.stage)
 		b.stage = ""
@@ -221,12 +221,6 @@ func (b *builder) link(src, dst string) error {
 		return err
 	}
 	return out.Close()
-}
-
-// hashesTo reports whether the file at path has the digest d.
-func hashesTo(path string, d layout.Digest) bool {
-	have, _, err := hashFile(path)
-	return err == nil && have == d
 }
 
 // writeDoc writes a new file in the staging folder with the bytes that

@@ -39,8 +39,8 @@ func Run(roots []string, opts Options) (*Result, error) {
 //	              folder in                                       swap.go
 //
 // Nothing is written outside the staging folder before swap, and what
-// can be reused from the previous bundle is decided in one place,
-// reuse.go.
+// can be reused from the previous bundle is decided in one place, package
+// build/internal/reuse, with the three proofs its comment states.
 
 // step is one named part of the pipeline; the name prefixes its errors.
 // run returns why it did nothing ("" when it did its work).

@@ -1,8 +1,6 @@
 package build
 
 import (
-	"encoding/binary"
-	"errors"
 	"fmt"
 
 	"github.com/skillpack/skillpack/build/internal/scratch"
@@ -63,138 +61,61 @@ func (s *summaries) close() {
 // decode, which matters because each summary is read once per document.
 
 func (sum *summary) encode() []byte {
-	var e encoder
+	var e scratch.Encoder
 	o := &sum.out
 	for _, s := range []string{o.Name, o.Description, string(o.Frontmatter), sum.license, sum.compat, string(sum.verdict)} {
-		e.str(s)
+		e.Str(s)
 	}
 	for _, d := range []layout.Digest{o.TarGz.Digest, o.Zip.Digest, o.ContentDigest, sum.key, sum.lint} {
-		e.str(string(d))
+		e.Str(string(d))
 	}
-	e.num(o.TarGz.Size)
-	e.num(o.Zip.Size)
-	e.num(int64(len(o.Files)))
+	e.Num(o.TarGz.Size)
+	e.Num(o.Zip.Size)
+	e.Num(int64(len(o.Files)))
 	for _, f := range o.Files {
-		e.str(f.Path)
-		e.str(string(f.Digest))
-		e.num(f.Size)
-		e.flag(f.Exec)
+		e.Str(f.Path)
+		e.Str(string(f.Digest))
+		e.Num(f.Size)
+		e.Flag(f.Exec)
 	}
-	e.num(int64(len(sum.leftOut)))
+	e.Num(int64(len(sum.leftOut)))
 	for _, p := range sum.leftOut {
-		e.str(p)
+		e.Str(p)
 	}
-	return e.b
+	return e.B
 }
 
 func decodeSummary(data []byte) (*summary, error) {
-	d := decoder{b: data}
+	d := scratch.Decoder{B: data}
 	sum := &summary{}
 	o := &sum.out
 	var fm, verdict string
 	for _, s := range []*string{&o.Name, &o.Description, &fm, &sum.license, &sum.compat, &verdict} {
-		*s = d.str()
+		*s = d.Str()
 	}
 	if verdict != "" {
 		sum.verdict = []byte(verdict)
 	}
 	for _, p := range []*layout.Digest{&o.TarGz.Digest, &o.Zip.Digest, &o.ContentDigest, &sum.key, &sum.lint} {
-		*p = layout.Digest(d.str())
+		*p = layout.Digest(d.Str())
 	}
 	if fm != "" {
 		o.Frontmatter = []byte(fm)
 	}
-	o.TarGz.Size = d.num()
-	o.Zip.Size = d.num()
-	if n := d.count(); n > 0 {
+	o.TarGz.Size = d.Num()
+	o.Zip.Size = d.Num()
+	if n := d.Count(); n > 0 {
 		o.Files = make([]layout.File, n)
 		for i := range o.Files {
 			f := &o.Files[i]
-			f.Path, f.Digest, f.Size, f.Exec = d.str(), layout.Digest(d.str()), d.num(), d.flag()
+			f.Path, f.Digest, f.Size, f.Exec = d.Str(), layout.Digest(d.Str()), d.Num(), d.Flag()
 		}
 	}
-	if n := d.count(); n > 0 {
+	if n := d.Count(); n > 0 {
 		sum.leftOut = make([]string, n)
 		for i := range sum.leftOut {
-			sum.leftOut[i] = d.str()
+			sum.leftOut[i] = d.Str()
 		}
 	}
-	if d.err == nil && len(d.b) > 0 {
-		d.err = errors.New("trailing bytes")
-	}
-	return sum, d.err
-}
-
-type encoder struct{ b []byte }
-
-func (e *encoder) num(n int64) { e.b = binary.AppendVarint(e.b, n) }
-
-func (e *encoder) str(s string) {
-	e.b = binary.AppendUvarint(e.b, uint64(len(s)))
-	e.b = append(e.b, s...)
-}
-
-func (e *encoder) flag(v bool) {
-	if v {
-		e.b = append(e.b, 1)
-	} else {
-		e.b = append(e.b, 0)
-	}
-}
-
-// decoder reads what encoder wrote; the first error sticks and every
-// later read returns a zero value.
-type decoder struct {
-	b   []byte
-	err error
-}
-
-var errShort = errors.New("a summary is cut short")
-
-func (d *decoder) num() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
-	}
-	d.b = d.b[n:]
-	return v
-}
-
-// count reads a length, which must fit in what is left.
-func (d *decoder) count() int {
-	n := d.num()
-	if n < 0 || n > int64(len(d.b)) {
-		d.fail()
-		return 0
-	}
-	return int(n)
-}
-
-func (d *decoder) str() string {
-	n, k := binary.Uvarint(d.b)
-	if k <= 0 || n > uint64(len(d.b)-k) {
-		d.fail()
-		return ""
-	}
-	s := string(d.b[k : k+int(n)])
-	d.b = d.b[k+int(n):]
-	return s
-}
-
-func (d *decoder) flag() bool {
-	if len(d.b) == 0 {
-		d.fail()
-		return false
-	}
-	v := d.b[0] == 1
-	d.b = d.b[1:]
-	return v
-}
-
-func (d *decoder) fail() {
-	if d.err == nil {
-		d.err = errShort
-	}
-	d.b = nil
+	return sum, d.End()
 }

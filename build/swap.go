@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -57,7 +58,7 @@ func (b *builder) swap() (string, error) {
 	} else if d != b.recDigest {
 		return "", fmt.Errorf("%s: the record changed between two renderings", layout.BuildRecord)
 	}
-	if err := stampAfter(b.stagePath(layout.BuildRecord), written); err != nil {
+	if err := reuse.StampAfter(b.stagePath(layout.BuildRecord), written); err != nil {
 		return "", err
 	}
 	return "", b.swapIn()

@@ -1,4 +1,4 @@
-package build
+package reuse_test
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -19,7 +21,9 @@ import (
 func builtRecord(t *testing.T) (dist, path string, rec layout.Record) {
 	t.Helper()
 	dist = filepath.Join(t.TempDir(), "dist")
-	mustBuild(t, []string{copyExamples(t)}, Options{Out: dist})
+	if _, err := build.Run([]string{filepath.Join("..", "..", "..", "examples")}, build.Options{Out: dist}); err != nil {
+		t.Fatal(err)
+	}
 	path = filepath.Join(dist, filepath.FromSlash(layout.BuildRecord))
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -31,24 +35,24 @@ func builtRecord(t *testing.T) (dist, path string, rec layout.Record) {
 	return dist, path, rec
 }
 
-// readBuilt reads the record at path with readPrevious, closed when the
-// test ends.
-func readBuilt(t *testing.T, path string) *previous {
+// readBuilt opens the bundle whose record is at path, closed when the test
+// ends.
+func readBuilt(t *testing.T, path string) *reuse.Previous {
 	t.Helper()
-	p, err := readPrevious(path)
-	if err != nil {
-		t.Fatal(err)
+	p, err := reuse.Open(filepath.Dir(filepath.Dir(path)))
+	if err != nil || p == nil {
+		t.Fatalf("Open: %v, %v", p, err)
 	}
-	t.Cleanup(p.close)
+	t.Cleanup(p.Close)
 	return p
 }
 
 // The record read as a stream holds what json.Unmarshal makes of it.
-func TestReadPrevious(t *testing.T) {
+func TestOpen(t *testing.T) {
 	_, path, rec := builtRecord(t)
 	p := readBuilt(t, path)
-	if p.Bundle != rec.Bundle || p.Bundle == "" {
-		t.Errorf("bundle %q, want %q", p.Bundle, rec.Bundle)
+	if p.Head.Bundle != rec.Bundle || p.Head.Bundle == "" {
+		t.Errorf("bundle %q, want %q", p.Head.Bundle, rec.Bundle)
 	}
 	// The record is hashed as it is read: all of it, even far past the
 	// closing brace, where the decoder stops reading.
@@ -56,49 +60,50 @@ func TestReadPrevious(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	padded := filepath.Join(t.TempDir(), "build.json")
+	padded := filepath.Join(t.TempDir(), filepath.FromSlash(layout.BuildRecord))
+	os.MkdirAll(filepath.Dir(padded), 0o755)
 	if err := os.WriteFile(padded, append(data, bytes.Repeat([]byte("\n"), 300<<10)...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{path, padded} {
-		d, size, err := hashFile(f)
+		d, size, err := reuse.HashFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := readBuilt(t, f).self, (Artifact{Path: layout.BuildRecord, Digest: d, Size: size}); got != want {
+		if got, want := readBuilt(t, f).Head.Self, (layout.Artifact{Path: layout.BuildRecord, Digest: d, Size: size}); got != want {
 			t.Errorf("%s read as %+v, on disk %+v", f, got, want)
 		}
 	}
-	if !reflect.DeepEqual(p.Docs, rec.Docs) || len(p.Docs) == 0 {
-		t.Errorf("docs read as %v, want %v", p.Docs, rec.Docs)
+	if !reflect.DeepEqual(p.Head.Docs, rec.Docs) || len(p.Head.Docs) == 0 {
+		t.Errorf("docs read as %v, want %v", p.Head.Docs, rec.Docs)
 	}
-	if !reflect.DeepEqual(p.Excluded, rec.Excluded) {
-		t.Errorf("excluded read as %v, want %v", p.Excluded, rec.Excluded)
+	if !reflect.DeepEqual(p.Head.Excluded, rec.Excluded) {
+		t.Errorf("excluded read as %v, want %v", p.Head.Excluded, rec.Excluded)
 	}
 	if len(rec.Skills) < 2 {
 		t.Fatalf("the examples' record has %d skills", len(rec.Skills))
 	}
 	for _, want := range rec.Skills {
-		got := p.skill(want.Name)
+		got := p.Skill(want.Name)
 		if got == nil || !reflect.DeepEqual(*got, want) {
 			t.Errorf("skill %s read as\n%+v\nwant\n%+v", want.Name, got, want)
 		}
 	}
 	for _, name := range []string{"", "no-such-skill", rec.Skills[0].Name + "x"} {
-		if c := p.skill(name); c != nil {
+		if c := p.Skill(name); c != nil {
 			t.Errorf("skill(%q) = %+v, want nil", name, c)
 		}
 	}
 
 	var files []string
-	if err := p.eachFile(func(f string) bool { files = append(files, f); return true }); err != nil {
+	if err := p.EachFile(func(f string) bool { files = append(files, f); return true }); err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(files, rec.Files) {
 		t.Errorf("eachFile gave %d files, the record lists %d", len(files), len(rec.Files))
 	}
 	n := 0
-	if err := p.eachFile(func(string) bool { n++; return n < 3 }); err != nil || n != 3 {
+	if err := p.EachFile(func(string) bool { n++; return n < 3 }); err != nil || n != 3 {
 		t.Errorf("eachFile went on after fn returned false: %d calls, err %v", n, err)
 	}
 }
@@ -106,7 +111,7 @@ func TestReadPrevious(t *testing.T) {
 // What recorded says of each path is what the previous build wrote there:
 // the digest and size on disk, whether it is a document, and for a legacy
 // copy the served copy it repeats.
-func TestRecorded(t *testing.T) {
+func TestListed(t *testing.T) {
 	dist, path, rec := builtRecord(t)
 	p := readBuilt(t, path)
 	docs := map[string]bool{}
@@ -119,30 +124,30 @@ func TestRecorded(t *testing.T) {
 		if f == layout.BuildRecord {
 			continue
 		}
-		a, doc, served, ok := p.recorded(f, &last)
+		a, doc, served, ok := reuse.Listed(p, f, &last)
 		if !ok {
-			t.Errorf("recorded(%s): not found", f)
+			t.Errorf("listed(%s): not found", f)
 			continue
 		}
-		d, size, err := hashFile(filepath.Join(dist, filepath.FromSlash(f)))
+		d, size, err := reuse.HashFile(filepath.Join(dist, filepath.FromSlash(f)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if a.Path != f || a.Digest != d || a.Size != size {
-			t.Errorf("recorded(%s) = %+v; on disk %s, %d bytes", f, a, d, size)
+			t.Errorf("listed(%s) = %+v; on disk %s, %d bytes", f, a, d, size)
 		}
 		if doc != docs[f] {
-			t.Errorf("recorded(%s): document %t, want %t", f, doc, docs[f])
+			t.Errorf("listed(%s): document %t, want %t", f, doc, docs[f])
 		}
 		isLegacy := strings.HasPrefix(f, layout.LegacyDir+"/") && !doc
 		if isLegacy {
 			legacy++
 			want := layout.SkillsDir + strings.TrimPrefix(f, layout.LegacyDir)
 			if served != want {
-				t.Errorf("recorded(%s): served copy %q, want %q", f, served, want)
+				t.Errorf("listed(%s): served copy %q, want %q", f, served, want)
 			}
 		} else if served != "" {
-			t.Errorf("recorded(%s): served copy %q for a path outside the legacy tree", f, served)
+			t.Errorf("listed(%s): served copy %q for a path outside the legacy tree", f, served)
 		}
 	}
 	if legacy == 0 {
@@ -158,30 +163,32 @@ func TestRecorded(t *testing.T) {
 		layout.LegacyFile("no-such-skill", layout.EntryFile),
 		layout.SkillsDir + "/nodash.zip",
 	} {
-		if a, _, _, ok := p.recorded(f, &last); ok {
-			t.Errorf("recorded(%s) = %+v, want not found", f, a)
+		if a, _, _, ok := reuse.Listed(p, f, &last); ok {
+			t.Errorf("listed(%s) = %+v, want not found", f, a)
 		}
 	}
 }
 
 // A damaged record is an error, never a panic or half a record taken for
 // whole; the build then treats the folder as holding no record.
-func TestReadPreviousDamaged(t *testing.T) {
+func TestOpenDamaged(t *testing.T) {
 	_, path, rec := builtRecord(t)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	whole := bytes.TrimRight(data, "\n")
-	bad := filepath.Join(t.TempDir(), "build.json")
+	dir := t.TempDir()
+	bad := filepath.Join(dir, filepath.FromSlash(layout.BuildRecord))
+	os.MkdirAll(filepath.Dir(bad), 0o755)
 	try := func(what string, data []byte) {
 		t.Helper()
 		if err := os.WriteFile(bad, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		p, err := readPrevious(bad)
+		p, err := reuse.Open(dir)
 		if err == nil || p != nil {
-			p.close()
+			p.Close()
 			t.Errorf("%s: read without error", what)
 		}
 	}
@@ -204,33 +211,35 @@ func TestReadPreviousDamaged(t *testing.T) {
 
 // A record is read from a folder anyone may have written to: whatever it
 // holds, reading it must not panic, and what it yields must be usable.
-func FuzzReadPrevious(f *testing.F) {
+func FuzzOpen(f *testing.F) {
 	f.Add([]byte(`{"generator":"g","bundle":"b","skills":[{"name":"a","files":[{"path":"SKILL.md","digest":"sha256:00","size":1}]}],"files":["x"]}`))
 	f.Add([]byte(`{"skills":[{"name":"b"},{"name":"a"}]}`))
 	f.Add([]byte(`{"docs":[{"path":"index.html"}],"legacyExcluded":null,"other":[1,{"x":2}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		path := filepath.Join(t.TempDir(), "build.json")
+		dir := t.TempDir()
+		path := filepath.Join(dir, filepath.FromSlash(layout.BuildRecord))
+		os.MkdirAll(filepath.Dir(path), 0o755)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		p, err := readPrevious(path)
-		if err != nil {
+		p, err := reuse.Open(dir)
+		if err != nil || p == nil {
 			if p != nil {
 				t.Fatal("an error and a record")
 			}
 			return
 		}
-		defer p.close()
+		defer p.Close()
 		var last *layout.RecordSkill
-		err = p.eachFile(func(f string) bool {
-			p.recorded(f, &last)
+		err = p.EachFile(func(f string) bool {
+			reuse.Listed(p, f, &last)
 			return true
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, name := range p.names {
-			if c := p.skill(name); c == nil || c.Name != name {
+		for _, name := range reuse.Names(p) {
+			if c := p.Skill(name); c == nil || c.Name != name {
 				t.Fatalf("skill %q listed but not found", name)
 			}
 		}

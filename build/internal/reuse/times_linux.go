@@ -1,4 +1,4 @@
-package build
+package reuse
 
 import (
 	"os"
@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// times returns a file's modification and change times.
+// Times returns a file's modification and change times.
 // Timespec's fields are int32 on 32-bit Linux (386, arm) and int64 elsewhere;
 // its Unix method widens them on every architecture.
-func times(info os.FileInfo) (mtime, ctime time.Time, ok bool) {
+func Times(info os.FileInfo) (mtime, ctime time.Time, ok bool) {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
 		return time.Time{}, time.Time{}, false

@@ -1,0 +1,321 @@
+// Package reuse decides what a build may take from the previous bundle in
+// its output folder, and whether there is anything to do at all. Every
+// decision rests on one of three proofs, and this package is the only
+// place that makes them:
+//
+//   - Reusable by key. A skill's archive key (ArchiveKey: the generator,
+//     the fixed time, every file's path, bytes and exec bit) equal to the
+//     recorded one means its archives would be the same bytes, so the
+//     recorded ones are reused (Reusable), once they and the served copies
+//     are proven intact by one of the two proofs below. Lint's verdict key
+//     (lint.VerdictKey) does the same for findings, which the record keeps.
+//     The bundle key (BundleKey: the generator, the addressing options and
+//     every skill's key) covers every document.
+//   - Trusted by times. The build record is the last file a build writes,
+//     stamped after every other (StampAfter). The kernel stamps an inode's
+//     change time whenever its bytes, mode, links or times change (no user
+//     can set it back; only the clock can step back), and a folder's
+//     whenever an entry is added, removed or renamed in it. So a file or
+//     folder whose modification and change times are both before the
+//     record's has not been touched since (git's index check): a file holds
+//     the recorded bytes, and a bundle whose folders are all untouched
+//     (Intact) has exactly the files the record lists.
+//   - Verified by hash. Anything else is read and hashed to its recorded
+//     digest (Verified).
+//
+// A no-op (UpToDate) is decided from the record alone: the bundle key is
+// the recorded one, every skill was reusable by key with the same lint
+// verdict, and every file the record lists is trusted by times or verified
+// by hash. Nothing is laid out or rendered to decide it. What the times
+// cannot see (the disk corrupting a file, a clock stepped back) is what
+// `skillpack verify` is for: it hashes everything.
+package reuse
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/skillpack/skillpack/build/internal/scratch"
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
+	"github.com/skillpack/skillpack/skill"
+)
+
+// keyVersion changes whenever the archive bytes for the same input could
+// change without the generator string changing (a header decision in
+// package pack, say), so that old archives are never reused for new rules.
+const keyVersion = "skillpack-archive-key/1"
+
+// ArchiveKey is what a skill's archive bytes are a function of: the
+// format, the generator, the fixed time and the files.
+func ArchiveKey(generator string, t time.Time, entries []pack.Entry) layout.Digest {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\n%s\n%d\n", keyVersion, generator, t.Unix())
+	h.Write(pack.Manifest(entries))
+	return layout.SumDigest(h.Sum(nil))
+}
+
+// BundleKey is what every document of the bundle is a function of: the
+// generator, the addressing options and each skill's archive key, which
+// covers every byte and exec bit of its files (keys maps names to keys).
+// When it equals the recorded one and every skill was reused, the
+// documents need not be rendered again to know they are the same.
+func BundleKey(generator, baseURL string, noLegacy bool, keys map[string]layout.Digest) layout.Digest {
+	h := sha256.New()
+	fmt.Fprintf(h, "skillpack-bundle/1\n%s\n%s\n%t\n", generator, baseURL, noLegacy)
+	names := make([]string, 0, len(keys))
+	for n := range keys {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(h, "%s %s\n", n, keys[n])
+	}
+	return layout.SumDigest(h.Sum(nil))
+}
+
+// Previous is the bundle already in the output folder, as its build
+// record describes it, read as a stream: each recorded skill goes to a
+// scratch file and the list of files to another, so that a rebuild holds a
+// name and a spot per skill however large the previous bundle. (Read
+// whole, the record of 10,000 skills is 24 MB of JSON and about twice that
+// decoded.) A nil *Previous is no previous bundle: nothing is reusable.
+type Previous struct {
+	Head layout.RecordHead // the record's generator, bundle key, documents, and its own digest
+
+	out      string    // the output folder, absolute
+	recorded time.Time // when the record was written; zero if unknown
+	intact   bool      // no folder of the bundle changed since the record
+	names    []string  // of the recorded skills, sorted
+	spots    []scratch.Spot
+	skills   *scratch.File
+	files    *scratch.File // every file the record lists, sorted
+}
+
+// Open reads the build record of the bundle in the folder out. It returns
+// nil and no error when there is none; an unreadable record is an error
+// the caller may ignore (nothing is then reused).
+func Open(out string) (p *Previous, err error) {
+	recPath := filepath.Join(out, filepath.FromSlash(layout.BuildRecord))
+	// Stat first: the record is the build's last write, so a record that
+	// changes while it is read looks newer than the files it lists.
+	info, err := os.Lstat(recPath)
+	if err != nil || !info.Mode().IsRegular() {
+		return nil, nil
+	}
+	f, err := os.Open(recPath)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p = &Previous{out: out}
+	defer func() {
+		if err != nil {
+			p.Close()
+			p = nil
+		}
+	}()
+	if p.skills, err = scratch.New(); err != nil {
+		return p, err
+	}
+	if p.files, err = scratch.New(); err != nil {
+		return p, err
+	}
+	p.Head, err = layout.ReadRecord(f, func(c layout.RecordSkill) error {
+		// The record indents the verdict; compacted, it is the bytes
+		// lint.EncodeVerdict gives, which a no-op compares.
+		if len(c.Findings) > 0 {
+			var v bytes.Buffer
+			if err := json.Compact(&v, c.Findings); err != nil {
+				return err
+			}
+			c.Findings = v.Bytes()
+		}
+		at, err := p.skills.Add(encode(&c))
+		p.names, p.spots = append(p.names, c.Name), append(p.spots, at)
+		return err
+	}, func(f string) error {
+		_, err := p.files.Add([]byte(f))
+		return err
+	})
+	if err != nil {
+		return p, err
+	}
+	if err := p.skills.Seal(); err != nil {
+		return p, err
+	}
+	if err := p.files.Seal(); err != nil {
+		return p, err
+	}
+	p.since(info)
+	p.intact = p.foldersUntouched()
+	return p, nil
+}
+
+// Close removes the scratch files.
+func (p *Previous) Close() {
+	if p != nil {
+		p.skills.Close()
+		p.files.Close()
+	}
+}
+
+// Skill returns the record of the skill of that name, or nil.
+func (p *Previous) Skill(name string) *layout.RecordSkill {
+	if p == nil {
+		return nil
+	}
+	i, ok := slices.BinarySearch(p.names, name)
+	if !ok {
+		return nil
+	}
+	data, err := p.skills.Read(p.spots[i])
+	if err != nil {
+		return nil // packed afresh, which is always safe
+	}
+	c, err := decode(data)
+	if err != nil || c.Name != name {
+		return nil
+	}
+	return c
+}
+
+// EachFile calls fn with every file the record lists, in its order
+// (sorted), until fn returns false.
+func (p *Previous) EachFile(fn func(path string) bool) error {
+	if p == nil {
+		return nil
+	}
+	return p.files.Scan(func(b []byte) bool { return fn(string(b)) })
+}
+
+// Intact reports whether no folder of the bundle changed since the record
+// was written (trusted by times): then no file came or went, and the
+// folder holds exactly the files the record lists.
+func (p *Previous) Intact() bool { return p != nil && p.intact }
+
+// Reusable reports whether a skill's recorded archives may be reused for
+// a build whose archive key for it is key: the key is the recorded one
+// (reusable by key), and its archives and served copies still hold their
+// recorded bytes (trusted by times or verified by hash), so that a
+// tampered or truncated file is packed again rather than served on.
+func (p *Previous) Reusable(c *layout.RecordSkill, key layout.Digest) bool {
+	if p == nil || c == nil || c.Key != key {
+		return false
+	}
+	for _, a := range []struct {
+		ar  layout.Archive
+		ext string
+	}{{c.TarGz, layout.TarGz}, {c.Zip, layout.Zip}} {
+		if !p.Holds(layout.ArchivePath(c.Name, a.ar.Digest, a.ext), a.ar.Digest, a.ar.Size) {
+			return false
+		}
+	}
+	for _, f := range c.Files {
+		if !p.Holds(layout.SkillFile(c.Name, f.Path), f.Digest, f.Size) {
+			return false
+		}
+	}
+	return true
+}
+
+// Holds reports whether the file at the dist path still holds the bytes
+// of the digest and size: trusted by times, or else verified by hash.
+func (p *Previous) Holds(distPath string, d layout.Digest, size int64) bool {
+	disk := p.disk(distPath)
+	return p.trusted(disk, size) || Verified(disk, d, size)
+}
+
+// Verified reports whether the file at path hashes to the digest and has
+// the size: the proof that needs no record.
+func Verified(path string, d layout.Digest, size int64) bool {
+	have, n, err := HashFile(path)
+	return err == nil && have == d && (size < 0 || n == size)
+}
+
+func (p *Previous) disk(distPath string) string {
+	return filepath.Join(p.out, filepath.FromSlash(distPath))
+}
+
+// HashFile is the digest and length of the file at p.
+func HashFile(p string) (layout.Digest, int64, error) {
+	sum, n, err := SumFile(p)
+	return layout.SumDigest(sum[:]), n, err
+}
+
+// SumFile returns the SHA-256 and length of the file at p, opened without
+// blocking (a FIFO put in a file's place must not hang the build). It
+// reads through a pooled buffer: io.Copy from an *os.File allocates one
+// per call, which on a no-op rebuild of a large tree is most of the
+// garbage.
+func SumFile(p string) (sum [32]byte, n int64, err error) {
+	f, err := skill.OpenFile(p)
+	if err != nil {
+		return sum, 0, err
+	}
+	defer f.Close()
+	buf := readBufs.Get().(*[]byte)
+	defer readBufs.Put(buf)
+	h := sha256.New()
+	for {
+		k, err := f.Read(*buf)
+		h.Write((*buf)[:k])
+		n += int64(k)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return sum, n, err
+		}
+	}
+	h.Sum(sum[:0])
+	return sum, n, nil
+}
+
+var readBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// encode and decode keep a recorded skill in the scratch file.
+func encode(c *layout.RecordSkill) []byte {
+	var e scratch.Encoder
+	for _, s := range []string{c.Name, string(c.Key), string(c.Lint), string(c.Findings), string(c.ContentDigest), string(c.TarGz.Digest), string(c.Zip.Digest)} {
+		e.Str(s)
+	}
+	e.Num(c.TarGz.Size)
+	e.Num(c.Zip.Size)
+	e.Num(int64(len(c.Files)))
+	for _, f := range c.Files {
+		e.Str(f.Path)
+		e.Str(string(f.Digest))
+		e.Num(f.Size)
+		e.Flag(f.Exec)
+	}
+	return e.B
+}
+
+func decode(data []byte) (*layout.RecordSkill, error) {
+	d := scratch.Decoder{B: data}
+	c := &layout.RecordSkill{Name: d.Str(), Key: layout.Digest(d.Str()), Lint: layout.Digest(d.Str())}
+	if f := d.Str(); f != "" {
+		c.Findings = []byte(f)
+	}
+	c.ContentDigest = layout.Digest(d.Str())
+	c.TarGz.Digest, c.Zip.Digest = layout.Digest(d.Str()), layout.Digest(d.Str())
+	c.TarGz.Size, c.Zip.Size = d.Num(), d.Num()
+	if n := d.Count(); n > 0 {
+		c.Files = make([]layout.File, n)
+		for i := range c.Files {
+			f := &c.Files[i]
+			f.Path, f.Digest, f.Size, f.Exec = d.Str(), layout.Digest(d.Str()), d.Num(), d.Flag()
+		}
+	}
+	return c, d.End()
+}

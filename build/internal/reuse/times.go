@@ -1,0 +1,148 @@
+package reuse
+
+import (
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// Trusted by times (see the package comment): the record's own times say
+// when the bundle was last written; anything stamped at or after them, or
+// on a system without these times, is verified by hash instead.
+
+// since records when the record was written: the earlier of its
+// modification and change times, so that touching the record can only
+// make more files look changed, never fewer.
+func (p *Previous) since(rec os.FileInfo) {
+	m, c, ok := Times(rec)
+	if !ok {
+		return
+	}
+	if c.Before(m) {
+		m = c
+	}
+	p.recorded = m
+}
+
+// StampAfter makes sure the record at path is stamped strictly after t,
+// the moment every other file of the bundle was written by. File times come
+// from the kernel's coarse clock, a tick (1 to 10 ms) behind the wall
+// clock, so a record written just after the last folder can share its
+// stamp; then the next build would find that folder changed "since" the
+// record and read the whole bundle again. Touching the record once the
+// clock has ticked costs a few milliseconds once per build.
+func StampAfter(path string, t time.Time) error {
+	for range 100 {
+		info, err := os.Lstat(path)
+		if err != nil {
+			return err
+		}
+		m, c, ok := Times(info)
+		if !ok || m.After(t) && c.After(t) {
+			return nil
+		}
+		time.Sleep(time.Millisecond)
+		now := time.Now()
+		if err := os.Chtimes(path, now, now); err != nil {
+			return err
+		}
+	}
+	return nil // a clock this slow only costs the next build a full check
+}
+
+// untouched reports whether a file or folder of the bundle has not
+// changed since the record was written.
+func (p *Previous) untouched(info os.FileInfo) bool {
+	if p.recorded.IsZero() {
+		return false
+	}
+	m, c, ok := Times(info)
+	return ok && m.Before(p.recorded) && c.Before(p.recorded)
+}
+
+// trusted reports whether the file at disk is the very file the previous
+// build wrote there, unwritten since: no folder of the bundle changed, and
+// its own times are before the record's.
+func (p *Previous) trusted(disk string, size int64) bool {
+	if !p.intact {
+		return false
+	}
+	info, err := os.Lstat(disk)
+	return err == nil && info.Mode().IsRegular() && info.Size() == size && p.untouched(info)
+}
+
+// foldersUntouched reports whether every folder of the bundle (the output
+// folder and every folder above a recorded file) is unchanged since the
+// record: then no file was added, removed or replaced anywhere. The output
+// folder and the record's own folder change in the moment the record is
+// written, so their few entries are listed instead.
+//
+// It reads the record's sorted file list once, holding only the folders
+// above the current file: in sorted order the files under a folder come
+// together, so each folder is met in one stretch and checked once.
+func (p *Previous) foldersUntouched() bool {
+	if p.recorded.IsZero() {
+		return false
+	}
+	listed := map[string]map[string]bool{".": {}, path.Dir(layout.BuildRecord): {}} // folder → known entry → is a folder
+	var open []string                                                               // the folders above the last file, outermost first
+	ok := true
+	err := p.EachFile(func(f string) bool {
+		dirs := ancestors(f)
+		i := 0
+		for i < len(open) && i < len(dirs) && open[i] == dirs[i] {
+			i++
+		}
+		open = append(open[:i], dirs[i:]...)
+		for _, d := range dirs[i:] {
+			if _, ok := listed[d]; ok {
+				continue
+			}
+			info, err := os.Lstat(p.disk(d))
+			if err != nil || !info.IsDir() || !p.untouched(info) {
+				ok = false
+				return false
+			}
+		}
+		for d, known := range listed {
+			if rel, in := strings.CutPrefix(f, d+"/"); in || d == "." {
+				if d == "." {
+					rel = f
+				}
+				first, _, deeper := strings.Cut(rel, "/")
+				known[first] = deeper
+			}
+		}
+		return true
+	})
+	if err != nil || !ok {
+		return false
+	}
+	for d, known := range listed {
+		ents, err := os.ReadDir(p.disk(d))
+		if err != nil {
+			return false
+		}
+		for _, e := range ents {
+			if isDir, ok := known[e.Name()]; !ok || isDir != e.IsDir() {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// ancestors returns the folders above a slash path, outermost first,
+// without ".".
+func ancestors(p string) []string {
+	var dirs []string
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			dirs = append(dirs, p[:i])
+		}
+	}
+	return dirs
+}

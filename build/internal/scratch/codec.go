@@ -1,0 +1,92 @@
+package scratch
+
+import (
+	"encoding/binary"
+	"errors"
+)
+
+// Encoder writes a record in the one encoding of scratch records: fields
+// in a fixed order the caller keeps, strings length-prefixed, numbers as
+// varints. It is a fraction of JSON's cost to decode, which matters
+// because a build reads each record once per document.
+type Encoder struct{ B []byte }
+
+func (e *Encoder) Num(n int64) { e.B = binary.AppendVarint(e.B, n) }
+
+func (e *Encoder) Str(s string) {
+	e.B = binary.AppendUvarint(e.B, uint64(len(s)))
+	e.B = append(e.B, s...)
+}
+
+func (e *Encoder) Flag(v bool) {
+	if v {
+		e.B = append(e.B, 1)
+	} else {
+		e.B = append(e.B, 0)
+	}
+}
+
+// Decoder reads what Encoder wrote; the first error sticks and every
+// later read returns a zero value.
+type Decoder struct {
+	B   []byte
+	err error
+}
+
+var errShort = errors.New("a scratch record is cut short")
+
+func (d *Decoder) Num() int64 {
+	v, n := binary.Varint(d.B)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.B = d.B[n:]
+	return v
+}
+
+// Count reads a length, which must fit in what is left.
+func (d *Decoder) Count() int {
+	n := d.Num()
+	if n < 0 || n > int64(len(d.B)) {
+		d.fail()
+		return 0
+	}
+	return int(n)
+}
+
+func (d *Decoder) Str() string {
+	n, k := binary.Uvarint(d.B)
+	if k <= 0 || n > uint64(len(d.B)-k) {
+		d.fail()
+		return ""
+	}
+	s := string(d.B[k : k+int(n)])
+	d.B = d.B[k+int(n):]
+	return s
+}
+
+func (d *Decoder) Flag() bool {
+	if len(d.B) == 0 {
+		d.fail()
+		return false
+	}
+	v := d.B[0] == 1
+	d.B = d.B[1:]
+	return v
+}
+
+// End returns the first error, or an error if bytes are left over.
+func (d *Decoder) End() error {
+	if d.err == nil && len(d.B) > 0 {
+		d.err = errors.New("trailing bytes in a scratch record")
+	}
+	return d.err
+}
+
+func (d *Decoder) fail() {
+	if d.err == nil {
+		d.err = errShort
+	}
+	d.B = nil
+}
