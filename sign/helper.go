@@ -207,7 +207,7 @@ func (p *process) Close() error {
 func digestOf(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) }
 
 // Options say how to sign: the helper's sign flags, documented with
-// skillpack sign's flags (internal/cli) and in the helper's package sign.
+// skillpack sign's flags (cmd/skillpack/internal/cli) and in the helper's package sign.
 // The zero value signs keyless against the public-good Sigstore instance,
 // with the OIDC token taken from the environment.
 type Options struct {

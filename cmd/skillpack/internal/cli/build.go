@@ -146,6 +146,7 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 		bo.Sign = func(data []byte) ([]byte, error) { return s.Sign(ctx, data) }
 	}
 	bo.Log = ios.stepLog()
+	bo.Verbose = ios.Verbose
 	bo.Progress = ios.progress()
 	start := ios.clock()()
 	res, err := build.Run(roots, bo)
