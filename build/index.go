@@ -5,6 +5,7 @@ import (
 	"io"
 	"iter"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -123,13 +124,24 @@ func (s shown) Skill(i int) (catalog.Skill, error) {
 		return catalog.Skill{}, err
 	}
 	return catalog.Skill{Skill: sum.out, License: sum.license, Compatibility: sum.compat,
-		Body: func() ([]byte, error) { return body(w.src, sum.out.Files) }}, nil
+		Body: func() ([]byte, error) { return s.b.body(w, sum.out.Files) }}, nil
 }
 
 // body is a skill's SKILL.md body for the catalog. The build let go of it
-// after packing, so it is read again, and must be the bytes packed.
-func body(src *skill.Skill, files []layout.File) ([]byte, error) {
-	path := src.EntryPath()
+// after packing, so it is read again from the bundle's own served copy
+// (staged by pack, or the previous bundle's for a reused skill): the page
+// shows what is published, read from the bundle like every other
+// document. Only a dry run, which stages nothing, reads the source. What
+// it reads must be the bytes packed.
+func (b *builder) body(w *work, files []layout.File) ([]byte, error) {
+	path := w.src.EntryPath()
+	if !b.opts.DryRun {
+		served := layout.SkillFile(w.name, layout.EntryFile)
+		path = b.stagePath(served)
+		if w.reused {
+			path = filepath.Join(b.out, filepath.FromSlash(served))
+		}
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
