@@ -66,7 +66,16 @@ func ArchiveName(name string, digest Digest, ext string) string {
 
 // archiveName and ParseArchiveName are the only spellers of an archive's
 // name: a change to its form is a change to this pair alone.
-func archiveName(name, short, ext string) string { return name + "-" + short + "." + ext }
+func archiveName(name, short, ext string) string {
+	p := archiveNameParts(name, short, ext)
+	return strings.Join(p[:], "")
+}
+
+// archiveNameParts is archiveName in pieces, which sort as the name does
+// without building it or allocating (see set.key).
+func archiveNameParts(name, short, ext string) [5]string {
+	return [5]string{name, "-", short, ".", ext}
+}
 
 // ParseArchiveName takes an archive's file name apart: the skill's name,
 // the 16 hex digits of its digest (Digest.Short) and its format. It

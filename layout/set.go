@@ -111,7 +111,7 @@ func (r *row) archives() [2]packed { return [2]packed{{TarGz, r.tgz}, {Zip, r.zi
 
 // A folder of the bundle (the v0.2 tree, the v0.1 tree, the skill:// URIs)
 // holds, for each skill, a run of its files under "<name>/" and its two
-// archives "<name>-<hex>.<ext>", beside a few fixed names. No path outside
+// archives (ArchiveName), beside a few fixed names. No path outside
 // a run starts with the run's prefix (names have no '/'), so a run sorts
 // as a whole, by its prefix, against everything else; sorting runs and
 // single paths by key lists the folder in path order without building
@@ -140,12 +140,11 @@ func (s *set) key(p part, dir string, fixed func(int32) string) key {
 	switch p.kind {
 	case partFiles:
 		return keyOf(dir, s.rows[p.i].name, "/")
-	case partTarGz:
+	case partTarGz, partZip:
 		r := &s.rows[p.i]
-		return keyOf(dir, r.name, "-", r.tgz.Digest.Short(), "."+TarGz)
-	case partZip:
-		r := &s.rows[p.i]
-		return keyOf(dir, r.name, "-", r.zip.Digest.Short(), "."+Zip)
+		a := r.archives()[p.kind-partTarGz]
+		n := archiveNameParts(r.name, a.a.Digest.Short(), a.ext)
+		return keyOf(dir, n[0], n[1], n[2], n[3], n[4])
 	case partLegacy:
 		return keyOf(LegacyDir+"/", s.rows[p.i].name, "/")
 	}
@@ -161,7 +160,7 @@ func (s *set) sortParts(ps []part, dir string, fixed func(int32) string) {
 
 // key is a path in pieces, compared as their concatenation. An array,
 // not a slice, so that sorting thousands of paths allocates nothing.
-type key [5]string
+type key [6]string
 
 func keyOf(pieces ...string) key {
 	var k key
