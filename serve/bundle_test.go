@@ -123,7 +123,7 @@ func archivePath(t *testing.T, dist, ext string) string {
 	var rs []layout.Resource
 	readJSON(t, dist, layout.MCPResources, &rs)
 	for _, r := range rs {
-		if strings.HasPrefix(r.URI, "skill://csv-profiler-") && strings.HasSuffix(r.Path, ext) {
+		if u, ok := layout.ParseURI(r.URI); ok && u.Kind == layout.KindArchive && u.Skill == "csv-profiler" && "."+u.Format == ext {
 			return r.Path
 		}
 	}

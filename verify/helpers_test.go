@@ -133,11 +133,21 @@ func edit(t *testing.T, dir, p, old, new string) {
 // extension.
 func archiveOf(t *testing.T, dir, skill, ext string) string {
 	t.Helper()
-	m, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(layout.SkillsDir), skill+"-*."+ext))
+	es, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(layout.SkillsDir)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m []string
+	for _, e := range es {
+		p, ok := layout.ParsePath(layout.SkillsDir + "/" + e.Name())
+		if ok && p.Kind == layout.KindArchive && p.Skill == skill && p.Format == ext {
+			m = append(m, p.String())
+		}
+	}
 	if len(m) != 1 {
 		t.Fatalf("want one %s archive of %s, found %v", ext, skill, m)
 	}
-	return layout.SkillsDir + "/" + filepath.Base(m[0])
+	return m[0]
 }
 
 // replaceArchive puts data in place of the archive at old as a forger
@@ -149,12 +159,11 @@ func replaceArchive(t *testing.T, dir, old string, data []byte) string {
 	oldData := readFile(t, dir, old)
 	oldDigest, newDigest := layout.DigestOf(oldData), layout.DigestOf(data)
 	base := filepath.Base(old)
-	ext := layout.TarGz
-	if strings.HasSuffix(base, "."+layout.Zip) {
-		ext = layout.Zip
+	a, ok := layout.ParsePath(old)
+	if !ok || a.Kind != layout.KindArchive {
+		t.Fatalf("%s is not an archive's path", old)
 	}
-	skill := base[:strings.LastIndexByte(strings.TrimSuffix(base, "."+ext), '-')]
-	newPath := layout.ArchivePath(skill, newDigest, ext)
+	newPath := layout.ArchivePath(a.Skill, newDigest, a.Format)
 	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(old))); err != nil {
 		t.Fatal(err)
 	}

@@ -171,9 +171,11 @@ func TestIndexesDisagree(t *testing.T) {
 	// The v0.1 index lists a file the skill does not have.
 	edit(t, dir, layout.V1Index, `"references/REFERENCE.md",`, `"references/REFERENCE.md", "notes.txt",`)
 	// mcp/index.json names a different content digest.
-	v2 := string(readFile(t, dir, layout.V2Index))
-	i := strings.Index(v2, `"contentDigest": "`) + len(`"contentDigest": "`)
-	edit(t, dir, layout.MCPIndex, v2[i:i+71], "sha256:"+strings.Repeat("1", 64))
+	v2, err := layout.DecodeIndexV2(readFile(t, dir, layout.V2Index))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(t, dir, layout.MCPIndex, string(v2.Skills[0].ContentDigest), "sha256:"+strings.Repeat("1", 64))
 	reseal(t, dir)
 	rep := check(t, dir, Options{})
 	wantProblem(t, rep, layout.MCPSkills, `frontmatter name is "release-notez", but the uri names "release-notes"`)
