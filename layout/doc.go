@@ -9,6 +9,15 @@
 // never held whole, so that a bundle of any size is written in bounded
 // memory.
 //
+// It also reads what it writes, so that a format has one definition: the
+// document types are the writer's and the readers' (DecodeIndexV2 and the
+// other decoders, DecodeRecord, ParseChecksums), every path and URI has
+// its inverse (ParsePath, ParseURI, ParseIndexURL, ParseArchiveName),
+// CheckPath is the one check of a path a document names, and SignedPath
+// the one list of what is signed. verify, serve, sign and the build's
+// reuse read the bundle through them; a key or a name spelt outside this
+// package is a second definition, and a test fails on it.
+//
 // Documents are deterministic: skills and files are sorted, keys come in a
 // fixed order (struct fields), JSON is indented with two spaces, lines end
 // in "\n", every document ends with a newline, and nothing records a time,

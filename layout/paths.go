@@ -126,7 +126,12 @@ func ArchiveFormat(file string) string {
 // ArchivePath is where a skill's archive is served: beside the skill
 // folders, which cannot collide with it (skill names have no dots).
 func ArchivePath(name string, digest Digest, ext string) string {
-	return SkillsDir + "/" + ArchiveName(name, digest, ext)
+	return archivePath(name, digest, ext).String()
+}
+
+// archivePath is the Path of a skill's archive.
+func archivePath(name string, digest Digest, ext string) Path {
+	return Path{Kind: KindArchive, Skill: name, Short: digest.Short(), Format: ext}
 }
 
 // URIScheme begins every MCP resource URI of a bundle: SkillURI,
@@ -142,7 +147,7 @@ func SkillURI(name, path string) string { return URIScheme + name + "/" + path }
 
 // ArchiveURI is the MCP resource URI of a skill's archive.
 func ArchiveURI(name string, digest Digest, ext string) string {
-	return URIScheme + ArchiveName(name, digest, ext)
+	return archivePath(name, digest, ext).URI()
 }
 
 // Path is a dist path taken apart: what ParsePath, ParseURI and
