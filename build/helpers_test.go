@@ -418,3 +418,15 @@ func run(t testing.TB, dir string, name string, args ...string) string {
 
 // epoch1980 is the archives' default fixed time.
 var epoch1980 = time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// writeSkillFile writes one file of a skill under root.
+func writeSkillFile(t testing.TB, root, skill, name, data string) {
+	t.Helper()
+	p := filepath.Join(root, skill, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -337,26 +337,21 @@ func (v *fakeVerifier) Verify(bundleJSON, digest []byte) error {
 	return nil
 }
 
-// sign writes a good fakeSig beside every signable artifact of the bundle
-// and lists them in the build record, as `skillpack sign` does.
+// sign signs the bundle as `skillpack sign` does (build.Sign: the
+// build's sign step, staged and swapped), with a good fakeSig for each
+// artifact, and returns the artifacts signed.
 func sign(t *testing.T, dir string) []string {
 	t.Helper()
-	arts := []string{layout.V2Index, layout.V1Index, layout.MCPIndex, layout.MCPSkills}
-	m, _ := filepath.Glob(filepath.Join(dir, filepath.FromSlash(layout.SkillsDir), "*.*"))
-	for _, p := range m {
-		if rel := layout.SkillsDir + "/" + filepath.Base(p); isArchive(rel) {
-			arts = append(arts, rel)
-		}
-	}
-	var sigs []string
-	for _, a := range arts {
-		d := layout.DigestOf(readFile(t, dir, a))
-		data, _ := json.Marshal(fakeSig{Digest: d.Hex(), Good: true})
-		writeFile(t, dir, a+SignatureSuffix, data)
-		sigs = append(sigs, a+SignatureSuffix)
-	}
-	if err := build.AddToRecord(dir, sigs); err != nil {
+	res, err := build.Sign(dir, func(data []byte) ([]byte, error) {
+		return json.Marshal(fakeSig{Digest: layout.DigestOf(data).Hex(), Good: true})
+	}, nil)
+	if err != nil {
 		t.Fatal(err)
+	}
+	var arts []string
+	for _, s := range res.Signatures {
+		a, _ := layout.SignedArtifact(s)
+		arts = append(arts, a)
 	}
 	return arts
 }
