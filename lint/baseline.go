@@ -75,7 +75,7 @@ func LoadBaseline(path string) (*Baseline, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&bf); err != nil {
-		return nil, fmt.Errorf("%s: not a skillpack baseline (%v); write it again with `skillpack lint --write-baseline %s`", path, err, path)
+		return nil, fmt.Errorf("%s: not a skillpack baseline (%w); write it again with `skillpack lint --write-baseline %s`", path, err, path)
 	}
 	if bf.Tool != "skillpack" {
 		return nil, fmt.Errorf("%s: not a skillpack baseline (no \"tool\": \"skillpack\"); write it with `skillpack lint --write-baseline %s`", path, path)

@@ -28,7 +28,7 @@ type Options struct {
 // temporary folder first, so a failure leaves nothing behind.
 func New(parent, name string, opts Options) (string, error) {
 	if err := layout.CheckName(name); err != nil {
-		return "", fmt.Errorf("invalid skill name %q: %v; use 1-64 lowercase letters, digits and single hyphens, such as pdf-tools", name, err)
+		return "", fmt.Errorf("invalid skill name %q: %w; use 1-64 lowercase letters, digits and single hyphens, such as pdf-tools", name, err)
 	}
 	dir := filepath.Join(parent, name)
 	if _, err := os.Lstat(dir); err == nil {

@@ -105,7 +105,7 @@ func unpackTarGz(data []byte, l limits, u *unpacked) error {
 	g := &guard{l: l, packed: int64(len(data))}
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
-		return fmt.Errorf("is not a gzip stream: %v", err)
+		return fmt.Errorf("is not a gzip stream: %w", err)
 	}
 	tr := tar.NewReader(g.reader(zr))
 	seen := map[string]bool{}
@@ -174,13 +174,13 @@ func tarErr(err error) error {
 	if errors.As(err, &be) {
 		return be
 	}
-	return fmt.Errorf("is not a valid tar.gz: %v", err)
+	return fmt.Errorf("is not a valid tar.gz: %w", err)
 }
 
 func unpackZip(data []byte, l limits, u *unpacked) error {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
-		return fmt.Errorf("is not a valid zip: %v", err)
+		return fmt.Errorf("is not a valid zip: %w", err)
 	}
 	if len(zr.File) > l.entries {
 		u.stopped = true

@@ -144,7 +144,7 @@ const maxTimeouts = 3
 func newHTTPSource(raw string, o Options) (*httpSource, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%q is not a valid URL: %v", raw, err)
+		return nil, fmt.Errorf("%q is not a valid URL: %w", raw, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return nil, fmt.Errorf("%q: give an http or https URL such as https://example.com", raw)
@@ -249,7 +249,7 @@ func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, error
 		}
 		zr, err := gzip.NewReader(body)
 		if err != nil {
-			return fail(fmt.Errorf("Content-Encoding gzip, but the body is not gzip: %v", err))
+			return fail(fmt.Errorf("Content-Encoding gzip, but the body is not gzip: %w", err))
 		}
 		return struct {
 			io.Reader

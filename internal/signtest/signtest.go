@@ -30,7 +30,7 @@ func Build(dir string) (string, error) {
 	cmd := exec.Command(gobin, "build", "-o", out, ".")
 	cmd.Dir = src
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("signtest: building %s: %v\n%s", src, err, msg)
+		return "", fmt.Errorf("signtest: building %s: %w\n%s", src, err, msg)
 	}
 	return out, nil
 }

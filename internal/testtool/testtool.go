@@ -107,7 +107,7 @@ func lookGNUTar() result {
 func Check(name string) (ok bool, fail bool, err error) {
 	if _, err := Look(name); err != nil {
 		if Required() && !Optional(name) {
-			return false, true, fmt.Errorf("%v, and %s=1 requires it", err, Env)
+			return false, true, fmt.Errorf("%w, and %s=1 requires it", err, Env)
 		}
 		return false, false, err
 	}

@@ -124,9 +124,9 @@ func loadKey(path string, env func(string) string) (*ecdsa.PrivateKey, error) {
 	case err != nil && encrypted && pw == "":
 		return nil, fmt.Errorf("%s: the key is encrypted: set %s (or %s) to its password", path, PasswordEnv, CosignPasswordEnv)
 	case err != nil && encrypted:
-		return nil, fmt.Errorf("%s: cannot decrypt the key with the password in %s: %v", path, pwVar, err)
+		return nil, fmt.Errorf("%s: cannot decrypt the key with the password in %s: %w", path, pwVar, err)
 	case err != nil:
-		return nil, fmt.Errorf("%s: %v", path, err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return checkKey(path, key)
 }
@@ -156,7 +156,7 @@ func loadPublicKey(path string) (signature.Verifier, error) {
 	}
 	pub, err := cryptoutils.UnmarshalPEMToPublicKey(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a PEM public key: %v", path, err)
+		return nil, fmt.Errorf("%s: not a PEM public key: %w", path, err)
 	}
 	switch k := pub.(type) {
 	case *ecdsa.PublicKey:
