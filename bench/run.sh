@@ -54,6 +54,9 @@ else
 	(cd "$REPO" && go build -o "$TMP/skillpack" ./cmd/skillpack)
 fi
 (cd "$REPO" && go build -tags bench -o "$TMP/gen" ./bench/gen && go build -tags bench -o "$TMP/floor" ./bench/floor)
+# Every contender runs in $TMP: a working directory deleted under a long
+# run (a scratch checkout) would fail the next skillpack, which calls getwd.
+cd "$TMP"
 
 # --no-reuse (rebuild every skill, reuse nothing from the previous bundle)
 # is measured only when the binary has it.
