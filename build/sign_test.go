@@ -98,20 +98,14 @@ func TestSignRefuses(t *testing.T) {
 	}
 }
 
+// snapshotDir maps every file below dir to its bytes.
 func snapshotDir(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	m := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+	for p, n := range snapshot(t, dir) {
+		if n.Mode.IsRegular() {
+			m[filepath.ToSlash(p)] = n.Data
 		}
-		data, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		m[filepath.ToSlash(rel)] = string(layout.DigestOf(data))
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	return m
 }
