@@ -178,31 +178,40 @@ type task struct {
 	prev    *layout.RecordSkill // the previous build's record of this skill, if any
 }
 
+// builder is one run of the pipeline. Its fields are grouped by the step
+// that sets them; a step reads only what the steps before it set (see
+// steps.go), and the Result it fills as it goes.
 type builder struct {
 	opts  Options
 	roots []string
 	res   *Result
 
-	skills    []*skill.Skill
-	work      []*work         // in the order found
-	named     []*work         // by name, once packed
-	sums      *summaries      // what the build keeps of each skill
-	out       string          // absolute output folder
-	prev      *reuse.Previous // the bundle in the output folder; nil for none
-	stage     string          // temporary folder beside out; "" until made
-	bundle    *layout.Bundle
-	recDigest layout.Digest // the build record's digest
-	bundleKey layout.Digest // see bundleKeyOf
+	// discover
+	skills []*skill.Skill
 
-	dirs      dirCache     // folders made or seen in the staging folder
-	made      atomic.Int64 // files made in the staging folder, checked against the plan
-	failed    atomic.Bool  // a skill has a lint or pack error: pack no more
-	claimMu   sync.Mutex
-	claims    map[string]*work // which skill packs under each name (see claim)
-	lintOpts  lint.Options     // the per-skill lint options, resolved once
-	collected func(*task)      // a test hook: runs when a skill's files are collected
-	reading   func(string)     // a test hook: runs when an input file is opened to be read
-	linted    atomic.Int64     // skills whose per-skill lint rules ran (not known from the record)
-	umaskOnce sync.Once
-	umask     uint32
+	// check output
+	out  string          // the output folder, absolute
+	prev *reuse.Previous // the bundle already there; nil for none
+
+	// pack (per skill, in its worker), then lint
+	lintOpts lint.Options     // the per-skill lint options, resolved once
+	work     []*work          // every skill, in the order found
+	sums     *summaries       // what the build keeps of each packed skill
+	claims   map[string]*work // which skill packs under each name (see claim)
+	claimMu  sync.Mutex
+	failed   atomic.Bool  // a skill has a lint or pack error: pack no more
+	linted   atomic.Int64 // skills whose per-skill lint rules ran (not known from the record)
+	named    []*work      // lint: the published skills, by name
+
+	// index
+	bundleKey layout.Digest  // reuse.BundleKey of this build
+	bundle    *layout.Bundle // the plan; nil when the output is up to date
+	recDigest layout.Digest  // the build record's digest, checked again when swap writes it
+
+	// pack, write, sign and swap make the bundle here
+	st stage
+
+	// test hooks
+	collected func(*task)  // runs when a skill's files are collected
+	reading   func(string) // runs when an input file is opened to be read
 }

@@ -137,7 +137,7 @@ func (b *builder) body(w *work, files []layout.File) ([]byte, error) {
 	path := w.src.EntryPath()
 	if !b.opts.DryRun {
 		served := layout.SkillFile(w.name, layout.EntryFile)
-		path = b.stagePath(served)
+		path = b.st.path(served)
 		if w.reused {
 			path = filepath.Join(b.out, filepath.FromSlash(served))
 		}

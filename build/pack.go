@@ -30,7 +30,7 @@ import (
 // holds one skill's bytes at a time.
 func (b *builder) pack() (string, error) {
 	if !b.opts.DryRun {
-		if _, err := b.staging(); err != nil {
+		if _, err := b.st.make(b.out, b.logf); err != nil {
 			return "", err
 		}
 	}
@@ -258,11 +258,11 @@ func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File) ([32]byte, err
 	var r io.Reader = in
 	var copyOut *os.File
 	if !b.opts.DryRun {
-		dst := b.stagePath(layout.SkillFile(w.name, f.Path))
-		if err := b.mkdirAll(filepath.Dir(dst)); err != nil {
+		dst := b.st.path(layout.SkillFile(w.name, f.Path))
+		if err := b.st.mkdirAll(filepath.Dir(dst)); err != nil {
 			return [32]byte{}, err
 		}
-		if copyOut, err = b.create(dst); err != nil {
+		if copyOut, err = b.st.create(dst); err != nil {
 			return [32]byte{}, err
 		}
 		defer copyOut.Close()
@@ -378,7 +378,7 @@ func (a *archive) Write(p []byte) (int, error) {
 
 // spill moves the archive from memory to a temporary file.
 func (a *archive) spill() error {
-	f, err := os.CreateTemp(a.b.stage, "."+a.name+"-*."+a.ext+".part")
+	f, err := os.CreateTemp(a.b.st.dir, "."+a.name+"-*."+a.ext+".part")
 	if err != nil {
 		return err
 	}
@@ -400,7 +400,7 @@ func (a *archive) release() {
 
 func (a *archive) finish() (layout.Archive, error) {
 	return a.finishAs(func(ar layout.Archive) string {
-		return a.b.stagePath(layout.ArchivePath(a.name, ar.Digest, a.ext))
+		return a.b.st.path(layout.ArchivePath(a.name, ar.Digest, a.ext))
 	})
 }
 
@@ -411,7 +411,7 @@ func (a *archive) finishAs(dst func(layout.Archive) string) (layout.Archive, err
 	switch {
 	case a.buf != nil:
 		defer a.release()
-		return ar, a.b.writeFile(dst(ar), a.buf.Bytes())
+		return ar, a.b.st.writeFile(dst(ar), a.buf.Bytes())
 	case a.f == nil:
 		return ar, nil // a dry run
 	}
@@ -426,14 +426,14 @@ func (a *archive) finishAs(dst func(layout.Archive) string) (layout.Archive, err
 		return ar, err
 	}
 	path := dst(ar)
-	if err := a.b.mkdirAll(filepath.Dir(path)); err != nil {
+	if err := a.b.st.mkdirAll(filepath.Dir(path)); err != nil {
 		return ar, err
 	}
 	if err := os.Rename(a.f.Name(), path); err != nil {
 		return ar, err
 	}
 	a.f = nil
-	a.b.made.Add(1)
+	a.b.st.made.Add(1)
 	return ar, nil
 }
 

@@ -59,7 +59,7 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return p, err
 	}
-	b := &builder{opts: Options{Time: opts.Time}, stage: out}
+	b := &builder{opts: Options{Time: opts.Time}, st: stage{dir: out}}
 	tgz := b.newArchive(p.Name, layout.TarGz)
 	defer tgz.discard()
 	zip := b.newArchive(p.Name, layout.Zip)

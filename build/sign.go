@@ -116,7 +116,7 @@ func Sign(dist string, sign Signer, log io.Writer) (*SignResult, error) {
 	if err := b.checkRecordedOnly(rec); err != nil {
 		return nil, &OutputError{err}
 	}
-	if _, err := b.staging(); err != nil {
+	if _, err := b.st.make(b.out, b.logf); err != nil {
 		return nil, err
 	}
 	// The copy: every recorded file but the signatures, which are made anew.
@@ -125,12 +125,12 @@ func Sign(dist string, sign Signer, log io.Writer) (*SignResult, error) {
 		if f == layout.BuildRecord || strings.HasSuffix(f, layout.SignatureSuffix) {
 			continue
 		}
-		if err := b.link(filepath.Join(b.out, filepath.FromSlash(f)), b.stagePath(f)); err != nil {
+		if err := b.st.link(filepath.Join(b.out, filepath.FromSlash(f)), b.st.path(f)); err != nil {
 			return nil, err
 		}
 		files = append(files, f)
 	}
-	sigs, err := signStep(b.stage, signTargets(rec), sign, b.writeFile)
+	sigs, err := signStep(b.st.dir, signTargets(rec), sign, b.st.writeFile)
 	var changed *changedError
 	if errors.As(err, &changed) {
 		return nil, &OutputError{err}
@@ -145,13 +145,13 @@ func Sign(dist string, sign Signer, log io.Writer) (*SignResult, error) {
 		return nil, err
 	}
 	written := time.Now()
-	if err := b.writeFile(b.stagePath(layout.BuildRecord), buf.Bytes()); err != nil {
+	if err := b.st.writeFile(b.st.path(layout.BuildRecord), buf.Bytes()); err != nil {
 		return nil, err
 	}
-	if err := reuse.StampAfter(b.stagePath(layout.BuildRecord), written); err != nil {
+	if err := reuse.StampAfter(b.st.path(layout.BuildRecord), written); err != nil {
 		return nil, err
 	}
-	if err := b.swapIn(); err != nil {
+	if err := b.st.swap(); err != nil {
 		return nil, err
 	}
 	b.logf("• sign: %s, %s beside each", plural(len(sigs), "artifact", "artifacts"), layout.SignatureSuffix)
@@ -205,7 +205,7 @@ func (b *builder) sign() (string, error) {
 			targets = append(targets, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 		}
 	}
-	sigs, err := signStep(b.stage, targets, b.opts.Sign, b.writeFile)
+	sigs, err := signStep(b.st.dir, targets, b.opts.Sign, b.st.writeFile)
 	if err != nil {
 		return "", err
 	}

@@ -170,7 +170,7 @@ func (b *builder) unstage(w *work) error {
 		return nil
 	}
 	n := 0
-	dir := b.stagePath(layout.SkillDir(w.name))
+	dir := b.st.path(layout.SkillDir(w.name))
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			n++
@@ -180,23 +180,23 @@ func (b *builder) unstage(w *work) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	b.dirs.forget() // of the folders removed here
+	b.st.dirs.forget() // of the folders removed here
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
 	// Its archives, as layout names them.
-	ents, err := os.ReadDir(b.stagePath(layout.SkillsDir))
+	ents, err := os.ReadDir(b.st.path(layout.SkillsDir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	for _, e := range ents {
 		if name, _, _, ok := layout.ParseArchiveName(e.Name()); ok && name == w.name {
-			if err := os.Remove(b.stagePath(layout.SkillsDir + "/" + e.Name())); err != nil {
+			if err := os.Remove(b.st.path(layout.SkillsDir + "/" + e.Name())); err != nil {
 				return err
 			}
 			n++
 		}
 	}
-	b.made.Add(int64(-n))
+	b.st.made.Add(int64(-n))
 	return nil
 }

@@ -13,21 +13,36 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/skillpack/skillpack/layout"
 )
 
-// staging returns the temporary folder the bundle is built in, beside the
-// output folder so that the final rename stays on one file system.
-func (b *builder) staging() (string, error) {
-	if b.stage != "" {
-		return b.stage, nil
+// stage is the folder a bundle is made in before it replaces the output
+// folder in one swap: beside the output, so that the swap is a rename on
+// one file system. It counts the files made in it, so that the write step
+// can check them against the plan, and remembers the folders it made.
+type stage struct {
+	out       string // the output folder, absolute
+	dir       string // the staging folder; "" until made, and once swapped or discarded
+	log       func(format string, args ...any)
+	dirs      dirCache     // folders made or seen in the staging folder
+	made      atomic.Int64 // files made in the staging folder
+	umaskOnce sync.Once
+	umask     uint32
+}
+
+// make makes the staging folder for the output folder out, once.
+func (s *stage) make(out string, log func(string, ...any)) (string, error) {
+	if s.dir != "" {
+		return s.dir, nil
 	}
-	parent := filepath.Dir(b.out)
+	s.out, s.log = out, log
+	parent := filepath.Dir(s.out)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp(parent, "."+filepath.Base(b.out)+".skillpack-*")
+	dir, err := os.MkdirTemp(parent, "."+filepath.Base(s.out)+".skillpack-*")
 	if err != nil {
 		return "", err
 	}
@@ -36,31 +51,29 @@ func (b *builder) staging() (string, error) {
 		os.RemoveAll(dir)
 		return "", err
 	}
-	b.stage = dir
+	s.dir = dir
 	return dir, nil
 }
 
-// cleanup removes the staging folder unless it became the output.
-func (b *builder) cleanup() {
-	b.sums.close()
-	b.prev.Close()
-	if b.stage != "" {
-		os.RemoveAll(b.stage)
-		b.stage = ""
+// discard removes the staging folder unless it became the output.
+func (s *stage) discard() {
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+		s.dir = ""
 	}
 }
 
-// stagePath is where a dist path lives in the staging folder.
-func (b *builder) stagePath(distPath string) string {
-	return filepath.Join(b.stage, filepath.FromSlash(distPath))
+// path is where a dist path lives in the staging folder.
+func (s *stage) path(distPath string) string {
+	return filepath.Join(s.dir, filepath.FromSlash(distPath))
 }
 
 // writeFile writes data to a new file in the staging folder.
-func (b *builder) writeFile(path string, data []byte) error {
-	if err := b.mkdirAll(filepath.Dir(path)); err != nil {
+func (s *stage) writeFile(path string, data []byte) error {
+	if err := s.mkdirAll(filepath.Dir(path)); err != nil {
 		return err
 	}
-	f, err := b.create(path)
+	f, err := s.create(path)
 	if err != nil {
 		return err
 	}
@@ -80,24 +93,24 @@ func (b *builder) writeFile(path string, data []byte) error {
 // starts empty, so a folder not made yet is most likely missing: it is made
 // first and only looked at when it exists, which saves a stat per folder
 // (tens of thousands in a large tree, where metadata calls dominate).
-func (b *builder) mkdirAll(dir string) error {
-	if b.dirs.has(dir) {
+func (s *stage) mkdirAll(dir string) error {
+	if s.dirs.has(dir) {
 		return nil
 	}
 	err := os.Mkdir(dir, 0o755)
 	switch {
 	case err == nil:
-		if b.umaskCuts(0o755) {
+		if s.umaskCuts(0o755) {
 			if err := os.Chmod(dir, 0o755); err != nil {
 				return err
 			}
 		}
 	case errors.Is(err, fs.ErrNotExist):
 		if parent := filepath.Dir(dir); parent != dir {
-			if err := b.mkdirAll(parent); err != nil {
+			if err := s.mkdirAll(parent); err != nil {
 				return err
 			}
-			return b.mkdirAll(dir)
+			return s.mkdirAll(dir)
 		}
 		return err
 	case errors.Is(err, fs.ErrExist):
@@ -112,7 +125,7 @@ func (b *builder) mkdirAll(dir string) error {
 	default:
 		return err
 	}
-	b.dirs.add(dir)
+	s.dirs.add(dir)
 	return nil
 }
 
@@ -153,13 +166,13 @@ func (c *dirCache) add(dir string) {
 }
 
 // create makes a new file 0644.
-func (b *builder) create(path string) (*os.File, error) {
+func (s *stage) create(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	b.made.Add(1)
-	if b.umaskCuts(0o644) {
+	s.made.Add(1)
+	if s.umaskCuts(0o644) {
 		if err := f.Chmod(0o644); err != nil {
 			f.Close()
 			os.Remove(path)
@@ -173,9 +186,9 @@ func (b *builder) create(path string) (*os.File, error) {
 // so that a chmod is needed after creating a file or folder: on the
 // common umask 022 it is not, which saves a system call per file. The
 // umask is read once per build.
-func (b *builder) umaskCuts(mode os.FileMode) bool {
-	b.umaskOnce.Do(func() { b.umask = readUmask() })
-	return b.umask&uint32(mode) != 0
+func (s *stage) umaskCuts(mode os.FileMode) bool {
+	s.umaskOnce.Do(func() { s.umask = readUmask() })
+	return s.umask&uint32(mode) != 0
 }
 
 // readUmask reads the process umask without changing it (syscall.Umask
@@ -199,12 +212,12 @@ func readUmask() uint32 {
 // link makes dst the same file as src: a hard link where the file system
 // allows, else a copy. Bundle files are never modified in place, so
 // sharing an inode between the old and new bundle is safe.
-func (b *builder) link(src, dst string) error {
-	if err := b.mkdirAll(filepath.Dir(dst)); err != nil {
+func (s *stage) link(src, dst string) error {
+	if err := s.mkdirAll(filepath.Dir(dst)); err != nil {
 		return err
 	}
 	if os.Link(src, dst) == nil {
-		b.made.Add(1)
+		s.made.Add(1)
 		return nil
 	}
 	in, err := os.Open(src)
@@ -212,7 +225,7 @@ func (b *builder) link(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := b.create(dst)
+	out, err := s.create(dst)
 	if err != nil {
 		return err
 	}
@@ -225,11 +238,11 @@ func (b *builder) link(src, dst string) error {
 
 // writeDoc writes a new file in the staging folder with the bytes that
 // fn writes, and returns their digest and size.
-func (b *builder) writeDoc(path string, fn func(io.Writer) error) (layout.Digest, int64, error) {
-	if err := b.mkdirAll(filepath.Dir(path)); err != nil {
+func (s *stage) writeDoc(path string, fn func(io.Writer) error) (layout.Digest, int64, error) {
+	if err := s.mkdirAll(filepath.Dir(path)); err != nil {
 		return "", 0, err
 	}
-	f, err := b.create(path)
+	f, err := s.create(path)
 	if err != nil {
 		return "", 0, err
 	}
@@ -265,4 +278,37 @@ func (c *hashCounter) Write(p []byte) (int, error) {
 	c.h.Write(p)
 	c.n += int64(len(p))
 	return len(p), nil
+}
+
+// swap replaces the output folder with the staging folder. Where the
+// kernel can exchange two folders atomically (Linux renameat2), readers see
+// the old bundle or the new one and never a moment without either;
+// elsewhere the old folder is moved aside first and moved back if the
+// second rename fails, so the previous bundle survives any failure.
+func (s *stage) swap() error {
+	if _, err := os.Lstat(s.out); err != nil {
+		if err := os.Rename(s.dir, s.out); err != nil {
+			return fmt.Errorf("moving the new bundle into place: %w", err)
+		}
+		s.dir = ""
+		return nil
+	}
+	old := s.dir
+	if err := exchange(s.dir, s.out); err != nil {
+		old = s.dir + ".old"
+		if err := os.Rename(s.out, old); err != nil {
+			return fmt.Errorf("moving the previous bundle aside: %w", err)
+		}
+		if err := os.Rename(s.dir, s.out); err != nil {
+			os.Rename(old, s.out)
+			return fmt.Errorf("moving the new bundle into place: %w", err)
+		}
+	}
+	s.dir = ""
+	// The new bundle is in place; failing to delete the old one is worth
+	// a warning, not a failed build.
+	if err := os.RemoveAll(old); err != nil {
+		s.log("  warning: could not remove the previous bundle at %s: %v", old, err)
+	}
+	return nil
 }

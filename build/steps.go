@@ -108,3 +108,11 @@ func plural(n int, one, many string) string {
 	}
 	return strconv.Itoa(n) + " " + many
 }
+
+// cleanup removes what the build made and did not swap in: its scratch
+// files and, after a failure, its staging folder.
+func (b *builder) cleanup() {
+	b.sums.close()
+	b.prev.Close()
+	b.st.discard()
+}

@@ -32,7 +32,7 @@ func (b *builder) write() (string, error) {
 	}
 	// Pack and this loop make every planned file and nothing else; a
 	// mismatch is a bug, and a bundle missing a file must not be swapped in.
-	if n := b.made.Load(); n != int64(b.bundle.Len()) {
+	if n := b.st.made.Load(); n != int64(b.bundle.Len()) {
 		return "", fmt.Errorf("the plan has %d files but %d were written", b.bundle.Len(), n)
 	}
 	b.logf("• write: %s (%s, %s)", b.opts.Out, plural(b.res.Files, "file", "files"), size(total))
@@ -41,14 +41,14 @@ func (b *builder) write() (string, error) {
 
 // writeEntry stages one entry of the plan, unless pack staged it.
 func (b *builder) writeEntry(e layout.Entry) error {
-	dst := b.stagePath(e.Path)
+	dst := b.st.path(e.Path)
 	switch e.Kind {
 	case layout.KindDoc:
 		write := e.Write
 		if e.Path == layout.Catalog {
 			write = b.renderCatalog // layout plans the page; the build renders it
 		}
-		d, _, err := b.writeDoc(dst, write)
+		d, _, err := b.st.writeDoc(dst, write)
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Path, err)
 		}
@@ -57,15 +57,15 @@ func (b *builder) writeEntry(e layout.Entry) error {
 		}
 	case layout.KindArchive:
 		if b.byName(e.Skill).reused {
-			return b.link(filepath.Join(b.out, filepath.FromSlash(e.Path)), dst)
+			return b.st.link(filepath.Join(b.out, filepath.FromSlash(e.Path)), dst)
 		}
 	case layout.KindFile:
 		v2 := layout.SkillFile(e.Skill, e.File)
 		switch {
 		case e.Path != v2: // the legacy tree repeats the v0.2 tree
-			return b.link(b.stagePath(v2), dst)
+			return b.st.link(b.st.path(v2), dst)
 		case b.byName(e.Skill).reused:
-			return b.link(filepath.Join(b.out, filepath.FromSlash(e.Path)), dst)
+			return b.st.link(filepath.Join(b.out, filepath.FromSlash(e.Path)), dst)
 		}
 	}
 	return nil
