@@ -163,10 +163,11 @@ func discoverySkips(out, name, within string) error {
 		name, within, firstFew(files))
 }
 
-// noStale refuses a build whose output is inside the input while an
-// interrupted build's staging folder lies beside it: that folder holds
-// copies of the skills, which discovery would read as a second set of
-// skills, and only the user can tell it from a build still running.
+// noStale refuses a build whose output is inside the input while another
+// build's staging folder lies beside it: that folder holds copies of the
+// skills, which discovery would read as a second set of skills. The
+// folders of killed builds are gone by now (sweepStale); what is left is a
+// build still running, or a folder nothing proves is skillpack's.
 func (b *builder) noStale(out, name, within string) error {
 	parent := filepath.Dir(out)
 	ents, err := os.ReadDir(parent)
@@ -177,8 +178,8 @@ func (b *builder) noStale(out, name, within string) error {
 	for _, e := range ents {
 		p := filepath.Join(parent, e.Name())
 		if e.IsDir() && strings.HasPrefix(e.Name(), prefix) && !isBundle(p) {
-			return fmt.Errorf("an interrupted build left its staging folder %s inside the input %s, "+
-				"where its copies of the skills would be read as skills; delete it (rm -rf %s) and build again",
+			return fmt.Errorf("another build's staging folder %s is inside the input %s, "+
+				"where its copies of the skills would be read as skills; wait for that build to end, or, if none is running, delete it (rm -rf %s) and build again",
 				filepath.Join(filepath.Dir(name), e.Name()), within, filepath.Join(filepath.Dir(name), e.Name()))
 		}
 	}

@@ -113,6 +113,7 @@ func Sign(dist string, sign Signer, log io.Writer) (*SignResult, error) {
 	if b.out, err = filepath.Abs(dist); err != nil {
 		return nil, err
 	}
+	b.sweep()
 	if err := b.checkRecordedOnly(rec); err != nil {
 		return nil, &OutputError{err}
 	}

@@ -23,8 +23,9 @@ import (
 // one file system. It counts the files made in it, so that the write step
 // can check them against the plan, and remembers the folders it made.
 type stage struct {
-	out       string // the output folder, absolute
-	dir       string // the staging folder; "" until made, and once swapped or discarded
+	out       string   // the output folder, absolute
+	dir       string   // the staging folder; "" until made, and once swapped or discarded
+	owner     *os.File // its owner file, open and locked while the folder is the build's (owner.go)
 	log       func(format string, args ...any)
 	dirs      dirCache     // folders made or seen in the staging folder
 	made      atomic.Int64 // files made in the staging folder
@@ -42,24 +43,41 @@ func (s *stage) make(out string, log func(string, ...any)) (string, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp(parent, "."+filepath.Base(s.out)+".skillpack-*")
+	dir, owner, err := makeOwned(parent, s.out) // with who made it: see owner.go
 	if err != nil {
 		return "", err
 	}
-	// MkdirTemp makes 0700; a bundle is meant to be served.
+	s.dir, s.owner = dir, owner
+	// 0755 whatever the umask: a bundle is meant to be served.
 	if err := os.Chmod(dir, 0o755); err != nil {
-		os.RemoveAll(dir)
+		s.discard()
 		return "", err
 	}
-	s.dir = dir
 	return dir, nil
 }
 
-// discard removes the staging folder unless it became the output.
+// disown removes the owner file, the last trace of the staging folder,
+// and lets go of its lock.
+func (s *stage) disown() {
+	if s.owner != nil {
+		os.Remove(s.owner.Name())
+		s.owner.Close()
+		s.owner = nil
+	}
+}
+
+// discard removes the staging folder unless it became the output, and
+// then its owner file.
 func (s *stage) discard() {
 	if s.dir != "" {
-		os.RemoveAll(s.dir)
+		if os.RemoveAll(s.dir) == nil {
+			s.disown()
+		}
 		s.dir = ""
+	}
+	if s.owner != nil {
+		s.owner.Close() // the lock goes; the file stays for the next run's sweep
+		s.owner = nil
 	}
 }
 
@@ -291,6 +309,7 @@ func (s *stage) swap() error {
 			return fmt.Errorf("moving the new bundle into place: %w", err)
 		}
 		s.dir = ""
+		s.disown()
 		return nil
 	}
 	old := s.dir
@@ -309,6 +328,8 @@ func (s *stage) swap() error {
 	// a warning, not a failed build.
 	if err := os.RemoveAll(old); err != nil {
 		s.log("  warning: could not remove the previous bundle at %s: %v", old, err)
+		return nil // the owner file stays, so that the next run removes it
 	}
+	s.disown()
 	return nil
 }

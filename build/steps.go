@@ -3,6 +3,7 @@ package build
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync"
@@ -69,6 +70,9 @@ func (b *builder) steps() [][]step {
 // prefixed with its step's name unless it is about the skills.
 func (b *builder) run() error {
 	defer b.cleanup()
+	// Before discovery, which would read a killed build's copies of the
+	// skills when the output is inside the input.
+	b.sweep()
 	for _, stage := range b.steps() {
 		errs := make([]error, len(stage))
 		skipped := make([]string, len(stage))
@@ -115,4 +119,16 @@ func (b *builder) cleanup() {
 	b.sums.close()
 	b.prev.Close()
 	b.st.discard()
+}
+
+// sweep removes the staging folders killed builds of this output left
+// (see owner.go), and says so.
+func (b *builder) sweep() {
+	out, err := filepath.Abs(b.opts.Out)
+	if err != nil {
+		return
+	}
+	for _, p := range sweepStale(out) {
+		b.logf("  removed %s, left by a build that was killed", p)
+	}
 }

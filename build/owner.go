@@ -1,0 +1,110 @@
+package build
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// A staging folder carries who made it, so that a later run can tell the
+// litter of a killed build from the work of a build still running, and
+// from anything it did not make. Beside the folder
+// .<out>.skillpack-<random> lies <folder>.owner, made before the folder and
+// removed last, once the folder is gone. The build holds an exclusive lock
+// on it (flock) for as long as it runs, and the kernel lets go of the lock
+// when the process ends, however it ends; the file also says, for people,
+//
+//	skillpack staging
+//	pid 4242
+//	host build-7
+//
+// So a kill at any moment leaves at most one staging folder, always with
+// its owner file (or the owner file alone), and sweepStale removes both on
+// the next run once it can take the lock: the build that held it is gone.
+// The folder's ".old" twin, from a swap that moved the previous bundle
+// aside, goes with it. A folder with no owner file is never touched:
+// nothing proves it is skillpack's. Where there is no flock, every owner
+// counts as running, and folders are left rather than taken.
+
+const ownerSuffix = ".owner"
+
+// stagePrefix is the start of the name of out's staging folders.
+func stagePrefix(out string) string { return "." + filepath.Base(out) + ".skillpack-" }
+
+// makeOwned makes a new staging folder in parent for out, its owner file
+// first and locked, so that no moment leaves a folder without one. The
+// owner file stays open, and locked, until the caller closes it.
+func makeOwned(parent, out string) (dir string, owner *os.File, err error) {
+	host, _ := os.Hostname()
+	for range 100 {
+		dir := filepath.Join(parent, stagePrefix(out)+strconv.FormatUint(rand.Uint64()%1e10, 10))
+		f, err := os.OpenFile(dir+ownerSuffix, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		// A sweep may have taken the file for a dead build's in the moment
+		// before the lock, and removed it: then start again.
+		if err := lock(f, false); err != nil || !samePath(f, dir+ownerSuffix) {
+			f.Close()
+			continue
+		}
+		_, err = fmt.Fprintf(f, "skillpack staging\npid %d\nhost %s\n", os.Getpid(), host)
+		if err == nil {
+			err = os.Mkdir(dir, 0o755)
+		}
+		if err != nil {
+			os.Remove(dir + ownerSuffix)
+			f.Close()
+			return "", nil, err
+		}
+		return dir, f, nil
+	}
+	return "", nil, fmt.Errorf("cannot find a free name for a staging folder beside %s", out)
+}
+
+// samePath reports whether the open file f is still the file at path.
+func samePath(f *os.File, path string) bool {
+	a, err1 := f.Stat()
+	b, err2 := os.Lstat(path)
+	return err1 == nil && err2 == nil && os.SameFile(a, b)
+}
+
+// sweepStale removes the staging folders of out that killed builds left
+// (see above), and returns the ones it removed. It never fails a build:
+// what it cannot remove it leaves, and the output check says so if it
+// matters.
+func sweepStale(out string) []string {
+	parent := filepath.Dir(out)
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return nil
+	}
+	var removed []string
+	for _, e := range ents {
+		name := e.Name()
+		if !strings.HasPrefix(name, stagePrefix(out)) || !strings.HasSuffix(name, ownerSuffix) || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(parent, name)
+		dir := strings.TrimSuffix(p, ownerSuffix)
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		// Taken, the lock says the build that held it is gone; and while
+		// this holds it, no build can start under this name.
+		if lock(f, true) == nil && samePath(f, p) && os.RemoveAll(dir) == nil && os.RemoveAll(dir+".old") == nil && os.Remove(p) == nil {
+			removed = append(removed, dir)
+		}
+		f.Close()
+	}
+	return removed
+}
