@@ -97,7 +97,13 @@ func snapshot(roots []string) map[string]stamp {
 				m[p] = stamp{size: -1}
 				return nil
 			}
-			if d.IsDir() && p != root && (staging(d.Name()) || isFile(filepath.Join(p, filepath.FromSlash(skill.BundleMarker)))) {
+			if p != root && staging(d.Name()) {
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil // a staging folder's owner file
+			}
+			if d.IsDir() && p != root && isFile(filepath.Join(p, filepath.FromSlash(skill.BundleMarker))) {
 				return fs.SkipDir
 			}
 			info, err := d.Info()
@@ -116,9 +122,9 @@ func snapshot(roots []string) map[string]stamp {
 	return m
 }
 
-// staging reports whether a folder's name is that of a build's staging
-// folder (".dist.skillpack-123", see build's staging), or of a previous
-// bundle it moved aside.
+// staging reports whether a name is that of a build's staging folder
+// (".dist.skillpack-123", see build's stage), its owner file
+// (".dist.skillpack-123.owner"), or a previous bundle it moved aside.
 func staging(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, ".skillpack-")
 }
