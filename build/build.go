@@ -11,6 +11,7 @@
 package build
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strconv"
@@ -182,6 +183,7 @@ type task struct {
 // that sets them; a step reads only what the steps before it set (see
 // steps.go), and the Result it fills as it goes.
 type builder struct {
+	ctx   context.Context // nil: never interrupted
 	opts  Options
 	roots []string
 	res   *Result

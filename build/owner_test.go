@@ -2,6 +2,7 @@ package build
 
 import (
 	"bytes"
+	"context"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -240,4 +241,38 @@ func TestKilledSigning(t *testing.T) {
 	t.Logf("of 12 kills, %d left the bundle unsigned and %d signed", unsigned, signed)
 	mustBuild(t, []string{examples}, Options{Out: out})
 	noStaging(t, filepath.Dir(out))
+}
+
+// An interrupted build (its context cancelled, as an interrupt does)
+// stops, leaves the output as it was and no staging folder, and says so.
+func TestInterrupted(t *testing.T) {
+	src := copyExamples(t)
+	out := filepath.Join(t.TempDir(), "dist")
+	mustBuild(t, []string{src}, Options{Out: out})
+	appendTo(t, filepath.Join(src, "csv-profiler", "assets", "report-template.md"), "\nmore\n")
+	before := snapshot(t, out)
+	for _, at := range []string{"pack", "sign"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		o := Options{Out: out, Jobs: 1}
+		b := &builder{ctx: ctx, opts: o, roots: []string{src}, res: &Result{}}
+		switch at {
+		case "pack":
+			b.collected = func(*task) { cancel() }
+		case "sign":
+			n := 0
+			b.opts.Sign = func(data []byte) ([]byte, error) {
+				if n++; n == 3 {
+					cancel()
+				}
+				return fakeSign(data)
+			}
+		}
+		err := b.run()
+		if err == nil || !strings.Contains(err.Error(), "interrupted") || !strings.HasPrefix(err.Error(), at+":") {
+			t.Errorf("cancelled in %s: err = %v, want %q and interrupted", at, err, at+":")
+		}
+		sameTree(t, "the output after an interrupt in "+at, before, snapshot(t, out), true)
+		noStaging(t, filepath.Dir(out))
+		cancel()
+	}
 }

@@ -51,7 +51,10 @@ func (b *builder) pack() (string, error) {
 	}
 	var done atomic.Int64
 	var mu sync.Mutex
-	b.each(func(w *work) error {
+	err = b.each(func(w *work) error {
+		if err := b.interrupted(); err != nil {
+			return err
+		}
 		b.process(w)
 		if n := done.Add(1); b.opts.Progress != nil {
 			mu.Lock()
@@ -62,6 +65,9 @@ func (b *builder) pack() (string, error) {
 	})
 	if b.opts.Progress != nil {
 		fmt.Fprint(b.opts.Progress, "\r\033[K")
+	}
+	if err != nil {
+		return "", err
 	}
 	packed, reused := 0, 0
 	for _, w := range b.work {

@@ -25,9 +25,12 @@ import (
 // signStep signs targets, each a file of the staging folder at dir with
 // the digest the bundle records for it, and writes each signature beside
 // its artifact. It returns the signatures' dist paths, sorted.
-func signStep(dir string, targets []layout.Artifact, sign Signer, write func(path string, data []byte) error) ([]string, error) {
+func signStep(dir string, targets []layout.Artifact, sign Signer, write func(path string, data []byte) error, stop func() error) ([]string, error) {
 	var sigs []string
 	for _, t := range targets {
+		if err := stop(); err != nil {
+			return nil, err
+		}
 		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(t.Path)))
 		if err != nil {
 			return nil, err
@@ -131,7 +134,7 @@ func Sign(dist string, sign Signer, log io.Writer) (*SignResult, error) {
 		}
 		files = append(files, f)
 	}
-	sigs, err := signStep(b.st.dir, signTargets(rec), sign, b.st.writeFile)
+	sigs, err := signStep(b.st.dir, signTargets(rec), sign, b.st.writeFile, b.interrupted)
 	var changed *changedError
 	if errors.As(err, &changed) {
 		return nil, &OutputError{err}
@@ -206,7 +209,7 @@ func (b *builder) sign() (string, error) {
 			targets = append(targets, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 		}
 	}
-	sigs, err := signStep(b.st.dir, targets, b.opts.Sign, b.st.writeFile)
+	sigs, err := signStep(b.st.dir, targets, b.opts.Sign, b.st.writeFile, b.interrupted)
 	if err != nil {
 		return "", err
 	}

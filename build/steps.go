@@ -1,6 +1,7 @@
 package build
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -11,13 +12,20 @@ import (
 
 // Run builds the skills found at or below roots into opts.Out.
 func Run(roots []string, opts Options) (*Result, error) {
+	return RunContext(context.Background(), roots, opts)
+}
+
+// RunContext is Run, stopped when ctx is done (an interrupt): between two
+// steps, two skills, two files written or two artifacts signed. The
+// staging folder goes with it, and the output is left as it was.
+func RunContext(ctx context.Context, roots []string, opts Options) (*Result, error) {
 	if opts.Out == "" {
 		return nil, errors.New("no output folder given")
 	}
 	if opts.Jobs <= 0 {
 		opts.Jobs = runtime.GOMAXPROCS(0)
 	}
-	b := &builder{opts: opts, roots: roots, res: &Result{DryRun: opts.DryRun}}
+	b := &builder{ctx: ctx, opts: opts, roots: roots, res: &Result{DryRun: opts.DryRun}}
 	return b.res, b.run()
 }
 
@@ -74,6 +82,9 @@ func (b *builder) run() error {
 	// skills when the output is inside the input.
 	b.sweep()
 	for _, stage := range b.steps() {
+		if err := b.interrupted(); err != nil {
+			return fmt.Errorf("%s: %w", stage[0].name, err)
+		}
 		errs := make([]error, len(stage))
 		skipped := make([]string, len(stage))
 		var wg sync.WaitGroup
@@ -131,4 +142,13 @@ func (b *builder) sweep() {
 	for _, p := range sweepStale(out) {
 		b.logf("  removed %s, left by a build that was killed", p)
 	}
+}
+
+// interrupted says, once the build's context is done, that the build
+// stopped and left the output as it was.
+func (b *builder) interrupted() error {
+	if b.ctx == nil || b.ctx.Err() == nil {
+		return nil
+	}
+	return fmt.Errorf("interrupted (%w); the output folder is as it was", b.ctx.Err())
 }

@@ -26,6 +26,9 @@ func (b *builder) write() (string, error) {
 			return "", err
 		}
 		total += e.Size
+		if err := b.interrupted(); err != nil {
+			return "", err
+		}
 		if err := b.writeEntry(e); err != nil {
 			return "", err
 		}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -149,7 +151,11 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 	bo.Verbose = ios.Verbose
 	bo.Progress = ios.progress()
 	start := ios.clock()()
-	res, err := build.Run(roots, bo)
+	// An interrupt stops the build between two skills or two files; the
+	// staging folder goes, and the output is left as it was.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := build.RunContext(ctx, roots, bo)
 	opts.result = res
 	if res != nil && len(res.Findings) > 0 {
 		printBuildFindings(ios, res.Findings)
