@@ -387,6 +387,11 @@ func TestMCPMalformed(t *testing.T) {
 		t.Fatalf("initialize after a bad line: %v", m)
 	}
 	go io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	// A batch, which the SDK would end the session at (MCP dropped
+	// batches in 2025-06-18): an error, and the session goes on.
+	if m := send(`[{"jsonrpc":"2.0","id":8,"method":"ping"},{"jsonrpc":"2.0","id":9,"method":"ping"}]`); code(toErr(m)) != jsonrpc.CodeInvalidRequest || m["id"] != nil {
+		t.Errorf("a batch: %v, want error -32600 with id null", m)
+	}
 	if m := send(`{"jsonrpc":"2.0","id":2,"method":"skills/get","params":{"uri":7}}`); code(toErr(m)) != jsonrpc.CodeInvalidParams {
 		t.Errorf("skills/get with a number for uri: %v, want -32602", m)
 	}

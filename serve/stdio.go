@@ -159,14 +159,13 @@ func refuse(line []byte, long bool, max int) []byte {
 		return errorReply(jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: message longer than %d bytes", max))
 	case !json.Valid(line):
 		return errorReply(jsonrpc.CodeParseError, "parse error: the line is not JSON")
+	case bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")):
+		// The SDK ends the session at a batch; MCP dropped JSON-RPC
+		// batches in protocol version 2025-06-18.
+		return errorReply(jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported (MCP removed them in 2025-06-18); send one message per line")
 	}
-	for _, m := range messages(line) {
-		if _, err := jsonrpc.DecodeMessage(m); err != nil {
-			return errorReply(jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
-		}
-	}
-	if bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")) && len(messages(line)) == 0 {
-		return errorReply(jsonrpc.CodeInvalidRequest, "invalid request: empty batch")
+	if _, err := jsonrpc.DecodeMessage(line); err != nil {
+		return errorReply(jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 	}
 	return nil
 }
@@ -180,17 +179,14 @@ func messages(line []byte) []json.RawMessage {
 	return []json.RawMessage{line}
 }
 
-// requestIDs are the ids of the requests (not notifications) in a line.
+// requestIDs is the id of the request in a line; none for a notification.
 func requestIDs(line []byte) []string {
-	var ids []string
-	for _, m := range messages(line) {
-		if msg, err := jsonrpc.DecodeMessage(m); err == nil {
-			if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
-				ids = append(ids, fmt.Sprint(req.ID.Raw()))
-			}
+	if msg, err := jsonrpc.DecodeMessage(line); err == nil {
+		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+			return []string{fmt.Sprint(req.ID.Raw())}
 		}
 	}
-	return ids
+	return nil
 }
 
 // responseIDs are the ids of the responses in what the SDK wrote.
