@@ -72,8 +72,12 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	h.Set("Access-Control-Allow-Origin", "*")
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
+		// A page reads the validator, to ask again with If-None-Match.
+		h.Set("Access-Control-Expose-Headers", "ETag, Content-Range, Accept-Ranges")
 	case http.MethodOptions:
+		// The preflight of a conditional or ranged GET from a page.
 		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Accept, If-None-Match, If-Modified-Since, Range, Authorization")
 		h.Set("Access-Control-Max-Age", "86400")
 		w.WriteHeader(http.StatusNoContent)
 		return

@@ -259,3 +259,44 @@ func TestServeShutdown(t *testing.T) {
 		t.Error("still accepting connections after shutdown")
 	}
 }
+
+// A page on another origin fetches an index, then asks again with
+// If-None-Match, which makes the browser send a preflight first: the
+// preflight allows the header, the GET exposes the ETag, and the second
+// GET is a 304.
+func TestCORSConditional(t *testing.T) {
+	base, _ := start(t, pristine(t), Options{})
+	u := base + "/" + layout.V2Index
+	pre, _ := http.NewRequest("OPTIONS", u, nil)
+	pre.Header.Set("Origin", "https://page.example")
+	pre.Header.Set("Access-Control-Request-Method", "GET")
+	pre.Header.Set("Access-Control-Request-Headers", "if-none-match")
+	resp, err := http.DefaultClient.Do(pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	allowed := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
+	if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(allowed, "if-none-match") || !strings.Contains(allowed, "range") {
+		t.Errorf("preflight: %d, %v", resp.StatusCode, resp.Header)
+	}
+	resp, err = http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	etag := resp.Header.Get("ETag")
+	if etag == "" || !strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "ETag") {
+		t.Fatalf("GET: ETag %q, exposed %q", etag, resp.Header.Get("Access-Control-Expose-Headers"))
+	}
+	again, _ := http.NewRequest("GET", u, nil)
+	again.Header.Set("If-None-Match", etag)
+	resp, err = http.DefaultClient.Do(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotModified {
+		t.Errorf("conditional GET: %d, want 304", resp.StatusCode)
+	}
+}
