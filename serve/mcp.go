@@ -160,7 +160,7 @@ func (s *Server) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Rea
 	uri := req.Params.URI
 	r := b.res[uri]
 	if r == nil {
-		if _, ok := b.dirs[uri]; ok {
+		if _, ok := b.directory(uri); ok {
 			return nil, invalidParams("%s is a directory resource; list it with %s", uri, MethodReadDirectory)
 		}
 		return nil, mcp.ResourceNotFoundError(uri)
@@ -221,7 +221,7 @@ func (s *Server) readDirectory(_ context.Context, _ *mcp.ServerSession, p *ReadD
 		return nil, invalidParams("%s needs params.uri, the URI of a directory resource", MethodReadDirectory)
 	}
 	b := s.bundle.Load()
-	kids, ok := b.dirs[p.URI]
+	kids, ok := b.directory(p.URI)
 	if !ok {
 		if b.res[p.URI] != nil {
 			return nil, invalidParams("%s is not a directory resource", p.URI)
@@ -261,4 +261,17 @@ func after(cursor string, n int, key func(int) string) (int, error) {
 		return 0, invalidParams("invalid cursor %q: pass back a nextCursor exactly as received", cursor)
 	}
 	return sort.Search(n, func(i int) bool { return key(i) > last }), nil
+}
+
+// directory returns the children of a directory resource. Its URI has no
+// trailing slash, but one is taken too: clients add it to say "folder".
+func (b *Bundle) directory(uri string) ([]*mcp.Resource, bool) {
+	if kids, ok := b.dirs[uri]; ok {
+		return kids, true
+	}
+	if base, ok := strings.CutSuffix(uri, "/"); ok && !strings.HasSuffix(base, "/") {
+		kids, ok := b.dirs[base]
+		return kids, ok
+	}
+	return nil, false
 }

@@ -245,6 +245,8 @@ func checkMCP(t *testing.T, cs *mcp.ClientSession, dist string) {
 		"skill://github-rest-api":            "SKILL.md:text/markdown references:inode/directory",
 		"skill://github-rest-api/references": "README.md:text/markdown api:inode/directory guides:inode/directory",
 		"skill://csv-profiler/scripts":       "profile.py:text/x-python",
+		"skill://csv-profiler/scripts/":      "profile.py:text/x-python", // a trailing slash says "folder"
+		"skill://github-rest-api/":           "SKILL.md:text/markdown references:inode/directory",
 	} {
 		got, err := dir(uri)
 		if err != nil {
@@ -267,7 +269,8 @@ func checkMCP(t *testing.T, cs *mcp.ClientSession, dist string) {
 	_, errs["list foreign cursor"] = mcp.CallCustomMethod[*ListSkillsParams, *ListSkillsResult](c, cs, MethodListSkills, &ListSkillsParams{Cursor: "YWJj"})
 	_, errs["dir of a file"] = mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: "skill://csv-profiler/SKILL.md"})
 	_, errs["dir unknown"] = mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: "skill://nope"})
-	_, errs["dir trailing slash"] = mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: "skill://csv-profiler/"})
+	_, errs["dir two slashes"] = mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: "skill://csv-profiler//"})
+	_, errs["read directory with a slash"] = cs.ReadResource(c, &mcp.ReadResourceParams{URI: "skill://csv-profiler/"})
 	_, errs["dir bad cursor"] = mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: "skill://csv-profiler", Cursor: "%%"})
 	for name, err := range errs {
 		if code(err) != jsonrpc.CodeInvalidParams {
