@@ -116,6 +116,7 @@ func HeadersDoc() []byte {
 	}
 	rule("/*",
 		"Access-Control-Allow-Origin", "*",
+		"Access-Control-Expose-Headers", "ETag", // for a page's next If-None-Match, as serve does
 		"X-Content-Type-Options", "nosniff")
 	for _, p := range []string{"/" + V2Index, "/" + V1Index} {
 		rule(p, "Content-Type", MimeType(p), "Cache-Control", cacheShort)
