@@ -71,13 +71,7 @@ func (sum *summary) encode() []byte {
 	}
 	e.Num(o.TarGz.Size)
 	e.Num(o.Zip.Size)
-	e.Num(int64(len(o.Files)))
-	for _, f := range o.Files {
-		e.Str(f.Path)
-		e.Str(string(f.Digest))
-		e.Num(f.Size)
-		e.Flag(f.Exec)
-	}
+	e.Files(o.Files)
 	e.Num(int64(len(sum.leftOut)))
 	for _, p := range sum.leftOut {
 		e.Str(p)
@@ -104,13 +98,7 @@ func decodeSummary(data []byte) (*summary, error) {
 	}
 	o.TarGz.Size = d.Num()
 	o.Zip.Size = d.Num()
-	if n := d.Count(); n > 0 {
-		o.Files = make([]layout.File, n)
-		for i := range o.Files {
-			f := &o.Files[i]
-			f.Path, f.Digest, f.Size, f.Exec = d.Str(), layout.Digest(d.Str()), d.Num(), d.Flag()
-		}
-	}
+	o.Files = d.Files()
 	if n := d.Count(); n > 0 {
 		sum.leftOut = make([]string, n)
 		for i := range sum.leftOut {

@@ -291,13 +291,7 @@ func encode(c *layout.RecordSkill) []byte {
 	}
 	e.Num(c.TarGz.Size)
 	e.Num(c.Zip.Size)
-	e.Num(int64(len(c.Files)))
-	for _, f := range c.Files {
-		e.Str(f.Path)
-		e.Str(string(f.Digest))
-		e.Num(f.Size)
-		e.Flag(f.Exec)
-	}
+	e.Files(c.Files)
 	return e.B
 }
 
@@ -310,12 +304,6 @@ func decode(data []byte) (*layout.RecordSkill, error) {
 	c.ContentDigest = layout.Digest(d.Str())
 	c.TarGz.Digest, c.Zip.Digest = layout.Digest(d.Str()), layout.Digest(d.Str())
 	c.TarGz.Size, c.Zip.Size = d.Num(), d.Num()
-	if n := d.Count(); n > 0 {
-		c.Files = make([]layout.File, n)
-		for i := range c.Files {
-			f := &c.Files[i]
-			f.Path, f.Digest, f.Size, f.Exec = d.Str(), layout.Digest(d.Str()), d.Num(), d.Flag()
-		}
-	}
+	c.Files = d.Files()
 	return c, d.End()
 }

@@ -3,6 +3,8 @@ package scratch
 import (
 	"encoding/binary"
 	"errors"
+
+	"github.com/skillpack/skillpack/layout"
 )
 
 // Encoder writes a record in the one encoding of scratch records: fields
@@ -89,4 +91,31 @@ func (d *Decoder) fail() {
 		d.err = errShort
 	}
 	d.B = nil
+}
+
+// Files writes a skill's files, as both kinds of per-skill record in a
+// build (what it keeps of a skill, what the previous record held) carry
+// them.
+func (e *Encoder) Files(files []layout.File) {
+	e.Num(int64(len(files)))
+	for _, f := range files {
+		e.Str(f.Path)
+		e.Str(string(f.Digest))
+		e.Num(f.Size)
+		e.Flag(f.Exec)
+	}
+}
+
+// Files reads what Encoder.Files wrote; nil for none.
+func (d *Decoder) Files() []layout.File {
+	n := d.Count()
+	if n == 0 {
+		return nil
+	}
+	files := make([]layout.File, n)
+	for i := range files {
+		f := &files[i]
+		f.Path, f.Digest, f.Size, f.Exec = d.Str(), layout.Digest(d.Str()), d.Num(), d.Flag()
+	}
+	return files
 }
