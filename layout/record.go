@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"hash"
 	"io"
 	"iter"
 )
@@ -108,7 +107,8 @@ func values[T any](seq iter.Seq2[T, error]) iter.Seq2[any, error] {
 // from a newer skillpack is read as far as it is understood.
 func ReadRecord(r io.Reader, skill func(RecordSkill) error, file func(string) error) (RecordHead, error) {
 	var h RecordHead
-	sum := &counting{h: sha256.New()}
+	h256 := sha256.New()
+	sum := &counter{w: h256}
 	tee := io.TeeReader(r, sum)
 	dec := json.NewDecoder(bufio.NewReaderSize(tee, 64<<10))
 	if err := expect(dec, json.Delim('{')); err != nil {
@@ -167,7 +167,7 @@ func ReadRecord(r io.Reader, skill func(RecordSkill) error, file func(string) er
 	if _, err := io.Copy(io.Discard, tee); err != nil { // the rest, past what the decoder needed
 		return h, err
 	}
-	h.Self = Artifact{Path: BuildRecord, Digest: SumDigest(sum.h.Sum(nil)), Size: sum.n}
+	h.Self = Artifact{Path: BuildRecord, Digest: SumDigest(h256.Sum(nil)), Size: sum.n}
 	return h, nil
 }
 
@@ -198,17 +198,6 @@ func noErrors[T any](s []T) iter.Seq2[T, error] {
 			}
 		}
 	}
-}
-
-// counting hashes and counts what passes through it.
-type counting struct {
-	h hash.Hash
-	n int64
-}
-
-func (c *counting) Write(p []byte) (int, error) {
-	c.n += int64(len(p))
-	return c.h.Write(p)
 }
 
 // expect reads the next token, which must be want.
