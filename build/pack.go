@@ -108,19 +108,11 @@ func (b *builder) process(wk *work) {
 	opts := b.lintOpts
 	opts.Files = func(*skill.Skill) (*skill.Files, error) { return w.files, w.collErr }
 	opts.Known = func(*skill.Skill) ([]lint.Finding, bool) {
-		if w.lintKey == "" || w.prev == nil || w.prev.Lint != w.lintKey {
-			return nil, false
+		if fs, ok := b.keptVerdict(w); ok {
+			return fs, true
 		}
-		fs, err := lint.DecodeVerdict(s, w.prev.Findings, b.lintOpts)
-		return fs, err == nil
-	}
-	known := opts.Known
-	opts.Known = func(s *skill.Skill) ([]lint.Finding, bool) {
-		fs, ok := known(s)
-		if !ok {
-			b.linted.Add(1)
-		}
-		return fs, ok
+		b.linted.Add(1)
+		return nil, false
 	}
 	res := lint.Check([]*skill.Skill{s}, opts)
 	w.findings, w.verdict = res.Findings, res.PerSkill[0]
@@ -148,6 +140,16 @@ func (b *builder) process(wk *work) {
 	}
 	// The checks across skills read only the name and where it is.
 	w.named, s.Doc = lint.NameOf(s), nil
+}
+
+// keptVerdict is what lint found in the skill by the previous record,
+// when the record's verdict key is this build's (see lint.VerdictKey).
+func (b *builder) keptVerdict(w *task) ([]lint.Finding, bool) {
+	if w.lintKey == "" || w.prev == nil || w.prev.Lint != w.lintKey {
+		return nil, false
+	}
+	fs, err := lint.DecodeVerdict(w.src, w.prev.Findings, b.lintOpts)
+	return fs, err == nil
 }
 
 // keep writes the summary of a packed skill, which is all the later
