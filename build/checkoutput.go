@@ -107,7 +107,11 @@ func (b *builder) checkOutputFolder() error {
 	if b.prev.Intact() {
 		return nil // no file came or went since the record listed them
 	}
-	foreign, err := foreignFiles(out, b.prev)
+	listed := map[string]bool{}
+	if err := b.prev.EachFile(func(f string) bool { listed[f] = true; return true }); err != nil {
+		return err
+	}
+	foreign, err := foreignFiles(out, listed)
 	if err != nil {
 		return err
 	}
@@ -227,30 +231,19 @@ func resolved(p string) string {
 	}
 }
 
-// foreignFiles lists the files in out that the previous build did not
-// write (all of them when there is no build record).
+// foreignFiles lists the files in out that are not listed (by the build
+// record; all of them when there is none).
 //
-// It holds every recorded path in a map, so it runs only when the folders
-// show that something changed since the record (see foldersUntouched).
-func foreignFiles(out string, prev *reuse.Previous) ([]string, error) {
-	known := map[string]bool{}
-	err := prev.EachFile(func(f string) bool {
-		known[f] = true
-		return true
-	})
-	if err != nil {
-		return nil, err
-	}
+// listed holds every recorded path, so the output check asks only when the
+// folders show that something changed since the record (reuse.Intact).
+func foreignFiles(out string, listed map[string]bool) ([]string, error) {
 	var foreign []string
-	err = filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
 			return err
 		}
-		if d.IsDir() {
-			return nil
-		}
 		rel, _ := filepath.Rel(out, p)
-		if rel = filepath.ToSlash(rel); !known[rel] {
+		if rel = filepath.ToSlash(rel); !listed[rel] {
 			foreign = append(foreign, rel)
 		}
 		return nil

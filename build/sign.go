@@ -170,17 +170,7 @@ func (b *builder) checkRecordedOnly(rec *layout.Record) error {
 	for _, f := range rec.Files {
 		listed[f] = true
 	}
-	var foreign []string
-	err := filepath.WalkDir(b.out, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		rel, _ := filepath.Rel(b.out, p)
-		if rel = filepath.ToSlash(rel); !listed[rel] {
-			foreign = append(foreign, rel)
-		}
-		return nil
-	})
+	foreign, err := foreignFiles(b.out, listed)
 	if err != nil {
 		return err
 	}
