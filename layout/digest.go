@@ -3,7 +3,6 @@ package layout
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"strings"
 )
 
@@ -22,23 +21,18 @@ func DigestOf(data []byte) Digest {
 // SumDigest spells a SHA-256 sum (32 bytes) as a digest.
 func SumDigest(sum []byte) Digest { return Digest("sha256:" + hex.EncodeToString(sum)) }
 
-// ParseDigest reads a digest, accepting only the form Valid describes.
-func ParseDigest(s string) (Digest, error) {
-	if d := Digest(s); d.Valid() {
-		return d, nil
-	}
-	return "", fmt.Errorf("%q is not a digest (sha256: and 64 lowercase hex digits)", s)
-}
-
 // Valid reports whether d is "sha256:" followed by 64 lowercase hex
 // digits, the only form the readers accept.
 func (d Digest) Valid() bool {
 	hex, ok := strings.CutPrefix(string(d), "sha256:")
-	if !ok || len(hex) != 64 {
-		return false
-	}
-	for i := 0; i < len(hex); i++ {
-		if c := hex[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+	return ok && len(hex) == 64 && isLowerHex(hex)
+}
+
+// isLowerHex reports whether s is lowercase hex digits only: a digest's
+// form, and that of its part in an archive name.
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
 			return false
 		}
 	}

@@ -82,32 +82,18 @@ func archiveNameParts(name, short, ext string) [5]string {
 // accepts only the names ArchiveName gives: a valid skill name, 16
 // lowercase hex digits and TarGz or Zip.
 func ParseArchiveName(file string) (name, short, ext string, ok bool) {
-	for _, e := range []string{TarGz, Zip} {
-		if rest, found := strings.CutSuffix(file, "."+e); found {
-			// The hex has no '-', so the name is everything before the
-			// last one; skill names may have their own.
-			i := strings.LastIndexByte(rest, '-')
-			if i < 0 || CheckName(rest[:i]) != nil || !isShort(rest[i+1:]) {
-				return "", "", "", false
-			}
-			return rest[:i], rest[i+1:], e, true
-		}
+	ext = ArchiveFormat(file)
+	if ext == "" {
+		return "", "", "", false
 	}
-	return "", "", "", false
-}
-
-// isShort reports whether s is the part of a digest an archive name
-// carries.
-func isShort(s string) bool {
-	if len(s) != 16 {
-		return false
+	rest := strings.TrimSuffix(file, "."+ext)
+	// The hex has no '-', so the name is everything before the last one;
+	// skill names may have their own.
+	i := strings.LastIndexByte(rest, '-')
+	if i < 0 || CheckName(rest[:i]) != nil || len(rest[i+1:]) != 16 || !isLowerHex(rest[i+1:]) {
+		return "", "", "", false
 	}
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
+	return rest[:i], rest[i+1:], ext, true
 }
 
 // ArchiveFormat is the archive format a file name's extension says, TarGz
