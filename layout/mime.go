@@ -93,6 +93,11 @@ func CacheControl(path string) string {
 	return cacheShort
 }
 
+// ExposeHeaders are the response headers a page on another origin may
+// read (CORS): the validator for its next If-None-Match, and what a
+// ranged GET answers with. serve and _headers give the same.
+const ExposeHeaders = "ETag, Content-Range, Accept-Ranges"
+
 // HeadersDoc is the _headers file for Netlify and Cloudflare Pages.
 //
 // Both hosts apply every rule whose pattern matches and join repeated
@@ -116,7 +121,7 @@ func HeadersDoc() []byte {
 	}
 	rule("/*",
 		"Access-Control-Allow-Origin", "*",
-		"Access-Control-Expose-Headers", "ETag", // for a page's next If-None-Match, as serve does
+		"Access-Control-Expose-Headers", ExposeHeaders,
 		"X-Content-Type-Options", "nosniff")
 	for _, p := range []string{"/" + V2Index, "/" + V1Index} {
 		rule(p, "Content-Type", MimeType(p), "Cache-Control", cacheShort)

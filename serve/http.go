@@ -73,7 +73,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		// A page reads the validator, to ask again with If-None-Match.
-		h.Set("Access-Control-Expose-Headers", "ETag, Content-Range, Accept-Ranges")
+		h.Set("Access-Control-Expose-Headers", layout.ExposeHeaders)
 	case http.MethodOptions:
 		// The preflight of a conditional or ranged GET from a page.
 		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
