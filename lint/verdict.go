@@ -89,7 +89,7 @@ func DecodeVerdict(s *skill.Skill, raw json.RawMessage, opts Options) ([]Finding
 		if Lookup(f.Rule) == nil {
 			return nil, fmt.Errorf("unknown rule %q", f.Rule)
 		}
-		if f.Path != "." && (!fs.ValidPath(f.Path) || f.Path == "") {
+		if !fs.ValidPath(f.Path) { // "." is the skill's folder itself
 			return nil, fmt.Errorf("path %q is not inside the skill", f.Path)
 		}
 		kept[i].Path = path.Join(dir, f.Path)

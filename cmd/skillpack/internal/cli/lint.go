@@ -196,7 +196,7 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintDoc) error {
 	if opts.conflict != nil {
 		return opts.conflict
 	}
-	if !slices.Contains(formatNames(), opts.Format) || !validFormat(opts.Format) {
+	if !slices.Contains(lint.Formats(), opts.Format) {
 		return enumErr("format", "format", opts.Format, formatNames())
 	}
 	failOn, err := parseFailOn(opts.FailOn)
@@ -281,15 +281,6 @@ func noSkills(paths []string, res *lint.Result) error {
 		return nil
 	}
 	return usageErr("no skills found in %s (a skill is a folder holding SKILL.md)", strings.Join(folders, ", "))
-}
-
-func validFormat(name string) bool {
-	for _, f := range lint.Formats() {
-		if f == name {
-			return true
-		}
-	}
-	return false
 }
 
 // parseFailOn maps --fail-on to the lowest severity that fails; Off means never.
