@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/build"
-	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -90,7 +89,7 @@ func packRun(ios *IO, opts *packOptions) (*build.Packed, error) {
 	}
 	res, err := build.PackSkill(opts.Dir, po)
 	if res != nil && len(res.Findings) > 0 {
-		lint.Format(ios.Err, "text", &lint.Result{Findings: res.Findings}, lint.Tool{})
+		printBuildFindings(ios, res.Findings)
 	}
 	if err != nil {
 		return res, buildErr(err)

@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/build"
-	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/serve"
 )
 
@@ -143,7 +142,7 @@ func serveRebuild(ios *IO, opts *serveOptions) (func() error, error) {
 	return func() error {
 		res, err := build.Run([]string{opts.Watch}, bo)
 		if res != nil && len(res.Findings) > 0 {
-			lint.Format(ios.Err, "text", &lint.Result{Findings: res.Findings}, lint.Tool{})
+			printBuildFindings(ios, res.Findings)
 		}
 		return err
 	}, nil
