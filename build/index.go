@@ -251,16 +251,17 @@ func (b *builder) upToDate() bool {
 	for _, w := range b.work {
 		allReused = allReused && w.reused && w.sameLint
 	}
-	var list func(layout.Artifact)
-	if b.opts.Inventory {
-		list = func(a layout.Artifact) { b.res.Artifacts = append(b.res.Artifacts, a) }
+	n := 0
+	list := func(a layout.Artifact) {
+		n++
+		if b.opts.Inventory {
+			b.res.Artifacts = append(b.res.Artifacts, a)
+		}
 	}
 	if !b.prev.UpToDate(b.bundleKey, allReused, b.opts.Jobs, list) {
 		b.res.Artifacts = nil
 		return false
 	}
-	n := 0
-	b.prev.EachFile(func(string) bool { n++; return true })
 	b.res.Files = n
 	b.res.Excluded = b.prev.Head.Excluded
 	b.res.UpToDate = true
