@@ -84,14 +84,14 @@ func (g *guard) copy(ctx context.Context, in io.Reader, sdk *io.PipeWriter) {
 	for {
 		line, long, err := readLine(r, g.max)
 		if len(bytes.TrimSpace(line)) > 0 || long {
-			if reply := refuse(line, long, g.max); reply != nil {
+			if msg, reply := admit(line, long, g.max); reply != nil {
 				g.Write(reply)
 			} else {
-				g.mu.Lock()
-				for _, id := range requestIDs(line) {
-					g.pending[id]++
+				if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+					g.mu.Lock()
+					g.pending[fmt.Sprint(req.ID.Raw())]++
+					g.mu.Unlock()
 				}
-				g.mu.Unlock()
 				if _, werr := sdk.Write(append(line, '\n')); werr != nil {
 					return
 				}
@@ -151,23 +151,24 @@ func readLine(r *bufio.Reader, max int) (line []byte, long bool, err error) {
 	}
 }
 
-// refuse returns the error reply to a line that is not a JSON-RPC message
-// the SDK can take, or nil for a good line.
-func refuse(line []byte, long bool, max int) []byte {
+// admit reads a line as the one JSON-RPC message the SDK can take, or
+// returns the error reply to it.
+func admit(line []byte, long bool, max int) (jsonrpc.Message, []byte) {
 	switch {
 	case long:
-		return errorReply(jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: message longer than %d bytes", max))
+		return nil, errorReply(jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: message longer than %d bytes", max))
 	case !json.Valid(line):
-		return errorReply(jsonrpc.CodeParseError, "parse error: the line is not JSON")
+		return nil, errorReply(jsonrpc.CodeParseError, "parse error: the line is not JSON")
 	case bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")):
 		// The SDK ends the session at a batch; MCP dropped JSON-RPC
 		// batches in protocol version 2025-06-18.
-		return errorReply(jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported (MCP removed them in 2025-06-18); send one message per line")
+		return nil, errorReply(jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported (MCP removed them in 2025-06-18); send one message per line")
 	}
-	if _, err := jsonrpc.DecodeMessage(line); err != nil {
-		return errorReply(jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		return nil, errorReply(jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 	}
-	return nil
+	return msg, nil
 }
 
 // messages splits a line into its messages: one, or a batch's elements.
@@ -177,16 +178,6 @@ func messages(line []byte) []json.RawMessage {
 		return batch
 	}
 	return []json.RawMessage{line}
-}
-
-// requestIDs is the id of the request in a line; none for a notification.
-func requestIDs(line []byte) []string {
-	if msg, err := jsonrpc.DecodeMessage(line); err == nil {
-		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
-			return []string{fmt.Sprint(req.ID.Raw())}
-		}
-	}
-	return nil
 }
 
 // responseIDs are the ids of the responses in what the SDK wrote.
