@@ -66,7 +66,7 @@ var importMap = map[string]rule{
 	}},
 	"sign":   {4, []string{"layout", "internal/atomicfile", "internal/version"}},
 	"verify": {4, []string{"layout", "pack", "internal/parallel", "internal/version"}},
-	"serve":  {4, []string{"layout", "skill", "internal/parallel", "internal/version"}},
+	"serve":  {4, []string{"layout", "skill", "catalog", "internal/parallel", "internal/version"}},
 
 	// 5, 6: the command layer and main.
 	"cmd/skillpack/internal/cli": {5, []string{

@@ -155,7 +155,7 @@ func discoverySkips(out, name, within string) error {
 	if err != nil {
 		return fmt.Errorf("cannot use the output folder %s: %w", name, err)
 	}
-	if len(ents) == 0 || isBundle(out) {
+	if len(ents) == 0 || skill.IsBundle(out) {
 		return nil
 	}
 	var files []string
@@ -181,19 +181,13 @@ func (b *builder) noStale(out, name, within string) error {
 	prefix := "." + filepath.Base(out) + ".skillpack-"
 	for _, e := range ents {
 		p := filepath.Join(parent, e.Name())
-		if e.IsDir() && strings.HasPrefix(e.Name(), prefix) && !isBundle(p) {
+		if e.IsDir() && strings.HasPrefix(e.Name(), prefix) && !skill.IsBundle(p) {
 			return fmt.Errorf("another build's staging folder %s is inside the input %s, "+
 				"where its copies of the skills would be read as skills; wait for that build to end, or, if none is running, delete it (rm -rf %s) and build again",
 				filepath.Join(filepath.Dir(name), e.Name()), within, filepath.Join(filepath.Dir(name), e.Name()))
 		}
 	}
 	return nil
-}
-
-// isBundle reports whether discovery takes dir for built output and skips it.
-func isBundle(dir string) bool {
-	info, err := os.Stat(filepath.Join(dir, filepath.FromSlash(skill.BundleMarker)))
-	return err == nil && !info.IsDir()
 }
 
 // asGiven is an absolute path as the user would write it: relative to the

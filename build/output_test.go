@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/skillpack/skillpack/skill"
 )
 
 // TestRefusedOutput gives output folders that would destroy something;
@@ -107,7 +109,7 @@ func TestOutputInsideInput(t *testing.T) {
 			if len(res.Skills) != 2 || res.Packed+res.Reused != 2 {
 				t.Fatalf("built %d skills (%d packed, %d reused), want the 2 of the repository", len(res.Skills), res.Packed, res.Reused)
 			}
-			if !isBundle(c.out) {
+			if !skill.IsBundle(c.out) {
 				t.Fatalf("%s is not a bundle", c.out)
 			}
 			// Built again: the bundle is skipped, not read as more skills.

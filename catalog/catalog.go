@@ -86,6 +86,24 @@ type Options struct {
 // known: the skills CLI and curl need an absolute URL.
 const placeholder = "https://YOUR-HOST"
 
+// hostHint is the paragraph of a page without a base URL that asks the
+// reader to put the host in: the template's, as it renders.
+const hostHint = "\n<p class=\"hint\">Replace <code>" + placeholder + "</code> with the address this folder is served from.</p>"
+
+// WithHost returns a page that Render made without a base URL, with base
+// (an absolute http or https URL without a trailing slash, such as
+// http://127.0.0.1:8080) in its install commands in place of the
+// placeholder, and without the hint to replace it: the page as a server
+// that knows its own address shows it. Links stay relative. A page made
+// with a base URL has no placeholder and comes back unchanged.
+func WithHost(page []byte, base string) []byte {
+	if !bytes.Contains(page, []byte(placeholder)) {
+		return page
+	}
+	page = bytes.Replace(page, []byte(hostHint), nil, 1)
+	return bytes.ReplaceAll(page, []byte(placeholder), []byte(template.HTMLEscapeString(base)))
+}
+
 // page is the data of the "head" and "foot" templates.
 type page struct {
 	Title     string

@@ -659,3 +659,43 @@ func TestRenderLargeBody(t *testing.T) {
 		}
 	}
 }
+
+// TestWithHost checks that a server can put its own address into a page
+// rendered without one: the install commands name it, the hint to replace
+// the placeholder is gone, links stay relative, and a page rendered with a
+// base URL is left alone.
+func TestWithHost(t *testing.T) {
+	page, err := render(List{demo()}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(page, []byte(hostHint)) {
+		t.Fatalf("the page lacks the hint WithHost removes:\n%s", hostHint)
+	}
+	got := WithHost(page, "http://127.0.0.1:8080")
+	for _, want := range []string{
+		"npx skills add http://127.0.0.1:8080 --skill demo",
+		"curl -LO http://127.0.0.1:8080/.well-known/agent-skills/demo-",
+	} {
+		if !bytes.Contains(got, []byte(want)) {
+			t.Errorf("output lacks %s", want)
+		}
+	}
+	if bytes.Contains(got, []byte("YOUR-HOST")) || bytes.Contains(got, []byte("Replace <code>")) {
+		t.Error("output still shows the placeholder host or the hint to replace it")
+	}
+	if !slices.Equal(links(t, got), links(t, page)) {
+		t.Error("WithHost changed the page's links")
+	}
+	// A host is escaped like any text of the page.
+	if got := WithHost(page, `http://a"b<c`); bytes.Contains(got, []byte(`a"b<c`)) {
+		t.Error("WithHost put a quote and a < into the page raw")
+	}
+	withBase, err := render(List{demo()}, Options{BaseURL: "https://cdn.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := WithHost(withBase, "http://127.0.0.1:8080"); !bytes.Equal(got, withBase) {
+		t.Error("WithHost changed a page rendered with a base URL")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
 )
@@ -499,11 +500,11 @@ func TestHeadersDoc(t *testing.T) {
 				t.Errorf("%s: Content-Type %q Cache-Control %q", e.Path, ct, cc)
 			}
 		case e.Kind == KindDoc && strings.HasSuffix(e.Path, ".json"):
-			if ct != "application/json" || cc != cacheShort {
+			if ct != "application/json" || cc != DefaultCache.Control(e.Path) || !strings.Contains(cc, "max-age=300,") {
 				t.Errorf("%s: Content-Type %q Cache-Control %q", e.Path, ct, cc)
 			}
 		case strings.HasSuffix(e.Path, ".md"):
-			if ct != "text/markdown; charset=utf-8" || cc != "" {
+			if ct != "text/markdown; charset=utf-8" || cc != DefaultCache.Control(e.Path) || !strings.Contains(cc, "max-age=3600,") {
 				t.Errorf("%s: Content-Type %q Cache-Control %q", e.Path, ct, cc)
 			}
 		default:
@@ -645,5 +646,24 @@ func TestGolden(t *testing.T) {
 				t.Errorf("plan differs from %s (run with -update if intended):\n%s", path, got)
 			}
 		})
+	}
+}
+
+func TestCacheControl(t *testing.T) {
+	c := Cache{Index: 90 * time.Second, Files: 0}
+	for p, want := range map[string]string{
+		V2Index:                            "public, max-age=90, must-revalidate",
+		Checksums:                          "public, max-age=90, must-revalidate",
+		SkillFile("demo", EntryFile):       "public, no-cache",
+		LegacyFile("demo", "scripts/a.sh"): "public, no-cache",
+		ArchivePath("demo", DigestOf([]byte("x")), TarGz): cacheImmutable,
+		ArchivePath("demo", DigestOf([]byte("x")), Zip):   cacheImmutable,
+	} {
+		if got := c.Control(p); got != want {
+			t.Errorf("Control(%s) = %q, want %q", p, got, want)
+		}
+	}
+	if got := DefaultCache.Control(SkillFile("demo", EntryFile)); got != "public, max-age=3600, must-revalidate" {
+		t.Errorf("SKILL.md by default: %q, want an hour", got)
 	}
 }

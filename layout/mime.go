@@ -2,7 +2,9 @@ package layout
 
 import (
 	"path"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // mimeTypes is the fixed table behind MimeType. It is ours, never the
@@ -74,23 +76,45 @@ func ContentType(name string) string {
 	return t
 }
 
-// Cache-Control values. Index files are the only mutable entry points, so
-// they are cached briefly; archives are content-addressed, so a URL always
-// means the same bytes and can be cached for a year.
-const (
-	cacheShort     = "public, max-age=300, must-revalidate"
-	cacheImmutable = "public, max-age=31536000, immutable"
-)
+// cacheImmutable is the Cache-Control of an archive.
+const cacheImmutable = "public, max-age=31536000, immutable"
 
-// CacheControl is the Cache-Control value for a dist path, the same that
-// _headers gives static hosts: immutable for the content-addressed
-// archives, short for everything else.
-func CacheControl(path string) string {
-	if strings.HasPrefix(path, SkillsDir+"/") && !strings.Contains(strings.TrimPrefix(path, SkillsDir+"/"), "/") &&
-		(strings.HasSuffix(path, "."+TarGz) || strings.HasSuffix(path, "."+Zip)) {
+// Cache says how long clients and shared caches may keep each kind of file
+// of a bundle. Archives are content-addressed, so a URL always means the
+// same bytes: they are always cached for a year, as immutable.
+type Cache struct {
+	// Index is the lifetime of the mutable entry points: the indexes,
+	// mcp/*.json, checksums.txt, signatures and the catalog. A new
+	// release shows within it.
+	Index time.Duration
+	// Files is the lifetime of a skill's own files, SKILL.md included, at
+	// their paths in either tree.
+	Files time.Duration
+}
+
+// DefaultCache keeps indexes five minutes and skill files an hour, the
+// least publishers are told to serve SKILL.md with.
+var DefaultCache = Cache{Index: 5 * time.Minute, Files: time.Hour}
+
+// Control is the Cache-Control value for a dist path.
+func (c Cache) Control(p string) string {
+	pp, ok := ParsePath(p)
+	switch {
+	case ok && pp.Kind == KindArchive:
 		return cacheImmutable
+	case ok && pp.Kind == KindFile:
+		return maxAge(c.Files)
 	}
-	return cacheShort
+	return maxAge(c.Index)
+}
+
+// maxAge is a Cache-Control value that lets caches keep a response for d
+// and then makes them ask again; 0 makes them ask every time.
+func maxAge(d time.Duration) string {
+	if d <= 0 {
+		return "public, no-cache"
+	}
+	return "public, max-age=" + strconv.FormatInt(int64(d/time.Second), 10) + ", must-revalidate"
 }
 
 // ExposeHeaders are the response headers a page on another origin may
@@ -124,13 +148,13 @@ func HeadersDoc() []byte {
 		"Access-Control-Expose-Headers", ExposeHeaders,
 		"X-Content-Type-Options", "nosniff")
 	for _, p := range []string{"/" + V2Index, "/" + V1Index} {
-		rule(p, "Content-Type", MimeType(p), "Cache-Control", cacheShort)
+		rule(p, "Content-Type", MimeType(p), "Cache-Control", maxAge(DefaultCache.Index))
 	}
-	rule("/mcp/*", "Content-Type", "application/json", "Cache-Control", cacheShort)
-	rule("/"+Checksums, "Content-Type", ContentType(Checksums), "Cache-Control", cacheShort)
+	rule("/mcp/*", "Content-Type", "application/json", "Cache-Control", maxAge(DefaultCache.Index))
+	rule("/"+Checksums, "Content-Type", ContentType(Checksums), "Cache-Control", maxAge(DefaultCache.Index))
 	rule("/"+SkillsDir+"/*."+TarGz, "Content-Type", MimeType("a."+TarGz), "Cache-Control", cacheImmutable)
 	rule("/"+SkillsDir+"/*."+Zip, "Content-Type", MimeType("a."+Zip), "Cache-Control", cacheImmutable)
-	rule("/"+SkillsDir+"/*.md", "Content-Type", ContentType("a.md"))
-	rule("/"+LegacyDir+"/*.md", "Content-Type", ContentType("a.md"))
+	rule("/"+SkillsDir+"/*.md", "Content-Type", ContentType("a.md"), "Cache-Control", maxAge(DefaultCache.Files))
+	rule("/"+LegacyDir+"/*.md", "Content-Type", ContentType("a.md"), "Cache-Control", maxAge(DefaultCache.Files))
 	return []byte(b.String())
 }

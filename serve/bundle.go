@@ -2,7 +2,6 @@ package serve
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -30,8 +31,14 @@ const maxDoc = 64 << 20
 type Bundle struct {
 	dir   string
 	root  *os.Root
-	files map[string]*file     // HTTP: dist path → file
-	res   map[string]*resource // MCP: URI → resource
+	refs  atomic.Int64             // the server's and each request's; see acquire
+	files map[string]*file         // HTTP: dist path → file
+	mem   map[layout.Digest][]byte // the in-memory bytes of the snapshot, by digest
+	record fs.FileInfo // the build record as read
+	// byName is how many files did not fit the snapshot's budgets and are
+	// opened by name per request.
+	byName int
+	res    map[string]*resource // MCP: URI → resource
 	// skills are the entries of mcp/skills.json in file order (sorted by
 	// uri), each kept as the build wrote it.
 	skills  []skillEntry
@@ -47,10 +54,17 @@ type file struct {
 	size   int64
 	source string // the document that recorded the digest, for messages
 	ctype  string // HTTP Content-Type
-	cache  string // HTTP Cache-Control
+	etag   string // HTTP ETag: the digest, which names the bytes
 
+	mod time.Time // the file's modification time, for Last-Modified
+
+	// The snapshot's hold on the bytes (see limits): data for a file in
+	// memory, fh for one kept open, neither for one opened by name.
+	how  holding
+	data []byte
+	fh   *os.File
 	mu   sync.Mutex
-	seen fs.FileInfo // the file as last verified; nil = never
+	seen fs.FileInfo // the file as last verified, unless in memory
 }
 
 // resource is one URI of mcp/resources.json.
@@ -75,28 +89,42 @@ func (b *Bundle) Dir() string { return b.dir }
 // Skills is the number of skills in the bundle.
 func (b *Bundle) Skills() int { return len(b.skills) }
 
-// Close releases the bundle's folder handle. Files already being sent are
-// not affected.
-func (b *Bundle) Close() error { return b.root.Close() }
+// Close gives up the caller's hold on the bundle. Its folder and the files
+// it keeps open are closed once no server serves it and no response is
+// being written from it.
+func (b *Bundle) Close() error {
+	b.release()
+	return nil
+}
+
+// Unheld is how many of the bundle's files are not held by the snapshot,
+// for lack of memory or file handles, and are opened by name for each
+// request: only those can fail while the folder is rebuilt.
+func (b *Bundle) Unheld() int { return b.byName }
 
 // Open checks the bundle in dir and returns it ready to serve. It refuses a
 // bundle whose documents disagree with each other, or any of whose files is
 // missing, is not a regular file, or does not have the size and digest the
 // build recorded; each file is hashed here, once, so that requests never
 // hash anything unless the file changes on disk afterwards.
-func Open(dir string) (*Bundle, error) {
+func Open(dir string) (*Bundle, error) { return openBundle(dir, nil, defaultLimits()) }
+
+// openBundle opens the bundle in dir, sparing the work that prev, the bundle it
+// replaces, has done already (see hold).
+func openBundle(dir string, prev *Bundle, lim limits) (*Bundle, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (build a bundle there with `skillpack build SKILLS -o %s`)", dir, unwrapPath(err), dir)
 	}
-	b := &Bundle{dir: dir, root: root, files: map[string]*file{}, res: map[string]*resource{},
-		byURI: map[string]int{}, dirs: map[string][]*mcp.Resource{}}
+	b := &Bundle{dir: dir, root: root, files: map[string]*file{}, mem: map[layout.Digest][]byte{},
+		res: map[string]*resource{}, byURI: map[string]int{}, dirs: map[string][]*mcp.Resource{}}
+	b.refs.Store(1)
 	if err := b.load(); err != nil {
 		root.Close()
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
-	if err := b.verifyAll(); err != nil {
-		root.Close()
+	if err := b.hold(prev, lim); err != nil {
+		b.release()
 		return nil, fmt.Errorf("%s: %w", dir, err)
 	}
 	return b, nil
@@ -108,7 +136,10 @@ func Open(dir string) (*Bundle, error) {
 // archive with the digest mcp/resources.json gives it, so that no document
 // can be changed alone without the change showing.
 func (b *Bundle) load() error {
-	recData, err := b.readDoc(layout.BuildRecord)
+	// What Follow compares is the record read here: a build replaces it
+	// whenever it replaces the bundle.
+	recData, info, err := b.readDocInfo(layout.BuildRecord)
+	b.record = info
 	if err != nil {
 		return fmt.Errorf("%w; this folder is not a skillpack bundle, build one with `skillpack build`", err)
 	}
@@ -229,7 +260,7 @@ func (b *Bundle) add(f *file) {
 		return
 	}
 	f.ctype = layout.ContentType(f.path)
-	f.cache = layout.CacheControl(f.path)
+	f.etag = `"` + string(f.digest) + `"`
 	b.files[f.path] = f
 }
 
@@ -425,19 +456,29 @@ func checksums(data []byte) (map[string]layout.Digest, error) {
 
 // readDoc reads a whole document of the bundle, bounded by maxDoc.
 func (b *Bundle) readDoc(p string) ([]byte, error) {
+	data, _, err := b.readDocInfo(p)
+	return data, err
+}
+
+// readDocInfo is readDoc that also says which file it read.
+func (b *Bundle) readDocInfo(p string) ([]byte, fs.FileInfo, error) {
 	f, err := b.openRegular(p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", p, err)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxDoc+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
+		return nil, nil, fmt.Errorf("%s: %w", p, err)
 	}
 	if len(data) > maxDoc {
-		return nil, fmt.Errorf("%s is larger than %d MiB; this is not a bundle skillpack wrote", p, maxDoc>>20)
+		return nil, nil, fmt.Errorf("%s is larger than %d MiB; this is not a bundle skillpack wrote", p, maxDoc>>20)
 	}
-	return data, nil
+	return data, info, nil
 }
 
 // openRegular opens a file of the bundle, refusing anything but a regular
@@ -477,108 +518,4 @@ func kind(m fs.FileMode) string {
 		return "folder"
 	}
 	return "special file"
-}
-
-// verifyAll hashes every servable file once and remembers what it saw.
-func (b *Bundle) verifyAll() error {
-	paths := slices.Sorted(func(yield func(string) bool) {
-		for p := range b.files {
-			if !yield(p) {
-				return
-			}
-		}
-	})
-	var bad []string
-	for _, p := range paths {
-		f, err := b.open(b.files[p])
-		if err != nil {
-			bad = append(bad, err.Error())
-			continue
-		}
-		f.Close()
-	}
-	switch {
-	case len(bad) == 0:
-		return nil
-	case len(bad) > 5:
-		bad = append(bad[:5], fmt.Sprintf("and %d more", len(bad)-5))
-	}
-	return fmt.Errorf("the bundle does not match what the build recorded, so it is not served:\n  %s\nrebuild it with `skillpack build`",
-		strings.Join(bad, "\n  "))
-}
-
-// errTampered marks a file whose bytes are not the ones the build
-// recorded.
-var errTampered = errors.New("changed since the build")
-
-func tampered(p string, got, want layout.Digest, source string) error {
-	return fmt.Errorf("%s: %w: its digest is %s, %s records %s", p, errTampered, got, source, want)
-}
-
-// open opens a servable file and returns it positioned at its start,
-// after making sure its bytes are the recorded ones. A file is hashed the
-// first time and again only when its identity, size or modification time
-// differs from the last verified state, so an unchanged bundle is never
-// re-hashed at request time and a changed file is never sent.
-func (b *Bundle) open(f *file) (*os.File, error) {
-	fh, err := b.openRegular(f.path)
-	if err != nil {
-		return nil, err
-	}
-	info, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return nil, err
-	}
-	f.mu.Lock()
-	same := f.seen != nil && os.SameFile(f.seen, info) && f.seen.Size() == info.Size() && f.seen.ModTime().Equal(info.ModTime())
-	f.mu.Unlock()
-	if same {
-		return fh, nil
-	}
-	if err := check(fh, f, info); err != nil {
-		fh.Close()
-		return nil, err
-	}
-	if _, err := fh.Seek(0, io.SeekStart); err != nil {
-		fh.Close()
-		return nil, err
-	}
-	f.mu.Lock()
-	f.seen = info
-	f.mu.Unlock()
-	return fh, nil
-}
-
-// check hashes an open file and compares it with the record.
-func check(fh *os.File, f *file, info fs.FileInfo) error {
-	if info.Size() != f.size {
-		return fmt.Errorf("%s: %w: it has %d bytes, %s records %d", f.path, errTampered, info.Size(), f.source, f.size)
-	}
-	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(fh, f.size+1))
-	if err != nil {
-		return fmt.Errorf("%s: %w", f.path, err)
-	}
-	if n != f.size {
-		return fmt.Errorf("%s: %w: it has %d bytes, %s records %d", f.path, errTampered, n, f.source, f.size)
-	}
-	if got := layout.SumDigest(h.Sum(nil)); got != f.digest {
-		return tampered(f.path, got, f.digest, f.source)
-	}
-	return nil
-}
-
-// read returns the verified bytes of a file.
-func (b *Bundle) read(f *file) ([]byte, error) {
-	fh, err := b.open(f)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	data := make([]byte, f.size)
-	if _, err := io.ReadFull(fh, data); err != nil {
-		return nil, fmt.Errorf("%s: %w", f.path, err)
-	}
-	return data, nil
 }

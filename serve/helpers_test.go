@@ -98,7 +98,24 @@ func open(t *testing.T, dist string) *Bundle {
 // ends.
 func start(t *testing.T, dist string, o Options) (string, *Server) {
 	t.Helper()
-	s := New(open(t, dist), o)
+	return serveBundle(t, open(t, dist), o)
+}
+
+// openWith opens a bundle with the snapshot's limits set.
+func openWith(t *testing.T, dist string, lim limits) *Bundle {
+	t.Helper()
+	b, err := openBundle(dist, nil, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// serveBundle is start for a bundle already open.
+func serveBundle(t *testing.T, b *Bundle, o Options) (string, *Server) {
+	t.Helper()
+	s := New(b, o)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,10 @@
 package serve
 
 import (
+	"crypto/sha256"
+	"crypto/subtle"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -16,10 +19,11 @@ const MCPPath = "/mcp"
 
 // Handler is the server's HTTP handler: MCP at MCPPath, the bundle's files
 // everywhere else. Every request passes the same guard first, which
-// refuses over-long targets and any path that is not plainly a file name.
+// refuses over-long targets and any path that is not plainly a file name,
+// then, when the server has tokens, asks for one.
 func (s *Server) Handler() http.Handler {
 	mcpH := s.mcpHandler()
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if len(r.RequestURI) > s.opts.MaxURLLength {
 			http.Error(w, "request URI too long", http.StatusRequestURITooLong)
 			return
@@ -28,12 +32,44 @@ func (s *Server) Handler() http.Handler {
 			http.Error(w, msg, http.StatusBadRequest)
 			return
 		}
+		// A preflight carries no credentials (Fetch leaves them out), so
+		// it is answered before the token check.
+		if r.Method != http.MethodOptions && !s.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="skillpack"`)
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			http.Error(w, "this server needs a bearer token: send Authorization: Bearer <token>", http.StatusUnauthorized)
+			return
+		}
 		if r.URL.Path == MCPPath {
 			mcpH.ServeHTTP(w, r)
 			return
 		}
 		s.serveFile(w, r)
 	})
+	if s.opts.LogRequests {
+		return s.logRequests(h)
+	}
+	return h
+}
+
+// authorized reports whether r carries one of the server's tokens, or the
+// server has none. Tokens are compared by their SHA-256 in constant time,
+// so that neither a token's length nor its bytes show in the time taken.
+func (s *Server) authorized(r *http.Request) bool {
+	tokens := *s.tokens.Load()
+	if len(tokens) == 0 {
+		return true
+	}
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	match := 0
+	for _, t := range tokens {
+		match |= subtle.ConstantTimeCompare(got[:], t[:])
+	}
+	return match == 1
 }
 
 // badPath says why a request path is refused, or "". The file lookup is
@@ -69,11 +105,11 @@ func badPath(r *http.Request) string {
 // 404 whether or not it exists on disk.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Access-Control-Allow-Origin", "*")
+	h["Access-Control-Allow-Origin"] = anyOrigin
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		// A page reads the validator, to ask again with If-None-Match.
-		h.Set("Access-Control-Expose-Headers", layout.ExposeHeaders)
+		h["Access-Control-Expose-Headers"] = exposed
 	case http.MethodOptions:
 		// The preflight of a conditional or ranged GET from a page.
 		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
@@ -86,7 +122,8 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	b := s.bundle.Load()
+	b := s.acquire()
+	defer b.release()
 	p := strings.TrimPrefix(r.URL.Path, "/")
 	if p == "" {
 		p = layout.Catalog
@@ -96,7 +133,11 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	fh, err := b.open(f)
+	if p == layout.Catalog {
+		s.serveCatalog(w, r, b, f)
+		return
+	}
+	body, done, err := b.content(f)
 	if err != nil {
 		s.logf("refused %s: %v", f.path, err)
 		if errors.Is(err, errTampered) {
@@ -106,17 +147,30 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	defer fh.Close()
-	h.Set("Content-Type", f.ctype)
-	h.Set("Cache-Control", f.cache)
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("ETag", `"`+string(f.digest)+`"`)
-	// A zero time leaves out Last-Modified: the digest is the validator,
-	// and file times in a bundle mean nothing. ServeContent never sets
-	// Content-Encoding, which would make clients unpack a .tar.gz and
-	// break its digest.
-	http.ServeContent(w, r, f.path, time.Time{}, fh)
+	defer done()
+	s.send(w, r, f.path, f.etag, f.ctype, f.lastModified(), body)
 }
+
+// send writes one response body with its validators; ServeContent answers
+// If-None-Match (before If-Modified-Since, which it ignores when both
+// come), Range and HEAD. It never sets Content-Encoding, which would make
+// clients unpack a .tar.gz and break its digest.
+func (s *Server) send(w http.ResponseWriter, r *http.Request, p, etag, ctype string, mod time.Time, body io.ReadSeeker) {
+	h := w.Header()
+	h["Content-Type"] = []string{ctype}
+	h["Cache-Control"] = []string{s.opts.Cache.Control(p)}
+	h["X-Content-Type-Options"] = nosniff
+	h["Etag"] = []string{etag}
+	http.ServeContent(w, r, p, mod, body)
+}
+
+// Header values every response shares. Each has no spare capacity, so
+// that nothing can append to it in place.
+var (
+	anyOrigin = []string{"*"}
+	exposed   = []string{layout.ExposeHeaders}
+	nosniff   = []string{"nosniff"}
+)
 
 // mcpHandler serves MCP over streamable HTTP, with a bounded request body
 // that must arrive within 30 seconds.

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -34,7 +35,12 @@ func TestHTTPEveryPath(t *testing.T) {
 			t.Errorf("GET %s: %s", p, resp.Status)
 			continue
 		}
-		if got := digest(body); got != d {
+		if p == layout.Catalog {
+			// The page names the address it was asked at.
+			if !bytes.Contains(body, []byte("npx skills add "+base)) || bytes.Contains(body, []byte("YOUR-HOST")) {
+				t.Errorf("GET %s: the install commands do not name %s", p, base)
+			}
+		} else if got := digest(body); got != d {
 			t.Errorf("GET %s: digest %s, want %s", p, got, d)
 		}
 		h := resp.Header
@@ -51,8 +57,11 @@ func TestHTTPEveryPath(t *testing.T) {
 		switch {
 		case isArchive(p) && !strings.Contains(cc, "immutable"):
 			t.Errorf("GET %s: archive Cache-Control %q, want immutable", p, cc)
-		case !isArchive(p) && (strings.Contains(cc, "immutable") || !strings.Contains(cc, "max-age=300")):
-			t.Errorf("GET %s: Cache-Control %q, want a short max-age", p, cc)
+		case !isArchive(p) && cc != layout.DefaultCache.Control(p):
+			t.Errorf("GET %s: Cache-Control %q, want %q", p, cc, layout.DefaultCache.Control(p))
+		}
+		if h.Get("Etag") != `"`+digest(body)+`"` || h.Get("Last-Modified") == "" {
+			t.Errorf("GET %s: ETag %q, Last-Modified %q; want the digest of the body and a time", p, h.Get("Etag"), h.Get("Last-Modified"))
 		}
 
 		head, err := http.Head(base + "/" + p)
@@ -164,47 +173,80 @@ func TestHTTPRefuses(t *testing.T) {
 	}
 }
 
-// TestHTTPChangedAfterStart changes files under a running server: a
-// changed file is refused with 500 and never sent, the rest are served,
-// and the file is served again once its bytes are back.
+// TestHTTPChangedAfterStart changes files under a running server. The
+// snapshot serves the bytes it verified at startup whatever happens on
+// disk, and where it cannot (a file it keeps open, written in place; a
+// file it reads by name, replaced) it refuses with 500 and never sends
+// the changed bytes. A file restored is served again.
 func TestHTTPChangedAfterStart(t *testing.T) {
-	dist := newDist(t)
-	base, _ := start(t, dist, Options{})
-	get := func(p string) (int, string) {
-		resp, err := http.Get(base + "/" + p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-	code, orig := get(skillMD)
-	if code != 200 {
-		t.Fatalf("GET %s: %d", skillMD, code)
-	}
-	rewrite(t, dist, skillMD, flip)
-	if code, body := get(skillMD); code != 500 || strings.Contains(body, "name:") {
-		t.Errorf("changed file: %d %q, want 500 without its bytes", code, body)
-	}
-	if code, _ := get(script); code != 200 {
-		t.Errorf("unchanged file: %d, want 200", code)
-	}
-	// A symbolic link to a file outside, even one with the right bytes.
-	outside := filepath.Join(t.TempDir(), "SKILL.md")
-	os.WriteFile(outside, []byte(orig), 0o644)
-	full := filepath.Join(dist, filepath.FromSlash(skillMD))
-	os.Remove(full)
-	if err := os.Symlink(outside, full); err != nil {
-		t.Skip(err)
-	}
-	if code, _ := get(skillMD); code != 500 {
-		t.Errorf("symlink out: %d, want 500", code)
-	}
-	os.Remove(full)
-	os.WriteFile(full, []byte(orig), 0o644)
-	if code, body := get(skillMD); code != 200 || body != orig {
-		t.Errorf("restored file: %d, want 200 and the original bytes", code)
+	for _, tc := range []struct {
+		name string
+		lim  limits
+	}{
+		{"in memory", defaultLimits()},
+		{"kept open", limits{small: -1, open: 1 << 20}},
+		{"by name", limits{small: -1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dist := newDist(t)
+			base, _ := serveBundle(t, openWith(t, dist, tc.lim), Options{})
+			get := func(p string) (int, string) {
+				resp, err := http.Get(base + "/" + p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return resp.StatusCode, string(b)
+			}
+			code, orig := get(skillMD)
+			if code != 200 {
+				t.Fatalf("GET %s: %d", skillMD, code)
+			}
+			full := filepath.Join(dist, filepath.FromSlash(skillMD))
+			changed := []byte(strings.Replace(orig, "name:", "nome:", 1))
+			switch tc.name {
+			case "kept open":
+				err := os.WriteFile(full, changed, 0o644) // in place: the file held open changes
+				if err != nil {
+					t.Fatal(err)
+				}
+			default:
+				rewrite(t, dist, skillMD, func([]byte) []byte { return changed })
+			}
+			code, body := get(skillMD)
+			switch {
+			case strings.Contains(body, "nome:"):
+				t.Fatalf("the changed bytes were served: %d", code)
+			case tc.name == "in memory" && (code != 200 || body != orig):
+				t.Errorf("changed file: %d, want 200 and the bytes verified at startup", code)
+			case tc.name != "in memory" && code != 500:
+				t.Errorf("changed file: %d %.40q, want 500", code, body)
+			}
+			if code, _ := get(script); code != 200 {
+				t.Errorf("unchanged file: %d, want 200", code)
+			}
+			// A symbolic link to a file outside, even one with the right
+			// bytes: by name, refused; held, not even looked at.
+			outside := filepath.Join(t.TempDir(), "SKILL.md")
+			os.WriteFile(outside, []byte(orig), 0o644)
+			os.Remove(full)
+			if err := os.Symlink(outside, full); err != nil {
+				t.Skip(err)
+			}
+			code, _ = get(skillMD)
+			if want := map[string]int{"in memory": 200, "kept open": 500, "by name": 500}[tc.name]; code != want {
+				t.Errorf("symlink out: %d, want %d", code, want)
+			}
+			os.Remove(full)
+			os.WriteFile(full, []byte(orig), 0o644)
+			if tc.name == "kept open" {
+				return // the file held open is gone for good; a reload takes the new one
+			}
+			if code, body := get(skillMD); code != 200 || body != orig {
+				t.Errorf("restored file: %d, want 200 and the original bytes", code)
+			}
+		})
 	}
 }
 

@@ -152,18 +152,30 @@ func invalidParams(format string, args ...any) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf(format, args...)}
 }
 
+// notFound is the error for a URI no resource has: mcp.ResourceNotFoundError's
+// code and data, with the URI encoded as JSON. (The SDK's own quotes it
+// the Go way, which is not JSON for a control character, and the session
+// then breaks on the invalid message.)
+func notFound(uri string) error {
+	data, _ := json.Marshal(struct {
+		URI string `json:"uri"`
+	}{uri})
+	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found", Data: data}
+}
+
 // read answers resources/read with the exact bytes of the file: as text
 // when they are valid UTF-8 without a BOM, else base64 as blob, so that
 // no byte is rewritten.
 func (s *Server) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	b := s.bundle.Load()
+	b := s.acquire()
+	defer b.release()
 	uri := req.Params.URI
 	r := b.res[uri]
 	if r == nil {
 		if _, ok := b.directory(uri); ok {
 			return nil, invalidParams("%s is a directory resource; list it with %s", uri, MethodReadDirectory)
 		}
-		return nil, mcp.ResourceNotFoundError(uri)
+		return nil, notFound(uri)
 	}
 	data, err := b.read(r.file)
 	if err != nil {

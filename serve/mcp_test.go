@@ -2,11 +2,14 @@ package serve
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -312,17 +315,30 @@ func TestMCPLegacyIndex(t *testing.T) {
 }
 
 // TestMCPChangedAfterStart checks that a file changed under a running
-// server is refused with an internal error, not sent.
+// server is never sent: the snapshot's bytes go out instead, or, for a
+// file the snapshot keeps open and that was written in place, an internal
+// error.
 func TestMCPChangedAfterStart(t *testing.T) {
 	dist := newDist(t)
-	base, _ := start(t, dist, Options{})
-	cs := connectHTTP(t, base, "")
-	rewrite(t, dist, script, flip)
-	_, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: "skill://csv-profiler/scripts/profile.py"})
-	if code(err) != jsonrpc.CodeInternalError || !strings.Contains(err.Error(), "changed after the bundle was built") {
-		t.Errorf("changed file: %v, want -32603 saying it changed", err)
+	held, _ := serveBundle(t, openWith(t, dist, limits{small: -1, open: 1 << 20}), Options{})
+	mem, _ := start(t, dist, Options{})
+	orig, err := os.ReadFile(filepath.Join(dist, filepath.FromSlash(script)))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := cs.ReadResource(ctx(t), &mcp.ReadResourceParams{URI: "skill://csv-profiler/SKILL.md"}); err != nil {
+	if err := os.WriteFile(filepath.Join(dist, filepath.FromSlash(script)), flip(bytes.Clone(orig)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const uri = "skill://csv-profiler/scripts/profile.py"
+	_, err = connectHTTP(t, held, "").ReadResource(ctx(t), &mcp.ReadResourceParams{URI: uri})
+	if code(err) != jsonrpc.CodeInternalError || !strings.Contains(err.Error(), "changed after the bundle was built") {
+		t.Errorf("changed file kept open: %v, want -32603 saying it changed", err)
+	}
+	res, err := connectHTTP(t, mem, "").ReadResource(ctx(t), &mcp.ReadResourceParams{URI: uri})
+	if err != nil || len(res.Contents) != 1 || res.Contents[0].Text != string(orig) {
+		t.Errorf("changed file in memory: %v, want the bytes verified at startup", err)
+	}
+	if _, err := connectHTTP(t, held, "").ReadResource(ctx(t), &mcp.ReadResourceParams{URI: "skill://csv-profiler/SKILL.md"}); err != nil {
 		t.Errorf("unchanged file: %v", err)
 	}
 }

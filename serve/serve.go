@@ -13,10 +13,10 @@ package serve
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
-	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/skillpack/skillpack/layout"
 )
 
 // Options control a Server. The zero value serves with the defaults.
@@ -42,12 +44,23 @@ type Options struct {
 	// PageSize is the number of items per page of resources/list,
 	// skills/list and resources/directory/read. 0 = 100.
 	PageSize int
-	// TTL is the freshness hint (ttlMs) of MCP results. 0 = 5 minutes,
+	// Cache gives the Cache-Control lifetimes. nil = layout.DefaultCache.
+	Cache *layout.Cache
+	// TTL is the freshness hint (ttlMs) of MCP results. 0 = Cache.Index,
 	// the max-age of index.json over HTTP.
 	TTL time.Duration
-	// Log receives one line per event worth an operator's attention:
-	// refused files, rebuilds. nil = silent.
-	Log io.Writer
+	// BaseURL is the address the bundle is served at, which the catalog
+	// shows in its install commands. "" = the scheme and host each
+	// request came to.
+	BaseURL string
+	// Tokens, when there are any, are the bearer tokens of which every
+	// request over HTTP (files and MCP) must carry one.
+	Tokens []string
+	// Log receives events worth an operator's attention (refused files,
+	// reloads) and, with LogRequests, a record per HTTP request. nil =
+	// silent.
+	Log         *slog.Logger
+	LogRequests bool
 }
 
 func (o Options) withDefaults() Options {
@@ -66,8 +79,14 @@ func (o Options) withDefaults() Options {
 	if o.PageSize <= 0 {
 		o.PageSize = 100
 	}
+	if o.Cache == nil {
+		o.Cache = &layout.DefaultCache
+	}
 	if o.TTL <= 0 {
-		o.TTL = 5 * time.Minute
+		o.TTL = cmp.Or(o.Cache.Index, time.Second)
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
 	}
 	return o
 }
@@ -80,31 +99,58 @@ type Server struct {
 	bundle atomic.Pointer[Bundle]
 	mcp    *mcp.Server
 	mu     sync.Mutex // serializes Swap
-	logMu  sync.Mutex
+	reload sync.Mutex // serializes Reload
+	tokens atomic.Pointer[[][sha256.Size]byte]
+	pages  pages // the catalog with this server's address in it
 }
 
-// New returns a server for b.
+// New returns a server for b. The server holds b open as long as it
+// serves it, whatever the caller does with its own hold (see Bundle.Close).
 func New(b *Bundle, opts Options) *Server {
+	b.acquire()
 	s := &Server{opts: opts.withDefaults()}
+	s.SetTokens(s.opts.Tokens)
 	s.bundle.Store(b)
 	s.mcp = s.newMCP()
 	s.register(nil, b)
 	return s
 }
 
+// SetTokens replaces the bearer tokens requests must carry; none lets
+// every request in. Requests already admitted are not affected.
+func (s *Server) SetTokens(tokens []string) {
+	sums := make([][sha256.Size]byte, len(tokens))
+	for i, t := range tokens {
+		sums[i] = sha256.Sum256([]byte(t))
+	}
+	s.tokens.Store(&sums)
+}
+
 // Bundle is the bundle being served.
 func (s *Server) Bundle() *Bundle { return s.bundle.Load() }
 
-// Swap serves b from now on. The previous bundle's folder handle is closed
-// a little later, so that requests that already hold it can finish
-// opening their files.
+// Swap serves b from now on. The server lets go of the previous bundle,
+// which closes once the responses being written from it are done.
 func (s *Server) Swap(b *Bundle) {
+	b.acquire()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := s.bundle.Swap(b)
 	s.register(old, b)
-	if old != nil && old != b {
-		time.AfterFunc(10*time.Second, func() { old.Close() })
+	if old != nil {
+		old.release()
+	}
+}
+
+// acquire returns the bundle being served, held until release: a
+// response is written wholly from the one bundle it began with.
+func (s *Server) acquire() *Bundle {
+	for {
+		if b := s.bundle.Load(); b.acquire() {
+			return b
+		}
+		// b was swapped out and closed in between; the next Load sees
+		// its successor.
 	}
 }
 
@@ -122,7 +168,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout: 2 * time.Minute,
 		// Handlers see ctx, so open MCP streams end when the server stops.
 		BaseContext: func(net.Listener) context.Context { return ctx },
-		ErrorLog:    log.New(cmp.Or[io.Writer](s.opts.Log, io.Discard), "serve: http: ", 0),
+		ErrorLog:    slog.NewLogLogger(s.opts.Log.Handler(), slog.LevelWarn),
 	}
 	done := make(chan struct{})
 	go func() {
@@ -142,12 +188,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-// logf writes one line to the log, if there is one.
+// logf logs an event.
 func (s *Server) logf(format string, args ...any) {
-	if s.opts.Log == nil {
-		return
-	}
-	s.logMu.Lock()
-	defer s.logMu.Unlock()
-	fmt.Fprintf(s.opts.Log, "serve: "+format+"\n", args...)
+	s.opts.Log.Info(fmt.Sprintf(format, args...))
 }

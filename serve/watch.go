@@ -2,6 +2,8 @@ package serve
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -9,66 +11,249 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/skill"
 )
 
-// A Watcher polls skills folders for changes. It takes its first
-// snapshot when made, so that a caller can make it before the first build
-// and miss no edit made while that build runs.
+// settle is how long a Watcher waits after the last change before it
+// reports: an editor's save, or a `git checkout`, is a burst of events
+// that should make one rebuild.
+const settle = 50 * time.Millisecond
+
+// A Watcher tells when skills folders change. It uses the system's file
+// notifications (inotify, kqueue, ReadDirectoryChangesW) where it can, so
+// that an edit shows at once and an idle tree costs nothing, and polls
+// where it cannot: when the system runs out of watches, or on a file
+// system without notifications. It starts watching when made, so that a
+// caller can make it before the first build and miss no edit made while
+// that build runs.
 type Watcher struct {
 	roots    []string
-	interval time.Duration
-	last     map[string]stamp
+	interval time.Duration // between polls
+	fsw      *fsnotify.Watcher
+	last     map[string]stamp // when polling
+	// Polling says why the Watcher polls, or "" when it is notified.
+	Polling string
 }
 
-// NewWatcher snapshots roots now; Watch polls them every interval (0 = one
-// second).
+// NewWatcher starts watching roots; when it has to poll, it polls every
+// interval (0 = one second).
 func NewWatcher(roots []string, interval time.Duration) *Watcher {
 	if interval <= 0 {
 		interval = time.Second
 	}
-	return &Watcher{roots: roots, interval: interval, last: snapshot(roots)}
+	w := &Watcher{roots: roots, interval: interval}
+	fsw, err := fsnotify.NewWatcher()
+	if err == nil {
+		w.fsw = fsw
+		for _, root := range roots {
+			if err = w.add(root); err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		w.poll(err)
+	}
+	return w
 }
 
-// Watch polls w until ctx is cancelled and, whenever a file or folder
-// appears, disappears, or changes size, mode or modification time, calls
-// rebuild (which writes a new bundle into the served bundle's folder; serve
-// itself never builds) and serves the new bundle. Polling needs no
-// file-notification API, works the same on every system and on network
-// folders, and costs one walk per interval. A failed rebuild or a bundle
-// that fails its checks is logged and the previous bundle stays served.
-func (s *Server) Watch(ctx context.Context, w *Watcher, rebuild func() error) error {
+// Close stops the Watcher's notifications.
+func (w *Watcher) Close() error {
+	if w.fsw != nil {
+		return w.fsw.Close()
+	}
+	return nil
+}
+
+// poll switches the Watcher to polling, saying why.
+func (w *Watcher) poll(why error) {
+	if w.fsw != nil {
+		w.fsw.Close()
+		w.fsw = nil
+	}
+	w.Polling = fmt.Sprintf("file notifications unavailable (%v); polling every %v", why, w.interval)
+	w.last = snapshot(w.roots)
+}
+
+// add watches dir and every folder below it that a build reads.
+func (w *Watcher) add(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			if p == dir && errors.Is(err, fs.ErrNotExist) {
+				return nil // gone already; its parent's event says so
+			}
+			return nil // an unreadable folder: the build reports it
+		case !d.IsDir():
+			return nil
+		case p != dir && skipped(p, d.Name()):
+			return fs.SkipDir
+		}
+		if err := w.fsw.Add(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("watching %s: %w", p, err)
+		}
+		return nil
+	})
+}
+
+// skipped reports whether the folder at p is one a build does not read:
+// a build's staging folder, or a built bundle. The bundle may sit inside
+// the skills folder (`skillpack build` makes ./dist; `skillpack serve dist
+// --watch .`), and a rebuild that changes it must not trigger another.
+func skipped(p, name string) bool {
+	return staging(name) || skill.IsBundle(p)
+}
+
+// wait blocks until something a build reads has changed and then settled,
+// and reports true; or until ctx ends, and reports false.
+func (w *Watcher) wait(ctx context.Context) bool {
+	if w.fsw == nil {
+		return w.waitPoll(ctx)
+	}
+	changed := false
+	var quiet <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-quiet:
+			return true
+		case ev, ok := <-w.fsw.Events:
+			if !ok {
+				return false
+			}
+			if !w.relevant(ev) {
+				continue
+			}
+			changed = true
+		case err, ok := <-w.fsw.Errors:
+			if !ok {
+				return false
+			}
+			// The queue overflowed (events were lost) or the system
+			// stopped a watch: the tree may have changed unseen.
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				changed = true
+			} else {
+				w.poll(err)
+				return true
+			}
+		}
+		if changed {
+			quiet = time.After(settle)
+		}
+	}
+}
+
+// relevant reports whether an event is a change a build would see, and
+// watches a folder that appeared.
+func (w *Watcher) relevant(ev fsnotify.Event) bool {
+	name := filepath.Base(ev.Name)
+	if staging(name) {
+		return false
+	}
+	if info, err := os.Lstat(ev.Name); err == nil && info.IsDir() {
+		if skill.IsBundle(ev.Name) {
+			return false // a bundle built or replaced inside the tree
+		}
+		// A folder made, or moved in: watch what it holds. (Its watch
+		// is added after its files may have appeared; the rebuild this
+		// event causes reads them anyway.)
+		if err := w.add(ev.Name); err != nil {
+			w.poll(err)
+		}
+	}
+	return true
+}
+
+// waitPoll polls until the tree differs from the last snapshot.
+func (w *Watcher) waitPoll(ctx context.Context) bool {
 	t := time.NewTicker(w.interval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return false
 		case <-t.C:
 		}
-		now := snapshot(w.roots)
-		if maps.Equal(now, w.last) {
-			continue
+		if now := snapshot(w.roots); !maps.Equal(now, w.last) {
+			w.last = now
+			return true
 		}
-		w.last = now
-		s.rebuild(rebuild)
 	}
 }
 
-// rebuild runs one rebuild and swaps the result in.
-func (s *Server) rebuild(build func() error) {
-	if err := build(); err != nil {
-		s.logf("rebuild failed, still serving the previous bundle: %v", err)
-		return
+// Watch waits for changes under w until ctx is cancelled and, after each,
+// calls rebuild (which writes a new bundle into the served bundle's
+// folder; serve itself never builds) and serves the new bundle. A failed
+// rebuild, or a bundle that fails its checks, is logged and the previous
+// bundle stays served.
+func (s *Server) Watch(ctx context.Context, w *Watcher, rebuild func() error) error {
+	if w.Polling != "" {
+		s.logf("watch: %s", w.Polling)
 	}
-	dir := s.Bundle().Dir()
-	b, err := Open(dir)
+	for w.wait(ctx) {
+		if err := rebuild(); err != nil {
+			s.logf("rebuild failed, still serving the previous bundle: %v", err)
+			continue
+		}
+		if err := s.Reload(); err != nil {
+			s.logf("the rebuilt bundle is not served, still serving the previous one: %v", err)
+		}
+	}
+	return nil
+}
+
+// Reload opens the served folder again and serves what it holds, once it
+// is complete and verified; until then, and if it is not, the bundle
+// being served stays. Files the current bundle verified are not hashed
+// again (see hold).
+func (s *Server) Reload() error {
+	s.reload.Lock()
+	defer s.reload.Unlock()
+	cur := s.acquire()
+	defer cur.release()
+	b, err := openBundle(cur.dir, cur, defaultLimits())
 	if err != nil {
-		s.logf("the rebuilt bundle is not served, still serving the previous one: %v", err)
-		return
+		return err
 	}
 	s.Swap(b)
-	s.logf("rebuilt %s: %d skills", dir, b.Skills())
+	b.Close()
+	s.logf("serving %s: %d skills", b.dir, b.Skills())
+	if b.byName > 0 {
+		s.logf("%d files did not fit the snapshot and are read by name: requests for them can fail while the folder is rebuilt", b.byName)
+	}
+	return nil
+}
+
+// Follow reloads the bundle whenever the folder holds a new build, which
+// it tells by the build record, checked every interval: the record is
+// written last and a build swaps the whole folder in at once, so a new
+// record means a complete new bundle. A bundle that fails its checks is
+// logged once and left until the folder changes again.
+func (s *Server) Follow(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	var failed fs.FileInfo
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		cur := s.Bundle()
+		info, err := os.Stat(filepath.Join(cur.dir, filepath.FromSlash(layout.BuildRecord)))
+		if err != nil || unchanged(cur.record, info) || unchanged(failed, info) {
+			continue
+		}
+		if err := s.Reload(); err != nil {
+			failed = info
+			s.logf("a new build in %s is not served, still serving the previous one: %v", cur.dir, err)
+		}
+	}
 }
 
 // stamp is what a poll compares of one file or folder.
@@ -81,14 +266,9 @@ type stamp struct {
 // snapshot stamps everything below roots that a build reads. Errors (a
 // file removed mid-walk, an unreadable folder) become part of the picture
 // rather than stopping it: they too are changes worth a rebuild, which
-// will report them.
-//
-// Like discovery, it skips built bundles and a build's staging folders:
-// the bundle may sit inside the skills folder (`skillpack build` makes
-// ./dist; `skillpack serve dist --watch .`), and a rebuild that changes it
-// must not trigger another. A folder is stamped by its mode only: its
-// times change whenever a build makes its staging folder beside the
-// bundle, and what is added to or removed from it shows as its entries.
+// will report them. A folder is stamped by its mode only: its times change
+// whenever a build makes its staging folder beside the bundle, and what is
+// added to or removed from it shows as its entries.
 func snapshot(roots []string) map[string]stamp {
 	m := map[string]stamp{}
 	for _, root := range roots {
@@ -103,7 +283,7 @@ func snapshot(roots []string) map[string]stamp {
 				}
 				return nil // a staging folder's owner file
 			}
-			if d.IsDir() && p != root && isFile(filepath.Join(p, filepath.FromSlash(skill.BundleMarker))) {
+			if d.IsDir() && p != root && skill.IsBundle(p) {
 				return fs.SkipDir
 			}
 			info, err := d.Info()
@@ -127,9 +307,4 @@ func snapshot(roots []string) map[string]stamp {
 // (".dist.skillpack-123.owner"), or a previous bundle it moved aside.
 func staging(name string) bool {
 	return strings.HasPrefix(name, ".") && strings.Contains(name, ".skillpack-")
-}
-
-func isFile(p string) bool {
-	info, err := os.Stat(p)
-	return err == nil && !info.IsDir()
 }

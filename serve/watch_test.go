@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -41,7 +42,7 @@ func (s *syncBuffer) String() string {
 func TestWatch(t *testing.T) {
 	skills, dist := newSkills(t)
 	log := &syncBuffer{}
-	base, s := start(t, dist, Options{Log: log})
+	base, s := start(t, dist, Options{Log: slog.New(slog.NewTextHandler(log, nil))})
 	c, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	w := NewWatcher([]string{skills}, 20*time.Millisecond)

@@ -266,7 +266,7 @@ func (w *walker) dir(dir string, depth int, plugin string) error {
 		}
 		return nil
 	}
-	if depth > 0 && has(ents, ".well-known") && isBundle(dir) {
+	if depth > 0 && has(ents, ".well-known") && IsBundle(dir) {
 		return nil // built output, not source
 	}
 	if pluginIn(dir, ents) {
@@ -404,7 +404,9 @@ func has(ents []fs.DirEntry, name string) bool {
 // here too and a layout test keeps the two equal).
 const BundleMarker = ".well-known/agent-skills/index.json"
 
-func isBundle(dir string) bool {
+// IsBundle reports whether dir is built output, which discovery skips and
+// a build may replace.
+func IsBundle(dir string) bool {
 	return fileExists(filepath.Join(dir, filepath.FromSlash(BundleMarker)))
 }
 

@@ -3,6 +3,9 @@ package cli
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/verify"
 )
@@ -167,21 +171,21 @@ func TestServeFlags(t *testing.T) {
 		profile string
 		err     string
 	}{
-		{argv: []string{"dist"}, want: serveOptions{Dist: "dist", Addr: "127.0.0.1:8080"}, rebuild: build.Options{Out: "dist"}, profile: "spec"},
+		{argv: []string{"dist"}, want: serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour}, rebuild: build.Options{Out: "dist"}, profile: "spec"},
 		{
 			argv:    []string{"dist", "--stdio", "--watch", "skills", "--no-reuse", "--strict"},
-			want:    serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", Stdio: true, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Strict: true}, NoReuse: true}},
+			want:    serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, Stdio: true, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Strict: true}, NoReuse: true}},
 			rebuild: build.Options{Out: "dist", NoReuse: true, Lint: lintStrict}, profile: "spec",
 		},
 		// --watch builds as build does, with the config's build section.
 		{
 			argv:    []string{"dist", "--watch", "skills", "--config", "site.yaml", "--addr", ":0"},
-			want:    serveOptions{Dist: "dist", Addr: ":0", Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Config: "site.yaml"}}},
+			want:    serveOptions{Dist: "dist", Addr: ":0", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Config: "site.yaml"}}},
 			rebuild: build.Options{Out: "dist", BaseURL: "https://example.com/skills", NoLegacy: true, SkipInvalid: true}, profile: "claude",
 		},
 		{
 			argv: []string{"dist", "--watch", "skills", "--config", "badurl.yaml"},
-			want: serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Config: "badurl.yaml"}}},
+			want: serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Config: "badurl.yaml"}}},
 			err:  `badurl.yaml: build.base-url "example.com"`,
 		},
 	} {
@@ -200,6 +204,45 @@ func TestServeFlags(t *testing.T) {
 		profile, _ := resolvedLint(&rebuild)
 		if !reflect.DeepEqual(rebuild, tc.rebuild) || profile != tc.profile {
 			t.Errorf("%q: rebuild\n got %+v, profile %q\nwant %+v, profile %q", tc.argv, rebuild, profile, tc.rebuild, tc.profile)
+		}
+	}
+}
+
+// TestServeServerOptions checks the serving flags: what they give serve,
+// and a usage error naming the flag and the fix for each bad value.
+func TestServeServerOptions(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := file("tokens", "# team\nabc123\n\n  def456  \n")
+	for _, tc := range []struct {
+		argv []string
+		err  string
+	}{
+		{argv: []string{"dist", "--log-format", "json", "--cache-index", "0", "--cache-files", "2h", "--base-url", "https://skills.example.com", "--auth-token-file", good}},
+		{argv: []string{"dist", "--log-format", "yaml"}, err: `--log-format "yaml": use text or json`},
+		{argv: []string{"dist", "--base-url", "skills.example.com"}, err: "--base-url: "},
+		{argv: []string{"dist", "--cache-files", "-1s"}, err: "take a duration of 0 or more"},
+		{argv: []string{"dist", "--auth-token-file", file("empty", "# nothing\n\n")}, err: "holds no token; put one on a line of its own"},
+		{argv: []string{"dist", "--auth-token-file", file("spaced", "ok\ntwo words\n")}, err: "spaced:2: a token is printable ASCII without spaces"},
+		{argv: []string{"dist", "--auth-token-file", filepath.Join(dir, "missing")}, err: "--auth-token-file: open "},
+		{argv: []string{"dist", "--stdio", "--addr", ":1"}, err: "--stdio serves MCP on stdin and stdout only"},
+	} {
+		ios, _, _ := fakeIO(nil)
+		var opts *serveOptions
+		parse(t, newServeCmd(ios, func(_ context.Context, o *serveOptions) error { opts = o; return nil }), tc.argv)
+		so, err := opts.serverOptions(ios)
+		if !matchErr(t, tc.argv, err, tc.err) {
+			continue
+		}
+		if *so.Cache != (layout.Cache{Index: 0, Files: 2 * time.Hour}) || so.BaseURL != "https://skills.example.com" ||
+			!slices.Equal(so.Tokens, []string{"abc123", "def456"}) || !so.LogRequests || !so.Log.Handler().Enabled(context.Background(), slog.LevelInfo) {
+			t.Errorf("%q: %+v", tc.argv, so)
 		}
 	}
 }

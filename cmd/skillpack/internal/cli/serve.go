@@ -3,15 +3,18 @@ package cli
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/serve"
 )
 
@@ -21,6 +24,11 @@ type serveOptions struct {
 	Addr       string
 	Stdio      bool
 	Watch      string
+	PublicURL  string // --base-url: for the catalog's install commands only
+	TokenFile  string
+	LogFormat  string
+	CacheIndex time.Duration
+	CacheFiles time.Duration
 
 	given func(flag string) bool // the flags on the command line
 }
@@ -41,16 +49,34 @@ file is checked against its recorded digest once at startup, and a bundle
 that was changed after its build is refused; a file changed while serving is
 answered with an error, never with its bytes.
 
+Serve keeps the bundle it checked, so that requests are answered from it
+while DIST is rebuilt; it serves a new build of DIST once that build is
+complete and checked, and on SIGHUP, which also reads --auth-token-file
+again. A build that fails its checks is logged and the last good bundle
+stays served.
+
 With --watch SKILLS, serve builds SKILLS into DIST first, as 'skillpack
-build' would with skillpack.yaml's build section, then polls SKILLS every
-second and rebuilds and serves the new bundle whenever a file changes. A
-rebuild that fails leaves the last good bundle served. --no-reuse packs and
-lints every skill afresh on each rebuild.
+build' would with skillpack.yaml's build section, then rebuilds and serves
+the new bundle whenever a file under SKILLS changes (told by the system's
+file notifications, or by polling every second where there are none).
+--no-reuse packs and lints every skill afresh on each rebuild.
+
+Caching: archives are immutable; skill files (SKILL.md and the rest) may be
+kept for --cache-files, and the indexes, MCP documents and checksums.txt
+for --cache-index, which is also the ttlMs of MCP results.
+
+With --auth-token-file F, every HTTP request (files and MCP) must carry
+"Authorization: Bearer TOKEN" for one of the tokens in F, one a line
+(blank lines and lines starting with # are skipped).
+
+Each request is logged on stderr, as text or as JSON lines
+(--log-format); -q logs only what goes wrong.
 
 Serve stops on SIGINT or SIGTERM, letting running requests finish.`,
 		Example: `  skillpack serve dist
   skillpack serve dist --addr :8080
   skillpack serve dist --watch skills
+  skillpack serve dist --addr :443 --base-url https://skills.example.com --auth-token-file tokens.txt
   skillpack serve dist --stdio            # as an MCP server launched by a host`,
 		Args: oneArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -70,12 +96,18 @@ Serve stops on SIGINT or SIGTERM, letting running requests finish.`,
 	f.StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "`address` to serve HTTP and MCP on")
 	f.BoolVar(&opts.Stdio, "stdio", false, "serve MCP on stdin and stdout instead of HTTP")
 	f.StringVar(&opts.Watch, "watch", "", "build the skills in `SKILLS` into DIST, and rebuild whenever they change")
+	f.StringVar(&opts.PublicURL, "base-url", "", "absolute `URL` clients reach the server at, for the catalog's install commands (default: the address each request came to)")
+	f.StringVar(&opts.TokenFile, "auth-token-file", "", "require a bearer token from `FILE` (one per line) on every HTTP request")
+	f.StringVar(&opts.LogFormat, "log-format", "text", "log requests and events on stderr as `FORMAT`: text or json")
+	f.DurationVar(&opts.CacheIndex, "cache-index", layout.DefaultCache.Index, "how long clients may cache the indexes, MCP documents and checksums.txt")
+	f.DurationVar(&opts.CacheFiles, "cache-files", layout.DefaultCache.Files, "how long clients may cache skill files such as SKILL.md")
 	return cmd
 }
 
 func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
-	if opts.Stdio && opts.given != nil && opts.given("addr") {
-		return usageErr("--stdio serves MCP on stdin and stdout only; leave out --addr")
+	so, err := opts.serverOptions(ios)
+	if err != nil {
+		return err
 	}
 	var watcher *serve.Watcher
 	var rebuild func() error
@@ -84,9 +116,10 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 		if rebuild, err = serveRebuild(ios, opts); err != nil {
 			return err
 		}
-		// Snapshot before the first build, so that no edit made while it
+		// Watch before the first build, so that no edit made while it
 		// runs goes unseen.
 		watcher = serve.NewWatcher([]string{opts.Watch}, time.Second)
+		defer watcher.Close()
 		if err := rebuild(); err != nil {
 			return buildErr(err)
 		}
@@ -95,10 +128,16 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
-	s := serve.New(b, serve.Options{Log: ios.Err})
+	defer b.Close()
+	s := serve.New(b, so)
+	if b.Unheld() > 0 {
+		so.Log.Warn(fmt.Sprintf("%d files did not fit the snapshot and are read by name: requests for them can fail while %s is rebuilt", b.Unheld(), opts.Dist))
+	}
 	if watcher != nil {
 		go s.Watch(ctx, watcher, rebuild)
 	}
+	go s.Follow(ctx, time.Second)
+	go reloadOnHangup(ctx, s, opts, so.Log)
 	if opts.Stdio {
 		ios.Infof("skillpack: serving %s (%s) over MCP on stdin and stdout", opts.Dist, plural(b.Skills(), "skill"))
 		if err := s.ServeStdio(ctx, ios.In, ios.Out); err != nil {
@@ -116,6 +155,94 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 		return &exitError{code: ExitInternal, err: err}
 	}
 	return nil
+}
+
+// serverOptions checks the serving flags and turns them into serve's
+// options.
+func (o *serveOptions) serverOptions(ios *IO) (serve.Options, error) {
+	if o.Stdio && o.given != nil && o.given("addr") {
+		return serve.Options{}, usageErr("--stdio serves MCP on stdin and stdout only; leave out --addr")
+	}
+	if o.PublicURL != "" {
+		if err := layout.CheckBaseURL(o.PublicURL); err != nil {
+			return serve.Options{}, usageErr("--base-url: %w", err)
+		}
+	}
+	if o.CacheIndex < 0 || o.CacheFiles < 0 {
+		return serve.Options{}, usageErr("--cache-index and --cache-files take a duration of 0 or more, such as 5m or 1h")
+	}
+	var h slog.Handler
+	switch o.LogFormat {
+	case "text":
+		h = slog.NewTextHandler(ios.Err, nil)
+	case "json":
+		h = slog.NewJSONHandler(ios.Err, nil)
+	default:
+		return serve.Options{}, usageErr("--log-format %q: use text or json", o.LogFormat)
+	}
+	so := serve.Options{
+		Cache:       &layout.Cache{Index: o.CacheIndex, Files: o.CacheFiles},
+		BaseURL:     o.PublicURL,
+		Log:         slog.New(h),
+		LogRequests: !ios.Quiet,
+	}
+	if o.TokenFile != "" {
+		tokens, err := readTokens(o.TokenFile)
+		if err != nil {
+			return serve.Options{}, usageErr("--auth-token-file: %w", err)
+		}
+		so.Tokens = tokens
+	}
+	return so, nil
+}
+
+// reloadOnHangup reloads the bundle, and the tokens, on each SIGHUP.
+func reloadOnHangup(ctx context.Context, s *serve.Server, opts *serveOptions, log *slog.Logger) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+		}
+		if opts.TokenFile != "" {
+			if tokens, err := readTokens(opts.TokenFile); err != nil {
+				log.Error(fmt.Sprintf("SIGHUP: --auth-token-file: %v; the previous tokens stay", err))
+			} else {
+				s.SetTokens(tokens)
+			}
+		}
+		if err := s.Reload(); err != nil {
+			log.Error(fmt.Sprintf("SIGHUP: still serving the previous bundle: %v", err))
+		}
+	}
+}
+
+// readTokens reads a token file: one token a line, blank lines and lines
+// starting with # skipped. A token is printable ASCII without spaces, as
+// a bearer token must be (RFC 6750).
+func readTokens(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var tokens []string
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.ContainsFunc(line, func(r rune) bool { return r <= ' ' || r > '~' }) {
+			return nil, fmt.Errorf("%s:%d: a token is printable ASCII without spaces; put one token on each line", path, i+1)
+		}
+		tokens = append(tokens, line)
+	}
+	if len(tokens) == 0 {
+		return nil, fmt.Errorf("%s holds no token; put one on a line of its own (make one with `openssl rand -hex 32`)", path)
+	}
+	return tokens, nil
 }
 
 // rebuildOptions is the build --watch runs: build's, from the same

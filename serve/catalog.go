@@ -1,0 +1,82 @@
+package serve
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/skillpack/skillpack/catalog"
+	"github.com/skillpack/skillpack/layout"
+)
+
+// serveCatalog serves the catalog page with this server's address in its
+// install commands (catalog.WithHost): --base-url when given, else the
+// scheme and host the request came to. The page is then not the bytes the
+// build recorded, so its validator is the digest of what is sent.
+func (s *Server) serveCatalog(w http.ResponseWriter, r *http.Request, b *Bundle, f *file) {
+	data, err := b.read(f)
+	if err != nil {
+		s.logf("refused %s: %v", f.path, err)
+		http.Error(w, "this file cannot be read", http.StatusInternalServerError)
+		return
+	}
+	base := s.opts.BaseURL
+	if base == "" {
+		base = requestBase(r)
+		w.Header()["Vary"] = varyHost
+	}
+	pg := s.pages.get(b, strings.TrimRight(base, "/"), data)
+	s.send(w, r, f.path, pg.etag, f.ctype, f.lastModified(), bytes.NewReader(pg.data))
+}
+
+var varyHost = []string{"Host"}
+
+// requestBase is the URL the request was sent to, without its path, or ""
+// when its Host is not a plain host[:port], which a page must not echo.
+func requestBase(r *http.Request) string {
+	host := r.Host
+	if host == "" || len(host) > 255 || strings.ContainsFunc(host, func(c rune) bool {
+		return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.ContainsRune(".-:[]", c))
+	}) {
+		return ""
+	}
+	if r.TLS != nil {
+		return "https://" + host
+	}
+	return "http://" + host
+}
+
+// pages keeps the catalog as shown at each address, for one bundle: a page
+// is rendered and hashed once per address, not per request. Its size is
+// bounded; a client that sends many Host headers only makes it start
+// over.
+type pages struct {
+	mu     sync.Mutex
+	bundle *Bundle
+	byBase map[string]page
+}
+
+type page struct {
+	data []byte
+	etag string
+}
+
+const maxPages = 16
+
+func (ps *pages) get(b *Bundle, base string, data []byte) page {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.bundle != b || len(ps.byBase) >= maxPages {
+		ps.bundle, ps.byBase = b, map[string]page{}
+	}
+	pg, ok := ps.byBase[base]
+	if !ok {
+		if base != "" {
+			data = catalog.WithHost(data, base)
+		}
+		pg = page{data: data, etag: `"` + string(layout.DigestOf(data)) + `"`}
+		ps.byBase[base] = pg
+	}
+	return pg
+}

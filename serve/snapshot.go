@@ -1,0 +1,321 @@
+package serve
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/skillpack/skillpack/internal/parallel"
+	"github.com/skillpack/skillpack/layout"
+)
+
+// A bundle is served as a snapshot: Open verifies every file once and
+// keeps its verified bytes, so that what a request gets never depends on
+// what the folder holds by then. A rebuild replaces the folder (the build
+// swaps a new one in and deletes the old), which would otherwise turn every
+// request in flight, and every later one, into "cannot be read".
+//
+// Two ways of holding bytes, chosen per file:
+//   - Small files (the indexes, SKILL.md, scripts: nearly every file of a
+//     bundle, a few tens of megabytes for a thousand skills) are kept in
+//     memory, once per digest. Serving them needs no system call but the
+//     write, and no later change on disk can reach a client.
+//   - Larger files (archives, big assets) are kept open. An open file
+//     survives its name being removed, so the snapshot outlives the
+//     folder; a change made in place (the same file written again, which
+//     the build never does) is caught by a stat per request and refused.
+//
+// What fits neither budget is opened by name per request, as a plain
+// static server does, and checked the same way; only then can a rebuild
+// of the folder make a request fail. Open logs how many files that is.
+type limits struct {
+	small  int64 // files up to this size are kept in memory
+	memory int64 // all in-memory bytes of a bundle
+	open   int   // files kept open per bundle
+}
+
+// defaultLimits keeps a bundle's small files in up to 512 MiB of memory
+// and a quarter of the process's file limit open, leaving room for the
+// connections and for a second bundle while one replaces the other.
+func defaultLimits() limits {
+	return limits{small: 64 << 10, memory: 512 << 20, open: openFileBudget()}
+}
+
+// hold verifies every servable file and keeps its bytes as the snapshot
+// says. Files that prev (the bundle this one replaces, or nil) verified
+// are not hashed again: in-memory bytes are shared by digest, and an open
+// file is trusted if it is the very file prev held, unchanged.
+func (b *Bundle) hold(prev *Bundle, lim limits) error {
+	paths := slices.Sorted(func(yield func(string) bool) {
+		for p := range b.files {
+			if !yield(p) {
+				return
+			}
+		}
+	})
+	// Decide first, in path order, so that which files are kept in memory
+	// does not depend on timing.
+	var mem int64
+	held := 0
+	for _, p := range paths {
+		f := b.files[p]
+		switch {
+		case f.size <= lim.small && mem+f.size <= lim.memory:
+			mem += f.size
+			f.how = inMemory
+		case held < lim.open:
+			held++
+			f.how = keptOpen
+		default:
+			f.how = byName
+		}
+	}
+	known := func(d layout.Digest) []byte { return nil }
+	if prev != nil {
+		known = func(d layout.Digest) []byte { return prev.mem[d] }
+	}
+	var mu sync.Mutex
+	bad := make([]error, len(paths))
+	parallel.Each(len(paths), 0, func(i int) error {
+		f := b.files[paths[i]]
+		data, err := b.take(f, known(f.digest), prev)
+		if err != nil {
+			bad[i] = err
+			return nil
+		}
+		if data != nil {
+			mu.Lock()
+			if d, ok := b.mem[f.digest]; ok {
+				data = d // one copy per digest
+			} else {
+				b.mem[f.digest] = data
+			}
+			mu.Unlock()
+			f.data = data
+		}
+		return nil
+	})
+	var msgs []string
+	for i, err := range bad {
+		if err != nil {
+			msgs = append(msgs, err.Error())
+		}
+		if b.files[paths[i]].how == byName {
+			b.byName++
+		}
+	}
+	switch {
+	case len(msgs) == 0:
+		return nil
+	case len(msgs) > 5:
+		msgs = append(msgs[:5], fmt.Sprintf("and %d more", len(msgs)-5))
+	}
+	return fmt.Errorf("the bundle does not match what the build recorded, so it is not served:\n  %s\nrebuild it with `skillpack build`",
+		strings.Join(msgs, "\n  "))
+}
+
+// take opens one file, checks it and keeps what f.how says. known is the
+// file's verified bytes if another bundle holds them already.
+func (b *Bundle) take(f *file, known []byte, prev *Bundle) ([]byte, error) {
+	fh, err := b.openRegular(f.path)
+	if err != nil {
+		return nil, err
+	}
+	info, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, fmt.Errorf("%s: %w", f.path, err)
+	}
+	f.mod = info.ModTime()
+	switch f.how {
+	case inMemory:
+		defer fh.Close()
+		if known != nil {
+			return known, nil // verified bytes with this digest; the file's own are not needed
+		}
+		if info.Size() != f.size {
+			return nil, sizeChanged(f, info.Size())
+		}
+		data := make([]byte, f.size)
+		if _, err := io.ReadFull(fh, data); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.path, err)
+		}
+		if got := layout.DigestOf(data); got != f.digest {
+			return nil, tampered(f.path, got, f.digest, f.source)
+		}
+		return data, nil
+	case keptOpen:
+		if prev == nil || !prev.holdsSame(f, info) {
+			if err := check(fh, f, info); err != nil {
+				fh.Close()
+				return nil, err
+			}
+		}
+		f.fh, f.seen = fh, info
+		return nil, nil
+	default:
+		defer fh.Close()
+		if err := check(fh, f, info); err != nil {
+			return nil, err
+		}
+		f.seen = info
+		return nil, nil
+	}
+}
+
+// holdsSame reports whether b keeps open, verified, the very file info
+// describes, unchanged, with the digest f needs.
+func (b *Bundle) holdsSame(f *file, info fs.FileInfo) bool {
+	old := b.files[f.path]
+	return old != nil && old.fh != nil && old.digest == f.digest && unchanged(old.seen, info)
+}
+
+func unchanged(seen, now fs.FileInfo) bool {
+	return seen != nil && os.SameFile(seen, now) && seen.Size() == now.Size() && seen.ModTime().Equal(now.ModTime())
+}
+
+// how a snapshot holds a file's bytes.
+type holding uint8
+
+const (
+	inMemory holding = iota
+	keptOpen
+	byName
+)
+
+// content returns the verified bytes of f for one response. A file kept
+// open or opened by name is checked again, by a stat, and hashed again
+// only if the stat shows a change; done must be called when the response
+// is written.
+func (b *Bundle) content(f *file) (r io.ReadSeeker, done func(), err error) {
+	switch f.how {
+	case inMemory:
+		return bytes.NewReader(f.data), func() {}, nil
+	case keptOpen:
+		info, err := f.fh.Stat()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", f.path, err)
+		}
+		if err := f.recheck(f.fh, info); err != nil {
+			return nil, nil, err
+		}
+		return io.NewSectionReader(f.fh, 0, f.size), func() {}, nil
+	}
+	fh, err := b.openRegular(f.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := fh.Stat()
+	if err == nil {
+		err = f.recheck(fh, info)
+	}
+	if err != nil {
+		fh.Close()
+		return nil, nil, err
+	}
+	return fh, func() { fh.Close() }, nil
+}
+
+// recheck hashes fh again if it is not the file as last verified.
+func (f *file) recheck(fh *os.File, info fs.FileInfo) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if unchanged(f.seen, info) {
+		return nil
+	}
+	if err := check(io.NewSectionReader(fh, 0, f.size+1), f, info); err != nil {
+		return err
+	}
+	f.seen = info
+	return nil
+}
+
+// read returns the verified bytes of a file, whole.
+func (b *Bundle) read(f *file) ([]byte, error) {
+	if f.how == inMemory {
+		return f.data, nil
+	}
+	r, done, err := b.content(f)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	data := make([]byte, f.size)
+	if _, err := io.ReadFull(r, data); err != nil {
+		return nil, fmt.Errorf("%s: %w", f.path, err)
+	}
+	return data, nil
+}
+
+// errTampered marks a file whose bytes are not the ones the build
+// recorded.
+var errTampered = errors.New("changed since the build")
+
+func tampered(p string, got, want layout.Digest, source string) error {
+	return fmt.Errorf("%s: %w: its digest is %s, %s records %s", p, errTampered, got, source, want)
+}
+
+func sizeChanged(f *file, n int64) error {
+	return fmt.Errorf("%s: %w: it has %d bytes, %s records %d", f.path, errTampered, n, f.source, f.size)
+}
+
+// check hashes r, which holds the file info describes, and compares it
+// with the record.
+func check(r io.Reader, f *file, info fs.FileInfo) error {
+	if info.Size() != f.size {
+		return sizeChanged(f, info.Size())
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(r, f.size+1))
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.path, err)
+	}
+	if n != f.size {
+		return sizeChanged(f, n)
+	}
+	if got := layout.SumDigest(h.Sum(nil)); got != f.digest {
+		return tampered(f.path, got, f.digest, f.source)
+	}
+	return nil
+}
+
+// lastModified is what Last-Modified says of a file: when it was written,
+// to the second, as a static server tells from the file. It changes
+// whenever the bytes at a path change, because the build writes a new
+// file then and links the old one only when the bytes are the same.
+func (f *file) lastModified() time.Time { return f.mod.Truncate(time.Second) }
+
+// release drops one reference to the bundle; the last one closes its
+// folder and the files it keeps open.
+func (b *Bundle) release() {
+	if b.refs.Add(-1) != 0 {
+		return
+	}
+	for _, f := range b.files {
+		if f.fh != nil {
+			f.fh.Close()
+		}
+	}
+	b.root.Close()
+}
+
+// acquire takes a reference to b unless it is already closed.
+func (b *Bundle) acquire() bool {
+	for {
+		n := b.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if b.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
