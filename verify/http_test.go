@@ -20,16 +20,21 @@ import (
 // the files.
 func serve(t *testing.T, dir string, special map[string]http.HandlerFunc) *httptest.Server {
 	t.Helper()
+	srv := httptest.NewServer(bundle(dir, special))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// bundle serves dir, with handlers for some paths in place of the files.
+func bundle(dir string, special map[string]http.HandlerFunc) http.Handler {
 	files := http.FileServer(http.Dir(dir))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h, ok := special[r.URL.Path]; ok {
 			h(w, r)
 			return
 		}
 		files.ServeHTTP(w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	})
 }
 
 func fetch(t *testing.T, base string, o Options) *Report {

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -177,7 +178,11 @@ func newHTTPSource(raw string, o Options) (*httpSource, error) {
 				return fmt.Errorf("redirect to %s, which is not http or https", req.URL)
 			}
 			// A bundle's files must come from where its index came from;
-			// a redirect elsewhere is what a hijacked host looks like.
+			// a redirect elsewhere is what a hijacked host looks like. It
+			// would also carry Options.Header there: the client copies a
+			// request's headers to its redirects, and keeps even
+			// Authorization for the same host on another port. Refused
+			// here, the request is never sent.
 			if origin(req.URL) != origin(via[0].URL) {
 				return fmt.Errorf("redirect from %s to another origin, %s; verify that URL directly if it is meant", via[0].URL, req.URL)
 			}
@@ -187,7 +192,15 @@ func newHTTPSource(raw string, o Options) (*httpSource, error) {
 	return &httpSource{base: u, index: &index, client: client, o: o}, nil
 }
 
-func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+// origin is u's scheme, host and port as a browser compares them: the
+// host in lower case, the scheme's default port left out.
+func origin(u *url.URL) string {
+	host := strings.ToLower(u.Host)
+	if p := u.Port(); p == "80" && u.Scheme == "http" || p == "443" && u.Scheme == "https" {
+		host = strings.TrimSuffix(host, ":"+p)
+	}
+	return u.Scheme + "://" + host
+}
 
 func (h *httpSource) String() string           { return h.base.String() }
 func (h *httpSource) close()                   { h.client.CloseIdleConnections() }
@@ -219,8 +232,20 @@ func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, error
 	if err != nil {
 		return nil, err
 	}
+	// Credentials are for the origin they were given with, never for a
+	// URL that an index, which anyone with write access to the bundle
+	// controls, points to.
+	sent := len(h.o.Header) > 0 && origin(req.URL) == origin(h.base)
+	if sent {
+		for k, v := range h.o.Header {
+			req.Header[k] = slices.Clone(v)
+		}
+	}
+	// We unpack gzip ourselves, under the size limit (see newHTTPSource).
 	req.Header.Set("Accept-Encoding", "gzip")
-	req.Header.Set("User-Agent", "skillpack-verify")
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", "skillpack-verify")
+	}
 	resp, err := h.client.Do(req)
 	if err != nil {
 		return nil, h.describe(err)
@@ -232,6 +257,8 @@ func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, error
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
 		return fail(errNotFound)
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		return fail(h.denied(resp, sent))
 	case resp.StatusCode != http.StatusOK:
 		return fail(fmt.Errorf("HTTP %s from %s", resp.Status, resp.Request.URL))
 	}
@@ -258,6 +285,19 @@ func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, error
 	default:
 		return fail(fmt.Errorf("served with Content-Encoding %q, which was not asked for", enc))
 	}
+}
+
+// denied says why a server refused a request (401 or 403) and what to do,
+// without a word of the headers' values.
+func (h *httpSource) denied(resp *http.Response, sent bool) error {
+	who := fmt.Sprintf("%s answered %d %s", origin(resp.Request.URL), resp.StatusCode, http.StatusText(resp.StatusCode))
+	switch {
+	case sent:
+		return fmt.Errorf("%s to the headers given; check that the token is current and may read this bundle", who)
+	case len(h.o.Header) > 0:
+		return fmt.Errorf("%s; the headers given (--header, --token-file) are sent only to %s, the origin of the URL given", who, origin(h.base))
+	}
+	return fmt.Errorf("%s; pass a token with --token-file or --header 'Authorization: …'", who)
 }
 
 // httpBody turns timeouts while reading a body into plain messages.

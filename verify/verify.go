@@ -9,8 +9,10 @@
 // they are used, a folder is read through an os.Root so that no symbolic
 // link leads outside it, every read stops at a size limit, archives are
 // never written to disk, and HTTP requests have timeouts, a redirect limit
-// and same-origin redirects only. A broken bundle yields a Report listing
-// every Problem (up to a limit), never a panic or a hang.
+// and same-origin redirects only. Request headers given in Options (a
+// private registry's credentials) go to the origin of the URL given and
+// nowhere else. A broken bundle yields a Report listing every Problem (up
+// to a limit), never a panic or a hang.
 package verify
 
 import (
@@ -19,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -62,6 +65,12 @@ type Options struct {
 	Timeout           time.Duration // each HTTP request, body included (0 = DefaultTimeout)
 	MaxRedirects      int           // redirects followed per request (0 = DefaultMaxRedirects)
 	MaxProblems       int           // problems kept in the report (0 = DefaultMaxProblems)
+	// Header is added to every request URL makes to the origin (scheme,
+	// host and port) of the URL it was given, and to no other: not to a
+	// file an index points to on another origin, as curl keeps credentials
+	// without --location-trusted. (Redirects stay on that origin anyway.)
+	// Dist ignores it.
+	Header http.Header
 }
 
 func (o Options) withDefaults() Options {

@@ -2,12 +2,16 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"net/http"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -44,6 +48,8 @@ type verifyOptions struct {
 	MaxSize           byteSize
 	Timeout           time.Duration
 	Sig               SignatureFlags
+	Headers           []string // --header, each "Name: value" as given
+	TokenFile         string   // --token-file: a bearer token
 }
 
 func newVerifyCmd(ios *IO, runF func(context.Context, *verifyOptions) error) *cobra.Command {
@@ -67,6 +73,12 @@ A URL is fetched over HTTP(S) like a client, starting at
 at most 5 same-origin redirects and at most --max-size bytes per file. A
 URL whose index cannot be fetched is a failed check (exit 1).
 
+A private registry's credentials are given with --token-file (a file
+holding a bearer token, sent as "Authorization: Bearer TOKEN") or
+--header 'Name: value'. They are sent only to the origin (scheme, host
+and port) of the URL given, never to a file an index points to on
+another origin. No message prints them.
+
 --json prints one document on stdout however the check ends: what was
 checked, every problem and signature, and the exit code with the error
 when it is not 0 (schema/verify.schema.json).`,
@@ -75,7 +87,9 @@ when it is not 0 (schema/verify.schema.json).`,
   skillpack verify https://example.com --require-signatures \
     --certificate-identity-regexp '^https://github.com/OWNER/REPO/' \
     --certificate-oidc-issuer https://token.actions.githubusercontent.com
-  skillpack verify dist --require-signatures --key cosign.pub`,
+  skillpack verify dist --require-signatures --key cosign.pub
+  skillpack verify https://skills.internal.example --token-file token.txt
+  skillpack verify https://skills.internal.example --header "X-Api-Key: $KEY"`,
 		Args: reportArgs(oneArg, &opts.JSON, func(err error) any { return newVerifyDoc(opts, nil, err) }),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source = args[0]
@@ -90,6 +104,8 @@ when it is not 0 (schema/verify.schema.json).`,
 	f.BoolVar(&opts.RequireSignatures, "require-signatures", false, "fail unless every archive, index.json and mcp/skills.json has a signature that verifies")
 	f.Var(&opts.MaxSize, "max-size", "largest file read, such as 64MiB or 10MB (bytes without a unit)")
 	f.DurationVar(&opts.Timeout, "timeout", verify.DefaultTimeout, "time allowed for each HTTP request, body included")
+	f.StringArrayVar(&opts.Headers, "header", nil, "add a request header, `'Name: value'`, to every request to the URL's origin (repeatable)")
+	f.StringVar(&opts.TokenFile, "token-file", "", "send the bearer token in `file` (one line) as 'Authorization: Bearer TOKEN' to the URL's origin")
 	opts.Sig.AddFlags(f)
 	return cmd
 }
@@ -130,12 +146,18 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 		if u, perr := url.Parse(opts.Source); perr != nil || (scheme != "http" && scheme != "https") || u.Host == "" {
 			return nil, usageErr("%s: give a dist folder or an http or https URL such as https://example.com", opts.Source)
 		}
+		if o.Header, err = opts.requestHeader(); err != nil {
+			return nil, err
+		}
 		// A bundle that cannot be fetched did not verify: in CI, a
 		// deployment that is not there fails the check.
 		if rep, err = verify.URL(ctx, opts.Source, o); err != nil {
 			return nil, &exitError{code: ExitFindings, err: err}
 		}
 	} else {
+		if len(opts.Headers) > 0 || opts.TokenFile != "" {
+			return nil, usageErr("--header and --token-file are for a URL; %s is a folder, read without HTTP, so leave them out", opts.Source)
+		}
 		info, serr := os.Stat(opts.Source)
 		switch {
 		case serr != nil:
@@ -158,6 +180,94 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 	}
 	return rep, nil
 }
+
+// headerExample is the right form of --header, for the messages that
+// refuse a wrong one.
+const headerExample = "give it as 'Name: value', such as --header 'Authorization: Bearer TOKEN'"
+
+// ownHeaders are the headers verify sets itself, which --header may not.
+var ownHeaders = map[string]string{
+	"Host":            "the host is the URL's",
+	"Accept-Encoding": "verify asks for gzip itself and checks what the server sends back",
+}
+
+// requestHeader is what --header and --token-file add to verify's
+// requests, checked whole before anything is fetched. No message quotes
+// a value (or a name that may be one): it may be a secret.
+func (o *verifyOptions) requestHeader() (http.Header, error) {
+	h := http.Header{}
+	for i, raw := range o.Headers {
+		flag := "--header"
+		if len(o.Headers) > 1 {
+			flag = fmt.Sprintf("--header #%d", i+1)
+		}
+		name, value, ok := strings.Cut(raw, ":")
+		value = strings.Trim(value, " \t")
+		switch {
+		case !ok:
+			return nil, usageErr("%s has no ':'; %s", flag, headerExample)
+		case name == "":
+			return nil, usageErr("%s has no name before ':'; %s", flag, headerExample)
+		case strings.ContainsFunc(name, notTokenChar):
+			return nil, usageErr("%s: the name before ':' may hold only letters, digits and !#$%%&'*+-.^_`|~ (no spaces); %s", flag, headerExample)
+		case strings.ContainsFunc(value, isControl):
+			return nil, usageErr("%s %s: the value has a line break or another control character; give one line, %s", flag, name, headerExample)
+		case value == "":
+			return nil, usageErr("%s %s has no value after ':' (an unset variable?); %s", flag, name, headerExample)
+		}
+		name = http.CanonicalHeaderKey(name)
+		if why, ok := ownHeaders[name]; ok {
+			return nil, usageErr("%s %s: verify sets %s itself (%s); leave it out", flag, name, name, why)
+		}
+		h.Add(name, value)
+	}
+	if o.TokenFile != "" {
+		token, err := readToken(o.TokenFile)
+		if err != nil {
+			return nil, usageErr("--token-file %s: %w", o.TokenFile, err)
+		}
+		h.Add("Authorization", "Bearer "+token)
+	}
+	if len(h.Values("Authorization")) > 1 {
+		return nil, usageErr("Authorization is given more than once; give it once, with --token-file or with --header")
+	}
+	if len(h) == 0 {
+		return nil, nil
+	}
+	return h, nil
+}
+
+// readToken reads a bearer token: the file's one line, trimmed. A token
+// is printable ASCII without spaces (RFC 6750), as serve's
+// --auth-token-file wants it too.
+func readToken(file string) (string, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", errors.New("no such file; give the file that holds the token")
+	} else if err != nil {
+		return "", err
+	}
+	token := strings.TrimSpace(string(data))
+	switch {
+	case token == "":
+		return "", errors.New("the file is empty; put the token in it, alone on one line")
+	case strings.HasPrefix(token, "Bearer "):
+		return "", errors.New("the file starts with 'Bearer '; put the token alone in it (verify adds 'Bearer ')")
+	case strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r > '~' }):
+		return "", errors.New("the token has a space, a line break or a character that is not printable ASCII in it; put the token alone in the file, on one line")
+	}
+	return token, nil
+}
+
+// notTokenChar reports whether r may not be in a header's name (RFC 9110
+// token).
+func notTokenChar(r rune) bool {
+	return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r))
+}
+
+// isControl reports whether r is a control character other than a tab,
+// which a header's value may not hold.
+func isControl(r rune) bool { return r != '\t' && unicode.IsControl(r) }
 
 // verifyDoc is verify's --json document (schema/verify.schema.json).
 type verifyDoc struct {
