@@ -221,6 +221,7 @@ http {
 
     map \$uri \$skillpack_cache_control {
         "~\\.(tar\\.gz|zip)\$" "public, max-age=31536000, immutable";
+        "~^/\\.well-known/(agent-skills|skills)/[^/]+/" "public, max-age=3600, must-revalidate";
         default "public, max-age=300, must-revalidate";
     }
 
@@ -243,7 +244,8 @@ EOF
 }
 
 echo "starting skillpack serve on 127.0.0.1:$SP_PORT and nginx on 127.0.0.1:$NG_PORT" >&2
-"$TMP/skillpack" serve "$DIST" --addr "127.0.0.1:$SP_PORT" >"$TMP/skillpack.log" 2>&1 &
+# -q: no request log, as nginx runs with access_log off.
+"$TMP/skillpack" -q serve "$DIST" --addr "127.0.0.1:$SP_PORT" >"$TMP/skillpack.log" 2>&1 &
 SP_PID=$!
 "$NGINX" -p "$NG" -c "$NG/nginx.conf" -e "$NG/error.log" >"$NG/stderr.log" 2>&1 &
 NG_PID=$!

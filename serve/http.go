@@ -1,12 +1,15 @@
 package serve
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -155,36 +158,142 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 // If-None-Match (before If-Modified-Since, which it ignores when both
 // come), Range and HEAD. It never sets Content-Encoding, which would make
 // clients unpack a .tar.gz and break its digest.
+//
+// A plain GET or HEAD of bytes in memory, the commonest request by far,
+// skips ServeContent: it has nothing to decide, and its copy through
+// ReadFrom sends the headers and the body in separate writes.
 func (s *Server) send(w http.ResponseWriter, r *http.Request, p, etag, ctype string, mod time.Time, body io.ReadSeeker) {
 	h := w.Header()
 	h["Content-Type"] = []string{ctype}
 	h["Cache-Control"] = []string{s.opts.Cache.Control(p)}
 	h["X-Content-Type-Options"] = nosniff
 	h["Etag"] = []string{etag}
+	if mem, ok := body.(*bytes.Reader); ok && plain(r) {
+		h["Last-Modified"] = []string{mod.UTC().Format(http.TimeFormat)}
+		h["Accept-Ranges"] = acceptRanges
+		h["Content-Length"] = []string{strconv.Itoa(mem.Len())}
+		if r.Method != http.MethodHead {
+			mem.WriteTo(w)
+		}
+		return
+	}
 	http.ServeContent(w, r, p, mod, body)
+}
+
+// plain reports whether r asks for a whole file without conditions.
+func plain(r *http.Request) bool {
+	for _, k := range []string{"Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"} {
+		if _, ok := r.Header[k]; ok {
+			return false
+		}
+	}
+	return true
 }
 
 // Header values every response shares. Each has no spare capacity, so
 // that nothing can append to it in place.
 var (
-	anyOrigin = []string{"*"}
-	exposed   = []string{layout.ExposeHeaders}
-	nosniff   = []string{"nosniff"}
+	anyOrigin    = []string{"*"}
+	acceptRanges = []string{"bytes"}
+	exposed      = []string{layout.ExposeHeaders}
+	nosniff      = []string{"nosniff"}
 )
 
 // mcpHandler serves MCP over streamable HTTP, with a bounded request body
-// that must arrive within 30 seconds.
+// that must arrive within 30 seconds, and a bounded number of sessions.
 func (s *Server) mcpHandler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		MaxRequestBodyBytes: s.opts.MaxBodyBytes,
-		SessionTimeout:      10 * time.Minute,
+		SessionTimeout:      s.opts.SessionTimeout,
 	})
+	live := &sessions{max: s.opts.MaxSessions, timeout: s.opts.SessionTimeout, last: map[string]time.Time{}}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			// Only the body: a GET holds a stream open for as long as
 			// the client listens.
 			http.NewResponseController(w).SetReadDeadline(time.Now().Add(30 * time.Second))
 		}
+		id := r.Header.Get(sessionHeader)
+		if id == "" && r.Method == http.MethodPost {
+			// Perhaps an initialize: make room for the session it opens.
+			for _, old := range live.room() {
+				end, _ := http.NewRequestWithContext(r.Context(), http.MethodDelete, MCPPath, nil)
+				end.Host = r.Host // as the client's: the SDK checks it against DNS rebinding
+				end.Header.Set(sessionHeader, old)
+				h.ServeHTTP(discard{}, end)
+				s.logf("closed the MCP session %s, idle the longest, to make room for a new one (at most %d)", old, live.max)
+			}
+		}
+		live.touch(id)
 		h.ServeHTTP(w, r)
+		switch {
+		case id == "":
+			live.touch(w.Header().Get(sessionHeader)) // the session it opened, if any
+		case r.Method == http.MethodDelete:
+			live.end(id)
+		}
 	})
 }
+
+// sessionHeader carries the MCP session's id on streamable HTTP.
+const sessionHeader = "Mcp-Session-Id"
+
+// sessions tracks the MCP sessions open over HTTP, so that clients that
+// open sessions and walk away cannot pile them up: the SDK ends a session
+// idle for the timeout, and when max are open, a new one ends the one idle
+// the longest (whose client, if it comes back, is told to start again).
+type sessions struct {
+	mu      sync.Mutex
+	max     int
+	timeout time.Duration
+	last    map[string]time.Time // id → last request
+}
+
+func (l *sessions) touch(id string) {
+	if id == "" {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.last[id]; ok || len(l.last) < l.max {
+		l.last[id] = time.Now()
+	}
+}
+
+func (l *sessions) end(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.last, id)
+}
+
+// room forgets the sessions the SDK has timed out and returns those to
+// end so that one more fits.
+func (l *sessions) room() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now()
+	for id, t := range l.last {
+		if now.Sub(t) > l.timeout {
+			delete(l.last, id)
+		}
+	}
+	var ended []string
+	for len(l.last) >= l.max {
+		oldest := ""
+		for id, t := range l.last {
+			if oldest == "" || t.Before(l.last[oldest]) {
+				oldest = id
+			}
+		}
+		delete(l.last, oldest)
+		ended = append(ended, oldest)
+	}
+	return ended
+}
+
+// discard is a ResponseWriter for a request the server makes itself.
+type discard struct{}
+
+func (discard) Header() http.Header         { return http.Header{} }
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+func (discard) WriteHeader(int)             {}

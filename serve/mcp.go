@@ -104,6 +104,18 @@ func (s *Server) newMCP() *mcp.Server {
 		Name:        "skill-files",
 		Description: "Every file and archive of the skills this server publishes; skills/list gives each with its digest.",
 	}, s.read)
+	// Every resources/read is answered by s.read, which knows every URI
+	// the bundle serves: the SDK's own lookup answers an unknown URI with
+	// an error that is not valid JSON when the URI holds a control
+	// character, which ends the session.
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if r, ok := req.(*mcp.ReadResourceRequest); ok && method == "resources/read" && r.Params != nil {
+				return s.read(ctx, r)
+			}
+			return next(ctx, method, req)
+		}
+	})
 	// Registration fails only for a standard method's name, which these
 	// are not; a failure is a bug here.
 	must(mcp.AddReceivingCustomMethod(srv, MethodListSkills, s.listSkills))

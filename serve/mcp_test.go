@@ -375,21 +375,7 @@ func TestMCPMalformed(t *testing.T) {
 
 	// stdio: a line that is not JSON gets a parse error, then the next
 	// request is answered.
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	c, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go func() { s.ServeStdio(c, inR, outW); outW.Close() }()
-	lines := bufio.NewScanner(outR)
-	send := func(line string) map[string]any {
-		go io.WriteString(inW, line+"\n")
-		if !lines.Scan() {
-			t.Fatalf("no answer to %q: %v", line, lines.Err())
-		}
-		var m map[string]any
-		json.Unmarshal(lines.Bytes(), &m)
-		return m
-	}
+	send, notify, end := rawStdio(t, s)
 	for line, want := range map[string]int64{
 		"{not json":                           jsonrpc.CodeParseError,
 		`"x"`:                                 jsonrpc.CodeInvalidRequest,
@@ -405,7 +391,7 @@ func TestMCPMalformed(t *testing.T) {
 	if m := send(init); m["result"] == nil {
 		t.Fatalf("initialize after a bad line: %v", m)
 	}
-	go io.WriteString(inW, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	notify(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	// A batch, which the SDK would end the session at (MCP dropped
 	// batches in 2025-06-18): an error, and the session goes on.
 	if m := send(`[{"jsonrpc":"2.0","id":8,"method":"ping"},{"jsonrpc":"2.0","id":9,"method":"ping"}]`); code(toErr(m)) != jsonrpc.CodeInvalidRequest || m["id"] != nil {
@@ -422,7 +408,7 @@ func TestMCPMalformed(t *testing.T) {
 	if skills, _ := res["skills"].([]any); len(skills) != 5 || res["resultType"] != "complete" {
 		t.Errorf("skills/list without params: %v", m)
 	}
-	inW.Close()
+	end()
 }
 
 // toErr turns the error member of a raw JSON-RPC response into an error.
@@ -459,4 +445,165 @@ func TestMCPSwap(t *testing.T) {
 	if after := uris(connectStdio(t, s)); len(before) != 5 || !reflect.DeepEqual(after, before[:2]) {
 		t.Errorf("resources/list after a swap: %v, want %v", after, before[:2])
 	}
+}
+
+// TestMCPSessionsBounded opens more sessions than the server keeps and
+// walks away from them: the oldest are ended (a request on one is told
+// the session is gone), the newest work, and an idle session expires.
+func TestMCPSessionsBounded(t *testing.T) {
+	base, _ := start(t, pristine(t), Options{MaxSessions: 3, SessionTimeout: 300 * time.Millisecond})
+	post := func(id, body string) (int, string) {
+		status, id, _ := postMCP(t, base, id, body)
+		return status, id
+	}
+	const init = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+	const ping = `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	var ids []string
+	for range 5 {
+		code, id := post("", init)
+		if code != 200 || id == "" {
+			t.Fatalf("initialize: %d, session %q", code, id)
+		}
+		post(id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		ids = append(ids, id)
+	}
+	for i, id := range ids {
+		code, _ := post(id, ping)
+		if want := map[bool]int{true: 404, false: 200}[i < 2]; code != want {
+			t.Errorf("session %d of 5 with room for 3: ping %d, want %d", i+1, code, want)
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	if code, _ := post(ids[4], ping); code != 404 {
+		t.Errorf("a session idle past the timeout: ping %d, want 404", code)
+	}
+}
+
+// TestMCPMalformedTable sends every kind of malformed input over stdio and
+// over HTTP, each followed by a good request: each gets the JSON-RPC error
+// it calls for, and the server keeps serving.
+func TestMCPMalformedTable(t *testing.T) {
+	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+	for _, tc := range []struct {
+		name, line string
+		code       int64 // over stdio; 0 = a result
+	}{
+		{"not JSON", "{not json", jsonrpc.CodeParseError},
+		{"batch", `[{"jsonrpc":"2.0","id":8,"method":"ping"}]`, jsonrpc.CodeInvalidRequest},
+		{"deeply nested", `{"jsonrpc":"2.0","id":3,"method":"skills/get","params":{"uri":` + deep + `}}`, jsonrpc.CodeParseError},
+		{"huge", `{"jsonrpc":"2.0","id":3,"method":"ping","params":{"x":"` + strings.Repeat("x", 70<<10) + `"}}`, jsonrpc.CodeInvalidRequest},
+		{"unknown method", `{"jsonrpc":"2.0","id":3,"method":"nope/nope"}`, jsonrpc.CodeMethodNotFound},
+		{"bad params", `{"jsonrpc":"2.0","id":3,"method":"skills/get","params":{"uri":7}}`, jsonrpc.CodeInvalidParams},
+		{"params not an object", `{"jsonrpc":"2.0","id":3,"method":"resources/read","params":[1]}`, jsonrpc.CodeInvalidParams},
+		{"control character in a URI", `{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"skill://a\u007f\u0000"}}`, jsonrpc.CodeInvalidParams},
+		{"no id, no method", `{"jsonrpc":"2.0"}`, jsonrpc.CodeInvalidRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(open(t, pristine(t)), Options{MaxBodyBytes: 64 << 10})
+			send, notify, end := rawStdio(t, s)
+			send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+			notify(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			if m := send(tc.line); code(toErr(m)) != tc.code {
+				t.Errorf("stdio: %.200v, want error %d", m, tc.code)
+			}
+			if m := send(`{"jsonrpc":"2.0","id":9,"method":"skills/list"}`); m["result"] == nil {
+				t.Errorf("stdio: skills/list after it: %v", m)
+			}
+			if err := end(); err != nil {
+				t.Errorf("ServeStdio: %v", err)
+			}
+
+			// Over HTTP, in a session: a 4xx, or the same error.
+			base, _ := serveBundle(t, open(t, pristine(t)), Options{MaxBodyBytes: 64 << 10})
+			_, id, _ := postMCP(t, base, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+			postMCP(t, base, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			status, _, m := postMCP(t, base, id, tc.line)
+			if (status < 400 || status > 499) && code(toErr(m)) != tc.code {
+				t.Errorf("HTTP: %d %.200v, want a 4xx or error %d", status, m, tc.code)
+			}
+			if status, _, m := postMCP(t, base, id, `{"jsonrpc":"2.0","id":9,"method":"skills/list"}`); status != 200 || m["result"] == nil {
+				t.Errorf("HTTP: skills/list after it: %d %v", status, m)
+			}
+		})
+	}
+}
+
+// postMCP posts one message in session id ("" = none) and returns the
+// status, the session id the response gives, and the JSON-RPC message in
+// the body (sent as JSON or as an event stream), if any.
+func postMCP(t *testing.T, base, id, body string) (int, string, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", base+MCPPath, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if id != "" {
+		req.Header.Set("Mcp-Session-Id", id)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	for _, line := range strings.Split(string(data), "\n") {
+		if msg, ok := strings.CutPrefix(line, "data: "); ok {
+			data = []byte(msg)
+		}
+	}
+	json.Unmarshal(data, &m)
+	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), m
+}
+
+// TestMCPBeforeInitialize sends requests before initialize: each is
+// refused, and initialize still works after them.
+func TestMCPBeforeInitialize(t *testing.T) {
+	s := New(open(t, pristine(t)), Options{})
+	send, _, end := rawStdio(t, s)
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"skills/list"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"skill://csv-profiler/SKILL.md"}}`,
+	} {
+		if m := send(line); m["error"] == nil {
+			t.Errorf("%s before initialize: %v, want an error", line, m)
+		}
+	}
+	if m := send(`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`); m["result"] == nil {
+		t.Errorf("initialize after refused requests: %v", m)
+	}
+	end()
+}
+
+// rawStdio runs s.ServeStdio on pipes. send writes one line and returns
+// the answer, which must be a JSON object; notify writes a line that gets
+// none; end closes the input and returns what ServeStdio returned.
+func rawStdio(t *testing.T, s *Server) (send func(line string) map[string]any, notify func(line string), end func() error) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(c, inR, outW); outW.Close() }()
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(nil, 1<<20)
+	send = func(line string) map[string]any {
+		t.Helper()
+		go io.WriteString(inW, line+"\n")
+		if !lines.Scan() {
+			t.Fatalf("no answer to %.40q: %v", line, lines.Err())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("the answer to %.40q is not JSON: %.200q", line, lines.Text())
+		}
+		return m
+	}
+	notify = func(line string) { go io.WriteString(inW, line+"\n") }
+	end = func() error {
+		inW.Close()
+		return <-done
+	}
+	return send, notify, end
 }

@@ -207,6 +207,12 @@ func (b *Bundle) content(f *file) (r io.ReadSeeker, done func(), err error) {
 		if err := f.recheck(f.fh, info); err != nil {
 			return nil, nil, err
 		}
+		// A file of its own, where the system can give one, so that the
+		// body goes out with sendfile; else reads at offsets of the one
+		// held, which any number of responses can share.
+		if own, err := reopen(f.fh); err == nil {
+			return own, func() { own.Close() }, nil
+		}
 		return io.NewSectionReader(f.fh, 0, f.size), func() {}, nil
 	}
 	fh, err := b.openRegular(f.path)

@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -182,4 +183,122 @@ func equalStamps(a, b map[string]stamp) bool {
 		}
 	}
 	return true
+}
+
+// TestFollow rebuilds the served folder from outside, as a user running
+// `skillpack build` beside the server does: the new build is served once
+// complete; a new build that fails its checks is logged once and the
+// previous bundle stays; Reload (SIGHUP) takes the folder as it is.
+func TestFollow(t *testing.T) {
+	skills, dist := newSkills(t)
+	log := &syncBuffer{}
+	base, s := start(t, dist, Options{Log: slog.New(slog.NewTextHandler(log, nil))})
+	c, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Follow(c, 10*time.Millisecond)
+	body := func() string {
+		resp, err := http.Get(base + "/" + skillMD)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 10 s; log:\n%s", what, log)
+			}
+		}
+	}
+	src := filepath.Join(skills, "csv-profiler", "SKILL.md")
+	orig, _ := os.ReadFile(src)
+	edited := append(bytes.Clone(orig), "\nFollowed.\n"...)
+	os.WriteFile(src, edited, 0o644)
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the new build served", func() bool { return body() == string(edited) })
+
+	// A new build tampered with before it is swapped in: not served,
+	// logged once. (The file tampered with is one the served bundle does
+	// not hold: bytes it holds by digest are served from memory, so their
+	// copy on disk does not matter.)
+	os.WriteFile(src, orig, 0o644)
+	next := filepath.Join(t.TempDir(), "next")
+	if _, err := build.Run([]string{skills}, build.Options{Out: next}); err != nil {
+		t.Fatal(err)
+	}
+	good, _ := os.ReadFile(filepath.Join(next, filepath.FromSlash(skillMD)))
+	rewrite(t, next, skillMD, flip)
+	if err := os.Rename(dist, dist+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(next, dist); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the bad build logged", func() bool { return strings.Contains(log.String(), "is not served") })
+	time.Sleep(100 * time.Millisecond) // ten more polls
+	if n := strings.Count(log.String(), "a new build in"); n != 1 || body() != string(edited) {
+		t.Errorf("a bad new build: logged %d times, served %.30q; want once, and the previous bundle", n, body())
+	}
+	if err := s.Reload(); err == nil || !strings.Contains(err.Error(), "changed since the build") {
+		t.Errorf("Reload of the bad build: %v, want the reason", err)
+	}
+	rewrite(t, dist, skillMD, func([]byte) []byte { return good }) // the bytes the build recorded
+	if err := s.Reload(); err != nil || body() != string(orig) {
+		t.Errorf("Reload after the repair: %v, serving %.30q", err, body())
+	}
+}
+
+// TestWatcherNotices checks what a Watcher reports: an edit, a file in a
+// folder made after it started, and nothing for a build into a bundle
+// inside the tree; and that polling reports the same.
+func TestWatcherNotices(t *testing.T) {
+	for _, mode := range []string{"notify", "poll"} {
+		t.Run(mode, func(t *testing.T) {
+			skills, _ := newSkills(t)
+			w := NewWatcher([]string{skills}, 10*time.Millisecond)
+			defer w.Close()
+			if mode == "poll" {
+				w.poll(errors.New("as asked"))
+			} else if w.Polling != "" {
+				t.Skip(w.Polling)
+			}
+			changed := func(d time.Duration) bool {
+				c, cancel := context.WithTimeout(context.Background(), d)
+				defer cancel()
+				return w.wait(c)
+			}
+			md := filepath.Join(skills, "csv-profiler", "SKILL.md")
+			orig, _ := os.ReadFile(md)
+			os.WriteFile(md, append(orig, "\nEdited.\n"...), 0o644)
+			if !changed(5 * time.Second) {
+				t.Fatal("an edit went unseen")
+			}
+			dir := filepath.Join(skills, "csv-profiler", "new", "deeper")
+			os.MkdirAll(dir, 0o755)
+			if !changed(5 * time.Second) {
+				t.Fatal("a new folder went unseen")
+			}
+			time.Sleep(50 * time.Millisecond)
+			os.WriteFile(filepath.Join(dir, "a.md"), []byte("x\n"), 0o644)
+			if !changed(5 * time.Second) {
+				t.Fatal("a file in a new folder went unseen")
+			}
+			// A bundle built inside the tree, twice, and a staging folder.
+			dist := filepath.Join(skills, "dist")
+			for range 2 {
+				if _, err := build.Run([]string{filepath.Join(skills, "csv-profiler")}, build.Options{Out: dist}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			os.Mkdir(filepath.Join(skills, ".dist.skillpack-9"), 0o755)
+			if changed(300 * time.Millisecond) {
+				t.Error("a build into a bundle inside the tree was taken for an edit")
+			}
+		})
+	}
 }
