@@ -48,6 +48,10 @@ type Options struct {
 	Log         io.Writer // one line a step; nil = silent
 	Verbose     bool      // also log the steps skipped, and why
 	Progress    io.Writer // a live counter while packing (a terminal); nil = none
+	// Swapped, if set, is called as soon as the new bundle is in place,
+	// before the previous one is removed: a server can serve it that much
+	// sooner.
+	Swapped func()
 	// Inventory fills Result.Skills and Result.Artifacts: every skill, and
 	// every file of the bundle with its digest and size. Both grow with the
 	// tree (10,000 skills make about 120,000 files), so only a caller that

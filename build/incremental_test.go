@@ -335,3 +335,43 @@ func TestRecordStampedLast(t *testing.T) {
 		})
 	}
 }
+
+// TestRecordStampedAfterRemoval rebuilds after an edit, which removes the
+// previous bundle and so changes the times of every file the two bundles
+// shared (their link counts drop). The record must still be stamped after
+// every file of the bundle, or the next build would trust none of them
+// and hash the whole bundle again.
+func TestRecordStampedAfterRemoval(t *testing.T) {
+	src, dist, _ := builtExamples(t, Options{})
+	appendTo(t, filepath.Join(src, "csv-profiler", "SKILL.md"), "\nOne more line.\n")
+	mustBuild(t, []string{src}, Options{Out: dist})
+	recInfo, err := os.Lstat(filepath.Join(dist, filepath.FromSlash(layout.BuildRecord)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rm, rc, ok := reuse.Times(recInfo)
+	if !ok {
+		t.Skip("no change times on this system")
+	}
+	recorded := rm
+	if rc.Before(rm) {
+		recorded = rc
+	}
+	n := 0
+	filepath.WalkDir(dist, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == filepath.Join(dist, filepath.FromSlash(layout.BuildRecord)) {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if m, c, _ := reuse.Times(info); !m.Before(recorded) || !c.Before(recorded) {
+			n++
+			if n <= 3 {
+				t.Errorf("%s: modified %v, changed %v; the record is stamped %v", p, m, c, recorded)
+			}
+		}
+		return nil
+	})
+}

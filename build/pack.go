@@ -33,6 +33,7 @@ func (b *builder) pack() (string, error) {
 		if _, err := b.st.make(b.out, b.logf); err != nil {
 			return "", err
 		}
+		b.st.swapped = b.opts.Swapped
 	}
 	b.lintOpts = b.opts.Lint
 	if b.lintOpts.Config == nil {

@@ -14,7 +14,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
+	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -27,6 +29,7 @@ type stage struct {
 	dir       string   // the staging folder; "" until made, and once swapped or discarded
 	owner     *os.File // its owner file, open and locked while the folder is the build's (owner.go)
 	log       func(format string, args ...any)
+	swapped   func()       // called once the new bundle is in place; nil = none
 	dirs      dirCache     // folders made or seen in the staging folder
 	made      atomic.Int64 // files made in the staging folder
 	umaskOnce sync.Once
@@ -324,6 +327,9 @@ func (s *stage) swap() error {
 		}
 	}
 	s.dir = ""
+	if s.swapped != nil {
+		s.swapped()
+	}
 	// The new bundle is in place; failing to delete the old one is worth
 	// a warning, not a failed build.
 	if err := os.RemoveAll(old); err != nil {
@@ -331,5 +337,13 @@ func (s *stage) swap() error {
 		return nil // the owner file stays, so that the next run removes it
 	}
 	s.disown()
+	// Removing the old bundle's names changed the times of every file the
+	// two shared (a link count is kept in the file): stamp the record
+	// after that, or the next build would trust none of them and hash the
+	// whole bundle again.
+	record := filepath.Join(s.out, filepath.FromSlash(layout.BuildRecord))
+	if err := reuse.StampAfter(record, time.Now()); err != nil {
+		s.log("  warning: %v", err)
+	}
 	return nil
 }

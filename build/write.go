@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -20,12 +21,45 @@ func (b *builder) write() (string, error) {
 		b.logf("• write: dry run, would write %s to %s", plural(b.res.Files, "file", "files"), b.opts.Out)
 		return "", nil
 	}
-	var total int64
+	// Files and archives are staged by several workers, a batch at a
+	// time: staging a bundle is tens of thousands of links and folders,
+	// each a metadata write that waits on the disk, and a worker per core
+	// would leave the disk idle. The documents come last: the catalog
+	// reads the staged SKILL.md files.
+	var (
+		total int64
+		docs  []layout.Entry
+		batch []layout.Entry
+	)
+	flush := func() error {
+		err := parallel.Each(len(batch), stagers, func(i int) error {
+			if err := b.interrupted(); err != nil {
+				return err
+			}
+			return b.writeEntry(batch[i])
+		})
+		batch = batch[:0]
+		return err
+	}
 	for e, err := range b.bundle.Entries() {
 		if err != nil {
 			return "", err
 		}
 		total += e.Size
+		if e.Kind == layout.KindDoc {
+			docs = append(docs, e)
+			continue
+		}
+		if batch = append(batch, e); len(batch) == stageBatch {
+			if err := flush(); err != nil {
+				return "", err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return "", err
+	}
+	for _, e := range docs {
 		if err := b.interrupted(); err != nil {
 			return "", err
 		}
@@ -64,15 +98,25 @@ func (b *builder) writeEntry(e layout.Entry) error {
 		}
 	case layout.KindFile:
 		v2 := layout.SkillFile(e.Skill, e.File)
+		reused := b.byName(e.Skill).reused
 		switch {
-		case e.Path != v2: // the legacy tree repeats the v0.2 tree
+		case e.Path != v2 && reused: // the legacy tree repeats the v0.2 tree
+			return b.st.link(filepath.Join(b.out, filepath.FromSlash(v2)), dst)
+		case e.Path != v2: // packed: pack staged the v0.2 copy
 			return b.st.link(b.st.path(v2), dst)
-		case b.byName(e.Skill).reused:
+		case reused:
 			return b.st.link(filepath.Join(b.out, filepath.FromSlash(e.Path)), dst)
 		}
 	}
 	return nil
 }
+
+// stagers is how many workers stage files, and stageBatch how many files
+// are held at once for them.
+const (
+	stagers    = 8
+	stageBatch = 4096
+)
 
 func size(n int64) string {
 	switch {

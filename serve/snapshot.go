@@ -86,6 +86,15 @@ func (b *Bundle) hold(prev *Bundle, lim limits) error {
 	bad := make([]error, len(paths))
 	parallel.Each(len(paths), 0, func(i int) error {
 		f := b.files[paths[i]]
+		if old := prev.same(f); old != nil {
+			// What prev holds at this path, with this digest: its bytes
+			// in memory need nothing from the disk, not even a look.
+			f.data, f.mod = old.data, old.mod
+			mu.Lock()
+			b.mem[f.digest] = f.data
+			mu.Unlock()
+			return nil
+		}
 		data, err := b.take(f, known(f.digest), prev)
 		if err != nil {
 			bad[i] = err
@@ -169,6 +178,18 @@ func (b *Bundle) take(f *file, known []byte, prev *Bundle) ([]byte, error) {
 		f.seen = info
 		return nil, nil
 	}
+}
+
+// same returns the file b holds in memory at f's path with f's digest, or
+// nil; b may be nil.
+func (b *Bundle) same(f *file) *file {
+	if b == nil || f.how != inMemory {
+		return nil
+	}
+	if old := b.files[f.path]; old != nil && old.how == inMemory && old.digest == f.digest {
+		return old
+	}
+	return nil
 }
 
 // holdsSame reports whether b keeps open, verified, the very file info

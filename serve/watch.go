@@ -216,6 +216,11 @@ func (s *Server) Reload() error {
 	defer s.reload.Unlock()
 	cur := s.acquire()
 	defer cur.release()
+	// The folder still holds the bundle being served: nothing to do. (Each
+	// build writes a new record; see sameRecord.)
+	if info, err := os.Stat(filepath.Join(cur.dir, filepath.FromSlash(layout.BuildRecord))); err == nil && sameRecord(cur.record, info) {
+		return nil
+	}
 	b, err := openBundle(cur.dir, cur, defaultLimits())
 	if err != nil {
 		return err
@@ -246,7 +251,7 @@ func (s *Server) Follow(ctx context.Context, interval time.Duration) {
 		}
 		cur := s.Bundle()
 		info, err := os.Stat(filepath.Join(cur.dir, filepath.FromSlash(layout.BuildRecord)))
-		if err != nil || unchanged(cur.record, info) || unchanged(failed, info) {
+		if err != nil || sameRecord(cur.record, info) || sameRecord(failed, info) {
 			continue
 		}
 		if err := s.Reload(); err != nil {
@@ -254,6 +259,13 @@ func (s *Server) Follow(ctx context.Context, interval time.Duration) {
 			s.logf("a new build in %s is not served, still serving the previous one: %v", cur.dir, err)
 		}
 	}
+}
+
+// sameRecord reports whether two looks at the build record saw the same
+// file. Every build writes a new one, so its identity is enough; its times
+// are not, since a build touches its record once the old bundle is gone.
+func sameRecord(a, b fs.FileInfo) bool {
+	return a != nil && b != nil && os.SameFile(a, b) && a.Size() == b.Size()
 }
 
 // stamp is what a poll compares of one file or folder.

@@ -110,11 +110,19 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
-	var watcher *serve.Watcher
-	var rebuild func() error
+	var (
+		watcher *serve.Watcher
+		rebuild func() error
+		s       *serve.Server // once serving: a rebuild hands it the new bundle at once
+	)
 	if opts.Watch != "" {
 		var err error
-		if rebuild, err = serveRebuild(ios, opts); err != nil {
+		swapped := func() {
+			if s != nil {
+				s.Reload()
+			}
+		}
+		if rebuild, err = serveRebuild(ios, opts, swapped); err != nil {
 			return err
 		}
 		// Watch before the first build, so that no edit made while it
@@ -138,7 +146,7 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 		debug.SetGCPercent(400)
 		debug.SetMemoryLimit(1 << 30)
 	}
-	s := serve.New(b, so)
+	s = serve.New(b, so)
 	if b.Unheld() > 0 {
 		so.Log.Warn(fmt.Sprintf("%d files did not fit the snapshot and are read by name: requests for them can fail while %s is rebuilt", b.Unheld(), opts.Dist))
 	}
@@ -265,8 +273,9 @@ func (o *serveOptions) rebuildOptions(ios *IO) (build.Options, error) {
 	return bo, nil
 }
 
-// serveRebuild is the build --watch runs, logging to stderr.
-func serveRebuild(ios *IO, opts *serveOptions) (func() error, error) {
+// serveRebuild is the build --watch runs, logging to stderr; swapped is
+// called as soon as a new bundle is in place.
+func serveRebuild(ios *IO, opts *serveOptions, swapped func()) (func() error, error) {
 	if info, err := os.Stat(opts.Watch); err != nil || !info.IsDir() {
 		return nil, usageErr("--watch %s: no such folder", opts.Watch)
 	}
@@ -275,6 +284,7 @@ func serveRebuild(ios *IO, opts *serveOptions) (func() error, error) {
 		return nil, err
 	}
 	bo.Log = ios.Err
+	bo.Swapped = swapped
 	return func() error {
 		res, err := build.Run([]string{opts.Watch}, bo)
 		if res != nil && len(res.Findings) > 0 {
