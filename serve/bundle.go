@@ -29,12 +29,12 @@ const maxDoc = 64 << 20
 // digest and its size come from them, so a file the build did not record
 // can never be served.
 type Bundle struct {
-	dir   string
-	root  *os.Root
-	refs  atomic.Int64             // the server's and each request's; see acquire
-	files map[string]*file         // HTTP: dist path → file
-	mem   map[layout.Digest][]byte // the in-memory bytes of the snapshot, by digest
-	record fs.FileInfo // the build record as read
+	dir    string
+	root   *os.Root
+	refs   atomic.Int64             // the server's and each request's; see acquire
+	files  map[string]*file         // HTTP: dist path → file
+	mem    map[layout.Digest][]byte // the in-memory bytes of the snapshot, by digest
+	record fs.FileInfo              // the build record as read
 	// byName is how many files did not fit the snapshot's budgets and are
 	// opened by name per request.
 	byName int
