@@ -3,7 +3,9 @@ package serve
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -256,5 +259,43 @@ func TestCatalogHost(t *testing.T) {
 	fixed, _ := start(t, dist, Options{BaseURL: "https://skills.example.com/"})
 	if _, page := get(t, fixed+"/"); !bytes.Contains(page, []byte("npx skills add https://skills.example.com --skill")) {
 		t.Errorf("with a base URL, the install commands do not name it")
+	}
+}
+
+// TestSlowReader asks for a large archive and reads nothing: the server
+// must give up on the connection once the write deadline passes, rather
+// than hold it open for as long as the client likes, and keep serving
+// others.
+func TestSlowReader(t *testing.T) {
+	skills, _ := newSkills(t)
+	big := make([]byte, 32<<20) // more than the socket buffers between us hold
+	rand.Read(big) // incompressible: the archive is as large
+	if err := os.WriteFile(filepath.Join(skills, "csv-profiler", "assets", "big.bin"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dist := filepath.Join(t.TempDir(), "dist")
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist}); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := start(t, dist, Options{WriteTimeout: 100 * time.Millisecond})
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	io.WriteString(c, "GET /"+archivePath(t, dist, ".zip")+" HTTP/1.1\r\nHost: x\r\n\r\n")
+	// Read nothing until the buffers between us are full and the server's
+	// write has waited past its deadline (100 ms and a second for a piece
+	// at 64 KiB/s), then read what is left: the server must have cut the
+	// connection, so the body ends short of 32 MiB.
+	time.Sleep(3 * time.Second)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	n, err := io.Copy(io.Discard, c)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || n >= 32<<20 {
+		t.Fatalf("the server kept sending to a client that did not read: %d bytes read, %v", n, err)
+	}
+	if resp, _ := get(t, base+"/"+layout.V2Index); resp.StatusCode != 200 {
+		t.Errorf("after a slow reader: %d", resp.StatusCode)
 	}
 }

@@ -49,10 +49,14 @@ func (s *Server) Handler() http.Handler {
 		}
 		s.serveFile(w, r)
 	})
-	if s.opts.LogRequests {
-		return s.logRequests(h)
-	}
-	return h
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		began := time.Now()
+		rw := &response{ResponseWriter: w, rc: http.NewResponseController(w), grace: s.opts.WriteTimeout, status: http.StatusOK}
+		h.ServeHTTP(rw, r)
+		if s.opts.LogRequests {
+			s.logRequest(r, rw, began)
+		}
+	})
 }
 
 // authorized reports whether r carries one of the server's tokens, or the

@@ -39,6 +39,10 @@ type Options struct {
 	// MaxURLLength bounds the request target; longer ones get 414.
 	// 0 = 2048 bytes.
 	MaxURLLength int
+	// WriteTimeout is how long a client may take to accept each write of
+	// a response, beyond the time its bytes take at 64 KiB/s: a client
+	// that reads slower is cut off. 0 = 30 seconds.
+	WriteTimeout time.Duration
 	// MaxBodyBytes bounds an MCP request body. 0 = 1 MiB.
 	MaxBodyBytes int64
 	// MaxSessions bounds the MCP sessions open over HTTP; past it, a new
@@ -78,6 +82,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxURLLength <= 0 {
 		o.MaxURLLength = 2048
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 30 * time.Second
 	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 1 << 20
@@ -175,8 +182,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
 		MaxHeaderBytes:    s.opts.MaxHeaderBytes,
 		// No ReadTimeout or WriteTimeout: MCP streams and large archives
-		// legitimately outlive any fixed bound. MCP request bodies get a
-		// read deadline of their own (see mcpHandler).
+		// legitimately outlive any fixed bound. Each write gets a deadline
+		// of its own instead (see response), and MCP request bodies a read
+		// deadline (see mcpHandler).
 		IdleTimeout: 2 * time.Minute,
 		// Handlers see ctx, so open MCP streams end when the server stops.
 		BaseContext: func(net.Listener) context.Context { return ctx },

@@ -1,0 +1,94 @@
+package serve
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// minRate is the slowest a client may read a response: below it the
+// connection is closed. A client reading a byte a minute would otherwise
+// hold a connection, and a goroutine, for as long as it likes.
+const minRate = 64 << 10 // bytes a second
+
+// response wraps every response writer: it gives each write a deadline
+// (see paced) and notes the status and size for the request log. It passes
+// ReadFrom on, so that a file is still sent with sendfile, and Flush, which
+// MCP's event streams need.
+type response struct {
+	http.ResponseWriter
+	rc     *http.ResponseController
+	grace  time.Duration
+	status int
+	n      int64
+}
+
+// paced sets the connection's write deadline for sending n more bytes:
+// the grace period, plus the time those bytes take at minRate.
+func (r *response) paced(n int64) {
+	r.rc.SetWriteDeadline(time.Now().Add(r.grace + time.Duration(n)*time.Second/minRate))
+}
+
+func (r *response) WriteHeader(code int) {
+	r.status = code
+	r.paced(0)
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *response) Write(p []byte) (int, error) {
+	r.paced(int64(len(p)))
+	n, err := r.ResponseWriter.Write(p)
+	r.n += int64(n)
+	return n, err
+}
+
+// ReadFrom is how ServeContent sends a body, in one call. It is sent a
+// piece at a time, each piece with its own deadline, so that a client is
+// cut off as soon as it falls behind, not only once the whole body's time
+// is up. (Each piece still goes out with sendfile.)
+func (r *response) ReadFrom(src io.Reader) (int64, error) {
+	var total int64
+	for {
+		r.paced(piece)
+		n, err := io.Copy(r.ResponseWriter, io.LimitReader(src, piece))
+		total += n
+		r.n += n
+		if err != nil {
+			// The body cannot be finished (the client fell behind, or the
+			// connection broke). sendfile writes to the connection
+			// directly, so net/http does not see the failure, and would
+			// keep the connection for a next request with the client
+			// still waiting for the rest of this body: aborting closes it.
+			panic(http.ErrAbortHandler)
+		}
+		if n < piece {
+			return total, nil
+		}
+	}
+}
+
+// piece is how much of a body ReadFrom sends under one deadline: a
+// second's worth at minRate.
+const piece = minRate
+
+func (r *response) Flush() {
+	r.paced(0)
+	r.rc.Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (r *response) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// logRequest logs one record for an answered request: method, path,
+// status, bytes sent, time taken and the client's address. The log
+// handler quotes what a client controls, so a path cannot fake a record.
+func (s *Server) logRequest(r *http.Request, w *response, began time.Time) {
+	s.opts.Log.LogAttrs(r.Context(), slog.LevelInfo, "request",
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.Path),
+		slog.Int("status", w.status),
+		slog.Int64("bytes", w.n),
+		slog.Duration("duration", time.Since(began)),
+		slog.String("remote", r.RemoteAddr))
+}
