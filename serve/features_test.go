@@ -269,7 +269,7 @@ func TestCatalogHost(t *testing.T) {
 func TestSlowReader(t *testing.T) {
 	skills, _ := newSkills(t)
 	big := make([]byte, 32<<20) // more than the socket buffers between us hold
-	rand.Read(big) // incompressible: the archive is as large
+	rand.Read(big)              // incompressible: the archive is as large
 	if err := os.WriteFile(filepath.Join(skills, "csv-profiler", "assets", "big.bin"), big, 0o644); err != nil {
 		t.Fatal(err)
 	}
