@@ -149,7 +149,9 @@ var fileRules = []*Rule{
 			"control characters or a backslash cannot be packed, so the build refuses it. Some look " +
 			"like ASCII: macOS names screenshots \"Screenshot 2024-05-01 at 10.15.32 AM.png\" with a " +
 			"U+202F NARROW NO-BREAK SPACE before \"AM\", so the message names the character and where " +
-			"it is. Rename the file (the fix suggests an ASCII name) and update the links to it.",
+			"it is. Rename the file (the fix suggests an ASCII name) and update the links to it. A " +
+			"USTAR header also holds a file's size in 11 octal digits, so a file of 8 GiB or more " +
+			"cannot be packed either: leave it out with .skillignore and fetch it at run time.",
 		Bad:   "pdf/\n  SKILL.md\n  references/café.md",
 		Good:  "pdf/\n  SKILL.md\n  references/cafe.md",
 		Check: checkPathPackable,
@@ -578,14 +580,18 @@ func windowsNameProblem(name string) string {
 	return ""
 }
 
-// checkPathPackable reports the paths package pack refuses for reasons other
-// than length, by asking pack itself, so lint promises exactly what the
-// build accepts.
+// checkPathPackable reports the files package pack refuses for reasons
+// other than the path's length (path-too-long's), by asking pack itself, so
+// lint promises exactly what the build accepts.
 func checkPathPackable(p *Pass) {
 	if p.Files == nil {
 		return
 	}
 	for _, f := range p.Files.Files {
+		if err := pack.CheckSize(f.Path, f.Size); err != nil {
+			p.Reportf(f.Path, 0, 0, "leave it out with "+skill.IgnoreFile+" and fetch it at run time, or split it",
+				"%s cannot be packed: %s", f.Path, packMessage(err))
+		}
 		err := pack.CheckPath(f.Path)
 		if err == nil || errors.Is(err, pack.ErrTooLong) {
 			continue
@@ -594,14 +600,18 @@ func checkPathPackable(p *Pass) {
 			p.Reportf(f.Path, 0, 0, fix, "%s cannot be packed: %s", f.Path, msg)
 			continue
 		}
-		var pe *pack.PathError
-		msg := err.Error()
-		if errors.As(err, &pe) {
-			msg = pe.Err.Error()
-		}
 		p.Reportf(f.Path, 0, 0, "rename the file using printable ASCII letters, digits, '-', '_' and '.'",
-			"%s cannot be packed: %s", f.Path, msg)
+			"%s cannot be packed: %s", f.Path, packMessage(err))
 	}
+}
+
+// packMessage is what a *pack.PathError says after the path.
+func packMessage(err error) string {
+	var pe *pack.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // nonASCII names the first non-ASCII character of a valid UTF-8 path and

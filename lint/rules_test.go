@@ -26,7 +26,7 @@ import (
 //	crlf PATH               turn LF into CRLF
 //	bom PATH                prepend a UTF-8 byte order mark
 //	hex PATH HEX            append raw bytes
-//	big PATH SIZE           make a sparse file of SIZE bytes (K, M suffixes)
+//	big PATH SIZE           make a sparse file of SIZE bytes (K, M, G suffixes)
 //	profile NAME            lint with a profile
 //	strict                  lint with --strict
 func TestRules(t *testing.T) {
@@ -167,6 +167,8 @@ func materialize(t *testing.T, dir string, ar *txtar.Archive) (Options, []string
 				n <<= 10
 			case "M":
 				n <<= 20
+			case "G":
+				n <<= 30
 			}
 			must(t, os.MkdirAll(filepath.Dir(at(1)), 0o755))
 			f, err := os.Create(at(1))

@@ -9,18 +9,21 @@
 // scratch (no owner names, ids, umask or file times from the host), one
 // modification time, one compressor at one level. See
 // design/bundle.md, "Archives".
+//
+// The zip takes ZIP64 fields where the 32-bit ones cannot hold a size, an
+// offset or the count of entries, and only there (zip.go), so a skill's
+// files may be as large as the tar allows (MaxSize) and every smaller zip
+// keeps its bytes.
 package pack
 
 import (
 	"archive/tar"
-	"archive/zip"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -112,8 +115,8 @@ var (
 	// ErrChanged is a file whose length differs from the size given to
 	// Add: it changed while the build read it.
 	ErrChanged = errors.New("file changed during the build")
-	// ErrTooLarge is a file or archive too large for a zip without ZIP64.
-	ErrTooLarge = errors.New("too large for a zip without ZIP64")
+	// ErrTooLarge is a file too large for a USTAR tar header (CheckSize).
+	ErrTooLarge = errors.New("file too large for a tar (USTAR) header")
 )
 
 // A PathError is an error about one file of the skill.
@@ -193,11 +196,25 @@ func CheckPath(path string) error {
 	return nil
 }
 
-// Zip limits without ZIP64. maxZip is a variable so that tests can reach it
-// without writing 4 GiB.
-var maxZip int64 = 1<<32 - 1
+// MaxSize is the largest file a USTAR header holds: its size field has 11
+// octal digits. The zip has no limit (it takes ZIP64 where it must), so
+// this is the one limit on a file's size; CheckSize applies it.
+const MaxSize = 1<<33 - 1
 
-const maxEntries = 1<<16 - 2
+// CheckSize reports whether a file of size bytes at path can be an entry of
+// an archive, returning a *PathError wrapping ErrTooLarge (or ErrBadPath
+// for a negative size) that says how to fix it. Add applies it, and lint
+// asks it, so that lint promises what the build accepts.
+func CheckSize(path string, size int64) error {
+	switch {
+	case size < 0:
+		return pathErr(path, ErrBadPath, "negative size %d", size)
+	case size > MaxSize:
+		return pathErr(path, ErrTooLarge, "%d bytes (%.1f GiB); a USTAR header, the only tar format the skills CLI reads, holds at most %d (8 GiB less a byte); leave the file out with .skillignore and fetch it at run time, or split it",
+			size, float64(size)/(1<<30), int64(MaxSize))
+	}
+	return nil
+}
 
 // Time bounds of the two formats.
 var (
@@ -212,13 +229,10 @@ var (
 type Writer struct {
 	prefix  string
 	tarTime time.Time
-	dosDate uint16
-	dosTime uint16
 
 	ts tarSink
 	tw *tar.Writer
-	zc countWriter
-	zw *zip.Writer
+	zw *zipWriter
 
 	last  string
 	files map[string]bool // paths added, so no file is also used as a directory
@@ -258,7 +272,7 @@ func NewWriter(tgz, z io.Writer, opts Options) *Writer {
 	// Sub-second parts and time zones would otherwise reach the headers.
 	t = t.UTC().Truncate(time.Second)
 	w.tarTime = clamp(t, tarMin, tarMax)
-	w.dosDate, w.dosTime = dosTime(clamp(t, zipMin, zipMax))
+	dosDate, dosTime := dosTime(clamp(t, zipMin, zipMax))
 
 	fw, _ := flatePool.Get().(*flate.Writer)
 	if fw == nil {
@@ -267,8 +281,7 @@ func NewWriter(tgz, z io.Writer, opts Options) *Writer {
 	w.ts = tarSink{out: tgz, fw: fw}
 	w.tw = tar.NewWriter(&w.ts)
 
-	w.zc.w = z
-	w.zw = zip.NewWriter(&w.zc)
+	w.zw = newZipWriter(z, dosDate, dosTime)
 	return w
 }
 
@@ -282,9 +295,9 @@ func clamp(t, lo, hi time.Time) time.Time {
 	return t
 }
 
-// dosTime encodes t (UTC, within zipMin..zipMax) as MS-DOS date and time.
-// Setting these by hand and leaving FileHeader.Modified zero keeps
-// archive/zip from adding an extended-timestamp extra field.
+// dosTime encodes t (UTC, within zipMin..zipMax) as MS-DOS date and time,
+// the zip's only time: an extended-timestamp extra field would be one more
+// thing to keep fixed.
 func dosTime(t time.Time) (date, tm uint16) {
 	date = uint16(t.Day() | int(t.Month())<<5 | (t.Year()-1980)<<9)
 	tm = uint16(t.Second()/2 | t.Minute()<<5 | t.Hour()<<11)
@@ -401,19 +414,6 @@ func (s *tarSink) close() error {
 	return err
 }
 
-// countWriter counts the bytes of the zip, to refuse one that needs ZIP64,
-// and of a zip entry's compressed data, for its header.
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
-}
-
 var errClosed = errors.New("pack: writer is closed")
 
 // Add adds one file to both archives: path (relative, '/'-separated), mode
@@ -460,34 +460,17 @@ func (w *Writer) Add(path string, exec bool, size int64, r io.Reader) (sum [32]b
 	if err != nil {
 		return sum, &PathError{Path: path, Err: fmt.Errorf("writing tar header: %w", err)}
 	}
-	fh := &zip.FileHeader{
-		Name:         name,
-		Method:       zip.Deflate,
-		ModifiedDate: w.dosDate,
-		ModifiedTime: w.dosTime,
-		// CreateRaw writes the header as given, so it gets what
-		// CreateHeader would set: version 2.0 (deflate, no ZIP64) to read
-		// and made by (SetMode adds Unix), and flag 0x8, a data descriptor.
-		ReaderVersion:  20,
-		CreatorVersion: 20,
-		Flags:          0x8,
-	}
-	fh.SetMode(fs.FileMode(mode))
 	// The entry's data is the file's piece of the tar.gz, streamed out as
 	// it is compressed: a file need not fit in memory, and is compressed
 	// once. Its CRC and sizes are known only after it, so they go in the
-	// data descriptor after the data, as CreateHeader puts them too.
-	// archive/zip writes the descriptor and the central directory from
-	// fh (CreateRaw keeps it) when the entry ends, so fh gets them below.
-	zf, err := w.zw.CreateRaw(fh)
-	if err != nil {
+	// data descriptor after the data (zipWriter.end).
+	if err := w.zw.begin(name, exec, size); err != nil {
 		return sum, &PathError{Path: path, Err: fmt.Errorf("writing zip header: %w", err)}
 	}
-	entry := &countWriter{w: zf}
 	// An empty file has no piece: its header stays in the piece of the
 	// tar bytes around it, and its zip entry is finalBlock alone.
 	if size > 0 {
-		if err := w.ts.begin(entry); err != nil {
+		if err := w.ts.begin(w.zw); err != nil {
 			return sum, &PathError{Path: path, Err: fmt.Errorf("writing archive: %w", err)}
 		}
 	}
@@ -515,27 +498,11 @@ func (w *Writer) Add(path string, exec bool, size int64, r io.Reader) (sum [32]b
 	if err := w.ts.end(); err != nil {
 		return sum, &PathError{Path: path, Err: fmt.Errorf("writing archive: %w", err)}
 	}
-	if _, err := entry.Write(finalBlock[:]); err != nil {
+	if _, err := w.zw.Write(finalBlock[:]); err != nil {
 		return sum, &PathError{Path: path, Err: fmt.Errorf("writing zip: %w", err)}
 	}
-	fh.CRC32 = crc.Sum32()
-	fh.CompressedSize64 = uint64(entry.n)
-	fh.UncompressedSize64 = uint64(size)
-	// archive/zip reads these two when it writes a descriptor without
-	// ZIP64; CreateRaw set them from the 64-bit sizes, unknown then. A
-	// compressed size past 4 GiB takes the zip past maxZip, refused below.
-	fh.CompressedSize = uint32(entry.n)
-	fh.UncompressedSize = uint32(size)
-
-	// Flush so the count is exact, and a zip past the limit fails here
-	// rather than only in Close. The count misses this entry's data
-	// descriptor, written when the next entry starts or at Close, so it
-	// is checked again there.
-	if err := w.zw.Flush(); err != nil {
+	if err := w.zw.end(crc.Sum32(), size); err != nil {
 		return sum, &PathError{Path: path, Err: fmt.Errorf("writing zip: %w", err)}
-	}
-	if w.zc.n >= maxZip {
-		return sum, pathErr(path, ErrTooLarge, "the zip reaches %d bytes; it must stay under 4 GiB", w.zc.n)
 	}
 
 	w.last = path
@@ -567,15 +534,7 @@ func (w *Writer) check(path string, size int64) error {
 			return pathErr(path, ErrBadPath, "%q is a file already added, so it cannot be a directory too", d)
 		}
 	}
-	switch {
-	case size < 0:
-		return pathErr(path, ErrBadPath, "negative size %d", size)
-	case size >= 1<<32-1:
-		return pathErr(path, ErrTooLarge, "%d bytes; a file must be under 4 GiB", size)
-	case len(w.files) >= maxEntries:
-		return pathErr(path, ErrTooLarge, "more than %d files", maxEntries)
-	}
-	return nil
+	return CheckSize(path, size)
 }
 
 // parents yields the directories above path: "a/b/c" gives "a/b", "a".
@@ -620,13 +579,8 @@ func (w *Writer) Close() error {
 	if err := w.ts.close(); err != nil {
 		return fmt.Errorf("pack: writing gzip: %w", err)
 	}
-	if err := w.zw.Close(); err != nil {
+	if err := w.zw.close(); err != nil {
 		return fmt.Errorf("pack: writing zip: %w", err)
-	}
-	// Every offset and size in the zip is below its total length, so a
-	// total under 4 GiB means archive/zip wrote no ZIP64 record.
-	if w.zc.n >= maxZip {
-		return fmt.Errorf("pack: %w: the zip is %d bytes; it must stay under 4 GiB", ErrTooLarge, w.zc.n)
 	}
 	return nil
 }

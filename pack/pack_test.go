@@ -7,6 +7,8 @@ import (
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -301,14 +303,18 @@ func readZip(t testing.TB, zp []byte, mtime time.Time) map[string]file {
 		if m := f.Mode().Perm(); m != 0o644 && m != 0o755 {
 			t.Errorf("%s: mode %o", f.Name, m)
 		}
-		if len(f.Extra) != 0 || f.Comment != "" {
+		// A ZIP64 extra field, and version 4.5, only where a test lowered
+		// the thresholds (TestZIP64 checks which entries have them).
+		zip64 := zip64Size < 1<<32-1 && len(f.Extra) >= 4 && binary.LittleEndian.Uint16(f.Extra) == zip64ExtraID &&
+			int(binary.LittleEndian.Uint16(f.Extra[2:]))+4 == len(f.Extra)
+		if len(f.Extra) != 0 && !zip64 || f.Comment != "" {
 			t.Errorf("%s: extra %x, comment %q; want neither", f.Name, f.Extra, f.Comment)
 		}
 		if f.Method != zip.Deflate {
 			t.Errorf("%s: method %d, want deflate", f.Name, f.Method)
 		}
-		if f.CreatorVersion>>8 != 3 || f.ReaderVersion != 20 {
-			t.Errorf("%s: creator %#x, reader %d; want Unix and 2.0 (no ZIP64)", f.Name, f.CreatorVersion, f.ReaderVersion)
+		if want := map[bool]uint16{false: 20, true: 45}[zip64]; f.CreatorVersion != 3<<8|want || f.ReaderVersion != want {
+			t.Errorf("%s: creator %#x, reader %d; want Unix and %d", f.Name, f.CreatorVersion, f.ReaderVersion, want)
 		}
 		if !f.Modified.Equal(mtime) {
 			t.Errorf("%s: mtime %v, want %v", f.Name, f.Modified, mtime)
@@ -584,39 +590,130 @@ func TestSizeMismatch(t *testing.T) {
 func TestTooLarge(t *testing.T) {
 	w := NewWriter(nil, nil, Options{})
 	r := iotest.ErrReader(errors.New("must not read"))
-	if _, err := w.Add("big.bin", false, 1<<32, r); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "big.bin") {
-		t.Errorf("4 GiB file: %v, want ErrTooLarge before reading", err)
+	_, err := w.Add("big.bin", false, MaxSize+1, r)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "big.bin") || !strings.Contains(err.Error(), "8589934591") {
+		t.Errorf("8 GiB file: %v, want ErrTooLarge naming the file and the limit, before reading", err)
+	}
+	// Refused before anything was written, so the Writer goes on.
+	if _, err := w.Add("small.md", false, 2, strings.NewReader("hi")); err != nil {
+		t.Errorf("Add after a refused size: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Error(err)
+	}
+	if err := CheckSize("a", MaxSize); err != nil {
+		t.Errorf("CheckSize(MaxSize) = %v, want nil", err)
 	}
 
-	defer func(old int64) { maxZip = old }(maxZip)
-	maxZip = 4000
-	rnd := rand.New(rand.NewPCG(1, 2))
-	noise := make([]byte, 3000) // incompressible, so the zip outgrows maxZip
-	for i := range noise {
-		noise[i] = byte(rnd.Uint32())
-	}
+	// A file of 5 GiB fits the tar and, with ZIP64, the zip: Add reads it
+	// rather than refusing it. The reader fails at once, so that nothing
+	// of 5 GiB is read; TestZIP64 checks what is written.
+	stop := errors.New("stop")
 	w = NewWriter(nil, nil, Options{})
-	if _, err := w.Add("a.bin", false, int64(len(noise)), bytes.NewReader(noise)); err != nil {
-		t.Fatalf("first file: %v", err)
+	if _, err := w.Add("big.bin", false, 5<<30, iotest.ErrReader(stop)); !errors.Is(err, stop) {
+		t.Errorf("5 GiB file: %v, want it read (and the reader's error)", err)
 	}
-	// The Add that takes the zip past the limit fails, and so does every
-	// later call.
-	if _, err := w.Add("b.bin", false, int64(len(noise)), bytes.NewReader(noise)); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "b.bin") {
-		t.Errorf("zip past the limit: %v, want ErrTooLarge naming b.bin", err)
+}
+
+// TestZIP64 lowers the ZIP64 thresholds so that the ZIP64 path runs on a
+// small skill: its larger entries take ZIP64 sizes, the entries past the
+// threshold's offset a ZIP64 offset, and the central directory, too large,
+// too far and of too many entries, the ZIP64 end records. Go's reader, a
+// walk of the local headers (as a streaming reader makes), unzip, bsdtar
+// and Python's zipfile must read it all.
+func TestZIP64(t *testing.T) {
+	defer func(size uint64, count int) { zip64Size, zip64Count = size, count }(zip64Size, zip64Count)
+	zip64Size, zip64Count = 4000, 100
+	files := sizes()
+	tgz, zp, _ := build(t, files, Options{})
+	mtime := time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)
+	sameFiles(t, "zip", readZip(t, zp, mtime), files, "")
+
+	zr, err := zip.NewReader(bytes.NewReader(zp), int64(len(zp)))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := w.Add("c.bin", false, 1, strings.NewReader("c")); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("Add after the zip passed the limit: %v, want ErrTooLarge", err)
+	var big, far int
+	off := uint64(0)
+	for i, f := range zr.File {
+		size := uint64(len(files[i].data))
+		zip64 := maxDeflated(size) >= zip64Size
+		extra := f.Extra
+		if zip64 {
+			big++
+			if len(extra) < 20 || binary.LittleEndian.Uint64(extra[4:]) != size || binary.LittleEndian.Uint64(extra[12:]) != f.CompressedSize64 {
+				t.Fatalf("%s: central ZIP64 extra %x, want the sizes %d and %d", f.Name, extra, size, f.CompressedSize64)
+			}
+			extra = extra[16:]
+		}
+		if off >= zip64Size {
+			far++
+			if len(extra) != 12 && len(extra) != 4 || binary.LittleEndian.Uint64(extra[len(extra)-8:]) != off {
+				t.Fatalf("%s: central extra %x, want the offset %d last", f.Name, f.Extra, off)
+			}
+		} else if !zip64 && len(f.Extra) > 0 {
+			t.Fatalf("%s: central extra %x, want none", f.Name, f.Extra)
+		}
+		off = walkLocal(t, zp, off, f, zip64)
+	}
+	if big == 0 || far == 0 || big == len(files) {
+		t.Fatalf("%d of %d entries with ZIP64 sizes, %d with a ZIP64 offset; the thresholds miss the cases", big, len(files), far)
 	}
 
-	// Close catches the central directory crossing the limit.
-	maxZip = 3100
-	w = NewWriter(nil, nil, Options{})
-	if _, err := w.Add("a.bin", false, int64(len(noise)), bytes.NewReader(noise)); err != nil {
-		t.Fatalf("first file: %v", err)
+	// The end: a ZIP64 record and its locator, then the classic record
+	// with every field that overflowed at its largest value.
+	end := zp[len(zp)-22:]
+	loc := zp[len(zp)-22-20:]
+	rec := binary.LittleEndian.Uint64(loc[8:])
+	if binary.LittleEndian.Uint32(end) != zipEndSig || binary.LittleEndian.Uint32(loc) != zip64LocatorSig ||
+		binary.LittleEndian.Uint32(zp[rec:]) != zip64EndSig || rec+zip64EndLen != uint64(len(zp)-42) {
+		t.Fatal("no ZIP64 end record and locator before the end record")
 	}
-	if err := w.Close(); !errors.Is(err, ErrTooLarge) {
-		t.Errorf("Close of a zip past the limit: %v, want ErrTooLarge", err)
+	count, dirSize, dirOff := binary.LittleEndian.Uint64(zp[rec+32:]), binary.LittleEndian.Uint64(zp[rec+40:]), binary.LittleEndian.Uint64(zp[rec+48:])
+	if count != uint64(len(files)) || dirOff != off || dirOff+dirSize != rec {
+		t.Errorf("ZIP64 end record: %d entries, directory of %d bytes at %d; want %d entries, the directory at %d ending at %d", count, dirSize, dirOff, len(files), off, rec)
 	}
+	if binary.LittleEndian.Uint16(end[8:]) != 0xffff || binary.LittleEndian.Uint32(end[12:]) != 0xffffffff || binary.LittleEndian.Uint32(end[16:]) != 0xffffffff {
+		t.Errorf("end record %x: want the count, size and offset at their largest values", end)
+	}
+
+	tools(t, tgz, zp, files)
+}
+
+// walkLocal checks the local header at off, the data and the descriptor of
+// f, as a streaming reader reads them, and returns where the next entry
+// starts. A ZIP64 entry says so in its local header (version 4.5, sizes
+// 0xffffffff, an extra field), and its descriptor has 8-byte sizes.
+func walkLocal(t *testing.T, zp []byte, off uint64, f *zip.File, zip64 bool) uint64 {
+	t.Helper()
+	h := zp[off:]
+	version, sizes, extra := uint16(20), uint32(0), []byte{}
+	if zip64 {
+		version, sizes = 45, 0xffffffff
+		extra = binary.LittleEndian.AppendUint16(binary.LittleEndian.AppendUint16(nil, zip64ExtraID), 16)
+		extra = append(extra, make([]byte, 16)...)
+	}
+	nameLen, extraLen := int(binary.LittleEndian.Uint16(h[26:])), int(binary.LittleEndian.Uint16(h[28:]))
+	if binary.LittleEndian.Uint32(h) != zipLocalSig || binary.LittleEndian.Uint16(h[4:]) != version ||
+		binary.LittleEndian.Uint32(h[18:]) != sizes || binary.LittleEndian.Uint32(h[22:]) != sizes ||
+		string(h[30:30+nameLen]) != f.Name || !bytes.Equal(h[30+nameLen:30+nameLen+extraLen], extra) {
+		t.Fatalf("%s: local header at %d is %x, want version %d, sizes %#x, extra %x", f.Name, off, h[:30+nameLen+extraLen], version, sizes, extra)
+	}
+	data := off + 30 + uint64(nameLen+extraLen)
+	if d, err := f.DataOffset(); err != nil || uint64(d) != data {
+		t.Fatalf("%s: data at %d, want %d (%v)", f.Name, d, data, err)
+	}
+	desc := zp[data+f.CompressedSize64:]
+	want := binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, zipDescriptorSig), f.CRC32)
+	if zip64 {
+		want = binary.LittleEndian.AppendUint64(binary.LittleEndian.AppendUint64(want, f.CompressedSize64), f.UncompressedSize64)
+	} else {
+		want = binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(want, uint32(f.CompressedSize64)), uint32(f.UncompressedSize64))
+	}
+	if !bytes.Equal(desc[:len(want)], want) {
+		t.Fatalf("%s: descriptor %x, want %x", f.Name, desc[:len(want)], want)
+	}
+	return data + f.CompressedSize64 + uint64(len(want))
 }
 
 func TestContentDigest(t *testing.T) {
@@ -842,6 +939,64 @@ func tools(t *testing.T, tgz, zp []byte, want []file) {
 	t.Run("unzip-test", func(t *testing.T) {
 		run(t, t.TempDir(), need(t, "unzip"), "-tq", zipPath)
 	})
+	// A streaming reader sees only the local headers and descriptors, not
+	// the central directory: bsdtar reading standard input is one. The
+	// modes are in the central directory, so only the bytes are compared.
+	t.Run("bsdtar-zip-stream", func(t *testing.T) {
+		bsdtar := need(t, "bsdtar")
+		dir := t.TempDir()
+		cmd := exec.Command(bsdtar, "-xf", "-", "-C", dir)
+		cmd.Stdin = bytes.NewReader(zp)
+		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
+			t.Fatalf("bsdtar -xf - < zip: %v\n%s", err, out)
+		}
+		for _, f := range want {
+			if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.path))); err != nil || string(b) != f.data {
+				t.Errorf("%s: extracted %d bytes (%v), want the %d of the source", f.path, len(b), err, len(f.data))
+			}
+		}
+	})
+	t.Run("python-zipfile", func(t *testing.T) {
+		pythonZip(t, need(t, "python3"), zipPath, want)
+	})
+}
+
+// pythonZipScript checks every CRC with Python's zipfile and lists each
+// entry: name, size, Unix mode and the SHA-256 of its bytes.
+const pythonZipScript = `
+import hashlib, json, sys, zipfile
+with zipfile.ZipFile(sys.argv[1]) as z:
+    bad = z.testzip()
+    if bad is not None:
+        sys.exit("bad CRC: " + bad)
+    print(json.dumps([[i.filename, i.file_size, i.external_attr >> 16, hashlib.sha256(z.read(i)).hexdigest()]
+                      for i in z.infolist()]))
+`
+
+// pythonZip checks that Python's zipfile reads the zip at path as want.
+func pythonZip(t *testing.T, python, path string, want []file) {
+	t.Helper()
+	out, err := exec.Command(python, "-c", pythonZipScript, path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python3 zipfile: %v\n%s", err, out)
+	}
+	var got [][4]any
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("python3 zipfile printed %q: %v", out, err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("python3 zipfile lists %d entries, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		mode := 0o100644
+		if w.exec {
+			mode = 0o100755
+		}
+		sum := sha256.Sum256([]byte(w.data))
+		if g := fmt.Sprint(got[i]); g != fmt.Sprint([4]any{w.path, float64(len(w.data)), float64(mode), hex.EncodeToString(sum[:])}) {
+			t.Errorf("python3 zipfile: entry %d is %s, want %s (%d bytes, mode %o)", i, g, w.path, len(w.data), mode)
+		}
+	}
 }
 
 // sizes returns a skill whose file sizes sit on the edges of the tar blocks
