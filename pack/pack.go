@@ -203,14 +203,14 @@ const MaxSize = 1<<33 - 1
 
 // CheckSize reports whether a file of size bytes at path can be an entry of
 // an archive, returning a *PathError wrapping ErrTooLarge (or ErrBadPath
-// for a negative size) that says how to fix it. Add applies it, and lint
-// asks it, so that lint promises what the build accepts.
+// for a negative size) that gives the size and the limit. Add applies it,
+// and lint asks it, so that lint promises what the build accepts.
 func CheckSize(path string, size int64) error {
 	switch {
 	case size < 0:
 		return pathErr(path, ErrBadPath, "negative size %d", size)
 	case size > MaxSize:
-		return pathErr(path, ErrTooLarge, "%d bytes (%.1f GiB); a USTAR header, the only tar format the skills CLI reads, holds at most %d (8 GiB less a byte); leave the file out with .skillignore and fetch it at run time, or split it",
+		return pathErr(path, ErrTooLarge, "%d bytes (%.1f GiB), but its size field holds at most %d (8 GiB less a byte), and the skills CLI reads no other tar format",
 			size, float64(size)/(1<<30), int64(MaxSize))
 	}
 	return nil
