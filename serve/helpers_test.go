@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 
 // pristine returns a bundle built from a copy of examples/, built once
 // per test binary. Tests must not change it; use newDist for that.
-func pristine(t *testing.T) string {
+func pristine(t testing.TB) string {
 	t.Helper()
 	distOnce.Do(func() {
 		tmp, err := os.MkdirTemp("", "serve-test-")
@@ -83,7 +83,7 @@ func newSkills(t *testing.T) (skills, dist string) {
 	return skills, dist
 }
 
-func open(t *testing.T, dist string) *Bundle {
+func open(t testing.TB, dist string) *Bundle {
 	t.Helper()
 	b, err := Open(dist)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 
 // drainTimeout bounds how long ServeStdio keeps answering after its input
 // ends.
-const drainTimeout = 10 * time.Second
+var drainTimeout = 10 * time.Second
 
 // ServeStdio serves MCP over newline-delimited JSON-RPC on in and out
 // until in ends or ctx is cancelled.
