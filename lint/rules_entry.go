@@ -73,7 +73,10 @@ var entryRules = []*Rule{
 		Category: CatSpec,
 		Severity: Error,
 		Explain: "The frontmatter ends at the first line holding only \"---\". Without one, readers either " +
-			"reject the file or read the whole Markdown body as YAML.",
+			"reject the file or read the whole Markdown body as YAML. skillpack reads the first 1 MiB of a " +
+			"SKILL.md, so a frontmatter still open there is reported too: it is too long (frontmatter holds " +
+			"the name, the description and a few short keys; long text belongs in the body or under " +
+			"references/), or its closing line is missing.",
 		Bad:  "---\nname: pdf-tools\ndescription: Fill PDF forms.\n# PDF tools",
 		Good: "---\nname: pdf-tools\ndescription: Fill PDF forms.\n---\n# PDF tools",
 	}),
@@ -130,6 +133,10 @@ func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
 			fix = "delete everything before the opening \"---\""
 		case skill.Unclosed:
 			fix = "add a line holding only \"---\" after the last frontmatter line"
+			if p.Doc.Truncated {
+				fix = "keep the frontmatter to the name, the description and a few short keys, and move long text " +
+					"into the body or into files under references/; end it with a line holding only \"---\""
+			}
 		}
 		p.Reportf(p.Skill.File, pr.Line, pr.Col, fix, "%s", pr.Msg)
 	}

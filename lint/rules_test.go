@@ -26,7 +26,8 @@ import (
 //	crlf PATH               turn LF into CRLF
 //	bom PATH                prepend a UTF-8 byte order mark
 //	hex PATH HEX            append raw bytes
-//	big PATH SIZE           make a sparse file of SIZE bytes (K, M, G suffixes)
+//	big PATH SIZE           make a file SIZE bytes long (K, M, G suffixes), extending
+//	                        the archive's file, if any, with a hole (zero bytes)
 //	profile NAME            lint with a profile
 //	strict                  lint with --strict
 func TestRules(t *testing.T) {
@@ -171,7 +172,7 @@ func materialize(t *testing.T, dir string, ar *txtar.Archive) (Options, []string
 				n <<= 30
 			}
 			must(t, os.MkdirAll(filepath.Dir(at(1)), 0o755))
-			f, err := os.Create(at(1))
+			f, err := os.OpenFile(at(1), os.O_WRONLY|os.O_CREATE, 0o644)
 			must(t, err)
 			must(t, f.Truncate(n))
 			must(t, f.Close())

@@ -223,11 +223,14 @@ func (s *Skill) Read() {
 	// Sized from the stat, so that reading does not grow (and garbage) a
 	// buffer many times over; the file may still have grown since.
 	buf := bytes.NewBuffer(make([]byte, 0, min(s.Size, MaxRead)+bytes.MinRead))
-	if _, err := buf.ReadFrom(io.LimitReader(f, MaxRead)); err != nil {
+	// One byte past the limit tells a file cut there from one that ends
+	// there; the stat's size may be out of date.
+	if _, err := buf.ReadFrom(io.LimitReader(f, MaxRead+1)); err != nil {
 		s.Err = pathError(err)
 		return
 	}
-	s.Doc = Parse(buf.Bytes())
+	data := buf.Bytes()
+	s.Doc = parse(data[:min(len(data), MaxRead)], len(data) > MaxRead)
 }
 
 // OpenFile opens a file for reading without blocking: opening a named pipe

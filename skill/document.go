@@ -43,6 +43,10 @@ type Document struct {
 	Raw []byte // the bytes read (the whole file unless it was over the read limit)
 	BOM bool   // the file starts with a UTF-8 byte order mark
 
+	// Truncated says that Raw is the first MaxRead bytes of a longer file:
+	// what lies past them was not read.
+	Truncated bool
+
 	// Front is the frontmatter's root node: a mapping when the document is
 	// well formed, nil when there is no parseable frontmatter.
 	Front     *yaml.Node
@@ -59,8 +63,12 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // Parse splits a SKILL.md into frontmatter and body and parses the
 // frontmatter as YAML, keeping node positions.
-func Parse(data []byte) *Document {
-	d := &Document{Raw: data}
+func Parse(data []byte) *Document { return parse(data, false) }
+
+// parse is Parse of data that is the whole file, or, when truncated, its
+// first MaxRead bytes (Skill.Read).
+func parse(data []byte, truncated bool) *Document {
+	d := &Document{Raw: data, Truncated: truncated}
 	if bytes.HasPrefix(data, bom) {
 		// Clients disagree on BOMs (the skills CLI strips it, YAML-subset
 		// readers do not), so report it and read on as a tolerant reader would.
@@ -112,6 +120,15 @@ func Parse(data []byte) *Document {
 		}
 	}
 	d.FrontLine = open + 2
+	if close < 0 && truncated {
+		// Its closing line may well lie past the limit: the frontmatter
+		// is too long to be read, which a "---" added here would not mend.
+		d.Problem = &Problem{Kind: Unclosed, Line: open + 1, Col: 1,
+			Msg: fmt.Sprintf("the frontmatter opened here is not closed within the first 1 MiB (%d bytes, to line %d) of the file, "+
+				"the most of a SKILL.md that skillpack reads: it is too long, or its closing \"---\" line is missing",
+				MaxRead, len(lines.all))}
+		return d
+	}
 	if close < 0 {
 		d.Problem = &Problem{Kind: Unclosed, Line: open + 1, Col: 1,
 			Msg: "the frontmatter opened here is never closed; add a \"---\" line after the last YAML line"}

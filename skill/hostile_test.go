@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,55 @@ func TestHugeSkillFile(t *testing.T) {
 	}
 	if name, ok := s.Doc.String("name"); !ok || name != "s" {
 		t.Errorf("frontmatter of the huge file not parsed: %q, Problem %+v", name, s.Doc.Problem)
+	}
+}
+
+// TestFrontmatterPastReadLimit: a frontmatter whose closing line lies past
+// the read limit is too long, and the problem says so, where the limit
+// falls, rather than that it is never closed (a "---" added after it would
+// not help). At the limit exactly, the file is whole and nothing changes.
+func TestFrontmatterPastReadLimit(t *testing.T) {
+	const notes = "  a line of notes that goes on and on, far longer than any frontmatter should\n" // 80 bytes
+	head := "---\nname: s\ndescription: A test skill that does nothing at all.\nnotes: |\n"
+	long := head + strings.Repeat(notes, (MaxRead+1000)/len(notes)) + "---\nbody\n"
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{FileName: long})
+	s := Load(dir)
+	if s.Err != nil || s.Doc == nil {
+		t.Fatalf("Load: Err = %v", s.Err)
+	}
+	d := s.Doc
+	// The limit falls on this line: the lines before it whole, and a part of it.
+	limitLine := 4 + (MaxRead-len(head))/len(notes) + 1
+	if !d.Truncated || len(d.Raw) != MaxRead || d.Problem == nil || d.Problem.Kind != Unclosed || d.Problem.Line != 1 {
+		t.Fatalf("Truncated %v, %d bytes read, Problem %+v; want truncated at MaxRead, Unclosed at line 1", d.Truncated, len(d.Raw), d.Problem)
+	}
+	for _, want := range []string{"not closed within the first 1 MiB (1048576 bytes, to line " + strconv.Itoa(limitLine) + ")", "too long"} {
+		if !strings.Contains(d.Problem.Msg, want) {
+			t.Errorf("Msg = %q, want it to say %q", d.Problem.Msg, want)
+		}
+	}
+	if strings.Contains(d.Problem.Msg, "never closed") {
+		t.Errorf("Msg = %q says never closed", d.Problem.Msg)
+	}
+
+	// A file of MaxRead bytes exactly is read whole: no frontmatter past
+	// the limit, and an unclosed one is never closed.
+	for _, tc := range []struct {
+		name, text, msg string
+	}{
+		{"closed", skillMD, ""},
+		{"unclosed", head, "never closed"},
+	} {
+		text := tc.text + strings.Repeat("x", MaxRead-len(tc.text))
+		writeTree(t, dir, map[string]string{FileName: text})
+		d := Load(dir).Doc
+		switch {
+		case d.Truncated || len(d.Raw) != MaxRead:
+			t.Errorf("%s, MaxRead bytes: Truncated %v, %d bytes read; want the whole file", tc.name, d.Truncated, len(d.Raw))
+		case tc.msg == "" && d.Problem != nil, tc.msg != "" && (d.Problem == nil || !strings.Contains(d.Problem.Msg, tc.msg)):
+			t.Errorf("%s, MaxRead bytes: Problem %+v, want %q", tc.name, d.Problem, tc.msg)
+		}
 	}
 }
 
