@@ -407,14 +407,19 @@ func (rep *FixReport) writeDiff(w io.Writer, changes map[string]*fixChange) {
 	}
 	sort.Slice(cs, func(i, j int) bool { return cs[i].from < cs[j].from })
 	for _, c := range cs {
-		fmt.Fprintf(w, "diff --git a/%s b/%s\n", c.from, c.to)
+		// Names are Printable, as everywhere a person reads them: the
+		// diff of a file whose name holds a control character no longer
+		// applies as it is, the price of not writing that character to a
+		// terminal.
+		from, to := Printable(c.from), Printable(c.to)
+		fmt.Fprintf(w, "diff --git a/%s b/%s\n", from, to)
 		if c.mode != c.oldMode {
 			fmt.Fprintf(w, "old mode %s\nnew mode %s\n", gitMode(c.oldMode), gitMode(c.mode))
 		}
 		if c.from != c.to {
-			fmt.Fprintf(w, "rename from %s\nrename to %s\n", c.from, c.to)
+			fmt.Fprintf(w, "rename from %s\nrename to %s\n", from, to)
 		}
-		if d := diff.Diff("a/"+c.from, c.old, "b/"+c.to, c.data); d != nil {
+		if d := diff.Diff("a/"+from, c.old, "b/"+to, c.data); d != nil {
 			_, d, _ = bytes.Cut(d, []byte("\n")) // go-internal's own "diff a b" line
 			w.Write(d)
 		}

@@ -46,7 +46,9 @@ func Format(w io.Writer, name string, res *Result, tool Tool) error {
 
 // formatText writes one line a finding, as compilers do, so editors and
 // terminals can jump to it: path:line:col: severity: message [rule].
-// A fix hint follows on an indented line.
+// A fix hint follows on an indented line. Path, message and fix are
+// Printable: a line break or an escape sequence in a file name would
+// start a line of its own or act on the terminal.
 func formatText(w io.Writer, res *Result, _ Tool) error {
 	return FormatText(w, res, TextOptions{})
 }
@@ -79,7 +81,7 @@ func FormatText(w io.Writer, res *Result, opts TextOptions) error {
 		return code + s + ansiReset
 	}
 	for _, f := range res.Findings {
-		pos := f.Path
+		pos := Printable(f.Path)
 		if f.Line > 0 {
 			pos += fmt.Sprintf(":%d", f.Line)
 			if f.Column > 0 {
@@ -87,22 +89,17 @@ func FormatText(w io.Writer, res *Result, opts TextOptions) error {
 			}
 		}
 		if _, err := fmt.Fprintf(w, "%s: %s: %s %s\n", paint(pos, ansiBold), paint(f.Severity.String(), severityColor[f.Severity]),
-			oneLine(f.Message), paint("["+f.Rule+"]", ansiDim)); err != nil {
+			Printable(f.Message), paint("["+f.Rule+"]", ansiDim)); err != nil {
 			return err
 		}
 		if f.Fix != "" {
-			if _, err := fmt.Fprintf(w, "    fix: %s\n", oneLine(f.Fix)); err != nil {
+			if _, err := fmt.Fprintf(w, "    fix: %s\n", Printable(f.Fix)); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
 }
-
-// oneLine keeps a message on its line: a line break inside one (from a
-// file name or quoted text) would break every tool that reads one finding a
-// line.
-var oneLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace
 
 // Report is the --format json document: stable field names for scripts,
 // described by schema/lint.schema.json. The command layer adds its status

@@ -109,11 +109,13 @@ func TestFormatJSON(t *testing.T) {
 
 func TestFormatGitHub(t *testing.T) {
 	// Written from the escaping rules, not from the output: data escapes
-	// % CR LF; property values also : and ,.
+	// % CR LF; property values also : and ,. Before that, the path, the
+	// message and the fix are Printable: a line break in them shows as
+	// "\n", and the only %0A left is the one before "Fix:".
 	want := []string{
 		`::error file=odd%3A dir%2C 100%25/SKILL.md,line=3,col=7,title=name-format::name "Bad_Name": use [a-z0-9-], no "_"%0AFix: rename to "bad-name"`,
-		`::warning file=café/SKILL.md,title=description-short::100%25 vague:%0D%0Asay what, when`,
-		`::notice file=café/refs/ünï.md,line=12,title=link-broken::50%250A literal, not a newline%0AFix: link it: [ünï](refs/ünï.md)%0Aor delete it`,
+		`::warning file=café/SKILL.md,title=description-short::100%25 vague:\r\nsay what, when`,
+		`::notice file=café/refs/ünï.md,line=12,title=link-broken::50%250A literal, not a newline%0AFix: link it: [ünï](refs/ünï.md)\nor delete it`,
 		`::warning file=x/SKILL.md,line=1,col=1,title=made-up-rule::no such rule`,
 	}
 	got := formatString(t, "github", trickyResult())
@@ -187,13 +189,13 @@ func TestFormatGitHubRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("line %d %q: %v", i+1, lines[i], err)
 		}
-		msg := f.Message
+		msg := Printable(f.Message)
 		if f.Fix != "" {
-			msg += "\nFix: " + f.Fix
+			msg += "\nFix: " + Printable(f.Fix)
 		}
-		if c.name != wantCmd[f.Severity] || c.props["file"] != f.Path || c.props["title"] != f.Rule || c.data != msg {
+		if c.name != wantCmd[f.Severity] || c.props["file"] != Printable(f.Path) || c.props["title"] != f.Rule || c.data != msg {
 			t.Errorf("line %d decodes to %s file=%q title=%q data=%q\nwant %s file=%q title=%q data=%q",
-				i+1, c.name, c.props["file"], c.props["title"], c.data, wantCmd[f.Severity], f.Path, f.Rule, msg)
+				i+1, c.name, c.props["file"], c.props["title"], c.data, wantCmd[f.Severity], Printable(f.Path), f.Rule, msg)
 		}
 		for key, n := range map[string]int{"line": f.Line, "col": f.Column} {
 			v, ok := c.props[key]
@@ -209,9 +211,10 @@ func TestFormatGitHubRoundTrip(t *testing.T) {
 }
 
 // FuzzGitHubEscape checks that whatever a message or path holds, the
-// runner reads back exactly that text and the command stays on one line.
+// runner reads back exactly its Printable text, with no control character
+// left, and the command stays on one line.
 func FuzzGitHubEscape(f *testing.F) {
-	for _, s := range []string{"", "%", "%25", "%0A", "a:b,c", "\r\n", "%%0D::x", "ünï,:%\n"} {
+	for _, s := range []string{"", "%", "%25", "%0A", "a:b,c", "\r\n", "%%0D::x", "ünï,:%\n", "\x1b[31m\x00\t\u202e\u009b\xff"} {
 		f.Add(s, s)
 	}
 	f.Fuzz(func(t *testing.T, path, msg string) {
@@ -228,11 +231,16 @@ func FuzzGitHubEscape(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q: %v", line, err)
 		}
-		if path != "" && c.props["file"] != path {
-			t.Errorf("file %q came back as %q", path, c.props["file"])
+		if path != "" && c.props["file"] != Printable(path) {
+			t.Errorf("file %q came back as %q, want %q", path, c.props["file"], Printable(path))
 		}
-		if c.data != msg {
-			t.Errorf("message %q came back as %q", msg, c.data)
+		if c.data != Printable(msg) {
+			t.Errorf("message %q came back as %q, want %q", msg, c.data, Printable(msg))
+		}
+		for _, v := range []string{c.props["file"], c.data} {
+			if Printable(v) != v {
+				t.Errorf("%q came back from the runner with characters Printable escapes", v)
+			}
 		}
 	})
 }
@@ -468,9 +476,9 @@ func TestFormatSARIFFields(t *testing.T) {
 		case Lookup(f.Rule) != nil && (r.RuleIndex == nil || drv.Rules[*r.RuleIndex].ID != f.Rule):
 			t.Errorf("result %d: ruleIndex %v does not point at %s", i, r.RuleIndex, f.Rule)
 		}
-		msg := f.Message
+		msg := Printable(f.Message)
 		if f.Fix != "" {
-			msg += " Fix: " + f.Fix
+			msg += " Fix: " + Printable(f.Fix)
 		}
 		if r.Message.Text != msg {
 			t.Errorf("result %d: message %q, want %q", i, r.Message.Text, msg)

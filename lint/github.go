@@ -12,12 +12,15 @@ import (
 //	::error file=PATH,line=L,col=C,title=RULE::MESSAGE
 //
 // Info findings become notices. Nothing else is written, because the runner
-// reads every line of the step's output.
+// reads every line of the step's output. The path, message and fix are
+// Printable first, as the log shows the line and the runner turns %0A back
+// into a line break; a path with a control character then names no file
+// of the checkout, which is better than an escape sequence in the log.
 func formatGitHub(w io.Writer, res *Result, _ Tool) error {
 	for _, f := range res.Findings {
 		var props []string
 		if f.Path != "" {
-			props = append(props, "file="+ghProperty(f.Path))
+			props = append(props, "file="+ghProperty(Printable(f.Path)))
 		}
 		// Line and column count from 1; 0 means the whole file, which the
 		// runner shows when line is left out. A column without a line
@@ -29,9 +32,9 @@ func formatGitHub(w io.Writer, res *Result, _ Tool) error {
 			}
 		}
 		props = append(props, "title="+ghProperty(f.Rule))
-		msg := f.Message
+		msg := Printable(f.Message)
 		if f.Fix != "" {
-			msg += "\nFix: " + f.Fix
+			msg += "\nFix: " + Printable(f.Fix)
 		}
 		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", ghCommand(f.Severity), strings.Join(props, ","), ghData(msg)); err != nil {
 			return err

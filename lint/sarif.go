@@ -102,12 +102,14 @@ func formatSARIF(w io.Writer, res *Result, tool Tool) error {
 
 	results := make([]sarifResult, 0, len(res.Findings))
 	for _, f := range res.Findings {
-		r := sarifResult{RuleID: f.Rule, Level: sarifLevel(f.Severity), Message: sarifText{Text: f.Message}}
+		// JSON escapes the C0 controls, but not DEL, the C1 controls or
+		// the bidirectional ones, which a viewer would pass on.
+		r := sarifResult{RuleID: f.Rule, Level: sarifLevel(f.Severity), Message: sarifText{Text: Printable(f.Message)}}
 		if i, ok := index[f.Rule]; ok {
 			r.RuleIndex = &i
 		}
 		if f.Fix != "" {
-			r.Message.Text += " Fix: " + f.Fix
+			r.Message.Text += " Fix: " + Printable(f.Fix)
 		}
 		if f.Path != "" {
 			loc := sarifLocation{PhysicalLocation: sarifPhysical{
@@ -150,8 +152,10 @@ func sarifLevel(s Severity) string {
 }
 
 // sarifURI turns a relative "/" path into a relative URI reference: spaces,
-// "%" and non-ASCII are percent-encoded, and a ":" in the first segment is
-// guarded with "./" so the path cannot be read as a URI scheme.
+// "%", "?", "#", control characters and non-ASCII are percent-encoded, and
+// a ":" in the first segment is guarded with "./" so the path cannot be
+// read as a URI scheme. The URI names the file exactly, so it is not
+// Printable: percent-encoding already leaves nothing to act on.
 func sarifURI(p string) string {
 	return (&url.URL{Path: p}).String()
 }

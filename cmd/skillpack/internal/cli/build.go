@@ -217,9 +217,9 @@ func appendSummary(file string, res *build.Result) error {
 		for _, s := range res.Skipped {
 			var why []string
 			for _, f := range s.Findings {
-				why = append(why, fmt.Sprintf("`%s` %s", f.Rule, f.Message))
+				why = append(why, fmt.Sprintf("`%s` %s", f.Rule, lint.Printable(f.Message)))
 			}
-			fmt.Fprintf(&b, "| %s | `%s` | %s |\n", s.Name, s.Dir, strings.ReplaceAll(strings.Join(why, "<br>"), "|", "\\|"))
+			fmt.Fprintf(&b, "| %s | `%s` | %s |\n", lint.Printable(s.Name), lint.Printable(s.Dir), strings.ReplaceAll(strings.Join(why, "<br>"), "|", "\\|"))
 		}
 	}
 	errs, warns, _ := lint.Count(res.Findings)
@@ -242,7 +242,7 @@ func warnSkipped(ios *IO, skipped []build.Skipped) {
 	// hundreds, each listed on its own line below.
 	var names []string
 	for _, s := range skipped[:min(10, len(skipped))] {
-		names = append(names, s.Name)
+		names = append(names, lint.Printable(s.Name))
 	}
 	if len(skipped) > len(names) {
 		names = append(names, fmt.Sprintf("and %d more", len(skipped)-len(names)))
@@ -257,7 +257,7 @@ func warnSkipped(ios *IO, skipped []build.Skipped) {
 				why = append(why, f.Rule)
 			}
 		}
-		fmt.Fprintf(ios.Err, "  %s (%s): %s: %s\n", s.Name, s.Dir, plural(len(s.Findings), "error"), strings.Join(why, ", "))
+		fmt.Fprintf(ios.Err, "  %s (%s): %s: %s\n", lint.Printable(s.Name), lint.Printable(s.Dir), plural(len(s.Findings), "error"), strings.Join(why, ", "))
 	}
 	if ios.Getenv("GITHUB_ACTIONS") == "true" {
 		// An annotation on the run's summary page, where a skipped skill

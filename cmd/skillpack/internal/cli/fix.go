@@ -53,7 +53,7 @@ func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, fail
 	rep, err := lint.Fix(ctx, res, fo)
 	if rep != nil {
 		for _, f := range rep.Failed {
-			fmt.Fprintf(ios.Err, "%s\n", f.Error())
+			fmt.Fprintf(ios.Err, "%s\n", lint.Printable(f.Error()))
 		}
 	}
 	if err != nil {

@@ -309,7 +309,7 @@ func printSkillLines(ios *IO, res *lint.Result) {
 			}
 			verdict = strings.Join(parts, ", ")
 		}
-		fmt.Fprintf(ios.Err, "  %s: %s\n", d, verdict)
+		fmt.Fprintf(ios.Err, "  %s: %s\n", lint.Printable(d), verdict)
 	}
 }
 
@@ -326,7 +326,7 @@ func fixHint(ios *IO, res *lint.Result, lo lint.Options, args []string) {
 	if err != nil || rep.Fixed == 0 {
 		return
 	}
-	cmd := strings.TrimSpace("skillpack lint --fix " + shellJoin(args))
+	cmd := lint.Printable(strings.TrimSpace("skillpack lint --fix " + shellJoin(args)))
 	n := len(res.Findings)
 	switch {
 	case n == 1:
@@ -357,14 +357,14 @@ func buildDone(ios *IO, out string, res *build.Result, start time.Time) {
 			if s.Reused {
 				how = "reused"
 			}
-			fmt.Fprintf(ios.Err, "  %s (%s): %s, %s, %s\n", s.Name, s.Dir, plural(s.Files, "file"), humanSize(s.Size), how)
+			fmt.Fprintf(ios.Err, "  %s (%s): %s, %s, %s\n", s.Name, lint.Printable(s.Dir), plural(s.Files, "file"), humanSize(s.Size), how)
 		}
 		fmt.Fprintf(ios.Err, "built %s in %s\n", plural(len(res.Skills), "skill"), duration(ios.clock()().Sub(start)))
 	}
 	if res.DryRun {
 		return
 	}
-	ios.Nextf("next: skillpack serve %s   (or open %s)", shellQuote(out), shellQuote(filepath.Join(out, layout.Catalog)))
+	ios.Nextf("next: skillpack serve %s   (or open %s)", lint.Printable(shellQuote(out)), lint.Printable(shellQuote(filepath.Join(out, layout.Catalog))))
 }
 
 // formatReport prints lint's report on stdout. The text format is for a

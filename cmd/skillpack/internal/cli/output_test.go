@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillpack/skillpack/lint"
 )
 
 // fakeIO is an IO on buffers, with an environment of its own and a clock
@@ -296,6 +298,62 @@ func TestShellQuote(t *testing.T) {
 	for in, want := range map[string]string{"dist": "dist", "a/b-c_d.e": "a/b-c_d.e", "my dist": "'my dist'", "it's": `'it'\''s'`, "": "''", "$HOME": "'$HOME'"} {
 		if got := shellQuote(in); got != want {
 			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestHostileNames runs lint and build over files and a folder whose names
+// hold what a crafted name can (an escape sequence, a line break that fakes
+// a finding, a carriage return, a tab), and checks that no line a person or
+// a CI log reads carries one: every printer escapes them (lint.Printable).
+func TestHostileNames(t *testing.T) {
+	fake := "x.md:1:1: error: all clear [fake]"
+	files := map[string]string{
+		"skills/good/SKILL.md":                cleanSkill,
+		"skills/s/SKILL.md":                   "---\nname: s\ndescription: Formats tables in Markdown files. Use when the user asks to align or tidy a table.\n---\n# S\n\nAlign the columns.\n",
+		"skills/s/red\x1b[31m.md":             "red",
+		"skills/s/a\n" + fake:                 "fake",
+		"skills/s/b\rc\td.md":                 "cr",
+		"skills/t\x1b[2Jt/SKILL.md":           "---\nname: \"t\\e[2Jt\"\ndescription: Formats tables in Markdown files. Use when the user asks to align or tidy a table.\n---\n# T\n",
+		"skills/t\x1b[2Jt/scripts/run\x07.sh": "#!/bin/sh\n",
+	}
+	dir := t.TempDir()
+	for name := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(files[name]), 0o644); err != nil {
+			t.Skipf("this file system takes no control characters in names: %v", err)
+		}
+	}
+	t.Chdir(dir)
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	for _, args := range [][]string{
+		{"lint", "-v", "--color", "always", "skills"},
+		{"lint", "--format", "github", "skills"},
+		{"lint", "--format", "sarif", "skills"},
+		{"build", "-v", "--color", "always", "--skip-invalid", "skills", "-o", "dist"},
+	} {
+		ios, out, errb := fakeIO(map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary})
+		run(ios, args)
+		report, err := os.ReadFile(summary)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		for what, s := range map[string]string{"stdout": out.String(), "stderr": errb.String(), "step summary": string(report)} {
+			// The colour codes are the printers' own; nothing else may act.
+			for _, esc := range []string{"\x1b[0m", "\x1b[1m", "\x1b[2m", "\x1b[1;31m", "\x1b[1;33m", "\x1b[1;36m"} {
+				s = strings.ReplaceAll(s, esc, "")
+			}
+			for _, line := range strings.Split(s, "\n") {
+				if lint.Printable(line) != line {
+					t.Errorf("%v: %s line %q acts on a terminal", args, what, line)
+				}
+				if strings.HasPrefix(line, "x.md:") {
+					t.Errorf("%v: %s has a faked finding line %q", args, what, line)
+				}
+			}
 		}
 	}
 }

@@ -1,0 +1,63 @@
+package lint
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Printable returns s with every character that a terminal, a CI log or an
+// annotation would act on, rather than show, written as a Go string literal
+// writes it: the C0 and C1 controls and DEL ("\x1b", "\n", "\r", "\t",
+// "\x00", "\u009b"), the bidirectional embeddings, overrides and isolates
+// that reorder a line (U+202A–U+202E, U+2066–U+2069), the line and
+// paragraph separators U+2028 and U+2029, and bytes that are not UTF-8
+// ("\xff"). Everything else is left as it is, so that an ordinary name,
+// accents and all, reads as it is: git and go vet quote a name the same
+// way, escaping only what needs it.
+//
+// Findings carry file names and frontmatter text that anyone who can add a
+// file to a repository chooses, so every printer for people (the text and
+// GitHub formats, SARIF's messages, the command's own lines about skills)
+// passes them through here: an escape sequence in a name cannot colour the
+// terminal or move the cursor, and a line break in one cannot start a line
+// that looks like a finding of its own. A backslash is left alone; the
+// escapes it resembles can do no harm, and doubling it would garble
+// every message that quotes one.
+func Printable(s string) string {
+	i := 0
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if acts(r, n) {
+			break
+		}
+		i += n
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case acts(r, n):
+			q := strconv.QuoteRune(r) // '\x1b', '\n', '\u202e'
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// acts reports whether the rune r, n bytes long, is one Printable escapes.
+func acts(r rune, n int) bool {
+	return r == utf8.RuneError && n == 1 || unicode.IsControl(r) || isOverride(r) || r == '\u2028' || r == '\u2029'
+}
