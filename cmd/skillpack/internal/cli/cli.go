@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/internal/version"
+	"github.com/skillpack/skillpack/lint"
 )
 
 // Exit codes, as documented in the README: findings are not failures.
@@ -75,9 +77,22 @@ func run(ios *IO, args []string) int {
 	}
 	code, msg := exitStatus(err)
 	if msg != "" {
-		fmt.Fprintf(stderr, "skillpack: %s\n", msg)
+		fmt.Fprintf(stderr, "skillpack: %s\n", printableLines(msg))
 	}
 	return code
+}
+
+// printableLines is lint.Printable for a message of several lines (a
+// list of problems, a stack trace): each line is escaped on its own, its
+// leading tabs kept, so that a path in it cannot act on the terminal and
+// the lines still read as lines.
+func printableLines(msg string) string {
+	lines := strings.Split(msg, "\n")
+	for i, l := range lines {
+		body := strings.TrimLeft(l, "\t")
+		lines[i] = l[:len(l)-len(body)] + lint.Printable(body)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func newRoot(ios *IO) *cobra.Command {

@@ -131,3 +131,21 @@ func exits(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s exited %d, want %d", strings.Join(args[1:], " "), got, want)
 	}
 }
+
+// TestErrorLineEscaped gives a command a path with control characters:
+// the error line names it with them escaped, so it cannot act on the
+// terminal, and a multi-line message keeps its lines and their leading
+// tabs. (A line break in a path still breaks the line: the message's own
+// lines cannot be told from it here. Findings, which carry most names,
+// escape it: see lint.Printable.)
+func TestErrorLineEscaped(t *testing.T) {
+	ios, _, stderr := fakeIO(nil)
+	code := run(ios, []string{"lint", "no\x1b[31mred\x07"})
+	got := stderr.String()
+	if code == ExitOK || strings.ContainsAny(got, "\x1b\x07") || !strings.Contains(got, `no\x1b[31mred\a`) {
+		t.Errorf("exit %d, stderr %q", code, got)
+	}
+	if got := printableLines("a\n\tb\x07\n\t\tc"); got != "a\n\tb\\a\n\t\tc" {
+		t.Errorf("printableLines: %q", got)
+	}
+}
