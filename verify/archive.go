@@ -3,7 +3,6 @@ package verify
 import (
 	"archive/tar"
 	"archive/zip"
-	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"errors"
@@ -79,16 +78,16 @@ func (u *unpacked) bad(name, format string, args ...any) {
 	u.problems = append(u.problems, fmt.Sprintf("entry %q ", name)+fmt.Sprintf(format, args...))
 }
 
-// unpack reads a .tar.gz or .zip held in data, checking every entry as an
-// unpacker that must not be tricked would: names, types, modes,
-// duplicates, sizes and the expansion of the whole.
-func unpack(data []byte, ext string, l limits) *unpacked {
+// unpack reads a .tar.gz or .zip of size bytes held in r, checking every
+// entry as an unpacker that must not be tricked would: names, types,
+// modes, duplicates, sizes and the expansion of the whole.
+func unpack(r io.ReaderAt, size int64, ext string, l limits) *unpacked {
 	u := &unpacked{}
 	var err error
 	if ext == layout.Zip {
-		err = unpackZip(data, l, u)
+		err = unpackZip(r, size, l, u)
 	} else {
-		err = unpackTarGz(data, l, u)
+		err = unpackTarGz(io.NewSectionReader(r, 0, size), size, l, u)
 	}
 	if err != nil {
 		var be *bombError
@@ -101,9 +100,9 @@ func unpack(data []byte, ext string, l limits) *unpacked {
 	return u
 }
 
-func unpackTarGz(data []byte, l limits, u *unpacked) error {
-	g := &guard{l: l, packed: int64(len(data))}
-	zr, err := gzip.NewReader(bytes.NewReader(data))
+func unpackTarGz(r io.Reader, size int64, l limits, u *unpacked) error {
+	g := &guard{l: l, packed: size}
+	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return fmt.Errorf("is not a gzip stream: %w", err)
 	}
@@ -177,8 +176,8 @@ func tarErr(err error) error {
 	return fmt.Errorf("is not a valid tar.gz: %w", err)
 }
 
-func unpackZip(data []byte, l limits, u *unpacked) error {
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+func unpackZip(r io.ReaderAt, size int64, l limits, u *unpacked) error {
+	zr, err := zip.NewReader(r, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		return fmt.Errorf("is not a valid zip: %w", err)
 	}
@@ -186,7 +185,7 @@ func unpackZip(data []byte, l limits, u *unpacked) error {
 		u.stopped = true
 		return fmt.Errorf("has %d entries, more than the limit of %d; not unpacked", len(zr.File), l.entries)
 	}
-	g := &guard{l: l, packed: int64(len(data))}
+	g := &guard{l: l, packed: size}
 	seen := map[string]bool{}
 	for _, f := range zr.File {
 		if !u.checkName(f.Name, seen) {

@@ -3,13 +3,13 @@ package verify
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"hash"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/skillpack/skillpack/layout"
 )
@@ -20,6 +20,15 @@ type sum struct {
 	raw    []byte // the sha256 itself, for signature checks
 	size   int64
 	err    error
+	// reported is set once err is in the report. A document the bundle
+	// may leave out is not reported missing when it is looked for, but
+	// it is when another document lists it.
+	reported bool
+}
+
+func (s *sum) set(h hash.Hash) {
+	s.raw = h.Sum(nil)
+	s.digest = layout.SumDigest(s.raw)
 }
 
 // checker runs one verification. Every location is read at most once; a
@@ -29,14 +38,21 @@ type checker struct {
 	ctx  context.Context
 	src  source
 	o    Options
+	mem  *memory
 	rep  *Report
 	sums map[string]*sum
+
+	// ready holds what prefetch read, until a check takes it into sums;
+	// pending, the comparisons expect queued for settle.
+	ready   map[string]*sum
+	pending []expectation
+	cut     atomic.Int64 // reads the deadline cut short
 
 	skills   map[string]*skillModel
 	names    []string // of skills, sorted
 	archives map[string]*archiveRef
-	docs     []string        // index documents read, for checksums and signatures
-	v1       *layout.IndexV1 // nil when absent
+	docs     []string                   // index documents read, for checksums and signatures
+	v1       map[string]*layout.EntryV1 // by name; nil when absent
 	// fmByURI is the frontmatter of each skill in mcp/skills.json, which
 	// mcp/index.json must repeat exactly.
 	fmByURI map[string]json.RawMessage
@@ -74,35 +90,46 @@ type claim struct {
 }
 
 func run(ctx context.Context, src source, o Options) (*Report, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, o.Deadline, errDeadline)
+	defer cancel()
 	c := &checker{
 		ctx: ctx, src: src, o: o,
+		mem:      newMemory(o.MaxSize),
 		rep:      &Report{Source: src.String()},
 		sums:     map[string]*sum{},
+		ready:    map[string]*sum{},
 		skills:   map[string]*skillModel{},
 		archives: map[string]*archiveRef{},
 		fmByURI:  map[string]json.RawMessage{},
 	}
-	if err := c.v2(); err != nil {
+	more, err := c.v2()
+	if err != nil {
 		return nil, err
 	}
-	c.v1Index()
-	c.mcpSkills()
-	c.mcpIndex()
-	c.mcpResources()
-	c.unpackArchives()
-	for _, name := range c.names {
-		c.skill(c.skills[name])
+	if more {
+		c.v1Index()
+		c.mcpSkills()
+		c.mcpIndex()
+		c.mcpResources()
+		c.settle()
+		c.unpackArchives()
+		c.checkSkills()
+		c.checksums()
+		c.buildRecord()
+		c.settle()
+		c.signatures()
 	}
-	c.checksums()
-	c.buildRecord()
-	c.signatures()
 	c.rep.Checked.Skills = len(c.skills)
 	for _, s := range c.sums {
 		if s.err == nil {
 			c.rep.Checked.Files++
 		}
 	}
+	c.stoppedProblem()
 	c.rep.finish()
+	if errors.Is(context.Cause(ctx), errDeadline) {
+		return c.rep, nil // a problem in the report
+	}
 	return c.rep, ctx.Err()
 }
 
@@ -113,82 +140,6 @@ func (c *checker) problem(path, format string, args ...any) {
 		return
 	}
 	c.rep.Problems = append(c.rep.Problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
-}
-
-// read returns the bytes at loc, or nil after reporting why not. A missing
-// optional file is not reported.
-func (c *checker) read(loc string, optional bool) []byte {
-	if s, ok := c.sums[loc]; ok && s.err != nil {
-		return nil
-	}
-	data, err := c.load(loc, true)
-	if err != nil {
-		if !(optional && errors.Is(err, errNotFound)) {
-			c.problem(loc, "%s", describe(err))
-		}
-		return nil
-	}
-	return data
-}
-
-// hash returns the digest and size of loc, read once and not kept.
-func (c *checker) hash(loc string) *sum {
-	if s, ok := c.sums[loc]; ok {
-		return s
-	}
-	_, err := c.load(loc, false)
-	if err != nil {
-		c.problem(loc, "%s", describe(err))
-	}
-	return c.sums[loc]
-}
-
-// load reads loc under the size limit, records its sum and returns the
-// bytes if keep.
-func (c *checker) load(loc string, keep bool) ([]byte, error) {
-	s := &sum{}
-	c.sums[loc] = s
-	rc, err := c.src.open(c.ctx, loc)
-	if err != nil {
-		s.err = err
-		return nil, err
-	}
-	defer rc.Close()
-	h := sha256.New()
-	var buf bytes.Buffer
-	w := io.Writer(h)
-	if keep {
-		w = io.MultiWriter(h, &buf)
-	}
-	s.size, err = io.Copy(w, &limitReader{r: rc, limit: c.o.MaxSize})
-	if err != nil {
-		s.err = err
-		return nil, err
-	}
-	s.raw = h.Sum(nil)
-	s.digest = layout.SumDigest(s.raw)
-	return buf.Bytes(), nil
-}
-
-func describe(err error) string {
-	if errors.Is(err, errNotFound) {
-		return "missing (not found)"
-	}
-	return err.Error()
-}
-
-// expect compares the file at loc with a digest (and size, if >= 0) that
-// document from claims.
-func (c *checker) expect(loc, from string, digest layout.Digest, size int64) {
-	s := c.hash(loc)
-	if s.err != nil {
-		return
-	}
-	if s.digest != digest {
-		c.problem(loc, "digest is %s, but %s says %s", s.digest, from, digest)
-	} else if size >= 0 && s.size != size {
-		c.problem(loc, "is %d bytes, but %s says %d", s.size, from, size)
-	}
 }
 
 // decoded reports whether a document decoded, reporting why not: a JSON

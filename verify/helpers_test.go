@@ -191,9 +191,17 @@ func replaceArchive(t *testing.T, dir, old string, data []byte) string {
 }
 
 // reseal recomputes what documents say about other documents and about
-// archives (resources.json sizes and its skill://index.json entry, and
-// checksums.txt), as a forger would after changing one of them.
+// archives (resources.json sizes and its skill://index.json entry,
+// checksums.txt, and the build record's documents), as a forger would
+// after changing one of them.
 func reseal(t *testing.T, dir string) {
+	t.Helper()
+	resealServed(t, dir)
+	resealRecord(t, dir)
+}
+
+// resealServed is reseal but for the build record, which is not served.
+func resealServed(t *testing.T, dir string) {
 	t.Helper()
 	var rs []layout.Resource
 	if err := json.Unmarshal(readFile(t, dir, layout.MCPResources), &rs); err != nil {
@@ -221,6 +229,24 @@ func reseal(t *testing.T, dir string) {
 	writeFile(t, dir, layout.Checksums, layout.ChecksumsDoc(sums))
 }
 
+// resealRecord puts the documents' digests and sizes in the build record.
+func resealRecord(t *testing.T, dir string) {
+	t.Helper()
+	rec, err := layout.DecodeRecord(readFile(t, dir, layout.BuildRecord))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, d := range rec.Docs {
+		data := readFile(t, dir, d.Path)
+		rec.Docs[i].Digest, rec.Docs[i].Size = layout.DigestOf(data), int64(len(data))
+	}
+	var r bytes.Buffer
+	if err := rec.Encode(&r); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, layout.BuildRecord, r.Bytes())
+}
+
 // file is one entry for the archive writers below.
 type file struct {
 	name string
@@ -234,7 +260,7 @@ type file struct {
 // exec bits the built archive has.
 func skillFiles(t *testing.T, dir, skill string) []file {
 	t.Helper()
-	u := unpack(readFile(t, dir, archiveOf(t, dir, skill, layout.TarGz)), layout.TarGz, testLimits)
+	u := unpackBytes(readFile(t, dir, archiveOf(t, dir, skill, layout.TarGz)), layout.TarGz, testLimits)
 	var fs []file
 	for _, e := range u.entries {
 		mode := int64(0o644)
@@ -354,4 +380,9 @@ func sign(t *testing.T, dir string) []string {
 		arts = append(arts, a)
 	}
 	return arts
+}
+
+// unpackBytes unpacks an archive held in data.
+func unpackBytes(data []byte, ext string, l limits) *unpacked {
+	return unpack(bytes.NewReader(data), int64(len(data)), ext, l)
 }

@@ -14,22 +14,32 @@ import (
 
 // v2 checks the discovery v0.2.0 index, the one document every bundle
 // has. Over HTTP a bundle whose index cannot be fetched cannot be checked
-// at all, so that is an error rather than a problem.
-func (c *checker) v2() error {
+// at all, so that is an error rather than a problem. more is false when
+// the index lists too many skills to check the rest.
+func (c *checker) v2() (more bool, err error) {
 	const p = layout.V2Index
 	data, err := c.load(p, true)
 	if err != nil {
+		stopped := errors.Is(err, errStopped)
 		if _, folder := c.src.folder(); !folder {
-			return fmt.Errorf("cannot read %s%s: %s", c.src, p, describe(err))
+			if stopped {
+				return false, fmt.Errorf("cannot read %s%s: not read: %s", c.src, p, c.stopReason())
+			}
+			return false, fmt.Errorf("cannot read %s%s: %s", c.src, p, describe(err))
 		}
-		c.problem(p, "%s; every bundle has the discovery v0.2.0 index", describe(err))
-		return nil
+		if !stopped { // else run says so
+			c.problem(p, "%s; every bundle has the discovery v0.2.0 index", describe(err))
+		}
+		return true, nil
 	}
 	c.docs = append(c.docs, p)
 	c.rep.Checked.Indexes++
 	doc, err := layout.DecodeIndexV2(data)
-	if !c.decoded(p, data, err) {
-		return nil
+	if c.empty(p, data) || !c.decoded(p, data, err) {
+		return true, nil
+	}
+	if c.tooMany(p, len(doc.Skills)) {
+		return false, nil
 	}
 	switch {
 	case doc.Schema == "":
@@ -87,7 +97,28 @@ func (c *checker) v2() error {
 		}
 	}
 	slices.Sort(c.names)
-	return nil
+	return true, nil
+}
+
+// empty reports whether the document at p is empty, as a problem: no
+// document the build writes is, so it was emptied or cut short.
+func (c *checker) empty(p string, data []byte) bool {
+	if len(data) > 0 {
+		return false
+	}
+	c.problem(p, "is empty (0 bytes); skillpack never writes it so: it was emptied or cut short")
+	return true
+}
+
+// tooMany reports whether the index at p lists more skills than
+// Options.MaxSkills, as a problem; such an index is not read further, so
+// that a hostile one cannot make the check fetch without end.
+func (c *checker) tooMany(p string, n int) bool {
+	if n <= c.o.MaxSkills {
+		return false
+	}
+	c.problem(p, "lists %d skills, more than the limit of %d (--max-skills); not checked further. Pass --max-skills %d to check a bundle this large", n, c.o.MaxSkills, n)
+	return true
 }
 
 // archive records a claim about the archive at loc.
@@ -107,27 +138,34 @@ func (c *checker) archive(loc, skill, from string, digest layout.Digest, size in
 }
 
 // optionalIndex reads and decodes with decode an index the bundle may
-// leave out, counting it as checked; ok false means there is nothing more
-// to check (absent, or a problem already reported).
-func optionalIndex[T any](c *checker, p string, decode func([]byte) (T, error)) (doc T, ok bool) {
+// leave out, counting it as checked, and checks that it lists no more
+// skills than the limit (skills gives their number); ok false means there
+// is nothing more to check (absent, or a problem already reported).
+func optionalIndex[T any](c *checker, p string, decode func([]byte) (T, error), skills func(T) int) (doc T, ok bool) {
 	data := c.read(p, true)
 	if data == nil {
 		return doc, false
 	}
 	c.docs = append(c.docs, p)
 	c.rep.Checked.Indexes++
+	if c.empty(p, data) {
+		return doc, false
+	}
 	doc, err := decode(data)
-	return doc, c.decoded(p, data, err)
+	if !c.decoded(p, data, err) {
+		return doc, false
+	}
+	return doc, skills == nil || !c.tooMany(p, skills(doc))
 }
 
 // v1Index checks the legacy discovery v0.1.0 index, if there is one.
 func (c *checker) v1Index() {
 	const p = layout.V1Index
-	doc, ok := optionalIndex(c, p, layout.DecodeIndexV1)
+	doc, ok := optionalIndex(c, p, layout.DecodeIndexV1, func(d *layout.IndexV1) int { return len(d.Skills) })
 	if !ok {
 		return
 	}
-	c.v1 = doc
+	c.v1 = map[string]*layout.EntryV1{}
 	const whole = "; the skills CLI rejects the whole legacy index for one bad entry"
 	seen := map[string]bool{}
 	for i, e := range doc.Skills {
@@ -141,6 +179,7 @@ func (c *checker) v1Index() {
 			continue
 		}
 		seen[e.Name] = true
+		c.v1[e.Name] = &doc.Skills[i]
 		s := c.skills[e.Name]
 		if s == nil {
 			c.problem(p, "%s: not in %s; the two indexes must list the same skills", label, layout.V2Index)
@@ -163,7 +202,7 @@ func (c *checker) v1Index() {
 // mcpSkills checks mcp/skills.json, the skills of an MCP skills/list.
 func (c *checker) mcpSkills() {
 	const p = layout.MCPSkills
-	doc, ok := optionalIndex(c, p, layout.DecodeSkillsMCP)
+	doc, ok := optionalIndex(c, p, layout.DecodeSkillsMCP, func(d []layout.SkillMCP) int { return len(d) })
 	if !ok {
 		return
 	}
@@ -228,7 +267,7 @@ func (c *checker) mcpSkills() {
 // mcpIndex checks mcp/index.json, the legacy skill://index.json body.
 func (c *checker) mcpIndex() {
 	const p = layout.MCPIndex
-	doc, ok := optionalIndex(c, p, layout.DecodeIndexMCP)
+	doc, ok := optionalIndex(c, p, layout.DecodeIndexMCP, func(d *layout.IndexMCP) int { return len(d.Skills) })
 	if !ok {
 		return
 	}
@@ -303,7 +342,7 @@ func sameJSON(a, b json.RawMessage) bool {
 // layout gives it, and every path holds the bytes its digest and size say.
 func (c *checker) mcpResources() {
 	const p = layout.MCPResources
-	doc, ok := optionalIndex(c, p, layout.DecodeResources)
+	doc, ok := optionalIndex(c, p, layout.DecodeResources, nil)
 	if !ok {
 		return
 	}
@@ -353,14 +392,17 @@ func (c *checker) mcpResources() {
 	if !have[layout.IndexURI] {
 		c.problem(p, "no resource for %s", layout.IndexURI)
 	}
-	for _, s := range c.skills {
-		for path := range s.listed {
+	// In order, for the same report every run.
+	for _, n := range c.names {
+		s := c.skills[n]
+		for _, path := range slices.Sorted(maps.Keys(s.listed)) {
 			if uri := layout.SkillURI(s.name, path); !have[uri] {
 				c.problem(p, "no resource for %s, a file of skill %q", uri, s.name)
 			}
 		}
 	}
-	for _, a := range c.archives {
+	for _, loc := range slices.Sorted(maps.Keys(c.archives)) {
+		a := c.archives[loc]
 		if strings.Contains(a.loc, "://") {
 			continue // served elsewhere, under a base URL
 		}
@@ -379,7 +421,7 @@ func (c *checker) mcpResources() {
 func (c *checker) checksums() {
 	const p = layout.Checksums
 	data := c.read(p, true)
-	if data == nil {
+	if data == nil || c.empty(p, data) {
 		return
 	}
 	sums, err := layout.ParseChecksums(data)

@@ -11,8 +11,10 @@ import (
 )
 
 // buildRecord checks, in a dist folder, that the files present are
-// exactly those the build record lists: a file missing was removed, a file
-// extra was put there by something other than skillpack.
+// exactly those the build record lists (a file missing was removed, a file
+// extra was put there by something other than skillpack), and that every
+// document it lists is there whole, with the digest and size it had: an
+// index emptied or cut short is as wrong as one changed.
 func (c *checker) buildRecord() {
 	root, ok := c.src.folder()
 	if !ok {
@@ -72,6 +74,11 @@ func (c *checker) buildRecord() {
 	for _, f := range slices.Sorted(maps.Keys(listed)) {
 		if !present[f] {
 			c.problem(f, "is listed in the build record (%s) but missing", p)
+		}
+	}
+	for _, d := range rec.Docs {
+		if present[d.Path] || !listed[d.Path] { // else reported just above
+			c.expect(d.Path, p, d.Digest, d.Size)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/skillpack/skillpack/layout"
 )
@@ -20,22 +21,38 @@ func (c *checker) signable(loc string) bool {
 }
 
 // signatures looks for a bundle beside every signable artifact that was
-// read, and checks it when a verifier is configured.
+// read, fetching them on the workers, and checks each when a verifier is
+// configured.
 func (c *checker) signatures() {
 	var arts []string
+	var digests [][]byte
 	for _, loc := range append(slices.Clone(c.docs), slices.Sorted(maps.Keys(c.archives))...) {
-		if c.signable(loc) {
+		// Without the artifact's bytes there is nothing to check a
+		// signature against; why is already reported.
+		if s := c.sums[loc]; c.signable(loc) && s != nil && s.err == nil {
 			arts = append(arts, loc)
+			digests = append(digests, s.raw)
 		}
 	}
-	for _, art := range arts {
-		s := c.sums[art]
-		if s == nil || s.err != nil {
-			continue // already reported; nothing to check a signature against
-		}
+	sums := make([]*sum, len(arts))
+	checked := make([]error, len(arts))
+	var one sync.Mutex // a verifier need not be safe for concurrent use
+	each(c, len(arts), func(i int) {
+		sums[i] = c.fetch(layout.Signature(arts[i]), func(h *held) {
+			if c.o.Verifier != nil {
+				one.Lock()
+				defer one.Unlock()
+				checked[i] = c.o.Verifier.Verify(h.bytes(), digests[i])
+			}
+		})
+	})
+	for i, art := range arts {
 		sig := Signature{Artifact: art, Bundle: layout.Signature(art)}
-		data, err := c.load(sig.Bundle, true)
-		switch {
+		s := sums[i]
+		c.sums[sig.Bundle] = s
+		switch err := s.err; {
+		case errors.Is(err, errStopped):
+			continue
 		case errors.Is(err, errNotFound):
 			sig.Status = SigMissing
 			if c.o.RequireSignatures {
@@ -43,20 +60,18 @@ func (c *checker) signatures() {
 			}
 		case err != nil:
 			sig.Status, sig.Error = SigInvalid, describe(err)
-			c.problem(sig.Bundle, "%s", describe(err))
+			c.failed(sig.Bundle, "")
 		case c.o.Verifier == nil:
 			sig.Status = SigNotChecked
 			if c.o.RequireSignatures {
 				c.problem(sig.Bundle, "signature not checked: no verifier configured; pass --certificate-identity and --certificate-oidc-issuer, or --key")
 			}
+		case checked[i] != nil:
+			sig.Status, sig.Error = SigInvalid, checked[i].Error()
+			c.problem(sig.Bundle, "does not verify %s: %v", art, checked[i])
 		default:
-			if err := c.o.Verifier.Verify(data, s.raw); err != nil {
-				sig.Status, sig.Error = SigInvalid, err.Error()
-				c.problem(sig.Bundle, "does not verify %s: %v", art, err)
-			} else {
-				sig.Status = SigVerified
-				c.rep.Checked.Signatures++
-			}
+			sig.Status = SigVerified
+			c.rep.Checked.Signatures++
 		}
 		c.rep.Signatures = append(c.rep.Signatures, sig)
 	}

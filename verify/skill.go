@@ -8,19 +8,30 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// unpackArchives reads every archive any document names, checks its
-// digest against every claim and its name against its digest, and
-// unpacks it in memory.
+// unpackArchives reads every archive any document names, on the
+// workers, each unpacked in memory as soon as it is read; then, in order,
+// checks its digest against every claim and its name against its digest.
 func (c *checker) unpackArchives() {
 	l := limits{entries: c.o.MaxEntries, unpacked: c.o.MaxUnpacked, file: c.o.MaxSize, ratio: c.o.MaxRatio}
+	var locs []string
 	for _, loc := range slices.Sorted(maps.Keys(c.archives)) {
-		a := c.archives[loc]
-		data := c.read(loc, false)
-		if data == nil {
+		if s, ok := c.sums[loc]; !ok || s.err == nil {
+			locs = append(locs, loc)
+		}
+	}
+	got := make([]*sum, len(locs))
+	each(c, len(locs), func(i int) {
+		a := c.archives[locs[i]]
+		got[i] = c.fetch(a.loc, func(h *held) { a.unpacked = unpack(h, h.n, a.ext, l) })
+	})
+	for i, loc := range locs {
+		a, s := c.archives[loc], got[i]
+		c.sums[loc] = s
+		if s.err != nil {
+			c.failed(loc, "")
 			continue
 		}
 		c.rep.Checked.Archives++
-		s := c.sums[loc]
 		for _, cl := range a.claims {
 			switch {
 			case cl.digest != s.digest:
@@ -32,20 +43,44 @@ func (c *checker) unpackArchives() {
 		if want := layout.ArchiveName(a.skill, s.digest, a.ext); path.Base(loc) != want {
 			c.problem(loc, "name does not carry its own digest: its sha256 begins %s, so it should be named %s (content-addressed names never change meaning)", s.digest.Short(), want)
 		}
-		a.unpacked = unpack(data, a.ext, l)
 		for _, msg := range a.unpacked.problems {
 			c.problem(loc, "%s", msg)
 		}
 	}
 }
 
-// skill checks one skill's served files against every list of them: the
-// v0.1 index and copies, mcp/skills.json, and each archive.
-func (c *checker) skill(s *skillModel) {
+// checkSkills checks every skill: the served files of all of them are
+// fetched at once first.
+func (c *checker) checkSkills() {
+	var locs []string
+	for _, name := range c.names {
+		s := c.skills[name]
+		c.listFiles(s)
+		for _, f := range s.files {
+			if layout.CheckPath(f) == nil {
+				locs = append(locs, layout.SkillFile(name, f))
+			}
+		}
+		if e := c.v1[name]; e != nil {
+			for _, f := range e.Files {
+				if layout.CheckPath(f) == nil {
+					locs = append(locs, layout.LegacyFile(name, f))
+				}
+			}
+		}
+	}
+	c.prefetch(locs)
+	for _, name := range c.names {
+		c.skill(c.skills[name])
+	}
+	c.settle()
+}
+
+// listFiles says what the skill's files are: the MCP listing's, or else
+// the v0.1 index's, or else the .tar.gz's entries, or else SKILL.md alone.
+func (c *checker) listFiles(s *skillModel) {
 	if s.filesFrom == "" {
-		// No MCP listing: the v0.1 index, then the .tar.gz, says what
-		// the skill's files are.
-		if e := c.v1Entry(s.name); e != nil {
+		if e := c.v1[s.name]; e != nil {
 			s.files, s.filesFrom = slices.Clone(e.Files), layout.V1Index
 		} else if s.typ == layout.TypeArchive && c.archives[s.loc] != nil && c.archives[s.loc].unpacked != nil {
 			for _, e := range c.archives[s.loc].unpacked.entries {
@@ -58,6 +93,11 @@ func (c *checker) skill(s *skillModel) {
 	}
 	slices.Sort(s.files)
 	s.files = slices.Compact(s.files)
+}
+
+// skill checks one skill's served files against every list of them: the
+// v0.1 index and copies, mcp/skills.json, and each archive.
+func (c *checker) skill(s *skillModel) {
 	if s.typ == layout.TypeSkillMD && len(s.files) > 1 {
 		c.problem(layout.V2Index, "skill %q: type skill-md, but it has %d files (%s); clients would install only %s, so it must be type archive", s.name, len(s.files), s.filesFrom, layout.EntryFile)
 	}
@@ -74,7 +114,9 @@ func (c *checker) skill(s *skillModel) {
 			s.served[f] = h
 		}
 	}
-	if e := c.v1Entry(s.name); e != nil {
+	if e := c.v1[s.name]; e == nil && c.v1 != nil && !slices.ContainsFunc(s.files, func(f string) bool { return layout.CheckLegacyPath(f) != nil }) {
+		c.problem(layout.V1Index, "skill %q of %s is missing, though its files meet the v0.1 rules; the build lists every such skill", s.name, layout.V2Index)
+	} else if e != nil {
 		if !slices.Equal(slices.Sorted(slices.Values(e.Files)), s.files) {
 			c.problem(layout.V1Index, "skill %q: files %v differ from %v in %s", s.name, e.Files, s.files, s.filesFrom)
 		}
@@ -108,24 +150,12 @@ func (c *checker) skill(s *skillModel) {
 			exec, execFrom = m, a.loc
 			continue
 		}
-		for p, x := range m {
-			if y, ok := exec[p]; ok && x != y {
-				c.problem(a.loc, "entry %q has exec bit %v, but %s has %v; both archives must agree", p, x, execFrom, y)
+		for _, p := range slices.Sorted(maps.Keys(m)) { // sorted, for the same report every run
+			if y, ok := exec[p]; ok && m[p] != y {
+				c.problem(a.loc, "entry %q has exec bit %v, but %s has %v; both archives must agree", p, m[p], execFrom, y)
 			}
 		}
 	}
-}
-
-func (c *checker) v1Entry(name string) *layout.EntryV1 {
-	if c.v1 == nil {
-		return nil
-	}
-	for i := range c.v1.Skills {
-		if c.v1.Skills[i].Name == name {
-			return &c.v1.Skills[i]
-		}
-	}
-	return nil
 }
 
 // compareArchive checks that an archive holds exactly the skill's served

@@ -27,9 +27,10 @@ var errNotFound = errors.New("not found")
 // dist path, slash-separated and relative to dist/, or, for an HTTP
 // source, an absolute URL that an index points at outside the bundle.
 type source interface {
-	// open returns the bytes at loc. The reader need not enforce a size
-	// limit; callers wrap it.
-	open(ctx context.Context, loc string) (io.ReadCloser, error)
+	// open returns the bytes at loc, and their size if it is known
+	// (else -1). The reader need not enforce a size limit; callers wrap
+	// it.
+	open(ctx context.Context, loc string) (r io.ReadCloser, size int64, err error)
 	// locate maps an index entry's url, relative to the v0.2 index or
 	// absolute, to a location.
 	locate(ref string) (string, error)
@@ -70,32 +71,33 @@ func (d *dirSource) close()                            { d.root.Close() }
 func (d *dirSource) folder() (*os.Root, bool)          { return d.root, true }
 func (d *dirSource) locate(ref string) (string, error) { return locateIn(fakeIndex, ref, true) }
 
-func (d *dirSource) open(ctx context.Context, loc string) (io.ReadCloser, error) {
+func (d *dirSource) open(ctx context.Context, loc string) (io.ReadCloser, int64, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := layout.CheckPath(loc); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	name := filepath.FromSlash(loc)
 	info, err := d.root.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errNotFound
+		return nil, 0, errNotFound
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot be read inside the folder: %w", err)
+		return nil, 0, fmt.Errorf("cannot be read inside the folder: %w", err)
 	}
 	if info.Mode()&fs.ModeSymlink != 0 {
 		if info, err = d.root.Stat(name); err != nil {
-			return nil, errors.New("is a symbolic link that leads outside the bundle folder or nowhere; replace it with the file")
+			return nil, 0, errors.New("is a symbolic link that leads outside the bundle folder or nowhere; replace it with the file")
 		}
 	}
 	// Opening a named pipe would block and a device could be endless:
 	// only regular files are read.
 	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("is not a regular file (%v)", info.Mode().Type())
+		return nil, 0, fmt.Errorf("is not a regular file (%v)", info.Mode().Type())
 	}
-	return d.root.Open(name)
+	f, err := d.root.Open(name)
+	return f, info.Size(), err
 }
 
 // fakeIndex is where a folder's v0.2 index would be served, so that its
@@ -219,18 +221,20 @@ func (h *httpSource) url(loc string) string {
 	return u.String()
 }
 
-func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, error) {
+func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, int64, error) {
 	if !strings.Contains(loc, "://") {
 		if err := layout.CheckPath(loc); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 	}
-	if n := h.timeouts.Load(); n >= maxTimeouts {
-		return nil, fmt.Errorf("not fetched: %d requests to this server already timed out", n)
+	// The count is not in the message: with requests in flight at once,
+	// it is not the same every run.
+	if h.timeouts.Load() >= maxTimeouts {
+		return nil, 0, fmt.Errorf("not fetched: %d or more requests to this server timed out (--timeout)", maxTimeouts)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.url(loc), nil)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	// Credentials are for the origin they were given with, never for a
 	// URL that an index, which anyone with write access to the bundle
@@ -248,11 +252,11 @@ func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, error
 	}
 	resp, err := h.client.Do(req)
 	if err != nil {
-		return nil, h.describe(err)
+		return nil, 0, h.describe(err)
 	}
-	fail := func(err error) (io.ReadCloser, error) {
+	fail := func(err error) (io.ReadCloser, int64, error) {
 		resp.Body.Close()
-		return nil, err
+		return nil, 0, err
 	}
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
@@ -269,7 +273,7 @@ func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, error
 	body := &httpBody{ReadCloser: resp.Body, h: h}
 	switch enc := strings.ToLower(resp.Header.Get("Content-Encoding")); enc {
 	case "", "identity":
-		return body, nil
+		return body, resp.ContentLength, nil
 	case "gzip":
 		if isArchive(loc) {
 			return fail(errors.New("served with Content-Encoding: gzip, so clients unpack it and get bytes that do not match its digest; serve archives with no Content-Encoding"))
@@ -281,7 +285,7 @@ func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, error
 		return struct {
 			io.Reader
 			io.Closer
-		}{zr, body}, nil
+		}{zr, body}, -1, nil
 	default:
 		return fail(fmt.Errorf("served with Content-Encoding %q, which was not asked for", enc))
 	}

@@ -13,6 +13,13 @@
 // private registry's credentials) go to the origin of the URL given and
 // nowhere else. A broken bundle yields a Report listing every Problem (up
 // to a limit), never a panic or a hang.
+//
+// What a hostile bundle can cost is bounded too: the whole check has a
+// deadline, an index may list only so many skills, files are fetched by
+// a few workers at once, and what is held in memory (a document to
+// decode, an archive to unpack) comes from one budget of about MaxSize
+// bytes shared by all of them (memory.go); everything else is hashed as
+// it streams.
 package verify
 
 import (
@@ -40,6 +47,9 @@ const (
 	DefaultMaxEntries   = 10000     // entries in any one archive
 	DefaultMaxRatio     = 100       // unpacked bytes per archive byte, above 1 MiB
 	DefaultTimeout      = 30 * time.Second
+	DefaultDeadline     = 5 * time.Minute // the whole check
+	DefaultMaxSkills    = 10000           // entries in any one index
+	DefaultJobs         = 8               // files fetched at once
 	DefaultMaxRedirects = 5
 	DefaultMaxProblems  = 1000
 )
@@ -63,8 +73,14 @@ type Options struct {
 	MaxEntries        int           // most entries in one archive (0 = DefaultMaxEntries)
 	MaxRatio          int64         // most unpacked bytes per archive byte (0 = DefaultMaxRatio)
 	Timeout           time.Duration // each HTTP request, body included (0 = DefaultTimeout)
-	MaxRedirects      int           // redirects followed per request (0 = DefaultMaxRedirects)
-	MaxProblems       int           // problems kept in the report (0 = DefaultMaxProblems)
+	// Deadline bounds the whole check (0 = DefaultDeadline). When it
+	// passes, what was found so far is reported with one more problem
+	// saying that the rest went unchecked.
+	Deadline     time.Duration
+	MaxSkills    int // most skills an index may list (0 = DefaultMaxSkills)
+	Jobs         int // files fetched at once (0 = DefaultJobs)
+	MaxRedirects int // redirects followed per request (0 = DefaultMaxRedirects)
+	MaxProblems  int // problems kept in the report (0 = DefaultMaxProblems)
 	// Header is added to every request URL makes to the origin (scheme,
 	// host and port) of the URL it was given, and to no other: not to a
 	// file an index points to on another origin, as curl keeps credentials
@@ -79,6 +95,9 @@ func (o Options) withDefaults() Options {
 	o.MaxEntries = cmp.Or(o.MaxEntries, DefaultMaxEntries)
 	o.MaxRatio = cmp.Or(o.MaxRatio, DefaultMaxRatio)
 	o.Timeout = cmp.Or(o.Timeout, DefaultTimeout)
+	o.Deadline = cmp.Or(o.Deadline, DefaultDeadline)
+	o.MaxSkills = cmp.Or(o.MaxSkills, DefaultMaxSkills)
+	o.Jobs = cmp.Or(o.Jobs, DefaultJobs)
 	o.MaxRedirects = cmp.Or(o.MaxRedirects, DefaultMaxRedirects)
 	o.MaxProblems = cmp.Or(o.MaxProblems, DefaultMaxProblems)
 	return o

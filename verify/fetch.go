@@ -1,0 +1,266 @@
+package verify
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/skillpack/skillpack/internal/parallel"
+	"github.com/skillpack/skillpack/layout"
+)
+
+// How the checks read: documents one at a time, as each check needs
+// them; everything else on Options.Jobs workers at once, between the
+// checks (prefetch, settle, and the archive and signature steps). A
+// worker only reads and hashes (and unpacks or checks a signature); the
+// problems are reported afterwards, in the order the checks make them, so
+// that the report is the same however the fetches interleave.
+
+// errDeadline is the cause of the check's context when Options.Deadline
+// passes; errStopped marks a read cut short by it (or by the caller's
+// cancelling), which is reported once for the whole check, not per file.
+var (
+	errDeadline = errors.New("deadline passed")
+	errStopped  = errors.New("not read")
+)
+
+// fetch reads loc and returns what it found. With use, the body is held
+// in memory and handed to use before the memory is given back; without,
+// it is hashed as it streams. fetch runs on several workers at once, so it
+// touches only what they may share: the source, the options, the memory.
+func (c *checker) fetch(loc string, use func(*held)) *sum {
+	s := &sum{}
+	switch {
+	case c.ctx.Err() != nil:
+		s.err = c.ctx.Err()
+	case use == nil:
+		s.err = c.stream(loc, s)
+	default:
+		s.err = c.hold(loc, s, use)
+	}
+	if s.err != nil && c.ctx.Err() != nil {
+		c.cut.Add(1)
+		s.err = errStopped
+	}
+	return s
+}
+
+// open opens loc, refusing a body whose size is known to be over the
+// limit before a byte of it is read.
+func (c *checker) open(loc string) (io.ReadCloser, int64, error) {
+	rc, size, err := c.src.open(c.ctx, loc)
+	if err == nil && size > c.o.MaxSize {
+		rc.Close()
+		return nil, 0, tooLarge(c.o.MaxSize, size)
+	}
+	return rc, size, err
+}
+
+// stream hashes loc without keeping it.
+func (c *checker) stream(loc string, s *sum) error {
+	rc, _, err := c.open(loc)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	h := sha256.New()
+	if s.size, err = io.Copy(h, &limitReader{r: rc, limit: c.o.MaxSize}); err != nil {
+		return err
+	}
+	s.set(h)
+	return nil
+}
+
+// hold reads loc into memory, hashing it, and hands it to use.
+func (c *checker) hold(loc string, s *sum, use func(*held)) error {
+	m := c.mem
+	// A chunk before asking: most bodies fit in one.
+	if err := m.reserve(c.ctx, 1); err != nil {
+		return err
+	}
+	h := &held{m: m, reserved: 1}
+	defer func() { h.release() }()
+	rc, size, err := c.open(loc)
+	if err != nil {
+		return err
+	}
+	if need := m.chunks(size); need > h.reserved {
+		if m.tryReserve(need - h.reserved) {
+			h.reserved = need
+		} else {
+			// Waiting with the response open would spend its --timeout
+			// on verify's own wait. Ask again once there is memory for
+			// the largest body, holding none meanwhile so that no two
+			// workers wait on each other.
+			rc.Close()
+			h.release()
+			if err := m.reserve(c.ctx, m.total); err != nil {
+				return err
+			}
+			h.reserved = m.total
+			if rc, _, err = c.open(loc); err != nil {
+				return err
+			}
+		}
+	}
+	defer rc.Close()
+	hsh := sha256.New()
+	err = h.fill(io.TeeReader(&limitReader{r: rc, limit: c.o.MaxSize}, hsh))
+	s.size = h.n
+	if err != nil {
+		return err
+	}
+	s.set(hsh)
+	use(h)
+	return nil
+}
+
+// load reads loc, recording its sum, and returns its bytes if keep (a
+// non-nil slice, empty for an empty file).
+func (c *checker) load(loc string, keep bool) ([]byte, error) {
+	var data []byte
+	s := c.ready[loc]
+	delete(c.ready, loc)
+	if s == nil || keep {
+		var use func(*held)
+		if keep {
+			use = func(h *held) { data = h.clone() }
+		}
+		s = c.fetch(loc, use)
+	}
+	c.sums[loc] = s
+	return data, s.err
+}
+
+// prefetch hashes the locations not read yet, on the workers, for the
+// checks that follow. It reports nothing: the first check to use a
+// location reports what went wrong with it, as if it had read it itself.
+func (c *checker) prefetch(locs []string) {
+	var todo []string
+	seen := map[string]bool{}
+	for _, loc := range locs {
+		if _, done := c.sums[loc]; !done && c.ready[loc] == nil && !seen[loc] {
+			seen[loc] = true
+			todo = append(todo, loc)
+		}
+	}
+	got := make([]*sum, len(todo))
+	each(c, len(todo), func(i int) { got[i] = c.fetch(todo[i], nil) })
+	for i, loc := range todo {
+		c.ready[loc] = got[i]
+	}
+}
+
+// each calls fn for every i in [0, n) on c's workers.
+func each(c *checker, n int, fn func(i int)) {
+	parallel.Each(n, c.o.Jobs, func(i int) error { fn(i); return nil })
+}
+
+// read returns the bytes at loc, or nil after reporting why not. A missing
+// optional file is not reported (until another document lists it).
+func (c *checker) read(loc string, optional bool) []byte {
+	if s, ok := c.sums[loc]; ok && s.err != nil {
+		return nil
+	}
+	data, err := c.load(loc, true)
+	if err != nil {
+		if !(optional && errors.Is(err, errNotFound)) {
+			c.failed(loc, "")
+		}
+		return nil
+	}
+	return data
+}
+
+// hash returns the digest and size of loc, read once and not kept.
+func (c *checker) hash(loc string) *sum {
+	if _, ok := c.sums[loc]; !ok {
+		c.load(loc, false)
+	}
+	c.failed(loc, "")
+	return c.sums[loc]
+}
+
+// failed reports, once, why loc could not be read, if it could not;
+// from is the document that lists it, if one does. A read the deadline
+// cut short is not reported here: run says so once.
+func (c *checker) failed(loc, from string) {
+	s := c.sums[loc]
+	if s.err == nil || s.reported || errors.Is(s.err, errStopped) {
+		return
+	}
+	s.reported = true
+	if from != "" && errors.Is(s.err, errNotFound) {
+		c.problem(loc, "%s, though %s lists it", describe(s.err), from)
+		return
+	}
+	c.problem(loc, "%s", describe(s.err))
+}
+
+func describe(err error) string {
+	if errors.Is(err, errNotFound) {
+		return "missing (not found)"
+	}
+	return err.Error()
+}
+
+// expectation is a claim of a document about a file: its digest, and its
+// size if >= 0.
+type expectation struct {
+	loc, from string
+	digest    layout.Digest
+	size      int64
+}
+
+// expect queues the claim of document from that the file at loc has a
+// digest (and size, if >= 0), for settle to check.
+func (c *checker) expect(loc, from string, digest layout.Digest, size int64) {
+	c.pending = append(c.pending, expectation{loc, from, digest, size})
+}
+
+// settle fetches the files the queued claims name, at once, then checks
+// the claims in the order they were made.
+func (c *checker) settle() {
+	locs := make([]string, len(c.pending))
+	for i, e := range c.pending {
+		locs[i] = e.loc
+	}
+	c.prefetch(locs)
+	pending := c.pending
+	c.pending = nil
+	for _, e := range pending {
+		if _, ok := c.sums[e.loc]; !ok {
+			c.load(e.loc, false)
+		}
+		c.failed(e.loc, e.from)
+		s := c.sums[e.loc]
+		switch {
+		case s.err != nil:
+		case s.digest != e.digest:
+			c.problem(e.loc, "digest is %s, but %s says %s", s.digest, e.from, e.digest)
+		case e.size >= 0 && s.size != e.size:
+			c.problem(e.loc, "is %d bytes, but %s says %d", s.size, e.from, e.size)
+		}
+	}
+}
+
+// stoppedProblem says, when reads were cut short, that the check is
+// incomplete; it is the one problem the limit on problems never drops.
+func (c *checker) stoppedProblem() {
+	if c.cut.Load() == 0 {
+		return
+	}
+	c.rep.Problems = append(c.rep.Problems, Problem{Path: c.rep.Source, Message: fmt.Sprintf(
+		"not verified: %s after %s had been read; the rest was not checked. Raise --deadline, or --jobs to fetch more at once",
+		c.stopReason(), plural(c.rep.Checked.Files, "file"))})
+}
+
+// stopReason says why the check's context ended.
+func (c *checker) stopReason() string {
+	if errors.Is(context.Cause(c.ctx), errDeadline) {
+		return fmt.Sprintf("the %v deadline for the whole check (--deadline) passed", c.o.Deadline)
+	}
+	return "the check was cancelled"
+}

@@ -1,0 +1,238 @@
+package verify
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// What a hostile server can make verify spend: a deadline for the whole
+// check, a cap on an index's skills, a few fetches at once, and one
+// --max-size buffer of memory however many bodies never end.
+
+// generatedSkill is the SKILL.md of a generated skill.
+func generatedSkill(name string) []byte {
+	return []byte("---\nname: " + name + "\ndescription: A generated skill.\n---\n# " + name + "\n")
+}
+
+// manySkills serves a v0.2 index of n skill-md entries, each SKILL.md
+// answered by file (nil: at once) and everything else not found.
+func manySkills(t *testing.T, n int, file http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	doc := layout.IndexV2{Schema: layout.Schema, Skills: make([]layout.EntryV2, n)}
+	for i := range doc.Skills {
+		name := fmt.Sprintf("s%06d", i)
+		sum := sha256.Sum256(generatedSkill(name))
+		doc.Skills[i] = layout.EntryV2{Name: name, Type: layout.TypeSkillMD, Description: "A generated skill.",
+			URL: name + "/" + layout.EntryFile, Digest: layout.SumDigest(sum[:])}
+	}
+	index, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/"+layout.V2Index {
+			w.Write(index)
+			return
+		}
+		name, ok := strings.CutSuffix(strings.TrimPrefix(r.URL.Path, "/"+layout.SkillsDir+"/"), "/"+layout.EntryFile)
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if file != nil {
+			file(w, r)
+		}
+		w.Write(generatedSkill(name))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// stall holds a request until the client goes away.
+func stall(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
+
+func onlyProblem(t *testing.T, rep *Report, want Problem) {
+	t.Helper()
+	if len(rep.Problems) != 1 || rep.Omitted != 0 || rep.Problems[0] != want {
+		t.Fatalf("want exactly the problem\n\t%s\ngot:\n%s", want, problems(rep))
+	}
+}
+
+// An index of 100,000 entries is refused whole, before a file is fetched.
+func TestURLHundredThousandSkills(t *testing.T) {
+	var fetched atomic.Int32
+	srv := manySkills(t, 100000, func(http.ResponseWriter, *http.Request) { fetched.Add(1) })
+	rep := fetch(t, srv.URL, Options{})
+	onlyProblem(t, rep, Problem{Path: layout.V2Index, Message: "lists 100000 skills, more than the limit of 10000 (--max-skills); not checked further. Pass --max-skills 100000 to check a bundle this large"})
+	if n := fetched.Load(); n != 0 || rep.Checked.Skills != 0 {
+		t.Errorf("%d files fetched, %d skills checked; want none", n, rep.Checked.Skills)
+	}
+
+	// Allowed, it is checked until the deadline, which a server that
+	// never answers makes sure to reach, and the report says so once.
+	rep = fetch(t, srv.URL, Options{MaxSkills: 100000, Deadline: 300 * time.Millisecond})
+	onlyProblem(t, rep, Problem{Path: srv.URL + "/", Message: "not verified: the 300ms deadline for the whole check (--deadline) passed after 1 file had been read; the rest was not checked. Raise --deadline, or --jobs to fetch more at once"})
+	if rep.Checked.Skills != 100000 {
+		t.Errorf("%d skills checked, want 100000", rep.Checked.Skills)
+	}
+}
+
+// The cap holds for every index, and a folder's too.
+func TestMaxSkills(t *testing.T) {
+	rep := check(t, built, Options{MaxSkills: 4})
+	onlyProblem(t, rep, Problem{Path: layout.V2Index, Message: "lists 5 skills, more than the limit of 4 (--max-skills); not checked further. Pass --max-skills 5 to check a bundle this large"})
+	wantOK(t, check(t, built, Options{MaxSkills: 5}))
+
+	// Each other index, given a sixth entry, is not read further.
+	dir := dist(t)
+	for _, doc := range []string{layout.V1Index, layout.MCPSkills, layout.MCPIndex} {
+		var v any
+		if err := json.Unmarshal(readFile(t, dir, doc), &v); err != nil {
+			t.Fatal(err)
+		}
+		switch d := v.(type) {
+		case []any:
+			v = append(d, d[0])
+		case map[string]any:
+			list := d["skills"].([]any)
+			d["skills"] = append(list, list[0])
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, dir, doc, data)
+	}
+	rep = check(t, dir, Options{MaxSkills: 5})
+	for _, doc := range []string{layout.V1Index, layout.MCPSkills, layout.MCPIndex} {
+		wantProblem(t, rep, doc, "lists 6 skills, more than the limit of 5 (--max-skills); not checked further")
+	}
+}
+
+// The deadline ends a check that servers would make last for ever, each
+// file slow but within its own timeout; what was found is still reported.
+func TestURLDeadline(t *testing.T) {
+	dir := dist(t)
+	p := layout.SkillFile(multi, "scripts/profile.py")
+	edit(t, dir, p, "import", "import os\nimport")
+	srv := serve(t, dir, map[string]http.HandlerFunc{"/" + layout.SkillFile(other, layout.EntryFile): stall})
+	rep := fetch(t, srv.URL, Options{Deadline: 500 * time.Millisecond, Timeout: time.Hour})
+	wantProblem(t, rep, p, "but "+layout.MCPSkills+" says")
+	wantProblem(t, rep, srv.URL+"/", "not verified: the 500ms deadline for the whole check (--deadline) passed after")
+	for _, pr := range rep.Problems {
+		if strings.HasPrefix(pr.Path, layout.SkillDir(other)) {
+			t.Errorf("a file the deadline cut short has a problem of its own: %s", pr)
+		}
+	}
+
+	// An index not read by the deadline is an error, as it is for any
+	// index that cannot be read.
+	srv = serve(t, dir, map[string]http.HandlerFunc{"/" + layout.V2Index: stall})
+	_, err := URL(context.Background(), srv.URL, Options{Deadline: 200 * time.Millisecond, Timeout: time.Hour})
+	if want := "cannot read " + srv.URL + "/" + layout.V2Index + ": not read: the 200ms deadline for the whole check (--deadline) passed"; err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %s", err, want)
+	}
+
+	// A folder too.
+	rep = check(t, built, Options{Deadline: time.Nanosecond})
+	onlyProblem(t, rep, Problem{Path: built, Message: "not verified: the 1ns deadline for the whole check (--deadline) passed after 0 files had been read; the rest was not checked. Raise --deadline, or --jobs to fetch more at once"})
+}
+
+// Files are fetched Jobs at a time: each request waits until Jobs are in
+// flight, which only fetching at once achieves.
+func TestURLFetchesAtOnce(t *testing.T) {
+	const jobs = 4
+	var mu sync.Mutex
+	inFlight, most := 0, 0
+	full := make(chan struct{})
+	srv := manySkills(t, 20, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		most = max(most, inFlight)
+		if inFlight == jobs && most == jobs {
+			close(full)
+		}
+		mu.Unlock()
+		select {
+		case <-full:
+		case <-time.After(3 * time.Second): // one at a time: fail, not hang
+		}
+		mu.Lock()
+		inFlight--
+		mu.Unlock()
+	})
+	wantOK(t, fetch(t, srv.URL, Options{Jobs: jobs}))
+	if most != jobs {
+		t.Errorf("%d requests in flight at most, want %d", most, jobs)
+	}
+}
+
+// Fetching at once does not change the report.
+func TestReportDeterministic(t *testing.T) {
+	dir := dist(t)
+	edit(t, dir, layout.SkillFile(multi, "scripts/profile.py"), "import", "import os\nimport")
+	edit(t, dir, layout.SkillFile(other, "scripts/check.sh"), "#!", "#!/bin/sh\n#!")
+	edit(t, dir, layout.LegacyFile(single, layout.EntryFile), "commit", "cmomit")
+	os.Remove(filepath.Join(dir, filepath.FromSlash(layout.SkillFile(single, layout.EntryFile))))
+	srv := serve(t, dir, nil)
+	text := func(rep *Report) string { return problems(rep) + rep.Summary() }
+	url, folder := text(fetch(t, srv.URL, Options{Jobs: 1})), text(check(t, dir, Options{Jobs: 1}))
+	for _, jobs := range []int{8, 3, 8, 8} {
+		if got := text(fetch(t, srv.URL, Options{Jobs: jobs})); got != url {
+			t.Fatalf("URL, jobs %d:\n%s\nwant, as one at a time:\n%s", jobs, got, url)
+		}
+		if got := text(check(t, dir, Options{Jobs: jobs})); got != folder {
+			t.Fatalf("folder, jobs %d:\n%s\nwant, as one at a time:\n%s", jobs, got, folder)
+		}
+	}
+}
+
+// endless sends a body that never ends, without saying its length.
+func endless(w http.ResponseWriter, r *http.Request) { huge(-1)(w, r) }
+
+// Bodies that never end cost one --max-size buffer, not one per body nor
+// the doubling of a growing one: at 16 MiB, verify allocates less than
+// twice that in all while it reads 16 MiB of every file it asks for.
+func TestURLEndlessBodiesMemory(t *testing.T) {
+	const maxSize = 16 << 20
+	dir := dist(t)
+	var endlessly atomic.Int32
+	files := http.FileServer(http.Dir(dir))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/"+layout.V2Index {
+			files.ServeHTTP(w, r)
+			return
+		}
+		endlessly.Add(1)
+		endless(w, r)
+	}))
+	defer srv.Close()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	rep := fetch(t, srv.URL, Options{MaxSize: maxSize})
+	runtime.ReadMemStats(&after)
+	wantProblem(t, rep, layout.MCPSkills, "is larger than the 16777216-byte limit (--max-size); stopped reading")
+	wantProblem(t, rep, archiveOf(t, dir, multi, layout.TarGz), "is larger than the 16777216-byte limit (--max-size); stopped reading")
+	if n := endlessly.Load(); n < 15 {
+		t.Fatalf("%d endless bodies read; the test proves little", n)
+	}
+	t.Logf("allocated %d MiB reading %d endless bodies", (after.TotalAlloc-before.TotalAlloc)>>20, endlessly.Load())
+	if got := after.TotalAlloc - before.TotalAlloc; got >= 2*maxSize {
+		t.Errorf("allocated %d MiB reading %d endless bodies, want less than %d MiB", got>>20, endlessly.Load(), 2*maxSize>>20)
+	}
+}
