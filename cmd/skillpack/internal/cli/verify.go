@@ -47,6 +47,9 @@ type verifyOptions struct {
 	RequireSignatures bool
 	MaxSize           byteSize
 	Timeout           time.Duration
+	Deadline          time.Duration
+	MaxSkills         int
+	Jobs              int
 	Sig               SignatureFlags
 	Headers           []string // --header, each "Name: value" as given
 	TokenFile         string   // --token-file: a bearer token
@@ -69,9 +72,16 @@ are there. A DIST folder must also hold exactly the files its build record
 lists.
 
 A URL is fetched over HTTP(S) like a client, starting at
-/.well-known/agent-skills/index.json under it, with a timeout per request,
-at most 5 same-origin redirects and at most --max-size bytes per file. A
-URL whose index cannot be fetched is a failed check (exit 1).
+/.well-known/agent-skills/index.json under it, with a timeout per request
+(--timeout), at most 5 same-origin redirects and at most --max-size bytes
+per file. A URL whose index cannot be fetched is a failed check (exit 1).
+
+What a hostile bundle can cost is bounded: the whole check ends at
+--deadline, reporting what it found and that the rest went unchecked; an
+index that lists more than --max-skills skills is refused; --jobs files
+are fetched at once; and the files held in memory to be decoded or
+unpacked together take at most about --max-size bytes. Each of these is
+a failed check (exit 1), never a hang.
 
 A private registry's credentials are given with --token-file (a file
 holding a bearer token, sent as "Authorization: Bearer TOKEN") or
@@ -104,6 +114,10 @@ when it is not 0 (schema/verify.schema.json).`,
 	f.BoolVar(&opts.RequireSignatures, "require-signatures", false, "fail unless every archive, index.json and mcp/skills.json has a signature that verifies")
 	f.Var(&opts.MaxSize, "max-size", "largest file read, such as 64MiB or 10MB (bytes without a unit)")
 	f.DurationVar(&opts.Timeout, "timeout", verify.DefaultTimeout, "time allowed for each HTTP request, body included")
+	// Zero means verify's default, as in verify.Options.
+	f.DurationVar(&opts.Deadline, "deadline", 0, fmt.Sprintf("time allowed for the whole check; what is not read by then is reported unchecked (default %v)", verify.DefaultDeadline))
+	f.IntVar(&opts.MaxSkills, "max-skills", 0, fmt.Sprintf("most skills an index may list (default %d)", verify.DefaultMaxSkills))
+	f.IntVarP(&opts.Jobs, "jobs", "j", 0, fmt.Sprintf("files fetched at once (default %d)", verify.DefaultJobs))
 	f.StringArrayVar(&opts.Headers, "header", nil, "add a request header, `'Name: value'`, to every request to the URL's origin (repeatable)")
 	f.StringVar(&opts.TokenFile, "token-file", "", "send the bearer token in `file` (one line) as 'Authorization: Bearer TOKEN' to the URL's origin")
 	opts.Sig.AddFlags(f)
@@ -128,9 +142,19 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 		RequireSignatures: opts.RequireSignatures,
 		MaxSize:           int64(opts.MaxSize),
 		Timeout:           opts.Timeout,
+		Deadline:          opts.Deadline,
+		MaxSkills:         opts.MaxSkills,
+		Jobs:              opts.Jobs,
 	}
-	if opts.Timeout <= 0 {
+	switch {
+	case opts.Timeout <= 0:
 		return nil, usageErr("--timeout %v: give a positive duration such as 30s", opts.Timeout)
+	case opts.Deadline < 0:
+		return nil, usageErr("--deadline %v: give a positive duration such as 5m", opts.Deadline)
+	case opts.MaxSkills < 0:
+		return nil, usageErr("--max-skills %d: give a positive number", opts.MaxSkills)
+	case opts.Jobs < 0:
+		return nil, usageErr("--jobs %d: give a positive number", opts.Jobs)
 	}
 	if opts.Sig.Given() {
 		v, err := signatureVerifier(ctx, ios, opts.Sig)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,6 +10,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/skillpack/skillpack/verify"
 )
 
 // token is what the private server below wants; no output may print it.
@@ -125,6 +129,75 @@ func TestVerifyPrivateURL(t *testing.T) {
 		}
 		if tc.code == ExitOK && (denied.Load() != 0 || asked.Load() < 5) {
 			t.Errorf("%q: %d requests, %d refused; want every file fetched with the token", tc.args, asked.Load(), denied.Load())
+		}
+	}
+}
+
+// The limits on what a hostile bundle may cost: zero (unset) is verify's
+// default, a negative value a usage error.
+func TestVerifyLimitFlags(t *testing.T) {
+	var opts *verifyOptions
+	parse(t, newVerifyCmd(&IO{}, func(_ context.Context, o *verifyOptions) error { opts = o; return nil }),
+		[]string{"https://example.com", "--deadline", "90s", "--max-skills", "20000", "-j", "3"})
+	want := verifyOptions{Source: "https://example.com", MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout,
+		Deadline: 90 * time.Second, MaxSkills: 20000, Jobs: 3}
+	if !reflect.DeepEqual(*opts, want) {
+		t.Errorf("got %+v\nwant %+v", *opts, want)
+	}
+	for flag, want := range map[string]string{
+		"--deadline=-1s":  "--deadline -1s: give a positive duration such as 5m",
+		"--max-skills=-1": "--max-skills -1: give a positive number",
+		"--jobs=-2":       "--jobs -2: give a positive number",
+	} {
+		var stderr bytes.Buffer
+		code := Main([]string{"verify", "http://127.0.0.1:1", flag}, nil, new(bytes.Buffer), &stderr)
+		if code != ExitUsage || stderr.String() != "skillpack: "+want+"\n" {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d, %q", flag, code, stderr.String(), ExitUsage, want)
+		}
+	}
+}
+
+// A served index over --max-skills, and one whose files outlast
+// --deadline, fail the check (exit 1) with one problem that says which
+// flag to raise, as text and in --json.
+func TestVerifyURLLimits(t *testing.T) {
+	t.Setenv("GITHUB_ACTIONS", "")
+	writeSkills(t, map[string]string{"skills/good/SKILL.md": cleanSkill, "skills/other/SKILL.md": strings.ReplaceAll(cleanSkill, "good", "other")})
+	if code := Main([]string{"build", "skills", "-o", "dist"}, nil, new(bytes.Buffer), new(bytes.Buffer)); code != 0 {
+		t.Fatalf("build exited %d", code)
+	}
+	files := http.FileServer(http.Dir("dist"))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/SKILL.md") {
+			<-r.Context().Done() // never answers
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		args       []string
+		out, outTo string // stdout: from, to
+		stderr     string
+	}{
+		{[]string{"--max-skills", "1"},
+			".well-known/agent-skills/index.json: lists 2 skills, more than the limit of 1 (--max-skills); not checked further. Pass --max-skills 2 to check a bundle this large\n", "",
+			srv.URL + "/: 0 skills, 1 file, 0 archives, 1 index, 0 signatures verified; 1 problem\n"},
+		{[]string{"--deadline", "1s"},
+			srv.URL + "/: not verified: the 1s deadline for the whole check (--deadline) passed after ",
+			" files had been read; the rest was not checked. Raise --deadline, or --jobs to fetch more at once\n",
+			"; 1 problem\n"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := Main(append([]string{"verify", srv.URL}, tc.args...), nil, &stdout, &stderr)
+		if code != ExitFindings || !strings.HasPrefix(stdout.String(), tc.out) || !strings.HasSuffix(stdout.String(), tc.outTo) ||
+			strings.Count(stdout.String(), "\n") != 1 || !strings.HasSuffix(stderr.String(), tc.stderr) {
+			t.Errorf("%q: exit %d\nstdout %q\nstderr %q\nwant exit %d, one line from %q to %q, stderr ending %q",
+				tc.args, code, stdout.String(), stderr.String(), ExitFindings, tc.out, tc.outTo, tc.stderr)
+		}
+		stdout.Reset()
+		if code := Main(append([]string{"verify", srv.URL, "--json"}, tc.args...), nil, &stdout, new(bytes.Buffer)); code != ExitFindings || !strings.Contains(stdout.String(), `"exitCode": 1`) {
+			t.Errorf("%q --json: exit %d\n%s", tc.args, code, stdout.String())
 		}
 	}
 }
