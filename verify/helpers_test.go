@@ -99,7 +99,7 @@ func problems(rep *Report) string {
 	return b.String()
 }
 
-func readFile(t *testing.T, dir, p string) []byte {
+func readFile(t testing.TB, dir, p string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
 	if err != nil {
@@ -108,7 +108,7 @@ func readFile(t *testing.T, dir, p string) []byte {
 	return data
 }
 
-func writeFile(t *testing.T, dir, p string, data []byte) {
+func writeFile(t testing.TB, dir, p string, data []byte) {
 	t.Helper()
 	full := filepath.Join(dir, filepath.FromSlash(p))
 	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -131,7 +131,7 @@ func edit(t *testing.T, dir, p, old, new string) {
 
 // archiveOf returns the dist path of a skill's archive of the given
 // extension.
-func archiveOf(t *testing.T, dir, skill, ext string) string {
+func archiveOf(t testing.TB, dir, skill, ext string) string {
 	t.Helper()
 	es, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(layout.SkillsDir)))
 	if err != nil {
