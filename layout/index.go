@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -441,18 +442,27 @@ func ParseChecksums(data []byte) (sums []Sum, err error) {
 	if len(data) == 0 {
 		return nil, nil
 	}
-	for i, line := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
+	// Lines are cut from data and only their parts made strings, and the
+	// digest only when it has its length: a hostile document of one long
+	// line costs no copy of itself.
+	for i, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
 		n := i + 1
 		sums = append(sums, Sum{})
-		hex, p, ok := strings.Cut(line, "  ")
+		hexb, pb, ok := bytes.Cut(line, []byte("  "))
 		if !ok {
-			hex, p, ok = strings.Cut(line, " *")
+			hexb, pb, ok = bytes.Cut(line, []byte(" *"))
 		}
-		d := Digest("sha256:" + hex)
+		var d Digest
+		if ok && len(hexb) == 64 {
+			d = Digest("sha256:" + string(hexb))
+		}
+		if !d.Valid() {
+			bad = append(bad, &LineError{Doc: Checksums, Line: n, Err: errors.New(checksumForm)})
+			continue
+		}
+		p := string(pb)
 		var why error
 		switch {
-		case !ok || !d.Valid():
-			why = errors.New(checksumForm)
 		case CheckPath(p) != nil:
 			why = fmt.Errorf("path %q: %w", p, CheckPath(p))
 		case seen[p] != 0:
