@@ -3,6 +3,7 @@ package verify
 import (
 	"archive/tar"
 	"archive/zip"
+	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"errors"
@@ -75,19 +76,19 @@ type unpacked struct {
 }
 
 func (u *unpacked) bad(name, format string, args ...any) {
-	u.problems = append(u.problems, fmt.Sprintf("entry %q ", name)+fmt.Sprintf(format, args...))
+	u.problems = append(u.problems, fmt.Sprintf("entry %q ", clipped(name))+fmt.Sprintf(format, args...))
 }
 
-// unpack reads a .tar.gz or .zip of size bytes held in r, checking every
-// entry as an unpacker that must not be tricked would: names, types,
-// modes, duplicates, sizes and the expansion of the whole.
-func unpack(r io.ReaderAt, size int64, ext string, l limits) *unpacked {
+// unpack reads a .tar.gz or .zip held in data, checking every entry as an
+// unpacker that must not be tricked would: names, types, modes,
+// duplicates, sizes and the expansion of the whole.
+func unpack(data []byte, ext string, l limits) *unpacked {
 	u := &unpacked{}
 	var err error
 	if ext == layout.Zip {
-		err = unpackZip(r, size, l, u)
+		err = unpackZip(data, l, u)
 	} else {
-		err = unpackTarGz(io.NewSectionReader(r, 0, size), size, l, u)
+		err = unpackTarGz(data, l, u)
 	}
 	if err != nil {
 		var be *bombError
@@ -100,9 +101,9 @@ func unpack(r io.ReaderAt, size int64, ext string, l limits) *unpacked {
 	return u
 }
 
-func unpackTarGz(r io.Reader, size int64, l limits, u *unpacked) error {
-	g := &guard{l: l, packed: size}
-	zr, err := gzip.NewReader(r)
+func unpackTarGz(data []byte, l limits, u *unpacked) error {
+	g := &guard{l: l, packed: int64(len(data))}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return fmt.Errorf("is not a gzip stream: %w", err)
 	}
@@ -176,8 +177,8 @@ func tarErr(err error) error {
 	return fmt.Errorf("is not a valid tar.gz: %w", err)
 }
 
-func unpackZip(r io.ReaderAt, size int64, l limits, u *unpacked) error {
-	zr, err := zip.NewReader(r, size)
+func unpackZip(data []byte, l limits, u *unpacked) error {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		return fmt.Errorf("is not a valid zip: %w", err)
 	}
@@ -185,7 +186,7 @@ func unpackZip(r io.ReaderAt, size int64, l limits, u *unpacked) error {
 		u.stopped = true
 		return fmt.Errorf("has %d entries, more than the limit of %d; not unpacked", len(zr.File), l.entries)
 	}
-	g := &guard{l: l, packed: size}
+	g := &guard{l: l, packed: int64(len(data))}
 	seen := map[string]bool{}
 	for _, f := range zr.File {
 		if !u.checkName(f.Name, seen) {
@@ -267,7 +268,7 @@ func (u *unpacked) checkName(name string, seen map[string]bool) bool {
 	}
 	seen[name] = true
 	if why != "" {
-		u.problems = append(u.problems, fmt.Sprintf("entry %q %s", name, why))
+		u.problems = append(u.problems, fmt.Sprintf("entry %q %s", clipped(name), why))
 		return false
 	}
 	return true

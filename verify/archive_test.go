@@ -42,7 +42,7 @@ func TestUnpackRules(t *testing.T) {
 				} else {
 					data = tarGz(t, tc.files...)
 				}
-				u := unpackBytes(data, ext, testLimits)
+				u := unpack(data, ext, testLimits)
 				got := strings.Join(u.problems, "\n")
 				if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 					t.Errorf("problems:\n%s\nwant one containing %q", got, tc.want)
@@ -64,7 +64,7 @@ func TestUnpackTarTypes(t *testing.T) {
 		{file{name: "p", typ: tar.TypeFifo}, `entry "p" is a named pipe`},
 		{file{name: "dir/", typ: tar.TypeDir, mode: 0o755}, `entry "dir/" is a directory entry`},
 	} {
-		u := unpackBytes(tarGz(t, skillMD, tc.f), layout.TarGz, testLimits)
+		u := unpack(tarGz(t, skillMD, tc.f), layout.TarGz, testLimits)
 		if got := strings.Join(u.problems, "\n"); !strings.Contains(got, tc.want) {
 			t.Errorf("%s: problems:\n%s\nwant %q", tc.f.name, got, tc.want)
 		}
@@ -82,14 +82,14 @@ func TestUnpackPAX(t *testing.T) {
 	tw.Write([]byte("x"))
 	tw.Close()
 	zw.Close()
-	u := unpackBytes(b.Bytes(), layout.TarGz, testLimits)
+	u := unpack(b.Bytes(), layout.TarGz, testLimits)
 	if got := strings.Join(u.problems, "\n"); !strings.Contains(got, "reads only USTAR") {
 		t.Errorf("problems:\n%s\nwant a USTAR problem", got)
 	}
 }
 
 func TestUnpackZipDirectory(t *testing.T) {
-	u := unpackBytes(zipOf(t, skillMD, file{name: "scripts/"}), layout.Zip, testLimits)
+	u := unpack(zipOf(t, skillMD, file{name: "scripts/"}), layout.Zip, testLimits)
 	if got := strings.Join(u.problems, "\n"); !strings.Contains(got, `entry "scripts/" is a directory entry`) {
 		t.Errorf("problems:\n%s", got)
 	}
@@ -97,14 +97,14 @@ func TestUnpackZipDirectory(t *testing.T) {
 
 func TestUnpackGarbage(t *testing.T) {
 	for _, ext := range []string{layout.TarGz, layout.Zip} {
-		u := unpackBytes([]byte("not an archive"), ext, testLimits)
+		u := unpack([]byte("not an archive"), ext, testLimits)
 		if len(u.problems) != 1 || !strings.Contains(u.problems[0], "is not a") {
 			t.Errorf("%s: problems %q", ext, u.problems)
 		}
 	}
 	// A tar header that promises more than the stream holds.
 	data := tarGz(t, file{name: "SKILL.md", body: bytes.Repeat([]byte("x"), 4096)})
-	u := unpackBytes(truncateGzip(t, data, 1000), layout.TarGz, testLimits)
+	u := unpack(truncateGzip(t, data, 1000), layout.TarGz, testLimits)
 	if got := strings.Join(u.problems, "\n"); !strings.Contains(got, "is not a valid tar.gz") {
 		t.Errorf("truncated: %q", got)
 	}
@@ -131,7 +131,7 @@ func truncateGzip(t *testing.T, data []byte, n int) []byte {
 
 func TestUnpackZipBomb(t *testing.T) {
 	bomb := zipOf(t, skillMD, file{name: "zeros", body: make([]byte, 16<<20)})
-	u := unpackBytes(bomb, layout.Zip, testLimits)
+	u := unpack(bomb, layout.Zip, testLimits)
 	if !u.stopped || !strings.Contains(strings.Join(u.problems, "\n"), "decompression bomb") {
 		t.Errorf("stopped %v, problems %q", u.stopped, u.problems)
 	}
@@ -147,7 +147,7 @@ func FuzzUnpack(f *testing.F) {
 			ext = layout.Zip
 		}
 		l := limits{entries: 50, unpacked: 1 << 20, file: 1 << 20, ratio: 100}
-		u := unpackBytes(data, ext, l)
+		u := unpack(data, ext, l)
 		var n int64
 		for _, e := range u.entries {
 			n += e.size

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash"
+	"io"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -39,6 +40,7 @@ type checker struct {
 	src  source
 	o    Options
 	mem  *memory
+	doc  *held // the document loaded last (load)
 	rep  *Report
 	sums map[string]*sum
 
@@ -119,6 +121,7 @@ func run(ctx context.Context, src source, o Options) (*Report, error) {
 		c.settle()
 		c.signatures()
 	}
+	c.dropDoc()
 	c.rep.Checked.Skills = len(c.skills)
 	for _, s := range c.sums {
 		if s.err == nil {
@@ -133,13 +136,47 @@ func run(ctx context.Context, src source, o Options) (*Report, error) {
 	return c.rep, ctx.Err()
 }
 
-// problem records one thing that did not verify.
+// problem records one thing that did not verify. The strings and errors
+// in args are clipped (see clipped).
 func (c *checker) problem(path, format string, args ...any) {
 	if len(c.rep.Problems) >= c.o.MaxProblems {
 		c.rep.Omitted++
 		return
 	}
+	for i, a := range args {
+		switch a := a.(type) {
+		case string:
+			args[i] = clipped(a)
+		case layout.Digest:
+			args[i] = clipped(a)
+		case error:
+			args[i] = clipped(a.Error())
+		}
+	}
 	c.rep.Problems = append(c.rep.Problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// clipped is a string from the bundle in a problem's message, of which
+// the first maxQuoted bytes are printed when it is more than twice as
+// long, so that a hostile document cannot make each problem about one of
+// its values as long as itself. (A label that quotes a clipped name is
+// not clipped again.)
+type clipped string
+
+const maxQuoted = 256
+
+func (s clipped) Format(f fmt.State, verb rune) {
+	v, more := string(s), 0
+	if len(v) > 2*maxQuoted {
+		v, more = v[:maxQuoted], len(v)-maxQuoted
+	}
+	if verb == 'q' {
+		v = strconv.Quote(v)
+	}
+	io.WriteString(f, v)
+	if more > 0 {
+		fmt.Fprintf(f, "… (%d bytes more)", more)
+	}
 }
 
 // decoded reports whether a document decoded, reporting why not: a JSON

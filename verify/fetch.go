@@ -26,25 +26,27 @@ var (
 	errStopped  = errors.New("not read")
 )
 
-// fetch reads loc and returns what it found. With use, the body is held
-// in memory and handed to use before the memory is given back; without,
-// it is hashed as it streams. fetch runs on several workers at once, so it
-// touches only what they may share: the source, the options, the memory.
-func (c *checker) fetch(loc string, use func(*held)) *sum {
+// fetch reads loc and returns what it found. With keep, the body is
+// held in memory and returned too, for the caller to release; without,
+// it is hashed as it streams. fetch runs on several workers at once, so
+// it touches only what they may share: the source, the options, the
+// memory.
+func (c *checker) fetch(loc string, keep bool) (*sum, *held) {
 	s := &sum{}
+	var h *held
 	switch {
 	case c.ctx.Err() != nil:
 		s.err = c.ctx.Err()
-	case use == nil:
-		s.err = c.stream(loc, s)
+	case keep:
+		h, s.err = c.hold(loc, s)
 	default:
-		s.err = c.hold(loc, s, use)
+		s.err = c.stream(loc, s)
 	}
 	if s.err != nil && c.ctx.Err() != nil {
 		c.cut.Add(1)
 		s.err = errStopped
 	}
-	return s
+	return s, h
 }
 
 // open opens loc, refusing a body whose size is known to be over the
@@ -73,65 +75,66 @@ func (c *checker) stream(loc string, s *sum) error {
 	return nil
 }
 
-// hold reads loc into memory, hashing it, and hands it to use.
-func (c *checker) hold(loc string, s *sum, use func(*held)) error {
-	m := c.mem
-	// A chunk before asking: most bodies fit in one.
-	if err := m.reserve(c.ctx, 1); err != nil {
-		return err
-	}
-	h := &held{m: m, reserved: 1}
-	defer func() { h.release() }()
+// hold reads loc into memory, hashing it.
+func (c *checker) hold(loc string, s *sum) (*held, error) {
 	rc, size, err := c.open(loc)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if need := m.chunks(size); need > h.reserved {
-		if m.tryReserve(need - h.reserved) {
-			h.reserved = need
-		} else {
-			// Waiting with the response open would spend its --timeout
-			// on verify's own wait. Ask again once there is memory for
-			// the largest body, holding none meanwhile so that no two
-			// workers wait on each other.
-			rc.Close()
+	h, ok := c.mem.tryReserve(c.mem.chunks(size))
+	if !ok {
+		// Waiting with the response open would spend its --timeout on
+		// verify's own wait: ask again once there is room for the
+		// largest body, holding none meanwhile so that no two workers
+		// wait on each other.
+		rc.Close()
+		if h, err = c.mem.reserve(c.ctx, c.mem.total); err != nil {
+			return nil, err
+		}
+		if rc, _, err = c.open(loc); err != nil {
 			h.release()
-			if err := m.reserve(c.ctx, m.total); err != nil {
-				return err
-			}
-			h.reserved = m.total
-			if rc, _, err = c.open(loc); err != nil {
-				return err
-			}
+			return nil, err
 		}
 	}
 	defer rc.Close()
 	hsh := sha256.New()
 	err = h.fill(io.TeeReader(&limitReader{r: rc, limit: c.o.MaxSize}, hsh))
-	s.size = h.n
+	s.size = int64(len(h.bytes()))
 	if err != nil {
-		return err
+		h.release()
+		return nil, err
 	}
 	s.set(hsh)
-	use(h)
-	return nil
+	return h, nil
 }
 
-// load reads loc, recording its sum, and returns its bytes if keep (a
-// non-nil slice, empty for an empty file).
+// load reads loc, recording its sum, and returns its bytes if keep: a
+// non-nil slice, empty for an empty file, valid until the next document
+// is loaded (c.doc).
 func (c *checker) load(loc string, keep bool) ([]byte, error) {
-	var data []byte
 	s := c.ready[loc]
 	delete(c.ready, loc)
 	if s == nil || keep {
-		var use func(*held)
-		if keep {
-			use = func(h *held) { data = h.clone() }
-		}
-		s = c.fetch(loc, use)
+		var h *held
+		c.dropDoc()
+		s, h = c.fetch(loc, keep)
+		c.doc = h
 	}
 	c.sums[loc] = s
-	return data, s.err
+	if s.err != nil || !keep {
+		return nil, s.err
+	}
+	return c.doc.bytes(), nil
+}
+
+// dropDoc gives back the memory of the document loaded last: before the
+// next is, and before the workers hold what they read, so that none waits
+// for memory the checks hold.
+func (c *checker) dropDoc() {
+	if c.doc != nil {
+		c.doc.release()
+		c.doc = nil
+	}
 }
 
 // prefetch hashes the locations not read yet, on the workers, for the
@@ -147,7 +150,7 @@ func (c *checker) prefetch(locs []string) {
 		}
 	}
 	got := make([]*sum, len(todo))
-	each(c, len(todo), func(i int) { got[i] = c.fetch(todo[i], nil) })
+	each(c, len(todo), func(i int) { got[i], _ = c.fetch(todo[i], false) })
 	for i, loc := range todo {
 		c.ready[loc] = got[i]
 	}

@@ -28,7 +28,9 @@ func fuzzSlots(t testing.TB, dir string) []string {
 // "everything verified" of a bundle whose document or archive changed: the
 // build record holds their digests. (The record itself may change
 // harmlessly, say in its spacing.) The seeds in testdata/fuzz are each
-// slot's own bytes, emptied, cut short and bare JSON values.
+// slot's own bytes, emptied, cut short and bare JSON values. A 1 MiB
+// --max-size, ten times the bundle's largest file, keeps each run's
+// memory small and the runs many.
 func FuzzDocuments(f *testing.F) {
 	dir := filepath.Join(f.TempDir(), "dist")
 	if err := os.CopyFS(dir, os.DirFS(built)); err != nil {
@@ -44,7 +46,7 @@ func FuzzDocuments(f *testing.F) {
 		p := slots[i]
 		writeFile(t, dir, p, data)
 		defer writeFile(t, dir, p, orig[i])
-		rep, err := Dist(context.Background(), dir, Options{Deadline: time.Minute})
+		rep, err := Dist(context.Background(), dir, Options{Deadline: time.Minute, MaxSize: 1 << 20})
 		if err != nil {
 			t.Fatalf("%s: Dist: %v", p, err)
 		}

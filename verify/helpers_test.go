@@ -260,7 +260,7 @@ type file struct {
 // exec bits the built archive has.
 func skillFiles(t *testing.T, dir, skill string) []file {
 	t.Helper()
-	u := unpackBytes(readFile(t, dir, archiveOf(t, dir, skill, layout.TarGz)), layout.TarGz, testLimits)
+	u := unpack(readFile(t, dir, archiveOf(t, dir, skill, layout.TarGz)), layout.TarGz, testLimits)
 	var fs []file
 	for _, e := range u.entries {
 		mode := int64(0o644)
@@ -380,9 +380,4 @@ func sign(t *testing.T, dir string) []string {
 		arts = append(arts, a)
 	}
 	return arts
-}
-
-// unpackBytes unpacks an archive held in data.
-func unpackBytes(data []byte, ext string, l limits) *unpacked {
-	return unpack(bytes.NewReader(data), int64(len(data)), ext, l)
 }

@@ -51,7 +51,7 @@ func (c *checker) v2() (more bool, err error) {
 		c.problem(p, "has no \"skills\" array")
 	}
 	for i, e := range doc.Skills {
-		label := fmt.Sprintf("skills[%d] %q", i, e.Name)
+		label := fmt.Sprintf("skills[%d] %q", i, clipped(e.Name))
 		ok := true
 		bad := func(format string, args ...any) {
 			c.problem(p, label+": "+format+"; readers drop this entry", args...)
@@ -169,7 +169,7 @@ func (c *checker) v1Index() {
 	const whole = "; the skills CLI rejects the whole legacy index for one bad entry"
 	seen := map[string]bool{}
 	for i, e := range doc.Skills {
-		label := fmt.Sprintf("skills[%d] %q", i, e.Name)
+		label := fmt.Sprintf("skills[%d] %q", i, clipped(e.Name))
 		if err := layout.CheckName(e.Name); err != nil {
 			c.problem(p, "%s: %v%s", label, err, whole)
 			continue
@@ -208,7 +208,7 @@ func (c *checker) mcpSkills() {
 	}
 	seen := map[string]bool{}
 	for i, e := range doc {
-		label := fmt.Sprintf("[%d] %q", i, e.URI)
+		label := fmt.Sprintf("[%d] %q", i, clipped(e.URI))
 		u, ok := layout.ParseURI(e.URI)
 		if !ok || u.Kind != layout.KindFile || u.File != layout.EntryFile {
 			c.problem(p, "%s: uri must be skill://<name>/%s", label, layout.EntryFile)
@@ -273,7 +273,7 @@ func (c *checker) mcpIndex() {
 	}
 	seen := map[string]bool{}
 	for i, e := range doc.Skills {
-		label := fmt.Sprintf("skills[%d] %q", i, e.Name)
+		label := fmt.Sprintf("skills[%d] %q", i, clipped(e.Name))
 		if err := layout.CheckName(e.Name); err != nil || e.URL == "" {
 			c.problem(p, "%s: needs a valid name and a url; mcpc drops entries without them", label)
 			continue
@@ -348,7 +348,7 @@ func (c *checker) mcpResources() {
 	}
 	have := map[string]bool{}
 	for i, r := range doc {
-		label := fmt.Sprintf("[%d] %q", i, r.URI)
+		label := fmt.Sprintf("[%d] %q", i, clipped(r.URI))
 		if err := layout.CheckPath(r.Path); err != nil {
 			c.problem(p, "%s: path %q: %v", label, r.Path, err)
 			continue

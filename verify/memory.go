@@ -11,38 +11,41 @@ import (
 // to decode, an archive to unpack, a signature to check. Everything else
 // is hashed as it streams.
 //
-// Bytes are held in chunks of one size, from a budget of MaxSize+1 bytes
-// that all the workers share, and given back to a free list when done.
-// So a body is never copied to grow it (a doubling buffer leaves up to
-// twice its size behind for the collector); a server that sends an
-// endless body for every file makes verify fill the same chunks again,
-// not new ones; and however many workers fetch at once, together they
+// It is one slab of MaxSize+1 bytes (rounded up to whole chunks), made
+// at first use and shared by all the workers: a body is read into
+// consecutive chunks reserved for it and handed on as a slice of the slab,
+// then the chunks are given back. So a body is never copied, neither to
+// grow it (a doubling buffer leaves up to twice its size behind for the
+// collector) nor to make it one slice; a server that sends an endless or
+// a max-size body for every file makes verify fill the same slab again,
+// not new memory; and however many workers fetch at once, together they
 // hold at most one largest file. The peak stays near one --max-size
 // buffer.
 type memory struct {
 	chunk int // bytes in a chunk
-	total int // chunks in the budget: enough for MaxSize+1 bytes
+	total int // chunks in the slab
 
 	mu    sync.Mutex
-	left  int       // chunks not reserved
-	free  [][]byte  // chunks given back, to be used again
+	slab  []byte
+	used  []bool    // reserved chunks
 	queue []*waiter // reservations that wait, served in turn
 }
 
 type waiter struct {
 	n     int
-	ready chan struct{} // closed when the chunks are reserved
+	h     *held
+	ready chan struct{} // closed when h is reserved
 }
 
 func newMemory(maxSize int64) *memory {
 	chunk := int(min(maxSize+1, 1<<20))
 	total := int((maxSize + int64(chunk)) / int64(chunk)) // ⌈(maxSize+1)/chunk⌉
-	return &memory{chunk: chunk, total: total, left: total}
+	return &memory{chunk: chunk, total: total, used: make([]bool, total)}
 }
 
-// chunks is how many chunks a body of size bytes needs: the whole budget
-// when its size is not known (or is more than the budget, which the
-// caller refuses before reading).
+// chunks is how many chunks a body of size bytes needs: all of them when
+// its size is not known (or is more than the slab, which the caller
+// refuses before reading).
 func (m *memory) chunks(size int64) int {
 	if size < 0 {
 		return m.total
@@ -50,118 +53,129 @@ func (m *memory) chunks(size int64) int {
 	return min(int((size+int64(m.chunk)-1)/int64(m.chunk)), m.total)
 }
 
-// tryReserve reserves n chunks if they are free and no one waits for
-// chunks before it.
-func (m *memory) tryReserve(n int) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.queue) > 0 || m.left < n {
-		return false
+// take reserves n consecutive chunks, the first that are free, if no one
+// waits before. m.mu is held.
+func (m *memory) take(n int) (*held, bool) {
+	if len(m.queue) > 0 {
+		return nil, false
 	}
-	m.left -= n
-	return true
+	return m.fit(n)
 }
 
-// reserve waits for n chunks, in turn: a reservation of the whole budget
-// is not starved by small ones. A caller must hold no reservation while
-// it waits, so that no two wait on each other.
-func (m *memory) reserve(ctx context.Context, n int) error {
+// fit reserves the first n consecutive free chunks. m.mu is held.
+func (m *memory) fit(n int) (*held, bool) {
+	if m.slab == nil {
+		m.slab = make([]byte, m.total*m.chunk)
+	}
+	run := 0
+	for i := 0; i < m.total && n > 0; i++ {
+		if m.used[i] {
+			run = 0
+			continue
+		}
+		if run++; run == n {
+			at := i + 1 - n
+			for j := at; j <= i; j++ {
+				m.used[j] = true
+			}
+			return &held{m: m, room: m.slab[at*m.chunk : (i+1)*m.chunk : (i+1)*m.chunk], at: at, n: n}, true
+		}
+	}
+	if n == 0 {
+		return &held{m: m, room: []byte{}}, true
+	}
+	return nil, false
+}
+
+// tryReserve reserves room for a body of n chunks if it is free and no
+// one waits before.
+func (m *memory) tryReserve(n int) (*held, bool) {
 	m.mu.Lock()
-	if len(m.queue) == 0 && m.left >= n {
-		m.left -= n
+	defer m.mu.Unlock()
+	return m.take(n)
+}
+
+// reserve waits for room for a body of n chunks, in turn: a reservation of
+// the whole slab is not starved by small ones. A caller must hold no
+// reservation while it waits, so that no two wait on each other.
+func (m *memory) reserve(ctx context.Context, n int) (*held, error) {
+	m.mu.Lock()
+	if h, ok := m.take(n); ok {
 		m.mu.Unlock()
-		return nil
+		return h, nil
 	}
 	w := &waiter{n: n, ready: make(chan struct{})}
 	m.queue = append(m.queue, w)
 	m.mu.Unlock()
 	select {
 	case <-w.ready:
-		return nil
+		return w.h, nil
 	case <-ctx.Done():
 	}
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	select {
 	case <-w.ready: // granted meanwhile
-		m.left += n
+		m.mu.Unlock()
+		w.h.release()
+		return nil, context.Cause(ctx)
 	default:
-		for i, q := range m.queue {
-			if q == w {
-				m.queue = append(m.queue[:i], m.queue[i+1:]...)
-				break
-			}
+	}
+	for i, q := range m.queue {
+		if q == w {
+			m.queue = append(m.queue[:i], m.queue[i+1:]...)
+			break
 		}
 	}
 	m.grant()
-	return context.Cause(ctx)
+	m.mu.Unlock()
+	return nil, context.Cause(ctx)
 }
 
-// release gives back n reserved chunks and the chunks used under them.
-func (m *memory) release(n int, used [][]byte) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.left += n
-	m.free = append(m.free, used...)
-	m.grant()
-}
-
-// grant reserves chunks for the waiters at the head of the queue that
-// they now fit. m.mu is held.
+// grant reserves room for the waiters at the head of the queue that now
+// fit. m.mu is held.
 func (m *memory) grant() {
-	for len(m.queue) > 0 && m.left >= m.queue[0].n {
+	for len(m.queue) > 0 {
 		w := m.queue[0]
+		h, ok := m.fit(w.n)
+		if !ok {
+			return
+		}
 		m.queue = m.queue[1:]
-		m.left -= w.n
+		w.h = h
 		close(w.ready)
 	}
 }
 
-// get returns a chunk, to be used under a reservation.
-func (m *memory) get() []byte {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if k := len(m.free); k > 0 {
-		c := m.free[k-1]
-		m.free = m.free[:k-1]
-		return c
-	}
-	return make([]byte, m.chunk)
-}
-
-// held is a body kept in memory, in chunks of its memory's size.
+// held is a body kept in memory: buf, at the start of room, the slab's
+// chunks reserved for it.
 type held struct {
-	m        *memory
-	reserved int
-	parts    [][]byte
-	n        int64
+	m     *memory
+	room  []byte
+	at, n int // the reserved chunks
+	buf   []byte
 }
 
 // errGrew is a file longer than its size said when it was opened.
 var errGrew = errors.New("grew while it was read; verify it again when nothing writes to it")
 
-// fill reads r to its end into h's reserved chunks.
+// fill reads r to its end into h's room.
 func (h *held) fill(r io.Reader) error {
-	c := h.m.chunk
+	h.buf = h.room[:0]
 	for {
-		if h.n == int64(len(h.parts)*c) {
-			if len(h.parts) == h.reserved {
-				// The reservation is full: the body must end here.
-				var one [1]byte
-				n, err := io.ReadFull(r, one[:])
-				switch {
-				case n > 0:
-					return errGrew
-				case err == io.EOF:
-					return nil
-				}
-				return err
+		if len(h.buf) == len(h.room) {
+			// The room is full: the body must end here.
+			var one [1]byte
+			n, err := io.ReadFull(r, one[:])
+			switch {
+			case n > 0:
+				return errGrew
+			case err == io.EOF:
+				return nil
 			}
-			h.parts = append(h.parts, h.m.get())
+			return err
 		}
-		last := h.parts[len(h.parts)-1]
-		n, err := r.Read(last[h.n%int64(c):])
-		h.n += int64(n)
+		n, err := r.Read(h.room[len(h.buf):])
+		h.buf = h.room[:len(h.buf)+n]
 		if err == io.EOF {
 			return nil
 		}
@@ -171,44 +185,17 @@ func (h *held) fill(r io.Reader) error {
 	}
 }
 
-// ReadAt reads the held bytes at off, for zip.
-func (h *held) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, errors.New("negative offset")
-	}
-	c := int64(h.m.chunk)
-	n := 0
-	for n < len(p) && off < h.n {
-		part := h.parts[off/c]
-		end := min(c, h.n-off/c*c)
-		k := copy(p[n:], part[off%c:end])
-		n += k
-		off += int64(k)
-	}
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
-}
+// bytes returns the body, which is valid only until h is released.
+func (h *held) bytes() []byte { return h.buf }
 
-// bytes returns the held bytes in one slice, which is valid only until h
-// is released.
-func (h *held) bytes() []byte {
-	if len(h.parts) == 1 {
-		return h.parts[0][:h.n]
-	}
-	return h.clone()
-}
-
-// clone returns a copy of the held bytes, which the caller keeps.
-func (h *held) clone() []byte {
-	b := make([]byte, h.n)
-	h.ReadAt(b, 0)
-	return b
-}
-
-// release gives the memory back; h must not be used after it.
+// release gives the chunks back; h must not be used after it.
 func (h *held) release() {
-	h.m.release(h.reserved, h.parts)
-	h.parts, h.reserved = nil, 0
+	m := h.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := h.at; i < h.at+h.n; i++ {
+		m.used[i] = false
+	}
+	h.n, h.room, h.buf = 0, nil, nil
+	m.grant()
 }

@@ -4,111 +4,84 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
-	"math/rand/v2"
 	"testing"
 	"testing/iotest"
 )
 
-// reserved is a held body with memory reserved for size bytes.
-func reserved(t *testing.T, m *memory, size int64) *held {
+func reserve(t *testing.T, m *memory, size int64) *held {
 	t.Helper()
-	n := m.chunks(size)
-	if err := m.reserve(context.Background(), n); err != nil {
+	h, err := m.reserve(context.Background(), m.chunks(size))
+	if err != nil {
 		t.Fatal(err)
 	}
-	return &held{m: m, reserved: n}
+	return h
 }
 
-// A body held in chunks reads back as it came, at any offset, as zip
-// reads it.
-func TestHeldReadAt(t *testing.T) {
+// A body is held whole in consecutive chunks of the slab, read in any
+// sizes; the chunks come back for the next body.
+func TestHeld(t *testing.T) {
 	m := newMemory(3 << 20)
 	if m.chunk != 1<<20 || m.total != 4 {
 		t.Fatalf("chunk %d, total %d; want 1 MiB and 4", m.chunk, m.total)
 	}
-	data := make([]byte, 2<<20+12345)
-	r := rand.New(rand.NewPCG(1, 2))
-	for i := range data {
-		data[i] = byte(r.Uint32())
+	data := bytes.Repeat([]byte("0123456789abcdef"), (2<<20+12345)/16)
+	small := reserve(t, m, 10)
+	h := reserve(t, m, int64(len(data)))
+	if err := h.fill(iotest.HalfReader(bytes.NewReader(data))); err != nil || !bytes.Equal(h.bytes(), data) {
+		t.Fatalf("fill: %v; the bytes held differ from the body", err)
 	}
-	h := reserved(t, m, int64(len(data)))
-	// One byte a read: chunk boundaries fall inside reads' ends.
-	if err := h.fill(iotest.OneByteReader(bytes.NewReader(data[:3000]))); err != nil {
-		t.Fatal(err)
+	if _, ok := m.tryReserve(2); ok {
+		t.Fatal("reserved two chunks where one is free")
 	}
+	small.release()
 	h.release()
-	h = reserved(t, m, int64(len(data)))
-	if err := h.fill(bytes.NewReader(data)); err != nil {
-		t.Fatal(err)
-	}
-	if err := iotest.TestReader(io.NewSectionReader(h, 0, h.n), data); err != nil {
-		t.Fatal(err)
-	}
-	for _, off := range []int64{0, 1<<20 - 1, 1 << 20, 2<<20 + 12000, int64(len(data))} {
-		got := make([]byte, 1000)
-		n, err := h.ReadAt(got, off)
-		want := data[min(off, int64(len(data))):min(off+1000, int64(len(data)))]
-		if !bytes.Equal(got[:n], want) || (n < len(got)) != (err == io.EOF) {
-			t.Errorf("ReadAt(%d): %d bytes, %v", off, n, err)
-		}
-	}
-	if !bytes.Equal(h.clone(), data) || !bytes.Equal(h.bytes(), data) {
-		t.Error("the held bytes differ from the body")
-	}
-	h.release()
-	if m.left != m.total || len(m.free) != 3 {
-		t.Errorf("after release: %d of %d chunks left, %d free; want all back", m.left, m.total, len(m.free))
+	if h, ok := m.tryReserve(m.total); !ok || len(h.room) != m.total*m.chunk {
+		t.Fatal("the slab is not whole again")
+	} else {
+		h.release()
 	}
 }
 
-// A file longer than its size said is refused, not read past what was
-// reserved for it.
+// A file longer than its size said is refused, not read past the room
+// reserved for it, and an empty body is held as an empty, non-nil slice.
 func TestHeldGrew(t *testing.T) {
 	m := newMemory(100)
-	h := reserved(t, m, 50)
+	h := reserve(t, m, 50)
 	if err := h.fill(bytes.NewReader(make([]byte, 102))); !errors.Is(err, errGrew) {
 		t.Fatalf("err = %v, want errGrew", err)
 	}
 	h.release()
-	h = reserved(t, m, 0)
+	h = reserve(t, m, 0)
 	if err := h.fill(bytes.NewReader(nil)); err != nil || h.bytes() == nil || len(h.bytes()) != 0 {
 		t.Fatalf("empty body: %v, %q", err, h.bytes())
 	}
+	h.release()
 }
 
 // Reservations wait their turn: a small one does not pass one for the
-// whole budget, and a cancelled one gives its place back.
+// whole slab, and a cancelled one gives its place back.
 func TestMemoryReserve(t *testing.T) {
 	m := newMemory(4<<20 - 1) // four chunks
-	ctx := context.Background()
-	if err := m.reserve(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	whole := make(chan error)
-	go func() { whole <- m.reserve(ctx, m.total) }()
+	first := reserve(t, m, 1)
+	whole := make(chan *held)
+	go func() { whole <- reserve(t, m, -1) }()
 	for waiting := 0; waiting == 0; {
 		m.mu.Lock()
 		waiting = len(m.queue)
 		m.mu.Unlock()
 	}
-	if m.tryReserve(1) {
-		t.Fatal("a small reservation passed one that waits for the whole budget")
+	if _, ok := m.tryReserve(1); ok {
+		t.Fatal("a small reservation passed one that waits for the whole slab")
 	}
-	cancelled, cancel := context.WithCancel(ctx)
+	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := m.reserve(cancelled, 1); !errors.Is(err, context.Canceled) {
+	if _, err := m.reserve(cancelled, 1); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled reserve: %v", err)
 	}
-	m.release(1, nil)
-	if err := <-whole; err != nil {
-		t.Fatal(err)
+	first.release()
+	h := <-whole
+	if h.at != 0 || h.n != m.total || len(m.queue) != 0 {
+		t.Fatalf("reserved chunks %d to %d, %d waiting; want the whole slab, none waiting", h.at, h.at+h.n, len(m.queue))
 	}
-	if m.left != 0 || len(m.queue) != 0 {
-		t.Fatalf("%d chunks left, %d waiting; want the whole budget reserved, none waiting", m.left, len(m.queue))
-	}
-	m.release(m.total, nil)
-	if !m.tryReserve(m.total) {
-		t.Fatal("the budget is not whole again")
-	}
+	h.release()
 }

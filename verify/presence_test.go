@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/skillpack/skillpack/build"
@@ -112,4 +114,19 @@ func TestRecordDocuments(t *testing.T) {
 	resealServed(t, dir)
 	wantOK(t, fetch(t, serve(t, dir, nil).URL, Options{})) // the catalog is not for clients
 	wantProblem(t, check(t, dir, Options{}), layout.Catalog, "but "+layout.BuildRecord+" says")
+}
+
+// A value as long as its document is not repeated whole in every problem
+// about it: each message quotes at most a few hundred bytes of it.
+func TestLongValuesClipped(t *testing.T) {
+	dir := dist(t)
+	long := strings.Repeat("x", 1<<20)
+	edit(t, dir, layout.V2Index, `"name": "`+single+`"`, `"name": "`+long+`"`)
+	rep := check(t, dir, Options{})
+	wantProblem(t, rep, layout.V2Index, `skills[0] "`+strings.Repeat("x", maxQuoted)+`"… (`+strconv.Itoa(len(long)-maxQuoted)+` bytes more)`)
+	for _, p := range rep.Problems {
+		if len(p.Message) > 2*maxQuoted+200 {
+			t.Errorf("a message of %d bytes: %.300s…", len(p.Message), p.Message)
+		}
+	}
 }

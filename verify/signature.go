@@ -37,14 +37,17 @@ func (c *checker) signatures() {
 	sums := make([]*sum, len(arts))
 	checked := make([]error, len(arts))
 	var one sync.Mutex // a verifier need not be safe for concurrent use
+	c.dropDoc()
 	each(c, len(arts), func(i int) {
-		sums[i] = c.fetch(layout.Signature(arts[i]), func(h *held) {
+		var h *held
+		if sums[i], h = c.fetch(layout.Signature(arts[i]), true); h != nil {
 			if c.o.Verifier != nil {
 				one.Lock()
-				defer one.Unlock()
 				checked[i] = c.o.Verifier.Verify(h.bytes(), digests[i])
+				one.Unlock()
 			}
-		})
+			h.release()
+		}
 	})
 	for i, art := range arts {
 		sig := Signature{Artifact: art, Bundle: layout.Signature(art)}

@@ -20,9 +20,14 @@ func (c *checker) unpackArchives() {
 		}
 	}
 	got := make([]*sum, len(locs))
+	c.dropDoc()
 	each(c, len(locs), func(i int) {
 		a := c.archives[locs[i]]
-		got[i] = c.fetch(a.loc, func(h *held) { a.unpacked = unpack(h, h.n, a.ext, l) })
+		var h *held
+		if got[i], h = c.fetch(a.loc, true); h != nil {
+			a.unpacked = unpack(h.bytes(), a.ext, l)
+			h.release()
+		}
 	})
 	for i, loc := range locs {
 		a, s := c.archives[loc], got[i]
