@@ -25,15 +25,8 @@ func TestDistClean(t *testing.T) {
 		t.Errorf("checked %+v, want %+v", got, want)
 	}
 	// Every file of the folder is read and checked against something.
-	var all []string
-	filepath.WalkDir(built, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			all = append(all, p)
-		}
-		return err
-	})
-	if rep.Checked.Files != len(all) {
-		t.Errorf("read %d files, want all %d", rep.Checked.Files, len(all))
+	if n := len(all(t, built)); rep.Checked.Files != n {
+		t.Errorf("read %d files, want all %d", rep.Checked.Files, n)
 	}
 	// Unsigned: each archive and four documents are reported missing,
 	// which is not a problem unless signatures are required.
@@ -43,6 +36,22 @@ func TestDistClean(t *testing.T) {
 	if s := rep.Summary(); !strings.Contains(s, "5 skills") || !strings.Contains(s, "everything verified") {
 		t.Errorf("summary %q", s)
 	}
+}
+
+// all lists the files in dir.
+func all(t *testing.T, dir string) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files = append(files, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
 }
 
 func TestDistNoLegacyTree(t *testing.T) {
@@ -315,9 +324,23 @@ func TestDecompressionBomb(t *testing.T) {
 }
 
 func TestEntryLimit(t *testing.T) {
-	rep := check(t, dist(t), Options{MaxEntries: 3})
+	dir := dist(t)
+	rep := check(t, dir, Options{MaxEntries: 3})
 	wantProblem(t, rep, "", "has more than 3 entries (the limit); stopped")
 	wantProblem(t, rep, "", "has 4 entries, more than the limit of 3")
+	// The folder is listed whole, whatever the limit: its record says how
+	// many files it has (a bundle of 10,000 skills has over 100,000)...
+	for _, p := range rep.Problems {
+		if strings.Contains(p.Message, "stopped listing") || strings.Contains(p.Message, "but missing") {
+			t.Errorf("unexpected problem %s", p)
+		}
+	}
+	// ... but not a folder of many more.
+	for i := range 100 {
+		writeFile(t, dir, "junk/"+strconv.Itoa(i), nil)
+	}
+	rep = check(t, dir, Options{MaxEntries: 3, MaxProblems: 1000})
+	wantProblem(t, rep, ".", "more than "+strconv.Itoa(len(all(t, built))+30)+" files; stopped listing the folder")
 }
 
 func TestFileSizeLimit(t *testing.T) {
