@@ -61,6 +61,12 @@ type Options struct {
 	// previous bundle's record says: the escape hatch when reuse is
 	// suspected of keeping something stale.
 	NoReuse bool
+	// Spare, if set, keeps the bundle a build replaces, for the next
+	// build of the same output to stage into (see Spare): a caller that
+	// rebuilds the same folder over and over, as serve --watch does,
+	// writes only what changed. It holds a hidden folder beside the
+	// output until closed.
+	Spare *Spare
 }
 
 // Signer signs one artifact and returns its Sigstore bundle. The command
@@ -161,6 +167,7 @@ type work struct {
 	findings []lint.Finding // from the per-skill rules
 	key      layout.Digest  // the archive key (reuse.ArchiveKey)
 	reused   bool
+	spare    bool         // reused, and its files kept in the spare folder (Options.Spare)
 	sameLint bool         // the previous record holds this build's lint verdict
 	at       scratch.Spot // the summary, once kept
 	kept     bool         // packed (or reused) and summarized

@@ -97,14 +97,19 @@ func (b *builder) summarize() error {
 	return nil
 }
 
-// catalog measures index.html, the page people read, for the plan: on a
-// large tree it is the largest document by far, so it is rendered into
-// its digest here and again into the staging folder by write, never held
-// in memory.
+// catalog renders index.html, the page people read, into the staging
+// folder, and measures it for the plan: on a large tree it is the largest
+// document by far and the slowest to render, so it is rendered once,
+// never held in memory (a dry run only measures it). Every SKILL.md it
+// shows is staged by now, or in the previous bundle (see body).
 func (b *builder) catalog() (*layout.Rendered, error) {
 	var r layout.Rendered
 	var err error
-	r.Digest, r.Size, err = render(io.Discard, b.renderCatalog)
+	if b.opts.DryRun {
+		r.Digest, r.Size, err = render(io.Discard, b.renderCatalog)
+	} else {
+		r.Digest, r.Size, err = b.st.writeDoc(b.st.path(layout.Catalog), b.renderCatalog)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", layout.Catalog, err)
 	}

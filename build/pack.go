@@ -30,6 +30,7 @@ import (
 // holds one skill's bytes at a time.
 func (b *builder) pack() (string, error) {
 	if !b.opts.DryRun {
+		b.st.spare = b.opts.Spare
 		if _, err := b.st.make(b.out, b.logf); err != nil {
 			return "", err
 		}
@@ -201,8 +202,13 @@ func (b *builder) packOne(w *task) error {
 			w.out.Files = layoutFiles(w.hashed)
 			w.out.TarGz, w.out.Zip = w.prev.TarGz, w.prev.Zip
 			w.out.ContentDigest = w.prev.ContentDigest
-			return nil
+			var err error
+			w.spare, err = b.st.held.settle(w.name, w.prev)
+			return err
 		}
+	}
+	if _, err := b.st.held.settle(w.name, nil); err != nil {
+		return err
 	}
 	return b.packFresh(w)
 }
@@ -387,6 +393,7 @@ func (a *archive) Write(p []byte) (int, error) {
 
 // spill moves the archive from memory to a temporary file.
 func (a *archive) spill() error {
+	a.b.st.spilled.Store(true)
 	f, err := os.CreateTemp(a.b.st.dir, "."+a.name+"-*."+a.ext+".part")
 	if err != nil {
 		return err

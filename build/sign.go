@@ -155,7 +155,7 @@ func Sign(dist string, sign Signer, log io.Writer) (*SignResult, error) {
 	if err := reuse.StampAfter(b.st.path(layout.BuildRecord), written); err != nil {
 		return nil, err
 	}
-	if err := b.st.swap(); err != nil {
+	if err := b.st.swap(nil); err != nil {
 		return nil, err
 	}
 	b.logf("• sign: %s, %s beside each", plural(len(sigs), "artifact", "artifacts"), layout.SignatureSuffix)

@@ -169,6 +169,10 @@ func (b *builder) unstage(w *work) error {
 	if b.opts.DryRun {
 		return nil
 	}
+	if w.spare { // its files are the spare's, and not counted as made
+		w.spare = false
+		return b.st.held.drop(w.name)
+	}
 	n := 0
 	dir := b.st.path(layout.SkillDir(w.name))
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {

@@ -32,6 +32,10 @@ type stage struct {
 	swapped   func()       // called once the new bundle is in place; nil = none
 	dirs      dirCache     // folders made or seen in the staging folder
 	made      atomic.Int64 // files made in the staging folder
+	kept      atomic.Int64 // files of the spare kept as they were
+	spilled   atomic.Bool  // a temporary file was made in the staging folder
+	spare     *Spare       // where the folder comes from and goes to (Options.Spare); nil = none
+	held      *spareSet    // what the folder held when taken from the spare; nil = it was made empty
 	umaskOnce sync.Once
 	umask     uint32
 }
@@ -42,6 +46,15 @@ func (s *stage) make(out string, log func(string, ...any)) (string, error) {
 		return s.dir, nil
 	}
 	s.out, s.log = out, log
+	if dir, owner, held := s.spare.take(out); dir != "" {
+		s.dir, s.owner, s.held = dir, owner, held
+		// Its documents and signatures go now; the build writes its own.
+		if err := held.clearOther(); err == nil {
+			return dir, nil
+		}
+		s.held = nil // not what it says it holds: removed
+		s.discard()
+	}
 	parent := filepath.Dir(s.out)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", err
@@ -70,8 +83,15 @@ func (s *stage) disown() {
 }
 
 // discard removes the staging folder unless it became the output, and
-// then its owner file.
+// then its owner file. A folder taken from the spare goes back to it when
+// nothing was written to it: what it holds is still what s.held says.
 func (s *stage) discard() {
+	if s.dir != "" && s.held != nil && s.made.Load() == 0 && !s.spilled.Load() {
+		s.held.reset()
+		s.spare.give(s.out, s.dir, s.owner, s.held)
+		s.dir, s.owner, s.held = "", nil, nil
+		return
+	}
 	if s.dir != "" {
 		if os.RemoveAll(s.dir) == nil {
 			s.disown()
@@ -186,9 +206,14 @@ func (c *dirCache) add(dir string) {
 	c.m[dir] = struct{}{}
 }
 
-// create makes a new file 0644.
+// create makes a new file 0644. In a folder taken from the spare, a file
+// already at path is replaced: the plan says what the bundle holds.
 func (s *stage) create(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil && s.held != nil && errors.Is(err, fs.ErrExist) {
+		os.Remove(path)
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +262,12 @@ func (s *stage) link(src, dst string) error {
 	if err := s.mkdirAll(filepath.Dir(dst)); err != nil {
 		return err
 	}
-	if os.Link(src, dst) == nil {
+	err := os.Link(src, dst)
+	if err != nil && s.held != nil && errors.Is(err, fs.ErrExist) {
+		os.Remove(dst) // as in create
+		err = os.Link(src, dst)
+	}
+	if err == nil {
 		s.made.Add(1)
 		return nil
 	}
@@ -305,8 +335,10 @@ func (c *hashCounter) Write(p []byte) (int, error) {
 // kernel can exchange two folders atomically (Linux renameat2), readers see
 // the old bundle or the new one and never a moment without either;
 // elsewhere the old folder is moved aside first and moved back if the
-// second rename fails, so the previous bundle survives any failure.
-func (s *stage) swap() error {
+// second rename fails, so the previous bundle survives any failure. The
+// old bundle is removed, or, exchanged and with a spare to keep it in,
+// kept there as what describe(old) says it holds.
+func (s *stage) swap(describe func(old string) *spareSet) error {
 	if _, err := os.Lstat(s.out); err != nil {
 		if err := os.Rename(s.dir, s.out); err != nil {
 			return fmt.Errorf("moving the new bundle into place: %w", err)
@@ -315,9 +347,9 @@ func (s *stage) swap() error {
 		s.disown()
 		return nil
 	}
-	old := s.dir
+	old, exchanged := s.dir, true
 	if err := exchange(s.dir, s.out); err != nil {
-		old = s.dir + ".old"
+		old, exchanged = s.dir+".old", false
 		if err := os.Rename(s.out, old); err != nil {
 			return fmt.Errorf("moving the previous bundle aside: %w", err)
 		}
@@ -329,6 +361,13 @@ func (s *stage) swap() error {
 	s.dir = ""
 	if s.swapped != nil {
 		s.swapped()
+	}
+	if exchanged && s.spare != nil && describe != nil {
+		if held := describe(old); held != nil {
+			s.spare.give(s.out, old, s.owner, held)
+			s.owner = nil
+			return nil // nothing removed: the record's stamp stands
+		}
 	}
 	// The new bundle is in place; failing to delete the old one is worth
 	// a warning, not a failed build.

@@ -2,6 +2,7 @@ package build
 
 import (
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
@@ -27,5 +28,26 @@ func (b *builder) swap() (string, error) {
 	if err := reuse.StampAfter(b.st.path(layout.BuildRecord), written); err != nil {
 		return "", err
 	}
-	return "", b.st.swap()
+	return "", b.st.swap(b.describe)
+}
+
+// describe is what the folder old, the bundle this build replaced, holds
+// by its record: kept as the spare (Options.Spare) when it can be read.
+func (b *builder) describe(old string) *spareSet {
+	if b.prev == nil {
+		return nil
+	}
+	// The folder swapped out must be the bundle whose record this build
+	// read: another build of the same output may have swapped its own in
+	// meanwhile, and a spare that is not what its description says
+	// would lend wrong bytes to the next build.
+	d, _, err := reuse.HashFile(filepath.Join(old, filepath.FromSlash(layout.BuildRecord)))
+	if err != nil || d != b.prev.Head.Self.Digest {
+		return nil
+	}
+	held, err := describe(old, b.prev)
+	if err != nil {
+		return nil
+	}
+	return held
 }

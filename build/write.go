@@ -8,10 +8,11 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// write stages every file of the bundle that pack did not: the documents
-// (the catalog too), the archives and served copies of reused skills
-// (linked from the previous bundle), and the legacy tree (linked to the
-// served copies). Index computed them; write only writes.
+// write stages every file of the bundle that pack and index did not: the
+// documents but the catalog, the archives and served copies of reused
+// skills (linked from the previous bundle, or kept in the spare folder),
+// and the legacy tree (linked to the served copies). Index computed them;
+// write only writes.
 func (b *builder) write() (string, error) {
 	switch {
 	case b.res.UpToDate:
@@ -24,8 +25,8 @@ func (b *builder) write() (string, error) {
 	// Files and archives are staged by several workers, a batch at a
 	// time: staging a bundle is tens of thousands of links and folders,
 	// each a metadata write that waits on the disk, and a worker per core
-	// would leave the disk idle. The documents come last: the catalog
-	// reads the staged SKILL.md files.
+	// would leave the disk idle. The documents come last, each on a worker
+	// of its own: each renders from every skill's summary.
 	var (
 		total int64
 		docs  []layout.Entry
@@ -59,33 +60,43 @@ func (b *builder) write() (string, error) {
 	if err := flush(); err != nil {
 		return "", err
 	}
-	for _, e := range docs {
+	// What the spare folder held that the new bundle does not take goes
+	// (its skills were settled by pack, its documents when it was taken).
+	if err := b.st.held.clearRest(); err != nil {
+		return "", err
+	}
+	err := parallel.Each(len(docs), len(docs), func(i int) error {
 		if err := b.interrupted(); err != nil {
-			return "", err
+			return err
 		}
-		if err := b.writeEntry(e); err != nil {
-			return "", err
-		}
+		return b.writeEntry(docs[i])
+	})
+	if err != nil {
+		return "", err
 	}
 	// Pack and this loop make every planned file and nothing else; a
 	// mismatch is a bug, and a bundle missing a file must not be swapped in.
-	if n := b.st.made.Load(); n != int64(b.bundle.Len()) {
+	if n := b.st.made.Load() + b.st.kept.Load(); n != int64(b.bundle.Len()) {
 		return "", fmt.Errorf("the plan has %d files but %d were written", b.bundle.Len(), n)
 	}
 	b.logf("• write: %s (%s, %s)", b.opts.Out, plural(b.res.Files, "file", "files"), size(total))
 	return "", nil
 }
 
-// writeEntry stages one entry of the plan, unless pack staged it.
+// writeEntry stages one entry of the plan, unless pack staged it or the
+// spare folder holds it (Options.Spare).
 func (b *builder) writeEntry(e layout.Entry) error {
+	if e.Kind != layout.KindDoc && b.byName(e.Skill).spare && b.st.held.take(e.Skill, e.Path) {
+		b.st.kept.Add(1) // the spare folder holds these bytes already
+		return nil
+	}
 	dst := b.st.path(e.Path)
 	switch e.Kind {
 	case layout.KindDoc:
-		write := e.Write
 		if e.Path == layout.Catalog {
-			write = b.renderCatalog // layout plans the page; the build renders it
+			return nil // layout plans the page; index rendered it (see catalog)
 		}
-		d, _, err := b.st.writeDoc(dst, write)
+		d, _, err := b.st.writeDoc(dst, e.Write)
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Path, err)
 		}

@@ -189,6 +189,24 @@ func (p *Previous) Skill(name string) *layout.RecordSkill {
 	return c
 }
 
+// EachSkill calls fn with the record of every skill, in name order,
+// until fn returns false.
+func (p *Previous) EachSkill(fn func(*layout.RecordSkill) bool) error {
+	if p == nil {
+		return nil
+	}
+	for _, name := range p.names {
+		c := p.Skill(name)
+		if c == nil {
+			return fmt.Errorf("the scratch record of %s cannot be read", name)
+		}
+		if !fn(c) {
+			return nil
+		}
+	}
+	return nil
+}
+
 // EachFile calls fn with every file the record lists, in its order
 // (sorted), until fn returns false.
 func (p *Previous) EachFile(fn func(path string) bool) error {

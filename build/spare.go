@@ -1,0 +1,269 @@
+package build
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/skillpack/skillpack/build/internal/reuse"
+	"github.com/skillpack/skillpack/layout"
+)
+
+// A Spare keeps the bundle a build replaced, so that the next build of
+// the same output stages into it instead of into an empty folder. A
+// bundle is tens of thousands of folders and links (2,000 skills make
+// 13,500 folders and 24,000 files), each a metadata write that waits on
+// the disk: staging them all again for one edited skill took 4 s, most of
+// `serve --watch`'s delay. With a spare, a build changes only what
+// differs between the spare and the new bundle (two builds back, so
+// usually the skills edited since) and leaves the rest in place: the
+// spare's files are links to the same bytes.
+//
+// What the spare holds is known from the build record of the bundle it
+// was: for each skill its archive key and digests, and every file. A
+// skill whose key and archives are the new bundle's keeps its files; any
+// other skill's files are removed before the skill is written, as are
+// the documents and signatures; whatever is left unclaimed at the end is
+// removed. The spare is a staging folder like any other (owner.go): made
+// and locked by this process, so that no other build takes it, and swept
+// by the next run if this one is killed.
+//
+// A zero Spare is empty; a build with Options.Spare fills it when it
+// replaces a bundle, and takes it for its staging folder the next time.
+// Close removes it. A Spare is for one output folder and one build at a
+// time: `serve --watch` holds one for as long as it runs.
+type Spare struct {
+	out   string    // the output folder it is for, absolute
+	dir   string    // the folder; "" when empty
+	owner *os.File  // its owner file, locked
+	held  *spareSet // what it holds
+}
+
+// Close removes the spare folder, if there is one.
+func (s *Spare) Close() error {
+	if s == nil || s.dir == "" {
+		return nil
+	}
+	err := os.RemoveAll(s.dir)
+	if err == nil {
+		os.Remove(s.owner.Name())
+	}
+	s.owner.Close() // the lock goes; a file left is swept by the next run
+	s.dir, s.owner, s.held = "", nil, nil
+	return err
+}
+
+// take hands the spare folder for out to a build, or nil if it has none
+// for out (one for another folder is removed).
+func (s *Spare) take(out string) (dir string, owner *os.File, held *spareSet) {
+	if s == nil || s.dir == "" {
+		return "", nil, nil
+	}
+	if s.out != out {
+		s.Close()
+		return "", nil, nil
+	}
+	dir, owner, held = s.dir, s.owner, s.held
+	s.dir, s.owner, s.held = "", nil, nil
+	return dir, owner, held
+}
+
+// give makes dir, locked by owner and holding held, the spare.
+func (s *Spare) give(out, dir string, owner *os.File, held *spareSet) {
+	s.Close()
+	s.out, s.dir, s.owner, s.held = out, dir, owner, held
+}
+
+// spareSet is what a spare folder holds, by its record: each skill's
+// files, and the rest (documents, signatures). A build settles each skill
+// it packs or reuses (kept whole, or removed), and the rest is removed by
+// the time the bundle is swapped in.
+type spareSet struct {
+	mu     sync.Mutex
+	dir    string
+	skills map[string]*spareSkill
+	other  []string // dist paths
+}
+
+type spareSkill struct {
+	mark  spareMark
+	paths map[string]bool // dist path → taken by the new bundle
+	kept  bool            // settled: the new bundle has these bytes
+}
+
+// spareMark is what proves two records of a skill name the same bytes:
+// the key covers every input of the archives, and the digests what came
+// out.
+type spareMark struct{ key, tgz, zip layout.Digest }
+
+func markOf(c *layout.RecordSkill) spareMark {
+	return spareMark{c.Key, c.TarGz.Digest, c.Zip.Digest}
+}
+
+// describe reads what the bundle of prev's record holds, for the folder
+// dir that bundle now is.
+func describe(dir string, prev *reuse.Previous) (*spareSet, error) {
+	set := &spareSet{dir: dir, skills: map[string]*spareSkill{}}
+	err := prev.EachSkill(func(c *layout.RecordSkill) bool {
+		set.skills[c.Name] = &spareSkill{mark: markOf(c), paths: map[string]bool{}}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	err = prev.EachFile(func(p string) bool {
+		if pp, ok := layout.ParsePath(p); ok && pp.Kind != layout.KindDoc {
+			if s := set.skills[pp.Skill]; s != nil {
+				s.paths[p] = false
+				return true
+			}
+		}
+		set.other = append(set.other, p)
+		return true
+	})
+	return set, err
+}
+
+// settle decides what becomes of a skill's files in the spare before the
+// build writes any of that skill: kept, when the build reuses the skill
+// and the spare holds the same record of it (c), or removed. It reports
+// whether they were kept.
+func (s *spareSet) settle(name string, c *layout.RecordSkill) (bool, error) {
+	if s == nil {
+		return false, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sk := s.skills[name]
+	switch {
+	case sk == nil:
+		return false, nil
+	case c != nil && sk.mark == markOf(c):
+		sk.kept = true
+		return true, nil
+	}
+	return false, s.clear(name)
+}
+
+// clear removes a skill's files from the spare, and the folders they were
+// in, and forgets them. s.mu is held.
+func (s *spareSet) clear(name string) error {
+	sk := s.skills[name]
+	delete(s.skills, name)
+	for p := range sk.paths {
+		if err := s.remove(p); err != nil {
+			return err
+		}
+	}
+	for _, d := range []string{layout.SkillDir(name), layout.LegacyDir + "/" + name} {
+		if err := os.RemoveAll(filepath.Join(s.dir, filepath.FromSlash(d))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// remove removes one file of the spare; one already gone is no error.
+func (s *spareSet) remove(distPath string) error {
+	err := os.Remove(filepath.Join(s.dir, filepath.FromSlash(distPath)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// reset forgets what a build that was not swapped in settled: the folder
+// holds what it did before, less the skills it removed.
+func (s *spareSet) reset() {
+	for _, sk := range s.skills {
+		sk.kept = false
+		for p := range sk.paths {
+			sk.paths[p] = false
+		}
+	}
+}
+
+// drop removes a skill's files from the spare, kept or not: a skill
+// settled and then left out.
+func (s *spareSet) drop(name string) error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.skills[name] == nil {
+		return nil
+	}
+	return s.clear(name)
+}
+
+// take reports whether the file at distPath of a kept skill is in the
+// spare, and marks it taken by the new bundle.
+func (s *spareSet) take(name, distPath string) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sk := s.skills[name]
+	if sk == nil || !sk.kept {
+		return false
+	}
+	if taken, ok := sk.paths[distPath]; ok && !taken {
+		sk.paths[distPath] = true
+		return true
+	}
+	return false
+}
+
+// clearOther removes the documents and signatures of the spare, before
+// the build writes its own.
+func (s *spareSet) clearOther() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range s.other {
+		if err := s.remove(p); err != nil {
+			return err
+		}
+	}
+	s.other = nil
+	return nil
+}
+
+// clearRest removes what the new bundle did not take: the skills it does
+// not have (or did not settle), and the files of kept skills that its
+// plan does not list. After it, the spare holds only the new bundle's
+// files.
+func (s *spareSet) clearRest() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name, sk := range s.skills {
+		if !sk.kept {
+			if err := s.clear(name); err != nil {
+				return err
+			}
+			continue
+		}
+		for p, taken := range sk.paths {
+			if taken {
+				continue
+			}
+			if err := s.remove(p); err != nil {
+				return err
+			}
+			// And its folders, once empty; the first that is not ends it.
+			for d := filepath.Dir(filepath.Join(s.dir, filepath.FromSlash(p))); d != s.dir && os.Remove(d) == nil; d = filepath.Dir(d) {
+			}
+		}
+	}
+	s.skills = nil
+	return nil
+}
