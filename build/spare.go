@@ -2,12 +2,15 @@ package build
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
+	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -53,6 +56,57 @@ func (s *Spare) Close() error {
 	s.owner.Close() // the lock goes; a file left is swept by the next run
 	s.dir, s.owner, s.held = "", nil, nil
 	return err
+}
+
+// Prime makes the spare, if it is empty, a copy of the bundle in out made
+// of links, so that the next build stages into it as well: a build that
+// replaced no bundle (the first, or a no-op) leaves no spare, and the
+// build after it would stage every file afresh. Priming costs what that
+// staging would, and is meant to run while nothing builds out, as serve
+// --watch does after its first build.
+func (s *Spare) Prime(out string) error {
+	if s.dir != "" {
+		return nil
+	}
+	out, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	prev, err := reuse.Open(out)
+	if err != nil || prev == nil {
+		return err
+	}
+	defer prev.Close()
+	var paths []string
+	if err := prev.EachFile(func(p string) bool { paths = append(paths, p); return true }); err != nil {
+		return err
+	}
+	var st stage
+	if _, err := st.make(out, func(string, ...any) {}); err != nil {
+		return err
+	}
+	defer st.discard()
+	err = parallel.Each(len(paths), stagers, func(i int) error {
+		p := filepath.FromSlash(paths[i])
+		return st.link(filepath.Join(out, p), filepath.Join(st.dir, p))
+	})
+	if err != nil {
+		return err
+	}
+	// What was linked is the bundle whose record was read (see describe).
+	if d, _, err := reuse.HashFile(st.path(layout.BuildRecord)); err != nil || d != prev.Head.Self.Digest {
+		return fmt.Errorf("%s changed while it was copied", out)
+	}
+	held, err := describe(st.dir, prev)
+	if err != nil {
+		return err
+	}
+	s.give(out, st.dir, st.owner, held)
+	st.dir, st.owner = "", nil
+	// A link changes the time of the file it links, which the next build
+	// reads as a change (reuse's trust by times): the record is stamped
+	// after them, as swap does after removing a bundle.
+	return reuse.StampAfter(filepath.Join(out, filepath.FromSlash(layout.BuildRecord)), time.Now())
 }
 
 // take hands the spare folder for out to a build, or nil if it has none

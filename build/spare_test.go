@@ -145,6 +145,36 @@ func TestSpareWithOtherBuilds(t *testing.T) {
 	sameTree(t, "another output", snapshot(t, other), freshTree(t, src, Options{}), false)
 }
 
+// Prime makes the spare of a bundle that replaced none, without making the
+// next build hash the bundle, and the build after it stages into it.
+func TestSparePrime(t *testing.T) {
+	src, dist, _ := builtExamples(t, Options{})
+	spare := new(Spare)
+	defer spare.Close()
+	if err := spare.Prime(dist); err != nil {
+		t.Fatal(err)
+	}
+	if spare.dir == "" {
+		t.Fatal("Prime made no spare")
+	}
+	stampedLast(t, dist)
+	primed, err := os.Stat(spare.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendTo(t, filepath.Join(src, "csv-profiler", "SKILL.md"), "\nOne more line.\n")
+	mustBuild(t, []string{src}, Options{Out: dist, Spare: spare})
+	if info, err := os.Stat(dist); err != nil || !os.SameFile(info, primed) {
+		t.Errorf("the build did not stage into the primed spare (%v)", err)
+	}
+	sameTree(t, "after priming", snapshot(t, dist), freshTree(t, src, Options{}), false)
+	// A spare that is there already is kept.
+	kept := spare.dir
+	if err := spare.Prime(dist); err != nil || spare.dir != kept {
+		t.Errorf("Prime replaced the spare %s with %s (%v)", kept, spare.dir, err)
+	}
+}
+
 func skillMD(name, body string) string {
 	return "---\nname: " + name + "\ndescription: Test skill " + name + " that does one small thing for the tests.\n---\n# " + name + "\n\n" + strings.TrimSpace(body) + "\n"
 }

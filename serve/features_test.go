@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -188,7 +189,7 @@ func TestAuthToken(t *testing.T) {
 // TestRequestLog checks one JSON record per request, with what an
 // operator needs, and a client-controlled path kept inside its field.
 func TestRequestLog(t *testing.T) {
-	log := &syncBuffer{}
+	log := &testtool.Buffer{}
 	base, _ := start(t, pristine(t), Options{Log: slog.New(slog.NewJSONHandler(log, nil)), LogRequests: true})
 	get(t, base+"/"+layout.V2Index)
 	get(t, base+"/nope%0a%1b[31mfake")

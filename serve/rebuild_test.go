@@ -48,8 +48,16 @@ func TestServeDuringRebuilds(t *testing.T) {
 				}
 			}
 			record()
+			// --watch stages each build into the bundle the one before
+			// replaced, as serve --watch does: the folder a reader was
+			// served from a moment ago is rewritten.
+			o := build.Options{Out: dist}
+			if how == "watch" {
+				o.Spare = new(build.Spare)
+				defer o.Spare.Close()
+			}
 			rebuild := func() error {
-				_, err := build.Run([]string{skills}, build.Options{Out: dist})
+				_, err := build.Run([]string{skills}, o)
 				if err == nil {
 					record()
 				}

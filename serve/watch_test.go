@@ -10,39 +10,21 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/internal/testtool"
 )
-
-// syncBuffer is a log that the watcher writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestWatch edits a skill under a running server and checks that the
 // rebuilt bundle is served over HTTP and MCP, and that an edit that
 // breaks the build leaves the last good bundle served.
 func TestWatch(t *testing.T) {
 	skills, dist := newSkills(t)
-	log := &syncBuffer{}
+	log := &testtool.Buffer{}
 	base, s := start(t, dist, Options{Log: slog.New(slog.NewTextHandler(log, nil))})
 	c, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -191,7 +173,7 @@ func equalStamps(a, b map[string]stamp) bool {
 // previous bundle stays; Reload (SIGHUP) takes the folder as it is.
 func TestFollow(t *testing.T) {
 	skills, dist := newSkills(t)
-	log := &syncBuffer{}
+	log := &testtool.Buffer{}
 	base, s := start(t, dist, Options{Log: slog.New(slog.NewTextHandler(log, nil))})
 	c, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -114,6 +114,7 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 		watcher *serve.Watcher
 		rebuild func() error
 		s       *serve.Server // once serving: a rebuild hands it the new bundle at once
+		spare   *build.Spare  // what --watch's rebuilds stage into
 	)
 	if opts.Watch != "" {
 		var err error
@@ -125,7 +126,7 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 		// Each rebuild stages into the bundle the one before replaced,
 		// writing only what changed (build.Spare), so that an edit is
 		// served in well under a second on thousands of skills.
-		spare := new(build.Spare)
+		spare = new(build.Spare)
 		defer spare.Close()
 		if rebuild, err = serveRebuild(ios, opts, spare, swapped); err != nil {
 			return err
@@ -159,7 +160,14 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 		// The spare is removed once no rebuild runs (see above).
 		wctx, stop := context.WithCancel(ctx)
 		watched := make(chan struct{})
-		go func() { defer close(watched); s.Watch(wctx, watcher, rebuild) }()
+		go func() {
+			defer close(watched)
+			// So that the first edit is as quick as the ones after it.
+			if err := spare.Prime(opts.Dist); err != nil {
+				so.Log.Warn(fmt.Sprintf("--watch: each rebuild will stage every file: %v", err))
+			}
+			s.Watch(wctx, watcher, rebuild)
+		}()
 		defer func() { stop(); <-watched }()
 	}
 	go s.Follow(ctx, time.Second)

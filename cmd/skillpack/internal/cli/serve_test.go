@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillpack/skillpack/internal/testtool"
+)
+
+// serve --watch keeps a spare bundle beside DIST for its rebuilds to stage
+// into (build.Spare), primed after the first build, and removes it when
+// it stops: nothing is left beside DIST but DIST.
+func TestServeWatchSpare(t *testing.T) {
+	root := t.TempDir()
+	skills, dist := filepath.Join(root, "skills"), filepath.Join(root, "dist")
+	md := filepath.Join(skills, "alpha", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(md), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(body string) {
+		t.Helper()
+		text := "---\nname: alpha\ndescription: Test skill alpha that does one small thing for the tests.\n---\n# alpha\n\n" + body + "\n"
+		if err := os.WriteFile(md, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("First.")
+	errb := new(testtool.Buffer)
+	ios := &IO{In: strings.NewReader(""), Out: new(testtool.Buffer), Err: errb, Getenv: func(string) string { return "" }, Now: time.Now}
+	var opts *serveOptions
+	parse(t, newServeCmd(ios, func(_ context.Context, o *serveOptions) error { opts = o; return nil }),
+		[]string{dist, "--watch", skills, "--addr", "127.0.0.1:0"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runServe(ctx, ios, opts) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+
+	spares := func() []string {
+		m, _ := filepath.Glob(filepath.Join(root, ".dist.skillpack-*"))
+		return m
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no %s after 20 s; the server said:\n%s", what, errb.String())
+			}
+		}
+	}
+	// Primed: the folder and its owner file.
+	waitFor("primed spare", func() bool { return len(spares()) == 2 })
+	write("Second.")
+	waitFor("rebuild", func() bool {
+		data, _ := os.ReadFile(filepath.Join(dist, ".well-known", "agent-skills", "alpha", "SKILL.md"))
+		return bytes.Contains(data, []byte("Second."))
+	})
+	if n := len(spares()); n != 2 {
+		t.Errorf("%d staging files and folders beside %s after a rebuild, want the spare and its owner file", n, dist)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	done <- nil // for the deferred wait
+	if left := spares(); len(left) > 0 {
+		t.Errorf("serve --watch left %v", left)
+	}
+}
