@@ -27,7 +27,13 @@ import (
 // response with its body read.
 func get(t *testing.T, url string, headers ...string) (*http.Response, []byte) {
 	t.Helper()
-	req, err := http.NewRequest("GET", url, nil)
+	return fetch(t, http.MethodGet, url, headers...)
+}
+
+// fetch is get with another method.
+func fetch(t *testing.T, method, url string, headers ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

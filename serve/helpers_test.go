@@ -116,6 +116,13 @@ func openWith(t *testing.T, dist string, lim limits) *Bundle {
 func serveBundle(t *testing.T, b *Bundle, o Options) (string, *Server) {
 	t.Helper()
 	s := New(b, o)
+	return serveWith(t, s), s
+}
+
+// serveWith serves s on a new loopback port until the test ends, and
+// returns its base URL.
+func serveWith(t *testing.T, s *Server) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +141,7 @@ func serveBundle(t *testing.T, b *Bundle, o Options) (string, *Server) {
 			t.Errorf("Serve did not return after cancel")
 		}
 	})
-	return "http://" + ln.Addr().String(), s
+	return "http://" + ln.Addr().String()
 }
 
 func readJSON(t *testing.T, dist, p string, v any) {

@@ -120,7 +120,9 @@ type Server struct {
 	mu     sync.Mutex // serializes Swap
 	reload sync.Mutex // serializes Reload
 	tokens atomic.Pointer[[][sha256.Size]byte]
-	pages  pages // the catalog with this server's address in it
+	noFast bool         // every request to net/http (see fast.go); for tests
+	fast   atomic.Int64 // requests answered on the fast path
+	pages  pages        // the catalog with this server's address in it
 }
 
 // New returns a server for b. The server holds b open as long as it
@@ -185,7 +187,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		// legitimately outlive any fixed bound. Each write gets a deadline
 		// of its own instead (see response), and MCP request bodies a read
 		// deadline (see mcpHandler).
-		IdleTimeout: 2 * time.Minute,
+		IdleTimeout: idleTimeout,
 		// Handlers see ctx, so open MCP streams end when the server stops.
 		BaseContext: func(net.Listener) context.Context { return ctx },
 		ErrorLog:    slog.NewLogLogger(s.opts.Log.Handler(), slog.LevelWarn),
@@ -200,7 +202,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			srv.Close()
 		}
 	}()
-	err := srv.Serve(ln)
+	err := srv.Serve(newFastListener(s, ln))
 	if errors.Is(err, http.ErrServerClosed) {
 		<-done
 		return nil

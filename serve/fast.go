@@ -1,0 +1,389 @@
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// The fast path. Most of a registry's traffic is plain GETs of small
+// files (an index, a SKILL.md), and net/http spends more on each than the
+// write that sends it: a header map, a read in the background while the
+// handler runs, deadlines set and reset. It served them at half nginx's
+// rate (bench/serve.sh), where a loop that reads a request and writes the
+// answer keeps up with nginx. So each connection is read here first. A
+// request that is a GET or HEAD of a file held in memory, with nothing in
+// it that could change the answer, is answered here, with the headers
+// net/http would give. At the first request that is anything else (a
+// condition, a range, a body, a token to check, MCP, a path to refuse, a
+// line net/http would read differently) the connection, with every byte
+// read of it so far, goes to net/http for good. So net/http still decides
+// everything but the commonest case, and the two cannot disagree on
+// where one request ends and the next begins: a request whose framing is
+// in any doubt is never answered here.
+
+// fastListener serves connections on the fast path and hands net/http,
+// through Accept, the ones it gives up.
+type fastListener struct {
+	net.Listener
+	s       *Server
+	handed  chan net.Conn
+	done    chan struct{} // closed when the listener fails or is closed
+	err     error         // why, once done is closed
+	closing atomic.Bool
+	mu      sync.Mutex
+	live    map[net.Conn]struct{} // on the fast path now
+}
+
+func newFastListener(s *Server, ln net.Listener) *fastListener {
+	l := &fastListener{Listener: ln, s: s, handed: make(chan net.Conn), done: make(chan struct{}), live: map[net.Conn]struct{}{}}
+	go l.accept()
+	return l
+}
+
+// accept takes connections from the real listener, backing off as
+// net/http does when it fails for a while (out of file descriptors).
+func (l *fastListener) accept() {
+	var delay time.Duration
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			if l.closing.Load() || errors.Is(err, net.ErrClosed) {
+				l.err = net.ErrClosed
+				close(l.done)
+				return
+			}
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			l.s.opts.Log.Warn("accepting a connection: " + err.Error() + "; retrying in " + delay.String())
+			time.Sleep(delay)
+			continue
+		}
+		delay = 0
+		go l.serve(c)
+	}
+}
+
+// Accept returns the next connection handed over to net/http.
+func (l *fastListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.handed:
+		return c, nil
+	case <-l.done:
+		return nil, l.err
+	}
+}
+
+// Close stops accepting, and wakes the connections waiting for a request
+// on the fast path, which then end; one being answered ends after it.
+func (l *fastListener) Close() error {
+	l.closing.Store(true)
+	err := l.Listener.Close()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for c := range l.live {
+		c.SetReadDeadline(time.Now())
+	}
+	return err
+}
+
+func (l *fastListener) track(c net.Conn, on bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if on {
+		l.live[c] = struct{}{}
+	} else {
+		delete(l.live, c)
+	}
+}
+
+// serve answers the requests of one connection while they are plain, and
+// hands the connection over at the first that is not.
+func (l *fastListener) serve(c net.Conn) {
+	l.track(c, true)
+	handed := false
+	defer func() {
+		l.track(c, false)
+		if !handed {
+			c.Close()
+		}
+	}()
+	s := l.s
+	br := bufio.NewReaderSize(c, fastHead)
+	var out []byte
+	for !l.closing.Load() {
+		// Wait for a request as long as net/http keeps an idle
+		// connection, and then for its head as long as it would.
+		c.SetReadDeadline(time.Now().Add(idleTimeout))
+		if _, err := br.Peek(1); err != nil {
+			return
+		}
+		c.SetReadDeadline(time.Now().Add(s.opts.ReadHeaderTimeout))
+		head, err := peekHead(br)
+		if err != nil {
+			return // cut off or too slow: net/http would close it too
+		}
+		req, ok := parseHead(head, s.opts.MaxURLLength)
+		var f *file
+		if ok {
+			f = s.fastFile(req.path)
+		}
+		if f == nil {
+			// Not ours to answer: net/http reads this request again from
+			// its first byte, with its own deadlines.
+			c.SetDeadline(time.Time{})
+			select {
+			case l.handed <- &handedConn{Conn: c, r: br}:
+				handed = true
+			case <-l.done:
+			}
+			return
+		}
+		br.Discard(len(head))
+		began := time.Now()
+		out = s.fastHeader(out[:0], f, began, req.close)
+		body := f.data
+		if req.head {
+			body = nil
+		}
+		c.SetWriteDeadline(began.Add(s.opts.WriteTimeout + time.Duration(len(out)+len(body))*time.Second/minRate))
+		bufs := net.Buffers{out, body}
+		_, err = bufs.WriteTo(c)
+		s.fast.Add(1)
+		if s.opts.LogRequests {
+			s.opts.Log.LogAttrs(context.Background(), slog.LevelInfo, "request",
+				slog.String("method", req.method),
+				slog.String("path", "/"+req.path),
+				slog.Int("status", http.StatusOK),
+				slog.Int64("bytes", int64(len(body))),
+				slog.Duration("duration", time.Since(began)),
+				slog.String("remote", c.RemoteAddr().String()))
+		}
+		if err != nil || req.close {
+			return
+		}
+	}
+}
+
+// fastHead is the longest request head the fast path reads; a longer one
+// goes to net/http, which has its own limit (Options.MaxHeaderBytes).
+const fastHead = 4 << 10
+
+// idleTimeout is how long a connection may wait between requests, on
+// either path.
+const idleTimeout = 2 * time.Minute
+
+// peekHead returns the request head at the start of br, up to and with
+// the blank line that ends it, without consuming it. A head longer than
+// br's buffer is returned short, without its end, and parseHead refuses it.
+func peekHead(br *bufio.Reader) ([]byte, error) {
+	for {
+		buf, _ := br.Peek(br.Buffered())
+		if i := bytes.Index(buf, crlf2); i >= 0 {
+			return buf[:i+len(crlf2)], nil
+		}
+		if len(buf) == br.Size() {
+			return buf, nil
+		}
+		if _, err := br.Peek(len(buf) + 1); err != nil {
+			return nil, err
+		}
+	}
+}
+
+var crlf2 = []byte("\r\n\r\n")
+
+// fastRequest is what the fast path needs of a request.
+type fastRequest struct {
+	method string // GET or HEAD
+	path   string // the target without its leading slash
+	head   bool   // HEAD: no body
+	close  bool   // Connection: close
+}
+
+// parseHead reads a request head that the fast path may answer, and
+// reports false for any other: a method but GET or HEAD, a version but
+// HTTP/1.1, a target that is not a plain path, a header that could change
+// the answer or the framing (a body, conditions, ranges, credentials,
+// an upgrade), no Host or two, and any line net/http might read another
+// way (folded, bare CR or LF, control characters, a malformed name).
+func parseHead(head []byte, maxTarget int) (fastRequest, bool) {
+	var r fastRequest
+	if !bytes.HasSuffix(head, crlf2) {
+		return r, false
+	}
+	line, rest, _ := bytes.Cut(head, crlf)
+	switch {
+	case bytes.HasPrefix(line, []byte("GET /")):
+		r.method, line = http.MethodGet, line[len("GET "):]
+	case bytes.HasPrefix(line, []byte("HEAD /")):
+		r.method, r.head, line = http.MethodHead, true, line[len("HEAD "):]
+	default:
+		return r, false
+	}
+	target, ok := bytes.CutSuffix(line, []byte(" HTTP/1.1"))
+	if !ok || len(target) > min(maxTarget, maxFastTarget) {
+		return r, false
+	}
+	for _, c := range target {
+		// Plain path bytes only: no query, fragment, escape, backslash,
+		// space or control character, so the target is the path as is.
+		if c <= ' ' || c >= 0x7f || c == '?' || c == '#' || c == '%' || c == '\\' {
+			return r, false
+		}
+	}
+	r.path = string(target[1:])
+	hosts := 0
+	for len(rest) > len(crlf) {
+		line, rest, _ = bytes.Cut(rest, crlf)
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok || len(name) == 0 || !token(name) || !fieldValue(value) {
+			return r, false
+		}
+		switch string(bytes.ToLower(name)) {
+		case "host":
+			if !plainHost(bytes.TrimSpace(value)) {
+				return r, false // net/http's own check of a host is left to it
+			}
+			hosts++
+		case "connection":
+			for _, v := range bytes.Split(value, []byte(",")) {
+				switch string(bytes.ToLower(bytes.TrimSpace(v))) {
+				case "close":
+					r.close = true
+				case "keep-alive", "":
+				default:
+					return r, false // upgrade, or anything net/http may act on
+				}
+			}
+		case "content-length", "transfer-encoding", "expect", "upgrade", "trailer", "te",
+			"range", "if-range", "if-match", "if-none-match", "if-modified-since", "if-unmodified-since",
+			"authorization":
+			return r, false
+		}
+	}
+	return r, hosts == 1
+}
+
+var crlf = []byte("\r\n")
+
+// maxFastTarget is the longest target the fast path takes; longer ones
+// go to net/http, which answers 414 past Options.MaxURLLength.
+const maxFastTarget = 1024
+
+// token reports whether b is an HTTP token (RFC 9110 §5.6.2).
+func token(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x7f || c <= ' ' || bytes.IndexByte([]byte(`"(),/:;<=>?@[\]{}`), c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// plainHost reports whether b is a host name or address and port in the
+// plainest spelling.
+func plainHost(b []byte) bool {
+	for _, c := range b {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || bytes.IndexByte([]byte(".-:[]_"), c) >= 0) {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// fieldValue reports whether b holds only visible ASCII, spaces and tabs.
+// Other bytes are legal in values (obs-text), but the fast path has no
+// use for them and leaves such requests to net/http.
+func fieldValue(b []byte) bool {
+	for _, c := range b {
+		if (c < ' ' && c != '\t') || c >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// fastFile is the file the fast path may send for a request of path: one
+// the snapshot holds in memory, on a server with no tokens, other than
+// the catalog (whose install commands name the request's host). nil sends
+// the request to net/http, which answers everything else, misses too.
+func (s *Server) fastFile(path string) *file {
+	if s.noFast || len(*s.tokens.Load()) > 0 || path == "" || path == layout.Catalog {
+		return nil
+	}
+	b := s.acquire()
+	defer b.release() // a held file's data outlives the bundle: it is the GC's
+	f := b.files[path]
+	if f == nil || f.how != inMemory {
+		return nil
+	}
+	return f
+}
+
+// fastHeader appends the status line and headers of a 200 for f to buf:
+// those serveFile and send give a plain GET, in net/http's order (sorted,
+// then Date).
+func (s *Server) fastHeader(buf []byte, f *file, now time.Time, close bool) []byte {
+	buf = append(buf, "HTTP/1.1 200 OK\r\nAccept-Ranges: bytes\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Expose-Headers: "...)
+	buf = append(buf, layout.ExposeHeaders...)
+	buf = append(buf, "\r\nCache-Control: "...)
+	buf = append(buf, s.opts.Cache.Control(f.path)...)
+	if close {
+		buf = append(buf, "\r\nConnection: close"...)
+	}
+	buf = append(buf, "\r\nContent-Length: "...)
+	buf = strconv.AppendInt(buf, int64(len(f.data)), 10)
+	buf = append(buf, "\r\nContent-Type: "...)
+	buf = append(buf, f.ctype...)
+	buf = append(buf, "\r\nEtag: "...)
+	buf = append(buf, f.etag...)
+	buf = append(buf, "\r\nLast-Modified: "...)
+	buf = f.lastModified().UTC().AppendFormat(buf, http.TimeFormat)
+	buf = append(buf, "\r\nX-Content-Type-Options: nosniff\r\nDate: "...)
+	buf = now.UTC().AppendFormat(buf, http.TimeFormat)
+	return append(buf, "\r\n\r\n"...)
+}
+
+// handedConn is a connection handed to net/http with the bytes the fast
+// path read of it and did not answer, which net/http reads first.
+type handedConn struct {
+	net.Conn
+	r *bufio.Reader // nil once drained
+}
+
+func (c *handedConn) Read(p []byte) (int, error) {
+	if c.r != nil {
+		if c.r.Buffered() > 0 {
+			return c.r.Read(p)
+		}
+		c.r = nil
+	}
+	return c.Conn.Read(p)
+}
+
+// ReadFrom and CloseWrite pass on what net/http looks for in a
+// connection: ReadFrom is how a file goes out with sendfile.
+func (c *handedConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
+}
+
+func (c *handedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
