@@ -180,3 +180,41 @@ func TestFastWithTokens(t *testing.T) {
 		t.Errorf("without a token: %d, %d answered on the fast path; want 401 and none", resp.StatusCode, s.fast.Load())
 	}
 }
+
+// FuzzParseHead: whatever the bytes, parseHead does not panic, and a head
+// it accepts is one net/http reads the same way: the same method and path,
+// one Host, no body, the same wish to close.
+func FuzzParseHead(f *testing.F) {
+	for _, s := range []string{
+		"GET /a HTTP/1.1\r\nHost: x\r\n\r\n",
+		"HEAD /a/b.md HTTP/1.1\r\nHost: x:80\r\nConnection: close\r\n\r\n",
+		"GET /a HTTP/1.1\r\nHost: x\r\nAccept: */*\r\nUser-Agent: curl/8\r\n\r\n",
+		"GET /a HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\n",
+		"GET /a HTTP/1.1\r\nHost: x\r\n folded\r\n\r\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, head []byte) {
+		r, ok := parseHead(head, 2048)
+		if !ok {
+			return
+		}
+		req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(head)))
+		if err != nil {
+			t.Fatalf("accepted %q, which net/http refuses: %v", head, err)
+		}
+		switch {
+		case req.Method != r.method || req.URL.Path != "/"+r.path || req.RequestURI != "/"+r.path:
+			t.Fatalf("%q: %s %s, net/http reads %s %s", head, r.method, r.path, req.Method, req.RequestURI)
+		case req.ContentLength != 0 || len(req.TransferEncoding) > 0:
+			t.Fatalf("%q: net/http reads a body", head)
+		case req.Close != r.close:
+			t.Fatalf("%q: close %v, net/http %v", head, r.close, req.Close)
+		case len(req.Header.Values("Host")) > 0 || req.Host == "":
+			t.Fatalf("%q: net/http reads the host %q", head, req.Host)
+		}
+		if n, _ := req.Body.Read(make([]byte, 1)); n > 0 {
+			t.Fatalf("%q: net/http reads a body", head)
+		}
+	})
+}
