@@ -65,6 +65,8 @@ type file struct {
 	fh   *os.File
 	mu   sync.Mutex
 	seen fs.FileInfo // the file as last verified, unless in memory
+
+	wire atomic.Pointer[wire] // its response head on the fast path (Server.wire)
 }
 
 // resource is one URI of mcp/resources.json.

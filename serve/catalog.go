@@ -36,9 +36,7 @@ var varyHost = []string{"Host"}
 // when its Host is not a plain host[:port], which a page must not echo.
 func requestBase(r *http.Request) string {
 	host := r.Host
-	if host == "" || len(host) > 255 || strings.ContainsFunc(host, func(c rune) bool {
-		return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.ContainsRune(".-:[]", c))
-	}) {
+	if !plainHost(host) {
 		return ""
 	}
 	if r.TLS != nil {

@@ -9,7 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strconv"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,15 +40,16 @@ type fastListener struct {
 	net.Listener
 	s       *Server
 	handed  chan net.Conn
-	done    chan struct{} // closed when the listener fails or is closed
-	err     error         // why, once done is closed
+	done    chan struct{} // closed when the real listener fails or is closed
 	closing atomic.Bool
+	running sync.WaitGroup // accept, and every connection on the fast path
 	mu      sync.Mutex
 	live    map[net.Conn]struct{} // on the fast path now
 }
 
 func newFastListener(s *Server, ln net.Listener) *fastListener {
 	l := &fastListener{Listener: ln, s: s, handed: make(chan net.Conn), done: make(chan struct{}), live: map[net.Conn]struct{}{}}
+	l.running.Add(1)
 	go l.accept()
 	return l
 }
@@ -55,13 +57,13 @@ func newFastListener(s *Server, ln net.Listener) *fastListener {
 // accept takes connections from the real listener, backing off as
 // net/http does when it fails for a while (out of file descriptors).
 func (l *fastListener) accept() {
+	defer l.running.Done()
+	defer close(l.done)
 	var delay time.Duration
 	for {
 		c, err := l.Listener.Accept()
 		if err != nil {
 			if l.closing.Load() || errors.Is(err, net.ErrClosed) {
-				l.err = net.ErrClosed
-				close(l.done)
 				return
 			}
 			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
@@ -70,6 +72,7 @@ func (l *fastListener) accept() {
 			continue
 		}
 		delay = 0
+		l.running.Add(1) // while accept's own count holds, so never after drain's Wait began at zero
 		go l.serve(c)
 	}
 }
@@ -80,21 +83,42 @@ func (l *fastListener) Accept() (net.Conn, error) {
 	case c := <-l.handed:
 		return c, nil
 	case <-l.done:
-		return nil, l.err
+		return nil, net.ErrClosed
 	}
 }
 
 // Close stops accepting, and wakes the connections waiting for a request
 // on the fast path, which then end; one being answered ends after it.
+// net/http's Shutdown calls it.
 func (l *fastListener) Close() error {
 	l.closing.Store(true)
 	err := l.Listener.Close()
+	l.each(func(c net.Conn) { c.SetReadDeadline(time.Now()) })
+	return err
+}
+
+// drain waits for the fast path's connections to end, as net/http's
+// Shutdown waits for its own, until ctx ends; then it closes the rest.
+func (l *fastListener) drain(ctx context.Context) {
+	ended := make(chan struct{})
+	go func() {
+		l.running.Wait()
+		close(ended)
+	}()
+	select {
+	case <-ended:
+	case <-ctx.Done():
+		l.each(func(c net.Conn) { c.Close() })
+		<-ended
+	}
+}
+
+func (l *fastListener) each(fn func(net.Conn)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for c := range l.live {
-		c.SetReadDeadline(time.Now())
+		fn(c)
 	}
-	return err
 }
 
 func (l *fastListener) track(c net.Conn, on bool) {
@@ -110,6 +134,7 @@ func (l *fastListener) track(c net.Conn, on bool) {
 // serve answers the requests of one connection while they are plain, and
 // hands the connection over at the first that is not.
 func (l *fastListener) serve(c net.Conn) {
+	defer l.running.Done()
 	l.track(c, true)
 	handed := false
 	defer func() {
@@ -121,14 +146,25 @@ func (l *fastListener) serve(c net.Conn) {
 	s := l.s
 	br := bufio.NewReaderSize(c, fastHead)
 	var out []byte
-	for !l.closing.Load() {
-		// Wait for a request as long as net/http keeps an idle
-		// connection, and then for its head as long as it would.
-		c.SetReadDeadline(time.Now().Add(idleTimeout))
-		if _, err := br.Peek(1); err != nil {
-			return
+	for first := true; ; first = false {
+		// As net/http: the first request's head must come within
+		// ReadHeaderTimeout of the accept; after that a connection may
+		// wait idleTimeout for the next request, whose head must then
+		// come within ReadHeaderTimeout. Each deadline is set before
+		// closing is looked at, so that Close's wake-up is never undone.
+		if !first {
+			c.SetReadDeadline(time.Now().Add(idleTimeout))
+			if l.closing.Load() {
+				return
+			}
+			if _, err := br.Peek(1); err != nil {
+				return
+			}
 		}
 		c.SetReadDeadline(time.Now().Add(s.opts.ReadHeaderTimeout))
+		if l.closing.Load() {
+			return
+		}
 		head, err := peekHead(br)
 		if err != nil {
 			return // cut off or too slow: net/http would close it too
@@ -149,27 +185,34 @@ func (l *fastListener) serve(c net.Conn) {
 			}
 			return
 		}
-		br.Discard(len(head))
+		var logged string
+		if s.opts.LogRequests {
+			logged = "/" + string(req.path)
+		}
+		br.Discard(len(head)) // req.path is not read after this
 		began := time.Now()
-		out = s.fastHeader(out[:0], f, began, req.close)
+		out = append(append(out[:0], s.wire(f)...), "Date: "...)
+		out = append(began.UTC().AppendFormat(out, http.TimeFormat), "\r\n\r\n"...)
 		body := f.data
 		if req.head {
 			body = nil
 		}
-		c.SetWriteDeadline(began.Add(s.opts.WriteTimeout + time.Duration(len(out)+len(body))*time.Second/minRate))
+		c.SetWriteDeadline(writeDeadline(began, s.opts.WriteTimeout, int64(len(out)+len(body))))
 		bufs := net.Buffers{out, body}
 		_, err = bufs.WriteTo(c)
-		s.fast.Add(1)
+		if s.onFast != nil {
+			s.onFast()
+		}
 		if s.opts.LogRequests {
 			s.opts.Log.LogAttrs(context.Background(), slog.LevelInfo, "request",
 				slog.String("method", req.method),
-				slog.String("path", "/"+req.path),
+				slog.String("path", logged),
 				slog.Int("status", http.StatusOK),
 				slog.Int64("bytes", int64(len(body))),
 				slog.Duration("duration", time.Since(began)),
 				slog.String("remote", c.RemoteAddr().String()))
 		}
-		if err != nil || req.close {
+		if err != nil {
 			return
 		}
 	}
@@ -201,22 +244,25 @@ func peekHead(br *bufio.Reader) ([]byte, error) {
 	}
 }
 
-var crlf2 = []byte("\r\n\r\n")
+var (
+	crlf  = []byte("\r\n")
+	crlf2 = []byte("\r\n\r\n")
+)
 
 // fastRequest is what the fast path needs of a request.
 type fastRequest struct {
 	method string // GET or HEAD
-	path   string // the target without its leading slash
+	path   []byte // the target without its leading slash, in the head's bytes
 	head   bool   // HEAD: no body
-	close  bool   // Connection: close
 }
 
 // parseHead reads a request head that the fast path may answer, and
 // reports false for any other: a method but GET or HEAD, a version but
 // HTTP/1.1, a target that is not a plain path, a header that could change
-// the answer or the framing (a body, conditions, ranges, credentials,
-// an upgrade), no Host or two, and any line net/http might read another
-// way (folded, bare CR or LF, control characters, a malformed name).
+// the answer or the framing (a body, conditions, ranges, credentials, a
+// Connection but keep-alive), no Host or two, and any line net/http might
+// read another way (folded, bare CR or LF, control characters, a
+// malformed name).
 func parseHead(head []byte, maxTarget int) (fastRequest, bool) {
 	var r fastRequest
 	if !bytes.HasSuffix(head, crlf2) {
@@ -242,7 +288,7 @@ func parseHead(head []byte, maxTarget int) (fastRequest, bool) {
 			return r, false
 		}
 	}
-	r.path = string(target[1:])
+	r.path = target[1:]
 	hosts := 0
 	for len(rest) > len(crlf) {
 		line, rest, _ = bytes.Cut(rest, crlf)
@@ -250,32 +296,33 @@ func parseHead(head []byte, maxTarget int) (fastRequest, bool) {
 		if !ok || len(name) == 0 || !token(name) || !fieldValue(value) {
 			return r, false
 		}
-		switch string(bytes.ToLower(name)) {
-		case "host":
-			if !plainHost(bytes.TrimSpace(value)) {
+		value = bytes.TrimSpace(value)
+		switch {
+		case named(name, "Host"):
+			if !plainHost(value) {
 				return r, false // net/http's own check of a host is left to it
 			}
 			hosts++
-		case "connection":
-			for _, v := range bytes.Split(value, []byte(",")) {
-				switch string(bytes.ToLower(bytes.TrimSpace(v))) {
-				case "close":
-					r.close = true
-				case "keep-alive", "":
-				default:
-					return r, false // upgrade, or anything net/http may act on
-				}
+		case named(name, "Connection"):
+			if len(value) > 0 && !bytes.EqualFold(value, []byte("keep-alive")) {
+				return r, false // close, upgrade, or a list: net/http's to act on
 			}
-		case "content-length", "transfer-encoding", "expect", "upgrade", "trailer", "te",
-			"range", "if-range", "if-match", "if-none-match", "if-modified-since", "if-unmodified-since",
-			"authorization":
+		case slices.ContainsFunc(notPlain, func(k string) bool { return named(name, k) }):
 			return r, false
 		}
 	}
 	return r, hosts == 1
 }
 
-var crlf = []byte("\r\n")
+// notPlain are the request headers that make a request one the fast path
+// does not answer: they frame a body, ask for a part or a condition (see
+// conditions), carry credentials or change the protocol.
+var notPlain = append([]string{"Content-Length", "Transfer-Encoding", "Expect", "Upgrade", "Trailer", "TE", "Authorization"}, conditions...)
+
+// named reports whether the header name b is name, in any case.
+func named(b []byte, name string) bool {
+	return len(b) == len(name) && strings.EqualFold(string(b), name)
+}
 
 // maxFastTarget is the longest target the fast path takes; longer ones
 // go to net/http, which answers 414 past Options.MaxURLLength.
@@ -289,17 +336,6 @@ func token(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// plainHost reports whether b is a host name or address and port in the
-// plainest spelling.
-func plainHost(b []byte) bool {
-	for _, c := range b {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || bytes.IndexByte([]byte(".-:[]_"), c) >= 0) {
-			return false
-		}
-	}
-	return len(b) > 0
 }
 
 // fieldValue reports whether b holds only visible ASCII, spaces and tabs.
@@ -318,41 +354,38 @@ func fieldValue(b []byte) bool {
 // the snapshot holds in memory, on a server with no tokens, other than
 // the catalog (whose install commands name the request's host). nil sends
 // the request to net/http, which answers everything else, misses too.
-func (s *Server) fastFile(path string) *file {
-	if s.noFast || len(*s.tokens.Load()) > 0 || path == "" || path == layout.Catalog {
+// The bundle needs no reference: a file held in memory is the garbage
+// collector's, and a bundle's map of files never changes.
+func (s *Server) fastFile(path []byte) *file {
+	if len(*s.tokens.Load()) > 0 || len(path) == 0 {
 		return nil
 	}
-	b := s.acquire()
-	defer b.release() // a held file's data outlives the bundle: it is the GC's
-	f := b.files[path]
-	if f == nil || f.how != inMemory {
+	f := s.bundle.Load().files[string(path)]
+	if f == nil || f.how != inMemory || f.path == layout.Catalog {
 		return nil
 	}
 	return f
 }
 
-// fastHeader appends the status line and headers of a 200 for f to buf:
-// those serveFile and send give a plain GET, in net/http's order (sorted,
-// then Date).
-func (s *Server) fastHeader(buf []byte, f *file, now time.Time, close bool) []byte {
-	buf = append(buf, "HTTP/1.1 200 OK\r\nAccept-Ranges: bytes\r\nAccess-Control-Allow-Origin: *\r\nAccess-Control-Expose-Headers: "...)
-	buf = append(buf, layout.ExposeHeaders...)
-	buf = append(buf, "\r\nCache-Control: "...)
-	buf = append(buf, s.opts.Cache.Control(f.path)...)
-	if close {
-		buf = append(buf, "\r\nConnection: close"...)
+// wire is the status line and headers of a 200 for f, but Date: the
+// headers serveFile and send give a plain GET, written once per file and
+// server.
+func (s *Server) wire(f *file) []byte {
+	if w := f.wire.Load(); w != nil && w.s == s {
+		return w.b
 	}
-	buf = append(buf, "\r\nContent-Length: "...)
-	buf = strconv.AppendInt(buf, int64(len(f.data)), 10)
-	buf = append(buf, "\r\nContent-Type: "...)
-	buf = append(buf, f.ctype...)
-	buf = append(buf, "\r\nEtag: "...)
-	buf = append(buf, f.etag...)
-	buf = append(buf, "\r\nLast-Modified: "...)
-	buf = f.lastModified().UTC().AppendFormat(buf, http.TimeFormat)
-	buf = append(buf, "\r\nX-Content-Type-Options: nosniff\r\nDate: "...)
-	buf = now.UTC().AppendFormat(buf, http.TimeFormat)
-	return append(buf, "\r\n\r\n"...)
+	b := []byte("HTTP/1.1 200 OK\r\n")
+	for _, h := range append(append(corsFields[:], s.fileFields(f.path, f.etag, f.ctype)...), plainFields(len(f.data), f.lastModified())...) {
+		b = append(append(append(append(b, h.name...), ": "...), h.value...), "\r\n"...)
+	}
+	f.wire.Store(&wire{s: s, b: b})
+	return b
+}
+
+// wire is what Server.wire keeps of a file.
+type wire struct {
+	s *Server
+	b []byte
 }
 
 // handedConn is a connection handed to net/http with the bytes the fast

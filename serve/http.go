@@ -112,11 +112,11 @@ func badPath(r *http.Request) string {
 // 404 whether or not it exists on disk.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h["Access-Control-Allow-Origin"] = anyOrigin
+	h[corsFields[0].name] = []string{corsFields[0].value}
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		// A page reads the validator, to ask again with If-None-Match.
-		h["Access-Control-Expose-Headers"] = exposed
+		h[corsFields[1].name] = []string{corsFields[1].value}
 	case http.MethodOptions:
 		// The preflight of a conditional or ranged GET from a page.
 		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
@@ -168,14 +168,13 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 // ReadFrom sends the headers and the body in separate writes.
 func (s *Server) send(w http.ResponseWriter, r *http.Request, p, etag, ctype string, mod time.Time, body io.ReadSeeker) {
 	h := w.Header()
-	h["Content-Type"] = []string{ctype}
-	h["Cache-Control"] = []string{s.opts.Cache.Control(p)}
-	h["X-Content-Type-Options"] = nosniff
-	h["Etag"] = []string{etag}
+	for _, f := range s.fileFields(p, etag, ctype) {
+		h[f.name] = []string{f.value}
+	}
 	if mem, ok := body.(*bytes.Reader); ok && plain(r) {
-		h["Last-Modified"] = []string{mod.UTC().Format(http.TimeFormat)}
-		h["Accept-Ranges"] = acceptRanges
-		h["Content-Length"] = []string{strconv.Itoa(mem.Len())}
+		for _, f := range plainFields(mem.Len(), mod) {
+			h[f.name] = []string{f.value}
+		}
 		if r.Method != http.MethodHead {
 			mem.WriteTo(w)
 		}
@@ -186,7 +185,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, p, etag, ctype str
 
 // plain reports whether r asks for a whole file without conditions.
 func plain(r *http.Request) bool {
-	for _, k := range []string{"Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"} {
+	for _, k := range conditions {
 		if _, ok := r.Header[k]; ok {
 			return false
 		}
@@ -194,14 +193,56 @@ func plain(r *http.Request) bool {
 	return true
 }
 
-// Header values every response shares. Each has no spare capacity, so
-// that nothing can append to it in place.
-var (
-	anyOrigin    = []string{"*"}
-	acceptRanges = []string{"bytes"}
-	exposed      = []string{layout.ExposeHeaders}
-	nosniff      = []string{"nosniff"}
-)
+// conditions are the request headers that ask for less than a whole file,
+// or for it only if something holds: ServeContent answers them.
+var conditions = []string{"Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"}
+
+// field is one response header. The lists below are what net/http's
+// path (serveFile, send) and the fast path (wire) both give a file.
+type field struct{ name, value string }
+
+// corsFields let any page read a file and its validators.
+var corsFields = [...]field{
+	{"Access-Control-Allow-Origin", "*"},
+	{"Access-Control-Expose-Headers", layout.ExposeHeaders},
+}
+
+// fileFields are the headers of every response with a file's bytes: its
+// type, lifetime and validator, and no sniffing.
+func (s *Server) fileFields(p, etag, ctype string) []field {
+	return []field{
+		{"Content-Type", ctype},
+		{"Cache-Control", s.opts.Cache.Control(p)},
+		{"X-Content-Type-Options", "nosniff"},
+		{"Etag", etag},
+	}
+}
+
+// plainFields are what a 200 to a plain GET adds, which ServeContent
+// would give.
+func plainFields(size int, mod time.Time) []field {
+	return []field{
+		{"Last-Modified", mod.UTC().Format(http.TimeFormat)},
+		{"Accept-Ranges", "bytes"},
+		{"Content-Length", strconv.Itoa(size)},
+	}
+}
+
+// plainHost reports whether h is a host name or address, with or without
+// a port, in the plainest spelling: what a page may echo (requestBase),
+// and what the fast path takes without net/http's own check.
+func plainHost[S ~string | ~[]byte](h S) bool {
+	if len(h) == 0 || len(h) > 255 {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(".-:[]", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
 
 // mcpHandler serves MCP over streamable HTTP, with a bounded request body
 // that must arrive within 30 seconds, and a bounded number of sessions.

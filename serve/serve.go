@@ -120,9 +120,8 @@ type Server struct {
 	mu     sync.Mutex // serializes Swap
 	reload sync.Mutex // serializes Reload
 	tokens atomic.Pointer[[][sha256.Size]byte]
-	noFast bool         // every request to net/http (see fast.go); for tests
-	fast   atomic.Int64 // requests answered on the fast path
-	pages  pages        // the catalog with this server's address in it
+	onFast func() // called after each response of the fast path; for tests
+	pages  pages  // the catalog with this server's address in it
 }
 
 // New returns a server for b. The server holds b open as long as it
@@ -179,7 +178,30 @@ func (s *Server) acquire() *Bundle {
 // cancelled, then shuts down gracefully: it stops accepting, lets running
 // requests finish for up to five seconds, and returns nil.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	srv := &http.Server{
+	srv := s.httpServer(ctx)
+	fast := newFastListener(s, ln)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		<-ctx.Done()
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if srv.Shutdown(shut) != nil {
+			srv.Close()
+		}
+		fast.drain(shut)
+	}()
+	err := srv.Serve(fast)
+	if errors.Is(err, http.ErrServerClosed) {
+		<-done
+		return nil
+	}
+	return err
+}
+
+// httpServer is the net/http server behind the fast path (see fast.go).
+func (s *Server) httpServer(ctx context.Context) *http.Server {
+	return &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
 		MaxHeaderBytes:    s.opts.MaxHeaderBytes,
@@ -192,22 +214,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		BaseContext: func(net.Listener) context.Context { return ctx },
 		ErrorLog:    slog.NewLogLogger(s.opts.Log.Handler(), slog.LevelWarn),
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if srv.Shutdown(shut) != nil {
-			srv.Close()
-		}
-	}()
-	err := srv.Serve(newFastListener(s, ln))
-	if errors.Is(err, http.ErrServerClosed) {
-		<-done
-		return nil
-	}
-	return err
 }
 
 // logf logs an event.

@@ -128,6 +128,9 @@ func (w *Watcher) wait(ctx context.Context) bool {
 			if !w.relevant(ev) {
 				continue
 			}
+			if w.fsw == nil {
+				return true // relevant fell back to polling: rebuild, then poll
+			}
 			changed = true
 		case err, ok := <-w.fsw.Errors:
 			if !ok {
