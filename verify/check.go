@@ -9,6 +9,7 @@ import (
 	"hash"
 	"io"
 	"strconv"
+	"unicode/utf8"
 	"strings"
 	"sync/atomic"
 
@@ -151,6 +152,8 @@ func (c *checker) problem(path, format string, args ...any) {
 			args[i] = clipped(a)
 		case error:
 			args[i] = clipped(a.Error())
+		case []string:
+			args[i] = clippedList(a)
 		}
 	}
 	c.rep.Problems = append(c.rep.Problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
@@ -168,7 +171,11 @@ const maxQuoted = 256
 func (s clipped) Format(f fmt.State, verb rune) {
 	v, more := string(s), 0
 	if len(v) > 2*maxQuoted {
-		v, more = v[:maxQuoted], len(v)-maxQuoted
+		n := maxQuoted
+		for n > 0 && !utf8.RuneStart(v[n]) {
+			n-- // not inside a character
+		}
+		v, more = v[:n], len(v)-n
 	}
 	if verb == 'q' {
 		v = strconv.Quote(v)
@@ -176,6 +183,28 @@ func (s clipped) Format(f fmt.State, verb rune) {
 	io.WriteString(f, v)
 	if more > 0 {
 		fmt.Fprintf(f, "… (%d bytes more)", more)
+	}
+}
+
+// clippedList is a list from the bundle in a problem's message (a skill's
+// files, say): each value clipped, and the first maxListed values printed
+// when there are more than twice as many.
+type clippedList []string
+
+const maxListed = 16
+
+func (l clippedList) Format(f fmt.State, verb rune) {
+	show := []string(l)
+	if len(show) > 2*maxListed {
+		show = show[:maxListed]
+	}
+	cs := make([]clipped, len(show))
+	for i, v := range show {
+		cs[i] = clipped(v)
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), cs)
+	if len(show) < len(l) {
+		fmt.Fprintf(f, "… (%d more)", len(l)-len(show))
 	}
 }
 

@@ -84,11 +84,11 @@ func (c *checker) hold(loc string, s *sum) (*held, error) {
 	h, ok := c.mem.tryReserve(c.mem.chunks(size))
 	if !ok {
 		// Waiting with the response open would spend its --timeout on
-		// verify's own wait: ask again once there is room for the
-		// largest body, holding none meanwhile so that no two workers
-		// wait on each other.
+		// verify's own wait: ask again once there is room for this body,
+		// holding none meanwhile so that no two workers wait on each
+		// other. Bytes past that room, if it has grown since, are errGrew.
 		rc.Close()
-		if h, err = c.mem.reserve(c.ctx, c.mem.total); err != nil {
+		if h, err = c.mem.reserve(c.ctx, c.mem.chunks(size)); err != nil {
 			return nil, err
 		}
 		if rc, _, err = c.open(loc); err != nil {
@@ -97,6 +97,9 @@ func (c *checker) hold(loc string, s *sum) (*held, error) {
 		}
 	}
 	defer rc.Close()
+	if size >= 0 {
+		h.room = h.room[:size:size] // the declared size, so that more is errGrew
+	}
 	hsh := sha256.New()
 	err = h.fill(io.TeeReader(&limitReader{r: rc, limit: c.o.MaxSize}, hsh))
 	s.size = int64(len(h.bytes()))

@@ -167,12 +167,13 @@ func TestURLFetchesAtOnce(t *testing.T) {
 	var mu sync.Mutex
 	inFlight, most := 0, 0
 	full := make(chan struct{})
+	var once sync.Once // in flight can come back to jobs after the first batch
 	srv := manySkills(t, 20, func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		inFlight++
 		most = max(most, inFlight)
 		if inFlight == jobs && most == jobs {
-			close(full)
+			once.Do(func() { close(full) })
 		}
 		mu.Unlock()
 		select {

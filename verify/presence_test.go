@@ -3,12 +3,14 @@ package verify
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/layout"
@@ -128,5 +130,25 @@ func TestLongValuesClipped(t *testing.T) {
 		if len(p.Message) > 2*maxQuoted+200 {
 			t.Errorf("a message of %d bytes: %.300s…", len(p.Message), p.Message)
 		}
+	}
+}
+
+// Lists in messages are clipped like values, and a value is never cut
+// inside a character.
+func TestClippedFormats(t *testing.T) {
+	var many []string
+	for i := range 100 {
+		many = append(many, strconv.Itoa(i))
+	}
+	if got, want := fmt.Sprintf("%q", clippedList(many)), `["0" "1" "2" "3" "4" "5" "6" "7" "8" "9" "10" "11" "12" "13" "14" "15"]… (84 more)`; got != want {
+		t.Errorf("100 values: %s, want %s", got, want)
+	}
+	if got, want := fmt.Sprint(clippedList{"a", "b"}), "[a b]"; got != want {
+		t.Errorf("two values: %s, want %s", got, want)
+	}
+	long := strings.Repeat("x", maxQuoted-1) + strings.Repeat("é", maxQuoted)
+	got := fmt.Sprint(clipped(long))
+	if !utf8.ValidString(got) || !strings.HasPrefix(got, strings.Repeat("x", maxQuoted-1)+"…") {
+		t.Errorf("cut inside a character: %.300q", got)
 	}
 }

@@ -266,10 +266,6 @@ func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, int64
 	case resp.StatusCode != http.StatusOK:
 		return fail(fmt.Errorf("HTTP %s from %s", resp.Status, resp.Request.URL))
 	}
-	// A declared length over the limit fails before a byte is read.
-	if resp.ContentLength > h.o.MaxSize {
-		return fail(tooLarge(h.o.MaxSize, resp.ContentLength))
-	}
 	body := &httpBody{ReadCloser: resp.Body, h: h}
 	switch enc := strings.ToLower(resp.Header.Get("Content-Encoding")); enc {
 	case "", "identity":
@@ -277,6 +273,12 @@ func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, int64
 	case "gzip":
 		if isArchive(loc) {
 			return fail(errors.New("served with Content-Encoding: gzip, so clients unpack it and get bytes that do not match its digest; serve archives with no Content-Encoding"))
+		}
+		// The length declared is the compressed one, which the caller
+		// does not see (checker.open refuses a declared length over
+		// the limit): refused here, before a byte is read.
+		if resp.ContentLength > h.o.MaxSize {
+			return fail(tooLarge(h.o.MaxSize, resp.ContentLength))
 		}
 		zr, err := gzip.NewReader(body)
 		if err != nil {

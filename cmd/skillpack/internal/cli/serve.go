@@ -257,6 +257,11 @@ func reloadOnHangup(ctx context.Context, s *serve.Server, opts *serveOptions, lo
 // readTokens reads a token file: one token a line, blank lines and lines
 // starting with # skipped. A token is printable ASCII without spaces, as
 // a bearer token must be (RFC 6750).
+// notTokenText reports whether r may not be in a bearer token as a file
+// gives it (serve --auth-token-file, verify --token-file): printable ASCII
+// without spaces.
+func notTokenText(r rune) bool { return r <= ' ' || r > '~' }
+
 func readTokens(path string) ([]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -268,7 +273,7 @@ func readTokens(path string) ([]string, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		if strings.ContainsFunc(line, func(r rune) bool { return r <= ' ' || r > '~' }) {
+		if strings.ContainsFunc(line, notTokenText) {
 			return nil, fmt.Errorf("%s:%d: a token is printable ASCII without spaces; put one token on each line", path, i+1)
 		}
 		tokens = append(tokens, line)

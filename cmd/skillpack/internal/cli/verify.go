@@ -277,7 +277,7 @@ func readToken(file string) (string, error) {
 		return "", errors.New("the file is empty; put the token in it, alone on one line")
 	case strings.HasPrefix(token, "Bearer "):
 		return "", errors.New("the file starts with 'Bearer '; put the token alone in it (verify adds 'Bearer ')")
-	case strings.ContainsFunc(token, func(r rune) bool { return r <= ' ' || r > '~' }):
+	case strings.ContainsFunc(token, notTokenText):
 		return "", errors.New("the token has a space, a line break or a character that is not printable ASCII in it; put the token alone in the file, on one line")
 	}
 	return token, nil
