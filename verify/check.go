@@ -9,9 +9,9 @@ import (
 	"hash"
 	"io"
 	"strconv"
-	"unicode/utf8"
 	"strings"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/skillpack/skillpack/layout"
 )
