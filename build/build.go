@@ -167,7 +167,6 @@ type work struct {
 	findings []lint.Finding // from the per-skill rules
 	key      layout.Digest  // the archive key (reuse.ArchiveKey)
 	reused   bool
-	spare    bool         // reused, and its files kept in the spare folder (Options.Spare)
 	sameLint bool         // the previous record holds this build's lint verdict
 	at       scratch.Spot // the summary, once kept
 	kept     bool         // packed (or reused) and summarized

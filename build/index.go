@@ -105,9 +105,15 @@ func (b *builder) summarize() error {
 func (b *builder) catalog() (*layout.Rendered, error) {
 	var r layout.Rendered
 	var err error
-	if b.opts.DryRun {
+	switch {
+	case b.opts.DryRun:
 		r.Digest, r.Size, err = render(io.Discard, b.renderCatalog)
-	} else {
+	default:
+		// The first document written: the spare's go now, not before
+		// (a no-op gives the spare back whole, still a bundle).
+		if err := b.st.held.clearOther(); err != nil {
+			return nil, err
+		}
 		r.Digest, r.Size, err = b.st.writeDoc(b.st.path(layout.Catalog), b.renderCatalog)
 	}
 	if err != nil {

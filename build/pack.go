@@ -202,12 +202,10 @@ func (b *builder) packOne(w *task) error {
 			w.out.Files = layoutFiles(w.hashed)
 			w.out.TarGz, w.out.Zip = w.prev.TarGz, w.prev.Zip
 			w.out.ContentDigest = w.prev.ContentDigest
-			var err error
-			w.spare, err = b.st.held.settle(w.name, w.prev)
-			return err
+			return b.st.held.settle(w.name, w.prev)
 		}
 	}
-	if _, err := b.st.held.settle(w.name, nil); err != nil {
+	if err := b.st.held.settle(w.name, nil); err != nil {
 		return err
 	}
 	return b.packFresh(w)
@@ -393,7 +391,7 @@ func (a *archive) Write(p []byte) (int, error) {
 
 // spill moves the archive from memory to a temporary file.
 func (a *archive) spill() error {
-	a.b.st.spilled.Store(true)
+	a.b.st.touched.Store(true)
 	f, err := os.CreateTemp(a.b.st.dir, "."+a.name+"-*."+a.ext+".part")
 	if err != nil {
 		return err

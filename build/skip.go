@@ -169,9 +169,8 @@ func (b *builder) unstage(w *work) error {
 	if b.opts.DryRun {
 		return nil
 	}
-	if w.spare { // its files are the spare's, and not counted as made
-		w.spare = false
-		return b.st.held.drop(w.name)
+	if b.st.held.keeps(w.name) {
+		return nil // its files are the spare's, none made: clearRest removes them
 	}
 	n := 0
 	dir := b.st.path(layout.SkillDir(w.name))

@@ -93,13 +93,11 @@ func (s *Spare) Prime(out string) error {
 	if err != nil {
 		return err
 	}
-	// What was linked is the bundle whose record was read (see describe).
-	if d, _, err := reuse.HashFile(st.path(layout.BuildRecord)); err != nil || d != prev.Head.Self.Digest {
-		return fmt.Errorf("%s changed while it was copied", out)
-	}
-	held, err := describe(st.dir, prev)
-	if err != nil {
-		return err
+	// The output's files as the record says, each trusted by times or
+	// hashed, as a build proves what it reuses.
+	held := describe(st.dir, prev, func(c *layout.RecordSkill) bool { return prev.Reusable(c, c.Key) })
+	if held == nil {
+		return fmt.Errorf("%s changed while it was copied, or since it was built", out)
 	}
 	s.give(out, st.dir, st.owner, held)
 	st.dir, st.owner = "", nil
@@ -139,6 +137,7 @@ type spareSet struct {
 	dir    string
 	skills map[string]*spareSkill
 	other  []string // dist paths
+	broken bool     // a removal failed: the folder may hold more than this says
 }
 
 type spareSkill struct {
@@ -157,15 +156,27 @@ func markOf(c *layout.RecordSkill) spareMark {
 }
 
 // describe reads what the bundle of prev's record holds, for the folder
-// dir that bundle now is.
-func describe(dir string, prev *reuse.Previous) (*spareSet, error) {
+// dir that bundle now is, or nil when that is not known: the folder's
+// record must be the one prev read, and no file may have come, gone or
+// been replaced in it since (prev.Intact), so that its links are the
+// build's. A skill's files are described only when proven holds for it
+// (they were verified: trusted by times or hashed); the others, never
+// kept, are removed when the spare is used.
+func describe(dir string, prev *reuse.Previous, proven func(*layout.RecordSkill) bool) *spareSet {
+	if !prev.Intact() || !prev.Describes(filepath.Join(dir, filepath.FromSlash(layout.BuildRecord))) {
+		return nil
+	}
 	set := &spareSet{dir: dir, skills: map[string]*spareSkill{}}
 	err := prev.EachSkill(func(c *layout.RecordSkill) bool {
-		set.skills[c.Name] = &spareSkill{mark: markOf(c), paths: map[string]bool{}}
+		sk := &spareSkill{paths: map[string]bool{}}
+		if proven(c) {
+			sk.mark = markOf(c)
+		}
+		set.skills[c.Name] = sk
 		return true
 	})
 	if err != nil {
-		return nil, err
+		return nil
 	}
 	err = prev.EachFile(func(p string) bool {
 		if pp, ok := layout.ParsePath(p); ok && pp.Kind != layout.KindDoc {
@@ -177,28 +188,41 @@ func describe(dir string, prev *reuse.Previous) (*spareSet, error) {
 		set.other = append(set.other, p)
 		return true
 	})
-	return set, err
+	if err != nil {
+		return nil
+	}
+	return set
 }
 
 // settle decides what becomes of a skill's files in the spare before the
 // build writes any of that skill: kept, when the build reuses the skill
-// and the spare holds the same record of it (c), or removed. It reports
-// whether they were kept.
-func (s *spareSet) settle(name string, c *layout.RecordSkill) (bool, error) {
+// and the spare holds the same record of it (c), or removed.
+func (s *spareSet) settle(name string, c *layout.RecordSkill) error {
 	if s == nil {
-		return false, nil
+		return nil
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sk := s.skills[name]
 	switch {
 	case sk == nil:
-		return false, nil
-	case c != nil && sk.mark == markOf(c):
+		return nil
+	case c != nil && sk.mark != spareMark{} && sk.mark == markOf(c):
 		sk.kept = true
-		return true, nil
+		return nil
 	}
-	return false, s.clear(name)
+	return s.clear(name)
+}
+
+// keeps reports whether settle kept a skill's files.
+func (s *spareSet) keeps(name string) bool {
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sk := s.skills[name]
+	return sk != nil && sk.kept
 }
 
 // clear removes a skill's files from the spare, and the folders they were
@@ -213,6 +237,7 @@ func (s *spareSet) clear(name string) error {
 	}
 	for _, d := range []string{layout.SkillDir(name), layout.LegacyDir + "/" + name} {
 		if err := os.RemoveAll(filepath.Join(s.dir, filepath.FromSlash(d))); err != nil {
+			s.broken = true
 			return err
 		}
 	}
@@ -220,10 +245,14 @@ func (s *spareSet) clear(name string) error {
 }
 
 // remove removes one file of the spare; one already gone is no error.
+// s.mu is held.
 func (s *spareSet) remove(distPath string) error {
 	err := os.Remove(filepath.Join(s.dir, filepath.FromSlash(distPath)))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
+	}
+	if err != nil {
+		s.broken = true
 	}
 	return err
 }
@@ -237,20 +266,6 @@ func (s *spareSet) reset() {
 			sk.paths[p] = false
 		}
 	}
-}
-
-// drop removes a skill's files from the spare, kept or not: a skill
-// settled and then left out.
-func (s *spareSet) drop(name string) error {
-	if s == nil {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.skills[name] == nil {
-		return nil
-	}
-	return s.clear(name)
 }
 
 // take reports whether the file at distPath of a kept skill is in the

@@ -178,3 +178,48 @@ func TestSparePrime(t *testing.T) {
 func skillMD(name, body string) string {
 	return "---\nname: " + name + "\ndescription: Test skill " + name + " that does one small thing for the tests.\n---\n# " + name + "\n\n" + strings.TrimSpace(body) + "\n"
 }
+
+// The output inside the input, as `serve dist --watch .` has it: a no-op
+// gives the spare back still a bundle (its documents are removed only by
+// a build that writes its own), so the next build does not take it for
+// another build's staging folder among the skills.
+func TestSpareOutputInsideInput(t *testing.T) {
+	root := t.TempDir()
+	writeSkill(t, filepath.Join(root, "alpha"), "alpha", nil)
+	writeSkill(t, filepath.Join(root, "beta"), "beta", nil)
+	out := filepath.Join(root, "dist")
+	spare := new(Spare)
+	defer spare.Close()
+	mustBuild(t, []string{root}, Options{Out: out, Spare: spare})
+	writeSkillFile(t, root, "alpha", "SKILL.md", skillMD("alpha", "Second."))
+	mustBuild(t, []string{root}, Options{Out: out, Spare: spare})
+	if res := mustBuild(t, []string{root}, Options{Out: out, Spare: spare}); !res.UpToDate {
+		t.Fatal("not a no-op")
+	}
+	writeSkillFile(t, root, "beta", "SKILL.md", skillMD("beta", "Third."))
+	mustBuild(t, []string{root}, Options{Out: out, Spare: spare})
+	sameTree(t, "after a no-op", snapshot(t, out), freshTree(t, root, Options{}), false)
+}
+
+// A file changed in place in the output is packed again, and the folder
+// that held it, kept as the spare, never lends it to a later build: only
+// the skills a build reused (proved to hold their bytes) are kept.
+func TestSpareNeverKeepsUnproven(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "skills")
+	writeSkill(t, filepath.Join(src, "alpha"), "alpha", nil)
+	writeSkill(t, filepath.Join(src, "beta"), "beta", nil)
+	out := filepath.Join(root, "dist")
+	spare := new(Spare)
+	defer spare.Close()
+	mustBuild(t, []string{src}, Options{Out: out, Spare: spare})
+	served := filepath.Join(out, ".well-known", "agent-skills", "alpha", "SKILL.md")
+	if err := os.WriteFile(served, []byte("tampered\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeSkillFile(t, src, "beta", "SKILL.md", skillMD("beta", "Second.")) // alpha is packed again, beta too
+	mustBuild(t, []string{src}, Options{Out: out, Spare: spare})
+	writeSkillFile(t, src, "beta", "SKILL.md", skillMD("beta", "Third.")) // alpha is reused
+	mustBuild(t, []string{src}, Options{Out: out, Spare: spare})
+	sameTree(t, "after a tampered file", snapshot(t, out), freshTree(t, src, Options{}), false)
+}

@@ -33,7 +33,7 @@ type stage struct {
 	dirs      dirCache     // folders made or seen in the staging folder
 	made      atomic.Int64 // files made in the staging folder
 	kept      atomic.Int64 // files of the spare kept as they were
-	spilled   atomic.Bool  // a temporary file was made in the staging folder
+	touched   atomic.Bool  // a file or folder was made in the staging folder
 	spare     *Spare       // where the folder comes from and goes to (Options.Spare); nil = none
 	held      *spareSet    // what the folder held when taken from the spare; nil = it was made empty
 	umaskOnce sync.Once
@@ -48,12 +48,7 @@ func (s *stage) make(out string, log func(string, ...any)) (string, error) {
 	s.out, s.log = out, log
 	if dir, owner, held := s.spare.take(out); dir != "" {
 		s.dir, s.owner, s.held = dir, owner, held
-		// Its documents and signatures go now; the build writes its own.
-		if err := held.clearOther(); err == nil {
-			return dir, nil
-		}
-		s.held = nil // not what it says it holds: removed
-		s.discard()
+		return dir, nil
 	}
 	parent := filepath.Dir(s.out)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -84,9 +79,10 @@ func (s *stage) disown() {
 
 // discard removes the staging folder unless it became the output, and
 // then its owner file. A folder taken from the spare goes back to it when
-// nothing was written to it: what it holds is still what s.held says.
+// nothing was made in it and every removal succeeded: what it holds is
+// still what s.held says.
 func (s *stage) discard() {
-	if s.dir != "" && s.held != nil && s.made.Load() == 0 && !s.spilled.Load() {
+	if s.dir != "" && s.held != nil && !s.touched.Load() && !s.held.broken {
 		s.held.reset()
 		s.spare.give(s.out, s.dir, s.owner, s.held)
 		s.dir, s.owner, s.held = "", nil, nil
@@ -141,6 +137,7 @@ func (s *stage) mkdirAll(dir string) error {
 	err := os.Mkdir(dir, 0o755)
 	switch {
 	case err == nil:
+		s.touched.Store(true)
 		if s.umaskCuts(0o755) {
 			if err := os.Chmod(dir, 0o755); err != nil {
 				return err
@@ -214,6 +211,7 @@ func (s *stage) create(path string) (*os.File, error) {
 		os.Remove(path)
 		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	}
+	s.touched.Store(true)
 	if err != nil {
 		return nil, err
 	}
@@ -267,6 +265,7 @@ func (s *stage) link(src, dst string) error {
 		os.Remove(dst) // as in create
 		err = os.Link(src, dst)
 	}
+	s.touched.Store(true)
 	if err == nil {
 		s.made.Add(1)
 		return nil

@@ -2,7 +2,6 @@ package build
 
 import (
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
@@ -32,22 +31,15 @@ func (b *builder) swap() (string, error) {
 }
 
 // describe is what the folder old, the bundle this build replaced, holds
-// by its record: kept as the spare (Options.Spare) when it can be read.
+// by its record: kept as the spare (Options.Spare) when it can be told.
+// Only the skills this build reused were proven to hold their recorded
+// bytes in it (reuse.Previous.Reusable).
 func (b *builder) describe(old string) *spareSet {
 	if b.prev == nil {
 		return nil
 	}
-	// The folder swapped out must be the bundle whose record this build
-	// read: another build of the same output may have swapped its own in
-	// meanwhile, and a spare that is not what its description says
-	// would lend wrong bytes to the next build.
-	d, _, err := reuse.HashFile(filepath.Join(old, filepath.FromSlash(layout.BuildRecord)))
-	if err != nil || d != b.prev.Head.Self.Digest {
-		return nil
-	}
-	held, err := describe(old, b.prev)
-	if err != nil {
-		return nil
-	}
-	return held
+	return describe(old, b.prev, func(c *layout.RecordSkill) bool {
+		w := b.byName(c.Name)
+		return w != nil && w.reused
+	})
 }

@@ -86,7 +86,7 @@ func (b *builder) write() (string, error) {
 // writeEntry stages one entry of the plan, unless pack staged it or the
 // spare folder holds it (Options.Spare).
 func (b *builder) writeEntry(e layout.Entry) error {
-	if e.Kind != layout.KindDoc && b.byName(e.Skill).spare && b.st.held.take(e.Skill, e.Path) {
+	if e.Kind != layout.KindDoc && b.st.held.take(e.Skill, e.Path) {
 		b.st.kept.Add(1) // the spare folder holds these bytes already
 		return nil
 	}

@@ -95,9 +95,12 @@ const hostHint = "\n<p class=\"hint\">Replace <code>" + placeholder + "</code> w
 // http://127.0.0.1:8080) in its install commands in place of the
 // placeholder, and without the hint to replace it: the page as a server
 // that knows its own address shows it. Links stay relative. A page made
-// with a base URL has no placeholder and comes back unchanged.
+// with a base URL has no placeholder and comes back unchanged, as does
+// a page for a base that a shell would not take as one word ([::1] is a
+// glob to zsh): the placeholder and its hint are better than a command
+// that fails.
 func WithHost(page []byte, base string) []byte {
-	if !bytes.Contains(page, []byte(placeholder)) {
+	if !bytes.Contains(page, []byte(placeholder)) || shellQuote(base) != base {
 		return page
 	}
 	page = bytes.Replace(page, []byte(hostHint), nil, 1)

@@ -687,9 +687,13 @@ func TestWithHost(t *testing.T) {
 	if !slices.Equal(links(t, got), links(t, page)) {
 		t.Error("WithHost changed the page's links")
 	}
-	// A host is escaped like any text of the page.
+	// A host with a quote or a < never reaches the page raw.
 	if got := WithHost(page, `http://a"b<c`); bytes.Contains(got, []byte(`a"b<c`)) {
 		t.Error("WithHost put a quote and a < into the page raw")
+	}
+	// A host a shell would not take as one word keeps the placeholder.
+	if got := WithHost(page, "http://[::1]:8080"); !bytes.Equal(got, page) {
+		t.Error("WithHost put a host with [ ] into shell commands")
 	}
 	withBase, err := render(List{demo()}, Options{BaseURL: "https://cdn.example"})
 	if err != nil {

@@ -92,10 +92,11 @@ func BundleKey(generator, baseURL string, noLegacy bool, keys map[string]layout.
 type Previous struct {
 	Head layout.RecordHead // the record's generator, bundle key, documents, and its own digest
 
-	out      string    // the output folder, absolute
-	recorded time.Time // when the record was written; zero if unknown
-	intact   bool      // no folder of the bundle changed since the record
-	names    []string  // of the recorded skills, sorted
+	out      string      // the output folder, absolute
+	record   os.FileInfo // the record as it was read
+	recorded time.Time   // when the record was written; zero if unknown
+	intact   bool        // no folder of the bundle changed since the record
+	names    []string    // of the recorded skills, sorted
 	spots    []scratch.Spot
 	skills   *scratch.File
 	files    *scratch.File // every file the record lists, sorted
@@ -117,7 +118,7 @@ func Open(out string) (p *Previous, err error) {
 		return nil, err
 	}
 	defer f.Close()
-	p = &Previous{out: out}
+	p = &Previous{out: out, record: info}
 	defer func() {
 		if err != nil {
 			p.Close()
@@ -214,6 +215,13 @@ func (p *Previous) EachFile(fn func(path string) bool) error {
 		return nil
 	}
 	return p.files.Scan(func(b []byte) bool { return fn(string(b)) })
+}
+
+// Describes reports whether the file at path is the very record p read,
+// unchanged since: the same file, size and modification time.
+func (p *Previous) Describes(path string) bool {
+	info, err := os.Lstat(path)
+	return p != nil && err == nil && os.SameFile(info, p.record) && info.Size() == p.record.Size() && info.ModTime().Equal(p.record.ModTime())
 }
 
 // Intact reports whether no folder of the bundle changed since the record
