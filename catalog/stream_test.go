@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -667,8 +668,18 @@ func TestRenderMemory(t *testing.T) {
 		}}
 	}
 	const few, many = 500, 3500
-	base, _ := heap(t, skills(few))
-	used, page := heap(t, skills(many))
+	// The least of three runs: what Render keeps shows in every run, and
+	// a collector slowed by other tests on the same CPUs in only some.
+	least := func(n int) (used, page int64) {
+		used = math.MaxInt64
+		for range 3 {
+			u, p := heap(t, skills(n))
+			used, page = min(used, u), p
+		}
+		return used, page
+	}
+	base, _ := least(few)
+	used, page := least(many)
 	t.Logf("heap in use at most %.1f MB for %d skills, %.1f MB for %d (a page of %.1f MB)", float64(base)/1e6, few, float64(used)/1e6, many, float64(page)/1e6)
 	if used > page/4 {
 		t.Errorf("Render had %d bytes of heap in use for a page of %d; want less than a quarter", used, page)
