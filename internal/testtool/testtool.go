@@ -43,6 +43,10 @@ var tools = map[string]struct {
 	"git":       {install: "Debian: git; macOS: xcode-select --install"},
 	"bash":      {install: "Debian: bash; macOS has it"},
 	"cosign":    {install: "go install github.com/sigstore/cosign/v2/cmd/cosign@latest", optional: true},
+	// publish/oci's tests: a real registry on 127.0.0.1, and the stock
+	// client that must read what skillpack pushes.
+	"docker-registry": {install: "Debian: docker-registry"},
+	"oras":            {install: "go install oras.land/oras/cmd/oras@latest"},
 }
 
 // Required reports whether SKILLPACK_REQUIRE_TOOLS asks for every tool.
