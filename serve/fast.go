@@ -24,9 +24,10 @@ import (
 // handler runs, deadlines set and reset. It served them at half nginx's
 // rate (bench/serve.sh), where a loop that reads a request and writes the
 // answer keeps up with nginx. So each connection is read here first. A
-// request that is a GET or HEAD of a file held in memory, with nothing in
-// it that could change the answer, is answered here, with the headers
-// net/http would give. At the first request that is anything else (a
+// request that is a GET or HEAD of a file held in memory (or kept open,
+// sent with sendfile where the system has it), with nothing in it that
+// could change the answer, is answered here, with the headers net/http
+// would give. At the first request that is anything else (a
 // condition, a range, a body, a token to check, MCP, a path to refuse, a
 // line net/http would read differently) the connection, with every byte
 // read of it so far, goes to net/http for good. So net/http still decides
@@ -171,8 +172,9 @@ func (l *fastListener) serve(c net.Conn) {
 		}
 		req, ok := parseHead(head, s.opts.MaxURLLength)
 		var f *file
+		var held *Bundle
 		if ok {
-			f = s.fastFile(req.path)
+			f, held = s.fastFile(req.path)
 		}
 		if f == nil {
 			// Not ours to answer: net/http reads this request again from
@@ -193,13 +195,18 @@ func (l *fastListener) serve(c net.Conn) {
 		began := time.Now()
 		out = append(append(out[:0], s.wire(f)...), "Date: "...)
 		out = append(began.UTC().AppendFormat(out, http.TimeFormat), "\r\n\r\n"...)
-		body := f.data
+		size := f.size
 		if req.head {
-			body = nil
+			size = 0
 		}
-		c.SetWriteDeadline(writeDeadline(began, s.opts.WriteTimeout, int64(len(out)+len(body))))
-		bufs := net.Buffers{out, body}
-		_, err = bufs.WriteTo(c)
+		c.SetWriteDeadline(writeDeadline(began, s.opts.WriteTimeout, int64(len(out))+size))
+		if held != nil {
+			err = sendFile(c, out, f.fh, size)
+			held.release()
+		} else {
+			bufs := net.Buffers{out, f.data[:size]}
+			_, err = bufs.WriteTo(c)
+		}
 		if s.onFast != nil {
 			s.onFast()
 		}
@@ -208,7 +215,7 @@ func (l *fastListener) serve(c net.Conn) {
 				slog.String("method", req.method),
 				slog.String("path", logged),
 				slog.Int("status", http.StatusOK),
-				slog.Int64("bytes", int64(len(body))),
+				slog.Int64("bytes", size),
 				slog.Duration("duration", time.Since(began)),
 				slog.String("remote", c.RemoteAddr().String()))
 		}
@@ -350,21 +357,47 @@ func fieldValue(b []byte) bool {
 	return true
 }
 
-// fastFile is the file the fast path may send for a request of path: one
-// the snapshot holds in memory, on a server with no tokens, other than
-// the catalog (whose install commands name the request's host). nil sends
-// the request to net/http, which answers everything else, misses too.
-// The bundle needs no reference: a file held in memory is the garbage
-// collector's, and a bundle's map of files never changes.
-func (s *Server) fastFile(path []byte) *file {
+// fastFile is the file the fast path may send for a request of path, on
+// a server with no tokens: one the snapshot holds in memory, or one it
+// keeps open where sendFile can send it, other than the catalog (whose
+// install commands name the request's host). nil sends the request to
+// net/http, which answers everything else, misses too.
+//
+// A file held in memory needs no reference to its bundle (its bytes are
+// the garbage collector's, and a bundle's map of files never changes);
+// for a file kept open, held is its bundle, acquired so that the
+// descriptor stays open until the response is sent, and the file is
+// stat'ed as net/http's path does: one changed in place since it was
+// verified goes to net/http, which checks it again.
+func (s *Server) fastFile(path []byte) (f *file, held *Bundle) {
 	if len(*s.tokens.Load()) > 0 || len(path) == 0 {
-		return nil
+		return nil, nil
 	}
-	f := s.bundle.Load().files[string(path)]
-	if f == nil || f.how != inMemory || f.path == layout.Catalog {
-		return nil
+	b := s.bundle.Load()
+	f = b.files[string(path)]
+	switch {
+	case f == nil || f.path == layout.Catalog:
+		return nil, nil
+	case f.how == inMemory:
+		return f, nil
+	case f.how == keptOpen && canSendfile && b.acquire():
+		if f.intact() {
+			return f, b
+		}
+		b.release()
 	}
-	return f
+	return nil, nil
+}
+
+// intact reports whether f, kept open, is still the file last verified.
+func (f *file) intact() bool {
+	info, err := f.fh.Stat()
+	if err != nil {
+		return false
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return unchanged(f.seen, info)
 }
 
 // wire is the status line and headers of a 200 for f, but Date: the
@@ -375,7 +408,7 @@ func (s *Server) wire(f *file) []byte {
 		return w.b
 	}
 	b := []byte("HTTP/1.1 200 OK\r\n")
-	for _, h := range append(append(corsFields[:], s.fileFields(f.path, f.etag, f.ctype)...), plainFields(len(f.data), f.lastModified())...) {
+	for _, h := range append(append(corsFields[:], s.fileFields(f.path, f.etag, f.ctype)...), plainFields(f.size, f.lastModified())...) {
 		b = append(append(append(append(b, h.name...), ": "...), h.value...), "\r\n"...)
 	}
 	f.wire.Store(&wire{s: s, b: b})

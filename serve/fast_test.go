@@ -9,6 +9,8 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -22,10 +24,10 @@ import (
 // alone (the same http.Server, without the fast path's listener), the
 // reference the fast path must match. answered counts the responses of
 // the fast path.
-func serveTwice(t *testing.T, o Options) (fast, slow string, s *Server, answered *atomic.Int64) {
+func serveTwice(t *testing.T, o Options, lim limits) (fast, slow string, s *Server, answered *atomic.Int64) {
 	t.Helper()
 	_, dist := newSkills(t)
-	b := open(t, dist)
+	b := openWith(t, dist, lim)
 	s = New(b, o)
 	answered = new(atomic.Int64)
 	s.onFast = func() { answered.Add(1) }
@@ -42,35 +44,75 @@ func serveTwice(t *testing.T, o Options) (fast, slow string, s *Server, answered
 
 // Every file, by GET and HEAD, gets from the fast path the status, headers
 // and bytes net/http gives it (Date aside), and the fast path answers the
-// plain requests. (The catalog, which names the host asked, goes to
-// net/http; TestFastLeavesTheRest has it.)
+// plain requests: files held in memory, and files kept open where it
+// sends them with sendfile. (The catalog, which names the host asked,
+// goes to net/http; TestFastLeavesTheRest has it.)
 func TestFastMatchesNetHTTP(t *testing.T) {
-	fast, slow, _, answered := serveTwice(t, Options{})
-	paths := pathsOf(t, slow)
-	if len(paths) < 20 {
-		t.Fatalf("only %d paths", len(paths))
+	for _, c := range []struct {
+		name string
+		lim  limits
+	}{
+		{"in memory", defaultLimits()},
+		{"kept open", limits{small: -1, open: 1 << 20}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fast, slow, _, answered := serveTwice(t, Options{}, c.lim)
+			paths := pathsOf(t, slow)
+			if len(paths) < 20 {
+				t.Fatalf("only %d paths", len(paths))
+			}
+			// The misses last: the connection they come on goes to net/http.
+			var requests [][2]string
+			for _, p := range append(paths, "no/such/file", ".well-known/agent-skills/../index.json") {
+				requests = append(requests, [2]string{http.MethodGet, p}, [2]string{http.MethodHead, p})
+			}
+			for _, r := range requests {
+				method, p := r[0], r[1]
+				sc, sh, sb := getBare(t, slow, method, p)
+				fc, fh, fb := getBare(t, fast, method, p)
+				if fc != sc || !maps.EqualFunc(fh, sh, slices.Equal) || !bytes.Equal(fb, sb) {
+					t.Errorf("%s /%s: fast path %d %v (%d bytes), net/http %d %v (%d bytes)", method, p, fc, fh, len(fb), sc, sh, len(sb))
+				}
+			}
+			want := int64(2 * len(paths))
+			if !canSendfile && c.lim.small < 0 {
+				want = 0 // every file kept open, and none sent here
+			}
+			if n := answered.Load(); n != want {
+				t.Errorf("the fast path answered %d requests of %d plain ones", n, want)
+			}
+		})
 	}
-	get := func(base, method, p string) (int, http.Header, []byte) {
-		t.Helper()
-		resp, body := fetch(t, method, base+"/"+p)
-		resp.Header.Del("Date")
-		return resp.StatusCode, resp.Header, body
+}
+
+// getBare fetches base/p and returns what it got, Date aside.
+func getBare(t *testing.T, base, method, p string) (int, http.Header, []byte) {
+	t.Helper()
+	resp, body := fetch(t, method, base+"/"+p)
+	resp.Header.Del("Date")
+	return resp.StatusCode, resp.Header, body
+}
+
+// A file kept open that is changed in place after it was verified is not
+// sent by the fast path: the request goes to net/http, which checks the
+// file again and refuses it, as it would without the fast path.
+func TestFastRefusesChangedFile(t *testing.T) {
+	fast, slow, s, answered := serveTwice(t, Options{}, limits{small: -1, open: 1 << 20})
+	p := ".well-known/agent-skills/commit-messages/SKILL.md"
+	if code, _, _ := getBare(t, fast, http.MethodGet, p); code != http.StatusOK {
+		t.Fatalf("GET /%s: %d before the change", p, code)
 	}
-	// The misses last: the connection they come on goes to net/http.
-	var requests [][2]string
-	for _, p := range append(paths, "no/such/file", ".well-known/agent-skills/../index.json") {
-		requests = append(requests, [2]string{http.MethodGet, p}, [2]string{http.MethodHead, p})
+	before := answered.Load()
+	if err := os.WriteFile(filepath.Join(s.bundle.Load().dir, filepath.FromSlash(p)), []byte("changed in place\n"), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	for _, r := range requests {
-		method, p := r[0], r[1]
-		sc, sh, sb := get(slow, method, p)
-		fc, fh, fb := get(fast, method, p)
-		if fc != sc || !maps.EqualFunc(fh, sh, slices.Equal) || !bytes.Equal(fb, sb) {
-			t.Errorf("%s /%s: fast path %d %v (%d bytes), net/http %d %v (%d bytes)", method, p, fc, fh, len(fb), sc, sh, len(sb))
-		}
+	fc, _, fb := getBare(t, fast, http.MethodGet, p)
+	sc, _, _ := getBare(t, slow, http.MethodGet, p)
+	if fc != http.StatusInternalServerError || sc != fc || bytes.Contains(fb, []byte("changed in place")) {
+		t.Errorf("GET /%s after a change in place: fast path %d %q, net/http %d; want both 500", p, fc, fb, sc)
 	}
-	if n := answered.Load(); n != int64(2*len(paths)) {
-		t.Errorf("the fast path answered %d requests of %d plain ones", n, 2*len(paths))
+	if canSendfile && answered.Load() != before {
+		t.Errorf("the fast path answered a request for a file changed in place")
 	}
 }
 
@@ -78,7 +120,7 @@ func TestFastMatchesNetHTTP(t *testing.T) {
 // with the bytes read of it, and stays there: pipelined requests are each
 // answered once, in order.
 func TestFastHandsOver(t *testing.T) {
-	fast, _, _, answered := serveTwice(t, Options{})
+	fast, _, _, answered := serveTwice(t, Options{}, defaultLimits())
 	p := "/.well-known/agent-skills/commit-messages/SKILL.md"
 	resp, err := http.Get(fast + p)
 	if err != nil {
@@ -125,7 +167,7 @@ func TestFastHandsOver(t *testing.T) {
 // conditions, ranges, other methods and versions, odd targets, a head
 // longer than the fast path reads.
 func TestFastLeavesTheRest(t *testing.T) {
-	fast, slow, _, answered := serveTwice(t, Options{})
+	fast, slow, _, answered := serveTwice(t, Options{}, defaultLimits())
 	p := "/.well-known/agent-skills/commit-messages/SKILL.md"
 	for _, raw := range []string{
 		"GET " + p + " HTTP/1.1\r\n\r\n",
@@ -187,7 +229,7 @@ func exchange(t *testing.T, base, raw string) string {
 
 // With tokens, nothing is answered before net/http has checked one.
 func TestFastWithTokens(t *testing.T) {
-	fast, _, s, answered := serveTwice(t, Options{})
+	fast, _, s, answered := serveTwice(t, Options{}, defaultLimits())
 	s.SetTokens([]string{"secret"})
 	resp, err := http.Get(fast + "/.well-known/agent-skills/index.json")
 	if err != nil {
@@ -202,7 +244,7 @@ func TestFastWithTokens(t *testing.T) {
 // A connection that sends nothing is closed after ReadHeaderTimeout, as
 // net/http closes it, not kept for the idle timeout between requests.
 func TestFastFirstRequestTimeout(t *testing.T) {
-	fast, _, _, _ := serveTwice(t, Options{ReadHeaderTimeout: 200 * time.Millisecond})
+	fast, _, _, _ := serveTwice(t, Options{ReadHeaderTimeout: 200 * time.Millisecond}, defaultLimits())
 	c, err := net.Dial("tcp", strings.TrimPrefix(fast, "http://"))
 	if err != nil {
 		t.Fatal(err)

@@ -172,7 +172,7 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, p, etag, ctype str
 		h[f.name] = []string{f.value}
 	}
 	if mem, ok := body.(*bytes.Reader); ok && plain(r) {
-		for _, f := range plainFields(mem.Len(), mod) {
+		for _, f := range plainFields(int64(mem.Len()), mod) {
 			h[f.name] = []string{f.value}
 		}
 		if r.Method != http.MethodHead {
@@ -220,11 +220,11 @@ func (s *Server) fileFields(p, etag, ctype string) []field {
 
 // plainFields are what a 200 to a plain GET adds, which ServeContent
 // would give.
-func plainFields(size int, mod time.Time) []field {
+func plainFields(size int64, mod time.Time) []field {
 	return []field{
 		{"Last-Modified", mod.UTC().Format(http.TimeFormat)},
 		{"Accept-Ranges", "bytes"},
-		{"Content-Length", strconv.Itoa(size)},
+		{"Content-Length", strconv.FormatInt(size, 10)},
 	}
 }
 
