@@ -9,6 +9,11 @@
 #   bench/serve.sh
 #   DURATION=3s bench/serve.sh        # a quick look
 #
+# Each cell is measured ROUNDS times (default 3) on each server, the two
+# taking turns, and the table gives the median of the rounds' requests/s
+# and of their p99s: one run's p99 on two shared CPUs moves by half from
+# one run to the next.
+#
 # Environment: DURATION (default 10s) is each wrk run, WARMUP (default 2s)
 # each path's warm-up on each server; CONNS (default "50 1000") the
 # connection counts, THREADS (default 2) wrk's threads, TIMEOUT (default
@@ -25,6 +30,7 @@ CONNS=${CONNS:-50 1000}
 THREADS=${THREADS:-2}
 TIMEOUT=${TIMEOUT:-10s}
 SKILLS=${SKILLS:-100}
+ROUNDS=${ROUNDS:-3}
 NGINX_WORKERS=${NGINX_WORKERS:-$(nproc)}
 
 die() {
@@ -40,7 +46,7 @@ usage() {
 for v in DURATION WARMUP TIMEOUT; do
 	[[ ${!v} =~ ^[1-9][0-9]*[smh]?$ ]] || usage "$v must be a wrk duration such as 10s, not ${!v}"
 done
-for v in THREADS SKILLS NGINX_WORKERS; do
+for v in THREADS SKILLS NGINX_WORKERS ROUNDS; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || usage "$v must be a positive number, not ${!v}"
 done
 read -r -a conns <<<"$CONNS"
@@ -330,21 +336,30 @@ cell=0
 notes=()
 for c in "${conns[@]}"; do
 	for i in "${!paths[@]}"; do
-		order=(sp ng)
-		if ((cell % 2 == 1)); then order=(ng sp); fi
-		for s in "${order[@]}"; do
-			port=$SP_PORT
-			if [[ $s == ng ]]; then port=$NG_PORT; fi
-			echo "measuring ${labels[i]} at $c connections, $(server "$s"), $DURATION" >&2
-			run "$s-$c-$i" "$port" "${paths[i]}" "$c" "$DURATION"
-			check "$s-$c-$i"
-			e=$(errors "$s-$c-$i")
-			[[ -z $e ]] || notes+=("$(server "$s"), ${labels[i]}, $c connections: socket errors $e")
+		for ((r = 1; r <= ROUNDS; r++)); do
+			order=(sp ng)
+			if ((cell % 2 == 1)); then order=(ng sp); fi
+			for s in "${order[@]}"; do
+				port=$SP_PORT
+				if [[ $s == ng ]]; then port=$NG_PORT; fi
+				key=$s-$c-$i-$r
+				echo "measuring ${labels[i]} at $c connections, $(server "$s"), round $r of $ROUNDS, $DURATION" >&2
+				run "$key" "$port" "${paths[i]}" "$c" "$DURATION"
+				check "$key"
+				e=$(errors "$key")
+				[[ -z $e ]] || notes+=("$(server "$s"), ${labels[i]}, $c connections, round $r: socket errors $e")
+			done
+			cell=$((cell + 1))
 		done
-		cell=$((cell + 1))
 	done
 done
 
+# median FN KEY: the median over the rounds of FN (rps or p99) of KEY.
+median() {
+	local r
+	for ((r = 1; r <= ROUNDS; r++)); do "$1" "$2-$r"; echo; done |
+		sort -g | awk 'NF { v[++n] = $1 } END { if (n % 2) print v[(n + 1) / 2]; else printf "%.2f\n", (v[n / 2] + v[n / 2 + 1]) / 2 }'
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 verdict() { awk -v r="$1" -v p="$2" 'BEGIN {
 	rm = (r != "-" && r >= 0.8); pm = (p != "-" && p <= 1.5)
@@ -364,7 +379,7 @@ fi
 echo
 echo "skillpack serve against nginx, same bundle, same machine"
 echo "  skillpack: $built"
-echo "  nginx: $("$NGINX" -v 2>&1 | sed 's/^nginx version: //'), $NGINX_WORKERS workers, sendfile, open_file_cache; wrk: $THREADS threads, $DURATION a run (after $WARMUP warm-up), timeout $TIMEOUT"
+echo "  nginx: $("$NGINX" -v 2>&1 | sed 's/^nginx version: //'), $NGINX_WORKERS workers, sendfile, open_file_cache; wrk: $THREADS threads, $DURATION a run (after $WARMUP warm-up), timeout $TIMEOUT; the median of $ROUNDS rounds"
 echo "  bundle: $SKILLS skills + $BIG; index.json $(kib "${sizes[0]}"), SKILL.md $(kib "${sizes[1]}"), archive $(kib "${sizes[2]}")"
 echo "  machine: $(nproc) CPUs (${cpu:-unknown}), load average $(cut -d' ' -f1-3 /proc/loadavg); wrk and both servers share them"
 echo "  target: rps ratio (skillpack/nginx) >= 0.8 and p99 ratio (skillpack/nginx) <= 1.5"
@@ -374,7 +389,7 @@ fmt='%-22s %6s %12s %12s %6s %12s %12s %6s  %s\n'
 printf "$fmt" path conns "skillpack rps" "nginx rps" ratio "skillpack p99" "nginx p99" ratio verdict
 for c in "${conns[@]}"; do
 	for i in "${!paths[@]}"; do
-		sr=$(rps "sp-$c-$i") nr=$(rps "ng-$c-$i") sp=$(p99 "sp-$c-$i") np=$(p99 "ng-$c-$i")
+		sr=$(median rps "sp-$c-$i") nr=$(median rps "ng-$c-$i") sp=$(median p99 "sp-$c-$i") np=$(median p99 "ng-$c-$i")
 		rr=$(ratio "$sr" "$nr") pr=$(ratio "$sp" "$np")
 		# shellcheck disable=SC2059
 		printf "$fmt" "${labels[i]}" "$c" "$sr" "$nr" "$rr" "$sp ms" "$np ms" "$pr" "$(verdict "$rr" "$pr")"
