@@ -147,6 +147,11 @@ func (l *fastListener) serve(c net.Conn) {
 	s := l.s
 	br := bufio.NewReaderSize(c, fastHead)
 	var out []byte
+	// The vector a response is written from, made once per connection:
+	// made per response, it escapes (into the conn's writev) and is a heap
+	// allocation each time.
+	var vec [2][]byte
+	var bufs net.Buffers
 	for first := true; ; first = false {
 		// As net/http: the first request's head must come within
 		// ReadHeaderTimeout of the accept; after that a connection may
@@ -204,7 +209,8 @@ func (l *fastListener) serve(c net.Conn) {
 			err = sendFile(c, out, f.fh, size)
 			held.release()
 		} else {
-			bufs := net.Buffers{out, f.data[:size]}
+			vec = [2][]byte{out, f.data[:size]}
+			bufs = vec[:]
 			_, err = bufs.WriteTo(c)
 		}
 		if s.onFast != nil {
