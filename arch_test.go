@@ -58,7 +58,7 @@ var importMap = map[string]rule{
 	}},
 
 	// 4: what a bundle is made and used by. None imports another: sign,
-	// verify and serve read a bundle only through layout.
+	// verify, serve and publish read a bundle only through layout.
 	"build": {4, []string{
 		"skill", "pack", "layout", "lint", "catalog",
 		"internal/atomicfile", "internal/parallel", "internal/version",
@@ -68,14 +68,23 @@ var importMap = map[string]rule{
 	"verify": {4, []string{"layout", "pack", "internal/parallel", "internal/version"}},
 	"serve":  {4, []string{"layout", "skill", "catalog", "internal/parallel", "internal/version"}},
 
-	// 5, 6: the command layer and main.
-	"cmd/skillpack/internal/cli": {5, []string{
-		"build", "sign", "verify", "serve",
+	"publish": {4, []string{"layout", "internal/atomicfile", "internal/parallel", "internal/version"}},
+
+	// 5: the publish targets, each on publish's reading of a bundle.
+	"publish/...": {5, []string{
+		"publish", "layout",
+		"internal/atomicfile", "internal/parallel", "internal/version",
+		"publish/...",
+	}},
+
+	// 6, 7: the command layer and main.
+	"cmd/skillpack/internal/cli": {6, []string{
+		"build", "sign", "verify", "serve", "publish", "publish/...",
 		"lint", "catalog", "scaffold",
 		"skill", "pack", "layout", "templates",
 		"internal/atomicfile", "internal/parallel", "internal/version",
 	}},
-	"cmd/skillpack": {6, []string{"cmd/skillpack/internal/cli"}},
+	"cmd/skillpack": {7, []string{"cmd/skillpack/internal/cli"}},
 
 	// Outside the layers: benchmark tooling (most of it behind the bench
 	// build tag), never linked into skillpack, and this test.

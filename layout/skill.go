@@ -339,6 +339,30 @@ func FrontmatterNames(fm json.RawMessage) (name, description string, err error) 
 	return got[0], got[1], nil
 }
 
+// FrontmatterAbout reads what a frontmatter (as JSON) says of a skill
+// beyond its name and description, for publishers that label a skill:
+// its license, and its version, which the Agent Skills specification
+// keeps under metadata.version (metadata holds only strings). A field
+// that is absent or not a string is "", as it is for anything that is
+// not a JSON object.
+func FrontmatterAbout(fm json.RawMessage) (license, version string) {
+	// Maps, not structs: encoding/json matches struct fields without
+	// regard to case, and "License" is not "license".
+	var top, metadata map[string]json.RawMessage
+	if json.Unmarshal(fm, &top) != nil {
+		return "", ""
+	}
+	if raw, ok := top["license"]; ok && json.Unmarshal(raw, &license) != nil {
+		license = ""
+	}
+	if raw, ok := top["metadata"]; ok && json.Unmarshal(raw, &metadata) == nil {
+		if raw, ok := metadata["version"]; ok && json.Unmarshal(raw, &version) != nil {
+			version = ""
+		}
+	}
+	return license, version
+}
+
 // entry returns the skill's SKILL.md; checkSkill guarantees there is one.
 func (s *Skill) entry() File {
 	for _, f := range s.Files {

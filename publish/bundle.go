@@ -1,0 +1,265 @@
+package publish
+
+import (
+	"cmp"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/skillpack/skillpack/internal/parallel"
+	"github.com/skillpack/skillpack/layout"
+)
+
+// Object is one file of a bundle as a target stores it.
+type Object struct {
+	// Path is the file's slash path in the bundle, which is also its key
+	// under the target's prefix.
+	Path   string        `json:"path"`
+	Digest layout.Digest `json:"digest"`
+	Size   int64         `json:"size"`
+	// ContentType and CacheControl are the headers a static host serves
+	// the file with, by the rules _headers gives (layout's mime.go):
+	// content-addressed archives are cached as immutable.
+	ContentType  string `json:"contentType"`
+	CacheControl string `json:"cacheControl"`
+	Stage        Stage  `json:"stage"`
+}
+
+// Bundle is a built bundle as publish reads it: every file its build
+// record lists, as objects in the safe order.
+type Bundle struct {
+	Dir       string        // the folder skillpack build wrote
+	Key       layout.Digest // the bundle key of the record: what every document depends on
+	Generator string        // the record's generator
+	Objects   []Object      // every file, by stage, then by path
+	Skills    []Skill       // by name
+}
+
+// Skill is one skill of a bundle, for targets that publish a skill as a
+// unit (an OCI artifact) and label it.
+type Skill struct {
+	Name, Description string
+	Version, License  string // from the frontmatter; "" when it has none
+	ContentDigest     layout.Digest
+	SkillMD           Object   // SKILL.md in the v0.2 tree
+	TarGz, Zip        Object   // the content-addressed archives
+	Signatures        []Object // the archives' signatures, when the build signed them
+}
+
+// Record is the build record's object, the last one published.
+func (b *Bundle) Record() Object { return b.Objects[len(b.Objects)-1] }
+
+// Open opens an object's file for reading.
+func (b *Bundle) Open(o Object) (*os.File, error) {
+	return os.Open(b.file(o.Path))
+}
+
+func (b *Bundle) file(p string) string { return filepath.Join(b.Dir, filepath.FromSlash(p)) }
+
+// rebuild is the fix every message about a bundle that is not as its
+// record says ends with.
+const rebuild = "rebuild it with skillpack build, or run skillpack verify to see what changed"
+
+// Open reads the bundle in dir: its build record, with layout.ReadRecord,
+// and mcp/skills.json for what the skills say of themselves. Every file
+// the record lists becomes an Object, with the digest and size the
+// record gives it; a signature, which the record lists without a digest,
+// is hashed. A folder without a record, a file the record lists that is
+// missing or of another size, and a path that is not a clean bundle path
+// are refused, naming the file.
+func Open(dir string) (*Bundle, error) {
+	b := &Bundle{Dir: dir}
+	f, err := os.Open(b.file(layout.BuildRecord))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s has no build record (%s): publish takes a folder that skillpack build wrote; run skillpack build -o %s first", dir, layout.BuildRecord, dir)
+	} else if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	known := map[string]layout.Artifact{}
+	add := func(p string, d layout.Digest, size int64) {
+		known[p] = layout.Artifact{Path: p, Digest: d, Size: size}
+	}
+	var skills []layout.RecordSkill
+	var files []string
+	h, err := layout.ReadRecord(f, func(s layout.RecordSkill) error {
+		for _, fl := range s.Files {
+			add(layout.SkillFile(s.Name, fl.Path), fl.Digest, fl.Size)
+			add(layout.LegacyFile(s.Name, fl.Path), fl.Digest, fl.Size)
+		}
+		add(layout.ArchivePath(s.Name, s.TarGz.Digest, layout.TarGz), s.TarGz.Digest, s.TarGz.Size)
+		add(layout.ArchivePath(s.Name, s.Zip.Digest, layout.Zip), s.Zip.Digest, s.Zip.Size)
+		skills = append(skills, s)
+		return nil
+	}, func(p string) error {
+		files = append(files, p)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w; %s", b.file(layout.BuildRecord), err, rebuild)
+	}
+	b.Key, b.Generator = h.Bundle, h.Generator
+	for _, d := range h.Docs {
+		add(d.Path, d.Digest, d.Size)
+	}
+	known[layout.BuildRecord] = h.Self
+	if !slices.Contains(files, layout.BuildRecord) {
+		return nil, fmt.Errorf("%s does not list itself: %s", b.file(layout.BuildRecord), rebuild)
+	}
+
+	b.Objects = make([]Object, len(files))
+	errs := make([]error, len(files)) // reported in the record's order
+	// The files are checked (and signatures hashed) on a few workers: a
+	// bundle of 10,000 skills has over 200,000 of them.
+	parallel.Each(len(files), 8, func(i int) error {
+		b.Objects[i], errs[i] = b.object(files[i], known)
+		return nil
+	})
+	if err := errors.Join(firstFew(errs, 5)...); err != nil {
+		return nil, err
+	}
+	// Stable: within a stage the objects stay in the record's path order.
+	slices.SortStableFunc(b.Objects, func(x, y Object) int { return cmp.Compare(x.Stage, y.Stage) })
+
+	if b.Skills, err = b.skills(skills); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// firstFew is the first n errors of errs that are not nil, and a line
+// counting the rest: one bad bundle should not print a thousand lines.
+func firstFew(errs []error, n int) []error {
+	var out []error
+	more := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+		case len(out) < n:
+			out = append(out, err)
+		default:
+			more++
+		}
+	}
+	if more > 0 {
+		out = append(out, fmt.Errorf("and %d more files like these", more))
+	}
+	return out
+}
+
+// object checks one file the record lists and makes its Object.
+func (b *Bundle) object(p string, known map[string]layout.Artifact) (Object, error) {
+	if p != layout.BuildRecord && layout.CheckPath(p) != nil {
+		return Object{}, fmt.Errorf("%s lists %q, which is not a path inside the bundle: %s", b.file(layout.BuildRecord), p, rebuild)
+	}
+	name := b.file(p)
+	info, err := os.Lstat(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return Object{}, fmt.Errorf("%s: listed in the build record but missing; %s", name, rebuild)
+	case err != nil:
+		return Object{}, err
+	case !info.Mode().IsRegular():
+		return Object{}, fmt.Errorf("%s: listed in the build record as a file but is a %s; %s", name, kindOf(info.Mode()), rebuild)
+	}
+	a, ok := known[p]
+	if !ok {
+		if _, sig := layout.SignedArtifact(p); !sig {
+			return Object{}, fmt.Errorf("%s: the build record lists it without a digest (is it from a newer skillpack?); %s", name, rebuild)
+		}
+		if a, err = hashFile(name, p); err != nil {
+			return Object{}, err
+		}
+	}
+	if !a.Digest.Valid() {
+		return Object{}, fmt.Errorf("%s: the build record gives it the digest %q, which is not sha256: and 64 hex digits; %s", name, a.Digest, rebuild)
+	}
+	if info.Size() != a.Size {
+		return Object{}, fmt.Errorf("%s: %d bytes, but the build record says %d: the file changed since the build; %s", name, info.Size(), a.Size, rebuild)
+	}
+	return Object{
+		Path:         p,
+		Digest:       a.Digest,
+		Size:         a.Size,
+		ContentType:  layout.ContentType(p),
+		CacheControl: layout.DefaultCache.Control(p),
+		Stage:        StageOf(p),
+	}, nil
+}
+
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "folder"
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
+	}
+	return "special file"
+}
+
+// hashFile is the digest and size of a file the record lists without one.
+func hashFile(name, p string) (layout.Artifact, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return layout.Artifact{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return layout.Artifact{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return layout.Artifact{Path: p, Digest: layout.SumDigest(h.Sum(nil)), Size: n}, nil
+}
+
+// skills makes the bundle's skills from the record's, with what
+// mcp/skills.json's frontmatter says of each.
+func (b *Bundle) skills(rec []layout.RecordSkill) ([]Skill, error) {
+	byPath := make(map[string]Object, len(b.Objects))
+	for _, o := range b.Objects {
+		byPath[o.Path] = o
+	}
+	about := map[string][]byte{}
+	if o, ok := byPath[layout.MCPSkills]; ok {
+		data, err := os.ReadFile(b.file(o.Path))
+		if err != nil {
+			return nil, err
+		}
+		list, err := layout.DecodeSkillsMCP(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w; %s", b.file(o.Path), err, rebuild)
+		}
+		for _, s := range list {
+			if p, ok := layout.ParseURI(s.URI); ok {
+				about[p.Skill] = s.Frontmatter
+			}
+		}
+	}
+	out := make([]Skill, 0, len(rec))
+	for _, r := range rec {
+		s := Skill{Name: r.Name, ContentDigest: r.ContentDigest}
+		var ok [3]bool
+		s.SkillMD, ok[0] = byPath[layout.SkillFile(r.Name, layout.EntryFile)]
+		s.TarGz, ok[1] = byPath[layout.ArchivePath(r.Name, r.TarGz.Digest, layout.TarGz)]
+		s.Zip, ok[2] = byPath[layout.ArchivePath(r.Name, r.Zip.Digest, layout.Zip)]
+		if ok != [3]bool{true, true, true} {
+			return nil, fmt.Errorf("%s: skill %s: its SKILL.md or an archive is not among the files the record lists; %s", b.file(layout.BuildRecord), r.Name, rebuild)
+		}
+		for _, a := range []Object{s.TarGz, s.Zip} {
+			if sig, ok := byPath[layout.Signature(a.Path)]; ok {
+				s.Signatures = append(s.Signatures, sig)
+			}
+		}
+		if fm, ok := about[r.Name]; ok {
+			_, s.Description, _ = layout.FrontmatterNames(fm)
+			s.License, s.Version = layout.FrontmatterAbout(fm)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

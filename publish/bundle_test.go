@@ -1,0 +1,170 @@
+package publish
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/layout"
+)
+
+// signed builds the examples with a stand-in signer (publish treats
+// signatures as opaque bytes) and returns the folder.
+func signed(t *testing.T) string {
+	t.Helper()
+	dist := filepath.Join(t.TempDir(), "dist")
+	sign := func(data []byte) ([]byte, error) { return []byte(`{"signed":"` + layout.DigestOf(data) + `"}`), nil }
+	if _, err := build.Run([]string{"../examples"}, build.Options{Out: dist, Sign: sign}); err != nil {
+		t.Fatal(err)
+	}
+	return dist
+}
+
+func TestOpenListsEveryFileInTheSafeOrder(t *testing.T) {
+	dist := signed(t)
+	b, err := Open(dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := layout.DecodeRecord(readFile(t, dist, layout.BuildRecord))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for i, o := range b.Objects {
+		paths = append(paths, o.Path)
+		if i > 0 && o.Stage < b.Objects[i-1].Stage {
+			t.Errorf("%s (%s) comes after %s (%s)", o.Path, o.Stage, b.Objects[i-1].Path, b.Objects[i-1].Stage)
+		}
+		data := readFile(t, dist, o.Path)
+		if layout.DigestOf(data) != o.Digest || int64(len(data)) != o.Size {
+			t.Errorf("%s: object says %s, %d bytes; the file is %s, %d", o.Path, o.Digest, o.Size, layout.DigestOf(data), len(data))
+		}
+		if o.ContentType != layout.ContentType(o.Path) || o.CacheControl != layout.DefaultCache.Control(o.Path) {
+			t.Errorf("%s: %q, %q", o.Path, o.ContentType, o.CacheControl)
+		}
+	}
+	slices.Sort(paths)
+	if !slices.Equal(paths, rec.Files) {
+		t.Errorf("objects %v\nwant the record's files %v", paths, rec.Files)
+	}
+	if r := b.Record(); r.Path != layout.BuildRecord || r.Stage != Record {
+		t.Errorf("last object %+v, want the record", r)
+	}
+	if b.Key != rec.Bundle || b.Key == "" {
+		t.Errorf("key %q, want %q", b.Key, rec.Bundle)
+	}
+
+	want := map[string]Stage{
+		".well-known/agent-skills/index.json.sigstore.json": Indexes,
+		"mcp/skills.json.sigstore.json":                     MCP,
+		layout.Checksums:                                    Indexes,
+		layout.Headers:                                      Indexes,
+		layout.MCPResources:                                 MCP,
+		layout.LegacyFile("csv-profiler", "SKILL.md"):       Files,
+	}
+	for _, s := range b.Skills {
+		want[layout.Signature(s.TarGz.Path)] = Archives
+		want[s.Zip.Path] = Archives
+	}
+	for _, o := range b.Objects {
+		if st, ok := want[o.Path]; ok && st != o.Stage {
+			t.Errorf("%s in stage %s, want %s", o.Path, o.Stage, st)
+		}
+		if strings.HasSuffix(o.Path, ".tar.gz") && !strings.Contains(o.CacheControl, "immutable") {
+			t.Errorf("%s: Cache-Control %q, want immutable", o.Path, o.CacheControl)
+		}
+	}
+
+	if len(b.Skills) != len(rec.Skills) || len(b.Skills) < 3 {
+		t.Fatalf("%d skills", len(b.Skills))
+	}
+	for _, s := range b.Skills {
+		if s.Description == "" || s.SkillMD.Path != layout.SkillFile(s.Name, "SKILL.md") || len(s.Signatures) != 2 ||
+			!strings.HasSuffix(s.TarGz.Path, ".tar.gz") || !strings.HasSuffix(s.Zip.Path, ".zip") || !s.ContentDigest.Valid() {
+			t.Errorf("skill %+v", s)
+		}
+	}
+	f, err := b.Open(b.Skills[0].SkillMD)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
+
+func TestFrontmatterAbout(t *testing.T) {
+	for fm, want := range map[string][2]string{
+		`{"name":"a","license":"MIT","metadata":{"version":"1.2"}}`: {"MIT", "1.2"},
+		`{"License":"MIT","metadata":{"Version":"1"}}`:              {"", ""},
+		`{"license":3,"metadata":{"version":1}}`:                    {"", ""},
+		`{"metadata":"x"}`:                                          {"", ""},
+		`[1]`:                                                       {"", ""},
+		``:                                                          {"", ""},
+	} {
+		l, v := layout.FrontmatterAbout([]byte(fm))
+		if [2]string{l, v} != want {
+			t.Errorf("%s: %q, %q; want %q", fm, l, v, want)
+		}
+	}
+}
+
+// A folder that is not as its record says is refused, naming the file
+// and the fix.
+func TestOpenRefuses(t *testing.T) {
+	dist := signed(t)
+	archive := ""
+	if b, err := Open(dist); err == nil {
+		archive = b.Skills[1].TarGz.Path
+	}
+	for _, c := range []struct {
+		name   string
+		change func(dir string)
+		want   []string
+	}{
+		{"no record", func(dir string) { os.Remove(filepath.Join(dir, layout.BuildRecord)) },
+			[]string{"has no build record", "skillpack build -o"}},
+		{"missing", func(dir string) { os.Remove(filepath.Join(dir, archive)) },
+			[]string{archive, "missing", "rebuild"}},
+		{"other size", func(dir string) { os.WriteFile(filepath.Join(dir, layout.V2Index), []byte("{}"), 0o644) },
+			[]string{layout.V2Index, "2 bytes, but the build record says", "rebuild"}},
+		{"a folder", func(dir string) {
+			p := filepath.Join(dir, layout.Checksums)
+			os.Remove(p)
+			os.Mkdir(p, 0o755)
+		}, []string{layout.Checksums, "is a folder"}},
+		{"broken record", func(dir string) { os.WriteFile(filepath.Join(dir, layout.BuildRecord), []byte(`{"skills":[`), 0o644) },
+			[]string{layout.BuildRecord, "rebuild"}},
+		{"escaping path", func(dir string) {
+			os.WriteFile(filepath.Join(dir, layout.BuildRecord), []byte(`{"generator":"x","skills":[],"files":["../../etc/passwd",".skillpack/build.json"]}`), 0o644)
+		}, []string{`"../../etc/passwd"`, "not a path inside the bundle"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "dist")
+			if err := os.CopyFS(dir, os.DirFS(dist)); err != nil {
+				t.Fatal(err)
+			}
+			c.change(dir)
+			_, err := Open(dir)
+			if err == nil {
+				t.Fatal("opened")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%v\nwant %q in it", err, w)
+				}
+			}
+		})
+	}
+}
+
+func readFile(t testing.TB, dir, p string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}

@@ -1,0 +1,214 @@
+package publish
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/skillpack/skillpack/internal/parallel"
+)
+
+// State is what became of an object in a run.
+type State string
+
+// The states of a Result.
+const (
+	Uploaded    State = "uploaded"     // sent: it was missing or held other bytes
+	Present     State = "present"      // already there with the same digest: not sent
+	Deleted     State = "deleted"      // removed by --prune
+	WouldUpload State = "would-upload" // a dry run: it would be sent
+	WouldDelete State = "would-delete" // a dry run: --prune would remove it
+	Failed      State = "failed"       // the last attempt failed; Err says why
+	Skipped     State = "skipped"      // not tried: an earlier stage failed, or the run was stopped
+)
+
+// Result is what a run did with one object.
+type Result struct {
+	Object   Object
+	State    State
+	Err      error // for Failed, and Skipped when the run was stopped
+	Attempts int   // how many times the object was tried; 0 for Skipped
+}
+
+// MarshalJSON is the object, its state and the error as text: the line
+// of publish --json for one object.
+func (r Result) MarshalJSON() ([]byte, error) {
+	var msg string
+	if r.Err != nil {
+		msg = r.Err.Error()
+	}
+	return json.Marshal(struct {
+		Object
+		State    State  `json:"state"`
+		Error    string `json:"error,omitempty"`
+		Attempts int    `json:"attempts,omitempty"`
+	}{r.Object, r.State, msg, r.Attempts})
+}
+
+// Do is a target's work for one object: make it present (or remove it)
+// and say which State that was. It may be called again after an error
+// that the Runner's Retryable accepts, so it must be safe to repeat: an
+// upload of the same bytes to the same key is.
+type Do func(ctx context.Context, o Object) (State, error)
+
+// Defaults of a Runner's zero fields.
+const (
+	DefaultJobs       = 8
+	DefaultAttempts   = 6
+	DefaultBackoff    = 250 * time.Millisecond
+	DefaultMaxBackoff = 15 * time.Second
+)
+
+// Runner runs a target's Do over a bundle's objects in the safe order:
+// stage by stage, each stage starting only when every object of the one
+// before it succeeded; within a stage, Jobs objects at a time. An error
+// Retryable accepts is tried again after a backoff that doubles from
+// Backoff up to MaxBackoff, with full jitter (a random delay up to the
+// bound), so that many workers throttled at once do not come back at
+// once. The zero Runner is usable: its fields' zero values mean the
+// defaults, and nothing is retried.
+type Runner struct {
+	Jobs       int           // objects at once; 0: DefaultJobs
+	Attempts   int           // tries per object, the first included; 0: DefaultAttempts
+	Backoff    time.Duration // the first retry's bound; 0: DefaultBackoff
+	MaxBackoff time.Duration // the largest bound; 0: DefaultMaxBackoff
+
+	// Retryable tells the errors worth another try: a 5xx, throttling, a
+	// connection reset or timed out. The target knows its errors; nil
+	// retries nothing. An error of the run's own context is never retried.
+	Retryable func(error) bool
+
+	// Report hears of every object once, when its fate is known, in no
+	// particular order within a stage; calls never overlap.
+	Report func(Result)
+
+	// Progress, when not nil, gets a progress line redrawn in place
+	// (carriage returns): give it a terminal only.
+	Progress io.Writer
+
+	// Sleep waits for d or until ctx ends; nil is a timer. Tests replace
+	// it so that backoff costs no time.
+	Sleep func(ctx context.Context, d time.Duration) error
+
+	mu sync.Mutex // serializes Report and the progress line
+}
+
+// Run runs do for every object, in the safe order. It returns the first
+// object's error that was not overcome by retries (naming the object), or
+// the context's error when the run was stopped; every object is reported
+// either way, those never tried as Skipped.
+func (r *Runner) Run(ctx context.Context, objects []Object, do Do) error {
+	objects = slices.Clone(objects)
+	slices.SortStableFunc(objects, func(x, y Object) int { return cmp.Compare(x.Stage, y.Stage) })
+	p := newProgress(r.Progress, objects)
+	defer p.finish(&r.mu)
+
+	var failed error
+	for len(objects) > 0 {
+		n := 1
+		for n < len(objects) && objects[n].Stage == objects[0].Stage {
+			n++
+		}
+		stage := objects[:n]
+		objects = objects[n:]
+		if failed == nil {
+			failed = r.stage(ctx, stage, do, p)
+		} else {
+			for _, o := range stage {
+				r.report(p, Result{Object: o, State: Skipped})
+			}
+		}
+	}
+	return failed
+}
+
+// stage runs one stage and reports every object of it.
+func (r *Runner) stage(ctx context.Context, objects []Object, do Do, p *progress) error {
+	tried := make([]bool, len(objects))
+	err := parallel.Each(len(objects), cmp.Or(r.Jobs, DefaultJobs), func(i int) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		tried[i] = true
+		o := objects[i]
+		state, attempts, err := r.try(ctx, o, do)
+		if err != nil {
+			r.report(p, Result{Object: o, State: Failed, Err: err, Attempts: attempts})
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("%s: %w", o.Path, err)
+		}
+		r.report(p, Result{Object: o, State: state, Attempts: attempts})
+		return nil
+	})
+	var why error
+	if err == nil && ctx.Err() != nil {
+		err = ctx.Err() // stopped after the last object was handed out
+	}
+	if ctx.Err() != nil {
+		why = ctx.Err()
+	}
+	for i, o := range objects {
+		if !tried[i] {
+			r.report(p, Result{Object: o, State: Skipped, Err: why})
+		}
+	}
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s stage: %w", objects[0].Stage, err)
+	}
+	return err
+}
+
+// try runs do until it succeeds, fails for good, or runs out of attempts.
+func (r *Runner) try(ctx context.Context, o Object, do Do) (State, int, error) {
+	attempts := cmp.Or(r.Attempts, DefaultAttempts)
+	bound := cmp.Or(r.Backoff, DefaultBackoff)
+	for n := 1; ; n++ {
+		state, err := do(ctx, o)
+		if err == nil {
+			return state, n, nil
+		}
+		if n >= attempts || ctx.Err() != nil || r.Retryable == nil || !r.Retryable(err) {
+			if n > 1 {
+				err = fmt.Errorf("%w (after %d attempts)", err, n)
+			}
+			return Failed, n, err
+		}
+		// Full jitter: anywhere up to the bound.
+		if err := r.sleep(ctx, rand.N(bound)+1); err != nil {
+			return Failed, n, err
+		}
+		bound = min(2*bound, cmp.Or(r.MaxBackoff, DefaultMaxBackoff))
+	}
+}
+
+func (r *Runner) sleep(ctx context.Context, d time.Duration) error {
+	if r.Sleep != nil {
+		return r.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (r *Runner) report(p *progress, res Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.Report != nil {
+		r.Report(res)
+	}
+	p.add(res)
+}

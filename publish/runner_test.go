@@ -1,0 +1,152 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func objects(perStage int) []Object {
+	var out []Object
+	// Given out of order: the runner orders them by stage.
+	for i := len(Stages) - 1; i >= 0; i-- {
+		for j := range perStage {
+			out = append(out, Object{Path: fmt.Sprintf("%s/%d", Stages[i], j), Stage: Stages[i]})
+		}
+	}
+	return out
+}
+
+var errFlaky = errors.New("503 slow down")
+
+func noSleep(ctx context.Context, d time.Duration) error { return ctx.Err() }
+
+// No object of a stage starts before every object of the stages before
+// it has succeeded, whatever the concurrency.
+func TestRunnerStageBarrier(t *testing.T) {
+	for _, jobs := range []int{1, 3, 16} {
+		var mu sync.Mutex
+		done := map[Stage]int{}
+		var results []Result
+		r := &Runner{Jobs: jobs, Retryable: func(err error) bool { return errors.Is(err, errFlaky) }, Sleep: noSleep,
+			Report: func(res Result) { results = append(results, res) }}
+		var calls atomic.Int32
+		err := r.Run(context.Background(), objects(20), func(ctx context.Context, o Object) (State, error) {
+			mu.Lock()
+			for s := Archives; s < o.Stage; s++ {
+				if done[s] != 20 {
+					t.Errorf("jobs %d: %s started with %d of stage %s done", jobs, o.Path, done[s], s)
+				}
+			}
+			mu.Unlock()
+			if calls.Add(1)%3 == 0 {
+				return "", errFlaky // overcome by a retry
+			}
+			mu.Lock()
+			done[o.Stage]++
+			mu.Unlock()
+			return Uploaded, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(results) != 100 {
+			t.Errorf("%d results, want 100", len(results))
+		}
+		for _, res := range results {
+			if res.State != Uploaded || res.Attempts < 1 {
+				t.Errorf("%+v", res)
+			}
+		}
+	}
+}
+
+// A failure that retries do not overcome stops the run at its stage: the
+// later stages are not tried, and every object is reported.
+func TestRunnerStopsAtAFailedStage(t *testing.T) {
+	states := map[Stage]map[State]int{}
+	var attempts atomic.Int32
+	var slept []time.Duration
+	r := &Runner{Jobs: 2, Attempts: 4, Backoff: time.Second, MaxBackoff: 3 * time.Second,
+		Retryable: func(err error) bool { return errors.Is(err, errFlaky) },
+		Sleep:     func(ctx context.Context, d time.Duration) error { slept = append(slept, d); return nil },
+		Report: func(res Result) {
+			if states[res.Object.Stage] == nil {
+				states[res.Object.Stage] = map[State]int{}
+			}
+			states[res.Object.Stage][res.State]++
+		}}
+	err := r.Run(context.Background(), objects(5), func(ctx context.Context, o Object) (State, error) {
+		if o.Path == "files/3" {
+			attempts.Add(1)
+			return "", errFlaky
+		}
+		return Present, nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "files/3") || !strings.Contains(err.Error(), "after 4 attempts") || !errors.Is(err, errFlaky) {
+		t.Fatalf("error %v", err)
+	}
+	if attempts.Load() != 4 {
+		t.Errorf("%d attempts, want 4", attempts.Load())
+	}
+	for i, d := range slept {
+		if bound := []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}[i]; d <= 0 || d > bound {
+			t.Errorf("retry %d waited %v, want up to %v", i+1, d, bound)
+		}
+	}
+	if states[Archives][Present] != 5 || states[Files][Failed] != 1 || states[Files][Present]+states[Files][Skipped] != 4 {
+		t.Errorf("archives and files: %v", states)
+	}
+	for _, s := range []Stage{MCP, Indexes, Record} {
+		if states[s][Skipped] != 5 {
+			t.Errorf("stage %s: %v, want all skipped", s, states[s])
+		}
+	}
+
+	// An error the target does not call retryable is tried once.
+	attempts.Store(0)
+	err = (&Runner{Retryable: func(error) bool { return false }}).Run(context.Background(), objects(1),
+		func(ctx context.Context, o Object) (State, error) { attempts.Add(1); return "", errors.New("403") })
+	if err == nil || attempts.Load() != 1 {
+		t.Errorf("%v after %d attempts", err, attempts.Load())
+	}
+}
+
+// A cancelled run returns the context's error, tries nothing more and
+// reports the rest as skipped.
+func TestRunnerCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	var after atomic.Int32
+	skipped := 0
+	r := &Runner{Jobs: 1, Retryable: func(error) bool { return true }, Report: func(res Result) {
+		if res.State == Skipped {
+			skipped++
+		}
+	}}
+	err := r.Run(ctx, objects(4), func(ctx context.Context, o Object) (State, error) {
+		if o.Stage > Files {
+			after.Add(1)
+		}
+		if o.Path == "files/1" {
+			cancel()
+			return "", ctx.Err()
+		}
+		return Uploaded, nil
+	})
+	if !errors.Is(err, context.Canceled) || after.Load() != 0 || skipped != 14 {
+		t.Errorf("error %v, %d objects after the stage, %d skipped (want 14)", err, after.Load(), skipped)
+	}
+}
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 999: "999 B", 1000: "1.0 kB", 12_345_678: "12.3 MB", 5e12: "5.0 TB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
