@@ -64,7 +64,12 @@ const (
 	DefaultAttempts   = 6
 	DefaultBackoff    = 250 * time.Millisecond
 	DefaultMaxBackoff = 15 * time.Second
+	DefaultTimeout    = 2 * time.Minute
 )
+
+// ErrTimeout is the error of an attempt that did not end within the
+// Runner's Timeout. It is always retried.
+var ErrTimeout = errors.New("no answer in time")
 
 // Runner runs a target's Do over a bundle's objects in the safe order:
 // stage by stage, each stage starting only when every object of the one
@@ -79,6 +84,11 @@ type Runner struct {
 	Attempts   int           // tries per object, the first included; 0: DefaultAttempts
 	Backoff    time.Duration // the first retry's bound; 0: DefaultBackoff
 	MaxBackoff time.Duration // the largest bound; 0: DefaultMaxBackoff
+
+	// Timeout bounds each attempt, so that a stalled connection is given
+	// up and tried again (as a retryable error) instead of holding a
+	// worker for ever; 0: DefaultTimeout.
+	Timeout time.Duration
 
 	// Retryable tells the errors worth another try: a 5xx, throttling, a
 	// connection reset or timed out. The target knows its errors; nil
@@ -172,11 +182,12 @@ func (r *Runner) try(ctx context.Context, o Object, do Do) (State, int, error) {
 	attempts := cmp.Or(r.Attempts, DefaultAttempts)
 	bound := cmp.Or(r.Backoff, DefaultBackoff)
 	for n := 1; ; n++ {
-		state, err := do(ctx, o)
+		state, err := r.once(ctx, o, do)
 		if err == nil {
 			return state, n, nil
 		}
-		if n >= attempts || ctx.Err() != nil || r.Retryable == nil || !r.Retryable(err) {
+		retry := errors.Is(err, ErrTimeout) || r.Retryable != nil && r.Retryable(err)
+		if n >= attempts || ctx.Err() != nil || !retry {
 			if n > 1 {
 				err = fmt.Errorf("%w (after %d attempts)", err, n)
 			}
@@ -188,6 +199,17 @@ func (r *Runner) try(ctx context.Context, o Object, do Do) (State, int, error) {
 		}
 		bound = min(2*bound, cmp.Or(r.MaxBackoff, DefaultMaxBackoff))
 	}
+}
+
+// once is one attempt, bounded by Timeout.
+func (r *Runner) once(ctx context.Context, o Object, do Do) (State, error) {
+	actx, cancel := context.WithTimeoutCause(ctx, cmp.Or(r.Timeout, DefaultTimeout), ErrTimeout)
+	defer cancel()
+	state, err := do(actx, o)
+	if err != nil && ctx.Err() == nil && context.Cause(actx) == ErrTimeout {
+		err = fmt.Errorf("%w after %v: %w", ErrTimeout, cmp.Or(r.Timeout, DefaultTimeout), err)
+	}
+	return state, err
 }
 
 func (r *Runner) sleep(ctx context.Context, d time.Duration) error {

@@ -150,3 +150,19 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+// An attempt that hangs is given up at the Timeout and tried again.
+func TestRunnerTimesOutAStalledAttempt(t *testing.T) {
+	var calls atomic.Int32
+	r := &Runner{Timeout: 20 * time.Millisecond, Sleep: noSleep}
+	err := r.Run(context.Background(), objects(1)[:1], func(ctx context.Context, o Object) (State, error) {
+		if calls.Add(1) == 1 {
+			<-ctx.Done() // a stalled server: only the timeout ends it
+			return "", ctx.Err()
+		}
+		return Uploaded, nil
+	})
+	if err != nil || calls.Load() != 2 {
+		t.Errorf("error %v after %d calls, want success on the second", err, calls.Load())
+	}
+}
