@@ -1,0 +1,184 @@
+package oci
+
+import (
+	"encoding/json"
+
+	"github.com/opencontainers/go-digest"
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// The manifests are built from the bundle alone, with no time and no host
+// in them (the image spec's created annotation is left out), so the same
+// bundle gives the same manifest digests on every publish: a rerun finds
+// them present, and a skill's digest names its content wherever it is
+// pushed.
+
+// blob is one blob to push and where its bytes are: a file of DIST (path)
+// or bytes made here (data: a config, the empty config).
+type blob struct {
+	desc ocispec.Descriptor
+	path string // relative to DIST, slash-separated; "" when data holds it
+	data []byte
+	name string // the skill a config is of, for the report
+}
+
+// manifest is one manifest to push: its bytes and descriptor, and the
+// blobs (or, for the collection, the manifests) it needs first.
+type manifest struct {
+	desc  ocispec.Descriptor
+	data  []byte
+	blobs []blob
+}
+
+// skillInput is what a skill's artifact is made of.
+type skillInput struct {
+	name, description, version, license string
+	contentDigest, zipDigest            digest.Digest
+	tarGz, skillMD                      blob // desc.Digest and Size set, path in DIST
+	archiveName                         string
+	config                              skillConfig
+}
+
+// skillConfig is the config blob: the skill's frontmatter fields, as the
+// specification's config has them.
+type skillConfig struct {
+	Name        string `json:"name"`
+	Version     string `json:"version,omitempty"`
+	Description string `json:"description"`
+	License     string `json:"license,omitempty"`
+}
+
+func descriptorOf(mediaType string, data []byte) ocispec.Descriptor {
+	return ocispec.Descriptor{MediaType: mediaType, Digest: digest.FromBytes(data), Size: int64(len(data))}
+}
+
+// mustJSON marshals the package's own types, which cannot fail to.
+func mustJSON(v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return data
+}
+
+// skillManifest is a skill's artifact: the config, the archive as the
+// content layer (first, where readers that take one layer look) and
+// SKILL.md, each layer titled so that `oras pull` writes it under its
+// DIST name.
+func skillManifest(s skillInput) manifest {
+	cfg := mustJSON(s.config)
+	config := blob{desc: descriptorOf(MediaTypeSkillConfig, cfg), data: cfg, name: s.name}
+
+	tarGz := s.tarGz
+	tarGz.desc.MediaType = MediaTypeSkillContent
+	tarGz.desc.Annotations = map[string]string{annTitle: s.archiveName}
+	md := s.skillMD
+	md.desc.MediaType = MediaTypeSkillMD
+	md.desc.Annotations = map[string]string{annTitle: "SKILL.md"}
+
+	ann := map[string]string{
+		annTitle:         s.name,
+		annSkillName:     s.name,
+		annDescription:   s.description,
+		annContentDigest: string(s.contentDigest),
+		annTarGzDigest:   string(s.tarGz.desc.Digest),
+		annSkillMDDigest: string(s.skillMD.desc.Digest),
+	}
+	if s.zipDigest != "" {
+		ann[annZipDigest] = string(s.zipDigest)
+	}
+	if s.version != "" {
+		ann[annVersion] = s.version
+	}
+	if s.license != "" {
+		ann[annLicenses] = s.license
+	}
+	m := ocispec.Manifest{
+		Versioned:    specs.Versioned{SchemaVersion: 2},
+		MediaType:    ocispec.MediaTypeImageManifest,
+		ArtifactType: ArtifactTypeSkill,
+		Config:       config.desc,
+		Layers:       []ocispec.Descriptor{tarGz.desc, md.desc},
+		Annotations:  ann,
+	}
+	data := mustJSON(m)
+	desc := descriptorOf(ocispec.MediaTypeImageManifest, data)
+	desc.ArtifactType = ArtifactTypeSkill
+	return manifest{desc: desc, data: data, blobs: []blob{config, tarGz, md}}
+}
+
+// emptyConfig is the image spec's empty descriptor, {}: a Sigstore bundle
+// needs no config.
+var emptyConfig = blob{desc: ocispec.DescriptorEmptyJSON, data: ocispec.DescriptorEmptyJSON.Data}
+
+// signatureManifest attaches a Sigstore bundle to a skill's manifest as
+// cosign does (its "Cosign Bundle Specification"): artifactType and layer
+// of the bundle's media type, the empty config, the skill as subject. The
+// layer is titled with the signature's DIST name, which says which
+// archive it signs. The bundles skillpack writes hold message signatures.
+func signatureManifest(subject ocispec.Descriptor, sig blob, title string) manifest {
+	sig.desc.MediaType = ArtifactTypeSigstoreBundle
+	sig.desc.Annotations = map[string]string{annTitle: title}
+	subj := ocispec.Descriptor{MediaType: subject.MediaType, Digest: subject.Digest, Size: subject.Size}
+	m := ocispec.Manifest{
+		Versioned:    specs.Versioned{SchemaVersion: 2},
+		MediaType:    ocispec.MediaTypeImageManifest,
+		ArtifactType: ArtifactTypeSigstoreBundle,
+		Config:       emptyConfig.desc,
+		Layers:       []ocispec.Descriptor{sig.desc},
+		Subject:      &subj,
+		Annotations:  map[string]string{annSigstoreContent: "message-signature"},
+	}
+	data := mustJSON(m)
+	desc := descriptorOf(ocispec.MediaTypeImageManifest, data)
+	desc.ArtifactType = ArtifactTypeSigstoreBundle
+	return manifest{desc: desc, data: data, blobs: []blob{emptyConfig, sig}}
+}
+
+// collectionIndex is the bundle's artifact: an image index whose
+// manifests are the skills', each annotated with its name and reference
+// as the specification's collections are, so a collection client lists
+// and installs them by name. It must live in the skills' repository: a
+// registry refuses an index whose manifests it does not hold there
+// (distribution answers MANIFEST_BLOB_UNKNOWN).
+func collectionIndex(t Target, name string, bundleKey string, skills []skillRef) manifest {
+	entries := make([]ocispec.Descriptor, len(skills))
+	for i, s := range skills {
+		ann := map[string]string{annSkillName: s.name, annSkillRef: t.Ref(string(s.desc.Digest))}
+		if s.version != "" {
+			ann[annVersion] = s.version
+		}
+		if s.description != "" {
+			ann[annDescription] = s.description
+		}
+		entries[i] = ocispec.Descriptor{
+			MediaType:    s.desc.MediaType,
+			ArtifactType: ArtifactTypeSkill,
+			Digest:       s.desc.Digest,
+			Size:         s.desc.Size,
+			Annotations:  ann,
+		}
+	}
+	idx := ocispec.Index{
+		Versioned:    specs.Versioned{SchemaVersion: 2},
+		MediaType:    ocispec.MediaTypeImageIndex,
+		ArtifactType: ArtifactTypeCollection,
+		Manifests:    entries,
+		Annotations: map[string]string{
+			annCollectionName: name,
+			annTitle:          name,
+			annBundleKey:      bundleKey,
+		},
+	}
+	data := mustJSON(idx)
+	desc := descriptorOf(ocispec.MediaTypeImageIndex, data)
+	desc.ArtifactType = ArtifactTypeCollection
+	return manifest{desc: desc, data: data}
+}
+
+// skillRef is a pushed skill as the collection lists it.
+type skillRef struct {
+	name, version, description string
+	desc                       ocispec.Descriptor
+}

@@ -1,0 +1,48 @@
+// Package oci publishes a built bundle to an OCI registry (skillpack
+// publish DIST oci://host[:port]/repo[:tag]) with oras-go, in the safe
+// order of package publish, through its Runner.
+//
+// # What is pushed
+//
+// Every skill is one artifact, as the Agent Skills OCI Artifacts
+// specification (Thomas Vitale's draft, the proposal that skills-oci, the
+// Arconia CLI, DocsClaw, Epos and agentkit implement) lays it out:
+// artifactType application/vnd.agentskills.skill.v1, a config blob of the
+// frontmatter's fields, and the skill's .tar.gz as the content layer. A
+// second layer holds SKILL.md alone. Both layers carry
+// org.opencontainers.image.title, so that a stock `oras pull` writes the
+// archive under its DIST name and SKILL.md beside it. The manifest's
+// annotations give the name, description, version, license, the content
+// digest and the digests of both archives and of SKILL.md.
+//
+// The bundle is one image index, the specification's collection
+// (application/vnd.agentskills.collection.v1), listing the skills with
+// their names and references and naming the bundle key. The Sigstore
+// bundles of `build --sign` are attached to their skill's manifest as
+// cosign attaches them (artifactType
+// application/vnd.dev.sigstore.bundle.v0.3+json, the skill as subject):
+// by the referrers API, or on a registry without it (distribution 2.8) by
+// the sha256-<digest> tag that `oras discover` and cosign read.
+//
+// # One repository
+//
+// Everything goes to the target's one repository, although the
+// specification suggests a repository per skill: a registry accepts an
+// image index only when it holds the manifests it lists in the same
+// repository (distribution refuses it with MANIFEST_BLOB_UNKNOWN), so a
+// collection of skills kept elsewhere would need every manifest and blob
+// copied to it. One repository is also one blob namespace for the
+// existence checks, one grant of write access, and on ghcr.io one
+// package to make public rather than one per skill. A skill with a
+// version is tagged <skill>-<version>; the release tag (the target's, or
+// latest) goes on the collection.
+//
+// # Order and reruns
+//
+// Blobs first, then the skills' manifests, then the signatures and the
+// collection index, then the tags: a reader that resolves a tag finds
+// everything under it. Manifests are built from the bundle alone (no
+// time, no host), so a rerun computes the same digests; what the registry
+// already has is reported present and not sent, and a run interrupted at
+// any point is finished by the next.
+package oci

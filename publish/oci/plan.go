@@ -1,0 +1,113 @@
+package oci
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+)
+
+// fileRef is a file of DIST as the build record lists it.
+type fileRef struct {
+	path   string // relative to DIST, slash-separated
+	digest digest.Digest
+	size   int64
+}
+
+// skillSource is one skill of the bundle, as Publish reads it.
+type skillSource struct {
+	name, description, version, license string
+	contentDigest                       digest.Digest
+	skillMD, tarGz, zip                 fileRef
+	signatures                          []fileRef // <artifact>.sigstore.json
+}
+
+// plan is everything one publish pushes, in the order it is pushed: the
+// blobs, the skills' manifests, their signatures (referrers), the
+// collection index, then the tags. A reader that resolves a tag finds
+// the index, every manifest it names, and every blob they name, because
+// each stage starts only when the one before it has finished.
+type plan struct {
+	target     Target
+	blobs      []blob   // unique by digest
+	skills     []named  // skill manifests
+	signatures []named  // referrers of the skill manifests
+	index      manifest // the collection
+	tags       []tagOp  // the release tag last
+}
+
+// named is a manifest and what the report calls it.
+type named struct {
+	what    string
+	subject *ocispec.Descriptor // a referrer's
+	manifest
+}
+
+// tagOp points tag at a manifest already pushed.
+type tagOp struct {
+	tag string
+	m   manifest
+}
+
+// newPlan lays out the artifacts of a bundle. It fails before anything is
+// pushed when the bundle's names would collide in the repository.
+func newPlan(t Target, bundleKey string, skills []skillSource) (*plan, error) {
+	p := &plan{target: t}
+	seen := map[digest.Digest]bool{}
+	addBlob := func(b blob) {
+		if !seen[b.desc.Digest] {
+			seen[b.desc.Digest] = true
+			p.blobs = append(p.blobs, b)
+		}
+	}
+	var refs []skillRef
+	var versionTags []tagOp
+	tagOwner := map[string]string{}
+	for _, s := range skills {
+		in := skillInput{
+			name: s.name, description: s.description, version: s.version, license: s.license,
+			contentDigest: s.contentDigest, zipDigest: s.zip.digest,
+			tarGz:       blob{desc: ocispec.Descriptor{Digest: s.tarGz.digest, Size: s.tarGz.size}, path: s.tarGz.path},
+			skillMD:     blob{desc: ocispec.Descriptor{Digest: s.skillMD.digest, Size: s.skillMD.size}, path: s.skillMD.path},
+			archiveName: path.Base(s.tarGz.path),
+			config:      skillConfig{Name: s.name, Version: s.version, Description: s.description, License: s.license},
+		}
+		m := skillManifest(in)
+		for _, b := range m.blobs {
+			addBlob(b)
+		}
+		p.skills = append(p.skills, named{what: s.name, manifest: m})
+		refs = append(refs, skillRef{name: s.name, version: s.version, description: s.description, desc: m.desc})
+		for _, sig := range s.signatures {
+			sm := signatureManifest(m.desc, blob{desc: ocispec.Descriptor{Digest: sig.digest, Size: sig.size}, path: sig.path}, path.Base(sig.path))
+			for _, b := range sm.blobs {
+				addBlob(b)
+			}
+			p.signatures = append(p.signatures, named{what: sig.path, subject: &m.desc, manifest: sm})
+		}
+		if tag, ok := VersionTag(s.name, s.version); ok {
+			if other, dup := tagOwner[tag]; dup {
+				return nil, fmt.Errorf("skills %s and %s would both be tagged %s in %s: rename one or change its version", other, s.name, tag, t.Repository)
+			}
+			tagOwner[tag] = s.name
+			versionTags = append(versionTags, tagOp{tag: tag, m: m})
+		}
+	}
+	if owner, clash := tagOwner[t.Tag]; clash {
+		return nil, fmt.Errorf("the release tag %s is also skill %s's version tag: choose another tag for %s", t.Tag, owner, t)
+	}
+	// The collection lists skills by name, as the indexes of DIST do.
+	sort.Slice(refs, func(i, j int) bool { return refs[i].name < refs[j].name })
+	p.index = collectionIndex(t, collectionName(t), bundleKey, refs)
+	p.tags = append(versionTags, tagOp{tag: t.Tag, m: p.index})
+	return p, nil
+}
+
+// collectionName is the repository's last segment, the name a collection
+// client shows (ghcr.io/acme/skills → skills).
+func collectionName(t Target) string {
+	return t.Repository[strings.LastIndex(t.Repository, "/")+1:]
+}

@@ -1,0 +1,158 @@
+package oci
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/skillpack/skillpack/internal/version"
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/publish"
+)
+
+// Options are a publish's settings; the zero value is the defaults.
+type Options struct {
+	Jobs   int  // requests at once; 0: publish.DefaultJobs
+	DryRun bool // check what is there, send nothing: report would-upload
+
+	// PlainHTTP asks for http:// instead of https://. It is used for a
+	// loopback registry without asking, and refused towards any other
+	// host unless Insecure is set too.
+	PlainHTTP bool
+	Insecure  bool // allow plain HTTP to any host
+
+	// Username and Password log in to the registry; empty, the Docker
+	// config and its credential helpers are asked.
+	Username, Password string
+
+	Progress io.Writer // a terminal for the progress line, or nil
+
+	// Timeout bounds one request, its body included (0: DefaultTimeout),
+	// so that a registry that stops answering costs a retry, not the run.
+	Timeout time.Duration
+
+	// Attempts and Backoff override the runner's retry defaults (tests).
+	Attempts int
+	Backoff  time.Duration
+}
+
+// DefaultTimeout is a request's bound: an archive of the largest size a
+// reader accepts (10 MB) goes out in it at under 100 kB/s.
+const DefaultTimeout = 2 * time.Minute
+
+var userAgent = "skillpack/" + version.Version()
+
+// The runner's stages carry the OCI order (the names are the core's):
+// every blob is content-addressed, so all go first (Archives); then each
+// skill's manifest, which needs its blobs (Files); then the signatures,
+// which refer to a skill's manifest, and the collection index, which
+// lists them (Indexes); then the tags, which make the release visible,
+// last (Record).
+const (
+	stageBlobs     = publish.Archives
+	stageManifests = publish.Files
+	stageIndex     = publish.Indexes
+	stageTags      = publish.Record
+)
+
+// Publish pushes the bundle b to target (oci://host[:port]/repo[:tag]):
+// one artifact per skill, the Sigstore bundles of a signed build as their
+// referrers, the collection index, each versioned skill's tag
+// <skill>-<version> and the release tag on the index. Every object goes
+// to report once with its state; what is present is not sent again.
+func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, report func(publish.Result)) error {
+	t, err := ParseTarget(target)
+	if err != nil {
+		return err
+	}
+	p, err := newPlan(t, string(b.Key), sourcesOf(b))
+	if err != nil {
+		return err
+	}
+	r, err := newRemote(t, o, b.Dir)
+	if err != nil {
+		return err
+	}
+	objects, do := p.jobs(r)
+	runner := &publish.Runner{
+		Jobs:      o.Jobs,
+		Attempts:  o.Attempts,
+		Backoff:   o.Backoff,
+		Retryable: retryable,
+		Report:    report,
+		Progress:  o.Progress,
+	}
+	if err := runner.Run(ctx, objects, do); err != nil {
+		return fmt.Errorf("publish to %s: %w", t, err)
+	}
+	return nil
+}
+
+// sourcesOf reads what the plan needs of the bundle's skills.
+func sourcesOf(b *publish.Bundle) []skillSource {
+	ref := func(o publish.Object) fileRef {
+		return fileRef{path: o.Path, digest: digest.Digest(o.Digest), size: o.Size}
+	}
+	out := make([]skillSource, len(b.Skills))
+	for i, s := range b.Skills {
+		out[i] = skillSource{
+			name: s.Name, description: s.Description, version: s.Version, license: s.License,
+			contentDigest: digest.Digest(s.ContentDigest),
+			skillMD:       ref(s.SkillMD), tarGz: ref(s.TarGz), zip: ref(s.Zip),
+		}
+		for _, sig := range s.Signatures {
+			out[i].signatures = append(out[i].signatures, ref(sig))
+		}
+	}
+	return out
+}
+
+// jobs turns the plan into the runner's objects, each with a unique path
+// that --json prints, and the one function that does any of them.
+func (p *plan) jobs(r *remoteRepo) ([]publish.Object, publish.Do) {
+	var objects []publish.Object
+	ops := map[string]func(context.Context) (publish.State, error){}
+	add := func(path string, stage publish.Stage, desc ocispec.Descriptor, op func(context.Context) (publish.State, error)) {
+		objects = append(objects, publish.Object{
+			Path: path, Digest: layout.Digest(desc.Digest), Size: desc.Size,
+			ContentType: desc.MediaType, Stage: stage,
+		})
+		ops[path] = op
+	}
+	for _, b := range p.blobs {
+		add(blobName(b), stageBlobs, b.desc, func(ctx context.Context) (publish.State, error) { return r.pushBlob(ctx, b) })
+	}
+	for _, m := range p.skills {
+		add("manifest:"+m.what, stageManifests, m.desc, func(ctx context.Context) (publish.State, error) {
+			return r.pushManifest(ctx, m.manifest, nil)
+		})
+	}
+	for _, m := range p.signatures {
+		add("referrer:"+m.what, stageIndex, m.desc, func(ctx context.Context) (publish.State, error) {
+			return r.pushManifest(ctx, m.manifest, m.subject)
+		})
+	}
+	add("index:"+p.target.Tag, stageIndex, p.index.desc, func(ctx context.Context) (publish.State, error) {
+		return r.pushManifest(ctx, p.index, nil)
+	})
+	for _, op := range p.tags {
+		add("tag:"+op.tag, stageTags, op.m.desc, func(ctx context.Context) (publish.State, error) { return r.tag(ctx, op) })
+	}
+	return objects, func(ctx context.Context, o publish.Object) (publish.State, error) { return ops[o.Path](ctx) }
+}
+
+// blobName is how the report names a blob: its file in DIST, or what it
+// is for a blob made here.
+func blobName(b blob) string {
+	switch {
+	case b.path != "":
+		return b.path
+	case b.desc.Digest == emptyConfig.desc.Digest:
+		return "config:empty"
+	}
+	return "config:" + b.name
+}

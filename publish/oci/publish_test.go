@@ -1,0 +1,83 @@
+package oci
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skillpack/skillpack/internal/testtool"
+	"github.com/skillpack/skillpack/publish"
+)
+
+// A published bundle is read by the stock oras client: a skill pulled by
+// its version tag, or by the digest the collection gives it, is exactly
+// SKILL.md and the archive, byte for byte; oras discover lists the
+// archives' signatures as referrers.
+func TestPublishReadByOras(t *testing.T) {
+	reg := startRegistry(t)
+	oras := testtool.Need(t, "oras")
+	_, b := newBundle(t)
+	res := publishTo(t, b, "oci://"+reg.host+"/acme/skills:v1", Options{})
+	if n := res.count(); n[publish.Failed]+n[publish.Skipped] > 0 || n[publish.Uploaded] == 0 {
+		t.Fatalf("states %v", n)
+	}
+
+	repo := repoOf(t, reg.host, "acme/skills")
+	idx := complete(t, repo, "v1")
+	if idx.ArtifactType != ArtifactTypeCollection || idx.Annotations[annBundleKey] != string(b.Key) {
+		t.Errorf("index: artifactType %q, annotations %v", idx.ArtifactType, idx.Annotations)
+	}
+	if len(idx.Manifests) != len(b.Skills) {
+		t.Fatalf("the collection lists %d skills, the bundle has %d", len(idx.Manifests), len(b.Skills))
+	}
+	versioned := 0
+	for i, s := range b.Skills {
+		d := idx.Manifests[i]
+		if d.Annotations[annSkillName] != s.Name {
+			t.Fatalf("entry %d is %q, want %s", i, d.Annotations[annSkillName], s.Name)
+		}
+		ref := reg.host + "/acme/skills@" + string(d.Digest)
+		if tag, ok := VersionTag(s.Name, s.Version); ok {
+			ref = reg.host + "/acme/skills:" + tag
+			versioned++
+		}
+		out := t.TempDir()
+		cmd := exec.Command(oras, "pull", "--plain-http", "-o", out, ref)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("oras pull %s: %v\n%s", ref, err, msg)
+		}
+		got, _ := os.ReadDir(out)
+		var names []string
+		for _, e := range got {
+			names = append(names, e.Name())
+		}
+		want := []string{filepath.Base(s.TarGz.Path), "SKILL.md"}
+		slices.Sort(want)
+		if !slices.Equal(names, want) {
+			t.Fatalf("oras pull %s wrote %v, want %v", ref, names, want)
+		}
+		for _, f := range []publish.Object{s.SkillMD, s.TarGz} {
+			name := filepath.Base(f.Path)
+			data, _ := os.ReadFile(filepath.Join(out, name))
+			if !bytes.Equal(data, readDist(t, b, f.Path)) {
+				t.Errorf("oras pull %s: %s differs from %s", ref, name, f.Path)
+			}
+		}
+
+		cmd = exec.Command(oras, "discover", "--plain-http", "--format", "json", ref)
+		msg, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("oras discover %s: %v\n%s", ref, err, msg)
+		}
+		if n := strings.Count(string(msg), ArtifactTypeSigstoreBundle); n < len(s.Signatures) {
+			t.Errorf("oras discover %s lists %d Sigstore bundles, the skill has %d signatures:\n%s", ref, n, len(s.Signatures), msg)
+		}
+	}
+	if versioned == 0 {
+		t.Error("no skill of the examples has a version: the version tag is untested")
+	}
+}

@@ -1,0 +1,131 @@
+package oci
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"github.com/skillpack/skillpack/publish"
+	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry/remote"
+)
+
+// remoteRepo is the target repository with the operations Publish needs,
+// each safe to repeat: a retry or a rerun after an interruption redoes
+// only what is missing.
+type remoteRepo struct {
+	repo   *remote.Repository
+	dir    string // DIST
+	dryRun bool
+}
+
+func newRemote(t Target, o Options, dir string) (*remoteRepo, error) {
+	repo, err := remote.NewRepository(t.Registry + "/" + t.Repository)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", t, err)
+	}
+	if repo.PlainHTTP, err = plainHTTP(t, o); err != nil {
+		return nil, err
+	}
+	if repo.Client, err = newClient(t, o); err != nil {
+		return nil, err
+	}
+	// Registries without the referrers API get cosign's fallback, a tag
+	// sha256-<subject> listing the referrers. oras-go replaces that list
+	// on each change; it would then delete the old one, which fails on
+	// registries that refuse deletes (and is theirs to collect).
+	repo.SkipReferrersGC = true
+	return &remoteRepo{repo: repo, dir: dir, dryRun: o.DryRun}, nil
+}
+
+// content opens a blob's bytes: a file of DIST, or bytes made here.
+func (r *remoteRepo) content(b blob) (io.ReadCloser, error) {
+	if b.path == "" {
+		return io.NopCloser(bytes.NewReader(b.data)), nil
+	}
+	return os.Open(filepath.Join(r.dir, filepath.FromSlash(b.path)))
+}
+
+// unlessThere sends what there says is missing, or says what it would
+// do on a dry run.
+func (r *remoteRepo) unlessThere(there func() (bool, error), send func() error) (publish.State, error) {
+	ok, err := there()
+	switch {
+	case err != nil:
+		return "", err
+	case ok:
+		return publish.Present, nil
+	case r.dryRun:
+		return publish.WouldUpload, nil
+	}
+	err = send()
+	if errors.Is(err, errdef.ErrAlreadyExists) {
+		return publish.Present, nil
+	}
+	return publish.Uploaded, err
+}
+
+// pushBlob uploads a blob the registry does not have. The registry checks
+// the digest of what it receives, so a file changed since the build is
+// refused there, not published.
+func (r *remoteRepo) pushBlob(ctx context.Context, b blob) (publish.State, error) {
+	return r.unlessThere(func() (bool, error) { return r.repo.Blobs().Exists(ctx, b.desc) }, func() error {
+		rc, err := r.content(b)
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		return r.repo.Blobs().Push(ctx, b.desc, rc)
+	})
+}
+
+// pushManifest uploads a manifest the registry does not have. A referrer
+// that is present is also checked to be listed among its subject's
+// referrers: on a registry without the referrers API, a run interrupted
+// between the manifest and the fallback tag's update left it unlisted,
+// and pushing it again lists it.
+func (r *remoteRepo) pushManifest(ctx context.Context, m manifest, subject *ocispec.Descriptor) (publish.State, error) {
+	there := func() (bool, error) {
+		ok, err := r.repo.Manifests().Exists(ctx, m.desc)
+		if ok && err == nil && subject != nil {
+			return r.listed(ctx, *subject, m.desc)
+		}
+		return ok, err
+	}
+	return r.unlessThere(there, func() error { return r.repo.Manifests().Push(ctx, m.desc, bytes.NewReader(m.data)) })
+}
+
+// listed reports whether desc is among subject's referrers.
+func (r *remoteRepo) listed(ctx context.Context, subject, desc ocispec.Descriptor) (bool, error) {
+	found := false
+	err := r.repo.Referrers(ctx, subject, desc.ArtifactType, func(refs []ocispec.Descriptor) error {
+		for _, ref := range refs {
+			if ref.Digest == desc.Digest {
+				found = true
+			}
+		}
+		return nil
+	})
+	return found, err
+}
+
+// tag points a tag at a pushed manifest, unless it already does.
+func (r *remoteRepo) tag(ctx context.Context, op tagOp) (publish.State, error) {
+	there := func() (bool, error) {
+		cur, err := r.repo.Manifests().Resolve(ctx, op.tag)
+		if errors.Is(err, errdef.ErrNotFound) {
+			return false, nil
+		}
+		return err == nil && cur.Digest == op.m.desc.Digest, err
+	}
+	// A PUT by tag with the manifest's bytes: oras-go's Tag would fetch
+	// them first.
+	return r.unlessThere(there, func() error {
+		return r.repo.Manifests().PushReference(ctx, op.m.desc, bytes.NewReader(op.m.data), op.tag)
+	})
+}

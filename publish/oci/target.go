@@ -1,0 +1,117 @@
+package oci
+
+import (
+	"fmt"
+	"net"
+	"regexp"
+	"strings"
+
+	"oras.land/oras-go/v2/registry"
+)
+
+// Scheme is the prefix of an OCI target: oci://host[:port]/repo[:tag].
+const Scheme = "oci://"
+
+// DefaultTag is the collection's tag when the target names none: the tag
+// `oras pull`, `docker pull` and the skills-OCI clients take when given
+// none, so that a reader who knows only the repository gets the newest
+// release. A build that wants an immutable name passes one (a version, a
+// commit); the index's digest is the immutable name in any case.
+const DefaultTag = "latest"
+
+// Target is a parsed oci:// target.
+type Target struct {
+	Registry   string // host[:port]
+	Repository string // every artifact of the bundle is pushed here
+	Tag        string // the collection's tag (DefaultTag if none was given)
+}
+
+func (t Target) String() string { return Scheme + t.Registry + "/" + t.Repository + ":" + t.Tag }
+
+// Ref is the reference of something in the target's repository: a tag or
+// a digest.
+func (t Target) Ref(reference string) string {
+	sep := ":"
+	if strings.HasPrefix(reference, "sha256:") {
+		sep = "@"
+	}
+	return t.Registry + "/" + t.Repository + sep + reference
+}
+
+// IsTarget reports whether s is meant as an OCI target (whether or not it
+// is a valid one).
+func IsTarget(s string) bool { return strings.HasPrefix(s, Scheme) }
+
+// ParseTarget reads oci://host[:port]/repo[:tag]. The errors name the
+// target and say what form it must have.
+func ParseTarget(s string) (Target, error) {
+	rest, ok := strings.CutPrefix(s, Scheme)
+	if !ok {
+		return Target{}, fmt.Errorf("%q is not an OCI target: it must start with %s (%shost[:port]/repository[:tag])", s, Scheme, Scheme)
+	}
+	if rest == "" || !strings.Contains(rest, "/") {
+		return Target{}, fmt.Errorf("OCI target %q names no repository: write %shost[:port]/repository[:tag], e.g. oci://ghcr.io/OWNER/skills", s, Scheme)
+	}
+	if strings.Contains(rest, "@") {
+		return Target{}, fmt.Errorf("OCI target %q names a digest: a publish pushes a new index and tags it, so give a tag (%shost/repository:tag) or none (%s)", s, Scheme, DefaultTag)
+	}
+	ref, err := registry.ParseReference(rest)
+	if err != nil {
+		return Target{}, fmt.Errorf("OCI target %q is not a valid reference: %v (a repository is lowercase letters, digits and . _ - separators; a tag is up to 128 of letters, digits, . _ -)", s, err)
+	}
+	t := Target{Registry: ref.Registry, Repository: ref.Repository, Tag: ref.Reference}
+	if strings.HasPrefix(t.Tag, "sha256-") {
+		return Target{}, fmt.Errorf("OCI target %q: tags that start with sha256- hold a registry's list of referrers (signatures); choose another tag", s)
+	}
+	if t.Tag == "" {
+		t.Tag = DefaultTag
+	}
+	return t, nil
+}
+
+// Loopback reports whether the registry's host is this machine: the only
+// host that plain HTTP may reach without --insecure, since nothing on a
+// network sits between the two ends.
+func (t Target) Loopback() bool {
+	host := t.Registry
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// plainHTTP decides the scheme: plain HTTP for a loopback registry (as
+// Docker treats 127.0.0.0/8) or when asked with Insecure; asking for it
+// towards any other host without Insecure is an error, since the
+// registry's credentials and the bundle would cross the network in clear.
+func plainHTTP(t Target, o Options) (bool, error) {
+	switch {
+	case t.Loopback() || o.Insecure:
+		return true, nil
+	case o.PlainHTTP:
+		return false, fmt.Errorf("plain HTTP to %s would send the registry credentials and the bundle in clear over the network: use HTTPS (leave out --plain-http), or pass --insecure if that is what you want", t.Registry)
+	}
+	return false, nil
+}
+
+// tagChars is what the distribution spec allows in a tag.
+var tagChars = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
+
+// VersionTag is a skill's version tag in the repository:
+// <skill>-<version>. One repository holds the whole bundle (see the
+// package comment), so the skill's name scopes its version. A "+" (semver
+// build metadata, which tags cannot hold) becomes "_", as Helm does for
+// charts in OCI registries. ok is false when the result is still not a
+// valid tag; the skill is then pushed untagged (the collection names it).
+func VersionTag(skill, version string) (tag string, ok bool) {
+	if version == "" {
+		return "", false
+	}
+	tag = skill + "-" + strings.ReplaceAll(version, "+", "_")
+	return tag, tagChars.MatchString(tag)
+}
