@@ -47,16 +47,20 @@ const DefaultTimeout = 2 * time.Minute
 var userAgent = "skillpack/" + version.Version()
 
 // The runner's stages carry the OCI order (the names are the core's):
-// every blob is content-addressed, so all go first (Archives); then each
-// skill's manifest, which needs its blobs (Files); then the signatures,
+// every blob is content-addressed, so all go first (archives); then each
+// skill's manifest, which needs its blobs (files); then the signatures,
 // which refer to a skill's manifest, and the collection index, which
-// lists them (Indexes); then the tags, which make the release visible,
-// last (Record).
+// lists the manifests (mcp); then the skills' version tags (indexes), and
+// the release tag last (record). The version tags have a stage of their
+// own because a tag is a PUT of the manifest again, and distribution 2.8
+// rewrites a manifest's link in place: an index PUT at that moment is
+// refused as naming an unknown manifest (seen in TestPublishReadByOras).
 const (
-	stageBlobs     = publish.Archives
-	stageManifests = publish.Files
-	stageIndex     = publish.Indexes
-	stageTags      = publish.Record
+	stageBlobs       = publish.Archives
+	stageManifests   = publish.Files
+	stageReferrers   = publish.MCP
+	stageVersionTags = publish.Indexes
+	stageReleaseTag  = publish.Record
 )
 
 // Publish pushes the bundle b to target (oci://host[:port]/repo[:tag]):
@@ -132,15 +136,19 @@ func (p *plan) jobs(r *remoteRepo) ([]publish.Object, publish.Do) {
 		})
 	}
 	for _, m := range p.signatures {
-		add("referrer:"+m.what, stageIndex, m.desc, func(ctx context.Context) (publish.State, error) {
+		add("referrer:"+m.what, stageReferrers, m.desc, func(ctx context.Context) (publish.State, error) {
 			return r.pushManifest(ctx, m.manifest, m.subject)
 		})
 	}
-	add("index:"+p.target.Tag, stageIndex, p.index.desc, func(ctx context.Context) (publish.State, error) {
+	add("index:"+p.target.Tag, stageReferrers, p.index.desc, func(ctx context.Context) (publish.State, error) {
 		return r.pushManifest(ctx, p.index, nil)
 	})
 	for _, op := range p.tags {
-		add("tag:"+op.tag, stageTags, op.m.desc, func(ctx context.Context) (publish.State, error) { return r.tag(ctx, op) })
+		stage := stageVersionTags
+		if op.m.desc.Digest == p.index.desc.Digest {
+			stage = stageReleaseTag
+		}
+		add("tag:"+op.tag, stage, op.m.desc, func(ctx context.Context) (publish.State, error) { return r.tag(ctx, op) })
 	}
 	return objects, func(ctx context.Context, o publish.Object) (publish.State, error) { return ops[o.Path](ctx) }
 }
