@@ -1,7 +1,6 @@
 package oci
 
 import (
-	"cmp"
 	"fmt"
 	"net/http"
 
@@ -38,7 +37,7 @@ func newClient(t Target, o Options) (*auth.Client, error) {
 		return nil, err
 	}
 	return &auth.Client{
-		Client:     &http.Client{Transport: transport(), Timeout: cmp.Or(o.Timeout, DefaultTimeout)},
+		Client:     &http.Client{Transport: transport()},
 		Credential: cred,
 		Cache:      auth.NewCache(),
 		Header:     http.Header{"User-Agent": {userAgent}},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -47,6 +48,8 @@ func startProxy(t *testing.T, registryHost string) *proxy {
 	t.Helper()
 	u, _ := url.Parse("http://" + registryHost)
 	rp := httputil.NewSingleHostReverseProxy(u)
+	// The requests a test kills would each print a line.
+	rp.ErrorLog = log.New(io.Discard, "", 0)
 	p := &proxy{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()

@@ -31,7 +31,7 @@ type Options struct {
 
 	Progress io.Writer // a terminal for the progress line, or nil
 
-	// Timeout bounds one request, its body included (0: DefaultTimeout),
+	// Timeout bounds one attempt at an object (0: publish.DefaultTimeout),
 	// so that a registry that stops answering costs a retry, not the run.
 	Timeout time.Duration
 
@@ -39,10 +39,6 @@ type Options struct {
 	Attempts int
 	Backoff  time.Duration
 }
-
-// DefaultTimeout is a request's bound: an archive of the largest size a
-// reader accepts (10 MB) goes out in it at under 100 kB/s.
-const DefaultTimeout = 2 * time.Minute
 
 var userAgent = "skillpack/" + version.Version()
 
@@ -86,6 +82,7 @@ func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, r
 		Jobs:      o.Jobs,
 		Attempts:  o.Attempts,
 		Backoff:   o.Backoff,
+		Timeout:   o.Timeout,
 		Retryable: retryable,
 		Report:    report,
 		Progress:  o.Progress,

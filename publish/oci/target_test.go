@@ -1,0 +1,146 @@
+package oci
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/skillpack/skillpack/publish"
+)
+
+func TestParseTarget(t *testing.T) {
+	good := map[string]Target{
+		"oci://ghcr.io/acme/skills":            {"ghcr.io", "acme/skills", "latest"},
+		"oci://ghcr.io/acme/skills:v1.2.0":     {"ghcr.io", "acme/skills", "v1.2.0"},
+		"oci://127.0.0.1:5000/skills:edge":     {"127.0.0.1:5000", "skills", "edge"},
+		"oci://[::1]:5000/a/b/c":               {"[::1]:5000", "a/b/c", "latest"},
+		"oci://localhost:5000/team_x/skills.y": {"localhost:5000", "team_x/skills.y", "latest"},
+	}
+	for in, want := range good {
+		got, err := ParseTarget(in)
+		if err != nil || got != want {
+			t.Errorf("ParseTarget(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+	}
+	bad := map[string]string{
+		"ghcr.io/acme/skills":            "must start with oci://",
+		"oci://":                         "names no repository",
+		"oci://ghcr.io":                  "names no repository",
+		"oci://ghcr.io/Acme/Skills":      "not a valid reference",
+		"oci://ghcr.io/acme/skills:v1 2": "not a valid reference",
+		"oci://ghcr.io/acme/skills@sha256:" + strings.Repeat("a", 64): "names a digest",
+		"oci://ghcr.io/acme/skills:sha256-abc":                        "referrers",
+		"oci://ghcr.io/acme//skills":                                  "not a valid reference",
+		"oci://ghcr.io/acme/skills:" + strings.Repeat("t", 129):       "not a valid reference",
+	}
+	for in, want := range bad {
+		_, err := ParseTarget(in)
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), in) {
+			t.Errorf("ParseTarget(%q) = %v; want an error naming it and saying %q", in, err, want)
+		}
+	}
+}
+
+func TestVersionTag(t *testing.T) {
+	for _, c := range []struct {
+		skill, version, tag string
+		ok                  bool
+	}{
+		{"pdf", "1.2.0", "pdf-1.2.0", true},
+		{"pdf", "1.0.0+build.5", "pdf-1.0.0_build.5", true},
+		{"pdf", "", "", false},
+		{"pdf", "1.0 beta", "pdf-1.0 beta", false},
+		{"pdf", strings.Repeat("9", 130), "pdf-" + strings.Repeat("9", 130), false},
+	} {
+		tag, ok := VersionTag(c.skill, c.version)
+		if tag != c.tag || ok != c.ok {
+			t.Errorf("VersionTag(%q, %q) = %q, %v; want %q, %v", c.skill, c.version, tag, ok, c.tag, c.ok)
+		}
+	}
+}
+
+// Plain HTTP goes to loopback without asking, and to another host only
+// with --insecure: asked for without it, the run stops before a request.
+func TestPlainHTTP(t *testing.T) {
+	for _, c := range []struct {
+		target         string
+		o              Options
+		plain, refused bool
+	}{
+		{"oci://127.0.0.1:5000/x", Options{}, true, false},
+		{"oci://localhost/x", Options{}, true, false},
+		{"oci://[::1]:5000/x", Options{}, true, false},
+		{"oci://ghcr.io/x", Options{}, false, false},
+		{"oci://ghcr.io/x", Options{PlainHTTP: true}, false, true},
+		{"oci://ghcr.io/x", Options{PlainHTTP: true, Insecure: true}, true, false},
+		{"oci://127.0.0.1.example.com/x", Options{PlainHTTP: true}, false, true},
+	} {
+		tg, err := ParseTarget(c.target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := plainHTTP(tg, c.o)
+		if plain != c.plain || (err != nil) != c.refused {
+			t.Errorf("%s %+v: plain %v, %v", c.target, c.o, plain, err)
+		}
+		if err != nil && (!strings.Contains(err.Error(), tg.Registry) || !strings.Contains(err.Error(), "--insecure")) {
+			t.Errorf("%s: %v; want the host and --insecure named", c.target, err)
+		}
+	}
+	_, b := newBundle(t)
+	err := Publish(context.Background(), b, "oci://registry.example.com/x", Options{PlainHTTP: true}, func(publish.Result) {})
+	if err == nil || !strings.Contains(err.Error(), "--insecure") {
+		t.Errorf("Publish with plain HTTP to a remote host: %v", err)
+	}
+}
+
+// A registry that answers with nonsense (empty, contradictory, cut off,
+// malformed headers) fails the run with an error that names the target;
+// it never panics it. Which answer each request gets depends on the
+// order the workers ask in, so a lucky run may also succeed.
+func TestHostileRegistry(t *testing.T) {
+	_, b := newBundle(t)
+	answers := []func(w http.ResponseWriter){
+		func(w http.ResponseWriter) { w.WriteHeader(200) },
+		func(w http.ResponseWriter) { w.WriteHeader(404) },
+		func(w http.ResponseWriter) {
+			w.Header().Set("Docker-Content-Digest", "sha256:nothex")
+			w.Header().Set("Content-Length", "-5")
+			w.WriteHeader(200)
+		},
+		func(w http.ResponseWriter) {
+			w.Header().Set("Location", "http://[::1")
+			w.WriteHeader(202)
+		},
+		func(w http.ResponseWriter) {
+			w.Header().Set("Location", "/v2/elsewhere/../../x")
+			w.WriteHeader(202)
+		},
+		func(w http.ResponseWriter) { w.WriteHeader(500); fmt.Fprint(w, `{"errors":[{"code":`) },
+		func(w http.ResponseWriter) {
+			w.WriteHeader(401)
+			w.Header().Set("Www-Authenticate", `Bearer realm="\x00"`)
+		},
+		func(w http.ResponseWriter) { w.WriteHeader(201); fmt.Fprint(w, strings.Repeat("{", 1<<16)) },
+	}
+	for seed := range uint64(8) {
+		rng := rand.New(rand.NewPCG(seed, 1))
+		var mu sync.Mutex
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			answer := answers[rng.IntN(len(answers))]
+			mu.Unlock()
+			answer(w)
+		}))
+		err := Publish(context.Background(), b, "oci://"+strings.TrimPrefix(srv.URL, "http://")+"/x", Options{Attempts: 2, Backoff: 1}, func(publish.Result) {})
+		srv.Close()
+		if err != nil && !strings.Contains(err.Error(), "oci://127.0.0.1") {
+			t.Errorf("seed %d: %v; want the target named", seed, err)
+		}
+	}
+}
