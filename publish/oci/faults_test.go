@@ -2,6 +2,7 @@ package oci
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/skillpack/skillpack/publish"
 )
@@ -18,10 +21,30 @@ import (
 // request is given up soon.
 var faulty = Options{Attempts: 12, Backoff: time.Millisecond, Timeout: time.Second}
 
-// changeSkill appends a line to one skill's SKILL.md and rebuilds.
-func changeSkill(t *testing.T, skills string, b *publish.Bundle, name, line string) *publish.Bundle {
+// fixture is a registry behind a proxy, to which the examples were
+// published once (as latest).
+type fixture struct {
+	px     *proxy
+	skills string
+	b      *publish.Bundle
+	target string
+	repo   *remote.Repository // straight, not through the proxy
+}
+
+func published(t *testing.T) *fixture {
 	t.Helper()
-	md := filepath.Join(skills, name, "SKILL.md")
+	reg := startRegistry(t)
+	f := &fixture{px: startProxy(t, reg.host), repo: repoOf(t, reg.host, "acme/skills")}
+	f.skills, f.b = newBundle(t)
+	f.target = "oci://" + f.px.host + "/acme/skills"
+	publishTo(t, f.b, f.target, Options{})
+	return f
+}
+
+// change appends a line to one skill's SKILL.md and rebuilds.
+func (f *fixture) change(t *testing.T, name, line string) {
+	t.Helper()
+	md := filepath.Join(f.skills, name, "SKILL.md")
 	data, err := os.ReadFile(md)
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +52,18 @@ func changeSkill(t *testing.T, skills string, b *publish.Bundle, name, line stri
 	if err := os.WriteFile(md, append(data, "\n"+line+"\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return rebuild(t, skills, b.Dir)
+	f.b = rebuild(t, f.skills, f.b.Dir)
+}
+
+// rerun publishes the bundle with no faults and checks that latest is
+// then this bundle's collection, complete.
+func (f *fixture) rerun(t *testing.T, after string) {
+	t.Helper()
+	f.px.setDecide(nil)
+	publishTo(t, f.b, f.target, Options{})
+	if got := complete(t, f.repo, "latest"); got.Annotations[annBundleKey] != string(f.b.Key) {
+		t.Errorf("%s: after a rerun latest is bundle %s, not %s", after, got.Annotations[annBundleKey], f.b.Key)
+	}
 }
 
 // A registry that fails, loses the answer to, or stalls a fifth of the
@@ -37,19 +71,14 @@ func changeSkill(t *testing.T, skills string, b *publish.Bundle, name, line stri
 // release tag names a complete collection (the old one or the new), and
 // a rerun finishes the job.
 func TestFaultsLeaveTheTagComplete(t *testing.T) {
-	reg := startRegistry(t)
-	px := startProxy(t, reg.host)
-	skills, b := newBundle(t)
-	target := "oci://" + px.host + "/acme/skills"
-	repo := repoOf(t, reg.host, "acme/skills")
-	publishTo(t, b, target, Options{})
+	f := published(t)
 
 	for round, seed := range []uint64{1, 2, 3} {
-		b = changeSkill(t, skills, b, "repo-hygiene", "Round "+string(rune('A'+round)))
+		f.change(t, "repo-hygiene", "Round "+string(rune('A'+round)))
 		var mu sync.Mutex
 		rng := rand.New(rand.NewPCG(seed, 0))
 		faults := map[fault]int{}
-		px.setDecide(func(n int, r *http.Request) fault {
+		f.px.setDecide(func(n int, r *http.Request) fault {
 			mu.Lock()
 			defer mu.Unlock()
 			f := pass
@@ -65,62 +94,48 @@ func TestFaultsLeaveTheTagComplete(t *testing.T) {
 			return f
 		})
 		var res results
-		err := Publish(context.Background(), b, target, faulty, res.add)
+		err := Publish(context.Background(), f.b, f.target, faulty, res.add)
 		t.Logf("round %d: faults %v, states %v, err %v", round, faults, res.count(), err)
-		idx := complete(t, repo, "latest")
-		if err == nil && idx.Annotations[annBundleKey] != string(b.Key) {
-			t.Errorf("round %d: the run succeeded but latest is bundle %s, not %s", round, idx.Annotations[annBundleKey], b.Key)
+		idx := complete(t, f.repo, "latest")
+		if err == nil && idx.Annotations[annBundleKey] != string(f.b.Key) {
+			t.Errorf("round %d: the run succeeded but latest is bundle %s, not %s", round, idx.Annotations[annBundleKey], f.b.Key)
 		}
 		if faults[fail]+faults[lose]+faults[stall] == 0 {
 			t.Errorf("round %d: no fault was injected", round)
 		}
-		px.setDecide(nil)
-		publishTo(t, b, target, Options{})
-		if got := complete(t, repo, "latest"); got.Annotations[annBundleKey] != string(b.Key) {
-			t.Errorf("round %d: after the rerun latest is bundle %s, not %s", round, got.Annotations[annBundleKey], b.Key)
-		}
+		f.rerun(t, fmt.Sprintf("round %d", round))
 	}
 }
 
 // A run killed after any number of requests leaves latest naming a
 // complete collection; the next run completes it.
 func TestKilledRunsLeaveTheTagComplete(t *testing.T) {
-	reg := startRegistry(t)
-	px := startProxy(t, reg.host)
-	skills, b := newBundle(t)
-	target := "oci://" + px.host + "/acme/skills"
-	repo := repoOf(t, reg.host, "acme/skills")
-	publishTo(t, b, target, Options{})
+	f := published(t)
 
 	// How many requests a publish of one changed skill makes, to spread
 	// the kills over.
-	b = changeSkill(t, skills, b, "csv-profiler", "Kill 0")
-	px.setDecide(nil)
-	publishTo(t, b, target, Options{})
-	total := len(px.log())
+	f.change(t, "csv-profiler", "Kill 0")
+	f.rerun(t, "a clean run")
+	total := len(f.px.log())
 
 	rng := rand.New(rand.NewPCG(7, 7))
 	for round := 1; round <= 6; round++ {
-		b = changeSkill(t, skills, b, "csv-profiler", "Kill "+string(rune('0'+round)))
+		f.change(t, "csv-profiler", "Kill "+string(rune('0'+round)))
 		at := 1 + rng.IntN(total)
 		ctx, cancel := context.WithCancel(context.Background())
-		px.setDecide(func(n int, r *http.Request) fault {
+		f.px.setDecide(func(n int, r *http.Request) fault {
 			if n >= at {
 				cancel()
 				return fail
 			}
 			return pass
 		})
-		err := Publish(ctx, b, target, Options{}, func(publish.Result) {})
+		err := Publish(ctx, f.b, f.target, Options{}, func(publish.Result) {})
 		cancel()
 		if err == nil && at <= total {
 			t.Logf("round %d: killed at request %d of about %d, yet the run ended well", round, at, total)
 		}
-		complete(t, repo, "latest")
-		px.setDecide(nil)
-		publishTo(t, b, target, Options{})
-		if got := complete(t, repo, "latest"); got.Annotations[annBundleKey] != string(b.Key) {
-			t.Errorf("round %d (killed at %d): after the rerun latest is bundle %s, not %s", round, at, got.Annotations[annBundleKey], b.Key)
-		}
+		complete(t, f.repo, "latest")
+		f.rerun(t, fmt.Sprintf("round %d (killed at request %d)", round, at))
 	}
 }
