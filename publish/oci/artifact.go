@@ -136,20 +136,52 @@ func signatureManifest(subject ocispec.Descriptor, sig blob, title string) manif
 	return manifest{desc: desc, data: data, blobs: []blob{emptyConfig, sig}}
 }
 
+// maxIndexSize is the largest manifest every registry must take: the
+// distribution spec asks registries to accept at least 4 MiB, and some
+// (Docker Hub) accept no more.
+const maxIndexSize = 4 << 20
+
 // collectionIndex is the bundle's artifact: an image index whose
 // manifests are the skills', each annotated with its name and reference
 // as the specification's collections are, so a collection client lists
 // and installs them by name. It must live in the skills' repository: a
 // registry refuses an index whose manifests it does not hold there
-// (distribution answers MANIFEST_BLOB_UNKNOWN).
+// (distribution answers MANIFEST_BLOB_UNKNOWN). The entries carry the
+// skills' descriptions for a client's listing and their references,
+// unless that makes the index larger than every registry takes (a
+// description may be 1,024 characters; 10,000 of them are 10 MB): then
+// the descriptions are left out, and if need be the references too (each
+// is the repository and the entry's digest), and a client reads them
+// from the skills' manifests. About 10,000 skills fit in the smallest.
 func collectionIndex(t Target, name string, bundleKey string, skills []skillRef) manifest {
+	var m manifest
+	for _, full := range []indexDetail{descriptions | refs, refs, 0} {
+		if m = buildIndex(t, name, bundleKey, skills, full); len(m.data) <= maxIndexSize {
+			break
+		}
+	}
+	return m
+}
+
+// indexDetail is what a collection's entries carry beyond the name.
+type indexDetail int
+
+const (
+	descriptions indexDetail = 1 << iota
+	refs
+)
+
+func buildIndex(t Target, name string, bundleKey string, skills []skillRef, detail indexDetail) manifest {
 	entries := make([]ocispec.Descriptor, len(skills))
 	for i, s := range skills {
-		ann := map[string]string{annSkillName: s.name, annSkillRef: t.Ref(string(s.desc.Digest))}
+		ann := map[string]string{annSkillName: s.name}
+		if detail&refs != 0 {
+			ann[annSkillRef] = t.Ref(string(s.desc.Digest))
+		}
 		if s.version != "" {
 			ann[annVersion] = s.version
 		}
-		if s.description != "" {
+		if detail&descriptions != 0 && s.description != "" {
 			ann[annDescription] = s.description
 		}
 		entries[i] = ocispec.Descriptor{

@@ -144,3 +144,27 @@ func TestHostileRegistry(t *testing.T) {
 		}
 	}
 }
+
+// The collection of a large bundle stays within what registries take, by
+// leaving the descriptions out of its entries.
+func TestCollectionIndexSize(t *testing.T) {
+	tg, _ := ParseTarget("oci://ghcr.io/acme/skills")
+	var skills []skillRef
+	for i := range 10000 {
+		skills = append(skills, skillRef{
+			name: fmt.Sprintf("skill-%05d", i), version: "1.0.0", description: strings.Repeat("x", 1024),
+			desc: descriptorOf("application/vnd.oci.image.manifest.v1+json", []byte(fmt.Sprint(i))),
+		})
+	}
+	m := collectionIndex(tg, "skills", "sha256:"+strings.Repeat("0", 64), skills)
+	if len(m.data) > maxIndexSize || strings.Contains(string(m.data), "xxxxxxxx") {
+		t.Errorf("10,000 skills: an index of %d bytes, descriptions in it: %v", len(m.data), strings.Contains(string(m.data), "xxxxxxxx"))
+	}
+	small := collectionIndex(tg, "skills", "sha256:"+strings.Repeat("0", 64), skills[:10])
+	if !strings.Contains(string(small.data), "xxxxxxxx") {
+		t.Error("10 skills: the descriptions were left out")
+	}
+	if !strings.Contains(string(small.data), annSkillRef) {
+		t.Error("10 skills: the references were left out")
+	}
+}
