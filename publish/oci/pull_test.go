@@ -1,0 +1,159 @@
+package oci
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// tree is every file under dir, by slash path, with its bytes.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Pull gives back every skill of a published bundle as DIST's tree has
+// it, or one skill by name or by its version tag; it does not overwrite.
+func TestPull(t *testing.T) {
+	f := published(t)
+	ctx := context.Background()
+	out := t.TempDir()
+	got, err := Pull(ctx, f.target, out, "", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(f.b.Skills) {
+		t.Fatalf("pulled %d skills, the bundle has %d", len(got), len(f.b.Skills))
+	}
+	for _, s := range f.b.Skills {
+		want := tree(t, filepath.Join(f.b.Dir, filepath.FromSlash(layout.SkillDir(s.Name))))
+		have := tree(t, filepath.Join(out, s.Name))
+		if len(want) == 0 || !maps.Equal(want, have) {
+			t.Errorf("skill %s: pulled %d files, DIST has %d, or their bytes differ", s.Name, len(have), len(want))
+		}
+	}
+	if _, err := Pull(ctx, f.target, out, "csv-profiler", Options{}); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Errorf("pulling over a skill: %v", err)
+	}
+
+	one := t.TempDir()
+	if got, err := Pull(ctx, f.target, one, "csv-profiler", Options{}); err != nil || len(got) != 1 || got[0].Name != "csv-profiler" {
+		t.Errorf("one skill by name: %v, %v", got, err)
+	}
+	if _, err := Pull(ctx, f.target, one, "no-such-skill", Options{}); err == nil || !strings.Contains(err.Error(), "no-such-skill") {
+		t.Errorf("a skill the collection does not list: %v", err)
+	}
+	for _, s := range f.b.Skills {
+		if tag, ok := VersionTag(s.Name, s.Version); ok {
+			got, err := Pull(ctx, "oci://"+f.px.host+"/acme/skills:"+tag, t.TempDir(), "", Options{})
+			if err != nil || len(got) != 1 || got[0].Name != s.Name {
+				t.Errorf("by its tag %s: %v, %v", tag, got, err)
+			}
+		}
+	}
+}
+
+// An archive that would write outside its folder, a link, or no SKILL.md
+// is refused, and nothing is left in the folder.
+func TestPullRefusesHostileArchives(t *testing.T) {
+	f := published(t)
+	ctx := context.Background()
+	for name, entries := range map[string][]tar.Header{
+		"dotdot":   {{Name: "SKILL.md", Typeflag: tar.TypeReg}, {Name: "../escape", Typeflag: tar.TypeReg}},
+		"absolute": {{Name: "SKILL.md", Typeflag: tar.TypeReg}, {Name: "/etc/x", Typeflag: tar.TypeReg}},
+		"symlink":  {{Name: "SKILL.md", Typeflag: tar.TypeReg}, {Name: "link", Typeflag: tar.TypeSymlink, Linkname: "/etc/passwd"}},
+		"twice":    {{Name: "SKILL.md", Typeflag: tar.TypeReg}, {Name: "SKILL.md", Typeflag: tar.TypeReg}},
+		"no-entry": {{Name: "README.md", Typeflag: tar.TypeReg}},
+		"file-dir": {{Name: "SKILL.md", Typeflag: tar.TypeReg}, {Name: "a", Typeflag: tar.TypeReg}, {Name: "a/b", Typeflag: tar.TypeReg}},
+	} {
+		archive := tarGz(t, entries)
+		tag := pushSkill(t, f, "evil-"+name, archive)
+		out := t.TempDir()
+		_, err := Pull(ctx, "oci://"+f.px.host+"/acme/skills:"+tag, out, "", Options{})
+		if err == nil {
+			t.Errorf("%s: pulled", name)
+		}
+		if left, _ := os.ReadDir(out); len(left) > 0 {
+			t.Errorf("%s: left %v in the folder", name, left)
+		}
+		if _, err := os.Lstat(filepath.Join(filepath.Dir(out), "escape")); err == nil {
+			t.Errorf("%s: wrote outside the folder", name)
+		}
+	}
+}
+
+func tarGz(t *testing.T, entries []tar.Header) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	for _, h := range entries {
+		body := "x"
+		if h.Typeflag != tar.TypeReg {
+			body = ""
+		}
+		h.Size, h.Mode = int64(len(body)), 0o644
+		if err := tw.WriteHeader(&h); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write([]byte(body))
+	}
+	tw.Close()
+	zw.Close()
+	return buf.Bytes()
+}
+
+// pushSkill pushes a hand-made skill artifact and tags it; it returns
+// the tag.
+func pushSkill(t *testing.T, f *fixture, name string, archive []byte) string {
+	t.Helper()
+	ctx := context.Background()
+	layer := descriptorOf(MediaTypeSkillContent, archive)
+	cfg := []byte(`{}`)
+	config := descriptorOf(MediaTypeSkillConfig, cfg)
+	m := ocispec.Manifest{
+		Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest,
+		ArtifactType: ArtifactTypeSkill, Config: config, Layers: []ocispec.Descriptor{layer},
+		Annotations: map[string]string{annSkillName: name},
+	}
+	data, _ := json.Marshal(m)
+	for _, b := range []struct {
+		d    ocispec.Descriptor
+		data []byte
+	}{{layer, archive}, {config, cfg}} {
+		if err := f.repo.Blobs().Push(ctx, b.d, bytes.NewReader(b.data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tag := name + "-1.0"
+	if err := f.repo.Manifests().PushReference(ctx, descriptorOf(ocispec.MediaTypeImageManifest, data), bytes.NewReader(data), tag); err != nil {
+		t.Fatal(err)
+	}
+	return tag
+}
