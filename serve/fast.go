@@ -204,17 +204,19 @@ func (l *fastListener) serve(c net.Conn) {
 		if req.head {
 			size = 0
 		}
-		c.SetWriteDeadline(writeDeadline(began, s.opts.WriteTimeout, int64(len(out))+size))
+		if s.onFast != nil {
+			s.onFast() // before the write, so that a client that has the answer finds it counted
+		}
 		if held != nil {
-			err = sendFile(c, out, f.fh, size)
+			err = sendFile(c, out, f.fh, size, s.opts.WriteTimeout)
 			held.release()
 		} else {
+			// A file held in memory is at most a piece (limits.small), so
+			// one deadline paces it as sendFile paces each piece.
+			c.SetWriteDeadline(writeDeadline(began, s.opts.WriteTimeout, int64(len(out))+size))
 			vec = [2][]byte{out, f.data[:size]}
 			bufs = vec[:]
 			_, err = bufs.WriteTo(c)
-		}
-		if s.onFast != nil {
-			s.onFast()
 		}
 		if s.opts.LogRequests {
 			s.opts.Log.LogAttrs(context.Background(), slog.LevelInfo, "request",

@@ -120,7 +120,7 @@ type Server struct {
 	mu     sync.Mutex // serializes Swap
 	reload sync.Mutex // serializes Reload
 	tokens atomic.Pointer[[][sha256.Size]byte]
-	onFast func() // called after each response of the fast path; for tests
+	onFast func() // called for each response of the fast path, before it is written; for tests
 	pages  pages  // the catalog with this server's address in it
 }
 
