@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -103,7 +104,7 @@ func TestConditionalAndRange(t *testing.T) {
 // MCP's ttlMs follows the index lifetime.
 func TestCacheSetting(t *testing.T) {
 	dist := pristine(t)
-	base, _ := start(t, dist, Options{Cache: &layout.Cache{Index: 42 * time.Second, Files: 0}})
+	base, s := start(t, dist, Options{Cache: &layout.Cache{Index: 42 * time.Second, Files: 0}})
 	for p, want := range map[string]string{
 		layout.V2Index:                  "public, max-age=42, must-revalidate",
 		skillMD:                         "public, no-cache",
@@ -114,11 +115,20 @@ func TestCacheSetting(t *testing.T) {
 			t.Errorf("%s: Cache-Control %q, want %q", p, resp.Header.Get("Cache-Control"), want)
 		}
 	}
-	res, err := mcp.CallCustomMethod[*ListSkillsParams, *ListSkillsResult](ctx(t), connectHTTP(t, base, ""), MethodListSkills, &ListSkillsParams{})
-	if err != nil || res.TTLMs != 42000 {
-		t.Errorf("skills/list: ttlMs %v (%v), want 42000", res, err)
+	send, _, end := rawStdio(t, s)
+	defer end()
+	m := send(`{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{` + newProtocolMeta + `}}`)
+	if res, _ := m["result"].(map[string]any); res == nil || res["ttlMs"] != 42000.0 {
+		t.Errorf("skills/list: %v, want ttlMs 42000", m)
 	}
 }
+
+// newProtocolMeta is the _meta field of a request of protocol 2026-07-28
+// (SEP-2575), which names its version in every request.
+var newProtocolMeta = func() string {
+	m, _ := json.Marshal(map[string]any{mcp.MetaKeyProtocolVersion: "2026-07-28", mcp.MetaKeyClientCapabilities: map[string]any{}})
+	return `"_meta":` + string(m)
+}()
 
 // TestAuthToken serves with tokens: files and MCP need one, the wrong one
 // or none gets 401 with a challenge, a preflight needs none, and tokens
@@ -304,5 +314,59 @@ func TestSlowReader(t *testing.T) {
 	}
 	if resp, _ := get(t, base+"/"+layout.V2Index); resp.StatusCode != 200 {
 		t.Errorf("after a slow reader: %d", resp.StatusCode)
+	}
+}
+
+// ttlMs and cacheScope are in every result of a request whose protocol
+// version has them (2026-07-28, named in the request's _meta), and in no
+// result of a session opened with initialize at 2025-11-25.
+func TestCacheHintsGate(t *testing.T) {
+	calls := []struct{ method, params, field string }{
+		{MethodListSkills, `{}`, "skills"},
+		{MethodGetSkill, `{"uri":"skill://commit-messages/SKILL.md"}`, "skill"},
+		{MethodReadDirectory, `{"uri":"skill://commit-messages"}`, "resources"},
+		{"resources/list", `{}`, "resources"},
+		{"resources/read", `{"uri":"skill://commit-messages/SKILL.md"}`, "contents"},
+	}
+	for _, c := range []struct {
+		name  string
+		hints bool
+	}{{"2025-11-25", false}, {"2026-07-28", true}} {
+		t.Run(c.name, func(t *testing.T) {
+			s := New(open(t, pristine(t)), Options{})
+			send, notify, end := rawStdio(t, s)
+			defer end()
+			meta := ""
+			if c.hints {
+				meta = newProtocolMeta
+			} else {
+				if m := send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + c.name + `","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`); m["result"] == nil {
+					t.Fatalf("initialize: %v", m)
+				}
+				notify(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			}
+			for i, call := range calls {
+				params := call.params
+				switch {
+				case meta != "" && params == "{}":
+					params = "{" + meta + "}"
+				case meta != "":
+					params = "{" + meta + "," + params[1:]
+				}
+				m := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, i+1, call.method, params))
+				res, ok := m["result"].(map[string]any)
+				if !ok {
+					t.Fatalf("%s: no result: %v", call.method, m)
+				}
+				_, ttl := res["ttlMs"]
+				_, scope := res["cacheScope"]
+				if ttl != c.hints || scope != c.hints {
+					t.Errorf("%s: ttlMs present %v, cacheScope present %v; want %v", call.method, ttl, scope, c.hints)
+				}
+				if res[call.field] == nil {
+					t.Errorf("%s: the result lost its %s: %v", call.method, call.field, res)
+				}
+			}
+		})
 	}
 }

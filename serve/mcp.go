@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -108,12 +109,20 @@ func (s *Server) newMCP() *mcp.Server {
 	// the bundle serves: the SDK's own lookup answers an unknown URI with
 	// an error that is not valid JSON when the URI holds a control
 	// character, which ends the session.
+	//
+	// Every result loses ttlMs and cacheScope unless the request's protocol
+	// version has them (cacheHints), which the SDK does not ask.
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 			if r, ok := req.(*mcp.ReadResourceRequest); ok && method == "resources/read" && r.Params != nil {
-				return s.read(ctx, r)
+				res, err = s.read(ctx, r)
+			} else {
+				res, err = next(ctx, method, req)
 			}
-			return next(ctx, method, req)
+			if _, ok := res.(mcp.CacheableResult); ok && err == nil && !cacheHints(req) {
+				return uncached{res}, nil
+			}
+			return res, err
 		}
 	})
 	// Registration fails only for a standard method's name, which these
@@ -122,6 +131,46 @@ func (s *Server) newMCP() *mcp.Server {
 	must(mcp.AddReceivingCustomMethod(srv, MethodGetSkill, s.getSkill))
 	must(mcp.AddReceivingCustomMethod(srv, MethodReadDirectory, s.readDirectory))
 	return srv
+}
+
+// cacheHints reports whether a request's protocol version has the results'
+// ttlMs and cacheScope: SEP-2640 gives them to 2026-07-28 and later, under
+// which every request names its version in _meta (SEP-2575). A session
+// opened with initialize has an earlier version, whatever the client
+// asked for (the SDK negotiates 2025-11-25 at most there).
+func cacheHints(req mcp.Request) bool {
+	p := req.GetParams()
+	if p == nil {
+		return false
+	}
+	if v := reflect.ValueOf(p); v.Kind() == reflect.Pointer && v.IsNil() {
+		return false // no params, so no _meta; GetMeta would dereference nil
+	}
+	v, _ := p.GetMeta()[mcp.MetaKeyProtocolVersion].(string)
+	return v >= cacheHintsSince
+}
+
+// cacheHintsSince is the first protocol version with ttlMs and cacheScope.
+// Versions are dates, so they compare as strings.
+const cacheHintsSince = "2026-07-28"
+
+// uncached is a result without ttlMs and cacheScope, for a client whose
+// protocol version has neither. The SDK's results always carry both (its
+// Cacheable has no omitempty), so they are taken out of the JSON.
+type uncached struct{ mcp.Result }
+
+func (u uncached) MarshalJSON() ([]byte, error) {
+	data, err := json.Marshal(u.Result)
+	if err != nil {
+		return nil, err
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return nil, err
+	}
+	delete(fields, "ttlMs")
+	delete(fields, "cacheScope")
+	return json.Marshal(fields)
 }
 
 func must(err error) {

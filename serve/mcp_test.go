@@ -129,6 +129,17 @@ func checkMCP(t *testing.T, cs *mcp.ClientSession, dist string) {
 		t.Errorf("capabilities.experimental = %v; the extension belongs under extensions only", caps.Experimental)
 	}
 
+	// ttlMs and cacheScope come only with protocol 2026-07-28 and later
+	// (TestCacheHintsGate); the SDK's client negotiates an earlier one with
+	// this server, over either transport, but may not always.
+	hints := cs.InitializeResult().ProtocolVersion >= cacheHintsSince
+	cacheable := func(c mcp.Cacheable) bool {
+		if hints {
+			return c.TTLMs > 0 && c.CacheScope == "public"
+		}
+		return c == mcp.Cacheable{}
+	}
+
 	// skills/list, page by page, equals mcp/skills.json.
 	var want []any
 	readJSON(t, dist, layout.MCPSkills, &want)
@@ -140,7 +151,7 @@ func checkMCP(t *testing.T, cs *mcp.ClientSession, dist string) {
 			t.Fatalf("skills/list page %d: %v", pages+1, err)
 		}
 		pages++
-		if res.ResultType != "complete" || res.TTLMs <= 0 || res.CacheScope != "public" {
+		if res.ResultType != "complete" || !cacheable(res.Cacheable) {
 			t.Errorf("skills/list page %d: resultType %q, ttlMs %d, cacheScope %q", pages, res.ResultType, res.TTLMs, res.CacheScope)
 		}
 		if len(res.Skills) > pageSize {
@@ -172,7 +183,7 @@ func checkMCP(t *testing.T, cs *mcp.ClientSession, dist string) {
 		}
 		var g any
 		json.Unmarshal(res.Skill, &g)
-		if !reflect.DeepEqual(g, w) || res.ResultType != "complete" || res.TTLMs <= 0 || res.CacheScope != "public" {
+		if !reflect.DeepEqual(g, w) || res.ResultType != "complete" || !cacheable(res.Cacheable) {
 			t.Errorf("skills/get %s: %+v", uri, res)
 		}
 	}
@@ -232,7 +243,7 @@ func checkMCP(t *testing.T, cs *mcp.ClientSession, dist string) {
 			if err != nil {
 				return nil, err
 			}
-			if res.ResultType != "complete" || res.TTLMs <= 0 || res.CacheScope != "public" || len(res.Resources) > pageSize {
+			if res.ResultType != "complete" || !cacheable(res.Cacheable) || len(res.Resources) > pageSize {
 				t.Errorf("directory read %s: %+v", uri, res)
 			}
 			for _, r := range res.Resources {
