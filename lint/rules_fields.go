@@ -140,6 +140,23 @@ var fieldRules = []*Rule{
 		Check: checkMetadataScalars,
 	},
 	{
+		ID:       "version-semver",
+		Title:    "A skill's version is a semantic version",
+		Category: CatSpec,
+		Severity: Warning,
+		Explain: "metadata.version (or version, under a profile that allows Claude Code's keys) names a " +
+			"release of the skill. Registries pin skills by it, and skillpack orders releases by it " +
+			"(build --previous refuses a version that went backwards), as Semantic Versioning 2.0.0: " +
+			"MAJOR.MINOR.PATCH, with an optional -pre-release and +build, no leading v and no leading " +
+			"zeros. 1.0 or v2 cannot be ordered against other versions. Write all three numbers, quoted.",
+		Bad:  "metadata:\n  version: \"1.0\"",
+		Good: "metadata:\n  version: \"1.0.0\"",
+		// version: 1.0 unquoted is a number as well as no version: the fix
+		// of this rule (a quoted "1.0.0") is the fix of both.
+		Supersedes: []string{"metadata-scalar"},
+		Check:      checkVersion,
+	},
+	{
 		ID:       "installed-metadata",
 		Title:    "metadata has no install records of another repository",
 		Category: CatContent,
@@ -534,6 +551,34 @@ func checkMetadataScalars(p *Pass) {
 
 // scalarReading says what YAML readers make of an unquoted scalar that is
 // not a string, for metadata-scalar's message.
+// checkVersion checks metadata.version, and the top-level version where
+// the profile knows the key (elsewhere unknown-key reports it).
+func checkVersion(p *Pass) {
+	if m := metadataMap(p); m != nil {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == "version" {
+				checkVersionNode(p, "metadata.version", m.Content[i+1])
+			}
+		}
+	}
+	if p.Doc != nil && p.Doc.Front != nil && p.Profile.KnownKey("version") {
+		if _, v := p.Doc.Lookup("version"); v != nil {
+			checkVersionNode(p, "version", v)
+		}
+	}
+}
+
+func checkVersionNode(p *Pass, key string, v *yaml.Node) {
+	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || skill.ValidVersion(v.Value) {
+		return // not text: metadata-format's and metadata-scalar's to report
+	}
+	fix := "write MAJOR.MINOR.PATCH, such as \"1.0.0\""
+	if s := skill.SuggestVersion(v.Value); s != "" {
+		fix = fmt.Sprintf("write %q", s)
+	}
+	p.ReportNode(v, fix, "%s %q is not a semantic version (SemVer 2.0.0)", key, v.Value)
+}
+
 func scalarReading(v *yaml.Node) string {
 	if how := ambiguous(v.Value, v.ShortTag()); how != "" {
 		if v.ShortTag() == "!!timestamp" {

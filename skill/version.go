@@ -1,0 +1,119 @@
+package skill
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// A skill's version is the text of metadata.version in its frontmatter
+// (or of a top-level version, which Claude Code reads), and is compared
+// with others as a Semantic Versioning 2.0.0 version: releases are told
+// apart and ordered by it (build --previous), and registries that pin a
+// skill pin it by version. So a version must be exactly SemVer: no
+// leading "v", no leading zeros, three numbers.
+
+// semverPattern is the expression semver.org gives for SemVer 2.0.0.
+var semverPattern = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
+	`(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?` +
+	`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+
+// ValidVersion reports whether v is a SemVer 2.0.0 version.
+func ValidVersion(v string) bool { return semverPattern.MatchString(v) }
+
+// CompareVersions orders two valid versions by SemVer precedence: -1 if a
+// comes before b, +1 after, 0 if they are the same release (build
+// metadata, after "+", does not count).
+func CompareVersions(a, b string) int {
+	pa, pb := semverPattern.FindStringSubmatch(a), semverPattern.FindStringSubmatch(b)
+	if pa == nil || pb == nil {
+		return strings.Compare(a, b) // not versions: any fixed order will do
+	}
+	for i := 1; i <= 3; i++ {
+		if c := compareNumbers(pa[i], pb[i]); c != 0 {
+			return c
+		}
+	}
+	// A pre-release comes before its release; otherwise the dot-separated
+	// identifiers are compared in turn, numbers below words.
+	switch {
+	case pa[4] == pb[4]:
+		return 0
+	case pa[4] == "":
+		return 1
+	case pb[4] == "":
+		return -1
+	}
+	ia, ib := strings.Split(pa[4], "."), strings.Split(pb[4], ".")
+	for i := 0; i < len(ia) && i < len(ib); i++ {
+		na, nb := numeric(ia[i]), numeric(ib[i])
+		var c int
+		switch {
+		case na && nb:
+			c = compareNumbers(ia[i], ib[i])
+		case na:
+			c = -1
+		case nb:
+			c = 1
+		default:
+			c = strings.Compare(ia[i], ib[i])
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return compareInts(len(ia), len(ib))
+}
+
+// compareNumbers compares two decimal numbers without leading zeros, of
+// any length.
+func compareNumbers(a, b string) int {
+	if c := compareInts(len(a), len(b)); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+func compareInts(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// numeric reports whether a pre-release identifier is a number (of any
+// length, so not through ParseUint).
+func numeric(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
+
+// SuggestVersion returns the SemVer version a near miss stands for: a
+// leading "v" dropped, missing minor and patch numbers added as zeros,
+// leading zeros removed ("v1.2" is "1.2.0"). It returns "" when v is no
+// near miss.
+func SuggestVersion(v string) string {
+	s := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(v), "v"), "V")
+	core, rest := s, ""
+	if i := strings.IndexAny(s, "-+"); i >= 0 {
+		core, rest = s[:i], s[i:]
+	}
+	parts := strings.Split(core, ".")
+	if len(parts) > 3 {
+		return ""
+	}
+	for len(parts) < 3 {
+		parts = append(parts, "0")
+	}
+	for i, p := range parts {
+		n, err := strconv.ParseUint(p, 10, 64)
+		if err != nil {
+			return ""
+		}
+		parts[i] = strconv.FormatUint(n, 10)
+	}
+	if s := strings.Join(parts, ".") + rest; ValidVersion(s) && s != v {
+		return s
+	}
+	return ""
+}
