@@ -2,12 +2,16 @@ package oci
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"time"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/errcode"
 
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/layout"
@@ -88,9 +92,20 @@ func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, r
 		Progress:  o.Progress,
 	}
 	if err := runner.Run(ctx, objects, do); err != nil {
-		return fmt.Errorf("publish to %s: %w", t, err)
+		return fmt.Errorf("publish to %s: %w%s", t, err, loginHint(t, err))
 	}
 	return nil
+}
+
+// loginHint says how to log in when the registry refused the run's
+// credentials, or wanted some.
+func loginHint(t Target, err error) string {
+	var resp *errcode.ErrorResponse
+	refused := errors.As(err, &resp) && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden)
+	if !refused && !errors.Is(err, auth.ErrBasicCredentialNotFound) {
+		return ""
+	}
+	return fmt.Sprintf(" (log in with docker login %s or oras login %s, or pass --username and --password-stdin; a token needs the right to push to %s)", t.Registry, t.Registry, t.Repository)
 }
 
 // sourcesOf reads what the plan needs of the bundle's skills.

@@ -23,7 +23,11 @@ type testRegistry struct {
 
 // startRegistry runs a registry for the test, stopped when it ends. It
 // skips (or fails under SKILLPACK_REQUIRE_TOOLS=1) without the program.
-func startRegistry(t *testing.T) *testRegistry {
+func startRegistry(t *testing.T) *testRegistry { return startRegistryWith(t, "") }
+
+// startRegistryWith runs a registry whose configuration ends with extra
+// (an auth section).
+func startRegistryWith(t *testing.T, extra string) *testRegistry {
 	t.Helper()
 	bin := testtool.Need(t, "docker-registry")
 	dir := t.TempDir()
@@ -46,7 +50,7 @@ storage:
     enabled: true
 http:
   addr: %s
-`, r.storage, r.host)
+%s`, r.storage, r.host, extra)
 		if err := os.WriteFile(config, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +90,8 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-// waitReady waits until the registry answers /v2/, or it exits.
+// waitReady waits until the registry answers /v2/ (200, or 401 when it
+// wants a login), or it exits.
 func waitReady(host string, exited chan error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -94,7 +99,7 @@ func waitReady(host string, exited chan error) error {
 		resp, err := http.Get("http://" + host + "/v2/")
 		if err == nil {
 			resp.Body.Close()
-			if resp.StatusCode == 200 {
+			if resp.StatusCode == 200 || resp.StatusCode == 401 {
 				return nil
 			}
 		}

@@ -1,0 +1,57 @@
+package oci
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/skillpack/skillpack/publish"
+)
+
+// A registry that wants a login gets one from --username/--password, or
+// from the Docker config (as docker login and oras login write it);
+// without one, or with a wrong one, the run stops with a message that
+// says how to log in.
+func TestAuth(t *testing.T) {
+	hash, err := bcrypt.GenerateFromPassword([]byte("s3cret"), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	htpasswd := filepath.Join(t.TempDir(), "htpasswd")
+	if err := os.WriteFile(htpasswd, []byte("ci:"+string(hash)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	reg := startRegistryWith(t, fmt.Sprintf("auth:\n  htpasswd:\n    realm: test\n    path: %s\n", htpasswd))
+	_, b := newBundle(t)
+	target := "oci://" + reg.host + "/acme/skills"
+	// No Docker config unless a case writes one.
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+
+	for _, o := range []Options{{}, {Username: "ci", Password: "wrong"}} {
+		err := Publish(context.Background(), b, target, o, func(publish.Result) {})
+		if err == nil || !strings.Contains(err.Error(), "docker login "+reg.host) || !strings.Contains(err.Error(), "--password-stdin") {
+			t.Errorf("user %q: %v; want the way to log in", o.Username, err)
+		}
+	}
+	if err := Publish(context.Background(), b, target, Options{Username: "ci"}, func(publish.Result) {}); err == nil || !strings.Contains(err.Error(), "password") {
+		t.Errorf("a username without a password: %v", err)
+	}
+	publishTo(t, b, target, Options{Username: "ci", Password: "s3cret"})
+
+	config := t.TempDir()
+	auth := base64.StdEncoding.EncodeToString([]byte("ci:s3cret"))
+	if err := os.WriteFile(filepath.Join(config, "config.json"), []byte(`{"auths":{"`+reg.host+`":{"auth":"`+auth+`"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DOCKER_CONFIG", config)
+	res := publishTo(t, b, target, Options{})
+	if n := res.count(); n[publish.Present] != len(res.all) {
+		t.Errorf("with the Docker config's login: %v", n)
+	}
+}
