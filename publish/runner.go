@@ -177,6 +177,14 @@ func (r *Runner) stage(ctx context.Context, objects []Object, do Do, p *progress
 	return err
 }
 
+// Call runs fn, one request that is not an object's (a listing, a
+// read of a document), with the retries, backoff and timeout of the
+// objects' requests.
+func (r *Runner) Call(ctx context.Context, fn func(ctx context.Context) error) error {
+	_, _, err := r.try(ctx, Object{}, func(ctx context.Context, _ Object) (State, error) { return "", fn(ctx) })
+	return err
+}
+
 // try runs do until it succeeds, fails for good, or runs out of attempts.
 func (r *Runner) try(ctx context.Context, o Object, do Do) (State, int, error) {
 	attempts := cmp.Or(r.Attempts, DefaultAttempts)

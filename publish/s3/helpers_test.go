@@ -1,0 +1,420 @@
+package s3
+
+import (
+	"context"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/publish"
+)
+
+const (
+	testBucket = "skills"
+	testKey    = "AKIDSKILLPACKTEST"
+	testSecret = "skillpack-test-secret-key"
+)
+
+// server is an S3 server behind a proxy the test controls: it records
+// the PUTs the server answered with success, in the order it saw them,
+// and injects faults.
+type server struct {
+	t     testing.TB
+	url   string // the proxy's
+	proxy *proxy
+	// checksums tells that the server keeps x-amz-checksum-sha256, and
+	// cacheControl that it keeps Cache-Control (gofakes3 keeps neither).
+	checksums, cacheControl bool
+}
+
+// fakeServer is gofakes3 in process, on 127.0.0.1, with the bucket made.
+func fakeServer(t testing.TB) *server {
+	t.Helper()
+	mem := s3mem.New()
+	if err := mem.CreateBucket(testBucket); err != nil {
+		t.Fatal(err)
+	}
+	faker := gofakes3.New(mem, gofakes3.WithLogger(gofakes3.DiscardLog()))
+	return newServer(t, faker.Server())
+}
+
+func newServer(t testing.TB, next http.Handler) *server {
+	p := &proxy{next: next}
+	ts := httptest.NewServer(p)
+	t.Cleanup(ts.Close)
+	return &server{t: t, url: ts.URL, proxy: p}
+}
+
+func (s *server) options() Options {
+	return Options{
+		Endpoint: s.url, AccessKey: testKey, SecretKey: testSecret, Region: "us-east-1",
+		Getenv: func(string) string { return "" },
+		// Retries cost no time worth waiting for in a test.
+		Backoff: time.Millisecond,
+	}
+}
+
+func (s *server) target(prefix string) string { return "s3://" + testBucket + "/" + prefix }
+
+// client is a plain minio-go client of the server itself, past the proxy,
+// for the test to look at what is stored.
+func (s *server) client() *minio.Client {
+	s.t.Helper()
+	host := strings.TrimPrefix(s.url, "http://")
+	c, err := minio.New(host, &minio.Options{Creds: credentials.NewStaticV4(testKey, testSecret, ""), Region: "us-east-1"})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return c
+}
+
+// stored is one object as the server keeps it.
+type stored struct {
+	data   []byte
+	info   minio.ObjectInfo
+	digest layout.Digest
+}
+
+// objects is everything under the prefix, by bundle path. The proxy lets
+// the test's own requests through untouched.
+func (s *server) objects(prefix string) map[string]stored {
+	s.t.Helper()
+	s.proxy.pause()
+	defer s.proxy.resume()
+	c := s.client()
+	ctx := context.Background()
+	out := map[string]stored{}
+	for o := range c.ListObjects(ctx, testBucket, minio.ListObjectsOptions{Prefix: prefix + "/", Recursive: true}) {
+		if o.Err != nil {
+			s.t.Fatal(o.Err)
+		}
+		obj, err := c.GetObject(ctx, testBucket, o.Key, minio.GetObjectOptions{})
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		data, err := io.ReadAll(obj)
+		obj.Close()
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		info, err := c.StatObject(ctx, testBucket, o.Key, minio.StatObjectOptions{Checksum: true})
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		out[strings.TrimPrefix(o.Key, prefix+"/")] = stored{data: data, info: info, digest: layout.DigestOf(data)}
+	}
+	return out
+}
+
+// put stores a file the test makes, as another tool would.
+func (s *server) put(key string, data string) {
+	s.t.Helper()
+	s.proxy.pause()
+	defer s.proxy.resume()
+	if _, err := s.client().PutObject(context.Background(), testBucket, key, strings.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// fault is what the proxy does to a request instead of passing it on.
+type fault int
+
+const (
+	pass      fault = iota
+	fail500         // an InternalError before the server sees it
+	slowDown        // 503 SlowDown
+	throttle        // 429
+	failAfter       // the server does it, the client hears 500
+	stall           // no answer until the client gives up
+	cut             // the connection closes with no answer
+	faultKinds
+)
+
+// proxy passes requests to the server, logging the PUTs it answered with
+// success, and injects the faults choose picks.
+type proxy struct {
+	next http.Handler
+
+	mu     sync.Mutex
+	puts   []string // the paths of successful PUTs, in order
+	dels   []string
+	choose func(r *http.Request) fault // nil: pass everything
+	paused int                         // the test's own requests: no faults, no log
+	seen   int                         // requests from publish
+	onSeen func(n int)                 // called with each request's number
+}
+
+func (p *proxy) pause()  { p.mu.Lock(); p.paused++; p.mu.Unlock() }
+func (p *proxy) resume() { p.mu.Lock(); p.paused--; p.mu.Unlock() }
+
+// log is the paths under prefix that were PUT and DELETEd since the
+// last call, in the order the server saw them.
+func (p *proxy) log(prefix string) (puts, dels []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, k := range p.puts {
+		puts = append(puts, strings.TrimPrefix(k, prefix+"/"))
+	}
+	for _, k := range p.dels {
+		dels = append(dels, strings.TrimPrefix(k, prefix+"/"))
+	}
+	p.puts, p.dels = nil, nil
+	return puts, dels
+}
+
+func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	p.mu.Lock()
+	f, paused := pass, p.paused > 0
+	if !paused {
+		p.seen++
+		if p.onSeen != nil {
+			p.onSeen(p.seen)
+		}
+		if p.choose != nil {
+			f = p.choose(r)
+		}
+	}
+	p.mu.Unlock()
+	switch f {
+	case fail500:
+		s3Error(w, 500, "InternalError")
+		return
+	case slowDown:
+		s3Error(w, 503, "SlowDown")
+		return
+	case throttle:
+		s3Error(w, 429, "TooManyRequests")
+		return
+	case stall:
+		io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+		return
+	case cut:
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+				return
+			}
+		}
+	}
+	rec := &status{ResponseWriter: w, code: 200}
+	if f == failAfter {
+		rec.ResponseWriter = httptest.NewRecorder()
+	}
+	p.next.ServeHTTP(rec, r)
+	if f == failAfter {
+		s3Error(w, 500, "InternalError")
+	}
+	if !paused && rec.code < 300 {
+		key := strings.TrimPrefix(r.URL.Path, "/"+testBucket+"/")
+		p.mu.Lock()
+		switch {
+		case r.Method == http.MethodPut:
+			p.puts = append(p.puts, key)
+		case r.Method == http.MethodDelete:
+			p.dels = append(p.dels, key)
+		}
+		p.mu.Unlock()
+	}
+}
+
+func s3Error(w http.ResponseWriter, code int, s3code string) {
+	w.Header().Set("Content-Type", "application/xml")
+	w.WriteHeader(code)
+	io.WriteString(w, `<?xml version="1.0" encoding="UTF-8"?><Error><Code>`+s3code+`</Code><Message>injected by the test</Message></Error>`)
+}
+
+type status struct {
+	http.ResponseWriter
+	code int
+}
+
+func (s *status) WriteHeader(code int) { s.code = code; s.ResponseWriter.WriteHeader(code) }
+
+// faults makes the proxy inject a fault into a fraction of publish's
+// requests, picked at random from kinds, reproducibly for a seed.
+func (p *proxy) faults(seed uint64, fraction float64, kinds ...fault) {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.choose = func(*http.Request) fault {
+		if rng.Float64() >= fraction {
+			return pass
+		}
+		return kinds[rng.IntN(len(kinds))]
+	}
+}
+
+func (p *proxy) noFaults() {
+	p.mu.Lock()
+	p.choose, p.onSeen = nil, nil
+	p.mu.Unlock()
+}
+
+// tree copies the examples into a temporary folder, to build and change.
+func tree(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "skills")
+	if err := os.CopyFS(dir, os.DirFS("../../examples")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// bundle builds skills into dist and opens it.
+func bundle(t testing.TB, skills, dist string) *publish.Bundle {
+	t.Helper()
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := publish.Open(dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// change edits one file of one skill (csv-profiler), a change lint
+// accepts, so that the skill's files and archives change.
+func change(t testing.TB, skills string, n int) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(skills, "csv-profiler", "references", "REFERENCE.md"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString("\nRevision " + strings.Repeat("i", n) + ".\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// results collects the Results of a run.
+type results struct {
+	mu   sync.Mutex
+	list []publish.Result
+}
+
+func (r *results) add(res publish.Result) { r.mu.Lock(); r.list = append(r.list, res); r.mu.Unlock() }
+
+// paths are the paths of the results in a state, sorted.
+func (r *results) paths(s publish.State) []string {
+	var out []string
+	for _, res := range r.list {
+		if res.State == s {
+			out = append(out, res.Object.Path)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// consistent checks what a reader may rely on at any moment: every file
+// the published documents name is there, and every archive they name has
+// the bytes of its digest. A skill's own files at their fixed paths may
+// hold the next release's bytes while a run is stopped between its files
+// and its indexes (see package publish); complete says that no run is
+// stopped, and then every file must have its digest too.
+func consistent(t testing.TB, got map[string]stored, complete bool) {
+	t.Helper()
+	want := map[string]layout.Digest{}
+	if data, ok := got[layout.MCPResources]; ok {
+		list, err := layout.DecodeResources(data.data)
+		if err != nil {
+			t.Fatalf("published %s: %v", layout.MCPResources, err)
+		}
+		for _, r := range list {
+			want[r.Path] = r.Digest
+		}
+	}
+	if data, ok := got[layout.V2Index]; ok {
+		idx, err := layout.DecodeIndexV2(data.data)
+		if err != nil {
+			t.Fatalf("published %s: %v", layout.V2Index, err)
+		}
+		for _, e := range idx.Skills {
+			p, ok := layout.ParseIndexURL(e.URL)
+			if !ok {
+				t.Fatalf("index url %q", e.URL)
+			}
+			want[p.String()] = e.Digest
+		}
+	}
+	if data, ok := got[layout.Checksums]; ok {
+		sums, err := layout.ParseChecksums(data.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range sums {
+			want[s.Path] = s.Digest
+		}
+	}
+	if data, ok := got[layout.V1Index]; ok {
+		idx, err := layout.DecodeIndexV1(data.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range idx.Skills {
+			for _, f := range e.Files {
+				if _, ok := got[layout.LegacyFile(e.Name, f)]; !ok {
+					t.Errorf("%s names %s, which is not published", layout.V1Index, layout.LegacyFile(e.Name, f))
+				}
+			}
+		}
+	}
+	for p, d := range want {
+		o, ok := got[p]
+		pp, _ := layout.ParsePath(p)
+		switch {
+		case !ok:
+			t.Errorf("the published documents name %s, which is not published", p)
+		case o.digest != d && (complete || pp.Kind == layout.KindArchive):
+			t.Errorf("the published documents give %s the digest %s; it holds %s", p, d, o.digest)
+		}
+	}
+}
+
+// matches checks that everything of b is stored with its bytes and
+// headers, and its digest as the server keeps it.
+func matches(t testing.TB, s *server, got map[string]stored, b *publish.Bundle) {
+	t.Helper()
+	for _, o := range b.Objects {
+		st, ok := got[o.Path]
+		if !ok {
+			t.Errorf("%s is not published", o.Path)
+			continue
+		}
+		if st.digest != o.Digest {
+			t.Errorf("%s holds %s, want %s", o.Path, st.digest, o.Digest)
+		}
+		if cache := st.info.Metadata.Get("Cache-Control"); st.info.ContentType != o.ContentType || (s.cacheControl || cache != "") && cache != o.CacheControl {
+			t.Errorf("%s: Content-Type %q, Cache-Control %q; want %q, %q", o.Path, st.info.ContentType, st.info.Metadata.Get("Cache-Control"), o.ContentType, o.CacheControl)
+		}
+		var kept layout.Digest
+		for k, v := range st.info.UserMetadata {
+			if strings.EqualFold(k, metaDigest) {
+				kept = layout.Digest(v)
+			}
+		}
+		if kept != o.Digest {
+			t.Errorf("%s: metadata digest %q, want %s", o.Path, kept, o.Digest)
+		}
+		if s.checksums && st.info.ChecksumSHA256 == "" {
+			t.Errorf("%s: the server keeps no sha256 checksum", o.Path)
+		}
+	}
+}

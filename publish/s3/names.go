@@ -1,0 +1,161 @@
+package s3
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/minio/minio-go/v7"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// maxDoc is the largest published document read back: the indexes of
+// 10,000 skills are a few megabytes, their record tens. Anything larger
+// is not a document skillpack wrote.
+const maxDoc = 1 << 30
+
+// names is a set of bundle paths.
+type names map[string]bool
+
+// add puts p in the set with its signature, which goes wherever p goes.
+func (n names) add(p string) {
+	n[p] = true
+	if layout.SignedPath(p) {
+		n[layout.Signature(p)] = true
+	}
+}
+
+// get reads a published object whole, up to maxDoc bytes, with retries.
+func (p *publisher) get(ctx context.Context, path string) (data []byte, err error) {
+	err = p.runner().Call(ctx, func(ctx context.Context) error {
+		data, err = p.getOnce(ctx, path)
+		return err
+	})
+	return data, err
+}
+
+func (p *publisher) getOnce(ctx context.Context, path string) ([]byte, error) {
+	obj, err := p.c.GetObject(ctx, p.t.Bucket, p.t.Key(path), minio.GetObjectOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer obj.Close()
+	data, err := io.ReadAll(io.LimitReader(obj, maxDoc+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxDoc {
+		return nil, fmt.Errorf("larger than %d bytes: not a document skillpack wrote", maxDoc)
+	}
+	return data, nil
+}
+
+// published is what the documents at the target name, as this run
+// found them before it changed anything: every path a reader holding
+// one of them may still fetch. Each document is read with layout's
+// decoder; one that cannot be read stops the run, since what it names
+// cannot be kept.
+func (p *publisher) published(ctx context.Context) (names, error) {
+	n := names{}
+	for _, doc := range []string{layout.V2Index, layout.V1Index, layout.MCPSkills, layout.MCPIndex, layout.MCPResources, layout.Checksums} {
+		if _, ok := p.existing[doc]; !ok {
+			continue
+		}
+		data, err := p.get(ctx, doc)
+		if err == nil {
+			err = docNames(doc, data, n)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: the published document cannot be read (%w); --prune must know what it names to keep it: publish without --prune, or remove the document", p.url(doc), err)
+		}
+	}
+	return n, nil
+}
+
+// docNames adds what one document names to n.
+func docNames(doc string, data []byte, n names) error {
+	uri := func(u string) {
+		if pp, ok := layout.ParseURI(u); ok {
+			n.add(pp.String())
+		}
+	}
+	switch doc {
+	case layout.V2Index:
+		idx, err := layout.DecodeIndexV2(data)
+		if err != nil {
+			return err
+		}
+		for _, e := range idx.Skills {
+			if pp, ok := layout.ParseIndexURL(e.URL); ok {
+				n.add(pp.String())
+			}
+		}
+	case layout.V1Index:
+		idx, err := layout.DecodeIndexV1(data)
+		if err != nil {
+			return err
+		}
+		for _, e := range idx.Skills {
+			for _, f := range e.Files {
+				n.add(layout.LegacyFile(e.Name, f))
+			}
+		}
+	case layout.MCPSkills:
+		list, err := layout.DecodeSkillsMCP(data)
+		if err != nil {
+			return err
+		}
+		for _, s := range list {
+			for _, r := range s.Resources {
+				uri(r.URI)
+			}
+		}
+	case layout.MCPIndex:
+		idx, err := layout.DecodeIndexMCP(data)
+		if err != nil {
+			return err
+		}
+		for _, e := range idx.Skills {
+			uri(e.URL)
+			for _, a := range e.Archives {
+				uri(a.URL)
+			}
+		}
+	case layout.MCPResources:
+		list, err := layout.DecodeResources(data)
+		if err != nil {
+			return err
+		}
+		for _, r := range list {
+			n.add(r.Path)
+		}
+	case layout.Checksums:
+		sums, err := layout.ParseChecksums(data)
+		if err != nil {
+			return err
+		}
+		for _, s := range sums {
+			n.add(s.Path)
+		}
+	}
+	return nil
+}
+
+// recordNames adds every file a release's record copy lists to n,
+// streaming the record with layout.ReadRecord.
+func (p *publisher) recordNames(ctx context.Context, r release, n names) error {
+	key := recordCopy(r.Record)
+	data, err := p.get(ctx, key)
+	if err == nil {
+		// Held whole: a record of 10,000 skills is tens of megabytes, read
+		// once per kept release, and a retry must start from its beginning.
+		_, err = layout.ReadRecord(bytes.NewReader(data), func(layout.RecordSkill) error { return nil },
+			func(f string) error { n[f] = true; return nil })
+	}
+	if err != nil {
+		return fmt.Errorf("%s, the build record of release %s: %w; --prune must know what it names to keep it: publish without --prune, or remove the release from %s", p.url(key), r.Bundle.Short(), err, p.url(releasesList))
+	}
+	return nil
+}

@@ -1,0 +1,306 @@
+package s3
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/s3utils"
+
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/publish"
+)
+
+// metaDigest is the user metadata that holds an object's digest, for
+// servers that keep no checksum (x-amz-meta-skillpack-digest).
+const metaDigest = "Skillpack-Digest"
+
+// publisher is one run.
+type publisher struct {
+	b *publish.Bundle
+	t Target
+	o Options
+	c *minio.Client
+
+	// existing is every key under the prefix when the run began, as a
+	// bundle path, with its size.
+	existing map[string]int64
+	// inMemory holds the bytes of this package's own objects (the
+	// release list) by path; a record copy is read from the bundle's
+	// record.
+	inMemory map[string][]byte
+	report   func(publish.Result)
+}
+
+// Publish publishes the bundle b to target (s3://bucket/prefix), as the
+// package comment describes, and calls report with each object's fate.
+// It returns the first error that retries did not overcome, or the
+// context's; what was published before it stays, and a rerun completes
+// the release.
+func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, report func(publish.Result)) error {
+	t, err := ParseTarget(target)
+	if err != nil {
+		return err
+	}
+	c, err := o.client()
+	if err != nil {
+		return err
+	}
+	if report == nil {
+		report = func(publish.Result) {}
+	}
+	p := &publisher{b: b, t: t, o: o, c: c, report: report, inMemory: map[string][]byte{}}
+	return p.run(ctx)
+}
+
+func (p *publisher) run(ctx context.Context) error {
+	var ok bool
+	err := p.runner().Call(ctx, func(ctx context.Context) (err error) {
+		ok, err = p.c.BucketExists(ctx, p.t.Bucket)
+		return err
+	})
+	if err != nil {
+		return p.explain(Scheme+p.t.Bucket, err)
+	}
+	if !ok {
+		return fmt.Errorf("%s%s: no such bucket at %s; create it first (skillpack publishes into a bucket, it does not make one)", Scheme, p.t.Bucket, p.endpointName())
+	}
+	if err := p.list(ctx); err != nil {
+		return err
+	}
+	list, err := p.releases(ctx)
+	if err != nil {
+		return err
+	}
+	var keep names
+	if p.o.Prune {
+		// Read before anything changes: these are the indexes readers
+		// hold now.
+		if keep, err = p.published(ctx); err != nil {
+			return err
+		}
+	}
+
+	rec := p.b.Record()
+	copyObj := rec
+	copyObj.Path = recordCopy(rec.Digest)
+	copyObj.CacheControl = layout.DefaultCache.Control("a-0123456789abcdef.zip") // named by its digest: immutable
+	runner := p.runner()
+	if err := runner.Run(ctx, append(p.b.Objects, copyObj), p.upload); err != nil {
+		return p.explain("", err)
+	}
+
+	// The release is complete: list it.
+	now := time.Now
+	if p.o.Now != nil {
+		now = p.o.Now
+	}
+	max := maxReleases
+	if p.o.Prune {
+		max = cmp.Or(p.o.Keep, DefaultKeep)
+	}
+	newList := withRelease(list, release{Record: rec.Digest, Bundle: p.b.Key, Published: now().UTC().Truncate(time.Second)}, max)
+	if len(list) > 0 && list[0].Record == rec.Digest && len(newList) == len(list) {
+		newList = list // the newest release again: nothing changes, not even its time
+	}
+	data := encodeReleases(newList)
+	p.inMemory[releasesList] = data
+	listObj := publish.Object{Path: releasesList, Digest: layout.DigestOf(data), Size: int64(len(data)),
+		ContentType: layout.ContentType(releasesList), CacheControl: "no-cache", Stage: publish.Record}
+	if err := p.runner().Run(ctx, []publish.Object{listObj}, p.upload); err != nil {
+		return p.explain("", err)
+	}
+	if p.o.Prune {
+		return p.prune(ctx, newList, keep)
+	}
+	return nil
+}
+
+func (p *publisher) runner() *publish.Runner {
+	return &publish.Runner{
+		Jobs:      cmp.Or(p.o.Jobs, DefaultJobs),
+		Attempts:  p.o.Attempts,
+		Timeout:   p.o.Timeout,
+		Backoff:   p.o.Backoff,
+		Retryable: Retryable,
+		Report:    p.report,
+		Progress:  p.o.Progress,
+	}
+}
+
+// list lists every key under the prefix, once: which objects exist, and
+// at what size, decides which are asked for (HEAD) and which are sent at
+// once.
+func (p *publisher) list(ctx context.Context) error {
+	prefix := p.t.Key("")
+	err := p.runner().Call(ctx, func(ctx context.Context) error {
+		p.existing = map[string]int64{} // afresh on each try
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel() // a listing left early stops
+		for obj := range p.c.ListObjects(ctx, p.t.Bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
+			if obj.Err != nil {
+				return obj.Err
+			}
+			if path, ok := strings.CutPrefix(obj.Key, prefix); ok {
+				p.existing[path] = obj.Size
+			}
+		}
+		return nil
+	})
+	return p.explain(p.t.String(), err)
+}
+
+// releases reads the release list, or nothing when there is none yet.
+func (p *publisher) releases(ctx context.Context) ([]release, error) {
+	if _, ok := p.existing[releasesList]; !ok {
+		return nil, nil
+	}
+	data, err := p.get(ctx, releasesList)
+	if err != nil {
+		return nil, p.explain(p.url(releasesList), err)
+	}
+	list, err := decodeReleases(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a release list skillpack wrote (%v); remove it, and the next publish starts a new one", p.url(releasesList), err)
+	}
+	return list, nil
+}
+
+// upload makes one object present: as it is when its stored digest, size
+// and headers match, else sent.
+func (p *publisher) upload(ctx context.Context, o publish.Object) (publish.State, error) {
+	key := p.t.Key(o.Path)
+	if size, ok := p.existing[o.Path]; ok && size == o.Size {
+		info, err := p.c.StatObject(ctx, p.t.Bucket, key, minio.StatObjectOptions{Checksum: true})
+		if err != nil && errorResponse(err).StatusCode != http.StatusNotFound {
+			return publish.Failed, err
+		}
+		if err == nil && p.same(info, o) {
+			return publish.Present, nil
+		}
+	}
+	if p.o.DryRun {
+		return publish.WouldUpload, nil
+	}
+	body, err := p.open(o)
+	if err != nil {
+		return publish.Failed, err
+	}
+	defer body.Close()
+	meta := map[string]string{metaDigest: string(o.Digest)}
+	if !s3utils.IsGoogleEndpoint(*p.c.EndpointURL()) { // GCS refuses S3 checksums
+		sum, _ := hex.DecodeString(o.Digest.Hex())
+		meta["x-amz-checksum-sha256"] = base64.StdEncoding.EncodeToString(sum)
+	}
+	_, err = p.c.PutObject(ctx, p.t.Bucket, key, &verifying{r: body, want: o.Digest, size: o.Size, h: sha256.New()}, o.Size, minio.PutObjectOptions{
+		ContentType:  o.ContentType,
+		CacheControl: o.CacheControl,
+		UserMetadata: meta,
+		// Bundle files are small (an archive is at most tens of
+		// megabytes): one PUT each, which the checksum covers whole.
+		DisableMultipart: true,
+		// No streaming signature (aws-chunked) over plain http: it signs
+		// every chunk for nothing the checksum does not already prove,
+		// and minio-go sends an empty object with it without a
+		// Content-Length, which S3 refuses. Every PUT is then what it is
+		// over https: the payload unsigned, its sha256 in the checksum.
+		DisableContentSha256: true,
+	})
+	if err != nil {
+		return publish.Failed, err
+	}
+	return publish.Uploaded, nil
+}
+
+// same reports whether a stored object is o: the same digest (by its
+// sha256 checksum, or the metadata digest where the server keeps no
+// checksum), size and headers. An object sent by another tool, or by an
+// older skillpack with other headers, is sent again.
+func (p *publisher) same(info minio.ObjectInfo, o publish.Object) bool {
+	var got layout.Digest
+	if sum, err := base64.StdEncoding.DecodeString(info.ChecksumSHA256); err == nil && len(sum) == sha256.Size {
+		got = layout.SumDigest(sum)
+	} else {
+		for k, v := range info.UserMetadata {
+			if strings.EqualFold(k, metaDigest) {
+				got = layout.Digest(v)
+			}
+		}
+	}
+	// A server that keeps no Cache-Control (gofakes3) cannot be told
+	// one: sending the object again would not change that.
+	cache := info.Metadata.Get("Cache-Control")
+	return got == o.Digest && info.Size == o.Size &&
+		info.ContentType == o.ContentType && (cache == o.CacheControl || cache == "")
+}
+
+// open is an object's bytes: the bundle's file, or this package's own.
+func (p *publisher) open(o publish.Object) (io.ReadCloser, error) {
+	if data, ok := p.inMemory[o.Path]; ok {
+		return io.NopCloser(bytes.NewReader(data)), nil
+	}
+	if strings.HasPrefix(o.Path, releasesDir) {
+		o.Path = layout.BuildRecord
+	}
+	return p.b.Open(o)
+}
+
+// errChanged is a file whose bytes are not those the record describes.
+var errChanged = errors.New("the file changed since the build (its bytes are not those of its digest); rebuild the bundle")
+
+// verifying passes a file's bytes through and fails the read that ends
+// them if they are not the object's digest and size: the request is then
+// cut short, and the server never stores them, whether or not it checks
+// the checksum it is sent.
+type verifying struct {
+	r    io.Reader
+	want layout.Digest
+	size int64
+	n    int64
+	h    hash.Hash
+}
+
+// The read that would complete the body is checked before it returns
+// its bytes, and returns none if they are wrong: the server then never
+// has the Content-Length it was promised, and stores nothing. (Failing
+// after the last bytes went out would race the server's answer.)
+func (v *verifying) Read(b []byte) (int, error) {
+	n, err := v.r.Read(b)
+	v.h.Write(b[:n])
+	v.n += int64(n)
+	if v.n > v.size || (v.n == v.size || err == io.EOF) && (v.n != v.size || layout.SumDigest(v.h.Sum(nil)) != v.want) {
+		return 0, errChanged
+	}
+	return n, err
+}
+
+// url names an object for messages.
+func (p *publisher) url(path string) string { return Scheme + p.t.Bucket + "/" + p.t.Key(path) }
+
+func (p *publisher) endpointName() string { return cmp.Or(p.o.Endpoint, "AWS S3") }
+
+// explain adds to err what the user can do about the commonest S3 errors.
+func (p *publisher) explain(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if what != "" {
+		err = fmt.Errorf("%s: %w", what, err)
+	}
+	switch errorResponse(err).Code {
+	case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch":
+		return fmt.Errorf("%w; check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or --username and --password-stdin) and that they may list, read and write %s at %s", err, p.t, p.endpointName())
+	}
+	return err
+}

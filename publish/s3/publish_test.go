@@ -1,0 +1,480 @@
+package s3
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/publish"
+)
+
+// The whole publish, against any server: fresh, again unchanged, after
+// one skill changed. The integration test runs it against versitygw.
+func testPublish(t *testing.T, s *server) {
+	skills := tree(t)
+	dist := filepath.Join(t.TempDir(), "dist")
+	b := bundle(t, skills, dist)
+	ctx := context.Background()
+
+	var r results
+	if err := Publish(ctx, b, s.target("site"), s.options(), r.add); err != nil {
+		t.Fatal(err)
+	}
+	puts, _ := s.proxy.log("site")
+	got := s.objects("site")
+	matches(t, s, got, b)
+	consistent(t, got, true)
+	if n := len(r.paths(publish.Uploaded)); n != len(b.Objects)+2 || len(r.list) != n {
+		t.Errorf("fresh: %d uploaded of %d results; want every object, the record's copy and the release list (%d)", n, len(r.list), len(b.Objects)+2)
+	}
+	safeOrder(t, puts, b)
+
+	// The release list and the record's copy.
+	var doc releases
+	if err := json.Unmarshal(got[releasesList].data, &doc); err != nil || len(doc.Releases) != 1 {
+		t.Fatalf("release list %s: %v", got[releasesList].data, err)
+	}
+	if rel := doc.Releases[0]; rel.Record != b.Record().Digest || rel.Bundle != b.Key || rel.Published.IsZero() {
+		t.Errorf("release %+v", rel)
+	}
+	if c := got[recordCopy(b.Record().Digest)]; c.digest != b.Record().Digest || s.cacheControl && !strings.Contains(c.info.Metadata.Get("Cache-Control"), "immutable") {
+		t.Errorf("record copy: %s, %q", c.digest, c.info.Metadata.Get("Cache-Control"))
+	}
+
+	// Again: nothing is sent.
+	r = results{}
+	if err := Publish(ctx, b, s.target("site"), s.options(), r.add); err != nil {
+		t.Fatal(err)
+	}
+	if puts, _ := s.proxy.log("site"); len(puts) != 0 || len(r.paths(publish.Present)) != len(b.Objects)+2 {
+		t.Errorf("unchanged: %d PUTs (%v), %d present", len(puts), puts, len(r.paths(publish.Present)))
+	}
+
+	// One skill changed: its objects and the documents that changed.
+	change(t, skills, 1)
+	b2 := bundle(t, skills, dist)
+	r = results{}
+	if err := Publish(ctx, b2, s.target("site"), s.options(), r.add); err != nil {
+		t.Fatal(err)
+	}
+	puts, _ = s.proxy.log("site")
+	old := map[string]layout.Digest{}
+	for _, o := range b.Objects {
+		old[o.Path] = o.Digest
+	}
+	var want []string
+	for _, o := range b2.Objects {
+		if old[o.Path] != o.Digest {
+			want = append(want, o.Path)
+			if p, ok := layout.ParsePath(o.Path); !ok || p.Kind != layout.KindDoc && p.Skill != "csv-profiler" {
+				t.Errorf("%s changed, but it is neither a document nor csv-profiler's", o.Path)
+			}
+		}
+	}
+	want = append(want, recordCopy(b2.Record().Digest), releasesList)
+	slices.Sort(want)
+	if sorted := slices.Sorted(slices.Values(puts)); !slices.Equal(sorted, want) || !slices.Equal(r.paths(publish.Uploaded), want) {
+		t.Errorf("one skill changed: PUT\n%v\nwant\n%v", puts, want)
+	}
+	got = s.objects("site")
+	matches(t, s, got, b2)
+	consistent(t, got, true)
+	safeOrder(t, puts, b2)
+	if err := json.Unmarshal(got[releasesList].data, &doc); err != nil || len(doc.Releases) != 2 || doc.Releases[0].Record != b2.Record().Digest {
+		t.Errorf("release list %s", got[releasesList].data)
+	}
+	// The archives of the first release are still there: nothing is
+	// deleted without --prune.
+	for _, sk := range b.Skills {
+		if _, ok := got[sk.TarGz.Path]; !ok {
+			t.Errorf("%s was deleted without --prune", sk.TarGz.Path)
+		}
+	}
+}
+
+// safeOrder checks the order in which the server saw the PUTs: never an
+// object of a stage after one of a later stage, and never a document
+// before a file it names.
+func safeOrder(t testing.TB, puts []string, b *publish.Bundle) {
+	t.Helper()
+	last := publish.Archives
+	for _, p := range puts {
+		st := publish.StageOf(p)
+		if strings.HasPrefix(p, ".skillpack/releases") {
+			st = publish.Record
+		}
+		if st < last {
+			t.Errorf("%s (%s) was PUT after an object of stage %s", p, st, last)
+		}
+		last = max(last, st)
+	}
+	if i, j := slices.Index(puts, recordCopy(b.Record().Digest)), slices.Index(puts, releasesList); i >= 0 && j >= 0 && j < i {
+		t.Errorf("the release list was PUT before the record's copy")
+	}
+}
+
+func TestPublishFake(t *testing.T) { testPublish(t, fakeServer(t)) }
+
+// A dry run lists and compares and changes nothing.
+func TestDryRun(t *testing.T) {
+	s := fakeServer(t)
+	skills := tree(t)
+	b := bundle(t, skills, filepath.Join(t.TempDir(), "dist"))
+	o := s.options()
+	o.DryRun, o.Prune = true, true
+	var r results
+	if err := Publish(context.Background(), b, s.target("p"), o, r.add); err != nil {
+		t.Fatal(err)
+	}
+	if puts, dels := s.proxy.log("p"); len(puts)+len(dels) != 0 || len(s.objects("p")) != 0 {
+		t.Errorf("a dry run changed the bucket: %v %v", puts, dels)
+	}
+	if n := len(r.paths(publish.WouldUpload)); n != len(b.Objects)+2 {
+		t.Errorf("%d would-upload, want %d", n, len(b.Objects)+2)
+	}
+
+	if err := Publish(context.Background(), b, s.target("p"), s.options(), nil); err != nil {
+		t.Fatal(err)
+	}
+	s.proxy.log("p")
+	change(t, skills, 1)
+	b2 := bundle(t, skills, filepath.Join(t.TempDir(), "dist"))
+	o.Keep = 1
+	r = results{}
+	if err := Publish(context.Background(), b2, s.target("p"), o, r.add); err != nil {
+		t.Fatal(err)
+	}
+	if puts, dels := s.proxy.log("p"); len(puts)+len(dels) != 0 {
+		t.Errorf("a dry run changed the bucket: %v %v", puts, dels)
+	}
+	// With --keep 1 the first release leaves the list, and its record's
+	// copy would go; its archives are still named by the published
+	// indexes, so not even they would be deleted.
+	if wd := r.paths(publish.WouldDelete); !slices.Equal(wd, []string{recordCopy(b.Record().Digest)}) || len(r.paths(publish.WouldUpload)) == 0 || len(r.paths(publish.Present)) == 0 {
+		t.Errorf("would-delete %v; %d would-upload, %d present", r.paths(publish.WouldDelete), len(r.paths(publish.WouldUpload)), len(r.paths(publish.Present)))
+	}
+}
+
+// --prune deletes what none of the kept releases names, and what the
+// indexes published before the run did not name; never a file that is
+// not skillpack's.
+func TestPrune(t *testing.T) {
+	s := fakeServer(t)
+	skills := tree(t)
+	dist := filepath.Join(t.TempDir(), "dist")
+	ctx := context.Background()
+	s.put("p/notes/readme.txt", "a user's file")
+	s.put("p/.well-known/agent-skills/stray-0123456789abcdef.zip", "skillpack's path, no release names it")
+
+	var bundles []*publish.Bundle
+	for i := range 4 {
+		if i > 0 {
+			change(t, skills, i)
+		}
+		b := bundle(t, skills, dist)
+		bundles = append(bundles, b)
+		o := s.options()
+		o.Prune, o.Keep = i == 3, 2
+		if err := Publish(ctx, b, s.target("p"), o, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, dels := s.proxy.log("p")
+	got := s.objects("p")
+	consistent(t, got, true)
+	matches(t, s, got, bundles[3])
+	if _, ok := got["notes/readme.txt"]; !ok {
+		t.Error("prune deleted a user's file")
+	}
+	if _, ok := got[".well-known/agent-skills/stray-0123456789abcdef.zip"]; ok {
+		t.Error("prune kept an archive no release names")
+	}
+	archive := func(b *publish.Bundle) string {
+		return b.Skills[slices.IndexFunc(b.Skills, func(s publish.Skill) bool { return s.Name == "csv-profiler" })].TarGz.Path
+	}
+	// Kept: releases 3 and 2 (keep 2), whose indexes were live.
+	for i, want := range []bool{false, false, true, true} {
+		p := archive(bundles[i])
+		if _, ok := got[p]; ok != want {
+			t.Errorf("release %d's archive %s: present %v, want %v", i+1, p, ok, want)
+		}
+		if _, ok := got[recordCopy(bundles[i].Record().Digest)]; ok != want {
+			t.Errorf("release %d's record copy: present %v, want %v", i+1, ok, want)
+		}
+	}
+	var doc releases
+	json.Unmarshal(got[releasesList].data, &doc)
+	if len(doc.Releases) != 2 || doc.Releases[0].Record != bundles[3].Record().Digest || doc.Releases[1].Record != bundles[2].Record().Digest {
+		t.Errorf("release list %s", got[releasesList].data)
+	}
+	want := []string{".well-known/agent-skills/stray-0123456789abcdef.zip"}
+	for _, b := range bundles[:2] {
+		sk := b.Skills[slices.IndexFunc(b.Skills, func(s publish.Skill) bool { return s.Name == "csv-profiler" })]
+		want = append(want, sk.TarGz.Path, sk.Zip.Path, recordCopy(b.Record().Digest))
+	}
+	slices.Sort(want)
+	slices.Sort(dels)
+	if !slices.Equal(dels, want) {
+		t.Errorf("deleted\n%v\nwant\n%v", dels, want)
+	}
+
+	// With --keep 1 the release published before the run is still named
+	// by the indexes readers hold: kept.
+	o := s.options()
+	o.Prune, o.Keep = true, 1
+	change(t, skills, 9)
+	b := bundle(t, skills, dist)
+	if err := Publish(ctx, b, s.target("p"), o, nil); err != nil {
+		t.Fatal(err)
+	}
+	got = s.objects("p")
+	for _, p := range []string{archive(bundles[3]), archive(b)} {
+		if _, ok := got[p]; !ok {
+			t.Errorf("--keep 1 deleted %s, which the published index named", p)
+		}
+	}
+	if _, ok := got[archive(bundles[2])]; ok {
+		t.Errorf("--keep 1 kept %s", archive(bundles[2]))
+	}
+}
+
+// A corrupt release list or published index stops the run before
+// anything is written, naming the object and the fix.
+func TestRefusesWhatItCannotRead(t *testing.T) {
+	s := fakeServer(t)
+	b := bundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	s.put("a/.skillpack/releases.json", `{"releases":[{"record":"md5:x"}]}`)
+	err := Publish(context.Background(), b, s.target("a"), s.options(), nil)
+	if err == nil || !strings.Contains(err.Error(), "s3://skills/a/.skillpack/releases.json") || !strings.Contains(err.Error(), "remove it") {
+		t.Errorf("error %v", err)
+	}
+	s.put("b/.well-known/agent-skills/index.json", `{"skills":[{"name":`)
+	o := s.options()
+	o.Prune = true
+	err = Publish(context.Background(), b, s.target("b"), o, nil)
+	if err == nil || !strings.Contains(err.Error(), "s3://skills/b/.well-known/agent-skills/index.json") || !strings.Contains(err.Error(), "without --prune") {
+		t.Errorf("error %v", err)
+	}
+	if puts, _ := s.proxy.log("b"); len(puts) != 0 {
+		t.Errorf("wrote %v", puts)
+	}
+	// Without --prune the index is not read: it is replaced.
+	if err := Publish(context.Background(), b, s.target("b"), s.options(), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A file changed after the bundle was opened is never stored, whether or
+// not the server checks checksums, and is not retried.
+func TestChangedFileIsRefused(t *testing.T) {
+	s := fakeServer(t)
+	dist := filepath.Join(t.TempDir(), "dist")
+	b := bundle(t, tree(t), dist)
+	victim := b.Skills[0].SkillMD
+	data, _ := os.ReadFile(filepath.Join(dist, victim.Path))
+	data[0] ^= 1
+	os.WriteFile(filepath.Join(dist, victim.Path), data, 0o644)
+	var r results
+	err := Publish(context.Background(), b, s.target("c"), s.options(), r.add)
+	if err == nil || !strings.Contains(err.Error(), victim.Path) || !strings.Contains(err.Error(), "rebuild") {
+		t.Fatalf("error %v", err)
+	}
+	got := s.objects("c")
+	if _, ok := got[victim.Path]; ok {
+		t.Errorf("%s was stored with the wrong bytes", victim.Path)
+	}
+	for _, res := range r.list {
+		if res.Object.Path == victim.Path && res.Attempts != 1 {
+			t.Errorf("tried %d times", res.Attempts)
+		}
+		if res.Object.Stage > publish.Files && res.State != publish.Skipped {
+			t.Errorf("%s: %s after the files failed", res.Object.Path, res.State)
+		}
+	}
+	consistent(t, got, false)
+}
+
+// Faults on a fraction of the requests (errors, throttling, stalls, cut
+// connections, PUTs done but answered with an error) are overcome by
+// retries: the run completes and everything is in place.
+func TestFaultsAreRetried(t *testing.T) {
+	for seed := range uint64(3) {
+		s := fakeServer(t)
+		b := bundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+		s.proxy.faults(seed, 0.2, fail500, slowDown, throttle, failAfter, stall, cut)
+		o := s.options()
+		o.Attempts, o.Timeout = 20, 200*time.Millisecond
+		var r results
+		if err := Publish(context.Background(), b, s.target("f"), o, r.add); err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		s.proxy.noFaults()
+		got := s.objects("f")
+		matches(t, s, got, b)
+		consistent(t, got, true)
+		retried := 0
+		for _, res := range r.list {
+			if res.Attempts > 1 {
+				retried++
+			}
+		}
+		if retried == 0 {
+			t.Errorf("seed %d: no object needed a retry; the faults did not happen", seed)
+		}
+	}
+}
+
+// A run stopped at a random point, or failing for good, leaves the
+// published documents naming only objects that are there (archives with
+// their bytes), and the next run completes the release.
+func TestInterruptedRunsComplete(t *testing.T) {
+	s := fakeServer(t)
+	skills := tree(t)
+	dist := filepath.Join(t.TempDir(), "dist")
+	ctx := context.Background()
+	if err := Publish(ctx, bundle(t, skills, dist), s.target("i"), s.options(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		change(t, skills, i+1)
+		b := bundle(t, skills, dist)
+		o := s.options()
+		o.Attempts, o.Timeout = 2, 200*time.Millisecond
+		rctx, cancel := context.WithCancel(ctx)
+		stopAt := 3 + i*7 // requests into the run: from the listing to the indexes
+		s.proxy.mu.Lock()
+		s.proxy.seen = 0
+		s.proxy.onSeen = func(n int) {
+			if n == stopAt {
+				cancel()
+			}
+		}
+		s.proxy.mu.Unlock()
+		if i%2 == 1 {
+			// Or a server that keeps failing: retries run out.
+			s.proxy.faults(uint64(i), 0.3, fail500, stall, cut)
+		}
+		err := Publish(rctx, b, s.target("i"), o, nil)
+		cancel()
+		s.proxy.noFaults()
+		if err == nil {
+			t.Logf("run %d completed before it could be stopped", i)
+		}
+		consistent(t, s.objects("i"), false)
+
+		if err := Publish(ctx, b, s.target("i"), s.options(), nil); err != nil {
+			t.Fatalf("rerun %d: %v", i, err)
+		}
+		got := s.objects("i")
+		consistent(t, got, true)
+		matches(t, s, got, b)
+		var doc releases
+		if json.Unmarshal(got[releasesList].data, &doc); len(doc.Releases) == 0 || doc.Releases[0].Record != b.Record().Digest {
+			t.Errorf("rerun %d: the release list does not start with the release", i)
+		}
+	}
+	s.proxy.log("i")
+}
+
+func TestParseTarget(t *testing.T) {
+	for in, want := range map[string]Target{
+		"s3://skills":             {Bucket: "skills"},
+		"s3://skills/":            {Bucket: "skills"},
+		"s3://skills/a/b/":        {Bucket: "skills", Prefix: "a/b"},
+		"s3://my.bucket-1/prefix": {Bucket: "my.bucket-1", Prefix: "prefix"},
+	} {
+		got, err := ParseTarget(in)
+		if err != nil || got != want {
+			t.Errorf("%s: %+v, %v", in, got, err)
+		}
+		if got.Key("x") != strings.TrimPrefix(want.Prefix+"/x", "/") {
+			t.Errorf("%s: key %q", in, got.Key("x"))
+		}
+	}
+	for in, want := range map[string]string{
+		"https://skills/a":   "not an s3:// target",
+		"s3://":              "not a bucket name",
+		"s3://Skills_/a":     "not a bucket name",
+		"s3://skills/a//b":   "empty, dot or unusual segment",
+		"s3://skills/a/../b": "empty, dot or unusual segment",
+		"s3://skills/a?x=1":  "empty, dot or unusual segment",
+	} {
+		if _, err := ParseTarget(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", in, err, want)
+		}
+	}
+}
+
+func TestEndpoint(t *testing.T) {
+	for _, c := range []struct {
+		endpoint string
+		insecure bool
+		host     string
+		secure   bool
+		err      string
+	}{
+		{"", false, "s3.amazonaws.com", true, ""},
+		{"https://acct.r2.cloudflarestorage.com", false, "acct.r2.cloudflarestorage.com", true, ""},
+		{"http://127.0.0.1:7070", false, "127.0.0.1:7070", false, ""},
+		{"http://[::1]:7070", false, "[::1]:7070", false, ""},
+		{"http://localhost:9000/", false, "localhost:9000", false, ""},
+		{"http://minio.internal:9000", false, "", false, "--insecure"},
+		{"http://minio.internal:9000", true, "minio.internal:9000", false, ""},
+		{"https://host/bucket", false, "", false, "the server's URL alone"},
+		{"ftp://host", false, "", false, "the server's URL alone"},
+		{"https://user:pw@host", false, "", false, "the server's URL alone"},
+	} {
+		o := Options{Endpoint: c.endpoint, Insecure: c.insecure}
+		host, secure, err := o.endpoint()
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%s: %v, want %q", c.endpoint, err, c.err)
+			}
+			continue
+		}
+		if err != nil || host != c.host || secure != c.secure {
+			t.Errorf("%s: %q %v %v", c.endpoint, host, secure, err)
+		}
+	}
+	if _, err := (&Options{AccessKey: "x"}).client(); err == nil || !strings.Contains(err.Error(), "give both") {
+		t.Errorf("a key without a secret: %v", err)
+	}
+}
+
+func TestReleases(t *testing.T) {
+	d := func(c byte) layout.Digest { return layout.Digest("sha256:" + strings.Repeat(string(c), 64)) }
+	list := []release{{Record: d('a')}, {Record: d('b')}, {Record: d('c')}}
+	got := withRelease(list, release{Record: d('b')}, 3)
+	if recs := []layout.Digest{got[0].Record, got[1].Record, got[2].Record}; !slices.Equal(recs, []layout.Digest{d('b'), d('a'), d('c')}) || len(got) != 3 {
+		t.Errorf("%v", got)
+	}
+	if got := withRelease(list, release{Record: d('d')}, 2); len(got) != 2 || got[1].Record != d('a') {
+		t.Errorf("%v", got)
+	}
+	back, err := decodeReleases(encodeReleases(list))
+	if err != nil || !slices.Equal(back, list) {
+		t.Errorf("%v %v", back, err)
+	}
+	for _, bad := range []string{`{}x`, `{"releases":[{"record":"sha256:x"}]}`, `{"releases":[],"other":1}`, `[]`} {
+		if _, err := decodeReleases([]byte(bad)); err == nil {
+			t.Errorf("%s: decoded", bad)
+		}
+	}
+	for p, want := range map[string]bool{
+		recordCopy(d('a')):           true,
+		".skillpack/releases/x.json": false,
+		layout.V2Index:               true,
+		"notes/readme.txt":           false,
+		layout.Signature(layout.ArchivePath("a", d('a'), layout.Zip)): true,
+	} {
+		if ours(p) != want {
+			t.Errorf("ours(%s) = %v", p, !want)
+		}
+	}
+}
