@@ -79,6 +79,10 @@ func ContentType(name string) string {
 // cacheImmutable is the Cache-Control of an archive.
 const cacheImmutable = "public, max-age=31536000, immutable"
 
+// Immutable is the Cache-Control of anything named by its own digest, as
+// archives are: a publisher's copies of build records, for one.
+const Immutable = cacheImmutable
+
 // Cache says how long clients and shared caches may keep each kind of file
 // of a bundle. Archives are content-addressed, so a URL always means the
 // same bytes: they are always cached for a year, as immutable.

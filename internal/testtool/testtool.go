@@ -47,6 +47,9 @@ var tools = map[string]struct {
 	// client that must read what skillpack pushes.
 	"docker-registry": {install: "Debian: docker-registry"},
 	"oras":            {install: "go install oras.land/oras/cmd/oras@latest"},
+	// publish/s3's integration test: a real S3-compatible server on
+	// 127.0.0.1 that keeps Content-Type, Cache-Control and checksums.
+	"versitygw": {install: "go install github.com/versity/versitygw/cmd/versitygw@v1.8.0"},
 }
 
 // Required reports whether SKILLPACK_REQUIRE_TOOLS asks for every tool.

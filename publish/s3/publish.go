@@ -95,7 +95,7 @@ func (p *publisher) run(ctx context.Context) error {
 	rec := p.b.Record()
 	copyObj := rec
 	copyObj.Path = recordCopy(rec.Digest)
-	copyObj.CacheControl = layout.DefaultCache.Control("a-0123456789abcdef.zip") // named by its digest: immutable
+	copyObj.CacheControl = layout.Immutable // named by its digest
 	runner := p.runner()
 	if err := runner.Run(ctx, append(p.b.Objects, copyObj), p.upload); err != nil {
 		return p.explain("", err)

@@ -3,6 +3,7 @@ package s3
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,8 +123,9 @@ func safeOrder(t testing.TB, puts []string, b *publish.Bundle) {
 func TestPublishFake(t *testing.T) { testPublish(t, fakeServer(t)) }
 
 // A dry run lists and compares and changes nothing.
-func TestDryRun(t *testing.T) {
-	s := fakeServer(t)
+func TestDryRun(t *testing.T) { testDryRun(t, fakeServer(t)) }
+
+func testDryRun(t *testing.T, s *server) {
 	skills := tree(t)
 	b := bundle(t, skills, filepath.Join(t.TempDir(), "dist"))
 	o := s.options()
@@ -164,13 +166,14 @@ func TestDryRun(t *testing.T) {
 // --prune deletes what none of the kept releases names, and what the
 // indexes published before the run did not name; never a file that is
 // not skillpack's.
-func TestPrune(t *testing.T) {
-	s := fakeServer(t)
+func TestPrune(t *testing.T) { testPrune(t, fakeServer(t)) }
+
+func testPrune(t *testing.T, s *server) {
 	skills := tree(t)
 	dist := filepath.Join(t.TempDir(), "dist")
 	ctx := context.Background()
-	s.put("p/notes/readme.txt", "a user's file")
-	s.put("p/.well-known/agent-skills/stray-0123456789abcdef.zip", "skillpack's path, no release names it")
+	s.put("q/notes/readme.txt", "a user's file")
+	s.put("q/.well-known/agent-skills/stray-0123456789abcdef.zip", "skillpack's path, no release names it")
 
 	var bundles []*publish.Bundle
 	for i := range 4 {
@@ -181,12 +184,12 @@ func TestPrune(t *testing.T) {
 		bundles = append(bundles, b)
 		o := s.options()
 		o.Prune, o.Keep = i == 3, 2
-		if err := Publish(ctx, b, s.target("p"), o, nil); err != nil {
+		if err := Publish(ctx, b, s.target("q"), o, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	_, dels := s.proxy.log("p")
-	got := s.objects("p")
+	_, dels := s.proxy.log("q")
+	got := s.objects("q")
 	consistent(t, got, true)
 	matches(t, s, got, bundles[3])
 	if _, ok := got["notes/readme.txt"]; !ok {
@@ -230,10 +233,10 @@ func TestPrune(t *testing.T) {
 	o.Prune, o.Keep = true, 1
 	change(t, skills, 9)
 	b := bundle(t, skills, dist)
-	if err := Publish(ctx, b, s.target("p"), o, nil); err != nil {
+	if err := Publish(ctx, b, s.target("q"), o, nil); err != nil {
 		t.Fatal(err)
 	}
-	got = s.objects("p")
+	got = s.objects("q")
 	for _, p := range []string{archive(bundles[3]), archive(b)} {
 		if _, ok := got[p]; !ok {
 			t.Errorf("--keep 1 deleted %s, which the published index named", p)
@@ -246,8 +249,10 @@ func TestPrune(t *testing.T) {
 
 // A corrupt release list or published index stops the run before
 // anything is written, naming the object and the fix.
-func TestRefusesWhatItCannotRead(t *testing.T) {
-	s := fakeServer(t)
+func TestRefusesWhatItCannotRead(t *testing.T) { testRefuses(t, fakeServer(t)) }
+
+func testRefuses(t *testing.T, s *server) {
+	s.proxy.log("")
 	b := bundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
 	s.put("a/.skillpack/releases.json", `{"releases":[{"record":"md5:x"}]}`)
 	err := Publish(context.Background(), b, s.target("a"), s.options(), nil)
@@ -272,8 +277,9 @@ func TestRefusesWhatItCannotRead(t *testing.T) {
 
 // A file changed after the bundle was opened is never stored, whether or
 // not the server checks checksums, and is not retried.
-func TestChangedFileIsRefused(t *testing.T) {
-	s := fakeServer(t)
+func TestChangedFileIsRefused(t *testing.T) { testChangedFile(t, fakeServer(t)) }
+
+func testChangedFile(t *testing.T, s *server) {
 	dist := filepath.Join(t.TempDir(), "dist")
 	b := bundle(t, tree(t), dist)
 	victim := b.Skills[0].SkillMD
@@ -303,19 +309,21 @@ func TestChangedFileIsRefused(t *testing.T) {
 // Faults on a fraction of the requests (errors, throttling, stalls, cut
 // connections, PUTs done but answered with an error) are overcome by
 // retries: the run completes and everything is in place.
-func TestFaultsAreRetried(t *testing.T) {
+func TestFaultsAreRetried(t *testing.T) { testFaults(t, fakeServer(t)) }
+
+func testFaults(t *testing.T, s *server) {
+	b := bundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
 	for seed := range uint64(3) {
-		s := fakeServer(t)
-		b := bundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+		prefix := fmt.Sprintf("f%d", seed)
 		s.proxy.faults(seed, 0.2, fail500, slowDown, throttle, failAfter, stall, cut)
 		o := s.options()
 		o.Attempts, o.Timeout = 20, 200*time.Millisecond
 		var r results
-		if err := Publish(context.Background(), b, s.target("f"), o, r.add); err != nil {
+		if err := Publish(context.Background(), b, s.target(prefix), o, r.add); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
 		s.proxy.noFaults()
-		got := s.objects("f")
+		got := s.objects(prefix)
 		matches(t, s, got, b)
 		consistent(t, got, true)
 		retried := 0
@@ -333,8 +341,9 @@ func TestFaultsAreRetried(t *testing.T) {
 // A run stopped at a random point, or failing for good, leaves the
 // published documents naming only objects that are there (archives with
 // their bytes), and the next run completes the release.
-func TestInterruptedRunsComplete(t *testing.T) {
-	s := fakeServer(t)
+func TestInterruptedRunsComplete(t *testing.T) { testInterrupted(t, fakeServer(t)) }
+
+func testInterrupted(t *testing.T, s *server) {
 	skills := tree(t)
 	dist := filepath.Join(t.TempDir(), "dist")
 	ctx := context.Background()
