@@ -20,13 +20,13 @@ type Object struct {
 	// Path is the file's slash path in the bundle, which is also its key
 	// under the target's prefix.
 	Path   string        `json:"path"`
-	Digest layout.Digest `json:"digest"`
+	Digest layout.Digest `json:"digest,omitempty"` // "" for an object found at the target to delete
 	Size   int64         `json:"size"`
 	// ContentType and CacheControl are the headers a static host serves
 	// the file with, by the rules _headers gives (layout's mime.go):
 	// content-addressed archives are cached as immutable.
-	ContentType  string `json:"contentType"`
-	CacheControl string `json:"cacheControl"`
+	ContentType  string `json:"contentType,omitempty"`
+	CacheControl string `json:"cacheControl,omitempty"`
 	Stage        Stage  `json:"stage"`
 }
 

@@ -53,7 +53,7 @@ func ParseTarget(s string) (Target, error) {
 	}
 	bucket, prefix, _ := strings.Cut(rest, "/")
 	prefix = strings.TrimSuffix(prefix, "/")
-	if err := s3utils.CheckValidBucketName(bucket); err != nil {
+	if err := s3utils.CheckValidBucketNameStrict(bucket); err != nil {
 		return Target{}, fmt.Errorf("%s: %q is not a bucket name (%v); give s3://bucket/prefix", s, bucket, err)
 	}
 	if prefix != "" {
@@ -139,6 +139,21 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// Check refuses options that cannot work (an endpoint that is not a
+// server's URL, plain http to another machine without Insecure, a key
+// without its secret) before anything is read or sent.
+func (o Options) Check() error {
+	if _, _, err := o.endpoint(); err != nil {
+		return err
+	}
+	if (o.AccessKey == "") != (o.SecretKey == "") {
+		return errHalfKey
+	}
+	return nil
+}
+
+var errHalfKey = errors.New("--username is the access key and --password-stdin the secret key: give both, or neither to use AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or the shared credentials file")
+
 // client makes the minio-go client for o.
 func (o *Options) client() (*minio.Client, error) {
 	host, secure, err := o.endpoint()
@@ -154,7 +169,7 @@ func (o *Options) client() (*minio.Client, error) {
 	case o.AccessKey != "" && o.SecretKey != "":
 		creds = credentials.NewStaticV4(o.AccessKey, o.SecretKey, "")
 	case o.AccessKey != "" || o.SecretKey != "":
-		return nil, errors.New("--username is the access key and --password-stdin the secret key: give both, or neither to use AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or the shared credentials file")
+		return nil, errHalfKey
 	}
 	tr, err := minio.DefaultTransport(secure)
 	if err != nil {

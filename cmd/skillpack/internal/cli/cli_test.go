@@ -46,6 +46,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exits":    exits,
 			"treestat": treestat,
+			"fakes3":   fakeS3,
 		},
 		Condition: toolCondition,
 	})

@@ -34,6 +34,7 @@ var docSchemas = map[string]string{
 	"verify":  "verify.schema.json",
 	"version": "version.schema.json",
 	"new":     "new.schema.json",
+	"publish": "publish.schema.json",
 }
 
 var (

@@ -1,0 +1,380 @@
+package cli
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/skillpack/skillpack/publish"
+	"github.com/skillpack/skillpack/publish/oci"
+	"github.com/skillpack/skillpack/publish/s3"
+)
+
+// LoginFlags are a publish target's credentials on the command line,
+// shared by the targets (and by pull): the password never is a flag, so
+// that it stays out of the shell's history and the process list.
+type LoginFlags struct {
+	Username      string
+	PasswordStdin bool
+	password      string // read from stdin by read
+}
+
+// AddFlags declares --username and --password-stdin on fs.
+func (f *LoginFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&f.Username, "username", "", "log in as `name` (S3: the access key ID); default: the registry's Docker config, or the AWS credentials of the environment")
+	fs.BoolVar(&f.PasswordStdin, "password-stdin", false, "read the password (S3: the secret access key) from stdin, its first line")
+}
+
+// read takes the password from stdin when --password-stdin asks.
+func (f *LoginFlags) read(in io.Reader) error {
+	switch {
+	case f.PasswordStdin && f.Username == "":
+		return usageErr("--password-stdin needs --username: give both, or neither to use the stored credentials")
+	case !f.PasswordStdin && f.Username != "":
+		return usageErr("--username needs --password-stdin, the password on stdin: echo \"$TOKEN\" | skillpack publish ... --username NAME --password-stdin")
+	case !f.PasswordStdin:
+		return nil
+	}
+	line, err := bufio.NewReader(in).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return usageErr("--password-stdin: %w", err)
+	}
+	f.password = strings.TrimRight(line, "\r\n")
+	if f.password == "" {
+		return usageErr("--password-stdin: stdin is empty; pipe the password in, such as echo \"$TOKEN\" | skillpack publish ...")
+	}
+	return nil
+}
+
+type publishOptions struct {
+	Dist, Target string
+	Jobs         int
+	DryRun       bool
+	JSON         bool
+	Endpoint     string
+	Insecure     bool
+	Prune        bool
+	Keep         int
+	Login        LoginFlags
+
+	done *resultLog // what the run did, for the output; nil before it runs
+}
+
+// resultLog collects the results a run reports from its workers.
+type resultLog struct {
+	mu      sync.Mutex
+	results []publish.Result
+}
+
+func (l *resultLog) add(r publish.Result) {
+	l.mu.Lock()
+	l.results = append(l.results, r)
+	l.mu.Unlock()
+}
+
+// The schemes publish knows, in the order messages list them.
+const (
+	schemeS3  = "s3://"
+	schemeOCI = "oci://"
+)
+
+func newPublishCmd(ios *IO, runF func(context.Context, *publishOptions) error) *cobra.Command {
+	opts := &publishOptions{}
+	cmd := &cobra.Command{
+		Use:   "publish DIST TARGET",
+		Short: "Publish a built bundle to S3-compatible storage or an OCI registry",
+		Long: `Publish uploads a bundle that skillpack build wrote to object storage
+(s3://bucket/prefix: AWS S3, or with --endpoint Cloudflare R2, Google Cloud
+Storage, Ceph, MinIO, versitygw) or to an OCI registry
+(oci://host[:port]/repo[:tag]: ghcr.io, ECR, ACR, Harbor).
+
+It publishes in an order that keeps readers safe: the content-addressed
+archives first, then each skill's files, then the MCP documents, then the
+discovery indexes and the build record last, each stage only once the one
+before it is complete. A run stopped at any point leaves the published
+indexes naming archives that are there with the right bytes; run it again
+to complete it. What is already there with the same digest is not sent
+again, so publishing a bundle in which one skill changed sends that skill
+and the documents.
+
+S3: every file goes to its path under the prefix with the Content-Type and
+Cache-Control of _headers (archives are immutable) and its sha256 as the
+object's checksum. Credentials come from --username (the access key ID)
+and --password-stdin (the secret key), else AWS_ACCESS_KEY_ID and
+AWS_SECRET_ACCESS_KEY, AWS_PROFILE and the shared credentials file, or an
+instance role. The releases published are listed in
+.skillpack/releases.json under the prefix. Nothing is deleted unless
+--prune is given: it deletes skillpack's objects that none of the --keep
+newest releases names (the new one included) and that the indexes
+published before the run did not name either, so a reader holding the
+previous index is never broken.
+
+OCI: one artifact per skill and an index artifact for the bundle; the
+credentials are those of docker login (the Docker config and its
+credential helpers), or --username and --password-stdin.
+
+Plain http is used only for a server on this machine (127.0.0.1, ::1,
+localhost), unless --insecure allows it elsewhere.
+
+--dry-run lists and compares, and says what would be uploaded and
+deleted, changing nothing. --json prints one document on stdout however
+the run ends: every object with its state (uploaded, present, deleted,
+would-upload, would-delete, failed, skipped) and the exit code with the
+error when it is not 0 (schema/publish.schema.json). A run that fails
+part way exits 3, with what was done in the document.`,
+		Example: `  skillpack publish dist s3://my-bucket/skills
+  skillpack publish dist s3://skills --endpoint https://ACCOUNT.r2.cloudflarestorage.com --prune
+  skillpack publish dist s3://skills --endpoint http://127.0.0.1:7070 --dry-run --json
+  echo "$GITHUB_TOKEN" | skillpack publish dist oci://ghcr.io/OWNER/skills:v1 --username "$GITHUB_ACTOR" --password-stdin`,
+		Args: reportArgs(twoArgs, &opts.JSON, func(err error) any { return newPublishDoc(opts, err) }),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Dist, opts.Target = args[0], args[1]
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return runPublish(cmd.Context(), ios, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVarP(&opts.Jobs, "jobs", "j", 0, fmt.Sprintf("requests at once (default %d for S3, %d for OCI)", s3.DefaultJobs, publish.DefaultJobs))
+	f.BoolVar(&opts.DryRun, "dry-run", false, "say what would be uploaded and deleted; change nothing")
+	f.BoolVar(&opts.JSON, "json", false, "print every object with its state as a JSON document on stdout, even on failure")
+	f.StringVar(&opts.Endpoint, "endpoint", "", "S3: the server's `URL`, such as https://ACCOUNT.r2.cloudflarestorage.com (default: AWS S3)")
+	f.BoolVar(&opts.Insecure, "insecure", false, "allow plain http to a server that is not on this machine")
+	f.BoolVar(&opts.Prune, "prune", false, "S3: delete skillpack's objects that no kept release names")
+	f.IntVar(&opts.Keep, "keep", 0, fmt.Sprintf("with --prune: the releases whose objects are kept, the new one included (default %d)", s3.DefaultKeep))
+	opts.Login.AddFlags(f)
+	return cmd
+}
+
+// twoArgs is the check of publish's DIST and TARGET.
+func twoArgs(cmd *cobra.Command, args []string) error {
+	switch len(args) {
+	case 2:
+		return nil
+	case 1:
+		return usageErr("%s takes DIST and TARGET; give the TARGET too, such as s3://bucket/prefix\nRun '%s --help' for usage.", cmd.Name(), cmd.CommandPath())
+	}
+	return usageErr("%s takes DIST and TARGET, not %d arguments\nRun '%s --help' for usage.", cmd.Name(), len(args), cmd.CommandPath())
+}
+
+func runPublish(ctx context.Context, ios *IO, opts *publishOptions) error {
+	err := publishRun(ctx, ios, opts)
+	return jsonResult(ios.Out, opts.JSON, newPublishDoc(opts, err), err)
+}
+
+func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	switch {
+	case opts.Jobs < 0:
+		return usageErr("--jobs %d: give a positive number", opts.Jobs)
+	case opts.Keep < 0:
+		return usageErr("--keep %d: give a positive number of releases", opts.Keep)
+	case opts.Keep > 0 && !opts.Prune:
+		return usageErr("--keep says how many releases --prune keeps; give --prune too, or leave --keep out")
+	}
+	if err := checkTarget(opts); err != nil {
+		return err
+	}
+	if info, err := os.Stat(opts.Dist); err != nil || !info.IsDir() {
+		return usageErr("%s: no such folder; give the folder skillpack build wrote (skillpack build -o %s)", opts.Dist, opts.Dist)
+	}
+	b, err := publish.Open(opts.Dist)
+	if err != nil {
+		return usageErr("%w", err)
+	}
+	if err := opts.Login.read(ios.In); err != nil {
+		return err
+	}
+
+	// An interrupt stops the run between requests: what is published
+	// stays consistent, and the next run completes it.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	progress := ios.progress()
+	if opts.JSON {
+		progress = nil
+	}
+	opts.done = &resultLog{}
+	err = publishTo(ctx, b, opts, progress, opts.done.add)
+	if !opts.JSON {
+		printPublished(ios, opts)
+	}
+	if err != nil {
+		return &exitError{code: ExitInternal, err: err}
+	}
+	return nil
+}
+
+// checkTarget refuses a target, or a flag its scheme does not take,
+// before anything is read.
+func checkTarget(opts *publishOptions) error {
+	switch {
+	case strings.HasPrefix(opts.Target, schemeS3):
+		if _, err := s3.ParseTarget(opts.Target); err != nil {
+			return usageErr("%w", err)
+		}
+		o := opts.s3Options()
+		o.SecretKey = o.AccessKey // the password is read later; LoginFlags checks the pair
+		if err := o.Check(); err != nil {
+			return usageErr("%w", err)
+		}
+	case strings.HasPrefix(opts.Target, schemeOCI):
+		if _, err := oci.ParseTarget(opts.Target); err != nil {
+			return usageErr("%w", err)
+		}
+		switch {
+		case opts.Endpoint != "":
+			return usageErr("--endpoint is for s3:// targets; an oci:// target names its registry itself")
+		case opts.Prune:
+			return usageErr("--prune is for s3:// targets; a registry removes what no tag names by its own garbage collection")
+		}
+	default:
+		return usageErr("%s: give s3://bucket/prefix or oci://host/repo[:tag] as the TARGET", opts.Target)
+	}
+	return nil
+}
+
+// publishTo is the one place that dispatches on the target's scheme.
+func publishTo(ctx context.Context, b *publish.Bundle, opts *publishOptions, progress io.Writer, report func(publish.Result)) error {
+	if strings.HasPrefix(opts.Target, schemeOCI) {
+		return oci.Publish(ctx, b, opts.Target, oci.Options{
+			Jobs:     opts.Jobs,
+			DryRun:   opts.DryRun,
+			Insecure: opts.Insecure,
+			Username: opts.Login.Username,
+			Password: opts.Login.password,
+			Progress: progress,
+		}, report)
+	}
+	o := opts.s3Options()
+	o.Progress = progress
+	return s3.Publish(ctx, b, opts.Target, o, report)
+}
+
+// s3Options are the flags as package s3 takes them.
+func (opts *publishOptions) s3Options() s3.Options {
+	return s3.Options{
+		Endpoint:  opts.Endpoint,
+		Insecure:  opts.Insecure,
+		AccessKey: opts.Login.Username,
+		SecretKey: opts.Login.password,
+		DryRun:    opts.DryRun,
+		Prune:     opts.Prune,
+		Keep:      opts.Keep,
+		Jobs:      opts.Jobs,
+	}
+}
+
+// sortedResults are the results in publishing order: by stage, then path.
+func (opts *publishOptions) sortedResults() []publish.Result {
+	if opts.done == nil {
+		return nil
+	}
+	opts.done.mu.Lock()
+	defer opts.done.mu.Unlock()
+	rs := slices.Clone(opts.done.results)
+	slices.SortStableFunc(rs, func(a, b publish.Result) int {
+		return cmp.Or(cmp.Compare(a.Object.Stage, b.Object.Stage), strings.Compare(a.Object.Path, b.Object.Path))
+	})
+	return rs
+}
+
+// tally counts results by state, and the bytes uploaded.
+func tally(rs []publish.Result) (map[publish.State]int, int64) {
+	n := map[publish.State]int{}
+	var sent int64
+	for _, r := range rs {
+		n[r.State]++
+		if r.State == publish.Uploaded {
+			sent += r.Object.Size
+		}
+	}
+	return n, sent
+}
+
+// printPublished prints what changed on stdout, a line an object ("uploaded
+// PATH"; objects already present are left out, they are most of a
+// republish), and the tally on stderr.
+func printPublished(ios *IO, opts *publishOptions) {
+	rs := opts.sortedResults()
+	if len(rs) == 0 {
+		return
+	}
+	w := bufio.NewWriter(ios.Out)
+	for _, r := range rs {
+		switch r.State {
+		case publish.Uploaded, publish.Deleted, publish.WouldUpload, publish.WouldDelete:
+			fmt.Fprintf(w, "%s %s\n", r.State, r.Object.Path)
+		}
+	}
+	w.Flush()
+	n, sent := tally(rs)
+	line := fmt.Sprintf("%s: %s", opts.Target, plural(len(rs), "object"))
+	for _, s := range []publish.State{publish.Uploaded, publish.Present, publish.Deleted, publish.WouldUpload, publish.WouldDelete, publish.Failed, publish.Skipped} {
+		if n[s] > 0 {
+			line += fmt.Sprintf(", %d %s", n[s], s)
+			if s == publish.Uploaded {
+				line += " (" + publish.Bytes(sent) + ")"
+			}
+		}
+	}
+	ios.Infof("%s", line)
+	if n[publish.Failed]+n[publish.Skipped] > 0 {
+		ios.Nextf("next: run the same command again; it sends only what is not there yet")
+	}
+}
+
+// publishDoc is publish's --json document (schema/publish.schema.json).
+type publishDoc struct {
+	Source  string           `json:"source"`
+	Target  string           `json:"target"`
+	DryRun  bool             `json:"dryRun"`
+	Objects []publish.Result `json:"objects"`
+	Counts  publishCounts    `json:"counts"`
+	Bytes   int64            `json:"bytes"` // uploaded
+	status
+}
+
+// publishCounts are the objects in each state.
+type publishCounts struct {
+	Uploaded    int `json:"uploaded"`
+	Present     int `json:"present"`
+	Deleted     int `json:"deleted"`
+	WouldUpload int `json:"wouldUpload"`
+	WouldDelete int `json:"wouldDelete"`
+	Failed      int `json:"failed"`
+	Skipped     int `json:"skipped"`
+}
+
+func newPublishDoc(opts *publishOptions, err error) publishDoc {
+	rs := opts.sortedResults()
+	n, sent := tally(rs)
+	return publishDoc{
+		Source:  opts.Dist,
+		Target:  opts.Target,
+		DryRun:  opts.DryRun,
+		Objects: nonNil(rs),
+		Counts: publishCounts{
+			Uploaded: n[publish.Uploaded], Present: n[publish.Present], Deleted: n[publish.Deleted],
+			WouldUpload: n[publish.WouldUpload], WouldDelete: n[publish.WouldDelete],
+			Failed: n[publish.Failed], Skipped: n[publish.Skipped],
+		},
+		Bytes:  sent,
+		status: newStatus(err, "the publish failed"),
+	}
+}
