@@ -27,27 +27,30 @@ func (n names) add(p string) {
 	}
 }
 
-// get reads a published object whole, up to maxDoc bytes, with retries.
-func (p *publisher) get(ctx context.Context, path string) (data []byte, err error) {
+// maxList is the largest release list read: maxReleases short entries.
+const maxList = 1 << 20
+
+// get reads a published object whole, up to limit bytes, with retries.
+func (p *publisher) get(ctx context.Context, path string, limit int) (data []byte, err error) {
 	err = p.runner().Call(ctx, func(ctx context.Context) error {
-		data, err = p.getOnce(ctx, path)
+		data, err = p.getOnce(ctx, path, limit)
 		return err
 	})
 	return data, err
 }
 
-func (p *publisher) getOnce(ctx context.Context, path string) ([]byte, error) {
+func (p *publisher) getOnce(ctx context.Context, path string, limit int) ([]byte, error) {
 	obj, err := p.c.GetObject(ctx, p.t.Bucket, p.t.Key(path), minio.GetObjectOptions{})
 	if err != nil {
 		return nil, err
 	}
 	defer obj.Close()
-	data, err := io.ReadAll(io.LimitReader(obj, maxDoc+1))
+	data, err := io.ReadAll(io.LimitReader(obj, int64(limit)+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(data) > maxDoc {
-		return nil, fmt.Errorf("larger than %d bytes: not a document skillpack wrote", maxDoc)
+	if len(data) > limit {
+		return nil, fmt.Errorf("larger than %d bytes: not what skillpack wrote", limit)
 	}
 	return data, nil
 }
@@ -63,7 +66,7 @@ func (p *publisher) published(ctx context.Context) (names, error) {
 		if _, ok := p.existing[doc]; !ok {
 			continue
 		}
-		data, err := p.get(ctx, doc)
+		data, err := p.get(ctx, doc, maxDoc)
 		if err == nil {
 			err = docNames(doc, data, n)
 		}
@@ -147,7 +150,7 @@ func docNames(doc string, data []byte, n names) error {
 // streaming the record with layout.ReadRecord.
 func (p *publisher) recordNames(ctx context.Context, r release, n names) error {
 	key := recordCopy(r.Record)
-	data, err := p.get(ctx, key)
+	data, err := p.get(ctx, key, maxDoc)
 	if err == nil {
 		// Held whole: a record of 10,000 skills is tens of megabytes, read
 		// once per kept release, and a retry must start from its beginning.

@@ -156,7 +156,9 @@ func (p *publisher) list(ctx context.Context) error {
 				p.existing[path] = obj.Size
 			}
 		}
-		return nil
+		// minio-go ends a listing whose context ended without an error:
+		// a listing cut short is not the whole prefix.
+		return ctx.Err()
 	})
 	return p.explain(p.t.String(), err)
 }
@@ -166,7 +168,7 @@ func (p *publisher) releases(ctx context.Context) ([]release, error) {
 	if _, ok := p.existing[releasesList]; !ok {
 		return nil, nil
 	}
-	data, err := p.get(ctx, releasesList)
+	data, err := p.get(ctx, releasesList, maxList)
 	if err != nil {
 		return nil, p.explain(p.url(releasesList), err)
 	}

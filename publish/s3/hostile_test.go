@@ -1,0 +1,124 @@
+package s3
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
+)
+
+// A server that answers with nonsense (unreadable XML, a listing that
+// never ends, headers that cannot be parsed, a release list of megabytes,
+// redirects elsewhere, a body shorter than it says) ends the run with an
+// error, never a panic or a hang, and a run it cannot fool leaves nothing
+// wrong behind.
+func TestHostileServer(t *testing.T) {
+	b := bundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	isList := func(r *http.Request) bool { return r.Method == "GET" && r.URL.Query().Has("list-type") }
+	for _, c := range []struct {
+		name    string
+		answer  func(w http.ResponseWriter, r *http.Request) bool // true: answered; false: pass to the server
+		wantErr bool
+	}{
+		{"listing is not XML", func(w http.ResponseWriter, r *http.Request) bool {
+			if !isList(r) {
+				return false
+			}
+			io.WriteString(w, "<<<not xml")
+			return true
+		}, true},
+		{"listing never ends", func(w http.ResponseWriter, r *http.Request) bool {
+			if !isList(r) {
+				return false
+			}
+			w.Header().Set("Content-Type", "application/xml")
+			io.WriteString(w, `<?xml version="1.0"?><ListBucketResult><Name>skills</Name><IsTruncated>true</IsTruncated><NextContinuationToken>again</NextContinuationToken>`+
+				`<Contents><Key>h/x</Key><Size>1</Size></Contents></ListBucketResult>`)
+			return true
+		}, true},
+		{"listing claims every object", func(w http.ResponseWriter, r *http.Request) bool {
+			if !isList(r) {
+				return false
+			}
+			w.Header().Set("Content-Type", "application/xml")
+			var keys strings.Builder
+			for _, o := range b.Objects {
+				keys.WriteString("<Contents><Key>h/" + o.Path + "</Key><Size>" + strconv.FormatInt(o.Size, 10) + "</Size></Contents>")
+			}
+			io.WriteString(w, `<?xml version="1.0"?><ListBucketResult><Name>skills</Name><IsTruncated>false</IsTruncated>`+keys.String()+`</ListBucketResult>`)
+			return true
+		}, false},
+		{"HEAD headers are nonsense", func(w http.ResponseWriter, r *http.Request) bool {
+			if r.Method != "HEAD" || !strings.HasPrefix(r.URL.Path, "/"+testBucket+"/h/") {
+				return false // the bucket's HEAD passes: this is about objects
+			}
+			w.Header().Set("Last-Modified", "yesterday")
+			w.Header().Set("X-Amz-Checksum-Sha256", "%%%")
+			w.Header().Set("X-Amz-Meta-Skillpack-Digest", "sha256:"+strings.Repeat("z", 64))
+			w.Header().Set("Content-Length", "-5")
+			w.WriteHeader(200)
+			return true
+		}, false},
+		{"release list of megabytes", func(w http.ResponseWriter, r *http.Request) bool {
+			switch {
+			case isList(r):
+				w.Header().Set("Content-Type", "application/xml")
+				io.WriteString(w, `<?xml version="1.0"?><ListBucketResult><Name>skills</Name><IsTruncated>false</IsTruncated><Contents><Key>h/.skillpack/releases.json</Key><Size>5000000</Size></Contents></ListBucketResult>`)
+			case r.Method == "GET" && strings.HasSuffix(r.URL.Path, "releases.json"):
+				w.Header().Set("Content-Length", "5000000")
+				w.Header().Set("Last-Modified", time.Now().UTC().Format(http.TimeFormat))
+				io.WriteString(w, strings.Repeat("[", 5000000))
+			default:
+				return false
+			}
+			return true
+		}, true},
+		{"redirects elsewhere", func(w http.ResponseWriter, r *http.Request) bool {
+			http.Redirect(w, r, "http://127.0.0.1:1/elsewhere", http.StatusTemporaryRedirect)
+			return true
+		}, true},
+		{"bodies shorter than said", func(w http.ResponseWriter, r *http.Request) bool {
+			if r.Method != "GET" || isList(r) {
+				return false
+			}
+			w.Header().Set("Content-Length", "100")
+			io.WriteString(w, "short")
+			return true
+		}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mem := s3mem.New()
+			mem.CreateBucket(testBucket)
+			next := gofakes3.New(mem, gofakes3.WithLogger(gofakes3.DiscardLog())).Server()
+			s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if !c.answer(w, r) {
+					next.ServeHTTP(w, r)
+				}
+			}))
+			o := s.options()
+			o.Attempts, o.Timeout, o.Prune = 2, 300*time.Millisecond, true
+			done := make(chan error, 1)
+			go func() { done <- Publish(context.Background(), b, s.target("h"), o, nil) }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(time.Minute):
+				t.Fatal("the run hangs")
+			}
+			if c.wantErr && err == nil {
+				t.Error("published without an error")
+			}
+			if err != nil && strings.Contains(err.Error(), "panic") {
+				t.Error(err)
+			}
+			t.Log(err)
+		})
+	}
+}
