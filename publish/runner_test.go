@@ -166,3 +166,27 @@ func TestRunnerTimesOutAStalledAttempt(t *testing.T) {
 		t.Errorf("error %v after %d calls, want success on the second", err, calls.Load())
 	}
 }
+
+// The progress line is redrawn in place and cleared at the end, so that
+// what is printed next starts on a clean line.
+func TestRunnerProgress(t *testing.T) {
+	var out strings.Builder
+	r := &Runner{Progress: &out}
+	objs := objects(2)
+	for i := range objs {
+		objs[i].Size = 1500
+	}
+	if err := r.Run(context.Background(), objs, func(context.Context, Object) (State, error) { return Uploaded, nil }); err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	if !strings.HasPrefix(s, "\r\x1b[Kpublish: ") || !strings.HasSuffix(s, "\r\x1b[K") ||
+		!strings.Contains(s, "record, 10 of 10 objects, 10 sent (15.0 kB)") || strings.Contains(s, "\n") {
+		t.Errorf("progress %q", s)
+	}
+	out.Reset()
+	(&Runner{}).Run(context.Background(), objs, func(context.Context, Object) (State, error) { return Present, nil })
+	if out.Len() != 0 {
+		t.Errorf("no Progress, yet %q", out.String())
+	}
+}

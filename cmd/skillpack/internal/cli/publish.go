@@ -215,6 +215,9 @@ func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 		printPublished(ios, opts)
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			err = errors.New("interrupted: the published indexes name only what is in place; run the same command again to complete the release")
+		}
 		return &exitError{code: ExitInternal, err: err}
 	}
 	return nil
