@@ -115,8 +115,10 @@ var emptyConfig = blob{desc: ocispec.DescriptorEmptyJSON, data: ocispec.Descript
 // signatureManifest attaches a Sigstore bundle to a skill's manifest as
 // cosign does (its "Cosign Bundle Specification"): artifactType and layer
 // of the bundle's media type, the empty config, the skill as subject. The
-// layer is titled with the signature's DIST name, which says which
-// archive it signs. The bundles skillpack writes hold message signatures.
+// layer and the manifest are titled with the signature's DIST name, which
+// says which archive it signs; the manifest's title is in the subject's
+// list of referrers, where attach looks for it. The bundles skillpack
+// writes hold message signatures.
 func signatureManifest(subject ocispec.Descriptor, sig blob, title string) manifest {
 	sig.desc.MediaType = ArtifactTypeSigstoreBundle
 	sig.desc.Annotations = map[string]string{annTitle: title}
@@ -128,7 +130,7 @@ func signatureManifest(subject ocispec.Descriptor, sig blob, title string) manif
 		Config:       emptyConfig.desc,
 		Layers:       []ocispec.Descriptor{sig.desc},
 		Subject:      &subj,
-		Annotations:  map[string]string{annSigstoreContent: "message-signature"},
+		Annotations:  map[string]string{annSigstoreContent: "message-signature", annTitle: title},
 	}
 	data := mustJSON(m)
 	desc := descriptorOf(ocispec.MediaTypeImageManifest, data)

@@ -1,12 +1,17 @@
 package oci
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
 )
 
@@ -84,4 +89,49 @@ func TestDryRun(t *testing.T) {
 			t.Errorf("a dry run sent %s %s", e.method, e.path)
 		}
 	}
+}
+
+// build --sign signs every archive again; a publish of the new
+// signatures attaches none to a skill whose archives did not change (it
+// keeps one signature per archive), and attaches the changed skill's.
+func TestResignedArchivesKeepTheirSignature(t *testing.T) {
+	f := published(t)
+	resign := func(data []byte) ([]byte, error) {
+		return []byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json","again":"` + layout.DigestOf(data) + `"}`), nil
+	}
+	if _, err := build.Run([]string{f.skills}, build.Options{Out: f.b.Dir, Sign: resign}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := publish.Open(f.b.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := publishTo(t, b, f.target, Options{})
+	if up := res.byState(publish.Uploaded); len(up) > 0 {
+		t.Errorf("new signatures of the same archives: sent %v", up)
+	}
+	for _, s := range b.Skills {
+		var m ocispec.Manifest
+		desc := fetchJSON(t, f.repo, "sha256:"+manifestOf(t, res, s.Name), &m)
+		n := 0
+		f.repo.Referrers(context.Background(), desc, ArtifactTypeSigstoreBundle, func(refs []ocispec.Descriptor) error {
+			n += len(refs)
+			return nil
+		})
+		if n != len(s.Signatures) {
+			t.Errorf("skill %s has %d signatures attached, want %d", s.Name, n, len(s.Signatures))
+		}
+	}
+}
+
+// manifestOf is the hex digest a run gave a skill's manifest.
+func manifestOf(t *testing.T, r *results, skill string) string {
+	t.Helper()
+	for _, res := range r.all {
+		if res.Object.Path == "manifest:"+skill {
+			return res.Object.Digest.Hex()
+		}
+	}
+	t.Fatalf("the run has no manifest of %s", skill)
+	return ""
 }

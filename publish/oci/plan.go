@@ -82,10 +82,10 @@ func newPlan(t Target, bundleKey string, skills []skillSource) (*plan, error) {
 		p.skills = append(p.skills, named{what: s.name, manifest: m})
 		refs = append(refs, skillRef{name: s.name, version: s.version, description: s.description, desc: m.desc})
 		for _, sig := range s.signatures {
+			// Its blobs go with it (attach), not with the others: an
+			// archive already signed keeps its signature, so a new one
+			// is not sent at all.
 			sm := signatureManifest(m.desc, blob{desc: ocispec.Descriptor{Digest: sig.digest, Size: sig.size}, path: sig.path}, path.Base(sig.path))
-			for _, b := range sm.blobs {
-				addBlob(b)
-			}
 			p.signatures = append(p.signatures, named{what: sig.path, subject: &m.desc, manifest: sm})
 		}
 		if tag, ok := VersionTag(s.name, s.version); ok {

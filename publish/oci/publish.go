@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path"
 	"time"
 
 	"github.com/opencontainers/go-digest"
@@ -144,16 +145,16 @@ func (p *plan) jobs(r *remoteRepo) ([]publish.Object, publish.Do) {
 	}
 	for _, m := range p.skills {
 		add("manifest:"+m.what, stageManifests, m.desc, func(ctx context.Context) (publish.State, error) {
-			return r.pushManifest(ctx, m.manifest, nil)
+			return r.pushManifest(ctx, m.manifest)
 		})
 	}
 	for _, m := range p.signatures {
 		add("referrer:"+m.what, stageReferrers, m.desc, func(ctx context.Context) (publish.State, error) {
-			return r.pushManifest(ctx, m.manifest, m.subject)
+			return r.attach(ctx, m.manifest, *m.subject, path.Base(m.what))
 		})
 	}
 	add("index:"+p.target.Tag, stageReferrers, p.index.desc, func(ctx context.Context) (publish.State, error) {
-		return r.pushManifest(ctx, p.index, nil)
+		return r.pushManifest(ctx, p.index)
 	})
 	for _, op := range p.tags {
 		stage := stageVersionTags

@@ -84,34 +84,42 @@ func (r *remoteRepo) pushBlob(ctx context.Context, b blob) (publish.State, error
 	})
 }
 
-// pushManifest uploads a manifest the registry does not have. A referrer
-// that is present is also checked to be listed among its subject's
-// referrers: on a registry without the referrers API, a run interrupted
-// between the manifest and the fallback tag's update left it unlisted,
-// and pushing it again lists it.
-func (r *remoteRepo) pushManifest(ctx context.Context, m manifest, subject *ocispec.Descriptor) (publish.State, error) {
-	there := func() (bool, error) {
-		ok, err := r.repo.Manifests().Exists(ctx, m.desc)
-		if ok && err == nil && subject != nil {
-			return r.listed(ctx, *subject, m.desc)
-		}
-		return ok, err
-	}
-	return r.unlessThere(there, func() error { return r.repo.Manifests().Push(ctx, m.desc, bytes.NewReader(m.data)) })
+// pushManifest uploads a manifest the registry does not have.
+func (r *remoteRepo) pushManifest(ctx context.Context, m manifest) (publish.State, error) {
+	return r.unlessThere(func() (bool, error) { return r.repo.Manifests().Exists(ctx, m.desc) }, func() error {
+		return r.repo.Manifests().Push(ctx, m.desc, bytes.NewReader(m.data))
+	})
 }
 
-// listed reports whether desc is among subject's referrers.
-func (r *remoteRepo) listed(ctx context.Context, subject, desc ocispec.Descriptor) (bool, error) {
-	found := false
-	err := r.repo.Referrers(ctx, subject, desc.ArtifactType, func(refs []ocispec.Descriptor) error {
-		for _, ref := range refs {
-			if ref.Digest == desc.Digest {
-				found = true
+// attach pushes a signature as a referrer of subject unless subject
+// already has a signature of that title: the title names the signed
+// archive by its digest, so an archive that did not change keeps the
+// signature it was first published with. `build --sign` signs every
+// archive again on each build; attaching each new signature would add
+// two referrers to every skill at every release. A signature pushed by a
+// run interrupted before a registry without the referrers API had listed
+// it is not listed, so it is pushed again, and then listed.
+func (r *remoteRepo) attach(ctx context.Context, m manifest, subject ocispec.Descriptor, title string) (publish.State, error) {
+	there := func() (bool, error) {
+		found := false
+		err := r.repo.Referrers(ctx, subject, ArtifactTypeSigstoreBundle, func(refs []ocispec.Descriptor) error {
+			for _, ref := range refs {
+				if ref.Digest == m.desc.Digest || ref.Annotations[annTitle] == title {
+					found = true
+				}
+			}
+			return nil
+		})
+		return found, err
+	}
+	return r.unlessThere(there, func() error {
+		for _, b := range m.blobs {
+			if _, err := r.pushBlob(ctx, b); err != nil {
+				return err
 			}
 		}
-		return nil
+		return r.repo.Manifests().Push(ctx, m.desc, bytes.NewReader(m.data))
 	})
-	return found, err
 }
 
 // tag points a tag at a pushed manifest, unless it already does.
