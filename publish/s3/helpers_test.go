@@ -155,8 +155,7 @@ type proxy struct {
 	dels   []string
 	choose func(r *http.Request) fault // nil: pass everything
 	paused int                         // the test's own requests: no faults, no log
-	seen   int                         // requests from publish
-	onSeen func(n int)                 // called with each request's number
+	onSeen func(r *http.Request)       // called with each of publish's requests
 }
 
 func (p *proxy) pause()  { p.mu.Lock(); p.paused++; p.mu.Unlock() }
@@ -181,9 +180,8 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	f, paused := pass, p.paused > 0
 	if !paused {
-		p.seen++
 		if p.onSeen != nil {
-			p.onSeen(p.seen)
+			p.onSeen(r)
 		}
 		if p.choose != nil {
 			f = p.choose(r)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -350,36 +351,49 @@ func testInterrupted(t *testing.T, s *server) {
 	if err := Publish(ctx, bundle(t, skills, dist), s.target("i"), s.options(), nil); err != nil {
 		t.Fatal(err)
 	}
-	for i := range 8 {
+	s.proxy.log("i")
+	// Stopped at each PUT of a run after one skill changed (it makes
+	// 13: the skill's two archives and two changed files, the documents,
+	// the record, its copy and the release list), and at three points
+	// among the HEADs before the first.
+	stops := []struct{ puts, requests int }{{puts: 1}, {puts: 2}, {puts: 3}, {puts: 4}, {puts: 5}, {puts: 6}, {puts: 7},
+		{puts: 8}, {puts: 9}, {puts: 10}, {puts: 11}, {puts: 12}, {puts: 13}, {requests: 3}, {requests: 15}, {requests: 30}}
+	for i, stop := range stops {
 		change(t, skills, i+1)
 		b := bundle(t, skills, dist)
 		o := s.options()
 		o.Attempts, o.Timeout = 2, 200*time.Millisecond
 		rctx, cancel := context.WithCancel(ctx)
-		stopAt := 3 + i*7 // requests into the run: from the listing to the indexes
+		puts, requests := 0, 0
 		s.proxy.mu.Lock()
-		s.proxy.seen = 0
-		s.proxy.onSeen = func(n int) {
-			if n == stopAt {
+		s.proxy.onSeen = func(r *http.Request) {
+			requests++
+			if r.Method == http.MethodPut {
+				puts++
+			}
+			if puts == stop.puts && r.Method == http.MethodPut || requests == stop.requests {
 				cancel()
 			}
 		}
 		s.proxy.mu.Unlock()
-		if i%2 == 1 {
-			// Or a server that keeps failing: retries run out.
+		if i%3 == 2 {
+			// And a server that keeps failing: retries run out.
 			s.proxy.faults(uint64(i), 0.3, fail500, stall, cut)
 		}
 		err := Publish(rctx, b, s.target("i"), o, nil)
 		cancel()
 		s.proxy.noFaults()
-		if err == nil {
+		if puts, _ := s.proxy.log("i"); err == nil {
 			t.Logf("run %d completed before it could be stopped", i)
+		} else if len(puts) > 0 {
+			t.Logf("run %d stopped after %d PUTs, the last %s", i, len(puts), puts[len(puts)-1])
 		}
 		consistent(t, s.objects("i"), false)
 
 		if err := Publish(ctx, b, s.target("i"), s.options(), nil); err != nil {
 			t.Fatalf("rerun %d: %v", i, err)
 		}
+		s.proxy.log("i")
 		got := s.objects("i")
 		consistent(t, got, true)
 		matches(t, s, got, b)
