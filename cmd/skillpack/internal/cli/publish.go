@@ -58,16 +58,32 @@ func (f *LoginFlags) read(in io.Reader) error {
 	return nil
 }
 
+// PublishFlags say how a bundle is published, beyond DIST, TARGET and the
+// --jobs, --dry-run and --json that a command has of its own: a group, so
+// that a command publishing what it built can declare the same flags.
+type PublishFlags struct {
+	Endpoint string
+	Insecure bool
+	Prune    bool
+	Keep     int
+	Login    LoginFlags
+}
+
+// AddFlags declares the publish flags on f.
+func (p *PublishFlags) AddFlags(f *pflag.FlagSet) {
+	f.StringVar(&p.Endpoint, "endpoint", "", "S3: the server's `URL`, such as https://ACCOUNT.r2.cloudflarestorage.com (default: AWS S3)")
+	f.BoolVar(&p.Insecure, "insecure", false, "allow plain http to a server that is not on this machine")
+	f.BoolVar(&p.Prune, "prune", false, "S3: delete skillpack's objects that no kept release names")
+	f.IntVar(&p.Keep, "keep", 0, fmt.Sprintf("with --prune: the releases whose objects are kept, the new one included (default %d)", s3.DefaultKeep))
+	p.Login.AddFlags(f)
+}
+
 type publishOptions struct {
+	PublishFlags
 	Dist, Target string
 	Jobs         int
 	DryRun       bool
 	JSON         bool
-	Endpoint     string
-	Insecure     bool
-	Prune        bool
-	Keep         int
-	Login        LoginFlags
 
 	done *resultLog // what the run did, for the output; nil before it runs
 }
@@ -151,11 +167,7 @@ part way exits 3, with what was done in the document.`,
 	f.IntVarP(&opts.Jobs, "jobs", "j", 0, fmt.Sprintf("requests at once (default %d for S3, %d for OCI)", s3.DefaultJobs, publish.DefaultJobs))
 	f.BoolVar(&opts.DryRun, "dry-run", false, "say what would be uploaded and deleted; change nothing")
 	f.BoolVar(&opts.JSON, "json", false, "print every object with its state as a JSON document on stdout, even on failure")
-	f.StringVar(&opts.Endpoint, "endpoint", "", "S3: the server's `URL`, such as https://ACCOUNT.r2.cloudflarestorage.com (default: AWS S3)")
-	f.BoolVar(&opts.Insecure, "insecure", false, "allow plain http to a server that is not on this machine")
-	f.BoolVar(&opts.Prune, "prune", false, "S3: delete skillpack's objects that no kept release names")
-	f.IntVar(&opts.Keep, "keep", 0, fmt.Sprintf("with --prune: the releases whose objects are kept, the new one included (default %d)", s3.DefaultKeep))
-	opts.Login.AddFlags(f)
+	opts.PublishFlags.AddFlags(f)
 	return cmd
 }
 

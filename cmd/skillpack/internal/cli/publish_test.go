@@ -20,8 +20,8 @@ func TestPublishFlags(t *testing.T) {
 		{
 			argv: []string{"out", "s3://b", "--endpoint", "http://127.0.0.1:7070", "--insecure", "--dry-run", "--json", "-j", "4", "--prune", "--keep", "5",
 				"--username", "AKID", "--password-stdin"},
-			want: publishOptions{Dist: "out", Target: "s3://b", Endpoint: "http://127.0.0.1:7070", Insecure: true, DryRun: true, JSON: true,
-				Jobs: 4, Prune: true, Keep: 5, Login: LoginFlags{Username: "AKID", PasswordStdin: true}},
+			want: publishOptions{Dist: "out", Target: "s3://b", DryRun: true, JSON: true, Jobs: 4, PublishFlags: PublishFlags{
+				Endpoint: "http://127.0.0.1:7070", Insecure: true, Prune: true, Keep: 5, Login: LoginFlags{Username: "AKID", PasswordStdin: true}}},
 		},
 		{argv: []string{"dist", "oci://ghcr.io/o/skills:v1", "--jobs", "2"}, want: publishOptions{Dist: "dist", Target: "oci://ghcr.io/o/skills:v1", Jobs: 2}},
 	} {
