@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"maps"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -244,7 +246,20 @@ func (p *publisher) same(info minio.ObjectInfo, o publish.Object) bool {
 	// one: sending the object again would not change that.
 	cache := info.Metadata.Get("Cache-Control")
 	return got == o.Digest && info.Size == o.Size &&
-		info.ContentType == o.ContentType && (cache == o.CacheControl || cache == "")
+		sameType(info.ContentType, o.ContentType) && (cache == o.CacheControl || cache == "")
+}
+
+// sameType reports whether a stored Content-Type is the one sent, as a
+// server may spell it back: another case, other spaces around the
+// parameters. Otherwise every republish to such a server would send
+// every object again.
+func sameType(stored, sent string) bool {
+	if stored == sent {
+		return true
+	}
+	t1, p1, err1 := mime.ParseMediaType(stored)
+	t2, p2, err2 := mime.ParseMediaType(sent)
+	return err1 == nil && err2 == nil && t1 == t2 && maps.EqualFunc(p1, p2, strings.EqualFold)
 }
 
 // open is an object's bytes: the bundle's file, or this package's own.

@@ -501,3 +501,22 @@ func TestReleases(t *testing.T) {
 		}
 	}
 }
+
+func TestSameType(t *testing.T) {
+	for _, c := range []struct {
+		stored, sent string
+		want         bool
+	}{
+		{"text/markdown; charset=utf-8", "text/markdown; charset=utf-8", true},
+		{"Text/Markdown;charset=UTF-8", "text/markdown; charset=utf-8", true},
+		{"text/markdown", "text/markdown; charset=utf-8", false},
+		{"text/plain; charset=utf-8", "text/markdown; charset=utf-8", false},
+		{"application/gzip", "application/gzip", true},
+		{"", "application/gzip", false},
+		{";;;", "application/gzip", false},
+	} {
+		if got := sameType(c.stored, c.sent); got != c.want {
+			t.Errorf("sameType(%q, %q) = %v", c.stored, c.sent, got)
+		}
+	}
+}
