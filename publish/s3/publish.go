@@ -14,6 +14,7 @@ import (
 	"maps"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,7 +100,7 @@ func (p *publisher) run(ctx context.Context) error {
 	copyObj.Path = recordCopy(rec.Digest)
 	copyObj.CacheControl = layout.Immutable // named by its digest
 	runner := p.runner()
-	if err := runner.Run(ctx, append(p.b.Objects, copyObj), p.upload); err != nil {
+	if err := runner.Run(ctx, slices.Concat(p.b.Objects, []publish.Object{copyObj}), p.upload); err != nil {
 		return p.explain("", err)
 	}
 
@@ -112,10 +113,11 @@ func (p *publisher) run(ctx context.Context) error {
 	if p.o.Prune {
 		max = cmp.Or(p.o.Keep, DefaultKeep)
 	}
-	newList := withRelease(list, release{Record: rec.Digest, Bundle: p.b.Key, Published: now().UTC().Truncate(time.Second)}, max)
-	if len(list) > 0 && list[0].Record == rec.Digest && len(newList) == len(list) {
-		newList = list // the newest release again: nothing changes, not even its time
+	this := release{Record: rec.Digest, Bundle: p.b.Key, Published: now().UTC().Truncate(time.Second)}
+	if len(list) > 0 && list[0].Record == rec.Digest {
+		this = list[0] // the newest release again: not even its time changes
 	}
+	newList := withRelease(list, this, max)
 	data := encodeReleases(newList)
 	p.inMemory[releasesList] = data
 	listObj := publish.Object{Path: releasesList, Digest: layout.DigestOf(data), Size: int64(len(data)),
