@@ -171,7 +171,7 @@ func (r *Runner) stage(ctx context.Context, objects []Object, do Do, p *progress
 			r.report(p, Result{Object: o, State: Skipped, Err: why})
 		}
 	}
-	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+	if err != nil && ctx.Err() == nil {
 		return fmt.Errorf("%s stage: %w", objects[0].Stage, err)
 	}
 	return err
