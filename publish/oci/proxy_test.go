@@ -30,11 +30,12 @@ const (
 // proxy stands between Publish and the registry, recording every
 // request in order and applying a fault to each as decide says.
 type proxy struct {
-	host   string // 127.0.0.1:port, the address to publish to
-	mu     sync.Mutex
-	events []event
-	n      int
-	decide func(n int, r *http.Request) fault // nil: pass everything
+	host    string // 127.0.0.1:port, the address to publish to
+	mu      sync.Mutex
+	events  []event
+	n       int
+	decide  func(n int, r *http.Request) fault // nil: pass everything
+	closing chan struct{}
 }
 
 // event is one request as the registry answered it.
@@ -50,7 +51,7 @@ func startProxy(t *testing.T, registryHost string) *proxy {
 	rp := httputil.NewSingleHostReverseProxy(u)
 	// The requests a test kills would each print a line.
 	rp.ErrorLog = log.New(io.Discard, "", 0)
-	p := &proxy{}
+	p := &proxy{closing: make(chan struct{})}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		p.n++
@@ -70,7 +71,13 @@ func startProxy(t *testing.T, registryHost string) *proxy {
 			http.Error(w, `{"errors":[{"code":"UNAVAILABLE","message":"injected"}]}`, http.StatusServiceUnavailable)
 			return
 		case stall:
-			<-r.Context().Done()
+			// The body is read first: net/http notices a client that
+			// hung up (and cancels the context) only once it is.
+			io.Copy(io.Discard, r.Body)
+			select {
+			case <-r.Context().Done():
+			case <-p.closing:
+			}
 			return
 		}
 		rec := &statusWriter{ResponseWriter: w}
@@ -86,7 +93,10 @@ func startProxy(t *testing.T, registryHost string) *proxy {
 		p.events = append(p.events, event{method: r.Method, path: r.URL.Path + "?" + r.URL.RawQuery, status: rec.status, body: body})
 		p.mu.Unlock()
 	}))
-	t.Cleanup(srv.Close)
+	t.Cleanup(func() {
+		close(p.closing) // a stalled request may not have been given up
+		srv.Close()
+	})
 	p.host = strings.TrimPrefix(srv.URL, "http://")
 	return p
 }
