@@ -1,10 +1,14 @@
 package s3
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"syscall"
 
 	"github.com/minio/minio-go/v7"
@@ -48,8 +52,29 @@ func Retryable(err error) bool {
 		return e.StatusCode >= 500 || e.StatusCode == http.StatusTooManyRequests ||
 			e.StatusCode == http.StatusRequestTimeout || retryCodes[e.Code]
 	}
-	var ne net.Error
-	return errors.As(err, &ne) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+	// A request that got no answer (a reset, a dropped or refused
+	// connection, a timeout: minio-go rewrites an early EOF into a
+	// message of its own) is worth another, unless what failed will fail
+	// the same way again: a host that does not exist, a certificate that
+	// does not verify.
+	var ue *url.Error
+	var op *net.OpError
+	if errors.As(err, &ue) || errors.As(err, &op) {
+		return !permanent(err)
+	}
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
+}
+
+// permanent reports whether a transport error is one a retry cannot mend.
+func permanent(err error) bool {
+	var dns *net.DNSError
+	var cert *tls.CertificateVerificationError
+	var authority x509.UnknownAuthorityError
+	var host x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var header tls.RecordHeaderError // https to a plain http server
+	return errors.As(err, &dns) && dns.IsNotFound ||
+		errors.As(err, &cert) || errors.As(err, &authority) || errors.As(err, &host) || errors.As(err, &invalid) ||
+		errors.As(err, &header) || strings.Contains(err.Error(), "server gave HTTP response to HTTPS client")
 }
