@@ -520,3 +520,33 @@ func TestSameType(t *testing.T) {
 		}
 	}
 }
+
+// A file whose name URLs and S3 treat specially (a space, '+', '%', '#',
+// brackets) is stored at its own key, and found there the next time.
+func TestOddNames(t *testing.T) { testOddNames(t, fakeServer(t)) }
+
+func testOddNames(t *testing.T, s *server) {
+	skills := tree(t)
+	const odd = "a b+c%25 #x[1].md"
+	if err := os.WriteFile(filepath.Join(skills, "commit-messages", odd), []byte("odd\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := bundle(t, skills, filepath.Join(t.TempDir(), "dist"))
+	if !slices.ContainsFunc(b.Objects, func(o publish.Object) bool { return strings.HasSuffix(o.Path, "/"+odd) }) {
+		t.Fatal("the build left the file out")
+	}
+	ctx := context.Background()
+	s.proxy.log("")
+	if err := Publish(ctx, b, s.target("o"), s.options(), nil); err != nil {
+		t.Fatal(err)
+	}
+	got := s.objects("o")
+	matches(t, s, got, b)
+	s.proxy.log("")
+	if err := Publish(ctx, b, s.target("o"), s.options(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if puts, _ := s.proxy.log("o"); len(puts) != 0 {
+		t.Errorf("published again: %v", puts)
+	}
+}

@@ -79,6 +79,7 @@ func TestVersitygw(t *testing.T) {
 		{"changed file", testChangedFile},
 		{"faults", testFaults},
 		{"interrupted", testInterrupted},
+		{"odd names", testOddNames},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, s) })
 	}
