@@ -82,10 +82,14 @@ func newPlan(t Target, bundleKey string, skills []skillSource) (*plan, error) {
 		p.skills = append(p.skills, named{what: s.name, manifest: m})
 		refs = append(refs, skillRef{name: s.name, version: s.version, description: s.description, desc: m.desc})
 		for _, sig := range s.signatures {
-			// Its blobs go with it (attach), not with the others: an
-			// archive already signed keeps its signature, so a new one
-			// is not sent at all.
+			// The signature goes with its manifest (attach), not with the
+			// other blobs: an archive already signed keeps its signature,
+			// so a new one is not sent at all. The empty config, which
+			// every signature shares, goes once with the others:
+			// distribution 2.8 refused a manifest whose blob another
+			// worker was uploading at that moment.
 			sm := signatureManifest(m.desc, blob{desc: ocispec.Descriptor{Digest: sig.digest, Size: sig.size}, path: sig.path}, path.Base(sig.path))
+			addBlob(emptyConfig)
 			p.signatures = append(p.signatures, named{what: sig.path, subject: &m.desc, manifest: sm})
 		}
 		if tag, ok := VersionTag(s.name, s.version); ok {

@@ -114,6 +114,9 @@ func (r *remoteRepo) attach(ctx context.Context, m manifest, subject ocispec.Des
 	}
 	return r.unlessThere(there, func() error {
 		for _, b := range m.blobs {
+			if b.desc.Digest == emptyConfig.desc.Digest {
+				continue // pushed with the other blobs
+			}
 			if _, err := r.pushBlob(ctx, b); err != nil {
 				return err
 			}
