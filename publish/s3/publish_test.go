@@ -1,6 +1,7 @@
 package s3
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -74,7 +75,8 @@ func testPublish(t *testing.T, s *server) {
 	for _, o := range b2.Objects {
 		if old[o.Path] != o.Digest {
 			want = append(want, o.Path)
-			if p, ok := layout.ParsePath(o.Path); !ok || p.Kind != layout.KindDoc && p.Skill != "csv-profiler" {
+			signed, _ := layout.SignedArtifact(o.Path)
+			if p, ok := layout.ParsePath(cmp.Or(signed, o.Path)); !ok || p.Kind != layout.KindDoc && p.Skill != "csv-profiler" {
 				t.Errorf("%s changed, but it is neither a document nor csv-profiler's", o.Path)
 			}
 		}
@@ -221,6 +223,9 @@ func testPrune(t *testing.T, s *server) {
 	for _, b := range bundles[:2] {
 		sk := b.Skills[slices.IndexFunc(b.Skills, func(s publish.Skill) bool { return s.Name == "csv-profiler" })]
 		want = append(want, sk.TarGz.Path, sk.Zip.Path, recordCopy(b.Record().Digest))
+		for _, sig := range sk.Signatures {
+			want = append(want, sig.Path)
+		}
 	}
 	slices.Sort(want)
 	slices.Sort(dels)
