@@ -43,7 +43,7 @@ func (f *LoginFlags) read(in io.Reader) error {
 	case f.PasswordStdin && f.Username == "":
 		return usageErr("--password-stdin needs --username: give both, or neither to use the stored credentials")
 	case !f.PasswordStdin && f.Username != "":
-		return usageErr("--username needs --password-stdin, the password on stdin: echo \"$TOKEN\" | skillpack publish ... --username NAME --password-stdin")
+		return usageErr("--username needs --password-stdin, with the password on stdin: echo \"$TOKEN\" | skillpack ... --username NAME --password-stdin")
 	case !f.PasswordStdin:
 		return nil
 	}
@@ -53,7 +53,7 @@ func (f *LoginFlags) read(in io.Reader) error {
 	}
 	f.password = strings.TrimRight(line, "\r\n")
 	if f.password == "" {
-		return usageErr("--password-stdin: stdin is empty; pipe the password in, such as echo \"$TOKEN\" | skillpack publish ...")
+		return usageErr("--password-stdin: stdin is empty; pipe the password in: echo \"$TOKEN\" | skillpack ... --username NAME --password-stdin")
 	}
 	return nil
 }
