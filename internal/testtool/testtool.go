@@ -7,7 +7,8 @@
 // skips, naming it. CI installs the tools and sets SKILLPACK_REQUIRE_TOOLS=1,
 // under which a missing tool fails the test instead, so that a tool CI lost
 // cannot turn its tests into silent skips. Optional tools (cosign, which
-// Debian does not package) skip even then.
+// Debian does not package) skip even then. Registry runs one of them,
+// docker-registry, for the tests that publish to a registry.
 package testtool
 
 import (

@@ -95,6 +95,15 @@ func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, 
 	return out, nil
 }
 
+// ErrExists is the error of a pull whose skill folder is already there.
+var ErrExists = errors.New("already exists")
+
+// CheckSource returns why s is not a source Pull takes, or nil.
+func CheckSource(s string) error {
+	_, err := parseSource(s)
+	return err
+}
+
 // parseSource reads oci://host/repo[:tag|@digest].
 func parseSource(s string) (registry.Reference, error) {
 	rest, ok := strings.CutPrefix(s, Scheme)
@@ -163,7 +172,7 @@ func (r *remoteRepo) pullSkill(ctx context.Context, d ocispec.Descriptor, dir st
 	}
 	dest := filepath.Join(dir, name)
 	if _, err := os.Lstat(dest); err == nil {
-		return Pulled{}, fmt.Errorf("%s already exists: remove it, or pull into another folder (-o)", dest)
+		return Pulled{}, fmt.Errorf("%s %w: remove it, or pull into another folder (-o)", dest, ErrExists)
 	}
 	// Unpacked beside its place and renamed in, so that a refused archive
 	// leaves nothing behind.
