@@ -118,7 +118,7 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 	root.SetOut(ios.Out)
 	root.SetErr(ios.Err)
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(newLintCmd(ios, nil), newBuildCmd(ios, nil), newPackCmd(ios, nil), newVersionCmd(ios), newNewCmd(ios, nil), newServeCmd(ios, nil), newVerifyCmd(ios, nil), newSignCmd(ios, nil), newPublishCmd(ios, nil))
+	root.AddCommand(newLintCmd(ios, nil), newBuildCmd(ios, nil), newPackCmd(ios, nil), newVersionCmd(ios), newNewCmd(ios, nil), newServeCmd(ios, nil), newVerifyCmd(ios, nil), newSignCmd(ios, nil), newPublishCmd(ios, nil), newPullCmd(ios, nil))
 	root.AddCommand(newInitCmd(ios, nil), newManCmd(ios))
 	finishCommands(root)
 	// Cobra's completion command, added now rather than when the root
