@@ -31,8 +31,13 @@ type skillSource struct {
 // the index, every manifest it names, and every blob they name, because
 // each stage starts only when the one before it has finished.
 type plan struct {
-	target     Target
-	blobs      []blob   // unique by digest
+	target Target
+	blobs  []blob // unique by digest
+	// owners are the skill manifests that name each blob: one of them
+	// present means the blob is (a registry takes a manifest only when
+	// it holds its blobs), so a republish asks once per skill, not once
+	// per blob.
+	owners     map[digest.Digest][]ocispec.Descriptor
 	skills     []named  // skill manifests
 	signatures []named  // referrers of the skill manifests
 	index      manifest // the collection
@@ -55,7 +60,7 @@ type tagOp struct {
 // newPlan lays out the artifacts of a bundle. It fails before anything is
 // pushed when the bundle's names would collide in the repository.
 func newPlan(t Target, bundleKey string, skills []skillSource) (*plan, error) {
-	p := &plan{target: t}
+	p := &plan{target: t, owners: map[digest.Digest][]ocispec.Descriptor{}}
 	seen := map[digest.Digest]bool{}
 	addBlob := func(b blob) {
 		if !seen[b.desc.Digest] {
@@ -78,6 +83,7 @@ func newPlan(t Target, bundleKey string, skills []skillSource) (*plan, error) {
 		m := skillManifest(in)
 		for _, b := range m.blobs {
 			addBlob(b)
+			p.owners[b.desc.Digest] = append(p.owners[b.desc.Digest], m.desc)
 		}
 		p.skills = append(p.skills, named{what: s.name, manifest: m})
 		refs = append(refs, skillRef{name: s.name, version: s.version, description: s.description, desc: m.desc})

@@ -141,7 +141,9 @@ func (p *plan) jobs(r *remoteRepo) ([]publish.Object, publish.Do) {
 		ops[path] = op
 	}
 	for _, b := range p.blobs {
-		add(blobName(b), stageBlobs, b.desc, func(ctx context.Context) (publish.State, error) { return r.pushBlob(ctx, b) })
+		add(blobName(b), stageBlobs, b.desc, func(ctx context.Context) (publish.State, error) {
+			return r.pushBlob(ctx, b, p.owners[b.desc.Digest])
+		})
 	}
 	for _, m := range p.skills {
 		add("manifest:"+m.what, stageManifests, m.desc, func(ctx context.Context) (publish.State, error) {

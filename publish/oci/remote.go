@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/skillpack/skillpack/publish"
@@ -22,6 +23,7 @@ type remoteRepo struct {
 	repo   *remote.Repository
 	dir    string // DIST
 	dryRun bool
+	known  sync.Map // manifest digest → bool: whether the registry has it
 }
 
 func newRemote(t Target, o Options, dir string) (*remoteRepo, error) {
@@ -70,11 +72,33 @@ func (r *remoteRepo) unlessThere(there func() (bool, error), send func() error) 
 	return publish.Uploaded, err
 }
 
-// pushBlob uploads a blob the registry does not have. The registry checks
-// the digest of what it receives, so a file changed since the build is
-// refused there, not published.
-func (r *remoteRepo) pushBlob(ctx context.Context, b blob) (publish.State, error) {
-	return r.unlessThere(func() (bool, error) { return r.repo.Blobs().Exists(ctx, b.desc) }, func() error {
+// manifestThere says whether the registry has a manifest, asking once per
+// run: a blob's owners and the manifest itself ask the same.
+func (r *remoteRepo) manifestThere(ctx context.Context, desc ocispec.Descriptor) (bool, error) {
+	if ok, seen := r.known.Load(desc.Digest); seen {
+		return ok.(bool), nil
+	}
+	ok, err := r.repo.Manifests().Exists(ctx, desc)
+	if err == nil {
+		r.known.Store(desc.Digest, ok)
+	}
+	return ok, err
+}
+
+// pushBlob uploads a blob the registry does not have. A blob that a
+// manifest the registry has names is there; otherwise the registry is
+// asked. The registry checks the digest of what it receives, so a file
+// changed since the build is refused there, not published.
+func (r *remoteRepo) pushBlob(ctx context.Context, b blob, owners []ocispec.Descriptor) (publish.State, error) {
+	there := func() (bool, error) {
+		for _, m := range owners {
+			if ok, err := r.manifestThere(ctx, m); ok || err != nil {
+				return ok, err
+			}
+		}
+		return r.repo.Blobs().Exists(ctx, b.desc)
+	}
+	return r.unlessThere(there, func() error {
 		rc, err := r.content(b)
 		if err != nil {
 			return err
@@ -86,8 +110,12 @@ func (r *remoteRepo) pushBlob(ctx context.Context, b blob) (publish.State, error
 
 // pushManifest uploads a manifest the registry does not have.
 func (r *remoteRepo) pushManifest(ctx context.Context, m manifest) (publish.State, error) {
-	return r.unlessThere(func() (bool, error) { return r.repo.Manifests().Exists(ctx, m.desc) }, func() error {
-		return r.repo.Manifests().Push(ctx, m.desc, bytes.NewReader(m.data))
+	return r.unlessThere(func() (bool, error) { return r.manifestThere(ctx, m.desc) }, func() error {
+		err := r.repo.Manifests().Push(ctx, m.desc, bytes.NewReader(m.data))
+		if err == nil {
+			r.known.Store(m.desc.Digest, true)
+		}
+		return err
 	})
 }
 
@@ -117,7 +145,7 @@ func (r *remoteRepo) attach(ctx context.Context, m manifest, subject ocispec.Des
 			if b.desc.Digest == emptyConfig.desc.Digest {
 				continue // pushed with the other blobs
 			}
-			if _, err := r.pushBlob(ctx, b); err != nil {
+			if _, err := r.pushBlob(ctx, b, nil); err != nil {
 				return err
 			}
 		}
