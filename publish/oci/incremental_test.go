@@ -37,10 +37,19 @@ func TestIncrementalAndOrdered(t *testing.T) {
 	if up := again.byState(publish.Uploaded); len(up) > 0 {
 		t.Errorf("a rerun sent %v", up)
 	}
+	blobAsks := 0
 	for _, e := range px.log() {
 		if e.method != "GET" && e.method != "HEAD" {
 			t.Errorf("a rerun sent %s %s", e.method, e.path)
 		}
+		if strings.Contains(e.path, "/blobs/") {
+			blobAsks++
+		}
+	}
+	// Only the signatures' shared empty config, which no skill's manifest
+	// names, is asked about: a present manifest's blobs are there.
+	if blobAsks > 1 {
+		t.Errorf("a rerun asked about %d blobs", blobAsks)
 	}
 
 	// One skill changes: a line added to its SKILL.md (its config, made of
