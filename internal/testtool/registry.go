@@ -46,6 +46,7 @@ http:
 		log := &Buffer{}
 		cmd := exec.Command(bin, "serve", config)
 		cmd.Stdout, cmd.Stderr = log, log
+		dieWithTest(cmd)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
