@@ -45,6 +45,28 @@ func TestPullRun(t *testing.T) {
 		}
 	}
 
+	// publish --json to a registry: the document of a rerun (all present)
+	// and of a dry run to another repository (all would-upload) are what
+	// the schema says.
+	schemas, err := filepath.Abs(schemaDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, argv := range [][]string{{"publish", dist, target, "--json"}, {"publish", dist, "oci://" + host + "/acme/other", "--json", "--dry-run"}} {
+		ios, stdout, errb := fakeIO(nil)
+		code := run(ios, argv)
+		if err := validateDoc(schemas, "publish.schema.json", stdout.Bytes(), code); err != nil || code != ExitOK {
+			t.Errorf("%v: exit %d, %v\n%s", argv, code, err, errb)
+		}
+		want := `"present": 0,`
+		if argv[2] == target {
+			want = `"uploaded": 0,`
+		}
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("%v: no %s in\n%s", argv, want, stdout)
+		}
+	}
+
 	out := filepath.Join(tmp, "skills")
 	ios, stdout, errb := fakeIO(nil)
 	if code := run(ios, []string{"pull", target, "-o", out}); code != ExitOK {
