@@ -168,3 +168,27 @@ func readFile(t testing.TB, dir, p string) []byte {
 	}
 	return data
 }
+
+// A bundle without the v0.1 tree has no objects there, and a base URL
+// changes no path: objects are files, whatever the indexes' URLs.
+func TestOpenNoLegacyBaseURL(t *testing.T) {
+	dist := filepath.Join(t.TempDir(), "dist")
+	if _, err := build.Run([]string{"../examples"}, build.Options{Out: dist, NoLegacy: true, BaseURL: "https://example.com/skills"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Open(dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range b.Objects {
+		if strings.HasPrefix(o.Path, layout.LegacyDir+"/") {
+			t.Errorf("%s in a bundle built without the legacy tree", o.Path)
+		}
+		if _, err := os.Stat(filepath.Join(dist, filepath.FromSlash(o.Path))); err != nil {
+			t.Errorf("%s: %v", o.Path, err)
+		}
+	}
+	if len(b.Skills) == 0 || b.Skills[0].SkillMD.Path != layout.SkillFile(b.Skills[0].Name, "SKILL.md") {
+		t.Errorf("skills %+v", b.Skills)
+	}
+}
