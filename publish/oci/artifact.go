@@ -2,6 +2,7 @@ package oci
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
@@ -215,4 +216,45 @@ func buildIndex(t Target, name string, bundleKey string, skills []skillRef, deta
 type skillRef struct {
 	name, version, description string
 	desc                       ocispec.Descriptor
+}
+
+// documentsManifest holds the bundle's documents, each a layer titled
+// with its DIST path, as a referrer of the collection.
+func documentsManifest(subject ocispec.Descriptor, bundleKey string, docs []blob) manifest {
+	layers := make([]ocispec.Descriptor, len(docs))
+	blobs := []blob{emptyConfig}
+	for i, d := range docs {
+		d.desc.Annotations = map[string]string{annTitle: d.path}
+		layers[i] = d.desc
+		blobs = append(blobs, d)
+	}
+	subj := ocispec.Descriptor{MediaType: subject.MediaType, Digest: subject.Digest, Size: subject.Size}
+	m := ocispec.Manifest{
+		Versioned:    specs.Versioned{SchemaVersion: 2},
+		MediaType:    ocispec.MediaTypeImageManifest,
+		ArtifactType: ArtifactTypeDocuments,
+		Config:       emptyConfig.desc,
+		Layers:       layers,
+		Subject:      &subj,
+		Annotations:  map[string]string{annTitle: documentsTitle, annBundleKey: bundleKey},
+	}
+	data := mustJSON(m)
+	desc := descriptorOf(ocispec.MediaTypeImageManifest, data)
+	desc.ArtifactType = ArtifactTypeDocuments
+	return manifest{desc: desc, data: data, blobs: blobs}
+}
+
+// documentsTitle is the documents artifact's title among the collection's
+// referrers.
+const documentsTitle = "documents"
+
+// mediaTypeOf is a Content-Type as a descriptor takes it: without its
+// parameters (charset), which the image spec's media type grammar has no
+// room for.
+func mediaTypeOf(contentType string) string {
+	mt, _, _ := strings.Cut(contentType, ";")
+	if mt = strings.TrimSpace(mt); mt == "" {
+		return "application/octet-stream"
+	}
+	return mt
 }

@@ -22,7 +22,12 @@
 // cosign attaches them (artifactType
 // application/vnd.dev.sigstore.bundle.v0.3+json, the skill as subject):
 // by the referrers API, or on a registry without it (distribution 2.8) by
-// the sha256-<digest> tag that `oras discover` and cosign read.
+// the sha256-<digest> tag that `oras discover` and cosign read. The
+// bundle's documents (the discovery indexes, the MCP documents,
+// checksums.txt, the catalog, the build record) are one more referrer of
+// the collection (application/vnd.skillpack.bundle.documents.v1), each a
+// layer titled with its DIST path, with their own signatures attached, so
+// that the registry holds the whole bundle.
 //
 // # One repository
 //
@@ -40,7 +45,8 @@
 // # Order and reruns
 //
 // Blobs first, then the skills' manifests, then the signatures and the
-// collection index, then the tags: a reader that resolves a tag finds
+// collection index, then the documents and the version tags, then the
+// release tag: a reader that resolves a tag finds
 // everything under it. Manifests are built from the bundle alone (no
 // time, no host), so a rerun computes the same digests; what the registry
 // already has is reported present and not sent, and a run interrupted at

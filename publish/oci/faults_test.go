@@ -19,7 +19,7 @@ import (
 // faulty are the options of a run through a proxy that misbehaves: many
 // quick retries, and a short bound on an attempt so that a stalled
 // request is given up soon.
-var faulty = Options{Attempts: 12, Backoff: time.Millisecond, Timeout: 3 * time.Second}
+var faulty = Options{Attempts: 12, Backoff: time.Millisecond, Timeout: 2 * time.Second}
 
 // fixture is a registry behind a proxy, to which the examples were
 // published once (as latest).
@@ -87,7 +87,7 @@ func TestFaultsLeaveTheTagComplete(t *testing.T) {
 				f = fail
 			case x < 18:
 				f = lose
-			case x < 20:
+			case x < 19:
 				f = stall
 			}
 			faults[f]++

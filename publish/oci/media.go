@@ -25,6 +25,12 @@ const (
 	// ArtifactTypeCollection is the artifactType of the bundle's image
 	// index, whose manifests are the skills.
 	ArtifactTypeCollection = "application/vnd.agentskills.collection.v1"
+	// ArtifactTypeDocuments is skillpack's own: the bundle's documents
+	// (the discovery indexes, the MCP documents, checksums.txt, the
+	// catalog, the build record) as layers titled with their DIST paths,
+	// attached to the collection as a referrer, so that the registry
+	// holds the whole bundle and `oras pull` of it writes them back.
+	ArtifactTypeDocuments = "application/vnd.skillpack.bundle.documents.v1"
 	// ArtifactTypeSigstoreBundle is cosign's artifactType (and layer
 	// media type) for a Sigstore bundle attached as a referrer.
 	ArtifactTypeSigstoreBundle = "application/vnd.dev.sigstore.bundle.v0.3+json"

@@ -12,9 +12,10 @@ import (
 
 // fileRef is a file of DIST as the build record lists it.
 type fileRef struct {
-	path   string // relative to DIST, slash-separated
-	digest digest.Digest
-	size   int64
+	path        string // relative to DIST, slash-separated
+	digest      digest.Digest
+	size        int64
+	contentType string
 }
 
 // skillSource is one skill of the bundle, as Publish reads it.
@@ -27,7 +28,7 @@ type skillSource struct {
 
 // plan is everything one publish pushes, in the order it is pushed: the
 // blobs, the skills' manifests, their signatures (referrers), the
-// collection index, then the tags. A reader that resolves a tag finds
+// collection index, the documents and their signatures, then the tags. A reader that resolves a tag finds
 // the index, every manifest it names, and every blob they name, because
 // each stage starts only when the one before it has finished.
 type plan struct {
@@ -41,6 +42,8 @@ type plan struct {
 	skills     []named  // skill manifests
 	signatures []named  // referrers of the skill manifests
 	index      manifest // the collection
+	documents  named    // the bundle's documents, a referrer of the collection
+	docSigs    []named  // the documents' signatures, referrers of documents
 	tags       []tagOp  // the release tag last
 }
 
@@ -48,6 +51,7 @@ type plan struct {
 type named struct {
 	what    string
 	subject *ocispec.Descriptor // a referrer's
+	own     []blob              // a referrer's blobs that it pushes itself (attach)
 	manifest
 }
 
@@ -59,7 +63,7 @@ type tagOp struct {
 
 // newPlan lays out the artifacts of a bundle. It fails before anything is
 // pushed when the bundle's names would collide in the repository.
-func newPlan(t Target, bundleKey string, skills []skillSource) (*plan, error) {
+func newPlan(t Target, bundleKey string, skills []skillSource, docs, docSigs []fileRef) (*plan, error) {
 	p := &plan{target: t, owners: map[digest.Digest][]ocispec.Descriptor{}}
 	seen := map[digest.Digest]bool{}
 	addBlob := func(b blob) {
@@ -96,7 +100,7 @@ func newPlan(t Target, bundleKey string, skills []skillSource) (*plan, error) {
 			// worker was uploading at that moment.
 			sm := signatureManifest(m.desc, blob{desc: ocispec.Descriptor{Digest: sig.digest, Size: sig.size}, path: sig.path}, path.Base(sig.path))
 			addBlob(emptyConfig)
-			p.signatures = append(p.signatures, named{what: sig.path, subject: &m.desc, manifest: sm})
+			p.signatures = append(p.signatures, named{what: sig.path, subject: &m.desc, own: sm.blobs[1:], manifest: sm})
 		}
 		if tag, ok := VersionTag(s.name, s.version); ok {
 			if other, dup := tagOwner[tag]; dup {
@@ -112,6 +116,23 @@ func newPlan(t Target, bundleKey string, skills []skillSource) (*plan, error) {
 	// The collection lists skills by name, as the indexes of DIST do.
 	sort.Slice(refs, func(i, j int) bool { return refs[i].name < refs[j].name })
 	p.index = collectionIndex(t, collectionName(t), bundleKey, refs)
+	var docBlobs []blob
+	for _, d := range docs {
+		docBlobs = append(docBlobs, blob{desc: ocispec.Descriptor{MediaType: mediaTypeOf(d.contentType), Digest: d.digest, Size: d.size}, path: d.path})
+	}
+	// The documents change with every release, so their blobs go with
+	// the others, each retried on its own.
+	dm := documentsManifest(p.index.desc, bundleKey, docBlobs)
+	for _, b := range docBlobs {
+		addBlob(b)
+		p.owners[b.desc.Digest] = append(p.owners[b.desc.Digest], dm.desc)
+	}
+	p.documents = named{what: documentsTitle, subject: &p.index.desc, manifest: dm}
+	for _, sig := range docSigs {
+		sm := signatureManifest(dm.desc, blob{desc: ocispec.Descriptor{Digest: sig.digest, Size: sig.size}, path: sig.path}, path.Base(sig.path))
+		p.docSigs = append(p.docSigs, named{what: sig.path, subject: &p.documents.desc, own: sm.blobs[1:], manifest: sm})
+	}
+	addBlob(emptyConfig)
 	p.tags = append(versionTags, tagOp{tag: t.Tag, m: p.index})
 	return p, nil
 }

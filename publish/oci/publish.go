@@ -51,11 +51,13 @@ var userAgent = "skillpack/" + version.Version()
 // every blob is content-addressed, so all go first (archives); then each
 // skill's manifest, which needs its blobs (files); then the signatures,
 // which refer to a skill's manifest, and the collection index, which
-// lists the manifests (mcp); then the skills' version tags (indexes), and
-// the release tag last (record). The version tags have a stage of their
-// own because a tag is a PUT of the manifest again, and distribution 2.8
-// rewrites a manifest's link in place: an index PUT at that moment is
-// refused as naming an unknown manifest (seen in TestPublishReadByOras).
+// lists the manifests (mcp); then the documents, which refer to the
+// index, and the skills' version tags (indexes); then the documents'
+// signatures, which refer to the documents, and the release tag last
+// (record). The version tags come after the index because a tag is a PUT
+// of the manifest again, and distribution 2.8 rewrites a manifest's link
+// in place: an index PUT at that moment is refused as naming an unknown
+// manifest (seen in TestPublishReadByOras).
 const (
 	stageBlobs       = publish.Archives
 	stageManifests   = publish.Files
@@ -74,7 +76,8 @@ func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, r
 	if err != nil {
 		return err
 	}
-	p, err := newPlan(t, string(b.Key), sourcesOf(b))
+	docs, docSigs := documentsOf(b)
+	p, err := newPlan(t, string(b.Key), sourcesOf(b), docs, docSigs)
 	if err != nil {
 		return err
 	}
@@ -128,6 +131,23 @@ func sourcesOf(b *publish.Bundle) []skillSource {
 	return out
 }
 
+// documentsOf is the bundle's documents (what is not a skill's file or
+// archive) and their signatures.
+func documentsOf(b *publish.Bundle) (docs, sigs []fileRef) {
+	for _, o := range b.Objects {
+		if o.Stage < publish.MCP {
+			continue
+		}
+		f := fileRef{path: o.Path, digest: digest.Digest(o.Digest), size: o.Size, contentType: o.ContentType}
+		if _, sig := layout.SignedArtifact(o.Path); sig {
+			sigs = append(sigs, f)
+		} else {
+			docs = append(docs, f)
+		}
+	}
+	return docs, sigs
+}
+
 // jobs turns the plan into the runner's objects, each with a unique path
 // that --json prints, and the one function that does any of them.
 func (p *plan) jobs(r *remoteRepo) ([]publish.Object, publish.Do) {
@@ -152,12 +172,22 @@ func (p *plan) jobs(r *remoteRepo) ([]publish.Object, publish.Do) {
 	}
 	for _, m := range p.signatures {
 		add("referrer:"+m.what, stageReferrers, m.desc, func(ctx context.Context) (publish.State, error) {
-			return r.attach(ctx, m.manifest, *m.subject, path.Base(m.what))
+			return r.attach(ctx, m, path.Base(m.what))
 		})
 	}
 	add("index:"+p.target.Tag, stageReferrers, p.index.desc, func(ctx context.Context) (publish.State, error) {
 		return r.pushManifest(ctx, p.index)
 	})
+	// The documents refer to the index, and their signatures to them:
+	// each after its subject.
+	add("documents:"+p.target.Tag, stageVersionTags, p.documents.desc, func(ctx context.Context) (publish.State, error) {
+		return r.attach(ctx, p.documents, documentsTitle)
+	})
+	for _, m := range p.docSigs {
+		add("referrer:"+m.what, stageReleaseTag, m.desc, func(ctx context.Context) (publish.State, error) {
+			return r.attach(ctx, m, path.Base(m.what))
+		})
+	}
 	for _, op := range p.tags {
 		stage := stageVersionTags
 		if op.m.desc.Digest == p.index.desc.Digest {

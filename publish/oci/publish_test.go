@@ -2,6 +2,7 @@ package oci
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,7 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
 	"github.com/skillpack/skillpack/internal/testtool"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
 )
 
@@ -28,6 +32,10 @@ func TestPublishReadByOras(t *testing.T) {
 
 	repo := repoOf(t, reg.host, "acme/skills")
 	idx := complete(t, repo, "v1")
+	idxDesc, err := repo.Resolve(context.Background(), "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if idx.ArtifactType != ArtifactTypeCollection || idx.Annotations[annBundleKey] != string(b.Key) {
 		t.Errorf("index: artifactType %q, annotations %v", idx.ArtifactType, idx.Annotations)
 	}
@@ -77,6 +85,50 @@ func TestPublishReadByOras(t *testing.T) {
 			t.Errorf("oras discover %s lists %d Sigstore bundles, the skill has %d signatures:\n%s", ref, n, len(s.Signatures), msg)
 		}
 	}
+	// The documents: a referrer of the collection that oras discover
+	// finds and oras pull writes back at their DIST paths, byte for byte,
+	// with their own signatures attached to it.
+	var docs ocispec.Descriptor
+	repo.Referrers(context.Background(), idxDesc, ArtifactTypeDocuments, func(refs []ocispec.Descriptor) error {
+		for _, r := range refs {
+			docs = r
+		}
+		return nil
+	})
+	if docs.Digest == "" {
+		t.Fatal("the collection has no documents attached")
+	}
+	msg, err := exec.Command(oras, "discover", "--plain-http", "--format", "json", reg.host+"/acme/skills:v1").CombinedOutput()
+	if err != nil || !strings.Contains(string(msg), string(docs.Digest)) {
+		t.Errorf("oras discover of the collection (%v) does not list the documents %s:\n%s", err, docs.Digest, msg)
+	}
+	out := t.TempDir()
+	if msg, err := exec.Command(oras, "pull", "--plain-http", "-o", out, reg.host+"/acme/skills@"+string(docs.Digest)).CombinedOutput(); err != nil {
+		t.Fatalf("oras pull of the documents: %v\n%s", err, msg)
+	}
+	docSigs := 0
+	for _, o := range b.Objects {
+		if o.Stage < publish.MCP {
+			continue
+		}
+		if _, sig := layout.SignedArtifact(o.Path); sig {
+			docSigs++
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(o.Path)))
+		if err != nil || !bytes.Equal(data, readDist(t, b, o.Path)) {
+			t.Errorf("oras pull of the documents: %s: %v, or other bytes than DIST's", o.Path, err)
+		}
+	}
+	n := 0
+	repo.Referrers(context.Background(), docs, ArtifactTypeSigstoreBundle, func(refs []ocispec.Descriptor) error {
+		n += len(refs)
+		return nil
+	})
+	if docSigs == 0 || n != docSigs {
+		t.Errorf("the documents have %d signatures attached, the bundle %d", n, docSigs)
+	}
+
 	if versioned == 0 {
 		t.Error("no skill of the examples has a version: the version tag is untested")
 	}

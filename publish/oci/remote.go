@@ -119,18 +119,19 @@ func (r *remoteRepo) pushManifest(ctx context.Context, m manifest) (publish.Stat
 	})
 }
 
-// attach pushes a signature as a referrer of subject unless subject
-// already has a signature of that title: the title names the signed
+// attach pushes a referrer of subject (a signature, the documents) unless
+// subject already has one of its type and title: the title names the signed
 // archive by its digest, so an archive that did not change keeps the
 // signature it was first published with. `build --sign` signs every
 // archive again on each build; attaching each new signature would add
 // two referrers to every skill at every release. A signature pushed by a
 // run interrupted before a registry without the referrers API had listed
 // it is not listed, so it is pushed again, and then listed.
-func (r *remoteRepo) attach(ctx context.Context, m manifest, subject ocispec.Descriptor, title string) (publish.State, error) {
+func (r *remoteRepo) attach(ctx context.Context, m named, title string) (publish.State, error) {
+	subject := *m.subject
 	there := func() (bool, error) {
 		found := false
-		err := r.repo.Referrers(ctx, subject, ArtifactTypeSigstoreBundle, func(refs []ocispec.Descriptor) error {
+		err := r.repo.Referrers(ctx, subject, m.desc.ArtifactType, func(refs []ocispec.Descriptor) error {
 			for _, ref := range refs {
 				if ref.Digest == m.desc.Digest || ref.Annotations[annTitle] == title {
 					found = true
@@ -141,10 +142,7 @@ func (r *remoteRepo) attach(ctx context.Context, m manifest, subject ocispec.Des
 		return found, err
 	}
 	return r.unlessThere(there, func() error {
-		for _, b := range m.blobs {
-			if b.desc.Digest == emptyConfig.desc.Digest {
-				continue // pushed with the other blobs
-			}
+		for _, b := range m.own {
 			if _, err := r.pushBlob(ctx, b, nil); err != nil {
 				return err
 			}

@@ -3,6 +3,8 @@ package oci
 import (
 	"context"
 	"fmt"
+	"io"
+	"log"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -131,12 +133,14 @@ func TestHostileRegistry(t *testing.T) {
 	for seed := range uint64(8) {
 		rng := rand.New(rand.NewPCG(seed, 1))
 		var mu sync.Mutex
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			mu.Lock()
 			answer := answers[rng.IntN(len(answers))]
 			mu.Unlock()
 			answer(w)
 		}))
+		srv.Config.ErrorLog = log.New(io.Discard, "", 0) // it complains of the answers
+		srv.Start()
 		err := Publish(context.Background(), b, "oci://"+strings.TrimPrefix(srv.URL, "http://")+"/x", Options{Attempts: 2, Backoff: 1}, func(publish.Result) {})
 		srv.Close()
 		if err != nil && !strings.Contains(err.Error(), "oci://127.0.0.1") {
