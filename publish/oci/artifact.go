@@ -123,20 +123,30 @@ var emptyConfig = blob{desc: ocispec.DescriptorEmptyJSON, data: ocispec.Descript
 func signatureManifest(subject ocispec.Descriptor, sig blob, title string) manifest {
 	sig.desc.MediaType = ArtifactTypeSigstoreBundle
 	sig.desc.Annotations = map[string]string{annTitle: title}
-	subj := ocispec.Descriptor{MediaType: subject.MediaType, Digest: subject.Digest, Size: subject.Size}
+	return referrer(ArtifactTypeSigstoreBundle, subject, []blob{sig},
+		map[string]string{annSigstoreContent: "message-signature", annTitle: title})
+}
+
+// referrer is an artifact of layers, with the empty config, that refers to
+// subject.
+func referrer(artifactType string, subject ocispec.Descriptor, layers []blob, ann map[string]string) manifest {
+	descs := make([]ocispec.Descriptor, len(layers))
+	for i, l := range layers {
+		descs[i] = l.desc
+	}
 	m := ocispec.Manifest{
 		Versioned:    specs.Versioned{SchemaVersion: 2},
 		MediaType:    ocispec.MediaTypeImageManifest,
-		ArtifactType: ArtifactTypeSigstoreBundle,
+		ArtifactType: artifactType,
 		Config:       emptyConfig.desc,
-		Layers:       []ocispec.Descriptor{sig.desc},
-		Subject:      &subj,
-		Annotations:  map[string]string{annSigstoreContent: "message-signature", annTitle: title},
+		Layers:       descs,
+		Subject:      &ocispec.Descriptor{MediaType: subject.MediaType, Digest: subject.Digest, Size: subject.Size},
+		Annotations:  ann,
 	}
 	data := mustJSON(m)
 	desc := descriptorOf(ocispec.MediaTypeImageManifest, data)
-	desc.ArtifactType = ArtifactTypeSigstoreBundle
-	return manifest{desc: desc, data: data, blobs: []blob{emptyConfig, sig}}
+	desc.ArtifactType = artifactType
+	return manifest{desc: desc, data: data, blobs: append([]blob{emptyConfig}, layers...)}
 }
 
 // maxIndexSize is the largest manifest every registry must take: the
@@ -221,27 +231,12 @@ type skillRef struct {
 // documentsManifest holds the bundle's documents, each a layer titled
 // with its DIST path, as a referrer of the collection.
 func documentsManifest(subject ocispec.Descriptor, bundleKey string, docs []blob) manifest {
-	layers := make([]ocispec.Descriptor, len(docs))
-	blobs := []blob{emptyConfig}
+	titled := make([]blob, len(docs))
 	for i, d := range docs {
 		d.desc.Annotations = map[string]string{annTitle: d.path}
-		layers[i] = d.desc
-		blobs = append(blobs, d)
+		titled[i] = d
 	}
-	subj := ocispec.Descriptor{MediaType: subject.MediaType, Digest: subject.Digest, Size: subject.Size}
-	m := ocispec.Manifest{
-		Versioned:    specs.Versioned{SchemaVersion: 2},
-		MediaType:    ocispec.MediaTypeImageManifest,
-		ArtifactType: ArtifactTypeDocuments,
-		Config:       emptyConfig.desc,
-		Layers:       layers,
-		Subject:      &subj,
-		Annotations:  map[string]string{annTitle: documentsTitle, annBundleKey: bundleKey},
-	}
-	data := mustJSON(m)
-	desc := descriptorOf(ocispec.MediaTypeImageManifest, data)
-	desc.ArtifactType = ArtifactTypeDocuments
-	return manifest{desc: desc, data: data, blobs: blobs}
+	return referrer(ArtifactTypeDocuments, subject, titled, map[string]string{annTitle: documentsTitle, annBundleKey: bundleKey})
 }
 
 // documentsTitle is the documents artifact's title among the collection's
