@@ -11,9 +11,10 @@ import (
 	"sync"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"github.com/skillpack/skillpack/publish"
 	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry/remote"
+
+	"github.com/skillpack/skillpack/publish"
 )
 
 // remoteRepo is the target repository with the operations Publish needs,
