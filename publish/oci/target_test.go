@@ -102,8 +102,8 @@ func TestPlainHTTP(t *testing.T) {
 }
 
 // A registry that answers with nonsense (empty, contradictory, cut off,
-// malformed headers) fails the run with an error that names the target;
-// it never panics it. Which answer each request gets depends on the
+// malformed headers) fails the run with an error that names the target,
+// and a pull from it fails; neither panics. Which answer each request gets depends on the
 // order the workers ask in, so a lucky run may also succeed.
 func TestHostileRegistry(t *testing.T) {
 	_, b := newBundle(t)
@@ -142,6 +142,10 @@ func TestHostileRegistry(t *testing.T) {
 		srv.Config.ErrorLog = log.New(io.Discard, "", 0) // it complains of the answers
 		srv.Start()
 		err := Publish(context.Background(), b, "oci://"+strings.TrimPrefix(srv.URL, "http://")+"/x", Options{Attempts: 2, Backoff: 1}, func(publish.Result) {})
+		out := t.TempDir()
+		if _, err := Pull(context.Background(), "oci://"+strings.TrimPrefix(srv.URL, "http://")+"/x", out, "", Options{}); err == nil {
+			t.Errorf("seed %d: pulled from a registry answering nonsense", seed)
+		}
 		srv.Close()
 		if err != nil && !strings.Contains(err.Error(), "oci://127.0.0.1") {
 			t.Errorf("seed %d: %v; want the target named", seed, err)
