@@ -156,6 +156,7 @@ type proxy struct {
 	choose func(r *http.Request) fault // nil: pass everything
 	paused int                         // the test's own requests: no faults, no log
 	onSeen func(r *http.Request)       // called with each of publish's requests
+	heads  int                         // publish's HEAD requests of objects
 }
 
 func (p *proxy) pause()  { p.mu.Lock(); p.paused++; p.mu.Unlock() }
@@ -180,6 +181,9 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	f, paused := pass, p.paused > 0
 	if !paused {
+		if r.Method == http.MethodHead && strings.TrimPrefix(r.URL.Path, "/"+testBucket+"/") != "" && r.URL.Path != "/"+testBucket {
+			p.heads++
+		}
 		if p.onSeen != nil {
 			p.onSeen(r)
 		}

@@ -16,7 +16,7 @@ import (
 // kept ones, the new release first) and the indexes published before
 // this run did not name (live). Only skillpack's objects are candidates.
 func (p *publisher) prune(ctx context.Context, list []release, live names) error {
-	keep := names{releasesList: true}
+	keep := names{releasesList: true, inventoryPath: true}
 	for path := range live {
 		keep[path] = true
 	}
@@ -36,7 +36,7 @@ func (p *publisher) prune(ctx context.Context, list []release, live names) error
 	var doomed []publish.Object
 	for _, path := range slices.Sorted(maps.Keys(p.existing)) {
 		if !keep[path] && ours(path) {
-			doomed = append(doomed, publish.Object{Path: path, Size: p.existing[path], Stage: publish.StageOf(path)})
+			doomed = append(doomed, publish.Object{Path: path, Size: p.existing[path].size, Stage: publish.StageOf(path)})
 		}
 	}
 	if err := p.runner().Run(ctx, doomed, p.remove); err != nil {

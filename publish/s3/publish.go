@@ -37,13 +37,23 @@ type publisher struct {
 	c *minio.Client
 
 	// existing is every key under the prefix when the run began, as a
-	// bundle path, with its size.
-	existing map[string]int64
+	// bundle path, with its size and ETag.
+	existing map[string]listed
+	// inv is the inventory of the last complete run (nil: none, or one
+	// that could not be read), and etags this run's, to write at its end.
+	inv   map[string]entry
+	etags etags
 	// inMemory holds the bytes of this package's own objects (the
 	// release list) by path; a record copy is read from the bundle's
 	// record.
 	inMemory map[string][]byte
 	report   func(publish.Result)
+}
+
+// listed is a key as the listing gives it.
+type listed struct {
+	size int64
+	etag string
 }
 
 // Publish publishes the bundle b to target (s3://bucket/prefix), as the
@@ -86,6 +96,7 @@ func (p *publisher) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	p.inv = p.inventory(ctx)
 	var keep names
 	if p.o.Prune {
 		// Read before anything changes: these are the indexes readers
@@ -125,6 +136,11 @@ func (p *publisher) run(ctx context.Context) error {
 	if err := p.runner().Run(ctx, []publish.Object{listObj}, p.upload); err != nil {
 		return p.explain("", err)
 	}
+	if !p.o.DryRun {
+		if err := p.writeInventory(ctx, slices.Concat(p.b.Objects, []publish.Object{copyObj})); err != nil {
+			return p.explain("", err)
+		}
+	}
 	if p.o.Prune {
 		return p.prune(ctx, newList, keep)
 	}
@@ -149,7 +165,7 @@ func (p *publisher) runner() *publish.Runner {
 func (p *publisher) list(ctx context.Context) error {
 	prefix := p.t.Key("")
 	err := p.runner().Call(ctx, func(ctx context.Context) error {
-		p.existing = map[string]int64{} // afresh on each try
+		p.existing = map[string]listed{} // afresh on each try
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel() // a listing left early stops
 		for obj := range p.c.ListObjects(ctx, p.t.Bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
@@ -157,7 +173,7 @@ func (p *publisher) list(ctx context.Context) error {
 				return obj.Err
 			}
 			if path, ok := strings.CutPrefix(obj.Key, prefix); ok {
-				p.existing[path] = obj.Size
+				p.existing[path] = listed{size: obj.Size, etag: strings.Trim(obj.ETag, `"`)}
 			}
 		}
 		// minio-go ends a listing whose context ended without an error:
@@ -183,16 +199,53 @@ func (p *publisher) releases(ctx context.Context) ([]release, error) {
 	return list, nil
 }
 
+// inventory reads the last complete run's inventory; nil when there is
+// none or it cannot be read, which costs a HEAD per object and nothing
+// else.
+func (p *publisher) inventory(ctx context.Context) map[string]entry {
+	if _, ok := p.existing[inventoryPath]; !ok {
+		return nil
+	}
+	data, err := p.get(ctx, inventoryPath, maxInventory)
+	if err != nil {
+		return nil
+	}
+	inv, err := decodeInventory(data)
+	if err != nil {
+		return nil
+	}
+	return inv
+}
+
+// writeInventory writes this run's inventory of objects, last: the
+// shortcut of the next run, never what it relies on.
+func (p *publisher) writeInventory(ctx context.Context, objects []publish.Object) error {
+	data := p.etags.encode(objects)
+	p.inMemory[inventoryPath] = data
+	o := publish.Object{Path: inventoryPath, Digest: layout.DigestOf(data), Size: int64(len(data)),
+		ContentType: layout.ContentType(inventoryPath), CacheControl: "no-cache", Stage: publish.Record}
+	// Not reported: it is the run's bookkeeping, rewritten by every run
+	// that changed anything, and says nothing about the bundle.
+	r := p.runner()
+	r.Report = nil
+	return r.Run(ctx, []publish.Object{o}, p.upload)
+}
+
 // upload makes one object present: as it is when its stored digest, size
 // and headers match, else sent.
 func (p *publisher) upload(ctx context.Context, o publish.Object) (publish.State, error) {
 	key := p.t.Key(o.Path)
-	if size, ok := p.existing[o.Path]; ok && size == o.Size {
+	if l, ok := p.existing[o.Path]; ok && l.size == o.Size {
+		if e, ok := p.inv[o.Path]; ok && e.vouches(o, l.etag) {
+			p.etags.set(o.Path, l.etag)
+			return publish.Present, nil
+		}
 		info, err := p.c.StatObject(ctx, p.t.Bucket, key, minio.StatObjectOptions{Checksum: true})
 		if err != nil && errorResponse(err).StatusCode != http.StatusNotFound {
 			return publish.Failed, err
 		}
 		if err == nil && p.same(info, o) {
+			p.etags.set(o.Path, info.ETag)
 			return publish.Present, nil
 		}
 	}
@@ -209,7 +262,7 @@ func (p *publisher) upload(ctx context.Context, o publish.Object) (publish.State
 		sum, _ := hex.DecodeString(o.Digest.Hex())
 		meta["x-amz-checksum-sha256"] = base64.StdEncoding.EncodeToString(sum)
 	}
-	_, err = p.c.PutObject(ctx, p.t.Bucket, key, &verifying{r: body, want: o.Digest, size: o.Size, h: sha256.New()}, o.Size, minio.PutObjectOptions{
+	info, err := p.c.PutObject(ctx, p.t.Bucket, key, &verifying{r: body, want: o.Digest, size: o.Size, h: sha256.New()}, o.Size, minio.PutObjectOptions{
 		ContentType:  o.ContentType,
 		CacheControl: o.CacheControl,
 		UserMetadata: meta,
@@ -226,6 +279,7 @@ func (p *publisher) upload(ctx context.Context, o publish.Object) (publish.State
 	if err != nil {
 		return publish.Failed, err
 	}
+	p.etags.set(o.Path, info.ETag)
 	return publish.Uploaded, nil
 }
 

@@ -81,9 +81,9 @@ func testPublish(t *testing.T, s *server) {
 			}
 		}
 	}
-	want = append(want, recordCopy(b2.Record().Digest), releasesList)
+	want = append(want, recordCopy(b2.Record().Digest), releasesList, inventoryPath)
 	slices.Sort(want)
-	if sorted := slices.Sorted(slices.Values(puts)); !slices.Equal(sorted, want) || !slices.Equal(r.paths(publish.Uploaded), want) {
+	if sorted := slices.Sorted(slices.Values(puts)); !slices.Equal(sorted, want) || !slices.Equal(r.paths(publish.Uploaded), slices.DeleteFunc(slices.Clone(want), func(p string) bool { return p == inventoryPath })) {
 		t.Errorf("one skill changed: PUT\n%v\nwant\n%v", puts, want)
 	}
 	got = s.objects("site")
@@ -110,7 +110,7 @@ func safeOrder(t testing.TB, puts []string, b *publish.Bundle) {
 	last := publish.Archives
 	for _, p := range puts {
 		st := publish.StageOf(p)
-		if strings.HasPrefix(p, ".skillpack/releases") {
+		if strings.HasPrefix(p, ".skillpack/") { // the package's own objects, after the record
 			st = publish.Record
 		}
 		if st < last {
@@ -120,6 +120,9 @@ func safeOrder(t testing.TB, puts []string, b *publish.Bundle) {
 	}
 	if i, j := slices.Index(puts, recordCopy(b.Record().Digest)), slices.Index(puts, releasesList); i >= 0 && j >= 0 && j < i {
 		t.Errorf("the release list was PUT before the record's copy")
+	}
+	if i, j := slices.Index(puts, releasesList), slices.Index(puts, inventoryPath); i >= 0 && j >= 0 && j < i {
+		t.Errorf("the inventory was PUT before the release list")
 	}
 }
 
@@ -554,4 +557,63 @@ func testOddNames(t *testing.T, s *server) {
 	if puts, _ := s.proxy.log("o"); len(puts) != 0 {
 		t.Errorf("published again: %v", puts)
 	}
+}
+
+// The inventory spares a republish its HEADs, and never hides an object
+// that changed since: one rewritten with other bytes of the same size is
+// sent again, and an inventory that cannot be read costs HEADs, not
+// correctness.
+func TestInventory(t *testing.T) { testInventory(t, fakeServer(t)) }
+
+func testInventory(t *testing.T, s *server) {
+	b := bundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	ctx := context.Background()
+	heads := func() int {
+		s.proxy.mu.Lock()
+		defer s.proxy.mu.Unlock()
+		n := s.proxy.heads
+		s.proxy.heads = 0
+		return n
+	}
+	publishOnce := func() []string {
+		t.Helper()
+		if err := Publish(ctx, b, s.target("v"), s.options(), nil); err != nil {
+			t.Fatal(err)
+		}
+		puts, _ := s.proxy.log("v")
+		return puts
+	}
+	s.proxy.log("")
+	publishOnce()
+	heads()
+
+	// Again: the listing and the inventory prove every object of the
+	// bundle; only the package's own two are asked for.
+	if puts := publishOnce(); len(puts) != 0 {
+		t.Errorf("published again: %v", puts)
+	}
+	if n := heads(); n > 2 {
+		t.Errorf("%d HEADs for a republish with an inventory, want at most 2", n)
+	}
+
+	// Another tool rewrites an archive with other bytes of its size.
+	victim := b.Skills[0].TarGz
+	s.put("v/"+victim.Path, strings.Repeat("x", int(victim.Size)))
+	if puts := publishOnce(); !slices.Contains(puts, victim.Path) {
+		t.Errorf("the rewritten %s was not sent again: %v", victim.Path, puts)
+	}
+	matches(t, s, s.objects("v"), b)
+
+	// An inventory that cannot be read: every object is asked for.
+	s.put("v/"+inventoryPath, "not gzip")
+	heads()
+	if puts := publishOnce(); !slices.Equal(puts, []string{inventoryPath}) {
+		t.Errorf("with a broken inventory, PUT %v; want the inventory alone", puts)
+	}
+	if n := heads(); n < len(b.Objects) {
+		t.Errorf("%d HEADs with a broken inventory, want one an object (%d)", n, len(b.Objects))
+	}
+	got := s.objects("v")
+	matches(t, s, got, b)
+	consistent(t, got, true)
 }

@@ -80,6 +80,7 @@ func TestVersitygw(t *testing.T) {
 		{"faults", testFaults},
 		{"interrupted", testInterrupted},
 		{"odd names", testOddNames},
+		{"inventory", testInventory},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, s) })
 	}

@@ -1,0 +1,116 @@
+package s3
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/publish"
+)
+
+// inventoryPath is the inventory, written at the end of each complete run
+// (after the release list): every object the run made present, with its
+// digest and headers as verified then, and the ETag the server gave it.
+//
+// It spares a republish a HEAD per object. The listing gives each key's
+// ETag, which changes whenever the object is written again with other
+// bytes (it is the bytes' MD5 on every S3-compatible server for a single
+// PUT, and at worst a new opaque value); an object whose listed ETag is
+// the inventory's, and whose inventory digest and headers are the ones
+// this run would send, is present as verified. Anything else is asked
+// for (HEAD) as before. An object written again with the same bytes and
+// other headers by another tool keeps its ETag, and is the one case the
+// inventory does not see. It is gzipped JSON: 120,000 objects' entries are
+// tens of megabytes as text.
+//
+//	{"objects":[{"path":"…","digest":"sha256:…","etag":"…","contentType":"…","cacheControl":"…"}]}
+const inventoryPath = ".skillpack/inventory.json.gz"
+
+// maxInventory bounds the inventory read back, gzipped and unpacked.
+const maxInventory = 256 << 20
+
+// entry is one object of the inventory.
+type entry struct {
+	Path         string        `json:"path"`
+	Digest       layout.Digest `json:"digest"`
+	ETag         string        `json:"etag"`
+	ContentType  string        `json:"contentType"`
+	CacheControl string        `json:"cacheControl"`
+}
+
+type inventory struct {
+	Objects []entry `json:"objects"`
+}
+
+// vouches reports whether the inventory's entry proves o present at the
+// ETag the listing gives its key.
+func (e entry) vouches(o publish.Object, etag string) bool {
+	return etag != "" && e.ETag == etag && e.Digest == o.Digest &&
+		e.ContentType == o.ContentType && e.CacheControl == o.CacheControl
+}
+
+// decodeInventory reads an inventory. One that cannot be read is only a
+// lost shortcut: the caller asks for every object instead.
+func decodeInventory(data []byte) (map[string]entry, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	var inv inventory
+	dec := json.NewDecoder(io.LimitReader(zr, maxInventory))
+	if err := dec.Decode(&inv); err != nil {
+		return nil, err
+	}
+	out := make(map[string]entry, len(inv.Objects))
+	for _, e := range inv.Objects {
+		if !e.Digest.Valid() {
+			return nil, errors.New("an entry's digest is not sha256: and 64 hex digits")
+		}
+		out[e.Path] = e
+	}
+	return out, nil
+}
+
+// etags collects the ETag of each object made present in this run, from
+// workers.
+type etags struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (t *etags) set(path, etag string) {
+	etag = strings.Trim(etag, `"`)
+	if etag == "" {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.m == nil {
+		t.m = map[string]string{}
+	}
+	t.m[path] = etag
+}
+
+// encode is the inventory of objects, those whose ETag is known.
+func (t *etags) encode(objects []publish.Object) []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var inv inventory
+	for _, o := range objects {
+		if etag, ok := t.m[o.Path]; ok {
+			inv.Objects = append(inv.Objects, entry{Path: o.Path, Digest: o.Digest, ETag: etag, ContentType: o.ContentType, CacheControl: o.CacheControl})
+		}
+	}
+	slices.SortFunc(inv.Objects, func(a, b entry) int { return strings.Compare(a.Path, b.Path) })
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	json.NewEncoder(zw).Encode(inv)
+	zw.Close()
+	return buf.Bytes()
+}
