@@ -24,11 +24,13 @@
 // (x-amz-checksum-sha256), so that a server that checks checksums
 // refuses bytes that are not the build's, and with the same digest in
 // the metadata (x-amz-meta-skillpack-digest) for servers that keep no
-// checksum. A later publish lists the prefix and asks for each object it
-// finds with the right size (HEAD): an object whose stored checksum (or
-// metadata digest) and headers match is present and not sent again, so
-// publishing a bundle in which one skill changed sends that skill's
-// files and the documents only.
+// checksum. A later publish lists the prefix once: an object whose key
+// has the right size is present, and not sent again, when the inventory
+// of the last complete run vouches for it (the same ETag, digest and
+// headers; see inventoryPath) or else when a HEAD shows its stored
+// checksum (or metadata digest) and headers match. So publishing a
+// bundle in which one skill changed sends that skill's files and the
+// documents only, after one listing and a handful of requests.
 //
 // # The order, and releases
 //
@@ -50,7 +52,8 @@
 // copy), bundle is its bundle key. A run that stops before the list is
 // written has published nothing the list names; the next run completes
 // it. Publishing the bundle that is already the newest release writes
-// nothing.
+// nothing. The inventory (.skillpack/inventory.json.gz) comes last: a
+// shortcut for the next run, never what a reader relies on.
 //
 // # Pruning
 //
