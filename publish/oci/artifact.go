@@ -9,11 +9,13 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
-// The manifests are built from the bundle alone, with no time and no host
-// in them (the image spec's created annotation is left out), so the same
-// bundle gives the same manifest digests on every publish: a rerun finds
-// them present, and a skill's digest names its content wherever it is
-// pushed.
+// The manifests are built from the bundle alone, with no time in them
+// (the image spec's created annotation is left out), so the same bundle
+// gives the same manifest digests on every publish: a rerun finds them
+// present, and a skill's digest names its content wherever it is pushed.
+// Only the collection (and so the documents, which refer to it) names
+// where it is, in its entries' references: it is the same for every
+// publish to the same repository.
 
 // blob is one blob to push and where its bytes are: a file of DIST (path)
 // or bytes made here (data: a config, the empty config).

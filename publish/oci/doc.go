@@ -46,9 +46,10 @@
 //
 // Blobs first, then the skills' manifests, then the signatures and the
 // collection index, then the documents and the version tags, then the
-// release tag: a reader that resolves a tag finds
-// everything under it. Manifests are built from the bundle alone (no
-// time, no host), so a rerun computes the same digests; what the registry
-// already has is reported present and not sent, and a run interrupted at
-// any point is finished by the next.
+// release tag: a reader that resolves a tag finds everything under it.
+// Manifests are built from the bundle and the target alone (no time), so
+// a rerun computes the same digests; what the registry already has is
+// reported present and not sent (a blob that a present manifest names is
+// not even asked about), and a run interrupted at any point is finished
+// by the next.
 package oci

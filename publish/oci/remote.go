@@ -24,7 +24,7 @@ type remoteRepo struct {
 	repo   *remote.Repository
 	dir    string // DIST
 	dryRun bool
-	known  sync.Map // manifest digest → bool: whether the registry has it
+	known  sync.Map // manifest digest → *probe
 }
 
 func newRemote(t Target, o Options, dir string) (*remoteRepo, error) {
@@ -74,16 +74,36 @@ func (r *remoteRepo) unlessThere(there func() (bool, error), send func() error) 
 }
 
 // manifestThere says whether the registry has a manifest, asking once per
-// run: a blob's owners and the manifest itself ask the same.
+// run: a skill's blobs, asked about at once by several workers, and the
+// manifest itself ask the same. An error is not kept: a retry asks again.
 func (r *remoteRepo) manifestThere(ctx context.Context, desc ocispec.Descriptor) (bool, error) {
-	if ok, seen := r.known.Load(desc.Digest); seen {
-		return ok.(bool), nil
+	v, _ := r.known.LoadOrStore(desc.Digest, &probe{})
+	p := v.(*probe)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.done {
+		return p.there, nil
 	}
 	ok, err := r.repo.Manifests().Exists(ctx, desc)
 	if err == nil {
-		r.known.Store(desc.Digest, ok)
+		p.done, p.there = true, ok
 	}
 	return ok, err
+}
+
+// probe is what a run knows of one manifest.
+type probe struct {
+	mu          sync.Mutex
+	done, there bool
+}
+
+// pushed notes a manifest the run has sent.
+func (r *remoteRepo) pushed(desc ocispec.Descriptor) {
+	v, _ := r.known.LoadOrStore(desc.Digest, &probe{})
+	p := v.(*probe)
+	p.mu.Lock()
+	p.done, p.there = true, true
+	p.mu.Unlock()
 }
 
 // pushBlob uploads a blob the registry does not have. A blob that a
@@ -114,7 +134,7 @@ func (r *remoteRepo) pushManifest(ctx context.Context, m manifest) (publish.Stat
 	return r.unlessThere(func() (bool, error) { return r.manifestThere(ctx, m.desc) }, func() error {
 		err := r.repo.Manifests().Push(ctx, m.desc, bytes.NewReader(m.data))
 		if err == nil {
-			r.known.Store(m.desc.Digest, true)
+			r.pushed(m.desc)
 		}
 		return err
 	})
