@@ -227,7 +227,7 @@ func (p *publisher) writeInventory(ctx context.Context, objects []publish.Object
 	// Not reported: it is the run's bookkeeping, rewritten by every run
 	// that changed anything, and says nothing about the bundle.
 	r := p.runner()
-	r.Report = nil
+	r.Report, r.Progress = nil, nil
 	return r.Run(ctx, []publish.Object{o}, p.upload)
 }
 
