@@ -36,6 +36,7 @@ var importMap = map[string]rule{
 	"internal/atomicfile": {0, nil},
 	"internal/parallel":   {0, nil},
 	"internal/version":    {0, nil},
+	"internal/semver":     {0, nil},
 	"internal/testtool":   {0, nil},
 	"internal/signtest":   {0, nil},
 	"templates":           {0, nil},
@@ -43,10 +44,10 @@ var importMap = map[string]rule{
 	// 1: the model of a skill, its archives, the bundle's formats.
 	"skill":  {1, []string{"internal/parallel"}},
 	"pack":   {1, nil},
-	"layout": {1, nil},
+	"layout": {1, []string{"internal/semver"}},
 
 	// 2: what is computed from them: findings, the catalog page, a new skill.
-	"lint":     {2, []string{"skill", "pack", "internal/atomicfile", "internal/parallel"}},
+	"lint":     {2, []string{"skill", "pack", "internal/atomicfile", "internal/parallel", "internal/semver"}},
 	"catalog":  {2, []string{"layout", "templates", "internal/parallel"}},
 	"scaffold": {2, []string{"skill", "layout", "templates"}},
 

@@ -30,12 +30,15 @@ type IndexV2 struct {
 	Skills    []EntryV2 `json:"skills"`
 }
 
-// EntryV2 is one skill of the v0.2.0 index. ContentDigest is ours; the
-// specification tells clients to ignore fields they do not know.
+// EntryV2 is one skill of the v0.2.0 index. ContentDigest is ours, and
+// Version is agentskills PR #380's (the skill's SemVer version, absent
+// when it has none); the specification tells clients to ignore fields
+// they do not know.
 type EntryV2 struct {
 	Name          string `json:"name"`
 	Type          string `json:"type"` // TypeSkillMD or TypeArchive
 	Description   string `json:"description"`
+	Version       string `json:"version,omitempty"`
 	URL           string `json:"url"`
 	Digest        Digest `json:"digest"`
 	ContentDigest Digest `json:"contentDigest"`
@@ -188,7 +191,7 @@ func (s *set) v2(w io.Writer) error {
 		if err != nil {
 			return nil, err
 		}
-		e.Description, e.ContentDigest = sk.Description, sk.ContentDigest
+		e.Description, e.ContentDigest, e.Version = sk.Description, sk.ContentDigest, sk.Version()
 		if len(sk.Files) == 1 {
 			e.Type, e.URL, e.Digest = TypeSkillMD, url(SkillFile(r.name, EntryFile)), sk.entry().Digest
 		}

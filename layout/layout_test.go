@@ -113,7 +113,7 @@ func TestV2Entries(t *testing.T) {
 	want := []map[string]string{
 		{"name": "hello", "type": "skill-md", "description": "Say hello.",
 			"url": "hello/SKILL.md", "digest": string(skills[1].entry().Digest), "contentDigest": string(skills[1].ContentDigest)},
-		{"name": "pdf-processing", "type": "archive", "description": pdf.Description,
+		{"name": "pdf-processing", "type": "archive", "description": pdf.Description, "version": "2.1.0",
 			"url": ArchiveName(pdf.Name, pdf.TarGz.Digest, TarGz), "digest": string(pdf.TarGz.Digest), "contentDigest": string(pdf.ContentDigest)},
 	}
 	if !slices.EqualFunc(got.Skills, want, func(a, b map[string]string) bool { return fmt.Sprint(a) == fmt.Sprint(b) }) {
@@ -121,6 +121,25 @@ func TestV2Entries(t *testing.T) {
 	}
 	if !bytes.Contains(doc, []byte(`"Extract, fill & merge PDF <forms>."`)) {
 		t.Errorf("description was escaped:\n%s", doc)
+	}
+}
+
+// A skill's version is in its index entry when it is SemVer, from
+// metadata.version or else a top-level version, and absent otherwise.
+func TestV2Version(t *testing.T) {
+	for fm, want := range map[string]string{
+		`{"name":"a","metadata":{"version":"1.2.3"}}`:                   "1.2.3",
+		`{"name":"a","version":"2.0.0-rc.1"}`:                           "2.0.0-rc.1",
+		`{"name":"a","version":"9.9.9","metadata":{"version":"1.0.0"}}`: "1.0.0",
+		`{"name":"a","metadata":{"version":"1.0"}}`:                     "",
+		`{"name":"a","metadata":{"version":"v1.0.0"}}`:                  "",
+		`{"name":"a","metadata":{"version":1}}`:                         "",
+		`{"name":"a"}`:                                                  "",
+	} {
+		s := Skill{Frontmatter: json.RawMessage(fm)}
+		if got := s.Version(); got != want {
+			t.Errorf("%s: version %q, want %q", fm, got, want)
+		}
 	}
 }
 

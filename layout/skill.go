@@ -11,6 +11,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/skillpack/skillpack/internal/semver"
 )
 
 // File is one file of a skill as the build publishes it.
@@ -342,7 +344,8 @@ func FrontmatterNames(fm json.RawMessage) (name, description string, err error) 
 // FrontmatterAbout reads what a frontmatter (as JSON) says of a skill
 // beyond its name and description, for publishers that label a skill:
 // its license, and its version, which the Agent Skills specification
-// keeps under metadata.version (metadata holds only strings). A field
+// keeps under metadata.version (metadata holds only strings) and Claude
+// Code at the top level. A field
 // that is absent or not a string is "", as it is for anything that is
 // not a JSON object.
 func FrontmatterAbout(fm json.RawMessage) (license, version string) {
@@ -360,7 +363,22 @@ func FrontmatterAbout(fm json.RawMessage) (license, version string) {
 			version = ""
 		}
 	}
+	// A top-level version is Claude Code's place for it; metadata's wins.
+	if raw, ok := top["version"]; ok && version == "" && json.Unmarshal(raw, &version) != nil {
+		version = ""
+	}
 	return license, version
+}
+
+// Version is the skill's version as the indexes carry it: its
+// frontmatter's (FrontmatterAbout), when that is a SemVer version, else
+// "". A version that is not SemVer (lint's version-semver warns of it)
+// cannot be ordered, so no index offers it as one.
+func (s *Skill) Version() string {
+	if _, v := FrontmatterAbout(s.Frontmatter); semver.Valid(v) {
+		return v
+	}
+	return ""
 }
 
 // entry returns the skill's SKILL.md; checkSkill guarantees there is one.

@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/skillpack/skillpack/internal/semver"
 	"github.com/skillpack/skillpack/skill"
 	"gopkg.in/yaml.v3"
 )
@@ -569,11 +570,11 @@ func checkVersion(p *Pass) {
 }
 
 func checkVersionNode(p *Pass, key string, v *yaml.Node) {
-	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || skill.ValidVersion(v.Value) {
+	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || semver.Valid(v.Value) {
 		return // not text: metadata-format's and metadata-scalar's to report
 	}
 	fix := "write MAJOR.MINOR.PATCH, such as \"1.0.0\""
-	if s := skill.SuggestVersion(v.Value); s != "" {
+	if s := semver.Suggest(v.Value); s != "" {
 		fix = fmt.Sprintf("write %q", s)
 	}
 	p.ReportNode(v, fix, "%s %q is not a semantic version (SemVer 2.0.0)", key, v.Value)

@@ -1,4 +1,12 @@
-package skill
+// Package semver reads and orders Semantic Versioning 2.0.0 versions,
+// strictly: a skill's version (metadata.version in its frontmatter, or a
+// top-level version, which Claude Code reads) is compared with others as
+// one, so it must be exactly SemVer: no leading "v", no leading zeros,
+// three numbers. Releases are told apart and ordered by it (build
+// --previous), and registries that pin a skill pin it by version.
+// (golang.org/x/mod/semver takes "v1.2" for "v1.2.0", which a version
+// here must not be.)
+package semver
 
 import (
 	"regexp"
@@ -6,25 +14,18 @@ import (
 	"strings"
 )
 
-// A skill's version is the text of metadata.version in its frontmatter
-// (or of a top-level version, which Claude Code reads), and is compared
-// with others as a Semantic Versioning 2.0.0 version: releases are told
-// apart and ordered by it (build --previous), and registries that pin a
-// skill pin it by version. So a version must be exactly SemVer: no
-// leading "v", no leading zeros, three numbers.
-
 // semverPattern is the expression semver.org gives for SemVer 2.0.0.
 var semverPattern = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
 	`(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?` +
 	`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
 
-// ValidVersion reports whether v is a SemVer 2.0.0 version.
-func ValidVersion(v string) bool { return semverPattern.MatchString(v) }
+// Valid reports whether v is a SemVer 2.0.0 version.
+func Valid(v string) bool { return semverPattern.MatchString(v) }
 
-// CompareVersions orders two valid versions by SemVer precedence: -1 if a
+// Compare orders two valid versions by SemVer precedence: -1 if a
 // comes before b, +1 after, 0 if they are the same release (build
 // metadata, after "+", does not count).
-func CompareVersions(a, b string) int {
+func Compare(a, b string) int {
 	pa, pb := semverPattern.FindStringSubmatch(a), semverPattern.FindStringSubmatch(b)
 	if pa == nil || pb == nil {
 		return strings.Compare(a, b) // not versions: any fixed order will do
@@ -88,11 +89,11 @@ func compareInts(a, b int) int {
 // length, so not through ParseUint).
 func numeric(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
-// SuggestVersion returns the SemVer version a near miss stands for: a
+// Suggest returns the SemVer version a near miss stands for: a
 // leading "v" dropped, missing minor and patch numbers added as zeros,
 // leading zeros removed ("v1.2" is "1.2.0"). It returns "" when v is no
 // near miss.
-func SuggestVersion(v string) string {
+func Suggest(v string) string {
 	s := strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(v), "v"), "V")
 	core, rest := s, ""
 	if i := strings.IndexAny(s, "-+"); i >= 0 {
@@ -112,7 +113,7 @@ func SuggestVersion(v string) string {
 		}
 		parts[i] = strconv.FormatUint(n, 10)
 	}
-	if s := strings.Join(parts, ".") + rest; ValidVersion(s) && s != v {
+	if s := strings.Join(parts, ".") + rest; Valid(s) && s != v {
 		return s
 	}
 	return ""
