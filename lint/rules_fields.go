@@ -562,7 +562,7 @@ func checkVersion(p *Pass) {
 			}
 		}
 	}
-	if p.Doc != nil && p.Doc.Front != nil && p.Profile.KnownKey("version") {
+	if p.Doc != nil && p.Doc.Front != nil && knownKey(p, "version") {
 		if _, v := p.Doc.Lookup("version"); v != nil {
 			checkVersionNode(p, "version", v)
 		}
@@ -571,7 +571,7 @@ func checkVersion(p *Pass) {
 
 func checkVersionNode(p *Pass, key string, v *yaml.Node) {
 	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || semver.Valid(v.Value) {
-		return // not text: metadata-format's and metadata-scalar's to report
+		return // a list or mapping is metadata-format's, no value metadata-scalar's
 	}
 	fix := "write MAJOR.MINOR.PATCH, such as \"1.0.0\""
 	if s := semver.Suggest(v.Value); s != "" {
@@ -673,12 +673,7 @@ func checkUnknownKeys(p *Pass) {
 	known := append(append([]string(nil), SpecKeys...), p.Profile.Keys...)
 	for i := 0; i+1 < len(p.Doc.Front.Content); i += 2 {
 		k := p.Doc.Front.Content[i]
-		if k.Kind != yaml.ScalarNode || p.Profile.KnownKey(k.Value) {
-			continue
-		}
-		// A skill of a Claude Code plugin is written for Claude Code,
-		// whatever profile the tree is linted with.
-		if contains(claudeKeys, k.Value) && inClaudePlugin(p.Skill) {
+		if k.Kind != yaml.ScalarNode || knownKey(p, k.Value) {
 			continue
 		}
 		fix := "move it under metadata, or choose a profile that knows it"
@@ -689,6 +684,17 @@ func checkUnknownKeys(p *Pass) {
 		}
 		p.ReportNode(k, fix, "unknown frontmatter key %q (profile %s)", k.Value, p.Profile.Name)
 	}
+}
+
+// knownKey reports whether a top-level frontmatter key is one the skill
+// may use: the profile knows it, or it is Claude Code's and the skill
+// belongs to a Claude Code plugin, which is written for Claude Code
+// whatever profile the tree is linted with.
+func knownKey(p *Pass, key string) bool {
+	if p.Profile == nil {
+		return true // no profile, no unknown keys
+	}
+	return p.Profile.KnownKey(key) || (contains(claudeKeys, key) && inClaudePlugin(p.Skill))
 }
 
 // inClaudePlugin reports whether the skill belongs to a Claude Code plugin

@@ -233,18 +233,14 @@ func frontTree(p *Pass) *yamlTree {
 				c.n = n.Content[i]
 				c.key = n.Kind == yaml.MappingNode && i%2 == 0
 				if n == p.Doc.Front && !c.key {
-					c.unread = !knownKey(p, n.Content[i-1])
+					k := n.Content[i-1] // the value's key: what unknown-key reports is unread
+					c.unread = k.Kind == yaml.ScalarNode && !knownKey(p, k.Value)
 				}
 				stack = append(stack, c)
 			}
 		}
 		return t
 	}).(*yamlTree)
-}
-
-// knownKey reports whether a top-level key is one unknown-key accepts.
-func knownKey(p *Pass, k *yaml.Node) bool {
-	return k.Kind != yaml.ScalarNode || p.Profile == nil || p.Profile.KnownKey(k.Value)
 }
 
 func rawLines(raw []byte) []string {
