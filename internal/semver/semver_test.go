@@ -1,7 +1,6 @@
 package semver
 
 import (
-	"slices"
 	"testing"
 )
 
@@ -17,35 +16,6 @@ func TestValid(t *testing.T) {
 		if Valid(v) {
 			t.Errorf("Valid(%q) = true", v)
 		}
-	}
-}
-
-// The precedence example of semver.org §11, in order, each against every
-// other; build metadata does not count.
-func TestCompare(t *testing.T) {
-	order := []string{"1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2",
-		"1.0.0-beta.11", "1.0.0-rc.1", "1.0.0", "1.9.0", "1.10.0", "1.11.0", "2.0.0", "10.0.0", "18446744073709551616.0.0"}
-	for i, a := range order {
-		for j, b := range order {
-			want := 0
-			if i < j {
-				want = -1
-			} else if i > j {
-				want = 1
-			}
-			if got := Compare(a, b); got != want {
-				t.Errorf("Compare(%q, %q) = %d, want %d", a, b, got, want)
-			}
-		}
-	}
-	if got := Compare("1.0.0+build.1", "1.0.0+build.2"); got != 0 {
-		t.Errorf("build metadata counted: %d", got)
-	}
-	shuffled := slices.Clone(order)
-	slices.Reverse(shuffled)
-	slices.SortFunc(shuffled, Compare)
-	if !slices.Equal(shuffled, order) {
-		t.Errorf("sorted: %v", shuffled)
 	}
 }
 
