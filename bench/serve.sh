@@ -22,6 +22,13 @@
 # CPUs) nginx's worker_processes. SKILLPACK names a binary to measure
 # instead of building ./cmd/skillpack. KEEP=1 keeps the temporary folder,
 # with the nginx.conf, the servers' logs and every wrk output.
+#
+# PIN=1 puts wrk on CPU 0 and both servers on the others (taskset), so
+# that the load generator does not take CPU time from the server it
+# measures, nor the server from it: on two shared CPUs, a server that
+# answers faster leaves wrk less time to read its answers, and wrk counts
+# that wait as the server's latency. nginx then gets one worker per CPU
+# left (unless NGINX_WORKERS says otherwise) and Go one P per CPU left.
 set -Eeuo pipefail
 
 DURATION=${DURATION:-10s}
@@ -31,6 +38,18 @@ THREADS=${THREADS:-2}
 TIMEOUT=${TIMEOUT:-10s}
 SKILLS=${SKILLS:-100}
 ROUNDS=${ROUNDS:-3}
+PIN=${PIN:-0}
+[[ $PIN == 0 || $PIN == 1 ]] || {
+	echo "serve.sh: PIN must be 0 or 1, not $PIN" >&2
+	exit 2
+}
+if [[ $PIN == 1 ]]; then
+	(($(nproc) >= 2)) || {
+		echo "serve.sh: PIN=1 needs two CPUs, one for wrk and one for the servers; this machine has $(nproc)" >&2
+		exit 2
+	}
+	NGINX_WORKERS=${NGINX_WORKERS:-$(($(nproc) - 1))}
+fi
 NGINX_WORKERS=${NGINX_WORKERS:-$(nproc)}
 
 die() {
@@ -67,6 +86,9 @@ missing=()
 for tool in wrk curl; do
 	command -v "$tool" >/dev/null || missing+=("$tool")
 done
+if [[ $PIN == 1 ]]; then
+	command -v taskset >/dev/null || missing+=(util-linux)
+fi
 if ((${#missing[@]} > 0)); then
 	die "missing: ${missing[*]}; install (Debian/Ubuntu): apt-get install ${missing[*]}"
 fi
@@ -249,11 +271,19 @@ EOF
 	die "nginx refused $NG/nginx.conf"
 }
 
+# on_servers and on_wrk run a command on the CPUs PIN gives it, or as is.
+on_servers() { "$@"; }
+on_wrk() { "$@"; }
+if [[ $PIN == 1 ]]; then
+	on_servers() { taskset -c "1-$(($(nproc) - 1))" "$@"; }
+	on_wrk() { taskset -c 0 "$@"; }
+fi
+
 echo "starting skillpack serve on 127.0.0.1:$SP_PORT and nginx on 127.0.0.1:$NG_PORT" >&2
 # -q: no request log, as nginx runs with access_log off.
-"$TMP/skillpack" -q serve "$DIST" --addr "127.0.0.1:$SP_PORT" >"$TMP/skillpack.log" 2>&1 &
+on_servers "$TMP/skillpack" -q serve "$DIST" --addr "127.0.0.1:$SP_PORT" >"$TMP/skillpack.log" 2>&1 &
 SP_PID=$!
-"$NGINX" -p "$NG" -c "$NG/nginx.conf" -e "$NG/error.log" >"$NG/stderr.log" 2>&1 &
+on_servers "$NGINX" -p "$NG" -c "$NG/nginx.conf" -e "$NG/error.log" >"$NG/stderr.log" 2>&1 &
 NG_PID=$!
 
 # ready NAME PID LOG URL: wait until URL answers, or fail with the server's
@@ -295,7 +325,7 @@ done
 mkdir "$TMP/wrk"
 # run KEY PORT PATH CONNS DURATION: wrk into $TMP/wrk/KEY.
 run() {
-	wrk -t"$THREADS" -c"$4" -d"$5" --timeout "$TIMEOUT" --latency "http://127.0.0.1:$2$3" >"$TMP/wrk/$1" 2>&1 ||
+	on_wrk wrk -t"$THREADS" -c"$4" -d"$5" --timeout "$TIMEOUT" --latency "http://127.0.0.1:$2$3" >"$TMP/wrk/$1" 2>&1 ||
 		{
 			cat "$TMP/wrk/$1" >&2
 			die "wrk failed on 127.0.0.1:$2$3"
@@ -381,7 +411,9 @@ echo "skillpack serve against nginx, same bundle, same machine"
 echo "  skillpack: $built"
 echo "  nginx: $("$NGINX" -v 2>&1 | sed 's/^nginx version: //'), $NGINX_WORKERS workers, sendfile, open_file_cache; wrk: $THREADS threads, $DURATION a run (after $WARMUP warm-up), timeout $TIMEOUT; the median of $ROUNDS rounds"
 echo "  bundle: $SKILLS skills + $BIG; index.json $(kib "${sizes[0]}"), SKILL.md $(kib "${sizes[1]}"), archive $(kib "${sizes[2]}")"
-echo "  machine: $(nproc) CPUs (${cpu:-unknown}), load average $(cut -d' ' -f1-3 /proc/loadavg); wrk and both servers share them"
+shared="wrk and both servers share them"
+if [[ $PIN == 1 ]]; then shared="wrk on CPU 0, the servers on CPUs 1-$(($(nproc) - 1)) (PIN=1)"; fi
+echo "  machine: $(nproc) CPUs (${cpu:-unknown}), load average $(cut -d' ' -f1-3 /proc/loadavg); $shared"
 echo "  target: rps ratio (skillpack/nginx) >= 0.8 and p99 ratio (skillpack/nginx) <= 1.5"
 echo
 fmt='%-22s %6s %12s %12s %6s %12s %12s %6s  %s\n'
