@@ -263,16 +263,10 @@ func TestFastFirstRequestTimeout(t *testing.T) {
 // ends the connections waiting for their next request.
 func TestFastShutdown(t *testing.T) {
 	_, dist := newSkills(t)
-	s := New(open(t, dist), Options{})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, stop := listen(t, New(open(t, dist), Options{}))
+	c, err := net.Dial("tcp", addr)
 	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
+		stop()
 		t.Fatal(err)
 	}
 	defer c.Close()
@@ -280,18 +274,13 @@ func TestFastShutdown(t *testing.T) {
 	fmt.Fprint(c, "GET "+p+" HTTP/1.1\r\nHost: x\r\n\r\n")
 	br := bufio.NewReader(c)
 	if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != 200 {
+		stop()
 		t.Fatalf("before shutdown: %v", err)
 	} else {
 		io.Copy(io.Discard, resp.Body)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Serve did not return")
+	if err := stop(); err != nil {
+		t.Fatal(err)
 	}
 	c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if _, err := br.ReadByte(); err != io.EOF {

@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -123,6 +125,19 @@ func serveBundle(t *testing.T, b *Bundle, o Options) (string, *Server) {
 // returns its base URL.
 func serveWith(t *testing.T, s *Server) string {
 	t.Helper()
+	addr, stop := listen(t, s)
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return "http://" + addr
+}
+
+// listen runs s on a loopback port. stop cancels it and returns what Serve
+// returned, or an error if it has not returned within ten seconds.
+func listen(t *testing.T, s *Server) (addr string, stop func() error) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -130,18 +145,18 @@ func serveWith(t *testing.T, s *Server) string {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() {
+	return ln.Addr().String(), func() error {
 		cancel()
 		select {
 		case err := <-done:
 			if err != nil {
-				t.Errorf("Serve: %v", err)
+				return fmt.Errorf("Serve: %w", err)
 			}
+			return nil
 		case <-time.After(10 * time.Second):
-			t.Errorf("Serve did not return after cancel")
+			return errors.New("Serve did not return after cancel")
 		}
-	})
-	return "http://" + ln.Addr().String()
+	}
 }
 
 func readJSON(t *testing.T, dist, p string, v any) {
