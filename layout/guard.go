@@ -105,13 +105,19 @@ type Pin struct {
 func PinsOf(idx *IndexV2) []Pin {
 	out := make([]Pin, 0, len(idx.Skills))
 	for _, e := range idx.Skills {
-		v := e.Version
-		if !semver.Valid(v) {
-			v = ""
-		}
-		out = append(out, Pin{Name: e.Name, Version: v, ContentDigest: e.ContentDigest})
+		out = append(out, e.Pin())
 	}
 	return out
+}
+
+// Pin is the entry as a pin: its version counts only when it is SemVer,
+// as the writer gives it.
+func (e EntryV2) Pin() Pin {
+	v := e.Version
+	if !semver.Valid(v) {
+		v = ""
+	}
+	return Pin{Name: e.Name, Version: v, ContentDigest: e.ContentDigest}
 }
 
 // Change is one thing the guard found about a skill or a release.

@@ -63,6 +63,19 @@ func VersionArchive(name, version string, digest Digest, ext string) string {
 	return VersionDir(name, version) + "/" + ArchiveName(name, digest, ext)
 }
 
+// CheckRelease returns why v cannot be a release's version, or nil: it
+// must be SemVer, as a skill's version is. A leading "v", as git tags
+// have, is for the caller to drop.
+func CheckRelease(v string) error {
+	if semver.Valid(v) {
+		return nil
+	}
+	if s := semver.Suggest(v); s != "" {
+		return fmt.Errorf("release %q is not a SemVer version; did you mean %s?", v, s)
+	}
+	return fmt.Errorf("release %q is not a SemVer version such as 1.2.0", v)
+}
+
 // parseSnapshot parses a Snapshot path.
 func parseSnapshot(p string) (Path, bool) {
 	rest, ok := strings.CutPrefix(p, SkillsDir+"/v")
@@ -355,6 +368,15 @@ func (sv *SkillVersion) pointer(name string, entry *VersionedFile) pointer {
 	return pointer{TypeArchive, VersionArchive(name, sv.Version, sv.TarGz.Digest, TarGz), sv.TarGz.Digest}
 }
 
+// Target is what an index entry for the version says, which Check
+// requires of its Type and Digest, and its URL leads to: the entry's
+// type, and the dist path and digest of the file it points at. sv must
+// have passed Check.
+func (sv *SkillVersion) Target(name string) (typ, distPath string, digest Digest) {
+	pt := sv.pointer(name, sv.entry())
+	return pt.typ, pt.path, pt.digest
+}
+
 // entries are the files of the version's folder, sorted by path.
 func (sv *SkillVersion) entries(name string) []Entry {
 	es := make([]Entry, 0, len(sv.Files)+2)
@@ -463,8 +485,10 @@ type skillHistory struct {
 // newHistory starts the history of a versioned set.
 func newHistory(v *Versioning) (*history, error) {
 	h := &history{v: v, added: map[string]*SkillVersion{}, current: map[string]string{}}
-	if v.Release != "" && !semver.Valid(v.Release) {
-		return nil, fmt.Errorf("release %q is not a SemVer version such as 1.2.0", v.Release)
+	if v.Release != "" {
+		if err := CheckRelease(v.Release); err != nil {
+			return nil, err
+		}
 	}
 	if v.Published != nil {
 		if err := errors.Join(v.Published.Check()...); err != nil {
