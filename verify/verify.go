@@ -190,6 +190,9 @@ func (r *Report) Summary() string {
 		plural(c.Skills, "skill"), plural(c.Files, "file"), plural(c.Archives, "archive"),
 		plural(c.Indexes, "index", "indexes"), plural(c.Signatures, "signature")+" verified")
 	var notes []string
+	if n := len(r.Warnings); n > 0 {
+		notes = append(notes, plural(n, "warning"))
+	}
 	if n := r.countSigs(SigNotChecked); n > 0 {
 		notes = append(notes, fmt.Sprintf("%s not checked (pass --certificate-identity and --certificate-oidc-issuer, or --key)", plural(n, "signature")))
 	}
