@@ -30,7 +30,7 @@ type Published struct {
 
 // ReadPublished reads what a bundle published through read, which
 // returns the bytes at a dist path (an error wrapping fs.ErrNotExist for
-// a file that is not there). checksums.txt anchors it: the v0.2 index and
+// a file that is not there), or an error that names the path. checksums.txt anchors it: the v0.2 index and
 // versions.json must have the digests it gives them, or the bundle was
 // changed after it was built (or is only half published). A bundle
 // without checksums.txt, or whose index is not discovery v0.2.0, is not
@@ -38,7 +38,7 @@ type Published struct {
 func ReadPublished(read func(path string) ([]byte, error)) (*Published, error) {
 	data, err := read(Checksums)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w; every bundle skillpack builds has one, so this is not one (or it is not all published)", Checksums, err)
+		return nil, fmt.Errorf("%w; every bundle skillpack builds has %s, so this is not one (or it is not all published)", err, Checksums)
 	}
 	list, err := ParseChecksums(data)
 	if err != nil {
@@ -55,7 +55,7 @@ func ReadPublished(read func(path string) ([]byte, error)) (*Published, error) {
 		}
 		data, err := read(path)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
 		if got := DigestOf(data); got != want {
 			return nil, fmt.Errorf("%s is %s, but %s says %s: it was changed after the build (tampered with, or only half published); publish the whole bundle again", path, got, Checksums, want)

@@ -151,10 +151,10 @@ func TestReadPublished(t *testing.T) {
 	}{
 		{"no checksums.txt", func(p string, data []byte) ([]byte, error) {
 			if p == Checksums {
-				return nil, errors.New("HTTP 404 Not Found")
+				return nil, errors.New(p + ": HTTP 404 Not Found")
 			}
 			return data, nil
-		}, "checksums.txt: HTTP 404 Not Found; every bundle skillpack builds has one"},
+		}, "checksums.txt: HTTP 404 Not Found; every bundle skillpack builds has checksums.txt"},
 		{"index changed", func(p string, data []byte) ([]byte, error) {
 			if p == V2Index {
 				return append(data, ' '), nil
