@@ -72,15 +72,22 @@ func (b *builder) versions() (string, error) {
 	// The version each skill of this build has, when that version is new:
 	// its folder comes from this build's files.
 	fresh := map[string]string{}
+	versioned := 0
 	for _, w := range b.named {
 		sum, err := b.summary(w)
 		if err != nil {
 			return "", err
 		}
 		v := sum.out.Version()
+		if v != "" {
+			versioned++
+		}
 		if v != "" && (b.published == nil || b.published.Versions.Find(w.name, v) == nil) {
 			fresh[w.name] = v
 		}
+	}
+	if versioned == 0 {
+		b.logf("  warning: no skill has a SemVer version (metadata.version), so none has a folder of its own and a release's snapshot lists none")
 	}
 	var es []layout.Entry
 	for e, err := range b.bundle.Entries() {
