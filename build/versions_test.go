@@ -313,3 +313,27 @@ func TestVersionOutputTampered(t *testing.T) {
 		t.Fatalf("err %v, want the changed file named", err)
 	}
 }
+
+// --sign signs versions.json, which carries the digest of every version's
+// file and of every snapshot; those are not signed one by one, so that a
+// carried file needs no carried signature.
+func TestVersionedSigned(t *testing.T) {
+	dir := t.TempDir()
+	src, out := filepath.Join(dir, "skills"), filepath.Join(dir, "dist")
+	versionedSkill(t, src, "pdf", "1.0.0", "body")
+	mustBuild(t, []string{src}, Options{Out: out, Versioned: true, Release: "1.0.0", Sign: fakeSign})
+	versionedSkill(t, src, "pdf", "1.1.0", "next")
+	mustBuild(t, []string{src}, Options{Out: out, Versioned: true, Release: "1.1.0", Sign: fakeSign})
+	sig := mustRead(t, filepath.Join(out, filepath.FromSlash(layout.Signature(layout.VersionsIndex))))
+	if want := "signed " + string(layout.DigestOf(mustRead(t, filepath.Join(out, filepath.FromSlash(layout.VersionsIndex))))); string(sig) != want {
+		t.Errorf("versions.json's signature is %q, want %q", sig, want)
+	}
+	for p := range snapshot(t, out) {
+		if a, ok := layout.SignedArtifact(filepath.ToSlash(p)); ok {
+			if pp, _ := layout.ParsePath(a); pp.Kind == layout.KindVersion || pp.Release != "" {
+				t.Errorf("%s is signed", a)
+			}
+		}
+	}
+	verifiedDist(t, out)
+}
