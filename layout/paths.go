@@ -291,10 +291,11 @@ func Signed(e Entry) bool { return SignedPath(e.Path) }
 // p, so that it has a Signature beside it: every archive, the discovery
 // and legacy MCP indexes, mcp/skills.json, which carries the digest of
 // every file an MCP server serves, and versions.json, which carries the
-// digest of every published version's files and of every release (which
-// are carried from build to build and signed through it, not one by
-// one; the archives of a version are not in this list). It is the one list of what is signed:
-// the build signs by it, and verify and serve look for signatures by it.
+// digest of every published version's file and archive and of every
+// release's snapshot (those are carried from build to build, and signed
+// through it rather than one by one). It is the one list of what is
+// signed: the build signs by it, and verify and serve look for
+// signatures by it.
 func SignedPath(p string) bool {
 	switch p {
 	case V2Index, V1Index, MCPIndex, MCPSkills, VersionsIndex:

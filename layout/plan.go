@@ -167,7 +167,9 @@ func (b *Bundle) Lookup(path string) (Entry, bool) {
 // and, unless o.NoLegacy, again in the v0.1 tree (skills whose paths break
 // the v0.1 rules are left out of both the legacy index and tree); the
 // .tar.gz and .zip of each skill; every index; checksums.txt; .nojekyll and
-// _headers; and index.html if o.Catalog is set.
+// _headers; index.html if o.Catalog is set; and with o.Versioned every
+// published version's folder, versions.json and the release's snapshot
+// (versions.go), which checksums.txt lists with the versions' archives.
 //
 // checksums.txt lists every archive, every JSON index (v0.2, v0.1,
 // mcp/skills.json, mcp/index.json, mcp/resources.json) and index.html. It
