@@ -61,6 +61,21 @@ type Options struct {
 	// previous bundle's record says: the escape hatch when reuse is
 	// suspected of keeping something stale.
 	NoReuse bool
+	// Versioned also publishes every skill that has a version at paths
+	// of its own that never change, <name>/<version>/, with
+	// versions.json and, with Release, the release's snapshot
+	// (layout.Versioning). The versions the previous bundle published
+	// are carried forward from it: Previous, or else the output folder.
+	Versioned bool
+	// Release is the bundle's release, a SemVer version, for Versioned:
+	// its snapshot is v<Release>/index.json. "" makes no snapshot.
+	Release string
+	// Previous is the bundle published last. The guard compares this
+	// build with it (a published version must not change, nor go down)
+	// and refuses the build otherwise; a versioned build carries its
+	// versions forward from it. nil is none, or for a versioned build,
+	// the bundle in the output folder.
+	Previous Previous
 	// Spare, if set, keeps the bundle a build replaces, for the next
 	// build of the same output to stage into (see Spare): a caller that
 	// rebuilds the same folder over and over, as serve --watch does,
@@ -103,6 +118,9 @@ type Result struct {
 	Skipped   []Skipped         `json:"skipped"` // with Options.SkipInvalid: the skills left out
 	Packed    int               `json:"packed"`
 	Reused    int               `json:"reused"`
+	// Changes is what the guard found comparing the build with the
+	// previous bundle (Options.Previous): its errors refused the build.
+	Changes []layout.Change `json:"changes,omitempty"`
 }
 
 // Skipped is a skill that Options.SkipInvalid left out of the bundle, with
@@ -214,6 +232,10 @@ type builder struct {
 	failed   atomic.Bool  // a skill has a lint or pack error: pack no more
 	linted   atomic.Int64 // skills whose per-skill lint rules ran (not known from the record)
 	named    []*work      // lint: the published skills, by name
+
+	// guard
+	published *layout.Published // the previous bundle as it published itself; nil for none
+	prevSrc   Previous          // where it is read from
 
 	// index
 	bundleKey layout.Digest  // reuse.BundleKey of this build

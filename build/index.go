@@ -32,7 +32,8 @@ func (b *builder) index() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	bundle, err := layout.Plan(built{b}, layout.Options{BaseURL: b.opts.BaseURL, NoLegacy: b.opts.NoLegacy, Generator: Generator(), Catalog: page})
+	bundle, err := layout.Plan(built{b}, layout.Options{BaseURL: b.opts.BaseURL, NoLegacy: b.opts.NoLegacy, Generator: Generator(), Catalog: page,
+		Versioned: b.versioning()})
 	if err != nil {
 		return "", err
 	}
@@ -254,11 +255,13 @@ func (b *builder) bundleKeyOf() layout.Digest {
 }
 
 // upToDate asks reuse for the one no-op decision (reuse.UpToDate); a
-// signed build is never one (signatures are made afresh), and every skill
-// must have been reused with the verdict the record holds. It fills the
-// result from the record.
+// signed build is never one (signatures are made afresh), nor a
+// versioned one (what it carries forward depends on the previous bundle,
+// which the bundle key does not cover), and every skill must have been
+// reused with the verdict the record holds. It fills the result from the
+// record.
 func (b *builder) upToDate() bool {
-	allReused := b.opts.Sign == nil
+	allReused := b.opts.Sign == nil && !b.opts.Versioned
 	for _, w := range b.work {
 		allReused = allReused && w.reused && w.sameLint
 	}

@@ -179,7 +179,9 @@ func describe(dir string, prev *reuse.Previous, proven func(*layout.RecordSkill)
 		return nil
 	}
 	err = prev.EachFile(func(p string) bool {
-		if pp, ok := layout.ParsePath(p); ok && pp.Kind != layout.KindDoc {
+		// A version's files go with the documents (clearOther): the
+		// versions step stages them all before write takes anything.
+		if pp, ok := layout.ParsePath(p); ok && (pp.Kind == layout.KindFile || pp.Kind == layout.KindArchive) {
 			if s := set.skills[pp.Skill]; s != nil {
 				s.paths[p] = false
 				return true

@@ -40,8 +40,11 @@ func RunContext(ctx context.Context, roots []string, opts Options) (*Result, err
 //	              or reuse its archives (a worker a skill)        pack.go
 //	lint          the checks across skills; report every
 //	              finding; leave out or refuse invalid skills     lint.go
+//	guard         compare with the bundle published last: no
+//	              published version may change or go down         guard.go
 //	index         lay out the bundle and render its documents,
 //	              and decide whether it is up to date             index.go
+//	versions      stage the files of every published version      versions.go
 //	write         stage every file of the bundle                  write.go
 //	sign          sign the staged artifacts                       sign.go
 //	swap          write the record last, swap the staged
@@ -67,7 +70,9 @@ func (b *builder) steps() [][]step {
 		{{"discover", b.discover}, {"check output", b.checkOutput}},
 		{{"pack", b.pack}},
 		{{"lint", b.lint}},
+		{{"guard", b.guard}},
 		{{"index", b.index}},
+		{{"versions", b.versions}},
 		{{"write", b.write}},
 		{{"sign", b.sign}},
 		{{"swap", b.swap}},
@@ -101,7 +106,7 @@ func (b *builder) run() error {
 				if skipped[i] != "" && b.opts.Verbose {
 					b.logf("• %s: skipped, %s", stage[i].name, skipped[i])
 				}
-			case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &ne):
+			case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &ne), errors.As(err, new(*VersionError)), errors.As(err, new(*PreviousError)):
 				return err // about the skills, not a step
 			default:
 				return fmt.Errorf("%s: %w", stage[i].name, err)

@@ -79,12 +79,19 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("ParseChecksums(%q): %d sums", s, len(sums))
 		}
 		_ = SignedPath(s)
+		if p, ok := ResolveURL(Snapshot("1.0.0"), s); ok {
+			if p.Legacy || !strings.HasPrefix(p.String(), SkillsDir+"/") {
+				t.Fatalf("ResolveURL(%q) = %+v, outside the v0.2 tree", s, p)
+			}
+		}
 
 		if CheckName(name) != nil || CheckPath(file) != nil {
 			return
 		}
 		want := Path{Kind: KindFile, Skill: name, File: file}
-		if p, ok := ParsePath(SkillFile(name, file)); !ok || p != want {
+		// A file in a folder named as a version is where --versioned
+		// serves that version (a build with it refuses such a file).
+		if p, ok := ParsePath(SkillFile(name, file)); !ok || p != want && (VersionClash(name, file) == "" || p.Kind != KindVersion) {
 			t.Fatalf("ParsePath(SkillFile(%q, %q)) = %+v, %v", name, file, p, ok)
 		}
 		if p, ok := ParseURI(SkillURI(name, file)); !ok || p != want {
@@ -102,6 +109,44 @@ func FuzzParse(f *testing.F) {
 			}
 			if p, ok := ParseURI(ArchiveURI(name, d, ext)); !ok || p != want {
 				t.Fatalf("ParseURI(ArchiveURI(%q)) = %+v, %v", name, p, ok)
+			}
+		}
+	})
+}
+
+// FuzzVersions feeds arbitrary bytes to the versions.json decoder and its
+// Check, as verify and the build's guard read a previous bundle's: no
+// panic, and whatever passes Check lists only clean paths in the tree of
+// the skill it names.
+func FuzzVersions(f *testing.F) {
+	b, err := Plan(List(twoSkills()), Options{Versioned: &Versioning{Release: "1.0.0"}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	e, _ := b.Lookup(VersionsIndex)
+	var doc strings.Builder
+	if err := e.Write(&doc); err != nil {
+		f.Fatal(err)
+	}
+	f.Add([]byte(doc.String()))
+	f.Add([]byte(`{"latest":"1.0.0","versions":["1.0.0"],"releases":[{"version":"1.0.0","url":"../../x","digest":"sha256:","size":-1}],"skills":[{"name":"a","versions":[{"version":"1.0.0","files":[{"path":"../x"}]}]}]}`))
+	f.Add([]byte(`{"skills":[{"name":"a","versions":[{"version":"1.0.0"},{"version":"1.0.0"}]}]}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := DecodeVersions(data)
+		if err != nil {
+			return
+		}
+		if len(v.Check()) > 0 {
+			return
+		}
+		for _, a := range v.Artifacts() {
+			p, ok := ParsePath(a.Path)
+			if !ok || p.String() != a.Path || !a.Digest.Valid() || a.Size < 0 {
+				t.Fatalf("versions.json passed Check but names %+v", a)
+			}
+			if p.Kind != KindVersion && p.Release == "" {
+				t.Fatalf("versions.json passed Check but names %s, no version's file", a.Path)
 			}
 		}
 	})

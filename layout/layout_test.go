@@ -630,6 +630,9 @@ func render(t *testing.T, b *Bundle) string {
 		if e.Skill != "" {
 			fmt.Fprintf(&list, " (skill %s %s%s)", e.Skill, e.File, e.Format)
 		}
+		if e.Version != "" {
+			fmt.Fprintf(&list, " @%s", e.Version)
+		}
 		list.WriteString("\n")
 	}
 	ar.Files = append(ar.Files, txtar.File{Name: "entries", Data: []byte(list.String())})
@@ -649,22 +652,26 @@ func TestGolden(t *testing.T) {
 		"plan-relative.txtar": {Generator: "skillpack v0.0.0-test (klauspost/compress v1.20.3 flate 6)"},
 		"plan-baseurl.txtar":  {BaseURL: "https://example.com/skills/", NoLegacy: true},
 	} {
-		t.Run(name, func(t *testing.T) {
-			got := render(t, plan(t, twoSkills(), o))
-			path := filepath.Join("testdata", name)
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./layout -run TestGolden -update)", err)
-			}
-			if got != string(want) {
-				t.Errorf("plan differs from %s (run with -update if intended):\n%s", path, got)
-			}
-		})
+		t.Run(name, func(t *testing.T) { golden(t, name, render(t, plan(t, twoSkills(), o))) })
+	}
+}
+
+// golden compares a rendered plan with testdata/name, or with -update
+// writes it there.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./layout -run TestGolden -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("plan differs from %s (run with -update if intended):\n%s", path, got)
 	}
 }
 
@@ -675,8 +682,12 @@ func TestCacheControl(t *testing.T) {
 		Checksums:                          "public, max-age=90, must-revalidate",
 		SkillFile("demo", EntryFile):       "public, no-cache",
 		LegacyFile("demo", "scripts/a.sh"): "public, no-cache",
-		ArchivePath("demo", DigestOf([]byte("x")), TarGz): cacheImmutable,
-		ArchivePath("demo", DigestOf([]byte("x")), Zip):   cacheImmutable,
+		ArchivePath("demo", DigestOf([]byte("x")), TarGz):           cacheImmutable,
+		ArchivePath("demo", DigestOf([]byte("x")), Zip):             cacheImmutable,
+		VersionArchive("demo", "1.0.0", DigestOf([]byte("x")), Zip): cacheImmutable,
+		VersionFile("demo", "1.0.0", EntryFile):                     "public, no-cache",
+		Snapshot("1.0.0"):                                           "public, max-age=90, must-revalidate",
+		VersionsIndex:                                               "public, max-age=90, must-revalidate",
 	} {
 		if got := c.Control(p); got != want {
 			t.Errorf("Control(%s) = %q, want %q", p, got, want)

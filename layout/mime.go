@@ -104,9 +104,11 @@ var DefaultCache = Cache{Index: 5 * time.Minute, Files: time.Hour}
 func (c Cache) Control(p string) string {
 	pp, ok := ParsePath(p)
 	switch {
-	case ok && pp.Kind == KindArchive:
+	case ok && (pp.Kind == KindArchive || pp.Kind == KindVersion && pp.Format != ""):
 		return cacheImmutable
-	case ok && pp.Kind == KindFile:
+	case ok && (pp.Kind == KindFile || pp.Kind == KindVersion):
+		// A version's files keep their paths' meaning only as long as the
+		// publisher builds with the guard (--previous): not immutable.
 		return maxAge(c.Files)
 	}
 	return maxAge(c.Index)

@@ -139,17 +139,19 @@ func ArchiveURI(name string, digest Digest, ext string) string {
 // Path is a dist path taken apart: what ParsePath, ParseURI and
 // ParseIndexURL return, and what String and URI spell again.
 type Path struct {
-	Kind   Kind   // KindFile, KindArchive or KindDoc
-	Legacy bool   // KindFile: the copy in the v0.1 tree
-	Skill  string // KindFile, KindArchive: the skill's name
-	File   string // KindFile: the path within the skill
-	Short  string // KindArchive: the digest's part of its name (Digest.Short)
-	Format string // KindArchive: TarGz or Zip
-	Doc    string // KindDoc: the document's path, one of the constants above
+	Kind    Kind   // KindFile, KindArchive, KindVersion or KindDoc
+	Legacy  bool   // KindFile: the copy in the v0.1 tree
+	Skill   string // KindFile, KindArchive, KindVersion: the skill's name
+	Version string // KindVersion: the skill's version, the folder it is in (versions.go)
+	File    string // KindFile, KindVersion: the path within the skill ("" for an archive)
+	Short   string // KindArchive, KindVersion: the digest's part of its name (Digest.Short)
+	Format  string // KindArchive, KindVersion: TarGz or Zip
+	Doc     string // KindDoc: the document's path, one of the constants above or a Snapshot
+	Release string // KindDoc: the release of a Snapshot
 }
 
 // docs are the documents a bundle may hold, as ParsePath knows them.
-var docs = []string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Checksums, NoJekyll, Headers, Catalog, BuildRecord}
+var docs = []string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Checksums, NoJekyll, Headers, Catalog, BuildRecord, VersionsIndex}
 
 // ParsePath takes a dist path apart: a skill's file in either tree, an
 // archive, or a document. It accepts exactly the paths this package
@@ -158,6 +160,9 @@ var docs = []string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Checksu
 func ParsePath(p string) (Path, bool) {
 	if slices.Contains(docs, p) {
 		return Path{Kind: KindDoc, Doc: p}, true
+	}
+	if pp, ok := parseSnapshot(p); ok {
+		return pp, true
 	}
 	if CheckPath(p) != nil {
 		return Path{}, false
@@ -170,6 +175,9 @@ func ParsePath(p string) (Path, bool) {
 	rest, ok := strings.CutPrefix(p, SkillsDir+"/")
 	if !ok {
 		return Path{}, false
+	}
+	if pp, ok := versioned(rest); ok {
+		return pp, true
 	}
 	if strings.Contains(rest, "/") {
 		return skillFile(rest)
@@ -242,6 +250,8 @@ func (p Path) String() string {
 		return SkillFile(p.Skill, p.File)
 	case KindArchive:
 		return SkillsDir + "/" + archiveName(p.Skill, p.Short, p.Format)
+	case KindVersion:
+		return p.versionString()
 	}
 	return p.Doc
 }
@@ -279,12 +289,16 @@ func Signed(e Entry) bool { return SignedPath(e.Path) }
 
 // SignedPath reports whether a build signs the artifact at the dist path
 // p, so that it has a Signature beside it: every archive, the discovery
-// and legacy MCP indexes, and mcp/skills.json, which carries the digest of
-// every file an MCP server serves. It is the one list of what is signed:
-// the build signs by it, and verify and serve look for signatures by it.
+// and legacy MCP indexes, mcp/skills.json, which carries the digest of
+// every file an MCP server serves, and versions.json, which carries the
+// digest of every published version's file and archive and of every
+// release's snapshot (those are carried from build to build, and signed
+// through it rather than one by one). It is the one list of what is
+// signed: the build signs by it, and verify and serve look for
+// signatures by it.
 func SignedPath(p string) bool {
 	switch p {
-	case V2Index, V1Index, MCPIndex, MCPSkills:
+	case V2Index, V1Index, MCPIndex, MCPSkills, VersionsIndex:
 		return true
 	}
 	pp, ok := ParsePath(p)

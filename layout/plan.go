@@ -19,6 +19,11 @@ const (
 	// KindDoc is a document: made here and rendered by Write, or the
 	// catalog, which the caller writes.
 	KindDoc
+	// KindVersion is a file of a skill's published version, in its
+	// folder <name>/<version>/: one of the skill's files (File), or one
+	// of its archives (Format). The build stages these itself, from this
+	// build's files or the previous bundle's (see versions.go).
+	KindVersion
 )
 
 // String names the kind as the golden files show it.
@@ -30,6 +35,8 @@ func (k Kind) String() string {
 		return "archive"
 	case KindDoc:
 		return "doc"
+	case KindVersion:
+		return "version"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -39,8 +46,10 @@ type Entry struct {
 	Path   string // slash-separated, relative to dist/
 	Kind   Kind
 	Skill  string // the skill it belongs to; "" for documents
-	File   string // KindFile: the path within the skill
-	Format string // KindArchive: TarGz or Zip
+	File   string // KindFile, KindVersion: the path within the skill
+	Format string // KindArchive, KindVersion: TarGz or Zip
+	// Version is the skill's version whose folder a KindVersion entry is in.
+	Version string
 	// Write renders a KindDoc entry to w: the bytes that Digest and Size
 	// describe, the same on every call, and safe to call from several
 	// goroutines at once. It streams the document skill by skill, so that
@@ -87,6 +96,14 @@ func (b *Bundle) Entries() iter.Seq2[Entry, error] {
 				}
 				continue
 			}
+			if p.kind == partVersions {
+				for _, e := range b.set.versionEntries(p.i) {
+					if !yield(e, nil) {
+						return
+					}
+				}
+				continue
+			}
 			r := &b.set.rows[p.i]
 			if p.kind == partTarGz || p.kind == partZip {
 				a := r.archives()[p.kind-partTarGz]
@@ -101,11 +118,25 @@ func (b *Bundle) Entries() iter.Seq2[Entry, error] {
 				yield(Entry{}, fmt.Errorf("layout: %w", err))
 				return
 			}
+			var run []Entry
+			if p.kind == partFiles && r.hist > 0 {
+				run = b.set.versionEntries(r.hist) // in the skill's folder too
+			}
 			for _, f := range sk.Files {
 				e := Entry{Path: SkillFile(r.name, f.Path), Kind: KindFile, Skill: r.name, File: f.Path, Digest: f.Digest, Size: f.Size}
 				if p.kind == partLegacy {
 					e.Path = LegacyFile(r.name, f.Path)
 				}
+				if run != nil {
+					run = append(run, e)
+					continue
+				}
+				if !yield(e, nil) {
+					return
+				}
+			}
+			slices.SortFunc(run, func(x, y Entry) int { return strings.Compare(x.Path, y.Path) })
+			for _, e := range run {
 				if !yield(e, nil) {
 					return
 				}
@@ -136,7 +167,9 @@ func (b *Bundle) Lookup(path string) (Entry, bool) {
 // and, unless o.NoLegacy, again in the v0.1 tree (skills whose paths break
 // the v0.1 rules are left out of both the legacy index and tree); the
 // .tar.gz and .zip of each skill; every index; checksums.txt; .nojekyll and
-// _headers; and index.html if o.Catalog is set.
+// _headers; index.html if o.Catalog is set; and with o.Versioned every
+// published version's folder, versions.json and the release's snapshot
+// (versions.go), which checksums.txt lists with the versions' archives.
 //
 // checksums.txt lists every archive, every JSON index (v0.2, v0.1,
 // mcp/skills.json, mcp/index.json, mcp/resources.json) and index.html. It
@@ -178,6 +211,11 @@ func Plan(skills Skills, o Options) (*Bundle, error) {
 	doc(Checksums, b.checksums)
 	doc(NoJekyll, fixed(nil))
 	doc(Headers, fixed(HeadersDoc()))
+	if set.hist != nil {
+		if err := b.versionDocs(); err != nil {
+			return nil, err
+		}
+	}
 	slices.SortFunc(b.docs, func(x, y Entry) int { return strings.Compare(x.Path, y.Path) })
 
 	for i := range b.docs {
@@ -193,6 +231,9 @@ func Plan(skills Skills, o Options) (*Bundle, error) {
 			b.n += int(r.files)
 		}
 	}
+	if set.hist != nil {
+		b.versionParts()
+	}
 	set.sortParts(b.parts, SkillsDir+"/", func(i int32) string { return b.docs[i].Path })
 
 	// mcp/resources.json lists mcp/index.json, and checksums.txt every
@@ -201,13 +242,26 @@ func Plan(skills Skills, o Options) (*Bundle, error) {
 		i, _ := slices.BinarySearchFunc(b.docs, path, func(e Entry, p string) int { return strings.Compare(e.Path, p) })
 		return &b.docs[i]
 	}
+	// versions.json, when there is one, lists the digest of this build's
+	// snapshot, so it goes before those two.
 	last := []string{MCPResources, Checksums}
+	if set.hist != nil {
+		last = []string{VersionsIndex, MCPResources, Checksums}
+	}
 	for i := range b.docs {
 		if d := &b.docs[i]; !slices.Contains(last, d.Path) {
 			if err := measureDoc(d); err != nil {
 				return nil, err
 			}
 		}
+	}
+	if h := set.hist; h != nil {
+		var snap Rendered
+		if h.snapshot {
+			s := at(Snapshot(h.v.Release))
+			snap = Rendered{Digest: s.Digest, Size: s.Size}
+		}
+		at(VersionsIndex).Write = set.versionsDoc(snap)
 	}
 	index := at(MCPIndex)
 	at(MCPResources).Write = set.resources(Rendered{Digest: index.Digest, Size: index.Size})
@@ -221,8 +275,8 @@ func Plan(skills Skills, o Options) (*Bundle, error) {
 
 // measureDoc measures a document that has a Write.
 func measureDoc(d *Entry) error {
-	if d.Write == nil {
-		return nil // the catalog, which the caller renders
+	if d.Write == nil || d.Digest != "" {
+		return nil // the catalog, which the caller renders, or a document carried forward
 	}
 	r, err := measure(d.Write)
 	if err != nil {
@@ -250,6 +304,20 @@ func (b *Bundle) checksums(w io.Writer) error {
 			r := &b.set.rows[p.i]
 			a := r.archives()[p.kind-partTarGz]
 			err = line(ArchivePath(r.name, a.a.Digest, a.ext), a.a.Digest)
+		case partFiles, partVersions:
+			// The archives of the skill's versions, in its folder.
+			h := p.i
+			if p.kind == partFiles {
+				h = b.set.rows[p.i].hist
+			}
+			if h == 0 {
+				continue
+			}
+			for _, e := range b.set.versionEntries(h) {
+				if e.Format != "" && err == nil {
+					err = line(e.Path, e.Digest)
+				}
+			}
 		}
 		if err != nil {
 			return err
@@ -261,8 +329,9 @@ func (b *Bundle) checksums(w io.Writer) error {
 // summed reports whether checksums.txt lists the document at path.
 func summed(path string) bool {
 	switch path {
-	case V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Catalog:
+	case V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Catalog, VersionsIndex:
 		return true
 	}
-	return false
+	_, snapshot := parseSnapshot(path)
+	return snapshot
 }

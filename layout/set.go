@@ -36,6 +36,7 @@ type set struct {
 	rows []row   // by name
 	uris []int32 // rows by skill URI, the order of mcp/skills.json
 	o    Options
+	hist *history // with Options.Versioned: every version of every skill
 }
 
 // row is what a set keeps of a skill.
@@ -46,6 +47,7 @@ type row struct {
 	legacy bool // its paths meet the v0.1 rules
 	tgz    Archive
 	zip    Archive
+	hist   int32 // its entry in set.hist.skills, 1-based; 0 for none
 }
 
 // newSet reads and checks every skill once. The errors name each skill.
@@ -55,6 +57,12 @@ func newSet(src Skills, o Options) (*set, error) {
 		errs = append(errs, err)
 	}
 	s := &set{src: src, o: o, rows: make([]row, src.Len())}
+	if o.Versioned != nil {
+		var err error
+		if s.hist, err = newHistory(o.Versioned); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	for i := range s.rows {
 		sk, err := src.Skill(i)
 		if err != nil {
@@ -64,6 +72,11 @@ func newSet(src Skills, o Options) (*set, error) {
 			errs = append(errs, err)
 		}
 		s.rows[i] = row{name: sk.Name, src: int32(i), files: int32(len(sk.Files)), legacy: legacyReason(sk) == "", tgz: sk.TarGz, zip: sk.Zip}
+		if s.hist != nil {
+			if err := s.hist.add(sk); err != nil {
+				errs = append(errs, err)
+			}
+		}
 	}
 	slices.SortFunc(s.rows, func(a, b row) int { return strings.Compare(a.name, b.name) })
 	for i := 1; i < len(s.rows); i++ {
@@ -73,6 +86,9 @@ func newSet(src Skills, o Options) (*set, error) {
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	if s.hist != nil {
+		s.hist.settle(s.rows)
 	}
 	// By URI, not name: "skill://a-b/" sorts before "skill://a/".
 	s.uris = make([]int32, len(s.rows))
@@ -132,6 +148,9 @@ const (
 	partZip
 	partLegacy // a run of the v0.1 tree, wherever the folder is
 	partFixed
+	// partVersions is the folder of a skill that is not in the build but
+	// has published versions: i is its set.hist entry, 1-based.
+	partVersions
 )
 
 // key returns the pieces whose concatenation sorts the part in a folder
@@ -147,6 +166,8 @@ func (s *set) key(p part, dir string, fixed func(int32) string) key {
 		return keyOf(dir, n[0], n[1], n[2], n[3], n[4])
 	case partLegacy:
 		return keyOf(LegacyDir+"/", s.rows[p.i].name, "/")
+	case partVersions:
+		return keyOf(dir, s.hist.skills[p.i-1].name, "/")
 	}
 	return keyOf(fixed(p.i))
 }

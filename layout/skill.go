@@ -58,6 +58,9 @@ type Options struct {
 	// Generator names the tool and compressor that made the archives,
 	// recorded in the indexes because archive bytes depend on it.
 	Generator string
+	// Versioned, if set, also lays out every published version of every
+	// skill, versions.json and a release's snapshot (versions.go).
+	Versioned *Versioning
 	// Catalog is the digest and size of index.html, or nil for none.
 	// Package catalog renders the page and the caller writes it, so
 	// layout only plans it: its entry has no Write, and it is listed in

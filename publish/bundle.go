@@ -108,6 +108,9 @@ func Open(dir string) (*Bundle, error) {
 	for _, d := range h.Docs {
 		add(d.Path, d.Digest, d.Size)
 	}
+	if err := b.versions(known, add); err != nil {
+		return nil, err
+	}
 	known[layout.BuildRecord] = h.Self
 	if !slices.Contains(files, layout.BuildRecord) {
 		return nil, fmt.Errorf("%s does not list itself: %s", b.file(layout.BuildRecord), rebuild)
@@ -263,4 +266,32 @@ func (b *Bundle) skills(rec []layout.RecordSkill) ([]Skill, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// versions adds the files of every published version of a --versioned
+// bundle, which its versions.json (a document of the record, checked
+// against the digest the record gives it) names with their digests.
+func (b *Bundle) versions(known map[string]layout.Artifact, add func(string, layout.Digest, int64)) error {
+	d, ok := known[layout.VersionsIndex]
+	if !ok {
+		return nil
+	}
+	data, err := os.ReadFile(b.file(layout.VersionsIndex))
+	if err != nil {
+		return err
+	}
+	if layout.DigestOf(data) != d.Digest {
+		return fmt.Errorf("%s: not the bytes the build record gives; %s", b.file(layout.VersionsIndex), rebuild)
+	}
+	v, err := layout.DecodeVersions(data)
+	if err == nil {
+		err = errors.Join(v.Check()...)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w; %s", b.file(layout.VersionsIndex), err, rebuild)
+	}
+	for _, a := range v.Artifacts() {
+		add(a.Path, a.Digest, a.Size)
+	}
+	return nil
 }

@@ -192,3 +192,60 @@ func TestOpenNoLegacyBaseURL(t *testing.T) {
 		t.Errorf("skills %+v", b.Skills)
 	}
 }
+
+// A versioned bundle's own files (each version's folder, the snapshots,
+// versions.json) are objects like any other, with the digests
+// versions.json and the record give them, a version's files before the
+// documents that name them.
+func TestOpenVersioned(t *testing.T) {
+	skills := filepath.Join(t.TempDir(), "skills")
+	if err := os.CopyFS(skills, os.DirFS("../examples")); err != nil {
+		t.Fatal(err)
+	}
+	dist := filepath.Join(t.TempDir(), "dist")
+	for _, r := range []string{"1.0.0", "1.1.0"} {
+		if r == "1.1.0" {
+			md := filepath.Join(skills, "release-notes", "SKILL.md")
+			data := strings.Replace(string(readFile(t, skills, "release-notes/SKILL.md")), `version: "1.2.0"`, `version: "1.3.0"`, 1)
+			if err := os.WriteFile(md, []byte(data+"\nMore.\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := build.Run([]string{skills}, build.Options{Out: dist, Versioned: true, Release: r}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := Open(dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stage := map[string]Stage{}
+	for _, o := range b.Objects {
+		stage[o.Path] = o.Stage
+		if data := readFile(t, dist, o.Path); layout.DigestOf(data) != o.Digest {
+			t.Errorf("%s: digest %s, the file's %s", o.Path, o.Digest, layout.DigestOf(data))
+		}
+	}
+	for p, want := range map[string]Stage{
+		layout.VersionFile("release-notes", "1.2.0", layout.EntryFile): Files,
+		layout.VersionFile("release-notes", "1.3.0", layout.EntryFile): Files,
+		layout.Snapshot("1.0.0"): Indexes,
+		layout.VersionsIndex:     Indexes,
+	} {
+		if got, ok := stage[p]; !ok || got != want {
+			t.Errorf("%s: stage %v (listed %v), want %v", p, got, ok, want)
+		}
+	}
+	n := 0
+	for p, s := range stage {
+		if pp, _ := layout.ParsePath(p); pp.Kind == layout.KindVersion && pp.Format != "" {
+			n++
+			if s != Archives {
+				t.Errorf("%s: stage %v, want Archives", p, s)
+			}
+		}
+	}
+	if n != 4 {
+		t.Errorf("%d versions' archives, want 4", n)
+	}
+}

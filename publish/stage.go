@@ -55,9 +55,9 @@ func StageOf(path string) Stage {
 	switch {
 	case !ok:
 		return Indexes
-	case p.Kind == layout.KindArchive:
+	case p.Kind == layout.KindArchive, p.Kind == layout.KindVersion && p.Format != "":
 		return Archives
-	case p.Kind == layout.KindFile:
+	case p.Kind == layout.KindFile, p.Kind == layout.KindVersion:
 		return Files
 	}
 	switch p.Doc {

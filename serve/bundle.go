@@ -241,6 +241,15 @@ func (b *Bundle) load() error {
 			return err
 		}
 	}
+	if _, ok := sums[layout.VersionsIndex]; ok { // build --versioned
+		data, err := doc(layout.VersionsIndex)
+		if err != nil {
+			return err
+		}
+		if err := b.loadVersions(data, sums, doc); err != nil {
+			return fmt.Errorf("%s: %w", layout.VersionsIndex, err)
+		}
+	}
 	// Signatures are served beside their artifacts. No document records
 	// their digests (a signature is made after the bytes it signs), so each
 	// is pinned as found here, and a change while serving is refused like

@@ -54,8 +54,12 @@ type checker struct {
 	skills   map[string]*skillModel
 	names    []string // of skills, sorted
 	archives map[string]*archiveRef
-	docs     []string                   // index documents read, for checksums and signatures
-	v1       map[string]*layout.EntryV1 // by name; nil when absent
+	docs     []string // index documents read, for checksums and signatures
+	summed   []string // other files checksums.txt must list: the versions' archives
+	// versioned is every file versions.json names; nil without one.
+	versioned       map[string]bool
+	versionArchives []versionArchive           // the versions' archives, to unpack
+	v1              map[string]*layout.EntryV1 // by name; nil when absent
 	// fmByURI is the frontmatter of each skill in mcp/skills.json, which
 	// mcp/index.json must repeat exactly.
 	fmByURI map[string]json.RawMessage
@@ -65,6 +69,7 @@ type checker struct {
 // documents say about it.
 type skillModel struct {
 	name, typ, description string
+	version                string        // from the v0.2 entry, when SemVer
 	digest, contentDigest  layout.Digest // from the v0.2 entry
 	loc                    string        // where its url points
 	files                  []string
@@ -114,13 +119,18 @@ func run(ctx context.Context, src source, o Options) (*Report, error) {
 		c.mcpSkills()
 		c.mcpIndex()
 		c.mcpResources()
+		c.versions()
 		c.settle()
 		c.unpackArchives()
+		c.unpackVersions()
 		c.checkSkills()
 		c.checksums()
 		c.buildRecord()
 		c.settle()
 		c.signatures()
+		if o.Previous != "" {
+			c.previous()
+		}
 	}
 	c.dropDoc()
 	c.rep.Checked.Skills = len(c.skills)

@@ -83,7 +83,7 @@ func (c *checker) v2() (more bool, err error) {
 			continue
 		}
 		s := &skillModel{name: e.Name, typ: e.Type, description: e.Description, digest: e.Digest,
-			contentDigest: e.ContentDigest, loc: loc, served: map[string]*sum{}}
+			contentDigest: e.ContentDigest, version: e.Pin().Version, loc: loc, served: map[string]*sum{}}
 		c.skills[e.Name] = s
 		c.names = append(c.names, e.Name)
 		if e.Type == layout.TypeArchive {
@@ -441,7 +441,7 @@ func (c *checker) checksums() {
 		listed[s.Path] = true
 		c.expect(s.Path, fmt.Sprintf("%s line %d", p, i+1), s.Digest, -1)
 	}
-	for _, loc := range append(slices.Clone(c.docs), slices.Sorted(maps.Keys(c.archives))...) {
+	for _, loc := range slices.Concat(c.docs, slices.Sorted(maps.Keys(c.archives)), c.summed) {
 		if !listed[loc] && !strings.Contains(loc, "://") {
 			c.problem(p, "does not list %s", loc)
 		}

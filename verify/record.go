@@ -73,6 +73,7 @@ func (c *checker) buildRecord() {
 			}
 		}
 	}
+	c.versionedFiles(rec.Files)
 	for _, f := range slices.Sorted(maps.Keys(listed)) {
 		if !present[f] {
 			c.problem(f, "is listed in the build record (%s) but missing", p)

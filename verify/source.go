@@ -20,8 +20,13 @@ import (
 )
 
 // errNotFound is a file the source does not have: absent from the folder,
-// or HTTP 404 or 410.
-var errNotFound = errors.New("not found")
+// or HTTP 404 or 410. It is an fs.ErrNotExist, for Reader's callers.
+var errNotFound error = notFound{}
+
+type notFound struct{}
+
+func (notFound) Error() string        { return "not found" }
+func (notFound) Is(target error) bool { return target == fs.ErrNotExist }
 
 // A source is where a bundle's bytes come from. A location (loc) is a
 // dist path, slash-separated and relative to dist/, or, for an HTTP

@@ -87,6 +87,11 @@ type Options struct {
 	// without --location-trusted. (Redirects stay on that origin anyway.)
 	// Dist ignores it.
 	Header http.Header
+	// Previous is the bundle published before this one, a folder or a
+	// URL (verify --previous), or "" for none: the bundle must not have
+	// changed what it published (layout.Published.Compare). Header goes
+	// to it only when it is on the origin of the URL verified.
+	Previous string
 }
 
 func (o Options) withDefaults() Options {
@@ -138,10 +143,13 @@ type Counts struct {
 
 // Report is the outcome of a verification.
 type Report struct {
-	Source     string      `json:"source"`
-	Checked    Counts      `json:"checked"`
-	Problems   []Problem   `json:"problems"`
-	Omitted    int         `json:"omitted,omitempty"` // problems beyond Options.MaxProblems
+	Source   string    `json:"source"`
+	Checked  Counts    `json:"checked"`
+	Problems []Problem `json:"problems"`
+	Omitted  int       `json:"omitted,omitempty"` // problems beyond Options.MaxProblems
+	// Warnings are what --previous found that is no problem: a skill the
+	// previous bundle had and this one has not.
+	Warnings   []Problem   `json:"warnings,omitempty"`
 	Signatures []Signature `json:"signatures"`
 }
 
@@ -150,6 +158,11 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 && r.Omitted == 0 }
 
 // WriteText writes one line per problem, "path: message".
 func (r *Report) WriteText(w io.Writer) error {
+	for _, p := range r.Warnings {
+		if _, err := fmt.Fprintln(w, "warning: "+p.String()); err != nil {
+			return err
+		}
+	}
 	for _, p := range r.Problems {
 		if _, err := fmt.Fprintln(w, p.String()); err != nil {
 			return err
@@ -177,6 +190,9 @@ func (r *Report) Summary() string {
 		plural(c.Skills, "skill"), plural(c.Files, "file"), plural(c.Archives, "archive"),
 		plural(c.Indexes, "index", "indexes"), plural(c.Signatures, "signature")+" verified")
 	var notes []string
+	if n := len(r.Warnings); n > 0 {
+		notes = append(notes, plural(n, "warning"))
+	}
 	if n := r.countSigs(SigNotChecked); n > 0 {
 		notes = append(notes, fmt.Sprintf("%s not checked (pass --certificate-identity and --certificate-oidc-issuer, or --key)", plural(n, "signature")))
 	}

@@ -27,6 +27,8 @@ type buildOptions struct {
 	JSON    bool
 	Summary string // file to append a Markdown summary to (GitHub's step summary)
 
+	Versions Versions // --versioned, --release-version, --previous (versions.go)
+
 	given  func(flag string) bool // the flags on the command line, which win over the config
 	result *build.Result          // what runBuild built, for the --json document
 }
@@ -65,6 +67,8 @@ something stale.
 Archives take their one fixed time from SOURCE_DATE_EPOCH when it is set,
 else 1980-01-01T00:00:00Z.
 
+` + versionsHelp + `
+
 --json prints one document on stdout however the build ends: every skill
 and artifact with its digest and size, the findings, the skills skipped,
 and the exit code with the error when it is not 0
@@ -92,6 +96,7 @@ writes a document to read.`,
 	f.BoolVar(&opts.DryRun, "dry-run", false, "report what would be written, write nothing")
 	f.BoolVar(&opts.JSON, "json", false, "print a JSON document on stdout, even on failure: every artifact with digest and size, the findings, the exit code")
 	f.StringVar(&opts.Summary, "step-summary", "", "append a Markdown summary to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
+	opts.Versions.AddFlags(f)
 	return cmd
 }
 
@@ -103,6 +108,9 @@ func (o *buildOptions) resolve(ios *IO) (build.Options, error) {
 		return bo, err
 	}
 	bo.Out, bo.Force, bo.DryRun = o.Out, o.Force, o.DryRun
+	if bo.Versioned, bo.Release, err = o.Versions.resolve(); err != nil {
+		return bo, err
+	}
 	// Only the summaries list every skill and file; without them a
 	// build's memory does not grow with the tree.
 	bo.Inventory = o.JSON || o.Summary != "" || ios.Verbose
@@ -138,6 +146,14 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 	}
 	if !opts.Sign && opts.SignOptions != (SignOptions{}) {
 		return usageErr("signing flags (--key, --identity-token, ...) need --sign")
+	}
+	prev, err := opts.Versions.open()
+	if err != nil {
+		return err
+	}
+	if prev != nil {
+		defer prev.Close()
+		bo.Previous = prev
 	}
 	if opts.Sign && !opts.DryRun {
 		s, err := opts.newSigner(ctx, ios)
@@ -269,8 +285,9 @@ func warnSkipped(ios *IO, skipped []build.Skipped) {
 
 func skippedCount(n int) string { return "skipped " + plural(n, "invalid skill") }
 
-// buildErr maps a build error to its exit code: lint errors and skills
-// clashing by name are findings (1), a refused output folder or inputs
+// buildErr maps a build error to its exit code: lint errors, skills
+// clashing by name, the version guard's errors and a previous bundle that
+// cannot be compared with are findings (1), a refused output folder or inputs
 // with no skill are the user's to fix (2), anything else is a failure (3).
 func buildErr(err error) error {
 	var le *build.LintError
@@ -280,7 +297,7 @@ func buildErr(err error) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.As(err, &le), errors.As(err, &ce):
+	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, new(*build.VersionError)), errors.As(err, new(*build.PreviousError)):
 		return &exitError{code: ExitFindings, err: err}
 	case errors.As(err, &oe), errors.As(err, &ne):
 		return &exitError{code: ExitUsage, err: err}

@@ -16,7 +16,8 @@ import (
 const exitCodesHelp = `Exit codes (every command):
   0  success
   1  findings or a failed check: lint findings at or above --fail-on, a
-     build refused by lint or by a name clash, problems found by verify
+     build refused by lint, a name clash or the version guard
+     (--previous), problems found by verify
   2  usage and user mistakes: bad flags or values, a missing or empty
      folder, no skills found, an invalid URL or config, a file where a
      folder is wanted; checked before any work is done

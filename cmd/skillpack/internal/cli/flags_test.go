@@ -105,6 +105,11 @@ func TestBuildFlags(t *testing.T) {
 		{argv: []string{"--base-url", "ftp://example.com"}, err: `--base-url "ftp://example.com": use an absolute http or https URL`},
 		{argv: []string{"--config", "badurl.yaml"}, err: `badurl.yaml: build.base-url "example.com": use an absolute http or https URL`},
 		{argv: []string{"--profile", "claud"}, err: `--profile: unknown profile "claud" (did you mean "claude"?)`},
+		// Versions: a tag's "v" is dropped; --previous is opened by runBuild.
+		{argv: []string{"--versioned", "--release-version", "v2.0.0-rc.1"}, want: build.Options{Out: "dist", Versioned: true, Release: "2.0.0-rc.1"}, profile: "spec"},
+		{argv: []string{"--versioned", "--previous", "https://example.com"}, want: build.Options{Out: "dist", Versioned: true}, profile: "spec"},
+		{argv: []string{"--release-version", "1.0.0"}, err: "--release-version needs --versioned"},
+		{argv: []string{"--versioned", "--release-version", "01.2"}, err: `--release-version: release "01.2" is not a SemVer version; did you mean 1.2.0?`},
 		{argv: nil, env: map[string]string{"SOURCE_DATE_EPOCH": "yesterday"}, err: `SOURCE_DATE_EPOCH="yesterday"`},
 	} {
 		ios, _, _ := fakeIO(tc.env)
@@ -298,6 +303,8 @@ func TestVerifyFlags(t *testing.T) {
 		},
 		{argv: []string{"dist", "--key", "cosign.pub", "--trusted-root", "root.json", "--max-size", "2KiB"},
 			want: verifyOptions{Source: "dist", MaxSize: 2048, Timeout: verify.DefaultTimeout, Sig: SignatureFlags{Key: "cosign.pub", TrustedRoot: "root.json"}}},
+		{argv: []string{"dist", "--previous", "https://example.com"},
+			want: verifyOptions{Source: "dist", MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout, Previous: "https://example.com"}},
 	} {
 		var opts *verifyOptions
 		parse(t, newVerifyCmd(&IO{}, func(_ context.Context, o *verifyOptions) error { opts = o; return nil }), tc.argv)

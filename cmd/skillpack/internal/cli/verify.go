@@ -53,6 +53,7 @@ type verifyOptions struct {
 	Sig               SignatureFlags
 	Headers           []string // --header, each "Name: value" as given
 	TokenFile         string   // --token-file: a bearer token
+	Previous          string   // --previous: the bundle published before, a folder or URL
 }
 
 func newVerifyCmd(ios *IO, runF func(context.Context, *verifyOptions) error) *cobra.Command {
@@ -89,6 +90,15 @@ holding a bearer token, sent as "Authorization: Bearer TOKEN") or
 and port) of the URL given, never to a file an index points to on
 another origin. No message prints them.
 
+--previous DIR|URL compares the bundle with the one published before it,
+as build --previous does: a skill whose content changed while its version
+did not, a version or release that went down, and a published version or
+release that is gone or changed (build --versioned) are problems; a skill
+that is gone is a warning. The headers go to it only on the URL's origin.
+
+A bundle built with --versioned is checked whole: versions.json, every
+file and archive of every published version, and each release's snapshot.
+
 --json prints one document on stdout however the check ends: what was
 checked, every problem and signature, and the exit code with the error
 when it is not 0 (schema/verify.schema.json).`,
@@ -99,7 +109,8 @@ when it is not 0 (schema/verify.schema.json).`,
     --certificate-oidc-issuer https://token.actions.githubusercontent.com
   skillpack verify dist --require-signatures --key cosign.pub
   skillpack verify https://skills.internal.example --token-file token.txt
-  skillpack verify https://skills.internal.example --header "X-Api-Key: $KEY"`,
+  skillpack verify https://skills.internal.example --header "X-Api-Key: $KEY"
+  skillpack verify dist --previous https://example.com`,
 		Args: reportArgs(oneArg, &opts.JSON, func(err error) any { return newVerifyDoc(opts, nil, err) }),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source = args[0]
@@ -120,6 +131,7 @@ when it is not 0 (schema/verify.schema.json).`,
 	f.IntVarP(&opts.Jobs, "jobs", "j", 0, fmt.Sprintf("files fetched at once (default %d)", verify.DefaultJobs))
 	f.StringArrayVar(&opts.Headers, "header", nil, "add a request header, `'Name: value'`, to every request to the URL's origin (repeatable)")
 	f.StringVar(&opts.TokenFile, "token-file", "", "send the bearer token in `file` (one line) as 'Authorization: Bearer TOKEN' to the URL's origin")
+	f.StringVar(&opts.Previous, "previous", "", "the bundle published before, a `folder or URL`: report what this one changed of what it published")
 	opts.Sig.AddFlags(f)
 	return cmd
 }
@@ -145,6 +157,7 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 		Deadline:          opts.Deadline,
 		MaxSkills:         opts.MaxSkills,
 		Jobs:              opts.Jobs,
+		Previous:          opts.Previous,
 	}
 	switch {
 	case opts.Timeout <= 0:
@@ -155,6 +168,11 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 		return nil, usageErr("--max-skills %d: give a positive number", opts.MaxSkills)
 	case opts.Jobs < 0:
 		return nil, usageErr("--jobs %d: give a positive number", opts.Jobs)
+	}
+	if p := opts.Previous; p != "" && !strings.Contains(p, "://") {
+		if info, err := os.Stat(p); err != nil || !info.IsDir() {
+			return nil, usageErr("--previous %s: no such folder; give the folder or the http(s) URL of the bundle published before", p)
+		}
 	}
 	if opts.Sig.Given() {
 		v, err := signatureVerifier(ctx, ios, opts.Sig)

@@ -1,0 +1,194 @@
+package build
+
+import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+
+	"github.com/skillpack/skillpack/build/internal/reuse"
+	"github.com/skillpack/skillpack/internal/parallel"
+	"github.com/skillpack/skillpack/layout"
+)
+
+// A versioned build (Options.Versioned) gives every skill that has a
+// version a folder of its own, <name>/<version>/, which never changes once
+// published, and keeps every such folder the previous bundle had: paths
+// that were published must keep existing, with the same bytes, or every
+// client pinned to them breaks. The guard has checked by then that no
+// version this build has was published with other content; layout plans
+// the folders (layout.Versioning), and the versions step stages them.
+
+// versioning is what index passes to layout.Plan for a versioned build.
+func (b *builder) versioning() *layout.Versioning {
+	if !b.opts.Versioned {
+		return nil
+	}
+	v := &layout.Versioning{Release: b.opts.Release, Carried: b.carried}
+	if b.published != nil {
+		v.Published = b.published.Versions
+	}
+	return v
+}
+
+// carried is layout.Versioning.Carried: the write step renders a
+// snapshot the previous bundle published by copying its bytes, checked
+// against the digest its versions.json gives.
+func (b *builder) carried(p string, want layout.Rendered) func(io.Writer) error {
+	return func(w io.Writer) error {
+		data, err := readAll(b.context(), b.prevSrc, p)
+		if err == nil {
+			err = checkCarried(p, data, want.Digest)
+		}
+		if err != nil {
+			return &PreviousError{From: b.prevSrc.String(), Err: err}
+		}
+		_, err = w.Write(data)
+		return err
+	}
+}
+
+// versions stages the files of every version's folder: a version new in
+// this build is linked from the skill's files and archives as this build
+// staged or reuses them; a version published before is carried from the
+// previous bundle, linked from the output folder when that is where it
+// is, else copied from --previous, and in both cases checked against the
+// digest versions.json gives (a file that does not match is a previous
+// bundle changed after it was published, and stops the build). It runs
+// before write, which has nothing to do for these files.
+func (b *builder) versions() (string, error) {
+	switch {
+	case !b.opts.Versioned:
+		return "not --versioned", nil
+	case b.res.UpToDate:
+		return "the bundle is up to date", nil
+	case b.opts.DryRun:
+		return "dry run", nil
+	}
+	// The version each skill of this build has, when that version is new:
+	// its folder comes from this build's files.
+	fresh := map[string]string{}
+	versioned := 0
+	for _, w := range b.named {
+		sum, err := b.summary(w)
+		if err != nil {
+			return "", err
+		}
+		v := sum.out.Version()
+		if v != "" {
+			versioned++
+		}
+		if v != "" && (b.published == nil || b.published.Versions.Find(w.name, v) == nil) {
+			fresh[w.name] = v
+		}
+	}
+	if versioned == 0 {
+		b.logf("  warning: no skill has a SemVer version (metadata.version), so none has a folder of its own and a release's snapshot lists none")
+	}
+	var es []layout.Entry
+	for e, err := range b.bundle.Entries() {
+		if err != nil {
+			return "", err
+		}
+		if e.Kind != layout.KindVersion {
+			continue
+		}
+		es = append(es, e)
+		// A skill only its versions keep is in no skill pack settled: a
+		// spare folder's copy of it goes now, or write's clearing of what
+		// the spare held would take these files with it.
+		if b.byName(e.Skill) == nil {
+			if err := b.st.held.settle(e.Skill, nil); err != nil {
+				return "", err
+			}
+		}
+	}
+	var carried atomic.Int64
+	err := parallel.Each(len(es), stagers, func(i int) error {
+		if err := b.interrupted(); err != nil {
+			return err
+		}
+		e := es[i]
+		if fresh[e.Skill] == e.Version {
+			return b.st.link(b.ownCopy(e), b.st.path(e.Path))
+		}
+		carried.Add(1)
+		return b.carry(e)
+	})
+	if err != nil {
+		return "", err
+	}
+	from := ""
+	if n := carried.Load(); n > 0 {
+		from = fmt.Sprintf(", %d carried from %s", n, b.prevSrc)
+	}
+	b.logf("• versions: %s of published versions%s", plural(len(es), "file", "files"), from)
+	return "", nil
+}
+
+// ownCopy is where this build has the bytes of a file of a version it
+// makes: the skill's served copy or archive, staged by pack, or in the
+// output folder for a skill reused from it.
+func (b *builder) ownCopy(e layout.Entry) string {
+	p := layout.SkillFile(e.Skill, e.File)
+	if e.Format != "" {
+		p = layout.ArchivePath(e.Skill, e.Digest, e.Format)
+	}
+	if b.byName(e.Skill).reused {
+		return filepath.Join(b.out, filepath.FromSlash(p))
+	}
+	return b.st.path(p)
+}
+
+// carry stages a file of a version the previous bundle published, with
+// the digest and size its versions.json gives.
+func (b *builder) carry(e layout.Entry) error {
+	dst := b.st.path(e.Path)
+	fail := func(err error) error { return &PreviousError{From: b.prevSrc.String(), Err: err} }
+	if b.prevSrc == nil {
+		return fmt.Errorf("%s: no previous bundle to carry it from", e.Path)
+	}
+	if _, local := b.prevSrc.(*outputBundle); local {
+		src := filepath.Join(b.out, filepath.FromSlash(e.Path))
+		if !b.prev.Holds(e.Path, e.Digest, e.Size) {
+			got, _, err := reuse.HashFile(src)
+			if err != nil {
+				return fail(fmt.Errorf("%s: %w; %s lists it", e.Path, err, layout.VersionsIndex))
+			}
+			return fail(tamperedErr(e.Path, got, e.Digest))
+		}
+		return b.st.link(src, dst)
+	}
+	rc, err := b.prevSrc.Open(b.context(), e.Path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fail(fmt.Errorf("%s is missing, though %s lists it: the bundle is not all there", e.Path, layout.VersionsIndex))
+		}
+		return fail(err)
+	}
+	defer rc.Close()
+	if err := b.st.mkdirAll(filepath.Dir(dst)); err != nil {
+		return err
+	}
+	f, err := b.st.create(dst)
+	if err != nil {
+		return err
+	}
+	h := sha256.New()
+	n, err := io.Copy(io.MultiWriter(f, h), rc)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", e.Path, err))
+	}
+	if got := layout.SumDigest(h.Sum(nil)); got != e.Digest || n != e.Size {
+		os.Remove(dst)
+		return fail(tamperedErr(e.Path, got, e.Digest))
+	}
+	return nil
+}

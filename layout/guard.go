@@ -1,0 +1,351 @@
+package layout
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/skillpack/skillpack/internal/semver"
+)
+
+// The immutability guard: what a bundle published is compared with what
+// comes after it. A published version is immutable, as registries that
+// pin skills by version require: a skill whose content changed while its
+// version did not, or whose version went down, is an error; a skill that
+// is gone is reported. Build (--previous, and --versioned against its
+// own output) and verify (--previous) compare with these functions, each
+// reading both bundles through ReadPublished, so that the rule has one
+// definition and verify need not import build.
+
+// Published is what a bundle published, as its documents say: the v0.2
+// index, and versions.json for a bundle built with --versioned.
+type Published struct {
+	Index    *IndexV2
+	Versions *IndexVersions // nil: built without --versioned
+	// Sums is checksums.txt, by dist path: what the two documents were
+	// checked against, and what vouches for the snapshots.
+	Sums map[string]Digest
+}
+
+// ReadPublished reads what a bundle published through read, which
+// returns the bytes at a dist path (an error wrapping fs.ErrNotExist for
+// a file that is not there), or an error that names the path. checksums.txt anchors it: the v0.2 index and
+// versions.json must have the digests it gives them, or the bundle was
+// changed after it was built (or is only half published). A bundle
+// without checksums.txt, or whose index is not discovery v0.2.0, is not
+// one skillpack built; each error says which file and what to do.
+func ReadPublished(read func(path string) ([]byte, error)) (*Published, error) {
+	data, err := read(Checksums)
+	if err != nil {
+		return nil, fmt.Errorf("%w; every bundle skillpack builds has %s, so this is not one (or it is not all published)", err, Checksums)
+	}
+	list, err := ParseChecksums(data)
+	if err != nil {
+		return nil, fmt.Errorf("not a bundle skillpack built: %w", err)
+	}
+	p := &Published{Sums: map[string]Digest{}}
+	for _, s := range list {
+		p.Sums[s.Path] = s.Digest
+	}
+	doc := func(path string) ([]byte, error) {
+		want, ok := p.Sums[path]
+		if !ok {
+			return nil, fmt.Errorf("%s does not list %s; a bundle skillpack built lists it", Checksums, path)
+		}
+		data, err := read(path)
+		if err != nil {
+			return nil, err
+		}
+		if got := DigestOf(data); got != want {
+			return nil, fmt.Errorf("%s is %s, but %s says %s: it was changed after the build (tampered with, or only half published); publish the whole bundle again", path, got, Checksums, want)
+		}
+		return data, nil
+	}
+	if data, err = doc(V2Index); err != nil {
+		return nil, err
+	}
+	if p.Index, err = DecodeIndexV2(data); err != nil {
+		return nil, err
+	}
+	if p.Index.Schema != Schema {
+		return nil, fmt.Errorf("%s: \"$schema\" is %q, not discovery %q: a bundle of another format", V2Index, p.Index.Schema, Schema)
+	}
+	if _, ok := p.Sums[VersionsIndex]; !ok {
+		return p, nil
+	}
+	if data, err = doc(VersionsIndex); err != nil {
+		return nil, err
+	}
+	if p.Versions, err = DecodeVersions(data); err != nil {
+		return nil, err
+	}
+	if err := errors.Join(p.Versions.Check()...); err != nil {
+		return nil, fmt.Errorf("%s: %w", VersionsIndex, err)
+	}
+	for _, r := range p.Versions.Releases {
+		if p.Sums[Snapshot(r.Version)] != r.Digest {
+			return nil, fmt.Errorf("%s gives release %s the digest %s, and %s gives %s; publish the whole bundle again", VersionsIndex, r.Version, r.Digest, Checksums, p.Sums[Snapshot(r.Version)])
+		}
+	}
+	return p, nil
+}
+
+// Pin is a skill at a version, as a bundle publishes it or a build is
+// about to: the version is "" for a skill that has none.
+type Pin struct {
+	Name, Version string
+	ContentDigest Digest
+	// Source is the SKILL.md that sets the version, for the fix a message
+	// gives; "" when it is not known (a bundle read back).
+	Source string
+}
+
+// PinsOf is the skills of a v0.2 index as pins.
+func PinsOf(idx *IndexV2) []Pin {
+	out := make([]Pin, 0, len(idx.Skills))
+	for _, e := range idx.Skills {
+		out = append(out, e.Pin())
+	}
+	return out
+}
+
+// Pin is the entry as a pin: its version counts only when it is SemVer,
+// as the writer gives it.
+func (e EntryV2) Pin() Pin {
+	v := e.Version
+	if !semver.Valid(v) {
+		v = ""
+	}
+	return Pin{Name: e.Name, Version: v, ContentDigest: e.ContentDigest}
+}
+
+// Change is one thing the guard found about a skill or a release.
+type Change struct {
+	Skill   string `json:"skill,omitempty"`   // "" for a release
+	Release string `json:"release,omitempty"` // a release's version
+	Error   bool   `json:"error"`             // else a warning: the build goes on
+	Message string `json:"message"`           // names the skill, both versions or digests, and the fix
+}
+
+func (c Change) String() string {
+	if c.Error {
+		return "error: " + c.Message
+	}
+	return "warning: " + c.Message
+}
+
+// Errors counts the changes that are errors.
+func Errors(cs []Change) int {
+	n := 0
+	for _, c := range cs {
+		if c.Error {
+			n++
+		}
+	}
+	return n
+}
+
+// bump is the fix for a version that must change.
+func (p Pin) bump(above string) string {
+	where := "in the skill's SKILL.md"
+	if p.Source != "" {
+		where = "in " + p.Source
+	}
+	if above != "" {
+		return fmt.Sprintf("set metadata.version %s above %s", where, above)
+	}
+	return "bump metadata.version " + where
+}
+
+// Guard compares the skills of a build, or of a bundle, with what prev
+// published: against its index (the version and content each skill had)
+// and its versions.json (every version it ever published). It returns
+// every change found, in the order of next, errors and warnings alike:
+//   - a skill whose content differs from what prev published under the
+//     same version is an error, naming the skill, the version, both
+//     digests and the fix;
+//   - a skill whose version is lower than the one prev published is an
+//     error;
+//   - two skills of next with one name and version but different content
+//     are an error;
+//   - a skill prev published that next lacks, or one that had a version
+//     and has none, is a warning.
+//
+// A skill without a version may change freely: nothing pins it.
+func (prev *Published) Guard(next []Pin) []Change {
+	var out []Change
+	errorf := func(name, format string, args ...any) {
+		out = append(out, Change{Skill: name, Error: true, Message: fmt.Sprintf(format, args...)})
+	}
+	warnf := func(name, format string, args ...any) {
+		out = append(out, Change{Skill: name, Message: fmt.Sprintf(format, args...)})
+	}
+	was := map[string]EntryV2{}
+	for _, e := range prev.Index.Skills {
+		if !semver.Valid(e.Version) {
+			e.Version = ""
+		}
+		was[e.Name] = e
+	}
+	seen := map[[2]string]Digest{}
+	names := map[string]bool{}
+	for _, p := range next {
+		names[p.Name] = true
+		if p.Version == "" {
+			if e, ok := was[p.Name]; ok && e.Version != "" {
+				warnf(p.Name, "skill %q was published as version %s and has no version now; clients that pinned %s@%s keep the old content", p.Name, e.Version, p.Name, e.Version)
+			}
+			continue
+		}
+		key := [2]string{p.Name, p.Version}
+		if d, ok := seen[key]; ok && d != p.ContentDigest {
+			errorf(p.Name, "skill %q version %s: two skills have this name and version with different content (%s and %s); a version has one content: %s", p.Name, p.Version, d, p.ContentDigest, p.bump(""))
+			continue
+		}
+		seen[key] = p.ContentDigest
+		e, ok := was[p.Name]
+		// What prev published under this version: its index's entry, or
+		// else an older version its versions.json keeps.
+		var published Digest
+		switch {
+		case ok && e.Version == p.Version:
+			published = e.ContentDigest
+		case prev.Versions != nil:
+			if sv := prev.Versions.Find(p.Name, p.Version); sv != nil {
+				published = sv.ContentDigest
+			}
+		}
+		if published != "" && published != p.ContentDigest {
+			errorf(p.Name, "skill %q: version %s was published with content %s, and this one has %s under the same version; a published version must not change: %s", p.Name, p.Version, published, p.ContentDigest, p.bump(""))
+		}
+		if ok && e.Version != "" && semver.Compare(p.Version, e.Version) < 0 {
+			errorf(p.Name, "skill %q: version %s is lower than %s, the version published last; versions only go up: %s", p.Name, p.Version, e.Version, p.bump(e.Version))
+		}
+	}
+	for _, e := range prev.Index.Skills {
+		if !names[e.Name] {
+			v := ""
+			if e.Version != "" {
+				v = " (version " + e.Version + ")"
+			}
+			warnf(e.Name, "skill %q%s was published and is not in this one; clients that installed it keep it", e.Name, v)
+		}
+	}
+	return out
+}
+
+// GuardRelease checks the release a build is about to make against the
+// releases prev published: it may not be lower than the latest, and a
+// release published already must be made again with exactly its skills
+// at their versions, which snapshot (its published snapshot, decoded;
+// nil when it is not published) lists.
+func (prev *Published) GuardRelease(release string, snapshot *IndexV2, next []Pin) []Change {
+	var out []Change
+	v := prev.Versions
+	if release == "" || v == nil {
+		return nil
+	}
+	errorf := func(format string, args ...any) {
+		out = append(out, Change{Release: release, Error: true, Message: fmt.Sprintf(format, args...)})
+	}
+	if snapshot == nil {
+		if v.Latest != "" && semver.Compare(release, v.Latest) < 0 {
+			errorf("release %s is lower than %s, the latest published; releases only go up: build with --release-version above %s", release, v.Latest, v.Latest)
+		}
+		return out
+	}
+	had, has := map[string]string{}, map[string]string{}
+	for _, e := range snapshot.Skills {
+		had[e.Name] = e.Version
+	}
+	for _, p := range next {
+		if p.Version != "" {
+			has[p.Name] = p.Version
+		}
+	}
+	var diff []string
+	for _, n := range sortedKeys(had, has) {
+		switch a, b := had[n], has[n]; {
+		case a == b:
+		case a == "":
+			diff = append(diff, fmt.Sprintf("%s %s added", n, b))
+		case b == "":
+			diff = append(diff, fmt.Sprintf("%s %s gone", n, a))
+		default:
+			diff = append(diff, fmt.Sprintf("%s %s → %s", n, a, b))
+		}
+	}
+	if len(diff) > 0 {
+		errorf("release %s is published already, with other skills or versions (%s); a published release must not change: build with a new --release-version", release, strings.Join(diff, ", "))
+	}
+	return out
+}
+
+// sortedKeys is the keys of both maps, sorted, once each.
+func sortedKeys(a, b map[string]string) []string {
+	var out []string
+	for k := range a {
+		out = append(out, k)
+	}
+	for k := range b {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Compare checks a whole bundle, next, against prev, the one published
+// before it, as verify --previous does: the skills as Guard checks them,
+// and, when prev was built with --versioned, that next still has every
+// release and every skill version prev had, with the same bytes (their
+// paths are immutable), and a latest release no lower than prev's.
+func (prev *Published) Compare(next *Published) []Change {
+	out := prev.Guard(PinsOf(next.Index))
+	pv, nv := prev.Versions, next.Versions
+	if pv == nil {
+		return out
+	}
+	errorf := func(skill, release, format string, args ...any) {
+		out = append(out, Change{Skill: skill, Release: release, Error: true, Message: fmt.Sprintf(format, args...)})
+	}
+	if nv == nil {
+		errorf("", "", "the previous bundle has %s and this one has not (built without --versioned): every published version's path is gone; build with --versioned", VersionsIndex)
+		return out
+	}
+	if pv.Latest != "" && (nv.Latest == "" || semver.Compare(nv.Latest, pv.Latest) < 0) {
+		errorf("", nv.Latest, "the latest release is %q, lower than %s, the previous bundle's; releases only go up", nv.Latest, pv.Latest)
+	}
+	for _, r := range pv.Releases {
+		switch n := nv.FindRelease(r.Version); {
+		case n == nil:
+			errorf("", r.Version, "release %s was published (%s) and this bundle no longer has it; a published release stays: build with --versioned and --previous", r.Version, Snapshot(r.Version))
+		case n.Digest != r.Digest:
+			errorf("", r.Version, "release %s was published as %s and this bundle's is %s; a published release must not change", r.Version, r.Digest, n.Digest)
+		}
+	}
+	for _, s := range pv.Skills {
+		for i := range s.Versions {
+			sv := &s.Versions[i]
+			switch n := nv.Find(s.Name, sv.Version); {
+			case n == nil:
+				errorf(s.Name, "", "skill %q version %s was published (%s) and this bundle no longer has it; a published version stays: build with --versioned and --previous", s.Name, sv.Version, VersionDir(s.Name, sv.Version))
+			case !sv.sameFiles(n):
+				errorf(s.Name, "", "skill %q version %s was published with other files than this bundle's (content %s, now %s); a published version must not change", s.Name, sv.Version, sv.ContentDigest, n.ContentDigest)
+			}
+		}
+	}
+	return out
+}
+
+// sameFiles reports whether two records of a version name the same bytes:
+// the same files and archives.
+func (sv *SkillVersion) sameFiles(o *SkillVersion) bool {
+	return sv.ContentDigest == o.ContentDigest && sv.TarGz == o.TarGz && sv.Zip == o.Zip &&
+		slices.EqualFunc(sv.Files, o.Files, func(a, b VersionedFile) bool {
+			return a.Path == b.Path && a.Digest == b.Digest && a.Exec == b.Exec && sameSize(a.Size, b.Size)
+		})
+}
+
+// sameSize reports whether two sizes are both absent or equal.
+func sameSize(a, b *int64) bool { return a == b || a != nil && b != nil && *a == *b }

@@ -1,0 +1,210 @@
+package verify
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/layout"
+)
+
+// versionedSkills is a copy of examples/ in a new folder, for versioned
+// builds.
+func versionedSkills(t *testing.T) string {
+	t.Helper()
+	skills := filepath.Join(t.TempDir(), "skills")
+	if err := os.CopyFS(skills, os.DirFS("../examples")); err != nil {
+		t.Fatal(err)
+	}
+	return skills
+}
+
+// bumpNotes gives release-notes other content, and the version v unless
+// v is "" (the mistake the guard is for).
+func bumpNotes(t *testing.T, skills, v string) {
+	t.Helper()
+	md := filepath.Join(skills, "release-notes", "SKILL.md")
+	data := string(readFile(t, skills, "release-notes/SKILL.md"))
+	if v != "" {
+		data = strings.Replace(data, `version: "1.2.0"`, `version: "`+v+`"`, 1)
+	}
+	if err := os.WriteFile(md, []byte(data+"\nOne more line.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func buildTo(t *testing.T, skills, out string, o build.Options) {
+	t.Helper()
+	o.Out = out
+	if _, err := build.Run([]string{skills}, o); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// versioned builds release 1.0.0 of the examples, then 1.1.0 with
+// release-notes at 1.3.0: a bundle with a version of its own and one
+// carried forward.
+func versioned(t *testing.T) (skills, dir string) {
+	t.Helper()
+	skills = versionedSkills(t)
+	dir = filepath.Join(t.TempDir(), "dist")
+	buildTo(t, skills, dir, build.Options{Versioned: true, Release: "1.0.0"})
+	bumpNotes(t, skills, "1.3.0")
+	buildTo(t, skills, dir, build.Options{Versioned: true, Release: "1.1.0"})
+	return skills, dir
+}
+
+func TestVersionedOK(t *testing.T) {
+	_, dir := versioned(t)
+	rep := check(t, dir, Options{})
+	wantOK(t, rep)
+	if rep.Checked.Archives != 14 {
+		t.Errorf("%d archives checked; want the 10 of the skills and the 4 of release-notes 1.2.0 and 1.3.0", rep.Checked.Archives)
+	}
+}
+
+// Every way a versioned bundle can be wrong is a problem naming the file.
+func TestVersionedProblems(t *testing.T) {
+	old := layout.VersionFile("release-notes", "1.2.0", layout.EntryFile)
+	for _, c := range []struct {
+		name   string
+		change func(t *testing.T, dir string)
+		path   string
+		want   []string
+	}{
+		{"a version's file changed", func(t *testing.T, dir string) {
+			writeFile(t, dir, old, []byte("---\nname: release-notes\n---\nother\n"))
+		}, old, []string{"digest is sha256:", "but .well-known/agent-skills/versions.json says"}},
+		{"a version's file gone", func(t *testing.T, dir string) {
+			os.Remove(filepath.Join(dir, filepath.FromSlash(old)))
+		}, old, []string{"missing", "versions.json lists it"}},
+		{"a version's archive changed", func(t *testing.T, dir string) {
+			a := versionArchiveOf(t, dir, "1.2.0", layout.TarGz)
+			writeFile(t, dir, a, tarGz(t, file{name: "SKILL.md", body: []byte("x")}))
+		}, "", []string{"versions.json says"}},
+		{"a snapshot changed", func(t *testing.T, dir string) {
+			edit(t, dir, layout.Snapshot("1.0.0"), `"version": "1.2.0"`, `"version": "1.3.0"`)
+		}, layout.Snapshot("1.0.0"), []string{"a release's snapshot never changes"}},
+		{"a file no version has", func(t *testing.T, dir string) {
+			writeFile(t, dir, layout.VersionFile("release-notes", "1.2.0", "extra.md"), []byte("x"))
+			// Listed in the record, as a forger would.
+			rec, _ := layout.DecodeRecord(readFile(t, dir, layout.BuildRecord))
+			rec.Files = append(rec.Files, layout.VersionFile("release-notes", "1.2.0", "extra.md"))
+			slices.Sort(rec.Files)
+			var b strings.Builder
+			rec.Encode(&b)
+			writeFile(t, dir, layout.BuildRecord, []byte(b.String()))
+		}, layout.VersionFile("release-notes", "1.2.0", "extra.md"), []string{"is not in .well-known/agent-skills/versions.json"}},
+		{"the index at a version versions.json lacks", func(t *testing.T, dir string) {
+			edit(t, dir, layout.V2Index, `"version": "1.3.0"`, `"version": "1.4.0"`)
+			reseal(t, dir)
+		}, layout.VersionsIndex, []string{`skill "release-notes"`, "lists it at version 1.4.0, which is not here"}},
+		{"versions.json lists a version twice", func(t *testing.T, dir string) {
+			edit(t, dir, layout.VersionsIndex, `"version": "1.2.0"`, `"version": "1.3.0"`)
+		}, layout.VersionsIndex, []string{"listed twice with different content"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, dir := versioned(t)
+			c.change(t, dir)
+			wantProblem(t, check(t, dir, Options{}), c.path, c.want...)
+		})
+	}
+}
+
+// versionArchiveOf is the dist path of an archive of release-notes at v.
+func versionArchiveOf(t *testing.T, dir, v, ext string) string {
+	t.Helper()
+	ents, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(layout.VersionDir("release-notes", v))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), "."+ext) {
+			return layout.VersionDir("release-notes", v) + "/" + e.Name()
+		}
+	}
+	t.Fatalf("no .%s in release-notes %s", ext, v)
+	return ""
+}
+
+// verify --previous, from a folder and over HTTP: a bundle built without
+// the guard that republished a version with other content, and dropped a
+// version and a release, is caught; the next release made right is not.
+func TestVerifyPrevious(t *testing.T) {
+	skills := versionedSkills(t)
+	prev := filepath.Join(t.TempDir(), "prev")
+	buildTo(t, skills, prev, build.Options{Versioned: true, Release: "1.0.0"})
+	srv := httptest.NewServer(http.FileServer(http.Dir(prev)))
+	defer srv.Close()
+
+	good := filepath.Join(t.TempDir(), "good")
+	bumpNotes(t, skills, "1.3.0")
+	buildTo(t, skills, good, build.Options{Versioned: true, Release: "1.1.0", Previous: mustReader(t, prev)})
+
+	// Built afresh, without --previous: release-notes changed under 1.2.0.
+	bad := filepath.Join(t.TempDir(), "bad")
+	skills2 := versionedSkills(t)
+	bumpNotes(t, skills2, "")
+	os.RemoveAll(filepath.Join(skills2, "commit-messages"))
+	buildTo(t, skills2, bad, build.Options{Versioned: true, Release: "0.9.0"})
+
+	for _, from := range []string{prev, srv.URL} {
+		wantOK(t, check(t, good, Options{Previous: from}))
+		rep := check(t, bad, Options{Previous: from})
+		wantProblem(t, rep, layout.SkillDir("release-notes"), "version 1.2.0 was published with content", "bump metadata.version in the skill's SKILL.md")
+		wantProblem(t, rep, layout.Snapshot("0.9.0"), `the latest release is "0.9.0", lower than 1.0.0`)
+		wantProblem(t, rep, layout.Snapshot("1.0.0"), "release 1.0.0 was published")
+		if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0].Message, `skill "commit-messages" was published and is not in this one`) {
+			t.Errorf("warnings: %v", rep.Warnings)
+		}
+		if !strings.Contains(problems(rep), "warning: "+layout.SkillDir("commit-messages")+": ") {
+			t.Errorf("the text report does not show the warning:\n%s", problems(rep))
+		}
+	}
+	// A previous bundle that cannot be read is a problem that says why.
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no", http.StatusBadGateway)
+	}))
+	defer down.Close()
+	wantProblem(t, check(t, good, Options{Previous: down.URL}), down.URL, "HTTP 502 Bad Gateway")
+	wantProblem(t, check(t, good, Options{Previous: filepath.Join(t.TempDir(), "none")}), "", "no such folder")
+}
+
+func mustReader(t *testing.T, loc string) *Reader {
+	t.Helper()
+	r, err := NewReader(loc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// Reader reads what a client would, and says what went wrong.
+func TestReader(t *testing.T) {
+	dir := dist(t)
+	r := mustReader(t, dir)
+	rc, err := r.Open(context.Background(), layout.V2Index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.Close()
+	if _, err := r.Open(context.Background(), "nothing/here"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: %v, want fs.ErrNotExist", err)
+	}
+	if _, err := r.Open(context.Background(), "../etc/passwd"); err == nil {
+		t.Error("a path out of the bundle was read")
+	}
+	small := &Reader{src: r.src, o: Options{MaxSize: 10}.withDefaults()}
+	if _, err := small.read(context.Background(), layout.V2Index); err == nil || !strings.Contains(err.Error(), "10-byte limit") {
+		t.Errorf("over the size limit: %v", err)
+	}
+}
