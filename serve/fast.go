@@ -14,8 +14,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/skillpack/skillpack/layout"
 )
 
 // The fast path. Most of a registry's traffic is plain GETs of small
@@ -384,7 +382,7 @@ func (s *Server) fastFile(path []byte) (f *file, held *Bundle) {
 	b := s.bundle.Load()
 	f = b.files[string(path)]
 	switch {
-	case f == nil || f.path == layout.Catalog:
+	case f == nil:
 		return nil, nil
 	case f.how == inMemory:
 		return f, nil

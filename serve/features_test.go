@@ -259,6 +259,10 @@ func TestCatalogHost(t *testing.T) {
 	if resp, _ := get(t, base+"/", "If-None-Match", resp.Header.Get("Etag")); resp.StatusCode != 304 {
 		t.Errorf("catalog revalidated: %d, want 304", resp.StatusCode)
 	}
+	// /index.html is the page as built, as checksums.txt gives it.
+	if _, page := get(t, base+"/"+layout.Catalog); digest(page) != digest(mustReadFile(t, filepath.Join(dist, layout.Catalog))) {
+		t.Errorf("GET /%s: not the bytes the build wrote", layout.Catalog)
+	}
 	// Sent raw: Go's client would not send such a Host.
 	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {

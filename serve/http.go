@@ -133,15 +133,18 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	defer b.release()
 	p := strings.TrimPrefix(r.URL.Path, "/")
 	if p == "" {
-		p = layout.Catalog
+		// The catalog as a browser opens it, with this server's address
+		// in its install commands. /index.html stays the bytes the build
+		// recorded, as every other path does, so that verify URL and
+		// mirrors get what checksums.txt names.
+		if f := b.files[layout.Catalog]; f != nil {
+			s.serveCatalog(w, r, b, f)
+			return
+		}
 	}
 	f := b.files[p]
 	if f == nil {
 		http.NotFound(w, r)
-		return
-	}
-	if p == layout.Catalog {
-		s.serveCatalog(w, r, b, f)
 		return
 	}
 	body, done, err := b.content(f)

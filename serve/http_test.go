@@ -2,7 +2,6 @@ package serve
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -35,12 +34,7 @@ func TestHTTPEveryPath(t *testing.T) {
 			t.Errorf("GET %s: %s", p, resp.Status)
 			continue
 		}
-		if p == layout.Catalog {
-			// The page names the address it was asked at.
-			if !bytes.Contains(body, []byte("npx skills add "+base)) || bytes.Contains(body, []byte("YOUR-HOST")) {
-				t.Errorf("GET %s: the install commands do not name %s", p, base)
-			}
-		} else if got := digest(body); got != d {
+		if got := digest(body); got != d {
 			t.Errorf("GET %s: digest %s, want %s", p, got, d)
 		}
 		h := resp.Header
