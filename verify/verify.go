@@ -134,6 +134,11 @@ type Counts struct {
 	Archives   int `json:"archives"`
 	Indexes    int `json:"indexes"`
 	Signatures int `json:"signatures"` // signature bundles verified
+	// NotHeld is the files the documents name that the source does not
+	// hold by design (a registry keeps no .zip and no served copies; see
+	// ObjectStore); the documents' digests of a skill's files are then
+	// checked against its .tar.gz.
+	NotHeld int `json:"notHeld,omitempty"`
 }
 
 // Report is the outcome of a verification.
@@ -177,6 +182,9 @@ func (r *Report) Summary() string {
 		plural(c.Skills, "skill"), plural(c.Files, "file"), plural(c.Archives, "archive"),
 		plural(c.Indexes, "index", "indexes"), plural(c.Signatures, "signature")+" verified")
 	var notes []string
+	if c.NotHeld > 0 {
+		notes = append(notes, fmt.Sprintf("%s not held there (.zip archives, served copies; the .tar.gz archives vouch for the files)", plural(c.NotHeld, "file")))
+	}
 	if n := r.countSigs(SigNotChecked); n > 0 {
 		notes = append(notes, fmt.Sprintf("%s not checked (pass --certificate-identity and --certificate-oidc-issuer, or --key)", plural(n, "signature")))
 	}
