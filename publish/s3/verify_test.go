@@ -3,8 +3,6 @@ package s3
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,24 +10,10 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
+	"github.com/skillpack/skillpack/internal/signtest"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/verify"
 )
-
-// stubVerifier accepts the stand-in signatures of bundle(): {"signed":
-// "<the artifact's digest>"}.
-type stubVerifier struct{}
-
-func (stubVerifier) Verify(bundleJSON, digest []byte) error {
-	var sig struct{ Signed layout.Digest }
-	if err := json.Unmarshal(bundleJSON, &sig); err != nil {
-		return err
-	}
-	if want := layout.SumDigest(digest); sig.Signed != want {
-		return fmt.Errorf("signs %s, not %s", sig.Signed, want)
-	}
-	return nil
-}
 
 // A published bundle verifies from the bucket as it does from DIST,
 // signatures included; what changes there afterwards is reported with its
@@ -44,7 +28,7 @@ func testVerify(t *testing.T, s *server) {
 	if err := Publish(ctx, b, s.target("ver"), s.options(), nil); err != nil {
 		t.Fatal(err)
 	}
-	o := verify.Options{Verifier: stubVerifier{}, RequireSignatures: true}
+	o := verify.Options{Verifier: signtest.StubVerifier{}, RequireSignatures: true}
 	check := func() *verify.Report {
 		t.Helper()
 		st, err := OpenBucket(s.target("ver"), s.options())
