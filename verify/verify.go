@@ -1,5 +1,6 @@
-// Package verify checks a built bundle end to end, from a dist folder or
-// over HTTP(S) the way a client fetches it: every digest and size is
+// Package verify checks a built bundle end to end, from a dist folder,
+// over HTTP(S) the way a client fetches it, or from where a publish put it
+// (an ObjectStore: a bucket, a registry; store.go): every digest and size is
 // recomputed, every index is checked against the files and against the
 // other indexes, every archive is unpacked in memory under limits and
 // compared with the served files, and signatures are checked when present
