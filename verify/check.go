@@ -50,6 +50,9 @@ type checker struct {
 	ready   map[string]*sum
 	pending []expectation
 	cut     atomic.Int64 // reads the deadline cut short
+	// unheld are the claims about files the source does not hold, for
+	// checkUnheld to check against the archives.
+	unheld []expectation
 
 	skills   map[string]*skillModel
 	names    []string // of skills, sorted
@@ -110,6 +113,9 @@ func run(ctx context.Context, src source, o Options) (*Report, error) {
 		archives: map[string]*archiveRef{},
 		fmByURI:  map[string]json.RawMessage{},
 	}
+	if err := c.prepare(); err != nil {
+		return nil, err
+	}
 	more, err := c.v2()
 	if err != nil {
 		return nil, err
@@ -134,6 +140,7 @@ func run(ctx context.Context, src source, o Options) (*Report, error) {
 	}
 	c.dropDoc()
 	c.rep.Checked.Skills = len(c.skills)
+	c.rep.Checked.NotHeld = c.notHeld()
 	for _, s := range c.sums {
 		if s.err == nil {
 			c.rep.Checked.Files++

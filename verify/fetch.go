@@ -194,7 +194,7 @@ func (c *checker) hash(loc string) *sum {
 // cut short is not reported here: run says so once.
 func (c *checker) failed(loc, from string) {
 	s := c.sums[loc]
-	if s.err == nil || s.reported || errors.Is(s.err, errStopped) {
+	if s.err == nil || s.reported || errors.Is(s.err, errStopped) || errors.Is(s.err, errNotHeld) {
 		return
 	}
 	s.reported = true
@@ -243,6 +243,8 @@ func (c *checker) settle() {
 		c.failed(e.loc, e.from)
 		s := c.sums[e.loc]
 		switch {
+		case errors.Is(s.err, errNotHeld):
+			c.unheld = append(c.unheld, e)
 		case s.err != nil:
 		case s.digest != e.digest:
 			c.problem(e.loc, "digest is %s, but %s says %s", s.digest, e.from, e.digest)

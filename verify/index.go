@@ -23,9 +23,9 @@ func (c *checker) v2() (more bool, err error) {
 		stopped := errors.Is(err, errStopped)
 		if _, folder := c.src.folder(); !folder {
 			if stopped {
-				return false, fmt.Errorf("cannot read %s%s: not read: %s", c.src, p, c.stopReason())
+				return false, fmt.Errorf("cannot read %s: not read: %s", c.named(p), c.stopReason())
 			}
-			return false, fmt.Errorf("cannot read %s%s: %s", c.src, p, describe(err))
+			return false, fmt.Errorf("cannot read %s: %s", c.named(p), describe(err))
 		}
 		if !stopped { // else run says so
 			c.problem(p, "%s; every bundle has the discovery v0.2.0 index", describe(err))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"maps"
+	"os"
 	"slices"
 
 	"github.com/skillpack/skillpack/layout"
@@ -14,10 +15,13 @@ import (
 // exactly those the build record lists (a file missing was removed, a file
 // extra was put there by something other than skillpack), and that every
 // document it lists is there whole, with the digest and size it had: an
-// index emptied or cut short is as wrong as one changed.
+// index emptied or cut short is as wrong as one changed. A store (see
+// ObjectStore) is checked the same way, but for the files it does not
+// hold, and for extra files only when it holds one bundle alone.
 func (c *checker) buildRecord() {
-	root, ok := c.src.folder()
-	if !ok {
+	root, folder := c.src.folder()
+	_, store := c.src.(*storeSource)
+	if !folder && !store {
 		return
 	}
 	const p = layout.BuildRecord
@@ -33,11 +37,48 @@ func (c *checker) buildRecord() {
 	for _, f := range rec.Files {
 		listed[f] = true
 	}
+	var present map[string]bool // nil: a store that cannot list its files
+	if folder {
+		present = c.walk(root, listed, len(rec.Files))
+	} else {
+		present = c.heldFiles(listed)
+	}
+	// No index vouches for these two; their bytes are fixed.
+	for _, f := range []struct {
+		path string
+		want []byte
+	}{{layout.Headers, layout.HeadersDoc()}, {layout.NoJekyll, nil}} {
+		if listed[f.path] {
+			if data := c.read(f.path, true); data != nil && !bytes.Equal(data, f.want) { // missing: reported below
+				c.problem(f.path, "differs from the one skillpack writes; rebuild, or remove it from the build record if you changed it on purpose")
+			}
+		}
+	}
+	if present == nil {
+		c.lookFor(listed)
+	}
+	c.versionedFiles(rec.Files)
+	for _, f := range slices.Sorted(maps.Keys(listed)) {
+		if present != nil && !present[f] && c.holds(f) {
+			c.problem(f, "is listed in the build record (%s) but missing", p)
+		}
+	}
+	for _, d := range rec.Docs {
+		if present == nil || present[d.Path] || !listed[d.Path] { // else reported just above
+			c.expect(d.Path, p, d.Digest, d.Size)
+		}
+	}
+}
+
+// walk lists the files of a dist folder, reporting each that is not a
+// regular file or that the build record does not list.
+func (c *checker) walk(root *os.Root, listed map[string]bool, recorded int) map[string]bool {
+	const p = layout.BuildRecord
 	present := map[string]bool{}
 	// A folder of far more files than its record lists is not listed to
 	// the end; a bundle of 10,000 skills has more than 100,000 files.
-	most, n := len(rec.Files)+10*c.o.MaxEntries, 0
-	err = fs.WalkDir(root.FS(), ".", func(path string, d fs.DirEntry, err error) error {
+	most, n := recorded+10*c.o.MaxEntries, 0
+	err := fs.WalkDir(root.FS(), ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			c.problem(path, "cannot be read: %v", err)
 			return nil
@@ -62,26 +103,5 @@ func (c *checker) buildRecord() {
 	if err != nil {
 		c.problem(".", "more than %d files; stopped listing the folder", most)
 	}
-	// No index vouches for these two; their bytes are fixed.
-	for _, f := range []struct {
-		path string
-		want []byte
-	}{{layout.Headers, layout.HeadersDoc()}, {layout.NoJekyll, nil}} {
-		if listed[f.path] {
-			if data := c.read(f.path, false); data != nil && !bytes.Equal(data, f.want) {
-				c.problem(f.path, "differs from the one skillpack writes; rebuild, or remove it from the build record if you changed it on purpose")
-			}
-		}
-	}
-	c.versionedFiles(rec.Files)
-	for _, f := range slices.Sorted(maps.Keys(listed)) {
-		if !present[f] {
-			c.problem(f, "is listed in the build record (%s) but missing", p)
-		}
-	}
-	for _, d := range rec.Docs {
-		if present[d.Path] || !listed[d.Path] { // else reported just above
-			c.expect(d.Path, p, d.Digest, d.Size)
-		}
-	}
+	return present
 }

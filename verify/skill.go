@@ -79,6 +79,7 @@ func (c *checker) checkSkills() {
 		c.skill(c.skills[name])
 	}
 	c.settle()
+	c.checkUnheld()
 }
 
 // listFiles says what the skill's files are: the MCP listing's, or else

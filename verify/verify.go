@@ -1,5 +1,6 @@
-// Package verify checks a built bundle end to end, from a dist folder or
-// over HTTP(S) the way a client fetches it: every digest and size is
+// Package verify checks a built bundle end to end, from a dist folder,
+// over HTTP(S) the way a client fetches it, or from where a publish put it
+// (an ObjectStore: a bucket, a registry; store.go): every digest and size is
 // recomputed, every index is checked against the files and against the
 // other indexes, every archive is unpacked in memory under limits and
 // compared with the served files, and signatures are checked when present
@@ -139,6 +140,11 @@ type Counts struct {
 	Archives   int `json:"archives"`
 	Indexes    int `json:"indexes"`
 	Signatures int `json:"signatures"` // signature bundles verified
+	// NotHeld is the files the documents name that the source does not
+	// hold by design (a registry keeps no .zip and no served copies; see
+	// ObjectStore); the documents' digests of a skill's files are then
+	// checked against its .tar.gz.
+	NotHeld int `json:"notHeld,omitempty"`
 }
 
 // Report is the outcome of a verification.
@@ -192,6 +198,9 @@ func (r *Report) Summary() string {
 	var notes []string
 	if n := len(r.Warnings); n > 0 {
 		notes = append(notes, plural(n, "warning"))
+	}
+	if c.NotHeld > 0 {
+		notes = append(notes, fmt.Sprintf("%s not held there (.zip archives, served copies; the .tar.gz archives vouch for the files)", plural(c.NotHeld, "file")))
 	}
 	if n := r.countSigs(SigNotChecked); n > 0 {
 		notes = append(notes, fmt.Sprintf("%s not checked (pass --certificate-identity and --certificate-oidc-issuer, or --key)", plural(n, "signature")))

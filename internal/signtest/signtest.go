@@ -1,8 +1,11 @@
 // Package signtest builds the skillpack-sign helper for the tests that
-// sign and verify through it, end to end, as a user's skillpack does.
+// sign and verify through it, end to end, as a user's skillpack does, and
+// has a stand-in signer and verifier for the tests that need no Sigstore.
 package signtest
 
 import (
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -33,4 +36,28 @@ func Build(dir string) (string, error) {
 		return "", fmt.Errorf("signtest: building %s: %w\n%s", src, err, msg)
 	}
 	return out, nil
+}
+
+// Stub is a stand-in signature, for tests that treat signatures as
+// opaque files: {"signed":"sha256:<hex>"} of the bytes signed, the same
+// every time (unlike Sigstore's), so that a republish finds it present.
+func Stub(data []byte) ([]byte, error) {
+	return []byte(`{"signed":"sha256:` + fmt.Sprintf("%x", sha256.Sum256(data)) + `"}`), nil
+}
+
+// StubVerifier accepts Stub's signatures, as a Sigstore verifier checks a
+// bundle's message digest: it has verify.SignatureVerifier's method.
+type StubVerifier struct{}
+
+// Verify checks that bundleJSON is a stub signature of the artifact whose
+// sha256 is digest.
+func (StubVerifier) Verify(bundleJSON, digest []byte) error {
+	var sig struct{ Signed string }
+	if err := json.Unmarshal(bundleJSON, &sig); err != nil {
+		return err
+	}
+	if want := fmt.Sprintf("sha256:%x", digest); sig.Signed != want {
+		return fmt.Errorf("signs %s, not %s", sig.Signed, want)
+	}
+	return nil
 }

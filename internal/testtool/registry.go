@@ -19,8 +19,18 @@ import (
 // the test skips, or fails under SKILLPACK_REQUIRE_TOOLS=1.
 func Registry(t testing.TB, extra string) string {
 	t.Helper()
+	host, _ := RegistryStorage(t, extra)
+	return host
+}
+
+// RegistryStorage is Registry, and the folder the registry stores in, for
+// a test that changes what it holds behind its back:
+// docker/registry/v2/blobs/sha256/<2 hex>/<hex>/data is a blob.
+func RegistryStorage(t testing.TB, extra string) (host, storage string) {
+	t.Helper()
 	bin := Need(t, "docker-registry")
 	dir := t.TempDir()
+	storage = filepath.Join(dir, "storage")
 	for attempt := 0; ; attempt++ {
 		host := freeAddr(t)
 		config := filepath.Join(dir, "config.yml")
@@ -39,7 +49,7 @@ storage:
     enabled: true
 http:
   addr: %s
-%s`, filepath.Join(dir, "storage"), host, extra)
+%s`, storage, host, extra)
 		if err := os.WriteFile(config, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +75,7 @@ http:
 			cmd.Process.Kill()
 			<-exited
 		})
-		return host
+		return host, storage
 	}
 }
 

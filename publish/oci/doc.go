@@ -52,4 +52,11 @@
 // reported present and not sent (a blob that a present manifest names is
 // not even asked about), and a run interrupted at any point is finished
 // by the next.
+//
+// # Reading it back
+//
+// Pull fetches skills back into folders. Store reads what the registry
+// holds of a bundle by DIST path for `skillpack verify oci://...`, and
+// checks what only a registry has: its comment says what verifying a
+// registry means.
 package oci

@@ -129,7 +129,9 @@ func newPlan(t Target, bundleKey string, skills []skillSource, docs, docSigs []f
 	}
 	p.documents = named{what: documentsTitle, subject: &p.index.desc, manifest: dm}
 	for _, sig := range docSigs {
-		sm := signatureManifest(dm.desc, blob{desc: ocispec.Descriptor{Digest: sig.digest, Size: sig.size}, path: sig.path}, path.Base(sig.path))
+		// Titled with the whole DIST path: three documents are named
+		// index.json, and attach takes a title it finds for present.
+		sm := signatureManifest(dm.desc, blob{desc: ocispec.Descriptor{Digest: sig.digest, Size: sig.size}, path: sig.path}, sig.path)
 		p.docSigs = append(p.docSigs, named{what: sig.path, subject: &p.documents.desc, own: sm.blobs[1:], manifest: sm})
 	}
 	addBlob(emptyConfig)

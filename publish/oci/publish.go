@@ -185,7 +185,7 @@ func (p *plan) jobs(r *remoteRepo) ([]publish.Object, publish.Do) {
 	})
 	for _, m := range p.docSigs {
 		add("referrer:"+m.what, stageReleaseTag, m.desc, func(ctx context.Context) (publish.State, error) {
-			return r.attach(ctx, m, path.Base(m.what))
+			return r.attach(ctx, m, m.what) // its whole path: see newPlan
 		})
 	}
 	for _, op := range p.tags {

@@ -45,12 +45,7 @@ type Pulled struct {
 // exist. Everything fetched is checked against its digest, and an
 // archive that holds anything but plain files at clean paths is refused.
 func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, error) {
-	ref, err := parseSource(source)
-	if err != nil {
-		return nil, err
-	}
-	t := Target{Registry: ref.Registry, Repository: ref.Repository, Tag: ref.Reference}
-	r, err := newRemote(t, o, "")
+	ref, t, r, err := openSource(source, o)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +97,18 @@ var ErrExists = errors.New("already exists")
 func CheckSource(s string) error {
 	_, err := parseSource(s)
 	return err
+}
+
+// openSource is the repository of a source to read from, the source's
+// reference and, as a Target, its registry, repository and tag or digest.
+func openSource(source string, o Options) (registry.Reference, Target, *remoteRepo, error) {
+	ref, err := parseSource(source)
+	if err != nil {
+		return ref, Target{}, nil, err
+	}
+	t := Target{Registry: ref.Registry, Repository: ref.Repository, Tag: ref.Reference}
+	r, err := newRemote(t, o, "")
+	return ref, t, r, err
 }
 
 // parseSource reads oci://host/repo[:tag|@digest].

@@ -11,8 +11,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/skillpack/skillpack/publish"
+	"github.com/skillpack/skillpack/verify"
 )
 
 func TestParseTarget(t *testing.T) {
@@ -103,7 +105,7 @@ func TestPlainHTTP(t *testing.T) {
 
 // A registry that answers with nonsense (empty, contradictory, cut off,
 // malformed headers) fails the run with an error that names the target,
-// and a pull from it fails; neither panics. Which answer each request gets depends on the
+// and a pull from it, or verifying it, fails; none panics. Which answer each request gets depends on the
 // order the workers ask in, so a lucky run may also succeed.
 func TestHostileRegistry(t *testing.T) {
 	_, b := newBundle(t)
@@ -145,6 +147,13 @@ func TestHostileRegistry(t *testing.T) {
 		out := t.TempDir()
 		if _, err := Pull(context.Background(), "oci://"+strings.TrimPrefix(srv.URL, "http://")+"/x", out, "", Options{}); err == nil {
 			t.Errorf("seed %d: pulled from a registry answering nonsense", seed)
+		}
+		st, err := OpenStore("oci://"+strings.TrimPrefix(srv.URL, "http://")+"/x", Options{}, verify.DefaultMaxSkills)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep, err := verify.Objects(context.Background(), st, verify.Options{Timeout: time.Second}); err == nil && rep.OK() {
+			t.Errorf("seed %d: verified a registry answering nonsense", seed)
 		}
 		srv.Close()
 		if err != nil && !strings.Contains(err.Error(), "oci://127.0.0.1") {

@@ -68,4 +68,11 @@
 // that are not skillpack's are never touched. Prune assumes one publisher
 // at a time for a prefix: another run's archives, uploaded but not yet
 // named by a release, would be deleted.
+//
+// # Reading it back
+//
+// Bucket reads a published bundle by its paths for `skillpack verify
+// s3://bucket/prefix`, which checks it as it checks DIST (see
+// verify.ObjectStore), and checks that the release list's newest release
+// is the build record the prefix holds.
 package s3

@@ -20,6 +20,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/internal/signtest"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
 )
@@ -284,8 +285,7 @@ func tree(t testing.TB) string {
 // of an unchanged artifact finds its signature present.
 func bundle(t testing.TB, skills, dist string) *publish.Bundle {
 	t.Helper()
-	sign := func(data []byte) ([]byte, error) { return []byte(`{"signed":"` + layout.DigestOf(data) + `"}`), nil }
-	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: sign}); err != nil {
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: signtest.Stub}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := publish.Open(dist)

@@ -7,18 +7,22 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/skillpack/skillpack/verify"
 )
 
 // A server that answers with nonsense (unreadable XML, a listing that
 // never ends, headers that cannot be parsed, a release list of megabytes,
 // redirects elsewhere, a body shorter than it says) ends the run with an
 // error, never a panic or a hang, and a run it cannot fool leaves nothing
-// wrong behind.
+// wrong behind. Verifying what it holds ends too, and bodies it cuts short
+// never verify.
 func TestHostileServer(t *testing.T) {
 	b := bundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
 	isList := func(r *http.Request) bool { return r.Method == "GET" && r.URL.Query().Has("list-type") }
@@ -92,16 +96,46 @@ func TestHostileServer(t *testing.T) {
 			io.WriteString(w, "short")
 			return true
 		}, false},
+		// These two are for verify, which reads the bundle under v/.
+		{"bodies never end", func(w http.ResponseWriter, r *http.Request) bool {
+			if r.Method != "GET" || !strings.HasPrefix(r.URL.Path, "/"+testBucket+"/v/") {
+				return false
+			}
+			w.Header().Set("Last-Modified", time.Now().UTC().Format(http.TimeFormat))
+			chunk := []byte(strings.Repeat("{", 1<<16))
+			for r.Context().Err() == nil {
+				if _, err := w.Write(chunk); err != nil {
+					break
+				}
+			}
+			return true
+		}, false},
+		{"bodies claim gigabytes", func(w http.ResponseWriter, r *http.Request) bool {
+			if r.Method != "GET" || !strings.HasPrefix(r.URL.Path, "/"+testBucket+"/v/") {
+				return false
+			}
+			w.Header().Set("Last-Modified", time.Now().UTC().Format(http.TimeFormat))
+			w.Header().Set("Content-Length", "10000000000")
+			io.WriteString(w, "{}")
+			return true
+		}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			mem := s3mem.New()
 			mem.CreateBucket(testBucket)
 			next := gofakes3.New(mem, gofakes3.WithLogger(gofakes3.DiscardLog())).Server()
+			var hostile atomic.Bool
 			s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if !c.answer(w, r) {
+				if !hostile.Load() || !c.answer(w, r) {
 					next.ServeHTTP(w, r)
 				}
 			}))
+			// A bundle published before the server turned, for verify to
+			// read through it.
+			if err := Publish(context.Background(), b, s.target("v"), s.options(), nil); err != nil {
+				t.Fatal(err)
+			}
+			hostile.Store(true)
 			o := s.options()
 			o.Attempts, o.Timeout, o.Prune = 2, 300*time.Millisecond, true
 			done := make(chan error, 1)
@@ -119,6 +153,33 @@ func TestHostileServer(t *testing.T) {
 				t.Error(err)
 			}
 			t.Log(err)
+
+			st, err := OpenBucket(s.target("v"), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			type outcome struct {
+				rep *verify.Report
+				err error
+			}
+			checked := make(chan outcome, 1)
+			go func() {
+				rep, err := verify.Objects(context.Background(), st, verify.Options{MaxSize: 1 << 20, Timeout: 300 * time.Millisecond, Deadline: 30 * time.Second})
+				checked <- outcome{rep, err}
+			}()
+			select {
+			case v := <-checked:
+				if v.err == nil && v.rep.OK() && strings.HasPrefix(c.name, "bodies") {
+					t.Error("verified a bundle whose bodies are not its files")
+				}
+				if v.err == nil {
+					t.Log(v.rep.Summary())
+				} else {
+					t.Log(v.err)
+				}
+			case <-time.After(time.Minute):
+				t.Fatal("verify hangs")
+			}
 		})
 	}
 }

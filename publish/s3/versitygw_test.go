@@ -81,6 +81,7 @@ func TestVersitygw(t *testing.T) {
 		{"interrupted", testInterrupted},
 		{"odd names", testOddNames},
 		{"inventory", testInventory},
+		{"verify", testVerify},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, s) })
 	}

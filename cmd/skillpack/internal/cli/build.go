@@ -26,11 +26,16 @@ type buildOptions struct {
 	DryRun  bool
 	JSON    bool
 	Summary string // file to append a Markdown summary to (GitHub's step summary)
+	// PublishTo is --publish's TARGET: DIST is published there once it is
+	// built, with Publish's flags, as skillpack publish DIST TARGET does.
+	PublishTo string
+	Publish   PublishFlags
 
 	Versions Versions // --versioned, --release-version, --previous (versions.go)
 
-	given  func(flag string) bool // the flags on the command line, which win over the config
-	result *build.Result          // what runBuild built, for the --json document
+	given     func(flag string) bool // the flags on the command line, which win over the config
+	result    *build.Result          // what runBuild built, for the --json document
+	published *publishOptions        // the publish after it, once it began
 }
 
 func newBuildCmd(ios *IO, runF func(*buildOptions) error) *cobra.Command {
@@ -68,16 +73,23 @@ Archives take their one fixed time from SOURCE_DATE_EPOCH when it is set,
 else 1980-01-01T00:00:00Z.
 
 ` + versionsHelp + `
+--publish TARGET publishes DIST once it is built (an up-to-date build
+too) to s3://bucket/prefix or oci://host[:port]/repo[:tag], as
+skillpack publish DIST TARGET does, with its flags (--endpoint,
+--insecure, --prune, --keep, --username, --password-stdin; its requests
+at once are publish's default). A build that fails publishes nothing; a
+publish that fails exits 3.
 
 --json prints one document on stdout however the build ends: every skill
 and artifact with its digest and size, the findings, the skills skipped,
-and the exit code with the error when it is not 0
-(schema/build.schema.json). A CI step's "--json > build.json" always
-writes a document to read.`,
+what --publish did (under "published"), and the exit code with the error
+when it is not 0 (schema/build.schema.json). A CI step's
+"--json > build.json" always writes a document to read.`,
 		Example: `  skillpack build ./skills -o dist
   skillpack build ./skills -o dist --json > build.json
   skillpack build ./skills -o dist --skip-invalid
-  skillpack build ./skills -o public --base-url https://example.com`,
+  skillpack build ./skills -o public --base-url https://example.com
+  skillpack build ./skills -o dist --publish s3://my-bucket/skills --prune`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Roots = args
 			opts.given = cmd.Flags().Changed
@@ -97,7 +109,35 @@ writes a document to read.`,
 	f.BoolVar(&opts.JSON, "json", false, "print a JSON document on stdout, even on failure: every artifact with digest and size, the findings, the exit code")
 	f.StringVar(&opts.Summary, "step-summary", "", "append a Markdown summary to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
 	opts.Versions.AddFlags(f)
+	f.StringVar(&opts.PublishTo, "publish", "", "publish the bundle once built to `TARGET`: s3://bucket/prefix or oci://host/repo[:tag]")
+	opts.Publish.AddFlags(f)
 	return cmd
+}
+
+// publishOptions is what --publish runs: publish's options for DIST.
+func (o *buildOptions) publishOptions() *publishOptions {
+	if o.published == nil {
+		o.published = &publishOptions{PublishFlags: o.Publish, Dist: o.Out, Target: o.PublishTo, JSON: o.JSON}
+	}
+	return o.published
+}
+
+// checkPublish refuses --publish's flags when they cannot work, and reads
+// the password, before anything is built.
+func (o *buildOptions) checkPublish(ios *IO) error {
+	switch {
+	case o.PublishTo == "" && o.Publish.given():
+		return usageErr("--endpoint, --insecure, --prune, --keep, --username and --password-stdin say how --publish publishes; give --publish TARGET, or leave them out")
+	case o.PublishTo == "":
+		return nil
+	case o.DryRun:
+		return usageErr("--dry-run writes nothing, so --publish has nothing to publish; leave one out, or see what a publish would send with skillpack publish %s %s --dry-run", o.Out, o.PublishTo)
+	}
+	p := o.publishOptions()
+	if err := p.check(); err != nil {
+		return err
+	}
+	return p.Login.read(ios.In)
 }
 
 // resolve is build's options: the shared ones (BuildFlags.resolveBundle)
@@ -155,6 +195,9 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 		defer prev.Close()
 		bo.Previous = prev
 	}
+	if err := opts.checkPublish(ios); err != nil {
+		return err
+	}
 	if opts.Sign && !opts.DryRun {
 		s, err := opts.newSigner(ctx, ios)
 		if err != nil {
@@ -187,13 +230,17 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 			return &exitError{code: ExitInternal, err: fmt.Errorf("--step-summary: %w", err)}
 		}
 	}
-	return buildErr(err)
+	if err != nil || opts.PublishTo == "" {
+		return buildErr(err)
+	}
+	return publishRun(ctx, ios, opts.publishOptions())
 }
 
 // buildDoc is build's --json document (schema/build.schema.json). A build
 // that stopped before it began (a usage error) reports an empty result.
 type buildDoc struct {
 	*build.Result
+	Published *published `json:"published,omitempty"` // --publish's run, once it began
 	status
 }
 
@@ -216,7 +263,14 @@ func newBuildDoc(opts *buildOptions, err error) buildDoc {
 	if errs, _, _ := lint.Count(res.Findings); errs > 0 {
 		what = plural(errs, "lint error") + "; nothing was written"
 	}
-	return buildDoc{Result: res, status: newStatus(err, what)}
+	doc := buildDoc{Result: res}
+	if p := opts.published; p != nil && p.done != nil {
+		what = "the publish failed"
+		run := p.published()
+		doc.Published = &run
+	}
+	doc.status = newStatus(err, what)
+	return doc
 }
 
 // appendSummary appends a Markdown table of the built skills to file, the

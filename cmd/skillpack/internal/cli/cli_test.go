@@ -47,6 +47,7 @@ func TestScripts(t *testing.T) {
 			"exits":    exits,
 			"treestat": treestat,
 			"fakes3":   fakeS3,
+			"s3put":    s3Put,
 		},
 		Condition: toolCondition,
 	})

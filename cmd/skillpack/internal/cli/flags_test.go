@@ -305,6 +305,9 @@ func TestVerifyFlags(t *testing.T) {
 			want: verifyOptions{Source: "dist", MaxSize: 2048, Timeout: verify.DefaultTimeout, Sig: SignatureFlags{Key: "cosign.pub", TrustedRoot: "root.json"}}},
 		{argv: []string{"dist", "--previous", "https://example.com"},
 			want: verifyOptions{Source: "dist", MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout, Previous: "https://example.com"}},
+		{argv: []string{"s3://b/p", "--endpoint", "http://10.0.0.1:7070", "--insecure", "--username", "AKID", "--password-stdin"},
+			want: verifyOptions{Source: "s3://b/p", MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout,
+				Target: TargetFlags{Endpoint: "http://10.0.0.1:7070", Insecure: true, Login: LoginFlags{Username: "AKID", PasswordStdin: true}}}},
 	} {
 		var opts *verifyOptions
 		parse(t, newVerifyCmd(&IO{}, func(_ context.Context, o *verifyOptions) error { opts = o; return nil }), tc.argv)
@@ -373,7 +376,7 @@ func TestInitFlags(t *testing.T) {
 func TestArgs(t *testing.T) {
 	for args, want := range map[string]string{
 		"pack":               "pack takes one SKILLDIR, not 0 arguments\nRun 'skillpack pack --help' for usage.",
-		"verify a b":         "verify takes one DIST|URL, not 2 arguments\nRun 'skillpack verify --help' for usage.",
+		"verify a b":         "verify takes one DIST|URL|TARGET, not 2 arguments\nRun 'skillpack verify --help' for usage.",
 		"serve":              "serve takes one DIST, not 0 arguments\nRun 'skillpack serve --help' for usage.",
 		"new a b c":          "new takes one NAME, not 3 arguments\nRun 'skillpack new --help' for usage.",
 		"version now":        "version takes no arguments, not \"now\"\nRun 'skillpack version --help' for usage.",

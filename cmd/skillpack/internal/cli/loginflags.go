@@ -24,9 +24,12 @@ func (f *LoginFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.PasswordStdin, "password-stdin", false, "read the password (S3: the secret access key) from stdin, its first line")
 }
 
-// read takes the password from stdin when --password-stdin asks.
+// read takes the password from stdin when --password-stdin asks, once:
+// build --publish reads it before it builds, and publish's run again.
 func (f *LoginFlags) read(in io.Reader) error {
 	switch {
+	case f.password != "":
+		return nil
 	case f.PasswordStdin && f.Username == "":
 		return usageErr("--password-stdin needs --username: give both, or neither to use the stored credentials")
 	case !f.PasswordStdin && f.Username != "":

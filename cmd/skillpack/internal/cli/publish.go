@@ -22,25 +22,45 @@ import (
 	"github.com/skillpack/skillpack/publish/s3"
 )
 
+// TargetFlags say how to reach a publish target (an S3 server, a
+// registry) and as whom: publish, build --publish and verify of a target
+// declare the same flags.
+type TargetFlags struct {
+	Endpoint string
+	Insecure bool
+	Login    LoginFlags
+}
+
+// AddFlags declares the target flags on f.
+func (t *TargetFlags) AddFlags(f *pflag.FlagSet) {
+	f.StringVar(&t.Endpoint, "endpoint", "", "S3: the server's `URL`, such as https://ACCOUNT.r2.cloudflarestorage.com (default: AWS S3)")
+	f.BoolVar(&t.Insecure, "insecure", false, "allow plain http to a server that is not on this machine")
+	t.Login.AddFlags(f)
+}
+
+// given reports whether any target flag was set.
+func (t TargetFlags) given() bool {
+	return t.Endpoint != "" || t.Insecure || t.Login.Username != "" || t.Login.PasswordStdin
+}
+
 // PublishFlags say how a bundle is published, beyond DIST, TARGET and the
 // --jobs, --dry-run and --json that a command has of its own: a group, so
 // that a command publishing what it built can declare the same flags.
 type PublishFlags struct {
-	Endpoint string
-	Insecure bool
-	Prune    bool
-	Keep     int
-	Login    LoginFlags
+	TargetFlags
+	Prune bool
+	Keep  int
 }
 
 // AddFlags declares the publish flags on f.
 func (p *PublishFlags) AddFlags(f *pflag.FlagSet) {
-	f.StringVar(&p.Endpoint, "endpoint", "", "S3: the server's `URL`, such as https://ACCOUNT.r2.cloudflarestorage.com (default: AWS S3)")
-	f.BoolVar(&p.Insecure, "insecure", false, "allow plain http to a server that is not on this machine")
+	p.TargetFlags.AddFlags(f)
 	f.BoolVar(&p.Prune, "prune", false, "S3: delete skillpack's objects that no kept release names")
 	f.IntVar(&p.Keep, "keep", 0, fmt.Sprintf("with --prune: the releases whose objects are kept, the new one included (default %d)", s3.DefaultKeep))
-	p.Login.AddFlags(f)
 }
+
+// given reports whether any publish flag was set.
+func (p PublishFlags) given() bool { return p.TargetFlags.given() || p.Prune || p.Keep != 0 }
 
 type publishOptions struct {
 	PublishFlags
@@ -151,19 +171,13 @@ func runPublish(ctx context.Context, ios *IO, opts *publishOptions) error {
 	return jsonResult(ios.Out, opts.JSON, newPublishDoc(opts, err), err)
 }
 
+// publishRun publishes DIST to TARGET: the one function behind publish
+// and build --publish.
 func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	switch {
-	case opts.Jobs < 0:
-		return usageErr("--jobs %d: give a positive number", opts.Jobs)
-	case opts.Keep < 0:
-		return usageErr("--keep %d: give a positive number of releases", opts.Keep)
-	case opts.Keep > 0 && !opts.Prune:
-		return usageErr("--keep says how many releases --prune keeps; give --prune too, or leave --keep out")
-	}
-	if err := checkTarget(opts); err != nil {
+	if err := opts.check(); err != nil {
 		return err
 	}
 	if info, err := os.Stat(opts.Dist); err != nil || !info.IsDir() {
@@ -197,6 +211,20 @@ func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 		return &exitError{code: ExitInternal, err: err}
 	}
 	return nil
+}
+
+// check refuses flags that cannot work and a target that is not one,
+// before anything is read or sent.
+func (opts *publishOptions) check() error {
+	switch {
+	case opts.Jobs < 0:
+		return usageErr("--jobs %d: give a positive number", opts.Jobs)
+	case opts.Keep < 0:
+		return usageErr("--keep %d: give a positive number of releases", opts.Keep)
+	case opts.Keep > 0 && !opts.Prune:
+		return usageErr("--keep says how many releases --prune keeps; give --prune too, or leave --keep out")
+	}
+	return checkTarget(opts)
 }
 
 // checkTarget refuses a target, or a flag its scheme does not take,
@@ -320,13 +348,19 @@ func printPublished(ios *IO, opts *publishOptions) {
 
 // publishDoc is publish's --json document (schema/publish.schema.json).
 type publishDoc struct {
-	Source  string           `json:"source"`
+	Source string `json:"source"`
+	published
+	status
+}
+
+// published is what a publish run did, in publish's --json document and
+// in build --publish's (schema/publish.schema.json#/$defs/run).
+type published struct {
 	Target  string           `json:"target"`
 	DryRun  bool             `json:"dryRun"`
 	Objects []publish.Result `json:"objects"`
 	Counts  publishCounts    `json:"counts"`
 	Bytes   int64            `json:"bytes"` // uploaded
-	status
 }
 
 // publishCounts are the objects in each state.
@@ -341,10 +375,14 @@ type publishCounts struct {
 }
 
 func newPublishDoc(opts *publishOptions, err error) publishDoc {
+	return publishDoc{Source: opts.Dist, published: opts.published(), status: newStatus(err, "the publish failed")}
+}
+
+// published is what the run did, so far.
+func (opts *publishOptions) published() published {
 	rs := opts.sortedResults()
 	n, sent := tally(rs)
-	return publishDoc{
-		Source:  opts.Dist,
+	return published{
 		Target:  opts.Target,
 		DryRun:  opts.DryRun,
 		Objects: nonNil(rs),
@@ -353,7 +391,6 @@ func newPublishDoc(opts *publishOptions, err error) publishDoc {
 			WouldUpload: n[publish.WouldUpload], WouldDelete: n[publish.WouldDelete],
 			Failed: n[publish.Failed], Skipped: n[publish.Skipped],
 		},
-		Bytes:  sent,
-		status: newStatus(err, "the publish failed"),
+		Bytes: sent,
 	}
 }

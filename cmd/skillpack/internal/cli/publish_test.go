@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"net/http/httptest"
+	"os"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/johannesboyne/gofakes3"
@@ -21,7 +24,8 @@ func TestPublishFlags(t *testing.T) {
 			argv: []string{"out", "s3://b", "--endpoint", "http://127.0.0.1:7070", "--insecure", "--dry-run", "--json", "-j", "4", "--prune", "--keep", "5",
 				"--username", "AKID", "--password-stdin"},
 			want: publishOptions{Dist: "out", Target: "s3://b", DryRun: true, JSON: true, Jobs: 4, PublishFlags: PublishFlags{
-				Endpoint: "http://127.0.0.1:7070", Insecure: true, Prune: true, Keep: 5, Login: LoginFlags{Username: "AKID", PasswordStdin: true}}},
+				TargetFlags: TargetFlags{Endpoint: "http://127.0.0.1:7070", Insecure: true, Login: LoginFlags{Username: "AKID", PasswordStdin: true}},
+				Prune:       true, Keep: 5}},
 		},
 		{argv: []string{"dist", "oci://ghcr.io/o/skills:v1", "--jobs", "2"}, want: publishOptions{Dist: "dist", Target: "oci://ghcr.io/o/skills:v1", Jobs: 2}},
 	} {
@@ -43,6 +47,43 @@ func fakeS3(ts *testscript.TestScript, neg bool, args []string) {
 	mem := s3mem.New()
 	ts.Check(mem.CreateBucket(args[0]))
 	srv := httptest.NewServer(gofakes3.New(mem, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
-	ts.Defer(srv.Close)
+	fakes3s.Store(srv.URL, mem)
+	ts.Defer(func() {
+		fakes3s.Delete(srv.URL)
+		srv.Close()
+	})
 	ts.Setenv("S3", srv.URL)
+}
+
+// fakes3s are the scripts' fakes3 servers' stores, by $S3.
+var fakes3s sync.Map
+
+// s3Put is the scripts' command "s3put BUCKET KEY FILE": FILE's bytes put
+// at KEY in the bucket of $S3's fakes3 behind skillpack's back, as another
+// tool would.
+func s3Put(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: s3put BUCKET KEY FILE")
+	}
+	mem, ok := fakes3s.Load(ts.Getenv("S3"))
+	if !ok {
+		ts.Fatalf("s3put: no fakes3 running; start one first")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[2]))
+	ts.Check(err)
+	_, err = mem.(*s3mem.Backend).PutObject(args[0], args[1], map[string]string{}, bytes.NewReader(data), int64(len(data)), nil)
+	ts.Check(err)
+}
+
+// build --publish takes publish's flags, and publishes its output folder.
+func TestBuildPublishFlags(t *testing.T) {
+	ios, _, _ := fakeIO(nil)
+	opts := parsed(t, ios, newBuildCmd, []string{"skills", "-o", "out", "--publish", "oci://r.example/x:v1", "--insecure", "--username", "u", "--password-stdin"})
+	want := PublishFlags{TargetFlags: TargetFlags{Insecure: true, Login: LoginFlags{Username: "u", PasswordStdin: true}}}
+	if opts.PublishTo != "oci://r.example/x:v1" || !reflect.DeepEqual(opts.Publish, want) {
+		t.Errorf("--publish %q, flags %+v; want %+v", opts.PublishTo, opts.Publish, want)
+	}
+	if p := opts.publishOptions(); p.Dist != "out" || p.Target != opts.PublishTo || !reflect.DeepEqual(p.PublishFlags, want) || p.Jobs != 0 {
+		t.Errorf("publish options %+v", *p)
+	}
 }

@@ -51,15 +51,16 @@ type verifyOptions struct {
 	MaxSkills         int
 	Jobs              int
 	Sig               SignatureFlags
-	Headers           []string // --header, each "Name: value" as given
-	TokenFile         string   // --token-file: a bearer token
-	Previous          string   // --previous: the bundle published before, a folder or URL
+	Headers           []string    // --header, each "Name: value" as given
+	TokenFile         string      // --token-file: a bearer token
+	Previous          string      // --previous: the bundle published before, a folder or URL
+	Target            TargetFlags // how to reach an s3:// or oci:// source
 }
 
 func newVerifyCmd(ios *IO, runF func(context.Context, *verifyOptions) error) *cobra.Command {
 	opts := &verifyOptions{MaxSize: verify.DefaultMaxSize}
 	cmd := &cobra.Command{
-		Use:   "verify DIST|URL",
+		Use:   "verify DIST|URL|TARGET",
 		Short: "Check a built bundle or a served one end to end",
 		Long: `Verify checks a bundle as a careful client would, trusting nothing in it.
 
@@ -83,6 +84,20 @@ index that lists more than --max-skills skills is refused; --jobs files
 are fetched at once; and the files held in memory to be decoded or
 unpacked together take at most about --max-size bytes. Each of these is
 a failed check (exit 1), never a hang.
+
+A TARGET is a bundle that skillpack publish put in S3-compatible storage
+(s3://bucket/prefix, with --endpoint for another server than AWS S3) or
+in an OCI registry (oci://host[:port]/repo[:tag], tag latest when none),
+read with the credentials publish uses (--username and --password-stdin,
+else the environment's AWS credentials or the Docker config). A bucket is
+checked as DIST is, but for the files its build record does not list:
+the archives of earlier releases stay there until --prune. A registry
+holds each skill's .tar.gz and SKILL.md, the documents and the
+signatures, but no .zip and no other served file: those are counted as
+not held, and what the indexes say of a skill's files is checked against
+its .tar.gz; the manifests, configs and referrers are checked too, and
+every file the registry holds must be in the build record. A target that
+cannot be read is a failed check (exit 1).
 
 A private registry's credentials are given with --token-file (a file
 holding a bearer token, sent as "Authorization: Bearer TOKEN") or
@@ -110,7 +125,9 @@ when it is not 0 (schema/verify.schema.json).`,
   skillpack verify dist --require-signatures --key cosign.pub
   skillpack verify https://skills.internal.example --token-file token.txt
   skillpack verify https://skills.internal.example --header "X-Api-Key: $KEY"
-  skillpack verify dist --previous https://example.com`,
+  skillpack verify dist --previous https://example.com
+  skillpack verify s3://my-bucket/skills --key cosign.pub --require-signatures
+  skillpack verify oci://ghcr.io/OWNER/skills:v1`,
 		Args: reportArgs(oneArg, &opts.JSON, func(err error) any { return newVerifyDoc(opts, nil, err) }),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source = args[0]
@@ -133,6 +150,7 @@ when it is not 0 (schema/verify.schema.json).`,
 	f.StringVar(&opts.TokenFile, "token-file", "", "send the bearer token in `file` (one line) as 'Authorization: Bearer TOKEN' to the URL's origin")
 	f.StringVar(&opts.Previous, "previous", "", "the bundle published before, a `folder or URL`: report what this one changed of what it published")
 	opts.Sig.AddFlags(f)
+	opts.Target.AddFlags(f)
 	return cmd
 }
 
@@ -184,9 +202,15 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 	}
 	var rep *verify.Report
 	var err error
-	if scheme, _, ok := strings.Cut(opts.Source, "://"); ok {
+	if isTarget(opts.Source) {
+		if rep, err = verifyTarget(ctx, ios, opts, o); err != nil {
+			return nil, err
+		}
+	} else if opts.Target.given() {
+		return nil, usageErr("--endpoint, --insecure, --username and --password-stdin are for an s3:// or oci:// TARGET; leave them out for %s", opts.Source)
+	} else if scheme, _, ok := strings.Cut(opts.Source, "://"); ok {
 		if u, perr := url.Parse(opts.Source); perr != nil || (scheme != "http" && scheme != "https") || u.Host == "" {
-			return nil, usageErr("%s: give a dist folder or an http or https URL such as https://example.com", opts.Source)
+			return nil, usageErr("%s: give a dist folder, an http or https URL such as https://example.com, or a TARGET such as s3://bucket/prefix or oci://host/repo:tag", opts.Source)
 		}
 		if o.Header, err = opts.requestHeader(); err != nil {
 			return nil, err

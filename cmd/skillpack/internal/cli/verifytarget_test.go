@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/skillpack/skillpack/internal/testtool"
+	"github.com/skillpack/skillpack/layout"
+)
+
+// scriptKeys writes the signing key and the two public keys of the
+// build_sign_verify script into dir.
+func scriptKeys(t *testing.T, dir string) {
+	t.Helper()
+	ar, err := txtar.ParseFile("testdata/script/build_sign_verify.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range ar.Files {
+		if strings.HasSuffix(f.Name, ".pem") {
+			if err := os.WriteFile(filepath.Join(dir, f.Name), f.Data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+	}
+	if n != 3 {
+		t.Fatalf("build_sign_verify.txtar has %d keys, want key.pem, pub.pem and other.pub.pem", n)
+	}
+}
+
+// skillpack build --sign --publish oci://… then skillpack verify oci://…
+// with the public key, on a real registry (the scripts cannot start one):
+// every signature verifies, and the files a registry does not hold are
+// counted; a blob changed in the registry's storage, another key, and a
+// reference that is not a bundle's collection fail the check (exit 1);
+// verify --json is what the schema says.
+func TestVerifyTargetRun(t *testing.T) {
+	signHelper(t)
+	host, storage := testtool.RegistryStorage(t, "")
+	tmp := t.TempDir()
+	scriptKeys(t, tmp)
+	key, pub, other := filepath.Join(tmp, "key.pem"), filepath.Join(tmp, "pub.pem"), filepath.Join(tmp, "other.pub.pem")
+	dist := filepath.Join(tmp, "dist")
+	target := "oci://" + host + "/acme/skills:v1"
+
+	// The signing helper writes to stderr from a goroutine of exec's: a
+	// bytes.Buffer there loses what is written beside its ReadFrom.
+	ios, stdout, _ := fakeIO(nil)
+	errb := &testtool.Buffer{}
+	ios.Err = errb
+	if code := run(ios, []string{"build", "../../../../examples", "-o", dist, "--sign", "--key", key, "--publish", target}); code != ExitOK {
+		t.Fatalf("build --publish: exit %d: %s", code, errb)
+	}
+	if !strings.Contains(stdout.String(), "uploaded manifest:csv-profiler\n") || !strings.Contains(errb.String(), target+": ") {
+		t.Errorf("build --publish printed:\n%s\n%s", stdout, errb)
+	}
+
+	ios, stdout, _ = fakeIO(nil)
+	errb = &testtool.Buffer{}
+	ios.Err = errb
+	if code := run(ios, []string{"verify", target, "--key", pub, "--require-signatures"}); code != ExitOK {
+		t.Fatalf("verify: exit %d:\n%s%s", code, stdout, errb)
+	}
+	want := target + ": 5 skills, 29 files, 5 archives, 5 indexes, 9 signatures verified; everything verified; 28 files not held there (.zip archives, served copies; the .tar.gz archives vouch for the files)\n"
+	if stdout.Len() != 0 || errb.String() != want {
+		t.Errorf("verify printed:\n%s\n%s\nwant on stderr:\n%s", stdout, errb, want)
+	}
+
+	schemas, err := filepath.Abs(schemaDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ios, stdout, _ = fakeIO(nil)
+	code := run(ios, []string{"verify", target, "--json"})
+	if err := validateDoc(schemas, "verify.schema.json", stdout.Bytes(), code); err != nil || code != ExitOK || !strings.Contains(stdout.String(), `"notHeld": 28`) {
+		t.Errorf("verify --json: exit %d, %v\n%s", code, err, stdout)
+	}
+
+	ios, stdout, _ = fakeIO(nil)
+	if code := run(ios, []string{"verify", target, "--key", other}); code != ExitFindings || !strings.Contains(stdout.String(), "mcp/skills.json.sigstore.json: does not verify mcp/skills.json: the signature does not verify with the public key in "+other) {
+		t.Errorf("another key: exit %d\n%s", code, stdout)
+	}
+
+	// An archive changed in the registry's storage, as a registry whose
+	// copy is corrupt would serve it.
+	var archive string
+	var digest layout.Digest
+	for _, p := range mustGlob(t, filepath.Join(dist, ".well-known", "agent-skills", "csv-profiler-*.tar.gz")) {
+		data, _ := os.ReadFile(p)
+		archive, digest = ".well-known/agent-skills/"+filepath.Base(p), layout.DigestOf(data)
+	}
+	blob := filepath.Join(storage, "docker", "registry", "v2", "blobs", "sha256", digest.Hex()[:2], digest.Hex(), "data")
+	data, err := os.ReadFile(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 1
+	if err := os.WriteFile(blob, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ios, stdout, _ = fakeIO(nil)
+	line := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(archive) + `: the registry sends bytes whose digest is sha256:[0-9a-f]{64} for blob ` + string(digest) + `, which its manifest names`)
+	if code := run(ios, []string{"verify", target}); code != ExitFindings || !line.MatchString(stdout.String()) {
+		t.Errorf("a changed blob: exit %d\n%s", code, stdout)
+	}
+
+	for _, tc := range []struct {
+		argv []string
+		code int
+		err  string
+	}{
+		{[]string{"verify", "oci://" + host + "/acme/skills:release-notes-1.2.0"}, ExitFindings, "is one skill's artifact, not a bundle"},
+		{[]string{"verify", "oci://" + host + "/acme/nothing"}, ExitFindings, "not found"},
+		{[]string{"verify", "oci://" + host + "/acme/skills", "--token-file", "t.txt"}, ExitUsage, "--header and --token-file are for an http(s) URL"},
+		{[]string{"verify", "oci://ghcr.io"}, ExitUsage, "not an OCI source"},
+	} {
+		ios, _, errb := fakeIO(nil)
+		if code := run(ios, tc.argv); code != tc.code || !strings.Contains(errb.String(), tc.err) {
+			t.Errorf("%v: exit %d, %q; want %d and %q", tc.argv, code, errb, tc.code, tc.err)
+		}
+	}
+}
+
+func mustGlob(t *testing.T, pattern string) []string {
+	t.Helper()
+	m, err := filepath.Glob(pattern)
+	if err != nil || len(m) != 1 {
+		t.Fatalf("%s: %v, %v; want one file", pattern, m, err)
+	}
+	return m
+}

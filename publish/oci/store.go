@@ -1,0 +1,528 @@
+package oci
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"maps"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/errcode"
+
+	"github.com/skillpack/skillpack/internal/parallel"
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/publish"
+)
+
+// Store is a bundle as a registry holds it, read by dist path: what
+// `skillpack verify oci://host[:port]/repo[:tag]` checks. It has the
+// methods of verify.ObjectStore, which this package does not import (the
+// command joins the two).
+//
+// What verifying a registry means: a registry holds part of a bundle.
+// It holds each skill's .tar.gz and SKILL.md (the layers of the skill's
+// manifest), the documents (the layers of the collection's documents
+// referrer: the discovery indexes, the MCP documents, checksums.txt, the
+// catalog, _headers, the build record) and the Sigstore bundles (the
+// referrers of the skills' manifests and of the documents). It holds no
+// .zip, no served copy of a skill's other files and no v0.1 tree (Holds).
+// Check maps every dist path the registry holds to its blob, and checks
+// what only a registry has: that the tag is a collection of skills, that
+// each skill's manifest is a skill's artifact whose annotations, config
+// and layer titles agree with its layers, that the documents and the
+// signatures are attached to what they describe. verify then checks the
+// bundle over those paths as it checks a folder: every document decoded
+// and held to the others and to the build record, every blob fetched and
+// hashed (Open checks it against its descriptor as it streams, so a blob
+// the registry changed is named with both digests), every .tar.gz
+// unpacked under limits and its entries held to what mcp/skills.json says
+// of the skill's files, every signature checked. Every file it holds must
+// be one the build record lists (Files).
+//
+// Nothing a registry sends is trusted: manifests are read by digest, up
+// to 4 MiB (oras-go checks both), a config up to maxConfig bytes, every
+// name and title is checked before it becomes a path, and a blob is read
+// up to the size its descriptor gives.
+type Store struct {
+	ref       registry.Reference
+	t         Target
+	r         *remoteRepo
+	jobs      int
+	maxSkills int
+
+	mu    sync.Mutex
+	blobs map[string]ocispec.Descriptor // dist path → its blob; set by Check
+	sigs  map[string]sigRef             // a signature's dist path → its referrer
+}
+
+// sigRef is a Sigstore bundle attached to subject, by its manifest.
+type sigRef struct {
+	manifest ocispec.Descriptor
+	subject  digest.Digest
+}
+
+// maxConfig is the largest skill config read: a name, a version, a
+// licence and a description of at most 1,024 characters.
+const maxConfig = 64 << 10
+
+// OpenStore is the bundle at source, oci://host[:port]/repo[:tag] (tag
+// latest when none) or @sha256:<digest>, reached with o's credentials and
+// Insecure (its publishing fields are ignored; Jobs is how many manifests
+// are read at once). A collection that lists more than maxSkills skills
+// is not read further. Nothing is asked of the registry until Check.
+func OpenStore(source string, o Options, maxSkills int) (*Store, error) {
+	ref, t, r, err := openSource(source, o)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{
+		ref: ref, t: t, r: r,
+		jobs: cmp.Or(o.Jobs, publish.DefaultJobs), maxSkills: maxSkills,
+		blobs: map[string]ocispec.Descriptor{}, sigs: map[string]sigRef{},
+	}, nil
+}
+
+func (s *Store) String() string { return Scheme + s.ref.String() }
+
+// at names a manifest or blob of the repository in a problem.
+func (s *Store) at(d digest.Digest) string { return Scheme + s.t.Ref(string(d)) }
+
+// Holds reports whether a registry holds the file at a dist path: not a
+// .zip, not a file of the v0.1 tree, and of a skill's files in the v0.2
+// tree only SKILL.md.
+func (s *Store) Holds(p string) bool {
+	pp, ok := layout.ParsePath(p)
+	switch {
+	case !ok: // a signature, or a document layout does not know
+		return true
+	case pp.Kind == layout.KindArchive:
+		return pp.Format == layout.TarGz
+	case pp.Kind == layout.KindFile:
+		return !pp.Legacy && pp.File == layout.EntryFile
+	}
+	return true
+}
+
+// Files is every dist path Check found a blob or a signature for.
+func (s *Store) Files() ([]string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	files := slices.Collect(maps.Keys(s.blobs))
+	files = append(files, slices.Collect(maps.Keys(s.sigs))...)
+	slices.Sort(files)
+	return files, true
+}
+
+// hold maps a dist path to a blob, once; a second claim is a problem of
+// the manifest at 'at'.
+func (s *Store) hold(p string, d ocispec.Descriptor, at string, problem func(path, message string)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.blobs[p]; dup {
+		problem(at, fmt.Sprintf("a second blob for %s; each file of a bundle is pushed once", p))
+		return
+	}
+	s.blobs[p] = d
+}
+
+// Check resolves the reference and reads the collection, its documents
+// referrer, every skill's manifest and config and the signatures'
+// referrers, mapping the dist paths the registry holds and reporting
+// what is wrong with them. Its error is a reference that cannot be
+// resolved or is not a collection, a registry that refuses the
+// credentials, or a collection with no documents: nothing to verify.
+func (s *Store) Check(ctx context.Context, problem func(path, message string)) error {
+	desc, data, err := s.r.fetchManifest(ctx, s.ref.Reference)
+	if err != nil {
+		return fmt.Errorf("%w%s", err, s.loginHint(err))
+	}
+	var idx ocispec.Index
+	if err := json.Unmarshal(data, &idx); err != nil {
+		return fmt.Errorf("the manifest %s is not an image index: %v", desc.Digest, err)
+	}
+	switch idx.ArtifactType {
+	case ArtifactTypeCollection:
+	case ArtifactTypeSkill:
+		return fmt.Errorf("is one skill's artifact, not a bundle: verify the release's tag (the collection), such as %s", Scheme+s.t.Ref(DefaultTag))
+	default:
+		return fmt.Errorf("is not a bundle that skillpack publish pushed: artifactType %q, want %s", idx.ArtifactType, ArtifactTypeCollection)
+	}
+	key := idx.Annotations[annBundleKey]
+	if !layout.Digest(key).Valid() {
+		problem(s.at(desc.Digest), fmt.Sprintf("the collection's %s is %q, not a bundle key (sha256: and 64 hex digits)", annBundleKey, key))
+	}
+	docs, err := s.documents(ctx, desc, key, problem)
+	if err != nil {
+		return err
+	}
+	if len(idx.Manifests) > s.maxSkills {
+		problem(s.at(desc.Digest), fmt.Sprintf("the collection lists %d skills, more than the limit of %d (--max-skills); its skills were not read", len(idx.Manifests), s.maxSkills))
+		return nil
+	}
+	var entries []ocispec.Descriptor
+	seen := map[string]bool{}
+	for i, e := range idx.Manifests {
+		name := e.Annotations[annSkillName]
+		switch err := layout.CheckName(name); {
+		case err != nil:
+			problem(s.at(desc.Digest), fmt.Sprintf("the collection's entry %d has no valid skill name in %s: %v", i, annSkillName, err))
+		case seen[name]:
+			problem(s.at(desc.Digest), fmt.Sprintf("the collection lists skill %s twice", name))
+		default:
+			seen[name] = true
+			entries = append(entries, e)
+		}
+	}
+	parallel.Each(len(entries)+1, s.jobs, func(i int) error {
+		if i == len(entries) {
+			s.signatures(ctx, docs, "", problem, func(p string) bool {
+				a, _ := layout.SignedArtifact(p)
+				pp, ok := layout.ParsePath(a)
+				return s.has(a) && (!ok || pp.Kind == layout.KindDoc)
+			})
+		} else {
+			s.skill(ctx, entries[i], problem)
+		}
+		return nil
+	})
+	return ctx.Err()
+}
+
+// loginHint says how to log in when the registry refused the credentials,
+// or wanted some.
+func (s *Store) loginHint(err error) string {
+	var resp *errcode.ErrorResponse
+	refused := errors.As(err, &resp) && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden)
+	if !refused && !errors.Is(err, auth.ErrBasicCredentialNotFound) {
+		return ""
+	}
+	return fmt.Sprintf(" (log in with docker login %s, or pass --username and --password-stdin; a token needs the right to pull %s)", s.t.Registry, s.t.Repository)
+}
+
+func (s *Store) has(p string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.blobs[p]
+	return ok
+}
+
+// documents finds the collection's documents referrer, maps its layers
+// to their dist paths and returns its descriptor.
+func (s *Store) documents(ctx context.Context, idx ocispec.Descriptor, key string, problem func(path, message string)) (ocispec.Descriptor, error) {
+	refs, err := s.referrers(ctx, idx, ArtifactTypeDocuments)
+	if err != nil {
+		return ocispec.Descriptor{}, fmt.Errorf("listing the collection's referrers: %w", err)
+	}
+	if len(refs) == 0 {
+		return ocispec.Descriptor{}, fmt.Errorf("the collection %s has no documents attached (a referrer of type %s): it was not pushed by skillpack publish, or its run stopped before them; publish again", idx.Digest, ArtifactTypeDocuments)
+	}
+	if len(refs) > 1 {
+		problem(s.at(idx.Digest), fmt.Sprintf("has %d documents referrers, where skillpack attaches one; %s, the lowest digest, was read", len(refs), refs[0].Digest))
+	}
+	d := refs[0]
+	m, ok := s.manifest(ctx, d, ArtifactTypeDocuments, idx.Digest, problem)
+	if !ok {
+		return ocispec.Descriptor{}, fmt.Errorf("the collection's documents %s cannot be read; publish again", d.Digest)
+	}
+	if got := m.Annotations[annBundleKey]; got != key {
+		problem(s.at(d.Digest), fmt.Sprintf("the documents' bundle key is %q, the collection's %q: they are not of one bundle", got, key))
+	}
+	for _, l := range m.Layers {
+		title := l.Annotations[annTitle]
+		pp, known := layout.ParsePath(title)
+		_, sig := layout.SignedArtifact(title)
+		switch {
+		case layout.CheckPath(title) != nil:
+			problem(s.at(d.Digest), fmt.Sprintf("a layer is titled %q, which is not a path inside a bundle", title))
+		case sig || known && pp.Kind != layout.KindDoc:
+			problem(s.at(d.Digest), fmt.Sprintf("the layer titled %s is not a document; a skill's files and signatures are not among the documents", title))
+		case !s.blob(l, d.Digest, problem):
+		default:
+			s.hold(title, l, s.at(d.Digest), problem)
+		}
+	}
+	return d, nil
+}
+
+// skill checks one skill's manifest and config and maps its layers and
+// signatures.
+func (s *Store) skill(ctx context.Context, e ocispec.Descriptor, problem func(path, message string)) {
+	name, at := e.Annotations[annSkillName], s.at(e.Digest)
+	m, ok := s.manifest(ctx, e, ArtifactTypeSkill, "", problem)
+	if !ok {
+		return
+	}
+	if got := m.Annotations[annSkillName]; got != name {
+		problem(at, fmt.Sprintf("the collection lists it as skill %s, its manifest names %q", name, got))
+		return
+	}
+	var tgz, md []ocispec.Descriptor
+	for _, l := range m.Layers {
+		switch l.MediaType {
+		case MediaTypeSkillContent:
+			tgz = append(tgz, l)
+		case MediaTypeSkillMD:
+			md = append(md, l)
+		default:
+			problem(at, fmt.Sprintf("skill %s has a layer of type %q, which skillpack does not push", name, l.MediaType))
+		}
+	}
+	if len(tgz) != 1 || len(md) != 1 {
+		problem(at, fmt.Sprintf("skill %s has %d layers of type %s and %d of type %s; skillpack pushes one of each", name, len(tgz), MediaTypeSkillContent, len(md), MediaTypeSkillMD))
+		return
+	}
+	if !s.blob(tgz[0], e.Digest, problem) || !s.blob(md[0], e.Digest, problem) {
+		return
+	}
+	// The archive is found where its title says, so that verify compares
+	// its bytes with what the indexes say of that archive.
+	tgzDigest := layout.Digest(tgz[0].Digest)
+	archive := layout.ArchiveName(name, tgzDigest, layout.TarGz)
+	path := layout.SkillsDir + "/" + archive
+	switch title := tgz[0].Annotations[annTitle]; {
+	case title == archive:
+	case isArchiveOf(title, name):
+		path = layout.SkillsDir + "/" + title
+		problem(at, fmt.Sprintf("skill %s's archive layer is titled %s, but its digest %s names it %s", name, title, tgzDigest, archive))
+	default:
+		problem(at, fmt.Sprintf("skill %s's archive layer is titled %q, not %s", name, title, archive))
+	}
+	if title := md[0].Annotations[annTitle]; title != layout.EntryFile {
+		problem(at, fmt.Sprintf("skill %s's %s layer is titled %q, not %s", name, MediaTypeSkillMD, title, layout.EntryFile))
+	}
+	for ann, want := range map[string]digest.Digest{annTarGzDigest: tgz[0].Digest, annSkillMDDigest: md[0].Digest} {
+		if got := m.Annotations[ann]; got != string(want) {
+			problem(at, fmt.Sprintf("skill %s's %s is %q, but the layer's digest is %s", name, ann, got, want))
+		}
+	}
+	s.hold(path, tgz[0], at, problem)
+	s.hold(layout.SkillFile(name, layout.EntryFile), md[0], at, problem)
+	s.config(ctx, name, at, m, e, problem)
+	s.signatures(ctx, e, layout.SkillsDir+"/", problem, func(p string) bool {
+		a, _ := layout.SignedArtifact(p)
+		pp, ok := layout.ParsePath(a)
+		return ok && pp.Kind == layout.KindArchive && pp.Skill == name
+	})
+}
+
+// isArchiveOf reports whether file is the name of one of skill's .tar.gz
+// archives.
+func isArchiveOf(file, skill string) bool {
+	n, _, ext, ok := layout.ParseArchiveName(file)
+	return ok && n == skill && ext == layout.TarGz
+}
+
+// config checks a skill's config blob against its manifest's annotations
+// and the collection's entry.
+func (s *Store) config(ctx context.Context, name, at string, m ocispec.Manifest, e ocispec.Descriptor, problem func(path, message string)) {
+	c := m.Config
+	switch {
+	case c.MediaType != MediaTypeSkillConfig:
+		problem(at, fmt.Sprintf("skill %s's config is of type %q, not %s", name, c.MediaType, MediaTypeSkillConfig))
+		return
+	case c.Size < 0 || c.Size > maxConfig:
+		problem(at, fmt.Sprintf("skill %s's config is %d bytes, more than a skill's config takes (%d); not read", name, c.Size, maxConfig))
+		return
+	case !s.blob(c, e.Digest, problem):
+		return
+	}
+	rc, err := s.r.repo.Blobs().Fetch(ctx, c)
+	var data []byte
+	if err == nil {
+		data, err = content.ReadAll(rc, c) // checks the size and digest
+		rc.Close()
+	}
+	if err != nil {
+		problem(s.at(c.Digest), fmt.Sprintf("skill %s's config cannot be read: %v", name, err))
+		return
+	}
+	var cfg skillConfig
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		problem(s.at(c.Digest), fmt.Sprintf("skill %s's config is not a JSON object of a skill: %v", name, err))
+		return
+	}
+	for _, f := range []struct{ field, got, ann, want string }{
+		{"name", cfg.Name, annSkillName, m.Annotations[annSkillName]},
+		{"description", cfg.Description, annDescription, m.Annotations[annDescription]},
+		{"version", cfg.Version, annVersion, m.Annotations[annVersion]},
+		{"license", cfg.License, annLicenses, m.Annotations[annLicenses]},
+		{"version", cfg.Version, annVersion + " in the collection", e.Annotations[annVersion]},
+	} {
+		if f.got != f.want {
+			problem(at, fmt.Sprintf("skill %s's config gives %s %q, its %s %q", name, f.field, f.got, f.ann, f.want))
+		}
+	}
+}
+
+// signatures maps the Sigstore bundles attached to subject by their
+// titles: a signature's DIST path, under dir (a skill's archives' are
+// titled with their names alone). It keeps those whose path ok accepts and
+// reports the rest.
+func (s *Store) signatures(ctx context.Context, subject ocispec.Descriptor, dir string, problem func(path, message string), ok func(path string) bool) {
+	refs, err := s.referrers(ctx, subject, ArtifactTypeSigstoreBundle)
+	if err != nil {
+		problem(s.at(subject.Digest), fmt.Sprintf("its referrers cannot be listed: %v", err))
+		return
+	}
+	for _, r := range refs {
+		title := r.Annotations[annTitle]
+		p := dir + title
+		if _, sig := layout.SignedArtifact(p); !sig || layout.CheckPath(p) != nil || !ok(p) {
+			problem(s.at(r.Digest), fmt.Sprintf("a Sigstore bundle attached to %s is titled %q, which is not the signature of what it is attached to", subject.Digest, title))
+			continue
+		}
+		s.mu.Lock()
+		if _, dup := s.sigs[p]; !dup { // the lowest digest of those of one title
+			s.sigs[p] = sigRef{manifest: r, subject: subject.Digest}
+		}
+		s.mu.Unlock()
+	}
+}
+
+// referrers lists the referrers of subject of one artifact type, sorted by
+// digest.
+func (s *Store) referrers(ctx context.Context, subject ocispec.Descriptor, artifactType string) ([]ocispec.Descriptor, error) {
+	var out []ocispec.Descriptor
+	err := s.r.repo.Referrers(ctx, subject, artifactType, func(refs []ocispec.Descriptor) error {
+		for _, r := range refs {
+			if r.ArtifactType == artifactType && r.Digest.Validate() == nil {
+				out = append(out, r)
+			}
+		}
+		return nil
+	})
+	slices.SortFunc(out, func(a, b ocispec.Descriptor) int { return cmp.Compare(a.Digest, b.Digest) })
+	return out, err
+}
+
+// manifest fetches and decodes an image manifest of the artifact type
+// given, whose subject, if want is not "", is want.
+func (s *Store) manifest(ctx context.Context, d ocispec.Descriptor, artifactType string, want digest.Digest, problem func(path, message string)) (ocispec.Manifest, bool) {
+	at := s.at(d.Digest)
+	var m ocispec.Manifest
+	if d.Digest.Validate() != nil || d.Digest.Algorithm() != digest.SHA256 {
+		problem(at, fmt.Sprintf("%q is not a sha256 digest", d.Digest))
+		return m, false
+	}
+	got, data, err := s.r.fetchManifest(ctx, string(d.Digest))
+	switch {
+	case errors.Is(err, errdef.ErrNotFound):
+		problem(at, "is named by the collection or a referrer, but the registry does not have it")
+		return m, false
+	case err != nil:
+		problem(at, fmt.Sprintf("cannot be read: %v", err))
+		return m, false
+	case d.Size != got.Size:
+		problem(at, fmt.Sprintf("is %d bytes, but what names it says %d", got.Size, d.Size))
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		problem(at, fmt.Sprintf("is not an image manifest: %v", err))
+		return m, false
+	}
+	switch {
+	case m.MediaType != ocispec.MediaTypeImageManifest:
+		problem(at, fmt.Sprintf("is of type %q, not an image manifest", m.MediaType))
+		return m, false
+	case m.ArtifactType != artifactType:
+		problem(at, fmt.Sprintf("has artifactType %q, not %s", m.ArtifactType, artifactType))
+		return m, false
+	case want != "" && (m.Subject == nil || m.Subject.Digest != want):
+		problem(at, fmt.Sprintf("is not attached to %s", want))
+		return m, false
+	}
+	return m, true
+}
+
+// blob reports whether a blob's descriptor can be fetched: a sha256
+// digest and a size that is not negative.
+func (s *Store) blob(d ocispec.Descriptor, owner digest.Digest, problem func(path, message string)) bool {
+	if d.Digest.Validate() != nil || d.Digest.Algorithm() != digest.SHA256 || d.Size < 0 {
+		problem(s.at(owner), fmt.Sprintf("names a blob %q of %d bytes: not a sha256 digest and a size", d.Digest, d.Size))
+		return false
+	}
+	return true
+}
+
+// Open is the blob at a dist path, checked against its descriptor as it is
+// read; a signature's referrer manifest is read first. A path the
+// registry does not hold a blob for is fs.ErrNotExist.
+func (s *Store) Open(ctx context.Context, p string) (io.ReadCloser, int64, error) {
+	s.mu.Lock()
+	d, ok := s.blobs[p]
+	sig, isSig := s.sigs[p]
+	s.mu.Unlock()
+	if isSig {
+		var err error
+		if d, err = s.sigstoreLayer(ctx, sig); err != nil {
+			return nil, 0, err
+		}
+	} else if !ok {
+		return nil, 0, fmt.Errorf("%s: %w", p, fs.ErrNotExist)
+	}
+	rc, err := s.r.repo.Blobs().Fetch(ctx, d)
+	if errors.Is(err, errdef.ErrNotFound) {
+		return nil, 0, fmt.Errorf("the registry does not have blob %s: %w", d.Digest, fs.ErrNotExist)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("blob %s: %w", d.Digest, err)
+	}
+	return &checkedBlob{rc: rc, want: d, h: sha256.New()}, d.Size, nil
+}
+
+// sigstoreLayer is the one layer of a Sigstore bundle's referrer.
+func (s *Store) sigstoreLayer(ctx context.Context, sig sigRef) (ocispec.Descriptor, error) {
+	var msgs []string
+	m, ok := s.manifest(ctx, sig.manifest, ArtifactTypeSigstoreBundle, sig.subject, func(_, msg string) { msgs = append(msgs, msg) })
+	switch {
+	case !ok:
+		return ocispec.Descriptor{}, fmt.Errorf("its referrer %s: %s", sig.manifest.Digest, msgs[0])
+	case len(m.Layers) != 1 || m.Layers[0].MediaType != ArtifactTypeSigstoreBundle:
+		return ocispec.Descriptor{}, fmt.Errorf("its referrer %s has %d layers; cosign's has one, a %s", sig.manifest.Digest, len(m.Layers), ArtifactTypeSigstoreBundle)
+	case !s.blob(m.Layers[0], sig.manifest.Digest, func(_, msg string) { msgs = append(msgs, msg) }):
+		return ocispec.Descriptor{}, fmt.Errorf("its referrer %s %s", sig.manifest.Digest, msgs[0])
+	}
+	return m.Layers[0], nil
+}
+
+// checkedBlob is a blob's body, which fails the read that ends it if its
+// bytes are not those its descriptor names: a registry whose copy was
+// changed is named with both digests.
+type checkedBlob struct {
+	rc   io.ReadCloser
+	want ocispec.Descriptor
+	n    int64
+	h    hash.Hash
+}
+
+func (b *checkedBlob) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	b.h.Write(p[:n])
+	b.n += int64(n)
+	switch {
+	case b.n > b.want.Size:
+		return n, fmt.Errorf("the registry sends more than the %d bytes its manifest gives blob %s", b.want.Size, b.want.Digest)
+	case err == io.EOF && b.n < b.want.Size:
+		return n, fmt.Errorf("the registry sends %d bytes of the %d its manifest gives blob %s", b.n, b.want.Size, b.want.Digest)
+	case err == io.EOF:
+		if got := digest.NewDigestFromBytes(digest.SHA256, b.h.Sum(nil)); got != b.want.Digest {
+			return n, fmt.Errorf("the registry sends bytes whose digest is %s for blob %s, which its manifest names: its copy was changed or is corrupt", got, b.want.Digest)
+		}
+	}
+	return n, err
+}
+
+func (b *checkedBlob) Close() error { return b.rc.Close() }

@@ -1,0 +1,276 @@
+package oci
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/skillpack/skillpack/internal/signtest"
+	"github.com/skillpack/skillpack/internal/testtool"
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/publish"
+	"github.com/skillpack/skillpack/verify"
+)
+
+// verifyAt verifies the bundle at source with every signature required.
+func verifyAt(t *testing.T, source string) (*verify.Report, error) {
+	t.Helper()
+	st, err := OpenStore(source, Options{}, verify.DefaultMaxSkills)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return verify.Objects(context.Background(), st, verify.Options{Verifier: signtest.StubVerifier{}, RequireSignatures: true})
+}
+
+// wantProblem fails unless rep has a problem at path (any, if "") whose
+// message has every one of subs.
+func wantProblem(t *testing.T, rep *verify.Report, path string, subs ...string) {
+	t.Helper()
+next:
+	for _, p := range rep.Problems {
+		if path != "" && p.Path != path {
+			continue
+		}
+		for _, s := range subs {
+			if !strings.Contains(p.Message, s) {
+				continue next
+			}
+		}
+		t.Logf("%s: %s", p.Path, p.Message)
+		return
+	}
+	var all bytes.Buffer
+	rep.WriteText(&all)
+	t.Errorf("no problem at %s with %q; got:\n%s", path, subs, all.String())
+}
+
+// blobFile is where the registry keeps a blob.
+func blobFile(storage string, d layout.Digest) string {
+	return filepath.Join(storage, "docker", "registry", "v2", "blobs", "sha256", d.Hex()[:2], d.Hex(), "data")
+}
+
+// A published bundle verifies from the registry: every .tar.gz, SKILL.md,
+// document and signature the registry holds is read and checked (every
+// signature of the documents too, though three of them are named
+// index.json: a publish one request at a time once attached only one of
+// those), and the .zip archives and served copies it does not hold are
+// counted, not reported.
+func TestVerifyRegistry(t *testing.T) {
+	host, storage := testtool.RegistryStorage(t, "")
+	_, b := newBundle(t)
+	target := "oci://" + host + "/acme/skills:v1"
+	publishTo(t, b, target, Options{Jobs: 1})
+
+	rep, err := verifyAt(t, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() {
+		var all bytes.Buffer
+		rep.WriteText(&all)
+		t.Fatalf("the published bundle does not verify:\n%s", all.String())
+	}
+	sigs, docSigs := 0, 0
+	for _, o := range b.Objects {
+		if a, ok := layout.SignedArtifact(o.Path); ok && layout.ArchiveFormat(a) != layout.Zip {
+			sigs++
+			if publish.StageOf(a) != publish.Archives {
+				docSigs++
+			}
+		}
+	}
+	c := rep.Checked
+	if c.Skills != len(b.Skills) || c.Archives != len(b.Skills) || c.Signatures != sigs || docSigs != 4 || c.NotHeld == 0 || rep.Source != target {
+		t.Errorf("checked %+v of %s; want %d skills, one archive each, %d signatures (%d of documents), some files not held", c, rep.Source, len(b.Skills), sigs, docSigs)
+	}
+	t.Log(rep.Summary())
+
+	// Each change below is undone before the next.
+	tamper := func(d layout.Digest, change func([]byte) []byte) (undo func()) {
+		t.Helper()
+		file := blobFile(storage, d)
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, change(bytes.Clone(data)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return func() { os.WriteFile(file, data, 0o644) }
+	}
+	victim := b.Skills[1].TarGz
+	undo := tamper(victim.Digest, func(data []byte) []byte { data[len(data)/2] ^= 1; return data })
+	rep, _ = verifyAt(t, target)
+	changed := digest.FromBytes(func() []byte { d, _ := os.ReadFile(blobFile(storage, victim.Digest)); return d }())
+	wantProblem(t, rep, victim.Path, "digest is "+string(changed), "blob "+string(victim.Digest))
+	undo()
+
+	undo = tamper(victim.Digest, func(data []byte) []byte { return append(data, '!') })
+	rep, _ = verifyAt(t, target)
+	wantProblem(t, rep, victim.Path, "mismatch Content-Length")
+	undo()
+
+	// The indexes, changed in the registry: their blobs say so. Without
+	// the v0.2 index there is nothing to verify, as over HTTP.
+	docs := map[string]publish.Object{}
+	for _, o := range b.Objects {
+		docs[o.Path] = o
+	}
+	undo = tamper(docs[layout.V2Index].Digest, func(data []byte) []byte { return bytes.Replace(data, []byte("CSV"), []byte("TSV"), 1) })
+	if _, err := verifyAt(t, target); err == nil || !strings.Contains(err.Error(), "blob "+string(docs[layout.V2Index].Digest)+", which its manifest names: its copy was changed") {
+		t.Errorf("the v0.2 index changed: %v", err)
+	}
+	undo()
+	undo = tamper(docs[layout.MCPSkills].Digest, func(data []byte) []byte { return bytes.Replace(data, []byte("CSV"), []byte("TSV"), 1) })
+	rep, _ = verifyAt(t, target)
+	wantProblem(t, rep, layout.MCPSkills, "blob "+string(docs[layout.MCPSkills].Digest), "was changed or is corrupt")
+	undo()
+
+	// A blob the registry lost.
+	md := b.Skills[0].SkillMD
+	file := blobFile(storage, md.Digest)
+	data, _ := os.ReadFile(file)
+	os.Remove(file)
+	rep, _ = verifyAt(t, target)
+	wantProblem(t, rep, md.Path, "")
+	os.WriteFile(file, data, 0o644)
+
+	if rep, err := verifyAt(t, target); err != nil || !rep.OK() {
+		t.Fatalf("restored: %v, %v", err, rep.Problems)
+	}
+
+	// Not a bundle's collection, or none.
+	for source, msg := range map[string]string{
+		"oci://" + host + "/acme/skills:release-notes-1.2.0": "is one skill's artifact, not a bundle",
+		"oci://" + host + "/acme/skills:nothing":             "not found",
+		"oci://" + host + "/acme/none":                       "not found",
+	} {
+		if _, err := verifyAt(t, source); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v; want %q", source, err, msg)
+		}
+	}
+}
+
+// A collection that is not what was published: a skill's manifest gone
+// from the registry, an extra skill in the collection, a skill listed
+// under another name.
+func TestVerifyRegistryCollection(t *testing.T) {
+	f := published(t)
+	ctx := context.Background()
+	var idx ocispec.Index
+	fetchJSON(t, f.repo, "latest", &idx)
+	idxDesc, err := f.repo.Resolve(ctx, "latest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs ocispec.Descriptor
+	f.repo.Referrers(ctx, idxDesc, ArtifactTypeDocuments, func(refs []ocispec.Descriptor) error { docs = refs[0]; return nil })
+
+	// retag pushes a collection of entries, with the published documents
+	// attached to it, and tags it.
+	retag := func(tag string, entries []ocispec.Descriptor, docsChange ...func(*ocispec.Manifest)) string {
+		t.Helper()
+		m := idx
+		m.Manifests = entries
+		data, _ := json.Marshal(m)
+		d := descriptorOf(ocispec.MediaTypeImageIndex, data)
+		if err := f.repo.Manifests().PushReference(ctx, d, bytes.NewReader(data), tag); err != nil {
+			t.Fatal(err)
+		}
+		// The documents, attached to the new collection.
+		var dm ocispec.Manifest
+		fetchJSON(t, f.repo, string(docs.Digest), &dm)
+		dm.Subject = &ocispec.Descriptor{MediaType: d.MediaType, Digest: d.Digest, Size: d.Size}
+		for _, change := range docsChange {
+			change(&dm)
+		}
+		ddata, _ := json.Marshal(dm)
+		dd := descriptorOf(ocispec.MediaTypeImageManifest, ddata)
+		dd.ArtifactType = ArtifactTypeDocuments
+		if err := f.repo.Manifests().Push(ctx, dd, bytes.NewReader(ddata)); err != nil {
+			t.Fatal(err)
+		}
+		return "oci://" + f.px.host + "/acme/skills:" + tag
+	}
+
+	// An extra skill: a published one's artifact under another name.
+	var m ocispec.Manifest
+	fetchJSON(t, f.repo, string(idx.Manifests[0].Digest), &m)
+	m.Annotations[annSkillName] = "extra"
+	data, _ := json.Marshal(m)
+	extra := descriptorOf(ocispec.MediaTypeImageManifest, data)
+	if err := f.repo.Manifests().Push(ctx, extra, bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	extra.Annotations = map[string]string{annSkillName: "extra"}
+	rep, err := verifyAt(t, retag("extra", append(idx.Manifests[:len(idx.Manifests):len(idx.Manifests)], extra)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := "oci://" + f.px.host + "/acme/skills@" + string(extra.Digest)
+	wantProblem(t, rep, layout.SkillFile("extra", layout.EntryFile), "not in the build record")
+	wantProblem(t, rep, at, "skill extra's archive layer is titled", "not extra-")
+	wantProblem(t, rep, at, `skill extra's config gives name "`+idx.Manifests[0].Annotations[annSkillName]+`", its `+annSkillName+` "extra"`)
+
+	// One skill left out, another listed under the wrong name.
+	gone := idx.Manifests[0].Annotations[annSkillName]
+	renamed := idx.Manifests[1]
+	renamed.Annotations = map[string]string{annSkillName: "impostor"}
+	rep, err = verifyAt(t, retag("less", append([]ocispec.Descriptor{renamed}, idx.Manifests[2:]...)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range f.b.Skills {
+		if s.Name == gone {
+			wantProblem(t, rep, s.TarGz.Path, "missing")
+		}
+	}
+	wantProblem(t, rep, "oci://"+f.px.host+"/acme/skills@"+string(renamed.Digest), "the collection lists it as skill impostor")
+
+	// Titles that are not where a file may go, or that would put a
+	// document in a skill's place; a signature titled outside its skill.
+	// (A collection of its own: the published one would then have two
+	// documents referrers.)
+	rep, err = verifyAt(t, retag("titles", idx.Manifests[1:], func(dm *ocispec.Manifest) {
+		dm.Layers[0].Annotations = map[string]string{annTitle: "../../escape"}
+		dm.Layers[1].Annotations = map[string]string{annTitle: layout.SkillFile("csv-profiler", layout.EntryFile)}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at = "oci://" + f.px.host + "/acme/skills@"
+	wantProblem(t, rep, "", `a layer is titled "../../escape", which is not a path inside a bundle`)
+	wantProblem(t, rep, "", "the layer titled "+layout.SkillFile("csv-profiler", layout.EntryFile)+" is not a document")
+	sig := signatureManifest(idx.Manifests[1], blob{desc: descriptorOf(ArtifactTypeSigstoreBundle, []byte("{}")), data: []byte("{}")}, "../../x.tar.gz.sigstore.json")
+	for _, b := range sig.blobs {
+		if err := f.repo.Blobs().Push(ctx, b.desc, bytes.NewReader(b.data)); err != nil && !strings.Contains(err.Error(), "exists") {
+			t.Fatal(err)
+		}
+	}
+	if err := f.repo.Manifests().Push(ctx, sig.desc, bytes.NewReader(sig.data)); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = verifyAt(t, f.target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantProblem(t, rep, at+string(sig.desc.Digest), `is titled "../../x.tar.gz.sigstore.json", which is not the signature of what it is attached to`)
+
+	// A skill's manifest deleted from the registry.
+	victim := idx.Manifests[2]
+	if err := f.repo.Manifests().Delete(ctx, victim); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = verifyAt(t, f.target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantProblem(t, rep, "oci://"+f.px.host+"/acme/skills@"+string(victim.Digest), "the registry does not have it")
+}

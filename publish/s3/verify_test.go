@@ -1,0 +1,132 @@
+package s3
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/minio/minio-go/v7"
+
+	"github.com/skillpack/skillpack/internal/signtest"
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/verify"
+)
+
+// A published bundle verifies from the bucket as it does from DIST,
+// signatures included; what changes there afterwards is reported with its
+// path: an object replaced with other bytes (both digests), an object
+// removed, an index rewritten, a record that is not the newest release's.
+// A bucket or a prefix with no bundle cannot be verified at all.
+func TestVerifyFake(t *testing.T) { testVerify(t, fakeServer(t)) }
+
+func testVerify(t *testing.T, s *server) {
+	b := bundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	ctx := context.Background()
+	if err := Publish(ctx, b, s.target("ver"), s.options(), nil); err != nil {
+		t.Fatal(err)
+	}
+	o := verify.Options{Verifier: signtest.StubVerifier{}, RequireSignatures: true}
+	check := func() *verify.Report {
+		t.Helper()
+		st, err := OpenBucket(s.target("ver"), s.options())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := verify.Objects(ctx, st, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	want := func(rep *verify.Report, path string, subs ...string) {
+		t.Helper()
+	next:
+		for _, p := range rep.Problems {
+			for _, sub := range subs {
+				if p.Path != path || !strings.Contains(p.Message, sub) {
+					continue next
+				}
+			}
+			t.Logf("%s: %s", p.Path, p.Message)
+			return
+		}
+		var all bytes.Buffer
+		rep.WriteText(&all)
+		t.Errorf("no problem at %s with %q; got:\n%s", path, subs, all.String())
+	}
+	restore := func(path string) {
+		t.Helper()
+		s.put("ver/"+path, string(readDist(t, b.Dir, path)))
+	}
+
+	rep := check()
+	local, err := verify.Dist(ctx, b.Dir, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() || rep.Checked != local.Checked || rep.Source != s.target("ver") {
+		var all bytes.Buffer
+		rep.WriteText(&all)
+		t.Fatalf("published: checked %+v of %s, DIST %+v:\n%s", rep.Checked, rep.Source, local.Checked, all.String())
+	}
+
+	victim := b.Skills[0].TarGz
+	s.put("ver/"+victim.Path, strings.Repeat("x", int(victim.Size)))
+	want(check(), victim.Path, "digest is "+string(layout.DigestOf([]byte(strings.Repeat("x", int(victim.Size))))), "says "+string(victim.Digest))
+	restore(victim.Path)
+
+	s.remove("ver/" + victim.Path)
+	want(check(), victim.Path, "missing (not found)")
+	restore(victim.Path)
+
+	idx := readDist(t, b.Dir, layout.V2Index)
+	s.put("ver/"+layout.V2Index, strings.Replace(string(idx), `"description": "`, `"description": "Tampered. `, 1))
+	rep = check()
+	want(rep, layout.V2Index, "but "+layout.BuildRecord+" says")
+	want(rep, layout.Signature(layout.V2Index), "does not verify")
+	restore(layout.V2Index)
+
+	s.put("ver/"+layout.BuildRecord, strings.Replace(string(readDist(t, b.Dir, layout.BuildRecord)), "\n", "\n ", 1))
+	want(check(), releasesList, "its newest release is the build record "+string(b.Record().Digest))
+	restore(layout.BuildRecord)
+
+	if rep := check(); !rep.OK() {
+		t.Errorf("restored: %v", rep.Problems)
+	}
+
+	for target, msg := range map[string]string{
+		"s3://nothere/ver":  "s3://nothere/ver: no such bucket at http://127.0.0.1",
+		s.target("nowhere"): "cannot read " + s.target("nowhere") + "/" + layout.V2Index + ": missing (not found)",
+	} {
+		st, err := OpenBucket(target, s.options())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := verify.Objects(ctx, st, o); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: %v; want %q", target, err, msg)
+		}
+	}
+}
+
+// remove deletes an object, as another tool would.
+func (s *server) remove(key string) {
+	s.t.Helper()
+	s.proxy.pause()
+	defer s.proxy.resume()
+	if err := s.client().RemoveObject(context.Background(), testBucket, key, minio.RemoveObjectOptions{}); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// readDist is a file of DIST.
+func readDist(t *testing.T, dist, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dist, filepath.FromSlash(path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
