@@ -2,6 +2,7 @@ package sign
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -15,6 +16,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+
+	"github.com/skillpack/skillpack/layout"
 )
 
 // Helper is the program that holds skillpack's Sigstore code, and Install
@@ -26,7 +29,7 @@ const (
 
 // Protocol is the version of the helper protocol this package speaks (see
 // cmd/skillpack-sign); a helper that speaks another is refused.
-const Protocol = 1
+const Protocol = 2
 
 // tokenEnv carries --identity-token to the helper: a token on its command
 // line would be visible to every user of the machine.
@@ -79,14 +82,45 @@ type hello struct {
 }
 
 type request struct {
-	Digest string `json:"digest"`
-	Bundle []byte `json:"bundle,omitempty"`
+	Digest    string `json:"digest,omitempty"`
+	Statement []byte `json:"statement,omitempty"`
+	Bundle    []byte `json:"bundle,omitempty"`
+	DSSE      bool   `json:"dsse,omitempty"`
 }
 
 type response struct {
-	Bundle []byte `json:"bundle"`
-	OK     bool   `json:"ok"`
-	Error  string `json:"error"`
+	Bundle  []byte `json:"bundle"`
+	OK      bool   `json:"ok"`
+	Payload []byte `json:"payload"`
+	Error   string `json:"error"`
+}
+
+// sigstoreBundle is what the client reads of a Sigstore bundle (v0.3)
+// the helper made: what it signs.
+type sigstoreBundle struct {
+	MessageSignature struct {
+		MessageDigest hashOutput `json:"messageDigest"`
+	} `json:"messageSignature"`
+	DSSEEnvelope *dsseEnvelope `json:"dsseEnvelope"`
+}
+
+// hashOutput is Sigstore's HashOutput: a digest and its algorithm.
+type hashOutput struct{ Algorithm, Digest string }
+
+// dsseEnvelope is the part of a DSSE envelope a folder signature is
+// checked by: the statement it holds.
+type dsseEnvelope struct {
+	Payload     []byte `json:"payload"`
+	PayloadType string `json:"payloadType"`
+}
+
+// signed decodes a bundle the helper returned.
+func (p *process) signed(bundle []byte) (*sigstoreBundle, error) {
+	var b sigstoreBundle
+	if err := json.Unmarshal(bundle, &b); err != nil {
+		return nil, fmt.Errorf("%s returned a bundle that is not JSON: %w", p.path, err)
+	}
+	return &b, nil
 }
 
 // process is one running helper, answering requests in order.
@@ -276,17 +310,34 @@ func (s *Signer) Sign(_ context.Context, artifact []byte) ([]byte, error) {
 	if resp.Error != "" {
 		return nil, errors.New(resp.Error)
 	}
-	var b struct {
-		MessageSignature struct {
-			MessageDigest struct{ Algorithm, Digest string } `json:"messageDigest"`
-		} `json:"messageSignature"`
-	}
-	if err := json.Unmarshal(resp.Bundle, &b); err != nil {
-		return nil, fmt.Errorf("%s returned a bundle that is not JSON: %w", s.p.path, err)
+	b, err := s.p.signed(resp.Bundle)
+	if err != nil {
+		return nil, err
 	}
 	md := b.MessageSignature.MessageDigest
 	if md.Algorithm != "SHA2_256" || md.Digest != base64.StdEncoding.EncodeToString(sum[:]) {
 		return nil, fmt.Errorf("%s returned a bundle that signs %s %s, not the artifact's sha256 digest", s.p.path, md.Algorithm, md.Digest)
+	}
+	return resp.Bundle, nil
+}
+
+// SignStatement signs a skill folder's statement (layout.StatementDoc)
+// and returns the folder signature: a Sigstore bundle whose DSSE envelope
+// holds the statement, checked to hold exactly these bytes.
+func (s *Signer) SignStatement(_ context.Context, statement []byte) ([]byte, error) {
+	resp, err := s.p.call(request{Statement: statement})
+	if err != nil {
+		return nil, err
+	}
+	if resp.Error != "" {
+		return nil, errors.New(resp.Error)
+	}
+	b, err := s.p.signed(resp.Bundle)
+	if err != nil {
+		return nil, err
+	}
+	if env := b.DSSEEnvelope; env == nil || env.PayloadType != layout.InTotoPayloadType || !bytes.Equal(env.Payload, statement) {
+		return nil, fmt.Errorf("%s returned a bundle that does not hold the statement it was given", s.p.path)
 	}
 	return resp.Bundle, nil
 }
@@ -352,6 +403,23 @@ func (v *Verifier) Verify(bundleJSON, artifactDigest []byte) error {
 		return fmt.Errorf("%s answered neither ok nor an error", v.p.path)
 	}
 	return nil
+}
+
+// VerifyStatement checks that bundleJSON is a folder signature (OMS: a
+// DSSE envelope over an in-toto statement) by the identity or key v was
+// made for, and returns the statement it signs, for the caller to decode
+// (layout.DecodeStatement) and compare with the folder.
+func (v *Verifier) VerifyStatement(bundleJSON []byte) ([]byte, error) {
+	resp, err := v.p.call(request{Bundle: bundleJSON, DSSE: true})
+	switch {
+	case err != nil:
+		return nil, err
+	case resp.Error != "":
+		return nil, errors.New(resp.Error)
+	case !resp.OK || resp.Payload == nil:
+		return nil, fmt.Errorf("%s answered neither a statement nor an error", v.p.path)
+	}
+	return resp.Payload, nil
 }
 
 // Close stops the helper.

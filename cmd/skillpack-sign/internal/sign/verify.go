@@ -2,6 +2,7 @@ package sign
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/verify"
+	"github.com/sigstore/sigstore/pkg/signature"
 )
 
 // GitHubIssuer is the OIDC issuer of GitHub Actions' tokens.
@@ -53,6 +55,7 @@ type Verifier struct {
 	opts     VerifyOptions
 	tm       root.TrustedMaterial
 	v        *verify.Verifier
+	dsse     *verify.Verifier // key folder signatures; nil keyless, where v serves both
 	identity verify.PolicyOption
 	key      bool
 }
@@ -70,12 +73,23 @@ func NewVerifier(o VerifyOptions) (*Verifier, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.tm = root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) {
-			return root.NewExpiringKey(pub, time.Time{}, time.Time{}), nil
-		})
-		// Key signatures carry no certificate whose validity a timestamp
-		// would have to prove.
-		if v.v, err = verify.NewVerifier(v.tm, verify.WithNoObserverTimestamps()); err != nil {
+		// Blob signatures are over the sha256 digest the indexes record,
+		// on either curve (see keyPair).
+		sha256Verifier, err := signature.LoadECDSAVerifier(pub, crypto.SHA256)
+		if err != nil {
+			return nil, err
+		}
+		if v.tm, v.v, err = keyVerifier(sha256Verifier); err != nil {
+			return nil, err
+		}
+		// Folder signatures (DSSE) are over the envelope with the curve's
+		// own hash, as OMS signers make them (see dsseKey); SHA-256 on
+		// P-384 is accepted too, as sigstore-go accepts it.
+		byCurve, err := signature.LoadECDSAVerifier(pub, curveHash(pub.Curve))
+		if err != nil {
+			return nil, err
+		}
+		if _, v.dsse, err = keyVerifier(anyHash{byCurve, sha256Verifier}); err != nil {
 			return nil, err
 		}
 		v.identity = verify.WithKey()
@@ -143,26 +157,37 @@ func (v *Verifier) Verify(bundleJSON []byte, artifactDigest []byte) error {
 		return fmt.Errorf("digest mismatch: the bundle signs sha256:%x, the artifact is sha256:%x "+
 			"(a bundle for another artifact, or an artifact changed after signing)", md.GetDigest(), artifactDigest)
 	}
-	vc, err := b.VerificationContent()
+	cert, err := v.material(&b)
 	if err != nil {
-		return fmt.Errorf("not a Sigstore bundle: %w", err)
-	}
-	cert := vc.Certificate()
-	switch {
-	case v.key && cert != nil:
-		return errors.New("the bundle is signed keyless (with a certificate), not with a key: verify it with --certificate-identity and --certificate-oidc-issuer")
-	case !v.key && cert == nil:
-		return errors.New("the bundle is signed with a key, not keyless: verify it with --key")
-	case cert != nil:
-		if err := v.chains(cert); err != nil {
-			return err
-		}
+		return err
 	}
 	_, err = v.v.Verify(&b, verify.NewPolicy(verify.WithArtifactDigest("sha256", artifactDigest), v.identity))
 	if err != nil {
 		return v.explain(err, cert)
 	}
 	return nil
+}
+
+// material checks that the bundle is signed the way v verifies (keyless
+// or with a key) and, keyless, that its certificate chains to the trusted
+// root, and returns the certificate (nil for a key).
+func (v *Verifier) material(b *bundle.Bundle) (*x509.Certificate, error) {
+	vc, err := b.VerificationContent()
+	if err != nil {
+		return nil, fmt.Errorf("not a Sigstore bundle: %w", err)
+	}
+	cert := vc.Certificate()
+	switch {
+	case v.key && cert != nil:
+		return nil, errors.New("the bundle is signed keyless (with a certificate), not with a key: verify it with --certificate-identity and --certificate-oidc-issuer")
+	case !v.key && cert == nil:
+		return nil, errors.New("the bundle is signed with a key, not keyless: verify it with --key")
+	case cert != nil:
+		if err := v.chains(cert); err != nil {
+			return nil, err
+		}
+	}
+	return cert, nil
 }
 
 // chains checks, before anything else, that cert comes from a certificate
@@ -218,7 +243,7 @@ func (v *Verifier) explain(err error, cert *x509.Certificate) error {
 		return fmt.Errorf("no verified transparency log entry: %w", err)
 	case strings.Contains(msg, "timestamp"):
 		return fmt.Errorf("no verified timestamp: %w", err)
-	case strings.Contains(msg, "failed to verify signature"):
+	case strings.Contains(msg, "failed to verify signature"), strings.Contains(msg, "could not verify envelope"):
 		if v.key {
 			return fmt.Errorf("the signature does not verify with the public key in %s: %w", v.opts.Key, err)
 		}
