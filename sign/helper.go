@@ -114,13 +114,21 @@ type dsseEnvelope struct {
 	PayloadType string `json:"payloadType"`
 }
 
-// signed decodes a bundle the helper returned.
-func (p *process) signed(bundle []byte) (*sigstoreBundle, error) {
-	var b sigstoreBundle
-	if err := json.Unmarshal(bundle, &b); err != nil {
-		return nil, fmt.Errorf("%s returned a bundle that is not JSON: %w", p.path, err)
+// sign sends one sign request and returns the bundle, as JSON and
+// decoded, for the caller to check what it signs.
+func (p *process) sign(r request) ([]byte, *sigstoreBundle, error) {
+	resp, err := p.call(r)
+	if err != nil {
+		return nil, nil, err
 	}
-	return &b, nil
+	if resp.Error != "" {
+		return nil, nil, errors.New(resp.Error)
+	}
+	var b sigstoreBundle
+	if err := json.Unmarshal(resp.Bundle, &b); err != nil {
+		return nil, nil, fmt.Errorf("%s returned a bundle that is not JSON: %w", p.path, err)
+	}
+	return resp.Bundle, &b, nil
 }
 
 // process is one running helper, answering requests in order.
@@ -303,14 +311,7 @@ func (s *Signer) Keyless() bool { return s.keyless }
 // sign exactly that digest.
 func (s *Signer) Sign(_ context.Context, artifact []byte) ([]byte, error) {
 	sum := sha256.Sum256(artifact)
-	resp, err := s.p.call(request{Digest: digestOf(sum[:])})
-	if err != nil {
-		return nil, err
-	}
-	if resp.Error != "" {
-		return nil, errors.New(resp.Error)
-	}
-	b, err := s.p.signed(resp.Bundle)
+	raw, b, err := s.p.sign(request{Digest: digestOf(sum[:])})
 	if err != nil {
 		return nil, err
 	}
@@ -318,28 +319,21 @@ func (s *Signer) Sign(_ context.Context, artifact []byte) ([]byte, error) {
 	if md.Algorithm != "SHA2_256" || md.Digest != base64.StdEncoding.EncodeToString(sum[:]) {
 		return nil, fmt.Errorf("%s returned a bundle that signs %s %s, not the artifact's sha256 digest", s.p.path, md.Algorithm, md.Digest)
 	}
-	return resp.Bundle, nil
+	return raw, nil
 }
 
 // SignStatement signs a skill folder's statement (layout.StatementDoc)
 // and returns the folder signature: a Sigstore bundle whose DSSE envelope
 // holds the statement, checked to hold exactly these bytes.
 func (s *Signer) SignStatement(_ context.Context, statement []byte) ([]byte, error) {
-	resp, err := s.p.call(request{Statement: statement})
-	if err != nil {
-		return nil, err
-	}
-	if resp.Error != "" {
-		return nil, errors.New(resp.Error)
-	}
-	b, err := s.p.signed(resp.Bundle)
+	raw, b, err := s.p.sign(request{Statement: statement})
 	if err != nil {
 		return nil, err
 	}
 	if env := b.DSSEEnvelope; env == nil || env.PayloadType != layout.InTotoPayloadType || !bytes.Equal(env.Payload, statement) {
 		return nil, fmt.Errorf("%s returned a bundle that does not hold the statement it was given", s.p.path)
 	}
-	return resp.Bundle, nil
+	return raw, nil
 }
 
 // Close stops the helper.
