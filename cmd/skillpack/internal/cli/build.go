@@ -146,6 +146,7 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 		}
 		defer s.Close()
 		bo.Sign = func(data []byte) ([]byte, error) { return s.Sign(ctx, data) }
+		bo.SignFolder = func(st []byte) ([]byte, error) { return s.SignStatement(ctx, st) }
 	}
 	bo.Log = ios.stepLog()
 	bo.Verbose = ios.Verbose

@@ -366,7 +366,7 @@ func TestInitFlags(t *testing.T) {
 func TestArgs(t *testing.T) {
 	for args, want := range map[string]string{
 		"pack":               "pack takes one SKILLDIR, not 0 arguments\nRun 'skillpack pack --help' for usage.",
-		"verify a b":         "verify takes one DIST|URL, not 2 arguments\nRun 'skillpack verify --help' for usage.",
+		"verify a b":         "verify takes one DIST|URL|SKILLDIR, not 2 arguments\nRun 'skillpack verify --help' for usage.",
 		"serve":              "serve takes one DIST, not 0 arguments\nRun 'skillpack serve --help' for usage.",
 		"new a b c":          "new takes one NAME, not 3 arguments\nRun 'skillpack new --help' for usage.",
 		"version now":        "version takes no arguments, not \"now\"\nRun 'skillpack version --help' for usage.",

@@ -62,7 +62,8 @@ func (o *SignOptions) newSigner(ctx context.Context, ios *IO) (*sign.Signer, err
 
 // signDist signs the bundle at dist and reports it in the build's log style.
 func signDist(ctx context.Context, ios *IO, dist string, s *sign.Signer) error {
-	res, err := build.Sign(dist, func(data []byte) ([]byte, error) { return s.Sign(ctx, data) }, nil)
+	res, err := build.Sign(dist, func(data []byte) ([]byte, error) { return s.Sign(ctx, data) },
+		func(st []byte) ([]byte, error) { return s.SignStatement(ctx, st) }, nil)
 	var oe *build.OutputError
 	if errors.As(err, &oe) {
 		return usageErr("%w", err)
@@ -70,12 +71,12 @@ func signDist(ctx context.Context, ios *IO, dist string, s *sign.Signer) error {
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
-	written := res.Signatures
 	mode := "key"
 	if s.Keyless() {
 		mode = "keyless"
 	}
-	fmt.Fprintf(ios.Err, "• sign: %d artifacts (%s), %s beside each\n", len(written), mode, layout.SignatureSuffix)
+	fmt.Fprintf(ios.Err, "• sign: %d artifacts (%s), %s beside each; %d skill folders, %s in each\n",
+		len(res.Signatures), mode, layout.SignatureSuffix, len(res.Folders), layout.FolderSignatureFile)
 	return nil
 }
 
