@@ -350,6 +350,9 @@ type VerifyOptions struct {
 	CertificateOIDCIssuer     string
 	Key                       string // an ECDSA public key PEM file, for bundles signed with a key
 	TrustedRoot               string // a trusted_root.json; empty: the public-good root, through TUF
+	// CertificateChain is a PEM file of CA certificates, for folder
+	// signatures of the OMS certificate method (NVIDIA's verified skills).
+	CertificateChain string
 
 	Helper string    // the skillpack-sign program; empty: FindHelper
 	Stderr io.Writer // receives what the helper writes there (nil: os.Stderr)
@@ -368,6 +371,7 @@ func NewVerifier(ctx context.Context, o VerifyOptions) (*Verifier, error) {
 	for _, f := range []struct{ flag, v string }{
 		{"--certificate-identity", o.CertificateIdentity}, {"--certificate-identity-regexp", o.CertificateIdentityRegexp},
 		{"--certificate-oidc-issuer", o.CertificateOIDCIssuer}, {"--key", o.Key}, {"--trusted-root", o.TrustedRoot},
+		{"--certificate-chain", o.CertificateChain},
 	} {
 		if f.v != "" {
 			args = append(args, f.flag, f.v)

@@ -19,6 +19,7 @@
 //	                    [--tsa-url URL] [--trusted-root FILE] [--signing-config FILE]
 //	skillpack-sign verify [--certificate-identity ID | --certificate-identity-regexp RE]
 //	                      [--certificate-oidc-issuer URL] [--key FILE] [--trusted-root FILE]
+//	                      [--certificate-chain FILE]
 //
 // The helper first checks its flags (loading keys and roots, contacting no
 // signing service) and writes one line: {"protocol":2} (sign adds

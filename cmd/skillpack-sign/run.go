@@ -134,6 +134,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(stri
 		fs.StringVar(&o.CertificateOIDCIssuer, "certificate-oidc-issuer", "", "the identity's OIDC issuer")
 		fs.StringVar(&o.Key, "key", "", "ECDSA public key PEM file")
 		fs.StringVar(&o.TrustedRoot, "trusted-root", "", "trusted_root.json")
+		fs.StringVar(&o.CertificateChain, "certificate-chain", "", "PEM file of CA certificates (the OMS certificate method)")
 		if err := parse(fs, args[1:]); err != nil {
 			return fail(err)
 		}

@@ -8,13 +8,16 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
+	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/root"
@@ -83,9 +86,9 @@ func (s *Signer) SignStatement(ctx context.Context, statement []byte) ([]byte, e
 // for, and returns the statement it signs. It does not read the statement:
 // that, and the folder, are skillpack's to compare.
 func (v *Verifier) VerifyStatement(bundleJSON []byte) ([]byte, error) {
-	var b bundle.Bundle
-	if err := b.UnmarshalJSON(bundleJSON); err != nil {
-		return nil, fmt.Errorf("not a Sigstore bundle: %w", err)
+	b, err := parseFolderBundle(bundleJSON)
+	if err != nil {
+		return nil, err
 	}
 	env := b.GetDsseEnvelope()
 	switch {
@@ -94,9 +97,15 @@ func (v *Verifier) VerifyStatement(bundleJSON []byte) ([]byte, error) {
 	case env.GetPayloadType() != inTotoPayloadType:
 		return nil, fmt.Errorf("the bundle's envelope holds %q, not an in-toto statement (%s)", env.GetPayloadType(), inTotoPayloadType)
 	}
-	cert, err := v.material(&b)
+	cert, err := v.material(b)
 	if err != nil {
 		return nil, err
+	}
+	if v.chain != nil {
+		if err := v.chain.check(b); err != nil {
+			return nil, err
+		}
+		return env.GetPayload(), nil
 	}
 	verifier := v.v
 	if v.dsse != nil {
@@ -104,10 +113,31 @@ func (v *Verifier) VerifyStatement(bundleJSON []byte) ([]byte, error) {
 	}
 	// No artifact: the statement names files, not one artifact, and
 	// skillpack compares every one of them with the folder.
-	if _, err := verifier.Verify(&b, verify.NewPolicy(verify.WithoutArtifactUnsafe(), v.identity)); err != nil {
+	if _, err := verifier.Verify(b, verify.NewPolicy(verify.WithoutArtifactUnsafe(), v.identity)); err != nil {
 		return nil, v.explain(err, cert)
 	}
 	return env.GetPayload(), nil
+}
+
+// parseFolderBundle reads a folder signature. OMS bundles of the
+// certificate method (the reference tool's, NVIDIA's) say they are v0.3
+// yet carry a certificate chain, which the Sigstore bundle format allows
+// only up to v0.2, so sigstore-go refuses them as v0.3: such a bundle is
+// read as the v0.2 bundle it is in substance. Nothing else is changed;
+// the chain is then checked like any (caChain).
+func parseFolderBundle(data []byte) (*bundle.Bundle, error) {
+	var pb protobundle.Bundle
+	if err := protojson.Unmarshal(data, &pb); err != nil {
+		return nil, fmt.Errorf("not a Sigstore bundle: %w", err)
+	}
+	if pb.GetVerificationMaterial().GetX509CertificateChain() != nil && pb.GetMediaType() == MediaType {
+		pb.MediaType = "application/vnd.dev.sigstore.bundle+json;version=0.2"
+	}
+	b, err := bundle.NewBundle(&pb)
+	if err != nil {
+		return nil, fmt.Errorf("not a Sigstore bundle: %w", err)
+	}
+	return b, nil
 }
 
 // dsseKey signs DSSE envelopes as OMS signers do: with the hash of the
@@ -192,4 +222,83 @@ func (a anyHash) VerifySignature(sig, message io.Reader, opts ...signature.Verif
 		}
 	}
 	return err
+}
+
+// caChain is the CA certificates of a --certificate-chain file: its
+// self-signed ones are the roots, the others intermediates.
+type caChain struct {
+	roots, intermediates []*x509.Certificate
+}
+
+func loadChain(path string) (*caChain, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--certificate-chain: %w", err)
+	}
+	certs, err := cryptoutils.UnmarshalCertificatesFromPEM(data)
+	if err != nil || len(certs) == 0 {
+		return nil, fmt.Errorf("%s: no PEM certificate in it; give the CA certificates the signer's chain ends at", path)
+	}
+	c := &caChain{}
+	for _, cert := range certs {
+		if bytes.Equal(cert.RawIssuer, cert.RawSubject) && cert.CheckSignatureFrom(cert) == nil {
+			c.roots = append(c.roots, cert)
+		} else {
+			c.intermediates = append(c.intermediates, cert)
+		}
+	}
+	if len(c.roots) == 0 {
+		return nil, fmt.Errorf("%s holds no self-signed (root) certificate: give the chain up to its root CA", path)
+	}
+	return c, nil
+}
+
+// check verifies a bundle of the certificate method: its leaf chains to a
+// root of the file, through the intermediates of the file and of the
+// bundle's own chain (which prove nothing alone), now (no timestamp
+// vouches for an earlier time), and may sign (key usage); and the DSSE
+// signature verifies with the leaf's key. sigstore-go's policy checks are
+// for Fulcio certificates (it insists on a SAN identity), so this is done
+// with the two checks it is made of.
+func (c *caChain) check(b *bundle.Bundle) error {
+	vc, err := b.VerificationContent()
+	if err != nil {
+		return fmt.Errorf("not a Sigstore bundle: %w", err)
+	}
+	leaf := vc.Certificate()
+	roots, inter := x509.NewCertPool(), x509.NewCertPool()
+	for _, r := range c.roots {
+		roots.AddCert(r)
+	}
+	for _, i := range c.intermediates {
+		inter.AddCert(i)
+	}
+	certs := b.GetVerificationMaterial().GetX509CertificateChain().GetCertificates()
+	for _, raw := range certs[min(1, len(certs)):] {
+		cert, err := x509.ParseCertificate(raw.GetRawBytes())
+		if err != nil {
+			return fmt.Errorf("the bundle's certificate chain: %w", err)
+		}
+		inter.AddCert(cert)
+	}
+	_, err = leaf.Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}})
+	var expired x509.CertificateInvalidError
+	switch {
+	case errors.As(err, &expired) && expired.Reason == x509.Expired:
+		return fmt.Errorf("certificate expired: the signing certificate %q is valid from %s to %s", leaf.Subject.CommonName,
+			leaf.NotBefore.UTC().Format(time.RFC3339), leaf.NotAfter.UTC().Format(time.RFC3339))
+	case err != nil:
+		return fmt.Errorf("untrusted root: the signing certificate %q (issued by %q) does not chain to a certificate of --certificate-chain: %w",
+			leaf.Subject.CommonName, leaf.Issuer.CommonName, err)
+	case leaf.KeyUsage != 0 && leaf.KeyUsage&x509.KeyUsageDigitalSignature == 0:
+		return fmt.Errorf("the signing certificate %q may not sign (no digitalSignature key usage)", leaf.Subject.CommonName)
+	}
+	sc, err := b.SignatureContent()
+	if err != nil {
+		return fmt.Errorf("not a Sigstore bundle: %w", err)
+	}
+	if err := verify.VerifySignature(sc, vc, nil); err != nil {
+		return fmt.Errorf("the signature does not verify with the certificate %q: %w", leaf.Subject.CommonName, err)
+	}
+	return nil
 }

@@ -232,3 +232,61 @@ func TestVerifyStatementSpecVectors(t *testing.T) {
 		t.Errorf("sigstore vector, another identity: %v", err)
 	}
 }
+
+// The certificate method: a leaf certificate and its CA chain in the
+// bundle, trusted through the CA's certificate. NVIDIA's verified skills
+// are signed so (checked against NVIDIA's published root); so is the
+// specification's certificate test vector.
+func TestVerifyStatementCertificateChain(t *testing.T) {
+	read := func(name string) []byte {
+		data, err := os.ReadFile(omsFile(name))
+		must(t, err)
+		return data
+	}
+	for _, tc := range []struct{ bundle, chain string }{
+		{"nvidia-tao-list-capabilities.oms.sig", "nv-agent-root-cert.pem"},
+		{"certificate.bundle.json", "ca-cert.pem"},
+	} {
+		b := read(tc.bundle)
+		v, err := NewVerifier(VerifyOptions{CertificateChain: omsFile(tc.chain)})
+		must(t, err)
+		got, err := v.VerifyStatement(b)
+		if err != nil {
+			t.Errorf("%s with %s: %v", tc.bundle, tc.chain, err)
+			continue
+		}
+		if !bytes.Equal(got, fields(t, b).DSSEEnvelope.Payload) {
+			t.Errorf("%s: returned %q", tc.bundle, got)
+		}
+	}
+	nv := read("nvidia-tao-list-capabilities.oms.sig")
+	nvidia, err := NewVerifier(VerifyOptions{CertificateChain: omsFile("nv-agent-root-cert.pem")})
+	must(t, err)
+	p := fields(t, nv).DSSEEnvelope.Payload
+	tampered := bytes.Replace(nv, []byte(base64.StdEncoding.EncodeToString(p)), []byte(base64.StdEncoding.EncodeToString(bytes.Replace(p, []byte("SKILL.md"), []byte("SKILL.MD"), 1))), 1)
+	if _, err := nvidia.VerifyStatement(tampered); err == nil || !strings.Contains(err.Error(), "the signature does not verify with the certificate \"NVIDIA Agent Skills Signing 001\"") {
+		t.Errorf("a changed statement: %v", err)
+	}
+	other, err := NewVerifier(VerifyOptions{CertificateChain: omsFile("ca-cert.pem")})
+	must(t, err)
+	if _, err := other.VerifyStatement(nv); err == nil || !strings.Contains(err.Error(), "untrusted root") {
+		t.Errorf("NVIDIA's signature against another CA: %v", err)
+	}
+	key, err := NewVerifier(VerifyOptions{Key: omsFile("signing-key-pub.pem")})
+	must(t, err)
+	if _, err := key.VerifyStatement(nv); err == nil || !strings.Contains(err.Error(), "verify it with --certificate-chain") {
+		t.Errorf("a chain signature, key verifier: %v", err)
+	}
+	if _, err := other.VerifyStatement(read("key.bundle.json")); err == nil || !strings.Contains(err.Error(), "not signed with a certificate chain") {
+		t.Errorf("a key signature, chain verifier: %v", err)
+	}
+	for _, o := range []VerifyOptions{
+		{CertificateChain: omsFile("int-ca-cert.pem")},
+		{CertificateChain: omsFile("key.bundle.json")},
+		{CertificateChain: omsFile("ca-cert.pem"), Key: omsFile("signing-key-pub.pem")},
+	} {
+		if _, err := NewVerifier(o); err == nil {
+			t.Errorf("NewVerifier(%+v): no error", o)
+		}
+	}
+}

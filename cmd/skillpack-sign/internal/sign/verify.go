@@ -48,6 +48,13 @@ type VerifyOptions struct {
 	// TrustedRoot is a trusted_root.json; empty means the public-good
 	// Sigstore root, fetched (and cached) through TUF.
 	TrustedRoot string
+	// CertificateChain is a PEM file of CA certificates, for bundles
+	// signed with a long-lived certificate and its chain (the OMS
+	// "certificate" method, model_signing's --certificate-chain, which
+	// NVIDIA's verified skills use): the bundle's leaf must chain to a
+	// self-signed certificate of the file, now. No identity, log or
+	// timestamp is checked: the CA is the trust.
+	CertificateChain string
 }
 
 // Verifier checks bundles against one identity policy.
@@ -58,6 +65,7 @@ type Verifier struct {
 	dsse     *verify.Verifier // key folder signatures; nil keyless, where v serves both
 	identity verify.PolicyOption
 	key      bool
+	chain    *caChain // the certificate method's CAs; nil otherwise
 }
 
 // NewVerifier checks o and loads the trust it needs: the public key, or the
@@ -65,6 +73,16 @@ type Verifier struct {
 // public-good root through TUF, which needs the network once.
 func NewVerifier(o VerifyOptions) (*Verifier, error) {
 	v := &Verifier{opts: o, key: o.Key != ""}
+	if o.CertificateChain != "" {
+		if o.Key != "" || o.CertificateIdentity != "" || o.CertificateIdentityRegexp != "" || o.CertificateOIDCIssuer != "" || o.TrustedRoot != "" {
+			return nil, errors.New("--certificate-chain checks a signature by a certificate of that CA: it cannot be combined with --key, --certificate-identity, --certificate-identity-regexp, --certificate-oidc-issuer or --trusted-root")
+		}
+		var err error
+		if v.chain, err = loadChain(o.CertificateChain); err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
 	if v.key {
 		if o.CertificateIdentity != "" || o.CertificateIdentityRegexp != "" || o.CertificateOIDCIssuer != "" {
 			return nil, errors.New("--key checks a key signature: it cannot be combined with --certificate-identity, --certificate-identity-regexp or --certificate-oidc-issuer")
@@ -157,6 +175,9 @@ func (v *Verifier) Verify(bundleJSON []byte, artifactDigest []byte) error {
 		return fmt.Errorf("digest mismatch: the bundle signs sha256:%x, the artifact is sha256:%x "+
 			"(a bundle for another artifact, or an artifact changed after signing)", md.GetDigest(), artifactDigest)
 	}
+	if v.chain != nil {
+		return errors.New("--certificate-chain checks folder signatures (skill.oms.sig); an artifact's .sigstore.json is checked with --certificate-identity and --certificate-oidc-issuer, or --key")
+	}
 	cert, err := v.material(&b)
 	if err != nil {
 		return err
@@ -177,7 +198,14 @@ func (v *Verifier) material(b *bundle.Bundle) (*x509.Certificate, error) {
 		return nil, fmt.Errorf("not a Sigstore bundle: %w", err)
 	}
 	cert := vc.Certificate()
+	chained := b.GetVerificationMaterial().GetX509CertificateChain() != nil
 	switch {
+	case v.chain != nil && !chained:
+		return nil, errors.New("the bundle is not signed with a certificate chain: verify it with --certificate-identity and --certificate-oidc-issuer, or --key")
+	case v.chain != nil:
+		return cert, nil // verifier checks the chain
+	case chained:
+		return nil, errors.New("the bundle is signed with a certificate and its CA chain (the OMS certificate method, as NVIDIA's verified skills are): verify it with --certificate-chain CA.pem")
 	case v.key && cert != nil:
 		return nil, errors.New("the bundle is signed keyless (with a certificate), not with a key: verify it with --certificate-identity and --certificate-oidc-issuer")
 	case !v.key && cert == nil:

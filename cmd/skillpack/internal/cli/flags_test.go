@@ -298,6 +298,8 @@ func TestVerifyFlags(t *testing.T) {
 		},
 		{argv: []string{"dist", "--key", "cosign.pub", "--trusted-root", "root.json", "--max-size", "2KiB"},
 			want: verifyOptions{Source: "dist", MaxSize: 2048, Timeout: verify.DefaultTimeout, Sig: SignatureFlags{Key: "cosign.pub", TrustedRoot: "root.json"}}},
+		{argv: []string{"installed/skill", "--certificate-chain", "ca.pem", "--signature", "skill.oms.sig"},
+			want: verifyOptions{Source: "installed/skill", MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout, Signature: "skill.oms.sig", Sig: SignatureFlags{CertificateChain: "ca.pem"}}},
 	} {
 		var opts *verifyOptions
 		parse(t, newVerifyCmd(&IO{}, func(_ context.Context, o *verifyOptions) error { opts = o; return nil }), tc.argv)

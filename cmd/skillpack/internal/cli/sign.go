@@ -147,6 +147,7 @@ func signatureVerifier(ctx context.Context, ios *IO, f SignatureFlags) (*sign.Ve
 		CertificateOIDCIssuer:     f.CertificateOIDCIssuer,
 		Key:                       f.Key,
 		TrustedRoot:               f.TrustedRoot,
+		CertificateChain:          f.CertificateChain,
 		Stderr:                    ios.Err,
 	})
 }

@@ -28,6 +28,7 @@ type SignatureFlags struct {
 	CertificateOIDCIssuer     string
 	Key                       string // a public key PEM file, for bundles signed with a key
 	TrustedRoot               string // a trusted_root.json, for private or offline Sigstore
+	CertificateChain          string // CA certificates, for folder signatures of the OMS certificate method
 }
 
 // AddFlags declares the signature flags on fs.
@@ -37,6 +38,7 @@ func (f *SignatureFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.CertificateOIDCIssuer, "certificate-oidc-issuer", "", "the identity's OIDC `issuer`, such as https://token.actions.githubusercontent.com")
 	fs.StringVar(&f.Key, "key", "", "verify signatures made with a key: the public key PEM `file`")
 	fs.StringVar(&f.TrustedRoot, "trusted-root", "", "a Sigstore trusted_root.json `file` (default: the public-good instance)")
+	fs.StringVar(&f.CertificateChain, "certificate-chain", "", "verify skill folder signatures made with a CA's certificate (NVIDIA's skills): the CA certificates' PEM `file`")
 }
 
 // Given reports whether any signature flag was set.
@@ -208,7 +210,7 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 		if verify.IsSkillFolder(opts.Source) {
 			// An installed skill: its folder signature is all there is.
 			if !opts.Sig.Given() {
-				return nil, usageErr("%s is a skill folder, verified by its signature (%s): pass --certificate-identity and --certificate-oidc-issuer, or --key", opts.Source, layout.FolderSignatureFile)
+				return nil, usageErr("%s is a skill folder, verified by its signature (%s): pass --certificate-identity and --certificate-oidc-issuer, --key, or --certificate-chain", opts.Source, layout.FolderSignatureFile)
 			}
 			rep, err = verify.Folder(ctx, opts.Source, opts.Signature, o)
 		} else if opts.Signature != "" {
