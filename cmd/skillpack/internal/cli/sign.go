@@ -84,12 +84,16 @@ func newSignCmd(ios *IO, runF func(ctx context.Context, dist string, opts *SignO
 	opts := &SignOptions{}
 	cmd := &cobra.Command{
 		Use:   "sign DIST",
-		Short: "Sign a built bundle's archives and indexes with Sigstore",
+		Short: "Sign a built bundle's archives, indexes and skill folders with Sigstore",
 		Long: `Sign signs every archive, every index.json and mcp/skills.json of a bundle that
 skillpack build wrote, and writes each signature beside its artifact as
 <artifact>.sigstore.json (a Sigstore bundle, v0.3), which cosign verify-blob
---bundle and skillpack verify check. Signatures are not deterministic, so they
-sit beside the artifacts and never inside an archive or a digest.
+--bundle and skillpack verify check. It also signs every skill folder: an
+OpenSSF Model Signing signature listing each file of the skill with its
+digest, skill.oms.sig among the skill's files in .well-known/agent-skills/,
+which skillpack verify checks in a folder an installer unpacked (the format
+is the one OMS verifiers such as model_signing read). Signatures are not deterministic, so they sit beside the
+artifacts and never inside an archive or a digest.
 
 Keyless signing (the default) gets a short-lived certificate from Fulcio for
 an OIDC identity, logs the signature in Rekor and timestamps it. The token
