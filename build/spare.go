@@ -180,8 +180,10 @@ func describe(dir string, prev *reuse.Previous, proven func(*layout.RecordSkill)
 	}
 	err = prev.EachFile(func(p string) bool {
 		// A version's files go with the documents (clearOther): the
-		// versions step stages them all before write takes anything.
-		if pp, ok := layout.ParsePath(p); ok && (pp.Kind == layout.KindFile || pp.Kind == layout.KindArchive) {
+		// versions step stages them all before write takes anything. A
+		// folder signature is a signature, like the documents' and
+		// archives' ones: cleared with them, never kept for a skill.
+		if pp, ok := layout.ParsePath(p); ok && (pp.Kind == layout.KindFile || pp.Kind == layout.KindArchive) && !layout.IsSignature(p) {
 			if s := set.skills[pp.Skill]; s != nil {
 				s.paths[p] = false
 				return true

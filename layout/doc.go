@@ -11,12 +11,13 @@
 //
 // It also reads what it writes, so that a format has one definition: the
 // document types are the writer's and the readers' (DecodeIndexV2 and the
-// other decoders, DecodeRecord, ParseChecksums, DecodeVersions), every
-// path and URI has its inverse (ParsePath, ParseURI, ParseIndexURL,
-// ResolveURL, ParseArchiveName), CheckPath is the one check of a path a
-// document names, SignedPath the one list of what is signed, and Guard
-// the one rule of what a bundle may change of the one published before
-// it (guard.go), which build and verify both apply. verify, serve, sign and the build's
+// other decoders, DecodeRecord, ParseChecksums, DecodeVersions, and
+// DecodeStatement for a skill folder's signed statement), every path and
+// URI has its inverse (ParsePath, ParseURI, ParseIndexURL, ResolveURL,
+// ParseArchiveName), CheckPath is the one check of a path a document
+// names, SignedPath the one list of what is signed, and Guard the one
+// rule of what a bundle may change of the one published before it
+// (guard.go), which build and verify both apply. verify, serve, sign and the build's
 // reuse read the bundle through them; a key or a name spelt outside this
 // package is a second definition, and a test fails on it.
 //

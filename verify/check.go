@@ -137,6 +137,7 @@ func run(ctx context.Context, src source, o Options) (*Report, error) {
 		if o.Previous != "" {
 			c.previous()
 		}
+		c.folderSignatures()
 	}
 	c.dropDoc()
 	c.rep.Checked.Skills = len(c.skills)

@@ -61,3 +61,24 @@ func (StubVerifier) Verify(bundleJSON, digest []byte) error {
 	}
 	return nil
 }
+
+// StubStatement is a stand-in folder signature (build.StatementSigner):
+// {"statement":"<base64>"}, which StubVerifier reads back.
+func StubStatement(statement []byte) ([]byte, error) {
+	return json.Marshal(struct {
+		Statement []byte `json:"statement"`
+	}{statement})
+}
+
+// VerifyStatement returns the statement of a StubStatement signature (it
+// has verify.StatementVerifier's method).
+func (StubVerifier) VerifyStatement(bundleJSON []byte) ([]byte, error) {
+	var sig struct{ Statement []byte }
+	if err := json.Unmarshal(bundleJSON, &sig); err != nil {
+		return nil, err
+	}
+	if sig.Statement == nil {
+		return nil, fmt.Errorf("not a stub folder signature")
+	}
+	return sig.Statement, nil
+}

@@ -294,7 +294,7 @@ func tree(t testing.TB) string {
 // of an unchanged artifact finds its signature present.
 func bundle(t testing.TB, skills, dist string) *publish.Bundle {
 	t.Helper()
-	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: signtest.Stub}); err != nil {
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: signtest.Stub, SignFolder: signtest.StubStatement}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := publish.Open(dist)

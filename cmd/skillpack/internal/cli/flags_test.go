@@ -308,6 +308,8 @@ func TestVerifyFlags(t *testing.T) {
 		{argv: []string{"s3://b/p", "--endpoint", "http://10.0.0.1:7070", "--insecure", "--username", "AKID", "--password-stdin"},
 			want: verifyOptions{Source: "s3://b/p", MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout,
 				Target: TargetFlags{Endpoint: "http://10.0.0.1:7070", Insecure: true, Login: LoginFlags{Username: "AKID", PasswordStdin: true}}}},
+		{argv: []string{"installed/skill", "--certificate-chain", "ca.pem", "--signature", "skill.oms.sig"},
+			want: verifyOptions{Source: "installed/skill", MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout, Signature: "skill.oms.sig", Sig: SignatureFlags{CertificateChain: "ca.pem"}}},
 	} {
 		var opts *verifyOptions
 		parse(t, newVerifyCmd(&IO{}, func(_ context.Context, o *verifyOptions) error { opts = o; return nil }), tc.argv)
@@ -376,7 +378,7 @@ func TestInitFlags(t *testing.T) {
 func TestArgs(t *testing.T) {
 	for args, want := range map[string]string{
 		"pack":               "pack takes one SKILLDIR, not 0 arguments\nRun 'skillpack pack --help' for usage.",
-		"verify a b":         "verify takes one DIST|URL|TARGET, not 2 arguments\nRun 'skillpack verify --help' for usage.",
+		"verify a b":         "verify takes one DIST|URL|TARGET|SKILLDIR, not 2 arguments\nRun 'skillpack verify --help' for usage.",
 		"serve":              "serve takes one DIST, not 0 arguments\nRun 'skillpack serve --help' for usage.",
 		"new a b c":          "new takes one NAME, not 3 arguments\nRun 'skillpack new --help' for usage.",
 		"version now":        "version takes no arguments, not \"now\"\nRun 'skillpack version --help' for usage.",
