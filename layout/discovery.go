@@ -105,30 +105,30 @@ func DecodeLLMsTxt(data []byte) (*LLMsDoc, error) {
 	d := &LLMsDoc{Start: m.start, End: m.end}
 	var sec *LLMsSection
 	summary := true // the next non-blank line after the title may be the summary
-	eachLine(data, func(n, _, _ int, line string) error {
-		trimmed := strings.TrimSpace(line)
-		if trimmed == "" || n == m.start || n == m.end {
+	eachLine(data, func(n, _, _ int, line []byte) error {
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 || n == m.start || n == m.end {
 			return nil
 		}
-		if g := h2Line.FindStringSubmatch(line); g != nil {
-			d.Sections = append(d.Sections, LLMsSection{Name: strings.TrimSpace(g[1]), Line: n})
+		if g := h2Line.FindSubmatch(line); g != nil {
+			d.Sections = append(d.Sections, LLMsSection{Name: string(bytes.TrimSpace(g[1])), Line: n})
 			sec = &d.Sections[len(d.Sections)-1]
 			return nil
 		}
 		if sec != nil {
-			if g := linkLine.FindStringSubmatch(line); g != nil {
-				sec.Links = append(sec.Links, LLMsLink{Name: g[1], URL: g[2], Description: strings.TrimRightFunc(g[3], unicode.IsSpace), Line: n})
+			if g := linkLine.FindSubmatch(line); g != nil {
+				sec.Links = append(sec.Links, LLMsLink{Name: string(g[1]), URL: string(g[2]), Description: string(bytes.TrimRightFunc(g[3], unicode.IsSpace)), Line: n})
 			} else {
 				sec.Other = append(sec.Other, n)
 			}
 			return nil
 		}
 		switch {
-		case d.Title == "" && strings.HasPrefix(trimmed, "# "):
-			d.Title = strings.TrimSpace(trimmed[2:])
+		case d.Title == "" && bytes.HasPrefix(trimmed, []byte("# ")):
+			d.Title = string(bytes.TrimSpace(trimmed[2:]))
 			return nil
-		case d.Title != "" && summary && strings.HasPrefix(trimmed, ">"):
-			d.Summary = strings.TrimSpace(trimmed[1:])
+		case d.Title != "" && summary && bytes.HasPrefix(trimmed, []byte(">")):
+			d.Summary = string(bytes.TrimSpace(trimmed[1:]))
 		}
 		summary = false
 		return nil
@@ -137,15 +137,16 @@ func DecodeLLMsTxt(data []byte) (*LLMsDoc, error) {
 }
 
 // eachLine calls f for each line of data, 1-based, with the offsets of
-// its first byte and of the next line's, and its text without "\n" or
-// "\r\n". A final newline ends the last line; it does not start another.
-func eachLine(data []byte, f func(n, off, next int, line string) error) error {
+// its first byte and of the next line's, and its bytes without "\n" or
+// "\r\n" (a slice of data: a hostile file of one long line is not
+// copied). A final newline ends the last line; it does not start another.
+func eachLine(data []byte, f func(n, off, next int, line []byte) error) error {
 	for off, n := 0, 1; off < len(data); n++ {
 		end, next := len(data), len(data)
 		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
 			end, next = off+i, off+i+1
 		}
-		if err := f(n, off, next, strings.TrimSuffix(string(data[off:end]), "\r")); err != nil {
+		if err := f(n, off, next, bytes.TrimSuffix(data[off:end], []byte("\r"))); err != nil {
 			return err
 		}
 		off = next
@@ -174,11 +175,11 @@ func CheckLLMsBase(name string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	return eachLine(data, func(n, _, _ int, line string) error {
+	return eachLine(data, func(n, _, _ int, line []byte) error {
 		if m.start != 0 && n > m.start && n < m.end {
 			return nil // replaced
 		}
-		if g := h2Line.FindStringSubmatch(line); g != nil && strings.EqualFold(strings.TrimSpace(g[1]), LLMsSectionName) {
+		if g := h2Line.FindSubmatch(line); g != nil && strings.EqualFold(string(bytes.TrimSpace(g[1])), LLMsSectionName) {
 			fix := "put " + LLMsStart + " on the line above it and " + LLMsEnd + " below its list, so that the build replaces it"
 			if m.start != 0 {
 				fix = "remove it, or move it between the markers, where the build replaces it"
@@ -213,12 +214,13 @@ func scanLLMs(name string, data []byte) (llmsMarkers, error) {
 		}
 		return bad(1+bytes.Count(data[:i], []byte("\n")), "is not UTF-8 text; save it as UTF-8")
 	}
-	err := eachLine(data, func(n, off, next int, line string) error {
+	err := eachLine(data, func(n, off, next int, line []byte) error {
 		at := func(format string, args ...any) error {
 			return &LineError{Doc: name, Line: n, Err: fmt.Errorf(format, args...)}
 		}
-		switch trimmed := strings.TrimSpace(line); {
-		case trimmed == LLMsStart:
+		// string(b) == s compares without copying b.
+		switch trimmed := bytes.TrimSpace(line); {
+		case string(trimmed) == LLMsStart:
 			switch {
 			case m.start != 0:
 				return at("a second %s (the first is on line %d); keep one pair of markers", LLMsStart, m.start)
@@ -226,12 +228,12 @@ func scanLLMs(name string, data []byte) (llmsMarkers, error) {
 				return &LineError{Doc: name, Line: m.end, Err: fmt.Errorf("%s comes before %s on line %d; swap the two lines", LLMsEnd, LLMsStart, n)}
 			}
 			m.start, m.before = n, next
-		case trimmed == LLMsEnd:
+		case string(trimmed) == LLMsEnd:
 			if m.end != 0 {
 				return at("a second %s (the first is on line %d); keep one pair of markers", LLMsEnd, m.end)
 			}
 			m.end, m.after = n, off
-		case (strings.Contains(line, LLMsStart) || strings.Contains(line, LLMsEnd)) && !linkLine.MatchString(line):
+		case (bytes.Contains(line, []byte(LLMsStart)) || bytes.Contains(line, []byte(LLMsEnd))) && !linkLine.Match(line):
 			// A skill's line may quote a marker in its description,
 			// escaped (LLMsDescription); any other line may not.
 			return at("a marker shares its line with other text; put each of %s and %s on a line of its own", LLMsStart, LLMsEnd)

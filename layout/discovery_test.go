@@ -256,34 +256,7 @@ func golden(t *testing.T, name string, got []byte) {
 // catalogSchema is the published JSON Schema of ai-catalog.json (see
 // testdata/ai-catalog/README.md), with formats asserted.
 func catalogSchema(t *testing.T) *jsonschema.Schema {
-	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "ai-catalog", "ai-catalog.schema.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := jsonschema.UnmarshalJSON(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	if err := c.AddResource("ai-catalog.schema.json", doc); err != nil {
-		t.Fatal(err)
-	}
-	s, err := c.Compile("ai-catalog.schema.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func validateCatalog(s *jsonschema.Schema, doc []byte) error {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		return err
-	}
-	return s.Validate(inst)
+	return testtool.JSONSchema(t, filepath.Join("testdata", "ai-catalog", "ai-catalog.schema.json"))
 }
 
 func TestAICatalog(t *testing.T) {
@@ -293,7 +266,7 @@ func TestAICatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := validateCatalog(sch, doc); err != nil {
+	if err := testtool.Validate(sch, doc); err != nil {
 		t.Fatalf("the catalog fails the schema: %v\n%s", err, doc)
 	}
 	c, err := DecodeAICatalog(doc)
@@ -328,7 +301,7 @@ func TestAICatalog(t *testing.T) {
 		strings.Replace(string(doc), `"specVersion": "1.0"`, `"specVersion": "2.0"`, 1),
 		strings.Replace(string(doc), `"displayName": "hello",`, ``, 1),
 	} {
-		if err := validateCatalog(sch, []byte(bad)); err == nil {
+		if err := testtool.Validate(sch, []byte(bad)); err == nil {
 			t.Errorf("the schema accepts\n%s", bad)
 		}
 	}

@@ -127,6 +127,12 @@ func serveWith(t *testing.T, s *Server) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveOn(t, s, ln)
+}
+
+// serveOn serves s on ln until the test ends, and returns its base URL.
+func serveOn(t *testing.T, s *Server, ln net.Listener) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, ln) }()

@@ -65,6 +65,7 @@ type checker struct {
 // documents say about it.
 type skillModel struct {
 	name, typ, description string
+	version                string        // from the v0.2 entry, "" for none
 	digest, contentDigest  layout.Digest // from the v0.2 entry
 	loc                    string        // where its url points
 	files                  []string
@@ -114,6 +115,8 @@ func run(ctx context.Context, src source, o Options) (*Report, error) {
 		c.mcpSkills()
 		c.mcpIndex()
 		c.mcpResources()
+		c.llmsTxt()
+		c.aiCatalog()
 		c.settle()
 		c.unpackArchives()
 		c.checkSkills()

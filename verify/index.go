@@ -82,7 +82,7 @@ func (c *checker) v2() (more bool, err error) {
 			c.problem(p, "%s: %v", label, err)
 			continue
 		}
-		s := &skillModel{name: e.Name, typ: e.Type, description: e.Description, digest: e.Digest,
+		s := &skillModel{name: e.Name, typ: e.Type, description: e.Description, version: e.Version, digest: e.Digest,
 			contentDigest: e.ContentDigest, loc: loc, served: map[string]*sum{}}
 		c.skills[e.Name] = s
 		c.names = append(c.names, e.Name)

@@ -8,7 +8,9 @@
 // under which a missing tool fails the test instead, so that a tool CI lost
 // cannot turn its tests into silent skips. Optional tools (cosign, which
 // Debian does not package) skip even then. Registry runs one of them,
-// docker-registry, for the tests that publish to a registry.
+// docker-registry, for the tests that publish to a registry. JSONSchema
+// compiles a specification's published schema for the tests that check a
+// document against it.
 package testtool
 
 import (
