@@ -25,8 +25,11 @@ import (
 const LLMsSectionName = "Agent Skills"
 
 // The markers between which the build writes its section into a copy of
-// a site's own llms.txt (LLMsOptions.Base). They are HTML comments, which
-// Markdown renders as nothing, each alone on its line.
+// a site's own llms.txt (LLMsOptions.Base), each alone on its line. They
+// are HTML comments, which Markdown renders as nothing; they mark the
+// place in the site's file, the template, and the copy in the bundle has
+// the section in their stead: the proposal's reference parser refuses any
+// line of a section that is not a link, a comment included.
 const (
 	LLMsStart = "<!-- skillpack:agent-skills:start -->"
 	LLMsEnd   = "<!-- skillpack:agent-skills:end -->"
@@ -35,10 +38,10 @@ const (
 // LLMsOptions says which llms.txt a bundle gets.
 type LLMsOptions struct {
 	// Base is the site's own llms.txt. The bundle's is a copy of it with
-	// the section between the markers replaced by the build's, or, when
-	// it has no markers, with the section and the markers added at its
-	// end. Nil: the bundle gets an llms.txt of its own. The site's file
-	// itself is never written.
+	// the build's section in place of the markers and what is between
+	// them, or, when it has none, with the section added at its end. Nil:
+	// the bundle gets an llms.txt of its own. The site's file itself is
+	// never written.
 	Base []byte
 	// Name is where Base was read from, for errors.
 	Name string
@@ -157,27 +160,35 @@ func eachLine(data []byte, f func(n, off, next int, line []byte) error) error {
 // llmsMarkers is where the markers are in an llms.txt.
 type llmsMarkers struct {
 	start, end int // lines, 1-based; 0: none
-	// before is the offset just past the start marker's line, after that
-	// of the end marker's line: the section replaces data[before:after]'s
-	// lines between them.
-	before, after int
+	// from is the offset of the start marker's line, to that just past
+	// the end marker's: the section replaces data[from:to].
+	from, to int
 	eol           string // the file's line ending, "\n" or "\r\n"
 }
 
 // CheckLLMsBase checks the site's llms.txt that a build will merge its
 // section into (LLMsOptions.Base), read from the file name: it must be
 // UTF-8 text with at most one pair of markers, in order, each alone on its
-// line, and no "## Agent Skills" section of its own outside them, which
-// would list the skills twice. Errors are *LineError and say how to fix
-// the file. Plan checks it again.
+// line; no "## Agent Skills" section of its own outside them, which would
+// list the skills twice; and no text between the end marker and the next
+// heading, which would read as part of the section. Errors are *LineError
+// and say how to fix the file. Plan checks it again.
 func CheckLLMsBase(name string, data []byte) error {
 	m, err := scanLLMs(name, data)
 	if err != nil {
 		return err
 	}
+	tail := m.end != 0 // after the end marker, before a heading
 	return eachLine(data, func(n, _, _ int, line []byte) error {
-		if m.start != 0 && n > m.start && n < m.end {
+		if m.start != 0 && n >= m.start && n <= m.end {
 			return nil // replaced
+		}
+		if tail && n > m.end && len(bytes.TrimSpace(line)) > 0 {
+			if bytes.HasPrefix(bytes.TrimLeft(line, " "), []byte("#")) {
+				tail = false
+			} else {
+				return &LineError{Doc: name, Line: n, Err: fmt.Errorf("text between %s and the next heading would read as part of the %q section the build puts there; start it with a heading, or move it above the markers", LLMsEnd, "## "+LLMsSectionName)}
+			}
 		}
 		if g := h2Line.FindSubmatch(line); g != nil && strings.EqualFold(string(bytes.TrimSpace(g[1])), LLMsSectionName) {
 			fix := "put " + LLMsStart + " on the line above it and " + LLMsEnd + " below its list, so that the build replaces it"
@@ -227,12 +238,12 @@ func scanLLMs(name string, data []byte) (llmsMarkers, error) {
 			case m.end != 0:
 				return &LineError{Doc: name, Line: m.end, Err: fmt.Errorf("%s comes before %s on line %d; swap the two lines", LLMsEnd, LLMsStart, n)}
 			}
-			m.start, m.before = n, next
+			m.start, m.from = n, off
 		case string(trimmed) == LLMsEnd:
 			if m.end != 0 {
 				return at("a second %s (the first is on line %d); keep one pair of markers", LLMsEnd, m.end)
 			}
-			m.end, m.after = n, off
+			m.end, m.to = n, next
 		case (bytes.Contains(line, []byte(LLMsStart)) || bytes.Contains(line, []byte(LLMsEnd))) && !linkLine.Match(line):
 			// A skill's line may quote a marker in its description,
 			// escaped (LLMsDescription); any other line may not.
@@ -322,36 +333,41 @@ func (s *set) llmsTxt(w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The section in place of the markers, or at the end when there are
+	// none, set off by a blank line from the text around it.
+	pre, post := base, []byte(nil)
 	if m.start != 0 {
-		if _, err := w.Write(base[:m.before]); err != nil {
-			return err
+		pre, post = base[:m.from], base[m.to:]
+	}
+	if len(pre) > 0 {
+		if !bytes.HasSuffix(pre, []byte("\n")) {
+			pre = append(pre[:len(pre):len(pre)], m.eol...)
 		}
-		if err := s.llmsSection(w, m.eol); err != nil {
-			return err
+		if !blankEnd(pre) {
+			pre = append(pre[:len(pre):len(pre)], m.eol...)
 		}
-		_, err := w.Write(base[m.after:])
-		return err
 	}
-	// No markers: the section goes at the end, between markers, after a
-	// blank line.
-	head := base
-	if len(head) > 0 && !bytes.HasSuffix(head, []byte("\n")) {
-		head = append(head[:len(head):len(head)], m.eol...)
-	}
-	if len(head) > 0 {
-		head = append(head[:len(head):len(head)], m.eol...)
-	}
-	if _, err := w.Write(head); err != nil {
-		return err
-	}
-	if _, err := io.WriteString(w, LLMsStart+m.eol); err != nil {
+	if _, err := w.Write(pre); err != nil {
 		return err
 	}
 	if err := s.llmsSection(w, m.eol); err != nil {
 		return err
 	}
-	_, err = io.WriteString(w, LLMsEnd+m.eol)
+	first, _, _ := bytes.Cut(post, []byte("\n"))
+	if len(bytes.TrimSpace(first)) > 0 {
+		if _, err := io.WriteString(w, m.eol); err != nil {
+			return err
+		}
+	}
+	_, err = w.Write(post)
 	return err
+}
+
+// blankEnd reports whether text, which ends with a newline, ends with a
+// blank line.
+func blankEnd(text []byte) bool {
+	t := bytes.TrimSuffix(text, []byte("\n"))
+	return len(bytes.TrimSpace(t[bytes.LastIndexByte(t, '\n')+1:])) == 0
 }
 
 // llmsSection renders the Agent Skills section, a skill a line, in name

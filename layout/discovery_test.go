@@ -56,20 +56,21 @@ func TestLLMsTxtOwn(t *testing.T) {
 
 func TestLLMsTxtMerge(t *testing.T) {
 	start, end := LLMsStart+"\n", LLMsEnd+"\n"
+	crlf := strings.ReplaceAll(section, "\n", "\r\n")
 	for _, tc := range []struct{ name, base, want string }{
 		{"between markers",
 			"# Site\n\n> About.\n\n## Docs\n\n- [a](a.md)\n\n" + start + "## Agent Skills\n\n- [old](old.md)\n" + end + "\n## Optional\n\n- [b](b.md)\n",
-			"# Site\n\n> About.\n\n## Docs\n\n- [a](a.md)\n\n" + start + section + end + "\n## Optional\n\n- [b](b.md)\n"},
-		{"adjacent markers", "# Site\n" + start + end, "# Site\n" + start + section + end},
-		{"indented markers", "# Site\n  " + LLMsStart + " \n\t" + LLMsEnd + "\ntail",
-			"# Site\n  " + LLMsStart + " \n" + section + "\t" + LLMsEnd + "\ntail"},
-		{"no markers", "# Site\n\n> About.\n", "# Site\n\n> About.\n\n" + start + section + end},
-		{"no final newline", "# Site", "# Site\n\n" + start + section + end},
-		{"empty", "", start + section + end},
-		{"CRLF", "# Site\r\n\r\n" + LLMsStart + "\r\nold\r\n" + LLMsEnd + "\r\n",
-			"# Site\r\n\r\n" + LLMsStart + "\r\n" + strings.ReplaceAll(section, "\n", "\r\n") + LLMsEnd + "\r\n"},
-		{"CRLF appended", "# Site\r\n", "# Site\r\n\r\n" + LLMsStart + "\r\n" + strings.ReplaceAll(section, "\n", "\r\n") + LLMsEnd + "\r\n"},
-		{"heading of its own between markers", start + "## Agent Skills\n" + end, start + section + end},
+			"# Site\n\n> About.\n\n## Docs\n\n- [a](a.md)\n\n" + section + "\n## Optional\n\n- [b](b.md)\n"},
+		{"a blank line around", "# Site\n" + start + end + "## Next\n", "# Site\n\n" + section + "\n## Next\n"},
+		{"adjacent markers", start + end, section},
+		{"indented markers", "# Site\n  " + LLMsStart + " \n\t" + LLMsEnd + "\n\n\n## Tail", "# Site\n\n" + section + "\n\n## Tail"},
+		{"no markers", "# Site\n\n> About.\n", "# Site\n\n> About.\n\n" + section},
+		{"no markers, a blank line at the end", "# Site\n\n", "# Site\n\n" + section},
+		{"no final newline", "# Site", "# Site\n\n" + section},
+		{"empty", "", section},
+		{"CRLF", "# Site\r\n\r\n" + LLMsStart + "\r\nold\r\n" + LLMsEnd + "\r\n", "# Site\r\n\r\n" + crlf},
+		{"CRLF appended", "# Site\r\n", "# Site\r\n\r\n" + crlf},
+		{"heading of its own between markers", start + "## Agent Skills\n" + end, section},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := llms(t, Options{LLMsTxt: &LLMsOptions{Base: []byte(tc.base), Name: "site/llms.txt"}})
@@ -80,11 +81,7 @@ func TestLLMsTxtMerge(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			// The section runs to the next heading; what follows the end
-			// marker is the base's.
-			s := d.Section(LLMsSectionName)
-			if len(s) != 1 || len(s[0].Links) != 2 || d.Start == 0 || s[0].Line <= d.Start || s[0].Line >= d.End ||
-				slices.ContainsFunc(s[0].Other, func(n int) bool { return n < d.End }) {
+			if s := d.Section(LLMsSectionName); d.Start != 0 || len(s) != 1 || len(s[0].Links) != 2 || len(s[0].Other) != 0 {
 				t.Errorf("decoded: markers %d-%d, sections %+v", d.Start, d.End, s)
 			}
 		})
@@ -104,6 +101,7 @@ func TestLLMsBaseErrors(t *testing.T) {
 		{"not UTF-8", "# S\n\xff\n", "site/llms.txt line 2: is not UTF-8 text; save it as UTF-8"},
 		{"own section, no markers", "# S\n\n## Agent skills ##\n\n- [x](y)\n", "site/llms.txt line 3: has an \"## Agent Skills\" section of its own outside the markers, and the build adds one; put " + LLMsStart + " on the line above it"},
 		{"own section beside markers", "# S\n" + start + end + "## Agent Skills\n", "site/llms.txt line 4: has an \"## Agent Skills\" section of its own outside the markers, and the build adds one; remove it, or move it between the markers"},
+		{"text after the end marker", "# S\n" + start + end + "\n- [x](y)\n## Next\n", "site/llms.txt line 5: text between " + LLMsEnd + " and the next heading would read as part of the \"## Agent Skills\" section the build puts there; start it with a heading, or move it above the markers"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := CheckLLMsBase("site/llms.txt", []byte(tc.base))
@@ -118,8 +116,9 @@ func TestLLMsBaseErrors(t *testing.T) {
 			}
 		})
 	}
-	// A ### heading is not the section; nor is one in the replaced part.
-	for _, base := range []string{"## Agent Skills and more\n### Agent Skills\n", start + "## Agent Skills\n" + end} {
+	// A ### heading is not the section; nor is one in the replaced part;
+	// any heading may follow the end marker.
+	for _, base := range []string{"## Agent Skills and more\n### Agent Skills\n", start + "## Agent Skills\n" + end, start + end + "\n  # Top\nprose\n"} {
 		if err := CheckLLMsBase("f", []byte(base)); err != nil {
 			t.Errorf("%q: %v", base, err)
 		}
@@ -182,10 +181,17 @@ func TestDecodeLLMsTxt(t *testing.T) {
 }
 
 // TestLLMsReferenceParser runs the proposal's own parser on what the
-// build writes: it must read the title, the summary and every link.
+// build writes, its own and merged into a site's: it must read the title,
+// the summary, every section and every link.
 func TestLLMsReferenceParser(t *testing.T) {
 	py := testtool.Need(t, "python3")
-	for _, o := range []Options{{}, {BaseURL: "https://example.com/skills"}} {
+	site := "# Example\n\n> Docs.\n\nMore.\n\n## Docs\n\n- [Guide](guide.md): How to.\n" + LLMsStart + "\n" + LLMsEnd + "\n## Optional\n\n- [Blog](blog.md)\n"
+	for _, o := range []Options{
+		{},
+		{BaseURL: "https://example.com/skills"},
+		{LLMsTxt: &LLMsOptions{Base: []byte(site)}},
+		{LLMsTxt: &LLMsOptions{Base: []byte("# Example\n\n> Docs.\n\nMore.\n\n## Docs\n\n- [Guide](guide.md)")}},
+	} {
 		doc := llms(t, o)
 		f := filepath.Join(t.TempDir(), "llms.txt")
 		if err := os.WriteFile(f, []byte(doc), 0o644); err != nil {
@@ -206,11 +212,11 @@ func TestLLMsReferenceParser(t *testing.T) {
 		}
 		d, _ := DecodeLLMsTxt([]byte(doc))
 		links := got.Sections[LLMsSectionName]
-		if got.Title != d.Title || got.Summary != d.Summary || len(got.Sections) != 1 || len(links) != 2 {
+		if got.Title != d.Title || got.Summary != d.Summary || len(got.Sections) != len(d.Sections) || len(links) != 2 {
 			t.Fatalf("the reference parser read %+v from\n%s", got, doc)
 		}
 		for i, l := range links {
-			w := d.Sections[0].Links[i]
+			w := d.Section(LLMsSectionName)[0].Links[i]
 			if l.Title != w.Name || l.URL != w.URL || l.Desc != w.Description {
 				t.Errorf("link %d: reference %+v, ours %+v", i, l, w)
 			}
@@ -401,29 +407,28 @@ func FuzzLLMsMerge(f *testing.F) {
 			t.Fatalf("the merged file does not decode: %v\n%q", err, doc)
 		}
 		secs := d.Section(LLMsSectionName)
-		// The section runs to the next heading; only its lines before the
-		// end marker are the build's.
-		links := slices.DeleteFunc(slices.Clone(secs[0].Links), func(l LLMsLink) bool { return l.Line > d.End })
-		if d.Start == 0 || len(secs) != 1 || secs[0].Line <= d.Start || secs[0].Line >= d.End || len(links) != 2 ||
-			slices.ContainsFunc(secs[0].Other, func(n int) bool { return n < d.End }) {
+		if d.Start != 0 || len(secs) != 1 || len(secs[0].Links) != 2 || len(secs[0].Other) != 0 {
 			t.Fatalf("merged %q: markers %d-%d, sections %+v", doc, d.Start, d.End, secs)
 		}
-		if l := links[0]; l.Name != "hello" || l.Description != LLMsDescription(desc) {
+		if l := secs[0].Links[0]; l.Name != "hello" || l.Description != LLMsDescription(desc) {
 			t.Fatalf("link %+v for description %q", l, desc)
 		}
-		// Outside the markers, the base is kept: before the start marker
-		// (or all of it), and after the end marker.
-		i := bytes.Index(doc, []byte(LLMsStart))
-		j := bytes.Index(doc, []byte(LLMsEnd))
-		bi, bj := strings.Index(base, LLMsStart), strings.Index(base, LLMsEnd)
-		if bi < 0 {
-			if !bytes.HasPrefix(doc, []byte(base)) {
-				t.Fatalf("appending lost the base: %q", doc)
+		// The base is kept whole around the section: all of it before the
+		// section, or what is before the start marker's line before it and
+		// what is after the end marker's line after it.
+		pre, post := base, ""
+		if i := strings.Index(base, LLMsStart); i >= 0 {
+			j := strings.Index(base, LLMsEnd)
+			pre = base[:strings.LastIndexByte(base[:i], '\n')+1]
+			post = base[j:]
+			if k := strings.IndexByte(post, '\n'); k >= 0 {
+				post = post[k+1:]
+			} else {
+				post = ""
 			}
-			return
 		}
-		if string(doc[:i]) != base[:bi] || string(doc[j:]) != base[bj:] {
-			t.Fatalf("merging changed the base outside the markers: %q", doc)
+		if !strings.HasPrefix(string(doc), pre) || !strings.HasSuffix(string(doc), post) {
+			t.Fatalf("merging %q changed the base around the section: %q", base, doc)
 		}
 	})
 }

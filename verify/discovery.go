@@ -13,21 +13,21 @@ import (
 
 // llmsTxt checks llms.txt, if the bundle has one: its Agent Skills
 // section lists every skill of the v0.2 index once, each linked to its
-// SKILL.md with its description. A site may serve an llms.txt of its own
-// at the bundle's root, so over HTTP one with neither the section nor the
-// markers is not the bundle's and is left alone (checksums.txt still
-// holds the bundle's to its digest); in a folder, where the build record
-// lists every file, it is the bundle's.
+// SKILL.md with its description, and holds nothing else. A site may serve
+// an llms.txt of its own at the bundle's root, so over HTTP one with
+// neither the section nor a marker is not the bundle's and is left alone
+// (checksums.txt still holds the bundle's to its digest); in a folder,
+// where the build record lists every file, it is the bundle's.
 func (c *checker) llmsTxt() {
 	const p = layout.LLMsTxt
 	data := c.read(p, true)
 	if data == nil {
 		return
 	}
-	_, recorded := c.src.folder()
+	_, folder := c.src.folder()
 	d, err := layout.DecodeLLMsTxt(data)
 	if err != nil {
-		if !recorded && !bytes.Contains(data, []byte("skillpack:agent-skills")) {
+		if !folder && !bytes.Contains(data, []byte("skillpack:agent-skills")) {
 			return // not text, and not marked as the bundle's
 		}
 		var le *layout.LineError
@@ -39,43 +39,28 @@ func (c *checker) llmsTxt() {
 		c.docs = append(c.docs, p)
 		return
 	}
-	all := d.Section(layout.LLMsSectionName)
-	if len(all) > 1 {
-		c.problem(p, "line %d: a second %q section (the first is on line %d); readers would see two lists", all[1].Line, "## "+layout.LLMsSectionName, all[0].Line)
-	}
-	secs := all
-	if d.Start != 0 {
-		// Merged into a site's llms.txt: the build's part is between the
-		// markers, and holds the section alone.
-		secs = slices.DeleteFunc(slices.Clone(all), func(s layout.LLMsSection) bool { return s.Line < d.Start || s.Line > d.End })
-		for _, s := range d.Sections {
-			if s.Line > d.Start && s.Line < d.End && !strings.EqualFold(s.Name, layout.LLMsSectionName) {
-				c.problem(p, "line %d: section %q is between the markers (lines %d and %d), where the build writes %q alone", s.Line, s.Name, d.Start, d.End, layout.LLMsSectionName)
-			}
-		}
-	}
-	switch {
-	case len(secs) == 0 && !recorded && d.Start == 0:
+	secs := d.Section(layout.LLMsSectionName)
+	if len(secs) == 0 && !folder && d.Start == 0 {
 		return // the site's, not the bundle's
-	case len(secs) == 0:
-		c.problem(p, "has no %q section; the build writes one that lists every skill", "## "+layout.LLMsSectionName)
-		c.docs = append(c.docs, p)
-		return
 	}
 	c.docs = append(c.docs, p)
 	c.rep.Checked.Indexes++
+	if d.Start != 0 {
+		c.problem(p, "line %d: %s marks where the section goes in the site's llms.txt; the build writes the section in its place", d.Start, layout.LLMsStart)
+	}
+	switch {
+	case len(secs) == 0:
+		c.problem(p, "has no %q section; the build writes one that lists every skill", "## "+layout.LLMsSectionName)
+		return
+	case len(secs) > 1:
+		c.problem(p, "line %d: a second %q section (the first is on line %d); readers would see two lists", secs[1].Line, "## "+layout.LLMsSectionName, secs[0].Line)
+	}
 	sec := secs[0]
-	ours := func(line int) bool { return d.End == 0 || line < d.End } // after the end marker, it is the site's
 	for _, n := range sec.Other {
-		if ours(n) {
-			c.problem(p, "line %d: not a skill's line; the section holds only \"- [name](url): description\" lines", n)
-		}
+		c.problem(p, "line %d: not a skill's line; the section holds only \"- [name](url): description\" lines", n)
 	}
 	seen := map[string]bool{}
 	for _, l := range sec.Links {
-		if !ours(l.Line) {
-			continue
-		}
 		label := fmt.Sprintf("line %d %q", l.Line, clipped(l.Name))
 		s := c.skills[l.Name]
 		switch {

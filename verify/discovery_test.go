@@ -35,7 +35,7 @@ func discoveryDist(t *testing.T) string {
 			return
 		}
 		site := filepath.Join(tmp, "llms.txt")
-		text := "# Site\n\n> About.\n\nMore.\n\n" + layout.LLMsStart + "\n" + layout.LLMsEnd + "\n\nAfter the markers.\n"
+		text := "# Site\n\n> About.\n\nMore.\n\n" + layout.LLMsStart + "\n" + layout.LLMsEnd + "\n\n## After\n\nProse.\n"
 		if discoveryErr = os.WriteFile(site, []byte(text), 0o644); discoveryErr != nil {
 			return
 		}
@@ -82,19 +82,21 @@ func TestLLMsTxtProblems(t *testing.T) {
 		want           []string
 	}{
 		{"description", "Writes clear git commit", "Writes bad git commit",
-			[]string{`line 10 "commit-messages": description "Writes bad git commit messages with a short imperative subject, a body that explains why, and trailers. Use when committing staged changes, rewording or squashing commits, or reviewing commit messages in a pull request." differs from the one in .well-known/agent-skills/index.json ("Writes clear`}},
+			[]string{`line 9 "commit-messages": description "Writes bad git commit messages with a short imperative subject, a body that explains why, and trailers. Use when committing staged changes, rewording or squashing commits, or reviewing commit messages in a pull request." differs from the one in .well-known/agent-skills/index.json ("Writes clear`}},
 		{"another skill's file", "commit-messages/SKILL.md", "csv-profiler/SKILL.md",
-			[]string{`line 10 "commit-messages": url "https://skills.example.com/x/.well-known/agent-skills/csv-profiler/SKILL.md" is not the skill's SKILL.md`}},
+			[]string{`line 9 "commit-messages": url "https://skills.example.com/x/.well-known/agent-skills/csv-profiler/SKILL.md" is not the skill's SKILL.md`}},
 		{"an archive", "commit-messages/SKILL.md", "commit-messages-0123456789abcdef.zip", []string{"is not the skill's SKILL.md"}},
 		{"outside the bundle", discoveryBase + "/.well-known/agent-skills/commit-messages/SKILL.md", "https://evil.example/x.md", []string{"is not the skill's SKILL.md"}},
 		{"missing", line("release-notes", "Drafts"), "", []string{`skill "release-notes" of .well-known/agent-skills/index.json is missing; llms.txt lists every skill`}},
-		{"twice", "- [csv-profiler]", "- [release-notes](x): y\n- [csv-profiler]", []string{`line 14 "release-notes": listed twice`}},
-		{"unknown", "- [csv-profiler]", "- [ghost](x): y\n- [csv-profiler]", []string{`line 11 "ghost": not a skill of`}},
-		{"prose", "- [csv-profiler]", "Some prose.\n- [csv-profiler]", []string{`line 11: not a skill's line`}},
-		{"second section", "After the markers.", "## Agent Skills\n", []string{`a second "## Agent Skills" section (the first is on line 8)`}},
-		{"another section between the markers", "## Agent Skills", "## Extra\n## Agent Skills", []string{`line 8: section "Extra" is between the markers`}},
-		{"end marker lost", layout.LLMsEnd + "\n", "", []string{"line 7: " + layout.LLMsStart + " has no " + layout.LLMsEnd + " after it"}},
-		{"not text", "After the markers.", "\x00", []string{"has a NUL byte"}},
+		{"twice", "- [csv-profiler]", "- [release-notes](x): y\n- [csv-profiler]", []string{`line 13 "release-notes": listed twice`}},
+		{"unknown", "- [csv-profiler]", "- [ghost](x): y\n- [csv-profiler]", []string{`line 10 "ghost": not a skill of`}},
+		{"prose", "- [csv-profiler]", "Some prose.\n- [csv-profiler]", []string{`line 10: not a skill's line`}},
+		{"second section", "Prose.", "## Agent Skills\n", []string{`line 17: a second "## Agent Skills" section (the first is on line 7)`}},
+		{"markers left", "## Agent Skills", layout.LLMsStart + "\n" + layout.LLMsEnd + "\n## Agent Skills",
+			[]string{"line 7: " + layout.LLMsStart + " marks where the section goes in the site's llms.txt; the build writes the section in its place"}},
+		{"marker lost", "## Agent Skills", layout.LLMsStart + "\n## Agent Skills", []string{"line 7: " + layout.LLMsStart + " has no " + layout.LLMsEnd + " after it"}},
+		{"not text", "Prose.", "\x00", []string{"has a NUL byte"}},
+		{"no section", "## Agent Skills", "## Skills", []string{`has no "## Agent Skills" section`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := discoveryDist(t)
@@ -106,10 +108,9 @@ func TestLLMsTxtProblems(t *testing.T) {
 			}
 		})
 	}
-	// What follows the end marker is the site's own: a line of its own
-	// there is no problem.
+	// The other sections are the site's own: anything goes there.
 	dir := discoveryDist(t)
-	edit(t, dir, layout.LLMsTxt, "After the markers.", "After the markers, prose and a [link](x).\n- [x](y): z")
+	edit(t, dir, layout.LLMsTxt, "Prose.", "Prose and a [link](x).\n- [x](y): z")
 	reseal(t, dir)
 	wantOK(t, check(t, dir, Options{}))
 }

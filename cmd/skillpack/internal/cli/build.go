@@ -69,9 +69,10 @@ Two more discovery documents are written only when asked for. --llms-txt
 writes llms.txt at the bundle root (the llms.txt proposal, llmstxt.org) with
 an "## Agent Skills" section linking every skill's SKILL.md with its
 description. --llms-txt-merge FILE writes instead a copy of FILE, the site's
-own llms.txt, with that section between the lines
+own llms.txt, with that section in place of the lines
 <!-- skillpack:agent-skills:start --> and <!-- skillpack:agent-skills:end -->
-(or at its end, with them, when it has none); FILE itself is only read.
+and what is between them (or at its end when it has none); FILE itself is
+only read.
 --ai-catalog writes /.well-known/ai-catalog.json, the AI Catalog: an entry
 for each skill's SKILL.md, .tar.gz and .zip with its digest. Its
 identifiers (urn:air:HOST:skill:...) name the host, so it needs --base-url.

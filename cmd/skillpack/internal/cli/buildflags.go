@@ -39,7 +39,7 @@ func (f *BuildFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.SkipInvalid, "skip-invalid", false, "leave out skills with lint errors and publish the rest (exit 0, with a warning)")
 	f.addNoReuse(fs)
 	fs.BoolVar(&f.LLMsTxt, "llms-txt", false, "write llms.txt at the bundle root, with an Agent Skills section linking every SKILL.md")
-	fs.StringVar(&f.LLMsTxtMerge, "llms-txt-merge", "", "write llms.txt as a copy of this `file` (the site's own) with the Agent Skills section merged in between markers; the file itself is only read")
+	fs.StringVar(&f.LLMsTxtMerge, "llms-txt-merge", "", "write llms.txt as a copy of this `file` (the site's own) with the Agent Skills section in place of its markers; the file itself is only read")
 	fs.BoolVar(&f.AICatalog, "ai-catalog", false, "write /.well-known/ai-catalog.json, the AI Catalog of every archive and SKILL.md (needs --base-url)")
 }
 
