@@ -163,7 +163,7 @@ type llmsMarkers struct {
 	// from is the offset of the start marker's line, to that just past
 	// the end marker's: the section replaces data[from:to].
 	from, to int
-	eol           string // the file's line ending, "\n" or "\r\n"
+	eol      string // the file's line ending, "\n" or "\r\n"
 }
 
 // CheckLLMsBase checks the site's llms.txt that a build will merge its
