@@ -61,7 +61,8 @@ type LLMsDoc struct {
 	Title   string // the H1, "" if there is none
 	Summary string // the blockquote after it
 	// Start and End are the lines of the markers, 0 when there are none;
-	// an llms.txt of the bundle's own has none.
+	// the bundle's llms.txt has none: the build writes its section in
+	// their place.
 	Start, End int
 	Sections   []LLMsSection
 }
