@@ -27,7 +27,7 @@ var (
 
 // discoveryDist returns a fresh copy of the examples built with llms.txt,
 // merged into a site's own, and the AI Catalog.
-func discoveryDist(t *testing.T) string {
+func discoveryDist(t testing.TB) string {
 	t.Helper()
 	discoveryOnce.Do(func() {
 		tmp := filepath.Join(filepath.Dir(built), "discovery") // removed by TestMain
