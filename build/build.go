@@ -41,8 +41,9 @@ type Options struct {
 	BaseURL  string       // absolute URL prefix for index entries ("" = relative URLs)
 	NoLegacy bool         // leave out the v0.1.0 tree and index
 	// LLMsTxt writes llms.txt at the bundle root, listing every skill;
-	// with LLMsTxtMerge, a copy of that file (the site's own llms.txt)
-	// with the list merged in between markers. The file is only read.
+	// LLMsTxtMerge names the site's own llms.txt, of which the bundle's
+	// is then a copy with the list in place of its markers (the file is
+	// only read).
 	LLMsTxt      bool
 	LLMsTxtMerge string
 	// AICatalog writes .well-known/ai-catalog.json; it needs BaseURL.
