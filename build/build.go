@@ -40,6 +40,14 @@ type Options struct {
 	Time     time.Time    // the archives' one fixed time (zero = 1980-01-01)
 	BaseURL  string       // absolute URL prefix for index entries ("" = relative URLs)
 	NoLegacy bool         // leave out the v0.1.0 tree and index
+	// LLMsTxt writes llms.txt at the bundle root, listing every skill;
+	// LLMsTxtMerge names the site's own llms.txt, of which the bundle's
+	// is then a copy with the list in place of its markers (the file is
+	// only read).
+	LLMsTxt      bool
+	LLMsTxtMerge string
+	// AICatalog writes .well-known/ai-catalog.json; it needs BaseURL.
+	AICatalog bool
 	// SkipInvalid leaves out the skills that have error-level findings,
 	// and publishes the others, instead of refusing the whole tree; the
 	// skills left out are in Result.Skipped.
@@ -231,6 +239,9 @@ type builder struct {
 	// check output
 	out  string          // the output folder, absolute
 	prev *reuse.Previous // the bundle already there; nil for none
+
+	// llms.txt
+	llms *layout.LLMsOptions // the llms.txt to write; nil for none
 
 	// pack (per skill, in its worker), then lint
 	lintOpts lint.Options     // the per-skill lint options, resolved once

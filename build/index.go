@@ -33,7 +33,7 @@ func (b *builder) index() (string, error) {
 		return "", err
 	}
 	bundle, err := layout.Plan(built{b}, layout.Options{BaseURL: b.opts.BaseURL, NoLegacy: b.opts.NoLegacy, Generator: Generator(), Catalog: page,
-		Versioned: b.versioning()})
+		Versioned: b.versioning(), LLMsTxt: b.llms, AICatalog: b.opts.AICatalog})
 	if err != nil {
 		return "", err
 	}
@@ -259,7 +259,24 @@ func (b *builder) bundleKeyOf() layout.Digest {
 	for _, w := range b.work {
 		keys[w.name] = w.key
 	}
-	return reuse.BundleKey(Generator(), b.opts.BaseURL, b.opts.NoLegacy, keys)
+	return reuse.BundleKey(Generator(), b.opts.BaseURL, b.opts.NoLegacy, keys, b.discoveryKey()...)
+}
+
+// discoveryKey is what the optional discovery documents add to the bundle
+// key: that they are there, and the bytes of the site's llms.txt merged
+// into, so that editing it makes a rebuild write the bundle again.
+func (b *builder) discoveryKey() []string {
+	var extra []string
+	if l := b.llms; l != nil {
+		extra = append(extra, "llms.txt")
+		if l.Base != nil {
+			extra = append(extra, "llms.txt merged into "+string(layout.DigestOf(l.Base)))
+		}
+	}
+	if b.opts.AICatalog {
+		extra = append(extra, "ai-catalog.json")
+	}
+	return extra
 }
 
 // upToDate asks reuse for the one no-op decision (reuse.UpToDate); a

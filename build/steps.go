@@ -36,6 +36,7 @@ func RunContext(ctx context.Context, roots []string, opts Options) (*Result, err
 //	discover      find the skills under the roots                 discover.go
 //	check output  refuse an output folder that would destroy
 //	              something; read the previous build's record     checkoutput.go
+//	llms.txt      read and check the site's llms.txt to merge     llmstxt.go
 //	pack          per skill: read, collect, hash, lint, then pack
 //	              or reuse its archives (a worker a skill)        pack.go
 //	lint          the checks across skills; report every
@@ -64,10 +65,10 @@ type step struct {
 // steps is the pipeline in stages: the steps of a stage run at once.
 // Discovery walks the input and the output check reads the previous
 // bundle: on a no-op rebuild each is a good part of the time, and they
-// share nothing.
+// share nothing (nor does reading llms.txt, which is quick).
 func (b *builder) steps() [][]step {
 	return [][]step{
-		{{"discover", b.discover}, {"check output", b.checkOutput}},
+		{{"discover", b.discover}, {"check output", b.checkOutput}, {"llms.txt", b.llmsTxt}},
 		{{"pack", b.pack}},
 		{{"lint", b.lint}},
 		{{"guard", b.guard}},

@@ -452,6 +452,17 @@ func TestMimeType(t *testing.T) {
 	if got := ContentType("a.tar.gz"); got != "application/gzip" {
 		t.Errorf("ContentType(a.tar.gz) = %s", got)
 	}
+	// The AI Catalog's own type, at its path only.
+	for p, want := range map[string]string{
+		AICatalog:                              "application/ai-catalog+json",
+		SkillFile("x", "ai-catalog.json"):      "application/json",
+		LLMsTxt:                                "text/plain; charset=utf-8",
+		SkillFile("x", ".well-known/llms.txt"): "text/plain; charset=utf-8",
+	} {
+		if got := ContentType(p); got != want {
+			t.Errorf("ContentType(%s) = %s, want %s", p, got, want)
+		}
+	}
 }
 
 // headerRules parses a _headers file into pattern → headers.
@@ -479,7 +490,22 @@ func headerRules(t *testing.T, doc string) (patterns []string, rules map[string]
 }
 
 func TestHeadersDoc(t *testing.T) {
-	doc := string(HeadersDoc())
+	for _, o := range []Options{{}, {BaseURL: "https://example.com", LLMsTxt: &LLMsOptions{}, AICatalog: true}} {
+		b := plan(t, twoSkills(), o)
+		testHeadersDoc(t, b, string(data(t, b, Headers)))
+	}
+	if got := HeadersDoc(V2Index, Catalog, BuildRecord); !bytes.Equal(got, HeadersDoc()) {
+		t.Errorf("documents with no rule of their own change _headers:\n%s", got)
+	}
+	for _, p := range []string{LLMsTxt, AICatalog} {
+		if doc := HeadersDoc(p); !bytes.Contains(doc, []byte("\n/"+p+"\n")) || bytes.Contains(HeadersDoc(), []byte("/"+p)) {
+			t.Errorf("HeadersDoc(%s) has no rule of its own for it, or HeadersDoc() has one:\n%s", p, doc)
+		}
+	}
+}
+
+func testHeadersDoc(t *testing.T, b *Bundle, doc string) {
+	t.Helper()
 	patterns, rules := headerRules(t, doc)
 	if len(patterns) > 100 {
 		t.Errorf("%d rules; Cloudflare allows 100", len(patterns))
@@ -503,7 +529,6 @@ func TestHeadersDoc(t *testing.T) {
 		}
 		return h
 	}
-	b := plan(t, twoSkills(), Options{})
 	for _, e := range entries(t, b) {
 		if e.Path == Headers || e.Path == NoJekyll {
 			continue
@@ -518,8 +543,8 @@ func TestHeadersDoc(t *testing.T) {
 			if ct != MimeType(e.Path) || !strings.Contains(cc, "immutable") || strings.Contains(cc, ",  ") {
 				t.Errorf("%s: Content-Type %q Cache-Control %q", e.Path, ct, cc)
 			}
-		case e.Kind == KindDoc && strings.HasSuffix(e.Path, ".json"):
-			if ct != "application/json" || cc != DefaultCache.Control(e.Path) || !strings.Contains(cc, "max-age=300,") {
+		case e.Kind == KindDoc && (strings.HasSuffix(e.Path, ".json") || e.Path == LLMsTxt):
+			if ct != ContentType(e.Path) || cc != DefaultCache.Control(e.Path) || !strings.Contains(cc, "max-age=300,") {
 				t.Errorf("%s: Content-Type %q Cache-Control %q", e.Path, ct, cc)
 			}
 		case strings.HasSuffix(e.Path, ".md"):
@@ -651,13 +676,15 @@ func TestGolden(t *testing.T) {
 	for name, o := range map[string]Options{
 		"plan-relative.txtar": {Generator: "skillpack v0.0.0-test (klauspost/compress v1.20.3 flate 6)"},
 		"plan-baseurl.txtar":  {BaseURL: "https://example.com/skills/", NoLegacy: true},
+		"plan-discovery.txtar": {BaseURL: "https://example.com/skills/", NoLegacy: true,
+			LLMsTxt: &LLMsOptions{}, AICatalog: true},
 	} {
 		t.Run(name, func(t *testing.T) { golden(t, name, render(t, plan(t, twoSkills(), o))) })
 	}
 }
 
-// golden compares a rendered plan with testdata/name, or with -update
-// writes it there.
+// golden compares what a test rendered with testdata/name, or with
+// -update writes it there.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
@@ -668,10 +695,10 @@ func golden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (run go test ./layout -run TestGolden -update)", err)
+		t.Fatalf("%v (run go test ./layout -run %s -update)", err, t.Name())
 	}
 	if got != string(want) {
-		t.Errorf("plan differs from %s (run with -update if intended):\n%s", path, got)
+		t.Errorf("differs from %s (run with -update if intended):\n%s", path, got)
 	}
 }
 

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,8 +68,14 @@ func MimeType(name string) string {
 
 // ContentType is the HTTP Content-Type of a file by its name: MimeType,
 // with "; charset=utf-8" for text types so browsers and proxies do not
-// guess an encoding.
+// guess an encoding; for the dist path AICatalog, the AI Catalog's own
+// type.
 func ContentType(name string) string {
+	if name == AICatalog {
+		// The specification's own type, which it asks servers to send;
+		// no other dist path has this name.
+		return MediaAICatalog
+	}
 	t := MimeType(name)
 	if strings.HasPrefix(t, "text/") {
 		return t + "; charset=utf-8"
@@ -128,19 +135,22 @@ func maxAge(d time.Duration) string {
 // ranged GET answers with. serve and _headers give the same.
 const ExposeHeaders = "ETag, Content-Range, Accept-Ranges"
 
-// HeadersDoc is the _headers file for Netlify and Cloudflare Pages.
+// HeadersDoc is the _headers file for Netlify and Cloudflare Pages, with
+// rules for those of the optional discovery documents (LLMsTxt,
+// AICatalog) among docs; other paths in docs are ignored, so that a
+// reader may pass every document a bundle has.
 //
 // Both hosts apply every rule whose pattern matches and join repeated
 // headers with a comma, so no two patterns that can match one path set the
 // same header: Content-Type and Cache-Control are set only by rules with
 // disjoint suffixes. Skill files other than .md keep the host's default
 // type and cache. Cloudflare allows one splat per pattern and 100 rules;
-// this file uses ten.
+// this file uses at most twelve.
 //
 // One overlap remains by design: a skill file whose own name ends in
 // .tar.gz or .zip is cached as immutable like an archive. Such files are
 // rare, and a stale copy fails its digest rather than going unnoticed.
-func HeadersDoc() []byte {
+func HeadersDoc(docs ...string) []byte {
 	var b strings.Builder
 	b.WriteString("# Written by skillpack for Netlify and Cloudflare Pages; other hosts ignore it.\n")
 	rule := func(pattern string, headers ...string) {
@@ -158,6 +168,12 @@ func HeadersDoc() []byte {
 	}
 	rule("/mcp/*", "Content-Type", "application/json", "Cache-Control", maxAge(DefaultCache.Index))
 	rule("/"+Checksums, "Content-Type", ContentType(Checksums), "Cache-Control", maxAge(DefaultCache.Index))
+	// Exact paths, which no other rule setting these headers matches.
+	for _, p := range []string{LLMsTxt, AICatalog} {
+		if slices.Contains(docs, p) {
+			rule("/"+p, "Content-Type", ContentType(p), "Cache-Control", maxAge(DefaultCache.Index))
+		}
+	}
 	rule("/"+SkillsDir+"/*."+TarGz, "Content-Type", MimeType("a."+TarGz), "Cache-Control", cacheImmutable)
 	rule("/"+SkillsDir+"/*."+Zip, "Content-Type", MimeType("a."+Zip), "Cache-Control", cacheImmutable)
 	rule("/"+SkillsDir+"/*.md", "Content-Type", ContentType("a.md"), "Cache-Control", maxAge(DefaultCache.Files))

@@ -17,6 +17,11 @@ const (
 	Headers      = "_headers"                            // Netlify and Cloudflare Pages response headers
 	Catalog      = "index.html"                          // the human catalog
 
+	// The discovery documents beyond the indexes, each written only when
+	// asked for (Options.LLMsTxt, Options.AICatalog).
+	LLMsTxt   = "llms.txt"                    // the llms.txt proposal's file, with an Agent Skills section
+	AICatalog = ".well-known/ai-catalog.json" // the AI Catalog, an entry per archive and SKILL.md
+
 	// BuildRecord lists every file a build wrote and what a later build
 	// may reuse; it marks a folder as skillpack's output.
 	BuildRecord = ".skillpack/build.json"
@@ -151,7 +156,8 @@ type Path struct {
 }
 
 // docs are the documents a bundle may hold, as ParsePath knows them.
-var docs = []string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Checksums, NoJekyll, Headers, Catalog, BuildRecord, VersionsIndex}
+var docs = []string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Checksums, NoJekyll, Headers, Catalog, BuildRecord,
+	VersionsIndex, LLMsTxt, AICatalog}
 
 // ParsePath takes a dist path apart: a skill's file in either tree, an
 // archive, or a document. It accepts exactly the paths this package
@@ -290,15 +296,17 @@ func Signed(e Entry) bool { return SignedPath(e.Path) }
 // SignedPath reports whether a build signs the artifact at the dist path
 // p, so that it has a Signature beside it: every archive, the discovery
 // and legacy MCP indexes, mcp/skills.json, which carries the digest of
-// every file an MCP server serves, and versions.json, which carries the
+// every file an MCP server serves; versions.json, which carries the
 // digest of every published version's file and archive and of every
 // release's snapshot (those are carried from build to build, and signed
-// through it rather than one by one). It is the one list of what is
-// signed: the build signs by it, and verify and serve look for
-// signatures by it.
+// through it rather than one by one); and the AI Catalog, which carries
+// the digest of every archive and SKILL.md. (llms.txt carries no digest,
+// and its readers are language models, which check no signature.) It is
+// the one list of what is signed: the build signs by it, and verify and
+// serve look for signatures by it.
 func SignedPath(p string) bool {
 	switch p {
-	case V2Index, V1Index, MCPIndex, MCPSkills, VersionsIndex:
+	case V2Index, V1Index, MCPIndex, MCPSkills, VersionsIndex, AICatalog:
 		return true
 	}
 	pp, ok := ParsePath(p)

@@ -167,14 +167,17 @@ func (b *Bundle) Lookup(path string) (Entry, bool) {
 // and, unless o.NoLegacy, again in the v0.1 tree (skills whose paths break
 // the v0.1 rules are left out of both the legacy index and tree); the
 // .tar.gz and .zip of each skill; every index; checksums.txt; .nojekyll and
-// _headers; index.html if o.Catalog is set; and with o.Versioned every
-// published version's folder, versions.json and the release's snapshot
-// (versions.go), which checksums.txt lists with the versions' archives.
+// _headers; index.html if o.Catalog is set; llms.txt and
+// .well-known/ai-catalog.json if o.LLMsTxt and o.AICatalog ask for them;
+// and with o.Versioned every published version's folder, versions.json
+// and the release's snapshot (versions.go), which checksums.txt lists
+// with the versions' archives.
 //
 // checksums.txt lists every archive, every JSON index (v0.2, v0.1,
-// mcp/skills.json, mcp/index.json, mcp/resources.json) and index.html. It
-// leaves out the skill files, whose digests the indexes already carry, so
-// the sums of the indexes vouch for everything else.
+// mcp/skills.json, mcp/index.json, mcp/resources.json), index.html,
+// llms.txt and the AI Catalog. It leaves out the skill files, whose
+// digests the indexes already carry, so the sums of the indexes vouch for
+// everything else.
 //
 // Plan reads every skill once to check it, then renders each document
 // once to learn its digest and size, and keeps none of them: it holds a
@@ -208,9 +211,18 @@ func Plan(skills Skills, o Options) (*Bundle, error) {
 		// No Write: the caller streams the page it rendered.
 		b.docs = append(b.docs, Entry{Path: Catalog, Kind: KindDoc, Digest: c.Digest, Size: c.Size})
 	}
+	var discovery []string
+	if o.LLMsTxt != nil {
+		doc(LLMsTxt, set.llmsTxt)
+		discovery = append(discovery, LLMsTxt)
+	}
+	if o.AICatalog {
+		doc(AICatalog, set.aiCatalog)
+		discovery = append(discovery, AICatalog)
+	}
 	doc(Checksums, b.checksums)
 	doc(NoJekyll, fixed(nil))
-	doc(Headers, fixed(HeadersDoc()))
+	doc(Headers, fixed(HeadersDoc(discovery...)))
 	if set.hist != nil {
 		if err := b.versionDocs(); err != nil {
 			return nil, err
@@ -329,7 +341,7 @@ func (b *Bundle) checksums(w io.Writer) error {
 // summed reports whether checksums.txt lists the document at path.
 func summed(path string) bool {
 	switch path {
-	case V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Catalog, VersionsIndex:
+	case V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Catalog, VersionsIndex, LLMsTxt, AICatalog:
 		return true
 	}
 	_, snapshot := parseSnapshot(path)

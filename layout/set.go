@@ -56,6 +56,7 @@ func newSet(src Skills, o Options) (*set, error) {
 	if err := CheckBaseURL(o.BaseURL); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, checkDiscovery(o))
 	s := &set{src: src, o: o, rows: make([]row, src.Len())}
 	if o.Versioned != nil {
 		var err error

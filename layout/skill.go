@@ -66,6 +66,12 @@ type Options struct {
 	// layout only plans it: its entry has no Write, and it is listed in
 	// checksums.txt like the indexes.
 	Catalog *Rendered
+	// LLMsTxt, if set, adds llms.txt at the bundle root: the bundle's own,
+	// or a copy of the site's with the Agent Skills section merged in.
+	LLMsTxt *LLMsOptions
+	// AICatalog adds /.well-known/ai-catalog.json. It needs BaseURL: its
+	// identifiers name the publisher's domain, and its urls are absolute.
+	AICatalog bool
 }
 
 // Rendered is the digest and size of a rendered document. Options.Catalog

@@ -12,13 +12,15 @@ import (
 )
 
 // signed builds the examples with a stand-in signer (publish treats
-// signatures as opaque bytes) and returns the folder.
+// signatures as opaque bytes), and with llms.txt and the AI Catalog, and
+// returns the folder.
 func signed(t *testing.T) string {
 	t.Helper()
 	dist := filepath.Join(t.TempDir(), "dist")
 	sign := func(data []byte) ([]byte, error) { return []byte(`{"signed":"` + layout.DigestOf(data) + `"}`), nil }
 	signFolder := func(st []byte) ([]byte, error) { return []byte(`{"folder":` + string(st) + `}`), nil }
-	if _, err := build.Run([]string{"../examples"}, build.Options{Out: dist, Sign: sign, SignFolder: signFolder}); err != nil {
+	o := build.Options{Out: dist, Sign: sign, SignFolder: signFolder, LLMsTxt: true, AICatalog: true, BaseURL: "https://skills.example.com"}
+	if _, err := build.Run([]string{"../examples"}, o); err != nil {
 		t.Fatal(err)
 	}
 	return dist
@@ -67,18 +69,27 @@ func TestOpenListsEveryFileInTheSafeOrder(t *testing.T) {
 		layout.MCPResources:                                 MCP,
 		layout.LegacyFile("csv-profiler", "SKILL.md"):       Files,
 		layout.FolderSignature("csv-profiler"):              Files,
+		layout.LLMsTxt:                                      Indexes,
+		layout.AICatalog:                                    Indexes,
+		layout.Signature(layout.AICatalog):                  Indexes,
 	}
 	for _, s := range b.Skills {
 		want[layout.Signature(s.TarGz.Path)] = Archives
 		want[s.Zip.Path] = Archives
 	}
 	for _, o := range b.Objects {
-		if st, ok := want[o.Path]; ok && st != o.Stage {
+		st, ok := want[o.Path]
+		if ok && st != o.Stage {
 			t.Errorf("%s in stage %s, want %s", o.Path, o.Stage, st)
 		}
+		delete(want, o.Path)
 		if strings.HasSuffix(o.Path, ".tar.gz") && !strings.Contains(o.CacheControl, "immutable") {
 			t.Errorf("%s: Cache-Control %q, want immutable", o.Path, o.CacheControl)
 		}
+	}
+
+	for p := range want {
+		t.Errorf("no object %s", p)
 	}
 
 	if len(b.Skills) != len(rec.Skills) || len(b.Skills) < 3 {

@@ -233,12 +233,14 @@ func (b *Bundle) load() error {
 			return fmt.Errorf("%s: %w", d.path, err)
 		}
 	}
-	if _, ok := sums[layout.Catalog]; ok {
-		// The catalog is served only once the build vouches for it in
-		// checksums.txt: it is HTML on this origin, and nothing else
-		// records its digest.
-		if _, err := doc(layout.Catalog); err != nil {
-			return err
+	// The catalog, llms.txt and the AI Catalog are served only once the
+	// build vouches for them in checksums.txt: nothing else records their
+	// digests, and the catalog is HTML on this origin.
+	for _, p := range []string{layout.Catalog, layout.LLMsTxt, layout.AICatalog} {
+		if _, ok := sums[p]; ok {
+			if _, err := doc(p); err != nil {
+				return err
+			}
 		}
 	}
 	if _, ok := sums[layout.VersionsIndex]; ok { // build --versioned

@@ -125,27 +125,43 @@ func serveBundle(t *testing.T, b *Bundle, o Options) (string, *Server) {
 // returns its base URL.
 func serveWith(t *testing.T, s *Server) string {
 	t.Helper()
-	addr, stop := listen(t, s)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serveOn(t, s, ln)
+}
+
+// serveOn serves s on ln until the test ends, and returns its base URL.
+func serveOn(t *testing.T, s *Server, ln net.Listener) string {
+	t.Helper()
+	stop := run(s, ln)
 	t.Cleanup(func() {
 		if err := stop(); err != nil {
 			t.Error(err)
 		}
 	})
-	return "http://" + addr
+	return "http://" + ln.Addr().String()
 }
 
-// listen runs s on a loopback port. stop cancels it and returns what Serve
-// returned, or an error if it has not returned within ten seconds.
+// listen runs s on a new loopback port until stop, for a test that stops
+// it itself.
 func listen(t *testing.T, s *Server) (addr string, stop func() error) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ln.Addr().String(), run(s, ln)
+}
+
+// run serves s on ln. stop cancels it and returns what Serve returned, or
+// an error if it has not returned within ten seconds.
+func run(s *Server, ln net.Listener) (stop func() error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, ln) }()
-	return ln.Addr().String(), func() error {
+	return func() error {
 		cancel()
 		select {
 		case err := <-done:

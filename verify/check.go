@@ -126,6 +126,8 @@ func run(ctx context.Context, src source, o Options) (*Report, error) {
 		c.mcpIndex()
 		c.mcpResources()
 		c.versions()
+		c.llmsTxt()
+		c.aiCatalog()
 		c.settle()
 		c.unpackArchives()
 		c.unpackVersions()

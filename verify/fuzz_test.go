@@ -60,3 +60,32 @@ func FuzzDocuments(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDiscoveryDocuments is FuzzDocuments for llms.txt and the AI Catalog
+// of a bundle built with them.
+func FuzzDiscoveryDocuments(f *testing.F) {
+	dir := discoveryDist(f)
+	slots := []string{layout.LLMsTxt, layout.AICatalog}
+	orig := make([][]byte, len(slots))
+	for i, p := range slots {
+		orig[i] = readFile(f, dir, p)
+		f.Add(uint8(i), orig[i])
+		f.Add(uint8(i), orig[i][:len(orig[i])/2])
+		f.Add(uint8(i), []byte{})
+	}
+	f.Add(uint8(0), []byte("# T\n"+layout.LLMsEnd+"\n"))
+	f.Add(uint8(1), []byte(`{"specVersion":"1.0","entries":[{"identifier":"urn:air:skills.example.com:skill:md:release-notes","url":"https://skills.example.com/x/../../etc/passwd"}]}`))
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		i := int(which) % len(slots)
+		p := slots[i]
+		writeFile(t, dir, p, data)
+		defer writeFile(t, dir, p, orig[i])
+		rep, err := Dist(context.Background(), dir, Options{Deadline: time.Minute, MaxSize: 1 << 20})
+		if err != nil {
+			t.Fatalf("%s: Dist: %v", p, err)
+		}
+		if rep.OK() && !bytes.Equal(data, orig[i]) {
+			t.Fatalf("%s changed, but everything verified", p)
+		}
+	})
+}

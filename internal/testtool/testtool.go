@@ -8,7 +8,9 @@
 // under which a missing tool fails the test instead, so that a tool CI lost
 // cannot turn its tests into silent skips. Optional tools (cosign, which
 // Debian does not package) skip even then. Registry runs one of them,
-// docker-registry, for the tests that publish to a registry.
+// docker-registry, for the tests that publish to a registry. JSONSchema
+// compiles a specification's published schema for the tests that check a
+// document against it.
 package testtool
 
 import (
@@ -43,7 +45,9 @@ var tools = map[string]struct {
 	"gunzip":    {install: "Debian: gzip; macOS has it"},
 	"git":       {install: "Debian: git; macOS: xcode-select --install"},
 	"bash":      {install: "Debian: bash; macOS has it"},
-	"cosign":    {install: "go install github.com/sigstore/cosign/v2/cmd/cosign@latest", optional: true},
+	// layout's tests run the llms.txt proposal's reference parser.
+	"python3": {install: "Debian: python3; macOS has it"},
+	"cosign":  {install: "go install github.com/sigstore/cosign/v2/cmd/cosign@latest", optional: true},
 	// publish/oci's tests: a real registry on 127.0.0.1, and the stock
 	// client that must read what skillpack pushes.
 	"docker-registry": {install: "Debian: docker-registry"},

@@ -433,4 +433,3 @@ func matches(t testing.TB, s *server, got map[string]stored, b *publish.Bundle) 
 		}
 	}
 }
-

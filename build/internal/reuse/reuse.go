@@ -66,10 +66,13 @@ func ArchiveKey(generator string, t time.Time, entries []pack.Entry) layout.Dige
 
 // BundleKey is what every document of the bundle is a function of: the
 // generator, the addressing options and each skill's archive key, which
-// covers every byte and exec bit of its files (keys maps names to keys).
-// When it equals the recorded one and every skill was reused, the
-// documents need not be rendered again to know they are the same.
-func BundleKey(generator, baseURL string, noLegacy bool, keys map[string]layout.Digest) layout.Digest {
+// covers every byte and exec bit of its files (keys maps names to keys),
+// and extra, a line each for the inputs of the documents a build adds
+// only when asked (llms.txt, say). A build that adds none has the key it
+// had before they existed. When it equals the recorded one and every
+// skill was reused, the documents need not be rendered again to know they
+// are the same.
+func BundleKey(generator, baseURL string, noLegacy bool, keys map[string]layout.Digest, extra ...string) layout.Digest {
 	h := sha256.New()
 	fmt.Fprintf(h, "skillpack-bundle/1\n%s\n%s\n%t\n", generator, baseURL, noLegacy)
 	names := make([]string, 0, len(keys))
@@ -79,6 +82,11 @@ func BundleKey(generator, baseURL string, noLegacy bool, keys map[string]layout.
 	sort.Strings(names)
 	for _, n := range names {
 		fmt.Fprintf(h, "%s %s\n", n, keys[n])
+	}
+	for _, e := range extra {
+		// After the skills, on lines no skill's can be: a name never
+		// starts with '+'.
+		fmt.Fprintf(h, "+ %s\n", e)
 	}
 	return layout.SumDigest(h.Sum(nil))
 }

@@ -80,6 +80,18 @@ skillpack publish DIST TARGET does, with its flags (--endpoint,
 at once are publish's default). A build that fails publishes nothing; a
 publish that fails exits 3.
 
+Two more discovery documents are written only when asked for. --llms-txt
+writes llms.txt at the bundle root (the llms.txt proposal, llmstxt.org) with
+an "## Agent Skills" section linking every skill's SKILL.md with its
+description. --llms-txt-merge FILE writes instead a copy of FILE, the site's
+own llms.txt, with that section in place of the lines
+<!-- skillpack:agent-skills:start --> and <!-- skillpack:agent-skills:end -->
+and what is between them (or at its end when it has none); FILE itself is
+only read.
+--ai-catalog writes /.well-known/ai-catalog.json, the AI Catalog: an entry
+for each skill's SKILL.md, .tar.gz and .zip with its digest. Its
+identifiers (urn:air:HOST:skill:...) name the host, so it needs --base-url.
+
 --json prints one document on stdout however the build ends: every skill
 and artifact with its digest and size, the findings, the skills skipped,
 what --publish did (under "published"), and the exit code with the error
@@ -89,7 +101,8 @@ when it is not 0 (schema/build.schema.json). A CI step's
   skillpack build ./skills -o dist --json > build.json
   skillpack build ./skills -o dist --skip-invalid
   skillpack build ./skills -o public --base-url https://example.com
-  skillpack build ./skills -o dist --publish s3://my-bucket/skills --prune`,
+  skillpack build ./skills -o dist --publish s3://my-bucket/skills --prune
+  skillpack build ./skills -o public --base-url https://example.com --ai-catalog --llms-txt-merge site/llms.txt`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Roots = args
 			opts.given = cmd.Flags().Changed
@@ -349,12 +362,13 @@ func buildErr(err error) error {
 	var ce *build.ClashError
 	var oe *build.OutputError
 	var ne *build.NoSkillsError
+	var me *build.MergeError
 	switch {
 	case err == nil:
 		return nil
 	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, new(*build.VersionError)), errors.As(err, new(*build.PreviousError)):
 		return &exitError{code: ExitFindings, err: err}
-	case errors.As(err, &oe), errors.As(err, &ne):
+	case errors.As(err, &oe), errors.As(err, &ne), errors.As(err, &me):
 		return &exitError{code: ExitUsage, err: err}
 	}
 	return &exitError{code: ExitInternal, err: err}

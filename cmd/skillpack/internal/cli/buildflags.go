@@ -24,6 +24,10 @@ type BuildFlags struct {
 	NoLegacy    bool
 	SkipInvalid bool
 	NoReuse     bool
+	// The discovery documents beyond the indexes (build only).
+	LLMsTxt      bool
+	LLMsTxtMerge string
+	AICatalog    bool
 }
 
 // AddFlags registers every build flag, as build offers them.
@@ -34,6 +38,9 @@ func (f *BuildFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.NoLegacy, "no-legacy", false, "leave out the legacy /.well-known/skills/ v0.1.0 tree")
 	fs.BoolVar(&f.SkipInvalid, "skip-invalid", false, "leave out skills with lint errors and publish the rest (exit 0, with a warning)")
 	f.addNoReuse(fs)
+	fs.BoolVar(&f.LLMsTxt, "llms-txt", false, "write llms.txt at the bundle root, with an Agent Skills section linking every SKILL.md")
+	fs.StringVar(&f.LLMsTxtMerge, "llms-txt-merge", "", "write llms.txt as a copy of this `file` (the site's own) with the Agent Skills section in place of its markers; the file itself is only read")
+	fs.BoolVar(&f.AICatalog, "ai-catalog", false, "write /.well-known/ai-catalog.json, the AI Catalog of every archive and SKILL.md (needs --base-url)")
 }
 
 // addNoReuse registers --no-reuse, which serve --watch offers too.
@@ -80,8 +87,14 @@ func (f *BuildFlags) resolveBundle(ios *IO, given func(flag string) bool) (build
 	if err := layout.CheckBaseURL(baseURL); err != nil {
 		return build.Options{}, &exitError{code: ExitUsage, err: &baseURLError{baseURLSource(cfg, given("base-url")), err}}
 	}
+	if f.AICatalog {
+		if _, err := layout.AICatalogPublisher(baseURL); err != nil {
+			return build.Options{}, usageErr("--ai-catalog: %w", err)
+		}
+	}
 	bo, err := f.options(ios, cfg)
 	bo.BaseURL, bo.NoLegacy, bo.SkipInvalid = baseURL, noLegacy, skipInvalid
+	bo.LLMsTxt, bo.LLMsTxtMerge, bo.AICatalog = f.LLMsTxt, f.LLMsTxtMerge, f.AICatalog
 	return bo, err
 }
 

@@ -111,6 +111,20 @@ func TestBuildFlags(t *testing.T) {
 		{argv: []string{"--release-version", "1.0.0"}, err: "--release-version needs --versioned"},
 		{argv: []string{"--versioned", "--release-version", "01.2"}, err: `--release-version: release "01.2" is not a SemVer version; did you mean 1.2.0?`},
 		{argv: nil, env: map[string]string{"SOURCE_DATE_EPOCH": "yesterday"}, err: `SOURCE_DATE_EPOCH="yesterday"`},
+		// The discovery documents; the catalog names its host, so it
+		// needs a base URL, from the flag or the config.
+		{
+			argv:    []string{"--llms-txt", "--llms-txt-merge", "site/llms.txt", "--ai-catalog", "--base-url", "https://example.com/s"},
+			want:    build.Options{Out: "dist", LLMsTxt: true, LLMsTxtMerge: "site/llms.txt", AICatalog: true, BaseURL: "https://example.com/s"},
+			profile: "spec",
+		},
+		{
+			argv:    []string{"--config", "site.yaml", "--ai-catalog"},
+			want:    build.Options{Out: "dist", BaseURL: "https://example.com/skills", NoLegacy: true, SkipInvalid: true, AICatalog: true},
+			profile: "claude", config: "site.yaml",
+		},
+		{argv: []string{"--ai-catalog"}, err: "--ai-catalog: the AI Catalog needs a base URL (--base-url)"},
+		{argv: []string{"--ai-catalog", "--base-url", "http://[::1]:8080"}, err: `--ai-catalog: base URL "http://[::1]:8080": the AI Catalog's identifiers name its host, and "::1" is not a DNS name`},
 	} {
 		ios, _, _ := fakeIO(tc.env)
 		opts := parsed(t, ios, newBuildCmd, tc.argv)

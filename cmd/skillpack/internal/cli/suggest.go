@@ -188,6 +188,7 @@ func registerCompletions(cmd *cobra.Command) {
 		"config":         completeFiles("yaml", "yml"),
 		"baseline":       completeFiles("json"),
 		"write-baseline": completeFiles("json"),
+		"llms-txt-merge": completeFiles("txt", "md"),
 		"out":            completeDirs,
 		"watch":          completeDirs,
 		"dir":            completeDirs,

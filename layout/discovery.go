@@ -1,0 +1,571 @@
+package layout
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The discovery documents beyond the indexes: llms.txt, which the
+// llms.txt proposal (llmstxt.org) asks sites to serve at their root for
+// language models to read, and the AI Catalog (the Agent-Card/ai-catalog
+// specification, which the Agentic Resource Discovery draft builds on) at
+// /.well-known/ai-catalog.json. Each is written only when Options asks for
+// it, so that a bundle without them is, byte for byte, what it was before
+// they existed.
+
+// LLMsSectionName is the name of the H2 section of llms.txt that lists
+// the skills.
+const LLMsSectionName = "Agent Skills"
+
+// The markers between which the build writes its section into a copy of
+// a site's own llms.txt (LLMsOptions.Base), each alone on its line. They
+// are HTML comments, which Markdown renders as nothing; they mark the
+// place in the site's file, the template, and the copy in the bundle has
+// the section in their stead: the proposal's reference parser refuses any
+// line of a section that is not a link, a comment included.
+const (
+	LLMsStart = "<!-- skillpack:agent-skills:start -->"
+	LLMsEnd   = "<!-- skillpack:agent-skills:end -->"
+)
+
+// LLMsOptions says which llms.txt a bundle gets.
+type LLMsOptions struct {
+	// Base is the site's own llms.txt. The bundle's is a copy of it with
+	// the build's section in place of the markers and what is between
+	// them, or, when it has none, with the section added at its end. Nil:
+	// the bundle gets an llms.txt of its own. The site's file itself is
+	// never written.
+	Base []byte
+	// Name is where Base was read from, for errors.
+	Name string
+}
+
+// The llms.txt proposal's format, as its reference parser (llms_txt)
+// reads it: an H1, an optional blockquote, then H2 sections of
+// "- [name](url): notes" lines, one a line.
+var (
+	h2Line   = regexp.MustCompile(`^ {0,3}##(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$`)
+	linkLine = regexp.MustCompile(`^ {0,3}-[ \t]*\[([^\]]+)\]\(([^)]+)\)(?::[ \t]*(.*))?$`)
+)
+
+// LLMsDoc is an llms.txt as DecodeLLMsTxt reads it: what a reader needs
+// to find the skills' section and check its links.
+type LLMsDoc struct {
+	Title   string // the H1, "" if there is none
+	Summary string // the blockquote after it
+	// Start and End are the lines of the markers, 0 when there are none;
+	// the bundle's llms.txt has none: the build writes its section in
+	// their place.
+	Start, End int
+	Sections   []LLMsSection
+}
+
+// LLMsSection is one H2 section.
+type LLMsSection struct {
+	Name  string
+	Line  int // of its heading
+	Links []LLMsLink
+	// Other are the lines of the section that are neither blank, a link
+	// line nor a marker: the proposal's sections hold links only, and the
+	// reference parser fails on anything else.
+	Other []int
+}
+
+// LLMsLink is one "- [name](url): description" line.
+type LLMsLink struct {
+	Name, URL, Description string
+	Line                   int
+}
+
+// Section returns the sections named name (compared without regard to
+// case), in file order.
+func (d *LLMsDoc) Section(name string) []LLMsSection {
+	var out []LLMsSection
+	for _, s := range d.Sections {
+		if strings.EqualFold(s.Name, name) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// DecodeLLMsTxt reads an llms.txt. It fails only on what no llms.txt may
+// be: bytes that are not UTF-8 text, and markers that are not one pair in
+// order, each alone on its line (errors are *LineError). Everything else
+// is read as the proposal lays it out, and a reader judges it: a line of
+// a section that is not a link is listed in Other.
+func DecodeLLMsTxt(data []byte) (*LLMsDoc, error) {
+	m, err := scanLLMs(LLMsTxt, data)
+	if err != nil {
+		return nil, err
+	}
+	d := &LLMsDoc{Start: m.start, End: m.end}
+	var sec *LLMsSection
+	summary := true // the next non-blank line after the title may be the summary
+	eachLine(data, func(n, _, _ int, line []byte) error {
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) == 0 || n == m.start || n == m.end {
+			return nil
+		}
+		if g := h2Line.FindSubmatch(line); g != nil {
+			d.Sections = append(d.Sections, LLMsSection{Name: string(bytes.TrimSpace(g[1])), Line: n})
+			sec = &d.Sections[len(d.Sections)-1]
+			return nil
+		}
+		if sec != nil {
+			if g := linkLine.FindSubmatch(line); g != nil {
+				sec.Links = append(sec.Links, LLMsLink{Name: string(g[1]), URL: string(g[2]), Description: string(bytes.TrimRightFunc(g[3], unicode.IsSpace)), Line: n})
+			} else {
+				sec.Other = append(sec.Other, n)
+			}
+			return nil
+		}
+		switch {
+		case d.Title == "" && bytes.HasPrefix(trimmed, []byte("# ")):
+			d.Title = string(bytes.TrimSpace(trimmed[2:]))
+			return nil
+		case d.Title != "" && summary && bytes.HasPrefix(trimmed, []byte(">")):
+			d.Summary = string(bytes.TrimSpace(trimmed[1:]))
+		}
+		summary = false
+		return nil
+	})
+	return d, nil
+}
+
+// eachLine calls f for each line of data, 1-based, with the offsets of
+// its first byte and of the next line's, and its bytes without "\n" or
+// "\r\n" (a slice of data: a hostile file of one long line is not
+// copied). A final newline ends the last line; it does not start another.
+func eachLine(data []byte, f func(n, off, next int, line []byte) error) error {
+	for off, n := 0, 1; off < len(data); n++ {
+		end, next := len(data), len(data)
+		if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+			end, next = off+i, off+i+1
+		}
+		if err := f(n, off, next, bytes.TrimSuffix(data[off:end], []byte("\r"))); err != nil {
+			return err
+		}
+		off = next
+	}
+	return nil
+}
+
+// llmsMarkers is where the markers are in an llms.txt.
+type llmsMarkers struct {
+	start, end int // lines, 1-based; 0: none
+	// from is the offset of the start marker's line, to that just past
+	// the end marker's: the section replaces data[from:to].
+	from, to int
+	eol      string // the file's line ending, "\n" or "\r\n"
+}
+
+// CheckLLMsBase checks the site's llms.txt that a build will merge its
+// section into (LLMsOptions.Base), read from the file name: it must be
+// UTF-8 text with at most one pair of markers, in order, each alone on its
+// line; no "## Agent Skills" section of its own outside them, which would
+// list the skills twice; and no text between the end marker and the next
+// heading, which would read as part of the section. Errors are *LineError
+// and say how to fix the file. Plan checks it again.
+func CheckLLMsBase(name string, data []byte) error {
+	m, err := scanLLMs(name, data)
+	if err != nil {
+		return err
+	}
+	tail := m.end != 0 // after the end marker, before a heading
+	return eachLine(data, func(n, _, _ int, line []byte) error {
+		if m.start != 0 && n >= m.start && n <= m.end {
+			return nil // replaced
+		}
+		if tail && n > m.end && len(bytes.TrimSpace(line)) > 0 {
+			if bytes.HasPrefix(bytes.TrimLeft(line, " "), []byte("#")) {
+				tail = false
+			} else {
+				return &LineError{Doc: name, Line: n, Err: fmt.Errorf("text between %s and the next heading would read as part of the %q section the build puts there; start it with a heading, or move it above the markers", LLMsEnd, "## "+LLMsSectionName)}
+			}
+		}
+		if g := h2Line.FindSubmatch(line); g != nil && strings.EqualFold(string(bytes.TrimSpace(g[1])), LLMsSectionName) {
+			fix := "put " + LLMsStart + " on the line above it and " + LLMsEnd + " below its list, so that the build replaces it"
+			if m.start != 0 {
+				fix = "remove it, or move it between the markers, where the build replaces it"
+			}
+			return &LineError{Doc: name, Line: n, Err: fmt.Errorf("has an %q section of its own outside the markers, and the build adds one; %s", "## "+LLMsSectionName, fix)}
+		}
+		return nil
+	})
+}
+
+// scanLLMs finds the markers of an llms.txt, and refuses one that is not
+// text or whose markers are not one pair in order, each alone on its line.
+func scanLLMs(name string, data []byte) (llmsMarkers, error) {
+	m := llmsMarkers{eol: "\n"}
+	if i := bytes.IndexByte(data, '\n'); i > 0 && data[i-1] == '\r' {
+		m.eol = "\r\n"
+	}
+	bad := func(line int, format string, args ...any) (llmsMarkers, error) {
+		return llmsMarkers{}, &LineError{Doc: name, Line: line, Err: fmt.Errorf(format, args...)}
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return bad(1+bytes.Count(data[:i], []byte("\n")), "has a NUL byte: it is not a text file; give the site's llms.txt, a Markdown file")
+	}
+	if !utf8.Valid(data) {
+		i := 0
+		for i < len(data) {
+			r, size := utf8.DecodeRune(data[i:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			i += size
+		}
+		return bad(1+bytes.Count(data[:i], []byte("\n")), "is not UTF-8 text; save it as UTF-8")
+	}
+	err := eachLine(data, func(n, off, next int, line []byte) error {
+		at := func(format string, args ...any) error {
+			return &LineError{Doc: name, Line: n, Err: fmt.Errorf(format, args...)}
+		}
+		// string(b) == s compares without copying b.
+		switch trimmed := bytes.TrimSpace(line); {
+		case string(trimmed) == LLMsStart:
+			switch {
+			case m.start != 0:
+				return at("a second %s (the first is on line %d); keep one pair of markers", LLMsStart, m.start)
+			case m.end != 0:
+				return &LineError{Doc: name, Line: m.end, Err: fmt.Errorf("%s comes before %s on line %d; swap the two lines", LLMsEnd, LLMsStart, n)}
+			}
+			m.start, m.from = n, off
+		case string(trimmed) == LLMsEnd:
+			if m.end != 0 {
+				return at("a second %s (the first is on line %d); keep one pair of markers", LLMsEnd, m.end)
+			}
+			m.end, m.to = n, next
+		case (bytes.Contains(line, []byte(LLMsStart)) || bytes.Contains(line, []byte(LLMsEnd))) && !linkLine.Match(line):
+			// A skill's line may quote a marker in its description,
+			// escaped (LLMsDescription); any other line may not.
+			return at("a marker shares its line with other text; put each of %s and %s on a line of its own", LLMsStart, LLMsEnd)
+		}
+		return nil
+	})
+	if err != nil {
+		return llmsMarkers{}, err
+	}
+	switch {
+	case m.start != 0 && m.end == 0:
+		return bad(m.start, "%s has no %s after it; add it on a line below the section", LLMsStart, LLMsEnd)
+	case m.end != 0 && m.start == 0:
+		return bad(m.end, "%s has no %s before it; add it on a line above the section", LLMsEnd, LLMsStart)
+	}
+	return m, nil
+}
+
+// LLMsDescription is a skill's description as its line of llms.txt
+// carries it: on one line, whitespace and control characters each run
+// collapsed into one space, so that no description can end the list, start
+// a heading or fake a marker; and with backslash escapes before '\', '[',
+// ']' and '<', so that Markdown reads it as the text it is, not as a
+// link, an HTML tag or a comment.
+func LLMsDescription(d string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.TrimSpace(d) {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		if strings.ContainsRune(`\[]<`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// llmsURL is how llms.txt links to a dist path: relative to itself (it
+// is at the bundle root), so that the bundle works under any prefix, or
+// absolute under Options.BaseURL; characters that would end a Markdown
+// link's destination are percent-encoded.
+func (s *set) llmsURL(distPath string) string {
+	u := distPath
+	if s.o.BaseURL != "" {
+		u = joinURL(s.o.BaseURL, distPath)
+	}
+	var b strings.Builder
+	for i := 0; i < len(u); i++ {
+		if c := u[i]; c <= ' ' || c == 0x7f || strings.IndexByte("()<>", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// llmsTxt renders llms.txt: the bundle's own, or the site's with the
+// section merged in (Options.LLMsTxt).
+func (s *set) llmsTxt(w io.Writer) error {
+	base := s.o.LLMsTxt.Base
+	if base == nil {
+		title := LLMsSectionName
+		if s.o.BaseURL != "" {
+			u, _ := url.Parse(s.o.BaseURL) // CheckBaseURL passed
+			title = u.Hostname()
+		}
+		// A paragraph follows the summary: the reference parser takes a
+		// blockquote that ends the head for details, not the summary.
+		head := "# " + title + "\n\n> The Agent Skills published here, each linked to its " + EntryFile + ".\n\n" +
+			"Agents and tools install them from the discovery index at " + s.llmsURL(V2Index) +
+			", which gives each skill's digest.\n\n"
+		if _, err := io.WriteString(w, head); err != nil {
+			return err
+		}
+		return s.llmsSection(w, "\n")
+	}
+	m, err := scanLLMs(s.o.LLMsTxt.Name, base)
+	if err != nil {
+		return err
+	}
+	// The section in place of the markers, or at the end when there are
+	// none, set off by a blank line from the text around it.
+	pre, post := base, []byte(nil)
+	if m.start != 0 {
+		pre, post = base[:m.from], base[m.to:]
+	}
+	if len(pre) > 0 {
+		if !bytes.HasSuffix(pre, []byte("\n")) {
+			pre = append(pre[:len(pre):len(pre)], m.eol...)
+		}
+		if !blankEnd(pre) {
+			pre = append(pre[:len(pre):len(pre)], m.eol...)
+		}
+	}
+	if _, err := w.Write(pre); err != nil {
+		return err
+	}
+	if err := s.llmsSection(w, m.eol); err != nil {
+		return err
+	}
+	first, _, _ := bytes.Cut(post, []byte("\n"))
+	if len(bytes.TrimSpace(first)) > 0 {
+		if _, err := io.WriteString(w, m.eol); err != nil {
+			return err
+		}
+	}
+	_, err = w.Write(post)
+	return err
+}
+
+// blankEnd reports whether text, which ends with a newline, ends with a
+// blank line.
+func blankEnd(text []byte) bool {
+	t := bytes.TrimSuffix(text, []byte("\n"))
+	return len(bytes.TrimSpace(t[bytes.LastIndexByte(t, '\n')+1:])) == 0
+}
+
+// llmsSection renders the Agent Skills section, a skill a line, in name
+// order.
+func (s *set) llmsSection(w io.Writer, eol string) error {
+	if _, err := io.WriteString(w, "## "+LLMsSectionName+eol+eol); err != nil {
+		return err
+	}
+	for i := range s.rows {
+		sk, err := s.load(&s.rows[i])
+		if err != nil {
+			return err
+		}
+		line := "- [" + sk.Name + "](" + s.llmsURL(SkillFile(sk.Name, EntryFile)) + ")"
+		if d := LLMsDescription(sk.Description); d != "" {
+			line += ": " + d
+		}
+		if _, err := io.WriteString(w, line+eol); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkDiscovery returns why the discovery documents o asks for cannot
+// be written, or nil.
+func checkDiscovery(o Options) error {
+	var errs []error
+	if l := o.LLMsTxt; l != nil && l.Base != nil {
+		errs = append(errs, CheckLLMsBase(l.Name, l.Base))
+	}
+	if o.AICatalog && CheckBaseURL(o.BaseURL) == nil {
+		_, err := AICatalogPublisher(o.BaseURL)
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// LLMsTxtDoc is llms.txt for skills, as Plan writes it with
+// o.LLMsTxt set (nil: the bundle's own).
+func LLMsTxtDoc(skills []Skill, o Options) ([]byte, error) {
+	if o.LLMsTxt == nil {
+		o.LLMsTxt = &LLMsOptions{}
+	}
+	s, err := newSet(List(skills), o)
+	if err != nil {
+		return nil, err
+	}
+	return collect(s.llmsTxt)
+}
+
+// The AI Catalog's version and the media types of its entries, as the
+// specification lists them for Agent Skills.
+const (
+	AICatalogVersion   = "1.0"
+	MediaAICatalog     = "application/ai-catalog+json"
+	MediaSkillMarkdown = "application/agent-skills+md"
+	MediaSkillGzip     = "application/agent-skills+gzip"
+	MediaSkillZip      = "application/agent-skills+zip"
+)
+
+// AICatalogDocument is the AI Catalog, the document at AICatalog.
+type AICatalogDocument struct {
+	SpecVersion string           `json:"specVersion"`
+	Host        *AICatalogHost   `json:"host,omitempty"`
+	Entries     []AICatalogEntry `json:"entries"`
+}
+
+// AICatalogHost names the catalog's operator: the base URL's host.
+type AICatalogHost struct {
+	DisplayName string `json:"displayName"`
+}
+
+// AICatalogEntry is one artifact of the AI Catalog: a skill's SKILL.md,
+// .tar.gz or .zip. Digest is the specification's digest of the bytes at
+// url ("algorithm:hex", as its Trust Manifests spell them), which a
+// signed Trust Manifest's subject repeats; Version is there only when the
+// skill's is SemVer, as in the v0.2 index.
+type AICatalogEntry struct {
+	Identifier  string `json:"identifier"`
+	DisplayName string `json:"displayName"`
+	Type        string `json:"type"`
+	URL         string `json:"url"`
+	Description string `json:"description,omitempty"`
+	Version     string `json:"version,omitempty"`
+	Digest      Digest `json:"digest,omitempty"`
+}
+
+// DecodeAICatalog reads the AI Catalog.
+func DecodeAICatalog(data []byte) (*AICatalogDocument, error) {
+	return decode[AICatalogDocument](AICatalog, data)
+}
+
+// AICatalogDoc is the AI Catalog of skills: for each skill, by name, an
+// entry for its SKILL.md, its .tar.gz and its .zip. o.BaseURL is required
+// (see AICatalogPublisher).
+func AICatalogDoc(skills []Skill, o Options) ([]byte, error) {
+	o.AICatalog = true
+	s, err := newSet(List(skills), o)
+	if err != nil {
+		return nil, err
+	}
+	return collect(s.aiCatalog)
+}
+
+// The forms of a skill in the AI Catalog, as the part of each entry's
+// identifier that tells them apart: the specification requires each
+// identifier be unique in a catalog.
+var aiForms = []struct{ form, media, ext string }{
+	{"md", MediaSkillMarkdown, ""},
+	{"gzip", MediaSkillGzip, TarGz},
+	{"zip", MediaSkillZip, Zip},
+}
+
+// AICatalogMedia is the media type of an entry whose identifier has the
+// form form ("md", "gzip" or "zip"), or "".
+func AICatalogMedia(form string) string {
+	for _, f := range aiForms {
+		if f.form == form {
+			return f.media
+		}
+	}
+	return ""
+}
+
+// publisherRE is a DNS name in its ASCII form, or an IPv4 address: what
+// the urn:air identifier's publisher segment may be.
+var publisherRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
+
+// AICatalogPublisher is the publisher segment of the AI Catalog's
+// identifiers for a bundle served at baseURL: its host, in lower case,
+// without a port. The urn:air scheme anchors an identifier on the
+// publisher's domain, and the catalog's urls must be absolute, so a
+// catalog needs a base URL.
+func AICatalogPublisher(baseURL string) (string, error) {
+	if baseURL == "" {
+		return "", errors.New("the AI Catalog needs a base URL (--base-url): its identifiers name the publisher's domain (urn:air:<domain>:…) and its urls are absolute")
+	}
+	if err := CheckBaseURL(baseURL); err != nil {
+		return "", err
+	}
+	u, _ := url.Parse(baseURL)
+	h := strings.ToLower(u.Hostname())
+	if !publisherRE.MatchString(h) {
+		return "", fmt.Errorf("base URL %q: the AI Catalog's identifiers name its host, and %q is not a DNS name; use one, in its ASCII form (xn--…) if it is international", baseURL, u.Hostname())
+	}
+	return h, nil
+}
+
+// AICatalogIdentifier is the identifier of a skill's entry in the AI
+// Catalog: urn:air:<publisher>:skill:<form>:<name>, the specification's
+// urn:air:{publisher}:{namespace}:{name} with the namespace "skill" and
+// the form ("md", "gzip" or "zip"), so that the skill's name is the last
+// segment, which readers show when nothing else names an entry.
+func AICatalogIdentifier(publisher, form, name string) string {
+	return "urn:air:" + publisher + ":skill:" + form + ":" + name
+}
+
+// ParseAICatalogIdentifier is AICatalogIdentifier's inverse.
+func ParseAICatalogIdentifier(id string) (publisher, form, name string, ok bool) {
+	p := strings.Split(id, ":")
+	if len(p) != 6 || p[0] != "urn" || p[1] != "air" || p[3] != "skill" || !publisherRE.MatchString(p[2]) ||
+		AICatalogMedia(p[4]) == "" || CheckName(p[5]) != nil {
+		return "", "", "", false
+	}
+	return p[2], p[4], p[5], true
+}
+
+// aiCatalog renders AICatalogDoc.
+func (s *set) aiCatalog(w io.Writer) error {
+	pub, err := AICatalogPublisher(s.o.BaseURL)
+	if err != nil {
+		return err
+	}
+	var sk Skill
+	at := -1
+	n := len(aiForms)
+	shell := AICatalogDocument{SpecVersion: AICatalogVersion, Host: &AICatalogHost{DisplayName: pub}, Entries: []AICatalogEntry{}}
+	return stream(w, shell, n*len(s.rows), func(i int) (any, error) {
+		// Each skill is read once for its three entries.
+		if r := i / n; r != at {
+			if sk, err = s.load(&s.rows[r]); err != nil {
+				return nil, err
+			}
+			at = r
+		}
+		f := aiForms[i%n]
+		e := AICatalogEntry{Identifier: AICatalogIdentifier(pub, f.form, sk.Name), DisplayName: sk.Name, Type: f.media,
+			Description: sk.Description, Version: sk.Version()}
+		switch f.ext {
+		case "":
+			e.URL, e.Digest = joinURL(s.o.BaseURL, SkillFile(sk.Name, EntryFile)), sk.entry().Digest
+		case TarGz:
+			e.URL, e.Digest = joinURL(s.o.BaseURL, ArchivePath(sk.Name, sk.TarGz.Digest, TarGz)), sk.TarGz.Digest
+		default:
+			e.URL, e.Digest = joinURL(s.o.BaseURL, ArchivePath(sk.Name, sk.Zip.Digest, Zip)), sk.Zip.Digest
+		}
+		return e, nil
+	})
+}

@@ -1,0 +1,206 @@
+package verify
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// llmsTxt checks llms.txt, if the bundle has one: its Agent Skills
+// section lists every skill of the v0.2 index once, each linked to its
+// SKILL.md with its description, and holds nothing else. A site may serve
+// an llms.txt of its own at the bundle's root, so over HTTP one with
+// neither the section nor a marker is not the bundle's and is left alone
+// (checksums.txt still holds the bundle's to its digest); in a folder,
+// where the build record lists every file, it is the bundle's.
+func (c *checker) llmsTxt() {
+	const p = layout.LLMsTxt
+	data := c.read(p, true)
+	if data == nil {
+		return
+	}
+	_, folder := c.src.folder()
+	d, err := layout.DecodeLLMsTxt(data)
+	if err != nil {
+		if !folder && !bytes.Contains(data, []byte("skillpack:agent-skills")) {
+			return // not text, and not marked as the bundle's
+		}
+		var le *layout.LineError
+		if errors.As(err, &le) {
+			c.problem(p, "line %d: %v", le.Line, le.Err)
+		} else {
+			c.problem(p, "%v", err)
+		}
+		c.docs = append(c.docs, p)
+		return
+	}
+	secs := d.Section(layout.LLMsSectionName)
+	if len(secs) == 0 && !folder && d.Start == 0 {
+		return // the site's, not the bundle's
+	}
+	c.docs = append(c.docs, p)
+	c.rep.Checked.Indexes++
+	if d.Start != 0 {
+		c.problem(p, "line %d: %s marks where the section goes in the site's llms.txt; the build writes the section in its place", d.Start, layout.LLMsStart)
+	}
+	switch {
+	case len(secs) == 0:
+		c.problem(p, "has no %q section; the build writes one that lists every skill", "## "+layout.LLMsSectionName)
+		return
+	case len(secs) > 1:
+		c.problem(p, "line %d: a second %q section (the first is on line %d); readers would see two lists", secs[1].Line, "## "+layout.LLMsSectionName, secs[0].Line)
+	}
+	sec := secs[0]
+	for _, n := range sec.Other {
+		c.problem(p, "line %d: not a skill's line; the section holds only \"- [name](url): description\" lines", n)
+	}
+	seen := map[string]bool{}
+	for _, l := range sec.Links {
+		label := fmt.Sprintf("line %d %q", l.Line, clipped(l.Name))
+		s := c.skills[l.Name]
+		switch {
+		case layout.CheckName(l.Name) != nil || s == nil:
+			c.problem(p, "%s: not a skill of %s", label, layout.V2Index)
+			continue
+		case seen[l.Name]:
+			c.problem(p, "%s: listed twice", label)
+			continue
+		}
+		seen[l.Name] = true
+		if want := layout.LLMsDescription(s.description); l.Description != want {
+			c.problem(p, "%s: description %q differs from the one in %s (%q on one line)", label, l.Description, layout.V2Index, want)
+		}
+		// Relative urls are relative to llms.txt, at the bundle's root:
+		// two folders above the index that locate resolves against.
+		ref := l.URL
+		if u, err := url.Parse(ref); err == nil && !u.IsAbs() && !strings.HasPrefix(ref, "/") {
+			ref = "../../" + ref
+		}
+		// The file itself is the skill's SKILL.md, which the skill's
+		// checks read; llms.txt gives no digest of it.
+		if _, pp, ok := c.skillRef(ref); !ok || pp.Kind != layout.KindFile || pp.Legacy || pp.Skill != l.Name || pp.File != layout.EntryFile {
+			c.problem(p, "%s: url %q is not the skill's %s (%s)", label, l.URL, layout.EntryFile, layout.SkillFile(l.Name, layout.EntryFile))
+		}
+	}
+	for _, n := range c.names {
+		if !seen[n] {
+			c.problem(p, "skill %q of %s is missing; llms.txt lists every skill", n, layout.V2Index)
+		}
+	}
+}
+
+// skillRef locates a url a document gives for a skill's file or archive,
+// and takes apart the dist path it leads to (under a base URL on another
+// origin, by its place in the layout, as ParseIndexURL does).
+func (c *checker) skillRef(ref string) (loc string, p layout.Path, ok bool) {
+	loc, err := c.src.locate(ref)
+	if err != nil {
+		return "", layout.Path{}, false
+	}
+	if strings.Contains(loc, "://") {
+		p, ok = layout.ParseIndexURL(loc)
+	} else {
+		p, ok = layout.ParsePath(loc)
+	}
+	return loc, p, ok
+}
+
+// aiCatalog checks .well-known/ai-catalog.json, if the bundle has one:
+// three entries per skill of the v0.2 index (SKILL.md, .tar.gz, .zip),
+// each with the identifier, type, name, description and version the
+// build gives it, and a url and digest that lead to the bundle's bytes.
+func (c *checker) aiCatalog() {
+	const p = layout.AICatalog
+	doc, ok := optionalIndex(c, p, layout.DecodeAICatalog, func(d *layout.AICatalogDocument) int { return len(d.Entries) / 3 })
+	if !ok {
+		return
+	}
+	if doc.SpecVersion != layout.AICatalogVersion {
+		c.problem(p, "specVersion is %q; the build writes %q", doc.SpecVersion, layout.AICatalogVersion)
+	}
+	if doc.Entries == nil {
+		c.problem(p, "has no \"entries\" array")
+	}
+	seen := map[string]bool{}
+	forms := map[string][]string{} // skill → forms listed
+	publisher := ""
+	for i, e := range doc.Entries {
+		label := fmt.Sprintf("entries[%d] %q", i, clipped(e.Identifier))
+		pub, form, name, ok := layout.ParseAICatalogIdentifier(e.Identifier)
+		if !ok {
+			c.problem(p, "%s: identifier is not urn:air:<host>:skill:<md|gzip|zip>:<name>", label)
+			continue
+		}
+		if seen[e.Identifier] {
+			c.problem(p, "%s: listed twice; identifiers are unique in a catalog", label)
+			continue
+		}
+		seen[e.Identifier] = true
+		if publisher == "" {
+			publisher = pub
+		} else if pub != publisher {
+			c.problem(p, "%s: publisher %q, but entries before it have %q", label, pub, publisher)
+		}
+		s := c.skills[name]
+		if s == nil {
+			c.problem(p, "%s: skill %q is not in %s", label, name, layout.V2Index)
+			continue
+		}
+		forms[name] = append(forms[name], form)
+		if want := layout.AICatalogMedia(form); e.Type != want {
+			c.problem(p, "%s: type is %q, want %q", label, e.Type, want)
+		}
+		if e.DisplayName != name {
+			c.problem(p, "%s: displayName is %q, want the skill's name", label, e.DisplayName)
+		}
+		if e.Description != s.description {
+			c.problem(p, "%s: description differs from the one in %s", label, layout.V2Index)
+		}
+		if e.Version != s.version {
+			c.problem(p, "%s: version is %q, but %s says %q", label, e.Version, layout.V2Index, s.version)
+		}
+		if !e.Digest.Valid() {
+			c.problem(p, "%s: digest %q is not \"sha256:\" and 64 lowercase hex digits", label, e.Digest)
+			continue
+		}
+		u, err := url.Parse(e.URL)
+		if err != nil || !u.IsAbs() {
+			c.problem(p, "%s: url %q is not an absolute URL", label, e.URL)
+			continue
+		}
+		if h := strings.ToLower(u.Hostname()); h != pub {
+			c.problem(p, "%s: the identifier names %q, but the url is on %q", label, pub, h)
+		}
+		loc, pp, ok := c.skillRef(e.URL)
+		switch {
+		case !ok || pp.Skill != name || pp.Legacy:
+		case form == "md" && pp.Kind == layout.KindFile && pp.File == layout.EntryFile:
+			c.expect(loc, p, e.Digest, -1)
+			continue
+		case form != "md" && pp.Kind == layout.KindArchive && layout.AICatalogMedia(form) == formMedia(pp.Format):
+			c.archive(loc, name, p, e.Digest, -1)
+			continue
+		}
+		c.problem(p, "%s: url %q is not where the skill's %s is", label, e.URL, e.Type)
+	}
+	for _, n := range c.names {
+		if got := forms[n]; len(got) == 0 {
+			c.problem(p, "skill %q of %s is missing; the catalog lists every skill", n, layout.V2Index)
+		} else if slices.Sort(got); !slices.Equal(got, []string{"gzip", "md", "zip"}) {
+			c.problem(p, "skill %q has entries %v; the catalog lists its %s, .tar.gz and .zip once each", n, got, layout.EntryFile)
+		}
+	}
+}
+
+// formMedia is the AI Catalog's media type of an archive format.
+func formMedia(ext string) string {
+	if ext == layout.TarGz {
+		return layout.MediaSkillGzip
+	}
+	return layout.MediaSkillZip
+}
