@@ -4,7 +4,7 @@
 # Debian docker-registry (distribution 2.8) on 127.0.0.1, in one run: a
 # fresh publish, the same bundle again (nothing to send), and after one
 # skill changed; then the oras loop into a second repository of the same
-# registry, pushing what a skill's artifact holds (its .tar.gz and
+# registry, pushing what a skill's artifact holds (its config, .tar.gz and
 # SKILL.md, with the skill's artifact type, tagged with its name).
 # skillpack also pushes the collection index, the documents and the
 # release tag, in the safe order; the target is skillpack fresh at least
@@ -45,8 +45,8 @@ for v in SKILLS ORAS_SAMPLE ${JOBS:+JOBS}; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || usage "$v must be a positive number, not ${!v}"
 done
 ((ORAS_SAMPLE <= SKILLS)) || usage "ORAS_SAMPLE ($ORAS_SAMPLE) is more than SKILLS ($SKILLS)"
-for tool in docker-registry oras curl bc; do
-	command -v "$tool" >/dev/null || die "$tool is not installed (docker-registry, curl, bc: apt-get install docker-registry curl bc; oras: go install oras.land/oras/cmd/oras@v1.3.6)"
+for tool in docker-registry oras curl bc jq; do
+	command -v "$tool" >/dev/null || die "$tool is not installed (docker-registry, curl, bc, jq: apt-get install docker-registry curl bc jq; oras: go install oras.land/oras/cmd/oras@v1.3.6)"
 done
 [[ -r /proc/self/stat ]] || die "/proc is not mounted: the registry's CPU time is read from /proc/PID/stat (Linux only)"
 
@@ -133,17 +133,23 @@ measure skillpack-change publish
 sp_change=$wall sp_change_cpu=$cpu sp_change_rcpu=$rcpu
 sent=$(grep -c '^uploaded ' "$tmp/skillpack-change.out" || true)
 
-# The oras loop: the first ORAS_SAMPLE skills of the bundle, from the
-# folder that holds their archives, each archive and SKILL.md pushed as
-# one artifact tagged with the skill's name.
+# The oras loop: the first ORAS_SAMPLE skills of the bundle's index, each
+# pushed as the artifact skillpack makes of it (its config, the archive
+# and SKILL.md, with the skill's artifact type), tagged with its name. The
+# configs are written before the clock starts, from the index.
+mkdir -p "$tmp/oras-config"
+jq -r '.skills[] | [.name, .url, ({name, description} | tojson)] | @tsv' \
+	"$tmp/dist/.well-known/agent-skills/index.json" | head -n "$ORAS_SAMPLE" >"$tmp/oras-sample" || true
+while IFS=$'\t' read -r name _ config; do
+	printf '%s' "$config" >"$tmp/oras-config/$name.json"
+done <"$tmp/oras-sample"
+(($(wc -l <"$tmp/oras-sample") == ORAS_SAMPLE)) || die "the bundle's index lists fewer than $ORAS_SAMPLE skills"
 cd "$tmp/dist/.well-known/agent-skills"
-archives=(*.tar.gz)
-printf '%s\n' "${archives[@]:0:ORAS_SAMPLE}" >"$tmp/oras-sample"
 oras_loop() {
-	local archive name
-	while read -r archive; do
-		name=${archive%-*.tar.gz}
+	local name archive config
+	while IFS=$'\t' read -r name archive config; do
 		oras push --plain-http --no-tty --artifact-type application/vnd.agentskills.skill.v1 \
+			--config "$tmp/oras-config/$name.json:application/vnd.agentskills.skill.config.v1+json" \
 			"$host/bench/oras:$name" \
 			"$archive:application/vnd.agentskills.skill.content.v1.tar+gzip" \
 			"$name/SKILL.md:text/markdown" >/dev/null
