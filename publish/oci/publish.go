@@ -40,10 +40,20 @@ type Options struct {
 	// so that a registry that stops answering costs a retry, not the run.
 	Timeout time.Duration
 
+	// Sign, when not nil, signs each skill's manifest and the collection
+	// index as cosign does (see cosign.go), once: a manifest that has its
+	// signature keeps it.
+	Sign Signer
+
 	// Attempts and Backoff override the runner's retry defaults (tests).
 	Attempts int
 	Backoff  time.Duration
 }
+
+// Signer signs an in-toto statement and returns the Sigstore bundle (v0.3,
+// JSON) whose DSSE envelope holds it (payload type
+// application/vnd.in-toto+json): skillpack-sign's statement request.
+type Signer func(ctx context.Context, statement []byte) ([]byte, error)
 
 var userAgent = "skillpack/" + version.Version()
 
@@ -88,7 +98,7 @@ func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, r
 	if err != nil {
 		return err
 	}
-	w := p.work(r)
+	w := p.work(r, o.Sign)
 	runner := &publish.Runner{
 		Jobs:      o.Jobs,
 		Attempts:  o.Attempts,
@@ -173,7 +183,7 @@ type outcome struct {
 // blobs come right before its manifest: the runner starts a stage's
 // objects in order, so when a manifest is started its blobs are running
 // or done, and waiting for them cannot block a worker for ever.
-func (p *plan) work(r *remoteRepo) *work {
+func (p *plan) work(r *remoteRepo, sign Signer) *work {
 	w := &work{
 		ops:   map[string]func(context.Context) (publish.State, error){},
 		needs: map[string][]*outcome{},
@@ -221,6 +231,18 @@ func (p *plan) work(r *remoteRepo) *work {
 	add("index:"+p.target.Tag, stageReferrers, p.index.desc, func(ctx context.Context) (publish.State, error) {
 		return r.pushManifest(ctx, p.index)
 	})
+	if sign != nil {
+		// A signature made here has no digest until it is made.
+		sig := ocispec.Descriptor{MediaType: ArtifactTypeSigstoreBundle}
+		for _, m := range p.skills {
+			add("signature:"+m.what, stageReferrers, sig, func(ctx context.Context) (publish.State, error) {
+				return r.signManifest(ctx, m.desc, sign)
+			})
+		}
+		add("signature:index:"+p.target.Tag, stageVersionTags, sig, func(ctx context.Context) (publish.State, error) {
+			return r.signManifest(ctx, p.index.desc, sign)
+		})
+	}
 	// The documents refer to the index, and their signatures to them:
 	// each after its subject.
 	add("documents:"+p.target.Tag, stageVersionTags, p.documents.desc, func(ctx context.Context) (publish.State, error) {

@@ -211,30 +211,55 @@ func (r *remoteRepo) pushManifest(ctx context.Context, m manifest) (publish.Stat
 // run interrupted before a registry without the referrers API had listed
 // it is not listed, so it is pushed again, and then listed.
 func (r *remoteRepo) attach(ctx context.Context, m named, title string) (publish.State, error) {
-	subject := *m.subject
+	there := func() (bool, error) { return r.hasReferrer(ctx, *m.subject, m.desc, title) }
+	return r.unlessThere(there, func() error { return r.pushReferrer(ctx, m.manifest, m.own) })
+}
+
+// signManifest signs a manifest (Options.Sign) and attaches the
+// signature, unless the manifest already has its signature: a signature
+// is not deterministic, so a rerun would otherwise attach one more each
+// time. It signs only what it sends, and a dry run signs nothing.
+func (r *remoteRepo) signManifest(ctx context.Context, subject ocispec.Descriptor, sign Signer) (publish.State, error) {
 	there := func() (bool, error) {
-		if r.isNew(subject) {
-			return false, nil
-		}
-		found := false
-		err := r.repo.Referrers(ctx, subject, m.desc.ArtifactType, func(refs []ocispec.Descriptor) error {
-			for _, ref := range refs {
-				if ref.Digest == m.desc.Digest || ref.Annotations[annTitle] == title {
-					found = true
-				}
-			}
-			return nil
-		})
-		return found, err
+		return r.hasReferrer(ctx, subject, ocispec.Descriptor{ArtifactType: ArtifactTypeSigstoreBundle}, manifestSignatureTitle)
 	}
 	return r.unlessThere(there, func() error {
-		for _, b := range m.own {
-			if _, err := r.pushBlob(ctx, b, nil); err != nil {
-				return err
+		bundle, err := sign(ctx, signStatement(subject.Digest))
+		if err != nil {
+			return fmt.Errorf("signing manifest %s: %w", subject.Digest, err)
+		}
+		sm := manifestSignature(subject, bundle)
+		return r.pushReferrer(ctx, sm, sm.blobs[1:])
+	})
+}
+
+// hasReferrer reports whether subject has a referrer of m's artifactType
+// that is m, or is titled title. A subject the run found absent has none.
+func (r *remoteRepo) hasReferrer(ctx context.Context, subject, m ocispec.Descriptor, title string) (bool, error) {
+	if r.isNew(subject) {
+		return false, nil
+	}
+	found := false
+	err := r.repo.Referrers(ctx, subject, m.ArtifactType, func(refs []ocispec.Descriptor) error {
+		for _, ref := range refs {
+			if m.Digest != "" && ref.Digest == m.Digest || ref.Annotations[annTitle] == title {
+				found = true
 			}
 		}
-		return r.repo.Manifests().Push(ctx, m.desc, bytes.NewReader(m.data))
+		return nil
 	})
+	return found, err
+}
+
+// pushReferrer pushes the blobs a referrer brings (the first stage sent
+// the others: the empty config, the documents), then the referrer.
+func (r *remoteRepo) pushReferrer(ctx context.Context, m manifest, own []blob) error {
+	for _, b := range own {
+		if _, err := r.pushBlob(ctx, b, nil); err != nil {
+			return err
+		}
+	}
+	return r.repo.Manifests().Push(ctx, m.desc, bytes.NewReader(m.data))
 }
 
 // tag points a tag at a pushed manifest, unless it already does: a
