@@ -27,7 +27,9 @@
 // checksums.txt, the catalog, the build record) are one more referrer of
 // the collection (application/vnd.skillpack.bundle.documents.v1), each a
 // layer titled with its DIST path, with their own signatures attached, so
-// that the registry holds the whole bundle.
+// that the registry holds the whole bundle. With Options.Sign, each
+// skill's manifest and the collection get a signature of their own, as
+// `cosign sign` makes one (cosign.go), which `cosign verify` checks.
 //
 // # One repository
 //
