@@ -43,7 +43,7 @@ var tools = map[string]struct {
 	"gunzip":    {install: "Debian: gzip; macOS has it"},
 	"git":       {install: "Debian: git; macOS: xcode-select --install"},
 	"bash":      {install: "Debian: bash; macOS has it"},
-	"cosign":    {install: "go install github.com/sigstore/cosign/v2/cmd/cosign@latest", optional: true},
+	"cosign":    {install: "go install github.com/sigstore/cosign/v3/cmd/cosign@v3.1.3", optional: true},
 	// publish/oci's tests: a real registry on 127.0.0.1, and the stock
 	// client that must read what skillpack pushes.
 	"docker-registry": {install: "Debian: docker-registry"},

@@ -178,26 +178,34 @@ func TestSignManifests(t *testing.T) {
 		t.Logf("cosign verify not run: %v", err)
 		return
 	}
-	der, err := x509.MarshalPKIXPublicKey(pub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyFile := filepath.Join(t.TempDir(), "cosign.pub")
-	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644); err != nil {
-		t.Fatal(err)
+	verify := func(pub *ecdsa.PublicKey, ref string) ([]byte, error) {
+		der, err := x509.MarshalPKIXPublicKey(pub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keyFile := filepath.Join(t.TempDir(), "cosign.pub")
+		if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(cosign, "verify", "--key", keyFile, "--insecure-ignore-tlog", "--allow-http-registry", ref)
+		cmd.Env = append(os.Environ(), "TUF_ROOT="+t.TempDir())
+		return cmd.CombinedOutput()
 	}
 	refs := []string{reg.host + "/acme/skills:v1"}
 	for _, s := range subjects[1:] {
 		refs = append(refs, reg.host+"/acme/skills@"+string(s.Digest))
 	}
 	for _, ref := range refs {
-		cmd := exec.Command(cosign, "verify", "--key", keyFile, "--insecure-ignore-tlog", "--allow-http-registry", ref)
-		cmd.Env = append(os.Environ(), "TUF_ROOT="+t.TempDir())
-		out, err := cmd.CombinedOutput()
+		out, err := verify(pub, ref)
 		if err != nil {
 			t.Errorf("cosign verify %s: %v\n%s", ref, err, out)
 		} else if !bytes.Contains(out, []byte(CosignSignPredicate)) {
 			t.Errorf("cosign verify %s printed no statement of cosign's type:\n%s", ref, out)
 		}
+	}
+	// Another key's signature is refused: cosign checked this one.
+	_, other, _ := keySigner(t)
+	if out, err := verify(other, refs[0]); err == nil {
+		t.Errorf("cosign verify %s accepted another key:\n%s", refs[0], out)
 	}
 }
