@@ -20,7 +20,7 @@ type Object struct {
 	// Path is the file's slash path in the bundle, which is also its key
 	// under the target's prefix.
 	Path   string        `json:"path"`
-	Digest layout.Digest `json:"digest,omitempty"` // "" for an object found at the target to delete
+	Digest layout.Digest `json:"digest,omitempty"` // "" for an object found at the target to delete, or made by the run (a signature)
 	Size   int64         `json:"size"`
 	// ContentType and CacheControl are the headers a static host serves
 	// the file with, by the rules _headers gives (layout's mime.go):

@@ -73,7 +73,8 @@ var ErrTimeout = errors.New("no answer in time")
 
 // Runner runs a target's Do over a bundle's objects in the safe order:
 // stage by stage, each stage starting only when every object of the one
-// before it succeeded; within a stage, Jobs objects at a time. An error
+// before it succeeded; within a stage, Jobs objects at a time, started
+// in the order they were given (stages keep it). An error
 // Retryable accepts is tried again after a backoff that doubles from
 // Backoff up to MaxBackoff, with full jitter (a random delay up to the
 // bound), so that many workers throttled at once do not come back at
@@ -98,6 +99,18 @@ type Runner struct {
 	// Report hears of every object once, when its fate is known, in no
 	// particular order within a stage; calls never overlap.
 	Report func(Result)
+
+	// Ready, when not nil, is called before an object's first attempt,
+	// outside its Timeout, and returns when the object may be sent: a
+	// target whose objects depend on one another within a stage (an OCI
+	// manifest on its blobs) waits there for what it needs, so that one
+	// skill's manifest need not wait for every blob of the bundle. It
+	// must wait only on objects given to Run before o in the same stage,
+	// or in an earlier one: a stage hands its objects out in order, so
+	// those are running or done, and every one of them is reported. An
+	// error leaves the object untried (Skipped, with the error) and
+	// fails the stage; it should return when ctx ends.
+	Ready func(ctx context.Context, o Object) error
 
 	// Progress, when not nil, gets a progress line redrawn in place
 	// (carriage returns): give it a terminal only.
@@ -148,6 +161,15 @@ func (r *Runner) stage(ctx context.Context, objects []Object, do Do, p *progress
 		}
 		tried[i] = true
 		o := objects[i]
+		if r.Ready != nil {
+			if err := r.Ready(ctx, o); err != nil {
+				r.report(p, Result{Object: o, State: Skipped, Err: err})
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				return fmt.Errorf("%s: %w", o.Path, err)
+			}
+		}
 		state, attempts, err := r.try(ctx, o, do)
 		if err != nil {
 			r.report(p, Result{Object: o, State: Failed, Err: err, Attempts: attempts})

@@ -190,3 +190,83 @@ func TestRunnerProgress(t *testing.T) {
 		t.Errorf("no Progress, yet %q", out.String())
 	}
 }
+
+// Objects that wait for earlier ones of their stage (Ready) are sent only
+// once those are reported; one whose dependency failed while it waited
+// is not tried and is reported skipped with the reason, and the stage
+// fails with the dependency's error.
+func TestRunnerReady(t *testing.T) {
+	for _, jobs := range []int{1, 2, 8} {
+		// blob/i and then manifest/i, for 50 pairs, in one stage. With
+		// more than one job, blob/7 fails for good once manifest/7 waits
+		// for it.
+		var objs []Object
+		for i := range 50 {
+			objs = append(objs, Object{Path: fmt.Sprintf("blob/%d", i)}, Object{Path: fmt.Sprintf("manifest/%d", i)})
+		}
+		done := map[string]chan struct{}{}
+		for _, o := range objs {
+			done[o.Path] = make(chan struct{})
+		}
+		waiting := make(chan struct{})
+		var mu sync.Mutex
+		states := map[string]State{}
+		errs := map[string]error{}
+		r := &Runner{Jobs: jobs, Sleep: noSleep,
+			Ready: func(ctx context.Context, o Object) error {
+				blob, ok := strings.CutPrefix(o.Path, "manifest/")
+				if !ok {
+					return nil
+				}
+				if blob == "7" {
+					close(waiting)
+				}
+				select {
+				case <-done["blob/"+blob]:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if states["blob/"+blob] != Uploaded {
+					return fmt.Errorf("blob %s is not there", blob)
+				}
+				return nil
+			},
+			Report: func(res Result) {
+				mu.Lock()
+				states[res.Object.Path], errs[res.Object.Path] = res.State, res.Err
+				mu.Unlock()
+				close(done[res.Object.Path])
+			}}
+		err := r.Run(context.Background(), objs, func(ctx context.Context, o Object) (State, error) {
+			if o.Path == "blob/7" && jobs > 1 {
+				<-waiting
+				return "", errors.New("refused")
+			}
+			if blob, ok := strings.CutPrefix(o.Path, "manifest/"); ok {
+				select {
+				case <-done["blob/"+blob]:
+				default:
+					t.Errorf("jobs %d: %s sent before its blob was reported", jobs, o.Path)
+				}
+			}
+			return Uploaded, nil
+		})
+		if len(states) != len(objs) {
+			t.Errorf("jobs %d: %d objects reported, want %d", jobs, len(states), len(objs))
+		}
+		if jobs == 1 {
+			if err != nil {
+				t.Errorf("jobs 1: %v", err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "blob/7: refused") {
+			t.Errorf("jobs %d: error %v, want blob/7's", jobs, err)
+		}
+		if states["manifest/7"] != Skipped || errs["manifest/7"] == nil || !strings.Contains(errs["manifest/7"].Error(), "blob 7 is not there") {
+			t.Errorf("jobs %d: manifest/7 is %s (%v), want skipped because of its blob", jobs, states["manifest/7"], errs["manifest/7"])
+		}
+	}
+}

@@ -47,7 +47,7 @@ var tools = map[string]struct {
 	"bash":      {install: "Debian: bash; macOS has it"},
 	// layout's tests run the llms.txt proposal's reference parser.
 	"python3": {install: "Debian: python3; macOS has it"},
-	"cosign":  {install: "go install github.com/sigstore/cosign/v2/cmd/cosign@latest", optional: true},
+	"cosign":  {install: "go install github.com/sigstore/cosign/v3/cmd/cosign@v3.1.3", optional: true},
 	// publish/oci's tests: a real registry on 127.0.0.1, and the stock
 	// client that must read what skillpack pushes.
 	"docker-registry": {install: "Debian: docker-registry"},

@@ -1,11 +1,14 @@
 package oci
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
+
+	"github.com/skillpack/skillpack/publish"
 )
 
 // credential resolves the registry's login: Username and Password when
@@ -37,18 +40,19 @@ func newClient(t Target, o Options) (*auth.Client, error) {
 		return nil, err
 	}
 	return &auth.Client{
-		Client:     &http.Client{Transport: transport()},
+		Client:     &http.Client{Transport: transport(cmp.Or(o.Jobs, publish.DefaultJobs))},
 		Credential: cred,
 		Cache:      auth.NewCache(),
 		Header:     http.Header{"User-Agent": {userAgent}},
 	}, nil
 }
 
-// transport is http.DefaultTransport with room for the runner's jobs: its
-// two idle connections per host would have every job but two open a new
-// connection for each request.
-func transport() http.RoundTripper {
+// transport is http.DefaultTransport with an idle connection kept for
+// each of the runner's jobs: with its two per host, every job but two
+// would open a new connection for each request, and the registry would
+// pay for each.
+func transport(jobs int) http.RoundTripper {
 	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConnsPerHost = 64
+	t.MaxIdleConnsPerHost = jobs
 	return t
 }

@@ -27,7 +27,9 @@
 // checksums.txt, the catalog, the build record) are one more referrer of
 // the collection (application/vnd.skillpack.bundle.documents.v1), each a
 // layer titled with its DIST path, with their own signatures attached, so
-// that the registry holds the whole bundle.
+// that the registry holds the whole bundle. With Options.Sign, each
+// skill's manifest and the collection get a signature of their own, as
+// `cosign sign` makes one (cosign.go), which `cosign verify` checks.
 //
 // # One repository
 //
@@ -44,14 +46,19 @@
 //
 // # Order and reruns
 //
-// Blobs first, then the skills' manifests, then the signatures and the
-// collection index, then the documents and the version tags, then the
-// release tag: a reader that resolves a tag finds everything under it.
-// Manifests are built from the bundle and the target alone (no time), so
-// a rerun computes the same digests; what the registry already has is
-// reported present and not sent (a blob that a present manifest names is
-// not even asked about), and a run interrupted at any point is finished
-// by the next.
+// Each skill's blobs, then its manifest, skill after skill (a manifest
+// waits for its own blobs, not for every blob of the bundle); then the
+// signatures and the collection index, then the documents and the
+// version tags, then the release tag: a reader that resolves a tag finds
+// everything under it. Manifests are built from the bundle and the
+// target alone (no time), so a rerun computes the same digests; what the
+// registry already has is reported present and not sent (a blob that a
+// present manifest names is not even asked about), and a run interrupted
+// at any point is finished by the next, which finds the skills the first
+// one completed. A fresh publish stops asking: once the first checks
+// have all said absent, blobs and manifests are sent without a check
+// each, which saves a quarter of the requests of a registry that has
+// nothing yet (see remoteRepo.unasked).
 //
 // # Reading it back
 //

@@ -2,6 +2,9 @@ package oci
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,4 +149,105 @@ func manifestOf(t *testing.T, r *results, skill string) string {
 	}
 	t.Fatalf("the run has no manifest of %s", skill)
 	return ""
+}
+
+// syntheticBundle builds n small skills and opens the bundle.
+func syntheticBundle(t *testing.T, n int) *publish.Bundle {
+	t.Helper()
+	tmp := t.TempDir()
+	skills := filepath.Join(tmp, "skills")
+	for i := range n {
+		name := fmt.Sprintf("skill-%03d", i)
+		md := fmt.Sprintf("---\nname: %s\ndescription: Synthetic skill %d for the publish tests. Use it when testing.\n---\n\n# Skill %d\n\nStep one, then step two.\n", name, i, i)
+		if err := os.MkdirAll(filepath.Join(skills, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(skills, name, "SKILL.md"), []byte(md), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dist := filepath.Join(tmp, "dist")
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := publish.Open(dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// sentBlobs is the digests of the blobs a run stored (PUTs that
+// succeeded), and how many existence checks it made.
+func sentBlobs(events []event) (sent map[string]int, checks int) {
+	sent = map[string]int{}
+	for _, e := range events {
+		switch {
+		case e.method == http.MethodHead:
+			checks++
+		case e.method == http.MethodPut && strings.Contains(e.path, "/blobs/uploads/") && e.status == http.StatusCreated:
+			q, _ := url.ParseQuery(e.path[strings.Index(e.path, "?")+1:])
+			sent[q.Get("digest")]++
+		}
+	}
+	return sent, checks
+}
+
+// A fresh publish stops asking the registry about each object once the
+// first checks all said absent, sends each blob once, and keeps the
+// order; a run stopped half way is completed by a rerun that sends no
+// blob the first run stored, since the skills it finished vouch for
+// theirs.
+func TestFreshPublishStopsAsking(t *testing.T) {
+	reg := startRegistry(t)
+	px := startProxy(t, reg.host)
+	b := syntheticBundle(t, 40)
+	target := "oci://" + px.host + "/acme/fresh"
+
+	first := publishTo(t, b, target, Options{})
+	events := px.log()
+	checkOrder(t, events)
+	sent, checks := sentBlobs(events)
+	jobs := publish.DefaultJobs
+	if checks >= freshAfter+2*jobs {
+		t.Errorf("a fresh publish of %d skills made %d existence checks, want fewer than %d", len(b.Skills), checks, freshAfter+2*jobs)
+	}
+	for d, n := range sent {
+		if n > 1 {
+			t.Errorf("blob %s was sent %d times", d, n)
+		}
+	}
+	if n := first.count(); n[publish.Uploaded] != len(first.all) {
+		t.Errorf("states %v, want all uploaded", n)
+	}
+	complete(t, repoOf(t, reg.host, "acme/fresh"), "latest")
+
+	// Into another repository: stopped after 60% of the requests.
+	target = "oci://" + px.host + "/acme/stopped"
+	at := len(events) * 6 / 10
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	px.setDecide(func(n int, r *http.Request) fault {
+		if n >= at {
+			cancel()
+			return fail
+		}
+		return pass
+	})
+	if err := Publish(ctx, b, target, Options{}, func(publish.Result) {}); err == nil {
+		t.Fatalf("a run stopped at request %d of %d ended well", at, len(events))
+	}
+	before, _ := sentBlobs(px.log())
+	px.setDecide(nil)
+	publishTo(t, b, target, Options{})
+	again, _ := sentBlobs(px.log())
+	for d := range again {
+		if before[d] > 0 {
+			t.Errorf("the rerun sent blob %s again, which the stopped run had stored", d)
+		}
+	}
+	if len(before) == 0 || len(again) == 0 {
+		t.Errorf("the stopped run stored %d blobs, the rerun %d: the stop is not half way", len(before), len(again))
+	}
+	complete(t, repoOf(t, reg.host, "acme/stopped"), "latest")
 }

@@ -1,6 +1,7 @@
 package oci
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -40,27 +41,40 @@ type Options struct {
 	// so that a registry that stops answering costs a retry, not the run.
 	Timeout time.Duration
 
+	// Sign, when not nil, signs each skill's manifest and the collection
+	// index as cosign does (see cosign.go), once: a manifest that has its
+	// signature keeps it.
+	Sign Signer
+
 	// Attempts and Backoff override the runner's retry defaults (tests).
 	Attempts int
 	Backoff  time.Duration
 }
 
+// Signer signs an in-toto statement and returns the Sigstore bundle (v0.3,
+// JSON) whose DSSE envelope holds it (payload type
+// application/vnd.in-toto+json): skillpack-sign's statement request.
+type Signer func(ctx context.Context, statement []byte) ([]byte, error)
+
 var userAgent = "skillpack/" + version.Version()
 
 // The runner's stages carry the OCI order (the names are the core's):
-// every blob is content-addressed, so all go first (archives); then each
-// skill's manifest, which needs its blobs (files); then the signatures,
-// which refer to a skill's manifest, and the collection index, which
-// lists the manifests (mcp); then the documents, which refer to the
-// index, and the skills' version tags (indexes); then the documents'
-// signatures, which refer to the documents, and the release tag last
-// (record). The version tags come after the index because a tag is a PUT
-// of the manifest again, and distribution 2.8 rewrites a manifest's link
-// in place: an index PUT at that moment is refused as naming an unknown
-// manifest (seen in TestPublishReadByOras).
+// every blob is content-addressed, so all go first (archives), and with
+// them each skill's manifest, which waits for its own blobs only
+// (publish.Runner's Ready) rather than for every blob of the bundle: a
+// fresh publish sends skill after skill, and a run stopped part way
+// leaves whole skills, whose present manifests vouch for their blobs on
+// the next run. Then the signatures, which refer to a skill's manifest,
+// and the collection index, which lists the manifests (mcp); then the
+// documents, which refer to the index, and the skills' version tags
+// (indexes); then the documents' signatures, which refer to the
+// documents, and the release tag last (record). The version tags come
+// after the index because a tag is a PUT of the manifest again, and
+// distribution 2.8 rewrites a manifest's link in place: an index PUT at
+// that moment is refused as naming an unknown manifest (seen in
+// TestPublishReadByOras).
 const (
-	stageBlobs       = publish.Archives
-	stageManifests   = publish.Files
+	stageSkills      = publish.Archives
 	stageReferrers   = publish.MCP
 	stageVersionTags = publish.Indexes
 	stageReleaseTag  = publish.Record
@@ -85,17 +99,18 @@ func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, r
 	if err != nil {
 		return err
 	}
-	objects, do := p.jobs(r)
+	w := p.work(r, o.Sign, cmp.Or(o.Jobs, publish.DefaultJobs))
 	runner := &publish.Runner{
 		Jobs:      o.Jobs,
 		Attempts:  o.Attempts,
 		Backoff:   o.Backoff,
 		Timeout:   o.Timeout,
 		Retryable: retryable,
-		Report:    report,
+		Report:    func(res publish.Result) { w.finished(res); report(res) },
+		Ready:     w.ready,
 		Progress:  o.Progress,
 	}
-	if err := runner.Run(ctx, objects, do); err != nil {
+	if err := runner.Run(ctx, w.objects, w.do); err != nil {
 		return fmt.Errorf("publish to %s: %w%s", t, err, loginHint(t, err))
 	}
 	return nil
@@ -148,27 +163,78 @@ func documentsOf(b *publish.Bundle) (docs, sigs []fileRef) {
 	return docs, sigs
 }
 
-// jobs turns the plan into the runner's objects, each with a unique path
-// that --json prints, and the one function that does any of them.
-func (p *plan) jobs(r *remoteRepo) ([]publish.Object, publish.Do) {
-	var objects []publish.Object
-	ops := map[string]func(context.Context) (publish.State, error){}
+// work is the plan as the runner's objects, each with a unique path that
+// --json prints, the operation of each, and what a manifest waits for
+// within its stage: its blobs.
+type work struct {
+	objects []publish.Object
+	ops     map[string]func(context.Context) (publish.State, error)
+	needs   map[string][]*outcome // a manifest's path → its blobs'
+	blobs   map[string]*outcome   // a blob's path → its outcome
+}
+
+// outcome is what became of an object, once it is known (done closed).
+type outcome struct {
+	path string
+	done chan struct{}
+	err  error // nil when the object is in place, or would be on a dry run
+}
+
+// work lays out the runner's objects. In the first stage each skill's
+// manifest comes lag skills after its blobs (lag: the runner's jobs): the
+// runner starts a stage's objects in order, so when a manifest is started
+// its blobs are running or done, and waiting for them cannot block a
+// worker for ever.
+func (p *plan) work(r *remoteRepo, sign Signer, lag int) *work {
+	w := &work{
+		ops:   map[string]func(context.Context) (publish.State, error){},
+		needs: map[string][]*outcome{},
+		blobs: map[string]*outcome{},
+	}
 	add := func(path string, stage publish.Stage, desc ocispec.Descriptor, op func(context.Context) (publish.State, error)) {
-		objects = append(objects, publish.Object{
+		w.objects = append(w.objects, publish.Object{
 			Path: path, Digest: layout.Digest(desc.Digest), Size: desc.Size,
 			ContentType: desc.MediaType, Stage: stage,
 		})
-		ops[path] = op
+		w.ops[path] = op
 	}
-	for _, b := range p.blobs {
-		add(blobName(b), stageBlobs, b.desc, func(ctx context.Context) (publish.State, error) {
+	byDigest := map[digest.Digest]*outcome{}
+	addBlob := func(b blob) *outcome {
+		if out, ok := byDigest[b.desc.Digest]; ok {
+			return out
+		}
+		name := blobName(b)
+		out := &outcome{path: name, done: make(chan struct{})}
+		byDigest[b.desc.Digest], w.blobs[name] = out, out
+		add(name, stageSkills, b.desc, func(ctx context.Context) (publish.State, error) {
 			return r.pushBlob(ctx, b, p.owners[b.desc.Digest])
 		})
+		return out
 	}
-	for _, m := range p.skills {
-		add("manifest:"+m.what, stageManifests, m.desc, func(ctx context.Context) (publish.State, error) {
+	addManifest := func(m named) {
+		path := "manifest:" + m.what
+		add(path, stageSkills, m.desc, func(ctx context.Context) (publish.State, error) {
 			return r.pushManifest(ctx, m.manifest)
 		})
+	}
+	for i, m := range p.skills {
+		var needs []*outcome
+		for _, b := range m.blobs {
+			needs = append(needs, addBlob(b))
+		}
+		w.needs["manifest:"+m.what] = needs
+		// A manifest goes lag skills after its blobs, which are then
+		// most likely in place: a worker that took it at once would
+		// wait for them instead of sending.
+		if i >= lag {
+			addManifest(p.skills[i-lag])
+		}
+	}
+	for _, m := range p.skills[max(0, len(p.skills)-lag):] {
+		addManifest(m)
+	}
+	for _, b := range p.blobs {
+		addBlob(b) // the documents' and the empty config
 	}
 	for _, m := range p.signatures {
 		add("referrer:"+m.what, stageReferrers, m.desc, func(ctx context.Context) (publish.State, error) {
@@ -178,6 +244,18 @@ func (p *plan) jobs(r *remoteRepo) ([]publish.Object, publish.Do) {
 	add("index:"+p.target.Tag, stageReferrers, p.index.desc, func(ctx context.Context) (publish.State, error) {
 		return r.pushManifest(ctx, p.index)
 	})
+	if sign != nil {
+		// A signature made here has no digest until it is made.
+		sig := ocispec.Descriptor{MediaType: ArtifactTypeSigstoreBundle}
+		for _, m := range p.skills {
+			add("signature:"+m.what, stageReferrers, sig, func(ctx context.Context) (publish.State, error) {
+				return r.signManifest(ctx, m.desc, sign)
+			})
+		}
+		add("signature:index:"+p.target.Tag, stageVersionTags, sig, func(ctx context.Context) (publish.State, error) {
+			return r.signManifest(ctx, p.index.desc, sign)
+		})
+	}
 	// The documents refer to the index, and their signatures to them:
 	// each after its subject.
 	add("documents:"+p.target.Tag, stageVersionTags, p.documents.desc, func(ctx context.Context) (publish.State, error) {
@@ -195,7 +273,41 @@ func (p *plan) jobs(r *remoteRepo) ([]publish.Object, publish.Do) {
 		}
 		add("tag:"+op.tag, stage, op.m.desc, func(ctx context.Context) (publish.State, error) { return r.tag(ctx, op) })
 	}
-	return objects, func(ctx context.Context, o publish.Object) (publish.State, error) { return ops[o.Path](ctx) }
+	return w
+}
+
+func (w *work) do(ctx context.Context, o publish.Object) (publish.State, error) {
+	return w.ops[o.Path](ctx)
+}
+
+// ready waits until every blob of a manifest is in place (publish.Runner's
+// Ready); a blob that failed or was skipped leaves its manifest unsent.
+func (w *work) ready(ctx context.Context, o publish.Object) error {
+	for _, b := range w.needs[o.Path] {
+		select {
+		case <-b.done:
+			if b.err != nil {
+				return b.err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// finished notes a blob's outcome for the manifests that wait for it.
+func (w *work) finished(res publish.Result) {
+	b := w.blobs[res.Object.Path]
+	if b == nil {
+		return
+	}
+	switch res.State {
+	case publish.Uploaded, publish.Present, publish.WouldUpload:
+	default:
+		b.err = fmt.Errorf("its blob %s is not in place (%s)", b.path, res.State)
+	}
+	close(b.done)
 }
 
 // blobName is how the report names a blob: its file in DIST, or what it

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/errdef"
@@ -25,7 +26,16 @@ type remoteRepo struct {
 	dir    string // DIST
 	dryRun bool
 	known  sync.Map // manifest digest → *probe
+
+	// What the run's existence checks found: how many said absent, and
+	// whether any said present (see unasked).
+	absent  atomic.Int64
+	present atomic.Bool
 }
+
+// freshAfter is how many existence checks must say absent, with none
+// saying present, before a run stops asking (unasked).
+const freshAfter = 32
 
 func newRemote(t Target, o Options, dir string) (*remoteRepo, error) {
 	repo, err := remote.NewRepository(t.Registry + "/" + t.Repository)
@@ -54,6 +64,34 @@ func (r *remoteRepo) content(b blob) (io.ReadCloser, error) {
 	return os.Open(filepath.Join(r.dir, filepath.FromSlash(b.path)))
 }
 
+// unasked reports whether the run may send without asking first: when
+// the first freshAfter checks all said absent, the repository is taken
+// for one that holds nothing of the bundle (a fresh publish), where a
+// check before every blob and manifest is a request that always says
+// no: a quarter of a fresh publish's requests. The guess is safe either
+// way: the registry takes the same bytes again under the same digest,
+// so an object that was there after all is sent once more, and reported
+// so. It is wrong only when the first skills checked are all new and
+// later ones are not, and then costs what a fresh publish costs (and a
+// signature of those later skills' archives is attached once more). A run
+// that found anything present keeps asking, and so does a dry run,
+// whose report is what is there.
+func (r *remoteRepo) unasked() bool {
+	return !r.dryRun && !r.present.Load() && r.absent.Load() >= freshAfter
+}
+
+// noted counts a check's answer for unasked.
+func (r *remoteRepo) noted(there bool, err error) (bool, error) {
+	switch {
+	case err != nil:
+	case there:
+		r.present.Store(true)
+	default:
+		r.absent.Add(1)
+	}
+	return there, err
+}
+
 // unlessThere sends what there says is missing, or says what it would
 // do on a dry run.
 func (r *remoteRepo) unlessThere(there func() (bool, error), send func() error) (publish.State, error) {
@@ -77,16 +115,19 @@ func (r *remoteRepo) unlessThere(there func() (bool, error), send func() error) 
 // run: a skill's blobs, asked about at once by several workers, and the
 // manifest itself ask the same. An error is not kept: a retry asks again.
 func (r *remoteRepo) manifestThere(ctx context.Context, desc ocispec.Descriptor) (bool, error) {
-	v, _ := r.known.LoadOrStore(desc.Digest, &probe{})
-	p := v.(*probe)
+	p := r.probeOf(desc)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.done {
 		return p.there, nil
 	}
-	ok, err := r.repo.Manifests().Exists(ctx, desc)
+	if r.unasked() {
+		p.done, p.new = true, true
+		return false, nil
+	}
+	ok, err := r.noted(r.repo.Manifests().Exists(ctx, desc))
 	if err == nil {
-		p.done, p.there = true, ok
+		p.done, p.there, p.new = true, ok, !ok
 	}
 	return ok, err
 }
@@ -95,21 +136,39 @@ func (r *remoteRepo) manifestThere(ctx context.Context, desc ocispec.Descriptor)
 type probe struct {
 	mu          sync.Mutex
 	done, there bool
+	// new: the manifest was not there when the run first asked (or the
+	// run did not ask, unasked), so nothing refers to it yet that the
+	// run did not send: no tag points at it and it has no referrers
+	// (skillpack sends them after their subject).
+	new bool
 }
 
 // pushed notes a manifest the run has sent.
 func (r *remoteRepo) pushed(desc ocispec.Descriptor) {
-	v, _ := r.known.LoadOrStore(desc.Digest, &probe{})
-	p := v.(*probe)
+	p := r.probeOf(desc)
 	p.mu.Lock()
 	p.done, p.there = true, true
 	p.mu.Unlock()
 }
 
+// isNew reports whether the run found a manifest absent (probe.new).
+func (r *remoteRepo) isNew(desc ocispec.Descriptor) bool {
+	p := r.probeOf(desc)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.new
+}
+
+func (r *remoteRepo) probeOf(desc ocispec.Descriptor) *probe {
+	v, _ := r.known.LoadOrStore(desc.Digest, &probe{})
+	return v.(*probe)
+}
+
 // pushBlob uploads a blob the registry does not have. A blob that a
 // manifest the registry has names is there; otherwise the registry is
-// asked. The registry checks the digest of what it receives, so a file
-// changed since the build is refused there, not published.
+// asked (unless the run has stopped asking, unasked). The registry
+// checks the digest of what it receives, so a file changed since the
+// build is refused there, not published.
 func (r *remoteRepo) pushBlob(ctx context.Context, b blob, owners []ocispec.Descriptor) (publish.State, error) {
 	there := func() (bool, error) {
 		for _, m := range owners {
@@ -117,7 +176,10 @@ func (r *remoteRepo) pushBlob(ctx context.Context, b blob, owners []ocispec.Desc
 				return ok, err
 			}
 		}
-		return r.repo.Blobs().Exists(ctx, b.desc)
+		if r.unasked() {
+			return false, nil
+		}
+		return r.noted(r.repo.Blobs().Exists(ctx, b.desc))
 	}
 	return r.unlessThere(there, func() error {
 		rc, err := r.content(b)
@@ -149,32 +211,64 @@ func (r *remoteRepo) pushManifest(ctx context.Context, m manifest) (publish.Stat
 // run interrupted before a registry without the referrers API had listed
 // it is not listed, so it is pushed again, and then listed.
 func (r *remoteRepo) attach(ctx context.Context, m named, title string) (publish.State, error) {
-	subject := *m.subject
+	there := func() (bool, error) { return r.hasReferrer(ctx, *m.subject, m.desc, title) }
+	return r.unlessThere(there, func() error { return r.pushReferrer(ctx, m.manifest, m.own) })
+}
+
+// signManifest signs a manifest (Options.Sign) and attaches the
+// signature, unless the manifest already has its signature: a signature
+// is not deterministic, so a rerun would otherwise attach one more each
+// time. It signs only what it sends, and a dry run signs nothing.
+func (r *remoteRepo) signManifest(ctx context.Context, subject ocispec.Descriptor, sign Signer) (publish.State, error) {
 	there := func() (bool, error) {
-		found := false
-		err := r.repo.Referrers(ctx, subject, m.desc.ArtifactType, func(refs []ocispec.Descriptor) error {
-			for _, ref := range refs {
-				if ref.Digest == m.desc.Digest || ref.Annotations[annTitle] == title {
-					found = true
-				}
-			}
-			return nil
-		})
-		return found, err
+		return r.hasReferrer(ctx, subject, ocispec.Descriptor{ArtifactType: ArtifactTypeSigstoreBundle}, manifestSignatureTitle)
 	}
 	return r.unlessThere(there, func() error {
-		for _, b := range m.own {
-			if _, err := r.pushBlob(ctx, b, nil); err != nil {
-				return err
-			}
+		bundle, err := sign(ctx, signStatement(subject.Digest))
+		if err != nil {
+			return fmt.Errorf("signing manifest %s: %w", subject.Digest, err)
 		}
-		return r.repo.Manifests().Push(ctx, m.desc, bytes.NewReader(m.data))
+		sm := manifestSignature(subject, bundle)
+		return r.pushReferrer(ctx, sm, sm.blobs[1:])
 	})
 }
 
-// tag points a tag at a pushed manifest, unless it already does.
+// hasReferrer reports whether subject has a referrer of m's artifactType
+// that is m, or is titled title. A subject the run found absent has none.
+func (r *remoteRepo) hasReferrer(ctx context.Context, subject, m ocispec.Descriptor, title string) (bool, error) {
+	if r.isNew(subject) {
+		return false, nil
+	}
+	found := false
+	err := r.repo.Referrers(ctx, subject, m.ArtifactType, func(refs []ocispec.Descriptor) error {
+		for _, ref := range refs {
+			if m.Digest != "" && ref.Digest == m.Digest || ref.Annotations[annTitle] == title {
+				found = true
+			}
+		}
+		return nil
+	})
+	return found, err
+}
+
+// pushReferrer pushes the blobs a referrer brings (the first stage sent
+// the others: the empty config, the documents), then the referrer.
+func (r *remoteRepo) pushReferrer(ctx context.Context, m manifest, own []blob) error {
+	for _, b := range own {
+		if _, err := r.pushBlob(ctx, b, nil); err != nil {
+			return err
+		}
+	}
+	return r.repo.Manifests().Push(ctx, m.desc, bytes.NewReader(m.data))
+}
+
+// tag points a tag at a pushed manifest, unless it already does: a
+// manifest new to the registry in this run has no tag yet.
 func (r *remoteRepo) tag(ctx context.Context, op tagOp) (publish.State, error) {
 	there := func() (bool, error) {
+		if r.isNew(op.m.desc) {
+			return false, nil
+		}
 		cur, err := r.repo.Manifests().Resolve(ctx, op.tag)
 		if errors.Is(err, errdef.ErrNotFound) {
 			return false, nil
