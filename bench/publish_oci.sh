@@ -61,6 +61,9 @@ if [[ -n ${REGISTRY_DIR:-} ]]; then
 fi
 reg=
 cleanup() {
+	# A second Ctrl-C (or timeout's signal to the whole group) must not
+	# cut the cleanup short: ignored here, and in the commands it runs.
+	trap '' INT TERM
 	if [[ -n $reg ]]; then
 		kill "$reg" 2>/dev/null || true
 		wait "$reg" 2>/dev/null || true
