@@ -67,12 +67,21 @@ type Options struct {
 	// writes only what changed. It holds a hidden folder beside the
 	// output until closed.
 	Spare *Spare
+	// SignFolder signs each skill folder's OMS statement into its
+	// skill.oms.sig (layout.FolderSignature), with Sign or alone; nil =
+	// none.
+	SignFolder StatementSigner
 }
 
 // Signer signs one artifact and returns its Sigstore bundle. The command
 // layer passes package sign's signer, so that build (and lint through it)
 // does not link the heavy sigstore dependency.
 type Signer func(artifact []byte) ([]byte, error)
+
+// StatementSigner signs a skill folder's statement (layout.StatementDoc)
+// and returns its folder signature, a Sigstore bundle with a DSSE
+// envelope over the statement (OpenSSF Model Signing).
+type StatementSigner func(statement []byte) ([]byte, error)
 
 // Artifact is one file of the bundle.
 type Artifact = layout.Artifact

@@ -220,10 +220,18 @@ func (b *builder) files() iter.Seq2[string, error] {
 			if !flush(e.Path, false) || !yield(e.Path, nil) {
 				return
 			}
-			if b.opts.Sign != nil && layout.Signed(e) {
-				sig := layout.Signature(e.Path)
-				i, _ := slices.BinarySearch(waiting, sig)
-				waiting = slices.Insert(waiting, i, sig)
+			var sig string
+			switch {
+			case b.opts.Sign != nil && layout.Signed(e):
+				sig = layout.Signature(e.Path)
+			case b.opts.SignFolder != nil && e.Kind == layout.KindFile && e.File == layout.EntryFile && e.Path == layout.SkillFile(e.Skill, e.File):
+				// Every skill has SKILL.md, which sorts before skill.oms.sig.
+				sig = layout.FolderSignature(e.Skill)
+			}
+			if sig != "" {
+				if i, found := slices.BinarySearch(waiting, sig); !found {
+					waiting = slices.Insert(waiting, i, sig)
+				}
 			}
 		}
 		flush("", true)
@@ -258,7 +266,7 @@ func (b *builder) bundleKeyOf() layout.Digest {
 // must have been reused with the verdict the record holds. It fills the
 // result from the record.
 func (b *builder) upToDate() bool {
-	allReused := b.opts.Sign == nil
+	allReused := !b.signs()
 	for _, w := range b.work {
 		allReused = allReused && w.reused && w.sameLint
 	}

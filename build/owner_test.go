@@ -118,7 +118,7 @@ func TestKilledBuilds(t *testing.T) {
 		if os.Getenv("SKILLPACK_KILLED_SIGN") != "" {
 			// A signer as slow as a real one, so that kills land mid-way.
 			slow := func(data []byte) ([]byte, error) { time.Sleep(5 * time.Millisecond); return fakeSign(data) }
-			if _, err := Sign(os.Getenv("SKILLPACK_KILLED_OUT"), slow, nil); err != nil {
+			if _, err := Sign(os.Getenv("SKILLPACK_KILLED_OUT"), slow, nil, nil); err != nil {
 				t.Fatal(err)
 			}
 			return

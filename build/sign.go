@@ -2,10 +2,12 @@ package build
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -86,19 +88,120 @@ func signTargets(rec *layout.Record) []layout.Artifact {
 	return ts
 }
 
+// folder is one skill folder the sign step signs: the skill's name and
+// its files, with the digests the bundle records.
+type folder struct {
+	name  string
+	files []layout.File
+}
+
+// signFolders signs each skill folder's statement (layout.StatementDoc)
+// and writes the folder signature, skill.oms.sig, among the skill's served
+// files (layout.FolderSignature). Each file is read again from the staging
+// folder and must have the digest the statement gives it: the signature
+// vouches for the bytes that are swapped in, as signStep's do. It returns
+// the signatures' dist paths, sorted.
+func signFolders(dir string, folders iter.Seq2[folder, error], sign StatementSigner, write func(path string, data []byte) error, stop func() error) ([]string, error) {
+	var sigs []string
+	for f, err := range folders {
+		if err == nil {
+			err = stop()
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, file := range f.files {
+			if file.Path == layout.FolderSignatureFile {
+				return nil, &ownSignatureError{f.name}
+			}
+			p := layout.SkillFile(f.name, file.Path)
+			got, err := hashFile(filepath.Join(dir, filepath.FromSlash(p)))
+			if err != nil {
+				return nil, err
+			}
+			if got != file.Digest {
+				return nil, &changedError{p, got, file.Digest}
+			}
+		}
+		st, err := layout.StatementDoc(f.name, f.files)
+		if err != nil {
+			return nil, err
+		}
+		sig, err := sign(st)
+		if err != nil {
+			return nil, fmt.Errorf("signing the folder of skill %s: %w", f.name, err)
+		}
+		p := layout.FolderSignature(f.name)
+		if err := write(filepath.Join(dir, filepath.FromSlash(p)), sig); err != nil {
+			return nil, err
+		}
+		sigs = append(sigs, p)
+	}
+	slices.Sort(sigs)
+	return sigs, nil
+}
+
+// ownSignatureError is a skill that carries a skill.oms.sig of its own
+// (its author's folder signature, say), where the build would write the
+// bundle's.
+type ownSignatureError struct{ skill string }
+
+func (e *ownSignatureError) Error() string {
+	return fmt.Sprintf("skill %s has a %s of its own, where --sign writes the folder signature: to sign the folder, leave it out (add /%s to the skill's .skillignore); to ship the author's signature as it is, build without --sign",
+		e.skill, layout.FolderSignatureFile, layout.FolderSignatureFile)
+}
+
+// hashFile is the digest of a file's bytes, read as a stream.
+func hashFile(name string) (layout.Digest, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return layout.SumDigest(h.Sum(nil)), nil
+}
+
+// recordFolders is every skill folder of a bundle's record.
+func recordFolders(rec *layout.Record) iter.Seq2[folder, error] {
+	return func(yield func(folder, error) bool) {
+		for _, s := range rec.Skills {
+			if !yield(folder{s.Name, s.Files}, nil) {
+				return
+			}
+		}
+	}
+}
+
+// signLine is the sign step's line in the log.
+func signLine(arts, folders []string) string {
+	line := fmt.Sprintf("• sign: %s, %s beside each", plural(len(arts), "artifact", "artifacts"), layout.SignatureSuffix)
+	if len(folders) > 0 {
+		line += fmt.Sprintf("; %s, %s in each", plural(len(folders), "skill folder", "skill folders"), layout.FolderSignatureFile)
+	}
+	return line
+}
+
 // SignResult is what Sign signed.
 type SignResult struct {
 	Signatures []string `json:"signatures"` // dist paths of the signatures written, sorted
+	// Folders are the dist paths of the folder signatures written
+	// (skill.oms.sig), sorted.
+	Folders []string `json:"folders,omitempty"`
 }
 
 // Sign signs the bundle a build wrote at dist, as `build --sign` would
 // have: it stages a copy of the bundle (hard links, so no bytes are
-// copied), signs the copy with the build's sign step, lists the
+// copied), signs the copy with the build's sign step (the artifacts with
+// sign, and each skill folder with signFolder unless it is nil), lists the
 // signatures in the copy's build record and swaps the copy in. Signatures
 // a previous signing left are replaced. The bundle is read through its
 // build record only: a file the record does not list, or an artifact that
 // no longer has its recorded digest, stops the signing with nothing changed.
-func Sign(dist string, sign Signer, log io.Writer) (*SignResult, error) {
+func Sign(dist string, sign Signer, signFolder StatementSigner, log io.Writer) (*SignResult, error) {
 	recPath := filepath.Join(dist, filepath.FromSlash(layout.BuildRecord))
 	data, err := os.ReadFile(recPath)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -123,10 +226,17 @@ func Sign(dist string, sign Signer, log io.Writer) (*SignResult, error) {
 	if _, err := b.st.make(b.out, b.logf); err != nil {
 		return nil, err
 	}
-	// The copy: every recorded file but the signatures, which are made anew.
+	// The copy: every recorded file but the signatures, which are made
+	// anew. A skill's own file named like a folder signature is its file.
+	own := map[string]bool{}
+	for _, sk := range rec.Skills {
+		for _, f := range sk.Files {
+			own[layout.SkillFile(sk.Name, f.Path)] = true
+		}
+	}
 	var files []string
 	for _, f := range rec.Files {
-		if f == layout.BuildRecord || strings.HasSuffix(f, layout.SignatureSuffix) {
+		if f == layout.BuildRecord || layout.IsSignature(f) && !own[f] || strings.HasSuffix(f, layout.SignatureSuffix) {
 			continue
 		}
 		if err := b.st.link(filepath.Join(b.out, filepath.FromSlash(f)), b.st.path(f)); err != nil {
@@ -135,14 +245,19 @@ func Sign(dist string, sign Signer, log io.Writer) (*SignResult, error) {
 		files = append(files, f)
 	}
 	sigs, err := signStep(b.st.dir, signTargets(rec), sign, b.st.writeFile, b.interrupted)
+	var folderSigs []string
+	if err == nil && signFolder != nil {
+		folderSigs, err = signFolders(b.st.dir, recordFolders(rec), signFolder, b.st.writeFile, b.interrupted)
+	}
 	var changed *changedError
-	if errors.As(err, &changed) {
+	var ownSig *ownSignatureError
+	if errors.As(err, &changed) || errors.As(err, &ownSig) {
 		return nil, &OutputError{err}
 	}
 	if err != nil {
 		return nil, err
 	}
-	rec.Files = append(append(files, sigs...), layout.BuildRecord)
+	rec.Files = append(append(append(files, sigs...), folderSigs...), layout.BuildRecord)
 	slices.Sort(rec.Files)
 	var buf bytes.Buffer
 	if err := rec.Encode(&buf); err != nil {
@@ -158,8 +273,8 @@ func Sign(dist string, sign Signer, log io.Writer) (*SignResult, error) {
 	if err := b.st.swap(nil); err != nil {
 		return nil, err
 	}
-	b.logf("• sign: %s, %s beside each", plural(len(sigs), "artifact", "artifacts"), layout.SignatureSuffix)
-	return &SignResult{Signatures: sigs}, nil
+	b.logf("%s", signLine(sigs, folderSigs))
+	return &SignResult{Signatures: sigs, Folders: folderSigs}, nil
 }
 
 // checkRecordedOnly refuses a bundle that holds a file its record does not
@@ -187,22 +302,51 @@ func (b *builder) sign() (string, error) {
 		return "the bundle is up to date", nil
 	case b.opts.DryRun:
 		return "dry run", nil
-	case b.opts.Sign == nil:
+	case !b.signs():
 		return "not asked to (--sign)", nil
 	}
-	var targets []layout.Artifact
-	for e, err := range b.bundle.Entries() {
-		if err != nil {
+	var sigs, folderSigs []string
+	if b.opts.Sign != nil {
+		var targets []layout.Artifact
+		for e, err := range b.bundle.Entries() {
+			if err != nil {
+				return "", err
+			}
+			if layout.Signed(e) {
+				targets = append(targets, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
+			}
+		}
+		var err error
+		if sigs, err = signStep(b.st.dir, targets, b.opts.Sign, b.st.writeFile, b.interrupted); err != nil {
 			return "", err
 		}
-		if layout.Signed(e) {
-			targets = append(targets, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
+	}
+	if b.opts.SignFolder != nil {
+		var err error
+		if folderSigs, err = signFolders(b.st.dir, b.folders(), b.opts.SignFolder, b.st.writeFile, b.interrupted); err != nil {
+			return "", err
 		}
 	}
-	sigs, err := signStep(b.st.dir, targets, b.opts.Sign, b.st.writeFile, b.interrupted)
-	if err != nil {
-		return "", err
-	}
-	b.logf("• sign: %s, %s beside each", plural(len(sigs), "artifact", "artifacts"), layout.SignatureSuffix)
+	b.logf("%s", signLine(sigs, folderSigs))
 	return "", nil
+}
+
+// signs reports whether the build signs anything.
+func (b *builder) signs() bool { return b.opts.Sign != nil || b.opts.SignFolder != nil }
+
+// folders is every skill folder of the bundle, with the files the record
+// will list.
+func (b *builder) folders() iter.Seq2[folder, error] {
+	return func(yield func(folder, error) bool) {
+		for _, w := range b.named {
+			sum, err := b.summary(w)
+			if err != nil {
+				yield(folder{}, err)
+				return
+			}
+			if !yield(folder{w.name, sum.out.Files}, nil) {
+				return
+			}
+		}
+	}
 }

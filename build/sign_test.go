@@ -17,16 +17,19 @@ import (
 // which bytes a signature is for, without sigstore.
 func fakeSign(data []byte) ([]byte, error) { return []byte("signed " + layout.DigestOf(data)), nil }
 
+// fakeSignFolder "signs" a folder's statement by quoting it.
+func fakeSignFolder(st []byte) ([]byte, error) { return append([]byte("folder "), st...), nil }
+
 // Signing a built bundle signs what `build --sign` signs, lists the
 // signatures in the record, and changes no other file.
 func TestSignBuiltBundle(t *testing.T) {
 	dist := filepath.Join(t.TempDir(), "dist")
 	mustBuild(t, []string{filepath.Join("..", "examples")}, Options{Out: dist})
 	signedDist := filepath.Join(t.TempDir(), "signed")
-	mustBuild(t, []string{filepath.Join("..", "examples")}, Options{Out: signedDist, Sign: fakeSign})
+	mustBuild(t, []string{filepath.Join("..", "examples")}, Options{Out: signedDist, Sign: fakeSign, SignFolder: fakeSignFolder})
 	before := snapshotDir(t, dist)
 
-	res, err := Sign(dist, fakeSign, nil)
+	res, err := Sign(dist, fakeSign, fakeSignFolder, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,6 +50,28 @@ func TestSignBuiltBundle(t *testing.T) {
 	if len(res.Signatures) != 14 { // 5 skills × 2 archives, and 4 indexes
 		t.Errorf("%d signatures, want 14: %v", len(res.Signatures), res.Signatures)
 	}
+	// Each skill folder is signed, its statement listing its files with
+	// the digests the record gives them.
+	rec, err := layout.DecodeRecord([]byte(after[layout.BuildRecord]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Folders) != len(rec.Skills) {
+		t.Errorf("%d folder signatures, want one per skill (%d): %v", len(res.Folders), len(rec.Skills), res.Folders)
+	}
+	for _, sk := range rec.Skills {
+		st, err := layout.StatementDoc(sk.Name, sk.Files)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := layout.FolderSignature(sk.Name)
+		if got := after[p]; got != "folder "+string(st) {
+			t.Errorf("%s holds %q, want the statement of the skill's files", p, got)
+		}
+		if !slices.Contains(rec.Files, p) {
+			t.Errorf("the record does not list %s", p)
+		}
+	}
 	for _, s := range res.Signatures {
 		art, _ := strings.CutSuffix(s, layout.SignatureSuffix)
 		sig, _ := os.ReadFile(filepath.Join(dist, filepath.FromSlash(s)))
@@ -58,10 +83,56 @@ func TestSignBuiltBundle(t *testing.T) {
 
 	// Signing again replaces the signatures; a build after it still
 	// takes the folder for its own.
-	if _, err := Sign(dist, fakeSign, nil); err != nil {
+	if _, err := Sign(dist, fakeSign, fakeSignFolder, nil); err != nil {
 		t.Fatal(err)
 	}
 	mustBuild(t, []string{filepath.Join("..", "examples")}, Options{Out: dist})
+	if _, err := os.Stat(filepath.Join(dist, filepath.FromSlash(layout.FolderSignature("csv-profiler")))); err == nil {
+		t.Error("an unsigned rebuild kept a folder signature")
+	}
+}
+
+// A served file changed after the build is not signed for; nor is a
+// skill that carries a skill.oms.sig of its own, where the bundle's would go.
+func TestSignFoldersRefuse(t *testing.T) {
+	dist := filepath.Join(t.TempDir(), "dist")
+	mustBuild(t, []string{filepath.Join("..", "examples")}, Options{Out: dist})
+	before := snapshotDir(t, dist)
+	served := filepath.Join(dist, filepath.FromSlash(layout.SkillFile("csv-profiler", "SKILL.md")))
+	os.WriteFile(served, []byte("changed\n"), 0o644)
+	_, err := Sign(dist, fakeSign, fakeSignFolder, nil)
+	var oe *OutputError
+	if !errors.As(err, &oe) || !strings.Contains(err.Error(), layout.SkillFile("csv-profiler", "SKILL.md")+": its digest is") {
+		t.Errorf("a changed served file: err = %v", err)
+	}
+	os.WriteFile(served, []byte(before[layout.SkillFile("csv-profiler", "SKILL.md")]), 0o644)
+
+	skills := filepath.Join(t.TempDir(), "skills")
+	if err := os.CopyFS(skills, os.DirFS(filepath.Join("..", "examples"))); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(skills, "csv-profiler", layout.FolderSignatureFile), []byte("{}"), 0o644)
+	own := filepath.Join(t.TempDir(), "own")
+	_, err = Run([]string{skills}, Options{Out: own, Sign: fakeSign, SignFolder: fakeSignFolder})
+	if err == nil || !strings.Contains(err.Error(), "skill csv-profiler has a skill.oms.sig of its own") || !strings.Contains(err.Error(), ".skillignore") {
+		t.Errorf("a skill with its own skill.oms.sig: err = %v", err)
+	}
+	if _, serr := os.Stat(own); serr == nil {
+		t.Error("a refused signed build wrote its output")
+	}
+	// Unsigned, the author's signature is one of the skill's files, and
+	// signing the bundle later refuses the same way.
+	mustBuild(t, []string{skills}, Options{Out: own})
+	if _, err := Sign(own, fakeSign, fakeSignFolder, nil); !errors.As(err, &oe) || !strings.Contains(err.Error(), "of its own") {
+		t.Errorf("sign, a skill with its own skill.oms.sig: err = %v", err)
+	}
+	// Signing the artifacts alone keeps it as the skill's file.
+	if _, err := Sign(own, fakeSign, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(own, filepath.FromSlash(layout.FolderSignature("csv-profiler")))); string(data) != "{}" {
+		t.Errorf("the skill's own skill.oms.sig became %q", data)
+	}
 }
 
 func TestSignRefuses(t *testing.T) {
@@ -70,13 +141,13 @@ func TestSignRefuses(t *testing.T) {
 	before := snapshotDir(t, dist)
 
 	// A failing signer leaves the bundle as it was, and no litter.
-	_, err := Sign(dist, func([]byte) ([]byte, error) { return nil, errors.New("no key") }, nil)
+	_, err := Sign(dist, func([]byte) ([]byte, error) { return nil, errors.New("no key") }, nil, nil)
 	if err == nil || !strings.Contains(err.Error(), "no key") {
 		t.Fatalf("err = %v", err)
 	}
 	// A file skillpack did not write, or an artifact changed since.
 	os.WriteFile(filepath.Join(dist, "notes.txt"), []byte("mine"), 0o644)
-	if _, err := Sign(dist, fakeSign, nil); err == nil || !strings.Contains(err.Error(), "notes.txt") {
+	if _, err := Sign(dist, fakeSign, nil, nil); err == nil || !strings.Contains(err.Error(), "notes.txt") {
 		t.Errorf("with a foreign file: err = %v", err)
 	}
 	os.Remove(filepath.Join(dist, "notes.txt"))
@@ -86,10 +157,10 @@ func TestSignRefuses(t *testing.T) {
 	idx := filepath.Join(dist, filepath.FromSlash(layout.V2Index))
 	data, _ := os.ReadFile(idx)
 	os.WriteFile(idx, bytes.Replace(data, []byte("skill"), []byte("SKILL"), 1), 0o644)
-	if _, err := Sign(dist, fakeSign, nil); err == nil || !strings.Contains(err.Error(), "rebuild the bundle before signing") {
+	if _, err := Sign(dist, fakeSign, nil, nil); err == nil || !strings.Contains(err.Error(), "rebuild the bundle before signing") {
 		t.Errorf("with a changed index: err = %v", err)
 	}
-	if _, err := Sign(t.TempDir(), fakeSign, nil); err == nil || !strings.Contains(err.Error(), "not a bundle skillpack built") {
+	if _, err := Sign(t.TempDir(), fakeSign, nil, nil); err == nil || !strings.Contains(err.Error(), "not a bundle skillpack built") {
 		t.Errorf("an empty folder: err = %v", err)
 	}
 	ents, _ := os.ReadDir(filepath.Dir(dist))

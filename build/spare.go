@@ -179,7 +179,9 @@ func describe(dir string, prev *reuse.Previous, proven func(*layout.RecordSkill)
 		return nil
 	}
 	err = prev.EachFile(func(p string) bool {
-		if pp, ok := layout.ParsePath(p); ok && pp.Kind != layout.KindDoc {
+		// A folder signature is a signature, like the documents' and
+		// archives' ones: cleared with them, never kept for a skill.
+		if pp, ok := layout.ParsePath(p); ok && pp.Kind != layout.KindDoc && !layout.IsSignature(p) {
 			if s := set.skills[pp.Skill]; s != nil {
 				s.paths[p] = false
 				return true

@@ -11,7 +11,8 @@
 //
 // It also reads what it writes, so that a format has one definition: the
 // document types are the writer's and the readers' (DecodeIndexV2 and the
-// other decoders, DecodeRecord, ParseChecksums), every path and URI has
+// other decoders, DecodeRecord, ParseChecksums, and DecodeStatement for a
+// skill folder's signed statement), every path and URI has
 // its inverse (ParsePath, ParseURI, ParseIndexURL, ParseArchiveName),
 // CheckPath is the one check of a path a document names, and SignedPath
 // the one list of what is signed. verify, serve, sign and the build's

@@ -24,6 +24,7 @@ import (
 var documentTypes = []any{
 	IndexV2{}, EntryV2{}, IndexV1{}, EntryV1{}, SkillMCP{}, FileMCP{}, IndexMCP{}, EntryMCP{}, ArchiveMCP{}, Resource{},
 	Record{}, RecordSkill{}, Artifact{}, File{}, Archive{}, Excluded{},
+	Statement{}, StatementSubject{}, StatementPredicate{}, StatementResource{}, StatementSerialization{},
 }
 
 // Structs outside layout whose keys happen to be those of a document

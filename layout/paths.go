@@ -301,3 +301,31 @@ func SignedArtifact(sig string) (artifact string, ok bool) {
 	}
 	return artifact, true
 }
+
+// FolderSignature is the dist path of a skill's folder signature (OMS,
+// see Statement): skill.oms.sig among the skill's served files in the v0.2
+// tree, so that a client that fetches the folder, or a user who fetches
+// the file into an installed copy, has it where OMS verifiers look. It is
+// in no archive and no index: like every signature it is made after the
+// bytes it signs, and it is not deterministic.
+func FolderSignature(name string) string { return SkillFile(name, FolderSignatureFile) }
+
+// ParseFolderSignature is FolderSignature's inverse: the skill whose
+// folder signature is at the dist path p.
+func ParseFolderSignature(p string) (name string, ok bool) {
+	pp, ok := ParsePath(p)
+	if !ok || pp.Kind != KindFile || pp.Legacy || pp.File != FolderSignatureFile {
+		return "", false
+	}
+	return pp.Skill, true
+}
+
+// IsSignature reports whether the dist path p is a signature a build
+// writes: a Sigstore bundle beside a signed artifact (SignedArtifact) or a
+// skill's folder signature (FolderSignature). No document records its
+// digest.
+func IsSignature(p string) bool {
+	_, art := SignedArtifact(p)
+	_, folder := ParseFolderSignature(p)
+	return art || folder
+}

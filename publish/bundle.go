@@ -170,7 +170,7 @@ func (b *Bundle) object(p string, known map[string]layout.Artifact) (Object, err
 	}
 	a, ok := known[p]
 	if !ok {
-		if _, sig := layout.SignedArtifact(p); !sig {
+		if !layout.IsSignature(p) {
 			return Object{}, fmt.Errorf("%s: the build record lists it without a digest (is it from a newer skillpack?); %s", name, rebuild)
 		}
 		if a, err = hashFile(name, p); err != nil {

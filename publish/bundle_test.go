@@ -17,7 +17,8 @@ func signed(t *testing.T) string {
 	t.Helper()
 	dist := filepath.Join(t.TempDir(), "dist")
 	sign := func(data []byte) ([]byte, error) { return []byte(`{"signed":"` + layout.DigestOf(data) + `"}`), nil }
-	if _, err := build.Run([]string{"../examples"}, build.Options{Out: dist, Sign: sign}); err != nil {
+	signFolder := func(st []byte) ([]byte, error) { return []byte(`{"folder":` + string(st) + `}`), nil }
+	if _, err := build.Run([]string{"../examples"}, build.Options{Out: dist, Sign: sign, SignFolder: signFolder}); err != nil {
 		t.Fatal(err)
 	}
 	return dist
@@ -65,6 +66,7 @@ func TestOpenListsEveryFileInTheSafeOrder(t *testing.T) {
 		layout.Headers:                                      Indexes,
 		layout.MCPResources:                                 MCP,
 		layout.LegacyFile("csv-profiler", "SKILL.md"):       Files,
+		layout.FolderSignature("csv-profiler"):              Files,
 	}
 	for _, s := range b.Skills {
 		want[layout.Signature(s.TarGz.Path)] = Archives

@@ -247,7 +247,12 @@ func (b *Bundle) load() error {
 	// any other; a signature altered before then fails verification on the
 	// client, which is where trust is decided.
 	for _, p := range rec.Files {
-		if art, ok := layout.SignedArtifact(p); ok && b.files[art] != nil {
+		art, ok := layout.SignedArtifact(p)
+		if name, folder := layout.ParseFolderSignature(p); folder && b.files[p] == nil {
+			// A skill folder's signature goes with the skill's files.
+			art, ok = layout.SkillFile(name, layout.EntryFile), true
+		}
+		if ok && b.files[art] != nil {
 			data, err := b.readDoc(p)
 			if err != nil {
 				return err

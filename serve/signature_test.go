@@ -25,7 +25,8 @@ func TestServesSignatures(t *testing.T) {
 	dist := filepath.Join(tmp, "dist")
 	// A stand-in signer: serve treats signatures as opaque bytes.
 	sign := func(data []byte) ([]byte, error) { return []byte(`{"signed":"` + layout.DigestOf(data) + `"}`), nil }
-	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: sign}); err != nil {
+	signFolder := func(st []byte) ([]byte, error) { return []byte(`{"folder":` + string(st) + `}`), nil }
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: sign, SignFolder: signFolder}); err != nil {
 		t.Fatal(err)
 	}
 	base, _ := start(t, dist, Options{})
@@ -41,7 +42,8 @@ func TestServesSignatures(t *testing.T) {
 	if len(sigs) < 10 {
 		t.Fatalf("the build wrote %d signatures", len(sigs))
 	}
-	for _, p := range sigs {
+	folderSig := layout.FolderSignature("csv-profiler")
+	for _, p := range append(sigs, folderSig) {
 		want, _ := os.ReadFile(filepath.Join(dist, filepath.FromSlash(p)))
 		resp, err := http.Get(base + "/" + p)
 		if err != nil {
@@ -52,7 +54,7 @@ func TestServesSignatures(t *testing.T) {
 		if resp.StatusCode != 200 || !bytes.Equal(got, want) {
 			t.Errorf("GET %s: %d, %d bytes; want 200 and the %d bytes on disk", p, resp.StatusCode, len(got), len(want))
 		}
-		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") && p != folderSig {
 			t.Errorf("GET %s: Content-Type %q", p, ct)
 		}
 	}

@@ -8,6 +8,12 @@
 // record, so a reader that trusts a signed index can trust every digest in
 // it.
 //
+// Each skill folder also gets a folder signature, skill.oms.sig, among its
+// served files: an OpenSSF Model Signing bundle whose DSSE envelope holds
+// the folder's statement (layout.StatementDoc, every file with its
+// digest), so that a skill can be checked after an installer unpacked it
+// (SignStatement, VerifyStatement).
+//
 // Sigstore bundles are never deterministic (nonces, certificates,
 // timestamps), so they live beside the artifacts and never inside an
 // archive or a digest: an unsigned build is byte-identical with or without

@@ -2,6 +2,7 @@ package sign
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -15,6 +16,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+
+	"github.com/skillpack/skillpack/layout"
 )
 
 // Helper is the program that holds skillpack's Sigstore code, and Install
@@ -26,7 +29,7 @@ const (
 
 // Protocol is the version of the helper protocol this package speaks (see
 // cmd/skillpack-sign); a helper that speaks another is refused.
-const Protocol = 1
+const Protocol = 2
 
 // tokenEnv carries --identity-token to the helper: a token on its command
 // line would be visible to every user of the machine.
@@ -79,14 +82,53 @@ type hello struct {
 }
 
 type request struct {
-	Digest string `json:"digest"`
-	Bundle []byte `json:"bundle,omitempty"`
+	Digest    string `json:"digest,omitempty"`
+	Statement []byte `json:"statement,omitempty"`
+	Bundle    []byte `json:"bundle,omitempty"`
+	DSSE      bool   `json:"dsse,omitempty"`
 }
 
 type response struct {
-	Bundle []byte `json:"bundle"`
-	OK     bool   `json:"ok"`
-	Error  string `json:"error"`
+	Bundle  []byte `json:"bundle"`
+	OK      bool   `json:"ok"`
+	Payload []byte `json:"payload"`
+	Error   string `json:"error"`
+}
+
+// sigstoreBundle is what the client reads of a Sigstore bundle (v0.3)
+// the helper made: what it signs.
+type sigstoreBundle struct {
+	MessageSignature struct {
+		MessageDigest hashOutput `json:"messageDigest"`
+	} `json:"messageSignature"`
+	DSSEEnvelope *dsseEnvelope `json:"dsseEnvelope"`
+}
+
+// hashOutput is Sigstore's HashOutput: a digest and its algorithm.
+type hashOutput struct{ Algorithm, Digest string }
+
+// dsseEnvelope is the part of a DSSE envelope a folder signature is
+// checked by: the statement it holds.
+type dsseEnvelope struct {
+	Payload     []byte `json:"payload"`
+	PayloadType string `json:"payloadType"`
+}
+
+// sign sends one sign request and returns the bundle, as JSON and
+// decoded, for the caller to check what it signs.
+func (p *process) sign(r request) ([]byte, *sigstoreBundle, error) {
+	resp, err := p.call(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if resp.Error != "" {
+		return nil, nil, errors.New(resp.Error)
+	}
+	var b sigstoreBundle
+	if err := json.Unmarshal(resp.Bundle, &b); err != nil {
+		return nil, nil, fmt.Errorf("%s returned a bundle that is not JSON: %w", p.path, err)
+	}
+	return resp.Bundle, &b, nil
 }
 
 // process is one running helper, answering requests in order.
@@ -269,26 +311,29 @@ func (s *Signer) Keyless() bool { return s.keyless }
 // sign exactly that digest.
 func (s *Signer) Sign(_ context.Context, artifact []byte) ([]byte, error) {
 	sum := sha256.Sum256(artifact)
-	resp, err := s.p.call(request{Digest: digestOf(sum[:])})
+	raw, b, err := s.p.sign(request{Digest: digestOf(sum[:])})
 	if err != nil {
 		return nil, err
-	}
-	if resp.Error != "" {
-		return nil, errors.New(resp.Error)
-	}
-	var b struct {
-		MessageSignature struct {
-			MessageDigest struct{ Algorithm, Digest string } `json:"messageDigest"`
-		} `json:"messageSignature"`
-	}
-	if err := json.Unmarshal(resp.Bundle, &b); err != nil {
-		return nil, fmt.Errorf("%s returned a bundle that is not JSON: %w", s.p.path, err)
 	}
 	md := b.MessageSignature.MessageDigest
 	if md.Algorithm != "SHA2_256" || md.Digest != base64.StdEncoding.EncodeToString(sum[:]) {
 		return nil, fmt.Errorf("%s returned a bundle that signs %s %s, not the artifact's sha256 digest", s.p.path, md.Algorithm, md.Digest)
 	}
-	return resp.Bundle, nil
+	return raw, nil
+}
+
+// SignStatement signs a skill folder's statement (layout.StatementDoc)
+// and returns the folder signature: a Sigstore bundle whose DSSE envelope
+// holds the statement, checked to hold exactly these bytes.
+func (s *Signer) SignStatement(_ context.Context, statement []byte) ([]byte, error) {
+	raw, b, err := s.p.sign(request{Statement: statement})
+	if err != nil {
+		return nil, err
+	}
+	if env := b.DSSEEnvelope; env == nil || env.PayloadType != layout.InTotoPayloadType || !bytes.Equal(env.Payload, statement) {
+		return nil, fmt.Errorf("%s returned a bundle that does not hold the statement it was given", s.p.path)
+	}
+	return raw, nil
 }
 
 // Close stops the helper.
@@ -305,6 +350,9 @@ type VerifyOptions struct {
 	CertificateOIDCIssuer     string
 	Key                       string // an ECDSA public key PEM file, for bundles signed with a key
 	TrustedRoot               string // a trusted_root.json; empty: the public-good root, through TUF
+	// CertificateChain is a PEM file of CA certificates, for folder
+	// signatures of the OMS certificate method (NVIDIA's verified skills).
+	CertificateChain string
 
 	Helper string    // the skillpack-sign program; empty: FindHelper
 	Stderr io.Writer // receives what the helper writes there (nil: os.Stderr)
@@ -323,6 +371,7 @@ func NewVerifier(ctx context.Context, o VerifyOptions) (*Verifier, error) {
 	for _, f := range []struct{ flag, v string }{
 		{"--certificate-identity", o.CertificateIdentity}, {"--certificate-identity-regexp", o.CertificateIdentityRegexp},
 		{"--certificate-oidc-issuer", o.CertificateOIDCIssuer}, {"--key", o.Key}, {"--trusted-root", o.TrustedRoot},
+		{"--certificate-chain", o.CertificateChain},
 	} {
 		if f.v != "" {
 			args = append(args, f.flag, f.v)
@@ -352,6 +401,23 @@ func (v *Verifier) Verify(bundleJSON, artifactDigest []byte) error {
 		return fmt.Errorf("%s answered neither ok nor an error", v.p.path)
 	}
 	return nil
+}
+
+// VerifyStatement checks that bundleJSON is a folder signature (OMS: a
+// DSSE envelope over an in-toto statement) by the identity or key v was
+// made for, and returns the statement it signs, for the caller to decode
+// (layout.DecodeStatement) and compare with the folder.
+func (v *Verifier) VerifyStatement(bundleJSON []byte) ([]byte, error) {
+	resp, err := v.p.call(request{Bundle: bundleJSON, DSSE: true})
+	switch {
+	case err != nil:
+		return nil, err
+	case resp.Error != "":
+		return nil, errors.New(resp.Error)
+	case !resp.OK || resp.Payload == nil:
+		return nil, fmt.Errorf("%s answered neither a statement nor an error", v.p.path)
+	}
+	return resp.Payload, nil
 }
 
 // Close stops the helper.

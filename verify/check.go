@@ -121,6 +121,7 @@ func run(ctx context.Context, src source, o Options) (*Report, error) {
 		c.buildRecord()
 		c.settle()
 		c.signatures()
+		c.folderSignatures()
 	}
 	c.dropDoc()
 	c.rep.Checked.Skills = len(c.skills)

@@ -363,14 +363,41 @@ func (v *fakeVerifier) Verify(bundleJSON, digest []byte) error {
 	return nil
 }
 
+// fakeFolderSig is a stand-in for a folder signature: the statement it
+// signs and whether it is "good".
+type fakeFolderSig struct {
+	Statement []byte `json:"statement"`
+	Good      bool   `json:"good"`
+}
+
+// VerifyStatement returns the statement of a good fakeFolderSig, as a
+// Sigstore verifier returns the DSSE payload.
+func (v *fakeVerifier) VerifyStatement(bundleJSON []byte) ([]byte, error) {
+	v.calls++
+	var s fakeFolderSig
+	if err := json.Unmarshal(bundleJSON, &s); err != nil || s.Statement == nil {
+		return nil, fmt.Errorf("not a folder signature")
+	}
+	if !s.Good {
+		return nil, fmt.Errorf("wrong identity: the certificate's identity is \"https://github.com/evil/fork\"")
+	}
+	return s.Statement, nil
+}
+
+// signFolder signs a statement with a good fakeFolderSig.
+func signFolder(st []byte) ([]byte, error) {
+	return json.Marshal(fakeFolderSig{Statement: st, Good: true})
+}
+
 // sign signs the bundle as `skillpack sign` does (build.Sign: the
 // build's sign step, staged and swapped), with a good fakeSig for each
-// artifact, and returns the artifacts signed.
+// artifact and a good fakeFolderSig for each skill folder, and returns the
+// artifacts signed (the folders are those of every skill).
 func sign(t *testing.T, dir string) []string {
 	t.Helper()
 	res, err := build.Sign(dir, func(data []byte) ([]byte, error) {
 		return json.Marshal(fakeSig{Digest: layout.DigestOf(data).Hex(), Good: true})
-	}, nil)
+	}, signFolder, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,5 +406,25 @@ func sign(t *testing.T, dir string) []string {
 		a, _ := layout.SignedArtifact(s)
 		arts = append(arts, a)
 	}
+	for _, s := range res.Folders {
+		name, _ := layout.ParseFolderSignature(s)
+		arts = append(arts, layout.SkillDir(name))
+	}
 	return arts
+}
+
+// servedFiles is a skill's files as the bundle's build record lists them.
+func servedFiles(t *testing.T, dir, name string) []layout.File {
+	t.Helper()
+	rec, err := layout.DecodeRecord(readFile(t, dir, layout.BuildRecord))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rec.Skills {
+		if s.Name == name {
+			return s.Files
+		}
+	}
+	t.Fatalf("no skill %s in the record", name)
+	return nil
 }

@@ -51,31 +51,49 @@ func (c *checker) signatures() {
 	})
 	for i, art := range arts {
 		sig := Signature{Artifact: art, Bundle: layout.Signature(art)}
-		s := sums[i]
-		c.sums[sig.Bundle] = s
-		switch err := s.err; {
-		case errors.Is(err, errStopped):
-			continue
-		case errors.Is(err, errNotFound):
-			sig.Status = SigMissing
-			if c.o.RequireSignatures {
-				c.problem(art, "has no signature (%s) and signatures are required", sig.Bundle)
-			}
-		case err != nil:
-			sig.Status, sig.Error = SigInvalid, describe(err)
-			c.failed(sig.Bundle, "")
-		case c.o.Verifier == nil:
-			sig.Status = SigNotChecked
-			if c.o.RequireSignatures {
-				c.problem(sig.Bundle, "signature not checked: no verifier configured; pass --certificate-identity and --certificate-oidc-issuer, or --key")
-			}
-		case checked[i] != nil:
-			sig.Status, sig.Error = SigInvalid, checked[i].Error()
-			c.problem(sig.Bundle, "does not verify %s: %v", art, checked[i])
-		default:
-			sig.Status = SigVerified
-			c.rep.Checked.Signatures++
-		}
-		c.rep.Signatures = append(c.rep.Signatures, sig)
+		c.outcome(sig, sums[i], c.o.Verifier != nil, checked[i], "signature", art, nil)
 	}
+}
+
+// outcome records what was found of one signature: fetched as s, checked
+// when a verifier could (canCheck) with the result checked, and, once the
+// bundle verified, the problems more finds in what it signs (nil: none).
+// what names the kind of signature and does what it signs, in messages.
+func (c *checker) outcome(sig Signature, s *sum, canCheck bool, checked error, what, does string, more func() []string) {
+	c.sums[sig.Bundle] = s
+	switch err := s.err; {
+	case errors.Is(err, errStopped):
+		return
+	case errors.Is(err, errNotFound):
+		sig.Status = SigMissing
+		if c.o.RequireSignatures {
+			c.problem(sig.Artifact, "has no %s (%s) and signatures are required", what, sig.Bundle)
+		}
+	case err != nil:
+		sig.Status, sig.Error = SigInvalid, describe(err)
+		c.failed(sig.Bundle, "")
+	case !canCheck:
+		sig.Status = SigNotChecked
+		if c.o.RequireSignatures {
+			c.problem(sig.Bundle, "%s not checked: no verifier configured; pass --certificate-identity and --certificate-oidc-issuer, or --key", what)
+		}
+	case checked != nil:
+		sig.Status, sig.Error = SigInvalid, checked.Error()
+		c.problem(sig.Bundle, "does not verify %s: %v", does, checked)
+	default:
+		var wrong []string
+		if more != nil {
+			wrong = more()
+		}
+		for _, msg := range wrong {
+			c.problem(sig.Bundle, "%s", msg)
+		}
+		if len(wrong) > 0 {
+			sig.Status, sig.Error = SigInvalid, wrong[0]
+			break
+		}
+		sig.Status = SigVerified
+		c.rep.Checked.Signatures++
+	}
+	c.rep.Signatures = append(c.rep.Signatures, sig)
 }

@@ -63,7 +63,8 @@ const ratioFloor = 1 << 20
 // there).
 type Options struct {
 	// Verifier checks signature bundles; nil means signatures are found
-	// and reported but not checked.
+	// and reported but not checked. Skill folder signatures
+	// (skill.oms.sig) are checked when it is a StatementVerifier too.
 	Verifier SignatureVerifier
 	// RequireSignatures makes a missing or unchecked signature on an
 	// archive, an index.json or mcp/skills.json a problem.

@@ -371,8 +371,8 @@ func TestSignatures(t *testing.T) {
 	t.Run("unsigned and required", func(t *testing.T) {
 		rep := check(t, dist(t), Options{Verifier: &fakeVerifier{}, RequireSignatures: true})
 		wantProblem(t, rep, layout.MCPSkills, "has no signature")
-		if len(rep.Problems) != 14 {
-			t.Errorf("want 14 problems, one per signable artifact, got:\n%s", problems(rep))
+		if len(rep.Problems) != 19 {
+			t.Errorf("want 19 problems, one per signable artifact and skill folder, got:\n%s", problems(rep))
 		}
 	})
 	t.Run("bundle for another artifact", func(t *testing.T) {
@@ -399,6 +399,52 @@ func TestSignatures(t *testing.T) {
 		edit(t, dir, layout.MCPSkills, "Profiles CSV", "Profiles XLS")
 		wantProblem(t, check(t, dir, Options{Verifier: &fakeVerifier{}}), layout.MCPSkills+SignatureSuffix, "does not verify "+layout.MCPSkills+": bundle is for")
 	})
+	t.Run("folder signature missing and required", func(t *testing.T) {
+		dir := dist(t)
+		sign(t, dir)
+		os.Remove(filepath.Join(dir, filepath.FromSlash(layout.FolderSignature(multi))))
+		rep := check(t, dir, Options{Verifier: &fakeVerifier{}, RequireSignatures: true})
+		wantProblem(t, rep, layout.SkillDir(multi), "has no folder signature ("+layout.FolderSignature(multi)+") and signatures are required")
+	})
+	t.Run("folder signature by another identity", func(t *testing.T) {
+		dir := dist(t)
+		sign(t, dir)
+		sig := layout.FolderSignature(multi)
+		edit(t, dir, sig, `"good":true`, `"good":false`)
+		rep := check(t, dir, Options{Verifier: &fakeVerifier{}})
+		wantProblem(t, rep, sig, `does not verify the folder of skill "`+multi+`": wrong identity`)
+		if len(rep.Problems) != 1 {
+			t.Errorf("want one problem, got:\n%s", problems(rep))
+		}
+	})
+	t.Run("folder signature of another skill", func(t *testing.T) {
+		dir := dist(t)
+		sign(t, dir)
+		writeFile(t, dir, layout.FolderSignature(other), readFile(t, dir, layout.FolderSignature(multi)))
+		rep := check(t, dir, Options{Verifier: &fakeVerifier{}})
+		wantProblem(t, rep, layout.FolderSignature(other), `lists "scripts/`)
+		wantProblem(t, rep, layout.FolderSignature(other), `which is not a file of skill "`+other+`"`)
+	})
+	t.Run("folder signature missing a file or holding another", func(t *testing.T) {
+		dir := dist(t)
+		sign(t, dir)
+		files := servedFiles(t, dir, multi)
+		resign := func(files []layout.File) {
+			st, err := layout.StatementDoc(multi, files)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sig, _ := signFolder(st)
+			writeFile(t, dir, layout.FolderSignature(multi), sig)
+		}
+		resign(files[1:])
+		wantProblem(t, check(t, dir, Options{Verifier: &fakeVerifier{}}), layout.FolderSignature(multi), `does not list "`+files[0].Path+`", a file of skill "`+multi+`"`)
+		resign(append(files, layout.File{Path: "extra.md", Digest: layout.DigestOf(nil)}))
+		wantProblem(t, check(t, dir, Options{Verifier: &fakeVerifier{}}), layout.FolderSignature(multi), `lists "extra.md", which is not a file of skill "`+multi+`"`)
+		files[0].Digest = layout.DigestOf([]byte("changed"))
+		resign(files)
+		wantProblem(t, check(t, dir, Options{Verifier: &fakeVerifier{}}), layout.FolderSignature(multi), `gives "`+files[0].Path+`" the digest `+string(files[0].Digest)+`, but `+layout.SkillFile(multi, files[0].Path)+` has`)
+	})
 	t.Run("no verifier", func(t *testing.T) {
 		dir := dist(t)
 		arts := sign(t, dir)
@@ -407,7 +453,7 @@ func TestSignatures(t *testing.T) {
 		if rep.countSigs(SigNotChecked) != len(arts) {
 			t.Errorf("signatures %+v, want all not checked", rep.Signatures)
 		}
-		if s := rep.Summary(); !strings.Contains(s, "14 signatures not checked (pass --certificate-identity") {
+		if s := rep.Summary(); !strings.Contains(s, "19 signatures not checked (pass --certificate-identity") {
 			t.Errorf("summary %q does not say the signatures went unchecked", s)
 		}
 		rep = check(t, dir, Options{RequireSignatures: true})

@@ -19,21 +19,31 @@
 //	                    [--tsa-url URL] [--trusted-root FILE] [--signing-config FILE]
 //	skillpack-sign verify [--certificate-identity ID | --certificate-identity-regexp RE]
 //	                      [--certificate-oidc-issuer URL] [--key FILE] [--trusted-root FILE]
+//	                      [--certificate-chain FILE]
 //
 // The helper first checks its flags (loading keys and roots, contacting no
-// signing service) and writes one line: {"protocol":1} (sign adds
-// "keyless":true or false), or {"protocol":1,"error":"...","usage":true}
+// signing service) and writes one line: {"protocol":2} (sign adds
+// "keyless":true or false), or {"protocol":2,"error":"...","usage":true}
 // and exits 2 when the flags are the user's mistake. Then it answers each
 // request line on stdin until stdin ends, then exits 0:
 //
 //	sign:   {"digest":"sha256:HEX"}                    → {"bundle":"BASE64"} | {"error":"..."}
+//	sign:   {"statement":"BASE64"}                     → {"bundle":"BASE64"} | {"error":"..."}
 //	verify: {"digest":"sha256:HEX","bundle":"BASE64"}  → {"ok":true}         | {"error":"..."}
+//	verify: {"bundle":"BASE64","dsse":true}            → {"ok":true,"payload":"BASE64"} | {"error":"..."}
 //
 // A bundle is the bytes of a Sigstore bundle JSON document (v0.3),
-// base64-encoded as Go's encoding/json writes []byte. Only digests cross
-// the boundary, never artifacts: a bundle signs the sha256 digest, which
-// is all a verifier checks an artifact against. A keyless run gets one
-// Fulcio certificate, at its first signature, for every artifact.
+// base64-encoded as Go's encoding/json writes []byte. For an artifact,
+// only its digest crosses the boundary, never its bytes: the bundle signs
+// the sha256 digest, which is all a verifier checks an artifact against.
+// A statement is an in-toto statement (a skill folder's OMS statement,
+// which lists the folder's files by digest): the bundle holds a DSSE
+// envelope over it, and verifying one returns the statement it signs, for
+// skillpack to compare with the folder. A keyless run gets one Fulcio
+// certificate, at its first signature, for every artifact and statement.
+//
+// Protocol 2 added the statement requests; skillpack refuses a helper of
+// another protocol with the command that installs a matching one.
 //
 // Secrets stay out of argv: the keyless OIDC token (or the file holding
 // it) comes from --identity-token or SKILLPACK_IDENTITY_TOKEN, then

@@ -17,7 +17,7 @@ import (
 
 // Protocol is the version of the protocol in the package comment. skillpack
 // refuses a helper that speaks another.
-const Protocol = 1
+const Protocol = 2
 
 // TokenEnv carries --identity-token from skillpack, which keeps the token
 // out of the helper's command line, where any user of the machine sees it.
@@ -40,14 +40,17 @@ type hello struct {
 
 // request and response are the lines that follow.
 type request struct {
-	Digest string `json:"digest"`
-	Bundle []byte `json:"bundle,omitempty"`
+	Digest    string `json:"digest,omitempty"`
+	Statement []byte `json:"statement,omitempty"` // sign: an in-toto statement, to sign as DSSE
+	Bundle    []byte `json:"bundle,omitempty"`
+	DSSE      bool   `json:"dsse,omitempty"` // verify: a folder signature, whose statement is returned
 }
 
 type response struct {
-	Bundle []byte `json:"bundle,omitempty"`
-	OK     bool   `json:"ok,omitempty"`
-	Error  string `json:"error,omitempty"`
+	Bundle  []byte `json:"bundle,omitempty"`
+	OK      bool   `json:"ok,omitempty"`
+	Payload []byte `json:"payload,omitempty"` // verify with dsse: the statement signed
+	Error   string `json:"error,omitempty"`
 }
 
 const usage = `usage: skillpack-sign sign|verify [flags]   (run by skillpack; the protocol: go -C cmd/skillpack-sign doc, in a clone)
@@ -107,6 +110,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(stri
 		keyless := s.Keyless()
 		h.Keyless = &keyless
 		answer = func(r request) response {
+			if r.Statement != nil {
+				b, err := s.SignStatement(ctx, r.Statement)
+				if err != nil {
+					return response{Error: err.Error()}
+				}
+				return response{Bundle: b}
+			}
 			d, err := digest(r.Digest)
 			if err != nil {
 				return response{Error: err.Error()}
@@ -124,6 +134,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(stri
 		fs.StringVar(&o.CertificateOIDCIssuer, "certificate-oidc-issuer", "", "the identity's OIDC issuer")
 		fs.StringVar(&o.Key, "key", "", "ECDSA public key PEM file")
 		fs.StringVar(&o.TrustedRoot, "trusted-root", "", "trusted_root.json")
+		fs.StringVar(&o.CertificateChain, "certificate-chain", "", "PEM file of CA certificates (the OMS certificate method)")
 		if err := parse(fs, args[1:]); err != nil {
 			return fail(err)
 		}
@@ -132,6 +143,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(stri
 			return fail(err)
 		}
 		answer = func(r request) response {
+			if r.DSSE {
+				p, err := v.VerifyStatement(r.Bundle)
+				if err != nil {
+					return response{Error: err.Error()}
+				}
+				return response{OK: true, Payload: p}
+			}
 			d, err := digest(r.Digest)
 			if err != nil {
 				return response{Error: err.Error()}

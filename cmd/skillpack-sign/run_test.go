@@ -134,3 +134,43 @@ func TestProtocolUsage(t *testing.T) {
 		t.Errorf("unknown command exited %d", code)
 	}
 }
+
+// TestProtocolStatement signs an in-toto statement and gets it back from
+// verify with "dsse", in the same lines as digests.
+func TestProtocolStatement(t *testing.T) {
+	priv, pub := keyFiles(t)
+	st := []byte(`{"_type":"https://in-toto.io/Statement/v1","subject":[{"name":"x","digest":{"sha256":"00"}}],"predicateType":"https://example.com/p","predicate":{}}`)
+	code, out := lines(t, []string{"sign", "--key", priv}, request{Statement: st}, request{Digest: sha("a")}, request{Statement: []byte(`{}`)})
+	if code != exitOK || len(out) != 4 {
+		t.Fatalf("exit %d, %d lines: %v", code, len(out), out)
+	}
+	decode := func(o map[string]any) response {
+		var r response
+		data, _ := json.Marshal(o)
+		json.Unmarshal(data, &r)
+		return r
+	}
+	folder, blob := decode(out[1]), decode(out[2])
+	if folder.Error != "" || blob.Error != "" {
+		t.Fatalf("sign: %v", out)
+	}
+	if e := decode(out[3]).Error; !strings.Contains(e, "not an in-toto statement") {
+		t.Errorf("an empty statement: %q", e)
+	}
+	code, out = lines(t, []string{"verify", "--key", pub},
+		request{Bundle: folder.Bundle, DSSE: true},
+		request{Bundle: blob.Bundle, DSSE: true},
+		request{Digest: sha("a"), Bundle: folder.Bundle})
+	if code != exitOK || len(out) != 4 {
+		t.Fatalf("exit %d, %d lines: %v", code, len(out), out)
+	}
+	if r := decode(out[1]); !r.OK || !bytes.Equal(r.Payload, st) {
+		t.Errorf("verify statement: %v", out[1])
+	}
+	if e := decode(out[2]).Error; !strings.Contains(e, "not a folder's statement") {
+		t.Errorf("a blob bundle as a statement: %q", e)
+	}
+	if e := decode(out[3]).Error; !strings.Contains(e, "no message signature") {
+		t.Errorf("a folder bundle as a blob: %q", e)
+	}
+}

@@ -44,6 +44,8 @@ import (
 	"github.com/sigstore/rekor/pkg/pki"
 	"github.com/sigstore/rekor/pkg/tle"
 	"github.com/sigstore/rekor/pkg/types"
+	rekordsse "github.com/sigstore/rekor/pkg/types/dsse"
+	_ "github.com/sigstore/rekor/pkg/types/dsse/v0.0.1" // registers the entry version
 	"github.com/sigstore/rekor/pkg/types/hashedrekord"
 	_ "github.com/sigstore/rekor/pkg/types/hashedrekord/v0.0.1" // registers the entry version
 	rekorutil "github.com/sigstore/rekor/pkg/util"
@@ -369,14 +371,27 @@ type fakeRekor struct {
 
 func (r *fakeRekor) GetTransparencyLogEntry(ctx context.Context, keyOrCertPEM []byte, b *protobundle.Bundle) error {
 	r.calls.Add(1)
-	ms := b.GetMessageSignature()
-	props := types.ArtifactProperties{
-		PublicKeyBytes: [][]byte{keyOrCertPEM},
-		PKIFormat:      string(pki.X509),
-		SignatureBytes: ms.GetSignature(),
-		ArtifactHash:   rekorutil.PrefixSHA(hex.EncodeToString(ms.GetMessageDigest().GetDigest())),
+	var proposed models.ProposedEntry
+	var err error
+	if env := b.GetDsseEnvelope(); env != nil {
+		// A folder signature is logged as a dsse entry, as sigstore-go
+		// logs one in Rekor v1.
+		raw, merr := json.Marshal(env)
+		if merr != nil {
+			return merr
+		}
+		props := types.ArtifactProperties{PublicKeyBytes: [][]byte{keyOrCertPEM}, ArtifactBytes: raw}
+		proposed, err = rekordsse.New().CreateProposedEntry(ctx, "", props)
+	} else {
+		ms := b.GetMessageSignature()
+		props := types.ArtifactProperties{
+			PublicKeyBytes: [][]byte{keyOrCertPEM},
+			PKIFormat:      string(pki.X509),
+			SignatureBytes: ms.GetSignature(),
+			ArtifactHash:   rekorutil.PrefixSHA(hex.EncodeToString(ms.GetMessageDigest().GetDigest())),
+		}
+		proposed, err = hashedrekord.New().CreateProposedEntry(ctx, "", props)
 	}
-	proposed, err := hashedrekord.New().CreateProposedEntry(ctx, "", props)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,6 @@ import (
 
 	protocommon "github.com/sigstore/protobuf-specs/gen/pb-go/common/v1"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
-	"github.com/sigstore/sigstore/pkg/signature"
 )
 
 // Password variables for an encrypted --key, in the order they are read.
@@ -148,8 +147,8 @@ func checkKey(path string, key crypto.PrivateKey) (*ecdsa.PrivateKey, error) {
 }
 
 // loadPublicKey reads the ECDSA public key a key-signed bundle is checked
-// with, and a verifier that expects SHA-256 digests on either curve.
-func loadPublicKey(path string) (signature.Verifier, error) {
+// with.
+func loadPublicKey(path string) (*ecdsa.PublicKey, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--key: %w", err)
@@ -163,7 +162,7 @@ func loadPublicKey(path string) (signature.Verifier, error) {
 		if k.Curve != elliptic.P256() && k.Curve != elliptic.P384() {
 			return nil, fmt.Errorf("%s: ECDSA %s keys are not supported: use P-256 or P-384", path, k.Curve.Params().Name)
 		}
-		return signature.LoadECDSAVerifier(k, crypto.SHA256)
+		return k, nil
 	case ed25519.PublicKey:
 		return nil, fmt.Errorf("%s: %s", path, ed25519Refusal)
 	}

@@ -251,10 +251,19 @@ func (s *Signer) SignDigest(ctx context.Context, digest []byte) ([]byte, error) 
 	return protojson.Marshal(b)
 }
 
-// check verifies a bundle just made against the trusted root, with the
+// check verifies a bundle just made against the trusted root (checkWith).
+func (s *Signer) check(b *protobundle.Bundle, digest []byte) error {
+	pb, err := bundle.NewBundle(b)
+	if err != nil {
+		return err
+	}
+	return s.checkWith(pb, verify.WithArtifactDigest("sha256", digest))
+}
+
+// checkWith verifies a bundle just made against the trusted root, with the
 // policy sigstore-go applies to the bundles it checks after signing: every
 // timestamp and log entry the run asked for, and no identity.
-func (s *Signer) check(b *protobundle.Bundle, digest []byte) error {
+func (s *Signer) checkWith(pb *bundle.Bundle, artifact verify.ArtifactPolicyOption) error {
 	var vo []verify.VerifierOption
 	if len(s.tsas) > 0 {
 		vo = append(vo, verify.WithSignedTimestamps(len(s.tsas)))
@@ -272,11 +281,7 @@ func (s *Signer) check(b *protobundle.Bundle, digest []byte) error {
 	if err != nil {
 		return err
 	}
-	pb, err := bundle.NewBundle(b)
-	if err != nil {
-		return err
-	}
-	_, err = v.Verify(pb, verify.NewPolicy(verify.WithArtifactDigest("sha256", digest), verify.WithoutIdentitiesUnsafe()))
+	_, err = v.Verify(pb, verify.NewPolicy(artifact, verify.WithoutIdentitiesUnsafe()))
 	return err
 }
 

@@ -2,6 +2,7 @@ package sign
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/verify"
+	"github.com/sigstore/sigstore/pkg/signature"
 )
 
 // GitHubIssuer is the OIDC issuer of GitHub Actions' tokens.
@@ -46,6 +48,13 @@ type VerifyOptions struct {
 	// TrustedRoot is a trusted_root.json; empty means the public-good
 	// Sigstore root, fetched (and cached) through TUF.
 	TrustedRoot string
+	// CertificateChain is a PEM file of CA certificates, for bundles
+	// signed with a long-lived certificate and its chain (the OMS
+	// "certificate" method, model_signing's --certificate-chain, which
+	// NVIDIA's verified skills use): the bundle's leaf must chain to a
+	// self-signed certificate of the file, now. No identity, log or
+	// timestamp is checked: the CA is the trust.
+	CertificateChain string
 }
 
 // Verifier checks bundles against one identity policy.
@@ -53,8 +62,10 @@ type Verifier struct {
 	opts     VerifyOptions
 	tm       root.TrustedMaterial
 	v        *verify.Verifier
+	dsse     *verify.Verifier // key folder signatures; nil keyless, where v serves both
 	identity verify.PolicyOption
 	key      bool
+	chain    *caChain // the certificate method's CAs; nil otherwise
 }
 
 // NewVerifier checks o and loads the trust it needs: the public key, or the
@@ -62,6 +73,16 @@ type Verifier struct {
 // public-good root through TUF, which needs the network once.
 func NewVerifier(o VerifyOptions) (*Verifier, error) {
 	v := &Verifier{opts: o, key: o.Key != ""}
+	if o.CertificateChain != "" {
+		if o.Key != "" || o.CertificateIdentity != "" || o.CertificateIdentityRegexp != "" || o.CertificateOIDCIssuer != "" || o.TrustedRoot != "" {
+			return nil, errors.New("--certificate-chain checks a signature by a certificate of that CA: it cannot be combined with --key, --certificate-identity, --certificate-identity-regexp, --certificate-oidc-issuer or --trusted-root")
+		}
+		var err error
+		if v.chain, err = loadChain(o.CertificateChain); err != nil {
+			return nil, err
+		}
+		return v, nil
+	}
 	if v.key {
 		if o.CertificateIdentity != "" || o.CertificateIdentityRegexp != "" || o.CertificateOIDCIssuer != "" {
 			return nil, errors.New("--key checks a key signature: it cannot be combined with --certificate-identity, --certificate-identity-regexp or --certificate-oidc-issuer")
@@ -70,12 +91,23 @@ func NewVerifier(o VerifyOptions) (*Verifier, error) {
 		if err != nil {
 			return nil, err
 		}
-		v.tm = root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) {
-			return root.NewExpiringKey(pub, time.Time{}, time.Time{}), nil
-		})
-		// Key signatures carry no certificate whose validity a timestamp
-		// would have to prove.
-		if v.v, err = verify.NewVerifier(v.tm, verify.WithNoObserverTimestamps()); err != nil {
+		// Blob signatures are over the sha256 digest the indexes record,
+		// on either curve (see keyPair).
+		sha256Verifier, err := signature.LoadECDSAVerifier(pub, crypto.SHA256)
+		if err != nil {
+			return nil, err
+		}
+		if v.tm, v.v, err = keyVerifier(sha256Verifier); err != nil {
+			return nil, err
+		}
+		// Folder signatures (DSSE) are over the envelope with the curve's
+		// own hash, as OMS signers make them (see dsseKey); SHA-256 on
+		// P-384 is accepted too, as sigstore-go accepts it.
+		byCurve, err := signature.LoadECDSAVerifier(pub, curveHash(pub.Curve))
+		if err != nil {
+			return nil, err
+		}
+		if _, v.dsse, err = keyVerifier(anyHash{byCurve, sha256Verifier}); err != nil {
 			return nil, err
 		}
 		v.identity = verify.WithKey()
@@ -143,26 +175,47 @@ func (v *Verifier) Verify(bundleJSON []byte, artifactDigest []byte) error {
 		return fmt.Errorf("digest mismatch: the bundle signs sha256:%x, the artifact is sha256:%x "+
 			"(a bundle for another artifact, or an artifact changed after signing)", md.GetDigest(), artifactDigest)
 	}
-	vc, err := b.VerificationContent()
-	if err != nil {
-		return fmt.Errorf("not a Sigstore bundle: %w", err)
+	if v.chain != nil {
+		return errors.New("--certificate-chain checks folder signatures (skill.oms.sig); an artifact's .sigstore.json is checked with --certificate-identity and --certificate-oidc-issuer, or --key")
 	}
-	cert := vc.Certificate()
-	switch {
-	case v.key && cert != nil:
-		return errors.New("the bundle is signed keyless (with a certificate), not with a key: verify it with --certificate-identity and --certificate-oidc-issuer")
-	case !v.key && cert == nil:
-		return errors.New("the bundle is signed with a key, not keyless: verify it with --key")
-	case cert != nil:
-		if err := v.chains(cert); err != nil {
-			return err
-		}
+	cert, err := v.material(&b)
+	if err != nil {
+		return err
 	}
 	_, err = v.v.Verify(&b, verify.NewPolicy(verify.WithArtifactDigest("sha256", artifactDigest), v.identity))
 	if err != nil {
 		return v.explain(err, cert)
 	}
 	return nil
+}
+
+// material checks that the bundle is signed the way v verifies (keyless
+// or with a key) and, keyless, that its certificate chains to the trusted
+// root, and returns the certificate (nil for a key).
+func (v *Verifier) material(b *bundle.Bundle) (*x509.Certificate, error) {
+	vc, err := b.VerificationContent()
+	if err != nil {
+		return nil, fmt.Errorf("not a Sigstore bundle: %w", err)
+	}
+	cert := vc.Certificate()
+	chained := b.GetVerificationMaterial().GetX509CertificateChain() != nil
+	switch {
+	case v.chain != nil && !chained:
+		return nil, errors.New("the bundle is not signed with a certificate chain: verify it with --certificate-identity and --certificate-oidc-issuer, or --key")
+	case v.chain != nil:
+		return cert, nil // verifier checks the chain
+	case chained:
+		return nil, errors.New("the bundle is signed with a certificate and its CA chain (the OMS certificate method, as NVIDIA's verified skills are): verify it with --certificate-chain CA.pem")
+	case v.key && cert != nil:
+		return nil, errors.New("the bundle is signed keyless (with a certificate), not with a key: verify it with --certificate-identity and --certificate-oidc-issuer")
+	case !v.key && cert == nil:
+		return nil, errors.New("the bundle is signed with a key, not keyless: verify it with --key")
+	case cert != nil:
+		if err := v.chains(cert); err != nil {
+			return nil, err
+		}
+	}
+	return cert, nil
 }
 
 // chains checks, before anything else, that cert comes from a certificate
@@ -218,7 +271,7 @@ func (v *Verifier) explain(err error, cert *x509.Certificate) error {
 		return fmt.Errorf("no verified transparency log entry: %w", err)
 	case strings.Contains(msg, "timestamp"):
 		return fmt.Errorf("no verified timestamp: %w", err)
-	case strings.Contains(msg, "failed to verify signature"):
+	case strings.Contains(msg, "failed to verify signature"), strings.Contains(msg, "could not verify envelope"):
 		if v.key {
 			return fmt.Errorf("the signature does not verify with the public key in %s: %w", v.opts.Key, err)
 		}

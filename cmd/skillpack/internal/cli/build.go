@@ -86,7 +86,7 @@ writes a document to read.`,
 	f := cmd.Flags()
 	opts.BuildFlags.AddFlags(f)
 	opts.SignOptions.AddFlags(f)
-	f.BoolVar(&opts.Sign, "sign", false, "sign the archives and indexes with Sigstore (keyless, or --key)")
+	f.BoolVar(&opts.Sign, "sign", false, "sign the archives, indexes and skill folders with Sigstore (keyless, or --key)")
 	f.StringVarP(&opts.Out, "out", "o", "dist", "output `folder` (replaced as a whole)")
 	f.BoolVar(&opts.Force, "force", false, "replace an output folder that holds files skillpack did not write")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "report what would be written, write nothing")
@@ -146,6 +146,7 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 		}
 		defer s.Close()
 		bo.Sign = func(data []byte) ([]byte, error) { return s.Sign(ctx, data) }
+		bo.SignFolder = func(st []byte) ([]byte, error) { return s.SignStatement(ctx, st) }
 	}
 	bo.Log = ios.stepLog()
 	bo.Verbose = ios.Verbose

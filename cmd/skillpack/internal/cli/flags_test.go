@@ -298,6 +298,8 @@ func TestVerifyFlags(t *testing.T) {
 		},
 		{argv: []string{"dist", "--key", "cosign.pub", "--trusted-root", "root.json", "--max-size", "2KiB"},
 			want: verifyOptions{Source: "dist", MaxSize: 2048, Timeout: verify.DefaultTimeout, Sig: SignatureFlags{Key: "cosign.pub", TrustedRoot: "root.json"}}},
+		{argv: []string{"installed/skill", "--certificate-chain", "ca.pem", "--signature", "skill.oms.sig"},
+			want: verifyOptions{Source: "installed/skill", MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout, Signature: "skill.oms.sig", Sig: SignatureFlags{CertificateChain: "ca.pem"}}},
 	} {
 		var opts *verifyOptions
 		parse(t, newVerifyCmd(&IO{}, func(_ context.Context, o *verifyOptions) error { opts = o; return nil }), tc.argv)
@@ -366,7 +368,7 @@ func TestInitFlags(t *testing.T) {
 func TestArgs(t *testing.T) {
 	for args, want := range map[string]string{
 		"pack":               "pack takes one SKILLDIR, not 0 arguments\nRun 'skillpack pack --help' for usage.",
-		"verify a b":         "verify takes one DIST|URL, not 2 arguments\nRun 'skillpack verify --help' for usage.",
+		"verify a b":         "verify takes one DIST|URL|SKILLDIR, not 2 arguments\nRun 'skillpack verify --help' for usage.",
 		"serve":              "serve takes one DIST, not 0 arguments\nRun 'skillpack serve --help' for usage.",
 		"new a b c":          "new takes one NAME, not 3 arguments\nRun 'skillpack new --help' for usage.",
 		"version now":        "version takes no arguments, not \"now\"\nRun 'skillpack version --help' for usage.",

@@ -62,7 +62,8 @@ func (o *SignOptions) newSigner(ctx context.Context, ios *IO) (*sign.Signer, err
 
 // signDist signs the bundle at dist and reports it in the build's log style.
 func signDist(ctx context.Context, ios *IO, dist string, s *sign.Signer) error {
-	res, err := build.Sign(dist, func(data []byte) ([]byte, error) { return s.Sign(ctx, data) }, nil)
+	res, err := build.Sign(dist, func(data []byte) ([]byte, error) { return s.Sign(ctx, data) },
+		func(st []byte) ([]byte, error) { return s.SignStatement(ctx, st) }, nil)
 	var oe *build.OutputError
 	if errors.As(err, &oe) {
 		return usageErr("%w", err)
@@ -70,12 +71,12 @@ func signDist(ctx context.Context, ios *IO, dist string, s *sign.Signer) error {
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
-	written := res.Signatures
 	mode := "key"
 	if s.Keyless() {
 		mode = "keyless"
 	}
-	fmt.Fprintf(ios.Err, "• sign: %d artifacts (%s), %s beside each\n", len(written), mode, layout.SignatureSuffix)
+	fmt.Fprintf(ios.Err, "• sign: %d artifacts (%s), %s beside each; %d skill folders, %s in each\n",
+		len(res.Signatures), mode, layout.SignatureSuffix, len(res.Folders), layout.FolderSignatureFile)
 	return nil
 }
 
@@ -83,12 +84,16 @@ func newSignCmd(ios *IO, runF func(ctx context.Context, dist string, opts *SignO
 	opts := &SignOptions{}
 	cmd := &cobra.Command{
 		Use:   "sign DIST",
-		Short: "Sign a built bundle's archives and indexes with Sigstore",
+		Short: "Sign a built bundle's archives, indexes and skill folders with Sigstore",
 		Long: `Sign signs every archive, every index.json and mcp/skills.json of a bundle that
 skillpack build wrote, and writes each signature beside its artifact as
 <artifact>.sigstore.json (a Sigstore bundle, v0.3), which cosign verify-blob
---bundle and skillpack verify check. Signatures are not deterministic, so they
-sit beside the artifacts and never inside an archive or a digest.
+--bundle and skillpack verify check. It also signs every skill folder: an
+OpenSSF Model Signing signature listing each file of the skill with its
+digest, skill.oms.sig among the skill's files in .well-known/agent-skills/,
+which skillpack verify checks in a folder an installer unpacked (the format
+is the one OMS verifiers such as model_signing read). Signatures are not deterministic, so they sit beside the
+artifacts and never inside an archive or a digest.
 
 Keyless signing (the default) gets a short-lived certificate from Fulcio for
 an OIDC identity, logs the signature in Rekor and timestamps it. The token
@@ -146,6 +151,7 @@ func signatureVerifier(ctx context.Context, ios *IO, f SignatureFlags) (*sign.Ve
 		CertificateOIDCIssuer:     f.CertificateOIDCIssuer,
 		Key:                       f.Key,
 		TrustedRoot:               f.TrustedRoot,
+		CertificateChain:          f.CertificateChain,
 		Stderr:                    ios.Err,
 	})
 }

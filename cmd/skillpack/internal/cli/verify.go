@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/verify"
 )
 
@@ -27,6 +28,7 @@ type SignatureFlags struct {
 	CertificateOIDCIssuer     string
 	Key                       string // a public key PEM file, for bundles signed with a key
 	TrustedRoot               string // a trusted_root.json, for private or offline Sigstore
+	CertificateChain          string // CA certificates, for folder signatures of the OMS certificate method
 }
 
 // AddFlags declares the signature flags on fs.
@@ -36,6 +38,7 @@ func (f *SignatureFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.CertificateOIDCIssuer, "certificate-oidc-issuer", "", "the identity's OIDC `issuer`, such as https://token.actions.githubusercontent.com")
 	fs.StringVar(&f.Key, "key", "", "verify signatures made with a key: the public key PEM `file`")
 	fs.StringVar(&f.TrustedRoot, "trusted-root", "", "a Sigstore trusted_root.json `file` (default: the public-good instance)")
+	fs.StringVar(&f.CertificateChain, "certificate-chain", "", "verify skill folder signatures made with a CA's certificate (NVIDIA's skills): the CA certificates' PEM `file`")
 }
 
 // Given reports whether any signature flag was set.
@@ -53,13 +56,14 @@ type verifyOptions struct {
 	Sig               SignatureFlags
 	Headers           []string // --header, each "Name: value" as given
 	TokenFile         string   // --token-file: a bearer token
+	Signature         string   // --signature: a skill folder's signature file
 }
 
 func newVerifyCmd(ios *IO, runF func(context.Context, *verifyOptions) error) *cobra.Command {
 	opts := &verifyOptions{MaxSize: verify.DefaultMaxSize}
 	cmd := &cobra.Command{
-		Use:   "verify DIST|URL",
-		Short: "Check a built bundle or a served one end to end",
+		Use:   "verify DIST|URL|SKILLDIR",
+		Short: "Check a built bundle, a served one, or an installed skill end to end",
 		Long: `Verify checks a bundle as a careful client would, trusting nothing in it.
 
 It recomputes every digest and size, checks that every index (discovery
@@ -67,9 +71,16 @@ v0.2.0 and v0.1.0, mcp/skills.json, mcp/index.json, mcp/resources.json,
 checksums.txt) agrees with the files and with the other indexes, unpacks
 every archive in memory (refusing path traversal, absolute paths, links,
 devices, and archives that unpack to too much) and compares it with the
-served files, and checks signatures (<artifact>.sigstore.json) when they
-are there. A DIST folder must also hold exactly the files its build record
-lists.
+served files, and checks signatures (<artifact>.sigstore.json, and each
+skill folder's skill.oms.sig) when they are there. A DIST folder must also
+hold exactly the files its build record lists.
+
+A SKILLDIR (a folder with SKILL.md or skill.oms.sig and no bundle in it:
+a skill as an installer unpacked it) is checked against its folder
+signature, an OpenSSF Model Signing (OMS) signature: skill.oms.sig in the
+folder, or the file --signature names. The signature must be by the
+identity or key given, and it must list exactly the folder's files with
+their digests: a file missing, added or changed is a problem naming it.
 
 A URL is fetched over HTTP(S) like a client, starting at
 /.well-known/agent-skills/index.json under it, with a timeout per request
@@ -98,6 +109,9 @@ when it is not 0 (schema/verify.schema.json).`,
     --certificate-identity-regexp '^https://github.com/OWNER/REPO/' \
     --certificate-oidc-issuer https://token.actions.githubusercontent.com
   skillpack verify dist --require-signatures --key cosign.pub
+  skillpack verify ~/.claude/skills/csv-profiler --key cosign.pub
+  skillpack verify ./installed/skill --certificate-identity-regexp '^https://github.com/OWNER/REPO/' \
+    --certificate-oidc-issuer https://token.actions.githubusercontent.com
   skillpack verify https://skills.internal.example --token-file token.txt
   skillpack verify https://skills.internal.example --header "X-Api-Key: $KEY"`,
 		Args: reportArgs(oneArg, &opts.JSON, func(err error) any { return newVerifyDoc(opts, nil, err) }),
@@ -111,7 +125,7 @@ when it is not 0 (schema/verify.schema.json).`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&opts.JSON, "json", false, "print the report as a JSON document on stdout, even on failure")
-	f.BoolVar(&opts.RequireSignatures, "require-signatures", false, "fail unless every archive, index.json and mcp/skills.json has a signature that verifies")
+	f.BoolVar(&opts.RequireSignatures, "require-signatures", false, "fail unless every archive, index.json, mcp/skills.json and skill folder has a signature that verifies")
 	f.Var(&opts.MaxSize, "max-size", "largest file read, such as 64MiB or 10MB (bytes without a unit)")
 	f.DurationVar(&opts.Timeout, "timeout", verify.DefaultTimeout, "time allowed for each HTTP request, body included")
 	// Zero means verify's default, as in verify.Options.
@@ -120,6 +134,7 @@ when it is not 0 (schema/verify.schema.json).`,
 	f.IntVarP(&opts.Jobs, "jobs", "j", 0, fmt.Sprintf("files fetched at once (default %d)", verify.DefaultJobs))
 	f.StringArrayVar(&opts.Headers, "header", nil, "add a request header, `'Name: value'`, to every request to the URL's origin (repeatable)")
 	f.StringVar(&opts.TokenFile, "token-file", "", "send the bearer token in `file` (one line) as 'Authorization: Bearer TOKEN' to the URL's origin")
+	f.StringVar(&opts.Signature, "signature", "", "a skill folder's OMS signature `file` (default: skill.oms.sig in the folder)")
 	opts.Sig.AddFlags(f)
 	return cmd
 }
@@ -170,6 +185,9 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 		if u, perr := url.Parse(opts.Source); perr != nil || (scheme != "http" && scheme != "https") || u.Host == "" {
 			return nil, usageErr("%s: give a dist folder or an http or https URL such as https://example.com", opts.Source)
 		}
+		if opts.Signature != "" {
+			return nil, usageErr("--signature is for a skill folder on disk, not a URL")
+		}
 		if o.Header, err = opts.requestHeader(); err != nil {
 			return nil, err
 		}
@@ -189,7 +207,18 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 		case !info.IsDir():
 			return nil, usageErr("%s is a file; give a dist folder that skillpack build wrote, or an http or https URL", opts.Source)
 		}
-		if rep, err = verify.Dist(ctx, opts.Source, o); err != nil {
+		if verify.IsSkillFolder(opts.Source) {
+			// An installed skill: its folder signature is all there is.
+			if !opts.Sig.Given() {
+				return nil, usageErr("%s is a skill folder, verified by its signature (%s): pass --certificate-identity and --certificate-oidc-issuer, --key, or --certificate-chain", opts.Source, layout.FolderSignatureFile)
+			}
+			rep, err = verify.Folder(ctx, opts.Source, opts.Signature, o)
+		} else if opts.Signature != "" {
+			return nil, usageErr("--signature is for a skill folder; %s is a bundle, whose signatures sit beside its artifacts", opts.Source)
+		} else {
+			rep, err = verify.Dist(ctx, opts.Source, o)
+		}
+		if err != nil {
 			return nil, &exitError{code: ExitInternal, err: err}
 		}
 	}

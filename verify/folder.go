@@ -1,0 +1,347 @@
+package verify
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// A skill folder's signature (skill.oms.sig, OpenSSF Model Signing) lists
+// every file of the folder with its digest, so it is checked against the
+// files themselves: in a bundle, against the skill's served files; in a
+// folder an installer unpacked, against what is on disk.
+
+// StatementVerifier checks a folder signature: a Sigstore bundle whose
+// DSSE envelope holds an in-toto statement. It returns the statement once
+// the signature is by the expected identity or key; what the statement
+// says is verify's to compare. A SignatureVerifier that is also a
+// StatementVerifier (package sign's is) checks folder signatures too.
+type StatementVerifier interface {
+	VerifyStatement(bundleJSON []byte) (statement []byte, err error)
+}
+
+// folderSignatures looks for each skill's folder signature among its
+// served files (layout.FolderSignature) and checks it: signed as the
+// verifier asks, and listing exactly the skill's files with the digests
+// they were served with. A bundle with no other signature is not looked
+// at (over HTTP, one request more per skill for nothing), unless
+// signatures are required: the build signs folders and artifacts together.
+func (c *checker) folderSignatures() {
+	if !c.o.RequireSignatures && c.rep.countSigs(SigMissing) == len(c.rep.Signatures) {
+		return
+	}
+	var names []string
+	for _, name := range c.names {
+		// A skill that ships a skill.oms.sig of its own (its author's)
+		// has it checked as one of its files, not as the bundle's.
+		if s := c.skills[name]; !slices.Contains(s.files, layout.FolderSignatureFile) {
+			names = append(names, name)
+		}
+	}
+	sv, _ := c.o.Verifier.(StatementVerifier)
+	sums := make([]*sum, len(names))
+	payloads := make([][]byte, len(names))
+	checked := make([]error, len(names))
+	var one sync.Mutex // a verifier need not be safe for concurrent use
+	c.dropDoc()
+	each(c, len(names), func(i int) {
+		var h *held
+		if sums[i], h = c.fetch(layout.FolderSignature(names[i]), true); h != nil {
+			if sv != nil {
+				one.Lock()
+				payloads[i], checked[i] = sv.VerifyStatement(h.bytes())
+				one.Unlock()
+			}
+			h.release()
+		}
+	})
+	for i, name := range names {
+		sig := Signature{Artifact: layout.SkillDir(name), Bundle: layout.FolderSignature(name)}
+		more := func() []string { return c.statementProblems(c.skills[name], payloads[i]) }
+		c.outcome(sig, sums[i], sv != nil, checked[i], "folder signature", fmt.Sprintf("the folder of skill %q", name), more)
+	}
+}
+
+// statementProblems compares a skill's verified statement with its served
+// files: each file in the signed scope listed, with the digest it was
+// served with, and nothing else.
+func (c *checker) statementProblems(s *skillModel, payload []byte) []string {
+	st, err := layout.DecodeStatement(payload)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	const fix = "sign the bundle again (skillpack sign) after changing a skill"
+	var out []string
+	signed := st.Files()
+	for _, f := range s.files {
+		if !layout.InSignedScope(f) {
+			continue
+		}
+		d, ok := signed[f]
+		served := s.served[f]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("does not list %q, a file of skill %q (%s); %s", clipped(f), s.name, s.filesFrom, fix))
+		case served != nil && served.digest != d:
+			out = append(out, fmt.Sprintf("gives %q the digest %s, but %s has %s; %s", clipped(f), d, layout.SkillFile(s.name, f), served.digest, fix))
+		}
+	}
+	for _, f := range slices.Sorted(maps.Keys(signed)) {
+		if !slices.Contains(s.files, f) || !layout.InSignedScope(f) {
+			out = append(out, fmt.Sprintf("lists %q, which is not a file of skill %q (%s); %s", clipped(f), s.name, s.filesFrom, fix))
+		}
+	}
+	return out
+}
+
+// IsSkillFolder reports whether dir looks like a skill folder rather than
+// a bundle: no build record and no .well-known tree, and a SKILL.md or a
+// folder signature at its root.
+func IsSkillFolder(dir string) bool {
+	has := func(p string) bool {
+		_, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p)))
+		return err == nil
+	}
+	return !has(layout.BuildRecord) && !has(".well-known") && (has(layout.EntryFile) || has(layout.FolderSignatureFile))
+}
+
+// Folder verifies a skill folder as an installer left it against its
+// folder signature: the file signature (default: skill.oms.sig in dir),
+// which o.Verifier must check (it must be a StatementVerifier). The
+// signature must be by the identity or key asked for, and its statement
+// must list exactly the folder's files, each with the digest of its bytes
+// on disk: a file missing, a file added, a file changed, each is a
+// Problem naming the file. Paths OMS leaves out (.git, .gitignore,
+// .gitattributes, .github at the top), those the statement's ignore_paths
+// name, and the signature itself are not compared. The folder is read
+// through an os.Root, so no link leads outside it. The error is non-nil
+// only when the check cannot start.
+func Folder(ctx context.Context, dir, signature string, o Options) (*Report, error) {
+	o = o.withDefaults()
+	sv, ok := o.Verifier.(StatementVerifier)
+	if !ok {
+		return nil, errors.New("a skill folder is verified by its signature: give a verifier (--certificate-identity and --certificate-oidc-issuer, or --key)")
+	}
+	info, err := os.Stat(dir)
+	if err != nil || !info.IsDir() {
+		return nil, fmt.Errorf("%s: no such folder", dir)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	ctx, cancel := context.WithTimeoutCause(ctx, o.Deadline, errDeadline)
+	defer cancel()
+
+	// The signature's name inside the folder, which the walk leaves out.
+	sigName, sigFile := layout.FolderSignatureFile, filepath.Join(dir, layout.FolderSignatureFile)
+	if signature != "" {
+		sigFile, sigName = signature, ""
+		if rel, err := filepath.Rel(dir, signature); err == nil && filepath.IsLocal(rel) {
+			sigName = filepath.ToSlash(rel)
+		}
+	}
+	c := &folderCheck{ctx: ctx, root: root, o: o, rep: &Report{Source: dir}, sigName: sigName}
+	c.rep.Checked.Skills = 1
+	label := sigName
+	if label == "" {
+		label = signature
+	}
+	sig := Signature{Artifact: ".", Bundle: label, Status: SigInvalid}
+	defer func() { c.rep.Signatures = append(c.rep.Signatures, sig); c.rep.finish() }()
+
+	data, err := readLimited(sigFile, o.MaxSize)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && signature == "":
+		sig.Status = SigMissing
+		c.problem(label, "missing: the folder has no %s; fetch the one the bundle serves beside the skill's files (.well-known/agent-skills/<name>/%s) into it, or give its path with --signature", layout.FolderSignatureFile, layout.FolderSignatureFile)
+		return c.rep, nil
+	case err != nil:
+		sig.Error = err.Error()
+		c.problem(label, "cannot be read: %v", err)
+		return c.rep, nil
+	}
+	payload, err := sv.VerifyStatement(data)
+	if err != nil {
+		sig.Error = err.Error()
+		c.problem(label, "does not verify: %v", err)
+		return c.rep, nil
+	}
+	st, err := layout.DecodeStatement(payload)
+	if err != nil {
+		sig.Error = err.Error()
+		c.problem(label, "%v", err)
+		return c.rep, nil
+	}
+	c.compare(st)
+	if c.rep.OK() {
+		sig.Status = SigVerified
+		c.rep.Checked.Signatures++
+	} else {
+		sig.Error = "the folder does not match the signed statement"
+	}
+	if errors.Is(context.Cause(ctx), errDeadline) {
+		c.problem(".", "the check took longer than --deadline %v; the rest went unchecked", o.Deadline)
+		return c.rep, nil // a problem in the report
+	}
+	return c.rep, ctx.Err()
+}
+
+// folderCheck is one Folder check.
+type folderCheck struct {
+	ctx     context.Context
+	root    *os.Root
+	o       Options
+	rep     *Report
+	sigName string // the signature's path inside the folder, or ""
+}
+
+func (c *folderCheck) problem(path, format string, args ...any) {
+	if len(c.rep.Problems) >= c.o.MaxProblems {
+		c.rep.Omitted++
+		return
+	}
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = clipped(s)
+		}
+	}
+	c.rep.Problems = append(c.rep.Problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+}
+
+// compare walks the folder and holds every file against the statement.
+func (c *folderCheck) compare(st *layout.Statement) {
+	want := st.Files()
+	seen := map[string]bool{}
+	const reinstall = "reinstall the skill, or fetch the signature that goes with these files"
+	err := fs.WalkDir(c.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if cerr := c.ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			c.problem(p, "cannot be read: %v", err)
+			return nil
+		}
+		if p == "." || p == c.sigName {
+			return nil
+		}
+		_, listed := want[p]
+		if d.IsDir() {
+			if st.Ignored(p) && !hasListedUnder(want, p) {
+				return fs.SkipDir // .git, say: nothing in it is signed
+			}
+			return nil
+		}
+		if !listed && st.Ignored(p) {
+			return nil
+		}
+		typ := d.Type()
+		if typ&fs.ModeSymlink != 0 {
+			if !st.Predicate.Serialization.AllowSymlinks {
+				c.problem(p, "is a symbolic link, and the signature covers regular files only (allow_symlinks is false); replace it with the file, or %s", reinstall)
+				return nil
+			}
+			info, err := c.root.Stat(p)
+			if err != nil {
+				c.problem(p, "is a symbolic link that leads outside the folder or nowhere; replace it with the file")
+				return nil
+			}
+			typ = info.Mode().Type()
+		}
+		if !typ.IsRegular() {
+			c.problem(p, "is not a regular file (%v); a skill folder holds files only", typ)
+			return nil
+		}
+		if !listed {
+			c.problem(p, "is not in the signed statement: a file added after signing; remove it, or %s", reinstall)
+			return nil
+		}
+		seen[p] = true
+		got, err := c.hash(p)
+		switch {
+		case err != nil:
+			c.problem(p, "cannot be read: %v", err)
+		case got != want[p]:
+			c.problem(p, "has digest %s, but the signature says %s: the file changed after signing; %s", got, want[p], reinstall)
+		default:
+			c.rep.Checked.Files++
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, context.Cause(c.ctx)) && c.ctx.Err() == nil {
+		c.problem(".", "cannot be listed: %v", err)
+	}
+	if c.ctx.Err() != nil {
+		return
+	}
+	for _, p := range slices.Sorted(maps.Keys(want)) {
+		if !seen[p] {
+			c.problem(p, "is missing: the signature lists it with digest %s; %s", want[p], reinstall)
+		}
+	}
+}
+
+// hasListedUnder reports whether the statement lists a file in folder p.
+func hasListedUnder(want map[string]layout.Digest, p string) bool {
+	for f := range want {
+		if len(f) > len(p) && f[:len(p)] == p && f[len(p)] == '/' {
+			return true
+		}
+	}
+	return false
+}
+
+// hash is the digest of a file of the folder, read as a stream.
+func (c *folderCheck) hash(p string) (layout.Digest, error) {
+	f, err := c.root.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, ctxReader{c.ctx, f}); err != nil {
+		return "", err
+	}
+	return layout.SumDigest(h.Sum(nil)), nil
+}
+
+// ctxReader stops a read when the check's deadline passes.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (r ctxReader) Read(p []byte) (int, error) {
+	if err := r.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return r.r.Read(p)
+}
+
+// readLimited reads a file of at most max bytes.
+func readLimited(name string, max int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("larger than %d bytes (--max-size)", max)
+	}
+	return data, nil
+}
