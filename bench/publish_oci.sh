@@ -21,6 +21,9 @@
 # so. SKILLPACK names a binary to measure instead of building
 # ./cmd/skillpack. KEEP=1 keeps the temporary folder (the tree, the
 # bundle, the registry's storage and every command's output).
+# REGISTRY_DIR puts the registry's storage in a folder of its own under
+# that one instead, such as /dev/shm: the registry syncs every file it
+# writes (a few a blob), which a disk makes the slowest part of a push.
 #
 # Each step's CPU time is given for the client (skillpack, or every oras
 # process of the loop) and for the registry (from /proc), to show where
@@ -52,13 +55,24 @@ done
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
+storage=$tmp/storage
+if [[ -n ${REGISTRY_DIR:-} ]]; then
+	storage=$(mktemp -d "$REGISTRY_DIR/publish_oci.XXXXXX") || die "cannot make a folder in REGISTRY_DIR $REGISTRY_DIR"
+fi
 reg=
 cleanup() {
+	# A second Ctrl-C (or timeout's signal to the whole group) must not
+	# cut the cleanup short: ignored here, and in the commands it runs.
+	trap '' INT TERM
 	if [[ -n $reg ]]; then
 		kill "$reg" 2>/dev/null || true
 		wait "$reg" 2>/dev/null || true
 	fi
-	if [[ ${KEEP:-} == 1 ]]; then echo "kept $tmp" >&2; else rm -rf "$tmp"; fi
+	if [[ ${KEEP:-} == 1 ]]; then
+		echo "kept $tmp $storage" >&2
+	else
+		rm -rf "$tmp" "$storage"
+	fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -85,7 +99,7 @@ log:
     disabled: true
 storage:
   filesystem:
-    rootdirectory: $tmp/storage
+    rootdirectory: $storage
   delete:
     enabled: true
 http:
@@ -164,7 +178,7 @@ if ((ORAS_SAMPLE < SKILLS)); then
 	scaled=" (timed over $ORAS_SAMPLE skills, scaled to $SKILLS)"
 fi
 
-echo "publish to docker-registry $(docker-registry --version 2>/dev/null | awk '{print $3}'): $SKILLS skills, $size; skillpack --jobs ${JOBS:-default}; $(nproc) cores"
+echo "publish to docker-registry $(docker-registry --version 2>/dev/null | awk '{print $3}') (storage on $(df --output=fstype "$storage" | tail -1)): $SKILLS skills, $size; skillpack --jobs ${JOBS:-default}; $(nproc) cores"
 echo
 echo "| step | wall | client CPU | registry CPU |"
 echo "|---|---|---|---|"

@@ -1,6 +1,7 @@
 package oci
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -98,7 +99,7 @@ func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, r
 	if err != nil {
 		return err
 	}
-	w := p.work(r, o.Sign)
+	w := p.work(r, o.Sign, cmp.Or(o.Jobs, publish.DefaultJobs))
 	runner := &publish.Runner{
 		Jobs:      o.Jobs,
 		Attempts:  o.Attempts,
@@ -180,10 +181,11 @@ type outcome struct {
 }
 
 // work lays out the runner's objects. In the first stage each skill's
-// blobs come right before its manifest: the runner starts a stage's
-// objects in order, so when a manifest is started its blobs are running
-// or done, and waiting for them cannot block a worker for ever.
-func (p *plan) work(r *remoteRepo, sign Signer) *work {
+// manifest comes lag skills after its blobs (lag: the runner's jobs): the
+// runner starts a stage's objects in order, so when a manifest is started
+// its blobs are running or done, and waiting for them cannot block a
+// worker for ever.
+func (p *plan) work(r *remoteRepo, sign Signer, lag int) *work {
 	w := &work{
 		ops:   map[string]func(context.Context) (publish.State, error){},
 		needs: map[string][]*outcome{},
@@ -209,16 +211,27 @@ func (p *plan) work(r *remoteRepo, sign Signer) *work {
 		})
 		return out
 	}
-	for _, m := range p.skills {
+	addManifest := func(m named) {
+		path := "manifest:" + m.what
+		add(path, stageSkills, m.desc, func(ctx context.Context) (publish.State, error) {
+			return r.pushManifest(ctx, m.manifest)
+		})
+	}
+	for i, m := range p.skills {
 		var needs []*outcome
 		for _, b := range m.blobs {
 			needs = append(needs, addBlob(b))
 		}
-		path := "manifest:" + m.what
-		w.needs[path] = needs
-		add(path, stageSkills, m.desc, func(ctx context.Context) (publish.State, error) {
-			return r.pushManifest(ctx, m.manifest)
-		})
+		w.needs["manifest:"+m.what] = needs
+		// A manifest goes lag skills after its blobs, which are then
+		// most likely in place: a worker that took it at once would
+		// wait for them instead of sending.
+		if i >= lag {
+			addManifest(p.skills[i-lag])
+		}
+	}
+	for _, m := range p.skills[max(0, len(p.skills)-lag):] {
+		addManifest(m)
 	}
 	for _, b := range p.blobs {
 		addBlob(b) // the documents' and the empty config
