@@ -41,16 +41,20 @@ type statementSubject struct {
 	Digest map[string]string `json:"digest"`
 }
 
-// signStatement is the statement that signs a manifest, as `cosign sign`
-// writes it: the manifest's digest as the one subject, cosign's
-// predicate type and an empty predicate.
+// cosignStatement is the in-toto Statement v1 that `cosign sign` signs
+// for an image: the image's digest as the one subject, cosign's predicate
+// type and an empty predicate. It is cosign's format, not a document of
+// the bundle.
+type cosignStatement struct {
+	Type          string             `json:"_type"`
+	Subject       []statementSubject `json:"subject"`
+	PredicateType string             `json:"predicateType"`
+	Predicate     struct{}           `json:"predicate"`
+}
+
+// signStatement is the statement that signs the manifest of digest d.
 func signStatement(d digest.Digest) []byte {
-	return mustJSON(struct {
-		Type          string             `json:"_type"`
-		Subject       []statementSubject `json:"subject"`
-		PredicateType string             `json:"predicateType"`
-		Predicate     struct{}           `json:"predicate"`
-	}{
+	return mustJSON(cosignStatement{
 		Type:          inTotoStatementType,
 		Subject:       []statementSubject{{Digest: map[string]string{d.Algorithm().String(): d.Encoded()}}},
 		PredicateType: CosignSignPredicate,
