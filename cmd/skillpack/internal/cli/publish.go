@@ -64,10 +64,12 @@ func (p PublishFlags) given() bool { return p.TargetFlags.given() || p.Prune || 
 
 type publishOptions struct {
 	PublishFlags
+	SignOptions
 	Dist, Target string
 	Jobs         int
 	DryRun       bool
 	JSON         bool
+	Sign         bool
 
 	done *resultLog // what the run did, for the output; nil before it runs
 }
@@ -123,7 +125,11 @@ previous index is never broken.
 
 OCI: one artifact per skill and an index artifact for the bundle; the
 credentials are those of docker login (the Docker config and its
-credential helpers), or --username and --password-stdin.
+credential helpers), or --username and --password-stdin. --sign signs
+each skill's manifest and the index as cosign sign does, with the signing
+flags of build --sign, so that cosign verify accepts a skill's tag or
+digest and the release tag; a manifest already signed keeps its
+signature.
 
 Plain http is used only for a server on this machine (127.0.0.1, ::1,
 localhost), unless --insecure allows it elsewhere.
@@ -151,7 +157,9 @@ part way exits 3, with what was done in the document.`,
 	f.IntVarP(&opts.Jobs, "jobs", "j", 0, fmt.Sprintf("requests at once (default %d for S3, %d for OCI)", s3.DefaultJobs, publish.DefaultJobs))
 	f.BoolVar(&opts.DryRun, "dry-run", false, "say what would be uploaded and deleted; change nothing")
 	f.BoolVar(&opts.JSON, "json", false, "print every object with its state as a JSON document on stdout, even on failure")
+	f.BoolVar(&opts.Sign, "sign", false, "OCI: sign each skill's manifest and the index as cosign sign does (keyless, or --key)")
 	opts.PublishFlags.AddFlags(f)
+	opts.SignOptions.AddFlags(f)
 	return cmd
 }
 
@@ -180,6 +188,12 @@ func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 	if err := opts.check(); err != nil {
 		return err
 	}
+	switch {
+	case !opts.Sign && opts.SignOptions != (SignOptions{}):
+		return usageErr("signing flags (--key, --identity-token, ...) need --sign")
+	case opts.Sign && !strings.HasPrefix(opts.Target, schemeOCI):
+		return usageErr("--sign signs an OCI target's manifests; an s3:// target publishes the signatures skillpack build --sign wrote")
+	}
 	if info, err := os.Stat(opts.Dist); err != nil || !info.IsDir() {
 		return usageErr("%s: no such folder; give the folder skillpack build wrote (skillpack build -o %s)", opts.Dist, opts.Dist)
 	}
@@ -189,6 +203,15 @@ func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 	}
 	if err := opts.Login.read(ios.In); err != nil {
 		return err
+	}
+	var signer oci.Signer
+	if opts.Sign && !opts.DryRun {
+		s, err := opts.newSigner(ctx, ios)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		signer = s.SignStatement
 	}
 
 	// An interrupt stops the run between requests: what is published
@@ -200,7 +223,7 @@ func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 		progress = nil
 	}
 	opts.done = &resultLog{}
-	err = publishTo(ctx, b, opts, progress, opts.done.add)
+	err = publishTo(ctx, b, opts, signer, progress, opts.done.add)
 	if !opts.JSON {
 		printPublished(ios, opts)
 	}
@@ -257,7 +280,8 @@ func checkTarget(opts *publishOptions) error {
 }
 
 // publishTo is the one place that dispatches on the target's scheme.
-func publishTo(ctx context.Context, b *publish.Bundle, opts *publishOptions, progress io.Writer, report func(publish.Result)) error {
+// sign signs the manifests of an OCI target (--sign).
+func publishTo(ctx context.Context, b *publish.Bundle, opts *publishOptions, sign oci.Signer, progress io.Writer, report func(publish.Result)) error {
 	if strings.HasPrefix(opts.Target, schemeOCI) {
 		return oci.Publish(ctx, b, opts.Target, oci.Options{
 			Jobs:     opts.Jobs,
@@ -266,6 +290,7 @@ func publishTo(ctx context.Context, b *publish.Bundle, opts *publishOptions, pro
 			Username: opts.Login.Username,
 			Password: opts.Login.password,
 			Progress: progress,
+			Sign:     sign,
 		}, report)
 	}
 	o := opts.s3Options()

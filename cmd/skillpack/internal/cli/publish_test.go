@@ -3,15 +3,25 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
 	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 func TestPublishFlags(t *testing.T) {
@@ -28,6 +38,10 @@ func TestPublishFlags(t *testing.T) {
 				Prune:       true, Keep: 5}},
 		},
 		{argv: []string{"dist", "oci://ghcr.io/o/skills:v1", "--jobs", "2"}, want: publishOptions{Dist: "dist", Target: "oci://ghcr.io/o/skills:v1", Jobs: 2}},
+		{
+			argv: []string{"dist", "oci://ghcr.io/o/skills", "--sign", "--key", "k.pem", "--rekor-url", "https://rekor.example"},
+			want: publishOptions{Dist: "dist", Target: "oci://ghcr.io/o/skills", Sign: true, SignOptions: SignOptions{Key: "k.pem", RekorURL: "https://rekor.example"}},
+		},
 	} {
 		var opts *publishOptions
 		parse(t, newPublishCmd(&IO{}, func(_ context.Context, o *publishOptions) error { opts = o; return nil }), tc.argv)
@@ -85,5 +99,74 @@ func TestBuildPublishFlags(t *testing.T) {
 	}
 	if p := opts.publishOptions(); p.Dist != "out" || p.Target != opts.PublishTo || !reflect.DeepEqual(p.PublishFlags, want) || p.Jobs != 0 {
 		t.Errorf("publish options %+v", *p)
+	}
+}
+
+// publish --sign signs every skill's manifest and the index with the
+// signing helper, as cosign sign does: cosign verify, when installed,
+// accepts the release tag with the key's public half; a rerun signs
+// nothing. Signing flags without --sign, or --sign to S3, are refused.
+func TestPublishSign(t *testing.T) {
+	signHelper(t)
+	host := testtool.Registry(t, "")
+	tmp := t.TempDir()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pubDER, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyFile, pubFile := filepath.Join(tmp, "key.pem"), filepath.Join(tmp, "key.pub")
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pubFile, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pubDER}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dist := filepath.Join(tmp, "dist")
+	target := "oci://" + host + "/acme/skills:v1"
+	sp := func(argv ...string) (int, string, string) {
+		ios, stdout, errb := fakeIO(nil)
+		return run(ios, argv), stdout.String(), errb.String()
+	}
+	if code, _, errb := sp("build", "../../../../examples", "-o", dist); code != ExitOK {
+		t.Fatalf("build: exit %d: %s", code, errb)
+	}
+	for _, argv := range [][]string{
+		{"publish", dist, target, "--key", keyFile},
+		{"publish", dist, "s3://bucket/skills", "--sign", "--key", keyFile},
+	} {
+		if code, _, errb := sp(argv...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want %d: %s", argv, code, ExitUsage, errb)
+		}
+	}
+	code, stdout, errb := sp("publish", dist, target, "--sign", "--key", keyFile)
+	if code != ExitOK {
+		t.Fatalf("publish --sign: exit %d: %s", code, errb)
+	}
+	if !strings.Contains(stdout, "uploaded signature:csv-profiler\n") || !strings.Contains(stdout, "uploaded signature:index:v1\n") {
+		t.Errorf("publish --sign did not report the signatures:\n%s", stdout)
+	}
+	code, stdout, errb = sp("publish", dist, target, "--sign", "--key", keyFile)
+	if code != ExitOK || strings.Contains(stdout, "uploaded") {
+		t.Errorf("a rerun: exit %d, sent\n%s%s", code, stdout, errb)
+	}
+
+	cosign, err := testtool.Look("cosign")
+	if err != nil {
+		t.Logf("cosign verify not run: %v", err)
+		return
+	}
+	ref := strings.TrimPrefix(target, "oci://")
+	cmd := exec.Command(cosign, "verify", "--key", pubFile, "--insecure-ignore-tlog", "--allow-http-registry", ref)
+	cmd.Env = append(os.Environ(), "TUF_ROOT="+t.TempDir())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("cosign verify %s: %v\n%s", ref, err, out)
 	}
 }
