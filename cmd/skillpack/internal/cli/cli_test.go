@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"archive/tar"
+	"compress/gzip"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -48,6 +51,7 @@ func TestScripts(t *testing.T) {
 			"treestat": treestat,
 			"fakes3":   fakeS3,
 			"s3put":    s3Put,
+			"untar":    untar,
 		},
 		Condition: toolCondition,
 	})
@@ -69,6 +73,48 @@ func toolCondition(cond string) (bool, error) {
 		return false, err
 	}
 	return ok, nil
+}
+
+// untar ARCHIVE DIR unpacks the .tar.gz that the glob ARCHIVE names, one
+// file, into DIR, as an installer would: regular files with their
+// permission bits. It stands in for tar, which a fresh machine's PATH in
+// CI does not have.
+func untar(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: untar ARCHIVE DIR")
+	}
+	names, err := filepath.Glob(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if len(names) != 1 {
+		ts.Fatalf("untar: %s names %d files, not one", args[0], len(names))
+	}
+	f, err := os.Open(names[0])
+	ts.Check(err)
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	ts.Check(err)
+	root, err := os.OpenRoot(ts.MkAbs(args[1]))
+	ts.Check(err)
+	defer root.Close()
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return
+		}
+		ts.Check(err)
+		if h.Typeflag != tar.TypeReg {
+			ts.Fatalf("untar: %s is not a regular file", h.Name)
+		}
+		if dir := filepath.Dir(filepath.FromSlash(h.Name)); dir != "." {
+			ts.Check(root.MkdirAll(dir, 0o755))
+		}
+		out, err := root.OpenFile(filepath.FromSlash(h.Name), os.O_CREATE|os.O_TRUNC|os.O_WRONLY, fs.FileMode(h.Mode).Perm())
+		ts.Check(err)
+		_, err = io.Copy(out, tr)
+		ts.Check(err)
+		ts.Check(out.Close())
+	}
 }
 
 // treestat DIR prints a line for every file and folder at or below DIR:
