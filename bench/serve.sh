@@ -25,9 +25,9 @@
 #
 # PIN=1 puts wrk on CPU 0 and both servers on the others (taskset), so
 # that the load generator does not take CPU time from the server it
-# measures, nor the server from it: on two shared CPUs, a server that
-# answers faster leaves wrk less time to read its answers, and wrk counts
-# that wait as the server's latency. nginx then gets one worker per CPU
+# measures, nor the server from it (on two shared CPUs, a server that
+# answers faster leaves wrk less time to read its answers, which wrk
+# counts as the server's latency). nginx then gets one worker per CPU
 # left (unless NGINX_WORKERS says otherwise) and Go one P per CPU left.
 set -Eeuo pipefail
 
