@@ -37,9 +37,17 @@ func FuzzDocuments(f *testing.F) {
 		f.Fatal(err)
 	}
 	slots := fuzzSlots(f, dir)
+	fuzzFiles(f, dir, slots, func(int, []byte) {})
+}
+
+// fuzzFiles runs f over the bundle in dir with arbitrary bytes in place of
+// one of slots (which the first argument picks), after seed has had each
+// slot's own bytes. The bundle is put back after each run.
+func fuzzFiles(f *testing.F, dir string, slots []string, seed func(i int, orig []byte)) {
 	orig := make([][]byte, len(slots))
 	for i, p := range slots {
 		orig[i] = readFile(f, dir, p)
+		seed(i, orig[i])
 	}
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		i := int(which) % len(slots)
@@ -65,27 +73,11 @@ func FuzzDocuments(f *testing.F) {
 // of a bundle built with them.
 func FuzzDiscoveryDocuments(f *testing.F) {
 	dir := discoveryDist(f)
-	slots := []string{layout.LLMsTxt, layout.AICatalog}
-	orig := make([][]byte, len(slots))
-	for i, p := range slots {
-		orig[i] = readFile(f, dir, p)
-		f.Add(uint8(i), orig[i])
-		f.Add(uint8(i), orig[i][:len(orig[i])/2])
-		f.Add(uint8(i), []byte{})
-	}
 	f.Add(uint8(0), []byte("# T\n"+layout.LLMsEnd+"\n"))
 	f.Add(uint8(1), []byte(`{"specVersion":"1.0","entries":[{"identifier":"urn:air:skills.example.com:skill:md:release-notes","url":"https://skills.example.com/x/../../etc/passwd"}]}`))
-	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
-		i := int(which) % len(slots)
-		p := slots[i]
-		writeFile(t, dir, p, data)
-		defer writeFile(t, dir, p, orig[i])
-		rep, err := Dist(context.Background(), dir, Options{Deadline: time.Minute, MaxSize: 1 << 20})
-		if err != nil {
-			t.Fatalf("%s: Dist: %v", p, err)
-		}
-		if rep.OK() && !bytes.Equal(data, orig[i]) {
-			t.Fatalf("%s changed, but everything verified", p)
-		}
+	fuzzFiles(f, dir, []string{layout.LLMsTxt, layout.AICatalog}, func(i int, orig []byte) {
+		f.Add(uint8(i), orig)
+		f.Add(uint8(i), orig[:len(orig)/2])
+		f.Add(uint8(i), []byte{})
 	})
 }
