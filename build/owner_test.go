@@ -123,7 +123,11 @@ func TestKilledBuilds(t *testing.T) {
 			}
 			return
 		}
-		if _, err := Run([]string{os.Getenv("SKILLPACK_KILLED_SRC")}, Options{Out: os.Getenv("SKILLPACK_KILLED_OUT"), Jobs: 1}); err != nil {
+		// A build as slow as a large one, so that kills land mid-way on
+		// any machine: each line of progress and of the log, all written
+		// while the staging folder exists, takes 10 ms.
+		slow := slowWriter{10 * time.Millisecond}
+		if _, err := Run([]string{os.Getenv("SKILLPACK_KILLED_SRC")}, Options{Out: os.Getenv("SKILLPACK_KILLED_OUT"), Jobs: 1, Log: slow, Progress: slow}); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -144,18 +148,31 @@ func TestKilledBuilds(t *testing.T) {
 		}
 		return string(data)
 	}
+	child := func() *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKilledBuilds$")
+		cmd.Env = append(os.Environ(), "SKILLPACK_KILLED_BUILD=1", "SKILLPACK_KILLED_SRC="+src, "SKILLPACK_KILLED_OUT="+out)
+		return cmd
+	}
+	// Kills are spread over a little more than the time a whole build
+	// takes on this machine, one in each twelfth of it, so that they land
+	// before, in and after the staging however fast the machine is.
+	appendTo(t, filepath.Join(src, "csv-profiler", "assets", "report-template.md"), "\ncalibration\n")
+	start := time.Now()
+	if out, err := child().CombinedOutput(); err != nil {
+		t.Fatalf("a build to time: %v\n%s", err, out)
+	}
+	whole := time.Since(start)
 	rng := rand.New(rand.NewPCG(1, 2))
 	littered, finished := 0, 0
 	for i := range 12 {
 		// Each build has something to do: a skill changes every time.
 		appendTo(t, filepath.Join(src, "csv-profiler", "assets", "report-template.md"), "\nline "+strconv.Itoa(i)+"\n")
 		before := index()
-		cmd := exec.Command(os.Args[0], "-test.run=^TestKilledBuilds$")
-		cmd.Env = append(os.Environ(), "SKILLPACK_KILLED_BUILD=1", "SKILLPACK_KILLED_SRC="+src, "SKILLPACK_KILLED_OUT="+out)
+		cmd := child()
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(rng.IntN(300)) * time.Millisecond)
+		time.Sleep(time.Duration((float64(i) + rng.Float64()) / 12 * 1.2 * float64(whole)))
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
 		if after := index(); after != before {
@@ -176,7 +193,7 @@ func TestKilledBuilds(t *testing.T) {
 	if littered == 0 {
 		t.Error("no kill left a staging folder: the kills came too late to test anything")
 	}
-	t.Logf("of 12 kills, %d left a staging folder and %d came after the build finished", littered, finished)
+	t.Logf("of 12 kills over a build of %v, %d left a staging folder and %d came after the build finished", whole, littered, finished)
 	res := mustBuild(t, []string{src}, Options{Out: out})
 	noStaging(t, filepath.Dir(out))
 	if res.Files == 0 {
@@ -275,4 +292,13 @@ func TestInterrupted(t *testing.T) {
 		noStaging(t, filepath.Dir(out))
 		cancel()
 	}
+}
+
+// slowWriter takes its time over every write, like a build of many more
+// skills than the test's.
+type slowWriter struct{ d time.Duration }
+
+func (w slowWriter) Write(p []byte) (int, error) {
+	time.Sleep(w.d)
+	return len(p), nil
 }
