@@ -49,6 +49,11 @@ type Skill struct {
 	SkillMD           Object   // SKILL.md in the v0.2 tree
 	TarGz, Zip        Object   // the content-addressed archives
 	Signatures        []Object // the archives' signatures, when the build signed them
+	// FolderSignature is the skill's folder signature (skill.oms.sig) when
+	// the build wrote one; its Path is "" when it did not. A skill.oms.sig
+	// the skill ships as one of its own files is not it: that one is in
+	// the archives.
+	FolderSignature Object
 }
 
 // Record is the build record's object, the last one published.
@@ -258,6 +263,9 @@ func (b *Bundle) skills(rec []layout.RecordSkill) ([]Skill, error) {
 			if sig, ok := byPath[layout.Signature(a.Path)]; ok {
 				s.Signatures = append(s.Signatures, sig)
 			}
+		}
+		if !slices.ContainsFunc(r.Files, func(f layout.File) bool { return f.Path == layout.FolderSignatureFile }) {
+			s.FolderSignature = byPath[layout.FolderSignature(r.Name)]
 		}
 		if fm, ok := about[r.Name]; ok {
 			_, s.Description, _ = layout.FrontmatterNames(fm)

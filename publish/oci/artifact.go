@@ -7,6 +7,8 @@ import (
 	"github.com/opencontainers/go-digest"
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/skillpack/skillpack/layout"
 )
 
 // The manifests are built from the bundle alone, with no time in them
@@ -127,6 +129,17 @@ func signatureManifest(subject ocispec.Descriptor, sig blob, title string) manif
 	sig.desc.Annotations = map[string]string{annTitle: title}
 	return referrer(ArtifactTypeSigstoreBundle, subject, []blob{sig},
 		map[string]string{annSigstoreContent: "message-signature", annTitle: title})
+}
+
+// folderSignatureManifest attaches a skill folder's signature to the
+// skill's manifest: the bundle as the one layer, titled skill.oms.sig so
+// that `oras pull` of the referrer writes it under the name OMS verifiers
+// look for. Pull puts it in the skill's folder.
+func folderSignatureManifest(subject ocispec.Descriptor, sig blob) manifest {
+	sig.desc.MediaType = ArtifactTypeSigstoreBundle
+	sig.desc.Annotations = map[string]string{annTitle: layout.FolderSignatureFile}
+	return referrer(ArtifactTypeFolderSignature, subject, []blob{sig},
+		map[string]string{annSigstoreContent: "dsse-envelope", annTitle: layout.FolderSignatureFile})
 }
 
 // referrer is an artifact of layers, with the empty config, that refers to

@@ -22,7 +22,13 @@
 // cosign attaches them (artifactType
 // application/vnd.dev.sigstore.bundle.v0.3+json, the skill as subject):
 // by the referrers API, or on a registry without it (distribution 2.8) by
-// the sha256-<digest> tag that `oras discover` and cosign read. The
+// the sha256-<digest> tag that `oras discover` and cosign read. A skill
+// folder's signature (skill.oms.sig) is attached to its manifest as well,
+// as an artifact of skillpack's own type
+// (application/vnd.skillpack.skill.folder-signature.v1) whose one layer is
+// the Sigstore bundle: it signs the folder's files, not the manifest, so
+// cosign must not take it for the manifest's signature. Pull writes it
+// into the skill's folder. The
 // bundle's documents (the discovery indexes, the MCP documents,
 // checksums.txt, the catalog, the build record) are one more referrer of
 // the collection (application/vnd.skillpack.bundle.documents.v1), each a

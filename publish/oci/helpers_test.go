@@ -13,6 +13,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/internal/signtest"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
 )
@@ -22,7 +23,8 @@ func stubSign(data []byte) ([]byte, error) {
 	return []byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json","signed":"` + layout.DigestOf(data) + `"}`), nil
 }
 
-// newBundle copies examples/ and builds it, signed; it returns the skills'
+// newBundle copies examples/ and builds it, its archives, documents and
+// folders signed; it returns the skills'
 // folder (to change a skill) and the opened bundle.
 func newBundle(t *testing.T) (skills string, b *publish.Bundle) {
 	t.Helper()
@@ -37,7 +39,7 @@ func newBundle(t *testing.T) (skills string, b *publish.Bundle) {
 // rebuild builds skills into dist and opens it.
 func rebuild(t *testing.T, skills, dist string) *publish.Bundle {
 	t.Helper()
-	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: stubSign}); err != nil {
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: stubSign, SignFolder: signtest.StubStatement}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := publish.Open(dist)

@@ -2,6 +2,7 @@ package oci
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -106,15 +107,18 @@ func TestDryRun(t *testing.T) {
 	}
 }
 
-// build --sign signs every archive again; a publish of the new
+// build --sign signs every archive and folder again; a publish of the new
 // signatures attaches none to a skill whose archives did not change (it
-// keeps one signature per archive), and attaches the changed skill's.
+// keeps one signature per archive, and one of its folder).
 func TestResignedArchivesKeepTheirSignature(t *testing.T) {
 	f := published(t)
 	resign := func(data []byte) ([]byte, error) {
 		return []byte(`{"mediaType":"application/vnd.dev.sigstore.bundle.v0.3+json","again":"` + layout.DigestOf(data) + `"}`), nil
 	}
-	if _, err := build.Run([]string{f.skills}, build.Options{Out: f.b.Dir, Sign: resign}); err != nil {
+	resignFolder := func(statement []byte) ([]byte, error) {
+		return json.Marshal(map[string]any{"statement": statement, "again": true})
+	}
+	if _, err := build.Run([]string{f.skills}, build.Options{Out: f.b.Dir, Sign: resign, SignFolder: resignFolder}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := publish.Open(f.b.Dir)
@@ -135,6 +139,14 @@ func TestResignedArchivesKeepTheirSignature(t *testing.T) {
 		})
 		if n != len(s.Signatures) {
 			t.Errorf("skill %s has %d signatures attached, want %d", s.Name, n, len(s.Signatures))
+		}
+		n = 0
+		f.repo.Referrers(context.Background(), desc, ArtifactTypeFolderSignature, func(refs []ocispec.Descriptor) error {
+			n += len(refs)
+			return nil
+		})
+		if n != 1 || s.FolderSignature.Path == "" {
+			t.Errorf("skill %s has %d folder signatures attached, want 1 (the bundle has %q)", s.Name, n, s.FolderSignature.Path)
 		}
 	}
 }

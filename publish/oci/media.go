@@ -34,6 +34,13 @@ const (
 	// ArtifactTypeSigstoreBundle is cosign's artifactType (and layer
 	// media type) for a Sigstore bundle attached as a referrer.
 	ArtifactTypeSigstoreBundle = "application/vnd.dev.sigstore.bundle.v0.3+json"
+	// ArtifactTypeFolderSignature is skillpack's own: a skill folder's
+	// signature (skill.oms.sig, OpenSSF Model Signing), attached to the
+	// skill's manifest. Its one layer is the Sigstore bundle, of that media
+	// type; the artifact type is not cosign's, because what the bundle
+	// signs is a list of the folder's files, not the manifest, and cosign
+	// verify would take it for a signature of the manifest that fails.
+	ArtifactTypeFolderSignature = "application/vnd.skillpack.skill.folder-signature.v1"
 )
 
 // Annotation keys. The org.opencontainers.image.* keys are the image

@@ -24,6 +24,7 @@ type skillSource struct {
 	contentDigest                       digest.Digest
 	skillMD, tarGz, zip                 fileRef
 	signatures                          []fileRef // <artifact>.sigstore.json
+	folderSig                           fileRef   // skill.oms.sig; path "" when none
 }
 
 // plan is everything one publish pushes, in the order it is pushed: the
@@ -40,7 +41,7 @@ type plan struct {
 	// per blob.
 	owners     map[digest.Digest][]ocispec.Descriptor
 	skills     []named  // skill manifests
-	signatures []named  // referrers of the skill manifests
+	signatures []named  // referrers of the skill manifests: signatures of archives and folders
 	index      manifest // the collection
 	documents  named    // the bundle's documents, a referrer of the collection
 	docSigs    []named  // the documents' signatures, referrers of documents
@@ -101,6 +102,11 @@ func newPlan(t Target, bundleKey string, skills []skillSource, docs, docSigs []f
 			sm := signatureManifest(m.desc, blob{desc: ocispec.Descriptor{Digest: sig.digest, Size: sig.size}, path: sig.path}, path.Base(sig.path))
 			addBlob(emptyConfig)
 			p.signatures = append(p.signatures, named{what: sig.path, subject: &m.desc, own: sm.blobs[1:], manifest: sm})
+		}
+		if s.folderSig.path != "" {
+			fm := folderSignatureManifest(m.desc, blob{desc: ocispec.Descriptor{Digest: s.folderSig.digest, Size: s.folderSig.size}, path: s.folderSig.path})
+			addBlob(emptyConfig)
+			p.signatures = append(p.signatures, named{what: s.folderSig.path, subject: &m.desc, own: fm.blobs[1:], manifest: fm})
 		}
 		if tag, ok := VersionTag(s.name, s.version); ok {
 			if other, dup := tagOwner[tag]; dup {

@@ -142,6 +142,9 @@ func sourcesOf(b *publish.Bundle) []skillSource {
 		for _, sig := range s.Signatures {
 			out[i].signatures = append(out[i].signatures, ref(sig))
 		}
+		if s.FolderSignature.Path != "" {
+			out[i].folderSig = ref(s.FolderSignature)
+		}
 	}
 	return out
 }

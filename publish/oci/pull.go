@@ -3,6 +3,7 @@ package oci
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -11,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -42,7 +44,7 @@ type Pulled struct {
 // or only the one named skill when skill is not ""; a skill's own
 // artifact (its <skill>-<version> tag, or its digest) gives that skill.
 // Each skill is unpacked from its archive into dir/<name>, which must not
-// exist. Everything fetched is checked against its digest, and an
+// exist, with its folder signature (skill.oms.sig) when one is attached. Everything fetched is checked against its digest, and an
 // archive that holds anything but plain files at clean paths is refused.
 func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, error) {
 	ref, t, r, err := openSource(source, o)
@@ -194,10 +196,69 @@ func (r *remoteRepo) pullSkill(ctx context.Context, d ocispec.Descriptor, dir st
 	if err := unpack(archive, tmp); err != nil {
 		return Pulled{}, fmt.Errorf("skill %s's archive: %w", name, err)
 	}
+	if err := r.pullFolderSignature(ctx, desc, tmp); err != nil {
+		return Pulled{}, fmt.Errorf("skill %s's folder signature: %w", name, err)
+	}
 	if err := os.Rename(tmp, dest); err != nil {
 		return Pulled{}, err
 	}
 	return Pulled{Name: name, Dir: dest, Digest: layout.Digest(desc.Digest)}, nil
+}
+
+// maxFolderSignature bounds the folder signature Pull takes: a Sigstore
+// bundle listing a thousand files is well under 1 MiB.
+const maxFolderSignature = 4 << 20
+
+// pullFolderSignature writes the folder signature attached to a skill's
+// manifest (ArtifactTypeFolderSignature), if it has one, into the
+// unpacked folder dir as skill.oms.sig, where `skillpack verify` and OMS
+// verifiers look for it. A skill.oms.sig the skill ships in its archive is
+// its author's, and is kept. Of two signatures, the lowest digest is
+// taken, as verify does.
+func (r *remoteRepo) pullFolderSignature(ctx context.Context, subject ocispec.Descriptor, dir string) error {
+	dest := filepath.Join(dir, layout.FolderSignatureFile)
+	if _, err := os.Lstat(dest); err == nil {
+		return nil
+	}
+	var refs []ocispec.Descriptor
+	err := r.repo.Referrers(ctx, subject, ArtifactTypeFolderSignature, func(found []ocispec.Descriptor) error {
+		for _, d := range found {
+			if d.ArtifactType == ArtifactTypeFolderSignature && d.Annotations[annTitle] == layout.FolderSignatureFile && d.Digest.Validate() == nil {
+				refs = append(refs, d)
+			}
+		}
+		return nil
+	})
+	if err != nil || len(refs) == 0 {
+		return err
+	}
+	ref := slices.MinFunc(refs, func(a, b ocispec.Descriptor) int { return cmp.Compare(a.Digest, b.Digest) })
+	_, data, err := r.fetchManifest(ctx, string(ref.Digest))
+	if err != nil {
+		return err
+	}
+	var m ocispec.Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return fmt.Errorf("referrer %s is not a manifest: %w", ref.Digest, err)
+	}
+	switch {
+	case m.Subject == nil || m.Subject.Digest != subject.Digest:
+		return fmt.Errorf("referrer %s does not refer to the skill's manifest %s", ref.Digest, subject.Digest)
+	case len(m.Layers) != 1 || m.Layers[0].MediaType != ArtifactTypeSigstoreBundle:
+		return fmt.Errorf("referrer %s has %d layers; a folder signature has one, a %s", ref.Digest, len(m.Layers), ArtifactTypeSigstoreBundle)
+	case m.Layers[0].Size < 0 || m.Layers[0].Size > maxFolderSignature:
+		return fmt.Errorf("referrer %s: a signature of %d bytes, over the %d this takes", ref.Digest, m.Layers[0].Size, maxFolderSignature)
+	}
+	rc, err := r.repo.Blobs().Fetch(ctx, m.Layers[0])
+	if err != nil {
+		return err
+	}
+	sig, err := content.ReadAll(rc, m.Layers[0]) // checks size and digest
+	rc.Close()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(dest, sig, 0o644)
 }
 
 // unpack writes a skill archive's files under dir. It takes what a

@@ -71,8 +71,9 @@ type Store struct {
 
 // sigRef is a Sigstore bundle attached to subject, by its manifest.
 type sigRef struct {
-	manifest ocispec.Descriptor
-	subject  digest.Digest
+	manifest     ocispec.Descriptor
+	subject      digest.Digest
+	artifactType string // ArtifactTypeSigstoreBundle or ArtifactTypeFolderSignature
 }
 
 // maxConfig is the largest skill config read: a name, a version, a
@@ -103,8 +104,16 @@ func (s *Store) at(d digest.Digest) string { return Scheme + s.t.Ref(string(d)) 
 
 // Holds reports whether a registry holds the file at a dist path: not a
 // .zip, not a file of the v0.1 tree, and of a skill's files in the v0.2
-// tree only SKILL.md.
+// tree only SKILL.md, and its skill.oms.sig when Check found one attached
+// (a skill.oms.sig the skill ships itself is in its archive only, which
+// is where verify then looks for it).
 func (s *Store) Holds(p string) bool {
+	if _, ok := layout.ParseFolderSignature(p); ok {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		_, held := s.sigs[p]
+		return held
+	}
 	pp, ok := layout.ParsePath(p)
 	switch {
 	case !ok: // a signature, or a document layout does not know
@@ -317,6 +326,30 @@ func (s *Store) skill(ctx context.Context, e ocispec.Descriptor, problem func(pa
 		pp, ok := layout.ParsePath(a)
 		return ok && pp.Kind == layout.KindArchive && pp.Skill == name
 	})
+	s.folderSignature(ctx, name, e, problem)
+}
+
+// folderSignature maps the folder signature attached to a skill's
+// manifest (ArtifactTypeFolderSignature) to its dist path, skill.oms.sig
+// among the skill's files; of two, the lowest digest.
+func (s *Store) folderSignature(ctx context.Context, name string, subject ocispec.Descriptor, problem func(path, message string)) {
+	refs, err := s.referrers(ctx, subject, ArtifactTypeFolderSignature)
+	if err != nil {
+		problem(s.at(subject.Digest), fmt.Sprintf("its referrers cannot be listed: %v", err))
+		return
+	}
+	p := layout.FolderSignature(name)
+	for _, r := range refs {
+		if title := r.Annotations[annTitle]; title != layout.FolderSignatureFile {
+			problem(s.at(r.Digest), fmt.Sprintf("a folder signature attached to skill %s is titled %q, not %s", name, title, layout.FolderSignatureFile))
+			continue
+		}
+		s.mu.Lock()
+		if _, dup := s.sigs[p]; !dup {
+			s.sigs[p] = sigRef{manifest: r, subject: subject.Digest, artifactType: ArtifactTypeFolderSignature}
+		}
+		s.mu.Unlock()
+	}
 }
 
 // isArchiveOf reports whether file is the name of one of skill's .tar.gz
@@ -387,7 +420,7 @@ func (s *Store) signatures(ctx context.Context, subject ocispec.Descriptor, dir 
 		}
 		s.mu.Lock()
 		if _, dup := s.sigs[p]; !dup { // the lowest digest of those of one title
-			s.sigs[p] = sigRef{manifest: r, subject: subject.Digest}
+			s.sigs[p] = sigRef{manifest: r, subject: subject.Digest, artifactType: ArtifactTypeSigstoreBundle}
 		}
 		s.mu.Unlock()
 	}
@@ -483,15 +516,16 @@ func (s *Store) Open(ctx context.Context, p string) (io.ReadCloser, int64, error
 	return &checkedBlob{rc: rc, want: d, h: sha256.New()}, d.Size, nil
 }
 
-// sigstoreLayer is the one layer of a Sigstore bundle's referrer.
+// sigstoreLayer is the one layer of a signature's referrer: a Sigstore
+// bundle attached as cosign attaches one, or a folder signature.
 func (s *Store) sigstoreLayer(ctx context.Context, sig sigRef) (ocispec.Descriptor, error) {
 	var msgs []string
-	m, ok := s.manifest(ctx, sig.manifest, ArtifactTypeSigstoreBundle, sig.subject, func(_, msg string) { msgs = append(msgs, msg) })
+	m, ok := s.manifest(ctx, sig.manifest, sig.artifactType, sig.subject, func(_, msg string) { msgs = append(msgs, msg) })
 	switch {
 	case !ok:
 		return ocispec.Descriptor{}, fmt.Errorf("its referrer %s: %s", sig.manifest.Digest, msgs[0])
 	case len(m.Layers) != 1 || m.Layers[0].MediaType != ArtifactTypeSigstoreBundle:
-		return ocispec.Descriptor{}, fmt.Errorf("its referrer %s has %d layers; cosign's has one, a %s", sig.manifest.Digest, len(m.Layers), ArtifactTypeSigstoreBundle)
+		return ocispec.Descriptor{}, fmt.Errorf("its referrer %s has %d layers; a signature's has one, a %s", sig.manifest.Digest, len(m.Layers), ArtifactTypeSigstoreBundle)
 	case !s.blob(m.Layers[0], sig.manifest.Digest, func(_, msg string) { msgs = append(msgs, msg) }):
 		return ocispec.Descriptor{}, fmt.Errorf("its referrer %s %s", sig.manifest.Digest, msgs[0])
 	}

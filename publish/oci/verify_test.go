@@ -87,8 +87,8 @@ func TestVerifyRegistry(t *testing.T) {
 		}
 	}
 	c := rep.Checked
-	if c.Skills != len(b.Skills) || c.Archives != len(b.Skills) || c.Signatures != sigs || docSigs != 4 || c.NotHeld == 0 || rep.Source != target {
-		t.Errorf("checked %+v of %s; want %d skills, one archive each, %d signatures (%d of documents), some files not held", c, rep.Source, len(b.Skills), sigs, docSigs)
+	if c.Skills != len(b.Skills) || c.Archives != len(b.Skills) || c.Signatures != sigs+len(b.Skills) || docSigs != 4 || c.NotHeld == 0 || rep.Source != target {
+		t.Errorf("checked %+v of %s; want %d skills, one archive each, %d signatures (%d of documents, and a folder signature a skill), some files not held", c, rep.Source, len(b.Skills), sigs+len(b.Skills), docSigs)
 	}
 	t.Log(rep.Summary())
 
@@ -131,6 +131,13 @@ func TestVerifyRegistry(t *testing.T) {
 	undo = tamper(docs[layout.MCPSkills].Digest, func(data []byte) []byte { return bytes.Replace(data, []byte("CSV"), []byte("TSV"), 1) })
 	rep, _ = verifyAt(t, target)
 	wantProblem(t, rep, layout.MCPSkills, "blob "+string(docs[layout.MCPSkills].Digest), "was changed or is corrupt")
+	undo()
+
+	// A folder signature changed in the registry.
+	folder := b.Skills[2].FolderSignature
+	undo = tamper(folder.Digest, func(data []byte) []byte { return bytes.Replace(data, []byte(`"statement"`), []byte(`"Statement"`), 1) })
+	rep, _ = verifyAt(t, target)
+	wantProblem(t, rep, folder.Path, "blob "+string(folder.Digest), "was changed or is corrupt")
 	undo()
 
 	// A blob the registry lost.
@@ -273,4 +280,65 @@ func TestVerifyRegistryCollection(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantProblem(t, rep, "oci://"+f.px.host+"/acme/skills@"+string(victim.Digest), "the registry does not have it")
+}
+
+// A skill's folder signature goes to the registry attached to its
+// manifest; verify checks it against the files of the skill's archive,
+// and pull writes it into the skill's folder, where verifying the folder
+// finds it. One that lists another skill's files is refused by both.
+func TestFolderSignatures(t *testing.T) {
+	host, _ := testtool.RegistryStorage(t, "")
+	_, b := newBundle(t)
+	target := "oci://" + host + "/acme/skills:v1"
+	publishTo(t, b, target, Options{})
+	if rep, err := verifyAt(t, target); err != nil || !rep.OK() || rep.Checked.Signatures == 0 {
+		t.Fatalf("verify: %v, %+v", err, rep)
+	}
+	out := t.TempDir()
+	if _, err := Pull(context.Background(), target, out, "", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range b.Skills {
+		if got, want := readFile(t, filepath.Join(out, s.Name, layout.FolderSignatureFile)), readDist(t, b, s.FolderSignature.Path); !bytes.Equal(got, want) {
+			t.Errorf("skill %s: pulled a skill.oms.sig of %d bytes, DIST's is %d", s.Name, len(got), len(want))
+		}
+		rep, err := verify.Folder(context.Background(), filepath.Join(out, s.Name), "", verify.Options{Verifier: signtest.StubVerifier{}, RequireSignatures: true})
+		if err != nil || !rep.OK() {
+			t.Errorf("the pulled folder of %s does not verify: %v, %+v", s.Name, err, rep)
+		}
+	}
+
+	// Skill 2's folder signature swapped for skill 3's before publishing.
+	victim, other := b.Skills[2], b.Skills[3]
+	swapped := filepath.Join(b.Dir, filepath.FromSlash(victim.FolderSignature.Path))
+	if err := os.WriteFile(swapped, readDist(t, b, other.FolderSignature.Path), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b2, err := publish.Open(b.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target = "oci://" + host + "/acme/swapped:v1"
+	publishTo(t, b2, target, Options{})
+	rep, err := verifyAt(t, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantProblem(t, rep, victim.FolderSignature.Path, "a file of skill \""+victim.Name+"\"")
+	out = t.TempDir()
+	if _, err := Pull(context.Background(), target, out, victim.Name, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := verify.Folder(context.Background(), filepath.Join(out, victim.Name), "", verify.Options{Verifier: signtest.StubVerifier{}}); err == nil && rep.OK() {
+		t.Errorf("the pulled folder of %s verifies with %s's signature", victim.Name, other.Name)
+	}
+}
+
+func readFile(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -34,7 +34,9 @@ A release tag gives the bundle's collection: every skill it lists, or only
 --skill NAME. A skill's own tag (NAME-VERSION) or digest (@sha256:...) gives
 that skill. Every manifest and archive is checked against its digest, and
 an archive that holds anything but plain files at clean paths is refused;
-a skill's folder that already exists is not overwritten.
+a skill's folder that already exists is not overwritten. A skill published
+from a signed build comes with its folder signature (skill.oms.sig), so that
+skillpack verify DIR/NAME checks the pulled files.
 
 The credentials are those of docker login (the Docker config and its
 credential helpers), or --username and --password-stdin. Plain http is

@@ -68,7 +68,7 @@ func TestVerifyTargetRun(t *testing.T) {
 	if code := run(ios, []string{"verify", target, "--key", pub, "--require-signatures"}); code != ExitOK {
 		t.Fatalf("verify: exit %d:\n%s%s", code, stdout, errb)
 	}
-	want := target + ": 5 skills, 29 files, 5 archives, 5 indexes, 9 signatures verified; everything verified; 33 files not held there (.zip archives, served copies; the .tar.gz archives vouch for the files)\n"
+	want := target + ": 5 skills, 34 files, 5 archives, 5 indexes, 14 signatures verified; everything verified; 28 files not held there (.zip archives, served copies; the .tar.gz archives vouch for the files)\n"
 	if stdout.Len() != 0 || errb.String() != want {
 		t.Errorf("verify printed:\n%s\n%s\nwant on stderr:\n%s", stdout, errb, want)
 	}
@@ -79,8 +79,26 @@ func TestVerifyTargetRun(t *testing.T) {
 	}
 	ios, stdout, _ = fakeIO(nil)
 	code := run(ios, []string{"verify", target, "--json"})
-	if err := validateDoc(schemas, "verify.schema.json", stdout.Bytes(), code); err != nil || code != ExitOK || !strings.Contains(stdout.String(), `"notHeld": 33`) {
+	if err := validateDoc(schemas, "verify.schema.json", stdout.Bytes(), code); err != nil || code != ExitOK || !strings.Contains(stdout.String(), `"notHeld": 28`) {
 		t.Errorf("verify --json: exit %d, %v\n%s", code, err, stdout)
+	}
+
+	// A pulled skill comes with its folder signature, which checks its
+	// files as for any installed skill.
+	pulled := filepath.Join(tmp, "pulled")
+	ios, stdout, errs := fakeIO(nil)
+	if code := run(ios, []string{"pull", target, "-o", pulled, "--skill", "csv-profiler"}); code != ExitOK {
+		t.Fatalf("pull: exit %d\n%s%s", code, stdout, errs)
+	}
+	ios, stdout, _ = fakeIO(nil)
+	errb = &testtool.Buffer{}
+	ios.Err = errb
+	if code := run(ios, []string{"verify", filepath.Join(pulled, "csv-profiler"), "--key", pub}); code != ExitOK || !strings.Contains(errb.String(), "1 signature verified; everything verified") {
+		t.Errorf("verify the pulled folder: exit %d\n%s%s", code, stdout, errb)
+	}
+	ios, stdout, _ = fakeIO(nil)
+	if code := run(ios, []string{"verify", filepath.Join(pulled, "csv-profiler"), "--key", other}); code != ExitFindings || !strings.Contains(stdout.String(), "skill.oms.sig: does not verify") {
+		t.Errorf("verify the pulled folder with another key: exit %d\n%s", code, stdout)
 	}
 
 	ios, stdout, _ = fakeIO(nil)
