@@ -67,6 +67,13 @@ type Store struct {
 	mu    sync.Mutex
 	blobs map[string]ocispec.Descriptor // dist path → its blob; set by Check
 	sigs  map[string]sigRef             // a signature's dist path → its referrer
+	// pinned maps the files of a versioned bundle's version folders
+	// (layout.VersionFile, VersionArchive) to the blobs of the skill's
+	// artifact, which its version tag names: a registry holds a version
+	// once, as that artifact. They are in Files only when the bundle has
+	// versions.json (built with --versioned), so that a bundle built
+	// without is not said to have them.
+	pinned map[string]ocispec.Descriptor
 }
 
 // sigRef is a Sigstore bundle attached to subject, by its manifest.
@@ -93,7 +100,7 @@ func OpenStore(source string, o Options, maxSkills int) (*Store, error) {
 	return &Store{
 		ref: ref, t: t, r: r,
 		jobs: cmp.Or(o.Jobs, publish.DefaultJobs), maxSkills: maxSkills,
-		blobs: map[string]ocispec.Descriptor{}, sigs: map[string]sigRef{},
+		blobs: map[string]ocispec.Descriptor{}, sigs: map[string]sigRef{}, pinned: map[string]ocispec.Descriptor{},
 	}, nil
 }
 
@@ -122,16 +129,22 @@ func (s *Store) Holds(p string) bool {
 		return pp.Format == layout.TarGz
 	case pp.Kind == layout.KindFile:
 		return !pp.Legacy && pp.File == layout.EntryFile
+	case pp.Kind == layout.KindVersion:
+		return pp.Format == layout.TarGz || pp.File == layout.EntryFile
 	}
 	return true
 }
 
-// Files is every dist path Check found a blob or a signature for.
+// Files is every dist path Check found a blob or a signature for, and
+// with versions.json the files of the version folders.
 func (s *Store) Files() ([]string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	files := slices.Collect(maps.Keys(s.blobs))
 	files = append(files, slices.Collect(maps.Keys(s.sigs))...)
+	if _, versioned := s.blobs[layout.VersionsIndex]; versioned {
+		files = append(files, slices.Collect(maps.Keys(s.pinned))...)
+	}
 	slices.Sort(files)
 	return files, true
 }
@@ -320,6 +333,9 @@ func (s *Store) skill(ctx context.Context, e ocispec.Descriptor, problem func(pa
 	}
 	s.hold(path, tgz[0], at, problem)
 	s.hold(layout.SkillFile(name, layout.EntryFile), md[0], at, problem)
+	if v := m.Annotations[annVersion]; v != "" {
+		s.version(ctx, name, v, e, tgz[0], md[0], problem)
+	}
 	s.config(ctx, name, at, m, e, problem)
 	s.signatures(ctx, e, layout.SkillsDir+"/", problem, func(p string) bool {
 		a, _ := layout.SignedArtifact(p)
@@ -349,6 +365,29 @@ func (s *Store) folderSignature(ctx context.Context, name string, subject ocispe
 			s.sigs[p] = sigRef{manifest: r, subject: subject.Digest, artifactType: ArtifactTypeFolderSignature}
 		}
 		s.mu.Unlock()
+	}
+}
+
+// version maps a versioned skill's version folder to its artifact's
+// blobs, and checks that the version's tag names this artifact: a tag
+// moved to other bytes is a published version changed.
+func (s *Store) version(ctx context.Context, name, v string, e, tgz, md ocispec.Descriptor, problem func(path, message string)) {
+	s.mu.Lock()
+	s.pinned[layout.VersionFile(name, v, layout.EntryFile)] = md
+	s.pinned[layout.VersionArchive(name, v, layout.Digest(tgz.Digest), layout.TarGz)] = tgz
+	s.mu.Unlock()
+	tag, ok := VersionTag(name, v)
+	if !ok {
+		return
+	}
+	at := s.at(e.Digest)
+	switch d, err := s.r.repo.Resolve(ctx, tag); {
+	case errors.Is(err, errdef.ErrNotFound):
+		problem(at, fmt.Sprintf("skill %s's version tag %s is not in the registry; publish the bundle again to tag it", name, tag))
+	case err != nil:
+		problem(at, fmt.Sprintf("skill %s's version tag %s cannot be resolved: %v", name, tag, err))
+	case d.Digest != e.Digest:
+		problem(at, fmt.Sprintf("skill %s's version tag %s names %s, not the collection's manifest of version %s: the published version was changed; bump the skill's version instead", name, tag, d.Digest, v))
 	}
 }
 
@@ -496,6 +535,9 @@ func (s *Store) blob(d ocispec.Descriptor, owner digest.Digest, problem func(pat
 func (s *Store) Open(ctx context.Context, p string) (io.ReadCloser, int64, error) {
 	s.mu.Lock()
 	d, ok := s.blobs[p]
+	if !ok {
+		d, ok = s.pinned[p]
+	}
 	sig, isSig := s.sigs[p]
 	s.mu.Unlock()
 	if isSig {

@@ -12,6 +12,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/internal/signtest"
 	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/layout"
@@ -341,4 +342,72 @@ func readFile(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// A versioned bundle's version folders are held as the skills' version
+// tags name them: verify finds each version's SKILL.md and .tar.gz in the
+// skill's artifact, and reports a version tag moved to other bytes.
+func TestVerifyVersioned(t *testing.T) {
+	host, _ := testtool.RegistryStorage(t, "")
+	tmp := t.TempDir()
+	skills := filepath.Join(tmp, "skills")
+	if err := os.CopyFS(skills, os.DirFS("../../examples")); err != nil {
+		t.Fatal(err)
+	}
+	dist := filepath.Join(tmp, "dist")
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Versioned: true, Sign: stubSign, SignFolder: signtest.StubStatement}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := publish.Open(dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := "oci://" + host + "/acme/skills:v1"
+	publishTo(t, b, target, Options{})
+	rep, err := verifyAt(t, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	versioned := 0
+	for _, s := range b.Skills {
+		if s.Version != "" {
+			versioned++
+		}
+	}
+	// Each versioned skill's archive is checked twice: as the skill's and
+	// as its version's.
+	if !rep.OK() || versioned == 0 || rep.Checked.Archives != len(b.Skills)+versioned {
+		var all bytes.Buffer
+		rep.WriteText(&all)
+		t.Fatalf("%d versioned skills of %d; checked %+v:\n%s", versioned, len(b.Skills), rep.Checked, all.String())
+	}
+
+	// The version tag moved to another skill's manifest.
+	var pinned, other publish.Skill
+	for _, s := range b.Skills {
+		if s.Version != "" && pinned.Name == "" {
+			pinned = s
+		} else {
+			other = s
+		}
+	}
+	repo := repoOf(t, host, "acme/skills")
+	ctx := context.Background()
+	otherDesc, err := repo.Resolve(ctx, "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idx ocispec.Index
+	fetchJSON(t, repo, string(otherDesc.Digest), &idx)
+	for _, m := range idx.Manifests {
+		if m.Annotations[annSkillName] == other.Name {
+			otherDesc = m
+		}
+	}
+	tag, _ := VersionTag(pinned.Name, pinned.Version)
+	if err := repo.Tag(ctx, otherDesc, tag); err != nil {
+		t.Fatal(err)
+	}
+	rep, _ = verifyAt(t, target)
+	wantProblem(t, rep, "", "version tag "+tag+" names "+string(otherDesc.Digest), "bump the skill's version")
 }
