@@ -10,8 +10,10 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
+	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/internal/signtest"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/publish"
 	"github.com/skillpack/skillpack/verify"
 )
 
@@ -129,4 +131,41 @@ func readDist(t *testing.T, dist, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// A bundle built with --versioned keeps its version folders in the
+// bucket, at their DIST keys, and verifies from there.
+func TestVerifyVersioned(t *testing.T) {
+	s := fakeServer(t)
+	dist := filepath.Join(t.TempDir(), "dist")
+	if _, err := build.Run([]string{tree(t)}, build.Options{Out: dist, Versioned: true, Sign: signtest.Stub, SignFolder: signtest.StubStatement}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := publish.Open(dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := Publish(ctx, b, s.target("v"), s.options(), nil); err != nil {
+		t.Fatal(err)
+	}
+	st, err := OpenBucket(s.target("v"), s.options())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := verify.Objects(ctx, st, verify.Options{Verifier: signtest.StubVerifier{}, RequireSignatures: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions := 0
+	for _, o := range b.Objects {
+		if pp, ok := layout.ParsePath(o.Path); ok && pp.Kind == layout.KindVersion {
+			versions++
+		}
+	}
+	if !rep.OK() || versions == 0 {
+		var all bytes.Buffer
+		rep.WriteText(&all)
+		t.Fatalf("%d files in version folders; the bucket does not verify:\n%s", versions, all.String())
+	}
 }
