@@ -3,7 +3,6 @@ package oci
 import (
 	"archive/tar"
 	"bytes"
-	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -220,19 +219,15 @@ func (r *remoteRepo) pullFolderSignature(ctx context.Context, subject ocispec.De
 	if _, err := os.Lstat(dest); err == nil {
 		return nil
 	}
-	var refs []ocispec.Descriptor
-	err := r.repo.Referrers(ctx, subject, ArtifactTypeFolderSignature, func(found []ocispec.Descriptor) error {
-		for _, d := range found {
-			if d.ArtifactType == ArtifactTypeFolderSignature && d.Annotations[annTitle] == layout.FolderSignatureFile && d.Digest.Validate() == nil {
-				refs = append(refs, d)
-			}
-		}
-		return nil
-	})
-	if err != nil || len(refs) == 0 {
+	refs, err := r.referrers(ctx, subject, ArtifactTypeFolderSignature)
+	if err != nil {
 		return err
 	}
-	ref := slices.MinFunc(refs, func(a, b ocispec.Descriptor) int { return cmp.Compare(a.Digest, b.Digest) })
+	i := slices.IndexFunc(refs, func(d ocispec.Descriptor) bool { return d.Annotations[annTitle] == layout.FolderSignatureFile })
+	if i < 0 {
+		return nil
+	}
+	ref := refs[i] // the lowest digest: referrers sorts them
 	_, data, err := r.fetchManifest(ctx, string(ref.Digest))
 	if err != nil {
 		return err
@@ -241,19 +236,21 @@ func (r *remoteRepo) pullFolderSignature(ctx context.Context, subject ocispec.De
 	if err := json.Unmarshal(data, &m); err != nil {
 		return fmt.Errorf("referrer %s is not a manifest: %w", ref.Digest, err)
 	}
-	switch {
-	case m.Subject == nil || m.Subject.Digest != subject.Digest:
+	if m.Subject == nil || m.Subject.Digest != subject.Digest {
 		return fmt.Errorf("referrer %s does not refer to the skill's manifest %s", ref.Digest, subject.Digest)
-	case len(m.Layers) != 1 || m.Layers[0].MediaType != ArtifactTypeSigstoreBundle:
-		return fmt.Errorf("referrer %s has %d layers; a folder signature has one, a %s", ref.Digest, len(m.Layers), ArtifactTypeSigstoreBundle)
-	case m.Layers[0].Size < 0 || m.Layers[0].Size > maxFolderSignature:
-		return fmt.Errorf("referrer %s: a signature of %d bytes, over the %d this takes", ref.Digest, m.Layers[0].Size, maxFolderSignature)
 	}
-	rc, err := r.repo.Blobs().Fetch(ctx, m.Layers[0])
+	layer, err := signatureLayer(m, ref.Digest)
 	if err != nil {
 		return err
 	}
-	sig, err := content.ReadAll(rc, m.Layers[0]) // checks size and digest
+	if layer.Size < 0 || layer.Size > maxFolderSignature {
+		return fmt.Errorf("referrer %s: a signature of %d bytes, over the %d this takes", ref.Digest, layer.Size, maxFolderSignature)
+	}
+	rc, err := r.repo.Blobs().Fetch(ctx, layer)
+	if err != nil {
+		return err
+	}
+	sig, err := content.ReadAll(rc, layer) // checks size and digest
 	rc.Close()
 	if err != nil {
 		return err

@@ -245,7 +245,7 @@ func (s *Store) has(p string) bool {
 // documents finds the collection's documents referrer, maps its layers
 // to their dist paths and returns its descriptor.
 func (s *Store) documents(ctx context.Context, idx ocispec.Descriptor, key string, problem func(path, message string)) (ocispec.Descriptor, error) {
-	refs, err := s.referrers(ctx, idx, ArtifactTypeDocuments)
+	refs, err := s.r.referrers(ctx, idx, ArtifactTypeDocuments)
 	if err != nil {
 		return ocispec.Descriptor{}, fmt.Errorf("listing the collection's referrers: %w", err)
 	}
@@ -349,7 +349,7 @@ func (s *Store) skill(ctx context.Context, e ocispec.Descriptor, problem func(pa
 // manifest (ArtifactTypeFolderSignature) to its dist path, skill.oms.sig
 // among the skill's files; of two, the lowest digest.
 func (s *Store) folderSignature(ctx context.Context, name string, subject ocispec.Descriptor, problem func(path, message string)) {
-	refs, err := s.referrers(ctx, subject, ArtifactTypeFolderSignature)
+	refs, err := s.r.referrers(ctx, subject, ArtifactTypeFolderSignature)
 	if err != nil {
 		problem(s.at(subject.Digest), fmt.Sprintf("its referrers cannot be listed: %v", err))
 		return
@@ -445,7 +445,7 @@ func (s *Store) config(ctx context.Context, name, at string, m ocispec.Manifest,
 // titled with their names alone). It keeps those whose path ok accepts and
 // reports the rest.
 func (s *Store) signatures(ctx context.Context, subject ocispec.Descriptor, dir string, problem func(path, message string), ok func(path string) bool) {
-	refs, err := s.referrers(ctx, subject, ArtifactTypeSigstoreBundle)
+	refs, err := s.r.referrers(ctx, subject, ArtifactTypeSigstoreBundle)
 	if err != nil {
 		problem(s.at(subject.Digest), fmt.Sprintf("its referrers cannot be listed: %v", err))
 		return
@@ -467,12 +467,12 @@ func (s *Store) signatures(ctx context.Context, subject ocispec.Descriptor, dir 
 
 // referrers lists the referrers of subject of one artifact type, sorted by
 // digest.
-func (s *Store) referrers(ctx context.Context, subject ocispec.Descriptor, artifactType string) ([]ocispec.Descriptor, error) {
+func (r *remoteRepo) referrers(ctx context.Context, subject ocispec.Descriptor, artifactType string) ([]ocispec.Descriptor, error) {
 	var out []ocispec.Descriptor
-	err := s.r.repo.Referrers(ctx, subject, artifactType, func(refs []ocispec.Descriptor) error {
-		for _, r := range refs {
-			if r.ArtifactType == artifactType && r.Digest.Validate() == nil {
-				out = append(out, r)
+	err := r.repo.Referrers(ctx, subject, artifactType, func(refs []ocispec.Descriptor) error {
+		for _, d := range refs {
+			if d.ArtifactType == artifactType && d.Digest.Validate() == nil {
+				out = append(out, d)
 			}
 		}
 		return nil
@@ -566,10 +566,22 @@ func (s *Store) sigstoreLayer(ctx context.Context, sig sigRef) (ocispec.Descript
 	switch {
 	case !ok:
 		return ocispec.Descriptor{}, fmt.Errorf("its referrer %s: %s", sig.manifest.Digest, msgs[0])
-	case len(m.Layers) != 1 || m.Layers[0].MediaType != ArtifactTypeSigstoreBundle:
-		return ocispec.Descriptor{}, fmt.Errorf("its referrer %s has %d layers; a signature's has one, a %s", sig.manifest.Digest, len(m.Layers), ArtifactTypeSigstoreBundle)
-	case !s.blob(m.Layers[0], sig.manifest.Digest, func(_, msg string) { msgs = append(msgs, msg) }):
+	}
+	layer, err := signatureLayer(m, sig.manifest.Digest)
+	if err != nil {
+		return layer, err
+	}
+	if !s.blob(layer, sig.manifest.Digest, func(_, msg string) { msgs = append(msgs, msg) }) {
 		return ocispec.Descriptor{}, fmt.Errorf("its referrer %s %s", sig.manifest.Digest, msgs[0])
+	}
+	return layer, nil
+}
+
+// signatureLayer is the one layer of a signature's referrer m (named by
+// its digest d), a Sigstore bundle, as publish attaches one.
+func signatureLayer(m ocispec.Manifest, d digest.Digest) (ocispec.Descriptor, error) {
+	if len(m.Layers) != 1 || m.Layers[0].MediaType != ArtifactTypeSigstoreBundle {
+		return ocispec.Descriptor{}, fmt.Errorf("its referrer %s has %d layers; a signature's has one, a %s", d, len(m.Layers), ArtifactTypeSigstoreBundle)
 	}
 	return m.Layers[0], nil
 }
