@@ -3,6 +3,7 @@ package oci
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -141,6 +142,30 @@ func newPlan(t Target, bundleKey string, skills []skillSource, docs, docSigs []f
 		p.docSigs = append(p.docSigs, named{what: sig.path, subject: &p.documents.desc, own: sm.blobs[1:], manifest: sm})
 	}
 	addBlob(emptyConfig)
+	// A signature's blob goes with its referrer, but two referrers with
+	// the same blob (two skills whose identical files a deterministic
+	// signer signed alike) would upload it at once, and distribution 2.8
+	// refuses a manifest whose blob another worker is uploading: such a
+	// blob goes with the others, before either referrer.
+	owners := map[digest.Digest]int{}
+	for _, list := range [][]named{p.signatures, p.docSigs} {
+		for _, m := range list {
+			for _, b := range m.own {
+				owners[b.desc.Digest]++
+			}
+		}
+	}
+	for _, list := range [][]named{p.signatures, p.docSigs} {
+		for i := range list {
+			list[i].own = slices.DeleteFunc(list[i].own, func(b blob) bool {
+				if owners[b.desc.Digest] > 1 || seen[b.desc.Digest] {
+					addBlob(b)
+					return true
+				}
+				return false
+			})
+		}
+	}
 	p.tags = append(versionTags, tagOp{tag: t.Tag, m: p.index})
 	return p, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/skillpack/skillpack/internal/testtool"
@@ -131,5 +132,49 @@ func TestPublishReadByOras(t *testing.T) {
 
 	if versioned == 0 {
 		t.Error("no skill of the examples has a version: the version tag is untested")
+	}
+}
+
+// Two referrers that bring the same blob (two skills a deterministic
+// signer signed alike) would upload it at once, which distribution 2.8
+// refuses: the plan sends it with the other blobs instead, once.
+func TestPlanSharedSignatureBlob(t *testing.T) {
+	target, err := ParseTarget("oci://127.0.0.1:5000/acme/skills:v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := func(p, data string) fileRef {
+		return fileRef{path: p, digest: digest.FromString(data), size: int64(len(data))}
+	}
+	sig := `{"signed":"the same"}`
+	var skills []skillSource
+	for _, name := range []string{"one", "two"} {
+		skills = append(skills, skillSource{
+			name: name, description: name,
+			skillMD:    file(layout.SkillFile(name, layout.EntryFile), "# "+name),
+			tarGz:      file(layout.ArchivePath(name, layout.DigestOf([]byte(name)), layout.TarGz), name+" tar"),
+			zip:        file(layout.ArchivePath(name, layout.DigestOf([]byte(name)), layout.Zip), name+" zip"),
+			signatures: []fileRef{file(layout.ArchivePath(name, layout.DigestOf([]byte(name)), layout.TarGz)+layout.SignatureSuffix, sig)},
+			folderSig:  file(layout.FolderSignature(name), name+" folder"),
+		})
+	}
+	p, err := newPlan(target, string(layout.DigestOf([]byte("key"))), skills, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inBlobs := 0
+	for _, b := range p.blobs {
+		if b.desc.Digest == digest.FromString(sig) {
+			inBlobs++
+		}
+	}
+	own := map[digest.Digest]int{}
+	for _, m := range p.signatures {
+		for _, b := range m.own {
+			own[b.desc.Digest]++
+		}
+	}
+	if inBlobs != 1 || own[digest.FromString(sig)] != 0 || len(own) != 2 {
+		t.Errorf("the shared signature is %d times among the blobs and %d times a referrer's own; %d blobs are a referrer's own, want the two folder signatures", inBlobs, own[digest.FromString(sig)], len(own))
 	}
 }
