@@ -3,9 +3,11 @@
 # would script instead, an `oras push` per skill in a shell loop, to one
 # Debian docker-registry (distribution 2.8) on 127.0.0.1, in one run: a
 # fresh publish, the same bundle again (nothing to send), and after one
-# skill changed; then the oras loop into a second repository of the same
-# registry, pushing what a skill's artifact holds (its config, .tar.gz and
-# SKILL.md, with the skill's artifact type, tagged with its name).
+# skill changed; then the oras loop, pushing what a skill's artifact holds
+# (its config, .tar.gz and SKILL.md, with the skill's artifact type, tagged
+# with its name) to a second registry, started the same way with storage
+# of its own: in the first, every blob would already be stored by
+# skillpack's runs, which spares a registry part of an upload's work.
 # skillpack also pushes the collection index, the documents and the
 # release tag, in the safe order; the target is skillpack fresh at least
 # 3 times faster than the oras loop (issue 15).
@@ -59,15 +61,16 @@ storage=$tmp/storage
 if [[ -n ${REGISTRY_DIR:-} ]]; then
 	storage=$(mktemp -d "$REGISTRY_DIR/publish_oci.XXXXXX") || die "cannot make a folder in REGISTRY_DIR $REGISTRY_DIR"
 fi
-reg=
+regs=()
 cleanup() {
 	# A second Ctrl-C (or timeout's signal to the whole group) must not
 	# cut the cleanup short: ignored here, and in the commands it runs.
 	trap '' INT TERM
-	if [[ -n $reg ]]; then
-		kill "$reg" 2>/dev/null || true
-		wait "$reg" 2>/dev/null || true
-	fi
+	local r
+	for r in "${regs[@]}"; do
+		kill "$r" 2>/dev/null || true
+		wait "$r" 2>/dev/null || true
+	done
 	if [[ ${KEEP:-} == 1 ]]; then
 		echo "kept $tmp $storage" >&2
 	else
@@ -87,11 +90,15 @@ fi
 "$skillpack" build "$tmp/tree" -o "$tmp/dist" -q
 size=$(du -sh "$tmp/dist" | cut -f1)
 
-# The registry as publish/oci's tests start it (internal/testtool):
-# filesystem storage, deletes on, the access log off.
-port=$((20000 + RANDOM % 20000))
-host=127.0.0.1:$port
-cat >"$tmp/registry.yml" <<EOF
+# start_registry NAME starts a registry as publish/oci's tests do
+# (internal/testtool: filesystem storage, deletes on, the access log off)
+# with its storage in $storage/NAME, and sets reg (its PID) and host.
+start_registry() {
+	local name=$1 port
+	port=$((20000 + RANDOM % 20000))
+	host=127.0.0.1:$port
+	mkdir -p "$storage/$name"
+	cat >"$tmp/$name.yml" <<EOF
 version: 0.1
 log:
   level: error
@@ -99,20 +106,23 @@ log:
     disabled: true
 storage:
   filesystem:
-    rootdirectory: $storage
+    rootdirectory: $storage/$name
   delete:
     enabled: true
 http:
   addr: $host
 EOF
-docker-registry serve "$tmp/registry.yml" >"$tmp/registry.log" 2>&1 &
-reg=$!
-for _ in $(seq 100); do
-	curl -s -o /dev/null "http://$host/v2/" && break
-	kill -0 "$reg" 2>/dev/null || die "docker-registry exited: $(tail -3 "$tmp/registry.log")"
-	sleep 0.1
-done
-curl -s -o /dev/null "http://$host/v2/" || die "docker-registry did not answer on $host"
+	docker-registry serve "$tmp/$name.yml" >"$tmp/$name.log" 2>&1 &
+	reg=$!
+	regs+=("$reg")
+	for _ in $(seq 100); do
+		curl -s -o /dev/null "http://$host/v2/" && return
+		kill -0 "$reg" 2>/dev/null || die "docker-registry exited: $(tail -3 "$tmp/$name.log")"
+		sleep 0.1
+	done
+	die "docker-registry did not answer on $host"
+}
+start_registry skillpack
 
 tick=$(getconf CLK_TCK)
 # regcpu is the registry's CPU time so far, in clock ticks (user + system).
@@ -158,6 +168,7 @@ while IFS=$'\t' read -r name _ config; do
 	printf '%s' "$config" >"$tmp/oras-config/$name.json"
 done <"$tmp/oras-sample"
 (($(wc -l <"$tmp/oras-sample") == ORAS_SAMPLE)) || die "the bundle's index lists fewer than $ORAS_SAMPLE skills"
+start_registry oras
 cd "$tmp/dist/.well-known/agent-skills"
 oras_loop() {
 	local name archive config
