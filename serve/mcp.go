@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -156,7 +157,10 @@ const cacheHintsSince = "2026-07-28"
 
 // uncached is a result without ttlMs and cacheScope, for a client whose
 // protocol version has neither. The SDK's results always carry both (its
-// Cacheable has no omitempty), so they are taken out of the JSON.
+// Cacheable has no omitempty), so they are cut out of the JSON: found
+// among the object's first members (Cacheable comes before a result's own
+// fields, such as a resource's contents), so that a large result is
+// encoded once and scanned only up to them.
 type uncached struct{ mcp.Result }
 
 func (u uncached) MarshalJSON() ([]byte, error) {
@@ -164,13 +168,44 @@ func (u uncached) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
-		return nil, err
+	return withoutMembers(data, "ttlMs", "cacheScope")
+}
+
+// withoutMembers removes the named members of the JSON object data,
+// reading it only up to the last of them.
+func withoutMembers(data []byte, names ...string) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("not a JSON object: %.40q", data)
 	}
-	delete(fields, "ttlMs")
-	delete(fields, "cacheScope")
-	return json.Marshal(fields)
+	out := append(make([]byte, 0, len(data)), '{')
+	found := 0
+	for found < len(names) && dec.More() {
+		from := dec.InputOffset() // after the member before, if any
+		key, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, err
+		}
+		if k, _ := key.(string); slices.Contains(names, k) {
+			found++
+			continue
+		}
+		member := bytes.TrimLeft(data[from:dec.InputOffset()], " \t\r\n,")
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		out = append(out, member...)
+	}
+	// The rest: more members, each after a comma, then the closing brace.
+	rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n")
+	if len(out) == 1 {
+		rest = bytes.TrimLeft(rest, ",")
+	}
+	return append(out, rest...), nil
 }
 
 func must(err error) {

@@ -1,0 +1,73 @@
+package serve
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// withoutMembers cuts ttlMs and cacheScope out of a result's JSON wherever
+// they are among its members, and leaves the rest byte for byte.
+func TestWithoutMembers(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"ttlMs":300000,"cacheScope":"public","contents":[{"uri":"skill://a/SKILL.md"}]}`, `{"contents":[{"uri":"skill://a/SKILL.md"}]}`},
+		{`{"resultType":"complete","_meta":{"ttlMs":1},"ttlMs":0,"cacheScope":"","skills":[]}`, `{"resultType":"complete","_meta":{"ttlMs":1},"skills":[]}`},
+		{`{"a":"}\",","ttlMs":5,"b":{"c":[1,{"cacheScope":2}]},"cacheScope":"x"}`, `{"a":"}\",","b":{"c":[1,{"cacheScope":2}]}}`},
+		{`{"ttlMs":1,"cacheScope":"public"}`, `{}`},
+		{`{"cacheScope":"public"}`, `{}`},
+		{`{}`, `{}`},
+		{`{"x":1}`, `{"x":1}`},
+		{`{ "ttlMs" : 1 , "y" : [ 2 ] }`, `{"y" : [ 2 ]}`},
+	} {
+		got, err := withoutMembers([]byte(c.in), "ttlMs", "cacheScope")
+		if err != nil {
+			t.Errorf("withoutMembers(%s): %v", c.in, err)
+			continue
+		}
+		if string(got) != c.want {
+			t.Errorf("withoutMembers(%s) = %s, want %s", c.in, got, c.want)
+		}
+	}
+	for _, bad := range []string{``, `[]`, `"ttlMs"`, `{"ttlMs":`} {
+		if got, err := withoutMembers([]byte(bad), "ttlMs"); err == nil {
+			t.Errorf("withoutMembers(%q) = %s, want an error", bad, got)
+		}
+	}
+}
+
+// FuzzWithoutMembers: for any JSON object as json.Marshal writes it, the
+// result is valid JSON holding exactly the other members.
+func FuzzWithoutMembers(f *testing.F) {
+	for _, seed := range []string{
+		`{"ttlMs":300000,"cacheScope":"public","contents":[{"uri":"skill://a/SKILL.md","blob":"AAAA"}]}`,
+		`{"_meta":{"x":"\u2028"},"cacheScope":"private","ttlMs":-1}`,
+		`{"a":{"ttlMs":1},"b":"\"}"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var members map[string]json.RawMessage
+		if json.Unmarshal(data, &members) != nil || members == nil {
+			return
+		}
+		in, err := json.Marshal(members) // compact, one member per name
+		if err != nil {
+			return
+		}
+		got, err := withoutMembers(in, "ttlMs", "cacheScope")
+		if err != nil {
+			t.Fatalf("withoutMembers(%s): %v", in, err)
+		}
+		var left map[string]any
+		if err := json.Unmarshal(got, &left); err != nil {
+			t.Fatalf("withoutMembers(%s) = %s, not a JSON object: %v", in, got, err)
+		}
+		var want map[string]any
+		json.Unmarshal(in, &want)
+		delete(want, "ttlMs")
+		delete(want, "cacheScope")
+		if !reflect.DeepEqual(left, want) {
+			t.Fatalf("withoutMembers(%s) = %s", in, got)
+		}
+	})
+}
