@@ -44,6 +44,17 @@ type BuildConfig struct {
 	NoLegacy    bool   // leave out the v0.1.0 tree
 	BaseURL     string // absolute URL prefix for index entries
 	SkipInvalid bool   // leave skills with error findings out instead of refusing the build
+
+	// The discovery documents beyond the indexes.
+	LLMsTxt      bool   // write llms.txt
+	LLMsTxtMerge string // the site's llms.txt to merge the section into; absolute
+	AICatalog    bool   // write the AI Catalog
+
+	// Versioned releases (skillpack build only).
+	Versioned bool
+	// Previous is the bundle published last: an http(s) URL, or a folder
+	// made absolute.
+	Previous string
 }
 
 // Dir is the folder the config's ignore globs are relative to.
@@ -118,7 +129,7 @@ func (es ConfigErrors) Unwrap() []error {
 }
 
 var configKeys = []string{"allow", "baseline", "build", "ignore", "profile", "rules"}
-var buildKeys = []string{"base-url", "no-legacy", "skip-invalid"}
+var buildKeys = []string{"ai-catalog", "base-url", "llms-txt", "llms-txt-merge", "no-legacy", "previous", "skip-invalid", "versioned"}
 
 // LoadConfig reads and checks a skillpack.yaml. Every unknown key, rule ID,
 // severity or profile is an error that names it: a config that silently
@@ -209,29 +220,43 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 			}
 			// Read when a run uses it (ReadBaseline), not here: the run
 			// that writes the file must not need it to exist.
-			c.BaselinePath, c.baselineLine = v.Value, v.Line
-			if !filepath.IsAbs(c.BaselinePath) {
-				c.BaselinePath = filepath.Join(filepath.Dir(path), c.BaselinePath)
-			}
+			c.BaselinePath, c.baselineLine = fromConfig(path, v.Value), v.Line
 		case "build":
 			if v.Kind != yaml.MappingNode {
 				fail(v, "build must be a mapping (%s)", strings.Join(buildKeys, ", "))
 				continue
 			}
+			flags := map[string]*bool{
+				"no-legacy": &c.Build.NoLegacy, "skip-invalid": &c.Build.SkipInvalid,
+				"llms-txt": &c.Build.LLMsTxt, "ai-catalog": &c.Build.AICatalog, "versioned": &c.Build.Versioned,
+			}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				bk, bv := v.Content[j], v.Content[j+1]
+				if flag, ok := flags[bk.Value]; ok {
+					if err := bv.Decode(flag); err != nil {
+						fail(bv, "build.%s must be true or false", bk.Value)
+					}
+					continue
+				}
 				switch bk.Value {
-				case "no-legacy":
-					if err := bv.Decode(&c.Build.NoLegacy); err != nil {
-						fail(bv, "build.no-legacy must be true or false")
-					}
-				case "skip-invalid":
-					if err := bv.Decode(&c.Build.SkipInvalid); err != nil {
-						fail(bv, "build.skip-invalid must be true or false")
-					}
 				case "base-url":
 					if err := bv.Decode(&c.Build.BaseURL); err != nil {
 						fail(bv, "build.base-url must be a URL string")
+					}
+				case "llms-txt-merge":
+					if bv.Kind != yaml.ScalarNode || bv.Value == "" {
+						fail(bv, "build.llms-txt-merge must be the path of the site's llms.txt, relative to %s", ConfigFile)
+						continue
+					}
+					c.Build.LLMsTxtMerge = fromConfig(path, bv.Value)
+				case "previous":
+					if bv.Kind != yaml.ScalarNode || bv.Value == "" {
+						fail(bv, "build.previous must be the http(s) URL or the folder (relative to %s) of the bundle published last", ConfigFile)
+						continue
+					}
+					c.Build.Previous = bv.Value
+					if !strings.Contains(bv.Value, "://") {
+						c.Build.Previous = fromConfig(path, bv.Value)
 					}
 				default:
 					fail(bk, "%s", unknownKey("build."+bk.Value, bk.Value, buildKeys))
@@ -249,6 +274,15 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 		return nil, errs
 	}
 	return c, nil
+}
+
+// fromConfig is a path the config at path gives, made relative to the
+// config's folder rather than the working directory.
+func fromConfig(path, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(filepath.Dir(path), p)
 }
 
 var allowKeys = []string{"path", "reason", "rule", "rules"}

@@ -343,6 +343,10 @@ func TestConfigSchemaMistakes(t *testing.T) {
 		"baseline: \"\"\n",
 		"build:\n  base-ulr: https://example.com\n",
 		"build:\n  no-legacy: maybe\n",
+		"build:\n  versioned: 1\n",
+		"build:\n  previous: \"\"\n",
+		"build:\n  llms-txt-merge: [a, b]\n",
+		"build:\n  ai-catalg: true\n",
 	} {
 		if _, err := ParseConfig(ConfigFile, []byte(bad)); err == nil {
 			t.Errorf("the parser reads %q", bad)

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -34,7 +35,7 @@ allow:
 		`skillpack.yaml:1: unknown key "profil" (did you mean "profile"?); known keys: allow, baseline, build, ignore, profile, rules`,
 		`skillpack.yaml:3: unknown rule "name-mismach" (did you mean "name-mismatch"?); ` + "`skillpack lint --list-rules` lists them",
 		`skillpack.yaml:4: rule unknown-key: unknown severity "loud" (want error, warning, info or off)`,
-		`skillpack.yaml:7: unknown key "build.base-ulr" (did you mean "base-url"?); known keys: base-url, no-legacy, skip-invalid`,
+		`skillpack.yaml:7: unknown key "build.base-ulr" (did you mean "base-url"?); known keys: ai-catalog, base-url, llms-txt, llms-txt-merge, no-legacy, previous, skip-invalid, versioned`,
 		`skillpack.yaml:10: allow entry for secret on "a/**" has no reason: add ` + "`reason: ...`" + ` saying why the finding is not a defect`,
 	}
 	if got := strings.Split(err.Error(), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
@@ -82,12 +83,34 @@ build:
   no-legacy: true
   base-url: https://example.com/skills
   skip-invalid: true
+  llms-txt: true
+  llms-txt-merge: site/llms.txt
+  ai-catalog: true
+  versioned: true
+  previous: ../published
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Profile.Name != "claude" || c.Severity["file-unreferenced"] != Off || len(c.Allow) != 1 || len(c.Allow[0].Rules) != 2 ||
-		c.Build != (BuildConfig{NoLegacy: true, BaseURL: "https://example.com/skills", SkipInvalid: true}) {
+	if c.Profile.Name != "claude" || c.Severity["file-unreferenced"] != Off || len(c.Allow) != 1 || len(c.Allow[0].Rules) != 2 {
 		t.Errorf("read %+v", c)
+	}
+	// Paths are the config folder's, not the working directory's.
+	want := BuildConfig{NoLegacy: true, BaseURL: "https://example.com/skills", SkipInvalid: true,
+		LLMsTxt: true, LLMsTxtMerge: "site/llms.txt", AICatalog: true, Versioned: true, Previous: "../published"}
+	if c.Build != want {
+		t.Errorf("build: read %+v, want %+v", c.Build, want)
+	}
+	c, err = ParseConfig("/src/proj/skillpack.yaml", []byte("build:\n  llms-txt-merge: site/llms.txt\n  previous: ../published\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Build.LLMsTxtMerge != filepath.FromSlash("/src/proj/site/llms.txt") || c.Build.Previous != filepath.FromSlash("/src/published") {
+		t.Errorf("paths read as %q and %q, want them under /src/proj", c.Build.LLMsTxtMerge, c.Build.Previous)
+	}
+	// A URL is not a path.
+	c, err = ParseConfig("/src/proj/skillpack.yaml", []byte("build:\n  previous: https://skills.example.com/\n"))
+	if err != nil || c.Build.Previous != "https://skills.example.com/" {
+		t.Errorf("previous: %v, %+v", err, c)
 	}
 }

@@ -306,9 +306,9 @@ func (h *httpSource) denied(resp *http.Response, sent bool) error {
 	case sent:
 		return fmt.Errorf("%s to the headers given; check that the token is current and may read this bundle", who)
 	case len(h.o.Header) > 0:
-		return fmt.Errorf("%s; the headers given (--header, --token-file) are sent only to %s, the origin of the URL given", who, origin(h.base))
+		return fmt.Errorf("%s; the headers given (--%sheader, --%stoken-file) are sent only to %s, the origin of the URL given", who, h.o.HeaderFlagPrefix, h.o.HeaderFlagPrefix, origin(h.base))
 	}
-	return fmt.Errorf("%s; pass a token with --token-file or --header 'Authorization: …'", who)
+	return fmt.Errorf("%s; pass a token with --%stoken-file or --%sheader 'Authorization: …'", who, h.o.HeaderFlagPrefix, h.o.HeaderFlagPrefix)
 }
 
 // httpBody turns timeouts while reading a body into plain messages.

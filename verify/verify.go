@@ -89,6 +89,11 @@ type Options struct {
 	// without --location-trusted. (Redirects stay on that origin anyway.)
 	// Dist ignores it.
 	Header http.Header
+	// HeaderFlagPrefix names the flags that give Header, for the message of a
+	// request the server refused: "" for verify's, --token-file and
+	// --header; build names its --previous-token-file and
+	// --previous-header with "previous-".
+	HeaderFlagPrefix string
 	// Previous is the bundle published before this one, a folder or a
 	// URL (verify --previous), or "" for none: the bundle must not have
 	// changed what it published (layout.Published.Compare). Header goes

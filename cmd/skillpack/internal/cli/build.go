@@ -161,7 +161,7 @@ func (o *buildOptions) resolve(ios *IO) (build.Options, error) {
 		return bo, err
 	}
 	bo.Out, bo.Force, bo.DryRun = o.Out, o.Force, o.DryRun
-	if bo.Versioned, bo.Release, err = o.Versions.resolve(); err != nil {
+	if bo.Versioned, bo.Release, err = o.Versions.resolve(bo.Lint.Config, o.given); err != nil {
 		return bo, err
 	}
 	// Only the summaries list every skill and file; without them a

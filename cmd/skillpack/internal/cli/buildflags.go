@@ -72,30 +72,34 @@ func (f *BuildFlags) resolveBundle(ios *IO, given func(flag string) bool) (build
 	if err != nil {
 		return build.Options{}, err
 	}
-	baseURL, noLegacy, skipInvalid := f.BaseURL, f.NoLegacy, f.SkipInvalid
-	if !given("base-url") {
-		baseURL = cfg.Build.BaseURL
-	}
-	if !given("no-legacy") {
-		noLegacy = cfg.Build.NoLegacy
-	}
-	if !given("skip-invalid") {
-		skipInvalid = cfg.Build.SkipInvalid
-	}
+	baseURL := pick(given, "base-url", f.BaseURL, cfg.Build.BaseURL)
 	// Checked before any work: a bad URL found after packing every skill
 	// wastes the build.
 	if err := layout.CheckBaseURL(baseURL); err != nil {
 		return build.Options{}, &exitError{code: ExitUsage, err: &baseURLError{baseURLSource(cfg, given("base-url")), err}}
 	}
-	if f.AICatalog {
+	aiCatalog := pick(given, "ai-catalog", f.AICatalog, cfg.Build.AICatalog)
+	if aiCatalog {
 		if _, err := layout.AICatalogPublisher(baseURL); err != nil {
-			return build.Options{}, usageErr("--ai-catalog: %w", err)
+			return build.Options{}, usageErr("%s: %w", configSource(cfg, given("ai-catalog"), "ai-catalog"), err)
 		}
 	}
 	bo, err := f.options(ios, cfg)
-	bo.BaseURL, bo.NoLegacy, bo.SkipInvalid = baseURL, noLegacy, skipInvalid
-	bo.LLMsTxt, bo.LLMsTxtMerge, bo.AICatalog = f.LLMsTxt, f.LLMsTxtMerge, f.AICatalog
+	bo.BaseURL, bo.AICatalog = baseURL, aiCatalog
+	bo.NoLegacy = pick(given, "no-legacy", f.NoLegacy, cfg.Build.NoLegacy)
+	bo.SkipInvalid = pick(given, "skip-invalid", f.SkipInvalid, cfg.Build.SkipInvalid)
+	bo.LLMsTxt = pick(given, "llms-txt", f.LLMsTxt, cfg.Build.LLMsTxt)
+	bo.LLMsTxtMerge = pick(given, "llms-txt-merge", f.LLMsTxtMerge, cfg.Build.LLMsTxtMerge)
 	return bo, err
+}
+
+// pick is a setting's value: the flag's when the command line gave it,
+// else skillpack.yaml's (its default when the file does not set it).
+func pick[T any](given func(flag string) bool, flag string, value, config T) T {
+	if given(flag) {
+		return value
+	}
+	return config
 }
 
 // options is what every build takes from the flags, the config read and
@@ -127,10 +131,16 @@ func (e *baseURLError) Unwrap() error { return e.err }
 
 // baseURLSource names where the base URL came from, for its error.
 func baseURLSource(cfg *lint.Config, flag bool) string {
-	if flag || cfg.Path == "" {
-		return "--base-url"
+	return configSource(cfg, flag, "base-url")
+}
+
+// configSource names where a build setting came from, for its errors: the
+// flag, or the key of skillpack.yaml's build section of the same name.
+func configSource(cfg *lint.Config, flag bool, name string) string {
+	if flag || cfg == nil || cfg.Path == "" {
+		return "--" + name
 	}
-	return cfg.Path + ": build.base-url"
+	return cfg.Path + ": build." + name
 }
 
 // sourceDateEpoch is the archives' one fixed time: SOURCE_DATE_EPOCH when

@@ -2,16 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"net/http"
 	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -54,8 +50,7 @@ type verifyOptions struct {
 	MaxSkills         int
 	Jobs              int
 	Sig               SignatureFlags
-	Headers           []string    // --header, each "Name: value" as given
-	TokenFile         string      // --token-file: a bearer token
+	Auth              HTTPAuth    // --header, --token-file
 	Previous          string      // --previous: the bundle published before, a folder or URL
 	Target            TargetFlags // how to reach an s3:// or oci:// source
 	Signature         string      // --signature: a skill folder's signature file
@@ -160,8 +155,7 @@ when it is not 0 (schema/verify.schema.json).`,
 	f.DurationVar(&opts.Deadline, "deadline", 0, fmt.Sprintf("time allowed for the whole check; what is not read by then is reported unchecked (default %v)", verify.DefaultDeadline))
 	f.IntVar(&opts.MaxSkills, "max-skills", 0, fmt.Sprintf("most skills an index may list (default %d)", verify.DefaultMaxSkills))
 	f.IntVarP(&opts.Jobs, "jobs", "j", 0, fmt.Sprintf("files fetched at once (default %d)", verify.DefaultJobs))
-	f.StringArrayVar(&opts.Headers, "header", nil, "add a request header, `'Name: value'`, to every request to the URL's origin (repeatable)")
-	f.StringVar(&opts.TokenFile, "token-file", "", "send the bearer token in `file` (one line) as 'Authorization: Bearer TOKEN' to the URL's origin")
+	opts.Auth.AddFlags(f, "", "the URL's origin")
 	f.StringVar(&opts.Previous, "previous", "", "the bundle published before, a `folder or URL`: report what this one changed of what it published")
 	f.StringVar(&opts.Signature, "signature", "", "a skill folder's OMS signature `file` (default: skill.oms.sig in the folder)")
 	opts.Sig.AddFlags(f)
@@ -230,7 +224,7 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 		if opts.Signature != "" {
 			return nil, usageErr("--signature is for a skill folder on disk, not a URL")
 		}
-		if o.Header, err = opts.requestHeader(); err != nil {
+		if o.Header, err = opts.Auth.Header(); err != nil {
 			return nil, err
 		}
 		// A bundle that cannot be fetched did not verify: in CI, a
@@ -239,8 +233,8 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 			return nil, &exitError{code: ExitFindings, err: err}
 		}
 	} else {
-		if len(opts.Headers) > 0 || opts.TokenFile != "" {
-			return nil, usageErr("--header and --token-file are for a URL; %s is a folder, read without HTTP, so leave them out", opts.Source)
+		if opts.Auth.given() {
+			return nil, usageErr("%s are for a URL; %s is a folder, read without HTTP, so leave them out", opts.Auth.flags(), opts.Source)
 		}
 		info, serr := os.Stat(opts.Source)
 		switch {
@@ -275,94 +269,6 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 	}
 	return rep, nil
 }
-
-// headerExample is the right form of --header, for the messages that
-// refuse a wrong one.
-const headerExample = "give it as 'Name: value', such as --header 'Authorization: Bearer TOKEN'"
-
-// ownHeaders are the headers verify sets itself, which --header may not.
-var ownHeaders = map[string]string{
-	"Host":            "the host is the URL's",
-	"Accept-Encoding": "verify asks for gzip itself and checks what the server sends back",
-}
-
-// requestHeader is what --header and --token-file add to verify's
-// requests, checked whole before anything is fetched. No message quotes
-// a value (or a name that may be one): it may be a secret.
-func (o *verifyOptions) requestHeader() (http.Header, error) {
-	h := http.Header{}
-	for i, raw := range o.Headers {
-		flag := "--header"
-		if len(o.Headers) > 1 {
-			flag = fmt.Sprintf("--header #%d", i+1)
-		}
-		name, value, ok := strings.Cut(raw, ":")
-		value = strings.Trim(value, " \t")
-		switch {
-		case !ok:
-			return nil, usageErr("%s has no ':'; %s", flag, headerExample)
-		case name == "":
-			return nil, usageErr("%s has no name before ':'; %s", flag, headerExample)
-		case strings.ContainsFunc(name, notTokenChar):
-			return nil, usageErr("%s: the name before ':' may hold only letters, digits and !#$%%&'*+-.^_`|~ (no spaces); %s", flag, headerExample)
-		case strings.ContainsFunc(value, isControl):
-			return nil, usageErr("%s %s: the value has a line break or another control character; give one line, %s", flag, name, headerExample)
-		case value == "":
-			return nil, usageErr("%s %s has no value after ':' (an unset variable?); %s", flag, name, headerExample)
-		}
-		name = http.CanonicalHeaderKey(name)
-		if why, ok := ownHeaders[name]; ok {
-			return nil, usageErr("%s %s: verify sets %s itself (%s); leave it out", flag, name, name, why)
-		}
-		h.Add(name, value)
-	}
-	if o.TokenFile != "" {
-		token, err := readToken(o.TokenFile)
-		if err != nil {
-			return nil, usageErr("--token-file %s: %w", o.TokenFile, err)
-		}
-		h.Add("Authorization", "Bearer "+token)
-	}
-	if len(h.Values("Authorization")) > 1 {
-		return nil, usageErr("Authorization is given more than once; give it once, with --token-file or with --header")
-	}
-	if len(h) == 0 {
-		return nil, nil
-	}
-	return h, nil
-}
-
-// readToken reads a bearer token: the file's one line, trimmed. A token
-// is printable ASCII without spaces (RFC 6750), as serve's
-// --auth-token-file wants it too.
-func readToken(file string) (string, error) {
-	data, err := os.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", errors.New("no such file; give the file that holds the token")
-	} else if err != nil {
-		return "", err
-	}
-	token := strings.TrimSpace(string(data))
-	switch {
-	case token == "":
-		return "", errors.New("the file is empty; put the token in it, alone on one line")
-	case strings.HasPrefix(token, "Bearer "):
-		return "", errors.New("the file starts with 'Bearer '; put the token alone in it (verify adds 'Bearer ')")
-	case strings.ContainsFunc(token, notTokenText):
-		return "", errors.New("the token has a space, a line break or a character that is not printable ASCII in it; put the token alone in the file, on one line")
-	}
-	return token, nil
-}
-
-// notTokenChar reports whether r may not be in a header's name (RFC 9110
-// token).
-func notTokenChar(r rune) bool {
-	return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r))
-}
-
-// isControl reports whether r is a control character other than a tab,
-// which a header's value may not hold.
-func isControl(r rune) bool { return r != '\t' && unicode.IsControl(r) }
 
 // verifyDoc is verify's --json document (schema/verify.schema.json).
 type verifyDoc struct {

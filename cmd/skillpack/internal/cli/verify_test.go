@@ -24,8 +24,8 @@ func TestVerifyRequestHeader(t *testing.T) {
 	if err := os.WriteFile(file, []byte("\n  "+token+" \r\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	opts := &verifyOptions{Headers: []string{"x-api-key:  k1 ", "X-Api-Key:k2", "Accept: application/json"}, TokenFile: file}
-	got, err := opts.requestHeader()
+	opts := &verifyOptions{Auth: HTTPAuth{Headers: []string{"x-api-key:  k1 ", "X-Api-Key:k2", "Accept: application/json"}, TokenFile: file}}
+	got, err := opts.Auth.Header()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,14 +33,14 @@ func TestVerifyRequestHeader(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %v, want %v", got, want)
 	}
-	if got, err := (&verifyOptions{}).requestHeader(); got != nil || err != nil {
+	if got, err := (&HTTPAuth{}).Header(); got != nil || err != nil {
 		t.Errorf("no flags: %v, %v; want nothing", got, err)
 	}
 
 	// A line break would end the header and start another: header
 	// injection. The scripts cannot spell one.
 	for _, h := range []string{"X-Key: " + token + "\r\nX-Evil: 1", "X-Key: " + token + "\n", "X-Key: a\x00" + token, "X\r\nKey: " + token} {
-		_, err := (&verifyOptions{Headers: []string{h}}).requestHeader()
+		_, err := (&HTTPAuth{Headers: []string{h}}).Header()
 		code, msg := exitStatus(err)
 		if code != ExitUsage || !strings.Contains(msg, "give it as 'Name: value'") {
 			t.Errorf("%q: exit %d, %q; want a usage error with the right form", h, code, msg)
@@ -64,7 +64,7 @@ func TestVerifyTokenFile(t *testing.T) {
 		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_, err := (&verifyOptions{TokenFile: file}).requestHeader()
+		_, err := (&HTTPAuth{TokenFile: file}).Header()
 		code, msg := exitStatus(err)
 		if code != ExitUsage || !strings.HasPrefix(msg, "--token-file "+file+": ") || !strings.Contains(msg, want) {
 			t.Errorf("%q: exit %d, %q; want a usage error naming the file and %q", body, code, msg, want)

@@ -20,8 +20,8 @@ func isTarget(source string) bool {
 // checks it. A target that cannot be read did not verify (exit 1), as a
 // URL that cannot be fetched.
 func verifyTarget(ctx context.Context, ios *IO, opts *verifyOptions, o verify.Options) (*verify.Report, error) {
-	if len(opts.Headers) > 0 || opts.TokenFile != "" {
-		return nil, usageErr("--header and --token-file are for an http(s) URL; %s takes --username and --password-stdin, or the stored credentials", opts.Source)
+	if opts.Auth.given() {
+		return nil, usageErr("%s are for an http(s) URL; %s takes --username and --password-stdin, or the stored credentials", opts.Auth.flags(), opts.Source)
 	}
 	if err := opts.Target.Login.read(ios.In); err != nil {
 		return nil, err

@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"strings"
+	"unicode"
+
+	"github.com/spf13/pflag"
+)
+
+// HTTPAuth is what a command sends with its requests to a bundle's URL,
+// so that a private registry (serve --auth-token-file, or any host behind
+// a gateway) lets it in: verify's --header and --token-file, and build's
+// --previous-header and --previous-token-file for the bundle published
+// last.
+type HTTPAuth struct {
+	Headers   []string // each "Name: value" as given
+	TokenFile string   // a bearer token's file
+	prefix    string   // of the flags' names: "" or "previous-"
+}
+
+// AddFlags registers the flags, their names after prefix; to says where
+// the requests go, for the help.
+func (a *HTTPAuth) AddFlags(f *pflag.FlagSet, prefix, to string) {
+	a.prefix = prefix
+	f.StringArrayVar(&a.Headers, prefix+"header", nil, "add a request header, `'Name: value'`, to every request to "+to+" (repeatable)")
+	f.StringVar(&a.TokenFile, prefix+"token-file", "", "send the bearer token in `file` (one line) as 'Authorization: Bearer TOKEN' to "+to)
+}
+
+// given reports whether either flag was.
+func (a *HTTPAuth) given() bool { return len(a.Headers) > 0 || a.TokenFile != "" }
+
+// flags names the two flags, for a message that refuses them.
+func (a *HTTPAuth) flags() string {
+	return "--" + a.prefix + "header and --" + a.prefix + "token-file"
+}
+
+// example is the right form of a header, for the messages that refuse a
+// wrong one.
+func (a *HTTPAuth) example() string {
+	return "give it as 'Name: value', such as --" + a.prefix + "header 'Authorization: Bearer TOKEN'"
+}
+
+// ownHeaders are the headers verify's reader sets itself, which a
+// --header may not.
+var ownHeaders = map[string]string{
+	"Host":            "the host is the URL's",
+	"Accept-Encoding": "skillpack asks for gzip itself and checks what the server sends back",
+}
+
+// Header is what the flags add to the requests, checked whole before
+// anything is fetched; nil for nothing. No message quotes a value (or a
+// name that may be one): it may be a secret.
+func (a *HTTPAuth) Header() (http.Header, error) {
+	h := http.Header{}
+	for i, raw := range a.Headers {
+		flag := "--" + a.prefix + "header"
+		if len(a.Headers) > 1 {
+			flag = fmt.Sprintf("--header #%d", i+1)
+		}
+		name, value, ok := strings.Cut(raw, ":")
+		value = strings.Trim(value, " \t")
+		switch {
+		case !ok:
+			return nil, usageErr("%s has no ':'; %s", flag, a.example())
+		case name == "":
+			return nil, usageErr("%s has no name before ':'; %s", flag, a.example())
+		case strings.ContainsFunc(name, notTokenChar):
+			return nil, usageErr("%s: the name before ':' may hold only letters, digits and !#$%%&'*+-.^_`|~ (no spaces); %s", flag, a.example())
+		case strings.ContainsFunc(value, isControl):
+			return nil, usageErr("%s %s: the value has a line break or another control character; give one line, %s", flag, name, a.example())
+		case value == "":
+			return nil, usageErr("%s %s has no value after ':' (an unset variable?); %s", flag, name, a.example())
+		}
+		name = http.CanonicalHeaderKey(name)
+		if why, ok := ownHeaders[name]; ok {
+			return nil, usageErr("%s %s: skillpack sets %s itself (%s); leave it out", flag, name, name, why)
+		}
+		h.Add(name, value)
+	}
+	if a.TokenFile != "" {
+		token, err := readToken(a.TokenFile)
+		if err != nil {
+			return nil, usageErr("--%stoken-file %s: %w", a.prefix, a.TokenFile, err)
+		}
+		h.Add("Authorization", "Bearer "+token)
+	}
+	if len(h.Values("Authorization")) > 1 {
+		return nil, usageErr("Authorization is given more than once; give it once, with --%stoken-file or with --%sheader", a.prefix, a.prefix)
+	}
+	if len(h) == 0 {
+		return nil, nil
+	}
+	return h, nil
+}
+
+// readToken reads a bearer token: the file's one line, trimmed. A token
+// is printable ASCII without spaces (RFC 6750), as serve's
+// --auth-token-file wants it too.
+func readToken(file string) (string, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", errors.New("no such file; give the file that holds the token")
+	} else if err != nil {
+		return "", err
+	}
+	token := strings.TrimSpace(string(data))
+	switch {
+	case token == "":
+		return "", errors.New("the file is empty; put the token in it, alone on one line")
+	case strings.HasPrefix(token, "Bearer "):
+		return "", errors.New("the file starts with 'Bearer '; put the token alone in it (skillpack adds 'Bearer ')")
+	case strings.ContainsFunc(token, notTokenText):
+		return "", errors.New("the token has a space, a line break or a character that is not printable ASCII in it; put the token alone in the file, on one line")
+	}
+	return token, nil
+}
+
+// notTokenChar reports whether r may not be in a header's name (RFC 9110
+// token).
+func notTokenChar(r rune) bool {
+	return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r))
+}
+
+// isControl reports whether r is a control character other than a tab,
+// which a header's value may not hold.
+func isControl(r rune) bool { return r != '\t' && unicode.IsControl(r) }
