@@ -47,10 +47,10 @@ type ListSkillsParams struct {
 // mcp/skills.json exactly as the build wrote it.
 type ListSkillsResult struct {
 	mcp.ResultBase
-	ResultType string            `json:"resultType"`
-	Skills     []json.RawMessage `json:"skills"`
-	NextCursor string            `json:"nextCursor,omitempty"`
-	mcp.Cacheable
+	mcp.Cacheable                   // first, as in the SDK's results: see uncached
+	ResultType    string            `json:"resultType"`
+	Skills        []json.RawMessage `json:"skills"`
+	NextCursor    string            `json:"nextCursor,omitempty"`
 }
 
 // GetSkillParams are the params of skills/get.
@@ -62,9 +62,9 @@ type GetSkillParams struct {
 // GetSkillResult is the answer to skills/get.
 type GetSkillResult struct {
 	mcp.ResultBase
-	ResultType string          `json:"resultType"`
-	Skill      json.RawMessage `json:"skill"`
-	mcp.Cacheable
+	mcp.Cacheable                 // first, as in the SDK's results: see uncached
+	ResultType    string          `json:"resultType"`
+	Skill         json.RawMessage `json:"skill"`
 }
 
 // ReadDirectoryParams are the params of resources/directory/read.
@@ -78,10 +78,10 @@ type ReadDirectoryParams struct {
 // their resource metadata, folders as inode/directory.
 type ReadDirectoryResult struct {
 	mcp.ResultBase
-	ResultType string          `json:"resultType"`
-	Resources  []*mcp.Resource `json:"resources"`
-	NextCursor string          `json:"nextCursor,omitempty"`
-	mcp.Cacheable
+	mcp.Cacheable                 // first, as in the SDK's results: see uncached
+	ResultType    string          `json:"resultType"`
+	Resources     []*mcp.Resource `json:"resources"`
+	NextCursor    string          `json:"nextCursor,omitempty"`
 }
 
 // skillTemplate matches every skill:// URI, so that resources/read reaches
