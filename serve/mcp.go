@@ -172,13 +172,14 @@ func (u uncached) MarshalJSON() ([]byte, error) {
 }
 
 // withoutMembers removes the named members of the JSON object data,
-// reading it only up to the last of them.
+// reading it only up to the last of them, in place: the result is data's
+// own storage, so that a large object is not copied.
 func withoutMembers(data []byte, names ...string) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		return nil, fmt.Errorf("not a JSON object: %.40q", data)
 	}
-	out := append(make([]byte, 0, len(data)), '{')
+	out := []byte{'{'} // the members kept before the last one removed
 	found := 0
 	for found < len(names) && dec.More() {
 		from := dec.InputOffset() // after the member before, if any
@@ -205,7 +206,11 @@ func withoutMembers(data []byte, names ...string) ([]byte, error) {
 	if len(out) == 1 {
 		rest = bytes.TrimLeft(rest, ",")
 	}
-	return append(out, rest...), nil
+	// Both move towards the start: out is no longer than what it was
+	// read from, and copy allows the overlap.
+	n := copy(data, out)
+	n += copy(data[n:], rest)
+	return data[:n], nil
 }
 
 func must(err error) {
