@@ -76,7 +76,7 @@ func (f *BuildFlags) resolveBundle(ios *IO, given func(flag string) bool) (build
 	// Checked before any work: a bad URL found after packing every skill
 	// wastes the build.
 	if err := layout.CheckBaseURL(baseURL); err != nil {
-		return build.Options{}, &exitError{code: ExitUsage, err: &baseURLError{baseURLSource(cfg, given("base-url")), err}}
+		return build.Options{}, &exitError{code: ExitUsage, err: &baseURLError{configSource(cfg, given("base-url"), "base-url"), err}}
 	}
 	aiCatalog := pick(given, "ai-catalog", f.AICatalog, cfg.Build.AICatalog)
 	if aiCatalog {
@@ -128,11 +128,6 @@ func (e *baseURLError) Error() string {
 	return e.source + " " + strings.TrimPrefix(e.err.Error(), "base URL ")
 }
 func (e *baseURLError) Unwrap() error { return e.err }
-
-// baseURLSource names where the base URL came from, for its error.
-func baseURLSource(cfg *lint.Config, flag bool) string {
-	return configSource(cfg, flag, "base-url")
-}
 
 // configSource names where a build setting came from, for its errors: the
 // flag, or the key of skillpack.yaml's build section of the same name.

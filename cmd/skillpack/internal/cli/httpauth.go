@@ -60,7 +60,7 @@ func (a *HTTPAuth) Header() (http.Header, error) {
 	for i, raw := range a.Headers {
 		flag := "--" + a.prefix + "header"
 		if len(a.Headers) > 1 {
-			flag = fmt.Sprintf("--header #%d", i+1)
+			flag = fmt.Sprintf("--%sheader #%d", a.prefix, i+1)
 		}
 		name, value, ok := strings.Cut(raw, ":")
 		value = strings.Trim(value, " \t")

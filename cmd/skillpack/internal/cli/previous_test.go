@@ -56,6 +56,12 @@ func TestBuildPreviousPrivate(t *testing.T) {
 	if want := "skillpack: --previous-header and --previous-token-file are for a URL; --previous dist is a folder, read without HTTP, so leave them out\n"; code != ExitUsage || stderr.String() != want {
 		t.Errorf("a folder with a token: exit %d, %q; want %d, %q", code, stderr.String(), ExitUsage, want)
 	}
+	// A mistake in the second of two headers names the flag it was given with.
+	stderr.Reset()
+	code = Main([]string{"build", "skills", "-o", "next", "--previous", srv.URL, "--previous-header", "X-A: 1", "--previous-header", "X-B"}, nil, new(bytes.Buffer), &stderr)
+	if want := "skillpack: --previous-header #2 has no ':'; give it as 'Name: value', such as --previous-header 'Authorization: Bearer TOKEN'\n"; code != ExitUsage || stderr.String() != want {
+		t.Errorf("a bad second header: exit %d, %q; want %d, %q", code, stderr.String(), ExitUsage, want)
+	}
 	stderr.Reset()
 	code = Main([]string{"build", "skills", "-o", "next", "--previous-header", "Authorization: Bearer " + token}, nil, new(bytes.Buffer), &stderr)
 	if want := "skillpack: --previous-header and --previous-token-file are for the --previous URL; give --previous, or leave them out\n"; code != ExitUsage || stderr.String() != want {
