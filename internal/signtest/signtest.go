@@ -1,27 +1,34 @@
 // Package signtest builds the skillpack-sign helper for the tests that
-// sign and verify through it, end to end, as a user's skillpack does, and
-// has a stand-in signer and verifier for the tests that need no Sigstore.
+// sign and verify through it, end to end, as a user's skillpack does,
+// starts a private Sigstore instance for keyless runs of it, and has a
+// stand-in signer and verifier for the tests that need no Sigstore.
 package signtest
 
 import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"testing"
 )
 
 // Build compiles cmd/skillpack-sign, a module of its own, into dir and
 // returns the program's path. The first build compiles sigstore-go (minutes
 // from an empty cache); later ones only link.
 func Build(dir string) (string, error) {
+	return build(dir, ".", "skillpack-sign")
+}
+
+// build compiles the package pkg of the helper's module into dir/name.
+func build(dir, pkg, name string) (string, error) {
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		return "", fmt.Errorf("signtest: no source path")
 	}
 	src := filepath.Join(filepath.Dir(file), "..", "..", "cmd", "skillpack-sign")
-	name := "skillpack-sign"
 	if runtime.GOOS == "windows" {
 		name += ".exe"
 	}
@@ -30,12 +37,70 @@ func Build(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("signtest: the go command builds the helper: %w", err)
 	}
-	cmd := exec.Command(gobin, "build", "-o", out, ".")
+	cmd := exec.Command(gobin, "build", "-o", out, pkg)
 	cmd.Dir = src
 	if msg, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("signtest: building %s: %w\n%s", src, err, msg)
+		return "", fmt.Errorf("signtest: building %s in %s: %w\n%s", pkg, src, err, msg)
 	}
 	return out, nil
+}
+
+// Sigstore is a private Sigstore instance on loopback (Fulcio, Rekor, a
+// timestamp authority and a CT log whose signatures verify against
+// TrustedRoot), run by the helper module's fakesigstore program, for
+// end-to-end tests of keyless signing.
+type Sigstore struct {
+	FulcioURL string `json:"fulcioURL"`
+	RekorURL  string `json:"rekorURL"`
+	TSAURL    string `json:"tsaURL"`
+	// IdentityToken is an OIDC token Fulcio takes, for Identity (a GitHub
+	// release workflow's) and Issuer.
+	IdentityToken string `json:"identityToken"`
+	Identity      string `json:"identity"`
+	Issuer        string `json:"issuer"`
+	// TrustedRoot is a trusted_root.json file that trusts exactly it.
+	TrustedRoot string `json:"-"`
+}
+
+// StartSigstore builds and starts the instance; it stops with the test.
+func StartSigstore(t testing.TB) *Sigstore {
+	t.Helper()
+	dir := t.TempDir()
+	prog, err := build(dir, "./internal/sigstoretest/fakesigstore", "fakesigstore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Sigstore{TrustedRoot: filepath.Join(dir, "trusted_root.json")}
+	cmd := exec.Command(prog, "-root", s.TrustedRoot)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Closing its standard input stops it.
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	if err := json.NewDecoder(stdout).Decode(s); err != nil {
+		t.Fatalf("signtest: fakesigstore said no services: %v", err)
+	}
+	return s
+}
+
+// SignFlags are the signing flags that sign keyless against s.
+func (s *Sigstore) SignFlags() []string {
+	return []string{"--identity-token", s.IdentityToken, "--fulcio-url", s.FulcioURL,
+		"--rekor-url", s.RekorURL, "--tsa-url", s.TSAURL, "--trusted-root", s.TrustedRoot}
+}
+
+// VerifyFlags are the flags that verify s's signatures of Identity.
+func (s *Sigstore) VerifyFlags() []string {
+	return []string{"--certificate-identity", s.Identity, "--certificate-oidc-issuer", s.Issuer, "--trusted-root", s.TrustedRoot}
 }
 
 // Stub is a stand-in signature, for tests that treat signatures as

@@ -142,7 +142,7 @@ func TestSignStatementKeyless(t *testing.T) {
 	must(t, err)
 	blob, err := s.Sign(ctx, []byte("an artifact"))
 	must(t, err)
-	if n := f.fulcioCalls.Load(); n != 1 {
+	if n := f.FulcioCalls.Load(); n != 1 {
 		t.Errorf("%d certificates for a statement and a blob, want 1", n)
 	}
 	if e := fields(t, b).VerificationMaterial.TlogEntries; len(e) != 1 || e[0].KindVersion.Kind != "dsse" {

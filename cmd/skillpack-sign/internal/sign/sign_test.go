@@ -37,10 +37,10 @@ func TestKeylessSignVerify(t *testing.T) {
 		bundles = append(bundles, b)
 	}
 	// One token and one certificate for the whole run.
-	if n := f.tokenCalls.Load(); n != 1 {
+	if n := f.TokenCalls.Load(); n != 1 {
 		t.Errorf("token endpoint called %d times, want 1", n)
 	}
-	if n := f.fulcioCalls.Load(); n != 1 {
+	if n := f.FulcioCalls.Load(); n != 1 {
 		t.Errorf("Fulcio called %d times, want 1", n)
 	}
 	var doc struct {
@@ -86,7 +86,7 @@ func TestKeylessSignVerify(t *testing.T) {
 
 func TestKeylessTokenSources(t *testing.T) {
 	f := newFakeSigstore(t)
-	tok := jwt(f.claims)
+	tok := f.IDToken()
 	tokFile := filepath.Join(t.TempDir(), "token")
 	must(t, os.WriteFile(tokFile, []byte(tok+"\n"), 0o600))
 	ctx := context.Background()
@@ -103,13 +103,13 @@ func TestKeylessTokenSources(t *testing.T) {
 			o.IdentityToken = tc.flag
 			s, err := NewSigner(ctx, o, func(k string) string { return tc.env[k] }, nil)
 			must(t, err)
-			s.tlogs[0] = &fakeRekor{key: f.rekorKey}
+			s.tlogs[0] = f.Log
 			if _, err := s.Sign(ctx, []byte("x")); err != nil {
 				t.Fatal(err)
 			}
 		})
 	}
-	if n := f.tokenCalls.Load(); n != 0 {
+	if n := f.TokenCalls.Load(); n != 0 {
 		t.Errorf("GitHub's endpoint was asked %d times with a token at hand", n)
 	}
 
@@ -296,30 +296,30 @@ func TestSigningConfig(t *testing.T) {
   "caUrls": `+svc(fulcio)+`,
   "rekorTlogUrls": `+svc("https://rekor.fake.test")+`,
   "rekorTlogConfig": {"selector": "ANY"},
-  "tsaUrls": `+svc(f.tsa.URL+"/api/v1/timestamp")+`,
+  "tsaUrls": `+svc(f.TSA.URL+"/api/v1/timestamp")+`,
   "tsaConfig": {"selector": "ANY"}
 }`), 0o644))
 		return p
 	}
-	got, err := services(Options{SigningConfig: config(f.fulcio.URL)}, true)
+	got, err := services(Options{SigningConfig: config(f.Fulcio.URL)}, true)
 	must(t, err)
-	want := serviceURLs{fulcio: f.fulcio.URL, rekor: "https://rekor.fake.test", tsa: f.tsa.URL + "/api/v1/timestamp", rekorVersion: 1}
+	want := serviceURLs{fulcio: f.Fulcio.URL, rekor: "https://rekor.fake.test", tsa: f.TSA.URL + "/api/v1/timestamp", rekorVersion: 1}
 	if got != want {
 		t.Errorf("from the signing config: %+v, want %+v", got, want)
 	}
 	// A flag wins over the config.
-	got, err = services(Options{SigningConfig: config("http://fulcio.invalid"), FulcioURL: f.fulcio.URL}, true)
+	got, err = services(Options{SigningConfig: config("http://fulcio.invalid"), FulcioURL: f.Fulcio.URL}, true)
 	must(t, err)
-	if got.fulcio != f.fulcio.URL {
+	if got.fulcio != f.Fulcio.URL {
 		t.Errorf("--fulcio-url lost to the signing config: %+v", got)
 	}
-	s, err := NewSigner(context.Background(), Options{SigningConfig: config(f.fulcio.URL)}, f.env(), nil)
+	s, err := NewSigner(context.Background(), Options{SigningConfig: config(f.Fulcio.URL)}, f.env(), nil)
 	must(t, err)
-	s.tlogs[0] = &fakeRekor{key: f.rekorKey}
+	s.tlogs[0] = f.Log
 	if _, err := s.Sign(context.Background(), []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	if f.fulcioCalls.Load() != 1 {
+	if f.FulcioCalls.Load() != 1 {
 		t.Errorf("the signing config's Fulcio was not asked")
 	}
 
@@ -336,5 +336,44 @@ func TestSigningConfig(t *testing.T) {
 	}
 	if _, err := services(Options{SigningConfig: filepath.Join(dir, "missing.json")}, true); err == nil || !strings.Contains(err.Error(), "--signing-config") {
 		t.Errorf("missing config: err = %v", err)
+	}
+}
+
+// Keyless against the fake Rekor over HTTP, through sigstore-go's own
+// Rekor v1 client (what a run with --rekor-url uses): a blob is logged as
+// hashedrekord and a statement as dsse, each entry verifies against the
+// trusted root, and the log took exactly those two.
+func TestKeylessRekorHTTP(t *testing.T) {
+	f := newFakeSigstore(t)
+	tr := f.writeTrustedRoot(t.TempDir())
+	o := f.options(tr)
+	o.RekorURL = f.Rekor.URL
+	s, err := NewSigner(context.Background(), o, f.env(), nil)
+	must(t, err)
+	ctx := context.Background()
+	artifact := []byte("an artifact\n")
+	blob, err := s.Sign(ctx, artifact)
+	must(t, err)
+	folder, err := s.SignStatement(ctx, []byte(statement))
+	must(t, err)
+	if n := f.Log.Entries(); n != 2 {
+		t.Errorf("the log took %d entries, want 2", n)
+	}
+	for _, c := range []struct {
+		bundle []byte
+		kind   string
+	}{{blob, "hashedrekord"}, {folder, "dsse"}} {
+		if e := fields(t, c.bundle).VerificationMaterial.TlogEntries; len(e) != 1 || e[0].KindVersion.Kind != c.kind {
+			t.Errorf("log entries %+v, want one %s entry", e, c.kind)
+		}
+	}
+	v, err := NewVerifier(VerifyOptions{CertificateIdentity: testIdentity, CertificateOIDCIssuer: GitHubIssuer, TrustedRoot: tr})
+	must(t, err)
+	sum := sha256.Sum256(artifact)
+	if err := v.Verify(blob, sum[:]); err != nil {
+		t.Errorf("blob: %v", err)
+	}
+	if got, err := v.VerifyStatement(folder); err != nil || string(got) != statement {
+		t.Errorf("statement: %q, %v", got, err)
 	}
 }

@@ -16,6 +16,8 @@ import (
 
 	sigstore "github.com/sigstore/sigstore-go/pkg/sign"
 	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/skillpack/skillpack/cmd/skillpack-sign/internal/sigstoretest"
 )
 
 // TestVerifyRejects checks that each way a signature can be wrong is
@@ -33,7 +35,7 @@ func TestVerifyRejects(t *testing.T) {
 	// A certificate that expired before anything vouched for the time of
 	// signing.
 	expired := newFakeSigstore(t)
-	expired.certTimes = func() (time.Time, time.Time) {
+	expired.CertTimes = func() (time.Time, time.Time) {
 		return time.Now().Add(-90 * time.Second), time.Now().Add(-30 * time.Second)
 	}
 	expiredTR := expired.writeTrustedRoot(t.TempDir())
@@ -161,7 +163,7 @@ func mustKey(t *testing.T) *ecdsa.PrivateKey {
 func selfSigned(t *testing.T, f *fakeSigstore, artifact []byte) []byte {
 	t.Helper()
 	k := mustKey(t)
-	issuer, _ := f.claims["iss"].(string)
+	issuer, _ := f.Claims["iss"].(string)
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(7),
 		Subject:      pkix.Name{CommonName: "self"},
@@ -171,7 +173,7 @@ func selfSigned(t *testing.T, f *fakeSigstore, artifact []byte) []byte {
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageCodeSigning},
 		URIs:         []*url.URL{{Scheme: "https", Host: "github.com", Path: "/" + testWorkflow}},
 		ExtraExtensions: []pkix.Extension{
-			{Id: oidIssuerV1, Value: []byte(issuer)},
+			{Id: sigstoretest.OIDIssuerV1, Value: []byte(issuer)},
 		},
 	}
 	tmpl.Issuer = tmpl.Subject
@@ -182,8 +184,8 @@ func selfSigned(t *testing.T, f *fakeSigstore, artifact []byte) []byte {
 	b, err := sigstore.Bundle(&sigstore.PlainData{Data: artifact}, kp, sigstore.BundleOptions{
 		CertificateProvider:        fixedCert(der),
 		CertificateProviderOptions: &sigstore.CertificateProviderOptions{},
-		TimestampAuthorities:       []*sigstore.TimestampAuthority{sigstore.NewTimestampAuthority(&sigstore.TimestampAuthorityOptions{URL: f.tsa.URL})},
-		TransparencyLogs:           []sigstore.Transparency{&fakeRekor{key: f.rekorKey}},
+		TimestampAuthorities:       []*sigstore.TimestampAuthority{sigstore.NewTimestampAuthority(&sigstore.TimestampAuthorityOptions{URL: f.TSA.URL})},
+		TransparencyLogs:           []sigstore.Transparency{f.Log},
 	})
 	must(t, err)
 	data, err := protojson.Marshal(b)
