@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -22,8 +23,10 @@ import (
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry/remote"
 
+	"github.com/skillpack/skillpack/internal/signtest"
 	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/publish"
+	"github.com/skillpack/skillpack/verify"
 )
 
 // keySigner signs statements as skillpack-sign does with --key: a
@@ -104,23 +107,11 @@ func signedStatement(t *testing.T, repo *remote.Repository, subject ocispec.Desc
 	if err != nil {
 		t.Fatal(err)
 	}
-	var b struct {
-		DSSE struct {
-			Payload     []byte `json:"payload"`
-			PayloadType string `json:"payloadType"`
-			Signatures  []struct {
-				Sig []byte `json:"sig"`
-			} `json:"signatures"`
-		} `json:"dsseEnvelope"`
+	payload, err := keyStatements(pub)(data)
+	if err != nil {
+		t.Fatalf("the bundle of %s: %v", subject.Digest, err)
 	}
-	if err := json.Unmarshal(data, &b); err != nil || len(b.DSSE.Signatures) != 1 {
-		t.Fatalf("the bundle of %s: %v, %d signatures", subject.Digest, err, len(b.DSSE.Signatures))
-	}
-	sum := sha256.Sum256(pae(b.DSSE.PayloadType, b.DSSE.Payload))
-	if b.DSSE.PayloadType != inTotoPayloadType || !ecdsa.VerifyASN1(pub, sum[:], b.DSSE.Signatures[0].Sig) {
-		t.Fatalf("the envelope of %s (%s) does not verify with the key", subject.Digest, b.DSSE.PayloadType)
-	}
-	if err := json.Unmarshal(b.DSSE.Payload, &statement); err != nil {
+	if err := json.Unmarshal(payload, &statement); err != nil {
 		t.Fatal(err)
 	}
 	return statement
@@ -208,4 +199,87 @@ func TestSignManifests(t *testing.T) {
 	if out, err := verify(other, refs[0]); err == nil {
 		t.Errorf("cosign verify %s accepted another key:\n%s", refs[0], out)
 	}
+}
+
+// keyStatements checks what keySigner signed with pub, as skillpack-sign's
+// VerifyStatement does with --key: it returns the statement of a bundle
+// whose envelope verifies with pub.
+func keyStatements(pub *ecdsa.PublicKey) func([]byte) ([]byte, error) {
+	return func(bundle []byte) ([]byte, error) {
+		var b struct {
+			DSSE struct {
+				Payload     []byte `json:"payload"`
+				PayloadType string `json:"payloadType"`
+				Signatures  []struct {
+					Sig []byte `json:"sig"`
+				} `json:"signatures"`
+			} `json:"dsseEnvelope"`
+		}
+		if err := json.Unmarshal(bundle, &b); err != nil || len(b.DSSE.Signatures) != 1 {
+			return nil, fmt.Errorf("not a DSSE bundle with one signature")
+		}
+		sum := sha256.Sum256(pae(b.DSSE.PayloadType, b.DSSE.Payload))
+		if b.DSSE.PayloadType != inTotoPayloadType || !ecdsa.VerifyASN1(pub, sum[:], b.DSSE.Signatures[0].Sig) {
+			return nil, fmt.Errorf("the signature does not verify with the key (payload type %s)", b.DSSE.PayloadType)
+		}
+		return b.DSSE.Payload, nil
+	}
+}
+
+// verify oci:// reads the manifests' own signatures (publish --sign's, as
+// cosign's) as theirs, not as files of the bundle: without a statement
+// verifier they are passed over; with one, each manifest's must verify
+// and sign its digest, and another key or a statement about another
+// manifest is a problem at the manifest.
+func TestVerifySignedManifests(t *testing.T) {
+	reg := startRegistry(t)
+	_, b := newBundle(t)
+	sign, pub, _ := keySigner(t)
+	target := "oci://" + reg.host + "/acme/skills:v1"
+	publishTo(t, b, target, Options{Sign: sign})
+
+	check := func(o Options) *verify.Report {
+		t.Helper()
+		st, err := OpenStore(target, o, verify.DefaultMaxSkills)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := verify.Objects(context.Background(), st, verify.Options{Verifier: signtest.StubVerifier{}, RequireSignatures: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	for name, o := range map[string]Options{"no statement verifier": {}, "the key": {VerifyStatement: keyStatements(pub)}} {
+		if rep := check(o); !rep.OK() {
+			var out bytes.Buffer
+			rep.WriteText(&out)
+			t.Errorf("%s: the signed bundle does not verify:\n%s", name, out.String())
+		}
+	}
+
+	_, other, _ := keySigner(t)
+	rep := check(Options{VerifyStatement: keyStatements(other)})
+	if n := len(rep.Problems); n != len(b.Skills)+1 {
+		t.Errorf("another key: %d problems, want one a manifest (%d)", n, len(b.Skills)+1)
+	}
+	idx, err := repoOf(t, reg.host, "acme/skills").Resolve(context.Background(), "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantProblem(t, rep, target[:strings.LastIndex(target, ":")]+"@"+string(idx.Digest),
+		"none of its 1 signatures (cosign's, of the manifest) verifies", "does not verify with the key")
+
+	// A signer that signs a statement about another manifest.
+	liar := func(ctx context.Context, statement []byte) ([]byte, error) {
+		return sign(ctx, signStatement(digest.FromString("another manifest")))
+	}
+	target = "oci://" + reg.host + "/acme/lies:v1"
+	publishTo(t, b, target, Options{Sign: liar})
+	lies, err := repoOf(t, reg.host, "acme/lies").Resolve(context.Background(), "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantProblem(t, check(Options{VerifyStatement: keyStatements(pub)}), "oci://"+reg.host+"/acme/lies@"+string(lies.Digest),
+		"its statement is about "+string(digest.FromString("another manifest"))+", not "+string(lies.Digest))
 }

@@ -35,7 +35,8 @@
 // layer titled with its DIST path, with their own signatures attached, so
 // that the registry holds the whole bundle. With Options.Sign, each
 // skill's manifest and the collection get a signature of their own, as
-// `cosign sign` makes one (cosign.go), which `cosign verify` checks.
+// `cosign sign` makes one (cosign.go), which `cosign verify` checks, and
+// a Store with Options.VerifyStatement checks the same way.
 //
 // # One repository
 //

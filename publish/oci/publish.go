@@ -46,6 +46,12 @@ type Options struct {
 	// signature keeps it.
 	Sign Signer
 
+	// VerifyStatement, when not nil, checks the manifests' own signatures
+	// (what Sign made, or `cosign sign`) as a Store reads them: it returns
+	// a Sigstore bundle's in-toto statement once the bundle is by the
+	// expected identity or key. Nil: they are recognised, not checked.
+	VerifyStatement func(bundle []byte) (statement []byte, err error)
+
 	// Attempts and Backoff override the runner's retry defaults (tests).
 	Attempts int
 	Backoff  time.Duration

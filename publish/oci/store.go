@@ -13,6 +13,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/opencontainers/go-digest"
@@ -74,6 +75,12 @@ type Store struct {
 	// versions.json (built with --versioned), so that a bundle built
 	// without is not said to have them.
 	pinned map[string]ocispec.Descriptor
+	// own holds the signatures of manifests themselves, by their subject
+	// (cosign's, attached with its predicate annotation), which Check
+	// verifies with verifyStatement when there is one.
+	own             map[digest.Digest][]ocispec.Descriptor
+	verifyStatement func([]byte) ([]byte, error)
+	verifying       sync.Mutex // a verifier need not be safe for concurrent use
 }
 
 // sigRef is a Sigstore bundle attached to subject, by its manifest.
@@ -101,6 +108,7 @@ func OpenStore(source string, o Options, maxSkills int) (*Store, error) {
 		ref: ref, t: t, r: r,
 		jobs: cmp.Or(o.Jobs, publish.DefaultJobs), maxSkills: maxSkills,
 		blobs: map[string]ocispec.Descriptor{}, sigs: map[string]sigRef{}, pinned: map[string]ocispec.Descriptor{},
+		own: map[digest.Digest][]ocispec.Descriptor{}, verifyStatement: o.VerifyStatement,
 	}, nil
 }
 
@@ -209,18 +217,24 @@ func (s *Store) Check(ctx context.Context, problem func(path, message string)) e
 			entries = append(entries, e)
 		}
 	}
-	parallel.Each(len(entries)+1, s.jobs, func(i int) error {
-		if i == len(entries) {
+	parallel.Each(len(entries)+2, s.jobs, func(i int) error {
+		switch {
+		case i == len(entries)+1:
+			// The collection's own signature; nothing else is attached
+			// to it as a Sigstore bundle.
+			s.signatures(ctx, desc, "", problem, func(string) bool { return false })
+		case i == len(entries):
 			s.signatures(ctx, docs, "", problem, func(p string) bool {
 				a, _ := layout.SignedArtifact(p)
 				pp, ok := layout.ParsePath(a)
 				return s.has(a) && (!ok || pp.Kind == layout.KindDoc)
 			})
-		} else {
+		default:
 			s.skill(ctx, entries[i], problem)
 		}
 		return nil
 	})
+	s.manifestSignatures(ctx, problem)
 	return ctx.Err()
 }
 
@@ -451,6 +465,16 @@ func (s *Store) signatures(ctx context.Context, subject ocispec.Descriptor, dir 
 		return
 	}
 	for _, r := range refs {
+		if pt, ok := r.Annotations[annBundlePredicateType]; ok {
+			// The manifest's own signature or attestation, as cosign
+			// attaches one: not a file of the bundle.
+			if pt == CosignSignPredicate {
+				s.mu.Lock()
+				s.own[subject.Digest] = append(s.own[subject.Digest], r)
+				s.mu.Unlock()
+			}
+			continue
+		}
 		title := r.Annotations[annTitle]
 		p := dir + title
 		if _, sig := layout.SignedArtifact(p); !sig || layout.CheckPath(p) != nil || !ok(p) {
@@ -463,6 +487,87 @@ func (s *Store) signatures(ctx context.Context, subject ocispec.Descriptor, dir 
 		}
 		s.mu.Unlock()
 	}
+}
+
+// maxSignature is the largest manifest signature read: a Sigstore
+// bundle holds a certificate chain, a log entry and a timestamp.
+const maxSignature = 1 << 20
+
+// manifestSignatures verifies the signatures that manifests carry of
+// themselves, as cosign verify does: a manifest passes when one of them
+// is by the expected signer over its digest; when none is, that is a
+// problem (a manifest without any is not: publish --sign is a choice).
+func (s *Store) manifestSignatures(ctx context.Context, problem func(path, message string)) {
+	if s.verifyStatement == nil {
+		return
+	}
+	subjects := slices.Sorted(maps.Keys(s.own))
+	parallel.Each(len(subjects), s.jobs, func(i int) error {
+		subject := subjects[i]
+		var why []string
+		for _, r := range s.own[subject] {
+			err := s.manifestSignature(ctx, subject, r)
+			if err == nil {
+				return nil
+			}
+			why = append(why, fmt.Sprintf("%s: %v", r.Digest, err))
+		}
+		problem(s.at(subject), fmt.Sprintf("none of its %d signatures (cosign's, of the manifest) verifies: %s", len(why), strings.Join(why, "; ")))
+		return nil
+	})
+}
+
+// manifestSignature checks one signature of the manifest subject: its
+// bundle is by the expected signer, and its statement is cosign's over
+// subject's digest.
+func (s *Store) manifestSignature(ctx context.Context, subject digest.Digest, r ocispec.Descriptor) error {
+	var msgs []string
+	m, ok := s.manifest(ctx, r, ArtifactTypeSigstoreBundle, subject, func(_, msg string) { msgs = append(msgs, msg) })
+	if !ok {
+		return errors.New(msgs[0])
+	}
+	layer, err := signatureLayer(m, r.Digest)
+	if err != nil {
+		return err
+	}
+	if !s.blob(layer, r.Digest, func(_, msg string) { msgs = append(msgs, msg) }) {
+		return errors.New(msgs[0])
+	}
+	if layer.Size > maxSignature {
+		return fmt.Errorf("its bundle is %d bytes, more than a signature takes (%d)", layer.Size, maxSignature)
+	}
+	rc, err := s.r.repo.Blobs().Fetch(ctx, layer)
+	if err != nil {
+		return err
+	}
+	data, err := content.ReadAll(rc, layer) // checks the size and digest
+	rc.Close()
+	if err != nil {
+		return err
+	}
+	s.verifying.Lock()
+	raw, err := s.verifyStatement(data)
+	s.verifying.Unlock()
+	if err != nil {
+		return err
+	}
+	var st cosignStatement
+	if err := json.Unmarshal(raw, &st); err != nil {
+		return fmt.Errorf("its statement is not an in-toto statement: %v", err)
+	}
+	if st.PredicateType != CosignSignPredicate {
+		return fmt.Errorf("its statement's predicate is %q, not %s", st.PredicateType, CosignSignPredicate)
+	}
+	if len(st.Subject) != 1 || st.Subject[0].Digest[subject.Algorithm().String()] != subject.Encoded() {
+		var about []string
+		for _, sub := range st.Subject {
+			for _, alg := range slices.Sorted(maps.Keys(sub.Digest)) {
+				about = append(about, alg+":"+sub.Digest[alg])
+			}
+		}
+		return fmt.Errorf("its statement is about %s, not %s", cmp.Or(strings.Join(about, ", "), "nothing"), subject)
+	}
+	return nil
 }
 
 // referrers lists the referrers of subject of one artifact type, sorted by

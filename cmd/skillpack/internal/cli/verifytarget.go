@@ -26,7 +26,7 @@ func verifyTarget(ctx context.Context, ios *IO, opts *verifyOptions, o verify.Op
 	if err := opts.Target.Login.read(ios.In); err != nil {
 		return nil, err
 	}
-	st, err := opts.store()
+	st, err := opts.store(o.Verifier)
 	if err != nil {
 		return nil, err
 	}
@@ -38,19 +38,24 @@ func verifyTarget(ctx context.Context, ios *IO, opts *verifyOptions, o verify.Op
 }
 
 // store is the target's reader, refusing a target or a flag its scheme
-// does not take.
-func (opts *verifyOptions) store() (verify.ObjectStore, error) {
+// does not take. A registry's reader checks the manifests' own signatures
+// with v, when it checks statements.
+func (opts *verifyOptions) store(v verify.SignatureVerifier) (verify.ObjectStore, error) {
 	t := opts.Target
 	if strings.HasPrefix(opts.Source, schemeOCI) {
 		if t.Endpoint != "" {
 			return nil, usageErr("--endpoint is for s3:// targets; an oci:// target names its registry itself")
 		}
-		st, err := oci.OpenStore(opts.Source, oci.Options{
+		o := oci.Options{
 			Insecure: t.Insecure,
 			Username: t.Login.Username,
 			Password: t.Login.password,
 			Jobs:     opts.Jobs,
-		}, cmp.Or(opts.MaxSkills, verify.DefaultMaxSkills))
+		}
+		if sv, ok := v.(verify.StatementVerifier); ok {
+			o.VerifyStatement = sv.VerifyStatement
+		}
+		st, err := oci.OpenStore(opts.Source, o, cmp.Or(opts.MaxSkills, verify.DefaultMaxSkills))
 		if err != nil {
 			return nil, usageErr("%w", err)
 		}
