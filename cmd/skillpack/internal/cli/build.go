@@ -77,8 +77,9 @@ else 1980-01-01T00:00:00Z.
 too) to s3://bucket/prefix or oci://host[:port]/repo[:tag], as
 skillpack publish DIST TARGET does, with its flags (--endpoint,
 --insecure, --prune, --keep, --username, --password-stdin; its requests
-at once are publish's default). A build that fails publishes nothing; a
-publish that fails exits 3.
+at once are publish's default). With --sign, a registry's manifests are
+signed too, as publish --sign signs them. A build that fails publishes
+nothing; a publish that fails exits 3.
 
 Two more discovery documents are written only when asked for. --llms-txt
 writes llms.txt at the bundle root (the llms.txt proposal, llmstxt.org) with
@@ -128,9 +129,15 @@ when it is not 0 (schema/build.schema.json). A CI step's
 }
 
 // publishOptions is what --publish runs: publish's options for DIST.
+// With --sign, a registry's manifests are signed too, with the build's
+// signing flags, as publish --sign signs them: what build --sign
+// publishes is what cosign verify then accepts.
 func (o *buildOptions) publishOptions() *publishOptions {
 	if o.published == nil {
 		o.published = &publishOptions{PublishFlags: o.Publish, Dist: o.Out, Target: o.PublishTo, JSON: o.JSON}
+		if o.Sign && strings.HasPrefix(o.PublishTo, schemeOCI) {
+			o.published.Sign, o.published.SignOptions = true, o.SignOptions
+		}
 	}
 	return o.published
 }
