@@ -52,6 +52,7 @@ func configs(t *testing.T) {
 	writeSkills(t, map[string]string{
 		"site.yaml":       "profile: claude\nbuild:\n  base-url: https://example.com/skills\n  no-legacy: true\n  skip-invalid: true\n",
 		"badurl.yaml":     "build:\n  base-url: example.com\n",
+		"release.yaml":    "build:\n  base-url: https://example.com/skills\n  llms-txt: true\n  ai-catalog: true\n  versioned: true\n  previous: https://example.com/skills\n",
 		"skills/SKILL.md": cleanSkill,
 	})
 }
@@ -201,6 +202,13 @@ func TestServeFlags(t *testing.T) {
 			argv:    []string{"dist", "--watch", "skills", "--config", "site.yaml", "--addr", ":0"},
 			want:    serveOptions{Dist: "dist", Addr: ":0", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Config: "site.yaml"}}},
 			rebuild: build.Options{Out: "dist", BaseURL: "https://example.com/skills", NoLegacy: true, SkipInvalid: true}, profile: "claude",
+		},
+		// The discovery documents too, but not the release keys: a
+		// rebuild on an edit is not a release.
+		{
+			argv:    []string{"dist", "--watch", "skills", "--config", "release.yaml"},
+			want:    serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Config: "release.yaml"}}},
+			rebuild: build.Options{Out: "dist", BaseURL: "https://example.com/skills", LLMsTxt: true, AICatalog: true}, profile: "spec",
 		},
 		{
 			argv: []string{"dist", "--watch", "skills", "--config", "badurl.yaml"},
