@@ -493,7 +493,11 @@ func (b *builder) prepare(w *task) error {
 		return fmt.Errorf("%s: frontmatter has no faithful JSON form: %w", s.EntryPath(), err)
 	}
 	desc, _ := s.Doc.String("description")
-	w.out = layout.Skill{Name: w.name, Description: desc, Frontmatter: fm}
+	// A top-level version counts where the profile knows the key
+	// (Claude Code's); elsewhere lint calls it unknown, and it is not
+	// published.
+	topLevel := b.lintOpts.Config.Profile.KnownKey("version")
+	w.out = layout.Skill{Name: w.name, Description: desc, Frontmatter: fm, Version: layout.VersionOf(fm, topLevel)}
 	return nil
 }
 

@@ -63,7 +63,7 @@ func (s *summaries) close() {
 func (sum *summary) encode() []byte {
 	var e scratch.Encoder
 	o := &sum.out
-	for _, s := range []string{o.Name, o.Description, string(o.Frontmatter), sum.license, sum.compat, string(sum.verdict)} {
+	for _, s := range []string{o.Name, o.Description, string(o.Frontmatter), o.Version, sum.license, sum.compat, string(sum.verdict)} {
 		e.Str(s)
 	}
 	for _, d := range []layout.Digest{o.TarGz.Digest, o.Zip.Digest, o.ContentDigest, sum.key, sum.lint} {
@@ -84,7 +84,7 @@ func decodeSummary(data []byte) (*summary, error) {
 	sum := &summary{}
 	o := &sum.out
 	var fm, verdict string
-	for _, s := range []*string{&o.Name, &o.Description, &fm, &sum.license, &sum.compat, &verdict} {
+	for _, s := range []*string{&o.Name, &o.Description, &fm, &o.Version, &sum.license, &sum.compat, &verdict} {
 		*s = d.Str()
 	}
 	if verdict != "" {

@@ -14,7 +14,7 @@ func testSummaries() []*summary {
 		{out: layout.Skill{Name: "a"}},
 		{
 			out: layout.Skill{
-				Name: "pdf-tools", Description: "Fill <forms> & \u2028 ünïcode", Frontmatter: []byte(`{"name":"pdf-tools"}`),
+				Name: "pdf-tools", Description: "Fill <forms> & \u2028 ünïcode", Frontmatter: []byte(`{"name":"pdf-tools","version":"1.0.0"}`), Version: "1.0.0",
 				Files: []layout.File{
 					{Path: "SKILL.md", Digest: layout.DigestOf([]byte("a")), Size: 1},
 					{Path: "scripts/run.sh", Digest: layout.DigestOf(nil), Size: 1 << 40, Exec: true},

@@ -78,7 +78,7 @@ func (b *builder) versions() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		v := sum.out.Version()
+		v := sum.out.Version
 		if v != "" {
 			versioned++
 		}

@@ -557,7 +557,7 @@ func (s *set) aiCatalog(w io.Writer) error {
 		}
 		f := aiForms[i%n]
 		e := AICatalogEntry{Identifier: AICatalogIdentifier(pub, f.form, sk.Name), DisplayName: sk.Name, Type: f.media,
-			Description: sk.Description, Version: sk.Version()}
+			Description: sk.Description, Version: sk.Version}
 		switch f.ext {
 		case "":
 			e.URL, e.Digest = joinURL(s.o.BaseURL, SkillFile(sk.Name, EntryFile)), sk.entry().Digest

@@ -18,7 +18,7 @@ type content map[string]string
 // the bytes, archives stood in for by distinct fake bytes.
 func makeSkill(name, desc string, files content, extra string) Skill {
 	fm := fmt.Sprintf(`{"name":%q,"description":%q%s}`, name, desc, extra)
-	s := Skill{Name: name, Description: desc, Frontmatter: json.RawMessage(fm)}
+	s := Skill{Name: name, Description: desc, Frontmatter: json.RawMessage(fm), Version: VersionOf(json.RawMessage(fm), true)}
 	for p, c := range files {
 		s.Files = append(s.Files, File{Path: p, Digest: DigestOf([]byte(c)), Size: int64(len(c)), Exec: strings.HasSuffix(p, ".sh")})
 	}

@@ -191,7 +191,7 @@ func (s *set) v2(w io.Writer) error {
 		if err != nil {
 			return nil, err
 		}
-		e.Description, e.ContentDigest, e.Version = sk.Description, sk.ContentDigest, sk.Version()
+		e.Description, e.ContentDigest, e.Version = sk.Description, sk.ContentDigest, sk.Version
 		if len(sk.Files) == 1 {
 			e.Type, e.URL, e.Digest = TypeSkillMD, url(SkillFile(r.name, EntryFile)), sk.entry().Digest
 		}

@@ -125,20 +125,28 @@ func TestV2Entries(t *testing.T) {
 }
 
 // A skill's version is in its index entry when it is SemVer, from
-// metadata.version or else a top-level version, and absent otherwise.
-func TestV2Version(t *testing.T) {
-	for fm, want := range map[string]string{
-		`{"name":"a","metadata":{"version":"1.2.3"}}`:                   "1.2.3",
-		`{"name":"a","version":"2.0.0-rc.1"}`:                           "2.0.0-rc.1",
-		`{"name":"a","version":"9.9.9","metadata":{"version":"1.0.0"}}`: "1.0.0",
-		`{"name":"a","metadata":{"version":"1.0"}}`:                     "",
-		`{"name":"a","metadata":{"version":"v1.0.0"}}`:                  "",
-		`{"name":"a","metadata":{"version":1}}`:                         "",
-		`{"name":"a"}`:                                                  "",
+// metadata.version or else, under a profile that knows the key, a
+// top-level version, and absent otherwise.
+func TestVersionOf(t *testing.T) {
+	for _, c := range []struct {
+		fm             string
+		topLevel, none string // the version with and without top-level versions
+	}{
+		{`{"name":"a","metadata":{"version":"1.2.3"}}`, "1.2.3", "1.2.3"},
+		{`{"name":"a","version":"2.0.0-rc.1"}`, "2.0.0-rc.1", ""},
+		{`{"name":"a","version":"9.9.9","metadata":{"version":"1.0.0"}}`, "1.0.0", "1.0.0"},
+		{`{"name":"a","version":"9.9.9","metadata":{"version":"1.0"}}`, "", ""},
+		{`{"name":"a","metadata":{"version":"1.0"}}`, "", ""},
+		{`{"name":"a","metadata":{"version":"v1.0.0"}}`, "", ""},
+		{`{"name":"a","metadata":{"version":1}}`, "", ""},
+		{`{"name":"a"}`, "", ""},
+		{`[1]`, "", ""},
 	} {
-		s := Skill{Frontmatter: json.RawMessage(fm)}
-		if got := s.Version(); got != want {
-			t.Errorf("%s: version %q, want %q", fm, got, want)
+		if got := VersionOf(json.RawMessage(c.fm), true); got != c.topLevel {
+			t.Errorf("%s, top level allowed: version %q, want %q", c.fm, got, c.topLevel)
+		}
+		if got := VersionOf(json.RawMessage(c.fm), false); got != c.none {
+			t.Errorf("%s, top level not allowed: version %q, want %q", c.fm, got, c.none)
 		}
 	}
 }

@@ -39,8 +39,11 @@ type Skill struct {
 	// (only re-indented), because hosts compare it field by field with
 	// their own parse of SKILL.md.
 	Frontmatter json.RawMessage
-	Files       []File // includes EntryFile; any order, sorted here
-	TarGz, Zip  Archive
+	// Version is the skill's version as the indexes carry it, SemVer or
+	// "" (VersionOf).
+	Version    string
+	Files      []File // includes EntryFile; any order, sorted here
+	TarGz, Zip Archive
 	// ContentDigest is the compressor-independent digest of the skill's
 	// files, so a reader can check content without trusting deflate.
 	ContentDigest Digest
@@ -350,44 +353,47 @@ func FrontmatterNames(fm json.RawMessage) (name, description string, err error) 
 	return got[0], got[1], nil
 }
 
-// FrontmatterAbout reads what a frontmatter (as JSON) says of a skill
-// beyond its name and description, for publishers that label a skill:
-// its license, and its version, which the Agent Skills specification
-// keeps under metadata.version (metadata holds only strings) and Claude
-// Code at the top level. A field
-// that is absent or not a string is "", as it is for anything that is
-// not a JSON object.
-func FrontmatterAbout(fm json.RawMessage) (license, version string) {
+// FrontmatterLicense is the license a skill's frontmatter (as JSON)
+// gives, or "" when it gives none that is a string.
+func FrontmatterLicense(fm json.RawMessage) string {
 	// Maps, not structs: encoding/json matches struct fields without
 	// regard to case, and "License" is not "license".
-	var top, metadata map[string]json.RawMessage
+	var top map[string]json.RawMessage
+	var license string
 	if json.Unmarshal(fm, &top) != nil {
-		return "", ""
+		return ""
 	}
 	if raw, ok := top["license"]; ok && json.Unmarshal(raw, &license) != nil {
-		license = ""
+		return ""
+	}
+	return license
+}
+
+// VersionOf is a skill's version as the indexes carry it, from its
+// frontmatter (as JSON): metadata.version, where the Agent Skills
+// specification keeps it (metadata holds only strings), or, when
+// topLevel, the top-level version Claude Code reads, which a profile
+// that knows that key allows (metadata's wins). It is "" unless it is a
+// SemVer version: one that is not (lint's version-semver warns of it)
+// cannot be ordered, so no index offers it as one.
+func VersionOf(fm json.RawMessage, topLevel bool) string {
+	var top, metadata map[string]json.RawMessage
+	var version string
+	if json.Unmarshal(fm, &top) != nil {
+		return ""
 	}
 	if raw, ok := top["metadata"]; ok && json.Unmarshal(raw, &metadata) == nil {
 		if raw, ok := metadata["version"]; ok && json.Unmarshal(raw, &version) != nil {
 			version = ""
 		}
 	}
-	// A top-level version is Claude Code's place for it; metadata's wins.
-	if raw, ok := top["version"]; ok && version == "" && json.Unmarshal(raw, &version) != nil {
+	if raw, ok := top["version"]; ok && topLevel && version == "" && json.Unmarshal(raw, &version) != nil {
 		version = ""
 	}
-	return license, version
-}
-
-// Version is the skill's version as the indexes carry it: its
-// frontmatter's (FrontmatterAbout), when that is a SemVer version, else
-// "". A version that is not SemVer (lint's version-semver warns of it)
-// cannot be ordered, so no index offers it as one.
-func (s *Skill) Version() string {
-	if _, v := FrontmatterAbout(s.Frontmatter); semver.Valid(v) {
-		return v
+	if !semver.Valid(version) {
+		return ""
 	}
-	return ""
+	return version
 }
 
 // entry returns the skill's SKILL.md; checkSkill guarantees there is one.

@@ -94,7 +94,7 @@ func reference(t *testing.T, skills []Skill, o Options) map[string][]byte {
 	}
 	v2 := IndexV2{Schema: Schema, Generator: o.Generator, Skills: []EntryV2{}}
 	for _, s := range ss {
-		e := EntryV2{Name: s.Name, Description: s.Description, Version: s.Version(), ContentDigest: s.ContentDigest}
+		e := EntryV2{Name: s.Name, Description: s.Description, Version: s.Version, ContentDigest: s.ContentDigest}
 		if len(s.Files) == 1 {
 			e.Type, e.URL, e.Digest = "skill-md", url(SkillFile(s.Name, EntryFile)), s.entry().Digest
 		} else {

@@ -509,7 +509,7 @@ func newHistory(v *Versioning) (*history, error) {
 // add takes a skill of the set: its version, if it has one that is not
 // published yet, becomes a new version.
 func (h *history) add(sk Skill) error {
-	v := sk.Version()
+	v := sk.Version
 	pub := h.v.Published.Find(sk.Name, v)
 	if v == "" && !h.published(sk.Name) {
 		return nil // no folder of its own, and none published

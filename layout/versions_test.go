@@ -38,6 +38,7 @@ func versionsOf(t *testing.T, b *Bundle) *IndexVersions {
 // withVersion is s at version v, with other content.
 func withVersion(s Skill, v, body string) Skill {
 	s.Frontmatter = []byte(strings.Replace(string(s.Frontmatter), `"version":"2.1.0"`, `"version":"`+v+`"`, 1))
+	s.Version = VersionOf(s.Frontmatter, true)
 	s.Files = slices.Clone(s.Files)
 	for i := range s.Files {
 		if s.Files[i].Path == EntryFile {

@@ -44,11 +44,13 @@ type Bundle struct {
 // unit (an OCI artifact) and label it.
 type Skill struct {
 	Name, Description string
-	Version, License  string // from the frontmatter; "" when it has none
-	ContentDigest     layout.Digest
-	SkillMD           Object   // SKILL.md in the v0.2 tree
-	TarGz, Zip        Object   // the content-addressed archives
-	Signatures        []Object // the archives' signatures, when the build signed them
+	// Version is the v0.2 index's (SemVer, or "" when it gives none), and
+	// License the frontmatter's.
+	Version, License string
+	ContentDigest    layout.Digest
+	SkillMD          Object   // SKILL.md in the v0.2 tree
+	TarGz, Zip       Object   // the content-addressed archives
+	Signatures       []Object // the archives' signatures, when the build signed them
 	// FolderSignature is the skill's folder signature (skill.oms.sig) when
 	// the build wrote one; its Path is "" when it did not. A skill.oms.sig
 	// the skill ships as one of its own files is not it: that one is in
@@ -227,11 +229,27 @@ func hashFile(name, p string) (layout.Artifact, error) {
 }
 
 // skills makes the bundle's skills from the record's, with what
-// mcp/skills.json's frontmatter says of each.
+// mcp/skills.json's frontmatter says of each, and the version the v0.2
+// index gives it (the build decided it: SemVer, from where the profile
+// allows).
 func (b *Bundle) skills(rec []layout.RecordSkill) ([]Skill, error) {
 	byPath := make(map[string]Object, len(b.Objects))
 	for _, o := range b.Objects {
 		byPath[o.Path] = o
+	}
+	versions := map[string]string{}
+	if o, ok := byPath[layout.V2Index]; ok {
+		data, err := os.ReadFile(b.file(o.Path))
+		if err != nil {
+			return nil, err
+		}
+		idx, err := layout.DecodeIndexV2(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w; %s", b.file(o.Path), err, rebuild)
+		}
+		for _, e := range idx.Skills {
+			versions[e.Name] = e.Version
+		}
 	}
 	about := map[string][]byte{}
 	if o, ok := byPath[layout.MCPSkills]; ok {
@@ -251,7 +269,7 @@ func (b *Bundle) skills(rec []layout.RecordSkill) ([]Skill, error) {
 	}
 	out := make([]Skill, 0, len(rec))
 	for _, r := range rec {
-		s := Skill{Name: r.Name, ContentDigest: r.ContentDigest}
+		s := Skill{Name: r.Name, ContentDigest: r.ContentDigest, Version: versions[r.Name]}
 		var ok [3]bool
 		s.SkillMD, ok[0] = byPath[layout.SkillFile(r.Name, layout.EntryFile)]
 		s.TarGz, ok[1] = byPath[layout.ArchivePath(r.Name, r.TarGz.Digest, layout.TarGz)]
@@ -269,7 +287,7 @@ func (b *Bundle) skills(rec []layout.RecordSkill) ([]Skill, error) {
 		}
 		if fm, ok := about[r.Name]; ok {
 			_, s.Description, _ = layout.FrontmatterNames(fm)
-			s.License, s.Version = layout.FrontmatterAbout(fm)
+			s.License = layout.FrontmatterLicense(fm)
 		}
 		out = append(out, s)
 	}

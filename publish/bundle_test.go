@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,18 +109,16 @@ func TestOpenListsEveryFileInTheSafeOrder(t *testing.T) {
 	f.Close()
 }
 
-func TestFrontmatterAbout(t *testing.T) {
-	for fm, want := range map[string][2]string{
-		`{"name":"a","license":"MIT","metadata":{"version":"1.2"}}`: {"MIT", "1.2"},
-		`{"License":"MIT","metadata":{"Version":"1"}}`:              {"", ""},
-		`{"license":3,"metadata":{"version":1}}`:                    {"", ""},
-		`{"metadata":"x"}`:                                          {"", ""},
-		`[1]`:                                                       {"", ""},
-		``:                                                          {"", ""},
+func TestFrontmatterLicense(t *testing.T) {
+	for fm, want := range map[string]string{
+		`{"name":"a","license":"MIT","metadata":{"version":"1.2"}}`: "MIT",
+		`{"License":"MIT","metadata":{"Version":"1"}}`:              "",
+		`{"license":3,"metadata":{"version":1}}`:                    "",
+		`[1]`:                                                       "",
+		``:                                                          "",
 	} {
-		l, v := layout.FrontmatterAbout([]byte(fm))
-		if [2]string{l, v} != want {
-			t.Errorf("%s: %q, %q; want %q", fm, l, v, want)
+		if got := layout.FrontmatterLicense([]byte(fm)); got != want {
+			t.Errorf("%s: %q; want %q", fm, got, want)
 		}
 	}
 }
@@ -260,5 +259,37 @@ func TestOpenVersioned(t *testing.T) {
 	}
 	if n != 4 {
 		t.Errorf("%d versions' archives, want 4", n)
+	}
+}
+
+// A skill's version is the one the build put in the v0.2 index: SemVer
+// only, so a registry's version tag and label never carry "1.0" (which no
+// index offers as a version either).
+func TestSkillVersion(t *testing.T) {
+	skills := t.TempDir()
+	for name, v := range map[string]string{"semver": "1.2.0", "loose": "1.0"} {
+		dir := filepath.Join(skills, name)
+		md := "---\nname: " + name + "\ndescription: The " + name + " skill.\nmetadata:\n  version: \"" + v + "\"\n---\n# " + name + "\n"
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dist := filepath.Join(t.TempDir(), "dist")
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Open(dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, s := range b.Skills {
+		got[s.Name] = s.Version
+	}
+	if want := map[string]string{"semver": "1.2.0", "loose": ""}; !maps.Equal(got, want) {
+		t.Errorf("versions %v, want %v", got, want)
 	}
 }

@@ -22,8 +22,8 @@ type Versions struct {
 	from string
 }
 
-const versionsHelp = `With --versioned, every skill that has a SemVer version (metadata.version)
-is also published at paths that never change, .well-known/agent-skills/
+const versionsHelp = `With --versioned, every skill that has a SemVer version (metadata.version,
+or a top-level version under the claude and relaxed profiles) is also published at paths that never change, .well-known/agent-skills/
 <name>/<version>/ (its files and archives), listed in versions.json; with
 --release-version X.Y.Z (a tag's "v" is dropped) the bundle is also release
 X.Y.Z, whose snapshot of the index is v<X.Y.Z>/index.json. Versions and
