@@ -92,10 +92,17 @@ func (b *builder) guard() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		pins = append(pins, layout.Pin{Name: w.name, Version: sum.out.Version(), ContentDigest: sum.out.ContentDigest,
+		pins = append(pins, layout.Pin{Name: w.name, Version: sum.out.Version, ContentDigest: sum.out.ContentDigest,
 			Source: filepath.Join(w.src.Dir, layout.EntryFile)})
 	}
 	changes := pub.Guard(pins)
+	if pub.Versions != nil && !b.opts.Versioned {
+		// Built without --versioned, the bundle would stop serving the
+		// versions the previous one published, which clients pin.
+		changes = append(changes, layout.Change{Error: true, Message: fmt.Sprintf(
+			"the previous bundle %s is versioned (it has %s): a build without --versioned would stop publishing its versions, which clients pin; build with --versioned",
+			src, layout.VersionsIndex)})
+	}
 	if r := b.opts.Release; r != "" {
 		var snap *layout.IndexV2
 		if rel := pub.Versions.FindRelease(r); rel != nil {

@@ -1,8 +1,10 @@
 package build
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillpack/skillpack/internal/signtest"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/verify"
@@ -336,4 +339,102 @@ func TestVersionedSigned(t *testing.T) {
 		}
 	}
 	verifiedDist(t, out)
+}
+
+// A top-level version is Claude Code's key: under a profile that knows it
+// (claude) it is the skill's version, in the index and as a version's
+// folder; under the spec profile, where lint calls it unknown, the skill
+// is published without a version.
+func TestTopLevelVersion(t *testing.T) {
+	src := t.TempDir()
+	writeSkillFile(t, src, "cc", "SKILL.md", "---\nname: cc\ndescription: A skill versioned as Claude Code reads it.\nversion: 1.4.0\n---\n# cc\n")
+	for _, c := range []struct {
+		profile, want string
+	}{{"spec", ""}, {"claude", "1.4.0"}} {
+		cfg, err := lint.ParseConfig("skillpack.yaml", []byte("profile: "+c.profile+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dist := filepath.Join(t.TempDir(), "dist")
+		if _, err := Run([]string{src}, Options{Out: dist, Versioned: true, Release: "1.0.0", Lint: lint.Options{Config: cfg}}); err != nil {
+			t.Fatalf("%s: %v", c.profile, err)
+		}
+		data, err := os.ReadFile(filepath.Join(dist, filepath.FromSlash(layout.V2Index)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx, err := layout.DecodeIndexV2(data)
+		if err != nil || len(idx.Skills) != 1 {
+			t.Fatalf("%s: %v, %+v", c.profile, err, idx)
+		}
+		if got := idx.Skills[0].Version; got != c.want {
+			t.Errorf("%s: the index gives version %q, want %q", c.profile, got, c.want)
+		}
+		_, err = os.Stat(filepath.Join(dist, filepath.FromSlash(layout.VersionFile("cc", "1.4.0", layout.EntryFile))))
+		if (err == nil) != (c.want != "") {
+			t.Errorf("%s: a folder for version 1.4.0: %v", c.profile, err)
+		}
+	}
+}
+
+// A build without --versioned against a versioned previous bundle is
+// refused: it would stop publishing the versions clients pin. Nothing is
+// written.
+func TestPreviousVersionedNeedsVersioned(t *testing.T) {
+	src := t.TempDir()
+	versionedSkill(t, src, "pdf", "1.0.0", "first")
+	published := filepath.Join(t.TempDir(), "published")
+	if _, err := Run([]string{src}, Options{Out: published, Versioned: true, Release: "1.0.0"}); err != nil {
+		t.Fatal(err)
+	}
+	dist := filepath.Join(t.TempDir(), "dist")
+	_, err := Run([]string{src}, Options{Out: dist, Previous: previousDir(t, published)})
+	var ve *VersionError
+	if !errors.As(err, &ve) || !strings.Contains(err.Error(), "is versioned (it has "+layout.VersionsIndex+"): a build without --versioned would stop publishing its versions") {
+		t.Fatalf("err %v, want a VersionError saying to build with --versioned", err)
+	}
+	if _, err := os.Stat(dist); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the refused build wrote %s: %v", dist, err)
+	}
+	if _, err := Run([]string{src}, Options{Out: dist, Versioned: true, Previous: previousDir(t, published)}); err != nil {
+		t.Errorf("with --versioned: %v", err)
+	}
+}
+
+// The new formats add files and change none of the documents the readers
+// of today read: built with --versioned, a release, llms.txt, the AI
+// Catalog and signatures, the v0.2 and v0.1 indexes and the MCP documents
+// are byte for byte those of a plain build.
+func TestNewFormatsKeepDocuments(t *testing.T) {
+	src := t.TempDir()
+	versionedSkill(t, src, "pdf", "1.0.0", "first")
+	writeSkillFile(t, src, "plain", "SKILL.md", "---\nname: plain\ndescription: A skill without a version.\n---\nplain\n")
+	base := "https://skills.example.com"
+	plain, all := filepath.Join(t.TempDir(), "plain"), filepath.Join(t.TempDir(), "all")
+	if _, err := Run([]string{src}, Options{Out: plain, BaseURL: base}); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Out: all, BaseURL: base, Versioned: true, Release: "1.0.0", LLMsTxt: true, AICatalog: true,
+		Sign: signtest.Stub, SignFolder: signtest.StubStatement}
+	if _, err := Run([]string{src}, o); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{layout.V2Index, layout.V1Index, layout.MCPSkills, layout.MCPIndex, layout.MCPResources} {
+		a, err := os.ReadFile(filepath.Join(plain, filepath.FromSlash(p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(all, filepath.FromSlash(p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs with the new formats:\n%s\nplain:\n%s", p, b, a)
+		}
+	}
+	for _, p := range []string{layout.VersionsIndex, layout.Snapshot("1.0.0"), "llms.txt", ".well-known/ai-catalog.json"} {
+		if _, err := os.Stat(filepath.Join(all, filepath.FromSlash(p))); err != nil {
+			t.Errorf("the new formats' %s: %v", p, err)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package layout
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -37,8 +38,11 @@ type Published struct {
 // one skillpack built; each error says which file and what to do.
 func ReadPublished(read func(path string) ([]byte, error)) (*Published, error) {
 	data, err := read(Checksums)
-	if err != nil {
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w; every bundle skillpack builds has %s, so this is not one (or it is not all published)", err, Checksums)
+	}
+	if err != nil {
+		return nil, err
 	}
 	list, err := ParseChecksums(data)
 	if err != nil {

@@ -151,10 +151,17 @@ func TestReadPublished(t *testing.T) {
 	}{
 		{"no checksums.txt", func(p string, data []byte) ([]byte, error) {
 			if p == Checksums {
-				return nil, errors.New(p + ": HTTP 404 Not Found")
+				return nil, fmt.Errorf("%s: %w", p, fs.ErrNotExist)
 			}
 			return data, nil
-		}, "checksums.txt: HTTP 404 Not Found; every bundle skillpack builds has checksums.txt"},
+		}, "checksums.txt: file does not exist; every bundle skillpack builds has checksums.txt"},
+		// A server that fails is not told to be no bundle.
+		{"checksums.txt unreachable", func(p string, data []byte) ([]byte, error) {
+			if p == Checksums {
+				return nil, errors.New(p + ": HTTP 503 Service Unavailable")
+			}
+			return data, nil
+		}, "checksums.txt: HTTP 503 Service Unavailable"},
 		{"index changed", func(p string, data []byte) ([]byte, error) {
 			if p == V2Index {
 				return append(data, ' '), nil
@@ -178,7 +185,8 @@ func TestReadPublished(t *testing.T) {
 		}, "a bundle of another format"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if err := read(c.change); err == nil || !strings.Contains(err.Error(), c.want) {
+			if err := read(c.change); err == nil || !strings.Contains(err.Error(), c.want) ||
+				strings.Contains(c.name, "unreachable") && err.Error() != c.want {
 				t.Errorf("err %v, want %q", err, c.want)
 			}
 		})
