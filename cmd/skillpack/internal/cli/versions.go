@@ -23,7 +23,8 @@ type Versions struct {
 }
 
 const versionsHelp = `With --versioned, every skill that has a SemVer version (metadata.version,
-or a top-level version under the claude and relaxed profiles) is also published at paths that never change, .well-known/agent-skills/
+or a top-level version under the claude and relaxed profiles) is also
+published at paths that never change, .well-known/agent-skills/
 <name>/<version>/ (its files and archives), listed in versions.json; with
 --release-version X.Y.Z (a tag's "v" is dropped) the bundle is also release
 X.Y.Z, whose snapshot of the index is v<X.Y.Z>/index.json. Versions and
@@ -33,7 +34,8 @@ from DIST.
 --previous DIR|URL compares the build with the bundle published last: a
 skill whose content changed while its version did not, or whose version or
 release went down, refuses the build (exit 1), naming the SKILL.md to bump;
-a skill that is gone is a warning. A previous bundle that cannot be read,
+a skill that is gone is a warning. A versioned previous bundle needs
+--versioned. A previous bundle that cannot be read,
 is not one skillpack built, or does not match its own checksums also
 refuses it (exit 1). A URL on a private host is read with
 --previous-token-file or --previous-header, sent to its origin only.
