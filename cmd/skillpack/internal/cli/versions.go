@@ -88,8 +88,11 @@ func (v *Versions) open() (*verify.Reader, error) {
 		if v.Auth.given() {
 			return nil, usageErr("%s are for a URL; %s %s is a folder, read without HTTP, so leave them out", v.Auth.flags(), v.from, v.Previous)
 		}
-		if info, err := os.Stat(v.Previous); err != nil || !info.IsDir() {
+		switch info, err := os.Stat(v.Previous); {
+		case err != nil:
 			return nil, usageErr("%s %s: no such folder; give the folder or the http(s) URL of the bundle published last", v.from, v.Previous)
+		case !info.IsDir():
+			return nil, usageErr("%s %s: a file, not a folder; give the folder or the http(s) URL of the bundle published last", v.from, v.Previous)
 		}
 	}
 	var err error
