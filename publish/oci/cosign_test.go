@@ -23,7 +23,6 @@ import (
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry/remote"
 
-	"github.com/skillpack/skillpack/internal/signtest"
 	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/publish"
 	"github.com/skillpack/skillpack/verify"
@@ -240,11 +239,7 @@ func TestVerifySignedManifests(t *testing.T) {
 
 	check := func(o Options) *verify.Report {
 		t.Helper()
-		st, err := OpenStore(target, o, verify.DefaultMaxSkills)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := verify.Objects(context.Background(), st, verify.Options{Verifier: signtest.StubVerifier{}, RequireSignatures: true})
+		rep, err := verifyWith(t, target, o)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -521,17 +521,9 @@ func (s *Store) manifestSignatures(ctx context.Context, problem func(path, messa
 // bundle is by the expected signer, and its statement is cosign's over
 // subject's digest.
 func (s *Store) manifestSignature(ctx context.Context, subject digest.Digest, r ocispec.Descriptor) error {
-	var msgs []string
-	m, ok := s.manifest(ctx, r, ArtifactTypeSigstoreBundle, subject, func(_, msg string) { msgs = append(msgs, msg) })
-	if !ok {
-		return errors.New(msgs[0])
-	}
-	layer, err := signatureLayer(m, r.Digest)
+	layer, err := s.sigstoreLayer(ctx, sigRef{manifest: r, subject: subject, artifactType: ArtifactTypeSigstoreBundle})
 	if err != nil {
 		return err
-	}
-	if !s.blob(layer, r.Digest, func(_, msg string) { msgs = append(msgs, msg) }) {
-		return errors.New(msgs[0])
 	}
 	if layer.Size > maxSignature {
 		return fmt.Errorf("its bundle is %d bytes, more than a signature takes (%d)", layer.Size, maxSignature)

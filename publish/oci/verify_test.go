@@ -23,7 +23,13 @@ import (
 // verifyAt verifies the bundle at source with every signature required.
 func verifyAt(t *testing.T, source string) (*verify.Report, error) {
 	t.Helper()
-	st, err := OpenStore(source, Options{}, verify.DefaultMaxSkills)
+	return verifyWith(t, source, Options{})
+}
+
+// verifyWith is verifyAt with the store opened with o.
+func verifyWith(t *testing.T, source string, o Options) (*verify.Report, error) {
+	t.Helper()
+	st, err := OpenStore(source, o, verify.DefaultMaxSkills)
 	if err != nil {
 		t.Fatal(err)
 	}
