@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -75,7 +74,7 @@ func signDist(ctx context.Context, ios *IO, dist string, s *sign.Signer) error {
 	if s.Keyless() {
 		mode = "keyless"
 	}
-	fmt.Fprintf(ios.Err, "• sign: %d artifacts (%s), %s beside each; %d skill folders, %s in each\n",
+	ios.Infof("• sign: %d artifacts (%s), %s beside each; %d skill folders, %s in each",
 		len(res.Signatures), mode, layout.SignatureSuffix, len(res.Folders), layout.FolderSignatureFile)
 	return nil
 }

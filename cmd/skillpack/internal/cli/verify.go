@@ -263,9 +263,12 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 			return rep, &exitError{code: ExitInternal, err: err}
 		}
 	}
-	fmt.Fprintln(ios.Err, rep.Summary())
 	if !rep.OK() {
+		fmt.Fprintln(ios.Err, rep.Summary())
 		return rep, findingsErr
+	}
+	if !ios.Quiet { // -q: errors only, and a clean bundle is none
+		fmt.Fprintln(ios.Err, rep.Summary())
 	}
 	return rep, nil
 }
