@@ -111,6 +111,12 @@ func (c *checker) previous() {
 		c.problem(layout.V2Index, "cannot be compared with the previous bundle: %v", err)
 		return
 	}
+	c.rep.Previous = &Compared{Source: c.o.Previous, Skills: len(was.Index.Skills)}
+	if was.Versions != nil {
+		for _, s := range was.Versions.Skills {
+			c.rep.Previous.Versions += len(s.Versions)
+		}
+	}
 	for _, ch := range was.Compare(now) {
 		path := layout.VersionsIndex
 		switch {

@@ -163,6 +163,16 @@ type Report struct {
 	// previous bundle had and this one has not.
 	Warnings   []Problem   `json:"warnings,omitempty"`
 	Signatures []Signature `json:"signatures"`
+	// Previous is what Options.Previous was compared with, when the
+	// comparison ran: a clean one is worth saying so.
+	Previous *Compared `json:"previous,omitempty"`
+}
+
+// Compared is the previous bundle a report compared the bundle with.
+type Compared struct {
+	Source   string `json:"source"`
+	Skills   int    `json:"skills"`   // in its v0.2 index
+	Versions int    `json:"versions"` // in its versions.json; 0 when built without --versioned
 }
 
 // OK reports whether everything verified.
@@ -204,6 +214,13 @@ func (r *Report) Summary() string {
 	var notes []string
 	if n := len(r.Warnings); n > 0 {
 		notes = append(notes, plural(n, "warning"))
+	}
+	if p := r.Previous; p != nil {
+		what := plural(p.Skills, "skill")
+		if p.Versions > 0 {
+			what += ", " + plural(p.Versions, "version")
+		}
+		notes = append(notes, fmt.Sprintf("compared with %s (%s)", p.Source, what))
 	}
 	if c.NotHeld > 0 {
 		notes = append(notes, fmt.Sprintf("%s not held there (.zip archives, served copies; the .tar.gz archives vouch for the files)", plural(c.NotHeld, "file")))

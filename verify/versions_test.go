@@ -157,7 +157,16 @@ func TestVerifyPrevious(t *testing.T) {
 	buildTo(t, skills2, bad, build.Options{Versioned: true, Release: "0.9.0"})
 
 	for _, from := range []string{prev, srv.URL} {
-		wantOK(t, check(t, good, Options{Previous: from}))
+		ok := check(t, good, Options{Previous: from})
+		wantOK(t, ok)
+		// The previous bundle: the five examples, of which release-notes
+		// alone has a version (1.2.0).
+		if want := (&Compared{Source: from, Skills: 5, Versions: 1}); ok.Previous == nil || *ok.Previous != *want {
+			t.Errorf("compared with %+v, want %+v", ok.Previous, want)
+		}
+		if s := ok.Summary(); !strings.HasSuffix(s, "; everything verified; compared with "+from+" (5 skills, 1 version)") {
+			t.Errorf("summary %q does not say what it compared with", s)
+		}
 		rep := check(t, bad, Options{Previous: from})
 		wantProblem(t, rep, layout.SkillDir("release-notes"), "version 1.2.0 was published with content", "bump metadata.version in the skill's SKILL.md")
 		wantProblem(t, rep, layout.Snapshot("0.9.0"), `the latest release is "0.9.0", lower than 1.0.0`)
@@ -174,7 +183,11 @@ func TestVerifyPrevious(t *testing.T) {
 		http.Error(w, "no", http.StatusBadGateway)
 	}))
 	defer down.Close()
-	wantProblem(t, check(t, good, Options{Previous: down.URL}), down.URL, "HTTP 502 Bad Gateway")
+	rep := check(t, good, Options{Previous: down.URL})
+	wantProblem(t, rep, down.URL, "HTTP 502 Bad Gateway")
+	if rep.Previous != nil {
+		t.Errorf("a previous bundle that could not be read is reported as compared with: %+v", rep.Previous)
+	}
 	wantProblem(t, check(t, good, Options{Previous: filepath.Join(t.TempDir(), "none")}), "", "no such folder")
 }
 
