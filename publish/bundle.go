@@ -239,7 +239,7 @@ func (b *Bundle) skills(rec []layout.RecordSkill) ([]Skill, error) {
 	}
 	versions := map[string]string{}
 	if o, ok := byPath[layout.V2Index]; ok {
-		data, err := os.ReadFile(b.file(o.Path))
+		data, err := b.document(o.Path, o.Digest)
 		if err != nil {
 			return nil, err
 		}
@@ -253,7 +253,7 @@ func (b *Bundle) skills(rec []layout.RecordSkill) ([]Skill, error) {
 	}
 	about := map[string][]byte{}
 	if o, ok := byPath[layout.MCPSkills]; ok {
-		data, err := os.ReadFile(b.file(o.Path))
+		data, err := b.document(o.Path, o.Digest)
 		if err != nil {
 			return nil, err
 		}
@@ -294,6 +294,21 @@ func (b *Bundle) skills(rec []layout.RecordSkill) ([]Skill, error) {
 	return out, nil
 }
 
+// document reads a document of the bundle and refuses bytes other than
+// the digest the record gives it: what publish takes from a document (the
+// versions' files, a skill's version and description) must come from the
+// bytes it uploads.
+func (b *Bundle) document(p string, d layout.Digest) ([]byte, error) {
+	data, err := os.ReadFile(b.file(p))
+	if err != nil {
+		return nil, err
+	}
+	if layout.DigestOf(data) != d {
+		return nil, fmt.Errorf("%s: not the bytes the build record gives; %s", b.file(p), rebuild)
+	}
+	return data, nil
+}
+
 // versions adds the files of every published version of a --versioned
 // bundle, which its versions.json (a document of the record, checked
 // against the digest the record gives it) names with their digests.
@@ -302,12 +317,9 @@ func (b *Bundle) versions(known map[string]layout.Artifact, add func(string, lay
 	if !ok {
 		return nil
 	}
-	data, err := os.ReadFile(b.file(layout.VersionsIndex))
+	data, err := b.document(layout.VersionsIndex, d.Digest)
 	if err != nil {
 		return err
-	}
-	if layout.DigestOf(data) != d.Digest {
-		return fmt.Errorf("%s: not the bytes the build record gives; %s", b.file(layout.VersionsIndex), rebuild)
 	}
 	v, err := layout.DecodeVersions(data)
 	if err == nil {

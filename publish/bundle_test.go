@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"bytes"
 	"maps"
 	"os"
 	"path/filepath"
@@ -142,6 +143,12 @@ func TestOpenRefuses(t *testing.T) {
 			[]string{archive, "missing", "rebuild"}},
 		{"other size", func(dir string) { os.WriteFile(filepath.Join(dir, layout.V2Index), []byte("{}"), 0o644) },
 			[]string{layout.V2Index, "2 bytes, but the build record says", "rebuild"}},
+		// Same size, other bytes: publish takes versions and descriptions
+		// from these two, so they are checked against the record's digests.
+		{"other bytes", func(dir string) { flipByte(t, filepath.Join(dir, layout.V2Index)) },
+			[]string{layout.V2Index, "not the bytes the build record gives", "rebuild"}},
+		{"other bytes, MCP", func(dir string) { flipByte(t, filepath.Join(dir, layout.MCPSkills)) },
+			[]string{layout.MCPSkills, "not the bytes the build record gives", "rebuild"}},
 		{"a folder", func(dir string) {
 			p := filepath.Join(dir, layout.Checksums)
 			os.Remove(p)
@@ -169,6 +176,24 @@ func TestOpenRefuses(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// flipByte changes a file's bytes and not its size: a space in it becomes
+// a tab, which JSON reads the same.
+func flipByte(t testing.TB, name string) {
+	t.Helper()
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.IndexByte(data, ' ')
+	if i < 0 {
+		t.Fatalf("%s has no space to change", name)
+	}
+	data[i] = '\t'
+	if err := os.WriteFile(name, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
