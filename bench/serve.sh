@@ -23,6 +23,15 @@
 # instead of building ./cmd/skillpack. KEEP=1 keeps the temporary folder,
 # with the nginx.conf, the servers' logs and every wrk output.
 #
+# PACED (default 0.5) adds a second measurement of each cell at the same
+# load on both servers: each connection waits between an answer and its
+# next request (wrk's delay(), in whole milliseconds) so long that it
+# would offer PACED times nginx's requests/s in the first measurement if
+# answers took no time, and the table compares the two p99s at that load. At full speed wrk measures its own
+# share of the CPUs too: a server that answers more requests leaves wrk
+# less time to read them, and wrk counts the wait as latency. PACED=0
+# leaves it out.
+#
 # PIN=1 puts wrk on CPU 0 and both servers on the others (taskset), so
 # that the load generator does not take CPU time from the server it
 # measures, nor the server from it (on two shared CPUs, a server that
@@ -38,6 +47,7 @@ THREADS=${THREADS:-2}
 TIMEOUT=${TIMEOUT:-10s}
 SKILLS=${SKILLS:-100}
 ROUNDS=${ROUNDS:-3}
+PACED=${PACED:-0.5}
 PIN=${PIN:-0}
 [[ $PIN == 0 || $PIN == 1 ]] || {
 	echo "serve.sh: PIN must be 0 or 1, not $PIN" >&2
@@ -68,6 +78,7 @@ done
 for v in THREADS SKILLS NGINX_WORKERS ROUNDS; do
 	[[ ${!v} =~ ^[1-9][0-9]*$ ]] || usage "$v must be a positive number, not ${!v}"
 done
+[[ $PACED =~ ^(0|0?\.[0-9]+|1(\.0*)?)$ ]] || usage "PACED must be a fraction of nginx's requests/s from 0 (no paced runs) to 1, such as 0.5, not $PACED"
 read -r -a conns <<<"$CONNS"
 ((${#conns[@]} > 0)) || usage "CONNS names no connection count"
 maxconns=0
@@ -323,9 +334,12 @@ for i in "${!paths[@]}"; do
 done
 
 mkdir "$TMP/wrk"
-# run KEY PORT PATH CONNS DURATION: wrk into $TMP/wrk/KEY.
+# run KEY PORT PATH CONNS DURATION [SCRIPT]: wrk into $TMP/wrk/KEY, with a
+# Lua script if given.
 run() {
-	on_wrk wrk -t"$THREADS" -c"$4" -d"$5" --timeout "$TIMEOUT" --latency "http://127.0.0.1:$2$3" >"$TMP/wrk/$1" 2>&1 ||
+	local script=()
+	if (($# > 5)); then script=(-s "$6"); fi
+	on_wrk wrk -t"$THREADS" -c"$4" -d"$5" --timeout "$TIMEOUT" --latency "${script[@]}" "http://127.0.0.1:$2$3" >"$TMP/wrk/$1" 2>&1 ||
 		{
 			cat "$TMP/wrk/$1" >&2
 			die "wrk failed on 127.0.0.1:$2$3"
@@ -364,25 +378,33 @@ check() {
 server() { if [[ $1 == sp ]]; then echo "skillpack serve"; else echo nginx; fi; }
 cell=0
 notes=()
-for c in "${conns[@]}"; do
-	for i in "${!paths[@]}"; do
-		for ((r = 1; r <= ROUNDS; r++)); do
-			order=(sp ng)
-			if ((cell % 2 == 1)); then order=(ng sp); fi
-			for s in "${order[@]}"; do
-				port=$SP_PORT
-				if [[ $s == ng ]]; then port=$NG_PORT; fi
-				key=$s-$c-$i-$r
-				echo "measuring ${labels[i]} at $c connections, $(server "$s"), round $r of $ROUNDS, $DURATION" >&2
-				run "$key" "$port" "${paths[i]}" "$c" "$DURATION"
-				check "$key"
-				e=$(errors "$key")
-				[[ -z $e ]] || notes+=("$(server "$s"), ${labels[i]}, $c connections, round $r: socket errors $e")
+# measure KIND: every cell, ROUNDS rounds on each server, into
+# $TMP/wrk/KIND-SERVER-CONNS-PATH-ROUND; the paced runs with their cell's
+# script ($TMP/pace-CONNS-PATH.lua).
+measure() {
+	local kind=$1 c i r s port key script
+	for c in "${conns[@]}"; do
+		for i in "${!paths[@]}"; do
+			script=()
+			if [[ $kind == paced ]]; then script=("$TMP/pace-$c-$i.lua"); fi
+			for ((r = 1; r <= ROUNDS; r++)); do
+				order=(sp ng)
+				if ((cell % 2 == 1)); then order=(ng sp); fi
+				for s in "${order[@]}"; do
+					port=$SP_PORT
+					if [[ $s == ng ]]; then port=$NG_PORT; fi
+					key=$kind-$s-$c-$i-$r
+					echo "measuring ${labels[i]} at $c connections ($kind), $(server "$s"), round $r of $ROUNDS, $DURATION" >&2
+					run "$key" "$port" "${paths[i]}" "$c" "$DURATION" "${script[@]}"
+					check "$key"
+					e=$(errors "$key")
+					[[ -z $e ]] || notes+=("$(server "$s"), ${labels[i]}, $c connections ($kind), round $r: socket errors $e")
+				done
+				cell=$((cell + 1))
 			done
-			cell=$((cell + 1))
 		done
 	done
-done
+}
 
 # median FN KEY: the median over the rounds of FN (rps or p99) of KEY.
 median() {
@@ -395,6 +417,20 @@ verdict() { awk -v r="$1" -v p="$2" 'BEGIN {
 	rm = (r != "-" && r >= 0.8); pm = (p != "-" && p <= 1.5)
 	if (rm && pm) print "met"; else if (pm) print "MISSED rps"; else if (rm) print "MISSED p99"; else print "MISSED both" }'; }
 kib() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%.2f MiB", b / 1048576; else printf "%.1f KiB", b / 1024 }'; }
+
+measure full
+# The paced runs: each cell's wait, in whole milliseconds (wrk's delay()),
+# is what makes its connections offer PACED times nginx's requests/s.
+declare -A waits
+if [[ $PACED != 0 && $PACED != 0.0 ]]; then
+	for c in "${conns[@]}"; do
+		for i in "${!paths[@]}"; do
+			waits[$c-$i]=$(awk -v c="$c" -v r="$(median rps "full-ng-$c-$i")" -v f="$PACED" 'BEGIN { w = int(c * 1000 / (f * r) + 0.5); if (w < 1) w = 1; print w }')
+			echo "function delay() return ${waits[$c-$i]} end" >"$TMP/pace-$c-$i.lua"
+		done
+	done
+	measure paced
+fi
 
 cpu=$(awk -F': ' '/^model name/ { print $2; exit }' /proc/cpuinfo 2>/dev/null || true)
 commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -421,12 +457,31 @@ fmt='%-22s %6s %12s %12s %6s %12s %12s %6s  %s\n'
 printf "$fmt" path conns "skillpack rps" "nginx rps" ratio "skillpack p99" "nginx p99" ratio verdict
 for c in "${conns[@]}"; do
 	for i in "${!paths[@]}"; do
-		sr=$(median rps "sp-$c-$i") nr=$(median rps "ng-$c-$i") sp=$(median p99 "sp-$c-$i") np=$(median p99 "ng-$c-$i")
+		sr=$(median rps "full-sp-$c-$i") nr=$(median rps "full-ng-$c-$i") sp=$(median p99 "full-sp-$c-$i") np=$(median p99 "full-ng-$c-$i")
 		rr=$(ratio "$sr" "$nr") pr=$(ratio "$sp" "$np")
 		# shellcheck disable=SC2059
 		printf "$fmt" "${labels[i]}" "$c" "$sr" "$nr" "$rr" "$sp ms" "$np ms" "$pr" "$(verdict "$rr" "$pr")"
 	done
 done
+if ((${#waits[@]} > 0)); then
+	echo
+	echo "At the same load: each connection waits between an answer and its next request, so that"
+	echo "it would offer $PACED times nginx's requests/s above if answers took no time (target: p99 ratio <= 1.5)"
+	echo
+	pfmt='%-22s %6s %8s %12s %12s %12s %12s %6s  %s\n'
+	# shellcheck disable=SC2059 # pfmt is the one format of every row
+	printf "$pfmt" path conns wait "skillpack rps" "nginx rps" "skillpack p99" "nginx p99" ratio verdict
+	for c in "${conns[@]}"; do
+		for i in "${!paths[@]}"; do
+			sr=$(median rps "paced-sp-$c-$i") nr=$(median rps "paced-ng-$c-$i") sp=$(median p99 "paced-sp-$c-$i") np=$(median p99 "paced-ng-$c-$i")
+			pr=$(ratio "$sp" "$np")
+			v=met
+			if [[ $pr == - ]] || awk -v p="$pr" 'BEGIN { exit !(p > 1.5) }'; then v="MISSED p99"; fi
+			# shellcheck disable=SC2059
+			printf "$pfmt" "${labels[i]}" "$c" "${waits[$c-$i]} ms" "$sr" "$nr" "$sp ms" "$np ms" "$pr" "$v"
+		done
+	done
+fi
 if ((${#notes[@]} > 0)); then
 	echo
 	printf '%s\n' "${notes[@]}"
