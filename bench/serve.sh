@@ -283,10 +283,13 @@ EOF
 }
 
 # on_servers and on_wrk run a command on the CPUs PIN gives it, or as is.
-on_servers() { "$@"; }
+# on_servers is only started in the background, and execs the server (as
+# taskset does), so that $! is the server's PID and cleanup stops the
+# server, not a subshell that leaves it running.
+on_servers() { exec "$@"; }
 on_wrk() { "$@"; }
 if [[ $PIN == 1 ]]; then
-	on_servers() { taskset -c "1-$(($(nproc) - 1))" "$@"; }
+	on_servers() { exec taskset -c "1-$(($(nproc) - 1))" "$@"; }
 	on_wrk() { taskset -c 0 "$@"; }
 fi
 
@@ -421,7 +424,7 @@ kib() { awk -v b="$1" 'BEGIN { if (b >= 1048576) printf "%.2f MiB", b / 1048576;
 measure full
 # The paced runs: each cell's wait, in whole milliseconds (wrk's delay()),
 # is what makes its connections offer PACED times nginx's requests/s.
-declare -A waits
+declare -A waits=()
 if [[ $PACED != 0 && $PACED != 0.0 ]]; then
 	for c in "${conns[@]}"; do
 		for i in "${!paths[@]}"; do
