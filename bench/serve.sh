@@ -27,10 +27,10 @@
 # load on both servers: each connection waits between an answer and its
 # next request (wrk's delay(), in whole milliseconds) so long that it
 # would offer PACED times nginx's requests/s in the first measurement if
-# answers took no time, and the table compares the two p99s at that load. At full speed wrk measures its own
-# share of the CPUs too: a server that answers more requests leaves wrk
-# less time to read them, and wrk counts the wait as latency. PACED=0
-# leaves it out.
+# answers took no time, and the table compares the two p99s at that load.
+# At full speed wrk measures its own share of the CPUs too: a server that
+# answers more requests leaves wrk less time to read them, and wrk counts
+# the wait as latency. PACED=0 leaves it out.
 #
 # PIN=1 puts wrk on CPU 0 and both servers on the others (taskset), so
 # that the load generator does not take CPU time from the server it
@@ -425,7 +425,7 @@ measure full
 # The paced runs: each cell's wait, in whole milliseconds (wrk's delay()),
 # is what makes its connections offer PACED times nginx's requests/s.
 declare -A waits=()
-if [[ $PACED != 0 && $PACED != 0.0 ]]; then
+if awk -v f="$PACED" 'BEGIN { exit !(f > 0) }'; then # 0, 0.0, .00: none
 	for c in "${conns[@]}"; do
 		for i in "${!paths[@]}"; do
 			waits[$c-$i]=$(awk -v c="$c" -v r="$(median rps "full-ng-$c-$i")" -v f="$PACED" 'BEGIN { w = int(c * 1000 / (f * r) + 0.5); if (w < 1) w = 1; print w }')
