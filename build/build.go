@@ -48,6 +48,15 @@ type Options struct {
 	LLMsTxtMerge string
 	// AICatalog writes .well-known/ai-catalog.json; it needs BaseURL.
 	AICatalog bool
+	// Ignore leaves out the skills in the folders these gitignore-style
+	// patterns name, relative to each root, as skill.DefaultIgnore's do
+	// (a "!" pattern builds a folder they leave out); skillpack.yaml's
+	// ignore list (Lint.Config) leaves skills out too.
+	Ignore []string
+	// All builds every skill found: also those a repository's marketplace
+	// or plugin manifests do not declare, and those skill.DefaultIgnore
+	// leaves out.
+	All bool
 	// SkipInvalid leaves out the skills that have error-level findings,
 	// and publishes the others, instead of refusing the whole tree; the
 	// skills left out are in Result.Skipped.
