@@ -9,12 +9,10 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
-	"golang.org/x/text/unicode/runenames"
 
 	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/skill"
@@ -133,8 +131,9 @@ var fileRules = []*Rule{
 		Explain: "The build writes USTAR tar archives, because the skills CLI reads neither PAX nor GNU " +
 			"long names. A USTAR header holds a path of at most 100 bytes, or one split at a \"/\" " +
 			"into a folder part of at most 155 bytes and a name of at most 100 bytes; a longer path " +
-			"cannot be packed. Shorten the folder or file names (the last element alone must fit in " +
-			"100 bytes).",
+			"cannot be packed. The limits are in UTF-8 bytes, not characters: a Chinese, Japanese or " +
+			"Korean character takes three, so a file name holds at most 33 of them. Shorten the " +
+			"folder or file names (the last element alone must fit in 100 bytes).",
 		Bad:   "pdf/\n  SKILL.md\n  references/<a 120-byte file name>.md",
 		Good:  "pdf/\n  SKILL.md\n  references/forms.md",
 		Check: checkPathTooLong,
@@ -144,16 +143,21 @@ var fileRules = []*Rule{
 		Title:    "path that a tar archive cannot hold",
 		Category: CatFiles,
 		Severity: Error,
-		Explain: "The build writes USTAR tar archives, whose headers hold only ASCII names, and the legacy " +
-			"discovery index accepts only printable ASCII paths. A file name with non-ASCII letters, " +
-			"control characters or a backslash cannot be packed, so the build refuses it. Some look " +
-			"like ASCII: macOS names screenshots \"Screenshot 2024-05-01 at 10.15.32 AM.png\" with a " +
-			"U+202F NARROW NO-BREAK SPACE before \"AM\", so the message names the character and where " +
-			"it is. Rename the file (the fix suggests an ASCII name) and update the links to it. A " +
-			"USTAR header also holds a file's size in 11 octal digits, so a file of 8 GiB or more " +
-			"cannot be packed either: leave it out with .skillignore and fetch it at run time.",
-		Bad:   "pdf/\n  SKILL.md\n  references/café.md",
-		Good:  "pdf/\n  SKILL.md\n  references/cafe.md",
+		Explain: "A file name may be in any script (参考/说明.md, références/café.md, a macOS screenshot " +
+			"name with a U+202F before \"AM\"): archives carry it as its UTF-8 bytes, as written, in the " +
+			"USTAR header's own fields and with the zip's UTF-8 flag, and GNU tar, bsdtar, unzip, " +
+			"Python, Go and the skills CLI all extract it unchanged. The build refuses what no archive " +
+			"should carry: bytes that are not UTF-8 (a name in Latin-1 or Shift JIS, which every reader " +
+			"would spell differently), control characters (an escape sequence in a name acts on the " +
+			"terminal that lists the archive, a newline breaks every list of files), line separators, " +
+			"and the bidirectional controls U+202A–U+202E and U+2066–U+2069, which show a name in " +
+			"another order than it is (notes<U+202E>dm.exe shows as notesexe.md), and a backslash, a " +
+			"separator on Windows. Rename the file (the fix suggests a name without them) and update " +
+			"the links to it. A USTAR header also holds a file's size in 11 octal digits, so a file " +
+			"of 8 GiB or more cannot be packed either: leave it out with .skillignore and fetch it at " +
+			"run time.",
+		Bad:   "pdf/\n  SKILL.md\n  references/notes<U+202E>dm.exe\n  references/caf\\xe9.md   (Latin-1)",
+		Good:  "pdf/\n  SKILL.md\n  references/notes.md\n  references/café.md   (UTF-8)",
 		Check: checkPathPackable,
 	},
 	{
@@ -596,12 +600,15 @@ func checkPathPackable(p *Pass) {
 		if err == nil || errors.Is(err, pack.ErrTooLong) {
 			continue
 		}
-		if msg, fix := nonASCII(f.Path); msg != "" {
-			p.Reportf(f.Path, 0, 0, fix, "%s cannot be packed: %s", f.Path, msg)
-			continue
+		fix := "rename the file (and update the links to it)"
+		if name := packableName(f.Path); name != f.Path && pack.CheckPath(name) == nil {
+			fix = fmt.Sprintf("rename it, e.g. to %q, and update the links to it", name)
 		}
-		p.Reportf(f.Path, 0, 0, "rename the file using printable ASCII letters, digits, '-', '_' and '.'",
-			"%s cannot be packed: %s", f.Path, packMessage(err))
+		if !utf8.ValidString(f.Path) {
+			fix = "rename it in UTF-8 from the encoding it was written in (convmv -f LATIN1 -t UTF-8 --notest " +
+				shellQuote(path.Base(f.Path)) + " does it for Latin-1), and update the links to it"
+		}
+		p.Reportf(f.Path, 0, 0, fix, "%s cannot be packed: %s", f.Path, packMessage(err))
 	}
 }
 
@@ -614,63 +621,17 @@ func packMessage(err error) string {
 	return err.Error()
 }
 
-// nonASCII names the first non-ASCII character of a valid UTF-8 path and
-// where it is, with a fix naming an ASCII spelling, or returns "". A name
-// can look all ASCII and not be: macOS writes screenshot names with a
-// U+202F NARROW NO-BREAK SPACE before "AM" and "PM".
-func nonASCII(rel string) (msg, fix string) {
-	if !utf8.ValidString(rel) {
-		return "", ""
-	}
-	i := strings.IndexFunc(rel, func(r rune) bool { return r >= utf8.RuneSelf })
-	if i < 0 {
-		return "", ""
-	}
-	r, _ := utf8.DecodeRuneInString(rel[i:])
-	start := strings.LastIndexByte(rel[:i], '/') + 1
-	name, _, _ := strings.Cut(rel[start:], "/")
-	msg = fmt.Sprintf("the name %q holds %s at character %d", name, runeName(r), utf8.RuneCountInString(rel[start:i])+1)
-	if i > start {
-		msg += fmt.Sprintf(", after %q", rel[start:i])
-	}
-	more := -1
-	for _, r := range rel[i:] {
-		if r >= utf8.RuneSelf {
-			more++
+// packableName is rel without the characters pack refuses in names, and
+// with "_" for each run of bytes that is not UTF-8 (a Latin-1 "caf\xe9" is
+// "caf_"), for a fix to suggest; the rest of the name, in any script,
+// stays as it is.
+func packableName(rel string) string {
+	return strings.Map(func(r rune) rune {
+		if pack.RuneProblem(r) != "" {
+			return -1
 		}
-	}
-	if more > 0 {
-		msg += fmt.Sprintf(" (and %d more non-ASCII characters)", more)
-	}
-	msg += "; a USTAR tar header holds only ASCII names"
-	return msg, fmt.Sprintf("rename it, e.g. to %q, and update the links to it", asciiName(rel))
-}
-
-// runeName is "U+202F NARROW NO-BREAK SPACE", or the code point alone for
-// a character the Unicode database does not name.
-func runeName(r rune) string {
-	if name := runenames.Name(r); name != "" && !strings.HasPrefix(name, "<") {
-		return fmt.Sprintf("%U %s", r, name)
-	}
-	return fmt.Sprintf("%U", r)
-}
-
-// asciiName spells a path in ASCII: accents dropped (café, cafe), spaces
-// of any kind a plain space, anything else "_".
-func asciiName(rel string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(rel) {
-		switch {
-		case r < utf8.RuneSelf:
-			b.WriteRune(r)
-		case unicode.Is(unicode.Mn, r):
-		case unicode.IsSpace(r):
-			b.WriteByte(' ')
-		default:
-			b.WriteByte('_')
-		}
-	}
-	return b.String()
+		return r
+	}, strings.ToValidUTF8(rel, "_"))
 }
 
 func checkPathTooLong(p *Pass) {
@@ -681,14 +642,23 @@ func checkPathTooLong(p *Pass) {
 		if pack.FitsUSTAR(f.Path) {
 			continue
 		}
-		why := fmt.Sprintf("the path is %d bytes; a USTAR tar header holds 100, or a folder part of up to 155 "+
-			"and a name of up to 100 split at a \"/\"", len(f.Path))
-		if n := len(path.Base(f.Path)); n > 100 {
-			why = fmt.Sprintf("the file name alone is %d bytes; a USTAR tar header holds names of up to 100", n)
+		why := fmt.Sprintf("the path is %d bytes%s; a USTAR tar header holds 100, or a folder part of up to 155 "+
+			"and a name of up to 100 split at a \"/\"", len(f.Path), inChars(f.Path))
+		if base := path.Base(f.Path); len(base) > 100 {
+			why = fmt.Sprintf("the file name alone is %d bytes%s; a USTAR tar header holds names of up to 100", len(base), inChars(base))
 		}
 		p.Reportf(f.Path, 0, 0, "shorten the folder or file names",
 			"%s cannot be packed: %s, and the skills CLI reads no longer forms", f.Path, why)
 	}
+}
+
+// inChars says how many characters s has, when they are fewer than its
+// bytes: " (35 characters in UTF-8)".
+func inChars(s string) string {
+	if n := utf8.RuneCountInString(s); n < len(s) {
+		return fmt.Sprintf(" (%d characters in UTF-8)", n)
+	}
+	return ""
 }
 
 // textExts are the extensions of files that readers decode as text.

@@ -272,3 +272,51 @@ func FuzzFindInvisible(f *testing.F) {
 		findSecrets(data)
 	})
 }
+
+// TestPathUnpackableNames covers the names the case file keeps out of its
+// text (a control character, bytes that are not UTF-8), and checks that
+// lint and the build agree: path-unpackable or path-too-long reports a name
+// exactly when pack.Writer.Add refuses it.
+func TestPathUnpackableNames(t *testing.T) {
+	rep := strings.Repeat
+	for _, tc := range []struct {
+		path string
+		rule string // the rule that reports it, or ""
+		fix  string // in the fix, when reported
+	}{
+		{"参考/说明.md", "", ""},
+		{"references/cafe\u0301.md", "", ""},
+		{"assets/Screenshot 2024-05-01 at 10.15.32\u202fAM.png", "", ""},
+		{"scripts/🚀.sh", "", ""},
+		{"a\x1b[31m.md", "path-unpackable", `"a[31m.md"`},
+		{"references/caf\xe9.md", "path-unpackable", "convmv -f LATIN1 -t UTF-8 --notest 'caf\xe9.md'"},
+		{"notes\u202edm.exe", "path-unpackable", `"notesdm.exe"`},
+		{"tab\there.md", "path-unpackable", `"tabhere.md"`},
+		{rep("文", 33) + ".md", "path-too-long", "shorten"},
+		{rep("目", 51) + "/" + rep("文", 33), "", ""},
+	} {
+		dir := t.TempDir()
+		s := &skill.Skill{Dir: dir, File: skill.FileName}
+		files := &skill.Files{Files: []skill.File{{Path: tc.path, Disk: filepath.Join(dir, "x")}}}
+		var got []Finding
+		for _, id := range []string{"path-unpackable", "path-too-long"} {
+			for _, f := range testPass(t, id, s, files) {
+				f.Rule = id
+				got = append(got, f)
+			}
+		}
+		w := pack.NewWriter(nil, nil, pack.Options{})
+		_, err := w.Add(tc.path, false, 0, strings.NewReader(""))
+		if (err == nil) != (len(got) == 0) {
+			t.Errorf("%q: lint reports %v, the build's Add says %v; they must agree", tc.path, got, err)
+		}
+		switch {
+		case tc.rule == "" && len(got) > 0:
+			t.Errorf("%q: %s: %s, want no finding", tc.path, got[0].Rule, got[0].Message)
+		case tc.rule != "" && (len(got) != 1 || got[0].Rule != tc.rule || got[0].Path != tc.path):
+			t.Errorf("%q: got %v, want one %s finding naming the file", tc.path, got, tc.rule)
+		case tc.rule != "" && !strings.Contains(got[0].Fix, tc.fix):
+			t.Errorf("%q: fix %q, want it to hold %q", tc.path, got[0].Fix, tc.fix)
+		}
+	}
+}

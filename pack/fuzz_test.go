@@ -114,32 +114,46 @@ func FuzzRoundTrip(f *testing.F) {
 	})
 }
 
-// FuzzCheckPath checks that a path CheckPath accepts is one archive/tar
-// writes as USTAR and reads back unchanged, and that FitsUSTAR agrees with
-// archive/tar on every ASCII path.
+// FuzzCheckPath checks the name → header path: that a path CheckPath
+// accepts is in a USTAR header that Go's reader and the skills CLI's way of
+// reading one (the name and prefix fields, joined by '/') both give back
+// unchanged, and that for every ASCII path archive/tar writes as USTAR the
+// header is archive/tar's, byte for byte, whatever the mode, size and time
+// (so ASCII archives keep their bytes). It runs thousands of paths a second.
 func FuzzCheckPath(f *testing.F) {
-	for _, s := range []string{"SKILL.md", "a/../b", strings.Repeat("d", 155) + "/" + strings.Repeat("n", 100), "caf\u00e9", "a\x00b"} {
-		f.Add(s)
+	for _, s := range []string{"SKILL.md", "a/../b", strings.Repeat("d", 155) + "/" + strings.Repeat("n", 100), "caf\u00e9", "a\x00b",
+		"参考/说明.md", "cafe\u0301.md", "a\u202eb", "bad\xff", strings.Repeat("文", 34), strings.Repeat("目", 51) + "/" + strings.Repeat("文", 33)} {
+		f.Add(s, int64(12), int64(315532800))
 	}
-	f.Fuzz(func(t *testing.T, p string) {
+	f.Fuzz(func(t *testing.T, p string, size, mtime int64) {
+		size, mtime = max(size, -size, 0)%(MaxSize+1), max(mtime, -mtime, 0)%(tarMax.Unix()+1)
 		err := CheckPath(p)
-		var buf bytes.Buffer
-		tw := tar.NewWriter(&buf)
-		terr := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: p, Mode: 0o644, Format: tar.FormatUSTAR})
+		var tb bytes.Buffer
+		tw := tar.NewWriter(&tb)
+		terr := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: p, Mode: 0o755, Size: size, ModTime: time.Unix(mtime, 0), Format: tar.FormatUSTAR})
 		if err != nil {
 			if !errors.Is(err, ErrBadPath) && !errors.Is(err, ErrTooLong) {
 				t.Fatalf("CheckPath(%q) = %v, not ErrBadPath or ErrTooLong", p, err)
 			}
 		} else {
-			if terr != nil {
-				t.Fatalf("CheckPath(%q) accepted what archive/tar cannot write as USTAR: %v", p, terr)
+			var blk [blockSize]byte
+			ustarHeader(&blk, p, 0o755, size, mtime)
+			if terr == nil && !bytes.Equal(blk[:], tb.Bytes()[:blockSize]) {
+				t.Fatalf("header of %q differs from archive/tar's:\n% x\n% x", p, blk, tb.Bytes()[:blockSize])
 			}
-			if err := tw.Close(); err != nil {
-				t.Fatal(err)
+			raw := append(blk[:], make([]byte, 2*blockSize)...)
+			h, err := tar.NewReader(bytes.NewReader(raw)).Next()
+			if err != nil || h.Name != p || h.Size != size || h.ModTime.Unix() != mtime || h.Format != ustarFormat(p) {
+				t.Fatalf("%q read back by archive/tar as %+v, %v", p, h, err)
 			}
-			h, err := tar.NewReader(&buf).Next()
-			if err != nil || h.Name != p {
-				t.Fatalf("%q read back as %v, %v", p, h, err)
+			// The skills CLI: name, and prefix + "/" + name when the prefix is not empty.
+			field := func(b []byte) string { n, _, _ := bytes.Cut(b, []byte{0}); return string(n) }
+			got := field(blk[0:100])
+			if prefix := field(blk[345:500]); prefix != "" {
+				got = prefix + "/" + got
+			}
+			if got != p {
+				t.Fatalf("%q read back from the USTAR fields as %q", p, got)
 			}
 		}
 		ascii := !strings.ContainsFunc(p, func(r rune) bool { return r == 0 || r >= 0x80 })

@@ -17,7 +17,6 @@
 package pack
 
 import (
-	"archive/tar"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -132,30 +131,27 @@ func pathErr(path string, sentinel error, format string, args ...any) error {
 	return &PathError{Path: path, Err: fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)}
 }
 
-// USTAR header field sizes.
-const (
-	nameSize   = 100
-	prefixSize = 155
-)
-
 // FitsUSTAR reports whether path fits a USTAR header: the name field holds
 // 100 bytes, and a longer path may put up to 155 bytes before one of its '/'
 // in the prefix field. USTAR is the only tar format the skills CLI reads (no
 // PAX or GNU long names), so lint warns with the same check that Add applies.
+// The limits are in bytes: a character of a Chinese name takes three.
 func FitsUSTAR(path string) bool {
-	if len(path) <= nameSize {
-		return true
-	}
-	// The longest prefix that fits leaves the shortest name; if that name
-	// is still too long, no split works.
-	i := strings.LastIndexByte(path[:min(len(path), prefixSize+1)], '/')
-	n := len(path) - i - 1
-	return i > 0 && n > 0 && n <= nameSize
+	_, _, ok := splitUSTAR(path)
+	return ok
 }
 
 // CheckPath reports whether path can be an entry of an archive, returning a
 // *PathError wrapping ErrBadPath or ErrTooLong that says how to fix it. Add
-// applies it to every path (with Options.Prefix in front).
+// applies it to every path (with Options.Prefix in front), and lint asks it,
+// so that a name lint passes is a name the build packs.
+//
+// A name may be in any script: it is written as its UTF-8 bytes, as
+// written (NFC or NFD; nothing is normalized), in both archives. Refused
+// are what no reader can hold or take apart (an empty, absolute or ".."
+// path, a backslash, bytes that are not UTF-8, a path too long for USTAR) and the
+// characters RuneProblem names, which act on a terminal or hide what a
+// name says.
 func CheckPath(path string) error {
 	switch {
 	case path == "":
@@ -165,21 +161,19 @@ func CheckPath(path string) error {
 	case strings.Contains(path, `\`):
 		return pathErr(path, ErrBadPath, `contains '\'; use '/' as the separator and no '\' in names`)
 	}
-	for i := 0; i < len(path); i++ {
-		c := path[i]
-		// A newline would break the one-line-per-file manifest, a NUL the
-		// tar header, and the others the indexes and terminals they reach.
-		if c < 0x20 || c == 0x7f {
-			return pathErr(path, ErrBadPath, "contains the control character %#02x; rename the file", c)
+	for i := 0; i < len(path); {
+		r, n := utf8.DecodeRuneInString(path[i:])
+		what, why := fmt.Sprintf("%U", r), RuneProblem(r)
+		if r == utf8.RuneError && n == 1 {
+			what, why = fmt.Sprintf("the byte %#02x", path[i]), "not UTF-8 (a name in a legacy encoding such as Latin-1 or Shift JIS)"
 		}
-		// archive/tar writes only ASCII names in USTAR headers, and the
-		// legacy discovery index accepts only printable ASCII.
-		if c >= 0x80 {
-			if !utf8.ValidString(path) {
-				return pathErr(path, ErrBadPath, "not valid UTF-8; rename the file")
-			}
-			return pathErr(path, ErrBadPath, "contains non-ASCII characters, which a USTAR tar header cannot hold; rename the file with ASCII characters")
+		if why != "" {
+			start := strings.LastIndexByte(path[:i], '/') + 1
+			name, _, _ := strings.Cut(path[start:], "/")
+			return pathErr(path, ErrBadPath, "the name %q has %s at character %d: %s",
+				name, what, utf8.RuneCountInString(path[start:i])+1, why)
 		}
+		i += n
 	}
 	for _, c := range strings.Split(path, "/") {
 		switch c {
@@ -194,6 +188,25 @@ func CheckPath(path string) error {
 			len(path), nameSize, prefixSize, nameSize)
 	}
 	return nil
+}
+
+// RuneProblem says why a file name cannot hold r, or returns "": the C0
+// and C1 control characters and DEL (a newline would break the
+// one-line-per-file manifest, a NUL the tar header, an escape sequence the
+// terminal that lists the archive), the line and paragraph separators, and
+// the bidirectional embeddings, overrides and isolates, which display a
+// name in another order than it is ("Trojan Source": "notes\u202Edm.exe"
+// shows as "notesexe.md"). Every other character is a name's own.
+func RuneProblem(r rune) string {
+	switch {
+	case r < 0x20 || r >= 0x7f && r <= 0x9f:
+		return "a control character"
+	case r == '\u2028' || r == '\u2029':
+		return "a line break"
+	case r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069':
+		return "a bidirectional control, which shows the name in another order than it is"
+	}
+	return ""
 }
 
 // MaxSize is the largest file a USTAR header holds: its size field has 11
@@ -231,7 +244,7 @@ type Writer struct {
 	tarTime time.Time
 
 	ts tarSink
-	tw *tar.Writer
+	tw tarWriter
 	zw *zipWriter
 
 	last  string
@@ -279,7 +292,7 @@ func NewWriter(tgz, z io.Writer, opts Options) *Writer {
 		fw, _ = flate.NewWriter(nil, Level) // Level is valid, so no error
 	}
 	w.ts = tarSink{out: tgz, fw: fw}
-	w.tw = tar.NewWriter(&w.ts)
+	w.tw = tarWriter{w: &w.ts}
 
 	w.zw = newZipWriter(z, dosDate, dosTime)
 	return w
@@ -326,9 +339,9 @@ var gzipHeader = [10]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}
 // with the fixed codes, the two bytes flate.Writer.Close writes there.
 var finalBlock = [2]byte{0x03, 0x00}
 
-// A tarSink is where archive/tar writes: it deflates the tar stream into
-// the .tar.gz, so that each file is compressed once and the same bytes
-// serve as its zip entry too.
+// A tarSink is where the tar stream goes (tarWriter's headers, Add's file
+// bytes): it deflates the stream into the .tar.gz, so that each file is
+// compressed once and the same bytes serve as its zip entry too.
 //
 // It is the technique of pigz. The deflate stream is a run of pieces, each
 // written by a Reset compressor and ended by a sync flush (Flush): a piece
@@ -336,7 +349,7 @@ var finalBlock = [2]byte{0x03, 0x00}
 // stored block, so pieces concatenate into one valid stream, which
 // finalBlock closes. A file's data is a piece of its own, whose bytes also
 // go to the zip, where finalBlock after them makes a whole deflate stream.
-// What archive/tar writes around the data (headers, padding, the
+// What tarWriter writes around the data (headers, padding, the
 // end-of-archive blocks) makes the pieces between them.
 //
 // The price is in the size of the .tar.gz, for the time of compressing
@@ -400,7 +413,7 @@ func (s *tarSink) end() error {
 }
 
 // close ends the deflate stream and the gzip member. It comes after
-// archive/tar's Close, whose end-of-archive blocks went through Write, so
+// tarWriter's close, whose end-of-archive blocks went through Write, so
 // gzipHeader is out.
 func (s *tarSink) close() error {
 	if err := s.end(); err != nil {
@@ -447,17 +460,8 @@ func (w *Writer) Add(path string, exec bool, size int64, r io.Reader) (sum [32]b
 	if exec {
 		mode = 0o755
 	}
-	err = w.tw.WriteHeader(&tar.Header{
-		Typeflag: tar.TypeReg,
-		Name:     name,
-		Mode:     mode,
-		Size:     size,
-		ModTime:  w.tarTime,
-		// USTAR only: the skills CLI reads no PAX or GNU headers, and a
-		// fixed format keeps archive/tar from choosing one per entry.
-		Format: tar.FormatUSTAR,
-	})
-	if err != nil {
+	// USTAR only: the skills CLI reads no PAX or GNU headers (tar.go).
+	if err := w.tw.header(name, mode, size, w.tarTime.Unix()); err != nil {
 		return sum, &PathError{Path: path, Err: fmt.Errorf("writing tar header: %w", err)}
 	}
 	// The entry's data is the file's piece of the tar.gz, streamed out as
@@ -478,7 +482,7 @@ func (w *Writer) Add(path string, exec bool, size int64, r io.Reader) (sum [32]b
 	h := sha256.New()
 	crc := crc32.NewIEEE()
 	src := &errReader{r: io.LimitReader(r, size)}
-	n, err := io.CopyBuffer(io.MultiWriter(w.tw, crc, h), src, w.buf)
+	n, err := io.CopyBuffer(io.MultiWriter(&w.ts, crc, h), src, w.buf)
 	if err != nil {
 		if src.err != nil {
 			return sum, &PathError{Path: path, Err: fmt.Errorf("reading: %w", err)}
@@ -573,7 +577,7 @@ func (w *Writer) Close() error {
 	if w.err != nil {
 		return w.err
 	}
-	if err := w.tw.Close(); err != nil {
+	if err := w.tw.close(); err != nil {
 		return fmt.Errorf("pack: writing tar: %w", err)
 	}
 	if err := w.ts.close(); err != nil {

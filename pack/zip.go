@@ -15,7 +15,8 @@ import (
 // need ZIP64 says so from its local header on.
 //
 // Below the thresholds the bytes are those of archive/zip (TestGolden pins
-// them): no extra fields, no comment, a data descriptor after each entry.
+// them): no extra fields, no comment, a data descriptor after each entry,
+// and the UTF-8 flag for a name that is not ASCII.
 
 // Signatures and versions of the zip format (PKWARE's APPNOTE.TXT 6.3).
 const (
@@ -32,7 +33,8 @@ const (
 	zipVersion45 = 45 // ZIP64
 	zipUnix      = 3 << 8
 
-	zipFlagDescriptor = 0x8 // CRC and sizes follow the data
+	zipFlagDescriptor = 0x8   // CRC and sizes follow the data
+	zipFlagUTF8       = 0x800 // the name is UTF-8 (general purpose bit 11)
 	zipDeflate        = 8
 
 	zip64EndLen = 56 // the ZIP64 end of central directory record
@@ -65,6 +67,20 @@ type zipEntry struct {
 	offset uint64 // of the local header
 	start  uint64 // of the data
 	zip64  bool   // sizes in ZIP64 fields: in the local header's extra field and the descriptor
+}
+
+// flags are the entry's general purpose flags: a data descriptor, and the
+// UTF-8 flag for a name that is not ASCII, which readers would otherwise
+// decode as code page 437 (CheckPath lets only UTF-8 through). An ASCII
+// name goes without it, as it always has: archive/zip sets it for '~' too,
+// and an archive's bytes must not change.
+func (e *zipEntry) flags() uint16 {
+	for i := 0; i < len(e.name); i++ {
+		if e.name[i] >= 0x80 {
+			return zipFlagDescriptor | zipFlagUTF8
+		}
+	}
+	return zipFlagDescriptor
 }
 
 // zipWriter writes a zip one entry at a time: begin, the compressed data
@@ -121,7 +137,7 @@ func (z *zipWriter) begin(name string, exec bool, size int64) error {
 	}
 	z.u32(zipLocalSig)
 	z.u16(version)
-	z.u16(zipFlagDescriptor)
+	z.u16(e.flags())
 	z.u16(zipDeflate)
 	z.u16(z.time)
 	z.u16(z.date)
@@ -187,7 +203,7 @@ func (z *zipWriter) close() error {
 		z.u32(zipCentralSig)
 		z.u16(zipUnix | version)
 		z.u16(version)
-		z.u16(zipFlagDescriptor)
+		z.u16(e.flags())
 		z.u16(zipDeflate)
 		z.u16(z.time)
 		z.u16(z.date)
