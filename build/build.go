@@ -275,6 +275,7 @@ type builder struct {
 	st stage
 
 	// test hooks
-	collected func(*task)  // runs when a skill's files are collected
-	reading   func(string) // runs when an input file is opened to be read
+	collected func(*task)               // runs when a skill's files are collected
+	reading   func(string)              // runs when an input file is opened to be read
+	writing   func(io.Writer) io.Writer // wraps the served copy of a file as it is packed
 }

@@ -61,7 +61,7 @@ func (b *builder) lint() (string, error) {
 	}
 	for _, w := range b.work {
 		if w.err != nil && !w.skipped {
-			return "", w.err
+			return "", &packError{w.err}
 		}
 	}
 	if err := b.sums.seal(); err != nil {
@@ -85,3 +85,10 @@ func (b *builder) lint() (string, error) {
 	}
 	return "", nil
 }
+
+// packError is an error met while packing, reported by the lint step
+// once every finding is (see lint): named for the step it happened in.
+type packError struct{ err error }
+
+func (e *packError) Error() string { return "pack: " + e.err.Error() }
+func (e *packError) Unwrap() error { return e.err }

@@ -3,6 +3,7 @@ package build
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/internal/parallel"
@@ -118,7 +120,7 @@ func (b *builder) process(wk *work) {
 	}
 	res := lint.Check([]*skill.Skill{s}, opts)
 	w.findings, w.verdict = res.Findings, res.PerSkill[0]
-	if errs, _, _ := lint.Count(w.findings); errs > 0 {
+	if errs, _, _ := lint.Count(w.findings); errs > 0 || b.refused(w, cmp.Or(b.checkReadable(w), b.checkLimits(w))) {
 		// With SkipInvalid the skill is left out, and the others go on.
 		w.invalid = true
 		if !b.opts.SkipInvalid {
@@ -136,7 +138,12 @@ func (b *builder) process(wk *work) {
 		if w.err = b.packOne(w); w.err == nil {
 			w.err = b.keep(w)
 		}
-		if w.err != nil {
+		if b.refused(w, w.err) {
+			w.err = nil
+			if !b.opts.SkipInvalid {
+				b.failed.Store(true)
+			}
+		} else if w.err != nil {
 			b.failed.Store(true)
 		}
 	}
@@ -242,9 +249,15 @@ func (b *builder) packFresh(w *task) error {
 	}
 	var err error
 	if w.out.TarGz, err = tgz.finish(); err != nil {
-		return err
+		return b.outputError(err)
 	}
 	if w.out.Zip, err = zip.finish(); err != nil {
+		return b.outputError(err)
+	}
+	if err := b.checkArchive(w, layout.TarGz, w.out.TarGz); err != nil {
+		return err
+	}
+	if err := b.checkArchive(w, layout.Zip, w.out.Zip); err != nil {
 		return err
 	}
 	cd := pack.ContentDigest(entries)
@@ -270,19 +283,27 @@ func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File) ([32]byte, err
 	}
 	var r io.Reader = in
 	var copyOut *os.File
+	var out *served
 	if !b.opts.DryRun {
 		dst := b.st.path(layout.SkillFile(w.name, f.Path))
 		if err := b.st.mkdirAll(filepath.Dir(dst)); err != nil {
-			return [32]byte{}, err
+			return [32]byte{}, b.outputError(err)
 		}
 		if copyOut, err = b.st.create(dst); err != nil {
-			return [32]byte{}, err
+			return [32]byte{}, b.outputError(err)
 		}
 		defer copyOut.Close()
-		r = io.TeeReader(in, copyOut)
+		out = &served{w: copyOut}
+		if b.writing != nil {
+			out.w = b.writing(copyOut)
+		}
+		r = io.TeeReader(in, out)
 	}
 	sum, err := pw.Add(f.Path, f.Exec(), f.Size, r)
 	if err != nil {
+		if out != nil && out.err != nil {
+			return sum, b.outputError(out.err)
+		}
 		if errors.Is(err, pack.ErrChanged) {
 			return sum, fmt.Errorf("%s changed while it was being packed; run the build again", src)
 		}
@@ -294,10 +315,35 @@ func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File) ([32]byte, err
 	}
 	if copyOut != nil {
 		if err := copyOut.Close(); err != nil {
-			return sum, err
+			return sum, b.outputError(err)
 		}
 	}
 	return sum, nil
+}
+
+// served is the served copy of a file as it is packed. Its write error
+// is the output's: read through the tee, it looked like the input's
+// ("reading: write …" for a full disk).
+type served struct {
+	w   io.Writer
+	err error
+}
+
+func (s *served) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	return n, err
+}
+
+// outputError says that writing the output failed, and for a full disk
+// where: an error of the system, not of the skills.
+func (b *builder) outputError(err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		return fmt.Errorf("writing the output: no space left on the device of %s (%w); free some space there, or build into a folder on another device with -o", b.out, err)
+	}
+	return fmt.Errorf("writing the output: %w", err)
 }
 
 // hashFiles reads and hashes a skill's files without packing them.
@@ -475,22 +521,9 @@ func (a *archive) discard() {
 // and reads the frontmatter as JSON.
 func (b *builder) prepare(w *task) error {
 	s := w.src
-	if s.Doc == nil {
-		return fmt.Errorf("%s: cannot read %s: %v", s.Dir, s.File, s.Err)
-	}
-	if w.collErr != nil {
-		return fmt.Errorf("%s: %w", s.Dir, w.collErr)
-	}
-	if len(w.files.Refused) > 0 {
-		r := w.files.Refused[0]
-		return fmt.Errorf("%s: %s", filepath.Join(s.Dir, filepath.FromSlash(r.Path)), r.Err)
-	}
-	if s.File != skill.FileName {
-		return fmt.Errorf("%s: rename it to %s; clients look for that exact name", s.EntryPath(), skill.FileName)
-	}
 	fm, err := s.Doc.FrontmatterJSON()
 	if err != nil {
-		return fmt.Errorf("%s: frontmatter has no faithful JSON form: %w", s.EntryPath(), err)
+		return b.refuse(w, s.File, "yaml-complex-key", "", "the frontmatter has no faithful JSON form: %v", err)
 	}
 	desc, _ := s.Doc.String("description")
 	// A top-level version counts where the profile knows the key

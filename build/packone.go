@@ -1,6 +1,7 @@
 package build
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,17 +50,27 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 	if errs, _, _ := lint.Count(res.Findings); errs > 0 {
 		return p, &LintError{Errors: errs}
 	}
-	if err != nil {
-		return p, fmt.Errorf("%s: %w", dir, err)
-	}
 	out := opts.Out
 	if out == "" {
 		out = "."
 	}
+	b := &builder{opts: Options{Time: opts.Time}, st: stage{dir: out}, lintOpts: lo}
+	w := &task{work: &work{src: s, name: p.Name, findings: p.Findings}, files: files, collErr: err}
+	// What the build refuses, pack refuses as a finding too (refuse.go).
+	refused := func(err error) error {
+		if !b.refused(w, err) {
+			return err
+		}
+		p.Findings = w.findings
+		errs, _, _ := lint.Count(p.Findings)
+		return &LintError{Errors: errs}
+	}
+	if err := cmp.Or(b.checkReadable(w), b.checkLimits(w)); err != nil {
+		return p, refused(err)
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return p, err
 	}
-	b := &builder{opts: Options{Time: opts.Time}, st: stage{dir: out}}
 	tgz := b.newArchive(p.Name, layout.TarGz)
 	defer tgz.discard()
 	zip := b.newArchive(p.Name, layout.Zip)
@@ -78,7 +89,7 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 		sum, err := pw.Add(f.Path, f.Exec(), f.Size, in)
 		in.Close()
 		if err != nil {
-			return p, fmt.Errorf("%s: %w", filepath.Join(dir, f.Path), err)
+			return p, refused(fmt.Errorf("%s: %w", filepath.Join(dir, f.Path), err))
 		}
 		entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: f.Size, Sum: sum})
 	}
@@ -89,6 +100,9 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 	p.ContentDigest = digest(cd[:])
 	for _, a := range []*archive{tgz, zip} {
 		dst := filepath.Join(out, p.Name+"."+a.ext)
+		if err := b.checkArchive(w, a.ext, layout.Archive{Size: a.sum.n}); err != nil {
+			return p, refused(err)
+		}
 		ar, err := a.finishAt(dst)
 		if err != nil {
 			return p, err

@@ -109,6 +109,8 @@ func (b *builder) run() error {
 				}
 			case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &ne), errors.As(err, new(*VersionError)), errors.As(err, new(*PreviousError)):
 				return err // about the skills, not a step
+			case errors.As(err, new(*packError)):
+				return err // named for its own step
 			default:
 				return fmt.Errorf("%s: %w", stage[i].name, err)
 			}

@@ -26,48 +26,6 @@ type entry struct {
 	exec bool
 }
 
-// limits bound what unpacking one archive may cost.
-type limits struct {
-	entries  int
-	unpacked int64 // all entries together
-	file     int64 // any one entry
-	ratio    int64 // unpacked bytes per archive byte, above ratioFloor
-}
-
-// bombError stops unpacking: continuing would cost unbounded time or
-// memory, so nothing after it is checked.
-type bombError struct{ msg string }
-
-func (e *bombError) Error() string { return e.msg }
-
-// guard counts the bytes unpacked from an archive of size packed and stops
-// at the first limit crossed.
-type guard struct {
-	l      limits
-	packed int64
-	n      int64
-}
-
-func (g *guard) reader(r io.Reader) io.Reader { return &guardReader{r: r, g: g} }
-
-type guardReader struct {
-	r io.Reader
-	g *guard
-}
-
-func (gr *guardReader) Read(p []byte) (int, error) {
-	n, err := gr.r.Read(p)
-	g := gr.g
-	g.n += int64(n)
-	switch {
-	case g.n > g.l.unpacked:
-		return n, &bombError{fmt.Sprintf("decompression bomb: unpacks to more than %d bytes (the limit); stopped", g.l.unpacked)}
-	case g.n > ratioFloor && g.n > g.l.ratio*g.packed:
-		return n, &bombError{fmt.Sprintf("decompression bomb: %d bytes unpack to more than %d (over %d times); stopped", g.packed, g.n, g.l.ratio)}
-	}
-	return n, err
-}
-
 // unpacked is what reading an archive found.
 type unpacked struct {
 	entries  []entry  // regular files that passed every check, in archive order
@@ -82,8 +40,9 @@ func (u *unpacked) bad(name, format string, args ...any) {
 // unpack reads a .tar.gz or .zip held in data, checking every entry as an
 // unpacker that must not be tricked would: names, types, modes,
 // duplicates, sizes and the expansion of the whole.
-func unpack(data []byte, ext string, l limits) *unpacked {
+func unpack(data []byte, ext string, l layout.Limits) *unpacked {
 	u := &unpacked{}
+	l = l.WithDefaults()
 	var err error
 	if ext == layout.Zip {
 		err = unpackZip(data, l, u)
@@ -91,7 +50,7 @@ func unpack(data []byte, ext string, l limits) *unpacked {
 		err = unpackTarGz(data, l, u)
 	}
 	if err != nil {
-		var be *bombError
+		var be *layout.BombError
 		u.stopped = u.stopped || errors.As(err, &be)
 		u.problems = append(u.problems, err.Error())
 	}
@@ -101,13 +60,13 @@ func unpack(data []byte, ext string, l limits) *unpacked {
 	return u
 }
 
-func unpackTarGz(data []byte, l limits, u *unpacked) error {
-	g := &guard{l: l, packed: int64(len(data))}
+func unpackTarGz(data []byte, l layout.Limits, u *unpacked) error {
+	g := l.Unpack(int64(len(data)))
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return fmt.Errorf("is not a gzip stream: %w", err)
 	}
-	tr := tar.NewReader(g.reader(zr))
+	tr := tar.NewReader(g.Reader(zr))
 	seen := map[string]bool{}
 	for n := 1; ; n++ {
 		hdr, err := tr.Next()
@@ -119,9 +78,9 @@ func unpackTarGz(data []byte, l limits, u *unpacked) error {
 		if err != nil && !errors.Is(err, tar.ErrInsecurePath) {
 			return tarErr(err)
 		}
-		if n > l.entries {
+		if n > l.Entries {
 			u.stopped = true
-			return fmt.Errorf("has more than %d entries (the limit); stopped", l.entries)
+			return fmt.Errorf("has more than %d entries (the limit); stopped", l.Entries)
 		}
 		if !u.checkName(hdr.Name, seen) {
 			continue
@@ -151,8 +110,8 @@ func unpackTarGz(data []byte, l limits, u *unpacked) error {
 			continue
 		}
 		exec, ok := u.checkMode(hdr.Name, hdr.FileInfo().Mode())
-		if hdr.Size > l.file {
-			u.bad(hdr.Name, "is %d bytes, more than the %d-byte limit for one file", hdr.Size, l.file)
+		if hdr.Size > l.File {
+			u.bad(hdr.Name, "is %d bytes, more than the %d-byte limit for one file", hdr.Size, l.File)
 			ok = false
 		}
 		if !ok {
@@ -170,23 +129,23 @@ func unpackTarGz(data []byte, l limits, u *unpacked) error {
 }
 
 func tarErr(err error) error {
-	var be *bombError
+	var be *layout.BombError
 	if errors.As(err, &be) {
 		return be
 	}
 	return fmt.Errorf("is not a valid tar.gz: %w", err)
 }
 
-func unpackZip(data []byte, l limits, u *unpacked) error {
+func unpackZip(data []byte, l layout.Limits, u *unpacked) error {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		return fmt.Errorf("is not a valid zip: %w", err)
 	}
-	if len(zr.File) > l.entries {
+	if len(zr.File) > l.Entries {
 		u.stopped = true
-		return fmt.Errorf("has %d entries, more than the limit of %d; not unpacked", len(zr.File), l.entries)
+		return fmt.Errorf("has %d entries, more than the limit of %d; not unpacked", len(zr.File), l.Entries)
 	}
-	g := &guard{l: l, packed: int64(len(data))}
+	g := l.Unpack(int64(len(data)))
 	seen := map[string]bool{}
 	for _, f := range zr.File {
 		if !u.checkName(f.Name, seen) {
@@ -208,8 +167,8 @@ func unpackZip(data []byte, l limits, u *unpacked) error {
 			continue
 		}
 		exec, ok := u.checkMode(f.Name, m)
-		if f.UncompressedSize64 > uint64(l.file) {
-			u.bad(f.Name, "says it is %d bytes, more than the %d-byte limit for one file", f.UncompressedSize64, l.file)
+		if f.UncompressedSize64 > uint64(l.File) {
+			u.bad(f.Name, "says it is %d bytes, more than the %d-byte limit for one file", f.UncompressedSize64, l.File)
 			ok = false
 		}
 		if !ok {
@@ -223,17 +182,17 @@ func unpackZip(data []byte, l limits, u *unpacked) error {
 		h := sha256.New()
 		// The declared size is not trusted: the guard counts what
 		// actually comes out.
-		size, err := io.Copy(h, io.LimitReader(g.reader(rc), l.file+1))
+		size, err := io.Copy(h, io.LimitReader(g.Reader(rc), l.File+1))
 		rc.Close()
-		var be *bombError
+		var be *layout.BombError
 		switch {
 		case errors.As(err, &be):
 			return be
 		case err != nil:
 			u.bad(f.Name, "cannot be read: %v", err)
 			continue
-		case size > l.file:
-			u.bad(f.Name, "is more than the %d-byte limit for one file", l.file)
+		case size > l.File:
+			u.bad(f.Name, "is more than the %d-byte limit for one file", l.File)
 			continue
 		}
 		e := entry{path: f.Name, size: size, exec: exec}

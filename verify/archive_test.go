@@ -4,6 +4,8 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -26,7 +28,7 @@ func TestUnpackRules(t *testing.T) {
 		{"backslash", []file{skillMD, {name: `a\b`}}, `has a '\', a path separator on Windows`},
 		{"duplicate", []file{skillMD, skillMD}, `entry "SKILL.md" appears twice`},
 		{"empty segment", []file{skillMD, {name: "a//b"}}, "is not a valid archive path: empty path component"},
-		{"control", []file{skillMD, {name: "a\nb"}}, "is not a valid archive path: contains the control character"},
+		{"control", []file{skillMD, {name: "a\nb"}}, "control character"},
 		{"mode", []file{{name: "SKILL.md", mode: 0o777}}, `entry "SKILL.md" has mode 0777; archives use 0644 or 0755`},
 		{"setuid", []file{{name: "SKILL.md", mode: 0o4755}}, "setuid"},
 		{"file and folder", []file{skillMD, {name: "a"}, {name: "a/b"}}, `entry "a" is both a file and the folder of "a/b"`},
@@ -129,12 +131,49 @@ func truncateGzip(t *testing.T, data []byte, n int) []byte {
 	return b.Bytes()
 }
 
+// A zip whose entries share one entry's compressed bytes unpacks to more
+// than deflate can compress: stopped by the ratio, long before the
+// absolute limit. One entry of zeros as deflated as it gets is not.
 func TestUnpackZipBomb(t *testing.T) {
-	bomb := zipOf(t, skillMD, file{name: "zeros", body: make([]byte, 16<<20)})
-	u := unpack(bomb, layout.Zip, testLimits)
+	zeros := file{name: "a", body: make([]byte, 4<<20)}
+	if u := unpack(zipOf(t, skillMD, zeros), layout.Zip, testLimits); u.stopped || len(u.problems) > 0 {
+		t.Fatalf("one entry of zeros: stopped %v, problems %q", u.stopped, u.problems)
+	}
+	u := unpack(overlapping(t, zipOf(t, zeros), 40), layout.Zip, testLimits)
 	if !u.stopped || !strings.Contains(strings.Join(u.problems, "\n"), "decompression bomb") {
 		t.Errorf("stopped %v, problems %q", u.stopped, u.problems)
 	}
+	// The absolute limit stops what no ratio would.
+	small := testLimits
+	small.Unpacked = 2 << 20
+	if u := unpack(zipOf(t, skillMD, zeros), layout.Zip, small); !u.stopped || !strings.Contains(strings.Join(u.problems, "\n"), "more than 2097152 bytes") {
+		t.Errorf("over the unpacked limit: stopped %v, problems %q", u.stopped, u.problems)
+	}
+}
+
+// overlapping returns a zip of one entry, data, with n more entries in its
+// central directory (b000, b001, ...) that point at the first one's bytes.
+func overlapping(t *testing.T, data []byte, n int) []byte {
+	t.Helper()
+	cd := bytes.Index(data, []byte("PK\x01\x02"))
+	eocd := bytes.LastIndex(data, []byte("PK\x05\x06"))
+	if cd < 0 || eocd < cd {
+		t.Fatal("no central directory")
+	}
+	rec := data[cd:eocd]
+	nameLen := int(binary.LittleEndian.Uint16(rec[28:]))
+	out := bytes.Clone(data[:eocd])
+	for i := range n {
+		r := bytes.Clone(rec[:46])
+		binary.LittleEndian.PutUint16(r[28:], 4)
+		r = append(r, fmt.Sprintf("b%03d", i)...)
+		out = append(out, append(r, rec[46+nameLen:]...)...)
+	}
+	end := bytes.Clone(data[eocd:])
+	binary.LittleEndian.PutUint16(end[8:], uint16(n+1))
+	binary.LittleEndian.PutUint16(end[10:], uint16(n+1))
+	binary.LittleEndian.PutUint32(end[12:], uint32(len(out)-cd))
+	return append(out, end...)
 }
 
 // FuzzUnpack: no input makes unpacking panic, hang or exceed its limits.
@@ -146,13 +185,13 @@ func FuzzUnpack(f *testing.F) {
 		if isZip {
 			ext = layout.Zip
 		}
-		l := limits{entries: 50, unpacked: 1 << 20, file: 1 << 20, ratio: 100}
+		l := layout.Limits{Entries: 50, Unpacked: 1 << 20, File: 1 << 20, Ratio: 100}
 		u := unpack(data, ext, l)
 		var n int64
 		for _, e := range u.entries {
 			n += e.size
 		}
-		if n > l.unpacked || len(u.entries) > l.entries {
+		if n > l.Unpacked || len(u.entries) > l.Entries {
 			t.Fatalf("limits exceeded: %d bytes in %d entries", n, len(u.entries))
 		}
 	})

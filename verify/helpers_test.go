@@ -272,7 +272,7 @@ func skillFiles(t *testing.T, dir, skill string) []file {
 	return fs
 }
 
-var testLimits = limits{entries: DefaultMaxEntries, unpacked: DefaultMaxUnpacked, file: DefaultMaxSize, ratio: DefaultMaxRatio}
+var testLimits = layout.Limits{}.WithDefaults()
 
 func tarGz(t *testing.T, files ...file) []byte {
 	t.Helper()

@@ -1,9 +1,11 @@
 package verify
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -252,4 +255,73 @@ func TestURLHugeBodiesMemory(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Build and verify keep to one set of limits (layout's): every build of a
+// tree of large repetitive files that succeeds gives a bundle verify
+// accepts, and a skill over a limit is a finding of the build, which
+// --skip-invalid leaves out, never a bundle verify refuses.
+func TestBuildVerifyAgree(t *testing.T) {
+	root := t.TempDir()
+	skillDir := func(name string, body []byte) string {
+		dir := filepath.Join(root, "skills", name)
+		md := append([]byte("---\nname: "+name+"\ndescription: A generated skill of large repetitive files.\n---\n# "+name+"\n"), body...)
+		writeFile(t, dir, "SKILL.md", md)
+		return dir
+	}
+	// A 3 MB CSV of one row, a 50 MB SKILL.md and 60 MiB of one line
+	// compress hundreds of times: under deflate's limit, not bombs.
+	writeFile(t, skillDir("csv", nil), "data.csv", bytes.Repeat([]byte("2024-01-01,0.000,0.000,0.000\n"), 3_000_000/29))
+	skillDir("big-md", bytes.Repeat([]byte("The same line of instructions, again and again.\n"), 50_000_000/48))
+	line := skillDir("lines", nil)
+	for _, f := range []string{"a.txt", "b.txt", "c.txt"} {
+		writeFile(t, line, f, bytes.Repeat([]byte("x"), 20<<20))
+	}
+	// Over a limit: one file (sparse, never read), too many files, too
+	// many bytes unpacked.
+	sparse := func(dir, name string, size int64) {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err == nil {
+			err = f.Truncate(size)
+			f.Close()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sparse(skillDir("huge-file", nil), "model.bin", layout.MaxFile+1)
+	total := skillDir("huge-skill", nil)
+	for _, f := range []string{"1.bin", "2.bin", "3.bin", "4.bin"} {
+		sparse(total, f, layout.MaxFile)
+	}
+	many := skillDir("many-files", nil)
+	for i := range layout.MaxEntries {
+		writeFile(t, many, fmt.Sprintf("f/%05d.txt", i), nil)
+	}
+
+	out := filepath.Join(root, "dist")
+	_, err := build.Run([]string{filepath.Join(root, "skills")}, build.Options{Out: out})
+	var le *build.LintError
+	if !errors.As(err, &le) || le.Errors != 3 {
+		t.Fatalf("build without --skip-invalid: %v, want 3 lint errors", err)
+	}
+	res, err := build.Run([]string{filepath.Join(root, "skills")}, build.Options{Out: out, SkipInvalid: true})
+	if err != nil {
+		t.Fatalf("build --skip-invalid: %v", err)
+	}
+	want := map[string]string{
+		"huge-file":  "model.bin is 67108865 bytes; verify and pull read no file over 67108864 bytes",
+		"huge-skill": "bytes; verify and pull unpack no archive to more than 268435456 bytes",
+		"many-files": "the skill has 10001 files; verify and pull refuse an archive of more than 10000",
+	}
+	for _, s := range res.Skipped {
+		if len(s.Findings) != 1 || !strings.Contains(s.Findings[0].Message, want[s.Name]) || want[s.Name] == "" {
+			t.Errorf("%s left out for %+v, want %q", s.Name, s.Findings, want[s.Name])
+		}
+		delete(want, s.Name)
+	}
+	if len(want) > 0 {
+		t.Errorf("not left out: %v", want)
+	}
+	wantOK(t, check(t, out, Options{}))
 }

@@ -12,7 +12,7 @@ import (
 // workers, each unpacked in memory as soon as it is read; then, in order,
 // checks its digest against every claim and its name against its digest.
 func (c *checker) unpackArchives() {
-	l := limits{entries: c.o.MaxEntries, unpacked: c.o.MaxUnpacked, file: c.o.MaxSize, ratio: c.o.MaxRatio}
+	l := c.o.limits()
 	var locs []string
 	for _, loc := range slices.Sorted(maps.Keys(c.archives)) {
 		if s, ok := c.sums[loc]; !ok || s.err == nil {

@@ -33,6 +33,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/skillpack/skillpack/layout"
 )
 
 // SignatureVerifier checks one Sigstore bundle (<artifact>.sigstore.json)
@@ -41,12 +43,13 @@ type SignatureVerifier interface {
 	Verify(bundleJSON []byte, artifactDigest []byte) error
 }
 
-// Defaults of the zero Options.
+// Defaults of the zero Options. The limits of reading files and archives
+// are layout's, which the build keeps to: what it writes, verify accepts.
 const (
-	DefaultMaxSize      = 64 << 20  // bytes read of any one file
-	DefaultMaxUnpacked  = 256 << 20 // bytes unpacked from any one archive
-	DefaultMaxEntries   = 10000     // entries in any one archive
-	DefaultMaxRatio     = 100       // unpacked bytes per archive byte, above 1 MiB
+	DefaultMaxSize      = layout.MaxFile     // bytes read of any one file
+	DefaultMaxUnpacked  = layout.MaxUnpacked // bytes unpacked from any one archive
+	DefaultMaxEntries   = layout.MaxEntries  // entries in any one archive
+	DefaultMaxRatio     = layout.MaxRatio    // unpacked bytes per archive byte, above layout.RatioFloor
 	DefaultTimeout      = 30 * time.Second
 	DefaultDeadline     = 5 * time.Minute // the whole check
 	DefaultMaxSkills    = 10000           // entries in any one index
@@ -54,10 +57,6 @@ const (
 	DefaultMaxRedirects = 5
 	DefaultMaxProblems  = 1000
 )
-
-// ratioFloor is how much an archive may unpack to before MaxRatio applies:
-// a tiny archive of text legitimately expands many times.
-const ratioFloor = 1 << 20
 
 // Options control a verification. The zero value checks everything with
 // the defaults and does not verify signatures (it reports whether they are
@@ -99,6 +98,11 @@ type Options struct {
 	// changed what it published (layout.Published.Compare). Header goes
 	// to it only when it is on the origin of the URL verified.
 	Previous string
+}
+
+// limits are the bounds of unpacking one archive.
+func (o Options) limits() layout.Limits {
+	return layout.Limits{File: o.MaxSize, Unpacked: o.MaxUnpacked, Entries: o.MaxEntries, Ratio: o.MaxRatio}
 }
 
 func (o Options) withDefaults() Options {

@@ -91,7 +91,7 @@ type versionArchive struct {
 // each against its digest and size and its entries against the version's
 // files.
 func (c *checker) unpackVersions() {
-	l := limits{entries: c.o.MaxEntries, unpacked: c.o.MaxUnpacked, file: c.o.MaxSize, ratio: c.o.MaxRatio}
+	l := c.o.limits()
 	got := make([]*sum, len(c.versionArchives))
 	unpacked := make([]*unpacked, len(c.versionArchives))
 	c.dropDoc()

@@ -1,0 +1,118 @@
+package build
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/lint"
+	"github.com/skillpack/skillpack/pack"
+	"github.com/skillpack/skillpack/skill"
+)
+
+// What the build cannot pack is the skill's to fix, never the build's own
+// failure: lint may only warn of it (skill.md for SKILL.md), a config may
+// have turned its rule off, or it is found only while packing (a nested
+// skill's file in the outer skill's archive, an archive larger than a
+// reader takes). Each is an error-level finding of the skill, under the
+// rule lint reports it by, so that the build fails as it fails on lint's
+// errors and --skip-invalid leaves the skill out.
+
+// refusal is an error of packing that is a finding of the skill.
+type refusal struct{ f lint.Finding }
+
+func (r *refusal) Error() string { return r.f.Path + ": " + r.f.Message }
+
+// refuse returns the refusal of the skill's file at path (in the skill's
+// folder; "" for the folder), under rule.
+func (b *builder) refuse(w *task, path, rule, fix, format string, args ...any) error {
+	p := w.src.Dir
+	if path != "" {
+		p = filepath.Join(p, filepath.FromSlash(path))
+	}
+	return &refusal{lint.Finding{Path: b.rel(p), Rule: rule, Severity: lint.Error, Fix: fix, Message: fmt.Sprintf(format, args...)}}
+}
+
+// refused makes an error of packing w that is the skill's to fix a
+// finding of it, as lint's errors are (see process), and reports whether
+// it was one. The finding replaces lint's of the same rule and file,
+// which said less (a warning).
+func (b *builder) refused(w *task, err error) bool {
+	var r *refusal
+	var pe *pack.PathError
+	switch {
+	case errors.As(err, &r):
+	case errors.As(err, &pe) && errors.Is(err, pack.ErrTooLong):
+		r = b.refuse(w, pe.Path, "path-too-long", "shorten the path", "%s cannot be packed into the archive of %s: %s", pe.Path, w.name, pe.Err).(*refusal)
+	case errors.As(err, &pe) && (errors.Is(err, pack.ErrBadPath) || errors.Is(err, pack.ErrTooLarge)):
+		r = b.refuse(w, pe.Path, "path-unpackable", "rename it, or leave it out with "+skill.IgnoreFile,
+			"%s cannot be packed into the archive of %s: %s", pe.Path, w.name, pe.Err).(*refusal)
+	default:
+		return false
+	}
+	w.findings = slices.DeleteFunc(w.findings, func(f lint.Finding) bool { return f.Path == r.f.Path && f.Rule == r.f.Rule })
+	w.findings = lint.Sort(append(w.findings, r.f))
+	w.invalid = true
+	return true
+}
+
+// checkReadable refuses what lint reports but the build cannot go on
+// without: an entry file it cannot read or that clients do not look for,
+// files it cannot collect, frontmatter with no JSON form.
+func (b *builder) checkReadable(w *task) error {
+	s := w.src
+	switch {
+	case s.Doc == nil:
+		return b.refuse(w, s.File, "skill-md-unreadable", "", "cannot read %s: %v", s.File, s.Err)
+	case w.collErr != nil:
+		return b.refuse(w, "", "file-unreadable", "", "cannot list the skill's files: %v", w.collErr)
+	case len(w.files.Refused) > 0:
+		r := w.files.Refused[0]
+		rule := map[skill.RefusedKind]string{skill.LinkEscapes: "symlink-escape", skill.LinkBroken: "symlink-escape", skill.NotRegular: "file-not-regular"}[r.Kind]
+		return b.refuse(w, r.Path, cmp.Or(rule, "file-unreadable"), "", "%s cannot be published: %v", r.Path, r.Err)
+	case s.File != skill.FileName:
+		return b.refuse(w, s.File, "skill-md-name", "rename "+s.File+" to "+skill.FileName,
+			"the entry file is named %q; clients look for %q only, so the build does not publish it", s.File, skill.FileName)
+	}
+	return nil
+}
+
+// checkLimits refuses a skill that a reader of the bundle would refuse
+// (layout's limits): a file larger than one reads, more files than an
+// archive may hold, or more bytes than one may unpack to. Checked before
+// packing; an archive larger than a reader holds is known only after
+// (checkArchive).
+func (b *builder) checkLimits(w *task) error {
+	files := w.files.Files
+	if len(files) > layout.MaxEntries {
+		return b.refuse(w, "", "skill-too-many-files", "leave files out with "+skill.IgnoreFile+", or split the skill",
+			"the skill has %d files; verify and pull refuse an archive of more than %d", len(files), layout.MaxEntries)
+	}
+	sizes := make([]int64, len(files))
+	for i, f := range files {
+		if f.Size > layout.MaxFile {
+			return b.refuse(w, f.Path, "file-too-large", "leave it out with "+skill.IgnoreFile+" and fetch it at run time, or split it",
+				"%s is %d bytes; verify and pull read no file over %d bytes (64 MiB), so the build does not publish it", f.Path, f.Size, int64(layout.MaxFile))
+		}
+		sizes[i] = f.Size
+	}
+	if n := layout.TarBound(sizes); n > layout.MaxUnpacked {
+		return b.refuse(w, "", "skill-too-large", "leave large files out with "+skill.IgnoreFile+" and fetch them at run time, or split the skill",
+			"the skill's archive would unpack to up to %d bytes; verify and pull unpack no archive to more than %d bytes (256 MiB)", n, int64(layout.MaxUnpacked))
+	}
+	return nil
+}
+
+// checkArchive refuses an archive larger than a reader of the bundle
+// holds (layout.MaxFile): incompressible files can make one larger than
+// the files' own limit allows.
+func (b *builder) checkArchive(w *task, ext string, ar layout.Archive) error {
+	if ar.Size <= layout.MaxFile {
+		return nil
+	}
+	return b.refuse(w, "", "skill-too-large", "leave large files out with "+skill.IgnoreFile+" and fetch them at run time, or split the skill",
+		"the skill's %s archive is %d bytes; verify and pull read no file over %d bytes (64 MiB)", ext, ar.Size, int64(layout.MaxFile))
+}

@@ -1,0 +1,105 @@
+package build
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/skillpack/skillpack/lint"
+)
+
+// What the build cannot pack is a finding of the skill, which
+// --skip-invalid leaves out, never the build's own failure: an entry file
+// lint only warns of (skill.md), and a nested skill's file that the outer
+// skill's archive cannot hold, which lint reports of the inner skill only.
+func TestRefusalsAreFindings(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	writeSkill(t, filepath.Join(src, "good"), "good", nil)
+	writeSkill(t, filepath.Join(src, "lower"), "lower", nil)
+	if err := os.Rename(filepath.Join(src, "lower", "SKILL.md"), filepath.Join(src, "lower", "skill.md")); err != nil {
+		t.Fatal(err)
+	}
+	writeSkill(t, filepath.Join(src, "outer"), "outer", map[string]string{
+		"inner/SKILL.md": "---\nname: inner\ndescription: Test skill inner that does one small thing for the tests.\n---\n# inner\n",
+		`inner/a\b.md`:   "a name no archive holds\n",
+	})
+	dist := filepath.Join(root, "dist")
+
+	res, err := Run([]string{src}, Options{Out: dist})
+	var le *LintError
+	if !errors.As(err, &le) {
+		t.Fatalf("build: %v, want lint errors", err)
+	}
+	// Packing stops at the first error, so outer may not be reached.
+	wantFinding(t, res.Findings, "skill-md-name", "lower/skill.md", `clients look for "SKILL.md" only`)
+	if _, err := os.Stat(dist); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused build wrote %s: %v", dist, err)
+	}
+
+	res, err = Run([]string{src}, Options{Out: dist, SkipInvalid: true})
+	if err != nil {
+		t.Fatalf("build --skip-invalid: %v", err)
+	}
+	wantFinding(t, res.Findings, "skill-md-name", "lower/skill.md", `clients look for "SKILL.md" only`)
+	wantFinding(t, res.Findings, "path-unpackable", `outer/inner/a\b.md`, `inner/a\b.md cannot be packed into the archive of outer`)
+	var skipped []string
+	for _, s := range res.Skipped {
+		skipped = append(skipped, s.Name)
+	}
+	slices.Sort(skipped)
+	if got := strings.Join(skipped, " "); got != "inner lower outer" {
+		t.Errorf("left out %q, want inner, lower and outer", got)
+	}
+	if _, err := os.Stat(filepath.Join(dist, ".well-known", "agent-skills", "good", "SKILL.md")); err != nil {
+		t.Errorf("the valid skill was not published: %v", err)
+	}
+}
+
+func wantFinding(t *testing.T, fs []lint.Finding, rule, path, msg string) {
+	t.Helper()
+	for _, f := range fs {
+		if f.Rule == rule && f.Severity == lint.Error && strings.HasSuffix(f.Path, path) && strings.Contains(f.Message, msg) {
+			return
+		}
+	}
+	t.Errorf("no %s error at %s saying %q; findings: %+v", rule, path, msg, fs)
+}
+
+// A full disk while a served copy is written is said as what it is:
+// writing the output, on which device, and not a read of the input
+// ("lint: … reading: write …" before).
+func TestFullDisk(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	writeSkill(t, filepath.Join(src, "hello"), "hello", map[string]string{"notes/a.md": "A\n"})
+	dist := filepath.Join(root, "dist")
+	b := &builder{opts: Options{Out: dist, Jobs: 1}, roots: []string{src}, res: &Result{}}
+	b.writing = func(io.Writer) io.Writer { return full{} }
+	err := b.run()
+	if err == nil {
+		t.Fatal("the build succeeded on a full disk")
+	}
+	msg := err.Error()
+	for _, want := range []string{"pack: ", "writing the output: no space left on the device of " + dist, "no space left on device"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q does not say %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "reading") || strings.HasPrefix(msg, "lint") || !errors.Is(err, syscall.ENOSPC) {
+		t.Errorf("error %q: mislabelled, or not ENOSPC", msg)
+	}
+}
+
+// full is a writer on a full disk.
+type full struct{}
+
+func (full) Write([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "write", Path: "/stage/file", Err: syscall.ENOSPC}
+}

@@ -1,0 +1,106 @@
+package layout
+
+import (
+	"fmt"
+	"io"
+)
+
+// The limits of what a reader that does not trust a bundle reads of it:
+// verify, and pull of a registry, apply them, and the build refuses a skill
+// that would cross one (a finding of the skill, which --skip-invalid
+// honours), so that what a build writes, verify accepts. They are one set,
+// here, so that the writer and the readers cannot disagree.
+//
+// There is no ratio limit a real archive can meet: deflate encodes at most
+// 258 bytes in 2 bits, so no deflate stream unpacks to 1,032 times its size
+// (skillpack's own archives stay near 510 times, a 3 MB CSV of one repeated
+// row or a 50 MB SKILL.md included). An archive over MaxRatio counts the
+// same compressed bytes more than once, as a zip whose entries overlap
+// does: a decompression bomb, stopped long before MaxUnpacked.
+const (
+	MaxFile     = 64 << 20  // bytes of any one file read whole: a served file, an archive, a document, an archive's entry
+	MaxUnpacked = 256 << 20 // bytes one archive unpacks to, every entry with its tar header
+	MaxEntries  = 10000     // entries of one archive: files of one skill
+	MaxRatio    = 1032      // unpacked bytes per archive byte, once past RatioFloor
+	RatioFloor  = 1 << 20   // bytes an archive may unpack to before MaxRatio applies
+)
+
+// Limits bound what unpacking one archive may cost. The zero value of a
+// field means its default (Max*).
+type Limits struct {
+	File     int64 // any one entry
+	Unpacked int64 // all entries together
+	Entries  int
+	Ratio    int64 // unpacked bytes per archive byte, above RatioFloor
+}
+
+// WithDefaults fills the zero fields with the defaults.
+func (l Limits) WithDefaults() Limits {
+	if l.File <= 0 {
+		l.File = MaxFile
+	}
+	if l.Unpacked <= 0 {
+		l.Unpacked = MaxUnpacked
+	}
+	if l.Entries <= 0 {
+		l.Entries = MaxEntries
+	}
+	if l.Ratio <= 0 {
+		l.Ratio = MaxRatio
+	}
+	return l
+}
+
+// TarBound is the most a skill's .tar.gz unpacks to when its files have
+// the given sizes: each file's 512-byte header and data padded to 512
+// bytes, room for a PAX header of a long or non-ASCII name, and the end
+// of the archive. The build compares it with Unpacked before it packs.
+func TarBound(sizes []int64) int64 {
+	n := int64(1024)
+	for _, s := range sizes {
+		n += 3*512 + (s+511)/512*512
+	}
+	return n
+}
+
+// BombError stops unpacking at a limit: going on would cost unbounded
+// time or memory, so nothing after it can be checked.
+type BombError struct{ msg string }
+
+func (e *BombError) Error() string { return e.msg }
+
+// Unpacking counts the bytes unpacked from one archive of size packed and
+// stops at the first limit crossed. Every entry's bytes go through one
+// Reader of it, so that entries sharing compressed bytes add up.
+type Unpacking struct {
+	l      Limits
+	packed int64
+	n      int64
+}
+
+// Unpack starts counting an archive of packed bytes.
+func (l Limits) Unpack(packed int64) *Unpacking {
+	return &Unpacking{l: l.WithDefaults(), packed: packed}
+}
+
+// Reader counts what is read from r, the archive's unpacked bytes, and
+// fails with a *BombError once a limit is crossed.
+func (u *Unpacking) Reader(r io.Reader) io.Reader { return &unpackReader{r: r, u: u} }
+
+type unpackReader struct {
+	r io.Reader
+	u *Unpacking
+}
+
+func (ur *unpackReader) Read(p []byte) (int, error) {
+	n, err := ur.r.Read(p)
+	u := ur.u
+	u.n += int64(n)
+	switch {
+	case u.n > u.l.Unpacked:
+		return n, &BombError{fmt.Sprintf("decompression bomb: unpacks to more than %d bytes (the limit); stopped", u.l.Unpacked)}
+	case u.n > RatioFloor && u.n > u.l.Ratio*u.packed:
+		return n, &BombError{fmt.Sprintf("decompression bomb: %d bytes unpack to more than %d (over %d times, more than deflate can compress; entries share compressed bytes); stopped", u.packed, u.n, u.l.Ratio)}
+	}
+	return n, err
+}
