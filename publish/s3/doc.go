@@ -34,11 +34,12 @@
 //
 // # The order, and releases
 //
-// The objects go out in publish's safe order (archives, files, MCP
-// documents, indexes, the build record), each stage after the one before
-// it is complete. Then two objects of this package's own: a copy of the
-// build record at .skillpack/releases/<hex>.json (named by the record's
-// sha256, so it never changes), and the release list
+// First a copy of the build record at .skillpack/releases/<hex>.json
+// (named by the record's sha256, so it never changes): from then on, what
+// the run puts in the bucket is named by a record of skillpack's, even if
+// the run stops. Then the objects in publish's safe order (archives,
+// files, MCP documents, indexes, the build record), each stage after the
+// one before it is complete. Then the release list
 // .skillpack/releases.json, which names the published releases newest
 // first:
 //
@@ -57,17 +58,26 @@
 //
 // # Pruning
 //
-// Objects are never deleted, except with Prune, and never in a way that
-// breaks a reader: Prune deletes, after the release is complete, the
-// objects under the prefix that are skillpack's (bundle paths,
-// signatures, release records) and that none of the Keep newest releases
-// names (the one just published counts) and that the indexes published
-// before this run did not name either (a reader, or a CDN, may still hold
-// those). The release list is rewritten to the kept releases before
-// anything is deleted, so it never names a record that is gone. Objects
-// that are not skillpack's are never touched. Prune assumes one publisher
-// at a time for a prefix: another run's archives, uploaded but not yet
-// named by a release, would be deleted.
+// Objects are never deleted, except with Prune, and then only what
+// skillpack wrote: a file a release's build record lists (the record's
+// copy under .skillpack/releases/, which must hold the bytes of its
+// name), which none of the Keep newest releases lists (the one just
+// published counts), which the indexes published before this run did
+// not name either (a reader, or a CDN, may still hold those), and which
+// still carries the digest publish stored in its metadata (another
+// tool's write over the path carries none). Every record copy under the
+// prefix counts, whether or not the list still names it. A path's shape
+// proves nothing: a website's own llms.txt or .well-known/ai-catalog.json,
+// a hand-made file under .well-known/agent-skills/, another bundle under
+// a deeper prefix, are never touched.
+//
+// The release list is rewritten to the kept releases before anything is
+// deleted, so it never names a record that is gone; a release's record
+// copy is deleted last, once nothing it lists is left but what a kept
+// release lists too, so that a prune stopped at any point leaves the
+// next one what it needs to finish. Prune assumes one publisher at a
+// time for a prefix: another run's objects, named by its record's copy
+// but not yet by the list, would be deleted.
 //
 // # Reading it back
 //

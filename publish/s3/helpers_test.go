@@ -91,7 +91,8 @@ type stored struct {
 	digest layout.Digest
 }
 
-// objects is everything under the prefix, by bundle path. The proxy lets
+// objects is everything under the prefix ("": the whole bucket), by
+// bundle path. The proxy lets
 // the test's own requests through untouched.
 func (s *server) objects(prefix string) map[string]stored {
 	s.t.Helper()
@@ -100,7 +101,10 @@ func (s *server) objects(prefix string) map[string]stored {
 	c := s.client()
 	ctx := context.Background()
 	out := map[string]stored{}
-	for o := range c.ListObjects(ctx, testBucket, minio.ListObjectsOptions{Prefix: prefix + "/", Recursive: true}) {
+	if prefix != "" {
+		prefix += "/"
+	}
+	for o := range c.ListObjects(ctx, testBucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
 		if o.Err != nil {
 			s.t.Fatal(o.Err)
 		}
@@ -126,7 +130,7 @@ func (s *server) objects(prefix string) map[string]stored {
 		if err != nil {
 			s.t.Fatal(err)
 		}
-		out[strings.TrimPrefix(o.Key, prefix+"/")] = stored{data: data, info: info, digest: layout.DigestOf(data)}
+		out[strings.TrimPrefix(o.Key, prefix)] = stored{data: data, info: info, digest: layout.DigestOf(data)}
 	}
 	return out
 }
@@ -139,6 +143,40 @@ func (s *server) put(key string, data string) {
 	if _, err := s.client().PutObject(context.Background(), testBucket, key, strings.NewReader(data), int64(len(data)), minio.PutObjectOptions{}); err != nil {
 		s.t.Fatal(err)
 	}
+}
+
+// get reads one object as the server keeps it, if it is there.
+func (s *server) get(key string) (string, bool) {
+	s.t.Helper()
+	s.proxy.pause()
+	defer s.proxy.resume()
+	obj, err := s.client().GetObject(context.Background(), testBucket, key, minio.GetObjectOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer obj.Close()
+	data, err := io.ReadAll(obj)
+	if notFound(err) {
+		return "", false
+	}
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return string(data), true
+}
+
+// replace writes a file the test makes over an object, as another tool
+// would. gofakes3 keeps the old object's metadata when one is written
+// again; a real server (S3, versitygw) does not, so the object is removed
+// first to give every server the same result.
+func (s *server) replace(key string, data string) {
+	s.t.Helper()
+	s.proxy.pause()
+	if err := s.client().RemoveObject(context.Background(), testBucket, key, minio.RemoveObjectOptions{}); err != nil {
+		s.t.Fatal(err)
+	}
+	s.proxy.resume()
+	s.put(key, data)
 }
 
 // fault is what the proxy does to a request instead of passing it on.

@@ -146,19 +146,26 @@ func docNames(doc string, data []byte, n names) error {
 	return nil
 }
 
-// recordNames adds every file a release's record copy lists to n,
-// streaming the record with layout.ReadRecord.
-func (p *publisher) recordNames(ctx context.Context, r release, n names) error {
-	key := recordCopy(r.Record)
-	data, err := p.get(ctx, key, maxDoc)
-	if err == nil {
-		// Held whole: a record of 10,000 skills is tens of megabytes, read
-		// once per kept release, and a retry must start from its beginning.
-		_, err = layout.ReadRecord(bytes.NewReader(data), func(layout.RecordSkill) error { return nil },
-			func(f string) error { n[f] = true; return nil })
-	}
+// recordNames adds every file the record copy of release d lists to n,
+// once the copy has been read whole and holds the bytes of its name: the
+// record skillpack stored, and not another's file at its path.
+func (p *publisher) recordNames(ctx context.Context, d layout.Digest, n names) error {
+	// Held whole: a record of 10,000 skills is tens of megabytes, read
+	// once per release, and a retry must start from its beginning.
+	data, err := p.get(ctx, recordCopy(d), maxDoc)
 	if err != nil {
-		return fmt.Errorf("%s, the build record of release %s: %w; --prune must know what it names to keep it: publish without --prune, or remove the release from %s", p.url(key), r.Bundle.Short(), err, p.url(releasesList))
+		return err
+	}
+	if got := layout.DigestOf(data); got != d {
+		return fmt.Errorf("its bytes are %s, not the record its name says", got)
+	}
+	var files []string
+	if _, err := layout.ReadRecord(bytes.NewReader(data), func(layout.RecordSkill) error { return nil },
+		func(f string) error { files = append(files, f); return nil }); err != nil {
+		return err
+	}
+	for _, f := range files {
+		n[f] = true
 	}
 	return nil
 }

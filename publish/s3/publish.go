@@ -110,8 +110,16 @@ func (p *publisher) run(ctx context.Context) error {
 	copyObj := rec
 	copyObj.Path = recordCopy(rec.Digest)
 	copyObj.CacheControl = layout.Immutable // named by its digest
-	runner := p.runner()
-	if err := runner.Run(ctx, slices.Concat(p.b.Objects, []publish.Object{copyObj}), p.upload); err != nil {
+	// The record's copy first, on its own: whatever a run stopped part
+	// way leaves is then named by a release record, which a later
+	// --prune deletes by (see prune).
+	if err := p.runner().Run(ctx, []publish.Object{copyObj}, p.upload); err != nil {
+		for _, o := range p.b.Objects {
+			p.report(publish.Result{Object: o, State: publish.Skipped, Err: ctx.Err()})
+		}
+		return p.explain("", err)
+	}
+	if err := p.runner().Run(ctx, p.b.Objects, p.upload); err != nil {
 		return p.explain("", err)
 	}
 
@@ -288,21 +296,28 @@ func (p *publisher) upload(ctx context.Context, o publish.Object) (publish.State
 // checksum), size and headers. An object sent by another tool, or by an
 // older skillpack with other headers, is sent again.
 func (p *publisher) same(info minio.ObjectInfo, o publish.Object) bool {
-	var got layout.Digest
-	if sum, err := base64.StdEncoding.DecodeString(info.ChecksumSHA256); err == nil && len(sum) == sha256.Size {
-		got = layout.SumDigest(sum)
-	} else {
-		for k, v := range info.UserMetadata {
-			if strings.EqualFold(k, metaDigest) {
-				got = layout.Digest(v)
-			}
-		}
-	}
+	sum, meta := digests(info)
+	got := cmp.Or(sum, meta)
 	// A server that keeps no Cache-Control (gofakes3) cannot be told
 	// one: sending the object again would not change that.
 	cache := info.Metadata.Get("Cache-Control")
 	return got == o.Digest && info.Size == o.Size &&
 		sameType(info.ContentType, o.ContentType) && (cache == o.CacheControl || cache == "")
+}
+
+// digests are the digests a stored object carries: its sha256 checksum,
+// where the server keeps one, and the digest in its metadata, which
+// only publish puts there.
+func digests(info minio.ObjectInfo) (sum, meta layout.Digest) {
+	if b, err := base64.StdEncoding.DecodeString(info.ChecksumSHA256); err == nil && len(b) == sha256.Size {
+		sum = layout.SumDigest(b)
+	}
+	for k, v := range info.UserMetadata {
+		if strings.EqualFold(k, metaDigest) {
+			meta = layout.Digest(v)
+		}
+	}
+	return sum, meta
 }
 
 // sameType reports whether a stored Content-Type is the one sent, as a

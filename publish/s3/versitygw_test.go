@@ -82,6 +82,9 @@ func TestVersitygw(t *testing.T) {
 		{"odd names", testOddNames},
 		{"inventory", testInventory},
 		{"verify", testVerify},
+		// Last: its bundle at the bucket's root lists what every test
+		// above left, none of it named by its records.
+		{"foreign objects", testForeign},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, s) })
 	}

@@ -1,0 +1,164 @@
+package s3
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/minio/minio-go/v7"
+
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/publish"
+)
+
+// foreign are paths, relative to where a bundle is published, that the
+// bundle does not write but that look like its own: a website's
+// discovery files, hand-made files in the bundle's folders, and names
+// shaped like archives, signatures, documents and release records.
+var foreign = []string{
+	layout.LLMsTxt,
+	layout.AICatalog,
+	".well-known/agent-skills/team-notes.md",
+	".well-known/agent-skills/other-skill/SKILL.md",
+	".well-known/agent-skills/other-skill/index.html",
+	".well-known/agent-skills/stray-0123456789abcdef.zip",
+	".well-known/agent-skills/stray-0123456789abcdef.tar.gz",
+	layout.Signature(".well-known/agent-skills/stray-0123456789abcdef.zip"),
+	".well-known/skills/other-skill/SKILL.md",
+	".well-known/skills/checksums.txt",
+	"mcp/other.json",
+	"mcp/index.html",
+	"docs/index.html",
+	"old/" + layout.Checksums,
+	recordCopy(layout.Digest("sha256:" + strings.Repeat("ab", 32))),
+}
+
+// Prune deletes only what a release record names: objects skillpack did
+// not write survive ten prunes and ten prunes stopped part way, each
+// followed by a rerun, at every path shape a bundle uses, in a bucket
+// shared by a bundle at its root, one under a prefix and one under a
+// prefix of that (four rounds each); so does a user's file written over
+// an archive an old release named. And what the records name does go.
+func TestForeignObjects(t *testing.T) { testForeign(t, fakeServer(t)) }
+
+func testForeign(t *testing.T, s *server) {
+	ctx := context.Background()
+	bases := []string{"", "team", "team/b"}
+	key := func(base, path string) string {
+		if base == "" {
+			return path
+		}
+		return base + "/" + path
+	}
+	want := map[string]string{} // every foreign key, with its bytes
+	for _, base := range bases {
+		for _, p := range foreign {
+			want[key(base, p)] = "a user's file at " + key(base, p)
+		}
+	}
+	// Each carries a digest in skillpack's metadata, as a file copied
+	// from another bucket skillpack published to would: only the records
+	// tell them apart.
+	s.proxy.pause()
+	for k, v := range want {
+		meta := map[string]string{metaDigest: string(layout.DigestOf([]byte(v)))}
+		if _, err := s.client().PutObject(ctx, testBucket, k, strings.NewReader(v), int64(len(v)), minio.PutObjectOptions{UserMetadata: meta}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.proxy.resume()
+	survived := func(when string) {
+		t.Helper()
+		for k, v := range want {
+			if got, ok := s.get(k); !ok || got != v {
+				t.Errorf("%s: %s, a user's file, was deleted or changed", when, k)
+			}
+		}
+	}
+	archive := func(b *publish.Bundle) string {
+		return b.Skills[slices.IndexFunc(b.Skills, func(s publish.Skill) bool { return s.Name == "csv-profiler" })].Zip.Path
+	}
+
+	skills := tree(t)
+	dist := filepath.Join(t.TempDir(), "dist")
+	var bundles []*publish.Bundle
+	for round := range 10 {
+		change(t, skills, round+1)
+		b := bundle(t, skills, dist)
+		bundles = append(bundles, b)
+		if round == 0 {
+			for _, o := range b.Objects {
+				if slices.Contains(foreign, o.Path) {
+					t.Fatalf("the bundle writes %s: not a foreign path", o.Path)
+				}
+			}
+		}
+		if round == 2 {
+			// A user's file over an archive of the first release, which
+			// the record of that release still names.
+			k := archive(bundles[0])
+			want[k] = "a user's file over " + k
+			s.replace(k, want[k])
+		}
+		for _, base := range bases {
+			if base != "" && round > 3 {
+				break // the bundles under prefixes: enough to show them apart
+			}
+			o := s.options()
+			o.Prune, o.Keep = true, 2
+			// Stopped after a few deletes, then run again.
+			rctx, cancel := context.WithCancel(ctx)
+			dels := 0
+			s.proxy.mu.Lock()
+			s.proxy.onSeen = func(r *http.Request) {
+				if r.Method == http.MethodDelete {
+					if dels++; dels == 1+round%3 {
+						cancel()
+					}
+				}
+			}
+			s.proxy.mu.Unlock()
+			err := Publish(rctx, b, s.target(base), o, nil)
+			cancel()
+			s.proxy.noFaults()
+			if err == nil && round > 1 {
+				t.Errorf("round %d, %q: the prune was not stopped (%d deletes)", round, base, dels)
+			}
+			survived(fmt.Sprintf("round %d, %q, stopped prune", round, base))
+			if err := Publish(ctx, b, s.target(base), o, nil); err != nil {
+				t.Fatalf("round %d, %q: %v", round, base, err)
+			}
+			survived(fmt.Sprintf("round %d, %q, prune", round, base))
+			got := s.objects(base)
+			consistent(t, got, true)
+			matches(t, s, got, b)
+			// What only the records of releases gone name is gone.
+			for i, old := range bundles {
+				p := archive(old)
+				if _, ok := got[p]; ok != (i >= round-1) && (base != "" || i != 0 || round < 2) {
+					t.Errorf("round %d, %q: release %d's archive %s: present %v", round, base, i, p, ok)
+				}
+			}
+		}
+		s.proxy.log("")
+	}
+	// The records of releases gone are gone too: the two kept remain.
+	for _, base := range bases[:1] {
+		var copies []string
+		for p := range s.objects(base) {
+			if d, ok := recordOf(p); ok && d != layout.Digest("sha256:"+strings.Repeat("ab", 32)) {
+				copies = append(copies, p)
+			}
+		}
+		slices.Sort(copies)
+		wantCopies := []string{recordCopy(bundles[8].Record().Digest), recordCopy(bundles[9].Record().Digest)}
+		slices.Sort(wantCopies)
+		if !slices.Equal(copies, wantCopies) {
+			t.Errorf("%q: record copies %v, want %v", base, copies, wantCopies)
+		}
+	}
+}
