@@ -164,10 +164,11 @@ func referrer(artifactType string, subject ocispec.Descriptor, layers []blob, an
 	return manifest{desc: desc, data: data, blobs: append([]blob{emptyConfig}, layers...)}
 }
 
-// maxIndexSize is the largest manifest every registry must take: the
+// maxManifestSize is the largest manifest every registry must take: the
 // distribution spec asks registries to accept at least 4 MiB, and some
-// (Docker Hub) accept no more.
-const maxIndexSize = 4 << 20
+// (Docker Hub) accept no more. It bounds what publish pushes and what
+// pull and verify read (fetchManifest).
+const maxManifestSize = 4 << 20
 
 // collectionIndex is the bundle's artifact: an image index whose
 // manifests are the skills', each annotated with its name and reference
@@ -184,7 +185,7 @@ const maxIndexSize = 4 << 20
 func collectionIndex(t Target, name string, bundleKey string, skills []skillRef) manifest {
 	var m manifest
 	for _, full := range []indexDetail{descriptions | refs, refs, 0} {
-		if m = buildIndex(t, name, bundleKey, skills, full); len(m.data) <= maxIndexSize {
+		if m = buildIndex(t, name, bundleKey, skills, full); len(m.data) <= maxManifestSize {
 			break
 		}
 	}

@@ -31,7 +31,8 @@ func credential(t Target, o Options) (auth.CredentialFunc, error) {
 	return credentials.Credential(store), nil
 }
 
-// newClient is the HTTP client of one publish. Retries are the runner's,
+// newClient is the HTTP client of one publish, pull or verify: each
+// request, body included, within Options.Timeout. Retries are the runner's,
 // not oras-go's retry client's, so that each object's attempts are
 // counted and reported in one place.
 func newClient(t Target, o Options) (*auth.Client, error) {
@@ -40,7 +41,10 @@ func newClient(t Target, o Options) (*auth.Client, error) {
 		return nil, err
 	}
 	return &auth.Client{
-		Client:     &http.Client{Transport: transport(cmp.Or(o.Jobs, publish.DefaultJobs))},
+		Client: &http.Client{
+			Transport: transport(cmp.Or(o.Jobs, publish.DefaultJobs)),
+			Timeout:   cmp.Or(o.Timeout, publish.DefaultTimeout),
+		},
 		Credential: cred,
 		Cache:      auth.NewCache(),
 		Header:     http.Header{"User-Agent": {userAgent}},

@@ -37,9 +37,14 @@ type Options struct {
 
 	Progress io.Writer // a terminal for the progress line, or nil
 
-	// Timeout bounds one attempt at an object (0: publish.DefaultTimeout),
-	// so that a registry that stops answering costs a retry, not the run.
+	// Timeout bounds one attempt at an object, and each request, its
+	// body included, of a publish, a Pull or a Store (0:
+	// publish.DefaultTimeout), so that a registry that stops answering,
+	// or answers a byte at a time, costs a retry or an error, not the run.
 	Timeout time.Duration
+
+	// Limits bound what Pull fetches and unpacks; Pull needs them set.
+	Limits Limits
 
 	// Sign, when not nil, signs each skill's manifest and the collection
 	// index as cosign does (see cosign.go), once: a manifest that has its

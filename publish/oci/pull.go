@@ -9,11 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry"
@@ -21,15 +24,36 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// The bounds of what Pull takes from a registry, which it does not trust:
-// the largest archive, what one unpacks to, and how many files it holds
-// (the bundle's own limits are smaller: 10 MB, 50 MiB and 1,000 for the
-// strictest reader).
-const (
-	maxArchive     = 64 << 20
-	maxUnpacked    = 256 << 20
-	maxFilesPerOne = 10000
-)
+// Limits bound what Pull takes from a registry, which it does not trust:
+// what it fetches, and what it writes. Pull needs every one set: the
+// command passes verify's (verify.Options), so that pull takes what verify
+// accepts and no more, and one set of limits holds for both.
+type Limits struct {
+	Archive  int64 // the largest archive fetched, in bytes (verify's MaxSize)
+	Unpacked int64 // most bytes one skill's archive unpacks to (MaxUnpacked)
+	Entries  int   // most files in one skill's archive (MaxEntries)
+	Ratio    int64 // most unpacked bytes per archive byte, past ratioFloor (MaxRatio)
+	Total    int64 // most bytes one pull unpacks, every skill together
+}
+
+// DefaultMaxTotal is pull's Limits.Total unless told otherwise (pull
+// --max-total): a collection of skills as large as anyone publishes.
+const DefaultMaxTotal = 1 << 30
+
+// ratioFloor is verify's: an archive may unpack to 1 MiB whatever its
+// ratio, so that a small skill of repetitive text is not called a bomb.
+const ratioFloor = 1 << 20
+
+func (l Limits) check() error {
+	if l.Archive <= 0 || l.Unpacked <= 0 || l.Entries <= 0 || l.Ratio <= 0 || l.Total <= 0 {
+		return fmt.Errorf("pull limits not set: %+v", l)
+	}
+	return nil
+}
+
+// ErrWrite marks a pull's failure to write what it fetched: the system's
+// (a full disk, a folder it may not write), not the registry's.
+var ErrWrite = errors.New("writing the pulled skill")
 
 // Pulled is a skill Pull wrote.
 type Pulled struct {
@@ -43,9 +67,16 @@ type Pulled struct {
 // or only the one named skill when skill is not ""; a skill's own
 // artifact (its <skill>-<version> tag, or its digest) gives that skill.
 // Each skill is unpacked from its archive into dir/<name>, which must not
-// exist, with its folder signature (skill.oms.sig) when one is attached. Everything fetched is checked against its digest, and an
-// archive that holds anything but plain files at clean paths is refused.
+// exist, with its folder signature (skill.oms.sig) when one is attached.
+// Everything fetched is checked against its digest and o.Limits (every
+// manifest against maxManifestSize), and an archive that holds anything
+// but plain files at clean paths is refused. An error names what it is
+// about; one wrapping ErrExists is a folder that was there before, one
+// wrapping ErrWrite a failure to write.
 func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, error) {
+	if err := o.Limits.check(); err != nil {
+		return nil, err
+	}
 	ref, t, r, err := openSource(source, o)
 	if err != nil {
 		return nil, err
@@ -78,15 +109,16 @@ func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, 
 		return nil, fmt.Errorf("%s is not a skill or a collection of skills (artifactType %q, want %s or %s)", source, top.ArtifactType, ArtifactTypeSkill, ArtifactTypeCollection)
 	}
 	var out []Pulled
+	p := puller{r: r, dir: dir, l: o.Limits, archives: map[digest.Digest]string{}, names: map[string]bool{}}
 	for _, d := range skills {
-		p, err := r.pullSkill(ctx, d, dir)
+		pulled, err := p.skill(ctx, d)
 		if err != nil {
-			return out, fmt.Errorf("%s: %w", t.Ref(string(d.Digest)), err)
+			return out, fmt.Errorf("%s: %w", Scheme+t.Ref(string(d.Digest)), err)
 		}
-		if skill != "" && p.Name != skill {
-			return out, fmt.Errorf("%s is skill %s, not %s", source, p.Name, skill)
+		if skill != "" && pulled.Name != skill {
+			return out, fmt.Errorf("%s is skill %s, not %s", source, pulled.Name, skill)
 		}
-		out = append(out, p)
+		out = append(out, pulled)
 	}
 	return out, nil
 }
@@ -128,20 +160,41 @@ func parseSource(s string) (registry.Reference, error) {
 	return ref, nil
 }
 
-// fetchManifest fetches a manifest by tag or digest; oras-go bounds its
-// size (4 MiB) and checks its digest.
+// fetchManifest fetches a manifest by tag or digest, checking its digest
+// and its size: up to maxManifestSize. The size is the registry's
+// Content-Length when it sends Docker-Content-Digest, and oras-go bounds
+// only what it must hash itself, so the bound is checked here before a
+// byte of the body is read; content.ReadAll then reads no more than it.
 func (r *remoteRepo) fetchManifest(ctx context.Context, reference string) (ocispec.Descriptor, []byte, error) {
 	desc, rc, err := r.repo.Manifests().FetchReference(ctx, reference)
 	if err != nil {
-		return desc, nil, err
+		return desc, nil, r.timedOut(ctx, err)
 	}
 	defer rc.Close()
+	if desc.Size > maxManifestSize {
+		return desc, nil, fmt.Errorf("the registry sends a manifest of %d bytes for %s, more than the %d a manifest may be; not read", desc.Size, reference, maxManifestSize)
+	}
 	data, err := content.ReadAll(rc, desc)
-	return desc, data, err
+	if errors.Is(err, content.ErrMismatchedDigest) {
+		err = fmt.Errorf("the registry sends a manifest for %s whose bytes are not its digest %s: %w", reference, desc.Digest, err)
+	}
+	return desc, data, r.timedOut(ctx, err)
 }
 
-// pullSkill fetches one skill's manifest and archive and unpacks it.
-func (r *remoteRepo) pullSkill(ctx context.Context, d ocispec.Descriptor, dir string) (Pulled, error) {
+// puller is one Pull's state: what the skills pulled so far have used of
+// the limits.
+type puller struct {
+	r        *remoteRepo
+	dir      string
+	l        Limits
+	unpacked int64                    // bytes written so far, every skill together
+	archives map[digest.Digest]string // archive → the skill pulled from it
+	names    map[string]bool          // the skills pulled
+}
+
+// skill fetches one skill's manifest and archive and unpacks it.
+func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error) {
+	r := p.r
 	desc, data, err := r.fetchManifest(ctx, string(d.Digest))
 	if err != nil {
 		return Pulled{}, err
@@ -164,42 +217,52 @@ func (r *remoteRepo) pullSkill(ctx context.Context, d ocispec.Descriptor, dir st
 		}
 	}
 	switch {
+	case p.names[name]:
+		return Pulled{}, fmt.Errorf("skill %s is listed twice; a bundle's skill names are unique", name)
 	case layer == nil:
 		return Pulled{}, fmt.Errorf("skill %s has no %s layer", name, MediaTypeSkillContent)
-	case layer.Size < 0 || layer.Size > maxArchive:
-		return Pulled{}, fmt.Errorf("skill %s: an archive of %d bytes, over the %d this takes", name, layer.Size, maxArchive)
+	case layer.Size < 0 || layer.Size > p.l.Archive:
+		return Pulled{}, fmt.Errorf("skill %s: an archive of %d bytes, over the limit of %d; not fetched", name, layer.Size, p.l.Archive)
+	case p.archives[layer.Digest] != "":
+		// Each skill's archive holds its own SKILL.md, so no two are one
+		// blob: a registry that says so would have one archive unpacked
+		// again and again.
+		return Pulled{}, fmt.Errorf("skill %s's archive %s is skill %s's; a bundle's skills never share one", name, layer.Digest, p.archives[layer.Digest])
 	}
+	p.archives[layer.Digest], p.names[name] = name, true
 	rc, err := r.repo.Blobs().Fetch(ctx, *layer)
-	if err != nil {
-		return Pulled{}, err
+	var archive []byte
+	if err == nil {
+		archive, err = content.ReadAll(rc, *layer) // checks size and digest
+		rc.Close()
 	}
-	archive, err := content.ReadAll(rc, *layer) // checks size and digest
-	rc.Close()
 	if err != nil {
-		return Pulled{}, fmt.Errorf("skill %s's archive: %w", name, err)
+		return Pulled{}, fmt.Errorf("skill %s's archive %s: %w", name, layer.Digest, r.timedOut(ctx, err))
 	}
-	dest := filepath.Join(dir, name)
+	dest := filepath.Join(p.dir, name)
 	if _, err := os.Lstat(dest); err == nil {
 		return Pulled{}, fmt.Errorf("%s %w: remove it, or pull into another folder (-o)", dest, ErrExists)
 	}
 	// Unpacked beside its place and renamed in, so that a refused archive
 	// leaves nothing behind.
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return Pulled{}, err
+	if err := os.MkdirAll(p.dir, 0o755); err != nil {
+		return Pulled{}, fmt.Errorf("%w: %w", ErrWrite, err)
 	}
-	tmp, err := os.MkdirTemp(dir, "."+name+".pull-")
+	tmp, err := os.MkdirTemp(p.dir, "."+name+".pull-")
 	if err != nil {
-		return Pulled{}, err
+		return Pulled{}, fmt.Errorf("%w: %w", ErrWrite, err)
 	}
 	defer os.RemoveAll(tmp)
-	if err := unpack(archive, tmp); err != nil {
+	n, err := unpack(archive, tmp, p.l, p.l.Total-p.unpacked)
+	if err != nil {
 		return Pulled{}, fmt.Errorf("skill %s's archive: %w", name, err)
 	}
+	p.unpacked += n
 	if err := r.pullFolderSignature(ctx, desc, tmp); err != nil {
-		return Pulled{}, fmt.Errorf("skill %s's folder signature: %w", name, err)
+		return Pulled{}, fmt.Errorf("skill %s's folder signature: %w", name, r.timedOut(ctx, err))
 	}
 	if err := os.Rename(tmp, dest); err != nil {
-		return Pulled{}, err
+		return Pulled{}, fmt.Errorf("%w: %w", ErrWrite, err)
 	}
 	return Pulled{Name: name, Dir: dest, Digest: layout.Digest(desc.Digest)}, nil
 }
@@ -255,55 +318,95 @@ func (r *remoteRepo) pullFolderSignature(ctx context.Context, subject ocispec.De
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(dest, sig, 0o644)
+	if err := os.WriteFile(dest, sig, 0o644); err != nil {
+		return fmt.Errorf("%w: %w", ErrWrite, err)
+	}
+	return nil
 }
 
-// unpack writes a skill archive's files under dir. It takes what a
-// skillpack archive holds (regular files at clean relative paths, SKILL.md
-// among them) and refuses the rest: links, devices, absolute or ".."
-// paths, a file twice, or more than the bounds.
-func unpack(archive []byte, dir string) error {
+// unpack writes a skill archive's files under dir and returns how many
+// bytes it unpacked. It takes what a skillpack archive holds (regular
+// files at clean relative paths, SKILL.md among them) and refuses the
+// rest: links, devices, absolute or ".." paths, a file twice, more files
+// than l.Entries, more bytes than l.Unpacked or budget (what is left of
+// l.Total), or more than l.Ratio times the archive's size past ratioFloor.
+// Bytes are counted as they come out of gzip, tar's headers included, as
+// verify counts them; a header's claim is held to the limits before its
+// file is created, and what comes out is counted as it is written.
+func unpack(archive []byte, dir string, l Limits, budget int64) (int64, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(archive))
 	if err != nil {
-		return err
+		return 0, err
 	}
-	tr := tar.NewReader(zr)
+	g := &guard{r: zr, bound: func(n int64) error {
+		switch {
+		case n > budget:
+			return fmt.Errorf("the pull would unpack more than %d bytes, every skill together (the limit)", l.Total)
+		case n > l.Unpacked:
+			return fmt.Errorf("it unpacks to more than %d bytes (the limit for one skill)", l.Unpacked)
+		case n > ratioFloor && n > l.Ratio*int64(len(archive)):
+			return fmt.Errorf("decompression bomb: its %d bytes unpack to more than %d (over %d times, the limit)", len(archive), n, l.Ratio)
+		}
+		return nil
+	}}
+	tr := tar.NewReader(g)
 	seen := map[string]bool{}
-	var total int64
 	for {
 		h, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return err
+			return g.n, err
 		}
 		if h.Typeflag != tar.TypeReg {
-			return fmt.Errorf("%q is not a plain file (type %q)", h.Name, h.Typeflag)
+			return g.n, fmt.Errorf("%q is not a plain file (type %q)", h.Name, h.Typeflag)
 		}
 		if err := layout.CheckPath(h.Name); err != nil {
-			return fmt.Errorf("%q: %w", h.Name, err)
+			return g.n, fmt.Errorf("%q: %w", h.Name, err)
 		}
 		if seen[h.Name] {
-			return fmt.Errorf("%q is in it twice", h.Name)
+			return g.n, fmt.Errorf("%q is in it twice", h.Name)
 		}
-		seen[h.Name] = true
-		if total += h.Size; h.Size < 0 || total > maxUnpacked || len(seen) > maxFilesPerOne {
-			return fmt.Errorf("it unpacks to more than %d bytes or %d files", maxUnpacked, maxFilesPerOne)
+		if seen[h.Name] = true; len(seen) > l.Entries {
+			return g.n, fmt.Errorf("it holds more than %d files (the limit)", l.Entries)
+		}
+		if h.Size < 0 {
+			return g.n, fmt.Errorf("%q has a size of %d", h.Name, h.Size)
+		}
+		if err := g.bound(g.n + h.Size); err != nil {
+			return g.n, fmt.Errorf("%q says it is %d bytes: %w", h.Name, h.Size, err)
 		}
 		if err := writeFile(filepath.Join(dir, filepath.FromSlash(h.Name)), tr, h); err != nil {
-			return err
+			return g.n, err
 		}
 	}
 	if !seen[layout.EntryFile] {
-		return fmt.Errorf("it has no %s at its root", layout.EntryFile)
+		return g.n, fmt.Errorf("it has no %s at its root", layout.EntryFile)
 	}
-	return nil
+	return g.n, nil
+}
+
+// guard counts the bytes read through it and fails the read that crosses
+// bound.
+type guard struct {
+	r     io.Reader
+	n     int64
+	bound func(n int64) error
+}
+
+func (g *guard) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	g.n += int64(n)
+	if berr := g.bound(g.n); berr != nil {
+		return n, berr
+	}
+	return n, err
 }
 
 func writeFile(name string, r io.Reader, h *tar.Header) error {
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return err
+		return collision(h.Name, err)
 	}
 	mode := os.FileMode(0o644)
 	if h.Mode&0o111 != 0 {
@@ -313,11 +416,26 @@ func writeFile(name string, r io.Reader, h *tar.Header) error {
 	// the file system folds onto another, is refused, not overwritten.
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
-		return err
+		return collision(h.Name, err)
 	}
 	_, err = io.CopyN(f, r, h.Size)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return err
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%w: %w", ErrWrite, err) // the file's: a full disk
+	}
+	return err // the archive's: cut short, or not gzip
+}
+
+// collision is the error of an entry that cannot be created: one that
+// another entry is in the way of (a file that is also a folder, a name
+// the file system folds onto another) is the archive's fault; any other
+// is a failure to write.
+func collision(entry string, err error) error {
+	if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTDIR) {
+		return fmt.Errorf("%q collides with another entry of it: %w", entry, err)
+	}
+	return fmt.Errorf("%w: %w", ErrWrite, err)
 }

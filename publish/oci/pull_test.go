@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"io/fs"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,18 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
+	"github.com/skillpack/skillpack/verify"
 )
+
+// pulling is what the command passes Pull: verify's limits.
+var pulling = Options{Limits: Limits{
+	Archive:  verify.DefaultMaxSize,
+	Unpacked: verify.DefaultMaxUnpacked,
+	Entries:  verify.DefaultMaxEntries,
+	Ratio:    verify.DefaultMaxRatio,
+	Total:    DefaultMaxTotal,
+}}
 
 // tree is every file under dir, by slash path, with its bytes.
 func tree(t *testing.T, dir string) map[string]string {
@@ -44,7 +56,7 @@ func TestPull(t *testing.T) {
 	f := published(t)
 	ctx := context.Background()
 	out := t.TempDir()
-	got, err := Pull(ctx, f.target, out, "", Options{})
+	got, err := Pull(ctx, f.target, out, "", pulling)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,20 +70,20 @@ func TestPull(t *testing.T) {
 			t.Errorf("skill %s: pulled %d files, DIST has %d, or their bytes differ", s.Name, len(have), len(want))
 		}
 	}
-	if _, err := Pull(ctx, f.target, out, "csv-profiler", Options{}); err == nil || !strings.Contains(err.Error(), "already exists") {
+	if _, err := Pull(ctx, f.target, out, "csv-profiler", pulling); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("pulling over a skill: %v", err)
 	}
 
 	one := t.TempDir()
-	if got, err := Pull(ctx, f.target, one, "csv-profiler", Options{}); err != nil || len(got) != 1 || got[0].Name != "csv-profiler" {
+	if got, err := Pull(ctx, f.target, one, "csv-profiler", pulling); err != nil || len(got) != 1 || got[0].Name != "csv-profiler" {
 		t.Errorf("one skill by name: %v, %v", got, err)
 	}
-	if _, err := Pull(ctx, f.target, one, "no-such-skill", Options{}); err == nil || !strings.Contains(err.Error(), "no-such-skill") {
+	if _, err := Pull(ctx, f.target, one, "no-such-skill", pulling); err == nil || !strings.Contains(err.Error(), "no-such-skill") {
 		t.Errorf("a skill the collection does not list: %v", err)
 	}
 	for _, s := range f.b.Skills {
 		if tag, ok := VersionTag(s.Name, s.Version); ok {
-			got, err := Pull(ctx, "oci://"+f.px.host+"/acme/skills:"+tag, t.TempDir(), "", Options{})
+			got, err := Pull(ctx, "oci://"+f.px.host+"/acme/skills:"+tag, t.TempDir(), "", pulling)
 			if err != nil || len(got) != 1 || got[0].Name != s.Name {
 				t.Errorf("by its tag %s: %v, %v", tag, got, err)
 			}
@@ -95,7 +107,7 @@ func TestPullRefusesHostileArchives(t *testing.T) {
 		archive := tarGz(t, entries)
 		tag := pushSkill(t, f, "evil-"+name, archive)
 		out := t.TempDir()
-		_, err := Pull(ctx, "oci://"+f.px.host+"/acme/skills:"+tag, out, "", Options{})
+		_, err := Pull(ctx, "oci://"+f.px.host+"/acme/skills:"+tag, out, "", pulling)
 		if err == nil {
 			t.Errorf("%s: pulled", name)
 		}
@@ -156,4 +168,72 @@ func pushSkill(t *testing.T, f *fixture, name string, archive []byte) string {
 		t.Fatal(err)
 	}
 	return tag
+}
+
+// Each of Pull's limits stops an archive before its files are written
+// past it, and says which limit: the bytes a header claims are held to
+// the limits before its file is created.
+func TestUnpackLimits(t *testing.T) {
+	zeros := func(name string, n int) tarFile { return tarFile{name, bytes.Repeat([]byte{0}, n)} }
+	l := Limits{Archive: 1 << 20, Unpacked: 4 << 20, Entries: 3, Ratio: 100, Total: 8 << 20}
+	for _, tc := range []struct {
+		name   string
+		files  []tarFile
+		budget int64
+		want   string
+	}{
+		{"ratio", []tarFile{zeros("SKILL.md", 10), zeros("big.bin", 3<<20)}, l.Total, "decompression bomb: its "},
+		{"one skill", []tarFile{zeros("SKILL.md", 10), noise("a.bin", 3<<20), noise("b.bin", 2<<20)}, l.Total, "more than 4194304 bytes (the limit for one skill)"},
+		{"all skills", []tarFile{zeros("SKILL.md", 10), noise("a.bin", 1<<20)}, 1 << 19, "more than 8388608 bytes, every skill together"},
+		{"files", []tarFile{zeros("SKILL.md", 1), zeros("a", 1), zeros("b", 1), zeros("c", 1)}, l.Total, "more than 3 files (the limit)"},
+	} {
+		dir := t.TempDir()
+		archive := tarGzFiles(t, tc.files)
+		n, err := unpack(archive, dir, l, tc.budget)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
+		}
+		var written int64
+		for _, data := range tree(t, dir) {
+			written += int64(len(data))
+		}
+		if written > min(tc.budget, l.Unpacked, max(ratioFloor, l.Ratio*int64(len(archive)))) || n < written {
+			t.Errorf("%s: wrote %d bytes, counted %d; the limits allow no more than %d", tc.name, written, n, min(tc.budget, l.Unpacked))
+		}
+	}
+	// Within every limit, it unpacks and counts what it unpacked.
+	n, err := unpack(tarGzFiles(t, []tarFile{zeros("SKILL.md", 10), noise("a.bin", 1<<20)}), t.TempDir(), l, l.Total)
+	if err != nil || n < 1<<20 {
+		t.Errorf("within the limits: %d bytes, %v", n, err)
+	}
+}
+
+type tarFile struct {
+	name string
+	data []byte
+}
+
+// noise is a file of n bytes that gzip cannot shrink.
+func noise(name string, n int) tarFile {
+	data := make([]byte, n)
+	var seed [32]byte
+	seed[0] = byte(n)
+	rand.NewChaCha8(seed).Read(data)
+	return tarFile{name, data}
+}
+
+// tarGzFiles packs files, in sorted order, with pack, as the build does.
+func tarGzFiles(t *testing.T, files []tarFile) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := pack.NewWriter(&buf, nil, pack.Options{})
+	for _, f := range files {
+		if _, err := w.Add(f.name, false, int64(len(f.data)), bytes.NewReader(f.data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

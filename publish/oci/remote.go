@@ -2,14 +2,17 @@ package oci
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/errdef"
@@ -25,7 +28,8 @@ type remoteRepo struct {
 	repo   *remote.Repository
 	dir    string // DIST
 	dryRun bool
-	known  sync.Map // manifest digest → *probe
+	known  sync.Map      // manifest digest → *probe
+	limit  time.Duration // each request's, body included (Options.Timeout)
 
 	// What the run's existence checks found: how many said absent, and
 	// whether any said present (see unasked).
@@ -53,7 +57,18 @@ func newRemote(t Target, o Options, dir string) (*remoteRepo, error) {
 	// on each change; it would then delete the old one, which fails on
 	// registries that refuse deletes (and is theirs to collect).
 	repo.SkipReferrersGC = true
-	return &remoteRepo{repo: repo, dir: dir, dryRun: o.DryRun}, nil
+	return &remoteRepo{repo: repo, dir: dir, dryRun: o.DryRun, limit: cmp.Or(o.Timeout, publish.DefaultTimeout)}, nil
+}
+
+// timedOut says so of the error of a request that ran out of its time,
+// rather than the run's: a registry that stopped answering, or answers a
+// byte at a time.
+func (r *remoteRepo) timedOut(ctx context.Context, err error) error {
+	var ne net.Error
+	if ctx.Err() == nil && errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("no answer within %v, the time a request has (--timeout): %w", r.limit, err)
+	}
+	return err
 }
 
 // content opens a blob's bytes: a file of DIST, or bytes made here.

@@ -145,7 +145,7 @@ func TestHostileRegistry(t *testing.T) {
 		srv.Start()
 		err := Publish(context.Background(), b, "oci://"+strings.TrimPrefix(srv.URL, "http://")+"/x", Options{Attempts: 2, Backoff: 1}, func(publish.Result) {})
 		out := t.TempDir()
-		if _, err := Pull(context.Background(), "oci://"+strings.TrimPrefix(srv.URL, "http://")+"/x", out, "", Options{}); err == nil {
+		if _, err := Pull(context.Background(), "oci://"+strings.TrimPrefix(srv.URL, "http://")+"/x", out, "", pulling); err == nil {
 			t.Errorf("seed %d: pulled from a registry answering nonsense", seed)
 		}
 		st, err := OpenStore("oci://"+strings.TrimPrefix(srv.URL, "http://")+"/x", Options{}, verify.DefaultMaxSkills)
@@ -174,7 +174,7 @@ func TestCollectionIndexSize(t *testing.T) {
 		})
 	}
 	m := collectionIndex(tg, "skills", "sha256:"+strings.Repeat("0", 64), skills)
-	if len(m.data) > maxIndexSize || strings.Contains(string(m.data), "xxxxxxxx") {
+	if len(m.data) > maxManifestSize || strings.Contains(string(m.data), "xxxxxxxx") {
 		t.Errorf("10,000 skills: an index of %d bytes, descriptions in it: %v", len(m.data), strings.Contains(string(m.data), "xxxxxxxx"))
 	}
 	small := collectionIndex(tg, "skills", "sha256:"+strings.Repeat("0", 64), skills[:10])

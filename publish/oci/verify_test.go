@@ -302,7 +302,7 @@ func TestFolderSignatures(t *testing.T) {
 		t.Fatalf("verify: %v, %+v", err, rep)
 	}
 	out := t.TempDir()
-	if _, err := Pull(context.Background(), target, out, "", Options{}); err != nil {
+	if _, err := Pull(context.Background(), target, out, "", pulling); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range b.Skills {
@@ -333,7 +333,7 @@ func TestFolderSignatures(t *testing.T) {
 	}
 	wantProblem(t, rep, victim.FolderSignature.Path, "a file of skill \""+victim.Name+"\"")
 	out = t.TempDir()
-	if _, err := Pull(context.Background(), target, out, victim.Name, Options{}); err != nil {
+	if _, err := Pull(context.Background(), target, out, victim.Name, pulling); err != nil {
 		t.Fatal(err)
 	}
 	if rep, err := verify.Folder(context.Background(), filepath.Join(out, victim.Name), "", verify.Options{Verifier: signtest.StubVerifier{}}); err == nil && rep.OK() {

@@ -7,10 +7,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/publish/oci"
+	"github.com/skillpack/skillpack/verify"
 )
 
 type pullOptions struct {
@@ -18,6 +20,9 @@ type pullOptions struct {
 	Output   string
 	Skill    string
 	Insecure bool
+	Timeout  time.Duration
+	Deadline time.Duration
+	MaxTotal byteSize
 	Login    LoginFlags
 }
 
@@ -34,7 +39,14 @@ A release tag gives the bundle's collection: every skill it lists, or only
 --skill NAME. A skill's own tag (NAME-VERSION) or digest (@sha256:...) gives
 that skill. Every manifest and archive is checked against its digest, and
 an archive that holds anything but plain files at clean paths is refused;
-a skill's folder that already exists is not overwritten. A skill published
+a skill's folder that already exists is not overwritten.
+
+A registry is not trusted: a manifest may be 4 MiB, and an archive is
+held to verify's limits (64 MiB, unpacking to 256 MiB, 10,000 files, 100
+times its size past 1 MiB); all skills together unpack to --max-total.
+Each request, its body included, has --timeout, and the whole pull
+--deadline. What a limit refuses exits 1, naming the manifest or archive;
+a skill refused leaves no folder, the skills pulled before it stay. A skill published
 from a signed build comes with its folder signature (skill.oms.sig), so that
 skillpack verify DIR/NAME checks the pulled files.
 
@@ -63,6 +75,10 @@ elsewhere.`,
 	f.StringVarP(&opts.Output, "output", "o", ".", "the `folder` each skill's folder is written in")
 	f.StringVar(&opts.Skill, "skill", "", "only the skill of this `name`")
 	f.BoolVar(&opts.Insecure, "insecure", false, "allow plain http to a registry that is not on this machine")
+	f.DurationVar(&opts.Timeout, "timeout", verify.DefaultTimeout, "time allowed for each request, body included")
+	f.DurationVar(&opts.Deadline, "deadline", verify.DefaultDeadline, "time allowed for the whole pull")
+	opts.MaxTotal = oci.DefaultMaxTotal
+	f.Var(&opts.MaxTotal, "max-total", "most bytes the skills pulled unpack to, all together, such as 1GiB or 500MB")
 	opts.Login.AddFlags(f)
 	return cmd
 }
@@ -74,25 +90,60 @@ func runPull(ctx context.Context, ios *IO, opts *pullOptions) error {
 	if err := oci.CheckSource(opts.Source); err != nil {
 		return usageErr("%w", err)
 	}
+	switch {
+	case opts.Timeout <= 0:
+		return usageErr("--timeout %v: give a positive duration such as 30s", opts.Timeout)
+	case opts.Deadline <= 0:
+		return usageErr("--deadline %v: give a positive duration such as 5m", opts.Deadline)
+	}
 	if err := opts.Login.read(ios.In); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx, cancel := context.WithTimeoutCause(ctx, opts.Deadline, errPullDeadline)
+	defer cancel()
 	pulled, err := oci.Pull(ctx, opts.Source, opts.Output, opts.Skill, oci.Options{
 		Insecure: opts.Insecure,
 		Username: opts.Login.Username,
 		Password: opts.Login.password,
+		Timeout:  opts.Timeout,
+		// verify's limits: what verify accepts, pull takes.
+		Limits: oci.Limits{
+			Archive:  verify.DefaultMaxSize,
+			Unpacked: verify.DefaultMaxUnpacked,
+			Entries:  verify.DefaultMaxEntries,
+			Ratio:    verify.DefaultMaxRatio,
+			Total:    int64(opts.MaxTotal),
+		},
 	})
 	for _, p := range pulled {
 		fmt.Fprintf(ios.Out, "pulled %s %s\n", p.Name, p.Dir)
 	}
-	switch {
-	case errors.Is(err, oci.ErrExists):
-		return usageErr("%w", err)
-	case err != nil:
-		return &exitError{code: ExitInternal, err: err}
+	if err != nil {
+		return pullErr(ctx, opts, err)
 	}
 	ios.Infof("%s: %s", opts.Source, plural(len(pulled), "skill"))
 	return nil
+}
+
+// errPullDeadline is the cause of a pull's context when --deadline passes.
+var errPullDeadline = errors.New("deadline passed")
+
+// pullErr classifies a pull's error: a skill folder that was there before
+// is the user's to move (2); a failure to write, or an interrupt, is the
+// system's (3); anything the registry sent or failed to send is a failed
+// check (1), as a URL verify cannot fetch.
+func pullErr(ctx context.Context, opts *pullOptions, err error) error {
+	switch {
+	case errors.Is(err, oci.ErrExists):
+		return usageErr("%w", err)
+	case errors.Is(err, oci.ErrWrite):
+		return &exitError{code: ExitInternal, err: err}
+	case errors.Is(context.Cause(ctx), errPullDeadline):
+		err = fmt.Errorf("%w: the pull took longer than --deadline %v; the skills pulled before stay", err, opts.Deadline)
+	case ctx.Err() != nil:
+		return &exitError{code: ExitInternal, err: fmt.Errorf("interrupted: %w; the skills pulled before stay", err)}
+	}
+	return &exitError{code: ExitFindings, err: err}
 }

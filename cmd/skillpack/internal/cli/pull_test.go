@@ -1,14 +1,34 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"maps"
+	mrand "math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/opencontainers/go-digest"
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/skillpack/skillpack/internal/testtool"
+	"github.com/skillpack/skillpack/pack"
+	"github.com/skillpack/skillpack/publish/oci"
+	"github.com/skillpack/skillpack/verify"
 )
 
 func TestPullFlags(t *testing.T) {
@@ -16,10 +36,16 @@ func TestPullFlags(t *testing.T) {
 		argv []string
 		want pullOptions
 	}{
-		{argv: []string{"oci://ghcr.io/o/skills"}, want: pullOptions{Source: "oci://ghcr.io/o/skills", Output: "."}},
+		{argv: []string{"oci://ghcr.io/o/skills"}, want: pullOptions{
+			Source: "oci://ghcr.io/o/skills", Output: ".",
+			Timeout: verify.DefaultTimeout, Deadline: verify.DefaultDeadline, MaxTotal: oci.DefaultMaxTotal,
+		}},
 		{
-			argv: []string{"oci://127.0.0.1:5000/s:v1", "-o", "out", "--skill", "pdf", "--insecure", "--username", "u", "--password-stdin"},
-			want: pullOptions{Source: "oci://127.0.0.1:5000/s:v1", Output: "out", Skill: "pdf", Insecure: true, Login: LoginFlags{Username: "u", PasswordStdin: true}},
+			argv: []string{"oci://127.0.0.1:5000/s:v1", "-o", "out", "--skill", "pdf", "--insecure", "--username", "u", "--password-stdin", "--timeout", "5s", "--deadline", "1m", "--max-total", "10MiB"},
+			want: pullOptions{
+				Source: "oci://127.0.0.1:5000/s:v1", Output: "out", Skill: "pdf", Insecure: true, Login: LoginFlags{Username: "u", PasswordStdin: true},
+				Timeout: 5 * time.Second, Deadline: time.Minute, MaxTotal: 10 << 20,
+			},
 		},
 	} {
 		var opts *pullOptions
@@ -91,11 +117,229 @@ func TestPullRun(t *testing.T) {
 		{[]string{"pull", target, "-o", out, "--skill", "csv-profiler"}, ExitUsage, "already exists"},
 		{[]string{"pull", "oci://" + host + "/acme/skills:release-notes-1.2.0", "-o", filepath.Join(tmp, "one")}, ExitOK, ""},
 		{[]string{"pull", "ghcr.io/acme/skills", "-o", out}, ExitUsage, "not an OCI source"},
-		{[]string{"pull", "oci://" + host + "/acme/nothing", "-o", out}, ExitInternal, "not found"},
+		{[]string{"pull", "oci://" + host + "/acme/nothing", "-o", out}, ExitFindings, "not found"},
 	} {
 		ios, _, errb := fakeIO(nil)
 		if code := run(ios, tc.argv); code != tc.code || !strings.Contains(errb.String(), tc.err) {
 			t.Errorf("%v: exit %d, %q; want %d and %q", tc.argv, code, errb, tc.code, tc.err)
+		}
+	}
+}
+
+// hostileRegistry is a registry on loopback that answers as a hostile one
+// would: the manifests and blobs a test gives it, by the path under
+// /v2/acme/skills/, with the headers given, a body longer than it has
+// (repeated to length), or one byte a second. It counts the body bytes it
+// got out.
+type hostileRegistry struct {
+	host    string
+	sent    atomic.Int64
+	objects map[string]hostileObject
+}
+
+type hostileObject struct {
+	mediaType string
+	digest    string // Docker-Content-Digest, if not ""
+	body      []byte
+	length    int  // Content-Length, when more than the body: the body repeats
+	trickle   bool // a byte a second
+}
+
+func startHostile(t *testing.T) *hostileRegistry {
+	t.Helper()
+	h := &hostileRegistry{objects: map[string]hostileObject{}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o, ok := h.objects[strings.TrimPrefix(r.URL.Path, "/v2/acme/skills/")]
+		switch {
+		case r.URL.Path == "/v2/":
+			return
+		case !ok:
+			http.Error(w, `{"errors":[{"code":"MANIFEST_UNKNOWN","message":"unknown"}]}`, http.StatusNotFound)
+			return
+		}
+		w.Header().Set("Content-Type", o.mediaType)
+		if o.digest != "" {
+			w.Header().Set("Docker-Content-Digest", o.digest)
+		}
+		size := max(o.length, len(o.body))
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		if r.Method == http.MethodHead {
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		for i := 0; i < size; {
+			chunk := o.body[i%len(o.body):]
+			if o.trickle {
+				chunk = chunk[:1]
+			}
+			n, err := w.Write(chunk[:min(len(chunk), size-i)])
+			h.sent.Add(int64(n))
+			i += n
+			if err != nil {
+				return
+			}
+			if o.trickle {
+				w.(http.Flusher).Flush()
+				select {
+				case <-time.After(time.Second):
+				case <-r.Context().Done():
+					return
+				}
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+	h.host = strings.TrimPrefix(srv.URL, "http://")
+	return h
+}
+
+// add serves data as a blob, and returns its descriptor.
+func (h *hostileRegistry) add(mediaType string, data []byte) ocispec.Descriptor {
+	d := ocispec.Descriptor{MediaType: mediaType, Digest: digest.FromBytes(data), Size: int64(len(data))}
+	h.objects["blobs/"+d.Digest.String()] = hostileObject{mediaType: mediaType, body: data}
+	return d
+}
+
+// manifest serves v as a manifest by its digest and by tag, if not "".
+func (h *hostileRegistry) manifest(tag string, v any) ocispec.Descriptor {
+	data, _ := json.Marshal(v)
+	mediaType := ocispec.MediaTypeImageManifest
+	if _, ok := v.(ocispec.Index); ok {
+		mediaType = ocispec.MediaTypeImageIndex
+	}
+	d := ocispec.Descriptor{MediaType: mediaType, Digest: digest.FromBytes(data), Size: int64(len(data))}
+	o := hostileObject{mediaType: mediaType, digest: d.Digest.String(), body: data}
+	h.objects["manifests/"+d.Digest.String()] = o
+	if tag != "" {
+		h.objects["manifests/"+tag] = o
+	}
+	return d
+}
+
+// skill serves a skill's manifest whose archive is layer.
+func (h *hostileRegistry) skill(name string, layer ocispec.Descriptor) ocispec.Descriptor {
+	d := h.manifest("", ocispec.Manifest{
+		Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest,
+		ArtifactType: oci.ArtifactTypeSkill, Config: h.add(oci.MediaTypeSkillConfig, []byte(`{}`)),
+		Layers: []ocispec.Descriptor{layer}, Annotations: map[string]string{"io.agentskills.skill.name": name},
+	})
+	d.Annotations = map[string]string{"io.agentskills.skill.name": name}
+	return d
+}
+
+// collection serves the skills' collection at tag.
+func (h *hostileRegistry) collection(tag string, skills ...ocispec.Descriptor) {
+	h.manifest(tag, ocispec.Index{
+		Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageIndex,
+		ArtifactType: oci.ArtifactTypeCollection, Manifests: skills,
+	})
+}
+
+// archive is a skill's .tar.gz, as skillpack packs one, of SKILL.md and
+// a file of n zero bytes (gzip makes a thousandth of that) or of noise.
+func archive(t *testing.T, n int, noise bool) []byte {
+	t.Helper()
+	data := make([]byte, n)
+	if noise {
+		mrand.NewChaCha8([32]byte{1}).Read(data)
+	}
+	return tarGz(t, map[string][]byte{"SKILL.md": []byte("---\nname: x\n---\n"), "data.bin": data})
+}
+
+// tarGz packs files with pack, as the build does.
+func tarGz(t *testing.T, files map[string][]byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := pack.NewWriter(&buf, nil, pack.Options{})
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		if _, err := w.Add(name, false, int64(len(files[name])), bytes.NewReader(files[name])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// du is the bytes of the files under dir.
+func du(t *testing.T, dir string) int64 {
+	t.Helper()
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
+// A hostile registry cannot make pull read, write or wait without bound:
+// a manifest over 4 MiB by tag (with Docker-Content-Digest, which oras-go
+// takes for the size), a body a byte a second (--timeout, and --deadline
+// over the whole pull), eight skills sharing one archive that unpacks a
+// thousandfold, more than --max-total, digests that are lies, a skill
+// listed twice. Each exits 1, names what it refused and the limit, and
+// leaves no folder of a refused skill.
+func TestPullHostileRegistry(t *testing.T) {
+	h := startHostile(t)
+	src := "oci://" + h.host + "/acme/skills:"
+
+	h.objects["manifests/huge"] = hostileObject{mediaType: ocispec.MediaTypeImageIndex, digest: string(digest.FromString("huge")), body: []byte(`{"manifests":[`), length: 200 << 20}
+	h.objects["manifests/slow"] = hostileObject{mediaType: ocispec.MediaTypeImageIndex, body: []byte(`{"schemaVersion":2}`), trickle: true}
+
+	shared := h.add(oci.MediaTypeSkillContent, archive(t, 20<<20, false))
+	var eight []ocispec.Descriptor
+	for i := range 8 {
+		eight = append(eight, h.skill(fmt.Sprintf("s%d", i), shared))
+	}
+	h.collection("shared", eight...)
+
+	h.collection("total", h.skill("a", h.add(oci.MediaTypeSkillContent, archive(t, 600<<10, true))), h.skill("b", h.add(oci.MediaTypeSkillContent, archive(t, 700<<10, true))))
+
+	lie := h.manifest("", ocispec.Index{Versioned: specs.Versioned{SchemaVersion: 2}, ArtifactType: oci.ArtifactTypeCollection})
+	h.objects["manifests/lie"] = hostileObject{mediaType: ocispec.MediaTypeImageIndex, digest: string(digest.FromString("other")), body: h.objects["manifests/"+string(lie.Digest)].body}
+	good := archive(t, 0, false)
+	bad := h.add(oci.MediaTypeSkillContent, good)
+	changed := bytes.Clone(good)
+	changed[len(changed)/2] ^= 1
+	h.objects["blobs/"+string(bad.Digest)] = hostileObject{mediaType: bad.MediaType, body: changed}
+	h.collection("badblob", h.skill("c", bad))
+
+	one := h.skill("d", h.add(oci.MediaTypeSkillContent, archive(t, 10, true)))
+	h.collection("twice", one, one)
+
+	// The shared archive unpacks a thousandfold: refused as a bomb under
+	// a ratio limit of 100, or pulled once and refused the second time.
+	q := regexp.QuoteMeta
+	for _, tc := range []struct {
+		tag   string
+		flags []string
+		err   string // a regular expression
+	}{
+		{"huge", nil, q("oci://" + h.host + "/acme/skills:huge: the registry sends a manifest of 209715200 bytes for huge, more than the 4194304 a manifest may be")},
+		{"slow", []string{"--timeout", "1s"}, q("no answer within 1s, the time a request has (--timeout)")},
+		{"slow", []string{"--deadline", "1s"}, q("the pull took longer than --deadline 1s")},
+		{"shared", nil, q("@"+string(eight[0].Digest)+": skill s0's archive: decompression bomb") + "|" + q("@"+string(eight[1].Digest)+": skill s1's archive "+string(shared.Digest)+" is skill s0's")},
+		{"total", []string{"--max-total", "1MiB"}, q(`skill b's archive: "data.bin" says it is 716800 bytes: the pull would unpack more than 1048576 bytes, every skill together (the limit)`)},
+		{"lie", nil, q("oci://" + h.host + "/acme/skills:lie: the registry sends a manifest for lie whose bytes are not its digest " + digest.FromString("other").String())},
+		{"badblob", nil, q("skill c's archive "+string(bad.Digest)+": ") + ".*digest"},
+		{"twice", nil, q("skill d is listed twice")},
+	} {
+		before := h.sent.Load()
+		out := t.TempDir()
+		ios, _, errb := fakeIO(nil)
+		if code := run(ios, append([]string{"pull", src + tc.tag, "-o", out}, tc.flags...)); code != ExitFindings || !regexp.MustCompile(tc.err).MatchString(errb.String()) {
+			t.Errorf("%s %v: exit %d, %s\nwant exit 1 and %q", tc.tag, tc.flags, code, errb, tc.err)
+		}
+		if sent := h.sent.Load() - before; sent > 32<<20 {
+			t.Errorf("%s: the registry got %d bytes out", tc.tag, sent)
+		}
+		if n := du(t, out); n > 20<<20+4096 {
+			t.Errorf("%s: wrote %d bytes", tc.tag, n)
 		}
 	}
 }

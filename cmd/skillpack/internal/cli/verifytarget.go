@@ -51,6 +51,7 @@ func (opts *verifyOptions) store(v verify.SignatureVerifier) (verify.ObjectStore
 			Username: t.Login.Username,
 			Password: t.Login.password,
 			Jobs:     opts.Jobs,
+			Timeout:  opts.Timeout, // each request, Check's included
 		}
 		if sv, ok := v.(verify.StatementVerifier); ok {
 			o.VerifyStatement = sv.VerifyStatement
