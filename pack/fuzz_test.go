@@ -16,10 +16,11 @@ import (
 // limits; bits 0-5: path length - 1), a content length byte, the path bytes
 // and the content. Path bytes map onto a small alphabet, so that separators,
 // dots, empty and ".." components, duplicates and file/folder clashes are
-// common. The result is sorted and unique, but not filtered: Add must sort
-// out the invalid paths itself.
+// common, with a Chinese character, an accent to combine, a bidirectional
+// override and a byte that is not UTF-8 among them. The result is sorted
+// and unique, but not filtered: Add must sort out the invalid paths itself.
 func fuzzFiles(data []byte) []file {
-	const alphabet = "ab.-/_A\\"
+	alphabet := []string{"a", "b", ".", "-", "/", "_", "A", "\\", "文", "\u0301", "\u202e", "\xff"}
 	take := func(n int) []byte {
 		n = min(n, len(data))
 		b := data[:n]
@@ -33,7 +34,7 @@ func fuzzFiles(data []byte) []file {
 		data = data[2:]
 		var p []byte
 		for _, c := range take(int(head&0x3f) + 1) {
-			p = append(p, alphabet[int(c)%len(alphabet)])
+			p = append(p, alphabet[int(c)%len(alphabet)]...)
 		}
 		if head&0x40 != 0 {
 			p = bytes.Repeat(p, 5)
