@@ -33,8 +33,14 @@ func (c *checker) buildRecord() {
 	if !c.decoded(p, data, err) {
 		return
 	}
+	// A path that is none is reported here, on the record, and looked
+	// for nowhere.
 	listed := map[string]bool{}
 	for _, f := range rec.Files {
+		if layout.CheckPath(f) != nil {
+			c.problem(p, "lists %q, which is not a clean path inside the bundle", f)
+			continue
+		}
 		listed[f] = true
 	}
 	var present map[string]bool // nil: a store that cannot list its files
@@ -69,6 +75,10 @@ func (c *checker) buildRecord() {
 		}
 	}
 	for _, d := range rec.Docs {
+		if layout.CheckPath(d.Path) != nil {
+			c.problem(p, "lists the document %q, which is not a clean path inside the bundle", d.Path)
+			continue
+		}
 		if present == nil || present[d.Path] || !listed[d.Path] { // else reported just above
 			c.expect(d.Path, p, d.Digest, d.Size)
 		}

@@ -216,8 +216,6 @@ func (c *checker) lookFor(listed map[string]bool) {
 	for _, f := range slices.Sorted(maps.Keys(listed)) {
 		s := c.sums[f]
 		switch {
-		case layout.CheckPath(f) != nil:
-			c.problem(f, "is listed in the build record (%s), but it is not a clean path inside the bundle", p)
 		case s == nil: // beyond the files looked for
 		case errors.Is(s.err, errNotFound) && !s.reported:
 			s.reported = true

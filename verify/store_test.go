@@ -27,7 +27,7 @@ type memStore struct {
 	stall    string // Open of this path waits for its context to end
 }
 
-func newMemStore(t *testing.T, dir string, registry bool) *memStore {
+func newMemStore(t testing.TB, dir string, registry bool) *memStore {
 	t.Helper()
 	m := &memStore{files: map[string][]byte{}, registry: registry}
 	err := fs.WalkDir(os.DirFS(dir), ".", func(p string, d fs.DirEntry, err error) error {
