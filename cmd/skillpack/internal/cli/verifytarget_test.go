@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/skillpack/skillpack/internal/testtool"
@@ -155,4 +157,31 @@ func mustGlob(t *testing.T, pattern string) []string {
 		t.Fatalf("%s: %v, %v; want one file", pattern, m, err)
 	}
 	return m
+}
+
+// verify oci:// of a hostile registry is bounded as pull is: a manifest
+// over 4 MiB by tag is not read, and --timeout bounds each request,
+// Check's reads of manifests included (it was ignored there), within
+// --deadline. Each exits 1 naming the reference and the limit.
+func TestVerifyTargetHostile(t *testing.T) {
+	h := startHostile(t)
+	h.objects["manifests/huge"] = hostileObject{mediaType: ocispec.MediaTypeImageIndex, digest: string(digest.FromString("huge")), body: []byte(`{"manifests":[`), length: 200 << 20}
+	h.objects["manifests/slow"] = hostileObject{mediaType: ocispec.MediaTypeImageIndex, body: []byte(`{"schemaVersion":2}`), trickle: true}
+	src := "oci://" + h.host + "/acme/skills:"
+	for _, tc := range []struct {
+		argv []string
+		err  string
+	}{
+		{[]string{src + "huge"}, src + "huge: the registry sends a manifest of 209715200 bytes for huge, more than the 4194304 a manifest may be"},
+		{[]string{src + "slow", "--timeout", "1s", "--deadline", "1m"}, src + "slow: no answer within 1s, the time a request has (--timeout)"},
+	} {
+		before := h.sent.Load()
+		ios, _, errb := fakeIO(nil)
+		if code := run(ios, append([]string{"verify"}, tc.argv...)); code != ExitFindings || !strings.Contains(errb.String(), tc.err) {
+			t.Errorf("%v: exit %d, %s\nwant exit 1 and %q", tc.argv, code, errb, tc.err)
+		}
+		if sent := h.sent.Load() - before; sent > 32<<20 {
+			t.Errorf("%v: the registry got %d bytes out", tc.argv, sent)
+		}
+	}
 }
