@@ -60,10 +60,12 @@ func (e *ClashError) Error() string {
 		for _, p := range plugins {
 			fmt.Fprintf(&b, "\n  %s", pluginBuildCommand(p, p, e.Out))
 		}
-		b.WriteString("\nor rename one of the skills of each name (folder and name together).")
+		b.WriteString("\nor rename one of the skills of each name (folder and name together),")
 	} else {
-		b.WriteString("\nRename one of the skills of each name (folder and name together).")
+		b.WriteString("\nRename one of the skills of each name (folder and name together),")
 	}
+	b.WriteString("\nor leave the copies you do not publish out with --ignore FOLDER/.")
+	b.WriteString("\n(Copies whose files are identical are one skill, published once: these differ.)")
 	b.WriteString("\n--skip-invalid publishes every other skill and lists these as left out.")
 	b.WriteString("\nNothing was written.")
 	return b.String()

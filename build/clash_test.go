@@ -46,7 +46,9 @@ func TestClashErrorMessage(t *testing.T) {
 Build each plugin into its own bundle:
   skillpack build external_plugins/discord -o dist/discord
   skillpack build external_plugins/telegram -o dist/telegram
-or rename one of the skills of each name (folder and name together).
+or rename one of the skills of each name (folder and name together),
+or leave the copies you do not publish out with --ignore FOLDER/.
+(Copies whose files are identical are one skill, published once: these differ.)
 --skip-invalid publishes every other skill and lists these as left out.
 Nothing was written.`
 	if got := e.Error(); got != want {
@@ -67,10 +69,10 @@ func TestBuildRefusesClash(t *testing.T) {
 	src := filepath.Join(root, "src")
 	for _, p := range []string{"discord", "telegram"} {
 		writeSkillFile(t, src, p, ".claude-plugin/plugin.json", `{"name": "`+p+`"}`)
-		writeSkill(t, filepath.Join(src, p, "skills", "access"), "access", nil)
+		writeSkill(t, filepath.Join(src, p, "skills", "access"), "access", map[string]string{"notes.md": "for " + p + "\n"})
 	}
 	writeSkill(t, filepath.Join(src, "a", "other"), "other", nil)
-	writeSkill(t, filepath.Join(src, "b", "other"), "other", nil)
+	writeSkill(t, filepath.Join(src, "b", "other"), "other", map[string]string{"notes.md": "b\n"})
 	writeSkill(t, filepath.Join(src, "solo"), "solo", nil)
 	cfg, err := lint.ParseConfig("skillpack.yaml", []byte("rules:\n  name-duplicate: off\n"))
 	if err != nil {

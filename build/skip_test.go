@@ -31,7 +31,7 @@ func brokenTree(t *testing.T, root string) (string, *lint.Config) {
 		"extra.txt": "x\n",
 	})
 	writeSkill(t, filepath.Join(src, "x", "dup"), "dup", nil)
-	writeSkill(t, filepath.Join(src, "y", "dup"), "dup", nil)
+	writeSkill(t, filepath.Join(src, "y", "dup"), "dup", map[string]string{"notes.md": "not a copy of x/dup\n"})
 	cfg, err := lint.ParseConfig("skillpack.yaml", []byte("rules:\n  skill-nested: error\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -282,7 +282,8 @@ func TestSkipInvalidFolderFinding(t *testing.T) {
 	writeSkill(t, filepath.Join(src, ".claude", "skills", "one"), "one", nil)
 	writeSkill(t, filepath.Join(src, ".claude", "skills", "two"), "two", nil)
 	dist := filepath.Join(root, "dist")
-	res := mustBuild(t, []string{src}, Options{Out: dist, SkipInvalid: true, Lint: lint.Options{Strict: true, Base: src}})
+	// All: by default the build leaves install folders out before lint.
+	res := mustBuild(t, []string{src}, Options{Out: dist, SkipInvalid: true, All: true, Lint: lint.Options{Strict: true, Base: src}})
 	var got []string
 	for _, s := range res.Skipped {
 		got = append(got, s.Name)

@@ -42,6 +42,12 @@ type Skill struct {
 	// mirrors a repository's skills so), and only the other is the skill.
 	Mirror string
 
+	// Declared is the manifest that declares the skill (a marketplace
+	// naming it or its plugin, or its plugin's manifest: see plugin.go),
+	// in the form of Dir; "" when none does. A repository that declares
+	// its skills publishes those.
+	Declared string
+
 	Doc *Document // nil when the entry file could not be read
 	Err error     // why the entry file could not be read
 }
@@ -96,6 +102,30 @@ func Discover(root string) ([]*Skill, error) {
 // and File until Read is called. A caller that handles skills one at a
 // time (the build) so holds in memory only the skills in hand.
 func Find(root string) ([]*Skill, error) {
+	t, err := FindTree(root)
+	if err != nil {
+		return nil, err
+	}
+	return t.Skills, nil
+}
+
+// Tree is what discovery found at or below a root.
+type Tree struct {
+	Skills []*Skill // as Find returns them
+	// Unread holds the manifests (marketplaces, plugin manifests) that
+	// could not be read or make no sense, each error naming its file:
+	// what they declare is not known.
+	Unread []error
+	// Declares lists the manifests at the root walked, marketplaces and
+	// the root's own plugin manifests, in the form of Skill.Dir: when there
+	// are any, the repository declares what it publishes (the skills whose
+	// Declared is set), as the clients that install from it read it.
+	Declares []string
+}
+
+// FindTree is Find, with what else the walk met.
+func FindTree(root string) (*Tree, error) {
+	one := func(dir string) (*Tree, error) { return &Tree{Skills: []*Skill{find(dir)}}, nil }
 	info, err := os.Lstat(root)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", root, pathError(err))
@@ -104,23 +134,29 @@ func Find(root string) ([]*Skill, error) {
 	switch {
 	case info.Mode()&fs.ModeSymlink != 0:
 		if dir := Enclosing(root); dir != "" {
-			return []*Skill{find(dir)}, nil
+			return one(dir)
 		}
 		target, err := filepath.EvalSymlinks(root)
 		if err != nil {
-			return nil, nil // a dangling link outside any skill names no skill
+			return &Tree{}, nil // a dangling link outside any skill names no skill
 		}
 		if info, err = os.Stat(target); err != nil || !info.IsDir() {
-			return nil, nil
+			return &Tree{}, nil
 		}
 		walk = target
 	case !info.IsDir():
 		if dir := Enclosing(root); dir != "" {
-			return []*Skill{find(dir)}, nil
+			return one(dir)
 		}
-		return nil, nil
+		return &Tree{}, nil
 	}
 	w := &walker{root: root, walk: walk}
+	// What a marketplace at the folder walked declares is known before
+	// the walk meets the plugins it names.
+	declares := marketplacesIn(walk)
+	for _, m := range declares {
+		w.readMarketplace(m)
+	}
 	if err := w.dir(walk, 0, pluginAbove(root)); err != nil {
 		return nil, fmt.Errorf("%s: %w", root, pathError(err))
 	}
@@ -128,6 +164,7 @@ func Find(root string) ([]*Skill, error) {
 	for i, e := range w.found {
 		out[i] = &Skill{Dir: e.dir, File: e.name, Plugin: e.plugin}
 	}
+	w.settleDeclared(out)
 	if w.links > 0 {
 		findMirrors(out, w.found, root, walk)
 	}
@@ -135,11 +172,18 @@ func Find(root string) ([]*Skill, error) {
 		// A folder inside a skill ("lint pdf/scripts") means that skill;
 		// answering "no skills" would pass it unchecked.
 		if dir := Enclosing(root); dir != "" {
-			return []*Skill{find(dir)}, nil
+			return one(dir)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Dir < out[j].Dir })
-	return out, nil
+	if ents, err := os.ReadDir(walk); err == nil {
+		declares = append(declares, manifestsIn(walk, ents)...)
+	}
+	for i, m := range declares {
+		declares[i] = w.reported(m)
+	}
+	sort.Strings(declares)
+	return &Tree{Skills: out, Unread: w.unread, Declares: declares}, nil
 }
 
 // Enclosing returns the nearest folder at or above path that holds a skill
@@ -246,13 +290,18 @@ type walker struct {
 	root, walk string  // the folder as given, and as walked (a link's target)
 	found      []entry // skills found, not yet loaded
 	links      int     // how many of them have an entry file that is a symbolic link
+
+	plugins map[string]bool // folders a marketplace names as plugins, cleaned, in the walk's form
+	decl    []declared      // folders of skills the manifests read declare
+	unread  []error         // manifests that could not be read
 }
 
 // entry is a skill folder, the name of its entry file and the plugin
 // holding it.
 type entry struct {
 	dir, name, plugin string
-	link              bool // the entry file is a symbolic link
+	walked            string // dir in the walk's form
+	link              bool   // the entry file is a symbolic link
 }
 
 // dir walks a folder; plugin is the plugin holding it, as reported.
@@ -272,8 +321,11 @@ func (w *walker) dir(dir string, depth int, plugin string) error {
 	if depth > 0 && has(ents, ".well-known") && IsBundle(dir) {
 		return nil // built output, not source
 	}
-	if pluginIn(dir, ents) {
+	if ms := manifestsIn(dir, ents); len(ms) > 0 || w.plugins[filepath.Clean(dir)] || isVariant(dir, ents) {
 		plugin = w.reported(dir)
+		for _, m := range ms {
+			w.readManifest(m, filepath.Clean(dir))
+		}
 	}
 	if name := entryIn(ents); name != "" {
 		w.add(dir, name, plugin)
@@ -297,7 +349,7 @@ func (w *walker) dir(dir string, depth int, plugin string) error {
 }
 
 func (w *walker) add(dir, name, plugin string) {
-	w.found = append(w.found, entry{dir: w.reported(dir), name: name, plugin: plugin})
+	w.found = append(w.found, entry{dir: w.reported(dir), walked: dir, name: name, plugin: plugin})
 }
 
 // reported is a walked folder's path under the name the user gave, not

@@ -3,6 +3,7 @@ package skill
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -282,4 +283,41 @@ func writeRange(b *strings.Builder, lo, hi rune) {
 	if hi != lo {
 		fmt.Fprintf(b, `-\x{%x}`, hi)
 	}
+}
+
+// DefaultIgnore are the folders a build leaves out unless told otherwise:
+// test fixtures and templates hold SKILL.md files that are not skills to
+// publish (tests/fixtures/, .test/, TEMPLATE/, _template/ in public
+// repositories). A folder named as a root is never left out by them, nor
+// is anything above it: naming it asks for it.
+var DefaultIgnore = []string{
+	"test/", "tests/", "__tests__/", ".test/", ".tests/", "testdata/", "fixtures/", "__fixtures__/",
+	"template/", "templates/", "Template/", "TEMPLATE/", "_template/", "_templates/", ".template/",
+	"skill-template/", "template-skill/",
+}
+
+// Folder reports whether the folder dir, a disk path at or below base, is
+// ignored by patterns relative to base, and if so which folder decided it:
+// dir itself or the nearest folder above it that is ignored, relative to
+// base with "/". base itself is never ignored. A path outside base is not.
+func (ig *Ignore) Folder(base, dir string) (string, bool) {
+	if ig.Empty() {
+		return "", false
+	}
+	b, err1 := filepath.Abs(base)
+	d, err2 := filepath.Abs(dir)
+	if err1 != nil || err2 != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(b, d)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+		return "", false
+	}
+	rel = filepath.ToSlash(rel)
+	for i := 0; i <= len(rel); i++ {
+		if (i == len(rel) || rel[i] == '/') && ig.Match(rel[:i], true) {
+			return rel[:i], true
+		}
+	}
+	return "", false
 }

@@ -1,50 +1,105 @@
 package skill
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 )
 
 // Plugins scope skill names: Claude Code, Codex and Cursor invoke the skill
 // access of the plugin discord as /discord:access, so two plugins may each
 // hold a skill of one name. A plugin is a folder holding one of these
-// manifests: the Agent Plugins standard's plugin.json at the root, or a
-// client's own under a dotted folder.
-var pluginManifestDirs = map[string]bool{".claude-plugin": true, ".codex-plugin": true, ".cursor-plugin": true}
+// manifests: the Agent Plugins standard's plugin.json at the root, a
+// client's own under a dotted folder (.claude-plugin/plugin.json,
+// .codex-plugin/, .cursor-plugin/, and so for any client: .grok-plugin/),
+// or Copilot's .github/plugin/plugin.json; or a folder a marketplace names
+// as a plugin's source (a plugin with "strict": false has no manifest).
+//
+// A per-platform variant folder (claude/skills/pdf beside codex/skills/pdf)
+// is laid out as a plugin is, and is one to the clients that read it: it
+// scopes names alike, whether or not it has a manifest, so that the same
+// layout gets the same verdict with manifests and without.
 
 // PluginManifest is the Agent Plugins manifest, at a plugin's root; the
-// clients' own manifests have the same name inside pluginManifestDirs.
+// clients' own manifests have the same name inside their manifest folders.
 const PluginManifest = "plugin.json"
 
-// pluginIn reports whether a folder, given its listing, is a plugin's root.
-// The listing answers for almost every folder; a stat is spent only on a
-// folder that has a manifest folder.
-func pluginIn(dir string, ents []fs.DirEntry) bool {
+// manifestDir reports whether a folder of a plugin's root holds a client's
+// manifest or marketplace: ".<client>-plugin", Copilot's ".github/plugin"
+// and Codex's ".agents/plugins".
+func manifestDir(name string) (sub string, ok bool) {
+	switch {
+	case name == ".github":
+		return ".github/plugin", true
+	case name == ".agents":
+		return ".agents/plugins", true
+	case len(name) > len(".-plugin") && name[0] == '.' && strings.HasSuffix(name, "-plugin"):
+		return name, true
+	}
+	return "", false
+}
+
+// manifestsIn returns the plugin manifests in a folder, given its listing,
+// sorted. The listing answers for almost every folder; a stat is spent
+// only on a folder that has a manifest folder.
+func manifestsIn(dir string, ents []fs.DirEntry) []string {
+	if _, ok := manifestDir(filepath.Base(dir)); ok || filepath.Base(dir) == "plugin" && filepath.Base(filepath.Dir(dir)) == ".github" {
+		return nil // a manifest's own folder: its plugin.json is its plugin's
+	}
+	var out []string
 	for _, e := range ents {
-		switch n := e.Name(); {
-		case n == PluginManifest && !e.IsDir():
-			return true
-		case pluginManifestDirs[n]:
-			if fileExists(filepath.Join(dir, n, PluginManifest)) {
-				return true
+		n := e.Name()
+		if n == PluginManifest && !e.IsDir() {
+			out = append(out, filepath.Join(dir, n))
+			continue
+		}
+		if sub, ok := manifestDir(n); ok && sub != ".agents/plugins" && e.IsDir() {
+			if p := filepath.Join(dir, filepath.FromSlash(sub), PluginManifest); fileExists(p) {
+				out = append(out, p)
 			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// variantNames are the clients a per-platform variant folder is named
+// after (claude/skills/pdf, codex/skills/pdf).
+var variantNames = map[string]bool{
+	"claude": true, "claude-code": true, "codex": true, "cursor": true, "gemini": true, "gemini-cli": true,
+	"copilot": true, "github-copilot": true, "windsurf": true, "opencode": true, "goose": true, "amp": true,
+	"kiro": true, "cline": true, "roo": true, "roo-code": true, "openclaw": true, "grok": true, "qwen": true,
+	"qwen-code": true, "trae": true, "augment": true, "junie": true, "droid": true, "antigravity": true,
+}
+
+// isVariant reports whether a folder, given its listing, is a per-platform
+// variant folder: named after a client, and holding skills/ as a plugin does.
+func isVariant(dir string, ents []fs.DirEntry) bool {
+	if !variantNames[strings.ToLower(filepath.Base(dir))] {
+		return false
+	}
+	for _, e := range ents {
+		if e.Name() == "skills" && e.IsDir() {
+			return true
 		}
 	}
 	return false
 }
 
+// pluginIn reports whether a folder, given its listing, is a plugin's root.
+func pluginIn(dir string, ents []fs.DirEntry) bool {
+	return len(manifestsIn(dir, ents)) > 0 || isVariant(dir, ents)
+}
+
 // isPluginRoot is pluginIn for a folder not listed yet.
 func isPluginRoot(dir string) bool {
-	if fileExists(filepath.Join(dir, PluginManifest)) {
-		return true
-	}
-	for n := range pluginManifestDirs {
-		if fileExists(filepath.Join(dir, n, PluginManifest)) {
-			return true
-		}
-	}
-	return false
+	ents, err := os.ReadDir(dir)
+	return err == nil && pluginIn(dir, ents)
 }
 
 // isRepoRoot reports whether dir is the root of a git work tree (.git is a
@@ -83,4 +138,213 @@ func pluginAbove(dir string) string {
 		d = parent
 	}
 	return found
+}
+
+// Declaring skills: a marketplace names its plugins and, for each, the
+// skills it has; a plugin's manifest may name its skill folders in
+// "skills"; and every plugin has the skills below its skills/ folder.
+// This is how the Vercel skills CLI reads a repository (getPluginSkillPaths
+// in its dist/cli.mjs, 1.7.4): .claude-plugin/marketplace.json's
+// metadata.pluginRoot and plugins[].source (a path; a github or URL source
+// is no folder here), plugins[].skills relative to the plugin's folder, and
+// .claude-plugin/plugin.json's skills. The other clients' marketplaces
+// (.cursor-plugin/, Codex's .agents/plugins/, Copilot's .github/plugin/)
+// and manifests have the same fields, and are read alike.
+
+// declared is a folder a manifest declares skills in: a skill's folder, or
+// a folder of skills.
+type declared struct {
+	dir    string // in the walk's form
+	by     string // the manifest, in the form reported
+	plugin string // the plugin's folder, in the walk's form
+}
+
+// marketplaceFile is what a marketplace says about where its plugins are.
+type marketplaceFile struct {
+	Metadata struct {
+		PluginRoot string `json:"pluginRoot"`
+	} `json:"metadata"`
+	PluginRoot string `json:"pluginRoot"` // Codex spells it at the top
+	Plugins    []struct {
+		Name   string          `json:"name"`
+		Source json.RawMessage `json:"source"`
+		Skills json.RawMessage `json:"skills"`
+	} `json:"plugins"`
+}
+
+// marketplacesIn returns the marketplace files at a folder, sorted.
+func marketplacesIn(dir string) []string {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		if sub, ok := manifestDir(e.Name()); ok && e.IsDir() {
+			if p := filepath.Join(dir, filepath.FromSlash(sub), "marketplace.json"); fileExists(p) {
+				out = append(out, p)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// readMarketplace returns the plugin folders a marketplace at root names,
+// and the folders of skills it declares for each. A plugin whose source is
+// no folder of the repository (a github, git or URL source) is not
+// declared here.
+func (w *walker) readMarketplace(path string) {
+	var m marketplaceFile
+	if !w.readJSON(path, &m) {
+		return
+	}
+	base := m.Metadata.PluginRoot
+	if base == "" {
+		base = m.PluginRoot
+	}
+	top := filepath.Clean(w.walk)
+	for i, p := range m.Plugins {
+		src, ok := sourcePath(p.Source)
+		if !ok {
+			continue
+		}
+		dir, ok := w.inside(top, filepath.Join(filepath.FromSlash(base), filepath.FromSlash(src)))
+		if !ok {
+			w.unread = append(w.unread, fmt.Errorf("%s: plugins[%d] (%s): its source %s is outside %s; it is not built", w.reported(path), i, p.Name, src, w.root))
+			continue
+		}
+		if w.plugins == nil {
+			w.plugins = map[string]bool{}
+		}
+		w.plugins[dir] = true
+		w.declare(path, dir, p.Skills)
+	}
+}
+
+// sourcePath is the folder a plugin's source names: a string, or Codex's
+// {"source": "local", "path": ...}; false for any other source, and for
+// no source at all, which is the marketplace's own folder ("" is returned).
+func sourcePath(raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, true
+	}
+	var o struct {
+		Source string `json:"source"`
+		Path   string `json:"path"`
+	}
+	if json.Unmarshal(raw, &o) == nil && o.Path != "" && (o.Source == "" || o.Source == "local") {
+		return o.Path, true
+	}
+	return "", false
+}
+
+// readManifest records what a plugin's manifest declares: its skills/
+// folder, and the folders its skills field names.
+func (w *walker) readManifest(path, plugin string) {
+	var m struct {
+		Skills json.RawMessage `json:"skills"`
+	}
+	if !w.readJSON(path, &m) {
+		return
+	}
+	w.declare(path, plugin, m.Skills)
+}
+
+// declare records the folders of skills of the plugin in dir: its skills/
+// folder, and each path of skills (a string or a list of them, relative to
+// the plugin's folder).
+func (w *walker) declare(by, plugin string, skills json.RawMessage) {
+	by = w.reported(by)
+	w.decl = append(w.decl, declared{dir: filepath.Join(plugin, "skills"), by: by, plugin: plugin})
+	var paths []string
+	var one string
+	if json.Unmarshal(skills, &one) == nil {
+		paths = []string{one}
+	} else if json.Unmarshal(skills, &paths) != nil {
+		return // no skills field, or one no client reads
+	}
+	for _, p := range paths {
+		if dir, ok := w.inside(plugin, p); ok && p != "" {
+			w.decl = append(w.decl, declared{dir: dir, by: by, plugin: plugin})
+		}
+	}
+}
+
+// inside joins a manifest's relative path onto a folder of the walk, and
+// reports whether the result stays inside the folder walked.
+func (w *walker) inside(dir, rel string) (string, bool) {
+	if filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
+		return "", false
+	}
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	r, err := filepath.Rel(w.walk, p)
+	return p, err == nil && (r == "." || filepath.IsLocal(r))
+}
+
+// readJSON reads a manifest, or records why it cannot be read.
+func (w *walker) readJSON(path string, v any) bool {
+	data, err := os.ReadFile(path)
+	if err == nil {
+		err = json.Unmarshal(data, v)
+	}
+	if err != nil {
+		w.unread = append(w.unread, fmt.Errorf("%s: %w; what it declares is not known, so it declares nothing", w.reported(path), jsonError(data, err)))
+		return false
+	}
+	return true
+}
+
+// jsonError tells where a JSON error is, as a line.
+func jsonError(data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	off := int64(-1)
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 || off > int64(len(data)) {
+		return pathError(err)
+	}
+	line := 1 + strings.Count(string(data[:off]), "\n")
+	return fmt.Errorf("line %d: %w", line, err)
+}
+
+// settleDeclared marks each skill found with the manifest that declares it,
+// and puts a skill a plugin declares outside its own folder in that plugin.
+func (w *walker) settleDeclared(out []*Skill) {
+	if len(w.decl) == 0 {
+		return
+	}
+	byDir := make(map[string]declared, len(w.decl))
+	for _, d := range w.decl {
+		if _, ok := byDir[d.dir]; !ok {
+			byDir[d.dir] = d // the first manifest read declares it
+		}
+	}
+	top := filepath.Clean(w.walk)
+	for i, s := range out {
+		// A skill is at most MaxDepth below the folder walked.
+		dir := filepath.Clean(w.found[i].walked)
+		for range MaxDepth + 1 {
+			if d, ok := byDir[dir]; ok {
+				s.Declared = d.by
+				if s.Plugin == "" {
+					s.Plugin = w.reported(d.plugin)
+				}
+				break
+			}
+			if dir == top {
+				break
+			}
+			dir = filepath.Dir(dir)
+		}
+	}
 }

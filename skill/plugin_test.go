@@ -3,6 +3,7 @@ package skill
 import (
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -93,5 +94,133 @@ func TestDiscoverPluginAbove(t *testing.T) {
 	got, err = Discover(loose)
 	if err != nil || len(got) != 1 || got[0].Plugin != loose {
 		t.Errorf("Discover(%s) = %+v, %v; want one skill in the plugin %s", loose, got, err, loose)
+	}
+}
+
+// Every manifest a client reads makes a plugin: any client's
+// .<client>-plugin/plugin.json, Copilot's .github/plugin/plugin.json, a
+// folder a marketplace names as a plugin's source (strict: false, no
+// manifest), and a per-platform variant folder laid out as a plugin
+// (claude/skills/x beside codex/skills/x) without any.
+func TestDiscoverPluginScopes(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		".git/HEAD":                             "",
+		".claude-plugin/marketplace.json":       `{"plugins": [{"name": "loose", "source": "./plugins/loose"}, {"name": "remote", "source": {"source": "github", "repo": "o/r"}}]}`,
+		"plugins/grok/.grok-plugin/plugin.json": "{}",
+		"plugins/grok/skills/x/SKILL.md":        skillMD,
+		"plugins/gh/.github/plugin/plugin.json": "{}",
+		"plugins/gh/skills/x/SKILL.md":          skillMD,
+		"plugins/loose/skills/x/SKILL.md":       skillMD,
+		"variants/claude/skills/x/SKILL.md":     skillMD,
+		"variants/Codex/skills/x/SKILL.md":      skillMD,
+		"variants/claude-ish/skills/x/SKILL.md": skillMD, // no client's name
+		"variants/cursor/x/SKILL.md":            skillMD, // no skills/ folder: not a plugin's layout
+		"other/.github/workflows/ci.yml":        "",
+		"other/skills/x/SKILL.md":               skillMD,
+	})
+	got, err := Discover(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"plugins/gh/skills/x":          "plugins/gh",
+		"plugins/grok/skills/x":        "plugins/grok",
+		"plugins/loose/skills/x":       "plugins/loose",
+		"variants/Codex/skills/x":      "variants/Codex",
+		"variants/claude/skills/x":     "variants/claude",
+		"variants/claude-ish/skills/x": "",
+		"variants/cursor/x":            "",
+		"other/skills/x":               "",
+	}
+	if have := relFolders(root, got, func(s *Skill) string { return s.Plugin }); !reflect.DeepEqual(have, want) {
+		t.Errorf("plugins = %q\nwant      %q", have, want)
+	}
+	// A plugin above the folder named counts with any client's manifest.
+	if s := Load(filepath.Join(root, "plugins", "grok", "skills", "x")); s.Plugin != filepath.Join(root, "plugins", "grok") {
+		t.Errorf("Load: Plugin = %q", s.Plugin)
+	}
+}
+
+// What a repository declares, read as the Vercel skills CLI reads it: the
+// marketplace's plugins (pluginRoot, source, skills), each plugin's
+// skills/ folder, and a manifest's skills field (a string or a list, "./"
+// or not). The shape is anthropics/skills': two plugins with source "./"
+// listing skills/<name>, and a template/ no plugin names.
+func TestFindTreeDeclared(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "m", "metadata": {"pluginRoot": "./"}, "plugins": [
+			{"name": "document-skills", "source": "./", "strict": false, "skills": ["./skills/pdf"]},
+			{"name": "example-skills", "source": "./", "strict": false, "skills": ["./extra/art"]},
+			{"name": "codex", "source": {"source": "local", "path": "./plugins/codex"}},
+			{"name": "escapes", "source": "./../elsewhere"}]}`,
+		"skills/pdf/SKILL.md":                         skillMD,
+		"skills/xlsx/SKILL.md":                        skillMD, // below the plugin's skills/ folder
+		"extra/art/SKILL.md":                          skillMD,
+		"extra/other/SKILL.md":                        skillMD, // beside a declared skill, not declared
+		"template/SKILL.md":                           skillMD,
+		".claude/skills/dev/SKILL.md":                 skillMD,
+		"plugins/codex/skills/x/SKILL.md":             skillMD,
+		"plugins/own/.claude-plugin/plugin.json":      `{"name": "own", "skills": "./more"}`,
+		"plugins/own/more/y/SKILL.md":                 skillMD,
+		"plugins/own/tests/z/SKILL.md":                skillMD,
+		"plugins/cop/plugin.json":                     `{"name": "cop", "skills": ["lib/", "./nope/../lib2"]}`,
+		"plugins/cop/lib/a/SKILL.md":                  skillMD,
+		"plugins/cop/lib2/b/SKILL.md":                 skillMD,
+		"plugins/bad/.cursor-plugin/plugin.json":      "{\n  \"name\": \"bad\",\n  \"skills\": [\"x\",]\n}",
+		"plugins/bad/skills/c/SKILL.md":               skillMD,
+		"plugins/bad/.cursor-plugin/marketplace.json": "{}", // not at the root: no marketplace of this tree
+	})
+	tree, err := FindTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mp := filepath.Join(root, ".claude-plugin", "marketplace.json")
+	own := filepath.Join(root, "plugins", "own", ".claude-plugin", "plugin.json")
+	cop := filepath.Join(root, "plugins", "cop", "plugin.json")
+	want := map[string]string{
+		"skills/pdf":             mp,
+		"skills/xlsx":            mp,
+		"extra/art":              mp,
+		"extra/other":            "",
+		"template":               "",
+		".claude/skills/dev":     "",
+		"plugins/codex/skills/x": mp,
+		"plugins/own/more/y":     own,
+		"plugins/own/tests/z":    "",
+		"plugins/cop/lib/a":      cop,
+		"plugins/cop/lib2/b":     cop,
+		"plugins/bad/skills/c":   "", // its manifest cannot be read: it declares nothing
+	}
+	have := map[string]string{}
+	for _, s := range tree.Skills {
+		rel, _ := filepath.Rel(root, s.Dir)
+		have[filepath.ToSlash(rel)] = s.Declared
+	}
+	if !reflect.DeepEqual(have, want) {
+		t.Errorf("declared =\n%q\nwant\n%q", have, want)
+	}
+	if want := []string{mp}; !reflect.DeepEqual(tree.Declares, want) {
+		t.Errorf("Declares = %q, want %q", tree.Declares, want)
+	}
+	var unread []string
+	for _, e := range tree.Unread {
+		unread = append(unread, e.Error())
+	}
+	if len(unread) != 2 || !strings.Contains(unread[0], "plugins[3] (escapes)") || !strings.Contains(unread[0], "outside") ||
+		!strings.Contains(unread[1], filepath.Join("plugins", "bad", ".cursor-plugin", "plugin.json")+": line 3:") {
+		t.Errorf("Unread = %q, want the escaping source and the bad manifest with its line", unread)
+	}
+
+	// A plugin manifest at the root declares too; a root without any
+	// declares nothing, and its skills' Declared name their plugin's.
+	sub, err := FindTree(filepath.Join(root, "plugins", "own"))
+	if err != nil || len(sub.Declares) != 1 || sub.Declares[0] != own {
+		t.Errorf("FindTree(plugins/own).Declares = %v, %v", sub.Declares, err)
+	}
+	sub, err = FindTree(filepath.Join(root, "plugins"))
+	if err != nil || len(sub.Declares) != 0 {
+		t.Errorf("FindTree(plugins).Declares = %v, %v", sub.Declares, err)
 	}
 }

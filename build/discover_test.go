@@ -1,0 +1,202 @@
+package build
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/skillpack/skillpack/lint"
+)
+
+// A vendor's shape: one skill shipped byte for byte in several providers'
+// plugins, and a second shared by two; a skill of one name whose copies
+// differ is still a clash. Identical copies are published once, from the
+// first in path order, with a note saying so, whatever the jobs.
+func TestIdenticalCopies(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	for _, p := range []string{"anthropic", "bedrock", "vertex"} {
+		writeSkillFile(t, src, p, ".claude-plugin/plugin.json", `{"name": "`+p+`"}`)
+		writeSkill(t, filepath.Join(src, p, "skills", "setup"), "setup", map[string]string{"scripts/run.sh": "echo run\n"})
+	}
+	for _, p := range []string{"anthropic", "vertex"} {
+		writeSkill(t, filepath.Join(src, p, "skills", "deploy"), "deploy", nil)
+	}
+	var log strings.Builder
+	for _, jobs := range []int{1, 3} {
+		log.Reset()
+		dist := filepath.Join(root, "dist")
+		res := mustBuild(t, []string{src}, Options{Out: dist, Jobs: jobs, Log: &log})
+		if got, want := indexNames(t, dist), []string{"deploy", "setup"}; !slices.Equal(got, want) {
+			t.Errorf("jobs %d: index %q, want %q", jobs, got, want)
+		}
+		for _, s := range res.Skills {
+			if want := filepath.Join(src, "anthropic", "skills", s.Name); s.Dir != want {
+				t.Errorf("jobs %d: %s built from %s, want %s (the first in path order)", jobs, s.Name, s.Dir, want)
+			}
+		}
+		for _, want := range []string{
+			"• discover: 2 skills",
+			"setup: 3 identical copies, published once, from " + rel(t, src, "anthropic/skills/setup") + " (the first in path order); not from " +
+				rel(t, src, "bedrock/skills/setup") + ", " + rel(t, src, "vertex/skills/setup"),
+			"deploy: 2 identical copies",
+		} {
+			if !strings.Contains(log.String(), want) {
+				t.Errorf("jobs %d: the log does not say %q:\n%s", jobs, want, log.String())
+			}
+		}
+		verified(t, dist)
+	}
+
+	// One byte, or one mode, makes another skill: a clash, refused with
+	// both paths.
+	writeSkillFile(t, src, "vertex/skills/setup", "scripts/run.sh", "echo Run\n")
+	os.Chmod(filepath.Join(src, "bedrock", "skills", "setup", "scripts", "run.sh"), 0o755)
+	_, err := Run([]string{src}, Options{Out: filepath.Join(root, "dist2")})
+	var ce *ClashError
+	if !errors.As(err, &ce) || len(ce.Clashes) != 1 || len(ce.Clashes[0].Skills) != 3 {
+		t.Fatalf("copies that differ: %v, want a ClashError naming the three", err)
+	}
+	if !strings.Contains(err.Error(), "--ignore") {
+		t.Errorf("the clash does not offer --ignore:\n%v", err)
+	}
+}
+
+// Of identical copies, the one a manifest declares is published, else one
+// outside hidden folders (a client's working copy in .claude/skills),
+// else the first in path order.
+func TestIdenticalCopiesPick(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	writeSkill(t, filepath.Join(src, ".hidden", "pdf"), "pdf", nil)
+	writeSkill(t, filepath.Join(src, "b", "pdf"), "pdf", nil)
+	writeSkill(t, filepath.Join(src, "c", "pdf"), "pdf", nil)
+	var log strings.Builder
+	res := mustBuild(t, []string{src}, Options{Out: filepath.Join(root, "dist"), Log: &log})
+	if len(res.Skills) != 1 || res.Skills[0].Dir != filepath.Join(src, "b", "pdf") {
+		t.Errorf("built %+v, want b/pdf alone", res.Skills)
+	}
+	if !strings.Contains(log.String(), "(outside hidden folders, the first in path order)") {
+		t.Errorf("the log does not say why:\n%s", log.String())
+	}
+
+	writeSkillFile(t, src, "c", ".claude-plugin/plugin.json", `{"name": "c", "skills": "./pdf"}`)
+	log.Reset()
+	res = mustBuild(t, []string{src}, Options{Out: filepath.Join(root, "dist"), Log: &log, All: true})
+	if len(res.Skills) != 1 || res.Skills[0].Dir != filepath.Join(src, "c", "pdf") {
+		t.Errorf("built %+v, want c/pdf, which its plugin declares", res.Skills)
+	}
+	if want := "(declared by " + rel(t, src, "c/.claude-plugin/plugin.json") + ")"; !strings.Contains(log.String(), want) {
+		t.Errorf("the log does not say %q:\n%s", want, log.String())
+	}
+}
+
+// A marketplace repository builds what its marketplace declares (the
+// anthropics/skills shape: plugins with source "./" listing skills/<name>),
+// and says so; a template, a fixture and a client's working copy are left
+// out, each with the way back in.
+func TestDeclaredScope(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "repo")
+	writeSkillFile(t, src, ".claude-plugin", "marketplace.json", `{"name": "m", "plugins": [
+		{"name": "docs", "source": "./", "strict": false, "skills": ["./skills/pdf", "./skills/xlsx"]},
+		{"name": "extra", "source": "./plugins/extra"}]}`)
+	writeSkill(t, filepath.Join(src, "skills", "pdf"), "pdf", nil)
+	writeSkill(t, filepath.Join(src, "skills", "xlsx"), "xlsx", nil)
+	writeSkill(t, filepath.Join(src, "plugins", "extra", "skills", "art"), "art", nil)
+	writeSkill(t, filepath.Join(src, "plugins", "extra", "skills", "pdf"), "pdf", nil) // a copy
+	writeSkill(t, filepath.Join(src, "template"), "template-skill", nil)
+	writeSkill(t, filepath.Join(src, "tests", "fixtures", "bad"), "Bad_Name", nil)
+	writeSkill(t, filepath.Join(src, ".claude", "skills", "dev"), "dev", nil)
+	writeSkill(t, filepath.Join(src, "scratch", "idea"), "idea", nil)
+	var log strings.Builder
+	dist := filepath.Join(root, "dist")
+	mustBuild(t, []string{src}, Options{Out: dist, Log: &log})
+	if got, want := indexNames(t, dist), []string{"art", "pdf", "xlsx"}; !slices.Equal(got, want) {
+		t.Errorf("index %q, want %q", got, want)
+	}
+	for _, want := range []string{
+		"• discover: 3 skills",
+		"left out 2 skills in folders of tests and templates: template/ (1), tests/ (1); --ignore '!template/' builds one, --all every skill found",
+		"building the 4 skills that " + rel(t, src, ".claude-plugin/marketplace.json") + " declares",
+		"left out 2 skills that no manifest declares (" + rel(t, src, ".claude/skills/dev") + ", " + rel(t, src, "scratch/idea") + "); --all builds every skill found",
+		"pdf: 2 identical copies",
+	} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, log.String())
+		}
+	}
+
+	// --ignore leaves out more, and "!" takes a default back.
+	log.Reset()
+	mustBuild(t, []string{src}, Options{Out: dist, Log: &log, Ignore: []string{"plugins/extra/", "!template/"}})
+	if got, want := indexNames(t, dist), []string{"pdf", "xlsx"}; !slices.Equal(got, want) {
+		t.Errorf("--ignore: index %q, want %q", got, want)
+	}
+	if !strings.Contains(log.String(), "left out 2 skills that skillpack.yaml's ignore or --ignore names") {
+		t.Errorf("--ignore: the log does not say what it left out:\n%s", log.String())
+	}
+	if !strings.Contains(log.String(), "left out 1 skill in folders of tests and templates: tests/ (1)") {
+		t.Errorf("--ignore '!template/': the template is still left out:\n%s", log.String())
+	}
+
+	// --all builds every skill found, the broken fixture too.
+	_, err := Run([]string{src}, Options{Out: dist, All: true})
+	var le *LintError
+	if !errors.As(err, &le) {
+		t.Errorf("--all: %v, want the fixture's lint error", err)
+	}
+
+	// skillpack.yaml's ignore list, relative to its folder, leaves skills
+	// out of the build as it does of lint.
+	cfg, err := lint.ParseConfig(filepath.Join(src, "skillpack.yaml"), []byte("ignore:\n  - skills/xlsx/\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustBuild(t, []string{src}, Options{Out: dist, Lint: lint.Options{Config: cfg}})
+	if got, want := indexNames(t, dist), []string{"art", "pdf"}; !slices.Equal(got, want) {
+		t.Errorf("config ignore: index %q, want %q", got, want)
+	}
+}
+
+// Per-platform variant folders get one verdict with manifests and
+// without: copies that are identical are one skill; copies that differ
+// are a clash the build names (not lint errors, which only the layout
+// without manifests used to get).
+func TestVariantFolders(t *testing.T) {
+	for _, manifests := range []bool{false, true} {
+		root := t.TempDir()
+		src := filepath.Join(root, "src")
+		for _, c := range []string{"claude", "codex", "cursor"} {
+			if manifests {
+				writeSkillFile(t, src, c, "."+c+"-plugin/plugin.json", `{"name": "`+c+`"}`)
+			}
+			writeSkill(t, filepath.Join(src, c, "skills", "pdf"), "pdf", nil)
+			writeSkill(t, filepath.Join(src, c, "skills", "review"), "review", map[string]string{"notes.md": "for " + c + "\n"})
+		}
+		_, err := Run([]string{src}, Options{Out: filepath.Join(root, "dist")})
+		var ce *ClashError
+		if !errors.As(err, &ce) || len(ce.Clashes) != 1 || ce.Clashes[0].Name != "review" {
+			t.Errorf("manifests %v: %v, want a clash of review alone", manifests, err)
+		}
+		res, err := Run([]string{src}, Options{Out: filepath.Join(root, "dist"), SkipInvalid: true, Inventory: true})
+		if err != nil || len(res.Skills) != 1 || res.Skills[0].Name != "pdf" || len(res.Skipped) != 3 {
+			t.Errorf("manifests %v, --skip-invalid: %v; want pdf published once and the three review left out", manifests, err)
+		}
+	}
+}
+
+// rel is a path below base as the build's notes spell it: relative to the
+// working folder, with slashes.
+func rel(t *testing.T, base, p string) string {
+	t.Helper()
+	wd, _ := os.Getwd()
+	r, err := filepath.Rel(wd, filepath.Join(base, filepath.FromSlash(p)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.ToSlash(r)
+}
