@@ -441,8 +441,5 @@ func (c *Config) Effective(r *Rule) Severity {
 	if s, ok := c.Severity[r.ID]; ok {
 		return s
 	}
-	if s, ok := c.Profile.Severity[r.ID]; ok {
-		return s
-	}
-	return r.Severity
+	return c.Profile.level(r)
 }

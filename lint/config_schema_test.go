@@ -30,7 +30,7 @@ func schemaGenerated() map[string]any {
 	for _, r := range Rules() {
 		ids = append(ids, r.ID)
 		rules[r.ID] = map[string]any{
-			"description": fmt.Sprintf("%s. Default: %s (%s).", strings.TrimSuffix(r.Title, "."), r.Severity, r.Category),
+			"description": fmt.Sprintf("%s. Default: %s%s; category: %s.", strings.TrimSuffix(r.Title, "."), r.Severity, otherLevels(r), r.Category),
 			"enum":        []any{"error", "warning", "info", "off"},
 		}
 	}

@@ -11,7 +11,7 @@ import (
 func Explain(w io.Writer, r *Rule) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s\n", r.ID, r.Title)
-	fmt.Fprintf(&b, "default severity: %s; category: %s", r.Severity, r.Category)
+	fmt.Fprintf(&b, "default severity: %s%s; category: %s", r.Severity, otherLevels(r), r.Category)
 	if Fixable(r.ID) {
 		b.WriteString("; `skillpack lint --fix` repairs it")
 	}
@@ -35,20 +35,52 @@ func ListRules(w io.Writer) error {
 	return tw.Flush()
 }
 
-// RuleTable writes the Markdown table of rules that the README carries; a
-// test keeps the two equal.
+// RuleTable writes the Markdown table of rules that the README carries,
+// with each rule's level under every profile and the principle behind
+// them; a test keeps the two equal.
 func RuleTable(w io.Writer) error {
 	var b strings.Builder
-	b.WriteString("| ID | severity | category | what it checks | `--fix` |\n|---|---|---|---|---|\n")
+	b.WriteString("An error is what breaks something: the build cannot publish the skill, an index cannot carry it, " +
+		"or the clients that load skills (Claude Code, Codex, Cursor, OpenClaw, the Vercel skills CLI) refuse or " +
+		"misread it. A deviation from the specification that those clients accept is a warning under the default " +
+		"profile, `" + profiles[0].Name + "`, even where a validator of the letter (skills-ref, the MCP SDK's entry " +
+		"checks) refuses it; `--profile spec` makes it an error again, as skills-ref has it. `--strict` makes " +
+		"every warning fail, under any profile.\n\n")
+	b.WriteString("| ID |")
+	for _, p := range profiles {
+		fmt.Fprintf(&b, " `%s` |", p.Name)
+	}
+	b.WriteString(" category | what it checks | `--fix` |\n|---|")
+	b.WriteString(strings.Repeat("---|", len(profiles)))
+	b.WriteString("---|---|---|\n")
 	for _, r := range registry {
 		fix := ""
 		if Fixable(r.ID) {
 			fix = "yes"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", r.ID, r.Severity, r.Category, strings.ReplaceAll(r.Title, "|", `\|`), fix)
+		fmt.Fprintf(&b, "| `%s` |", r.ID)
+		for _, p := range profiles {
+			fmt.Fprintf(&b, " %s |", p.level(r))
+		}
+		fmt.Fprintf(&b, " %s | %s | %s |\n", r.Category, strings.ReplaceAll(r.Title, "|", `\|`), fix)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// otherLevels names the profiles under which a rule weighs otherwise than
+// by default, as " (under spec: error)", or "".
+func otherLevels(r *Rule) string {
+	var out []string
+	for _, p := range profiles {
+		if s := p.level(r); s != r.Severity {
+			out = append(out, fmt.Sprintf("%s: %s", p.Name, s))
+		}
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (under " + strings.Join(out, ", ") + ")"
 }
 
 func indent(s, prefix string) string {

@@ -12,11 +12,27 @@ var SpecKeys = []string{"allowed-tools", "compatibility", "description", "licens
 
 // Profile adapts the rules to a family of clients: which extra frontmatter
 // keys are known, and which rules weigh differently there.
+//
+// The levels follow one principle. A rule's own severity, which the
+// default profile (clients) keeps, is an error when what it finds breaks
+// something: the build cannot publish the skill, an index cannot carry
+// it, or the clients that load skills (Claude Code, Codex, Cursor,
+// OpenClaw, the Vercel skills CLI) refuse or misread it. A deviation from
+// the specification that those clients accept is a warning, even where a
+// validator that checks the specification to the letter (skills-ref, the
+// MCP SDK's entry checks) refuses it. The spec profile is that letter: it
+// raises those deviations to errors again, as skills-ref reports them.
 type Profile struct {
 	Name        string
 	Description string
 	Keys        []string            // frontmatter keys known beyond SpecKeys
 	Severity    map[string]Severity // rule ID → severity, over the rule's default
+
+	// Letter holds the skill to the specification's letter, as skills-ref
+	// does: a check whose finding only that reading calls a fault (a
+	// one-line flow mapping, which strict YAML readers refuse and every
+	// client reads) reports it only under such a profile.
+	Letter bool
 }
 
 // KnownKey reports whether key is a spec key or one the profile allows.
@@ -42,20 +58,36 @@ var claudeKeys = []string{
 	"user-invocable", "version", "when_to_use",
 }
 
+// specSeverity raises what the clients accept back to errors, as the
+// specification and skills-ref have them: the spec profile reports what
+// skillpack reported before profiles weighed by clients (issue 31), so a
+// tree that passes it passes skills-ref.
+var specSeverity = map[string]Severity{
+	"name-mismatch": Error, "metadata-nested": Error, "license-type": Error,
+	"compatibility-format": Error,
+}
+
 // claudeSeverity is what Claude Code accepts, weighed for it: it reads a
-// YAML list of allowed-tools, and it goes by the frontmatter name, so a
-// folder named otherwise changes nothing it does.
-var claudeSeverity = map[string]Severity{"allowed-tools-list": Info, "name-mismatch": Warning}
+// YAML list of allowed-tools.
+var claudeSeverity = map[string]Severity{"allowed-tools-list": Info}
 
 var profiles = []*Profile{
 	{
-		Name:        "spec",
-		Description: "the Agent Skills specification only: any other frontmatter key is reported",
+		Name: "clients",
+		Description: "the default: errors are what breaks publishing, an index or the clients that load skills; " +
+			"deviations from the specification that those clients accept are warnings",
+	},
+	{
+		Name: "spec",
+		Description: "the Agent Skills specification to the letter, as skills-ref checks it: " +
+			"what the clients accept against it is an error too, and any other frontmatter key is reported",
+		Severity: specSeverity,
+		Letter:   true,
 	},
 	{
 		Name: "claude",
 		Description: "also allows Claude Code's frontmatter keys (" + strings.Join(claudeKeys, ", ") + "); " +
-			"a YAML list of allowed-tools is informational and a name unlike its folder a warning",
+			"a YAML list of allowed-tools is informational",
 		Keys:     claudeKeys,
 		Severity: claudeSeverity,
 	},
@@ -66,6 +98,14 @@ var profiles = []*Profile{
 		Keys:     claudeKeys,
 		Severity: withSeverity(claudeSeverity, map[string]Severity{"name-non-ascii": Warning, "unknown-key": Info}),
 	},
+}
+
+// level is a rule's severity under the profile, before the config.
+func (p *Profile) level(r *Rule) Severity {
+	if s, ok := p.Severity[r.ID]; ok {
+		return s
+	}
+	return r.Severity
 }
 
 // withSeverity returns base with over's entries added, leaving base as it is.
@@ -80,7 +120,7 @@ func withSeverity(base, over map[string]Severity) map[string]Severity {
 	return out
 }
 
-// Profiles returns the built-in profiles, "spec" first.
+// Profiles returns the built-in profiles, the default first.
 func Profiles() []*Profile { return profiles }
 
 // LookupProfile returns the named profile or an error listing the known ones.

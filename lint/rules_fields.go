@@ -58,12 +58,14 @@ var fieldRules = []*Rule{
 		ID:       "name-mismatch",
 		Title:    "name equals the folder name",
 		Category: CatSpec,
-		Severity: Error,
+		Severity: Warning,
 		Explain: "The specification requires the name field to equal the name of the folder holding " +
-			"SKILL.md. Clients that install by folder and clients that install by name would otherwise " +
-			"disagree about what the skill is called. Rename the folder or the name. A skill at the top of " +
-			"a git checkout is not checked: its folder is named by whoever cloned it, not by the author. " +
-			"Claude Code goes by the name field, so the claude and relaxed profiles make this a warning.",
+			"SKILL.md. No client depends on it: Claude Code and Codex invoke a skill by its name, the " +
+			"Vercel skills CLI installs it into a folder named after its name, and a bundle publishes it " +
+			"under its name. A reader of the source tree that goes by folders still calls it otherwise, so " +
+			"rename the folder or the name. It is an error under the spec profile, as in skills-ref. A " +
+			"skill at the top of a git checkout is not checked: its folder is named by whoever cloned it, " +
+			"not by the author.",
 		Bad:   "skills/pdf/SKILL.md with name: pdf-tools",
 		Good:  "skills/pdf-tools/SKILL.md with name: pdf-tools",
 		Check: checkNameMismatch,
@@ -95,9 +97,11 @@ var fieldRules = []*Rule{
 		ID:       "license-type",
 		Title:    "license is a string",
 		Category: CatSpec,
-		Severity: Error,
+		Severity: Warning,
 		Explain: "license is optional; when present it is a string: an SPDX identifier or the name of a " +
-			"license file bundled with the skill.",
+			"license file bundled with the skill. Clients do not read it, and the catalog shows only a " +
+			"string license, so another value is lost rather than harmful; it is an error under the spec " +
+			"profile, as in skills-ref.",
 		Bad:   "license:\n  - MIT\n  - Apache-2.0",
 		Good:  "license: MIT OR Apache-2.0",
 		Check: checkLicense,
@@ -106,25 +110,42 @@ var fieldRules = []*Rule{
 		ID:       "compatibility-format",
 		Title:    "compatibility is a string of 1-500 characters",
 		Category: CatSpec,
-		Severity: Error,
+		Severity: Warning,
 		Explain: "compatibility is optional; when present it is a string of 1 to 500 characters naming the " +
-			"environment the skill needs (products, system packages, network access). An empty value is an " +
-			"error too: MCP hosts reject it, although the reference validator lets it through.",
+			"environment the skill needs (products, system packages, network access). The clients that " +
+			"load skills do not read it, but the official MCP SDK checks it and skips a skill whose " +
+			"compatibility is empty, too long or not a string, so MCP hosts would not offer the skill. " +
+			"It is an error under the spec profile (an empty value too, which skills-ref lets through).",
 		Bad:   "compatibility: \"\"",
 		Good:  "compatibility: Needs Python 3.10+ and network access",
 		Check: checkCompatibility,
 	},
 	{
 		ID:       "metadata-format",
-		Title:    "metadata maps strings to strings",
+		Title:    "metadata is a mapping",
 		Category: CatSpec,
 		Severity: Error,
-		Explain: "metadata is optional; when present it is a mapping from string keys to string values. A list " +
-			"or a mapping as a value has no string form that clients agree on, and schema-checking hosts " +
-			"drop the skill. Flatten it into one string, or into several keys.",
-		Bad:   "metadata:\n  tags: [pdf, forms]",
+		Explain: "metadata is optional; when present it is a mapping of keys to values. Codex refuses to load " +
+			"a skill whose metadata is a string or a list, so write it as key: value lines.",
+		Bad:   "metadata: pdf, forms",
 		Good:  "metadata:\n  tags: pdf forms",
 		Check: checkMetadata,
+	},
+	{
+		ID:       "metadata-nested",
+		Title:    "metadata values are strings, not lists or mappings",
+		Category: CatSpec,
+		Severity: Warning,
+		Explain: "The specification has metadata map strings to strings. Clients read nested values as " +
+			"written: OpenClaw's documentation prescribes a metadata.openclaw block, Claude Code and " +
+			"Codex ignore what they do not use, and the build publishes the frontmatter unchanged. " +
+			"Validators that check the letter refuse them: skills-ref, and the official MCP SDK, which " +
+			"skips such a skill, so MCP hosts would not offer it. Flatten the value into one string, or " +
+			"into several keys, where no client needs the nesting. It is an error under the spec " +
+			"profile, as in skills-ref.",
+		Bad:   "metadata:\n  tags: [pdf, forms]",
+		Good:  "metadata:\n  tags: pdf forms",
+		Check: checkMetadataNested,
 	},
 	{
 		ID:       "metadata-scalar",
@@ -295,6 +316,8 @@ func describeNode(n *yaml.Node) string {
 		return "null"
 	case "!!timestamp":
 		return "the date " + n.Value
+	case "!!str":
+		return "a string"
 	}
 	return "a " + strings.TrimPrefix(n.ShortTag(), "!!")
 }
@@ -510,20 +533,25 @@ func checkMetadata(p *Pass) {
 	if v == nil {
 		return
 	}
-	if v.Kind != yaml.MappingNode {
-		if v.ShortTag() == "!!null" {
-			return // "metadata:" with nothing after it is harmless
-		}
-		p.ReportNode(v, "make it a mapping of keys to quoted strings", "metadata must be a mapping, not %s", describeNode(v))
+	if v.Kind != yaml.MappingNode && v.ShortTag() != "!!null" { // "metadata:" with nothing after it is harmless
+		p.ReportNode(v, "make it a mapping of keys to quoted strings",
+			"metadata must be a mapping, not %s; Codex refuses to load the skill", describeNode(v))
+	}
+}
+
+func checkMetadataNested(p *Pass) {
+	m := metadataMap(p)
+	if m == nil {
 		return
 	}
 	// Keys that are not strings are yaml-complex-key's, aliases yaml-anchor's
 	// and scalars of other types metadata-scalar's: one finding a cause.
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		k, val := v.Content[i], v.Content[i+1]
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, val := m.Content[i], m.Content[i+1]
 		if val.Kind == yaml.MappingNode || val.Kind == yaml.SequenceNode {
-			p.ReportNode(val, "flatten it into one string, or into several keys",
-				"metadata.%s is %s; metadata values must be strings", k.Value, describeNode(val))
+			p.ReportNode(val, "flatten it into one string, or into several keys, unless a client needs it nested",
+				"metadata.%s is %s, where the specification has a string; the MCP SDK and skills-ref refuse it",
+				k.Value, describeNode(val))
 		}
 	}
 }
@@ -571,7 +599,7 @@ func checkVersion(p *Pass) {
 
 func checkVersionNode(p *Pass, key string, v *yaml.Node) {
 	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || semver.Valid(v.Value) {
-		return // a list or mapping is metadata-format's, no value metadata-scalar's
+		return // a list or mapping is metadata-nested's, no value metadata-scalar's
 	}
 	fix := "write MAJOR.MINOR.PATCH, such as \"1.0.0\""
 	if s := semver.Suggest(v.Value); s != "" {
@@ -671,19 +699,57 @@ func checkUnknownKeys(p *Pass) {
 		return
 	}
 	known := append(append([]string(nil), SpecKeys...), p.Profile.Keys...)
+	// A typo is reported at its key, with the key it was meant to be; so
+	// is a key under a suppression comment, which silences it there. The
+	// other keys of the skill are one finding, at the first of them: a
+	// collection whose skills each carry author, tags and version gets one
+	// line a skill, not three.
+	comments := parseInline(p.Doc.Raw)
+	var rest []*yaml.Node
 	for i := 0; i+1 < len(p.Doc.Front.Content); i += 2 {
 		k := p.Doc.Front.Content[i]
 		if k.Kind != yaml.ScalarNode || knownKey(p, k.Value) {
 			continue
 		}
-		fix := "move it under metadata, or choose a profile that knows it"
+		line, _ := p.Doc.FilePos(k)
 		if s := closestKey(k.Value, known); s != "" {
-			fix = fmt.Sprintf("did you mean %q?", s)
-		} else if p.Profile.Name == "spec" && contains(claudeKeys, k.Value) {
-			fix = "it is a Claude Code key: set profile: claude in skillpack.yaml"
+			p.ReportNode(k, fmt.Sprintf("did you mean %q?", s), "unknown frontmatter key %q (profile %s)", k.Value, p.Profile.Name)
+		} else if suppressed(comments, Finding{Rule: "unknown-key", Line: line}) {
+			p.ReportNode(k, "", "unknown frontmatter key %q (profile %s)", k.Value, p.Profile.Name)
+		} else {
+			rest = append(rest, k)
 		}
-		p.ReportNode(k, fix, "unknown frontmatter key %q (profile %s)", k.Value, p.Profile.Name)
 	}
+	if len(rest) == 0 {
+		return
+	}
+	var names, lines, claude []string
+	for _, k := range rest {
+		line, _ := p.Doc.FilePos(k)
+		names = append(names, strconv.Quote(k.Value))
+		lines = append(lines, strconv.Itoa(line))
+		if contains(claudeKeys, k.Value) {
+			claude = append(claude, k.Value)
+		}
+	}
+	fix := "move it under metadata, or choose a profile that knows it"
+	if len(rest) > 1 {
+		fix = "move them under metadata, or choose a profile that knows them"
+	}
+	switch {
+	case len(claude) == len(rest) && len(rest) == 1:
+		fix = "it is a Claude Code key: set profile: claude in skillpack.yaml"
+	case len(claude) == len(rest):
+		fix = "they are Claude Code keys: set profile: claude in skillpack.yaml"
+	case len(claude) > 0:
+		fix += " (" + strings.Join(claude, ", ") + ": Claude Code's, which profile claude knows)"
+	}
+	if len(rest) == 1 {
+		p.ReportNode(rest[0], fix, "unknown frontmatter key %s (profile %s)", names[0], p.Profile.Name)
+		return
+	}
+	p.ReportNode(rest[0], fix, "unknown frontmatter keys %s (lines %s; profile %s)",
+		strings.Join(names, ", "), strings.Join(lines, ", "), p.Profile.Name)
 }
 
 // knownKey reports whether a top-level frontmatter key is one the skill

@@ -73,13 +73,16 @@ var yamlRules = []*Rule{
 	},
 	{
 		ID:       "yaml-flow-mapping",
-		Title:    "frontmatter uses a flow mapping",
+		Title:    "frontmatter has a flow mapping that MCP hosts cannot read",
 		Category: CatPortable,
 		Severity: Error,
-		Explain: "Flow mappings ({a: b}) and mappings inside flow sequences ([a: b], [{a: b}]) are outside " +
-			"the YAML subset the official MCP client SDK reads, so hosts drop the skill. Write the mapping " +
-			"in block form, one \"key: value\" a line.",
-		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata: {author: ana, version: \"1\"}\n---\n",
+		Explain: "The YAML reader of the official MCP SDK reads a flow mapping ({a: b}) that closes on the " +
+			"line it opens, as every client's YAML reader does, but not one that spans lines, nor a bare " +
+			"pair inside a flow sequence ([a: b]): MCP hosts drop such a skill. Write the mapping in block " +
+			"form, one \"key: value\" a line, or on one line. The spec profile also reports one-line flow " +
+			"mappings (OpenClaw's documented metadata: {\"openclaw\": ...} among them), since readers of " +
+			"strict YAML subsets take no flow style.",
+		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata: {author: ana,\n  version: \"1\"}\n---\n",
 		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  author: ana\n  version: \"1\"\n---\n",
 		Check: checkFlowMappings,
 	},
@@ -539,6 +542,7 @@ func headerContext(prefix string) bool {
 
 func checkFlowMappings(p *Pass) {
 	t := frontTree(p)
+	letter := p.Profile != nil && p.Profile.Letter
 	for _, it := range t.items {
 		n := it.n
 		// Only the outermost flow mapping: rewriting it in block form fixes
@@ -546,14 +550,67 @@ func checkFlowMappings(p *Pass) {
 		if n.Kind != yaml.MappingNode || n.Style&yaml.FlowStyle == 0 || it.inFMap || ownedFlow(p, it) {
 			continue
 		}
+		// The official MCP SDK reads flow collections that close on their
+		// line, braces inside brackets included, but neither a collection
+		// spanning lines nor a bare pair ([a: b]). What it reads, every
+		// client's YAML reader reads too: only the spec profile, whose
+		// strict readers take no flow style, reports it.
+		outer := n
 		if it.flow != nil {
-			p.ReportNode(n, "write the list in block form, one \"- item\" a line, with the mapping's keys under its \"- \"",
-				"mapping inside a flow sequence is outside the YAML subset MCP clients read")
-			continue
+			outer = it.flow
 		}
-		p.ReportNode(n, "write the mapping in block form, one \"key: value\" a line",
-			"flow mapping {...} is outside the YAML subset MCP clients read")
+		pair := it.flow != nil && !strings.HasPrefix(t.src(n), "{")
+		spans := !closesOnLine(t.src(outer))
+		switch {
+		case pair:
+			p.ReportNode(n, "write the list in block form, one \"- item\" a line, with the mapping's keys under its \"- \"",
+				"key: value pair inside a flow sequence, which the YAML reader of the official MCP SDK refuses")
+		case spans:
+			p.ReportNode(n, "write the mapping in block form, one \"key: value\" a line, or close it on the line it opens",
+				"flow mapping {...} spans lines, which the YAML reader of the official MCP SDK refuses")
+		case !letter:
+		case it.flow != nil:
+			p.ReportNode(n, "write the list in block form, one \"- item\" a line, with the mapping's keys under its \"- \"",
+				"mapping inside a flow sequence is outside the YAML subset strict readers take (profile spec)")
+		default:
+			p.ReportNode(n, "write the mapping in block form, one \"key: value\" a line",
+				"flow mapping {...} is outside the YAML subset strict readers take (profile spec)")
+		}
 	}
+}
+
+// closesOnLine reports whether the flow collection that src starts with
+// closes on the same line: its brackets balance outside quoted text. A
+// quote opens quoted text only where a value or key starts (don't, inside
+// a plain value, is text).
+func closesOnLine(src string) bool {
+	depth := 0
+	prev := byte('{') // the last character that is no space
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth--; depth == 0 {
+				return true
+			}
+		case (c == '"' || c == '\'') && strings.IndexByte("{[,:", prev) >= 0:
+			// A doubled '' inside single quotes ends the scan and starts
+			// it again at once, which comes to the same.
+			for i++; i < len(src) && src[i] != c; i++ {
+				if c == '"' && src[i] == '\\' {
+					i++
+				}
+			}
+		case c == '#' && (src[i-1] == ' ' || src[i-1] == '\t'):
+			return false // a comment: the rest of the line is no YAML
+		}
+		if c != ' ' && c != '\t' {
+			prev = c
+		}
+	}
+	return false
 }
 
 // ownedFlow reports whether a flow collection is, or is inside, a value

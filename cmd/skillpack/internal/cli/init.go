@@ -57,7 +57,7 @@ when one of the files exists.`,
 	f := cmd.Flags()
 	f.BoolVar(&opts.Force, "force", false, "replace existing files")
 	f.StringVar(&opts.CI, "ci", "", "also write a CI workflow for this `provider`: github")
-	f.StringVar(&opts.Profile, "profile", "spec", "the config's rule profile: spec, claude or relaxed")
+	f.StringVar(&opts.Profile, "profile", "clients", "the config's rule profile: clients, spec, claude or relaxed")
 	cmd.RegisterFlagCompletionFunc("ci", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return ciProviders, cobra.ShellCompDirectiveNoFileComp
 	})
@@ -131,7 +131,7 @@ func initFiles(opts *initOptions) ([]initFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	const def = "\nprofile: spec\n"
+	const def = "\nprofile: clients\n"
 	if !strings.Contains(string(cfg), def) {
 		return nil, errors.New("the config template sets no profile")
 	}

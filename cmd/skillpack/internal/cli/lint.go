@@ -29,7 +29,7 @@ type LintOptions struct {
 // AddFlags registers the shared lint flags.
 func (o *LintOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Config, "config", "", "`path` of skillpack.yaml (default: found upward from the working directory)")
-	fs.StringVar(&o.Profile, "profile", "", "rule profile: spec, claude or relaxed (default: the config's, else spec)")
+	fs.StringVar(&o.Profile, "profile", "", "rule profile: clients, spec (the specification's letter, as skills-ref), claude or relaxed (default: the config's, else clients)")
 	fs.BoolVar(&o.Strict, "strict", false, "treat warnings as errors")
 	fs.StringVar(&o.Baseline, "baseline", "", "report only findings not recorded in this baseline `file` (written by lint --write-baseline; default: the config's baseline)")
 }

@@ -205,7 +205,8 @@ func registerCompletions(cmd *cobra.Command) {
 
 // profileDesc describes each profile in a completion menu.
 var profileDesc = map[string]string{
-	"spec":    "the six keys the specification defines",
+	"clients": "errors are what breaks a client; the default",
+	"spec":    "the specification's letter, as skills-ref",
 	"claude":  "also Claude Code's keys",
 	"relaxed": "unknown keys are information only",
 }

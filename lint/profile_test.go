@@ -1,0 +1,123 @@
+package lint
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// specLevels is every rule's severity before issue 31 made the default
+// profile weigh rules by what the clients accept, when it was the spec
+// profile's and skillpack's defaults: the levels that agree with
+// skills-ref. The spec profile keeps them (a rule added since takes its
+// own default, which is listed here too).
+var specLevels = map[string]Severity{
+	"allowed-tools-list": Warning, "allowed-tools-type": Error, "body-empty": Warning,
+	"body-too-long": Warning, "body-too-many-tokens": Warning, "code-fence-unclosed": Warning,
+	"compatibility-format": Error, "description-angle-brackets": Warning, "description-equals-name": Warning,
+	"description-length": Error, "description-missing": Error, "description-short": Warning,
+	"file-not-regular": Error, "file-too-large": Warning, "file-unreadable": Error, "file-unreferenced": Info,
+	"frontmatter-missing": Error, "frontmatter-not-mapping": Error, "frontmatter-start": Error,
+	"frontmatter-unclosed": Error, "frontmatter-yaml": Error, "installed-folder": Warning,
+	"installed-metadata": Warning, "invisible-char": Warning, "invisible-unicode": Error, "junk-file": Warning,
+	"license-type": Error, "link-absolute": Warning, "link-broken": Warning, "link-outside": Warning,
+	"metadata-format": Error, "metadata-nested": Error, "metadata-scalar": Warning,
+	"name-bundle-clash": Warning, "name-duplicate": Error, "name-format": Error, "name-mismatch": Error,
+	"name-missing": Error, "name-non-ascii": Error, "path-collision": Error, "path-too-long": Error,
+	"path-unpackable": Error, "path-windows": Warning, "reference-depth": Warning, "script-crlf": Warning,
+	"script-not-executable": Warning, "secret": Error, "skill-md-encoding": Error, "skill-md-name": Warning,
+	"skill-md-too-large": Warning, "skill-md-unreadable": Error, "skill-mirror": Error, "skill-nested": Warning,
+	"skill-too-large": Warning, "skill-too-many-files": Warning, "suppression-invalid": Warning,
+	"suppression-unused": Warning, "symlink": Warning, "symlink-escape": Error, "text-encoding": Warning,
+	"unknown-key": Warning, "version-semver": Warning, "yaml-ambiguous-scalar": Warning, "yaml-anchor": Error,
+	"yaml-colon-space": Warning, "yaml-complex-key": Error, "yaml-duplicate-key": Error,
+	"yaml-flow-mapping": Error, "yaml-flow-sequence": Warning, "yaml-indent-indicator": Error,
+	"yaml-proto-key": Error, "yaml-special-float": Error, "yaml-tab-indent": Error, "yaml-tag": Error,
+}
+
+// TestSpecProfileLevels holds the spec profile to skills-ref parity: every
+// rule weighs under it what it weighed before the default profile became
+// the clients', and only the rules the spec profile lists are weighed
+// otherwise by default, each lower.
+func TestSpecProfileLevels(t *testing.T) {
+	spec, err := LookupProfile("spec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, _ := LookupProfile("")
+	if def.Name != "clients" || DefaultConfig().Profile != def {
+		t.Fatalf("the default profile is %s, want clients", def.Name)
+	}
+	for _, r := range Rules() {
+		want, ok := specLevels[r.ID]
+		if !ok {
+			t.Errorf("%s: add the rule to specLevels with its level under the spec profile", r.ID)
+			continue
+		}
+		if got := spec.level(r); got != want {
+			t.Errorf("%s is %s under the spec profile, want %s", r.ID, got, want)
+		}
+		if _, raised := spec.Severity[r.ID]; raised != (def.level(r) != want) {
+			t.Errorf("%s: %s by default and %s under spec, but the spec profile %s it", r.ID, def.level(r), want,
+				map[bool]string{true: "raises", false: "does not raise"}[raised])
+		}
+		if def.level(r) > want {
+			t.Errorf("%s weighs more by default (%s) than under spec (%s)", r.ID, def.level(r), want)
+		}
+	}
+}
+
+// TestSpecProfile lints the shapes that the clients accept and the
+// specification does not, as found in public repositories: under the
+// default profile each is a warning or nothing, and the tree is publishable;
+// under the spec profile each is an error, as skills-ref reports it.
+func TestSpecProfile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel, data string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(data), 0o644))
+	}
+	const desc = "description: Fill and merge PDF forms. Use when the user works with PDF files.\n"
+	// A vendor's skill in a folder named otherwise (the Vercel CLI installs
+	// it as vercel-deploy; Claude Code and Codex invoke it so).
+	write("skills/deploy/SKILL.md", "---\nname: vercel-deploy\n"+desc+"---\n# Deploy\n")
+	// OpenClaw's metadata, as its documentation writes it, in both forms.
+	write("skills/weather/SKILL.md", "---\nname: weather\n"+desc+
+		"metadata: {\"openclaw\": {\"emoji\": \"🌤️\", \"requires\": {\"bins\": [\"curl\"]}}}\n---\n# Weather\n")
+	write("skills/notes/SKILL.md", "---\nname: notes\n"+desc+
+		"metadata:\n  openclaw:\n    requires:\n      bins:\n        - rg\n---\n# Notes\n")
+	write("skills/licensed/SKILL.md", "---\nname: licensed\n"+desc+"license:\n  - MIT\n  - Apache-2.0\n---\n# Licensed\n")
+	write("skills/compat/SKILL.md", "---\nname: compat\n"+desc+"compatibility: \"\"\n---\n# Compat\n")
+
+	wantSpec := map[string]int{"name-mismatch": 1, "metadata-nested": 2, "yaml-flow-mapping": 1,
+		"license-type": 1, "compatibility-format": 1}
+	for _, profile := range []string{"clients", "spec"} {
+		p, _ := LookupProfile(profile)
+		cfg := DefaultConfig()
+		cfg.Profile = p
+		res, err := Run([]string{dir}, Options{Config: cfg, Base: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := map[string]int{}
+		for _, f := range res.Findings {
+			if f.Severity == Error {
+				errs[f.Rule]++
+			}
+		}
+		switch {
+		case profile == "clients" && len(errs) != 0:
+			t.Errorf("profile clients: errors %v, want none", errs)
+		case profile == "spec":
+			for id, n := range wantSpec {
+				if errs[id] != n {
+					t.Errorf("profile spec: %d %s errors, want %d", errs[id], id, n)
+				}
+			}
+			if len(errs) != len(wantSpec) {
+				t.Errorf("profile spec: errors %v, want %v", errs, wantSpec)
+			}
+		}
+	}
+}
