@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,9 @@ type remoteRepo struct {
 	dryRun bool
 	known  sync.Map      // manifest digest → *probe
 	limit  time.Duration // each request's, body included (Options.Timeout)
+
+	tagsOnce sync.Once
+	tags     map[string]bool // the repository's tags (listTags)
 
 	// What the run's existence checks found: how many said absent, and
 	// whether any said present (see unasked).
@@ -277,22 +281,70 @@ func (r *remoteRepo) pushReferrer(ctx context.Context, m manifest, own []blob) e
 	return r.repo.Manifests().Push(ctx, m.desc, bytes.NewReader(m.data))
 }
 
-// tag points a tag at a pushed manifest, unless it already does: a
-// manifest new to the registry in this run has no tag yet.
+// tag points a tag at a pushed manifest, unless it already does. A tag
+// that names something else is moved only from what skillpack pushes
+// under such a tag (foreign): never from an image or artifact of
+// someone else's. A tag the repository does not list is not asked about:
+// a manifest new to the registry in this run has no tag yet.
 func (r *remoteRepo) tag(ctx context.Context, op tagOp) (publish.State, error) {
 	there := func() (bool, error) {
-		if r.isNew(op.m.desc) {
+		if tags := r.listTags(ctx); tags != nil && !tags[op.tag] {
 			return false, nil
 		}
 		cur, err := r.repo.Manifests().Resolve(ctx, op.tag)
-		if errors.Is(err, errdef.ErrNotFound) {
+		switch {
+		case errors.Is(err, errdef.ErrNotFound):
 			return false, nil
+		case err != nil:
+			return false, err
+		case cur.Digest == op.m.desc.Digest:
+			return true, nil
 		}
-		return err == nil && cur.Digest == op.m.desc.Digest, err
+		return false, r.foreign(ctx, op, cur)
 	}
 	// A PUT by tag with the manifest's bytes: oras-go's Tag would fetch
 	// them first.
 	return r.unlessThere(there, func() error {
 		return r.repo.Manifests().PushReference(ctx, op.m.desc, bytes.NewReader(op.m.data), op.tag)
 	})
+}
+
+// listTags is the repository's tags, listed once a run; nil when the
+// registry does not list them (each tag is then asked about).
+func (r *remoteRepo) listTags(ctx context.Context) map[string]bool {
+	r.tagsOnce.Do(func() {
+		tags := map[string]bool{}
+		err := r.repo.Tags(ctx, "", func(page []string) error {
+			for _, t := range page {
+				tags[t] = true
+			}
+			return nil
+		})
+		if err == nil {
+			r.tags = tags
+		}
+	})
+	return r.tags
+}
+
+// foreign refuses to move a tag from cur unless cur is what skillpack
+// pushes under it: a bundle's collection for the release tag, the same
+// skill's artifact for a version tag. Any other manifest was tagged by
+// someone else, and stays as it is.
+func (r *remoteRepo) foreign(ctx context.Context, op tagOp, cur ocispec.Descriptor) error {
+	_, data, err := r.fetchManifest(ctx, string(cur.Digest))
+	if err != nil {
+		return fmt.Errorf("reading what tag %s names now, %s: %w", op.tag, cur.Digest, err)
+	}
+	type kind struct {
+		ArtifactType string            `json:"artifactType"`
+		Annotations  map[string]string `json:"annotations"`
+	}
+	var now, ours kind
+	if json.Unmarshal(data, &now) == nil && json.Unmarshal(op.m.data, &ours) == nil &&
+		now.ArtifactType == ours.ArtifactType && now.Annotations[annSkillName] == ours.Annotations[annSkillName] &&
+		(now.Annotations[annBundleKey] != "") == (ours.Annotations[annBundleKey] != "") {
+		return nil
+	}
+	return fmt.Errorf("tag %s names %s (%s, artifactType %q), which skillpack did not push; it is left as it is: publish to another tag, or move or delete that tag yourself", op.tag, cur.Digest, cur.MediaType, now.ArtifactType)
 }

@@ -1,0 +1,94 @@
+package oci
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/registry/remote"
+
+	"github.com/skillpack/skillpack/publish"
+)
+
+// Publish moves a tag only from what skillpack pushes under it: a release
+// tag, or a skill's version tag, that names someone else's image is not
+// moved (the publish fails, naming the tag), and tags of others beside
+// the bundle's stay as they were; a release tag that names a collection
+// of skillpack's moves as before.
+func TestForeignTagsStay(t *testing.T) {
+	reg := startRegistry(t)
+	skills, b := newBundle(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		repo    string
+		foreign []string // tagged with someone else's image first
+		release string
+		err     string
+	}{
+		{"acme/versions", []string{"release-notes-1.2.0", "website"}, "v1", "tag release-notes-1.2.0 names sha256:"},
+		{"acme/release", []string{"v1", "website"}, "v1", "tag v1 names sha256:"},
+		{"acme/release", nil, "v2", ""},
+	} {
+		repo := repoOf(t, reg.host, tc.repo)
+		image := pushImage(t, repo, tc.foreign)
+		err := Publish(ctx, b, "oci://"+reg.host+"/"+tc.repo+":"+tc.release, Options{}, func(publish.Result) {})
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%s:%s: %v", tc.repo, tc.release, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "which skillpack did not push")):
+			t.Errorf("%s:%s: %v; want %q", tc.repo, tc.release, err, tc.err)
+		}
+		for _, tag := range tc.foreign {
+			if d, err := repo.Resolve(ctx, tag); err != nil || d.Digest != image.Digest {
+				t.Errorf("%s:%s names %v (%v), not the image tagged there", tc.repo, tag, d.Digest, err)
+			}
+		}
+	}
+	// A release tag that names a collection of skillpack's moves to the
+	// next one.
+	repo := repoOf(t, reg.host, "acme/release")
+	before, _ := repo.Resolve(ctx, "v2")
+	md := filepath.Join(skills, "csv-profiler", "SKILL.md")
+	data, _ := os.ReadFile(md)
+	if err := os.WriteFile(md, append(data, "\nOne more line.\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b = rebuild(t, skills, b.Dir)
+	if err := Publish(ctx, b, "oci://"+reg.host+"/acme/release:v2", Options{}, func(publish.Result) {}); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := repo.Resolve(ctx, "v2"); err != nil || after.Digest == before.Digest {
+		t.Errorf("v2 names %s (%v), as before the release", after.Digest, err)
+	}
+}
+
+// pushImage pushes a container image of someone else's under tags.
+func pushImage(t *testing.T, repo *remote.Repository, tags []string) ocispec.Descriptor {
+	t.Helper()
+	ctx := context.Background()
+	config, layer := []byte(`{"architecture":"amd64","os":"linux"}`), []byte("a layer")
+	m := ocispec.Manifest{
+		Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest,
+		Config: descriptorOf(ocispec.MediaTypeImageConfig, config),
+		Layers: []ocispec.Descriptor{descriptorOf(ocispec.MediaTypeImageLayer, layer)},
+	}
+	for _, blob := range [][]byte{config, layer} {
+		if err := repo.Blobs().Push(ctx, descriptorOf("application/octet-stream", blob), bytes.NewReader(blob)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, _ := json.Marshal(m)
+	d := descriptorOf(ocispec.MediaTypeImageManifest, data)
+	for _, tag := range tags {
+		if err := repo.Manifests().PushReference(ctx, d, bytes.NewReader(data), tag); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d
+}
