@@ -88,7 +88,7 @@ func (b *builder) scope(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 		kept = append(kept, s)
 	}
 	if ignored > 0 {
-		notes = append(notes, fmt.Sprintf("  left out %s that skillpack.yaml's ignore or --ignore names", plural(ignored, "skill", "skills")))
+		notes = append(notes, fmt.Sprintf("left out %s that skillpack.yaml's ignore or --ignore names", plural(ignored, "skill", "skills")))
 	}
 	if len(byDefault) > 0 {
 		var parts []string
