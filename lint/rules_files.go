@@ -151,8 +151,9 @@ var fileRules = []*Rule{
 			"would spell differently), control characters (an escape sequence in a name acts on the " +
 			"terminal that lists the archive, a newline breaks every list of files), line separators, " +
 			"and the bidirectional controls U+202A–U+202E and U+2066–U+2069, which show a name in " +
-			"another order than it is (notes<U+202E>dm.exe shows as notesexe.md), and a backslash, a " +
-			"separator on Windows. Rename the file (the fix suggests a name without them) and update " +
+			"another order than it is (notes<U+202E>dm.exe shows as notesexe.md), a backslash, a " +
+			"separator on Windows, and a leading drive letter (C:notes.md), which Windows takes for " +
+			"another drive. Rename the file (the fix suggests a name without them) and update " +
 			"the links to it. A USTAR header also holds a file's size in 11 octal digits, so a file " +
 			"of 8 GiB or more cannot be packed either: leave it out with .skillignore and fetch it at " +
 			"run time.",

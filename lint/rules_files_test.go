@@ -292,6 +292,7 @@ func TestPathUnpackableNames(t *testing.T) {
 		{"references/caf\xe9.md", "path-unpackable", "convmv -f LATIN1 -t UTF-8 --notest 'caf\xe9.md'"},
 		{"notes\u202edm.exe", "path-unpackable", `"notesdm.exe"`},
 		{"tab\there.md", "path-unpackable", `"tabhere.md"`},
+		{"C:notes.md", "path-unpackable", "rename the file"},
 		{rep("文", 33) + ".md", "path-too-long", "shorten"},
 		{rep("目", 51) + "/" + rep("文", 33), "", ""},
 	} {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillpack/skillpack/layout"
 )
 
 // fuzzFiles derives a set of files from fuzz input. Each record is a head
@@ -123,7 +125,7 @@ func FuzzRoundTrip(f *testing.F) {
 // (so ASCII archives keep their bytes). It runs thousands of paths a second.
 func FuzzCheckPath(f *testing.F) {
 	for _, s := range []string{"SKILL.md", "a/../b", strings.Repeat("d", 155) + "/" + strings.Repeat("n", 100), "caf\u00e9", "a\x00b",
-		"参考/说明.md", "cafe\u0301.md", "a\u202eb", "bad\xff", strings.Repeat("文", 34), strings.Repeat("目", 51) + "/" + strings.Repeat("文", 33)} {
+		"参考/说明.md", "cafe\u0301.md", "C:x.md", "a\u202eb", "bad\xff", strings.Repeat("文", 34), strings.Repeat("目", 51) + "/" + strings.Repeat("文", 33)} {
 		f.Add(s, int64(12), int64(315532800))
 	}
 	f.Fuzz(func(t *testing.T, p string, size, mtime int64) {
@@ -137,6 +139,9 @@ func FuzzCheckPath(f *testing.F) {
 				t.Fatalf("CheckPath(%q) = %v, not ErrBadPath or ErrTooLong", p, err)
 			}
 		} else {
+			if lerr := layout.CheckPath(p); lerr != nil {
+				t.Fatalf("CheckPath(%q) accepted a path the bundle refuses: %v", p, lerr)
+			}
 			var blk [blockSize]byte
 			ustarHeader(&blk, p, 0o755, size, mtime)
 			if terr == nil && !bytes.Equal(blk[:], tb.Bytes()[:blockSize]) {

@@ -149,9 +149,10 @@ func FitsUSTAR(path string) bool {
 // A name may be in any script: it is written as its UTF-8 bytes, as
 // written (NFC or NFD; nothing is normalized), in both archives. Refused
 // are what no reader can hold or take apart (an empty, absolute or ".."
-// path, a backslash, bytes that are not UTF-8, a path too long for USTAR) and the
-// characters RuneProblem names, which act on a terminal or hide what a
-// name says.
+// path, one starting with a drive letter, a backslash, bytes that are not
+// UTF-8, a path too long for USTAR) and the characters RuneProblem names,
+// which act on a terminal or hide what a name says. Whatever it accepts,
+// the bundle's own check of a path (layout.CheckPath) accepts too.
 func CheckPath(path string) error {
 	switch {
 	case path == "":
@@ -160,6 +161,9 @@ func CheckPath(path string) error {
 		return pathErr(path, ErrBadPath, "absolute path; give it relative to the skill folder")
 	case strings.Contains(path, `\`):
 		return pathErr(path, ErrBadPath, `contains '\'; use '/' as the separator and no '\' in names`)
+	case len(path) > 1 && path[1] == ':' && ('a' <= path[0]|0x20 && path[0]|0x20 <= 'z'):
+		// The bundle's own check (layout.CheckPath) refuses it too.
+		return pathErr(path, ErrBadPath, "starts with a drive letter (%q), which an unpacker on Windows takes as another drive, and the skills CLI refuses the whole archive for", path[:2])
 	}
 	for i := 0; i < len(path); {
 		r, n := utf8.DecodeRuneInString(path[i:])

@@ -454,6 +454,10 @@ func TestCheckPath(t *testing.T) {
 		{strings.Repeat("d", 155) + "/" + strings.Repeat("n", 100), nil},
 		{"", ErrBadPath},
 		{"/etc/passwd", ErrBadPath},
+		{"C:notes.md", ErrBadPath}, // another drive on Windows
+		{"c:/x", ErrBadPath},
+		{"1:x.md", nil},
+		{"notes/C:x.md", nil}, // path-windows' warning, but inside the skill
 		{"../x", ErrBadPath},
 		{"a/../x", ErrBadPath},
 		{"./x", ErrBadPath},
