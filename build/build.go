@@ -246,8 +246,9 @@ type builder struct {
 	skills []*skill.Skill
 
 	// check output
-	out  string          // the output folder, absolute
-	prev *reuse.Previous // the bundle already there; nil for none
+	out    string          // the output folder, absolute
+	prev   *reuse.Previous // the bundle already there; nil for none
+	unlock func()          // lets go of the output's lock (outlock.go); nil for none
 
 	// llms.txt
 	llms *layout.LLMsOptions // the llms.txt to write; nil for none

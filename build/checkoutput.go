@@ -85,9 +85,11 @@ func (b *builder) checkOutputFolder() error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if within != "" {
-			return b.noStale(out, name, within)
+			if err := b.noStale(out, name, within); err != nil {
+				return err
+			}
 		}
-		return nil
+		return b.lockOut()
 	case err != nil:
 		return fmt.Errorf("cannot use the output folder %s: %w", name, err)
 	case info.Mode()&fs.ModeSymlink != 0:
@@ -102,6 +104,11 @@ func (b *builder) checkOutputFolder() error {
 		if err := b.noStale(out, name, within); err != nil {
 			return err
 		}
+	}
+	// Locked before the previous bundle is read: another build's swap
+	// would change it under this one (outlock.go).
+	if err := b.lockOut(); err != nil {
+		return err
 	}
 	b.prev, _ = reuse.Open(out) // an unreadable record leaves nothing to reuse
 	if b.prev.Intact() {

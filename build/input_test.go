@@ -235,7 +235,9 @@ func TestHugeAsset(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a file of the largest size failed the build: %v", err)
 	}
-	if maxHeap > before.HeapAlloc+size/2 {
+	// Other tests run at once and share the heap: only holding the file
+	// whole is sure to cross this.
+	if maxHeap > before.HeapAlloc+size {
 		t.Errorf("heap peaked at %d MiB packing a %d MiB file: the build does not stream", maxHeap>>20, size>>20)
 	}
 	s := res.Skills[0]

@@ -22,3 +22,6 @@ func lock(f *os.File, try bool) error {
 		}
 	}
 }
+
+// busy reports whether lock failed because another process holds the lock.
+func busy(err error) bool { return errors.Is(err, syscall.EWOULDBLOCK) }

@@ -215,10 +215,15 @@ func Sign(dist string, sign Signer, signFolder StatementSigner, log io.Writer) (
 		return nil, &OutputError{fmt.Errorf("%s: %w; rebuild the bundle", dist, err)}
 	}
 	b := &builder{opts: Options{Out: dist, Log: log}, res: &Result{}}
-	defer b.cleanup()
 	if b.out, err = filepath.Abs(dist); err != nil {
 		return nil, err
 	}
+	unlock, err := lockOutput(b.out, "sign")
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	defer b.cleanup()
 	b.sweep()
 	if err := b.checkRecordedOnly(rec); err != nil {
 		return nil, &OutputError{err}

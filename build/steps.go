@@ -83,6 +83,11 @@ func (b *builder) steps() [][]step {
 // run runs the pipeline; it returns the first error in step order,
 // prefixed with its step's name unless it is about the skills.
 func (b *builder) run() error {
+	defer func() {
+		if b.unlock != nil {
+			b.unlock() // after cleanup, which discards the staging folder
+		}
+	}()
 	defer b.cleanup()
 	// Before discovery, which would read a killed build's copies of the
 	// skills when the output is inside the input.
