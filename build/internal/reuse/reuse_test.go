@@ -215,10 +215,14 @@ func FuzzOpen(f *testing.F) {
 	f.Add([]byte(`{"generator":"g","bundle":"b","skills":[{"name":"a","files":[{"path":"SKILL.md","digest":"sha256:00","size":1}]}],"files":["x"]}`))
 	f.Add([]byte(`{"skills":[{"name":"b"},{"name":"a"}]}`))
 	f.Add([]byte(`{"docs":[{"path":"index.html"}],"legacyExcluded":null,"other":[1,{"x":2}]}`))
+	// One folder for all the runs of a fuzzing process: only the record
+	// changes between them.
+	dir := f.TempDir()
+	path := filepath.Join(dir, filepath.FromSlash(layout.BuildRecord))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dir := t.TempDir()
-		path := filepath.Join(dir, filepath.FromSlash(layout.BuildRecord))
-		os.MkdirAll(filepath.Dir(path), 0o755)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
