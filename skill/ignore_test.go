@@ -261,3 +261,35 @@ func TestIgnoreAgainstGit(t *testing.T) {
 		}
 	}
 }
+
+// Folder names the folder that decided: the nearest ignored one at or
+// above dir, never base itself nor anything outside it; "!" takes a
+// folder back, as in git.
+func TestIgnoreFolder(t *testing.T) {
+	ig := NewIgnore(append(append([]string{}, DefaultIgnore...), "!templates/", "vendor/x/"))
+	base := filepath.Join("repo", "sub")
+	for dir, want := range map[string]string{
+		"repo/sub/tests/fixtures/bad": "tests",
+		"repo/sub/a/TEMPLATE":         "a/TEMPLATE",
+		"repo/sub/.test/a":            ".test",
+		"repo/sub/skills/_template":   "skills/_template",
+		"repo/sub/templates/a":        "", // taken back
+		"repo/sub/vendor/x/y":         "vendor/x",
+		"repo/sub/vendor/z":           "",
+		"repo/sub/skills/testing":     "",
+		"repo/sub":                    "", // base itself: named, so asked for
+		"repo/tests/a":                "", // outside base
+	} {
+		got, ok := ig.Folder(base, filepath.FromSlash(dir))
+		if got != want || ok != (want != "") {
+			t.Errorf("Folder(%s) = %q, %v; want %q", dir, got, ok, want)
+		}
+	}
+	// A folder named as base is not ignored by its own name.
+	if _, ok := ig.Folder("tests", filepath.Join("tests", "a")); ok {
+		t.Error("Folder(tests, tests/a): base's own name counted")
+	}
+	if _, ok := (*Ignore)(nil).Folder(".", "tests"); ok {
+		t.Error("a nil Ignore ignores")
+	}
+}
