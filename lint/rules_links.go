@@ -60,7 +60,9 @@ var linkRules = []*Rule{
 		Severity: Warning,
 		Explain: "A skill is installed into a different folder on every machine, so an absolute path " +
 			"(/home/me/skill/x.md, C:\\skills\\x.md, ~/x.md, file:///...) names a file that exists only on " +
-			"the author's computer. Links with \"\\\" separators work on Windows only: Markdown and URLs " +
+			"the author's computer. A path from a web site's root (/docs/guide, /en/setup), as documentation " +
+			"copied from the site links its pages, names no file either once the skill is installed: link " +
+			"to the full URL instead, or copy the page into references/. Links with \"\\\" separators work on Windows only: Markdown and URLs " +
 			"separate folders with \"/\". A client's command such as /hookify:writing-rules (a colon and no " +
 			"other \"/\") is not a path. Write links relative to SKILL.md, with \"/\".",
 		Bad:   "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\nRun [fill](scripts\\fill.py) or see [forms](/home/me/pdf-tools/references/forms.md).\n",
@@ -189,11 +191,66 @@ func checkLinkBroken(p *Pass) {
 func checkLinkOutside(p *Pass) {
 	md := bodyMarkdown(p)
 	for _, l := range skillLinks(p) {
-		if l.kind == targetOutside {
-			reportAt(p, md, l.off, "copy the file into the skill, e.g. under references/, and link to the copy",
-				"link target %s is outside the skill folder; it will not be in the published skill", quoted(l.dest))
+		if l.kind != targetOutside {
+			continue
+		}
+		dir, _ := filepath.Abs(p.Skill.Dir)
+		target := filepath.Join(dir, filepath.FromSlash(l.path))
+		// A SKILL.md inside another skill's folder (references/SKILL.md,
+		// a page named so) is packed into that skill's archive, where a
+		// link to the outer skill's files resolves: skill-nested reports
+		// the page, and this link is no second cause.
+		if outer := enclosingSkill(dir); outer != "" && inside(target, outer) {
+			continue
+		}
+		if other := skillHolding(target, dir); other != "" {
+			name := filepath.Base(other)
+			reportAt(p, md, l.off, fmt.Sprintf("say in the text that the skill needs %s (\"use the %s skill\") rather than "+
+				"linking its files, or copy what it needs under references/", name, name),
+				"link target %s is in the skill %s, not this one: it needs skill %s installed beside it", quoted(l.dest), name, name)
+			continue
+		}
+		reportAt(p, md, l.off, "copy the file into the skill, e.g. under references/, and link to the copy",
+			"link target %s is outside the skill folder; it will not be in the published skill", quoted(l.dest))
+	}
+}
+
+// enclosingSkill is the nearest folder above the absolute folder dir that
+// holds a SKILL.md, or "".
+func enclosingSkill(dir string) string {
+	for d := filepath.Dir(dir); d != filepath.Dir(d); d = filepath.Dir(d) {
+		if isSkillDir(d) {
+			return d
 		}
 	}
+	return ""
+}
+
+// skillHolding is the skill folder that holds the absolute path target
+// below the nearest folder it shares with the skill folder dir (a sibling
+// skill, or one further off), or "".
+func skillHolding(target, dir string) string {
+	for d := filepath.Dir(target); !inside(dir, d); d = filepath.Dir(d) {
+		if isSkillDir(d) {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			break
+		}
+	}
+	return ""
+}
+
+// isSkillDir reports whether a folder holds a SKILL.md.
+func isSkillDir(dir string) bool {
+	info, err := os.Stat(filepath.Join(dir, skill.FileName))
+	return err == nil && info.Mode().IsRegular()
+}
+
+// inside reports whether the absolute path p is dir or lies below it.
+func inside(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && filepath.IsLocal(rel) || rel == "."
 }
 
 func checkLinkAbsolute(p *Pass) {
@@ -201,13 +258,50 @@ func checkLinkAbsolute(p *Pass) {
 	for _, l := range skillLinks(p) {
 		switch l.kind {
 		case targetAbsolute:
-			reportAt(p, md, l.off, "write the path relative to SKILL.md, e.g. references/x.md",
-				"link target %s is an absolute path; it exists only on the author's machine", quoted(l.dest))
+			site, rel := sitePath(l.dest)
+			switch {
+			case !site:
+				reportAt(p, md, l.off, "write the path relative to SKILL.md, e.g. references/x.md",
+					"link target %s is a path on the author's computer; it exists only there", quoted(l.dest))
+			case p.Files != nil && filesOf(p).has(rel):
+				reportAt(p, md, l.off, "write it relative to SKILL.md: "+rel,
+					"link target %s starts at a root, the web site's or the disk's, not the skill's; "+
+						"installed, it names no file of the skill", quoted(l.dest))
+			default:
+				reportAt(p, md, l.off, "link to the page's full URL (https://…"+l.dest+"), or copy it under references/ and link to the copy",
+					"link target %s is a path from the root of a web site, as in documentation copied from it; "+
+						"in an installed skill it names no file", quoted(l.dest))
+			}
 		case targetBackslash:
 			reportAt(p, md, l.off, "separate folders with \"/\": "+strings.ReplaceAll(l.dest, `\`, "/"),
 				"link target %s uses \"\\\" separators, which only Windows understands", quoted(l.dest))
 		}
 	}
+}
+
+// systemRoots are the top folders of file systems' own paths: a link
+// starting with one of them is a path on someone's computer, where
+// /docs/guide is a web site's page.
+var systemRoots = []string{"Users", "home", "root", "tmp", "var", "etc", "opt", "usr", "mnt", "media",
+	"Volumes", "private", "srv", "nix", "Library", "Applications", "System", "workspace", "workspaces", "proc", "dev"}
+
+// sitePath reports whether an absolute link destination is a path from a
+// web site's root rather than a file system's (a drive letter, "", "~/",
+// file:, or a system folder such as /Users or /home), and returns it
+// relative to that root, without its query or fragment.
+func sitePath(dest string) (site bool, rel string) {
+	if !strings.HasPrefix(dest, "/") || strings.HasPrefix(dest, "//") {
+		return false, ""
+	}
+	rel = strings.TrimPrefix(dest, "/")
+	if i := strings.IndexAny(rel, "?#"); i >= 0 {
+		rel = rel[:i]
+	}
+	first, _, _ := strings.Cut(rel, "/")
+	if slices.Contains(systemRoots, first) || len(first) == 2 && isLetter(first[0]) && first[1] == ':' {
+		return false, ""
+	}
+	return true, path.Clean(rel)
 }
 
 func checkReferenceDepth(p *Pass) {
