@@ -1,6 +1,8 @@
 package build
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"io"
 	"io/fs"
@@ -11,7 +13,9 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
+	"github.com/skillpack/skillpack/pack"
 )
 
 // What the build cannot pack is a finding of the skill, which
@@ -102,4 +106,49 @@ type full struct{}
 
 func (full) Write([]byte) (int, error) {
 	return 0, &fs.PathError{Op: "write", Path: "/stage/file", Err: syscall.ENOSPC}
+}
+
+// layout.TarBound, which the build compares with what verify may unpack,
+// is never less than what a .tar.gz it packs unpacks to: long paths split
+// into the USTAR prefix, non-ASCII names, empty files, odd sizes.
+func TestTarBound(t *testing.T) {
+	files := []struct {
+		path string
+		size int64
+	}{
+		{"SKILL.md", 1},
+		{strings.Repeat("d/", 70) + "long-name-in-the-prefix.md", 513},
+		{"empty", 0},
+		{"références/données-中文.md", 1024},
+		{"x", 100_000},
+	}
+	slices.SortFunc(files, func(a, b struct {
+		path string
+		size int64
+	}) int {
+		return strings.Compare(a.path, b.path)
+	})
+	var tgz bytes.Buffer
+	pw := pack.NewWriter(&tgz, io.Discard, pack.Options{})
+	var sizes []int64
+	for _, f := range files {
+		if _, err := pw.Add(f.path, false, f.size, bytes.NewReader(make([]byte, f.size))); err != nil {
+			t.Fatalf("%s: %v", f.path, err)
+		}
+		sizes = append(sizes, f.size)
+	}
+	if err := pw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(&tgz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bound := layout.TarBound(sizes); bound < n {
+		t.Errorf("TarBound = %d, but the tar is %d bytes", bound, n)
+	}
 }
