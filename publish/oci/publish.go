@@ -43,8 +43,11 @@ type Options struct {
 	// or answers a byte at a time, costs a retry or an error, not the run.
 	Timeout time.Duration
 
-	// Limits bound what Pull fetches and unpacks; Pull needs them set.
-	Limits Limits
+	// Limits bound each archive Pull fetches and unpacks (zero fields:
+	// layout's, as verify's), and MaxTotal all of them together (0:
+	// DefaultMaxTotal).
+	Limits   layout.Limits
+	MaxTotal int64
 
 	// Sign, when not nil, signs each skill's manifest and the collection
 	// index as cosign does (see cosign.go), once: a manifest that has its

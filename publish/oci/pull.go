@@ -3,6 +3,7 @@ package oci
 import (
 	"archive/tar"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -24,32 +25,10 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// Limits bound what Pull takes from a registry, which it does not trust:
-// what it fetches, and what it writes. Pull needs every one set: the
-// command passes verify's (verify.Options), so that pull takes what verify
-// accepts and no more, and one set of limits holds for both.
-type Limits struct {
-	Archive  int64 // the largest archive fetched, in bytes (verify's MaxSize)
-	Unpacked int64 // most bytes one skill's archive unpacks to (MaxUnpacked)
-	Entries  int   // most files in one skill's archive (MaxEntries)
-	Ratio    int64 // most unpacked bytes per archive byte, past ratioFloor (MaxRatio)
-	Total    int64 // most bytes one pull unpacks, every skill together
-}
-
-// DefaultMaxTotal is pull's Limits.Total unless told otherwise (pull
-// --max-total): a collection of skills as large as anyone publishes.
+// DefaultMaxTotal is what one Pull unpacks, every skill together, unless
+// told otherwise (Options.MaxTotal, pull --max-total): a collection of
+// skills as large as anyone publishes.
 const DefaultMaxTotal = 1 << 30
-
-// ratioFloor is verify's: an archive may unpack to 1 MiB whatever its
-// ratio, so that a small skill of repetitive text is not called a bomb.
-const ratioFloor = 1 << 20
-
-func (l Limits) check() error {
-	if l.Archive <= 0 || l.Unpacked <= 0 || l.Entries <= 0 || l.Ratio <= 0 || l.Total <= 0 {
-		return fmt.Errorf("pull limits not set: %+v", l)
-	}
-	return nil
-}
 
 // ErrWrite marks a pull's failure to write what it fetched: the system's
 // (a full disk, a folder it may not write), not the registry's.
@@ -68,15 +47,14 @@ type Pulled struct {
 // artifact (its <skill>-<version> tag, or its digest) gives that skill.
 // Each skill is unpacked from its archive into dir/<name>, which must not
 // exist, with its folder signature (skill.oms.sig) when one is attached.
-// Everything fetched is checked against its digest and o.Limits (every
-// manifest against maxManifestSize), and an archive that holds anything
-// but plain files at clean paths is refused. An error names what it is
+// Everything fetched is checked against its digest and limits: every
+// manifest against maxManifestSize, each archive against o.Limits (its
+// zero fields layout's, which verify holds archives to), all of them
+// together against o.MaxTotal; an archive that holds anything but plain
+// files at clean paths is refused. An error names what it is
 // about; one wrapping ErrExists is a folder that was there before, one
 // wrapping ErrWrite a failure to write.
 func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, error) {
-	if err := o.Limits.check(); err != nil {
-		return nil, err
-	}
 	ref, t, r, err := openSource(source, o)
 	if err != nil {
 		return nil, err
@@ -109,7 +87,10 @@ func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, 
 		return nil, fmt.Errorf("%s is not a skill or a collection of skills (artifactType %q, want %s or %s)", source, top.ArtifactType, ArtifactTypeSkill, ArtifactTypeCollection)
 	}
 	var out []Pulled
-	p := puller{r: r, dir: dir, l: o.Limits, archives: map[digest.Digest]string{}, names: map[string]bool{}}
+	p := puller{
+		r: r, dir: dir, l: o.Limits.WithDefaults(), total: cmp.Or(o.MaxTotal, DefaultMaxTotal),
+		archives: map[digest.Digest]string{}, names: map[string]bool{},
+	}
 	for _, d := range skills {
 		pulled, err := p.skill(ctx, d)
 		if err != nil {
@@ -186,7 +167,8 @@ func (r *remoteRepo) fetchManifest(ctx context.Context, reference string) (ocisp
 type puller struct {
 	r        *remoteRepo
 	dir      string
-	l        Limits
+	l        layout.Limits
+	total    int64                    // Options.MaxTotal
 	unpacked int64                    // bytes written so far, every skill together
 	archives map[digest.Digest]string // archive → the skill pulled from it
 	names    map[string]bool          // the skills pulled
@@ -221,8 +203,8 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 		return Pulled{}, fmt.Errorf("skill %s is listed twice; a bundle's skill names are unique", name)
 	case layer == nil:
 		return Pulled{}, fmt.Errorf("skill %s has no %s layer", name, MediaTypeSkillContent)
-	case layer.Size < 0 || layer.Size > p.l.Archive:
-		return Pulled{}, fmt.Errorf("skill %s: an archive of %d bytes, over the limit of %d; not fetched", name, layer.Size, p.l.Archive)
+	case layer.Size < 0 || layer.Size > p.l.File:
+		return Pulled{}, fmt.Errorf("skill %s: an archive of %d bytes, over the limit of %d; not fetched", name, layer.Size, p.l.File)
 	case p.archives[layer.Digest] != "":
 		// Each skill's archive holds its own SKILL.md, so no two are one
 		// blob: a registry that says so would have one archive unpacked
@@ -253,7 +235,7 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 		return Pulled{}, fmt.Errorf("%w: %w", ErrWrite, err)
 	}
 	defer os.RemoveAll(tmp)
-	n, err := unpack(archive, tmp, p.l, p.l.Total-p.unpacked)
+	n, err := unpack(archive, tmp, p.l, p.total, p.total-p.unpacked)
 	if err != nil {
 		return Pulled{}, fmt.Errorf("skill %s's archive: %w", name, err)
 	}
@@ -327,29 +309,24 @@ func (r *remoteRepo) pullFolderSignature(ctx context.Context, subject ocispec.De
 // unpack writes a skill archive's files under dir and returns how many
 // bytes it unpacked. It takes what a skillpack archive holds (regular
 // files at clean relative paths, SKILL.md among them) and refuses the
-// rest: links, devices, absolute or ".." paths, a file twice, more files
-// than l.Entries, more bytes than l.Unpacked or budget (what is left of
-// l.Total), or more than l.Ratio times the archive's size past ratioFloor.
-// Bytes are counted as they come out of gzip, tar's headers included, as
-// verify counts them; a header's claim is held to the limits before its
-// file is created, and what comes out is counted as it is written.
-func unpack(archive []byte, dir string, l Limits, budget int64) (int64, error) {
+// rest: links, devices, absolute or ".." paths, a file twice, and what
+// crosses a limit: l (through layout's Unpacking, as verify reads an
+// archive), or budget, what is left of the pull's total. A header's claim
+// is held to the limits before its file is created, and what comes out
+// is counted as it is written.
+func unpack(archive []byte, dir string, l layout.Limits, total, budget int64) (int64, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(archive))
 	if err != nil {
 		return 0, err
 	}
-	g := &guard{r: zr, bound: func(n int64) error {
-		switch {
-		case n > budget:
-			return fmt.Errorf("the pull would unpack more than %d bytes, every skill together (the limit)", l.Total)
-		case n > l.Unpacked:
-			return fmt.Errorf("it unpacks to more than %d bytes (the limit for one skill)", l.Unpacked)
-		case n > ratioFloor && n > l.Ratio*int64(len(archive)):
-			return fmt.Errorf("decompression bomb: its %d bytes unpack to more than %d (over %d times, the limit)", len(archive), n, l.Ratio)
+	over := func(n int64) error {
+		if n > budget {
+			return fmt.Errorf("the pull would unpack more than %d bytes, every skill together (the limit)", total)
 		}
 		return nil
-	}}
-	tr := tar.NewReader(g)
+	}
+	c := &counter{r: l.Unpack(int64(len(archive))).Reader(zr), over: over}
+	tr := tar.NewReader(c)
 	seen := map[string]bool{}
 	for {
 		h, err := tr.Next()
@@ -357,49 +334,54 @@ func unpack(archive []byte, dir string, l Limits, budget int64) (int64, error) {
 			break
 		}
 		if err != nil {
-			return g.n, err
+			return c.n, err
 		}
 		if h.Typeflag != tar.TypeReg {
-			return g.n, fmt.Errorf("%q is not a plain file (type %q)", h.Name, h.Typeflag)
+			return c.n, fmt.Errorf("%q is not a plain file (type %q)", h.Name, h.Typeflag)
 		}
 		if err := layout.CheckPath(h.Name); err != nil {
-			return g.n, fmt.Errorf("%q: %w", h.Name, err)
+			return c.n, fmt.Errorf("%q: %w", h.Name, err)
 		}
 		if seen[h.Name] {
-			return g.n, fmt.Errorf("%q is in it twice", h.Name)
+			return c.n, fmt.Errorf("%q is in it twice", h.Name)
 		}
 		if seen[h.Name] = true; len(seen) > l.Entries {
-			return g.n, fmt.Errorf("it holds more than %d files (the limit)", l.Entries)
+			return c.n, fmt.Errorf("it holds more than %d files (the limit)", l.Entries)
 		}
-		if h.Size < 0 {
-			return g.n, fmt.Errorf("%q has a size of %d", h.Name, h.Size)
+		switch {
+		case h.Size < 0:
+			return c.n, fmt.Errorf("%q has a size of %d", h.Name, h.Size)
+		case h.Size > l.File:
+			return c.n, fmt.Errorf("%q is %d bytes, more than the %d-byte limit for one file", h.Name, h.Size, l.File)
+		case c.n+h.Size > l.Unpacked:
+			return c.n, fmt.Errorf("%q is %d bytes: the skill would unpack to more than %d bytes (the limit)", h.Name, h.Size, l.Unpacked)
 		}
-		if err := g.bound(g.n + h.Size); err != nil {
-			return g.n, fmt.Errorf("%q says it is %d bytes: %w", h.Name, h.Size, err)
+		if err := over(c.n + h.Size); err != nil {
+			return c.n, fmt.Errorf("%q is %d bytes: %w", h.Name, h.Size, err)
 		}
 		if err := writeFile(filepath.Join(dir, filepath.FromSlash(h.Name)), tr, h); err != nil {
-			return g.n, err
+			return c.n, err
 		}
 	}
 	if !seen[layout.EntryFile] {
-		return g.n, fmt.Errorf("it has no %s at its root", layout.EntryFile)
+		return c.n, fmt.Errorf("it has no %s at its root", layout.EntryFile)
 	}
-	return g.n, nil
+	return c.n, nil
 }
 
-// guard counts the bytes read through it and fails the read that crosses
-// bound.
-type guard struct {
-	r     io.Reader
-	n     int64
-	bound func(n int64) error
+// counter counts the bytes read through it and fails the read that
+// crosses over.
+type counter struct {
+	r    io.Reader
+	n    int64
+	over func(n int64) error
 }
 
-func (g *guard) Read(p []byte) (int, error) {
-	n, err := g.r.Read(p)
-	g.n += int64(n)
-	if berr := g.bound(g.n); berr != nil {
-		return n, berr
+func (c *counter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if oerr := c.over(c.n); oerr != nil {
+		return n, oerr
 	}
 	return n, err
 }

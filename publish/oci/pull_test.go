@@ -19,17 +19,10 @@ import (
 
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
-	"github.com/skillpack/skillpack/verify"
 )
 
-// pulling is what the command passes Pull: verify's limits.
-var pulling = Options{Limits: Limits{
-	Archive:  verify.DefaultMaxSize,
-	Unpacked: verify.DefaultMaxUnpacked,
-	Entries:  verify.DefaultMaxEntries,
-	Ratio:    verify.DefaultMaxRatio,
-	Total:    DefaultMaxTotal,
-}}
+// pulling is what the command passes Pull: layout's limits.
+var pulling = Options{}
 
 // tree is every file under dir, by slash path, with its bytes.
 func tree(t *testing.T, dir string) map[string]string {
@@ -175,21 +168,23 @@ func pushSkill(t *testing.T, f *fixture, name string, archive []byte) string {
 // the limits before its file is created.
 func TestUnpackLimits(t *testing.T) {
 	zeros := func(name string, n int) tarFile { return tarFile{name, bytes.Repeat([]byte{0}, n)} }
-	l := Limits{Archive: 1 << 20, Unpacked: 4 << 20, Entries: 3, Ratio: 100, Total: 8 << 20}
+	l := layout.Limits{File: 3 << 20, Unpacked: 4 << 20, Entries: 3, Ratio: 100}
+	const total = 8 << 20
 	for _, tc := range []struct {
 		name   string
 		files  []tarFile
 		budget int64
 		want   string
 	}{
-		{"ratio", []tarFile{zeros("SKILL.md", 10), zeros("big.bin", 3<<20)}, l.Total, "decompression bomb: its "},
-		{"one skill", []tarFile{zeros("SKILL.md", 10), noise("a.bin", 3<<20), noise("b.bin", 2<<20)}, l.Total, "more than 4194304 bytes (the limit for one skill)"},
+		{"ratio", []tarFile{zeros("SKILL.md", 10), zeros("big.bin", 3<<20)}, total, "decompression bomb: "},
+		{"one file", []tarFile{zeros("SKILL.md", 10), noise("a.bin", 3<<20+1)}, total, "more than the 3145728-byte limit for one file"},
+		{"one skill", []tarFile{zeros("SKILL.md", 10), noise("a.bin", 3<<20), noise("b.bin", 2<<20)}, total, "the skill would unpack to more than 4194304 bytes (the limit)"},
 		{"all skills", []tarFile{zeros("SKILL.md", 10), noise("a.bin", 1<<20)}, 1 << 19, "more than 8388608 bytes, every skill together"},
-		{"files", []tarFile{zeros("SKILL.md", 1), zeros("a", 1), zeros("b", 1), zeros("c", 1)}, l.Total, "more than 3 files (the limit)"},
+		{"files", []tarFile{zeros("SKILL.md", 1), zeros("a", 1), zeros("b", 1), zeros("c", 1)}, total, "more than 3 files (the limit)"},
 	} {
 		dir := t.TempDir()
 		archive := tarGzFiles(t, tc.files)
-		n, err := unpack(archive, dir, l, tc.budget)
+		n, err := unpack(archive, dir, l, total, tc.budget)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
 		}
@@ -197,12 +192,13 @@ func TestUnpackLimits(t *testing.T) {
 		for _, data := range tree(t, dir) {
 			written += int64(len(data))
 		}
-		if written > min(tc.budget, l.Unpacked, max(ratioFloor, l.Ratio*int64(len(archive)))) || n < written {
+		// The read that crosses a limit is written: up to one buffer more.
+		if written > min(tc.budget, l.Unpacked, max(layout.RatioFloor, l.Ratio*int64(len(archive))))+64<<10 || n < written {
 			t.Errorf("%s: wrote %d bytes, counted %d; the limits allow no more than %d", tc.name, written, n, min(tc.budget, l.Unpacked))
 		}
 	}
 	// Within every limit, it unpacks and counts what it unpacked.
-	n, err := unpack(tarGzFiles(t, []tarFile{zeros("SKILL.md", 10), noise("a.bin", 1<<20)}), t.TempDir(), l, l.Total)
+	n, err := unpack(tarGzFiles(t, []tarFile{zeros("SKILL.md", 10), noise("a.bin", 1<<20)}), t.TempDir(), l, total, total)
 	if err != nil || n < 1<<20 {
 		t.Errorf("within the limits: %d bytes, %v", n, err)
 	}

@@ -41,9 +41,10 @@ that skill. Every manifest and archive is checked against its digest, and
 an archive that holds anything but plain files at clean paths is refused;
 a skill's folder that already exists is not overwritten.
 
-A registry is not trusted: a manifest may be 4 MiB, and an archive is
-held to verify's limits (64 MiB, unpacking to 256 MiB, 10,000 files, 100
-times its size past 1 MiB); all skills together unpack to --max-total.
+A registry is not trusted: a manifest may be 4 MiB, an archive is held to
+the limits verify holds it to (64 MiB, unpacking to 256 MiB, 10,000
+files), two skills may not share one, and all skills together unpack to
+--max-total.
 Each request, its body included, has --timeout, and the whole pull
 --deadline. What a limit refuses exits 1, naming the manifest or archive;
 a skill refused leaves no folder, the skills pulled before it stay. A skill published
@@ -108,14 +109,8 @@ func runPull(ctx context.Context, ios *IO, opts *pullOptions) error {
 		Username: opts.Login.Username,
 		Password: opts.Login.password,
 		Timeout:  opts.Timeout,
-		// verify's limits: what verify accepts, pull takes.
-		Limits: oci.Limits{
-			Archive:  verify.DefaultMaxSize,
-			Unpacked: verify.DefaultMaxUnpacked,
-			Entries:  verify.DefaultMaxEntries,
-			Ratio:    verify.DefaultMaxRatio,
-			Total:    int64(opts.MaxTotal),
-		},
+		MaxTotal: int64(opts.MaxTotal),
+		// The archives' limits are layout's, as verify's.
 	})
 	for _, p := range pulled {
 		fmt.Fprintf(ios.Out, "pulled %s %s\n", p.Name, p.Dir)
