@@ -14,6 +14,11 @@
 // offset or the count of entries, and only there (zip.go), so a skill's
 // files may be as large as the tar allows (MaxSize) and every smaller zip
 // keeps its bytes.
+//
+// The tar's headers are written by hand too (tar.go): a file name in any
+// script goes into the USTAR name and prefix fields as its UTF-8 bytes,
+// where every reader tested looks, and an ASCII name's header is
+// archive/tar's, byte for byte.
 package pack
 
 import (
@@ -106,8 +111,9 @@ type Options struct {
 var (
 	// ErrTooLong is a path that does not fit a USTAR tar header.
 	ErrTooLong = errors.New("path too long for a tar (USTAR) header")
-	// ErrBadPath is a path no archive should hold: absolute, with "..",
-	// empty components, backslashes, control or non-ASCII characters.
+	// ErrBadPath is a path no archive should hold: absolute or on a drive,
+	// with "..", empty components, backslashes, bytes that are not UTF-8,
+	// or the characters RuneProblem names (see CheckPath).
 	ErrBadPath = errors.New("invalid path")
 	// ErrOrder is a path added out of sorted order, or twice.
 	ErrOrder = errors.New("path out of order")
