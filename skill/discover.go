@@ -157,6 +157,16 @@ func FindTree(root string) (*Tree, error) {
 	for _, m := range declares {
 		w.readMarketplace(m)
 	}
+	if pluginIn := w.plugins[filepath.Clean(walk)]; !pluginIn && !isRepoRoot(walk) {
+		// The folder named may be a plugin the repository's marketplace
+		// names, without a manifest of its own.
+		if p := pluginAbove(filepath.Join(walk, "x")); p != "" && holds(walk, p) {
+			if w.plugins == nil {
+				w.plugins = map[string]bool{}
+			}
+			w.plugins[filepath.Clean(walk)] = true
+		}
+	}
 	if err := w.dir(walk, 0, pluginAbove(root)); err != nil {
 		return nil, fmt.Errorf("%s: %w", root, pathError(err))
 	}

@@ -127,7 +127,8 @@ func pluginOf(dir string) string {
 // not make every skill below it one plugin's.
 func pluginAbove(dir string) string {
 	found := ""
-	for d := dir; !isRepoRoot(d); {
+	d := dir
+	for !isRepoRoot(d) {
 		parent, ok := up(d)
 		if !ok {
 			return "" // no work tree holds dir
@@ -137,7 +138,52 @@ func pluginAbove(dir string) string {
 		}
 		d = parent
 	}
+	// A marketplace at the repository's root names plugins that may have
+	// no manifest of their own ("strict": false): the nearest of those
+	// holding dir, if nearer than the manifest's.
+	for _, p := range marketplacePlugins(d, dir) {
+		if !holds(dir, p) && holds(p, dir) && (found == "" || holds(found, p)) {
+			found = p
+		}
+	}
 	return found
+}
+
+// marketplacePlugins returns the plugin folders the marketplaces at the
+// repository root repo name, in the form of dir (relative when it is).
+func marketplacePlugins(repo, dir string) []string {
+	ms := marketplacesIn(repo)
+	if len(ms) == 0 {
+		return nil
+	}
+	w := &walker{root: repo, walk: repo}
+	for _, m := range ms {
+		w.readMarketplace(m)
+	}
+	cwd, err := os.Getwd()
+	var out []string
+	for p := range w.plugins {
+		if !filepath.IsAbs(dir) && err == nil {
+			abs, _ := filepath.Abs(p)
+			if r, err := filepath.Rel(cwd, abs); err == nil {
+				p = r
+			}
+		}
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// holds reports whether the folder dir is at or above p.
+func holds(dir, p string) bool {
+	a, err1 := filepath.Abs(dir)
+	b, err2 := filepath.Abs(p)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	r, err := filepath.Rel(a, b)
+	return err == nil && (r == "." || filepath.IsLocal(r))
 }
 
 // Declaring skills: a marketplace names its plugins and, for each, the

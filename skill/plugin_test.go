@@ -224,3 +224,22 @@ func TestFindTreeDeclared(t *testing.T) {
 		t.Errorf("FindTree(plugins).Declares = %v, %v", sub.Declares, err)
 	}
 }
+
+// A plugin a marketplace names, with no manifest of its own, scopes its
+// skills when a folder inside it is named too.
+func TestDiscoverMarketplacePluginAbove(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		".git/HEAD":                       "",
+		".claude-plugin/marketplace.json": `{"plugins": [{"name": "loose", "source": "./plugins/loose"}]}`,
+		"plugins/loose/skills/x/SKILL.md": skillMD,
+		"plugins/other/skills/y/SKILL.md": skillMD,
+	})
+	t.Chdir(filepath.Join(root, "plugins"))
+	for path, want := range map[string]string{"loose/skills": "loose", "loose/skills/x": "loose", "other": "", "loose": "loose"} {
+		got, err := Discover(path)
+		if err != nil || len(got) != 1 || got[0].Plugin != want {
+			t.Errorf("Discover(%s) = %+v, %v; want Plugin %q", path, got, err, want)
+		}
+	}
+}
