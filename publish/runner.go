@@ -61,15 +61,23 @@ type Do func(ctx context.Context, o Object) (State, error)
 // Defaults of a Runner's zero fields.
 const (
 	DefaultJobs       = 8
-	DefaultAttempts   = 6
 	DefaultBackoff    = 250 * time.Millisecond
 	DefaultMaxBackoff = 15 * time.Second
 	DefaultTimeout    = 2 * time.Minute
+	// DefaultBudget outlasts the outages a server's restart or a
+	// failover makes (seconds to tens of seconds), and is short enough
+	// that a server that is down for good is reported within a minute.
+	DefaultBudget = time.Minute
 )
 
 // ErrTimeout is the error of an attempt that did not end within the
 // Runner's Timeout. It is always retried.
 var ErrTimeout = errors.New("no answer in time")
+
+// ErrUnavailable is in the chain of a request's error when the server
+// kept failing in a way worth retrying until the retries ran out: the
+// server's failure, or the network's, not the request's or skillpack's.
+var ErrUnavailable = errors.New("the server kept failing")
 
 // Runner runs a target's Do over a bundle's objects in the safe order:
 // stage by stage, each stage starting only when every object of the one
@@ -78,13 +86,18 @@ var ErrTimeout = errors.New("no answer in time")
 // Retryable accepts is tried again after a backoff that doubles from
 // Backoff up to MaxBackoff, with full jitter (a random delay up to the
 // bound), so that many workers throttled at once do not come back at
-// once. The zero Runner is usable: its fields' zero values mean the
-// defaults, and nothing is retried.
+// once, until Budget has passed since the request first failed: an
+// outage shorter than that is waited out, and said so on Log. The zero
+// Runner is usable: its fields' zero values mean the defaults, and
+// nothing is retried.
 type Runner struct {
 	Jobs       int           // objects at once; 0: DefaultJobs
-	Attempts   int           // tries per object, the first included; 0: DefaultAttempts
+	Attempts   int           // tries per object, the first included; 0: as many as Budget allows
 	Backoff    time.Duration // the first retry's bound; 0: DefaultBackoff
 	MaxBackoff time.Duration // the largest bound; 0: DefaultMaxBackoff
+	// Budget is how long after its first failure a request is tried
+	// again; 0: DefaultBudget. No retry starts after it.
+	Budget time.Duration
 
 	// Timeout bounds each attempt, so that a stalled connection is given
 	// up and tried again (as a retryable error) instead of holding a
@@ -116,11 +129,20 @@ type Runner struct {
 	// (carriage returns): give it a terminal only.
 	Progress io.Writer
 
-	// Sleep waits for d or until ctx ends; nil is a timer. Tests replace
-	// it so that backoff costs no time.
-	Sleep func(ctx context.Context, d time.Duration) error
+	// Log, when not nil, is told what a retry waits for (the server, the
+	// error), how long until it and until the Budget ends, at most once a
+	// second; Server names the server there ("s3://bucket/prefix").
+	Log    io.Writer
+	Server string
 
-	mu sync.Mutex // serializes Report and the progress line
+	// Sleep waits for d or until ctx ends; nil is a timer. Now is the
+	// clock the Budget is measured by; nil is time.Now. Tests replace
+	// both so that backoff costs no time.
+	Sleep func(ctx context.Context, d time.Duration) error
+	Now   func() time.Time
+
+	mu     sync.Mutex // serializes Report, the progress line and Log
+	logged time.Time  // when Log was last written
 }
 
 // Run runs do for every object, in the safe order. It returns the first
@@ -207,28 +229,66 @@ func (r *Runner) Call(ctx context.Context, fn func(ctx context.Context) error) e
 	return err
 }
 
-// try runs do until it succeeds, fails for good, or runs out of attempts.
+// try runs do until it succeeds, fails for good, or runs out of attempts
+// or budget.
 func (r *Runner) try(ctx context.Context, o Object, do Do) (State, int, error) {
-	attempts := cmp.Or(r.Attempts, DefaultAttempts)
 	bound := cmp.Or(r.Backoff, DefaultBackoff)
+	var first time.Time
 	for n := 1; ; n++ {
 		state, err := r.once(ctx, o, do)
 		if err == nil {
 			return state, n, nil
 		}
+		now := r.now()
+		if n == 1 {
+			first = now
+		}
+		left := first.Add(cmp.Or(r.Budget, DefaultBudget)).Sub(now)
 		retry := errors.Is(err, ErrTimeout) || r.Retryable != nil && r.Retryable(err)
-		if n >= attempts || ctx.Err() != nil || !retry {
+		switch {
+		case ctx.Err() != nil || !retry:
 			if n > 1 {
 				err = fmt.Errorf("%w (after %d attempts)", err, n)
 			}
 			return Failed, n, err
+		case left <= 0 || r.Attempts > 0 && n >= r.Attempts:
+			return Failed, n, fmt.Errorf("%w (after %d attempts over %v: %w)", err, n, now.Sub(first).Round(time.Second), ErrUnavailable)
 		}
-		// Full jitter: anywhere up to the bound.
-		if err := r.sleep(ctx, rand.N(bound)+1); err != nil {
+		// Full jitter: anywhere up to the bound, and not past the budget.
+		d := min(rand.N(bound)+1, left)
+		r.waiting(err, d, left)
+		if err := r.sleep(ctx, d); err != nil {
 			return Failed, n, err
 		}
 		bound = min(2*bound, cmp.Or(r.MaxBackoff, DefaultMaxBackoff))
 	}
+}
+
+// waiting tells Log what a retry waits for, at most once a second: many
+// workers meet the same outage at once.
+func (r *Runner) waiting(err error, d, left time.Duration) {
+	if r.Log == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.now()
+	if !r.logged.IsZero() && now.Sub(r.logged) < time.Second {
+		return
+	}
+	r.logged = now
+	if r.Progress != nil {
+		fmt.Fprint(r.Progress, "\r\x1b[K") // the next result redraws it
+	}
+	fmt.Fprintf(r.Log, "publish: waiting for %s: %v; retrying in %v, giving up in %v\n",
+		cmp.Or(r.Server, "the server"), err, d.Round(100*time.Millisecond), left.Round(time.Second))
+}
+
+func (r *Runner) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
 }
 
 // once is one attempt, bounded by Timeout.

@@ -270,3 +270,54 @@ func TestRunnerReady(t *testing.T) {
 		}
 	}
 }
+
+// fakeClock is a clock that only Sleep moves: backoff costs no time.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+	return ctx.Err()
+}
+
+// A server that refuses every request for 10 seconds is waited out, and
+// the wait is said; one that is down for longer than the budget fails
+// within it, with ErrUnavailable in the chain.
+func TestRunnerOutlastsAnOutage(t *testing.T) {
+	start := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
+	for _, outage := range []time.Duration{10 * time.Second, time.Hour} {
+		clock := &fakeClock{now: start}
+		var log strings.Builder
+		var attempts atomic.Int32
+		// One at a time: every sleep moves the one clock.
+		r := &Runner{Jobs: 1, Server: "s3://skills/site", Log: &log, Now: clock.Now, Sleep: clock.Sleep,
+			Retryable: func(err error) bool { return errors.Is(err, errFlaky) }}
+		err := r.Run(context.Background(), objects(2), func(ctx context.Context, o Object) (State, error) {
+			attempts.Add(1)
+			if clock.Now().Sub(start) < outage {
+				return "", fmt.Errorf("put %s: %w", o.Path, errFlaky)
+			}
+			return Uploaded, nil
+		})
+		waited := clock.Now().Sub(start)
+		if outage < DefaultBudget {
+			if err != nil || attempts.Load() <= 6 {
+				t.Errorf("a %v outage: %v after %d attempts", outage, err, attempts.Load())
+			}
+		} else if !errors.Is(err, ErrUnavailable) || !errors.Is(err, errFlaky) || waited > DefaultBudget {
+			t.Errorf("a %v outage: error %v after waiting %v", outage, err, waited)
+		}
+		if !strings.Contains(log.String(), "publish: waiting for s3://skills/site: put archives/") || !strings.Contains(log.String(), "retrying in") || !strings.Contains(log.String(), "giving up in 1m0s") {
+			t.Errorf("a %v outage: the log says\n%s", outage, log.String())
+		}
+		if lines := strings.Count(log.String(), "\n"); lines > int(waited/time.Second)+1 {
+			t.Errorf("a %v outage: %d lines of log over %v", outage, lines, waited)
+		}
+	}
+}

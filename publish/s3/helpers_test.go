@@ -65,8 +65,11 @@ func (s *server) options() Options {
 	return Options{
 		Endpoint: s.url, AccessKey: testKey, SecretKey: testSecret, Region: "us-east-1",
 		Getenv: func(string) string { return "" },
-		// Retries cost no time worth waiting for in a test.
-		Backoff: time.Millisecond,
+		// Retries cost no time worth waiting for in a test, and a
+		// server that keeps failing is given up after six tries, not
+		// after the budget of real time (testOutage runs the budget on
+		// a clock of its own).
+		Backoff: time.Millisecond, Attempts: 6,
 	}
 }
 

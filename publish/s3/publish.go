@@ -161,9 +161,14 @@ func (p *publisher) runner() *publish.Runner {
 		Attempts:  p.o.Attempts,
 		Timeout:   p.o.Timeout,
 		Backoff:   p.o.Backoff,
+		Budget:    p.o.Budget,
 		Retryable: Retryable,
 		Report:    p.report,
 		Progress:  p.o.Progress,
+		Log:       p.o.Log,
+		Server:    p.t.String(),
+		Now:       p.o.Now,
+		Sleep:     p.o.Sleep,
 	}
 }
 

@@ -1,6 +1,7 @@
 package s3
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -88,14 +89,20 @@ type Options struct {
 	Keep   int  // releases Prune keeps, the new one included; 0: DefaultKeep
 
 	Jobs     int           // requests at once; 0: DefaultJobs
-	Attempts int           // tries per request; 0: publish.DefaultAttempts
+	Attempts int           // tries per request; 0: as many as Budget allows
 	Timeout  time.Duration // bound of each request; 0: publish.DefaultTimeout
 	Backoff  time.Duration // the first retry's bound; 0: publish.DefaultBackoff
+	Budget   time.Duration // how long a failing request is retried; 0: publish.DefaultBudget
 
 	// Progress gets a progress line redrawn in place: a terminal, or nil.
 	Progress io.Writer
-	// Now is the release's time in the release list; nil: time.Now.
-	Now func() time.Time
+	// Log is told what a retry waits for (stderr), or nil.
+	Log io.Writer
+	// Now is the clock: the release's time in the release list, and
+	// the retries' Budget; nil: time.Now. Sleep waits between retries;
+	// nil: a timer. (Tests pass a clock that only Sleep moves.)
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
 	// Getenv reads AWS_REGION, AWS_DEFAULT_REGION and AWS_CA_BUNDLE;
 	// nil: os.Getenv. (The credential chain reads the environment
 	// itself.)
