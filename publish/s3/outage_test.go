@@ -53,7 +53,7 @@ func testOutage(t *testing.T, s *server) {
 		}
 		s.proxy.mu.Unlock()
 		o := s.options()
-		o.Backoff, o.Attempts = 0, 0 // the default backoff and budget, on the test's clock
+		o.Backoff, o.Attempts = 0, 0               // the default backoff and budget, on the test's clock
 		o.Jobs, o.Now, o.Sleep = 1, c.Now, c.Sleep // one at a time: every sleep moves the one clock
 		var log strings.Builder
 		o.Log = &log
