@@ -162,14 +162,29 @@ type Skipped struct {
 // has been written when it is returned.
 type LintError struct {
 	Errors int
-	All    bool // with Options.SkipInvalid: every skill is invalid, none is left to publish
+	// Clashes counts the skills SkipInvalid left out because another skill
+	// of the bundle has their name: lint only warns of them, so they are
+	// no lint errors and are named apart.
+	Clashes int
+	All     bool // with Options.SkipInvalid: every skill is invalid, none is left to publish
 }
 
 func (e *LintError) Error() string {
-	if e.All {
-		return "every skill is invalid (" + plural(e.Errors, "lint error", "lint errors") + "); nothing was written"
+	what := plural(e.Errors, "lint error", "lint errors")
+	switch {
+	case e.Clashes == 0:
+	case e.Errors == 0:
+		what = plural(e.Clashes, "skill", "skills") + " whose name another skill of the bundle has"
+	default:
+		what += ", and " + plural(e.Clashes, "skill", "skills") + " whose name another skill of the bundle has"
 	}
-	return plural(e.Errors, "lint error", "lint errors") + "; nothing was written"
+	switch {
+	case e.All && e.Clashes > 0:
+		return "no skill is left to publish (" + what + "); nothing was written"
+	case e.All:
+		return "every skill is invalid (" + what + "); nothing was written"
+	}
+	return what + "; nothing was written"
 }
 
 // NoSkillsError is a build whose inputs hold no skill: a wrong path, the

@@ -43,7 +43,11 @@ func (b *builder) lintAcross() error {
 		// skills: here the clash decides what is published.
 		kept := slices.DeleteFunc(b.res.Findings, func(f lint.Finding) bool { return f.Rule == "name-bundle-clash" })
 		b.res.Findings = lint.Sort(append(kept, clash...))
-		return b.skipInvalid(clash, errs+len(clash))
+		err := b.skipInvalid(clash, errs)
+		if le, ok := err.(*LintError); ok {
+			le.Clashes = len(clash)
+		}
+		return err
 	}
 	return nil
 }
