@@ -54,6 +54,13 @@ func TestPullFlags(t *testing.T) {
 			t.Errorf("%q:\n got %+v\nwant %+v", tc.argv, *opts, tc.want)
 		}
 	}
+	// A bound that bounds nothing is a usage error, before any request.
+	for _, argv := range [][]string{{"--timeout", "0s"}, {"--deadline", "-1s"}, {"--max-total", "0"}} {
+		ios, _, errb := fakeIO(nil)
+		if code := run(ios, append([]string{"pull", "oci://ghcr.io/o/skills"}, argv...)); code != ExitUsage || !strings.Contains(errb.String(), argv[0]) {
+			t.Errorf("%v: exit %d, %s", argv, code, errb)
+		}
+	}
 }
 
 // skillpack pull gets back, from a registry, the skills skillpack publish
