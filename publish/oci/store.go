@@ -54,10 +54,12 @@ import (
 // of the skill's files, every signature checked. Every file it holds must
 // be one the build record lists (Files).
 //
-// Nothing a registry sends is trusted: manifests are read by digest, up
-// to 4 MiB (oras-go checks both), a config up to maxConfig bytes, every
-// name and title is checked before it becomes a path, and a blob is read
-// up to the size its descriptor gives.
+// Nothing a registry sends is trusted: a manifest, by tag or digest, is
+// read up to maxManifestSize and checked against its digest
+// (fetchManifest), a config up to maxConfig bytes, every name and title is
+// checked before it becomes a path, a blob is read up to the size its
+// descriptor gives, and each request has Options.Timeout (verify's
+// --timeout).
 type Store struct {
 	ref       registry.Reference
 	t         Target
