@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/internal/version"
+	"github.com/skillpack/skillpack/publish"
 )
 
 // exitCodesHelp is the one exit-code table of every command, at the end of
@@ -17,7 +18,8 @@ const exitCodesHelp = `Exit codes (every command):
   0  success
   1  findings or a failed check: lint findings at or above --fail-on, a
      build refused by lint, a name clash or the version guard
-     (--previous), problems found by verify
+     (--previous), problems found by verify, a bucket or registry that
+     kept failing past the retries (publish)
   2  usage and user mistakes: bad flags or values, a missing or empty
      folder, no skills found, an invalid URL or config, a file where a
      folder is wanted; checked before any work is done
@@ -75,6 +77,16 @@ func exitStatus(err error) (code int, msg string) {
 	// Every mistake of the user's is an exitError made in this package
 	// (args.go for the command line); anything else is skillpack's own.
 	return ExitInternal, err.Error()
+}
+
+// failedCode is the exit code of a command whose work failed part way: 1
+// when a server it talks to kept failing until the retries ran out (the
+// server's failure, as a failed check is), else 3.
+func failedCode(err error) int {
+	if errors.Is(err, publish.ErrUnavailable) {
+		return ExitFindings
+	}
+	return ExitInternal
 }
 
 // recoverPanic makes a panic in run skillpack's own failure, exit 3, with

@@ -71,7 +71,8 @@ type publishOptions struct {
 	JSON         bool
 	Sign         bool
 
-	done *resultLog // what the run did, for the output; nil before it runs
+	done   *resultLog // what the run did, for the output; nil before it runs
+	stderr io.Writer  // told what a retry waits for
 }
 
 // resultLog collects the results a run reports from its workers.
@@ -138,8 +139,10 @@ localhost), unless --insecure allows it elsewhere.
 deleted, changing nothing. --json prints one document on stdout however
 the run ends: every object with its state (uploaded, present, deleted,
 would-upload, would-delete, failed, skipped) and the exit code with the
-error when it is not 0 (schema/publish.schema.json). A run that fails
-part way exits 3, with what was done in the document.`,
+error when it is not 0 (schema/publish.schema.json). A request that
+fails is retried for up to a minute, saying on stderr what it waits for;
+a server that keeps failing that long ends the run with exit 1, any other
+failure part way with exit 3, with what was done in the document.`,
 		Example: `  skillpack publish dist s3://my-bucket/skills
   skillpack publish dist s3://skills --endpoint https://ACCOUNT.r2.cloudflarestorage.com --prune
   skillpack publish dist s3://skills --endpoint http://127.0.0.1:7070 --dry-run --json
@@ -222,7 +225,7 @@ func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 	if opts.JSON {
 		progress = nil
 	}
-	opts.done = &resultLog{}
+	opts.done, opts.stderr = &resultLog{}, ios.Err
 	err = publishTo(ctx, b, opts, signer, progress, opts.done.add)
 	if !opts.JSON {
 		printPublished(ios, opts)
@@ -231,7 +234,7 @@ func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 		if ctx.Err() != nil {
 			err = errors.New("interrupted: the published indexes name only what is in place; run the same command again to complete the release")
 		}
-		return &exitError{code: ExitInternal, err: err}
+		return &exitError{code: failedCode(err), err: err}
 	}
 	return nil
 }
@@ -294,7 +297,7 @@ func publishTo(ctx context.Context, b *publish.Bundle, opts *publishOptions, sig
 		}, report)
 	}
 	o := opts.s3Options()
-	o.Progress = progress
+	o.Progress, o.Log = progress, opts.stderr
 	return s3.Publish(ctx, b, opts.Target, o, report)
 }
 

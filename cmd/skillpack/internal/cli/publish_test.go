@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -16,12 +17,16 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/internal/testtool"
+	"github.com/skillpack/skillpack/publish"
+	"github.com/skillpack/skillpack/publish/s3"
 )
 
 func TestPublishFlags(t *testing.T) {
@@ -168,5 +173,36 @@ func TestPublishSign(t *testing.T) {
 	cmd.Env = append(os.Environ(), "TUF_ROOT="+t.TempDir())
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("cosign verify %s: %v\n%s", ref, err, out)
+	}
+}
+
+// A publish that ends because the bucket kept failing past the retries'
+// budget exits 1, the server's failure as a failed check is, not 3; a
+// failure the server does not call passing (a denial) stays 3.
+func TestPublishOutageExitCode(t *testing.T) {
+	dist := filepath.Join(t.TempDir(), "dist")
+	if _, err := build.Run([]string{"../../../../examples"}, build.Options{Out: dist}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := publish.Open(dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for status, want := range map[int]int{http.StatusServiceUnavailable: ExitFindings, http.StatusForbidden: ExitInternal} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.WriteHeader(status)
+		}))
+		var log bytes.Buffer
+		err := s3.Publish(context.Background(), b, "s3://skills/site", s3.Options{
+			Endpoint: srv.URL, AccessKey: "AKID", SecretKey: "secret", Region: "us-east-1",
+			Backoff: time.Millisecond, Budget: 50 * time.Millisecond, Log: &log,
+		}, nil)
+		srv.Close()
+		if code, msg := exitStatus(&exitError{code: failedCode(err), err: err}); code != want || msg == "" {
+			t.Errorf("a bucket answering %d: exit %d (%q), want %d", status, code, msg, want)
+		}
+		if waited := strings.Contains(log.String(), "publish: waiting for s3://skills/site: "); waited != (want == ExitFindings) {
+			t.Errorf("a bucket answering %d: stderr says %q", status, log.String())
+		}
 	}
 }
