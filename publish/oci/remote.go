@@ -309,14 +309,22 @@ func (r *remoteRepo) tag(ctx context.Context, op tagOp) (publish.State, error) {
 	})
 }
 
+// maxTags is how many of the repository's tags listTags reads before it
+// gives up and leaves each tag to be asked about.
+const maxTags = 100000
+
 // listTags is the repository's tags, listed once a run; nil when the
-// registry does not list them (each tag is then asked about).
+// registry does not list them, or lists more than maxTags (each tag is
+// then asked about).
 func (r *remoteRepo) listTags(ctx context.Context) map[string]bool {
 	r.tagsOnce.Do(func() {
 		tags := map[string]bool{}
 		err := r.repo.Tags(ctx, "", func(page []string) error {
 			for _, t := range page {
 				tags[t] = true
+			}
+			if len(tags) > maxTags {
+				return errors.New("too many tags")
 			}
 			return nil
 		})

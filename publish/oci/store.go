@@ -564,6 +564,11 @@ func (s *Store) manifestSignature(ctx context.Context, subject digest.Digest, r 
 	return nil
 }
 
+// maxReferrers bounds the referrers of one type a subject may have: a
+// skillpack manifest has one or two of each, and a registry that pages
+// through more without end would hold a pull or a verify for ever.
+const maxReferrers = 1000
+
 // referrers lists the referrers of subject of one artifact type, sorted by
 // digest.
 func (r *remoteRepo) referrers(ctx context.Context, subject ocispec.Descriptor, artifactType string) ([]ocispec.Descriptor, error) {
@@ -573,6 +578,9 @@ func (r *remoteRepo) referrers(ctx context.Context, subject ocispec.Descriptor, 
 			if d.ArtifactType == artifactType && d.Digest.Validate() == nil {
 				out = append(out, d)
 			}
+		}
+		if len(out) > maxReferrers {
+			return fmt.Errorf("%s has more than %d referrers of type %s; not read further", subject.Digest, maxReferrers, artifactType)
 		}
 		return nil
 	})

@@ -148,8 +148,9 @@ type hostileObject struct {
 	mediaType string
 	digest    string // Docker-Content-Digest, if not ""
 	body      []byte
-	length    int  // Content-Length, when more than the body: the body repeats
-	trickle   bool // a byte a second
+	length    int    // Content-Length, when more than the body: the body repeats
+	trickle   bool   // a byte a second
+	link      string // a Link header: the next page of a listing
 }
 
 func startHostile(t *testing.T) *hostileRegistry {
@@ -167,6 +168,9 @@ func startHostile(t *testing.T) *hostileRegistry {
 		w.Header().Set("Content-Type", o.mediaType)
 		if o.digest != "" {
 			w.Header().Set("Docker-Content-Digest", o.digest)
+		}
+		if o.link != "" {
+			w.Header().Set("Link", o.link)
 		}
 		size := max(o.length, len(o.body))
 		w.Header().Set("Content-Length", strconv.Itoa(size))
@@ -319,6 +323,16 @@ func TestPullHostileRegistry(t *testing.T) {
 	one := h.skill("d", h.add(oci.MediaTypeSkillContent, archive(t, 10, true)))
 	h.collection("twice", one, one)
 
+	// A listing of referrers whose next page is itself, without end.
+	endless := h.skill("e", h.add(oci.MediaTypeSkillContent, archive(t, 10, false)))
+	h.collection("referrers", endless)
+	var page ocispec.Index
+	for i := range 600 {
+		page.Manifests = append(page.Manifests, ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, ArtifactType: oci.ArtifactTypeFolderSignature, Digest: digest.FromString(strconv.Itoa(i)), Size: 1})
+	}
+	pageJSON, _ := json.Marshal(page)
+	h.objects["referrers/"+string(endless.Digest)] = hostileObject{mediaType: ocispec.MediaTypeImageIndex, body: pageJSON, link: `</v2/acme/skills/referrers/` + string(endless.Digest) + `?next=1>; rel="next"`}
+
 	// The shared archive unpacks a thousandfold, as deflate can: within
 	// the limits of one archive, it is pulled once, and refused after.
 	q := regexp.QuoteMeta
@@ -335,6 +349,7 @@ func TestPullHostileRegistry(t *testing.T) {
 		{"lie", nil, q("oci://" + h.host + "/acme/skills:lie: the registry sends a manifest for lie whose bytes are not its digest " + digest.FromString("other").String())},
 		{"badblob", nil, q("skill c's archive "+string(bad.Digest)+": ") + ".*digest"},
 		{"twice", nil, q("skill d is listed twice")},
+		{"referrers", []string{"--deadline", "1m"}, q("skill e's folder signature: " + string(endless.Digest) + " has more than 1000 referrers of type " + oci.ArtifactTypeFolderSignature)},
 	} {
 		before := h.sent.Load()
 		out := t.TempDir()
