@@ -1,8 +1,11 @@
 // Package publish is what every publish target shares: a built bundle
 // read as a list of objects to upload (Open, Bundle, Object, Skill), the
 // safe order they go out in (Stage), and the runner that uploads them
-// (Runner): bounded concurrency, retries with backoff, a barrier between
-// stages, a progress line and one Result per object.
+// (Runner): bounded concurrency, retries with backoff for up to a minute
+// after a request first fails (so that a short outage of the server is
+// waited out, and said), a barrier between stages, a progress line and
+// one Result per object. Transient is the half of "worth another try"
+// that every target shares: the transport's errors.
 //
 // A target (publish/s3, publish/oci) decides what an object becomes at
 // the other end and whether it is already there; this package decides
