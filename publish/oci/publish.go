@@ -60,9 +60,18 @@ type Options struct {
 	// expected identity or key. Nil: they are recognised, not checked.
 	VerifyStatement func(bundle []byte) (statement []byte, err error)
 
-	// Attempts and Backoff override the runner's retry defaults (tests).
+	// Budget is how long a failing request is retried (0:
+	// publish.DefaultBudget), and Log is told what a retry waits for
+	// (stderr), or nil.
+	Budget time.Duration
+	Log    io.Writer
+
+	// Attempts, Backoff, Now and Sleep override the runner's retry
+	// defaults and clock (tests).
 	Attempts int
 	Backoff  time.Duration
+	Now      func() time.Time
+	Sleep    func(ctx context.Context, d time.Duration) error
 }
 
 // Signer signs an in-toto statement and returns the Sigstore bundle (v0.3,
@@ -119,7 +128,12 @@ func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, r
 		Attempts:  o.Attempts,
 		Backoff:   o.Backoff,
 		Timeout:   o.Timeout,
+		Budget:    o.Budget,
 		Retryable: retryable,
+		Log:       o.Log,
+		Server:    t.String(),
+		Now:       o.Now,
+		Sleep:     o.Sleep,
 		Report:    func(res publish.Result) { w.finished(res); report(res) },
 		Ready:     w.ready,
 		Progress:  o.Progress,

@@ -1,0 +1,70 @@
+package oci
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/skillpack/skillpack/publish"
+)
+
+// clock is a clock that only its Sleep moves: a 10-second outage costs
+// no time.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *clock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+	return ctx.Err()
+}
+
+// A registry that fails every request for 10 seconds (503s, answers
+// lost after the work was done) is waited out with the default budget,
+// and the wait is said; one that never comes back ends the run within
+// the budget with publish.ErrUnavailable.
+func TestOutage(t *testing.T) {
+	f := published(t)
+	start := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
+	for i, outage := range []time.Duration{10 * time.Second, time.Hour} {
+		f.change(t, "repo-hygiene", "Outage "+outage.String())
+		c := &clock{now: start}
+		n := 0
+		f.px.setDecide(func(int, *http.Request) fault {
+			if c.Now().Sub(start) >= outage {
+				return pass
+			}
+			n++
+			return []fault{fail, lose}[n%2]
+		})
+		var log strings.Builder
+		// One at a time: every sleep moves the one clock.
+		o := Options{Jobs: 1, Now: c.Now, Sleep: c.Sleep, Log: &log}
+		err := Publish(context.Background(), f.b, f.target, o, func(publish.Result) {})
+		f.px.setDecide(nil)
+		waited := c.Now().Sub(start)
+		if i == 0 {
+			if err != nil {
+				t.Fatalf("a %v outage: %v", outage, err)
+			}
+			if got := complete(t, f.repo, "latest"); got.Annotations[annBundleKey] != string(f.b.Key) {
+				t.Errorf("after a %v outage latest is bundle %s, not %s", outage, got.Annotations[annBundleKey], f.b.Key)
+			}
+		} else if !errors.Is(err, publish.ErrUnavailable) || waited > publish.DefaultBudget+time.Second {
+			t.Errorf("a %v outage: error %v after %v", outage, err, waited)
+		}
+		if !strings.Contains(log.String(), "publish: waiting for "+f.target+":latest: ") || !strings.Contains(log.String(), "giving up in 1m0s") {
+			t.Errorf("a %v outage: the log says\n%s", outage, log.String())
+		}
+		t.Logf("a %v outage: %d requests refused, %v waited, %v", outage, n, waited, err)
+	}
+}
