@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -247,101 +246,19 @@ func plainHost[S ~string | ~[]byte](h S) bool {
 	return true
 }
 
-// mcpHandler serves MCP over streamable HTTP, with a bounded request body
-// that must arrive within 30 seconds, and a bounded number of sessions.
+// mcpHandler serves MCP over stateless streamable HTTP, with a bounded
+// request body that must arrive within 30 seconds. Stateless: each request
+// is answered on its own, so no session outlives it, clients of any era
+// (2026-07-28's per-request _meta, or the older initialize handshake) are
+// answered on one endpoint, and instances behind a load balancer answer
+// alike.
 func (s *Server) mcpHandler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
 		MaxRequestBodyBytes: s.opts.MaxBodyBytes,
-		SessionTimeout:      s.opts.SessionTimeout,
 	})
-	live := &sessions{max: s.opts.MaxSessions, timeout: s.opts.SessionTimeout, last: map[string]time.Time{}}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost {
-			// Only the body: a GET holds a stream open for as long as
-			// the client listens.
-			http.NewResponseController(w).SetReadDeadline(time.Now().Add(30 * time.Second))
-		}
-		id := r.Header.Get(sessionHeader)
-		if id == "" && r.Method == http.MethodPost {
-			// Perhaps an initialize: make room for the session it opens.
-			for _, old := range live.room() {
-				end, _ := http.NewRequestWithContext(r.Context(), http.MethodDelete, MCPPath, nil)
-				end.Host = r.Host // as the client's: the SDK checks it against DNS rebinding
-				end.Header.Set(sessionHeader, old)
-				h.ServeHTTP(discard{}, end)
-				s.logf("closed the MCP session %s, idle the longest, to make room for a new one (at most %d)", old, live.max)
-			}
-		}
-		live.touch(id)
+		http.NewResponseController(w).SetReadDeadline(time.Now().Add(30 * time.Second))
 		h.ServeHTTP(w, r)
-		switch {
-		case id == "":
-			live.touch(w.Header().Get(sessionHeader)) // the session it opened, if any
-		case r.Method == http.MethodDelete:
-			live.end(id)
-		}
 	})
 }
-
-// sessionHeader carries the MCP session's id on streamable HTTP.
-const sessionHeader = "Mcp-Session-Id"
-
-// sessions tracks the MCP sessions open over HTTP, so that clients that
-// open sessions and walk away cannot pile them up: the SDK ends a session
-// idle for the timeout, and when max are open, a new one ends the one idle
-// the longest (whose client, if it comes back, is told to start again).
-type sessions struct {
-	mu      sync.Mutex
-	max     int
-	timeout time.Duration
-	last    map[string]time.Time // id → last request
-}
-
-func (l *sessions) touch(id string) {
-	if id == "" {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if _, ok := l.last[id]; ok || len(l.last) < l.max {
-		l.last[id] = time.Now()
-	}
-}
-
-func (l *sessions) end(id string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.last, id)
-}
-
-// room forgets the sessions the SDK has timed out and returns those to
-// end so that one more fits.
-func (l *sessions) room() []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	now := time.Now()
-	for id, t := range l.last {
-		if now.Sub(t) > l.timeout {
-			delete(l.last, id)
-		}
-	}
-	var ended []string
-	for len(l.last) >= l.max {
-		oldest := ""
-		for id, t := range l.last {
-			if oldest == "" || t.Before(l.last[oldest]) {
-				oldest = id
-			}
-		}
-		delete(l.last, oldest)
-		ended = append(ended, oldest)
-	}
-	return ended
-}
-
-// discard is a ResponseWriter for a request the server makes itself.
-type discard struct{}
-
-func (discard) Header() http.Header         { return http.Header{} }
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
-func (discard) WriteHeader(int)             {}

@@ -111,16 +111,27 @@ func (s *Server) newMCP() *mcp.Server {
 	// an error that is not valid JSON when the URI holds a control
 	// character, which ends the session.
 	//
+	// The SDK's handler would also have set resultType, which 2026-07-28
+	// requires of every result (complete), and the SDK's template cannot
+	// match every URI a bundle serves (a space, non-ASCII), so the SDK's
+	// handler is not an option.
+	//
 	// Every result loses ttlMs and cacheScope unless the request's protocol
-	// version has them (cacheHints), which the SDK does not ask.
+	// version has them (modern), which the SDK does not ask.
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if r, ok := req.(*mcp.ReadResourceRequest); ok && method == "resources/read" && r.Params != nil {
-				res, err = s.read(ctx, r)
-			} else {
-				res, err = next(ctx, method, req)
+				res, err := s.read(ctx, r)
+				switch {
+				case err != nil:
+					return nil, err
+				case modern(req):
+					return complete{res}, nil
+				}
+				return uncached{res}, nil
 			}
-			if _, ok := res.(mcp.CacheableResult); ok && err == nil && !cacheHints(req) {
+			res, err := next(ctx, method, req)
+			if _, ok := res.(mcp.CacheableResult); ok && err == nil && !modern(req) {
 				return uncached{res}, nil
 			}
 			return res, err
@@ -134,12 +145,13 @@ func (s *Server) newMCP() *mcp.Server {
 	return srv
 }
 
-// cacheHints reports whether a request's protocol version has the results'
-// ttlMs and cacheScope: SEP-2640 gives them to 2026-07-28 and later, under
-// which every request names its version in _meta (SEP-2575). A session
-// opened with initialize has an earlier version, whatever the client
-// asked for (the SDK negotiates 2025-11-25 at most there).
-func cacheHints(req mcp.Request) bool {
+// modern reports whether a request speaks protocol 2026-07-28 or later,
+// whose results carry resultType, ttlMs and cacheScope (SEP-2640 gives the
+// hints to 2026-07-28 on). Such a request names its version in _meta
+// (SEP-2575); one sent in a session opened with initialize does not, and
+// has an earlier version whatever the client asked for (the SDK
+// negotiates 2025-11-25 at most there).
+func modern(req mcp.Request) bool {
 	p := req.GetParams()
 	if p == nil {
 		return false
@@ -148,12 +160,28 @@ func cacheHints(req mcp.Request) bool {
 		return false // no params, so no _meta; GetMeta would dereference nil
 	}
 	v, _ := p.GetMeta()[mcp.MetaKeyProtocolVersion].(string)
-	return v >= cacheHintsSince
+	return v >= modernSince
 }
 
-// cacheHintsSince is the first protocol version with ttlMs and cacheScope.
-// Versions are dates, so they compare as strings.
-const cacheHintsSince = "2026-07-28"
+// modernSince is the first protocol version with resultType, ttlMs and
+// cacheScope. Versions are dates, so they compare as strings.
+const modernSince = "2026-07-28"
+
+// complete is a result of resources/read at 2026-07-28, with the
+// resultType the SDK keeps unexported: its members follow the one added.
+type complete struct{ mcp.Result }
+
+func (c complete) MarshalJSON() ([]byte, error) {
+	data, err := json.Marshal(c.Result)
+	if err != nil {
+		return nil, err
+	}
+	member := `"resultType":"` + resultComplete + `"`
+	if len(bytes.TrimSpace(data[1:len(data)-1])) > 0 {
+		member += ","
+	}
+	return append([]byte("{"+member), data[1:]...), nil
+}
 
 // uncached is a result without ttlMs and cacheScope, for a client whose
 // protocol version has neither. The SDK's results always carry both (its

@@ -45,12 +45,6 @@ type Options struct {
 	WriteTimeout time.Duration
 	// MaxBodyBytes bounds an MCP request body. 0 = 1 MiB.
 	MaxBodyBytes int64
-	// MaxSessions bounds the MCP sessions open over HTTP; past it, a new
-	// session ends the one idle the longest. 0 = 1,000.
-	MaxSessions int
-	// SessionTimeout ends an MCP session over HTTP idle that long. 0 = 10
-	// minutes.
-	SessionTimeout time.Duration
 	// PageSize is the number of items per page of resources/list,
 	// skills/list and resources/directory/read. 0 = 100.
 	PageSize int
@@ -88,12 +82,6 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 1 << 20
-	}
-	if o.MaxSessions <= 0 {
-		o.MaxSessions = 1000
-	}
-	if o.SessionTimeout <= 0 {
-		o.SessionTimeout = 10 * time.Minute
 	}
 	if o.PageSize <= 0 {
 		o.PageSize = 100
