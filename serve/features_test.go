@@ -370,6 +370,11 @@ func TestCacheHintsGate(t *testing.T) {
 				if res[call.field] == nil {
 					t.Errorf("%s: the result lost its %s: %v", call.method, call.field, res)
 				}
+				// 2026-07-28 requires resultType of every result; clients
+				// refuse a result without it.
+				if c.hints && res["resultType"] != "complete" {
+					t.Errorf("%s: resultType %v, want complete", call.method, res["resultType"])
+				}
 			}
 		})
 	}

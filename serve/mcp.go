@@ -120,6 +120,9 @@ func (s *Server) newMCP() *mcp.Server {
 	// version has them (modern), which the SDK does not ask.
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if undeclared[method] {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + method}
+			}
 			if r, ok := req.(*mcp.ReadResourceRequest); ok && method == "resources/read" && r.Params != nil {
 				res, err := s.read(ctx, r)
 				switch {
@@ -143,6 +146,17 @@ func (s *Server) newMCP() *mcp.Server {
 	must(mcp.AddReceivingCustomMethod(srv, MethodGetSkill, s.getSkill))
 	must(mcp.AddReceivingCustomMethod(srv, MethodReadDirectory, s.readDirectory))
 	return srv
+}
+
+// undeclared are the methods the SDK answers whatever the capabilities say,
+// for capabilities this server does not declare: a client that calls one
+// must be told the method is not found, as server/discover's capabilities
+// promise (the conformance suite checks that they match).
+var undeclared = map[string]bool{
+	"tools/list": true, "tools/call": true,
+	"prompts/list": true, "prompts/get": true,
+	"completion/complete": true, "logging/setLevel": true,
+	"resources/subscribe": true, "resources/unsubscribe": true,
 }
 
 // modern reports whether a request speaks protocol 2026-07-28 or later,

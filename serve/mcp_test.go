@@ -3,9 +3,12 @@ package serve
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -102,7 +105,13 @@ func TestMCPStreamableHTTP(t *testing.T) {
 	base, _ := start(t, dist, Options{PageSize: pageSize})
 	for _, version := range []string{"", "2025-11-25", "2025-06-18"} {
 		t.Run("protocol="+version, func(t *testing.T) {
-			checkMCP(t, connectHTTP(t, base, version), dist)
+			cs := connectHTTP(t, base, version)
+			// Stateless, the newest protocol is spoken over HTTP; a
+			// stateful SDK handler refuses it with -32022.
+			if got := cs.InitializeResult().ProtocolVersion; version == "" && got != modernSince {
+				t.Errorf("negotiated %s over HTTP, want %s", got, modernSince)
+			}
+			checkMCP(t, cs, dist)
 		})
 	}
 }
@@ -507,15 +516,102 @@ func TestMCPMalformedTable(t *testing.T) {
 	}
 }
 
+// TestMCPMalformedModern sends bad requests of protocol 2026-07-28 (per-
+// request _meta, no session) over stdio and over stateless HTTP, each
+// followed by a good one: each gets the JSON-RPC error the specification
+// names, on both transports alike, and the server keeps serving.
+func TestMCPMalformedModern(t *testing.T) {
+	meta := newProtocolMeta
+	req := func(method, params string) string {
+		if params != "" {
+			params = "," + params
+		}
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":%q,"params":{%s%s}}`, method, meta, params)
+	}
+	const unsupportedVersion = -32022 // SEP-2575: data.supported lists the versions
+	resourceNotFound := mcp.CodeResourceNotFound
+	for _, tc := range []struct {
+		name, line string
+		code       int64
+		http       int64 // over HTTP, where not code
+	}{
+		{"no _meta", `{"jsonrpc":"2.0","id":3,"method":"skills/list","params":{}}`, jsonrpc.CodeInvalidParams, 0},
+		{"_meta without clientCapabilities", `{"jsonrpc":"2.0","id":3,"method":"skills/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, jsonrpc.CodeInvalidParams, 0},
+		{"unknown version", strings.Replace(req(MethodListSkills, ""), "2026-07-28", "2099-01-01", 1), unsupportedVersion, 0},
+		{"unknown method", req("nope/nope", ""), jsonrpc.CodeMethodNotFound, 0},
+		{"undeclared capability", req("tools/list", ""), jsonrpc.CodeMethodNotFound, 0},
+		{"unknown skill", req(MethodGetSkill, `"uri":"skill://nope/SKILL.md"`), jsonrpc.CodeInvalidParams, 0},
+		{"dot-dot in a URI", req("resources/read", `"uri":"skill://commit-messages/../../etc/passwd"`), resourceNotFound, 0},
+		// Over HTTP the SDK's header check (SEP-2243) refuses it first: it
+		// compares the decoded Mcp-Name with the body's URI cleaned of
+		// control characters.
+		{"control character in a URI", req("resources/read", `"uri":"skill://a\u007f\u0000"`), resourceNotFound, -32020},
+		{"directory as a file", req("resources/read", `"uri":"skill://github-rest-api/references"`), jsonrpc.CodeInvalidParams, 0},
+		{"bad cursor", req(MethodListSkills, `"cursor":"%%%"`), jsonrpc.CodeInvalidParams, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(open(t, pristine(t)), Options{MaxBodyBytes: 64 << 10})
+			send, _, end := rawStdio(t, s)
+			m := send(tc.line)
+			if code(toErr(m)) != tc.code {
+				t.Errorf("stdio: %.300v, want error %d", m, tc.code)
+			}
+			if e, _ := m["error"].(map[string]any); tc.code == unsupportedVersion && e["data"] == nil {
+				t.Errorf("stdio: %v: no data naming the supported versions", m)
+			}
+			if m := send(req(MethodListSkills, "")); m["result"] == nil {
+				t.Errorf("stdio: skills/list after it: %v", m)
+			}
+			if err := end(); err != nil {
+				t.Errorf("ServeStdio: %v", err)
+			}
+
+			base, _ := serveBundle(t, open(t, pristine(t)), Options{MaxBodyBytes: 64 << 10})
+			version := modernSince // in the header, as in the body
+			if tc.code == unsupportedVersion {
+				version = "2099-01-01"
+			}
+			status, _, m := postMCPAt(t, base, version, "", tc.line)
+			if want := cmp.Or(tc.http, tc.code); status >= 500 || code(toErr(m)) != want {
+				t.Errorf("HTTP: %d %.300v, want error %d", status, m, want)
+			}
+			if status, _, m := postMCPAt(t, base, modernSince, "", req(MethodListSkills, "")); status != 200 || m["result"] == nil {
+				t.Errorf("HTTP: skills/list after it: %d %v", status, m)
+			}
+		})
+	}
+}
+
 // postMCP posts one message in session id ("" = none) and returns the
 // status, the session id the response gives, and the JSON-RPC message in
 // the body (sent as JSON or as an event stream), if any.
 func postMCP(t *testing.T, base, id, body string) (int, string, map[string]any) {
 	t.Helper()
+	return postMCPAt(t, base, "2025-11-25", id, body)
+}
+
+// postMCPAt is postMCP at another protocol version.
+func postMCPAt(t *testing.T, base, version, id, body string) (int, string, map[string]any) {
+	t.Helper()
 	req, _ := http.NewRequest("POST", base+MCPPath, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	req.Header.Set("Mcp-Protocol-Version", version)
+	if version >= modernSince {
+		// SEP-2243: the method and the URI travel as headers too.
+		var m struct {
+			Method string
+			Params struct{ URI string }
+		}
+		json.Unmarshal([]byte(body), &m)
+		req.Header.Set("Mcp-Method", m.Method)
+		if uri := m.Params.URI; uri != "" {
+			if strings.ContainsFunc(uri, func(r rune) bool { return r < ' ' || r > '~' }) {
+				uri = "=?base64?" + base64.StdEncoding.EncodeToString([]byte(uri)) + "?="
+			}
+			req.Header.Set("Mcp-Name", uri)
+		}
+	}
 	if id != "" {
 		req.Header.Set("Mcp-Session-Id", id)
 	}
@@ -544,8 +640,8 @@ func TestMCPBeforeInitialize(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"skills/list"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"resources/read","params":{"uri":"skill://csv-profiler/SKILL.md"}}`,
 	} {
-		if m := send(line); m["error"] == nil {
-			t.Errorf("%s before initialize: %v, want an error", line, m)
+		if m := send(line); code(toErr(m)) != jsonrpc.CodeInvalidParams || m["id"] == nil {
+			t.Errorf("%s before initialize: %v, want error %d with the request's id", line, m, jsonrpc.CodeInvalidParams)
 		}
 	}
 	if m := send(`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`); m["result"] == nil {

@@ -59,6 +59,8 @@ type guard struct {
 	idle    *sync.Cond     // signalled when pending empties or the session ends
 	pending map[string]int // ids of requests passed on and not yet answered
 	closed  bool
+
+	initialized bool // an initialize was passed on; only copy reads it
 }
 
 func (g *guard) Write(p []byte) (int, error) {
@@ -86,6 +88,8 @@ func (g *guard) copy(ctx context.Context, in io.Reader, sdk *io.PipeWriter) {
 		if len(bytes.TrimSpace(line)) > 0 || long {
 			if msg, reply := admit(line, long, g.max); reply != nil {
 				g.Write(reply)
+			} else if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && !g.opened(req) {
+				g.Write(errorReply(req.ID.Raw(), jsonrpc.CodeInvalidParams, "invalid params: no protocol version: a request of protocol 2026-07-28 names it in params._meta[\""+mcp.MetaKeyProtocolVersion+"\"]; a client of an earlier version sends initialize first"))
 			} else {
 				if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
 					g.mu.Lock()
@@ -106,6 +110,27 @@ func (g *guard) copy(ctx context.Context, in io.Reader, sdk *io.PipeWriter) {
 			return
 		}
 	}
+}
+
+// opened reports whether a request may reach the SDK: it names its
+// protocol version in _meta (2026-07-28, which has no initialize), or it
+// is initialize or ping, or initialize came before it. The SDK answers
+// any other request with an error of code 0, which no client can act on.
+// Only copy calls it.
+func (g *guard) opened(req *jsonrpc.Request) bool {
+	switch {
+	case g.initialized || req.Method == "ping":
+		return true
+	case req.Method == "initialize":
+		g.initialized = true
+		return true
+	}
+	var p struct {
+		Meta map[string]any `json:"_meta"`
+	}
+	json.Unmarshal(req.Params, &p)
+	_, ok := p.Meta[mcp.MetaKeyProtocolVersion]
+	return ok
 }
 
 // drain waits until every passed-on request is answered, the session
@@ -156,17 +181,17 @@ func readLine(r *bufio.Reader, max int) (line []byte, long bool, err error) {
 func admit(line []byte, long bool, max int) (jsonrpc.Message, []byte) {
 	switch {
 	case long:
-		return nil, errorReply(jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: message longer than %d bytes", max))
+		return nil, errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: message longer than %d bytes", max))
 	case !json.Valid(line):
-		return nil, errorReply(jsonrpc.CodeParseError, "parse error: the line is not JSON")
+		return nil, errorReply(nil, jsonrpc.CodeParseError, "parse error: the line is not JSON")
 	case bytes.HasPrefix(bytes.TrimSpace(line), []byte("[")):
 		// The SDK ends the session at a batch; MCP dropped JSON-RPC
 		// batches in protocol version 2025-06-18.
-		return nil, errorReply(jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported (MCP removed them in 2025-06-18); send one message per line")
+		return nil, errorReply(nil, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported (MCP removed them in 2025-06-18); send one message per line")
 	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
-		return nil, errorReply(jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
+		return nil, errorReply(nil, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 	}
 	return msg, nil
 }
@@ -193,14 +218,14 @@ func responseIDs(p []byte) []string {
 	return ids
 }
 
-// errorReply is a JSON-RPC error response with a null id: the id of a
-// message that cannot be read cannot be known.
-func errorReply(code int64, msg string) []byte {
+// errorReply is a JSON-RPC error response to the request with the given
+// id; nil for a message that cannot be read, whose id cannot be known.
+func errorReply(id any, code int64, msg string) []byte {
 	b, _ := json.Marshal(struct {
 		JSONRPC string `json:"jsonrpc"`
 		ID      any    `json:"id"`
 		Error   any    `json:"error"`
-	}{"2.0", nil, struct {
+	}{"2.0", id, struct {
 		Code    int64  `json:"code"`
 		Message string `json:"message"`
 	}{code, msg}})
