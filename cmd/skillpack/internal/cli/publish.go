@@ -293,6 +293,7 @@ func publishTo(ctx context.Context, b *publish.Bundle, opts *publishOptions, sig
 			Username: opts.Login.Username,
 			Password: opts.Login.password,
 			Progress: progress,
+			Log:      opts.stderr,
 			Sign:     sign,
 		}, report)
 	}
