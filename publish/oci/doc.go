@@ -72,5 +72,15 @@
 // Pull fetches skills back into folders. Store reads what the registry
 // holds of a bundle by DIST path for `skillpack verify oci://...`, and
 // checks what only a registry has: its comment says what verifying a
-// registry means.
+// registry means. Neither trusts the registry: every manifest, by tag or
+// digest, is read up to maxManifestSize and against its digest, a listing
+// up to maxReferrers, each request within Options.Timeout; Pull holds
+// each archive to layout's limits, as verify does, refuses two skills
+// sharing one, and stops at Options.MaxTotal for all of them.
+//
+// # Tags
+//
+// Publish moves a tag only from what it pushes under that tag (a
+// collection for the release tag, the skill's artifact for a version
+// tag), never from someone else's image, and deletes nothing.
 package oci
