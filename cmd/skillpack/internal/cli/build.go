@@ -58,10 +58,22 @@ GitHub Actions), under "skipped" in --json and in --step-summary. A job that
 must fail on them after all can test the JSON: jq -e '.skipped == []'.
 --skip-invalid=false overrides the config.
 
-Skills that would be published under one name are always refused (exit
-1), even with --skip-invalid: a bundle holds one skill per name. Plugins
+Skills that would be published under one name are refused (exit 1; with
+--skip-invalid, left out): a bundle holds one skill per name. Plugins
 scope names (access in two plugins is two skills), so build each plugin
-into its own bundle.
+into its own bundle. Copies whose files are identical (one skill shipped
+in several plugins) are one skill, published once; the output says which
+copy and why.
+
+Which skills are built: where the repository declares them (a marketplace
+such as .claude-plugin/marketplace.json, or a plugin manifest at its root),
+those it declares and those in its skills/ folder; folders of tests,
+fixtures and templates (tests/, fixtures/, template/, _template/, ...) and a
+client's install folder (.claude/skills) beside other skills are left out.
+The output names what was left out. --ignore GLOB leaves out more (a
+gitignore-style pattern relative to each SKILLS folder, repeatable;
+'!tests/' builds a folder left out by default), as skillpack.yaml's ignore
+list does; --all builds every skill found.
 
 The bundle is built in a temporary folder beside DIST and swapped in at the
 end, so DIST is either the previous bundle or the new one, never half of each.
