@@ -100,7 +100,7 @@ func main() {
 		defer f.Close()
 		rows = f
 	}
-	fmt.Fprintln(rows, "repository\tskill_files\tskills\terrors\twarnings\tinfos\tlint\tbuild\tskip_invalid\tpublished\tverify\texits")
+	fmt.Fprintln(rows, "repository\tskill_files\tskills\terrors\twarnings\tinfos\tlint\tbuild\tskip_invalid\tpublished\tverify\texits\tbuild_refused")
 
 	total := map[string]map[string]int{} // rule → severity → count
 	classes := map[string]*class{}       // rule → its error findings
@@ -138,8 +138,9 @@ func main() {
 			}
 		}
 		dist := filepath.Join(tmp, "dist-"+e.Name())
-		_, build := run(e.Name(), dir, *bin, append([]string{"build", ".", "-o", dist}, extra...)...)
+		out, build := run(e.Name(), dir, *bin, append([]string{"build", ".", "-o", dist, "--json"}, extra...)...)
 		seen[build] = true
+		why := refusal(out)
 		os.RemoveAll(dist)
 		out, skip := run(e.Name(), dir, *bin, append([]string{"build", ".", "-o", dist, "--skip-invalid", "--json"}, extra...)...)
 		seen[skip] = true
@@ -154,8 +155,8 @@ func main() {
 		}
 		os.RemoveAll(dist)
 		n := skillFiles(dir)
-		fmt.Fprintf(rows, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\n", e.Name(), n, r.Skills, r.Errors, r.Warnings, r.Infos,
-			lintCode, build, skip, len(built.Skills), verify, codes(seen))
+		fmt.Fprintf(rows, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", e.Name(), n, r.Skills, r.Errors, r.Warnings, r.Infos,
+			lintCode, build, skip, len(built.Skills), verify, codes(seen), why)
 		fmt.Printf("| %s | %d | %d | %d | %d | %s | %s | %d | %s | %s | %s |\n", e.Name(), r.Skills, r.Errors, r.Warnings, r.Infos,
 			verdict(build), verdict(skip), len(built.Skills), verdict(verify), codes(seen), tally(errRules))
 		sum.Skills += r.Skills
@@ -231,6 +232,30 @@ func run(repo, dir, bin string, args ...string) ([]byte, int) {
 		fmt.Fprintf(os.Stderr, "%s: skillpack %s: exit %d\n    %s\n", repo, strings.Join(args, " "), code, strings.Join(lines, "\n    "))
 	}
 	return stdout.Bytes(), code
+}
+
+// refusal says why a build refused, from its --json document: the rules of
+// its error findings, else the first line of its error.
+func refusal(doc []byte) string {
+	var b struct {
+		Error    string `json:"error"`
+		Findings []struct {
+			Rule     string `json:"rule"`
+			Severity string `json:"severity"`
+		} `json:"findings"`
+	}
+	json.Unmarshal(doc, &b)
+	rules := map[string]int{}
+	for _, f := range b.Findings {
+		if f.Severity == "error" {
+			rules[f.Rule]++
+		}
+	}
+	if len(rules) > 0 {
+		return tally(rules)
+	}
+	msg, _, _ := strings.Cut(b.Error, "\n")
+	return msg
 }
 
 // skillFiles counts the files named SKILL.md in any case below dir, the
