@@ -38,7 +38,12 @@ type Bundle struct {
 	// byName is how many files did not fit the snapshot's budgets and are
 	// opened by name per request.
 	byName int
-	res    map[string]*resource // MCP: URI → resource
+	// retired are the immutable files of the bundles this one replaced
+	// that it does not serve itself, each until its grace period ends
+	// (see retire); expire reloads the bundle once the first has ended.
+	retired map[string]retiredFile
+	expire  *time.Timer
+	res     map[string]*resource // MCP: URI → resource
 	// skills are the entries of mcp/skills.json in file order (sorted by
 	// uri), each kept as the build wrote it.
 	skills  []skillEntry
@@ -60,11 +65,12 @@ type file struct {
 
 	// The snapshot's hold on the bytes (see limits): data for a file in
 	// memory, fh for one kept open, neither for one opened by name.
-	how  holding
-	data []byte
-	fh   *os.File
-	mu   sync.Mutex
-	seen fs.FileInfo // the file as last verified, unless in memory
+	how     holding
+	data    []byte
+	fh      *os.File
+	holders atomic.Int32 // the bundles that hold fh open (see drop)
+	mu      sync.Mutex
+	seen    fs.FileInfo // the file as last verified, unless in memory
 
 	wire atomic.Pointer[wire] // its response head on the fast path (Server.wire)
 }

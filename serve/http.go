@@ -141,7 +141,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	f := b.files[p]
+	f := b.file(p) // a retired archive too (see retire)
 	if f == nil {
 		http.NotFound(w, r)
 		return

@@ -23,9 +23,11 @@ import (
 // TestServeDuringRebuilds serves a bundle while it is rebuilt again and
 // again, by a build of its own (as a user runs `skillpack build` beside a
 // running server) and by --watch, with readers fetching every path the
-// indexes name. No response may be a 5xx, and every 200 must carry bytes
-// that one of the builds recorded for that path, whole: its body's digest
-// is its ETag and a digest some build gave that path.
+// indexes name, and every archive any index served before named (all
+// within the grace period of retire). No response may be a 5xx, none for
+// an archive anything but 200, and every 200 must carry bytes that one of
+// the builds recorded for that path, whole: its body's digest is its ETag
+// and a digest some build gave that path.
 func TestServeDuringRebuilds(t *testing.T) {
 	for _, how := range []string{"build beside", "watch"} {
 		t.Run(how, func(t *testing.T) {
@@ -78,6 +80,8 @@ func TestServeDuringRebuilds(t *testing.T) {
 				statuses sync.Map // status → count
 				stop     atomic.Bool
 				readers  sync.WaitGroup
+				named    sync.Map // every archive an index named, → true
+				archives atomic.Int64
 			)
 			count := func(code int) {
 				n, _ := statuses.LoadOrStore(code, new(atomic.Int64))
@@ -86,7 +90,19 @@ func TestServeDuringRebuilds(t *testing.T) {
 			for range 4 {
 				readers.Go(func() {
 					for !stop.Load() {
-						for _, p := range pathsOf(t, base) {
+						paths := pathsOf(t, base)
+						for _, p := range paths {
+							if isArchive(p) {
+								named.Store(p, true)
+							}
+						}
+						named.Range(func(p, _ any) bool {
+							if !slices.Contains(paths, p.(string)) {
+								paths = append(paths, p.(string))
+							}
+							return true
+						})
+						for _, p := range paths {
 							resp, err := http.Get(base + "/" + p)
 							if err != nil {
 								t.Error(err)
@@ -99,6 +115,12 @@ func TestServeDuringRebuilds(t *testing.T) {
 								return
 							}
 							count(resp.StatusCode)
+							if isArchive(p) {
+								archives.Add(1)
+								if resp.StatusCode != http.StatusOK {
+									t.Errorf("GET %s, an archive an index named: %d", p, resp.StatusCode)
+								}
+							}
 							if resp.StatusCode == http.StatusOK {
 								mu.Lock()
 								got = append(got, seen{p, digest(body), strings.Trim(resp.Header.Get("Etag"), `"`)})
@@ -169,7 +191,17 @@ func TestServeDuringRebuilds(t *testing.T) {
 			if len(got) < 100 {
 				t.Errorf("only %d good responses of %d; the readers hardly ran", len(got), total)
 			}
-			t.Logf("%d requests, %d with 200, %d mixed", total, len(got), mixed)
+			retired, last := 0, expected(t, dist)
+			named.Range(func(p, _ any) bool {
+				if last[p.(string)] == "" {
+					retired++
+				}
+				return true
+			})
+			if retired == 0 {
+				t.Error("no archive of an earlier build was asked for")
+			}
+			t.Logf("%d requests, %d with 200, %d mixed; %d for archives, %d of them no longer built", total, len(got), mixed, archives.Load(), retired)
 		})
 	}
 }

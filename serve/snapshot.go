@@ -2,15 +2,18 @@ package serve
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/skillpack/skillpack/internal/parallel"
@@ -169,6 +172,7 @@ func (b *Bundle) take(f *file, known []byte, prev *Bundle) ([]byte, error) {
 			}
 		}
 		f.fh, f.seen = fh, info
+		f.holders.Store(1)
 		return nil, nil
 	default:
 		defer fh.Close()
@@ -326,12 +330,25 @@ func (b *Bundle) release() {
 	if b.refs.Add(-1) != 0 {
 		return
 	}
+	if b.expire != nil {
+		b.expire.Stop()
+	}
 	for _, f := range b.files {
-		if f.fh != nil {
-			f.fh.Close()
-		}
+		f.drop()
+	}
+	for _, r := range b.retired {
+		r.f.drop()
 	}
 	b.root.Close()
+}
+
+// drop gives up one bundle's hold on the file f keeps open; the last
+// closes it. A file is held by the bundle that opened it and by each later
+// bundle that still serves it as retired.
+func (f *file) drop() {
+	if f.fh != nil && f.holders.Add(-1) == 0 {
+		f.fh.Close()
+	}
 }
 
 // acquire takes a reference to b unless it is already closed.
@@ -345,4 +362,106 @@ func (b *Bundle) acquire() bool {
 			return true
 		}
 	}
+}
+
+// A rebuild replaces a bundle's archives, and a client that read the
+// previous index a moment before asks for archives the new bundle no
+// longer has. A static host or CDN keeps serving such immutable objects,
+// so serve does too: a bundle keeps the immutable files (content-addressed
+// archives, and any path layout caches as immutable) of the bundles it
+// replaced, for a grace period after each switch. The bytes are the old
+// snapshot's, verified against the old bundle's digests and checked again
+// as every held file is (see content): an archive kept in memory keeps its
+// bytes; one kept open keeps its descriptor, which reaches the file after
+// the build has removed its name. One opened by name is dropped, since its
+// name is gone. Retired files are bounded by retiredLimits, newest first,
+// and dropped when their grace period ends, at the next switch or by the
+// reload that expire schedules.
+type retiredFile struct {
+	f     *file
+	until time.Time // served until then
+}
+
+// skew moves the clock of grace periods, for tests.
+var skew atomic.Int64
+
+func now() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
+
+// gracePeriod is how long the immutable files of a replaced bundle stay
+// served: twice the lifetime of the index that named them (a client may
+// use an index that old, and then fetch what it names), and at least a
+// minute, so that even a client told not to cache has time to fetch.
+func gracePeriod(c *layout.Cache) time.Duration { return max(2*c.Index, time.Minute) }
+
+// retiredLimits bounds what a bundle keeps of the ones it replaced: an
+// eighth of the process's file limit open (the live bundle and its
+// successor may hold a quarter each), and a quarter of the in-memory
+// budget.
+func retiredLimits(lim limits) limits {
+	return limits{memory: lim.memory / 4, open: lim.open / 2}
+}
+
+// file returns the file b serves at p: one of its own, or a retired one
+// whose grace period has not ended.
+func (b *Bundle) file(p string) *file {
+	if f := b.files[p]; f != nil || len(b.retired) == 0 {
+		return f
+	}
+	if r, ok := b.retired[p]; ok && now().Before(r.until) {
+		return r.f
+	}
+	return nil
+}
+
+// retire keeps in b, which replaces prev at the time at, the immutable
+// files prev served that b does not, for grace, and those prev kept from
+// earlier bundles until their own grace periods end, the newest first
+// while they fit lim. It returns how many it left out for lack of room,
+// and must be called before b is served.
+func (b *Bundle) retire(prev *Bundle, at time.Time, grace time.Duration, lim limits) (dropped int) {
+	var cands []retiredFile
+	for _, p := range slices.Sorted(maps.Keys(prev.files)) {
+		f := prev.files[p]
+		if b.files[p] == nil && f.how != byName && (layout.Cache{}).Control(p) == layout.Immutable {
+			cands = append(cands, retiredFile{f, at.Add(grace)})
+		}
+	}
+	older := slices.SortedFunc(maps.Values(prev.retired), func(x, y retiredFile) int {
+		return cmp.Or(y.until.Compare(x.until), strings.Compare(x.f.path, y.f.path))
+	})
+	for _, r := range older {
+		if b.files[r.f.path] == nil && at.Before(r.until) {
+			cands = append(cands, r)
+		}
+	}
+	var mem int64
+	open := 0
+	for _, r := range cands {
+		switch {
+		case r.f.how == inMemory && mem+r.f.size <= lim.memory:
+			mem += r.f.size
+		case r.f.how == keptOpen && open < lim.open:
+			open++
+			r.f.holders.Add(1)
+		default:
+			dropped++
+			continue
+		}
+		if b.retired == nil {
+			b.retired = map[string]retiredFile{}
+		}
+		b.retired[r.f.path] = r
+	}
+	return dropped
+}
+
+// firstExpiry is when the first of b's retired files stops being served,
+// or the zero time.
+func (b *Bundle) firstExpiry() (first time.Time) {
+	for _, r := range b.retired {
+		if first.IsZero() || r.until.Before(first) {
+			first = r.until
+		}
+	}
+	return first
 }

@@ -213,23 +213,49 @@ func (s *Server) Watch(ctx context.Context, w *Watcher, rebuild func() error) er
 // Reload opens the served folder again and serves what it holds, once it
 // is complete and verified; until then, and if it is not, the bundle
 // being served stays. Files the current bundle verified are not hashed
-// again (see hold).
-func (s *Server) Reload() error {
+// again (see hold). The immutable files the current bundle serves and the
+// new one does not stay served for a grace period (see retire).
+func (s *Server) Reload() error { return s.reloadBundle(nil) }
+
+// reloadBundle is Reload; with expired, the bundle whose first grace period has
+// ended, it opens the folder again even if it holds the same build, so
+// that a bundle without the expired files replaces it, and does nothing if
+// another has replaced it already.
+func (s *Server) reloadBundle(expired *Bundle) error {
 	s.reload.Lock()
 	defer s.reload.Unlock()
 	cur := s.acquire()
 	defer cur.release()
-	// The folder still holds the bundle being served: nothing to do. (Each
-	// build writes a new record; see sameRecord.)
-	if info, err := os.Stat(filepath.Join(cur.dir, filepath.FromSlash(layout.BuildRecord))); err == nil && sameRecord(cur.record, info) {
+	if expired != nil && cur != expired {
 		return nil
 	}
-	b, err := openBundle(cur.dir, cur, defaultLimits())
+	// The folder still holds the bundle being served: nothing to do. (Each
+	// build writes a new record; see sameRecord.)
+	info, err := os.Stat(filepath.Join(cur.dir, filepath.FromSlash(layout.BuildRecord)))
+	same := err == nil && sameRecord(cur.record, info)
+	if same && expired == nil {
+		return nil
+	}
+	lim := defaultLimits()
+	b, err := openBundle(cur.dir, cur, lim)
 	if err != nil {
 		return err
 	}
+	if n := b.retire(cur, now(), gracePeriod(s.opts.Cache), retiredLimits(lim)); n > 0 {
+		s.logf("%d archives of earlier builds are no longer served before their grace period ends: they do not fit the memory and open files set aside for them", n)
+	}
+	if first := b.firstExpiry(); !first.IsZero() {
+		b.expire = time.AfterFunc(first.Sub(now()), func() {
+			if err := s.reloadBundle(b); err != nil {
+				s.logf("the archives of earlier builds stay held until the next build is served: %v", err)
+			}
+		})
+	}
 	s.Swap(b)
 	b.Close()
+	if same {
+		return nil
+	}
 	s.logf("serving %s: %d skills", b.dir, b.Skills())
 	if b.byName > 0 {
 		s.logf("%d files did not fit the snapshot and are read by name: requests for them can fail while the folder is rebuilt", b.byName)
