@@ -345,7 +345,9 @@ func snapshot(roots []string) map[string]stamp {
 
 // staging reports whether a name is that of a build's staging folder
 // (".dist.skillpack-123", see build's stage), its owner file
-// (".dist.skillpack-123.owner"), or a previous bundle it moved aside.
+// (".dist.skillpack-123.owner"), a previous bundle it moved aside, or the
+// lock a build holds on its output (".dist.skillpack.lock"): each build
+// makes and removes it, and taking that for an edit rebuilt for ever.
 func staging(name string) bool {
-	return strings.HasPrefix(name, ".") && strings.Contains(name, ".skillpack-")
+	return strings.HasPrefix(name, ".") && (strings.Contains(name, ".skillpack-") || strings.HasSuffix(name, ".skillpack.lock"))
 }
