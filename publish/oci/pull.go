@@ -51,9 +51,9 @@ type Pulled struct {
 // manifest against maxManifestSize, each archive against o.Limits (its
 // zero fields layout's, which verify holds archives to), all of them
 // together against o.MaxTotal; an archive that holds anything but plain
-// files at clean paths is refused. An error names what it is
-// about; one wrapping ErrExists is a folder that was there before, one
-// wrapping ErrWrite a failure to write.
+// files at clean paths is refused. An error names what it is about; one
+// wrapping ErrExists is a folder that was there before, one wrapping
+// ErrWrite a failure to write.
 func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, error) {
 	ref, t, r, err := openSource(source, o)
 	if err != nil {
