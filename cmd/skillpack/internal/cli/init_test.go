@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/lint"
 )
@@ -192,7 +194,102 @@ func TestInitGitHub(t *testing.T) {
 		if !found {
 			t.Errorf("no build step uses skillpack/skillpack@v0")
 		}
+		// upload-artifact@v4 leaves out hidden files unless told: the
+		// bundle's .well-known/ tree would be missing from the artifact.
+		uploads := 0
+		for _, s := range buildJob.Steps {
+			if strings.HasPrefix(s.Uses, "actions/upload-artifact@") {
+				uploads++
+				if s.With["path"] != "dist" || s.With["include-hidden-files"] != "true" {
+					t.Errorf("the artifact step takes %v; want path dist and include-hidden-files true", s.With)
+				}
+			}
+		}
+		if uploads != 1 {
+			t.Errorf("%d artifact steps, want 1", uploads)
+		}
 	}
+}
+
+// TestInitWorkflowReplay replays the build job of the workflow init
+// writes in a checkout of the examples: skillpack's action runs as the
+// runner would (runAction), then the artifact step uploads what
+// upload-artifact would, which must be every file of the bundle.
+func TestInitWorkflowReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds skillpack from source")
+	}
+	testtool.Need(t, "bash")
+	root, _ := filepath.Abs("../../../..")
+	var a action
+	actionYAML, err := os.ReadFile(filepath.Join(root, "action.yml"))
+	must(t, err)
+	must(t, yaml.Unmarshal(actionYAML, &a))
+	workspace := filepath.Join(t.TempDir(), "workspace")
+	copyDir(t, filepath.Join(root, "examples"), workspace)
+	t.Chdir(workspace)
+	ios, _, errb := fakeIO(nil)
+	if code := run(ios, []string{"init", "--ci", "github"}); code != ExitOK {
+		t.Fatalf("init: exit %d: %s", code, errb)
+	}
+	data, err := os.ReadFile(workflowPath)
+	must(t, err)
+	var w workflow
+	must(t, yaml.Unmarshal(data, &w))
+	var output string
+	var uploaded []string
+	for _, s := range w.Jobs["build"].Steps {
+		switch {
+		case strings.HasPrefix(s.Uses, "actions/checkout@"):
+			// The workspace is the checkout.
+		case s.Uses == "skillpack/skillpack@v0":
+			output = s.With["output"]
+			runAction(t, a, root, workspace, s.With, filepath.Join(workspace, output))
+		case strings.HasPrefix(s.Uses, "actions/upload-artifact@"):
+			uploaded = artifactFiles(t, workspace, s.With["path"], s.With["include-hidden-files"] == "true")
+		default:
+			t.Fatalf("the build job has a step (%q %q) this test cannot replay", s.Uses, s.Run)
+		}
+	}
+	if output == "" {
+		t.Fatal("the build job builds no bundle")
+	}
+	want := artifactFiles(t, workspace, output, true)
+	if len(want) < 40 || !slices.Contains(want, ".well-known/agent-skills/index.json") {
+		t.Fatalf("the bundle holds %d files: %v", len(want), want)
+	}
+	if !slices.Equal(uploaded, want) {
+		t.Errorf("the artifact holds %d files, the bundle %d:\nuploaded %v\nbundle %v", len(uploaded), len(want), uploaded, want)
+	}
+}
+
+// artifactFiles lists the files actions/upload-artifact@v4 would upload
+// for the path given, relative to it, as upload-artifact names them:
+// without includeHidden, a file or folder whose name starts with a dot is
+// left out, with all below it (@actions/glob's excludeHiddenFiles).
+func artifactFiles(t *testing.T, workspace, path string, includeHidden bool) []string {
+	t.Helper()
+	top := filepath.Join(workspace, filepath.FromSlash(path))
+	var files []string
+	err := filepath.WalkDir(top, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !includeHidden && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() {
+			rel, _ := filepath.Rel(top, p)
+			files = append(files, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	must(t, err)
+	slices.Sort(files)
+	return files
 }
 
 // TestMan checks that skillpack man writes skillpack.1 and one page per
