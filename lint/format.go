@@ -71,6 +71,12 @@ const (
 
 var severityColor = map[Severity]string{Error: "\x1b[1;31m", Warning: "\x1b[1;33m", Info: "\x1b[1;36m"}
 
+// sameAtMost is how many findings of one rule with one message and fix the
+// text format prints one by one; more are one entry, the first in full and
+// the rest by position, so that a key every skill of a collection carries
+// reads as one line, not eight hundred. The other formats list each.
+const sameAtMost = 3
+
 // FormatText writes findings in the text format, styled by opts;
 // Format(w, "text", ...) is FormatText with the zero options.
 func FormatText(w io.Writer, res *Result, opts TextOptions) error {
@@ -80,7 +86,7 @@ func FormatText(w io.Writer, res *Result, opts TextOptions) error {
 		}
 		return code + s + ansiReset
 	}
-	for _, f := range res.Findings {
+	at := func(f Finding) string {
 		pos := Printable(f.Path)
 		if f.Line > 0 {
 			pos += fmt.Sprintf(":%d", f.Line)
@@ -88,12 +94,37 @@ func FormatText(w io.Writer, res *Result, opts TextOptions) error {
 				pos += fmt.Sprintf(":%d", f.Column)
 			}
 		}
-		if _, err := fmt.Fprintf(w, "%s: %s: %s %s\n", paint(pos, ansiBold), paint(f.Severity.String(), severityColor[f.Severity]),
+		return pos
+	}
+	type same struct{ rule, message, fix string }
+	groups := map[same][]int{}
+	for i, f := range res.Findings {
+		k := same{f.Rule, f.Message, f.Fix}
+		groups[k] = append(groups[k], i)
+	}
+	for i, f := range res.Findings {
+		group := groups[same{f.Rule, f.Message, f.Fix}]
+		if len(group) > sameAtMost && group[0] != i {
+			continue
+		}
+		if _, err := fmt.Fprintf(w, "%s: %s: %s %s\n", paint(at(f), ansiBold), paint(f.Severity.String(), severityColor[f.Severity]),
 			Printable(f.Message), paint("["+f.Rule+"]", ansiDim)); err != nil {
 			return err
 		}
 		if f.Fix != "" {
 			if _, err := fmt.Fprintf(w, "    fix: %s\n", Printable(f.Fix)); err != nil {
+				return err
+			}
+		}
+		if len(group) > sameAtMost {
+			var more []string
+			for _, j := range group[1:min(len(group), 1+sameAtMost)] {
+				more = append(more, at(res.Findings[j]))
+			}
+			if rest := len(group) - 1 - len(more); rest > 0 {
+				more = append(more, fmt.Sprintf("and %d more", rest))
+			}
+			if _, err := fmt.Fprintf(w, "    also at %d more places: %s (--format json lists each)\n", len(group)-1, strings.Join(more, ", ")); err != nil {
 				return err
 			}
 		}

@@ -77,6 +77,35 @@ pdf/notes.md: info: nothing links to this file [file-unreferenced]
 	}
 }
 
+// One finding in many skills (a key every skill of a collection carries)
+// is one entry of the text format, the first in full and the others by
+// position; three are still listed one by one, and JSON lists each.
+func TestFormatTextSame(t *testing.T) {
+	var res Result
+	for _, s := range []string{"a", "b", "c", "d", "e"} {
+		res.Findings = append(res.Findings, Finding{Path: s + "/SKILL.md", Line: 4, Column: 1, Rule: "unknown-key",
+			Severity: Warning, Message: `unknown frontmatter key "requires" (profile clients)`, Fix: "move it under metadata"})
+	}
+	res.Findings = append(res.Findings, Finding{Path: "e/SKILL.md", Line: 5, Column: 1, Rule: "unknown-key",
+		Severity: Warning, Message: `unknown frontmatter key "tags" (profile clients)`})
+	want := `a/SKILL.md:4:1: warning: unknown frontmatter key "requires" (profile clients) [unknown-key]
+    fix: move it under metadata
+    also at 4 more places: b/SKILL.md:4:1, c/SKILL.md:4:1, d/SKILL.md:4:1, and 1 more (--format json lists each)
+e/SKILL.md:5:1: warning: unknown frontmatter key "tags" (profile clients) [unknown-key]
+`
+	if got := formatString(t, "text", &res); got != want {
+		t.Errorf("text output:\n%s\nwant:\n%s", got, want)
+	}
+	res.Findings = res.Findings[2:]
+	if got := strings.Count(formatString(t, "text", &res), `"requires"`); got != 3 {
+		t.Errorf("three findings alike are printed %d times, want each", got)
+	}
+	res.Findings = append(res.Findings, res.Findings...)
+	if got := strings.Count(formatString(t, "json", &res), `requires`); got != 6 {
+		t.Errorf("JSON holds %d of the 6 findings", got)
+	}
+}
+
 func TestFormatJSON(t *testing.T) {
 	res := trickyResult()
 	var got struct {

@@ -61,10 +61,11 @@ var claudeKeys = []string{
 // specSeverity raises what the clients accept back to errors, as the
 // specification and skills-ref have them: the spec profile reports what
 // skillpack reported before profiles weighed by clients (issue 31), so a
-// tree that passes it passes skills-ref.
+// tree that passes it passes skills-ref. One rule goes the other way:
+// skills-ref accepts skill.md, which the clients and the build do not.
 var specSeverity = map[string]Severity{
 	"name-mismatch": Error, "metadata-nested": Error, "license-type": Error,
-	"compatibility-format": Error,
+	"compatibility-format": Error, "skill-md-name": Warning,
 }
 
 // claudeSeverity is what Claude Code accepts, weighed for it: it reads a

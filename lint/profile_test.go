@@ -61,7 +61,9 @@ func TestSpecProfileLevels(t *testing.T) {
 			t.Errorf("%s: %s by default and %s under spec, but the spec profile %s it", r.ID, def.level(r), want,
 				map[bool]string{true: "raises", false: "does not raise"}[raised])
 		}
-		if def.level(r) > want {
+		// skills-ref accepts skill.md, which the clients and the build
+		// do not: the one rule that weighs more by default than under spec.
+		if def.level(r) > want && r.ID != "skill-md-name" {
 			t.Errorf("%s weighs more by default (%s) than under spec (%s)", r.ID, def.level(r), want)
 		}
 	}
@@ -118,6 +120,32 @@ func TestSpecProfile(t *testing.T) {
 			if len(errs) != len(wantSpec) {
 				t.Errorf("profile spec: errors %v, want %v", errs, wantSpec)
 			}
+		}
+	}
+}
+
+// A skill.md, which skills-ref accepts and the clients and the build do
+// not, is an error by default and a warning under spec.
+func TestEntryNameLevels(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "pdf", "skill.md")
+	must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	must(t, os.WriteFile(p, []byte("---\nname: pdf\ndescription: Fill and merge PDF forms. Use when the user works with PDF files.\n---\n# PDF\n"), 0o644))
+	for profile, want := range map[string]Severity{"clients": Error, "spec": Warning} {
+		cfg := DefaultConfig()
+		cfg.Profile, _ = LookupProfile(profile)
+		res, err := Run([]string{dir}, Options{Config: cfg, Base: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []Severity
+		for _, f := range res.Findings {
+			if f.Rule == "skill-md-name" {
+				got = append(got, f.Severity)
+			}
+		}
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("profile %s: skill-md-name %v, want one %s", profile, got, want)
 		}
 	}
 }
