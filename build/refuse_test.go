@@ -35,8 +35,15 @@ func TestRefusalsAreFindings(t *testing.T) {
 		`inner/a\b.md`:   "a name no archive holds\n",
 	})
 	dist := filepath.Join(root, "dist")
+	// skill-md-name is an error by default; the spec profile, or a
+	// config, makes it a warning, and the build still cannot publish it.
+	cfg, err := lint.ParseConfig(filepath.Join(root, "skillpack.yaml"), []byte("rules:\n  skill-md-name: warning\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Out: dist, Lint: lint.Options{Config: cfg}}
 
-	res, err := Run([]string{src}, Options{Out: dist})
+	res, err := Run([]string{src}, opts)
 	var le *LintError
 	if !errors.As(err, &le) {
 		t.Fatalf("build: %v, want lint errors", err)
@@ -47,7 +54,8 @@ func TestRefusalsAreFindings(t *testing.T) {
 		t.Errorf("a refused build wrote %s: %v", dist, err)
 	}
 
-	res, err = Run([]string{src}, Options{Out: dist, SkipInvalid: true})
+	opts.SkipInvalid = true
+	res, err = Run([]string{src}, opts)
 	if err != nil {
 		t.Fatalf("build --skip-invalid: %v", err)
 	}
