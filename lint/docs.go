@@ -44,8 +44,9 @@ func RuleTable(w io.Writer) error {
 		"or the clients that load skills (Claude Code, Codex, Cursor, OpenClaw, the Vercel skills CLI) refuse or " +
 		"misread it. A deviation from the specification that those clients accept is a warning under the default " +
 		"profile, `" + profiles[0].Name + "`, even where a validator of the letter (skills-ref, the MCP SDK's entry " +
-		"checks) refuses it; `--profile spec` makes it an error again, as skills-ref has it. `--strict` makes " +
-		"every warning fail, under any profile.\n\n")
+		"checks) refuses it. `--profile spec` holds skills to the letter with the levels skillpack had before " +
+		"(a name unlike its folder is an error there, as in skills-ref). `--strict` makes every warning fail, " +
+		"under any profile.\n\n")
 	b.WriteString("| ID |")
 	for _, p := range profiles {
 		fmt.Fprintf(&b, " `%s` |", p.Name)

@@ -21,17 +21,18 @@ var SpecKeys = []string{"allowed-tools", "compatibility", "description", "licens
 // the specification that those clients accept is a warning, even where a
 // validator that checks the specification to the letter (skills-ref, the
 // MCP SDK's entry checks) refuses it. The spec profile is that letter: it
-// raises those deviations to errors again, as skills-ref reports them.
+// raises those deviations to errors again, with the levels skillpack had
+// before.
 type Profile struct {
 	Name        string
 	Description string
 	Keys        []string            // frontmatter keys known beyond SpecKeys
 	Severity    map[string]Severity // rule ID → severity, over the rule's default
 
-	// Letter holds the skill to the specification's letter, as skills-ref
-	// does: a check whose finding only that reading calls a fault (a
-	// one-line flow mapping, which strict YAML readers refuse and every
-	// client reads) reports it only under such a profile.
+	// Letter holds the skill to the specification's letter: a check whose
+	// finding only that reading calls a fault (a one-line flow mapping,
+	// which strict YAML readers refuse and every client reads) reports it
+	// only under such a profile.
 	Letter bool
 }
 
@@ -58,11 +59,10 @@ var claudeKeys = []string{
 	"user-invocable", "version", "when_to_use",
 }
 
-// specSeverity raises what the clients accept back to errors, as the
-// specification and skills-ref have them: the spec profile reports what
-// skillpack reported before profiles weighed by clients (issue 31), so a
-// tree that passes it passes skills-ref. One rule goes the other way:
-// skills-ref accepts skill.md, which the clients and the build do not.
+// specSeverity raises what the clients accept back to errors: the spec
+// profile reports at the levels skillpack had before profiles weighed by
+// clients (issue 31). One rule goes the other way: skills-ref accepts
+// skill.md, which the clients and the build do not.
 var specSeverity = map[string]Severity{
 	"name-mismatch": Error, "metadata-nested": Error, "license-type": Error,
 	"compatibility-format": Error, "skill-md-name": Warning,
@@ -80,8 +80,9 @@ var profiles = []*Profile{
 	},
 	{
 		Name: "spec",
-		Description: "the Agent Skills specification to the letter, as skills-ref checks it: " +
-			"what the clients accept against it is an error too, and any other frontmatter key is reported",
+		Description: "the Agent Skills specification to the letter, at skillpack's earlier levels: what the " +
+			"clients accept against it (a name unlike its folder, nested metadata) is an error too, and any " +
+			"other frontmatter key is reported",
 		Severity: specSeverity,
 		Letter:   true,
 	},

@@ -7,10 +7,10 @@ import (
 )
 
 // specLevels is every rule's severity before issue 31 made the default
-// profile weigh rules by what the clients accept, when it was the spec
-// profile's and skillpack's defaults: the levels that agree with
-// skills-ref. The spec profile keeps them (a rule added since takes its
-// own default, which is listed here too).
+// profile weigh rules by what the clients accept, when they were the spec
+// profile's and skillpack's defaults, which the README compares with
+// skills-ref. The spec profile keeps them (metadata-nested, split from
+// metadata-format, keeps that rule's error).
 var specLevels = map[string]Severity{
 	"allowed-tools-list": Warning, "allowed-tools-type": Error, "body-empty": Warning,
 	"body-too-long": Warning, "body-too-many-tokens": Warning, "code-fence-unclosed": Warning,
@@ -35,7 +35,7 @@ var specLevels = map[string]Severity{
 	"yaml-proto-key": Error, "yaml-special-float": Error, "yaml-tab-indent": Error, "yaml-tag": Error,
 }
 
-// TestSpecProfileLevels holds the spec profile to skills-ref parity: every
+// TestSpecProfileLevels holds the spec profile to its parity: every
 // rule weighs under it what it weighed before the default profile became
 // the clients', and only the rules the spec profile lists are weighed
 // otherwise by default, each lower.
@@ -72,7 +72,7 @@ func TestSpecProfileLevels(t *testing.T) {
 // TestSpecProfile lints the shapes that the clients accept and the
 // specification does not, as found in public repositories: under the
 // default profile each is a warning or nothing, and the tree is publishable;
-// under the spec profile each is an error, as skills-ref reports it.
+// under the spec profile each is an error, as skillpack reported it before.
 func TestSpecProfile(t *testing.T) {
 	dir := t.TempDir()
 	write := func(rel, data string) {

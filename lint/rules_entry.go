@@ -25,8 +25,8 @@ var entryRules = []*Rule{
 		Explain: "The specification names the entry file SKILL.md. The reference validator also accepts " +
 			"skill.md, but Codex, Gemini CLI, the Vercel skills CLI and Anthropic's loaders look for the exact " +
 			"upper-case name, so on a case-sensitive file system they do not see the skill at all, and the " +
-			"build does not publish it. Rename the file. The spec profile, which reports what skills-ref " +
-			"does, makes this a warning (the build still leaves the skill out).",
+			"build does not publish it. Rename the file. The spec profile makes this a warning, as it was " +
+			"(the build still leaves the skill out).",
 		Bad:   "my-skill/skill.md",
 		Good:  "my-skill/SKILL.md",
 		Check: checkEntryName,

@@ -101,7 +101,7 @@ var fieldRules = []*Rule{
 		Explain: "license is optional; when present it is a string: an SPDX identifier or the name of a " +
 			"license file bundled with the skill. Clients do not read it, and the catalog shows only a " +
 			"string license, so another value is lost rather than harmful; it is an error under the spec " +
-			"profile, as in skills-ref.",
+			"profile.",
 		Bad:   "license:\n  - MIT\n  - Apache-2.0",
 		Good:  "license: MIT OR Apache-2.0",
 		Check: checkLicense,
@@ -139,10 +139,9 @@ var fieldRules = []*Rule{
 		Explain: "The specification has metadata map strings to strings. Clients read nested values as " +
 			"written: OpenClaw's documentation prescribes a metadata.openclaw block, Claude Code and " +
 			"Codex ignore what they do not use, and the build publishes the frontmatter unchanged. " +
-			"Validators that check the letter refuse them: skills-ref, and the official MCP SDK, which " +
-			"skips such a skill, so MCP hosts would not offer it. Flatten the value into one string, or " +
-			"into several keys, where no client needs the nesting. It is an error under the spec " +
-			"profile, as in skills-ref.",
+			"The official MCP SDK checks the letter and skips such a skill, so MCP hosts would not offer " +
+			"it. Flatten the value into one string, or into several keys, where no client needs the " +
+			"nesting. It is an error under the spec profile.",
 		Bad:   "metadata:\n  tags: [pdf, forms]",
 		Good:  "metadata:\n  tags: pdf forms",
 		Check: checkMetadataNested,
@@ -550,7 +549,7 @@ func checkMetadataNested(p *Pass) {
 		k, val := m.Content[i], m.Content[i+1]
 		if val.Kind == yaml.MappingNode || val.Kind == yaml.SequenceNode {
 			p.ReportNode(val, "flatten it into one string, or into several keys, unless a client needs it nested",
-				"metadata.%s is %s, where the specification has a string; the MCP SDK and skills-ref refuse it",
+				"metadata.%s is %s, where the specification has a string; the official MCP SDK skips the skill",
 				k.Value, describeNode(val))
 		}
 	}
