@@ -64,7 +64,11 @@ file notifications, or by polling every second where there are none).
 
 Caching: archives are immutable; skill files (SKILL.md and the rest) may be
 kept for --cache-files, and the indexes, MCP documents and checksums.txt
-for --cache-index, which is also the ttlMs of MCP results.
+for --cache-index, which is also the ttlMs of MCP results. As a CDN keeps
+old immutable objects, an archive a new build no longer has stays served,
+with its own checked bytes, for twice --cache-index (at least a minute)
+after serve switches to that build, so that a client can fetch what an
+index it read names.
 
 With --auth-token-file F, every HTTP request (files and MCP) must carry
 "Authorization: Bearer TOKEN" for one of the tokens in F, one a line
@@ -196,6 +200,9 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 func (o *serveOptions) serverOptions(ios *IO) (serve.Options, error) {
 	if o.Stdio && o.given != nil && o.given("addr") {
 		return serve.Options{}, usageErr("--stdio serves MCP on stdin and stdout only; leave out --addr")
+	}
+	if _, _, err := net.SplitHostPort(o.Addr); err != nil && !o.Stdio {
+		return serve.Options{}, usageErr("--addr %s: --addr takes host:port, e.g. 127.0.0.1:8080 or :8080", o.Addr)
 	}
 	if o.PublicURL != "" {
 		if err := layout.CheckBaseURL(o.PublicURL); err != nil {
