@@ -16,6 +16,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -681,4 +682,48 @@ func rawStdio(t *testing.T, s *Server) (send func(line string) map[string]any, n
 		return <-done
 	}
 	return send, notify, end
+}
+
+// TestStdioBounded writes requests to `serve --stdio` faster than it
+// reads the answers: serve takes no more than maxInFlight requests it has
+// not answered, so the rest wait in the client's pipe, not in serve's
+// memory (the SDK alone reads every line at once: 200,000 requests held
+// 1 GB).
+func TestStdioBounded(t *testing.T) {
+	s := New(open(t, pristine(t)), Options{})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.ServeStdio(c, inR, outW); outW.Close() }()
+	const n = 3000
+	var written, read, most atomic.Int64
+	go func() {
+		for i := range n {
+			line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{%s}}`+"\n", i, newProtocolMeta)
+			if _, err := io.WriteString(inW, line); err != nil {
+				return
+			}
+			if ahead := written.Add(1) - read.Load(); ahead > most.Load() {
+				most.Store(ahead)
+			}
+		}
+		inW.Close()
+	}()
+	lines := bufio.NewScanner(outR)
+	for lines.Scan() {
+		if read.Add(1)%10 == 0 {
+			time.Sleep(time.Millisecond) // a slow reader
+		}
+	}
+	<-done
+	if read.Load() != n {
+		t.Errorf("%d answers to %d requests", read.Load(), n)
+	}
+	// maxInFlight in the SDK, and what the guard's bufio.Reader read ahead
+	// (4 KiB of lines of ~150 bytes).
+	if m := most.Load(); m > maxInFlight+40 {
+		t.Errorf("serve took %d requests it had not answered; at most %d are held", m, maxInFlight)
+	}
 }

@@ -19,6 +19,13 @@ import (
 // ends.
 var drainTimeout = 10 * time.Second
 
+// maxInFlight bounds the requests passed on to the SDK and not yet
+// answered. The SDK reads every line it is given at once and holds each
+// request until it is answered, so a client that writes faster than the
+// answers go out (a pipe of 200,000 requests took 1 GB) is made to wait
+// here, in its own pipe, instead of in serve's memory.
+const maxInFlight = 64
+
 // ServeStdio serves MCP over newline-delimited JSON-RPC on in and out
 // until in ends or ctx is cancelled.
 //
@@ -53,12 +60,13 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 // response go out. The SDK writes every message in one Write, so the lock
 // per Write also keeps the guard's own replies from splitting a line.
 type guard struct {
-	out     io.Writer
-	max     int
-	mu      sync.Mutex
-	idle    *sync.Cond     // signalled when pending empties or the session ends
-	pending map[string]int // ids of requests passed on and not yet answered
-	closed  bool
+	out      io.Writer
+	max      int
+	mu       sync.Mutex
+	idle     *sync.Cond     // signalled when a request is answered or the session ends
+	pending  map[string]int // ids of requests passed on and not yet answered
+	inflight int            // the sum of pending
+	closed   bool
 
 	initialized bool // an initialize was passed on; only copy reads it
 }
@@ -68,11 +76,13 @@ func (g *guard) Write(p []byte) (int, error) {
 	defer g.mu.Unlock()
 	n, err := g.out.Write(p)
 	for _, id := range responseIDs(p) {
+		if _, ok := g.pending[id]; !ok {
+			continue
+		}
+		g.inflight--
 		if g.pending[id]--; g.pending[id] <= 0 {
 			delete(g.pending, id)
 		}
-	}
-	if len(g.pending) == 0 {
 		g.idle.Broadcast()
 	}
 	return n, err
@@ -93,7 +103,11 @@ func (g *guard) copy(ctx context.Context, in io.Reader, sdk *io.PipeWriter) {
 			} else {
 				if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
 					g.mu.Lock()
+					for g.inflight >= maxInFlight && !g.closed {
+						g.idle.Wait()
+					}
 					g.pending[fmt.Sprint(req.ID.Raw())]++
+					g.inflight++
 					g.mu.Unlock()
 				}
 				if _, werr := sdk.Write(append(line, '\n')); werr != nil {
@@ -151,7 +165,7 @@ func (g *guard) drain(ctx context.Context) {
 	})
 	defer timer.Stop()
 	g.mu.Lock()
-	for len(g.pending) > 0 && !g.closed {
+	for g.inflight > 0 && !g.closed {
 		g.idle.Wait()
 	}
 	g.mu.Unlock()

@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -148,14 +147,6 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 		return &exitError{code: ExitUsage, err: err}
 	}
 	defer b.Close()
-	// A server's live heap is the snapshot, and each request leaves little
-	// garbage: collecting at five times the live heap rather than twice
-	// serves about a tenth more requests a second (bench/serve.sh), within
-	// a gigabyte. GOGC and GOMEMLIMIT still decide when set.
-	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetGCPercent(400)
-		debug.SetMemoryLimit(1 << 30)
-	}
 	s = serve.New(b, so)
 	if b.Unheld() > 0 {
 		so.Log.Warn(fmt.Sprintf("%d files did not fit the snapshot and are read by name: requests for them can fail while %s is rebuilt", b.Unheld(), opts.Dist))
