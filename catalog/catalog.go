@@ -3,9 +3,10 @@
 // links, install commands and its SKILL.md rendered as HTML.
 //
 // The page is one self-contained file at the root of dist/: the stylesheet
-// is inlined, nothing is fetched from elsewhere, and there is no JavaScript
-// (a Content-Security-Policy forbids scripts outright, since SKILL.md bodies
-// are untrusted input). Every link is relative to dist/ (or under
+// is inlined and nothing is fetched from elsewhere. Its one script is its
+// own (filter.js: a search box over the skills that the page works
+// without), and the Content-Security-Policy allows that script alone, by
+// its hash, since SKILL.md bodies are untrusted input. Every link is relative to dist/ (or under
 // Options.BaseURL) and names a file the bundle holds. Rendering does no I/O
 // of its own (it writes to the writer it is given and reads bodies through
 // Skill.Body) and is deterministic: the same skills give the same bytes.
@@ -80,6 +81,12 @@ type Options struct {
 	Generator string
 	// Title heads the page; empty means "Agent Skills".
 	Title string
+	// Publisher, if set, is who publishes the skills, shown under the
+	// title ("by Publisher").
+	Publisher string
+	// Source, if set, is the absolute http or https URL of the skills'
+	// source (a repository, say), linked under the title.
+	Source string
 }
 
 // placeholder stands for the host in install commands when no base URL is
@@ -110,6 +117,8 @@ func WithHost(page []byte, base string) []byte {
 // page is the data of the "head" and "foot" templates.
 type page struct {
 	Title     string
+	Publisher string
+	Source    string // an http(s) URL, checked by scan
 	Generator string
 	Host      string // the bundle's absolute URL, or placeholder
 	Known     bool   // Host is real
@@ -118,6 +127,7 @@ type page struct {
 	Count     int  // of skills
 	Inline    bool // SKILL.md bodies are shown; see InlineBudget
 	CSS       template.CSS
+	JS        template.JS
 	CSP       string
 }
 
@@ -130,8 +140,9 @@ type page struct {
 const InlineBudget = 8 << 20
 
 // tocEntry is the data of the "entry" template: one skill in the table of
-// contents.
-type tocEntry struct{ Name, Description string }
+// contents. Letter is set on the first skill of each first letter, the
+// target of the letter index (the search that needs no script).
+type tocEntry struct{ Name, Description, Letter string }
 
 // entry is what Render keeps of every skill from its first reading to the
 // last: enough to sort the page and read the skill again, a few dozen
@@ -220,6 +231,8 @@ func Render(w io.Writer, skills Skills, o Options) error {
 	}
 	p := page{
 		Title:     o.Title,
+		Publisher: o.Publisher,
+		Source:    o.Source,
 		Generator: o.Generator,
 		Host:      host,
 		Known:     base != "",
@@ -232,7 +245,8 @@ func Render(w io.Writer, skills Skills, o Options) error {
 		Count:  len(idx),
 		Inline: markdown <= InlineBudget,
 		CSS:    template.CSS(a.css),
-		CSP:    csp(a.css, o.BaseURL),
+		JS:     template.JS(a.js),
+		CSP:    csp(a.css, a.js, o.BaseURL),
 	}
 	if p.Title == "" {
 		p.Title = "Agent Skills"
@@ -317,12 +331,20 @@ func head(w io.Writer, t *template.Template, p page, skills Skills, idx []entry)
 	if err := t.ExecuteTemplate(bw, "head", p); err != nil {
 		return fmt.Errorf("catalog: head of the page: %w", err)
 	}
+	if err := t.ExecuteTemplate(bw, "letters", letters(idx)); err != nil {
+		return fmt.Errorf("catalog: head of the page: %w", err)
+	}
+	prev := ""
 	for _, e := range idx {
 		s, err := reread(skills, e)
 		if err != nil {
 			return err
 		}
-		if err := t.ExecuteTemplate(bw, "entry", tocEntry{s.Name, s.Description}); err != nil {
+		te := tocEntry{Name: s.Name, Description: s.Description}
+		if l := s.Name[:1]; l != prev {
+			te.Letter, prev = l, l
+		}
+		if err := t.ExecuteTemplate(bw, "entry", te); err != nil {
 			return fmt.Errorf("catalog: head of the page: %w", err)
 		}
 	}
@@ -333,6 +355,18 @@ func head(w io.Writer, t *template.Template, p page, skills Skills, idx []entry)
 		return fmt.Errorf("catalog: head of the page: %w", err)
 	}
 	return nil
+}
+
+// letters are the first letters of the skills' names, in order, once
+// each: names are sorted and start with [a-z0-9] (layout.CheckName).
+func letters(idx []entry) []string {
+	var out []string
+	for _, e := range idx {
+		if l := e.name[:1]; len(out) == 0 || out[len(out)-1] != l {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // part writes the named part of the page through a buffer, since
@@ -428,6 +462,11 @@ func newView(s Skill, inline bool, href, abs func(string) string, host string) (
 // them all.
 func scan(skills Skills, o Options) ([]entry, int64, error) {
 	var errs []error
+	if o.Source != "" {
+		if u, err := url.Parse(o.Source); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+			errs = append(errs, fmt.Errorf("catalog: source %q: use an absolute http or https URL, such as https://github.com/OWNER/REPO", o.Source))
+		}
+	}
 	if o.BaseURL != "" {
 		u, err := url.Parse(o.BaseURL)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
@@ -513,10 +552,10 @@ func check(s Skill, dup bool) []error {
 	return errs
 }
 
-// assets are the embedded templates and stylesheet, parsed once.
+// assets are the embedded templates, stylesheet and script, parsed once.
 type assets struct {
-	t   *template.Template
-	css string
+	t       *template.Template
+	css, js string
 }
 
 var load = sync.OnceValues(func() (assets, error) {
@@ -528,21 +567,33 @@ var load = sync.OnceValues(func() (assets, error) {
 	if err != nil {
 		return assets{}, fmt.Errorf("catalog stylesheet: %w", err)
 	}
-	return assets{t, string(css)}, nil
+	js, err := templates.Catalog.ReadFile("catalog/filter.js")
+	if err != nil {
+		return assets{}, fmt.Errorf("catalog script: %w", err)
+	}
+	// The policy pins the bytes between <script> and </script>; a final
+	// newline there would be one more byte to get right.
+	return assets{t, string(css), strings.TrimRight(string(js), "\n")}, nil
 })
 
-// csp is the page's Content-Security-Policy: no scripts, no frames, no
-// forms, no fetches; only the inline stylesheet (pinned by its hash) and
-// images of the bundle itself. It backs up the Markdown renderer: even
-// HTML that slipped through could not run or phone home.
-func csp(css, base string) string {
-	sum := sha256.Sum256([]byte(css))
+// csp is the page's Content-Security-Policy: no frames, no forms, no
+// fetches; only the inline stylesheet and the page's own script, each
+// pinned by its hash, and images of the bundle itself. It backs up the
+// Markdown renderer: even HTML that slipped through could not run or
+// phone home.
+func csp(css, js, base string) string {
 	img := "'self'"
 	if u, err := url.Parse(base); err == nil && u.Host != "" {
 		img += " " + u.Scheme + "://" + u.Host
 	}
-	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
-		"'; img-src " + img + "; base-uri 'none'; form-action 'none'"
+	return "default-src 'none'; style-src " + hash(css) + "; script-src " + hash(js) +
+		"; img-src " + img + "; base-uri 'none'; form-action 'none'"
+}
+
+// hash is the CSP source that allows an inline element of exactly text.
+func hash(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
 }
 
 // human is a size as people read it, in binary units.

@@ -245,7 +245,7 @@ func TestRenderExamples(t *testing.T) {
 	for _, s := range b.skills {
 		for _, want := range []string{
 			`<section class="skill" id="` + s.Name + `">`,
-			`<li><a href="#` + s.Name + `">`,
+			`<a href="#` + s.Name + `"><strong>` + s.Name + `</strong>`,
 			"npx skills add https://YOUR-HOST --skill " + s.Name,
 			"skill://" + s.Name + "/SKILL.md",
 			`title="` + string(s.ContentDigest) + `"`,
@@ -340,7 +340,7 @@ func TestRenderHostile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lower := bytes.ToLower(page)
+	lower := bytes.ToLower(ownScriptCut(t, page))
 	// The text of a dead link may still read "javascript:alert(4)"; what
 	// matters is that no attribute holds such a URL.
 	for _, bad := range []string{"<script", "=\"javascript:", "=\"vbscript:", "=\"jav", "=\"data:", "onerror", "<b>bold", "<img src=\"https://"} {
@@ -484,10 +484,26 @@ func TestRenderDeterministic(t *testing.T) {
 		t.Errorf("sections not sorted by name: another@%d demo@%d zeta@%d", ia, id, iz)
 	}
 	for _, bad := range [][]byte{[]byte("\r"), []byte("<script")} {
-		if bytes.Contains(first, bad) {
+		if bytes.Contains(ownScriptCut(t, first), bad) {
 			t.Errorf("output contains %q", bad)
 		}
 	}
+}
+
+// ownScriptCut returns page without its one script, the catalog's own
+// filter.js at the end of the page, so that a test can check no other
+// script got in. It fails t if that script is not there, exactly once.
+func ownScriptCut(t testing.TB, page []byte) []byte {
+	t.Helper()
+	a, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := []byte("<script>" + a.js + "</script>\n</body>")
+	if n := bytes.Count(page, own); n != 1 {
+		t.Fatalf("the page has its script %d times; want once, before </body>", n)
+	}
+	return bytes.Replace(page, own, []byte("</body>"), 1)
 }
 
 // The inline stylesheet must match the hash the policy allows, or
@@ -519,6 +535,36 @@ func TestRenderPolicy(t *testing.T) {
 	}
 	if bytes.Contains(page, []byte(" style=")) {
 		t.Error("a style attribute would be blocked by the policy")
+	}
+	// The one script runs only if the policy names its exact bytes.
+	js := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindAllSubmatch(page, -1)
+	if len(js) != 1 {
+		t.Fatalf("%d script elements; the policy allows one", len(js))
+	}
+	sum = sha256.Sum256(js[0][1])
+	if want := "script-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "';"; !strings.Contains(policy, want) {
+		t.Errorf("policy %s lacks %s", policy, want)
+	}
+	if got := regexp.MustCompile(`script-src [^;]*;`).FindAllString(policy, -1); len(got) != 1 || strings.Count(got[0], "'") != 2 {
+		t.Errorf("policy %s: script-src must allow exactly one hash", policy)
+	}
+	if bytes.Contains(bytes.ToLower(page), []byte(" on")) && regexp.MustCompile(`(?i)<[^>]+\son[a-z]+=`).Match(page) {
+		t.Error("an event handler attribute would be blocked by the policy")
+	}
+}
+
+// The policy, stated: what the page may load and run. A change to it is
+// a change to what the page promises (no trackers, nothing from elsewhere).
+func TestRenderPolicyStated(t *testing.T) {
+	a, err := load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := csp(a.css, a.js, "https://cdn.example/skills")
+	want := "default-src 'none'; style-src " + hash(a.css) + "; script-src " + hash(a.js) +
+		"; img-src 'self' https://cdn.example; base-uri 'none'; form-action 'none'"
+	if got != want {
+		t.Errorf("policy\n got %s\nwant %s", got, want)
 	}
 }
 
@@ -609,7 +655,7 @@ func FuzzRenderBody(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lower := bytes.ToLower(page)
+		lower := bytes.ToLower(ownScriptCut(t, page))
 		for _, bad := range []string{"<script", "<svg", "<iframe", "href=\"javascript:", "src=\"javascript:", "href=\"data:", "src=\"data:"} {
 			if bytes.Contains(lower, []byte(bad)) {
 				t.Fatalf("output contains %q", bad)

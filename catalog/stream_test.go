@@ -122,7 +122,7 @@ func golden() map[string]struct {
 	}{
 		"empty":   {nil, Options{Title: `A "B" & C`}},
 		"hostile": {[]Skill{demo()}, Options{}},
-		"several": {[]Skill{synth(7, 3000), minimal, demo(), another}, Options{BaseURL: "https://cdn.example/skills/", Generator: "skillpack test", Title: "Team <skills> & co"}},
+		"several": {[]Skill{synth(7, 3000), minimal, demo(), another}, Options{BaseURL: "https://cdn.example/skills/", Generator: "skillpack test", Title: "Team <skills> & co", Publisher: "Example & Co", Source: "https://git.example/team/skills?x=1&y=<2>"}},
 		"many":    {many, Options{Generator: "skillpack test"}},
 	}
 }
