@@ -33,7 +33,8 @@ func (b *builder) index() (string, error) {
 		return "", err
 	}
 	bundle, err := layout.Plan(built{b}, layout.Options{BaseURL: b.opts.BaseURL, NoLegacy: b.opts.NoLegacy, Generator: Generator(), Catalog: page,
-		Versioned: b.versioning(), LLMsTxt: b.llms, AICatalog: b.opts.AICatalog})
+		Versioned: b.versioning(), LLMsTxt: b.llms, AICatalog: b.opts.AICatalog,
+		Signs: b.opts.Sign != nil, SignsFolders: b.opts.SignFolder != nil})
 	if err != nil {
 		return "", err
 	}
@@ -274,7 +275,8 @@ func (b *builder) discoveryKey() []string {
 		}
 	}
 	if b.opts.AICatalog {
-		extra = append(extra, "ai-catalog.json")
+		// Its Trust Manifests name the signatures a signed build makes.
+		extra = append(extra, fmt.Sprintf("ai-catalog.json, signed %t, folders signed %t", b.opts.Sign != nil, b.opts.SignFolder != nil))
 	}
 	return extra
 }

@@ -421,9 +421,13 @@ func LLMsTxtDoc(skills []Skill, o Options) ([]byte, error) {
 }
 
 // The AI Catalog's version and the media types of its entries, as the
-// specification lists them for Agent Skills.
+// specification lists them for Agent Skills. AICatalogVersion is v0.9.0's
+// (Agent-Card/ai-catalog, tag v0.9.0, 2026-11-22); AICatalogVersion1 is
+// the draft's "1.0" that builds before wrote, with the identifiers of
+// ParseAICatalogIdentifier1, which verify still reads.
 const (
-	AICatalogVersion   = "1.0"
+	AICatalogVersion   = "0.9"
+	AICatalogVersion1  = "1.0"
 	MediaAICatalog     = "application/ai-catalog+json"
 	MediaSkillMarkdown = "application/agent-skills+md"
 	MediaSkillGzip     = "application/agent-skills+gzip"
@@ -444,17 +448,86 @@ type AICatalogHost struct {
 
 // AICatalogEntry is one artifact of the AI Catalog: a skill's SKILL.md,
 // .tar.gz or .zip. Digest is the specification's digest of the bytes at
-// url ("algorithm:hex", as its Trust Manifests spell them), which a
-// signed Trust Manifest's subject repeats; Version is there only when the
-// skill's is SemVer, as in the v0.2 index.
+// url ("algorithm:hex", as its Trust Manifests spell them), which the
+// Trust Manifest's subject repeats; Version is there only when the
+// skill's is SemVer, as in the v0.2 index. TrustManifests is empty in a
+// catalog of specVersion AICatalogVersion1.
 type AICatalogEntry struct {
-	Identifier  string `json:"identifier"`
-	DisplayName string `json:"displayName"`
+	Identifier     string                   `json:"identifier"`
+	DisplayName    string                   `json:"displayName"`
+	Type           string                   `json:"type"`
+	URL            string                   `json:"url"`
+	Description    string                   `json:"description,omitempty"`
+	Version        string                   `json:"version,omitempty"`
+	Digest         Digest                   `json:"digest,omitempty"`
+	TrustManifests []AICatalogTrustManifest `json:"trustManifests,omitempty"`
+}
+
+// AICatalogTrustManifest is the one Trust Manifest the build gives an
+// entry: the publisher (Contributor, the base URL) binds the entry's
+// release (Subject) to evidence the build already made, as Attestations
+// that point into the bundle: checksums.txt, which lists an archive's
+// sha256, and, when the build signed, the Sigstore bundle beside the
+// archive or the skill folder's OMS signature. It carries no
+// specification "signature" (a JWS over the manifest): skillpack signs
+// with Sigstore, and those signatures are the attestations. The
+// specification omits a manifest with no evidence, so an unsigned
+// build's SKILL.md entries have none.
+type AICatalogTrustManifest struct {
+	Contributor  string                 `json:"contributor"`
+	Subject      *AICatalogSubject      `json:"subject,omitempty"`
+	Attestations []AICatalogAttestation `json:"attestations,omitempty"`
+}
+
+// AICatalogSubject repeats the entry's identifier, type, url, digest and
+// version, so that the manifest names the release it speaks for.
+type AICatalogSubject struct {
+	Identifier string `json:"identifier"`
+	Type       string `json:"type"`
+	URL        string `json:"url,omitempty"`
+	Digest     Digest `json:"digest,omitempty"`
+	Version    string `json:"version,omitempty"`
+}
+
+// AICatalogAttestation is a reference to evidence: its type (one of the
+// Attest constants), and the absolute URL of the file in the bundle.
+type AICatalogAttestation struct {
 	Type        string `json:"type"`
-	URL         string `json:"url"`
+	URI         string `json:"uri"`
 	Description string `json:"description,omitempty"`
-	Version     string `json:"version,omitempty"`
-	Digest      Digest `json:"digest,omitempty"`
+}
+
+// The attestation types of the build's Trust Manifests. The
+// specification leaves the type open ("SOC2-Type2", …); these name the
+// file's format.
+const (
+	AttestChecksums    = "sha256sum"       // checksums.txt, `sha256sum -c` format
+	AttestSigstore     = "sigstore-bundle" // <artifact>.sigstore.json
+	AttestOMSSignature = "oms-signature"   // the skill folder's skill.oms.sig (OMS v1.0)
+)
+
+// AICatalogManifest is the Trust Manifest of the entry e (its subject
+// filled from e) for skill's artifact at the dist path path, as o says
+// the build signs. It is nil when there is no evidence to point at.
+func AICatalogManifest(e AICatalogEntry, skill, path string, o Options) *AICatalogTrustManifest {
+	var att []AICatalogAttestation
+	base := o.BaseURL
+	if path == SkillFile(skill, EntryFile) {
+		if o.SignsFolders {
+			att = append(att, AICatalogAttestation{AttestOMSSignature, joinURL(base, FolderSignature(skill)),
+				"the skill folder's signature (OpenSSF Model Signing), over every file with its sha256, SKILL.md among them"})
+		}
+	} else {
+		att = append(att, AICatalogAttestation{AttestChecksums, joinURL(base, Checksums), "lists the archive's sha256"})
+		if o.Signs {
+			att = append(att, AICatalogAttestation{AttestSigstore, joinURL(base, Signature(path)), "the archive's Sigstore signature"})
+		}
+	}
+	if att == nil {
+		return nil
+	}
+	return &AICatalogTrustManifest{Contributor: base, Attestations: att,
+		Subject: &AICatalogSubject{Identifier: e.Identifier, Type: e.Type, URL: e.URL, Digest: e.Digest, Version: e.Version}}
 }
 
 // DecodeAICatalog reads the AI Catalog.
@@ -519,16 +592,34 @@ func AICatalogPublisher(baseURL string) (string, error) {
 }
 
 // AICatalogIdentifier is the identifier of a skill's entry in the AI
-// Catalog: urn:air:<publisher>:skill:<form>:<name>, the specification's
-// urn:air:{publisher}:{namespace}:{name} with the namespace "skill" and
-// the form ("md", "gzip" or "zip"), so that the skill's name is the last
-// segment, which readers show when nothing else names an entry.
+// Catalog: urn:air:<publisher>:<name>/<form>:skill, v0.9's
+// urn:air:{publisher}:{name}[:{kind}] (the grammar of November 2026,
+// Agent-Card/ai-catalog pull request 138) with the kind "skill" and a
+// name the publisher namespaces: the skill's name and the form ("md",
+// "gzip" or "zip"), since an identifier (with the version) is unique in a
+// catalog and a skill has three entries.
 func AICatalogIdentifier(publisher, form, name string) string {
-	return "urn:air:" + publisher + ":skill:" + form + ":" + name
+	return "urn:air:" + publisher + ":" + name + "/" + form + ":skill"
 }
 
 // ParseAICatalogIdentifier is AICatalogIdentifier's inverse.
 func ParseAICatalogIdentifier(id string) (publisher, form, name string, ok bool) {
+	p := strings.Split(id, ":")
+	if len(p) != 5 || p[0] != "urn" || p[1] != "air" || p[4] != "skill" || !publisherRE.MatchString(p[2]) {
+		return "", "", "", false
+	}
+	name, form, ok = strings.Cut(p[3], "/")
+	if !ok || AICatalogMedia(form) == "" || CheckName(name) != nil {
+		return "", "", "", false
+	}
+	return p[2], form, name, true
+}
+
+// ParseAICatalogIdentifier1 reads the identifiers of a catalog of
+// specVersion AICatalogVersion1, urn:air:<publisher>:skill:<form>:<name>
+// (the draft's urn:air:{publisher}:{namespace}:{name}), for bundles built
+// before v0.9.
+func ParseAICatalogIdentifier1(id string) (publisher, form, name string, ok bool) {
 	p := strings.Split(id, ":")
 	if len(p) != 6 || p[0] != "urn" || p[1] != "air" || p[3] != "skill" || !publisherRE.MatchString(p[2]) ||
 		AICatalogMedia(p[4]) == "" || CheckName(p[5]) != nil {
@@ -558,13 +649,18 @@ func (s *set) aiCatalog(w io.Writer) error {
 		f := aiForms[i%n]
 		e := AICatalogEntry{Identifier: AICatalogIdentifier(pub, f.form, sk.Name), DisplayName: sk.Name, Type: f.media,
 			Description: sk.Description, Version: sk.Version}
+		var path string
 		switch f.ext {
 		case "":
-			e.URL, e.Digest = joinURL(s.o.BaseURL, SkillFile(sk.Name, EntryFile)), sk.entry().Digest
+			path, e.Digest = SkillFile(sk.Name, EntryFile), sk.entry().Digest
 		case TarGz:
-			e.URL, e.Digest = joinURL(s.o.BaseURL, ArchivePath(sk.Name, sk.TarGz.Digest, TarGz)), sk.TarGz.Digest
+			path, e.Digest = ArchivePath(sk.Name, sk.TarGz.Digest, TarGz), sk.TarGz.Digest
 		default:
-			e.URL, e.Digest = joinURL(s.o.BaseURL, ArchivePath(sk.Name, sk.Zip.Digest, Zip)), sk.Zip.Digest
+			path, e.Digest = ArchivePath(sk.Name, sk.Zip.Digest, Zip), sk.Zip.Digest
+		}
+		e.URL = joinURL(s.o.BaseURL, path)
+		if m := AICatalogManifest(e, sk.Name, path, s.o); m != nil {
+			e.TrustManifests = []AICatalogTrustManifest{*m}
 		}
 		return e, nil
 	})

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -241,57 +242,97 @@ func TestLLMsGolden(t *testing.T) {
 	golden(t, "llms-txt.txtar", string(txtar.Format(ar)))
 }
 
-// catalogSchema is the published JSON Schema of ai-catalog.json (see
-// testdata/ai-catalog/README.md), with formats asserted.
+// catalogSchema is the JSON Schema of the AI Catalog v0.9 (see
+// testdata/ai-catalog/README.md: skillpack's transcription, since no
+// published one was found), with formats asserted.
 func catalogSchema(t *testing.T) *jsonschema.Schema {
-	return testtool.JSONSchema(t, filepath.Join("testdata", "ai-catalog", "ai-catalog.schema.json"))
+	return testtool.JSONSchema(t, filepath.Join("testdata", "ai-catalog", "ai-catalog-0.9.schema.json"))
 }
 
 func TestAICatalog(t *testing.T) {
 	sch := catalogSchema(t)
 	skills := twoSkills()
-	doc, err := AICatalogDoc(skills, Options{BaseURL: "https://Skills.Example.com:8443/a/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := testtool.Validate(sch, doc); err != nil {
-		t.Fatalf("the catalog fails the schema: %v\n%s", err, doc)
-	}
-	c, err := DecodeAICatalog(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.SpecVersion != "1.0" || c.Host == nil || c.Host.DisplayName != "skills.example.com" || len(c.Entries) != 6 {
-		t.Fatalf("catalog %+v", c)
-	}
-	hello, pdf := skills[1], skills[0]
 	base := "https://Skills.Example.com:8443/a/"
-	want := []AICatalogEntry{
-		{"urn:air:skills.example.com:skill:md:hello", "hello", MediaSkillMarkdown, base + SkillFile("hello", EntryFile), "Say hello.", "", hello.entry().Digest},
-		{"urn:air:skills.example.com:skill:gzip:hello", "hello", MediaSkillGzip, base + ArchivePath("hello", hello.TarGz.Digest, TarGz), "Say hello.", "", hello.TarGz.Digest},
-		{"urn:air:skills.example.com:skill:zip:hello", "hello", MediaSkillZip, base + ArchivePath("hello", hello.Zip.Digest, Zip), "Say hello.", "", hello.Zip.Digest},
-		{"urn:air:skills.example.com:skill:md:pdf-processing", "pdf-processing", MediaSkillMarkdown, base + SkillFile("pdf-processing", EntryFile), pdf.Description, "2.1.0", pdf.entry().Digest},
+	hello, pdf := skills[1], skills[0]
+	md, tgz, zip := SkillFile("hello", EntryFile), ArchivePath("hello", hello.TarGz.Digest, TarGz), ArchivePath("hello", hello.Zip.Digest, Zip)
+	sums := AICatalogAttestation{AttestChecksums, base + Checksums, "lists the archive's sha256"}
+	manifest := func(id, typ, url string, d Digest, att ...AICatalogAttestation) []AICatalogTrustManifest {
+		return []AICatalogTrustManifest{{Contributor: base, Attestations: att,
+			Subject: &AICatalogSubject{Identifier: id, Type: typ, URL: url, Digest: d}}}
 	}
-	if !slices.Equal(c.Entries[:4], want) {
-		t.Errorf("entries:\n got %+v\nwant %+v", c.Entries[:4], want)
-	}
-	for _, e := range c.Entries {
-		pub, form, name, ok := ParseAICatalogIdentifier(e.Identifier)
-		if !ok || pub != "skills.example.com" || AICatalogMedia(form) != e.Type || name != e.DisplayName || AICatalogIdentifier(pub, form, name) != e.Identifier {
-			t.Errorf("identifier %q does not round-trip", e.Identifier)
+	for _, signed := range []bool{false, true} {
+		doc, err := AICatalogDoc(skills, Options{BaseURL: base, Signs: signed, SignsFolders: signed})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		if err := testtool.Validate(sch, doc); err != nil {
+			t.Fatalf("signed %t: the catalog fails the schema: %v\n%s", signed, err, doc)
+		}
+		c, err := DecodeAICatalog(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.SpecVersion != "0.9" || c.Host == nil || c.Host.DisplayName != "skills.example.com" || len(c.Entries) != 6 {
+			t.Fatalf("catalog %+v", c)
+		}
+		idMD, idGz, idZip := "urn:air:skills.example.com:hello/md:skill", "urn:air:skills.example.com:hello/gzip:skill", "urn:air:skills.example.com:hello/zip:skill"
+		want := []AICatalogEntry{
+			{idMD, "hello", MediaSkillMarkdown, base + md, "Say hello.", "", hello.entry().Digest, nil},
+			{idGz, "hello", MediaSkillGzip, base + tgz, "Say hello.", "", hello.TarGz.Digest,
+				manifest(idGz, MediaSkillGzip, base+tgz, hello.TarGz.Digest, sums)},
+			{idZip, "hello", MediaSkillZip, base + zip, "Say hello.", "", hello.Zip.Digest,
+				manifest(idZip, MediaSkillZip, base+zip, hello.Zip.Digest, sums)},
+		}
+		if signed {
+			want[0].TrustManifests = manifest(idMD, MediaSkillMarkdown, base+md, hello.entry().Digest,
+				AICatalogAttestation{AttestOMSSignature, base + FolderSignature("hello"), "the skill folder's signature (OpenSSF Model Signing), over every file with its sha256, SKILL.md among them"})
+			want[1].TrustManifests[0].Attestations = append(want[1].TrustManifests[0].Attestations,
+				AICatalogAttestation{AttestSigstore, base + Signature(tgz), "the archive's Sigstore signature"})
+			want[2].TrustManifests[0].Attestations = append(want[2].TrustManifests[0].Attestations,
+				AICatalogAttestation{AttestSigstore, base + Signature(zip), "the archive's Sigstore signature"})
+		}
+		if !reflect.DeepEqual(c.Entries[:3], want) {
+			t.Errorf("signed %t, entries:\n got %+v\nwant %+v", signed, c.Entries[:3], want)
+		}
+		if e := c.Entries[3]; e.Version != "2.1.0" || e.Identifier != "urn:air:skills.example.com:pdf-processing/md:skill" || e.Digest != pdf.entry().Digest {
+			t.Errorf("signed %t, entry %+v", signed, e)
+		}
+		for _, e := range c.Entries {
+			pub, form, name, ok := ParseAICatalogIdentifier(e.Identifier)
+			if !ok || pub != "skills.example.com" || AICatalogMedia(form) != e.Type || name != e.DisplayName || AICatalogIdentifier(pub, form, name) != e.Identifier {
+				t.Errorf("identifier %q does not round-trip", e.Identifier)
+			}
+			if _, _, _, ok := ParseAICatalogIdentifier1(e.Identifier); ok {
+				t.Errorf("identifier %q passes for the 1.0 form", e.Identifier)
+			}
+			for _, m := range e.TrustManifests {
+				if s := m.Subject; s.Version != e.Version || s.Digest != e.Digest || s.URL != e.URL || s.Identifier != e.Identifier || s.Type != e.Type {
+					t.Errorf("%s: subject %+v is not the entry's", e.Identifier, s)
+				}
+			}
+		}
 
-	// The validator is not blind: what breaks the schema fails it.
-	for _, bad := range []string{
-		strings.Replace(string(doc), "urn:air:", "urn:x:", 1),
-		strings.Replace(string(doc), `"url": "https://`, `"url": "//`, 1),
-		strings.Replace(string(doc), `"specVersion": "1.0"`, `"specVersion": "2.0"`, 1),
-		strings.Replace(string(doc), `"displayName": "hello",`, ``, 1),
-	} {
-		if err := testtool.Validate(sch, []byte(bad)); err == nil {
-			t.Errorf("the schema accepts\n%s", bad)
+		// The validator is not blind: what breaks the schema fails it.
+		for _, bad := range []string{
+			strings.Replace(string(doc), ":skill\"", ":skill:x\"", 1),
+			strings.Replace(string(doc), `"url": "https://`, `"url": "//`, 1),
+			strings.Replace(string(doc), `"specVersion": "0.9"`, `"specVersion": "1.0"`, 1),
+			strings.Replace(string(doc), `"contributor": "https://`, `"contributor": "//`, 1),
+			strings.Replace(string(doc), `"contributor"`, `"publisher"`, 1),
+			strings.Replace(string(doc), `"attestations"`, `"attested"`, 1),
+			strings.Replace(string(doc), `"digest": "sha256:`, `"digest": "SHA256:`, 1),
+		} {
+			if err := testtool.Validate(sch, []byte(bad)); err == nil {
+				t.Errorf("the schema accepts\n%s", bad)
+			}
 		}
+	}
+	// The 1.0 form that builds before v0.9 wrote, which verify still reads.
+	if pub, form, name, ok := ParseAICatalogIdentifier1("urn:air:skills.example.com:skill:gzip:hello"); !ok || pub != "skills.example.com" || form != "gzip" || name != "hello" {
+		t.Errorf("ParseAICatalogIdentifier1 = %q %q %q %t", pub, form, name, ok)
+	}
+	if _, _, _, ok := ParseAICatalogIdentifier("urn:air:skills.example.com:skill:gzip:hello"); ok {
+		t.Error("ParseAICatalogIdentifier accepts the 1.0 form")
 	}
 }
 
@@ -317,6 +358,13 @@ func TestAICatalogNeedsABaseURL(t *testing.T) {
 	}
 	for _, id := range []string{"", "urn:air:example.com:skill:md", "urn:air:example.com:skill:tar:x", "urn:air:Example.com:skill:md:x",
 		"urn:air:example.com:agent:md:x", "urn:air:example.com:skill:md:X", "urn:air:example.com:skill:md:x:y"} {
+		if _, _, _, ok := ParseAICatalogIdentifier1(id); ok {
+			t.Errorf("ParseAICatalogIdentifier1(%q) accepted it", id)
+		}
+	}
+	for _, id := range []string{"", "urn:air:example.com:x/md", "urn:air:example.com:x/tar:skill", "urn:air:Example.com:x/md:skill",
+		"urn:air:example.com:x/md:agent", "urn:air:example.com:X/md:skill", "urn:air:example.com:x/md:skill:y", "urn:air:example.com:x:skill",
+		"urn:air:example.com:x/md/y:skill", "urn:x:example.com:x/md:skill"} {
 		if _, _, _, ok := ParseAICatalogIdentifier(id); ok {
 			t.Errorf("ParseAICatalogIdentifier(%q) accepted it", id)
 		}

@@ -75,6 +75,10 @@ type Options struct {
 	// AICatalog adds /.well-known/ai-catalog.json. It needs BaseURL: its
 	// identifiers name the publisher's domain, and its urls are absolute.
 	AICatalog bool
+	// Signs and SignsFolders say that the build signs what SignedPath
+	// names and each skill's folder (FolderSignature), so that the AI
+	// Catalog's Trust Manifests point at those signatures.
+	Signs, SignsFolders bool
 }
 
 // Rendered is the digest and size of a rendered document. Options.Catalog
