@@ -1,0 +1,263 @@
+package skillpack_test
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/skillpack/skillpack/internal/testtool"
+)
+
+// release is a fake GitHub release download site: files by path
+// (/v0.1.0/checksums.txt), and the paths it was asked for.
+type release struct {
+	mu    sync.Mutex
+	files map[string][]byte
+	asked []string
+}
+
+func (r *release) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.asked = append(r.asked, req.URL.Path)
+	b, ok := r.files[req.URL.Path]
+	if !ok {
+		http.NotFound(w, req)
+		return
+	}
+	w.Write(b)
+}
+
+// installRun runs scripts/install.sh VERSION BINDIR against the fake
+// release at url, with env added, and returns its exit code and stderr.
+func installRun(t *testing.T, url, version, bindir string, env ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command("sh", "scripts/install.sh", version, bindir)
+	cmd.Env = append(os.Environ(), "SKILLPACK_RELEASES="+url, "COSIGN="+filepath.Join(t.TempDir(), "no-cosign"), "SKILLPACK_SIGN=false")
+	cmd.Env = append(cmd.Env, env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	t.Logf("install.sh %s: %s%s", version, out, stderr.String())
+	if err != nil {
+		if e, ok := err.(*exec.ExitError); ok {
+			return e.ExitCode(), stderr.String()
+		}
+		t.Fatal(err)
+	}
+	return 0, stderr.String()
+}
+
+// versionOf runs BINDIR/skillpack version and returns its first line.
+func versionOf(t *testing.T, bindir string) string {
+	t.Helper()
+	out, err := exec.Command(filepath.Join(bindir, "skillpack"), "version").Output()
+	if err != nil {
+		t.Fatalf("skillpack version: %v", err)
+	}
+	first, _, _ := strings.Cut(string(out), "\n")
+	return first
+}
+
+func targz(t *testing.T, files map[string][]byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for name, b := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o755, Size: int64(len(b)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(b)
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	gz.Close()
+	return buf.Bytes()
+}
+
+// TestInstallScript runs the Action's installer against a release served
+// on loopback: it installs an archive that matches checksums.txt, and
+// refuses one that does not, or whose signature cosign rejects, or that is
+// another version; without a release it builds from source only when told
+// where the source is.
+func TestInstallScript(t *testing.T) {
+	testtool.Need(t, "sh")
+	testtool.Need(t, "curl")
+	testtool.Need(t, "tar")
+	if runtime.GOOS == "windows" || runtime.GOARCH == "arm" {
+		t.Skip("the fake release holds a tar.gz named for " + runtime.GOOS + "/" + runtime.GOARCH)
+	}
+	rel := &release{files: map[string][]byte{}}
+	srv := httptest.NewServer(rel) // 127.0.0.1
+	defer srv.Close()
+	// The release's skillpack is a stand-in that reports its version as a
+	// stamped binary does: the installer runs it before installing.
+	bin := []byte("#!/bin/sh\necho 'skillpack v0.1.0'\n")
+
+	archive := fmt.Sprintf("skillpack_0.1.0_%s_%s.tar.gz", runtime.GOOS, runtime.GOARCH)
+	body := targz(t, map[string][]byte{"skillpack": bin, "skillpack-sign": []byte("#!/bin/sh\n"), "LICENSE": []byte("MIT\n")})
+	sum := fmt.Sprintf("%x", sha256.Sum256(body))
+	publish := func(tag, sum string) {
+		rel.mu.Lock()
+		defer rel.mu.Unlock()
+		name := strings.Replace(archive, "0.1.0", strings.TrimPrefix(tag, "v"), 1)
+		rel.files["/"+tag+"/"+name] = body
+		rel.files["/"+tag+"/checksums.txt"] = fmt.Appendf(nil, "%x  skillpack_%s_other_os.tar.gz\n%s  %s\n", sha256.Sum256(nil), tag, sum, name)
+		rel.files["/"+tag+"/checksums.txt.sigstore.json"] = []byte("{}")
+	}
+
+	t.Run("wrong checksum", func(t *testing.T) {
+		publish("v0.1.0", strings.Repeat("0", 64))
+		dir := t.TempDir()
+		code, stderr := installRun(t, srv.URL, "v0.1.0", dir)
+		if code != 1 || !strings.Contains(stderr, archive+": SHA-256") {
+			t.Fatalf("exit %d, want 1 and the archive named: %s", code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "skillpack")); err == nil {
+			t.Fatal("installed an archive whose checksum does not match")
+		}
+	})
+
+	t.Run("right checksum", func(t *testing.T) {
+		publish("v0.1.0", sum)
+		dir := t.TempDir()
+		code, stderr := installRun(t, srv.URL, "v0.1.0", dir)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if got := versionOf(t, dir); got != "skillpack v0.1.0" {
+			t.Fatalf("installed %q", got)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "skillpack-sign")); err != nil {
+			t.Fatal("skillpack-sign is not installed beside skillpack")
+		}
+		if !strings.Contains(stderr, "cosign is not on PATH") {
+			t.Errorf("without cosign the installer does not say the signature went unchecked: %s", stderr)
+		}
+	})
+
+	t.Run("cosign", func(t *testing.T) {
+		publish("v0.1.0", sum)
+		// A stand-in cosign: it records its arguments and exits as told.
+		fake := filepath.Join(t.TempDir(), "cosign")
+		args := fake + ".args"
+		os.WriteFile(fake, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \""+args+"\"\nexit \"$FAKE_COSIGN_EXIT\"\n"), 0o755)
+		dir := t.TempDir()
+		if code, stderr := installRun(t, srv.URL, "v0.1.0", dir, "COSIGN="+fake, "FAKE_COSIGN_EXIT=1"); code != 1 {
+			t.Fatalf("a signature cosign rejects: exit %d, want 1: %s", code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "skillpack")); err == nil {
+			t.Fatal("installed a release whose signature does not verify")
+		}
+		if code, stderr := installRun(t, srv.URL, "v0.1.0", dir, "COSIGN="+fake, "FAKE_COSIGN_EXIT=0"); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		got, _ := os.ReadFile(args)
+		for _, want := range []string{"verify-blob", "--bundle", "https://github.com/skillpack/skillpack/.github/workflows/release.yml@refs/tags/v0.1.0", "https://token.actions.githubusercontent.com"} {
+			if !strings.Contains(string(got), want+"\n") {
+				t.Errorf("cosign was not given %q:\n%s", want, got)
+			}
+		}
+	})
+
+	t.Run("another version inside", func(t *testing.T) {
+		publish("v0.1.1", sum) // the v0.1.0 binary, under v0.1.1
+		dir := t.TempDir()
+		if code, stderr := installRun(t, srv.URL, "v0.1.1", dir); code != 1 || !strings.Contains(stderr, `reports "skillpack v0.1.0"`) {
+			t.Fatalf("exit %d, want 1: %s", code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "skillpack")); err == nil {
+			t.Fatal("installed a binary of another version")
+		}
+	})
+
+	t.Run("no release", func(t *testing.T) {
+		rel.mu.Lock()
+		rel.asked = nil
+		rel.mu.Unlock()
+		for _, v := range []string{"v9.9.9", "main", "0123456789abcdef0123456789abcdef01234567"} {
+			if code, stderr := installRun(t, srv.URL, v, t.TempDir()); code != 4 || !strings.Contains(stderr, "SKILLPACK_SOURCE") {
+				t.Errorf("%s: exit %d, want 4 and the way to build from source: %s", v, code, stderr)
+			}
+		}
+		// Only the tag is looked up: a branch or a commit has no release.
+		if want := []string{"/v9.9.9/checksums.txt"}; fmt.Sprint(rel.asked) != fmt.Sprint(want) {
+			t.Errorf("asked for %v, want %v", rel.asked, want)
+		}
+	})
+}
+
+// TestInstallScriptSource checks the installer's source build stamps the
+// version the Action was asked for into the variable internal/version
+// reads, through a stand-in go command (a real build takes minutes on a
+// cold cache; .goreleaser.yaml stamps the same variable).
+func TestInstallScriptSource(t *testing.T) {
+	testtool.Need(t, "sh")
+	testtool.Need(t, "curl")
+	src, err := os.ReadFile("internal/version/version.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(src, []byte("\nvar stamped string\n")) {
+		t.Fatal("internal/version has no `var stamped string`: scripts/install.sh and .goreleaser.yaml stamp it")
+	}
+	fakebin := t.TempDir()
+	// It records its arguments, and writes to -o a program that reports
+	// the stamp it was given.
+	os.WriteFile(filepath.Join(fakebin, "go"), []byte(`#!/bin/sh
+printf '%s\n' "$PWD" "$@" >> "$FAKE_GO_ARGS"
+while [ $# -gt 0 ]; do
+  case $1 in
+    -o) out=$2; shift ;;
+    -ldflags) stamp=${2#*stamped=}; shift ;;
+  esac
+  shift
+done
+printf '#!/bin/sh\necho "skillpack %s"\n' "${stamp:-(devel)}" > "$out"
+chmod 755 "$out"
+`), 0o755)
+	srv := httptest.NewServer(&release{files: map[string][]byte{}}) // no release at all
+	defer srv.Close()
+	wd, _ := os.Getwd()
+	for _, c := range []struct{ ref, stamp string }{
+		{"v0.1.0", "v0.1.0"}, // a tag not released yet
+		{"0123456789abcdef0123456789abcdef01234567", "v0.0.0-00000000000000-0123456789ab"},
+		{"feature/x", "v0.0.0-feature-x"},
+	} {
+		args := filepath.Join(t.TempDir(), "args")
+		dir := t.TempDir()
+		code, stderr := installRun(t, srv.URL, c.ref, dir, "SKILLPACK_SOURCE="+wd, "FAKE_GO_ARGS="+args,
+			"PATH="+fakebin+string(os.PathListSeparator)+os.Getenv("PATH"), "SKILLPACK_SIGN=true")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.ref, code, stderr)
+		}
+		if got := versionOf(t, dir); got != "skillpack "+c.stamp {
+			t.Errorf("%s: installed %q, want skillpack %s", c.ref, got, c.stamp)
+		}
+		got, _ := os.ReadFile(args)
+		for _, want := range []string{
+			wd + "\nbuild\n", "-X github.com/skillpack/skillpack/internal/version.stamped=" + c.stamp + "\n./cmd/skillpack\n",
+			filepath.Join(wd, "cmd", "skillpack-sign") + "\nbuild\n", "-X main.stamped=" + c.stamp + "\n.\n",
+		} {
+			if !strings.Contains(string(got), want) {
+				t.Errorf("%s: go was not run with %q:\n%s", c.ref, want, got)
+			}
+		}
+		if _, err := os.Stat(filepath.Join(dir, "skillpack-sign")); err != nil {
+			t.Errorf("%s: skillpack-sign was not built", c.ref)
+		}
+	}
+}
