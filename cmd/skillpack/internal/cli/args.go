@@ -3,10 +3,14 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/skillpack/skillpack/layout"
 )
 
 // Argument and flag checks. Every mistake on the command line comes back
@@ -47,17 +51,42 @@ func commandArgs(root *cobra.Command, args []string) error {
 }
 
 func unknownCommand(root *cobra.Command, name string) error {
-	var names []string
-	for _, c := range root.Commands() {
-		if c.IsAvailableCommand() {
-			names = append(names, c.Name())
-		}
-	}
+	names := subcommands(root)
 	hint := ""
 	if s := suggest(name, names); s != "" {
 		hint = fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return usageErr("unknown command %q%s\nRun '%s --help' for usage.", name, hint, root.CommandPath())
+}
+
+func subcommands(parent *cobra.Command) []string {
+	var names []string
+	for _, c := range parent.Commands() {
+		if c.IsAvailableCommand() {
+			names = append(names, c.Name())
+		}
+	}
+	return names
+}
+
+// groupArgs makes a command that only groups others (completion) refuse
+// an argument, which cobra would take without a word and answer with the
+// help and exit 0 (completion tcsh): it names the subcommands there are.
+func groupArgs(c *cobra.Command) {
+	c.Args = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return nil
+		}
+		names := subcommands(cmd)
+		hint := ""
+		if s := suggest(args[0], names); s != "" {
+			hint = fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return usageErr("%s takes %s, not %q%s\nRun '%s --help' for usage.", cmd.CommandPath(), orList(names), args[0], hint, cmd.CommandPath())
+	}
+	// Runnable, so that cobra checks the arguments; with none it prints
+	// the help, as it did.
+	c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
 }
 
 // reportArgs makes check's error part of the command's --json document
@@ -104,4 +133,70 @@ func flagError(c *cobra.Command, err error) error {
 		}
 	}
 	return &exitError{code: ExitUsage, err: fmt.Errorf("%w%s\nRun '%s --help' for usage.", err, hint, c.CommandPath())}
+}
+
+// singleDash finds a long flag written with one dash, as Go's flag
+// package and find take them (-output dist): pflag reads it as
+// shorthands (-o utput), or fails on its first letter. Only the words a
+// flag takes are passed over, and nothing after "--".
+func singleDash(root *cobra.Command, args []string) error {
+	c, _, err := root.Find(args)
+	if err != nil || c.DisableFlagParsing {
+		return nil
+	}
+	lookup := func(name string) *pflag.Flag {
+		if f := c.LocalFlags().Lookup(name); f != nil {
+			return f
+		}
+		return c.InheritedFlags().Lookup(name)
+	}
+	shorthand := func(name string) *pflag.Flag {
+		if f := c.LocalFlags().ShorthandLookup(name); f != nil {
+			return f
+		}
+		return c.InheritedFlags().ShorthandLookup(name)
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		var f *pflag.Flag
+		switch {
+		case a == "--":
+			return nil
+		case strings.HasPrefix(a, "--"):
+			f = lookup(strings.TrimPrefix(a, "--"))
+		case len(a) == 2 && a[0] == '-':
+			f = shorthand(a[1:])
+		case len(a) > 3 && a[0] == '-' && isFlagWord(a[1:]):
+			if s := suggestFlag(c, a[1:]); s != "" {
+				return usageErr("%s: a long flag takes two dashes (did you mean --%s?)\nRun '%s --help' for usage.", a, s, c.CommandPath())
+			}
+		}
+		if f != nil && f.NoOptDefVal == "" {
+			i++ // the flag's value, whatever it looks like
+		}
+	}
+	return nil
+}
+
+// isFlagWord reports whether s could be a flag's name (and a value after
+// "="): lowercase letters and hyphens, so that -j4 or -qv stay
+// shorthands.
+func isFlagWord(s string) bool {
+	s, _, _ = strings.Cut(s, "=")
+	for _, r := range s {
+		if (r < 'a' || r > 'z') && r != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// notBundle refuses a bundle given as the skills to build: its copies of
+// the skills would be read as skills of their own (-output dist is read
+// as -o utput, and dist as the input).
+func notBundle(input string) error {
+	if _, err := os.Stat(filepath.Join(input, filepath.FromSlash(layout.BuildRecord))); err == nil {
+		return usageErr("%s is a bundle skillpack built (it has %s); give the skills folder, and -o for the output", input, layout.BuildRecord)
+	}
+	return nil
 }

@@ -215,6 +215,9 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 		if _, err := os.Stat(r); err != nil {
 			return usageErr("%s: no such file or folder", r)
 		}
+		if err := notBundle(r); err != nil {
+			return err
+		}
 	}
 	if !opts.Sign && opts.SignOptions != (SignOptions{}) {
 		return usageErr("signing flags (--key, --identity-token, ...) need --sign")

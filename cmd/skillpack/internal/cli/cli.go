@@ -71,7 +71,10 @@ func run(ios *IO, args []string) int {
 	stderr := ios.Err
 	root := newRoot(ios)
 	root.SetArgs(args)
-	err := root.Execute()
+	err := singleDash(root, args)
+	if err == nil {
+		err = root.Execute()
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -124,6 +127,11 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 	// Cobra's completion command, added now rather than when the root
 	// runs, so that its arguments are checked below like the others'.
 	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			groupArgs(c)
+		}
+	}
 	checkArgs(root)
 	return root
 }

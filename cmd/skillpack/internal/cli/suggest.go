@@ -102,6 +102,8 @@ func orList(words []string) string {
 }
 
 // suggestFlag returns the name of the command's flag closest to name, or "".
+// A name that starts with a flag's, as other tools' longer spellings do
+// (--output for --out, --config-file for --config), gets that flag too.
 func suggestFlag(c *cobra.Command, name string) string {
 	name, _, _ = strings.Cut(name, "=")
 	var names []string
@@ -112,7 +114,16 @@ func suggestFlag(c *cobra.Command, name string) string {
 	}
 	c.LocalFlags().VisitAll(add)
 	c.InheritedFlags().VisitAll(add)
-	return suggest(name, names)
+	if s := suggest(name, names); s != "" {
+		return s
+	}
+	best := ""
+	for _, n := range names {
+		if len(n) >= 3 && len(n) > len(best) && strings.HasPrefix(name, n) {
+			best = n
+		}
+	}
+	return best
 }
 
 // completeValues completes a flag from a fixed list, each value with its

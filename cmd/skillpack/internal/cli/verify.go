@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/skill"
 	"github.com/skillpack/skillpack/verify"
 )
 
@@ -238,6 +240,8 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 		}
 		info, serr := os.Stat(opts.Source)
 		switch {
+		case serr != nil && isHostPort(opts.Source):
+			return nil, usageErr("%s: no such file or folder; for a server, give its URL: http://%s", opts.Source, opts.Source)
 		case serr != nil:
 			return nil, usageErr("%s: no such file or folder", opts.Source)
 		case !info.IsDir():
@@ -249,6 +253,8 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 				return nil, usageErr("%s is a skill folder, verified by its signature (%s): pass --certificate-identity and --certificate-oidc-issuer, --key, or --certificate-chain", opts.Source, layout.FolderSignatureFile)
 			}
 			rep, err = verify.Folder(ctx, opts.Source, opts.Signature, o)
+		} else if !skill.IsBundle(opts.Source) && hasSkills(opts.Source) {
+			return nil, usageErr("%s holds skills, not a bundle: build them first (skillpack build %s -o dist), then verify dist", opts.Source, opts.Source)
 		} else if opts.Signature != "" {
 			return nil, usageErr("--signature is for a skill folder; %s is a bundle, whose signatures sit beside its artifacts", opts.Source)
 		} else {
@@ -271,6 +277,21 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 		fmt.Fprintln(ios.Err, rep.Summary())
 	}
 	return rep, nil
+}
+
+// isHostPort reports whether s reads as host:port with a numeric port
+// (127.0.0.1:8080, localhost:8080), a server's address without a scheme.
+func isHostPort(s string) bool {
+	_, port, err := net.SplitHostPort(s)
+	_, perr := strconv.Atoi(port)
+	return err == nil && perr == nil
+}
+
+// hasSkills reports whether dir holds a skill at or below it, as a
+// source folder does and a bundle, which discovery skips, does not.
+func hasSkills(dir string) bool {
+	skills, err := skill.Discover(dir)
+	return err == nil && len(skills) > 0
 }
 
 // verifyDoc is verify's --json document (schema/verify.schema.json).
