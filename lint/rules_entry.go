@@ -166,6 +166,8 @@ func yamlFix(p *Pass, pr *skill.Problem) string {
 			return fmt.Sprintf("quote the value: %s: %s", key, strconv.Quote(value))
 		}
 		return fmt.Sprintf("put the whole value of %s in double quotes, or write it as a folded block (%s: >)", key, key)
+	case strings.Contains(pr.Msg, "quote opened here is never closed"):
+		return fmt.Sprintf("close the quote opened at %d:%d at the end of its value (a quote inside it is doubled in '...', escaped as \\\" in \"...\")", pr.Line, pr.Col)
 	case strings.Contains(pr.Msg, "cannot start with"):
 		return "quote the value"
 	case strings.Contains(pr.Msg, "is no escape"):

@@ -360,7 +360,7 @@ func checkNameFormat(p *Pass) {
 	if len(problems) > 0 {
 		// The folder's name is the one to take when it is valid, since
 		// the specification wants the two equal.
-		fix := "use lowercase letters, digits and single hyphens: name: " + suggestName(name)
+		fix := "use lowercase letters, digits and single hyphens: name: " + skill.SuggestName(name)
 		if folder := p.Skill.Name(); namePattern.MatchString(folder) && len(folder) <= 64 {
 			fix = "set name: " + folder + ", the folder's name"
 		} else {
@@ -369,29 +369,6 @@ func checkNameFormat(p *Pass) {
 		p.ReportNode(v, fix, "name %q %s; discovery indexes and install commands cannot carry it",
 			name, strings.Join(problems, ", "))
 	}
-}
-
-// suggestName turns an invalid name into the nearest valid one, for hints.
-func suggestName(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
-			b.WriteRune(r)
-			dash = false
-		} else if !dash && b.Len() > 0 {
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	out := strings.TrimRight(b.String(), "-")
-	if len(out) > 64 {
-		out = strings.TrimRight(out[:64], "-")
-	}
-	if out == "" {
-		return "my-skill"
-	}
-	return out
 }
 
 func strconvQuote(s string) string { return fmt.Sprintf("%q", s) }
@@ -412,7 +389,7 @@ func checkNameASCII(p *Pass) {
 	}
 	for _, r := range name {
 		if r >= utf8.RuneSelf {
-			p.ReportNode(v, "spell the name in ASCII, e.g. "+strconvQuote(suggestName(asciiFold(name))),
+			p.ReportNode(v, "spell the name in ASCII, e.g. "+strconvQuote(skill.SuggestName(asciiFold(name))),
 				"name %q contains the non-ASCII character %q; discovery indexes, URLs and most clients accept only a-z, 0-9 and -", name, r)
 			return
 		}

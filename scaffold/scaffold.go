@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/skill"
 	"github.com/skillpack/skillpack/templates"
 )
 
@@ -30,7 +31,7 @@ type Options struct {
 // temporary folder first, so a failure leaves nothing behind.
 func New(parent, name string, opts Options) (string, error) {
 	if err := layout.CheckName(name); err != nil {
-		return "", fmt.Errorf("invalid skill name %q: %w; use 1-64 lowercase letters, digits and single hyphens, such as pdf-tools", name, err)
+		return "", fmt.Errorf("invalid skill name %q: %w (did you mean %s?): a name is 1-64 lowercase letters, digits and single hyphens", name, err, skill.SuggestName(name))
 	}
 	dir := filepath.Join(parent, name)
 	if _, err := os.Lstat(dir); err == nil {

@@ -343,6 +343,14 @@ func YAMLError(err error) (int, string) {
 	return 0, strings.TrimPrefix(msg, "yaml: ")
 }
 
+// lastNonSpace is the last byte of b that is not a space, or 0.
+func lastNonSpace(b []byte) byte {
+	if b = bytes.TrimRight(b, " \t"); len(b) > 0 {
+		return b[len(b)-1]
+	}
+	return 0
+}
+
 // problemColumn finds the 1-based column, in characters, of what broke the
 // YAML on a line that yaml.v3 named without a column, and says what it is in
 // words an author can act on, the library's message kept in parentheses.
@@ -356,6 +364,14 @@ func problemColumn(raw []byte, line int, msg string) (int, string) {
 	case "mapping values are not allowed in this context":
 		if i := mappingColon(raw, start, text, line, msg); i >= 0 {
 			return col(i), "\": \" inside an unquoted value, where YAML would start a new key (" + msg + ")"
+		}
+	case "found unexpected end of stream":
+		// yaml.v3 names the line where a quoted value began and ran to
+		// the end of the frontmatter without its closing quote.
+		for i, c := range text {
+			if (c == '"' || c == '\'') && (i == first || bytes.IndexByte([]byte(":-[{,"), lastNonSpace(text[:i])) >= 0) {
+				return col(i), fmt.Sprintf("the %c quote opened here is never closed (%s)", c, msg)
+			}
 		}
 	case "found character that cannot start any token":
 		for i, c := range text {

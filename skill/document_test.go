@@ -113,7 +113,9 @@ func TestParse(t *testing.T) {
 		{"undefined tag handle", "---\nname: !x!y pdf\n---\n", want{
 			problem: BadYAML, line: 2, msg: "undefined tag handle", frontRaw: "name: !x!y pdf\n", frontLine: 2, body: "", bodyLine: 4}},
 		{"scanner error in a quoted scalar", "---\nname: pdf\ndescription: \"open\n\n---\n", want{
-			problem: BadYAML, line: 3, msg: "unexpected end of stream", frontRaw: "name: pdf\ndescription: \"open\n\n", frontLine: 2, body: "", bodyLine: 6}},
+			problem: BadYAML, line: 3, col: 14, msg: "the \" quote opened here is never closed", frontRaw: "name: pdf\ndescription: \"open\n\n", frontLine: 2, body: "", bodyLine: 6}},
+		{"single quote never closed, in a list", "---\nname: pdf\nallowed-tools:\n  - 'Read\n---\n", want{
+			problem: BadYAML, line: 4, col: 5, msg: "the ' quote opened here is never closed", frontRaw: "name: pdf\nallowed-tools:\n  - 'Read\n", frontLine: 2, body: "", bodyLine: 6}},
 		// The column is that of the ": " that broke the value, not of the
 		// key's own colon or one without a blank after it.
 		{"colon in a value", "---\nname: pdf\ndescription: Use http://x when: asked\n---\n", want{

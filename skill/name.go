@@ -1,0 +1,41 @@
+package skill
+
+import (
+	"strings"
+	"unicode"
+)
+
+// SuggestName turns an invalid skill name into the nearest valid one, for
+// hints: lowercase, a hyphen where a word ends (MySkill, PDF_Tools and
+// pdfTools give my-skill, pdf-tools and pdf-tools), at most 64
+// characters; my-skill when nothing is left.
+func SuggestName(s string) string {
+	var b strings.Builder
+	dash := false
+	rs := []rune(s)
+	for i, r := range rs {
+		lower := unicode.ToLower(r)
+		switch {
+		case lower >= 'a' && lower <= 'z' || r >= '0' && r <= '9':
+			// A capital starts a word after a lowercase letter or digit
+			// (mySkill), or before one in a run of capitals (PDFTools).
+			if unicode.IsUpper(r) && i > 0 && !dash && b.Len() > 0 &&
+				(!unicode.IsUpper(rs[i-1]) || i+1 < len(rs) && unicode.IsLower(rs[i+1])) {
+				b.WriteByte('-')
+			}
+			b.WriteRune(lower)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.TrimRight(b.String(), "-")
+	if len(out) > 64 {
+		out = strings.TrimRight(out[:64], "-")
+	}
+	if out == "" {
+		return "my-skill"
+	}
+	return out
+}
