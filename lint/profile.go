@@ -20,7 +20,8 @@ var SpecKeys = []string{"allowed-tools", "compatibility", "description", "licens
 // OpenClaw, the Vercel skills CLI) refuse or misread it. A deviation from
 // the specification that those clients accept is a warning, even where a
 // validator that checks the specification to the letter (skills-ref, the
-// MCP SDK's entry checks) refuses it. The spec profile is that letter: it
+// official MCP SDK's entry checks and its YAML subset) refuses it: that
+// reader skips the one skill, which every client loading skills reads. The spec profile is that letter: it
 // raises those deviations to errors again, with the levels skillpack had
 // before.
 type Profile struct {
@@ -65,7 +66,8 @@ var claudeKeys = []string{
 // skill.md, which the clients and the build do not.
 var specSeverity = map[string]Severity{
 	"name-mismatch": Error, "metadata-nested": Error, "license-type": Error,
-	"compatibility-format": Error, "skill-md-name": Warning,
+	"compatibility-format": Error, "yaml-flow-mapping": Error, "yaml-indent-indicator": Error,
+	"skill-md-name": Warning,
 }
 
 // claudeSeverity is what Claude Code accepts, weighed for it: it reads a

@@ -89,11 +89,16 @@ func TestSpecProfile(t *testing.T) {
 		"metadata: {\"openclaw\": {\"emoji\": \"🌤️\", \"requires\": {\"bins\": [\"curl\"]}}}\n---\n# Weather\n")
 	write("skills/notes/SKILL.md", "---\nname: notes\n"+desc+
 		"metadata:\n  openclaw:\n    requires:\n      bins:\n        - rg\n---\n# Notes\n")
+	// And as indented JSON, as OpenClaw's own skills write it: the MCP SDK's
+	// YAML subset refuses it, the clients' YAML readers read it.
+	write("skills/healing/SKILL.md", "---\nname: healing\n"+desc+
+		"metadata:\n  {\n    \"openclaw\":\n      {\n        \"requires\": { \"bins\": [\"tmux\", \"jq\"] },\n      },\n  }\n---\n# Healing\n")
+	write("skills/indented/SKILL.md", "---\nname: indented\ndescription: |2\n    Fill and merge PDF forms. Use when the user works with PDF files.\n---\n# Indented\n")
 	write("skills/licensed/SKILL.md", "---\nname: licensed\n"+desc+"license:\n  - MIT\n  - Apache-2.0\n---\n# Licensed\n")
 	write("skills/compat/SKILL.md", "---\nname: compat\n"+desc+"compatibility: \"\"\n---\n# Compat\n")
 
-	wantSpec := map[string]int{"name-mismatch": 1, "metadata-nested": 2, "yaml-flow-mapping": 1,
-		"license-type": 1, "compatibility-format": 1}
+	wantSpec := map[string]int{"name-mismatch": 1, "metadata-nested": 3, "yaml-flow-mapping": 2,
+		"yaml-indent-indicator": 1, "license-type": 1, "compatibility-format": 1}
 	for _, profile := range []string{"clients", "spec"} {
 		p, _ := LookupProfile(profile)
 		cfg := DefaultConfig()

@@ -62,11 +62,11 @@ var yamlRules = []*Rule{
 		ID:       "yaml-indent-indicator",
 		Title:    "block scalar has an explicit indentation indicator",
 		Category: CatPortable,
-		Severity: Error,
+		Severity: Warning,
 		Explain: "A block scalar header may carry a digit that fixes the text's indentation (|2, >-2, |+1). " +
-			"The YAML subset the official MCP client SDK reads does not accept it, so hosts drop the skill. " +
-			"Remove the digit and indent the text evenly; if the text must start with spaces, use a quoted " +
-			"string instead.",
+			"The YAML readers of the clients take it, but the YAML subset the official MCP SDK reads does " +
+			"not, so MCP hosts drop the skill. Remove the digit and indent the text evenly; if the text must " +
+			"start with spaces, use a quoted string instead. It is an error under the spec profile.",
 		Bad:   "---\nname: pdf-tools\ndescription: |2\n    Extract text and tables from PDF files.\n---\n",
 		Good:  "---\nname: pdf-tools\ndescription: |\n  Extract text and tables from PDF files.\n---\n",
 		Check: checkIndentIndicators,
@@ -75,13 +75,14 @@ var yamlRules = []*Rule{
 		ID:       "yaml-flow-mapping",
 		Title:    "frontmatter has a flow mapping that MCP hosts cannot read",
 		Category: CatPortable,
-		Severity: Error,
+		Severity: Warning,
 		Explain: "The YAML reader of the official MCP SDK reads a flow mapping ({a: b}) that closes on the " +
-			"line it opens, as every client's YAML reader does, but not one that spans lines, nor a bare " +
-			"pair inside a flow sequence ([a: b]): MCP hosts drop such a skill. Write the mapping in block " +
-			"form, one \"key: value\" a line, or on one line. The spec profile also reports one-line flow " +
-			"mappings (OpenClaw's documented metadata: {\"openclaw\": ...} among them), since readers of " +
-			"strict YAML subsets take no flow style.",
+			"line it opens, but not one that spans lines (OpenClaw's metadata written as indented JSON), " +
+			"nor a bare pair inside a flow sequence ([a: b]): MCP hosts drop such a skill, while the " +
+			"clients' YAML readers read it. Write the mapping in block form, one \"key: value\" a line, or " +
+			"on one line. Under the spec profile it is an error, and one-line flow mappings (OpenClaw's " +
+			"metadata: {\"openclaw\": ...}) are reported too, since readers of strict YAML subsets take " +
+			"no flow style.",
 		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata: {author: ana,\n  version: \"1\"}\n---\n",
 		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  author: ana\n  version: \"1\"\n---\n",
 		Check: checkFlowMappings,
