@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/skillpack/skillpack/internal/testtool"
 )
 
@@ -259,5 +261,50 @@ chmod 755 "$out"
 		if _, err := os.Stat(filepath.Join(dir, "skillpack-sign")); err != nil {
 			t.Errorf("%s: skillpack-sign was not built", c.ref)
 		}
+	}
+}
+
+// TestPreCommitSystemHooks checks each hook that compiles skillpack
+// (language: golang) has a twin that runs the installed one, doing the same.
+func TestPreCommitSystemHooks(t *testing.T) {
+	data, err := os.ReadFile(".pre-commit-hooks.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type hook struct {
+		ID            string `yaml:"id"`
+		Entry         string `yaml:"entry"`
+		Language      string `yaml:"language"`
+		Files         string `yaml:"files"`
+		PassFilenames bool   `yaml:"pass_filenames"`
+		AlwaysRun     bool   `yaml:"always_run"`
+		RequireSerial bool   `yaml:"require_serial"`
+	}
+	var hooks []hook
+	if err := yaml.Unmarshal(data, &hooks); err != nil {
+		t.Fatalf(".pre-commit-hooks.yaml: %v", err)
+	}
+	byID := map[string]hook{}
+	for _, h := range hooks {
+		byID[h.ID] = h
+	}
+	n := 0
+	for _, h := range hooks {
+		if h.Language != "golang" {
+			continue
+		}
+		n++
+		twin, ok := byID[h.ID+"-system"]
+		if !ok || twin.Language != "system" {
+			t.Errorf("hook %s has no %s-system twin with language: system", h.ID, h.ID)
+			continue
+		}
+		twin.ID, twin.Language = h.ID, h.Language
+		if twin != h {
+			t.Errorf("hook %s-system does not do what %s does:\n%+v\n%+v", h.ID, h.ID, twin, h)
+		}
+	}
+	if n == 0 {
+		t.Error("no language: golang hook")
 	}
 }
