@@ -48,6 +48,9 @@ type Options struct {
 	LLMsTxtMerge string
 	// AICatalog writes .well-known/ai-catalog.json; it needs BaseURL.
 	AICatalog bool
+	// CatalogTitle, CatalogPublisher and CatalogSource head index.html
+	// (catalog.Options' Title, Publisher and Source).
+	CatalogTitle, CatalogPublisher, CatalogSource string
 	// Ignore leaves out the skills in the folders these gitignore-style
 	// patterns name, relative to each root, as skill.DefaultIgnore's do
 	// (a "!" pattern builds a folder they leave out); skillpack.yaml's

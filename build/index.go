@@ -251,7 +251,8 @@ func (b *builder) byName(name string) *work {
 
 // renderCatalog writes index.html for the packed skills.
 func (b *builder) renderCatalog(w io.Writer) error {
-	return catalog.Render(w, shown{b}, catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator()})
+	return catalog.Render(w, shown{b}, catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator(),
+		Title: b.opts.CatalogTitle, Publisher: b.opts.CatalogPublisher, Source: b.opts.CatalogSource})
 }
 
 // bundleKeyOf is the build's bundle key (reuse.BundleKey).
@@ -272,6 +273,13 @@ func (b *builder) discoveryKey() []string {
 		extra = append(extra, "llms.txt")
 		if l.Base != nil {
 			extra = append(extra, "llms.txt merged into "+string(layout.DigestOf(l.Base)))
+		}
+	}
+	// The catalog's masthead: a key without them is the key of a build
+	// from before they existed.
+	for _, m := range []struct{ key, value string }{{"title", b.opts.CatalogTitle}, {"publisher", b.opts.CatalogPublisher}, {"source", b.opts.CatalogSource}} {
+		if m.value != "" {
+			extra = append(extra, fmt.Sprintf("catalog %s %q", m.key, m.value))
 		}
 	}
 	if b.opts.AICatalog {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -49,6 +50,10 @@ type BuildConfig struct {
 	LLMsTxt      bool   // write llms.txt
 	LLMsTxtMerge string // the site's llms.txt to merge the section into; absolute
 	AICatalog    bool   // write the AI Catalog
+
+	// The catalog's masthead (index.html): its title, who publishes the
+	// skills, and the absolute http(s) URL of their source.
+	CatalogTitle, CatalogPublisher, CatalogSource string
 
 	// Versioned releases (skillpack build only).
 	Versioned bool
@@ -129,7 +134,7 @@ func (es ConfigErrors) Unwrap() []error {
 }
 
 var configKeys = []string{"allow", "baseline", "build", "ignore", "profile", "rules"}
-var buildKeys = []string{"ai-catalog", "base-url", "llms-txt", "llms-txt-merge", "no-legacy", "previous", "skip-invalid", "versioned"}
+var buildKeys = []string{"ai-catalog", "base-url", "catalog-publisher", "catalog-source", "catalog-title", "llms-txt", "llms-txt-merge", "no-legacy", "previous", "skip-invalid", "versioned"}
 
 // LoadConfig reads and checks a skillpack.yaml. Every unknown key, rule ID,
 // severity or profile is an error that names it: a config that silently
@@ -243,6 +248,22 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 					if err := bv.Decode(&c.Build.BaseURL); err != nil {
 						fail(bv, "build.base-url must be a URL string")
 					}
+				case "catalog-title", "catalog-publisher":
+					if bv.Kind != yaml.ScalarNode || bv.Tag != "!!str" || strings.TrimSpace(bv.Value) == "" {
+						fail(bv, "build.%s must be a line of text, such as \"Acme skills\"", bk.Value)
+						continue
+					}
+					if bk.Value == "catalog-title" {
+						c.Build.CatalogTitle = bv.Value
+					} else {
+						c.Build.CatalogPublisher = bv.Value
+					}
+				case "catalog-source":
+					if u, err := url.Parse(bv.Value); bv.Kind != yaml.ScalarNode || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+						fail(bv, "build.catalog-source must be the absolute http or https URL of the skills' source, such as https://github.com/OWNER/REPO")
+						continue
+					}
+					c.Build.CatalogSource = bv.Value
 				case "llms-txt-merge":
 					if bv.Kind != yaml.ScalarNode || bv.Value == "" {
 						fail(bv, "build.llms-txt-merge must be the path of the site's llms.txt, relative to %s", ConfigFile)

@@ -35,7 +35,7 @@ allow:
 		`skillpack.yaml:1: unknown key "profil" (did you mean "profile"?); known keys: allow, baseline, build, ignore, profile, rules`,
 		`skillpack.yaml:3: unknown rule "name-mismach" (did you mean "name-mismatch"?); ` + "`skillpack lint --list-rules` lists them",
 		`skillpack.yaml:4: rule unknown-key: unknown severity "loud" (want error, warning, info or off)`,
-		`skillpack.yaml:7: unknown key "build.base-ulr" (did you mean "base-url"?); known keys: ai-catalog, base-url, llms-txt, llms-txt-merge, no-legacy, previous, skip-invalid, versioned`,
+		`skillpack.yaml:7: unknown key "build.base-ulr" (did you mean "base-url"?); known keys: ai-catalog, base-url, catalog-publisher, catalog-source, catalog-title, llms-txt, llms-txt-merge, no-legacy, previous, skip-invalid, versioned`,
 		`skillpack.yaml:10: allow entry for secret on "a/**" has no reason: add ` + "`reason: ...`" + ` saying why the finding is not a defect`,
 	}
 	if got := strings.Split(err.Error(), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {

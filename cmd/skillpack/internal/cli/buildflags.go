@@ -96,6 +96,7 @@ func (f *BuildFlags) resolveBundle(ios *IO, given func(flag string) bool) (build
 	bo.Ignore, bo.All = f.Ignore, f.All
 	bo.LLMsTxt = pick(given, "llms-txt", f.LLMsTxt, cfg.Build.LLMsTxt)
 	bo.LLMsTxtMerge = pick(given, "llms-txt-merge", f.LLMsTxtMerge, cfg.Build.LLMsTxtMerge)
+	bo.CatalogTitle, bo.CatalogPublisher, bo.CatalogSource = cfg.Build.CatalogTitle, cfg.Build.CatalogPublisher, cfg.Build.CatalogSource
 	return bo, err
 }
 
