@@ -705,3 +705,34 @@ func BenchmarkRender(b *testing.B) {
 		}
 	}
 }
+
+// The front of the page (masthead, search, letter index and every card, up
+// to the first skill's section) is what a visitor loads to choose a skill,
+// so it has a budget: at 500 skills, 160 KiB with descriptions of 200
+// characters (bench/gen's are 120 to 200) and 640 KiB with every one at
+// the specification's limit of 1,024. The cards show whole descriptions,
+// so the front grows with them, and with nothing else.
+func TestRenderFrontBudget(t *testing.T) {
+	for _, c := range []struct {
+		desc   int
+		budget int
+	}{{200, 160 << 10}, {1024, 640 << 10}} {
+		ss := synths(500, 100)
+		for i := range ss {
+			d := strings.Repeat(fmt.Sprintf("Use when %d ", i), c.desc)
+			ss[i].Description = d[:c.desc]
+		}
+		page, err := render(List(ss), Options{Title: "Budget", Publisher: "Acme Inc.", Source: "https://github.com/acme/skills"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		front := bytes.Index(page, []byte(`<section class="skill"`))
+		if front < 0 {
+			t.Fatal("no section")
+		}
+		t.Logf("descriptions of %d characters: the front is %d KiB of %d KiB", c.desc, front>>10, len(page)>>10)
+		if front > c.budget {
+			t.Errorf("descriptions of %d characters: the front of the page is %d bytes at 500 skills; the budget is %d", c.desc, front, c.budget)
+		}
+	}
+}
