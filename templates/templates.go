@@ -13,8 +13,9 @@ import "embed"
 //go:embed scaffold
 var Scaffold embed.FS
 
-// Catalog is the html/template of the bundle's index.html (index.html) and
-// the stylesheet the page inlines (catalog.css), rendered by package catalog.
+// Catalog is the html/template of the bundle's index.html (index.html),
+// the stylesheet and the script the page inlines (catalog.css, filter.js:
+// its search box), rendered by package catalog.
 //
 //go:embed catalog
 var Catalog embed.FS
