@@ -107,11 +107,11 @@ func readFileT(t *testing.T, dist, p string) []byte {
 	return data
 }
 
-// validateCatalog checks an AI Catalog against its published JSON Schema,
-// kept in layout's testdata (see the README there), formats asserted.
+// validateCatalog checks an AI Catalog against the v0.9 JSON Schema kept
+// in layout's testdata (see the README there), formats asserted.
 func validateCatalog(t *testing.T, doc []byte) {
 	t.Helper()
-	s := testtool.JSONSchema(t, filepath.Join("..", "layout", "testdata", "ai-catalog", "ai-catalog.schema.json"))
+	s := testtool.JSONSchema(t, filepath.Join("..", "layout", "testdata", "ai-catalog", "ai-catalog-0.9.schema.json"))
 	if err := testtool.Validate(s, doc); err != nil {
 		t.Errorf("the served catalog fails the schema: %v", err)
 	}

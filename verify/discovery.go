@@ -113,15 +113,23 @@ func (c *checker) skillRef(ref string) (loc string, p layout.Path, ok bool) {
 // aiCatalog checks .well-known/ai-catalog.json, if the bundle has one:
 // three entries per skill of the v0.2 index (SKILL.md, .tar.gz, .zip),
 // each with the identifier, type, name, description and version the
-// build gives it, and a url and digest that lead to the bundle's bytes.
+// build gives it, and a url and digest that lead to the bundle's bytes;
+// in a v0.9 catalog, each entry's Trust Manifest too (aiTrust). A catalog
+// of specVersion "1.0", which builds before v0.9 wrote, is read with its
+// own identifiers and has no Trust Manifests.
 func (c *checker) aiCatalog() {
 	const p = layout.AICatalog
 	doc, ok := optionalIndex(c, p, layout.DecodeAICatalog, func(d *layout.AICatalogDocument) int { return len(d.Entries) / 3 })
 	if !ok {
 		return
 	}
-	if doc.SpecVersion != layout.AICatalogVersion {
-		c.problem(p, "specVersion is %q; the build writes %q", doc.SpecVersion, layout.AICatalogVersion)
+	parse, grammar := layout.ParseAICatalogIdentifier, "urn:air:<host>:<name>/<md|gzip|zip>:skill"
+	switch doc.SpecVersion {
+	case layout.AICatalogVersion:
+	case layout.AICatalogVersion1:
+		parse, grammar = layout.ParseAICatalogIdentifier1, "urn:air:<host>:skill:<md|gzip|zip>:<name>"
+	default:
+		c.problem(p, "specVersion is %q; the build writes %q (and wrote %q before v0.9)", doc.SpecVersion, layout.AICatalogVersion, layout.AICatalogVersion1)
 	}
 	if doc.Entries == nil {
 		c.problem(p, "has no \"entries\" array")
@@ -131,9 +139,9 @@ func (c *checker) aiCatalog() {
 	publisher := ""
 	for i, e := range doc.Entries {
 		label := fmt.Sprintf("entries[%d] %q", i, clipped(e.Identifier))
-		pub, form, name, ok := layout.ParseAICatalogIdentifier(e.Identifier)
+		pub, form, name, ok := parse(e.Identifier)
 		if !ok {
-			c.problem(p, "%s: identifier is not urn:air:<host>:skill:<md|gzip|zip>:<name>", label)
+			c.problem(p, "%s: identifier is not %s", label, grammar)
 			continue
 		}
 		if seen[e.Identifier] {
@@ -179,20 +187,87 @@ func (c *checker) aiCatalog() {
 		loc, pp, ok := c.skillRef(e.URL)
 		switch {
 		case !ok || pp.Skill != name || pp.Legacy:
+			ok = false
 		case form == "md" && pp.Kind == layout.KindFile && pp.File == layout.EntryFile:
 			c.expect(loc, p, e.Digest, -1)
-			continue
 		case form != "md" && pp.Kind == layout.KindArchive && layout.AICatalogMedia(form) == formMedia(pp.Format):
 			c.archive(loc, name, p, e.Digest, -1)
-			continue
+		default:
+			ok = false
 		}
-		c.problem(p, "%s: url %q is not where the skill's %s is", label, e.URL, e.Type)
+		if !ok {
+			c.problem(p, "%s: url %q is not where the skill's %s is", label, e.URL, e.Type)
+		} else if doc.SpecVersion == layout.AICatalogVersion {
+			c.aiTrust(label, e, form, loc)
+		}
 	}
 	for _, n := range c.names {
 		if got := forms[n]; len(got) == 0 {
 			c.problem(p, "skill %q of %s is missing; the catalog lists every skill", n, layout.V2Index)
 		} else if slices.Sort(got); !slices.Equal(got, []string{"gzip", "md", "zip"}) {
 			c.problem(p, "skill %q has entries %v; the catalog lists its %s, .tar.gz and .zip once each", n, got, layout.EntryFile)
+		}
+	}
+}
+
+// aiTrust checks the Trust Manifest of a v0.9 catalog's entry e, of the
+// form form, whose url leads to loc: the one the build writes
+// (layout.AICatalogManifest), its subject the entry's release, its
+// contributor the base URL the url is under, and each attestation a file
+// of the bundle that speaks for this artifact: checksums.txt for an
+// archive, and the archive's Sigstore bundle or the skill folder's OMS
+// signature, which the bundle must hold. A bundle signed after its build
+// (skillpack sign DIST) holds signatures its catalog does not name.
+func (c *checker) aiTrust(label string, e layout.AICatalogEntry, form, loc string) {
+	const p = layout.AICatalog
+	switch n := len(e.TrustManifests); {
+	case n == 0 && form != "md":
+		c.problem(p, "%s: has no Trust Manifest; the build gives each archive one that points at %s", label, layout.Checksums)
+		return
+	case n > 1:
+		c.problem(p, "%s: has %d Trust Manifests; the build writes one", label, n)
+	}
+	for i, m := range e.TrustManifests {
+		at := fmt.Sprintf("%s: trustManifests[%d]", label, i)
+		base := strings.TrimRight(m.Contributor, "/") + "/"
+		u, err := url.Parse(m.Contributor)
+		if err != nil || !u.IsAbs() || !strings.HasPrefix(e.URL, base) {
+			c.problem(p, "%s: contributor %q is not the base URL the entry's url is under", at, m.Contributor)
+			continue
+		}
+		if s := m.Subject; s == nil {
+			c.problem(p, "%s: has no subject; the build names the entry's release there", at)
+		} else if *s != (layout.AICatalogSubject{Identifier: e.Identifier, Type: e.Type, URL: e.URL, Digest: e.Digest, Version: e.Version}) {
+			c.problem(p, "%s: subject %+v is not the entry's identifier, type, url, digest and version", at, *s)
+		}
+		if len(m.Attestations) == 0 {
+			c.problem(p, "%s: points at no evidence; the specification omits such a manifest", at)
+		}
+		artifact := strings.TrimPrefix(e.URL, base)
+		for j, a := range m.Attestations {
+			var want, held string // the dist path a.URI must name; where the bundle holds it
+			switch {
+			case a.Type == layout.AttestChecksums && form != "md":
+				want = layout.Checksums
+			case a.Type == layout.AttestSigstore && form != "md":
+				want, held = layout.Signature(artifact), layout.Signature(loc)
+			case a.Type == layout.AttestOMSSignature && form == "md":
+				want = strings.TrimSuffix(artifact, layout.EntryFile) + layout.FolderSignatureFile
+				held = strings.TrimSuffix(loc, layout.EntryFile) + layout.FolderSignatureFile
+			default:
+				c.problem(p, "%s: attestations[%d] has type %q, which the build does not write for %s", at, j, a.Type, e.Type)
+				continue
+			}
+			if a.URI != base+want {
+				c.problem(p, "%s: attestations[%d] (%s) points at %q, want %q", at, j, a.Type, a.URI, base+want)
+				continue
+			}
+			if held == "" {
+				continue
+			}
+			if s := c.hash(held); s == nil || s.err != nil && !errors.Is(s.err, errNotHeld) && !errors.Is(s.err, errStopped) {
+				c.problem(p, "%s: attestations[%d] names %s, which the bundle does not hold", at, j, want)
+			}
 		}
 	}
 }

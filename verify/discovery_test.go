@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -148,24 +149,26 @@ func TestAICatalogProblems(t *testing.T) {
 		path     string
 		want     []string
 	}{
-		{"spec version", fixed(`"specVersion": "1.0"`), fixed(`"specVersion": "2.0"`), layout.AICatalog, []string{`specVersion is "2.0"; the build writes "1.0"`}},
+		{"spec version", fixed(`"specVersion": "0.9"`), fixed(`"specVersion": "2.0"`), layout.AICatalog, []string{`specVersion is "2.0"; the build writes "0.9" (and wrote "1.0" before v0.9)`}},
 		{"archive digest", field(entry, 1, "digest"), digestOf("x"), "",
 			[]string{"but .well-known/ai-catalog.json says " + string(layout.DigestOf([]byte("x")))}},
 		{"SKILL.md digest", field(entry, 0, "digest"), digestOf("y"), layout.SkillFile("commit-messages", layout.EntryFile),
 			[]string{"but .well-known/ai-catalog.json says " + string(layout.DigestOf([]byte("y")))}},
 		{"type", fixed(`"type": "application/agent-skills+zip"`), fixed(`"type": "application/zip"`), layout.AICatalog,
-			[]string{`entries[2] "urn:air:skills.example.com:skill:zip:commit-messages": type is "application/zip", want "application/agent-skills+zip"`}},
-		{"identifier", fixed(`"urn:air:skills.example.com:skill:md:commit-messages"`), fixed(`"urn:x:commit-messages"`), layout.AICatalog,
-			[]string{"identifier is not urn:air:<host>:skill:<md|gzip|zip>:<name>"}},
-		{"publisher", fixed(`"urn:air:skills.example.com:skill:md:csv-profiler"`), fixed(`"urn:air:evil.example:skill:md:csv-profiler"`), layout.AICatalog,
+			[]string{`entries[2] "urn:air:skills.example.com:commit-messages/zip:skill": type is "application/zip", want "application/agent-skills+zip"`}},
+		{"identifier", fixed(`"urn:air:skills.example.com:commit-messages/md:skill"`), fixed(`"urn:x:commit-messages"`), layout.AICatalog,
+			[]string{"identifier is not urn:air:<host>:<name>/<md|gzip|zip>:skill"}},
+		{"identifier of 1.0", fixed(`"urn:air:skills.example.com:commit-messages/md:skill"`), fixed(`"urn:air:skills.example.com:skill:md:commit-messages"`), layout.AICatalog,
+			[]string{"identifier is not urn:air:<host>:<name>/<md|gzip|zip>:skill"}},
+		{"publisher", fixed(`"urn:air:skills.example.com:csv-profiler/md:skill"`), fixed(`"urn:air:evil.example:csv-profiler/md:skill"`), layout.AICatalog,
 			[]string{`publisher "evil.example", but entries before it have "skills.example.com"`}},
 		{"url of another skill", fixed(`/commit-messages/SKILL.md`), fixed(`/csv-profiler/SKILL.md`), layout.AICatalog,
 			[]string{`url "https://skills.example.com/x/.well-known/agent-skills/csv-profiler/SKILL.md" is not where the skill's application/agent-skills+md is`}},
 		{"relative url", field(entry, 0, "url"), fixed(`"url": ".well-known/agent-skills/commit-messages/SKILL.md"`), layout.AICatalog, []string{"is not an absolute URL"}},
-		{"entry missing", fixed(`"urn:air:skills.example.com:skill:zip:commit-messages"`), fixed(`"urn:air:skills.example.com:skill:gzip:commit-messages"`), layout.AICatalog,
+		{"entry missing", fixed(`"urn:air:skills.example.com:commit-messages/zip:skill"`), fixed(`"urn:air:skills.example.com:commit-messages/gzip:skill"`), layout.AICatalog,
 			[]string{"listed twice", `skill "commit-messages" has entries [gzip md]`}},
 		{"description", fixed(`"description": "Writes clear`), fixed(`"description": "Writes`), layout.AICatalog, []string{"description differs"}},
-		{"version", fixed(`"identifier": "urn:air:skills.example.com:skill:md:commit-messages",`), fixed(`"identifier": "urn:air:skills.example.com:skill:md:commit-messages", "version": "9.9.9",`),
+		{"version", fixed(`"identifier": "urn:air:skills.example.com:commit-messages/md:skill",`), fixed(`"identifier": "urn:air:skills.example.com:commit-messages/md:skill", "version": "9.9.9",`),
 			layout.AICatalog, []string{`version is "9.9.9", but .well-known/agent-skills/index.json says ""`}},
 		{"not JSON", fixed(`"specVersion"`), fixed(`specVersion`), layout.AICatalog, []string{"line 2: not valid JSON"}},
 	} {
@@ -179,6 +182,143 @@ func TestAICatalogProblems(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rewriteCatalog rewrites the bundle's AI Catalog with fn and reseals it.
+func rewriteCatalog(t *testing.T, dir string, fn func(*layout.AICatalogDocument)) {
+	t.Helper()
+	doc, err := layout.DecodeAICatalog(readFile(t, dir, layout.AICatalog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn(doc)
+	data, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, layout.AICatalog, data)
+	reseal(t, dir)
+}
+
+// TestAICatalogTrust checks the Trust Manifests of a v0.9 catalog: what
+// the build writes passes, signed or not; each part the build writes is
+// held to the entry and to the bundle's files.
+func TestAICatalogTrust(t *testing.T) {
+	const zipAt = 2 // commit-messages' .zip
+	sigAttest := func(d *layout.AICatalogDocument) {
+		e := &d.Entries[zipAt]
+		m := &e.TrustManifests[0]
+		m.Attestations = append(m.Attestations, layout.AICatalogAttestation{Type: layout.AttestSigstore, URI: e.URL + layout.SignatureSuffix})
+	}
+	for _, tc := range []struct {
+		name string
+		fn   func(*layout.AICatalogDocument)
+		want string
+	}{
+		{"no manifest", func(d *layout.AICatalogDocument) { d.Entries[zipAt].TrustManifests = nil }, "has no Trust Manifest"},
+		{"two manifests", func(d *layout.AICatalogDocument) {
+			e := &d.Entries[zipAt]
+			e.TrustManifests = append(e.TrustManifests, e.TrustManifests[0])
+		}, "has 2 Trust Manifests"},
+		{"subject", func(d *layout.AICatalogDocument) {
+			d.Entries[zipAt].TrustManifests[0].Subject.Digest = layout.DigestOf([]byte("x"))
+		}, "is not the entry's identifier, type, url, digest and version"},
+		{"no subject", func(d *layout.AICatalogDocument) { d.Entries[zipAt].TrustManifests[0].Subject = nil }, "has no subject"},
+		{"contributor", func(d *layout.AICatalogDocument) {
+			d.Entries[zipAt].TrustManifests[0].Contributor = "https://evil.example/"
+		}, `contributor "https://evil.example/" is not the base URL`},
+		{"no evidence", func(d *layout.AICatalogDocument) { d.Entries[zipAt].TrustManifests[0].Attestations = nil }, "points at no evidence"},
+		{"checksums elsewhere", func(d *layout.AICatalogDocument) {
+			d.Entries[zipAt].TrustManifests[0].Attestations[0].URI = discoveryBase + "/sums.txt"
+		}, `points at "` + discoveryBase + `/sums.txt", want "` + discoveryBase + "/" + layout.Checksums + `"`},
+		{"unknown type", func(d *layout.AICatalogDocument) {
+			d.Entries[zipAt].TrustManifests[0].Attestations[0].Type = "SOC2-Type2"
+		}, `has type "SOC2-Type2", which the build does not write`},
+		{"signature not held", sigAttest, "names " + layout.Signature(archiveOf(t, discoveryDist(t), "commit-messages", layout.Zip)) + ", which the bundle does not hold"},
+		{"folder signature not held", func(d *layout.AICatalogDocument) {
+			e := &d.Entries[zipAt-2]
+			e.TrustManifests = []layout.AICatalogTrustManifest{{Contributor: discoveryBase, Attestations: []layout.AICatalogAttestation{{Type: layout.AttestOMSSignature,
+				URI: discoveryBase + "/" + layout.FolderSignature("commit-messages")}},
+				Subject: &layout.AICatalogSubject{Identifier: e.Identifier, Type: e.Type, URL: e.URL, Digest: e.Digest, Version: e.Version}}}
+		}, "names " + layout.FolderSignature("commit-messages") + ", which the bundle does not hold"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := discoveryDist(t)
+			rewriteCatalog(t, dir, tc.fn)
+			wantProblem(t, check(t, dir, Options{}), layout.AICatalog, tc.want)
+		})
+	}
+	// The signature the catalog names, once the bundle holds it, passes.
+	dir := discoveryDist(t)
+	rewriteCatalog(t, dir, sigAttest)
+	sign(t, dir)
+	wantOK(t, check(t, dir, Options{RequireSignatures: true, Verifier: &fakeVerifier{}}))
+}
+
+// TestAICatalogSigned builds with signing: each Trust Manifest names the
+// signatures the build made, and verify finds them.
+func TestAICatalogSigned(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "dist")
+	if _, err := build.Run([]string{"../examples"}, build.Options{Out: dir, BaseURL: discoveryBase, AICatalog: true,
+		Sign: func(data []byte) ([]byte, error) {
+			return json.Marshal(fakeSig{Digest: layout.DigestOf(data).Hex(), Good: true})
+		},
+		SignFolder: signFolder}); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := layout.DecodeAICatalog(readFile(t, dir, layout.AICatalog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, e := range doc.Entries {
+		for _, m := range e.TrustManifests {
+			for _, a := range m.Attestations {
+				kinds[a.Type]++
+			}
+		}
+	}
+	n := len(doc.Entries) / 3
+	if kinds[layout.AttestSigstore] != 2*n || kinds[layout.AttestOMSSignature] != n || kinds[layout.AttestChecksums] != 2*n {
+		t.Errorf("attestations by type %v for %d skills", kinds, n)
+	}
+	wantOK(t, check(t, dir, Options{RequireSignatures: true, Verifier: &fakeVerifier{}}))
+	// A signature the catalog names, gone, is reported there.
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(layout.FolderSignature("commit-messages")))); err != nil {
+		t.Fatal(err)
+	}
+	wantProblem(t, check(t, dir, Options{}), layout.AICatalog, "names "+layout.FolderSignature("commit-messages")+", which the bundle does not hold")
+}
+
+// TestAICatalog1 reads the catalog of a bundle built before v0.9:
+// specVersion "1.0", its identifiers, no Trust Manifests.
+func TestAICatalog1(t *testing.T) {
+	to1 := func(d *layout.AICatalogDocument) {
+		d.SpecVersion = layout.AICatalogVersion1
+		for i := range d.Entries {
+			e := &d.Entries[i]
+			pub, form, name, ok := layout.ParseAICatalogIdentifier(e.Identifier)
+			if !ok {
+				t.Fatalf("identifier %q", e.Identifier)
+			}
+			e.Identifier, e.TrustManifests = "urn:air:"+pub+":skill:"+form+":"+name, nil
+		}
+	}
+	dir := discoveryDist(t)
+	rewriteCatalog(t, dir, to1)
+	if !strings.Contains(string(readFile(t, dir, layout.AICatalog)), `"urn:air:skills.example.com:skill:gzip:commit-messages"`) {
+		t.Fatalf("not the 1.0 form:\n%s", readFile(t, dir, layout.AICatalog))
+	}
+	// It is the form the 1.0 schema describes (layout's testdata).
+	sch := testtool.JSONSchema(t, filepath.Join("..", "layout", "testdata", "ai-catalog", "ai-catalog.schema.json"))
+	if err := testtool.Validate(sch, readFile(t, dir, layout.AICatalog)); err != nil {
+		t.Errorf("the 1.0 catalog fails its schema: %v", err)
+	}
+	wantOK(t, check(t, dir, Options{}))
+	// Its identifiers are held to their own grammar, not v0.9's.
+	edit(t, dir, layout.AICatalog, `"urn:air:skills.example.com:skill:md:commit-messages"`, `"urn:air:skills.example.com:commit-messages/md:skill"`)
+	reseal(t, dir)
+	wantProblem(t, check(t, dir, Options{}), layout.AICatalog, "identifier is not urn:air:<host>:skill:<md|gzip|zip>:<name>")
 }
 
 // fixed is a literal edit of TestAICatalogProblems.
