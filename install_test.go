@@ -186,6 +186,30 @@ func TestInstallScript(t *testing.T) {
 		}
 	})
 
+	t.Run("moving tag", func(t *testing.T) {
+		publish("v0.1.0", sum)
+		rel.mu.Lock()
+		rel.files["/latest/checksums.txt"] = rel.files["/v0.1.0/checksums.txt"] // GitHub's latest release
+		rel.mu.Unlock()
+		latest := "SKILLPACK_LATEST=" + srv.URL + "/latest"
+		dir := t.TempDir()
+		if code, stderr := installRun(t, srv.URL, "v0", dir, latest); code != 0 {
+			t.Fatalf("v0: exit %d: %s", code, stderr)
+		}
+		if got := versionOf(t, dir); got != "skillpack v0.1.0" {
+			t.Errorf("v0 installed %q, want the newest v0 release", got)
+		}
+		cmd := exec.Command("sh", "scripts/install.sh", "--resolve", "v0.1")
+		cmd.Env = append(os.Environ(), latest)
+		if out, err := cmd.Output(); err != nil || string(out) != "v0.1.0\n" {
+			t.Errorf("--resolve v0.1: %q, %v; want v0.1.0", out, err)
+		}
+		// v1 is not the newest release's major version: no release.
+		if code, stderr := installRun(t, srv.URL, "v1", t.TempDir(), latest); code != 4 || !strings.Contains(stderr, "the newest release is v0.1.0") {
+			t.Errorf("v1: exit %d, want 4: %s", code, stderr)
+		}
+	})
+
 	t.Run("no release", func(t *testing.T) {
 		rel.mu.Lock()
 		rel.asked = nil

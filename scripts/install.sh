@@ -10,15 +10,22 @@
 #   sh scripts/install.sh v0.1.0 ~/.local/bin
 #
 # Usage: install.sh VERSION [BINDIR]    (BINDIR: default ./bin)
+#        install.sh --resolve VERSION    prints the release VERSION names
 #
-# VERSION is a release tag (v0.1.0, v0.2.0-rc.1) or, for a source build, any
-# git ref; "" builds from source and lets go build stamp the commit.
+# VERSION is a release tag (v0.1.0, v0.2.0-rc.1); a moving tag (v0, v0.2)
+# stands for the newest release, when that is one of its own (v0.2.3), as
+# `uses: skillpack/skillpack@v0` expects; for a source build, any git ref;
+# "" builds from source and lets go build stamp the commit. --resolve only
+# prints the release a moving tag stands for (any other VERSION as given),
+# for a cache key.
 #
 # Environment:
 #   SKILLPACK_REPO      owner/name of the repository (default skillpack/skillpack)
 #   SKILLPACK_RELEASES  where the releases are (default
 #                       https://github.com/$SKILLPACK_REPO/releases/download);
 #                       the archive is fetched from $SKILLPACK_RELEASES/VERSION/
+#   SKILLPACK_LATEST    where the newest release is (default
+#                       https://github.com/$SKILLPACK_REPO/releases/latest/download)
 #   SKILLPACK_SOURCE    a checkout to build from when VERSION has no release
 #   SKILLPACK_SIGN      "false": build only skillpack from source (the
 #                       Sigstore helper takes minutes to compile)
@@ -37,12 +44,18 @@ die() { # die CODE MESSAGE
   exit "$1"
 }
 
+resolve=
+if [ "${1:-}" = --resolve ]; then
+  resolve=1
+  shift
+fi
 [ $# -ge 1 ] && [ $# -le 2 ] || die 2 "usage: install.sh VERSION [BINDIR] (VERSION: a release tag such as v0.1.0)"
 version=$1
 bindir=${2:-bin}
 repo=${SKILLPACK_REPO:-skillpack/skillpack}
 releases=${SKILLPACK_RELEASES:-https://github.com/$repo/releases/download}
 releases=${releases%/}
+latest=${SKILLPACK_LATEST:-https://github.com/$repo/releases/latest/download}
 cosign=${COSIGN:-cosign}
 
 # The name GoReleaser gives the archive (.goreleaser.yaml, archives):
@@ -143,6 +156,30 @@ no_release() { # no_release REASON
   fi
   die 4 "$1 (set SKILLPACK_SOURCE to a checkout to build from source)"
 }
+
+# A moving tag names no release of its own: the newest release (GitHub's
+# latest: not a pre-release) stands for it when it is one of its versions.
+# Its checksums.txt names it, in every archive's name.
+if printf '%s\n' "$version" | grep -Eq '^v[0-9]+(\.[0-9]+)?$'; then
+  code=$(fetch "$latest/checksums.txt" "$tmp/latest.txt")
+  case $code in
+    200) ;;
+    404) code= ;;
+    *) die 3 "$latest/checksums.txt: HTTP $code" ;;
+  esac
+  newest=
+  if [ -n "$code" ]; then
+    newest=v$(sed -n 's/^[0-9a-f]*  *\*\{0,1\}skillpack_\([0-9][^_]*\)_.*/\1/p' "$tmp/latest.txt" | head -n 1)
+  fi
+  case $newest in
+    "$version".*) echo "$version: the newest release is $newest" >&2; version=$newest ;;
+    *) [ -n "$resolve" ] || no_release "no release of $version${newest:+ (the newest release is $newest)}" ;;
+  esac
+fi
+if [ -n "$resolve" ]; then
+  printf '%s\n' "$version"
+  exit 0
+fi
 
 # A release is looked for only under a version tag: a branch or a commit
 # has none, and asking would only cost a round trip.
