@@ -283,8 +283,7 @@ func (b *builder) discoveryKey() []string {
 		}
 	}
 	if b.opts.AICatalog {
-		// Its Trust Manifests name the signatures a signed build makes.
-		extra = append(extra, fmt.Sprintf("ai-catalog.json, signed %t, folders signed %t", b.opts.Sign != nil, b.opts.SignFolder != nil))
+		extra = append(extra, "ai-catalog.json")
 	}
 	return extra
 }

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -258,14 +259,20 @@ func TestAICatalogTrust(t *testing.T) {
 // TestAICatalogSigned builds with signing: each Trust Manifest names the
 // signatures the build made, and verify finds them.
 func TestAICatalogSigned(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "dist")
-	if _, err := build.Run([]string{"../examples"}, build.Options{Out: dir, BaseURL: discoveryBase, AICatalog: true,
-		Sign: func(data []byte) ([]byte, error) {
-			return json.Marshal(fakeSig{Digest: layout.DigestOf(data).Hex(), Good: true})
-		},
-		SignFolder: signFolder}); err != nil {
-		t.Fatal(err)
+	build1 := func(dir string, signed bool) {
+		o := build.Options{Out: dir, BaseURL: discoveryBase, AICatalog: true}
+		if signed {
+			o.Sign = func(data []byte) ([]byte, error) {
+				return json.Marshal(fakeSig{Digest: layout.DigestOf(data).Hex(), Good: true})
+			}
+			o.SignFolder = signFolder
+		}
+		if _, err := build.Run([]string{"../examples"}, o); err != nil {
+			t.Fatal(err)
+		}
 	}
+	dir := filepath.Join(t.TempDir(), "dist")
+	build1(dir, true)
 	doc, err := layout.DecodeAICatalog(readFile(t, dir, layout.AICatalog))
 	if err != nil {
 		t.Fatal(err)
@@ -283,6 +290,15 @@ func TestAICatalogSigned(t *testing.T) {
 		t.Errorf("attestations by type %v for %d skills", kinds, n)
 	}
 	wantOK(t, check(t, dir, Options{RequireSignatures: true, Verifier: &fakeVerifier{}}))
+	// A rebuild without signing drops the signatures, and its catalog
+	// names none.
+	build1(dir, false)
+	if text := readFile(t, dir, layout.AICatalog); bytes.Contains(text, []byte(layout.AttestSigstore)) || bytes.Contains(text, []byte(layout.AttestOMSSignature)) {
+		t.Errorf("the unsigned rebuild's catalog names signatures:\n%s", text)
+	}
+	wantOK(t, check(t, dir, Options{}))
+	dir = filepath.Join(t.TempDir(), "dist")
+	build1(dir, true)
 	// A signature the catalog names, gone, is reported there.
 	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(layout.FolderSignature("commit-messages")))); err != nil {
 		t.Fatal(err)
