@@ -116,13 +116,19 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	addOutputFlags(root, ios)
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return checkOutputFlags(ios, cmd.Flags()) }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if err := checkOutputFlags(ios, cmd.Flags()); err != nil {
+			return err
+		}
+		verboseConfig(ios, cmd)
+		return nil
+	}
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.Err)
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(newLintCmd(ios, nil), newBuildCmd(ios, nil), newPackCmd(ios, nil), newVersionCmd(ios), newNewCmd(ios, nil), newServeCmd(ios, nil), newVerifyCmd(ios, nil), newSignCmd(ios, nil), newPublishCmd(ios, nil), newPullCmd(ios, nil))
-	root.AddCommand(newInitCmd(ios, nil), newManCmd(ios))
+	root.AddCommand(newInitCmd(ios, nil), newDoctorCmd(ios, nil), newManCmd(ios))
 	finishCommands(root)
 	// Cobra's completion command, added now rather than when the root
 	// runs, so that its arguments are checked below like the others'.
@@ -134,4 +140,21 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 	}
 	checkArgs(root)
 	return root
+}
+
+// verboseConfig names, with -v, the skillpack.yaml a command that reads
+// one (it has --config) will read, or that none applies.
+func verboseConfig(ios *IO, cmd *cobra.Command) {
+	f := cmd.Flags().Lookup("config")
+	if f == nil || !ios.Verbose {
+		return
+	}
+	switch path, err := configPath(f.Value.String()); {
+	case err != nil:
+		// The command reports it.
+	case path == "":
+		ios.Verbosef("config: no %s here or above; the defaults apply", lint.ConfigFile)
+	default:
+		ios.Verbosef("config: %s", path)
+	}
 }

@@ -113,6 +113,9 @@ func runInit(ios *IO, opts *initOptions) error {
 		}
 		fmt.Fprintf(ios.Out, "created %s\n", f.path)
 	}
+	if err := ignoreDist(ios); err != nil {
+		return usageErr("%w", err)
+	}
 	if parent != "" {
 		if wd, err := os.Getwd(); err == nil {
 			if rel, err := filepath.Rel(wd, parent); err == nil {
@@ -155,4 +158,43 @@ func skillsFolder() string {
 		return "skills"
 	}
 	return "."
+}
+
+// ignoreDist adds dist/, the bundle build writes by default, to
+// .gitignore: the file is created, or the line appended once; a line that
+// ignores dist already (dist, dist/, /dist or /dist/) is left as it is.
+func ignoreDist(ios *IO) error {
+	const path, line = ".gitignore", "dist/"
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if l = strings.TrimSpace(l); strings.Trim(l, "/") == "dist" {
+			return nil
+		}
+	}
+	created := err != nil
+	add := line + "\n"
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		add = "\n" + add
+	}
+	// Appended in place, not replaced: the rest of the file is the user's.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(add); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if created {
+		fmt.Fprintf(ios.Out, "created %s\n", path)
+	} else {
+		fmt.Fprintf(ios.Out, "added %s to %s\n", line, path)
+	}
+	return nil
 }

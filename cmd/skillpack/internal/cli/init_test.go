@@ -23,7 +23,7 @@ func TestInitConfig(t *testing.T) {
 	if code := run(ios, []string{"init", "--profile", "claude"}); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
-	if out.String() != "created skillpack.yaml\n" || errb.String() != "next: edit skillpack.yaml, then run: skillpack lint\n" {
+	if out.String() != "created skillpack.yaml\ncreated .gitignore\n" || errb.String() != "next: edit skillpack.yaml, then run: skillpack lint\n" {
 		t.Errorf("stdout %q, stderr %q", out, errb)
 	}
 	data, err := os.ReadFile(lint.ConfigFile)
@@ -144,7 +144,7 @@ func TestInitGitHub(t *testing.T) {
 		if code := run(ios, []string{"init", "--ci", "github"}); code != ExitOK {
 			t.Fatalf("exit %d: %s", code, errb)
 		}
-		if want := "created skillpack.yaml\ncreated .github/workflows/skillpack.yml\n"; out.String() != want {
+		if want := "created skillpack.yaml\ncreated .github/workflows/skillpack.yml\ncreated .gitignore\n"; out.String() != want {
 			t.Errorf("stdout %q, want %q", out, want)
 		}
 		data, err := os.ReadFile(workflowPath)

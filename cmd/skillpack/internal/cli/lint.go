@@ -36,12 +36,9 @@ func (o *LintOptions) AddFlags(fs *pflag.FlagSet) {
 
 // load reads the config the options name, or finds one.
 func (o *LintOptions) load() (*lint.Config, error) {
-	path := o.Config
-	if path == "" {
-		var err error
-		if path, err = lint.FindConfig("."); err != nil {
-			return nil, usageErr("%w", err)
-		}
+	path, err := configPath(o.Config)
+	if err != nil {
+		return nil, usageErr("%w", err)
 	}
 	cfg := lint.DefaultConfig()
 	if path != "" {

@@ -35,6 +35,7 @@ var docSchemas = map[string]string{
 	"version": "version.schema.json",
 	"new":     "new.schema.json",
 	"publish": "publish.schema.json",
+	"doctor":  "doctor.schema.json",
 }
 
 var (

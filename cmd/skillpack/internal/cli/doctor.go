@@ -1,0 +1,257 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/skillpack/skillpack/internal/version"
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/lint"
+	"github.com/skillpack/skillpack/sign"
+	"github.com/skillpack/skillpack/skill"
+)
+
+type doctorOptions struct {
+	Config string // skillpack.yaml; "" = found upward, as lint and build find it
+	Out    string // the bundle folder build writes by default
+	JSON   bool
+}
+
+func newDoctorCmd(ios *IO, runF func(*doctorOptions) error) *cobra.Command {
+	opts := &doctorOptions{}
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Say what skillpack is using here: version, signing helper, config, skills, dist",
+		Long: `Doctor prints what skillpack would use in this folder: its version; the
+signing helper (skillpack-sign, looked for as sign and build --sign look for
+it: beside skillpack, else on PATH) and whether its version is skillpack's;
+the skillpack.yaml that applies and its profile; how many skills build
+would find here; and what the output folder holds (absent, a bundle
+skillpack built and when, or files skillpack did not write).
+
+It exits 1 when skillpack-sign is missing or of another version, which
+signing needs. --json prints the same as a JSON document
+(schema/doctor.schema.json).`,
+		Example: `  skillpack doctor
+  skillpack doctor --json`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if runF != nil {
+				return runF(opts)
+			}
+			return runDoctor(cmd.Context(), ios, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Config, "config", "", "`path` of skillpack.yaml (default: found upward from the working directory)")
+	f.StringVarP(&opts.Out, "out", "o", "dist", "the output `folder` to describe")
+	f.BoolVar(&opts.JSON, "json", false, "print a JSON document on stdout, even on failure")
+	return cmd
+}
+
+// doctorDoc is doctor's report and its --json document
+// (schema/doctor.schema.json).
+type doctorDoc struct {
+	Version string       `json:"version"`
+	Sign    doctorSign   `json:"sign"`
+	Config  doctorConfig `json:"config"`
+	Skills  doctorSkills `json:"skills"`
+	Dist    doctorDist   `json:"dist"`
+	status
+}
+
+type doctorSign struct {
+	Path     string `json:"path,omitempty"`
+	Version  string `json:"version,omitempty"`
+	Protocol int    `json:"protocol,omitempty"`
+	OK       bool   `json:"ok"`
+	Problem  string `json:"problem,omitempty"`
+}
+
+type doctorConfig struct {
+	Path    string `json:"path,omitempty"` // absent: none found, the defaults apply
+	Profile string `json:"profile"`
+	Problem string `json:"problem,omitempty"`
+}
+
+type doctorSkills struct {
+	Input string `json:"input"`
+	Count int    `json:"count"`
+}
+
+type doctorDist struct {
+	Path      string `json:"path"`
+	State     string `json:"state"` // absent, bundle or foreign
+	Built     string `json:"built,omitempty"`
+	Generator string `json:"generator,omitempty"`
+	Skills    int    `json:"skills,omitempty"`
+	Files     int    `json:"files,omitempty"`
+	Problem   string `json:"problem,omitempty"`
+}
+
+func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	doc := doctorDoc{Version: version.Version(), Sign: doctorSignHelper(ctx), Dist: doctorDistState(opts.Out)}
+	var err error
+	doc.Config, err = doctorConfigState(opts.Config)
+	doc.Skills.Input = "."
+	if found, derr := skill.Discover(doc.Skills.Input); derr == nil {
+		doc.Skills.Count = len(found)
+	}
+	if err == nil && !doc.Sign.OK {
+		what := "missing"
+		if doc.Sign.Path != "" {
+			what = "not skillpack's version"
+		}
+		err = &exitError{code: ExitFindings, err: fmt.Errorf("signing is not ready: %s is %s", sign.Helper, what)}
+	}
+	doc.status = newStatus(err, "")
+	if opts.JSON {
+		return jsonResult(ios.Out, true, doc, err)
+	}
+	w := ios.Out
+	fmt.Fprintf(w, "skillpack:      %s\n", doc.Version)
+	if doc.Sign.OK {
+		fmt.Fprintf(w, "skillpack-sign: %s %s (protocol %d), skillpack's version\n", doc.Sign.Path, doc.Sign.Version, doc.Sign.Protocol)
+	} else {
+		fmt.Fprintf(w, "skillpack-sign: %s\n", doc.Sign.Problem)
+	}
+	switch {
+	case doc.Config.Problem != "":
+		fmt.Fprintf(w, "config:         %s\n", doc.Config.Problem)
+	case doc.Config.Path != "":
+		fmt.Fprintf(w, "config:         %s (profile %s)\n", doc.Config.Path, doc.Config.Profile)
+	default:
+		fmt.Fprintf(w, "config:         no %s here or above; the defaults (profile %s)\n", lint.ConfigFile, doc.Config.Profile)
+	}
+	fmt.Fprintf(w, "skills:         %s under %s\n", plural(doc.Skills.Count, "skill"), doc.Skills.Input)
+	d := doc.Dist
+	switch d.State {
+	case "absent":
+		fmt.Fprintf(w, "output:         %s does not exist yet; skillpack build writes it\n", d.Path)
+	case "bundle":
+		fmt.Fprintf(w, "output:         %s is a bundle built at %s (%s, %s) by %s\n", d.Path, d.Built, plural(d.Skills, "skill"), plural(d.Files, "file"), d.Generator)
+	default:
+		fmt.Fprintf(w, "output:         %s\n", d.Problem)
+	}
+	return err
+}
+
+// doctorSignHelper finds skillpack-sign as signing does (sign.FindHelper)
+// and asks its version, which must be skillpack's: the helper protocol
+// changes with skillpack.
+func doctorSignHelper(ctx context.Context) doctorSign {
+	var s doctorSign
+	p, err := sign.FindHelper()
+	if err != nil {
+		s.Problem = fmt.Sprintf("%s is neither beside skillpack nor on PATH; signing needs it: install it with `%s`, or take it from the release archive", sign.Helper, sign.Install)
+		return s
+	}
+	s.Path = p
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, p, "version").Output()
+	// "skillpack-sign VERSION (protocol N)"
+	rest, ok := strings.CutPrefix(strings.TrimSpace(string(out)), sign.Helper+" ")
+	v, proto, ok2 := strings.Cut(rest, " (protocol ")
+	n, nerr := strconv.Atoi(strings.TrimSuffix(proto, ")"))
+	if err != nil || !ok || !ok2 || nerr != nil {
+		s.Problem = fmt.Sprintf("%s does not say its version (%s version: %v); reinstall it with `%s`", p, sign.Helper, cmpErr(err, string(out)), sign.Install)
+		return s
+	}
+	s.Version, s.Protocol = v, n
+	switch {
+	case n != sign.Protocol:
+		s.Problem = fmt.Sprintf("%s is %s and speaks helper protocol %d, skillpack %s speaks %d: install the %s of skillpack's version", p, v, n, version.Version(), sign.Protocol, sign.Helper)
+	case v != version.Version():
+		s.Problem = fmt.Sprintf("%s is %s, skillpack is %s: install the %s of skillpack's version", p, v, version.Version(), sign.Helper)
+	default:
+		s.OK = true
+	}
+	return s
+}
+
+func cmpErr(err error, out string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return strconv.Quote(out)
+}
+
+// configPath is the skillpack.yaml a command reads: the one --config
+// names, else the first found upward from the working directory, else ""
+// for the defaults.
+func configPath(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	return lint.FindConfig(".")
+}
+
+func doctorConfigState(flag string) (doctorConfig, error) {
+	c := doctorConfig{Profile: lint.DefaultConfig().Profile.Name}
+	path, err := configPath(flag)
+	if err != nil {
+		c.Problem = err.Error()
+		return c, usageErr("%w", err)
+	}
+	if path == "" {
+		return c, nil
+	}
+	c.Path = path
+	cfg, err := lint.LoadConfig(path)
+	if err != nil {
+		c.Problem = err.Error()
+		return c, usageErr("%w", err)
+	}
+	c.Profile = cfg.Profile.Name
+	return c, nil
+}
+
+// doctorDistState says what the output folder holds: nothing yet, a
+// bundle skillpack built (its build record, and the record's time as
+// when), or something else, which build will not replace without --force.
+func doctorDistState(dir string) doctorDist {
+	d := doctorDist{Path: dir}
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		d.State = "absent"
+		return d
+	case err != nil:
+		d.State, d.Problem = "foreign", fmt.Sprintf("cannot read %s: %v", dir, err)
+		return d
+	case !info.IsDir():
+		d.State, d.Problem = "foreign", fmt.Sprintf("%s is a file, not a folder; build needs another -o", dir)
+		return d
+	}
+	recPath := filepath.Join(dir, filepath.FromSlash(layout.BuildRecord))
+	f, err := os.Open(recPath)
+	if err != nil {
+		d.State, d.Problem = "foreign", fmt.Sprintf("%s holds no build record (%s): skillpack did not write it, and build will not replace it without --force", dir, layout.BuildRecord)
+		return d
+	}
+	defer f.Close()
+	head, err := layout.ReadRecord(f, func(layout.RecordSkill) error { d.Skills++; return nil }, func(string) error { d.Files++; return nil })
+	if err != nil {
+		d.State, d.Problem = "foreign", fmt.Sprintf("%s: %v; build it again (skillpack build -o %s)", recPath, err, dir)
+		return d
+	}
+	d.State, d.Generator = "bundle", head.Generator
+	if info, err := f.Stat(); err == nil {
+		d.Built = info.ModTime().UTC().Format(time.RFC3339)
+	}
+	return d
+}
