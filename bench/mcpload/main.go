@@ -27,6 +27,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/skillpack/skillpack/layout"
 )
 
 func main() {
@@ -88,13 +90,11 @@ type loader struct {
 	hc  *http.Client
 }
 
+// result is a page of skills/list (its skills are mcp/skills.json's
+// entries) or a resources/read result, whose contents are not looked at.
 type result struct {
-	NextCursor string `json:"nextCursor"`
-	Skills     []struct {
-		Resources []struct {
-			URI string `json:"uri"`
-		} `json:"resources"`
-	} `json:"skills"`
+	NextCursor string            `json:"nextCursor"`
+	Skills     []layout.SkillMCP `json:"skills"`
 }
 
 // files walks skills/list once and returns the URI of every file.
