@@ -144,9 +144,7 @@ func main() {
 		os.RemoveAll(dist)
 		out, skip := run(e.Name(), dir, *bin, append([]string{"build", ".", "-o", dist, "--skip-invalid", "--json"}, extra...)...)
 		seen[skip] = true
-		var built struct {
-			Skills []json.RawMessage `json:"skills"`
-		}
+		var built buildJSON
 		json.Unmarshal(out, &built)
 		verify := -1 // not run: nothing was built
 		if skip == 0 {
@@ -323,4 +321,9 @@ func tally(m map[string]int) string {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "corpus:", err)
 	os.Exit(1)
+}
+
+// buildJSON is what `build --json` says of the skills it published.
+type buildJSON struct {
+	Skills []json.RawMessage `json:"skills"`
 }
