@@ -160,10 +160,11 @@ func TestLintQuietVerbose(t *testing.T) {
 		t.Errorf("-q --fail-on warning left out the warnings:\n%s", out)
 	}
 
-	// -v: a line a skill and the time taken, before the hint.
+	// -v: the config read, a line a skill and the time taken, before the hint.
 	ios, _, errb = fakeIO(nil)
 	run(ios, []string{"lint", "-v", "skills"})
-	wantErr = "1 error, 2 warnings, 0 infos in 3 skills\n" +
+	wantErr = "config: no skillpack.yaml here or above; the defaults apply\n" +
+		"1 error, 2 warnings, 0 infos in 3 skills\n" +
 		"  skills/Bad_Name: 1 error\n" +
 		"  skills/fixme: 2 warnings\n" +
 		"  skills/good: ok\n" +
