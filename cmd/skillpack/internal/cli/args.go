@@ -167,7 +167,16 @@ func singleDash(root *cobra.Command, args []string) error {
 		case len(a) == 2 && a[0] == '-':
 			f = shorthand(a[1:])
 		case len(a) > 3 && a[0] == '-' && isFlagWord(a[1:]):
-			if s := suggestFlag(c, a[1:]); s != "" {
+			// Only a flag's whole name, or one it starts with (-output
+			// for --out): -fjson is -f json, not a typo of --json.
+			name, _, _ := strings.Cut(a[1:], "=")
+			s := longerFlag(name, flagNames(c))
+			for _, n := range flagNames(c) {
+				if s == "" && strings.HasPrefix(n, name) {
+					s = n // -out for --output
+				}
+			}
+			if s != "" {
 				return usageErr("%s: a long flag takes two dashes (did you mean --%s?)\nRun '%s --help' for usage.", a, s, c.CommandPath())
 			}
 		}

@@ -106,6 +106,27 @@ func orList(words []string) string {
 // (--output for --out, --config-file for --config), gets that flag too.
 func suggestFlag(c *cobra.Command, name string) string {
 	name, _, _ = strings.Cut(name, "=")
+	names := flagNames(c)
+	if s := suggest(name, names); s != "" {
+		return s
+	}
+	return longerFlag(name, names)
+}
+
+// longerFlag returns the longest of names that name starts with, of three
+// letters or more, or "".
+func longerFlag(name string, names []string) string {
+	best := ""
+	for _, n := range names {
+		if len(n) >= 3 && len(n) > len(best) && strings.HasPrefix(name, n) {
+			best = n
+		}
+	}
+	return best
+}
+
+// flagNames lists the long names of the flags c takes.
+func flagNames(c *cobra.Command) []string {
 	var names []string
 	add := func(f *pflag.Flag) {
 		if !f.Hidden {
@@ -114,16 +135,7 @@ func suggestFlag(c *cobra.Command, name string) string {
 	}
 	c.LocalFlags().VisitAll(add)
 	c.InheritedFlags().VisitAll(add)
-	if s := suggest(name, names); s != "" {
-		return s
-	}
-	best := ""
-	for _, n := range names {
-		if len(n) >= 3 && len(n) > len(best) && strings.HasPrefix(name, n) {
-			best = n
-		}
-	}
-	return best
+	return names
 }
 
 // completeValues completes a flag from a fixed list, each value with its
