@@ -80,18 +80,18 @@ func TestBuildFlags(t *testing.T) {
 		config  string
 		err     string
 	}{
-		{argv: nil, want: build.Options{Out: "dist"}, profile: "spec"},
+		{argv: nil, want: build.Options{Out: "dist"}, profile: "clients"},
 		{
 			argv:  []string{"skills", "more", "-o", "out", "-j", "4", "--force", "--dry-run", "--no-reuse", "--no-legacy", "--skip-invalid", "--base-url", "https://example.com/s", "--strict"},
 			roots: []string{"skills", "more"},
 			want: build.Options{Out: "out", Jobs: 4, Force: true, DryRun: true, NoReuse: true, NoLegacy: true, SkipInvalid: true,
 				BaseURL: "https://example.com/s", Lint: lintStrict},
-			profile: "spec",
+			profile: "clients",
 		},
 		// Only the summaries ask for every skill and file.
-		{argv: []string{"--json"}, want: build.Options{Out: "dist", Inventory: true}, profile: "spec"},
-		{argv: []string{"--step-summary", "summary.md"}, want: build.Options{Out: "dist", Inventory: true}, profile: "spec"},
-		{argv: nil, env: map[string]string{"SOURCE_DATE_EPOCH": "1767225600"}, want: build.Options{Out: "dist", Time: epoch}, profile: "spec"},
+		{argv: []string{"--json"}, want: build.Options{Out: "dist", Inventory: true}, profile: "clients"},
+		{argv: []string{"--step-summary", "summary.md"}, want: build.Options{Out: "dist", Inventory: true}, profile: "clients"},
+		{argv: nil, env: map[string]string{"SOURCE_DATE_EPOCH": "1767225600"}, want: build.Options{Out: "dist", Time: epoch}, profile: "clients"},
 		// The config's build section fills in what the flags leave out.
 		{
 			argv:    []string{"--config", "site.yaml"},
@@ -107,8 +107,8 @@ func TestBuildFlags(t *testing.T) {
 		{argv: []string{"--config", "badurl.yaml"}, err: `badurl.yaml: build.base-url "example.com": use an absolute http or https URL`},
 		{argv: []string{"--profile", "claud"}, err: `--profile: unknown profile "claud" (did you mean "claude"?)`},
 		// Versions: a tag's "v" is dropped; --previous is opened by runBuild.
-		{argv: []string{"--versioned", "--release-version", "v2.0.0-rc.1"}, want: build.Options{Out: "dist", Versioned: true, Release: "2.0.0-rc.1"}, profile: "spec"},
-		{argv: []string{"--versioned", "--previous", "https://example.com"}, want: build.Options{Out: "dist", Versioned: true}, profile: "spec"},
+		{argv: []string{"--versioned", "--release-version", "v2.0.0-rc.1"}, want: build.Options{Out: "dist", Versioned: true, Release: "2.0.0-rc.1"}, profile: "clients"},
+		{argv: []string{"--versioned", "--previous", "https://example.com"}, want: build.Options{Out: "dist", Versioned: true}, profile: "clients"},
 		{argv: []string{"--release-version", "1.0.0"}, err: "--release-version needs --versioned"},
 		{argv: []string{"--versioned", "--release-version", "01.2"}, err: `--release-version: release "01.2" is not a SemVer version; did you mean 1.2.0?`},
 		{argv: nil, env: map[string]string{"SOURCE_DATE_EPOCH": "yesterday"}, err: `SOURCE_DATE_EPOCH="yesterday"`},
@@ -117,7 +117,7 @@ func TestBuildFlags(t *testing.T) {
 		{
 			argv:    []string{"--llms-txt", "--llms-txt-merge", "site/llms.txt", "--ai-catalog", "--base-url", "https://example.com/s"},
 			want:    build.Options{Out: "dist", LLMsTxt: true, LLMsTxtMerge: "site/llms.txt", AICatalog: true, BaseURL: "https://example.com/s"},
-			profile: "spec",
+			profile: "clients",
 		},
 		{
 			argv:    []string{"--config", "site.yaml", "--ai-catalog"},
@@ -155,13 +155,13 @@ func TestPackFlags(t *testing.T) {
 		profile string
 		err     string
 	}{
-		{argv: []string{"skills"}, dir: "skills", want: build.PackOptions{Out: "."}, profile: "spec"},
+		{argv: []string{"skills"}, dir: "skills", want: build.PackOptions{Out: "."}, profile: "clients"},
 		{
 			argv: []string{"skills", "-o", "upload", "--layout", "wrapped", "--strict", "--profile", "claude"},
 			dir:  "skills", want: build.PackOptions{Out: "upload", Wrapped: true, Lint: lintStrict}, profile: "claude",
 		},
 		// Pack writes no bundle: the build section, bad URL and all, does not apply.
-		{argv: []string{"skills", "--config", "badurl.yaml"}, dir: "skills", want: build.PackOptions{Out: "."}, profile: "spec"},
+		{argv: []string{"skills", "--config", "badurl.yaml"}, dir: "skills", want: build.PackOptions{Out: "."}, profile: "clients"},
 		{argv: []string{"skills", "--layout", "wraped"}, dir: "skills", err: `--layout: unknown layout "wraped" (did you mean "wrapped"?); want flat or wrapped`},
 	} {
 		ios, _, _ := fakeIO(nil)
@@ -191,11 +191,11 @@ func TestServeFlags(t *testing.T) {
 		profile string
 		err     string
 	}{
-		{argv: []string{"dist"}, want: serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour}, rebuild: build.Options{Out: "dist"}, profile: "spec"},
+		{argv: []string{"dist"}, want: serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour}, rebuild: build.Options{Out: "dist"}, profile: "clients"},
 		{
 			argv:    []string{"dist", "--stdio", "--watch", "skills", "--no-reuse", "--strict"},
 			want:    serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, Stdio: true, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Strict: true}, NoReuse: true}},
-			rebuild: build.Options{Out: "dist", NoReuse: true, Lint: lintStrict}, profile: "spec",
+			rebuild: build.Options{Out: "dist", NoReuse: true, Lint: lintStrict}, profile: "clients",
 		},
 		// --watch builds as build does, with the config's build section.
 		{
@@ -208,7 +208,7 @@ func TestServeFlags(t *testing.T) {
 		{
 			argv:    []string{"dist", "--watch", "skills", "--config", "release.yaml"},
 			want:    serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Config: "release.yaml"}}},
-			rebuild: build.Options{Out: "dist", BaseURL: "https://example.com/skills", LLMsTxt: true, AICatalog: true}, profile: "spec",
+			rebuild: build.Options{Out: "dist", BaseURL: "https://example.com/skills", LLMsTxt: true, AICatalog: true}, profile: "clients",
 		},
 		{
 			argv: []string{"dist", "--watch", "skills", "--config", "badurl.yaml"},
@@ -386,7 +386,7 @@ func TestInitFlags(t *testing.T) {
 		argv []string
 		want initOptions
 	}{
-		{argv: nil, want: initOptions{Profile: "spec"}},
+		{argv: nil, want: initOptions{Profile: "clients"}},
 		{argv: []string{"--profile", "claude", "--ci", "github", "--force"}, want: initOptions{Profile: "claude", CI: "github", Force: true}},
 	} {
 		if got := *parsed(t, &IO{}, newInitCmd, tc.argv); got != tc.want {

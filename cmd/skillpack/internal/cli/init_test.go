@@ -68,7 +68,7 @@ func TestInitConfig(t *testing.T) {
 	if code := run(ios, []string{"init", "--force"}); code != ExitOK {
 		t.Fatalf("--force: exit %d: %s", code, errb)
 	}
-	if data, _ := os.ReadFile(lint.ConfigFile); !strings.Contains(string(data), "\nprofile: spec\n") {
+	if data, _ := os.ReadFile(lint.ConfigFile); !strings.Contains(string(data), "\nprofile: clients\n") {
 		t.Errorf("--force did not replace the config:\n%s", data)
 	}
 }
