@@ -108,25 +108,30 @@ func runAction(t *testing.T, a action, root, workspace string, given map[string]
 	for k, v := range given {
 		inputs[k] = v
 	}
+	steps := map[string]map[string]string{}
 	ctx := func(name string) string {
 		switch {
 		case strings.HasPrefix(name, "inputs."):
 			return inputs[strings.TrimPrefix(name, "inputs.")]
 		case name == "github.action_path":
 			return root
+		case name == "github.action_ref", name == "github.action_repository":
+			return "" // as for `uses: ./`: no release, built from source
+		case strings.HasPrefix(name, "steps."): // steps.ID.outputs.NAME
+			parts := strings.Split(name, ".")
+			return steps[parts[1]][parts[len(parts)-1]]
 		}
 		t.Fatalf("action.yml uses ${{ %s }}, which this test does not provide", name)
 		return ""
 	}
 
 	path := os.Getenv("PATH")
-	steps := map[string]map[string]string{}
 	for _, s := range a.Runs.Steps {
 		if s.Uses != "" {
-			if !strings.HasPrefix(s.Uses, "actions/setup-go@") {
+			if !strings.HasPrefix(s.Uses, "actions/setup-go@") && !strings.HasPrefix(s.Uses, "actions/cache/") {
 				t.Fatalf("step %q uses %s, which this test cannot stand in for", s.Name, s.Uses)
 			}
-			continue // Go is already here
+			continue // Go is already here; nothing is cached
 		}
 		if s.Shell != "bash" {
 			t.Fatalf("step %q: shell %q, want bash", s.Name, s.Shell)
