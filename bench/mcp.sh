@@ -10,6 +10,9 @@
 # ratios: skillpack's requests/s over the SDK's, and the SDK's p99 over
 # skillpack's (above 1: skillpack is ahead). Then each server's peak RSS.
 # The two servers run one after the other on the same cores, never at once.
+# PIN=1 puts each server on CPU 0 and the load generator on CPU 1
+# (taskset): the Node server runs on one core whatever it is given, so
+# unpinned, skillpack's second core is taken from the load generator.
 #
 # Needs Go and npm; the SDK server's packages come from .ci/mcp/package.json.
 set -euo pipefail
@@ -30,12 +33,18 @@ go run -tags bench ./bench/gen -n "$n" "$work/gen"
 cp bench/mcpsdk/server.mjs .ci/mcp/.bench-server.mjs # resolves the packages there
 trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work" .ci/mcp/.bench-server.mjs' EXIT
 
+pin_server=() pin_load=()
+if [ "${PIN:-0}" = 1 ]; then
+  pin_server=(taskset -c 0)
+  pin_load=(taskset -c 1)
+fi
+
 # start NAME CMD...: runs a server, waits for its MCP URL on stdout/stderr,
 # and sets url and pid.
 start() {
   local log=$work/$1.log
   shift
-  "$@" >"$log" 2>&1 &
+  "${pin_server[@]}" "$@" >"$log" 2>&1 &
   pid=$!
   pids+=("$pid")
   for _ in $(seq 600); do
@@ -63,8 +72,8 @@ for tree in examples gen; do
   sdk_url=$url sdk_pid=$pid
   for method in list read; do
     for c in 10 100; do
-      a=$("$work/mcpload" -url "$sp_url" -method "$method" -c "$c" -d "$d")
-      b=$("$work/mcpload" -url "$sdk_url" -method "$method" -c "$c" -d "$d")
+      a=$("${pin_load[@]}" "$work/mcpload" -url "$sp_url" -method "$method" -c "$c" -d "$d")
+      b=$("${pin_load[@]}" "$work/mcpload" -url "$sdk_url" -method "$method" -c "$c" -d "$d")
       ratios=$(awk -v a="$a" -v b="$b" 'BEGIN {
         split(a, x, " +"); split(b, y, " +")
         # fields: requests N req/s R p50 Pms p99 Qms errors E
