@@ -140,11 +140,12 @@ func (g *guard) opened(req *jsonrpc.Request) bool {
 		return true
 	}
 	var p struct {
-		Meta map[string]any `json:"_meta"`
+		Meta struct {
+			Version json.RawMessage `json:"io.modelcontextprotocol/protocolVersion"` // mcp.MetaKeyProtocolVersion
+		} `json:"_meta"`
 	}
 	json.Unmarshal(req.Params, &p)
-	_, ok := p.Meta[mcp.MetaKeyProtocolVersion]
-	return ok
+	return p.Meta.Version != nil
 }
 
 // drain waits until every passed-on request is answered, the session
