@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 func objects(perStage int) []Object {
@@ -271,28 +273,13 @@ func TestRunnerReady(t *testing.T) {
 	}
 }
 
-// fakeClock is a clock that only Sleep moves: backoff costs no time.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-	return ctx.Err()
-}
-
 // A server that refuses every request for 10 seconds is waited out, and
 // the wait is said; one that is down for longer than the budget fails
 // within it, with ErrUnavailable in the chain.
 func TestRunnerOutlastsAnOutage(t *testing.T) {
 	start := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
 	for _, outage := range []time.Duration{10 * time.Second, time.Hour} {
-		clock := &fakeClock{now: start}
+		clock := testtool.NewClock(start)
 		var log strings.Builder
 		var attempts atomic.Int32
 		// One at a time: every sleep moves the one clock.

@@ -5,28 +5,12 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/publish"
 )
-
-// clock is a clock that only its Sleep moves: a 10-second outage costs
-// no time.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *clock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-	return ctx.Err()
-}
 
 // A registry that fails every request for 10 seconds (503s, answers
 // lost after the work was done) is waited out with the default budget,
@@ -37,7 +21,7 @@ func TestOutage(t *testing.T) {
 	start := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
 	for i, outage := range []time.Duration{10 * time.Second, time.Hour} {
 		f.change(t, "repo-hygiene", "Outage "+outage.String())
-		c := &clock{now: start}
+		c := testtool.NewClock(start)
 		n := 0
 		f.px.setDecide(func(int, *http.Request) fault {
 			if c.Now().Sub(start) >= outage {

@@ -6,28 +6,12 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/publish"
 )
-
-// clock is a clock that only its Sleep moves: a 10-second outage costs
-// no time.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *clock) Sleep(ctx context.Context, d time.Duration) error {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-	return ctx.Err()
-}
 
 // A bucket that refuses every request for 10 seconds (errors, throttling,
 // connections cut) is waited out with the default budget, and the wait
@@ -40,7 +24,7 @@ func testOutage(t *testing.T, s *server) {
 	b := bundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
 	start := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
 	for _, outage := range []time.Duration{10 * time.Second, time.Hour} {
-		c := &clock{now: start}
+		c := testtool.NewClock(start)
 		kinds := []fault{fail500, slowDown, cut}
 		n := 0
 		s.proxy.mu.Lock()
