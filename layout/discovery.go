@@ -422,7 +422,9 @@ func LLMsTxtDoc(skills []Skill, o Options) ([]byte, error) {
 
 // The AI Catalog's version and the media types of its entries, as the
 // specification lists them for Agent Skills. AICatalogVersion is v0.9.0's
-// (Agent-Card/ai-catalog, tag v0.9.0, 2026-11-22); AICatalogVersion1 is
+// (Agent-Card/ai-catalog, released 2026-11-22; its text at the tag could
+// not be read here: testdata/ai-catalog/README.md says from what the
+// entries and the test's schema are written); AICatalogVersion1 is
 // the draft's "1.0" that builds before wrote, with the identifiers of
 // ParseAICatalogIdentifier1, which verify still reads.
 const (
