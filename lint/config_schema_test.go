@@ -195,24 +195,24 @@ func yamlInstance(data []byte) (any, error) {
 	return jsonschema.UnmarshalJSON(bytes.NewReader(j))
 }
 
-// exampleConfigs are the real configs: the README's, init's, and every
+// exampleConfigs are the real configs: docs/configuration.md's, init's, and every
 // skillpack.yaml of the CLI scripts and the rule cases, each in a folder of
 // its own with its archive's other files (a baseline it names). Some are
 // wrong on purpose.
 func exampleConfigs(t *testing.T) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	readme, err := os.ReadFile("../README.md")
+	doc, err := os.ReadFile("../docs/configuration.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	block := regexp.MustCompile("(?s)### `skillpack.yaml`.*?```yaml\n(.*?)```").FindSubmatch(readme)
+	block := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindSubmatch(doc)
 	if block == nil {
-		t.Fatal("README.md: no yaml block under ### `skillpack.yaml`")
+		t.Fatal("docs/configuration.md: no yaml block")
 	}
 	dir := t.TempDir()
-	out["README.md"] = filepath.Join(dir, ConfigFile)
-	if err := os.WriteFile(out["README.md"], block[1], 0o644); err != nil {
+	out["docs/configuration.md"] = filepath.Join(dir, ConfigFile)
+	if err := os.WriteFile(out["docs/configuration.md"], block[1], 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// What `skillpack init` writes, as it is and with every example

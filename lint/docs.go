@@ -35,7 +35,7 @@ func ListRules(w io.Writer) error {
 	return tw.Flush()
 }
 
-// RuleTable writes the Markdown table of rules that the README carries,
+// RuleTable writes the Markdown table of rules that docs/rules.md carries,
 // with each rule's level under every profile and the principle behind
 // them; a test keeps the two equal.
 func RuleTable(w io.Writer) error {

@@ -8,7 +8,7 @@ import (
 
 // specLevels is every rule's severity before issue 31 made the default
 // profile weigh rules by what the clients accept, when they were the spec
-// profile's and skillpack's defaults, which the README compares with
+// profile's and skillpack's defaults, which docs/lint.md compares with
 // skills-ref. The spec profile keeps them (metadata-nested, split from
 // metadata-format, keeps that rule's error).
 var specLevels = map[string]Severity{

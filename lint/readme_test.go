@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite the README's rule table from the registry")
+var update = flag.Bool("update", false, "rewrite the rule table of docs/rules.md from the registry")
 
-// TestREADMERules keeps the README's rule table equal to the registry, which
+// TestREADMERules keeps the rule table of docs/rules.md equal to the registry, which
 // is the table's only source. Run with -update after changing a rule.
 func TestREADMERules(t *testing.T) {
-	const path = "../README.md"
+	const path = "../docs/rules.md"
 	readme, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -37,5 +37,5 @@ func TestREADMERules(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("the README's rule table differs from the registry; run: go test ./lint -run TestREADMERules -update")
+	t.Errorf("docs/rules.md's rule table differs from the registry; run: go test ./lint -run TestREADMERules -update")
 }

@@ -21,7 +21,7 @@ const (
 )
 
 // Rule is one check. Everything but the check function is documentation,
-// shown by --list-rules and --explain and written into SARIF and the README.
+// shown by --list-rules and --explain and written into SARIF and docs/rules.md.
 type Rule struct {
 	ID       string   // stable, kebab-case; used in config and output
 	Title    string   // one line

@@ -63,7 +63,7 @@ func TestAction(t *testing.T) {
 		t.Fatalf("runs.using = %q, want composite", a.Runs.Using)
 	}
 	if a.Inputs["skills"].Default != "." || a.Inputs["output"].Default != "dist" {
-		t.Errorf("default inputs skills %q, output %q; the README documents . and dist", a.Inputs["skills"].Default, a.Inputs["output"].Default)
+		t.Errorf("default inputs skills %q, output %q; docs/ci.md documents . and dist", a.Inputs["skills"].Default, a.Inputs["output"].Default)
 	}
 
 	t.Run("inputs given", func(t *testing.T) {

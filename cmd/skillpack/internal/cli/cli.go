@@ -16,7 +16,7 @@ import (
 	"github.com/skillpack/skillpack/lint"
 )
 
-// Exit codes, as documented in the README: findings are not failures.
+// Exit codes, as documented in docs/cli.md: findings are not failures.
 const (
 	ExitOK       = 0 // clean
 	ExitFindings = 1 // findings at or above --fail-on

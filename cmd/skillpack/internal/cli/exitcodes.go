@@ -13,7 +13,7 @@ import (
 )
 
 // exitCodesHelp is the one exit-code table of every command, at the end of
-// each --help; the README has the same table.
+// each --help; docs/cli.md has the same table.
 const exitCodesHelp = `Exit codes (every command):
   0  success
   1  findings or a failed check: lint findings at or above --fail-on, a

@@ -218,7 +218,7 @@ func scriptMain(args []string) int {
 	}
 	if out.Len() == 0 && code == ExitUsage && strings.Contains(errOut.String(), "--help' for usage.") &&
 		!strings.Contains(errOut.String(), "takes one") {
-		return code // a flag cobra could not parse: the command never ran (see the README)
+		return code // a flag cobra could not parse: the command never ran (see docs/cli.md)
 	}
 	if err := validateDoc(os.Getenv("SKILLPACK_SCHEMA_DIR"), schema, out.Bytes(), code); err != nil {
 		f, ferr := os.OpenFile(failures, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
