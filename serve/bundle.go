@@ -71,8 +71,6 @@ type file struct {
 	holders atomic.Int32 // the bundles that hold fh open (see drop)
 	mu      sync.Mutex
 	seen    fs.FileInfo // the file as last verified, unless in memory
-
-	wire atomic.Pointer[wire] // its response head on the fast path (Server.wire)
 }
 
 // resource is one URI of mcp/resources.json.

@@ -298,7 +298,7 @@ func TestSlowReader(t *testing.T) {
 	if _, err := build.Run([]string{skills}, build.Options{Out: dist}); err != nil {
 		t.Fatal(err)
 	}
-	base, _ := start(t, dist, Options{WriteTimeout: 100 * time.Millisecond})
+	base, _ := start(t, dist, Options{writeTimeout: 100 * time.Millisecond})
 	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {
 		t.Fatal(err)

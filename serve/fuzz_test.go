@@ -26,7 +26,7 @@ func FuzzStdio(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	s := New(open(f, pristine(f)), Options{MaxBodyBytes: 64 << 10})
+	s := New(open(f, pristine(f)), Options{maxBodyBytes: 64 << 10})
 	drainTimeout = 200 * time.Millisecond
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var in bytes.Buffer

@@ -26,7 +26,7 @@ const MCPPath = "/mcp"
 func (s *Server) Handler() http.Handler {
 	mcpH := s.mcpHandler()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if len(r.RequestURI) > s.opts.MaxURLLength {
+		if len(r.RequestURI) > s.opts.maxURLLength {
 			http.Error(w, "request URI too long", http.StatusRequestURITooLong)
 			return
 		}
@@ -50,7 +50,7 @@ func (s *Server) Handler() http.Handler {
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		began := time.Now()
-		rw := &response{ResponseWriter: w, rc: http.NewResponseController(w), grace: s.opts.WriteTimeout, status: http.StatusOK}
+		rw := &response{ResponseWriter: w, rc: http.NewResponseController(w), grace: s.opts.writeTimeout, status: http.StatusOK}
 		h.ServeHTTP(rw, r)
 		if s.opts.LogRequests {
 			s.logRequest(r, rw, began)
@@ -111,11 +111,12 @@ func badPath(r *http.Request) string {
 // 404 whether or not it exists on disk.
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h[corsFields[0].name] = []string{corsFields[0].value}
+	// Any page may read a file.
+	h.Set("Access-Control-Allow-Origin", "*")
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		// A page reads the validator, to ask again with If-None-Match.
-		h[corsFields[1].name] = []string{corsFields[1].value}
+		h.Set("Access-Control-Expose-Headers", layout.ExposeHeaders)
 	case http.MethodOptions:
 		// The preflight of a conditional or ranged GET from a page.
 		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
@@ -170,13 +171,15 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 // ReadFrom sends the headers and the body in separate writes.
 func (s *Server) send(w http.ResponseWriter, r *http.Request, p, etag, ctype string, mod time.Time, body io.ReadSeeker) {
 	h := w.Header()
-	for _, f := range s.fileFields(p, etag, ctype) {
-		h[f.name] = []string{f.value}
-	}
+	h.Set("Content-Type", ctype)
+	h.Set("Cache-Control", s.opts.Cache.Control(p))
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Etag", etag)
 	if mem, ok := body.(*bytes.Reader); ok && plain(r) {
-		for _, f := range plainFields(int64(mem.Len()), mod) {
-			h[f.name] = []string{f.value}
-		}
+		// What ServeContent would add.
+		h.Set("Last-Modified", mod.UTC().Format(http.TimeFormat))
+		h.Set("Accept-Ranges", "bytes")
+		h.Set("Content-Length", strconv.Itoa(mem.Len()))
 		if r.Method != http.MethodHead {
 			mem.WriteTo(w)
 		}
@@ -199,41 +202,9 @@ func plain(r *http.Request) bool {
 // or for it only if something holds: ServeContent answers them.
 var conditions = []string{"Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"}
 
-// field is one response header. The lists below are what net/http's
-// path (serveFile, send) and the fast path (wire) both give a file.
-type field struct{ name, value string }
-
-// corsFields let any page read a file and its validators.
-var corsFields = [...]field{
-	{"Access-Control-Allow-Origin", "*"},
-	{"Access-Control-Expose-Headers", layout.ExposeHeaders},
-}
-
-// fileFields are the headers of every response with a file's bytes: its
-// type, lifetime and validator, and no sniffing.
-func (s *Server) fileFields(p, etag, ctype string) []field {
-	return []field{
-		{"Content-Type", ctype},
-		{"Cache-Control", s.opts.Cache.Control(p)},
-		{"X-Content-Type-Options", "nosniff"},
-		{"Etag", etag},
-	}
-}
-
-// plainFields are what a 200 to a plain GET adds, which ServeContent
-// would give.
-func plainFields(size int64, mod time.Time) []field {
-	return []field{
-		{"Last-Modified", mod.UTC().Format(http.TimeFormat)},
-		{"Accept-Ranges", "bytes"},
-		{"Content-Length", strconv.FormatInt(size, 10)},
-	}
-}
-
 // plainHost reports whether h is a host name or address, with or without
-// a port, in the plainest spelling: what a page may echo (requestBase),
-// and what the fast path takes without net/http's own check.
-func plainHost[S ~string | ~[]byte](h S) bool {
+// a port, in the plainest spelling: what a page may echo (requestBase).
+func plainHost(h string) bool {
 	if len(h) == 0 || len(h) > 255 {
 		return false
 	}
@@ -255,7 +226,7 @@ func plainHost[S ~string | ~[]byte](h S) bool {
 func (s *Server) mcpHandler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
-		MaxRequestBodyBytes: s.opts.MaxBodyBytes,
+		MaxRequestBodyBytes: s.opts.maxBodyBytes,
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.NewResponseController(w).SetReadDeadline(time.Now().Add(30 * time.Second))

@@ -247,7 +247,7 @@ func TestHTTPChangedAfterStart(t *testing.T) {
 // TestHTTPSlowloris holds a connection open without finishing its headers
 // and checks that the server drops it and keeps serving others.
 func TestHTTPSlowloris(t *testing.T) {
-	base, _ := start(t, pristine(t), Options{ReadHeaderTimeout: 200 * time.Millisecond})
+	base, _ := start(t, pristine(t), Options{readHeaderTimeout: 200 * time.Millisecond})
 	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {
 		t.Fatal(err)
@@ -334,5 +334,51 @@ func TestCORSConditional(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusNotModified {
 		t.Errorf("conditional GET: %d, want 304", resp.StatusCode)
+	}
+}
+
+// TestMaxConns: a connection past MaxConns is not served while the ones
+// before it stay open, and is served once one of them closes, so that a
+// flood of clients holds a bounded number of connections' memory.
+func TestMaxConns(t *testing.T) {
+	base, _ := start(t, pristine(t), Options{MaxConns: 1})
+	addr := strings.TrimPrefix(base, "http://")
+	get := func(c net.Conn) *bufio.Reader {
+		t.Helper()
+		if _, err := io.WriteString(c, "GET /.well-known/agent-skills/index.json HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		return bufio.NewReader(c)
+	}
+	first, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	resp, err := http.ReadResponse(get(first), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close() // the connection stays open, kept alive
+
+	second, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	r := get(second)
+	second.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+	if _, err := r.Peek(1); err == nil {
+		t.Fatal("a second connection was served while MaxConns (1) was held by the first")
+	}
+	first.Close()
+	second.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err = http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatalf("the second connection, once the first closed: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the second connection got %d, want 200", resp.StatusCode)
 	}
 }

@@ -94,7 +94,7 @@ func (s *Server) newMCP() *mcp.Server {
 	caps.AddExtension(Extension, map[string]any{"directoryRead": true})
 	srv := mcp.NewServer(&mcp.Implementation{Name: "skillpack", Version: version.Version()}, &mcp.ServerOptions{
 		Capabilities: caps,
-		PageSize:     s.opts.PageSize,
+		PageSize:     s.opts.pageSize,
 		SetCacheable: func(_ context.Context, _ mcp.Request, c *mcp.Cacheable) {
 			if c.TTLMs == 0 {
 				c.TTLMs = s.ttl()
@@ -261,7 +261,7 @@ func must(err error) {
 	}
 }
 
-func (s *Server) ttl() int { return int(s.opts.TTL.Milliseconds()) }
+func (s *Server) ttl() int { return int(s.opts.ttl.Milliseconds()) }
 
 func (s *Server) cacheable() mcp.Cacheable {
 	return mcp.Cacheable{TTLMs: s.ttl(), CacheScope: "public"}
@@ -348,7 +348,7 @@ func (s *Server) listSkills(_ context.Context, _ *mcp.ServerSession, p *ListSkil
 	if err != nil {
 		return nil, err
 	}
-	end := min(start+s.opts.PageSize, len(b.skills))
+	end := min(start+s.opts.pageSize, len(b.skills))
 	res := &ListSkillsResult{ResultType: resultComplete, Skills: []json.RawMessage{}, Cacheable: s.cacheable()}
 	for _, e := range b.skills[start:end] {
 		res.Skills = append(res.Skills, e.raw)
@@ -387,7 +387,7 @@ func (s *Server) readDirectory(_ context.Context, _ *mcp.ServerSession, p *ReadD
 	if err != nil {
 		return nil, err
 	}
-	end := min(start+s.opts.PageSize, len(kids))
+	end := min(start+s.opts.pageSize, len(kids))
 	res := &ReadDirectoryResult{ResultType: resultComplete, Resources: slices.Clone(kids[start:end]), Cacheable: s.cacheable()}
 	if end < len(kids) {
 		res.NextCursor = cursorAfter(kids[end-1].URI)

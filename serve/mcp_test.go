@@ -103,7 +103,7 @@ func code(err error) int64 {
 
 func TestMCPStreamableHTTP(t *testing.T) {
 	dist := pristine(t)
-	base, _ := start(t, dist, Options{PageSize: pageSize})
+	base, _ := start(t, dist, Options{pageSize: pageSize})
 	for _, version := range []string{"", "2025-11-25", "2025-06-18"} {
 		t.Run("protocol="+version, func(t *testing.T) {
 			cs := connectHTTP(t, base, version)
@@ -119,7 +119,7 @@ func TestMCPStreamableHTTP(t *testing.T) {
 
 func TestMCPStdio(t *testing.T) {
 	dist := pristine(t)
-	s := New(open(t, dist), Options{PageSize: pageSize})
+	s := New(open(t, dist), Options{pageSize: pageSize})
 	checkMCP(t, connectStdio(t, s), dist)
 }
 
@@ -369,7 +369,7 @@ func TestMCPChangedAfterStart(t *testing.T) {
 // keeps serving.
 func TestMCPMalformed(t *testing.T) {
 	dist := pristine(t)
-	base, s := start(t, dist, Options{MaxBodyBytes: 64 << 10})
+	base, s := start(t, dist, Options{maxBodyBytes: 64 << 10})
 	post := func(body string) int {
 		req, _ := http.NewRequest("POST", base+MCPPath, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -488,7 +488,7 @@ func TestMCPMalformedTable(t *testing.T) {
 		{"no id, no method", `{"jsonrpc":"2.0"}`, jsonrpc.CodeInvalidRequest},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := New(open(t, pristine(t)), Options{MaxBodyBytes: 64 << 10})
+			s := New(open(t, pristine(t)), Options{maxBodyBytes: 64 << 10})
 			send, notify, end := rawStdio(t, s)
 			send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
 			notify(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
@@ -503,7 +503,7 @@ func TestMCPMalformedTable(t *testing.T) {
 			}
 
 			// Over HTTP, in a session: a 4xx, or the same error.
-			base, _ := serveBundle(t, open(t, pristine(t)), Options{MaxBodyBytes: 64 << 10})
+			base, _ := serveBundle(t, open(t, pristine(t)), Options{maxBodyBytes: 64 << 10})
 			_, id, _ := postMCP(t, base, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
 			postMCP(t, base, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 			status, _, m := postMCP(t, base, id, tc.line)
@@ -551,7 +551,7 @@ func TestMCPMalformedModern(t *testing.T) {
 		{"bad cursor", req(MethodListSkills, `"cursor":"%%%"`), jsonrpc.CodeInvalidParams, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := New(open(t, pristine(t)), Options{MaxBodyBytes: 64 << 10})
+			s := New(open(t, pristine(t)), Options{maxBodyBytes: 64 << 10})
 			send, _, end := rawStdio(t, s)
 			m := send(tc.line)
 			if code(toErr(m)) != tc.code {
@@ -567,7 +567,7 @@ func TestMCPMalformedModern(t *testing.T) {
 				t.Errorf("ServeStdio: %v", err)
 			}
 
-			base, _ := serveBundle(t, open(t, pristine(t)), Options{MaxBodyBytes: 64 << 10})
+			base, _ := serveBundle(t, open(t, pristine(t)), Options{maxBodyBytes: 64 << 10})
 			version := modernSince // in the header, as in the body
 			if tc.code == unsupportedVersion {
 				version = "2099-01-01"

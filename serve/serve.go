@@ -24,35 +24,19 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/net/netutil"
 
 	"github.com/skillpack/skillpack/layout"
 )
 
 // Options control a Server. The zero value serves with the defaults.
 type Options struct {
-	// ReadHeaderTimeout bounds how long a client may take to send its
-	// request headers, against slow-header (slowloris) clients.
-	// 0 = 10 seconds.
-	ReadHeaderTimeout time.Duration
-	// MaxHeaderBytes bounds the request line and headers. 0 = 16 KiB.
-	MaxHeaderBytes int
-	// MaxURLLength bounds the request target; longer ones get 414.
-	// 0 = 2048 bytes.
-	MaxURLLength int
-	// WriteTimeout is how long a client may take to accept each write of
-	// a response, beyond the time its bytes take at 64 KiB/s: a client
-	// that reads slower is cut off. 0 = 30 seconds.
-	WriteTimeout time.Duration
-	// MaxBodyBytes bounds an MCP request body. 0 = 1 MiB.
-	MaxBodyBytes int64
-	// PageSize is the number of items per page of resources/list,
-	// skills/list and resources/directory/read. 0 = 100.
-	PageSize int
+	// MaxConns bounds the connections served at once; more wait in the
+	// system's accept queue until one closes, so that a flood of clients
+	// costs a bounded amount of memory. 0 = 1024.
+	MaxConns int
 	// Cache gives the Cache-Control lifetimes. nil = layout.DefaultCache.
 	Cache *layout.Cache
-	// TTL is the freshness hint (ttlMs) of MCP results. 0 = Cache.Index,
-	// the max-age of index.json over HTTP.
-	TTL time.Duration
 	// BaseURL is the address the bundle is served at, which the catalog
 	// shows in its install commands. "" = the scheme and host each
 	// request came to.
@@ -65,32 +49,59 @@ type Options struct {
 	// silent.
 	Log         *slog.Logger
 	LogRequests bool
+
+	// The bounds below are fixed; tests set them lower.
+
+	// readHeaderTimeout bounds how long a client may take to send its
+	// request headers, against slow-header (slowloris) clients.
+	// 0 = 10 seconds.
+	readHeaderTimeout time.Duration
+	// maxHeaderBytes bounds the request line and headers. 0 = 16 KiB.
+	maxHeaderBytes int
+	// maxURLLength bounds the request target; longer ones get 414.
+	// 0 = 2048 bytes.
+	maxURLLength int
+	// writeTimeout is how long a client may take to accept each write of
+	// a response, beyond the time its bytes take at 64 KiB/s: a client
+	// that reads slower is cut off. 0 = 30 seconds.
+	writeTimeout time.Duration
+	// maxBodyBytes bounds an MCP request body. 0 = 1 MiB.
+	maxBodyBytes int64
+	// pageSize is the number of items per page of resources/list,
+	// skills/list and resources/directory/read. 0 = 100.
+	pageSize int
+	// ttl is the freshness hint (ttlMs) of MCP results. 0 = Cache.Index,
+	// the max-age of index.json over HTTP.
+	ttl time.Duration
 }
 
 func (o Options) withDefaults() Options {
-	if o.ReadHeaderTimeout <= 0 {
-		o.ReadHeaderTimeout = 10 * time.Second
+	if o.readHeaderTimeout <= 0 {
+		o.readHeaderTimeout = 10 * time.Second
 	}
-	if o.MaxHeaderBytes <= 0 {
-		o.MaxHeaderBytes = 16 << 10
+	if o.maxHeaderBytes <= 0 {
+		o.maxHeaderBytes = 16 << 10
 	}
-	if o.MaxURLLength <= 0 {
-		o.MaxURLLength = 2048
+	if o.maxURLLength <= 0 {
+		o.maxURLLength = 2048
 	}
-	if o.WriteTimeout <= 0 {
-		o.WriteTimeout = 30 * time.Second
+	if o.writeTimeout <= 0 {
+		o.writeTimeout = 30 * time.Second
 	}
-	if o.MaxBodyBytes <= 0 {
-		o.MaxBodyBytes = 1 << 20
+	if o.MaxConns <= 0 {
+		o.MaxConns = 1024
 	}
-	if o.PageSize <= 0 {
-		o.PageSize = 100
+	if o.maxBodyBytes <= 0 {
+		o.maxBodyBytes = 1 << 20
+	}
+	if o.pageSize <= 0 {
+		o.pageSize = 100
 	}
 	if o.Cache == nil {
 		o.Cache = &layout.DefaultCache
 	}
-	if o.TTL <= 0 {
-		o.TTL = cmp.Or(o.Cache.Index, time.Second)
+	if o.ttl <= 0 {
+		o.ttl = cmp.Or(o.Cache.Index, time.Second)
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
@@ -108,8 +119,7 @@ type Server struct {
 	mu     sync.Mutex // serializes Swap
 	reload sync.Mutex // serializes Reload
 	tokens atomic.Pointer[[][sha256.Size]byte]
-	onFast func() // called for each response of the fast path, before it is written; for tests
-	pages  pages  // the catalog with this server's address in it
+	pages  pages // the catalog with this server's address in it
 }
 
 // New returns a server for b. The server holds b open as long as it
@@ -167,7 +177,6 @@ func (s *Server) acquire() *Bundle {
 // requests finish for up to five seconds, and returns nil.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := s.httpServer(ctx)
-	fast := newFastListener(s, ln)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -177,9 +186,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		if srv.Shutdown(shut) != nil {
 			srv.Close()
 		}
-		fast.drain(shut)
 	}()
-	err := srv.Serve(fast)
+	err := srv.Serve(netutil.LimitListener(ln, s.opts.MaxConns))
 	if errors.Is(err, http.ErrServerClosed) {
 		<-done
 		return nil
@@ -187,12 +195,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-// httpServer is the net/http server behind the fast path (see fast.go).
+// idleTimeout is how long a kept-alive connection may wait for its next
+// request: it holds one of MaxConns while it waits.
+const idleTimeout = 30 * time.Second
+
+// httpServer is the net/http server Serve runs.
 func (s *Server) httpServer(ctx context.Context) *http.Server {
 	return &http.Server{
 		Handler:           s.Handler(),
-		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
-		MaxHeaderBytes:    s.opts.MaxHeaderBytes,
+		ReadHeaderTimeout: s.opts.readHeaderTimeout,
+		MaxHeaderBytes:    s.opts.maxHeaderBytes,
 		// No ReadTimeout or WriteTimeout: MCP streams and large archives
 		// legitimately outlive any fixed bound. Each write gets a deadline
 		// of its own instead (see response), and MCP request bodies a read

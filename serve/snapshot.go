@@ -46,10 +46,11 @@ type limits struct {
 }
 
 // defaultLimits keeps a bundle's small files in up to 512 MiB of memory
-// and a quarter of the process's file limit open, leaving room for the
-// connections and for a second bundle while one replaces the other.
+// and 4096 files open: with MaxConns connections and a second bundle
+// while one replaces the other, well under the usual limit of open files
+// (Go raises the soft limit to the hard one at startup).
 func defaultLimits() limits {
-	return limits{small: 64 << 10, memory: 512 << 20, open: openFileBudget()}
+	return limits{small: 64 << 10, memory: 512 << 20, open: 4096}
 }
 
 // hold verifies every servable file and keeps its bytes as the snapshot
@@ -232,12 +233,8 @@ func (b *Bundle) content(f *file) (r io.ReadSeeker, done func(), err error) {
 		if err := f.recheck(f.fh, info); err != nil {
 			return nil, nil, err
 		}
-		// A file of its own, where the system can give one, so that the
-		// body goes out with sendfile; else reads at offsets of the one
-		// held, which any number of responses can share.
-		if own, err := reopen(f.fh); err == nil {
-			return own, func() { own.Close() }, nil
-		}
+		// Reads at offsets of the one file held, which any number of
+		// responses can share.
 		return io.NewSectionReader(f.fh, 0, f.size), func() {}, nil
 	}
 	fh, err := b.openRegular(f.path)

@@ -38,7 +38,7 @@ const maxInFlight = 64
 // request it passed on has been answered (or drainTimeout passes), so that
 // `serve --stdio < requests` answers them all.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
-	g := &guard{out: out, pending: map[string]int{}, max: int(s.opts.MaxBodyBytes)}
+	g := &guard{out: out, pending: map[string]int{}, max: int(s.opts.maxBodyBytes)}
 	g.idle = sync.NewCond(&g.mu)
 	pr, pw := io.Pipe()
 	defer pr.Close() // stops the guard at its next line

@@ -30,6 +30,7 @@ type serveOptions struct {
 	LogFormat  string
 	CacheIndex time.Duration
 	CacheFiles time.Duration
+	MaxConns   int
 
 	given func(flag string) bool // the flags on the command line
 }
@@ -106,6 +107,7 @@ Serve stops on SIGINT or SIGTERM, letting running requests finish.`,
 	f.StringVar(&opts.LogFormat, "log-format", "text", "log requests and events on stderr as `FORMAT`: text or json")
 	f.DurationVar(&opts.CacheIndex, "cache-index", layout.DefaultCache.Index, "how long clients may cache the indexes, MCP documents and checksums.txt")
 	f.DurationVar(&opts.CacheFiles, "cache-files", layout.DefaultCache.Files, "how long clients may cache skill files such as SKILL.md")
+	f.IntVar(&opts.MaxConns, "max-connections", 1024, "serve at most `N` HTTP connections at once; more wait to be accepted")
 	return cmd
 }
 
@@ -209,6 +211,9 @@ func (o *serveOptions) serverOptions(ios *IO) (serve.Options, error) {
 			return serve.Options{}, usageErr("--base-url: %w", err)
 		}
 	}
+	if o.MaxConns < 1 {
+		return serve.Options{}, usageErr("--max-connections %d: give 1 or more", o.MaxConns)
+	}
 	if o.CacheIndex < 0 || o.CacheFiles < 0 {
 		return serve.Options{}, usageErr("--cache-index and --cache-files take a duration of 0 or more, such as 5m or 1h")
 	}
@@ -222,6 +227,7 @@ func (o *serveOptions) serverOptions(ios *IO) (serve.Options, error) {
 		return serve.Options{}, usageErr("--log-format %q: use text or json", o.LogFormat)
 	}
 	so := serve.Options{
+		MaxConns:    o.MaxConns,
 		Cache:       &layout.Cache{Index: o.CacheIndex, Files: o.CacheFiles},
 		BaseURL:     o.PublicURL,
 		Log:         slog.New(h),
