@@ -38,10 +38,6 @@ func (t Target) Ref(reference string) string {
 	return t.Registry + "/" + t.Repository + sep + reference
 }
 
-// IsTarget reports whether s is meant as an OCI target (whether or not it
-// is a valid one).
-func IsTarget(s string) bool { return strings.HasPrefix(s, Scheme) }
-
 // ParseTarget reads oci://host[:port]/repo[:tag]. The errors name the
 // target and say what form it must have.
 func ParseTarget(s string) (Target, error) {
