@@ -39,6 +39,7 @@ var importMap = map[string]rule{
 	"internal/semver":     {0, nil},
 	"internal/testtool":   {0, nil},
 	"internal/signtest":   {0, nil},
+	"internal/human":      {0, nil},
 	"templates":           {0, nil},
 
 	// 1: the model of a skill, its archives, the bundle's formats.
@@ -47,8 +48,8 @@ var importMap = map[string]rule{
 	"layout": {1, []string{"internal/semver"}},
 
 	// 2: what is computed from them: findings, the catalog page, a new skill.
-	"lint":     {2, []string{"skill", "pack", "internal/atomicfile", "internal/parallel", "internal/semver"}},
-	"catalog":  {2, []string{"layout", "templates", "internal/parallel"}},
+	"lint":     {2, []string{"skill", "pack", "internal/atomicfile", "internal/human", "internal/parallel", "internal/semver"}},
+	"catalog":  {2, []string{"layout", "templates", "internal/human", "internal/parallel"}},
 	"scaffold": {2, []string{"skill", "layout", "templates"}},
 
 	// 3: the build's own machinery (reuse, scratch), behind build.
@@ -62,14 +63,14 @@ var importMap = map[string]rule{
 	// verify, serve and publish read a bundle only through layout.
 	"build": {4, []string{
 		"skill", "pack", "layout", "lint", "catalog",
-		"internal/atomicfile", "internal/parallel", "internal/version",
+		"internal/atomicfile", "internal/human", "internal/parallel", "internal/version",
 		"build/internal/...",
 	}},
 	"sign":   {4, []string{"layout", "internal/atomicfile", "internal/version"}},
-	"verify": {4, []string{"layout", "pack", "internal/parallel", "internal/version"}},
+	"verify": {4, []string{"layout", "pack", "internal/human", "internal/parallel", "internal/version"}},
 	"serve":  {4, []string{"layout", "skill", "catalog", "internal/parallel", "internal/version"}},
 
-	"publish": {4, []string{"layout", "internal/atomicfile", "internal/parallel", "internal/version"}},
+	"publish": {4, []string{"layout", "internal/atomicfile", "internal/human", "internal/parallel", "internal/version"}},
 
 	// 5: the publish targets, each on publish's reading of a bundle.
 	"publish/...": {5, []string{
@@ -83,7 +84,7 @@ var importMap = map[string]rule{
 		"build", "sign", "verify", "serve", "publish", "publish/...",
 		"lint", "catalog", "scaffold",
 		"skill", "pack", "layout", "templates",
-		"internal/atomicfile", "internal/parallel", "internal/version",
+		"internal/atomicfile", "internal/human", "internal/parallel", "internal/version",
 	}},
 	"cmd/skillpack": {7, []string{"cmd/skillpack/internal/cli"}},
 

@@ -22,6 +22,7 @@ import (
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/build/internal/scratch"
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
@@ -173,13 +174,13 @@ type LintError struct {
 }
 
 func (e *LintError) Error() string {
-	what := plural(e.Errors, "lint error", "lint errors")
+	what := human.Plural(e.Errors, "lint error", "lint errors")
 	switch {
 	case e.Clashes == 0:
 	case e.Errors == 0:
-		what = plural(e.Clashes, "skill", "skills") + " whose name another skill of the bundle has"
+		what = human.Plural(e.Clashes, "skill", "skills") + " whose name another skill of the bundle has"
 	default:
-		what += ", and " + plural(e.Clashes, "skill", "skills") + " whose name another skill of the bundle has"
+		what += ", and " + human.Plural(e.Clashes, "skill", "skills") + " whose name another skill of the bundle has"
 	}
 	switch {
 	case e.All && e.Clashes > 0:

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/skill"
@@ -47,7 +48,7 @@ func (b *builder) discover() (string, error) {
 		return "", err
 	}
 	notes = append(notes, same...)
-	b.logf("• discover: %s", plural(len(b.skills), "skill", "skills"))
+	b.logf("• discover: %s", human.Plural(len(b.skills), "skill", "skills"))
 	for _, n := range notes {
 		b.logf("  %s", n)
 	}
@@ -92,7 +93,7 @@ func (b *builder) scope(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 		kept = append(kept, s)
 	}
 	if ignored > 0 {
-		notes = append(notes, fmt.Sprintf("left out %s that skillpack.yaml's ignore or --ignore names", plural(ignored, "skill", "skills")))
+		notes = append(notes, fmt.Sprintf("left out %s that skillpack.yaml's ignore or --ignore names", human.Plural(ignored, "skill", "skills")))
 	}
 	if len(byDefault) > 0 {
 		var parts []string
@@ -101,7 +102,7 @@ func (b *builder) scope(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 		}
 		first := slices.Sorted(maps.Keys(byDefault))[0]
 		notes = append(notes, fmt.Sprintf("left out %s in folders of tests and templates: %s; --ignore '!%s' builds one, --all every skill found",
-			plural(sum(byDefault), "skill", "skills"), strings.Join(parts, ", "), first))
+			human.Plural(sum(byDefault), "skill", "skills"), strings.Join(parts, ", "), first))
 	}
 	kept, said := b.declared(root, t.Declares, kept)
 	notes = append(notes, said...)
@@ -133,7 +134,7 @@ func (b *builder) installed(root string, found []*skill.Skill) ([]*skill.Skill, 
 		parts = append(parts, fmt.Sprintf("%s (%d)", b.rel(f), folders[f]))
 	}
 	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s; --all builds them",
-		plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "))}
+		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "))}
 }
 
 // installFolder returns the client's install folder holding dir below
@@ -180,7 +181,7 @@ func (b *builder) declared(root string, declares []string, found []*skill.Skill)
 		// install them.
 		return found, nil
 	}
-	notes := []string{fmt.Sprintf("building the %s that %s %s", plural(len(kept), "skill", "skills"), manifests(slices.Sorted(maps.Keys(by))), verbDeclare(len(by)))}
+	notes := []string{fmt.Sprintf("building the %s that %s %s", human.Plural(len(kept), "skill", "skills"), manifests(slices.Sorted(maps.Keys(by))), verbDeclare(len(by)))}
 	if len(left) > 0 {
 		var names []string
 		for i, s := range left {
@@ -190,7 +191,7 @@ func (b *builder) declared(root string, declares []string, found []*skill.Skill)
 			}
 			names = append(names, b.rel(s.Dir))
 		}
-		notes = append(notes, fmt.Sprintf("left out %s that no manifest declares (%s); --all builds every skill found", plural(len(left), "skill", "skills"), strings.Join(names, ", ")))
+		notes = append(notes, fmt.Sprintf("left out %s that no manifest declares (%s); --all builds every skill found", human.Plural(len(left), "skill", "skills"), strings.Join(names, ", ")))
 	}
 	return kept, notes
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -42,7 +43,7 @@ func (e *VersionError) Error() string {
 		}
 	}
 	n := layout.Errors(e.Changes)
-	fmt.Fprintf(&b, "%s against the previous bundle; nothing was written", plural(n, "version error", "version errors"))
+	fmt.Fprintf(&b, "%s against the previous bundle; nothing was written", human.Plural(n, "version error", "version errors"))
 	return b.String()
 }
 
@@ -129,7 +130,7 @@ func (b *builder) guard() (string, error) {
 		return "", &VersionError{Changes: changes}
 	}
 	b.published = pub
-	b.logf("• guard: %s compared with %s", plural(len(pins), "skill", "skills"), src)
+	b.logf("• guard: %s compared with %s", human.Plural(len(pins), "skill", "skills"), src)
 	return "", nil
 }
 

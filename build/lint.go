@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/lint"
 )
 
@@ -23,7 +24,7 @@ func (b *builder) lintAcross() error {
 	}
 	b.res.Findings = lint.Sort(all)
 	errs, warns, _ := lint.Count(b.res.Findings)
-	b.logf("• lint: %s, %s", plural(errs, "error", "errors"), plural(warns, "warning", "warnings"))
+	b.logf("• lint: %s, %s", human.Plural(errs, "error", "errors"), human.Plural(warns, "warning", "warnings"))
 	if !b.opts.SkipInvalid {
 		if errs > 0 {
 			return &LintError{Errors: errs}
@@ -85,7 +86,7 @@ func (b *builder) lint() (string, error) {
 	b.named = slices.Clone(b.work)
 	slices.SortFunc(b.named, func(x, y *work) int { return strings.Compare(x.name, y.name) })
 	if n := len(b.res.Skipped); n > 0 {
-		b.logf("  %s left out", plural(n, "invalid skill", "invalid skills"))
+		b.logf("  %s left out", human.Plural(n, "invalid skill", "invalid skills"))
 	}
 	return "", nil
 }

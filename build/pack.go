@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
@@ -82,7 +83,7 @@ func (b *builder) pack() (string, error) {
 			packed++
 		}
 	}
-	b.logf("• pack: %s (%d packed, %d reused)", plural(len(b.work), "skill", "skills"), packed, reused)
+	b.logf("• pack: %s (%d packed, %d reused)", human.Plural(len(b.work), "skill", "skills"), packed, reused)
 	return "", nil
 }
 

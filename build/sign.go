@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -178,9 +179,9 @@ func recordFolders(rec *layout.Record) iter.Seq2[folder, error] {
 
 // signLine is the sign step's line in the log.
 func signLine(arts, folders []string) string {
-	line := fmt.Sprintf("• sign: %s, %s beside each", plural(len(arts), "artifact", "artifacts"), layout.SignatureSuffix)
+	line := fmt.Sprintf("• sign: %s, %s beside each", human.Plural(len(arts), "artifact", "artifacts"), layout.SignatureSuffix)
 	if len(folders) > 0 {
-		line += fmt.Sprintf("; %s, %s in each", plural(len(folders), "skill folder", "skill folders"), layout.FolderSignatureFile)
+		line += fmt.Sprintf("; %s, %s in each", human.Plural(len(folders), "skill folder", "skill folders"), layout.FolderSignatureFile)
 	}
 	return line
 }

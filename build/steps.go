@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"sync"
 )
 
@@ -128,13 +127,6 @@ func (b *builder) logf(format string, args ...any) {
 	if b.opts.Log != nil {
 		fmt.Fprintf(b.opts.Log, format+"\n", args...)
 	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 // cleanup removes what the build made and did not swap in: its scratch

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 )
@@ -126,7 +127,7 @@ func (b *builder) versions() (string, error) {
 	if n := carried.Load(); n > 0 {
 		from = fmt.Sprintf(", %d carried from %s", n, b.prevSrc)
 	}
-	b.logf("• versions: %s of published versions%s", plural(len(es), "file", "files"), from)
+	b.logf("• versions: %s of published versions%s", human.Plural(len(es), "file", "files"), from)
 	return "", nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 )
@@ -19,7 +20,7 @@ func (b *builder) write() (string, error) {
 		b.logf("• write: %s is up to date", b.opts.Out)
 		return "", nil
 	case b.opts.DryRun:
-		b.logf("• write: dry run, would write %s to %s", plural(b.res.Files, "file", "files"), b.opts.Out)
+		b.logf("• write: dry run, would write %s to %s", human.Plural(b.res.Files, "file", "files"), b.opts.Out)
 		return "", nil
 	}
 	// Files and archives are staged by several workers, a batch at a
@@ -79,7 +80,7 @@ func (b *builder) write() (string, error) {
 	if n := b.st.made.Load() + b.st.kept.Load(); n != int64(b.bundle.Len()) {
 		return "", fmt.Errorf("the plan has %d files but %d were written", b.bundle.Len(), n)
 	}
-	b.logf("• write: %s (%s, %s)", b.opts.Out, plural(b.res.Files, "file", "files"), size(total))
+	b.logf("• write: %s (%s, %s)", b.opts.Out, human.Plural(b.res.Files, "file", "files"), human.Bytes(total))
 	return "", nil
 }
 
@@ -128,13 +129,3 @@ const (
 	stagers    = 8
 	stageBatch = 4096
 )
-
-func size(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}

@@ -32,6 +32,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/templates"
@@ -416,13 +417,13 @@ func newView(s Skill, inline bool, href, abs func(string) string, host string) (
 		v.Files = append(v.Files, fileView{
 			Path:   f.Path,
 			Href:   href(layout.SkillFile(s.Name, f.Path)),
-			Size:   human(f.Size),
+			Size:   human.Bytes(f.Size),
 			Bytes:  f.Size,
 			Digest: short(f.Digest),
 			Exec:   f.Exec,
 		})
 	}
-	v.Size = human(total)
+	v.Size = human.Bytes(total)
 	for _, a := range []struct {
 		ext string
 		a   layout.Archive
@@ -433,7 +434,7 @@ func newView(s Skill, inline bool, href, abs func(string) string, host string) (
 			Name:   name,
 			Ext:    a.ext,
 			Href:   href(p),
-			Size:   human(a.a.Size),
+			Size:   human.Bytes(a.a.Size),
 			Bytes:  a.a.Size,
 			Digest: short(a.a.Digest),
 			Fetch:  "curl -LO " + shellQuote(abs(p)),
@@ -594,18 +595,6 @@ func csp(css, js, base string) string {
 func hash(text string) string {
 	sum := sha256.Sum256([]byte(text))
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
-}
-
-// human is a size as people read it, in binary units.
-func human(n int64) string {
-	switch {
-	case n < 1<<10:
-		return fmt.Sprintf("%d B", n)
-	case n < 1<<20:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	default:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	}
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but

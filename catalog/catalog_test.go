@@ -620,14 +620,6 @@ func TestRenderEmpty(t *testing.T) {
 	}
 }
 
-func TestHuman(t *testing.T) {
-	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB", 10 << 20: "10.0 MiB"} {
-		if got := human(n); got != want {
-			t.Errorf("human(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 func TestShellQuote(t *testing.T) {
 	for in, want := range map[string]string{
 		"https://a.example/x":  "https://a.example/x",

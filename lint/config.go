@@ -15,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -375,7 +376,7 @@ func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any)) []*Allow {
 			default:
 				fail(k, "allow: %s", unknownKey(k.Value, k.Value, allowKeys))
 				bad = true
-				if s := nearestKey(k.Value, allowKeys); s == "rules" {
+				if s := human.Closest(k.Value, allowKeys); s == "rules" {
 					reported["rule"] = true
 				} else if s != "" {
 					reported[s] = true
@@ -412,23 +413,12 @@ func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any)) []*Allow {
 
 func unknownKey(full, key string, known []string) string {
 	msg := fmt.Sprintf("unknown key %q", full)
-	if best := nearestKey(key, known); best != "" {
+	if best := human.Closest(key, known); best != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	sorted := append([]string(nil), known...)
 	sort.Strings(sorted)
 	return msg + "; known keys: " + strings.Join(sorted, ", ")
-}
-
-// nearestKey is the known key within two edits of key, or "".
-func nearestKey(key string, known []string) string {
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(strings.ToLower(key), k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
 }
 
 // ReadBaseline reads the baseline the config names into Baseline; a

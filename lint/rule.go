@@ -4,8 +4,9 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
+
+	"github.com/skillpack/skillpack/internal/human"
 )
 
 // Category groups rules in listings and docs.
@@ -78,7 +79,7 @@ func Fingerprint() string { return fingerprint() }
 // rulesRevision changes whenever a rule's verdicts change without its ID,
 // severity or title changing, so that verdicts remembered by an older
 // skillpack are not reused.
-const rulesRevision = 5
+const rulesRevision = 6
 
 var fingerprint = sync.OnceValue(func() string {
 	h := sha256.New()
@@ -100,35 +101,11 @@ var supersededBy = func() map[string][]string {
 	return m
 }()
 
-// Suggest returns the rule IDs closest to a mistyped one, for error messages.
+// Suggest returns the rule ID closest to a mistyped one, for error messages.
 func Suggest(id string) string {
-	best, bestD := "", 4
+	ids := make([]string, 0, len(registry))
 	for _, r := range registry {
-		if d := editDistance(strings.ToLower(id), r.ID); d < bestD {
-			best, bestD = r.ID, d
-		}
+		ids = append(ids, r.ID)
 	}
-	return best
-}
-
-// editDistance is the Levenshtein distance, used for did-you-mean hints.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
+	return human.Closest(id, ids)
 }

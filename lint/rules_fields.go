@@ -10,6 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/semver"
 	"github.com/skillpack/skillpack/skill"
 	"gopkg.in/yaml.v3"
@@ -688,7 +689,7 @@ func checkUnknownKeys(p *Pass) {
 			continue
 		}
 		line, _ := p.Doc.FilePos(k)
-		if s := closestKey(k.Value, known); s != "" {
+		if s := human.Closest(k.Value, known); s != "" {
 			p.ReportNode(k, fmt.Sprintf("did you mean %q?", s), "unknown frontmatter key %q (profile %s)", k.Value, p.Profile.Name)
 		} else if suppressed(comments, Finding{Rule: "unknown-key", Line: line}) {
 			p.ReportNode(k, "", "unknown frontmatter key %q (profile %s)", k.Value, p.Profile.Name)
@@ -747,24 +748,6 @@ func inClaudePlugin(s *skill.Skill) bool {
 	}
 	_, err := os.Stat(filepath.Join(s.Plugin, ".claude-plugin", "plugin.json"))
 	return err == nil
-}
-
-// closestKey finds a known key that a typo was probably meant to be:
-// a case or separator variant, or one edit away.
-func closestKey(key string, known []string) string {
-	norm := func(s string) string { return strings.NewReplacer("_", "-", " ", "-").Replace(strings.ToLower(s)) }
-	for _, k := range known {
-		if norm(key) == norm(k) {
-			return k
-		}
-	}
-	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(norm(key), k); d < bestD {
-			best, bestD = k, d
-		}
-	}
-	return best
 }
 
 func checkDescriptionShort(p *Pass) {

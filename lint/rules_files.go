@@ -14,6 +14,7 @@ import (
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/skill"
 )
@@ -937,7 +938,7 @@ func checkSkillTooLarge(p *Pass) {
 	if total > maxSkillBytes {
 		p.Reportf("", 0, 0, "leave large files out with "+skill.IgnoreFile+" and fetch them at run time, or split the skill",
 			"the skill publishes %s in %d files; MCP hosts accept at most 16 MiB per skill (the Vercel skills CLI 50 MiB)",
-			byteSize(total), len(p.Files.Files))
+			human.Bytes(total), len(p.Files.Files))
 	}
 }
 
@@ -947,7 +948,7 @@ func checkSkillMDTooLarge(p *Pass) {
 	}
 	p.Reportf(p.Skill.File, 0, 0, "move reference material into files under references/ and link them from "+p.Skill.File,
 		"%s is %s; fast-agent refuses entry files over 256 KiB, and clients load all of it into the model's context",
-		p.Skill.File, byteSize(p.Skill.Size))
+		p.Skill.File, human.Bytes(p.Skill.Size))
 }
 
 func checkFileTooLarge(p *Pass) {
@@ -960,19 +961,6 @@ func checkFileTooLarge(p *Pass) {
 			continue
 		}
 		p.Reportf(f.Path, 0, 0, "leave it out with "+skill.IgnoreFile+" and fetch or build it at run time, or compress it",
-			"%s is %s; fast-agent refuses files over 10 MiB", f.Path, byteSize(f.Size))
+			"%s is %s; fast-agent refuses files over 10 MiB", f.Path, human.Bytes(f.Size))
 	}
-}
-
-// byteSize formats a size for messages: "300 KiB", "11.5 MiB".
-func byteSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -284,15 +285,7 @@ func checkInstalled(p *RegistryPass) {
 		p.Report(Finding{Path: rel,
 			Message: fmt.Sprintf("%s is a client's skill folder, read by %s; what it holds (%s) is a copy, "+
 				"installed or mirrored from elsewhere, or the project's working skills, not skills this repository "+
-				"publishes (%s elsewhere)", rel, f.clients, nSkills(f.skills), nSkills(outside)),
+				"publishes (%s elsewhere)", rel, f.clients, human.Plural(f.skills, "skill"), human.Plural(outside, "skill")),
 			Fix: fmt.Sprintf("add %s/ to ignore: in skillpack.yaml, or remove the folder", rel)})
 	}
-}
-
-// nSkills is "1 skill" or "n skills".
-func nSkills(n int) string {
-	if n == 1 {
-		return "1 skill"
-	}
-	return fmt.Sprintf("%d skills", n)
 }

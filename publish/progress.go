@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/skillpack/skillpack/internal/human"
 )
 
 // progress is the line a Runner redraws on a terminal: the stage, how many
@@ -38,7 +40,7 @@ func (p *progress) add(r Result) {
 	}
 	p.last = time.Now()
 	p.drawn = true
-	fmt.Fprintf(p.w, "\r\x1b[Kpublish: %s, %d of %d objects, %d sent (%s)", p.stage, p.done, p.total, p.sent, Bytes(p.bytes))
+	fmt.Fprintf(p.w, "\r\x1b[Kpublish: %s, %d of %d objects, %d sent (%s)", p.stage, p.done, p.total, p.sent, human.Bytes(p.bytes))
 }
 
 // finish clears the line, so that what is printed next starts clean.
@@ -48,20 +50,4 @@ func (p *progress) finish(mu *sync.Mutex) {
 	if p.w != nil && p.drawn {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
-}
-
-// Bytes spells a byte count as people read it: 512 B, 3.4 kB, 12.0 MB
-// (powers of 1000, as the throughput figures of storage are given).
-func Bytes(n int64) string {
-	if n < 1000 {
-		return fmt.Sprintf("%d B", n)
-	}
-	f, unit := float64(n)/1000, "kB"
-	for _, u := range []string{"MB", "GB", "TB"} {
-		if f < 1000 {
-			break
-		}
-		f, unit = f/1000, u
-	}
-	return fmt.Sprintf("%.1f %s", f, unit)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 )
@@ -262,7 +263,7 @@ func (c *checker) stoppedProblem() {
 	}
 	c.rep.Problems = append(c.rep.Problems, Problem{Path: c.rep.Source, Message: fmt.Sprintf(
 		"not verified: %s after %s had been read; the rest was not checked. Raise --deadline, or --jobs to fetch more at once",
-		c.stopReason(), plural(c.rep.Checked.Files, "file"))})
+		c.stopReason(), human.Plural(c.rep.Checked.Files, "file"))})
 }
 
 // stopReason says why the check's context ended.

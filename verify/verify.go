@@ -34,6 +34,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -213,24 +214,24 @@ func (r *Report) WriteJSON(w io.Writer) error {
 func (r *Report) Summary() string {
 	c := r.Checked
 	what := fmt.Sprintf("%s: %s, %s, %s, %s, %s", r.Source,
-		plural(c.Skills, "skill"), plural(c.Files, "file"), plural(c.Archives, "archive"),
-		plural(c.Indexes, "index", "indexes"), plural(c.Signatures, "signature")+" verified")
+		human.Plural(c.Skills, "skill"), human.Plural(c.Files, "file"), human.Plural(c.Archives, "archive"),
+		human.Plural(c.Indexes, "index", "indexes"), human.Plural(c.Signatures, "signature")+" verified")
 	var notes []string
 	if n := len(r.Warnings); n > 0 {
-		notes = append(notes, plural(n, "warning"))
+		notes = append(notes, human.Plural(n, "warning"))
 	}
 	if p := r.Previous; p != nil {
-		what := plural(p.Skills, "skill")
+		what := human.Plural(p.Skills, "skill")
 		if p.Versions > 0 {
-			what += ", " + plural(p.Versions, "version")
+			what += ", " + human.Plural(p.Versions, "version")
 		}
 		notes = append(notes, fmt.Sprintf("compared with %s (%s)", p.Source, what))
 	}
 	if c.NotHeld > 0 {
-		notes = append(notes, fmt.Sprintf("%s not held there (.zip archives, served copies; the .tar.gz archives vouch for the files)", plural(c.NotHeld, "file")))
+		notes = append(notes, fmt.Sprintf("%s not held there (.zip archives, served copies; the .tar.gz archives vouch for the files)", human.Plural(c.NotHeld, "file")))
 	}
 	if n := r.countSigs(SigNotChecked); n > 0 {
-		notes = append(notes, fmt.Sprintf("%s not checked (pass --certificate-identity and --certificate-oidc-issuer, or --key)", plural(n, "signature")))
+		notes = append(notes, fmt.Sprintf("%s not checked (pass --certificate-identity and --certificate-oidc-issuer, or --key)", human.Plural(n, "signature")))
 	}
 	note := ""
 	if len(notes) > 0 {
@@ -239,7 +240,7 @@ func (r *Report) Summary() string {
 	if r.OK() {
 		return what + "; everything verified" + note
 	}
-	return what + "; " + plural(len(r.Problems)+r.Omitted, "problem") + note
+	return what + "; " + human.Plural(len(r.Problems)+r.Omitted, "problem") + note
 }
 
 func (r *Report) countSigs(status string) int {
@@ -289,14 +290,4 @@ func URL(ctx context.Context, base string, o Options) (*Report, error) {
 	}
 	defer src.close()
 	return run(ctx, src, o)
-}
-
-func plural(n int, forms ...string) string {
-	if n == 1 {
-		return "1 " + forms[0]
-	}
-	if len(forms) > 1 {
-		return fmt.Sprintf("%d %s", n, forms[1])
-	}
-	return fmt.Sprintf("%d %ss", n, forms[0])
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -53,7 +54,7 @@ func commandArgs(root *cobra.Command, args []string) error {
 func unknownCommand(root *cobra.Command, name string) error {
 	names := subcommands(root)
 	hint := ""
-	if s := suggest(name, names); s != "" {
+	if s := human.Closest(name, names); s != "" {
 		hint = fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return usageErr("unknown command %q%s\nRun '%s --help' for usage.", name, hint, root.CommandPath())
@@ -79,7 +80,7 @@ func groupArgs(c *cobra.Command) {
 		}
 		names := subcommands(cmd)
 		hint := ""
-		if s := suggest(args[0], names); s != "" {
+		if s := human.Closest(args[0], names); s != "" {
 			hint = fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		return usageErr("%s takes %s, not %q%s\nRun '%s --help' for usage.", cmd.CommandPath(), orList(names), args[0], hint, cmd.CommandPath())

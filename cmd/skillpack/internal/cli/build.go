@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/lint"
 )
 
@@ -297,7 +298,7 @@ func newBuildDoc(opts *buildOptions, err error) buildDoc {
 	}
 	what := "the build failed"
 	if errs, _, _ := lint.Count(res.Findings); errs > 0 {
-		what = plural(errs, "lint error") + "; nothing was written"
+		what = human.Plural(errs, "lint error") + "; nothing was written"
 	}
 	doc := buildDoc{Result: res}
 	if p := opts.published; p != nil && p.done != nil {
@@ -363,7 +364,7 @@ func warnSkipped(ios *IO, skipped []build.Skipped) {
 				why = append(why, f.Rule)
 			}
 		}
-		fmt.Fprintf(ios.Err, "  %s (%s): %s: %s\n", lint.Printable(s.Name), lint.Printable(s.Dir), plural(len(s.Findings), "error"), strings.Join(why, ", "))
+		fmt.Fprintf(ios.Err, "  %s (%s): %s: %s\n", lint.Printable(s.Name), lint.Printable(s.Dir), human.Plural(len(s.Findings), "error"), strings.Join(why, ", "))
 	}
 	if ios.Getenv("GITHUB_ACTIONS") == "true" {
 		// An annotation on the run's summary page, where a skipped skill
@@ -373,7 +374,7 @@ func warnSkipped(ios *IO, skipped []build.Skipped) {
 	}
 }
 
-func skippedCount(n int) string { return "skipped " + plural(n, "invalid skill") }
+func skippedCount(n int) string { return "skipped " + human.Plural(n, "invalid skill") }
 
 // buildErr maps a build error to its exit code: lint errors, skills
 // clashing by name, the version guard's errors and a previous bundle that

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
@@ -136,13 +137,13 @@ func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
 	default:
 		fmt.Fprintf(w, "config:         no %s here or above; the defaults (profile %s)\n", lint.ConfigFile, doc.Config.Profile)
 	}
-	fmt.Fprintf(w, "skills:         %s under %s\n", plural(doc.Skills.Count, "skill"), doc.Skills.Input)
+	fmt.Fprintf(w, "skills:         %s under %s\n", human.Plural(doc.Skills.Count, "skill"), doc.Skills.Input)
 	d := doc.Dist
 	switch d.State {
 	case "absent":
 		fmt.Fprintf(w, "output:         %s does not exist yet; skillpack build writes it\n", d.Path)
 	case "bundle":
-		fmt.Fprintf(w, "output:         %s is a bundle built at %s (%s, %s) by %s\n", d.Path, d.Built, plural(d.Skills, "skill"), plural(d.Files, "file"), d.Generator)
+		fmt.Fprintf(w, "output:         %s is a bundle built at %s (%s, %s) by %s\n", d.Path, d.Built, human.Plural(d.Skills, "skill"), human.Plural(d.Files, "file"), d.Generator)
 	default:
 		fmt.Fprintf(w, "output:         %s\n", d.Problem)
 	}

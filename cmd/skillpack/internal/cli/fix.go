@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/lint"
 )
 
@@ -62,7 +63,7 @@ func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, fail
 		}
 		return &exitError{code: ExitInternal, err: err}
 	}
-	done := fmt.Sprintf("%s in %s", plural(rep.Fixed, "finding"), plural(len(rep.Files), "file"))
+	done := fmt.Sprintf("%s in %s", human.Plural(rep.Fixed, "finding"), human.Plural(len(rep.Files), "file"))
 	if opts.fix.DryRun {
 		fmt.Fprintf(ios.Err, "would fix %s; nothing was written\n", done)
 	} else {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/skillpack/skillpack/internal/atomicfile"
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/lint"
 )
@@ -171,7 +172,7 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 		doc.Report = lint.NewReport(&lint.Result{}, lintTool())
 	}
 	doc.status = newStatus(err, fmt.Sprintf("findings at or above --fail-on %s (%s, %s, %s)", opts.FailOn,
-		plural(doc.Errors, "error"), plural(doc.Warnings, "warning"), plural(doc.Infos, "info")))
+		human.Plural(doc.Errors, "error"), human.Plural(doc.Warnings, "warning"), human.Plural(doc.Infos, "info")))
 	return jsonResult(ios.Out, true, doc, err)
 }
 
@@ -300,10 +301,10 @@ func summarize(ios *IO, res *lint.Result) {
 	}
 	e, w, i := lint.Count(res.Findings)
 	if e+w+i == 0 {
-		ios.Infof("%s checked, no problems", plural(len(res.Skills), "skill"))
+		ios.Infof("%s checked, no problems", human.Plural(len(res.Skills), "skill"))
 		return
 	}
-	ios.Infof("%s, %s, %s in %s", plural(e, "error"), plural(w, "warning"), plural(i, "info"), plural(len(res.Skills), "skill"))
+	ios.Infof("%s, %s, %s in %s", human.Plural(e, "error"), human.Plural(w, "warning"), human.Plural(i, "info"), human.Plural(len(res.Skills), "skill"))
 }
 
 // writeBaseline records the run's findings, atomically: a baseline that an
@@ -325,15 +326,8 @@ func writeBaseline(ios *IO, path string, res *lint.Result) error {
 		files[f.Path] = true
 	}
 	fmt.Fprintf(ios.Err, "wrote %s: %s in %s; lint and build with --baseline %s (or `baseline: %s` in %s) fail only on new ones\n",
-		path, plural(len(res.Findings), "finding"), plural(len(files), "file"), path, path, lint.ConfigFile)
+		path, human.Plural(len(res.Findings), "finding"), human.Plural(len(files), "file"), path, path, lint.ConfigFile)
 	return nil
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // ruleDoc is a rule in --list-rules --json and --explain --json

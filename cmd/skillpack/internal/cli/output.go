@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 )
@@ -52,18 +53,7 @@ func checkOutputFlags(ios *IO, fs *pflag.FlagSet) error {
 		return nil
 	}
 	msg := fmt.Sprintf("--color: unknown mode %q", ios.Color)
-	// The modes differ by their first letters: the one that shares the
-	// most of them with what was typed (at least two) was meant.
-	best, bestN := "", 1
-	for _, m := range colorModes {
-		n := 0
-		for n < len(m) && n < len(ios.Color) && m[n] == ios.Color[n] {
-			n++
-		}
-		if n > bestN {
-			best, bestN = m, n
-		}
-	}
+	best := human.Closest(ios.Color, colorModes)
 	if best != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", best)
 	}
@@ -209,20 +199,6 @@ func duration(d time.Duration) string {
 	return d.Round(10 * time.Millisecond).String()
 }
 
-// humanSize writes n bytes in KiB, MiB or GiB, one decimal.
-func humanSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
 // shellQuote quotes s for a POSIX shell when it needs it, so that a
 // suggested command can be pasted as it is.
 func shellQuote(s string) string {
@@ -304,7 +280,7 @@ func printSkillLines(ios *IO, res *lint.Result) {
 				word string
 			}{{c.e, "error"}, {c.w, "warning"}, {c.i, "info"}} {
 				if p.n > 0 {
-					parts = append(parts, plural(p.n, p.word))
+					parts = append(parts, human.Plural(p.n, p.word))
 				}
 			}
 			verdict = strings.Join(parts, ", ")
@@ -357,9 +333,9 @@ func buildDone(ios *IO, out string, res *build.Result, start time.Time) {
 			if s.Reused {
 				how = "reused"
 			}
-			fmt.Fprintf(ios.Err, "  %s (%s): %s, %s, %s\n", s.Name, lint.Printable(s.Dir), plural(s.Files, "file"), humanSize(s.Size), how)
+			fmt.Fprintf(ios.Err, "  %s (%s): %s, %s, %s\n", s.Name, lint.Printable(s.Dir), human.Plural(s.Files, "file"), human.Bytes(s.Size), how)
 		}
-		fmt.Fprintf(ios.Err, "built %s in %s\n", plural(len(res.Skills), "skill"), duration(ios.clock()().Sub(start)))
+		fmt.Fprintf(ios.Err, "built %s in %s\n", human.Plural(len(res.Skills), "skill"), duration(ios.clock()().Sub(start)))
 	}
 	if res.DryRun {
 		return
@@ -387,7 +363,7 @@ func formatReport(ios *IO, format string, res *lint.Result, failOn lint.Severity
 func lintDone(ios *IO, res *lint.Result, lo lint.Options, hintArgs []string, start time.Time) {
 	if ios.Verbose && len(res.Skills) > 0 {
 		printSkillLines(ios, res)
-		fmt.Fprintf(ios.Err, "checked %s in %s\n", plural(len(res.Skills), "skill"), duration(ios.clock()().Sub(start)))
+		fmt.Fprintf(ios.Err, "checked %s in %s\n", human.Plural(len(res.Skills), "skill"), duration(ios.clock()().Sub(start)))
 	}
 	fixHint(ios, res, lo, hintArgs)
 }

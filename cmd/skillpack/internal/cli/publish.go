@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/publish"
 	"github.com/skillpack/skillpack/publish/oci"
 	"github.com/skillpack/skillpack/publish/s3"
@@ -360,12 +361,12 @@ func printPublished(ios *IO, opts *publishOptions) {
 	}
 	w.Flush()
 	n, sent := tally(rs)
-	line := fmt.Sprintf("%s: %s", opts.Target, plural(len(rs), "object"))
+	line := fmt.Sprintf("%s: %s", opts.Target, human.Plural(len(rs), "object"))
 	for _, s := range []publish.State{publish.Uploaded, publish.Present, publish.Deleted, publish.WouldUpload, publish.WouldDelete, publish.Failed, publish.Skipped} {
 		if n[s] > 0 {
 			line += fmt.Sprintf(", %d %s", n[s], s)
 			if s == publish.Uploaded {
-				line += " (" + publish.Bytes(sent) + ")"
+				line += " (" + human.Bytes(sent) + ")"
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/publish/oci"
 	"github.com/skillpack/skillpack/verify"
 )
@@ -118,7 +119,7 @@ func runPull(ctx context.Context, ios *IO, opts *pullOptions) error {
 	if err != nil {
 		return pullErr(ctx, opts, err)
 	}
-	ios.Infof("%s: %s", opts.Source, plural(len(pulled), "skill"))
+	ios.Infof("%s: %s", opts.Source, human.Plural(len(pulled), "skill"))
 	return nil
 }
 

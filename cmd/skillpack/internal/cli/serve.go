@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/serve"
 )
@@ -179,7 +180,7 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 	go s.Follow(ctx, time.Second)
 	go reloadOnHangup(ctx, s, opts, so.Log)
 	if opts.Stdio {
-		ios.Infof("skillpack: serving %s (%s) over MCP on stdin and stdout", opts.Dist, plural(b.Skills(), "skill"))
+		ios.Infof("skillpack: serving %s (%s) over MCP on stdin and stdout", opts.Dist, human.Plural(b.Skills(), "skill"))
 		if err := s.ServeStdio(ctx, ios.In, ios.Out); err != nil {
 			return &exitError{code: ExitInternal, err: err}
 		}
@@ -190,7 +191,7 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 		return usageErr("--addr: %w", err)
 	}
 	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(ios.Err, "skillpack: serving %s (%s) at %s, MCP at %s%s\n", opts.Dist, plural(b.Skills(), "skill"), url, url, serve.MCPPath)
+	fmt.Fprintf(ios.Err, "skillpack: serving %s (%s) at %s, MCP at %s%s\n", opts.Dist, human.Plural(b.Skills(), "skill"), url, url, serve.MCPPath)
 	if err := s.Serve(ctx, ln); err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}

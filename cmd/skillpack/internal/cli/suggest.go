@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/lint"
 )
 
@@ -33,61 +34,12 @@ func profileNames() []string {
 	return names
 }
 
-// suggest returns the candidate closest to s, or "" when none is close
-// enough to be what was meant: one edit, a quarter of its length for
-// longer words (at most three), or one that s is a prefix of. Closer would
-// miss typos; looser would offer "github" for "gitlab", another thing.
-func suggest(s string, candidates []string) string {
-	best, bestD := "", min(3, max(1, len(s)/4))+1
-	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(s), strings.ToLower(c)); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if best == "" && len(s) >= 2 {
-		for _, c := range candidates {
-			if strings.HasPrefix(c, s) {
-				return c
-			}
-		}
-	}
-	return best
-}
-
-// editDistance counts the insertions, deletions, substitutions and swaps
-// of two neighbours that turn a into b (optimal string alignment): "jsno"
-// is one typo away from "json", not two.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
-}
-
 // enumErr is the usage error for a flag value outside its closed set:
 // `--format: unknown format "jsno" (did you mean "json"?); want text, json,
 // sarif or github`.
 func enumErr(flag, what, got string, want []string) error {
 	msg := fmt.Sprintf("--%s: unknown %s %q", flag, what, got)
-	if s := suggest(got, want); s != "" {
+	if s := human.Closest(got, want); s != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return usageErr("%s; want %s", msg, orList(want))
@@ -107,7 +59,7 @@ func orList(words []string) string {
 func suggestFlag(c *cobra.Command, name string) string {
 	name, _, _ = strings.Cut(name, "=")
 	names := flagNames(c)
-	if s := suggest(name, names); s != "" {
+	if s := human.Closest(name, names); s != "" {
 		return s
 	}
 	return longerFlag(name, names)

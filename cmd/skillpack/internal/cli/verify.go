@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/skill"
 	"github.com/skillpack/skillpack/verify"
@@ -305,7 +306,7 @@ func newVerifyDoc(opts *verifyOptions, rep *verify.Report, err error) verifyDoc 
 	if rep == nil {
 		rep = &verify.Report{Source: opts.Source}
 	} else if n := len(rep.Problems) + rep.Omitted; n > 0 {
-		what = plural(n, "problem") + " found"
+		what = human.Plural(n, "problem") + " found"
 	}
 	rep.Problems = nonNil(rep.Problems)
 	rep.Signatures = nonNil(rep.Signatures)

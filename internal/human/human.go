@@ -1,0 +1,91 @@
+// Package human writes what messages say to people the one way every
+// command says it: a count with its noun, a size in bytes, and the
+// did-you-mean of a mistyped name. It imports nothing of the module, so
+// every package can use it.
+package human
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Plural is "1 skill" or "3 skills": forms is the singular, and the plural
+// when adding "s" is wrong ("1 body", "2 bodies").
+func Plural(n int, forms ...string) string {
+	switch {
+	case n == 1:
+		return "1 " + forms[0]
+	case len(forms) > 1:
+		return strconv.Itoa(n) + " " + forms[1]
+	}
+	return strconv.Itoa(n) + " " + forms[0] + "s"
+}
+
+// Bytes is a size in binary (IEC) units, one decimal: "512 B", "3.4 KiB",
+// "11.4 MiB". The catalog prints it, so a change moves bundle bytes.
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// Closest is the candidate s was probably meant to be, or "": the closest
+// within one edit, or a quarter of s's length for longer words (at most
+// three), or else one that s is a prefix of. Case does not count, and "_"
+// or a space is taken for "-" (allowed_tools for allowed-tools). Closer
+// would miss typos; looser would offer "github" for "gitlab", another
+// thing.
+func Closest(s string, candidates []string) string {
+	fold := strings.NewReplacer("_", "-", " ", "-")
+	norm := func(s string) string { return fold.Replace(strings.ToLower(s)) }
+	best, bestD := "", min(3, max(1, len(s)/4))+1
+	for _, c := range candidates {
+		if d := distance(norm(s), norm(c)); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if best == "" && len(s) >= 2 {
+		for _, c := range candidates {
+			if strings.HasPrefix(c, s) {
+				return c
+			}
+		}
+	}
+	return best
+}
+
+// distance counts the insertions, deletions, substitutions and swaps of
+// two neighbours that turn a into b (optimal string alignment): "jsno" is
+// one typo away from "json", not two.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}

@@ -1,0 +1,67 @@
+package human
+
+import "testing"
+
+func TestClosest(t *testing.T) {
+	for _, c := range []struct {
+		got  string
+		want string
+	}{
+		{"jsno", "json"},      // two letters swapped: one edit
+		{"josn", "json"},      // the same
+		{"jso", "json"},       // one short
+		{"JSON", "json"},      // case
+		{"sarf", "sarif"},     // one missing
+		{"git", "github"},     // a prefix
+		{"yaml", ""},          // nothing close
+		{"x", ""},             // too short to guess
+		{"textual", ""},       // three edits from text: too far for a 7-letter word
+		{"githib", "github"},  // one substitution
+		{"formatt", "format"}, // one extra
+		{"fail_on", "fail-on"},
+		{"Fail On", "fail-on"},
+	} {
+		if got := Closest(c.got, []string{"text", "json", "sarif", "github", "format", "fail-on"}); got != c.want {
+			t.Errorf("Closest(%q) = %q, want %q", c.got, got, c.want)
+		}
+	}
+}
+
+func TestDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"a", "", 1}, {"", "ab", 2}, {"json", "json", 0},
+		{"jsno", "json", 1}, {"kitten", "sitting", 3}, {"ca", "abc", 3}, {"café", "cafe", 1},
+	} {
+		if got := distance(c.a, c.b); got != c.want {
+			t.Errorf("distance(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+func TestPlural(t *testing.T) {
+	for want, got := range map[string]string{
+		"1 skill":   Plural(1, "skill"),
+		"0 skills":  Plural(0, "skill"),
+		"2 bodies":  Plural(2, "body", "bodies"),
+		"1 body":    Plural(1, "body", "bodies"),
+		"12 skills": Plural(12, "skill"),
+	} {
+		if got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+}
+
+func TestBytes(t *testing.T) {
+	for n, want := range map[int64]string{
+		0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 1536: "1.5 KiB",
+		12_000_000: "11.4 MiB", 1 << 30: "1.0 GiB", 3 << 40: "3.0 TiB",
+	} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
