@@ -256,8 +256,8 @@ func TestServeServerOptions(t *testing.T) {
 		{argv: []string{"dist", "--base-url", "skills.example.com"}, err: "--base-url: "},
 		{argv: []string{"dist", "--cache-files", "-1s"}, err: "take a duration of 0 or more"},
 		{argv: []string{"dist", "--auth-token-file", file("empty", "# nothing\n\n")}, err: "holds no token; put one on a line of its own"},
-		{argv: []string{"dist", "--auth-token-file", file("spaced", "ok\ntwo words\n")}, err: "spaced:2: a token is printable ASCII without spaces"},
-		{argv: []string{"dist", "--auth-token-file", filepath.Join(dir, "missing")}, err: "--auth-token-file: open "},
+		{argv: []string{"dist", "--auth-token-file", file("spaced", "ok\ntwo words\n")}, err: "spaced: line 2: a token is printable ASCII without spaces"},
+		{argv: []string{"dist", "--auth-token-file", filepath.Join(dir, "missing")}, err: "missing: no such file"},
 		{argv: []string{"dist", "--stdio", "--addr", ":1"}, err: "--stdio serves MCP on stdin and stdout only"},
 	} {
 		ios, _, _ := fakeIO(nil)

@@ -83,11 +83,14 @@ func (a *HTTPAuth) Header() (http.Header, error) {
 		h.Add(name, value)
 	}
 	if a.TokenFile != "" {
-		token, err := readToken(a.TokenFile)
+		tokens, err := readTokens(a.TokenFile)
+		if err == nil && len(tokens) > 1 {
+			err = fmt.Errorf("the file holds %d tokens; a request sends one, so put it alone in the file", len(tokens))
+		}
 		if err != nil {
 			return nil, usageErr("--%stoken-file %s: %w", a.prefix, a.TokenFile, err)
 		}
-		h.Add("Authorization", "Bearer "+token)
+		h.Add("Authorization", "Bearer "+tokens[0])
 	}
 	if len(h.Values("Authorization")) > 1 {
 		return nil, usageErr("Authorization is given more than once; give it once, with --%stoken-file or with --%sheader", a.prefix, a.prefix)
@@ -98,26 +101,34 @@ func (a *HTTPAuth) Header() (http.Header, error) {
 	return h, nil
 }
 
-// readToken reads a bearer token: the file's one line, trimmed. A token
-// is printable ASCII without spaces (RFC 6750), as serve's
-// --auth-token-file wants it too.
-func readToken(file string) (string, error) {
+// readTokens reads a token file, one format for both ends (serve
+// --auth-token-file, verify --token-file): one token a line, blank lines
+// and lines starting with # skipped. A token is printable ASCII without
+// spaces (RFC 6750). The errors never quote a line: it may be a secret.
+func readTokens(file string) ([]string, error) {
 	data, err := os.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", errors.New("no such file; give the file that holds the token")
+		return nil, errors.New("no such file; give the file that holds the token")
 	} else if err != nil {
-		return "", err
+		return nil, err
 	}
-	token := strings.TrimSpace(string(data))
-	switch {
-	case token == "":
-		return "", errors.New("the file is empty; put the token in it, alone on one line")
-	case strings.HasPrefix(token, "Bearer "):
-		return "", errors.New("the file starts with 'Bearer '; put the token alone in it (skillpack adds 'Bearer ')")
-	case strings.ContainsFunc(token, notTokenText):
-		return "", errors.New("the token has a space, a line break or a character that is not printable ASCII in it; put the token alone in the file, on one line")
+	var tokens []string
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || strings.HasPrefix(line, "#"):
+			continue
+		case strings.HasPrefix(line, "Bearer "):
+			return nil, fmt.Errorf("line %d starts with 'Bearer '; put the token alone on it (skillpack adds 'Bearer ')", i+1)
+		case strings.ContainsFunc(line, func(r rune) bool { return r <= ' ' || r > '~' }):
+			return nil, fmt.Errorf("line %d: a token is printable ASCII without spaces; put one token on each line", i+1)
+		}
+		tokens = append(tokens, line)
 	}
-	return token, nil
+	if len(tokens) == 0 {
+		return nil, errors.New("the file holds no token; put one on a line of its own (make one with `openssl rand -hex 32`)")
+	}
+	return tokens, nil
 }
 
 // notTokenChar reports whether r may not be in a header's name (RFC 9110

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"strings"
 	"syscall"
 	"time"
 
@@ -237,7 +236,7 @@ func (o *serveOptions) serverOptions(ios *IO) (serve.Options, error) {
 	if o.TokenFile != "" {
 		tokens, err := readTokens(o.TokenFile)
 		if err != nil {
-			return serve.Options{}, usageErr("--auth-token-file: %w", err)
+			return serve.Options{}, usageErr("--auth-token-file %s: %w", o.TokenFile, err)
 		}
 		so.Tokens = tokens
 	}
@@ -257,7 +256,7 @@ func reloadOnHangup(ctx context.Context, s *serve.Server, opts *serveOptions, lo
 		}
 		if opts.TokenFile != "" {
 			if tokens, err := readTokens(opts.TokenFile); err != nil {
-				log.Error(fmt.Sprintf("SIGHUP: --auth-token-file: %v; the previous tokens stay", err))
+				log.Error(fmt.Sprintf("SIGHUP: --auth-token-file %s: %v; the previous tokens stay", opts.TokenFile, err))
 			} else {
 				s.SetTokens(tokens)
 			}
@@ -266,36 +265,6 @@ func reloadOnHangup(ctx context.Context, s *serve.Server, opts *serveOptions, lo
 			log.Error(fmt.Sprintf("SIGHUP: still serving the previous bundle: %v", err))
 		}
 	}
-}
-
-// readTokens reads a token file: one token a line, blank lines and lines
-// starting with # skipped. A token is printable ASCII without spaces, as
-// a bearer token must be (RFC 6750).
-// notTokenText reports whether r may not be in a bearer token as a file
-// gives it (serve --auth-token-file, verify --token-file): printable ASCII
-// without spaces.
-func notTokenText(r rune) bool { return r <= ' ' || r > '~' }
-
-func readTokens(path string) ([]string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var tokens []string
-	for i, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if strings.ContainsFunc(line, notTokenText) {
-			return nil, fmt.Errorf("%s:%d: a token is printable ASCII without spaces; put one token on each line", path, i+1)
-		}
-		tokens = append(tokens, line)
-	}
-	if len(tokens) == 0 {
-		return nil, fmt.Errorf("%s holds no token; put one on a line of its own (make one with `openssl rand -hex 32`)", path)
-	}
-	return tokens, nil
 }
 
 // rebuildOptions is the build --watch runs: build's, from the same

@@ -54,12 +54,13 @@ func TestVerifyRequestHeader(t *testing.T) {
 func TestVerifyTokenFile(t *testing.T) {
 	file := t.TempDir() + "/token.txt"
 	for body, want := range map[string]string{
-		" \n\t\n":                     "the file is empty",
-		"Bearer " + token:             "the file starts with 'Bearer '",
-		token + "\x01":                "not printable ASCII",
-		"t\u00f6k" + token:            "not printable ASCII",
-		token + "\t" + token:          "a space, a line break",
-		token + "\r\n" + token + "\n": "a space, a line break",
+		" \n\t\n":                     "the file holds no token",
+		"# ours\n":                    "the file holds no token",
+		"Bearer " + token:             "line 1 starts with 'Bearer '",
+		token + "\x01":                "is printable ASCII without spaces",
+		"t\u00f6k" + token:            "is printable ASCII without spaces",
+		token + "\t" + token:          "line 1: a token is printable ASCII without spaces",
+		token + "\r\n" + token + "\n": "the file holds 2 tokens; a request sends one",
 	} {
 		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
