@@ -191,6 +191,9 @@ func (e *LintError) Error() string {
 	return what + "; nothing was written"
 }
 
+// ExitClass is the command's exit code: 1, a failed check.
+func (*LintError) ExitClass() int { return 1 }
+
 // NoSkillsError is a build whose inputs hold no skill: a wrong path, the
 // user's to fix. Nothing has been written when it is returned.
 type NoSkillsError struct {
@@ -200,6 +203,9 @@ type NoSkillsError struct {
 func (e *NoSkillsError) Error() string {
 	return fmt.Sprintf("no skills found under %s (a skill is a folder holding SKILL.md)", strings.Join(e.Roots, ", "))
 }
+
+// ExitClass is the command's exit code: 2, the user's to fix.
+func (*NoSkillsError) ExitClass() int { return 2 }
 
 // SourceDateEpoch parses the SOURCE_DATE_EPOCH convention
 // (reproducible-builds.org): whole seconds since 1970, UTC.

@@ -20,6 +20,9 @@ func (e *OutputError) Error() string { return e.Err.Error() }
 
 func (e *OutputError) Unwrap() error { return e.Err }
 
+// ExitClass is the command's exit code: 2, the user's to fix.
+func (*OutputError) ExitClass() int { return 2 }
+
 // checkOutput refuses output folders that would destroy something: the
 // input, a folder holding it, the working directory, home, the root, a
 // folder holding files skillpack did not write (unless --force), and

@@ -71,6 +71,9 @@ func (e *ClashError) Error() string {
 	return b.String()
 }
 
+// ExitClass is the command's exit code: 1, a failed check.
+func (*ClashError) ExitClass() int { return 1 }
+
 // clashFindings turns the name clashes among the skills still to be
 // published into findings that name each skill, for --skip-invalid: a
 // publisher who asked for what can be published gets every other skill,

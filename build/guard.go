@@ -47,6 +47,9 @@ func (e *VersionError) Error() string {
 	return b.String()
 }
 
+// ExitClass is the command's exit code: 1, a failed check.
+func (*VersionError) ExitClass() int { return 1 }
+
 // PreviousError is a previous bundle that cannot be compared with: not
 // there, not one skillpack built, or not as it was published (a digest
 // that does not match). Nothing was written.
@@ -58,6 +61,9 @@ type PreviousError struct {
 func (e *PreviousError) Error() string {
 	return fmt.Sprintf("the previous bundle %s: %v", e.From, e.Err)
 }
+
+// ExitClass is the command's exit code: 1, a failed check.
+func (*PreviousError) ExitClass() int { return 1 }
 
 func (e *PreviousError) Unwrap() error { return e.Err }
 

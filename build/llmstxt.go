@@ -72,3 +72,6 @@ type MergeError struct{ Err error }
 
 func (e *MergeError) Error() string { return e.Err.Error() }
 func (e *MergeError) Unwrap() error { return e.Err }
+
+// ExitClass is the command's exit code: 2, the user's to fix.
+func (*MergeError) ExitClass() int { return 2 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -268,7 +267,7 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 		}
 	}
 	if err != nil || opts.PublishTo == "" {
-		return buildErr(err)
+		return err
 	}
 	return publishRun(ctx, ios, opts.publishOptions())
 }
@@ -375,24 +374,3 @@ func warnSkipped(ios *IO, skipped []build.Skipped) {
 }
 
 func skippedCount(n int) string { return "skipped " + human.Plural(n, "invalid skill") }
-
-// buildErr maps a build error to its exit code: lint errors, skills
-// clashing by name, the version guard's errors and a previous bundle that
-// cannot be compared with are findings (1), a refused output folder or inputs
-// with no skill are the user's to fix (2), anything else is a failure (3).
-func buildErr(err error) error {
-	var le *build.LintError
-	var ce *build.ClashError
-	var oe *build.OutputError
-	var ne *build.NoSkillsError
-	var me *build.MergeError
-	switch {
-	case err == nil:
-		return nil
-	case errors.As(err, &le), errors.As(err, &ce), errors.As(err, new(*build.VersionError)), errors.As(err, new(*build.PreviousError)):
-		return &exitError{code: ExitFindings, err: err}
-	case errors.As(err, &oe), errors.As(err, &ne), errors.As(err, &me):
-		return &exitError{code: ExitUsage, err: err}
-	}
-	return &exitError{code: ExitInternal, err: err}
-}

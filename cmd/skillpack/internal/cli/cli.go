@@ -48,8 +48,14 @@ type exitError struct {
 	err  error
 }
 
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+func (e *exitError) Unwrap() error  { return e.err }
+func (e *exitError) ExitClass() int { return e.code }
 
 // usageErr marks an error as the user's to fix: exit 2.
 func usageErr(format string, args ...any) error {

@@ -61,21 +61,24 @@ func checkArgs(c *cobra.Command) {
 	}
 }
 
+// exitClasser is an error that knows its exit code: the package that
+// makes a failed check (1) or a user's mistake (2) says so on the error's
+// type (build.LintError, build.OutputError, …; exitError here), so that
+// no list of types is kept here in step with them. (Not ExitCode: an
+// exec.ExitError has that method, and a helper's exit is no class.)
+type exitClasser interface{ ExitClass() int }
+
 // exitStatus is the exit code Main returns for err, and the message it
-// prints; the --json documents carry both.
+// prints; the --json documents carry both. Any error that does not say
+// its class is skillpack's own: 3.
 func exitStatus(err error) (code int, msg string) {
 	if err == nil {
 		return ExitOK, ""
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			msg = ee.err.Error()
-		}
-		return ee.code, msg
+	var c exitClasser
+	if errors.As(err, &c) {
+		return c.ExitClass(), err.Error()
 	}
-	// Every mistake of the user's is an exitError made in this package
-	// (args.go for the command line); anything else is skillpack's own.
 	return ExitInternal, err.Error()
 }
 

@@ -92,7 +92,7 @@ func packRun(ios *IO, opts *packOptions) (*build.Packed, error) {
 		printBuildFindings(ios, res.Findings)
 	}
 	if err != nil {
-		return res, buildErr(err)
+		return res, err
 	}
 	if !opts.JSON {
 		for _, a := range res.Artifacts {

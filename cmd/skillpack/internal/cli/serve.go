@@ -142,7 +142,7 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 		watcher = serve.NewWatcher([]string{opts.Watch}, time.Second)
 		defer watcher.Close()
 		if err := rebuild(); err != nil {
-			return buildErr(err)
+			return err
 		}
 	}
 	// The snapshot keeps up to 512 MiB of small files in memory, and

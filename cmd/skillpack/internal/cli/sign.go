@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -63,12 +62,8 @@ func (o *SignOptions) newSigner(ctx context.Context, ios *IO) (*sign.Signer, err
 func signDist(ctx context.Context, ios *IO, dist string, s *sign.Signer) error {
 	res, err := build.Sign(dist, func(data []byte) ([]byte, error) { return s.Sign(ctx, data) },
 		func(st []byte) ([]byte, error) { return s.SignStatement(ctx, st) }, nil)
-	var oe *build.OutputError
-	if errors.As(err, &oe) {
-		return usageErr("%w", err)
-	}
 	if err != nil {
-		return &exitError{code: ExitInternal, err: err}
+		return err // a refused folder is the user's (build.OutputError), else skillpack's
 	}
 	mode := "key"
 	if s.Keyless() {
