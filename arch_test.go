@@ -49,7 +49,7 @@ var importMap = map[string]rule{
 
 	// 2: what is computed from them: findings, the catalog page, a new skill.
 	"lint":     {2, []string{"skill", "pack", "internal/atomicfile", "internal/human", "internal/parallel", "internal/semver"}},
-	"catalog":  {2, []string{"layout", "templates", "internal/human", "internal/parallel"}},
+	"catalog":  {2, []string{"skill", "layout", "templates", "internal/human", "internal/parallel"}},
 	"scaffold": {2, []string{"skill", "layout", "templates"}},
 
 	// 3: the build's own machinery (reuse, scratch), behind build.

@@ -741,3 +741,24 @@ func TestWithHost(t *testing.T) {
 		t.Error("WithHost changed a page rendered with a base URL")
 	}
 }
+
+// A link lint follows is a link on the page: both classify it with
+// skill.ResolveLink, so ${CLAUDE_SKILL_DIR}/ names the skill's folder here
+// too, and a plugin's folder is outside the skill.
+func TestRenderSkillDirLinks(t *testing.T) {
+	files := map[string]bool{"SKILL.md": true, "references/x.md": true}
+	html, err := renderBody("demo", []byte("[a](${CLAUDE_SKILL_DIR}/references/x.md) [b]({baseDir}/references/x.md#part) [c](${CLAUDE_PLUGIN_ROOT}/x.md)\n"),
+		files, func(p string) string { return p })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<a href=".well-known/agent-skills/demo/references/x.md">a</a>`,
+		`<a href=".well-known/agent-skills/demo/references/x.md#part">b</a>`,
+		`<span class="dead" title="outside this skill: ${CLAUDE_PLUGIN_ROOT}/x.md">c</span>`,
+	} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("output lacks %s\n%s", want, html)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"html/template"
 	"net/url"
-	"path"
 	"strings"
 	"unicode"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/yuin/goldmark/util"
 
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // md renders every SKILL.md body. It is goldmark's safe mode (raw HTML is
@@ -79,13 +79,14 @@ const (
 // resolve classifies a raw Markdown destination and returns the href to
 // write, or for deadLink the reason shown to the reader.
 //
-// A relative path is cleaned against the skill folder and must name one of
-// the skill's files: it becomes that file's served URL, keeping any
-// #fragment and dropping any ?query (static hosts ignore it). A "#frag"
-// must name a heading of the body. Paths that climb out of the skill, start
-// with "/" or name no file, and every scheme except http, https and mailto
-// (javascript:, data:, file:, vbscript:, ...), are dead: the text stays,
-// the link goes.
+// A path is classified by skill.ResolveLink, as lint checks it, so that a
+// link lint passes (${CLAUDE_SKILL_DIR}/references/x.md among them) is a
+// link here: it must name one of the skill's files and becomes that file's
+// served URL, keeping any #fragment and dropping any ?query (static hosts
+// ignore it). A "#frag" must name a heading of the body. Paths that climb
+// out of the skill, are absolute or name no file, and every scheme except
+// http, https and mailto (javascript:, data:, file:, vbscript:, ...), are
+// dead: the text stays, the link goes.
 func (l *linker) resolve(raw []byte) (kind int, href string) {
 	d := string(util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(raw))))
 	d = strings.TrimSpace(d)
@@ -104,22 +105,15 @@ func (l *linker) resolve(raw []byte) (kind int, href string) {
 		}
 		return deadLink, "URL scheme not allowed"
 	}
-	if strings.HasPrefix(d, "/") {
-		return deadLink, "outside this skill: " + d
-	}
-	p, frag, hasFrag := strings.Cut(d, "#")
-	p, _, _ = strings.Cut(p, "?")
-	if p == "" {
+	before, frag, hasFrag := strings.Cut(d, "#")
+	if p, _, _ := strings.Cut(before, "?"); p == "" {
 		return l.heading(frag)
 	}
-	if dec, err := url.PathUnescape(p); err == nil {
-		p = dec
-	}
-	c := path.Clean(p)
-	if c == ".." || strings.HasPrefix(c, "../") {
+	k, c := skill.ResolveLink("", d)
+	switch {
+	case k == skill.LinkOutside, k == skill.LinkAbsolute, k == skill.LinkPlugin, k == skill.LinkNone && d[0] == '/':
 		return deadLink, "outside this skill: " + d
-	}
-	if !l.files[c] {
+	case k != skill.LinkInside || !l.files[c]:
 		return deadLink, "not a file of this skill: " + d
 	}
 	if c == layout.EntryFile && hasFrag {

@@ -2,7 +2,6 @@ package lint
 
 import (
 	"bytes"
-	"net/url"
 	"os"
 	"path"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
+
+	"github.com/skillpack/skillpack/skill"
 )
 
 // markdown is one Markdown file parsed once per skill and shared by the
@@ -319,134 +320,13 @@ func isMarkdown(name string) bool {
 	return ext == ".md" || ext == ".markdown"
 }
 
-// targetKind classifies a link destination.
-type targetKind int
-
-const (
-	targetNone      targetKind = iota // a URL, a #fragment or nothing: not a file of the skill
-	targetAbsolute                    // an absolute filesystem path
-	targetBackslash                   // a relative path with "\" separators
-	targetOutside                     // a relative path that leaves the skill folder
-	targetInside                      // a relative path inside the skill folder
-	targetPlugin                      // a path below ${CLAUDE_PLUGIN_ROOT}, the enclosing plugin's folder
-)
-
-// Clients expand some placeholders in SKILL.md before the model reads it:
-// Claude Code the skill's own folder (${CLAUDE_SKILL_DIR}, and {baseDir}
-// in Claude's skill docs) and a plugin's (${CLAUDE_PLUGIN_ROOT}). A link
-// through them names a file of the skill or its plugin, wherever the skill
-// is installed.
-var (
-	skillDirVars  = []string{"${CLAUDE_SKILL_DIR}/", "$CLAUDE_SKILL_DIR/", "{baseDir}/"}
-	pluginDirVars = []string{"${CLAUDE_PLUGIN_ROOT}/", "$CLAUDE_PLUGIN_ROOT/"}
-)
-
-// cutPrefixes cuts the first of prefixes that s starts with.
-func cutPrefixes(s string, prefixes []string) (string, bool) {
-	for _, p := range prefixes {
-		if rest, ok := strings.CutPrefix(s, p); ok {
-			return rest, true
-		}
-	}
-	return s, false
-}
-
-// resolve classifies a destination written in a file in folder dir (""
-// for the skill folder) and, for relative ones, returns the path it names
-// relative to the skill folder, cleaned; for targetPlugin, relative to the
-// plugin's folder.
-func resolve(dir, dest string) (targetKind, string) {
-	dest = strings.TrimSpace(dest)
-	if rest, ok := cutPrefixes(dest, skillDirVars); ok {
-		dir, dest = "", rest
-	} else if rest, ok := cutPrefixes(dest, pluginDirVars); ok {
-		if k, p := resolve("", rest); k == targetInside {
-			return targetPlugin, p
-		}
-		return targetNone, ""
-	}
-	switch {
-	case dest == "", dest[0] == '#':
-		return targetNone, ""
-	case dest[0] == '$', dest[0] == '{':
-		// Another client's variable (${CLAUDE_PLUGIN_DATA}) or a template's
-		// blank to fill in ({public reviews URL}): nothing lint can follow.
-		return targetNone, ""
-	case slashCommand(dest):
-		return targetNone, ""
-	case isAbsPath(dest):
-		return targetAbsolute, ""
-	case hasScheme(dest):
-		if strings.HasPrefix(strings.ToLower(dest), "file:") {
-			return targetAbsolute, ""
-		}
-		return targetNone, ""
-	case strings.HasPrefix(dest, "//"):
-		return targetNone, "" // a network-path reference: a URL without its scheme
-	}
-	if i := strings.IndexAny(dest, "?#"); i >= 0 {
-		dest = dest[:i]
-	}
-	if u, err := url.PathUnescape(dest); err == nil {
-		dest = u
-	}
-	switch {
-	case dest == "":
-		return targetNone, ""
-	case strings.Contains(dest, `\`):
-		return targetBackslash, ""
-	}
-	p := path.Join(dir, dest)
-	if p == ".." || strings.HasPrefix(p, "../") {
-		return targetOutside, p
-	}
-	return targetInside, p
-}
-
-// slashCommand reports whether a destination is a client's command, such
-// as /hookify:writing-rules (a plugin's skill): a colon in its one path
-// element, which no absolute path to a file of a skill has.
-func slashCommand(s string) bool {
-	name := s[1:]
-	return s[0] == '/' && strings.IndexByte(name, ':') > 0 && !strings.ContainsAny(name, "/\\")
-}
-
-// isAbsPath reports whether a destination is an absolute path on some
-// system: "/x", "\x", "C:\x", "C:/x", or "~/x".
-func isAbsPath(s string) bool {
-	switch {
-	case strings.HasPrefix(s, "//"):
-		return false
-	case s[0] == '/', s[0] == '\\', strings.HasPrefix(s, "~/"):
-		return true
-	}
-	return len(s) >= 3 && isLetter(s[0]) && s[1] == ':' && (s[2] == '\\' || s[2] == '/')
-}
-
-// hasScheme reports whether a destination starts with a URL scheme
-// (RFC 3986: a letter, then letters, digits, "+", "-" or ".", then ":").
-func hasScheme(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case isLetter(c):
-		case i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
-		case i > 0 && c == ':':
-			return true
-		default:
-			return false
-		}
-	}
-	return false
-}
-
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
 // skillLink is a link of SKILL.md, classified.
 type skillLink struct {
 	mdLink
-	kind targetKind
-	path string // for targetInside and targetOutside: the path relative to the skill folder
+	kind skill.LinkKind
+	path string // for skill.LinkInside and skill.LinkOutside: the path relative to the skill folder
 }
 
 // skillLinks returns the classified links of SKILL.md's body, shared by the
@@ -469,28 +349,28 @@ func skillLinks(p *Pass) []skillLink {
 
 // resolveLink is resolve for a file of p's skill, with a link through
 // ${CLAUDE_PLUGIN_ROOT} followed into the enclosing plugin: it is
-// targetInside when it lands in the skill, targetNone when it names a file
+// skill.LinkInside when it lands in the skill, skill.LinkNone when it names a file
 // of the plugin or no plugin is found (lint cannot tell what the client
-// will expand it to), and targetPlugin, with its path below the plugin,
+// will expand it to), and skill.LinkPlugin, with its path below the plugin,
 // when the plugin has no such file.
-func resolveLink(p *Pass, dir, dest string) (targetKind, string) {
-	k, t := resolve(dir, dest)
-	if k != targetPlugin {
+func resolveLink(p *Pass, dir, dest string) (skill.LinkKind, string) {
+	k, t := skill.ResolveLink(dir, dest)
+	if k != skill.LinkPlugin {
 		return k, t
 	}
 	root := pluginRoot(p)
 	if root == "" {
-		return targetNone, ""
+		return skill.LinkNone, ""
 	}
 	disk := filepath.Join(root, filepath.FromSlash(t))
 	skillDir, _ := filepath.Abs(p.Skill.Dir)
 	if rel, err := filepath.Rel(skillDir, disk); err == nil && filepath.IsLocal(rel) {
-		return targetInside, filepath.ToSlash(rel)
+		return skill.LinkInside, filepath.ToSlash(rel)
 	}
 	if _, err := os.Stat(disk); err == nil {
-		return targetNone, ""
+		return skill.LinkNone, ""
 	}
-	return targetPlugin, t
+	return skill.LinkPlugin, t
 }
 
 // pluginRoot is the absolute folder of the plugin holding the skill, as

@@ -69,54 +69,6 @@ func TestMarkdownFences(t *testing.T) {
 	}
 }
 
-func TestResolve(t *testing.T) {
-	for _, c := range []struct {
-		dir, dest string
-		kind      targetKind
-		path      string
-	}{
-		{"", "references/a.md", targetInside, "references/a.md"},
-		{"", "./references/a.md#part", targetInside, "references/a.md"},
-		{"", "a%20b.md?x=1#y", targetInside, "a b.md"},
-		{"", "bad%zz.md", targetInside, "bad%zz.md"},
-		{"", "references/", targetInside, "references"},
-		{"references", "../scripts/x.py", targetInside, "scripts/x.py"},
-		{"references", "b.md", targetInside, "references/b.md"},
-		{"", "../x.md", targetOutside, "../x.md"},
-		{"", "a/../../x.md", targetOutside, "../x.md"},
-		{"", "..", targetOutside, ".."},
-		{"", "..x.md", targetInside, "..x.md"},
-		{"", "/etc/x", targetAbsolute, ""},
-		{"", `C:\x.md`, targetAbsolute, ""},
-		{"", "c:/x.md", targetAbsolute, ""},
-		{"", `\x.md`, targetAbsolute, ""},
-		{"", "~/x.md", targetAbsolute, ""},
-		{"", "FILE:///x.md", targetAbsolute, ""},
-		{"", `scripts\x.py`, targetBackslash, ""},
-		{"", "https://x.example/a.md", targetNone, ""},
-		{"", "mailto:a@b.c", targetNone, ""},
-		{"", "//cdn.example/x.png", targetNone, ""},
-		{"", "#top", targetNone, ""},
-		{"", "?q", targetNone, ""},
-		{"references", "${CLAUDE_SKILL_DIR}/scripts/x.py", targetInside, "scripts/x.py"},
-		{"", "$CLAUDE_SKILL_DIR/jobs/a.md", targetInside, "jobs/a.md"},
-		{"", "{baseDir}/references/a.md", targetInside, "references/a.md"},
-		{"", "${CLAUDE_SKILL_DIR}/../x.md", targetOutside, "../x.md"},
-		{"", "${CLAUDE_PLUGIN_ROOT}/scripts", targetPlugin, "scripts"},
-		{"", "${CLAUDE_PLUGIN_ROOT}/../x", targetNone, ""},
-		{"", "${CLAUDE_PLUGIN_DATA}/cache.json", targetNone, ""},
-		{"", "{public reviews URL}", targetNone, ""},
-		{"", "/hookify:writing-rules", targetNone, ""},
-		{"", "/c:/x.md", targetAbsolute, ""},
-		{"", "", targetNone, ""},
-	} {
-		kind, p := resolve(c.dir, c.dest)
-		if kind != c.kind || p != c.path {
-			t.Errorf("resolve(%q, %q) = %d %q, want %d %q", c.dir, c.dest, kind, p, c.kind, c.path)
-		}
-	}
-}
-
 func TestEachWord(t *testing.T) {
 	var got []string
 	eachWord([]byte("Run `python scripts/a.py`, then scripts/b.sh. See (assets/c.png) and\n"+

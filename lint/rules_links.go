@@ -155,11 +155,11 @@ func checkLinkBroken(p *Pass) {
 	md, x := bodyMarkdown(p), filesOf(p)
 	for _, l := range skillLinks(p) {
 		switch l.kind {
-		case targetPlugin:
+		case skill.LinkPlugin:
 			reportAt(p, md, l.off, "create it in the plugin or correct the link",
 				"link target %s names no file of the plugin the skill belongs to", quoted(l.dest))
 			continue
-		case targetOutside:
+		case skill.LinkOutside:
 			// Missing is the mistake to fix first: copying the file into
 			// the skill, as link-outside asks, cannot be done.
 			if _, err := os.Stat(filepath.Join(p.Skill.Dir, filepath.FromSlash(l.path))); errors.Is(err, fs.ErrNotExist) {
@@ -168,7 +168,7 @@ func checkLinkBroken(p *Pass) {
 			}
 			continue
 		}
-		if l.kind != targetInside || x.has(l.path) {
+		if l.kind != skill.LinkInside || x.has(l.path) {
 			continue
 		}
 		why, fix := "does not exist in the skill", "create "+l.path+" or correct the link"
@@ -191,7 +191,7 @@ func checkLinkBroken(p *Pass) {
 func checkLinkOutside(p *Pass) {
 	md := bodyMarkdown(p)
 	for _, l := range skillLinks(p) {
-		if l.kind != targetOutside {
+		if l.kind != skill.LinkOutside {
 			continue
 		}
 		dir, _ := filepath.Abs(p.Skill.Dir)
@@ -257,7 +257,7 @@ func checkLinkAbsolute(p *Pass) {
 	md := bodyMarkdown(p)
 	for _, l := range skillLinks(p) {
 		switch l.kind {
-		case targetAbsolute:
+		case skill.LinkAbsolute:
 			site, rel := sitePath(l.dest)
 			switch {
 			case !site:
@@ -272,7 +272,7 @@ func checkLinkAbsolute(p *Pass) {
 					"link target %s is a path from the root of a web site, as in documentation copied from it; "+
 						"in an installed skill it names no file", quoted(l.dest))
 			}
-		case targetBackslash:
+		case skill.LinkBackslash:
 			reportAt(p, md, l.off, "separate folders with \"/\": "+strings.ReplaceAll(l.dest, `\`, "/"),
 				"link target %s uses \"\\\" separators, which only Windows understands", quoted(l.dest))
 		}
@@ -335,7 +335,7 @@ func checkReferenceDepth(p *Pass) {
 	}
 	x := filesOf(p)
 	for _, l := range skillLinks(p) {
-		if l.kind != targetInside || reach(l.path, "") || !x.has(l.path) {
+		if l.kind != skill.LinkInside || reach(l.path, "") || !x.has(l.path) {
 			continue
 		}
 		// A link to a folder puts the files in it one step from SKILL.md.
@@ -375,7 +375,7 @@ func checkReferenceDepth(p *Pass) {
 			first := -1
 			for _, l := range md.links {
 				k, t := resolveLink(p, path.Dir(f), l.dest)
-				if k != targetInside || !reach(t, f) {
+				if k != skill.LinkInside || !reach(t, f) {
 					continue
 				}
 				if first < 0 {
@@ -432,7 +432,7 @@ func checkUnreferenced(p *Pass) {
 	}
 	x.entry = p.Skill.File
 	for _, l := range skillLinks(p) {
-		if l.kind == targetInside {
+		if l.kind == skill.LinkInside {
 			x.mark(x.names[l.path])
 			x.usedDirs[l.path] = true
 		}
