@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -65,6 +66,10 @@ func MimeType(name string) string {
 	}
 	return "application/octet-stream"
 }
+
+// Extensions are the extensions MimeType knows, for the tests of a host's
+// configuration that must give the same types.
+func Extensions() []string { return slices.Sorted(maps.Keys(mimeTypes)) }
 
 // ContentType is the HTTP Content-Type of a file by its name: MimeType,
 // with "; charset=utf-8" for text types so browsers and proxies do not

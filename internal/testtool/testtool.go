@@ -55,6 +55,8 @@ var tools = map[string]struct {
 	// publish/s3's integration test: a real S3-compatible server on
 	// 127.0.0.1 that keeps Content-Type, Cache-Control and checksums.
 	"versitygw": {install: "go install github.com/versity/versitygw/cmd/versitygw@v1.8.0"},
+	// serve's test of docs/nginx.conf against skillpack serve.
+	"nginx": {install: "Debian: nginx-light"},
 }
 
 // Required reports whether SKILLPACK_REQUIRE_TOOLS asks for every tool.
