@@ -51,10 +51,12 @@ var importMap = map[string]rule{
 	"lint":     {2, []string{"skill", "pack", "internal/atomicfile", "internal/human", "internal/parallel", "internal/semver"}},
 	"catalog":  {2, []string{"skill", "layout", "templates", "internal/human", "internal/parallel"}},
 	"scaffold": {2, []string{"skill", "layout", "templates"}},
+	// dist: a built bundle read back, for everything downstream of the build.
+	"dist": {2, []string{"layout", "internal/parallel"}},
 
 	// 3: the build's own machinery (reuse, scratch), behind build.
 	"build/internal/...": {3, []string{
-		"skill", "pack", "layout", "lint",
+		"skill", "pack", "layout", "lint", "dist",
 		"internal/atomicfile", "internal/parallel", "internal/version",
 		"build/internal/...",
 	}},
@@ -62,19 +64,19 @@ var importMap = map[string]rule{
 	// 4: what a bundle is made and used by. None imports another: sign,
 	// verify, serve and publish read a bundle only through layout.
 	"build": {4, []string{
-		"skill", "pack", "layout", "lint", "catalog",
+		"skill", "pack", "layout", "lint", "catalog", "dist",
 		"internal/atomicfile", "internal/human", "internal/parallel", "internal/version",
 		"build/internal/...",
 	}},
 	"sign":   {4, []string{"layout", "internal/atomicfile", "internal/version"}},
-	"verify": {4, []string{"layout", "pack", "internal/human", "internal/parallel", "internal/version"}},
-	"serve":  {4, []string{"layout", "skill", "catalog", "internal/parallel", "internal/version"}},
+	"verify": {4, []string{"layout", "dist", "pack", "internal/human", "internal/parallel", "internal/version"}},
+	"serve":  {4, []string{"layout", "dist", "skill", "catalog", "internal/parallel", "internal/version"}},
 
-	"publish": {4, []string{"layout", "internal/atomicfile", "internal/human", "internal/parallel", "internal/version"}},
+	"publish": {4, []string{"layout", "dist", "internal/atomicfile", "internal/human", "internal/parallel", "internal/version"}},
 
 	// 5: the publish targets, each on publish's reading of a bundle.
 	"publish/...": {5, []string{
-		"publish", "layout",
+		"publish", "layout", "dist",
 		"internal/atomicfile", "internal/parallel", "internal/version",
 		"publish/...",
 	}},
@@ -83,7 +85,7 @@ var importMap = map[string]rule{
 	"cmd/skillpack/internal/cli": {6, []string{
 		"build", "sign", "verify", "serve", "publish", "publish/...",
 		"lint", "catalog", "scaffold",
-		"skill", "pack", "layout", "templates",
+		"skill", "pack", "layout", "dist", "templates",
 		"internal/atomicfile", "internal/human", "internal/parallel", "internal/version",
 	}},
 	"cmd/skillpack": {7, []string{"cmd/skillpack/internal/cli"}},

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 )
@@ -155,13 +156,15 @@ func readAll(ctx context.Context, src Previous, p string) ([]byte, error) {
 // published.
 func checkCarried(p string, data []byte, want layout.Digest) error {
 	if got := layout.DigestOf(data); got != want {
-		return tamperedErr(p, got, want)
+		n := int64(len(data))
+		return tamperedErr(&dist.ChangedError{Artifact: layout.Artifact{Path: p, Digest: want, Size: n}, Got: got, Read: n})
 	}
 	return nil
 }
 
-func tamperedErr(p string, got, want layout.Digest) error {
-	return fmt.Errorf("%s is %s, but %s says %s: it was changed after it was published (tampered with, or only half published); publish the whole bundle again", p, got, layout.VersionsIndex, want)
+func tamperedErr(c *dist.ChangedError) error {
+	c.By = layout.VersionsIndex
+	return fmt.Errorf("%w: it was changed after it was published (tampered with, or only half published); publish the whole bundle again", c)
 }
 
 // context is the build's context, for reads that take one.

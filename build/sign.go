@@ -2,7 +2,6 @@ package build
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 )
@@ -116,7 +116,7 @@ func signFolders(dir string, folders iter.Seq2[folder, error], sign StatementSig
 				return nil, &ownSignatureError{f.name}
 			}
 			p := layout.SkillFile(f.name, file.Path)
-			got, err := hashFile(filepath.Join(dir, filepath.FromSlash(p)))
+			got, _, err := dist.HashFile(filepath.Join(dir, filepath.FromSlash(p)))
 			if err != nil {
 				return nil, err
 			}
@@ -150,20 +150,6 @@ type ownSignatureError struct{ skill string }
 func (e *ownSignatureError) Error() string {
 	return fmt.Sprintf("skill %s has a %s of its own, where --sign writes the folder signature: to sign the folder, leave it out (add /%s to the skill's .skillignore); to ship the author's signature as it is, build without --sign",
 		e.skill, layout.FolderSignatureFile, layout.FolderSignatureFile)
-}
-
-// hashFile is the digest of a file's bytes, read as a stream.
-func hashFile(name string) (layout.Digest, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", err
-	}
-	return layout.SumDigest(h.Sum(nil)), nil
 }
 
 // recordFolders is every skill folder of a bundle's record.

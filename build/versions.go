@@ -1,7 +1,6 @@
 package build
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -10,7 +9,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 
-	"github.com/skillpack/skillpack/build/internal/reuse"
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
@@ -156,11 +155,11 @@ func (b *builder) carry(e layout.Entry) error {
 	if _, local := b.prevSrc.(*outputBundle); local {
 		src := filepath.Join(b.out, filepath.FromSlash(e.Path))
 		if !b.prev.Holds(e.Path, e.Digest, e.Size) {
-			got, _, err := reuse.HashFile(src)
+			got, n, err := dist.HashFile(src)
 			if err != nil {
 				return fail(fmt.Errorf("%s: %w; %s lists it", e.Path, err, layout.VersionsIndex))
 			}
-			return fail(tamperedErr(e.Path, got, e.Digest))
+			return fail(tamperedErr(&dist.ChangedError{Artifact: layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size}, Got: got, Read: n}))
 		}
 		return b.st.link(src, dst)
 	}
@@ -179,17 +178,17 @@ func (b *builder) carry(e layout.Entry) error {
 	if err != nil {
 		return err
 	}
-	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(f, h), rc)
+	_, err = io.Copy(f, dist.Checked(rc, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size}, layout.VersionsIndex))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	var changed *dist.ChangedError
+	if errors.As(err, &changed) {
+		os.Remove(dst)
+		return fail(tamperedErr(changed))
+	}
 	if err != nil {
 		return fail(fmt.Errorf("%s: %w", e.Path, err))
-	}
-	if got := layout.SumDigest(h.Sum(nil)); got != e.Digest || n != e.Size {
-		os.Remove(dst)
-		return fail(tamperedErr(e.Path, got, e.Digest))
 	}
 	return nil
 }

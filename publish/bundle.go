@@ -2,15 +2,14 @@ package publish
 
 import (
 	"cmp"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 )
@@ -183,8 +182,9 @@ func (b *Bundle) object(p string, known map[string]layout.Artifact) (Object, err
 		if !layout.IsSignature(p) {
 			return Object{}, fmt.Errorf("%s: the build record lists it without a digest (is it from a newer skillpack?); %s", name, rebuild)
 		}
-		if a, err = hashFile(name, p); err != nil {
-			return Object{}, err
+		a.Path = p
+		if a.Digest, a.Size, err = dist.HashFile(name); err != nil {
+			return Object{}, fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	if !a.Digest.Valid() {
@@ -211,21 +211,6 @@ func kindOf(m fs.FileMode) string {
 		return "symbolic link"
 	}
 	return "special file"
-}
-
-// hashFile is the digest and size of a file the record lists without one.
-func hashFile(name, p string) (layout.Artifact, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return layout.Artifact{}, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return layout.Artifact{}, fmt.Errorf("%s: %w", name, err)
-	}
-	return layout.Artifact{Path: p, Digest: layout.SumDigest(h.Sum(nil)), Size: n}, nil
 }
 
 // skills makes the bundle's skills from the record's, with what

@@ -58,7 +58,7 @@ func TestDiscoveryClean(t *testing.T) {
 	dir := discoveryDist(t)
 	rep := check(t, dir, Options{})
 	wantOK(t, rep)
-	if rep.Checked.Indexes != check(t, dist(t), Options{}).Checked.Indexes+2 {
+	if rep.Checked.Indexes != check(t, copyBuilt(t), Options{}).Checked.Indexes+2 {
 		t.Errorf("checked %+v; llms.txt and the catalog must count as indexes", rep.Checked)
 	}
 	// The catalog is signed like the indexes; llms.txt is not.
@@ -125,7 +125,7 @@ func TestSiteLLMsTxt(t *testing.T) {
 	own := func(body string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(body)) }
 	}
-	dir := dist(t)
+	dir := copyBuilt(t)
 	for _, body := range []string{"# Site\n\n## Docs\n\n- [a](b)\nprose\n", "\x00\xff binary"} {
 		wantOK(t, fetch(t, serve(t, dir, map[string]http.HandlerFunc{"/" + layout.LLMsTxt: own(body)}).URL, Options{}))
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
@@ -68,11 +69,12 @@ func (c *checker) stream(loc string, s *sum) error {
 		return err
 	}
 	defer rc.Close()
-	h := sha256.New()
-	if s.size, err = io.Copy(h, &limitReader{r: rc, limit: c.o.MaxSize}); err != nil {
+	sum, n, err := dist.Sum(&limitReader{r: rc, limit: c.o.MaxSize})
+	if err != nil {
 		return err
 	}
-	s.set(h)
+	s.size = n
+	s.raw, s.digest = sum[:], layout.SumDigest(sum[:])
 	return nil
 }
 

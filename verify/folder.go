@@ -2,7 +2,6 @@ package verify
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -309,11 +309,8 @@ func (c *folderCheck) hash(p string) (layout.Digest, error) {
 		return "", err
 	}
 	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, ctxReader{c.ctx, f}); err != nil {
-		return "", err
-	}
-	return layout.SumDigest(h.Sum(nil)), nil
+	d, _, err := dist.Hash(ctxReader{c.ctx, f})
+	return d, err
 }
 
 // ctxReader stops a read when the check's deadline passes.

@@ -19,7 +19,7 @@ import (
 // signature fetched beside its files.
 func installed(t *testing.T, name string) string {
 	t.Helper()
-	dir := dist(t)
+	dir := copyBuilt(t)
 	sign(t, dir)
 	out := filepath.Join(t.TempDir(), name)
 	f, err := os.Open(filepath.Join(dir, filepath.FromSlash(archiveOf(t, dir, name, layout.TarGz))))
@@ -156,7 +156,7 @@ func TestFolder(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	})
-	if IsSkillFolder(dist(t)) {
+	if IsSkillFolder(copyBuilt(t)) {
 		t.Error("IsSkillFolder(a bundle) = true")
 	}
 }

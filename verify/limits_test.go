@@ -109,7 +109,7 @@ func TestMaxSkills(t *testing.T) {
 	wantOK(t, check(t, built, Options{MaxSkills: 5}))
 
 	// Each other index, given a sixth entry, is not read further.
-	dir := dist(t)
+	dir := copyBuilt(t)
 	for _, doc := range []string{layout.V1Index, layout.MCPSkills, layout.MCPIndex} {
 		var v any
 		if err := json.Unmarshal(readFile(t, dir, doc), &v); err != nil {
@@ -137,7 +137,7 @@ func TestMaxSkills(t *testing.T) {
 // The deadline ends a check that servers would make last for ever, each
 // file slow but within its own timeout; what was found is still reported.
 func TestURLDeadline(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	p := layout.SkillFile(multi, "scripts/profile.py")
 	edit(t, dir, p, "import", "import os\nimport")
 	srv := serve(t, dir, map[string]http.HandlerFunc{"/" + layout.SkillFile(other, layout.EntryFile): stall})
@@ -195,7 +195,7 @@ func TestURLFetchesAtOnce(t *testing.T) {
 
 // Fetching at once does not change the report.
 func TestReportDeterministic(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	edit(t, dir, layout.SkillFile(multi, "scripts/profile.py"), "import", "import os\nimport")
 	edit(t, dir, layout.SkillFile(other, "scripts/check.sh"), "#!", "#!/bin/sh\n#!")
 	edit(t, dir, layout.LegacyFile(single, layout.EntryFile), "commit", "cmomit")
@@ -221,7 +221,7 @@ func TestURLHugeBodiesMemory(t *testing.T) {
 	const maxSize = 16 << 20
 	for name, size := range map[string]int64{"endless": -1, "max-size": maxSize} {
 		t.Run(name, func(t *testing.T) {
-			dir := dist(t)
+			dir := copyBuilt(t)
 			var served atomic.Int32
 			files := http.FileServer(http.Dir(dir))
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

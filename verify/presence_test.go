@@ -27,7 +27,7 @@ var served = []string{layout.V2Index, layout.V1Index, layout.MCPSkills, layout.M
 func TestEmptiedDocuments(t *testing.T) {
 	for _, doc := range append(slices.Clone(served), layout.Catalog) {
 		t.Run(doc, func(t *testing.T) {
-			dir := dist(t)
+			dir := copyBuilt(t)
 			writeFile(t, dir, doc, nil)
 			want := "is empty (0 bytes); skillpack never writes it so: it was emptied or cut short"
 			if doc == layout.Catalog { // not decoded: its digest tells
@@ -48,7 +48,7 @@ func TestEmptiedDocuments(t *testing.T) {
 func TestTruncatedDocuments(t *testing.T) {
 	for _, doc := range served {
 		t.Run(doc, func(t *testing.T) {
-			dir := dist(t)
+			dir := copyBuilt(t)
 			data := readFile(t, dir, doc)
 			writeFile(t, dir, doc, data[:len(data)/2])
 			resealRecord(t, dir)
@@ -57,7 +57,7 @@ func TestTruncatedDocuments(t *testing.T) {
 		})
 	}
 	// Lines of checksums.txt dropped whole: each file it no longer lists.
-	dir := dist(t)
+	dir := copyBuilt(t)
 	data := readFile(t, dir, layout.Checksums)
 	writeFile(t, dir, layout.Checksums, data[:bytes.IndexByte(data, '\n')+1])
 	reseal(t, dir)
@@ -69,7 +69,7 @@ func TestTruncatedDocuments(t *testing.T) {
 // A document the bundle may leave out is missing when another document
 // lists it: served, no build record says it was written.
 func TestPromisedDocumentsMissing(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	for _, doc := range []string{layout.MCPIndex, layout.V1Index} {
 		os.Remove(filepath.Join(dir, filepath.FromSlash(doc)))
 	}
@@ -81,7 +81,7 @@ func TestPromisedDocumentsMissing(t *testing.T) {
 // The v0.1 index lists every skill whose files meet its rules: the build
 // leaves out only the others.
 func TestV1IndexComplete(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	doc, err := layout.DecodeIndexV1(readFile(t, dir, layout.V1Index))
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestV1IndexComplete(t *testing.T) {
 // A document the build record lists keeps the digest and size it had,
 // even when the served documents are made to agree with a change.
 func TestRecordDocuments(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	edit(t, dir, layout.Catalog, "<title>", "<title>Phished ")
 	resealServed(t, dir)
 	wantOK(t, fetch(t, serve(t, dir, nil).URL, Options{})) // the catalog is not for clients
@@ -121,7 +121,7 @@ func TestRecordDocuments(t *testing.T) {
 // A value as long as its document is not repeated whole in every problem
 // about it: each message quotes at most a few hundred bytes of it.
 func TestLongValuesClipped(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	long := strings.Repeat("x", 1<<20)
 	edit(t, dir, layout.V2Index, `"name": "`+single+`"`, `"name": "`+long+`"`)
 	rep := check(t, dir, Options{})

@@ -101,7 +101,7 @@ func checkStore(t *testing.T, st ObjectStore, o Options) *Report {
 // signatures included; one that holds what a registry does verifies
 // too, counting what it does not hold.
 func TestObjects(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	sign(t, dir)
 	folder := check(t, dir, Options{Verifier: &fakeVerifier{}, RequireSignatures: true})
 	wantOK(t, folder)
@@ -131,7 +131,7 @@ func TestObjects(t *testing.T) {
 // there; a store's own problems are in the report; and a file only the
 // archive holds is held to what the documents say of it.
 func TestObjectsProblems(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	tgz := archiveOf(t, dir, multi, layout.TarGz)
 
 	st := newMemStore(t, dir, false)
@@ -177,7 +177,7 @@ func TestObjectsProblems(t *testing.T) {
 // there fails it naming the index under the store; a request that does
 // not end is cut at --timeout.
 func TestObjectsErrors(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	st := newMemStore(t, dir, false)
 	st.checkErr = errors.New("no such bucket")
 	if _, err := Objects(context.Background(), st, Options{}); err == nil || !strings.Contains(err.Error(), "mem://bundle: no such bucket") {

@@ -203,7 +203,7 @@ func mustReader(t *testing.T, loc string) *Reader {
 
 // Reader reads what a client would, and says what went wrong.
 func TestReader(t *testing.T) {
-	dir := dist(t)
+	dir := copyBuilt(t)
 	r := mustReader(t, dir)
 	rc, err := r.Open(context.Background(), layout.V2Index)
 	if err != nil {

@@ -3,11 +3,9 @@ package oci
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"maps"
@@ -24,6 +22,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
@@ -662,7 +661,12 @@ func (s *Store) Open(ctx context.Context, p string) (io.ReadCloser, int64, error
 	if err != nil {
 		return nil, 0, fmt.Errorf("blob %s: %w", d.Digest, err)
 	}
-	return &checkedBlob{rc: rc, want: d, h: sha256.New()}, d.Size, nil
+	// A registry whose copy was changed or is corrupt is caught at the
+	// read that ends the blob.
+	return struct {
+		io.Reader
+		io.Closer
+	}{dist.Checked(rc, layout.Artifact{Path: p, Digest: layout.Digest(d.Digest), Size: d.Size}, "the registry's manifest"), rc}, d.Size, nil
 }
 
 // sigstoreLayer is the one layer of a signature's referrer: a Sigstore
@@ -692,32 +696,3 @@ func signatureLayer(m ocispec.Manifest, d digest.Digest) (ocispec.Descriptor, er
 	}
 	return m.Layers[0], nil
 }
-
-// checkedBlob is a blob's body, which fails the read that ends it if its
-// bytes are not those its descriptor names: a registry whose copy was
-// changed is named with both digests.
-type checkedBlob struct {
-	rc   io.ReadCloser
-	want ocispec.Descriptor
-	n    int64
-	h    hash.Hash
-}
-
-func (b *checkedBlob) Read(p []byte) (int, error) {
-	n, err := b.rc.Read(p)
-	b.h.Write(p[:n])
-	b.n += int64(n)
-	switch {
-	case b.n > b.want.Size:
-		return n, fmt.Errorf("the registry sends more than the %d bytes its manifest gives blob %s", b.want.Size, b.want.Digest)
-	case err == io.EOF && b.n < b.want.Size:
-		return n, fmt.Errorf("the registry sends %d bytes of the %d its manifest gives blob %s", b.n, b.want.Size, b.want.Digest)
-	case err == io.EOF:
-		if got := digest.NewDigestFromBytes(digest.SHA256, b.h.Sum(nil)); got != b.want.Digest {
-			return n, fmt.Errorf("the registry sends bytes whose digest is %s for blob %s, which its manifest names: its copy was changed or is corrupt", got, b.want.Digest)
-		}
-	}
-	return n, err
-}
-
-func (b *checkedBlob) Close() error { return b.rc.Close() }

@@ -2,7 +2,6 @@ package s3
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"io"
 	"io/fs"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -102,15 +102,14 @@ func (b *Bucket) digest(ctx context.Context, path string) (layout.Digest, error)
 		return "", err
 	}
 	defer rc.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(rc, maxDoc+1))
+	d, n, err := dist.Hash(io.LimitReader(rc, maxDoc+1))
 	switch {
 	case err != nil:
 		return "", err
 	case n > maxDoc:
 		return "", fmt.Errorf("larger than %d bytes: not what skillpack wrote", maxDoc)
 	}
-	return layout.SumDigest(h.Sum(nil)), nil
+	return d, nil
 }
 
 // Open is the object at a bundle path and its size; an object that is not

@@ -9,7 +9,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"maps"
 	"mime"
@@ -21,6 +20,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/s3utils"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
 )
@@ -275,7 +275,7 @@ func (p *publisher) upload(ctx context.Context, o publish.Object) (publish.State
 		sum, _ := hex.DecodeString(o.Digest.Hex())
 		meta["x-amz-checksum-sha256"] = base64.StdEncoding.EncodeToString(sum)
 	}
-	info, err := p.c.PutObject(ctx, p.t.Bucket, key, &verifying{r: body, want: o.Digest, size: o.Size, h: sha256.New()}, o.Size, minio.PutObjectOptions{
+	info, err := p.c.PutObject(ctx, p.t.Bucket, key, dist.Checked(body, layout.Artifact{Path: o.Path, Digest: o.Digest, Size: o.Size}, "the build record"), o.Size, minio.PutObjectOptions{
 		ContentType:  o.ContentType,
 		CacheControl: o.CacheControl,
 		UserMetadata: meta,
@@ -289,6 +289,9 @@ func (p *publisher) upload(ctx context.Context, o publish.Object) (publish.State
 		// over https: the payload unsigned, its sha256 in the checksum.
 		DisableContentSha256: true,
 	})
+	if errors.As(err, new(*dist.ChangedError)) {
+		return publish.Failed, fmt.Errorf("%w: the file changed since the build; rebuild the bundle", err)
+	}
 	if err != nil {
 		return publish.Failed, err
 	}
@@ -347,35 +350,6 @@ func (p *publisher) open(o publish.Object) (io.ReadCloser, error) {
 		o.Path = layout.BuildRecord
 	}
 	return p.b.Open(o)
-}
-
-// errChanged is a file whose bytes are not those the record describes.
-var errChanged = errors.New("the file changed since the build (its bytes are not those of its digest); rebuild the bundle")
-
-// verifying passes a file's bytes through and fails the read that ends
-// them if they are not the object's digest and size: the request is then
-// cut short, and the server never stores them, whether or not it checks
-// the checksum it is sent.
-type verifying struct {
-	r    io.Reader
-	want layout.Digest
-	size int64
-	n    int64
-	h    hash.Hash
-}
-
-// The read that would complete the body is checked before it returns
-// its bytes, and returns none if they are wrong: the server then never
-// has the Content-Length it was promised, and stores nothing. (Failing
-// after the last bytes went out would race the server's answer.)
-func (v *verifying) Read(b []byte) (int, error) {
-	n, err := v.r.Read(b)
-	v.h.Write(b[:n])
-	v.n += int64(n)
-	if v.n > v.size || (v.n == v.size || err == io.EOF) && (v.n != v.size || layout.SumDigest(v.h.Sum(nil)) != v.want) {
-		return 0, errChanged
-	}
-	return n, err
 }
 
 // url names an object for messages.

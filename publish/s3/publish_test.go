@@ -624,3 +624,22 @@ func testInventory(t *testing.T, s *server) {
 	matches(t, s, got, b)
 	consistent(t, got, true)
 }
+
+// A file changed after the bundle was opened is refused at the read that
+// would complete its upload: the server never stores the changed bytes.
+func TestChangedSinceOpen(t *testing.T) {
+	s := fakeServer(t)
+	dir := filepath.Join(t.TempDir(), "dist")
+	b := bundle(t, tree(t), dir)
+	victim := b.Skills[0].TarGz
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(victim.Path)), []byte(strings.Repeat("x", int(victim.Size))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Publish(context.Background(), b, s.target("v"), s.options(), nil)
+	if err == nil || !strings.Contains(err.Error(), victim.Path+" is sha256:") || !strings.Contains(err.Error(), "changed since the build") {
+		t.Fatalf("err %v, want the changed file named", err)
+	}
+	if _, ok := s.objects("v")[victim.Path]; ok {
+		t.Errorf("%s was stored", victim.Path)
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/publish"
 )
 
@@ -41,7 +42,7 @@ var retryCodes = map[string]bool{
 // *url.Error). Anything else (a denial, a missing bucket, a file that
 // changed) fails the same way again.
 func Retryable(err error) bool {
-	if errors.Is(err, errChanged) {
+	if errors.As(err, new(*dist.ChangedError)) {
 		return false
 	}
 	if e := errorResponse(err); e.StatusCode != 0 || e.Code != "" {

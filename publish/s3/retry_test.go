@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/minio/minio-go/v7"
+
+	"github.com/skillpack/skillpack/dist"
 )
 
 func TestRetryable(t *testing.T) {
@@ -35,7 +37,7 @@ func TestRetryable(t *testing.T) {
 		{wrap(tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}), false},
 		{wrap(&net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "nowhere.invalid", IsNotFound: true}}), false},
 		{wrap(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), false},
-		{fmt.Errorf("k: %w", errChanged), false},
+		{fmt.Errorf("k: %w", &dist.ChangedError{Read: 2}), false},
 	} {
 		if got := Retryable(c.err); got != c.want {
 			t.Errorf("Retryable(%v) = %v", c.err, got)

@@ -36,18 +36,16 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/skillpack/skillpack/build/internal/scratch"
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
-	"github.com/skillpack/skillpack/skill"
 )
 
 // keyVersion changes whenever the archive bytes for the same input could
@@ -272,50 +270,13 @@ func (p *Previous) Holds(distPath string, d layout.Digest, size int64) bool {
 // Verified reports whether the file at path hashes to the digest and has
 // the size: the proof that needs no record.
 func Verified(path string, d layout.Digest, size int64) bool {
-	have, n, err := HashFile(path)
+	have, n, err := dist.HashFile(path)
 	return err == nil && have == d && (size < 0 || n == size)
 }
 
 func (p *Previous) disk(distPath string) string {
 	return filepath.Join(p.out, filepath.FromSlash(distPath))
 }
-
-// HashFile is the digest and length of the file at p.
-func HashFile(p string) (layout.Digest, int64, error) {
-	sum, n, err := SumFile(p)
-	return layout.SumDigest(sum[:]), n, err
-}
-
-// SumFile returns the SHA-256 and length of the file at p, opened without
-// blocking (a FIFO put in a file's place must not hang the build). It
-// reads through a pooled buffer: io.Copy from an *os.File allocates one
-// per call, which on a no-op rebuild of a large tree is most of the
-// garbage.
-func SumFile(p string) (sum [32]byte, n int64, err error) {
-	f, err := skill.OpenFile(p)
-	if err != nil {
-		return sum, 0, err
-	}
-	defer f.Close()
-	buf := readBufs.Get().(*[]byte)
-	defer readBufs.Put(buf)
-	h := sha256.New()
-	for {
-		k, err := f.Read(*buf)
-		h.Write((*buf)[:k])
-		n += int64(k)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return sum, n, err
-		}
-	}
-	h.Sum(sum[:0])
-	return sum, n, nil
-}
-
-var readBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
 
 // encode and decode keep a recorded skill in the scratch file.
 func encode(c *layout.RecordSkill) []byte {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/build/internal/reuse"
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -66,7 +67,7 @@ func TestOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{path, padded} {
-		d, size, err := reuse.HashFile(f)
+		d, size, err := dist.HashFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +113,7 @@ func TestOpen(t *testing.T) {
 // the digest and size on disk, whether it is a document, and for a legacy
 // copy the served copy it repeats.
 func TestListed(t *testing.T) {
-	dist, path, rec := builtRecord(t)
+	out, path, rec := builtRecord(t)
 	p := readBuilt(t, path)
 	docs := map[string]bool{}
 	for _, d := range rec.Docs {
@@ -129,7 +130,7 @@ func TestListed(t *testing.T) {
 			t.Errorf("listed(%s): not found", f)
 			continue
 		}
-		d, size, err := reuse.HashFile(filepath.Join(dist, filepath.FromSlash(f)))
+		d, size, err := dist.HashFile(filepath.Join(out, filepath.FromSlash(f)))
 		if err != nil {
 			t.Fatal(err)
 		}
