@@ -666,7 +666,7 @@ func (s *Store) Open(ctx context.Context, p string) (io.ReadCloser, int64, error
 	return struct {
 		io.Reader
 		io.Closer
-	}{dist.Checked(rc, layout.Artifact{Path: p, Digest: layout.Digest(d.Digest), Size: d.Size}, "the registry's manifest"), rc}, d.Size, nil
+	}{dist.Checked(rc, layout.Artifact{Path: "the registry's blob " + d.Digest.String(), Digest: layout.Digest(d.Digest), Size: d.Size}, "its manifest"), rc}, d.Size, nil
 }
 
 // sigstoreLayer is the one layer of a signature's referrer: a Sigstore

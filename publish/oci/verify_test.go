@@ -116,7 +116,7 @@ func TestVerifyRegistry(t *testing.T) {
 	undo := tamper(victim.Digest, func(data []byte) []byte { data[len(data)/2] ^= 1; return data })
 	rep, _ = verifyAt(t, target)
 	changed := digest.FromBytes(func() []byte { d, _ := os.ReadFile(blobFile(storage, victim.Digest)); return d }())
-	wantProblem(t, rep, victim.Path, victim.Path+" is "+string(changed)+", but the registry's manifest says "+string(victim.Digest))
+	wantProblem(t, rep, victim.Path, "the registry's blob "+string(victim.Digest)+" is "+string(changed)+", but its manifest says "+string(victim.Digest))
 	undo()
 
 	undo = tamper(victim.Digest, func(data []byte) []byte { return append(data, '!') })
@@ -131,20 +131,20 @@ func TestVerifyRegistry(t *testing.T) {
 		docs[o.Path] = o
 	}
 	undo = tamper(docs[layout.V2Index].Digest, func(data []byte) []byte { return bytes.Replace(data, []byte("CSV"), []byte("TSV"), 1) })
-	if _, err := verifyAt(t, target); err == nil || !strings.Contains(err.Error(), ", but the registry's manifest says "+string(docs[layout.V2Index].Digest)) {
+	if _, err := verifyAt(t, target); err == nil || !strings.Contains(err.Error(), ", but its manifest says "+string(docs[layout.V2Index].Digest)) {
 		t.Errorf("the v0.2 index changed: %v", err)
 	}
 	undo()
 	undo = tamper(docs[layout.MCPSkills].Digest, func(data []byte) []byte { return bytes.Replace(data, []byte("CSV"), []byte("TSV"), 1) })
 	rep, _ = verifyAt(t, target)
-	wantProblem(t, rep, layout.MCPSkills, ", but the registry's manifest says "+string(docs[layout.MCPSkills].Digest))
+	wantProblem(t, rep, layout.MCPSkills, ", but its manifest says "+string(docs[layout.MCPSkills].Digest))
 	undo()
 
 	// A folder signature changed in the registry.
 	folder := b.Skills[2].FolderSignature
 	undo = tamper(folder.Digest, func(data []byte) []byte { return bytes.Replace(data, []byte(`"statement"`), []byte(`"Statement"`), 1) })
 	rep, _ = verifyAt(t, target)
-	wantProblem(t, rep, folder.Path, ", but the registry's manifest says "+string(folder.Digest))
+	wantProblem(t, rep, folder.Path, ", but its manifest says "+string(folder.Digest))
 	undo()
 
 	// A blob the registry lost.

@@ -128,7 +128,7 @@ func TestVerifyTargetRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	ios, stdout, _ = fakeIO(nil)
-	line := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(archive) + `: the registry sends bytes whose digest is sha256:[0-9a-f]{64} for blob ` + string(digest) + `, which its manifest names`)
+	line := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(archive) + `: the registry's blob ` + string(digest) + ` is sha256:[0-9a-f]{64}, but its manifest says ` + string(digest))
 	if code := run(ios, []string{"verify", target}); code != ExitFindings || !line.MatchString(stdout.String()) {
 		t.Errorf("a changed blob: exit %d\n%s", code, stdout)
 	}
