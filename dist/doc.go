@@ -1,0 +1,13 @@
+// Package dist reads a built bundle: everything downstream of the build
+// (verify, publish, sign, build --previous, prune) reads one through it.
+//
+// It owns where a bundle's bytes come from (a Source: a folder through an
+// os.Root, an http(s) URL through a client that keeps to one origin and to
+// size and time limits, or a store a publish target implements), hashing
+// a file or a stream to a layout.Digest (Hash, HashFile), and checking
+// bytes against the digest they should have while they stream (Checked).
+//
+// It must not parse or spell a format (layout does), write anything, or
+// judge a bundle beyond "are these the bytes it says": the deep checks
+// are verify's.
+package dist

@@ -1,0 +1,58 @@
+package dist
+
+import (
+	"crypto/sha256"
+	"io"
+	"os"
+	"sync"
+	"syscall"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// Sum returns the SHA-256 and length of what r holds. It reads through a
+// pooled buffer: io.Copy from an *os.File allocates one per call, which
+// on a no-op rebuild of a large tree is most of the garbage.
+func Sum(r io.Reader) (sum [32]byte, n int64, err error) {
+	buf := readBufs.Get().(*[]byte)
+	defer readBufs.Put(buf)
+	h := sha256.New()
+	for {
+		k, err := r.Read(*buf)
+		h.Write((*buf)[:k])
+		n += int64(k)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return sum, n, err
+		}
+	}
+	h.Sum(sum[:0])
+	return sum, n, nil
+}
+
+var readBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
+
+// Hash is the digest and length of what r holds.
+func Hash(r io.Reader) (layout.Digest, int64, error) {
+	sum, n, err := Sum(r)
+	return layout.SumDigest(sum[:]), n, err
+}
+
+// SumFile is Sum of the file at p, opened without blocking: a named pipe
+// put in a file's place must not hang the reader.
+func SumFile(p string) (sum [32]byte, n int64, err error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return sum, 0, err
+	}
+	defer f.Close()
+	return Sum(f)
+}
+
+// HashFile is the digest and length of the file at p (see SumFile).
+func HashFile(p string) (layout.Digest, int64, error) {
+	sum, n, err := SumFile(p)
+	return layout.SumDigest(sum[:]), n, err
+}
