@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/skillpack/skillpack/pack"
 )
 
 // Printable returns s with every character that a terminal, a CI log or an
@@ -57,7 +58,9 @@ func Printable(s string) string {
 	return b.String()
 }
 
-// acts reports whether the rune r, n bytes long, is one Printable escapes.
+// acts reports whether the rune r, n bytes long, is one Printable escapes:
+// a byte that is not UTF-8, or a character pack refuses in a file name
+// (one table of what acts rather than shows, pack.RuneProblem's).
 func acts(r rune, n int) bool {
-	return r == utf8.RuneError && n == 1 || unicode.IsControl(r) || isOverride(r) || r == '\u2028' || r == '\u2029'
+	return r == utf8.RuneError && n == 1 || pack.RuneProblem(r) != ""
 }
