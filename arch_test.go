@@ -76,7 +76,7 @@ var importMap = map[string]rule{
 
 	// 5: the publish targets, each on publish's reading of a bundle.
 	"publish/...": {5, []string{
-		"publish", "layout", "dist",
+		"publish", "layout", "dist", "pack",
 		"internal/atomicfile", "internal/parallel", "internal/version",
 		"publish/...",
 	}},

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
 )
 
 // writeSkill writes a skill folder: SKILL.md with the name and a
@@ -195,7 +195,7 @@ func tmpfs(t testing.TB, size string) string {
 }
 
 // TestHugeAsset packs the largest file a bundle may hold (a sparse file of
-// layout.MaxFile bytes; one byte more is a finding, TestRefusalsAreFindings):
+// pack.MaxFile bytes; one byte more is a finding, TestRefusalsAreFindings):
 // the build must stream it (read once, never held in memory) and write
 // archives that read back. It is built in a tmpfs where one can be
 // mounted, else as a dry run that writes nothing.
@@ -216,7 +216,7 @@ func TestHugeAsset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const size = layout.MaxFile
+	const size = pack.MaxFile
 	if err := f.Truncate(size); err != nil {
 		t.Skipf("no sparse files here: %v", err)
 	}

@@ -81,38 +81,38 @@ func (b *builder) checkReadable(w *task) error {
 }
 
 // checkLimits refuses a skill that a reader of the bundle would refuse
-// (layout's limits): a file larger than one reads, more files than an
+// (pack's limits): a file larger than one reads, more files than an
 // archive may hold, or more bytes than one may unpack to. Checked before
 // packing; an archive larger than a reader holds is known only after
 // (checkArchive).
 func (b *builder) checkLimits(w *task) error {
 	files := w.files.Files
-	if len(files) > layout.MaxEntries {
+	if len(files) > pack.MaxEntries {
 		return b.refuse(w, "", "skill-too-many-files", "leave files out with "+skill.IgnoreFile+", or split the skill",
-			"the skill has %d files; verify and pull refuse an archive of more than %d", len(files), layout.MaxEntries)
+			"the skill has %d files; verify and pull refuse an archive of more than %d", len(files), pack.MaxEntries)
 	}
 	sizes := make([]int64, len(files))
 	for i, f := range files {
-		if f.Size > layout.MaxFile {
+		if f.Size > pack.MaxFile {
 			return b.refuse(w, f.Path, "file-too-large", "leave it out with "+skill.IgnoreFile+" and fetch it at run time, or split it",
-				"%s is %d bytes; verify and pull read no file over %d bytes (64 MiB), so the build does not publish it", f.Path, f.Size, int64(layout.MaxFile))
+				"%s is %d bytes; verify and pull read no file over %d bytes (64 MiB), so the build does not publish it", f.Path, f.Size, int64(pack.MaxFile))
 		}
 		sizes[i] = f.Size
 	}
-	if n := layout.TarBound(sizes); n > layout.MaxUnpacked {
+	if n := pack.TarBound(sizes); n > pack.MaxUnpacked {
 		return b.refuse(w, "", "skill-too-large", "leave large files out with "+skill.IgnoreFile+" and fetch them at run time, or split the skill",
-			"the skill's archive would unpack to up to %d bytes; verify and pull unpack no archive to more than %d bytes (256 MiB)", n, int64(layout.MaxUnpacked))
+			"the skill's archive would unpack to up to %d bytes; verify and pull unpack no archive to more than %d bytes (256 MiB)", n, int64(pack.MaxUnpacked))
 	}
 	return nil
 }
 
 // checkArchive refuses an archive larger than a reader of the bundle
-// holds (layout.MaxFile): incompressible files can make one larger than
+// holds (pack.MaxFile): incompressible files can make one larger than
 // the files' own limit allows.
 func (b *builder) checkArchive(w *task, ext string, ar layout.Archive) error {
-	if ar.Size <= layout.MaxFile {
+	if ar.Size <= pack.MaxFile {
 		return nil
 	}
 	return b.refuse(w, "", "skill-too-large", "leave large files out with "+skill.IgnoreFile+" and fetch them at run time, or split the skill",
-		"the skill's %s archive is %d bytes; verify and pull read no file over %d bytes (64 MiB)", ext, ar.Size, int64(layout.MaxFile))
+		"the skill's %s archive is %d bytes; verify and pull read no file over %d bytes (64 MiB)", ext, ar.Size, int64(pack.MaxFile))
 }

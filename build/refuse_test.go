@@ -13,7 +13,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/pack"
 )
@@ -116,7 +115,7 @@ func (full) Write([]byte) (int, error) {
 	return 0, &fs.PathError{Op: "write", Path: "/stage/file", Err: syscall.ENOSPC}
 }
 
-// layout.TarBound, which the build compares with what verify may unpack,
+// pack.TarBound, which the build compares with what verify may unpack,
 // is never less than what a .tar.gz it packs unpacks to: long paths split
 // into the USTAR prefix, non-ASCII names, empty files, odd sizes.
 func TestTarBound(t *testing.T) {
@@ -156,7 +155,7 @@ func TestTarBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bound := layout.TarBound(sizes); bound < n {
+	if bound := pack.TarBound(sizes); bound < n {
 		t.Errorf("TarBound = %d, but the tar is %d bytes", bound, n)
 	}
 }

@@ -2,7 +2,8 @@
 // bytes are a pure function of the file paths, the file bytes, the exec bits
 // and the compressor version, so that a content-addressed archive name never
 // changes meaning. It also computes the compressor-independent content digest
-// of a skill.
+// of a skill, and reads an archive back (Unpack) under the one set of limits
+// (Limits) that verify and pull hold an untrusted archive to.
 //
 // Everything that could vary between machines is fixed here on purpose:
 // entry order (the caller adds paths in sorted order), headers built from

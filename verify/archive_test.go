@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
 )
 
 var skillMD = file{name: "SKILL.md", body: []byte("---\nname: x\n---\n")}
@@ -185,7 +186,7 @@ func FuzzUnpack(f *testing.F) {
 		if isZip {
 			ext = layout.Zip
 		}
-		l := layout.Limits{Entries: 50, Unpacked: 1 << 20, File: 1 << 20, Ratio: 100}
+		l := pack.Limits{Entries: 50, Unpacked: 1 << 20, File: 1 << 20, Ratio: 100}
 		u := unpack(data, ext, l)
 		var n int64
 		for _, e := range u.entries {

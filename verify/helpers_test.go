@@ -16,6 +16,7 @@ import (
 
 	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
 )
 
 // built is a bundle of the example skills, built once; tests copy it.
@@ -272,7 +273,7 @@ func skillFiles(t *testing.T, dir, skill string) []file {
 	return fs
 }
 
-var testLimits = layout.Limits{}.WithDefaults()
+var testLimits = pack.Limits{}.WithDefaults()
 
 func tarGz(t *testing.T, files ...file) []byte {
 	t.Helper()

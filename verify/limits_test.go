@@ -20,6 +20,7 @@ import (
 
 	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
 )
 
 // What a hostile server can make verify spend: a deadline for the whole
@@ -257,7 +258,7 @@ func TestURLHugeBodiesMemory(t *testing.T) {
 	}
 }
 
-// Build and verify keep to one set of limits (layout's): every build of a
+// Build and verify keep to one set of limits (pack's): every build of a
 // tree of large repetitive files that succeeds gives a bundle verify
 // accepts, and a skill over a limit is a finding of the build, which
 // --skip-invalid leaves out, never a bundle verify refuses.
@@ -289,13 +290,13 @@ func TestBuildVerifyAgree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	sparse(skillDir("huge-file", nil), "model.bin", layout.MaxFile+1)
+	sparse(skillDir("huge-file", nil), "model.bin", pack.MaxFile+1)
 	total := skillDir("huge-skill", nil)
 	for _, f := range []string{"1.bin", "2.bin", "3.bin", "4.bin"} {
-		sparse(total, f, layout.MaxFile)
+		sparse(total, f, pack.MaxFile)
 	}
 	many := skillDir("many-files", nil)
-	for i := range layout.MaxEntries {
+	for i := range pack.MaxEntries {
 		writeFile(t, many, fmt.Sprintf("f/%05d.txt", i), nil)
 	}
 

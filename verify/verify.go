@@ -35,7 +35,7 @@ import (
 	"time"
 
 	"github.com/skillpack/skillpack/internal/human"
-	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
 )
 
 // SignatureVerifier checks one Sigstore bundle (<artifact>.sigstore.json)
@@ -47,10 +47,10 @@ type SignatureVerifier interface {
 // Defaults of the zero Options. The limits of reading files and archives
 // are layout's, which the build keeps to: what it writes, verify accepts.
 const (
-	DefaultMaxSize      = layout.MaxFile     // bytes read of any one file
-	DefaultMaxUnpacked  = layout.MaxUnpacked // bytes unpacked from any one archive
-	DefaultMaxEntries   = layout.MaxEntries  // entries in any one archive
-	DefaultMaxRatio     = layout.MaxRatio    // unpacked bytes per archive byte, above layout.RatioFloor
+	DefaultMaxSize      = pack.MaxFile     // bytes read of any one file
+	DefaultMaxUnpacked  = pack.MaxUnpacked // bytes unpacked from any one archive
+	DefaultMaxEntries   = pack.MaxEntries  // entries in any one archive
+	DefaultMaxRatio     = pack.MaxRatio    // unpacked bytes per archive byte, above pack.RatioFloor
 	DefaultTimeout      = 30 * time.Second
 	DefaultDeadline     = 5 * time.Minute // the whole check
 	DefaultMaxSkills    = 10000           // entries in any one index
@@ -102,8 +102,8 @@ type Options struct {
 }
 
 // limits are the bounds of unpacking one archive.
-func (o Options) limits() layout.Limits {
-	return layout.Limits{File: o.MaxSize, Unpacked: o.MaxUnpacked, Entries: o.MaxEntries, Ratio: o.MaxRatio}
+func (o Options) limits() pack.Limits {
+	return pack.Limits{File: o.MaxSize, Unpacked: o.MaxUnpacked, Entries: o.MaxEntries, Ratio: o.MaxRatio}
 }
 
 func (o Options) withDefaults() Options {

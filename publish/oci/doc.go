@@ -75,7 +75,7 @@
 // registry means. Neither trusts the registry: every manifest, by tag or
 // digest, is read up to maxManifestSize and against its digest, a listing
 // up to maxReferrers, each request within Options.Timeout; Pull holds
-// each archive to layout's limits, as verify does, refuses two skills
+// each archive to pack's limits, as verify does, refuses two skills
 // sharing one, and stops at Options.MaxTotal for all of them.
 //
 // # Tags

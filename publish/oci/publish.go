@@ -17,6 +17,7 @@ import (
 
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/publish"
 )
 
@@ -46,7 +47,7 @@ type Options struct {
 	// Limits bound each archive Pull fetches and unpacks (zero fields:
 	// layout's, as verify's), and MaxTotal all of them together (0:
 	// DefaultMaxTotal).
-	Limits   layout.Limits
+	Limits   pack.Limits
 	MaxTotal int64
 
 	// Sign, when not nil, signs each skill's manifest and the collection

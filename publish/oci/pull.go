@@ -1,10 +1,7 @@
 package oci
 
 import (
-	"archive/tar"
-	"bytes"
 	"cmp"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +20,7 @@ import (
 	"oras.land/oras-go/v2/registry"
 
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
 )
 
 // DefaultMaxTotal is what one Pull unpacks, every skill together, unless
@@ -167,7 +165,7 @@ func (r *remoteRepo) fetchManifest(ctx context.Context, reference string) (ocisp
 type puller struct {
 	r        *remoteRepo
 	dir      string
-	l        layout.Limits
+	l        pack.Limits
 	total    int64                    // Options.MaxTotal
 	unpacked int64                    // bytes written so far, every skill together
 	archives map[digest.Digest]string // archive → the skill pulled from it
@@ -307,100 +305,44 @@ func (r *remoteRepo) pullFolderSignature(ctx context.Context, subject ocispec.De
 }
 
 // unpack writes a skill archive's files under dir and returns how many
-// bytes it unpacked. It takes what a skillpack archive holds (regular
-// files at clean relative paths, SKILL.md among them) and refuses the
-// rest: links, devices, absolute or ".." paths, a file twice, and what
-// crosses a limit: l (through layout's Unpacking, as verify reads an
-// archive), or budget, what is left of the pull's total. A header's claim
-// is held to the limits before its file is created, and what comes out
-// is counted as it is written.
-func unpack(archive []byte, dir string, l layout.Limits, total, budget int64) (int64, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(archive))
-	if err != nil {
-		return 0, err
-	}
-	over := func(n int64) error {
-		if n > budget {
-			return fmt.Errorf("the pull would unpack more than %d bytes, every skill together (the limit)", total)
+// bytes it wrote. pack.Unpack reads it as verify does, under l, and the
+// first problem it finds stops the pull; budget is what is left of the
+// pull's total, and a file's claimed size is held to it before the file
+// is created.
+func unpack(archive []byte, dir string, l pack.Limits, total, budget int64) (int64, error) {
+	var n int64
+	entryFile := false
+	err := pack.Unpack(archive, false, l, func(name, why string) error {
+		return fmt.Errorf("entry %q %s", name, why)
+	}, func(e pack.Entry, r io.Reader) error {
+		if n+e.Size > budget {
+			return fmt.Errorf("%q is %d bytes: the pull would unpack more than %d bytes, every skill together (the limit)", e.Path, e.Size, total)
 		}
-		return nil
-	}
-	c := &counter{r: l.Unpack(int64(len(archive))).Reader(zr), over: over}
-	tr := tar.NewReader(c)
-	seen := map[string]bool{}
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return c.n, err
-		}
-		if h.Typeflag != tar.TypeReg {
-			return c.n, fmt.Errorf("%q is not a plain file (type %q)", h.Name, h.Typeflag)
-		}
-		if err := layout.CheckPath(h.Name); err != nil {
-			return c.n, fmt.Errorf("%q: %w", h.Name, err)
-		}
-		if seen[h.Name] {
-			return c.n, fmt.Errorf("%q is in it twice", h.Name)
-		}
-		if seen[h.Name] = true; len(seen) > l.Entries {
-			return c.n, fmt.Errorf("it holds more than %d files (the limit)", l.Entries)
-		}
-		switch {
-		case h.Size < 0:
-			return c.n, fmt.Errorf("%q has a size of %d", h.Name, h.Size)
-		case h.Size > l.File:
-			return c.n, fmt.Errorf("%q is %d bytes, more than the %d-byte limit for one file", h.Name, h.Size, l.File)
-		case c.n+h.Size > l.Unpacked:
-			return c.n, fmt.Errorf("%q is %d bytes: the skill would unpack to more than %d bytes (the limit)", h.Name, h.Size, l.Unpacked)
-		}
-		if err := over(c.n + h.Size); err != nil {
-			return c.n, fmt.Errorf("%q is %d bytes: %w", h.Name, h.Size, err)
-		}
-		if err := writeFile(filepath.Join(dir, filepath.FromSlash(h.Name)), tr, h); err != nil {
-			return c.n, err
-		}
-	}
-	if !seen[layout.EntryFile] {
-		return c.n, fmt.Errorf("it has no %s at its root", layout.EntryFile)
-	}
-	return c.n, nil
-}
-
-// counter counts the bytes read through it and fails the read that
-// crosses over.
-type counter struct {
-	r    io.Reader
-	n    int64
-	over func(n int64) error
-}
-
-func (c *counter) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	if oerr := c.over(c.n); oerr != nil {
-		return n, oerr
+		err := writeFile(filepath.Join(dir, filepath.FromSlash(e.Path)), r, e)
+		n, entryFile = n+e.Size, entryFile || e.Path == layout.EntryFile
+		return err
+	})
+	if err == nil && !entryFile {
+		err = fmt.Errorf("it has no %s at its root", layout.EntryFile)
 	}
 	return n, err
 }
 
-func writeFile(name string, r io.Reader, h *tar.Header) error {
+func writeFile(name string, r io.Reader, e pack.Entry) error {
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-		return collision(h.Name, err)
+		return collision(e.Path, err)
 	}
 	mode := os.FileMode(0o644)
-	if h.Mode&0o111 != 0 {
+	if e.Exec {
 		mode = 0o755
 	}
 	// O_EXCL: a path that is also a folder of another entry, or a name
 	// the file system folds onto another, is refused, not overwritten.
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
-		return collision(h.Name, err)
+		return collision(e.Path, err)
 	}
-	_, err = io.CopyN(f, r, h.Size)
+	_, err = io.CopyN(f, r, e.Size)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/skillpack/skillpack/pack"
 )
 
-// pulling is what the command passes Pull: layout's limits.
+// pulling is what the command passes Pull: pack's limits.
 var pulling = Options{}
 
 // tree is every file under dir, by slash path, with its bytes.
@@ -168,7 +168,7 @@ func pushSkill(t *testing.T, f *fixture, name string, archive []byte) string {
 // the limits before its file is created.
 func TestUnpackLimits(t *testing.T) {
 	zeros := func(name string, n int) tarFile { return tarFile{name, bytes.Repeat([]byte{0}, n)} }
-	l := layout.Limits{File: 3 << 20, Unpacked: 4 << 20, Entries: 3, Ratio: 100}
+	l := pack.Limits{File: 3 << 20, Unpacked: 4 << 20, Entries: 3, Ratio: 100}
 	const total = 8 << 20
 	for _, tc := range []struct {
 		name   string
@@ -178,9 +178,9 @@ func TestUnpackLimits(t *testing.T) {
 	}{
 		{"ratio", []tarFile{zeros("SKILL.md", 10), zeros("big.bin", 3<<20)}, total, "decompression bomb: "},
 		{"one file", []tarFile{zeros("SKILL.md", 10), noise("a.bin", 3<<20+1)}, total, "more than the 3145728-byte limit for one file"},
-		{"one skill", []tarFile{zeros("SKILL.md", 10), noise("a.bin", 3<<20), noise("b.bin", 2<<20)}, total, "the skill would unpack to more than 4194304 bytes (the limit)"},
+		{"one skill", []tarFile{zeros("SKILL.md", 10), noise("a.bin", 3<<20), noise("b.bin", 2<<20)}, total, "decompression bomb: unpacks to more than 4194304 bytes (the limit)"},
 		{"all skills", []tarFile{zeros("SKILL.md", 10), noise("a.bin", 1<<20)}, 1 << 19, "more than 8388608 bytes, every skill together"},
-		{"files", []tarFile{zeros("SKILL.md", 1), zeros("a", 1), zeros("b", 1), zeros("c", 1)}, total, "more than 3 files (the limit)"},
+		{"files", []tarFile{zeros("SKILL.md", 1), zeros("a", 1), zeros("b", 1), zeros("c", 1)}, total, "has more than 3 entries (the limit)"},
 	} {
 		dir := t.TempDir()
 		archive := tarGzFiles(t, tc.files)
@@ -193,7 +193,7 @@ func TestUnpackLimits(t *testing.T) {
 			written += int64(len(data))
 		}
 		// The read that crosses a limit is written: up to one buffer more.
-		if written > min(tc.budget, l.Unpacked, max(layout.RatioFloor, l.Ratio*int64(len(archive))))+64<<10 || n < written {
+		if written > min(tc.budget, l.Unpacked, max(pack.RatioFloor, l.Ratio*int64(len(archive))))+64<<10 || n < written {
 			t.Errorf("%s: wrote %d bytes, counted %d; the limits allow no more than %d", tc.name, written, n, min(tc.budget, l.Unpacked))
 		}
 	}

@@ -1,4 +1,4 @@
-package layout
+package pack
 
 import (
 	"fmt"

@@ -1,0 +1,284 @@
+package pack
+
+import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"strings"
+)
+
+// Unpack reads the .tar.gz in data (the .zip with zipped) as an unpacker
+// that must not be tricked would, under the one set of limits l: every
+// entry's name, type, mode and size, duplicates, and the expansion of the
+// whole. verify hashes what it unpacks and pull writes it, so both read
+// an archive alike.
+//
+// A regular file that passes every check goes to file, with Size as its
+// header claims it and a reader of its bytes that fails past l.File; an
+// error file returns stops Unpack with it. What is wrong with an entry goes
+// to bad, and the entry is skipped; bad may stop Unpack by returning an
+// error (pull) or let it go on (verify, which lists every problem). A
+// limit that stops the reading is a *BombError; a stream that is not the
+// format is an error of its own.
+func Unpack(data []byte, zipped bool, l Limits, bad func(name, why string) error, file func(e Entry, r io.Reader) error) error {
+	l = l.WithDefaults()
+	u := &unpacker{zipped: zipped, l: l, bad: bad, file: file, seen: map[string]bool{}}
+	if zipped {
+		return u.zip(data)
+	}
+	return u.tarGz(data)
+}
+
+type unpacker struct {
+	zipped bool
+	l      Limits
+	bad    func(name, why string) error
+	file   func(Entry, io.Reader) error
+	seen   map[string]bool
+}
+
+func (u *unpacker) tarGz(data []byte) error {
+	g := u.l.Unpack(int64(len(data)))
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("is not a gzip stream: %w", err)
+	}
+	tr := tar.NewReader(g.Reader(zr))
+	for n := 1; ; n++ {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		// ErrInsecurePath (GODEBUG tarinsecurepath=0) still returns the
+		// header; the name checks below say what is wrong with it.
+		if err != nil && !errors.Is(err, tar.ErrInsecurePath) {
+			return tarErr(err)
+		}
+		if n > u.l.Entries {
+			return &BombError{fmt.Sprintf("has more than %d entries (the limit); stopped", u.l.Entries)}
+		}
+		// Each problem is said (bad may go on), and a file with one is
+		// skipped: its bytes are skipped by Next, still through the guard.
+		why := u.checkName(hdr.Name)
+		if why == "" && hdr.Format&(tar.FormatPAX|tar.FormatGNU) != 0 {
+			// Said, but the file is still read.
+			if err := u.bad(hdr.Name, fmt.Sprintf("has a %v header; the skills CLI reads only USTAR tar", hdr.Format)); err != nil {
+				return err
+			}
+		}
+		if why == "" {
+			why = tarType(hdr)
+		}
+		if why != "" {
+			if err := u.bad(hdr.Name, why); err != nil {
+				return err
+			}
+			continue
+		}
+		exec, ok, err := u.checkFile(hdr.Name, hdr.FileInfo().Mode(), uint64(hdr.Size), "is")
+		if err != nil || !ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		if g.n+hdr.Size > u.l.Unpacked {
+			// A header's claim is held to the limit before file sees a
+			// byte of it: pull creates no file the limit would cut short.
+			return &BombError{fmt.Sprintf("decompression bomb: unpacks to more than %d bytes (the limit); stopped", u.l.Unpacked)}
+		}
+		if err := u.entry(Entry{Path: hdr.Name, Exec: exec, Size: hdr.Size}, tr); err != nil {
+			return err
+		}
+	}
+}
+
+// checkFile checks a regular file's mode and size, saying every problem:
+// ok is whether it has none, exec its exec bit.
+func (u *unpacker) checkFile(name string, m fs.FileMode, size uint64, claims string) (exec, ok bool, err error) {
+	exec, why := checkMode(m)
+	if why != "" {
+		if err := u.bad(name, why); err != nil {
+			return false, false, err
+		}
+	}
+	if size > uint64(u.l.File) {
+		if err := u.bad(name, fmt.Sprintf("%s %d bytes, more than the %d-byte limit for one file", claims, size, u.l.File)); err != nil {
+			return false, false, err
+		}
+		return exec, false, nil
+	}
+	return exec, why == "", nil
+}
+
+// tarType says why an entry of hdr's type is not a file of a skill, or "".
+func tarType(hdr *tar.Header) string {
+	switch hdr.Typeflag {
+	case tar.TypeReg:
+		return ""
+	case tar.TypeSymlink:
+		return fmt.Sprintf("is a symbolic link to %q; archives may hold regular files only", hdr.Linkname)
+	case tar.TypeLink:
+		return fmt.Sprintf("is a hard link to %q; archives may hold regular files only", hdr.Linkname)
+	case tar.TypeChar, tar.TypeBlock:
+		return "is a device; archives may hold regular files only"
+	case tar.TypeFifo:
+		return "is a named pipe; archives may hold regular files only"
+	case tar.TypeDir:
+		return "is a directory entry; archives hold files only, with no directory entries"
+	}
+	return fmt.Sprintf("has tar type %q; archives may hold regular files only", hdr.Typeflag)
+}
+
+func tarErr(err error) error {
+	var be *BombError
+	if errors.As(err, &be) {
+		return be
+	}
+	return fmt.Errorf("is not a valid tar.gz: %w", err)
+}
+
+func (u *unpacker) zip(data []byte) error {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
+		return fmt.Errorf("is not a valid zip: %w", err)
+	}
+	if len(zr.File) > u.l.Entries {
+		return &BombError{fmt.Sprintf("has %d entries, more than the limit of %d; not unpacked", len(zr.File), u.l.Entries)}
+	}
+	g := u.l.Unpack(int64(len(data)))
+	for _, f := range zr.File {
+		m := f.Mode()
+		why := u.checkName(f.Name)
+		switch {
+		case why != "":
+		case m&fs.ModeSymlink != 0:
+			why = "is a symbolic link; archives may hold regular files only"
+		case m&(fs.ModeDevice|fs.ModeCharDevice) != 0:
+			why = "is a device; archives may hold regular files only"
+		case m&(fs.ModeNamedPipe|fs.ModeSocket) != 0:
+			why = "is a named pipe or socket; archives may hold regular files only"
+		case m.IsDir() || strings.HasSuffix(f.Name, "/"):
+			why = "is a directory entry; archives hold files only, with no directory entries"
+		}
+		if why != "" {
+			if err := u.bad(f.Name, why); err != nil {
+				return err
+			}
+			continue
+		}
+		exec, ok, err := u.checkFile(f.Name, m, f.UncompressedSize64, "says it is")
+		if err != nil || !ok {
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			if err := u.bad(f.Name, fmt.Sprintf("cannot be read: %v", err)); err != nil {
+				return err
+			}
+			continue
+		}
+		// The declared size is not trusted: the guard counts what
+		// actually comes out.
+		err = u.entry(Entry{Path: f.Name, Exec: exec, Size: int64(f.UncompressedSize64)}, g.Reader(rc))
+		rc.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// entry hands one file's bytes to u.file and tells an archive's fault
+// (a limit, a corrupt stream) from file's own.
+func (u *unpacker) entry(e Entry, r io.Reader) error {
+	er := &entryReader{r: r, left: u.l.File}
+	err := u.file(e, er)
+	var be *BombError
+	switch {
+	case er.err == nil || er.err == io.EOF:
+		return err
+	case errors.As(er.err, &be):
+		return be
+	case er.err == errTooLarge:
+		return u.bad(e.Path, fmt.Sprintf("is more than the %d-byte limit for one file", u.l.File))
+	case u.zipped:
+		// A zip's entries are apart: the next may still be read.
+		return u.bad(e.Path, fmt.Sprintf("cannot be read: %v", er.err))
+	}
+	return tarErr(er.err)
+}
+
+var errTooLarge = errors.New("more than the limit for one file")
+
+// entryReader reads one entry's bytes, fails past left, and keeps the
+// first error the archive gave.
+type entryReader struct {
+	r    io.Reader
+	left int64
+	err  error
+}
+
+func (er *entryReader) Read(p []byte) (int, error) {
+	if er.err != nil {
+		return 0, er.err
+	}
+	n, err := er.r.Read(p)
+	if er.left -= int64(n); er.left < 0 {
+		n += int(er.left)
+		err = errTooLarge
+	}
+	er.err = err
+	return n, err
+}
+
+// checkName says why name is not a path an unpacker may write, or "". The
+// traversal checks come first so that a zip-slip entry is called what it
+// is.
+func (u *unpacker) checkName(name string) string {
+	why := ""
+	switch {
+	case slices.Contains(strings.Split(strings.ReplaceAll(name, `\`, "/"), "/"), ".."):
+		why = "has a \"..\" segment: unpacking it would write outside the skill folder (path traversal)"
+	case strings.HasPrefix(name, "/") || strings.HasPrefix(name, `\`) || len(name) > 1 && name[1] == ':':
+		why = "is an absolute path: unpacking it would write outside the skill folder"
+	case strings.Contains(name, `\`):
+		why = "has a '\\', a path separator on Windows; archives use '/' only"
+	case u.seen[name]:
+		why = "appears twice; an unpacker would keep only one of them"
+	default:
+		if err := CheckPath(strings.TrimSuffix(name, "/")); err != nil {
+			var pe *PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			why = "is not a valid archive path: " + strings.TrimPrefix(err.Error(), ErrBadPath.Error()+": ")
+		}
+	}
+	u.seen[name] = true
+	return why
+}
+
+// checkMode returns the exec bit of a regular file's mode, or why the mode
+// is not one the build writes.
+func checkMode(m fs.FileMode) (exec bool, why string) {
+	switch perm := m.Perm(); {
+	case m&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0:
+		return false, "has the setuid, setgid or sticky bit; archives use mode 0644 or 0755"
+	case perm == 0o644:
+		return false, ""
+	case perm == 0o755:
+		return true, ""
+	default:
+		return false, fmt.Sprintf("has mode %04o; archives use 0644 or 0755", perm)
+	}
+}
