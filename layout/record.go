@@ -67,8 +67,8 @@ type RecordHead struct {
 	Self Artifact
 }
 
-// WriteRecord writes a record, byte for byte as DecodeRecord's inverse
-// (json.MarshalIndent with two spaces and a final newline) would, with
+// WriteRecord writes a record, byte for byte as newEncoder, every
+// document's one encoding, would encode it whole, with
 // skills and files taken one at a time from their sequences. The first
 // error of either stops the record and is returned.
 func WriteRecord(w io.Writer, h RecordHead, skills iter.Seq2[RecordSkill, error], files iter.Seq2[string, error]) error {
@@ -225,11 +225,12 @@ func each(dec *json.Decoder, elem func() error) error {
 	return expect(dec, json.Delim(']'))
 }
 
-// object writes a JSON object field by field, in the layout of
-// json.MarshalIndent(v, "", "  "), so that a document of any size is
+// object writes a JSON object field by field, as newEncoder would write
+// it whole, so that a document of any size is
 // written without being built in memory first. The first error sticks.
 type object struct {
 	w      *bufio.Writer
+	buf    bytes.Buffer // one value's encoding
 	fields int
 	err    error
 }
@@ -251,17 +252,15 @@ func (o *object) key(k string) {
 	o.w.WriteString(": ")
 }
 
-// value writes v as MarshalIndent would at the given indentation.
+// value writes v as newEncoder would at the given indentation.
 func (o *object) value(v any, prefix string) {
 	if o.err != nil {
 		return
 	}
-	data, err := json.MarshalIndent(v, prefix, "  ")
-	if err != nil {
-		o.err = err
-		return
+	o.buf.Reset()
+	if o.err = newEncoder(&o.buf, prefix).Encode(v); o.err == nil {
+		o.w.Write(bytes.TrimSuffix(o.buf.Bytes(), []byte("\n")))
 	}
-	o.w.Write(data)
 }
 
 func (o *object) field(k string, v any) {
@@ -295,7 +294,7 @@ func (o *object) array(k string, seq iter.Seq2[any, error]) {
 	o.w.WriteString("\n  ]")
 }
 
-// close ends the object with MarshalIndent's closing line and a newline.
+// close ends the object with its closing line and a newline.
 func (o *object) close() error {
 	if o.fields > 0 {
 		o.w.WriteString("\n")

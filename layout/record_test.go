@@ -19,6 +19,7 @@ func testRecord() *Record {
 			Files: k.Files, TarGz: k.TarGz, Zip: k.Zip, Findings: json.RawMessage(`[{"rule":"r"}]`)})
 	}
 	rec.Skills[0].Findings = nil
+	rec.Files = append(rec.Files, "a<b>&c.md")
 	return rec
 }
 
@@ -30,12 +31,16 @@ func TestRecordRoundTrip(t *testing.T) {
 	if err := rec.Encode(&buf); err != nil {
 		t.Fatal(err)
 	}
-	whole, err := json.MarshalIndent(rec, "", "  ")
-	if err != nil {
+	var whole bytes.Buffer
+	if err := newEncoder(&whole, "").Encode(rec); err != nil {
 		t.Fatal(err)
 	}
-	if got := buf.String(); got != string(whole)+"\n" {
-		t.Errorf("streamed record differs from MarshalIndent:\n%s\nwant\n%s", got, whole)
+	if got := buf.String(); got != whole.String() {
+		t.Errorf("streamed record differs from the whole one's encoding:\n%s\nwant\n%s", got, whole.String())
+	}
+	// One encoding for every document: no HTML escaping, as the indexes.
+	if !strings.Contains(buf.String(), `"a<b>&c.md"`) {
+		t.Errorf("the record escapes HTML:\n%s", buf.String())
 	}
 	back, err := DecodeRecord(buf.Bytes())
 	if err != nil {

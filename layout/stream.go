@@ -7,10 +7,11 @@ import (
 	"io"
 )
 
-// newEncoder is the one JSON encoding of every document: two-space indent
-// after prefix, "\n" line endings and a final newline, and no HTML
-// escaping, so that descriptions read as written ("<" rather than
-// "\u003c").
+// newEncoder is the one JSON encoding of every document, the build record
+// included: two-space indent after prefix, "\n" line endings and a final
+// newline, and no HTML escaping, so that descriptions and paths read as
+// written ("<" rather than "\u003c"). (The OMS statement a folder
+// signature signs is compact, as in-toto payloads are, and unescaped too.)
 func newEncoder(w io.Writer, prefix string) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
