@@ -52,7 +52,7 @@ var importMap = map[string]rule{
 	"catalog":  {2, []string{"skill", "layout", "templates", "internal/human", "internal/parallel"}},
 	"scaffold": {2, []string{"skill", "layout", "templates"}},
 	// dist: a built bundle read back, for everything downstream of the build.
-	"dist": {2, []string{"layout", "internal/parallel"}},
+	"dist": {2, []string{"layout", "pack", "internal/parallel"}},
 
 	// 3: the build's own machinery (reuse, scratch), behind build.
 	"build/internal/...": {3, []string{

@@ -22,6 +22,7 @@ import (
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/build/internal/scratch"
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/layout"
@@ -95,8 +96,9 @@ type Options struct {
 	// build with it (a published version must not change, nor go down)
 	// and refuses the build otherwise; a versioned build carries its
 	// versions forward from it. nil is none, or for a versioned build,
-	// the bundle in the output folder.
-	Previous Previous
+	// the bundle in the output folder. The command opens it with
+	// dist.OpenSource (a folder, or a URL through dist's safe client).
+	Previous dist.Source
 	// Spare, if set, keeps the bundle a build replaces, for the next
 	// build of the same output to stage into (see Spare): a caller that
 	// rebuilds the same folder over and over, as serve --watch does,
@@ -289,8 +291,10 @@ type builder struct {
 	named    []*work      // lint: the published skills, by name
 
 	// guard
-	published *layout.Published // the previous bundle as it published itself; nil for none
-	prevSrc   Previous          // where it is read from
+	published *dist.Bundle // the previous bundle as it published itself; nil for none
+	// prevOut is the output folder's bundle when it is the previous one
+	// (Versioned without Previous): its files are linked, not copied.
+	prevOut *dist.Folder
 
 	// index
 	bundleKey layout.Digest  // reuse.BundleKey of this build

@@ -2,31 +2,15 @@ package build
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
 )
-
-// Previous is the bundle published last (build --previous DIR|URL), read
-// file by file. The command passes package verify's reader, which reads a
-// folder through an os.Root and a URL with verify's safe HTTP client
-// (timeouts, same-origin redirects, a size limit), so that build does
-// not import verify.
-type Previous interface {
-	// Open opens the file at a dist path. A file that is not there is an
-	// error wrapping fs.ErrNotExist; any other error says what went wrong
-	// (with a URL, the HTTP status).
-	Open(ctx context.Context, path string) (io.ReadCloser, error)
-	String() string
-}
 
 // VersionError refuses a build that would change what the previous
 // bundle published: a version's content, a version or release going
@@ -80,7 +64,11 @@ func (e *PreviousError) Unwrap() error { return e.Err }
 func (b *builder) guard() (string, error) {
 	src := b.opts.Previous
 	if src == nil && b.opts.Versioned && b.prev != nil {
-		src = &outputBundle{name: b.opts.Out, dir: b.out}
+		f, err := dist.OpenFolder(b.opts.Out)
+		if err != nil {
+			return "", err
+		}
+		src, b.prevOut = f, f
 	}
 	if src == nil {
 		if b.opts.Versioned {
@@ -88,9 +76,7 @@ func (b *builder) guard() (string, error) {
 		}
 		return "no --previous bundle to compare with", nil
 	}
-	b.prevSrc = src
-	read := func(p string) ([]byte, error) { return readAll(b.context(), src, p) }
-	pub, err := layout.ReadPublished(read)
+	pub, err := dist.Open(b.context(), src, pack.MaxFile)
 	if err != nil {
 		return "", &PreviousError{From: src.String(), Err: err}
 	}
@@ -114,10 +100,8 @@ func (b *builder) guard() (string, error) {
 	if r := b.opts.Release; r != "" {
 		var snap *layout.IndexV2
 		if rel := pub.Versions.FindRelease(r); rel != nil {
-			data, err := read(layout.Snapshot(r))
-			if err == nil {
-				err = checkCarried(layout.Snapshot(r), data, rel.Digest)
-			}
+			// Open checked that checksums.txt gives it rel.Digest.
+			data, err := pub.Doc(b.context(), layout.Snapshot(r))
 			if err == nil {
 				snap, err = layout.DecodeIndexV2(data)
 			}
@@ -141,27 +125,6 @@ func (b *builder) guard() (string, error) {
 	return "", nil
 }
 
-// readAll reads a whole file of the previous bundle.
-func readAll(ctx context.Context, src Previous, p string) ([]byte, error) {
-	rc, err := src.Open(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	return io.ReadAll(rc)
-}
-
-// checkCarried says, when a file of the previous bundle does not have the
-// digest its documents give it, that the bundle was changed after it was
-// published.
-func checkCarried(p string, data []byte, want layout.Digest) error {
-	if got := layout.DigestOf(data); got != want {
-		n := int64(len(data))
-		return tamperedErr(&dist.ChangedError{Artifact: layout.Artifact{Path: p, Digest: want, Size: n}, Got: got, Read: n})
-	}
-	return nil
-}
-
 func tamperedErr(c *dist.ChangedError) error {
 	c.By = layout.VersionsIndex
 	return fmt.Errorf("%w: it was changed after it was published (tampered with, or only half published); publish the whole bundle again", c)
@@ -173,39 +136,4 @@ func (b *builder) context() context.Context {
 		return context.Background()
 	}
 	return b.ctx
-}
-
-// outputBundle is the bundle in the output folder as a Previous: read
-// inside the folder only (an os.Root follows no link out of it), and
-// linked from rather than copied (versions.go).
-type outputBundle struct {
-	name string // as given
-	dir  string // absolute
-}
-
-func (o *outputBundle) String() string { return o.name }
-
-func (o *outputBundle) Open(ctx context.Context, p string) (io.ReadCloser, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := layout.CheckPath(p); err != nil {
-		return nil, err
-	}
-	root, err := os.OpenRoot(o.dir)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	// A pipe would block the open: only regular files are read.
-	info, err := root.Lstat(filepath.FromSlash(p))
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("%s: not found: %w", p, fs.ErrNotExist)
-	case err != nil:
-		return nil, err
-	case !info.Mode().IsRegular():
-		return nil, fmt.Errorf("%s is not a regular file; the build writes only files", p)
-	}
-	return root.Open(filepath.FromSlash(p))
 }

@@ -134,6 +134,9 @@ func (b *builder) logf(format string, args ...any) {
 func (b *builder) cleanup() {
 	b.sums.close()
 	b.prev.Close()
+	if b.prevOut != nil {
+		b.prevOut.Close()
+	}
 	b.st.discard()
 }
 

@@ -40,12 +40,11 @@ func (b *builder) versioning() *layout.Versioning {
 // against the digest its versions.json gives.
 func (b *builder) carried(p string, want layout.Rendered) func(io.Writer) error {
 	return func(w io.Writer) error {
-		data, err := readAll(b.context(), b.prevSrc, p)
-		if err == nil {
-			err = checkCarried(p, data, want.Digest)
-		}
+		// versions.json, which gives want, has the digest checksums.txt
+		// gives it, and every release's snapshot too (dist.Open).
+		data, err := b.published.Doc(b.context(), p)
 		if err != nil {
-			return &PreviousError{From: b.prevSrc.String(), Err: err}
+			return &PreviousError{From: b.published.Source().String(), Err: err}
 		}
 		_, err = w.Write(data)
 		return err
@@ -124,7 +123,7 @@ func (b *builder) versions() (string, error) {
 	}
 	from := ""
 	if n := carried.Load(); n > 0 {
-		from = fmt.Sprintf(", %d carried from %s", n, b.prevSrc)
+		from = fmt.Sprintf(", %d carried from %s", n, b.published.Source())
 	}
 	b.logf("• versions: %s of published versions%s", human.Plural(len(es), "file", "files"), from)
 	return "", nil
@@ -148,22 +147,23 @@ func (b *builder) ownCopy(e layout.Entry) string {
 // the digest and size its versions.json gives.
 func (b *builder) carry(e layout.Entry) error {
 	dst := b.st.path(e.Path)
-	fail := func(err error) error { return &PreviousError{From: b.prevSrc.String(), Err: err} }
-	if b.prevSrc == nil {
+	if b.published == nil {
 		return fmt.Errorf("%s: no previous bundle to carry it from", e.Path)
 	}
-	if _, local := b.prevSrc.(*outputBundle); local {
-		src := filepath.Join(b.out, filepath.FromSlash(e.Path))
+	src := b.published.Source()
+	fail := func(err error) error { return &PreviousError{From: src.String(), Err: err} }
+	if b.prevOut != nil {
+		file := filepath.Join(b.out, filepath.FromSlash(e.Path))
 		if !b.prev.Holds(e.Path, e.Digest, e.Size) {
-			got, n, err := dist.HashFile(src)
+			got, n, err := dist.HashFile(file)
 			if err != nil {
 				return fail(fmt.Errorf("%s: %w; %s lists it", e.Path, err, layout.VersionsIndex))
 			}
 			return fail(tamperedErr(&dist.ChangedError{Artifact: layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size}, Got: got, Read: n}))
 		}
-		return b.st.link(src, dst)
+		return b.st.link(file, dst)
 	}
-	rc, err := b.prevSrc.Open(b.context(), e.Path)
+	rc, _, err := src.Open(b.context(), e.Path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fail(fmt.Errorf("%s is missing, though %s lists it: the bundle is not all there", e.Path, layout.VersionsIndex))

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/internal/signtest"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
@@ -27,10 +28,10 @@ func versionedSkill(t testing.TB, root, name, version, body string) {
 	writeSkillFile(t, root, name, "scripts/run.sh", "#!/bin/sh\necho "+name+"\n")
 }
 
-// previousDir is a Previous of a folder, read as the command reads one.
-func previousDir(t testing.TB, loc string) Previous {
+// previousDir is a previous bundle in a folder, read as the command reads one.
+func previousDir(t testing.TB, loc string) dist.Source {
 	t.Helper()
-	r, err := verify.NewReader(loc, verify.Options{})
+	r, err := dist.OpenSource(loc, dist.HTTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestVersionedReleases(t *testing.T) {
 
 			// The next build goes elsewhere when the previous one is read
 			// from a folder or a URL, as a CI job that builds afresh does.
-			next, prev := out, Previous(nil)
+			next, prev := out, dist.Source(nil)
 			switch from {
 			case "folder":
 				next, prev = filepath.Join(dir, "next"), previousDir(t, out)

@@ -1,9 +1,7 @@
 package layout
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"strings"
 
@@ -16,8 +14,8 @@ import (
 // version did not, or whose version went down, is an error; a skill that
 // is gone is reported. Build (--previous, and --versioned against its
 // own output) and verify (--previous) compare with these functions, each
-// reading both bundles through ReadPublished, so that the rule has one
-// definition and verify need not import build.
+// reading both bundles through package dist (dist.Open), so that the rule
+// has one definition and verify need not import build.
 
 // Published is what a bundle published, as its documents say: the v0.2
 // index, and versions.json for a bundle built with --versioned.
@@ -27,72 +25,6 @@ type Published struct {
 	// Sums is checksums.txt, by dist path: what the two documents were
 	// checked against, and what vouches for the snapshots.
 	Sums map[string]Digest
-}
-
-// ReadPublished reads what a bundle published through read, which
-// returns the bytes at a dist path (an error wrapping fs.ErrNotExist for
-// a file that is not there), or an error that names the path. checksums.txt anchors it: the v0.2 index and
-// versions.json must have the digests it gives them, or the bundle was
-// changed after it was built (or is only half published). A bundle
-// without checksums.txt, or whose index is not discovery v0.2.0, is not
-// one skillpack built; each error says which file and what to do.
-func ReadPublished(read func(path string) ([]byte, error)) (*Published, error) {
-	data, err := read(Checksums)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w; every bundle skillpack builds has %s, so this is not one (or it is not all published)", err, Checksums)
-	}
-	if err != nil {
-		return nil, err
-	}
-	list, err := ParseChecksums(data)
-	if err != nil {
-		return nil, fmt.Errorf("not a bundle skillpack built: %w", err)
-	}
-	p := &Published{Sums: map[string]Digest{}}
-	for _, s := range list {
-		p.Sums[s.Path] = s.Digest
-	}
-	doc := func(path string) ([]byte, error) {
-		want, ok := p.Sums[path]
-		if !ok {
-			return nil, fmt.Errorf("%s does not list %s; a bundle skillpack built lists it", Checksums, path)
-		}
-		data, err := read(path)
-		if err != nil {
-			return nil, err
-		}
-		if got := DigestOf(data); got != want {
-			return nil, fmt.Errorf("%s is %s, but %s says %s: it was changed after the build (tampered with, or only half published); publish the whole bundle again", path, got, Checksums, want)
-		}
-		return data, nil
-	}
-	if data, err = doc(V2Index); err != nil {
-		return nil, err
-	}
-	if p.Index, err = DecodeIndexV2(data); err != nil {
-		return nil, err
-	}
-	if p.Index.Schema != Schema {
-		return nil, fmt.Errorf("%s: \"$schema\" is %q, not discovery %q: a bundle of another format", V2Index, p.Index.Schema, Schema)
-	}
-	if _, ok := p.Sums[VersionsIndex]; !ok {
-		return p, nil
-	}
-	if data, err = doc(VersionsIndex); err != nil {
-		return nil, err
-	}
-	if p.Versions, err = DecodeVersions(data); err != nil {
-		return nil, err
-	}
-	if err := errors.Join(p.Versions.Check()...); err != nil {
-		return nil, fmt.Errorf("%s: %w", VersionsIndex, err)
-	}
-	for _, r := range p.Versions.Releases {
-		if p.Sums[Snapshot(r.Version)] != r.Digest {
-			return nil, fmt.Errorf("%s gives release %s the digest %s, and %s gives %s; publish the whole bundle again", VersionsIndex, r.Version, r.Digest, Checksums, p.Sums[Snapshot(r.Version)])
-		}
-	}
-	return p, nil
 }
 
 // Pin is a skill at a version, as a bundle publishes it or a build is

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -24,7 +25,7 @@ func (c *checker) llmsTxt() {
 	if data == nil {
 		return
 	}
-	_, folder := c.src.folder()
+	_, folder := c.src.(*dist.Folder)
 	d, err := layout.DecodeLLMsTxt(data)
 	if err != nil {
 		if !folder && !bytes.Contains(data, []byte("skillpack:agent-skills")) {
@@ -98,7 +99,7 @@ func (c *checker) llmsTxt() {
 // and takes apart the dist path it leads to (under a base URL on another
 // origin, by its place in the layout, as ParseIndexURL does).
 func (c *checker) skillRef(ref string) (loc string, p layout.Path, ok bool) {
-	loc, err := c.src.locate(ref)
+	loc, err := c.locate(ref)
 	if err != nil {
 		return "", layout.Path{}, false
 	}
@@ -265,7 +266,7 @@ func (c *checker) aiTrust(label string, e layout.AICatalogEntry, form, loc strin
 			if held == "" {
 				continue
 			}
-			if s := c.hash(held); s == nil || s.err != nil && !errors.Is(s.err, errNotHeld) && !errors.Is(s.err, errStopped) {
+			if s := c.hash(held); s == nil || s.err != nil && !errors.Is(s.err, dist.ErrNotHeld) && !errors.Is(s.err, errStopped) {
 				c.problem(p, "%s: attestations[%d] names %s, which the bundle does not hold", at, j, want)
 			}
 		}
@@ -278,4 +279,45 @@ func formMedia(ext string) string {
 		return layout.MediaSkillGzip
 	}
 	return layout.MediaSkillZip
+}
+
+// locate maps an index entry's url, relative to the v0.2 index or
+// absolute, to a location. A folder or a store cannot know the base URL
+// the bundle is served at: there, urls are mapped by their place in the
+// layout.
+func (c *checker) locate(ref string) (string, error) {
+	if s, ok := c.src.(*dist.Site); ok {
+		return locateIn(s.Index(), ref, false)
+	}
+	return locateIn(fakeIndex, ref, true)
+}
+
+// fakeIndex is where a folder's v0.2 index would be served, so that its
+// relative urls resolve the same way in both sources.
+var fakeIndex = &url.URL{Scheme: "http", Host: "dist.invalid", Path: "/" + layout.V2Index}
+
+// locateIn resolves ref against the v0.2 index at index, whose bundle root
+// is two folders up. A folder cannot know where a --base-url build will be
+// served, so there an absolute url is mapped by its place in the layout.
+func locateIn(index *url.URL, ref string, folder bool) (string, error) {
+	r, err := url.Parse(ref)
+	if err != nil {
+		return "", fmt.Errorf("url %q is not a valid URL", ref)
+	}
+	abs := index.ResolveReference(r)
+	if abs.Scheme != "http" && abs.Scheme != "https" {
+		return "", fmt.Errorf("url %q is not an http or https URL", ref)
+	}
+	base := strings.TrimSuffix(index.Path, layout.V2Index)
+	if abs.Scheme == index.Scheme && abs.Host == index.Host && strings.HasPrefix(abs.Path, base) && abs.RawQuery == "" {
+		return strings.TrimPrefix(abs.Path, base), nil
+	}
+	if !folder {
+		return abs.String(), nil
+	}
+	p, ok := layout.ParseIndexURL(ref)
+	if !ok {
+		return "", fmt.Errorf("url %q is outside the bundle (not a skill's file or archive under /%s/)", ref, layout.SkillsDir)
+	}
+	return p.String(), nil
 }

@@ -54,12 +54,7 @@ func (c *checker) fetch(loc string, keep bool) (*sum, *held) {
 // open opens loc, refusing a body whose size is known to be over the
 // limit before a byte of it is read.
 func (c *checker) open(loc string) (io.ReadCloser, int64, error) {
-	rc, size, err := c.src.open(c.ctx, loc)
-	if err == nil && size > c.o.MaxSize {
-		rc.Close()
-		return nil, 0, tooLarge(c.o.MaxSize, size)
-	}
-	return rc, size, err
+	return dist.OpenMax(c.ctx, c.src, loc, c.o.MaxSize)
 }
 
 // stream hashes loc without keeping it.
@@ -69,7 +64,7 @@ func (c *checker) stream(loc string, s *sum) error {
 		return err
 	}
 	defer rc.Close()
-	sum, n, err := dist.Sum(&limitReader{r: rc, limit: c.o.MaxSize})
+	sum, n, err := dist.Sum(rc)
 	if err != nil {
 		return err
 	}
@@ -104,7 +99,7 @@ func (c *checker) hold(loc string, s *sum) (*held, error) {
 		h.room = h.room[:size:size] // the declared size, so that more is errGrew
 	}
 	hsh := sha256.New()
-	err = h.fill(io.TeeReader(&limitReader{r: rc, limit: c.o.MaxSize}, hsh))
+	err = h.fill(io.TeeReader(rc, hsh))
 	s.size = int64(len(h.bytes()))
 	if err != nil {
 		h.release()
@@ -175,7 +170,7 @@ func (c *checker) read(loc string, optional bool) []byte {
 	}
 	data, err := c.load(loc, true)
 	if err != nil {
-		if !(optional && errors.Is(err, errNotFound)) {
+		if !(optional && errors.Is(err, dist.ErrNotFound)) {
 			c.failed(loc, "")
 		}
 		return nil
@@ -197,11 +192,11 @@ func (c *checker) hash(loc string) *sum {
 // cut short is not reported here: run says so once.
 func (c *checker) failed(loc, from string) {
 	s := c.sums[loc]
-	if s.err == nil || s.reported || errors.Is(s.err, errStopped) || errors.Is(s.err, errNotHeld) {
+	if s.err == nil || s.reported || errors.Is(s.err, errStopped) || errors.Is(s.err, dist.ErrNotHeld) {
 		return
 	}
 	s.reported = true
-	if from != "" && errors.Is(s.err, errNotFound) {
+	if from != "" && errors.Is(s.err, dist.ErrNotFound) {
 		c.problem(loc, "%s, though %s lists it", describe(s.err), from)
 		return
 	}
@@ -209,7 +204,7 @@ func (c *checker) failed(loc, from string) {
 }
 
 func describe(err error) string {
-	if errors.Is(err, errNotFound) {
+	if errors.Is(err, dist.ErrNotFound) {
 		return "missing (not found)"
 	}
 	return err.Error()
@@ -246,7 +241,7 @@ func (c *checker) settle() {
 		c.failed(e.loc, e.from)
 		s := c.sums[e.loc]
 		switch {
-		case errors.Is(s.err, errNotHeld):
+		case errors.Is(s.err, dist.ErrNotHeld):
 			c.unheld = append(c.unheld, e)
 		case s.err != nil:
 		case s.digest != e.digest:

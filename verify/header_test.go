@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -179,26 +178,5 @@ func TestURLHeaderOtherOrigin(t *testing.T) {
 				t.Errorf("want %s read; got:\n%s", far, problems(rep))
 			}
 		})
-	}
-}
-
-func TestOrigin(t *testing.T) {
-	for raw, want := range map[string]string{
-		"https://Example.COM/a":      "https://example.com",
-		"https://example.com:443/a":  "https://example.com",
-		"http://example.com:80":      "http://example.com",
-		"http://example.com:443":     "http://example.com:443",
-		"https://example.com:8443/":  "https://example.com:8443",
-		"http://127.0.0.1:8080/x":    "http://127.0.0.1:8080",
-		"http://[::1]:80/":           "http://[::1]",
-		"https://user@example.com/a": "https://example.com",
-	} {
-		u, err := url.Parse(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := origin(u); got != want {
-			t.Errorf("origin(%s) = %q, want %q", raw, got, want)
-		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -199,7 +200,7 @@ func TestURLSlow(t *testing.T) {
 }
 
 // A server that stalls on every file costs a few timeouts, not one per
-// file: once maxTimeouts requests have timed out, no more are sent.
+// file: once dist.MaxTimeouts requests have timed out, no more are sent.
 func TestURLStallsEverywhere(t *testing.T) {
 	dir := copyBuilt(t)
 	files := http.FileServer(http.Dir(dir))
@@ -225,9 +226,9 @@ func TestURLStallsEverywhere(t *testing.T) {
 		}
 	}
 	// The documents that time out are read one after another, before any
-	// file is fetched in parallel: exactly maxTimeouts are sent.
-	if n := stalled.Load(); n != maxTimeouts {
-		t.Errorf("%d requests stalled, want %d", n, maxTimeouts)
+	// file is fetched in parallel: exactly dist.MaxTimeouts are sent.
+	if n := stalled.Load(); n != dist.MaxTimeouts {
+		t.Errorf("%d requests stalled, want %d", n, dist.MaxTimeouts)
 	}
 }
 

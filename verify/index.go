@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -21,7 +22,7 @@ func (c *checker) v2() (more bool, err error) {
 	data, err := c.load(p, true)
 	if err != nil {
 		stopped := errors.Is(err, errStopped)
-		if _, folder := c.src.folder(); !folder {
+		if _, folder := c.src.(*dist.Folder); !folder {
 			if stopped {
 				return false, fmt.Errorf("cannot read %s: not read: %s", c.named(p), c.stopReason())
 			}
@@ -77,7 +78,7 @@ func (c *checker) v2() (more bool, err error) {
 		if !ok {
 			continue
 		}
-		loc, err := c.src.locate(e.URL)
+		loc, err := c.locate(e.URL)
 		if err != nil {
 			c.problem(p, "%s: %v", label, err)
 			continue
@@ -87,7 +88,7 @@ func (c *checker) v2() (more bool, err error) {
 		c.skills[e.Name] = s
 		c.names = append(c.names, e.Name)
 		if e.Type == layout.TypeArchive {
-			if !isArchive(loc) {
+			if layout.ArchiveFormat(loc) == "" {
 				c.problem(p, "%s: type archive, but url %q is not a .tar.gz or .zip", label, e.URL)
 				continue
 			}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -16,12 +17,11 @@ import (
 // extra was put there by something other than skillpack), and that every
 // document it lists is there whole, with the digest and size it had: an
 // index emptied or cut short is as wrong as one changed. A store (see
-// ObjectStore) is checked the same way, but for the files it does not
+// dist.Store) is checked the same way, but for the files it does not
 // hold, and for extra files only when it holds one bundle alone.
 func (c *checker) buildRecord() {
-	root, folder := c.src.folder()
-	_, store := c.src.(*storeSource)
-	if !folder && !store {
+	f, folder := c.src.(*dist.Folder)
+	if !folder && c.stored() == nil {
 		return
 	}
 	const p = layout.BuildRecord
@@ -45,7 +45,7 @@ func (c *checker) buildRecord() {
 	}
 	var present map[string]bool // nil: a store that cannot list its files
 	if folder {
-		present = c.walk(root, listed, len(rec.Files))
+		present = c.walk(f.Root(), listed, len(rec.Files))
 	} else {
 		present = c.heldFiles(listed)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -64,7 +65,7 @@ func (c *checker) outcome(sig Signature, s *sum, canCheck bool, checked error, w
 	switch err := s.err; {
 	case errors.Is(err, errStopped):
 		return
-	case errors.Is(err, errNotFound):
+	case errors.Is(err, dist.ErrNotFound):
 		sig.Status = SigMissing
 		if c.o.RequireSignatures {
 			c.problem(sig.Artifact, "has no %s (%s) and signatures are required", what, sig.Bundle)

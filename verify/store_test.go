@@ -13,10 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/layout"
 )
 
-// memStore is an ObjectStore of a dist folder's files, held in memory:
+// memStore is a dist.Store of a dist folder's files, held in memory:
 // the whole bundle, as a bucket holds it, or (registry) only what a
 // registry keeps of it, as publish/oci's store does.
 type memStore struct {
@@ -88,7 +89,7 @@ func (m *memStore) Files() ([]string, bool) {
 
 func (m *memStore) String() string { return "mem://bundle" }
 
-func checkStore(t *testing.T, st ObjectStore, o Options) *Report {
+func checkStore(t *testing.T, st dist.Store, o Options) *Report {
 	t.Helper()
 	rep, err := Objects(context.Background(), st, o)
 	if err != nil {

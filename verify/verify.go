@@ -1,6 +1,6 @@
 // Package verify checks a built bundle end to end, from a dist folder,
 // over HTTP(S) the way a client fetches it, or from where a publish put it
-// (an ObjectStore: a bucket, a registry; store.go): every digest and size is
+// (a dist.Store: a bucket, a registry; store.go): every digest and size is
 // recomputed, every index is checked against the files and against the
 // other indexes, every archive is unpacked in memory under limits and
 // compared with the served files, and signatures are checked when present
@@ -34,6 +34,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/pack"
 )
@@ -51,11 +52,11 @@ const (
 	DefaultMaxUnpacked  = pack.MaxUnpacked // bytes unpacked from any one archive
 	DefaultMaxEntries   = pack.MaxEntries  // entries in any one archive
 	DefaultMaxRatio     = pack.MaxRatio    // unpacked bytes per archive byte, above pack.RatioFloor
-	DefaultTimeout      = 30 * time.Second
+	DefaultTimeout      = dist.DefaultTimeout
 	DefaultDeadline     = 5 * time.Minute // the whole check
 	DefaultMaxSkills    = 10000           // entries in any one index
 	DefaultJobs         = 8               // files fetched at once
-	DefaultMaxRedirects = 5
+	DefaultMaxRedirects = dist.DefaultMaxRedirects
 	DefaultMaxProblems  = 1000
 )
 
@@ -99,6 +100,11 @@ type Options struct {
 	// changed what it published (layout.Published.Compare). Header goes
 	// to it only when it is on the origin of the URL verified.
 	Previous string
+}
+
+// http is how a URL is fetched.
+func (o Options) http() dist.HTTPOptions {
+	return dist.HTTPOptions{Timeout: o.Timeout, MaxRedirects: o.MaxRedirects, MaxSize: o.MaxSize, Header: o.Header, HeaderFlagPrefix: o.HeaderFlagPrefix}
 }
 
 // limits are the bounds of unpacking one archive.
@@ -153,7 +159,7 @@ type Counts struct {
 	Signatures int `json:"signatures"` // signature bundles verified
 	// NotHeld is the files the documents name that the source does not
 	// hold by design (a registry keeps no .zip and no served copies; see
-	// ObjectStore); the documents' digests of a skill's files are then
+	// dist.Store); the documents' digests of a skill's files are then
 	// checked against its .tar.gz.
 	NotHeld int `json:"notHeld,omitempty"`
 }
@@ -270,11 +276,11 @@ func (r *Report) finish() {
 // when dir cannot be read at all; everything else is a Problem.
 func Dist(ctx context.Context, dir string, o Options) (*Report, error) {
 	o = o.withDefaults()
-	src, err := newDirSource(dir)
+	src, err := dist.OpenFolder(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer src.close()
+	defer src.Close()
 	return run(ctx, src, o)
 }
 
@@ -284,10 +290,10 @@ func Dist(ctx context.Context, dir string, o Options) (*Report, error) {
 // The error is non-nil when that index cannot be fetched at all.
 func URL(ctx context.Context, base string, o Options) (*Report, error) {
 	o = o.withDefaults()
-	src, err := newHTTPSource(base, o)
+	src, err := dist.OpenURL(base, o.http())
 	if err != nil {
 		return nil, err
 	}
-	defer src.close()
+	defer src.Close()
 	return run(ctx, src, o)
 }

@@ -1,9 +1,6 @@
 package verify
 
 import (
-	"context"
-	"errors"
-	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -147,7 +145,7 @@ func TestVerifyPrevious(t *testing.T) {
 
 	good := filepath.Join(t.TempDir(), "good")
 	bumpNotes(t, skills, "1.3.0")
-	buildTo(t, skills, good, build.Options{Versioned: true, Release: "1.1.0", Previous: mustReader(t, prev)})
+	buildTo(t, skills, good, build.Options{Versioned: true, Release: "1.1.0", Previous: mustSource(t, prev)})
 
 	// Built afresh, without --previous: release-notes changed under 1.2.0.
 	bad := filepath.Join(t.TempDir(), "bad")
@@ -191,33 +189,12 @@ func TestVerifyPrevious(t *testing.T) {
 	wantProblem(t, check(t, good, Options{Previous: filepath.Join(t.TempDir(), "none")}), "", "no such folder")
 }
 
-func mustReader(t *testing.T, loc string) *Reader {
+func mustSource(t *testing.T, loc string) dist.Source {
 	t.Helper()
-	r, err := NewReader(loc, Options{})
+	src, err := dist.OpenSource(loc, dist.HTTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { r.Close() })
-	return r
-}
-
-// Reader reads what a client would, and says what went wrong.
-func TestReader(t *testing.T) {
-	dir := copyBuilt(t)
-	r := mustReader(t, dir)
-	rc, err := r.Open(context.Background(), layout.V2Index)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rc.Close()
-	if _, err := r.Open(context.Background(), "nothing/here"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("a missing file: %v, want fs.ErrNotExist", err)
-	}
-	if _, err := r.Open(context.Background(), "../etc/passwd"); err == nil {
-		t.Error("a path out of the bundle was read")
-	}
-	small := &Reader{src: r.src, o: Options{MaxSize: 10}.withDefaults()}
-	if _, err := small.read(context.Background(), layout.V2Index); err == nil || !strings.Contains(err.Error(), "10-byte limit") {
-		t.Errorf("over the size limit: %v", err)
-	}
+	t.Cleanup(func() { src.Close() })
+	return src
 }

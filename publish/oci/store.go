@@ -29,9 +29,8 @@ import (
 )
 
 // Store is a bundle as a registry holds it, read by dist path: what
-// `skillpack verify oci://host[:port]/repo[:tag]` checks. It has the
-// methods of verify.ObjectStore, which this package does not import (the
-// command joins the two).
+// `skillpack verify oci://host[:port]/repo[:tag]` checks: a dist.Store,
+// which the command hands to verify.
 //
 // What verifying a registry means: a registry holds part of a bundle.
 // It holds each skill's .tar.gz and SKILL.md (the layers of the skill's
@@ -696,3 +695,5 @@ func signatureLayer(m ocispec.Manifest, d digest.Digest) (ocispec.Descriptor, er
 	}
 	return m.Layers[0], nil
 }
+
+var _ dist.Store = (*Store)(nil)

@@ -14,9 +14,8 @@ import (
 )
 
 // Bucket is a bundle published under a prefix, read back by its bundle
-// paths: what `skillpack verify s3://bucket/prefix` checks. It has the
-// methods of verify.ObjectStore, which this package does not import (the
-// command joins the two): the prefix holds every file of the bundle at
+// paths: what `skillpack verify s3://bucket/prefix` checks, a dist.Store
+// which the command hands to verify: the prefix holds every file of the bundle at
 // its path, and the build record, so verify checks it as it checks a
 // dist folder, except that files the record does not list are allowed
 // (the archives of earlier releases stay until --prune).
@@ -133,3 +132,5 @@ func notFound(err error) bool {
 	e := errorResponse(err)
 	return e.StatusCode == http.StatusNotFound || e.Code == "NoSuchKey"
 }
+
+var _ dist.Store = (*Bucket)(nil)

@@ -83,6 +83,6 @@
 //
 // Bucket reads a published bundle by its paths for `skillpack verify
 // s3://bucket/prefix`, which checks it as it checks DIST (see
-// verify.ObjectStore), and checks that the release list's newest release
+// dist.Store), and checks that the release list's newest release
 // is the build record the prefix holds.
 package s3

@@ -45,7 +45,7 @@ func (a *HTTPAuth) example() string {
 	return "give it as 'Name: value', such as --" + a.prefix + "header 'Authorization: Bearer TOKEN'"
 }
 
-// ownHeaders are the headers verify's reader sets itself, which a
+// ownHeaders are the headers dist's HTTP reader sets itself, which a
 // --header may not.
 var ownHeaders = map[string]string{
 	"Host":            "the host is the URL's",

@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/publish/oci"
 	"github.com/skillpack/skillpack/publish/s3"
 	"github.com/skillpack/skillpack/verify"
@@ -40,7 +41,7 @@ func verifyTarget(ctx context.Context, ios *IO, opts *verifyOptions, o verify.Op
 // store is the target's reader, refusing a target or a flag its scheme
 // does not take. A registry's reader checks the manifests' own signatures
 // with v, when it checks statements.
-func (opts *verifyOptions) store(v verify.SignatureVerifier) (verify.ObjectStore, error) {
+func (opts *verifyOptions) store(v verify.SignatureVerifier) (dist.Store, error) {
 	t := opts.Target
 	if strings.HasPrefix(opts.Source, schemeOCI) {
 		if t.Endpoint != "" {

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
-	"github.com/skillpack/skillpack/verify"
 )
 
 // Versions are build's flags for versioned, immutable releases.
@@ -75,15 +75,15 @@ func (v *Versions) resolve(cfg *lint.Config, given func(string) bool) (versioned
 	return v.Versioned, release, nil
 }
 
-// open opens --previous with verify's reader, or returns nil without it.
-func (v *Versions) open() (*verify.Reader, error) {
+// open opens --previous as dist reads a bundle, or returns nil without it.
+func (v *Versions) open() (dist.Source, error) {
 	if v.Previous == "" {
 		if v.Auth.given() {
 			return nil, usageErr("%s are for the --previous URL; give --previous, or leave them out", v.Auth.flags())
 		}
 		return nil, nil
 	}
-	o := verify.Options{HeaderFlagPrefix: v.Auth.prefix}
+	o := dist.HTTPOptions{HeaderFlagPrefix: v.Auth.prefix}
 	if !strings.Contains(v.Previous, "://") {
 		if v.Auth.given() {
 			return nil, usageErr("%s are for a URL; %s %s is a folder, read without HTTP, so leave them out", v.Auth.flags(), v.from, v.Previous)
@@ -99,7 +99,7 @@ func (v *Versions) open() (*verify.Reader, error) {
 	if o.Header, err = v.Auth.Header(); err != nil {
 		return nil, err
 	}
-	r, err := verify.NewReader(v.Previous, o)
+	r, err := dist.OpenSource(v.Previous, o)
 	if err != nil {
 		return nil, usageErr("%s: %v", v.from, err)
 	}

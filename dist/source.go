@@ -1,6 +1,7 @@
-package verify
+package dist
 
 import (
+	"cmp"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -15,45 +16,86 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
 )
 
-// errNotFound is a file the source does not have: absent from the folder,
-// or HTTP 404 or 410. It is an fs.ErrNotExist, for Reader's callers.
-var errNotFound error = notFound{}
+// A Source is where a built bundle's bytes come from: a dist folder
+// (Folder), a URL it is served at (Site), or what a publish target holds
+// (a Store, read through Stored). Everything it returns is untrusted:
+// the caller checks the bytes against the digests that vouch for them.
+type Source interface {
+	// Open returns the bytes at loc, a dist path (slash-separated,
+	// relative to dist/) or, for a Site, an absolute URL that an index
+	// points at outside the bundle, and their size if it is known (else
+	// -1). A file the source does not have is an error that is an
+	// fs.ErrNotExist. The reader enforces no size limit: OpenMax does.
+	Open(ctx context.Context, loc string) (r io.ReadCloser, size int64, err error)
+	String() string // the folder, URL or store, for messages
+	Close() error
+}
+
+// ErrNotFound is a file the source does not have: absent from the folder
+// or the store, or HTTP 404 or 410. It is an fs.ErrNotExist.
+var ErrNotFound error = notFound{}
 
 type notFound struct{}
 
 func (notFound) Error() string        { return "not found" }
 func (notFound) Is(target error) bool { return target == fs.ErrNotExist }
 
-// A source is where a bundle's bytes come from. A location (loc) is a
-// dist path, slash-separated and relative to dist/, or, for an HTTP
-// source, an absolute URL that an index points at outside the bundle.
-type source interface {
-	// open returns the bytes at loc, and their size if it is known
-	// (else -1). The reader need not enforce a size limit; callers wrap
-	// it.
-	open(ctx context.Context, loc string) (r io.ReadCloser, size int64, err error)
-	// locate maps an index entry's url, relative to the v0.2 index or
-	// absolute, to a location.
-	locate(ref string) (string, error)
-	// folder reports whether the source is a dist folder, where the build
-	// record and the set of files present can be checked too.
-	folder() (*os.Root, bool)
-	String() string
-	close()
+// OpenSource is the bundle at loc: an http or https URL (of the folder
+// that holds .well-known/), or else a folder.
+func OpenSource(loc string, o HTTPOptions) (Source, error) {
+	if strings.Contains(loc, "://") {
+		return OpenURL(loc, o)
+	}
+	return OpenFolder(loc)
 }
 
-// dirSource reads a dist folder through an os.Root, which refuses any
-// path or symbolic link that leads outside the folder.
-type dirSource struct {
+// OpenMax opens the file at p, refusing a body whose size is known to be
+// over max before a byte of it is read, and failing the read that goes
+// past max: an endless or huge body is never buffered.
+func OpenMax(ctx context.Context, src Source, p string, max int64) (io.ReadCloser, int64, error) {
+	rc, size, err := src.Open(ctx, p)
+	if err == nil && size > max {
+		rc.Close()
+		err = tooLarge(max, size)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{&LimitReader{R: rc, Limit: max}, rc}, size, nil
+}
+
+// ReadAll reads the whole file at p, up to max bytes; its errors name p.
+func ReadAll(ctx context.Context, src Source, p string, max int64) ([]byte, error) {
+	rc, _, err := OpenMax(ctx, src, p, max)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return data, nil
+}
+
+// Folder reads a dist folder through an os.Root, which refuses any path
+// or symbolic link that leads outside the folder.
+type Folder struct {
 	dir  string
 	root *os.Root
 }
 
-func newDirSource(dir string) (*dirSource, error) {
+// OpenFolder is the bundle in the folder dir.
+func OpenFolder(dir string) (*Folder, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -68,15 +110,16 @@ func newDirSource(dir string) (*dirSource, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &dirSource{dir: dir, root: root}, nil
+	return &Folder{dir: dir, root: root}, nil
 }
 
-func (d *dirSource) String() string                    { return d.dir }
-func (d *dirSource) close()                            { d.root.Close() }
-func (d *dirSource) folder() (*os.Root, bool)          { return d.root, true }
-func (d *dirSource) locate(ref string) (string, error) { return locateIn(fakeIndex, ref, true) }
+func (d *Folder) String() string { return d.dir }
+func (d *Folder) Close() error   { return d.root.Close() }
 
-func (d *dirSource) open(ctx context.Context, loc string) (io.ReadCloser, int64, error) {
+// Root is the folder, for listing what it holds.
+func (d *Folder) Root() *os.Root { return d.root }
+
+func (d *Folder) Open(ctx context.Context, loc string) (io.ReadCloser, int64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
@@ -86,7 +129,7 @@ func (d *dirSource) open(ctx context.Context, loc string) (io.ReadCloser, int64,
 	name := filepath.FromSlash(loc)
 	info, err := d.root.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, errNotFound
+		return nil, 0, ErrNotFound
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("cannot be read inside the folder: %w", err)
@@ -105,51 +148,48 @@ func (d *dirSource) open(ctx context.Context, loc string) (io.ReadCloser, int64,
 	return f, info.Size(), err
 }
 
-// fakeIndex is where a folder's v0.2 index would be served, so that its
-// relative urls resolve the same way in both sources.
-var fakeIndex = &url.URL{Scheme: "http", Host: "dist.invalid", Path: "/" + layout.V2Index}
+// Defaults of the zero HTTPOptions.
+const (
+	DefaultTimeout      = 30 * time.Second
+	DefaultMaxRedirects = 5
+)
 
-// locateIn resolves ref against the v0.2 index at index, whose bundle root
-// is two folders up. A folder cannot know where a --base-url build will be
-// served, so there an absolute url is mapped by its place in the layout.
-func locateIn(index *url.URL, ref string, folder bool) (string, error) {
-	r, err := url.Parse(ref)
-	if err != nil {
-		return "", fmt.Errorf("url %q is not a valid URL", ref)
-	}
-	abs := index.ResolveReference(r)
-	if abs.Scheme != "http" && abs.Scheme != "https" {
-		return "", fmt.Errorf("url %q is not an http or https URL", ref)
-	}
-	base := strings.TrimSuffix(index.Path, layout.V2Index)
-	if abs.Scheme == index.Scheme && abs.Host == index.Host && strings.HasPrefix(abs.Path, base) && abs.RawQuery == "" {
-		return strings.TrimPrefix(abs.Path, base), nil
-	}
-	if !folder {
-		return abs.String(), nil
-	}
-	p, ok := layout.ParseIndexURL(ref)
-	if !ok {
-		return "", fmt.Errorf("url %q is outside the bundle (not a skill's file or archive under /%s/)", ref, layout.SkillsDir)
-	}
-	return p.String(), nil
+// HTTPOptions are how a Site is fetched; the zero value has the defaults.
+type HTTPOptions struct {
+	Timeout      time.Duration // each request, body included (0 = DefaultTimeout)
+	MaxRedirects int           // followed per request (0 = DefaultMaxRedirects)
+	MaxSize      int64         // the largest body unpacked from gzip (0 = pack.MaxFile)
+	// Header is added to every request to the origin (scheme, host and
+	// port) of the URL given, and to no other: not to a file an index
+	// points to on another origin, as curl keeps credentials without
+	// --location-trusted. (Redirects stay on that origin anyway.)
+	Header http.Header
+	// HeaderFlagPrefix names the flags that give Header, for the message
+	// of a request the server refused: "" for verify's --token-file and
+	// --header, "previous-" for build's.
+	HeaderFlagPrefix string
 }
 
-// httpSource fetches a bundle as a client would.
-type httpSource struct {
+// Site fetches a bundle as a client would.
+type Site struct {
 	base     *url.URL // the bundle root, path ending in '/'
 	index    *url.URL
 	client   *http.Client
-	o        Options
+	o        HTTPOptions
 	timeouts atomic.Int32
 }
 
-// maxTimeouts is how many requests may time out before the rest are not
+// MaxTimeouts is how many requests may time out before the rest are not
 // sent: a server that stalls every request must not make a run last
 // (files × timeout).
-const maxTimeouts = 3
+const MaxTimeouts = 3
 
-func newHTTPSource(raw string, o Options) (*httpSource, error) {
+// OpenURL is the bundle served at raw, an http or https URL of the folder
+// that holds .well-known/ (or of the v0.2 index itself).
+func OpenURL(raw string, o HTTPOptions) (*Site, error) {
+	o.Timeout = cmp.Or(o.Timeout, DefaultTimeout)
+	o.MaxRedirects = cmp.Or(o.MaxRedirects, DefaultMaxRedirects)
+	o.MaxSize = cmp.Or(o.MaxSize, pack.MaxFile)
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%q is not a valid URL: %w", raw, err)
@@ -190,18 +230,18 @@ func newHTTPSource(raw string, o Options) (*httpSource, error) {
 			// request's headers to its redirects, and keeps even
 			// Authorization for the same host on another port. Refused
 			// here, the request is never sent.
-			if origin(req.URL) != origin(via[0].URL) {
+			if Origin(req.URL) != Origin(via[0].URL) {
 				return fmt.Errorf("redirect from %s to another origin, %s; verify that URL directly if it is meant", via[0].URL, req.URL)
 			}
 			return nil
 		},
 	}
-	return &httpSource{base: u, index: &index, client: client, o: o}, nil
+	return &Site{base: u, index: &index, client: client, o: o}, nil
 }
 
-// origin is u's scheme, host and port as a browser compares them: the
+// Origin is u's scheme, host and port as a browser compares them: the
 // host in lower case, the scheme's default port left out.
-func origin(u *url.URL) string {
+func Origin(u *url.URL) string {
 	host := strings.ToLower(u.Host)
 	if p := u.Port(); p == "80" && u.Scheme == "http" || p == "443" && u.Scheme == "https" {
 		host = strings.TrimSuffix(host, ":"+p)
@@ -209,15 +249,15 @@ func origin(u *url.URL) string {
 	return u.Scheme + "://" + host
 }
 
-func (h *httpSource) String() string           { return h.base.String() }
-func (h *httpSource) close()                   { h.client.CloseIdleConnections() }
-func (h *httpSource) folder() (*os.Root, bool) { return nil, false }
-func (h *httpSource) locate(ref string) (string, error) {
-	return locateIn(h.index, ref, false)
-}
+func (h *Site) String() string { return h.base.String() }
+func (h *Site) Close() error   { h.client.CloseIdleConnections(); return nil }
+
+// Index is the URL of the bundle's v0.2 index, against which its urls
+// resolve.
+func (h *Site) Index() *url.URL { return h.index }
 
 // url is the URL of a location.
-func (h *httpSource) url(loc string) string {
+func (h *Site) url(loc string) string {
 	if strings.Contains(loc, "://") {
 		return loc
 	}
@@ -226,7 +266,7 @@ func (h *httpSource) url(loc string) string {
 	return u.String()
 }
 
-func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, int64, error) {
+func (h *Site) Open(ctx context.Context, loc string) (io.ReadCloser, int64, error) {
 	if !strings.Contains(loc, "://") {
 		if err := layout.CheckPath(loc); err != nil {
 			return nil, 0, err
@@ -234,8 +274,8 @@ func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, int64
 	}
 	// The count is not in the message: with requests in flight at once,
 	// it is not the same every run.
-	if h.timeouts.Load() >= maxTimeouts {
-		return nil, 0, fmt.Errorf("not fetched: %d or more requests to this server timed out (--timeout)", maxTimeouts)
+	if h.timeouts.Load() >= MaxTimeouts {
+		return nil, 0, fmt.Errorf("not fetched: %d or more requests to this server timed out (--timeout)", MaxTimeouts)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.url(loc), nil)
 	if err != nil {
@@ -244,13 +284,13 @@ func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, int64
 	// Credentials are for the origin they were given with, never for a
 	// URL that an index, which anyone with write access to the bundle
 	// controls, points to.
-	sent := len(h.o.Header) > 0 && origin(req.URL) == origin(h.base)
+	sent := len(h.o.Header) > 0 && Origin(req.URL) == Origin(h.base)
 	if sent {
 		for k, v := range h.o.Header {
 			req.Header[k] = slices.Clone(v)
 		}
 	}
-	// We unpack gzip ourselves, under the size limit (see newHTTPSource).
+	// We unpack gzip ourselves, under the size limit (see OpenURL).
 	req.Header.Set("Accept-Encoding", "gzip")
 	if req.Header.Get("User-Agent") == "" {
 		req.Header.Set("User-Agent", "skillpack-verify")
@@ -265,7 +305,7 @@ func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, int64
 	}
 	switch {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone:
-		return fail(errNotFound)
+		return fail(ErrNotFound)
 	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
 		return fail(h.denied(resp, sent))
 	case resp.StatusCode != http.StatusOK:
@@ -280,8 +320,8 @@ func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, int64
 			return fail(errors.New("served with Content-Encoding: gzip, so clients unpack it and get bytes that do not match its digest; serve archives with no Content-Encoding"))
 		}
 		// The length declared is the compressed one, which the caller
-		// does not see (checker.open refuses a declared length over
-		// the limit): refused here, before a byte is read.
+		// does not see (OpenMax refuses a declared length over the
+		// limit): refused here, before a byte is read.
 		if resp.ContentLength > h.o.MaxSize {
 			return fail(tooLarge(h.o.MaxSize, resp.ContentLength))
 		}
@@ -300,13 +340,13 @@ func (h *httpSource) open(ctx context.Context, loc string) (io.ReadCloser, int64
 
 // denied says why a server refused a request (401 or 403) and what to do,
 // without a word of the headers' values.
-func (h *httpSource) denied(resp *http.Response, sent bool) error {
-	who := fmt.Sprintf("%s answered %d %s", origin(resp.Request.URL), resp.StatusCode, http.StatusText(resp.StatusCode))
+func (h *Site) denied(resp *http.Response, sent bool) error {
+	who := fmt.Sprintf("%s answered %d %s", Origin(resp.Request.URL), resp.StatusCode, http.StatusText(resp.StatusCode))
 	switch {
 	case sent:
 		return fmt.Errorf("%s to the headers given; check that the token is current and may read this bundle", who)
 	case len(h.o.Header) > 0:
-		return fmt.Errorf("%s; the headers given (--%sheader, --%stoken-file) are sent only to %s, the origin of the URL given", who, h.o.HeaderFlagPrefix, h.o.HeaderFlagPrefix, origin(h.base))
+		return fmt.Errorf("%s; the headers given (--%sheader, --%stoken-file) are sent only to %s, the origin of the URL given", who, h.o.HeaderFlagPrefix, h.o.HeaderFlagPrefix, Origin(h.base))
 	}
 	return fmt.Errorf("%s; pass a token with --%stoken-file or --%sheader 'Authorization: …'", who, h.o.HeaderFlagPrefix, h.o.HeaderFlagPrefix)
 }
@@ -314,7 +354,7 @@ func (h *httpSource) denied(resp *http.Response, sent bool) error {
 // httpBody turns timeouts while reading a body into plain messages.
 type httpBody struct {
 	io.ReadCloser
-	h *httpSource
+	h *Site
 }
 
 func (b *httpBody) Read(p []byte) (int, error) {
@@ -327,7 +367,7 @@ func (b *httpBody) Read(p []byte) (int, error) {
 
 // describe makes a transport error say what happened without Go's
 // wrapping ("Get \"...\": ...").
-func (h *httpSource) describe(err error) error {
+func (h *Site) describe(err error) error {
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
 		h.timeouts.Add(1)
@@ -344,7 +384,7 @@ func (h *httpSource) describe(err error) error {
 // client would take it; whether its name is right is checked on its own.
 func isArchive(loc string) bool { return layout.ArchiveFormat(loc) != "" }
 
-// tooLargeError is a file over Options.MaxSize.
+// tooLargeError is a file over the size limit.
 type tooLargeError struct{ limit, size int64 }
 
 func tooLarge(limit, size int64) error { return &tooLargeError{limit, size} }
@@ -356,25 +396,25 @@ func (e *tooLargeError) Error() string {
 	return fmt.Sprintf("is larger than the %d-byte limit (--max-size); stopped reading", e.limit)
 }
 
-// limitReader fails once more than limit bytes have been read, so that an
+// LimitReader fails once more than Limit bytes have been read, so that an
 // endless or huge body is never buffered.
-type limitReader struct {
-	r     io.Reader
+type LimitReader struct {
+	R     io.Reader
+	Limit int64
 	n     int64
-	limit int64
 }
 
-func (l *limitReader) Read(p []byte) (int, error) {
-	if l.n > l.limit {
-		return 0, tooLarge(l.limit, 0)
+func (l *LimitReader) Read(p []byte) (int, error) {
+	if l.n > l.Limit {
+		return 0, tooLarge(l.Limit, 0)
 	}
-	if rest := l.limit + 1 - l.n; int64(len(p)) > rest {
+	if rest := l.Limit + 1 - l.n; int64(len(p)) > rest {
 		p = p[:rest]
 	}
-	n, err := l.r.Read(p)
+	n, err := l.R.Read(p)
 	l.n += int64(n)
-	if l.n > l.limit {
-		return n, tooLarge(l.limit, 0)
+	if l.n > l.Limit {
+		return n, tooLarge(l.Limit, 0)
 	}
 	return n, err
 }
