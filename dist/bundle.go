@@ -1,0 +1,92 @@
+package dist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// Bundle is a built bundle as a Source holds it: its checksums.txt, read
+// once, and the documents it vouches for (the v0.2 index, versions.json),
+// decoded from the very bytes that were checked against it.
+type Bundle struct {
+	layout.Published
+	src Source
+	max int64 // the largest document read
+}
+
+// Open reads the bundle src holds, reading no document of more than max
+// bytes. checksums.txt anchors it: the v0.2 index and versions.json must
+// have the digests it gives them, or the bundle was changed after it was
+// built (or is only half published). A bundle without checksums.txt, or
+// whose index is not discovery v0.2.0, is not one skillpack built; each
+// error says which file and what to do.
+func Open(ctx context.Context, src Source, max int64) (*Bundle, error) {
+	data, err := ReadAll(ctx, src, layout.Checksums, max)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w; every bundle skillpack builds has %s, so this is not one (or it is not all published)", err, layout.Checksums)
+	}
+	if err != nil {
+		return nil, err
+	}
+	list, err := layout.ParseChecksums(data)
+	if err != nil {
+		return nil, fmt.Errorf("not a bundle skillpack built: %w", err)
+	}
+	b := &Bundle{Published: layout.Published{Sums: map[string]layout.Digest{}}, src: src, max: max}
+	for _, s := range list {
+		b.Sums[s.Path] = s.Digest
+	}
+	if data, err = b.Doc(ctx, layout.V2Index); err != nil {
+		return nil, err
+	}
+	if b.Index, err = layout.DecodeIndexV2(data); err != nil {
+		return nil, err
+	}
+	if b.Index.Schema != layout.Schema {
+		return nil, fmt.Errorf("%s: \"$schema\" is %q, not discovery %q: a bundle of another format", layout.V2Index, b.Index.Schema, layout.Schema)
+	}
+	if _, ok := b.Sums[layout.VersionsIndex]; !ok {
+		return b, nil
+	}
+	if data, err = b.Doc(ctx, layout.VersionsIndex); err != nil {
+		return nil, err
+	}
+	if b.Versions, err = layout.DecodeVersions(data); err != nil {
+		return nil, err
+	}
+	if err := errors.Join(b.Versions.Check()...); err != nil {
+		return nil, fmt.Errorf("%s: %w", layout.VersionsIndex, err)
+	}
+	for _, r := range b.Versions.Releases {
+		if b.Sums[layout.Snapshot(r.Version)] != r.Digest {
+			return nil, fmt.Errorf("%s gives release %s the digest %s, and %s gives %s; publish the whole bundle again", layout.VersionsIndex, r.Version, r.Digest, layout.Checksums, b.Sums[layout.Snapshot(r.Version)])
+		}
+	}
+	return b, nil
+}
+
+// Doc reads a document that checksums.txt lists, refusing bytes other
+// than those it vouches for.
+func (b *Bundle) Doc(ctx context.Context, p string) ([]byte, error) {
+	want, ok := b.Sums[p]
+	if !ok {
+		return nil, fmt.Errorf("%s does not list %s; a bundle skillpack built lists it", layout.Checksums, p)
+	}
+	data, err := ReadAll(ctx, b.src, p, b.max)
+	if err != nil {
+		return nil, err
+	}
+	if got := layout.DigestOf(data); got != want {
+		n := int64(len(data))
+		return nil, fmt.Errorf("%w: it was changed after the build (tampered with, or only half published); publish the whole bundle again",
+			&ChangedError{Artifact: layout.Artifact{Path: p, Digest: want, Size: n}, By: layout.Checksums, Got: got, Read: n})
+	}
+	return data, nil
+}
+
+// Source is where the bundle is read from.
+func (b *Bundle) Source() Source { return b.src }

@@ -1,0 +1,140 @@
+package dist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sync/atomic"
+	"time"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// Store is a published bundle read by dist path: the objects of an
+// S3 bucket under a prefix, or what an OCI registry holds of a bundle.
+// dist does not know how a store talks to its server; publish/s3 and
+// publish/oci implement it, and the command joins them to verify.
+//
+// A store is checked like a dist folder, not like a URL: it holds the
+// build record beside the bundle, so the files the record lists are
+// looked for and the documents it lists are held to their digests. Its
+// index's urls are mapped by their place in the layout, as a folder's
+// are, since a bundle built with --base-url is published to a store that
+// cannot know that URL. Unlike a folder, a store may hold more than one
+// release (a bucket keeps the archives of the releases before until
+// --prune) or only part of one (a registry keeps a skill's .tar.gz and
+// SKILL.md, not its .zip or its other files): Files and Holds say which.
+//
+// Everything a store returns is as untrusted as a server's answer: read
+// through Stored, every request has a timeout, and its reader checks every
+// digest.
+type Store interface {
+	// Check is called once, before anything is opened, with the check's
+	// context: the store reads what it needs to find the bundle's files
+	// (a registry's manifests) and reports what is wrong with it through
+	// problem, which may be called from several goroutines, with the
+	// path (or reference) a problem is about. It returns an error only
+	// when the bundle cannot be read at all (no such bucket, tag or
+	// repository, credentials refused).
+	Check(ctx context.Context, problem func(path, message string)) error
+	// Open returns the bytes at a dist path and their size, or -1 when it
+	// is not known. A file the store does not have is an error wrapping
+	// fs.ErrNotExist. The reader is read once and closed.
+	Open(ctx context.Context, path string) (io.ReadCloser, int64, error)
+	// Holds reports whether the store keeps the file at path at all. What
+	// it does not hold is neither read nor a problem; verify counts
+	// it, and a skill's files that only its .tar.gz holds
+	// are checked against the archive's entries.
+	Holds(path string) bool
+	// Files lists every file the store holds, when it holds exactly one
+	// bundle (ok true): a file the build record does not list is then a
+	// problem, as in a folder. A store that may hold other releases' files
+	// too returns ok false, and each file the record lists is looked for.
+	Files() (files []string, ok bool)
+	// String names the store in the report: s3://bucket/prefix,
+	// oci://host/repo:tag.
+	String() string
+}
+
+// ErrNotHeld is a file a store does not keep by design (Store's Holds):
+// not read, not a problem.
+var ErrNotHeld = errors.New("not held by the store")
+
+// errRequestTimeout is the cause of one store request's context when its
+// timeout passes.
+var errRequestTimeout = errors.New("request timed out")
+
+// Stored is a Source that reads a Store, each request (body included)
+// within timeout, as over HTTP.
+type Stored struct {
+	st       Store
+	timeout  time.Duration
+	timeouts atomic.Int32
+}
+
+// FromStore reads st, each request within timeout.
+func FromStore(st Store, timeout time.Duration) *Stored { return &Stored{st: st, timeout: timeout} }
+
+// Store is the store read.
+func (s *Stored) Store() Store { return s.st }
+
+func (s *Stored) String() string { return s.st.String() }
+func (s *Stored) Close() error   { return nil }
+
+func (s *Stored) Open(ctx context.Context, loc string) (io.ReadCloser, int64, error) {
+	if err := layout.CheckPath(loc); err != nil {
+		return nil, 0, err
+	}
+	if !s.st.Holds(loc) {
+		return nil, 0, ErrNotHeld
+	}
+	if s.timeouts.Load() >= MaxTimeouts {
+		return nil, 0, fmt.Errorf("not fetched: %d or more requests to %s timed out (--timeout)", MaxTimeouts, s.st)
+	}
+	// Each request, body included, has --timeout, as over HTTP.
+	rctx, cancel := context.WithTimeoutCause(ctx, s.timeout, errRequestTimeout)
+	rc, size, err := s.st.Open(rctx, loc)
+	if err != nil {
+		err = s.describe(rctx, err)
+		cancel()
+		return nil, 0, err
+	}
+	return &storeBody{rc: rc, ctx: rctx, cancel: cancel, s: s}, size, nil
+}
+
+// describe turns a store's error into a Source's: absent is ErrNotFound,
+// a request past its timeout says so.
+func (s *Stored) describe(ctx context.Context, err error) error {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return ErrNotFound
+	case errors.Is(context.Cause(ctx), errRequestTimeout):
+		s.timeouts.Add(1)
+		return fmt.Errorf("timed out after %v (--timeout)", s.timeout)
+	}
+	return err
+}
+
+// storeBody is a store's reader, whose request ends when it is closed.
+type storeBody struct {
+	rc     io.ReadCloser
+	ctx    context.Context
+	cancel context.CancelFunc
+	s      *Stored
+}
+
+func (b *storeBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err != nil && err != io.EOF {
+		err = b.s.describe(b.ctx, err)
+	}
+	return n, err
+}
+
+func (b *storeBody) Close() error {
+	err := b.rc.Close()
+	b.cancel()
+	return err
+}
