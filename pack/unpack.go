@@ -41,6 +41,19 @@ type unpacker struct {
 	bad    func(name, why string) error
 	file   func(Entry, io.Reader) error
 	seen   map[string]bool
+	err    error // what stops Unpack: bad's or file's error, or the archive's
+}
+
+// say hands each why that is not "" to bad and reports whether there was
+// one: the entry is skipped. bad's error stops Unpack (u.err).
+func (u *unpacker) say(name string, whys ...string) bool {
+	skip := false
+	for _, why := range whys {
+		if why != "" && u.err == nil {
+			skip, u.err = true, u.bad(name, why)
+		}
+	}
+	return skip || u.err != nil
 }
 
 func (u *unpacker) tarGz(data []byte) error {
@@ -50,42 +63,27 @@ func (u *unpacker) tarGz(data []byte) error {
 		return fmt.Errorf("is not a gzip stream: %w", err)
 	}
 	tr := tar.NewReader(g.Reader(zr))
-	for n := 1; ; n++ {
+	for n := 1; u.err == nil; n++ {
 		hdr, err := tr.Next()
-		if err == io.EOF {
+		switch {
+		case err == io.EOF:
 			return nil
-		}
 		// ErrInsecurePath (GODEBUG tarinsecurepath=0) still returns the
 		// header; the name checks below say what is wrong with it.
-		if err != nil && !errors.Is(err, tar.ErrInsecurePath) {
+		case err != nil && !errors.Is(err, tar.ErrInsecurePath):
 			return tarErr(err)
-		}
-		if n > u.l.Entries {
+		case n > u.l.Entries:
 			return &BombError{fmt.Sprintf("has more than %d entries (the limit); stopped", u.l.Entries)}
 		}
-		// Each problem is said (bad may go on), and a file with one is
-		// skipped: its bytes are skipped by Next, still through the guard.
-		why := u.checkName(hdr.Name)
-		if why == "" && hdr.Format&(tar.FormatPAX|tar.FormatGNU) != 0 {
-			// Said, but the file is still read.
-			if err := u.bad(hdr.Name, fmt.Sprintf("has a %v header; the skills CLI reads only USTAR tar", hdr.Format)); err != nil {
-				return err
-			}
+		if u.say(hdr.Name, u.checkName(hdr.Name)) {
+			continue // its bytes are skipped by Next, still through the guard
 		}
-		if why == "" {
-			why = tarType(hdr)
+		if hdr.Format&(tar.FormatPAX|tar.FormatGNU) != 0 {
+			// Said, and the file is read still.
+			u.say(hdr.Name, fmt.Sprintf("has a %v header; the skills CLI reads only USTAR tar", hdr.Format))
 		}
-		if why != "" {
-			if err := u.bad(hdr.Name, why); err != nil {
-				return err
-			}
-			continue
-		}
-		exec, ok, err := u.checkFile(hdr.Name, hdr.FileInfo().Mode(), uint64(hdr.Size), "is")
-		if err != nil || !ok {
-			if err != nil {
-				return err
-			}
+		exec, modeWhy := checkMode(hdr.FileInfo().Mode())
+		if u.say(hdr.Name, tarType(hdr)) || u.say(hdr.Name, modeWhy, u.tooLarge("is", uint64(hdr.Size))) {
 			continue
 		}
 		if g.n+hdr.Size > u.l.Unpacked {
@@ -93,28 +91,18 @@ func (u *unpacker) tarGz(data []byte) error {
 			// byte of it: pull creates no file the limit would cut short.
 			return &BombError{fmt.Sprintf("decompression bomb: unpacks to more than %d bytes (the limit); stopped", u.l.Unpacked)}
 		}
-		if err := u.entry(Entry{Path: hdr.Name, Exec: exec, Size: hdr.Size}, tr); err != nil {
-			return err
-		}
+		u.entry(Entry{Path: hdr.Name, Exec: exec, Size: hdr.Size}, tr)
 	}
+	return u.err
 }
 
-// checkFile checks a regular file's mode and size, saying every problem:
-// ok is whether it has none, exec its exec bit.
-func (u *unpacker) checkFile(name string, m fs.FileMode, size uint64, claims string) (exec, ok bool, err error) {
-	exec, why := checkMode(m)
-	if why != "" {
-		if err := u.bad(name, why); err != nil {
-			return false, false, err
-		}
+// tooLarge says why a file of size bytes, as its header claims, is too
+// large, or "".
+func (u *unpacker) tooLarge(claims string, size uint64) string {
+	if size <= uint64(u.l.File) {
+		return ""
 	}
-	if size > uint64(u.l.File) {
-		if err := u.bad(name, fmt.Sprintf("%s %d bytes, more than the %d-byte limit for one file", claims, size, u.l.File)); err != nil {
-			return false, false, err
-		}
-		return exec, false, nil
-	}
-	return exec, why == "", nil
+	return fmt.Sprintf("%s %d bytes, more than the %d-byte limit for one file", claims, size, u.l.File)
 }
 
 // tarType says why an entry of hdr's type is not a file of a skill, or "".
@@ -154,68 +142,63 @@ func (u *unpacker) zip(data []byte) error {
 	}
 	g := u.l.Unpack(int64(len(data)))
 	for _, f := range zr.File {
-		m := f.Mode()
-		why := u.checkName(f.Name)
-		switch {
-		case why != "":
-		case m&fs.ModeSymlink != 0:
-			why = "is a symbolic link; archives may hold regular files only"
-		case m&(fs.ModeDevice|fs.ModeCharDevice) != 0:
-			why = "is a device; archives may hold regular files only"
-		case m&(fs.ModeNamedPipe|fs.ModeSocket) != 0:
-			why = "is a named pipe or socket; archives may hold regular files only"
-		case m.IsDir() || strings.HasSuffix(f.Name, "/"):
-			why = "is a directory entry; archives hold files only, with no directory entries"
+		if u.err != nil {
+			break
 		}
-		if why != "" {
-			if err := u.bad(f.Name, why); err != nil {
-				return err
-			}
+		if u.say(f.Name, u.checkName(f.Name)) || u.say(f.Name, zipType(f)) {
 			continue
 		}
-		exec, ok, err := u.checkFile(f.Name, m, f.UncompressedSize64, "says it is")
-		if err != nil || !ok {
-			if err != nil {
-				return err
-			}
+		exec, modeWhy := checkMode(f.Mode())
+		if u.say(f.Name, modeWhy, u.tooLarge("says it is", f.UncompressedSize64)) {
 			continue
 		}
 		rc, err := f.Open()
 		if err != nil {
-			if err := u.bad(f.Name, fmt.Sprintf("cannot be read: %v", err)); err != nil {
-				return err
-			}
+			u.say(f.Name, fmt.Sprintf("cannot be read: %v", err))
 			continue
 		}
 		// The declared size is not trusted: the guard counts what
 		// actually comes out.
-		err = u.entry(Entry{Path: f.Name, Exec: exec, Size: int64(f.UncompressedSize64)}, g.Reader(rc))
+		u.entry(Entry{Path: f.Name, Exec: exec, Size: int64(f.UncompressedSize64)}, g.Reader(rc))
 		rc.Close()
-		if err != nil {
-			return err
-		}
 	}
-	return nil
+	return u.err
+}
+
+// zipType says why a zip entry is not a file of a skill, or "".
+func zipType(f *zip.File) string {
+	switch m := f.Mode(); {
+	case m&fs.ModeSymlink != 0:
+		return "is a symbolic link; archives may hold regular files only"
+	case m&(fs.ModeDevice|fs.ModeCharDevice) != 0:
+		return "is a device; archives may hold regular files only"
+	case m&(fs.ModeNamedPipe|fs.ModeSocket) != 0:
+		return "is a named pipe or socket; archives may hold regular files only"
+	case m.IsDir() || strings.HasSuffix(f.Name, "/"):
+		return "is a directory entry; archives hold files only, with no directory entries"
+	}
+	return ""
 }
 
 // entry hands one file's bytes to u.file and tells an archive's fault
 // (a limit, a corrupt stream) from file's own.
-func (u *unpacker) entry(e Entry, r io.Reader) error {
+func (u *unpacker) entry(e Entry, r io.Reader) {
 	er := &entryReader{r: r, left: u.l.File}
 	err := u.file(e, er)
 	var be *BombError
 	switch {
 	case er.err == nil || er.err == io.EOF:
-		return err
+		u.err = err
 	case errors.As(er.err, &be):
-		return be
+		u.err = be
 	case er.err == errTooLarge:
-		return u.bad(e.Path, fmt.Sprintf("is more than the %d-byte limit for one file", u.l.File))
+		u.say(e.Path, fmt.Sprintf("is more than the %d-byte limit for one file", u.l.File))
 	case u.zipped:
 		// A zip's entries are apart: the next may still be read.
-		return u.bad(e.Path, fmt.Sprintf("cannot be read: %v", er.err))
+		u.say(e.Path, fmt.Sprintf("cannot be read: %v", er.err))
+	default:
+		u.err = tarErr(er.err)
 	}
-	return tarErr(er.err)
 }
 
 var errTooLarge = errors.New("more than the limit for one file")
