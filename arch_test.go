@@ -44,7 +44,7 @@ var importMap = map[string]rule{
 
 	// 1: the model of a skill, its archives, the bundle's formats.
 	"skill":  {1, []string{"internal/parallel"}},
-	"pack":   {1, nil},
+	"pack":   {1, []string{"internal/human"}},
 	"layout": {1, []string{"internal/semver"}},
 
 	// 2: what is computed from them: findings, the catalog page, a new skill.

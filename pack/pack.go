@@ -38,6 +38,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/flate"
+
+	"github.com/skillpack/skillpack/internal/human"
 )
 
 // Compressor is the module that compresses both archives. Its output is part
@@ -234,8 +236,8 @@ func CheckSize(path string, size int64) error {
 	case size < 0:
 		return pathErr(path, ErrBadPath, "negative size %d", size)
 	case size > MaxSize:
-		return pathErr(path, ErrTooLarge, "%d bytes (%.1f GiB), but its size field holds at most %d (8 GiB less a byte), and the skills CLI reads no other tar format",
-			size, float64(size)/(1<<30), int64(MaxSize))
+		return pathErr(path, ErrTooLarge, "%d bytes (%s), but its size field holds at most %d (8 GiB less a byte), and the skills CLI reads no other tar format",
+			size, human.Bytes(size), int64(MaxSize))
 	}
 	return nil
 }
