@@ -62,88 +62,23 @@ func (p *publisher) getOnce(ctx context.Context, path string, limit int) ([]byte
 // cannot be kept.
 func (p *publisher) published(ctx context.Context) (names, error) {
 	n := names{}
-	for _, doc := range []string{layout.V2Index, layout.V1Index, layout.MCPSkills, layout.MCPIndex, layout.MCPResources, layout.Checksums} {
+	for _, doc := range layout.Naming {
 		if _, ok := p.existing[doc]; !ok {
 			continue
 		}
 		data, err := p.get(ctx, doc, maxDoc)
+		var named []string
 		if err == nil {
-			err = docNames(doc, data, n)
+			named, err = layout.Names(doc, data)
+		}
+		for _, f := range named {
+			n.add(f)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: the published document cannot be read (%w); --prune must know what it names to keep it: publish without --prune, or remove the document", p.url(doc), err)
 		}
 	}
 	return n, nil
-}
-
-// docNames adds what one document names to n.
-func docNames(doc string, data []byte, n names) error {
-	uri := func(u string) {
-		if pp, ok := layout.ParseURI(u); ok {
-			n.add(pp.String())
-		}
-	}
-	switch doc {
-	case layout.V2Index:
-		idx, err := layout.DecodeIndexV2(data)
-		if err != nil {
-			return err
-		}
-		for _, e := range idx.Skills {
-			if pp, ok := layout.ParseIndexURL(e.URL); ok {
-				n.add(pp.String())
-			}
-		}
-	case layout.V1Index:
-		idx, err := layout.DecodeIndexV1(data)
-		if err != nil {
-			return err
-		}
-		for _, e := range idx.Skills {
-			for _, f := range e.Files {
-				n.add(layout.LegacyFile(e.Name, f))
-			}
-		}
-	case layout.MCPSkills:
-		list, err := layout.DecodeSkillsMCP(data)
-		if err != nil {
-			return err
-		}
-		for _, s := range list {
-			for _, r := range s.Resources {
-				uri(r.URI)
-			}
-		}
-	case layout.MCPIndex:
-		idx, err := layout.DecodeIndexMCP(data)
-		if err != nil {
-			return err
-		}
-		for _, e := range idx.Skills {
-			uri(e.URL)
-			for _, a := range e.Archives {
-				uri(a.URL)
-			}
-		}
-	case layout.MCPResources:
-		list, err := layout.DecodeResources(data)
-		if err != nil {
-			return err
-		}
-		for _, r := range list {
-			n.add(r.Path)
-		}
-	case layout.Checksums:
-		sums, err := layout.ParseChecksums(data)
-		if err != nil {
-			return err
-		}
-		for _, s := range sums {
-			n.add(s.Path)
-		}
-	}
-	return nil
 }
 
 // recordNames adds every file the record copy of release d lists to n,
