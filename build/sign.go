@@ -2,6 +2,7 @@ package build
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -180,7 +181,7 @@ type SignResult struct {
 	Folders []string `json:"folders,omitempty"`
 }
 
-// Sign signs the bundle a build wrote at dist, as `build --sign` would
+// Sign signs the bundle a build wrote at out, as `build --sign` would
 // have: it stages a copy of the bundle (hard links, so no bytes are
 // copied), signs the copy with the build's sign step (the artifacts with
 // sign, and each skill folder with signFolder unless it is nil), lists the
@@ -188,21 +189,25 @@ type SignResult struct {
 // a previous signing left are replaced. The bundle is read through its
 // build record only: a file the record does not list, or an artifact that
 // no longer has its recorded digest, stops the signing with nothing changed.
-func Sign(dist string, sign Signer, signFolder StatementSigner, log io.Writer) (*SignResult, error) {
-	recPath := filepath.Join(dist, filepath.FromSlash(layout.BuildRecord))
-	data, err := os.ReadFile(recPath)
+func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*SignResult, error) {
+	folder, err := dist.OpenFolder(out)
+	if err != nil {
+		return nil, &OutputError{err}
+	}
+	data, err := dist.ReadAll(context.Background(), folder, layout.BuildRecord, dist.MaxDoc)
+	folder.Close()
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &OutputError{fmt.Errorf("%s is not a bundle skillpack built (no %s); build one with `skillpack build`", dist, layout.BuildRecord)}
+		return nil, &OutputError{fmt.Errorf("%s is not a bundle skillpack built (no %s); build one with `skillpack build`", out, layout.BuildRecord)}
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", out, err)
 	}
 	rec, err := layout.DecodeRecord(data)
 	if err != nil {
-		return nil, &OutputError{fmt.Errorf("%s: %w; rebuild the bundle", dist, err)}
+		return nil, &OutputError{fmt.Errorf("%s: %w; rebuild the bundle", out, err)}
 	}
-	b := &builder{opts: Options{Out: dist, Log: log}, res: &Result{}}
-	if b.out, err = filepath.Abs(dist); err != nil {
+	b := &builder{opts: Options{Out: out, Log: log}, res: &Result{}}
+	if b.out, err = filepath.Abs(out); err != nil {
 		return nil, err
 	}
 	unlock, err := lockOutput(b.out, "sign")

@@ -9,6 +9,11 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
+// MaxDoc is the largest document read back whole: the indexes of 10,000
+// skills are a few megabytes, their build record tens. Anything larger is
+// not a document skillpack wrote.
+const MaxDoc = 1 << 30
+
 // Bundle is a built bundle as a Source holds it: its checksums.txt, read
 // once, and the documents it vouches for (the v0.2 index, versions.json),
 // decoded from the very bytes that were checked against it.
@@ -76,14 +81,26 @@ func (b *Bundle) Doc(ctx context.Context, p string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s does not list %s; a bundle skillpack built lists it", layout.Checksums, p)
 	}
-	data, err := ReadAll(ctx, b.src, p, b.max)
+	data, err := ReadDoc(ctx, b.src, p, want, layout.Checksums, b.max)
+	var changed *ChangedError
+	if errors.As(err, &changed) {
+		return nil, fmt.Errorf("%w: it was changed after the build (tampered with, or only half published); publish the whole bundle again", err)
+	}
+	return data, err
+}
+
+// ReadDoc reads the document at p whole, up to max bytes, and refuses
+// (with a *ChangedError) bytes other than those of want, which by gives
+// it: what a reader takes from a document must come from the bytes that
+// vouch for it.
+func ReadDoc(ctx context.Context, src Source, p string, want layout.Digest, by string, max int64) ([]byte, error) {
+	data, err := ReadAll(ctx, src, p, max)
 	if err != nil {
 		return nil, err
 	}
 	if got := layout.DigestOf(data); got != want {
 		n := int64(len(data))
-		return nil, fmt.Errorf("%w: it was changed after the build (tampered with, or only half published); publish the whole bundle again",
-			&ChangedError{Artifact: layout.Artifact{Path: p, Digest: want, Size: n}, By: layout.Checksums, Got: got, Read: n})
+		return nil, &ChangedError{Artifact: layout.Artifact{Path: p, Digest: want, Size: n}, By: by, Got: got, Read: n}
 	}
 	return data, nil
 }

@@ -2,6 +2,7 @@ package publish
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -80,11 +81,16 @@ const rebuild = "rebuild it with skillpack build, or run skillpack verify to see
 // are refused, naming the file.
 func Open(dir string) (*Bundle, error) {
 	b := &Bundle{Dir: dir}
-	f, err := os.Open(b.file(layout.BuildRecord))
+	folder, err := dist.OpenFolder(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer folder.Close()
+	f, _, err := dist.OpenMax(context.Background(), folder, layout.BuildRecord, dist.MaxDoc)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s has no build record (%s): publish takes a folder that skillpack build wrote; run skillpack build -o %s first", dir, layout.BuildRecord, dir)
 	} else if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", b.file(layout.BuildRecord), err)
 	}
 	defer f.Close()
 	known := map[string]layout.Artifact{}
@@ -114,7 +120,7 @@ func Open(dir string) (*Bundle, error) {
 	for _, d := range h.Docs {
 		add(d.Path, d.Digest, d.Size)
 	}
-	if err := b.versions(known, add); err != nil {
+	if err := b.versions(folder, known, add); err != nil {
 		return nil, err
 	}
 	known[layout.BuildRecord] = h.Self
@@ -127,7 +133,7 @@ func Open(dir string) (*Bundle, error) {
 	// The files are checked (and signatures hashed) on a few workers: a
 	// bundle of 10,000 skills has over 200,000 of them.
 	parallel.Each(len(files), 8, func(i int) error {
-		b.Objects[i], errs[i] = b.object(files[i], known)
+		b.Objects[i], errs[i] = b.object(folder.Root(), files[i], known)
 		return nil
 	})
 	if err := errors.Join(firstFew(errs, 5)...); err != nil {
@@ -136,7 +142,7 @@ func Open(dir string) (*Bundle, error) {
 	// Stable: within a stage the objects stay in the record's path order.
 	slices.SortStableFunc(b.Objects, func(x, y Object) int { return cmp.Compare(x.Stage, y.Stage) })
 
-	if b.Skills, err = b.skills(skills); err != nil {
+	if b.Skills, err = b.skills(folder, skills); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -163,12 +169,12 @@ func firstFew(errs []error, n int) []error {
 }
 
 // object checks one file the record lists and makes its Object.
-func (b *Bundle) object(p string, known map[string]layout.Artifact) (Object, error) {
+func (b *Bundle) object(root *os.Root, p string, known map[string]layout.Artifact) (Object, error) {
 	if p != layout.BuildRecord && layout.CheckPath(p) != nil {
 		return Object{}, fmt.Errorf("%s lists %q, which is not a path inside the bundle: %s", b.file(layout.BuildRecord), p, rebuild)
 	}
 	name := b.file(p)
-	info, err := os.Lstat(name)
+	info, err := root.Lstat(filepath.FromSlash(p))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return Object{}, fmt.Errorf("%s: listed in the build record but missing; %s", name, rebuild)
@@ -217,14 +223,14 @@ func kindOf(m fs.FileMode) string {
 // mcp/skills.json's frontmatter says of each, and the version the v0.2
 // index gives it (the build decided it: SemVer, from where the profile
 // allows).
-func (b *Bundle) skills(rec []layout.RecordSkill) ([]Skill, error) {
+func (b *Bundle) skills(folder dist.Source, rec []layout.RecordSkill) ([]Skill, error) {
 	byPath := make(map[string]Object, len(b.Objects))
 	for _, o := range b.Objects {
 		byPath[o.Path] = o
 	}
 	versions := map[string]string{}
 	if o, ok := byPath[layout.V2Index]; ok {
-		data, err := b.document(o.Path, o.Digest)
+		data, err := b.document(folder, o.Path, o.Digest)
 		if err != nil {
 			return nil, err
 		}
@@ -238,7 +244,7 @@ func (b *Bundle) skills(rec []layout.RecordSkill) ([]Skill, error) {
 	}
 	about := map[string][]byte{}
 	if o, ok := byPath[layout.MCPSkills]; ok {
-		data, err := b.document(o.Path, o.Digest)
+		data, err := b.document(folder, o.Path, o.Digest)
 		if err != nil {
 			return nil, err
 		}
@@ -283,13 +289,10 @@ func (b *Bundle) skills(rec []layout.RecordSkill) ([]Skill, error) {
 // the digest the record gives it: what publish takes from a document (the
 // versions' files, a skill's version and description) must come from the
 // bytes it uploads.
-func (b *Bundle) document(p string, d layout.Digest) ([]byte, error) {
-	data, err := os.ReadFile(b.file(p))
+func (b *Bundle) document(folder dist.Source, p string, d layout.Digest) ([]byte, error) {
+	data, err := dist.ReadDoc(context.Background(), folder, p, d, "the build record", dist.MaxDoc)
 	if err != nil {
-		return nil, err
-	}
-	if layout.DigestOf(data) != d {
-		return nil, fmt.Errorf("%s: not the bytes the build record gives; %s", b.file(p), rebuild)
+		return nil, fmt.Errorf("%s: %w; %s", b.Dir, err, rebuild)
 	}
 	return data, nil
 }
@@ -297,12 +300,12 @@ func (b *Bundle) document(p string, d layout.Digest) ([]byte, error) {
 // versions adds the files of every published version of a --versioned
 // bundle, which its versions.json (a document of the record, checked
 // against the digest the record gives it) names with their digests.
-func (b *Bundle) versions(known map[string]layout.Artifact, add func(string, layout.Digest, int64)) error {
+func (b *Bundle) versions(folder dist.Source, known map[string]layout.Artifact, add func(string, layout.Digest, int64)) error {
 	d, ok := known[layout.VersionsIndex]
 	if !ok {
 		return nil
 	}
-	data, err := b.document(layout.VersionsIndex, d.Digest)
+	data, err := b.document(folder, layout.VersionsIndex, d.Digest)
 	if err != nil {
 		return err
 	}

@@ -146,9 +146,9 @@ func TestOpenRefuses(t *testing.T) {
 		// Same size, other bytes: publish takes versions and descriptions
 		// from these two, so they are checked against the record's digests.
 		{"other bytes", func(dir string) { flipByte(t, filepath.Join(dir, layout.V2Index)) },
-			[]string{layout.V2Index, "not the bytes the build record gives", "rebuild"}},
+			[]string{layout.V2Index, "but the build record says", "rebuild"}},
 		{"other bytes, MCP", func(dir string) { flipByte(t, filepath.Join(dir, layout.MCPSkills)) },
-			[]string{layout.MCPSkills, "not the bytes the build record gives", "rebuild"}},
+			[]string{layout.MCPSkills, "but the build record says", "rebuild"}},
 		{"a folder", func(dir string) {
 			p := filepath.Join(dir, layout.Checksums)
 			os.Remove(p)

@@ -8,13 +8,12 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/layout"
 )
 
-// maxDoc is the largest published document read back: the indexes of
-// 10,000 skills are a few megabytes, their record tens. Anything larger
-// is not a document skillpack wrote.
-const maxDoc = 1 << 30
+// maxDoc is the largest published document read back (dist.MaxDoc).
+const maxDoc = dist.MaxDoc
 
 // names is a set of bundle paths.
 type names map[string]bool
