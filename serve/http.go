@@ -230,6 +230,19 @@ func (s *Server) mcpHandler() http.Handler {
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.NewResponseController(w).SetReadDeadline(time.Now().Add(30 * time.Second))
+		// A subscriptions/listen stream lasts as long as its client wants,
+		// so it takes no turn (MaxConns bounds those). The SDK refuses a
+		// request whose Mcp-Method header is not its method.
+		if r.Header.Get("Mcp-Method") == "subscriptions/listen" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		select {
+		case s.turns <- struct{}{}:
+		case <-r.Context().Done():
+			return
+		}
+		defer func() { <-s.turns }()
 		h.ServeHTTP(w, r)
 	})
 }

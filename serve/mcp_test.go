@@ -727,3 +727,65 @@ func TestStdioBounded(t *testing.T) {
 		t.Errorf("serve took %d requests it had not answered; at most %d are held", m, maxInFlight)
 	}
 }
+
+// TestMCPTurns: an MCP request over HTTP waits while every turn is taken,
+// and is answered once one is given back; a subscriptions/listen stream,
+// which lasts, takes no turn.
+func TestMCPTurns(t *testing.T) {
+	base, s := start(t, pristine(t), Options{})
+	for range cap(s.turns) {
+		s.turns <- struct{}{}
+	}
+	listen := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{` + newProtocolMeta + `,"notifications":{"resourcesListChanged":true}}}`
+	req, _ := http.NewRequest("POST", base+MCPPath, strings.NewReader(listen))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", modernSince)
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := http.DefaultClient.Do(req.WithContext(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(resp.Body).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "event: message") {
+		t.Fatalf("subscriptions/listen while every turn is taken: %q, %v", line, err)
+	}
+	cancel()
+	resp.Body.Close()
+	answered := make(chan int, 1)
+	go func() {
+		body := `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{` + newProtocolMeta + `}}`
+		req, _ := http.NewRequest("POST", base+MCPPath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", modernSince)
+		req.Header.Set("Mcp-Method", MethodListSkills)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	select {
+	case code := <-answered:
+		t.Fatalf("answered (%d) while every turn was taken", code)
+	case <-time.After(300 * time.Millisecond):
+	}
+	<-s.turns
+	select {
+	case code := <-answered:
+		if code != http.StatusOK {
+			t.Errorf("answered %d once a turn was free, want 200", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("not answered once a turn was free")
+	}
+	for range cap(s.turns) - 1 {
+		<-s.turns
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -120,13 +121,20 @@ type Server struct {
 	reload sync.Mutex // serializes Reload
 	tokens atomic.Pointer[[][sha256.Size]byte]
 	pages  pages // the catalog with this server's address in it
+
+	// turns are the MCP requests over HTTP being answered: a few per CPU
+	// at once, the rest waiting their turn in the order they came (a
+	// channel wakes its waiters first in, first out). Answered all at
+	// once, a hundred requests on two CPUs each take fifty times as long,
+	// and the slowest far longer.
+	turns chan struct{}
 }
 
 // New returns a server for b. The server holds b open as long as it
 // serves it, whatever the caller does with its own hold (see Bundle.Close).
 func New(b *Bundle, opts Options) *Server {
 	b.acquire()
-	s := &Server{opts: opts.withDefaults()}
+	s := &Server{opts: opts.withDefaults(), turns: make(chan struct{}, 4*runtime.GOMAXPROCS(0))}
 	s.SetTokens(s.opts.Tokens)
 	s.bundle.Store(b)
 	s.mcp = s.newMCP()
