@@ -7,9 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -358,4 +361,54 @@ func tableRows() []string {
 		rows = append(rows, fmt.Sprintf("| %s | %s | %s |", layer, pkg, may))
 	}
 	return rows
+}
+
+// oneWay holds, for a job that has one mechanism, a pattern that only its
+// owner's non-test files (and the exceptions named) may contain: the
+// readers it replaced must not come back under another name.
+var oneWay = []struct {
+	job     string
+	pattern *regexp.Regexp
+	owners  []string // path prefixes
+}{
+	{"a bundle folder is read through dist.Folder (an os.Root)", regexp.MustCompile(`os\.OpenRoot\(`),
+		// serve's snapshot is the lead's to move onto dist; verify/folder.go
+		// reads an installed skill folder, which is no bundle.
+		[]string{"dist/", "serve/", "verify/folder.go"}},
+	{"a file is hashed by dist.HashFile or dist.Hash", regexp.MustCompile(`func \w*[hH]ash\w*File\(|func SumFile\(`), []string{"dist/"}},
+	{"bytes are checked against a digest as they stream by dist.Checked", regexp.MustCompile(`b\.want\.Digest|v\.want\b|checkedBlob|type verifying struct`), []string{"dist/"}},
+	{"a bundle is read from where it is by a dist.Source", regexp.MustCompile(`type (ObjectStore|Previous|Reader|source) interface|func ReadPublished\(|func NewReader\(`), []string{"dist/"}},
+	{"bytes are fetched over HTTP(S) by dist.Site", regexp.MustCompile(`CheckRedirect:`), []string{"dist/", "serve/"}},
+}
+
+func TestOneWay(t *testing.T) {
+	var files []string
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && (p == "bench" || p == "cmd/skillpack-sign" || strings.HasPrefix(d.Name(), ".")) && p != ".":
+			return filepath.SkipDir
+		case !d.IsDir() && strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go"):
+			files = append(files, filepath.ToSlash(p))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range oneWay {
+			if slices.ContainsFunc(w.owners, func(o string) bool { return strings.HasPrefix(f, o) }) {
+				continue
+			}
+			if loc := w.pattern.FindIndex(data); loc != nil {
+				t.Errorf("%s:%d: %q: %s", f, 1+bytes.Count(data[:loc[0]], []byte("\n")), data[loc[0]:loc[1]], w.job)
+			}
+		}
+	}
 }
