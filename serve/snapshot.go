@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"cmp"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/skillpack/skillpack/internal/parallel"
+	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -301,15 +301,14 @@ func check(r io.Reader, f *file, info fs.FileInfo) error {
 	if info.Size() != f.size {
 		return sizeChanged(f, info.Size())
 	}
-	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(r, f.size+1))
+	got, n, err := dist.Hash(io.LimitReader(r, f.size+1))
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.path, err)
 	}
 	if n != f.size {
 		return sizeChanged(f, n)
 	}
-	if got := layout.SumDigest(h.Sum(nil)); got != f.digest {
+	if got != f.digest {
 		return tampered(f.path, got, f.digest, f.source)
 	}
 	return nil
