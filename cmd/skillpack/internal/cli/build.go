@@ -44,72 +44,19 @@ func newBuildCmd(ios *IO, runF func(*buildOptions) error) *cobra.Command {
 		Use:   "build [SKILLS...] -o DIST",
 		Short: "Lint, pack and index skills into a servable bundle",
 		Long: `Build lints every skill at or below each SKILLS folder (default: the working
-directory), packs each into a byte-reproducible .tar.gz and .zip, and writes a
-bundle that a static host or a thin MCP server serves unchanged: discovery
-indexes (/.well-known/agent-skills/ v0.2.0 and /.well-known/skills/ v0.1.0),
-content-addressed archives, MCP documents and checksums.
+directory), packs each into a byte-reproducible .tar.gz and .zip, and writes
+into DIST a bundle that a static host or an MCP server serves unchanged: the
+discovery indexes, the archives, MCP documents, checksums and a catalog page.
 
-Any error-level finding stops the build before anything is written, with
-exit code 1. With --skip-invalid (or "build: skip-invalid: true" in
-skillpack.yaml) the skills that have one are left out instead: every valid
-skill is published and the build exits 0, as it succeeded; the skills left
-out are named in a closing warning on stderr (and a ::warning annotation in
-GitHub Actions), under "skipped" in --json and in --step-summary. A job that
-must fail on them after all can test the JSON: jq -e '.skipped == []'.
---skip-invalid=false overrides the config.
+An error-level finding stops the build before anything is written (exit 1);
+--skip-invalid leaves those skills out instead and publishes the rest.
+Skills that a repository's marketplace or plugin manifests declare are
+built, and folders of tests and templates are left out (--all, --ignore).
+DIST is replaced whole, at the end; unchanged skills reuse their archives.
 
-Skills that would be published under one name are refused (exit 1; with
---skip-invalid, left out): a bundle holds one skill per name. Plugins
-scope names (access in two plugins is two skills), so build each plugin
-into its own bundle. Copies whose files are identical (one skill shipped
-in several plugins) are one skill, published once; the output says which
-copy and why.
-
-Which skills are built: where the repository declares them (a marketplace
-such as .claude-plugin/marketplace.json, or a plugin manifest at its root),
-those it declares and those in its skills/ folder; folders of tests,
-fixtures and templates (tests/, fixtures/, template/, _template/, ...) and a
-client's install folder (.claude/skills) beside other skills are left out.
-The output names what was left out. --ignore GLOB leaves out more (a
-gitignore-style pattern relative to each SKILLS folder, repeatable;
-'!tests/' builds a folder left out by default), as skillpack.yaml's ignore
-list does; --all builds every skill found.
-
-The bundle is built in a temporary folder beside DIST and swapped in at the
-end, so DIST is either the previous bundle or the new one, never half of each.
-Unchanged skills reuse their archives from the previous bundle; --no-reuse
-packs and lints every skill afresh, for when reuse is suspected of keeping
-something stale.
-
-Archives take their one fixed time from SOURCE_DATE_EPOCH when it is set,
-else 1980-01-01T00:00:00Z.
-
-` + versionsHelp + `
---publish TARGET publishes DIST once it is built (an up-to-date build
-too) to s3://bucket/prefix or oci://host[:port]/repo[:tag], as
-skillpack publish DIST TARGET does, with its flags (--endpoint,
---insecure, --prune, --keep, --username, --password-stdin; its requests
-at once are publish's default). With --sign, a registry's manifests are
-signed too, as publish --sign signs them. A build that fails publishes
-nothing; a publish that fails exits 3.
-
-Two more discovery documents are written only when asked for. --llms-txt
-writes llms.txt at the bundle root (the llms.txt proposal, llmstxt.org) with
-an "## Agent Skills" section linking every skill's SKILL.md with its
-description. --llms-txt-merge FILE writes instead a copy of FILE, the site's
-own llms.txt, with that section in place of the lines
-<!-- skillpack:agent-skills:start --> and <!-- skillpack:agent-skills:end -->
-and what is between them (or at its end when it has none); FILE itself is
-only read.
---ai-catalog writes /.well-known/ai-catalog.json, the AI Catalog: an entry
-for each skill's SKILL.md, .tar.gz and .zip with its digest. Its
-identifiers (urn:air:HOST:skill:...) name the host, so it needs --base-url.
-
---json prints one document on stdout however the build ends: every skill
-and artifact with its digest and size, the findings, the skills skipped,
-what --publish did (under "published"), and the exit code with the error
-when it is not 0 (schema/build.schema.json). A CI step's
-"--json > build.json" always writes a document to read.`,
+The build section of skillpack.yaml sets the defaults; the flags win.
+--versioned and --previous keep published versions immutable; --sign
+signs with Sigstore; --publish uploads DIST once it is built.` + "\n\n" + docs("build.md"),
 		Example: `  skillpack build ./skills -o dist
   skillpack build ./skills -o dist --json > build.json
   skillpack build ./skills -o dist --skip-invalid
@@ -132,7 +79,7 @@ when it is not 0 (schema/build.schema.json). A CI step's
 	f.StringVarP(&opts.Out, "out", "o", "dist", "output `folder` (replaced as a whole)")
 	f.BoolVar(&opts.Force, "force", false, "replace an output folder that holds files skillpack did not write")
 	f.BoolVar(&opts.DryRun, "dry-run", false, "report what would be written, write nothing")
-	f.BoolVar(&opts.JSON, "json", false, "print a JSON document on stdout, even on failure: every artifact with digest and size, the findings, the exit code")
+	f.BoolVar(&opts.JSON, "json", false, "print a JSON document on stdout, even on failure")
 	f.StringVar(&opts.Summary, "step-summary", "", "append a Markdown summary to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
 	opts.Versions.AddFlags(f)
 	f.StringVar(&opts.PublishTo, "publish", "", "publish the bundle once built to `TARGET`: s3://bucket/prefix or oci://host/repo[:tag]")

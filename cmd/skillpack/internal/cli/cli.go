@@ -121,6 +121,7 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 		Args: commandArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
+	root.SetUsageTemplate(usageTemplate)
 	addOutputFlags(root, ios)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if err := checkOutputFlags(ios, cmd.Flags()); err != nil {

@@ -34,15 +34,13 @@ func newDoctorCmd(ios *IO, runF func(*doctorOptions) error) *cobra.Command {
 		Use:   "doctor",
 		Short: "Say what skillpack is using here: version, signing helper, config, skills, dist",
 		Long: `Doctor prints what skillpack would use in this folder: its version; the
-signing helper (skillpack-sign, looked for as sign and build --sign look for
-it: beside skillpack, else on PATH) and whether its version is skillpack's;
-the skillpack.yaml that applies and its profile; how many skills build
-would find here; and what the output folder holds (absent, a bundle
-skillpack built and when, or files skillpack did not write).
+signing helper skillpack-sign and whether its version is skillpack's; the
+skillpack.yaml that applies and its profile; how many skills build would
+find here; and what the output folder holds.
 
 It exits 1 when skillpack-sign is missing or of another version, which
 signing needs. --json prints the same as a JSON document
-(schema/doctor.schema.json).`,
+(schema/doctor.schema.json).` + "\n\n" + docs("install.md"),
 		Example: `  skillpack doctor
   skillpack doctor --json`,
 		Args: noArgs,

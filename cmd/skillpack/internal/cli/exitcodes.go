@@ -16,15 +16,9 @@ import (
 // each --help; docs/cli.md has the same table.
 const exitCodesHelp = `Exit codes (every command):
   0  success
-  1  findings or a failed check: lint findings at or above --fail-on, a
-     build refused by lint, a name clash or the version guard
-     (--previous), problems found by verify, a bucket or registry that
-     kept failing past the retries (publish)
-  2  usage and user mistakes: bad flags or values, a missing or empty
-     folder, no skills found, an invalid URL or config, a file where a
-     folder is wanted; checked before any work is done
-  3  skillpack itself failed: a bug, or an error of the system (a full
-     disk, a write to a closed pipe)`
+  1  findings or a failed check: lint findings, a refused build, verify's problems
+  2  usage and user mistakes, checked before any work is done
+  3  skillpack itself failed: a bug, or an error of the system (a full disk)`
 
 // finishCommands gives every command below root the exit-code table in its
 // help, the completions of its flags' values, and a panic turned into

@@ -34,16 +34,12 @@ func newInitCmd(ios *IO, runF func(*initOptions) error) *cobra.Command {
 		Use:   "init",
 		Short: "Write a commented skillpack.yaml (and a CI workflow) here",
 		Long: `Init writes skillpack.yaml in the working directory: the profile, and every
-other key as a commented example, with the comment that gives editors
-(yaml-language-server) the schema to complete and check it against.
+other key as a commented example, with the line that gives editors the
+schema. It adds dist/ to .gitignore.
 
-With --ci github it also writes .github/workflows/skillpack.yml: on a pull
-request it lints the skills with --format github, so that each finding is an
-annotation on the changed line; on a push to main it builds the bundle with
-skillpack's action and keeps it as the run's artifact.
-
-An existing file is never replaced without --force; nothing is written
-when one of the files exists.`,
+With --ci github it also writes .github/workflows/skillpack.yml, which lints
+pull requests with annotations and builds the bundle on pushes to main.
+An existing file is never replaced without --force.` + "\n\n" + docs("ci.md"),
 		Example: `  skillpack init
   skillpack init --profile claude --ci github`,
 		Args: noArgs,

@@ -30,9 +30,9 @@ type LintOptions struct {
 // AddFlags registers the shared lint flags.
 func (o *LintOptions) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Config, "config", "", "`path` of skillpack.yaml (default: found upward from the working directory)")
-	fs.StringVar(&o.Profile, "profile", "", "rule profile: clients, spec (the specification's letter, as skills-ref), claude or relaxed (default: the config's, else clients)")
+	fs.StringVar(&o.Profile, "profile", "", "rule profile: clients, spec, claude or relaxed (default: the config's, else clients)")
 	fs.BoolVar(&o.Strict, "strict", false, "treat warnings as errors")
-	fs.StringVar(&o.Baseline, "baseline", "", "report only findings not recorded in this baseline `file` (written by lint --write-baseline; default: the config's baseline)")
+	fs.StringVar(&o.Baseline, "baseline", "", "report only findings this baseline `file` does not record (default: the config's baseline)")
 }
 
 // load reads the config the options name, or finds one.
@@ -96,17 +96,13 @@ func newLintCmd(ios *IO, runF func(*lintCmdOptions) error) *cobra.Command {
 		Short: "Check skills against the Agent Skills rules",
 		Long: `Lint checks every skill (a folder holding SKILL.md) at or below each PATH,
 or the skill enclosing each file PATH, against the Agent Skills specification
-and the practical rules beyond it. --list-rules lists the rules and
---explain ID explains one.
+and what the clients that load skills accept. --list-rules lists the rules
+and --explain ID explains one; --fix repairs the mechanical findings.
 
 A folder PATH with no skill at or below it is a mistake (exit 2); a file
 PATH outside every skill is ignored, so that a pre-commit hook may pass
-every changed file.
-
---json (or --format json) prints one document on stdout however the run
-ends: the findings, and the exit code with the error when it is not 0
-(schema/lint.schema.json). With --list-rules it prints the rules
-(schema/lint-rules.schema.json).`,
+every changed file. --json prints one document however the run ends
+(schema/lint.schema.json).` + "\n\n" + docs("lint.md"),
 		Example: `  skillpack lint                      # every skill below the working directory
   skillpack lint skills/ --strict     # warnings fail too
   skillpack lint --json > lint.json
@@ -133,7 +129,7 @@ ends: the findings, and the exit code with the error when it is not 0
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 on findings at or above this `level`: error, warning, info or never")
 	cmd.Flags().BoolVar(&opts.ListRules, "list-rules", false, "list every rule and exit")
 	cmd.Flags().StringVar(&opts.Explain, "explain", "", "explain the rule with this `ID` and exit")
-	cmd.Flags().StringVar(&opts.WriteBaseline, "write-baseline", "", "record every finding in this baseline `file` and exit 0; later runs with --baseline (or the config's baseline:) fail only on new findings")
+	cmd.Flags().StringVar(&opts.WriteBaseline, "write-baseline", "", "record every finding in this baseline `file` and exit 0, so that --baseline fails only on new ones")
 	return cmd
 }
 

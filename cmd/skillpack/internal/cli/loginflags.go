@@ -20,7 +20,7 @@ type LoginFlags struct {
 
 // AddFlags declares --username and --password-stdin on fs.
 func (f *LoginFlags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&f.Username, "username", "", "log in as `name` (S3: the access key ID); default: the registry's Docker config, or the AWS credentials of the environment")
+	fs.StringVar(&f.Username, "username", "", "log in as `name` (S3: the access key ID; default: the Docker config or the AWS environment)")
 	fs.BoolVar(&f.PasswordStdin, "password-stdin", false, "read the password (S3: the secret access key) from stdin, its first line")
 }
 

@@ -27,9 +27,7 @@ func newNewCmd(ios *IO, runF func(*newOptions) error) *cobra.Command {
 to fill in. NAME must be a valid skill name (lowercase letters, digits and
 single hyphens); an existing folder is never touched.
 
---json prints one document on stdout however new ends: the skill's name,
-folder and SKILL.md, and the exit code with the error when it is not 0
-(schema/new.schema.json).`,
+--json prints one document however new ends (schema/new.schema.json).` + "\n\n" + docs("getting-started.md"),
 		Example: `  skillpack new pdf-tools --dir skills
   skillpack new pdf-tools --description "Fill and merge PDF forms. Use when the user works with PDFs."`,
 		Args: reportArgs(oneArg, &opts.JSON, func(err error) any { return newNewDoc(opts, "", err) }),

@@ -31,13 +31,9 @@ output folder. The default flat layout puts SKILL.md at the archive root, as
 discovery clients want; --layout wrapped puts every file under SKILLNAME/, as
 the OpenAI and Anthropic skill upload APIs want.
 
-SKILLDIR is one skill's folder, the one holding SKILL.md: not the SKILL.md
-file itself, and not a folder of skills (build packs every skill of a
-tree).
-
---json prints one document on stdout however pack ends: the archives with
-their digests and sizes, the findings, and the exit code with the error
-when it is not 0 (schema/pack.schema.json).`,
+SKILLDIR is one skill's folder, the one holding SKILL.md (build packs every
+skill of a tree). --json prints one document however pack ends
+(schema/pack.schema.json).` + "\n\n" + docs("build.md"),
 		Example: `  skillpack pack skills/pdf-tools
   skillpack pack skills/pdf-tools --layout wrapped -o upload/`,
 		Args: reportArgs(oneArg, &opts.JSON, func(err error) any { return newPackDoc(opts, nil, err) }),
@@ -52,7 +48,7 @@ when it is not 0 (schema/pack.schema.json).`,
 	opts.LintOptions.AddFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&opts.Out, "out", "o", ".", "output `folder` for the archives")
 	cmd.Flags().StringVar(&opts.Layout, "layout", "flat", "archive `layout`: flat (SKILL.md at the root) or wrapped (under SKILLNAME/)")
-	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON document on stdout, even on failure: the archives' paths, digests and sizes, the findings, the exit code")
+	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON document on stdout, even on failure")
 	return cmd
 }
 

@@ -99,51 +99,19 @@ func newPublishCmd(ios *IO, runF func(context.Context, *publishOptions) error) *
 	cmd := &cobra.Command{
 		Use:   "publish DIST TARGET",
 		Short: "Publish a built bundle to S3-compatible storage or an OCI registry",
-		Long: `Publish uploads a bundle that skillpack build wrote to object storage
-(s3://bucket/prefix: AWS S3, or with --endpoint Cloudflare R2, Google Cloud
-Storage, Ceph, MinIO, versitygw) or to an OCI registry
-(oci://host[:port]/repo[:tag]: ghcr.io, ECR, ACR, Harbor).
+		Long: `Publish uploads a bundle that skillpack build wrote to S3-compatible storage
+(s3://bucket/prefix; --endpoint for R2, GCS, MinIO, ...) or an OCI registry
+(oci://host[:port]/repo[:tag]).
 
-It publishes in an order that keeps readers safe: the content-addressed
-archives first, then each skill's files, then the MCP documents, then the
-discovery indexes and the build record last, each stage only once the one
-before it is complete. A run stopped at any point leaves the published
-indexes naming archives that are there with the right bytes; run it again
-to complete it. What is already there with the same digest is not sent
-again, so publishing a bundle in which one skill changed sends that skill
-and the documents.
+It publishes in an order that keeps readers safe: archives first, then the
+skills' files, the MCP documents, the indexes, and the build record last; a
+run stopped part way is completed by running it again. Only what changed is
+sent. --prune (S3) deletes what none of the --keep newest releases needs;
+--sign (OCI) signs the manifests as cosign sign does.
 
-S3: every file goes to its path under the prefix with the Content-Type and
-Cache-Control of _headers (archives are immutable) and its sha256 as the
-object's checksum. Credentials come from --username (the access key ID)
-and --password-stdin (the secret key), else AWS_ACCESS_KEY_ID and
-AWS_SECRET_ACCESS_KEY, AWS_PROFILE and the shared credentials file, or an
-instance role. The releases published are listed in
-.skillpack/releases.json under the prefix. Nothing is deleted unless
---prune is given: it deletes skillpack's objects that none of the --keep
-newest releases names (the new one included) and that the indexes
-published before the run did not name either, so a reader holding the
-previous index is never broken.
-
-OCI: one artifact per skill and an index artifact for the bundle; the
-credentials are those of docker login (the Docker config and its
-credential helpers), or --username and --password-stdin. --sign signs
-each skill's manifest and the index as cosign sign does, with the signing
-flags of build --sign, so that cosign verify accepts a skill's tag or
-digest and the release tag; a manifest already signed keeps its
-signature.
-
-Plain http is used only for a server on this machine (127.0.0.1, ::1,
-localhost), unless --insecure allows it elsewhere.
-
---dry-run lists and compares, and says what would be uploaded and
-deleted, changing nothing. --json prints one document on stdout however
-the run ends: every object with its state (uploaded, present, deleted,
-would-upload, would-delete, failed, skipped) and the exit code with the
-error when it is not 0 (schema/publish.schema.json). A request that
-fails is retried for up to a minute, saying on stderr what it waits for;
-a server that keeps failing that long ends the run with exit 1, any other
-failure part way with exit 3, with what was done in the document.`,
+Credentials: --username with --password-stdin, else the AWS environment
+(S3) or the Docker config (OCI). Plain http only to this machine, unless
+--insecure. A server that keeps failing for a minute is exit 1.` + "\n\n" + docs("publish.md"),
 		Example: `  skillpack publish dist s3://my-bucket/skills
   skillpack publish dist s3://skills --endpoint https://ACCOUNT.r2.cloudflarestorage.com --prune
   skillpack publish dist s3://skills --endpoint http://127.0.0.1:7070 --dry-run --json

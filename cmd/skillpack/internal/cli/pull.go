@@ -34,28 +34,14 @@ func newPullCmd(ios *IO, runF func(context.Context, *pullOptions) error) *cobra.
 		Short: "Fetch the skills of a bundle published to an OCI registry",
 		Long: `Pull fetches skills that skillpack publish pushed to an OCI registry
 (oci://host[:port]/repo[:tag], tag latest when none) and unpacks each into
-a folder of its name under --output.
+a folder of its name under --output. A release tag gives every skill of the
+bundle (or --skill NAME), a skill's own tag (NAME-VERSION) or digest that
+skill.
 
-A release tag gives the bundle's collection: every skill it lists, or only
---skill NAME. A skill's own tag (NAME-VERSION) or digest (@sha256:...) gives
-that skill. Every manifest and archive is checked against its digest, and
-an archive that holds anything but plain files at clean paths is refused;
-a skill's folder that already exists is not overwritten.
-
-A registry is not trusted: a manifest may be 4 MiB, an archive is held to
-the limits verify holds it to (64 MiB, unpacking to 256 MiB, 10,000
-files), two skills may not share one, and all skills together unpack to
---max-total.
-Each request, its body included, has --timeout, and the whole pull
---deadline. What a limit refuses exits 1, naming the manifest or archive;
-a skill refused leaves no folder, the skills pulled before it stay. A skill published
-from a signed build comes with its folder signature (skill.oms.sig), so that
-skillpack verify DIR/NAME checks the pulled files.
-
-The credentials are those of docker login (the Docker config and its
-credential helpers), or --username and --password-stdin. Plain http is
-used only for a registry on this machine, unless --insecure allows it
-elsewhere.`,
+Every manifest and archive is checked against its digest and held to
+verify's limits; a folder that exists is never overwritten. A signed skill
+comes with its skill.oms.sig, so skillpack verify DIR/NAME checks it.
+Credentials are those of docker login, or --username and --password-stdin.` + "\n\n" + docs("publish.md"),
 		Example: `  skillpack pull oci://ghcr.io/OWNER/skills:v1 -o .agents/skills
   skillpack pull oci://ghcr.io/OWNER/skills --skill pdf-processing -o .agents/skills
   skillpack pull oci://ghcr.io/OWNER/skills:pdf-processing-2.1.0 -o .agents/skills`,

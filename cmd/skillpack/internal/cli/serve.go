@@ -40,45 +40,15 @@ func newServeCmd(ios *IO, runF func(context.Context, *serveOptions) error) *cobr
 	cmd := &cobra.Command{
 		Use:   "serve DIST",
 		Short: "Serve a built bundle over HTTP and MCP",
-		Long: `Serve serves the bundle that 'skillpack build' wrote to DIST, unchanged: the
-discovery indexes, skill files and archives over HTTP, and the same skills over
-MCP (the io.modelcontextprotocol/skills extension) at /mcp on the same address,
-or on stdin and stdout with --stdio.
+		Long: `Serve serves the bundle that skillpack build wrote to DIST, unchanged: the
+indexes, skill files and archives over HTTP, with a static host's headers,
+and the same skills over MCP at /mcp, or on stdin and stdout with --stdio.
 
-Only the files the build recorded are served, each with the content type,
-CORS and cache headers of a static host; there are no folder listings. Every
-file is checked against its recorded digest once at startup, and a bundle
-that was changed after its build is refused; a file changed while serving is
-answered with an error, never with its bytes.
-
-Serve keeps the bundle it checked, so that requests are answered from it
-while DIST is rebuilt; it serves a new build of DIST once that build is
-complete and checked, and on SIGHUP, which also reads --auth-token-file
-again. A build that fails its checks is logged and the last good bundle
-stays served.
-
-With --watch SKILLS, serve builds SKILLS into DIST first, as 'skillpack
-build' would with skillpack.yaml's build section, then rebuilds and serves
-the new bundle whenever a file under SKILLS changes (told by the system's
-file notifications, or by polling every second where there are none).
---no-reuse packs and lints every skill afresh on each rebuild.
-
-Caching: archives are immutable; skill files (SKILL.md and the rest) may be
-kept for --cache-files, and the indexes, MCP documents and checksums.txt
-for --cache-index, which is also the ttlMs of MCP results. As a CDN keeps
-old immutable objects, an archive a new build no longer has stays served,
-with its own checked bytes, for twice --cache-index (at least a minute)
-after serve switches to that build, so that a client can fetch what an
-index it read names.
-
-With --auth-token-file F, every HTTP request (files and MCP) must carry
-"Authorization: Bearer TOKEN" for one of the tokens in F, one a line
-(blank lines and lines starting with # are skipped).
-
-Each request is logged on stderr, as text or as JSON lines
-(--log-format); -q logs only what goes wrong.
-
-Serve stops on SIGINT or SIGTERM, letting running requests finish.`,
+Every file is checked against its recorded digest at startup and served
+from what was checked, so a rebuild of DIST never mixes two bundles; a new
+build is served once it is complete and checked, and on SIGHUP. With
+--watch SKILLS, serve builds SKILLS into DIST and rebuilds on every change.
+--auth-token-file requires a bearer token on every request.` + "\n\n" + docs("serve.md"),
 		Example: `  skillpack serve dist
   skillpack serve dist --addr :8080
   skillpack serve dist --watch skills

@@ -28,7 +28,7 @@ type SignOptions struct {
 // AddFlags registers the signing flags under cosign's names.
 func (o *SignOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.IdentityToken, "identity-token", "", "OIDC `token` (or a file holding one) for keyless signing (default: $SIGSTORE_ID_TOKEN, then GitHub Actions)")
-	f.StringVar(&o.Key, "key", "", "sign with this ECDSA P-256/P-384 private key `file` instead of keyless (password: $SKILLPACK_KEY_PASSWORD or $COSIGN_PASSWORD)")
+	f.StringVar(&o.Key, "key", "", "sign with this ECDSA P-256/P-384 private key `file` instead of keyless (password: $SKILLPACK_KEY_PASSWORD)")
 	f.StringVar(&o.FulcioURL, "fulcio-url", "", "Fulcio `URL` (default: "+sign.DefaultFulcioURL+")")
 	f.StringVar(&o.RekorURL, "rekor-url", "", "Rekor `URL` (default keyless: "+sign.DefaultRekorURL+"; with --key: no log)")
 	f.StringVar(&o.TSAURL, "tsa-url", "", "timestamp authority `URL` (default keyless: "+sign.DefaultTSAURL+"; with --key: none)")
@@ -79,30 +79,19 @@ func newSignCmd(ios *IO, runF func(ctx context.Context, dist string, opts *SignO
 	cmd := &cobra.Command{
 		Use:   "sign DIST",
 		Short: "Sign a built bundle's archives, indexes and skill folders with Sigstore",
-		Long: `Sign signs every archive, every index.json and mcp/skills.json of a bundle that
-skillpack build wrote, and writes each signature beside its artifact as
-<artifact>.sigstore.json (a Sigstore bundle, v0.3), which cosign verify-blob
---bundle and skillpack verify check. It also signs every skill folder: an
-OpenSSF Model Signing signature listing each file of the skill with its
-digest, skill.oms.sig among the skill's files in .well-known/agent-skills/,
-which skillpack verify checks in a folder an installer unpacked (the format
-is the one OMS verifiers such as model_signing read). Signatures are not deterministic, so they sit beside the
-artifacts and never inside an archive or a digest.
+		Long: `Sign signs a bundle that skillpack build wrote with Sigstore: every archive,
+index.json and mcp/skills.json gets <artifact>.sigstore.json beside it
+(cosign verify-blob reads it), and every skill folder a skill.oms.sig (an
+OpenSSF Model Signing signature of its files). Archives and indexes keep
+their bytes.
 
-Keyless signing (the default) gets a short-lived certificate from Fulcio for
-an OIDC identity, logs the signature in Rekor and timestamps it. The token
-comes from --identity-token, else SIGSTORE_ID_TOKEN, else GitHub Actions (the
-job needs "permissions: id-token: write"). One certificate signs the whole run.
+Keyless by default: the OIDC token comes from --identity-token, else
+SIGSTORE_ID_TOKEN, else GitHub Actions (permissions: id-token: write).
+--key signs with an ECDSA P-256 or P-384 key instead (password from
+SKILLPACK_KEY_PASSWORD or COSIGN_PASSWORD).
 
-With --key, an ECDSA P-256 or P-384 private key signs instead, with no
-transparency log unless --rekor-url is given (a log entry would publish the
-key and every digest). An encrypted key's password is read from
-SKILLPACK_KEY_PASSWORD, else COSIGN_PASSWORD. Ed25519 keys are refused.
-
-The Sigstore code is in a separate program, skillpack-sign, found beside
-skillpack or on PATH (release archives hold both), so that installing
-skillpack for lint and build stays fast. Install it with
-  go install github.com/skillpack/skillpack/cmd/skillpack-sign@latest`,
+Signing runs skillpack-sign, found beside skillpack or on PATH:
+  go install github.com/skillpack/skillpack/cmd/skillpack-sign@latest` + "\n\n" + docs("signing.md"),
 		Example: `  # in a GitHub Actions release job with permissions: id-token: write
   skillpack sign dist
 

@@ -32,12 +32,12 @@ type SignatureFlags struct {
 
 // AddFlags declares the signature flags on fs.
 func (f *SignatureFlags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&f.CertificateIdentity, "certificate-identity", "", "the signer's exact identity (certificate SAN), such as https://github.com/OWNER/REPO/.github/workflows/release.yml@refs/tags/v1.0.0")
+	fs.StringVar(&f.CertificateIdentity, "certificate-identity", "", "the signer's exact identity (certificate SAN), such as a workflow's URL at a tag")
 	fs.StringVar(&f.CertificateIdentityRegexp, "certificate-identity-regexp", "", "a `regexp` the signer's identity must match, such as ^https://github.com/OWNER/REPO/")
 	fs.StringVar(&f.CertificateOIDCIssuer, "certificate-oidc-issuer", "", "the identity's OIDC `issuer`, such as https://token.actions.githubusercontent.com")
 	fs.StringVar(&f.Key, "key", "", "verify signatures made with a key: the public key PEM `file`")
 	fs.StringVar(&f.TrustedRoot, "trusted-root", "", "a Sigstore trusted_root.json `file` (default: the public-good instance)")
-	fs.StringVar(&f.CertificateChain, "certificate-chain", "", "verify skill folder signatures made with a CA's certificate (NVIDIA's skills): the CA certificates' PEM `file`")
+	fs.StringVar(&f.CertificateChain, "certificate-chain", "", "the CA certificates' PEM `file` that skill folder signatures chain to (NVIDIA's skills)")
 }
 
 // Given reports whether any signature flag was set.
@@ -64,68 +64,20 @@ func newVerifyCmd(ios *IO, runF func(context.Context, *verifyOptions) error) *co
 	cmd := &cobra.Command{
 		Use:   "verify DIST|URL|TARGET|SKILLDIR",
 		Short: "Check a built bundle, a served or published one, or an installed skill end to end",
-		Long: `Verify checks a bundle as a careful client would, trusting nothing in it.
+		Long: `Verify checks a bundle as a careful client would, trusting nothing in it:
+every digest and size, every index against the files and the other
+indexes, every archive unpacked in memory under limits, and signatures when
+they are there (everywhere with --require-signatures).
 
-It recomputes every digest and size, checks that every index (discovery
-v0.2.0 and v0.1.0, mcp/skills.json, mcp/index.json, mcp/resources.json,
-checksums.txt) agrees with the files and with the other indexes, unpacks
-every archive in memory (refusing path traversal, absolute paths, links,
-devices, and archives that unpack to too much) and compares it with the
-served files, and checks signatures (<artifact>.sigstore.json, and each
-skill folder's skill.oms.sig) when they are there. A DIST folder must also
-hold exactly the files its build record lists.
+The bundle is a DIST folder, a URL (fetched from
+/.well-known/agent-skills/index.json, with --token-file or --header for a
+private host, sent to its origin only), or a TARGET that skillpack publish
+wrote (s3://bucket/prefix, oci://host/repo[:tag]). A SKILLDIR, a skill an
+installer unpacked, is checked against its folder signature, skill.oms.sig.
+--previous compares the bundle with the one published before it.
 
-A SKILLDIR (a folder with SKILL.md or skill.oms.sig and no bundle in it:
-a skill as an installer unpacked it) is checked against its folder
-signature, an OpenSSF Model Signing (OMS) signature: skill.oms.sig in the
-folder, or the file --signature names. The signature must be by the
-identity or key given, and it must list exactly the folder's files with
-their digests: a file missing, added or changed is a problem naming it.
-
-A URL is fetched over HTTP(S) like a client, starting at
-/.well-known/agent-skills/index.json under it, with a timeout per request
-(--timeout), at most 5 same-origin redirects and at most --max-size bytes
-per file. A URL whose index cannot be fetched is a failed check (exit 1).
-
-What a hostile bundle can cost is bounded: the whole check ends at
---deadline, reporting what it found and that the rest went unchecked; an
-index that lists more than --max-skills skills is refused; --jobs files
-are fetched at once; and the files held in memory to be decoded or
-unpacked together take at most about --max-size bytes. Each of these is
-a failed check (exit 1), never a hang.
-
-A TARGET is a bundle that skillpack publish put in S3-compatible storage
-(s3://bucket/prefix, with --endpoint for another server than AWS S3) or
-in an OCI registry (oci://host[:port]/repo[:tag], tag latest when none),
-read with the credentials publish uses (--username and --password-stdin,
-else the environment's AWS credentials or the Docker config). A bucket is
-checked as DIST is, but for the files its build record does not list:
-the archives of earlier releases stay there until --prune. A registry
-holds each skill's .tar.gz and SKILL.md, the documents and the
-signatures, but no .zip and no other served file: those are counted as
-not held, and what the indexes say of a skill's files is checked against
-its .tar.gz; the manifests, configs and referrers are checked too, and
-every file the registry holds must be in the build record. A target that
-cannot be read is a failed check (exit 1).
-
-A private registry's credentials are given with --token-file (a file
-holding a bearer token, sent as "Authorization: Bearer TOKEN") or
---header 'Name: value'. They are sent only to the origin (scheme, host
-and port) of the URL given, never to a file an index points to on
-another origin. No message prints them.
-
---previous DIR|URL compares the bundle with the one published before it,
-as build --previous does: a skill whose content changed while its version
-did not, a version or release that went down, and a published version or
-release that is gone or changed (build --versioned) are problems; a skill
-that is gone is a warning. The headers go to it only on the URL's origin.
-
-A bundle built with --versioned is checked whole: versions.json, every
-file and archive of every published version, and each release's snapshot.
-
---json prints one document on stdout however the check ends: what was
-checked, every problem and signature, and the exit code with the error
-when it is not 0 (schema/verify.schema.json).`,
+Any problem, or a source that cannot be read, is exit 1. --json prints one
+document however the check ends (schema/verify.schema.json).` + "\n\n" + docs("signing.md"),
 		Example: `  skillpack verify dist
   skillpack verify https://example.com --json
   skillpack verify https://example.com --require-signatures \
@@ -133,10 +85,7 @@ when it is not 0 (schema/verify.schema.json).`,
     --certificate-oidc-issuer https://token.actions.githubusercontent.com
   skillpack verify dist --require-signatures --key cosign.pub
   skillpack verify ~/.claude/skills/csv-profiler --key cosign.pub
-  skillpack verify ./installed/skill --certificate-identity-regexp '^https://github.com/OWNER/REPO/' \
-    --certificate-oidc-issuer https://token.actions.githubusercontent.com
   skillpack verify https://skills.internal.example --token-file token.txt
-  skillpack verify https://skills.internal.example --header "X-Api-Key: $KEY"
   skillpack verify dist --previous https://example.com
   skillpack verify s3://my-bucket/skills --key cosign.pub --require-signatures
   skillpack verify oci://ghcr.io/OWNER/skills:v1`,
@@ -151,7 +100,7 @@ when it is not 0 (schema/verify.schema.json).`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&opts.JSON, "json", false, "print the report as a JSON document on stdout, even on failure")
-	f.BoolVar(&opts.RequireSignatures, "require-signatures", false, "fail unless every archive, index.json, mcp/skills.json and skill folder has a signature that verifies")
+	f.BoolVar(&opts.RequireSignatures, "require-signatures", false, "fail unless every archive, index and skill folder has a signature that verifies")
 	f.Var(&opts.MaxSize, "max-size", "largest file read, such as 64MiB or 10MB (bytes without a unit)")
 	f.DurationVar(&opts.Timeout, "timeout", verify.DefaultTimeout, "time allowed for each HTTP request, body included")
 	// Zero means verify's default, as in verify.Options.

@@ -22,32 +22,11 @@ type Versions struct {
 	from string
 }
 
-const versionsHelp = `With --versioned, every skill that has a SemVer version (metadata.version,
-or a top-level version under the claude and relaxed profiles) is also
-published at paths that never change, .well-known/agent-skills/
-<name>/<version>/ (its files and archives), listed in versions.json; with
---release-version X.Y.Z (a tag's "v" is dropped) the bundle is also release
-X.Y.Z, whose snapshot of the index is v<X.Y.Z>/index.json. Versions and
-releases published before are carried forward from --previous, or else
-from DIST.
-
---previous DIR|URL compares the build with the bundle published last: a
-skill whose content changed while its version did not, or whose version or
-release went down, refuses the build (exit 1), naming the SKILL.md to bump;
-a skill that is gone is a warning. A versioned previous bundle needs
---versioned. A previous bundle that cannot be read,
-is not one skillpack built, or does not match its own checksums also
-refuses it (exit 1). A URL on a private host is read with
---previous-token-file or --previous-header, sent to its origin only.
-
-versioned: true and previous: DIR|URL in the build section of
-skillpack.yaml set both for every build of the project; the flags win.`
-
 // AddFlags adds the flags.
 func (v *Versions) AddFlags(f *pflag.FlagSet) {
 	f.BoolVar(&v.Versioned, "versioned", false, "also publish each skill's version at <name>/<version>/, and versions.json")
-	f.StringVar(&v.Release, "release-version", "", "with --versioned: this bundle's release, `X.Y.Z` (a tag's leading v is dropped), snapshot at v<X.Y.Z>/index.json")
-	f.StringVar(&v.Previous, "previous", "", "the bundle published last, a `folder or URL`: refuse changes to what it published, and carry its versions forward")
+	f.StringVar(&v.Release, "release-version", "", "with --versioned: this bundle's release, `X.Y.Z` (a tag's leading v is dropped)")
+	f.StringVar(&v.Previous, "previous", "", "the bundle published last, a `folder or URL`: refuse changes to what it published")
 	v.Auth.AddFlags(f, "previous-", "the --previous URL's origin")
 }
 

@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/skillpack/skillpack/internal/version"
+)
+
+// docs is where a command's help sends the reader for what does not fit
+// a screen: the page of docs/ on the module's main branch.
+func docs(page string) string {
+	return "Documentation: https://" + version.Module + "/blob/main/docs/" + page
+}
+
+// flagGroup is a heading of the flags in --help. A command shows the flags
+// it has of each group under the group's title, in this order; its other
+// flags come first, under "Flags:". Shared flag groups (BuildFlags,
+// SignOptions, PublishFlags, TargetFlags) keep one heading on every
+// command, but for a group only on some commands (on), ahead of another
+// that has the same flags. On a command named in brief, the group shows its first flag and
+// only the names of the rest, whose help is on the command see names.
+type flagGroup struct {
+	title string
+	names []string
+	on    []string // the commands it is on; none: every command
+	brief []string // commands that show the group by name only
+	see   string   // the command whose help explains the group
+}
+
+var flagGroups = []flagGroup{
+	{title: "Lint", names: []string{"strict", "profile", "config", "baseline", "skip-invalid", "all", "ignore"}},
+	{title: "Versions", names: []string{"versioned", "release-version", "previous", "previous-token-file", "previous-header"}},
+	{title: "Discovery documents", names: []string{"llms-txt", "llms-txt-merge", "ai-catalog"}},
+	{title: "Signature checks", on: []string{"verify"}, names: []string{"require-signatures", "key", "certificate-identity", "certificate-identity-regexp", "certificate-oidc-issuer", "certificate-oidc-issuer-regexp", "certificate-chain", "signature", "trusted-root"}},
+	{title: "Signing", names: []string{"sign", "key", "identity-token", "fulcio-url", "rekor-url", "tsa-url", "signing-config", "trusted-root"},
+		brief: []string{"build", "publish"}, see: "sign"},
+	{title: "Target (s3://, oci://)", names: []string{"publish", "endpoint", "insecure", "prune", "keep", "username", "password-stdin"},
+		brief: []string{"build"}, see: "publish"},
+	{title: "HTTP", names: []string{"auth-token-file", "cache-index", "cache-files", "log-format", "token-file", "header"}},
+	{title: "Limits", names: []string{"timeout", "deadline", "max-size", "max-skills", "max-total"}},
+}
+
+// flagUsages is the flags part of a command's help: its own flags by
+// group, then the global ones.
+func flagUsages(c *cobra.Command) string {
+	local := c.LocalFlags()
+	var b strings.Builder
+	section := func(title string, fs *pflag.FlagSet) {
+		if !fs.HasAvailableFlags() {
+			return
+		}
+		b.WriteString("\n" + title + ":\n" + strings.TrimRight(fs.FlagUsages(), " \n") + "\n")
+	}
+	grouped := map[string]bool{}
+	type shown struct {
+		flagGroup
+		fs   *pflag.FlagSet
+		rest []string // the brief group's flags shown by name
+	}
+	var groups []shown
+	for _, g := range flagGroups {
+		if len(g.on) > 0 && !slices.Contains(g.on, c.Name()) {
+			continue
+		}
+		s := shown{flagGroup: g, fs: pflag.NewFlagSet(g.title, pflag.ContinueOnError)}
+		s.fs.SortFlags = false
+		brief := slices.Contains(g.brief, c.Name())
+		for _, name := range g.names {
+			f := local.Lookup(name)
+			if f == nil || f.Hidden || grouped[name] {
+				continue
+			}
+			grouped[name] = true
+			if brief && s.fs.HasFlags() {
+				s.rest = append(s.rest, "--"+name)
+			} else {
+				s.fs.AddFlag(f)
+			}
+		}
+		groups = append(groups, s)
+	}
+	other := pflag.NewFlagSet("flags", pflag.ContinueOnError)
+	local.VisitAll(func(f *pflag.Flag) {
+		if !grouped[f.Name] {
+			other.AddFlag(f)
+		}
+	})
+	section("Flags", other)
+	for _, g := range groups {
+		section(g.title+" flags", g.fs)
+		if len(g.rest) > 0 {
+			b.WriteString(wrap("also "+strings.Join(g.rest, ", ")+": see 'skillpack "+g.see+" --help'", "      ", 80))
+		}
+	}
+	section("Global Flags", c.InheritedFlags())
+	return b.String()
+}
+
+// usageTemplate is cobra's, with the flags in groups (flagUsages) and the
+// subcommand list and help topics of the root and completion kept.
+const usageTemplate = `Usage:{{if .Runnable}}
+  {{.UseLine}}{{end}}{{if .HasAvailableSubCommands}}
+  {{.CommandPath}} [command]{{end}}{{if .HasExample}}
+
+Examples:
+{{.Example}}{{end}}{{if .HasAvailableSubCommands}}
+
+Available Commands:{{range .Commands}}{{if (or .IsAvailableCommand (eq .Name "help"))}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}
+{{flagUsages .}}{{if .HasAvailableSubCommands}}
+Use "{{.CommandPath}} [command] --help" for more information about a command.
+{{end}}`
+
+func init() {
+	cobra.AddTemplateFunc("flagUsages", flagUsages)
+}
+
+// wrap breaks text at spaces into lines of at most width columns, each
+// starting with indent.
+func wrap(text, indent string, width int) string {
+	var b strings.Builder
+	line := indent
+	for _, w := range strings.Fields(text) {
+		if line != indent && len(line)+1+len(w) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if line != indent {
+			line += " "
+		}
+		line += w
+	}
+	return b.String() + line + "\n"
+}
