@@ -94,7 +94,7 @@ signs with Sigstore; --publish uploads DIST once it is built.` + "\n\n" + docs("
 func (o *buildOptions) publishOptions() *publishOptions {
 	if o.published == nil {
 		o.published = &publishOptions{PublishFlags: o.Publish, Dist: o.Out, Target: o.PublishTo, JSON: o.JSON}
-		if o.Sign && strings.HasPrefix(o.PublishTo, schemeOCI) {
+		if t := targetOf(o.PublishTo); o.Sign && t != nil && t.sign {
 			o.published.Sign, o.published.SignOptions = true, o.SignOptions
 		}
 	}

@@ -88,20 +88,15 @@ func (l *resultLog) add(r publish.Result) {
 	l.mu.Unlock()
 }
 
-// The schemes publish knows, in the order messages list them.
-const (
-	schemeS3  = "s3://"
-	schemeOCI = "oci://"
-)
-
 func newPublishCmd(ios *IO, runF func(context.Context, *publishOptions) error) *cobra.Command {
 	opts := &publishOptions{}
 	cmd := &cobra.Command{
 		Use:   "publish DIST TARGET",
-		Short: "Publish a built bundle to S3-compatible storage or an OCI registry",
+		Short: "Publish a built bundle to S3-compatible storage, an OCI registry or a folder",
 		Long: `Publish uploads a bundle that skillpack build wrote to S3-compatible storage
-(s3://bucket/prefix; --endpoint for R2, GCS, MinIO, ...) or an OCI registry
-(oci://host[:port]/repo[:tag]).
+(s3://bucket/prefix; --endpoint for R2, GCS, MinIO, ...), an OCI registry
+(oci://host[:port]/repo[:tag]) or a folder on this machine
+(file:///path/to/folder, which skillpack verify reads as a folder).
 
 It publishes in an order that keeps readers safe: archives first, then the
 skills' files, the MCP documents, the indexes, and the build record last; a
@@ -115,7 +110,8 @@ Credentials: --username with --password-stdin, else the AWS environment
 		Example: `  skillpack publish dist s3://my-bucket/skills
   skillpack publish dist s3://skills --endpoint https://ACCOUNT.r2.cloudflarestorage.com --prune
   skillpack publish dist s3://skills --endpoint http://127.0.0.1:7070 --dry-run --json
-  echo "$GITHUB_TOKEN" | skillpack publish dist oci://ghcr.io/OWNER/skills:v1 --username "$GITHUB_ACTOR" --password-stdin`,
+  echo "$GITHUB_TOKEN" | skillpack publish dist oci://ghcr.io/OWNER/skills:v1 --username "$GITHUB_ACTOR" --password-stdin
+  skillpack publish dist file:///srv/www/skills`,
 		Args: reportArgs(twoArgs, &opts.JSON, func(err error) any { return newPublishDoc(opts, err) }),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dist, opts.Target = args[0], args[1]
@@ -163,7 +159,7 @@ func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 	switch {
 	case !opts.Sign && opts.SignOptions != (SignOptions{}):
 		return usageErr("signing flags (--key, --identity-token, ...) need --sign")
-	case opts.Sign && !strings.HasPrefix(opts.Target, schemeOCI):
+	case opts.Sign && !targetOf(opts.Target).sign:
 		return usageErr("--sign signs an OCI target's manifests; an s3:// target publishes the signatures skillpack build --sign wrote")
 	}
 	if info, err := os.Stat(opts.Dist); err != nil || !info.IsDir() {
@@ -225,64 +221,17 @@ func (opts *publishOptions) check() error {
 // checkTarget refuses a target, or a flag its scheme does not take,
 // before anything is read.
 func checkTarget(opts *publishOptions) error {
-	switch {
-	case strings.HasPrefix(opts.Target, schemeS3):
-		if _, err := s3.ParseTarget(opts.Target); err != nil {
-			return usageErr("%w", err)
-		}
-		o := opts.s3Options()
-		o.SecretKey = o.AccessKey // the password is read later; LoginFlags checks the pair
-		if err := o.Check(); err != nil {
-			return usageErr("%w", err)
-		}
-	case strings.HasPrefix(opts.Target, schemeOCI):
-		if _, err := oci.ParseTarget(opts.Target); err != nil {
-			return usageErr("%w", err)
-		}
-		switch {
-		case opts.Endpoint != "":
-			return usageErr("--endpoint is for s3:// targets; an oci:// target names its registry itself")
-		case opts.Prune:
-			return usageErr("--prune is for s3:// targets; a registry removes what no tag names by its own garbage collection")
-		}
-	default:
-		return usageErr("%s: give s3://bucket/prefix or oci://host/repo[:tag] as the TARGET", opts.Target)
+	t := targetOf(opts.Target)
+	if t == nil {
+		return usageErr("%s: give %s as the TARGET", opts.Target, targetExamples())
 	}
-	return nil
+	return t.check(opts)
 }
 
-// publishTo is the one place that dispatches on the target's scheme.
-// sign signs the manifests of an OCI target (--sign).
+// publishTo publishes b to the target's scheme. sign signs the manifests
+// of a target that takes --sign.
 func publishTo(ctx context.Context, b *publish.Bundle, opts *publishOptions, sign oci.Signer, progress io.Writer, report func(publish.Result)) error {
-	if strings.HasPrefix(opts.Target, schemeOCI) {
-		return oci.Publish(ctx, b, opts.Target, oci.Options{
-			Jobs:     opts.Jobs,
-			DryRun:   opts.DryRun,
-			Insecure: opts.Insecure,
-			Username: opts.Login.Username,
-			Password: opts.Login.password,
-			Progress: progress,
-			Log:      opts.stderr,
-			Sign:     sign,
-		}, report)
-	}
-	o := opts.s3Options()
-	o.Progress, o.Log = progress, opts.stderr
-	return s3.Publish(ctx, b, opts.Target, o, report)
-}
-
-// s3Options are the flags as package s3 takes them.
-func (opts *publishOptions) s3Options() s3.Options {
-	return s3.Options{
-		Endpoint:  opts.Endpoint,
-		Insecure:  opts.Insecure,
-		AccessKey: opts.Login.Username,
-		SecretKey: opts.Login.password,
-		DryRun:    opts.DryRun,
-		Prune:     opts.Prune,
-		Keep:      opts.Keep,
-		Jobs:      opts.Jobs,
-	}
+	return targetOf(opts.Target).publish(ctx, b, opts, sign, progress, report)
 }
 
 // sortedResults are the results in publishing order: by stage, then path.

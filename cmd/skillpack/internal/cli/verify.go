@@ -163,8 +163,8 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 	}
 	var rep *verify.Report
 	var err error
-	if isTarget(opts.Source) {
-		if rep, err = verifyTarget(ctx, ios, opts, o); err != nil {
+	if t := targetOf(opts.Source); t != nil {
+		if rep, err = verifyTarget(ctx, ios, opts, o, t); err != nil {
 			return nil, err
 		}
 	} else if opts.Target.given() {

@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"io"
+	"strings"
+
+	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/publish"
+	"github.com/skillpack/skillpack/publish/file"
+	"github.com/skillpack/skillpack/publish/oci"
+	"github.com/skillpack/skillpack/publish/s3"
+	"github.com/skillpack/skillpack/verify"
+)
+
+// A target is a publish scheme and everything the commands do with it:
+// adding one is a package under publish/ and a row of targets.
+type target struct {
+	scheme  string // "s3://"
+	example string // the TARGET as messages show it
+	sign    bool   // it takes publish --sign (its manifests are signed)
+	// check parses TARGET and refuses a flag the scheme does not take,
+	// before anything is read.
+	check func(opts *publishOptions) error
+	// publish publishes b; sign signs the manifests with --sign.
+	publish func(ctx context.Context, b *publish.Bundle, opts *publishOptions, sign oci.Signer, progress io.Writer, report func(publish.Result)) error
+	// store reads what the target holds for verify (a Store; see
+	// verify.Objects), with the flags verify was given; nil for a target
+	// verify reads as a folder (folder gives it).
+	store  func(opts *verifyOptions, v verify.SignatureVerifier) (dist.Store, error)
+	folder func(target string) (string, error)
+}
+
+// targets are the publish targets, in the order messages list them.
+var targets = []*target{
+	{scheme: s3.Scheme, example: "s3://bucket/prefix", check: checkS3, publish: publishS3, store: s3Store},
+	{scheme: oci.Scheme, example: "oci://host/repo[:tag]", sign: true, check: checkOCI, publish: publishOCI, store: ociStore},
+	{scheme: file.Scheme, example: "file:///path/to/folder", check: checkFile, publish: publishFile, folder: file.ParseTarget},
+}
+
+// targetOf is the target whose scheme loc has, or nil.
+func targetOf(loc string) *target {
+	for _, t := range targets {
+		if strings.HasPrefix(loc, t.scheme) {
+			return t
+		}
+	}
+	return nil
+}
+
+// targetExamples lists the targets as messages offer them: "a, b or c".
+func targetExamples() string {
+	ex := make([]string, len(targets))
+	for i, t := range targets {
+		ex[i] = t.example
+	}
+	return strings.Join(ex[:len(ex)-1], ", ") + " or " + ex[len(ex)-1]
+}
+
+func checkS3(opts *publishOptions) error {
+	if _, err := s3.ParseTarget(opts.Target); err != nil {
+		return usageErr("%w", err)
+	}
+	o := opts.s3Options()
+	o.SecretKey = o.AccessKey // the password is read later; LoginFlags checks the pair
+	if err := o.Check(); err != nil {
+		return usageErr("%w", err)
+	}
+	return nil
+}
+
+func publishS3(ctx context.Context, b *publish.Bundle, opts *publishOptions, _ oci.Signer, progress io.Writer, report func(publish.Result)) error {
+	o := opts.s3Options()
+	o.Progress, o.Log = progress, opts.stderr
+	return s3.Publish(ctx, b, opts.Target, o, report)
+}
+
+// s3Options are the flags as package s3 takes them.
+func (opts *publishOptions) s3Options() s3.Options {
+	return s3.Options{
+		Endpoint:  opts.Endpoint,
+		Insecure:  opts.Insecure,
+		AccessKey: opts.Login.Username,
+		SecretKey: opts.Login.password,
+		DryRun:    opts.DryRun,
+		Prune:     opts.Prune,
+		Keep:      opts.Keep,
+		Jobs:      opts.Jobs,
+	}
+}
+
+func s3Store(opts *verifyOptions, _ verify.SignatureVerifier) (dist.Store, error) {
+	t := opts.Target
+	o := s3.Options{Endpoint: t.Endpoint, Insecure: t.Insecure, AccessKey: t.Login.Username, SecretKey: t.Login.password}
+	if err := o.Check(); err != nil {
+		return nil, usageErr("%w", err)
+	}
+	st, err := s3.OpenBucket(opts.Source, o)
+	if err != nil {
+		return nil, usageErr("%w", err)
+	}
+	return st, nil
+}
+
+func checkOCI(opts *publishOptions) error {
+	if _, err := oci.ParseTarget(opts.Target); err != nil {
+		return usageErr("%w", err)
+	}
+	switch {
+	case opts.Endpoint != "":
+		return usageErr("--endpoint is for s3:// targets; an oci:// target names its registry itself")
+	case opts.Prune:
+		return usageErr("--prune is for s3:// targets; a registry removes what no tag names by its own garbage collection")
+	}
+	return nil
+}
+
+func publishOCI(ctx context.Context, b *publish.Bundle, opts *publishOptions, sign oci.Signer, progress io.Writer, report func(publish.Result)) error {
+	return oci.Publish(ctx, b, opts.Target, oci.Options{
+		Jobs:     opts.Jobs,
+		DryRun:   opts.DryRun,
+		Insecure: opts.Insecure,
+		Username: opts.Login.Username,
+		Password: opts.Login.password,
+		Progress: progress,
+		Log:      opts.stderr,
+		Sign:     sign,
+	}, report)
+}
+
+// ociStore is a registry's reader, which checks the manifests' own
+// signatures with v when it checks statements.
+func ociStore(opts *verifyOptions, v verify.SignatureVerifier) (dist.Store, error) {
+	t := opts.Target
+	if t.Endpoint != "" {
+		return nil, usageErr("--endpoint is for s3:// targets; an oci:// target names its registry itself")
+	}
+	o := oci.Options{
+		Insecure: t.Insecure,
+		Username: t.Login.Username,
+		Password: t.Login.password,
+		Jobs:     opts.Jobs,
+		Timeout:  opts.Timeout, // each request, Check's included
+	}
+	if sv, ok := v.(verify.StatementVerifier); ok {
+		o.VerifyStatement = sv.VerifyStatement
+	}
+	st, err := oci.OpenStore(opts.Source, o, cmp.Or(opts.MaxSkills, verify.DefaultMaxSkills))
+	if err != nil {
+		return nil, usageErr("%w", err)
+	}
+	return st, nil
+}
+
+func checkFile(opts *publishOptions) error {
+	if _, err := file.ParseTarget(opts.Target); err != nil {
+		return usageErr("%w", err)
+	}
+	if opts.TargetFlags.given() || opts.Prune {
+		return usageErr("--endpoint, --insecure, --username, --password-stdin and --prune are for s3:// and oci:// targets; a file:// target is a folder on this machine")
+	}
+	return nil
+}
+
+func publishFile(ctx context.Context, b *publish.Bundle, opts *publishOptions, _ oci.Signer, progress io.Writer, report func(publish.Result)) error {
+	return file.Publish(ctx, b, opts.Target, file.Options{DryRun: opts.DryRun, Jobs: opts.Jobs, Progress: progress}, report)
+}
