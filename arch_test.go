@@ -379,6 +379,8 @@ var oneWay = []struct {
 	{"bytes are checked against a digest as they stream by dist.Checked", regexp.MustCompile(`b\.want\.Digest|v\.want\b|checkedBlob|type verifying struct`), []string{"dist/"}},
 	{"a bundle is read from where it is by a dist.Source", regexp.MustCompile(`type (ObjectStore|Previous|Reader|source) interface|func ReadPublished\(|func NewReader\(`), []string{"dist/"}},
 	{"bytes are fetched over HTTP(S) by dist.Site", regexp.MustCompile(`CheckRedirect:`), []string{"dist/", "serve/"}},
+	{"a publish target's scheme is told by the command's table (targetOf)", regexp.MustCompile(`HasPrefix\([^)]*(\.Scheme\b|scheme[A-Z]|"s3://"|"oci://"|"file://")`),
+		[]string{"cmd/skillpack/internal/cli/targets.go"}},
 }
 
 func TestOneWay(t *testing.T) {

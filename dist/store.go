@@ -28,8 +28,8 @@ import (
 // SKILL.md, not its .zip or its other files): Files and Holds say which.
 //
 // Everything a store returns is as untrusted as a server's answer: read
-// through Stored, every request has a timeout, and its reader checks every
-// digest.
+// through Stored, every request has a timeout, and the reader recomputes
+// every digest.
 type Store interface {
 	// Check is called once, before anything is opened, with the check's
 	// context: the store reads what it needs to find the bundle's files
@@ -44,9 +44,9 @@ type Store interface {
 	// fs.ErrNotExist. The reader is read once and closed.
 	Open(ctx context.Context, path string) (io.ReadCloser, int64, error)
 	// Holds reports whether the store keeps the file at path at all. What
-	// it does not hold is neither read nor a problem; verify counts
-	// it, and a skill's files that only its .tar.gz holds
-	// are checked against the archive's entries.
+	// it does not hold is neither read nor a problem; verify counts it,
+	// and checks a skill's files that only its .tar.gz holds against the
+	// archive's entries.
 	Holds(path string) bool
 	// Files lists every file the store holds, when it holds exactly one
 	// bundle (ok true): a file the build record does not list is then a
