@@ -191,28 +191,28 @@ func TestServeFlags(t *testing.T) {
 		profile string
 		err     string
 	}{
-		{argv: []string{"dist"}, want: serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour}, rebuild: build.Options{Out: "dist"}, profile: "clients"},
+		{argv: []string{"dist"}, want: serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, MaxConns: 1024}, rebuild: build.Options{Out: "dist"}, profile: "clients"},
 		{
 			argv:    []string{"dist", "--stdio", "--watch", "skills", "--no-reuse", "--strict"},
-			want:    serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, Stdio: true, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Strict: true}, NoReuse: true}},
+			want:    serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, MaxConns: 1024, Stdio: true, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Strict: true}, NoReuse: true}},
 			rebuild: build.Options{Out: "dist", NoReuse: true, Lint: lintStrict}, profile: "clients",
 		},
 		// --watch builds as build does, with the config's build section.
 		{
 			argv:    []string{"dist", "--watch", "skills", "--config", "site.yaml", "--addr", ":0"},
-			want:    serveOptions{Dist: "dist", Addr: ":0", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Config: "site.yaml"}}},
+			want:    serveOptions{Dist: "dist", Addr: ":0", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, MaxConns: 1024, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Config: "site.yaml"}}},
 			rebuild: build.Options{Out: "dist", BaseURL: "https://example.com/skills", NoLegacy: true, SkipInvalid: true}, profile: "claude",
 		},
 		// The discovery documents too, but not the release keys: a
 		// rebuild on an edit is not a release.
 		{
 			argv:    []string{"dist", "--watch", "skills", "--config", "release.yaml"},
-			want:    serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Config: "release.yaml"}}},
+			want:    serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, MaxConns: 1024, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Config: "release.yaml"}}},
 			rebuild: build.Options{Out: "dist", BaseURL: "https://example.com/skills", LLMsTxt: true, AICatalog: true}, profile: "clients",
 		},
 		{
 			argv: []string{"dist", "--watch", "skills", "--config", "badurl.yaml"},
-			want: serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Config: "badurl.yaml"}}},
+			want: serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, MaxConns: 1024, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Config: "badurl.yaml"}}},
 			err:  `badurl.yaml: build.base-url "example.com"`,
 		},
 	} {
