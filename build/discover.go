@@ -2,35 +2,35 @@ package build
 
 import (
 	"fmt"
-	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
+	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/skill"
 )
 
-// discover finds the skills to build: every skill below the roots, less
-// those a user's ignore patterns or skill.DefaultIgnore leave out, only
-// those a repository declares when it declares any (a marketplace, plugin
-// manifests: see skill/plugin.go), and each skill once when several
-// folders hold identical copies of it. Each choice is said in the output,
-// with the way to undo it.
+// discover finds the skills to build: those lint.Scope keeps below each
+// root (lint.Run's too: the user's ignore patterns, skill.DefaultIgnore,
+// what a repository declares, clients' install folders), and each skill
+// once when several folders hold identical copies of it. Each choice is
+// said in the output, with the way to undo it.
 func (b *builder) discover() (string, error) {
 	seen := map[string]bool{}
 	var notes []string
+	sc := lint.Scope{All: b.opts.All, Ignore: b.opts.Ignore, Rel: b.rel}
+	if c := b.opts.Lint.Config; c != nil {
+		sc.Config, sc.ConfigDir = c.Ignore, c.Dir()
+	}
 	for _, root := range b.roots {
 		t, err := skill.FindTree(root)
 		if err != nil {
 			return "", err
 		}
-		for _, e := range t.Unread {
-			notes = append(notes, fmt.Sprintf("warning: %v", e))
-		}
-		in, said := b.scope(root, t)
+		in, said := sc.Select(root, t)
 		notes = append(notes, said...)
 		for _, s := range in {
 			abs, _ := filepath.Abs(s.Dir)
@@ -53,212 +53,6 @@ func (b *builder) discover() (string, error) {
 		b.logf("  %s", n)
 	}
 	return "", nil
-}
-
-// scope returns the skills below root to build, and notes saying which
-// it leaves out.
-func (b *builder) scope(root string, t *skill.Tree) ([]*skill.Skill, []string) {
-	found := t.Skills
-	if b.opts.All {
-		return found, nil
-	}
-	var notes []string
-	var cfg *skill.Ignore
-	cfgDir := ""
-	if c := b.opts.Lint.Config; c != nil {
-		cfg, cfgDir = c.Ignore, c.Dir()
-	}
-	user := skill.NewIgnore(b.opts.Ignore)
-	withDefaults := skill.NewIgnore(append(slices.Clone(skill.DefaultIgnore), b.opts.Ignore...))
-	var kept []*skill.Skill
-	ignored := 0
-	byDefault := map[string]int{} // the default pattern → skills it left out
-	for _, s := range found {
-		if _, ok := cfg.Folder(cfgDir, s.Dir); ok {
-			ignored++
-			continue
-		}
-		if _, ok := user.Folder(root, s.Dir); ok {
-			ignored++
-			continue
-		}
-		if len(b.opts.Ignore) == 0 && !defaultNamed(root, s.Dir) {
-			kept = append(kept, s) // the common case, without a pattern match
-			continue
-		}
-		if dir, ok := withDefaults.Folder(root, s.Dir); ok {
-			byDefault[defaultPattern(dir)]++
-			continue
-		}
-		kept = append(kept, s)
-	}
-	if ignored > 0 {
-		notes = append(notes, fmt.Sprintf("left out %s that skillpack.yaml's ignore or --ignore names", human.Plural(ignored, "skill", "skills")))
-	}
-	if len(byDefault) > 0 {
-		var parts []string
-		for _, p := range slices.Sorted(maps.Keys(byDefault)) {
-			parts = append(parts, fmt.Sprintf("%s (%d)", p, byDefault[p]))
-		}
-		first := slices.Sorted(maps.Keys(byDefault))[0]
-		notes = append(notes, fmt.Sprintf("left out %s in folders of tests and templates: %s; --ignore '!%s' builds one, --all every skill found",
-			human.Plural(sum(byDefault), "skill", "skills"), strings.Join(parts, ", "), first))
-	}
-	kept, said := b.declared(root, t.Declares, kept)
-	notes = append(notes, said...)
-	kept, said = b.installed(root, kept)
-	return kept, append(notes, said...)
-}
-
-// installed leaves out the skills in clients' install folders
-// (.claude/skills, .agents/skills: a hidden folder holding skills/), when
-// there are skills elsewhere: those folders hold a client's copies or the
-// project's own working skills, not what the repository publishes (lint's
-// installed-folder says so too). A tree whose only skills are there is
-// built as it is.
-func (b *builder) installed(root string, found []*skill.Skill) ([]*skill.Skill, []string) {
-	var kept []*skill.Skill
-	folders := map[string]int{}
-	for _, s := range found {
-		if f := installFolder(root, s.Dir); f != "" {
-			folders[f]++
-			continue
-		}
-		kept = append(kept, s)
-	}
-	if len(folders) == 0 || len(kept) == 0 {
-		return found, nil
-	}
-	var parts []string
-	for _, f := range slices.Sorted(maps.Keys(folders)) {
-		parts = append(parts, fmt.Sprintf("%s (%d)", b.rel(f), folders[f]))
-	}
-	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s; --all builds them",
-		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "))}
-}
-
-// installFolder returns the client's install folder holding dir below
-// root (a hidden folder's skills/ or skill/ folder: .claude/skills), or "".
-func installFolder(root, dir string) string {
-	rel, err := filepath.Rel(root, dir)
-	if err != nil || !filepath.IsLocal(rel) {
-		return ""
-	}
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	for i := 0; i+1 < len(parts); i++ {
-		if len(parts[i]) > 1 && parts[i][0] == '.' && (parts[i+1] == "skills" || parts[i+1] == "skill") {
-			return filepath.Join(root, filepath.FromSlash(strings.Join(parts[:i+2], "/")))
-		}
-	}
-	return ""
-}
-
-// declared returns the skills a repository declares when it declares
-// what it publishes (declares: the manifests at its root), with the root's
-// skills/ folder, which every client reads; else all of them. It says
-// which manifests declared them and what was left out.
-func (b *builder) declared(root string, declares []string, found []*skill.Skill) ([]*skill.Skill, []string) {
-	if len(declares) == 0 {
-		return found, nil
-	}
-	var kept, left []*skill.Skill
-	by := map[string]bool{}
-	conventional := filepath.Join(root, "skills")
-	for _, s := range found {
-		switch {
-		case s.Declared != "":
-			by[b.rel(s.Declared)] = true
-			kept = append(kept, s)
-		case within(conventional, s.Dir):
-			kept = append(kept, s)
-		default:
-			left = append(left, s)
-		}
-	}
-	if len(by) == 0 {
-		// Its manifests name no skill found here (a marketplace of
-		// remote plugins): every skill found is built, as the clients
-		// install them.
-		return found, nil
-	}
-	notes := []string{fmt.Sprintf("building the %s that %s %s", human.Plural(len(kept), "skill", "skills"), manifests(slices.Sorted(maps.Keys(by))), verbDeclare(len(by)))}
-	if len(left) > 0 {
-		var names []string
-		for i, s := range left {
-			if i == 5 {
-				names = append(names, fmt.Sprintf("and %d more", len(left)-5))
-				break
-			}
-			names = append(names, b.rel(s.Dir))
-		}
-		notes = append(notes, fmt.Sprintf("left out %s that no manifest declares (%s); --all builds every skill found", human.Plural(len(left), "skill", "skills"), strings.Join(names, ", ")))
-	}
-	return kept, notes
-}
-
-// manifests names the files that declare skills: one or two by name,
-// more by their count.
-func manifests(files []string) string {
-	if len(files) <= 2 {
-		return strings.Join(files, " and ")
-	}
-	return fmt.Sprintf("%s and %d other manifests", files[0], len(files)-1)
-}
-
-func verbDeclare(n int) string {
-	if n == 1 {
-		return "declares"
-	}
-	return "declare"
-}
-
-// defaultPattern names the pattern of skill.DefaultIgnore that ignores the
-// folder dir (relative, with "/"), as the user would re-include it.
-func defaultPattern(dir string) string {
-	for _, p := range skill.DefaultIgnore {
-		if _, ok := skill.NewIgnore([]string{p}).Folder(".", dir); ok {
-			return p
-		}
-	}
-	return dir + "/"
-}
-
-// defaultNames are the folder names skill.DefaultIgnore's patterns are
-// made of (each is "name/").
-var defaultNames = func() map[string]bool {
-	m := map[string]bool{}
-	for _, p := range skill.DefaultIgnore {
-		m[strings.TrimSuffix(p, "/")] = true
-	}
-	return m
-}()
-
-// defaultNamed reports whether a folder below root, found by walking it,
-// passes through a folder skill.DefaultIgnore names: a test of names that
-// spares the patterns' regular expressions for the skills they concern
-// (ten thousand skills cost 0.2 s of matching otherwise).
-func defaultNamed(root, dir string) bool {
-	rel, err := filepath.Rel(root, dir)
-	if err != nil {
-		return true // let the patterns decide
-	}
-	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
-		if defaultNames[part] {
-			return true
-		}
-	}
-	return false
-}
-
-// within reports whether the folder p is dir or below it.
-func within(dir, p string) bool {
-	d, err1 := filepath.Abs(dir)
-	a, err2 := filepath.Abs(p)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	rel, err := filepath.Rel(d, a)
-	return err == nil && (rel == "." || filepath.IsLocal(rel))
 }
 
 // Identical copies: vendor repositories ship one skill in several plugin
@@ -375,12 +169,4 @@ func hidden(p string) bool {
 		}
 	}
 	return false
-}
-
-func sum(m map[string]int) int {
-	n := 0
-	for _, v := range m {
-		n += v
-	}
-	return n
 }

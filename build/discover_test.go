@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/skillpack/skillpack/lint"
-	"github.com/skillpack/skillpack/skill"
 )
 
 // A vendor's shape: one skill shipped byte for byte in several providers'
@@ -96,9 +95,12 @@ func TestIdenticalCopiesPick(t *testing.T) {
 }
 
 // A marketplace repository builds what its marketplace declares (the
-// anthropics/skills shape: plugins with source "./" listing skills/<name>),
-// and says so; a template, a fixture and a client's working copy are left
-// out, each with the way back in.
+// anthropics/skills shape: plugins with source "./" listing skills/<name>)
+// and, as the Vercel skills CLI finds them beside the plugins, the skills
+// in the root's own folders (the jamditis/claude-skills-journalism shape:
+// 40 of them beside a marketplace of 4 plugins), and says so; a template,
+// a fixture, a client's working copy and a skill deeper where no client
+// looks are left out, each with the way back in.
 func TestDeclaredScope(t *testing.T) {
 	root := t.TempDir()
 	src := filepath.Join(root, "repo")
@@ -113,17 +115,18 @@ func TestDeclaredScope(t *testing.T) {
 	writeSkill(t, filepath.Join(src, "tests", "fixtures", "bad"), "Bad_Name", nil)
 	writeSkill(t, filepath.Join(src, ".claude", "skills", "dev"), "dev", nil)
 	writeSkill(t, filepath.Join(src, "scratch", "idea"), "idea", nil)
+	writeSkill(t, filepath.Join(src, "newsroom-style"), "newsroom-style", nil)
 	var log strings.Builder
 	dist := filepath.Join(root, "dist")
 	mustBuild(t, []string{src}, Options{Out: dist, Log: &log})
-	if got, want := indexNames(t, dist), []string{"art", "pdf", "xlsx"}; !slices.Equal(got, want) {
+	if got, want := indexNames(t, dist), []string{"art", "newsroom-style", "pdf", "xlsx"}; !slices.Equal(got, want) {
 		t.Errorf("index %q, want %q", got, want)
 	}
 	for _, want := range []string{
-		"• discover: 3 skills",
-		"left out 2 skills in folders of tests and templates: template/ (1), tests/ (1); --ignore '!template/' builds one, --all every skill found",
-		"building the 4 skills that " + rel(t, src, ".claude-plugin/marketplace.json") + " declares",
-		"left out 2 skills that no manifest declares (" + rel(t, src, ".claude/skills/dev") + ", " + rel(t, src, "scratch/idea") + "); --all builds every skill found",
+		"• discover: 4 skills",
+		"left out 2 skills in folders of tests and templates: template/ (1), tests/ (1); --ignore '!template/' takes one back, --all every skill found",
+		"taking the 5 skills that " + rel(t, src, ".claude-plugin/marketplace.json") + " declares, and those in skills/ and the top-level folders, where every client looks",
+		"left out 2 skills that no manifest declares, where no client looks (" + rel(t, src, ".claude/skills/dev") + ", " + rel(t, src, "scratch/idea") + "); --all takes every skill found",
 		"pdf: 2 identical copies",
 	} {
 		if !strings.Contains(log.String(), want) {
@@ -134,7 +137,7 @@ func TestDeclaredScope(t *testing.T) {
 	// --ignore leaves out more, and "!" takes a default back.
 	log.Reset()
 	mustBuild(t, []string{src}, Options{Out: dist, Log: &log, Ignore: []string{"plugins/extra/", "!template/"}})
-	if got, want := indexNames(t, dist), []string{"pdf", "xlsx"}; !slices.Equal(got, want) {
+	if got, want := indexNames(t, dist), []string{"newsroom-style", "pdf", "template-skill", "xlsx"}; !slices.Equal(got, want) {
 		t.Errorf("--ignore: index %q, want %q", got, want)
 	}
 	if !strings.Contains(log.String(), "left out 2 skills that skillpack.yaml's ignore or --ignore names") {
@@ -158,7 +161,7 @@ func TestDeclaredScope(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustBuild(t, []string{src}, Options{Out: dist, Lint: lint.Options{Config: cfg}})
-	if got, want := indexNames(t, dist), []string{"art", "pdf"}; !slices.Equal(got, want) {
+	if got, want := indexNames(t, dist), []string{"art", "newsroom-style", "pdf"}; !slices.Equal(got, want) {
 		t.Errorf("config ignore: index %q, want %q", got, want)
 	}
 }
@@ -200,18 +203,4 @@ func rel(t *testing.T, base, p string) string {
 		t.Fatal(err)
 	}
 	return filepath.ToSlash(r)
-}
-
-// defaultNamed tests names, not patterns: every default pattern must be a
-// plain folder name for it to be right.
-func TestDefaultIgnoreNames(t *testing.T) {
-	for _, p := range skill.DefaultIgnore {
-		name, ok := strings.CutSuffix(p, "/")
-		if !ok || name == "" || strings.ContainsAny(name, `*?[\!/`) {
-			t.Errorf("default pattern %q is no plain folder name: defaultNamed cannot stand in for it", p)
-		}
-	}
-	if !defaultNamed("r", filepath.Join("r", "a", "tests", "b")) || defaultNamed("r", filepath.Join("r", "a", "testing")) {
-		t.Error("defaultNamed")
-	}
 }

@@ -82,7 +82,8 @@ var registryRules = []*Rule{
 			".cursor/skills and .codex/skills (Cursor), .opencode/skills (OpenCode), .windsurf/skills " +
 			"(Windsurf), .goose/skills (goose). When a tree has skills of its own elsewhere too, such a folder " +
 			"holds a client's copy, installed or mirrored from elsewhere, or the project's own working skills: " +
-			"either way not what the repository publishes, and the build would publish it too. Add the folder " +
+			"either way not what the repository publishes. Lint and the build leave such a folder out, and " +
+			"say so; this rule speaks when --all takes it in, which would publish it too. Add the folder " +
 			"to ignore: in skillpack.yaml, or remove it. A tree whose only skills are in such a folder is " +
 			"linted as it is.",
 		Bad:      "skills/pdf/SKILL.md and .gemini/skills/pdf/SKILL.md",
@@ -241,15 +242,21 @@ var installFolders = map[[2]string]string{
 }
 
 // installFolder returns the nearest client's install folder above the
-// absolute folder dir, and the clients that read it; "" when none is.
+// absolute folder dir, and the clients that read it; "" when none is. A
+// hidden folder's skills/ or skill/ folder of a client not in the table
+// (.grok/skills, .kiro/skills) is one too.
 func installFolder(dir string) (folder, clients string) {
 	for {
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			return "", ""
 		}
-		if c, ok := installFolders[[2]string{filepath.Base(parent), filepath.Base(dir)}]; ok {
+		hidden, base := filepath.Base(parent), filepath.Base(dir)
+		if c, ok := installFolders[[2]string{hidden, base}]; ok {
 			return dir, c
+		}
+		if len(hidden) > 1 && hidden[0] == '.' && hidden != ".." && (base == "skills" || base == "skill") {
+			return dir, "the client that reads " + hidden
 		}
 		dir = parent
 	}

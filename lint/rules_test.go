@@ -30,6 +30,7 @@ import (
 //	                        the archive's file, if any, with a hole (zero bytes)
 //	profile NAME            lint with a profile
 //	strict                  lint with --strict
+//	all                     lint with --all: every skill found, clients' install folders too
 func TestRules(t *testing.T) {
 	for _, r := range Rules() {
 		t.Run(r.ID, func(t *testing.T) {
@@ -183,6 +184,8 @@ func materialize(t *testing.T, dir string, ar *txtar.Archive) (Options, []string
 			opts.Config.Profile = p
 		case "strict":
 			opts.Strict = true
+		case "all":
+			opts.All = true
 		default:
 			t.Fatalf("unknown directive %q", l)
 		}

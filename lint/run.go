@@ -28,6 +28,12 @@ type Options struct {
 	// with the VerdictKey it was given under); their per-skill rules are
 	// not run. Rules across skills always run over every skill.
 	Known func(*skill.Skill) ([]Finding, bool)
+
+	// Ignore and All choose which skills found below a path Run checks,
+	// as they choose which the build publishes (Scope, with the config's
+	// ignore list).
+	Ignore []string
+	All    bool
 }
 
 // Result is the outcome of a run.
@@ -44,6 +50,10 @@ type Result struct {
 	// Run was given, that no finding matched: "path: rule (n)". Only Run
 	// fills it in.
 	Stale []string
+
+	// Notes say which skills Run left out of those found and why
+	// (Scope), and which manifests it could not read.
+	Notes []string
 }
 
 // Run discovers the skills at or below each path and checks them. An error
@@ -59,21 +69,31 @@ func Run(paths []string, opts Options) (*Result, error) {
 
 	seen := map[string]bool{}
 	var skills []*skill.Skill
+	var notes []string
+	sc := Scope{All: opts.All, Ignore: opts.Ignore, Config: r.cfg.Ignore, ConfigDir: r.cfg.Dir(), Rel: r.rel}
 	for _, p := range paths {
-		found, err := skill.Discover(p)
+		t, err := skill.FindTree(p)
 		if err != nil {
 			return nil, err
 		}
+		found, said := sc.Select(p, t)
+		notes = append(notes, said...)
 		for _, s := range found {
 			abs, _ := filepath.Abs(s.Dir)
-			if seen[abs] || r.ignored(abs, true) {
-				continue
+			if !seen[abs] {
+				seen[abs] = true
+				skills = append(skills, s)
 			}
-			seen[abs] = true
-			skills = append(skills, s)
 		}
 	}
+	// Reading and parsing ten thousand SKILL.md files is most of
+	// discovery's time, and each is independent.
+	parallel.Each(len(skills), opts.Jobs, func(i int) error {
+		skills[i].Read()
+		return nil
+	})
 	res := r.run(skills, opts.Jobs)
+	res.Notes = notes
 	if r.coversConfig(paths) {
 		res.Findings = Sort(append(res.Findings, r.unusedAllows()...))
 	}
@@ -386,23 +406,8 @@ func (r *runner) allowed(rule, abs string) bool {
 // ignored reports whether a disk path matches the config's ignore globs,
 // which are relative to the config's folder.
 func (r *runner) ignored(abs string, isDir bool) bool {
-	if r.cfg.Ignore.Empty() {
-		return false
-	}
-	dir, _ := filepath.Abs(r.cfg.Dir())
-	rel, err := filepath.Rel(dir, abs)
-	if err != nil || !filepath.IsLocal(rel) {
-		return false
-	}
-	rel = filepath.ToSlash(rel)
-	// A path is ignored when it or any folder above it matches, as in git.
-	parts := strings.Split(rel, "/")
-	for i := 1; i <= len(parts); i++ {
-		if r.cfg.Ignore.Match(strings.Join(parts[:i], "/"), isDir || i < len(parts)) {
-			return true
-		}
-	}
-	return false
+	_, ok := r.cfg.Ignore.Path(r.cfg.Dir(), abs, isDir)
+	return ok
 }
 
 // rel makes a disk path relative to the run's base folder, with "/", as

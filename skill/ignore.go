@@ -296,16 +296,17 @@ var DefaultIgnore = []string{
 	"skill-template/", "template-skill/",
 }
 
-// Folder reports whether the folder dir, a disk path at or below base, is
-// ignored by patterns relative to base, and if so which folder decided it:
-// dir itself or the nearest folder above it that is ignored, relative to
-// base with "/". base itself is never ignored. A path outside base is not.
-func (ig *Ignore) Folder(base, dir string) (string, bool) {
+// Path reports whether the path p (a folder when isDir), a disk path at
+// or below base, is ignored by patterns relative to base, and if so which
+// path decided it: p itself or the nearest folder above it that is
+// ignored, relative to base with "/". base itself is never ignored, nor is
+// a path outside base.
+func (ig *Ignore) Path(base, p string, isDir bool) (string, bool) {
 	if ig.Empty() {
 		return "", false
 	}
 	b, err1 := filepath.Abs(base)
-	d, err2 := filepath.Abs(dir)
+	d, err2 := filepath.Abs(p)
 	if err1 != nil || err2 != nil {
 		return "", false
 	}
@@ -314,10 +315,14 @@ func (ig *Ignore) Folder(base, dir string) (string, bool) {
 		return "", false
 	}
 	rel = filepath.ToSlash(rel)
+	// Match's rule, one prefix at a time: the nearest ignored folder decides.
 	for i := 0; i <= len(rel); i++ {
-		if (i == len(rel) || rel[i] == '/') && ig.Match(rel[:i], true) {
+		if i < len(rel) && rel[i] == '/' && ig.match(rel[:i], true) {
 			return rel[:i], true
 		}
+	}
+	if ig.match(rel, isDir) {
+		return rel, true
 	}
 	return "", false
 }

@@ -262,10 +262,10 @@ func TestIgnoreAgainstGit(t *testing.T) {
 	}
 }
 
-// Folder names the folder that decided: the nearest ignored one at or
-// above dir, never base itself nor anything outside it; "!" takes a
-// folder back, as in git.
-func TestIgnoreFolder(t *testing.T) {
+// Path names the path that decided: the nearest ignored folder at or
+// above it, never base itself nor anything outside it; "!" takes a folder
+// back, as in git; a folder-only pattern does not ignore a file.
+func TestIgnorePath(t *testing.T) {
 	ig := NewIgnore(append(append([]string{}, DefaultIgnore...), "!templates/", "vendor/x/"))
 	base := filepath.Join("repo", "sub")
 	for dir, want := range map[string]string{
@@ -280,16 +280,24 @@ func TestIgnoreFolder(t *testing.T) {
 		"repo/sub":                    "", // base itself: named, so asked for
 		"repo/tests/a":                "", // outside base
 	} {
-		got, ok := ig.Folder(base, filepath.FromSlash(dir))
+		got, ok := ig.Path(base, filepath.FromSlash(dir), true)
 		if got != want || ok != (want != "") {
-			t.Errorf("Folder(%s) = %q, %v; want %q", dir, got, ok, want)
+			t.Errorf("Path(%s) = %q, %v; want %q", dir, got, ok, want)
 		}
 	}
 	// A folder named as base is not ignored by its own name.
-	if _, ok := ig.Folder("tests", filepath.Join("tests", "a")); ok {
-		t.Error("Folder(tests, tests/a): base's own name counted")
+	if _, ok := ig.Path("tests", filepath.Join("tests", "a"), true); ok {
+		t.Error("Path(tests, tests/a): base's own name counted")
 	}
-	if _, ok := (*Ignore)(nil).Folder(".", "tests"); ok {
+	if _, ok := (*Ignore)(nil).Path(".", "tests", true); ok {
 		t.Error("a nil Ignore ignores")
+	}
+	// "tests/" names folders: a file of that name is not ignored, a file
+	// inside such a folder is.
+	if got, ok := ig.Path(base, filepath.Join(base, "a", "tests"), false); ok {
+		t.Errorf("Path(a/tests, file) = %q: a folder-only pattern ignored a file", got)
+	}
+	if got, ok := ig.Path(base, filepath.Join(base, "tests", "notes.md"), false); got != "tests" || !ok {
+		t.Errorf("Path(tests/notes.md, file) = %q, %v; want tests", got, ok)
 	}
 }

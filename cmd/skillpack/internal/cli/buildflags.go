@@ -25,8 +25,7 @@ type BuildFlags struct {
 	SkipInvalid bool
 	NoReuse     bool
 	// Which skills below the paths given are built (build only).
-	Ignore []string
-	All    bool
+	ScopeFlags
 	// The discovery documents beyond the indexes (build only).
 	LLMsTxt      bool
 	LLMsTxtMerge string
@@ -41,8 +40,7 @@ func (f *BuildFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.NoLegacy, "no-legacy", false, "leave out the legacy /.well-known/skills/ v0.1.0 tree")
 	fs.BoolVar(&f.SkipInvalid, "skip-invalid", false, "leave out skills with lint errors and publish the rest (exit 0, with a warning)")
 	f.addNoReuse(fs)
-	fs.StringArrayVar(&f.Ignore, "ignore", nil, "leave out the skills this gitignore-style `glob` names (repeatable; '!tests/' brings a folder back)")
-	fs.BoolVar(&f.All, "all", false, "build every skill found, also those no manifest declares and those in tests and templates folders")
+	f.ScopeFlags.AddFlags(fs, "build")
 	fs.BoolVar(&f.LLMsTxt, "llms-txt", false, "write llms.txt at the bundle root, with an Agent Skills section linking every SKILL.md")
 	fs.StringVar(&f.LLMsTxtMerge, "llms-txt-merge", "", "write llms.txt as a copy of this `file`, the site's own, with the Agent Skills section in place of its markers")
 	fs.BoolVar(&f.AICatalog, "ai-catalog", false, "write /.well-known/ai-catalog.json, the AI Catalog of every archive and SKILL.md (needs --base-url)")

@@ -294,6 +294,9 @@ func TestLintFlags(t *testing.T) {
 		{argv: []string{"--write-baseline", "b.json"}, want: lintCmdOptions{Format: "text", FailOn: "error", WriteBaseline: "b.json"}},
 		{argv: []string{"--list-rules"}, want: lintCmdOptions{Format: "text", FailOn: "error", ListRules: true}},
 		{argv: []string{"--explain", "name-format"}, want: lintCmdOptions{Format: "text", FailOn: "error", Explain: "name-format"}},
+		// The build's scope: lint checks the skills build publishes.
+		{argv: []string{"--ignore", "drafts/", "--ignore", "!tests/", "--all"}, want: lintCmdOptions{Format: "text", FailOn: "error",
+			ScopeFlags: ScopeFlags{Ignore: []string{"drafts/", "!tests/"}, All: true}}},
 	} {
 		got := *parsed(t, &IO{}, newLintCmd, tc.argv)
 		if !slices.Equal(got.Paths, tc.want.Paths) {

@@ -75,8 +75,24 @@ func (o *LintOptions) load() (*lint.Config, error) {
 	return cfg, nil
 }
 
+// ScopeFlags choose which skills below the paths given are the
+// repository's: lint checks and build publishes the same ones
+// (skill.Scope).
+type ScopeFlags struct {
+	Ignore []string
+	All    bool
+}
+
+// AddFlags registers --ignore and --all; verb is what the command does to
+// a skill ("build", "lint").
+func (f *ScopeFlags) AddFlags(fs *pflag.FlagSet, verb string) {
+	fs.StringArrayVar(&f.Ignore, "ignore", nil, "leave out the skills this gitignore-style `glob` names (repeatable; '!tests/' brings a folder back)")
+	fs.BoolVar(&f.All, "all", false, verb+" every skill found, also those no manifest declares and those in tests, templates and clients' install folders")
+}
+
 type lintCmdOptions struct {
 	LintOptions
+	ScopeFlags
 	Paths     []string
 	Format    string
 	JSON      bool // --json, the same as --format json
@@ -122,7 +138,8 @@ every changed file. --json prints one document however the run ends
 			return runLint(ios, opts)
 		},
 	}
-	opts.AddFlags(cmd.Flags())
+	opts.LintOptions.AddFlags(cmd.Flags())
+	opts.ScopeFlags.AddFlags(cmd.Flags(), "lint")
 	opts.fix.AddFlags(cmd.Flags())
 	cmd.Flags().StringVarP(&opts.Format, "format", "f", "text", "output `format`: text, json, sarif or github")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON document on stdout, even on failure (the same as --format json)")
@@ -214,13 +231,17 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintDoc) error {
 			return usageErr("%s: no such file or folder", p)
 		}
 	}
+	lo := lint.Options{Config: cfg, Strict: opts.Strict, Ignore: opts.Ignore, All: opts.All}
 	if opts.fix.Fix || opts.fix.DryRun {
-		return runFix(ios, opts, paths, lint.Options{Config: cfg, Strict: opts.Strict}, failOn, doc)
+		return runFix(ios, opts, paths, lo, failOn, doc)
 	}
 	start := ios.clock()()
-	res, err := lintPaths(paths, lint.Options{Config: cfg, Strict: opts.Strict}, doc)
+	res, err := lintPaths(paths, lo, doc)
 	if err != nil {
 		return err
+	}
+	for _, n := range res.Notes {
+		ios.Infof("%s", n) // on stderr: stdout stays the report
 	}
 	if opts.WriteBaseline != "" {
 		return writeBaseline(ios, opts.WriteBaseline, res)
@@ -236,7 +257,7 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintDoc) error {
 			ios.Infof("%s: %d recorded findings no longer found (%s); run `skillpack lint --write-baseline %s` to drop them",
 				cfg.Baseline.Path, len(stale), strings.Join(stale[:min(3, len(stale))], "; "), cfg.Baseline.Path)
 		}
-		lintDone(ios, res, lint.Options{Config: cfg, Strict: opts.Strict}, lintHintArgs(opts), start)
+		lintDone(ios, res, lo, lintHintArgs(opts), start)
 	}
 	if failOn != lint.Off && lint.Worst(res.Findings) >= failOn {
 		return findingsErr

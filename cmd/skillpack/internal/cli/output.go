@@ -369,7 +369,7 @@ func lintDone(ios *IO, res *lint.Result, lo lint.Options, hintArgs []string, sta
 }
 
 // lintHintArgs are the arguments of a run that `lint --fix` must repeat to
-// see the same findings: the config, the profile and the paths.
+// see the same findings: the config, the profile, the scope and the paths.
 func lintHintArgs(o *lintCmdOptions) []string {
 	var args []string
 	if o.Config != "" {
@@ -377,6 +377,12 @@ func lintHintArgs(o *lintCmdOptions) []string {
 	}
 	if o.Profile != "" {
 		args = append(args, "--profile", o.Profile)
+	}
+	for _, g := range o.Ignore {
+		args = append(args, "--ignore", g)
+	}
+	if o.All {
+		args = append(args, "--all")
 	}
 	if len(o.Paths) > 0 && !(len(o.Paths) == 1 && o.Paths[0] == ".") {
 		args = append(args, o.Paths...)

@@ -1,0 +1,253 @@
+package lint
+
+import (
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/skillpack/skillpack/internal/human"
+	"github.com/skillpack/skillpack/skill"
+)
+
+// Scope decides which of the skills found below a root are the
+// repository's skills: Run checks them and the build publishes them, so
+// that the two never disagree about what is a skill. It leaves out the
+// skills in the folders the user's ignore patterns name, in tests and
+// templates folders (skill.DefaultIgnore), outside what a repository declares
+// when it declares its skills (a marketplace, plugin manifests: see
+// plugin.go), and in clients' install folders when there are skills
+// elsewhere. The zero value applies these defaults.
+type Scope struct {
+	// All keeps every skill found but those the user's patterns name:
+	// also those the defaults leave out.
+	All bool
+	// Ignore are gitignore-style patterns relative to each root (--ignore).
+	Ignore []string
+	// Config is skillpack.yaml's ignore list, relative to ConfigDir.
+	Config    *skill.Ignore
+	ConfigDir string
+	// Rel spells a folder for the notes (nil: as found).
+	Rel func(string) string
+}
+
+// Select returns the skills of t, found below root, that the scope keeps,
+// and notes saying what it left out and how to take it back, and which
+// manifests could not be read.
+func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
+	var notes []string
+	for _, e := range t.Unread {
+		notes = append(notes, fmt.Sprintf("warning: %v", e))
+	}
+	user := skill.NewIgnore(sc.Ignore)
+	withDefaults := skill.NewIgnore(append(slices.Clone(skill.DefaultIgnore), sc.Ignore...))
+	var kept []*skill.Skill
+	ignored := 0
+	byDefault := map[string]int{} // the default pattern → skills it left out
+	for _, s := range t.Skills {
+		if _, ok := sc.Config.Path(sc.ConfigDir, s.Dir, true); ok {
+			ignored++
+			continue
+		}
+		if _, ok := user.Path(root, s.Dir, true); ok {
+			ignored++
+			continue
+		}
+		if sc.All || len(sc.Ignore) == 0 && !defaultNamed(root, s.Dir) {
+			kept = append(kept, s) // the common case, without a pattern match
+			continue
+		}
+		if dir, ok := withDefaults.Path(root, s.Dir, true); ok {
+			byDefault[defaultPattern(dir)]++
+			continue
+		}
+		kept = append(kept, s)
+	}
+	if ignored > 0 {
+		notes = append(notes, fmt.Sprintf("left out %s that skillpack.yaml's ignore or --ignore names", human.Plural(ignored, "skill", "skills")))
+	}
+	if sc.All {
+		return kept, notes
+	}
+	if len(byDefault) > 0 {
+		var parts []string
+		for _, p := range slices.Sorted(maps.Keys(byDefault)) {
+			parts = append(parts, fmt.Sprintf("%s (%d)", p, byDefault[p]))
+		}
+		first := slices.Sorted(maps.Keys(byDefault))[0]
+		notes = append(notes, fmt.Sprintf("left out %s in folders of tests and templates: %s; --ignore '!%s' takes one back, --all every skill found",
+			human.Plural(sum(byDefault), "skill", "skills"), strings.Join(parts, ", "), first))
+	}
+	kept, said := sc.declared(root, t.Declares, kept)
+	notes = append(notes, said...)
+	kept, said = sc.installed(root, kept)
+	return kept, append(notes, said...)
+}
+
+func (sc Scope) rel(p string) string {
+	if sc.Rel == nil {
+		return filepath.ToSlash(p)
+	}
+	return sc.Rel(p)
+}
+
+// installed leaves out the skills in clients' install folders
+// (.claude/skills, .agents/skills: a hidden folder holding skills/), when
+// there are skills elsewhere: those folders hold a client's copies or the
+// project's own working skills, not what the repository publishes (lint's
+// installed-folder says so too). A tree whose only skills are there is
+// taken as it is.
+func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []string) {
+	var kept []*skill.Skill
+	folders := map[string]int{}
+	top, _ := filepath.Abs(root)
+	for _, s := range found {
+		abs, _ := filepath.Abs(s.Dir)
+		// Only a folder below root: a repository cloned into a client's
+		// folder is not all one install folder.
+		if f, _ := installFolder(abs); f != "" && f != top && below(top, f) {
+			folders[f]++
+			continue
+		}
+		kept = append(kept, s)
+	}
+	if len(folders) == 0 || len(kept) == 0 {
+		return found, nil
+	}
+	var parts []string
+	for _, f := range slices.Sorted(maps.Keys(folders)) {
+		parts = append(parts, fmt.Sprintf("%s (%d)", sc.rel(f), folders[f]))
+	}
+	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s; --all takes them",
+		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "))}
+}
+
+// below reports whether the folder p is dir or below it.
+func below(dir, p string) bool {
+	d, err1 := filepath.Abs(dir)
+	a, err2 := filepath.Abs(p)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(d, a)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
+}
+
+// declared returns, when a repository declares what it publishes
+// (declares: the manifests at its root), the skills a client installing
+// from it finds: those its manifests declare, and those where every
+// client looks whatever the manifests say, the root's skills/ folder and
+// the root's own folders (the Vercel skills CLI 1.7.4 searches these
+// first and adds the plugins' skills to them: discoverSkills in its
+// dist/cli.mjs). Else it returns every skill found. It says which
+// manifests declared skills and what was left out.
+func (sc Scope) declared(root string, declares []string, found []*skill.Skill) ([]*skill.Skill, []string) {
+	if len(declares) == 0 {
+		return found, nil
+	}
+	var kept, left []*skill.Skill
+	by := map[string]bool{}
+	conventional := filepath.Join(root, "skills")
+	for _, s := range found {
+		switch {
+		case s.Declared != "":
+			by[sc.rel(s.Declared)] = true
+			kept = append(kept, s)
+		case below(conventional, s.Dir) || topLevel(root, s.Dir):
+			kept = append(kept, s)
+		default:
+			left = append(left, s)
+		}
+	}
+	if len(by) == 0 {
+		// Its manifests name no skill found here (a marketplace of
+		// remote plugins): every skill found is taken, as the clients
+		// install them.
+		return found, nil
+	}
+	notes := []string{fmt.Sprintf("taking the %s that %s %s, and those in skills/ and the top-level folders, where every client looks",
+		human.Plural(len(kept), "skill", "skills"), manifests(slices.Sorted(maps.Keys(by))), verbDeclare(len(by)))}
+	if len(left) > 0 {
+		var names []string
+		for i, s := range left {
+			if i == 5 {
+				names = append(names, fmt.Sprintf("and %d more", len(left)-5))
+				break
+			}
+			names = append(names, sc.rel(s.Dir))
+		}
+		notes = append(notes, fmt.Sprintf("left out %s that no manifest declares, where no client looks (%s); --all takes every skill found",
+			human.Plural(len(left), "skill", "skills"), strings.Join(names, ", ")))
+	}
+	return kept, notes
+}
+
+// topLevel reports whether the folder dir is root or one of its own
+// folders.
+func topLevel(root, dir string) bool {
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && (rel == "." || filepath.IsLocal(rel) && !strings.ContainsRune(rel, filepath.Separator))
+}
+
+// manifests names the files that declare skills: one or two by name,
+// more by their count.
+func manifests(files []string) string {
+	if len(files) <= 2 {
+		return strings.Join(files, " and ")
+	}
+	return fmt.Sprintf("%s and %d other manifests", files[0], len(files)-1)
+}
+
+func verbDeclare(n int) string {
+	if n == 1 {
+		return "declares"
+	}
+	return "declare"
+}
+
+// defaultPattern names the pattern of DefaultIgnore that ignores the
+// folder dir (relative, with "/"), as the user would re-include it.
+func defaultPattern(dir string) string {
+	for _, p := range skill.DefaultIgnore {
+		if _, ok := skill.NewIgnore([]string{p}).Path(".", dir, true); ok {
+			return p
+		}
+	}
+	return dir + "/"
+}
+
+// defaultNames are the folder names DefaultIgnore's patterns are made of
+// (each is "name/").
+var defaultNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, p := range skill.DefaultIgnore {
+		m[strings.TrimSuffix(p, "/")] = true
+	}
+	return m
+}()
+
+// defaultNamed reports whether a folder below root, found by walking it,
+// passes through a folder DefaultIgnore names: a test of names that
+// spares the patterns' regular expressions for the skills they concern
+// (ten thousand skills cost 0.2 s of matching otherwise).
+func defaultNamed(root, dir string) bool {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		return true // let the patterns decide
+	}
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		if defaultNames[part] {
+			return true
+		}
+	}
+	return false
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
