@@ -23,8 +23,8 @@ var securityRules = []*Rule{
 			"every published file, binary ones included, for private key blocks, AWS access key IDs " +
 			"(AKIA..., ASIA...), GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), " +
 			"Anthropic and OpenAI API keys (sk-ant-, sk-proj-, ...) and Slack tokens (xoxb-, xoxp-, " +
-			"xoxa-, xoxr-). Obvious placeholders (AKIAIOSFODNN7EXAMPLE, anything with EXAMPLE or " +
-			"XXXX) are skipped. The message shows only the first four characters. Revoke the secret " +
+			"xoxa-, xoxr-). Obvious placeholders (AKIAIOSFODNN7EXAMPLE, anything with EXAMPLE, YOUR, " +
+			"REPLACE or XXXX, a part opening with xxx) are skipped. The message shows only the first four characters. Revoke the secret " +
 			"at its issuer, remove it, and have scripts read credentials from the environment.",
 		Bad:   "scripts/upload.py:\n  s3 = boto3.client(\"s3\", aws_access_key_id=\"AKIA...\")",
 		Good:  "scripts/upload.py:\n  s3 = boto3.client(\"s3\")   # credentials from AWS_ACCESS_KEY_ID",
@@ -39,7 +39,10 @@ var securityRules = []*Rule{
 			"that models read; bidirectional embeddings, overrides and isolates (U+202A–U+202E, " +
 			"U+2066–U+2069) reorder what is displayed; a zero-width character inside a word (U+200B–" +
 			"U+200F, U+2060, or U+FEFF after the start of a file, between two letters or digits) " +
-			"splits it so that it reads the same but matches no search or filter. All of them let a " +
+			"splits it so that it reads the same but matches no search or filter. Between characters of " +
+			"scripts written without spaces (Chinese, Japanese, Thai...) a zero-width space or word joiner " +
+			"marks where a line may break, as a space would, and is allowed; beside one, it splits no word " +
+			"(invisible-char's). All of them let a " +
 			"skill carry instructions a reviewer does not see. Lint looks in SKILL.md, frontmatter and " +
 			"body, and in every other published text file, and reports a run of tag characters once " +
 			"with the text it hides. Joiners inside emoji sequences, flag tag sequences and joiners " +
@@ -205,15 +208,22 @@ func wordByte(b byte) bool {
 
 // placeholders are words that real, random tokens practically never
 // contain (a 36-character token holds "XXXX" with odds of about 1 in 30,000).
-var placeholders = []string{"EXAMPLE", "XXXX", "SAMPLE", "DUMMY", "FAKE", "PLACEHOLDER", "REDACTED", "YOUR"}
+var placeholders = []string{"EXAMPLE", "XXXX", "SAMPLE", "DUMMY", "FAKE", "PLACEHOLDER", "REDACTED", "YOUR", "REPLACE", "CHANGEME"}
 
 // placeholder reports whether a matched token is made up for documentation:
-// a placeholder word, a character repeated eight times ("ghp_0000..."), or
-// too few distinct characters for a random string.
+// a placeholder word, "xxx" opening one of its parts ("sk-ant-api03-xxx…",
+// where "xxx" inside a random part is too likely to count), a character
+// repeated eight times ("ghp_0000..."), or too few distinct characters for
+// a random string.
 func placeholder(tok string) bool {
 	up := strings.ToUpper(tok)
 	for _, w := range placeholders {
 		if strings.Contains(up, w) {
+			return true
+		}
+	}
+	for _, part := range strings.FieldsFunc(up, func(r rune) bool { return r == '-' || r == '_' }) {
+		if strings.HasPrefix(part, "XXX") {
 			return true
 		}
 	}
@@ -360,6 +370,10 @@ func findInvisible(data []byte) []invisibleHit {
 			}
 			i = j
 		case invisibleNames[r] != "" && !(r == 0xFEFF && i == 0) && !joinerAllowed(data, i, r, n):
+			if j, ok := breakHint(data, i); ok {
+				i = j
+				continue
+			}
 			j, count, reorders := i+n, 1, isOverride(r)
 			for j < len(data) {
 				r2, n2 := utf8.DecodeRune(data[j:])
@@ -398,7 +412,9 @@ func classifyInvisible(data []byte, i, j int, r rune, count int, reorders bool) 
 	}
 	prev, _ := utf8.DecodeLastRune(data[:i])
 	next, _ := utf8.DecodeRune(data[j:])
-	if wordRune(prev) && wordRune(next) {
+	// Beside a character of a script written without spaces the run is
+	// at a word's edge ("name\u200c命名"), splitting no word.
+	if wordRune(prev) && wordRune(next) && !spaceless(prev) && !spaceless(next) {
 		return invisibleHit{off: i, hiding: true, fix: deleteInvisible, msg: fmt.Sprintf("%s inside the word %q splits it "+
 			"invisibly: reviewers read the word, but searches, filters and tokenizers do not; it can hide instructions",
 			what, wordAround(data, i, j))}
@@ -530,6 +546,35 @@ func joinerAllowed(data []byte, i int, r rune, n int) bool {
 		return true
 	}
 	return complexScript(prev) && complexScript(next)
+}
+
+// breakHint reports whether data[i:] opens a run of zero-width spaces and
+// word joiners between two characters of scripts written without spaces
+// (Chinese, Japanese, Thai...), and where the run ends. There they are
+// ordinary text, marking where a line may or may not break as a space
+// would elsewhere (web pages copied into Markdown carry them), and no
+// word is split.
+func breakHint(data []byte, i int) (int, bool) {
+	j := i
+	for j < len(data) {
+		r, n := utf8.DecodeRune(data[j:])
+		if r != 0x200B && r != 0x2060 {
+			break
+		}
+		j += n
+	}
+	prev, _ := utf8.DecodeLastRune(data[:i])
+	next, _ := utf8.DecodeRune(data[j:])
+	return j, j > i && spaceless(prev) && spaceless(next)
+}
+
+// spaceless reports the characters of scripts written without spaces
+// between words, and their punctuation: Han, Hiragana, Katakana, Hangul
+// (whose words are spaced, but whose text mixes with the others), Thai,
+// Lao, Khmer, Myanmar, CJK punctuation and full-width forms.
+func spaceless(r rune) bool {
+	return r >= 0x3000 && r <= 0x303F || r >= 0xFF00 && r <= 0xFFEF ||
+		unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }
 
 func emojiLike(r rune) bool {
