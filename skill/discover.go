@@ -337,7 +337,7 @@ func (w *walker) dir(dir string, depth int, plugin string) error {
 			w.readManifest(m, filepath.Clean(dir))
 		}
 	}
-	if name := entryIn(ents); name != "" {
+	if name := entryIn(dir, ents); name != "" {
 		w.add(dir, name, plugin)
 		if isLink(ents, name) {
 			w.found[len(w.found)-1].link = true
@@ -384,14 +384,17 @@ func entryName(dir string) string {
 		}
 		return ""
 	}
-	return entryIn(ents)
+	return entryIn(dir, ents)
 }
 
-// entryIn picks the entry file from a folder listing. The listing, not a
-// stat, decides: on a case-insensitive file system a stat of "SKILL.md"
-// also finds "skill.md", and only the listing tells the real name.
-func entryIn(ents []fs.DirEntry) string {
-	found := ""
+// entryIn picks the entry file from the listing of the folder dir. The
+// listing, not a stat, decides: on a case-insensitive file system a stat
+// of "SKILL.md" also finds "skill.md", and only the listing tells the real
+// name. A case variant is an entry file only when its frontmatter names
+// the skill or describes it: a page called skill.md (a wiki's page about
+// skills) is no skill.
+func entryIn(dir string, ents []fs.DirEntry) string {
+	var variants []string
 	for _, e := range ents {
 		if e.IsDir() || !strings.EqualFold(e.Name(), FileName) {
 			continue
@@ -399,11 +402,34 @@ func entryIn(ents []fs.DirEntry) string {
 		if e.Name() == FileName {
 			return FileName
 		}
-		if found == "" {
-			found = e.Name()
+		variants = append(variants, e.Name())
+	}
+	for _, v := range variants {
+		if declaresSkill(filepath.Join(dir, v)) {
+			return v
 		}
 	}
-	return found
+	return ""
+}
+
+// declaresSkill reports whether an entry file's frontmatter has a name or
+// a description; one that cannot be read is taken as a skill, for lint to
+// say why it cannot be read.
+func declaresSkill(path string) bool {
+	f, err := OpenFile(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	// The frontmatter opens the file; 64 KiB holds any that names a skill.
+	data, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
+		return true
+	}
+	d := Parse(data)
+	k1, _ := d.Lookup("name")
+	k2, _ := d.Lookup("description")
+	return k1 != nil || k2 != nil
 }
 
 // findMirrors sets Mirror on each skill whose entry file links to another

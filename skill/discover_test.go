@@ -44,6 +44,8 @@ func TestDiscover(t *testing.T) {
 		"pdf/nested/SKILL.md":                          skillMD, // a skill inside a skill is found (lint reports it)
 		"lower/skill.md":                               skillMD,
 		"mixed/Skill.MD":                               skillMD,
+		"wiki/skill.md":                                "---\nconcept: skill\n---\n# What a skill is\n", // a page, no skill
+		"notes/Skill.md":                               "# Skills I use\n",
 		"a-b/SKILL.md":                                 skillMD,
 		"a/b/SKILL.md":                                 skillMD,
 		".git/modules/x/SKILL.md":                      skillMD,
@@ -218,7 +220,7 @@ func TestSkillName(t *testing.T) {
 
 func TestLoad(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a/SKILL.md": skillMD, "b/skill.md": "no frontmatter", "c/": ""})
+	writeTree(t, root, map[string]string{"a/SKILL.md": skillMD, "b/skill.md": "---\nname: b\n---\nno description\n", "c/": "", "d/skill.md": "no frontmatter"})
 	s := Load(filepath.Join(root, "a"))
 	if s.Err != nil || s.Doc == nil || s.File != FileName {
 		t.Fatalf("Load(a) = %+v", s)
@@ -227,12 +229,16 @@ func TestLoad(t *testing.T) {
 		t.Errorf("name = %q", name)
 	}
 	s = Load(filepath.Join(root, "b"))
-	if s.File != "skill.md" || s.Doc == nil || s.Doc.Problem == nil || s.Doc.Problem.Kind != NoFrontmatter {
+	if name, _ := s.Doc.String("name"); s.File != "skill.md" || name != "b" {
 		t.Errorf("Load(b) = %+v", s)
 	}
-	s = Load(filepath.Join(root, "c"))
-	if s.Doc != nil || s.Err == nil || s.File != FileName || !strings.Contains(s.Err.Error(), "no such file or folder") {
-		t.Errorf("Load(c) = %+v, want Err no such file", s)
+	// A skill.md that neither names nor describes a skill is no entry
+	// file: the folder has none.
+	for _, d := range []string{"c", "d"} {
+		s = Load(filepath.Join(root, d))
+		if s.Doc != nil || s.Err == nil || s.File != FileName || !strings.Contains(s.Err.Error(), "no such file or folder") {
+			t.Errorf("Load(%s) = %+v, want Err no such file", d, s)
+		}
 	}
 }
 
