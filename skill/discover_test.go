@@ -39,24 +39,24 @@ func relFolders(base string, skills []*Skill, folder func(*Skill) string) map[st
 func TestDiscover(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
-		"pdf/SKILL.md":                                 skillMD,
-		"pdf/scripts/run.sh":                           "",
-		"pdf/nested/SKILL.md":                          skillMD, // a skill inside a skill is found (lint reports it)
-		"lower/skill.md":                               skillMD,
-		"mixed/Skill.MD":                               skillMD,
-		"wiki/skill.md":                                "---\nconcept: skill\n---\n# What a skill is\n", // a page, no skill
-		"notes/Skill.md":                               "# Skills I use\n",
-		"a-b/SKILL.md":                                 skillMD,
-		"a/b/SKILL.md":                                 skillMD,
-		".git/modules/x/SKILL.md":                      skillMD,
-		"node_modules/pkg/SKILL.md":                    skillMD,
-		"deep/.hg/SKILL.md":                            skillMD,
-		"dist/" + BundleMarker:                         "{}",
-		"dist/skills/pdf/SKILL.md":                     skillMD,
-		"notaskill/README.md":                          "",
-		"dirnamed/SKILL.md/":                           "", // a folder called SKILL.md is no entry file
-		"both/SKILL.md":                                skillMD,
-		"both/skill.md":                                skillMD,
+		"pdf/SKILL.md":              skillMD,
+		"pdf/scripts/run.sh":        "",
+		"pdf/nested/SKILL.md":       skillMD, // a skill inside a skill is found (lint reports it)
+		"lower/skill.md":            skillMD,
+		"mixed/Skill.MD":            skillMD,
+		"wiki/skill.md":             "---\nconcept: skill\n---\n# What a skill is\n", // a page, no skill
+		"notes/Skill.md":            "# Skills I use\n",
+		"a-b/SKILL.md":              skillMD,
+		"a/b/SKILL.md":              skillMD,
+		".git/modules/x/SKILL.md":   skillMD,
+		"node_modules/pkg/SKILL.md": skillMD,
+		"deep/.hg/SKILL.md":         skillMD,
+		"dist/" + BundleMarker:      "{}",
+		"dist/skills/pdf/SKILL.md":  skillMD,
+		"notaskill/README.md":       "",
+		"dirnamed/SKILL.md/":        "", // a folder called SKILL.md is no entry file
+		"both/SKILL.md":             skillMD,
+		"both/skill.md":             skillMD,
 		"docs/" + strings.Repeat("d/", 3) + "SKILL.md": skillMD,
 	})
 	got, err := Discover(root)
