@@ -115,6 +115,13 @@ or the skill enclosing each file PATH, against the Agent Skills specification
 and what the clients that load skills accept. --list-rules lists the rules
 and --explain ID explains one; --fix repairs the mechanical findings.
 
+It checks the skills build would publish, and says which it left out:
+folders of tests, fixtures and templates, skills a repository's marketplace
+or plugin manifests do not declare where no client looks, and clients'
+install folders (.claude/skills) beside other skills. --ignore GLOB leaves
+out more, as skillpack.yaml's ignore list does; --all checks every skill
+found.
+
 A folder PATH with no skill at or below it is a mistake (exit 2); a file
 PATH outside every skill is ignored, so that a pre-commit hook may pass
 every changed file. --json prints one document however the run ends
