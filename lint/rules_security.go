@@ -571,9 +571,11 @@ func breakHint(data []byte, i int) (int, bool) {
 // spaceless reports the characters of scripts written without spaces
 // between words, and their punctuation: Han, Hiragana, Katakana, Hangul
 // (whose words are spaced, but whose text mixes with the others), Thai,
-// Lao, Khmer, Myanmar, CJK punctuation and full-width forms.
+// Lao, Khmer, Myanmar, CJK punctuation and full-width forms; and the
+// mathematical letters (𝑨, 𝒙) of a formula copied from a web page, which
+// name variables, not words.
 func spaceless(r rune) bool {
-	return r >= 0x3000 && r <= 0x303F || r >= 0xFF00 && r <= 0xFFEF ||
+	return r >= 0x3000 && r <= 0x303F || r >= 0xFF00 && r <= 0xFFEF || r >= 0x1D400 && r <= 0x1D7FF ||
 		unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar)
 }
 
