@@ -86,12 +86,7 @@ func Run(paths []string, opts Options) (*Result, error) {
 			}
 		}
 	}
-	// Reading and parsing ten thousand SKILL.md files is most of
-	// discovery's time, and each is independent.
-	parallel.Each(len(skills), opts.Jobs, func(i int) error {
-		skills[i].Read()
-		return nil
-	})
+	skill.ReadAll(skills, opts.Jobs)
 	res := r.run(skills, opts.Jobs)
 	res.Notes = notes
 	if r.coversConfig(paths) {

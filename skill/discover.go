@@ -89,13 +89,18 @@ func Discover(root string) ([]*Skill, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Reading and parsing ten thousand SKILL.md files is most of
-	// discovery's time, and each is independent.
-	parallel.Each(len(found), 0, func(i int) error {
-		found[i].Read()
+	ReadAll(found, 0)
+	return found, nil
+}
+
+// ReadAll reads every skill's entry file (Read), on jobs goroutines (0:
+// one per CPU): reading and parsing ten thousand SKILL.md files is most of
+// discovery's time, and each is independent.
+func ReadAll(skills []*Skill, jobs int) {
+	parallel.Each(len(skills), jobs, func(i int) error {
+		skills[i].Read()
 		return nil
 	})
-	return found, nil
 }
 
 // Find is Discover without reading the entry files: each Skill has only Dir
