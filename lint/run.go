@@ -303,7 +303,9 @@ func (r *runner) settle(p *Pass, out []Finding) []Finding {
 	comments := map[string][]*inline{}
 	for _, f := range p.Files.Files {
 		dir, base := path.Split(f.Path)
-		if dir != "" && strings.EqualFold(base, "SKILL.md") {
+		// As discovery decides: a SKILL.md that neither names nor
+		// describes a skill is this skill's file, and so is its folder.
+		if dir != "" && strings.EqualFold(base, "SKILL.md") && skill.DeclaresSkill(filepath.Join(p.Skill.Dir, filepath.FromSlash(f.Path))) {
 			nested = append(nested, r.rel(filepath.Join(p.Skill.Dir, filepath.FromSlash(dir)))+"/")
 		}
 	}

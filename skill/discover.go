@@ -172,7 +172,7 @@ func FindTree(root string) (*Tree, error) {
 			w.plugins[filepath.Clean(walk)] = true
 		}
 	}
-	if err := w.dir(walk, 0, pluginAbove(root)); err != nil {
+	if err := w.dir(walk, 0, pluginAbove(root), false); err != nil {
 		return nil, fmt.Errorf("%s: %w", root, pathError(err))
 	}
 	out := make([]*Skill, len(w.found))
@@ -210,9 +210,15 @@ func Enclosing(path string) string {
 	if info, err := os.Lstat(dir); err != nil || !info.IsDir() {
 		dir = filepath.Dir(dir)
 	}
+	first := "" // a SKILL.md that declares no skill, which a skill above may hold
 	for range MaxDepth * 4 {
-		if entryName(dir) != "" {
-			return dir
+		if name := entryName(dir); name != "" {
+			if DeclaresSkill(filepath.Join(dir, name)) {
+				return dir
+			}
+			if first == "" {
+				first = dir
+			}
 		}
 		parent, ok := up(dir)
 		if !ok {
@@ -220,7 +226,7 @@ func Enclosing(path string) string {
 		}
 		dir = parent
 	}
-	return ""
+	return first
 }
 
 // up returns the folder above dir, in dir's form, and false at the
@@ -319,8 +325,9 @@ type entry struct {
 	link              bool   // the entry file is a symbolic link
 }
 
-// dir walks a folder; plugin is the plugin holding it, as reported.
-func (w *walker) dir(dir string, depth int, plugin string) error {
+// dir walks a folder; plugin is the plugin holding it, as reported, and
+// inSkill tells that a skill holds it.
+func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		if depth == 0 {
@@ -342,12 +349,15 @@ func (w *walker) dir(dir string, depth int, plugin string) error {
 			w.readManifest(m, filepath.Clean(dir))
 		}
 	}
-	if name := entryIn(dir, ents); name != "" {
+	// Inside a skill, a SKILL.md that neither names nor describes a skill
+	// (a sample in assets/, a template) is a file of that skill.
+	if name := entryIn(dir, ents); name != "" && !(w.heldBySkill(dir, depth, inSkill) && !DeclaresSkill(filepath.Join(dir, name))) {
 		w.add(dir, name, plugin)
 		if isLink(ents, name) {
 			w.found[len(w.found)-1].link = true
 			w.links++
 		}
+		inSkill = true
 	}
 	if depth == MaxDepth {
 		return nil
@@ -355,12 +365,22 @@ func (w *walker) dir(dir string, depth int, plugin string) error {
 	// A symlink's entry is not a folder here, so links are never followed.
 	for _, e := range ents {
 		if e.IsDir() && !skipDirs[e.Name()] {
-			if err := w.dir(filepath.Join(dir, e.Name()), depth+1, plugin); err != nil {
+			if err := w.dir(filepath.Join(dir, e.Name()), depth+1, plugin, inSkill); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// heldBySkill reports whether a skill holds the folder dir, which inSkill
+// tells below the folder walked; for that folder, a skill above it does.
+func (w *walker) heldBySkill(dir string, depth int, inSkill bool) bool {
+	if inSkill || depth > 0 {
+		return inSkill
+	}
+	parent, ok := up(dir)
+	return ok && Enclosing(parent) != ""
 }
 
 func (w *walker) add(dir, name, plugin string) {
@@ -410,17 +430,18 @@ func entryIn(dir string, ents []fs.DirEntry) string {
 		variants = append(variants, e.Name())
 	}
 	for _, v := range variants {
-		if declaresSkill(filepath.Join(dir, v)) {
+		if DeclaresSkill(filepath.Join(dir, v)) {
 			return v
 		}
 	}
 	return ""
 }
 
-// declaresSkill reports whether an entry file's frontmatter has a name or
+// DeclaresSkill reports whether an entry file's frontmatter has a name or
 // a description; one that cannot be read is taken as a skill, for lint to
-// say why it cannot be read.
-func declaresSkill(path string) bool {
+// say why it cannot be read. Discovery asks it of a case variant such as
+// skill.md, and of a SKILL.md inside another skill.
+func DeclaresSkill(path string) bool {
 	f, err := OpenFile(path)
 	if err != nil {
 		return true

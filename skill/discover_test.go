@@ -39,24 +39,25 @@ func relFolders(base string, skills []*Skill, folder func(*Skill) string) map[st
 func TestDiscover(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
-		"pdf/SKILL.md":              skillMD,
-		"pdf/scripts/run.sh":        "",
-		"pdf/nested/SKILL.md":       skillMD, // a skill inside a skill is found (lint reports it)
-		"lower/skill.md":            skillMD,
-		"mixed/Skill.MD":            skillMD,
-		"wiki/skill.md":             "---\nconcept: skill\n---\n# What a skill is\n", // a page, no skill
-		"notes/Skill.md":            "# Skills I use\n",
-		"a-b/SKILL.md":              skillMD,
-		"a/b/SKILL.md":              skillMD,
-		".git/modules/x/SKILL.md":   skillMD,
-		"node_modules/pkg/SKILL.md": skillMD,
-		"deep/.hg/SKILL.md":         skillMD,
-		"dist/" + BundleMarker:      "{}",
-		"dist/skills/pdf/SKILL.md":  skillMD,
-		"notaskill/README.md":       "",
-		"dirnamed/SKILL.md/":        "", // a folder called SKILL.md is no entry file
-		"both/SKILL.md":             skillMD,
-		"both/skill.md":             skillMD,
+		"pdf/SKILL.md":                                 skillMD,
+		"pdf/scripts/run.sh":                           "",
+		"pdf/nested/SKILL.md":                          skillMD,        // a skill inside a skill is found (lint reports it)
+		"pdf/assets/sample/SKILL.md":                   "# A sample\n", // declares no skill: a file of pdf
+		"lower/skill.md":                               skillMD,
+		"mixed/Skill.MD":                               skillMD,
+		"wiki/skill.md":                                "---\nconcept: skill\n---\n# What a skill is\n", // a page, no skill
+		"notes/Skill.md":                               "# Skills I use\n",
+		"a-b/SKILL.md":                                 skillMD,
+		"a/b/SKILL.md":                                 skillMD,
+		".git/modules/x/SKILL.md":                      skillMD,
+		"node_modules/pkg/SKILL.md":                    skillMD,
+		"deep/.hg/SKILL.md":                            skillMD,
+		"dist/" + BundleMarker:                         "{}",
+		"dist/skills/pdf/SKILL.md":                     skillMD,
+		"notaskill/README.md":                          "",
+		"dirnamed/SKILL.md/":                           "", // a folder called SKILL.md is no entry file
+		"both/SKILL.md":                                skillMD,
+		"both/skill.md":                                skillMD,
 		"docs/" + strings.Repeat("d/", 3) + "SKILL.md": skillMD,
 	})
 	got, err := Discover(root)
@@ -119,8 +120,11 @@ func TestDiscoverFilePath(t *testing.T) {
 		"pdf/a/b/c/d.txt":    "",
 		"README.md":          "",
 		"other/notes.txt":    "",
+		// A sample whose SKILL.md declares no skill is pdf's file.
+		"pdf/assets/sample/SKILL.md": "# A sample\n",
+		"pdf/assets/sample/data.csv": "",
 	})
-	for _, p := range []string{"pdf/scripts/run.sh", "pdf/SKILL.md", "pdf/a/b/c/d.txt", "pdf/a/b", "pdf"} {
+	for _, p := range []string{"pdf/scripts/run.sh", "pdf/SKILL.md", "pdf/a/b/c/d.txt", "pdf/a/b", "pdf", "pdf/assets/sample/data.csv", "pdf/assets/sample"} {
 		got, err := Discover(filepath.Join(root, p))
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
