@@ -13,6 +13,7 @@ import (
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
 )
 
 // A versioned build (Options.Versioned) gives every skill that has a
@@ -163,12 +164,12 @@ func (b *builder) carry(e layout.Entry) error {
 		}
 		return b.st.link(file, dst)
 	}
-	rc, _, err := src.Open(b.context(), e.Path)
+	rc, _, err := dist.OpenMax(b.context(), src, e.Path, pack.MaxFile)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fail(fmt.Errorf("%s is missing, though %s lists it: the bundle is not all there", e.Path, layout.VersionsIndex))
 		}
-		return fail(err)
+		return fail(fmt.Errorf("%s: %w", e.Path, err))
 	}
 	defer rc.Close()
 	if err := b.st.mkdirAll(filepath.Dir(dst)); err != nil {
