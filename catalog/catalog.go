@@ -1,20 +1,16 @@
-// Package catalog renders index.html, the bundle's catalog for people: every
-// skill with its description, license, files, sizes, digests, download
-// links, install commands and its SKILL.md rendered as HTML.
+// Package catalog renders index.html, the bundle's catalog for people:
+// every skill with its description, license, files, sizes, digests,
+// download links, install commands and its SKILL.md as HTML, in one
+// self-contained file (the stylesheet inlined; one script, its own
+// filter.js, a search box the page works without, which the
+// Content-Security-Policy allows alone, by its hash).
 //
-// The page is one self-contained file at the root of dist/: the stylesheet
-// is inlined and nothing is fetched from elsewhere. Its one script is its
-// own (filter.js: a search box over the skills that the page works
-// without), and the Content-Security-Policy allows that script alone, by
-// its hash, since SKILL.md bodies are untrusted input. Every link is relative to dist/ (or under
-// Options.BaseURL) and names a file the bundle holds. Rendering does no I/O
-// of its own (it writes to the writer it is given and reads bodies through
-// Skill.Body) and is deterministic: the same skills give the same bytes.
-//
-// A bundle may hold tens of thousands of skills, so the page is streamed
-// and the skills are read through Skills, one at a time: Render holds a
-// few skills per worker and, of every skill, only its name. Its memory is
-// bounded by its workers, not by the number of skills or their size.
+// It must not do I/O of its own (it writes to the writer it is given and
+// reads bodies through Skill.Body), link outside the bundle (every link
+// is relative, or under Options.BaseURL, and names a file the bundle
+// holds), let a SKILL.md body run a script (bodies are untrusted), or hold
+// every skill: Render streams them through Skills, a few per worker, and
+// keeps only each name. The same skills give the same bytes.
 package catalog
 
 import (

@@ -1,25 +1,15 @@
-// Package pack writes the archives of one skill: a .tar.gz and a .zip whose
-// bytes are a pure function of the file paths, the file bytes, the exec bits
-// and the compressor version, so that a content-addressed archive name never
-// changes meaning. It also computes the compressor-independent content digest
-// of a skill, and reads an archive back (Unpack) under the one set of limits
-// (Limits) that verify and pull hold an untrusted archive to.
+// Package pack owns one skill's archives: a .tar.gz and a .zip whose bytes
+// are a pure function of the file paths, the file bytes, the exec bits and
+// the compressor version, so that a content-addressed archive name never
+// changes meaning; the compressor-independent content digest (Manifest,
+// ContentDigest); and Unpack, the one archive reader, under the one set of
+// limits (Limits) that verify and pull hold an untrusted archive to.
 //
-// Everything that could vary between machines is fixed here on purpose:
-// entry order (the caller adds paths in sorted order), headers built from
-// scratch (no owner names, ids, umask or file times from the host), one
-// modification time, one compressor at one level. See
-// design/bundle.md, "Archives".
-//
-// The zip takes ZIP64 fields where the 32-bit ones cannot hold a size, an
-// offset or the count of entries, and only there (zip.go), so a skill's
-// files may be as large as the tar allows (MaxSize) and every smaller zip
-// keeps its bytes.
-//
-// The tar's headers are written by hand too (tar.go): a file name in any
-// script goes into the USTAR name and prefix fields as its UTF-8 bytes,
-// where every reader tested looks, and an ASCII name's header is
-// archive/tar's, byte for byte.
+// It must not take anything from the host: entry order (the caller adds
+// paths sorted), headers built from scratch (no owner names, ids, umask or
+// file times), one modification time and one compressor at one level are
+// fixed here on purpose. It must not name or place an archive (layout
+// does). Why the tar and zip headers are written by hand: ARCHITECTURE.md.
 package pack
 
 import (

@@ -1,26 +1,17 @@
-// Package verify checks a built bundle end to end, from a dist folder,
-// over HTTP(S) the way a client fetches it, or from where a publish put it
-// (a dist.Store: a bucket, a registry; store.go): every digest and size is
-// recomputed, every index is checked against the files and against the
-// other indexes, every archive is unpacked in memory under limits and
-// compared with the served files, and signatures are checked when present
-// or required.
+// Package verify checks a built bundle end to end, from a folder, a URL
+// (as a client fetches it) or a dist.Store a publish target offers (a
+// bucket, a registry; store.go): every digest and size recomputed, every
+// index checked against the files and the other indexes, every archive
+// unpacked in memory (pack.Unpack) and compared with the served files,
+// signatures checked when present or required, and --previous's guard.
+// Folder checks an installed skill folder against its skill.oms.sig.
 //
-// verify trusts nothing it reads. Paths from documents are checked before
-// they are used, a folder is read through an os.Root so that no symbolic
-// link leads outside it, every read stops at a size limit, archives are
-// never written to disk, and HTTP requests have timeouts, a redirect limit
-// and same-origin redirects only. Request headers given in Options (a
-// private registry's credentials) go to the origin of the URL given and
-// nowhere else. A broken bundle yields a Report listing every Problem (up
-// to a limit), never a panic or a hang.
-//
-// What a hostile bundle can cost is bounded too: the whole check has a
-// deadline, an index may list only so many skills, files are fetched by
-// a few workers at once, and what is held in memory (a document to
-// decode, an archive to unpack) comes from one budget of about MaxSize
-// bytes shared by all of them (memory.go); everything else is hashed as
-// it streams.
+// It must trust nothing it reads: a path from a document is checked
+// before use, every read stops at a size limit, the whole check has a
+// deadline, what is held in memory comes from one budget of about MaxSize
+// (memory.go), and a broken bundle is a Report of Problems, never a panic
+// or a hang. It must not write anything, import build, sign or
+// publish/..., or read a bundle except through package dist.
 package verify
 
 import (

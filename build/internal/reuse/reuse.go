@@ -1,34 +1,17 @@
 // Package reuse decides what a build may take from the previous bundle in
-// its output folder, and whether there is anything to do at all. Every
-// decision rests on one of three proofs, and this package is the only
-// place that makes them:
+// its output folder (Previous), and whether there is anything to do at
+// all. It is the one place that makes the three proofs: reusable by key
+// (ArchiveKey, BundleKey, Reusable; lint.VerdictKey for findings),
+// trusted by times (the record is stamped after every other file,
+// StampAfter, and a file or folder whose modification and change times
+// are both before it is untouched; Intact for the whole bundle) and
+// verified by hash (Verified; Holds tries times, then the hash). A no-op
+// (UpToDate) is decided from the record alone, nothing laid out or rendered.
 //
-//   - Reusable by key. A skill's archive key (ArchiveKey: the generator,
-//     the fixed time, every file's path, bytes and exec bit) equal to the
-//     recorded one means its archives would be the same bytes, so the
-//     recorded ones are reused (Reusable), once they and the served copies
-//     are proven intact by one of the two proofs below. Lint's verdict key
-//     (lint.VerdictKey) does the same for findings, which the record keeps.
-//     The bundle key (BundleKey: the generator, the addressing options and
-//     every skill's key) covers every document.
-//   - Trusted by times. The build record is the last file a build writes,
-//     stamped after every other (StampAfter). The kernel stamps an inode's
-//     change time whenever its bytes, mode, links or times change (no user
-//     can set it back; only the clock can step back), and a folder's
-//     whenever an entry is added, removed or renamed in it. So a file or
-//     folder whose modification and change times are both before the
-//     record's has not been touched since (git's index check): a file holds
-//     the recorded bytes, and a bundle whose folders are all untouched
-//     (Intact) has exactly the files the record lists.
-//   - Verified by hash. Anything else is read and hashed to its recorded
-//     digest (Verified).
-//
-// A no-op (UpToDate) is decided from the record alone: the bundle key is
-// the recorded one, every skill was reusable by key with the same lint
-// verdict, and every file the record lists is trusted by times or verified
-// by hash. Nothing is laid out or rendered to decide it. What the times
-// cannot see (the disk corrupting a file, a clock stepped back) is what
-// `skillpack verify` is for: it hashes everything.
+// It must not be reached from outside build, or trust times where the
+// system has no change time: what times cannot see (a disk corrupting a
+// file, a clock stepped back) is what `skillpack verify` is for. Why each
+// proof holds: ARCHITECTURE.md, "Reuse: the three proofs".
 package reuse
 
 import (
