@@ -1,13 +1,17 @@
-// Package build turns a tree of skills into a servable bundle. It is an
-// ordered pipeline of named steps, so that an error says where it
-// happened: discover (with the output check beside it), pack (which
-// lints), index, write. Pack is where the work is: one worker takes a
-// skill from its folder to its archives (read, collect, hash, lint, pack)
-// and keeps only a summary of it, so that memory is bounded by the
-// workers and a summary per skill, not by the bytes of the tree. Paths,
-// URLs and documents come from package layout, archive bytes from package
-// pack; build decides the order, reuses unchanged work from the previous
-// bundle, and writes atomically.
+// Package build turns a tree of skills into a bundle. It owns the pipeline
+// and its order, one named step a file (discover, check output, llms.txt,
+// pack, lint, guard, index, versions, write, sign, swap; build/steps.go),
+// so that an error says where it happened and a skipped step says why;
+// the staging folder and the atomic swap; PackSkill (`skillpack pack`) and
+// Sign (`skillpack sign DIST`). Pack is where the work is: one worker takes
+// a skill from its folder to its archives and keeps only a summary, so
+// memory is bounded by the workers, not by the bytes of the tree.
+//
+// It must not spell a path, a URL or a document (layout does), make
+// archive bytes (pack does), decide reuse itself (build/internal/reuse
+// does), import sign (it takes a Signer func), read the bundle published
+// last except through package dist, or write outside its staging folder
+// before swap: a kill leaves the output as it was or wholly new.
 package build
 
 import (

@@ -1,13 +1,17 @@
-// Package serve serves a built bundle, unchanged, over HTTP and over MCP
-// (streamable HTTP at /mcp, or stdio).
+// Package serve serves a built bundle, unchanged, over HTTP (net/http
+// alone) and over MCP (streamable HTTP at /mcp, or stdio).
 //
 // It reads only what the build wrote: the indexes, mcp/*.json,
-// checksums.txt and the build record. It never parses a skill folder nor
-// derives an index; it serves exactly the files those documents name,
-// hashing each once only to check it against its recorded digest (see
-// Open), and refuses to send bytes whose digest no longer matches. The one exception to "read only"
-// is Watch, which asks a caller-supplied rebuild to replace the bundle and
-// then swaps the new one in.
+// checksums.txt and the build record. It serves exactly the files those
+// documents name, hashing each once only to check it against its recorded
+// digest (see Open), and refuses to send bytes whose digest no longer
+// matches. The one exception to "read only" is Watch, which asks a
+// caller-supplied rebuild to replace the bundle and then swaps the new one
+// in.
+//
+// It must not parse a skill folder, derive a digest or a document from
+// skills, or import build or verify. Static traffic at scale belongs on a
+// static host or a CDN, which the bundle is made for, not in this package.
 package serve
 
 import (
