@@ -1,8 +1,11 @@
-// Package lint checks skills against the Agent Skills specification and the
-// practical rules beyond it. Rules are data (ID, title, severity,
-// explanation, examples, check) in one registry that drives checking,
-// --list-rules, --explain, SARIF and the rule table of docs/rules.md.
+// Package lint checks skills against the Agent Skills specification and
+// the practical rules beyond it. It owns the rule registry (rules are
+// data: ID, title, severity, explanation, examples, check; one registry
+// drives checking, --list-rules, --explain, SARIF and the rule table of
+// docs/rules.md), Finding and its output formats, skillpack.yaml's
+// config, profiles, the baseline, suppressions, --fix, Scope (which skills
+// lint and the build both take) and the verdicts the build keeps.
 //
-// lint reads skills through package skill and reports Findings; it never
-// writes files.
+// It reads skills through package skill. It must not import layout, or
+// write a file but --fix's edits (a baseline goes to the writer it is given).
 package lint

@@ -1,7 +1,11 @@
 // Package skill is the model of an Agent Skill on disk: discovery of skill
-// folders, SKILL.md parsing with positions, and the collection of a skill's
-// files (junk, .skillignore, symlinks, exec bits).
+// folders (and ReadAll, the one parallel read of them), SKILL.md parsed
+// with positions, its frontmatter as ordered YAML and as JSON, the
+// collection of a skill's files (junk, .skillignore, symlinks, exec bits)
+// and what a Markdown link names (ResolveLink, the one classifier lint's
+// link rules and the catalog share).
 //
-// It reads; it never writes. It knows nothing of lint rules, archives or
-// indexes, so every other package can depend on it cheaply.
+// It reads; it never writes. It must not know of lint rules, archives,
+// documents or bundles, so that every other package can depend on it
+// cheaply.
 package skill
