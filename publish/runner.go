@@ -131,9 +131,11 @@ type Runner struct {
 
 	// Log, when not nil, is told what a retry waits for (the server, the
 	// error), how long until it and until the Budget ends, at most once a
-	// second; Server names the server there ("s3://bucket/prefix").
-	Log    io.Writer
-	Server string
+	// second; Server names the server there ("s3://bucket/prefix"), and
+	// Command the command that waits ("": publish).
+	Log     io.Writer
+	Server  string
+	Command string
 
 	// Sleep waits for d or until ctx ends; nil is a timer. Now is the
 	// clock the Budget is measured by; nil is time.Now. Tests replace
@@ -257,8 +259,9 @@ func (r *Runner) try(ctx context.Context, o Object, do Do) (State, int, error) {
 		// Full jitter: anywhere up to the bound, and not past the budget.
 		d := min(rand.N(bound)+1, left)
 		r.waiting(err, d, left)
-		if err := r.sleep(ctx, d); err != nil {
-			return Failed, n, err
+		if serr := r.sleep(ctx, d); serr != nil {
+			// Stopped while waiting: what it waited for is the news.
+			return Failed, n, fmt.Errorf("%w (after %d attempts, then %w)", err, n, serr)
 		}
 		bound = min(2*bound, cmp.Or(r.MaxBackoff, DefaultMaxBackoff))
 	}
@@ -280,8 +283,8 @@ func (r *Runner) waiting(err error, d, left time.Duration) {
 	if r.Progress != nil {
 		fmt.Fprint(r.Progress, "\r\x1b[K") // the next result redraws it
 	}
-	fmt.Fprintf(r.Log, "publish: waiting for %s: %v; retrying in %v, giving up in %v\n",
-		cmp.Or(r.Server, "the server"), err, d.Round(100*time.Millisecond), left.Round(time.Second))
+	fmt.Fprintf(r.Log, "%s: waiting for %s: %v; retrying in %v, giving up in %v\n",
+		cmp.Or(r.Command, "publish"), cmp.Or(r.Server, "the server"), err, d.Round(100*time.Millisecond), left.Round(time.Second))
 }
 
 func (r *Runner) now() time.Time {

@@ -3,12 +3,16 @@ package oci
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/skillpack/skillpack/internal/testtool"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
 )
 
@@ -47,6 +51,52 @@ func TestOutage(t *testing.T) {
 			t.Errorf("a %v outage: error %v after %v", outage, err, waited)
 		}
 		if !strings.Contains(log.String(), "publish: waiting for "+f.target+":latest: ") || !strings.Contains(log.String(), "giving up in 1m0s") {
+			t.Errorf("a %v outage: the log says\n%s", outage, log.String())
+		}
+		t.Logf("a %v outage: %d requests refused, %v waited, %v", outage, n, waited, err)
+	}
+}
+
+// A pull retries as a publish does: a registry that fails every request
+// for 10 seconds (503s, answers lost) is waited out, saying so, and the
+// skills are pulled whole; one that never comes back ends the pull within
+// the budget with publish.ErrUnavailable, leaving no skill's folder.
+func TestPullOutage(t *testing.T) {
+	f := published(t)
+	start := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
+	for i, outage := range []time.Duration{10 * time.Second, time.Hour} {
+		c := testtool.NewClock(start)
+		n := 0
+		f.px.setDecide(func(int, *http.Request) fault {
+			if c.Now().Sub(start) >= outage {
+				return pass
+			}
+			n++
+			return []fault{fail, lose}[n%2]
+		})
+		var log strings.Builder
+		out := t.TempDir()
+		got, err := Pull(context.Background(), f.target, out, "", Options{Now: c.Now, Sleep: c.Sleep, Log: &log})
+		f.px.setDecide(nil)
+		waited := c.Now().Sub(start)
+		if i == 0 {
+			if err != nil || len(got) != len(f.b.Skills) {
+				t.Fatalf("a %v outage: pulled %d skills of %d: %v", outage, len(got), len(f.b.Skills), err)
+			}
+			for _, s := range f.b.Skills {
+				if want, have := tree(t, filepath.Join(f.b.Dir, filepath.FromSlash(layout.SkillDir(s.Name)))), tree(t, filepath.Join(out, s.Name)); !maps.Equal(want, have) {
+					t.Errorf("a %v outage: skill %s pulled differs from DIST's", outage, s.Name)
+				}
+			}
+		} else {
+			if !errors.Is(err, publish.ErrUnavailable) || waited > publish.DefaultBudget+time.Second {
+				t.Errorf("a %v outage: error %v after %v", outage, err, waited)
+			}
+			if left, _ := os.ReadDir(out); len(got) > 0 || len(left) > 0 {
+				t.Errorf("a %v outage: pulled %v, left %v", outage, got, left)
+			}
+		}
+		if !strings.Contains(log.String(), "pull: waiting for "+f.target+": ") || !strings.Contains(log.String(), "giving up in 1m0s") {
 			t.Errorf("a %v outage: the log says\n%s", outage, log.String())
 		}
 		t.Logf("a %v outage: %d requests refused, %v waited, %v", outage, n, waited, err)

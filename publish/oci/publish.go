@@ -61,9 +61,9 @@ type Options struct {
 	// expected identity or key. Nil: they are recognised, not checked.
 	VerifyStatement func(bundle []byte) (statement []byte, err error)
 
-	// Budget is how long a failing request is retried (0:
-	// publish.DefaultBudget), and Log is told what a retry waits for
-	// (stderr), or nil.
+	// Budget is how long a failing request of a publish or a Pull is
+	// retried (0: publish.DefaultBudget), and Log is told what a retry
+	// waits for (stderr), or nil.
 	Budget time.Duration
 	Log    io.Writer
 
@@ -124,25 +124,22 @@ func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, r
 		return err
 	}
 	w := p.work(r, o.Sign, cmp.Or(o.Jobs, publish.DefaultJobs))
-	runner := &publish.Runner{
-		Jobs:      o.Jobs,
-		Attempts:  o.Attempts,
-		Backoff:   o.Backoff,
-		Timeout:   o.Timeout,
-		Budget:    o.Budget,
-		Retryable: retryable,
-		Log:       o.Log,
-		Server:    t.String(),
-		Now:       o.Now,
-		Sleep:     o.Sleep,
-		Report:    func(res publish.Result) { w.finished(res); report(res) },
-		Ready:     w.ready,
-		Progress:  o.Progress,
-	}
+	runner := o.runner(t.String())
+	runner.Report = func(res publish.Result) { w.finished(res); report(res) }
+	runner.Ready, runner.Progress = w.ready, o.Progress
 	if err := runner.Run(ctx, w.objects, w.do); err != nil {
 		return fmt.Errorf("publish to %s: %w%s", t, err, loginHint(t, err))
 	}
 	return nil
+}
+
+// runner retries a registry's requests as o says: Publish's objects, and
+// Pull's requests (Call). server names the registry in Log's lines.
+func (o Options) runner(server string) *publish.Runner {
+	return &publish.Runner{
+		Jobs: o.Jobs, Attempts: o.Attempts, Backoff: o.Backoff, Timeout: o.Timeout, Budget: o.Budget,
+		Retryable: retryable, Log: o.Log, Server: server, Now: o.Now, Sleep: o.Sleep,
+	}
 }
 
 // loginHint says how to log in when the registry refused the run's

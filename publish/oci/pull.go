@@ -21,6 +21,7 @@ import (
 
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
+	"github.com/skillpack/skillpack/publish"
 )
 
 // DefaultMaxTotal is what one Pull unpacks, every skill together, unless
@@ -51,13 +52,23 @@ type Pulled struct {
 // together against o.MaxTotal; an archive that holds anything but plain
 // files at clean paths is refused. An error names what it is about; one
 // wrapping ErrExists is a folder that was there before, one wrapping
-// ErrWrite a failure to write.
+// ErrWrite a failure to write. A request that fails in a way worth
+// another try is retried as a publish's are (o.Budget, publish.Runner), so
+// that a registry's short outage costs a wait, not the pull; one that
+// keeps failing ends it with publish.ErrUnavailable.
 func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, error) {
 	ref, t, r, err := openSource(source, o)
 	if err != nil {
 		return nil, err
 	}
-	desc, data, err := r.fetchManifest(ctx, ref.Reference)
+	run := o.runner(source)
+	run.Command = "pull"
+	var desc ocispec.Descriptor
+	var data []byte
+	err = run.Call(ctx, func(ctx context.Context) (err error) {
+		desc, data, err = r.fetchManifest(ctx, ref.Reference)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
@@ -86,7 +97,7 @@ func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, 
 	}
 	var out []Pulled
 	p := puller{
-		r: r, dir: dir, l: o.Limits.WithDefaults(), total: cmp.Or(o.MaxTotal, DefaultMaxTotal),
+		r: r, run: run, dir: dir, l: o.Limits.WithDefaults(), total: cmp.Or(o.MaxTotal, DefaultMaxTotal),
 		archives: map[digest.Digest]string{}, names: map[string]bool{},
 	}
 	for _, d := range skills {
@@ -164,6 +175,7 @@ func (r *remoteRepo) fetchManifest(ctx context.Context, reference string) (ocisp
 // the limits.
 type puller struct {
 	r        *remoteRepo
+	run      *publish.Runner // retries each request
 	dir      string
 	l        pack.Limits
 	total    int64                    // Options.MaxTotal
@@ -175,7 +187,12 @@ type puller struct {
 // skill fetches one skill's manifest and archive and unpacks it.
 func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error) {
 	r := p.r
-	desc, data, err := r.fetchManifest(ctx, string(d.Digest))
+	var desc ocispec.Descriptor
+	var data []byte
+	err := p.run.Call(ctx, func(ctx context.Context) (err error) {
+		desc, data, err = r.fetchManifest(ctx, string(d.Digest))
+		return err
+	})
 	if err != nil {
 		return Pulled{}, err
 	}
@@ -210,14 +227,13 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 		return Pulled{}, fmt.Errorf("skill %s's archive %s is skill %s's; a bundle's skills never share one", name, layer.Digest, p.archives[layer.Digest])
 	}
 	p.archives[layer.Digest], p.names[name] = name, true
-	rc, err := r.repo.Blobs().Fetch(ctx, *layer)
 	var archive []byte
-	if err == nil {
-		archive, err = content.ReadAll(rc, *layer) // checks size and digest
-		rc.Close()
-	}
+	err = p.run.Call(ctx, func(ctx context.Context) (err error) {
+		archive, err = r.fetchBlob(ctx, *layer)
+		return err
+	})
 	if err != nil {
-		return Pulled{}, fmt.Errorf("skill %s's archive %s: %w", name, layer.Digest, r.timedOut(ctx, err))
+		return Pulled{}, fmt.Errorf("skill %s's archive %s: %w", name, layer.Digest, err)
 	}
 	dest := filepath.Join(p.dir, name)
 	if _, err := os.Lstat(dest); err == nil {
@@ -238,8 +254,20 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 		return Pulled{}, fmt.Errorf("skill %s's archive: %w", name, err)
 	}
 	p.unpacked += n
-	if err := r.pullFolderSignature(ctx, desc, tmp); err != nil {
-		return Pulled{}, fmt.Errorf("skill %s's folder signature: %w", name, r.timedOut(ctx, err))
+	// A skill.oms.sig the skill ships in its archive is its author's,
+	// and is kept.
+	if sigFile := filepath.Join(tmp, layout.FolderSignatureFile); !exists(sigFile) {
+		var sig []byte
+		err := p.run.Call(ctx, func(ctx context.Context) (err error) {
+			sig, err = r.folderSignature(ctx, desc)
+			return err
+		})
+		if err != nil {
+			return Pulled{}, fmt.Errorf("skill %s's folder signature: %w", name, err)
+		}
+		if err := writeSignature(sigFile, sig); err != nil {
+			return Pulled{}, err
+		}
 	}
 	if err := os.Rename(tmp, dest); err != nil {
 		return Pulled{}, fmt.Errorf("%w: %w", ErrWrite, err)
@@ -251,57 +279,67 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 // bundle listing a thousand files is well under 1 MiB.
 const maxFolderSignature = 4 << 20
 
-// pullFolderSignature writes the folder signature attached to a skill's
-// manifest (ArtifactTypeFolderSignature), if it has one, into the
-// unpacked folder dir as skill.oms.sig, where `skillpack verify` and OMS
-// verifiers look for it. A skill.oms.sig the skill ships in its archive is
-// its author's, and is kept. Of two signatures, the lowest digest is
-// taken, as verify does.
-func (r *remoteRepo) pullFolderSignature(ctx context.Context, subject ocispec.Descriptor, dir string) error {
-	dest := filepath.Join(dir, layout.FolderSignatureFile)
-	if _, err := os.Lstat(dest); err == nil {
-		return nil
-	}
+// folderSignature is the folder signature attached to a skill's manifest
+// (ArtifactTypeFolderSignature), or nil when it has none. Of two
+// signatures, the lowest digest is taken, as verify does.
+func (r *remoteRepo) folderSignature(ctx context.Context, subject ocispec.Descriptor) ([]byte, error) {
 	refs, err := r.referrers(ctx, subject, ArtifactTypeFolderSignature)
 	if err != nil {
-		return err
+		return nil, r.timedOut(ctx, err)
 	}
 	i := slices.IndexFunc(refs, func(d ocispec.Descriptor) bool { return d.Annotations[annTitle] == layout.FolderSignatureFile })
 	if i < 0 {
-		return nil
+		return nil, nil
 	}
 	ref := refs[i] // the lowest digest: referrers sorts them
 	_, data, err := r.fetchManifest(ctx, string(ref.Digest))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var m ocispec.Manifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return fmt.Errorf("referrer %s is not a manifest: %w", ref.Digest, err)
+		return nil, fmt.Errorf("referrer %s is not a manifest: %w", ref.Digest, err)
 	}
 	if m.Subject == nil || m.Subject.Digest != subject.Digest {
-		return fmt.Errorf("referrer %s does not refer to the skill's manifest %s", ref.Digest, subject.Digest)
+		return nil, fmt.Errorf("referrer %s does not refer to the skill's manifest %s", ref.Digest, subject.Digest)
 	}
 	layer, err := signatureLayer(m, ref.Digest)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if layer.Size < 0 || layer.Size > maxFolderSignature {
-		return fmt.Errorf("referrer %s: a signature of %d bytes, over the %d this takes", ref.Digest, layer.Size, maxFolderSignature)
+		return nil, fmt.Errorf("referrer %s: a signature of %d bytes, over the %d this takes", ref.Digest, layer.Size, maxFolderSignature)
 	}
-	rc, err := r.repo.Blobs().Fetch(ctx, layer)
+	return r.fetchBlob(ctx, layer)
+}
+
+// fetchBlob reads a blob whole, checking its size and digest.
+func (r *remoteRepo) fetchBlob(ctx context.Context, desc ocispec.Descriptor) ([]byte, error) {
+	rc, err := r.repo.Blobs().Fetch(ctx, desc)
 	if err != nil {
-		return err
+		return nil, r.timedOut(ctx, err)
 	}
-	sig, err := content.ReadAll(rc, layer) // checks size and digest
-	rc.Close()
-	if err != nil {
-		return err
+	defer rc.Close()
+	data, err := content.ReadAll(rc, desc)
+	return data, r.timedOut(ctx, err)
+}
+
+// writeSignature writes a skill's folder signature, if it has one, as
+// skill.oms.sig in its folder, where `skillpack verify` and OMS verifiers
+// look for it.
+func writeSignature(name string, sig []byte) error {
+	if sig == nil {
+		return nil
 	}
-	if err := os.WriteFile(dest, sig, 0o644); err != nil {
+	if err := os.WriteFile(name, sig, 0o644); err != nil {
 		return fmt.Errorf("%w: %w", ErrWrite, err)
 	}
 	return nil
+}
+
+func exists(name string) bool {
+	_, err := os.Lstat(name)
+	return err == nil
 }
 
 // unpack writes a skill archive's files under dir and returns how many

@@ -39,8 +39,9 @@ bundle (or --skill NAME), a skill's own tag (NAME-VERSION) or digest that
 skill.
 
 Every manifest and archive is checked against its digest and held to
-verify's limits; a folder that exists is never overwritten. A signed skill
-comes with its skill.oms.sig, so skillpack verify DIR/NAME checks it.
+verify's limits; a folder that exists is never overwritten. A request the
+registry fails is retried for up to a minute, as publish's are. A signed
+skill comes with its skill.oms.sig, so skillpack verify DIR/NAME checks it.
 Credentials are those of docker login, or --username and --password-stdin.` + "\n\n" + docs("publish.md"),
 		Example: `  skillpack pull oci://ghcr.io/OWNER/skills:v1 -o .agents/skills
   skillpack pull oci://ghcr.io/OWNER/skills --skill pdf-processing -o .agents/skills
@@ -97,6 +98,7 @@ func runPull(ctx context.Context, ios *IO, opts *pullOptions) error {
 		Password: opts.Login.password,
 		Timeout:  opts.Timeout,
 		MaxTotal: int64(opts.MaxTotal),
+		Log:      ios.Err, // what a retry waits for
 		// The archives' limits are layout's, as verify's.
 	})
 	for _, p := range pulled {

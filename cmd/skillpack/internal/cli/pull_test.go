@@ -288,6 +288,25 @@ func du(t *testing.T, dir string) int64 {
 	return n
 }
 
+// A registry that keeps failing ends a pull with exit 1 once the retries'
+// budget is spent, saying what it waited for.
+func TestPullOutageExitCode(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	src := "oci://" + strings.TrimPrefix(srv.URL, "http://") + "/acme/skills:v1"
+	var log bytes.Buffer
+	ctx := context.Background()
+	_, err := oci.Pull(ctx, src, t.TempDir(), "", oci.Options{Backoff: time.Millisecond, Budget: 50 * time.Millisecond, Log: &log})
+	if code, msg := exitStatus(pullErr(ctx, &pullOptions{}, err)); code != ExitFindings || !strings.Contains(msg, "the server kept failing") {
+		t.Errorf("a registry answering 503: exit %d (%q), want %d", code, msg, ExitFindings)
+	}
+	if !strings.Contains(log.String(), "pull: waiting for "+src+": ") {
+		t.Errorf("stderr says %q", log.String())
+	}
+}
+
 // A hostile registry cannot make pull read, write or wait without bound:
 // a manifest over 4 MiB by tag (with Docker-Content-Digest, which oras-go
 // takes for the size), a body a byte a second (--timeout, and --deadline
@@ -342,7 +361,8 @@ func TestPullHostileRegistry(t *testing.T) {
 		err   string // a regular expression
 	}{
 		{"huge", nil, q("oci://" + h.host + "/acme/skills:huge: the registry sends a manifest of 209715200 bytes for huge, more than the 4194304 a manifest may be")},
-		{"slow", []string{"--timeout", "1s"}, q("no answer within 1s, the time a request has (--timeout)")},
+		// Each try times out, and is retried until the deadline.
+		{"slow", []string{"--timeout", "1s", "--deadline", "4s"}, q("pull: waiting for "+src+"slow: no answer ") + "(in time after|within) 1s" + "(?s:.*)" + q("the pull took longer than --deadline 4s")},
 		{"slow", []string{"--deadline", "1s"}, q("the pull took longer than --deadline 1s")},
 		{"shared", nil, q("@" + string(eight[1].Digest) + ": skill s1's archive " + string(shared.Digest) + " is skill s0's; a bundle's skills never share one")},
 		{"total", []string{"--max-total", "1MiB"}, q(`skill b's archive: "data.bin" is 716800 bytes: the pull would unpack more than 1048576 bytes, every skill together (the limit)`)},
