@@ -58,7 +58,7 @@ func (b *Bucket) Check(ctx context.Context, problem func(path, message string)) 
 	case err != nil:
 		return p.explain("", err)
 	case !ok:
-		return fmt.Errorf("no such bucket at %s", p.endpointName())
+		return p.noBucket()
 	}
 	data, err := p.getOnce(ctx, releasesList, maxList)
 	if notFound(err) {

@@ -87,7 +87,7 @@ func (p *publisher) run(ctx context.Context) error {
 		return p.explain(Scheme+p.t.Bucket, err)
 	}
 	if !ok {
-		return fmt.Errorf("%s%s: no such bucket at %s; create it first (skillpack publishes into a bucket, it does not make one)", Scheme, p.t.Bucket, p.endpointName())
+		return p.noBucket()
 	}
 	if err := p.list(ctx); err != nil {
 		return err
@@ -357,6 +357,16 @@ func (p *publisher) url(path string) string { return Scheme + p.t.Bucket + "/" +
 
 func (p *publisher) endpointName() string { return cmp.Or(p.o.Endpoint, "AWS S3") }
 
+// ErrNoBucket is in the chain of the error of a target whose bucket the
+// server does not have: the user's to fix, not the server's failure.
+var ErrNoBucket = errors.New("no such bucket")
+
+// noBucket is the error of a target whose bucket does not exist, naming
+// it and the fix.
+func (p *publisher) noBucket() error {
+	return fmt.Errorf("%s%s: %w at %s; check the bucket's name and --endpoint, or create the bucket (publish does not make one)", Scheme, p.t.Bucket, ErrNoBucket, p.endpointName())
+}
+
 // explain adds to err what the user can do about the commonest S3 errors.
 func (p *publisher) explain(what string, err error) error {
 	if err == nil {
@@ -366,6 +376,8 @@ func (p *publisher) explain(what string, err error) error {
 		err = fmt.Errorf("%s: %w", what, err)
 	}
 	switch errorResponse(err).Code {
+	case "NoSuchBucket": // removed since the run found it, or found by another request first
+		return fmt.Errorf("%w (%w)", p.noBucket(), err)
 	case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch":
 		return fmt.Errorf("%w; check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or --username and --password-stdin) and that they may list, read and write %s at %s", err, p.t, p.endpointName())
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/publish"
+	"github.com/skillpack/skillpack/publish/s3"
 )
 
 // exitCodesHelp is the one exit-code table of every command, at the end of
@@ -76,11 +77,15 @@ func exitStatus(err error) (code int, msg string) {
 	return ExitInternal, err.Error()
 }
 
-// failedCode is the exit code of a command whose work failed part way: 1
-// when a server it talks to kept failing until the retries ran out (the
-// server's failure, as a failed check is), else 3.
+// failedCode is the exit code of a command whose work failed part way: 2
+// when the bucket it was given does not exist (the user's to create or
+// correct); 1 when a server it talks to kept failing until the retries ran
+// out (the server's failure, as a failed check is); else 3.
 func failedCode(err error) int {
-	if errors.Is(err, publish.ErrUnavailable) {
+	switch {
+	case errors.Is(err, s3.ErrNoBucket):
+		return ExitUsage
+	case errors.Is(err, publish.ErrUnavailable):
 		return ExitFindings
 	}
 	return ExitInternal

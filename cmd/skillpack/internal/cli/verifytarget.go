@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 
+	"github.com/skillpack/skillpack/publish/s3"
 	"github.com/skillpack/skillpack/verify"
 )
 
@@ -34,6 +36,9 @@ func verifyTarget(ctx context.Context, ios *IO, opts *verifyOptions, o verify.Op
 	}
 	rep, err := verify.Objects(ctx, st, o)
 	if err != nil {
+		if errors.Is(err, s3.ErrNoBucket) {
+			return nil, usageErr("%w", err) // the user's to fix, as in publish
+		}
 		return nil, &exitError{code: ExitFindings, err: err}
 	}
 	return rep, nil
