@@ -3,6 +3,7 @@ package s3
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,14 +101,15 @@ func testVerify(t *testing.T, s *server) {
 	}
 
 	for target, msg := range map[string]string{
-		"s3://nothere/ver":  "s3://nothere/ver: no such bucket at http://127.0.0.1",
+		"s3://nothere/ver":  "s3://nothere/ver: s3://nothere: no such bucket at " + s.url + "; check the bucket's name and --endpoint, or create the bucket",
 		s.target("nowhere"): "cannot read " + s.target("nowhere") + "/" + layout.V2Index + ": missing (not found)",
 	} {
 		st, err := OpenBucket(target, s.options())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := verify.Objects(ctx, st, o); err == nil || !strings.Contains(err.Error(), msg) {
+		_, err = verify.Objects(ctx, st, o)
+		if err == nil || !strings.Contains(err.Error(), msg) || errors.Is(err, ErrNoBucket) != strings.Contains(target, "nothere") {
 			t.Errorf("%s: %v; want %q", target, err, msg)
 		}
 	}
