@@ -47,6 +47,9 @@ func (b *builder) index() (string, error) {
 	if rec.Digest, rec.Size, err = render(io.Discard, b.writeRecord); err != nil {
 		return "", err
 	}
+	if err := layout.CheckDocument(rec.Path, rec.Size); err != nil {
+		return "", err
+	}
 	b.recDigest = rec.Digest
 	b.res.Files = bundle.Len() + 1
 	if !b.opts.Inventory {

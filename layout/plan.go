@@ -183,12 +183,20 @@ func (b *Bundle) Lookup(path string) (Entry, bool) {
 // once to learn its digest and size, and keeps none of them: it holds a
 // few strings per skill and nothing per file.
 func Plan(skills Skills, o Options) (*Bundle, error) {
+	if err := CheckSkills(skills.Len()); err != nil {
+		return nil, err
+	}
 	set, err := newSet(skills, o)
 	if err != nil {
 		return nil, err
 	}
-	if c := o.Catalog; c != nil && (!c.Digest.Valid() || c.Size < 0) {
-		return nil, fmt.Errorf("layout: catalog digest %q or size %d is not valid", c.Digest, c.Size)
+	if c := o.Catalog; c != nil {
+		if !c.Digest.Valid() || c.Size < 0 {
+			return nil, fmt.Errorf("layout: catalog digest %q or size %d is not valid", c.Digest, c.Size)
+		}
+		if err := CheckDocument(Catalog, c.Size); err != nil {
+			return nil, err
+		}
 	}
 	b := &Bundle{set: set}
 	if !o.NoLegacy {
@@ -295,7 +303,7 @@ func measureDoc(d *Entry) error {
 		return fmt.Errorf("layout: rendering %s: %w", d.Path, err)
 	}
 	d.Digest, d.Size = r.Digest, r.Size
-	return nil
+	return CheckDocument(d.Path, d.Size)
 }
 
 // checksums renders checksums.txt from the entries in path order, reading

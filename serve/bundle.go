@@ -20,9 +20,10 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// maxDoc bounds how much of a JSON document Open reads: a bundle's indexes
-// are a few hundred bytes per skill, so anything larger is not a bundle.
-const maxDoc = 64 << 20
+// maxDoc bounds how much of a JSON document Open reads: layout's limit,
+// which the build holds every document to (and verify reads no more), so
+// anything larger is not a bundle skillpack wrote.
+const maxDoc = layout.MaxDocument
 
 // A Bundle is a built dist folder, checked and ready to serve. Open reads
 // the documents the build wrote and nothing else: every servable file, its

@@ -326,3 +326,41 @@ func TestBuildVerifyAgree(t *testing.T) {
 	}
 	wantOK(t, check(t, out, Options{}))
 }
+
+// A bundle whose documents a reader would refuse is refused by the build
+// first, naming the document and the limit: 68 skills of 1 MB of
+// frontmatter make mcp/index.json, which copies each, larger than
+// layout.MaxDocument. Without four of them the build writes it, and verify
+// accepts it: at the limit, build and verify agree.
+func TestBuildVerifyAgreeDocuments(t *testing.T) {
+	// The build holds documents to layout's limit, verify every file to
+	// pack's: the one must not be over the other.
+	if layout.MaxDocument > DefaultMaxSize {
+		t.Fatalf("the build writes documents of up to %d bytes; verify reads no file over %d", layout.MaxDocument, DefaultMaxSize)
+	}
+	root := t.TempDir()
+	skills := filepath.Join(root, "skills")
+	notes := strings.Repeat("x", 1_000_000)
+	for i := range 68 {
+		name := fmt.Sprintf("s%02d", i)
+		writeFile(t, filepath.Join(skills, name), "SKILL.md", []byte("---\nname: "+name+"\ndescription: A generated skill of a large frontmatter.\nmetadata:\n  notes: "+notes+"\n---\n# "+name+"\n"))
+	}
+	out := filepath.Join(root, "dist")
+	_, err := build.Run([]string{skills}, build.Options{Out: out})
+	var le *layout.LimitError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), layout.MCPIndex+" would be ") || !strings.Contains(err.Error(), "read no document over 67108864 bytes") {
+		t.Fatalf("68 MB of frontmatter: %v, want a LimitError naming %s", err, layout.MCPIndex)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused build left %s: %v", out, err)
+	}
+	for i := 64; i < 68; i++ {
+		if err := os.RemoveAll(filepath.Join(skills, fmt.Sprintf("s%02d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := build.Run([]string{skills}, build.Options{Out: out}); err != nil {
+		t.Fatalf("64 MB of frontmatter: %v", err)
+	}
+	wantOK(t, check(t, out, Options{}))
+}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/skillpack/skillpack/dist"
 	"github.com/skillpack/skillpack/internal/human"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
 )
 
@@ -37,16 +38,17 @@ type SignatureVerifier interface {
 }
 
 // Defaults of the zero Options. The limits of reading files and archives
-// are layout's, which the build keeps to: what it writes, verify accepts.
+// are pack's, and of a bundle as a whole layout's, which the build keeps
+// to: what it writes, verify accepts.
 const (
 	DefaultMaxSize      = pack.MaxFile     // bytes read of any one file
 	DefaultMaxUnpacked  = pack.MaxUnpacked // bytes unpacked from any one archive
 	DefaultMaxEntries   = pack.MaxEntries  // entries in any one archive
 	DefaultMaxRatio     = pack.MaxRatio    // unpacked bytes per archive byte, above pack.RatioFloor
 	DefaultTimeout      = dist.DefaultTimeout
-	DefaultDeadline     = 5 * time.Minute // the whole check
-	DefaultMaxSkills    = 10000           // entries in any one index
-	DefaultJobs         = 8               // files fetched at once
+	DefaultDeadline     = 5 * time.Minute  // the whole check
+	DefaultMaxSkills    = layout.MaxSkills // entries in any one index
+	DefaultJobs         = 8                // files fetched at once
 	DefaultMaxRedirects = dist.DefaultMaxRedirects
 	DefaultMaxProblems  = 1000
 )

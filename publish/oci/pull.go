@@ -47,7 +47,8 @@ type Pulled struct {
 // Each skill is unpacked from its archive into dir/<name>, which must not
 // exist, with its folder signature (skill.oms.sig) when one is attached.
 // Everything fetched is checked against its digest and limits: every
-// manifest against maxManifestSize, each archive against o.Limits (its
+// manifest against maxManifestSize, a collection against layout.MaxSkills,
+// each archive against o.Limits (its
 // zero fields layout's, which verify holds archives to), all of them
 // together against o.MaxTotal; an archive that holds anything but plain
 // files at clean paths is refused. An error names what it is about; one
@@ -84,6 +85,9 @@ func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, 
 	case ArtifactTypeSkill:
 		skills = []ocispec.Descriptor{desc}
 	case ArtifactTypeCollection:
+		if len(top.Manifests) > layout.MaxSkills {
+			return nil, fmt.Errorf("%s lists %d skills, more than the %d a bundle may have (the limit); not pulled", source, len(top.Manifests), layout.MaxSkills)
+		}
 		for _, d := range top.Manifests {
 			if skill == "" || d.Annotations[annSkillName] == skill {
 				skills = append(skills, d)

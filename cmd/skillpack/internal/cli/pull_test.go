@@ -26,6 +26,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/skillpack/skillpack/internal/testtool"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/publish/oci"
 	"github.com/skillpack/skillpack/verify"
@@ -342,6 +343,13 @@ func TestPullHostileRegistry(t *testing.T) {
 	one := h.skill("d", h.add(oci.MediaTypeSkillContent, archive(t, 10, true)))
 	h.collection("twice", one, one)
 
+	// More skills than a bundle may have, in a manifest under 4 MiB.
+	var many []ocispec.Descriptor
+	for i := range layout.MaxSkills + 1 {
+		many = append(many, ocispec.Descriptor{MediaType: ocispec.MediaTypeImageManifest, Digest: digest.FromString(strconv.Itoa(i)), Size: 1})
+	}
+	h.collection("many", many...)
+
 	// A listing of referrers whose next page is itself, without end.
 	endless := h.skill("e", h.add(oci.MediaTypeSkillContent, archive(t, 10, false)))
 	h.collection("referrers", endless)
@@ -369,6 +377,7 @@ func TestPullHostileRegistry(t *testing.T) {
 		{"lie", nil, q("oci://" + h.host + "/acme/skills:lie: the registry sends a manifest for lie whose bytes are not its digest " + digest.FromString("other").String())},
 		{"badblob", nil, q("skill c's archive "+string(bad.Digest)+": ") + ".*digest"},
 		{"twice", nil, q("skill d is listed twice")},
+		{"many", nil, q("oci://" + h.host + "/acme/skills:many lists 10001 skills, more than the 10000 a bundle may have (the limit); not pulled")},
 		{"referrers", []string{"--deadline", "1m"}, q("skill e's folder signature: " + string(endless.Digest) + " has more than 1000 referrers of type " + oci.ArtifactTypeFolderSignature)},
 	} {
 		before := h.sent.Load()
