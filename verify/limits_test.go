@@ -299,6 +299,18 @@ func TestBuildVerifyAgree(t *testing.T) {
 	for i := range pack.MaxEntries {
 		writeFile(t, many, fmt.Sprintf("f/%05d.txt", i), nil)
 	}
+	// At every limit at once: files of pack.MaxFile, the archive
+	// unpacking to as much of pack.MaxUnpacked as the build's bound
+	// allows, all zeros (deflate's best ratio). It builds, and verifies.
+	edge := skillDir("at-the-limits", nil)
+	sizes := []int64{pack.MaxFile, pack.MaxFile, pack.MaxFile, 0}
+	if md, err := os.Stat(filepath.Join(edge, "SKILL.md")); err == nil {
+		sizes = append(sizes, md.Size())
+	}
+	last := (pack.MaxUnpacked - pack.TarBound(sizes)) / 512 * 512
+	for i, size := range []int64{pack.MaxFile, pack.MaxFile, pack.MaxFile, last} {
+		sparse(edge, fmt.Sprintf("%d.bin", i), size)
+	}
 
 	out := filepath.Join(root, "dist")
 	_, err := build.Run([]string{filepath.Join(root, "skills")}, build.Options{Out: out})
