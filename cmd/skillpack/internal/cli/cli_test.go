@@ -24,7 +24,11 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"skillpack": func() { os.Exit(scriptMain(os.Args[1:])) },
+		"skillpack": func() {
+			code := scriptMain(os.Args[1:])
+			noteHWM() // for runChild
+			os.Exit(code)
+		},
 	})
 }
 

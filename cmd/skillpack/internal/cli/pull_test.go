@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -274,6 +276,37 @@ func tarGz(t *testing.T, files map[string][]byte) []byte {
 	return buf.Bytes()
 }
 
+// maxRSS is twice the memory a pull or a verify of a registry documents
+// (an archive or a document of pack.MaxFile held whole), which a
+// skillpack facing a hostile registry must stay under.
+const maxRSS = 2 * pack.MaxFile
+
+// runChild runs skillpack as a process of its own (this test binary,
+// which testscript.Main put on PATH as skillpack), so that its peak
+// memory is its own: the exit code, stderr, and the peak RSS in bytes (0
+// where it is not measured).
+func runChild(t *testing.T, args ...string) (code int, stderr string, rss int64) {
+	t.Helper()
+	bin, err := exec.LookPath("skillpack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hwm := filepath.Join(t.TempDir(), "hwm")
+	var errb bytes.Buffer
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = &errb
+	cmd.Env = append(os.Environ(), "SKILLPACK_TEST_HWM="+hwm)
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(hwm); err == nil {
+		rss, _ = strconv.ParseInt(string(data), 10, 64)
+	}
+	return cmd.ProcessState.ExitCode(), errb.String(), rss
+}
+
 // du is the bytes of the files under dir.
 func du(t *testing.T, dir string) int64 {
 	t.Helper()
@@ -314,7 +347,8 @@ func TestPullOutageExitCode(t *testing.T) {
 // over the whole pull), eight skills sharing one archive that unpacks a
 // thousandfold, more than --max-total, digests that are lies, a skill
 // listed twice. Each exits 1, names what it refused and the limit, and
-// leaves no folder of a refused skill.
+// leaves no folder of a refused skill; each pull, a process of its own,
+// stays under twice the documented memory (maxRSS).
 func TestPullHostileRegistry(t *testing.T) {
 	h := startHostile(t)
 	src := "oci://" + h.host + "/acme/skills:"
@@ -382,10 +416,14 @@ func TestPullHostileRegistry(t *testing.T) {
 	} {
 		before := h.sent.Load()
 		out := t.TempDir()
-		ios, _, errb := fakeIO(nil)
-		if code := run(ios, append([]string{"pull", src + tc.tag, "-o", out}, tc.flags...)); code != ExitFindings || !regexp.MustCompile(tc.err).MatchString(errb.String()) {
+		code, errb, rss := runChild(t, append([]string{"pull", src + tc.tag, "-o", out}, tc.flags...)...)
+		if code != ExitFindings || !regexp.MustCompile(tc.err).MatchString(errb) {
 			t.Errorf("%s %v: exit %d, %s\nwant exit 1 and %q", tc.tag, tc.flags, code, errb, tc.err)
 		}
+		if rss > maxRSS {
+			t.Errorf("%s %v: peak RSS %d bytes, over %d", tc.tag, tc.flags, rss, maxRSS)
+		}
+		t.Logf("%s %v: peak RSS %.1f MiB, %d bytes sent, %d written", tc.tag, tc.flags, float64(rss)/(1<<20), h.sent.Load()-before, du(t, out))
 		if sent := h.sent.Load() - before; sent > 32<<20 {
 			t.Errorf("%s: the registry got %d bytes out", tc.tag, sent)
 		}

@@ -176,10 +176,14 @@ func TestVerifyTargetHostile(t *testing.T) {
 		{[]string{src + "slow", "--timeout", "1s", "--deadline", "1m"}, src + "slow: no answer within 1s, the time a request has (--timeout)"},
 	} {
 		before := h.sent.Load()
-		ios, _, errb := fakeIO(nil)
-		if code := run(ios, append([]string{"verify"}, tc.argv...)); code != ExitFindings || !strings.Contains(errb.String(), tc.err) {
+		code, errb, rss := runChild(t, append([]string{"verify"}, tc.argv...)...)
+		if code != ExitFindings || !strings.Contains(errb, tc.err) {
 			t.Errorf("%v: exit %d, %s\nwant exit 1 and %q", tc.argv, code, errb, tc.err)
 		}
+		if rss > maxRSS {
+			t.Errorf("%v: peak RSS %d bytes, over %d", tc.argv, rss, maxRSS)
+		}
+		t.Logf("%v: peak RSS %.1f MiB, %d bytes sent", tc.argv, float64(rss)/(1<<20), h.sent.Load()-before)
 		if sent := h.sent.Load() - before; sent > 32<<20 {
 			t.Errorf("%v: the registry got %d bytes out", tc.argv, sent)
 		}
