@@ -85,6 +85,8 @@ func TestVersitygw(t *testing.T) {
 		// Last: its bundle at the bucket's root lists what every test
 		// above left, none of it named by its records.
 		{"foreign objects", testForeign},
+		// After it, at the root too: it prunes what testForeign left.
+		{"killed prunes", testKilledPrunes},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.test(t, s) })
 	}
