@@ -16,6 +16,21 @@ import (
 	"github.com/skillpack/skillpack/publish"
 )
 
+// outage makes the registry fail every request (a 503, or an answer lost
+// after the work was done) until the clock it returns has moved d past
+// start; refused counts them.
+func (f *fixture) outage(start time.Time, d time.Duration) (c *testtool.Clock, refused *int) {
+	c, refused = testtool.NewClock(start), new(int)
+	f.px.setDecide(func(int, *http.Request) fault {
+		if c.Now().Sub(start) >= d {
+			return pass
+		}
+		*refused++
+		return []fault{fail, lose}[*refused%2]
+	})
+	return c, refused
+}
+
 // A registry that fails every request for 10 seconds (503s, answers
 // lost after the work was done) is waited out with the default budget,
 // and the wait is said; one that never comes back ends the run within
@@ -25,15 +40,7 @@ func TestOutage(t *testing.T) {
 	start := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
 	for i, outage := range []time.Duration{10 * time.Second, time.Hour} {
 		f.change(t, "repo-hygiene", "Outage "+outage.String())
-		c := testtool.NewClock(start)
-		n := 0
-		f.px.setDecide(func(int, *http.Request) fault {
-			if c.Now().Sub(start) >= outage {
-				return pass
-			}
-			n++
-			return []fault{fail, lose}[n%2]
-		})
+		c, n := f.outage(start, outage)
 		var log strings.Builder
 		// One at a time: every sleep moves the one clock.
 		o := Options{Jobs: 1, Now: c.Now, Sleep: c.Sleep, Log: &log}
@@ -53,7 +60,7 @@ func TestOutage(t *testing.T) {
 		if !strings.Contains(log.String(), "publish: waiting for "+f.target+":latest: ") || !strings.Contains(log.String(), "giving up in 1m0s") {
 			t.Errorf("a %v outage: the log says\n%s", outage, log.String())
 		}
-		t.Logf("a %v outage: %d requests refused, %v waited, %v", outage, n, waited, err)
+		t.Logf("a %v outage: %d requests refused, %v waited, %v", outage, *n, waited, err)
 	}
 }
 
@@ -65,15 +72,7 @@ func TestPullOutage(t *testing.T) {
 	f := published(t)
 	start := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
 	for i, outage := range []time.Duration{10 * time.Second, time.Hour} {
-		c := testtool.NewClock(start)
-		n := 0
-		f.px.setDecide(func(int, *http.Request) fault {
-			if c.Now().Sub(start) >= outage {
-				return pass
-			}
-			n++
-			return []fault{fail, lose}[n%2]
-		})
+		c, n := f.outage(start, outage)
 		var log strings.Builder
 		out := t.TempDir()
 		got, err := Pull(context.Background(), f.target, out, "", Options{Now: c.Now, Sleep: c.Sleep, Log: &log})
@@ -99,6 +98,6 @@ func TestPullOutage(t *testing.T) {
 		if !strings.Contains(log.String(), "pull: waiting for "+f.target+": ") || !strings.Contains(log.String(), "giving up in 1m0s") {
 			t.Errorf("a %v outage: the log says\n%s", outage, log.String())
 		}
-		t.Logf("a %v outage: %d requests refused, %v waited, %v", outage, n, waited, err)
+		t.Logf("a %v outage: %d requests refused, %v waited, %v", outage, *n, waited, err)
 	}
 }
