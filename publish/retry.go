@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"io"
+	"io/fs"
 	"net"
 	"strings"
 	"syscall"
@@ -17,6 +18,12 @@ import (
 // that does not verify, https to a plain http server. A target's
 // Retryable adds its protocol's own answers (a 5xx, throttling) to it.
 func Transient(err error) bool {
+	// A local file's error (reading DIST, writing a pull) is not the
+	// network's, though its syscall.Errno has a net.Error's methods.
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return false
+	}
 	var ne net.Error // *url.Error and *net.OpError among them
 	if errors.As(err, &ne) {
 		return !permanent(err)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/url"
 	"syscall"
@@ -38,6 +39,7 @@ func TestRetryable(t *testing.T) {
 		{wrap(&net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "nowhere.invalid", IsNotFound: true}}), false},
 		{wrap(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), false},
 		{fmt.Errorf("k: %w", &dist.ChangedError{Read: 2}), false},
+		{wrap(&fs.PathError{Op: "read", Path: "dist/a.zip", Err: syscall.EIO}), false},
 	} {
 		if got := Retryable(c.err); got != c.want {
 			t.Errorf("Retryable(%v) = %v", c.err, got)
