@@ -47,11 +47,11 @@ type Pulled struct {
 // Each skill is unpacked from its archive into dir/<name>, which must not
 // exist, with its folder signature (skill.oms.sig) when one is attached.
 // Everything fetched is checked against its digest and limits: every
-// manifest against maxManifestSize, a collection against layout.MaxSkills,
-// each archive against o.Limits (its
-// zero fields layout's, which verify holds archives to), all of them
-// together against o.MaxTotal; an archive that holds anything but plain
-// files at clean paths is refused. An error names what it is about; one
+// manifest against maxManifestSize, a collection against
+// layout.MaxSkills, each archive against o.Limits (its zero fields
+// layout's, which verify holds archives to), all of them together against
+// o.MaxTotal; an archive that holds anything but plain files at clean
+// paths is refused. An error names what it is about; one
 // wrapping ErrExists is a folder that was there before, one wrapping
 // ErrWrite a failure to write. A request that fails in a way worth
 // another try is retried as a publish's are (o.Budget, publish.Runner), so
