@@ -242,13 +242,14 @@ type work struct {
 	findings []lint.Finding // from the per-skill rules
 	key      layout.Digest  // the archive key (reuse.ArchiveKey)
 	reused   bool
-	sameLint bool         // the previous record holds this build's lint verdict
-	at       scratch.Spot // the summary, once kept
-	kept     bool         // packed (or reused) and summarized
-	err      error        // why the skill could not be packed
-	invalid  bool         // lint found an error in the skill itself
-	lost     bool         // not packed: another skill had claimed its name
-	skipped  bool         // left out by Options.SkipInvalid
+	sameLint bool             // the previous record holds this build's lint verdict
+	at       scratch.Spot     // the summary, once kept
+	kept     bool             // packed (or reused) and summarized
+	err      error            // why the skill could not be packed
+	invalid  bool             // lint found an error in the skill itself
+	lost     bool             // not packed: another skill had claimed its name
+	skipped  bool             // left out by Options.SkipInvalid
+	page     *layout.Rendered // its page in the catalog, once rendered
 }
 
 // task is a skill while a worker processes it: what it reads and makes,

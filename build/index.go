@@ -72,10 +72,12 @@ type built struct{ b *builder }
 func (s built) Len() int { return len(s.b.work) }
 
 func (s built) Skill(i int) (layout.Skill, error) {
-	sum, err := s.b.summary(s.b.work[i])
+	w := s.b.work[i]
+	sum, err := s.b.summary(w)
 	if err != nil {
 		return layout.Skill{}, err
 	}
+	sum.out.Page = w.page
 	return sum.out, nil
 }
 
@@ -102,11 +104,11 @@ func (b *builder) summarize() error {
 	return nil
 }
 
-// catalog renders index.html, the page people read, into the staging
-// folder, and measures it for the plan: on a large tree it is the largest
-// document by far and the slowest to render, so it is rendered once,
-// never held in memory (a dry run only measures it). Every SKILL.md it
-// shows is staged by now, or in the previous bundle (see body).
+// catalog renders index.html, the page people read, and each skill's page
+// into the staging folder, and measures them for the plan: on a large tree
+// they are the slowest documents to render, so each is rendered once
+// (a dry run only measures them). Every SKILL.md a page shows is staged
+// by now, or in the previous bundle (see body).
 func (b *builder) catalog() (*layout.Rendered, error) {
 	var r layout.Rendered
 	var err error
@@ -123,6 +125,23 @@ func (b *builder) catalog() (*layout.Rendered, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", layout.Catalog, err)
+	}
+	err = catalog.Pages(shown{b}, b.catalogOptions(), func(i int, page []byte) error {
+		w := b.work[i]
+		r := layout.Rendered{Digest: layout.DigestOf(page), Size: int64(len(page))}
+		if !b.opts.DryRun {
+			if _, _, err := b.st.writeDoc(b.st.path(layout.CatalogPage(w.name)), func(f io.Writer) error {
+				_, err := f.Write(page)
+				return err
+			}); err != nil {
+				return err
+			}
+		}
+		w.page = &r
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", layout.PagesDir, err)
 	}
 	return &r, nil
 }
@@ -184,6 +203,9 @@ func (b *builder) writeRecord(w io.Writer) error {
 			}
 			c := layout.RecordSkill{Name: w.name, Key: sum.key, Lint: sum.lint, Findings: sum.verdict, ContentDigest: sum.out.ContentDigest,
 				Files: sum.out.Files, TarGz: sum.out.TarGz, Zip: sum.out.Zip}
+			if p := w.page; p != nil {
+				c.Page = &layout.Archive{Digest: p.Digest, Size: p.Size}
+			}
 			if !yield(c, nil) {
 				return
 			}
@@ -254,8 +276,13 @@ func (b *builder) byName(name string) *work {
 
 // renderCatalog writes index.html for the packed skills.
 func (b *builder) renderCatalog(w io.Writer) error {
-	return catalog.Render(w, shown{b}, catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator(),
-		Title: b.opts.CatalogTitle, Publisher: b.opts.CatalogPublisher, Source: b.opts.CatalogSource})
+	return catalog.Render(w, shown{b}, b.catalogOptions())
+}
+
+// catalogOptions are the catalog's options for this build.
+func (b *builder) catalogOptions() catalog.Options {
+	return catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator(),
+		Title: b.opts.CatalogTitle, Publisher: b.opts.CatalogPublisher, Source: b.opts.CatalogSource}
 }
 
 // bundleKeyOf is the build's bundle key (reuse.BundleKey).

@@ -457,7 +457,7 @@ func TestIndexMCP(t *testing.T) {
 }
 
 // TestChecksums runs the real sha256sum -c over checksums.txt and requires
-// it to cover every archive, every JSON index and the catalog.
+// it to cover every archive, every JSON index, the catalog and its pages.
 func TestChecksums(t *testing.T) {
 	_, dist, res := builtExamples(t, Options{})
 	sha := tool(t, "sha256sum")
@@ -472,7 +472,7 @@ func TestChecksums(t *testing.T) {
 	}
 	want := []string{".well-known/agent-skills/index.json", ".well-known/skills/index.json", "index.html", "mcp/index.json", "mcp/resources.json", "mcp/skills.json"}
 	for _, s := range res.Skills {
-		want = append(want, s.TarGz.Path, s.Zip.Path)
+		want = append(want, s.TarGz.Path, s.Zip.Path, layout.CatalogPage(s.Name))
 	}
 	sort.Strings(want)
 	sort.Strings(checked)

@@ -93,6 +93,8 @@ func (b *builder) writeEntry(e layout.Entry) error {
 	}
 	dst := b.st.path(e.Path)
 	switch e.Kind {
+	case layout.KindPage:
+		return nil // index rendered it (see catalog)
 	case layout.KindDoc:
 		if e.Path == layout.Catalog {
 			return nil // layout plans the page; index rendered it (see catalog)

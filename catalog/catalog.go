@@ -1,16 +1,15 @@
-// Package catalog renders index.html, the bundle's catalog for people:
-// every skill with its description, license, files, sizes, digests,
-// download links, install commands and its SKILL.md as HTML, in one
-// self-contained file (the stylesheet inlined; one script, its own
-// filter.js, a search box the page works without, which the
-// Content-Security-Policy allows alone, by its hash).
+// Package catalog renders the bundle's catalog for people: index.html, the
+// front page, a card per skill linking to its page, skills/<name>.html
+// (layout.CatalogPage), which shows its license, files, digests, download
+// links, install commands and SKILL.md as HTML. Each file is
+// self-contained (the stylesheet inlined); the front page's one script,
+// filter.js, is allowed by its hash, and a skill's page allows none.
 //
 // It must not do I/O of its own (it writes to the writer it is given and
-// reads bodies through Skill.Body), link outside the bundle (every link
-// is relative, or under Options.BaseURL, and names a file the bundle
-// holds), let a SKILL.md body run a script (bodies are untrusted), or hold
-// every skill: Render streams them through Skills, a few per worker, and
-// keeps only each name. The same skills give the same bytes.
+// reads bodies through Skill.Body), link outside the bundle, let a
+// SKILL.md body run a script (bodies are untrusted), or hold every skill:
+// Render and Pages stream them through Skills, a few per worker, and keep
+// only each name. The same skills give the same bytes.
 package catalog
 
 import (
@@ -39,9 +38,9 @@ type Skill struct {
 	layout.Skill         // name, description, files, archives, content digest
 	License       string // the frontmatter license; "" if none
 	Compatibility string // the frontmatter compatibility; "" if none
-	// Body returns the SKILL.md Markdown after the frontmatter. Render calls
+	// Body returns the SKILL.md Markdown after the frontmatter. Pages calls
 	// it once per skill, from several goroutines at once, when it renders
-	// that skill's section, so that no catalog holds every body at once.
+	// that skill's page, so that no catalog holds every body at once.
 	Body func() ([]byte, error)
 }
 
@@ -52,8 +51,8 @@ type Skills interface {
 	// Len is the number of skills.
 	Len() int
 	// Skill returns the i-th skill, 0 <= i < Len(), the same value on
-	// every call. Render calls it more than once per skill (to check it,
-	// for the table of contents and for its section) and from several
+	// every call. Render and Pages call it more than once per skill (to
+	// check it, and for its entry or its page), Pages from several
 	// goroutines at once.
 	Skill(i int) (Skill, error)
 }
@@ -121,25 +120,19 @@ type page struct {
 	Known     bool   // Host is real
 	AddAll    string // the command that installs every skill
 	Indexes   []link
-	Count     int  // of skills
-	Inline    bool // SKILL.md bodies are shown; see InlineBudget
+	Count     int // of skills
 	CSS       template.CSS
 	JS        template.JS
 	CSP       string
+	Home      string // a skill's page: the link back to the front page
+	base, up  string // see newPage
 }
 
-// InlineBudget is the most Markdown, over all skills' SKILL.md files, that
-// the page shows rendered. Past it every skill links its SKILL.md instead:
-// rendered, ten thousand skills make a page of about 150 MB, which no
-// browser opens comfortably and static hosts refuse (Cloudflare Pages
-// serves files of at most 25 MiB). Deciding on the whole tree, not skill
-// by skill, keeps the page uniform and a pure function of the input.
-const InlineBudget = 8 << 20
-
 // tocEntry is the data of the "entry" template: one skill in the table of
-// contents. Letter is set on the first skill of each first letter, the
-// target of the letter index (the search that needs no script).
-type tocEntry struct{ Name, Description, Letter string }
+// contents, linking its page. Letter is set on the first skill of each
+// first letter, the target of the letter index (the search that needs no
+// script).
+type tocEntry struct{ Name, Description, Letter, Href string }
 
 // entry is what Render keeps of every skill from its first reading to the
 // last: enough to sort the page and read the skill again, a few dozen
@@ -161,7 +154,6 @@ type view struct {
 	Size                                      string // of all files
 	Archives                                  []archiveView
 	Add, MCP                                  string
-	Inline                                    bool // the page shows SKILL.md rendered
 	Body                                      template.HTML
 }
 
@@ -187,20 +179,18 @@ func short(d layout.Digest) digest {
 	return digest{Full: string(d), Short: hex[:min(12, len(hex))]}
 }
 
-// Render writes dist/index.html (layout.Catalog) for skills to w. Skills
-// are shown sorted by name and files by path, whatever the order given.
+// Render writes dist/index.html (layout.Catalog), the front page, for
+// skills to w: every skill by name, with its description, linking its
+// page (see Pages). Skills are shown sorted by name, whatever the order
+// given.
 //
 // Nothing is written unless every skill passes the checks that keep links
 // right: a first pass reads every skill to check it, keeping its name.
 // Then the page is written in name order, each skill read again for its
-// entry in the table of contents and for its section. Sections render in
-// parallel but are written in name order, with at most two per CPU in
-// flight, so memory does not grow with the number of skills. The first
-// error (a Skill, a Body, a section or a write that fails) stops the
-// render and names its skill; what was written by then is a truncated
-// page.
+// entry. The first error (a Skill or a write that fails) stops the render
+// and names its skill; what was written by then is a truncated page.
 func Render(w io.Writer, skills Skills, o Options) error {
-	idx, markdown, err := scan(skills, o)
+	idx, err := scan(skills, o)
 	if err != nil {
 		return err
 	}
@@ -208,20 +198,77 @@ func Render(w io.Writer, skills Skills, o Options) error {
 	if err != nil {
 		return err
 	}
+	p := newPage(o, a, len(idx), "")
+	p.JS, p.CSP = template.JS(a.js), csp(a.css, a.js, o.BaseURL)
+	if err := head(w, a.t, p, skills, idx, p.href); err != nil {
+		return err
+	}
+	return part(w, a.t, "foot", p)
+}
+
+// Pages renders the page of every skill, layout.CatalogPage, and hands it
+// to write with the skill's index in skills, each page once, on several
+// goroutines at once; the page's bytes are write's only until it returns. A page holds the skill's SKILL.md rendered, the
+// slow part on a large bundle, so pages render in parallel, two workers
+// per CPU, each holding one skill and its page. The first error (a Skill,
+// a Body, a page or a write) stops the rest and is returned, naming its
+// skill.
+func Pages(skills Skills, o Options, write func(i int, page []byte) error) error {
+	idx, err := scan(skills, o)
+	if err != nil {
+		return err
+	}
+	a, err := load()
+	if err != nil {
+		return err
+	}
+	return parallel.Each(len(idx), 2*runtime.GOMAXPROCS(0), func(k int) error {
+		s, err := reread(skills, idx[k])
+		if err != nil {
+			return err
+		}
+		// A worker's buffer serves page after page, so rendering
+		// thousands of pages leaves no trail of grown buffers for the
+		// collector to catch up with.
+		buf := buffers.Get().(*bytes.Buffer)
+		defer buffers.Put(buf)
+		buf.Reset()
+		if err := skillPage(buf, a, s, o, len(idx)); err != nil {
+			return err
+		}
+		if err := write(idx[k].i, buf.Bytes()); err != nil {
+			return fmt.Errorf("catalog: skill %q: %w", s.Name, err)
+		}
+		return nil
+	})
+}
+
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// skillPage writes the page of one skill: the masthead with the way back
+// to the front page, its section, body included, and the foot. It has no
+// script: default-src 'none' refuses every one.
+func skillPage(w io.Writer, a assets, s Skill, o Options, count int) error {
+	p := newPage(o, a, count, "../")
+	p.CSP = csp(a.css, "", o.BaseURL)
+	p.Home = p.href(layout.Catalog)
+	v, err := newView(s, p.href, p.abs, p.Host)
+	if err != nil {
+		return err
+	}
+	if err := a.t.ExecuteTemplate(w, "page", struct {
+		page
+		Skill view
+	}{p, v}); err != nil {
+		return fmt.Errorf("catalog: skill %q: %w", s.Name, err)
+	}
+	return nil
+}
+
+// newPage is the data every page shares; up is the way from the page's
+// folder to dist/ ("" or "../"), which its relative links start with.
+func newPage(o Options, a assets, count int, up string) page {
 	base := strings.TrimRight(o.BaseURL, "/")
-	href := func(distPath string) string {
-		if base == "" {
-			return escape(distPath)
-		}
-		return base + "/" + escape(distPath)
-	}
-	// abs is a URL for a shell command, which has no page to be relative to.
-	abs := func(distPath string) string {
-		if base == "" {
-			return placeholder + "/" + escape(distPath)
-		}
-		return href(distPath)
-	}
 	host := base
 	if host == "" {
 		host = placeholder
@@ -234,96 +281,43 @@ func Render(w io.Writer, skills Skills, o Options) error {
 		Host:      host,
 		Known:     base != "",
 		AddAll:    "npx skills add " + shellQuote(host),
-		Indexes: []link{
-			{"index.json", href(layout.V2Index), "Agent Skills discovery v0.2.0"},
-			{"skills.json", href(layout.MCPSkills), "MCP skills/list"},
-			{"checksums.txt", href(layout.Checksums), "sha256sum -c"},
-		},
-		Count:  len(idx),
-		Inline: markdown <= InlineBudget,
-		CSS:    template.CSS(a.css),
-		JS:     template.JS(a.js),
-		CSP:    csp(a.css, a.js, o.BaseURL),
+		Count:     count,
+		CSS:       template.CSS(a.css),
+		base:      base,
+		up:        up,
+	}
+	p.Indexes = []link{
+		{"index.json", p.href(layout.V2Index), "Agent Skills discovery v0.2.0"},
+		{"skills.json", p.href(layout.MCPSkills), "MCP skills/list"},
+		{"checksums.txt", p.href(layout.Checksums), "sha256sum -c"},
 	}
 	if p.Title == "" {
 		p.Title = "Agent Skills"
 	}
-	if err := head(w, a.t, p, skills, idx); err != nil {
-		return err
-	}
-	// Rendering SKILL.md is most of the work on a large bundle, and each
-	// section renders alone, so sections render in parallel; each waits
-	// for its turn to be written. A worker holds one skill and its section
-	// at a time, so the workers bound the memory. There are two per CPU so
-	// that the CPUs stay busy while a slow section holds up the ones
-	// behind it.
-	t := turns{c: sync.NewCond(new(sync.Mutex))}
-	err = parallel.Each(len(idx), 2*runtime.GOMAXPROCS(0), func(i int) error {
-		s, err := reread(skills, idx[i])
-		var sec []byte
-		if err == nil {
-			sec, err = section(a.t, s, p.Inline, href, abs, host)
-		}
-		if !t.wait(i) {
-			return errStopped
-		}
-		if err == nil {
-			if _, werr := w.Write(sec); werr != nil {
-				err = fmt.Errorf("catalog: skill %q: %w", s.Name, werr)
-			}
-		}
-		t.done(err == nil)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	return part(w, a.t, "foot", p)
+	return p
 }
 
-// turns lets the section workers write in index order. A failure also
-// takes its turn, so the error Render returns is that of the first skill
-// in name order that failed, and every section before it was written.
-type turns struct {
-	c       *sync.Cond
-	next    int  // the index whose turn it is
-	stopped bool // the index next failed; no later index may write
-}
-
-// wait blocks until it is index i's turn and reports true, or reports
-// false once an earlier index has failed.
-func (t *turns) wait(i int) bool {
-	t.c.L.Lock()
-	defer t.c.L.Unlock()
-	for t.next < i && !t.stopped {
-		t.c.Wait()
+// href is the link from the page to a dist path.
+func (p page) href(distPath string) string {
+	if p.base == "" {
+		return p.up + escape(distPath)
 	}
-	return !t.stopped
+	return p.base + "/" + escape(distPath)
 }
 
-// done ends the current turn: it passes to the next index, or, if the
-// section failed, to no one.
-func (t *turns) done(ok bool) {
-	t.c.L.Lock()
-	if ok {
-		t.next++
-	} else {
-		t.stopped = true
+// abs is a URL for a shell command, which has no page to be relative to.
+func (p page) abs(distPath string) string {
+	if p.base == "" {
+		return placeholder + "/" + escape(distPath)
 	}
-	t.c.L.Unlock()
-	t.c.Broadcast()
+	return p.href(distPath)
 }
 
-// errStopped is what the sections after a failed one return. It never
-// reaches Render's caller: parallel.Each returns the error of the lowest
-// index, and the failed section's index is lower.
-var errStopped = errors.New("catalog: stopped after an earlier skill failed")
-
-// head writes the page up to the first section: the masthead and the table
+// head writes the front page up to its foot: the masthead and the table
 // of contents, whose entries it renders from one skill at a time, reading
 // each again rather than keeping every description. Templates write in
 // many small pieces (a few per entry), so it writes through a buffer.
-func head(w io.Writer, t *template.Template, p page, skills Skills, idx []entry) error {
+func head(w io.Writer, t *template.Template, p page, skills Skills, idx []entry, href func(string) string) error {
 	bw := bufio.NewWriter(w)
 	if err := t.ExecuteTemplate(bw, "head", p); err != nil {
 		return fmt.Errorf("catalog: head of the page: %w", err)
@@ -337,7 +331,7 @@ func head(w io.Writer, t *template.Template, p page, skills Skills, idx []entry)
 		if err != nil {
 			return err
 		}
-		te := tocEntry{Name: s.Name, Description: s.Description}
+		te := tocEntry{Name: s.Name, Description: s.Description, Href: href(layout.CatalogPage(s.Name))}
 		if l := s.Name[:1]; l != prev {
 			te.Letter, prev = l, l
 		}
@@ -379,22 +373,8 @@ func part(w io.Writer, t *template.Template, name string, p page) error {
 	return nil
 }
 
-// section renders the section of one skill, body included.
-func section(t *template.Template, s Skill, inline bool, href, abs func(string) string, host string) ([]byte, error) {
-	v, err := newView(s, inline, href, abs, host)
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	if err := t.ExecuteTemplate(&buf, "skill", v); err != nil {
-		return nil, fmt.Errorf("catalog: skill %q: %w", s.Name, err)
-	}
-	return buf.Bytes(), nil
-}
-
-func newView(s Skill, inline bool, href, abs func(string) string, host string) (view, error) {
+func newView(s Skill, href, abs func(string) string, host string) (view, error) {
 	v := view{
-		Inline:        inline,
 		Name:          s.Name,
 		Description:   s.Description,
 		License:       s.License,
@@ -438,9 +418,6 @@ func newView(s Skill, inline bool, href, abs func(string) string, host string) (
 			Check: "echo '" + a.a.Digest.Hex() + "  " + name + "' | sha256sum -c",
 		})
 	}
-	if !inline {
-		return v, nil
-	}
 	md, err := s.Body()
 	if err != nil {
 		return view{}, fmt.Errorf("catalog: skill %q: reading SKILL.md: %w", s.Name, err)
@@ -452,12 +429,10 @@ func newView(s Skill, inline bool, href, abs func(string) string, host string) (
 }
 
 // scan reads every skill once, before anything is written, for what needs
-// them all: the checks (names must be unique), the order of the page and
-// whether the bodies fit it (see InlineBudget). It returns an entry per
-// skill, sorted by name, and the size of all SKILL.md files. A skill that
-// cannot be read stops it; failed checks do not, so that the error lists
-// them all.
-func scan(skills Skills, o Options) ([]entry, int64, error) {
+// them all: the checks (names must be unique) and the order of the pages.
+// It returns an entry per skill, sorted by name. A skill that cannot be
+// read stops it; failed checks do not, so that the error lists them all.
+func scan(skills Skills, o Options) ([]entry, error) {
 	var errs []error
 	if o.Source != "" {
 		if u, err := url.Parse(o.Source); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
@@ -473,11 +448,10 @@ func scan(skills Skills, o Options) ([]entry, int64, error) {
 	n := skills.Len()
 	idx := make([]entry, 0, n)
 	seen := make(map[string]bool, n)
-	var markdown int64
 	for i := range n {
 		s, err := skills.Skill(i)
 		if err != nil {
-			return nil, 0, fmt.Errorf("catalog: skill %d: %w", i, err)
+			return nil, fmt.Errorf("catalog: skill %d: %w", i, err)
 		}
 		// A copy, so that the entry does not keep alive whatever the
 		// name was cut from, such as the whole record the skill was
@@ -486,18 +460,13 @@ func scan(skills Skills, o Options) ([]entry, int64, error) {
 		errs = append(errs, check(s, seen[name])...)
 		seen[name] = true
 		idx = append(idx, entry{name, i})
-		for _, f := range s.Files {
-			if f.Path == layout.EntryFile {
-				markdown += f.Size
-			}
-		}
 	}
 	if err := errors.Join(errs...); err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	// Names are unique, so the order is total.
 	slices.SortFunc(idx, func(a, b entry) int { return strings.Compare(a.name, b.name) })
-	return idx, markdown, nil
+	return idx, nil
 }
 
 // reread returns the skill of e again, for the page. Skills promises the
@@ -573,17 +542,21 @@ var load = sync.OnceValues(func() (assets, error) {
 	return assets{t, string(css), strings.TrimRight(string(js), "\n")}, nil
 })
 
-// csp is the page's Content-Security-Policy: no frames, no forms, no
-// fetches; only the inline stylesheet and the page's own script, each
-// pinned by its hash, and images of the bundle itself. It backs up the
-// Markdown renderer: even HTML that slipped through could not run or
-// phone home.
+// csp is a page's Content-Security-Policy: no frames, no forms, no
+// fetches; only the inline stylesheet and the page's own script (js; ""
+// for none, left to default-src), each pinned by its hash, and images of
+// the bundle itself. It backs up the Markdown renderer: even HTML that
+// slipped through could not run or phone home.
 func csp(css, js, base string) string {
 	img := "'self'"
 	if u, err := url.Parse(base); err == nil && u.Host != "" {
 		img += " " + u.Scheme + "://" + u.Host
 	}
-	return "default-src 'none'; style-src " + hash(css) + "; script-src " + hash(js) +
+	script := ""
+	if js != "" {
+		script = "; script-src " + hash(js)
+	}
+	return "default-src 'none'; style-src " + hash(css) + script +
 		"; img-src " + img + "; base-uri 'none'; form-action 'none'"
 }
 

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"html"
+	"maps"
 	"net/url"
 	"os"
 	"path"
@@ -14,6 +15,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -179,10 +181,11 @@ func ids(page []byte) map[string]bool {
 	return out
 }
 
-// resolve checks that every link of page either names an element of the
-// page, is an external http(s) link marked rel="nofollow noopener", or is
-// relative and names a file in dir. It returns the dist paths linked.
-func resolve(t *testing.T, page []byte, dir string) map[string]bool {
+// resolve checks that every link of page, a page at the dist path from,
+// either names an element of the page, is an external http(s) link marked
+// rel="nofollow noopener", or is relative and names a file in dir. It
+// returns the dist paths linked.
+func resolve(t *testing.T, page []byte, dir, from string) map[string]bool {
 	t.Helper()
 	idSet := ids(page)
 	linked := map[string]bool{}
@@ -204,18 +207,41 @@ func resolve(t *testing.T, page []byte, dir string) map[string]bool {
 				t.Errorf("link %q is not relative", l)
 				continue
 			}
-			if path.Clean(u.Path) != u.Path || strings.HasPrefix(u.Path, "../") {
+			target := path.Join(path.Dir(from), u.Path)
+			if path.Clean(u.Path) != u.Path || strings.HasPrefix(target, "../") {
 				t.Errorf("link %q is not a clean path inside dist", l)
 				continue
 			}
-			info, err := os.Stat(filepath.Join(dir, filepath.FromSlash(u.Path)))
+			info, err := os.Stat(filepath.Join(dir, filepath.FromSlash(target)))
 			if err != nil || !info.Mode().IsRegular() {
 				t.Errorf("link %q resolves to no file in dist", l)
 			}
-			linked[u.Path] = true
+			linked[target] = true
 		}
 	}
 	return linked
+}
+
+// split renders the catalog of skills: the front page and the page of
+// each skill, by name.
+func split(t *testing.T, skills []Skill, o Options) (front []byte, pages map[string][]byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Render(&buf, List(skills), o); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	pages = map[string][]byte{}
+	err := Pages(List(skills), o, func(i int, page []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		pages[skills[i].Name] = bytes.Clone(page)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), pages
 }
 
 func TestRenderExamples(t *testing.T) {
@@ -224,16 +250,32 @@ func TestRenderExamples(t *testing.T) {
 		dir = t.TempDir()
 	}
 	b := buildExamples(t, dir)
-	page, err := render(List(b.skills), Options{Generator: "skillpack test"})
-	if err != nil {
+	front, pages := split(t, b.skills, Options{Generator: "skillpack test"})
+	if err := os.WriteFile(filepath.Join(dir, layout.Catalog), front, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, layout.Catalog), page, 0o644); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, layout.PagesDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	linked := resolve(t, page, dir)
+	page := slices.Clone(front)
+	for name, p := range pages {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(layout.CatalogPage(name))), p, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		page = append(page, p...)
+	}
+	linked := resolve(t, front, dir, layout.Catalog)
+	for name, p := range pages {
+		maps.Copy(linked, resolve(t, p, dir, layout.CatalogPage(name)))
+	}
 
-	// Every skill file, every archive and the indexes are reachable.
+	// Every skill file, every archive, every page and the indexes are
+	// reachable.
+	for _, s := range b.skills {
+		if !linked[layout.CatalogPage(s.Name)] {
+			t.Errorf("the catalog has no link to %s", layout.CatalogPage(s.Name))
+		}
+	}
 	for _, e := range b.entries {
 		want := e.Kind == layout.KindArchive ||
 			e.Kind == layout.KindFile && strings.HasPrefix(e.Path, layout.SkillsDir+"/") ||
@@ -245,7 +287,7 @@ func TestRenderExamples(t *testing.T) {
 	for _, s := range b.skills {
 		for _, want := range []string{
 			`<section class="skill" id="` + s.Name + `">`,
-			`<a href="#` + s.Name + `"><strong>` + s.Name + `</strong>`,
+			`<a href="skills/` + s.Name + `.html"><strong>` + s.Name + `</strong>`,
 			"npx skills add https://YOUR-HOST --skill " + s.Name,
 			"skill://" + s.Name + "/SKILL.md",
 			`title="` + string(s.ContentDigest) + `"`,
@@ -259,8 +301,8 @@ func TestRenderExamples(t *testing.T) {
 	}
 	// The examples' relative links point at their files.
 	for _, want := range []string{
-		`<a href=".well-known/agent-skills/csv-profiler/references/REFERENCE.md">the reference</a>`,
-		`<a href=".well-known/agent-skills/repo-hygiene/scripts/check.sh">scripts/check.sh</a>`,
+		`<a href="../.well-known/agent-skills/csv-profiler/references/REFERENCE.md">the reference</a>`,
+		`<a href="../.well-known/agent-skills/repo-hygiene/scripts/check.sh">scripts/check.sh</a>`,
 	} {
 		if !bytes.Contains(page, []byte(want)) {
 			t.Errorf("the catalog lacks %s", want)
@@ -353,11 +395,11 @@ func TestRenderHostile(t *testing.T) {
 		`<p class="desc">Tom &amp; Jerry&#39;s &#34;quotes&#34; &lt;b&gt;bold&lt;/b&gt;</p>`,
 		`MIT &amp; &lt;friends&gt;`,
 		// Links to the skill's files, fragments kept, queries dropped.
-		`<a href=".well-known/agent-skills/demo/scripts/run.sh#L1" title="the script">run</a>`,
-		`<a href=".well-known/agent-skills/demo/scripts/run.sh">run again</a>`,
-		`<a href=".well-known/agent-skills/demo/my%20file.md">spaced</a>`,
-		`<a href=".well-known/agent-skills/demo/a%26amp%3Bb.md">amp</a>`,
-		`<img src=".well-known/agent-skills/demo/assets/a.png" alt="local">`,
+		`<a href="../.well-known/agent-skills/demo/scripts/run.sh#L1" title="the script">run</a>`,
+		`<a href="../.well-known/agent-skills/demo/scripts/run.sh">run again</a>`,
+		`<a href="../.well-known/agent-skills/demo/my%20file.md">spaced</a>`,
+		`<a href="../.well-known/agent-skills/demo/a%26amp%3Bb.md">amp</a>`,
+		`<img src="../.well-known/agent-skills/demo/assets/a.png" alt="local">`,
 		// Headings: shifted under the section's h2, ids behind the name.
 		`<h3 id="demo--usage">Usage</h3>`,
 		`<h4 id="demo--usage-1">Usage</h4>`,
@@ -391,6 +433,7 @@ func TestRenderHostile(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
+	front, pages := split(t, []Skill{s}, Options{})
 	for _, e := range plan(t, []layout.Skill{withFrontmatter(s.Skill)}) {
 		p := filepath.Join(dir, filepath.FromSlash(e.Path))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -400,7 +443,16 @@ func TestRenderHostile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	resolve(t, page, dir)
+	for p, data := range map[string][]byte{layout.Catalog: front, layout.CatalogPage(s.Name): pages[s.Name]} {
+		if err := os.MkdirAll(filepath.Join(dir, path.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(p)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resolve(t, front, dir, layout.Catalog)
+	resolve(t, pages[s.Name], dir, layout.CatalogPage(s.Name))
 }
 
 // withFrontmatter gives a hand-built skill the frontmatter layout.Plan
@@ -509,10 +561,15 @@ func ownScriptCut(t testing.TB, page []byte) []byte {
 // The inline stylesheet must match the hash the policy allows, or
 // browsers would show the page unstyled.
 func TestRenderPolicy(t *testing.T) {
-	page, err := render(List{demo()}, Options{})
-	if err != nil {
-		t.Fatal(err)
+	front, pages := split(t, []Skill{demo()}, Options{})
+	for _, page := range [][]byte{front, pages["demo"]} {
+		policy(t, page, bytes.Equal(page, front))
 	}
+}
+
+// policy checks the policy of one page, which has its own script or none.
+func policy(t *testing.T, page []byte, script bool) {
+	t.Helper()
 	m := regexp.MustCompile(`(?s)<style>(.*?)</style>`).FindSubmatch(page)
 	if m == nil {
 		t.Fatal("no <style> element")
@@ -536,8 +593,15 @@ func TestRenderPolicy(t *testing.T) {
 	if bytes.Contains(page, []byte(" style=")) {
 		t.Error("a style attribute would be blocked by the policy")
 	}
-	// The one script runs only if the policy names its exact bytes.
 	js := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindAllSubmatch(page, -1)
+	if !script {
+		// A skill's page runs nothing: default-src 'none' covers scripts.
+		if len(js) != 0 || strings.Contains(policy, "script-src") {
+			t.Errorf("a skill's page has %d scripts and policy %s; want none", len(js), policy)
+		}
+		return
+	}
+	// The one script runs only if the policy names its exact bytes.
 	if len(js) != 1 {
 		t.Fatalf("%d script elements; the policy allows one", len(js))
 	}
@@ -565,6 +629,11 @@ func TestRenderPolicyStated(t *testing.T) {
 		"; img-src 'self' https://cdn.example; base-uri 'none'; form-action 'none'"
 	if got != want {
 		t.Errorf("policy\n got %s\nwant %s", got, want)
+	}
+	got = csp(a.css, "", "")
+	want = "default-src 'none'; style-src " + hash(a.css) + "; img-src 'self'; base-uri 'none'; form-action 'none'"
+	if got != want {
+		t.Errorf("a skill page's policy\n got %s\nwant %s", got, want)
 	}
 }
 
@@ -602,6 +671,13 @@ func TestRenderErrors(t *testing.T) {
 			// A bad input is caught before the page starts.
 			if buf.Len() != 0 {
 				t.Errorf("wrote %d bytes", buf.Len())
+			}
+			err = Pages(List(tc.skills), tc.o, func(int, []byte) error {
+				t.Error("Pages handed over a page")
+				return nil
+			})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Pages: err = %v, want it to contain %s", err, tc.want)
 			}
 		})
 	}
@@ -703,18 +779,32 @@ func TestRenderLargeBody(t *testing.T) {
 // the placeholder is gone, links stay relative, and a page rendered with a
 // base URL is left alone.
 func TestWithHost(t *testing.T) {
-	page, err := render(List{demo()}, Options{})
+	front, pages := split(t, []Skill{demo()}, Options{})
+	for _, page := range [][]byte{front, pages["demo"]} {
+		withHost(t, page)
+	}
+	withBase, err := render(List{demo()}, Options{BaseURL: "https://cdn.example"})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got := WithHost(withBase, "http://127.0.0.1:8080"); !bytes.Equal(got, withBase) {
+		t.Error("WithHost changed a page rendered with a base URL")
+	}
+}
+
+// withHost checks WithHost on one page, the front page or a skill's.
+func withHost(t *testing.T, page []byte) {
+	t.Helper()
+	front := bytes.Contains(page, []byte("Install every skill"))
 	if !bytes.Contains(page, []byte(hostHint)) {
 		t.Fatalf("the page lacks the hint WithHost removes:\n%s", hostHint)
 	}
 	got := WithHost(page, "http://127.0.0.1:8080")
-	for _, want := range []string{
-		"npx skills add http://127.0.0.1:8080 --skill demo",
-		"curl -LO http://127.0.0.1:8080/.well-known/agent-skills/demo-",
-	} {
+	wants := []string{"npx skills add http://127.0.0.1:8080 --skill demo", "curl -LO http://127.0.0.1:8080/.well-known/agent-skills/demo-"}
+	if front {
+		wants = []string{"npx skills add http://127.0.0.1:8080</code>"}
+	}
+	for _, want := range wants {
 		if !bytes.Contains(got, []byte(want)) {
 			t.Errorf("output lacks %s", want)
 		}
@@ -732,13 +822,6 @@ func TestWithHost(t *testing.T) {
 	// A host a shell would not take as one word keeps the placeholder.
 	if got := WithHost(page, "http://[::1]:8080"); !bytes.Equal(got, page) {
 		t.Error("WithHost put a host with [ ] into shell commands")
-	}
-	withBase, err := render(List{demo()}, Options{BaseURL: "https://cdn.example"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := WithHost(withBase, "http://127.0.0.1:8080"); !bytes.Equal(got, withBase) {
-		t.Error("WithHost changed a page rendered with a base URL")
 	}
 }
 

@@ -732,3 +732,37 @@ func TestCacheControl(t *testing.T) {
 		t.Errorf("SKILL.md by default: %q, want an hour", got)
 	}
 }
+
+// A skill's page in the catalog is planned where Skill.Page says, in path
+// order, as a KindPage entry with the digest and size given, and listed in
+// checksums.txt; a skill without one has none.
+func TestPlanPages(t *testing.T) {
+	skills := twoSkills()
+	page := Rendered{Digest: DigestOf([]byte("<!doctype html>")), Size: 15}
+	skills[1].Page = &page
+	b := plan(t, skills, Options{})
+	if !slices.IsSortedFunc(entries(t, b), func(x, y Entry) int { return strings.Compare(x.Path, y.Path) }) {
+		t.Error("entries not sorted by path")
+	}
+	var pages []Entry
+	for _, e := range entries(t, b) {
+		if e.Kind == KindPage {
+			pages = append(pages, e)
+		}
+	}
+	want := Entry{Path: "skills/" + skills[1].Name + ".html", Kind: KindPage, Skill: skills[1].Name, Digest: page.Digest, Size: page.Size}
+	if len(pages) != 1 || pages[0].Path != want.Path || pages[0].Kind != want.Kind || pages[0].Skill != want.Skill || pages[0].Digest != want.Digest || pages[0].Size != want.Size {
+		t.Errorf("pages %+v, want %+v", pages, want)
+	}
+	if sums := string(data(t, b, Checksums)); !strings.Contains(sums, page.Digest.Hex()+"  "+want.Path+"\n") {
+		t.Errorf("checksums.txt does not list %s:\n%s", want.Path, sums)
+	}
+	if p, ok := ParsePath(want.Path); !ok || p.Kind != KindPage || p.Skill != want.Skill || p.String() != want.Path {
+		t.Errorf("ParsePath(%s) = %+v, %v", want.Path, p, ok)
+	}
+	for _, bad := range []string{"skills/Bad.html", "skills/a.htm", "skills/a/b.html", "skills/.html", "skills/a.html/x"} {
+		if p, ok := ParsePath(bad); ok {
+			t.Errorf("ParsePath(%s) = %+v, want no path of the bundle", bad, p)
+		}
+	}
+}

@@ -33,6 +33,16 @@ const (
 	LegacyDir = ".well-known/skills"
 )
 
+// PagesDir holds the catalog's page of each skill, <name>.html (CatalogPage).
+const (
+	PagesDir = "skills"
+	PageExt  = ".html"
+)
+
+// CatalogPage is the dist path of a skill's page in the catalog, the
+// permalink the front page (Catalog) links to.
+func CatalogPage(name string) string { return PagesDir + "/" + name + PageExt }
+
 // EntryFile is the file every skill has at its root.
 const EntryFile = "SKILL.md"
 
@@ -144,9 +154,9 @@ func ArchiveURI(name string, digest Digest, ext string) string {
 // Path is a dist path taken apart: what ParsePath, ParseURI and
 // ParseIndexURL return, and what String and URI spell again.
 type Path struct {
-	Kind    Kind   // KindFile, KindArchive, KindVersion or KindDoc
+	Kind    Kind   // KindFile, KindArchive, KindVersion, KindPage or KindDoc
 	Legacy  bool   // KindFile: the copy in the v0.1 tree
-	Skill   string // KindFile, KindArchive, KindVersion: the skill's name
+	Skill   string // KindFile, KindArchive, KindVersion, KindPage: the skill's name
 	Version string // KindVersion: the skill's version, the folder it is in (versions.go)
 	File    string // KindFile, KindVersion: the path within the skill ("" for an archive)
 	Short   string // KindArchive, KindVersion: the digest's part of its name (Digest.Short)
@@ -160,7 +170,7 @@ var docs = []string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Checksu
 	VersionsIndex, LLMsTxt, AICatalog}
 
 // ParsePath takes a dist path apart: a skill's file in either tree, an
-// archive, or a document. It accepts exactly the paths this package
+// archive, a skill's page in the catalog, or a document. It accepts exactly the paths this package
 // spells, so ok is false for anything else: signatures, a user's files,
 // and paths that are not clean (see CheckPath).
 func ParsePath(p string) (Path, bool) {
@@ -172,6 +182,13 @@ func ParsePath(p string) (Path, bool) {
 	}
 	if CheckPath(p) != nil {
 		return Path{}, false
+	}
+	if rest, ok := strings.CutPrefix(p, PagesDir+"/"); ok {
+		name, ok := strings.CutSuffix(rest, PageExt)
+		if !ok || CheckName(name) != nil {
+			return Path{}, false
+		}
+		return Path{Kind: KindPage, Skill: name}, true
 	}
 	if rest, ok := strings.CutPrefix(p, LegacyDir+"/"); ok {
 		pp, ok := skillFile(rest)
@@ -258,6 +275,8 @@ func (p Path) String() string {
 		return SkillsDir + "/" + archiveName(p.Skill, p.Short, p.Format)
 	case KindVersion:
 		return p.versionString()
+	case KindPage:
+		return CatalogPage(p.Skill)
 	}
 	return p.Doc
 }

@@ -24,6 +24,10 @@ const (
 	// of its archives (Format). The build stages these itself, from this
 	// build's files or the previous bundle's (see versions.go).
 	KindVersion
+	// KindPage is a skill's page in the catalog, skills/<name>.html
+	// (CatalogPage), which the caller renders and writes, as it does the
+	// catalog (see Skill.Page).
+	KindPage
 )
 
 // String names the kind as the golden files show it.
@@ -37,6 +41,8 @@ func (k Kind) String() string {
 		return "doc"
 	case KindVersion:
 		return "version"
+	case KindPage:
+		return "page"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
@@ -59,7 +65,8 @@ type Entry struct {
 	// it a buffered writer; it returns the first error w returns.
 	//
 	// Write is nil for every other kind, and for the catalog (Catalog),
-	// which the caller renders and writes itself (see Options.Catalog).
+	// which the caller renders and writes itself (see Options.Catalog), as
+	// it does each skill's page (KindPage).
 	Write  func(w io.Writer) error
 	Digest Digest
 	Size   int64
@@ -105,6 +112,13 @@ func (b *Bundle) Entries() iter.Seq2[Entry, error] {
 				continue
 			}
 			r := &b.set.rows[p.i]
+			if p.kind == partPage {
+				e := Entry{Path: CatalogPage(r.name), Kind: KindPage, Skill: r.name, Digest: r.page.Digest, Size: r.page.Size}
+				if !yield(e, nil) {
+					return
+				}
+				continue
+			}
 			if p.kind == partTarGz || p.kind == partZip {
 				a := r.archives()[p.kind-partTarGz]
 				e := Entry{Path: ArchivePath(r.name, a.a.Digest, a.ext), Kind: KindArchive, Skill: r.name, Format: a.ext, Digest: a.a.Digest, Size: a.a.Size}
@@ -167,15 +181,16 @@ func (b *Bundle) Lookup(path string) (Entry, bool) {
 // and, unless o.NoLegacy, again in the v0.1 tree (skills whose paths break
 // the v0.1 rules are left out of both the legacy index and tree); the
 // .tar.gz and .zip of each skill; every index; checksums.txt; .nojekyll and
-// _headers; index.html if o.Catalog is set; llms.txt and
+// _headers; index.html if o.Catalog is set, and the page of each skill
+// that has one (Skill.Page); llms.txt and
 // .well-known/ai-catalog.json if o.LLMsTxt and o.AICatalog ask for them;
 // and with o.Versioned every published version's folder, versions.json
 // and the release's snapshot (versions.go), which checksums.txt lists
 // with the versions' archives.
 //
 // checksums.txt lists every archive, every JSON index (v0.2, v0.1,
-// mcp/skills.json, mcp/index.json, mcp/resources.json), index.html,
-// llms.txt and the AI Catalog. It leaves out the skill files, whose
+// mcp/skills.json, mcp/index.json, mcp/resources.json), index.html and
+// the skills' pages, llms.txt and the AI Catalog. It leaves out the skill files, whose
 // digests the indexes already carry, so the sums of the indexes vouch for
 // everything else.
 //
@@ -250,6 +265,10 @@ func Plan(skills Skills, o Options) (*Bundle, error) {
 			b.parts = append(b.parts, part{partLegacy, int32(i)})
 			b.n += int(r.files)
 		}
+		if r.page.Digest != "" {
+			b.parts = append(b.parts, part{partPage, int32(i)})
+			b.n++
+		}
 	}
 	if set.hist != nil {
 		b.versionParts()
@@ -320,6 +339,9 @@ func (b *Bundle) checksums(w io.Writer) error {
 			if d := &b.docs[p.i]; summed(d.Path) {
 				err = line(d.Path, d.Digest)
 			}
+		case partPage:
+			r := &b.set.rows[p.i]
+			err = line(CatalogPage(r.name), r.page.Digest)
 		case partTarGz, partZip:
 			r := &b.set.rows[p.i]
 			a := r.archives()[p.kind-partTarGz]

@@ -45,6 +45,8 @@ type RecordSkill struct {
 	Files         []File          `json:"files"`
 	TarGz         Archive         `json:"tarGz"`
 	Zip           Archive         `json:"zip"`
+	// Page is the skill's page in the catalog (CatalogPage), if any.
+	Page *Archive `json:"page,omitempty"`
 }
 
 // Artifact is one file of the bundle with its digest and size.

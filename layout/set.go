@@ -48,6 +48,7 @@ type row struct {
 	tgz    Archive
 	zip    Archive
 	hist   int32 // its entry in set.hist.skills, 1-based; 0 for none
+	page   Rendered
 }
 
 // newSet reads and checks every skill once. The errors name each skill.
@@ -73,6 +74,9 @@ func newSet(src Skills, o Options) (*set, error) {
 			errs = append(errs, err)
 		}
 		s.rows[i] = row{name: sk.Name, src: int32(i), files: int32(len(sk.Files)), legacy: legacyReason(sk) == "", tgz: sk.TarGz, zip: sk.Zip}
+		if sk.Page != nil {
+			s.rows[i].page = *sk.Page
+		}
 		if s.hist != nil {
 			if err := s.hist.add(sk); err != nil {
 				errs = append(errs, err)
@@ -111,7 +115,7 @@ func (s *set) load(r *row) (Skill, error) {
 	}
 	// Skills promise the same skill on every call; one that broke it
 	// would make documents that contradict their digests.
-	if sk.Name != r.name || len(sk.Files) != int(r.files) || sk.TarGz != r.tgz || sk.Zip != r.zip {
+	if sk.Name != r.name || len(sk.Files) != int(r.files) || sk.TarGz != r.tgz || sk.Zip != r.zip || (sk.Page != nil) != (r.page.Digest != "") {
 		return Skill{}, fmt.Errorf("skill %q changed between two reads", r.name)
 	}
 	less := func(a, b File) int { return strings.Compare(a.Path, b.Path) }
@@ -152,6 +156,7 @@ const (
 	// partVersions is the folder of a skill that is not in the build but
 	// has published versions: i is its set.hist entry, 1-based.
 	partVersions
+	partPage // the skill's page in the catalog, in a folder of its own
 )
 
 // key returns the pieces whose concatenation sorts the part in a folder
@@ -169,6 +174,8 @@ func (s *set) key(p part, dir string, fixed func(int32) string) key {
 		return keyOf(LegacyDir+"/", s.rows[p.i].name, "/")
 	case partVersions:
 		return keyOf(dir, s.hist.skills[p.i-1].name, "/")
+	case partPage:
+		return keyOf(PagesDir+"/", s.rows[p.i].name, PageExt)
 	}
 	return keyOf(fixed(p.i))
 }

@@ -47,6 +47,10 @@ type Skill struct {
 	// ContentDigest is the compressor-independent digest of the skill's
 	// files, so a reader can check content without trusting deflate.
 	ContentDigest Digest
+	// Page is the digest and size of the skill's page in the catalog
+	// (CatalogPage), which package catalog renders and the caller writes;
+	// nil for none.
+	Page *Rendered
 }
 
 // Options says how the bundle is addressed. The zero value means URLs

@@ -132,6 +132,11 @@ func (p *Previous) listed(path string, last **layout.RecordSkill) (a layout.Arti
 		return a, false, "", false
 	}
 	switch at.Kind {
+	case layout.KindPage:
+		if c.Page != nil {
+			// A document, rendered from the skill and the build's options.
+			return layout.Artifact{Path: path, Digest: c.Page.Digest, Size: c.Page.Size}, true, "", true
+		}
 	case layout.KindFile:
 		for _, x := range c.Files {
 			if x.Path == at.File {

@@ -269,6 +269,12 @@ func encode(c *layout.RecordSkill) []byte {
 	}
 	e.Num(c.TarGz.Size)
 	e.Num(c.Zip.Size)
+	var page layout.Archive
+	if c.Page != nil {
+		page = *c.Page
+	}
+	e.Str(string(page.Digest))
+	e.Num(page.Size)
 	e.Files(c.Files)
 	return e.B
 }
@@ -282,6 +288,9 @@ func decode(data []byte) (*layout.RecordSkill, error) {
 	c.ContentDigest = layout.Digest(d.Str())
 	c.TarGz.Digest, c.Zip.Digest = layout.Digest(d.Str()), layout.Digest(d.Str())
 	c.TarGz.Size, c.Zip.Size = d.Num(), d.Num()
+	if page := (layout.Archive{Digest: layout.Digest(d.Str()), Size: d.Num()}); page.Digest != "" {
+		c.Page = &page
+	}
 	c.Files = d.Files()
 	return c, d.End()
 }

@@ -119,6 +119,13 @@ func TestListed(t *testing.T) {
 	for _, d := range rec.Docs {
 		docs[d.Path] = true
 	}
+	// A skill's page is a document too, kept with the skill.
+	for _, s := range rec.Skills {
+		if s.Page == nil {
+			t.Errorf("%s: no page recorded", s.Name)
+		}
+		docs[layout.CatalogPage(s.Name)] = true
+	}
 	var last *layout.RecordSkill
 	legacy := 0
 	for _, f := range rec.Files {
