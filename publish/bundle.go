@@ -106,6 +106,9 @@ func Open(dir string) (*Bundle, error) {
 		}
 		add(layout.ArchivePath(s.Name, s.TarGz.Digest, layout.TarGz), s.TarGz.Digest, s.TarGz.Size)
 		add(layout.ArchivePath(s.Name, s.Zip.Digest, layout.Zip), s.Zip.Digest, s.Zip.Size)
+		if s.Page != nil {
+			add(layout.CatalogPage(s.Name), s.Page.Digest, s.Page.Size)
+		}
 		s.Findings, s.Files = nil, nil // lint's and reuse's business; 10,000 skills' worth is not small
 		skills = append(skills, s)
 		return nil
