@@ -227,7 +227,7 @@ func (s *Store) Check(ctx context.Context, problem func(path, message string)) e
 			s.signatures(ctx, docs, "", problem, func(p string) bool {
 				a, _ := layout.SignedArtifact(p)
 				pp, ok := layout.ParsePath(a)
-				return s.has(a) && (!ok || pp.Kind == layout.KindDoc)
+				return s.has(a) && (!ok || pp.Kind == layout.KindDoc || pp.Kind == layout.KindPage)
 			})
 		default:
 			s.skill(ctx, entries[i], problem)
@@ -284,7 +284,7 @@ func (s *Store) documents(ctx context.Context, idx ocispec.Descriptor, key strin
 		switch {
 		case layout.CheckPath(title) != nil:
 			problem(s.at(d.Digest), fmt.Sprintf("a layer is titled %q, which is not a path inside a bundle", title))
-		case sig || known && pp.Kind != layout.KindDoc:
+		case sig || known && pp.Kind != layout.KindDoc && pp.Kind != layout.KindPage:
 			problem(s.at(d.Digest), fmt.Sprintf("the layer titled %s is not a document; a skill's files and signatures are not among the documents", title))
 		case !s.blob(l, d.Digest, problem):
 		default:

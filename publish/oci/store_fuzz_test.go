@@ -192,10 +192,10 @@ func FuzzStoreCheck(f *testing.F) {
 }
 
 // The fuzz target's seed is the published bundle: every .tar.gz,
-// SKILL.md and document is mapped.
+// SKILL.md, document and catalog page is mapped.
 func TestFuzzEnv(t *testing.T) {
 	e := newFuzzEnv(t)
-	if n := e.check(t, e.seeds[0], e.seeds[1], e.seeds[2]); n != 20 {
-		t.Errorf("the published bundle: %d files mapped, want 20 (5 archives, 5 SKILL.md, 10 documents)", n)
+	if n := e.check(t, e.seeds[0], e.seeds[1], e.seeds[2]); n != 25 {
+		t.Errorf("the published bundle: %d files mapped, want 25 (5 archives, 5 SKILL.md, 10 documents, 5 pages)", n)
 	}
 }

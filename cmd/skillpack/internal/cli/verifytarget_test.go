@@ -72,7 +72,7 @@ func TestVerifyTargetRun(t *testing.T) {
 	if code := run(ios, []string{"verify", target, "--key", pub, "--require-signatures"}); code != ExitOK {
 		t.Fatalf("verify: exit %d:\n%s%s", code, stdout, errb)
 	}
-	want := target + ": 5 skills, 34 files, 5 archives, 5 indexes, 14 signatures verified; everything verified; 28 files not held there (.zip archives, served copies; the .tar.gz archives vouch for the files)\n"
+	want := target + ": 5 skills, 39 files, 5 archives, 5 indexes, 14 signatures verified; everything verified; 28 files not held there (.zip archives, served copies; the .tar.gz archives vouch for the files)\n"
 	if stdout.Len() != 0 || errb.String() != want {
 		t.Errorf("verify printed:\n%s\n%s\nwant on stderr:\n%s", stdout, errb, want)
 	}
