@@ -248,6 +248,14 @@ func (b *Bundle) load() error {
 			}
 		}
 	}
+	// So is each skill's page, skills/<name>.html, of a skill the bundle has.
+	for p := range sums {
+		if pp, ok := layout.ParsePath(p); ok && pp.Kind == layout.KindPage && b.files[layout.SkillFile(pp.Skill, layout.EntryFile)] != nil {
+			if _, err := doc(p); err != nil {
+				return err
+			}
+		}
+	}
 	if _, ok := sums[layout.VersionsIndex]; ok { // build --versioned
 		data, err := doc(layout.VersionsIndex)
 		if err != nil {

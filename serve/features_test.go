@@ -263,6 +263,11 @@ func TestCatalogHost(t *testing.T) {
 	if _, page := get(t, base+"/"+layout.Catalog); digest(page) != digest(mustReadFile(t, filepath.Join(dist, layout.Catalog))) {
 		t.Errorf("GET /%s: not the bytes the build wrote", layout.Catalog)
 	}
+	// Each skill's page is served as built.
+	page1 := layout.CatalogPage("csv-profiler")
+	if resp, page := get(t, base+"/"+page1); resp.StatusCode != 200 || digest(page) != digest(mustReadFile(t, filepath.Join(dist, filepath.FromSlash(page1)))) {
+		t.Errorf("GET /%s: %d, not the bytes the build wrote", page1, resp.StatusCode)
+	}
 	// Sent raw: Go's client would not send such a Host.
 	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {
@@ -278,7 +283,7 @@ func TestCatalogHost(t *testing.T) {
 		t.Errorf("requestBase of a hostile Host: %q, want none", got)
 	}
 	fixed, _ := start(t, dist, Options{BaseURL: "https://skills.example.com/"})
-	if _, page := get(t, fixed+"/"); !bytes.Contains(page, []byte("npx skills add https://skills.example.com --skill")) {
+	if _, page := get(t, fixed+"/"); !bytes.Contains(page, []byte("npx skills add https://skills.example.com</code>")) {
 		t.Errorf("with a base URL, the install commands do not name it")
 	}
 }
