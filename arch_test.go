@@ -55,11 +55,11 @@ var importMap = map[string]rule{
 	"catalog":  {2, []string{"skill", "layout", "templates", "internal/human", "internal/parallel"}},
 	"scaffold": {2, []string{"skill", "layout", "templates"}},
 	// dist: a built bundle read back, for everything downstream of the build.
-	"dist": {2, []string{"layout", "pack", "internal/parallel"}},
+	"bundle": {2, []string{"layout", "pack", "internal/parallel"}},
 
 	// 3: the build's own machinery (reuse, scratch), behind build.
 	"build/internal/...": {3, []string{
-		"skill", "pack", "layout", "lint", "dist",
+		"skill", "pack", "layout", "lint", "bundle",
 		"internal/atomicfile", "internal/parallel", "internal/version",
 		"build/internal/...",
 	}},
@@ -67,19 +67,19 @@ var importMap = map[string]rule{
 	// 4: what a bundle is made and used by. None imports another: sign,
 	// verify, serve and publish read a bundle only through layout.
 	"build": {4, []string{
-		"skill", "pack", "layout", "lint", "catalog", "dist",
+		"skill", "pack", "layout", "lint", "catalog", "bundle",
 		"internal/atomicfile", "internal/human", "internal/parallel", "internal/version",
 		"build/internal/...",
 	}},
 	"sign":   {4, []string{"layout", "internal/atomicfile", "internal/version"}},
-	"verify": {4, []string{"layout", "dist", "pack", "internal/human", "internal/parallel", "internal/version"}},
-	"serve":  {4, []string{"layout", "dist", "skill", "catalog", "internal/parallel", "internal/version"}},
+	"verify": {4, []string{"layout", "bundle", "pack", "internal/human", "internal/parallel", "internal/version"}},
+	"serve":  {4, []string{"layout", "bundle", "skill", "catalog", "internal/parallel", "internal/version"}},
 
-	"publish": {4, []string{"layout", "dist", "internal/atomicfile", "internal/human", "internal/parallel", "internal/version"}},
+	"publish": {4, []string{"layout", "bundle", "internal/atomicfile", "internal/human", "internal/parallel", "internal/version"}},
 
 	// 5: the publish targets, each on publish's reading of a bundle.
 	"publish/...": {5, []string{
-		"publish", "layout", "dist", "pack",
+		"publish", "layout", "bundle", "pack",
 		"internal/atomicfile", "internal/parallel", "internal/version",
 		"publish/...",
 	}},
@@ -88,7 +88,7 @@ var importMap = map[string]rule{
 	"cmd/skillpack/internal/cli": {6, []string{
 		"build", "sign", "verify", "serve", "publish", "publish/...",
 		"lint", "catalog", "scaffold",
-		"skill", "pack", "layout", "dist", "templates",
+		"skill", "pack", "layout", "bundle", "templates",
 		"internal/atomicfile", "internal/human", "internal/parallel", "internal/version",
 	}},
 	"cmd/skillpack": {7, []string{"cmd/skillpack/internal/cli"}},
@@ -371,14 +371,14 @@ var oneWay = []struct {
 	pattern *regexp.Regexp
 	owners  []string // path prefixes
 }{
-	{"a bundle folder is read through dist.Folder (an os.Root)", regexp.MustCompile(`os\.OpenRoot\(`),
+	{"a bundle folder is read through bundle.Folder (an os.Root)", regexp.MustCompile(`os\.OpenRoot\(`),
 		// serve's snapshot is the lead's to move onto dist; verify/folder.go
 		// reads an installed skill folder, which is no bundle.
-		[]string{"dist/", "serve/", "verify/folder.go"}},
-	{"a file is hashed by dist.HashFile or dist.Hash", regexp.MustCompile(`func \w*[hH]ash\w*File\(|func SumFile\(`), []string{"dist/"}},
-	{"bytes are checked against a digest as they stream by dist.Checked", regexp.MustCompile(`b\.want\.Digest|v\.want\b|checkedBlob|type verifying struct`), []string{"dist/"}},
-	{"a bundle is read from where it is by a dist.Source", regexp.MustCompile(`type (ObjectStore|Previous|Reader|source) interface|func ReadPublished\(|func NewReader\(`), []string{"dist/"}},
-	{"bytes are fetched over HTTP(S) by dist.Site", regexp.MustCompile(`CheckRedirect:`), []string{"dist/", "serve/"}},
+		[]string{"bundle/", "serve/", "verify/folder.go"}},
+	{"a file is hashed by bundle.HashFile or bundle.Hash", regexp.MustCompile(`func \w*[hH]ash\w*File\(|func SumFile\(`), []string{"bundle/"}},
+	{"bytes are checked against a digest as they stream by bundle.Checked", regexp.MustCompile(`b\.want\.Digest|v\.want\b|checkedBlob|type verifying struct`), []string{"bundle/"}},
+	{"a bundle is read from where it is by a bundle.Source", regexp.MustCompile(`type (ObjectStore|Previous|Reader|source) interface|func ReadPublished\(|func NewReader\(`), []string{"bundle/"}},
+	{"bytes are fetched over HTTP(S) by bundle.Site", regexp.MustCompile(`CheckRedirect:`), []string{"bundle/", "serve/"}},
 	{"a publish target's scheme is told by the command's table (targetOf)", regexp.MustCompile(`HasPrefix\([^)]*(\.Scheme\b|scheme[A-Z]|"s3://"|"oci://"|"file://")`),
 		[]string{"cmd/skillpack/internal/cli/targets.go"}},
 }

@@ -10,7 +10,7 @@
 // It must not spell a path, a URL or a document (layout does), make
 // archive bytes (pack does), decide reuse itself (build/internal/reuse
 // does), import sign (it takes a Signer func), read the bundle published
-// last except through package dist, or write outside its staging folder
+// last except through package bundle, or write outside its staging folder
 // before swap: a kill leaves the output as it was or wholly new.
 package build
 
@@ -26,7 +26,7 @@ import (
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/build/internal/scratch"
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/layout"
@@ -101,8 +101,8 @@ type Options struct {
 	// and refuses the build otherwise; a versioned build carries its
 	// versions forward from it. nil is none, or for a versioned build,
 	// the bundle in the output folder. The command opens it with
-	// dist.OpenSource (a folder, or a URL through dist's safe client).
-	Previous dist.Source
+	// bundle.OpenSource (a folder, or a URL through dist's safe client).
+	Previous bundle.Source
 	// Spare, if set, keeps the bundle a build replaces, for the next
 	// build of the same output to stage into (see Spare): a caller that
 	// rebuilds the same folder over and over, as serve --watch does,
@@ -296,10 +296,10 @@ type builder struct {
 	named    []*work      // lint: the published skills, by name
 
 	// guard
-	published *dist.Bundle // the previous bundle as it published itself; nil for none
+	published *bundle.Bundle // the previous bundle as it published itself; nil for none
 	// prevOut is the output folder's bundle when it is the previous one
 	// (Versioned without Previous): its files are linked, not copied.
-	prevOut *dist.Folder
+	prevOut *bundle.Folder
 
 	// index
 	bundleKey layout.Digest  // reuse.BundleKey of this build

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
@@ -64,7 +64,7 @@ func (e *PreviousError) Unwrap() error { return e.Err }
 func (b *builder) guard() (string, error) {
 	src := b.opts.Previous
 	if src == nil && b.opts.Versioned && b.prev != nil {
-		f, err := dist.OpenFolder(b.opts.Out)
+		f, err := bundle.OpenFolder(b.opts.Out)
 		if err != nil {
 			return "", err
 		}
@@ -76,7 +76,7 @@ func (b *builder) guard() (string, error) {
 		}
 		return "no --previous bundle to compare with", nil
 	}
-	pub, err := dist.Open(b.context(), src, pack.MaxFile)
+	pub, err := bundle.Open(b.context(), src, pack.MaxFile)
 	if err != nil {
 		return "", &PreviousError{From: src.String(), Err: err}
 	}
@@ -125,7 +125,7 @@ func (b *builder) guard() (string, error) {
 	return "", nil
 }
 
-func tamperedErr(c *dist.ChangedError) error {
+func tamperedErr(c *bundle.ChangedError) error {
 	c.By = layout.VersionsIndex
 	return fmt.Errorf("%w: it was changed after it was published (tampered with, or only half published); publish the whole bundle again", c)
 }

@@ -16,7 +16,7 @@ import (
 	"syscall"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
@@ -360,7 +360,7 @@ func (b *builder) hashFiles(w *task) ([]pack.Entry, error) {
 		if b.reading != nil {
 			b.reading(f.Disk)
 		}
-		sum, n, err := dist.SumFile(f.Disk)
+		sum, n, err := bundle.SumFile(f.Disk)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(w.src.Dir, f.Path), err)
 		}

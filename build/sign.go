@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 )
@@ -117,7 +117,7 @@ func signFolders(dir string, folders iter.Seq2[folder, error], sign StatementSig
 				return nil, &ownSignatureError{f.name}
 			}
 			p := layout.SkillFile(f.name, file.Path)
-			got, _, err := dist.HashFile(filepath.Join(dir, filepath.FromSlash(p)))
+			got, _, err := bundle.HashFile(filepath.Join(dir, filepath.FromSlash(p)))
 			if err != nil {
 				return nil, err
 			}
@@ -190,11 +190,11 @@ type SignResult struct {
 // build record only: a file the record does not list, or an artifact that
 // no longer has its recorded digest, stops the signing with nothing changed.
 func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*SignResult, error) {
-	folder, err := dist.OpenFolder(out)
+	folder, err := bundle.OpenFolder(out)
 	if err != nil {
 		return nil, &OutputError{err}
 	}
-	data, err := dist.ReadAll(context.Background(), folder, layout.BuildRecord, dist.MaxDoc)
+	data, err := bundle.ReadAll(context.Background(), folder, layout.BuildRecord, bundle.MaxDoc)
 	folder.Close()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &OutputError{fmt.Errorf("%s is not a bundle skillpack built (no %s); build one with `skillpack build`", out, layout.BuildRecord)}

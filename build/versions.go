@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
@@ -42,7 +42,7 @@ func (b *builder) versioning() *layout.Versioning {
 func (b *builder) carried(p string, want layout.Rendered) func(io.Writer) error {
 	return func(w io.Writer) error {
 		// versions.json, which gives want, has the digest checksums.txt
-		// gives it, and every release's snapshot too (dist.Open).
+		// gives it, and every release's snapshot too (bundle.Open).
 		data, err := b.published.Doc(b.context(), p)
 		if err != nil {
 			return &PreviousError{From: b.published.Source().String(), Err: err}
@@ -156,15 +156,15 @@ func (b *builder) carry(e layout.Entry) error {
 	if b.prevOut != nil {
 		file := filepath.Join(b.out, filepath.FromSlash(e.Path))
 		if !b.prev.Holds(e.Path, e.Digest, e.Size) {
-			got, n, err := dist.HashFile(file)
+			got, n, err := bundle.HashFile(file)
 			if err != nil {
 				return fail(fmt.Errorf("%s: %w; %s lists it", e.Path, err, layout.VersionsIndex))
 			}
-			return fail(tamperedErr(&dist.ChangedError{Artifact: layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size}, Got: got, Read: n}))
+			return fail(tamperedErr(&bundle.ChangedError{Artifact: layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size}, Got: got, Read: n}))
 		}
 		return b.st.link(file, dst)
 	}
-	rc, _, err := dist.OpenMax(b.context(), src, e.Path, pack.MaxFile)
+	rc, _, err := bundle.OpenMax(b.context(), src, e.Path, pack.MaxFile)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fail(fmt.Errorf("%s is missing, though %s lists it: the bundle is not all there", e.Path, layout.VersionsIndex))
@@ -179,11 +179,11 @@ func (b *builder) carry(e layout.Entry) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(f, dist.Checked(rc, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size}, layout.VersionsIndex))
+	_, err = io.Copy(f, bundle.Checked(rc, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size}, layout.VersionsIndex))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	var changed *dist.ChangedError
+	var changed *bundle.ChangedError
 	if errors.As(err, &changed) {
 		os.Remove(dst)
 		return fail(tamperedErr(changed))

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/signtest"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
@@ -29,9 +29,9 @@ func versionedSkill(t testing.TB, root, name, version, body string) {
 }
 
 // previousDir is a previous bundle in a folder, read as the command reads one.
-func previousDir(t testing.TB, loc string) dist.Source {
+func previousDir(t testing.TB, loc string) bundle.Source {
 	t.Helper()
-	r, err := dist.OpenSource(loc, dist.HTTPOptions{})
+	r, err := bundle.OpenSource(loc, bundle.HTTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestVersionedReleases(t *testing.T) {
 
 			// The next build goes elsewhere when the previous one is read
 			// from a folder or a URL, as a CI job that builds afresh does.
-			next, prev := out, dist.Source(nil)
+			next, prev := out, bundle.Source(nil)
 			switch from {
 			case "folder":
 				next, prev = filepath.Join(dir, "next"), previousDir(t, out)

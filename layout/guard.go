@@ -14,7 +14,7 @@ import (
 // version did not, or whose version went down, is an error; a skill that
 // is gone is reported. Build (--previous, and --versioned against its
 // own output) and verify (--previous) compare with these functions, each
-// reading both bundles through package dist (dist.Open), so that the rule
+// reading both bundles through package bundle (bundle.Open), so that the rule
 // has one definition and verify need not import build.
 
 // Published is what a bundle published, as its documents say: the v0.2

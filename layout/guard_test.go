@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// published is what dist.Open reads from a plan's documents.
+// published is what bundle.Open reads from a plan's documents.
 func published(t *testing.T, b *Bundle) *Published {
 	t.Helper()
 	doc := func(path string) []byte {

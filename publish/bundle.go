@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 )
@@ -81,12 +81,12 @@ const rebuild = "rebuild it with skillpack build, or run skillpack verify to see
 // are refused, naming the file.
 func Open(dir string) (*Bundle, error) {
 	b := &Bundle{Dir: dir}
-	folder, err := dist.OpenFolder(dir)
+	folder, err := bundle.OpenFolder(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer folder.Close()
-	f, _, err := dist.OpenMax(context.Background(), folder, layout.BuildRecord, dist.MaxDoc)
+	f, _, err := bundle.OpenMax(context.Background(), folder, layout.BuildRecord, bundle.MaxDoc)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s has no build record (%s): publish takes a folder that skillpack build wrote; run skillpack build -o %s first", dir, layout.BuildRecord, dir)
 	} else if err != nil {
@@ -192,7 +192,7 @@ func (b *Bundle) object(root *os.Root, p string, known map[string]layout.Artifac
 			return Object{}, fmt.Errorf("%s: the build record lists it without a digest (is it from a newer skillpack?); %s", name, rebuild)
 		}
 		a.Path = p
-		if a.Digest, a.Size, err = dist.HashFile(name); err != nil {
+		if a.Digest, a.Size, err = bundle.HashFile(name); err != nil {
 			return Object{}, fmt.Errorf("%s: %w", name, err)
 		}
 	}
@@ -226,7 +226,7 @@ func kindOf(m fs.FileMode) string {
 // mcp/skills.json's frontmatter says of each, and the version the v0.2
 // index gives it (the build decided it: SemVer, from where the profile
 // allows).
-func (b *Bundle) skills(folder dist.Source, rec []layout.RecordSkill) ([]Skill, error) {
+func (b *Bundle) skills(folder bundle.Source, rec []layout.RecordSkill) ([]Skill, error) {
 	byPath := make(map[string]Object, len(b.Objects))
 	for _, o := range b.Objects {
 		byPath[o.Path] = o
@@ -292,8 +292,8 @@ func (b *Bundle) skills(folder dist.Source, rec []layout.RecordSkill) ([]Skill, 
 // the digest the record gives it: what publish takes from a document (the
 // versions' files, a skill's version and description) must come from the
 // bytes it uploads.
-func (b *Bundle) document(folder dist.Source, p string, d layout.Digest) ([]byte, error) {
-	data, err := dist.ReadDoc(context.Background(), folder, p, d, "the build record", dist.MaxDoc)
+func (b *Bundle) document(folder bundle.Source, p string, d layout.Digest) ([]byte, error) {
+	data, err := bundle.ReadDoc(context.Background(), folder, p, d, "the build record", bundle.MaxDoc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w; %s", b.Dir, err, rebuild)
 	}
@@ -303,7 +303,7 @@ func (b *Bundle) document(folder dist.Source, p string, d layout.Digest) ([]byte
 // versions adds the files of every published version of a --versioned
 // bundle, which its versions.json (a document of the record, checked
 // against the digest the record gives it) names with their digests.
-func (b *Bundle) versions(folder dist.Source, known map[string]layout.Artifact, add func(string, layout.Digest, int64)) error {
+func (b *Bundle) versions(folder bundle.Source, known map[string]layout.Artifact, add func(string, layout.Digest, int64)) error {
 	d, ok := known[layout.VersionsIndex]
 	if !ok {
 		return nil

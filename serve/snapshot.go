@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 )
@@ -301,7 +301,7 @@ func check(r io.Reader, f *file, info fs.FileInfo) error {
 	if info.Size() != f.size {
 		return sizeChanged(f, info.Size())
 	}
-	got, n, err := dist.Hash(io.LimitReader(r, f.size+1))
+	got, n, err := bundle.Hash(io.LimitReader(r, f.size+1))
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.path, err)
 	}

@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -39,7 +39,7 @@ func (s *sum) set(h hash.Hash) {
 // with it are skipped rather than reported again.
 type checker struct {
 	ctx  context.Context
-	src  dist.Source
+	src  bundle.Source
 	o    Options
 	mem  *memory
 	doc  *held // the document loaded last (load)
@@ -101,7 +101,7 @@ type claim struct {
 	size   int64 // -1: not said
 }
 
-func run(ctx context.Context, src dist.Source, o Options) (*Report, error) {
+func run(ctx context.Context, src bundle.Source, o Options) (*Report, error) {
 	ctx, cancel := context.WithTimeoutCause(ctx, o.Deadline, errDeadline)
 	defer cancel()
 	c := &checker{

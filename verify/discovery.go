@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -25,7 +25,7 @@ func (c *checker) llmsTxt() {
 	if data == nil {
 		return
 	}
-	_, folder := c.src.(*dist.Folder)
+	_, folder := c.src.(*bundle.Folder)
 	d, err := layout.DecodeLLMsTxt(data)
 	if err != nil {
 		if !folder && !bytes.Contains(data, []byte("skillpack:agent-skills")) {
@@ -266,7 +266,7 @@ func (c *checker) aiTrust(label string, e layout.AICatalogEntry, form, loc strin
 			if held == "" {
 				continue
 			}
-			if s := c.hash(held); s == nil || s.err != nil && !errors.Is(s.err, dist.ErrNotHeld) && !errors.Is(s.err, errStopped) {
+			if s := c.hash(held); s == nil || s.err != nil && !errors.Is(s.err, bundle.ErrNotHeld) && !errors.Is(s.err, errStopped) {
 				c.problem(p, "%s: attestations[%d] names %s, which the bundle does not hold", at, j, want)
 			}
 		}
@@ -286,7 +286,7 @@ func formMedia(ext string) string {
 // the bundle is served at: there, urls are mapped by their place in the
 // layout.
 func (c *checker) locate(ref string) (string, error) {
-	if s, ok := c.src.(*dist.Site); ok {
+	if s, ok := c.src.(*bundle.Site); ok {
 		return locateIn(s.Index(), ref, false)
 	}
 	return locateIn(fakeIndex, ref, true)

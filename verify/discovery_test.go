@@ -367,7 +367,7 @@ func TestDiscoveryOverHTTP(t *testing.T) {
 	if _, err := build.Run([]string{"../examples"}, build.Options{Out: out, BaseURL: base, LLMsTxt: true, AICatalog: true}); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewUnstartedServer(bundle(out, nil))
+	srv := httptest.NewUnstartedServer(servedBundle(out, nil))
 	srv.Listener.Close()
 	srv.Listener = ln
 	srv.Start()

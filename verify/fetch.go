@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
@@ -54,7 +54,7 @@ func (c *checker) fetch(loc string, keep bool) (*sum, *held) {
 // open opens loc, refusing a body whose size is known to be over the
 // limit before a byte of it is read.
 func (c *checker) open(loc string) (io.ReadCloser, int64, error) {
-	return dist.OpenMax(c.ctx, c.src, loc, c.o.MaxSize)
+	return bundle.OpenMax(c.ctx, c.src, loc, c.o.MaxSize)
 }
 
 // stream hashes loc without keeping it.
@@ -64,7 +64,7 @@ func (c *checker) stream(loc string, s *sum) error {
 		return err
 	}
 	defer rc.Close()
-	sum, n, err := dist.Sum(rc)
+	sum, n, err := bundle.Sum(rc)
 	if err != nil {
 		return err
 	}
@@ -170,7 +170,7 @@ func (c *checker) read(loc string, optional bool) []byte {
 	}
 	data, err := c.load(loc, true)
 	if err != nil {
-		if !(optional && errors.Is(err, dist.ErrNotFound)) {
+		if !(optional && errors.Is(err, bundle.ErrNotFound)) {
 			c.failed(loc, "")
 		}
 		return nil
@@ -192,11 +192,11 @@ func (c *checker) hash(loc string) *sum {
 // cut short is not reported here: run says so once.
 func (c *checker) failed(loc, from string) {
 	s := c.sums[loc]
-	if s.err == nil || s.reported || errors.Is(s.err, errStopped) || errors.Is(s.err, dist.ErrNotHeld) {
+	if s.err == nil || s.reported || errors.Is(s.err, errStopped) || errors.Is(s.err, bundle.ErrNotHeld) {
 		return
 	}
 	s.reported = true
-	if from != "" && errors.Is(s.err, dist.ErrNotFound) {
+	if from != "" && errors.Is(s.err, bundle.ErrNotFound) {
 		c.problem(loc, "%s, though %s lists it", describe(s.err), from)
 		return
 	}
@@ -204,7 +204,7 @@ func (c *checker) failed(loc, from string) {
 }
 
 func describe(err error) string {
-	if errors.Is(err, dist.ErrNotFound) {
+	if errors.Is(err, bundle.ErrNotFound) {
 		return "missing (not found)"
 	}
 	return err.Error()
@@ -241,7 +241,7 @@ func (c *checker) settle() {
 		c.failed(e.loc, e.from)
 		s := c.sums[e.loc]
 		switch {
-		case errors.Is(s.err, dist.ErrNotHeld):
+		case errors.Is(s.err, bundle.ErrNotHeld):
 			c.unheld = append(c.unheld, e)
 		case s.err != nil:
 		case s.digest != e.digest:

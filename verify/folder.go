@@ -12,7 +12,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -309,7 +309,7 @@ func (c *folderCheck) hash(p string) (layout.Digest, error) {
 		return "", err
 	}
 	defer f.Close()
-	d, _, err := dist.Hash(ctxReader{c.ctx, f})
+	d, _, err := bundle.Hash(ctxReader{c.ctx, f})
 	return d, err
 }
 

@@ -85,7 +85,7 @@ func noCreds(t *testing.T, rs *requests) {
 
 func TestURLHeader(t *testing.T) {
 	dir := copyBuilt(t)
-	srv, got := listen(t, private(creds(), bundle(dir, nil)))
+	srv, got := listen(t, private(creds(), servedBundle(dir, nil)))
 	o := Options{Header: creds()}
 	rep := fetch(t, srv.URL, o)
 	// private refuses any request without them: every file came with them.
@@ -122,7 +122,7 @@ func TestURLHeaderRedirect(t *testing.T) {
 	dir := copyBuilt(t)
 	p := archiveOf(t, dir, multi, layout.Zip)
 	moved := "/moved/" + p
-	srv, got := listen(t, private(creds(), bundle(dir, map[string]http.HandlerFunc{
+	srv, got := listen(t, private(creds(), servedBundle(dir, map[string]http.HandlerFunc{
 		"/" + p: func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, moved, http.StatusFound) },
 		moved: func(w http.ResponseWriter, r *http.Request) {
 			http.ServeFile(w, r, filepath.Join(dir, filepath.FromSlash(p)))
@@ -140,8 +140,8 @@ func TestURLHeaderRedirect(t *testing.T) {
 func TestURLHeaderRedirectElsewhere(t *testing.T) {
 	dir := copyBuilt(t)
 	p := archiveOf(t, dir, other, layout.Zip)
-	elsewhere, got := listen(t, bundle(dir, nil))
-	srv, _ := listen(t, private(creds(), bundle(dir, map[string]http.HandlerFunc{
+	elsewhere, got := listen(t, servedBundle(dir, nil))
+	srv, _ := listen(t, private(creds(), servedBundle(dir, map[string]http.HandlerFunc{
 		"/" + p: func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusFound)
 		},
@@ -158,14 +158,14 @@ func TestURLHeaderOtherOrigin(t *testing.T) {
 		t.Run(map[bool]string{false: "public", true: "private"}[guarded], func(t *testing.T) {
 			dir := copyBuilt(t)
 			p := archiveOf(t, dir, other, layout.TarGz)
-			h := bundle(dir, nil)
+			h := servedBundle(dir, nil)
 			if guarded {
 				h = private(creds(), h)
 			}
 			elsewhere, got := listen(t, h)
 			far := elsewhere.URL + "/" + p
 			edit(t, dir, layout.V2Index, `"url": "`+path.Base(p)+`"`, `"url": "`+far+`"`)
-			srv, _ := listen(t, private(creds(), bundle(dir, nil)))
+			srv, _ := listen(t, private(creds(), servedBundle(dir, nil)))
 
 			rep := fetch(t, srv.URL, Options{Header: creds()})
 			if len(got.all()) == 0 {

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -21,13 +21,13 @@ import (
 // the files.
 func serve(t *testing.T, dir string, special map[string]http.HandlerFunc) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(bundle(dir, special))
+	srv := httptest.NewServer(servedBundle(dir, special))
 	t.Cleanup(srv.Close)
 	return srv
 }
 
-// bundle serves dir, with handlers for some paths in place of the files.
-func bundle(dir string, special map[string]http.HandlerFunc) http.Handler {
+// servedBundle serves dir, with handlers for some paths in place of the files.
+func servedBundle(dir string, special map[string]http.HandlerFunc) http.Handler {
 	files := http.FileServer(http.Dir(dir))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h, ok := special[r.URL.Path]; ok {
@@ -200,7 +200,7 @@ func TestURLSlow(t *testing.T) {
 }
 
 // A server that stalls on every file costs a few timeouts, not one per
-// file: once dist.MaxTimeouts requests have timed out, no more are sent.
+// file: once bundle.MaxTimeouts requests have timed out, no more are sent.
 func TestURLStallsEverywhere(t *testing.T) {
 	dir := copyBuilt(t)
 	files := http.FileServer(http.Dir(dir))
@@ -226,9 +226,9 @@ func TestURLStallsEverywhere(t *testing.T) {
 		}
 	}
 	// The documents that time out are read one after another, before any
-	// file is fetched in parallel: exactly dist.MaxTimeouts are sent.
-	if n := stalled.Load(); n != dist.MaxTimeouts {
-		t.Errorf("%d requests stalled, want %d", n, dist.MaxTimeouts)
+	// file is fetched in parallel: exactly bundle.MaxTimeouts are sent.
+	if n := stalled.Load(); n != bundle.MaxTimeouts {
+		t.Errorf("%d requests stalled, want %d", n, bundle.MaxTimeouts)
 	}
 }
 

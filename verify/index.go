@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -22,7 +22,7 @@ func (c *checker) v2() (more bool, err error) {
 	data, err := c.load(p, true)
 	if err != nil {
 		stopped := errors.Is(err, errStopped)
-		if _, folder := c.src.(*dist.Folder); !folder {
+		if _, folder := c.src.(*bundle.Folder); !folder {
 			if stopped {
 				return false, fmt.Errorf("cannot read %s: not read: %s", c.named(p), c.stopReason())
 			}

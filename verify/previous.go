@@ -4,7 +4,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -15,21 +15,21 @@ import (
 // or changed, are problems; a skill that is gone is a warning.
 func (c *checker) previous() {
 	po := c.o.http()
-	if h, ok := c.src.(*dist.Site); !ok || !strings.Contains(c.o.Previous, "://") || !sameOrigin(h.String(), c.o.Previous) {
+	if h, ok := c.src.(*bundle.Site); !ok || !strings.Contains(c.o.Previous, "://") || !sameOrigin(h.String(), c.o.Previous) {
 		po.Header = nil // credentials are for the origin they were given with
 	}
-	src, err := dist.OpenSource(c.o.Previous, po)
+	src, err := bundle.OpenSource(c.o.Previous, po)
 	if err != nil {
 		c.problem(c.o.Previous, "the previous bundle: %v", err)
 		return
 	}
 	defer src.Close()
-	was, err := dist.Open(c.ctx, src, c.o.MaxSize)
+	was, err := bundle.Open(c.ctx, src, c.o.MaxSize)
 	if err != nil {
 		c.problem(c.o.Previous, "the previous bundle cannot be compared with: %v", err)
 		return
 	}
-	now, err := dist.Open(c.ctx, c.src, c.o.MaxSize)
+	now, err := bundle.Open(c.ctx, c.src, c.o.MaxSize)
 	if err != nil {
 		c.problem(layout.V2Index, "cannot be compared with the previous bundle: %v", err)
 		return
@@ -60,5 +60,5 @@ func (c *checker) previous() {
 func sameOrigin(a, b string) bool {
 	ua, err1 := url.Parse(a)
 	ub, err2 := url.Parse(b)
-	return err1 == nil && err2 == nil && dist.Origin(ua) == dist.Origin(ub)
+	return err1 == nil && err2 == nil && bundle.Origin(ua) == bundle.Origin(ub)
 }

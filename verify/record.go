@@ -8,7 +8,7 @@ import (
 	"os"
 	"slices"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -17,10 +17,10 @@ import (
 // extra was put there by something other than skillpack), and that every
 // document it lists is there whole, with the digest and size it had: an
 // index emptied or cut short is as wrong as one changed. A store (see
-// dist.Store) is checked the same way, but for the files it does not
+// bundle.Store) is checked the same way, but for the files it does not
 // hold, and for extra files only when it holds one bundle alone.
 func (c *checker) buildRecord() {
-	f, folder := c.src.(*dist.Folder)
+	f, folder := c.src.(*bundle.Folder)
 	if !folder && c.stored() == nil {
 		return
 	}

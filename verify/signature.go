@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -65,7 +65,7 @@ func (c *checker) outcome(sig Signature, s *sum, canCheck bool, checked error, w
 	switch err := s.err; {
 	case errors.Is(err, errStopped):
 		return
-	case errors.Is(err, dist.ErrNotFound):
+	case errors.Is(err, bundle.ErrNotFound):
 		sig.Status = SigMissing
 		if c.o.RequireSignatures {
 			c.problem(sig.Artifact, "has no %s (%s) and signatures are required", what, sig.Bundle)

@@ -8,21 +8,21 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 )
 
 // Objects verifies the bundle that st holds. The error is non-nil when
 // the store cannot be read at all (Check's error) or its discovery v0.2.0
 // index cannot be read; everything else is a Problem.
-func Objects(ctx context.Context, st dist.Store, o Options) (*Report, error) {
+func Objects(ctx context.Context, st bundle.Store, o Options) (*Report, error) {
 	o = o.withDefaults()
-	return run(ctx, dist.FromStore(st, o.Timeout), o)
+	return run(ctx, bundle.FromStore(st, o.Timeout), o)
 }
 
 // stored is the store the check reads, or nil for a folder or a URL.
-func (c *checker) stored() dist.Store {
-	if s, ok := c.src.(*dist.Stored); ok {
+func (c *checker) stored() bundle.Store {
+	if s, ok := c.src.(*bundle.Stored); ok {
 		return s.Store()
 	}
 	return nil
@@ -96,7 +96,7 @@ func (c *checker) lookFor(listed map[string]bool) {
 		s := c.sums[f]
 		switch {
 		case s == nil: // beyond the files looked for
-		case errors.Is(s.err, dist.ErrNotFound) && !s.reported:
+		case errors.Is(s.err, bundle.ErrNotFound) && !s.reported:
 			s.reported = true
 			c.problem(f, "is listed in the build record (%s) but missing", p)
 		default:
@@ -162,7 +162,7 @@ func (c *checker) checkUnheld() {
 func (c *checker) notHeld() int {
 	n := 0
 	for _, s := range c.sums {
-		if errors.Is(s.err, dist.ErrNotHeld) {
+		if errors.Is(s.err, bundle.ErrNotHeld) {
 			n++
 		}
 	}

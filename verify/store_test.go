@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 )
 
-// memStore is a dist.Store of a dist folder's files, held in memory:
+// memStore is a bundle.Store of a dist folder's files, held in memory:
 // the whole bundle, as a bucket holds it, or (registry) only what a
 // registry keeps of it, as publish/oci's store does.
 type memStore struct {
@@ -89,7 +89,7 @@ func (m *memStore) Files() ([]string, bool) {
 
 func (m *memStore) String() string { return "mem://bundle" }
 
-func checkStore(t *testing.T, st dist.Store, o Options) *Report {
+func checkStore(t *testing.T, st bundle.Store, o Options) *Report {
 	t.Helper()
 	rep, err := Objects(context.Background(), st, o)
 	if err != nil {

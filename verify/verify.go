@@ -1,5 +1,5 @@
 // Package verify checks a built bundle end to end, from a folder, a URL
-// (as a client fetches it) or a dist.Store a publish target offers (a
+// (as a client fetches it) or a bundle.Store a publish target offers (a
 // bucket, a registry; store.go): every digest and size recomputed, every
 // index checked against the files and the other indexes, every archive
 // unpacked in memory (pack.Unpack) and compared with the served files,
@@ -11,7 +11,7 @@
 // deadline, what is held in memory comes from one budget of about MaxSize
 // (memory.go), and a broken bundle is a Report of Problems, never a panic
 // or a hang. It must not write anything, import build, sign or
-// publish/..., or read a bundle except through package dist.
+// publish/..., or read a bundle except through package bundle.
 package verify
 
 import (
@@ -25,7 +25,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
@@ -45,11 +45,11 @@ const (
 	DefaultMaxUnpacked  = pack.MaxUnpacked // bytes unpacked from any one archive
 	DefaultMaxEntries   = pack.MaxEntries  // entries in any one archive
 	DefaultMaxRatio     = pack.MaxRatio    // unpacked bytes per archive byte, above pack.RatioFloor
-	DefaultTimeout      = dist.DefaultTimeout
+	DefaultTimeout      = bundle.DefaultTimeout
 	DefaultDeadline     = 5 * time.Minute  // the whole check
 	DefaultMaxSkills    = layout.MaxSkills // entries in any one index
 	DefaultJobs         = 8                // files fetched at once
-	DefaultMaxRedirects = dist.DefaultMaxRedirects
+	DefaultMaxRedirects = bundle.DefaultMaxRedirects
 	DefaultMaxProblems  = 1000
 )
 
@@ -96,8 +96,8 @@ type Options struct {
 }
 
 // http is how a URL is fetched.
-func (o Options) http() dist.HTTPOptions {
-	return dist.HTTPOptions{Timeout: o.Timeout, MaxRedirects: o.MaxRedirects, MaxSize: o.MaxSize, Header: o.Header, HeaderFlagPrefix: o.HeaderFlagPrefix}
+func (o Options) http() bundle.HTTPOptions {
+	return bundle.HTTPOptions{Timeout: o.Timeout, MaxRedirects: o.MaxRedirects, MaxSize: o.MaxSize, Header: o.Header, HeaderFlagPrefix: o.HeaderFlagPrefix}
 }
 
 // limits are the bounds of unpacking one archive.
@@ -152,7 +152,7 @@ type Counts struct {
 	Signatures int `json:"signatures"` // signature bundles verified
 	// NotHeld is the files the documents name that the source does not
 	// hold by design (a registry keeps no .zip and no served copies; see
-	// dist.Store); the documents' digests of a skill's files are then
+	// bundle.Store); the documents' digests of a skill's files are then
 	// checked against its .tar.gz.
 	NotHeld int `json:"notHeld,omitempty"`
 }
@@ -269,7 +269,7 @@ func (r *Report) finish() {
 // when dir cannot be read at all; everything else is a Problem.
 func Dist(ctx context.Context, dir string, o Options) (*Report, error) {
 	o = o.withDefaults()
-	src, err := dist.OpenFolder(dir)
+	src, err := bundle.OpenFolder(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -283,7 +283,7 @@ func Dist(ctx context.Context, dir string, o Options) (*Report, error) {
 // The error is non-nil when that index cannot be fetched at all.
 func URL(ctx context.Context, base string, o Options) (*Report, error) {
 	o = o.withDefaults()
-	src, err := dist.OpenURL(base, o.http())
+	src, err := bundle.OpenURL(base, o.http())
 	if err != nil {
 		return nil, err
 	}

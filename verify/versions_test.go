@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/skillpack/skillpack/build"
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -189,9 +189,9 @@ func TestVerifyPrevious(t *testing.T) {
 	wantProblem(t, check(t, good, Options{Previous: filepath.Join(t.TempDir(), "none")}), "", "no such folder")
 }
 
-func mustSource(t *testing.T, loc string) dist.Source {
+func mustSource(t *testing.T, loc string) bundle.Source {
 	t.Helper()
-	src, err := dist.OpenSource(loc, dist.HTTPOptions{})
+	src, err := bundle.OpenSource(loc, bundle.HTTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/atomicfile"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
@@ -55,7 +55,7 @@ func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, r
 	r := &publish.Runner{Jobs: o.Jobs, Report: report, Progress: o.Progress, Server: target}
 	return r.Run(ctx, b.Objects, func(ctx context.Context, obj publish.Object) (publish.State, error) {
 		dst := filepath.Join(dir, filepath.FromSlash(obj.Path))
-		if d, n, err := dist.HashFile(dst); err == nil && d == obj.Digest && n == obj.Size {
+		if d, n, err := bundle.HashFile(dst); err == nil && d == obj.Digest && n == obj.Size {
 			return publish.Present, nil
 		}
 		if o.DryRun {
@@ -80,7 +80,7 @@ func copyFile(b *publish.Bundle, obj publish.Object, dst string) error {
 		return err
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
-	_, err = io.Copy(tmp, dist.Checked(src, layout.Artifact{Path: obj.Path, Digest: obj.Digest, Size: obj.Size}, "the build record"))
+	_, err = io.Copy(tmp, bundle.Checked(src, layout.Artifact{Path: obj.Path, Digest: obj.Digest, Size: obj.Size}, "the build record"))
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

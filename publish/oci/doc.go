@@ -6,7 +6,7 @@
 // draft lays it out, the bundle one collection index, the documents and
 // the Sigstore bundles as referrers, <skill>-<version> tags and the
 // release tag last; cosign-style signatures of the manifests (cosign.go);
-// Pull, skills fetched back into folders; and Store, the dist.Store that
+// Pull, skills fetched back into folders; and Store, the bundle.Store that
 // `skillpack verify oci://...` reads, with the checks only a registry needs.
 //
 // It must not put a time or a host in a manifest (a rerun computes the

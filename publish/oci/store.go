@@ -22,14 +22,14 @@ import (
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
 )
 
 // Store is a bundle as a registry holds it, read by dist path: what
-// `skillpack verify oci://host[:port]/repo[:tag]` checks: a dist.Store,
+// `skillpack verify oci://host[:port]/repo[:tag]` checks: a bundle.Store,
 // which the command hands to verify.
 //
 // What verifying a registry means: a registry holds part of a bundle.
@@ -665,7 +665,7 @@ func (s *Store) Open(ctx context.Context, p string) (io.ReadCloser, int64, error
 	return struct {
 		io.Reader
 		io.Closer
-	}{dist.Checked(rc, layout.Artifact{Path: "the registry's blob " + d.Digest.String(), Digest: layout.Digest(d.Digest), Size: d.Size}, "its manifest"), rc}, d.Size, nil
+	}{bundle.Checked(rc, layout.Artifact{Path: "the registry's blob " + d.Digest.String(), Digest: layout.Digest(d.Digest), Size: d.Size}, "its manifest"), rc}, d.Size, nil
 }
 
 // sigstoreLayer is the one layer of a signature's referrer: a Sigstore
@@ -696,4 +696,4 @@ func signatureLayer(m ocispec.Manifest, d digest.Digest) (ocispec.Descriptor, er
 	return m.Layers[0], nil
 }
 
-var _ dist.Store = (*Store)(nil)
+var _ bundle.Store = (*Store)(nil)

@@ -9,12 +9,12 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 )
 
 // Bucket is a bundle published under a prefix, read back by its bundle
-// paths: what `skillpack verify s3://bucket/prefix` checks, a dist.Store
+// paths: what `skillpack verify s3://bucket/prefix` checks, a bundle.Store
 // which the command hands to verify: the prefix holds every file of the bundle at
 // its path, and the build record, so verify checks it as it checks a
 // dist folder, except that files the record does not list are allowed
@@ -101,7 +101,7 @@ func (b *Bucket) digest(ctx context.Context, path string) (layout.Digest, error)
 		return "", err
 	}
 	defer rc.Close()
-	d, n, err := dist.Hash(io.LimitReader(rc, maxDoc+1))
+	d, n, err := bundle.Hash(io.LimitReader(rc, maxDoc+1))
 	switch {
 	case err != nil:
 		return "", err
@@ -133,4 +133,4 @@ func notFound(err error) bool {
 	return e.StatusCode == http.StatusNotFound || e.Code == "NoSuchKey"
 }
 
-var _ dist.Store = (*Bucket)(nil)
+var _ bundle.Store = (*Bucket)(nil)

@@ -7,7 +7,7 @@
 // with the headers _headers gives it and its sha256 as its S3 checksum; a
 // copy of each build record under .skillpack/releases/ and the release
 // list .skillpack/releases.json, written after the objects; the inventory
-// that lets a rerun skip what is there; Prune; and Bucket, the dist.Store
+// that lets a rerun skip what is there; Prune; and Bucket, the bundle.Store
 // that `skillpack verify s3://...` reads a prefix through.
 //
 // It must not delete what it did not write, what a kept release names or

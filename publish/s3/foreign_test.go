@@ -88,7 +88,7 @@ func testForeign(t *testing.T, s *server) {
 	var bundles []*publish.Bundle
 	for round := range 10 {
 		change(t, skills, round+1)
-		b := bundle(t, skills, dist)
+		b := builtBundle(t, skills, dist)
 		bundles = append(bundles, b)
 		if round == 0 {
 			for _, o := range b.Objects {

@@ -329,11 +329,11 @@ func tree(t testing.TB) string {
 	return dir
 }
 
-// bundle builds skills into dist, signed, and opens it. The signer is a
+// builtBundle builds skills into dist, signed, and opens it. The signer is a
 // stand-in (publish treats signatures as opaque files), and unlike
 // Sigstore's it signs the same bytes the same way, so that a republish
 // of an unchanged artifact finds its signature present.
-func bundle(t testing.TB, skills, dist string) *publish.Bundle {
+func builtBundle(t testing.TB, skills, dist string) *publish.Bundle {
 	t.Helper()
 	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: signtest.Stub, SignFolder: signtest.StubStatement}); err != nil {
 		t.Fatal(err)

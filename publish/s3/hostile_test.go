@@ -24,7 +24,7 @@ import (
 // wrong behind. Verifying what it holds ends too, and bodies it cuts short
 // never verify.
 func TestHostileServer(t *testing.T) {
-	b := bundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
 	isList := func(r *http.Request) bool { return r.Method == "GET" && r.URL.Query().Has("list-type") }
 	for _, c := range []struct {
 		name    string

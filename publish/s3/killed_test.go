@@ -64,7 +64,7 @@ func testKilledPrunes(t *testing.T, s *server) {
 	killed := 0
 	for round := range 12 {
 		change(t, skills, 100+round)
-		b := bundle(t, skills, dist)
+		b := builtBundle(t, skills, dist)
 		cmd := exec.Command(os.Args[0], "-test.run=^TestPruneChild$")
 		cmd.Env = append(os.Environ(), pruneChild+"="+dist+" "+s.target("")+" "+s.url)
 		dels := 0

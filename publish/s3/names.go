@@ -8,12 +8,12 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 )
 
-// maxDoc is the largest published document read back (dist.MaxDoc).
-const maxDoc = dist.MaxDoc
+// maxDoc is the largest published document read back (bundle.MaxDoc).
+const maxDoc = bundle.MaxDoc
 
 // names is a set of bundle paths.
 type names map[string]bool

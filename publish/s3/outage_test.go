@@ -21,7 +21,7 @@ import (
 func TestOutage(t *testing.T) { testOutage(t, fakeServer(t)) }
 
 func testOutage(t *testing.T, s *server) {
-	b := bundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
 	start := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
 	for _, outage := range []time.Duration{10 * time.Second, time.Hour} {
 		c := testtool.NewClock(start)

@@ -20,7 +20,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/s3utils"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
 )
@@ -275,7 +275,7 @@ func (p *publisher) upload(ctx context.Context, o publish.Object) (publish.State
 		sum, _ := hex.DecodeString(o.Digest.Hex())
 		meta["x-amz-checksum-sha256"] = base64.StdEncoding.EncodeToString(sum)
 	}
-	info, err := p.c.PutObject(ctx, p.t.Bucket, key, dist.Checked(body, layout.Artifact{Path: o.Path, Digest: o.Digest, Size: o.Size}, "the build record"), o.Size, minio.PutObjectOptions{
+	info, err := p.c.PutObject(ctx, p.t.Bucket, key, bundle.Checked(body, layout.Artifact{Path: o.Path, Digest: o.Digest, Size: o.Size}, "the build record"), o.Size, minio.PutObjectOptions{
 		ContentType:  o.ContentType,
 		CacheControl: o.CacheControl,
 		UserMetadata: meta,
@@ -289,7 +289,7 @@ func (p *publisher) upload(ctx context.Context, o publish.Object) (publish.State
 		// over https: the payload unsigned, its sha256 in the checksum.
 		DisableContentSha256: true,
 	})
-	if errors.As(err, new(*dist.ChangedError)) {
+	if errors.As(err, new(*bundle.ChangedError)) {
 		return publish.Failed, fmt.Errorf("%w: the file changed since the build; rebuild the bundle", err)
 	}
 	if err != nil {

@@ -23,7 +23,7 @@ import (
 func testPublish(t *testing.T, s *server) {
 	skills := tree(t)
 	dist := filepath.Join(t.TempDir(), "dist")
-	b := bundle(t, skills, dist)
+	b := builtBundle(t, skills, dist)
 	ctx := context.Background()
 
 	var r results
@@ -62,7 +62,7 @@ func testPublish(t *testing.T, s *server) {
 
 	// One skill changed: its objects and the documents that changed.
 	change(t, skills, 1)
-	b2 := bundle(t, skills, dist)
+	b2 := builtBundle(t, skills, dist)
 	r = results{}
 	if err := Publish(ctx, b2, s.target("site"), s.options(), r.add); err != nil {
 		t.Fatal(err)
@@ -141,7 +141,7 @@ func TestDryRun(t *testing.T) { testDryRun(t, fakeServer(t)) }
 
 func testDryRun(t *testing.T, s *server) {
 	skills := tree(t)
-	b := bundle(t, skills, filepath.Join(t.TempDir(), "dist"))
+	b := builtBundle(t, skills, filepath.Join(t.TempDir(), "dist"))
 	o := s.options()
 	o.DryRun, o.Prune = true, true
 	var r results
@@ -160,7 +160,7 @@ func testDryRun(t *testing.T, s *server) {
 	}
 	s.proxy.log("p")
 	change(t, skills, 1)
-	b2 := bundle(t, skills, filepath.Join(t.TempDir(), "dist"))
+	b2 := builtBundle(t, skills, filepath.Join(t.TempDir(), "dist"))
 	o.Keep = 1
 	r = results{}
 	if err := Publish(context.Background(), b2, s.target("p"), o, r.add); err != nil {
@@ -194,7 +194,7 @@ func testPrune(t *testing.T, s *server) {
 		if i > 0 {
 			change(t, skills, i)
 		}
-		b := bundle(t, skills, dist)
+		b := builtBundle(t, skills, dist)
 		bundles = append(bundles, b)
 		o := s.options()
 		o.Prune, o.Keep = i == 3, 2
@@ -249,7 +249,7 @@ func testPrune(t *testing.T, s *server) {
 	o := s.options()
 	o.Prune, o.Keep = true, 1
 	change(t, skills, 9)
-	b := bundle(t, skills, dist)
+	b := builtBundle(t, skills, dist)
 	if err := Publish(ctx, b, s.target("q"), o, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestRefusesWhatItCannotRead(t *testing.T) { testRefuses(t, fakeServer(t)) }
 
 func testRefuses(t *testing.T, s *server) {
 	s.proxy.log("")
-	b := bundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
 	err := Publish(context.Background(), b, "s3://nope/a", s.options(), nil)
 	if want := "s3://nope: no such bucket at " + s.url + "; check the bucket's name and --endpoint, or create the bucket"; !errors.Is(err, ErrNoBucket) || !strings.HasPrefix(fmt.Sprint(err), want) {
 		t.Errorf("no bucket: %v; want %q", err, want)
@@ -303,7 +303,7 @@ func TestChangedFileIsRefused(t *testing.T) { testChangedFile(t, fakeServer(t)) 
 
 func testChangedFile(t *testing.T, s *server) {
 	dist := filepath.Join(t.TempDir(), "dist")
-	b := bundle(t, tree(t), dist)
+	b := builtBundle(t, tree(t), dist)
 	victim := b.Skills[0].SkillMD
 	data, _ := os.ReadFile(filepath.Join(dist, victim.Path))
 	data[0] ^= 1
@@ -334,7 +334,7 @@ func testChangedFile(t *testing.T, s *server) {
 func TestFaultsAreRetried(t *testing.T) { testFaults(t, fakeServer(t)) }
 
 func testFaults(t *testing.T, s *server) {
-	b := bundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
 	for seed := range uint64(3) {
 		prefix := fmt.Sprintf("f%d", seed)
 		s.proxy.faults(seed, 0.2, fail500, slowDown, throttle, failAfter, stall, cut)
@@ -369,7 +369,7 @@ func testInterrupted(t *testing.T, s *server) {
 	skills := tree(t)
 	dist := filepath.Join(t.TempDir(), "dist")
 	ctx := context.Background()
-	if err := Publish(ctx, bundle(t, skills, dist), s.target("i"), s.options(), nil); err != nil {
+	if err := Publish(ctx, builtBundle(t, skills, dist), s.target("i"), s.options(), nil); err != nil {
 		t.Fatal(err)
 	}
 	s.proxy.log("i")
@@ -381,7 +381,7 @@ func testInterrupted(t *testing.T, s *server) {
 		{puts: 8}, {puts: 9}, {puts: 10}, {puts: 11}, {puts: 12}, {puts: 13}, {requests: 3}, {requests: 15}, {requests: 30}}
 	for i, stop := range stops {
 		change(t, skills, i+1)
-		b := bundle(t, skills, dist)
+		b := builtBundle(t, skills, dist)
 		o := s.options()
 		o.Attempts, o.Timeout = 2, 200*time.Millisecond
 		rctx, cancel := context.WithCancel(ctx)
@@ -552,7 +552,7 @@ func testOddNames(t *testing.T, s *server) {
 	if err := os.WriteFile(filepath.Join(skills, "commit-messages", odd), []byte("odd\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b := bundle(t, skills, filepath.Join(t.TempDir(), "dist"))
+	b := builtBundle(t, skills, filepath.Join(t.TempDir(), "dist"))
 	if !slices.ContainsFunc(b.Objects, func(o publish.Object) bool { return strings.HasSuffix(o.Path, "/"+odd) }) {
 		t.Fatal("the build left the file out")
 	}
@@ -579,7 +579,7 @@ func testOddNames(t *testing.T, s *server) {
 func TestInventory(t *testing.T) { testInventory(t, fakeServer(t)) }
 
 func testInventory(t *testing.T, s *server) {
-	b := bundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
 	ctx := context.Background()
 	heads := func() int {
 		s.proxy.mu.Lock()
@@ -636,7 +636,7 @@ func testInventory(t *testing.T, s *server) {
 func TestChangedSinceOpen(t *testing.T) {
 	s := fakeServer(t)
 	dir := filepath.Join(t.TempDir(), "dist")
-	b := bundle(t, tree(t), dir)
+	b := builtBundle(t, tree(t), dir)
 	victim := b.Skills[0].TarGz
 	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(victim.Path)), []byte(strings.Repeat("x", int(victim.Size))), 0o644); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/publish"
 )
 
@@ -42,7 +42,7 @@ var retryCodes = map[string]bool{
 // *url.Error). Anything else (a denial, a missing bucket, a file that
 // changed) fails the same way again.
 func Retryable(err error) bool {
-	if errors.As(err, new(*dist.ChangedError)) {
+	if errors.As(err, new(*bundle.ChangedError)) {
 		return false
 	}
 	if e := errorResponse(err); e.StatusCode != 0 || e.Code != "" {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/minio/minio-go/v7"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 )
 
 func TestRetryable(t *testing.T) {
@@ -38,7 +38,7 @@ func TestRetryable(t *testing.T) {
 		{wrap(tls.RecordHeaderError{Msg: "first record does not look like a TLS handshake"}), false},
 		{wrap(&net.OpError{Op: "dial", Err: &net.DNSError{Err: "no such host", Name: "nowhere.invalid", IsNotFound: true}}), false},
 		{wrap(&tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}), false},
-		{fmt.Errorf("k: %w", &dist.ChangedError{Read: 2}), false},
+		{fmt.Errorf("k: %w", &bundle.ChangedError{Read: 2}), false},
 		{wrap(&fs.PathError{Op: "read", Path: "dist/a.zip", Err: syscall.EIO}), false},
 	} {
 		if got := Retryable(c.err); got != c.want {

@@ -26,7 +26,7 @@ import (
 func TestVerifyFake(t *testing.T) { testVerify(t, fakeServer(t)) }
 
 func testVerify(t *testing.T, s *server) {
-	b := bundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
 	ctx := context.Background()
 	if err := Publish(ctx, b, s.target("ver"), s.options(), nil); err != nil {
 		t.Fatal(err)

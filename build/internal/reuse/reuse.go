@@ -26,7 +26,7 @@ import (
 	"time"
 
 	"github.com/skillpack/skillpack/build/internal/scratch"
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
 )
@@ -253,7 +253,7 @@ func (p *Previous) Holds(distPath string, d layout.Digest, size int64) bool {
 // Verified reports whether the file at path hashes to the digest and has
 // the size: the proof that needs no record.
 func Verified(path string, d layout.Digest, size int64) bool {
-	have, n, err := dist.HashFile(path)
+	have, n, err := bundle.HashFile(path)
 	return err == nil && have == d && (size < 0 || n == size)
 }
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/build/internal/reuse"
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -67,7 +67,7 @@ func TestOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{path, padded} {
-		d, size, err := dist.HashFile(f)
+		d, size, err := bundle.HashFile(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +137,7 @@ func TestListed(t *testing.T) {
 			t.Errorf("listed(%s): not found", f)
 			continue
 		}
-		d, size, err := dist.HashFile(filepath.Join(out, filepath.FromSlash(f)))
+		d, size, err := bundle.HashFile(filepath.Join(out, filepath.FromSlash(f)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/publish"
 	"github.com/skillpack/skillpack/publish/file"
 	"github.com/skillpack/skillpack/publish/oci"
@@ -28,7 +28,7 @@ type target struct {
 	// store reads what the target holds for verify (a Store; see
 	// verify.Objects), with the flags verify was given; nil for a target
 	// verify reads as a folder (folder gives it).
-	store  func(opts *verifyOptions, v verify.SignatureVerifier) (dist.Store, error)
+	store  func(opts *verifyOptions, v verify.SignatureVerifier) (bundle.Store, error)
 	folder func(target string) (string, error)
 }
 
@@ -90,7 +90,7 @@ func (opts *publishOptions) s3Options() s3.Options {
 	}
 }
 
-func s3Store(opts *verifyOptions, _ verify.SignatureVerifier) (dist.Store, error) {
+func s3Store(opts *verifyOptions, _ verify.SignatureVerifier) (bundle.Store, error) {
 	t := opts.Target
 	o := s3.Options{Endpoint: t.Endpoint, Insecure: t.Insecure, AccessKey: t.Login.Username, SecretKey: t.Login.password}
 	if err := o.Check(); err != nil {
@@ -131,7 +131,7 @@ func publishOCI(ctx context.Context, b *publish.Bundle, opts *publishOptions, si
 
 // ociStore is a registry's reader, which checks the manifests' own
 // signatures with v when it checks statements.
-func ociStore(opts *verifyOptions, v verify.SignatureVerifier) (dist.Store, error) {
+func ociStore(opts *verifyOptions, v verify.SignatureVerifier) (bundle.Store, error) {
 	t := opts.Target
 	if t.Endpoint != "" {
 		return nil, usageErr("--endpoint is for s3:// targets; an oci:// target names its registry itself")

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 )
@@ -55,14 +55,14 @@ func (v *Versions) resolve(cfg *lint.Config, given func(string) bool) (versioned
 }
 
 // open opens --previous as dist reads a bundle, or returns nil without it.
-func (v *Versions) open() (dist.Source, error) {
+func (v *Versions) open() (bundle.Source, error) {
 	if v.Previous == "" {
 		if v.Auth.given() {
 			return nil, usageErr("%s are for the --previous URL; give --previous, or leave them out", v.Auth.flags())
 		}
 		return nil, nil
 	}
-	o := dist.HTTPOptions{HeaderFlagPrefix: v.Auth.prefix}
+	o := bundle.HTTPOptions{HeaderFlagPrefix: v.Auth.prefix}
 	if !strings.Contains(v.Previous, "://") {
 		if v.Auth.given() {
 			return nil, usageErr("%s are for a URL; %s %s is a folder, read without HTTP, so leave them out", v.Auth.flags(), v.from, v.Previous)
@@ -78,7 +78,7 @@ func (v *Versions) open() (dist.Source, error) {
 	if o.Header, err = v.Auth.Header(); err != nil {
 		return nil, err
 	}
-	r, err := dist.OpenSource(v.Previous, o)
+	r, err := bundle.OpenSource(v.Previous, o)
 	if err != nil {
 		return nil, usageErr("%s: %v", v.from, err)
 	}

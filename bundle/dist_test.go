@@ -1,4 +1,4 @@
-package dist_test
+package bundle_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -20,11 +20,11 @@ func TestHashFile(t *testing.T) {
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, n, err := dist.HashFile(p)
+	d, n, err := bundle.HashFile(p)
 	if err != nil || d != layout.DigestOf(data) || n != int64(len(data)) {
 		t.Errorf("HashFile = %s, %d, %v; want %s, %d", d, n, err, layout.DigestOf(data), len(data))
 	}
-	if _, _, err := dist.HashFile(filepath.Join(t.TempDir(), "none")); !errors.Is(err, os.ErrNotExist) {
+	if _, _, err := bundle.HashFile(filepath.Join(t.TempDir(), "none")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing file: %v", err)
 	}
 }
@@ -49,7 +49,7 @@ func TestChecked(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			// One byte a read, so that the read completing the file is
 			// the one that must fail.
-			r := dist.Checked(iotest.OneByteReader(bytes.NewReader(c.data)), layout.Artifact{Path: "f", Digest: want, Size: size}, "the record")
+			r := bundle.Checked(iotest.OneByteReader(bytes.NewReader(c.data)), layout.Artifact{Path: "f", Digest: want, Size: size}, "the record")
 			var out bytes.Buffer
 			_, err := io.Copy(&out, r)
 			if c.msg == "" {
@@ -58,7 +58,7 @@ func TestChecked(t *testing.T) {
 				}
 				return
 			}
-			var ce *dist.ChangedError
+			var ce *bundle.ChangedError
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.msg) {
 				t.Fatalf("error %v, want a ChangedError saying %q", err, c.msg)
 			}

@@ -13,4 +13,4 @@
 // It must not parse or spell a format (layout does), write anything, or
 // judge a bundle beyond "are these the bytes it says": the deep checks
 // are verify's.
-package dist
+package bundle

@@ -1,4 +1,4 @@
-package dist_test
+package bundle_test
 
 import (
 	"context"
@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/skillpack/skillpack/build"
-	"github.com/skillpack/skillpack/dist"
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
 )
@@ -39,7 +39,7 @@ func versioned(t *testing.T) string {
 
 // changed is a folder whose reads pass through change.
 type changed struct {
-	dist.Source
+	bundle.Source
 	change func(path string, data []byte) ([]byte, error)
 }
 
@@ -60,13 +60,13 @@ func (c changed) Open(ctx context.Context, p string) (io.ReadCloser, int64, erro
 }
 
 func TestOpen(t *testing.T) {
-	folder, err := dist.OpenFolder(versioned(t))
+	folder, err := bundle.OpenFolder(versioned(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer folder.Close()
 	ctx := context.Background()
-	b, err := dist.Open(ctx, folder, pack.MaxFile)
+	b, err := bundle.Open(ctx, folder, pack.MaxFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestOpen(t *testing.T) {
 	}{
 		{"no checksums.txt", func(p string, data []byte) ([]byte, error) {
 			if p == layout.Checksums {
-				return nil, dist.ErrNotFound
+				return nil, bundle.ErrNotFound
 			}
 			return data, nil
 		}, "checksums.txt: not found; every bundle skillpack builds has checksums.txt"},
@@ -121,7 +121,7 @@ func TestOpen(t *testing.T) {
 		}, "a bundle of another format"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := dist.Open(ctx, changed{folder, c.change}, pack.MaxFile)
+			_, err := bundle.Open(ctx, changed{folder, c.change}, pack.MaxFile)
 			if err == nil || !strings.Contains(err.Error(), c.want) ||
 				strings.Contains(c.name, "unreachable") && err.Error() != c.want {
 				t.Errorf("err %v, want %q", err, c.want)
@@ -136,13 +136,13 @@ func TestFolder(t *testing.T) {
 	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "out")); err != nil {
 		t.Fatal(err)
 	}
-	f, err := dist.OpenFolder(dir)
+	f, err := bundle.OpenFolder(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	ctx := context.Background()
-	if _, err := dist.ReadAll(ctx, f, layout.V2Index, pack.MaxFile); err != nil {
+	if _, err := bundle.ReadAll(ctx, f, layout.V2Index, pack.MaxFile); err != nil {
 		t.Fatal(err)
 	}
 	for p, want := range map[string]string{
@@ -150,21 +150,21 @@ func TestFolder(t *testing.T) {
 		"../etc/passwd": "",
 		"out":           "leads outside the bundle folder",
 	} {
-		_, err := dist.ReadAll(ctx, f, p, pack.MaxFile)
+		_, err := bundle.ReadAll(ctx, f, p, pack.MaxFile)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", p, err, want)
 		}
 	}
-	if _, err := dist.ReadAll(ctx, f, "nothing/here", 10); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := bundle.ReadAll(ctx, f, "nothing/here", 10); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a missing file: %v, want fs.ErrNotExist", err)
 	}
-	if _, err := dist.ReadAll(ctx, f, layout.V2Index, 10); err == nil || !strings.Contains(err.Error(), "10-byte limit") {
+	if _, err := bundle.ReadAll(ctx, f, layout.V2Index, 10); err == nil || !strings.Contains(err.Error(), "10-byte limit") {
 		t.Errorf("over the size limit: %v", err)
 	}
-	if _, err := dist.OpenFolder(filepath.Join(dir, layout.V2Index)); err == nil || !strings.Contains(err.Error(), "is not a folder") {
+	if _, err := bundle.OpenFolder(filepath.Join(dir, layout.V2Index)); err == nil || !strings.Contains(err.Error(), "is not a folder") {
 		t.Errorf("a file: %v", err)
 	}
-	if _, err := dist.OpenSource(filepath.Join(dir, "none"), dist.HTTPOptions{}); err == nil || !strings.Contains(err.Error(), "no such folder") {
+	if _, err := bundle.OpenSource(filepath.Join(dir, "none"), bundle.HTTPOptions{}); err == nil || !strings.Contains(err.Error(), "no such folder") {
 		t.Errorf("no folder: %v", err)
 	}
 }
@@ -184,7 +184,7 @@ func TestOrigin(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := dist.Origin(u); got != want {
+		if got := bundle.Origin(u); got != want {
 			t.Errorf("origin(%s) = %q, want %q", raw, got, want)
 		}
 	}
