@@ -6,6 +6,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"maps"
@@ -412,5 +414,47 @@ func TestOneWay(t *testing.T) {
 				t.Errorf("%s:%d: %q: %s", f, 1+bytes.Count(data[:loc[0]], []byte("\n")), data[loc[0]:loc[1]], w.job)
 			}
 		}
+	}
+}
+
+// TestPackageDocs: every library package says, in at most 15 lines of
+// its package doc, what it owns and what it must not do; the longer explanations
+// belong in ARCHITECTURE.md, where they do not grow back into the code.
+func TestPackageDocs(t *testing.T) {
+	err := filepath.WalkDir(".", func(dir string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if name := d.Name(); dir != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+			return filepath.SkipDir
+		}
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		lines := map[string]int{} // by package name
+		for _, name := range files {
+			if strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.PackageClauseOnly|parser.ParseComments)
+			if err != nil {
+				return err
+			}
+			if f.Name.Name == "main" {
+				continue // a command: its doc is its usage
+			}
+			n := lines[f.Name.Name]
+			if f.Doc != nil && strings.HasPrefix(f.Doc.Text(), "Package ") {
+				n = max(n, len(f.Doc.List))
+			}
+			lines[f.Name.Name] = n
+		}
+		for _, n := range lines {
+			if n < 2 || n > 15 {
+				t.Errorf("%s: the package doc has %d lines; write at most 15: what the package owns and must not do (the rest goes in ARCHITECTURE.md)", dir, n)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,3 +1,13 @@
+// Package sign is the helper's Sigstore code, on sigstore-go: a Signer
+// makes Sigstore bundles (a message signature over a digest, or a DSSE
+// envelope over a folder's in-toto statement) by key, keyless through
+// Fulcio with an OIDC token, or with a certificate chain, with a
+// transparency log entry or a timestamp as configured; a Verifier checks
+// them against a trusted root and an identity, or a key.
+// token.go finds an OIDC token where CI leaves one.
+//
+// It must not read what a statement says (skillpack's layout does) or
+// talk to skillpack except through the helper's JSON lines (main.go).
 package sign
 
 import (
