@@ -9,10 +9,10 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// MaxDoc is the largest document read back whole: the indexes of 10,000
-// skills are a few megabytes, their build record tens. Anything larger is
-// not a document skillpack wrote.
-const MaxDoc = 1 << 30
+// MaxDoc is the largest document read back whole: layout.MaxDocument,
+// which the build refuses to write past. Anything larger is not a
+// document skillpack wrote.
+const MaxDoc = layout.MaxDocument
 
 // Bundle is a built bundle as a Source holds it: its checksums.txt, read
 // once, and the documents it vouches for (the v0.2 index, versions.json),
