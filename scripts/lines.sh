@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# scripts/lines.sh [REV]: the module's non-test Go lines at REV (default:
+# the working tree's tracked files), per package folder and in all,
+# leaving out bench/ (the benchmark programs) and testdata. Issue 32
+# measures "one way per job" with it, before and after.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rev=${1:-}
+files=$(git ls-files ${rev:+--with-tree="$rev"} '*.go' | grep -v '_test\.go$' | grep -v '^bench/' | grep -v '/testdata/' || true)
+[ -n "$rev" ] && files=$(git ls-tree -r --name-only "$rev" | grep '\.go$' | grep -v '_test\.go$' | grep -v '^bench/' | grep -v '/testdata/')
+for f in $files; do
+  n=$(if [ -n "$rev" ]; then git show "$rev:$f"; else cat "$f"; fi | wc -l)
+  printf '%s %s\n' "$n" "$(dirname "$f")"
+done | awk '{ n[$2] += $1; t += $1 } END { for (d in n) printf "%6d %s\n", n[d], d; printf "%6d total\n", t }' | sort -n
