@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh [N...]: time `skillpack build` on synthetic trees of N skills
-# (default 10000) against the floor (reading and hashing every input byte)
-# and the shell pipeline a user would otherwise write, then print the
+# (default 10000) against the floors (reading and hashing every input byte;
+# for a fresh build, also writing a copy of every file and each skill's
+# deflated stream twice: bench/floor -fresh) and the shell pipeline a user would otherwise write, then print the
 # ratios. Each N gets two trees: a clean one, which lint passes with no
 # findings, and a findings one, the same skills each with a lint warning and
 # a lint info (gen -findings). Several N are measured one after the other,
@@ -122,8 +123,11 @@ measure() {
 }
 
 # findings KEY: the finding lines of KEY's stderr ("PATH: SEVERITY: MESSAGE
-# [RULE]"), without the progress, tally and timing lines around them.
-findings() { grep -E '^[^ ].*: (error|warning|info): .* \[[a-z0-9-]+\]$' "$W/$1.err" || true; }
+# [RULE]", and "    also at N more places: …" under one that recurs),
+# without the progress, tally and timing lines around them.
+findings() { grep -E '^[^ ].*: (error|warning|info): .* \[[a-z0-9-]+\]$|^    also at [0-9]+ more places: ' "$W/$1.err" || true; }
+# count_findings FILE: how many findings the lines of findings stand for.
+count_findings() { awk '/^    also at / { n += $3; next } { n++ } END { print n + 0 }' "$1"; }
 
 mib() { if [[ -n ${RSS[$1]:-} ]]; then awk -v k="${RSS[$1]}" 'BEGIN { printf "%.0f", k / 1024 }'; else echo -; fi; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && a != "-" && b > 0) printf "%.2f", a / b; else print "-" }'; }
@@ -177,6 +181,13 @@ bench() {
 	measure floor_go "$TMP/floor" -j "$JOBS" "$tree"
 	measure floor_sh_f bash -c 'find "$1" -type f -print0 | xargs -0 -P "$2" -n 200 sha256sum >/dev/null' _ "$ftree" "$JOBS"
 	measure floor_go_f "$TMP/floor" -j "$JOBS" "$ftree"
+	# The fresh-build floors write as many files as a build; their folders
+	# are kept, as the bundles are (see "Which disk" in bench/README.md).
+	measure floor_fresh "$TMP/floor" -j "$JOBS" -fresh "$W/floor-fresh" "$tree"
+	measure floor_fresh_f "$TMP/floor" -j "$JOBS" -fresh "$W/floor-fresh-f" "$ftree"
+	# The same files, bytes and digest as the read+hash floor, or it did not
+	# read every file.
+	[[ $(cat "$W/floor_fresh.out") == "$(cat "$W/floor_go.out")" ]] || die "the fresh-build floor read other files than the Go floor"
 
 	local out=$W/dist fout=$W/dist-findings
 	measure build "$TMP/skillpack" build "$tree" -o "$out" --jobs "$JOBS"
@@ -194,7 +205,7 @@ bench() {
 	findings build_f >"$W/build_f.findings"
 	findings noop_f >"$W/noop_f.findings"
 	local nf
-	nf=$(wc -l <"$W/build_f.findings")
+	nf=$(count_findings "$W/build_f.findings")
 	((nf == n * FINDINGS_PER_SKILL)) ||
 		die "the fresh build of the findings tree printed $nf findings, want $((n * FINDINGS_PER_SKILL)) ($FINDINGS_PER_SKILL a skill)"
 	if ! diff -q "$W/build_f.findings" "$W/noop_f.findings" >/dev/null; then
@@ -235,6 +246,7 @@ bench() {
 	row "what" "wall s" "CPU s" "peak RSS MiB"
 	line "floor: find | xargs -P$JOBS sha256sum" floor_sh
 	line "floor: Go, $JOBS workers, sha256" floor_go
+	line "floor: fresh build (read, hash, deflate, write)" floor_fresh
 	line "skillpack build (fresh)" build
 	line "skillpack build (no-op, up to date)" noop
 	if [[ -n $NOREUSE ]]; then
@@ -244,6 +256,7 @@ bench() {
 	line "skillpack build (fresh, $small skills)" build_small
 	line "findings tree: floor sha256sum" floor_sh_f
 	line "findings tree: floor Go" floor_go_f
+	line "findings tree: floor fresh build" floor_fresh_f
 	line "findings tree: skillpack build (fresh)" build_f
 	line "findings tree: skillpack build (no-op)" noop_f
 	echo
@@ -251,8 +264,10 @@ bench() {
 	check "shell / build (target >= 10)" shell build '>=' 10
 	check "no-op / floor sha256sum (target <= 1.5)" noop floor_sh '<=' 1.5
 	check "no-op / floor Go (target <= 1.5)" noop floor_go '<=' 1.5
-	check "findings: no-op / floor sha256sum (target <= 1.5)" noop_f floor_sh_f '<=' 1.5
-	check "findings: no-op / floor Go (target <= 1.5)" noop_f floor_go_f '<=' 1.5
+	check "fresh build / floor fresh (target <= 1.5)" build floor_fresh '<=' 1.5
+	check "findings: no-op / floor sha256sum (target <= 1.2)" noop_f floor_sh_f '<=' 1.2
+	check "findings: no-op / floor Go (target <= 1.2)" noop_f floor_go_f '<=' 1.2
+	check "findings: fresh build / floor fresh (target <= 1.5)" build_f floor_fresh_f '<=' 1.5
 	check "findings / clean, fresh build" build_f build
 	check "findings / clean, no-op" noop_f noop
 	if [[ -n $NOREUSE ]]; then

@@ -7,13 +7,23 @@
 // number of workers and prints the file count, bytes and a combined digest.
 //
 //	go run -tags bench ./bench/floor [-j 2] DIR
+//	go run -tags bench ./bench/floor [-j 2] -fresh OUT DIR
 //
 // It is the benchmark's floor: no build, however clever, can tell that
 // nothing changed without reading every input byte once, and this does
 // only that, in the same language and with the same hash as skillpack.
+//
+// With -fresh it is the floor of a fresh build instead: each folder at
+// the top of DIR is a skill, and a worker reads each of its files once,
+// hashes it, writes one copy of it below OUT (the served copy) and
+// deflates it into one stream for the skill (pack's compressor and
+// level, one deflate shared by both archives), which it writes twice (the
+// .tar.gz and the .zip). No build can write a bundle with less: no lint,
+// no archive headers, no documents, no staging or swap.
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"flag"
 	"fmt"
@@ -23,6 +33,10 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+
+	"github.com/klauspost/compress/flate"
+
+	"github.com/skillpack/skillpack/pack"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -30,15 +44,19 @@ func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 func run(args []string, stdout, stderr io.Writer) int {
 	flags := flag.NewFlagSet("floor", flag.ContinueOnError)
 	flags.SetOutput(stderr)
-	jobs := flags.Int("j", 2, "files hashed at once")
+	jobs := flags.Int("j", 2, "files hashed at once (with -fresh, skills at once)")
+	fresh := flags.String("fresh", "", "also write a copy of every file and each skill's deflated stream twice into this new `folder`")
 	if err := flags.Parse(args); err != nil {
 		return 2
 	}
 	if flags.NArg() != 1 || *jobs < 1 {
-		fmt.Fprintln(stderr, "usage: floor [-j N] DIR")
+		fmt.Fprintln(stderr, "usage: floor [-j N] [-fresh OUT] DIR")
 		return 2
 	}
 	n, size, sum, err := hashTree(flags.Arg(0), *jobs)
+	if *fresh != "" {
+		n, size, sum, err = freshTree(flags.Arg(0), *fresh, *jobs)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "floor:", err)
 		return 1
@@ -109,4 +127,124 @@ func hashFile(p string, h interface {
 	defer f.Close()
 	h.Reset()
 	return io.CopyBuffer(h, f, buf)
+}
+
+// freshTree is the fresh-build floor (see the command's doc): every skill
+// below root written to out by jobs workers, a skill at a time. The
+// combined digest is over the file sums in path order, as hashTree's.
+func freshTree(root, out string, jobs int) (int, int64, [32]byte, error) {
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		return 0, 0, [32]byte{}, err
+	}
+	if err := os.Mkdir(out, 0o755); err != nil {
+		return 0, 0, [32]byte{}, err
+	}
+	var skills []string
+	for _, e := range ents {
+		if e.IsDir() {
+			skills = append(skills, e.Name())
+		}
+	}
+	type done struct {
+		sums  [][32]byte
+		bytes int64
+		err   error
+	}
+	results := make([]done, len(skills))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Go(func() {
+			fw, _ := flate.NewWriter(nil, pack.Level)
+			buf := make([]byte, 64<<10)
+			for i := range next {
+				r := &results[i]
+				r.sums, r.bytes, r.err = freshSkill(filepath.Join(root, skills[i]), filepath.Join(out, skills[i]), fw, buf)
+			}
+		})
+	}
+	for i := range skills {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	all := sha256.New()
+	var n int
+	var total int64
+	for _, r := range results {
+		if r.err != nil {
+			return 0, 0, [32]byte{}, r.err
+		}
+		for _, s := range r.sums {
+			all.Write(s[:])
+		}
+		n += len(r.sums)
+		total += r.bytes
+	}
+	var sum [32]byte
+	all.Sum(sum[:0])
+	return n, total, sum, nil
+}
+
+// freshSkill writes one skill: a copy of each file below dst, and the
+// skill's deflated stream twice beside dst.
+func freshSkill(src, dst string, fw *flate.Writer, buf []byte) ([][32]byte, int64, error) {
+	var paths []string
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			paths = append(paths, p)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	sort.Strings(paths)
+	var stream bytes.Buffer
+	fw.Reset(&stream)
+	h := sha256.New()
+	sums := make([][32]byte, len(paths))
+	var total int64
+	for i, p := range paths {
+		rel, _ := filepath.Rel(src, p)
+		n, err := copyFile(p, filepath.Join(dst, rel), io.MultiWriter(h, fw), buf)
+		if err != nil {
+			return nil, 0, err
+		}
+		h.Sum(sums[i][:0])
+		h.Reset()
+		total += n
+	}
+	if err := fw.Close(); err != nil {
+		return nil, 0, err
+	}
+	for _, ext := range []string{".tar.gz", ".zip"} {
+		if err := os.WriteFile(dst+ext, stream.Bytes(), 0o644); err != nil {
+			return nil, 0, err
+		}
+	}
+	return sums, total, nil
+}
+
+// copyFile copies src to dst, making dst's folder, and writes what it
+// reads to also.
+func copyFile(src, dst string, also io.Writer, buf []byte) (int64, error) {
+	in, err := os.Open(src)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return 0, err
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return 0, err
+	}
+	n, err := io.CopyBuffer(io.MultiWriter(out, also), in, buf)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return n, err
 }
