@@ -24,7 +24,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/build/internal/scratch"
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/human"
@@ -232,7 +231,7 @@ func Generator() string {
 
 // work is one skill moving through the pipeline: what the build keeps of
 // it between steps. A worker takes it from its folder to its archives in
-// one go (see task), writes its summary to the summaries file and keeps
+// one go (see task), writes its summary to the scratch file and keeps
 // only this, a few words, so that memory is bounded by the workers, not by
 // the tree.
 type work struct {
@@ -265,52 +264,53 @@ type task struct {
 	prev    *layout.RecordSkill // the previous build's record of this skill, if any
 }
 
-// builder is one run of the pipeline. Its fields are grouped by the step
-// that sets them; a step reads only what the steps before it set (see
-// steps.go), and the Result it fills as it goes.
+// builder is what every step of one build reads: the options, the
+// context, the lint options resolved once, the Result filled as the steps
+// go, and the staging folder that pack, versions, write, sign and swap
+// make the bundle in. What a step works out it returns, and the next step
+// takes it (steps.go): discovered, packed, planned, staged.
 type builder struct {
-	ctx   context.Context // nil: never interrupted
-	opts  Options
-	roots []string
-	res   *Result
-
-	// discover
-	skills []*skill.Skill
-
-	// check output
-	out    string          // the output folder, absolute
-	prev   *reuse.Previous // the bundle already there; nil for none
-	unlock func()          // lets go of the output's lock (outlock.go); nil for none
-
-	// llms.txt
-	llms *layout.LLMsOptions // the llms.txt to write; nil for none
-
-	// pack (per skill, in its worker), then lint
-	lintOpts lint.Options     // the per-skill lint options, resolved once
-	work     []*work          // every skill, in the order found
-	sums     *summaries       // what the build keeps of each packed skill
-	claims   map[string]*work // which skill packs under each name (see claim)
-	claimMu  sync.Mutex
-	failed   atomic.Bool  // a skill has a lint or pack error: pack no more
-	linted   atomic.Int64 // skills whose per-skill lint rules ran (not known from the record)
-	named    []*work      // lint: the published skills, by name
-
-	// guard
-	published *bundle.Bundle // the previous bundle as it published itself; nil for none
-	// prevOut is the output folder's bundle when it is the previous one
-	// (Versioned without Previous): its files are linked, not copied.
-	prevOut *bundle.Folder
-
-	// index
-	bundleKey layout.Digest  // reuse.BundleKey of this build
-	bundle    *layout.Bundle // the plan; nil when the output is up to date
-	recDigest layout.Digest  // the build record's digest, checked again when swap writes it
-
-	// pack, write, sign and swap make the bundle here
-	st stage
-
-	// test hooks
-	collected func(*task)               // runs when a skill's files are collected
-	reading   func(string)              // runs when an input file is opened to be read
-	writing   func(io.Writer) io.Writer // wraps the served copy of a file as it is packed
+	ctx      context.Context
+	opts     Options
+	roots    []string
+	res      *Result
+	lintOpts lint.Options // the per-skill lint options
+	st       stage
 }
+
+// discovered is what the first steps found: the skills, the output folder
+// and the bundle already in it, and the llms.txt to write (nil for none).
+type discovered struct {
+	skills []*skill.Skill
+	out    *output
+	llms   *layout.LLMsOptions
+}
+
+// packed is every skill once pack is done with it, and after lint the
+// skills to publish.
+type packed struct {
+	*discovered
+	work  []*work       // in the order found; after lint, the published ones
+	named []*work       // after lint: the published skills, by name
+	sums  *scratch.File // each packed skill's summary (summary.go)
+
+	// pack's own: lint's leaveOut packs again the skills that need it.
+	claims  map[string]*work // which skill packs under each name (see claim)
+	claimMu sync.Mutex
+	failed  atomic.Bool // a skill has a lint or pack error: pack no more
+}
+
+// planned is the bundle laid out: its key, and unless the output is up to
+// date already, the plan of every entry, with the documents rendered into
+// their digests.
+type planned struct {
+	*packed
+	pub    *published     // the bundle published last (guard); nil for none
+	key    layout.Digest  // reuse.BundleKey of this build
+	plan   *layout.Bundle // nil when the output is up to date
+	record layout.Digest  // the build record's digest, checked again when swap writes it
+}
+
+// staged is a planned bundle whose every file is in the staging folder
+// (unless it is up to date, or a dry run): what sign and swap take.
+type staged struct{ *planned }

@@ -33,23 +33,41 @@ func (*OutputError) ExitClass() int { return 2 }
 // absent, empty or a built bundle (skill.BundleMarker), and sits in no
 // skill (whose archives would take it in). Discovery runs at the same
 // time as this check, so the check decides from the folder alone.
-func (b *builder) checkOutput() (string, error) {
-	if err := b.checkOutputFolder(); err != nil {
+func (b *builder) checkOutput() (*output, string, error) {
+	o := &output{}
+	if err := b.checkOutputFolder(o); err != nil {
+		o.close()
 		var oe *OutputError
 		if errors.As(err, &oe) {
-			return "", err
+			return nil, "", err
 		}
-		return "", &OutputError{Err: err}
+		return nil, "", &OutputError{Err: err}
 	}
-	return "", nil
+	return o, "", nil
 }
 
-func (b *builder) checkOutputFolder() error {
+// output is the output folder as the check found it.
+type output struct {
+	dir    string          // absolute
+	prev   *reuse.Previous // the bundle already there; nil for none
+	unlock func()          // lets go of the output's lock (outlock.go); nil for none
+}
+
+func (o *output) close() {
+	if o != nil {
+		o.prev.Close()
+		if o.unlock != nil {
+			o.unlock()
+		}
+	}
+}
+
+func (b *builder) checkOutputFolder(o *output) error {
 	out, err := filepath.Abs(b.opts.Out)
 	if err != nil {
 		return err
 	}
-	b.out = out
+	o.dir = out
 	name := b.opts.Out
 	// A "~" the shell did not expand (--out=~/site, or a quoted "~") would
 	// make a folder named "~" here, one "rm -rf ~" away from disaster.
@@ -92,7 +110,8 @@ func (b *builder) checkOutputFolder() error {
 				return err
 			}
 		}
-		return b.lockOut()
+		o.unlock, err = b.lockOut(out)
+		return err
 	case err != nil:
 		return fmt.Errorf("cannot use the output folder %s: %w", name, err)
 	case info.Mode()&fs.ModeSymlink != 0:
@@ -110,15 +129,15 @@ func (b *builder) checkOutputFolder() error {
 	}
 	// Locked before the previous bundle is read: another build's swap
 	// would change it under this one (outlock.go).
-	if err := b.lockOut(); err != nil {
+	if o.unlock, err = b.lockOut(out); err != nil {
 		return err
 	}
-	b.prev, _ = reuse.Open(out) // an unreadable record leaves nothing to reuse
-	if b.prev.Intact() {
+	o.prev, _ = reuse.Open(out) // an unreadable record leaves nothing to reuse
+	if o.prev.Intact() {
 		return nil // no file came or went since the record listed them
 	}
 	listed := map[string]bool{}
-	if err := b.prev.EachFile(func(f string) bool { listed[f] = true; return true }); err != nil {
+	if err := o.prev.EachFile(func(f string) bool { listed[f] = true; return true }); err != nil {
 		return err
 	}
 	foreign, err := foreignFiles(out, listed)
@@ -131,8 +150,8 @@ func (b *builder) checkOutputFolder() error {
 			name, firstFew(foreign))
 	}
 	if len(foreign) > 0 {
-		b.prev.Close()
-		b.prev = nil // a folder of unknown files is nothing to reuse from
+		o.prev.Close()
+		o.prev = nil // a folder of unknown files is nothing to reuse from
 	}
 	return nil
 }

@@ -80,10 +80,10 @@ func (*ClashError) ExitClass() int { return 1 }
 // and these are listed with the way to publish them. No clashing skill is
 // preferred to another: which one clients got must not depend on folder
 // order.
-func (b *builder) clashFindings() []lint.Finding {
+func (b *builder) clashFindings(p *packed) []lint.Finding {
 	var valid []lint.Named
 	byDir := map[string]lint.Named{}
-	for _, w := range b.work {
+	for _, w := range p.work {
 		if !w.invalid && !w.skipped {
 			valid = append(valid, w.named)
 			byDir[w.named.Dir] = w.named
@@ -122,9 +122,9 @@ func pluginBuildCommand(plugin, shown, out string) string {
 
 // checkClashes refuses the build if two skills it would publish share a
 // name.
-func (b *builder) checkClashes() error {
+func (b *builder) checkClashes(p *packed) error {
 	var published []lint.Named
-	for _, w := range b.work {
+	for _, w := range p.work {
 		if !w.skipped {
 			published = append(published, w.named)
 		}

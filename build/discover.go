@@ -18,7 +18,8 @@ import (
 // what a repository declares, clients' install folders), and each skill
 // once when several folders hold identical copies of it. Each choice is
 // said in the output, with the way to undo it.
-func (b *builder) discover() (string, error) {
+func (b *builder) discover() ([]*skill.Skill, string, error) {
+	var skills []*skill.Skill
 	seen := map[string]bool{}
 	var notes []string
 	sc := lint.Scope{All: b.opts.All, Ignore: b.opts.Ignore, Rel: b.rel}
@@ -28,7 +29,7 @@ func (b *builder) discover() (string, error) {
 	for _, root := range b.roots {
 		t, err := skill.FindTree(root)
 		if err != nil {
-			return "", err
+			return nil, "", err
 		}
 		in, said := sc.Select(root, t)
 		notes = append(notes, said...)
@@ -36,23 +37,23 @@ func (b *builder) discover() (string, error) {
 			abs, _ := filepath.Abs(s.Dir)
 			if !seen[abs] {
 				seen[abs] = true
-				b.skills = append(b.skills, s)
+				skills = append(skills, s)
 			}
 		}
 	}
-	if len(b.skills) == 0 {
-		return "", &NoSkillsError{Roots: b.roots}
+	if len(skills) == 0 {
+		return nil, "", &NoSkillsError{Roots: b.roots}
 	}
-	same, err := b.dedupe()
+	skills, same, err := b.dedupe(skills)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
 	notes = append(notes, same...)
-	b.logf("• discover: %s", human.Plural(len(b.skills), "skill", "skills"))
+	b.logf("• discover: %s", human.Plural(len(skills), "skill", "skills"))
 	for _, n := range notes {
 		b.logf("  %s", n)
 	}
-	return "", nil
+	return skills, "", nil
 }
 
 // Identical copies: vendor repositories ship one skill in several plugin
@@ -66,9 +67,9 @@ func (b *builder) discover() (string, error) {
 
 // dedupe keeps one skill of each set of identical copies, and returns a
 // note for each set.
-func (b *builder) dedupe() ([]string, error) {
+func (b *builder) dedupe(skills []*skill.Skill) ([]*skill.Skill, []string, error) {
 	byName := map[string][]int{}
-	for i, s := range b.skills {
+	for i, s := range skills {
 		if s.Mirror == "" { // a mirror is reported by lint (skill-mirror)
 			byName[s.Name()] = append(byName[s.Name()], i)
 		}
@@ -80,25 +81,25 @@ func (b *builder) dedupe() ([]string, error) {
 		}
 	}
 	if len(cand) == 0 {
-		return nil, nil
+		return skills, nil, nil
 	}
 	slices.Sort(cand)
-	sums := make([]string, len(b.skills))
+	sums := make([]string, len(skills))
 	err := parallel.Each(len(cand), b.opts.Jobs, func(i int) error {
 		if err := b.interrupted(); err != nil {
 			return err
 		}
-		sums[cand[i]] = b.contentOf(b.skills[cand[i]])
+		sums[cand[i]] = contentOf(skills[cand[i]])
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	type set struct{ name, sum string }
 	copies := map[set][]int{}
 	for _, i := range cand {
 		if sums[i] != "" {
-			k := set{b.skills[i].Name(), sums[i]}
+			k := set{skills[i].Name(), sums[i]}
 			copies[k] = append(copies[k], i)
 		}
 	}
@@ -108,36 +109,35 @@ func (b *builder) dedupe() ([]string, error) {
 		if len(g) < 2 {
 			continue
 		}
-		keep, why := b.pick(g)
+		keep, why := b.pick(skills, g)
 		var others []string
 		for _, i := range g {
 			if i != keep {
 				drop[i] = true
-				others = append(others, b.rel(b.skills[i].Dir))
+				others = append(others, b.rel(skills[i].Dir))
 			}
 		}
 		notes = append(notes, fmt.Sprintf("%s: %d identical copies, published once, from %s (%s); not from %s",
-			b.skills[keep].Name(), len(g), b.rel(b.skills[keep].Dir), why, strings.Join(others, ", ")))
+			skills[keep].Name(), len(g), b.rel(skills[keep].Dir), why, strings.Join(others, ", ")))
 	}
 	slices.Sort(notes)
-	kept := b.skills[:0:0]
-	for i, s := range b.skills {
+	kept := skills[:0:0]
+	for i, s := range skills {
 		if !drop[i] {
 			kept = append(kept, s)
 		}
 	}
-	b.skills = kept
-	return notes, nil
+	return kept, notes, nil
 }
 
 // contentOf is the content digest of the files a skill publishes, or ""
 // when they cannot all be read (lint and pack say why).
-func (b *builder) contentOf(s *skill.Skill) string {
+func contentOf(s *skill.Skill) string {
 	files, err := skill.Collect(s.Dir)
 	if err != nil || len(files.Refused) > 0 {
 		return ""
 	}
-	entries, err := b.hashFiles(&task{work: &work{src: s}, files: files})
+	entries, err := hashFiles(&task{work: &work{src: s}, files: files})
 	if err != nil {
 		return ""
 	}
@@ -146,13 +146,13 @@ func (b *builder) contentOf(s *skill.Skill) string {
 }
 
 // pick chooses the copy to publish among identical ones (indexes into
-// b.skills, in path order), and says why.
-func (b *builder) pick(g []int) (int, string) {
+// skills, in path order), and says why.
+func (b *builder) pick(skills []*skill.Skill, g []int) (int, string) {
 	var why []string
-	if d := slices.DeleteFunc(slices.Clone(g), func(i int) bool { return b.skills[i].Declared == "" }); len(d) > 0 && len(d) < len(g) {
-		g, why = d, append(why, "declared by "+b.rel(b.skills[d[0]].Declared))
+	if d := slices.DeleteFunc(slices.Clone(g), func(i int) bool { return skills[i].Declared == "" }); len(d) > 0 && len(d) < len(g) {
+		g, why = d, append(why, "declared by "+b.rel(skills[d[0]].Declared))
 	}
-	if v := slices.DeleteFunc(slices.Clone(g), func(i int) bool { return hidden(b.rel(b.skills[i].Dir)) }); len(v) > 0 && len(v) < len(g) {
+	if v := slices.DeleteFunc(slices.Clone(g), func(i int) bool { return hidden(b.rel(skills[i].Dir)) }); len(v) > 0 && len(v) < len(g) {
 		g, why = v, append(why, "outside hidden folders")
 	}
 	if len(g) > 1 {

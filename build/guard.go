@@ -1,7 +1,6 @@
 package build
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -61,36 +60,37 @@ func (e *PreviousError) Unwrap() error { return e.Err }
 // output folder is the one compared with (its versions are the ones the
 // build carries forward, so they must hold). What it read is kept for
 // index and versions.
-func (b *builder) guard() (string, error) {
+func (b *builder) guard(p *packed) (*published, string, error) {
+	pub := &published{}
 	src := b.opts.Previous
-	if src == nil && b.opts.Versioned && b.prev != nil {
+	if src == nil && b.opts.Versioned && p.out.prev != nil {
 		f, err := bundle.OpenFolder(b.opts.Out)
 		if err != nil {
-			return "", err
+			return nil, "", err
 		}
-		src, b.prevOut = f, f
+		src, pub.folder = f, f
 	}
 	if src == nil {
 		if b.opts.Versioned {
-			return "no previous bundle: the output folder holds none, and --previous was not given", nil
+			return nil, "no previous bundle: the output folder holds none, and --previous was not given", nil
 		}
-		return "no --previous bundle to compare with", nil
+		return nil, "no --previous bundle to compare with", nil
 	}
-	pub, err := bundle.Open(b.context(), src, pack.MaxFile)
+	bun, err := bundle.Open(b.ctx, src, pack.MaxFile)
 	if err != nil {
-		return "", &PreviousError{From: src.String(), Err: err}
+		return pub, "", &PreviousError{From: src.String(), Err: err}
 	}
 	var pins []layout.Pin
-	for _, w := range b.named {
-		sum, err := b.summary(w)
+	for _, w := range p.named {
+		sum, err := p.summary(w)
 		if err != nil {
-			return "", err
+			return pub, "", err
 		}
 		pins = append(pins, layout.Pin{Name: w.name, Version: sum.out.Version, ContentDigest: sum.out.ContentDigest,
 			Source: filepath.Join(w.src.Dir, layout.EntryFile)})
 	}
-	changes := pub.Guard(pins)
-	if pub.Versions != nil && !b.opts.Versioned {
+	changes := bun.Guard(pins)
+	if bun.Versions != nil && !b.opts.Versioned {
 		// Built without --versioned, the bundle would stop serving the
 		// versions the previous one published, which clients pin.
 		changes = append(changes, layout.Change{Error: true, Message: fmt.Sprintf(
@@ -99,17 +99,17 @@ func (b *builder) guard() (string, error) {
 	}
 	if r := b.opts.Release; r != "" {
 		var snap *layout.IndexV2
-		if rel := pub.Versions.FindRelease(r); rel != nil {
+		if rel := bun.Versions.FindRelease(r); rel != nil {
 			// Open checked that checksums.txt gives it rel.Digest.
-			data, err := pub.Doc(b.context(), layout.Snapshot(r))
+			data, err := bun.Doc(b.ctx, layout.Snapshot(r))
 			if err == nil {
 				snap, err = layout.DecodeIndexV2(data)
 			}
 			if err != nil {
-				return "", &PreviousError{From: src.String(), Err: err}
+				return pub, "", &PreviousError{From: src.String(), Err: err}
 			}
 		}
-		changes = append(changes, pub.GuardRelease(r, snap, pins)...)
+		changes = append(changes, bun.GuardRelease(r, snap, pins)...)
 	}
 	b.res.Changes = changes
 	for _, c := range changes {
@@ -118,22 +118,29 @@ func (b *builder) guard() (string, error) {
 		}
 	}
 	if layout.Errors(changes) > 0 {
-		return "", &VersionError{Changes: changes}
+		return pub, "", &VersionError{Changes: changes}
 	}
-	b.published = pub
+	pub.Bundle = bun
 	b.logf("• guard: %s compared with %s", human.Plural(len(pins), "skill", "skills"), src)
-	return "", nil
+	return pub, "", nil
+}
+
+// published is the bundle published last, as guard read it and index and
+// versions carry from it.
+type published struct {
+	*bundle.Bundle
+	// folder is the output folder's bundle when it is the previous one
+	// (Versioned without Previous): its files are linked, not copied.
+	folder *bundle.Folder
+}
+
+func (p *published) close() {
+	if p != nil && p.folder != nil {
+		p.folder.Close()
+	}
 }
 
 func tamperedErr(c *bundle.ChangedError) error {
 	c.By = layout.VersionsIndex
 	return fmt.Errorf("%w: it was changed after it was published (tampered with, or only half published); publish the whole bundle again", c)
-}
-
-// context is the build's context, for reads that take one.
-func (b *builder) context() context.Context {
-	if b.ctx == nil {
-		return context.Background()
-	}
-	return b.ctx
 }

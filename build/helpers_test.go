@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -22,6 +23,22 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// withSeam sets one of the build's test seams (steps.go) for the rest of
+// the test.
+func withSeam[T any](t *testing.T, seam *T, v T) {
+	old := *seam
+	*seam = v
+	t.Cleanup(func() { *seam = old })
+}
+
+// countLinted counts, for the rest of the test, the skills whose
+// per-skill lint rules run (those whose verdict the record did not keep).
+func countLinted(t *testing.T) *atomic.Int64 {
+	var n atomic.Int64
+	withSeam(t, &onLint, func() { n.Add(1) })
+	return &n
+}
 
 // examples is the repository's example skills, relative to this package.
 const examples = "../examples"

@@ -1,6 +1,7 @@
 package build
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -58,15 +59,17 @@ func TestNoOpDecidesFromRecord(t *testing.T) {
 	src, dist, _ := builtExamples(t, Options{})
 	reads := map[string]int{}
 	var mu sync.Mutex
-	b := &builder{opts: Options{Out: dist, Jobs: 2}, roots: []string{src}, res: &Result{}}
-	b.reading = func(p string) { mu.Lock(); reads[p]++; mu.Unlock() }
-	if err := b.run(); err != nil {
+	withSeam(t, &onRead, func(p string) { mu.Lock(); reads[p]++; mu.Unlock() })
+	linted := countLinted(t)
+	b := newBuilder(context.Background(), []string{src}, Options{Out: dist, Jobs: 2})
+	s, err := b.run()
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !b.res.UpToDate || b.res.Packed != 0 || b.linted.Load() != 0 {
-		t.Errorf("no-op: up to date %v, packed %d, linted %d; want true, 0, 0", b.res.UpToDate, b.res.Packed, b.linted.Load())
+	if !b.res.UpToDate || b.res.Packed != 0 || linted.Load() != 0 {
+		t.Errorf("no-op: up to date %v, packed %d, linted %d; want true, 0, 0", b.res.UpToDate, b.res.Packed, linted.Load())
 	}
-	if b.bundle != nil {
+	if s.plan != nil {
 		t.Error("the no-op laid out the bundle: it did not decide from the record")
 	}
 	if len(reads) == 0 {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
@@ -19,61 +18,61 @@ import (
 // index lays out the bundle and renders every document into its digest,
 // and decides whether the output already holds this bundle (upToDate, in
 // reuse.go). It only computes; write writes.
-func (b *builder) index() (string, error) {
+func (b *builder) index(p *packed, pub *published) (*planned, string, error) {
 	b.res.Out = b.opts.Out
-	if err := b.summarize(); err != nil {
-		return "", err
+	if err := b.summarize(p); err != nil {
+		return nil, "", err
 	}
-	b.bundleKey = b.bundleKeyOf()
-	if b.upToDate() {
-		return "", nil
+	pl := &planned{packed: p, pub: pub, key: b.bundleKey(p)}
+	if b.upToDate(pl) {
+		return pl, "", nil
 	}
-	page, err := b.catalog()
+	page, err := b.catalog(pl)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
-	bundle, err := layout.Plan(built{b}, layout.Options{BaseURL: b.opts.BaseURL, NoLegacy: b.opts.NoLegacy, Generator: Generator(), Catalog: page,
-		Versioned: b.versioning(), LLMsTxt: b.llms, AICatalog: b.opts.AICatalog,
+	plan, err := layout.Plan(built{pl}, layout.Options{BaseURL: b.opts.BaseURL, NoLegacy: b.opts.NoLegacy, Generator: Generator(), Catalog: page,
+		Versioned: b.versioning(pl), LLMsTxt: p.llms, AICatalog: b.opts.AICatalog,
 		Signs: b.opts.Sign != nil, SignsFolders: b.opts.SignFolder != nil})
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
-	b.bundle = bundle
-	b.res.Excluded = bundle.Excluded
-	for _, e := range bundle.Excluded {
+	pl.plan = plan
+	b.res.Excluded = plan.Excluded
+	for _, e := range plan.Excluded {
 		b.logf("  warning: %s is left out of the legacy v0.1 index: %s", e.Name, e.Reason)
 	}
 	rec := Artifact{Path: layout.BuildRecord}
-	if rec.Digest, rec.Size, err = render(io.Discard, b.writeRecord); err != nil {
-		return "", err
+	if rec.Digest, rec.Size, err = render(io.Discard, func(w io.Writer) error { return b.writeRecord(pl, w) }); err != nil {
+		return nil, "", err
 	}
 	if err := layout.CheckDocument(rec.Path, rec.Size); err != nil {
-		return "", err
+		return nil, "", err
 	}
-	b.recDigest = rec.Digest
-	b.res.Files = bundle.Len() + 1
+	pl.record = rec.Digest
+	b.res.Files = plan.Len() + 1
 	if !b.opts.Inventory {
-		return "", nil
+		return pl, "", nil
 	}
-	for e, err := range bundle.Entries() {
+	for e, err := range plan.Entries() {
 		if err != nil {
-			return "", err
+			return nil, "", err
 		}
 		b.res.Artifacts = append(b.res.Artifacts, Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 	}
 	b.res.Artifacts = append(b.res.Artifacts, rec)
-	sort.Slice(b.res.Artifacts, func(i, j int) bool { return b.res.Artifacts[i].Path < b.res.Artifacts[j].Path })
-	return "", nil
+	slices.SortFunc(b.res.Artifacts, func(x, y Artifact) int { return strings.Compare(x.Path, y.Path) })
+	return pl, "", nil
 }
 
 // built is the packed skills as layout reads them, each from its summary.
-type built struct{ b *builder }
+type built struct{ *planned }
 
-func (s built) Len() int { return len(s.b.work) }
+func (s built) Len() int { return len(s.work) }
 
 func (s built) Skill(i int) (layout.Skill, error) {
-	w := s.b.work[i]
-	sum, err := s.b.summary(w)
+	w := s.work[i]
+	sum, err := s.summary(w)
 	if err != nil {
 		return layout.Skill{}, err
 	}
@@ -82,12 +81,12 @@ func (s built) Skill(i int) (layout.Skill, error) {
 }
 
 // summarize reports what the build made of each skill, if asked to.
-func (b *builder) summarize() error {
+func (b *builder) summarize(p *packed) error {
 	if !b.opts.Inventory {
 		return nil
 	}
-	for _, w := range b.work {
-		sum, err := b.summary(w)
+	for _, w := range p.work {
+		sum, err := p.summary(w)
 		if err != nil {
 			return err
 		}
@@ -109,25 +108,26 @@ func (b *builder) summarize() error {
 // they are the slowest documents to render, so each is rendered once
 // (a dry run only measures them). Every SKILL.md a page shows is staged
 // by now, or in the previous bundle (see body).
-func (b *builder) catalog() (*layout.Rendered, error) {
+func (b *builder) catalog(pl *planned) (*layout.Rendered, error) {
 	var r layout.Rendered
 	var err error
+	renderCatalog := func(w io.Writer) error { return catalog.Render(w, shown{b, pl}, b.catalogOptions()) }
 	switch {
 	case b.opts.DryRun:
-		r.Digest, r.Size, err = render(io.Discard, b.renderCatalog)
+		r.Digest, r.Size, err = render(io.Discard, renderCatalog)
 	default:
 		// The first document written: the spare's go now, not before
 		// (a no-op gives the spare back whole, still a bundle).
 		if err := b.st.held.clearOther(); err != nil {
 			return nil, err
 		}
-		r.Digest, r.Size, err = b.st.writeDoc(b.st.path(layout.Catalog), b.renderCatalog)
+		r.Digest, r.Size, err = b.st.writeDoc(b.st.path(layout.Catalog), renderCatalog)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", layout.Catalog, err)
 	}
-	err = catalog.Pages(shown{b}, b.catalogOptions(), func(i int, page []byte) error {
-		w := b.work[i]
+	err = catalog.Pages(shown{b, pl}, b.catalogOptions(), func(i int, page []byte) error {
+		w := pl.work[i]
 		r := layout.Rendered{Digest: layout.DigestOf(page), Size: int64(len(page))}
 		if !b.opts.DryRun {
 			if _, _, err := b.st.writeDoc(b.st.path(layout.CatalogPage(w.name)), func(f io.Writer) error {
@@ -148,18 +148,21 @@ func (b *builder) catalog() (*layout.Rendered, error) {
 
 // shown is the packed skills as the catalog reads them, each from its
 // summary, with SKILL.md's body read again from the source.
-type shown struct{ b *builder }
+type shown struct {
+	b  *builder
+	pl *planned
+}
 
-func (s shown) Len() int { return len(s.b.work) }
+func (s shown) Len() int { return len(s.pl.work) }
 
 func (s shown) Skill(i int) (catalog.Skill, error) {
-	w := s.b.work[i]
-	sum, err := s.b.summary(w)
+	w := s.pl.work[i]
+	sum, err := s.pl.summary(w)
 	if err != nil {
 		return catalog.Skill{}, err
 	}
 	return catalog.Skill{Skill: sum.out, License: sum.license, Compatibility: sum.compat,
-		Body: func() ([]byte, error) { return s.b.body(w, sum.out.Files) }}, nil
+		Body: func() ([]byte, error) { return s.b.body(s.pl, w, sum.out.Files) }}, nil
 }
 
 // body is a skill's SKILL.md body for the catalog. The build let go of it
@@ -168,13 +171,13 @@ func (s shown) Skill(i int) (catalog.Skill, error) {
 // shows what is published, read from the bundle like every other
 // document. Only a dry run, which stages nothing, reads the source. What
 // it reads must be the bytes packed.
-func (b *builder) body(w *work, files []layout.File) ([]byte, error) {
+func (b *builder) body(pl *planned, w *work, files []layout.File) ([]byte, error) {
 	path := w.src.EntryPath()
 	if !b.opts.DryRun {
 		served := layout.SkillFile(w.name, layout.EntryFile)
 		path = b.st.path(served)
 		if w.reused {
-			path = filepath.Join(b.out, filepath.FromSlash(served))
+			path = filepath.Join(pl.out.dir, filepath.FromSlash(served))
 		}
 	}
 	data, err := os.ReadFile(path)
@@ -192,11 +195,15 @@ func (b *builder) body(w *work, files []layout.File) ([]byte, error) {
 
 // writeRecord writes the build record of this build, one skill and one
 // file at a time: on a large tree the record is tens of megabytes.
-func (b *builder) writeRecord(w io.Writer) error {
-	head := layout.RecordHead{Generator: Generator(), Bundle: b.bundleKey, Docs: docArtifacts(b.bundle.Docs()), Excluded: b.bundle.Excluded}
+func (b *builder) writeRecord(pl *planned, w io.Writer) error {
+	var docs []layout.Artifact
+	for _, e := range pl.plan.Docs() {
+		docs = append(docs, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
+	}
+	head := layout.RecordHead{Generator: Generator(), Bundle: pl.key, Docs: docs, Excluded: pl.plan.Excluded}
 	skills := func(yield func(layout.RecordSkill, error) bool) {
-		for _, w := range b.named {
-			sum, err := b.summary(w)
+		for _, w := range pl.named {
+			sum, err := pl.summary(w)
 			if err != nil {
 				yield(layout.RecordSkill{}, err)
 				return
@@ -211,21 +218,12 @@ func (b *builder) writeRecord(w io.Writer) error {
 			}
 		}
 	}
-	return layout.WriteRecord(w, head, skills, b.files())
-}
-
-// docArtifacts lists the bundle's documents as the record keeps them.
-func docArtifacts(docs []layout.Entry) []layout.Artifact {
-	var out []layout.Artifact
-	for _, e := range docs {
-		out = append(out, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
-	}
-	return out
+	return layout.WriteRecord(w, head, skills, b.files(pl.plan))
 }
 
 // files yields the path of every file the build writes, sorted: the
 // bundle's entries, the signature beside each signed one, and the record.
-func (b *builder) files() iter.Seq2[string, error] {
+func (b *builder) files(plan *layout.Bundle) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		// Paths the entries do not list wait here until an entry sorts
 		// after them; a signature follows its artifact closely, so few wait.
@@ -239,7 +237,7 @@ func (b *builder) files() iter.Seq2[string, error] {
 			}
 			return true
 		}
-		for e, err := range b.bundle.Entries() {
+		for e, err := range plan.Entries() {
 			if err != nil {
 				yield("", err)
 				return
@@ -265,18 +263,13 @@ func (b *builder) files() iter.Seq2[string, error] {
 	}
 }
 
-// byName returns the packed skill of that name.
-func (b *builder) byName(name string) *work {
-	i, ok := slices.BinarySearchFunc(b.named, name, func(w *work, n string) int { return strings.Compare(w.name, n) })
+// byName returns the published skill of that name.
+func (p *packed) byName(name string) *work {
+	i, ok := slices.BinarySearchFunc(p.named, name, func(w *work, n string) int { return strings.Compare(w.name, n) })
 	if !ok {
 		return nil
 	}
-	return b.named[i]
-}
-
-// renderCatalog writes index.html for the packed skills.
-func (b *builder) renderCatalog(w io.Writer) error {
-	return catalog.Render(w, shown{b}, b.catalogOptions())
+	return p.named[i]
 }
 
 // catalogOptions are the catalog's options for this build.
@@ -285,21 +278,21 @@ func (b *builder) catalogOptions() catalog.Options {
 		Title: b.opts.CatalogTitle, Publisher: b.opts.CatalogPublisher, Source: b.opts.CatalogSource}
 }
 
-// bundleKeyOf is the build's bundle key (reuse.BundleKey).
-func (b *builder) bundleKeyOf() layout.Digest {
-	keys := make(map[string]layout.Digest, len(b.work))
-	for _, w := range b.work {
+// bundleKey is the build's bundle key (reuse.BundleKey).
+func (b *builder) bundleKey(p *packed) layout.Digest {
+	keys := make(map[string]layout.Digest, len(p.work))
+	for _, w := range p.work {
 		keys[w.name] = w.key
 	}
-	return reuse.BundleKey(Generator(), b.opts.BaseURL, b.opts.NoLegacy, keys, b.discoveryKey()...)
+	return reuse.BundleKey(Generator(), b.opts.BaseURL, b.opts.NoLegacy, keys, b.discoveryKey(p.llms)...)
 }
 
 // discoveryKey is what the optional discovery documents add to the bundle
 // key: that they are there, and the bytes of the site's llms.txt merged
 // into, so that editing it makes a rebuild write the bundle again.
-func (b *builder) discoveryKey() []string {
+func (b *builder) discoveryKey(l *layout.LLMsOptions) []string {
 	var extra []string
-	if l := b.llms; l != nil {
+	if l != nil {
 		extra = append(extra, "llms.txt")
 		if l.Base != nil {
 			extra = append(extra, "llms.txt merged into "+string(layout.DigestOf(l.Base)))
@@ -324,9 +317,9 @@ func (b *builder) discoveryKey() []string {
 // which the bundle key does not cover), and every skill must have been
 // reused with the verdict the record holds. It fills the result from the
 // record.
-func (b *builder) upToDate() bool {
+func (b *builder) upToDate(pl *planned) bool {
 	allReused := !b.signs() && !b.opts.Versioned
-	for _, w := range b.work {
+	for _, w := range pl.work {
 		allReused = allReused && w.reused && w.sameLint
 	}
 	n := 0
@@ -336,12 +329,12 @@ func (b *builder) upToDate() bool {
 			b.res.Artifacts = append(b.res.Artifacts, a)
 		}
 	}
-	if !b.prev.UpToDate(b.bundleKey, allReused, b.opts.Jobs, list) {
+	if !pl.out.prev.UpToDate(pl.key, allReused, b.opts.Jobs, list) {
 		b.res.Artifacts = nil
 		return false
 	}
 	b.res.Files = n
-	b.res.Excluded = b.prev.Head.Excluded
+	b.res.Excluded = pl.out.prev.Head.Excluded
 	b.res.UpToDate = true
 	return true
 }

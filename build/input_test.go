@@ -119,13 +119,13 @@ func runChanging(roots []string, o Options, skill string, change func()) (*Resul
 	if o.Jobs == 0 {
 		o.Jobs = 2
 	}
-	b := &builder{opts: o, roots: roots, res: &Result{}}
-	b.collected = func(w *task) {
-		if w.name == skill {
+	onCollected = func(name string) {
+		if name == skill {
 			change()
 		}
 	}
-	return b.res, b.run()
+	defer func() { onCollected = nil }()
+	return Run(roots, o)
 }
 
 func TestFileChangesDuringBuild(t *testing.T) {

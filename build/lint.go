@@ -12,14 +12,14 @@ import (
 // finding; an error-level one stops the build before any error met while
 // packing is reported, since the finding says what to fix. With
 // SkipInvalid it leaves out the skills that have one instead.
-func (b *builder) lintAcross() error {
-	named := make([]lint.Named, len(b.work))
-	for i, w := range b.work {
+func (b *builder) lintAcross(p *packed) error {
+	named := make([]lint.Named, len(p.work))
+	for i, w := range p.work {
 		named[i] = w.named
 	}
 	across := lint.CheckAcross(named, b.lintOpts)
 	all := slices.Clone(across)
-	for _, w := range b.work {
+	for _, w := range p.work {
 		all = append(all, w.findings...)
 	}
 	b.res.Findings = lint.Sort(all)
@@ -32,19 +32,19 @@ func (b *builder) lintAcross() error {
 		return nil // checkClashes refuses two skills of one name
 	}
 	if errs > 0 {
-		if err := b.skipInvalid(across, errs); err != nil {
+		if err := b.skipInvalid(p, across, errs); err != nil {
 			return err
 		}
 	}
 	// Skills that lint passed may still share a name (in two plugins):
 	// left out too, once the invalid ones are, so that a skill whose
 	// namesake is broken is published.
-	if clash := b.clashFindings(); len(clash) > 0 {
+	if clash := b.clashFindings(p); len(clash) > 0 {
 		// The build's errors replace lint's warnings about the same
 		// skills: here the clash decides what is published.
 		kept := slices.DeleteFunc(b.res.Findings, func(f lint.Finding) bool { return f.Rule == "name-bundle-clash" })
 		b.res.Findings = lint.Sort(append(kept, clash...))
-		err := b.skipInvalid(clash, errs)
+		err := b.skipInvalid(p, clash, errs)
 		if le, ok := err.(*LintError); ok {
 			le.Clashes = len(clash)
 		}
@@ -56,39 +56,39 @@ func (b *builder) lintAcross() error {
 // lint is the lint step: the checks across skills, then the verdict on
 // the tree. Every finding is reported before any error met while packing,
 // since the finding says what to fix; with SkipInvalid the invalid skills
-// are left out and the others go on.
-func (b *builder) lint() (string, error) {
-	if err := b.lintAcross(); err != nil {
-		return "", err
+// are left out and the others go on. It returns the skills to publish.
+func (b *builder) lint(p *packed) (*packed, string, error) {
+	if err := b.lintAcross(p); err != nil {
+		return nil, "", err
 	}
-	if err := b.checkClashes(); err != nil {
-		return "", err
+	if err := b.checkClashes(p); err != nil {
+		return nil, "", err
 	}
-	for _, w := range b.work {
+	for _, w := range p.work {
 		if w.err != nil && !w.skipped {
-			return "", &packError{w.err}
+			return nil, "", &packError{w.err}
 		}
 	}
-	if err := b.sums.seal(); err != nil {
-		return "", err
+	if err := p.sums.Seal(); err != nil {
+		return nil, "", err
 	}
-	if err := b.leaveOut(); err != nil {
-		return "", err
+	if err := b.leaveOut(p); err != nil {
+		return nil, "", err
 	}
-	b.claims = nil // a word per skill that no later step reads
-	for _, w := range b.work {
+	p.claims = nil // a word per skill that no later step reads
+	for _, w := range p.work {
 		if w.reused {
 			b.res.Reused++
 		} else {
 			b.res.Packed++
 		}
 	}
-	b.named = slices.Clone(b.work)
-	slices.SortFunc(b.named, func(x, y *work) int { return strings.Compare(x.name, y.name) })
+	p.named = slices.Clone(p.work)
+	slices.SortFunc(p.named, func(x, y *work) int { return strings.Compare(x.name, y.name) })
 	if n := len(b.res.Skipped); n > 0 {
 		b.logf("  %s left out", human.Plural(n, "invalid skill", "invalid skills"))
 	}
-	return "", nil
+	return p, "", nil
 }
 
 // packError is an error met while packing, reported by the lint step

@@ -34,11 +34,12 @@ func TestLintReuse(t *testing.T) {
 	build := func(o Options) (*Result, int) {
 		t.Helper()
 		o.Out, o.Jobs = dist, 2
-		b := &builder{opts: o, roots: []string{src}, res: &Result{}}
-		if err := b.run(); err != nil {
+		linted := countLinted(t)
+		res, err := Run([]string{src}, o)
+		if err != nil {
 			t.Fatal(err)
 		}
-		return b.res, int(b.linted.Load())
+		return res, int(linted.Load())
 	}
 	quiet, err := lint.ParseConfig("skillpack.yaml", []byte("rules:\n  unknown-key: off\n"))
 	if err != nil {

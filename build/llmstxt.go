@@ -18,13 +18,12 @@ const maxLLMsTxt = 16 << 20
 // the site's own (Options.LLMsTxtMerge) it reads that file, once, and
 // checks its markers before any skill is packed, so that a bad file costs
 // nothing. The file is never written: its copy in the bundle is.
-func (b *builder) llmsTxt() (string, error) {
+func (b *builder) llmsTxt() (*layout.LLMsOptions, string, error) {
 	if !b.opts.LLMsTxt && b.opts.LLMsTxtMerge == "" {
-		return "not asked for (--llms-txt)", nil
+		return nil, "not asked for (--llms-txt)", nil
 	}
 	if b.opts.LLMsTxtMerge == "" {
-		b.llms = &layout.LLMsOptions{}
-		return "", nil
+		return &layout.LLMsOptions{}, "", nil
 	}
 	name := b.opts.LLMsTxtMerge
 	data, err := readLLMsTxt(name)
@@ -32,10 +31,9 @@ func (b *builder) llmsTxt() (string, error) {
 		err = layout.CheckLLMsBase(name, data)
 	}
 	if err != nil {
-		return "", &MergeError{err}
+		return nil, "", &MergeError{err}
 	}
-	b.llms = &layout.LLMsOptions{Base: data, Name: name}
-	return "", nil
+	return &layout.LLMsOptions{Base: data, Name: name}, "", nil
 }
 
 // readLLMsTxt reads the file to merge into, saying what to give instead

@@ -36,13 +36,11 @@ const lockSuffix = ".skillpack.lock"
 // lockOut takes the lock of the build's output, once the output check
 // has found the folder one the build may write, and before it reads the
 // bundle there; a dry run writes nothing and takes none.
-func (b *builder) lockOut() error {
+func (b *builder) lockOut(out string) (unlock func(), err error) {
 	if b.opts.DryRun {
-		return nil
+		return nil, nil
 	}
-	unlock, err := lockOutput(b.out, "build")
-	b.unlock = unlock
-	return err
+	return lockOutput(out, "build")
 }
 
 // lockOutput takes the lock of the output folder out (absolute) for what

@@ -271,20 +271,20 @@ func TestInterrupted(t *testing.T) {
 	for _, at := range []string{"pack", "sign"} {
 		ctx, cancel := context.WithCancel(context.Background())
 		o := Options{Out: out, Jobs: 1}
-		b := &builder{ctx: ctx, opts: o, roots: []string{src}, res: &Result{}}
+		onCollected = nil
 		switch at {
 		case "pack":
-			b.collected = func(*task) { cancel() }
+			withSeam(t, &onCollected, func(string) { cancel() })
 		case "sign":
 			n := 0
-			b.opts.Sign = func(data []byte) ([]byte, error) {
+			o.Sign = func(data []byte) ([]byte, error) {
 				if n++; n == 3 {
 					cancel()
 				}
 				return fakeSign(data)
 			}
 		}
-		err := b.run()
+		_, err := RunContext(ctx, []string{src}, o)
 		if err == nil || !strings.Contains(err.Error(), "interrupted") || !strings.HasPrefix(err.Error(), at+":") {
 			t.Errorf("cancelled in %s: err = %v, want %q and interrupted", at, err, at+":")
 		}

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
+	"github.com/skillpack/skillpack/build/internal/scratch"
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
@@ -32,39 +33,32 @@ import (
 // packed, but every skill is still linted, and the checks across skills
 // run at the end, so that all findings are reported at once. A worker
 // holds one skill's bytes at a time.
-func (b *builder) pack() (string, error) {
+func (b *builder) pack(d *discovered) (*packed, string, error) {
 	if !b.opts.DryRun {
 		b.st.spare = b.opts.Spare
-		if _, err := b.st.make(b.out, b.logf); err != nil {
-			return "", err
+		if _, err := b.st.make(d.out.dir, b.logf); err != nil {
+			return nil, "", err
 		}
 		b.st.swapped = b.opts.Swapped
 	}
-	b.lintOpts = b.opts.Lint
-	if b.lintOpts.Config == nil {
-		b.lintOpts.Config = lint.DefaultConfig()
+	sums, err := scratch.New()
+	if err != nil {
+		return nil, "", err
 	}
-	if b.lintOpts.Base == "" {
-		b.lintOpts.Base, _ = os.Getwd()
-	}
-	b.lintOpts.Jobs = 1
-	var err error
-	if b.sums, err = newSummaries(); err != nil {
-		return "", err
-	}
-	for _, s := range b.skills {
-		b.work = append(b.work, &work{src: s})
+	p := &packed{discovered: d, sums: sums}
+	for _, s := range d.skills {
+		p.work = append(p.work, &work{src: s})
 	}
 	var done atomic.Int64
 	var mu sync.Mutex
-	err = b.each(func(w *work) error {
+	err = parallel.Each(len(p.work), b.opts.Jobs, func(i int) error {
 		if err := b.interrupted(); err != nil {
 			return err
 		}
-		b.process(w)
+		b.process(p, p.work[i])
 		if n := done.Add(1); b.opts.Progress != nil {
 			mu.Lock()
-			fmt.Fprintf(b.opts.Progress, "\r  packing %d/%d", n, len(b.work))
+			fmt.Fprintf(b.opts.Progress, "\r  packing %d/%d", n, len(p.work))
 			mu.Unlock()
 		}
 		return nil
@@ -73,10 +67,10 @@ func (b *builder) pack() (string, error) {
 		fmt.Fprint(b.opts.Progress, "\r\033[K")
 	}
 	if err != nil {
-		return "", err
+		return p, "", err
 	}
 	packed, reused := 0, 0
-	for _, w := range b.work {
+	for _, w := range p.work {
 		switch {
 		case w.reused:
 			reused++
@@ -84,29 +78,29 @@ func (b *builder) pack() (string, error) {
 			packed++
 		}
 	}
-	b.logf("• pack: %s (%d packed, %d reused)", human.Plural(len(b.work), "skill", "skills"), packed, reused)
-	return "", nil
+	b.logf("• pack: %s (%d packed, %d reused)", human.Plural(len(p.work), "skill", "skills"), packed, reused)
+	return p, "", nil
 }
 
 // process takes one skill through the per-skill steps; see pack. Lint
 // errors stop later skills from being packed, and a pack error stops them
 // from being packed too; which error the build reports is decided later,
 // in skill order, so that it does not depend on the workers' timing.
-func (b *builder) process(wk *work) {
+func (b *builder) process(p *packed, wk *work) {
 	w := &task{work: wk}
 	s := w.src
 	s.Read()
 	w.name = lint.SkillName(s)
 	if !b.opts.NoReuse {
-		w.prev = b.prev.Skill(w.name)
+		w.prev = p.out.prev.Skill(w.name)
 	}
 	w.files, w.collErr = skill.Collect(s.Dir)
-	if b.collected != nil {
-		b.collected(w)
+	if onCollected != nil {
+		onCollected(w.name)
 	}
 	if w.prev != nil && w.files != nil && sameShape(w.prev.Files, w.files.Files) {
 		// Lint says what is wrong with a file that cannot be hashed.
-		if w.hashed, w.err = b.hashFiles(w); w.err == nil {
+		if w.hashed, w.err = hashFiles(w); w.err == nil {
 			w.lintKey = b.lintKey(w, w.hashed)
 		}
 	}
@@ -117,7 +111,9 @@ func (b *builder) process(wk *work) {
 		if fs, ok := b.keptVerdict(w); ok {
 			return fs, true
 		}
-		b.linted.Add(1)
+		if onLint != nil {
+			onLint()
+		}
 		return nil, false
 	}
 	res := lint.Check([]*skill.Skill{s}, opts)
@@ -126,27 +122,27 @@ func (b *builder) process(wk *work) {
 		// With SkipInvalid the skill is left out, and the others go on.
 		w.invalid = true
 		if !b.opts.SkipInvalid {
-			b.failed.Store(true)
+			p.failed.Store(true)
 		}
 	}
 	switch {
 	case w.invalid:
 	case w.err != nil:
-		b.failed.Store(true)
-	case b.failed.Load():
-	case !b.claim(w.work):
+		p.failed.Store(true)
+	case p.failed.Load():
+	case !p.claim(w.work):
 		w.lost = true // see claim
 	default:
-		if w.err = b.packOne(w); w.err == nil {
-			w.err = b.keep(w)
+		if w.err = b.packOne(p, w); w.err == nil {
+			w.err = b.keep(p, w)
 		}
 		if b.refused(w, w.err) {
 			w.err = nil
 			if !b.opts.SkipInvalid {
-				b.failed.Store(true)
+				p.failed.Store(true)
 			}
 		} else if w.err != nil {
-			b.failed.Store(true)
+			p.failed.Store(true)
 		}
 	}
 	// The checks across skills read only the name and where it is.
@@ -165,7 +161,7 @@ func (b *builder) keptVerdict(w *task) ([]lint.Finding, bool) {
 
 // keep writes the summary of a packed skill, which is all the later
 // steps read of it.
-func (b *builder) keep(w *task) error {
+func (b *builder) keep(p *packed, w *task) error {
 	sum := &summary{out: w.out, key: w.key}
 	if v, ok := lint.EncodeVerdict(w.src, w.verdict, b.lintOpts); ok {
 		sum.lint, sum.verdict = w.lintKey, v
@@ -175,38 +171,20 @@ func (b *builder) keep(w *task) error {
 	sum.leftOut = append(slices.Clone(w.files.Junk), w.files.Ignored...)
 	w.sameLint = w.prev != nil && w.prev.Lint == sum.lint && bytes.Equal(w.prev.Findings, sum.verdict)
 	var err error
-	w.at, err = b.sums.add(sum)
+	w.at, err = p.sums.Add(sum.encode())
 	w.kept = err == nil
 	return err
-}
-
-// summary reads back what the build kept of a packed skill.
-func (b *builder) summary(w *work) (*summary, error) {
-	sum, err := b.sums.read(w.at)
-	if err != nil {
-		return nil, err
-	}
-	if sum.out.Name != w.name {
-		return nil, fmt.Errorf("the scratch file holds %q where %q should be", sum.out.Name, w.name)
-	}
-	return sum, nil
-}
-
-// each runs fn on every skill, one worker per job, and returns the first
-// error; after an error no further skill is started.
-func (b *builder) each(fn func(*work) error) error {
-	return parallel.Each(len(b.work), b.opts.Jobs, func(i int) error { return fn(b.work[i]) })
 }
 
 // packOne packs one skill, or proves that the previous build's archives
 // can be reused: the files hashed before lint match the record (same key)
 // and the archives and served copies still hash to their digests.
-func (b *builder) packOne(w *task) error {
+func (b *builder) packOne(p *packed, w *task) error {
 	if err := b.prepare(w); err != nil {
 		return err
 	}
 	if w.hashed != nil {
-		if key := b.key(w.hashed); b.prev.Reusable(w.prev, key) {
+		if key := b.key(w.hashed); p.out.prev.Reusable(w.prev, key) {
 			w.key, w.reused = key, true
 			w.out.Files = layoutFiles(w.hashed)
 			w.out.TarGz, w.out.Zip = w.prev.TarGz, w.prev.Zip
@@ -271,8 +249,8 @@ func (b *builder) packFresh(w *task) error {
 
 func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File) ([32]byte, error) {
 	src := filepath.Join(w.src.Dir, filepath.FromSlash(f.Path))
-	if b.reading != nil {
-		b.reading(f.Disk)
+	if onRead != nil {
+		onRead(f.Disk)
 	}
 	in, err := skill.OpenFile(f.Disk)
 	if err != nil {
@@ -296,8 +274,8 @@ func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File) ([32]byte, err
 		}
 		defer copyOut.Close()
 		out = &served{w: copyOut}
-		if b.writing != nil {
-			out.w = b.writing(copyOut)
+		if wrapServed != nil {
+			out.w = wrapServed(copyOut)
 		}
 		r = io.TeeReader(in, out)
 	}
@@ -343,13 +321,13 @@ func (s *served) Write(p []byte) (int, error) {
 // where: an error of the system, not of the skills.
 func (b *builder) outputError(err error) error {
 	if errors.Is(err, syscall.ENOSPC) {
-		return fmt.Errorf("writing the output: no space left on the device of %s (%w); free some space there, or build into a folder on another device with -o", b.out, err)
+		return fmt.Errorf("writing the output: no space left on the device of %s (%w); free some space there, or build into a folder on another device with -o", b.st.out, err)
 	}
 	return fmt.Errorf("writing the output: %w", err)
 }
 
 // hashFiles reads and hashes a skill's files without packing them.
-func (b *builder) hashFiles(w *task) ([]pack.Entry, error) {
+func hashFiles(w *task) ([]pack.Entry, error) {
 	var entries []pack.Entry
 	for _, f := range w.files.Files {
 		if doc := w.src.Doc; f.Path == w.src.File && doc != nil && int64(len(doc.Raw)) == f.Size && w.src.Size == f.Size {
@@ -357,8 +335,8 @@ func (b *builder) hashFiles(w *task) ([]pack.Entry, error) {
 			entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: f.Size, Sum: sha256.Sum256(doc.Raw)})
 			continue
 		}
-		if b.reading != nil {
-			b.reading(f.Disk)
+		if onRead != nil {
+			onRead(f.Disk)
 		}
 		sum, n, err := bundle.SumFile(f.Disk)
 		if err != nil {

@@ -91,9 +91,8 @@ func TestFullDisk(t *testing.T) {
 	src := filepath.Join(root, "src")
 	writeSkill(t, filepath.Join(src, "hello"), "hello", map[string]string{"notes/a.md": "A\n"})
 	dist := filepath.Join(root, "dist")
-	b := &builder{opts: Options{Out: dist, Jobs: 1}, roots: []string{src}, res: &Result{}}
-	b.writing = func(io.Writer) io.Writer { return full{} }
-	err := b.run()
+	withSeam(t, &wrapServed, func(io.Writer) io.Writer { return full{} })
+	_, err := Run([]string{src}, Options{Out: dist, Jobs: 1})
 	if err == nil {
 		t.Fatal("the build succeeded on a full disk")
 	}

@@ -206,21 +206,22 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 	if err != nil {
 		return nil, &OutputError{fmt.Errorf("%s: %w; rebuild the bundle", out, err)}
 	}
-	b := &builder{opts: Options{Out: out, Log: log}, res: &Result{}}
-	if b.out, err = filepath.Abs(out); err != nil {
+	b := newBuilder(context.Background(), nil, Options{Out: out, Log: log})
+	abs, err := filepath.Abs(out)
+	if err != nil {
 		return nil, err
 	}
-	unlock, err := lockOutput(b.out, "sign")
+	unlock, err := lockOutput(abs, "sign")
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	defer b.cleanup()
+	defer b.st.discard()
 	b.sweep()
-	if err := b.checkRecordedOnly(rec); err != nil {
+	if err := checkRecordedOnly(abs, out, rec); err != nil {
 		return nil, &OutputError{err}
 	}
-	if _, err := b.st.make(b.out, b.logf); err != nil {
+	if _, err := b.st.make(abs, b.logf); err != nil {
 		return nil, err
 	}
 	// The copy: every recorded file but the signatures, which are made
@@ -236,7 +237,7 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 		if f == layout.BuildRecord || layout.IsSignature(f) && !own[f] || strings.HasSuffix(f, layout.SignatureSuffix) {
 			continue
 		}
-		if err := b.st.link(filepath.Join(b.out, filepath.FromSlash(f)), b.st.path(f)); err != nil {
+		if err := b.st.link(filepath.Join(abs, filepath.FromSlash(f)), b.st.path(f)); err != nil {
 			return nil, err
 		}
 		files = append(files, f)
@@ -277,23 +278,23 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 // checkRecordedOnly refuses a bundle that holds a file its record does not
 // list: signing vouches for the folder, and a file skillpack did not write
 // is nothing to vouch for, nor to carry into the signed copy.
-func (b *builder) checkRecordedOnly(rec *layout.Record) error {
+func checkRecordedOnly(abs, out string, rec *layout.Record) error {
 	listed := make(map[string]bool, len(rec.Files))
 	for _, f := range rec.Files {
 		listed[f] = true
 	}
-	foreign, err := foreignFiles(b.out, listed)
+	foreign, err := foreignFiles(abs, listed)
 	if err != nil {
 		return err
 	}
 	if len(foreign) > 0 {
-		return fmt.Errorf("%s holds files skillpack did not write (%s); rebuild the bundle, then sign it", b.opts.Out, firstFew(foreign))
+		return fmt.Errorf("%s holds files skillpack did not write (%s); rebuild the bundle, then sign it", out, firstFew(foreign))
 	}
 	return nil
 }
 
 // sign runs the sign step (see signStep) on the staged bundle.
-func (b *builder) sign() (string, error) {
+func (b *builder) sign(s *staged) (string, error) {
 	switch {
 	case b.res.UpToDate:
 		return "the bundle is up to date", nil
@@ -305,7 +306,7 @@ func (b *builder) sign() (string, error) {
 	var sigs, folderSigs []string
 	if b.opts.Sign != nil {
 		var targets []layout.Artifact
-		for e, err := range b.bundle.Entries() {
+		for e, err := range s.plan.Entries() {
 			if err != nil {
 				return "", err
 			}
@@ -320,7 +321,7 @@ func (b *builder) sign() (string, error) {
 	}
 	if b.opts.SignFolder != nil {
 		var err error
-		if folderSigs, err = signFolders(b.st.dir, b.folders(), b.opts.SignFolder, b.st.writeFile, b.interrupted); err != nil {
+		if folderSigs, err = signFolders(b.st.dir, s.folders(), b.opts.SignFolder, b.st.writeFile, b.interrupted); err != nil {
 			return "", err
 		}
 	}
@@ -333,10 +334,10 @@ func (b *builder) signs() bool { return b.opts.Sign != nil || b.opts.SignFolder 
 
 // folders is every skill folder of the bundle, with the files the record
 // will list.
-func (b *builder) folders() iter.Seq2[folder, error] {
+func (p *packed) folders() iter.Seq2[folder, error] {
 	return func(yield func(folder, error) bool) {
-		for _, w := range b.named {
-			sum, err := b.summary(w)
+		for _, w := range p.named {
+			sum, err := p.summary(w)
 			if err != nil {
 				yield(folder{}, err)
 				return

@@ -25,10 +25,10 @@ import (
 // finding of their own, and those that an error of the checks across
 // skills (across) names. An error that names no skill, or an invalid
 // tree, is a LintError still.
-func (b *builder) skipInvalid(across []lint.Finding, errs int) error {
+func (b *builder) skipInvalid(p *packed, across []lint.Finding, errs int) error {
 	more := map[*work][]lint.Finding{}
 	if len(across) > 0 {
-		named := b.namedBy()
+		named := b.namedBy(p)
 		for _, f := range across {
 			if f.Severity != lint.Error {
 				continue
@@ -43,7 +43,7 @@ func (b *builder) skipInvalid(across []lint.Finding, errs int) error {
 			}
 		}
 	}
-	for _, w := range b.work {
+	for _, w := range p.work {
 		if w.skipped || !w.invalid && more[w] == nil {
 			continue
 		}
@@ -56,7 +56,7 @@ func (b *builder) skipInvalid(across []lint.Finding, errs int) error {
 		}
 		b.res.Skipped = append(b.res.Skipped, Skipped{Name: w.name, Dir: w.src.Dir, Findings: lint.Sort(append(fs, more[w]...))})
 	}
-	if len(b.res.Skipped) == len(b.work) {
+	if len(b.res.Skipped) == len(p.work) {
 		return &LintError{Errors: errs, All: true}
 	}
 	return nil
@@ -66,10 +66,10 @@ func (b *builder) skipInvalid(across []lint.Finding, errs int) error {
 // checks across skills names by its path: the skill whose SKILL.md or
 // folder it is, or every skill below a folder (installed-folder reports a
 // client's install folder).
-func (b *builder) namedBy() func(path string) []*work {
-	at := make(map[string]*work, 2*len(b.work))
-	dirs := make([]string, len(b.work))
-	for i, w := range b.work {
+func (b *builder) namedBy(p *packed) func(path string) []*work {
+	at := make(map[string]*work, 2*len(p.work))
+	dirs := make([]string, len(p.work))
+	for i, w := range p.work {
 		dirs[i] = b.rel(w.named.Dir)
 		at[dirs[i]] = w
 		at[b.rel(w.named.EntryPath())] = w
@@ -81,7 +81,7 @@ func (b *builder) namedBy() func(path string) []*work {
 		var below []*work
 		for i, d := range dirs {
 			if strings.HasPrefix(d, path+"/") || path == "." {
-				below = append(below, b.work[i])
+				below = append(below, p.work[i])
 			}
 		}
 		return below
@@ -106,16 +106,16 @@ func (b *builder) rel(p string) string {
 // it. Two skills of one name would write the same paths; at most one of
 // them is published (the build refuses a clash, see checkClashes), and if
 // that one lost its name to a skill that is skipped, leaveOut packs it.
-func (b *builder) claim(w *work) bool {
-	b.claimMu.Lock()
-	defer b.claimMu.Unlock()
-	if b.claims == nil {
-		b.claims = map[string]*work{}
+func (p *packed) claim(w *work) bool {
+	p.claimMu.Lock()
+	defer p.claimMu.Unlock()
+	if p.claims == nil {
+		p.claims = map[string]*work{}
 	}
-	if o, ok := b.claims[w.name]; ok && o != w {
+	if o, ok := p.claims[w.name]; ok && o != w {
 		return false
 	}
-	b.claims[w.name] = w
+	p.claims[w.name] = w
 	return true
 }
 
@@ -124,29 +124,29 @@ func (b *builder) claim(w *work) bool {
 // them (it lost its name to one, or packing stopped at one's error) is
 // packed now, one at a time: this happens only when a skill is skipped
 // for an error of the checks across skills.
-func (b *builder) leaveOut() error {
+func (b *builder) leaveOut(p *packed) error {
 	if len(b.res.Skipped) == 0 {
 		return nil
 	}
 	var kept []*work
-	for _, w := range b.work {
+	for _, w := range p.work {
 		if !w.skipped {
 			kept = append(kept, w)
 			continue
 		}
-		if err := b.unstage(w); err != nil {
+		if err := b.unstage(p, w); err != nil {
 			return err
 		}
 	}
-	b.work = kept
-	b.failed.Store(false)
-	for _, w := range b.work {
+	p.work = kept
+	p.failed.Store(false)
+	for _, w := range p.work {
 		if w.kept {
 			continue
 		}
 		name := w.name
 		w.lost, w.err = false, nil
-		b.process(w)
+		b.process(p, w)
 		switch {
 		case w.err != nil:
 			return w.err
@@ -154,18 +154,18 @@ func (b *builder) leaveOut() error {
 			return fmt.Errorf("%s changed while the bundle was being built; run the build again", w.src.Dir)
 		}
 	}
-	return b.sums.seal()
+	return p.sums.Seal()
 }
 
 // unstage removes what pack wrote of a skipped skill to the staging
 // folder: its served copies and archives, or, if its packing failed, what
 // it wrote before. Only the skill that claimed a name wrote under it; a
 // reused skill wrote nothing (write links it).
-func (b *builder) unstage(w *work) error {
-	if b.claims[w.name] != w {
+func (b *builder) unstage(p *packed, w *work) error {
+	if p.claims[w.name] != w {
 		return nil
 	}
-	delete(b.claims, w.name)
+	delete(p.claims, w.name)
 	if b.opts.DryRun {
 		return nil
 	}

@@ -1,12 +1,17 @@
 package build
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
+
+	"github.com/skillpack/skillpack/lint"
 )
 
 // Run builds the skills found at or below roots into opts.Out.
@@ -21,123 +26,127 @@ func RunContext(ctx context.Context, roots []string, opts Options) (*Result, err
 	if opts.Out == "" {
 		return nil, errors.New("no output folder given")
 	}
+	b := newBuilder(ctx, roots, opts)
+	_, err := b.run()
+	return b.res, err
+}
+
+func newBuilder(ctx context.Context, roots []string, opts Options) *builder {
 	if opts.Jobs <= 0 {
 		opts.Jobs = runtime.GOMAXPROCS(0)
 	}
-	b := &builder{ctx: ctx, opts: opts, roots: roots, res: &Result{DryRun: opts.DryRun}}
-	return b.res, b.run()
-}
-
-// The pipeline, in order (see steps). Each step is a method in the file
-// of its name; each reads what the steps before it left in the builder
-// and says, when it has nothing to do, why:
-//
-//	discover      find the skills under the roots                 discover.go
-//	check output  refuse an output folder that would destroy
-//	              something; read the previous build's record     checkoutput.go
-//	llms.txt      read and check the site's llms.txt to merge     llmstxt.go
-//	pack          per skill: read, collect, hash, lint, then pack
-//	              or reuse its archives (a worker a skill)        pack.go
-//	lint          the checks across skills; report every
-//	              finding; leave out or refuse invalid skills     lint.go
-//	guard         compare with the bundle published last: no
-//	              published version may change or go down         guard.go
-//	index         lay out the bundle and render its documents,
-//	              and decide whether it is up to date             index.go
-//	versions      stage the files of every published version      versions.go
-//	write         stage every file of the bundle                  write.go
-//	sign          sign the staged artifacts                       sign.go
-//	swap          write the record last, swap the staged
-//	              folder in                                       swap.go
-//
-// Nothing is written outside the staging folder before swap, and what
-// can be reused from the previous bundle is decided in one place, package
-// build/internal/reuse, with the three proofs its comment states.
-
-// step is one named part of the pipeline; the name prefixes its errors.
-// run returns why it did nothing ("" when it did its work).
-type step struct {
-	name string
-	run  func() (skipped string, err error)
-}
-
-// steps is the pipeline in stages: the steps of a stage run at once.
-// Discovery walks the input and the output check reads the previous
-// bundle: on a no-op rebuild each is a good part of the time, and they
-// share nothing (nor does reading llms.txt, which is quick).
-func (b *builder) steps() [][]step {
-	return [][]step{
-		{{"discover", b.discover}, {"check output", b.checkOutput}, {"llms.txt", b.llmsTxt}},
-		{{"pack", b.pack}},
-		{{"lint", b.lint}},
-		{{"guard", b.guard}},
-		{{"index", b.index}},
-		{{"versions", b.versions}},
-		{{"write", b.write}},
-		{{"sign", b.sign}},
-		{{"swap", b.swap}},
+	lo := opts.Lint
+	if lo.Config == nil {
+		lo.Config = lint.DefaultConfig()
 	}
+	if lo.Base == "" {
+		lo.Base, _ = os.Getwd()
+	}
+	lo.Jobs = 1
+	return &builder{ctx: cmp.Or[context.Context](ctx, context.Background()), opts: opts, roots: roots,
+		res: &Result{DryRun: opts.DryRun}, lintOpts: lo}
 }
 
-// run runs the pipeline; it returns the first error in step order,
-// prefixed with its step's name unless it is about the skills.
-func (b *builder) run() error {
-	defer func() {
-		if b.unlock != nil {
-			b.unlock() // after cleanup, which discards the staging folder
-		}
-	}()
-	defer b.cleanup()
+// Test seams, set only by this package's tests (none runs in parallel).
+var (
+	onCollected func(skill string)        // a skill's files are collected, before they are read
+	onRead      func(path string)         // an input file is opened to be read
+	onLint      func()                    // lint's per-skill rules run (the record did not know the verdict)
+	wrapServed  func(io.Writer) io.Writer // wraps the served copy of a file as it is packed
+)
+
+// run runs the steps in order, each in the file of its name, each taking
+// what the one before it returned: discover, check output and llms.txt
+// (at once: discovery walks the input and the output check reads the
+// previous bundle, and on a no-op rebuild each is a good part of the
+// time) → discovered → pack → lint → packed → guard, index → planned →
+// versions, write → staged → sign, swap. Nothing is written outside the
+// staging folder before swap, and what may be reused from the previous
+// bundle is decided in one place, build/internal/reuse.
+func (b *builder) run() (*staged, error) {
 	// Before discovery, which would read a killed build's copies of the
 	// skills when the output is inside the input.
 	b.sweep()
-	for _, stage := range b.steps() {
-		if err := b.interrupted(); err != nil {
-			return fmt.Errorf("%s: %w", stage[0].name, err)
-		}
-		errs := make([]error, len(stage))
-		skipped := make([]string, len(stage))
-		var wg sync.WaitGroup
-		for i, s := range stage {
-			wg.Go(func() { skipped[i], errs[i] = s.run() })
-		}
-		wg.Wait()
-		for i, err := range errs {
-			var le *LintError
-			var ce *ClashError
-			var ne *NoSkillsError
-			switch {
-			case err == nil:
-				if skipped[i] != "" && b.opts.Verbose {
-					b.logf("• %s: skipped, %s", stage[i].name, skipped[i])
-				}
-			case errors.As(err, &le), errors.As(err, &ce), errors.As(err, &ne), errors.As(err, new(*VersionError)), errors.As(err, new(*PreviousError)):
-				return err // about the skills, not a step
-			case errors.As(err, new(*packError)):
-				return err // named for its own step
-			default:
-				return fmt.Errorf("%s: %w", stage[i].name, err)
-			}
-		}
+	d := &discovered{}
+	var errs [3]error
+	var wg sync.WaitGroup
+	wg.Go(func() { d.skills, errs[0] = do(b, "discover", b.discover) })
+	wg.Go(func() { d.out, errs[1] = do(b, "check output", b.checkOutput) })
+	wg.Go(func() { d.llms, errs[2] = do(b, "llms.txt", b.llmsTxt) })
+	wg.Wait()
+	defer d.out.close() // after the staging folder is discarded (below)
+	if err := cmp.Or(errs[:]...); err != nil {
+		return nil, err
 	}
-	return nil
+	defer b.st.discard() // unless swap made it the output
+	p, err := do(b, "pack", func() (*packed, string, error) { return b.pack(d) })
+	defer p.close()
+	if err != nil {
+		return nil, err
+	}
+	if p, err = do(b, "lint", func() (*packed, string, error) { return b.lint(p) }); err != nil {
+		return nil, err
+	}
+	pub, err := do(b, "guard", func() (*published, string, error) { return b.guard(p) })
+	defer pub.close()
+	if err != nil {
+		return nil, err
+	}
+	pl, err := do(b, "index", func() (*planned, string, error) { return b.index(p, pub) })
+	if err != nil {
+		return nil, err
+	}
+	if err := b.step("versions", func() (string, error) { return b.versions(pl) }); err != nil {
+		return nil, err
+	}
+	s, err := do(b, "write", func() (*staged, string, error) { return b.write(pl) })
+	if err != nil {
+		return nil, err
+	}
+	if err := b.step("sign", func() (string, error) { return b.sign(s) }); err != nil {
+		return nil, err
+	}
+	return s, b.step("swap", func() (string, error) { return b.swap(s) })
+}
+
+// do is step for a step that hands on a result.
+func do[T any](b *builder, name string, fn func() (T, string, error)) (T, error) {
+	var v T
+	err := b.step(name, func() (skipped string, err error) {
+		v, skipped, err = fn()
+		return skipped, err
+	})
+	return v, err
+}
+
+// step runs one named step, unless the build was interrupted. fn returns
+// why it did nothing ("" when it did its work), said with -v; its error is
+// prefixed with the step's name unless it is about the skills.
+func (b *builder) step(name string, fn func() (skipped string, err error)) error {
+	err := b.interrupted()
+	skipped := ""
+	if err == nil {
+		skipped, err = fn()
+	}
+	switch {
+	case err == nil:
+		if skipped != "" && b.opts.Verbose {
+			b.logf("• %s: skipped, %s", name, skipped)
+		}
+		return nil
+	case errors.As(err, new(*LintError)), errors.As(err, new(*ClashError)), errors.As(err, new(*NoSkillsError)),
+		errors.As(err, new(*VersionError)), errors.As(err, new(*PreviousError)):
+		return err // about the skills, not a step
+	case errors.As(err, new(*packError)):
+		return err // named for its own step
+	}
+	return fmt.Errorf("%s: %w", name, err)
 }
 
 func (b *builder) logf(format string, args ...any) {
 	if b.opts.Log != nil {
 		fmt.Fprintf(b.opts.Log, format+"\n", args...)
 	}
-}
-
-// cleanup removes what the build made and did not swap in: its scratch
-// files and, after a failure, its staging folder.
-func (b *builder) cleanup() {
-	b.sums.close()
-	b.prev.Close()
-	if b.prevOut != nil {
-		b.prevOut.Close()
-	}
-	b.st.discard()
 }
 
 // sweep removes the staging folders killed builds of this output left
@@ -155,7 +164,7 @@ func (b *builder) sweep() {
 // interrupted says, once the build's context is done, that the build
 // stopped and left the output as it was.
 func (b *builder) interrupted() error {
-	if b.ctx == nil || b.ctx.Err() == nil {
+	if b.ctx.Err() == nil {
 		return nil
 	}
 	return fmt.Errorf("interrupted (%w); the output folder is as it was", b.ctx.Err())

@@ -23,23 +23,9 @@ type summary struct {
 	leftOut []string      // junk and .skillignore'd paths
 }
 
-// summaries is the file of every skill's summary. Workers add to it at
-// once; reads come after seal and may run at once too.
-type summaries struct{ s *scratch.File }
-
-func newSummaries() (*summaries, error) {
-	s, err := scratch.New()
-	return &summaries{s}, err
-}
-
-// add writes a summary and returns where it is.
-func (s *summaries) add(sum *summary) (scratch.Spot, error) { return s.s.Add(sum.encode()) }
-
-func (s *summaries) seal() error { return s.s.Seal() }
-
-// read returns the summary at a spot.
-func (s *summaries) read(at scratch.Spot) (*summary, error) {
-	data, err := s.s.Read(at)
+// summary reads back what the build kept of a packed skill.
+func (p *packed) summary(w *work) (*summary, error) {
+	data, err := p.sums.Read(w.at)
 	if err != nil {
 		return nil, err
 	}
@@ -47,12 +33,15 @@ func (s *summaries) read(at scratch.Spot) (*summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the scratch file: %w", err)
 	}
+	if sum.out.Name != w.name {
+		return nil, fmt.Errorf("the scratch file holds %q where %q should be", sum.out.Name, w.name)
+	}
 	return sum, nil
 }
 
-func (s *summaries) close() {
-	if s != nil {
-		s.s.Close()
+func (p *packed) close() {
+	if p != nil {
+		p.sums.Close()
 	}
 }
 

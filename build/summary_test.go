@@ -32,11 +32,12 @@ func testSummaries() []*summary {
 // What a summary is read back as must be what was written, whatever the
 // order workers add them in.
 func TestSummariesRoundTrip(t *testing.T) {
-	s, err := newSummaries()
+	s, err := scratch.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.close()
+	defer s.Close()
+	p := &packed{sums: s}
 	want := testSummaries()
 	for range 50 {
 		want = append(want, testSummaries()...)
@@ -45,7 +46,7 @@ func TestSummariesRoundTrip(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, sum := range want {
 		wg.Go(func() {
-			at, err := s.add(sum)
+			at, err := s.Add(sum.encode())
 			if err != nil {
 				t.Error(err)
 			}
@@ -53,11 +54,11 @@ func TestSummariesRoundTrip(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if err := s.seal(); err != nil {
+	if err := s.Seal(); err != nil {
 		t.Fatal(err)
 	}
 	for i, at := range spots {
-		got, err := s.read(at)
+		got, err := p.summary(&work{at: at, name: want[i].out.Name})
 		if err != nil {
 			t.Fatal(err)
 		}

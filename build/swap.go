@@ -2,6 +2,7 @@ package build
 
 import (
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
@@ -11,7 +12,7 @@ import (
 // swap is the last step: it writes the build record, the build's last
 // write and the proof of everything before it (see reuse.go), stamps it
 // after every other file, and swaps the staged bundle in.
-func (b *builder) swap() (string, error) {
+func (b *builder) swap(s *staged) (string, error) {
 	switch {
 	case b.res.UpToDate:
 		return "the bundle is up to date", nil
@@ -19,27 +20,27 @@ func (b *builder) swap() (string, error) {
 		return "dry run", nil
 	}
 	written := time.Now() // every other file of the bundle is stamped no later
-	if d, _, err := b.st.writeDoc(b.st.path(layout.BuildRecord), b.writeRecord); err != nil {
+	if d, _, err := b.st.writeDoc(b.st.path(layout.BuildRecord), func(w io.Writer) error { return b.writeRecord(s.planned, w) }); err != nil {
 		return "", err
-	} else if d != b.recDigest {
+	} else if d != s.record {
 		return "", fmt.Errorf("%s: the record changed between two renderings", layout.BuildRecord)
 	}
 	if err := reuse.StampAfter(b.st.path(layout.BuildRecord), written); err != nil {
 		return "", err
 	}
-	return "", b.st.swap(b.describe)
+	return "", b.st.swap(func(old string) *spareSet { return describeOld(s.planned, old) })
 }
 
-// describe is what the folder old, the bundle this build replaced, holds
+// describeOld is what the folder old, the bundle this build replaced, holds
 // by its record: kept as the spare (Options.Spare) when it can be told.
 // Only the skills this build reused were proven to hold their recorded
 // bytes in it (reuse.Previous.Reusable).
-func (b *builder) describe(old string) *spareSet {
-	if b.prev == nil {
+func describeOld(pl *planned, old string) *spareSet {
+	if pl.out.prev == nil {
 		return nil
 	}
-	return describe(old, b.prev, func(c *layout.RecordSkill) bool {
-		w := b.byName(c.Name)
+	return describe(old, pl.out.prev, func(c *layout.RecordSkill) bool {
+		w := pl.byName(c.Name)
 		return w != nil && w.reused
 	})
 }

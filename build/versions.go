@@ -25,13 +25,15 @@ import (
 // the folders (layout.Versioning), and the versions step stages them.
 
 // versioning is what index passes to layout.Plan for a versioned build.
-func (b *builder) versioning() *layout.Versioning {
+func (b *builder) versioning(pl *planned) *layout.Versioning {
 	if !b.opts.Versioned {
 		return nil
 	}
-	v := &layout.Versioning{Release: b.opts.Release, Carried: b.carried}
-	if b.published != nil {
-		v.Published = b.published.Versions
+	v := &layout.Versioning{Release: b.opts.Release, Carried: func(p string, _ layout.Rendered) func(io.Writer) error {
+		return b.carried(pl.pub, p)
+	}}
+	if pl.pub != nil {
+		v.Published = pl.pub.Versions
 	}
 	return v
 }
@@ -39,13 +41,14 @@ func (b *builder) versioning() *layout.Versioning {
 // carried is layout.Versioning.Carried: the write step renders a
 // snapshot the previous bundle published by copying its bytes, checked
 // against the digest its versions.json gives.
-func (b *builder) carried(p string, want layout.Rendered) func(io.Writer) error {
+func (b *builder) carried(pub *published, p string) func(io.Writer) error {
 	return func(w io.Writer) error {
-		// versions.json, which gives want, has the digest checksums.txt
-		// gives it, and every release's snapshot too (bundle.Open).
-		data, err := b.published.Doc(b.context(), p)
+		// versions.json, which gives the digest wanted, has the digest
+		// checksums.txt gives it, and every release's snapshot too
+		// (bundle.Open).
+		data, err := pub.Doc(b.ctx, p)
 		if err != nil {
-			return &PreviousError{From: b.published.Source().String(), Err: err}
+			return &PreviousError{From: pub.Source().String(), Err: err}
 		}
 		_, err = w.Write(data)
 		return err
@@ -60,7 +63,7 @@ func (b *builder) carried(p string, want layout.Rendered) func(io.Writer) error 
 // digest versions.json gives (a file that does not match is a previous
 // bundle changed after it was published, and stops the build). It runs
 // before write, which has nothing to do for these files.
-func (b *builder) versions() (string, error) {
+func (b *builder) versions(pl *planned) (string, error) {
 	switch {
 	case !b.opts.Versioned:
 		return "not --versioned", nil
@@ -73,8 +76,8 @@ func (b *builder) versions() (string, error) {
 	// its folder comes from this build's files.
 	fresh := map[string]string{}
 	versioned := 0
-	for _, w := range b.named {
-		sum, err := b.summary(w)
+	for _, w := range pl.named {
+		sum, err := pl.summary(w)
 		if err != nil {
 			return "", err
 		}
@@ -82,7 +85,7 @@ func (b *builder) versions() (string, error) {
 		if v != "" {
 			versioned++
 		}
-		if v != "" && (b.published == nil || b.published.Versions.Find(w.name, v) == nil) {
+		if v != "" && (pl.pub == nil || pl.pub.Versions.Find(w.name, v) == nil) {
 			fresh[w.name] = v
 		}
 	}
@@ -90,7 +93,7 @@ func (b *builder) versions() (string, error) {
 		b.logf("  warning: no skill has a SemVer version (metadata.version), so none has a folder of its own and a release's snapshot lists none")
 	}
 	var es []layout.Entry
-	for e, err := range b.bundle.Entries() {
+	for e, err := range pl.plan.Entries() {
 		if err != nil {
 			return "", err
 		}
@@ -101,7 +104,7 @@ func (b *builder) versions() (string, error) {
 		// A skill only its versions keep is in no skill pack settled: a
 		// spare folder's copy of it goes now, or write's clearing of what
 		// the spare held would take these files with it.
-		if b.byName(e.Skill) == nil {
+		if pl.byName(e.Skill) == nil {
 			if err := b.st.held.settle(e.Skill, nil); err != nil {
 				return "", err
 			}
@@ -114,17 +117,17 @@ func (b *builder) versions() (string, error) {
 		}
 		e := es[i]
 		if fresh[e.Skill] == e.Version {
-			return b.st.link(b.ownCopy(e), b.st.path(e.Path))
+			return b.st.link(b.ownCopy(pl, e), b.st.path(e.Path))
 		}
 		carried.Add(1)
-		return b.carry(e)
+		return b.carry(pl, e)
 	})
 	if err != nil {
 		return "", err
 	}
 	from := ""
 	if n := carried.Load(); n > 0 {
-		from = fmt.Sprintf(", %d carried from %s", n, b.published.Source())
+		from = fmt.Sprintf(", %d carried from %s", n, pl.pub.Source())
 	}
 	b.logf("• versions: %s of published versions%s", human.Plural(len(es), "file", "files"), from)
 	return "", nil
@@ -133,29 +136,29 @@ func (b *builder) versions() (string, error) {
 // ownCopy is where this build has the bytes of a file of a version it
 // makes: the skill's served copy or archive, staged by pack, or in the
 // output folder for a skill reused from it.
-func (b *builder) ownCopy(e layout.Entry) string {
+func (b *builder) ownCopy(pl *planned, e layout.Entry) string {
 	p := layout.SkillFile(e.Skill, e.File)
 	if e.Format != "" {
 		p = layout.ArchivePath(e.Skill, e.Digest, e.Format)
 	}
-	if b.byName(e.Skill).reused {
-		return filepath.Join(b.out, filepath.FromSlash(p))
+	if pl.byName(e.Skill).reused {
+		return filepath.Join(pl.out.dir, filepath.FromSlash(p))
 	}
 	return b.st.path(p)
 }
 
 // carry stages a file of a version the previous bundle published, with
 // the digest and size its versions.json gives.
-func (b *builder) carry(e layout.Entry) error {
+func (b *builder) carry(pl *planned, e layout.Entry) error {
 	dst := b.st.path(e.Path)
-	if b.published == nil {
+	if pl.pub == nil {
 		return fmt.Errorf("%s: no previous bundle to carry it from", e.Path)
 	}
-	src := b.published.Source()
+	src := pl.pub.Source()
 	fail := func(err error) error { return &PreviousError{From: src.String(), Err: err} }
-	if b.prevOut != nil {
-		file := filepath.Join(b.out, filepath.FromSlash(e.Path))
-		if !b.prev.Holds(e.Path, e.Digest, e.Size) {
+	if pl.pub.folder != nil {
+		file := filepath.Join(pl.out.dir, filepath.FromSlash(e.Path))
+		if !pl.out.prev.Holds(e.Path, e.Digest, e.Size) {
 			got, n, err := bundle.HashFile(file)
 			if err != nil {
 				return fail(fmt.Errorf("%s: %w; %s lists it", e.Path, err, layout.VersionsIndex))
@@ -164,7 +167,7 @@ func (b *builder) carry(e layout.Entry) error {
 		}
 		return b.st.link(file, dst)
 	}
-	rc, _, err := bundle.OpenMax(b.context(), src, e.Path, pack.MaxFile)
+	rc, _, err := bundle.OpenMax(b.ctx, src, e.Path, pack.MaxFile)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return fail(fmt.Errorf("%s is missing, though %s lists it: the bundle is not all there", e.Path, layout.VersionsIndex))

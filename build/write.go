@@ -14,14 +14,14 @@ import (
 // skills (linked from the previous bundle, or kept in the spare folder),
 // and the legacy tree (linked to the served copies). Index computed them;
 // write only writes.
-func (b *builder) write() (string, error) {
+func (b *builder) write(pl *planned) (*staged, string, error) {
 	switch {
 	case b.res.UpToDate:
 		b.logf("• write: %s is up to date", b.opts.Out)
-		return "", nil
+		return &staged{pl}, "", nil
 	case b.opts.DryRun:
 		b.logf("• write: dry run, would write %s to %s", human.Plural(b.res.Files, "file", "files"), b.opts.Out)
-		return "", nil
+		return &staged{pl}, "", nil
 	}
 	// Files and archives are staged by several workers, a batch at a
 	// time: staging a bundle is tens of thousands of links and folders,
@@ -38,14 +38,14 @@ func (b *builder) write() (string, error) {
 			if err := b.interrupted(); err != nil {
 				return err
 			}
-			return b.writeEntry(batch[i])
+			return b.writeEntry(pl, batch[i])
 		})
 		batch = batch[:0]
 		return err
 	}
-	for e, err := range b.bundle.Entries() {
+	for e, err := range pl.plan.Entries() {
 		if err != nil {
-			return "", err
+			return nil, "", err
 		}
 		total += e.Size
 		if e.Kind == layout.KindDoc {
@@ -54,39 +54,39 @@ func (b *builder) write() (string, error) {
 		}
 		if batch = append(batch, e); len(batch) == stageBatch {
 			if err := flush(); err != nil {
-				return "", err
+				return nil, "", err
 			}
 		}
 	}
 	if err := flush(); err != nil {
-		return "", err
+		return nil, "", err
 	}
 	// What the spare folder held that the new bundle does not take goes
 	// (its skills were settled by pack, its documents when it was taken).
 	if err := b.st.held.clearRest(); err != nil {
-		return "", err
+		return nil, "", err
 	}
 	err := parallel.Each(len(docs), len(docs), func(i int) error {
 		if err := b.interrupted(); err != nil {
 			return err
 		}
-		return b.writeEntry(docs[i])
+		return b.writeEntry(pl, docs[i])
 	})
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
 	// Pack and this loop make every planned file and nothing else; a
 	// mismatch is a bug, and a bundle missing a file must not be swapped in.
-	if n := b.st.made.Load() + b.st.kept.Load(); n != int64(b.bundle.Len()) {
-		return "", fmt.Errorf("the plan has %d files but %d were written", b.bundle.Len(), n)
+	if n := b.st.made.Load() + b.st.kept.Load(); n != int64(pl.plan.Len()) {
+		return nil, "", fmt.Errorf("the plan has %d files but %d were written", pl.plan.Len(), n)
 	}
 	b.logf("• write: %s (%s, %s)", b.opts.Out, human.Plural(b.res.Files, "file", "files"), human.Bytes(total))
-	return "", nil
+	return &staged{pl}, "", nil
 }
 
 // writeEntry stages one entry of the plan, unless pack staged it or the
 // spare folder holds it (Options.Spare).
-func (b *builder) writeEntry(e layout.Entry) error {
+func (b *builder) writeEntry(pl *planned, e layout.Entry) error {
 	if e.Kind != layout.KindDoc && b.st.held.take(e.Skill, e.Path) {
 		b.st.kept.Add(1) // the spare folder holds these bytes already
 		return nil
@@ -107,19 +107,19 @@ func (b *builder) writeEntry(e layout.Entry) error {
 			return fmt.Errorf("%s: the document changed between two renderings", e.Path)
 		}
 	case layout.KindArchive:
-		if b.byName(e.Skill).reused {
-			return b.st.link(filepath.Join(b.out, filepath.FromSlash(e.Path)), dst)
+		if pl.byName(e.Skill).reused {
+			return b.st.link(filepath.Join(pl.out.dir, filepath.FromSlash(e.Path)), dst)
 		}
 	case layout.KindFile:
 		v2 := layout.SkillFile(e.Skill, e.File)
-		reused := b.byName(e.Skill).reused
+		reused := pl.byName(e.Skill).reused
 		switch {
 		case e.Path != v2 && reused: // the legacy tree repeats the v0.2 tree
-			return b.st.link(filepath.Join(b.out, filepath.FromSlash(v2)), dst)
+			return b.st.link(filepath.Join(pl.out.dir, filepath.FromSlash(v2)), dst)
 		case e.Path != v2: // packed: pack staged the v0.2 copy
 			return b.st.link(b.st.path(v2), dst)
 		case reused:
-			return b.st.link(filepath.Join(b.out, filepath.FromSlash(e.Path)), dst)
+			return b.st.link(filepath.Join(pl.out.dir, filepath.FromSlash(e.Path)), dst)
 		}
 	}
 	return nil
