@@ -3,14 +3,12 @@
 // store (Cloudflare R2, Google Cloud Storage's S3 API, Ceph, MinIO,
 // versitygw), through minio-go.
 //
-// It owns what a bucket holds of a bundle: every file at its bundle path
-// with the headers _headers gives it and its sha256 as its S3 checksum; a
-// copy of each build record under .skillpack/releases/ and the release
-// list .skillpack/releases.json, written after the objects; the inventory
-// that lets a rerun skip what is there; Prune; and Bucket, the bundle.Store
-// that `skillpack verify s3://...` reads a prefix through.
-//
-// It must not delete what it did not write, what a kept release names or
-// what an index published before the run names, nor read DIST except
-// through package publish. The why of each: ARCHITECTURE.md, "publish/s3".
+// It is an adapter: Bucket is a prefix as a publish.Bucket (list, stat,
+// get, put with the headers, the sha256 checksum and the digest in the
+// metadata, delete) and as the bundle.Store that `skillpack verify
+// s3://...` reads; the releases, the inventory and Prune are publish's
+// (PublishBucket). It owns the target's syntax, the endpoint and
+// credentials, which S3 errors are worth a retry, and what its messages
+// say to do about the commonest ones. It must not read DIST except
+// through package publish.
 package s3

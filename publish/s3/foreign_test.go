@@ -34,7 +34,7 @@ var foreign = []string{
 	"mcp/index.html",
 	"docs/index.html",
 	"old/" + layout.Checksums,
-	recordCopy(layout.Digest("sha256:" + strings.Repeat("ab", 32))),
+	publish.RecordCopy(layout.Digest("sha256:" + strings.Repeat("ab", 32))),
 }
 
 // Prune deletes only what a release record names: objects skillpack did
@@ -150,12 +150,12 @@ func testForeign(t *testing.T, s *server) {
 	for _, base := range bases[:1] {
 		var copies []string
 		for p := range s.objects(base) {
-			if d, ok := recordOf(p); ok && d != layout.Digest("sha256:"+strings.Repeat("ab", 32)) {
+			if d, ok := publish.RecordOf(p); ok && d != layout.Digest("sha256:"+strings.Repeat("ab", 32)) {
 				copies = append(copies, p)
 			}
 		}
 		slices.Sort(copies)
-		wantCopies := []string{recordCopy(bundles[8].Record().Digest), recordCopy(bundles[9].Record().Digest)}
+		wantCopies := []string{publish.RecordCopy(bundles[8].Record().Digest), publish.RecordCopy(bundles[9].Record().Digest)}
 		slices.Sort(wantCopies)
 		if !slices.Equal(copies, wantCopies) {
 			t.Errorf("%q: record copies %v, want %v", base, copies, wantCopies)

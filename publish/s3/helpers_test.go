@@ -474,3 +474,12 @@ func matches(t testing.TB, s *server, got map[string]stored, b *publish.Bundle) 
 		}
 	}
 }
+
+// releases is the release list (publish.ReleasesList) as a reader
+// decodes it.
+type releases struct {
+	Releases []struct {
+		Record, Bundle layout.Digest
+		Published      time.Time
+	}
+}

@@ -41,13 +41,13 @@ func testPublish(t *testing.T, s *server) {
 
 	// The release list and the record's copy.
 	var doc releases
-	if err := json.Unmarshal(got[releasesList].data, &doc); err != nil || len(doc.Releases) != 1 {
-		t.Fatalf("release list %s: %v", got[releasesList].data, err)
+	if err := json.Unmarshal(got[publish.ReleasesList].data, &doc); err != nil || len(doc.Releases) != 1 {
+		t.Fatalf("release list %s: %v", got[publish.ReleasesList].data, err)
 	}
 	if rel := doc.Releases[0]; rel.Record != b.Record().Digest || rel.Bundle != b.Key || rel.Published.IsZero() {
 		t.Errorf("release %+v", rel)
 	}
-	if c := got[recordCopy(b.Record().Digest)]; c.digest != b.Record().Digest || s.cacheControl && !strings.Contains(c.info.Metadata.Get("Cache-Control"), "immutable") {
+	if c := got[publish.RecordCopy(b.Record().Digest)]; c.digest != b.Record().Digest || s.cacheControl && !strings.Contains(c.info.Metadata.Get("Cache-Control"), "immutable") {
 		t.Errorf("record copy: %s, %q", c.digest, c.info.Metadata.Get("Cache-Control"))
 	}
 
@@ -82,17 +82,17 @@ func testPublish(t *testing.T, s *server) {
 			}
 		}
 	}
-	want = append(want, recordCopy(b2.Record().Digest), releasesList, inventoryPath)
+	want = append(want, publish.RecordCopy(b2.Record().Digest), publish.ReleasesList, publish.InventoryPath)
 	slices.Sort(want)
-	if sorted := slices.Sorted(slices.Values(puts)); !slices.Equal(sorted, want) || !slices.Equal(r.paths(publish.Uploaded), slices.DeleteFunc(slices.Clone(want), func(p string) bool { return p == inventoryPath })) {
+	if sorted := slices.Sorted(slices.Values(puts)); !slices.Equal(sorted, want) || !slices.Equal(r.paths(publish.Uploaded), slices.DeleteFunc(slices.Clone(want), func(p string) bool { return p == publish.InventoryPath })) {
 		t.Errorf("one skill changed: PUT\n%v\nwant\n%v", puts, want)
 	}
 	got = s.objects("site")
 	matches(t, s, got, b2)
 	consistent(t, got, true)
 	safeOrder(t, puts, b2)
-	if err := json.Unmarshal(got[releasesList].data, &doc); err != nil || len(doc.Releases) != 2 || doc.Releases[0].Record != b2.Record().Digest {
-		t.Errorf("release list %s", got[releasesList].data)
+	if err := json.Unmarshal(got[publish.ReleasesList].data, &doc); err != nil || len(doc.Releases) != 2 || doc.Releases[0].Record != b2.Record().Digest {
+		t.Errorf("release list %s", got[publish.ReleasesList].data)
 	}
 	// The archives of the first release are still there: nothing is
 	// deleted without --prune.
@@ -110,7 +110,7 @@ func safeOrder(t testing.TB, puts []string, b *publish.Bundle) {
 	t.Helper()
 	last := publish.Archives
 	for i, p := range puts {
-		if p == recordCopy(b.Record().Digest) {
+		if p == publish.RecordCopy(b.Record().Digest) {
 			// First: what a stopped run leaves is named by a record.
 			if i > 0 {
 				t.Errorf("the record's copy was PUT after %s", puts[i-1])
@@ -126,10 +126,10 @@ func safeOrder(t testing.TB, puts []string, b *publish.Bundle) {
 		}
 		last = max(last, st)
 	}
-	if i, j := slices.Index(puts, recordCopy(b.Record().Digest)), slices.Index(puts, releasesList); i >= 0 && j >= 0 && j < i {
+	if i, j := slices.Index(puts, publish.RecordCopy(b.Record().Digest)), slices.Index(puts, publish.ReleasesList); i >= 0 && j >= 0 && j < i {
 		t.Errorf("the release list was PUT before the record's copy")
 	}
-	if i, j := slices.Index(puts, releasesList), slices.Index(puts, inventoryPath); i >= 0 && j >= 0 && j < i {
+	if i, j := slices.Index(puts, publish.ReleasesList), slices.Index(puts, publish.InventoryPath); i >= 0 && j >= 0 && j < i {
 		t.Errorf("the inventory was PUT before the release list")
 	}
 }
@@ -221,19 +221,19 @@ func testPrune(t *testing.T, s *server) {
 		if _, ok := got[p]; ok != want {
 			t.Errorf("release %d's archive %s: present %v, want %v", i+1, p, ok, want)
 		}
-		if _, ok := got[recordCopy(bundles[i].Record().Digest)]; ok != want {
+		if _, ok := got[publish.RecordCopy(bundles[i].Record().Digest)]; ok != want {
 			t.Errorf("release %d's record copy: present %v, want %v", i+1, ok, want)
 		}
 	}
 	var doc releases
-	json.Unmarshal(got[releasesList].data, &doc)
+	json.Unmarshal(got[publish.ReleasesList].data, &doc)
 	if len(doc.Releases) != 2 || doc.Releases[0].Record != bundles[3].Record().Digest || doc.Releases[1].Record != bundles[2].Record().Digest {
-		t.Errorf("release list %s", got[releasesList].data)
+		t.Errorf("release list %s", got[publish.ReleasesList].data)
 	}
 	var want []string
 	for _, b := range bundles[:2] {
 		sk := b.Skills[slices.IndexFunc(b.Skills, func(s publish.Skill) bool { return s.Name == "csv-profiler" })]
-		want = append(want, sk.TarGz.Path, sk.Zip.Path, recordCopy(b.Record().Digest))
+		want = append(want, sk.TarGz.Path, sk.Zip.Path, publish.RecordCopy(b.Record().Digest))
 		for _, sig := range sk.Signatures {
 			want = append(want, sig.Path)
 		}
@@ -321,7 +321,7 @@ func testChangedFile(t *testing.T, s *server) {
 		if res.Object.Path == victim.Path && res.Attempts != 1 {
 			t.Errorf("tried %d times", res.Attempts)
 		}
-		if res.Object.Stage > publish.Files && res.Object.Path != recordCopy(b.Record().Digest) && res.State != publish.Skipped {
+		if res.Object.Stage > publish.Files && res.Object.Path != publish.RecordCopy(b.Record().Digest) && res.State != publish.Skipped {
 			t.Errorf("%s: %s after the files failed", res.Object.Path, res.State)
 		}
 	}
@@ -419,7 +419,7 @@ func testInterrupted(t *testing.T, s *server) {
 		consistent(t, got, true)
 		matches(t, s, got, b)
 		var doc releases
-		if json.Unmarshal(got[releasesList].data, &doc); len(doc.Releases) == 0 || doc.Releases[0].Record != b.Record().Digest {
+		if json.Unmarshal(got[publish.ReleasesList].data, &doc); len(doc.Releases) == 0 || doc.Releases[0].Record != b.Record().Digest {
 			t.Errorf("rerun %d: the release list does not start with the release", i)
 		}
 	}
@@ -488,57 +488,6 @@ func TestEndpoint(t *testing.T) {
 	}
 	if _, err := (&Options{AccessKey: "x"}).client(); err == nil || !strings.Contains(err.Error(), "give both") {
 		t.Errorf("a key without a secret: %v", err)
-	}
-}
-
-func TestReleases(t *testing.T) {
-	d := func(c byte) layout.Digest { return layout.Digest("sha256:" + strings.Repeat(string(c), 64)) }
-	list := []release{{Record: d('a')}, {Record: d('b')}, {Record: d('c')}}
-	got := withRelease(list, release{Record: d('b')}, 3)
-	if recs := []layout.Digest{got[0].Record, got[1].Record, got[2].Record}; !slices.Equal(recs, []layout.Digest{d('b'), d('a'), d('c')}) || len(got) != 3 {
-		t.Errorf("%v", got)
-	}
-	if got := withRelease(list, release{Record: d('d')}, 2); len(got) != 2 || got[1].Record != d('a') {
-		t.Errorf("%v", got)
-	}
-	back, err := decodeReleases(encodeReleases(list))
-	if err != nil || !slices.Equal(back, list) {
-		t.Errorf("%v %v", back, err)
-	}
-	for _, bad := range []string{`{}x`, `{"releases":[{"record":"sha256:x"}]}`, `{"releases":[],"other":1}`, `[]`} {
-		if _, err := decodeReleases([]byte(bad)); err == nil {
-			t.Errorf("%s: decoded", bad)
-		}
-	}
-	for p, want := range map[string]bool{
-		recordCopy(d('a')):           true,
-		".skillpack/releases/x.json": false,
-		"x/" + recordCopy(d('a')):    false,
-		layout.V2Index:               false,
-		layout.Signature(layout.ArchivePath("a", d('a'), layout.Zip)): false,
-	} {
-		if got, ok := recordOf(p); ok != want || ok && got != d('a') {
-			t.Errorf("recordOf(%s) = %s, %v", p, got, ok)
-		}
-	}
-}
-
-func TestSameType(t *testing.T) {
-	for _, c := range []struct {
-		stored, sent string
-		want         bool
-	}{
-		{"text/markdown; charset=utf-8", "text/markdown; charset=utf-8", true},
-		{"Text/Markdown;charset=UTF-8", "text/markdown; charset=utf-8", true},
-		{"text/markdown", "text/markdown; charset=utf-8", false},
-		{"text/plain; charset=utf-8", "text/markdown; charset=utf-8", false},
-		{"application/gzip", "application/gzip", true},
-		{"", "application/gzip", false},
-		{";;;", "application/gzip", false},
-	} {
-		if got := sameType(c.stored, c.sent); got != c.want {
-			t.Errorf("sameType(%q, %q) = %v", c.stored, c.sent, got)
-		}
 	}
 }
 
@@ -618,9 +567,9 @@ func testInventory(t *testing.T, s *server) {
 	matches(t, s, s.objects("v"), b)
 
 	// An inventory that cannot be read: every object is asked for.
-	s.put("v/"+inventoryPath, "not gzip")
+	s.put("v/"+publish.InventoryPath, "not gzip")
 	heads()
-	if puts := publishOnce(); !slices.Equal(puts, []string{inventoryPath}) {
+	if puts := publishOnce(); !slices.Equal(puts, []string{publish.InventoryPath}) {
 		t.Errorf("with a broken inventory, PUT %v; want the inventory alone", puts)
 	}
 	if n := heads(); n < len(b.Objects) {

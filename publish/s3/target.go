@@ -86,7 +86,7 @@ type Options struct {
 
 	DryRun bool // list and compare, report what would change, change nothing
 	Prune  bool // delete what no kept release names (see the package comment)
-	Keep   int  // releases Prune keeps, the new one included; 0: DefaultKeep
+	Keep   int  // releases Prune keeps, the new one included; 0: publish.DefaultKeep
 
 	Jobs     int           // requests at once; 0: DefaultJobs
 	Attempts int           // tries per request; 0: as many as Budget allows
@@ -109,11 +109,9 @@ type Options struct {
 	Getenv func(string) string
 }
 
-// Defaults of Options' zero fields.
-const (
-	DefaultJobs = 16 // S3 requests are small and mostly waiting: more than publish's default
-	DefaultKeep = 3
-)
+// DefaultJobs is Options.Jobs' default: S3 requests are small and
+// mostly waiting, so more than publish's.
+const DefaultJobs = 16
 
 func (o *Options) getenv(k string) string {
 	if o.Getenv != nil {

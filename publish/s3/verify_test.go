@@ -93,7 +93,7 @@ func testVerify(t *testing.T, s *server) {
 	restore(layout.V2Index)
 
 	s.put("ver/"+layout.BuildRecord, strings.Replace(string(readDist(t, b.Dir, layout.BuildRecord)), "\n", "\n ", 1))
-	want(check(), releasesList, "its newest release is the build record "+string(b.Record().Digest))
+	want(check(), publish.ReleasesList, "its newest release is the build record "+string(b.Record().Digest))
 	restore(layout.BuildRecord)
 
 	if rep := check(); !rep.OK() {

@@ -57,7 +57,7 @@ type PublishFlags struct {
 func (p *PublishFlags) AddFlags(f *pflag.FlagSet) {
 	p.TargetFlags.AddFlags(f)
 	f.BoolVar(&p.Prune, "prune", false, "S3: delete skillpack's objects that no kept release names")
-	f.IntVar(&p.Keep, "keep", 0, fmt.Sprintf("with --prune: the releases whose objects are kept, the new one included (default %d)", s3.DefaultKeep))
+	f.IntVar(&p.Keep, "keep", 0, fmt.Sprintf("with --prune: the releases whose objects are kept, the new one included (default %d)", publish.DefaultKeep))
 }
 
 // given reports whether any publish flag was set.

@@ -1,4 +1,4 @@
-package s3
+package publish
 
 import (
 	"bytes"
@@ -11,10 +11,9 @@ import (
 	"sync"
 
 	"github.com/skillpack/skillpack/layout"
-	"github.com/skillpack/skillpack/publish"
 )
 
-// inventoryPath is the inventory, written at the end of each complete run
+// InventoryPath is the inventory, written at the end of each complete run
 // (after the release list): every object the run made present, with its
 // digest and headers as verified then, and the ETag the server gave it.
 //
@@ -30,7 +29,7 @@ import (
 // tens of megabytes as text.
 //
 //	{"objects":[{"path":"…","digest":"sha256:…","etag":"…","contentType":"…","cacheControl":"…"}]}
-const inventoryPath = ".skillpack/inventory.json.gz"
+const InventoryPath = ".skillpack/inventory.json.gz"
 
 // maxInventory bounds the inventory read back, gzipped and unpacked.
 const maxInventory = 256 << 20
@@ -50,7 +49,7 @@ type inventory struct {
 
 // vouches reports whether the inventory's entry proves o present at the
 // ETag the listing gives its key.
-func (e entry) vouches(o publish.Object, etag string) bool {
+func (e entry) vouches(o Object, etag string) bool {
 	return etag != "" && e.ETag == etag && e.Digest == o.Digest &&
 		e.ContentType == o.ContentType && e.CacheControl == o.CacheControl
 }
@@ -77,34 +76,22 @@ func decodeInventory(data []byte) (map[string]entry, error) {
 	return out, nil
 }
 
-// etags collects the ETag of each object made present in this run, from
-// workers.
-type etags struct {
-	mu sync.Mutex
-	m  map[string]string
-}
+// etags collects the ETag of each object made present in this run, by
+// path, from workers.
+type etags struct{ sync.Map }
 
 func (t *etags) set(path, etag string) {
-	etag = strings.Trim(etag, `"`)
-	if etag == "" {
-		return
+	if etag = strings.Trim(etag, `"`); etag != "" {
+		t.Store(path, etag)
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.m == nil {
-		t.m = map[string]string{}
-	}
-	t.m[path] = etag
 }
 
 // encode is the inventory of objects, those whose ETag is known.
-func (t *etags) encode(objects []publish.Object) []byte {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+func (t *etags) encode(objects []Object) []byte {
 	var inv inventory
 	for _, o := range objects {
-		if etag, ok := t.m[o.Path]; ok {
-			inv.Objects = append(inv.Objects, entry{Path: o.Path, Digest: o.Digest, ETag: etag, ContentType: o.ContentType, CacheControl: o.CacheControl})
+		if etag, ok := t.Load(o.Path); ok {
+			inv.Objects = append(inv.Objects, entry{Path: o.Path, Digest: o.Digest, ETag: etag.(string), ContentType: o.ContentType, CacheControl: o.CacheControl})
 		}
 	}
 	slices.SortFunc(inv.Objects, func(a, b entry) int { return strings.Compare(a.Path, b.Path) })

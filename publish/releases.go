@@ -1,4 +1,4 @@
-package s3
+package publish
 
 import (
 	"bytes"
@@ -12,13 +12,16 @@ import (
 
 // Paths of this package's own objects, relative to the prefix.
 const (
-	releasesList = ".skillpack/releases.json" // the release list, newest first
+	ReleasesList = ".skillpack/releases.json" // the release list, newest first
 	releasesDir  = ".skillpack/releases/"     // a copy of each release's build record
 )
 
 // maxReleases is the longest list kept without Prune: a release is one
 // short line, and a list of every publish ever made would only grow.
 const maxReleases = 100
+
+// maxList is the largest release list read: maxReleases short entries.
+const maxList = 1 << 20
 
 // release is one published bundle in the release list.
 type release struct {
@@ -32,8 +35,8 @@ type releases struct {
 	Releases []release `json:"releases"`
 }
 
-// recordCopy is where a release's build record is kept.
-func recordCopy(d layout.Digest) string { return releasesDir + d.Hex() + ".json" }
+// RecordCopy is where a release's build record is kept.
+func RecordCopy(d layout.Digest) string { return releasesDir + d.Hex() + ".json" }
 
 // decodeReleases reads the release list, refusing what it cannot trust:
 // pruning by a list misread would delete what a reader needs.

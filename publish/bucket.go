@@ -1,0 +1,342 @@
+package publish
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"mime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/skillpack/skillpack/bundle"
+	"github.com/skillpack/skillpack/layout"
+)
+
+// A Bucket is an object store under a prefix, keyed by dist path: what
+// the store-generic half of a bucket target (PublishBucket, CheckBucket)
+// asks of it. publish/s3 is one, over minio-go. Every error of an object
+// that is not there wraps fs.ErrNotExist.
+type Bucket interface {
+	// String names the target (s3://bucket/prefix); String()+"/"+path
+	// names an object in messages.
+	String() string
+	// List is every key under the prefix, as a dist path.
+	List(ctx context.Context) (map[string]Listed, error)
+	// Stat is what the store keeps of an object beside its bytes.
+	Stat(ctx context.Context, path string) (Stored, error)
+	// Open is an object's bytes and their size (bundle.Store's Open).
+	Open(ctx context.Context, path string) (io.ReadCloser, int64, error)
+	// Put stores body (o.Size bytes) at o.Path with o's headers, its
+	// digest as the object's checksum where the store keeps one and in
+	// its metadata (Stored.Digest), and returns its ETag.
+	Put(ctx context.Context, o Object, body io.Reader) (etag string, err error)
+	Delete(ctx context.Context, path string) error
+}
+
+// Listed is a key as a listing gives it.
+type Listed struct {
+	Size int64
+	ETag string // without quotes
+}
+
+// Stored is what a Bucket keeps of an object.
+type Stored struct {
+	Size         int64
+	ETag         string
+	Checksum     layout.Digest // the store's sha256 checksum; "" where it keeps none
+	Digest       layout.Digest // the digest publish put in its metadata; "" for another tool's write
+	ContentType  string
+	CacheControl string // "" where the store keeps none (gofakes3)
+}
+
+// BucketOptions say what PublishBucket does besides uploading.
+type BucketOptions struct {
+	DryRun bool // list and compare, report what would change, change nothing
+	Prune  bool // delete what no kept release names (prune)
+	Keep   int  // releases Prune keeps, the new one included; 0: DefaultKeep
+	// Runner is a new Runner of the target's for each batch of requests:
+	// its retries, jobs, report, progress line, log and clock (the
+	// release's time in the release list).
+	Runner func() *Runner
+}
+
+// DefaultKeep is the releases Prune keeps unless told otherwise.
+const DefaultKeep = 3
+
+// bucketRun is one PublishBucket.
+type bucketRun struct {
+	b  *Bundle
+	bk Bucket
+	o  BucketOptions
+
+	// existing is every key under the prefix when the run began.
+	existing map[string]Listed
+	// inv is the inventory of the last complete run (nil: none, or one
+	// that could not be read), and etags this run's, to write at its end.
+	inv   map[string]entry
+	etags etags
+	// inMemory holds the bytes of the run's own objects (the release
+	// list, the inventory) by path; a record copy is read from the
+	// bundle's record.
+	inMemory map[string][]byte
+}
+
+// PublishBucket publishes the bundle b to bk, as ARCHITECTURE.md's
+// "publish/s3" describes: the build record's copy under
+// .skillpack/releases/, then the objects in the safe order, each sent
+// unless the listing and the last run's inventory, or else its Stat,
+// show it there; then the release list, the inventory, and with Prune
+// what no kept release names. It returns the first error that retries
+// did not overcome, or the context's; what was published before it
+// stays, and a rerun completes the release.
+func PublishBucket(ctx context.Context, b *Bundle, bk Bucket, o BucketOptions) error {
+	p := &bucketRun{b: b, bk: bk, o: o, inMemory: map[string][]byte{}}
+	err := o.Runner().Call(ctx, func(ctx context.Context) (err error) {
+		p.existing, err = bk.List(ctx)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", bk, err)
+	}
+	list, err := p.releases(ctx)
+	if err != nil {
+		return err
+	}
+	p.inv = p.inventory(ctx)
+	var live names
+	if o.Prune {
+		// Read before anything changes: these are the indexes readers
+		// hold now.
+		if live, err = p.published(ctx); err != nil {
+			return err
+		}
+	}
+
+	rec := b.Record()
+	copyObj := rec
+	copyObj.Path = RecordCopy(rec.Digest)
+	copyObj.CacheControl = layout.Immutable // named by its digest
+	// The record's copy first, on its own: whatever a run stopped part
+	// way leaves is then named by a release record, which a later
+	// --prune deletes by (see prune).
+	run := o.Runner()
+	if err := run.Run(ctx, []Object{copyObj}, p.upload); err != nil {
+		for _, obj := range b.Objects {
+			if run.Report != nil {
+				run.Report(Result{Object: obj, State: Skipped, Err: ctx.Err()})
+			}
+		}
+		return err
+	}
+	if err := o.Runner().Run(ctx, b.Objects, p.upload); err != nil {
+		return err
+	}
+
+	// The release is complete: list it.
+	max := maxReleases
+	if o.Prune {
+		max = cmp.Or(o.Keep, DefaultKeep)
+	}
+	this := release{Record: rec.Digest, Bundle: b.Key, Published: run.now().UTC().Truncate(time.Second)}
+	if len(list) > 0 && list[0].Record == rec.Digest {
+		this = list[0] // the newest release again: not even its time changes
+	}
+	newList := withRelease(list, this, max)
+	if err := o.Runner().Run(ctx, []Object{p.own(ReleasesList, encodeReleases(newList))}, p.upload); err != nil {
+		return err
+	}
+	if !o.DryRun {
+		// The inventory last: the shortcut of the next run, never what
+		// it relies on. Not reported: it is the run's bookkeeping, and
+		// says nothing about the bundle.
+		inv := p.own(InventoryPath, p.etags.encode(slices.Concat(b.Objects, []Object{copyObj})))
+		r := o.Runner()
+		r.Report, r.Progress = nil, nil
+		if err := r.Run(ctx, []Object{inv}, p.upload); err != nil {
+			return err
+		}
+	}
+	if o.Prune {
+		return p.prune(ctx, newList, live)
+	}
+	return nil
+}
+
+// own is an object of the run's own, in the record's stage, held in
+// memory.
+func (p *bucketRun) own(path string, data []byte) Object {
+	p.inMemory[path] = data
+	return Object{Path: path, Digest: layout.DigestOf(data), Size: int64(len(data)),
+		ContentType: layout.ContentType(path), CacheControl: "no-cache", Stage: Record}
+}
+
+func (p *bucketRun) url(path string) string { return p.bk.String() + "/" + path }
+
+// releases reads the release list, or nothing when there is none yet.
+func (p *bucketRun) releases(ctx context.Context) ([]release, error) {
+	if _, ok := p.existing[ReleasesList]; !ok {
+		return nil, nil
+	}
+	data, err := p.get(ctx, ReleasesList, maxList)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.url(ReleasesList), err)
+	}
+	list, err := decodeReleases(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a release list skillpack wrote (%v); remove it, and the next publish starts a new one", p.url(ReleasesList), err)
+	}
+	return list, nil
+}
+
+// inventory reads the last complete run's inventory; nil when there is
+// none or it cannot be read, which costs a Stat per object and nothing
+// else.
+func (p *bucketRun) inventory(ctx context.Context) map[string]entry {
+	if _, ok := p.existing[InventoryPath]; !ok {
+		return nil
+	}
+	data, err := p.get(ctx, InventoryPath, maxInventory)
+	if err != nil {
+		return nil
+	}
+	inv, _ := decodeInventory(data)
+	return inv
+}
+
+// upload makes one object present: as it is when its stored digest, size
+// and headers match, else sent.
+func (p *bucketRun) upload(ctx context.Context, o Object) (State, error) {
+	if l, ok := p.existing[o.Path]; ok && l.Size == o.Size {
+		if e, ok := p.inv[o.Path]; ok && e.vouches(o, l.ETag) {
+			p.etags.set(o.Path, l.ETag)
+			return Present, nil
+		}
+		st, err := p.bk.Stat(ctx, o.Path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return Failed, err
+		}
+		if err == nil && same(st, o) {
+			p.etags.set(o.Path, st.ETag)
+			return Present, nil
+		}
+	}
+	if p.o.DryRun {
+		return WouldUpload, nil
+	}
+	body, err := p.open(o)
+	if err != nil {
+		return Failed, err
+	}
+	defer body.Close()
+	etag, err := p.bk.Put(ctx, o, bundle.Checked(body, layout.Artifact{Path: o.Path, Digest: o.Digest, Size: o.Size}, "the build record"))
+	if errors.As(err, new(*bundle.ChangedError)) {
+		return Failed, fmt.Errorf("%w: the file changed since the build; rebuild the bundle", err)
+	}
+	if err != nil {
+		return Failed, err
+	}
+	p.etags.set(o.Path, etag)
+	return Uploaded, nil
+}
+
+// open is an object's bytes: the bundle's file, or the run's own.
+func (p *bucketRun) open(o Object) (io.ReadCloser, error) {
+	if data, ok := p.inMemory[o.Path]; ok {
+		return io.NopCloser(bytes.NewReader(data)), nil
+	}
+	if strings.HasPrefix(o.Path, releasesDir) {
+		o.Path = layout.BuildRecord
+	}
+	return p.b.Open(o)
+}
+
+// same reports whether a stored object is o: the same digest (by its
+// sha256 checksum, or the metadata digest where the store keeps no
+// checksum), size and headers. An object sent by another tool, or by an
+// older skillpack with other headers, is sent again.
+func same(st Stored, o Object) bool {
+	// A store that keeps no Cache-Control (gofakes3) cannot be told
+	// one: sending the object again would not change that.
+	return cmp.Or(st.Checksum, st.Digest) == o.Digest && st.Size == o.Size &&
+		sameType(st.ContentType, o.ContentType) && (st.CacheControl == o.CacheControl || st.CacheControl == "")
+}
+
+// sameType reports whether a stored Content-Type is the one sent, as a
+// server may spell it back: another case, other spaces around the
+// parameters. Otherwise every republish to such a server would send
+// every object again.
+func sameType(stored, sent string) bool {
+	if stored == sent {
+		return true
+	}
+	t1, p1, err1 := mime.ParseMediaType(stored)
+	t2, p2, err2 := mime.ParseMediaType(sent)
+	return err1 == nil && err2 == nil && t1 == t2 && maps.EqualFunc(p1, p2, strings.EqualFold)
+}
+
+// get reads a published object whole, up to limit bytes, with retries.
+func (p *bucketRun) get(ctx context.Context, path string, limit int64) (data []byte, err error) {
+	err = p.o.Runner().Call(ctx, func(ctx context.Context) error {
+		data, err = readAll(ctx, p.bk, path, limit)
+		return err
+	})
+	return data, err
+}
+
+// readAll reads an object whole, once, up to limit bytes.
+func readAll(ctx context.Context, bk Bucket, path string, limit int64) ([]byte, error) {
+	rc, _, err := bk.Open(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, limit+1))
+	if err == nil && int64(len(data)) > limit {
+		err = fmt.Errorf("larger than %d bytes: not what skillpack wrote", limit)
+	}
+	return data, err
+}
+
+// CheckBucket checks, when the release list is there (a bundle that
+// skillpack publish put in bk), that its newest release is the build
+// record bk holds: one that is not was changed since, or its publish did
+// not finish. problem gets the path of the object a problem is about.
+func CheckBucket(ctx context.Context, bk Bucket, problem func(path, message string)) {
+	data, err := readAll(ctx, bk, ReleasesList, maxList)
+	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	if err != nil {
+		problem(ReleasesList, fmt.Sprintf("cannot be read: %v", err))
+		return
+	}
+	list, err := decodeReleases(data)
+	switch {
+	case err != nil:
+		problem(ReleasesList, fmt.Sprintf("is not a release list skillpack wrote: %v", err))
+		return
+	case len(list) == 0:
+		problem(ReleasesList, "names no release; publish again")
+		return
+	}
+	newest := list[0]
+	rec, err := readAll(ctx, bk, layout.BuildRecord, bundle.MaxDoc)
+	switch got := layout.DigestOf(rec); {
+	case errors.Is(err, fs.ErrNotExist):
+		return // verify says that the record is missing
+	case err != nil:
+		problem(layout.BuildRecord, fmt.Sprintf("cannot be read: %v", err))
+	case got != newest.Record:
+		problem(ReleasesList, fmt.Sprintf("its newest release is the build record %s, but %s has the digest %s: the record was changed since, or its publish did not finish; publish again", newest.Record, layout.BuildRecord, got))
+	}
+	copyPath := RecordCopy(newest.Record)
+	if _, err := bk.Stat(ctx, copyPath); errors.Is(err, fs.ErrNotExist) {
+		problem(copyPath, fmt.Sprintf("is missing: %s names it as the newest release's build record; publish again", ReleasesList))
+	}
+}

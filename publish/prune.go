@@ -1,0 +1,192 @@
+package publish
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/skillpack/skillpack/bundle"
+	"github.com/skillpack/skillpack/layout"
+)
+
+// prune deletes what the build records of releases no longer kept name,
+// and nothing else: not what a kept release names (list is already cut
+// to the kept ones, the new release first), not what the indexes
+// published before this run named (live), and not an object that does
+// not carry the digest skillpack stored with it. A path's shape proves
+// nothing: a website's own llms.txt or a hand-made file under
+// .well-known/agent-skills/ lives beside the bundle.
+func (p *bucketRun) prune(ctx context.Context, list []release, live names) error {
+	keep := names{}
+	for _, o := range p.b.Objects {
+		keep[o.Path] = true
+	}
+	current := p.b.Record().Digest
+	kept := map[layout.Digest]bool{}
+	for _, r := range list {
+		kept[r.Record] = true
+		if r.Record == current {
+			continue // its files are the bundle's, above
+		}
+		if err := p.recordNames(ctx, r.Record, keep); err != nil {
+			return fmt.Errorf("%s, the build record of release %s: %w; --prune must know what it names to keep it: publish without --prune, or remove the release from %s", p.url(RecordCopy(r.Record)), r.Bundle.Short(), err, p.url(ReleasesList))
+		}
+	}
+
+	// What may go is what the records of the releases no longer kept
+	// name: every record copy the prefix holds, listed or not, since a
+	// prune stopped after it rewrote the list, and a publish stopped
+	// before it wrote the list, leave copies the list does not name.
+	// A copy that cannot be read, or is not the bytes of its name, is not
+	// known to be skillpack's: it and what it names are left alone. A
+	// copy goes once nothing it names is left but what a kept release
+	// names too: while the live indexes keep one of its files, it is
+	// what will let a later prune delete that file.
+	doomed := names{}
+	var copies []Object
+	for _, path := range slices.Sorted(maps.Keys(p.existing)) {
+		d, ok := RecordOf(path)
+		named := names{}
+		if !ok || kept[d] || p.recordNames(ctx, d, named) != nil {
+			continue
+		}
+		done := true
+		for f := range named {
+			if _, ok := p.existing[f]; !ok || keep[f] {
+				continue
+			}
+			if live[f] {
+				done = false
+			} else {
+				doomed[f] = true
+			}
+		}
+		if done {
+			copies = append(copies, Object{Path: path, Size: p.existing[path].Size, Stage: Record})
+		}
+	}
+	var objects []Object
+	for _, path := range slices.Sorted(maps.Keys(doomed)) {
+		objects = append(objects, Object{Path: path, Size: p.existing[path].Size, Stage: StageOf(path)})
+	}
+	objects, err := p.written(ctx, objects)
+	if err != nil {
+		return fmt.Errorf("prune: %w", err)
+	}
+	// The record copies go last, once what they name is gone: a prune
+	// stopped before then finds them again, and with them what is left.
+	for _, objects := range [][]Object{objects, copies} {
+		if err := p.o.Runner().Run(ctx, objects, p.remove); err != nil {
+			return fmt.Errorf("prune: %w", err)
+		}
+	}
+	return nil
+}
+
+// RecordOf is the release whose record copy is at path.
+func RecordOf(path string) (layout.Digest, bool) {
+	hex, ok := strings.CutPrefix(path, releasesDir)
+	hex, json := strings.CutSuffix(hex, ".json")
+	d := layout.Digest("sha256:" + hex)
+	return d, ok && json && d.Valid()
+}
+
+// written keeps the objects that hold what skillpack stored there: the
+// digest publish put in their metadata, and where the server keeps a
+// checksum, the same one. Another tool's write over a path a release
+// named (a site's own llms.txt after the bundle stopped writing one)
+// keeps neither, and is not deleted. An object gone already is left out.
+func (p *bucketRun) written(ctx context.Context, objects []Object) ([]Object, error) {
+	var mu sync.Mutex
+	ours := map[string]bool{}
+	r := p.o.Runner()
+	r.Report, r.Progress = nil, nil // reads only; the deletes are reported
+	err := r.Run(ctx, objects, func(ctx context.Context, o Object) (State, error) {
+		st, err := p.bk.Stat(ctx, o.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return Present, nil
+		}
+		if err != nil {
+			return Failed, err
+		}
+		if st.Digest.Valid() && (st.Checksum == "" || st.Checksum == st.Digest) {
+			mu.Lock()
+			ours[o.Path] = true
+			mu.Unlock()
+		}
+		return Present, nil
+	})
+	return slices.DeleteFunc(objects, func(o Object) bool { return !ours[o.Path] }), err
+}
+
+// remove deletes one object.
+func (p *bucketRun) remove(ctx context.Context, o Object) (State, error) {
+	if p.o.DryRun {
+		return WouldDelete, nil
+	}
+	if err := p.bk.Delete(ctx, o.Path); err != nil {
+		return Failed, err
+	}
+	return Deleted, nil
+}
+
+// names is a set of dist paths.
+type names map[string]bool
+
+// add puts p in the set with its signature, which goes wherever p goes.
+func (n names) add(p string) {
+	n[p] = true
+	if layout.SignedPath(p) {
+		n[layout.Signature(p)] = true
+	}
+}
+
+// published is what the documents at the target name, as this run
+// found them before it changed anything: every path a reader holding
+// one of them may still fetch. Each document is read with layout's
+// decoder; one that cannot be read stops the run, since what it names
+// cannot be kept.
+func (p *bucketRun) published(ctx context.Context) (names, error) {
+	n := names{}
+	for _, doc := range layout.Naming {
+		if _, ok := p.existing[doc]; !ok {
+			continue
+		}
+		data, err := p.get(ctx, doc, bundle.MaxDoc)
+		var named []string
+		if err == nil {
+			named, err = layout.Names(doc, data)
+		}
+		for _, f := range named {
+			n.add(f)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: the published document cannot be read (%w); --prune must know what it names to keep it: publish without --prune, or remove the document", p.url(doc), err)
+		}
+	}
+	return n, nil
+}
+
+// recordNames adds every file the record copy of release d lists to n,
+// once the copy has been read whole and holds the bytes of its name: the
+// record skillpack stored, and not another's file at its path.
+func (p *bucketRun) recordNames(ctx context.Context, d layout.Digest, n names) error {
+	// Held whole: a record of 10,000 skills is tens of megabytes, read
+	// once per release, and a retry must start from its beginning.
+	data, err := p.get(ctx, RecordCopy(d), bundle.MaxDoc)
+	if err != nil {
+		return err
+	}
+	if got := layout.DigestOf(data); got != d {
+		return fmt.Errorf("its bytes are %s, not the record its name says", got)
+	}
+	_, err = layout.ReadRecord(bytes.NewReader(data), func(layout.RecordSkill) error { return nil },
+		func(f string) error { n[f] = true; return nil })
+	return err
+}
