@@ -374,11 +374,10 @@ var oneWay = []struct {
 	owners  []string // path prefixes
 }{
 	{"a bundle folder is read through bundle.Folder (an os.Root)", regexp.MustCompile(`os\.OpenRoot\(`),
-		// serve's snapshot is the lead's to move onto dist; verify/folder.go
-		// reads an installed skill folder, which is no bundle.
-		[]string{"bundle/", "serve/", "verify/folder.go"}},
+		// verify/folder.go reads an installed skill folder, which is no bundle.
+		[]string{"bundle/", "verify/folder.go"}},
 	{"a file is hashed by bundle.HashFile or bundle.Hash", regexp.MustCompile(`func \w*[hH]ash\w*File\(|func SumFile\(`), []string{"bundle/"}},
-	{"bytes are checked against a digest as they stream by bundle.Checked", regexp.MustCompile(`b\.want\.Digest|v\.want\b|checkedBlob|type verifying struct`), []string{"bundle/"}},
+	{"bytes are checked against a digest as they stream by bundle.Checked", regexp.MustCompile(`b\.want\.Digest|v\.want\b|checkedBlob|type verifying struct|errTampered`), []string{"bundle/"}},
 	{"a bundle is read from where it is by a bundle.Source", regexp.MustCompile(`type (ObjectStore|Previous|Reader|source) interface|func ReadPublished\(|func NewReader\(`), []string{"bundle/"}},
 	{"bytes are fetched over HTTP(S) by bundle.Site", regexp.MustCompile(`CheckRedirect:`), []string{"bundle/", "serve/"}},
 	{"a publish target's scheme is told by the command's table (targetOf)", regexp.MustCompile(`HasPrefix\([^)]*(\.Scheme\b|scheme[A-Z]|"s3://"|"oci://"|"file://")`),

@@ -3,6 +3,7 @@ package bundle_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ func TestHashFile(t *testing.T) {
 
 // Checked gives a consumer every byte of the right file, and none of the
 // read that completes a wrong one: what it uploads or keeps is never the
-// whole of a changed file.
+// whole of a changed file. Check tells the same.
 func TestChecked(t *testing.T) {
 	good := []byte("the bytes the record describes")
 	want := layout.DigestOf(good)
@@ -47,11 +48,15 @@ func TestChecked(t *testing.T) {
 		{"longer", append(append([]byte{}, good...), '!'), "f has more than the 30 bytes the record says"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			err := bundle.Check(bytes.NewReader(c.data), layout.Artifact{Path: "f", Digest: want, Size: size}, "the record")
+			if got := fmt.Sprint(err); c.msg == "" && err != nil || c.msg != "" && !strings.Contains(got, c.msg) {
+				t.Errorf("Check: %v, want %q", err, c.msg)
+			}
 			// One byte a read, so that the read completing the file is
 			// the one that must fail.
 			r := bundle.Checked(iotest.OneByteReader(bytes.NewReader(c.data)), layout.Artifact{Path: "f", Digest: want, Size: size}, "the record")
 			var out bytes.Buffer
-			_, err := io.Copy(&out, r)
+			_, err = io.Copy(&out, r)
 			if c.msg == "" {
 				if err != nil || !bytes.Equal(out.Bytes(), good) {
 					t.Fatalf("got %q, %v", out.Bytes(), err)

@@ -1,5 +1,5 @@
 // Package dist reads a built bundle: everything downstream of the build
-// (verify, publish, sign, build --previous, prune) reads one through it.
+// (verify, publish, serve, sign, build --previous, prune) reads one through it.
 //
 // It owns where a bundle's bytes come from (a Source: a Folder through an
 // os.Root, a Site, an http(s) URL read through a client that keeps to one

@@ -123,29 +123,43 @@ func (d *Folder) Open(ctx context.Context, loc string) (io.ReadCloser, int64, er
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
-	if err := layout.CheckPath(loc); err != nil {
-		return nil, 0, err
-	}
-	name := filepath.FromSlash(loc)
-	info, err := d.root.Lstat(name)
+	f, info, err := d.File(loc)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, ErrNotFound
 	}
 	if err != nil {
-		return nil, 0, fmt.Errorf("cannot be read inside the folder: %w", err)
+		return nil, 0, err
+	}
+	return f, info.Size(), nil
+}
+
+// File opens the regular file at the dist path loc, for a reader that
+// keeps the file itself (serve holds it open, and stats it per request).
+// The info is what the folder said of it before it was opened.
+func (d *Folder) File(loc string) (*os.File, fs.FileInfo, error) {
+	if err := layout.CheckPath(loc); err != nil {
+		return nil, nil, err
+	}
+	name := filepath.FromSlash(loc)
+	info, err := d.root.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, cmp.Or(errors.Unwrap(err), err) // the cause alone: the caller names the path
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot be read inside the folder: %w", err)
 	}
 	if info.Mode()&fs.ModeSymlink != 0 {
 		if info, err = d.root.Stat(name); err != nil {
-			return nil, 0, errors.New("is a symbolic link that leads outside the bundle folder or nowhere; replace it with the file")
+			return nil, nil, errors.New("is a symbolic link that leads outside the bundle folder or nowhere; replace it with the file")
 		}
 	}
 	// Opening a named pipe would block and a device could be endless:
 	// only regular files are read.
 	if !info.Mode().IsRegular() {
-		return nil, 0, fmt.Errorf("is not a regular file (%v)", info.Mode().Type())
+		return nil, nil, fmt.Errorf("is not a regular file (%v)", info.Mode().Type())
 	}
 	f, err := d.root.Open(name)
-	return f, info.Size(), err
+	return f, info, err
 }
 
 // Defaults of the zero HTTPOptions.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -150,7 +151,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	body, done, err := b.content(f)
 	if err != nil {
 		s.logf("refused %s: %v", f.path, err)
-		if errors.Is(err, errTampered) {
+		if errors.As(err, new(*bundle.ChangedError)) {
 			http.Error(w, "this file changed after the bundle was built and is not served", http.StatusInternalServerError)
 		} else {
 			http.Error(w, "this file cannot be read", http.StatusInternalServerError)

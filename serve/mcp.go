@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/layout"
 )
@@ -324,7 +325,7 @@ func (s *Server) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Rea
 	if err != nil {
 		s.logf("refused %s: %v", uri, err)
 		msg := "cannot be read"
-		if errors.Is(err, errTampered) {
+		if errors.As(err, new(*bundle.ChangedError)) {
 			msg = "changed after the bundle was built and is not served"
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: uri + " " + msg}

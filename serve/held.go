@@ -58,13 +58,7 @@ func defaultLimits() limits {
 // are not hashed again: in-memory bytes are shared by digest, and an open
 // file is trusted if it is the very file prev held, unchanged.
 func (b *Bundle) hold(prev *Bundle, lim limits) error {
-	paths := slices.Sorted(func(yield func(string) bool) {
-		for p := range b.files {
-			if !yield(p) {
-				return
-			}
-		}
-	})
+	paths := slices.Sorted(maps.Keys(b.files))
 	// Decide first, in path order, so that which files are kept in memory
 	// does not depend on timing.
 	var mem int64
@@ -82,10 +76,6 @@ func (b *Bundle) hold(prev *Bundle, lim limits) error {
 			f.how = byName
 		}
 	}
-	known := func(d layout.Digest) []byte { return nil }
-	if prev != nil {
-		known = func(d layout.Digest) []byte { return prev.mem[d] }
-	}
 	var mu sync.Mutex
 	bad := make([]error, len(paths))
 	parallel.Each(len(paths), 0, func(i int) error {
@@ -94,25 +84,17 @@ func (b *Bundle) hold(prev *Bundle, lim limits) error {
 			// What prev holds at this path, with this digest: its bytes
 			// in memory need nothing from the disk, not even a look.
 			f.data, f.mod = old.data, old.mod
-			mu.Lock()
-			b.mem[f.digest] = f.data
-			mu.Unlock()
+		} else if bad[i] = b.take(f, prev); bad[i] != nil {
 			return nil
 		}
-		data, err := b.take(f, known(f.digest), prev)
-		if err != nil {
-			bad[i] = err
-			return nil
-		}
-		if data != nil {
+		if f.data != nil {
 			mu.Lock()
 			if d, ok := b.mem[f.digest]; ok {
-				data = d // one copy per digest
+				f.data = d // one copy per digest
 			} else {
-				b.mem[f.digest] = data
+				b.mem[f.digest] = f.data
 			}
 			mu.Unlock()
-			f.data = data
 		}
 		return nil
 	})
@@ -135,54 +117,59 @@ func (b *Bundle) hold(prev *Bundle, lim limits) error {
 		strings.Join(msgs, "\n  "))
 }
 
-// take opens one file, checks it and keeps what f.how says. known is the
-// file's verified bytes if another bundle holds them already.
-func (b *Bundle) take(f *file, known []byte, prev *Bundle) ([]byte, error) {
-	fh, err := b.openRegular(f.path)
+// take opens one file, checks it and keeps what f.how says. Bytes that
+// prev holds in memory with f's digest are verified already: the file's
+// own are not needed.
+func (b *Bundle) take(f *file, prev *Bundle) error {
+	fh, info, err := b.open(f)
 	if err != nil {
-		return nil, err
-	}
-	info, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return nil, fmt.Errorf("%s: %w", f.path, err)
+		return err
 	}
 	f.mod = info.ModTime()
-	switch f.how {
-	case inMemory:
+	switch {
+	case f.how == inMemory:
 		defer fh.Close()
-		if known != nil {
-			return known, nil // verified bytes with this digest; the file's own are not needed
+		if prev != nil && prev.mem[f.digest] != nil {
+			f.data = prev.mem[f.digest]
+			return nil
 		}
-		if info.Size() != f.size {
-			return nil, sizeChanged(f, info.Size())
+		var data bytes.Buffer
+		data.Grow(int(f.size))
+		if err := f.check(io.TeeReader(fh, &data)); err != nil {
+			return err
 		}
-		data := make([]byte, f.size)
-		if _, err := io.ReadFull(fh, data); err != nil {
-			return nil, fmt.Errorf("%s: %w", f.path, err)
-		}
-		if got := layout.DigestOf(data); got != f.digest {
-			return nil, tampered(f.path, got, f.digest, f.source)
-		}
-		return data, nil
-	case keptOpen:
+		f.data = data.Bytes()
+	case f.how == keptOpen:
 		if prev == nil || !prev.holdsSame(f, info) {
-			if err := check(fh, f, info); err != nil {
+			if err := f.check(fh); err != nil {
 				fh.Close()
-				return nil, err
+				return err
 			}
 		}
 		f.fh, f.seen = fh, info
 		f.holders.Store(1)
-		return nil, nil
 	default:
 		defer fh.Close()
-		if err := check(fh, f, info); err != nil {
-			return nil, err
+		if err := f.check(fh); err != nil {
+			return err
 		}
 		f.seen = info
-		return nil, nil
 	}
+	return nil
+}
+
+// open opens the file of f in the folder, with what fstat says of it.
+func (b *Bundle) open(f *file) (*os.File, fs.FileInfo, error) {
+	fh, _, err := b.src.File(f.path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", f.path, err)
+	}
+	info, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, nil, fmt.Errorf("%s: %w", f.path, err)
+	}
+	return fh, info, nil
 }
 
 // same returns the file b holds in memory at f's path with f's digest, or
@@ -222,44 +209,37 @@ const (
 // only if the stat shows a change; done must be called when the response
 // is written.
 func (b *Bundle) content(f *file) (r io.ReadSeeker, done func(), err error) {
-	switch f.how {
-	case inMemory:
+	if f.how == inMemory {
 		return bytes.NewReader(f.data), func() {}, nil
-	case keptOpen:
-		info, err := f.fh.Stat()
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", f.path, err)
-		}
-		if err := f.recheck(f.fh, info); err != nil {
+	}
+	fh, done := f.fh, func() {}
+	if f.how == byName {
+		if fh, _, err = b.open(f); err != nil {
 			return nil, nil, err
 		}
-		// Reads at offsets of the one file held, which any number of
-		// responses can share.
-		return io.NewSectionReader(f.fh, 0, f.size), func() {}, nil
+		done = func() { fh.Close() }
 	}
-	fh, err := b.openRegular(f.path)
-	if err != nil {
+	if err := f.recheck(fh); err != nil {
+		done()
 		return nil, nil, err
 	}
-	info, err := fh.Stat()
-	if err == nil {
-		err = f.recheck(fh, info)
-	}
-	if err != nil {
-		fh.Close()
-		return nil, nil, err
-	}
-	return fh, func() { fh.Close() }, nil
+	// Reads at offsets of the one file held, which any number of
+	// responses can share.
+	return io.NewSectionReader(fh, 0, f.size), done, nil
 }
 
 // recheck hashes fh again if it is not the file as last verified.
-func (f *file) recheck(fh *os.File, info fs.FileInfo) error {
+func (f *file) recheck(fh *os.File) error {
+	info, err := fh.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.path, err)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if unchanged(f.seen, info) {
 		return nil
 	}
-	if err := check(io.NewSectionReader(fh, 0, f.size+1), f, info); err != nil {
+	if err := f.check(io.NewSectionReader(fh, 0, f.size+1)); err != nil {
 		return err
 	}
 	f.seen = info
@@ -283,35 +263,14 @@ func (b *Bundle) read(f *file) ([]byte, error) {
 	return data, nil
 }
 
-// errTampered marks a file whose bytes are not the ones the build
-// recorded.
-var errTampered = errors.New("changed since the build")
-
-func tampered(p string, got, want layout.Digest, source string) error {
-	return fmt.Errorf("%s: %w: its digest is %s, %s records %s", p, errTampered, got, source, want)
-}
-
-func sizeChanged(f *file, n int64) error {
-	return fmt.Errorf("%s: %w: it has %d bytes, %s records %d", f.path, errTampered, n, f.source, f.size)
-}
-
-// check hashes r, which holds the file info describes, and compares it
-// with the record.
-func check(r io.Reader, f *file, info fs.FileInfo) error {
-	if info.Size() != f.size {
-		return sizeChanged(f, info.Size())
-	}
-	got, n, err := bundle.Hash(io.LimitReader(r, f.size+1))
-	if err != nil {
+// check reads r whole and refuses bytes other than those the build
+// recorded for f.
+func (f *file) check(r io.Reader) error {
+	err := bundle.Check(r, layout.Artifact{Path: f.path, Digest: f.digest, Size: f.size}, f.source)
+	if err != nil && !errors.As(err, new(*bundle.ChangedError)) {
 		return fmt.Errorf("%s: %w", f.path, err)
 	}
-	if n != f.size {
-		return sizeChanged(f, n)
-	}
-	if got != f.digest {
-		return tampered(f.path, got, f.digest, f.source)
-	}
-	return nil
+	return changed(err)
 }
 
 // lastModified is what Last-Modified says of a file: when it was written,
@@ -335,7 +294,7 @@ func (b *Bundle) release() {
 	for _, r := range b.retired {
 		r.f.drop()
 	}
-	b.root.Close()
+	b.src.Close()
 }
 
 // drop gives up one bundle's hold on the file f keeps open; the last
