@@ -51,9 +51,10 @@ var importMap = map[string]rule{
 	"skill":  {1, []string{"internal/parallel"}},
 	"pack":   {1, []string{"internal/human"}},
 	"layout": {1, []string{"internal/semver"}},
+	"plugin": {1, nil},
 
 	// 2: what is computed from them: findings, the catalog page, a new skill.
-	"lint":     {2, []string{"skill", "pack", "internal/atomicfile", "internal/human", "internal/parallel", "internal/semver"}},
+	"lint":     {2, []string{"skill", "plugin", "pack", "internal/atomicfile", "internal/human", "internal/parallel", "internal/semver"}},
 	"catalog":  {2, []string{"skill", "layout", "templates", "internal/human", "internal/parallel"}},
 	"scaffold": {2, []string{"skill", "layout", "templates"}},
 	// dist: a built bundle read back, for everything downstream of the build.
@@ -69,7 +70,7 @@ var importMap = map[string]rule{
 	// 4: what a bundle is made and used by. None imports another: sign,
 	// verify, serve and publish read a bundle only through layout.
 	"build": {4, []string{
-		"skill", "pack", "layout", "lint", "catalog", "bundle",
+		"skill", "plugin", "pack", "layout", "lint", "catalog", "bundle",
 		"internal/atomicfile", "internal/human", "internal/parallel", "internal/version",
 		"build/internal/...",
 	}},

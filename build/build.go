@@ -31,6 +31,7 @@ import (
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/pack"
+	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -281,9 +282,16 @@ type builder struct {
 // discovered is what the first steps found: the skills, the output folder
 // and the bundle already in it, and the llms.txt to write (nil for none).
 type discovered struct {
-	skills []*skill.Skill
-	out    *output
-	llms   *layout.LLMsOptions
+	discovery
+	out  *output
+	llms *layout.LLMsOptions
+}
+
+// discovery is what discover found: the skills, and the plugins holding
+// them (lint leaves out the invalid ones with SkipInvalid).
+type discovery struct {
+	skills  []*skill.Skill
+	plugins []*plugin.Plugin
 }
 
 // packed is every skill once pack is done with it, and after lint the

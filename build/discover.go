@@ -18,10 +18,10 @@ import (
 // what a repository declares, clients' install folders), and each skill
 // once when several folders hold identical copies of it. Each choice is
 // said in the output, with the way to undo it.
-func (b *builder) discover() ([]*skill.Skill, string, error) {
+func (b *builder) discover() (discovery, string, error) {
 	var skills []*skill.Skill
 	seen := map[string]bool{}
-	var notes []string
+	var notes, plugins []string
 	sc := lint.Scope{All: b.opts.All, Ignore: b.opts.Ignore, Rel: b.rel}
 	if c := b.opts.Lint.Config; c != nil {
 		sc.Config, sc.ConfigDir = c.Ignore, c.Dir()
@@ -29,10 +29,11 @@ func (b *builder) discover() ([]*skill.Skill, string, error) {
 	for _, root := range b.roots {
 		t, err := skill.FindTree(root)
 		if err != nil {
-			return nil, "", err
+			return discovery{}, "", err
 		}
 		in, said := sc.Select(root, t)
 		notes = append(notes, said...)
+		plugins = append(plugins, t.Plugins...)
 		for _, s := range in {
 			abs, _ := filepath.Abs(s.Dir)
 			if !seen[abs] {
@@ -42,18 +43,18 @@ func (b *builder) discover() ([]*skill.Skill, string, error) {
 		}
 	}
 	if len(skills) == 0 {
-		return nil, "", &NoSkillsError{Roots: b.roots}
+		return discovery{}, "", &NoSkillsError{Roots: b.roots}
 	}
 	skills, same, err := b.dedupe(skills)
 	if err != nil {
-		return nil, "", err
+		return discovery{}, "", err
 	}
 	notes = append(notes, same...)
 	b.logf("• discover: %s", human.Plural(len(skills), "skill", "skills"))
 	for _, n := range notes {
 		b.logf("  %s", n)
 	}
-	return skills, "", nil
+	return discovery{skills, lint.ReadPlugins(plugins)}, "", nil
 }
 
 // Identical copies: vendor repositories ship one skill in several plugin

@@ -6,6 +6,7 @@ import (
 
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/lint"
+	"github.com/skillpack/skillpack/plugin"
 )
 
 // lintAcross runs the checks across skills (names, nesting) and reports every
@@ -18,7 +19,7 @@ func (b *builder) lintAcross(p *packed) error {
 		named[i] = w.named
 	}
 	across := lint.CheckAcross(named, b.lintOpts)
-	all := slices.Clone(across)
+	all := append(slices.Clone(across), b.lintPlugins(p)...)
 	for _, w := range p.work {
 		all = append(all, w.findings...)
 	}
@@ -97,3 +98,31 @@ type packError struct{ err error }
 
 func (e *packError) Error() string { return "pack: " + e.err.Error() }
 func (e *packError) Unwrap() error { return e.err }
+
+// lintPlugins runs the plugin rules. With SkipInvalid it leaves out each
+// plugin that has an error-level finding, and says so; its skills are
+// judged on their own.
+func (b *builder) lintPlugins(p *packed) []lint.Finding {
+	fs := lint.CheckPlugins(p.plugins, b.lintOpts)
+	if !b.opts.SkipInvalid {
+		return fs
+	}
+	bad := map[string]int{}
+	for _, f := range fs {
+		if f.Severity == lint.Error {
+			for _, pl := range p.plugins {
+				if dir := b.rel(pl.Dir); f.Path == dir || strings.HasPrefix(f.Path, dir+"/") {
+					bad[pl.Dir]++
+				}
+			}
+		}
+	}
+	p.plugins = slices.DeleteFunc(p.plugins, func(pl *plugin.Plugin) bool {
+		if n := bad[pl.Dir]; n > 0 {
+			b.logf("  plugin %s (%s) left out: %s", pl.Name, b.rel(pl.Dir), human.Plural(n, "error", "errors"))
+			return true
+		}
+		return false
+	})
+	return fs
+}

@@ -70,7 +70,7 @@ func (b *builder) run() (*staged, error) {
 	d := &discovered{}
 	var errs [3]error
 	var wg sync.WaitGroup
-	wg.Go(func() { d.skills, errs[0] = do(b, "discover", b.discover) })
+	wg.Go(func() { d.discovery, errs[0] = do(b, "discover", b.discover) })
 	wg.Go(func() { d.out, errs[1] = do(b, "check output", b.checkOutput) })
 	wg.Go(func() { d.llms, errs[2] = do(b, "llms.txt", b.llmsTxt) })
 	wg.Wait()

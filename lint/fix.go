@@ -17,6 +17,7 @@ import (
 	"github.com/rogpeppe/go-internal/diff"
 
 	"github.com/skillpack/skillpack/internal/atomicfile"
+	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -44,6 +45,8 @@ var fixers = []*fixer{
 	{[]string{"script-crlf"}, fixCRLF},
 	{[]string{"script-not-executable"}, fixExec},
 	{[]string{"skill-md-name"}, fixEntryName},
+	{[]string{"plugin-manifest-schema", "plugin-mcp-schema"}, fixSchemaRef},
+	{[]string{"plugin-mcp-command"}, fixSplitCommand},
 }
 
 // fixerOf maps a rule ID to its fixer.
@@ -221,6 +224,10 @@ func fixJobs(res *Result, base string) []*fixJob {
 	for _, s := range res.Skills {
 		dirs[rel(s.Dir)] = s
 	}
+	plugins := map[string]*plugin.Plugin{}
+	for _, p := range res.Plugins {
+		plugins[rel(p.Dir)] = p
+	}
 	jobs := map[string]*fixJob{}
 	for _, f := range res.Findings {
 		if !Fixable(f.Rule) {
@@ -235,17 +242,21 @@ func fixJobs(res *Result, base string) []*fixJob {
 					break
 				}
 			}
-			if s == nil {
+			dir := ""
+			if s != nil {
+				dir, _ = filepath.Abs(s.Dir)
+			} else if pl := plugins[path.Dir(f.Path)]; pl != nil {
+				dir, _ = filepath.Abs(pl.Dir) // plugin.json, mcp.json
+			} else {
 				continue
 			}
-			dir, _ := filepath.Abs(s.Dir)
 			disk := filepath.Join(base, filepath.FromSlash(f.Path))
 			inSkill, err := filepath.Rel(dir, disk)
 			if err != nil || inSkill == "." {
 				continue // the folder itself: no fixer acts on one
 			}
 			j = &fixJob{path: f.Path, rel: filepath.ToSlash(inSkill), disk: disk, dir: dir,
-				entry: inSkill == s.File, findings: map[string][]Finding{}}
+				entry: s != nil && inSkill == s.File, findings: map[string][]Finding{}}
 			jobs[f.Path] = j
 		}
 		j.findings[f.Rule] = append(j.findings[f.Rule], f)

@@ -19,6 +19,7 @@ const (
 	CatFiles    Category = "files"       // the skill's files, sizes and names
 	CatSecurity Category = "security"    // secrets and hidden text
 	CatRegistry Category = "registry"    // across the skills of one tree
+	CatPlugin   Category = "plugin"      // plugin.json, mcp.json and a plugin's layout
 )
 
 // Rule is one check. Everything but the check function is documentation,
@@ -39,10 +40,11 @@ type Rule struct {
 	// many rules see it.
 	Supersedes []string
 
-	// Exactly one of Check, CheckAll and Engine is set.
-	Check    func(*Pass)         // runs once per skill
-	CheckAll func(*RegistryPass) // runs once over all skills of a run
-	Engine   bool                // reported by the runner itself (suppressions)
+	// Exactly one of Check, CheckAll, CheckPlugins and Engine is set.
+	Check        func(*Pass)         // runs once per skill
+	CheckAll     func(*RegistryPass) // runs once over all skills of a run
+	CheckPlugins func(*PluginPass)   // runs once over all plugins of a run
+	Engine       bool                // reported by the runner itself (suppressions)
 }
 
 // Rules returns every rule, sorted by ID.
@@ -62,7 +64,7 @@ func Lookup(id string) *Rule {
 var registry = func() []*Rule {
 	var all []*Rule
 	for _, g := range [][]*Rule{
-		entryRules, fieldRules, yamlRules, bodyRules, linkRules, fileRules, securityRules, registryRules, suppressRules,
+		entryRules, fieldRules, yamlRules, bodyRules, linkRules, fileRules, securityRules, registryRules, pluginRules, suppressRules,
 	} {
 		all = append(all, g...)
 	}

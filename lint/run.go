@@ -5,10 +5,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 
 	"github.com/skillpack/skillpack/internal/parallel"
+	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -38,8 +40,9 @@ type Options struct {
 
 // Result is the outcome of a run.
 type Result struct {
-	Skills   []*skill.Skill // every skill checked, sorted by folder
-	Findings []Finding      // sorted, de-duplicated
+	Skills   []*skill.Skill   // every skill checked, sorted by folder
+	Plugins  []*plugin.Plugin // every plugin checked (Run only), sorted by folder
+	Findings []Finding        // sorted, de-duplicated
 
 	// PerSkill holds, for each of Skills, what its per-skill rules found
 	// (rules across skills and the baseline aside): the verdict a caller
@@ -69,6 +72,7 @@ func Run(paths []string, opts Options) (*Result, error) {
 
 	seen := map[string]bool{}
 	var skills []*skill.Skill
+	var plugins []string
 	var notes []string
 	sc := Scope{All: opts.All, Ignore: opts.Ignore, Config: r.cfg.Ignore, ConfigDir: r.cfg.Dir(), Rel: r.rel}
 	for _, p := range paths {
@@ -78,6 +82,7 @@ func Run(paths []string, opts Options) (*Result, error) {
 		}
 		found, said := sc.Select(p, t)
 		notes = append(notes, said...)
+		plugins = append(plugins, t.Plugins...)
 		for _, s := range found {
 			abs, _ := filepath.Abs(s.Dir)
 			if !seen[abs] {
@@ -87,7 +92,7 @@ func Run(paths []string, opts Options) (*Result, error) {
 		}
 	}
 	skill.ReadAll(skills, opts.Jobs)
-	res := r.run(skills, opts.Jobs)
+	res := r.run(skills, ReadPlugins(plugins), opts.Jobs)
 	res.Notes = notes
 	if r.coversConfig(paths) {
 		res.Findings = Sort(append(res.Findings, r.unusedAllows()...))
@@ -132,7 +137,7 @@ func (r *runner) unusedAllows() []Finding {
 
 // Check lints skills that were already discovered (the build's first step).
 func Check(skills []*skill.Skill, opts Options) *Result {
-	return newRunner(opts).run(skills, opts.Jobs)
+	return newRunner(opts).run(skills, nil, opts.Jobs)
 }
 
 func newRunner(opts Options) *runner {
@@ -163,7 +168,7 @@ type runner struct {
 	seen      map[[2]string]bool
 }
 
-func (r *runner) run(skills []*skill.Skill, jobs int) *Result {
+func (r *runner) run(skills []*skill.Skill, plugins []*plugin.Plugin, jobs int) *Result {
 	perSkill := make([][]Finding, len(skills))
 	parallel.Each(len(skills), jobs, func(i int) error {
 		// A mirror's files are its original's, reported there; the
@@ -189,8 +194,8 @@ func (r *runner) run(skills []*skill.Skill, jobs int) *Result {
 	for i, s := range skills {
 		named[i] = NameOf(s)
 	}
-	all = append(all, r.across(named)...)
-	return &Result{Skills: skills, Findings: r.baselined(Sort(all)), PerSkill: perSkill}
+	all = append(all, r.across(named, plugins)...)
+	return &Result{Skills: skills, Plugins: plugins, Findings: r.baselined(Sort(all)), PerSkill: perSkill}
 }
 
 // baselined drops the findings the baseline records. It runs on the sorted
@@ -212,20 +217,54 @@ func (r *runner) baselined(fs []Finding) []Finding {
 // sorted.
 func CheckAcross(skills []Named, opts Options) []Finding {
 	r := newRunner(opts)
-	return r.baselined(Sort(r.across(skills)))
+	return r.baselined(Sort(r.across(skills, nil)))
 }
 
-func (r *runner) across(skills []Named) []Finding {
+// across runs the rules that look at a run as a whole: across its skills
+// and over its plugins.
+func (r *runner) across(skills []Named, plugins []*plugin.Plugin) []Finding {
 	var all []Finding
-	rp := &RegistryPass{Skills: skills, Rel: r.rel}
-	rp.report = func(rule *Rule, f Finding) { all = r.add(all, rule, f) }
+	report := func(rule *Rule, f Finding) { all = r.add(all, rule, f) }
+	rp := &RegistryPass{Skills: skills, Rel: r.rel, report: report}
+	pp := &PluginPass{Plugins: plugins, rel: r.rel, report: report}
 	for _, rule := range registry {
-		if rule.CheckAll != nil && r.cfg.Effective(rule) != Off {
+		switch {
+		case r.cfg.Effective(rule) == Off:
+		case rule.CheckAll != nil:
 			rp.rule = rule
 			rule.CheckAll(rp)
+		case rule.CheckPlugins != nil:
+			pp.rule = rule
+			rule.CheckPlugins(pp)
 		}
 	}
 	return all
+}
+
+// ReadPlugins reads each plugin folder once (skill.Tree's Plugins), in
+// folder order; a folder that cannot be listed is left out.
+func ReadPlugins(dirs []string) []*plugin.Plugin {
+	seen := map[string]bool{}
+	var out []*plugin.Plugin
+	for _, d := range dirs {
+		abs, _ := filepath.Abs(d)
+		if seen[abs] {
+			continue
+		}
+		seen[abs] = true
+		if p, err := plugin.Read(d); err == nil {
+			out = append(out, p)
+		}
+	}
+	slices.SortFunc(out, func(a, b *plugin.Plugin) int { return strings.Compare(a.Dir, b.Dir) })
+	return out
+}
+
+// CheckPlugins runs the plugin rules over the plugins of a run (the
+// build's, which lints its skills one at a time). Its findings are sorted.
+func CheckPlugins(plugins []*plugin.Plugin, opts Options) []Finding {
+	r := newRunner(opts)
+	return r.baselined(Sort(r.across(nil, plugins)))
 }
 
 func (r *runner) checkSkill(s *skill.Skill) []Finding {

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -121,6 +123,9 @@ type Tree struct {
 	// could not be read or make no sense, each error naming its file:
 	// what they declare is not known.
 	Unread []error
+	// Plugins lists the plugin folders the walk met, in the form of
+	// Skill.Dir, sorted: each holds a manifest, or a marketplace names it.
+	Plugins []string
 	// Declares lists the manifests at the root walked, marketplaces and
 	// the root's own plugin manifests, in the form of Skill.Dir: when there
 	// are any, the repository declares what it publishes (the skills whose
@@ -198,7 +203,8 @@ func FindTree(root string) (*Tree, error) {
 		declares[i] = w.reported(m)
 	}
 	sort.Strings(declares)
-	return &Tree{Skills: out, Unread: w.unread, Declares: declares}, nil
+	plugins := slices.Sorted(maps.Keys(w.roots))
+	return &Tree{Skills: out, Unread: w.unread, Declares: declares, Plugins: plugins}, nil
 }
 
 // Enclosing returns the nearest folder at or above path that holds a skill
@@ -313,6 +319,7 @@ type walker struct {
 	links      int     // how many of them have an entry file that is a symbolic link
 
 	plugins map[string]bool // folders a marketplace names as plugins, cleaned, in the walk's form
+	roots   map[string]bool // plugin folders met, as reported
 	decl    []declared      // folders of skills the manifests read declare
 	unread  []error         // manifests that could not be read
 }
@@ -345,6 +352,12 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 	}
 	if ms := manifestsIn(dir, ents); len(ms) > 0 || w.plugins[filepath.Clean(dir)] || isVariant(dir, ents) {
 		plugin = w.reported(dir)
+		if len(ms) > 0 || w.plugins[filepath.Clean(dir)] {
+			if w.roots == nil {
+				w.roots = map[string]bool{}
+			}
+			w.roots[plugin] = true
+		}
 		for _, m := range ms {
 			w.readManifest(m, filepath.Clean(dir))
 		}

@@ -1,0 +1,252 @@
+package lint
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/skillpack/skillpack/plugin"
+)
+
+// PluginPass is what a check of plugins sees: every plugin of the run.
+type PluginPass struct {
+	Plugins []*plugin.Plugin
+
+	rule   *Rule
+	report func(*Rule, Finding)
+	rel    func(string) string
+}
+
+// Reportf records a finding at a position of a file on disk (a plugin's
+// folder for a finding about the whole plugin).
+func (p *PluginPass) Reportf(disk string, line, col int, fix, format string, args ...any) {
+	p.report(p.rule, Finding{Path: p.rel(disk), Line: line, Column: col, Message: fmt.Sprintf(format, args...), Fix: fix})
+}
+
+// pluginRules check plugins: Agent Plugins 1.0 packages and the clients'
+// plugin folders, as the build packs them.
+var pluginRules = []*Rule{
+	{
+		ID:       "plugin-manifest-schema",
+		Title:    "plugin.json conforms to the Agent Plugins 1.0.0 schema",
+		Category: CatPlugin,
+		Severity: Error,
+		Explain: "An Agent Plugins client validates a plugin's root plugin.json against the 1.0.0 schema before " +
+			"it reads anything else, and rejects the whole plugin when the manifest is no JSON object, lacks " +
+			"\"$schema\" (exactly " + plugin.ManifestSchema + ") or \"name\", or has a field of the wrong type; " +
+			"an unknown top-level field is reported and ignored. The name is 1-64 lowercase letters, digits, " +
+			"'-' and '.', starting and ending with a letter or digit, without '--' or '..'. Client-specific " +
+			"data (Claude Code's \"skills\", \"commands\", \"mcpServers\") belongs in the client's own manifest " +
+			"(.claude-plugin/plugin.json) or under \"extensions\". --fix adds a missing \"$schema\".",
+		Bad:          `{"name": "PDF Tools", "skills": "./skills"}`,
+		Good:         `{"$schema": "` + plugin.ManifestSchema + `", "name": "pdf-tools"}`,
+		CheckPlugins: checkManifestSchema,
+	},
+	{
+		ID:       "plugin-mcp-schema",
+		Title:    "mcp.json conforms to the Agent Plugins 1.0.0 schema",
+		Category: CatPlugin,
+		Severity: Error,
+		Explain: "A plugin's mcp.json holds \"$schema\" (exactly " + plugin.MCPSchema + ") and " +
+			"\"mcpServers\", nothing else; each server is one of three closed forms chosen by \"type\": " +
+			"\"stdio\" (command, args, env, cwd), \"streamable-http\" or \"sse\" (url, headers). A client " +
+			"disables every server of a document that breaks the top level, and skips a server that breaks " +
+			"its form. A cwd starts with ./, ${PLUGIN_ROOT} or ${PLUGIN_DATA}. --fix adds a missing \"$schema\".",
+		Bad:          `{"mcpServers": {"db": {"command": "./bin/db", "url": "https://db.example.com"}}}`,
+		Good:         `{"$schema": "` + plugin.MCPSchema + `", "mcpServers": {"db": {"type": "stdio", "command": "./bin/db"}}}`,
+		CheckPlugins: checkMCPSchema,
+	},
+	{
+		ID:       "plugin-mcp-command",
+		Title:    "An MCP server's command is one executable inside the plugin",
+		Category: CatPlugin,
+		Severity: Error,
+		Explain: "Agent Plugins 1.0 launches a stdio server's command as one executable token, never through a " +
+			"shell: \"npx -y server\" names an executable of that whole name, which does not exist, and a " +
+			"shell string would run whatever its text says. Put the executable in \"command\" and each " +
+			"argument in \"args\". The command is a bare name found on PATH, or a path inside the plugin " +
+			"starting with ./; it and cwd must not lead out of the plugin's folder. --fix splits a command " +
+			"of plain words into command and args.",
+		Bad:          `"db": {"type": "stdio", "command": "npx -y @acme/db-server"}`,
+		Good:         `"db": {"type": "stdio", "command": "npx", "args": ["-y", "@acme/db-server"]}`,
+		CheckPlugins: checkMCPCommand,
+	},
+	{
+		ID:       "plugin-skills",
+		Title:    "A plugin's skills are inside its folder, where its manifests say",
+		Category: CatPlugin,
+		Severity: Error,
+		Explain: "A plugin's skills are the folders just below its skills/ folder that hold SKILL.md, and the " +
+			"folders a client's manifest names in \"skills\" (Claude Code, Codex, Cursor). A path that names " +
+			"nothing, a skills/ that holds no skill or is no folder, and a skill or path that leads out of " +
+			"the plugin's folder (by .., an absolute path or a symbolic link) give the clients no skill: " +
+			"they reject paths outside the plugin. Move the skill into the plugin, or correct the path.",
+		Bad:          `.claude-plugin/plugin.json: {"name": "pdf", "skills": "../shared/skills"}`,
+		Good:         `.claude-plugin/plugin.json: {"name": "pdf", "skills": "./skills"}, with skills/fill/SKILL.md`,
+		CheckPlugins: checkPluginSkills,
+	},
+	{
+		ID:       "plugin-name-duplicate",
+		Title:    "Plugin names are unique",
+		Category: CatPlugin,
+		Severity: Error,
+		Explain: "A marketplace installs a plugin by its name, and a bundle publishes each plugin's archives " +
+			"under it, so two plugins of one name would replace each other. Rename one of them in its " +
+			"manifest (a plugin without a name is named after its folder).",
+		Bad:          "a/plugin.json and b/plugin.json, both \"name\": \"pdf-tools\"",
+		Good:         "a/plugin.json \"name\": \"pdf-tools\" and b/plugin.json \"name\": \"pdf-forms\"",
+		CheckPlugins: checkPluginNames,
+	},
+}
+
+// reportProblems reports a file's schema problems.
+func reportProblems(p *PluginPass, f *plugin.File, schema string) {
+	if f.Err != nil && f.Data == nil {
+		p.Reportf(f.Path, 0, 0, "make the file readable", "cannot read it: %v", f.Err)
+		return
+	}
+	for _, pr := range plugin.Validate(schema, f.Data) {
+		p.Reportf(f.Path, pr.Line, pr.Column, pr.Fix, "%s", pr.Message)
+	}
+}
+
+func checkManifestSchema(p *PluginPass) {
+	for _, pl := range p.Plugins {
+		if len(pl.Manifests) > 0 && pl.Manifests[0].Client == "" {
+			reportProblems(p, &pl.Manifests[0], plugin.ManifestSchema)
+		}
+	}
+}
+
+func checkMCPSchema(p *PluginPass) {
+	for _, pl := range p.Plugins {
+		if pl.MCP != nil {
+			reportProblems(p, pl.MCP, plugin.MCPSchema)
+		}
+	}
+}
+
+// shellChars make a command a shell's to read.
+const shellChars = " \t\n;&|<>$`'\"(){}*?~\\"
+
+func checkMCPCommand(p *PluginPass) {
+	for _, pl := range p.Plugins {
+		servers, _ := mcpServers(pl)
+		for _, name := range sortedKeys(servers) {
+			s, _ := servers[name].(map[string]any)
+			at := "/mcpServers/" + name
+			if cmd, ok := s["command"].(string); ok {
+				line, col := pl.MCP.Pos(at + "/command")
+				switch {
+				case strings.ContainsAny(cmd, shellChars):
+					fix := "name one executable in \"command\" and give each argument in \"args\""
+					if _, ok := splitCommand(cmd); ok {
+						fix = "split it: the first word in \"command\", the others in \"args\" (--fix)"
+					}
+					p.Reportf(pl.MCP.Path, line, col, fix, "server %q: command %q is a shell command string, not one executable", name, cmd)
+				case strings.Contains(cmd, "/") && !strings.HasPrefix(cmd, "./"):
+					p.Reportf(pl.MCP.Path, line, col, "start a path inside the plugin with ./ (./bin/server), or name an executable found on PATH",
+						"server %q: command %q is a path that is not relative to the plugin", name, cmd)
+				case strings.HasPrefix(cmd, "./") && !pl.Contains(cmd):
+					p.Reportf(pl.MCP.Path, line, col, "ship the executable inside the plugin's folder",
+						"server %q: command %q leads out of the plugin's folder", name, cmd)
+				}
+			}
+			if cwd, ok := s["cwd"].(string); ok {
+				rel, root := strings.CutPrefix(cwd, "${PLUGIN_ROOT}")
+				if (root || strings.HasPrefix(cwd, "./")) && !pl.Contains("./"+strings.TrimPrefix(rel, "/")) {
+					line, col := pl.MCP.Pos(at + "/cwd")
+					p.Reportf(pl.MCP.Path, line, col, "use a folder inside the plugin, or ${PLUGIN_DATA}",
+						"server %q: cwd %q leads out of the plugin's folder", name, cwd)
+				}
+			}
+		}
+	}
+}
+
+// splitCommand splits a command of plain words (no quotes, no shell
+// syntax) into words; false when the shell would read it otherwise.
+func splitCommand(cmd string) ([]string, bool) {
+	words := strings.Fields(cmd)
+	for _, w := range words {
+		if strings.ContainsAny(w, shellChars) {
+			return nil, false
+		}
+	}
+	return words, len(words) > 1
+}
+
+// mcpServers is mcp.json's "mcpServers" object, when it is one.
+func mcpServers(pl *plugin.Plugin) (map[string]any, bool) {
+	if pl.MCP == nil {
+		return nil, false
+	}
+	m, ok := pl.MCP.Fields()["mcpServers"].(map[string]any)
+	return m, ok
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func checkPluginSkills(p *PluginPass) {
+	for _, pl := range p.Plugins {
+		skills := filepath.Join(pl.Dir, plugin.SkillsDir)
+		switch {
+		case pl.SkillsErr != "":
+			p.Reportf(skills, 0, 0, "make skills/ a folder of skill folders", "%s", pl.SkillsErr)
+		case len(pl.Skills) == 0 && pl.Exists(plugin.SkillsDir):
+			p.Reportf(skills, 0, 0, "put each skill in a folder just below skills/ (skills/<name>/SKILL.md)", "skills/ holds no skill: no folder just below it has a SKILL.md")
+		}
+		for _, s := range pl.Skills {
+			if !pl.Contains(path.Join(s, "SKILL.md")) {
+				p.Reportf(filepath.Join(pl.Dir, filepath.FromSlash(s), "SKILL.md"), 0, 0, "copy the skill into the plugin's folder instead of linking to it",
+					"the skill %s leads out of the plugin's folder", s)
+			}
+		}
+		for _, d := range pl.Declared {
+			switch {
+			case !pl.Contains(d.Path):
+				p.Reportf(d.By.Path, d.Line, 0, "move the skills into the plugin's folder and name them by a path inside it (./skills)",
+					"skills path %q leads out of the plugin's folder", d.Path)
+			case !pl.Exists(d.Path):
+				p.Reportf(d.By.Path, d.Line, 0, "correct the path, or remove it", "skills path %q names nothing in the plugin", d.Path)
+			}
+		}
+	}
+}
+
+func checkPluginNames(p *PluginPass) {
+	byName := map[string][]*plugin.Plugin{}
+	for _, pl := range p.Plugins {
+		byName[pl.Name] = append(byName[pl.Name], pl)
+	}
+	for name, ps := range byName {
+		if len(ps) < 2 {
+			continue
+		}
+		for _, pl := range ps {
+			var others []string
+			for _, o := range ps {
+				if o != pl {
+					others = append(others, p.rel(o.Dir))
+				}
+			}
+			where, line := pl.Dir, 0
+			for _, m := range pl.Manifests {
+				if m.Name == name {
+					where, line = m.Path, m.Line
+					break
+				}
+			}
+			p.Reportf(where, line, 0, "rename one of the plugins", "plugin name %q is also the name of %s", name, strings.Join(others, ", "))
+		}
+	}
+}
