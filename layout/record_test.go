@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -68,12 +69,12 @@ func TestRecordRefused(t *testing.T) {
 		{"unsorted skills", `{"skills":[{"name":"b"},{"name":"a"}],"files":[]}`, "not sorted by name"},
 		{"unsorted files", `{"skills":[],"files":["b","a"]}`, "not sorted"},
 		{"not an object", `[]`, "want {"},
-		{"truncated", `{"skills":[`, "EOF"},
+		{"truncated", `{"skills":[`, "EOF|end of JSON input"}, // encoding/json, or on json/v2 (GOEXPERIMENT=jsonv2)
 		{"bad digest type", `{"bundle":3}`, "cannot unmarshal"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := DecodeRecord([]byte(c.doc))
-			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), BuildRecord) {
+			if err == nil || !regexp.MustCompile(c.want).MatchString(err.Error()) || !strings.Contains(err.Error(), BuildRecord) {
 				t.Errorf("DecodeRecord(%s) = %v; want an error naming %s and saying %q", c.doc, err, BuildRecord, c.want)
 			}
 		})

@@ -138,7 +138,7 @@ from_source() {
   echo "building skillpack ${stamp:-(unstamped)} from $src" >&2
   mkdir "$tmp/out"
   archive="a build of $src"
-  (cd "$src" && CGO_ENABLED=0 go build -trimpath -o "$tmp/out/skillpack$exe" \
+  (cd "$src" && CGO_ENABLED=0 GOEXPERIMENT=jsonv2 go build -trimpath -o "$tmp/out/skillpack$exe" \
     -ldflags "-X github.com/skillpack/skillpack/internal/version.stamped=$stamp" ./cmd/skillpack) ||
     die 3 "go build in $src failed"
   if [ "${SKILLPACK_SIGN:-true}" != false ]; then
