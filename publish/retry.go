@@ -44,3 +44,15 @@ func permanent(err error) bool {
 		errors.As(err, &cert) || errors.As(err, &authority) || errors.As(err, &host) || errors.As(err, &invalid) ||
 		errors.As(err, &header) || strings.Contains(err.Error(), "server gave HTTP response to HTTPS client")
 }
+
+// Loopback reports whether host (host[:port]) is this machine: the only
+// host that plain HTTP may reach without --insecure, since nothing on a
+// network sits between the two ends.
+func Loopback(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	ip := net.ParseIP(host)
+	return strings.EqualFold(host, "localhost") || ip != nil && ip.IsLoopback()
+}

@@ -2,6 +2,7 @@ package oci
 
 import (
 	"encoding/json"
+	"path"
 	"strings"
 
 	"github.com/opencontainers/go-digest"
@@ -9,6 +10,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/publish"
 )
 
 // The manifests are built from the bundle alone, with no time in them
@@ -36,15 +38,6 @@ type manifest struct {
 	blobs []blob
 }
 
-// skillInput is what a skill's artifact is made of.
-type skillInput struct {
-	name, description, version, license string
-	contentDigest, zipDigest            digest.Digest
-	tarGz, skillMD                      blob // desc.Digest and Size set, path in DIST
-	archiveName                         string
-	config                              skillConfig
-}
-
 // skillConfig is the config blob: the skill's frontmatter fields, as the
 // specification's config has them.
 type skillConfig struct {
@@ -52,6 +45,11 @@ type skillConfig struct {
 	Version     string `json:"version,omitempty"`
 	Description string `json:"description"`
 	License     string `json:"license,omitempty"`
+}
+
+// blobOf is a file of DIST as a blob.
+func blobOf(o publish.Object) blob {
+	return blob{desc: ocispec.Descriptor{Digest: digest.Digest(o.Digest), Size: o.Size}, path: o.Path}
 }
 
 func descriptorOf(mediaType string, data []byte) ocispec.Descriptor {
@@ -71,33 +69,33 @@ func mustJSON(v any) []byte {
 // content layer (first, where readers that take one layer look) and
 // SKILL.md, each layer titled so that `oras pull` writes it under its
 // DIST name.
-func skillManifest(s skillInput) manifest {
-	cfg := mustJSON(s.config)
-	config := blob{desc: descriptorOf(MediaTypeSkillConfig, cfg), data: cfg, name: s.name}
+func skillManifest(s publish.Skill) manifest {
+	cfg := mustJSON(skillConfig{Name: s.Name, Version: s.Version, Description: s.Description, License: s.License})
+	config := blob{desc: descriptorOf(MediaTypeSkillConfig, cfg), data: cfg, name: s.Name}
 
-	tarGz := s.tarGz
+	tarGz := blobOf(s.TarGz)
 	tarGz.desc.MediaType = MediaTypeSkillContent
-	tarGz.desc.Annotations = map[string]string{annTitle: s.archiveName}
-	md := s.skillMD
+	tarGz.desc.Annotations = map[string]string{annTitle: path.Base(s.TarGz.Path)}
+	md := blobOf(s.SkillMD)
 	md.desc.MediaType = MediaTypeSkillMD
 	md.desc.Annotations = map[string]string{annTitle: "SKILL.md"}
 
 	ann := map[string]string{
-		annTitle:         s.name,
-		annSkillName:     s.name,
-		annDescription:   s.description,
-		annContentDigest: string(s.contentDigest),
-		annTarGzDigest:   string(s.tarGz.desc.Digest),
-		annSkillMDDigest: string(s.skillMD.desc.Digest),
+		annTitle:         s.Name,
+		annSkillName:     s.Name,
+		annDescription:   s.Description,
+		annContentDigest: string(s.ContentDigest),
+		annTarGzDigest:   string(s.TarGz.Digest),
+		annSkillMDDigest: string(s.SkillMD.Digest),
 	}
-	if s.zipDigest != "" {
-		ann[annZipDigest] = string(s.zipDigest)
+	if s.Zip.Digest != "" {
+		ann[annZipDigest] = string(s.Zip.Digest)
 	}
-	if s.version != "" {
-		ann[annVersion] = s.version
+	if s.Version != "" {
+		ann[annVersion] = s.Version
 	}
-	if s.license != "" {
-		ann[annLicenses] = s.license
+	if s.License != "" {
+		ann[annLicenses] = s.License
 	}
 	m := ocispec.Manifest{
 		Versioned:    specs.Versioned{SchemaVersion: 2},

@@ -9,24 +9,9 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/skillpack/skillpack/publish"
 )
-
-// fileRef is a file of DIST as the build record lists it.
-type fileRef struct {
-	path        string // relative to DIST, slash-separated
-	digest      digest.Digest
-	size        int64
-	contentType string
-}
-
-// skillSource is one skill of the bundle, as Publish reads it.
-type skillSource struct {
-	name, description, version, license string
-	contentDigest                       digest.Digest
-	skillMD, tarGz, zip                 fileRef
-	signatures                          []fileRef // <artifact>.sigstore.json
-	folderSig                           fileRef   // skill.oms.sig; path "" when none
-}
 
 // plan is everything one publish pushes, in the order it is pushed: the
 // blobs, the skills' manifests, their signatures (referrers), the
@@ -65,7 +50,7 @@ type tagOp struct {
 
 // newPlan lays out the artifacts of a bundle. It fails before anything is
 // pushed when the bundle's names would collide in the repository.
-func newPlan(t Target, bundleKey string, skills []skillSource, docs, docSigs []fileRef) (*plan, error) {
+func newPlan(t Target, bundleKey string, skills []publish.Skill, docs, docSigs []publish.Object) (*plan, error) {
 	p := &plan{target: t, owners: map[digest.Digest][]ocispec.Descriptor{}}
 	seen := map[digest.Digest]bool{}
 	addBlob := func(b blob) {
@@ -78,42 +63,34 @@ func newPlan(t Target, bundleKey string, skills []skillSource, docs, docSigs []f
 	var versionTags []tagOp
 	tagOwner := map[string]string{}
 	for _, s := range skills {
-		in := skillInput{
-			name: s.name, description: s.description, version: s.version, license: s.license,
-			contentDigest: s.contentDigest, zipDigest: s.zip.digest,
-			tarGz:       blob{desc: ocispec.Descriptor{Digest: s.tarGz.digest, Size: s.tarGz.size}, path: s.tarGz.path},
-			skillMD:     blob{desc: ocispec.Descriptor{Digest: s.skillMD.digest, Size: s.skillMD.size}, path: s.skillMD.path},
-			archiveName: path.Base(s.tarGz.path),
-			config:      skillConfig{Name: s.name, Version: s.version, Description: s.description, License: s.license},
-		}
-		m := skillManifest(in)
+		m := skillManifest(s)
 		for _, b := range m.blobs {
 			addBlob(b)
 			p.owners[b.desc.Digest] = append(p.owners[b.desc.Digest], m.desc)
 		}
-		p.skills = append(p.skills, named{what: s.name, manifest: m})
-		refs = append(refs, skillRef{name: s.name, version: s.version, description: s.description, desc: m.desc})
-		for _, sig := range s.signatures {
+		p.skills = append(p.skills, named{what: s.Name, manifest: m})
+		refs = append(refs, skillRef{name: s.Name, version: s.Version, description: s.Description, desc: m.desc})
+		for _, sig := range s.Signatures {
 			// The signature goes with its manifest (attach), not with the
 			// other blobs: an archive already signed keeps its signature,
 			// so a new one is not sent at all. The empty config, which
 			// every signature shares, goes once with the others:
 			// distribution 2.8 refused a manifest whose blob another
 			// worker was uploading at that moment.
-			sm := signatureManifest(m.desc, blob{desc: ocispec.Descriptor{Digest: sig.digest, Size: sig.size}, path: sig.path}, path.Base(sig.path))
+			sm := signatureManifest(m.desc, blobOf(sig), path.Base(sig.Path))
 			addBlob(emptyConfig)
-			p.signatures = append(p.signatures, named{what: sig.path, subject: &m.desc, own: sm.blobs[1:], manifest: sm})
+			p.signatures = append(p.signatures, named{what: sig.Path, subject: &m.desc, own: sm.blobs[1:], manifest: sm})
 		}
-		if s.folderSig.path != "" {
-			fm := folderSignatureManifest(m.desc, blob{desc: ocispec.Descriptor{Digest: s.folderSig.digest, Size: s.folderSig.size}, path: s.folderSig.path})
+		if f := s.FolderSignature; f.Path != "" {
+			fm := folderSignatureManifest(m.desc, blobOf(f))
 			addBlob(emptyConfig)
-			p.signatures = append(p.signatures, named{what: s.folderSig.path, subject: &m.desc, own: fm.blobs[1:], manifest: fm})
+			p.signatures = append(p.signatures, named{what: f.Path, subject: &m.desc, own: fm.blobs[1:], manifest: fm})
 		}
-		if tag, ok := VersionTag(s.name, s.version); ok {
+		if tag, ok := VersionTag(s.Name, s.Version); ok {
 			if other, dup := tagOwner[tag]; dup {
-				return nil, fmt.Errorf("skills %s and %s would both be tagged %s in %s: rename one or change its version", other, s.name, tag, t.Repository)
+				return nil, fmt.Errorf("skills %s and %s would both be tagged %s in %s: rename one or change its version", other, s.Name, tag, t.Repository)
 			}
-			tagOwner[tag] = s.name
+			tagOwner[tag] = s.Name
 			versionTags = append(versionTags, tagOp{tag: tag, m: m})
 		}
 	}
@@ -125,7 +102,9 @@ func newPlan(t Target, bundleKey string, skills []skillSource, docs, docSigs []f
 	p.index = collectionIndex(t, collectionName(t), bundleKey, refs)
 	var docBlobs []blob
 	for _, d := range docs {
-		docBlobs = append(docBlobs, blob{desc: ocispec.Descriptor{MediaType: mediaTypeOf(d.contentType), Digest: d.digest, Size: d.size}, path: d.path})
+		b := blobOf(d)
+		b.desc.MediaType = mediaTypeOf(d.ContentType)
+		docBlobs = append(docBlobs, b)
 	}
 	// The documents change with every release, so their blobs go with
 	// the others, each retried on its own.
@@ -138,8 +117,8 @@ func newPlan(t Target, bundleKey string, skills []skillSource, docs, docSigs []f
 	for _, sig := range docSigs {
 		// Titled with the whole DIST path: three documents are named
 		// index.json, and attach takes a title it finds for present.
-		sm := signatureManifest(dm.desc, blob{desc: ocispec.Descriptor{Digest: sig.digest, Size: sig.size}, path: sig.path}, sig.path)
-		p.docSigs = append(p.docSigs, named{what: sig.path, subject: &p.documents.desc, own: sm.blobs[1:], manifest: sm})
+		sm := signatureManifest(dm.desc, blobOf(sig), sig.Path)
+		p.docSigs = append(p.docSigs, named{what: sig.Path, subject: &p.documents.desc, own: sm.blobs[1:], manifest: sm})
 	}
 	addBlob(emptyConfig)
 	// A signature's blob goes with its referrer, but two referrers with

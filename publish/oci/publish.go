@@ -115,11 +115,11 @@ func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, r
 		return err
 	}
 	docs, docSigs := documentsOf(b)
-	p, err := newPlan(t, string(b.Key), sourcesOf(b), docs, docSigs)
+	p, err := newPlan(t, string(b.Key), b.Skills, docs, docSigs)
 	if err != nil {
 		return err
 	}
-	r, err := newRemote(t, o, b.Dir)
+	r, err := newRemote(t, o, b)
 	if err != nil {
 		return err
 	}
@@ -128,7 +128,7 @@ func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, r
 	runner.Report = func(res publish.Result) { w.finished(res); report(res) }
 	runner.Ready, runner.Progress = w.ready, o.Progress
 	if err := runner.Run(ctx, w.objects, w.do); err != nil {
-		return fmt.Errorf("publish to %s: %w%s", t, err, loginHint(t, err))
+		return fmt.Errorf("publish to %s: %w%s", t, err, loginHint(t, err, "push to"))
 	}
 	return nil
 }
@@ -143,50 +143,28 @@ func (o Options) runner(server string) *publish.Runner {
 }
 
 // loginHint says how to log in when the registry refused the run's
-// credentials, or wanted some.
-func loginHint(t Target, err error) string {
+// credentials, or wanted some, and what a token needs (verb: "push to",
+// "pull").
+func loginHint(t Target, err error, verb string) string {
 	var resp *errcode.ErrorResponse
 	refused := errors.As(err, &resp) && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden)
 	if !refused && !errors.Is(err, auth.ErrBasicCredentialNotFound) {
 		return ""
 	}
-	return fmt.Sprintf(" (log in with docker login %s or oras login %s, or pass --username and --password-stdin; a token needs the right to push to %s)", t.Registry, t.Registry, t.Repository)
-}
-
-// sourcesOf reads what the plan needs of the bundle's skills.
-func sourcesOf(b *publish.Bundle) []skillSource {
-	ref := func(o publish.Object) fileRef {
-		return fileRef{path: o.Path, digest: digest.Digest(o.Digest), size: o.Size}
-	}
-	out := make([]skillSource, len(b.Skills))
-	for i, s := range b.Skills {
-		out[i] = skillSource{
-			name: s.Name, description: s.Description, version: s.Version, license: s.License,
-			contentDigest: digest.Digest(s.ContentDigest),
-			skillMD:       ref(s.SkillMD), tarGz: ref(s.TarGz), zip: ref(s.Zip),
-		}
-		for _, sig := range s.Signatures {
-			out[i].signatures = append(out[i].signatures, ref(sig))
-		}
-		if s.FolderSignature.Path != "" {
-			out[i].folderSig = ref(s.FolderSignature)
-		}
-	}
-	return out
+	return fmt.Sprintf(" (log in with docker login %s or oras login %s, or pass --username and --password-stdin; a token needs the right to %s %s)", t.Registry, t.Registry, verb, t.Repository)
 }
 
 // documentsOf is the bundle's documents (what is not a skill's file or
 // archive) and their signatures.
-func documentsOf(b *publish.Bundle) (docs, sigs []fileRef) {
+func documentsOf(b *publish.Bundle) (docs, sigs []publish.Object) {
 	for _, o := range b.Objects {
 		if o.Stage < publish.MCP {
 			continue
 		}
-		f := fileRef{path: o.Path, digest: digest.Digest(o.Digest), size: o.Size, contentType: o.ContentType}
 		if _, sig := layout.SignedArtifact(o.Path); sig {
-			sigs = append(sigs, f)
+			sigs = append(sigs, o)
 		} else {
-			docs = append(docs, f)
+			docs = append(docs, o)
 		}
 	}
 	return docs, sigs

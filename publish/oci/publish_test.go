@@ -143,19 +143,19 @@ func TestPlanSharedSignatureBlob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := func(p, data string) fileRef {
-		return fileRef{path: p, digest: digest.FromString(data), size: int64(len(data))}
+	file := func(p, data string) publish.Object {
+		return publish.Object{Path: p, Digest: layout.DigestOf([]byte(data)), Size: int64(len(data))}
 	}
 	sig := `{"signed":"the same"}`
-	var skills []skillSource
+	var skills []publish.Skill
 	for _, name := range []string{"one", "two"} {
-		skills = append(skills, skillSource{
-			name: name, description: name,
-			skillMD:    file(layout.SkillFile(name, layout.EntryFile), "# "+name),
-			tarGz:      file(layout.ArchivePath(name, layout.DigestOf([]byte(name)), layout.TarGz), name+" tar"),
-			zip:        file(layout.ArchivePath(name, layout.DigestOf([]byte(name)), layout.Zip), name+" zip"),
-			signatures: []fileRef{file(layout.ArchivePath(name, layout.DigestOf([]byte(name)), layout.TarGz)+layout.SignatureSuffix, sig)},
-			folderSig:  file(layout.FolderSignature(name), name+" folder"),
+		skills = append(skills, publish.Skill{
+			Name: name, Description: name,
+			SkillMD:         file(layout.SkillFile(name, layout.EntryFile), "# "+name),
+			TarGz:           file(layout.ArchivePath(name, layout.DigestOf([]byte(name)), layout.TarGz), name+" tar"),
+			Zip:             file(layout.ArchivePath(name, layout.DigestOf([]byte(name)), layout.Zip), name+" zip"),
+			Signatures:      []publish.Object{file(layout.ArchivePath(name, layout.DigestOf([]byte(name)), layout.TarGz)+layout.SignatureSuffix, sig)},
+			FolderSignature: file(layout.FolderSignature(name), name+" folder"),
 		})
 	}
 	p, err := newPlan(target, string(layout.DigestOf([]byte("key"))), skills, nil, nil)

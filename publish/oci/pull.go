@@ -101,7 +101,7 @@ func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, 
 	}
 	var out []Pulled
 	p := puller{
-		r: r, run: run, dir: dir, l: o.Limits.WithDefaults(), total: cmp.Or(o.MaxTotal, DefaultMaxTotal),
+		r: r, t: t, run: run, dir: dir, l: o.Limits.WithDefaults(), total: cmp.Or(o.MaxTotal, DefaultMaxTotal),
 		archives: map[digest.Digest]string{}, names: map[string]bool{},
 	}
 	for _, d := range skills {
@@ -134,7 +134,7 @@ func openSource(source string, o Options) (registry.Reference, Target, *remoteRe
 		return ref, Target{}, nil, err
 	}
 	t := Target{Registry: ref.Registry, Repository: ref.Repository, Tag: ref.Reference}
-	r, err := newRemote(t, o, "")
+	r, err := newRemote(t, o, nil)
 	return ref, t, r, err
 }
 
@@ -179,6 +179,7 @@ func (r *remoteRepo) fetchManifest(ctx context.Context, reference string) (ocisp
 // the limits.
 type puller struct {
 	r        *remoteRepo
+	t        Target
 	run      *publish.Runner // retries each request
 	dir      string
 	l        pack.Limits
@@ -263,7 +264,7 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 	if sigFile := filepath.Join(tmp, layout.FolderSignatureFile); !exists(sigFile) {
 		var sig []byte
 		err := p.run.Call(ctx, func(ctx context.Context) (err error) {
-			sig, err = r.folderSignature(ctx, desc)
+			sig, err = r.folderSignature(ctx, p.t, desc)
 			return err
 		})
 		if err != nil {
@@ -279,14 +280,10 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 	return Pulled{Name: name, Dir: dest, Digest: layout.Digest(desc.Digest)}, nil
 }
 
-// maxFolderSignature bounds the folder signature Pull takes: a Sigstore
-// bundle listing a thousand files is well under 1 MiB.
-const maxFolderSignature = 4 << 20
-
 // folderSignature is the folder signature attached to a skill's manifest
 // (ArtifactTypeFolderSignature), or nil when it has none. Of two
 // signatures, the lowest digest is taken, as verify does.
-func (r *remoteRepo) folderSignature(ctx context.Context, subject ocispec.Descriptor) ([]byte, error) {
+func (r *remoteRepo) folderSignature(ctx context.Context, t Target, subject ocispec.Descriptor) ([]byte, error) {
 	refs, err := r.referrers(ctx, subject, ArtifactTypeFolderSignature)
 	if err != nil {
 		return nil, r.timedOut(ctx, err)
@@ -295,26 +292,8 @@ func (r *remoteRepo) folderSignature(ctx context.Context, subject ocispec.Descri
 	if i < 0 {
 		return nil, nil
 	}
-	ref := refs[i] // the lowest digest: referrers sorts them
-	_, data, err := r.fetchManifest(ctx, string(ref.Digest))
-	if err != nil {
-		return nil, err
-	}
-	var m ocispec.Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, fmt.Errorf("referrer %s is not a manifest: %w", ref.Digest, err)
-	}
-	if m.Subject == nil || m.Subject.Digest != subject.Digest {
-		return nil, fmt.Errorf("referrer %s does not refer to the skill's manifest %s", ref.Digest, subject.Digest)
-	}
-	layer, err := signatureLayer(m, ref.Digest)
-	if err != nil {
-		return nil, err
-	}
-	if layer.Size < 0 || layer.Size > maxFolderSignature {
-		return nil, fmt.Errorf("referrer %s: a signature of %d bytes, over the %d this takes", ref.Digest, layer.Size, maxFolderSignature)
-	}
-	return r.fetchBlob(ctx, layer)
+	s := &Store{r: r, t: t}
+	return s.signature(ctx, sigRef{manifest: refs[i], subject: subject.Digest, artifactType: ArtifactTypeFolderSignature})
 }
 
 // fetchBlob reads a blob whole, checking its size and digest.

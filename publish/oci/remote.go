@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,7 +25,7 @@ import (
 // only what is missing.
 type remoteRepo struct {
 	repo   *remote.Repository
-	dir    string // DIST
+	b      *publish.Bundle // what Publish pushes; nil for Pull and a Store
 	dryRun bool
 	known  sync.Map      // manifest digest → *probe
 	limit  time.Duration // each request's, body included (Options.Timeout)
@@ -45,7 +43,7 @@ type remoteRepo struct {
 // saying present, before a run stops asking (unasked).
 const freshAfter = 32
 
-func newRemote(t Target, o Options, dir string) (*remoteRepo, error) {
+func newRemote(t Target, o Options, b *publish.Bundle) (*remoteRepo, error) {
 	repo, err := remote.NewRepository(t.Registry + "/" + t.Repository)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t, err)
@@ -61,7 +59,7 @@ func newRemote(t Target, o Options, dir string) (*remoteRepo, error) {
 	// on each change; it would then delete the old one, which fails on
 	// registries that refuse deletes (and is theirs to collect).
 	repo.SkipReferrersGC = true
-	return &remoteRepo{repo: repo, dir: dir, dryRun: o.DryRun, limit: cmp.Or(o.Timeout, publish.DefaultTimeout)}, nil
+	return &remoteRepo{repo: repo, b: b, dryRun: o.DryRun, limit: cmp.Or(o.Timeout, publish.DefaultTimeout)}, nil
 }
 
 // timedOut says so of the error of a request that ran out of its time,
@@ -80,7 +78,7 @@ func (r *remoteRepo) content(b blob) (io.ReadCloser, error) {
 	if b.path == "" {
 		return io.NopCloser(bytes.NewReader(b.data)), nil
 	}
-	return os.Open(filepath.Join(r.dir, filepath.FromSlash(b.path)))
+	return r.b.Open(publish.Object{Path: b.path})
 }
 
 // unasked reports whether the run may send without asking first: when

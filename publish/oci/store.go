@@ -9,18 +9,14 @@ import (
 	"io"
 	"io/fs"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
-	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry"
-	"oras.land/oras-go/v2/registry/remote/auth"
-	"oras.land/oras-go/v2/registry/remote/errcode"
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/parallel"
@@ -178,7 +174,7 @@ func (s *Store) hold(p string, d ocispec.Descriptor, at string, problem func(pat
 func (s *Store) Check(ctx context.Context, problem func(path, message string)) error {
 	desc, data, err := s.r.fetchManifest(ctx, s.ref.Reference)
 	if err != nil {
-		return fmt.Errorf("%w%s", err, s.loginHint(err))
+		return fmt.Errorf("%w%s", err, loginHint(s.t, err, "pull"))
 	}
 	var idx ocispec.Index
 	if err := json.Unmarshal(data, &idx); err != nil {
@@ -236,17 +232,6 @@ func (s *Store) Check(ctx context.Context, problem func(path, message string)) e
 	})
 	s.manifestSignatures(ctx, problem)
 	return ctx.Err()
-}
-
-// loginHint says how to log in when the registry refused the credentials,
-// or wanted some.
-func (s *Store) loginHint(err error) string {
-	var resp *errcode.ErrorResponse
-	refused := errors.As(err, &resp) && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden)
-	if !refused && !errors.Is(err, auth.ErrBasicCredentialNotFound) {
-		return ""
-	}
-	return fmt.Sprintf(" (log in with docker login %s, or pass --username and --password-stdin; a token needs the right to pull %s)", s.t.Registry, s.t.Repository)
 }
 
 func (s *Store) has(p string) bool {
@@ -426,12 +411,7 @@ func (s *Store) config(ctx context.Context, name, at string, m ocispec.Manifest,
 	case !s.blob(c, e.Digest, problem):
 		return
 	}
-	rc, err := s.r.repo.Blobs().Fetch(ctx, c)
-	var data []byte
-	if err == nil {
-		data, err = content.ReadAll(rc, c) // checks the size and digest
-		rc.Close()
-	}
+	data, err := s.r.fetchBlob(ctx, c) // checks the size and digest
 	if err != nil {
 		problem(s.at(c.Digest), fmt.Sprintf("skill %s's config cannot be read: %v", name, err))
 		return
@@ -489,9 +469,24 @@ func (s *Store) signatures(ctx context.Context, subject ocispec.Descriptor, dir 
 	}
 }
 
-// maxSignature is the largest manifest signature read: a Sigstore
-// bundle holds a certificate chain, a log entry and a timestamp.
-const maxSignature = 1 << 20
+// maxSignature is the largest signature read whole: a Sigstore bundle
+// holds a certificate chain, a log entry, a timestamp and, for a folder
+// signature, a statement listing the folder's files (a thousand files
+// are well under 1 MiB).
+const maxSignature = 4 << 20
+
+// signature reads the Sigstore bundle of a signature's referrer, up to
+// maxSignature bytes.
+func (s *Store) signature(ctx context.Context, sig sigRef) ([]byte, error) {
+	layer, err := s.sigstoreLayer(ctx, sig)
+	if err != nil {
+		return nil, err
+	}
+	if layer.Size > maxSignature {
+		return nil, fmt.Errorf("its bundle is %d bytes, more than a signature takes (%d)", layer.Size, maxSignature)
+	}
+	return s.r.fetchBlob(ctx, layer)
+}
 
 // manifestSignatures verifies the signatures that manifests carry of
 // themselves, as cosign verify does: a manifest passes when one of them
@@ -521,19 +516,7 @@ func (s *Store) manifestSignatures(ctx context.Context, problem func(path, messa
 // bundle is by the expected signer, and its statement is cosign's over
 // subject's digest.
 func (s *Store) manifestSignature(ctx context.Context, subject digest.Digest, r ocispec.Descriptor) error {
-	layer, err := s.sigstoreLayer(ctx, sigRef{manifest: r, subject: subject, artifactType: ArtifactTypeSigstoreBundle})
-	if err != nil {
-		return err
-	}
-	if layer.Size > maxSignature {
-		return fmt.Errorf("its bundle is %d bytes, more than a signature takes (%d)", layer.Size, maxSignature)
-	}
-	rc, err := s.r.repo.Blobs().Fetch(ctx, layer)
-	if err != nil {
-		return err
-	}
-	data, err := content.ReadAll(rc, layer) // checks the size and digest
-	rc.Close()
+	data, err := s.signature(ctx, sigRef{manifest: r, subject: subject, artifactType: ArtifactTypeSigstoreBundle})
 	if err != nil {
 		return err
 	}
@@ -668,30 +651,20 @@ func (s *Store) Open(ctx context.Context, p string) (io.ReadCloser, int64, error
 	}{bundle.Checked(rc, layout.Artifact{Path: "the registry's blob " + d.Digest.String(), Digest: layout.Digest(d.Digest), Size: d.Size}, "its manifest"), rc}, d.Size, nil
 }
 
-// sigstoreLayer is the one layer of a signature's referrer: a Sigstore
-// bundle attached as cosign attaches one, or a folder signature.
+// sigstoreLayer is the one layer of a signature's referrer, a Sigstore
+// bundle, as publish attaches one (as cosign does, or a folder
+// signature).
 func (s *Store) sigstoreLayer(ctx context.Context, sig sigRef) (ocispec.Descriptor, error) {
 	var msgs []string
-	m, ok := s.manifest(ctx, sig.manifest, sig.artifactType, sig.subject, func(_, msg string) { msgs = append(msgs, msg) })
+	note := func(_, msg string) { msgs = append(msgs, msg) }
+	m, ok := s.manifest(ctx, sig.manifest, sig.artifactType, sig.subject, note)
 	switch {
 	case !ok:
 		return ocispec.Descriptor{}, fmt.Errorf("its referrer %s: %s", sig.manifest.Digest, msgs[0])
-	}
-	layer, err := signatureLayer(m, sig.manifest.Digest)
-	if err != nil {
-		return layer, err
-	}
-	if !s.blob(layer, sig.manifest.Digest, func(_, msg string) { msgs = append(msgs, msg) }) {
-		return ocispec.Descriptor{}, fmt.Errorf("its referrer %s %s", sig.manifest.Digest, msgs[0])
-	}
-	return layer, nil
-}
-
-// signatureLayer is the one layer of a signature's referrer m (named by
-// its digest d), a Sigstore bundle, as publish attaches one.
-func signatureLayer(m ocispec.Manifest, d digest.Digest) (ocispec.Descriptor, error) {
-	if len(m.Layers) != 1 || m.Layers[0].MediaType != ArtifactTypeSigstoreBundle {
-		return ocispec.Descriptor{}, fmt.Errorf("its referrer %s has %d layers; a signature's has one, a %s", d, len(m.Layers), ArtifactTypeSigstoreBundle)
+	case len(m.Layers) != 1 || m.Layers[0].MediaType != ArtifactTypeSigstoreBundle:
+		return ocispec.Descriptor{}, fmt.Errorf("its referrer %s has %d layers; a signature's has one, a %s", sig.manifest.Digest, len(m.Layers), ArtifactTypeSigstoreBundle)
+	case !s.blob(m.Layers[0], sig.manifest.Digest, note):
+		return ocispec.Descriptor{}, fmt.Errorf("its referrer %s %s", sig.manifest.Digest, msgs[len(msgs)-1])
 	}
 	return m.Layers[0], nil
 }

@@ -103,7 +103,7 @@ func newFuzzEnv(tb testing.TB) *fuzzEnv {
 	host := strings.TrimPrefix(srv.URL, "http://")
 	t, _ := ParseTarget("oci://" + host + "/x")
 	docs, docSigs := documentsOf(b)
-	p, err := newPlan(t, string(b.Key), sourcesOf(b), docs, docSigs)
+	p, err := newPlan(t, string(b.Key), b.Skills, docs, docSigs)
 	if err != nil {
 		tb.Fatal(err)
 	}

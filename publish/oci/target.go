@@ -2,10 +2,10 @@ package oci
 
 import (
 	"fmt"
-	"net"
 	"regexp"
 	"strings"
 
+	"github.com/skillpack/skillpack/publish"
 	"oras.land/oras-go/v2/registry"
 )
 
@@ -65,29 +65,13 @@ func ParseTarget(s string) (Target, error) {
 	return t, nil
 }
 
-// Loopback reports whether the registry's host is this machine: the only
-// host that plain HTTP may reach without --insecure, since nothing on a
-// network sits between the two ends.
-func (t Target) Loopback() bool {
-	host := t.Registry
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
 // plainHTTP decides the scheme: plain HTTP for a loopback registry (as
 // Docker treats 127.0.0.0/8) or when asked with Insecure; asking for it
 // towards any other host without Insecure is an error, since the
 // registry's credentials and the bundle would cross the network in clear.
 func plainHTTP(t Target, o Options) (bool, error) {
 	switch {
-	case t.Loopback() || o.Insecure:
+	case publish.Loopback(t.Registry) || o.Insecure:
 		return true, nil
 	case o.PlainHTTP:
 		return false, fmt.Errorf("plain HTTP to %s would send the registry credentials and the bundle in clear over the network: use HTTPS (leave out --plain-http), or pass --insecure if that is what you want", t.Registry)

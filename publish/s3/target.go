@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/minio/minio-go/v7/pkg/s3utils"
+	"github.com/skillpack/skillpack/publish"
 )
 
 // Scheme begins every target this package publishes to.
@@ -129,19 +129,10 @@ func (o *Options) endpoint() (host string, secure bool, err error) {
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil {
 		return "", false, fmt.Errorf("--endpoint %s: give the server's URL alone, such as https://ACCOUNT.r2.cloudflarestorage.com or http://127.0.0.1:7070", o.Endpoint)
 	}
-	if u.Scheme == "http" && !o.Insecure && !loopback(u.Hostname()) {
+	if u.Scheme == "http" && !o.Insecure && !publish.Loopback(u.Host) {
 		return "", false, fmt.Errorf("--endpoint %s: plain http sends the credentials and the bundle in the clear; use https, or --insecure if the network is private", o.Endpoint)
 	}
 	return u.Host, u.Scheme == "https", nil
-}
-
-// loopback reports whether host is this machine.
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // Check refuses options that cannot work (an endpoint that is not a
