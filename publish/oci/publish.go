@@ -26,11 +26,10 @@ type Options struct {
 	Jobs   int  // requests at once; 0: publish.DefaultJobs
 	DryRun bool // check what is there, send nothing: report would-upload
 
-	// PlainHTTP asks for http:// instead of https://. It is used for a
-	// loopback registry without asking, and refused towards any other
-	// host unless Insecure is set too.
-	PlainHTTP bool
-	Insecure  bool // allow plain HTTP to any host
+	// Insecure allows plain HTTP to any host; a loopback registry gets
+	// it without asking, since nothing on a network sits between the
+	// two ends.
+	Insecure bool
 
 	// Username and Password log in to the registry; empty, the Docker
 	// config and its credential helpers are asked.

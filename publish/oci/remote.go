@@ -48,9 +48,7 @@ func newRemote(t Target, o Options, b *publish.Bundle) (*remoteRepo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t, err)
 	}
-	if repo.PlainHTTP, err = plainHTTP(t, o); err != nil {
-		return nil, err
-	}
+	repo.PlainHTTP = publish.Loopback(t.Registry) || o.Insecure
 	if repo.Client, err = newClient(t, o); err != nil {
 		return nil, err
 	}

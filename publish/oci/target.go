@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/skillpack/skillpack/publish"
 	"oras.land/oras-go/v2/registry"
 )
 
@@ -63,20 +62,6 @@ func ParseTarget(s string) (Target, error) {
 		t.Tag = DefaultTag
 	}
 	return t, nil
-}
-
-// plainHTTP decides the scheme: plain HTTP for a loopback registry (as
-// Docker treats 127.0.0.0/8) or when asked with Insecure; asking for it
-// towards any other host without Insecure is an error, since the
-// registry's credentials and the bundle would cross the network in clear.
-func plainHTTP(t Target, o Options) (bool, error) {
-	switch {
-	case publish.Loopback(t.Registry) || o.Insecure:
-		return true, nil
-	case o.PlainHTTP:
-		return false, fmt.Errorf("plain HTTP to %s would send the registry credentials and the bundle in clear over the network: use HTTPS (leave out --plain-http), or pass --insecure if that is what you want", t.Registry)
-	}
-	return false, nil
 }
 
 // tagChars is what the distribution spec allows in a tag.
