@@ -147,6 +147,29 @@ type Runner struct {
 	logged time.Time  // when Log was last written
 }
 
+// Retry is how a target's requests are run and retried, as the target's
+// Options take it: a Runner's settings, without the run's own hooks.
+type Retry struct {
+	Jobs     int           // requests at once; 0: the target's default
+	Attempts int           // tries per request; 0: as many as Budget allows
+	Timeout  time.Duration // bound of each request; 0: DefaultTimeout
+	Backoff  time.Duration // the first retry's bound; 0: DefaultBackoff
+	Budget   time.Duration // how long a failing request is retried; 0: DefaultBudget
+	Progress io.Writer     // a terminal for the progress line, or nil
+	Log      io.Writer     // told what a retry waits for (stderr), or nil
+	// Now and Sleep are the clock and the wait between retries; nil:
+	// the real ones. (Tests pass a clock that only Sleep moves.)
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Runner is a Runner with these settings (jobs is the target's default
+// of Jobs) for the requests to server, retrying what retryable accepts.
+func (o Retry) Runner(server string, jobs int, retryable func(error) bool) *Runner {
+	return &Runner{Jobs: cmp.Or(o.Jobs, jobs), Attempts: o.Attempts, Timeout: o.Timeout, Backoff: o.Backoff, Budget: o.Budget,
+		Retryable: retryable, Progress: o.Progress, Log: o.Log, Server: server, Now: o.Now, Sleep: o.Sleep}
+}
+
 // Run runs do for every object, in the safe order. It returns the first
 // object's error that was not overcome by retries (naming the object), or
 // the context's error when the run was stopped; every object is reported

@@ -19,7 +19,7 @@ import (
 // faulty are the options of a run through a proxy that misbehaves: many
 // quick retries, and a short bound on an attempt so that a stalled
 // request is given up soon.
-var faulty = Options{Attempts: 12, Backoff: time.Millisecond, Timeout: 2 * time.Second}
+var faulty = Options{Retry: publish.Retry{Attempts: 12, Backoff: time.Millisecond, Timeout: 2 * time.Second}}
 
 // fixture is a registry behind a proxy, to which the examples were
 // published once (as latest).

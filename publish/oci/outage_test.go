@@ -43,7 +43,7 @@ func TestOutage(t *testing.T) {
 		c, n := f.outage(start, outage)
 		var log strings.Builder
 		// One at a time: every sleep moves the one clock.
-		o := Options{Jobs: 1, Now: c.Now, Sleep: c.Sleep, Log: &log}
+		o := Options{Retry: publish.Retry{Jobs: 1, Now: c.Now, Sleep: c.Sleep, Log: &log}}
 		err := Publish(context.Background(), f.b, f.target, o, func(publish.Result) {})
 		f.px.setDecide(nil)
 		waited := c.Now().Sub(start)
@@ -75,7 +75,7 @@ func TestPullOutage(t *testing.T) {
 		c, n := f.outage(start, outage)
 		var log strings.Builder
 		out := t.TempDir()
-		got, err := Pull(context.Background(), f.target, out, "", Options{Now: c.Now, Sleep: c.Sleep, Log: &log})
+		got, err := Pull(context.Background(), f.target, out, "", Options{Retry: publish.Retry{Now: c.Now, Sleep: c.Sleep, Log: &log}})
 		f.px.setDecide(nil)
 		waited := c.Now().Sub(start)
 		if i == 0 {

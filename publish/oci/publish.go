@@ -5,10 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"path"
-	"time"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -23,7 +21,12 @@ import (
 
 // Options are a publish's settings; the zero value is the defaults.
 type Options struct {
-	Jobs   int  // requests at once; 0: publish.DefaultJobs
+	// Retry is how requests are run and retried; its Timeout bounds one
+	// attempt at an object, and each request, its body included, of a
+	// publish, a Pull or a Store, so that a registry that stops
+	// answering, or answers a byte at a time, costs a retry or an error,
+	// not the run.
+	publish.Retry
 	DryRun bool // check what is there, send nothing: report would-upload
 
 	// Insecure allows plain HTTP to any host; a loopback registry gets
@@ -34,14 +37,6 @@ type Options struct {
 	// Username and Password log in to the registry; empty, the Docker
 	// config and its credential helpers are asked.
 	Username, Password string
-
-	Progress io.Writer // a terminal for the progress line, or nil
-
-	// Timeout bounds one attempt at an object, and each request, its
-	// body included, of a publish, a Pull or a Store (0:
-	// publish.DefaultTimeout), so that a registry that stops answering,
-	// or answers a byte at a time, costs a retry or an error, not the run.
-	Timeout time.Duration
 
 	// Limits bound each archive Pull fetches and unpacks (zero fields:
 	// layout's, as verify's), and MaxTotal all of them together (0:
@@ -59,19 +54,6 @@ type Options struct {
 	// a Sigstore bundle's in-toto statement once the bundle is by the
 	// expected identity or key. Nil: they are recognised, not checked.
 	VerifyStatement func(bundle []byte) (statement []byte, err error)
-
-	// Budget is how long a failing request of a publish or a Pull is
-	// retried (0: publish.DefaultBudget), and Log is told what a retry
-	// waits for (stderr), or nil.
-	Budget time.Duration
-	Log    io.Writer
-
-	// Attempts, Backoff, Now and Sleep override the runner's retry
-	// defaults and clock (tests).
-	Attempts int
-	Backoff  time.Duration
-	Now      func() time.Time
-	Sleep    func(ctx context.Context, d time.Duration) error
 }
 
 // Signer signs an in-toto statement and returns the Sigstore bundle (v0.3,
@@ -123,22 +105,13 @@ func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, r
 		return err
 	}
 	w := p.work(r, o.Sign, cmp.Or(o.Jobs, publish.DefaultJobs))
-	runner := o.runner(t.String())
+	runner := o.Runner(t.String(), publish.DefaultJobs, retryable)
 	runner.Report = func(res publish.Result) { w.finished(res); report(res) }
-	runner.Ready, runner.Progress = w.ready, o.Progress
+	runner.Ready = w.ready
 	if err := runner.Run(ctx, w.objects, w.do); err != nil {
 		return fmt.Errorf("publish to %s: %w%s", t, err, loginHint(t, err, "push to"))
 	}
 	return nil
-}
-
-// runner retries a registry's requests as o says: Publish's objects, and
-// Pull's requests (Call). server names the registry in Log's lines.
-func (o Options) runner(server string) *publish.Runner {
-	return &publish.Runner{
-		Jobs: o.Jobs, Attempts: o.Attempts, Backoff: o.Backoff, Timeout: o.Timeout, Budget: o.Budget,
-		Retryable: retryable, Log: o.Log, Server: server, Now: o.Now, Sleep: o.Sleep,
-	}
 }
 
 // loginHint says how to log in when the registry refused the run's

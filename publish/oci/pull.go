@@ -62,7 +62,7 @@ func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, 
 	if err != nil {
 		return nil, err
 	}
-	run := o.runner(source)
+	run := o.Runner(source, publish.DefaultJobs, retryable)
 	run.Command = "pull"
 	var desc ocispec.Descriptor
 	var data []byte

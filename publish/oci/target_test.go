@@ -133,7 +133,7 @@ func TestHostileRegistry(t *testing.T) {
 		}))
 		srv.Config.ErrorLog = log.New(io.Discard, "", 0) // it complains of the answers
 		srv.Start()
-		err := Publish(context.Background(), b, "oci://"+strings.TrimPrefix(srv.URL, "http://")+"/x", Options{Attempts: 2, Backoff: 1}, func(publish.Result) {})
+		err := Publish(context.Background(), b, "oci://"+strings.TrimPrefix(srv.URL, "http://")+"/x", Options{Retry: publish.Retry{Attempts: 2, Backoff: 1}}, func(publish.Result) {})
 		out := t.TempDir()
 		if _, err := Pull(context.Background(), "oci://"+strings.TrimPrefix(srv.URL, "http://")+"/x", out, "", pulling); err == nil {
 			t.Errorf("seed %d: pulled from a registry answering nonsense", seed)

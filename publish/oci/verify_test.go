@@ -73,7 +73,7 @@ func TestVerifyRegistry(t *testing.T) {
 	host, storage := testtool.RegistryStorage(t, "")
 	_, b := newBundle(t)
 	target := "oci://" + host + "/acme/skills:v1"
-	publishTo(t, b, target, Options{Jobs: 1})
+	publishTo(t, b, target, Options{Retry: publish.Retry{Jobs: 1}})
 
 	rep, err := verifyAt(t, target)
 	if err != nil {

@@ -69,7 +69,7 @@ func (s *server) options() Options {
 		// server that keeps failing is given up after six tries, not
 		// after the budget of real time (testOutage runs the budget on
 		// a clock of its own).
-		Backoff: time.Millisecond, Attempts: 6,
+		Retry: publish.Retry{Backoff: time.Millisecond, Attempts: 6},
 	}
 }
 

@@ -36,20 +36,9 @@ func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, r
 		report = func(publish.Result) {}
 	}
 	runner := func() *publish.Runner {
-		return &publish.Runner{
-			Jobs:      cmp.Or(o.Jobs, DefaultJobs),
-			Attempts:  o.Attempts,
-			Timeout:   o.Timeout,
-			Backoff:   o.Backoff,
-			Budget:    o.Budget,
-			Retryable: Retryable,
-			Report:    report,
-			Progress:  o.Progress,
-			Log:       o.Log,
-			Server:    bk.String(),
-			Now:       o.Now,
-			Sleep:     o.Sleep,
-		}
+		r := o.Runner(bk.String(), DefaultJobs, Retryable)
+		r.Report = report
+		return r
 	}
 	var ok bool
 	err = runner().Call(ctx, func(ctx context.Context) (err error) {

@@ -1,12 +1,10 @@
 package s3
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -88,21 +86,10 @@ type Options struct {
 	Prune  bool // delete what no kept release names (see the package comment)
 	Keep   int  // releases Prune keeps, the new one included; 0: publish.DefaultKeep
 
-	Jobs     int           // requests at once; 0: DefaultJobs
-	Attempts int           // tries per request; 0: as many as Budget allows
-	Timeout  time.Duration // bound of each request; 0: publish.DefaultTimeout
-	Backoff  time.Duration // the first retry's bound; 0: publish.DefaultBackoff
-	Budget   time.Duration // how long a failing request is retried; 0: publish.DefaultBudget
-
-	// Progress gets a progress line redrawn in place: a terminal, or nil.
-	Progress io.Writer
-	// Log is told what a retry waits for (stderr), or nil.
-	Log io.Writer
-	// Now is the clock: the release's time in the release list, and
-	// the retries' Budget; nil: time.Now. Sleep waits between retries;
-	// nil: a timer. (Tests pass a clock that only Sleep moves.)
-	Now   func() time.Time
-	Sleep func(ctx context.Context, d time.Duration) error
+	// Retry is how requests are run and retried (Jobs' default:
+	// DefaultJobs); its Now is also the release's time in the release
+	// list.
+	publish.Retry
 	// Getenv reads AWS_REGION, AWS_DEFAULT_REGION and AWS_CA_BUNDLE;
 	// nil: os.Getenv. (The credential chain reads the environment
 	// itself.)

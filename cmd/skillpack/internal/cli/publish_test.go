@@ -195,7 +195,7 @@ func TestPublishOutageExitCode(t *testing.T) {
 		var log bytes.Buffer
 		err := s3.Publish(context.Background(), b, "s3://skills/site", s3.Options{
 			Endpoint: srv.URL, AccessKey: "AKID", SecretKey: "secret", Region: "us-east-1",
-			Backoff: time.Millisecond, Budget: 50 * time.Millisecond, Log: &log,
+			Retry: publish.Retry{Backoff: time.Millisecond, Budget: 50 * time.Millisecond, Log: &log},
 		}, nil)
 		srv.Close()
 		if code, msg := exitStatus(&exitError{code: failedCode(err), err: err}); code != want || msg == "" {

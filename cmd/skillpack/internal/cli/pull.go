@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/internal/human"
+	"github.com/skillpack/skillpack/publish"
 	"github.com/skillpack/skillpack/publish/oci"
 	"github.com/skillpack/skillpack/verify"
 )
@@ -96,9 +97,8 @@ func runPull(ctx context.Context, ios *IO, opts *pullOptions) error {
 		Insecure: opts.Insecure,
 		Username: opts.Login.Username,
 		Password: opts.Login.password,
-		Timeout:  opts.Timeout,
+		Retry:    publish.Retry{Timeout: opts.Timeout, Log: ios.Err}, // Log: what a retry waits for
 		MaxTotal: int64(opts.MaxTotal),
-		Log:      ios.Err, // what a retry waits for
 		// The archives' limits are layout's, as verify's.
 	})
 	for _, p := range pulled {

@@ -30,6 +30,7 @@ import (
 	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
+	"github.com/skillpack/skillpack/publish"
 	"github.com/skillpack/skillpack/publish/oci"
 	"github.com/skillpack/skillpack/verify"
 )
@@ -332,7 +333,7 @@ func TestPullOutageExitCode(t *testing.T) {
 	src := "oci://" + strings.TrimPrefix(srv.URL, "http://") + "/acme/skills:v1"
 	var log bytes.Buffer
 	ctx := context.Background()
-	_, err := oci.Pull(ctx, src, t.TempDir(), "", oci.Options{Backoff: time.Millisecond, Budget: 50 * time.Millisecond, Log: &log})
+	_, err := oci.Pull(ctx, src, t.TempDir(), "", oci.Options{Retry: publish.Retry{Backoff: time.Millisecond, Budget: 50 * time.Millisecond, Log: &log}})
 	if code, msg := exitStatus(pullErr(ctx, &pullOptions{}, err)); code != ExitFindings || !strings.Contains(msg, "the server kept failing") {
 		t.Errorf("a registry answering 503: exit %d (%q), want %d", code, msg, ExitFindings)
 	}

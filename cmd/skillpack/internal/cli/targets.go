@@ -86,7 +86,7 @@ func (opts *publishOptions) s3Options() s3.Options {
 		DryRun:    opts.DryRun,
 		Prune:     opts.Prune,
 		Keep:      opts.Keep,
-		Jobs:      opts.Jobs,
+		Retry:     publish.Retry{Jobs: opts.Jobs},
 	}
 }
 
@@ -118,13 +118,11 @@ func checkOCI(opts *publishOptions) error {
 
 func publishOCI(ctx context.Context, b *publish.Bundle, opts *publishOptions, sign oci.Signer, progress io.Writer, report func(publish.Result)) error {
 	return oci.Publish(ctx, b, opts.Target, oci.Options{
-		Jobs:     opts.Jobs,
+		Retry:    publish.Retry{Jobs: opts.Jobs, Progress: progress, Log: opts.stderr},
 		DryRun:   opts.DryRun,
 		Insecure: opts.Insecure,
 		Username: opts.Login.Username,
 		Password: opts.Login.password,
-		Progress: progress,
-		Log:      opts.stderr,
 		Sign:     sign,
 	}, report)
 }
@@ -140,8 +138,7 @@ func ociStore(opts *verifyOptions, v verify.SignatureVerifier) (bundle.Store, er
 		Insecure: t.Insecure,
 		Username: t.Login.Username,
 		Password: t.Login.password,
-		Jobs:     opts.Jobs,
-		Timeout:  opts.Timeout, // each request, Check's included
+		Retry:    publish.Retry{Jobs: opts.Jobs, Timeout: opts.Timeout}, // each request, Check's included
 	}
 	if sv, ok := v.(verify.StatementVerifier); ok {
 		o.VerifyStatement = sv.VerifyStatement
