@@ -8,6 +8,7 @@ import (
 
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/skill"
@@ -143,7 +144,7 @@ func contentOf(s *skill.Skill) string {
 		return ""
 	}
 	d := pack.ContentDigest(entries)
-	return string(digest(d[:]))
+	return string(layout.SumDigest(d[:]))
 }
 
 // pick chooses the copy to publish among identical ones (indexes into

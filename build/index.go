@@ -130,10 +130,7 @@ func (b *builder) catalog(pl *planned) (*layout.Rendered, error) {
 		w := pl.work[i]
 		r := layout.Rendered{Digest: layout.DigestOf(page), Size: int64(len(page))}
 		if !b.opts.DryRun {
-			if _, _, err := b.st.writeDoc(b.st.path(layout.CatalogPage(w.name)), func(f io.Writer) error {
-				_, err := f.Write(page)
-				return err
-			}); err != nil {
+			if err := b.st.writeFile(b.st.path(layout.CatalogPage(w.name)), page); err != nil {
 				return err
 			}
 		}

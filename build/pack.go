@@ -36,7 +36,7 @@ import (
 func (b *builder) pack(d *discovered) (*packed, string, error) {
 	if !b.opts.DryRun {
 		b.st.spare = b.opts.Spare
-		if _, err := b.st.make(d.out.dir, b.logf); err != nil {
+		if err := b.st.make(d.out.dir, b.logf); err != nil {
 			return nil, "", err
 		}
 		b.st.swapped = b.opts.Swapped
@@ -69,16 +69,16 @@ func (b *builder) pack(d *discovered) (*packed, string, error) {
 	if err != nil {
 		return p, "", err
 	}
-	packed, reused := 0, 0
+	fresh, reused := 0, 0
 	for _, w := range p.work {
 		switch {
 		case w.reused:
 			reused++
 		case w.kept:
-			packed++
+			fresh++
 		}
 	}
-	b.logf("• pack: %s (%d packed, %d reused)", human.Plural(len(p.work), "skill", "skills"), packed, reused)
+	b.logf("• pack: %s (%d packed, %d reused)", human.Plural(len(p.work), "skill", "skills"), fresh, reused)
 	return p, "", nil
 }
 
@@ -202,7 +202,7 @@ func (b *builder) packOne(p *packed, w *task) error {
 func layoutFiles(entries []pack.Entry) []layout.File {
 	files := make([]layout.File, len(entries))
 	for i, e := range entries {
-		files[i] = layout.File{Path: e.Path, Digest: digest(e.Sum[:]), Size: e.Size, Exec: e.Exec}
+		files[i] = layout.File{Path: e.Path, Digest: layout.SumDigest(e.Sum[:]), Size: e.Size, Exec: e.Exec}
 	}
 	return files
 }
@@ -222,8 +222,8 @@ func (b *builder) packFresh(w *task) error {
 			return err
 		}
 		entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: f.Size, Sum: sum})
-		w.out.Files = append(w.out.Files, layout.File{Path: f.Path, Digest: digest(sum[:]), Size: f.Size, Exec: f.Exec()})
 	}
+	w.out.Files = layoutFiles(entries)
 	if err := pw.Close(); err != nil {
 		return fmt.Errorf("%s: %w", w.src.Dir, err)
 	}
@@ -241,7 +241,7 @@ func (b *builder) packFresh(w *task) error {
 		return err
 	}
 	cd := pack.ContentDigest(entries)
-	w.out.ContentDigest = digest(cd[:])
+	w.out.ContentDigest = layout.SumDigest(cd[:])
 	w.key = b.key(entries)
 	w.lintKey = b.lintKey(w, entries)
 	return nil
@@ -367,8 +367,6 @@ func (b *builder) key(entries []pack.Entry) layout.Digest {
 	return reuse.ArchiveKey(Generator(), b.opts.Time, entries)
 }
 
-func digest(sum []byte) layout.Digest { return layout.SumDigest(sum) }
-
 // archive collects one archive while hashing it; finish writes it under
 // its content-addressed name. Most archives are small, so they are kept in
 // memory and written once under their final name: a temporary file and a
@@ -447,7 +445,7 @@ func (a *archive) finish() (layout.Archive, error) {
 // finishAs writes the archive to the path that dst derives from its
 // digest.
 func (a *archive) finishAs(dst func(layout.Archive) string) (layout.Archive, error) {
-	ar := layout.Archive{Digest: digest(a.sum.h.Sum(nil)), Size: a.sum.n}
+	ar := layout.Archive{Digest: layout.SumDigest(a.sum.h.Sum(nil)), Size: a.sum.n}
 	switch {
 	case a.buf != nil:
 		defer a.release()

@@ -97,7 +97,7 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 		return p, err
 	}
 	cd := pack.ContentDigest(entries)
-	p.ContentDigest = digest(cd[:])
+	p.ContentDigest = layout.SumDigest(cd[:])
 	for _, a := range []*archive{tgz, zip} {
 		dst := filepath.Join(out, p.Name+"."+a.ext)
 		if err := b.checkArchive(w, a.ext, layout.Archive{Size: a.sum.n}); err != nil {

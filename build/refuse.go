@@ -28,7 +28,7 @@ func (r *refusal) Error() string { return r.f.Path + ": " + r.f.Message }
 
 // refuse returns the refusal of the skill's file at path (in the skill's
 // folder; "" for the folder), under rule.
-func (b *builder) refuse(w *task, path, rule, fix, format string, args ...any) error {
+func (b *builder) refuse(w *task, path, rule, fix, format string, args ...any) *refusal {
 	p := w.src.Dir
 	if path != "" {
 		p = filepath.Join(p, filepath.FromSlash(path))
@@ -46,10 +46,10 @@ func (b *builder) refused(w *task, err error) bool {
 	switch {
 	case errors.As(err, &r):
 	case errors.As(err, &pe) && errors.Is(err, pack.ErrTooLong):
-		r = b.refuse(w, pe.Path, "path-too-long", "shorten the path", "%s cannot be packed into the archive of %s: %s", pe.Path, w.name, pe.Err).(*refusal)
+		r = b.refuse(w, pe.Path, "path-too-long", "shorten the path", "%s cannot be packed into the archive of %s: %s", pe.Path, w.name, pe.Err)
 	case errors.As(err, &pe) && (errors.Is(err, pack.ErrBadPath) || errors.Is(err, pack.ErrTooLarge)):
 		r = b.refuse(w, pe.Path, "path-unpackable", "rename it, or leave it out with "+skill.IgnoreFile,
-			"%s cannot be packed into the archive of %s: %s", pe.Path, w.name, pe.Err).(*refusal)
+			"%s cannot be packed into the archive of %s: %s", pe.Path, w.name, pe.Err)
 	default:
 		return false
 	}

@@ -221,7 +221,7 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 	if err := checkRecordedOnly(abs, out, rec); err != nil {
 		return nil, &OutputError{err}
 	}
-	if _, err := b.st.make(abs, b.logf); err != nil {
+	if err := b.st.make(abs, b.logf); err != nil {
 		return nil, err
 	}
 	// The copy: every recorded file but the signatures, which are made

@@ -82,7 +82,7 @@ func (s *Spare) Prime(out string) error {
 		return err
 	}
 	var st stage
-	if _, err := st.make(out, func(string, ...any) {}); err != nil {
+	if err := st.make(out, func(string, ...any) {}); err != nil {
 		return err
 	}
 	defer st.discard()

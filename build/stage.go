@@ -40,31 +40,28 @@ type stage struct {
 	umask     uint32
 }
 
-// make makes the staging folder for the output folder out, once.
-func (s *stage) make(out string, log func(string, ...any)) (string, error) {
-	if s.dir != "" {
-		return s.dir, nil
-	}
+// make makes the staging folder for the output folder out.
+func (s *stage) make(out string, log func(string, ...any)) error {
 	s.out, s.log = out, log
 	if dir, owner, held := s.spare.take(out); dir != "" {
 		s.dir, s.owner, s.held = dir, owner, held
-		return dir, nil
+		return nil
 	}
 	parent := filepath.Dir(s.out)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", err
+		return err
 	}
 	dir, owner, err := makeOwned(parent, s.out) // with who made it: see owner.go
 	if err != nil {
-		return "", err
+		return err
 	}
 	s.dir, s.owner = dir, owner
 	// 0755 whatever the umask: a bundle is meant to be served.
 	if err := os.Chmod(dir, 0o755); err != nil {
 		s.discard()
-		return "", err
+		return err
 	}
-	return dir, nil
+	return nil
 }
 
 // disown removes the owner file, the last trace of the staging folder,
@@ -315,7 +312,7 @@ func render(w io.Writer, fn func(io.Writer) error) (layout.Digest, int64, error)
 	if err := bw.Flush(); err != nil {
 		return "", 0, err
 	}
-	return digest(h.h.Sum(nil)), h.n, nil
+	return layout.SumDigest(h.h.Sum(nil)), h.n, nil
 }
 
 // hashCounter hashes and counts what is written to it.

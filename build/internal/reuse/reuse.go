@@ -19,10 +19,10 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"time"
 
 	"github.com/skillpack/skillpack/build/internal/scratch"
@@ -56,12 +56,7 @@ func ArchiveKey(generator string, t time.Time, entries []pack.Entry) layout.Dige
 func BundleKey(generator, baseURL string, noLegacy bool, keys map[string]layout.Digest, extra ...string) layout.Digest {
 	h := sha256.New()
 	fmt.Fprintf(h, "skillpack-bundle/1\n%s\n%s\n%t\n", generator, baseURL, noLegacy)
-	names := make([]string, 0, len(keys))
-	for n := range keys {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(keys)) {
 		fmt.Fprintf(h, "%s %s\n", n, keys[n])
 	}
 	for _, e := range extra {

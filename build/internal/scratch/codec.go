@@ -20,14 +20,6 @@ func (e *Encoder) Str(s string) {
 	e.B = append(e.B, s...)
 }
 
-func (e *Encoder) Flag(v bool) {
-	if v {
-		e.B = append(e.B, 1)
-	} else {
-		e.B = append(e.B, 0)
-	}
-}
-
 // Decoder reads what Encoder wrote; the first error sticks and every
 // later read returns a zero value.
 type Decoder struct {
@@ -68,16 +60,6 @@ func (d *Decoder) Str() string {
 	return s
 }
 
-func (d *Decoder) Flag() bool {
-	if len(d.B) == 0 {
-		d.fail()
-		return false
-	}
-	v := d.B[0] == 1
-	d.B = d.B[1:]
-	return v
-}
-
 // End returns the first error, or an error if bytes are left over.
 func (d *Decoder) End() error {
 	if d.err == nil && len(d.B) > 0 {
@@ -102,7 +84,11 @@ func (e *Encoder) Files(files []layout.File) {
 		e.Str(f.Path)
 		e.Str(string(f.Digest))
 		e.Num(f.Size)
-		e.Flag(f.Exec)
+		exec := int64(0)
+		if f.Exec {
+			exec = 1
+		}
+		e.Num(exec)
 	}
 }
 
@@ -115,7 +101,7 @@ func (d *Decoder) Files() []layout.File {
 	files := make([]layout.File, n)
 	for i := range files {
 		f := &files[i]
-		f.Path, f.Digest, f.Size, f.Exec = d.Str(), layout.Digest(d.Str()), d.Num(), d.Flag()
+		f.Path, f.Digest, f.Size, f.Exec = d.Str(), layout.Digest(d.Str()), d.Num(), d.Num() == 1
 	}
 	return files
 }
