@@ -207,38 +207,20 @@ func layoutFiles(entries []pack.Entry) []layout.File {
 	return files
 }
 
-// packFresh reads each file once and feeds the tar, the zip, the file's
-// digest and the served copy from that one read.
+// packFresh packs a skill into the staging folder.
 func (b *builder) packFresh(w *task) error {
-	tgz := b.newArchive(w.name, layout.TarGz)
+	tgz, zip, entries, err := b.packArchives(w, pack.Options{Time: b.opts.Time}, !b.opts.DryRun)
 	defer tgz.discard()
-	zip := b.newArchive(w.name, layout.Zip)
 	defer zip.discard()
-	pw := pack.NewWriter(tgz, zip, pack.Options{Time: b.opts.Time})
-	var entries []pack.Entry
-	for _, f := range w.files.Files {
-		sum, err := b.addFile(pw, w, f)
-		if err != nil {
-			return err
-		}
-		entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: f.Size, Sum: sum})
+	if err != nil {
+		return err
 	}
 	w.out.Files = layoutFiles(entries)
-	if err := pw.Close(); err != nil {
-		return fmt.Errorf("%s: %w", w.src.Dir, err)
-	}
-	var err error
 	if w.out.TarGz, err = tgz.finish(); err != nil {
 		return b.outputError(err)
 	}
 	if w.out.Zip, err = zip.finish(); err != nil {
 		return b.outputError(err)
-	}
-	if err := b.checkArchive(w, layout.TarGz, w.out.TarGz); err != nil {
-		return err
-	}
-	if err := b.checkArchive(w, layout.Zip, w.out.Zip); err != nil {
-		return err
 	}
 	cd := pack.ContentDigest(entries)
 	w.out.ContentDigest = layout.SumDigest(cd[:])
@@ -247,7 +229,34 @@ func (b *builder) packFresh(w *task) error {
 	return nil
 }
 
-func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File) ([32]byte, error) {
+// packArchives reads each file once and feeds the tar, the zip, the
+// file's digest and, when serve is set, its served copy from that one
+// read; it refuses archives larger than a reader of the bundle holds
+// (pack.MaxFile: incompressible files can make one larger than the files'
+// own limit allows). The caller finishes or discards the archives.
+func (b *builder) packArchives(w *task, po pack.Options, serve bool) (tgz, zip *archive, entries []pack.Entry, err error) {
+	tgz, zip = b.newArchive(w.name, layout.TarGz), b.newArchive(w.name, layout.Zip)
+	pw := pack.NewWriter(tgz, zip, po)
+	for _, f := range w.files.Files {
+		sum, err := b.addFile(pw, w, f, serve)
+		if err != nil {
+			return tgz, zip, nil, err
+		}
+		entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: f.Size, Sum: sum})
+	}
+	if err := pw.Close(); err != nil {
+		return tgz, zip, nil, fmt.Errorf("%s: %w", w.src.Dir, err)
+	}
+	for _, a := range []*archive{tgz, zip} {
+		if a.sum.n > pack.MaxFile {
+			return tgz, zip, nil, b.refuse(w, "", "skill-too-large", "leave large files out with "+skill.IgnoreFile+" and fetch them at run time, or split the skill",
+				"the skill's %s archive is %d bytes; verify and pull read no file over %d bytes (64 MiB)", a.ext, a.sum.n, int64(pack.MaxFile))
+		}
+	}
+	return tgz, zip, entries, nil
+}
+
+func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File, serve bool) ([32]byte, error) {
 	src := filepath.Join(w.src.Dir, filepath.FromSlash(f.Path))
 	if onRead != nil {
 		onRead(f.Disk)
@@ -264,7 +273,7 @@ func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File) ([32]byte, err
 	var r io.Reader = in
 	var copyOut *os.File
 	var out *served
-	if !b.opts.DryRun {
+	if serve {
 		dst := b.st.path(layout.SkillFile(w.name, f.Path))
 		if err := b.st.mkdirAll(filepath.Dir(dst)); err != nil {
 			return [32]byte{}, b.outputError(err)

@@ -71,38 +71,20 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return p, err
 	}
-	tgz := b.newArchive(p.Name, layout.TarGz)
-	defer tgz.discard()
-	zip := b.newArchive(p.Name, layout.Zip)
-	defer zip.discard()
 	po := pack.Options{Time: opts.Time}
 	if opts.Wrapped {
 		po.Prefix = p.Name + "/"
 	}
-	pw := pack.NewWriter(tgz, zip, po)
-	var entries []pack.Entry
-	for _, f := range files.Files {
-		in, err := skill.OpenFile(f.Disk)
-		if err != nil {
-			return p, err
-		}
-		sum, err := pw.Add(f.Path, f.Exec(), f.Size, in)
-		in.Close()
-		if err != nil {
-			return p, refused(fmt.Errorf("%s: %w", filepath.Join(dir, f.Path), err))
-		}
-		entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: f.Size, Sum: sum})
-	}
-	if err := pw.Close(); err != nil {
-		return p, err
+	tgz, zip, entries, err := b.packArchives(w, po, false)
+	defer tgz.discard()
+	defer zip.discard()
+	if err != nil {
+		return p, refused(err)
 	}
 	cd := pack.ContentDigest(entries)
 	p.ContentDigest = layout.SumDigest(cd[:])
 	for _, a := range []*archive{tgz, zip} {
 		dst := filepath.Join(out, p.Name+"."+a.ext)
-		if err := b.checkArchive(w, a.ext, layout.Archive{Size: a.sum.n}); err != nil {
-			return p, refused(err)
-		}
 		ar, err := a.finishAt(dst)
 		if err != nil {
 			return p, err

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/skill"
@@ -84,7 +83,7 @@ func (b *builder) checkReadable(w *task) error {
 // (pack's limits): a file larger than one reads, more files than an
 // archive may hold, or more bytes than one may unpack to. Checked before
 // packing; an archive larger than a reader holds is known only after
-// (checkArchive).
+// (packArchives).
 func (b *builder) checkLimits(w *task) error {
 	files := w.files.Files
 	if len(files) > pack.MaxEntries {
@@ -104,15 +103,4 @@ func (b *builder) checkLimits(w *task) error {
 			"the skill's archive would unpack to up to %d bytes; verify and pull unpack no archive to more than %d bytes (256 MiB)", n, int64(pack.MaxUnpacked))
 	}
 	return nil
-}
-
-// checkArchive refuses an archive larger than a reader of the bundle
-// holds (pack.MaxFile): incompressible files can make one larger than
-// the files' own limit allows.
-func (b *builder) checkArchive(w *task, ext string, ar layout.Archive) error {
-	if ar.Size <= pack.MaxFile {
-		return nil
-	}
-	return b.refuse(w, "", "skill-too-large", "leave large files out with "+skill.IgnoreFile+" and fetch them at run time, or split the skill",
-		"the skill's %s archive is %d bytes; verify and pull read no file over %d bytes (64 MiB)", ext, ar.Size, int64(pack.MaxFile))
 }

@@ -26,34 +26,82 @@ import (
 // (Sign) runs the same step on a staged copy of a bundle already built,
 // so that a kill at any moment leaves DIST as it was or wholly signed.
 
-// signStep signs targets, each a file of the staging folder at dir with
-// the digest the bundle records for it, and writes each signature beside
-// its artifact. It returns the signatures' dist paths, sorted.
-func signStep(dir string, targets []layout.Artifact, sign Signer, write func(path string, data []byte) error, stop func() error) ([]string, error) {
-	var sigs []string
+// signStaged signs, in the staging folder, targets (with sign) and each
+// of folders (with signFolder, unless it is nil), writes each signature
+// beside what it signs, says so, and returns the signatures' dist paths,
+// sorted. Each file is read again from the staging folder and must have
+// the digest the bundle records: a signature vouches for the bytes that
+// are swapped in.
+func (b *builder) signStaged(targets []layout.Artifact, folders iter.Seq2[folder, error], sign Signer, signFolder StatementSigner) (sigs, folderSigs []string, err error) {
+	write := func(p string, sig []byte) error {
+		return b.st.writeFile(b.st.path(p), sig)
+	}
 	for _, t := range targets {
-		if err := stop(); err != nil {
-			return nil, err
+		if err := b.interrupted(); err != nil {
+			return nil, nil, err
 		}
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(t.Path)))
+		data, err := os.ReadFile(b.st.path(t.Path))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if layout.DigestOf(data) != t.Digest {
-			return nil, &changedError{t.Path, layout.DigestOf(data), t.Digest}
+			return nil, nil, &changedError{t.Path, layout.DigestOf(data), t.Digest}
 		}
 		sig, err := sign(data)
 		if err != nil {
-			return nil, fmt.Errorf("signing %s: %w", t.Path, err)
+			return nil, nil, fmt.Errorf("signing %s: %w", t.Path, err)
 		}
 		p := layout.Signature(t.Path)
-		if err := write(filepath.Join(dir, filepath.FromSlash(p)), sig); err != nil {
-			return nil, err
+		if err := write(p, sig); err != nil {
+			return nil, nil, err
 		}
 		sigs = append(sigs, p)
 	}
+	for f, err := range folders {
+		if signFolder == nil {
+			break
+		}
+		if err == nil {
+			err = b.interrupted()
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, file := range f.files {
+			if file.Path == layout.FolderSignatureFile {
+				return nil, nil, &ownSignatureError{f.name}
+			}
+			p := layout.SkillFile(f.name, file.Path)
+			got, _, err := bundle.HashFile(b.st.path(p))
+			if err != nil {
+				return nil, nil, err
+			}
+			if got != file.Digest {
+				return nil, nil, &changedError{p, got, file.Digest}
+			}
+		}
+		st, err := layout.StatementDoc(f.name, f.files)
+		if err != nil {
+			return nil, nil, err
+		}
+		sig, err := signFolder(st)
+		if err != nil {
+			return nil, nil, fmt.Errorf("signing the folder of skill %s: %w", f.name, err)
+		}
+		p := layout.FolderSignature(f.name)
+		if err := write(p, sig); err != nil {
+			return nil, nil, err
+		}
+		folderSigs = append(folderSigs, p)
+	}
 	slices.Sort(sigs)
-	return sigs, nil
+	slices.Sort(folderSigs)
+	line := fmt.Sprintf("• sign: %s, %s beside each", human.Plural(len(sigs), "artifact", "artifacts"), layout.SignatureSuffix)
+	if len(folderSigs) > 0 {
+		line += fmt.Sprintf("; %s, %s in each", human.Plural(len(folderSigs), "skill folder", "skill folders"), layout.FolderSignatureFile)
+	}
+	b.logf("%s", line)
+	return sigs, folderSigs, nil
 }
 
 // changedError is an artifact whose bytes are not those the bundle
@@ -67,80 +115,12 @@ func (e *changedError) Error() string {
 	return fmt.Sprintf("%s: its digest is %s but the bundle records %s; rebuild the bundle before signing", e.path, e.got, e.want)
 }
 
-// signTargets lists what the sign step signs in a bundle whose record is
-// rec: the documents and archives layout.SignedPath names, sorted by path.
-func signTargets(rec *layout.Record) []layout.Artifact {
-	var ts []layout.Artifact
-	for _, d := range rec.Docs {
-		if layout.SignedPath(d.Path) {
-			ts = append(ts, d)
-		}
-	}
-	for _, s := range rec.Skills {
-		for _, a := range []struct {
-			ar  layout.Archive
-			ext string
-		}{{s.TarGz, layout.TarGz}, {s.Zip, layout.Zip}} {
-			if p := layout.ArchivePath(s.Name, a.ar.Digest, a.ext); layout.SignedPath(p) {
-				ts = append(ts, layout.Artifact{Path: p, Digest: a.ar.Digest, Size: a.ar.Size})
-			}
-		}
-	}
-	slices.SortFunc(ts, func(a, b layout.Artifact) int { return strings.Compare(a.Path, b.Path) })
-	return ts
-}
-
-// folder is one skill folder the sign step signs: the skill's name and
-// its files, with the digests the bundle records.
+// folder is one skill folder the sign step signs (layout.StatementDoc
+// into skill.oms.sig, among the skill's served files): the skill's name
+// and its files, with the digests the bundle records.
 type folder struct {
 	name  string
 	files []layout.File
-}
-
-// signFolders signs each skill folder's statement (layout.StatementDoc)
-// and writes the folder signature, skill.oms.sig, among the skill's served
-// files (layout.FolderSignature). Each file is read again from the staging
-// folder and must have the digest the statement gives it: the signature
-// vouches for the bytes that are swapped in, as signStep's do. It returns
-// the signatures' dist paths, sorted.
-func signFolders(dir string, folders iter.Seq2[folder, error], sign StatementSigner, write func(path string, data []byte) error, stop func() error) ([]string, error) {
-	var sigs []string
-	for f, err := range folders {
-		if err == nil {
-			err = stop()
-		}
-		if err != nil {
-			return nil, err
-		}
-		for _, file := range f.files {
-			if file.Path == layout.FolderSignatureFile {
-				return nil, &ownSignatureError{f.name}
-			}
-			p := layout.SkillFile(f.name, file.Path)
-			got, _, err := bundle.HashFile(filepath.Join(dir, filepath.FromSlash(p)))
-			if err != nil {
-				return nil, err
-			}
-			if got != file.Digest {
-				return nil, &changedError{p, got, file.Digest}
-			}
-		}
-		st, err := layout.StatementDoc(f.name, f.files)
-		if err != nil {
-			return nil, err
-		}
-		sig, err := sign(st)
-		if err != nil {
-			return nil, fmt.Errorf("signing the folder of skill %s: %w", f.name, err)
-		}
-		p := layout.FolderSignature(f.name)
-		if err := write(filepath.Join(dir, filepath.FromSlash(p)), sig); err != nil {
-			return nil, err
-		}
-		sigs = append(sigs, p)
-	}
-	slices.Sort(sigs)
-	return sigs, nil
 }
 
 // ownSignatureError is a skill that carries a skill.oms.sig of its own
@@ -151,26 +131,6 @@ type ownSignatureError struct{ skill string }
 func (e *ownSignatureError) Error() string {
 	return fmt.Sprintf("skill %s has a %s of its own, where --sign writes the folder signature: to sign the folder, leave it out (add /%s to the skill's .skillignore); to ship the author's signature as it is, build without --sign",
 		e.skill, layout.FolderSignatureFile, layout.FolderSignatureFile)
-}
-
-// recordFolders is every skill folder of a bundle's record.
-func recordFolders(rec *layout.Record) iter.Seq2[folder, error] {
-	return func(yield func(folder, error) bool) {
-		for _, s := range rec.Skills {
-			if !yield(folder{s.Name, s.Files}, nil) {
-				return
-			}
-		}
-	}
-}
-
-// signLine is the sign step's line in the log.
-func signLine(arts, folders []string) string {
-	line := fmt.Sprintf("• sign: %s, %s beside each", human.Plural(len(arts), "artifact", "artifacts"), layout.SignatureSuffix)
-	if len(folders) > 0 {
-		line += fmt.Sprintf("; %s, %s in each", human.Plural(len(folders), "skill folder", "skill folders"), layout.FolderSignatureFile)
-	}
-	return line
 }
 
 // SignResult is what Sign signed.
@@ -190,12 +150,12 @@ type SignResult struct {
 // build record only: a file the record does not list, or an artifact that
 // no longer has its recorded digest, stops the signing with nothing changed.
 func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*SignResult, error) {
-	folder, err := bundle.OpenFolder(out)
+	dist, err := bundle.OpenFolder(out)
 	if err != nil {
 		return nil, &OutputError{err}
 	}
-	data, err := bundle.ReadAll(context.Background(), folder, layout.BuildRecord, bundle.MaxDoc)
-	folder.Close()
+	data, err := bundle.ReadAll(context.Background(), dist, layout.BuildRecord, bundle.MaxDoc)
+	dist.Close()
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &OutputError{fmt.Errorf("%s is not a bundle skillpack built (no %s); build one with `skillpack build`", out, layout.BuildRecord)}
 	}
@@ -242,11 +202,32 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 		}
 		files = append(files, f)
 	}
-	sigs, err := signStep(b.st.dir, signTargets(rec), sign, b.st.writeFile, b.interrupted)
-	var folderSigs []string
-	if err == nil && signFolder != nil {
-		folderSigs, err = signFolders(b.st.dir, recordFolders(rec), signFolder, b.st.writeFile, b.interrupted)
+	// What layout.SignedPath names: the documents and the archives.
+	var targets []layout.Artifact
+	for _, d := range rec.Docs {
+		if layout.SignedPath(d.Path) {
+			targets = append(targets, d)
+		}
 	}
+	for _, s := range rec.Skills {
+		for _, a := range []struct {
+			ar  layout.Archive
+			ext string
+		}{{s.TarGz, layout.TarGz}, {s.Zip, layout.Zip}} {
+			if p := layout.ArchivePath(s.Name, a.ar.Digest, a.ext); layout.SignedPath(p) {
+				targets = append(targets, layout.Artifact{Path: p, Digest: a.ar.Digest, Size: a.ar.Size})
+			}
+		}
+	}
+	slices.SortFunc(targets, func(a, b layout.Artifact) int { return strings.Compare(a.Path, b.Path) })
+	folders := func(yield func(folder, error) bool) {
+		for _, s := range rec.Skills {
+			if !yield(folder{s.Name, s.Files}, nil) {
+				return
+			}
+		}
+	}
+	sigs, folderSigs, err := b.signStaged(targets, folders, sign, signFolder)
 	var changed *changedError
 	var ownSig *ownSignatureError
 	if errors.As(err, &changed) || errors.As(err, &ownSig) {
@@ -271,7 +252,6 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 	if err := b.st.swap(nil); err != nil {
 		return nil, err
 	}
-	b.logf("%s", signLine(sigs, folderSigs))
 	return &SignResult{Signatures: sigs, Folders: folderSigs}, nil
 }
 
@@ -293,7 +273,7 @@ func checkRecordedOnly(abs, out string, rec *layout.Record) error {
 	return nil
 }
 
-// sign runs the sign step (see signStep) on the staged bundle.
+// sign runs the sign step (see signStaged) on the staged bundle.
 func (b *builder) sign(s *staged) (string, error) {
 	switch {
 	case b.res.UpToDate:
@@ -303,30 +283,20 @@ func (b *builder) sign(s *staged) (string, error) {
 	case !b.signs():
 		return "not asked to (--sign)", nil
 	}
-	var sigs, folderSigs []string
-	if b.opts.Sign != nil {
-		var targets []layout.Artifact
-		for e, err := range s.plan.Entries() {
-			if err != nil {
-				return "", err
-			}
-			if layout.Signed(e) {
-				targets = append(targets, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
-			}
+	var targets []layout.Artifact
+	for e, err := range s.plan.Entries() {
+		if b.opts.Sign == nil {
+			break // the folders alone
 		}
-		var err error
-		if sigs, err = signStep(b.st.dir, targets, b.opts.Sign, b.st.writeFile, b.interrupted); err != nil {
+		if err != nil {
 			return "", err
 		}
-	}
-	if b.opts.SignFolder != nil {
-		var err error
-		if folderSigs, err = signFolders(b.st.dir, s.folders(), b.opts.SignFolder, b.st.writeFile, b.interrupted); err != nil {
-			return "", err
+		if layout.Signed(e) {
+			targets = append(targets, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 		}
 	}
-	b.logf("%s", signLine(sigs, folderSigs))
-	return "", nil
+	_, _, err := b.signStaged(targets, s.folders(), b.opts.Sign, b.opts.SignFolder)
+	return "", err
 }
 
 // signs reports whether the build signs anything.
