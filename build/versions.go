@@ -133,9 +133,9 @@ func (b *builder) versions(pl *planned) (string, error) {
 	return "", nil
 }
 
-// ownCopy is where this build has the bytes of a file of a version it
-// makes: the skill's served copy or archive, staged by pack, or in the
-// output folder for a skill reused from it.
+// ownCopy is where this build has the bytes of an archive or a file of a
+// skill (or of a version it makes): the skill's served copy or archive,
+// staged by pack, or in the output folder for a skill reused from it.
 func (b *builder) ownCopy(pl *planned, e layout.Entry) string {
 	p := layout.SkillFile(e.Skill, e.File)
 	if e.Format != "" {

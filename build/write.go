@@ -2,7 +2,6 @@ package build
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
@@ -106,20 +105,12 @@ func (b *builder) writeEntry(pl *planned, e layout.Entry) error {
 		if d != e.Digest {
 			return fmt.Errorf("%s: the document changed between two renderings", e.Path)
 		}
-	case layout.KindArchive:
-		if pl.byName(e.Skill).reused {
-			return b.st.link(filepath.Join(pl.out.dir, filepath.FromSlash(e.Path)), dst)
-		}
-	case layout.KindFile:
-		v2 := layout.SkillFile(e.Skill, e.File)
-		reused := pl.byName(e.Skill).reused
-		switch {
-		case e.Path != v2 && reused: // the legacy tree repeats the v0.2 tree
-			return b.st.link(filepath.Join(pl.out.dir, filepath.FromSlash(v2)), dst)
-		case e.Path != v2: // packed: pack staged the v0.2 copy
-			return b.st.link(b.st.path(v2), dst)
-		case reused:
-			return b.st.link(filepath.Join(pl.out.dir, filepath.FromSlash(e.Path)), dst)
+	case layout.KindArchive, layout.KindFile:
+		// Pack staged a packed skill's archives and served copies; the
+		// rest (a reused skill's, the legacy tree repeating the served
+		// copies) are links to them.
+		if src := b.ownCopy(pl, e); src != dst {
+			return b.st.link(src, dst)
 		}
 	}
 	return nil
