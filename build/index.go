@@ -5,7 +5,6 @@ import (
 	"io"
 	"iter"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -171,11 +170,7 @@ func (s shown) Skill(i int) (catalog.Skill, error) {
 func (b *builder) body(pl *planned, w *work, files []layout.File) ([]byte, error) {
 	path := w.src.EntryPath()
 	if !b.opts.DryRun {
-		served := layout.SkillFile(w.name, layout.EntryFile)
-		path = b.st.path(served)
-		if w.reused {
-			path = filepath.Join(pl.out.dir, filepath.FromSlash(served))
-		}
+		path = b.ownCopy(pl, layout.Entry{Kind: layout.KindFile, Skill: w.name, File: layout.EntryFile})
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
