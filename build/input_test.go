@@ -119,12 +119,13 @@ func runChanging(roots []string, o Options, skill string, change func()) (*Resul
 	if o.Jobs == 0 {
 		o.Jobs = 2
 	}
+	old := onCollected
 	onCollected = func(name string) {
 		if name == skill {
 			change()
 		}
 	}
-	defer func() { onCollected = nil }()
+	defer func() { onCollected = old }()
 	return Run(roots, o)
 }
 

@@ -271,7 +271,6 @@ func TestInterrupted(t *testing.T) {
 	for _, at := range []string{"pack", "sign"} {
 		ctx, cancel := context.WithCancel(context.Background())
 		o := Options{Out: out, Jobs: 1}
-		onCollected = nil
 		switch at {
 		case "pack":
 			withSeam(t, &onCollected, func(string) { cancel() })

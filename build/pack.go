@@ -95,9 +95,7 @@ func (b *builder) process(p *packed, wk *work) {
 		w.prev = p.out.prev.Skill(w.name)
 	}
 	w.files, w.collErr = skill.Collect(s.Dir)
-	if onCollected != nil {
-		onCollected(w.name)
-	}
+	onCollected(w.name)
 	if w.prev != nil && w.files != nil && sameShape(w.prev.Files, w.files.Files) {
 		// Lint says what is wrong with a file that cannot be hashed.
 		if w.hashed, w.err = hashFiles(w); w.err == nil {
@@ -111,9 +109,7 @@ func (b *builder) process(p *packed, wk *work) {
 		if fs, ok := b.keptVerdict(w); ok {
 			return fs, true
 		}
-		if onLint != nil {
-			onLint()
-		}
+		onLint()
 		return nil, false
 	}
 	res := lint.Check([]*skill.Skill{s}, opts)
@@ -258,9 +254,7 @@ func (b *builder) packArchives(w *task, po pack.Options, serve bool) (tgz, zip *
 
 func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File, serve bool) ([32]byte, error) {
 	src := filepath.Join(w.src.Dir, filepath.FromSlash(f.Path))
-	if onRead != nil {
-		onRead(f.Disk)
-	}
+	onRead(f.Disk)
 	in, err := skill.OpenFile(f.Disk)
 	if err != nil {
 		return [32]byte{}, fmt.Errorf("%s: %w", src, err)
@@ -282,10 +276,7 @@ func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File, serve bool) ([
 			return [32]byte{}, b.outputError(err)
 		}
 		defer copyOut.Close()
-		out = &served{w: copyOut}
-		if wrapServed != nil {
-			out.w = wrapServed(copyOut)
-		}
+		out = &served{w: wrapServed(copyOut)}
 		r = io.TeeReader(in, out)
 	}
 	sum, err := pw.Add(f.Path, f.Exec(), f.Size, r)
@@ -344,9 +335,7 @@ func hashFiles(w *task) ([]pack.Entry, error) {
 			entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: f.Size, Sum: sha256.Sum256(doc.Raw)})
 			continue
 		}
-		if onRead != nil {
-			onRead(f.Disk)
-		}
+		onRead(f.Disk)
 		sum, n, err := bundle.SumFile(f.Disk)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(w.src.Dir, f.Path), err)
