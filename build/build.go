@@ -247,7 +247,6 @@ type work struct {
 	kept     bool             // packed (or reused) and summarized
 	err      error            // why the skill could not be packed
 	invalid  bool             // lint found an error in the skill itself
-	lost     bool             // not packed: another skill had claimed its name
 	skipped  bool             // left out by Options.SkipInvalid
 	page     *layout.Rendered // its page in the catalog, once rendered
 }

@@ -126,8 +126,7 @@ func (b *builder) process(p *packed, wk *work) {
 	case w.err != nil:
 		p.failed.Store(true)
 	case p.failed.Load():
-	case !p.claim(w.work):
-		w.lost = true // see claim
+	case !p.claim(w.work): // another skill has its name
 	default:
 		if w.err = b.packOne(p, w); w.err == nil {
 			w.err = b.keep(p, w)

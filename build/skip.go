@@ -145,7 +145,7 @@ func (b *builder) leaveOut(p *packed) error {
 			continue
 		}
 		name := w.name
-		w.lost, w.err = false, nil
+		w.err = nil
 		b.process(p, w)
 		switch {
 		case w.err != nil:
