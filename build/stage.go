@@ -2,6 +2,7 @@ package build
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -104,6 +105,11 @@ func (s *stage) path(distPath string) string {
 
 // writeFile writes data to a new file in the staging folder.
 func (s *stage) writeFile(path string, data []byte) error {
+	return s.writeFrom(path, bytes.NewReader(data))
+}
+
+// writeFrom writes what r reads to a new file in the staging folder.
+func (s *stage) writeFrom(path string, r io.Reader) error {
 	if err := s.mkdirAll(filepath.Dir(path)); err != nil {
 		return err
 	}
@@ -111,11 +117,11 @@ func (s *stage) writeFile(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
+	_, err = io.Copy(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	return f.Close()
+	return err
 }
 
 // A bundle is served by a user that does not own it, and two builds must
@@ -272,15 +278,7 @@ func (s *stage) link(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	out, err := s.create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
+	return s.writeFrom(dst, in)
 }
 
 // writeDoc writes a new file in the staging folder with the bytes that

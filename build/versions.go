@@ -25,34 +25,27 @@ import (
 // the folders (layout.Versioning), and the versions step stages them.
 
 // versioning is what index passes to layout.Plan for a versioned build.
+// The write step renders a snapshot the previous bundle published
+// (Carried) by copying its bytes, which bundle.Open checked against
+// checksums.txt, which gives the digest versions.json gives.
 func (b *builder) versioning(pl *planned) *layout.Versioning {
 	if !b.opts.Versioned {
 		return nil
 	}
 	v := &layout.Versioning{Release: b.opts.Release, Carried: func(p string, _ layout.Rendered) func(io.Writer) error {
-		return b.carried(pl.pub, p)
+		return func(w io.Writer) error {
+			data, err := pl.pub.Doc(b.ctx, p)
+			if err != nil {
+				return &PreviousError{From: pl.pub.Source().String(), Err: err}
+			}
+			_, err = w.Write(data)
+			return err
+		}
 	}}
 	if pl.pub != nil {
 		v.Published = pl.pub.Versions
 	}
 	return v
-}
-
-// carried is layout.Versioning.Carried: the write step renders a
-// snapshot the previous bundle published by copying its bytes, checked
-// against the digest its versions.json gives.
-func (b *builder) carried(pub *published, p string) func(io.Writer) error {
-	return func(w io.Writer) error {
-		// versions.json, which gives the digest wanted, has the digest
-		// checksums.txt gives it, and every release's snapshot too
-		// (bundle.Open).
-		data, err := pub.Doc(b.ctx, p)
-		if err != nil {
-			return &PreviousError{From: pub.Source().String(), Err: err}
-		}
-		_, err = w.Write(data)
-		return err
-	}
 }
 
 // versions stages the files of every version's folder: a version new in
