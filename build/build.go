@@ -260,7 +260,7 @@ type task struct {
 	hashed  []pack.Entry        // the files' digests, when hashed before lint
 	lintKey layout.Digest       // what lint's per-skill verdict depends on; "" until known
 	verdict []lint.Finding      // what lint's per-skill rules found (lint.Result.PerSkill)
-	out     layout.Skill        // what layout needs
+	sum     summary             // what later steps read of it, once kept
 	prev    *layout.RecordSkill // the previous build's record of this skill, if any
 }
 

@@ -86,7 +86,7 @@ func (b *builder) guard(p *packed) (*published, string, error) {
 		if err != nil {
 			return pub, "", err
 		}
-		pins = append(pins, layout.Pin{Name: w.name, Version: sum.out.Version, ContentDigest: sum.out.ContentDigest,
+		pins = append(pins, layout.Pin{Name: w.name, Version: sum.version, ContentDigest: sum.rec.ContentDigest,
 			Source: filepath.Join(w.src.Dir, layout.EntryFile)})
 	}
 	changes := bun.Guard(pins)

@@ -75,8 +75,9 @@ func (s built) Skill(i int) (layout.Skill, error) {
 	if err != nil {
 		return layout.Skill{}, err
 	}
-	sum.out.Page = w.page
-	return sum.out, nil
+	sk := sum.skill()
+	sk.Page = w.page
+	return sk, nil
 }
 
 // summarize reports what the build made of each skill, if asked to.
@@ -89,7 +90,7 @@ func (b *builder) summarize(p *packed) error {
 		if err != nil {
 			return err
 		}
-		o := &sum.out
+		o := &sum.rec
 		s := Skill{Name: w.name, Dir: w.src.Dir, Files: len(o.Files), ContentDigest: o.ContentDigest, Reused: w.reused,
 			TarGz:   Artifact{Path: layout.ArchivePath(w.name, o.TarGz.Digest, layout.TarGz), Digest: o.TarGz.Digest, Size: o.TarGz.Size},
 			Zip:     Artifact{Path: layout.ArchivePath(w.name, o.Zip.Digest, layout.Zip), Digest: o.Zip.Digest, Size: o.Zip.Size},
@@ -157,8 +158,8 @@ func (s shown) Skill(i int) (catalog.Skill, error) {
 	if err != nil {
 		return catalog.Skill{}, err
 	}
-	return catalog.Skill{Skill: sum.out, License: sum.license, Compatibility: sum.compat,
-		Body: func() ([]byte, error) { return s.b.body(s.pl, w, sum.out.Files) }}, nil
+	return catalog.Skill{Skill: sum.skill(), License: sum.license, Compatibility: sum.compat,
+		Body: func() ([]byte, error) { return s.b.body(s.pl, w, sum.rec.Files) }}, nil
 }
 
 // body is a skill's SKILL.md body for the catalog. The build let go of it
@@ -200,8 +201,7 @@ func (b *builder) writeRecord(pl *planned, w io.Writer) error {
 				yield(layout.RecordSkill{}, err)
 				return
 			}
-			c := layout.RecordSkill{Name: w.name, Key: sum.key, Lint: sum.lint, Findings: sum.verdict, ContentDigest: sum.out.ContentDigest,
-				Files: sum.out.Files, TarGz: sum.out.TarGz, Zip: sum.out.Zip}
+			c := sum.rec
 			if p := w.page; p != nil {
 				c.Page = &layout.Archive{Digest: p.Digest, Size: p.Size}
 			}

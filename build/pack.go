@@ -157,14 +157,15 @@ func (b *builder) keptVerdict(w *task) ([]lint.Finding, bool) {
 // keep writes the summary of a packed skill, which is all the later
 // steps read of it.
 func (b *builder) keep(p *packed, w *task) error {
-	sum := &summary{out: w.out, key: w.key}
+	sum := &w.sum
+	sum.rec.Key = w.key
 	if v, ok := lint.EncodeVerdict(w.src, w.verdict, b.lintOpts); ok {
-		sum.lint, sum.verdict = w.lintKey, v
+		sum.rec.Lint, sum.rec.Findings = w.lintKey, v
 	}
 	sum.license, _ = w.src.Doc.String("license")
 	sum.compat, _ = w.src.Doc.String("compatibility")
 	sum.leftOut = append(slices.Clone(w.files.Junk), w.files.Ignored...)
-	w.sameLint = w.prev != nil && w.prev.Lint == sum.lint && bytes.Equal(w.prev.Findings, sum.verdict)
+	w.sameLint = w.prev != nil && w.prev.Lint == sum.rec.Lint && bytes.Equal(w.prev.Findings, sum.rec.Findings)
 	var err error
 	w.at, err = p.sums.Add(sum.encode())
 	w.kept = err == nil
@@ -181,9 +182,9 @@ func (b *builder) packOne(p *packed, w *task) error {
 	if w.hashed != nil {
 		if key := b.key(w.hashed); p.out.prev.Reusable(w.prev, key) {
 			w.key, w.reused = key, true
-			w.out.Files = layoutFiles(w.hashed)
-			w.out.TarGz, w.out.Zip = w.prev.TarGz, w.prev.Zip
-			w.out.ContentDigest = w.prev.ContentDigest
+			w.sum.rec.Files = layoutFiles(w.hashed)
+			w.sum.rec.TarGz, w.sum.rec.Zip = w.prev.TarGz, w.prev.Zip
+			w.sum.rec.ContentDigest = w.prev.ContentDigest
 			return b.st.held.settle(w.name, w.prev)
 		}
 	}
@@ -210,15 +211,16 @@ func (b *builder) packFresh(w *task) error {
 	if err != nil {
 		return err
 	}
-	w.out.Files = layoutFiles(entries)
-	if w.out.TarGz, err = tgz.finish(); err != nil {
+	r := &w.sum.rec
+	r.Files = layoutFiles(entries)
+	if r.TarGz, err = tgz.finish(); err != nil {
 		return b.outputError(err)
 	}
-	if w.out.Zip, err = zip.finish(); err != nil {
+	if r.Zip, err = zip.finish(); err != nil {
 		return b.outputError(err)
 	}
 	cd := pack.ContentDigest(entries)
-	w.out.ContentDigest = layout.SumDigest(cd[:])
+	r.ContentDigest = layout.SumDigest(cd[:])
 	w.key = b.key(entries)
 	w.lintKey = b.lintKey(w, entries)
 	return nil
@@ -505,7 +507,7 @@ func (b *builder) prepare(w *task) error {
 	// (Claude Code's); elsewhere lint calls it unknown, and it is not
 	// published.
 	topLevel := b.lintOpts.Config.Profile.KnownKey("version")
-	w.out = layout.Skill{Name: w.name, Description: desc, Frontmatter: fm, Version: layout.VersionOf(fm, topLevel)}
+	w.sum = summary{rec: layout.RecordSkill{Name: w.name}, description: desc, frontmatter: fm, version: layout.VersionOf(fm, topLevel)}
 	return nil
 }
 

@@ -312,7 +312,7 @@ func (p *packed) folders() iter.Seq2[folder, error] {
 				yield(folder{}, err)
 				return
 			}
-			if !yield(folder{w.name, sum.out.Files}, nil) {
+			if !yield(folder{w.name, sum.rec.Files}, nil) {
 				return
 			}
 		}

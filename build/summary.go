@@ -14,13 +14,22 @@ import (
 // skill however large the tree (about 1 KB a skill would be 10 MB at
 // 10,000 skills, and twice that before the collector catches up).
 type summary struct {
-	out     layout.Skill
-	license string // frontmatter values the catalog shows
-	compat  string
-	key     layout.Digest // the reuse key
-	lint    layout.Digest // lint's verdict key (lint.VerdictKey)
-	verdict []byte        // the per-skill findings under it (lint.EncodeVerdict)
-	leftOut []string      // junk and .skillignore'd paths
+	// rec is what the build record keeps: the reuse key, lint's verdict
+	// key (lint.VerdictKey) and the per-skill findings under it
+	// (lint.EncodeVerdict), the files and archives.
+	rec             layout.RecordSkill
+	description     string
+	frontmatter     []byte // as JSON (layout.Skill.Frontmatter)
+	version         string
+	license, compat string   // frontmatter values the catalog shows
+	leftOut         []string // junk and .skillignore'd paths
+}
+
+// skill is what layout needs of it.
+func (sum *summary) skill() layout.Skill {
+	r := &sum.rec
+	return layout.Skill{Name: r.Name, Description: sum.description, Frontmatter: sum.frontmatter, Version: sum.version,
+		Files: r.Files, TarGz: r.TarGz, Zip: r.Zip, ContentDigest: r.ContentDigest}
 }
 
 // summary reads back what the build kept of a packed skill.
@@ -33,8 +42,8 @@ func (p *packed) summary(w *work) (*summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the scratch file: %w", err)
 	}
-	if sum.out.Name != w.name {
-		return nil, fmt.Errorf("the scratch file holds %q where %q should be", sum.out.Name, w.name)
+	if sum.rec.Name != w.name {
+		return nil, fmt.Errorf("the scratch file holds %q where %q should be", sum.rec.Name, w.name)
 	}
 	return sum, nil
 }
@@ -51,16 +60,10 @@ func (p *packed) close() {
 
 func (sum *summary) encode() []byte {
 	var e scratch.Encoder
-	o := &sum.out
-	for _, s := range []string{o.Name, o.Description, string(o.Frontmatter), o.Version, sum.license, sum.compat, string(sum.verdict)} {
+	e.Record(&sum.rec)
+	for _, s := range []string{sum.description, string(sum.frontmatter), sum.version, sum.license, sum.compat} {
 		e.Str(s)
 	}
-	for _, d := range []layout.Digest{o.TarGz.Digest, o.Zip.Digest, o.ContentDigest, sum.key, sum.lint} {
-		e.Str(string(d))
-	}
-	e.Num(o.TarGz.Size)
-	e.Num(o.Zip.Size)
-	e.Files(o.Files)
 	e.Num(int64(len(sum.leftOut)))
 	for _, p := range sum.leftOut {
 		e.Str(p)
@@ -70,24 +73,14 @@ func (sum *summary) encode() []byte {
 
 func decodeSummary(data []byte) (*summary, error) {
 	d := scratch.Decoder{B: data}
-	sum := &summary{}
-	o := &sum.out
-	var fm, verdict string
-	for _, s := range []*string{&o.Name, &o.Description, &fm, &o.Version, &sum.license, &sum.compat, &verdict} {
+	sum := &summary{rec: *d.Record()}
+	var fm string
+	for _, s := range []*string{&sum.description, &fm, &sum.version, &sum.license, &sum.compat} {
 		*s = d.Str()
 	}
-	if verdict != "" {
-		sum.verdict = []byte(verdict)
-	}
-	for _, p := range []*layout.Digest{&o.TarGz.Digest, &o.Zip.Digest, &o.ContentDigest, &sum.key, &sum.lint} {
-		*p = layout.Digest(d.Str())
-	}
 	if fm != "" {
-		o.Frontmatter = []byte(fm)
+		sum.frontmatter = []byte(fm)
 	}
-	o.TarGz.Size = d.Num()
-	o.Zip.Size = d.Num()
-	o.Files = d.Files()
 	if n := d.Count(); n > 0 {
 		sum.leftOut = make([]string, n)
 		for i := range sum.leftOut {

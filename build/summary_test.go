@@ -11,10 +11,10 @@ import (
 
 func testSummaries() []*summary {
 	return []*summary{
-		{out: layout.Skill{Name: "a"}},
+		{rec: layout.RecordSkill{Name: "a"}},
 		{
-			out: layout.Skill{
-				Name: "pdf-tools", Description: "Fill <forms> & \u2028 ünïcode", Frontmatter: []byte(`{"name":"pdf-tools","version":"1.0.0"}`), Version: "1.0.0",
+			rec: layout.RecordSkill{
+				Name: "pdf-tools", Key: "k", Lint: "l", Findings: []byte(`[{"rule":"x"}]`),
 				Files: []layout.File{
 					{Path: "SKILL.md", Digest: layout.DigestOf([]byte("a")), Size: 1},
 					{Path: "scripts/run.sh", Digest: layout.DigestOf(nil), Size: 1 << 40, Exec: true},
@@ -23,7 +23,8 @@ func testSummaries() []*summary {
 				Zip:           layout.Archive{Digest: layout.DigestOf([]byte("z")), Size: 5678},
 				ContentDigest: layout.DigestOf([]byte("c")),
 			},
-			license: "MIT", compat: "claude", key: "k", lint: "l",
+			description: "Fill <forms> & \u2028 ünïcode", frontmatter: []byte(`{"name":"pdf-tools","version":"1.0.0"}`), version: "1.0.0",
+			license: "MIT", compat: "claude",
 			leftOut: []string{".DS_Store", "__pycache__/x.pyc"},
 		},
 	}
@@ -58,7 +59,7 @@ func TestSummariesRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, at := range spots {
-		got, err := p.summary(&work{at: at, name: want[i].out.Name})
+		got, err := p.summary(&work{at: at, name: want[i].rec.Name})
 		if err != nil {
 			t.Fatal(err)
 		}

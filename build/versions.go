@@ -74,7 +74,7 @@ func (b *builder) versions(pl *planned) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		v := sum.out.Version
+		v := sum.version
 		if v != "" {
 			versioned++
 		}

@@ -125,7 +125,9 @@ func Open(out string) (p *Previous, err error) {
 			}
 			c.Findings = v.Bytes()
 		}
-		at, err := p.skills.Add(encode(&c))
+		var e scratch.Encoder
+		e.Record(&c)
+		at, err := p.skills.Add(e.B)
 		p.names, p.spots = append(p.names, c.Name), append(p.spots, at)
 		return err
 	}, func(f string) error {
@@ -167,11 +169,11 @@ func (p *Previous) Skill(name string) *layout.RecordSkill {
 	if err != nil {
 		return nil // packed afresh, which is always safe
 	}
-	c, err := decode(data)
-	if err != nil || c.Name != name {
-		return nil
+	d := scratch.Decoder{B: data}
+	if c := d.Record(); d.End() == nil && c.Name == name {
+		return c
 	}
-	return c
+	return nil
 }
 
 // EachSkill calls fn with the record of every skill, in name order,
@@ -254,38 +256,4 @@ func Verified(path string, d layout.Digest, size int64) bool {
 
 func (p *Previous) disk(distPath string) string {
 	return filepath.Join(p.out, filepath.FromSlash(distPath))
-}
-
-// encode and decode keep a recorded skill in the scratch file.
-func encode(c *layout.RecordSkill) []byte {
-	var e scratch.Encoder
-	for _, s := range []string{c.Name, string(c.Key), string(c.Lint), string(c.Findings), string(c.ContentDigest), string(c.TarGz.Digest), string(c.Zip.Digest)} {
-		e.Str(s)
-	}
-	e.Num(c.TarGz.Size)
-	e.Num(c.Zip.Size)
-	var page layout.Archive
-	if c.Page != nil {
-		page = *c.Page
-	}
-	e.Str(string(page.Digest))
-	e.Num(page.Size)
-	e.Files(c.Files)
-	return e.B
-}
-
-func decode(data []byte) (*layout.RecordSkill, error) {
-	d := scratch.Decoder{B: data}
-	c := &layout.RecordSkill{Name: d.Str(), Key: layout.Digest(d.Str()), Lint: layout.Digest(d.Str())}
-	if f := d.Str(); f != "" {
-		c.Findings = []byte(f)
-	}
-	c.ContentDigest = layout.Digest(d.Str())
-	c.TarGz.Digest, c.Zip.Digest = layout.Digest(d.Str()), layout.Digest(d.Str())
-	c.TarGz.Size, c.Zip.Size = d.Num(), d.Num()
-	if page := (layout.Archive{Digest: layout.Digest(d.Str()), Size: d.Num()}); page.Digest != "" {
-		c.Page = &page
-	}
-	c.Files = d.Files()
-	return c, d.End()
 }

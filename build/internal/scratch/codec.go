@@ -75,12 +75,23 @@ func (d *Decoder) fail() {
 	d.B = nil
 }
 
-// Files writes a skill's files, as both kinds of per-skill record in a
+// Record writes a skill's record, as both kinds of per-skill record in a
 // build (what it keeps of a skill, what the previous record held) carry
-// them.
-func (e *Encoder) Files(files []layout.File) {
-	e.Num(int64(len(files)))
-	for _, f := range files {
+// it.
+func (e *Encoder) Record(c *layout.RecordSkill) {
+	for _, s := range []string{c.Name, string(c.Key), string(c.Lint), string(c.Findings), string(c.ContentDigest), string(c.TarGz.Digest), string(c.Zip.Digest)} {
+		e.Str(s)
+	}
+	e.Num(c.TarGz.Size)
+	e.Num(c.Zip.Size)
+	var page layout.Archive
+	if c.Page != nil {
+		page = *c.Page
+	}
+	e.Str(string(page.Digest))
+	e.Num(page.Size)
+	e.Num(int64(len(c.Files)))
+	for _, f := range c.Files {
 		e.Str(f.Path)
 		e.Str(string(f.Digest))
 		e.Num(f.Size)
@@ -92,16 +103,25 @@ func (e *Encoder) Files(files []layout.File) {
 	}
 }
 
-// Files reads what Encoder.Files wrote; nil for none.
-func (d *Decoder) Files() []layout.File {
-	n := d.Count()
-	if n == 0 {
-		return nil
+// Record reads what Encoder.Record wrote; nil Findings, Page and Files
+// for none.
+func (d *Decoder) Record() *layout.RecordSkill {
+	c := &layout.RecordSkill{Name: d.Str(), Key: layout.Digest(d.Str()), Lint: layout.Digest(d.Str())}
+	if f := d.Str(); f != "" {
+		c.Findings = []byte(f)
 	}
-	files := make([]layout.File, n)
-	for i := range files {
-		f := &files[i]
-		f.Path, f.Digest, f.Size, f.Exec = d.Str(), layout.Digest(d.Str()), d.Num(), d.Num() == 1
+	c.ContentDigest = layout.Digest(d.Str())
+	c.TarGz.Digest, c.Zip.Digest = layout.Digest(d.Str()), layout.Digest(d.Str())
+	c.TarGz.Size, c.Zip.Size = d.Num(), d.Num()
+	if page := (layout.Archive{Digest: layout.Digest(d.Str()), Size: d.Num()}); page.Digest != "" {
+		c.Page = &page
 	}
-	return files
+	if n := d.Count(); n > 0 {
+		c.Files = make([]layout.File, n)
+		for i := range c.Files {
+			f := &c.Files[i]
+			f.Path, f.Digest, f.Size, f.Exec = d.Str(), layout.Digest(d.Str()), d.Num(), d.Num() == 1
+		}
+	}
+	return c
 }
