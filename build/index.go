@@ -14,9 +14,9 @@ import (
 	"github.com/skillpack/skillpack/skill"
 )
 
-// index lays out the bundle and renders every document into its digest,
-// and decides whether the output already holds this bundle (upToDate, in
-// reuse.go). It only computes; write writes.
+// index decides whether the output already holds this bundle (upToDate),
+// and unless it does lays out the bundle and renders every document into
+// its digest. It only computes; write writes (but the catalog's pages).
 func (b *builder) index(p *packed, pub *published) (*planned, string, error) {
 	b.res.Out = b.opts.Out
 	if err := b.summarize(p); err != nil {

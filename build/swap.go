@@ -10,7 +10,7 @@ import (
 )
 
 // swap is the last step: it writes the build record, the build's last
-// write and the proof of everything before it (see reuse.go), stamps it
+// write and the proof of everything before it (package reuse), stamps it
 // after every other file, and swaps the staged bundle in.
 func (b *builder) swap(s *staged) (string, error) {
 	switch {
