@@ -69,17 +69,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 // over the per-file sums in path order, so the work cannot be skipped by
 // the compiler and the answer does not depend on scheduling.
 func hashTree(root string, jobs int) (int, int64, [32]byte, error) {
-	var paths []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			paths = append(paths, p)
-		}
-		return err
-	})
+	paths, err := regularFiles(root)
 	if err != nil {
 		return 0, 0, [32]byte{}, err
 	}
-	sort.Strings(paths)
 	sums := make([][32]byte, len(paths))
 	sizes := make([]int64, len(paths))
 	errs := make([]error, len(paths))
@@ -190,17 +183,10 @@ func freshTree(root, out string, jobs int) (int, int64, [32]byte, error) {
 // freshSkill writes one skill: a copy of each file below dst, and the
 // skill's deflated stream twice beside dst.
 func freshSkill(src, dst string, fw *flate.Writer, buf []byte) ([][32]byte, int64, error) {
-	var paths []string
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() {
-			paths = append(paths, p)
-		}
-		return err
-	})
+	paths, err := regularFiles(src)
 	if err != nil {
 		return nil, 0, err
 	}
-	sort.Strings(paths)
 	var stream bytes.Buffer
 	fw.Reset(&stream)
 	h := sha256.New()
@@ -247,4 +233,17 @@ func copyFile(src, dst string, also io.Writer, buf []byte) (int64, error) {
 		err = cerr
 	}
 	return n, err
+}
+
+// regularFiles lists the regular files below root, sorted.
+func regularFiles(root string) ([]string, error) {
+	var paths []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			paths = append(paths, p)
+		}
+		return err
+	})
+	sort.Strings(paths)
+	return paths, err
 }
