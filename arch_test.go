@@ -60,7 +60,9 @@ var importMap = map[string]rule{
 	// dist: a built bundle read back, for everything downstream of the build.
 	"bundle": {2, []string{"layout", "pack", "internal/parallel"}},
 
-	// 3: the build's own machinery (reuse, scratch), behind build.
+	// 3: skillpack.yaml, read into each reader's settings; the build's own
+	// machinery (reuse, scratch), behind build.
+	"config": {3, []string{"lint", "skill", "internal/human"}},
 	"build/internal/...": {3, []string{
 		"skill", "pack", "layout", "lint", "bundle",
 		"internal/atomicfile", "internal/parallel", "internal/version",
@@ -90,7 +92,7 @@ var importMap = map[string]rule{
 	// 6, 7: the command layer and main.
 	"cmd/skillpack/internal/cli": {6, []string{
 		"build", "sign", "verify", "serve", "publish", "publish/...",
-		"lint", "catalog", "scaffold",
+		"config", "lint", "catalog", "scaffold",
 		"skill", "pack", "layout", "bundle", "templates",
 		"internal/atomicfile", "internal/human", "internal/parallel", "internal/version",
 	}},

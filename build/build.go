@@ -259,7 +259,7 @@ type task struct {
 	collErr error               // why the files could not be collected (lint reports it)
 	hashed  []pack.Entry        // the files' digests, when hashed before lint
 	lintKey layout.Digest       // what lint's per-skill verdict depends on; "" until known
-	verdict []lint.Finding      // what lint's per-skill rules found (lint.Result.PerSkill)
+	verdict []lint.Finding      // what lint's per-skill rules found (lint.CheckSkill)
 	sum     summary             // what later steps read of it, once kept
 	prev    *layout.RecordSkill // the previous build's record of this skill, if any
 }

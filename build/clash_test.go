@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillpack/skillpack/config"
 	"github.com/skillpack/skillpack/lint"
 )
 
@@ -74,14 +75,14 @@ func TestBuildRefusesClash(t *testing.T) {
 	writeSkill(t, filepath.Join(src, "a", "other"), "other", nil)
 	writeSkill(t, filepath.Join(src, "b", "other"), "other", map[string]string{"notes.md": "b\n"})
 	writeSkill(t, filepath.Join(src, "solo"), "solo", nil)
-	cfg, err := lint.ParseConfig("skillpack.yaml", []byte("rules:\n  name-duplicate: off\n"))
+	cfg, err := config.Parse("skillpack.yaml", []byte("rules:\n  name-duplicate: off\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dist := withPrevious(t, root)
 	before := snapshot(t, dist)
 	for _, jobs := range []int{1, 3} {
-		_, err := Run([]string{src}, Options{Out: dist, Jobs: jobs, Lint: lint.Options{Config: cfg}})
+		_, err := Run([]string{src}, Options{Out: dist, Jobs: jobs, Lint: lint.Options{Settings: cfg.Lint}})
 		var ce *ClashError
 		if !errors.As(err, &ce) || len(ce.Clashes) != 2 {
 			t.Fatalf("jobs %d: %v, want a ClashError for two names", jobs, err)
@@ -105,7 +106,7 @@ func TestBuildRefusesClash(t *testing.T) {
 	// With SkipInvalid every skill of a clashing name is left out, none
 	// preferred, and the rest is published and verifies.
 	for _, jobs := range []int{1, 3} {
-		res, err := Run([]string{src}, Options{Out: dist, Jobs: jobs, SkipInvalid: true, Lint: lint.Options{Config: cfg}})
+		res, err := Run([]string{src}, Options{Out: dist, Jobs: jobs, SkipInvalid: true, Lint: lint.Options{Settings: cfg.Lint}})
 		if err != nil {
 			t.Fatalf("skip, jobs %d: %v", jobs, err)
 		}

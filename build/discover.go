@@ -23,10 +23,8 @@ func (b *builder) discover() (discovery, string, error) {
 	var skills []*skill.Skill
 	seen := map[string]bool{}
 	var notes, plugins []string
-	sc := lint.Scope{All: b.opts.All, Ignore: b.opts.Ignore, Rel: b.rel}
-	if c := b.opts.Lint.Config; c != nil {
-		sc.Config, sc.ConfigDir = c.Ignore, c.Dir()
-	}
+	set := b.opts.Lint.Settings
+	sc := lint.Scope{All: b.opts.All, Ignore: b.opts.Ignore, Config: set.Ignore, ConfigDir: set.Dir(), Rel: b.rel}
 	for _, root := range b.roots {
 		t, err := skill.FindTree(root)
 		if err != nil {

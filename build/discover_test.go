@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillpack/skillpack/config"
 	"github.com/skillpack/skillpack/lint"
 )
 
@@ -156,11 +157,11 @@ func TestDeclaredScope(t *testing.T) {
 
 	// skillpack.yaml's ignore list, relative to its folder, leaves skills
 	// out of the build as it does of lint.
-	cfg, err := lint.ParseConfig(filepath.Join(src, "skillpack.yaml"), []byte("ignore:\n  - skills/xlsx/\n"))
+	cfg, err := config.Parse(filepath.Join(src, "skillpack.yaml"), []byte("ignore:\n  - skills/xlsx/\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustBuild(t, []string{src}, Options{Out: dist, Lint: lint.Options{Config: cfg}})
+	mustBuild(t, []string{src}, Options{Out: dist, Lint: lint.Options{Settings: cfg.Lint}})
 	if got, want := indexNames(t, dist), []string{"art", "newsroom-style", "pdf"}; !slices.Equal(got, want) {
 		t.Errorf("config ignore: index %q, want %q", got, want)
 	}

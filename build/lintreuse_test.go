@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/skillpack/skillpack/config"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 )
@@ -41,14 +42,14 @@ func TestLintReuse(t *testing.T) {
 		}
 		return res, int(linted.Load())
 	}
-	quiet, err := lint.ParseConfig("skillpack.yaml", []byte("rules:\n  unknown-key: off\n"))
+	quiet, err := config.Parse("skillpack.yaml", []byte("rules:\n  unknown-key: off\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	// Under a config that turns the rule off, both skills are clean and
 	// recorded as such.
-	res, linted := build(Options{Lint: lint.Options{Config: quiet}})
+	res, linted := build(Options{Lint: lint.Options{Settings: quiet.Lint}})
 	if n := count(res); n != 0 || linted != 2 {
 		t.Fatalf("unknown-key is off, yet %d findings; %d skills linted, want 2", n, linted)
 	}

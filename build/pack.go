@@ -103,17 +103,13 @@ func (b *builder) process(p *packed, wk *work) {
 		}
 	}
 
-	opts := b.lintOpts
-	opts.Files = func(*skill.Skill) (*skill.Files, error) { return w.files, w.collErr }
-	opts.Known = func(*skill.Skill) ([]lint.Finding, bool) {
+	w.verdict, w.findings = lint.CheckSkill(s, w.files, w.collErr, func() ([]lint.Finding, bool) {
 		if fs, ok := b.keptVerdict(w); ok {
 			return fs, true
 		}
 		onLint()
 		return nil, false
-	}
-	res := lint.Check([]*skill.Skill{s}, opts)
-	w.findings, w.verdict = res.Findings, res.PerSkill[0]
+	}, b.lintOpts)
 	if errs, _, _ := lint.Count(w.findings); errs > 0 || b.refused(w, cmp.Or(b.checkReadable(w), b.checkLimits(w))) {
 		// With SkipInvalid the skill is left out, and the others go on.
 		w.invalid = true
@@ -506,7 +502,7 @@ func (b *builder) prepare(w *task) error {
 	// A top-level version counts where the profile knows the key
 	// (Claude Code's); elsewhere lint calls it unknown, and it is not
 	// published.
-	topLevel := b.lintOpts.Config.Profile.KnownKey("version")
+	topLevel := b.lintOpts.Settings.Profile.KnownKey("version")
 	w.sum = summary{rec: layout.RecordSkill{Name: w.name}, description: desc, frontmatter: fm, version: layout.VersionOf(fm, topLevel)}
 	return nil
 }

@@ -41,13 +41,12 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 	}
 	files, err := skill.Collect(dir)
 	lo := opts.Lint
-	lo.Files = func(*skill.Skill) (*skill.Files, error) { return files, err }
-	res := lint.Check([]*skill.Skill{s}, lo)
-	p := &Packed{Name: lint.SkillName(s), Layout: "flat", Findings: res.Findings}
+	_, findings := lint.CheckSkill(s, files, err, nil, lo)
+	p := &Packed{Name: lint.SkillName(s), Layout: "flat", Findings: findings}
 	if opts.Wrapped {
 		p.Layout = "wrapped"
 	}
-	if errs, _, _ := lint.Count(res.Findings); errs > 0 {
+	if errs, _, _ := lint.Count(findings); errs > 0 {
 		return p, &LintError{Errors: errs}
 	}
 	out := opts.Out

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/skillpack/skillpack/config"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/pack"
 )
@@ -36,11 +37,11 @@ func TestRefusalsAreFindings(t *testing.T) {
 	dist := filepath.Join(root, "dist")
 	// skill-md-name is an error by default; the spec profile, or a
 	// config, makes it a warning, and the build still cannot publish it.
-	cfg, err := lint.ParseConfig(filepath.Join(root, "skillpack.yaml"), []byte("rules:\n  skill-md-name: warning\n"))
+	cfg, err := config.Parse(filepath.Join(root, "skillpack.yaml"), []byte("rules:\n  skill-md-name: warning\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Out: dist, Lint: lint.Options{Config: cfg}}
+	opts := Options{Out: dist, Lint: lint.Options{Settings: cfg.Lint}}
 
 	res, err := Run([]string{src}, opts)
 	var le *LintError

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillpack/skillpack/config"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/verify"
 )
@@ -19,7 +20,7 @@ import (
 // served copy would show), two sharing a name, and one inside another
 // skill's folder (an error under the config returned). It returns the
 // source folder and that config.
-func brokenTree(t *testing.T, root string) (string, *lint.Config) {
+func brokenTree(t *testing.T, root string) (string, *config.Config) {
 	t.Helper()
 	src := filepath.Join(root, "src")
 	writeSkill(t, filepath.Join(src, "alpha"), "alpha", map[string]string{"notes/a.md": "A\n"})
@@ -32,7 +33,7 @@ func brokenTree(t *testing.T, root string) (string, *lint.Config) {
 	})
 	writeSkill(t, filepath.Join(src, "x", "dup"), "dup", nil)
 	writeSkill(t, filepath.Join(src, "y", "dup"), "dup", map[string]string{"notes.md": "not a copy of x/dup\n"})
-	cfg, err := lint.ParseConfig("skillpack.yaml", []byte("rules:\n  skill-nested: error\n"))
+	cfg, err := config.Parse("skillpack.yaml", []byte("rules:\n  skill-nested: error\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestSkipInvalid(t *testing.T) {
 		root := t.TempDir()
 		src, cfg := brokenTree(t, root)
 		dist := filepath.Join(root, "dist")
-		opts := Options{Out: dist, Jobs: jobs, Lint: lint.Options{Config: cfg, Base: root}}
+		opts := Options{Out: dist, Jobs: jobs, Lint: lint.Options{Settings: cfg.Lint, Base: root}}
 
 		// Without the flag the build refuses and writes nothing.
 		_, err := Run([]string{src}, opts)
@@ -172,7 +173,7 @@ func TestSkipInvalidRebuild(t *testing.T) {
 	root := t.TempDir()
 	src, cfg := brokenTree(t, root)
 	dist := filepath.Join(root, "dist")
-	opts := Options{Out: dist, SkipInvalid: true, Lint: lint.Options{Config: cfg, Base: root}}
+	opts := Options{Out: dist, SkipInvalid: true, Lint: lint.Options{Settings: cfg.Lint, Base: root}}
 	first := mustBuild(t, []string{src}, opts)
 
 	before := snapshot(t, dist)
@@ -227,13 +228,13 @@ func TestSkipInvalidLostName(t *testing.T) {
 	writeSkill(t, filepath.Join(src, "a-outer"), "a-outer", nil)
 	writeSkill(t, filepath.Join(src, "a-outer", "access"), "access", map[string]string{"inner.md": "inner\n"})
 	writeSkill(t, filepath.Join(src, "z", "access"), "access", map[string]string{"SKILL.md": "---\nname: access\ndescription: The access skill that is published, not the nested one.\n---\n# z\n"})
-	cfg, err := lint.ParseConfig("skillpack.yaml", []byte("rules:\n  skill-nested: error\n  name-duplicate: off\n"))
+	cfg, err := config.Parse("skillpack.yaml", []byte("rules:\n  skill-nested: error\n  name-duplicate: off\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, dry := range []bool{true, false} {
 		dist := filepath.Join(root, "dist")
-		res := mustBuild(t, []string{src}, Options{Out: dist, Jobs: 1, DryRun: dry, SkipInvalid: true, Lint: lint.Options{Config: cfg}})
+		res := mustBuild(t, []string{src}, Options{Out: dist, Jobs: 1, DryRun: dry, SkipInvalid: true, Lint: lint.Options{Settings: cfg.Lint}})
 		if len(res.Skipped) != 1 || res.Skipped[0].Dir != filepath.Join(src, "a-outer", "access") {
 			t.Fatalf("dry run %v: skipped %q, want a-outer/access", dry, skippedOf(res))
 		}

@@ -10,8 +10,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
-
-	"github.com/skillpack/skillpack/lint"
 )
 
 // Run builds the skills found at or below roots into opts.Out.
@@ -36,9 +34,6 @@ func newBuilder(ctx context.Context, roots []string, opts Options) *builder {
 		opts.Jobs = runtime.GOMAXPROCS(0)
 	}
 	lo := opts.Lint
-	if lo.Config == nil {
-		lo.Config = lint.DefaultConfig()
-	}
 	if lo.Base == "" {
 		lo.Base, _ = os.Getwd()
 	}

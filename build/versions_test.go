@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/skillpack/skillpack/bundle"
+	"github.com/skillpack/skillpack/config"
 	"github.com/skillpack/skillpack/internal/signtest"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
@@ -352,12 +353,12 @@ func TestTopLevelVersion(t *testing.T) {
 	for _, c := range []struct {
 		profile, want string
 	}{{"spec", ""}, {"claude", "1.4.0"}} {
-		cfg, err := lint.ParseConfig("skillpack.yaml", []byte("profile: "+c.profile+"\n"))
+		cfg, err := config.Parse("skillpack.yaml", []byte("profile: "+c.profile+"\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		dist := filepath.Join(t.TempDir(), "dist")
-		if _, err := Run([]string{src}, Options{Out: dist, Versioned: true, Release: "1.0.0", Lint: lint.Options{Config: cfg}}); err != nil {
+		if _, err := Run([]string{src}, Options{Out: dist, Versioned: true, Release: "1.0.0", Lint: lint.Options{Settings: cfg.Lint}}); err != nil {
 			t.Fatalf("%s: %v", c.profile, err)
 		}
 		data, err := os.ReadFile(filepath.Join(dist, filepath.FromSlash(layout.V2Index)))

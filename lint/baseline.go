@@ -30,7 +30,7 @@ const BaselineVersion = 1
 type Baseline struct {
 	Path   string                    // where it was read from
 	Counts map[string]map[string]int // path → rule → findings
-	sum    [32]byte                  // of the file's bytes, for Config.Key
+	sum    [32]byte                  // of the file's bytes, for the verdict key
 }
 
 type baselineFile struct {

@@ -30,9 +30,8 @@ func TestBaseline(t *testing.T) {
 
 	b, err := LoadBaseline(file)
 	must(t, err)
-	cfg := DefaultConfig()
-	cfg.Baseline = b
-	res, err = Run([]string{dir}, Options{Config: cfg, Base: dir})
+	set := Settings{Baseline: b}
+	res, err = Run([]string{dir}, Options{Settings: set, Base: dir})
 	must(t, err)
 	if len(res.Findings) != 0 || len(res.Stale) != 0 {
 		t.Errorf("known findings were reported (%v), or stale entries (%v)", describe(res.Findings), res.Stale)
@@ -44,7 +43,7 @@ func TestBaseline(t *testing.T) {
 		"a/SKILL.md": skillMD("a") + "And [also](gone2.md).\n",
 		"b/SKILL.md": "---\nname: b\ndescription: A skill that no longer links a missing file.\n---\nbody\n",
 	})
-	res, err = Run([]string{dir}, Options{Config: cfg, Base: dir})
+	res, err = Run([]string{dir}, Options{Settings: set, Base: dir})
 	must(t, err)
 	var got []string
 	for _, f := range res.Findings {
@@ -57,7 +56,7 @@ func TestBaseline(t *testing.T) {
 		t.Errorf("stale = %v", res.Stale)
 	}
 	// A run over a alone cannot tell that b's entry is stale.
-	res, err = Run([]string{filepath.Join(dir, "a")}, Options{Config: cfg, Base: dir})
+	res, err = Run([]string{filepath.Join(dir, "a")}, Options{Settings: set, Base: dir})
 	must(t, err)
 	if len(res.Stale) != 0 {
 		t.Errorf("linting a/ alone called %v stale", res.Stale)
@@ -81,29 +80,11 @@ func TestBaselineSupersedes(t *testing.T) {
 	must(t, os.WriteFile(file, buf.Bytes(), 0o644))
 	b, err := LoadBaseline(file)
 	must(t, err)
-	cfg := DefaultConfig()
-	cfg.Baseline = b
-	res, err = Run([]string{dir}, Options{Config: cfg, Base: dir})
+	set := Settings{Baseline: b}
+	res, err = Run([]string{dir}, Options{Settings: set, Base: dir})
 	must(t, err)
 	if len(res.Findings) != 0 {
 		t.Errorf("the baseline let through %v", describe(res.Findings))
-	}
-}
-
-// TestConfigBaselineLater checks that a config may name a baseline that
-// does not exist yet (the run that writes it needs the config), and that
-// a run reading it says which line named it.
-func TestConfigBaselineLater(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "skillpack.yaml")
-	must(t, os.WriteFile(p, []byte("profile: spec\nbaseline: ci/baseline.json\n"), 0o644))
-	cfg, err := LoadConfig(p)
-	must(t, err)
-	if cfg.BaselinePath != filepath.Join(dir, "ci", "baseline.json") || cfg.Baseline != nil {
-		t.Fatalf("BaselinePath %q, Baseline %v", cfg.BaselinePath, cfg.Baseline)
-	}
-	if err := cfg.ReadBaseline(); err == nil || !strings.HasPrefix(err.Error(), p+":2: baseline ") {
-		t.Errorf("reading a missing baseline: %v", err)
 	}
 }
 
@@ -133,13 +114,13 @@ func TestBaselineBadFiles(t *testing.T) {
 func TestBaselineChangesKey(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "b.json")
-	cfg := DefaultConfig()
-	k0 := cfg.Key(false)
+	set := Settings{Profile: profiles[0]}
+	k0 := set.key(false)
 	must(t, os.WriteFile(p, []byte(`{"tool": "skillpack", "version": 1, "findings": {}}`), 0o644))
 	b, err := LoadBaseline(p)
 	must(t, err)
-	cfg.Baseline = b
-	if cfg.Key(false) == k0 {
+	set.Baseline = b
+	if set.key(false) == k0 {
 		t.Error("a baseline does not change the config's key")
 	}
 }

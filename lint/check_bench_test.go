@@ -35,14 +35,16 @@ func BenchmarkCheck(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	opts := Options{Base: tree, Jobs: 1, Files: func(s *skill.Skill) (*skill.Files, error) { return files[s], nil }}
+	opts := Options{Base: tree, Jobs: 1}
 	b.ReportAllocs()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	cpu, mallocs := cpuTime(), ms.Mallocs
 	for b.Loop() {
-		if res := Check(skills, opts); len(res.Findings) != 0 {
-			b.Fatalf("%d findings on a tree that lints clean, the first %v", len(res.Findings), res.Findings[0])
+		for _, s := range skills {
+			if _, fs := CheckSkill(s, files[s], nil, nil, opts); len(fs) != 0 {
+				b.Fatalf("%d findings on a tree that lints clean, the first %v", len(fs), fs[0])
+			}
 		}
 	}
 	b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N*n), "cpu-ns/skill")

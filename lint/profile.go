@@ -2,6 +2,8 @@ package lint
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -37,19 +39,10 @@ type Profile struct {
 	Letter bool
 }
 
-// KnownKey reports whether key is a spec key or one the profile allows.
+// KnownKey reports whether key is a spec key or one the profile allows (a
+// nil profile is the default, which allows none).
 func (p *Profile) KnownKey(key string) bool {
-	for _, k := range SpecKeys {
-		if k == key {
-			return true
-		}
-	}
-	for _, k := range p.Keys {
-		if k == key {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(SpecKeys, key) || p != nil && slices.Contains(p.Keys, key)
 }
 
 // claudeKeys are the frontmatter keys Claude Code reads beyond the spec
@@ -114,13 +107,8 @@ func (p *Profile) level(r *Rule) Severity {
 
 // withSeverity returns base with over's entries added, leaving base as it is.
 func withSeverity(base, over map[string]Severity) map[string]Severity {
-	out := make(map[string]Severity, len(base)+len(over))
-	for id, s := range base {
-		out[id] = s
-	}
-	for id, s := range over {
-		out[id] = s
-	}
+	out := maps.Clone(base)
+	maps.Copy(out, over)
 	return out
 }
 

@@ -46,7 +46,7 @@ func TestSpecProfileLevels(t *testing.T) {
 		t.Fatal(err)
 	}
 	def, _ := LookupProfile("")
-	if def.Name != "clients" || DefaultConfig().Profile != def {
+	if def.Name != "clients" || newRunner(Options{}).set.Profile != def {
 		t.Fatalf("the default profile is %s, want clients", def.Name)
 	}
 	for _, r := range Rules() {
@@ -102,9 +102,7 @@ func TestSpecProfile(t *testing.T) {
 		"yaml-indent-indicator": 1, "license-type": 1, "compatibility-format": 1}
 	for _, profile := range []string{"clients", "spec"} {
 		p, _ := LookupProfile(profile)
-		cfg := DefaultConfig()
-		cfg.Profile = p
-		res, err := Run([]string{dir}, Options{Config: cfg, Base: dir})
+		res, err := Run([]string{dir}, Options{Settings: Settings{Profile: p}, Base: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,9 +136,8 @@ func TestEntryNameLevels(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Dir(p), 0o755))
 	must(t, os.WriteFile(p, []byte("---\nname: pdf\ndescription: Fill and merge PDF forms. Use when the user works with PDF files.\n---\n# PDF\n"), 0o644))
 	for profile, want := range map[string]Severity{"clients": Error, "spec": Warning} {
-		cfg := DefaultConfig()
-		cfg.Profile, _ = LookupProfile(profile)
-		res, err := Run([]string{dir}, Options{Config: cfg, Base: dir})
+		p, _ := LookupProfile(profile)
+		res, err := Run([]string{dir}, Options{Settings: Settings{Profile: p}, Base: dir})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,8 +19,11 @@ func TestInstalledFolderAlone(t *testing.T) {
 			skills = append(skills, &skill.Skill{Dir: d, File: skill.FileName})
 		}
 		skills = append(skills, &skill.Skill{Dir: "/p/skills/a", File: skill.FileName, Mirror: "/p/.claude/skills/a"})
-		res := Check(skills, Options{Base: "/p", Known: func(*skill.Skill) ([]Finding, bool) { return nil, true }})
-		for _, f := range res.Findings {
+		var named []Named
+		for _, s := range skills {
+			named = append(named, NameOf(s))
+		}
+		for _, f := range CheckAcross(named, Options{Base: "/p"}) {
 			if f.Rule == "installed-folder" {
 				t.Errorf("%s: %s: %s", name, f.Path, f.Message)
 			}

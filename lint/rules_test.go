@@ -180,8 +180,7 @@ func materialize(t *testing.T, dir string, ar *txtar.Archive) (Options, []string
 		case "profile":
 			p, err := LookupProfile(args[1])
 			must(t, err)
-			opts.Config = DefaultConfig()
-			opts.Config.Profile = p
+			opts.Settings.Profile = p
 		case "strict":
 			opts.Strict = true
 		case "all":

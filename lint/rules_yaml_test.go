@@ -201,10 +201,9 @@ func TestClaudeProfiles(t *testing.T) {
 				t.Errorf("profile %s does not know %q", name, k)
 			}
 		}
-		cfg := DefaultConfig()
-		cfg.Profile = p
+		set := Settings{Profile: p}
 		for id, want := range map[string]Severity{"allowed-tools-list": Info, "name-mismatch": Warning} {
-			if got := cfg.Effective(Lookup(id)); got != want {
+			if got := set.effective(Lookup(id)); got != want {
 				t.Errorf("profile %s: %s is %s, want %s", name, id, got, want)
 			}
 		}

@@ -16,20 +16,10 @@ import (
 
 // Options controls a run. The zero value lints with the defaults.
 type Options struct {
-	Config *Config // nil: DefaultConfig()
-	Strict bool    // warnings become errors
-	Base   string  // findings' paths are relative to this folder ("" = working directory)
-	Jobs   int     // skills checked at once (0 = one per CPU)
-
-	// Files, when set, supplies each skill's collected files, so that a
-	// caller that has collected them already (the build) is not made to
-	// walk every folder twice.
-	Files func(*skill.Skill) (*skill.Files, error)
-	// Known, when set, gives the per-skill findings of skills whose
-	// verdict is known (the build keeps each skill's verdict in its record
-	// with the VerdictKey it was given under); their per-skill rules are
-	// not run. Rules across skills always run over every skill.
-	Known func(*skill.Skill) ([]Finding, bool)
+	Settings Settings // skillpack.yaml's (package config)
+	Strict   bool     // warnings become errors
+	Base     string   // findings' paths are relative to this folder ("" = working directory)
+	Jobs     int      // skills checked at once (0 = one per CPU)
 
 	// Ignore and All choose which skills found below a path Run checks,
 	// as they choose which the build publishes (Scope, with the config's
@@ -43,11 +33,6 @@ type Result struct {
 	Skills   []*skill.Skill   // every skill checked, sorted by folder
 	Plugins  []*plugin.Plugin // every plugin checked (Run only), sorted by folder
 	Findings []Finding        // sorted, de-duplicated
-
-	// PerSkill holds, for each of Skills, what its per-skill rules found
-	// (rules across skills and the baseline aside): the verdict a caller
-	// may keep (EncodeVerdict) and give back through Options.Known.
-	PerSkill [][]Finding
 
 	// Stale lists the entries of the config's baseline, under the paths
 	// Run was given, that no finding matched: "path: rule (n)". Only Run
@@ -74,7 +59,7 @@ func Run(paths []string, opts Options) (*Result, error) {
 	var skills []*skill.Skill
 	var plugins []string
 	var notes []string
-	sc := Scope{All: opts.All, Ignore: opts.Ignore, Config: r.cfg.Ignore, ConfigDir: r.cfg.Dir(), Rel: r.rel}
+	sc := Scope{All: opts.All, Ignore: opts.Ignore, Config: r.set.Ignore, ConfigDir: r.set.Dir(), Rel: r.rel}
 	for _, p := range paths {
 		t, err := skill.FindTree(p)
 		if err != nil {
@@ -97,7 +82,7 @@ func Run(paths []string, opts Options) (*Result, error) {
 	if r.coversConfig(paths) {
 		res.Findings = Sort(append(res.Findings, r.unusedAllows()...))
 	}
-	res.Stale = r.cfg.Baseline.stale(r.seen, paths)
+	res.Stale = r.set.Baseline.stale(r.seen, paths)
 	return res, nil
 }
 
@@ -105,10 +90,10 @@ func Run(paths []string, opts Options) (*Result, error) {
 // folder: only then is an allow entry that silenced nothing known to be
 // unused, rather than about a part of the tree this run did not look at.
 func (r *runner) coversConfig(paths []string) bool {
-	if r.cfg.Path == "" || len(r.cfg.Allow) == 0 {
+	if r.set.File == "" || len(r.set.Allow) == 0 {
 		return false
 	}
-	dir, _ := filepath.Abs(r.cfg.Dir())
+	dir, _ := filepath.Abs(r.set.Dir())
 	for _, p := range paths {
 		abs, _ := filepath.Abs(p)
 		if rel, err := filepath.Rel(abs, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -121,11 +106,11 @@ func (r *runner) coversConfig(paths []string) bool {
 func (r *runner) unusedAllows() []Finding {
 	var out []Finding
 	rule := Lookup("suppression-unused")
-	for i, a := range r.cfg.Allow {
+	for i, a := range r.set.Allow {
 		if r.allowUsed[i].Load() {
 			continue
 		}
-		f := Finding{Path: r.rel(r.cfg.Path), Line: a.Line, Rule: rule.ID, Severity: r.cfg.Effective(rule),
+		f := Finding{Path: r.rel(r.set.File), Line: a.Line, Rule: rule.ID, Severity: r.set.effective(rule),
 			Message: fmt.Sprintf("allow entry for %s on %q silences nothing", strings.Join(a.Rules, ", "), a.Path),
 			Fix:     "delete the entry, or correct its rule or path"}
 		if f.Severity != Off {
@@ -135,34 +120,59 @@ func (r *runner) unusedAllows() []Finding {
 	return out
 }
 
-// Check lints skills that were already discovered (the build's first step).
+// Check lints skills that were already discovered (skillpack pack's one).
 func Check(skills []*skill.Skill, opts Options) *Result {
 	return newRunner(opts).run(skills, nil, opts.Jobs)
 }
 
+// CheckSkill lints one skill for a caller that collected its files itself
+// (files, or err: why it could not) and keeps verdicts (the build, in its
+// record): kept, when not nil, gives the skill's kept verdict
+// (DecodeVerdict), and when it has one the rules are not run again. It
+// returns the verdict, for the caller to keep (EncodeVerdict), and the
+// findings to report: the verdict's, with those the checks across skills
+// make of the skill alone, less the baseline's, sorted.
+func CheckSkill(s *skill.Skill, files *skill.Files, err error, kept func() ([]Finding, bool), opts Options) (verdict, findings []Finding) {
+	r := newRunner(opts)
+	switch {
+	case s.Mirror != "": // see run
+	case kept != nil:
+		var ok bool
+		if verdict, ok = kept(); ok {
+			break
+		}
+		fallthrough
+	default:
+		verdict = r.checkSkill(s, files, err)
+	}
+	return verdict, r.baselined(Sort(append(slices.Clone(verdict), r.across([]Named{NameOf(s)}, nil)...)))
+}
+
 func newRunner(opts Options) *runner {
-	cfg := opts.Config
-	if cfg == nil {
-		cfg = DefaultConfig()
+	set := opts.Settings
+	if set.Profile == nil {
+		set.Profile = profiles[0]
 	}
 	base := opts.Base
 	if base == "" {
 		base, _ = os.Getwd()
 	}
 	base, _ = filepath.Abs(base)
-	return &runner{cfg: cfg, strict: opts.Strict, base: base, files: opts.Files, known: opts.Known,
-		allowUsed: make([]atomic.Bool, len(cfg.Allow))}
+	r := &runner{set: set, strict: opts.Strict, base: base, allowUsed: make([]atomic.Bool, len(set.Allow))}
+	for _, a := range set.Allow {
+		r.allow = append(r.allow, skill.NewIgnore([]string{a.Path}))
+	}
+	return r
 }
 
 type runner struct {
-	cfg    *Config
+	set    Settings
 	strict bool
 	base   string
-	files  func(*skill.Skill) (*skill.Files, error)
-	known  func(*skill.Skill) ([]Finding, bool)
+	allow  []*skill.Ignore // each allow entry's glob
 
-	// What this run used of the config, which is shared by runs (--fix
-	// lints again with it): allow entries that silenced something, and
+	// What this run used of the settings, which are shared by runs (--fix
+	// lints again with them): allow entries that silenced something, and
 	// the baseline's entries that a finding matched.
 	allowUsed []atomic.Bool
 	seen      map[[2]string]bool
@@ -173,16 +183,10 @@ func (r *runner) run(skills []*skill.Skill, plugins []*plugin.Plugin, jobs int) 
 	parallel.Each(len(skills), jobs, func(i int) error {
 		// A mirror's files are its original's, reported there; the
 		// checks across skills report the mirror itself once.
-		if skills[i].Mirror != "" {
-			return nil
+		if skills[i].Mirror == "" {
+			files, err := skill.Collect(skills[i].Dir)
+			perSkill[i] = r.checkSkill(skills[i], files, err)
 		}
-		if r.known != nil {
-			if fs, ok := r.known(skills[i]); ok {
-				perSkill[i] = fs
-				return nil
-			}
-		}
-		perSkill[i] = r.checkSkill(skills[i])
 		return nil
 	})
 
@@ -195,20 +199,20 @@ func (r *runner) run(skills []*skill.Skill, plugins []*plugin.Plugin, jobs int) 
 		named[i] = NameOf(s)
 	}
 	all = append(all, r.across(named, plugins)...)
-	return &Result{Skills: skills, Plugins: plugins, Findings: r.baselined(Sort(all)), PerSkill: perSkill}
+	return &Result{Skills: skills, Plugins: plugins, Findings: r.baselined(Sort(all))}
 }
 
 // baselined drops the findings the baseline records. It runs on the sorted
 // list, after duplicates and superseded findings are gone, because that
 // is the list WriteBaseline records.
 func (r *runner) baselined(fs []Finding) []Finding {
-	if r.cfg.Baseline == nil {
+	if r.set.Baseline == nil {
 		return fs
 	}
 	if r.seen == nil {
 		r.seen = map[[2]string]bool{}
 	}
-	return r.cfg.Baseline.filter(fs, r.base, r.seen)
+	return r.set.Baseline.filter(fs, r.base, r.seen)
 }
 
 // CheckAcross runs only the checks across skills (unique names, no skill
@@ -229,7 +233,7 @@ func (r *runner) across(skills []Named, plugins []*plugin.Plugin) []Finding {
 	pp := &PluginPass{Plugins: plugins, rel: r.rel, report: report}
 	for _, rule := range registry {
 		switch {
-		case r.cfg.Effective(rule) == Off:
+		case r.set.effective(rule) == Off:
 		case rule.CheckAll != nil:
 			rp.rule = rule
 			rule.CheckAll(rp)
@@ -267,14 +271,10 @@ func CheckPlugins(plugins []*plugin.Plugin, opts Options) []Finding {
 	return r.baselined(Sort(r.across(nil, plugins)))
 }
 
-func (r *runner) checkSkill(s *skill.Skill) []Finding {
-	p := &Pass{Skill: s, Doc: s.Doc, Profile: r.cfg.Profile}
+func (r *runner) checkSkill(s *skill.Skill, files *skill.Files, err error) []Finding {
+	p := &Pass{Skill: s, Doc: s.Doc, Profile: r.set.Profile}
 	var out []Finding
-	collect := skill.Collect
-	if r.files != nil {
-		collect = func(string) (*skill.Files, error) { return r.files(s) }
-	}
-	if files, err := collect(s.Dir); err == nil {
+	if err == nil {
 		p.Files = files
 		if entryRefused(s, files) {
 			// A SKILL.md the skill cannot publish (a link out of its
@@ -321,7 +321,7 @@ func (r *runner) runRules(p *Pass) (err error) {
 		}
 	}()
 	for _, rule := range registry {
-		if rule.Check != nil && r.cfg.Effective(rule) != Off {
+		if rule.Check != nil && r.set.effective(rule) != Off {
 			p.rule = rule
 			rule.Check(p)
 		}
@@ -405,7 +405,7 @@ func suppressed(comments []*inline, f Finding) bool {
 // config ignores its path.
 func (r *runner) add(out []Finding, rule *Rule, f Finding) []Finding {
 	f.Rule = rule.ID
-	f.Severity = r.cfg.Effective(rule)
+	f.Severity = r.set.effective(rule)
 	if r.strict && f.Severity == Warning {
 		f.Severity = Error
 	}
@@ -422,16 +422,16 @@ func (r *runner) add(out []Finding, rule *Rule, f Finding) []Finding {
 // allowed reports whether an allow entry of the config covers a finding of
 // rule at a disk path, and remembers that the entry was used.
 func (r *runner) allowed(rule, abs string) bool {
-	if len(r.cfg.Allow) == 0 {
+	if len(r.set.Allow) == 0 {
 		return false
 	}
-	dir, _ := filepath.Abs(r.cfg.Dir())
+	dir, _ := filepath.Abs(r.set.Dir())
 	rel, err := filepath.Rel(dir, abs)
 	if err != nil || !filepath.IsLocal(rel) {
 		return false
 	}
-	for i, a := range r.cfg.Allow {
-		if a.matches(rule, filepath.ToSlash(rel)) {
+	for i, a := range r.set.Allow {
+		if slices.Contains(a.Rules, rule) && r.allow[i].Match(filepath.ToSlash(rel), false) {
 			r.allowUsed[i].Store(true)
 			return true
 		}
@@ -442,7 +442,7 @@ func (r *runner) allowed(rule, abs string) bool {
 // ignored reports whether a disk path matches the config's ignore globs,
 // which are relative to the config's folder.
 func (r *runner) ignored(abs string, isDir bool) bool {
-	_, ok := r.cfg.Ignore.Path(r.cfg.Dir(), abs, isDir)
+	_, ok := r.set.Ignore.Path(r.set.Dir(), abs, isDir)
 	return ok
 }
 

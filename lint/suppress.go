@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-
-	"github.com/skillpack/skillpack/skill"
 )
 
 // Suppressions, as linters' users expect them: an `allow` entry in
@@ -57,19 +55,6 @@ type Allow struct {
 	Path   string   // gitignore-style glob, relative to the config's folder
 	Reason string   // why; required
 	Line   int      // of the entry in skillpack.yaml
-
-	match *skill.Ignore
-}
-
-// matches reports whether the entry covers a finding of rule at path, which
-// is slash-separated and relative to the config's folder.
-func (a *Allow) matches(rule, path string) bool {
-	for _, r := range a.Rules {
-		if r == rule {
-			return a.match.Match(path, false)
-		}
-	}
-	return false
 }
 
 // ruleIDs holds every rule's ID. It is filled in by init, not from the

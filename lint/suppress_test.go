@@ -22,9 +22,9 @@ const brokenLinkSkill = "---\nname: %s\ndescription: A skill that links a file i
 
 func skillMD(name string) string { return strings.ReplaceAll(brokenLinkSkill, "%s", name) }
 
-func lintTree(t *testing.T, dir string, cfg *Config) []string {
+func lintTree(t *testing.T, dir string, set Settings) []string {
 	t.Helper()
-	res, err := Run([]string{dir}, Options{Config: cfg, Base: dir})
+	res, err := Run([]string{dir}, Options{Settings: set, Base: dir})
 	must(t, err)
 	var got []string
 	for _, f := range res.Findings {
@@ -36,49 +36,27 @@ func lintTree(t *testing.T, dir string, cfg *Config) []string {
 func TestAllowList(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{
-		"a/SKILL.md": skillMD("a"),
-		"b/SKILL.md": skillMD("b"),
-		"skillpack.yaml": `allow:
-  - rule: link-broken
-    path: a/**
-    reason: gone.md is written by the installer
-  - rules: [link-broken, secret]
-    path: nowhere/
-    reason: a folder that was deleted
-`,
+		"a/SKILL.md":     skillMD("a"),
+		"b/SKILL.md":     skillMD("b"),
+		"skillpack.yaml": "",
 	})
-	cfg, err := LoadConfig(filepath.Join(dir, "skillpack.yaml"))
-	must(t, err)
-	got := strings.Join(lintTree(t, dir, cfg), "\n")
+	// As package config reads skillpack.yaml's allow list.
+	set := Settings{File: filepath.Join(dir, "skillpack.yaml"), Allow: []*Allow{
+		{Rules: []string{"link-broken"}, Path: "a/**", Reason: "gone.md is written by the installer", Line: 2},
+		{Rules: []string{"link-broken", "secret"}, Path: "nowhere/", Reason: "a folder that was deleted", Line: 5},
+	}}
+	got := strings.Join(lintTree(t, dir, set), "\n")
 	want := "b/SKILL.md link-broken\nskillpack.yaml suppression-unused"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 
 	// Linting a part of the tree cannot tell that an entry is unused.
-	cfg, err = LoadConfig(filepath.Join(dir, "skillpack.yaml"))
-	must(t, err)
-	res, err := Run([]string{filepath.Join(dir, "b")}, Options{Config: cfg, Base: dir})
+	res, err := Run([]string{filepath.Join(dir, "b")}, Options{Settings: set, Base: dir})
 	must(t, err)
 	for _, f := range res.Findings {
 		if f.Rule == "suppression-unused" {
 			t.Errorf("linting b/ alone reported %s:%d %s", f.Path, f.Line, f.Message)
-		}
-	}
-}
-
-func TestAllowListErrors(t *testing.T) {
-	for _, tc := range []struct{ yaml, want string }{
-		{"allow:\n  - rule: link-broken\n    path: a/**\n", "skillpack.yaml:2: allow entry for link-broken on \"a/**\" has no reason"},
-		{"allow:\n  - rule: link-brokn\n    path: a/**\n    reason: x\n", "skillpack.yaml:2: allow: unknown rule \"link-brokn\" (did you mean \"link-broken\"?)"},
-		{"allow:\n  - path: a/**\n    reason: x\n", "skillpack.yaml:2: allow entry without a rule"},
-		{"allow:\n  - rule: secret\n    reason: x\n", "skillpack.yaml:2: allow entry without a path"},
-		{"allow:\n  - rule: secret\n    path: a\n    reson: x\n", `skillpack.yaml:4: allow: unknown key "reson" (did you mean "reason"?)`},
-		{"allow: secret\n", "skillpack.yaml:1: allow must be a list"},
-	} {
-		_, err := ParseConfig("skillpack.yaml", []byte(tc.yaml))
-		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
-			t.Errorf("%q: got %v, want %s…", tc.yaml, err, tc.want)
 		}
 	}
 }
@@ -120,7 +98,7 @@ func TestNestedSkillFiles(t *testing.T) {
 		"outer/inner/latin.md":  "caf\xe9\n",
 	})
 	n := map[string]int{}
-	for _, f := range lintTree(t, dir, nil) {
+	for _, f := range lintTree(t, dir, Settings{}) {
 		n[f]++
 	}
 	for _, f := range []string{"outer/inner/.DS_Store junk-file", "outer/inner/latin.md text-encoding"} {

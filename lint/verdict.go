@@ -15,7 +15,7 @@ import (
 
 // A verdict is what the per-skill rules said of one skill. A caller that
 // keeps verdicts between runs (the build, in its record) gives them back
-// through Options.Known, and the rules are not run again on a skill whose
+// to CheckSkill, and the rules are not run again on a skill whose
 // VerdictKey is the one the verdict was given under: the key covers
 // everything the rules read, so the findings would be the same.
 
@@ -28,12 +28,8 @@ import (
 // paths relative to the skill (see EncodeVerdict), so that the key and the
 // verdict are the same on every machine, as the build record must be.
 func VerdictKey(s *skill.Skill, files *skill.Files, entries []pack.Entry, opts Options) string {
-	cfg := opts.Config
-	if cfg == nil {
-		cfg = DefaultConfig()
-	}
 	h := sha256.New()
-	fmt.Fprintf(h, "skillpack-lint/2\n%s\n%s\n%s\n%s\n", Fingerprint(), cfg.Key(opts.Strict), s.Name(), s.File)
+	fmt.Fprintf(h, "skillpack-lint/2\n%s\n%s\n%s\n%s\n", Fingerprint(), newRunner(opts).set.key(opts.Strict), s.Name(), s.File)
 	h.Write(pack.Manifest(entries))
 	for _, f := range files.Files {
 		fmt.Fprintf(h, "link %t %s\n", f.Link, f.Path)
@@ -47,7 +43,7 @@ func VerdictKey(s *skill.Skill, files *skill.Files, entries []pack.Entry, opts O
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
-// EncodeVerdict is the per-skill findings of Result.PerSkill for skill s
+// EncodeVerdict is the verdict CheckSkill returned for skill s
 // as a caller keeps them, with paths relative to the skill's folder: nil
 // when there are none, so that a clean skill costs its keeper nothing. ok
 // is false when a finding is about a file outside the skill, which a

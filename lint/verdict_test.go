@@ -28,23 +28,26 @@ func TestVerdictKept(t *testing.T) {
 	s := found[0]
 	s.Read()
 	opts := Options{Base: dir}
-	fresh := Check([]*skill.Skill{s}, opts)
-	if len(fresh.PerSkill) != 1 || len(fresh.PerSkill[0]) == 0 {
-		t.Fatalf("want per-skill findings on a script without its execute bit and an unlinked script; got %+v", fresh.PerSkill)
+	files, err := skill.Collect(s.Dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	kept, ok := EncodeVerdict(s, fresh.PerSkill[0], opts)
+	verdict, findings := CheckSkill(s, files, nil, nil, opts)
+	if len(verdict) == 0 {
+		t.Fatalf("want per-skill findings on a script without its execute bit and an unlinked script; got %+v", verdict)
+	}
+	kept, ok := EncodeVerdict(s, verdict, opts)
 	if !ok || bytes.Contains(kept, []byte("demo/")) {
 		t.Fatalf("EncodeVerdict = %s, %v; want paths relative to the skill", kept, ok)
 	}
 	back, err := DecodeVerdict(s, kept, opts)
-	if err != nil || !reflect.DeepEqual(back, fresh.PerSkill[0]) {
-		t.Fatalf("DecodeVerdict = %+v, %v; want %+v", back, err, fresh.PerSkill[0])
+	if err != nil || !reflect.DeepEqual(back, verdict) {
+		t.Fatalf("DecodeVerdict = %+v, %v; want %+v", back, err, verdict)
 	}
 	ran := false
-	opts.Known = func(*skill.Skill) ([]Finding, bool) { ran = true; return back, true }
-	again := Check([]*skill.Skill{s}, opts)
-	if !ran || !reflect.DeepEqual(again.Findings, fresh.Findings) {
-		t.Errorf("from the kept verdict: %+v; want %+v", again.Findings, fresh.Findings)
+	_, again := CheckSkill(s, nil, nil, func() ([]Finding, bool) { ran = true; return back, true }, opts)
+	if !ran || !reflect.DeepEqual(again, findings) || !reflect.DeepEqual(Check([]*skill.Skill{s}, opts).Findings, findings) {
+		t.Errorf("from the kept verdict: %+v; want %+v", again, findings)
 	}
 	if raw, ok := EncodeVerdict(s, nil, opts); raw != nil || !ok {
 		t.Error("a clean verdict should cost nothing to keep")
@@ -63,10 +66,6 @@ func TestVerdictKept(t *testing.T) {
 		}
 	}
 
-	files, err := skill.Collect(s.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	entries := []pack.Entry{{Path: "SKILL.md", Size: 1}}
 	key := VerdictKey(s, files, entries, Options{Base: dir})
 	for name, other := range map[string]string{

@@ -122,12 +122,12 @@ func (o *buildOptions) checkPublish(ios *IO) error {
 // resolve is build's options: the shared ones (BuildFlags.resolveBundle)
 // and build's own. The signer and the output streams are runBuild's to add.
 func (o *buildOptions) resolve(ios *IO) (build.Options, error) {
-	bo, err := o.resolveBundle(ios, o.given)
+	bo, cfg, err := o.resolveBundle(ios, o.given)
 	if err != nil {
 		return bo, err
 	}
 	bo.Out, bo.Force, bo.DryRun = o.Out, o.Force, o.DryRun
-	if bo.Versioned, bo.Release, err = o.Versions.resolve(bo.Lint.Config, o.given); err != nil {
+	if bo.Versioned, bo.Release, err = o.Versions.resolve(cfg, o.given); err != nil {
 		return bo, err
 	}
 	// Only the summaries list every skill and file; without them a

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/config"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 )
@@ -66,25 +67,25 @@ func (f *BuildFlags) resolve(ios *IO) (build.Options, error) {
 // resolveBundle is resolve for a command that writes a bundle (build,
 // serve --watch): with its URLs and contents too, where the flags given
 // on the command line (given; nil: none) win over skillpack.yaml's build
-// section.
-func (f *BuildFlags) resolveBundle(ios *IO, given func(flag string) bool) (build.Options, error) {
+// section, which it returns for the command's own settings.
+func (f *BuildFlags) resolveBundle(ios *IO, given func(flag string) bool) (build.Options, *config.Config, error) {
 	if given == nil {
 		given = func(string) bool { return false }
 	}
 	cfg, err := f.load()
 	if err != nil {
-		return build.Options{}, err
+		return build.Options{}, nil, err
 	}
 	baseURL := pick(given, "base-url", f.BaseURL, cfg.Build.BaseURL)
 	// Checked before any work: a bad URL found after packing every skill
 	// wastes the build.
 	if err := layout.CheckBaseURL(baseURL); err != nil {
-		return build.Options{}, &exitError{code: ExitUsage, err: &baseURLError{configSource(cfg, given("base-url"), "base-url"), err}}
+		return build.Options{}, nil, &exitError{code: ExitUsage, err: &baseURLError{configSource(cfg, given("base-url"), "base-url"), err}}
 	}
 	aiCatalog := pick(given, "ai-catalog", f.AICatalog, cfg.Build.AICatalog)
 	if aiCatalog {
 		if _, err := layout.AICatalogPublisher(baseURL); err != nil {
-			return build.Options{}, usageErr("%s: %w", configSource(cfg, given("ai-catalog"), "ai-catalog"), err)
+			return build.Options{}, nil, usageErr("%s: %w", configSource(cfg, given("ai-catalog"), "ai-catalog"), err)
 		}
 	}
 	bo, err := f.options(ios, cfg)
@@ -95,7 +96,7 @@ func (f *BuildFlags) resolveBundle(ios *IO, given func(flag string) bool) (build
 	bo.LLMsTxt = pick(given, "llms-txt", f.LLMsTxt, cfg.Build.LLMsTxt)
 	bo.LLMsTxtMerge = pick(given, "llms-txt-merge", f.LLMsTxtMerge, cfg.Build.LLMsTxtMerge)
 	bo.CatalogTitle, bo.CatalogPublisher, bo.CatalogSource = cfg.Build.CatalogTitle, cfg.Build.CatalogPublisher, cfg.Build.CatalogSource
-	return bo, err
+	return bo, cfg, err
 }
 
 // pick is a setting's value: the flag's when the command line gave it,
@@ -109,13 +110,13 @@ func pick[T any](given func(flag string) bool, flag string, value, config T) T {
 
 // options is what every build takes from the flags, the config read and
 // the environment.
-func (f *BuildFlags) options(ios *IO, cfg *lint.Config) (build.Options, error) {
+func (f *BuildFlags) options(ios *IO, cfg *config.Config) (build.Options, error) {
 	t, err := sourceDateEpoch(ios)
 	if err != nil {
 		return build.Options{}, err
 	}
 	return build.Options{
-		Lint:    lint.Options{Config: cfg, Strict: f.Strict},
+		Lint:    lint.Options{Settings: cfg.Lint, Strict: f.Strict},
 		Time:    t,
 		Jobs:    f.Jobs,
 		NoReuse: f.NoReuse,
@@ -136,7 +137,7 @@ func (e *baseURLError) Unwrap() error { return e.err }
 
 // configSource names where a build setting came from, for its errors: the
 // flag, or the key of skillpack.yaml's build section of the same name.
-func configSource(cfg *lint.Config, flag bool, name string) string {
+func configSource(cfg *config.Config, flag bool, name string) string {
 	if flag || cfg == nil || cfg.Path == "" {
 		return "--" + name
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillpack/skillpack/config"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/lint"
 )
@@ -160,7 +161,7 @@ func verboseConfig(ios *IO, cmd *cobra.Command) {
 	case err != nil:
 		// The command reports it.
 	case path == "":
-		ios.Verbosef("config: no %s here or above; the defaults apply", lint.ConfigFile)
+		ios.Verbosef("config: no %s here or above; the defaults apply", config.File)
 	default:
 		ios.Verbosef("config: %s", path)
 	}

@@ -14,10 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillpack/skillpack/config"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/layout"
-	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/sign"
 	"github.com/skillpack/skillpack/skill"
 )
@@ -133,7 +133,7 @@ func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
 	case doc.Config.Path != "":
 		fmt.Fprintf(w, "config:         %s (profile %s)\n", doc.Config.Path, doc.Config.Profile)
 	default:
-		fmt.Fprintf(w, "config:         no %s here or above; the defaults (profile %s)\n", lint.ConfigFile, doc.Config.Profile)
+		fmt.Fprintf(w, "config:         no %s here or above; the defaults (profile %s)\n", config.File, doc.Config.Profile)
 	}
 	fmt.Fprintf(w, "skills:         %s under %s\n", human.Plural(doc.Skills.Count, "skill"), doc.Skills.Input)
 	d := doc.Dist
@@ -196,11 +196,11 @@ func configPath(flag string) (string, error) {
 	if flag != "" {
 		return flag, nil
 	}
-	return lint.FindConfig(".")
+	return config.Find(".")
 }
 
 func doctorConfigState(flag string) (doctorConfig, error) {
-	c := doctorConfig{Profile: lint.DefaultConfig().Profile.Name}
+	c := doctorConfig{Profile: config.Default().Lint.Profile.Name}
 	path, err := configPath(flag)
 	if err != nil {
 		c.Problem = err.Error()
@@ -210,12 +210,12 @@ func doctorConfigState(flag string) (doctorConfig, error) {
 		return c, nil
 	}
 	c.Path = path
-	cfg, err := lint.LoadConfig(path)
+	cfg, err := config.Load(path)
 	if err != nil {
 		c.Problem = err.Error()
 		return c, usageErr("%w", err)
 	}
-	c.Profile = cfg.Profile.Name
+	c.Profile = cfg.Lint.Profile.Name
 	return c, nil
 }
 

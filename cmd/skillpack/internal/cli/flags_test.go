@@ -60,12 +60,12 @@ func configs(t *testing.T) {
 // resolvedLint takes the config out of o for a comparison of the rest,
 // and returns its profile and path.
 func resolvedLint(o *build.Options) (profile, path string) {
-	cfg := o.Lint.Config
-	o.Lint.Config = nil
-	if cfg == nil {
+	set := o.Lint.Settings
+	o.Lint.Settings = lint.Settings{}
+	if set.Profile == nil {
 		return "", ""
 	}
-	return cfg.Profile.Name, cfg.Path
+	return set.Profile.Name, set.File
 }
 
 func TestBuildFlags(t *testing.T) {

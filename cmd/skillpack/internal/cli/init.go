@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/skillpack/skillpack/config"
 	"github.com/skillpack/skillpack/internal/atomicfile"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/templates"
@@ -99,7 +100,7 @@ func runInit(ios *IO, opts *initOptions) error {
 			return usageErr("%s already exists; --force replaces it", strings.Join(exist, " and "))
 		}
 	}
-	parent, _ := lint.FindConfig("..") // the config that applied here until now
+	parent, _ := config.Find("..") // the config that applied here until now
 	for _, f := range files {
 		if err := os.MkdirAll(filepath.Dir(f.path), 0o755); err != nil {
 			return usageErr("%w", err)
@@ -118,9 +119,9 @@ func runInit(ios *IO, opts *initOptions) error {
 				parent = rel
 			}
 		}
-		ios.Infof("note: %s applied here until now; the new %s takes its place in this folder and below", parent, lint.ConfigFile)
+		ios.Infof("note: %s applied here until now; the new %s takes its place in this folder and below", parent, config.File)
 	}
-	ios.Nextf("next: edit %s, then run: skillpack lint", lint.ConfigFile)
+	ios.Nextf("next: edit %s, then run: skillpack lint", config.File)
 	return nil
 }
 
@@ -135,7 +136,7 @@ func initFiles(opts *initOptions) ([]initFile, error) {
 		return nil, errors.New("the config template sets no profile")
 	}
 	cfg = []byte(strings.Replace(string(cfg), def, "\nprofile: "+opts.Profile+"\n", 1))
-	files := []initFile{{lint.ConfigFile, cfg}}
+	files := []initFile{{config.File, cfg}}
 	if opts.CI == "github" {
 		wf, err := templates.Init.ReadFile("init/github-workflow.yml")
 		if err != nil {

@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillpack/skillpack/config"
 	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/internal/version"
-	"github.com/skillpack/skillpack/lint"
 )
 
 func TestInitConfig(t *testing.T) {
@@ -26,7 +26,7 @@ func TestInitConfig(t *testing.T) {
 	if out.String() != "created skillpack.yaml\ncreated .gitignore\n" || errb.String() != "next: edit skillpack.yaml, then run: skillpack lint\n" {
 		t.Errorf("stdout %q, stderr %q", out, errb)
 	}
-	data, err := os.ReadFile(lint.ConfigFile)
+	data, err := os.ReadFile(config.File)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,8 +34,8 @@ func TestInitConfig(t *testing.T) {
 	if !strings.HasPrefix(string(data), modeline) {
 		t.Errorf("the config does not start with the schema comment:\n%s", data)
 	}
-	cfg, err := lint.ParseConfig(lint.ConfigFile, data)
-	if err != nil || cfg.Profile.Name != "claude" || len(cfg.Severity) != 0 || cfg.Allow != nil || cfg.Build != (lint.BuildConfig{}) {
+	cfg, err := config.Parse(config.File, data)
+	if err != nil || cfg.Lint.Profile.Name != "claude" || len(cfg.Lint.Severity) != 0 || cfg.Lint.Allow != nil || cfg.Build != (config.Build{}) {
 		t.Errorf("the config reads as %+v, %v; want profile claude and nothing else", cfg, err)
 	}
 	if _, err := os.Stat(workflowPath); err == nil {
@@ -48,7 +48,7 @@ func TestInitConfig(t *testing.T) {
 	}
 
 	// An existing config is kept, and nothing else is written.
-	os.WriteFile(lint.ConfigFile, []byte("profile: relaxed\n"), 0o644)
+	os.WriteFile(config.File, []byte("profile: relaxed\n"), 0o644)
 	ios, out, errb = fakeIO(nil)
 	if code := run(ios, []string{"init", "--ci", "github"}); code != ExitUsage {
 		t.Errorf("init over a config: exit %d, want 2", code)
@@ -56,7 +56,7 @@ func TestInitConfig(t *testing.T) {
 	if want := "skillpack: skillpack.yaml already exists; --force replaces it\n"; errb.String() != want || out.Len() > 0 {
 		t.Errorf("stdout %q, stderr %q, want %q", out, errb, want)
 	}
-	if data, _ := os.ReadFile(lint.ConfigFile); string(data) != "profile: relaxed\n" {
+	if data, _ := os.ReadFile(config.File); string(data) != "profile: relaxed\n" {
 		t.Errorf("the config was changed:\n%s", data)
 	}
 	if _, err := os.Stat(workflowPath); err == nil {
@@ -68,7 +68,7 @@ func TestInitConfig(t *testing.T) {
 	if code := run(ios, []string{"init", "--force"}); code != ExitOK {
 		t.Fatalf("--force: exit %d: %s", code, errb)
 	}
-	if data, _ := os.ReadFile(lint.ConfigFile); !strings.Contains(string(data), "\nprofile: clients\n") {
+	if data, _ := os.ReadFile(config.File); !strings.Contains(string(data), "\nprofile: clients\n") {
 		t.Errorf("--force did not replace the config:\n%s", data)
 	}
 }
@@ -97,8 +97,8 @@ func TestInitFlagErrors(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q, want 2 and %q", args, code, errb, want)
 		}
 	}
-	if _, err := os.Stat(lint.ConfigFile); err == nil {
-		t.Errorf("a refused init wrote %s", lint.ConfigFile)
+	if _, err := os.Stat(config.File); err == nil {
+		t.Errorf("a refused init wrote %s", config.File)
 	}
 }
 

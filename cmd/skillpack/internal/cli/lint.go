@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/skillpack/skillpack/config"
 	"github.com/skillpack/skillpack/internal/atomicfile"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/version"
@@ -36,15 +37,15 @@ func (o *LintOptions) AddFlags(fs *pflag.FlagSet) {
 }
 
 // load reads the config the options name, or finds one.
-func (o *LintOptions) load() (*lint.Config, error) {
+func (o *LintOptions) load() (*config.Config, error) {
 	path, err := configPath(o.Config)
 	if err != nil {
 		return nil, usageErr("%w", err)
 	}
-	cfg := lint.DefaultConfig()
+	cfg := config.Default()
 	if path != "" {
 		var err error
-		if cfg, err = lint.LoadConfig(path); err != nil {
+		if cfg, err = config.Load(path); err != nil {
 			return nil, usageErr("%w", err)
 		}
 	}
@@ -56,7 +57,7 @@ func (o *LintOptions) load() (*lint.Config, error) {
 		if err != nil {
 			return nil, usageErr("--profile: %w", err)
 		}
-		cfg.Profile = p
+		cfg.Lint.Profile = p
 	}
 	switch {
 	case o.writingBaseline:
@@ -66,7 +67,7 @@ func (o *LintOptions) load() (*lint.Config, error) {
 		if err != nil {
 			return nil, usageErr("--baseline: %w", err)
 		}
-		cfg.Baseline = b
+		cfg.Lint.Baseline = b
 	default:
 		if err := cfg.ReadBaseline(); err != nil {
 			return nil, usageErr("%w", err)
@@ -238,7 +239,7 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintDoc) error {
 			return usageErr("%s: no such file or folder", p)
 		}
 	}
-	lo := lint.Options{Config: cfg, Strict: opts.Strict, Ignore: opts.Ignore, All: opts.All}
+	lo := lint.Options{Settings: cfg.Lint, Strict: opts.Strict, Ignore: opts.Ignore, All: opts.All}
 	if opts.fix.Fix || opts.fix.DryRun {
 		return runFix(ios, opts, paths, lo, failOn, doc)
 	}
@@ -262,7 +263,7 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintDoc) error {
 		summarize(ios, res)
 		if stale := res.Stale; len(stale) > 0 {
 			ios.Infof("%s: %d recorded findings no longer found (%s); run `skillpack lint --write-baseline %s` to drop them",
-				cfg.Baseline.Path, len(stale), strings.Join(stale[:min(3, len(stale))], "; "), cfg.Baseline.Path)
+				cfg.Lint.Baseline.Path, len(stale), strings.Join(stale[:min(3, len(stale))], "; "), cfg.Lint.Baseline.Path)
 		}
 		lintDone(ios, res, lo, lintHintArgs(opts), start)
 	}
@@ -350,7 +351,7 @@ func writeBaseline(ios *IO, path string, res *lint.Result) error {
 		files[f.Path] = true
 	}
 	fmt.Fprintf(ios.Err, "wrote %s: %s in %s; lint and build with --baseline %s (or `baseline: %s` in %s) fail only on new ones\n",
-		path, human.Plural(len(res.Findings), "finding"), human.Plural(len(files), "file"), path, path, lint.ConfigFile)
+		path, human.Plural(len(res.Findings), "finding"), human.Plural(len(files), "file"), path, path, config.File)
 	return nil
 }
 

@@ -240,7 +240,7 @@ func reloadOnHangup(ctx context.Context, s *serve.Server, opts *serveOptions, lo
 // rebuildOptions is the build --watch runs: build's, from the same
 // resolver, into DIST.
 func (o *serveOptions) rebuildOptions(ios *IO) (build.Options, error) {
-	bo, err := o.resolveBundle(ios, o.given)
+	bo, _, err := o.resolveBundle(ios, o.given)
 	if err != nil {
 		return bo, err
 	}

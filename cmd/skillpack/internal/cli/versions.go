@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/skillpack/skillpack/bundle"
+	"github.com/skillpack/skillpack/config"
 	"github.com/skillpack/skillpack/layout"
-	"github.com/skillpack/skillpack/lint"
 )
 
 // Versions are build's flags for versioned, immutable releases.
@@ -33,7 +33,7 @@ func (v *Versions) AddFlags(f *pflag.FlagSet) {
 // resolve checks the flags and returns build's options: the release with
 // a tag's "v" dropped. skillpack.yaml's build section gives versioned and
 // previous where the command line (given) does not.
-func (v *Versions) resolve(cfg *lint.Config, given func(string) bool) (versioned bool, release string, err error) {
+func (v *Versions) resolve(cfg *config.Config, given func(string) bool) (versioned bool, release string, err error) {
 	if cfg != nil && given != nil {
 		v.Versioned = pick(given, "versioned", v.Versioned, cfg.Build.Versioned)
 		v.Previous = pick(given, "previous", v.Previous, cfg.Build.Previous)
@@ -45,7 +45,7 @@ func (v *Versions) resolve(cfg *lint.Config, given func(string) bool) (versioned
 	}
 	switch {
 	case v.Release != "" && !v.Versioned:
-		return false, "", usageErr("--release-version needs --versioned (or versioned: true in the build section of %s)", lint.ConfigFile)
+		return false, "", usageErr("--release-version needs --versioned (or versioned: true in the build section of %s)", config.File)
 	case v.Release != "":
 		if err := layout.CheckRelease(release); err != nil {
 			return false, "", usageErr("--release-version: %v", err)

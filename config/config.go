@@ -1,4 +1,12 @@
-package lint
+// Package config reads skillpack.yaml: it finds the file, checks every key
+// of it (reporting every problem at once, each with its line) and hands
+// each reader its part: lint its Settings (profile, rules, ignore, allow,
+// baseline), the command layer the build section. A new setting is a key
+// here and a field of the part that reads it.
+//
+// It must not decide what a setting does: lint weighs the rules, the
+// command layer picks between a flag and the file.
+package config
 
 import (
 	"bytes"
@@ -10,39 +18,33 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/skillpack/skillpack/internal/human"
+	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/skill"
 )
 
-// ConfigFile is the name of the project configuration, found by walking up
-// from the working directory.
-const ConfigFile = "skillpack.yaml"
+// File is the name of the project configuration, found by walking up from
+// the working directory.
+const File = "skillpack.yaml"
 
 // Config is a parsed skillpack.yaml.
 type Config struct {
-	Path     string              // where it was read from; "" for the defaults
-	Profile  *Profile            // never nil after Load
-	Severity map[string]Severity // rule ID → severity, over the profile's
-	Ignore   *skill.Ignore       // paths relative to the config's folder
-	Build    BuildConfig         // settings the build reads
-	Allow    []*Allow            // suppressions by path and rule, each with its reason
-	Baseline *Baseline           // known findings that do not fail a run; nil for none
+	Path  string        // where it was read from; "" for the defaults
+	Lint  lint.Settings // what lint reads; its Baseline is read by ReadBaseline
+	Build Build         // what the build reads
 
 	// BaselinePath is the baseline the config names, read by ReadBaseline.
 	BaselinePath string
 	baselineLine int
-
-	sum [32]byte // of the file's bytes, for Key
 }
 
-// BuildConfig holds the `build:` section, read here so that one parser
-// reports every unknown key of the file the same way.
-type BuildConfig struct {
+// Build holds the `build:` section.
+type Build struct {
 	NoLegacy    bool   // leave out the v0.1.0 tree
 	BaseURL     string // absolute URL prefix for index entries
 	SkipInvalid bool   // leave skills with error findings out instead of refusing the build
@@ -63,28 +65,20 @@ type BuildConfig struct {
 	Previous string
 }
 
-// Dir is the folder the config's ignore globs are relative to.
-func (c *Config) Dir() string {
-	if c == nil || c.Path == "" {
-		return "."
-	}
-	return filepath.Dir(c.Path)
+// Default is what applies when no skillpack.yaml is found.
+func Default() *Config {
+	return &Config{Lint: lint.Settings{Profile: lint.Profiles()[0], Severity: map[string]lint.Severity{}}}
 }
 
-// DefaultConfig is what applies when no skillpack.yaml is found.
-func DefaultConfig() *Config {
-	return &Config{Profile: profiles[0], Severity: map[string]Severity{}}
-}
-
-// FindConfig looks for skillpack.yaml in start and its parents and returns
-// its path, or "" when there is none.
-func FindConfig(start string) (string, error) {
+// Find looks for skillpack.yaml in start and its parents and returns its
+// path, or "" when there is none.
+func Find(start string) (string, error) {
 	dir, err := filepath.Abs(start)
 	if err != nil {
 		return "", err
 	}
 	for {
-		p := filepath.Join(dir, ConfigFile)
+		p := filepath.Join(dir, File)
 		if info, err := os.Stat(p); err == nil && !info.IsDir() {
 			return p, nil
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -98,26 +92,26 @@ func FindConfig(start string) (string, error) {
 	}
 }
 
-// ConfigError is a problem in skillpack.yaml, with its position.
-type ConfigError struct {
+// Error is a problem in skillpack.yaml, with its position.
+type Error struct {
 	Path string
 	Line int
 	Msg  string
 }
 
-func (e *ConfigError) Error() string {
+func (e *Error) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
 	}
 	return e.Path + ": " + e.Msg
 }
 
-// ConfigErrors is every problem of one skillpack.yaml, in the order of
-// its lines: a file with four typos is fixed in one run, not four. It
-// prints one problem a line, as compilers do.
-type ConfigErrors []*ConfigError
+// Errors is every problem of one skillpack.yaml, in the order of its
+// lines: a file with four typos is fixed in one run, not four. It prints
+// one problem a line, as compilers do.
+type Errors []*Error
 
-func (es ConfigErrors) Error() string {
+func (es Errors) Error() string {
 	lines := make([]string, len(es))
 	for i, e := range es {
 		lines[i] = e.Error()
@@ -125,8 +119,8 @@ func (es ConfigErrors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// Unwrap lets errors.As find each *ConfigError.
-func (es ConfigErrors) Unwrap() []error {
+// Unwrap lets errors.As find each *Error.
+func (es Errors) Unwrap() []error {
 	out := make([]error, len(es))
 	for i, e := range es {
 		out[i] = e
@@ -137,31 +131,30 @@ func (es ConfigErrors) Unwrap() []error {
 var configKeys = []string{"allow", "baseline", "build", "ignore", "profile", "rules"}
 var buildKeys = []string{"ai-catalog", "base-url", "catalog-publisher", "catalog-source", "catalog-title", "llms-txt", "llms-txt-merge", "no-legacy", "previous", "skip-invalid", "versioned"}
 
-// LoadConfig reads and checks a skillpack.yaml. Every unknown key, rule ID,
+// Load reads and checks a skillpack.yaml. Every unknown key, rule ID,
 // severity or profile is an error that names it: a config that silently
 // does nothing is worse than none.
-func LoadConfig(path string) (*Config, error) {
+func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseConfig(path, data)
+	return Parse(path, data)
 }
 
-// ParseConfig checks the bytes of a skillpack.yaml; path is for messages.
-// It reports every problem it finds, as ConfigErrors, unless the file is
-// not YAML at all or not a mapping (a single *ConfigError).
-func ParseConfig(path string, data []byte) (*Config, error) {
-	c := DefaultConfig()
-	c.Path = path
-	c.sum = sha256.Sum256(data)
-	var errs ConfigErrors
+// Parse checks the bytes of a skillpack.yaml; path is for messages. It
+// reports every problem it finds, as Errors, unless the file is not YAML
+// at all or not a mapping (a single *Error).
+func Parse(path string, data []byte) (*Config, error) {
+	c := Default()
+	c.Path, c.Lint.File, c.Lint.Digest = path, path, sha256.Sum256(data)
+	var errs Errors
 	fail := func(n *yaml.Node, format string, args ...any) {
 		line := 0
 		if n != nil {
 			line = n.Line
 		}
-		errs = append(errs, &ConfigError{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)})
+		errs = append(errs, &Error{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
 	var doc yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
@@ -169,25 +162,25 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 			return c, nil // an empty file means the defaults
 		}
 		line, msg := skill.YAMLError(err)
-		return nil, &ConfigError{Path: path, Line: line, Msg: "invalid YAML: " + msg}
+		return nil, &Error{Path: path, Line: line, Msg: "invalid YAML: " + msg}
 	}
 	if len(doc.Content) == 0 {
 		return c, nil
 	}
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
-		return nil, &ConfigError{Path: path, Line: root.Line, Msg: fmt.Sprintf("the config must be a mapping of keys (%s)", strings.Join(configKeys, ", "))}
+		return nil, &Error{Path: path, Line: root.Line, Msg: fmt.Sprintf("the config must be a mapping of keys (%s)", strings.Join(configKeys, ", "))}
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		switch k.Value {
 		case "profile":
-			p, err := LookupProfile(v.Value)
+			p, err := lint.LookupProfile(v.Value)
 			if err != nil || v.Kind != yaml.ScalarNode {
 				fail(v, "%v", err)
 				continue
 			}
-			c.Profile = p
+			c.Lint.Profile = p
 		case "rules":
 			if v.Kind != yaml.MappingNode {
 				fail(v, "rules must map rule IDs to error, warning, info or off")
@@ -195,20 +188,15 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 			}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				id, sev := v.Content[j], v.Content[j+1]
-				if Lookup(id.Value) == nil {
-					msg := fmt.Sprintf("unknown rule %q", id.Value)
-					if s := Suggest(id.Value); s != "" {
-						msg += fmt.Sprintf(" (did you mean %q?)", s)
-					}
-					fail(id, "%s; `skillpack lint --list-rules` lists them", msg)
+				if !knownRule(id, "", fail) {
 					continue
 				}
-				s, err := ParseSeverity(sev.Value)
+				s, err := lint.ParseSeverity(sev.Value)
 				if err != nil || sev.Kind != yaml.ScalarNode {
 					fail(sev, "rule %s: unknown severity %q (want error, warning, info or off)", id.Value, sev.Value)
 					continue
 				}
-				c.Severity[id.Value] = s
+				c.Lint.Severity[id.Value] = s
 			}
 		case "ignore":
 			var globs []string
@@ -216,74 +204,19 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 				fail(v, "ignore must be a list of gitignore-style globs")
 				continue
 			}
-			c.Ignore = skill.NewIgnore(globs)
+			c.Lint.Ignore = skill.NewIgnore(globs)
 		case "allow":
-			c.Allow = parseAllow(v, fail)
+			c.Lint.Allow = parseAllow(v, fail)
 		case "baseline":
 			if v.Kind != yaml.ScalarNode || v.Value == "" {
-				fail(v, "baseline must be the path of a baseline file, relative to %s", ConfigFile)
+				fail(v, "baseline must be the path of a baseline file, relative to %s", File)
 				continue
 			}
 			// Read when a run uses it (ReadBaseline), not here: the run
 			// that writes the file must not need it to exist.
 			c.BaselinePath, c.baselineLine = fromConfig(path, v.Value), v.Line
 		case "build":
-			if v.Kind != yaml.MappingNode {
-				fail(v, "build must be a mapping (%s)", strings.Join(buildKeys, ", "))
-				continue
-			}
-			flags := map[string]*bool{
-				"no-legacy": &c.Build.NoLegacy, "skip-invalid": &c.Build.SkipInvalid,
-				"llms-txt": &c.Build.LLMsTxt, "ai-catalog": &c.Build.AICatalog, "versioned": &c.Build.Versioned,
-			}
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				bk, bv := v.Content[j], v.Content[j+1]
-				if flag, ok := flags[bk.Value]; ok {
-					if err := bv.Decode(flag); err != nil {
-						fail(bv, "build.%s must be true or false", bk.Value)
-					}
-					continue
-				}
-				switch bk.Value {
-				case "base-url":
-					if err := bv.Decode(&c.Build.BaseURL); err != nil {
-						fail(bv, "build.base-url must be a URL string")
-					}
-				case "catalog-title", "catalog-publisher":
-					if bv.Kind != yaml.ScalarNode || bv.Tag != "!!str" || strings.TrimSpace(bv.Value) == "" {
-						fail(bv, "build.%s must be a line of text, such as \"Acme skills\"", bk.Value)
-						continue
-					}
-					if bk.Value == "catalog-title" {
-						c.Build.CatalogTitle = bv.Value
-					} else {
-						c.Build.CatalogPublisher = bv.Value
-					}
-				case "catalog-source":
-					if u, err := url.Parse(bv.Value); bv.Kind != yaml.ScalarNode || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
-						fail(bv, "build.catalog-source must be the absolute http or https URL of the skills' source, such as https://github.com/OWNER/REPO")
-						continue
-					}
-					c.Build.CatalogSource = bv.Value
-				case "llms-txt-merge":
-					if bv.Kind != yaml.ScalarNode || bv.Value == "" {
-						fail(bv, "build.llms-txt-merge must be the path of the site's llms.txt, relative to %s", ConfigFile)
-						continue
-					}
-					c.Build.LLMsTxtMerge = fromConfig(path, bv.Value)
-				case "previous":
-					if bv.Kind != yaml.ScalarNode || bv.Value == "" {
-						fail(bv, "build.previous must be the http(s) URL or the folder (relative to %s) of the bundle published last", ConfigFile)
-						continue
-					}
-					c.Build.Previous = bv.Value
-					if !strings.Contains(bv.Value, "://") {
-						c.Build.Previous = fromConfig(path, bv.Value)
-					}
-				default:
-					fail(bk, "%s", unknownKey("build."+bk.Value, bk.Value, buildKeys))
-				}
-			}
+			parseBuild(&c.Build, path, v, fail)
 		default:
 			fail(k, "%s", unknownKey(k.Value, k.Value, configKeys))
 		}
@@ -292,10 +225,84 @@ func ParseConfig(path string, data []byte) (*Config, error) {
 		// In the order of the lines, as an editor lists them; the parse
 		// order differs where an entry's missing key is reported at the
 		// entry's first line after its other keys' problems.
-		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
+		slices.SortStableFunc(errs, func(a, b *Error) int { return a.Line - b.Line })
 		return nil, errs
 	}
 	return c, nil
+}
+
+// knownRule reports whether the node names a rule, and passes fail the
+// problem when it does not; what prefixes the message ("allow: ").
+func knownRule(id *yaml.Node, what string, fail func(*yaml.Node, string, ...any)) bool {
+	if lint.Lookup(id.Value) != nil {
+		return true
+	}
+	msg := fmt.Sprintf("%sunknown rule %q", what, id.Value)
+	if s := lint.Suggest(id.Value); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	fail(id, "%s; `skillpack lint --list-rules` lists them", msg)
+	return false
+}
+
+// parseBuild reads the build section into b.
+func parseBuild(b *Build, path string, v *yaml.Node, fail func(*yaml.Node, string, ...any)) {
+	if v.Kind != yaml.MappingNode {
+		fail(v, "build must be a mapping (%s)", strings.Join(buildKeys, ", "))
+		return
+	}
+	flags := map[string]*bool{
+		"no-legacy": &b.NoLegacy, "skip-invalid": &b.SkipInvalid,
+		"llms-txt": &b.LLMsTxt, "ai-catalog": &b.AICatalog, "versioned": &b.Versioned,
+	}
+	for j := 0; j+1 < len(v.Content); j += 2 {
+		bk, bv := v.Content[j], v.Content[j+1]
+		if flag, ok := flags[bk.Value]; ok {
+			if err := bv.Decode(flag); err != nil {
+				fail(bv, "build.%s must be true or false", bk.Value)
+			}
+			continue
+		}
+		switch bk.Value {
+		case "base-url":
+			if err := bv.Decode(&b.BaseURL); err != nil {
+				fail(bv, "build.base-url must be a URL string")
+			}
+		case "catalog-title", "catalog-publisher":
+			if bv.Kind != yaml.ScalarNode || bv.Tag != "!!str" || strings.TrimSpace(bv.Value) == "" {
+				fail(bv, "build.%s must be a line of text, such as \"Acme skills\"", bk.Value)
+				continue
+			}
+			if bk.Value == "catalog-title" {
+				b.CatalogTitle = bv.Value
+			} else {
+				b.CatalogPublisher = bv.Value
+			}
+		case "catalog-source":
+			if u, err := url.Parse(bv.Value); bv.Kind != yaml.ScalarNode || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+				fail(bv, "build.catalog-source must be the absolute http or https URL of the skills' source, such as https://github.com/OWNER/REPO")
+				continue
+			}
+			b.CatalogSource = bv.Value
+		case "llms-txt-merge":
+			if bv.Kind != yaml.ScalarNode || bv.Value == "" {
+				fail(bv, "build.llms-txt-merge must be the path of the site's llms.txt, relative to %s", File)
+				continue
+			}
+			b.LLMsTxtMerge = fromConfig(path, bv.Value)
+		case "previous":
+			if bv.Kind != yaml.ScalarNode || bv.Value == "" {
+				fail(bv, "build.previous must be the http(s) URL or the folder (relative to %s) of the bundle published last", File)
+				continue
+			}
+			b.Previous = bv.Value
+			if !strings.Contains(bv.Value, "://") {
+				b.Previous = fromConfig(path, bv.Value)
+			}
+		default:
+			fail(bk, "%s", unknownKey("build."+bk.Value, bk.Value, buildKeys))
+		}
+	}
 }
 
 // fromConfig is a path the config at path gives, made relative to the
@@ -319,18 +326,18 @@ var allowKeys = []string{"path", "reason", "rule", "rules"}
 // The reason is required: a suppression nobody can explain is one nobody
 // can remove. Every problem is passed to fail; an entry with one is left
 // out of the list returned.
-func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any)) []*Allow {
+func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any)) []*lint.Allow {
 	if v.Kind != yaml.SequenceNode {
 		fail(v, "allow must be a list of entries with rule, path and reason")
 		return nil
 	}
-	var out []*Allow
+	var out []*lint.Allow
 	for _, e := range v.Content {
 		if e.Kind != yaml.MappingNode {
 			fail(e, "an allow entry is a mapping with rule, path and reason")
 			continue
 		}
-		a := &Allow{Line: e.Line}
+		a := &lint.Allow{Line: e.Line}
 		bad := false
 		// reported holds the keys whose problem is reported already: a
 		// value of the wrong kind, or a misspelt key taken for them
@@ -349,12 +356,7 @@ func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any)) []*Allow {
 					continue
 				}
 				for _, id := range ids {
-					if Lookup(id) == nil {
-						msg := fmt.Sprintf("allow: unknown rule %q", id)
-						if s := Suggest(id); s != "" {
-							msg += fmt.Sprintf(" (did you mean %q?)", s)
-						}
-						fail(ev, "%s; `skillpack lint --list-rules` lists them", msg)
+					if !knownRule(&yaml.Node{Value: id, Line: ev.Line}, "allow: ", fail) {
 						bad = true
 					}
 				}
@@ -402,11 +404,9 @@ func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any)) []*Allow {
 			fail(e, "%s has no reason: add `reason: ...` saying why the finding is not a defect", what)
 			bad = true
 		}
-		if bad {
-			continue
+		if !bad {
+			out = append(out, a)
 		}
-		a.match = skill.NewIgnore([]string{a.Path})
-		out = append(out, a)
 	}
 	return out
 }
@@ -416,41 +416,19 @@ func unknownKey(full, key string, known []string) string {
 	if best := human.Closest(key, known); best != "" {
 		msg += fmt.Sprintf(" (did you mean %q?)", best)
 	}
-	sorted := append([]string(nil), known...)
-	sort.Strings(sorted)
-	return msg + "; known keys: " + strings.Join(sorted, ", ")
+	return msg + "; known keys: " + strings.Join(slices.Sorted(slices.Values(known)), ", ")
 }
 
-// ReadBaseline reads the baseline the config names into Baseline; a
+// ReadBaseline reads the baseline the config names into Lint.Baseline; a
 // config that names none is left as it is.
 func (c *Config) ReadBaseline() error {
 	if c.BaselinePath == "" {
 		return nil
 	}
-	b, err := LoadBaseline(c.BaselinePath)
+	b, err := lint.LoadBaseline(c.BaselinePath)
 	if err != nil {
-		return &ConfigError{Path: c.Path, Line: c.baselineLine, Msg: err.Error()}
+		return &Error{Path: c.Path, Line: c.baselineLine, Msg: err.Error()}
 	}
-	c.Baseline = b
+	c.Lint.Baseline = b
 	return nil
-}
-
-// Key identifies everything in the config that can change what lint
-// reports, with the strict flag: the build reuses a skill's clean verdict
-// only while it is unchanged.
-func (c *Config) Key(strict bool) string {
-	var base [32]byte
-	if c.Baseline != nil {
-		base = c.Baseline.sum
-	}
-	return fmt.Sprintf("%x/%s/%t/%x", c.sum, c.Profile.Name, strict, base)
-}
-
-// Effective returns the severity of a rule under this config: the config's
-// own setting, else the profile's, else the rule's default.
-func (c *Config) Effective(r *Rule) Severity {
-	if s, ok := c.Severity[r.ID]; ok {
-		return s
-	}
-	return c.Profile.level(r)
 }

@@ -1,10 +1,13 @@
-package lint
+package config
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillpack/skillpack/lint"
 )
 
 // TestConfigEveryProblem checks that one run reports every mistake of a
@@ -26,10 +29,10 @@ allow:
     path: docs/**
     reason: generated at install time
 `
-	_, err := ParseConfig("skillpack.yaml", []byte(yml))
-	var errs ConfigErrors
+	_, err := Parse("skillpack.yaml", []byte(yml))
+	var errs Errors
 	if !errors.As(err, &errs) {
-		t.Fatalf("got %T %v, want ConfigErrors", err, err)
+		t.Fatalf("got %T %v, want Errors", err, err)
 	}
 	want := []string{
 		`skillpack.yaml:1: unknown key "profil" (did you mean "profile"?); known keys: allow, baseline, build, ignore, profile, rules`,
@@ -41,9 +44,9 @@ allow:
 	if got := strings.Split(err.Error(), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	// Each problem is a *ConfigError of its own, for callers that want the
+	// Each problem is a *Error of its own, for callers that want the
 	// positions.
-	var one *ConfigError
+	var one *Error
 	if !errors.As(err, &one) || one.Line != 1 {
 		t.Errorf("errors.As found %+v, want the first problem, at line 1", one)
 	}
@@ -62,7 +65,7 @@ func TestConfigAllowEntryProblems(t *testing.T) {
 			"skillpack.yaml:2: allow: unknown rule \"link-brokn\" (did you mean \"link-broken\"?); `skillpack lint --list-rules` lists them"},
 		{"allow:\n  - rules: []\n    path: a\n    reason: x\n", "skillpack.yaml:2: allow entry without a rule: add `rule: ID`"},
 	} {
-		_, err := ParseConfig("skillpack.yaml", []byte(tc.yaml))
+		_, err := Parse("skillpack.yaml", []byte(tc.yaml))
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%q:\ngot  %v\nwant %s", tc.yaml, err, tc.want)
 		}
@@ -71,7 +74,7 @@ func TestConfigAllowEntryProblems(t *testing.T) {
 
 // TestConfigValid checks that a config without mistakes is read whole.
 func TestConfigValid(t *testing.T) {
-	c, err := ParseConfig("skillpack.yaml", []byte(`profile: claude
+	c, err := Parse("skillpack.yaml", []byte(`profile: claude
 rules:
   file-unreferenced: off
 ignore: [vendor/]
@@ -92,16 +95,16 @@ build:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Profile.Name != "claude" || c.Severity["file-unreferenced"] != Off || len(c.Allow) != 1 || len(c.Allow[0].Rules) != 2 {
+	if c.Lint.Profile.Name != "claude" || c.Lint.Severity["file-unreferenced"] != lint.Off || len(c.Lint.Allow) != 1 || len(c.Lint.Allow[0].Rules) != 2 {
 		t.Errorf("read %+v", c)
 	}
 	// Paths are the config folder's, not the working directory's.
-	want := BuildConfig{NoLegacy: true, BaseURL: "https://example.com/skills", SkipInvalid: true,
+	want := Build{NoLegacy: true, BaseURL: "https://example.com/skills", SkipInvalid: true,
 		LLMsTxt: true, LLMsTxtMerge: "site/llms.txt", AICatalog: true, Versioned: true, Previous: "../published"}
 	if c.Build != want {
 		t.Errorf("build: read %+v, want %+v", c.Build, want)
 	}
-	c, err = ParseConfig("/src/proj/skillpack.yaml", []byte("build:\n  llms-txt-merge: site/llms.txt\n  previous: ../published\n"))
+	c, err = Parse("/src/proj/skillpack.yaml", []byte("build:\n  llms-txt-merge: site/llms.txt\n  previous: ../published\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +112,45 @@ build:
 		t.Errorf("paths read as %q and %q, want them under /src/proj", c.Build.LLMsTxtMerge, c.Build.Previous)
 	}
 	// A URL is not a path.
-	c, err = ParseConfig("/src/proj/skillpack.yaml", []byte("build:\n  previous: https://skills.example.com/\n"))
+	c, err = Parse("/src/proj/skillpack.yaml", []byte("build:\n  previous: https://skills.example.com/\n"))
 	if err != nil || c.Build.Previous != "https://skills.example.com/" {
 		t.Errorf("previous: %v, %+v", err, c)
+	}
+}
+
+// TestConfigBaselineLater checks that a config may name a baseline that
+// does not exist yet (the run that writes it needs the config), and that
+// a run reading it says which line named it.
+func TestConfigBaselineLater(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "skillpack.yaml")
+	if err := os.WriteFile(p, []byte("profile: spec\nbaseline: ci/baseline.json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BaselinePath != filepath.Join(dir, "ci", "baseline.json") || cfg.Lint.Baseline != nil {
+		t.Fatalf("BaselinePath %q, Baseline %v", cfg.BaselinePath, cfg.Lint.Baseline)
+	}
+	if err := cfg.ReadBaseline(); err == nil || !strings.HasPrefix(err.Error(), p+":2: baseline ") {
+		t.Errorf("reading a missing baseline: %v", err)
+	}
+}
+
+func TestAllowListErrors(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"allow:\n  - rule: link-broken\n    path: a/**\n", "skillpack.yaml:2: allow entry for link-broken on \"a/**\" has no reason"},
+		{"allow:\n  - rule: link-brokn\n    path: a/**\n    reason: x\n", "skillpack.yaml:2: allow: unknown rule \"link-brokn\" (did you mean \"link-broken\"?)"},
+		{"allow:\n  - path: a/**\n    reason: x\n", "skillpack.yaml:2: allow entry without a rule"},
+		{"allow:\n  - rule: secret\n    reason: x\n", "skillpack.yaml:2: allow entry without a path"},
+		{"allow:\n  - rule: secret\n    path: a\n    reson: x\n", `skillpack.yaml:4: allow: unknown key "reson" (did you mean "reason"?)`},
+		{"allow: secret\n", "skillpack.yaml:1: allow must be a list"},
+	} {
+		_, err := Parse("skillpack.yaml", []byte(tc.yaml))
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want %s…", tc.yaml, err, tc.want)
+		}
 	}
 }
