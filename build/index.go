@@ -110,23 +110,23 @@ func (b *builder) summarize(p *packed) error {
 // by now, or in the previous bundle (see body).
 func (b *builder) catalog(pl *planned) (*layout.Rendered, error) {
 	var r layout.Rendered
-	var err error
-	renderCatalog := func(w io.Writer) error { return catalog.Render(w, shown{b, pl}, b.catalogOptions()) }
+	c, err := catalog.New(shown{b, pl}, b.catalogOptions())
 	switch {
+	case err != nil:
 	case b.opts.DryRun:
-		r.Digest, r.Size, err = render(io.Discard, renderCatalog)
+		r.Digest, r.Size, err = render(io.Discard, c.Render)
 	default:
 		// The first document written: the spare's go now, not before
 		// (a no-op gives the spare back whole, still a bundle).
 		if err := b.st.held.clearOther(); err != nil {
 			return nil, err
 		}
-		r.Digest, r.Size, err = b.st.writeDoc(b.st.path(layout.Catalog), renderCatalog)
+		r.Digest, r.Size, err = b.st.writeDoc(b.st.path(layout.Catalog), c.Render)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", layout.Catalog, err)
 	}
-	err = catalog.Pages(shown{b, pl}, b.catalogOptions(), func(i int, page []byte) error {
+	err = c.Pages(func(i int, page []byte) error {
 		w := pl.work[i]
 		r := layout.Rendered{Digest: layout.DigestOf(page), Size: int64(len(page))}
 		if !b.opts.DryRun {

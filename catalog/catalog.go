@@ -8,8 +8,9 @@
 // It must not do I/O of its own (it writes to the writer it is given and
 // reads bodies through Skill.Body), link outside the bundle, let a
 // SKILL.md body run a script (bodies are untrusted), or hold every skill:
-// Render and Pages stream them through Skills, a few per worker, and keep
-// only each name. The same skills give the same bytes.
+// New reads them through Skills once, keeping only each name, and Render
+// and Pages read each again, a few per worker. The same skills give the
+// same bytes.
 package catalog
 
 import (
@@ -51,20 +52,10 @@ type Skills interface {
 	// Len is the number of skills.
 	Len() int
 	// Skill returns the i-th skill, 0 <= i < Len(), the same value on
-	// every call. Render and Pages call it more than once per skill (to
-	// check it, and for its entry or its page), Pages from several
-	// goroutines at once.
+	// every call. New calls it once per skill to check it, Render for its
+	// entry and Pages for its page, from several goroutines at once.
 	Skill(i int) (Skill, error)
 }
-
-// List is Skills held in a slice, for callers with few skills (and tests).
-type List []Skill
-
-// Len returns len(l).
-func (l List) Len() int { return len(l) }
-
-// Skill returns l[i].
-func (l List) Skill(i int) (Skill, error) { return l[i], nil }
 
 // Options say how the catalog addresses the bundle. The zero value gives
 // relative links and the default title.
@@ -179,51 +170,65 @@ func short(d layout.Digest) digest {
 	return digest{Full: string(d), Short: hex[:min(12, len(hex))]}
 }
 
-// Render writes dist/index.html (layout.Catalog), the front page, for
-// skills to w: every skill by name, with its description, linking its
-// page (see Pages). Skills are shown sorted by name, whatever the order
-// given.
-//
-// Nothing is written unless every skill passes the checks that keep links
-// right: a first pass reads every skill to check it, keeping its name.
-// Then the page is written in name order, each skill read again for its
-// entry. The first error (a Skill or a write that fails) stops the render
-// and names its skill; what was written by then is a truncated page.
-func Render(w io.Writer, skills Skills, o Options) error {
+// Catalog is the skills a catalog shows, checked and in name order: the
+// one reading of every skill that the front page and the skills' pages
+// share. It keeps each skill's name and index, and reads the rest again
+// when it renders it.
+type Catalog struct {
+	skills Skills
+	o      Options
+	idx    []entry // sorted by name
+	a      assets
+}
+
+// New reads every skill once, before anything is written, for what needs
+// them all: the checks that keep links right (names must be unique) and
+// the order of the pages. A skill that cannot be read stops it; failed
+// checks do not, so that the error lists them all.
+func New(skills Skills, o Options) (*Catalog, error) {
 	idx, err := scan(skills, o)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	a, err := load()
 	if err != nil {
+		return nil, err
+	}
+	return &Catalog{skills, o, idx, a}, nil
+}
+
+// Render writes dist/index.html (layout.Catalog), the front page, to w:
+// every skill by name, with its description, linking its page (see
+// Pages). Each skill is read again for its entry. The first error (a
+// Skill or a write that fails) stops the render and names its skill; what
+// was written by then is a truncated page.
+func (c *Catalog) Render(w io.Writer) error {
+	p := newPage(c.o, c.a, len(c.idx), "")
+	p.JS, p.CSP = template.JS(c.a.js), csp(c.a.css, c.a.js, c.o.BaseURL)
+	if err := c.head(w, p); err != nil {
 		return err
 	}
-	p := newPage(o, a, len(idx), "")
-	p.JS, p.CSP = template.JS(a.js), csp(a.css, a.js, o.BaseURL)
-	if err := head(w, a.t, p, skills, idx, p.href); err != nil {
-		return err
+	bw := bufio.NewWriter(w)
+	err := c.a.t.ExecuteTemplate(bw, "foot", p)
+	if err == nil {
+		err = bw.Flush()
 	}
-	return part(w, a.t, "foot", p)
+	if err != nil {
+		return fmt.Errorf("catalog: foot of the page: %w", err)
+	}
+	return nil
 }
 
 // Pages renders the page of every skill, layout.CatalogPage, and hands it
-// to write with the skill's index in skills, each page once, on several
-// goroutines at once; the page's bytes are write's only until it returns. A page holds the skill's SKILL.md rendered, the
-// slow part on a large bundle, so pages render in parallel, two workers
-// per CPU, each holding one skill and its page. The first error (a Skill,
-// a Body, a page or a write) stops the rest and is returned, naming its
-// skill.
-func Pages(skills Skills, o Options, write func(i int, page []byte) error) error {
-	idx, err := scan(skills, o)
-	if err != nil {
-		return err
-	}
-	a, err := load()
-	if err != nil {
-		return err
-	}
-	return parallel.Each(len(idx), 2*runtime.GOMAXPROCS(0), func(k int) error {
-		s, err := reread(skills, idx[k])
+// to write with the skill's index in the Skills, each page once, on
+// several goroutines at once; the page's bytes are write's only until it
+// returns. A page holds the skill's SKILL.md rendered, the slow part on a
+// large bundle, so pages render in parallel, two workers per CPU, each
+// holding one skill and its page. The first error (a Skill, a Body, a
+// page or a write) stops the rest and is returned, naming its skill.
+func (c *Catalog) Pages(write func(i int, page []byte) error) error {
+	return parallel.Each(len(c.idx), 2*runtime.GOMAXPROCS(0), func(k int) error {
+		s, err := reread(c.skills, c.idx[k])
 		if err != nil {
 			return err
 		}
@@ -233,10 +238,10 @@ func Pages(skills Skills, o Options, write func(i int, page []byte) error) error
 		buf := buffers.Get().(*bytes.Buffer)
 		defer buffers.Put(buf)
 		buf.Reset()
-		if err := skillPage(buf, a, s, o, len(idx)); err != nil {
+		if err := skillPage(buf, c.a, s, c.o, len(c.idx)); err != nil {
 			return err
 		}
-		if err := write(idx[k].i, buf.Bytes()); err != nil {
+		if err := write(c.idx[k].i, buf.Bytes()); err != nil {
 			return fmt.Errorf("catalog: skill %q: %w", s.Name, err)
 		}
 		return nil
@@ -315,34 +320,34 @@ func (p page) abs(distPath string) string {
 
 // head writes the front page up to its foot: the masthead and the table
 // of contents, whose entries it renders from one skill at a time, reading
-// each again rather than keeping every description. Templates write in
-// many small pieces (a few per entry), so it writes through a buffer.
-func head(w io.Writer, t *template.Template, p page, skills Skills, idx []entry, href func(string) string) error {
+// each again rather than keeping every description.
+func (c *Catalog) head(w io.Writer, p page) error {
+	// Templates write in many small pieces (a few per entry), so the page
+	// is written through a buffer, flushed once the head is whole.
 	bw := bufio.NewWriter(w)
-	if err := t.ExecuteTemplate(bw, "head", p); err != nil {
-		return fmt.Errorf("catalog: head of the page: %w", err)
-	}
-	if err := t.ExecuteTemplate(bw, "letters", letters(idx)); err != nil {
-		return fmt.Errorf("catalog: head of the page: %w", err)
+	err := c.a.t.ExecuteTemplate(bw, "head", p)
+	if err == nil {
+		err = c.a.t.ExecuteTemplate(bw, "letters", letters(c.idx))
 	}
 	prev := ""
-	for _, e := range idx {
-		s, err := reread(skills, e)
-		if err != nil {
+	for i := 0; err == nil && i < len(c.idx); i++ {
+		var s Skill
+		if s, err = reread(c.skills, c.idx[i]); err != nil {
 			return err
 		}
-		te := tocEntry{Name: s.Name, Description: s.Description, Href: href(layout.CatalogPage(s.Name))}
+		te := tocEntry{Name: s.Name, Description: s.Description, Href: p.href(layout.CatalogPage(s.Name))}
 		if l := s.Name[:1]; l != prev {
 			te.Letter, prev = l, l
 		}
-		if err := t.ExecuteTemplate(bw, "entry", te); err != nil {
-			return fmt.Errorf("catalog: head of the page: %w", err)
-		}
+		err = c.a.t.ExecuteTemplate(bw, "entry", te)
 	}
-	if err := t.ExecuteTemplate(bw, "toc-end", p); err != nil {
-		return fmt.Errorf("catalog: head of the page: %w", err)
+	if err == nil {
+		err = c.a.t.ExecuteTemplate(bw, "toc-end", p)
 	}
-	if err := bw.Flush(); err != nil {
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
 		return fmt.Errorf("catalog: head of the page: %w", err)
 	}
 	return nil
@@ -358,19 +363,6 @@ func letters(idx []entry) []string {
 		}
 	}
 	return out
-}
-
-// part writes the named part of the page through a buffer, since
-// templates write in many small pieces.
-func part(w io.Writer, t *template.Template, name string, p page) error {
-	bw := bufio.NewWriter(w)
-	if err := t.ExecuteTemplate(bw, name, p); err != nil {
-		return fmt.Errorf("catalog: %s of the page: %w", name, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("catalog: %s of the page: %w", name, err)
-	}
-	return nil
 }
 
 func newView(s Skill, href, abs func(string) string, host string) (view, error) {
@@ -428,10 +420,7 @@ func newView(s Skill, href, abs func(string) string, host string) (view, error) 
 	return v, nil
 }
 
-// scan reads every skill once, before anything is written, for what needs
-// them all: the checks (names must be unique) and the order of the pages.
-// It returns an entry per skill, sorted by name. A skill that cannot be
-// read stops it; failed checks do not, so that the error lists them all.
+// scan returns an entry per skill, sorted by name (see New).
 func scan(skills Skills, o Options) ([]entry, error) {
 	var errs []error
 	if o.Source != "" {
