@@ -20,6 +20,9 @@ import (
 // MCPPath is where MCP is served over streamable HTTP.
 const MCPPath = "/mcp"
 
+// maxURLLength bounds the request target; longer ones get 414.
+const maxURLLength = 2048
+
 // Handler is the server's HTTP handler: MCP at MCPPath, the bundle's files
 // everywhere else. Every request passes the same guard first, which
 // refuses over-long targets and any path that is not plainly a file name,
@@ -27,7 +30,7 @@ const MCPPath = "/mcp"
 func (s *Server) Handler() http.Handler {
 	mcpH := s.mcpHandler()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if len(r.RequestURI) > s.opts.maxURLLength {
+		if len(r.RequestURI) > maxURLLength {
 			http.Error(w, "request URI too long", http.StatusRequestURITooLong)
 			return
 		}

@@ -27,13 +27,7 @@ type response struct {
 // paced sets the connection's write deadline for sending n more bytes:
 // the grace period, plus the time those bytes take at minRate.
 func (r *response) paced(n int64) {
-	r.rc.SetWriteDeadline(writeDeadline(time.Now(), r.grace, n))
-}
-
-// writeDeadline is when sending n bytes from now must be done: the grace
-// period, plus their time at minRate.
-func writeDeadline(now time.Time, grace time.Duration, n int64) time.Time {
-	return now.Add(grace + time.Duration(n)*time.Second/minRate)
+	r.rc.SetWriteDeadline(time.Now().Add(r.grace + time.Duration(n)*time.Second/minRate))
 }
 
 func (r *response) WriteHeader(code int) {

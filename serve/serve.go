@@ -1,8 +1,8 @@
 // Package serve serves a built bundle, unchanged, over HTTP (net/http
 // alone) and over MCP (streamable HTTP at /mcp, or stdio).
 //
-// It reads only what the build wrote: the indexes, mcp/*.json,
-// checksums.txt and the build record. It serves exactly the files those
+// It reads only what the build wrote, through package bundle: the
+// indexes, mcp/*.json, checksums.txt and the build record. It serves exactly the files those
 // documents name, hashing each once only to check it against its recorded
 // digest (see Open), and refuses to send bytes whose digest no longer
 // matches. The one exception to "read only" is Watch, which asks a
@@ -61,11 +61,6 @@ type Options struct {
 	// request headers, against slow-header (slowloris) clients.
 	// 0 = 10 seconds.
 	readHeaderTimeout time.Duration
-	// maxHeaderBytes bounds the request line and headers. 0 = 16 KiB.
-	maxHeaderBytes int
-	// maxURLLength bounds the request target; longer ones get 414.
-	// 0 = 2048 bytes.
-	maxURLLength int
 	// writeTimeout is how long a client may take to accept each write of
 	// a response, beyond the time its bytes take at 64 KiB/s: a client
 	// that reads slower is cut off. 0 = 30 seconds.
@@ -81,36 +76,16 @@ type Options struct {
 }
 
 func (o Options) withDefaults() Options {
-	if o.readHeaderTimeout <= 0 {
-		o.readHeaderTimeout = 10 * time.Second
-	}
-	if o.maxHeaderBytes <= 0 {
-		o.maxHeaderBytes = 16 << 10
-	}
-	if o.maxURLLength <= 0 {
-		o.maxURLLength = 2048
-	}
-	if o.writeTimeout <= 0 {
-		o.writeTimeout = 30 * time.Second
-	}
 	if o.MaxConns <= 0 {
 		o.MaxConns = 1024
 	}
-	if o.maxBodyBytes <= 0 {
-		o.maxBodyBytes = 1 << 20
-	}
-	if o.pageSize <= 0 {
-		o.pageSize = 100
-	}
-	if o.Cache == nil {
-		o.Cache = &layout.DefaultCache
-	}
-	if o.ttl <= 0 {
-		o.ttl = cmp.Or(o.Cache.Index, time.Second)
-	}
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
+	o.readHeaderTimeout = cmp.Or(o.readHeaderTimeout, 10*time.Second)
+	o.writeTimeout = cmp.Or(o.writeTimeout, 30*time.Second)
+	o.maxBodyBytes = cmp.Or(o.maxBodyBytes, 1<<20)
+	o.pageSize = cmp.Or(o.pageSize, 100)
+	o.Cache = cmp.Or(o.Cache, &layout.DefaultCache)
+	o.ttl = cmp.Or(o.ttl, o.Cache.Index, time.Second)
+	o.Log = cmp.Or(o.Log, slog.New(slog.DiscardHandler))
 	return o
 }
 
@@ -188,7 +163,22 @@ func (s *Server) acquire() *Bundle {
 // cancelled, then shuts down gracefully: it stops accepting, lets running
 // requests finish for up to five seconds, and returns nil.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	srv := s.httpServer(ctx)
+	srv := &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: s.opts.readHeaderTimeout,
+		MaxHeaderBytes:    16 << 10, // the request line and headers
+		// No ReadTimeout or WriteTimeout: MCP streams and large archives
+		// legitimately outlive any fixed bound. Each write gets a deadline
+		// of its own instead (see response), and MCP request bodies a read
+		// deadline (see mcpHandler).
+		//
+		// A kept-alive connection holds one of MaxConns while it waits for
+		// its next request.
+		IdleTimeout: 30 * time.Second,
+		// Handlers see ctx, so open MCP streams end when the server stops.
+		BaseContext: func(net.Listener) context.Context { return ctx },
+		ErrorLog:    slog.NewLogLogger(s.opts.Log.Handler(), slog.LevelWarn),
+	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -205,27 +195,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return nil
 	}
 	return err
-}
-
-// idleTimeout is how long a kept-alive connection may wait for its next
-// request: it holds one of MaxConns while it waits.
-const idleTimeout = 30 * time.Second
-
-// httpServer is the net/http server Serve runs.
-func (s *Server) httpServer(ctx context.Context) *http.Server {
-	return &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: s.opts.readHeaderTimeout,
-		MaxHeaderBytes:    s.opts.maxHeaderBytes,
-		// No ReadTimeout or WriteTimeout: MCP streams and large archives
-		// legitimately outlive any fixed bound. Each write gets a deadline
-		// of its own instead (see response), and MCP request bodies a read
-		// deadline (see mcpHandler).
-		IdleTimeout: idleTimeout,
-		// Handlers see ctx, so open MCP streams end when the server stops.
-		BaseContext: func(net.Listener) context.Context { return ctx },
-		ErrorLog:    slog.NewLogLogger(s.opts.Log.Handler(), slog.LevelWarn),
-	}
 }
 
 // logf logs an event.

@@ -45,10 +45,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	go g.copy(ctx, in, pw)
 	t := &mcp.IOTransport{Reader: pr, Writer: g, MaxLineLength: g.max + 1}
 	err := s.mcp.Run(ctx, t)
-	g.mu.Lock()
-	g.closed = true
-	g.idle.Broadcast()
-	g.mu.Unlock()
+	g.end()
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}
@@ -75,12 +72,9 @@ func (g *guard) Write(p []byte) (int, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	n, err := g.out.Write(p)
-	for _, id := range responseIDs(p) {
-		if _, ok := g.pending[id]; !ok {
-			continue
-		}
+	if id, ok := responseID(p); ok && g.pending[id] > 0 {
 		g.inflight--
-		if g.pending[id]--; g.pending[id] <= 0 {
+		if g.pending[id]--; g.pending[id] == 0 {
 			delete(g.pending, id)
 		}
 		g.idle.Broadcast()
@@ -151,24 +145,20 @@ func (g *guard) opened(req *jsonrpc.Request) bool {
 // drain waits until every passed-on request is answered, the session
 // ends, ctx is cancelled, or drainTimeout passes.
 func (g *guard) drain(ctx context.Context) {
-	stop := context.AfterFunc(ctx, func() {
-		g.mu.Lock()
-		g.closed = true
-		g.idle.Broadcast()
-		g.mu.Unlock()
-	})
-	defer stop()
-	timer := time.AfterFunc(drainTimeout, func() {
-		g.mu.Lock()
-		g.closed = true
-		g.idle.Broadcast()
-		g.mu.Unlock()
-	})
-	defer timer.Stop()
+	defer context.AfterFunc(ctx, g.end)()
+	defer time.AfterFunc(drainTimeout, g.end).Stop()
 	g.mu.Lock()
 	for g.inflight > 0 && !g.closed {
 		g.idle.Wait()
 	}
+	g.mu.Unlock()
+}
+
+// end stops every wait for answers: the session is over.
+func (g *guard) end() {
+	g.mu.Lock()
+	g.closed = true
+	g.idle.Broadcast()
 	g.mu.Unlock()
 }
 
@@ -211,26 +201,14 @@ func admit(line []byte, long bool, max int) (jsonrpc.Message, []byte) {
 	return msg, nil
 }
 
-// messages splits a line into its messages: one, or a batch's elements.
-func messages(line []byte) []json.RawMessage {
-	var batch []json.RawMessage
-	if json.Unmarshal(line, &batch) == nil {
-		return batch
+// responseID is the id of the response the SDK wrote, if it wrote one:
+// one message a Write (it writes no batches, and is given none).
+func responseID(p []byte) (string, bool) {
+	msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(p))
+	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil && resp.ID.IsValid() {
+		return fmt.Sprint(resp.ID.Raw()), true
 	}
-	return []json.RawMessage{line}
-}
-
-// responseIDs are the ids of the responses in what the SDK wrote.
-func responseIDs(p []byte) []string {
-	var ids []string
-	for _, m := range messages(bytes.TrimSpace(p)) {
-		if msg, err := jsonrpc.DecodeMessage(m); err == nil {
-			if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
-				ids = append(ids, fmt.Sprint(resp.ID.Raw()))
-			}
-		}
-	}
-	return ids
+	return "", false
 }
 
 // errorReply is a JSON-RPC error response to the request with the given

@@ -39,11 +39,8 @@ type Watcher struct {
 }
 
 // NewWatcher starts watching roots; when it has to poll, it polls every
-// interval (0 = one second).
+// interval.
 func NewWatcher(roots []string, interval time.Duration) *Watcher {
-	if interval <= 0 {
-		interval = time.Second
-	}
 	w := &Watcher{roots: roots, interval: interval}
 	fsw, err := fsnotify.NewWatcher()
 	if err == nil {
@@ -89,7 +86,7 @@ func (w *Watcher) add(dir string) error {
 			return nil // an unreadable folder: the build reports it
 		case !d.IsDir():
 			return nil
-		case p != dir && skipped(p, d.Name()):
+		case p != dir && ignored(p, true):
 			return fs.SkipDir
 		}
 		if err := w.fsw.Add(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -99,12 +96,13 @@ func (w *Watcher) add(dir string) error {
 	})
 }
 
-// skipped reports whether the folder at p is one a build does not read:
-// a build's staging folder, or a built bundle. The bundle may sit inside
-// the skills folder (`skillpack build` makes ./dist; `skillpack serve dist
-// --watch .`), and a rebuild that changes it must not trigger another.
-func skipped(p, name string) bool {
-	return staging(name) || skill.IsBundle(p)
+// ignored reports whether the file or folder at p is one a build does
+// not read: what staging names, or a built bundle. The bundle may sit
+// inside the skills folder (`skillpack build` makes ./dist; `skillpack
+// serve dist --watch .`), and a rebuild that changes it must not trigger
+// another.
+func ignored(p string, dir bool) bool {
+	return staging(filepath.Base(p)) || dir && skill.IsBundle(p)
 }
 
 // wait blocks until something a build reads has changed and then settled,
@@ -154,17 +152,15 @@ func (w *Watcher) wait(ctx context.Context) bool {
 // relevant reports whether an event is a change a build would see, and
 // watches a folder that appeared.
 func (w *Watcher) relevant(ev fsnotify.Event) bool {
-	name := filepath.Base(ev.Name)
-	if staging(name) {
-		return false
+	info, err := os.Lstat(ev.Name)
+	dir := err == nil && info.IsDir()
+	if ignored(ev.Name, dir) {
+		return false // a staging folder's, or a bundle built or replaced inside the tree
 	}
-	if info, err := os.Lstat(ev.Name); err == nil && info.IsDir() {
-		if skill.IsBundle(ev.Name) {
-			return false // a bundle built or replaced inside the tree
-		}
-		// A folder made, or moved in: watch what it holds. (Its watch
-		// is added after its files may have appeared; the rebuild this
-		// event causes reads them anyway.)
+	// A folder made, or moved in: watch what it holds. (Its watch is added
+	// after its files may have appeared; the rebuild this event causes
+	// reads them anyway.)
+	if dir {
 		if err := w.add(ev.Name); err != nil {
 			w.poll(err)
 		}
@@ -314,20 +310,16 @@ func snapshot(roots []string) map[string]stamp {
 	m := map[string]stamp{}
 	for _, root := range roots {
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				m[p] = stamp{size: -1}
-				return nil
-			}
-			if p != root && staging(d.Name()) {
+			if err == nil && p != root && ignored(p, d.IsDir()) {
 				if d.IsDir() {
 					return fs.SkipDir
 				}
-				return nil // a staging folder's owner file
+				return nil // a staging folder's owner file, a lock
 			}
-			if d.IsDir() && p != root && skill.IsBundle(p) {
-				return fs.SkipDir
+			var info fs.FileInfo
+			if err == nil {
+				info, err = d.Info()
 			}
-			info, err := d.Info()
 			if err != nil {
 				m[p] = stamp{size: -1}
 				return nil
