@@ -261,7 +261,7 @@ type task struct {
 	lintKey layout.Digest       // what lint's per-skill verdict depends on; "" until known
 	verdict []lint.Finding      // what lint's per-skill rules found (lint.CheckSkill)
 	sum     summary             // what later steps read of it, once kept
-	prev    *layout.RecordSkill // the previous build's record of this skill, if any
+	last    *layout.RecordSkill // the last build's record of this skill, if any
 }
 
 // builder is what every step of one build reads: the options, the
@@ -275,7 +275,7 @@ type builder struct {
 	roots    []string
 	res      *Result
 	lintOpts lint.Options // the per-skill lint options
-	st       stage
+	st       staging
 }
 
 // discovered is what the first steps found: the skills, the output folder
@@ -312,7 +312,7 @@ type packed struct {
 // their digests.
 type planned struct {
 	*packed
-	pub    *published     // the bundle published last (guard); nil for none
+	prev   *previous      // the bundle published last (guard); nil for none
 	key    layout.Digest  // reuse.BundleKey of this build
 	plan   *layout.Bundle // nil when the output is up to date
 	record layout.Digest  // the build record's digest, checked again when swap writes it

@@ -48,14 +48,14 @@ func (b *builder) checkOutput() (*output, string, error) {
 
 // output is the output folder as the check found it.
 type output struct {
-	dir    string          // absolute
-	prev   *reuse.Previous // the bundle already there; nil for none
-	unlock func()          // lets go of the output's lock (outlock.go); nil for none
+	dir    string      // absolute
+	last   *reuse.Last // the bundle the last build left there; nil for none
+	unlock func()      // lets go of the output's lock (outlock.go); nil for none
 }
 
 func (o *output) close() {
 	if o != nil {
-		o.prev.Close()
+		o.last.Close()
 		if o.unlock != nil {
 			o.unlock()
 		}
@@ -127,17 +127,17 @@ func (b *builder) checkOutputFolder(o *output) error {
 			return err
 		}
 	}
-	// Locked before the previous bundle is read: another build's swap
+	// Locked before the bundle there is read: another build's swap
 	// would change it under this one (outlock.go).
 	if o.unlock, err = b.lockOut(out); err != nil {
 		return err
 	}
-	o.prev, _ = reuse.Open(out) // an unreadable record leaves nothing to reuse
-	if o.prev.Intact() {
+	o.last, _ = reuse.Open(out) // an unreadable record leaves nothing to reuse
+	if o.last.Intact() {
 		return nil // no file came or went since the record listed them
 	}
 	listed := map[string]bool{}
-	if err := o.prev.EachFile(func(f string) bool { listed[f] = true; return true }); err != nil {
+	if err := o.last.EachFile(func(f string) bool { listed[f] = true; return true }); err != nil {
 		return err
 	}
 	foreign, err := foreignFiles(out, listed)
@@ -150,8 +150,8 @@ func (b *builder) checkOutputFolder(o *output) error {
 			name, firstFew(foreign))
 	}
 	if len(foreign) > 0 {
-		o.prev.Close()
-		o.prev = nil // a folder of unknown files is nothing to reuse from
+		o.last.Close()
+		o.last = nil // a folder of unknown files is nothing to reuse from
 	}
 	return nil
 }

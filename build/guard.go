@@ -60,15 +60,15 @@ func (e *PreviousError) Unwrap() error { return e.Err }
 // output folder is the one compared with (its versions are the ones the
 // build carries forward, so they must hold). What it read is kept for
 // index and versions.
-func (b *builder) guard(p *packed) (*published, string, error) {
-	pub := &published{}
+func (b *builder) guard(p *packed) (*previous, string, error) {
+	prev := &previous{}
 	src := b.opts.Previous
-	if src == nil && b.opts.Versioned && p.out.prev != nil {
+	if src == nil && b.opts.Versioned && p.out.last != nil {
 		f, err := bundle.OpenFolder(b.opts.Out)
 		if err != nil {
 			return nil, "", err
 		}
-		src, pub.folder = f, f
+		src, prev.folder = f, f
 	}
 	if src == nil {
 		if b.opts.Versioned {
@@ -78,13 +78,13 @@ func (b *builder) guard(p *packed) (*published, string, error) {
 	}
 	bun, err := bundle.Open(b.ctx, src, pack.MaxFile)
 	if err != nil {
-		return pub, "", &PreviousError{From: src.String(), Err: err}
+		return prev, "", &PreviousError{From: src.String(), Err: err}
 	}
 	var pins []layout.Pin
 	for _, w := range p.named {
 		sum, err := p.summary(w)
 		if err != nil {
-			return pub, "", err
+			return prev, "", err
 		}
 		pins = append(pins, layout.Pin{Name: w.name, Version: sum.version, ContentDigest: sum.rec.ContentDigest,
 			Source: filepath.Join(w.src.Dir, layout.EntryFile)})
@@ -106,7 +106,7 @@ func (b *builder) guard(p *packed) (*published, string, error) {
 				snap, err = layout.DecodeIndexV2(data)
 			}
 			if err != nil {
-				return pub, "", &PreviousError{From: src.String(), Err: err}
+				return prev, "", &PreviousError{From: src.String(), Err: err}
 			}
 		}
 		changes = append(changes, bun.GuardRelease(r, snap, pins)...)
@@ -118,23 +118,23 @@ func (b *builder) guard(p *packed) (*published, string, error) {
 		}
 	}
 	if layout.Errors(changes) > 0 {
-		return pub, "", &VersionError{Changes: changes}
+		return prev, "", &VersionError{Changes: changes}
 	}
-	pub.Bundle = bun
+	prev.Bundle = bun
 	b.logf("• guard: %s compared with %s", human.Plural(len(pins), "skill", "skills"), src)
-	return pub, "", nil
+	return prev, "", nil
 }
 
-// published is the bundle published last, as guard read it and index and
+// previous is the bundle published last, as guard read it and index and
 // versions carry from it.
-type published struct {
+type previous struct {
 	*bundle.Bundle
 	// folder is the output folder's bundle when it is the previous one
 	// (Versioned without Previous): its files are linked, not copied.
 	folder *bundle.Folder
 }
 
-func (p *published) close() {
+func (p *previous) close() {
 	if p != nil && p.folder != nil {
 		p.folder.Close()
 	}

@@ -17,12 +17,12 @@ import (
 // index decides whether the output already holds this bundle (upToDate),
 // and unless it does lays out the bundle and renders every document into
 // its digest. It only computes; write writes (but the catalog's pages).
-func (b *builder) index(p *packed, pub *published) (*planned, string, error) {
+func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	b.res.Out = b.opts.Out
 	if err := b.summarize(p); err != nil {
 		return nil, "", err
 	}
-	pl := &planned{packed: p, pub: pub, key: b.bundleKey(p)}
+	pl := &planned{packed: p, prev: prev, key: b.bundleKey(p)}
 	if b.upToDate(pl) {
 		return pl, "", nil
 	}
@@ -107,7 +107,7 @@ func (b *builder) summarize(p *packed) error {
 // into the staging folder, and measures them for the plan: on a large tree
 // they are the slowest documents to render, so each is rendered once
 // (a dry run only measures them). Every SKILL.md a page shows is staged
-// by now, or in the previous bundle (see body).
+// by now, or in the last build's bundle (see body).
 func (b *builder) catalog(pl *planned) (*layout.Rendered, error) {
 	var r layout.Rendered
 	c, err := catalog.New(shown{b, pl}, b.catalogOptions())
@@ -164,7 +164,7 @@ func (s shown) Skill(i int) (catalog.Skill, error) {
 
 // body is a skill's SKILL.md body for the catalog. The build let go of it
 // after packing, so it is read again from the bundle's own served copy
-// (staged by pack, or the previous bundle's for a reused skill): the page
+// (staged by pack, or the last build's for a reused skill): the page
 // shows what is published, read from the bundle like every other
 // document. Only a dry run, which stages nothing, reads the source. What
 // it reads must be the bytes packed.
@@ -321,12 +321,12 @@ func (b *builder) upToDate(pl *planned) bool {
 			b.res.Artifacts = append(b.res.Artifacts, a)
 		}
 	}
-	if !pl.out.prev.UpToDate(pl.key, allReused, b.opts.Jobs, list) {
+	if !pl.out.last.UpToDate(pl.key, allReused, b.opts.Jobs, list) {
 		b.res.Artifacts = nil
 		return false
 	}
 	b.res.Files = n
-	b.res.Excluded = pl.out.prev.Head.Excluded
+	b.res.Excluded = pl.out.last.Head.Excluded
 	b.res.UpToDate = true
 	return true
 }

@@ -92,11 +92,11 @@ func (b *builder) process(p *packed, wk *work) {
 	s.Read()
 	w.name = lint.SkillName(s)
 	if !b.opts.NoReuse {
-		w.prev = p.out.prev.Skill(w.name)
+		w.last = p.out.last.Skill(w.name)
 	}
 	w.files, w.collErr = skill.Collect(s.Dir)
 	onCollected(w.name)
-	if w.prev != nil && w.files != nil && sameShape(w.prev.Files, w.files.Files) {
+	if w.last != nil && w.files != nil && sameShape(w.last.Files, w.files.Files) {
 		// Lint says what is wrong with a file that cannot be hashed.
 		if w.hashed, w.err = hashFiles(w); w.err == nil {
 			w.lintKey = b.lintKey(w, w.hashed)
@@ -143,10 +143,10 @@ func (b *builder) process(p *packed, wk *work) {
 // keptVerdict is what lint found in the skill by the previous record,
 // when the record's verdict key is this build's (see lint.VerdictKey).
 func (b *builder) keptVerdict(w *task) ([]lint.Finding, bool) {
-	if w.lintKey == "" || w.prev == nil || w.prev.Lint != w.lintKey {
+	if w.lintKey == "" || w.last == nil || w.last.Lint != w.lintKey {
 		return nil, false
 	}
-	fs, err := lint.DecodeVerdict(w.src, w.prev.Findings, b.lintOpts)
+	fs, err := lint.DecodeVerdict(w.src, w.last.Findings, b.lintOpts)
 	return fs, err == nil
 }
 
@@ -161,7 +161,7 @@ func (b *builder) keep(p *packed, w *task) error {
 	sum.license, _ = w.src.Doc.String("license")
 	sum.compat, _ = w.src.Doc.String("compatibility")
 	sum.leftOut = append(slices.Clone(w.files.Junk), w.files.Ignored...)
-	w.sameLint = w.prev != nil && w.prev.Lint == sum.rec.Lint && bytes.Equal(w.prev.Findings, sum.rec.Findings)
+	w.sameLint = w.last != nil && w.last.Lint == sum.rec.Lint && bytes.Equal(w.last.Findings, sum.rec.Findings)
 	var err error
 	w.at, err = p.sums.Add(sum.encode())
 	w.kept = err == nil
@@ -176,12 +176,12 @@ func (b *builder) packOne(p *packed, w *task) error {
 		return err
 	}
 	if w.hashed != nil {
-		if key := b.key(w.hashed); p.out.prev.Reusable(w.prev, key) {
+		if key := b.key(w.hashed); p.out.last.Reusable(w.last, key) {
 			w.key, w.reused = key, true
 			w.sum.rec.Files = layoutFiles(w.hashed)
-			w.sum.rec.TarGz, w.sum.rec.Zip = w.prev.TarGz, w.prev.Zip
-			w.sum.rec.ContentDigest = w.prev.ContentDigest
-			return b.st.held.settle(w.name, w.prev)
+			w.sum.rec.TarGz, w.sum.rec.Zip = w.last.TarGz, w.last.Zip
+			w.sum.rec.ContentDigest = w.last.ContentDigest
+			return b.st.held.settle(w.name, w.last)
 		}
 	}
 	if err := b.st.held.settle(w.name, nil); err != nil {

@@ -53,7 +53,7 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 	if out == "" {
 		out = "."
 	}
-	b := &builder{opts: Options{Time: opts.Time}, st: stage{dir: out}, lintOpts: lo}
+	b := &builder{opts: Options{Time: opts.Time}, st: staging{dir: out}, lintOpts: lo}
 	w := &task{work: &work{src: s, name: p.Name, findings: p.Findings}, files: files, collErr: err}
 	// What the build refuses, pack refuses as a finding too (refuse.go).
 	refused := func(err error) error {

@@ -72,16 +72,16 @@ func (s *Spare) Prime(out string) error {
 	if err != nil {
 		return err
 	}
-	prev, err := reuse.Open(out)
-	if err != nil || prev == nil {
+	last, err := reuse.Open(out)
+	if err != nil || last == nil {
 		return err
 	}
-	defer prev.Close()
+	defer last.Close()
 	var paths []string
-	if err := prev.EachFile(func(p string) bool { paths = append(paths, p); return true }); err != nil {
+	if err := last.EachFile(func(p string) bool { paths = append(paths, p); return true }); err != nil {
 		return err
 	}
-	var st stage
+	var st staging
 	if err := st.make(out, func(string, ...any) {}); err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (s *Spare) Prime(out string) error {
 	}
 	// The output's files as the record says, each trusted by times or
 	// hashed, as a build proves what it reuses.
-	held := describe(st.dir, prev, func(c *layout.RecordSkill) bool { return prev.Reusable(c, c.Key) })
+	held := describe(st.dir, last, func(c *layout.RecordSkill) bool { return last.Reusable(c, c.Key) })
 	if held == nil {
 		return fmt.Errorf("%s changed while it was copied, or since it was built", out)
 	}
@@ -155,19 +155,19 @@ func markOf(c *layout.RecordSkill) spareMark {
 	return spareMark{c.Key, c.TarGz.Digest, c.Zip.Digest}
 }
 
-// describe reads what the bundle of prev's record holds, for the folder
+// describe reads what the bundle of last's record holds, for the folder
 // dir that bundle now is, or nil when that is not known: the folder's
-// record must be the one prev read, and no file may have come, gone or
-// been replaced in it since (prev.Intact), so that its links are the
+// record must be the one last read, and no file may have come, gone or
+// been replaced in it since (last.Intact), so that its links are the
 // build's. A skill's files are described only when proven holds for it
 // (they were verified: trusted by times or hashed); the others, never
 // kept, are removed when the spare is used.
-func describe(dir string, prev *reuse.Previous, proven func(*layout.RecordSkill) bool) *spareSet {
-	if !prev.Intact() || !prev.Describes(filepath.Join(dir, filepath.FromSlash(layout.BuildRecord))) {
+func describe(dir string, last *reuse.Last, proven func(*layout.RecordSkill) bool) *spareSet {
+	if !last.Intact() || !last.Describes(filepath.Join(dir, filepath.FromSlash(layout.BuildRecord))) {
 		return nil
 	}
 	set := &spareSet{dir: dir, skills: map[string]*spareSkill{}}
-	err := prev.EachSkill(func(c *layout.RecordSkill) bool {
+	err := last.EachSkill(func(c *layout.RecordSkill) bool {
 		sk := &spareSkill{paths: map[string]bool{}}
 		if proven(c) {
 			sk.mark = markOf(c)
@@ -178,7 +178,7 @@ func describe(dir string, prev *reuse.Previous, proven func(*layout.RecordSkill)
 	if err != nil {
 		return nil
 	}
-	err = prev.EachFile(func(p string) bool {
+	err = last.EachFile(func(p string) bool {
 		// A version's files go with the documents (clearOther): the
 		// versions step stages them all before write takes anything. A
 		// folder signature is a signature, like the documents' and

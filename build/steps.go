@@ -53,7 +53,7 @@ var (
 // run runs the steps in order, each in the file of its name, each taking
 // what the one before it returned: discover, check output and llms.txt
 // (at once: discovery walks the input and the output check reads the
-// previous bundle, and on a no-op rebuild each is a good part of the
+// last build's bundle, and on a no-op rebuild each is a good part of the
 // time) → discovered → pack → lint → packed → guard, index → planned →
 // versions, write → staged → sign, swap. Nothing is written outside the
 // staging folder before swap, and what may be reused from the previous
@@ -82,12 +82,12 @@ func (b *builder) run() (*staged, error) {
 	if p, err = do(b, "lint", func() (*packed, string, error) { return b.lint(p) }); err != nil {
 		return nil, err
 	}
-	pub, err := do(b, "guard", func() (*published, string, error) { return b.guard(p) })
-	defer pub.close()
+	prev, err := do(b, "guard", func() (*previous, string, error) { return b.guard(p) })
+	defer prev.close()
 	if err != nil {
 		return nil, err
 	}
-	pl, err := do(b, "index", func() (*planned, string, error) { return b.index(p, pub) })
+	pl, err := do(b, "index", func() (*planned, string, error) { return b.index(p, prev) })
 	if err != nil {
 		return nil, err
 	}

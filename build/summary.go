@@ -60,7 +60,7 @@ func (p *packed) close() {
 
 func (sum *summary) encode() []byte {
 	var e scratch.Encoder
-	e.Record(&sum.rec)
+	e.RecordSkill(&sum.rec)
 	for _, s := range []string{sum.description, string(sum.frontmatter), sum.version, sum.license, sum.compat} {
 		e.Str(s)
 	}
@@ -73,7 +73,7 @@ func (sum *summary) encode() []byte {
 
 func decodeSummary(data []byte) (*summary, error) {
 	d := scratch.Decoder{B: data}
-	sum := &summary{rec: *d.Record()}
+	sum := &summary{rec: *d.RecordSkill()}
 	var fm string
 	for _, s := range []*string{&sum.description, &fm, &sum.version, &sum.license, &sum.compat} {
 		*s = d.Str()

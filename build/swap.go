@@ -34,12 +34,12 @@ func (b *builder) swap(s *staged) (string, error) {
 // describeOld is what the folder old, the bundle this build replaced, holds
 // by its record: kept as the spare (Options.Spare) when it can be told.
 // Only the skills this build reused were proven to hold their recorded
-// bytes in it (reuse.Previous.Reusable).
+// bytes in it (reuse.Last.Reusable).
 func describeOld(pl *planned, old string) *spareSet {
-	if pl.out.prev == nil {
+	if pl.out.last == nil {
 		return nil
 	}
-	return describe(old, pl.out.prev, func(c *layout.RecordSkill) bool {
+	return describe(old, pl.out.last, func(c *layout.RecordSkill) bool {
 		w := pl.byName(c.Name)
 		return w != nil && w.reused
 	})

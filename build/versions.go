@@ -34,16 +34,16 @@ func (b *builder) versioning(pl *planned) *layout.Versioning {
 	}
 	v := &layout.Versioning{Release: b.opts.Release, Carried: func(p string, _ layout.Rendered) func(io.Writer) error {
 		return func(w io.Writer) error {
-			data, err := pl.pub.Doc(b.ctx, p)
+			data, err := pl.prev.Doc(b.ctx, p)
 			if err != nil {
-				return &PreviousError{From: pl.pub.Source().String(), Err: err}
+				return &PreviousError{From: pl.prev.Source().String(), Err: err}
 			}
 			_, err = w.Write(data)
 			return err
 		}
 	}}
-	if pl.pub != nil {
-		v.Published = pl.pub.Versions
+	if pl.prev != nil {
+		v.Published = pl.prev.Versions
 	}
 	return v
 }
@@ -78,7 +78,7 @@ func (b *builder) versions(pl *planned) (string, error) {
 		if v != "" {
 			versioned++
 		}
-		if v != "" && (pl.pub == nil || pl.pub.Versions.Find(w.name, v) == nil) {
+		if v != "" && (pl.prev == nil || pl.prev.Versions.Find(w.name, v) == nil) {
 			fresh[w.name] = v
 		}
 	}
@@ -120,7 +120,7 @@ func (b *builder) versions(pl *planned) (string, error) {
 	}
 	from := ""
 	if n := carried.Load(); n > 0 {
-		from = fmt.Sprintf(", %d carried from %s", n, pl.pub.Source())
+		from = fmt.Sprintf(", %d carried from %s", n, pl.prev.Source())
 	}
 	b.logf("• versions: %s of published versions%s", human.Plural(len(es), "file", "files"), from)
 	return "", nil
@@ -144,14 +144,14 @@ func (b *builder) ownCopy(pl *planned, e layout.Entry) string {
 // the digest and size its versions.json gives.
 func (b *builder) carry(pl *planned, e layout.Entry) error {
 	dst := b.st.path(e.Path)
-	if pl.pub == nil {
+	if pl.prev == nil {
 		return fmt.Errorf("%s: no previous bundle to carry it from", e.Path)
 	}
-	src := pl.pub.Source()
+	src := pl.prev.Source()
 	fail := func(err error) error { return &PreviousError{From: src.String(), Err: err} }
-	if pl.pub.folder != nil {
+	if pl.prev.folder != nil {
 		file := filepath.Join(pl.out.dir, filepath.FromSlash(e.Path))
-		if !pl.out.prev.Holds(e.Path, e.Digest, e.Size) {
+		if !pl.out.last.Holds(e.Path, e.Digest, e.Size) {
 			got, n, err := bundle.HashFile(file)
 			if err != nil {
 				return fail(fmt.Errorf("%s: %w; %s lists it", e.Path, err, layout.VersionsIndex))

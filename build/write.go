@@ -10,7 +10,7 @@ import (
 
 // write stages every file of the bundle that pack and index did not: the
 // documents but the catalog, the archives and served copies of reused
-// skills (linked from the previous bundle, or kept in the spare folder),
+// skills (linked from the last build's bundle, or kept in the spare folder),
 // and the legacy tree (linked to the served copies). Index computed them;
 // write only writes.
 func (b *builder) write(pl *planned) (*staged, string, error) {

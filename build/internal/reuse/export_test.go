@@ -4,8 +4,8 @@ import "github.com/skillpack/skillpack/layout"
 
 // For the tests in package reuse_test, which build a real bundle first.
 
-func Listed(p *Previous, path string, last **layout.RecordSkill) (layout.Artifact, bool, string, bool) {
+func Listed(p *Last, path string, last **layout.RecordSkill) (layout.Artifact, bool, string, bool) {
 	return p.listed(path, last)
 }
 
-func Names(p *Previous) []string { return p.names }
+func Names(p *Last) []string { return p.names }

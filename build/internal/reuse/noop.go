@@ -25,7 +25,7 @@ import (
 // It decides from the record alone, laying out and rendering nothing, and
 // checks jobs files at once. list, when not nil, is given every file of
 // the bundle with its digest and size, in the record's order.
-func (p *Previous) UpToDate(bundle layout.Digest, allReused bool, jobs int, list func(layout.Artifact)) bool {
+func (p *Last) UpToDate(bundle layout.Digest, allReused bool, jobs int, list func(layout.Artifact)) bool {
 	if p == nil || p.Head.Bundle == "" || p.Head.Bundle != bundle || !allReused {
 		return false
 	}
@@ -82,7 +82,7 @@ var errChanged = errors.New("changed since the record")
 // holdsListed reports whether a file the record lists still holds what
 // the record says. Reusable has checked the archives and served copies of
 // every skill, so those need only still be there.
-func (p *Previous) holdsListed(a layout.Artifact, doc bool, served string) bool {
+func (p *Last) holdsListed(a layout.Artifact, doc bool, served string) bool {
 	disk := p.disk(a.Path)
 	switch {
 	case doc:
@@ -111,7 +111,7 @@ func (p *Previous) holdsListed(a layout.Artifact, doc bool, served string) bool 
 // copy it repeats. It reads the path with layout.ParsePath and looks up the
 // skill it names (in *last, which consecutive paths of a skill share); ok
 // is false for a path that is none of the bundle's.
-func (p *Previous) listed(path string, last **layout.RecordSkill) (a layout.Artifact, doc bool, served string, ok bool) {
+func (p *Last) listed(path string, last **layout.RecordSkill) (a layout.Artifact, doc bool, served string, ok bool) {
 	at, ok := layout.ParsePath(path)
 	if !ok {
 		return a, false, "", false

@@ -1,8 +1,8 @@
-// Package reuse decides what a build may take from the previous bundle in
-// its output folder (Previous), and whether there is anything to do at
-// all. It is the one place that makes the three proofs: reusable by key
-// (ArchiveKey, BundleKey, Reusable; lint.VerdictKey for findings),
-// trusted by times (the record is stamped after every other file,
+// Package reuse decides what a build may take from the bundle the last
+// build left in its output folder (Last), and whether there is anything
+// to do at all. It is the one place that makes the three proofs:
+// reusable by key (ArchiveKey, BundleKey, Reusable; lint.VerdictKey for
+// findings), trusted by times (the record is stamped after every other file,
 // StampAfter, and a file or folder whose modification and change times
 // are both before it is untouched; Intact for the whole bundle) and
 // verified by hash (Verified; Holds tries times, then the hash). A no-op
@@ -67,13 +67,13 @@ func BundleKey(generator, baseURL string, noLegacy bool, keys map[string]layout.
 	return layout.SumDigest(h.Sum(nil))
 }
 
-// Previous is the bundle already in the output folder, as its build
+// Last is the bundle the last build left in the output folder, as its build
 // record describes it, read as a stream: each recorded skill goes to a
 // scratch file and the list of files to another, so that a rebuild holds a
-// name and a spot per skill however large the previous bundle. (Read
+// name and a spot per skill however large that bundle. (Read
 // whole, the record of 10,000 skills is 24 MB of JSON and about twice that
-// decoded.) A nil *Previous is no previous bundle: nothing is reusable.
-type Previous struct {
+// decoded.) A nil *Last is no such bundle: nothing is reusable.
+type Last struct {
 	Head layout.RecordHead // the record's generator, bundle key, documents, and its own digest
 
 	out      string      // the output folder, absolute
@@ -89,7 +89,7 @@ type Previous struct {
 // Open reads the build record of the bundle in the folder out. It returns
 // nil and no error when there is none; an unreadable record is an error
 // the caller may ignore (nothing is then reused).
-func Open(out string) (p *Previous, err error) {
+func Open(out string) (p *Last, err error) {
 	recPath := filepath.Join(out, filepath.FromSlash(layout.BuildRecord))
 	// Stat first: the record is the build's last write, so a record that
 	// changes while it is read looks newer than the files it lists.
@@ -102,7 +102,7 @@ func Open(out string) (p *Previous, err error) {
 		return nil, err
 	}
 	defer f.Close()
-	p = &Previous{out: out, record: info}
+	p = &Last{out: out, record: info}
 	defer func() {
 		if err != nil {
 			p.Close()
@@ -126,7 +126,7 @@ func Open(out string) (p *Previous, err error) {
 			c.Findings = v.Bytes()
 		}
 		var e scratch.Encoder
-		e.Record(&c)
+		e.RecordSkill(&c)
 		at, err := p.skills.Add(e.B)
 		p.names, p.spots = append(p.names, c.Name), append(p.spots, at)
 		return err
@@ -149,7 +149,7 @@ func Open(out string) (p *Previous, err error) {
 }
 
 // Close removes the scratch files.
-func (p *Previous) Close() {
+func (p *Last) Close() {
 	if p != nil {
 		p.skills.Close()
 		p.files.Close()
@@ -157,7 +157,7 @@ func (p *Previous) Close() {
 }
 
 // Skill returns the record of the skill of that name, or nil.
-func (p *Previous) Skill(name string) *layout.RecordSkill {
+func (p *Last) Skill(name string) *layout.RecordSkill {
 	if p == nil {
 		return nil
 	}
@@ -170,7 +170,7 @@ func (p *Previous) Skill(name string) *layout.RecordSkill {
 		return nil // packed afresh, which is always safe
 	}
 	d := scratch.Decoder{B: data}
-	if c := d.Record(); d.End() == nil && c.Name == name {
+	if c := d.RecordSkill(); d.End() == nil && c.Name == name {
 		return c
 	}
 	return nil
@@ -178,7 +178,7 @@ func (p *Previous) Skill(name string) *layout.RecordSkill {
 
 // EachSkill calls fn with the record of every skill, in name order,
 // until fn returns false.
-func (p *Previous) EachSkill(fn func(*layout.RecordSkill) bool) error {
+func (p *Last) EachSkill(fn func(*layout.RecordSkill) bool) error {
 	if p == nil {
 		return nil
 	}
@@ -196,7 +196,7 @@ func (p *Previous) EachSkill(fn func(*layout.RecordSkill) bool) error {
 
 // EachFile calls fn with every file the record lists, in its order
 // (sorted), until fn returns false.
-func (p *Previous) EachFile(fn func(path string) bool) error {
+func (p *Last) EachFile(fn func(path string) bool) error {
 	if p == nil {
 		return nil
 	}
@@ -205,7 +205,7 @@ func (p *Previous) EachFile(fn func(path string) bool) error {
 
 // Describes reports whether the file at path is the very record p read,
 // unchanged since: the same file, size and modification time.
-func (p *Previous) Describes(path string) bool {
+func (p *Last) Describes(path string) bool {
 	info, err := os.Lstat(path)
 	return p != nil && err == nil && os.SameFile(info, p.record) && info.Size() == p.record.Size() && info.ModTime().Equal(p.record.ModTime())
 }
@@ -213,14 +213,14 @@ func (p *Previous) Describes(path string) bool {
 // Intact reports whether no folder of the bundle changed since the record
 // was written (trusted by times): then no file came or went, and the
 // folder holds exactly the files the record lists.
-func (p *Previous) Intact() bool { return p != nil && p.intact }
+func (p *Last) Intact() bool { return p != nil && p.intact }
 
 // Reusable reports whether a skill's recorded archives may be reused for
 // a build whose archive key for it is key: the key is the recorded one
 // (reusable by key), and its archives and served copies still hold their
 // recorded bytes (trusted by times or verified by hash), so that a
 // tampered or truncated file is packed again rather than served on.
-func (p *Previous) Reusable(c *layout.RecordSkill, key layout.Digest) bool {
+func (p *Last) Reusable(c *layout.RecordSkill, key layout.Digest) bool {
 	if p == nil || c == nil || c.Key != key {
 		return false
 	}
@@ -242,7 +242,7 @@ func (p *Previous) Reusable(c *layout.RecordSkill, key layout.Digest) bool {
 
 // Holds reports whether the file at the dist path still holds the bytes
 // of the digest and size: trusted by times, or else verified by hash.
-func (p *Previous) Holds(distPath string, d layout.Digest, size int64) bool {
+func (p *Last) Holds(distPath string, d layout.Digest, size int64) bool {
 	disk := p.disk(distPath)
 	return p.trusted(disk, size) || Verified(disk, d, size)
 }
@@ -254,6 +254,6 @@ func Verified(path string, d layout.Digest, size int64) bool {
 	return err == nil && have == d && (size < 0 || n == size)
 }
 
-func (p *Previous) disk(distPath string) string {
+func (p *Last) disk(distPath string) string {
 	return filepath.Join(p.out, filepath.FromSlash(distPath))
 }

@@ -38,7 +38,7 @@ func builtRecord(t *testing.T) (dist, path string, rec layout.Record) {
 
 // readBuilt opens the bundle whose record is at path, closed when the test
 // ends.
-func readBuilt(t *testing.T, path string) *reuse.Previous {
+func readBuilt(t *testing.T, path string) *reuse.Last {
 	t.Helper()
 	p, err := reuse.Open(filepath.Dir(filepath.Dir(path)))
 	if err != nil || p == nil {

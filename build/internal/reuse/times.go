@@ -16,7 +16,7 @@ import (
 // since records when the record was written: the earlier of its
 // modification and change times, so that touching the record can only
 // make more files look changed, never fewer.
-func (p *Previous) since(rec os.FileInfo) {
+func (p *Last) since(rec os.FileInfo) {
 	m, c, ok := Times(rec)
 	if !ok {
 		return
@@ -55,7 +55,7 @@ func StampAfter(path string, t time.Time) error {
 
 // untouched reports whether a file or folder of the bundle has not
 // changed since the record was written.
-func (p *Previous) untouched(info os.FileInfo) bool {
+func (p *Last) untouched(info os.FileInfo) bool {
 	if p.recorded.IsZero() {
 		return false
 	}
@@ -66,7 +66,7 @@ func (p *Previous) untouched(info os.FileInfo) bool {
 // trusted reports whether the file at disk is the very file the previous
 // build wrote there, unwritten since: no folder of the bundle changed, and
 // its own times are before the record's.
-func (p *Previous) trusted(disk string, size int64) bool {
+func (p *Last) trusted(disk string, size int64) bool {
 	if !p.intact {
 		return false
 	}
@@ -83,7 +83,7 @@ func (p *Previous) trusted(disk string, size int64) bool {
 // It reads the record's sorted file list once, holding only the folders
 // above the current file: in sorted order the files under a folder come
 // together, so each folder is met in one stretch and checked once.
-func (p *Previous) foldersUntouched() bool {
+func (p *Last) foldersUntouched() bool {
 	if p.recorded.IsZero() {
 		return false
 	}

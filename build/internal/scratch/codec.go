@@ -7,10 +7,10 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// Encoder writes a record in the one encoding of scratch records: fields
+// Encoder writes an item in the one encoding of scratch items: fields
 // in a fixed order the caller keeps, strings length-prefixed, numbers as
 // varints. It is a fraction of JSON's cost to decode, which matters
-// because a build reads each record once per document.
+// because a build reads each item once per document.
 type Encoder struct{ B []byte }
 
 func (e *Encoder) Num(n int64) { e.B = binary.AppendVarint(e.B, n) }
@@ -75,10 +75,10 @@ func (d *Decoder) fail() {
 	d.B = nil
 }
 
-// Record writes a skill's record, as both kinds of per-skill record in a
-// build (what it keeps of a skill, what the previous record held) carry
-// it.
-func (e *Encoder) Record(c *layout.RecordSkill) {
+// RecordSkill writes what the build record says of a skill, as both
+// kinds of per-skill item in a build (what it keeps of a skill, what the
+// last build's record held) carry it.
+func (e *Encoder) RecordSkill(c *layout.RecordSkill) {
 	for _, s := range []string{c.Name, string(c.Key), string(c.Lint), string(c.Findings), string(c.ContentDigest), string(c.TarGz.Digest), string(c.Zip.Digest)} {
 		e.Str(s)
 	}
@@ -103,9 +103,9 @@ func (e *Encoder) Record(c *layout.RecordSkill) {
 	}
 }
 
-// Record reads what Encoder.Record wrote; nil Findings, Page and Files
-// for none.
-func (d *Decoder) Record() *layout.RecordSkill {
+// RecordSkill reads what Encoder.RecordSkill wrote; nil Findings, Page
+// and Files for none.
+func (d *Decoder) RecordSkill() *layout.RecordSkill {
 	c := &layout.RecordSkill{Name: d.Str(), Key: layout.Digest(d.Str()), Lint: layout.Digest(d.Str())}
 	if f := d.Str(); f != "" {
 		c.Findings = []byte(f)

@@ -1,4 +1,4 @@
-// Package scratch is a temporary file of records, so that what a build
+// Package scratch is a temporary file of items, so that what a build
 // keeps per skill (10,000 skills make tens of megabytes) is on disk, not
 // in memory: added at once by the workers, then read at a spot or all in
 // order. The file has no name while it is open where the system allows, so
@@ -14,7 +14,7 @@ import (
 	"sync"
 )
 
-// File is a temporary file of records: added at once by several
+// File is a temporary file of items: added at once by several
 // goroutines, then read at a spot or all in order. It keeps what would
 // otherwise grow with the tree out of memory.
 type File struct {
@@ -26,7 +26,7 @@ type File struct {
 	named bool  // the file still has its name, for Close to remove
 }
 
-// Spot is where a record is in a scratch file.
+// Spot is where an item is in a scratch file.
 type Spot struct {
 	off int64
 	n   int32
@@ -46,7 +46,7 @@ func New() (*File, error) {
 	return s, nil
 }
 
-// Add writes a record, after its length so that Scan can find it, and
+// Add writes an item, after its length so that Scan can find it, and
 // returns where it is.
 func (s *File) Add(data []byte) (Spot, error) {
 	s.mu.Lock()
@@ -78,7 +78,7 @@ func (s *File) Seal() error {
 	return s.err
 }
 
-// Read returns the record at a spot; Seal must have been called.
+// Read returns the item at a spot; Seal must have been called.
 func (s *File) Read(at Spot) ([]byte, error) {
 	data := make([]byte, at.n)
 	if _, err := s.f.ReadAt(data, at.off); err != nil {
@@ -87,7 +87,7 @@ func (s *File) Read(at Spot) ([]byte, error) {
 	return data, nil
 }
 
-// Scan calls fn with every record in the order added, until fn returns
+// Scan calls fn with every item in the order added, until fn returns
 // false; Seal must have been called. The bytes are fn's only until it
 // returns.
 func (s *File) Scan(fn func([]byte) bool) error {

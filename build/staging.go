@@ -21,11 +21,11 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// stage is the folder a bundle is made in before it replaces the output
+// staging is the folder a bundle is made in before it replaces the output
 // folder in one swap: beside the output, so that the swap is a rename on
 // one file system. It counts the files made in it, so that the write step
 // can check them against the plan, and remembers the folders it made.
-type stage struct {
+type staging struct {
 	out       string   // the output folder, absolute
 	dir       string   // the staging folder; "" until made, and once swapped or discarded
 	owner     *os.File // its owner file, open and locked while the folder is the build's (owner.go)
@@ -42,7 +42,7 @@ type stage struct {
 }
 
 // make makes the staging folder for the output folder out.
-func (s *stage) make(out string, log func(string, ...any)) error {
+func (s *staging) make(out string, log func(string, ...any)) error {
 	s.out, s.log = out, log
 	if dir, owner, held := s.spare.take(out); dir != "" {
 		s.dir, s.owner, s.held = dir, owner, held
@@ -67,7 +67,7 @@ func (s *stage) make(out string, log func(string, ...any)) error {
 
 // disown removes the owner file, the last trace of the staging folder,
 // and lets go of its lock.
-func (s *stage) disown() {
+func (s *staging) disown() {
 	if s.owner != nil {
 		os.Remove(s.owner.Name())
 		s.owner.Close()
@@ -79,7 +79,7 @@ func (s *stage) disown() {
 // then its owner file. A folder taken from the spare goes back to it when
 // nothing was made in it and every removal succeeded: what it holds is
 // still what s.held says.
-func (s *stage) discard() {
+func (s *staging) discard() {
 	if s.dir != "" && s.held != nil && !s.touched.Load() && !s.held.broken {
 		s.held.reset()
 		s.spare.give(s.out, s.dir, s.owner, s.held)
@@ -99,17 +99,17 @@ func (s *stage) discard() {
 }
 
 // path is where a dist path lives in the staging folder.
-func (s *stage) path(distPath string) string {
+func (s *staging) path(distPath string) string {
 	return filepath.Join(s.dir, filepath.FromSlash(distPath))
 }
 
 // writeFile writes data to a new file in the staging folder.
-func (s *stage) writeFile(path string, data []byte) error {
+func (s *staging) writeFile(path string, data []byte) error {
 	return s.writeFrom(path, bytes.NewReader(data))
 }
 
 // writeFrom writes what r reads to a new file in the staging folder.
-func (s *stage) writeFrom(path string, r io.Reader) error {
+func (s *staging) writeFrom(path string, r io.Reader) error {
 	if err := s.mkdirAll(filepath.Dir(path)); err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (s *stage) writeFrom(path string, r io.Reader) error {
 // starts empty, so a folder not made yet is most likely missing: it is made
 // first and only looked at when it exists, which saves a stat per folder
 // (tens of thousands in a large tree, where metadata calls dominate).
-func (s *stage) mkdirAll(dir string) error {
+func (s *staging) mkdirAll(dir string) error {
 	if s.dirs.has(dir) {
 		return nil
 	}
@@ -208,7 +208,7 @@ func (c *dirCache) add(dir string) {
 
 // create makes a new file 0644. In a folder taken from the spare, a file
 // already at path is replaced: the plan says what the bundle holds.
-func (s *stage) create(path string) (*os.File, error) {
+func (s *staging) create(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil && s.held != nil && errors.Is(err, fs.ErrExist) {
 		os.Remove(path)
@@ -233,7 +233,7 @@ func (s *stage) create(path string) (*os.File, error) {
 // so that a chmod is needed after creating a file or folder: on the
 // common umask 022 it is not, which saves a system call per file. The
 // umask is read once per build.
-func (s *stage) umaskCuts(mode os.FileMode) bool {
+func (s *staging) umaskCuts(mode os.FileMode) bool {
 	s.umaskOnce.Do(func() { s.umask = readUmask() })
 	return s.umask&uint32(mode) != 0
 }
@@ -259,7 +259,7 @@ func readUmask() uint32 {
 // link makes dst the same file as src: a hard link where the file system
 // allows, else a copy. Bundle files are never modified in place, so
 // sharing an inode between the old and new bundle is safe.
-func (s *stage) link(src, dst string) error {
+func (s *staging) link(src, dst string) error {
 	if err := s.mkdirAll(filepath.Dir(dst)); err != nil {
 		return err
 	}
@@ -283,7 +283,7 @@ func (s *stage) link(src, dst string) error {
 
 // writeDoc writes a new file in the staging folder with the bytes that
 // fn writes, and returns their digest and size.
-func (s *stage) writeDoc(path string, fn func(io.Writer) error) (layout.Digest, int64, error) {
+func (s *staging) writeDoc(path string, fn func(io.Writer) error) (layout.Digest, int64, error) {
 	if err := s.mkdirAll(filepath.Dir(path)); err != nil {
 		return "", 0, err
 	}
@@ -332,7 +332,7 @@ func (c *hashCounter) Write(p []byte) (int, error) {
 // second rename fails, so the previous bundle survives any failure. The
 // old bundle is removed, or, exchanged and with a spare to keep it in,
 // kept there as what describe(old) says it holds.
-func (s *stage) swap(describe func(old string) *spareSet) error {
+func (s *staging) swap(describe func(old string) *spareSet) error {
 	if _, err := os.Lstat(s.out); err != nil {
 		if err := os.Rename(s.dir, s.out); err != nil {
 			return fmt.Errorf("moving the new bundle into place: %w", err)
