@@ -407,19 +407,6 @@ func checkDiscovery(o Options) error {
 	return errors.Join(errs...)
 }
 
-// LLMsTxtDoc is llms.txt for skills, as Plan writes it with
-// o.LLMsTxt set (nil: the bundle's own).
-func LLMsTxtDoc(skills []Skill, o Options) ([]byte, error) {
-	if o.LLMsTxt == nil {
-		o.LLMsTxt = &LLMsOptions{}
-	}
-	s, err := newSet(List(skills), o)
-	if err != nil {
-		return nil, err
-	}
-	return collect(s.llmsTxt)
-}
-
 // The AI Catalog's version and the media types of its entries, as the
 // specification lists them for Agent Skills. AICatalogVersion is v0.9.0's
 // (Agent-Card/ai-catalog, released 2026-11-22; its text at the tag could
@@ -537,18 +524,6 @@ func DecodeAICatalog(data []byte) (*AICatalogDocument, error) {
 	return decode[AICatalogDocument](AICatalog, data)
 }
 
-// AICatalogDoc is the AI Catalog of skills: for each skill, by name, an
-// entry for its SKILL.md, its .tar.gz and its .zip. o.BaseURL is required
-// (see AICatalogPublisher).
-func AICatalogDoc(skills []Skill, o Options) ([]byte, error) {
-	o.AICatalog = true
-	s, err := newSet(List(skills), o)
-	if err != nil {
-		return nil, err
-	}
-	return collect(s.aiCatalog)
-}
-
 // The forms of a skill in the AI Catalog, as the part of each entry's
 // identifier that tells them apart: the specification requires each
 // identifier be unique in a catalog.
@@ -630,7 +605,9 @@ func ParseAICatalogIdentifier1(id string) (publisher, form, name string, ok bool
 	return p[2], p[4], p[5], true
 }
 
-// aiCatalog renders AICatalogDoc.
+// aiCatalog renders the AI Catalog: for each skill, by name, an entry for
+// its SKILL.md, its .tar.gz and its .zip. o.BaseURL is required (see
+// AICatalogPublisher).
 func (s *set) aiCatalog(w io.Writer) error {
 	pub, err := AICatalogPublisher(s.o.BaseURL)
 	if err != nil {

@@ -163,20 +163,11 @@ func decodeArray[T any](path string, data []byte) ([]T, error) {
 	return *v, nil
 }
 
-// V2IndexDoc is the discovery v0.2.0 index, sorted by name. A skill with
+// v2 renders the discovery v0.2.0 index, sorted by name. A skill with
 // only SKILL.md is type "skill-md" (url and digest of SKILL.md); any other
 // is type "archive" (url and digest of its .tar.gz), because the skills CLI
 // installs nothing but SKILL.md for a skill-md entry. URLs are relative to
 // the index unless o.BaseURL is set.
-func V2IndexDoc(skills []Skill, o Options) ([]byte, error) {
-	s, err := newSet(List(skills), o)
-	if err != nil {
-		return nil, err
-	}
-	return collect(s.v2)
-}
-
-// v2 renders V2IndexDoc.
 func (s *set) v2(w io.Writer) error {
 	url := func(distPath string) string {
 		if s.o.BaseURL == "" {
@@ -199,22 +190,6 @@ func (s *set) v2(w io.Writer) error {
 	})
 }
 
-// V1IndexDoc is the legacy discovery v0.1.0 index, sorted by name, with
-// SKILL.md first in each file list and the rest sorted. A skill with a path
-// that breaks the v0.1 rules is left out and returned in left, because the
-// skills CLI rejects the whole legacy index for one bad entry.
-func V1IndexDoc(skills []Skill, o Options) (doc []byte, left []Excluded, err error) {
-	s, err := newSet(List(skills), o)
-	if err != nil {
-		return nil, nil, err
-	}
-	if doc, err = collect(s.v1); err != nil {
-		return nil, nil, err
-	}
-	left, err = s.excluded()
-	return doc, left, err
-}
-
 // excluded reads again the skills left out of the v0.1 index and says why.
 func (s *set) excluded() ([]Excluded, error) {
 	var left []Excluded
@@ -230,7 +205,10 @@ func (s *set) excluded() ([]Excluded, error) {
 	return left, nil
 }
 
-// v1 renders V1IndexDoc.
+// v1 renders the legacy discovery v0.1.0 index, sorted by name, with
+// SKILL.md first in each file list and the rest sorted. A skill with a path
+// that breaks the v0.1 rules is left out (Bundle.Excluded says why),
+// because the skills CLI rejects the whole legacy index for one bad entry.
 func (s *set) v1(w io.Writer) error {
 	var kept []int32
 	for i := range s.rows {
@@ -267,19 +245,10 @@ func legacyReason(s Skill) string {
 	return strings.Join(bad, "; ") + legacyRules
 }
 
-// MCPSkillsDoc is mcp/skills.json: the skills array of a skills/list
+// mcpSkills renders mcp/skills.json: the skills array of a skills/list
 // result, sorted by uri, each with its frontmatter unchanged and the
 // complete list of its files, SKILL.md included. A server returns it inside
 // {"resultType":"complete","skills":...,"ttlMs":N,"cacheScope":"public"}.
-func MCPSkillsDoc(skills []Skill) ([]byte, error) {
-	s, err := newSet(List(skills), Options{})
-	if err != nil {
-		return nil, err
-	}
-	return collect(s.mcpSkills)
-}
-
-// mcpSkills renders MCPSkillsDoc.
 func (s *set) mcpSkills(w io.Writer) error {
 	return stream(w, []SkillMCP{}, len(s.uris), func(i int) (any, error) {
 		sk, err := s.load(&s.rows[s.uris[i]])
@@ -294,18 +263,9 @@ func (s *set) mcpSkills(w io.Writer) error {
 	})
 }
 
-// MCPIndexDoc is mcp/index.json, the legacy skill://index.json body,
+// mcpIndex renders mcp/index.json, the legacy skill://index.json body,
 // sorted by name: every entry type "skill-md" pointing at SKILL.md, with
 // its .tar.gz and .zip under archives.
-func MCPIndexDoc(skills []Skill, o Options) ([]byte, error) {
-	s, err := newSet(List(skills), o)
-	if err != nil {
-		return nil, err
-	}
-	return collect(s.mcpIndex)
-}
-
-// mcpIndex renders MCPIndexDoc.
 func (s *set) mcpIndex(w io.Writer) error {
 	return stream(w, IndexMCP{Schema: Schema, Generator: s.o.Generator, Skills: []EntryMCP{}}, len(s.rows), func(i int) (any, error) {
 		r := &s.rows[i]
@@ -329,23 +289,10 @@ func (s *set) mcpIndex(w io.Writer) error {
 	})
 }
 
-// MCPResourcesDoc is mcp/resources.json: every URI an MCP server may serve
+// resources renders mcp/resources.json: every URI an MCP server may serve
 // (each skill file, each archive, and skill://index.json), sorted by uri,
 // with the dist path of its bytes. Directory resources follow from the
-// paths and are not listed.
-func MCPResourcesDoc(skills []Skill, o Options) ([]byte, error) {
-	s, err := newSet(List(skills), o)
-	if err != nil {
-		return nil, err
-	}
-	index, err := measure(s.mcpIndex)
-	if err != nil {
-		return nil, err
-	}
-	return collect(s.resources(index))
-}
-
-// resources renders MCPResourcesDoc; index is the digest and size of
+// paths and are not listed. index is the digest and size of
 // mcp/index.json, served as skill://index.json.
 func (s *set) resources(index Rendered) func(io.Writer) error {
 	// The URIs of one skill do not sort together ("skill://a-b-<hex>.zip"

@@ -228,7 +228,7 @@ func ParseURI(uri string) (Path, bool) {
 
 // ParseIndexURL is the Path a url of the v0.2 index leads to: relative to
 // the index, or absolute under any base URL (see Options.BaseURL). It is
-// the inverse of how V2IndexDoc spells urls, as a string: urls are not
+// the inverse of how the v0.2 index spells urls, as a string: urls are not
 // percent-encoded, so it does not parse them as URLs.
 func ParseIndexURL(u string) (Path, bool) {
 	if strings.Contains(u, "://") {
