@@ -158,11 +158,16 @@ func run(ctx context.Context, src bundle.Source, o Options) (*Report, error) {
 	return c.rep, ctx.Err()
 }
 
-// problem records one thing that did not verify. The strings and errors
-// in args are clipped (see clipped).
+// problem records one thing that did not verify.
 func (c *checker) problem(path, format string, args ...any) {
-	if len(c.rep.Problems) >= c.o.MaxProblems {
-		c.rep.Omitted++
+	c.rep.add(c.o.MaxProblems, path, format, args...)
+}
+
+// add records a problem, or counts it as omitted past max. The strings
+// and errors in args are clipped (see clipped).
+func (r *Report) add(max int, path, format string, args ...any) {
+	if len(r.Problems) >= max {
+		r.Omitted++
 		return
 	}
 	for i, a := range args {
@@ -177,7 +182,7 @@ func (c *checker) problem(path, format string, args ...any) {
 			args[i] = clippedList(a)
 		}
 	}
-	c.rep.Problems = append(c.rep.Problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+	r.Problems = append(r.Problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
 // clipped is a string from the bundle in a problem's message, of which

@@ -157,6 +157,23 @@ func (c *checker) prefetch(locs []string) {
 	}
 }
 
+// fetchHeld reads each of locs whole on the workers, handing its bytes
+// to use, which must not keep them, and returns what each read found. The
+// document loaded last is dropped first, so that no worker waits for the
+// memory it holds.
+func (c *checker) fetchHeld(locs []string, use func(i int, data []byte)) []*sum {
+	got := make([]*sum, len(locs))
+	c.dropDoc()
+	each(c, len(locs), func(i int) {
+		var h *held
+		if got[i], h = c.fetch(locs[i], true); h != nil {
+			use(i, h.bytes())
+			h.release()
+		}
+	})
+	return got
+}
+
 // each calls fn for every i in [0, n) on c's workers.
 func each(c *checker, n int, fn func(i int)) {
 	parallel.Each(n, c.o.Jobs, func(i int) error { fn(i); return nil })

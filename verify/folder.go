@@ -40,29 +40,23 @@ func (c *checker) folderSignatures() {
 	if !c.o.RequireSignatures && c.rep.countSigs(SigMissing) == len(c.rep.Signatures) {
 		return
 	}
-	var names []string
+	var names, sigs []string
 	for _, name := range c.names {
 		// A skill that ships a skill.oms.sig of its own (its author's)
 		// has it checked as one of its files, not as the bundle's.
 		if s := c.skills[name]; !slices.Contains(s.files, layout.FolderSignatureFile) {
-			names = append(names, name)
+			names, sigs = append(names, name), append(sigs, layout.FolderSignature(name))
 		}
 	}
 	sv, _ := c.o.Verifier.(StatementVerifier)
-	sums := make([]*sum, len(names))
 	payloads := make([][]byte, len(names))
 	checked := make([]error, len(names))
 	var one sync.Mutex // a verifier need not be safe for concurrent use
-	c.dropDoc()
-	each(c, len(names), func(i int) {
-		var h *held
-		if sums[i], h = c.fetch(layout.FolderSignature(names[i]), true); h != nil {
-			if sv != nil {
-				one.Lock()
-				payloads[i], checked[i] = sv.VerifyStatement(h.bytes())
-				one.Unlock()
-			}
-			h.release()
+	sums := c.fetchHeld(sigs, func(i int, data []byte) {
+		if sv != nil {
+			one.Lock()
+			payloads[i], checked[i] = sv.VerifyStatement(data)
+			one.Unlock()
 		}
 	})
 	for i, name := range names {
@@ -208,16 +202,7 @@ type folderCheck struct {
 }
 
 func (c *folderCheck) problem(path, format string, args ...any) {
-	if len(c.rep.Problems) >= c.o.MaxProblems {
-		c.rep.Omitted++
-		return
-	}
-	for i, a := range args {
-		if s, ok := a.(string); ok {
-			args[i] = clipped(s)
-		}
-	}
-	c.rep.Problems = append(c.rep.Problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+	c.rep.add(c.o.MaxProblems, path, format, args...)
 }
 
 // compare walks the folder and holds every file against the statement.

@@ -25,29 +25,23 @@ func (c *checker) signable(loc string) bool {
 // read, fetching them on the workers, and checks each when a verifier is
 // configured.
 func (c *checker) signatures() {
-	var arts []string
+	var arts, sigs []string
 	var digests [][]byte
 	for _, loc := range append(slices.Clone(c.docs), slices.Sorted(maps.Keys(c.archives))...) {
 		// Without the artifact's bytes there is nothing to check a
 		// signature against; why is already reported.
 		if s := c.sums[loc]; c.signable(loc) && s != nil && s.err == nil {
-			arts = append(arts, loc)
+			arts, sigs = append(arts, loc), append(sigs, layout.Signature(loc))
 			digests = append(digests, s.raw)
 		}
 	}
-	sums := make([]*sum, len(arts))
 	checked := make([]error, len(arts))
 	var one sync.Mutex // a verifier need not be safe for concurrent use
-	c.dropDoc()
-	each(c, len(arts), func(i int) {
-		var h *held
-		if sums[i], h = c.fetch(layout.Signature(arts[i]), true); h != nil {
-			if c.o.Verifier != nil {
-				one.Lock()
-				checked[i] = c.o.Verifier.Verify(h.bytes(), digests[i])
-				one.Unlock()
-			}
-			h.release()
+	sums := c.fetchHeld(sigs, func(i int, data []byte) {
+		if c.o.Verifier != nil {
+			one.Lock()
+			checked[i] = c.o.Verifier.Verify(data, digests[i])
+			one.Unlock()
 		}
 	})
 	for i, art := range arts {

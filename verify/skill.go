@@ -19,15 +19,9 @@ func (c *checker) unpackArchives() {
 			locs = append(locs, loc)
 		}
 	}
-	got := make([]*sum, len(locs))
-	c.dropDoc()
-	each(c, len(locs), func(i int) {
+	got := c.fetchHeld(locs, func(i int, data []byte) {
 		a := c.archives[locs[i]]
-		var h *held
-		if got[i], h = c.fetch(a.loc, true); h != nil {
-			a.unpacked = unpack(h.bytes(), a.ext, l)
-			h.release()
-		}
+		a.unpacked = unpack(data, a.ext, l)
 	})
 	for i, loc := range locs {
 		a, s := c.archives[loc], got[i]

@@ -92,17 +92,12 @@ type versionArchive struct {
 // files.
 func (c *checker) unpackVersions() {
 	l := c.o.limits()
-	got := make([]*sum, len(c.versionArchives))
-	unpacked := make([]*unpacked, len(c.versionArchives))
-	c.dropDoc()
-	each(c, len(c.versionArchives), func(i int) {
-		a := c.versionArchives[i]
-		var h *held
-		if got[i], h = c.fetch(a.loc, true); h != nil {
-			unpacked[i] = unpack(h.bytes(), a.ext, l)
-			h.release()
-		}
-	})
+	locs := make([]string, len(c.versionArchives))
+	for i, a := range c.versionArchives {
+		locs[i] = a.loc
+	}
+	unpacked := make([]*unpacked, len(locs))
+	got := c.fetchHeld(locs, func(i int, data []byte) { unpacked[i] = unpack(data, c.versionArchives[i].ext, l) })
 	for i, a := range c.versionArchives {
 		s := got[i]
 		c.sums[a.loc] = s
