@@ -617,7 +617,7 @@ func (s *set) aiCatalog(w io.Writer) error {
 	at := -1
 	n := len(aiForms)
 	shell := AICatalogDocument{SpecVersion: AICatalogVersion, Host: &AICatalogHost{DisplayName: pub}, Entries: []AICatalogEntry{}}
-	return stream(w, shell, n*len(s.rows), func(i int) (any, error) {
+	return stream(w, shell, array{"entries", elems(n*len(s.rows), func(i int) (any, error) {
 		// Each skill is read once for its three entries.
 		if r := i / n; r != at {
 			if sk, err = s.load(&s.rows[r]); err != nil {
@@ -642,5 +642,5 @@ func (s *set) aiCatalog(w io.Writer) error {
 			e.TrustManifests = []AICatalogTrustManifest{*m}
 		}
 		return e, nil
-	})
+	})})
 }

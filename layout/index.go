@@ -175,7 +175,7 @@ func (s *set) v2(w io.Writer) error {
 		}
 		return joinURL(s.o.BaseURL, distPath)
 	}
-	return stream(w, IndexV2{Schema: Schema, Generator: s.o.Generator, Skills: []EntryV2{}}, len(s.rows), func(i int) (any, error) {
+	return stream(w, IndexV2{Schema: Schema, Generator: s.o.Generator, Skills: []EntryV2{}}, array{"skills", elems(len(s.rows), func(i int) (any, error) {
 		r := &s.rows[i]
 		e := EntryV2{Name: r.name, Type: TypeArchive, URL: url(ArchivePath(r.name, r.tgz.Digest, TarGz)), Digest: r.tgz.Digest}
 		sk, err := s.load(r)
@@ -187,7 +187,7 @@ func (s *set) v2(w io.Writer) error {
 			e.Type, e.URL, e.Digest = TypeSkillMD, url(SkillFile(r.name, EntryFile)), sk.entry().Digest
 		}
 		return e, nil
-	})
+	})})
 }
 
 // excluded reads again the skills left out of the v0.1 index and says why.
@@ -216,7 +216,7 @@ func (s *set) v1(w io.Writer) error {
 			kept = append(kept, int32(i))
 		}
 	}
-	return stream(w, IndexV1{Generator: s.o.Generator, Skills: []EntryV1{}}, len(kept), func(i int) (any, error) {
+	return stream(w, IndexV1{Generator: s.o.Generator, Skills: []EntryV1{}}, array{"skills", elems(len(kept), func(i int) (any, error) {
 		sk, err := s.load(&s.rows[kept[i]])
 		if err != nil {
 			return nil, err
@@ -228,7 +228,7 @@ func (s *set) v1(w io.Writer) error {
 			}
 		}
 		return e, nil
-	})
+	})})
 }
 
 // legacyReason says why s cannot be in the v0.1 index, or "".
@@ -250,7 +250,7 @@ func legacyReason(s Skill) string {
 // complete list of its files, SKILL.md included. A server returns it inside
 // {"resultType":"complete","skills":...,"ttlMs":N,"cacheScope":"public"}.
 func (s *set) mcpSkills(w io.Writer) error {
-	return stream(w, []SkillMCP{}, len(s.uris), func(i int) (any, error) {
+	return stream(w, []SkillMCP{}, array{"", elems(len(s.uris), func(i int) (any, error) {
 		sk, err := s.load(&s.rows[s.uris[i]])
 		if err != nil {
 			return nil, err
@@ -260,14 +260,14 @@ func (s *set) mcpSkills(w io.Writer) error {
 			e.Resources = append(e.Resources, FileMCP{URI: SkillURI(sk.Name, f.Path), Digest: f.Digest, Size: new(f.Size)})
 		}
 		return e, nil
-	})
+	})})
 }
 
 // mcpIndex renders mcp/index.json, the legacy skill://index.json body,
 // sorted by name: every entry type "skill-md" pointing at SKILL.md, with
 // its .tar.gz and .zip under archives.
 func (s *set) mcpIndex(w io.Writer) error {
-	return stream(w, IndexMCP{Schema: Schema, Generator: s.o.Generator, Skills: []EntryMCP{}}, len(s.rows), func(i int) (any, error) {
+	return stream(w, IndexMCP{Schema: Schema, Generator: s.o.Generator, Skills: []EntryMCP{}}, array{"skills", elems(len(s.rows), func(i int) (any, error) {
 		r := &s.rows[i]
 		sk, err := s.load(r)
 		if err != nil {
@@ -286,7 +286,7 @@ func (s *set) mcpIndex(w io.Writer) error {
 			e.Archives = append(e.Archives, ArchiveMCP{URL: ArchiveURI(r.name, a.a.Digest, a.ext), MimeType: MimeType("a." + a.ext), Digest: a.a.Digest})
 		}
 		return e, nil
-	})
+	})})
 }
 
 // resources renders mcp/resources.json: every URI an MCP server may serve
@@ -310,7 +310,7 @@ func (s *set) resources(index Rendered) func(io.Writer) error {
 		// A run is many elements; the elements of the run being written.
 		var run []Resource
 		var at int
-		return stream(w, []Resource{}, n, func(int) (any, error) {
+		return stream(w, []Resource{}, array{"", elems(n, func(int) (any, error) {
 			for len(run) == 0 {
 				p := parts[at]
 				at++
@@ -340,7 +340,7 @@ func (s *set) resources(index Rendered) func(io.Writer) error {
 			e := run[0]
 			run = run[1:]
 			return e, nil
-		})
+		})})
 	}
 }
 

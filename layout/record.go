@@ -3,7 +3,6 @@ package layout
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
@@ -70,27 +69,19 @@ type RecordHead struct {
 }
 
 // WriteRecord writes a record, byte for byte as newEncoder, every
-// document's one encoding, would encode it whole, with
-// skills and files taken one at a time from their sequences. The first
-// error of either stops the record and is returned.
+// document's one encoding, would encode it whole, with skills and files
+// taken one at a time from their sequences (see stream). The first error
+// of either stops the record and is returned.
 func WriteRecord(w io.Writer, h RecordHead, skills iter.Seq2[RecordSkill, error], files iter.Seq2[string, error]) error {
-	o := newObject(w)
-	o.field("generator", h.Generator)
-	if h.Bundle != "" {
-		o.field("bundle", h.Bundle)
+	shell := Record{Generator: h.Generator, Bundle: h.Bundle, Skills: []RecordSkill{}, Docs: h.Docs, Excluded: h.Excluded, Files: []string{}}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if err := stream(bw, shell, array{"skills", values(skills)}, array{"files", values(files)}); err != nil {
+		return err
 	}
-	o.array("skills", values(skills))
-	if len(h.Docs) > 0 {
-		o.array("docs", values(noErrors(h.Docs)))
-	}
-	if len(h.Excluded) > 0 {
-		o.array("legacyExcluded", values(noErrors(h.Excluded)))
-	}
-	o.array("files", values(files))
-	return o.close()
+	return bw.Flush()
 }
 
-// values adapts a typed sequence for object.array.
+// values adapts a typed sequence for stream.
 func values[T any](seq iter.Seq2[T, error]) iter.Seq2[any, error] {
 	return func(yield func(any, error) bool) {
 		for v, err := range seq {
@@ -225,85 +216,4 @@ func each(dec *json.Decoder, elem func() error) error {
 		}
 	}
 	return expect(dec, json.Delim(']'))
-}
-
-// object writes a JSON object field by field, as newEncoder would write
-// it whole, so that a document of any size is
-// written without being built in memory first. The first error sticks.
-type object struct {
-	w      *bufio.Writer
-	buf    bytes.Buffer // one value's encoding
-	fields int
-	err    error
-}
-
-func newObject(w io.Writer) *object {
-	o := &object{w: bufio.NewWriterSize(w, 64<<10)}
-	o.w.WriteString("{")
-	return o
-}
-
-// key starts a field.
-func (o *object) key(k string) {
-	if o.fields > 0 {
-		o.w.WriteString(",")
-	}
-	o.fields++
-	o.w.WriteString("\n  ")
-	o.value(k, "")
-	o.w.WriteString(": ")
-}
-
-// value writes v as newEncoder would at the given indentation.
-func (o *object) value(v any, prefix string) {
-	if o.err != nil {
-		return
-	}
-	o.buf.Reset()
-	if o.err = newEncoder(&o.buf, prefix).Encode(v); o.err == nil {
-		o.w.Write(bytes.TrimSuffix(o.buf.Bytes(), []byte("\n")))
-	}
-}
-
-func (o *object) field(k string, v any) {
-	o.key(k)
-	o.value(v, "  ")
-}
-
-// array writes a field holding the elements of seq; its first error
-// sticks.
-func (o *object) array(k string, seq iter.Seq2[any, error]) {
-	o.key(k)
-	n := 0
-	for v, err := range seq {
-		if err != nil {
-			o.err = cmp.Or(o.err, err)
-			return
-		}
-		if n == 0 {
-			o.w.WriteString("[")
-		} else {
-			o.w.WriteString(",")
-		}
-		n++
-		o.w.WriteString("\n    ")
-		o.value(v, "    ")
-	}
-	if n == 0 {
-		o.w.WriteString("[]")
-		return
-	}
-	o.w.WriteString("\n  ]")
-}
-
-// close ends the object with its closing line and a newline.
-func (o *object) close() error {
-	if o.fields > 0 {
-		o.w.WriteString("\n")
-	}
-	o.w.WriteString("}\n")
-	if o.err != nil {
-		return o.err
-	}
-	return o.w.Flush()
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"io"
+	"iter"
 )
 
 // newEncoder is the one JSON encoding of every document, the build record
@@ -19,58 +21,82 @@ func newEncoder(w io.Writer, prefix string) *json.Encoder {
 	return enc
 }
 
+// array is an array a document streams: its key among the document's
+// top-level fields ("" when the document is the array), and its elements.
+type array struct {
+	key   string
+	elems iter.Seq2[any, error]
+}
+
+// elems is the n values elem(0), …, elem(n-1), each asked for once, in
+// order; the first error ends them.
+func elems(n int, elem func(i int) (any, error)) iter.Seq2[any, error] {
+	return func(yield func(any, error) bool) {
+		for i := range n {
+			if v, err := elem(i); !yield(v, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
 // stream writes a document as newEncoder would encode it whole, with the
-// n values elem(0), …, elem(n-1) in its array, one at a time, so that a
-// document of any size is written without being held. elem is called in
-// order, once each; its first error stops the document.
+// arrays streamed one element at a time, so that a document of any size
+// is written without being held. The first error of an array's elements
+// stops the document.
 //
-// shell is the document with that array empty ([]T{}), and the array is
-// its last field or the document itself. The framing is cut from shell's
-// own encoding, so the other fields keep the key order, omitempty and
-// escaping of their struct. Each element is encoded alone with the indent
-// of its depth, which gives the bytes of a whole-document encoding:
-// encoding/json compacts a value and then indents it, and indenting is the
-// same for a value wherever it sits.
-func stream(w io.Writer, shell any, n int, elem func(i int) (any, error)) error {
+// shell is the document with those arrays empty ([]T{}), given in the
+// document's order. The framing is cut from shell's own encoding, so the
+// other fields keep the key order, omitempty and escaping of their struct:
+// an array's "[]" follows its key at the start of a line, which no value
+// can fake (newlines in strings are escaped). Each element is encoded
+// alone with the indent of its depth, which gives the bytes of a
+// whole-document encoding: encoding/json compacts a value and then
+// indents it, and indenting is the same for a value wherever it sits.
+func stream(w io.Writer, shell any, arrays ...array) error {
 	var frame bytes.Buffer
 	if err := newEncoder(&frame, "").Encode(shell); err != nil {
 		return err
 	}
-	if n == 0 {
-		_, err := w.Write(frame.Bytes())
-		return err
-	}
 	f := frame.Bytes()
-	// The last "[]": scalar fields before it may contain one, but nothing
-	// follows the array except closing braces.
-	at := bytes.LastIndex(f, []byte("[]"))
-	line := f[bytes.LastIndexByte(f[:at], '\n')+1 : at]
-	outer := string(line[:len(line)-len(bytes.TrimLeft(line, " "))])
-	inner := outer + "  "
-
 	var b bytes.Buffer
-	enc := newEncoder(&b, inner)
-	b.Write(f[:at+1])
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
+	for _, a := range arrays {
+		at, outer := 0, ""
+		if a.key != "" {
+			k := []byte("\n  \"" + a.key + "\": []")
+			if at = bytes.Index(f, k); at < 0 {
+				return fmt.Errorf("layout: no array %q to stream", a.key)
+			}
+			at, outer = at+len(k)-2, "  "
 		}
-		b.WriteString("\n" + inner)
-		v, err := elem(i)
-		if err != nil {
-			return err
+		inner := outer + "  "
+		enc := newEncoder(&b, inner)
+		b.Write(f[:at+1])
+		n := 0
+		for v, err := range a.elems {
+			if err != nil {
+				return err
+			}
+			if n++; n > 1 {
+				b.WriteByte(',')
+			}
+			b.WriteString("\n" + inner)
+			if err := enc.Encode(v); err != nil {
+				return err
+			}
+			b.Truncate(b.Len() - 1) // Encode ends every value with a newline
+			if _, err := w.Write(b.Bytes()); err != nil {
+				return err
+			}
+			b.Reset()
 		}
-		if err := enc.Encode(v); err != nil {
-			return err
+		if n > 0 {
+			b.WriteString("\n" + outer)
 		}
-		b.Truncate(b.Len() - 1) // Encode ends every value with a newline
-		if _, err := w.Write(b.Bytes()); err != nil {
-			return err
-		}
-		b.Reset()
+		b.WriteByte(']')
+		f = f[at+2:]
 	}
-	b.WriteString("\n" + outer + "]")
-	b.Write(f[at+2:])
+	b.Write(f)
 	_, err := w.Write(b.Bytes())
 	return err
 }

@@ -614,7 +614,7 @@ func (s *set) snapshotDoc(w io.Writer) error {
 			at = append(at, int32(i))
 		}
 	}
-	return stream(w, IndexV2{Schema: Schema, Generator: s.o.Generator, Skills: []EntryV2{}}, len(at), func(i int) (any, error) {
+	return stream(w, IndexV2{Schema: Schema, Generator: s.o.Generator, Skills: []EntryV2{}}, array{"skills", elems(len(at), func(i int) (any, error) {
 		r := &s.rows[at[i]]
 		sk, err := s.load(r)
 		if err != nil {
@@ -628,7 +628,7 @@ func (s *set) snapshotDoc(w io.Writer) error {
 		pt := sv.pointer(r.name, sv.entry())
 		return EntryV2{Name: r.name, Type: pt.typ, Description: sk.Description, Version: sv.Version,
 			URL: s.url(doc, pt.path), Digest: pt.digest, ContentDigest: sv.ContentDigest}, nil
-	})
+	})})
 }
 
 // entry returns the version's SKILL.md; Check guarantees there is one.
@@ -658,7 +658,7 @@ func (s *set) versionsDoc(snapshot Rendered) func(io.Writer) error {
 		doc.Latest = doc.Versions[0]
 	}
 	return func(w io.Writer) error {
-		return stream(w, doc, len(h.skills), func(i int) (any, error) {
+		return stream(w, doc, array{"skills", elems(len(h.skills), func(i int) (any, error) {
 			sh := &h.skills[i]
 			out := SkillVersions{Name: sh.name, Versions: slices.Clone(sh.versions)}
 			for j := range out.Versions {
@@ -667,7 +667,7 @@ func (s *set) versionsDoc(snapshot Rendered) func(io.Writer) error {
 				sv.Type, sv.URL, sv.Digest = pt.typ, s.url(VersionsIndex, pt.path), pt.digest
 			}
 			return out, nil
-		})
+		})})
 	}
 }
 
