@@ -2,6 +2,7 @@ package layout
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -220,15 +221,9 @@ func (prev *Published) GuardRelease(release string, snapshot *IndexV2, next []Pi
 
 // sortedKeys is the keys of both maps, sorted, once each.
 func sortedKeys(a, b map[string]string) []string {
-	var out []string
-	for k := range a {
-		out = append(out, k)
-	}
-	for k := range b {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	keys := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
+	slices.Sort(keys)
+	return slices.Compact(keys)
 }
 
 // Compare checks a whole bundle, next, against prev, the one published

@@ -30,19 +30,12 @@ const (
 	KindPage
 )
 
-// String names the kind as the golden files show it.
+// kindNames are the kinds as the golden files show them.
+var kindNames = [...]string{KindFile: "file", KindArchive: "archive", KindDoc: "doc", KindVersion: "version", KindPage: "page"}
+
 func (k Kind) String() string {
-	switch k {
-	case KindFile:
-		return "file"
-	case KindArchive:
-		return "archive"
-	case KindDoc:
-		return "doc"
-	case KindVersion:
-		return "version"
-	case KindPage:
-		return "page"
+	if k > 0 && int(k) < len(kindNames) {
+		return kindNames[k]
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }

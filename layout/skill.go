@@ -406,10 +406,8 @@ func VersionOf(fm json.RawMessage, topLevel bool) string {
 
 // entry returns the skill's SKILL.md; checkSkill guarantees there is one.
 func (s *Skill) entry() File {
-	for _, f := range s.Files {
-		if f.Path == EntryFile {
-			return f
-		}
+	if f := find(s.Files, func(f *File) bool { return f.Path == EntryFile }); f != nil {
+		return *f
 	}
 	return File{}
 }

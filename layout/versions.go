@@ -420,12 +420,7 @@ func (v *IndexVersions) Find(name, version string) *SkillVersion {
 	if !ok {
 		return nil
 	}
-	for j := range v.Skills[i].Versions {
-		if sv := &v.Skills[i].Versions[j]; sv.Version == version {
-			return sv
-		}
-	}
-	return nil
+	return find(v.Skills[i].Versions, func(sv *SkillVersion) bool { return sv.Version == version })
 }
 
 // FindRelease returns a release, or nil.
@@ -433,9 +428,14 @@ func (v *IndexVersions) FindRelease(version string) *Release {
 	if v == nil {
 		return nil
 	}
-	for i := range v.Releases {
-		if v.Releases[i].Version == version {
-			return &v.Releases[i]
+	return find(v.Releases, func(r *Release) bool { return r.Version == version })
+}
+
+// find returns the first element of s that match accepts, or nil.
+func find[T any](s []T, match func(*T) bool) *T {
+	for i := range s {
+		if match(&s[i]) {
+			return &s[i]
 		}
 	}
 	return nil
@@ -582,12 +582,7 @@ func (h *history) settle(rows []row) {
 // version returns the version this build has of the skill of history
 // entry s: the one it lists as current.
 func (s *skillHistory) version() *SkillVersion {
-	for i := range s.versions {
-		if s.versions[i].Version == s.current {
-			return &s.versions[i]
-		}
-	}
-	return nil
+	return find(s.versions, func(sv *SkillVersion) bool { return sv.Version == s.current })
 }
 
 // url spells a dist path for versions.json or a snapshot at doc: relative
@@ -633,12 +628,7 @@ func (s *set) snapshotDoc(w io.Writer) error {
 
 // entry returns the version's SKILL.md; Check guarantees there is one.
 func (sv *SkillVersion) entry() *VersionedFile {
-	for i := range sv.Files {
-		if sv.Files[i].Path == EntryFile {
-			return &sv.Files[i]
-		}
-	}
-	return &VersionedFile{}
+	return cmp.Or(find(sv.Files, func(f *VersionedFile) bool { return f.Path == EntryFile }), &VersionedFile{})
 }
 
 // versionsDoc renders versions.json; snapshot is this build's snapshot,
