@@ -90,59 +90,38 @@ func (b *Bundle) Len() int { return b.n }
 func (b *Bundle) Entries() iter.Seq2[Entry, error] {
 	return func(yield func(Entry, error) bool) {
 		for _, p := range b.parts {
-			if p.kind == partFixed {
-				if !yield(b.docs[p.i], nil) {
-					return
-				}
-				continue
-			}
-			if p.kind == partVersions {
-				for _, e := range b.set.versionEntries(p.i) {
-					if !yield(e, nil) {
-						return
-					}
-				}
-				continue
-			}
-			r := &b.set.rows[p.i]
-			if p.kind == partPage {
-				e := Entry{Path: CatalogPage(r.name), Kind: KindPage, Skill: r.name, Digest: r.page.Digest, Size: r.page.Size}
-				if !yield(e, nil) {
-					return
-				}
-				continue
-			}
-			if p.kind == partTarGz || p.kind == partZip {
+			var run []Entry // the part's entries: one skill's at most
+			switch p.kind {
+			case partFixed:
+				run = []Entry{b.docs[p.i]}
+			case partVersions:
+				run = b.set.versionEntries(p.i)
+			case partPage:
+				r := &b.set.rows[p.i]
+				run = []Entry{{Path: CatalogPage(r.name), Kind: KindPage, Skill: r.name, Digest: r.page.Digest, Size: r.page.Size}}
+			case partTarGz, partZip:
+				r := &b.set.rows[p.i]
 				a := r.archives()[p.kind-partTarGz]
-				e := Entry{Path: ArchivePath(r.name, a.a.Digest, a.ext), Kind: KindArchive, Skill: r.name, Format: a.ext, Digest: a.a.Digest, Size: a.a.Size}
-				if !yield(e, nil) {
+				run = []Entry{{Path: ArchivePath(r.name, a.a.Digest, a.ext), Kind: KindArchive, Skill: r.name, Format: a.ext, Digest: a.a.Digest, Size: a.a.Size}}
+			default:
+				r := &b.set.rows[p.i]
+				sk, err := b.set.load(r)
+				if err != nil {
+					yield(Entry{}, fmt.Errorf("layout: %w", err))
 					return
 				}
-				continue
-			}
-			sk, err := b.set.load(r)
-			if err != nil {
-				yield(Entry{}, fmt.Errorf("layout: %w", err))
-				return
-			}
-			var run []Entry
-			if p.kind == partFiles && r.hist > 0 {
-				run = b.set.versionEntries(r.hist) // in the skill's folder too
-			}
-			for _, f := range sk.Files {
-				e := Entry{Path: SkillFile(r.name, f.Path), Kind: KindFile, Skill: r.name, File: f.Path, Digest: f.Digest, Size: f.Size}
-				if p.kind == partLegacy {
-					e.Path = LegacyFile(r.name, f.Path)
+				if p.kind == partFiles && r.hist > 0 {
+					run = b.set.versionEntries(r.hist) // in the skill's folder too
 				}
-				if run != nil {
+				for _, f := range sk.Files {
+					e := Entry{Path: SkillFile(r.name, f.Path), Kind: KindFile, Skill: r.name, File: f.Path, Digest: f.Digest, Size: f.Size}
+					if p.kind == partLegacy {
+						e.Path = LegacyFile(r.name, f.Path)
+					}
 					run = append(run, e)
-					continue
 				}
-				if !yield(e, nil) {
-					return
-				}
+				slices.SortFunc(run, func(x, y Entry) int { return strings.Compare(x.Path, y.Path) })
 			}
-			slices.SortFunc(run, func(x, y Entry) int { return strings.Compare(x.Path, y.Path) })
 			for _, e := range run {
 				if !yield(e, nil) {
 					return
