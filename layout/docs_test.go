@@ -72,3 +72,16 @@ func AICatalogDoc(skills []Skill, o Options) ([]byte, error) {
 	}
 	return collect(s.aiCatalog)
 }
+
+// Lookup returns the entry at a dist path, reading through the entries.
+func (b *Bundle) Lookup(path string) (Entry, bool) {
+	for e, err := range b.Entries() {
+		if err != nil {
+			return Entry{}, false
+		}
+		if e.Path == path {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}

@@ -135,20 +135,6 @@ func (b *Bundle) Entries() iter.Seq2[Entry, error] {
 // kind KindDoc, few whatever the bundle's size.
 func (b *Bundle) Docs() []Entry { return slices.Clone(b.docs) }
 
-// Lookup returns the entry at a dist path. It reads through the entries,
-// so it is for tests and tools that look up a few.
-func (b *Bundle) Lookup(path string) (Entry, bool) {
-	for e, err := range b.Entries() {
-		if err != nil {
-			return Entry{}, false
-		}
-		if e.Path == path {
-			return e, true
-		}
-	}
-	return Entry{}, false
-}
-
 // Plan lays out the bundle of skills: each skill's files in the v0.2 tree
 // and, unless o.NoLegacy, again in the v0.1 tree (skills whose paths break
 // the v0.1 rules are left out of both the legacy index and tree); the
