@@ -330,7 +330,7 @@ func (h *Site) Open(ctx context.Context, loc string) (io.ReadCloser, int64, erro
 	case "", "identity":
 		return body, resp.ContentLength, nil
 	case "gzip":
-		if isArchive(loc) {
+		if layout.ArchiveFormat(loc) != "" {
 			return fail(errors.New("served with Content-Encoding: gzip, so clients unpack it and get bytes that do not match its digest; serve archives with no Content-Encoding"))
 		}
 		// The length declared is the compressed one, which the caller
@@ -393,10 +393,6 @@ func (h *Site) describe(err error) error {
 	}
 	return err
 }
-
-// isArchive reports whether loc names an archive by its extension, as a
-// client would take it; whether its name is right is checked on its own.
-func isArchive(loc string) bool { return layout.ArchiveFormat(loc) != "" }
 
 // tooLargeError is a file over the size limit.
 type tooLargeError struct{ limit, size int64 }

@@ -153,8 +153,8 @@ func StatementDoc(name string, files []File) ([]byte, error) {
 		},
 	}
 	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // paths as they are, not \u003c
+	enc := newEncoder(&b, "")
+	enc.SetIndent("", "") // compact, as in-toto payloads are
 	if err := enc.Encode(st); err != nil {
 		return nil, err
 	}
