@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -262,14 +263,7 @@ func line(data []byte, off int64) int {
 	return 1 + bytes.Count(data[:off], []byte("\n"))
 }
 
-func goType(kind string) string {
-	switch kind {
-	case "slice":
-		return "array"
-	case "struct", "map":
-		return "object"
-	case "int64", "int":
-		return "number"
-	}
-	return kind
-}
+// jsonTypes names Go's kinds as JSON's types, for a decoding error.
+var jsonTypes = map[string]string{"slice": "array", "struct": "object", "map": "object", "int64": "number", "int": "number"}
+
+func goType(kind string) string { return cmp.Or(jsonTypes[kind], kind) }

@@ -88,11 +88,7 @@ func (c *checker) llmsTxt() {
 			c.problem(p, "%s: url %q is not the skill's %s (%s)", label, l.URL, layout.EntryFile, layout.SkillFile(l.Name, layout.EntryFile))
 		}
 	}
-	for _, n := range c.names {
-		if !seen[n] {
-			c.problem(p, "skill %q of %s is missing; llms.txt lists every skill", n, layout.V2Index)
-		}
-	}
+	c.missing(p, seen, "llms.txt lists every skill")
 }
 
 // skillRef locates a url a document gives for a skill's file or archive,

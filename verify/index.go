@@ -122,6 +122,16 @@ func (c *checker) tooMany(p string, n int) bool {
 	return true
 }
 
+// missing reports each skill of the v2 index that the document at p does
+// not list (seen), and why it must.
+func (c *checker) missing(p string, seen map[string]bool, why string) {
+	for _, n := range c.names {
+		if !seen[n] {
+			c.problem(p, "skill %q of %s is missing; %s", n, layout.V2Index, why)
+		}
+	}
+}
+
 // archive records a claim about the archive at loc.
 func (c *checker) archive(loc, skill, from string, digest layout.Digest, size int64) *archiveRef {
 	a := c.archives[loc]
@@ -258,11 +268,7 @@ func (c *checker) mcpSkills() {
 			c.problem(p, "%s: resources do not include %s; they must list every file of the skill", label, layout.EntryFile)
 		}
 	}
-	for _, n := range c.names {
-		if !seen[n] {
-			c.problem(p, "skill %q of %s is missing; the indexes must list the same skills", n, layout.V2Index)
-		}
-	}
+	c.missing(p, seen, "the indexes must list the same skills")
 }
 
 // mcpIndex checks mcp/index.json, the legacy skill://index.json body.
@@ -327,11 +333,7 @@ func (c *checker) mcpIndex() {
 			c.problem(p, "%s: archives must list the skill's .tar.gz and .zip", label)
 		}
 	}
-	for _, n := range c.names {
-		if !seen[n] {
-			c.problem(p, "skill %q of %s is missing; the indexes must list the same skills", n, layout.V2Index)
-		}
-	}
+	c.missing(p, seen, "the indexes must list the same skills")
 }
 
 func sameJSON(a, b json.RawMessage) bool {
