@@ -94,7 +94,7 @@ const hostHint = "\n<p class=\"hint\">Replace <code>" + placeholder + "</code> w
 // glob to zsh): the placeholder and its hint are better than a command
 // that fails.
 func WithHost(page []byte, base string) []byte {
-	if !bytes.Contains(page, []byte(placeholder)) || shellQuote(base) != base {
+	if !bytes.Contains(page, []byte(placeholder)) || human.ShellQuote(base) != base {
 		return page
 	}
 	page = bytes.Replace(page, []byte(hostHint), nil, 1)
@@ -157,7 +157,6 @@ type fileView struct {
 
 type archiveView struct {
 	Name, Ext, Href, Size string
-	Bytes                 int64
 	Digest                digest
 	Fetch, Check          string // curl and sha256sum -c commands
 }
@@ -285,7 +284,7 @@ func newPage(o Options, a assets, count int, up string) page {
 		Generator: o.Generator,
 		Host:      host,
 		Known:     base != "",
-		AddAll:    "npx skills add " + shellQuote(host),
+		AddAll:    "npx skills add " + human.ShellQuote(host),
 		Count:     count,
 		CSS:       template.CSS(a.css),
 		base:      base,
@@ -372,7 +371,7 @@ func newView(s Skill, href, abs func(string) string, host string) (view, error) 
 		License:       s.License,
 		Compatibility: s.Compatibility,
 		Content:       short(s.ContentDigest),
-		Add:           "npx skills add " + shellQuote(host) + " --skill " + s.Name,
+		Add:           "npx skills add " + human.ShellQuote(host) + " --skill " + s.Name,
 		MCP:           layout.SkillURI(s.Name, layout.EntryFile),
 	}
 	files := slices.Clone(s.Files)
@@ -403,9 +402,8 @@ func newView(s Skill, href, abs func(string) string, host string) (view, error) 
 			Ext:    a.ext,
 			Href:   href(p),
 			Size:   human.Bytes(a.a.Size),
-			Bytes:  a.a.Size,
 			Digest: short(a.a.Digest),
-			Fetch:  "curl -LO " + shellQuote(abs(p)),
+			Fetch:  "curl -LO " + human.ShellQuote(abs(p)),
 			// Two spaces: the sha256sum -c line format.
 			Check: "echo '" + a.a.Digest.Hex() + "  " + name + "' | sha256sum -c",
 		})
@@ -553,21 +551,4 @@ func csp(css, js, base string) string {
 func hash(text string) string {
 	sum := sha256.Sum256([]byte(text))
 	return "'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but
-// characters that are plain in every shell.
-func shellQuote(s string) string {
-	plain := true
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("@%+=:,./_-", c) >= 0) {
-			plain = false
-			break
-		}
-	}
-	if plain && s != "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -696,19 +696,6 @@ func TestRenderEmpty(t *testing.T) {
 	}
 }
 
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"https://a.example/x":  "https://a.example/x",
-		"https://a.example/$x": "'https://a.example/$x'",
-		"it's":                 `'it'\''s'`,
-		"":                     "''",
-	} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 // FuzzRenderBody checks that no body makes the renderer fail or panic, or
 // lets a script, an event handler or a javascript: URL through.
 func FuzzRenderBody(f *testing.F) {

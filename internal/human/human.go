@@ -1,6 +1,6 @@
 // Package human writes what messages say to people the one way every
-// command says it: a count with its noun, a size in bytes, and the
-// did-you-mean of a mistyped name. It imports nothing of the module, so
+// command says it: a count with its noun, a size in bytes, the
+// did-you-mean of a mistyped name, and a word of a shell command. It imports nothing of the module, so
 // every package can use it.
 package human
 
@@ -88,4 +88,16 @@ func distance(a, b string) int {
 		}
 	}
 	return d[len(ra)][len(rb)]
+}
+
+// ShellQuote quotes s for a POSIX shell when it holds anything but
+// characters that are plain in every shell, so that a command shown can
+// be pasted as it is.
+func ShellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -65,3 +65,14 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"dist": "dist", "a/b-c_d.e": "a/b-c_d.e", "my dist": "'my dist'", "it's": `'it'\''s'`, "": "''", "$HOME": "'$HOME'",
+		"https://a.example/x": "https://a.example/x", "https://a.example/$x": "'https://a.example/$x'",
+	} {
+		if got := ShellQuote(in); got != want {
+			t.Errorf("ShellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -199,22 +199,11 @@ func duration(d time.Duration) string {
 	return d.Round(10 * time.Millisecond).String()
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it, so that a
-// suggested command can be pasted as it is.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
 // shellJoin quotes and joins args.
 func shellJoin(args []string) string {
 	q := make([]string, len(args))
 	for i, a := range args {
-		q[i] = shellQuote(a)
+		q[i] = human.ShellQuote(a)
 	}
 	return strings.Join(q, " ")
 }
@@ -340,7 +329,7 @@ func buildDone(ios *IO, out string, res *build.Result, start time.Time) {
 	if res.DryRun {
 		return
 	}
-	ios.Nextf("next: skillpack serve %s   (or open %s)", lint.Printable(shellQuote(out)), lint.Printable(shellQuote(filepath.Join(out, layout.Catalog))))
+	ios.Nextf("next: skillpack serve %s   (or open %s)", lint.Printable(human.ShellQuote(out)), lint.Printable(human.ShellQuote(filepath.Join(out, layout.Catalog))))
 }
 
 // formatReport prints lint's report on stdout. The text format is for a

@@ -295,14 +295,6 @@ func TestStepTimer(t *testing.T) {
 	}
 }
 
-func TestShellQuote(t *testing.T) {
-	for in, want := range map[string]string{"dist": "dist", "a/b-c_d.e": "a/b-c_d.e", "my dist": "'my dist'", "it's": `'it'\''s'`, "": "''", "$HOME": "'$HOME'"} {
-		if got := shellQuote(in); got != want {
-			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
-		}
-	}
-}
-
 // TestHostileNames runs lint and build over files and a folder whose names
 // hold what a crafted name can (an escape sequence, a line break that fakes
 // a finding, a carriage return, a tab), and checks that no line a person or
