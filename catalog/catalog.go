@@ -125,9 +125,8 @@ type page struct {
 // script).
 type tocEntry struct{ Name, Description, Letter, Href string }
 
-// entry is what Render keeps of every skill from its first reading to the
-// last: enough to sort the page and read the skill again, a few dozen
-// bytes.
+// entry is what a Catalog keeps of every skill: enough to sort the pages
+// and read the skill again, a few dozen bytes.
 type entry struct {
 	name string
 	i    int // the skill's index in Skills
@@ -185,10 +184,36 @@ type Catalog struct {
 // the order of the pages. A skill that cannot be read stops it; failed
 // checks do not, so that the error lists them all.
 func New(skills Skills, o Options) (*Catalog, error) {
-	idx, err := scan(skills, o)
-	if err != nil {
+	var errs []error
+	if o.Source != "" {
+		if u, err := url.Parse(o.Source); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+			errs = append(errs, fmt.Errorf("catalog: source %q: use an absolute http or https URL, such as https://github.com/OWNER/REPO", o.Source))
+		}
+	}
+	if err := layout.CheckBaseURL(o.BaseURL); err != nil {
+		errs = append(errs, fmt.Errorf("catalog: %w", err))
+	}
+	n := skills.Len()
+	idx := make([]entry, 0, n)
+	seen := make(map[string]bool, n)
+	for i := range n {
+		s, err := skills.Skill(i)
+		if err != nil {
+			return nil, fmt.Errorf("catalog: skill %d: %w", i, err)
+		}
+		// A copy, so that the entry does not keep alive whatever the
+		// name was cut from, such as the whole record the skill was
+		// decoded from.
+		name := strings.Clone(s.Name)
+		errs = append(errs, check(s, seen[name])...)
+		seen[name] = true
+		idx = append(idx, entry{name, i})
+	}
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	// Names are unique, so the order is total.
+	slices.SortFunc(idx, func(a, b entry) int { return strings.Compare(a.name, b.name) })
 	a, err := load()
 	if err != nil {
 		return nil, err
@@ -416,44 +441,6 @@ func newView(s Skill, href, abs func(string) string, host string) (view, error) 
 		return view{}, err
 	}
 	return v, nil
-}
-
-// scan returns an entry per skill, sorted by name (see New).
-func scan(skills Skills, o Options) ([]entry, error) {
-	var errs []error
-	if o.Source != "" {
-		if u, err := url.Parse(o.Source); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
-			errs = append(errs, fmt.Errorf("catalog: source %q: use an absolute http or https URL, such as https://github.com/OWNER/REPO", o.Source))
-		}
-	}
-	if o.BaseURL != "" {
-		u, err := url.Parse(o.BaseURL)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-			errs = append(errs, fmt.Errorf("catalog: base URL %q: use an absolute http or https URL without query or fragment, such as https://example.com/skills", o.BaseURL))
-		}
-	}
-	n := skills.Len()
-	idx := make([]entry, 0, n)
-	seen := make(map[string]bool, n)
-	for i := range n {
-		s, err := skills.Skill(i)
-		if err != nil {
-			return nil, fmt.Errorf("catalog: skill %d: %w", i, err)
-		}
-		// A copy, so that the entry does not keep alive whatever the
-		// name was cut from, such as the whole record the skill was
-		// decoded from.
-		name := strings.Clone(s.Name)
-		errs = append(errs, check(s, seen[name])...)
-		seen[name] = true
-		idx = append(idx, entry{name, i})
-	}
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	// Names are unique, so the order is total.
-	slices.SortFunc(idx, func(a, b entry) int { return strings.Compare(a.name, b.name) })
-	return idx, nil
 }
 
 // reread returns the skill of e again, for the page. Skills promises the
