@@ -80,7 +80,7 @@ func (b *Bundle) hold(prev *Bundle, lim limits) error {
 	bad := make([]error, len(paths))
 	parallel.Each(len(paths), 0, func(i int) error {
 		f := b.files[paths[i]]
-		if old := prev.same(f); old != nil {
+		if old := prev.held(f); f.how == inMemory && old != nil && old.how == inMemory {
 			// What prev holds at this path, with this digest: its bytes
 			// in memory need nothing from the disk, not even a look.
 			f.data, f.mod = old.data, old.mod
@@ -140,7 +140,9 @@ func (b *Bundle) take(f *file, prev *Bundle) error {
 		}
 		f.data = data.Bytes()
 	case f.how == keptOpen:
-		if prev == nil || !prev.holdsSame(f, info) {
+		// Not hashed again if it is the very file prev keeps open,
+		// verified, unchanged.
+		if old := prev.held(f); old == nil || old.fh == nil || !unchanged(old.seen, info) {
 			if err := f.check(fh); err != nil {
 				fh.Close()
 				return err
@@ -172,23 +174,16 @@ func (b *Bundle) open(f *file) (*os.File, fs.FileInfo, error) {
 	return fh, info, nil
 }
 
-// same returns the file b holds in memory at f's path with f's digest, or
-// nil; b may be nil.
-func (b *Bundle) same(f *file) *file {
-	if b == nil || f.how != inMemory {
+// held returns the file b serves at f's path with f's digest, or nil; b
+// may be nil.
+func (b *Bundle) held(f *file) *file {
+	if b == nil {
 		return nil
 	}
-	if old := b.files[f.path]; old != nil && old.how == inMemory && old.digest == f.digest {
+	if old := b.files[f.path]; old != nil && old.digest == f.digest {
 		return old
 	}
 	return nil
-}
-
-// holdsSame reports whether b keeps open, verified, the very file info
-// describes, unchanged, with the digest f needs.
-func (b *Bundle) holdsSame(f *file, info fs.FileInfo) bool {
-	old := b.files[f.path]
-	return old != nil && old.fh != nil && old.digest == f.digest && unchanged(old.seen, info)
 }
 
 func unchanged(seen, now fs.FileInfo) bool {
@@ -329,7 +324,7 @@ func (b *Bundle) acquire() bool {
 // as every held file is (see content): an archive kept in memory keeps its
 // bytes; one kept open keeps its descriptor, which reaches the file after
 // the build has removed its name. One opened by name is dropped, since its
-// name is gone. Retired files are bounded by retiredLimits, newest first,
+// name is gone. Retired files are bounded (see reloadBundle), newest first,
 // and dropped when their grace period ends, at the next switch or by the
 // reload that expire schedules.
 type retiredFile struct {
@@ -341,20 +336,6 @@ type retiredFile struct {
 var skew atomic.Int64
 
 func now() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
-
-// gracePeriod is how long the immutable files of a replaced bundle stay
-// served: twice the lifetime of the index that named them (a client may
-// use an index that old, and then fetch what it names), and at least a
-// minute, so that even a client told not to cache has time to fetch.
-func gracePeriod(c *layout.Cache) time.Duration { return max(2*c.Index, time.Minute) }
-
-// retiredLimits bounds what a bundle keeps of the ones it replaced: an
-// eighth of the process's file limit open (the live bundle and its
-// successor may hold a quarter each), and a quarter of the in-memory
-// budget.
-func retiredLimits(lim limits) limits {
-	return limits{memory: lim.memory / 4, open: lim.open / 2}
-}
 
 // file returns the file b serves at p: one of its own, or a retired one
 // whose grace period has not ended.

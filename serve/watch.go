@@ -237,7 +237,14 @@ func (s *Server) reloadBundle(expired *Bundle) error {
 	if err != nil {
 		return err
 	}
-	if n := b.retire(cur, now(), gracePeriod(s.opts.Cache), retiredLimits(lim)); n > 0 {
+	// The grace period is twice the lifetime of the index that named the
+	// files (a client may use an index that old, and then fetch what it
+	// names), and at least a minute, so that even a client told not to
+	// cache has time to fetch. Retired files may take an eighth of the
+	// process's file limit open (the live bundle and its successor may
+	// hold a quarter each), and a quarter of the in-memory budget.
+	grace := max(2*s.opts.Cache.Index, time.Minute)
+	if n := b.retire(cur, now(), grace, limits{memory: lim.memory / 4, open: lim.open / 2}); n > 0 {
 		s.logf("%d archives of earlier builds are no longer served before their grace period ends: they do not fit the memory and open files set aside for them", n)
 	}
 	if first := b.firstExpiry(); !first.IsZero() {
