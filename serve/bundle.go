@@ -130,9 +130,9 @@ func openBundle(dir string, prev *Bundle, lim limits) (*Bundle, error) {
 	return b, nil
 }
 
-// record is what serve takes from the build record: every file the
+// recorded is what serve takes from the build record: every file the
 // build wrote, and every document and page with its digest and size.
-type record struct {
+type recorded struct {
 	files map[string]bool
 	docs  map[string]layout.Artifact
 }
@@ -199,9 +199,9 @@ func (b *Bundle) load() error {
 			b.add(a, layout.VersionsIndex)
 		}
 	}
-	// The documents are served as the record gives them, when checksums.txt
-	// (the anchor, which the record alone gives) gives the same digest;
-	// every file checksums.txt lists must be served with its digest.
+	// The documents checksums.txt lists, and checksums.txt itself, are
+	// served with the digest and size the record gives them; every file
+	// checksums.txt lists must be served with the digest it gives.
 	for p, a := range r.docs {
 		if _, ok := pub.Sums[p]; ok || p == layout.Checksums {
 			b.add(a, layout.BuildRecord)
@@ -244,8 +244,8 @@ func (b *Bundle) load() error {
 // readRecord reads the build record, and notes which file it read: what
 // Follow compares is the record read here, since a build replaces it
 // whenever it replaces the bundle.
-func (b *Bundle) readRecord() (record, error) {
-	r := record{files: map[string]bool{}, docs: map[string]layout.Artifact{}}
+func (b *Bundle) readRecord() (recorded, error) {
+	r := recorded{files: map[string]bool{}, docs: map[string]layout.Artifact{}}
 	fh, _, err := b.src.File(layout.BuildRecord)
 	if err == nil {
 		defer fh.Close()
