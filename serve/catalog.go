@@ -33,10 +33,12 @@ func (s *Server) serveCatalog(w http.ResponseWriter, r *http.Request, b *Bundle,
 var varyHost = []string{"Host"}
 
 // requestBase is the URL the request was sent to, without its path, or ""
-// when its Host is not a plain host[:port], which a page must not echo.
+// when its Host is not a host name or address, with or without a port,
+// in the plainest spelling, which a page must not echo.
 func requestBase(r *http.Request) string {
+	const plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]"
 	host := r.Host
-	if !plainHost(host) {
+	if len(host) == 0 || len(host) > 255 || strings.Trim(host, plain) != "" {
 		return ""
 	}
 	if r.TLS != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,33 +30,25 @@ const maxURLLength = 2048
 // then, when the server has tokens, asks for one.
 func (s *Server) Handler() http.Handler {
 	mcpH := s.mcpHandler()
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if len(r.RequestURI) > maxURLLength {
-			http.Error(w, "request URI too long", http.StatusRequestURITooLong)
-			return
-		}
-		if msg := badPath(r); msg != "" {
-			http.Error(w, msg, http.StatusBadRequest)
-			return
-		}
-		// A preflight carries no credentials (Fetch leaves them out), so
-		// it is answered before the token check.
-		if r.Method != http.MethodOptions && !s.authorized(r) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="skillpack"`)
-			w.Header().Set("Access-Control-Allow-Origin", "*")
-			http.Error(w, "this server needs a bearer token: send Authorization: Bearer <token>", http.StatusUnauthorized)
-			return
-		}
-		if r.URL.Path == MCPPath {
-			mcpH.ServeHTTP(w, r)
-			return
-		}
-		s.serveFile(w, r)
-	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		began := time.Now()
 		rw := &response{ResponseWriter: w, rc: http.NewResponseController(w), grace: s.opts.writeTimeout, status: http.StatusOK}
-		h.ServeHTTP(rw, r)
+		switch msg := badPath(r); {
+		case len(r.RequestURI) > maxURLLength:
+			http.Error(rw, "request URI too long", http.StatusRequestURITooLong)
+		case msg != "":
+			http.Error(rw, msg, http.StatusBadRequest)
+		// A preflight carries no credentials (Fetch leaves them out), so
+		// it is answered before the token check.
+		case r.Method != http.MethodOptions && !s.authorized(r):
+			rw.Header().Set("WWW-Authenticate", `Bearer realm="skillpack"`)
+			rw.Header().Set("Access-Control-Allow-Origin", "*")
+			http.Error(rw, "this server needs a bearer token: send Authorization: Bearer <token>", http.StatusUnauthorized)
+		case r.URL.Path == MCPPath:
+			mcpH.ServeHTTP(rw, r)
+		default:
+			s.serveFile(rw, r)
+		}
 		if s.opts.LogRequests {
 			s.logRequest(r, rw, began)
 		}
@@ -179,7 +172,8 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, p, etag, ctype str
 	h.Set("Cache-Control", s.opts.Cache.Control(p))
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Etag", etag)
-	if mem, ok := body.(*bytes.Reader); ok && plain(r) {
+	plain := !slices.ContainsFunc(conditions, func(k string) bool { return r.Header[k] != nil })
+	if mem, ok := body.(*bytes.Reader); ok && plain {
 		// What ServeContent would add.
 		h.Set("Last-Modified", mod.UTC().Format(http.TimeFormat))
 		h.Set("Accept-Ranges", "bytes")
@@ -192,34 +186,9 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, p, etag, ctype str
 	http.ServeContent(w, r, p, mod, body)
 }
 
-// plain reports whether r asks for a whole file without conditions.
-func plain(r *http.Request) bool {
-	for _, k := range conditions {
-		if _, ok := r.Header[k]; ok {
-			return false
-		}
-	}
-	return true
-}
-
 // conditions are the request headers that ask for less than a whole file,
 // or for it only if something holds: ServeContent answers them.
 var conditions = []string{"Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"}
-
-// plainHost reports whether h is a host name or address, with or without
-// a port, in the plainest spelling: what a page may echo (requestBase).
-func plainHost(h string) bool {
-	if len(h) == 0 || len(h) > 255 {
-		return false
-	}
-	for i := 0; i < len(h); i++ {
-		c := h[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte(".-:[]", c) >= 0) {
-			return false
-		}
-	}
-	return true
-}
 
 // mcpHandler serves MCP over stateless streamable HTTP, with a bounded
 // request body that must arrive within 30 seconds. Stateless: each request
