@@ -63,15 +63,20 @@ func (b *builder) run() (*staged, error) {
 	// skills when the output is inside the input.
 	b.sweep()
 	d := &discovered{}
+	var skipped [3]string
 	var errs [3]error
-	var wg sync.WaitGroup
-	wg.Go(func() { d.discovery, errs[0] = do(b, "discover", b.discover) })
-	wg.Go(func() { d.out, errs[1] = do(b, "check output", b.checkOutput) })
-	wg.Go(func() { d.llms, errs[2] = do(b, "llms.txt", b.llmsTxt) })
-	wg.Wait()
+	if errs[0] = b.interrupted(); errs[0] == nil {
+		var wg sync.WaitGroup
+		wg.Go(func() { d.discovery, skipped[0], errs[0] = b.discover() })
+		wg.Go(func() { d.out, skipped[1], errs[1] = b.checkOutput() })
+		wg.Go(func() { d.llms, skipped[2], errs[2] = b.llmsTxt() })
+		wg.Wait()
+	}
 	defer d.out.close() // after the staging folder is discarded (below)
-	if err := cmp.Or(errs[:]...); err != nil {
-		return nil, err
+	for i, name := range []string{"discover", "check output", "llms.txt"} {
+		if err := b.report(name, skipped[i], errs[i]); err != nil {
+			return nil, err
+		}
 	}
 	defer b.st.discard() // unless swap made it the output
 	p, err := do(b, "pack", func() (*packed, string, error) { return b.pack(d) })
@@ -115,14 +120,19 @@ func do[T any](b *builder, name string, fn func() (T, string, error)) (T, error)
 }
 
 // step runs one named step, unless the build was interrupted. fn returns
-// why it did nothing ("" when it did its work), said with -v; its error is
-// prefixed with the step's name unless it is about the skills.
+// why it did nothing ("" when it did its work).
 func (b *builder) step(name string, fn func() (skipped string, err error)) error {
 	err := b.interrupted()
 	skipped := ""
 	if err == nil {
 		skipped, err = fn()
 	}
+	return b.report(name, skipped, err)
+}
+
+// report says why a step skipped, with -v, and returns its error,
+// prefixed with the step's name unless it is about the skills.
+func (b *builder) report(name, skipped string, err error) error {
 	switch {
 	case err == nil:
 		if skipped != "" && b.opts.Verbose {
