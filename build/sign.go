@@ -28,7 +28,7 @@ import (
 
 // signStaged signs, in the staging folder, targets (with sign) and each
 // of folders (with signFolder, unless it is nil), writes each signature
-// beside what it signs, says so, and returns the signatures' dist paths,
+// beside what it signs, and returns the signatures' dist paths,
 // sorted. Each file is read again from the staging folder and must have
 // the digest the bundle records: a signature vouches for the bytes that
 // are swapped in.
@@ -96,12 +96,16 @@ func (b *builder) signStaged(targets []layout.Artifact, folders iter.Seq2[folder
 	}
 	slices.Sort(sigs)
 	slices.Sort(folderSigs)
+	return sigs, folderSigs, nil
+}
+
+// logSigned says what the sign step signed.
+func (b *builder) logSigned(sigs, folderSigs []string) {
 	line := fmt.Sprintf("• sign: %s, %s beside each", human.Plural(len(sigs), "artifact", "artifacts"), layout.SignatureSuffix)
 	if len(folderSigs) > 0 {
 		line += fmt.Sprintf("; %s, %s in each", human.Plural(len(folderSigs), "skill folder", "skill folders"), layout.FolderSignatureFile)
 	}
 	b.logf("%s", line)
-	return sigs, folderSigs, nil
 }
 
 // changedError is an artifact whose bytes are not those the bundle
@@ -252,6 +256,7 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 	if err := b.st.swap(nil); err != nil {
 		return nil, err
 	}
+	b.logSigned(sigs, folderSigs)
 	return &SignResult{Signatures: sigs, Folders: folderSigs}, nil
 }
 
@@ -295,7 +300,10 @@ func (b *builder) sign(s *staged) (string, error) {
 			targets = append(targets, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 		}
 	}
-	_, _, err := b.signStaged(targets, s.folders(), b.opts.Sign, b.opts.SignFolder)
+	sigs, folderSigs, err := b.signStaged(targets, s.folders(), b.opts.Sign, b.opts.SignFolder)
+	if err == nil {
+		b.logSigned(sigs, folderSigs)
+	}
 	return "", err
 }
 
