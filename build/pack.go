@@ -431,54 +431,54 @@ func (a *archive) release() {
 	}
 }
 
-func (a *archive) finish() (layout.Archive, error) {
-	return a.finishAs(func(ar layout.Archive) string {
-		return a.b.st.path(layout.ArchivePath(a.name, ar.Digest, a.ext))
-	})
+// result is the archive's digest and size.
+func (a *archive) result() layout.Archive {
+	return layout.Archive{Digest: layout.SumDigest(a.sum.h.Sum(nil)), Size: a.sum.n}
 }
 
-// finishAs writes the archive to the path that dst derives from its
-// digest.
-func (a *archive) finishAs(dst func(layout.Archive) string) (layout.Archive, error) {
-	ar := layout.Archive{Digest: layout.SumDigest(a.sum.h.Sum(nil)), Size: a.sum.n}
+// finish writes the archive under its content-addressed name in the
+// staging folder.
+func (a *archive) finish() (layout.Archive, error) {
+	ar := a.result()
+	return ar, a.finishAt(a.b.st.path(layout.ArchivePath(a.name, ar.Digest, a.ext)), false)
+}
+
+// finishAt writes the archive to path: from memory, or from its
+// temporary file in one rename, which with replace it always is, so that
+// a file already there is replaced at once (skillpack pack writes beside
+// files the user keeps).
+func (a *archive) finishAt(path string, replace bool) error {
+	if a.buf != nil && replace {
+		if err := a.spill(); err != nil {
+			return err
+		}
+	}
 	switch {
 	case a.buf != nil:
 		defer a.release()
-		return ar, a.b.st.writeFile(dst(ar), a.buf.Bytes())
+		return a.b.st.writeFile(path, a.buf.Bytes())
 	case a.f == nil:
-		return ar, nil // a dry run
+		return nil // a dry run
 	}
 	if err := a.w.Flush(); err != nil {
-		return ar, err
+		return err
 	}
 	// CreateTemp makes 0600; a bundle is meant to be served.
 	if err := a.f.Chmod(0o644); err != nil {
-		return ar, err
+		return err
 	}
 	if err := a.f.Close(); err != nil {
-		return ar, err
+		return err
 	}
-	path := dst(ar)
 	if err := a.b.st.mkdirAll(filepath.Dir(path)); err != nil {
-		return ar, err
+		return err
 	}
 	if err := os.Rename(a.f.Name(), path); err != nil {
-		return ar, err
+		return err
 	}
 	a.f = nil
 	a.b.st.made.Add(1)
-	return ar, nil
-}
-
-// finishAt writes the archive to dst, replacing a file already there in
-// one rename: skillpack pack writes beside files the user keeps.
-func (a *archive) finishAt(dst string) (layout.Archive, error) {
-	if a.buf != nil {
-		if err := a.spill(); err != nil {
-			return layout.Archive{}, err
-		}
-	}
-	return a.finishAs(func(layout.Archive) string { return dst })
+	return nil
 }
 
 // discard drops an archive that was not finished.

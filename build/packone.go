@@ -84,10 +84,10 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 	p.ContentDigest = layout.SumDigest(cd[:])
 	for _, a := range []*archive{tgz, zip} {
 		dst := filepath.Join(out, p.Name+"."+a.ext)
-		ar, err := a.finishAt(dst)
-		if err != nil {
+		if err := a.finishAt(dst, true); err != nil {
 			return p, err
 		}
+		ar := a.result()
 		p.Artifacts = append(p.Artifacts, Artifact{Path: filepath.ToSlash(dst), Digest: ar.Digest, Size: ar.Size})
 	}
 	return p, nil
