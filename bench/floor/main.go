@@ -76,25 +76,14 @@ func hashTree(root string, jobs int) (int, int64, [32]byte, error) {
 	sums := make([][32]byte, len(paths))
 	sizes := make([]int64, len(paths))
 	errs := make([]error, len(paths))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			h := sha256.New()
-			buf := make([]byte, 64<<10)
-			for i := range next {
-				sizes[i], errs[i] = hashFile(paths[i], h, buf)
-				h.Sum(sums[i][:0])
-			}
-		}()
-	}
-	for i := range paths {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	each(len(paths), jobs, func() func(int) {
+		h := sha256.New()
+		buf := make([]byte, 64<<10)
+		return func(i int) {
+			sizes[i], errs[i] = hashFile(paths[i], h, buf)
+			h.Sum(sums[i][:0])
+		}
+	})
 	all := sha256.New()
 	var total int64
 	for i := range paths {
@@ -145,23 +134,14 @@ func freshTree(root, out string, jobs int) (int, int64, [32]byte, error) {
 		err   error
 	}
 	results := make([]done, len(skills))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range jobs {
-		wg.Go(func() {
-			fw, _ := flate.NewWriter(nil, pack.Level)
-			buf := make([]byte, 64<<10)
-			for i := range next {
-				r := &results[i]
-				r.sums, r.bytes, r.err = freshSkill(filepath.Join(root, skills[i]), filepath.Join(out, skills[i]), fw, buf)
-			}
-		})
-	}
-	for i := range skills {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
+	each(len(skills), jobs, func() func(int) {
+		fw, _ := flate.NewWriter(nil, pack.Level)
+		buf := make([]byte, 64<<10)
+		return func(i int) {
+			r := &results[i]
+			r.sums, r.bytes, r.err = freshSkill(filepath.Join(root, skills[i]), filepath.Join(out, skills[i]), fw, buf)
+		}
+	})
 	all := sha256.New()
 	var n int
 	var total int64
@@ -246,4 +226,24 @@ func regularFiles(root string) ([]string, error) {
 	})
 	sort.Strings(paths)
 	return paths, err
+}
+
+// each calls work(i) for every i in [0, n) on jobs workers, each with the
+// function newWorker makes for it (holding its own buffers).
+func each(n, jobs int, newWorker func() func(i int)) {
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range jobs {
+		work := newWorker()
+		wg.Go(func() {
+			for i := range next {
+				work(i)
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
