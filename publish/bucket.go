@@ -26,8 +26,9 @@ type Bucket interface {
 	// String names the target (s3://bucket/prefix); String()+"/"+path
 	// names an object in messages.
 	String() string
-	// List is every key under the prefix, as a dist path.
-	List(ctx context.Context) (map[string]Listed, error)
+	// List is every key under the prefix, as a dist path, with the size
+	// and ETag a listing gives.
+	List(ctx context.Context) (map[string]Stored, error)
 	// Stat is what the store keeps of an object beside its bytes.
 	Stat(ctx context.Context, path string) (Stored, error)
 	// Open is an object's bytes and their size (bundle.Store's Open).
@@ -39,16 +40,10 @@ type Bucket interface {
 	Delete(ctx context.Context, path string) error
 }
 
-// Listed is a key as a listing gives it.
-type Listed struct {
-	Size int64
-	ETag string // without quotes
-}
-
 // Stored is what a Bucket keeps of an object.
 type Stored struct {
 	Size         int64
-	ETag         string
+	ETag         string        // without quotes
 	Checksum     layout.Digest // the store's sha256 checksum; "" where it keeps none
 	Digest       layout.Digest // the digest publish put in its metadata; "" for another tool's write
 	ContentType  string
@@ -76,7 +71,7 @@ type bucketRun struct {
 	o  BucketOptions
 
 	// existing is every key under the prefix when the run began.
-	existing map[string]Listed
+	existing map[string]Stored
 	// inv is the inventory of the last complete run (nil: none, or one
 	// that could not be read), and etags this run's, to write at its end.
 	inv   map[string]entry
@@ -205,8 +200,7 @@ func (p *bucketRun) inventory(ctx context.Context) map[string]entry {
 	if err != nil {
 		return nil
 	}
-	inv, _ := decodeInventory(data)
-	return inv
+	return decodeInventory(data)
 }
 
 // upload makes one object present: as it is when its stored digest, size

@@ -154,21 +154,11 @@ func Open(dir string) (*Bundle, error) {
 // firstFew is the first n errors of errs that are not nil, and a line
 // counting the rest: one bad bundle should not print a thousand lines.
 func firstFew(errs []error, n int) []error {
-	var out []error
-	more := 0
-	for _, err := range errs {
-		switch {
-		case err == nil:
-		case len(out) < n:
-			out = append(out, err)
-		default:
-			more++
-		}
+	errs = slices.DeleteFunc(errs, func(err error) bool { return err == nil })
+	if len(errs) > n {
+		errs = append(errs[:n], fmt.Errorf("and %d more files like these", len(errs)-n))
 	}
-	if more > 0 {
-		out = append(out, fmt.Errorf("and %d more files like these", more))
-	}
-	return out
+	return errs
 }
 
 // object checks one file the record lists and makes its Object.

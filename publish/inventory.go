@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"errors"
 	"io"
 	"slices"
 	"strings"
@@ -54,26 +53,22 @@ func (e entry) vouches(o Object, etag string) bool {
 		e.ContentType == o.ContentType && e.CacheControl == o.CacheControl
 }
 
-// decodeInventory reads an inventory. One that cannot be read is only a
+// decodeInventory reads an inventory; nil when it cannot, which is only a
 // lost shortcut: the caller asks for every object instead.
-func decodeInventory(data []byte) (map[string]entry, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
+func decodeInventory(data []byte) map[string]entry {
 	var inv inventory
-	dec := json.NewDecoder(io.LimitReader(zr, maxInventory))
-	if err := dec.Decode(&inv); err != nil {
-		return nil, err
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil || json.NewDecoder(io.LimitReader(zr, maxInventory)).Decode(&inv) != nil {
+		return nil
 	}
 	out := make(map[string]entry, len(inv.Objects))
 	for _, e := range inv.Objects {
 		if !e.Digest.Valid() {
-			return nil, errors.New("an entry's digest is not sha256: and 64 hex digits")
+			return nil
 		}
 		out[e.Path] = e
 	}
-	return out, nil
+	return out
 }
 
 // etags collects the ETag of each object made present in this run, by

@@ -23,10 +23,6 @@ type progress struct {
 	drawn      bool
 }
 
-func newProgress(w io.Writer, objects []Object) *progress {
-	return &progress{w: w, total: len(objects)}
-}
-
 // add counts a result, under the Runner's lock.
 func (p *progress) add(r Result) {
 	p.done++

@@ -177,7 +177,7 @@ func (o Retry) Runner(server string, jobs int, retryable func(error) bool) *Runn
 func (r *Runner) Run(ctx context.Context, objects []Object, do Do) error {
 	objects = slices.Clone(objects)
 	slices.SortStableFunc(objects, func(x, y Object) int { return cmp.Compare(x.Stage, y.Stage) })
-	p := newProgress(r.Progress, objects)
+	p := &progress{w: r.Progress, total: len(objects)}
 	defer p.finish(&r.mu)
 
 	var failed error

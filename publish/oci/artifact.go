@@ -97,18 +97,28 @@ func skillManifest(s publish.Skill) manifest {
 	if s.License != "" {
 		ann[annLicenses] = s.License
 	}
-	m := ocispec.Manifest{
+	return imageManifest(ArtifactTypeSkill, config, []blob{tarGz, md}, nil, ann)
+}
+
+// imageManifest is an image manifest of artifactType: config and layers,
+// and subject for a referrer.
+func imageManifest(artifactType string, config blob, layers []blob, subject *ocispec.Descriptor, ann map[string]string) manifest {
+	descs := make([]ocispec.Descriptor, len(layers))
+	for i, l := range layers {
+		descs[i] = l.desc
+	}
+	data := mustJSON(ocispec.Manifest{
 		Versioned:    specs.Versioned{SchemaVersion: 2},
 		MediaType:    ocispec.MediaTypeImageManifest,
-		ArtifactType: ArtifactTypeSkill,
+		ArtifactType: artifactType,
 		Config:       config.desc,
-		Layers:       []ocispec.Descriptor{tarGz.desc, md.desc},
+		Layers:       descs,
+		Subject:      subject,
 		Annotations:  ann,
-	}
-	data := mustJSON(m)
+	})
 	desc := descriptorOf(ocispec.MediaTypeImageManifest, data)
-	desc.ArtifactType = ArtifactTypeSkill
-	return manifest{desc: desc, data: data, blobs: []blob{config, tarGz, md}}
+	desc.ArtifactType = artifactType
+	return manifest{desc: desc, data: data, blobs: append([]blob{config}, layers...)}
 }
 
 // emptyConfig is the image spec's empty descriptor, {}: a Sigstore bundle
@@ -143,23 +153,7 @@ func folderSignatureManifest(subject ocispec.Descriptor, sig blob) manifest {
 // referrer is an artifact of layers, with the empty config, that refers to
 // subject.
 func referrer(artifactType string, subject ocispec.Descriptor, layers []blob, ann map[string]string) manifest {
-	descs := make([]ocispec.Descriptor, len(layers))
-	for i, l := range layers {
-		descs[i] = l.desc
-	}
-	m := ocispec.Manifest{
-		Versioned:    specs.Versioned{SchemaVersion: 2},
-		MediaType:    ocispec.MediaTypeImageManifest,
-		ArtifactType: artifactType,
-		Config:       emptyConfig.desc,
-		Layers:       descs,
-		Subject:      &ocispec.Descriptor{MediaType: subject.MediaType, Digest: subject.Digest, Size: subject.Size},
-		Annotations:  ann,
-	}
-	data := mustJSON(m)
-	desc := descriptorOf(ocispec.MediaTypeImageManifest, data)
-	desc.ArtifactType = artifactType
-	return manifest{desc: desc, data: data, blobs: append([]blob{emptyConfig}, layers...)}
+	return imageManifest(artifactType, emptyConfig, layers, &ocispec.Descriptor{MediaType: subject.MediaType, Digest: subject.Digest, Size: subject.Size}, ann)
 }
 
 // maxManifestSize is the largest manifest every registry must take: the

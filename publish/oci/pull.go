@@ -259,9 +259,11 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 		return Pulled{}, fmt.Errorf("skill %s's archive: %w", name, err)
 	}
 	p.unpacked += n
-	// A skill.oms.sig the skill ships in its archive is its author's,
-	// and is kept.
-	if sigFile := filepath.Join(tmp, layout.FolderSignatureFile); !exists(sigFile) {
+	// The folder signature attached to the manifest goes where `skillpack
+	// verify` and OMS verifiers look for it; a skill.oms.sig the skill
+	// ships in its archive is its author's, and is kept.
+	sigFile := filepath.Join(tmp, layout.FolderSignatureFile)
+	if _, err := os.Lstat(sigFile); err != nil {
 		var sig []byte
 		err := p.run.Call(ctx, func(ctx context.Context) (err error) {
 			sig, err = r.folderSignature(ctx, p.t, desc)
@@ -270,8 +272,10 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 		if err != nil {
 			return Pulled{}, fmt.Errorf("skill %s's folder signature: %w", name, err)
 		}
-		if err := writeSignature(sigFile, sig); err != nil {
-			return Pulled{}, err
+		if sig != nil {
+			if err := os.WriteFile(sigFile, sig, 0o644); err != nil {
+				return Pulled{}, fmt.Errorf("%w: %w", ErrWrite, err)
+			}
 		}
 	}
 	if err := os.Rename(tmp, dest); err != nil {
@@ -305,24 +309,6 @@ func (r *remoteRepo) fetchBlob(ctx context.Context, desc ocispec.Descriptor) ([]
 	defer rc.Close()
 	data, err := content.ReadAll(rc, desc)
 	return data, r.timedOut(ctx, err)
-}
-
-// writeSignature writes a skill's folder signature, if it has one, as
-// skill.oms.sig in its folder, where `skillpack verify` and OMS verifiers
-// look for it.
-func writeSignature(name string, sig []byte) error {
-	if sig == nil {
-		return nil
-	}
-	if err := os.WriteFile(name, sig, 0o644); err != nil {
-		return fmt.Errorf("%w: %w", ErrWrite, err)
-	}
-	return nil
-}
-
-func exists(name string) bool {
-	_, err := os.Lstat(name)
-	return err == nil
 }
 
 // unpack writes a skill archive's files under dir and returns how many

@@ -56,9 +56,9 @@ func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, r
 }
 
 // List is every key under the prefix, as a bundle path.
-func (b *Bucket) List(ctx context.Context) (map[string]publish.Listed, error) {
+func (b *Bucket) List(ctx context.Context) (map[string]publish.Stored, error) {
 	prefix := b.t.Key("")
-	out := map[string]publish.Listed{}
+	out := map[string]publish.Stored{}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // a listing left early stops
 	for obj := range b.c.ListObjects(ctx, b.t.Bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
@@ -66,7 +66,7 @@ func (b *Bucket) List(ctx context.Context) (map[string]publish.Listed, error) {
 			return nil, obj.Err
 		}
 		if path, ok := strings.CutPrefix(obj.Key, prefix); ok {
-			out[path] = publish.Listed{Size: obj.Size, ETag: strings.Trim(obj.ETag, `"`)}
+			out[path] = publish.Stored{Size: obj.Size, ETag: strings.Trim(obj.ETag, `"`)}
 		}
 	}
 	// minio-go ends a listing whose context ended without an error: a
@@ -84,7 +84,7 @@ func (b *Bucket) Stat(ctx context.Context, path string) (publish.Stored, error) 
 	} else if err != nil {
 		return publish.Stored{}, err
 	}
-	st := publish.Stored{Size: info.Size, ETag: info.ETag, ContentType: info.ContentType, CacheControl: info.Metadata.Get("Cache-Control")}
+	st := publish.Stored{Size: info.Size, ETag: strings.Trim(info.ETag, `"`), ContentType: info.ContentType, CacheControl: info.Metadata.Get("Cache-Control")}
 	if sum, err := base64.StdEncoding.DecodeString(info.ChecksumSHA256); err == nil && len(sum) == sha256.Size {
 		st.Checksum = layout.SumDigest(sum)
 	}
