@@ -58,7 +58,7 @@ type Pulled struct {
 // that a registry's short outage costs a wait, not the pull; one that
 // keeps failing ends it with publish.ErrUnavailable.
 func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, error) {
-	ref, t, r, err := openSource(source, o)
+	t, r, err := openSource(source, o)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, 
 	var desc ocispec.Descriptor
 	var data []byte
 	err = run.Call(ctx, func(ctx context.Context) (err error) {
-		desc, data, err = r.fetchManifest(ctx, ref.Reference)
+		desc, data, err = r.fetchManifest(ctx, t.Tag)
 		return err
 	})
 	if err != nil {
@@ -126,32 +126,28 @@ func CheckSource(s string) error {
 	return err
 }
 
-// openSource is the repository of a source to read from, the source's
-// reference and, as a Target, its registry, repository and tag or digest.
-func openSource(source string, o Options) (registry.Reference, Target, *remoteRepo, error) {
-	ref, err := parseSource(source)
+// openSource is a source to read from as a Target (its Tag a tag or a
+// digest) and its repository.
+func openSource(source string, o Options) (Target, *remoteRepo, error) {
+	t, err := parseSource(source)
 	if err != nil {
-		return ref, Target{}, nil, err
+		return t, nil, err
 	}
-	t := Target{Registry: ref.Registry, Repository: ref.Repository, Tag: ref.Reference}
 	r, err := newRemote(t, o, nil)
-	return ref, t, r, err
+	return t, r, err
 }
 
 // parseSource reads oci://host/repo[:tag|@digest].
-func parseSource(s string) (registry.Reference, error) {
+func parseSource(s string) (Target, error) {
 	rest, ok := strings.CutPrefix(s, Scheme)
 	if !ok || !strings.Contains(rest, "/") {
-		return registry.Reference{}, fmt.Errorf("%q is not an OCI source: write %shost[:port]/repository[:tag or @sha256:digest]", s, Scheme)
+		return Target{}, fmt.Errorf("%q is not an OCI source: write %shost[:port]/repository[:tag or @sha256:digest]", s, Scheme)
 	}
 	ref, err := registry.ParseReference(rest)
 	if err != nil {
-		return registry.Reference{}, fmt.Errorf("OCI source %q is not a valid reference: %v", s, err)
+		return Target{}, fmt.Errorf("OCI source %q is not a valid reference: %v", s, err)
 	}
-	if ref.Reference == "" {
-		ref.Reference = DefaultTag
-	}
-	return ref, nil
+	return Target{Registry: ref.Registry, Repository: ref.Repository, Tag: cmp.Or(ref.Reference, DefaultTag)}, nil
 }
 
 // fetchManifest fetches a manifest by tag or digest, checking its digest

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -254,16 +255,10 @@ func (r *remoteRepo) hasReferrer(ctx context.Context, subject, m ocispec.Descrip
 	if r.isNew(subject) {
 		return false, nil
 	}
-	found := false
-	err := r.repo.Referrers(ctx, subject, m.ArtifactType, func(refs []ocispec.Descriptor) error {
-		for _, ref := range refs {
-			if m.Digest != "" && ref.Digest == m.Digest || ref.Annotations[annTitle] == title {
-				found = true
-			}
-		}
-		return nil
-	})
-	return found, err
+	refs, err := r.referrers(ctx, subject, m.ArtifactType)
+	return slices.ContainsFunc(refs, func(ref ocispec.Descriptor) bool {
+		return m.Digest != "" && ref.Digest == m.Digest || ref.Annotations[annTitle] == title
+	}), err
 }
 
 // pushReferrer pushes the blobs a referrer brings (the first stage sent

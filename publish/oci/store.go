@@ -16,7 +16,6 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/errdef"
-	"oras.land/oras-go/v2/registry"
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/parallel"
@@ -55,7 +54,6 @@ import (
 // descriptor gives, and each request has Options.Timeout (verify's
 // --timeout).
 type Store struct {
-	ref       registry.Reference
 	t         Target
 	r         *remoteRepo
 	jobs      int
@@ -96,19 +94,19 @@ const maxConfig = 64 << 10
 // are read at once). A collection that lists more than maxSkills skills
 // is not read further. Nothing is asked of the registry until Check.
 func OpenStore(source string, o Options, maxSkills int) (*Store, error) {
-	ref, t, r, err := openSource(source, o)
+	t, r, err := openSource(source, o)
 	if err != nil {
 		return nil, err
 	}
 	return &Store{
-		ref: ref, t: t, r: r,
+		t: t, r: r,
 		jobs: cmp.Or(o.Jobs, publish.DefaultJobs), maxSkills: maxSkills,
 		blobs: map[string]ocispec.Descriptor{}, sigs: map[string]sigRef{}, pinned: map[string]ocispec.Descriptor{},
 		own: map[digest.Digest][]ocispec.Descriptor{}, verifyStatement: o.VerifyStatement,
 	}, nil
 }
 
-func (s *Store) String() string { return Scheme + s.ref.String() }
+func (s *Store) String() string { return Scheme + s.t.Ref(s.t.Tag) }
 
 // at names a manifest or blob of the repository in a problem.
 func (s *Store) at(d digest.Digest) string { return Scheme + s.t.Ref(string(d)) }
@@ -172,7 +170,7 @@ func (s *Store) hold(p string, d ocispec.Descriptor, at string, problem func(pat
 // resolved or is not a collection, a registry that refuses the
 // credentials, or a collection with no documents: nothing to verify.
 func (s *Store) Check(ctx context.Context, problem func(path, message string)) error {
-	desc, data, err := s.r.fetchManifest(ctx, s.ref.Reference)
+	desc, data, err := s.r.fetchManifest(ctx, s.t.Tag)
 	if err != nil {
 		return fmt.Errorf("%w%s", err, loginHint(s.t, err, "pull"))
 	}

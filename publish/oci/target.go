@@ -28,10 +28,10 @@ type Target struct {
 func (t Target) String() string { return Scheme + t.Registry + "/" + t.Repository + ":" + t.Tag }
 
 // Ref is the reference of something in the target's repository: a tag or
-// a digest.
+// a digest (which has a colon, and a tag cannot).
 func (t Target) Ref(reference string) string {
 	sep := ":"
-	if strings.HasPrefix(reference, "sha256:") {
+	if strings.Contains(reference, ":") {
 		sep = "@"
 	}
 	return t.Registry + "/" + t.Repository + sep + reference
