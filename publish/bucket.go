@@ -50,6 +50,10 @@ type Stored struct {
 	CacheControl string // "" where the store keeps none (gofakes3)
 }
 
+// ErrNoBucket is in the chain of the error of a target whose bucket the
+// server does not have: the user's to fix, not the server's failure.
+var ErrNoBucket = errors.New("no such bucket")
+
 // BucketOptions say what PublishBucket does besides uploading.
 type BucketOptions struct {
 	DryRun bool // list and compare, report what would change, change nothing

@@ -26,7 +26,7 @@ const metaDigest = "Skillpack-Digest"
 
 // Publish publishes the bundle b to target (s3://bucket/prefix) with
 // publish.PublishBucket, and calls report with each object's fate. A
-// bucket the server does not have is ErrNoBucket.
+// bucket the server does not have is publish.ErrNoBucket.
 func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, report func(publish.Result)) error {
 	bk, err := OpenBucket(target, o)
 	if err != nil {
@@ -132,14 +132,10 @@ func (b *Bucket) url(path string) string { return b.String() + "/" + path }
 
 func (b *Bucket) endpointName() string { return cmp.Or(b.o.Endpoint, "AWS S3") }
 
-// ErrNoBucket is in the chain of the error of a target whose bucket the
-// server does not have: the user's to fix, not the server's failure.
-var ErrNoBucket = errors.New("no such bucket")
-
 // noBucket is the error of a target whose bucket does not exist, naming
 // it and the fix.
 func (b *Bucket) noBucket() error {
-	return fmt.Errorf("%s%s: %w at %s; check the bucket's name and --endpoint, or create the bucket (publish does not make one)", Scheme, b.t.Bucket, ErrNoBucket, b.endpointName())
+	return fmt.Errorf("%s%s: %w at %s; check the bucket's name and --endpoint, or create the bucket (publish does not make one)", Scheme, b.t.Bucket, publish.ErrNoBucket, b.endpointName())
 }
 
 // explained marks an error explain has added to: it is not added to

@@ -266,14 +266,14 @@ func testPrune(t *testing.T, s *server) {
 
 // A corrupt release list or published index stops the run before
 // anything is written, naming the object and the fix; so does a bucket
-// that does not exist (ErrNoBucket: the user's to fix), at once.
+// that does not exist (publish.ErrNoBucket: the user's to fix), at once.
 func TestRefusesWhatItCannotRead(t *testing.T) { testRefuses(t, fakeServer(t)) }
 
 func testRefuses(t *testing.T, s *server) {
 	s.proxy.log("")
 	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
 	err := Publish(context.Background(), b, "s3://nope/a", s.options(), nil)
-	if want := "s3://nope: no such bucket at " + s.url + "; check the bucket's name and --endpoint, or create the bucket"; !errors.Is(err, ErrNoBucket) || !strings.HasPrefix(fmt.Sprint(err), want) {
+	if want := "s3://nope: no such bucket at " + s.url + "; check the bucket's name and --endpoint, or create the bucket"; !errors.Is(err, publish.ErrNoBucket) || !strings.HasPrefix(fmt.Sprint(err), want) {
 		t.Errorf("no bucket: %v; want %q", err, want)
 	}
 	s.put("a/.skillpack/releases.json", `{"releases":[{"record":"md5:x"}]}`)

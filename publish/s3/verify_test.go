@@ -109,7 +109,7 @@ func testVerify(t *testing.T, s *server) {
 			t.Fatal(err)
 		}
 		_, err = verify.Objects(ctx, st, o)
-		if err == nil || !strings.Contains(err.Error(), msg) || errors.Is(err, ErrNoBucket) != strings.Contains(target, "nothere") {
+		if err == nil || !strings.Contains(err.Error(), msg) || errors.Is(err, publish.ErrNoBucket) != strings.Contains(target, "nothere") {
 			t.Errorf("%s: %v; want %q", target, err, msg)
 		}
 	}

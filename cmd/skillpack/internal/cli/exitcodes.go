@@ -10,7 +10,6 @@ import (
 
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/publish"
-	"github.com/skillpack/skillpack/publish/s3"
 )
 
 // exitCodesHelp is the one exit-code table of every command, at the end of
@@ -83,7 +82,7 @@ func exitStatus(err error) (code int, msg string) {
 // out (the server's failure, as a failed check is); else 3.
 func failedCode(err error) int {
 	switch {
-	case errors.Is(err, s3.ErrNoBucket):
+	case errors.Is(err, publish.ErrNoBucket):
 		return ExitUsage
 	case errors.Is(err, publish.ErrUnavailable):
 		return ExitFindings

@@ -7,7 +7,6 @@ import (
 
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
-	"github.com/skillpack/skillpack/publish/s3"
 )
 
 // A bundle over a reader's limits is a build's failed check (1), as lint's
@@ -22,7 +21,7 @@ func TestFailureCodes(t *testing.T) {
 	}{
 		{"too many skills", fmt.Errorf("index: %w", layout.CheckSkills(layout.MaxSkills+1)), ExitFindings},
 		{"a document too large", fmt.Errorf("index: %w", layout.CheckDocument(layout.MCPSkills, layout.MaxDocument+1)), ExitFindings},
-		{"no bucket", &exitError{code: failedCode(fmt.Errorf("s3://nope: %w", s3.ErrNoBucket))}, ExitUsage},
+		{"no bucket", &exitError{code: failedCode(fmt.Errorf("s3://nope: %w", publish.ErrNoBucket))}, ExitUsage},
 		{"unavailable", &exitError{code: failedCode(fmt.Errorf("put: %w", publish.ErrUnavailable))}, ExitFindings},
 		{"other", &exitError{code: failedCode(errors.New("put: refused"))}, ExitInternal},
 	} {

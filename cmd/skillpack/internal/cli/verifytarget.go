@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/skillpack/skillpack/publish/s3"
+	"github.com/skillpack/skillpack/publish"
 	"github.com/skillpack/skillpack/verify"
 )
 
@@ -36,7 +36,7 @@ func verifyTarget(ctx context.Context, ios *IO, opts *verifyOptions, o verify.Op
 	}
 	rep, err := verify.Objects(ctx, st, o)
 	if err != nil {
-		if errors.Is(err, s3.ErrNoBucket) {
+		if errors.Is(err, publish.ErrNoBucket) {
 			return nil, usageErr("%w", err) // the user's to fix, as in publish
 		}
 		return nil, &exitError{code: ExitFindings, err: err}
