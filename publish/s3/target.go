@@ -1,6 +1,7 @@
 package s3
 
 import (
+	"cmp"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -139,20 +140,17 @@ var errHalfKey = errors.New("--username is the access key and --password-stdin t
 
 // client makes the minio-go client for o.
 func (o *Options) client() (*minio.Client, error) {
-	host, secure, err := o.endpoint()
-	if err != nil {
+	if err := o.Check(); err != nil {
 		return nil, err
 	}
+	host, secure, _ := o.endpoint()
 	creds := credentials.NewChainCredentials([]credentials.Provider{
 		&credentials.EnvAWS{},
 		&credentials.FileAWSCredentials{},
 		&credentials.IAM{Client: &http.Client{Timeout: 5 * time.Second}},
 	})
-	switch {
-	case o.AccessKey != "" && o.SecretKey != "":
+	if o.AccessKey != "" {
 		creds = credentials.NewStaticV4(o.AccessKey, o.SecretKey, "")
-	case o.AccessKey != "" || o.SecretKey != "":
-		return nil, errHalfKey
 	}
 	tr, err := minio.DefaultTransport(secure)
 	if err != nil {
@@ -170,16 +168,10 @@ func (o *Options) client() (*minio.Client, error) {
 		}
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
-	region := o.Region
-	for _, k := range []string{"AWS_REGION", "AWS_DEFAULT_REGION"} {
-		if region == "" {
-			region = o.getenv(k)
-		}
-	}
 	return minio.New(host, &minio.Options{
 		Creds:     creds,
 		Secure:    secure,
-		Region:    region,
+		Region:    cmp.Or(o.Region, o.getenv("AWS_REGION"), o.getenv("AWS_DEFAULT_REGION")),
 		Transport: tr,
 		// The sha256 checksum publish sends is a header minio-go takes
 		// only from a client that could send it as a trailer.
