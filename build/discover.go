@@ -2,7 +2,6 @@ package build
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -20,26 +19,11 @@ import (
 // once when several folders hold identical copies of it. Each choice is
 // said in the output, with the way to undo it.
 func (b *builder) discover() (discovery, string, error) {
-	var skills []*skill.Skill
-	seen := map[string]bool{}
-	var notes, plugins []string
 	set := b.opts.Lint.Settings
 	sc := lint.Scope{All: b.opts.All, Ignore: b.opts.Ignore, Config: set.Ignore, ConfigDir: set.Dir(), Rel: b.rel}
-	for _, root := range b.roots {
-		t, err := skill.FindTree(root)
-		if err != nil {
-			return discovery{}, "", err
-		}
-		in, said := sc.Select(root, t)
-		notes = append(notes, said...)
-		plugins = append(plugins, t.Plugins...)
-		for _, s := range in {
-			abs, _ := filepath.Abs(s.Dir)
-			if !seen[abs] {
-				seen[abs] = true
-				skills = append(skills, s)
-			}
-		}
+	skills, plugins, notes, err := sc.Find(b.roots)
+	if err != nil {
+		return discovery{}, "", err
 	}
 	if len(skills) == 0 {
 		return discovery{}, "", &NoSkillsError{Roots: b.roots}
@@ -53,7 +37,7 @@ func (b *builder) discover() (discovery, string, error) {
 	for _, n := range notes {
 		b.logf("  %s", n)
 	}
-	return discovery{skills, lint.ReadPlugins(plugins)}, "", nil
+	return discovery{skills, plugins}, "", nil
 }
 
 // Identical copies: vendor repositories ship one skill in several plugin

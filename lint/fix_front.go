@@ -573,7 +573,7 @@ func fixInstalledMetadata(f *fixFile, _ []Finding) {
 	var drop []string
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k := m.Content[i]
-		if !contains(installedKeys, k.Value) {
+		if !slices.Contains(installedKeys, k.Value) {
 			continue
 		}
 		// Only a key that starts its line, after its indentation.
@@ -621,7 +621,7 @@ func fixInstalledMetadata(f *fixFile, _ []Finding) {
 				}
 				m := old.Front.Content[i+1]
 				for j := 0; j+1 < len(m.Content); {
-					if contains(drop, m.Content[j].Value) {
+					if slices.Contains(drop, m.Content[j].Value) {
 						m.Content = slices.Delete(m.Content, j, j+2)
 					} else {
 						j += 2

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -26,14 +27,7 @@ var formats = map[string]Formatter{
 }
 
 // Formats lists the output format names.
-func Formats() []string {
-	var names []string
-	for n := range formats {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
+func Formats() []string { return slices.Sorted(maps.Keys(formats)) }
 
 // Format writes findings in the named format.
 func Format(w io.Writer, name string, res *Result, tool Tool) error {

@@ -3,7 +3,9 @@ package lint
 import (
 	"crypto/sha256"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/skillpack/skillpack/internal/human"
@@ -52,8 +54,7 @@ func Rules() []*Rule { return registry }
 
 // Lookup returns the rule with the given ID, or nil.
 func Lookup(id string) *Rule {
-	i := sort.Search(len(registry), func(i int) bool { return registry[i].ID >= id })
-	if i < len(registry) && registry[i].ID == id {
+	if i, ok := slices.BinarySearchFunc(registry, id, func(r *Rule, id string) int { return strings.Compare(r.ID, id) }); ok {
 		return registry[i]
 	}
 	return nil

@@ -225,33 +225,11 @@ func checkEntryEncoding(p *Pass) {
 			"SKILL.md starts with a UTF-8 byte order mark")
 	}
 	raw := p.Doc.Raw
-	if i := invalidUTF8(raw); i >= 0 {
+	// Raw stops at skill.MaxRead: a character cut off there is no fault.
+	if i := firstBadUTF8(raw, len(raw) < skill.MaxRead); i >= 0 {
 		line := 1 + bytes.Count(raw[:i], []byte("\n"))
 		col := i - bytes.LastIndexByte(raw[:i], '\n')
 		p.Reportf(p.Skill.File, line, col, "save the file as UTF-8",
 			"SKILL.md is not valid UTF-8 (byte 0x%02x); clients will show it as U+FFFD or reject it", raw[i])
 	}
-}
-
-// invalidUTF8 returns the offset of the first invalid UTF-8 sequence, or -1.
-// A sequence cut off by the read limit at the very end does not count.
-func invalidUTF8(b []byte) int {
-	if utf8.Valid(b) { // the usual case, checked many bytes at a time
-		return -1
-	}
-	for i := 0; i < len(b); {
-		if b[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			if !utf8.FullRune(b[i:]) && len(b) >= skill.MaxRead {
-				return -1
-			}
-			return i
-		}
-		i += size
-	}
-	return -1
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -297,6 +298,16 @@ func stringValue(p *Pass, key string) (v *yaml.Node, s string, ok bool) {
 	return v, v.Value, true
 }
 
+// stringField is stringValue for a field that must be a string: a value
+// of another kind it reports, with fix, as "KEY must be a string".
+func stringField(p *Pass, key, fix string) (v *yaml.Node, s string, ok bool) {
+	v, s, ok = stringValue(p, key)
+	if v != nil && !ok {
+		p.ReportNode(v, fix, "%s must be a string, not %s", key, describeNode(v))
+	}
+	return v, s, ok
+}
+
 // describe names what a node holds, for messages.
 func describeNode(n *yaml.Node) string {
 	switch n.Kind {
@@ -323,12 +334,8 @@ func describeNode(n *yaml.Node) string {
 }
 
 func checkNameFormat(p *Pass) {
-	v, name, ok := stringValue(p, "name")
-	if v == nil {
-		return
-	}
+	v, name, ok := stringField(p, "name", "write the name as a plain string such as \"pdf-tools\"")
 	if !ok {
-		p.ReportNode(v, "write the name as a plain string such as \"pdf-tools\"", "name must be a string, not %s", describeNode(v))
 		return
 	}
 	var problems []string
@@ -343,7 +350,7 @@ func checkNameFormat(p *Pass) {
 		var bad []string
 		for _, r := range name {
 			if r < utf8.RuneSelf && !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
-				if s := fmt.Sprintf("%q", r); !contains(bad, s) {
+				if s := fmt.Sprintf("%q", r); !slices.Contains(bad, s) {
 					bad = append(bad, s)
 				}
 			}
@@ -372,17 +379,6 @@ func checkNameFormat(p *Pass) {
 	}
 }
 
-func strconvQuote(s string) string { return fmt.Sprintf("%q", s) }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 func checkNameASCII(p *Pass) {
 	v, name, ok := stringValue(p, "name")
 	if !ok {
@@ -390,7 +386,7 @@ func checkNameASCII(p *Pass) {
 	}
 	for _, r := range name {
 		if r >= utf8.RuneSelf {
-			p.ReportNode(v, "spell the name in ASCII, e.g. "+strconvQuote(skill.SuggestName(asciiFold(name))),
+			p.ReportNode(v, "spell the name in ASCII, e.g. "+strconv.Quote(skill.SuggestName(asciiFold(name))),
 				"name %q contains the non-ASCII character %q; discovery indexes, URLs and most clients accept only a-z, 0-9 and -", name, r)
 			return
 		}
@@ -452,13 +448,8 @@ func checkoutRoot(dir string) bool {
 }
 
 func checkDescriptionLength(p *Pass) {
-	v, desc, ok := stringValue(p, "description")
-	if v == nil {
-		return
-	}
+	v, desc, ok := stringField(p, "description", "write the description as text; quote it if it looks like a number or date")
 	if !ok {
-		p.ReportNode(v, "write the description as text; quote it if it looks like a number or date",
-			"description must be a string, not %s", describeNode(v))
 		return
 	}
 	switch n := utf8.RuneCountInString(desc); {
@@ -470,19 +461,13 @@ func checkDescriptionLength(p *Pass) {
 }
 
 func checkLicense(p *Pass) {
-	v, _, ok := stringValue(p, "license")
-	if v != nil && !ok {
-		p.ReportNode(v, "write an SPDX expression such as \"MIT\" or a file name such as \"LICENSE.txt\"",
-			"license must be a string, not %s", describeNode(v))
-	}
+	stringField(p, "license", "write an SPDX expression such as \"MIT\" or a file name such as \"LICENSE.txt\"")
 }
 
 func checkCompatibility(p *Pass) {
-	v, s, ok := stringValue(p, "compatibility")
+	v, s, ok := stringField(p, "compatibility", "write it as one sentence of text")
 	switch {
-	case v == nil:
 	case !ok:
-		p.ReportNode(v, "write it as one sentence of text", "compatibility must be a string, not %s", describeNode(v))
 	case strings.TrimSpace(s) == "":
 		p.ReportNode(v, "remove the key or say what the skill needs", "compatibility is empty")
 	case utf8.RuneCountInString(s) > 500:
@@ -616,7 +601,7 @@ func checkInstalledMetadata(p *Pass) {
 	repo := ""
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		k, v := m.Content[i], m.Content[i+1]
-		if !contains(installedKeys, k.Value) {
+		if !slices.Contains(installedKeys, k.Value) {
 			continue
 		}
 		if first == nil {
@@ -705,7 +690,7 @@ func checkUnknownKeys(p *Pass) {
 		line, _ := p.Doc.FilePos(k)
 		names = append(names, strconv.Quote(k.Value))
 		lines = append(lines, strconv.Itoa(line))
-		if contains(claudeKeys, k.Value) {
+		if slices.Contains(claudeKeys, k.Value) {
 			claude = append(claude, k.Value)
 		}
 	}
@@ -737,7 +722,7 @@ func knownKey(p *Pass, key string) bool {
 	if p.Profile == nil {
 		return true // no profile, no unknown keys
 	}
-	return p.Profile.KnownKey(key) || (contains(claudeKeys, key) && inClaudePlugin(p.Skill))
+	return p.Profile.KnownKey(key) || (slices.Contains(claudeKeys, key) && inClaudePlugin(p.Skill))
 }
 
 // inClaudePlugin reports whether the skill belongs to a Claude Code plugin

@@ -2,11 +2,12 @@ package lint
 
 import (
 	"errors"
-	"github.com/skillpack/skillpack/pack"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillpack/skillpack/pack"
 
 	"github.com/skillpack/skillpack/skill"
 )

@@ -54,30 +54,13 @@ func Run(paths []string, opts Options) (*Result, error) {
 		}
 	}
 	r := newRunner(opts)
-
-	seen := map[string]bool{}
-	var skills []*skill.Skill
-	var plugins []string
-	var notes []string
 	sc := Scope{All: opts.All, Ignore: opts.Ignore, Config: r.set.Ignore, ConfigDir: r.set.Dir(), Rel: r.rel}
-	for _, p := range paths {
-		t, err := skill.FindTree(p)
-		if err != nil {
-			return nil, err
-		}
-		found, said := sc.Select(p, t)
-		notes = append(notes, said...)
-		plugins = append(plugins, t.Plugins...)
-		for _, s := range found {
-			abs, _ := filepath.Abs(s.Dir)
-			if !seen[abs] {
-				seen[abs] = true
-				skills = append(skills, s)
-			}
-		}
+	skills, plugins, notes, err := sc.Find(paths)
+	if err != nil {
+		return nil, err
 	}
 	skill.ReadAll(skills, opts.Jobs)
-	res := r.run(skills, ReadPlugins(plugins), opts.Jobs)
+	res := r.run(skills, plugins, opts.Jobs)
 	res.Notes = notes
 	if r.coversConfig(paths) {
 		res.Findings = Sort(append(res.Findings, r.unusedAllows()...))
@@ -118,11 +101,6 @@ func (r *runner) unusedAllows() []Finding {
 		}
 	}
 	return out
-}
-
-// Check lints skills that were already discovered (skillpack pack's one).
-func Check(skills []*skill.Skill, opts Options) *Result {
-	return newRunner(opts).run(skills, nil, opts.Jobs)
 }
 
 // CheckSkill lints one skill for a caller that collected its files itself
@@ -245,25 +223,6 @@ func (r *runner) across(skills []Named, plugins []*plugin.Plugin) []Finding {
 	return all
 }
 
-// ReadPlugins reads each plugin folder once (skill.Tree's Plugins), in
-// folder order; a folder that cannot be listed is left out.
-func ReadPlugins(dirs []string) []*plugin.Plugin {
-	seen := map[string]bool{}
-	var out []*plugin.Plugin
-	for _, d := range dirs {
-		abs, _ := filepath.Abs(d)
-		if seen[abs] {
-			continue
-		}
-		seen[abs] = true
-		if p, err := plugin.Read(d); err == nil {
-			out = append(out, p)
-		}
-	}
-	slices.SortFunc(out, func(a, b *plugin.Plugin) int { return strings.Compare(a.Dir, b.Dir) })
-	return out
-}
-
 // CheckPlugins runs the plugin rules over the plugins of a run (the
 // build's, which lints its skills one at a time). Its findings are sorted.
 func CheckPlugins(plugins []*plugin.Plugin, opts Options) []Finding {
@@ -276,7 +235,7 @@ func (r *runner) checkSkill(s *skill.Skill, files *skill.Files, err error) []Fin
 	var out []Finding
 	if err == nil {
 		p.Files = files
-		if entryRefused(s, files) {
+		if slices.ContainsFunc(files.Refused, func(r skill.Refused) bool { return r.Path == s.File }) {
 			// A SKILL.md the skill cannot publish (a link out of its
 			// folder) is reported once by the file rules; its text,
 			// which belongs elsewhere, is not the skill's to lint.
@@ -298,17 +257,6 @@ func (r *runner) checkSkill(s *skill.Skill, files *skill.Files, err error) []Fin
 		out = append(out, Finding{Path: r.rel(s.Dir), Rule: p.rule.ID, Severity: Error, Message: err.Error()})
 	}
 	return r.settle(p, out)
-}
-
-// entryRefused reports whether collecting the skill's files refused its
-// SKILL.md.
-func entryRefused(s *skill.Skill, files *skill.Files) bool {
-	for _, r := range files.Refused {
-		if r.Path == s.File {
-			return true
-		}
-	}
-	return false
 }
 
 // runRules runs every per-skill rule in force on one skill.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/skillpack/skillpack/internal/human"
+	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -83,6 +84,43 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	notes = append(notes, said...)
 	kept, said = sc.installed(root, kept)
 	return kept, append(notes, said...)
+}
+
+// Find discovers the skills at or below each root that the scope keeps,
+// and reads the plugin folders met (skill.Tree's Plugins; one that cannot
+// be listed is left out), each folder once and the plugins in folder
+// order; notes are Select's. An error is a root that cannot be walked.
+func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.Plugin, notes []string, err error) {
+	seenSkill, seenPlugin := map[string]bool{}, map[string]bool{}
+	once := func(seen map[string]bool, dir string) bool {
+		abs, _ := filepath.Abs(dir)
+		first := !seen[abs]
+		seen[abs] = true
+		return first
+	}
+	for _, root := range roots {
+		t, err := skill.FindTree(root)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		found, said := sc.Select(root, t)
+		notes = append(notes, said...)
+		for _, s := range found {
+			if once(seenSkill, s.Dir) {
+				skills = append(skills, s)
+			}
+		}
+		for _, d := range t.Plugins {
+			if !once(seenPlugin, d) {
+				continue
+			}
+			if p, err := plugin.Read(d); err == nil {
+				plugins = append(plugins, p)
+			}
+		}
+	}
+	slices.SortFunc(plugins, func(a, b *plugin.Plugin) int { return strings.Compare(a.Dir, b.Dir) })
+	return skills, plugins, notes, nil
 }
 
 func (sc Scope) rel(p string) string {

@@ -46,7 +46,7 @@ func TestVerdictKept(t *testing.T) {
 	}
 	ran := false
 	_, again := CheckSkill(s, nil, nil, func() ([]Finding, bool) { ran = true; return back, true }, opts)
-	if !ran || !reflect.DeepEqual(again, findings) || !reflect.DeepEqual(Check([]*skill.Skill{s}, opts).Findings, findings) {
+	if !ran || !reflect.DeepEqual(again, findings) {
 		t.Errorf("from the kept verdict: %+v; want %+v", again, findings)
 	}
 	if raw, ok := EncodeVerdict(s, nil, opts); raw != nil || !ok {
