@@ -108,23 +108,25 @@ const maxFixSize = MaxScan
 // revealed are fixed too, up to maxFixRounds. A dry run does one round.
 // The error is ctx's, when it ends the work between two files, or lint's.
 func Fix(ctx context.Context, res *Result, opts FixOptions) (*FixReport, error) {
-	base := opts.Lint.Base
-	if base == "" {
-		var err error
-		if base, err = os.Getwd(); err != nil {
+	if opts.Lint.Base == "" {
+		if _, err := os.Getwd(); err != nil {
 			return nil, err
 		}
 	}
-	base, _ = filepath.Abs(base)
+	r := newRunner(opts.Lint) // findings' paths are relative to its base
 	rep := &FixReport{}
 	changes := map[string]*fixChange{} // by the file's path now
 	failed := map[string]bool{}
+	fail := func(job *fixJob, err error) {
+		failed[job.path] = true
+		rep.Failed = append(rep.Failed, FixFailure{job.path, err})
+	}
 	defer func() { rep.writeDiff(opts.Diff, changes) }()
 	for round := 0; round < maxFixRounds; round++ {
 		type pair struct{ path, rule string }
 		fixedBefore := map[pair]int{}
 		var dirs []string
-		for _, job := range fixJobs(res, base) {
+		for _, job := range fixJobs(res, r) {
 			if failed[job.path] {
 				continue
 			}
@@ -133,8 +135,7 @@ func Fix(ctx context.Context, res *Result, opts FixOptions) (*FixReport, error) 
 			}
 			f, err := loadFixFile(job)
 			if err != nil {
-				failed[job.path] = true
-				rep.Failed = append(rep.Failed, FixFailure{job.path, err})
+				fail(job, err)
 				continue
 			}
 			rules := f.run(job.findings)
@@ -146,8 +147,7 @@ func Fix(ctx context.Context, res *Result, opts FixOptions) (*FixReport, error) 
 				err = f.commit()
 			}
 			if err != nil {
-				failed[job.path] = true
-				rep.Failed = append(rep.Failed, FixFailure{job.path, err})
+				fail(job, err)
 				continue
 			}
 			to := f.newPath()
@@ -211,15 +211,8 @@ type fixJob struct {
 
 // fixJobs groups res's fixable findings by file, in path order, so that
 // fixes are made in the same order on every run.
-func fixJobs(res *Result, base string) []*fixJob {
-	rel := func(p string) string {
-		abs, _ := filepath.Abs(p)
-		r, err := filepath.Rel(base, abs)
-		if err != nil {
-			return filepath.ToSlash(abs)
-		}
-		return filepath.ToSlash(r)
-	}
+func fixJobs(res *Result, r *runner) []*fixJob {
+	rel, base := r.rel, r.base
 	dirs := map[string]*skill.Skill{}
 	for _, s := range res.Skills {
 		dirs[rel(s.Dir)] = s
