@@ -110,7 +110,8 @@ func (b *builder) summarize(p *packed) error {
 // by now, or in the last build's bundle (see body).
 func (b *builder) catalog(pl *planned) (*layout.Rendered, error) {
 	var r layout.Rendered
-	c, err := catalog.New(shown{b, pl}, b.catalogOptions())
+	c, err := catalog.New(shown{b, pl}, catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator(),
+		Title: b.opts.CatalogTitle, Publisher: b.opts.CatalogPublisher, Source: b.opts.CatalogSource})
 	switch {
 	case err != nil:
 	case b.opts.DryRun:
@@ -262,12 +263,6 @@ func (p *packed) byName(name string) *work {
 		return nil
 	}
 	return p.named[i]
-}
-
-// catalogOptions are the catalog's options for this build.
-func (b *builder) catalogOptions() catalog.Options {
-	return catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator(),
-		Title: b.opts.CatalogTitle, Publisher: b.opts.CatalogPublisher, Source: b.opts.CatalogSource}
 }
 
 // bundleKey is the build's bundle key (reuse.BundleKey).
