@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -52,12 +51,7 @@ func commandArgs(root *cobra.Command, args []string) error {
 }
 
 func unknownCommand(root *cobra.Command, name string) error {
-	names := subcommands(root)
-	hint := ""
-	if s := human.Closest(name, names); s != "" {
-		hint = fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return usageErr("unknown command %q%s\nRun '%s --help' for usage.", name, hint, root.CommandPath())
+	return usageErr("unknown command %q%s\nRun '%s --help' for usage.", name, didYouMean(name, subcommands(root)), root.CommandPath())
 }
 
 func subcommands(parent *cobra.Command) []string {
@@ -79,11 +73,7 @@ func groupArgs(c *cobra.Command) {
 			return nil
 		}
 		names := subcommands(cmd)
-		hint := ""
-		if s := human.Closest(args[0], names); s != "" {
-			hint = fmt.Sprintf(" (did you mean %q?)", s)
-		}
-		return usageErr("%s takes %s, not %q%s\nRun '%s --help' for usage.", cmd.CommandPath(), orList(names), args[0], hint, cmd.CommandPath())
+		return usageErr("%s takes %s, not %q%s\nRun '%s --help' for usage.", cmd.CommandPath(), orList(names), args[0], didYouMean(args[0], names), cmd.CommandPath())
 	}
 	// Runnable, so that cobra checks the arguments; with none it prints
 	// the help, as it did.

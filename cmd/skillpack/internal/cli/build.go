@@ -140,16 +140,10 @@ func (o *buildOptions) resolve(ios *IO) (build.Options, error) {
 // ends.
 func runBuild(ctx context.Context, ios *IO, opts *buildOptions) error {
 	err := buildRun(ctx, ios, opts)
-	if !opts.JSON {
-		return err
-	}
-	return jsonResult(ios.Out, true, newBuildDoc(opts, err), err)
+	return jsonResult(ios.Out, opts.JSON, newBuildDoc(opts, err), err)
 }
 
 func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	bo, err := opts.resolve(ios)
 	if err != nil {
 		return err

@@ -99,9 +99,6 @@ type doctorDist struct {
 }
 
 func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	doc := doctorDoc{Version: version.Version(), Sign: doctorSignHelper(ctx), Dist: doctorDistState(opts.Out)}
 	var err error
 	doc.Config, err = doctorConfigState(opts.Config)

@@ -45,8 +45,10 @@ func finishCommands(root *cobra.Command) {
 }
 
 // checkArgs makes every command's argument check return usage errors,
-// cobra's commands' included.
+// cobra's commands' included; and leaves out of each man page the "auto
+// generated" line, whose date would change the bytes.
 func checkArgs(c *cobra.Command) {
+	c.DisableAutoGenTag = true
 	if c.Args != nil {
 		c.Args = usageArgs(c.Args)
 	}

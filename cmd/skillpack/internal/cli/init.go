@@ -17,9 +17,6 @@ import (
 	"github.com/skillpack/skillpack/templates"
 )
 
-// ciProviders are --ci's values.
-var ciProviders = []string{"github"}
-
 // workflowPath is where --ci github writes the workflow.
 var workflowPath = filepath.Join(".github", "workflows", "skillpack.yml")
 
@@ -55,16 +52,6 @@ An existing file is never replaced without --force.` + "\n\n" + docs("ci.md"),
 	f.BoolVar(&opts.Force, "force", false, "replace existing files")
 	f.StringVar(&opts.CI, "ci", "", "also write a CI workflow for this `provider`: github")
 	f.StringVar(&opts.Profile, "profile", "clients", "the config's rule profile: clients, spec, claude or relaxed")
-	cmd.RegisterFlagCompletionFunc("ci", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return ciProviders, cobra.ShellCompDirectiveNoFileComp
-	})
-	cmd.RegisterFlagCompletionFunc("profile", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		var names []string
-		for _, p := range lint.Profiles() {
-			names = append(names, p.Name)
-		}
-		return names, cobra.ShellCompDirectiveNoFileComp
-	})
 	return cmd
 }
 
@@ -79,7 +66,7 @@ func runInit(ios *IO, opts *initOptions) error {
 		return usageErr("--profile: %w", err)
 	}
 	if opts.CI != "" && !slices.Contains(ciProviders, opts.CI) {
-		return usageErr("--ci: unknown provider %q; want %s", opts.CI, strings.Join(ciProviders, ", "))
+		return enumErr("ci", "provider", opts.CI, ciProviders)
 	}
 	files, err := initFiles(opts)
 	if err != nil {

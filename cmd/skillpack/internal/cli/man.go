@@ -39,16 +39,6 @@ func runMan(ios *IO, root *cobra.Command, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usageErr("%w", err)
 	}
-	// The pages say what every command's help says, with no "auto
-	// generated" history line, whose date would change the bytes.
-	var quiet func(*cobra.Command)
-	quiet = func(c *cobra.Command) {
-		c.DisableAutoGenTag = true
-		for _, sub := range c.Commands() {
-			quiet(sub)
-		}
-	}
-	quiet(root)
 	if err := doc.GenManTree(root, header, dir); err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}

@@ -48,10 +48,7 @@ single hyphens); an existing folder is never touched.
 // runNew scaffolds, and with --json prints the document however new ends.
 func runNew(ios *IO, opts *newOptions) error {
 	dir, err := newRun(ios, opts)
-	if !opts.JSON {
-		return err
-	}
-	return jsonResult(ios.Out, true, newNewDoc(opts, dir, err), err)
+	return jsonResult(ios.Out, opts.JSON, newNewDoc(opts, dir, err), err)
 }
 
 func newRun(ios *IO, opts *newOptions) (string, error) {

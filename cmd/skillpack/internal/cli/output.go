@@ -27,9 +27,6 @@ import (
 // (--json, --format json|sarif|github) is never affected: it is for
 // programs, which want the same bytes whoever runs them.
 
-// colorModes are --color's values, in the order help lists them.
-var colorModes = []string{"auto", "always", "never"}
-
 // addOutputFlags registers the global output flags on root, bound to ios so
 // that every command sees them without a lookup.
 func addOutputFlags(root *cobra.Command, ios *IO) {
@@ -37,9 +34,6 @@ func addOutputFlags(root *cobra.Command, ios *IO) {
 	fs.BoolVarP(&ios.Quiet, "quiet", "q", false, "print errors only: no progress, tally or hints")
 	fs.BoolVarP(&ios.Verbose, "verbose", "v", false, "print when each step ended, a line a skill and the time taken")
 	fs.StringVar(&ios.Color, "color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
-	root.RegisterFlagCompletionFunc("color", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
-		return colorModes, cobra.ShellCompDirectiveNoFileComp
-	})
 }
 
 // checkOutputFlags rejects contradictory or unknown output flags before any
@@ -48,16 +42,10 @@ func checkOutputFlags(ios *IO, fs *pflag.FlagSet) error {
 	if ios.Quiet && ios.Verbose {
 		return usageErr("--quiet and --verbose cannot be combined")
 	}
-	switch ios.Color {
-	case "auto", "always", "never":
-		return nil
+	if !slices.Contains(values(colorModes), ios.Color) {
+		return enumErr("color", "mode", ios.Color, colorModes)
 	}
-	msg := fmt.Sprintf("--color: unknown mode %q", ios.Color)
-	best := human.Closest(ios.Color, colorModes)
-	if best != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", best)
-	}
-	return usageErr("%s; want auto, always or never", msg)
+	return nil
 }
 
 // isTerminal reports whether w is a terminal (not a file, pipe or
@@ -231,9 +219,7 @@ func printSkillLines(ios *IO, res *lint.Result) {
 	if !ios.Verbose || len(res.Skills) == 0 {
 		return
 	}
-	type tally struct{ e, w, i int }
 	dirs := make([]string, len(res.Skills))
-	counts := make([]tally, len(res.Skills))
 	for i, s := range res.Skills {
 		dirs[i] = filepath.ToSlash(filepath.Clean(s.Dir))
 	}
@@ -243,36 +229,30 @@ func printSkillLines(ios *IO, res *lint.Result) {
 		order[i] = i
 	}
 	sort.SliceStable(order, func(a, b int) bool { return len(dirs[order[a]]) > len(dirs[order[b]]) })
+	found := make([][]lint.Finding, len(dirs))
 	for _, f := range res.Findings {
 		p := filepath.ToSlash(filepath.Clean(f.Path))
 		for _, i := range order {
 			if d := dirs[i]; d == "." || p == d || strings.HasPrefix(p, d+"/") {
-				switch f.Severity {
-				case lint.Error:
-					counts[i].e++
-				case lint.Warning:
-					counts[i].w++
-				case lint.Info:
-					counts[i].i++
-				}
+				found[i] = append(found[i], f)
 				break
 			}
 		}
 	}
 	for i, d := range dirs {
-		c := counts[i]
-		verdict := "ok"
-		if c.e+c.w+c.i > 0 {
-			var parts []string
-			for _, p := range []struct {
-				n    int
-				word string
-			}{{c.e, "error"}, {c.w, "warning"}, {c.i, "info"}} {
-				if p.n > 0 {
-					parts = append(parts, human.Plural(p.n, p.word))
-				}
+		var parts []string
+		e, w, n := lint.Count(found[i])
+		for _, c := range []struct {
+			n    int
+			word string
+		}{{e, "error"}, {w, "warning"}, {n, "info"}} {
+			if c.n > 0 {
+				parts = append(parts, human.Plural(c.n, c.word))
 			}
-			verdict = strings.Join(parts, ", ")
+		}
+		verdict := strings.Join(parts, ", ")
+		if verdict == "" {
+			verdict = "ok"
 		}
 		fmt.Fprintf(ios.Err, "  %s: %s\n", lint.Printable(d), verdict)
 	}

@@ -56,7 +56,7 @@ skill of a tree). --json prints one document however pack ends
 // one skill's archives take how it is linted and their time) and pack's
 // own.
 func (o *packOptions) resolve(ios *IO) (build.PackOptions, error) {
-	if !slices.Contains(layouts, o.Layout) {
+	if !slices.Contains(values(layouts), o.Layout) {
 		return build.PackOptions{}, enumErr("layout", "layout", o.Layout, layouts)
 	}
 	bo, err := o.BuildFlags.resolve(ios)
@@ -69,10 +69,7 @@ func (o *packOptions) resolve(ios *IO) (build.PackOptions, error) {
 // runPack packs, and with --json prints the document however pack ends.
 func runPack(ios *IO, opts *packOptions) error {
 	res, err := packRun(ios, opts)
-	if !opts.JSON {
-		return err
-	}
-	return jsonResult(ios.Out, true, newPackDoc(opts, res, err), err)
+	return jsonResult(ios.Out, opts.JSON, newPackDoc(opts, res, err), err)
 }
 
 func packRun(ios *IO, opts *packOptions) (*build.Packed, error) {

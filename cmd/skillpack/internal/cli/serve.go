@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -114,14 +113,6 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 		if err := rebuild(); err != nil {
 			return err
 		}
-	}
-	// The snapshot keeps up to 512 MiB of small files in memory, and
-	// checking a large bundle at startup leaves as much garbage again: with
-	// Go's default of collecting at twice the live heap, a 10,000-skill
-	// bundle peaked at 1.6 GB. A soft limit of 1 GiB keeps it at 1.0 GB;
-	// a small bundle never reaches it. GOMEMLIMIT still decides when set.
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(1 << 30)
 	}
 	b, err := serve.Open(opts.Dist)
 	if err != nil {

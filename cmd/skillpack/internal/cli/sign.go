@@ -110,9 +110,6 @@ Signing runs skillpack-sign, found beside skillpack or on PATH:
 }
 
 func runSign(ctx context.Context, ios *IO, dist string, opts *SignOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if info, err := os.Stat(dist); err != nil || !info.IsDir() {
 		return usageErr("%s: no such folder (build the bundle first: skillpack build -o %s)", dist, dist)
 	}

@@ -15,16 +15,42 @@ import (
 // Cobra suggests subcommands only; a mistyped flag or value gets the same
 // help here, and every closed set of values completes in the shell.
 
-// Closed sets of flag values, in the order help and completion list them.
+// Closed sets of flag values, in the order help and completion list them,
+// each value with what it means after a tab: the one list that both the
+// check of a value (enumErr) and its completion read.
 var (
-	failOnLevels = []string{"error", "warning", "info", "never"}
-	layouts      = []string{"flat", "wrapped"}
+	formats = []string{
+		"text\tone line a finding, as compilers print",
+		"json\ta JSON document",
+		"sarif\tSARIF 2.1.0, for code scanning",
+		"github\tGitHub Actions annotations"}
+	failOnLevels = []string{
+		"error\texit 1 on errors (the default)",
+		"warning\texit 1 on warnings and errors",
+		"info\texit 1 on any finding",
+		"never\texit 0 whatever is found"}
+	layouts = []string{
+		"flat\tSKILL.md at the archive root, as discovery clients want",
+		"wrapped\tevery file under SKILLNAME/, as upload APIs want"}
+	colorModes = []string{
+		"auto\ton a terminal, unless NO_COLOR is set",
+		"always\teven into a pipe or file",
+		"never\tplain text"}
+	ciProviders = []string{"github"}
 )
 
-func formatNames() []string {
-	// The order users meet them in, not lint.Formats' alphabetical one.
-	return []string{"text", "json", "sarif", "github"}
+// values are the values of a closed set, without what they mean.
+func values(set []string) []string {
+	out := make([]string, len(set))
+	for i, v := range set {
+		out[i], _, _ = strings.Cut(v, "\t")
+	}
+	return out
 }
+
+// formatNames are --format's values, in the order users meet them in,
+// not lint.Formats' alphabetical one.
+func formatNames() []string { return values(formats) }
 
 func profileNames() []string {
 	var names []string
@@ -34,15 +60,21 @@ func profileNames() []string {
 	return names
 }
 
-// enumErr is the usage error for a flag value outside its closed set:
-// `--format: unknown format "jsno" (did you mean "json"?); want text, json,
-// sarif or github`.
-func enumErr(flag, what, got string, want []string) error {
-	msg := fmt.Sprintf("--%s: unknown %s %q", flag, what, got)
-	if s := human.Closest(got, want); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
+// didYouMean is " (did you mean "x"?)" for the one of names got was
+// probably meant to be, or "".
+func didYouMean(got string, names []string) string {
+	if s := human.Closest(got, names); s != "" {
+		return fmt.Sprintf(" (did you mean %q?)", s)
 	}
-	return usageErr("%s; want %s", msg, orList(want))
+	return ""
+}
+
+// enumErr is the usage error for a flag value outside its closed set
+// (set, as above or bare names): `--format: unknown format "jsno" (did
+// you mean "json"?); want text, json, sarif or github`.
+func enumErr(flag, what, got string, set []string) error {
+	want := values(set)
+	return usageErr("--%s: unknown %s %q%s; want %s", flag, what, got, didYouMean(got, want), orList(want))
 }
 
 // orList joins words as prose: "a", "a or b", "a, b or c".
@@ -141,25 +173,13 @@ func registerCompletions(cmd *cobra.Command) {
 		return out
 	}
 	fns := map[string]cobra.CompletionFunc{
-		"format": completeValues(
-			"text\tone line a finding, as compilers print",
-			"json\ta JSON document",
-			"sarif\tSARIF 2.1.0, for code scanning",
-			"github\tGitHub Actions annotations"),
-		"fail-on": completeValues(
-			"error\texit 1 on errors (the default)",
-			"warning\texit 1 on warnings and errors",
-			"info\texit 1 on any finding",
-			"never\texit 0 whatever is found"),
-		"profile": completeValues(profiles()...),
-		"explain": completeRules,
-		"layout": completeValues(
-			"flat\tSKILL.md at the archive root, as discovery clients want",
-			"wrapped\tevery file under SKILLNAME/, as upload APIs want"),
-		"color": completeValues(
-			"auto\ton a terminal, unless NO_COLOR is set",
-			"always\teven into a pipe or file",
-			"never\tplain text"),
+		"format":         completeValues(formats...),
+		"fail-on":        completeValues(failOnLevels...),
+		"profile":        completeValues(profiles()...),
+		"explain":        completeRules,
+		"layout":         completeValues(layouts...),
+		"color":          completeValues(colorModes...),
+		"ci":             completeValues(ciProviders...),
 		"config":         completeFiles("yaml", "yml"),
 		"baseline":       completeFiles("json"),
 		"write-baseline": completeFiles("json"),

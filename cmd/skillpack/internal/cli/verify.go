@@ -118,14 +118,8 @@ document however the check ends (schema/verify.schema.json).` + "\n\n" + docs("s
 // runVerify verifies, and with --json prints the document however the
 // check ends.
 func runVerify(ctx context.Context, ios *IO, opts *verifyOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	rep, err := verifyRun(ctx, ios, opts)
-	if !opts.JSON {
-		return err
-	}
-	return jsonResult(ios.Out, true, newVerifyDoc(opts, rep, err), err)
+	return jsonResult(ios.Out, opts.JSON, newVerifyDoc(opts, rep, err), err)
 }
 
 func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Report, error) {
