@@ -208,39 +208,34 @@ func (r *Runner) stage(ctx context.Context, objects []Object, do Do, p *progress
 		}
 		tried[i] = true
 		o := objects[i]
+		res := Result{Object: o, State: Skipped}
+		var err error
 		if r.Ready != nil {
-			if err := r.Ready(ctx, o); err != nil {
-				r.report(p, Result{Object: o, State: Skipped, Err: err})
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				return fmt.Errorf("%s: %w", o.Path, err)
-			}
+			err = r.Ready(ctx, o)
 		}
-		state, attempts, err := r.try(ctx, o, do)
-		if err != nil {
-			r.report(p, Result{Object: o, State: Failed, Err: err, Attempts: attempts})
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("%s: %w", o.Path, err)
+		if err == nil {
+			res.State, res.Attempts, err = r.try(ctx, o, do)
 		}
-		r.report(p, Result{Object: o, State: state, Attempts: attempts})
-		return nil
+		res.Err = err
+		r.report(p, res)
+		switch {
+		case err == nil:
+			return nil
+		case ctx.Err() != nil:
+			return ctx.Err()
+		}
+		return fmt.Errorf("%s: %w", o.Path, err)
 	})
-	var why error
-	if err == nil && ctx.Err() != nil {
-		err = ctx.Err() // stopped after the last object was handed out
-	}
-	if ctx.Err() != nil {
-		why = ctx.Err()
+	why := ctx.Err()
+	if err == nil {
+		err = why // stopped after the last object was handed out
 	}
 	for i, o := range objects {
 		if !tried[i] {
 			r.report(p, Result{Object: o, State: Skipped, Err: why})
 		}
 	}
-	if err != nil && ctx.Err() == nil {
+	if err != nil && why == nil {
 		return fmt.Errorf("%s stage: %w", objects[0].Stage, err)
 	}
 	return err
