@@ -511,21 +511,12 @@ func findMirrors(out []*Skill, found []entry, root, walk string) {
 
 // isLink reports whether the listed file name is a symbolic link.
 func isLink(ents []fs.DirEntry, name string) bool {
-	for _, e := range ents {
-		if e.Name() == name {
-			return e.Type()&fs.ModeSymlink != 0
-		}
-	}
-	return false
+	i := slices.IndexFunc(ents, func(e fs.DirEntry) bool { return e.Name() == name })
+	return i >= 0 && ents[i].Type()&fs.ModeSymlink != 0
 }
 
 func has(ents []fs.DirEntry, name string) bool {
-	for _, e := range ents {
-		if e.Name() == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return e.Name() == name })
 }
 
 // BundleMarker is the file, relative to a bundle's root, whose presence marks

@@ -171,7 +171,7 @@ func (c *collector) walk(real, rel string) error {
 				c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: LinkBroken, Err: errors.New(msg)})
 				continue
 			}
-			if !within(c.root, target) {
+			if !holds(c.root, target) {
 				c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: LinkEscapes,
 					Err: errors.New("symlink points outside the skill folder")})
 				continue
@@ -217,11 +217,6 @@ func (c *collector) leaveOut(p, name string, isDir bool) bool {
 		return false
 	}
 	return true
-}
-
-func within(root, p string) bool {
-	rel, err := filepath.Rel(root, p)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 func slashIf(dir bool) string {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -80,15 +81,8 @@ var variantNames = map[string]bool{
 // isVariant reports whether a folder, given its listing, is a per-platform
 // variant folder: named after a client, and holding skills/ as a plugin does.
 func isVariant(dir string, ents []fs.DirEntry) bool {
-	if !variantNames[strings.ToLower(filepath.Base(dir))] {
-		return false
-	}
-	for _, e := range ents {
-		if e.Name() == "skills" && e.IsDir() {
-			return true
-		}
-	}
-	return false
+	return variantNames[strings.ToLower(filepath.Base(dir))] &&
+		slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return e.Name() == "skills" && e.IsDir() })
 }
 
 // pluginIn reports whether a folder, given its listing, is a plugin's root.
