@@ -94,15 +94,25 @@ func trimTrailingSpace(p string) string {
 // nothing in it can be re-included. This also makes the answer the same
 // whether or not the caller skips ignored folders while walking.
 func (ig *Ignore) Match(path string, isDir bool) bool {
+	_, ok := ig.decide(path, isDir)
+	return ok
+}
+
+// decide is Match, with the path that decided it: path itself, or the
+// first folder above it that is ignored.
+func (ig *Ignore) decide(path string, isDir bool) (string, bool) {
 	if ig.Empty() {
-		return false
+		return "", false
 	}
 	for i := 0; i < len(path); i++ {
 		if path[i] == '/' && ig.match(path[:i], true) {
-			return true
+			return path[:i], true
 		}
 	}
-	return ig.match(path, isDir)
+	if ig.match(path, isDir) {
+		return path, true
+	}
+	return "", false
 }
 
 // match applies the patterns to one path, the last matching one winning.
@@ -314,15 +324,5 @@ func (ig *Ignore) Path(base, p string, isDir bool) (string, bool) {
 	if err != nil || rel == "." || !filepath.IsLocal(rel) {
 		return "", false
 	}
-	rel = filepath.ToSlash(rel)
-	// Match's rule, one prefix at a time: the nearest ignored folder decides.
-	for i := 0; i <= len(rel); i++ {
-		if i < len(rel) && rel[i] == '/' && ig.match(rel[:i], true) {
-			return rel[:i], true
-		}
-	}
-	if ig.match(rel, isDir) {
-		return rel, true
-	}
-	return "", false
+	return ig.decide(filepath.ToSlash(rel), isDir)
 }
