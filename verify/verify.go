@@ -41,16 +41,13 @@ type SignatureVerifier interface {
 // are pack's, and of a bundle as a whole layout's, which the build keeps
 // to: what it writes, verify accepts.
 const (
-	DefaultMaxSize      = pack.MaxFile     // bytes read of any one file
-	DefaultMaxUnpacked  = pack.MaxUnpacked // bytes unpacked from any one archive
-	DefaultMaxEntries   = pack.MaxEntries  // entries in any one archive
-	DefaultMaxRatio     = pack.MaxRatio    // unpacked bytes per archive byte, above pack.RatioFloor
-	DefaultTimeout      = bundle.DefaultTimeout
-	DefaultDeadline     = 5 * time.Minute  // the whole check
-	DefaultMaxSkills    = layout.MaxSkills // entries in any one index
-	DefaultJobs         = 8                // files fetched at once
-	DefaultMaxRedirects = bundle.DefaultMaxRedirects
-	DefaultMaxProblems  = 1000
+	DefaultMaxSize     = pack.MaxFile    // bytes read of any one file
+	DefaultMaxEntries  = pack.MaxEntries // entries in any one archive
+	DefaultTimeout     = bundle.DefaultTimeout
+	DefaultDeadline    = 5 * time.Minute  // the whole check
+	DefaultMaxSkills   = layout.MaxSkills // entries in any one index
+	DefaultJobs        = 8                // files fetched at once
+	DefaultMaxProblems = 1000
 )
 
 // Options control a verification. The zero value checks everything with
@@ -65,9 +62,9 @@ type Options struct {
 	// archive, an index.json or mcp/skills.json a problem.
 	RequireSignatures bool
 	MaxSize           int64         // largest file read, in bytes (0 = DefaultMaxSize)
-	MaxUnpacked       int64         // most bytes unpacked from one archive (0 = DefaultMaxUnpacked)
+	MaxUnpacked       int64         // most bytes unpacked from one archive (0 = pack.MaxUnpacked)
 	MaxEntries        int           // most entries in one archive (0 = DefaultMaxEntries)
-	MaxRatio          int64         // most unpacked bytes per archive byte (0 = DefaultMaxRatio)
+	MaxRatio          int64         // most unpacked bytes per archive byte (0 = pack.MaxRatio)
 	Timeout           time.Duration // each HTTP request, body included (0 = DefaultTimeout)
 	// Deadline bounds the whole check (0 = DefaultDeadline). When it
 	// passes, what was found so far is reported with one more problem
@@ -75,18 +72,11 @@ type Options struct {
 	Deadline     time.Duration
 	MaxSkills    int // most skills an index may list (0 = DefaultMaxSkills)
 	Jobs         int // files fetched at once (0 = DefaultJobs)
-	MaxRedirects int // redirects followed per request (0 = DefaultMaxRedirects)
+	MaxRedirects int // redirects followed per request (0 = bundle.DefaultMaxRedirects)
 	MaxProblems  int // problems kept in the report (0 = DefaultMaxProblems)
-	// Header is added to every request URL makes to the origin (scheme,
-	// host and port) of the URL it was given, and to no other: not to a
-	// file an index points to on another origin, as curl keeps credentials
-	// without --location-trusted. (Redirects stay on that origin anyway.)
-	// Dist ignores it.
-	Header http.Header
-	// HeaderFlagPrefix names the flags that give Header, for the message of a
-	// request the server refused: "" for verify's, --token-file and
-	// --header; build names its --previous-token-file and
-	// --previous-header with "previous-".
+	// Header and HeaderFlagPrefix are URL's, as bundle.HTTPOptions says:
+	// the headers go to the origin of the URL given and to no other.
+	Header           http.Header
 	HeaderFlagPrefix string
 	// Previous is the bundle published before this one, a folder or a
 	// URL (verify --previous), or "" for none: the bundle must not have
@@ -107,14 +97,11 @@ func (o Options) limits() pack.Limits {
 
 func (o Options) withDefaults() Options {
 	o.MaxSize = cmp.Or(o.MaxSize, DefaultMaxSize)
-	o.MaxUnpacked = cmp.Or(o.MaxUnpacked, DefaultMaxUnpacked)
 	o.MaxEntries = cmp.Or(o.MaxEntries, DefaultMaxEntries)
-	o.MaxRatio = cmp.Or(o.MaxRatio, DefaultMaxRatio)
 	o.Timeout = cmp.Or(o.Timeout, DefaultTimeout)
 	o.Deadline = cmp.Or(o.Deadline, DefaultDeadline)
 	o.MaxSkills = cmp.Or(o.MaxSkills, DefaultMaxSkills)
 	o.Jobs = cmp.Or(o.Jobs, DefaultJobs)
-	o.MaxRedirects = cmp.Or(o.MaxRedirects, DefaultMaxRedirects)
 	o.MaxProblems = cmp.Or(o.MaxProblems, DefaultMaxProblems)
 	return o
 }
