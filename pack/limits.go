@@ -69,27 +69,21 @@ type BombError struct{ msg string }
 
 func (e *BombError) Error() string { return e.msg }
 
-// Unpacking counts the bytes unpacked from one archive of size packed and
-// stops at the first limit crossed. Every entry's bytes go through one
-// Reader of it, so that entries sharing compressed bytes add up.
-type Unpacking struct {
-	l      Limits
-	packed int64
-	n      int64
+// unpacking counts the bytes unpacked from one archive of packed bytes
+// and stops at the first limit crossed. Every entry's bytes go through one
+// reader of it, so that entries sharing compressed bytes add up.
+type unpacking struct {
+	l         Limits // with its defaults
+	packed, n int64
 }
 
-// Unpack starts counting an archive of packed bytes.
-func (l Limits) Unpack(packed int64) *Unpacking {
-	return &Unpacking{l: l.WithDefaults(), packed: packed}
-}
-
-// Reader counts what is read from r, the archive's unpacked bytes, and
+// reader counts what is read from r, the archive's unpacked bytes, and
 // fails with a *BombError once a limit is crossed.
-func (u *Unpacking) Reader(r io.Reader) io.Reader { return &unpackReader{r: r, u: u} }
+func (u *unpacking) reader(r io.Reader) io.Reader { return &unpackReader{r: r, u: u} }
 
 type unpackReader struct {
 	r io.Reader
-	u *Unpacking
+	u *unpacking
 }
 
 func (ur *unpackReader) Read(p []byte) (int, error) {

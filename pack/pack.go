@@ -21,7 +21,6 @@ import (
 	"io"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -618,14 +617,7 @@ func Manifest(entries []Entry) []byte {
 		if e.Exec {
 			mode = "0755"
 		}
-		b = append(b, mode...)
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, e.Size, 10)
-		b = append(b, " sha256:"...)
-		b = fmt.Appendf(b, "%x", e.Sum)
-		b = append(b, ' ')
-		b = append(b, e.Path...)
-		b = append(b, '\n')
+		b = fmt.Appendf(b, "%s %d sha256:%x %s\n", mode, e.Size, e.Sum, e.Path)
 	}
 	return b
 }

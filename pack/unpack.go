@@ -57,12 +57,12 @@ func (u *unpacker) say(name string, whys ...string) bool {
 }
 
 func (u *unpacker) tarGz(data []byte) error {
-	g := u.l.Unpack(int64(len(data)))
+	g := &unpacking{l: u.l, packed: int64(len(data))}
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil {
 		return fmt.Errorf("is not a gzip stream: %w", err)
 	}
-	tr := tar.NewReader(g.Reader(zr))
+	tr := tar.NewReader(g.reader(zr))
 	for n := 1; u.err == nil; n++ {
 		hdr, err := tr.Next()
 		switch {
@@ -140,7 +140,7 @@ func (u *unpacker) zip(data []byte) error {
 	if len(zr.File) > u.l.Entries {
 		return &BombError{fmt.Sprintf("has %d entries, more than the limit of %d; not unpacked", len(zr.File), u.l.Entries)}
 	}
-	g := u.l.Unpack(int64(len(data)))
+	g := &unpacking{l: u.l, packed: int64(len(data))}
 	for _, f := range zr.File {
 		if u.err != nil {
 			break
@@ -159,7 +159,7 @@ func (u *unpacker) zip(data []byte) error {
 		}
 		// The declared size is not trusted: the guard counts what
 		// actually comes out.
-		u.entry(Entry{Path: f.Name, Exec: exec, Size: int64(f.UncompressedSize64)}, g.Reader(rc))
+		u.entry(Entry{Path: f.Name, Exec: exec, Size: int64(f.UncompressedSize64)}, g.reader(rc))
 		rc.Close()
 	}
 	return u.err

@@ -51,15 +51,9 @@ func (c *checker) fetch(loc string, keep bool) (*sum, *held) {
 	return s, h
 }
 
-// open opens loc, refusing a body whose size is known to be over the
-// limit before a byte of it is read.
-func (c *checker) open(loc string) (io.ReadCloser, int64, error) {
-	return bundle.OpenMax(c.ctx, c.src, loc, c.o.MaxSize)
-}
-
 // stream hashes loc without keeping it.
 func (c *checker) stream(loc string, s *sum) error {
-	rc, _, err := c.open(loc)
+	rc, _, err := bundle.OpenMax(c.ctx, c.src, loc, c.o.MaxSize)
 	if err != nil {
 		return err
 	}
@@ -75,7 +69,7 @@ func (c *checker) stream(loc string, s *sum) error {
 
 // hold reads loc into memory, hashing it.
 func (c *checker) hold(loc string, s *sum) (*held, error) {
-	rc, size, err := c.open(loc)
+	rc, size, err := bundle.OpenMax(c.ctx, c.src, loc, c.o.MaxSize)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +83,7 @@ func (c *checker) hold(loc string, s *sum) (*held, error) {
 		if h, err = c.mem.reserve(c.ctx, c.mem.chunks(size)); err != nil {
 			return nil, err
 		}
-		if rc, _, err = c.open(loc); err != nil {
+		if rc, _, err = bundle.OpenMax(c.ctx, c.src, loc, c.o.MaxSize); err != nil {
 			h.release()
 			return nil, err
 		}
