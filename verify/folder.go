@@ -318,12 +318,5 @@ func readLimited(name string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > max {
-		return nil, fmt.Errorf("larger than %d bytes (--max-size)", max)
-	}
-	return data, nil
+	return io.ReadAll(&bundle.LimitReader{R: f, Limit: max})
 }
