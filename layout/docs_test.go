@@ -1,5 +1,7 @@
 package layout
 
+import "strings"
+
 // The documents rendered whole from a list of skills, as Plan writes them
 // (see the renderers for what each holds): what the tests compare.
 
@@ -84,4 +86,9 @@ func (b *Bundle) Lookup(path string) (Entry, bool) {
 		}
 	}
 	return Entry{}, false
+}
+
+// relToV2 is a dist path as a URL relative to the v0.2 index.
+func relToV2(distPath string) string {
+	return strings.TrimPrefix(distPath, SkillsDir+"/")
 }

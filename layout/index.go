@@ -169,12 +169,7 @@ func decodeArray[T any](path string, data []byte) ([]T, error) {
 // installs nothing but SKILL.md for a skill-md entry. URLs are relative to
 // the index unless o.BaseURL is set.
 func (s *set) v2(w io.Writer) error {
-	url := func(distPath string) string {
-		if s.o.BaseURL == "" {
-			return relToV2(distPath)
-		}
-		return joinURL(s.o.BaseURL, distPath)
-	}
+	url := func(distPath string) string { return s.url(V2Index, distPath) }
 	return stream(w, IndexV2{Schema: Schema, Generator: s.o.Generator, Skills: []EntryV2{}}, array{"skills", elems(len(s.rows), func(i int) (any, error) {
 		r := &s.rows[i]
 		e := EntryV2{Name: r.name, Type: TypeArchive, URL: url(ArchivePath(r.name, r.tgz.Digest, TarGz)), Digest: r.tgz.Digest}

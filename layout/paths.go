@@ -295,12 +295,6 @@ func (p Path) URI() string {
 	return ""
 }
 
-// relToV2 is a dist path as a URL relative to the v0.2 index, so that a
-// bundle works under any prefix.
-func relToV2(distPath string) string {
-	return strings.TrimPrefix(distPath, SkillsDir+"/")
-}
-
 // SignatureSuffix names the Sigstore bundle that sits beside the artifact it
 // signs. Signatures are never deterministic, so they are never inside an
 // archive or a digest.

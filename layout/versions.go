@@ -585,8 +585,9 @@ func (s *skillHistory) version() *SkillVersion {
 	return find(s.versions, func(sv *SkillVersion) bool { return sv.Version == s.current })
 }
 
-// url spells a dist path for versions.json or a snapshot at doc: relative
-// to doc's folder, or under the base URL.
+// url spells a dist path for a document of the v0.2 tree at doc (the
+// index, versions.json, a snapshot): relative to doc's folder, so that a
+// bundle works under any prefix, or under the base URL.
 func (s *set) url(doc, distPath string) string {
 	if s.o.BaseURL != "" {
 		return joinURL(s.o.BaseURL, distPath)
