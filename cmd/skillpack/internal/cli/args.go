@@ -135,18 +135,8 @@ func singleDash(root *cobra.Command, args []string) error {
 	if err != nil || c.DisableFlagParsing {
 		return nil
 	}
-	lookup := func(name string) *pflag.Flag {
-		if f := c.LocalFlags().Lookup(name); f != nil {
-			return f
-		}
-		return c.InheritedFlags().Lookup(name)
-	}
-	shorthand := func(name string) *pflag.Flag {
-		if f := c.LocalFlags().ShorthandLookup(name); f != nil {
-			return f
-		}
-		return c.InheritedFlags().ShorthandLookup(name)
-	}
+	c.InheritedFlags() // merges the parents' persistent flags into c.Flags()
+	fs := c.Flags()
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		var f *pflag.Flag
@@ -154,9 +144,9 @@ func singleDash(root *cobra.Command, args []string) error {
 		case a == "--":
 			return nil
 		case strings.HasPrefix(a, "--"):
-			f = lookup(strings.TrimPrefix(a, "--"))
+			f = fs.Lookup(strings.TrimPrefix(a, "--"))
 		case len(a) == 2 && a[0] == '-':
-			f = shorthand(a[1:])
+			f = fs.ShorthandLookup(a[1:])
 		case len(a) > 3 && a[0] == '-' && isFlagWord(a[1:]):
 			// Only a flag's whole name, or one it starts with (-output
 			// for --out): -fjson is -f json, not a typo of --json.

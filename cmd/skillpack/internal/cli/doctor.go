@@ -196,24 +196,14 @@ func configPath(flag string) (string, error) {
 	return config.Find(".")
 }
 
+// doctorConfigState reads the config as lint and build read it, but not
+// the baseline it names, which doctor does not describe.
 func doctorConfigState(flag string) (doctorConfig, error) {
-	c := doctorConfig{Profile: config.Default().Lint.Profile.Name}
-	path, err := configPath(flag)
+	cfg, err := (&LintOptions{Config: flag, writingBaseline: true}).load()
 	if err != nil {
-		c.Problem = err.Error()
-		return c, usageErr("%w", err)
+		return doctorConfig{Profile: config.Default().Lint.Profile.Name, Problem: err.Error()}, err
 	}
-	if path == "" {
-		return c, nil
-	}
-	c.Path = path
-	cfg, err := config.Load(path)
-	if err != nil {
-		c.Problem = err.Error()
-		return c, usageErr("%w", err)
-	}
-	c.Profile = cfg.Lint.Profile.Name
-	return c, nil
+	return doctorConfig{Path: cfg.Path, Profile: cfg.Lint.Profile.Name}, nil
 }
 
 // doctorDistState says what the output folder holds: nothing yet, a

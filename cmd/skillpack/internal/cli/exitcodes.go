@@ -25,35 +25,35 @@ const exitCodesHelp = `Exit codes (every command):
 // exit 3 (a bare panic exits 2, which says "usage"). It runs once every
 // command is added, so that all get them.
 func finishCommands(root *cobra.Command) {
-	var walk func(c *cobra.Command)
-	walk = func(c *cobra.Command) {
-		if !strings.Contains(c.Long, "Exit codes (every command):") {
-			if c.Long == "" {
-				c.Long = c.Short + "."
-			}
-			c.Long = strings.TrimRight(c.Long, "\n") + "\n\n" + exitCodesHelp
+	visit(root, func(c *cobra.Command) {
+		if c.Long == "" {
+			c.Long = c.Short + "."
 		}
+		c.Long = strings.TrimRight(c.Long, "\n") + "\n\n" + exitCodesHelp
 		registerCompletions(c)
 		if c.RunE != nil {
 			c.RunE = recoverPanic(c.RunE)
 		}
-		for _, sub := range c.Commands() {
-			walk(sub)
-		}
-	}
-	walk(root)
+	})
 }
 
 // checkArgs makes every command's argument check return usage errors,
 // cobra's commands' included; and leaves out of each man page the "auto
 // generated" line, whose date would change the bytes.
-func checkArgs(c *cobra.Command) {
-	c.DisableAutoGenTag = true
-	if c.Args != nil {
-		c.Args = usageArgs(c.Args)
-	}
+func checkArgs(root *cobra.Command) {
+	visit(root, func(c *cobra.Command) {
+		c.DisableAutoGenTag = true
+		if c.Args != nil {
+			c.Args = usageArgs(c.Args)
+		}
+	})
+}
+
+// visit calls fn on c and every command below it.
+func visit(c *cobra.Command, fn func(*cobra.Command)) {
+	fn(c)
 	for _, sub := range c.Commands() {
-		checkArgs(sub)
+		visit(sub, fn)
 	}
 }
 

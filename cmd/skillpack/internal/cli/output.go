@@ -68,10 +68,7 @@ func (ios *IO) colorOn(tty bool) bool {
 	case "never":
 		return false
 	}
-	env := ios.Getenv
-	if env == nil {
-		env = func(string) string { return "" }
-	}
+	env := ios.getenv
 	if env("NO_COLOR") != "" {
 		return false
 	}

@@ -141,10 +141,7 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 	go reloadOnHangup(ctx, s, opts, so.Log)
 	if opts.Stdio {
 		ios.Infof("skillpack: serving %s (%s) over MCP on stdin and stdout", opts.Dist, human.Plural(b.Skills(), "skill"))
-		if err := s.ServeStdio(ctx, ios.In, ios.Out); err != nil {
-			return &exitError{code: ExitInternal, err: err}
-		}
-		return nil
+		return s.ServeStdio(ctx, ios.In, ios.Out)
 	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
@@ -152,10 +149,7 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 	}
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(ios.Err, "skillpack: serving %s (%s) at %s, MCP at %s%s\n", opts.Dist, human.Plural(b.Skills(), "skill"), url, url, serve.MCPPath)
-	if err := s.Serve(ctx, ln); err != nil {
-		return &exitError{code: ExitInternal, err: err}
-	}
-	return nil
+	return s.Serve(ctx, ln)
 }
 
 // serverOptions checks the serving flags and turns them into serve's

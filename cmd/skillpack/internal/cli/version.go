@@ -33,11 +33,9 @@ two builds are only byte-identical when both lines agree.
 			if asJSON {
 				return jsonResult(ios.Out, true, info, nil)
 			}
-			if _, err := fmt.Fprintf(ios.Out, "skillpack %s\nmodule:     %s\ngo:         %s %s\ncompressor: %s\n",
-				info.Version, info.Module, info.Go, info.Platform, info.Compressor); err != nil {
-				return &exitError{code: ExitInternal, err: err}
-			}
-			return nil
+			_, err := fmt.Fprintf(ios.Out, "skillpack %s\nmodule:     %s\ngo:         %s %s\ncompressor: %s\n",
+				info.Version, info.Module, info.Go, info.Platform, info.Compressor)
+			return err
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON document on stdout")
