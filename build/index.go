@@ -22,7 +22,11 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	if err := b.summarize(p); err != nil {
 		return nil, "", err
 	}
-	pl := &planned{packed: p, prev: prev, key: b.bundleKey(p)}
+	plugins, err := b.packPlugins(p)
+	if err != nil {
+		return nil, "", err
+	}
+	pl := &planned{packed: p, prev: prev, key: b.bundleKey(p, plugins)}
 	if b.upToDate(pl) {
 		return pl, "", nil
 	}
@@ -32,7 +36,7 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	}
 	plan, err := layout.Plan(built{pl}, layout.Options{BaseURL: b.opts.BaseURL, NoLegacy: b.opts.NoLegacy, Generator: Generator(), Catalog: page,
 		Versioned: b.versioning(pl), LLMsTxt: p.llms, AICatalog: b.opts.AICatalog,
-		Signs: b.opts.Sign != nil, SignsFolders: b.opts.SignFolder != nil})
+		Signs: b.opts.Sign != nil, SignsFolders: b.opts.SignFolder != nil, Plugins: plugins})
 	if err != nil {
 		return nil, "", err
 	}
@@ -266,12 +270,12 @@ func (p *packed) byName(name string) *work {
 }
 
 // bundleKey is the build's bundle key (reuse.BundleKey).
-func (b *builder) bundleKey(p *packed) layout.Digest {
+func (b *builder) bundleKey(p *packed, plugins []layout.Plugin) layout.Digest {
 	keys := make(map[string]layout.Digest, len(p.work))
 	for _, w := range p.work {
 		keys[w.name] = w.key
 	}
-	return reuse.BundleKey(Generator(), b.opts.BaseURL, b.opts.NoLegacy, keys, b.discoveryKey(p.llms)...)
+	return reuse.BundleKey(Generator(), b.opts.BaseURL, b.opts.NoLegacy, keys, append(b.discoveryKey(p.llms), pluginsKey(plugins)...)...)
 }
 
 // discoveryKey is what the optional discovery documents add to the bundle

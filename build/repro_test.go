@@ -75,9 +75,18 @@ func TestGolden(t *testing.T) {
 		fmt.Fprintf(&b, "%s %s %s %d\n", s.Name, layout.TarGz, s.TarGz.Digest, s.TarGz.Size)
 		fmt.Fprintf(&b, "%s %s %s %d\n", s.Name, layout.Zip, s.Zip.Digest, s.Zip.Size)
 	}
-	golden := filepath.Join("testdata", "examples.golden")
+	checkGolden(t, "examples.golden", b.String(), "archive digests", "TestGolden")
+	if len(res.Skills) != 5 {
+		t.Errorf("%d skills in examples/, the golden file expects 5", len(res.Skills))
+	}
+}
+
+// checkGolden compares got with testdata/name, or with -update writes it.
+func checkGolden(t *testing.T, name, got, what, test string) {
+	t.Helper()
+	golden := filepath.Join("testdata", name)
 	if *update {
-		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -85,11 +94,8 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v (run with -update to create it)", err)
 	}
-	if got := b.String(); got != string(want) {
-		t.Errorf("archive digests drifted from %s; if intended, run go test ./build -run TestGolden -update\ngot:\n%s\nwant:\n%s", golden, got, want)
-	}
-	if len(res.Skills) != 5 {
-		t.Errorf("%d skills in examples/, the golden file expects 5", len(res.Skills))
+	if got != string(want) {
+		t.Errorf("%s drifted from %s; if intended, run go test ./build -run %s -update\ngot:\n%s\nwant:\n%s", what, golden, test, got, want)
 	}
 }
 

@@ -2,7 +2,7 @@ package layout
 
 // Naming is the documents that name other files of the bundle, in the
 // order Names is asked about them.
-var Naming = []string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Checksums}
+var Naming = []string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Checksums, PluginsIndex}
 
 // Names is every dist path the document doc (one of Naming) names, read
 // from its bytes with its decoder: what a reader holding the document
@@ -65,6 +65,18 @@ func Names(doc string, data []byte) ([]string, error) {
 		}
 		for _, r := range list {
 			add(r.Path)
+		}
+	case PluginsIndex:
+		idx, err := DecodePlugins(data)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range idx.Plugins {
+			for _, a := range p.Archives {
+				if pp, ok := PluginPath(a.URL); ok {
+					add(pp)
+				}
+			}
 		}
 	case Checksums:
 		sums, err := ParseChecksums(data)

@@ -201,6 +201,10 @@ func Plan(skills Skills, o Options) (*Bundle, error) {
 		doc(AICatalog, set.aiCatalog)
 		discovery = append(discovery, AICatalog)
 	}
+	if err := checkPlugins(o.Plugins); err != nil {
+		return nil, err
+	}
+	b.docs = append(b.docs, pluginDocs(o.Plugins, o)...)
 	doc(Checksums, b.checksums)
 	doc(NoJekyll, fixed(nil))
 	doc(Headers, fixed(HeadersDoc(discovery...)))
@@ -329,7 +333,10 @@ func (b *Bundle) checksums(w io.Writer) error {
 // summed reports whether checksums.txt lists the document at path.
 func summed(path string) bool {
 	switch path {
-	case V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Catalog, VersionsIndex, LLMsTxt, AICatalog:
+	case V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Catalog, VersionsIndex, LLMsTxt, AICatalog, PluginsIndex:
+		return true
+	}
+	if pluginArchive(path) {
 		return true
 	}
 	_, snapshot := parseSnapshot(path)

@@ -79,6 +79,9 @@ type Options struct {
 	// AICatalog adds /.well-known/ai-catalog.json. It needs BaseURL: its
 	// identifiers name the publisher's domain, and its urls are absolute.
 	AICatalog bool
+	// Plugins are the plugins the build packed: their archives and
+	// PluginsIndex join the bundle (plugins.go).
+	Plugins []Plugin
 	// Signs and SignsFolders say that the build signs what SignedPath
 	// names and each skill's folder (FolderSignature), so that the AI
 	// Catalog's Trust Manifests point at those signatures.

@@ -34,8 +34,10 @@ func (u *unpacked) bad(name, format string, args ...any) {
 
 // unpack reads a .tar.gz or .zip held in data with pack.Unpack, which
 // checks every entry as an unpacker that must not be tricked would, and
-// hashes each file on the way through; then it checks the set.
-func unpack(data []byte, ext string, l pack.Limits) *unpacked {
+// hashes each file on the way through; then it checks the set, whose root
+// must hold the file root (a skill's SKILL.md; "" for a plugin's, whose
+// manifests vary).
+func unpack(data []byte, ext string, l pack.Limits, root string) *unpacked {
 	u := &unpacked{}
 	err := pack.Unpack(data, ext == layout.Zip, l, func(name, why string) error {
 		u.bad(name, "%s", why)
@@ -57,14 +59,14 @@ func unpack(data []byte, ext string, l pack.Limits) *unpacked {
 		u.problems = append(u.problems, err.Error())
 	}
 	if !u.stopped {
-		u.checkSet()
+		u.checkSet(root)
 	}
 	return u
 }
 
-// checkSet checks the entries as a whole: flat layout with SKILL.md at the
+// checkSet checks the entries as a whole: flat layout with root at the
 // root, sorted, no file that is also a folder, no names equal but for case.
-func (u *unpacked) checkSet() {
+func (u *unpacked) checkSet(root string) {
 	paths := make([]string, len(u.entries))
 	for i, e := range u.entries {
 		paths[i] = e.path
@@ -72,8 +74,8 @@ func (u *unpacked) checkSet() {
 	if !slices.IsSorted(paths) {
 		u.problems = append(u.problems, "entries are not sorted by path; skillpack writes them sorted, so the archive was altered or made by something else")
 	}
-	if len(paths) > 0 && !slices.Contains(paths, layout.EntryFile) {
-		u.problems = append(u.problems, "has no "+layout.EntryFile+" at its root; archives are flat, with no wrapper folder")
+	if len(paths) > 0 && root != "" && !slices.Contains(paths, root) {
+		u.problems = append(u.problems, "has no "+root+" at its root; archives are flat, with no wrapper folder")
 	}
 	sorted := slices.Sorted(slices.Values(paths))
 	folded := map[string]string{}

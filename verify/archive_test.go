@@ -45,7 +45,7 @@ func TestUnpackRules(t *testing.T) {
 				} else {
 					data = tarGz(t, tc.files...)
 				}
-				u := unpack(data, ext, testLimits)
+				u := unpack(data, ext, testLimits, layout.EntryFile)
 				got := strings.Join(u.problems, "\n")
 				if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
 					t.Errorf("problems:\n%s\nwant one containing %q", got, tc.want)
@@ -67,7 +67,7 @@ func TestUnpackTarTypes(t *testing.T) {
 		{file{name: "p", typ: tar.TypeFifo}, `entry "p" is a named pipe`},
 		{file{name: "dir/", typ: tar.TypeDir, mode: 0o755}, `entry "dir/" is a directory entry`},
 	} {
-		u := unpack(tarGz(t, skillMD, tc.f), layout.TarGz, testLimits)
+		u := unpack(tarGz(t, skillMD, tc.f), layout.TarGz, testLimits, layout.EntryFile)
 		if got := strings.Join(u.problems, "\n"); !strings.Contains(got, tc.want) {
 			t.Errorf("%s: problems:\n%s\nwant %q", tc.f.name, got, tc.want)
 		}
@@ -85,14 +85,14 @@ func TestUnpackPAX(t *testing.T) {
 	tw.Write([]byte("x"))
 	tw.Close()
 	zw.Close()
-	u := unpack(b.Bytes(), layout.TarGz, testLimits)
+	u := unpack(b.Bytes(), layout.TarGz, testLimits, layout.EntryFile)
 	if got := strings.Join(u.problems, "\n"); !strings.Contains(got, "reads only USTAR") {
 		t.Errorf("problems:\n%s\nwant a USTAR problem", got)
 	}
 }
 
 func TestUnpackZipDirectory(t *testing.T) {
-	u := unpack(zipOf(t, skillMD, file{name: "scripts/"}), layout.Zip, testLimits)
+	u := unpack(zipOf(t, skillMD, file{name: "scripts/"}), layout.Zip, testLimits, layout.EntryFile)
 	if got := strings.Join(u.problems, "\n"); !strings.Contains(got, `entry "scripts/" is a directory entry`) {
 		t.Errorf("problems:\n%s", got)
 	}
@@ -100,14 +100,14 @@ func TestUnpackZipDirectory(t *testing.T) {
 
 func TestUnpackGarbage(t *testing.T) {
 	for _, ext := range []string{layout.TarGz, layout.Zip} {
-		u := unpack([]byte("not an archive"), ext, testLimits)
+		u := unpack([]byte("not an archive"), ext, testLimits, layout.EntryFile)
 		if len(u.problems) != 1 || !strings.Contains(u.problems[0], "is not a") {
 			t.Errorf("%s: problems %q", ext, u.problems)
 		}
 	}
 	// A tar header that promises more than the stream holds.
 	data := tarGz(t, file{name: "SKILL.md", body: bytes.Repeat([]byte("x"), 4096)})
-	u := unpack(truncateGzip(t, data, 1000), layout.TarGz, testLimits)
+	u := unpack(truncateGzip(t, data, 1000), layout.TarGz, testLimits, layout.EntryFile)
 	if got := strings.Join(u.problems, "\n"); !strings.Contains(got, "is not a valid tar.gz") {
 		t.Errorf("truncated: %q", got)
 	}
@@ -137,17 +137,17 @@ func truncateGzip(t *testing.T, data []byte, n int) []byte {
 // absolute limit. One entry of zeros as deflated as it gets is not.
 func TestUnpackZipBomb(t *testing.T) {
 	zeros := file{name: "a", body: make([]byte, 4<<20)}
-	if u := unpack(zipOf(t, skillMD, zeros), layout.Zip, testLimits); u.stopped || len(u.problems) > 0 {
+	if u := unpack(zipOf(t, skillMD, zeros), layout.Zip, testLimits, layout.EntryFile); u.stopped || len(u.problems) > 0 {
 		t.Fatalf("one entry of zeros: stopped %v, problems %q", u.stopped, u.problems)
 	}
-	u := unpack(overlapping(t, zipOf(t, zeros), 40), layout.Zip, testLimits)
+	u := unpack(overlapping(t, zipOf(t, zeros), 40), layout.Zip, testLimits, layout.EntryFile)
 	if !u.stopped || !strings.Contains(strings.Join(u.problems, "\n"), "decompression bomb") {
 		t.Errorf("stopped %v, problems %q", u.stopped, u.problems)
 	}
 	// The absolute limit stops what no ratio would.
 	small := testLimits
 	small.Unpacked = 2 << 20
-	if u := unpack(zipOf(t, skillMD, zeros), layout.Zip, small); !u.stopped || !strings.Contains(strings.Join(u.problems, "\n"), "more than 2097152 bytes") {
+	if u := unpack(zipOf(t, skillMD, zeros), layout.Zip, small, layout.EntryFile); !u.stopped || !strings.Contains(strings.Join(u.problems, "\n"), "more than 2097152 bytes") {
 		t.Errorf("over the unpacked limit: stopped %v, problems %q", u.stopped, u.problems)
 	}
 }
@@ -187,7 +187,7 @@ func FuzzUnpack(f *testing.F) {
 			ext = layout.Zip
 		}
 		l := pack.Limits{Entries: 50, Unpacked: 1 << 20, File: 1 << 20, Ratio: 100}
-		u := unpack(data, ext, l)
+		u := unpack(data, ext, l, layout.EntryFile)
 		var n int64
 		for _, e := range u.entries {
 			n += e.size

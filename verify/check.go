@@ -130,6 +130,7 @@ func run(ctx context.Context, src bundle.Source, o Options) (*Report, error) {
 		c.versions()
 		c.llmsTxt()
 		c.aiCatalog()
+		c.plugins()
 		c.settle()
 		c.unpackArchives()
 		c.unpackVersions()

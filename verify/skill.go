@@ -21,7 +21,7 @@ func (c *checker) unpackArchives() {
 	}
 	got := c.fetchHeld(locs, func(i int, data []byte) {
 		a := c.archives[locs[i]]
-		a.unpacked = unpack(data, a.ext, l)
+		a.unpacked = unpack(data, a.ext, l, layout.EntryFile)
 	})
 	for i, loc := range locs {
 		a, s := c.archives[loc], got[i]

@@ -97,7 +97,7 @@ func (c *checker) unpackVersions() {
 		locs[i] = a.loc
 	}
 	unpacked := make([]*unpacked, len(locs))
-	got := c.fetchHeld(locs, func(i int, data []byte) { unpacked[i] = unpack(data, c.versionArchives[i].ext, l) })
+	got := c.fetchHeld(locs, func(i int, data []byte) { unpacked[i] = unpack(data, c.versionArchives[i].ext, l, layout.EntryFile) })
 	for i, a := range c.versionArchives {
 		s := got[i]
 		c.sums[a.loc] = s

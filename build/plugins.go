@@ -1,0 +1,84 @@
+package build
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+
+	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
+	"github.com/skillpack/skillpack/plugin"
+	"github.com/skillpack/skillpack/skill"
+)
+
+// packPlugins packs each plugin lint kept into its .tar.gz and .zip, by
+// the skills' archive rules (pack.Writer: the same headers, order, time
+// and compressor): every file of the plugin's folder that a skill folder
+// would publish (skill.Collect: no junk, .skillignore, links kept inside),
+// its skills among them. A plugin is a handful of manifests and skills, so
+// its archives are held in memory up to pack.MaxFile each, and packed on
+// every build: their digests are in the bundle key, so that a change to a
+// plugin's files is a change to the bundle.
+func (b *builder) packPlugins(p *packed) ([]layout.Plugin, error) {
+	var out []layout.Plugin
+	for _, pl := range p.plugins {
+		files, err := skill.Collect(pl.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("plugin %s: %w", pl.Dir, err)
+		}
+		var tgz, zip bytes.Buffer
+		pw := pack.NewWriter(&tgz, &zip, pack.Options{Time: b.opts.Time})
+		for _, f := range files.Files {
+			if err := addPluginFile(pw, pl, f); err != nil {
+				return nil, err
+			}
+		}
+		if err := pw.Close(); err != nil {
+			return nil, fmt.Errorf("plugin %s: %w", pl.Dir, err)
+		}
+		lp := layout.Plugin{Name: pl.Name, Version: pl.Version, Description: pl.Description}
+		for _, w := range p.work {
+			if w.src.Plugin != "" && filepath.Clean(w.src.Plugin) == filepath.Clean(pl.Dir) {
+				lp.Skills = append(lp.Skills, w.name)
+			}
+		}
+		slices.Sort(lp.Skills)
+		for _, a := range []struct {
+			buf *bytes.Buffer
+			to  *layout.PluginArchive
+		}{{&tgz, &lp.TarGz}, {&zip, &lp.Zip}} {
+			data := a.buf.Bytes()
+			if len(data) > pack.MaxFile {
+				return nil, fmt.Errorf("plugin %s: an archive of %d bytes; verify and pull read no file over %d bytes", pl.Dir, len(data), int64(pack.MaxFile))
+			}
+			*a.to = layout.PluginArchive{Digest: layout.DigestOf(data), Size: int64(len(data)),
+				Write: func(w io.Writer) error { _, err := w.Write(data); return err }}
+		}
+		out = append(out, lp)
+	}
+	return out, nil
+}
+
+func addPluginFile(pw *pack.Writer, pl *plugin.Plugin, f skill.File) error {
+	in, err := skill.OpenFile(f.Disk)
+	if err != nil {
+		return fmt.Errorf("plugin %s: %w", pl.Dir, err)
+	}
+	defer in.Close()
+	if _, err := pw.Add(f.Path, f.Exec(), f.Size, in); err != nil {
+		return fmt.Errorf("plugin %s: %s: %w", pl.Dir, f.Path, err)
+	}
+	return nil
+}
+
+// pluginsKey is what the plugins add to the bundle key: each one's name
+// and archives' digests.
+func pluginsKey(ps []layout.Plugin) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, fmt.Sprintf("plugin %s %s %s", p.Name, p.TarGz.Digest, p.Zip.Digest))
+	}
+	return out
+}

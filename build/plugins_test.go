@@ -1,0 +1,79 @@
+package build
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillpack/skillpack/layout"
+)
+
+// A repository of three Agent Plugins and a Claude marketplace builds in
+// one run into their archives, at digests pinned here (a change moves
+// every published plugin URL: update with -update only when intended),
+// their skills published as skills; a second build is a no-op, and a
+// change to a plugin's file (not a skill's) builds again.
+func TestPluginsGolden(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "repo")
+	copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
+	out := filepath.Join(t.TempDir(), "dist")
+	mustBuild(t, []string{src}, Options{Out: out})
+	data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.PluginsIndex)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := layout.DecodePlugins(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	b.WriteString("# testdata/plugins' archives at the default time (1980-01-01), as <plugin> <url> <digest> <size> <skills>.\n")
+	b.WriteString("# Regenerate with: go test ./build -run TestPluginsGolden -update\n")
+	for _, p := range idx.Plugins {
+		for _, a := range p.Archives {
+			fmt.Fprintf(&b, "%s %s %s %d %s\n", p.Name, a.URL, a.Digest, a.Size, strings.Join(p.Skills, ","))
+		}
+	}
+	checkGolden(t, "plugins.golden", b.String(), "plugin archives", "TestPluginsGolden")
+
+	// The plugin's whole folder, flat, the script's exec bit kept.
+	tgz, err := os.ReadFile(filepath.Join(out, layout.PluginsDir, idx.Plugins[2].Archives[0].URL))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(tgz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	tr := tar.NewReader(zr)
+	for h, err := tr.Next(); err == nil; h, err = tr.Next() {
+		names = append(names, fmt.Sprintf("%s %o", h.Name, h.Mode))
+	}
+	if got, want := strings.Join(names, "\n"), "plugin.json 644\nskills/pdf-fill/SKILL.md 644\nskills/pdf-fill/scripts/fill.py 755\nskills/pdf-merge/SKILL.md 644"; got != want {
+		t.Errorf("%s holds\n%s\nwant\n%s", idx.Plugins[2].Name, got, want)
+	}
+	v2, _ := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.V2Index)))
+	for _, s := range []string{"pdf-fill", "pdf-merge", "db-query", "meeting-notes"} {
+		if !strings.Contains(string(v2), `"name": "`+s+`"`) {
+			t.Errorf("skill %s is not published", s)
+		}
+	}
+
+	if res := mustBuild(t, []string{src}, Options{Out: out}); !res.UpToDate {
+		t.Error("a second build of the same plugins is not a no-op")
+	}
+	mcp := filepath.Join(src, "plugins", "db-tools", "mcp.json")
+	data, _ = os.ReadFile(mcp)
+	if err := os.WriteFile(mcp, bytes.Replace(data, []byte("db-server"), []byte("db-server@2"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := mustBuild(t, []string{src}, Options{Out: out}); res.UpToDate {
+		t.Error("a change to a plugin's mcp.json leaves the bundle as it was")
+	}
+}

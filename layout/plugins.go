@@ -1,0 +1,148 @@
+package layout
+
+import (
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"strings"
+)
+
+// PluginsDir holds a bundle's plugins: each plugin's .tar.gz and .zip,
+// content-addressed as a skill's are, and PluginsIndex, which lists them.
+// A bundle has them only when the build found plugins (Options.Plugins).
+const (
+	PluginsDir   = ".well-known/agent-plugins"
+	PluginsIndex = PluginsDir + "/index.json"
+)
+
+// Plugin is a plugin the build packed: what PluginsIndex says of it, and
+// its archives, whose bytes the build hands over with Write.
+type Plugin struct {
+	Name        string
+	Version     string
+	Description string
+	Skills      []string // the names of its skills the bundle publishes, sorted
+	TarGz, Zip  PluginArchive
+}
+
+// PluginArchive is one of a plugin's archives: its digest and size, and
+// Write, which writes its bytes (the same on every call).
+type PluginArchive struct {
+	Digest Digest
+	Size   int64
+	Write  func(io.Writer) error
+}
+
+// PluginArchivePath is the dist path of a plugin's archive (TarGz or Zip):
+// "<name>-<first 16 hex digits of its sha256>.<ext>" in PluginsDir.
+func PluginArchivePath(name string, digest Digest, ext string) string {
+	return PluginsDir + "/" + archiveName(name, digest.Short(), ext)
+}
+
+// IndexPlugins is PluginsIndex: every plugin of the bundle, sorted by name.
+type IndexPlugins struct {
+	Generator string        `json:"generator,omitempty"`
+	Plugins   []EntryPlugin `json:"plugins"`
+}
+
+// EntryPlugin is one plugin of PluginsIndex. Its archives' URLs are
+// relative to the index unless the bundle has a base URL.
+type EntryPlugin struct {
+	Name        string           `json:"name"`
+	Version     string           `json:"version,omitempty"`
+	Description string           `json:"description,omitempty"`
+	Skills      []string         `json:"skills"`
+	Archives    []PluginArchiveE `json:"archives"`
+}
+
+// PluginArchiveE is an archive of EntryPlugin.
+type PluginArchiveE struct {
+	URL       string `json:"url"`
+	MediaType string `json:"mediaType"`
+	Digest    Digest `json:"digest"`
+	Size      int64  `json:"size"`
+}
+
+// DecodePlugins reads PluginsIndex.
+func DecodePlugins(data []byte) (*IndexPlugins, error) {
+	return decode[IndexPlugins](PluginsIndex, data)
+}
+
+// PluginPath is the dist path an archive's URL in PluginsIndex names:
+// relative to the index, or absolute under the bundle's base URL; false
+// for a URL that names no plugin archive.
+func PluginPath(url string) (string, bool) {
+	p := PluginsDir + "/" + url
+	if strings.Contains(url, "://") {
+		i := strings.Index(url, "/"+PluginsDir+"/")
+		if i < 0 {
+			return "", false
+		}
+		p = url[i+1:]
+	}
+	if !pluginArchive(p) || CheckPath(p) != nil {
+		return "", false
+	}
+	return p, true
+}
+
+// checkPlugins refuses plugins Plan cannot lay out: two of one name, a
+// name a path cannot carry, an archive without its digest or bytes.
+func checkPlugins(ps []Plugin) error {
+	seen := map[string]bool{}
+	for _, p := range ps {
+		if p.Name == "" || strings.ContainsAny(p.Name, "/\\") || CheckPath(PluginsDir+"/"+p.Name) != nil {
+			return fmt.Errorf("layout: plugin name %q cannot name a file", p.Name)
+		}
+		if seen[p.Name] {
+			return fmt.Errorf("layout: two plugins are named %q", p.Name)
+		}
+		seen[p.Name] = true
+		for _, a := range []PluginArchive{p.TarGz, p.Zip} {
+			if !a.Digest.Valid() || a.Size < 0 || a.Write == nil {
+				return fmt.Errorf("layout: plugin %s: an archive has no digest, size or bytes", p.Name)
+			}
+		}
+	}
+	return nil
+}
+
+// pluginDocs are the entries of the plugins' archives and PluginsIndex.
+func pluginDocs(ps []Plugin, o Options) []Entry {
+	if len(ps) == 0 {
+		return nil
+	}
+	ps = slices.Clone(ps)
+	slices.SortFunc(ps, func(a, b Plugin) int { return strings.Compare(a.Name, b.Name) })
+	url := func(p string) string {
+		if o.BaseURL == "" {
+			return strings.TrimPrefix(p, PluginsDir+"/")
+		}
+		return joinURL(o.BaseURL, p)
+	}
+	idx := IndexPlugins{Generator: o.Generator, Plugins: []EntryPlugin{}}
+	var out []Entry
+	for _, p := range ps {
+		e := EntryPlugin{Name: p.Name, Version: p.Version, Description: p.Description, Skills: p.Skills, Archives: []PluginArchiveE{}}
+		if e.Skills == nil {
+			e.Skills = []string{}
+		}
+		for _, a := range []struct {
+			ext string
+			a   PluginArchive
+		}{{TarGz, p.TarGz}, {Zip, p.Zip}} {
+			ap := PluginArchivePath(p.Name, a.a.Digest, a.ext)
+			out = append(out, Entry{Path: ap, Kind: KindDoc, Write: a.a.Write, Digest: a.a.Digest, Size: a.a.Size})
+			e.Archives = append(e.Archives, PluginArchiveE{URL: url(ap), MediaType: ContentType(ap), Digest: a.a.Digest, Size: a.a.Size})
+		}
+		idx.Plugins = append(idx.Plugins, e)
+	}
+	doc := func(w io.Writer) error { return newEncoder(w, "").Encode(idx) }
+	return append(out, Entry{Path: PluginsIndex, Kind: KindDoc, Write: doc})
+}
+
+// pluginArchive reports whether a dist path is a plugin's archive.
+func pluginArchive(p string) bool {
+	return path.Dir(p) == PluginsDir && ArchiveFormat(p) != ""
+}

@@ -1,0 +1,60 @@
+package layout
+
+import (
+	"strings"
+	"testing"
+)
+
+// testPlugin is a plugin whose archives hold the given bytes.
+func testPlugin(name string, skills ...string) Plugin {
+	arch := func(b string) PluginArchive {
+		return PluginArchive{Digest: DigestOf([]byte(b)), Size: int64(len(b)), Write: fixed([]byte(b))}
+	}
+	return Plugin{Name: name, Version: "1.0.0", Description: "PDF tools.", Skills: skills, TarGz: arch(name + " tgz"), Zip: arch(name + " zip")}
+}
+
+// The plugins' archives and their index are in the bundle, in
+// checksums.txt, at content-addressed paths the index names relative to
+// itself (or under the base URL).
+func TestPluginsPlan(t *testing.T) {
+	p := testPlugin("acme.pdf", "a")
+	b := plan(t, twoSkills(), Options{Plugins: []Plugin{p}})
+	tgz := PluginArchivePath(p.Name, p.TarGz.Digest, TarGz)
+	if !strings.HasPrefix(tgz, PluginsDir+"/acme.pdf-") || !strings.HasSuffix(tgz, ".tar.gz") {
+		t.Fatalf("archive path %s", tgz)
+	}
+	e, ok := b.Lookup(tgz)
+	if !ok || e.Digest != p.TarGz.Digest || e.Size != p.TarGz.Size {
+		t.Fatalf("the plan has %s as %+v", tgz, e)
+	}
+	sums, _ := b.Lookup(Checksums)
+	if !strings.Contains(string(docBytes(t, sums)), p.TarGz.Digest.Hex()+"  "+tgz+"\n") {
+		t.Errorf("checksums.txt does not list %s", tgz)
+	}
+	idx, _ := b.Lookup(PluginsIndex)
+	doc, err := DecodePlugins(docBytes(t, idx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := doc.Plugins[0]
+	if got.Name != "acme.pdf" || got.Version != "1.0.0" || len(got.Skills) != 1 || len(got.Archives) != 2 ||
+		got.Archives[0].URL != strings.TrimPrefix(tgz, PluginsDir+"/") || got.Archives[0].Digest != p.TarGz.Digest ||
+		got.Archives[0].MediaType != "application/gzip" || got.Archives[1].MediaType != "application/zip" {
+		t.Errorf("index entry %+v", got)
+	}
+	ab := plan(t, twoSkills(), Options{Plugins: []Plugin{p}, BaseURL: "https://example.com/x"})
+	idx, _ = ab.Lookup(PluginsIndex)
+	doc, _ = DecodePlugins(docBytes(t, idx))
+	if u := doc.Plugins[0].Archives[0].URL; u != "https://example.com/x/"+tgz {
+		t.Errorf("with a base URL, the archive's URL is %s", u)
+	}
+	if pp, ok := PluginPath(doc.Plugins[0].Archives[0].URL); !ok || pp != tgz {
+		t.Errorf("PluginPath(%s) = %s, %t", doc.Plugins[0].Archives[0].URL, pp, ok)
+	}
+	if _, err := Plan(List(twoSkills()), Options{Plugins: []Plugin{p, p}}); err == nil {
+		t.Error("two plugins of one name are planned")
+	}
+	if bare := plan(t, twoSkills(), Options{}); func() bool { _, ok := bare.Lookup(PluginsIndex); return ok }() {
+		t.Error("a bundle without plugins has a plugins index")
+	}
+}
