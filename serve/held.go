@@ -74,6 +74,7 @@ func (b *Bundle) hold(prev *Bundle, lim limits) error {
 			f.how = keptOpen
 		default:
 			f.how = byName
+			b.byName++
 		}
 	}
 	var mu sync.Mutex
@@ -99,12 +100,9 @@ func (b *Bundle) hold(prev *Bundle, lim limits) error {
 		return nil
 	})
 	var msgs []string
-	for i, err := range bad {
+	for _, err := range bad {
 		if err != nil {
 			msgs = append(msgs, err.Error())
-		}
-		if b.files[paths[i]].how == byName {
-			b.byName++
 		}
 	}
 	switch {
