@@ -271,15 +271,7 @@ func appendSummary(file string, res *build.Result) error {
 	}
 	errs, warns, _ := lint.Count(res.Findings)
 	fmt.Fprintf(&b, "\nLint: %d errors, %d warnings.\n", errs, warns)
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(b.String()); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return appendFile(file, b.String())
 }
 
 // warnSkipped says which skills --skip-invalid left out, and why, after

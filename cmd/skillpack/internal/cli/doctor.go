@@ -164,7 +164,11 @@ func doctorSignHelper(ctx context.Context) doctorSign {
 	v, proto, ok2 := strings.Cut(rest, " (protocol ")
 	n, nerr := strconv.Atoi(strings.TrimSuffix(proto, ")"))
 	if err != nil || !ok || !ok2 || nerr != nil {
-		s.Problem = fmt.Sprintf("%s does not say its version (%s version: %v); reinstall it with `%s`", p, sign.Helper, cmpErr(err, string(out)), sign.Install)
+		why := strconv.Quote(string(out))
+		if err != nil {
+			why = err.Error()
+		}
+		s.Problem = fmt.Sprintf("%s does not say its version (%s version: %s); reinstall it with `%s`", p, sign.Helper, why, sign.Install)
 		return s
 	}
 	s.Version, s.Protocol = v, n
@@ -177,13 +181,6 @@ func doctorSignHelper(ctx context.Context) doctorSign {
 		s.OK = true
 	}
 	return s
-}
-
-func cmpErr(err error, out string) string {
-	if err != nil {
-		return err.Error()
-	}
-	return strconv.Quote(out)
 }
 
 // configPath is the skillpack.yaml a command reads: the one --config

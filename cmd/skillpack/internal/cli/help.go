@@ -48,26 +48,20 @@ var flagGroups = []flagGroup{
 // group, then the global ones.
 func flagUsages(c *cobra.Command) string {
 	local := c.LocalFlags()
-	var b strings.Builder
-	section := func(title string, fs *pflag.FlagSet) {
-		if !fs.HasAvailableFlags() {
-			return
+	section := func(b *strings.Builder, title string, fs *pflag.FlagSet) {
+		if fs.HasAvailableFlags() {
+			b.WriteString("\n" + title + ":\n" + strings.TrimRight(fs.FlagUsages(), " \n") + "\n")
 		}
-		b.WriteString("\n" + title + ":\n" + strings.TrimRight(fs.FlagUsages(), " \n") + "\n")
 	}
 	grouped := map[string]bool{}
-	type shown struct {
-		flagGroup
-		fs   *pflag.FlagSet
-		rest []string // the brief group's flags shown by name
-	}
-	var groups []shown
+	var groups strings.Builder // written after the other flags, which need grouped
 	for _, g := range flagGroups {
 		if len(g.on) > 0 && !slices.Contains(g.on, c.Name()) {
 			continue
 		}
-		s := shown{flagGroup: g, fs: pflag.NewFlagSet(g.title, pflag.ContinueOnError)}
-		s.fs.SortFlags = false
+		fs := pflag.NewFlagSet(g.title, pflag.ContinueOnError)
+		fs.SortFlags = false
+		var rest []string // the brief group's flags shown by name
 		brief := slices.Contains(g.brief, c.Name())
 		for _, name := range g.names {
 			f := local.Lookup(name)
@@ -75,13 +69,16 @@ func flagUsages(c *cobra.Command) string {
 				continue
 			}
 			grouped[name] = true
-			if brief && s.fs.HasFlags() {
-				s.rest = append(s.rest, "--"+name)
+			if brief && fs.HasFlags() {
+				rest = append(rest, "--"+name)
 			} else {
-				s.fs.AddFlag(f)
+				fs.AddFlag(f)
 			}
 		}
-		groups = append(groups, s)
+		section(&groups, g.title+" flags", fs)
+		if len(rest) > 0 {
+			groups.WriteString(wrap("also "+strings.Join(rest, ", ")+": see 'skillpack "+g.see+" --help'", "      ", 80))
+		}
 	}
 	other := pflag.NewFlagSet("flags", pflag.ContinueOnError)
 	local.VisitAll(func(f *pflag.Flag) {
@@ -89,14 +86,10 @@ func flagUsages(c *cobra.Command) string {
 			other.AddFlag(f)
 		}
 	})
-	section("Flags", other)
-	for _, g := range groups {
-		section(g.title+" flags", g.fs)
-		if len(g.rest) > 0 {
-			b.WriteString(wrap("also "+strings.Join(g.rest, ", ")+": see 'skillpack "+g.see+" --help'", "      ", 80))
-		}
-	}
-	section("Global Flags", c.InheritedFlags())
+	var b strings.Builder
+	section(&b, "Flags", other)
+	b.WriteString(groups.String())
+	section(&b, "Global Flags", c.InheritedFlags())
 	return b.String()
 }
 

@@ -164,15 +164,7 @@ func ignoreDist(ios *IO) error {
 		add = "\n" + add
 	}
 	// Appended in place, not replaced: the rest of the file is the user's.
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(add); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
+	if err := appendFile(path, add); err != nil {
 		return err
 	}
 	if created {
@@ -181,4 +173,17 @@ func ignoreDist(ios *IO) error {
 		fmt.Fprintf(ios.Out, "added %s to %s\n", line, path)
 	}
 	return nil
+}
+
+// appendFile appends s to file, which it creates when there is none.
+func appendFile(file, s string) error {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(s); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

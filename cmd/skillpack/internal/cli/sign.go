@@ -36,30 +36,32 @@ func (o *SignOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.SigningConfig, "signing-config", "", "Sigstore signing_config.json `file` naming a private instance's services")
 }
 
-func (o *SignOptions) options() sign.Options {
-	return sign.Options{
-		IdentityToken: o.IdentityToken, Key: o.Key,
-		FulcioURL: o.FulcioURL, RekorURL: o.RekorURL, TSAURL: o.TSAURL,
-		TrustedRoot: o.TrustedRoot, SigningConfig: o.SigningConfig,
-	}
-}
-
 // newSigner starts the signing helper, which checks the signing flags.
 // Its errors are the user's to fix (a missing token, an unreadable or
 // unsupported key, no helper installed), so they exit 2; it contacts no
 // service, so it may run before a build starts. Close the signer.
 func (o *SignOptions) newSigner(ctx context.Context, ios *IO) (*sign.Signer, error) {
-	so := o.options()
-	so.Stderr = ios.Err
-	s, err := sign.NewSigner(ctx, so, ios.Getenv)
+	s, err := sign.NewSigner(ctx, sign.Options{
+		IdentityToken: o.IdentityToken, Key: o.Key,
+		FulcioURL: o.FulcioURL, RekorURL: o.RekorURL, TSAURL: o.TSAURL,
+		TrustedRoot: o.TrustedRoot, SigningConfig: o.SigningConfig, Stderr: ios.Err,
+	}, ios.Getenv)
 	if err != nil {
 		return nil, usageErr("%w", err)
 	}
 	return s, nil
 }
 
-// signDist signs the bundle at dist and reports it in the build's log style.
-func signDist(ctx context.Context, ios *IO, dist string, s *sign.Signer) error {
+// runSign signs the bundle at dist and reports it in the build's log style.
+func runSign(ctx context.Context, ios *IO, dist string, opts *SignOptions) error {
+	if info, err := os.Stat(dist); err != nil || !info.IsDir() {
+		return usageErr("%s: no such folder (build the bundle first: skillpack build -o %s)", dist, dist)
+	}
+	s, err := opts.newSigner(ctx, ios)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
 	res, err := build.Sign(dist, func(data []byte) ([]byte, error) { return s.Sign(ctx, data) },
 		func(st []byte) ([]byte, error) { return s.SignStatement(ctx, st) }, nil)
 	if err != nil {
@@ -107,18 +109,6 @@ Signing runs skillpack-sign, found beside skillpack or on PATH:
 	}
 	opts.AddFlags(cmd.Flags())
 	return cmd
-}
-
-func runSign(ctx context.Context, ios *IO, dist string, opts *SignOptions) error {
-	if info, err := os.Stat(dist); err != nil || !info.IsDir() {
-		return usageErr("%s: no such folder (build the bundle first: skillpack build -o %s)", dist, dist)
-	}
-	s, err := opts.newSigner(ctx, ios)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return signDist(ctx, ios, dist, s)
 }
 
 // signatureVerifier starts the helper that checks signatures as the flags

@@ -191,17 +191,18 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 		case !info.IsDir():
 			return nil, usageErr("%s is a file; give a dist folder that skillpack build wrote, or an http or https URL", opts.Source)
 		}
-		if verify.IsSkillFolder(opts.Source) {
-			// An installed skill: its folder signature is all there is.
-			if !opts.Sig.Given() {
-				return nil, usageErr("%s is a skill folder, verified by its signature (%s): pass --certificate-identity and --certificate-oidc-issuer, --key, or --certificate-chain", opts.Source, layout.FolderSignatureFile)
-			}
+		// An installed skill: its folder signature is all there is.
+		skillDir := verify.IsSkillFolder(opts.Source)
+		switch {
+		case skillDir && !opts.Sig.Given():
+			return nil, usageErr("%s is a skill folder, verified by its signature (%s): pass --certificate-identity and --certificate-oidc-issuer, --key, or --certificate-chain", opts.Source, layout.FolderSignatureFile)
+		case skillDir:
 			rep, err = verify.Folder(ctx, opts.Source, opts.Signature, o)
-		} else if !skill.IsBundle(opts.Source) && hasSkills(opts.Source) {
+		case !skill.IsBundle(opts.Source) && hasSkills(opts.Source):
 			return nil, usageErr("%s holds skills, not a bundle: build them first (skillpack build %s -o dist), then verify dist", opts.Source, opts.Source)
-		} else if opts.Signature != "" {
+		case opts.Signature != "":
 			return nil, usageErr("--signature is for a skill folder; %s is a bundle, whose signatures sit beside its artifacts", opts.Source)
-		} else {
+		default:
 			rep, err = verify.Dist(ctx, opts.Source, o)
 		}
 		if err != nil {
