@@ -52,33 +52,7 @@ func (s *Signer) SignStatement(ctx context.Context, statement []byte) ([]byte, e
 	if err := json.Unmarshal(statement, &head); err != nil || head.Type != inTotoStatementType {
 		return nil, fmt.Errorf("signing: the payload is not an in-toto statement (_type %q, want %s)", head.Type, inTotoStatementType)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	opts := sigstore.BundleOptions{Context: ctx, TimestampAuthorities: s.tsas, TransparencyLogs: s.tlogs}
-	if s.keyless {
-		if err := s.certificate(ctx); err != nil {
-			return nil, err
-		}
-		opts.CertificateProvider = fixedCert(s.cert)
-		opts.CertificateProviderOptions = &sigstore.CertificateProviderOptions{}
-	}
-	b, err := sigstore.Bundle(&sigstore.DSSEData{Data: statement, PayloadType: inTotoPayloadType}, dsseKey{s.key}, opts)
-	if err != nil {
-		return nil, fmt.Errorf("signing: %w", err)
-	}
-	if env := b.GetDsseEnvelope(); env == nil || !bytes.Equal(env.GetPayload(), statement) || env.GetPayloadType() != inTotoPayloadType {
-		return nil, errors.New("signing: the bundle's envelope does not hold the statement given")
-	}
-	if s.root != nil {
-		pb, err := bundle.NewBundle(b)
-		if err == nil {
-			err = s.checkWith(pb, verify.WithoutArtifactUnsafe())
-		}
-		if err != nil {
-			return nil, fmt.Errorf("signing: the new bundle does not verify against --trusted-root: %w", err)
-		}
-	}
-	return protojson.Marshal(b)
+	return s.bundle(ctx, &sigstore.DSSEData{Data: statement, PayloadType: inTotoPayloadType}, dsseKey{s.key}, verify.WithoutArtifactUnsafe())
 }
 
 // VerifyStatement checks that bundleJSON is a folder signature (a DSSE

@@ -5,11 +5,10 @@ package sign
 
 import (
 	"context"
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"testing"
-
-	sigstore "github.com/sigstore/sigstore-go/pkg/sign"
 
 	"github.com/skillpack/skillpack/cmd/skillpack-sign/internal/sigstoretest"
 )
@@ -51,18 +50,16 @@ func (f *fakeSigstore) env() func(string) string {
 	return func(k string) string { return vars[k] }
 }
 
-// options point a Signer at the fakes. The log is set in process by
-// signer; its URL here is never asked.
+// options point a Signer at the fakes.
 func (f *fakeSigstore) options(trustedRoot string) Options {
-	return Options{FulcioURL: f.Fulcio.URL, TSAURL: f.TSA.URL + sigstoretest.TSAPath, RekorURL: "http://rekor.invalid", TrustedRoot: trustedRoot}
+	return Options{FulcioURL: f.Fulcio.URL, TSAURL: f.TSA.URL + sigstoretest.TSAPath, RekorURL: f.Rekor.URL, TrustedRoot: trustedRoot}
 }
 
-// signer is a keyless Signer against the fakes, with the fake log.
+// signer is a keyless Signer against the fakes.
 func (f *fakeSigstore) signer(trustedRoot string) *Signer {
 	f.t.Helper()
 	s, err := NewSigner(context.Background(), f.options(trustedRoot), f.env(), nil)
 	must(f.t, err)
-	s.tlogs = []sigstore.Transparency{f.Log}
 	return s
 }
 
@@ -74,4 +71,11 @@ func (f *fakeSigstore) writeTrustedRoot(dir string) string {
 	p := filepath.Join(dir, "trusted_root.json")
 	must(f.t, os.WriteFile(p, data, 0o644))
 	return p
+}
+
+// Sign signs artifact as skillpack has it signed: SignDigest of its sha256
+// digest.
+func (s *Signer) Sign(ctx context.Context, artifact []byte) ([]byte, error) {
+	sum := sha256.Sum256(artifact)
+	return s.SignDigest(ctx, sum[:])
 }

@@ -11,7 +11,6 @@
 package sign
 
 import (
-	"bytes"
 	"context"
 	"crypto"
 	"crypto/ecdsa"
@@ -209,32 +208,30 @@ func services(o Options, keyless bool) (serviceURLs, error) {
 // Keyless reports whether s signs with a Fulcio certificate.
 func (s *Signer) Keyless() bool { return s.keyless }
 
-// Sign signs artifact and returns its Sigstore bundle as JSON: SignDigest
-// of its sha256 digest.
-func (s *Signer) Sign(ctx context.Context, artifact []byte) ([]byte, error) {
-	sum := sha256.Sum256(artifact)
-	return s.SignDigest(ctx, sum[:])
-}
-
 // SignDigest signs the artifact whose sha256 digest is digest and returns
-// its Sigstore bundle as JSON. The bundle is the one Sign makes from the
-// artifact itself (a message signature over the sha256 digest, which is
-// all a verifier checks the artifact against), so skillpack hands the
+// its Sigstore bundle as JSON: a message signature over the digest, which
+// is all a verifier checks the artifact against, so skillpack hands the
 // helper digests, never archives.
 func (s *Signer) SignDigest(ctx context.Context, digest []byte) ([]byte, error) {
 	if len(digest) != sha256.Size {
 		return nil, fmt.Errorf("signing: want a 32-byte sha256 digest, got %d bytes", len(digest))
 	}
+	return s.bundle(ctx, digestContent(digest), prehashed{s.key}, verify.WithArtifactDigest("sha256", digest))
+}
+
+// bundle signs content with key and the run's certificate, timestamp
+// authorities and logs, and returns the bundle as JSON. With
+// --trusted-root the bundle is verified against it first, with artifact
+// and the policy sigstore-go applies to the bundles it checks after
+// signing: every timestamp and log entry the run asked for, and no
+// identity. (sigstore-go's own check, BundleOptions.TrustedRoot, would
+// take a digestContent's digest for the artifact and hash it again.)
+// What a bundle signs is checked by skillpack, across the process
+// boundary.
+func (s *Signer) bundle(ctx context.Context, content sigstore.Content, key sigstore.Keypair, artifact verify.ArtifactPolicyOption) ([]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	opts := sigstore.BundleOptions{
-		Context:              ctx,
-		TimestampAuthorities: s.tsas,
-		TransparencyLogs:     s.tlogs,
-		// No TrustedRoot: sigstore-go would check the bundle against the
-		// content it signed, here the digest itself; check does it below
-		// against the digest as a digest.
-	}
+	opts := sigstore.BundleOptions{Context: ctx, TimestampAuthorities: s.tsas, TransparencyLogs: s.tlogs}
 	if s.keyless {
 		if err := s.certificate(ctx); err != nil {
 			return nil, err
@@ -244,36 +241,23 @@ func (s *Signer) SignDigest(ctx context.Context, digest []byte) ([]byte, error) 
 		// ignores them.
 		opts.CertificateProviderOptions = &sigstore.CertificateProviderOptions{}
 	}
-	b, err := sigstore.Bundle(digestContent(digest), prehashed{s.key}, opts)
+	b, err := sigstore.Bundle(content, key, opts)
 	if err != nil {
 		return nil, fmt.Errorf("signing: %w", err)
 	}
-	md := b.GetMessageSignature().GetMessageDigest()
-	if md.GetAlgorithm() != protocommon.HashAlgorithm_SHA2_256 || !bytes.Equal(md.GetDigest(), digest) {
-		return nil, fmt.Errorf("signing: the bundle's message digest (%s %x) is not the artifact's sha256 digest %x",
-			md.GetAlgorithm(), md.GetDigest(), digest)
-	}
 	if s.root != nil {
-		if err := s.check(b, digest); err != nil {
+		if err := s.check(b, artifact); err != nil {
 			return nil, fmt.Errorf("signing: the new bundle does not verify against --trusted-root: %w", err)
 		}
 	}
 	return protojson.Marshal(b)
 }
 
-// check verifies a bundle just made against the trusted root (checkWith).
-func (s *Signer) check(b *protobundle.Bundle, digest []byte) error {
+func (s *Signer) check(b *protobundle.Bundle, artifact verify.ArtifactPolicyOption) error {
 	pb, err := bundle.NewBundle(b)
 	if err != nil {
 		return err
 	}
-	return s.checkWith(pb, verify.WithArtifactDigest("sha256", digest))
-}
-
-// checkWith verifies a bundle just made against the trusted root, with the
-// policy sigstore-go applies to the bundles it checks after signing: every
-// timestamp and log entry the run asked for, and no identity.
-func (s *Signer) checkWith(pb *bundle.Bundle, artifact verify.ArtifactPolicyOption) error {
 	var vo []verify.VerifierOption
 	if len(s.tsas) > 0 {
 		vo = append(vo, verify.WithSignedTimestamps(len(s.tsas)))

@@ -103,7 +103,7 @@ func TestKeylessTokenSources(t *testing.T) {
 			o.IdentityToken = tc.flag
 			s, err := NewSigner(ctx, o, func(k string) string { return tc.env[k] }, nil)
 			must(t, err)
-			s.tlogs[0] = f.Log
+
 			if _, err := s.Sign(ctx, []byte("x")); err != nil {
 				t.Fatal(err)
 			}
@@ -315,7 +315,7 @@ func TestSigningConfig(t *testing.T) {
 	}
 	s, err := NewSigner(context.Background(), Options{SigningConfig: config(f.Fulcio.URL)}, f.env(), nil)
 	must(t, err)
-	s.tlogs[0] = f.Log
+	s.tlogs[0] = f.Client() // the config names the log at rekor.fake.test
 	if _, err := s.Sign(context.Background(), []byte("x")); err != nil {
 		t.Fatal(err)
 	}

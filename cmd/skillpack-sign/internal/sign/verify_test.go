@@ -185,7 +185,7 @@ func selfSigned(t *testing.T, f *fakeSigstore, artifact []byte) []byte {
 		CertificateProvider:        fixedCert(der),
 		CertificateProviderOptions: &sigstore.CertificateProviderOptions{},
 		TimestampAuthorities:       []*sigstore.TimestampAuthority{sigstore.NewTimestampAuthority(&sigstore.TimestampAuthorityOptions{URL: f.TSA.URL})},
-		TransparencyLogs:           []sigstore.Transparency{f.Log},
+		TransparencyLogs:           []sigstore.Transparency{f.Client()},
 	})
 	must(t, err)
 	data, err := protojson.Marshal(b)

@@ -44,17 +44,13 @@ import (
 	cttls "github.com/google/certificate-transparency-go/tls"
 	ctx509 "github.com/google/certificate-transparency-go/x509"
 	ctx509util "github.com/google/certificate-transparency-go/x509util"
-	protobundle "github.com/sigstore/protobuf-specs/gen/pb-go/bundle/v1"
 	"github.com/sigstore/rekor/pkg/generated/models"
-	"github.com/sigstore/rekor/pkg/pki"
-	"github.com/sigstore/rekor/pkg/tle"
 	"github.com/sigstore/rekor/pkg/types"
-	rekordsse "github.com/sigstore/rekor/pkg/types/dsse"
-	_ "github.com/sigstore/rekor/pkg/types/dsse/v0.0.1" // registers the entry version
-	"github.com/sigstore/rekor/pkg/types/hashedrekord"
+	_ "github.com/sigstore/rekor/pkg/types/dsse/v0.0.1"         // registers the entry version
 	_ "github.com/sigstore/rekor/pkg/types/hashedrekord/v0.0.1" // registers the entry version
 	rekorutil "github.com/sigstore/rekor/pkg/util"
 	"github.com/sigstore/sigstore-go/pkg/root"
+	sigstore "github.com/sigstore/sigstore-go/pkg/sign"
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 	"github.com/sigstore/sigstore-go/pkg/tlog"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
@@ -88,8 +84,7 @@ var (
 // the servers may be changed before the first request.
 type Instance struct {
 	Fulcio, TSA, Token, Rekor *httptest.Server
-	// Log is the transparency log Rekor serves; it is also a
-	// sigstore-go Transparency for signing in process.
+	// Log is the transparency log Rekor serves.
 	Log *Log
 	// Claims are the claims of the token the fake GitHub hands out.
 	Claims map[string]any
@@ -364,43 +359,9 @@ type Log struct {
 // Entries is how many entries the log has taken.
 func (l *Log) Entries() int { return int(l.calls.Load()) }
 
-// GetTransparencyLogEntry logs b's signature and adds the entry to b, as
-// sigstore-go's Rekor client does (it is a sigstore-go sign.Transparency).
-func (l *Log) GetTransparencyLogEntry(ctx context.Context, keyOrCertPEM []byte, b *protobundle.Bundle) error {
-	var proposed models.ProposedEntry
-	var err error
-	if env := b.GetDsseEnvelope(); env != nil {
-		// A folder signature is logged as a dsse entry, as sigstore-go
-		// logs one in Rekor v1.
-		raw, merr := json.Marshal(env)
-		if merr != nil {
-			return merr
-		}
-		props := types.ArtifactProperties{PublicKeyBytes: [][]byte{keyOrCertPEM}, ArtifactBytes: raw}
-		proposed, err = rekordsse.New().CreateProposedEntry(ctx, "", props)
-	} else {
-		ms := b.GetMessageSignature()
-		props := types.ArtifactProperties{
-			PublicKeyBytes: [][]byte{keyOrCertPEM},
-			PKIFormat:      string(pki.X509),
-			SignatureBytes: ms.GetSignature(),
-			ArtifactHash:   rekorutil.PrefixSHA(hex.EncodeToString(ms.GetMessageDigest().GetDigest())),
-		}
-		proposed, err = hashedrekord.New().CreateProposedEntry(ctx, "", props)
-	}
-	if err != nil {
-		return err
-	}
-	_, entry, err := l.add(ctx, proposed)
-	if err != nil {
-		return err
-	}
-	tlogEntry, err := tle.GenerateTransparencyLogEntry(entry)
-	if err != nil {
-		return err
-	}
-	b.VerificationMaterial.TlogEntries = append(b.VerificationMaterial.TlogEntries, tlogEntry)
-	return nil
+// Client is a sigstore-go Rekor client of the log, for signing in process.
+func (f *Instance) Client() sigstore.Transparency {
+	return sigstore.NewRekor(&sigstore.RekorOptions{BaseURL: f.Rekor.URL, Version: 1})
 }
 
 // ServeHTTP is Rekor's POST /api/v1/log/entries, which sigstore-go's Rekor
