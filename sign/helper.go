@@ -73,14 +73,9 @@ func FindHelper() (string, error) {
 		"skillpack nor on PATH: install it with `" + Install + "`, or take it from the release archive"}
 }
 
-// hello is the helper's first line; request and response the lines after.
-type hello struct {
-	Protocol int    `json:"protocol"`
-	Keyless  bool   `json:"keyless"`
-	Error    string `json:"error"`
-	Usage    bool   `json:"usage"`
-}
-
+// request is a line to the helper; line is every line from it: the first
+// (protocol, keyless, error, usage) and the answers (bundle, ok, payload,
+// error).
 type request struct {
 	Digest    string `json:"digest,omitempty"`
 	Statement []byte `json:"statement,omitempty"`
@@ -88,43 +83,36 @@ type request struct {
 	DSSE      bool   `json:"dsse,omitempty"`
 }
 
-type response struct {
-	Bundle  []byte `json:"bundle"`
-	OK      bool   `json:"ok"`
-	Payload []byte `json:"payload"`
-	Error   string `json:"error"`
+type line struct {
+	Protocol int    `json:"protocol"`
+	Keyless  bool   `json:"keyless"`
+	Bundle   []byte `json:"bundle"`
+	OK       bool   `json:"ok"`
+	Payload  []byte `json:"payload"`
+	Error    string `json:"error"`
+	Usage    bool   `json:"usage"`
 }
 
-// sigstoreBundle is what the client reads of a Sigstore bundle (v0.3)
-// the helper made: what it signs.
-type sigstoreBundle struct {
+// signed is what the client reads of a Sigstore bundle (v0.3) the helper
+// made: what it signs.
+type signed struct {
 	MessageSignature struct {
-		MessageDigest hashOutput `json:"messageDigest"`
+		MessageDigest struct{ Algorithm, Digest string } `json:"messageDigest"`
 	} `json:"messageSignature"`
-	DSSEEnvelope *dsseEnvelope `json:"dsseEnvelope"`
-}
-
-// hashOutput is Sigstore's HashOutput: a digest and its algorithm.
-type hashOutput struct{ Algorithm, Digest string }
-
-// dsseEnvelope is the part of a DSSE envelope a folder signature is
-// checked by: the statement it holds.
-type dsseEnvelope struct {
-	Payload     []byte `json:"payload"`
-	PayloadType string `json:"payloadType"`
+	DSSEEnvelope *struct {
+		Payload     []byte `json:"payload"`
+		PayloadType string `json:"payloadType"`
+	} `json:"dsseEnvelope"`
 }
 
 // sign sends one sign request and returns the bundle, as JSON and
 // decoded, for the caller to check what it signs.
-func (p *process) sign(r request) ([]byte, *sigstoreBundle, error) {
+func (p *process) sign(r request) ([]byte, *signed, error) {
 	resp, err := p.call(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	if resp.Error != "" {
-		return nil, nil, errors.New(resp.Error)
-	}
-	var b sigstoreBundle
+	var b signed
 	if err := json.Unmarshal(resp.Bundle, &b); err != nil {
 		return nil, nil, fmt.Errorf("%s returned a bundle that is not JSON: %w", p.path, err)
 	}
@@ -143,8 +131,8 @@ type process struct {
 
 // start runs the helper with args and reads its first line. helper is its
 // path ("" = FindHelper); env reads the variables it is given.
-func start(ctx context.Context, helper string, args []string, token string, env func(string) string, stderr io.Writer) (*process, hello, error) {
-	var h hello
+func start(ctx context.Context, helper string, args []string, token string, env func(string) string, stderr io.Writer) (*process, line, error) {
+	var h line
 	if helper == "" {
 		var err error
 		if helper, err = FindHelper(); err != nil {
@@ -211,12 +199,13 @@ func (p *process) read(v any) error {
 	return nil
 }
 
-// call sends one request and reads its response. After the helper fails
-// to answer once, every later call fails the same way.
-func (p *process) call(r request) (response, error) {
+// call sends one request and reads its answer; an answer's error is
+// returned as the error. After the helper fails to answer once, every
+// later call fails the same way.
+func (p *process) call(r request) (line, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var resp response
+	var resp line
 	if p.dead != nil {
 		return resp, p.dead
 	}
@@ -231,6 +220,9 @@ func (p *process) call(r request) (response, error) {
 	if err := p.read(&resp); err != nil {
 		p.dead = err
 		return resp, err
+	}
+	if resp.Error != "" {
+		return resp, errors.New(resp.Error)
 	}
 	return resp, nil
 }
@@ -247,6 +239,18 @@ func (p *process) Close() error {
 }
 
 func digestOf(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) }
+
+// flags is the helper's command line: cmd and each flag given a value
+// (flagValues holds flag, value pairs).
+func flags(cmd string, flagValues ...string) []string {
+	args := []string{cmd}
+	for i := 0; i < len(flagValues); i += 2 {
+		if flagValues[i+1] != "" {
+			args = append(args, flagValues[i:i+2]...)
+		}
+	}
+	return args
+}
 
 // Options say how to sign: the helper's sign flags, documented with
 // skillpack sign's flags (cmd/skillpack/internal/cli) and in the helper's package sign.
@@ -287,15 +291,8 @@ type Signer struct {
 // token and certificate are fresh. env is how environment variables are
 // read (nil: os.Getenv). A *UsageError is the user's to fix.
 func NewSigner(ctx context.Context, o Options, env func(string) string) (*Signer, error) {
-	args := []string{"sign"}
-	for _, f := range []struct{ flag, v string }{
-		{"--key", o.Key}, {"--fulcio-url", o.FulcioURL}, {"--rekor-url", o.RekorURL},
-		{"--tsa-url", o.TSAURL}, {"--trusted-root", o.TrustedRoot}, {"--signing-config", o.SigningConfig},
-	} {
-		if f.v != "" {
-			args = append(args, f.flag, f.v)
-		}
-	}
+	args := flags("sign", "--key", o.Key, "--fulcio-url", o.FulcioURL, "--rekor-url", o.RekorURL,
+		"--tsa-url", o.TSAURL, "--trusted-root", o.TrustedRoot, "--signing-config", o.SigningConfig)
 	p, h, err := start(ctx, o.Helper, args, o.IdentityToken, env, o.Stderr)
 	if err != nil {
 		return nil, err
@@ -367,16 +364,9 @@ type Verifier struct{ p *process }
 // verification fetches the public-good root through TUF, which needs the
 // network once). A *UsageError is the user's to fix.
 func NewVerifier(ctx context.Context, o VerifyOptions) (*Verifier, error) {
-	args := []string{"verify"}
-	for _, f := range []struct{ flag, v string }{
-		{"--certificate-identity", o.CertificateIdentity}, {"--certificate-identity-regexp", o.CertificateIdentityRegexp},
-		{"--certificate-oidc-issuer", o.CertificateOIDCIssuer}, {"--key", o.Key}, {"--trusted-root", o.TrustedRoot},
-		{"--certificate-chain", o.CertificateChain},
-	} {
-		if f.v != "" {
-			args = append(args, f.flag, f.v)
-		}
-	}
+	args := flags("verify", "--certificate-identity", o.CertificateIdentity, "--certificate-identity-regexp", o.CertificateIdentityRegexp,
+		"--certificate-oidc-issuer", o.CertificateOIDCIssuer, "--key", o.Key, "--trusted-root", o.TrustedRoot,
+		"--certificate-chain", o.CertificateChain)
 	p, _, err := start(ctx, o.Helper, args, "", nil, o.Stderr)
 	if err != nil {
 		return nil, err
@@ -395,8 +385,6 @@ func (v *Verifier) Verify(bundleJSON, artifactDigest []byte) error {
 	switch {
 	case err != nil:
 		return err
-	case resp.Error != "":
-		return errors.New(resp.Error)
 	case !resp.OK:
 		return fmt.Errorf("%s answered neither ok nor an error", v.p.path)
 	}
@@ -412,8 +400,6 @@ func (v *Verifier) VerifyStatement(bundleJSON []byte) ([]byte, error) {
 	switch {
 	case err != nil:
 		return nil, err
-	case resp.Error != "":
-		return nil, errors.New(resp.Error)
 	case !resp.OK || resp.Payload == nil:
 		return nil, fmt.Errorf("%s answered neither a statement nor an error", v.p.path)
 	}

@@ -30,15 +30,8 @@ const (
 	exitInternal = 3
 )
 
-// hello is the first line the helper writes.
-type hello struct {
-	Protocol int    `json:"protocol"`
-	Keyless  *bool  `json:"keyless,omitempty"`
-	Error    string `json:"error,omitempty"`
-	Usage    bool   `json:"usage,omitempty"`
-}
-
-// request and response are the lines that follow.
+// request is a line skillpack writes; line is every line the helper
+// writes: the first (protocol, keyless; error, usage) and the answers.
 type request struct {
 	Digest    string `json:"digest,omitempty"`
 	Statement []byte `json:"statement,omitempty"` // sign: an in-toto statement, to sign as DSSE
@@ -46,11 +39,14 @@ type request struct {
 	DSSE      bool   `json:"dsse,omitempty"` // verify: a folder signature, whose statement is returned
 }
 
-type response struct {
-	Bundle  []byte `json:"bundle,omitempty"`
-	OK      bool   `json:"ok,omitempty"`
-	Payload []byte `json:"payload,omitempty"` // verify with dsse: the statement signed
-	Error   string `json:"error,omitempty"`
+type line struct {
+	Protocol int    `json:"protocol,omitempty"` // the first line's; it is never 0
+	Keyless  *bool  `json:"keyless,omitempty"`
+	Bundle   []byte `json:"bundle,omitempty"`
+	OK       bool   `json:"ok,omitempty"`
+	Payload  []byte `json:"payload,omitempty"` // verify with dsse: the statement signed
+	Error    string `json:"error,omitempty"`
+	Usage    bool   `json:"usage,omitempty"`
 }
 
 const usage = `usage: skillpack-sign sign|verify [flags]   (run by skillpack; the protocol: go -C cmd/skillpack-sign doc, in a clone)
@@ -68,12 +64,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(stri
 	}
 	out := json.NewEncoder(stdout)
 	fail := func(err error) int {
-		out.Encode(hello{Protocol: Protocol, Error: err.Error(), Usage: true})
+		out.Encode(line{Protocol: Protocol, Error: err.Error(), Usage: true})
 		return exitUsage
 	}
 	ctx := context.Background()
-	var answer func(request) response
-	h := hello{Protocol: Protocol}
+	var answer func(request) (line, error)
+	h := line{Protocol: Protocol}
 
 	fs := flag.NewFlagSet("skillpack-sign "+args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -109,23 +105,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(stri
 		}
 		keyless := s.Keyless()
 		h.Keyless = &keyless
-		answer = func(r request) response {
-			if r.Statement != nil {
-				b, err := s.SignStatement(ctx, r.Statement)
-				if err != nil {
-					return response{Error: err.Error()}
-				}
-				return response{Bundle: b}
-			}
+		answer = func(r request) (line, error) {
+			var b []byte
 			d, err := digest(r.Digest)
-			if err != nil {
-				return response{Error: err.Error()}
+			switch {
+			case r.Statement != nil:
+				b, err = s.SignStatement(ctx, r.Statement)
+			case err == nil:
+				b, err = s.SignDigest(ctx, d)
 			}
-			b, err := s.SignDigest(ctx, d)
-			if err != nil {
-				return response{Error: err.Error()}
-			}
-			return response{Bundle: b}
+			return line{Bundle: b}, err
 		}
 	case "verify":
 		var o sign.VerifyOptions
@@ -142,22 +131,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(stri
 		if err != nil {
 			return fail(err)
 		}
-		answer = func(r request) response {
-			if r.DSSE {
-				p, err := v.VerifyStatement(r.Bundle)
-				if err != nil {
-					return response{Error: err.Error()}
-				}
-				return response{OK: true, Payload: p}
-			}
+		answer = func(r request) (line, error) {
+			var p []byte
 			d, err := digest(r.Digest)
-			if err != nil {
-				return response{Error: err.Error()}
+			switch {
+			case r.DSSE:
+				p, err = v.VerifyStatement(r.Bundle)
+			case err == nil:
+				err = v.Verify(r.Bundle, d)
 			}
-			if err := v.Verify(r.Bundle, d); err != nil {
-				return response{Error: err.Error()}
-			}
-			return response{OK: true}
+			return line{OK: true, Payload: p}, err
 		}
 	default:
 		fmt.Fprintf(stderr, "skillpack-sign: unknown command %q\n%s\n", args[0], usage)
@@ -171,11 +154,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(stri
 	in.Buffer(nil, 64<<20) // a verify request carries a whole bundle
 	for in.Scan() {
 		var r request
-		resp := response{}
-		if err := json.Unmarshal(in.Bytes(), &r); err != nil {
-			resp.Error = fmt.Sprintf("not a request line: %v", err)
+		var resp line
+		err := json.Unmarshal(in.Bytes(), &r)
+		if err != nil {
+			err = fmt.Errorf("not a request line: %v", err)
 		} else {
-			resp = answer(r)
+			resp, err = answer(r)
+		}
+		if err != nil {
+			resp = line{Error: err.Error()}
 		}
 		if err := out.Encode(resp); err != nil {
 			fmt.Fprintf(stderr, "skillpack-sign: %v\n", err)

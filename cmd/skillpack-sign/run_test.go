@@ -85,7 +85,7 @@ func TestProtocol(t *testing.T) {
 	}
 	var bundles [][]byte
 	for _, o := range out[1:3] {
-		var r response
+		var r line
 		data, _ := json.Marshal(o)
 		json.Unmarshal(data, &r)
 		if r.Error != "" || !strings.Contains(string(r.Bundle), "application/vnd.dev.sigstore.bundle") {
@@ -144,8 +144,8 @@ func TestProtocolStatement(t *testing.T) {
 	if code != exitOK || len(out) != 4 {
 		t.Fatalf("exit %d, %d lines: %v", code, len(out), out)
 	}
-	decode := func(o map[string]any) response {
-		var r response
+	decode := func(o map[string]any) line {
+		var r line
 		data, _ := json.Marshal(o)
 		json.Unmarshal(data, &r)
 		return r
