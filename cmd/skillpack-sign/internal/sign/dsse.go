@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -81,13 +80,16 @@ func (v *Verifier) VerifyStatement(bundleJSON []byte) ([]byte, error) {
 		}
 		return env.GetPayload(), nil
 	}
-	verifier := v.v
-	if v.dsse != nil {
-		verifier = v.dsse
-	}
 	// No artifact: the statement names files, not one artifact, and
 	// skillpack compares every one of them with the folder.
-	if _, err := verifier.Verify(b, verify.NewPolicy(verify.WithoutArtifactUnsafe(), v.identity)); err != nil {
+	policy := verify.NewPolicy(verify.WithoutArtifactUnsafe(), v.identity)
+	if v.byCurve != nil {
+		if _, err := v.byCurve.Verify(b, policy); err == nil {
+			return env.GetPayload(), nil
+		}
+	}
+	// SHA-256 is accepted on P-384 too, as sigstore-go signs.
+	if _, err := v.v.Verify(b, policy); err != nil {
 		return nil, v.explain(err, cert)
 	}
 	return env.GetPayload(), nil
@@ -162,40 +164,18 @@ func (k dsseKey) SignData(_ context.Context, data []byte) ([]byte, []byte, error
 	return sig, sum, nil
 }
 
-// keyVerifier is trusted material holding one public key, and a
-// verifier of it: key signatures carry no certificate whose validity a
-// timestamp would have to prove.
-func keyVerifier(sv signature.Verifier) (root.TrustedMaterial, *verify.Verifier, error) {
+// keyVerifier verifies signatures by pub over data hashed with h. Key
+// signatures carry no certificate whose validity a timestamp would have
+// to prove.
+func keyVerifier(pub *ecdsa.PublicKey, h crypto.Hash) (*verify.Verifier, error) {
+	sv, err := signature.LoadECDSAVerifier(pub, h)
+	if err != nil {
+		return nil, err
+	}
 	tm := root.NewTrustedPublicKeyMaterial(func(string) (root.TimeConstrainedVerifier, error) {
 		return root.NewExpiringKey(sv, time.Time{}, time.Time{}), nil
 	})
-	v, err := verify.NewVerifier(tm, verify.WithNoObserverTimestamps())
-	return tm, v, err
-}
-
-// anyHash accepts a signature any of its verifiers accepts: one public
-// key, tried with each hash in turn.
-type anyHash []signature.Verifier
-
-func (a anyHash) PublicKey(opts ...signature.PublicKeyOption) (crypto.PublicKey, error) {
-	return a[0].PublicKey(opts...)
-}
-
-func (a anyHash) VerifySignature(sig, message io.Reader, opts ...signature.VerifyOption) error {
-	s, err := io.ReadAll(sig)
-	if err != nil {
-		return err
-	}
-	m, err := io.ReadAll(message)
-	if err != nil {
-		return err
-	}
-	for _, v := range a {
-		if err = v.VerifySignature(bytes.NewReader(s), bytes.NewReader(m), opts...); err == nil {
-			return nil
-		}
-	}
-	return err
+	return verify.NewVerifier(tm, verify.WithNoObserverTimestamps())
 }
 
 // caChain is the CA certificates of a --certificate-chain file: its

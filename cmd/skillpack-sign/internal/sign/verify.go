@@ -15,7 +15,6 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/fulcio/certificate"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/verify"
-	"github.com/sigstore/sigstore/pkg/signature"
 )
 
 // GitHubIssuer is the OIDC issuer of GitHub Actions' tokens.
@@ -62,7 +61,7 @@ type Verifier struct {
 	opts     VerifyOptions
 	tm       root.TrustedMaterial
 	v        *verify.Verifier
-	dsse     *verify.Verifier // key folder signatures; nil keyless, where v serves both
+	byCurve  *verify.Verifier // a key's, by its curve's hash (see dsseKey); nil keyless
 	identity verify.PolicyOption
 	key      bool
 	chain    *caChain // the certificate method's CAs; nil otherwise
@@ -92,22 +91,12 @@ func NewVerifier(o VerifyOptions) (*Verifier, error) {
 			return nil, err
 		}
 		// Blob signatures are over the sha256 digest the indexes record,
-		// on either curve (see keyPair).
-		sha256Verifier, err := signature.LoadECDSAVerifier(pub, crypto.SHA256)
-		if err != nil {
+		// on either curve (see keyPair); folder signatures (DSSE) by the
+		// curve's own hash, as OMS signers make them (see dsseKey).
+		if v.v, err = keyVerifier(pub, crypto.SHA256); err != nil {
 			return nil, err
 		}
-		if v.tm, v.v, err = keyVerifier(sha256Verifier); err != nil {
-			return nil, err
-		}
-		// Folder signatures (DSSE) are over the envelope with the curve's
-		// own hash, as OMS signers make them (see dsseKey); SHA-256 on
-		// P-384 is accepted too, as sigstore-go accepts it.
-		byCurve, err := signature.LoadECDSAVerifier(pub, curveHash(pub.Curve))
-		if err != nil {
-			return nil, err
-		}
-		if _, v.dsse, err = keyVerifier(anyHash{byCurve, sha256Verifier}); err != nil {
+		if v.byCurve, err = keyVerifier(pub, curveHash(pub.Curve)); err != nil {
 			return nil, err
 		}
 		v.identity = verify.WithKey()
