@@ -127,23 +127,14 @@ func loadKey(path string, env func(string) string) (*ecdsa.PrivateKey, error) {
 	case err != nil:
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return checkKey(path, key)
-}
-
-// checkKey keeps the ECDSA P-256 and P-384 keys and explains the rest.
-func checkKey(path string, key crypto.PrivateKey) (*ecdsa.PrivateKey, error) {
-	switch k := key.(type) {
-	case *ecdsa.PrivateKey:
-		if k.Curve != elliptic.P256() && k.Curve != elliptic.P384() {
-			return nil, fmt.Errorf("%s: ECDSA %s keys are not supported: use P-256 or P-384", path, k.Curve.Params().Name)
-		}
-		return k, nil
-	case ed25519.PrivateKey, *ed25519.PrivateKey:
-		return nil, fmt.Errorf("%s: %s", path, ed25519Refusal)
-	case *rsa.PrivateKey:
-		return nil, fmt.Errorf("%s: RSA keys are not supported: use an ECDSA P-256 or P-384 key", path)
+	pub := crypto.PublicKey(key)
+	if signer, ok := key.(crypto.Signer); ok {
+		pub = signer.Public()
 	}
-	return nil, fmt.Errorf("%s: %T keys are not supported: use an ECDSA P-256 or P-384 key", path, key)
+	if _, err := checkKey(path, pub); err != nil {
+		return nil, err
+	}
+	return key.(*ecdsa.PrivateKey), nil
 }
 
 // loadPublicKey reads the ECDSA public key a key-signed bundle is checked
@@ -157,6 +148,12 @@ func loadPublicKey(path string) (*ecdsa.PublicKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a PEM public key: %w", path, err)
 	}
+	return checkKey(path, pub)
+}
+
+// checkKey keeps ECDSA P-256 and P-384 keys and explains the rest, given
+// the public key (or a private key's public half).
+func checkKey(path string, pub crypto.PublicKey) (*ecdsa.PublicKey, error) {
 	switch k := pub.(type) {
 	case *ecdsa.PublicKey:
 		if k.Curve != elliptic.P256() && k.Curve != elliptic.P384() {
@@ -165,6 +162,8 @@ func loadPublicKey(path string) (*ecdsa.PublicKey, error) {
 		return k, nil
 	case ed25519.PublicKey:
 		return nil, fmt.Errorf("%s: %s", path, ed25519Refusal)
+	case *rsa.PublicKey:
+		return nil, fmt.Errorf("%s: RSA keys are not supported: use an ECDSA P-256 or P-384 key", path)
 	}
 	return nil, fmt.Errorf("%s: %T keys are not supported: use an ECDSA P-256 or P-384 key", path, pub)
 }

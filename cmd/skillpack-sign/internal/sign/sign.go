@@ -11,6 +11,7 @@
 package sign
 
 import (
+	"cmp"
 	"context"
 	"crypto"
 	"crypto/ecdsa"
@@ -155,52 +156,37 @@ func services(o Options, keyless bool) (serviceURLs, error) {
 	if !keyless {
 		return u, nil
 	}
-	if o.SigningConfig != "" {
-		sc, err := root.NewSigningConfigFromPath(o.SigningConfig)
-		if err != nil {
-			return u, fmt.Errorf("--signing-config %s: %w", o.SigningConfig, err)
-		}
-		now := time.Now()
-		pick := func(list []root.Service, versions []uint32, what string) (root.Service, error) {
-			s, err := root.SelectService(list, versions, now)
-			if err != nil {
-				return s, fmt.Errorf("--signing-config %s: no usable %s service: %w", o.SigningConfig, what, err)
-			}
-			return s, nil
-		}
-		if u.fulcio == "" {
-			s, err := pick(sc.FulcioCertificateAuthorityURLs(), sigstore.FulcioAPIVersions, "Fulcio")
-			if err != nil {
-				return u, err
-			}
-			u.fulcio = s.URL
-		}
-		if u.rekor == "" {
-			s, err := pick(sc.RekorLogURLs(), sigstore.RekorAPIVersions, "Rekor")
-			if err != nil {
-				return u, err
-			}
-			u.rekor, u.rekorVersion = s.URL, s.MajorAPIVersion
-		}
-		// A private instance may have no timestamp authority and rely on
-		// Rekor's integrated time instead.
-		if u.tsa == "" && len(sc.TimestampAuthorityURLs()) > 0 {
-			s, err := pick(sc.TimestampAuthorityURLs(), sigstore.TimestampAuthorityAPIVersions, "timestamp authority")
-			if err != nil {
-				return u, err
-			}
-			u.tsa = s.URL
-		}
+	if o.SigningConfig == "" {
+		u.fulcio, u.rekor, u.tsa = cmp.Or(u.fulcio, DefaultFulcioURL), cmp.Or(u.rekor, DefaultRekorURL), cmp.Or(u.tsa, DefaultTSAURL)
 		return u, nil
 	}
-	if u.fulcio == "" {
-		u.fulcio = DefaultFulcioURL
+	sc, err := root.NewSigningConfigFromPath(o.SigningConfig)
+	if err != nil {
+		return u, fmt.Errorf("--signing-config %s: %w", o.SigningConfig, err)
 	}
-	if u.rekor == "" {
-		u.rekor = DefaultRekorURL
-	}
-	if u.tsa == "" {
-		u.tsa = DefaultTSAURL
+	for _, svc := range []struct {
+		url      *string
+		version  *uint32
+		list     []root.Service
+		versions []uint32
+		what     string
+	}{
+		{&u.fulcio, nil, sc.FulcioCertificateAuthorityURLs(), sigstore.FulcioAPIVersions, "Fulcio"},
+		{&u.rekor, &u.rekorVersion, sc.RekorLogURLs(), sigstore.RekorAPIVersions, "Rekor"},
+		{&u.tsa, nil, sc.TimestampAuthorityURLs(), sigstore.TimestampAuthorityAPIVersions, "timestamp authority"},
+	} {
+		// A private instance may have no timestamp authority and rely on
+		// Rekor's integrated time instead.
+		if *svc.url != "" || (svc.url == &u.tsa && len(svc.list) == 0) {
+			continue
+		}
+		s, err := root.SelectService(svc.list, svc.versions, time.Now())
+		if err != nil {
+			return u, fmt.Errorf("--signing-config %s: no usable %s service: %w", o.SigningConfig, svc.what, err)
+		}
+		if *svc.url = s.URL; svc.version != nil {
+			*svc.version = s.MajorAPIVersion
+		}
 	}
 	return u, nil
 }

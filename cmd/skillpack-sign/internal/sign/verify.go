@@ -146,9 +146,6 @@ func NewVerifier(o VerifyOptions) (*Verifier, error) {
 // key v was made for, over the artifact whose raw sha256 digest is
 // artifactDigest. The error says what did not verify.
 func (v *Verifier) Verify(bundleJSON []byte, artifactDigest []byte) error {
-	if len(artifactDigest) != 32 {
-		return fmt.Errorf("want a 32-byte sha256 digest, got %d bytes", len(artifactDigest))
-	}
 	var b bundle.Bundle
 	if err := b.UnmarshalJSON(bundleJSON); err != nil {
 		return fmt.Errorf("not a Sigstore bundle: %w", err)
