@@ -116,20 +116,11 @@ func New() (*Instance, error) {
 	if f.tsaCA, tsaCAKey, err = ca.GenerateTSAIntermediate(rootCert, rootKey); err != nil {
 		return nil, err
 	}
-	if f.tsaKey, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
-		return nil, err
-	}
+	f.tsaKey, f.ctKey = newKey(), newKey()
 	if f.tsaLeaf, err = ca.GenerateTSALeafCert(time.Now().Add(-time.Minute), f.tsaKey, f.tsaCA, tsaCAKey); err != nil {
 		return nil, err
 	}
-	if f.ctKey, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
-		return nil, err
-	}
-	rekorKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	f.Log = &Log{key: rekorKey}
+	f.Log = &Log{key: newKey()}
 	f.CertTimes = func() (time.Time, time.Time) {
 		now := time.Now().Add(-time.Minute)
 		return now, now.Add(10 * time.Minute)
@@ -255,11 +246,7 @@ func (f *Instance) issue(tmpl *x509.Certificate, pub crypto.PublicKey) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	logID, err := keyID(f.ctKey.Public())
-	if err != nil {
-		return nil, err
-	}
-	sct := ct.SignedCertificateTimestamp{SCTVersion: ct.V1, LogID: ct.LogID{KeyID: logID}, Timestamp: uint64(time.Now().UnixMilli())}
+	sct := ct.SignedCertificateTimestamp{SCTVersion: ct.V1, LogID: ct.LogID{KeyID: keyID(f.ctKey)}, Timestamp: uint64(time.Now().UnixMilli())}
 	entry := ct.LogEntry{Leaf: ct.MerkleTreeLeaf{
 		Version: ct.V1, LeafType: ct.TimestampedEntryLeafType,
 		TimestampedEntry: &ct.TimestampedEntry{
@@ -323,14 +310,7 @@ func (f *Instance) serveTSA(w http.ResponseWriter, r *http.Request) {
 // TrustedRoot is a trusted_root.json that trusts exactly this instance.
 func (f *Instance) TrustedRoot() ([]byte, error) {
 	start := time.Now().Add(-time.Hour)
-	ctID, err := keyID(f.ctKey.Public())
-	if err != nil {
-		return nil, err
-	}
-	rekorID, err := keyID(f.Log.key.Public())
-	if err != nil {
-		return nil, err
-	}
+	ctID, rekorID := keyID(f.ctKey), keyID(f.Log.key)
 	tr, err := root.NewTrustedRoot(root.TrustedRootMediaType01,
 		[]root.CertificateAuthority{&root.FulcioCertificateAuthority{
 			Root: f.root, Intermediates: []*x509.Certificate{f.fulcioCA}, ValidityPeriodStart: start, URI: f.Fulcio.URL}},
@@ -400,10 +380,7 @@ func (l *Log) add(ctx context.Context, proposed models.ProposedEntry) (string, m
 	if err != nil {
 		return "", models.LogEntryAnon{}, err
 	}
-	id, err := keyID(l.key.Public())
-	if err != nil {
-		return "", models.LogEntryAnon{}, err
-	}
+	id := keyID(l.key)
 	// Like Rekor's shards: the global index differs from the index in the
 	// tree the proof is for (and old verifiers refuse a global index of 0).
 	logID, now, index := hex.EncodeToString(id[:]), time.Now().Unix(), 1000+int64(n)
@@ -441,9 +418,16 @@ func (l *Log) add(ctx context.Context, proposed models.ProposedEntry) (string, m
 	}, nil
 }
 
-func keyID(pub crypto.PublicKey) ([32]byte, error) {
-	der, err := x509.MarshalPKIXPublicKey(pub)
-	return sha256.Sum256(der), err
+// keyID is a log's ID: the sha256 of its public key, as DER.
+func keyID(k *ecdsa.PrivateKey) [32]byte {
+	der, _ := x509.MarshalPKIXPublicKey(k.Public()) // only unknown key types fail
+	return sha256.Sum256(der)
+}
+
+// newKey is a P-256 key; crypto/rand never fails (it crashes instead).
+func newKey() *ecdsa.PrivateKey {
+	k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	return k
 }
 
 func pemCert(der []byte) string {

@@ -16,17 +16,6 @@ import (
 	"github.com/skillpack/skillpack/cmd/skillpack-sign/internal/sigstoretest"
 )
 
-// Services is the line fakesigstore prints.
-type Services struct {
-	FulcioURL string `json:"fulcioURL"`
-	RekorURL  string `json:"rekorURL"`
-	TSAURL    string `json:"tsaURL"`
-	// IdentityToken is a token Fulcio takes, for Identity and Issuer.
-	IdentityToken string `json:"identityToken"`
-	Identity      string `json:"identity"`
-	Issuer        string `json:"issuer"`
-}
-
 func main() {
 	rootFile := flag.String("root", "", "write the trusted_root.json here")
 	flag.Parse()
@@ -52,9 +41,11 @@ func run(rootFile string) error {
 	if err := os.WriteFile(rootFile, tr, 0o644); err != nil {
 		return err
 	}
-	err = json.NewEncoder(os.Stdout).Encode(Services{
-		FulcioURL: f.Fulcio.URL, RekorURL: f.Rekor.URL, TSAURL: f.TSA.URL + sigstoretest.TSAPath,
-		IdentityToken: f.IDToken(), Identity: sigstoretest.Identity, Issuer: sigstoretest.Issuer,
+	// The line signtest.Sigstore reads: the services, and a token Fulcio
+	// takes for Identity and Issuer.
+	err = json.NewEncoder(os.Stdout).Encode(map[string]string{
+		"fulcioURL": f.Fulcio.URL, "rekorURL": f.Rekor.URL, "tsaURL": f.TSA.URL + sigstoretest.TSAPath,
+		"identityToken": f.IDToken(), "identity": sigstoretest.Identity, "issuer": sigstoretest.Issuer,
 	})
 	if err != nil {
 		return err
