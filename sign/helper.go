@@ -129,15 +129,13 @@ type process struct {
 	dead error
 }
 
-// start runs the helper with args and reads its first line. helper is its
-// path ("" = FindHelper); env reads the variables it is given.
-func start(ctx context.Context, helper string, args []string, token string, env func(string) string, stderr io.Writer) (*process, line, error) {
+// start runs the helper (FindHelper) with args and reads its first line;
+// env reads the variables it is given.
+func start(ctx context.Context, args []string, token string, env func(string) string, stderr io.Writer) (*process, line, error) {
 	var h line
-	if helper == "" {
-		var err error
-		if helper, err = FindHelper(); err != nil {
-			return nil, h, err
-		}
+	helper, err := FindHelper()
+	if err != nil {
+		return nil, h, err
 	}
 	if env == nil {
 		env = os.Getenv
@@ -165,23 +163,20 @@ func start(ctx context.Context, helper string, args []string, token string, env 
 	}
 	p := &process{path: helper, cmd: cmd, in: in, out: bufio.NewScanner(out)}
 	p.out.Buffer(nil, 64<<20)
-	if err := p.read(&h); err != nil {
-		p.Close()
-		return nil, h, err
-	}
-	switch {
+	switch err = p.read(&h); {
+	case err != nil:
 	case h.Protocol != Protocol:
-		p.Close()
-		return nil, h, &UsageError{Msg: fmt.Sprintf("%s speaks helper protocol %d, this skillpack speaks %d: install the %s of skillpack's own version (%s)",
+		err = &UsageError{Msg: fmt.Sprintf("%s speaks helper protocol %d, this skillpack speaks %d: install the %s of skillpack's own version (%s)",
 			helper, h.Protocol, Protocol, Helper, Install)}
 	case h.Error != "" && h.Usage:
-		p.Close()
-		return nil, h, &UsageError{Msg: h.Error}
+		err = &UsageError{Msg: h.Error}
 	case h.Error != "":
-		p.Close()
-		return nil, h, fmt.Errorf("%s: %s", helper, h.Error)
+		err = fmt.Errorf("%s: %s", helper, h.Error)
+	default:
+		return p, h, nil
 	}
-	return p, h, nil
+	p.Close()
+	return nil, h, err
 }
 
 // read decodes the helper's next line into v.
@@ -263,7 +258,6 @@ type Options struct {
 	TrustedRoot                 string // check each keyless bundle against this trusted_root.json
 	SigningConfig               string // a private instance's signing_config.json
 
-	Helper string    // the skillpack-sign program; empty: FindHelper
 	Stderr io.Writer // receives what the helper writes there (nil: os.Stderr)
 }
 
@@ -293,7 +287,7 @@ type Signer struct {
 func NewSigner(ctx context.Context, o Options, env func(string) string) (*Signer, error) {
 	args := flags("sign", "--key", o.Key, "--fulcio-url", o.FulcioURL, "--rekor-url", o.RekorURL,
 		"--tsa-url", o.TSAURL, "--trusted-root", o.TrustedRoot, "--signing-config", o.SigningConfig)
-	p, h, err := start(ctx, o.Helper, args, o.IdentityToken, env, o.Stderr)
+	p, h, err := start(ctx, args, o.IdentityToken, env, o.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -351,7 +345,6 @@ type VerifyOptions struct {
 	// signatures of the OMS certificate method (NVIDIA's verified skills).
 	CertificateChain string
 
-	Helper string    // the skillpack-sign program; empty: FindHelper
 	Stderr io.Writer // receives what the helper writes there (nil: os.Stderr)
 }
 
@@ -367,7 +360,7 @@ func NewVerifier(ctx context.Context, o VerifyOptions) (*Verifier, error) {
 	args := flags("verify", "--certificate-identity", o.CertificateIdentity, "--certificate-identity-regexp", o.CertificateIdentityRegexp,
 		"--certificate-oidc-issuer", o.CertificateOIDCIssuer, "--key", o.Key, "--trusted-root", o.TrustedRoot,
 		"--certificate-chain", o.CertificateChain)
-	p, _, err := start(ctx, o.Helper, args, "", nil, o.Stderr)
+	p, _, err := start(ctx, args, "", nil, o.Stderr)
 	if err != nil {
 		return nil, err
 	}

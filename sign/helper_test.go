@@ -19,13 +19,15 @@ import (
 	"github.com/skillpack/skillpack/internal/signtest"
 )
 
-// helper is the skillpack-sign program built for this test run.
-var helper string
-
+// TestMain builds skillpack-sign and puts it first on PATH, where
+// skillpack finds it.
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "skillpack-sign-test")
 	if err == nil {
-		helper, err = signtest.Build(dir)
+		_, err = signtest.Build(dir)
+	}
+	if err == nil {
+		err = os.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -62,7 +64,6 @@ func writeKey(t *testing.T) (string, string) {
 
 func newSigner(t *testing.T, o Options) *Signer {
 	t.Helper()
-	o.Helper = helper
 	s, err := NewSigner(context.Background(), o, func(string) string { return "" })
 	must(t, err)
 	t.Cleanup(func() {
@@ -78,16 +79,16 @@ func newSigner(t *testing.T, o Options) *Signer {
 func TestHelperUsage(t *testing.T) {
 	var stderr bytes.Buffer
 	none := func(string) string { return "" }
-	_, err := NewSigner(context.Background(), Options{Helper: helper, Stderr: &stderr}, none)
+	_, err := NewSigner(context.Background(), Options{Stderr: &stderr}, none)
 	var ue *UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "keyless signing needs an OIDC identity token") {
 		t.Errorf("keyless without a token: %v", err)
 	}
-	_, err = NewSigner(context.Background(), Options{Helper: helper, Key: "nowhere.pem"}, none)
+	_, err = NewSigner(context.Background(), Options{Key: "nowhere.pem"}, none)
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "nowhere.pem") {
 		t.Errorf("a missing key: %v", err)
 	}
-	_, err = NewVerifier(context.Background(), VerifyOptions{Helper: helper, CertificateIdentity: "a"})
+	_, err = NewVerifier(context.Background(), VerifyOptions{CertificateIdentity: "a"})
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--certificate-oidc-issuer") {
 		t.Errorf("keyless verification without an issuer: %v", err)
 	}
@@ -113,9 +114,10 @@ func TestHelperProtocolVersion(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("the stand-in helper is a shell script")
 	}
-	fake := filepath.Join(t.TempDir(), Helper)
-	must(t, os.WriteFile(fake, []byte("#!/bin/sh\necho '{\"protocol\":99}'\ncat >/dev/null\n"), 0o755))
-	_, err := NewSigner(context.Background(), Options{Helper: fake, Key: "k.pem"}, nil)
+	dir := t.TempDir()
+	t.Setenv("PATH", dir)
+	must(t, os.WriteFile(filepath.Join(dir, Helper), []byte("#!/bin/sh\necho '{\"protocol\":99}'\ncat >/dev/null\n"), 0o755))
+	_, err := NewSigner(context.Background(), Options{Key: "k.pem"}, nil)
 	if err == nil || !strings.Contains(err.Error(), "speaks helper protocol 99") {
 		t.Errorf("err = %v", err)
 	}

@@ -20,7 +20,7 @@ func TestSignVerify(t *testing.T) {
 	if s.Keyless() {
 		t.Error("a key signer says it is keyless")
 	}
-	v, err := NewVerifier(context.Background(), VerifyOptions{Key: pub, Helper: helper})
+	v, err := NewVerifier(context.Background(), VerifyOptions{Key: pub})
 	must(t, err)
 	defer v.Close()
 	for _, data := range [][]byte{[]byte("an archive's bytes"), {}, []byte(strings.Repeat("index\n", 1000))} {
@@ -49,7 +49,7 @@ func TestSignStatement(t *testing.T) {
 	must(t, err)
 	b, err := s.SignStatement(context.Background(), st)
 	must(t, err)
-	v, err := NewVerifier(context.Background(), VerifyOptions{Key: pub, Helper: helper})
+	v, err := NewVerifier(context.Background(), VerifyOptions{Key: pub})
 	must(t, err)
 	defer v.Close()
 	got, err := v.VerifyStatement(b)
@@ -58,7 +58,7 @@ func TestSignStatement(t *testing.T) {
 		t.Errorf("VerifyStatement returned %q, want %q", got, st)
 	}
 	_, otherPub := writeKey(t)
-	other, err := NewVerifier(context.Background(), VerifyOptions{Key: otherPub, Helper: helper})
+	other, err := NewVerifier(context.Background(), VerifyOptions{Key: otherPub})
 	must(t, err)
 	defer other.Close()
 	if _, err := other.VerifyStatement(b); err == nil || !strings.Contains(err.Error(), "does not verify with the public key") {
