@@ -99,7 +99,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(stri
 		if o.IdentityToken == "" {
 			o.IdentityToken = env(TokenEnv)
 		}
-		s, err := sign.NewSigner(ctx, o, env, nil)
+		s, err := sign.NewSigner(ctx, o, env)
 		if err != nil {
 			return fail(err)
 		}

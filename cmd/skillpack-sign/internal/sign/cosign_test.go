@@ -59,7 +59,7 @@ func TestCosignVerifyBlob(t *testing.T) {
 				priv = mustP384(t)
 			}
 			keyPath, pubPath := writeKey(t, t.TempDir(), priv, nil)
-			s, err := NewSigner(context.Background(), Options{Key: keyPath}, nil, nil)
+			s, err := NewSigner(context.Background(), Options{Key: keyPath}, nil)
 			must(t, err)
 			b, err := s.Sign(context.Background(), artifact)
 			must(t, err)
@@ -78,7 +78,7 @@ func TestCosignVerifyBlob(t *testing.T) {
 			t.Fatalf("cosign generate-key-pair: %v\n%s", err, out)
 		}
 		env := func(k string) string { return map[string]string{CosignPasswordEnv: "hunter2"}[k] }
-		s, err := NewSigner(context.Background(), Options{Key: filepath.Join(kdir, "cosign.key")}, env, nil)
+		s, err := NewSigner(context.Background(), Options{Key: filepath.Join(kdir, "cosign.key")}, env)
 		must(t, err)
 		b, err := s.Sign(context.Background(), artifact)
 		must(t, err)

@@ -64,7 +64,7 @@ func TestSignStatementKey(t *testing.T) {
 			if tc.key == "" {
 				tc.key, tc.pub = writeKeyPair(t, t.TempDir())
 			}
-			s, err := NewSigner(ctx, Options{Key: tc.key}, nil, nil)
+			s, err := NewSigner(ctx, Options{Key: tc.key}, nil)
 			must(t, err)
 			b, err := s.SignStatement(ctx, []byte(statement))
 			must(t, err)
@@ -121,7 +121,7 @@ func TestSignStatementKey(t *testing.T) {
 // Signing refuses what is not an in-toto statement.
 func TestSignStatementRefuses(t *testing.T) {
 	key, _ := writeKeyPair(t, t.TempDir())
-	s, err := NewSigner(context.Background(), Options{Key: key}, nil, nil)
+	s, err := NewSigner(context.Background(), Options{Key: key}, nil)
 	must(t, err)
 	for _, p := range []string{`{"_type":"https://example.com"}`, `not json`} {
 		if _, err := s.SignStatement(context.Background(), []byte(p)); err == nil || !strings.Contains(err.Error(), "not an in-toto statement") {

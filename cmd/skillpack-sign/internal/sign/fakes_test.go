@@ -58,7 +58,7 @@ func (f *fakeSigstore) options(trustedRoot string) Options {
 // signer is a keyless Signer against the fakes.
 func (f *fakeSigstore) signer(trustedRoot string) *Signer {
 	f.t.Helper()
-	s, err := NewSigner(context.Background(), f.options(trustedRoot), f.env(), nil)
+	s, err := NewSigner(context.Background(), f.options(trustedRoot), f.env())
 	must(f.t, err)
 	return s
 }

@@ -20,7 +20,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"sync"
 	"time"
@@ -76,7 +75,6 @@ type Signer struct {
 	mu      sync.Mutex
 	opts    Options
 	env     func(string) string
-	client  *http.Client
 	key     *keyPair
 	keyless bool
 	fulcio  sigstore.CertificateProvider
@@ -91,16 +89,12 @@ type Signer struct {
 // sure a keyless run has somewhere to get its token from. It contacts no
 // service: the token and certificate are fetched at the first Sign, so that
 // they are fresh. env is how environment variables are read (nil:
-// os.Getenv); httpClient is used for the token endpoint, Fulcio and the
-// timestamp authority (nil: a client with a 30 s timeout).
-func NewSigner(ctx context.Context, o Options, env func(string) string, httpClient *http.Client) (*Signer, error) {
+// os.Getenv).
+func NewSigner(ctx context.Context, o Options, env func(string) string) (*Signer, error) {
 	if env == nil {
 		env = os.Getenv
 	}
-	if httpClient == nil {
-		httpClient = &http.Client{Timeout: 30 * time.Second}
-	}
-	s := &Signer{opts: o, env: env, client: httpClient, keyless: o.Key == ""}
+	s := &Signer{opts: o, env: env, keyless: o.Key == ""}
 	if !s.keyless && (o.IdentityToken != "" || o.FulcioURL != "") {
 		return nil, errors.New("--key signs without a certificate: it cannot be combined with --identity-token or --fulcio-url")
 	}
@@ -115,7 +109,7 @@ func NewSigner(ctx context.Context, o Options, env func(string) string, httpClie
 		if s.key, err = ephemeralKeyPair(); err != nil {
 			return nil, err
 		}
-		s.fulcio = sigstore.NewFulcio(&sigstore.FulcioOptions{BaseURL: svc.fulcio, Retries: 2, Transport: httpClient.Transport})
+		s.fulcio = sigstore.NewFulcio(&sigstore.FulcioOptions{BaseURL: svc.fulcio, Retries: 2})
 	} else {
 		priv, err := loadKey(o.Key, env)
 		if err != nil {
@@ -126,8 +120,7 @@ func NewSigner(ctx context.Context, o Options, env func(string) string, httpClie
 		}
 	}
 	if svc.tsa != "" {
-		s.tsas = []*sigstore.TimestampAuthority{sigstore.NewTimestampAuthority(&sigstore.TimestampAuthorityOptions{
-			URL: svc.tsa, Retries: 2, Transport: httpClient.Transport})}
+		s.tsas = []*sigstore.TimestampAuthority{sigstore.NewTimestampAuthority(&sigstore.TimestampAuthorityOptions{URL: svc.tsa, Retries: 2})}
 	}
 	if svc.rekor != "" {
 		s.tlogs = []sigstore.Transparency{sigstore.NewRekor(&sigstore.RekorOptions{BaseURL: svc.rekor, Version: svc.rekorVersion, Retries: 2})}
@@ -294,7 +287,7 @@ func (s *Signer) certificate(ctx context.Context) error {
 	if s.cert != nil {
 		return nil
 	}
-	tok, err := idToken(ctx, s.opts.IdentityToken, s.env, s.client)
+	tok, err := idToken(ctx, s.opts.IdentityToken, s.env)
 	if err != nil {
 		return err
 	}

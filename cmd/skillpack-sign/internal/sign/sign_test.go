@@ -101,7 +101,7 @@ func TestKeylessTokenSources(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			o := f.options("")
 			o.IdentityToken = tc.flag
-			s, err := NewSigner(ctx, o, func(k string) string { return tc.env[k] }, nil)
+			s, err := NewSigner(ctx, o, func(k string) string { return tc.env[k] })
 			must(t, err)
 
 			if _, err := s.Sign(ctx, []byte("x")); err != nil {
@@ -116,7 +116,7 @@ func TestKeylessTokenSources(t *testing.T) {
 	// No source at all is refused before anything is built.
 	_, err := NewSigner(ctx, f.options(""), func(k string) string {
 		return map[string]string{"GITHUB_ACTIONS": "true"}[k]
-	}, nil)
+	})
 	if err == nil || !strings.Contains(err.Error(), "id-token: write") {
 		t.Errorf("no token: err = %v, want advice on id-token: write", err)
 	}
@@ -127,13 +127,13 @@ func TestKeylessTokenSources(t *testing.T) {
 			return "wrong"
 		}
 		return bad(k)
-	}, nil)
+	})
 	must(t, err)
 	if _, err := s.Sign(ctx, []byte("x")); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("refused request token: err = %v, want the 401", err)
 	}
 	// --key and keyless flags do not mix.
-	_, err = NewSigner(ctx, Options{Key: "k.pem", IdentityToken: tok}, nil, nil)
+	_, err = NewSigner(ctx, Options{Key: "k.pem", IdentityToken: tok}, nil)
 	if err == nil || !strings.Contains(err.Error(), "cannot be combined") {
 		t.Errorf("--key with --identity-token: err = %v", err)
 	}
@@ -205,7 +205,7 @@ func TestKeySignVerify(t *testing.T) {
 				block = func(der []byte) *pem.Block { return tc.pem(t, der) }
 			}
 			keyPath, pubPath := writeKey(t, dir, tc.priv, block)
-			s, err := NewSigner(ctx, Options{Key: keyPath}, func(k string) string { return tc.env[k] }, nil)
+			s, err := NewSigner(ctx, Options{Key: keyPath}, func(k string) string { return tc.env[k] })
 			must(t, err)
 			if s.Keyless() || len(s.tlogs) != 0 || len(s.tsas) != 0 {
 				t.Fatalf("a key run must not use a log or a timestamp authority by default")
@@ -222,13 +222,13 @@ func TestKeySignVerify(t *testing.T) {
 				t.Errorf("tampered artifact: err = %v, want a digest mismatch", err)
 			}
 			if tc.env != nil {
-				_, err := NewSigner(ctx, Options{Key: keyPath}, func(string) string { return "" }, nil)
+				_, err := NewSigner(ctx, Options{Key: keyPath}, func(string) string { return "" })
 				if err == nil || !strings.Contains(err.Error(), PasswordEnv) {
 					t.Errorf("encrypted key without password: err = %v, want advice on %s", err, PasswordEnv)
 				}
 				_, err = NewSigner(ctx, Options{Key: keyPath}, func(k string) string {
 					return map[string]string{PasswordEnv: "wrong"}[k]
-				}, nil)
+				})
 				if err == nil || !strings.Contains(err.Error(), "cannot decrypt") {
 					t.Errorf("wrong password: err = %v", err)
 				}
@@ -242,7 +242,7 @@ func TestKeySignVerify(t *testing.T) {
 	other, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	must(t, err)
 	_, otherPub := writeKey(t, t.TempDir(), other, nil)
-	s, err := NewSigner(ctx, Options{Key: keyPath}, nil, nil)
+	s, err := NewSigner(ctx, Options{Key: keyPath}, nil)
 	must(t, err)
 	b, err := s.Sign(ctx, artifact)
 	must(t, err)
@@ -258,7 +258,7 @@ func TestRefusedKeys(t *testing.T) {
 	_, edPriv, err := ed25519.GenerateKey(rand.Reader)
 	must(t, err)
 	edKey, _ := writeKey(t, dir, edPriv, nil)
-	_, err = NewSigner(context.Background(), Options{Key: edKey}, nil, nil)
+	_, err = NewSigner(context.Background(), Options{Key: edKey}, nil)
 	if err == nil || !strings.Contains(err.Error(), "Ed25519 keys are not supported") || !strings.Contains(err.Error(), edKey) {
 		t.Errorf("Ed25519: err = %v", err)
 	}
@@ -273,12 +273,12 @@ func TestRefusedKeys(t *testing.T) {
 	p521, err := ecdsa.GenerateKey(elliptic.P521(), rand.Reader)
 	must(t, err)
 	k521, _ := writeKey(t, t.TempDir(), p521, nil)
-	if _, err := NewSigner(context.Background(), Options{Key: k521}, nil, nil); err == nil || !strings.Contains(err.Error(), "P-521") {
+	if _, err := NewSigner(context.Background(), Options{Key: k521}, nil); err == nil || !strings.Contains(err.Error(), "P-521") {
 		t.Errorf("P-521: err = %v", err)
 	}
 	junk := filepath.Join(dir, "junk.pem")
 	must(t, os.WriteFile(junk, []byte("not a key"), 0o600))
-	if _, err := NewSigner(context.Background(), Options{Key: junk}, nil, nil); err == nil || !strings.Contains(err.Error(), "not a PEM private key") {
+	if _, err := NewSigner(context.Background(), Options{Key: junk}, nil); err == nil || !strings.Contains(err.Error(), "not a PEM private key") {
 		t.Errorf("junk: err = %v", err)
 	}
 }
@@ -313,7 +313,7 @@ func TestSigningConfig(t *testing.T) {
 	if got.fulcio != f.Fulcio.URL {
 		t.Errorf("--fulcio-url lost to the signing config: %+v", got)
 	}
-	s, err := NewSigner(context.Background(), Options{SigningConfig: config(f.Fulcio.URL)}, f.env(), nil)
+	s, err := NewSigner(context.Background(), Options{SigningConfig: config(f.Fulcio.URL)}, f.env())
 	must(t, err)
 	s.tlogs[0] = f.Client() // the config names the log at rekor.fake.test
 	if _, err := s.Sign(context.Background(), []byte("x")); err != nil {
@@ -348,7 +348,7 @@ func TestKeylessRekorHTTP(t *testing.T) {
 	tr := f.writeTrustedRoot(t.TempDir())
 	o := f.options(tr)
 	o.RekorURL = f.Rekor.URL
-	s, err := NewSigner(context.Background(), o, f.env(), nil)
+	s, err := NewSigner(context.Background(), o, f.env())
 	must(t, err)
 	ctx := context.Background()
 	artifact := []byte("an artifact\n")

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 )
 
 // Where a keyless run finds its OIDC token, after --identity-token.
@@ -21,6 +22,9 @@ const (
 
 // audience is the audience Fulcio accepts.
 const audience = "sigstore"
+
+// tokenClient asks GitHub Actions for the token.
+var tokenClient = &http.Client{Timeout: 30 * time.Second}
 
 func errNoToken(env func(string) string) error {
 	msg := "keyless signing needs an OIDC identity token: pass --identity-token, set " + TokenEnv +
@@ -41,7 +45,7 @@ func hasToken(flag string, env func(string) string) bool {
 // holding it, as cosign accepts), then SIGSTORE_ID_TOKEN, then GitHub
 // Actions' token endpoint. It is called just before the certificate is
 // requested, because GitHub's tokens and Fulcio's certificates are short-lived.
-func idToken(ctx context.Context, flag string, env func(string) string, client *http.Client) (string, error) {
+func idToken(ctx context.Context, flag string, env func(string) string) (string, error) {
 	var tok, from string
 	switch {
 	case flag != "":
@@ -56,7 +60,7 @@ func idToken(ctx context.Context, flag string, env func(string) string, client *
 	case env(TokenEnv) != "":
 		tok, from = strings.TrimSpace(env(TokenEnv)), TokenEnv
 	case env(ActionsURLEnv) != "" && env(ActionsTokenEnv) != "":
-		t, err := actionsToken(ctx, env(ActionsURLEnv), env(ActionsTokenEnv), client)
+		t, err := actionsToken(ctx, env(ActionsURLEnv), env(ActionsTokenEnv))
 		if err != nil {
 			return "", err
 		}
@@ -77,7 +81,7 @@ func looksLikeJWT(s string) bool {
 // actionsToken asks GitHub Actions for a token with Fulcio's audience:
 // GET $ACTIONS_ID_TOKEN_REQUEST_URL&audience=sigstore with the request
 // token as a bearer token; the answer is {"value": "<jwt>"}.
-func actionsToken(ctx context.Context, endpoint, bearer string, client *http.Client) (string, error) {
+func actionsToken(ctx context.Context, endpoint, bearer string) (string, error) {
 	u, err := url.Parse(endpoint)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", ActionsURLEnv, err)
@@ -91,7 +95,7 @@ func actionsToken(ctx context.Context, endpoint, bearer string, client *http.Cli
 	}
 	req.Header.Set("Authorization", "bearer "+bearer)
 	req.Header.Set("Accept", "application/json")
-	resp, err := client.Do(req)
+	resp, err := tokenClient.Do(req)
 	if err != nil {
 		return "", fmt.Errorf("fetching the GitHub Actions OIDC token: %w", err)
 	}
