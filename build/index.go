@@ -244,7 +244,7 @@ func (b *builder) files(plan *layout.Bundle) iter.Seq2[string, error] {
 			}
 			var sig string
 			switch {
-			case b.opts.Sign != nil && layout.Signed(e):
+			case b.opts.Sign != nil && layout.SignedPath(e.Path):
 				sig = layout.Signature(e.Path)
 			case b.opts.SignFolder != nil && e.Kind == layout.KindFile && e.File == layout.EntryFile && e.Path == layout.SkillFile(e.Skill, e.File):
 				// Every skill has SKILL.md, which sorts before skill.oms.sig.

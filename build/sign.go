@@ -296,7 +296,7 @@ func (b *builder) sign(s *staged) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if layout.Signed(e) {
+		if layout.SignedPath(e.Path) {
 			targets = append(targets, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 		}
 	}

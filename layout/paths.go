@@ -306,9 +306,6 @@ const SignatureSuffix = ".sigstore.json"
 // Signature is the dist path of the signature of the artifact at path.
 func Signature(path string) string { return path + SignatureSuffix }
 
-// Signed reports whether a build signs the entry (see SignedPath).
-func Signed(e Entry) bool { return SignedPath(e.Path) }
-
 // SignedPath reports whether a build signs the artifact at the dist path
 // p, so that it has a Signature beside it: every archive, the discovery
 // and legacy MCP indexes, mcp/skills.json, which carries the digest of
