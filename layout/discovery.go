@@ -527,11 +527,13 @@ func DecodeAICatalog(data []byte) (*AICatalogDocument, error) {
 // The forms of a skill in the AI Catalog, as the part of each entry's
 // identifier that tells them apart: the specification requires each
 // identifier be unique in a catalog.
-var aiForms = []struct{ form, media, ext string }{
+var aiForms = []aiForm{
 	{"md", MediaSkillMarkdown, ""},
 	{"gzip", MediaSkillGzip, TarGz},
 	{"zip", MediaSkillZip, Zip},
 }
+
+type aiForm struct{ form, media, ext string }
 
 // AICatalogMedia is the media type of an entry whose identifier has the
 // form form ("md", "gzip" or "zip"), or "".
@@ -613,34 +615,39 @@ func (s *set) aiCatalog(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var sk Skill
-	at := -1
-	n := len(aiForms)
 	shell := AICatalogDocument{SpecVersion: AICatalogVersion, Host: &AICatalogHost{DisplayName: pub}, Entries: []AICatalogEntry{}}
-	return stream(w, shell, array{"entries", elems(n*len(s.rows), func(i int) (any, error) {
-		// Each skill is read once for its three entries.
-		if r := i / n; r != at {
-			if sk, err = s.load(&s.rows[r]); err != nil {
-				return nil, err
+	return stream(w, shell, array{"entries", func(yield func(any, error) bool) {
+		for i := range s.rows {
+			sk, err := s.load(&s.rows[i]) // once for its three entries
+			if err != nil {
+				yield(nil, err)
+				return
 			}
-			at = r
+			for _, f := range aiForms {
+				if !yield(s.aiEntry(pub, sk, f), nil) {
+					return
+				}
+			}
 		}
-		f := aiForms[i%n]
-		e := AICatalogEntry{Identifier: AICatalogIdentifier(pub, f.form, sk.Name), DisplayName: sk.Name, Type: f.media,
-			Description: sk.Description, Version: sk.Version}
-		var path string
-		switch f.ext {
-		case "":
-			path, e.Digest = SkillFile(sk.Name, EntryFile), sk.entry().Digest
-		case TarGz:
-			path, e.Digest = ArchivePath(sk.Name, sk.TarGz.Digest, TarGz), sk.TarGz.Digest
-		default:
-			path, e.Digest = ArchivePath(sk.Name, sk.Zip.Digest, Zip), sk.Zip.Digest
-		}
-		e.URL = joinURL(s.o.BaseURL, path)
-		if m := AICatalogManifest(e, sk.Name, path, s.o); m != nil {
-			e.TrustManifests = []AICatalogTrustManifest{*m}
-		}
-		return e, nil
-	})})
+	}})
+}
+
+// aiEntry is the AI Catalog's entry of a skill's form.
+func (s *set) aiEntry(pub string, sk Skill, f aiForm) AICatalogEntry {
+	e := AICatalogEntry{Identifier: AICatalogIdentifier(pub, f.form, sk.Name), DisplayName: sk.Name, Type: f.media,
+		Description: sk.Description, Version: sk.Version}
+	var path string
+	switch f.ext {
+	case "":
+		path, e.Digest = SkillFile(sk.Name, EntryFile), sk.entry().Digest
+	case TarGz:
+		path, e.Digest = ArchivePath(sk.Name, sk.TarGz.Digest, TarGz), sk.TarGz.Digest
+	default:
+		path, e.Digest = ArchivePath(sk.Name, sk.Zip.Digest, Zip), sk.Zip.Digest
+	}
+	e.URL = joinURL(s.o.BaseURL, path)
+	if m := AICatalogManifest(e, sk.Name, path, s.o); m != nil {
+		e.TrustManifests = []AICatalogTrustManifest{*m}
+	}
+	return e
 }

@@ -170,13 +170,8 @@ func decodeArray[T any](path string, data []byte) ([]T, error) {
 // the index unless o.BaseURL is set.
 func (s *set) v2(w io.Writer) error {
 	url := func(distPath string) string { return s.url(V2Index, distPath) }
-	return stream(w, IndexV2{Schema: Schema, Generator: s.o.Generator, Skills: []EntryV2{}}, array{"skills", elems(len(s.rows), func(i int) (any, error) {
-		r := &s.rows[i]
+	return stream(w, IndexV2{Schema: Schema, Generator: s.o.Generator, Skills: []EntryV2{}}, array{"skills", s.each(nil, func(r *row, sk Skill) (any, error) {
 		e := EntryV2{Name: r.name, Type: TypeArchive, URL: url(ArchivePath(r.name, r.tgz.Digest, TarGz)), Digest: r.tgz.Digest}
-		sk, err := s.load(r)
-		if err != nil {
-			return nil, err
-		}
 		e.Description, e.ContentDigest, e.Version = sk.Description, sk.ContentDigest, sk.Version
 		if len(sk.Files) == 1 {
 			e.Type, e.URL, e.Digest = TypeSkillMD, url(SkillFile(r.name, EntryFile)), sk.entry().Digest
@@ -205,17 +200,7 @@ func (s *set) excluded() ([]Excluded, error) {
 // that breaks the v0.1 rules is left out (Bundle.Excluded says why),
 // because the skills CLI rejects the whole legacy index for one bad entry.
 func (s *set) v1(w io.Writer) error {
-	var kept []int32
-	for i := range s.rows {
-		if s.rows[i].legacy {
-			kept = append(kept, int32(i))
-		}
-	}
-	return stream(w, IndexV1{Generator: s.o.Generator, Skills: []EntryV1{}}, array{"skills", elems(len(kept), func(i int) (any, error) {
-		sk, err := s.load(&s.rows[kept[i]])
-		if err != nil {
-			return nil, err
-		}
+	return stream(w, IndexV1{Generator: s.o.Generator, Skills: []EntryV1{}}, array{"skills", s.each(func(r *row) bool { return r.legacy }, func(_ *row, sk Skill) (any, error) {
 		e := EntryV1{Name: sk.Name, Description: sk.Description, Files: []string{EntryFile}}
 		for _, f := range sk.Files {
 			if f.Path != EntryFile {
@@ -262,12 +247,7 @@ func (s *set) mcpSkills(w io.Writer) error {
 // sorted by name: every entry type "skill-md" pointing at SKILL.md, with
 // its .tar.gz and .zip under archives.
 func (s *set) mcpIndex(w io.Writer) error {
-	return stream(w, IndexMCP{Schema: Schema, Generator: s.o.Generator, Skills: []EntryMCP{}}, array{"skills", elems(len(s.rows), func(i int) (any, error) {
-		r := &s.rows[i]
-		sk, err := s.load(r)
-		if err != nil {
-			return nil, err
-		}
+	return stream(w, IndexMCP{Schema: Schema, Generator: s.o.Generator, Skills: []EntryMCP{}}, array{"skills", s.each(nil, func(r *row, sk Skill) (any, error) {
 		e := EntryMCP{
 			Name:          sk.Name,
 			Type:          TypeSkillMD,
@@ -295,27 +275,22 @@ func (s *set) resources(index Rendered) func(io.Writer) error {
 	// "skill://index.json" between the archives and files of a skill named
 	// index): the runs and archives of all skills are sorted as parts.
 	parts := []part{{kind: partFixed}}
-	n := 1
 	for i := range s.rows {
 		parts = append(parts, part{partFiles, int32(i)}, part{partTarGz, int32(i)}, part{partZip, int32(i)})
-		n += int(s.rows[i].files) + 2
 	}
 	s.sortParts(parts, URIScheme, func(int32) string { return IndexURI })
 	return func(w io.Writer) error {
-		// A run is many elements; the elements of the run being written.
-		var run []Resource
-		var at int
-		return stream(w, []Resource{}, array{"", elems(n, func(int) (any, error) {
-			for len(run) == 0 {
-				p := parts[at]
-				at++
+		return stream(w, []Resource{}, array{"", func(yield func(any, error) bool) {
+			for _, p := range parts {
+				var run []Resource // the part's resources: one skill's files at most
 				switch p.kind {
 				case partFixed:
-					return Resource{URI: IndexURI, Path: MCPIndex, MimeType: MimeType(MCPIndex), Size: new(index.Size), Digest: index.Digest}, nil
+					run = []Resource{{URI: IndexURI, Path: MCPIndex, MimeType: MimeType(MCPIndex), Size: new(index.Size), Digest: index.Digest}}
 				case partFiles:
 					sk, err := s.load(&s.rows[p.i])
 					if err != nil {
-						return nil, err
+						yield(nil, err)
+						return
 					}
 					for _, f := range sk.Files {
 						run = append(run, Resource{URI: SkillURI(sk.Name, f.Path), Path: SkillFile(sk.Name, f.Path), MimeType: MimeType(f.Path), Size: new(f.Size), Digest: f.Digest})
@@ -323,19 +298,21 @@ func (s *set) resources(index Rendered) func(io.Writer) error {
 				default:
 					r := &s.rows[p.i]
 					a := r.archives()[p.kind-partTarGz]
-					return Resource{
+					run = []Resource{{
 						URI:      ArchiveURI(r.name, a.a.Digest, a.ext),
 						Path:     ArchivePath(r.name, a.a.Digest, a.ext),
 						MimeType: MimeType("a." + a.ext),
 						Size:     new(a.a.Size),
 						Digest:   a.a.Digest,
-					}, nil
+					}}
+				}
+				for _, e := range run {
+					if !yield(e, nil) {
+						return
+					}
 				}
 			}
-			e := run[0]
-			run = run[1:]
-			return e, nil
-		})})
+		}})
 	}
 }
 

@@ -3,6 +3,7 @@ package layout
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 )
@@ -124,6 +125,28 @@ func (s *set) load(r *row) (Skill, error) {
 		slices.SortFunc(sk.Files, less)
 	}
 	return sk, nil
+}
+
+// each yields, for the rows keep accepts (nil: every row) in name order,
+// what entry makes of the row and its skill, read again: the elements of
+// a document's streamed array, one skill in hand at a time.
+func (s *set) each(keep func(*row) bool, entry func(r *row, sk Skill) (any, error)) iter.Seq2[any, error] {
+	return func(yield func(any, error) bool) {
+		for i := range s.rows {
+			r := &s.rows[i]
+			if keep != nil && !keep(r) {
+				continue
+			}
+			sk, err := s.load(r)
+			var v any
+			if err == nil {
+				v, err = entry(r, sk)
+			}
+			if !yield(v, err) || err != nil {
+				return
+			}
+		}
+	}
 }
 
 // archives returns the row's archives in the order every document lists

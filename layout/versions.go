@@ -604,18 +604,8 @@ func (s *set) url(doc, distPath string) string {
 func (s *set) snapshotDoc(w io.Writer) error {
 	h := s.hist
 	doc := Snapshot(h.v.Release)
-	var at []int32 // rows with a version
-	for i := range s.rows {
-		if r := &s.rows[i]; r.hist > 0 && h.skills[r.hist-1].current != "" {
-			at = append(at, int32(i))
-		}
-	}
-	return stream(w, IndexV2{Schema: Schema, Generator: s.o.Generator, Skills: []EntryV2{}}, array{"skills", elems(len(at), func(i int) (any, error) {
-		r := &s.rows[at[i]]
-		sk, err := s.load(r)
-		if err != nil {
-			return nil, err
-		}
+	versioned := func(r *row) bool { return r.hist > 0 && h.skills[r.hist-1].current != "" }
+	return stream(w, IndexV2{Schema: Schema, Generator: s.o.Generator, Skills: []EntryV2{}}, array{"skills", s.each(versioned, func(r *row, sk Skill) (any, error) {
 		sh := &h.skills[r.hist-1]
 		sv := sh.version()
 		if sv == nil {
