@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/net/http/httpguts"
 )
 
 // HTTPAuth is what a command sends with its requests to a bundle's URL,
@@ -69,7 +70,7 @@ func (a *HTTPAuth) Header() (http.Header, error) {
 			return nil, usageErr("%s has no ':'; %s", flag, a.example())
 		case name == "":
 			return nil, usageErr("%s has no name before ':'; %s", flag, a.example())
-		case strings.ContainsFunc(name, notTokenChar):
+		case !httpguts.ValidHeaderFieldName(name): // an RFC 9110 token
 			return nil, usageErr("%s: the name before ':' may hold only letters, digits and !#$%%&'*+-.^_`|~ (no spaces); %s", flag, a.example())
 		case strings.ContainsFunc(value, isControl):
 			return nil, usageErr("%s %s: the value has a line break or another control character; give one line, %s", flag, name, a.example())
@@ -129,12 +130,6 @@ func readTokens(file string) ([]string, error) {
 		return nil, errors.New("the file holds no token; put one on a line of its own (make one with `openssl rand -hex 32`)")
 	}
 	return tokens, nil
-}
-
-// notTokenChar reports whether r may not be in a header's name (RFC 9110
-// token).
-func notTokenChar(r rune) bool {
-	return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r))
 }
 
 // isControl reports whether r is a control character other than a tab,
