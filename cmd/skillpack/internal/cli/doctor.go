@@ -198,7 +198,8 @@ func configPath(flag string) (string, error) {
 func doctorConfigState(flag string) (doctorConfig, error) {
 	cfg, err := (&LintOptions{Config: flag, writingBaseline: true}).load()
 	if err != nil {
-		return doctorConfig{Profile: config.Default().Lint.Profile.Name, Problem: err.Error()}, err
+		path, _ := configPath(flag) // the file that did not load, if any
+		return doctorConfig{Path: path, Profile: config.Default().Lint.Profile.Name, Problem: err.Error()}, err
 	}
 	return doctorConfig{Path: cfg.Path, Profile: cfg.Lint.Profile.Name}, nil
 }
