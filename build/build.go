@@ -54,6 +54,9 @@ type Options struct {
 	LLMsTxtMerge string
 	// AICatalog writes .well-known/ai-catalog.json; it needs BaseURL.
 	AICatalog bool
+	// Marketplaces are the marketplace files to write, by client
+	// (Marketplaces' keys: "claude"), each listing the plugins built.
+	Marketplaces []string
 	// CatalogTitle, CatalogPublisher and CatalogSource head index.html
 	// (catalog.Options' Title, Publisher and Source).
 	CatalogTitle, CatalogPublisher, CatalogSource string

@@ -36,7 +36,8 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	}
 	plan, err := layout.Plan(built{pl}, layout.Options{BaseURL: b.opts.BaseURL, NoLegacy: b.opts.NoLegacy, Generator: Generator(), Catalog: page,
 		Versioned: b.versioning(pl), LLMsTxt: p.llms, AICatalog: b.opts.AICatalog,
-		Signs: b.opts.Sign != nil, SignsFolders: b.opts.SignFolder != nil, Plugins: plugins})
+		Signs: b.opts.Sign != nil, SignsFolders: b.opts.SignFolder != nil, Plugins: plugins,
+		Marketplace: b.marketplace()})
 	if err != nil {
 		return nil, "", err
 	}
@@ -275,7 +276,7 @@ func (b *builder) bundleKey(p *packed, plugins []layout.Plugin) layout.Digest {
 	for _, w := range p.work {
 		keys[w.name] = w.key
 	}
-	return reuse.BundleKey(Generator(), b.opts.BaseURL, b.opts.NoLegacy, keys, append(b.discoveryKey(p.llms), pluginsKey(plugins)...)...)
+	return reuse.BundleKey(Generator(), b.opts.BaseURL, b.opts.NoLegacy, keys, append(b.discoveryKey(p.llms), b.pluginsKey(plugins)...)...)
 }
 
 // discoveryKey is what the optional discovery documents add to the bundle

@@ -2,10 +2,13 @@ package build
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
@@ -74,11 +77,35 @@ func addPluginFile(pw *pack.Writer, pl *plugin.Plugin, f skill.File) error {
 }
 
 // pluginsKey is what the plugins add to the bundle key: each one's name
-// and archives' digests.
-func pluginsKey(ps []layout.Plugin) []string {
+// and archives' digests, and the marketplace files asked for.
+func (b *builder) pluginsKey(ps []layout.Plugin) []string {
 	var out []string
+	if m := b.marketplace(); m != nil {
+		out = append(out, fmt.Sprintf("marketplace claude %q %q", m.Name, m.Owner))
+	}
 	for _, p := range ps {
 		out = append(out, fmt.Sprintf("plugin %s %s %s", p.Name, p.TarGz.Digest, p.Zip.Digest))
 	}
 	return out
 }
+
+// Marketplaces are the marketplace files a build can write, by the name
+// Options.Marketplaces gives them.
+var Marketplaces = map[string]string{"claude": layout.ClaudeMarketplace}
+
+// marketplace names the marketplace files asked for: after the first
+// folder built, made kebab-case, and owned by the catalog's publisher or,
+// when none is set, by that name.
+func (b *builder) marketplace() *layout.Marketplace {
+	if !slices.Contains(b.opts.Marketplaces, "claude") {
+		return nil
+	}
+	abs, _ := filepath.Abs(b.roots[0])
+	name := strings.Trim(nonName.ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-")
+	if layout.CheckName(name) != nil {
+		name = "skills"
+	}
+	return &layout.Marketplace{Name: name, Owner: cmp.Or(b.opts.CatalogPublisher, name)}
+}
+
+var nonName = regexp.MustCompile(`[^a-z0-9]+`)

@@ -167,7 +167,7 @@ type Path struct {
 
 // docs are the documents a bundle may hold, as ParsePath knows them.
 var docs = []string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Checksums, NoJekyll, Headers, Catalog, BuildRecord,
-	VersionsIndex, LLMsTxt, AICatalog, PluginsIndex}
+	VersionsIndex, LLMsTxt, AICatalog, PluginsIndex, ClaudeMarketplace}
 
 // ParsePath takes a dist path apart: a skill's file in either tree, an
 // archive, a skill's page in the catalog, or a document. It accepts exactly the paths this package

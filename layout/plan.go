@@ -205,6 +205,12 @@ func Plan(skills Skills, o Options) (*Bundle, error) {
 		return nil, err
 	}
 	b.docs = append(b.docs, pluginDocs(o.Plugins, o)...)
+	if m := o.Marketplace; m != nil {
+		if CheckName(m.Name) != nil || m.Owner == "" {
+			return nil, fmt.Errorf("layout: a marketplace is named by a kebab-case name and an owner, not %q and %q", m.Name, m.Owner)
+		}
+		doc(ClaudeMarketplace, claudeMarketplace(o.Plugins, *m))
+	}
 	doc(Checksums, b.checksums)
 	doc(NoJekyll, fixed(nil))
 	doc(Headers, fixed(HeadersDoc(discovery...)))
@@ -333,7 +339,7 @@ func (b *Bundle) checksums(w io.Writer) error {
 // summed reports whether checksums.txt lists the document at path.
 func summed(path string) bool {
 	switch path {
-	case V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Catalog, VersionsIndex, LLMsTxt, AICatalog, PluginsIndex:
+	case V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Catalog, VersionsIndex, LLMsTxt, AICatalog, PluginsIndex, ClaudeMarketplace:
 		return true
 	}
 	if pluginArchive(path) {

@@ -146,3 +146,61 @@ func pluginDocs(ps []Plugin, o Options) []Entry {
 func pluginArchive(p string) bool {
 	return path.Dir(p) == PluginsDir && ArchiveFormat(p) != ""
 }
+
+// ClaudeMarketplace is Claude Code's marketplace file, at the bundle's
+// root, written when the build is asked for it (Options.Marketplace): the
+// Vercel skills CLI reads it too, from a folder holding the bundle.
+const ClaudeMarketplace = ".claude-plugin/marketplace.json"
+
+// Marketplace is what names a marketplace file: its name (kebab-case) and
+// its owner's.
+type Marketplace struct {
+	Name, Owner string
+}
+
+// ClaudeMarketplaceDoc is ClaudeMarketplace. Claude Code's plugin sources
+// are folders (a relative path, a git repository, an npm package), with no
+// field for an archive or its digest, so each plugin is the bundle's
+// served skill folders it holds: "strict": false (the entry is the whole
+// plugin definition), its source the skills tree, its skills by path. The
+// plugin's archives, with their digests, are in PluginsIndex.
+type ClaudeMarketplaceDoc struct {
+	Name    string         `json:"name"`
+	Owner   Owner          `json:"owner"`
+	Plugins []ClaudePlugin `json:"plugins"`
+}
+
+// Owner is a marketplace's owner.
+type Owner struct {
+	Name string `json:"name"`
+}
+
+// ClaudePlugin is one plugin of ClaudeMarketplaceDoc.
+type ClaudePlugin struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description,omitempty"`
+	Version     string   `json:"version,omitempty"`
+	Source      string   `json:"source"`
+	Strict      bool     `json:"strict"`
+	Skills      []string `json:"skills"`
+}
+
+// DecodeClaudeMarketplace reads ClaudeMarketplace.
+func DecodeClaudeMarketplace(data []byte) (*ClaudeMarketplaceDoc, error) {
+	return decode[ClaudeMarketplaceDoc](ClaudeMarketplace, data)
+}
+
+// claudeMarketplace renders ClaudeMarketplace for the plugins, sorted.
+func claudeMarketplace(ps []Plugin, m Marketplace) func(io.Writer) error {
+	doc := ClaudeMarketplaceDoc{Name: m.Name, Owner: Owner{Name: m.Owner}, Plugins: []ClaudePlugin{}}
+	ps = slices.Clone(ps)
+	slices.SortFunc(ps, func(a, b Plugin) int { return strings.Compare(a.Name, b.Name) })
+	for _, p := range ps {
+		e := ClaudePlugin{Name: p.Name, Description: p.Description, Version: p.Version, Source: "./" + SkillsDir, Skills: []string{}}
+		for _, s := range p.Skills {
+			e.Skills = append(e.Skills, "./"+s)
+		}
+		doc.Plugins = append(doc.Plugins, e)
+	}
+	return func(w io.Writer) error { return newEncoder(w, "").Encode(doc) }
+}

@@ -51,6 +51,26 @@ func TestPluginsPlan(t *testing.T) {
 	if pp, ok := PluginPath(doc.Plugins[0].Archives[0].URL); !ok || pp != tgz {
 		t.Errorf("PluginPath(%s) = %s, %t", doc.Plugins[0].Archives[0].URL, pp, ok)
 	}
+	mb := plan(t, twoSkills(), Options{Plugins: []Plugin{p}, Marketplace: &Marketplace{Name: "acme", Owner: "Acme"}})
+	mk, ok := mb.Lookup(ClaudeMarketplace)
+	if !ok {
+		t.Fatal("no Claude marketplace when asked for one")
+	}
+	m, err := DecodeClaudeMarketplace(docBytes(t, mk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Name != "acme" || m.Owner.Name != "Acme" || len(m.Plugins) != 1 || m.Plugins[0].Source != "./"+SkillsDir ||
+		m.Plugins[0].Strict || len(m.Plugins[0].Skills) != 1 || m.Plugins[0].Skills[0] != "./a" {
+		t.Errorf("marketplace %+v", m)
+	}
+	sums, _ = mb.Lookup(Checksums)
+	if !strings.Contains(string(docBytes(t, sums)), "  "+ClaudeMarketplace+"\n") {
+		t.Error("checksums.txt does not list the marketplace")
+	}
+	if _, ok := plan(t, twoSkills(), Options{Plugins: []Plugin{p}}).Lookup(ClaudeMarketplace); ok {
+		t.Error("a marketplace nobody asked for")
+	}
 	if _, err := Plan(List(twoSkills()), Options{Plugins: []Plugin{p, p}}); err == nil {
 		t.Error("two plugins of one name are planned")
 	}

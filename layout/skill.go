@@ -82,6 +82,8 @@ type Options struct {
 	// Plugins are the plugins the build packed: their archives and
 	// PluginsIndex join the bundle (plugins.go).
 	Plugins []Plugin
+	// Marketplace, if set, adds ClaudeMarketplace, listing Plugins.
+	Marketplace *Marketplace
 	// Signs and SignsFolders say that the build signs what SignedPath
 	// names and each skill's folder (FolderSignature), so that the AI
 	// Catalog's Trust Manifests point at those signatures.

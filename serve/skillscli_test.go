@@ -136,3 +136,64 @@ func TestSkillsCLIUnicode(t *testing.T) {
 		t.Logf("skills add said:\n%s", out)
 	}
 }
+
+// TestSkillsCLIMarketplace builds three plugins with --marketplace claude
+// and has the Vercel skills CLI read the bundle through the generated
+// .claude-plugin/marketplace.json: it groups the skills by plugin, as the
+// marketplace says, and installs every one byte for byte as served. The
+// CLI reads a marketplace from a folder or a git checkout only (over
+// HTTP it reads the discovery index), so it is given the bundle's folder.
+func TestSkillsCLIMarketplace(t *testing.T) {
+	cli := needSkillsCLI(t)
+	tmp := t.TempDir()
+	dist := filepath.Join(tmp, "dist")
+	if res, err := build.Run([]string{filepath.Join("..", "build", "testdata", "plugins")}, build.Options{Out: dist, Marketplaces: []string{"claude"}}); err != nil {
+		t.Fatalf("build: %v; findings %v", err, res.Findings)
+	}
+	home, proj := filepath.Join(tmp, "home"), filepath.Join(tmp, "project")
+	for _, d := range []string{home, proj} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		// A bound for a hung client, not a timing assertion.
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, cli, append([]string{"add", dist}, args...)...)
+		cmd.Dir = proj
+		cmd.Env = append(os.Environ(), "HOME="+home, "DO_NOT_TRACK=1", "DISABLE_TELEMETRY=1", "NO_COLOR=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("skills add %s %v: %v\n%s", dist, args, err, out)
+		}
+		return string(out)
+	}
+	list := run("--list")
+	for _, group := range []string{"Db Tools", "Notes", "Pdf Tools"} {
+		if !strings.Contains(list, "\n"+group+"\n") {
+			t.Errorf("skills add --list shows no group %q, as the marketplace's plugin:\n%s", group, list)
+		}
+	}
+	out := run("--yes", "--copy", "--agent", "claude-code", "--skill", "*")
+	for _, name := range []string{"db-query", "meeting-notes", "pdf-fill", "pdf-merge"} {
+		served := filepath.Join(dist, ".well-known", "agent-skills", name)
+		installed := filepath.Join(proj, ".claude", "skills", name)
+		err := filepath.WalkDir(served, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, _ := filepath.Rel(served, p)
+			want, _ := os.ReadFile(p)
+			got, err := os.ReadFile(filepath.Join(installed, rel))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s/%s: not installed byte for byte (%v)", name, filepath.ToSlash(rel), err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Errorf("%s: %v\nskills add said:\n%s", name, err, out)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,6 +33,7 @@ type BuildFlags struct {
 	LLMsTxt      bool
 	LLMsTxtMerge string
 	AICatalog    bool
+	Marketplaces []string
 }
 
 // AddFlags registers every build flag, as build offers them.
@@ -45,6 +48,7 @@ func (f *BuildFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.LLMsTxt, "llms-txt", false, "write llms.txt at the bundle root, with an Agent Skills section linking every SKILL.md")
 	fs.StringVar(&f.LLMsTxtMerge, "llms-txt-merge", "", "write llms.txt as a copy of this `file`, the site's own, with the Agent Skills section in place of its markers")
 	fs.BoolVar(&f.AICatalog, "ai-catalog", false, "write /.well-known/ai-catalog.json, the AI Catalog of every archive and SKILL.md (needs --base-url)")
+	fs.StringSliceVar(&f.Marketplaces, "marketplace", nil, "write a client's marketplace file listing the plugins built: `claude` (.claude-plugin/marketplace.json); repeatable")
 }
 
 // addNoReuse registers --no-reuse, which serve --watch offers too.
@@ -88,8 +92,13 @@ func (f *BuildFlags) resolveBundle(ios *IO, given func(flag string) bool) (build
 			return build.Options{}, nil, usageErr("%s: %w", configSource(cfg, given("ai-catalog"), "ai-catalog"), err)
 		}
 	}
+	for _, m := range f.Marketplaces {
+		if _, ok := build.Marketplaces[m]; !ok {
+			return build.Options{}, nil, usageErr("--marketplace %q: skillpack writes %s", m, strings.Join(slices.Sorted(maps.Keys(build.Marketplaces)), ", "))
+		}
+	}
 	bo, err := f.options(ios, cfg)
-	bo.BaseURL, bo.AICatalog = baseURL, aiCatalog
+	bo.BaseURL, bo.AICatalog, bo.Marketplaces = baseURL, aiCatalog, f.Marketplaces
 	bo.NoLegacy = pick(given, "no-legacy", f.NoLegacy, cfg.Build.NoLegacy)
 	bo.SkipInvalid = pick(given, "skip-invalid", f.SkipInvalid, cfg.Build.SkipInvalid)
 	bo.Ignore, bo.All = f.Ignore, f.All
