@@ -19,13 +19,18 @@ func (b *builder) lintAcross(p *packed) error {
 		named[i] = w.named
 	}
 	across := lint.CheckAcross(named, b.lintOpts)
-	all := append(slices.Clone(across), b.lintPlugins(p)...)
+	plugins := b.lintPlugins(p)
+	all := append(slices.Clone(across), plugins...)
 	for _, w := range p.work {
 		all = append(all, w.findings...)
 	}
 	b.res.Findings = lint.Sort(all)
 	errs, warns, _ := lint.Count(b.res.Findings)
 	b.logf("• lint: %s, %s", human.Plural(errs, "error", "errors"), human.Plural(warns, "warning", "warnings"))
+	// A plugin's errors leave the plugin out (lintPlugins), never its
+	// skills, which are judged on their own.
+	perrs, _, _ := lint.Count(plugins)
+	errs -= perrs
 	if !b.opts.SkipInvalid {
 		if errs > 0 {
 			return &LintError{Errors: errs}
@@ -99,14 +104,12 @@ type packError struct{ err error }
 func (e *packError) Error() string { return "pack: " + e.err.Error() }
 func (e *packError) Unwrap() error { return e.err }
 
-// lintPlugins runs the plugin rules. With SkipInvalid it leaves out each
-// plugin that has an error-level finding, and says so; its skills are
-// judged on their own.
+// lintPlugins runs the plugin rules, and leaves out of the bundle's
+// plugins each one that has an error-level finding, and says so: what the
+// clients accept of a repository is its skills, which are built whatever
+// its plugins' manifests say.
 func (b *builder) lintPlugins(p *packed) []lint.Finding {
 	fs := lint.CheckPlugins(p.plugins, b.lintOpts)
-	if !b.opts.SkipInvalid {
-		return fs
-	}
 	bad := map[string]int{}
 	for _, f := range fs {
 		if f.Severity == lint.Error {

@@ -45,7 +45,6 @@ var fixers = []*fixer{
 	{[]string{"script-crlf"}, fixCRLF},
 	{[]string{"script-not-executable"}, fixExec},
 	{[]string{"skill-md-name"}, fixEntryName},
-	{[]string{"plugin-manifest-schema", "plugin-mcp-schema"}, fixSchemaRef},
 	{[]string{"plugin-mcp-command"}, fixSplitCommand},
 }
 

@@ -9,38 +9,6 @@ import (
 	"github.com/skillpack/skillpack/plugin"
 )
 
-// fixSchemaRef adds the "$schema" a plugin's plugin.json or mcp.json
-// lacks, as the object's first member, indented as the member after it.
-func fixSchemaRef(f *fixFile, _ []Finding) {
-	id := map[string]string{plugin.Manifest: plugin.ManifestSchema, plugin.MCP: plugin.MCPSchema}[path.Base(f.job.rel)]
-	var top map[string]json.RawMessage
-	if id == "" || json.Unmarshal(f.data, &top) != nil || top["$schema"] != nil {
-		return
-	}
-	start, _, ok := plugin.Span(f.data, "")
-	if !ok {
-		return
-	}
-	open := start + 1 // just after "{"
-	rest := f.data[open:]
-	ws := rest[:len(rest)-len(bytes.TrimLeft(rest, " \t\r\n"))]
-	member := `"$schema": "` + id + `"`
-	var ins string
-	switch {
-	case len(top) == 0:
-		ins = member
-	case bytes.IndexByte(ws, '\n') >= 0:
-		ins = member + "," + string(ws) // the next member's newline and indentation
-	default:
-		ins = member + ", "
-	}
-	at := open + len(ws)
-	if len(top) == 0 {
-		at = open
-	}
-	f.data = append(f.data[:at:at], append([]byte(ins), f.data[at:]...)...)
-}
-
 // fixSplitCommand splits each stdio command of plain words into the
 // executable, in "command", and its arguments, put before any "args" there
 // were: what a shell would have run, and nothing a shell would read

@@ -7,16 +7,15 @@ import (
 	"testing"
 )
 
-// TestFixPluginBytes pins what the plugin fixes write: the one member
-// added or the one command split, every other byte as it was.
+// TestFixPluginBytes pins what the plugin fix writes: each command split,
+// every other byte as it was.
 func TestFixPluginBytes(t *testing.T) {
 	dir := t.TempDir()
 	files := map[string][2]string{
-		"p/plugin.json": {"{\n  \"name\": \"p\"\n}\n",
-			"{\n  \"$schema\": \"https://agent-plugins.org/schemas/1.0.0/plugin.schema.json\",\n  \"name\": \"p\"\n}\n"},
+		"p/plugin.json": {"{\n  \"name\": \"p\"\n}\n", "{\n  \"name\": \"p\"\n}\n"},
 		"p/mcp.json": {`{"mcpServers": {"a": {"type": "stdio", "command": "npx -y @acme/a"},` + "\n" +
 			`  "b": {"args": ["--x"], "type": "stdio", "command": "uvx  b-server"}, "c": {"type": "stdio", "command": "sh -c 'x'"}}}`,
-			`{"$schema": "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json", "mcpServers": {"a": {"type": "stdio", "command": "npx", "args": ["-y","@acme/a"]},` + "\n" +
+			`{"mcpServers": {"a": {"type": "stdio", "command": "npx", "args": ["-y","@acme/a"]},` + "\n" +
 				`  "b": {"args": ["b-server", "--x"], "type": "stdio", "command": "uvx"}, "c": {"type": "stdio", "command": "sh -c 'x'"}}}`},
 	}
 	for name, c := range files {

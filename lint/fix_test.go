@@ -34,9 +34,6 @@ var fixLeft = map[string][]string{
 	"text-encoding":     {"not valid UTF-8", "UTF-16"},
 	// A metadata key with no value: "" or no key is the author's call.
 	"metadata-scalar": {"has no value"},
-	// Only a missing "$schema" is mechanical; a name or a field is the author's.
-	"plugin-manifest-schema": {"does not match pattern", "additional properties", "not valid JSON"},
-	"plugin-mcp-schema":      {"must be one of", "additional properties", "does not match pattern", "missing property 'mcpServers'"},
 	// Only a command of plain words splits as a shell would split it.
 	"plugin-mcp-command": {"is a path", "leads out", `"cd x && ./run"`},
 }

@@ -39,8 +39,9 @@ var pluginRules = []*Rule{
 			"an unknown top-level field is reported and ignored. The name is 1-64 lowercase letters, digits, " +
 			"'-' and '.', starting and ending with a letter or digit, without '--' or '..'. Client-specific " +
 			"data (Claude Code's \"skills\", \"commands\", \"mcpServers\") belongs in the client's own manifest " +
-			"(.claude-plugin/plugin.json) or under \"extensions\". --fix adds a missing \"$schema\".",
-		Bad:          `{"name": "PDF Tools", "skills": "./skills"}`,
+			"(.claude-plugin/plugin.json) or under \"extensions\". A plugin.json whose \"$schema\" names no Agent " +
+			"Plugins schema (Gemini CLI's, a client's own) is not checked.",
+		Bad:          `{"$schema": "` + plugin.ManifestSchema + `", "name": "PDF Tools", "skills": "./skills"}`,
 		Good:         `{"$schema": "` + plugin.ManifestSchema + `", "name": "pdf-tools"}`,
 		CheckPlugins: checkManifestSchema,
 	},
@@ -53,8 +54,9 @@ var pluginRules = []*Rule{
 			"\"mcpServers\", nothing else; each server is one of three closed forms chosen by \"type\": " +
 			"\"stdio\" (command, args, env, cwd), \"streamable-http\" or \"sse\" (url, headers). A client " +
 			"disables every server of a document that breaks the top level, and skips a server that breaks " +
-			"its form. A cwd starts with ./, ${PLUGIN_ROOT} or ${PLUGIN_DATA}. --fix adds a missing \"$schema\".",
-		Bad:          `{"mcpServers": {"db": {"command": "./bin/db", "url": "https://db.example.com"}}}`,
+			"its form. A cwd starts with ./, ${PLUGIN_ROOT} or ${PLUGIN_DATA}. An mcp.json whose \"$schema\" names no " +
+			"Agent Plugins schema is another tool's, and is not checked.",
+		Bad:          `{"$schema": "` + plugin.MCPSchema + `", "mcpServers": {"db": {"command": "./bin/db", "url": "https://db.example.com"}}}`,
 		Good:         `{"$schema": "` + plugin.MCPSchema + `", "mcpServers": {"db": {"type": "stdio", "command": "./bin/db"}}}`,
 		CheckPlugins: checkMCPSchema,
 	},
@@ -77,12 +79,12 @@ var pluginRules = []*Rule{
 		ID:       "plugin-skills",
 		Title:    "A plugin's skills are inside its folder, where its manifests say",
 		Category: CatPlugin,
-		Severity: Error,
+		Severity: Warning,
 		Explain: "A plugin's skills are the folders just below its skills/ folder that hold SKILL.md, and the " +
 			"folders a client's manifest names in \"skills\" (Claude Code, Codex, Cursor). A path that names " +
 			"nothing, a skills/ that holds no skill or is no folder, and a skill or path that leads out of " +
 			"the plugin's folder (by .., an absolute path or a symbolic link) give the clients no skill: " +
-			"they reject paths outside the plugin. Move the skill into the plugin, or correct the path.",
+			"they skip it and load the rest. Move the skill into the plugin, or correct the path.",
 		Bad:          `.claude-plugin/plugin.json: {"name": "pdf", "skills": "../shared/skills"}`,
 		Good:         `.claude-plugin/plugin.json: {"name": "pdf", "skills": "./skills"}, with skills/fill/SKILL.md`,
 		CheckPlugins: checkPluginSkills,
@@ -101,10 +103,16 @@ var pluginRules = []*Rule{
 	},
 }
 
-// reportProblems reports a file's schema problems.
+// reportProblems reports a file's schema problems. A file whose
+// "$schema" is not a string naming the Agent Plugins schemas is some
+// other tool's (Gemini CLI's plugin.json, an editor's mcp.json): clients
+// that read it do not hold it to these schemas, so neither does lint.
 func reportProblems(p *PluginPass, f *plugin.File, schema string) {
 	if f.Err != nil && f.Data == nil {
 		p.Reportf(f.Path, 0, 0, "make the file readable", "cannot read it: %v", f.Err)
+		return
+	}
+	if id, _ := f.Fields()["$schema"].(string); f.Err == nil && !strings.HasPrefix(id, plugin.SchemaBase) {
 		return
 	}
 	for _, pr := range plugin.Validate(schema, f.Data) {

@@ -17,8 +17,9 @@ import (
 )
 
 // The Agent Plugins 1.0.0 schemas' canonical identifiers: the $schema
-// value each document must carry.
+// value each document must carry. SchemaBase begins every version's.
 const (
+	SchemaBase     = "https://agent-plugins.org/schemas/"
 	ManifestSchema = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json"
 	MCPSchema      = "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json"
 )
