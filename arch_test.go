@@ -383,6 +383,7 @@ var oneWay = []struct {
 	{"bytes are checked against a digest as they stream by bundle.Checked", regexp.MustCompile(`b\.want\.Digest|v\.want\b|checkedBlob|type verifying struct|errTampered`), []string{"bundle/"}},
 	{"a bundle is read from where it is by a bundle.Source", regexp.MustCompile(`type (ObjectStore|Previous|Reader|source) interface|func ReadPublished\(|func NewReader\(`), []string{"bundle/"}},
 	{"bytes are fetched over HTTP(S) by bundle.Site", regexp.MustCompile(`CheckRedirect:`), []string{"bundle/", "serve/"}},
+	{"a document, the build record included, streams through layout's one JSON writer (stream)", regexp.MustCompile(`func newObject\(|type object struct`), nil},
 	{"a publish target's scheme is told by the command's table (targetOf)", regexp.MustCompile(`HasPrefix\([^)]*(\.Scheme\b|scheme[A-Z]|"s3://"|"oci://"|"file://")`),
 		[]string{"cmd/skillpack/internal/cli/targets.go"}},
 }
