@@ -230,17 +230,22 @@ func legacyReason(s Skill) string {
 // complete list of its files, SKILL.md included. A server returns it inside
 // {"resultType":"complete","skills":...,"ttlMs":N,"cacheScope":"public"}.
 func (s *set) mcpSkills(w io.Writer) error {
-	return stream(w, []SkillMCP{}, array{"", elems(len(s.uris), func(i int) (any, error) {
-		sk, err := s.load(&s.rows[s.uris[i]])
-		if err != nil {
-			return nil, err
+	return stream(w, []SkillMCP{}, array{"", func(yield func(any, error) bool) {
+		for _, i := range s.uris {
+			sk, err := s.load(&s.rows[i])
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			e := SkillMCP{URI: SkillURI(sk.Name, EntryFile), Frontmatter: sk.Frontmatter, Resources: []FileMCP{}}
+			for _, f := range sk.Files {
+				e.Resources = append(e.Resources, FileMCP{URI: SkillURI(sk.Name, f.Path), Digest: f.Digest, Size: new(f.Size)})
+			}
+			if !yield(e, nil) {
+				return
+			}
 		}
-		e := SkillMCP{URI: SkillURI(sk.Name, EntryFile), Frontmatter: sk.Frontmatter, Resources: []FileMCP{}}
-		for _, f := range sk.Files {
-			e.Resources = append(e.Resources, FileMCP{URI: SkillURI(sk.Name, f.Path), Digest: f.Digest, Size: new(f.Size)})
-		}
-		return e, nil
-	})})
+	}})
 }
 
 // mcpIndex renders mcp/index.json, the legacy skill://index.json body,

@@ -28,18 +28,6 @@ type array struct {
 	elems iter.Seq2[any, error]
 }
 
-// elems is the n values elem(0), …, elem(n-1), each asked for once, in
-// order; the first error ends them.
-func elems(n int, elem func(i int) (any, error)) iter.Seq2[any, error] {
-	return func(yield func(any, error) bool) {
-		for i := range n {
-			if v, err := elem(i); !yield(v, err) || err != nil {
-				return
-			}
-		}
-	}
-}
-
 // stream writes a document as newEncoder would encode it whole, with the
 // arrays streamed one element at a time, so that a document of any size
 // is written without being held. The first error of an array's elements

@@ -639,16 +639,19 @@ func (s *set) versionsDoc(snapshot Rendered) func(io.Writer) error {
 		doc.Latest = doc.Versions[0]
 	}
 	return func(w io.Writer) error {
-		return stream(w, doc, array{"skills", elems(len(h.skills), func(i int) (any, error) {
-			sh := &h.skills[i]
-			out := SkillVersions{Name: sh.name, Versions: slices.Clone(sh.versions)}
-			for j := range out.Versions {
-				sv := &out.Versions[j]
-				pt := sv.pointer(sh.name, sv.entry())
-				sv.Type, sv.URL, sv.Digest = pt.typ, s.url(VersionsIndex, pt.path), pt.digest
+		return stream(w, doc, array{"skills", func(yield func(any, error) bool) {
+			for _, sh := range h.skills {
+				out := SkillVersions{Name: sh.name, Versions: slices.Clone(sh.versions)}
+				for j := range out.Versions {
+					sv := &out.Versions[j]
+					pt := sv.pointer(sh.name, sv.entry())
+					sv.Type, sv.URL, sv.Digest = pt.typ, s.url(VersionsIndex, pt.path), pt.digest
+				}
+				if !yield(out, nil) {
+					return
+				}
 			}
-			return out, nil
-		})})
+		}})
 	}
 }
 
