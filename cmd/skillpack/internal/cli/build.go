@@ -196,19 +196,20 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 	if res != nil && len(res.Findings) > 0 {
 		printBuildFindings(ios, res.Findings)
 	}
-	if res != nil && err == nil && len(res.Skipped) > 0 {
+	if err != nil {
+		return err
+	}
+	if len(res.Skipped) > 0 {
 		warnSkipped(ios, res.Skipped)
 	}
-	if res != nil && err == nil {
-		buildDone(ios, opts.Out, res, start)
-	}
-	if opts.Summary != "" && res != nil && err == nil {
+	buildDone(ios, opts.Out, res, start)
+	if opts.Summary != "" {
 		if err := appendSummary(opts.Summary, res); err != nil {
-			return &exitError{code: ExitInternal, err: fmt.Errorf("--step-summary: %w", err)}
+			return fmt.Errorf("--step-summary: %w", err) // skillpack's own: exit 3
 		}
 	}
-	if err != nil || opts.PublishTo == "" {
-		return err
+	if opts.PublishTo == "" {
+		return nil
 	}
 	return publishRun(ctx, ios, opts.publishOptions())
 }
