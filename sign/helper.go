@@ -42,12 +42,6 @@ var passedEnv = []string{
 	"GITHUB_ACTIONS", "SKILLPACK_KEY_PASSWORD", "COSIGN_PASSWORD",
 }
 
-// UsageError is a mistake the user fixes: bad signing or verification
-// flags, or no helper installed.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
 // FindHelper returns the path of skillpack-sign: beside the running
 // program first (a release archive and `go install` put both in one
 // folder), else on PATH.
@@ -68,9 +62,9 @@ func FindHelper() (string, error) {
 	if p, err := exec.LookPath(Helper); err == nil {
 		return p, nil
 	}
-	return "", &UsageError{Msg: "signing and checking signatures need " + Helper + ", which holds skillpack's Sigstore code " +
+	return "", errors.New("signing and checking signatures need " + Helper + ", which holds skillpack's Sigstore code " +
 		"(a separate program, so that installing skillpack for lint and build stays fast), and it is neither beside " +
-		"skillpack nor on PATH: install it with `" + Install + "`, or take it from the release archive"}
+		"skillpack nor on PATH: install it with `" + Install + "`, or take it from the release archive")
 }
 
 // request is a line to the helper; line is every line from it: the first
@@ -166,10 +160,10 @@ func start(ctx context.Context, args []string, token string, env func(string) st
 	switch err = p.read(&h); {
 	case err != nil:
 	case h.Protocol != Protocol:
-		err = &UsageError{Msg: fmt.Sprintf("%s speaks helper protocol %d, this skillpack speaks %d: install the %s of skillpack's own version (%s)",
-			helper, h.Protocol, Protocol, Helper, Install)}
+		err = fmt.Errorf("%s speaks helper protocol %d, this skillpack speaks %d: install the %s of skillpack's own version (%s)",
+			helper, h.Protocol, Protocol, Helper, Install)
 	case h.Error != "" && h.Usage:
-		err = &UsageError{Msg: h.Error}
+		err = errors.New(h.Error)
 	case h.Error != "":
 		err = fmt.Errorf("%s: %s", helper, h.Error)
 	default:
@@ -283,7 +277,7 @@ type Signer struct {
 // signing config, and makes sure a keyless run has somewhere to get its
 // token from. No service is contacted until the first Sign, so that the
 // token and certificate are fresh. env is how environment variables are
-// read (nil: os.Getenv). A *UsageError is the user's to fix.
+// read (nil: os.Getenv).
 func NewSigner(ctx context.Context, o Options, env func(string) string) (*Signer, error) {
 	args := flags("sign", "--key", o.Key, "--fulcio-url", o.FulcioURL, "--rekor-url", o.RekorURL,
 		"--tsa-url", o.TSAURL, "--trusted-root", o.TrustedRoot, "--signing-config", o.SigningConfig)
@@ -355,7 +349,7 @@ type Verifier struct{ p *process }
 // NewVerifier starts the helper with o, which loads the trust it needs:
 // the public key, or the trusted root (without TrustedRoot, keyless
 // verification fetches the public-good root through TUF, which needs the
-// network once). A *UsageError is the user's to fix.
+// network once).
 func NewVerifier(ctx context.Context, o VerifyOptions) (*Verifier, error) {
 	args := flags("verify", "--certificate-identity", o.CertificateIdentity, "--certificate-identity-regexp", o.CertificateIdentityRegexp,
 		"--certificate-oidc-issuer", o.CertificateOIDCIssuer, "--key", o.Key, "--trusted-root", o.TrustedRoot,

@@ -8,7 +8,6 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -75,21 +74,20 @@ func newSigner(t *testing.T, o Options) *Signer {
 }
 
 // TestHelperUsage checks that the helper's refusals of bad options come
-// back as UsageErrors with its message, before anything is signed.
+// back with its message, before anything is signed.
 func TestHelperUsage(t *testing.T) {
 	var stderr bytes.Buffer
 	none := func(string) string { return "" }
 	_, err := NewSigner(context.Background(), Options{Stderr: &stderr}, none)
-	var ue *UsageError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "keyless signing needs an OIDC identity token") {
+	if err == nil || !strings.Contains(err.Error(), "keyless signing needs an OIDC identity token") {
 		t.Errorf("keyless without a token: %v", err)
 	}
 	_, err = NewSigner(context.Background(), Options{Key: "nowhere.pem"}, none)
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "nowhere.pem") {
+	if err == nil || !strings.Contains(err.Error(), "nowhere.pem") {
 		t.Errorf("a missing key: %v", err)
 	}
 	_, err = NewVerifier(context.Background(), VerifyOptions{CertificateIdentity: "a"})
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "--certificate-oidc-issuer") {
+	if err == nil || !strings.Contains(err.Error(), "--certificate-oidc-issuer") {
 		t.Errorf("keyless verification without an issuer: %v", err)
 	}
 	if stderr.Len() > 0 {
@@ -102,8 +100,7 @@ func TestHelperUsage(t *testing.T) {
 func TestNoHelper(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	_, err := NewSigner(context.Background(), Options{Key: "k.pem"}, nil)
-	var ue *UsageError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), Install) {
+	if err == nil || !strings.Contains(err.Error(), Install) {
 		t.Errorf("err = %v", err)
 	}
 }
