@@ -326,9 +326,9 @@ func (s *Signer) Close() error { return s.p.Close() }
 
 // VerifyOptions say whose signature to accept, under cosign's flag names:
 // keyless verification needs CertificateOIDCIssuer and one of
-// CertificateIdentity or CertificateIdentityRegexp (the helper's package
-// sign says which identity a GitHub Actions workflow signs as); key
-// verification needs Key alone.
+// CertificateIdentity or CertificateIdentityRegexp (docs/signing.md says
+// which identity a GitHub Actions workflow signs as); key verification
+// needs Key alone.
 type VerifyOptions struct {
 	CertificateIdentity       string
 	CertificateIdentityRegexp string

@@ -22,19 +22,8 @@ const GitHubIssuer = "https://token.actions.githubusercontent.com"
 
 // VerifyOptions say whose signature to accept; the fields carry cosign's
 // flag names. Keyless verification needs CertificateOIDCIssuer and one of
-// CertificateIdentity or CertificateIdentityRegexp; key verification needs
-// Key alone.
-//
-// For a bundle signed keyless in GitHub Actions, the certificate identity
-// is the URL of the workflow file at the ref that ran it (for a reusable
-// workflow, the called workflow, not the caller), so a release workflow
-// that runs on tags is pinned with
-//
-//	--certificate-identity-regexp '^https://github\.com/OWNER/REPO/\.github/workflows/release\.yml@refs/tags/v'
-//	--certificate-oidc-issuer https://token.actions.githubusercontent.com
-//
-// Anchor the expression with ^ and escape the dots: an unanchored pattern
-// would also accept a fork's workflow.
+// CertificateIdentity or CertificateIdentityRegexp (docs/signing.md says
+// how to pin a GitHub Actions workflow); key verification needs Key alone.
 type VerifyOptions struct {
 	// CertificateIdentity is the exact certificate identity (SAN) to accept.
 	CertificateIdentity string

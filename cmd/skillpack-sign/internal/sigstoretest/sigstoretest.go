@@ -352,12 +352,7 @@ func (l *Log) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such endpoint", http.StatusNotFound)
 		return
 	}
-	proposed, err := models.UnmarshalProposedEntry(io.LimitReader(r.Body, 1<<20), runtime.JSONConsumer())
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	uuid, entry, err := l.add(r.Context(), proposed)
+	uuid, entry, err := l.add(r.Context(), io.LimitReader(r.Body, 1<<20))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
@@ -370,7 +365,11 @@ func (l *Log) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // add canonicalizes a proposed entry, as Rekor does, and logs it.
-func (l *Log) add(ctx context.Context, proposed models.ProposedEntry) (string, models.LogEntryAnon, error) {
+func (l *Log) add(ctx context.Context, r io.Reader) (string, models.LogEntryAnon, error) {
+	proposed, err := models.UnmarshalProposedEntry(r, runtime.JSONConsumer())
+	if err != nil {
+		return "", models.LogEntryAnon{}, err
+	}
 	n := l.calls.Add(1)
 	impl, err := types.CreateVersionedEntry(proposed)
 	if err != nil {
