@@ -268,7 +268,7 @@ const (
 // signs every later artifact with the same key and certificate. A Signer
 // is safe for concurrent use; signatures are made one at a time. Close it.
 type Signer struct {
-	p       *process
+	*process
 	keyless bool
 }
 
@@ -285,7 +285,7 @@ func NewSigner(ctx context.Context, o Options, env func(string) string) (*Signer
 	if err != nil {
 		return nil, err
 	}
-	return &Signer{p: p, keyless: h.Keyless}, nil
+	return &Signer{process: p, keyless: h.Keyless}, nil
 }
 
 // Keyless reports whether s signs with a Fulcio certificate.
@@ -296,13 +296,13 @@ func (s *Signer) Keyless() bool { return s.keyless }
 // sign exactly that digest.
 func (s *Signer) Sign(_ context.Context, artifact []byte) ([]byte, error) {
 	sum := sha256.Sum256(artifact)
-	raw, b, err := s.p.sign(request{Digest: digestOf(sum[:])})
+	raw, b, err := s.sign(request{Digest: digestOf(sum[:])})
 	if err != nil {
 		return nil, err
 	}
 	md := b.MessageSignature.MessageDigest
 	if md.Algorithm != "SHA2_256" || md.Digest != base64.StdEncoding.EncodeToString(sum[:]) {
-		return nil, fmt.Errorf("%s returned a bundle that signs %s %s, not the artifact's sha256 digest", s.p.path, md.Algorithm, md.Digest)
+		return nil, fmt.Errorf("%s returned a bundle that signs %s %s, not the artifact's sha256 digest", s.path, md.Algorithm, md.Digest)
 	}
 	return raw, nil
 }
@@ -311,18 +311,15 @@ func (s *Signer) Sign(_ context.Context, artifact []byte) ([]byte, error) {
 // and returns the folder signature: a Sigstore bundle whose DSSE envelope
 // holds the statement, checked to hold exactly these bytes.
 func (s *Signer) SignStatement(_ context.Context, statement []byte) ([]byte, error) {
-	raw, b, err := s.p.sign(request{Statement: statement})
+	raw, b, err := s.sign(request{Statement: statement})
 	if err != nil {
 		return nil, err
 	}
 	if env := b.DSSEEnvelope; env == nil || env.PayloadType != layout.InTotoPayloadType || !bytes.Equal(env.Payload, statement) {
-		return nil, fmt.Errorf("%s returned a bundle that does not hold the statement it was given", s.p.path)
+		return nil, fmt.Errorf("%s returned a bundle that does not hold the statement it was given", s.path)
 	}
 	return raw, nil
 }
-
-// Close stops the helper.
-func (s *Signer) Close() error { return s.p.Close() }
 
 // VerifyOptions say whose signature to accept, under cosign's flag names:
 // keyless verification needs CertificateOIDCIssuer and one of
@@ -344,7 +341,7 @@ type VerifyOptions struct {
 
 // Verifier checks bundles against one identity policy, through one
 // running helper. Close it.
-type Verifier struct{ p *process }
+type Verifier struct{ *process }
 
 // NewVerifier starts the helper with o, which loads the trust it needs:
 // the public key, or the trusted root (without TrustedRoot, keyless
@@ -358,22 +355,19 @@ func NewVerifier(ctx context.Context, o VerifyOptions) (*Verifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Verifier{p: p}, nil
+	return &Verifier{p}, nil
 }
 
 // Verify checks that bundleJSON is a valid signature, by the identity or
 // key v was made for, over the artifact whose raw sha256 digest is
 // artifactDigest. The error says what did not verify.
 func (v *Verifier) Verify(bundleJSON, artifactDigest []byte) error {
-	if len(artifactDigest) != sha256.Size {
-		return fmt.Errorf("want a 32-byte sha256 digest, got %d bytes", len(artifactDigest))
-	}
-	resp, err := v.p.call(request{Digest: digestOf(artifactDigest), Bundle: bundleJSON})
+	resp, err := v.call(request{Digest: digestOf(artifactDigest), Bundle: bundleJSON})
 	switch {
 	case err != nil:
 		return err
 	case !resp.OK:
-		return fmt.Errorf("%s answered neither ok nor an error", v.p.path)
+		return fmt.Errorf("%s answered neither ok nor an error", v.path)
 	}
 	return nil
 }
@@ -383,15 +377,12 @@ func (v *Verifier) Verify(bundleJSON, artifactDigest []byte) error {
 // made for, and returns the statement it signs, for the caller to decode
 // (layout.DecodeStatement) and compare with the folder.
 func (v *Verifier) VerifyStatement(bundleJSON []byte) ([]byte, error) {
-	resp, err := v.p.call(request{Bundle: bundleJSON, DSSE: true})
+	resp, err := v.call(request{Bundle: bundleJSON, DSSE: true})
 	switch {
 	case err != nil:
 		return nil, err
 	case !resp.OK || resp.Payload == nil:
-		return nil, fmt.Errorf("%s answered neither a statement nor an error", v.p.path)
+		return nil, fmt.Errorf("%s answered neither a statement nor an error", v.path)
 	}
 	return resp.Payload, nil
 }
-
-// Close stops the helper.
-func (v *Verifier) Close() error { return v.p.Close() }
