@@ -217,11 +217,8 @@ func (f *Instance) serveFulcio(w http.ResponseWriter, r *http.Request) {
 			{Id: OIDIssuerV1, Value: []byte(issuer)},
 			{Id: oidIssuerV2, Value: issuerV2},
 		},
-	}
-	if ref, ok := claims["job_workflow_ref"].(string); ok {
-		tmpl.URIs = []*url.URL{{Scheme: "https", Host: "github.com", Path: "/" + ref}}
-	} else {
-		tmpl.EmailAddresses = []string{fmt.Sprint(claims["email"])}
+		// The identity of a GitHub Actions token, the only kind handed out.
+		URIs: []*url.URL{{Scheme: "https", Host: "github.com", Path: "/" + fmt.Sprint(claims["job_workflow_ref"])}},
 	}
 	leaf, err := f.issue(tmpl, pub)
 	if err != nil {
