@@ -47,20 +47,16 @@ single hyphens); an existing folder is never touched.
 
 // runNew scaffolds, and with --json prints the document however new ends.
 func runNew(ios *IO, opts *newOptions) error {
-	dir, err := newRun(ios, opts)
-	return jsonResult(ios.Out, opts.JSON, newNewDoc(opts, dir, err), err)
-}
-
-func newRun(ios *IO, opts *newOptions) (string, error) {
 	dir, err := scaffold.New(opts.Dir, opts.Name, scaffold.Options{Description: opts.Description})
 	if err != nil {
-		return "", usageErr("%w", err)
+		err = usageErr("%w", err)
+		return jsonResult(ios.Out, opts.JSON, newNewDoc(opts, "", err), err)
 	}
 	if !opts.JSON {
 		fmt.Fprintf(ios.Out, "created %s\n", dir)
 	}
 	ios.Nextf("next: edit %s/SKILL.md, then run: skillpack lint %s", dir, dir)
-	return dir, nil
+	return jsonResult(ios.Out, opts.JSON, newNewDoc(opts, dir, nil), nil)
 }
 
 // newDoc is new's --json document (schema/new.schema.json); dir and

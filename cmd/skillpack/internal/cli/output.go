@@ -184,15 +184,6 @@ func duration(d time.Duration) string {
 	return d.Round(10 * time.Millisecond).String()
 }
 
-// shellJoin quotes and joins args.
-func shellJoin(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = human.ShellQuote(a)
-	}
-	return strings.Join(q, " ")
-}
-
 // quietFindings is what --quiet keeps of a text report: the findings that
 // fail the run (at or above failOn; errors when nothing fails it).
 func quietFindings(fs []lint.Finding, failOn lint.Severity) []lint.Finding {
@@ -268,7 +259,11 @@ func fixHint(ios *IO, res *lint.Result, lo lint.Options, args []string) {
 	if err != nil || rep.Fixed == 0 {
 		return
 	}
-	cmd := lint.Printable(strings.TrimSpace("skillpack lint --fix " + shellJoin(args)))
+	cmd := "skillpack lint --fix"
+	for _, a := range args {
+		cmd += " " + human.ShellQuote(a)
+	}
+	cmd = lint.Printable(cmd)
 	n := len(res.Findings)
 	switch {
 	case n == 1:
