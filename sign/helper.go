@@ -91,13 +91,16 @@ type line struct {
 // made: what it signs.
 type signed struct {
 	MessageSignature struct {
-		MessageDigest struct{ Algorithm, Digest string } `json:"messageDigest"`
+		MessageDigest hashOutput `json:"messageDigest"`
 	} `json:"messageSignature"`
 	DSSEEnvelope *struct {
 		Payload     []byte `json:"payload"`
 		PayloadType string `json:"payloadType"`
 	} `json:"dsseEnvelope"`
 }
+
+// hashOutput is Sigstore's HashOutput: a digest and its algorithm.
+type hashOutput struct{ Algorithm, Digest string }
 
 // sign sends one sign request and returns the bundle, as JSON and
 // decoded, for the caller to check what it signs.
