@@ -116,7 +116,7 @@ var DefaultCache = Cache{Index: 5 * time.Minute, Files: time.Hour}
 func (c Cache) Control(p string) string {
 	pp, ok := ParsePath(p)
 	switch {
-	case ok && (pp.Kind == KindArchive || pp.Kind == KindVersion && pp.Format != ""):
+	case ok && (pp.Kind == KindArchive || pp.Kind == KindVersion && pp.Format != ""), pluginArchive(p):
 		return cacheImmutable
 	case ok && (pp.Kind == KindFile || pp.Kind == KindVersion):
 		// A version's files keep their paths' meaning only as long as the
@@ -174,10 +174,14 @@ func HeadersDoc(docs ...string) []byte {
 	rule("/mcp/*", "Content-Type", "application/json", "Cache-Control", maxAge(DefaultCache.Index))
 	rule("/"+Checksums, "Content-Type", ContentType(Checksums), "Cache-Control", maxAge(DefaultCache.Index))
 	// Exact paths, which no other rule setting these headers matches.
-	for _, p := range []string{LLMsTxt, AICatalog} {
+	for _, p := range []string{LLMsTxt, AICatalog, PluginsIndex, ClaudeMarketplace} {
 		if slices.Contains(docs, p) {
 			rule("/"+p, "Content-Type", ContentType(p), "Cache-Control", maxAge(DefaultCache.Index))
 		}
+	}
+	if slices.Contains(docs, PluginsIndex) {
+		rule("/"+PluginsDir+"/*."+TarGz, "Content-Type", MimeType("a."+TarGz), "Cache-Control", cacheImmutable)
+		rule("/"+PluginsDir+"/*."+Zip, "Content-Type", MimeType("a."+Zip), "Cache-Control", cacheImmutable)
 	}
 	rule("/"+SkillsDir+"/*."+TarGz, "Content-Type", MimeType("a."+TarGz), "Cache-Control", cacheImmutable)
 	rule("/"+SkillsDir+"/*."+Zip, "Content-Type", MimeType("a."+Zip), "Cache-Control", cacheImmutable)

@@ -205,7 +205,11 @@ func Plan(skills Skills, o Options) (*Bundle, error) {
 		return nil, err
 	}
 	b.docs = append(b.docs, pluginDocs(o.Plugins, o)...)
+	if len(o.Plugins) > 0 {
+		discovery = append(discovery, PluginsIndex)
+	}
 	if m := o.Marketplace; m != nil {
+		discovery = append(discovery, ClaudeMarketplace)
 		if CheckName(m.Name) != nil || m.Owner == "" {
 			return nil, fmt.Errorf("layout: a marketplace is named by a kebab-case name and an owner, not %q and %q", m.Name, m.Owner)
 		}

@@ -51,6 +51,15 @@ func TestPluginsPlan(t *testing.T) {
 	if pp, ok := PluginPath(doc.Plugins[0].Archives[0].URL); !ok || pp != tgz {
 		t.Errorf("PluginPath(%s) = %s, %t", doc.Plugins[0].Archives[0].URL, pp, ok)
 	}
+	// Content-addressed, so cached for good, as the skills' archives are.
+	if c := DefaultCache.Control(tgz); c != Immutable {
+		t.Errorf("%s is served with Cache-Control %q", tgz, c)
+	}
+	hd, _ := b.Lookup(Headers)
+	if h := string(docBytes(t, hd)); !strings.Contains(h, "\n/"+PluginsDir+"/*.tar.gz\n  Content-Type: application/gzip\n  Cache-Control: "+Immutable+"\n") ||
+		!strings.Contains(h, "\n/"+PluginsIndex+"\n") {
+		t.Errorf("_headers has no rules for the plugins:\n%s", h)
+	}
 	mb := plan(t, twoSkills(), Options{Plugins: []Plugin{p}, Marketplace: &Marketplace{Name: "acme", Owner: "Acme"}})
 	mk, ok := mb.Lookup(ClaudeMarketplace)
 	if !ok {
