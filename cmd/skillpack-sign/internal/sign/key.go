@@ -50,15 +50,6 @@ func newKeyPair(priv *ecdsa.PrivateKey) (*keyPair, error) {
 	return &keyPair{priv: priv, hint: []byte(base64.StdEncoding.EncodeToString(sum[:]))}, nil
 }
 
-// ephemeralKeyPair is the one-run key a Fulcio certificate is issued for.
-func ephemeralKeyPair() (*keyPair, error) {
-	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	return newKeyPair(priv)
-}
-
 func (k *keyPair) GetHashAlgorithm() protocommon.HashAlgorithm {
 	return protocommon.HashAlgorithm_SHA2_256
 }

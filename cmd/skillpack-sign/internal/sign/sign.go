@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto"
 	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
@@ -102,22 +103,22 @@ func NewSigner(ctx context.Context, o Options, env func(string) string) (*Signer
 	if err != nil {
 		return nil, err
 	}
+	var priv *ecdsa.PrivateKey
 	if s.keyless {
 		if !hasToken(o.IdentityToken, env) {
 			return nil, errNoToken(env)
 		}
-		if s.key, err = ephemeralKeyPair(); err != nil {
-			return nil, err
-		}
+		// The run's one-use key, which Fulcio certifies.
+		priv, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 		s.fulcio = sigstore.NewFulcio(&sigstore.FulcioOptions{BaseURL: svc.fulcio, Retries: 2})
 	} else {
-		priv, err := loadKey(o.Key, env)
-		if err != nil {
-			return nil, err
-		}
-		if s.key, err = newKeyPair(priv); err != nil {
-			return nil, err
-		}
+		priv, err = loadKey(o.Key, env)
+	}
+	if err == nil {
+		s.key, err = newKeyPair(priv)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if svc.tsa != "" {
 		s.tsas = []*sigstore.TimestampAuthority{sigstore.NewTimestampAuthority(&sigstore.TimestampAuthorityOptions{URL: svc.tsa, Retries: 2})}
