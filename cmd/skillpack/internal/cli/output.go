@@ -190,13 +190,7 @@ func quietFindings(fs []lint.Finding, failOn lint.Severity) []lint.Finding {
 	if failOn == lint.Off {
 		failOn = lint.Error
 	}
-	var out []lint.Finding
-	for _, f := range fs {
-		if f.Severity >= failOn {
-			out = append(out, f)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(fs), func(f lint.Finding) bool { return f.Severity < failOn })
 }
 
 // printSkillLines prints, with --verbose, a line for each skill checked:
