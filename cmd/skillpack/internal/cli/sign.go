@@ -110,18 +110,3 @@ Signing runs skillpack-sign, found beside skillpack or on PATH:
 	opts.AddFlags(cmd.Flags())
 	return cmd
 }
-
-// signatureVerifier starts the helper that checks signatures as the flags
-// of `verify` ask. Package verify takes it as an interface and never
-// imports sign, so that verifying digests alone needs no helper. Close it.
-func signatureVerifier(ctx context.Context, ios *IO, f SignatureFlags) (*sign.Verifier, error) {
-	return sign.NewVerifier(ctx, sign.VerifyOptions{
-		CertificateIdentity:       f.CertificateIdentity,
-		CertificateIdentityRegexp: f.CertificateIdentityRegexp,
-		CertificateOIDCIssuer:     f.CertificateOIDCIssuer,
-		Key:                       f.Key,
-		TrustedRoot:               f.TrustedRoot,
-		CertificateChain:          f.CertificateChain,
-		Stderr:                    ios.Err,
-	})
-}

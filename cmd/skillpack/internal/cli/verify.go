@@ -15,6 +15,7 @@ import (
 
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/sign"
 	"github.com/skillpack/skillpack/skill"
 	"github.com/skillpack/skillpack/verify"
 )
@@ -147,8 +148,14 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 			return nil, usageErr("--previous %s: no such folder; give the folder or the http(s) URL of the bundle published before", p)
 		}
 	}
-	if opts.Sig.Given() {
-		v, err := signatureVerifier(ctx, ios, opts.Sig)
+	if f := opts.Sig; f.Given() {
+		// Package verify takes the helper as an interface and never
+		// imports sign, so that verifying digests alone needs no helper.
+		v, err := sign.NewVerifier(ctx, sign.VerifyOptions{
+			CertificateIdentity: f.CertificateIdentity, CertificateIdentityRegexp: f.CertificateIdentityRegexp,
+			CertificateOIDCIssuer: f.CertificateOIDCIssuer, Key: f.Key, TrustedRoot: f.TrustedRoot,
+			CertificateChain: f.CertificateChain, Stderr: ios.Err,
+		})
 		if err != nil {
 			return nil, usageErr("%w", err)
 		}
