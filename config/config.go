@@ -53,6 +53,11 @@ type Build struct {
 	LLMsTxt      bool   // write llms.txt
 	LLMsTxtMerge string // the site's llms.txt to merge the section into; absolute
 	AICatalog    bool   // write the AI Catalog
+	// Marketplaces are the marketplace files to write, by client, each
+	// at its line of MarketplaceLines: the command layer checks the
+	// names (build.CheckMarketplace), which this package cannot import.
+	Marketplaces     []string
+	MarketplaceLines []int
 
 	// The catalog's masthead (index.html): its title, who publishes the
 	// skills, and the absolute http(s) URL of their source.
@@ -129,7 +134,7 @@ func (es Errors) Unwrap() []error {
 }
 
 var configKeys = []string{"allow", "baseline", "build", "ignore", "profile", "rules"}
-var buildKeys = []string{"ai-catalog", "base-url", "catalog-publisher", "catalog-source", "catalog-title", "llms-txt", "llms-txt-merge", "no-legacy", "previous", "skip-invalid", "versioned"}
+var buildKeys = []string{"ai-catalog", "base-url", "catalog-publisher", "catalog-source", "catalog-title", "llms-txt", "llms-txt-merge", "marketplaces", "no-legacy", "previous", "skip-invalid", "versioned"}
 
 // Load reads and checks a skillpack.yaml. Every unknown key, rule ID,
 // severity or profile is an error that names it: a config that silently
@@ -284,6 +289,19 @@ func parseBuild(b *Build, path string, v *yaml.Node, fail func(*yaml.Node, strin
 				continue
 			}
 			b.CatalogSource = bv.Value
+		case "marketplaces":
+			if bv.Kind != yaml.SequenceNode {
+				fail(bv, "build.marketplaces must be a list of clients, such as [claude]")
+				continue
+			}
+			for _, m := range bv.Content {
+				if m.Kind != yaml.ScalarNode || m.Value == "" {
+					fail(m, "build.marketplaces: a client is a name, such as claude")
+					continue
+				}
+				b.Marketplaces = append(b.Marketplaces, m.Value)
+				b.MarketplaceLines = append(b.MarketplaceLines, m.Line)
+			}
 		case "llms-txt-merge":
 			if bv.Kind != yaml.ScalarNode || bv.Value == "" {
 				fail(bv, "build.llms-txt-merge must be the path of the site's llms.txt, relative to %s", File)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -22,6 +23,7 @@ rules:
 build:
   base-ulr: https://example.com
   no-legacy: true
+  marketplaces: [claude, {}]
 allow:
   - rule: secret
     path: a/**
@@ -38,8 +40,9 @@ allow:
 		`skillpack.yaml:1: unknown key "profil" (did you mean "profile"?); known keys: allow, baseline, build, ignore, profile, rules`,
 		`skillpack.yaml:3: unknown rule "name-mismach" (did you mean "name-mismatch"?); ` + "`skillpack lint --list-rules` lists them",
 		`skillpack.yaml:4: rule unknown-key: unknown severity "loud" (want error, warning, info or off)`,
-		`skillpack.yaml:7: unknown key "build.base-ulr" (did you mean "base-url"?); known keys: ai-catalog, base-url, catalog-publisher, catalog-source, catalog-title, llms-txt, llms-txt-merge, no-legacy, previous, skip-invalid, versioned`,
-		`skillpack.yaml:10: allow entry for secret on "a/**" has no reason: add ` + "`reason: ...`" + ` saying why the finding is not a defect`,
+		`skillpack.yaml:7: unknown key "build.base-ulr" (did you mean "base-url"?); known keys: ai-catalog, base-url, catalog-publisher, catalog-source, catalog-title, llms-txt, llms-txt-merge, marketplaces, no-legacy, previous, skip-invalid, versioned`,
+		`skillpack.yaml:9: build.marketplaces: a client is a name, such as claude`,
+		`skillpack.yaml:11: allow entry for secret on "a/**" has no reason: add ` + "`reason: ...`" + ` saying why the finding is not a defect`,
 	}
 	if got := strings.Split(err.Error(), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -89,6 +92,7 @@ build:
   llms-txt: true
   llms-txt-merge: site/llms.txt
   ai-catalog: true
+  marketplaces: [claude]
   versioned: true
   previous: ../published
 `))
@@ -100,8 +104,8 @@ build:
 	}
 	// Paths are the config folder's, not the working directory's.
 	want := Build{NoLegacy: true, BaseURL: "https://example.com/skills", SkipInvalid: true,
-		LLMsTxt: true, LLMsTxtMerge: "site/llms.txt", AICatalog: true, Versioned: true, Previous: "../published"}
-	if c.Build != want {
+		LLMsTxt: true, LLMsTxtMerge: "site/llms.txt", AICatalog: true, Marketplaces: []string{"claude"}, MarketplaceLines: []int{16}, Versioned: true, Previous: "../published"}
+	if !reflect.DeepEqual(c.Build, want) {
 		t.Errorf("build: read %+v, want %+v", c.Build, want)
 	}
 	c, err = Parse("/src/proj/skillpack.yaml", []byte("build:\n  llms-txt-merge: site/llms.txt\n  previous: ../published\n"))

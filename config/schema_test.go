@@ -198,6 +198,7 @@ func TestConfigSchemaMistakes(t *testing.T) {
 		"rules:\n  secret: loud\n",
 		"rules: [secret]\n",
 		"ignore: vendor/\n",
+		"build:\n  marketplaces: [{}]\n",
 		"allow:\n  - rule: secret\n    path: a/**\n",
 		"allow:\n  - rule: secret\n    path: a/**\n    reason: \" \"\n",
 		"allow:\n  - path: a/**\n    reason: x\n",

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"maps"
-	"slices"
 	"strings"
 	"time"
 
@@ -93,12 +91,18 @@ func (f *BuildFlags) resolveBundle(ios *IO, given func(flag string) bool) (build
 		}
 	}
 	for _, m := range f.Marketplaces {
-		if _, ok := build.Marketplaces[m]; !ok {
-			return build.Options{}, nil, usageErr("--marketplace %q: skillpack writes %s", m, strings.Join(slices.Sorted(maps.Keys(build.Marketplaces)), ", "))
+		if err := build.CheckMarketplace(m); err != nil {
+			return build.Options{}, nil, usageErr("--marketplace: %w", err)
+		}
+	}
+	for i, m := range cfg.Build.Marketplaces {
+		if err := build.CheckMarketplace(m); err != nil && !given("marketplace") {
+			return build.Options{}, nil, &exitError{code: ExitUsage, err: &config.Error{Path: cfg.Path, Line: cfg.Build.MarketplaceLines[i], Msg: "build.marketplaces: " + err.Error()}}
 		}
 	}
 	bo, err := f.options(ios, cfg)
-	bo.BaseURL, bo.AICatalog, bo.Marketplaces = baseURL, aiCatalog, f.Marketplaces
+	bo.BaseURL, bo.AICatalog = baseURL, aiCatalog
+	bo.Marketplaces = pick(given, "marketplace", f.Marketplaces, cfg.Build.Marketplaces)
 	bo.NoLegacy = pick(given, "no-legacy", f.NoLegacy, cfg.Build.NoLegacy)
 	bo.SkipInvalid = pick(given, "skip-invalid", f.SkipInvalid, cfg.Build.SkipInvalid)
 	bo.Ignore, bo.All = f.Ignore, f.All

@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func TestInitConfig(t *testing.T) {
 		t.Errorf("the config does not start with the schema comment:\n%s", data)
 	}
 	cfg, err := config.Parse(config.File, data)
-	if err != nil || cfg.Lint.Profile.Name != "claude" || len(cfg.Lint.Severity) != 0 || cfg.Lint.Allow != nil || cfg.Build != (config.Build{}) {
+	if err != nil || cfg.Lint.Profile.Name != "claude" || len(cfg.Lint.Severity) != 0 || cfg.Lint.Allow != nil || !reflect.DeepEqual(cfg.Build, config.Build{}) {
 		t.Errorf("the config reads as %+v, %v; want profile claude and nothing else", cfg, err)
 	}
 	if _, err := os.Stat(workflowPath); err == nil {
