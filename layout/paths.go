@@ -307,7 +307,8 @@ const SignatureSuffix = ".sigstore.json"
 func Signature(path string) string { return path + SignatureSuffix }
 
 // SignedPath reports whether a build signs the artifact at the dist path
-// p, so that it has a Signature beside it: every archive, the discovery
+// p, so that it has a Signature beside it: every archive (the plugins'
+// too, and their index, which carries their digests), the discovery
 // and legacy MCP indexes, mcp/skills.json, which carries the digest of
 // every file an MCP server serves; versions.json, which carries the
 // digest of every published version's file and archive and of every
@@ -319,11 +320,11 @@ func Signature(path string) string { return path + SignatureSuffix }
 // serve look for signatures by it.
 func SignedPath(p string) bool {
 	switch p {
-	case V2Index, V1Index, MCPIndex, MCPSkills, VersionsIndex, AICatalog:
+	case V2Index, V1Index, MCPIndex, MCPSkills, VersionsIndex, AICatalog, PluginsIndex:
 		return true
 	}
 	pp, ok := ParsePath(p)
-	return ok && pp.Kind == KindArchive
+	return ok && (pp.Kind == KindArchive || pluginArchive(pp.Doc))
 }
 
 // SignedArtifact is Signature's inverse: the artifact whose signature is

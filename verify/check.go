@@ -60,7 +60,7 @@ type checker struct {
 	names    []string // of skills, sorted
 	archives map[string]*archiveRef
 	docs     []string // index documents read, for checksums and signatures
-	summed   []string // other files checksums.txt must list: the versions' archives
+	summed   []string // other files checksums.txt must list: the versions' and plugins' archives
 	// versioned is every file versions.json names; nil without one.
 	versioned       map[string]bool
 	versionArchives []versionArchive           // the versions' archives, to unpack

@@ -37,6 +37,7 @@ func (c *checker) plugins() {
 			c.expect(loc, p+" "+label, a.Digest, a.Size)
 			if _, done := c.sums[loc]; !done && !slices.Contains(locs, loc) {
 				locs = append(locs, loc)
+				c.summed = append(c.summed, loc) // and signed (signatures)
 			}
 		}
 	}

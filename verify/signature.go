@@ -27,7 +27,7 @@ func (c *checker) signable(loc string) bool {
 func (c *checker) signatures() {
 	var arts, sigs []string
 	var digests [][]byte
-	for _, loc := range append(slices.Clone(c.docs), slices.Sorted(maps.Keys(c.archives))...) {
+	for _, loc := range slices.Concat(c.docs, slices.Sorted(maps.Keys(c.archives)), c.summed) {
 		// Without the artifact's bytes there is nothing to check a
 		// signature against; why is already reported.
 		if s := c.sums[loc]; c.signable(loc) && s != nil && s.err == nil {
