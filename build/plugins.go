@@ -29,53 +29,74 @@ import (
 func (b *builder) packPlugins(p *packed) ([]layout.Plugin, error) {
 	var out []layout.Plugin
 	for _, pl := range p.plugins {
-		files, err := skill.Collect(pl.Dir)
+		lp, err := b.packPlugin(p, pl)
 		if err != nil {
-			return nil, fmt.Errorf("plugin %s: %w", pl.Dir, err)
-		}
-		var tgz, zip bytes.Buffer
-		pw := pack.NewWriter(&tgz, &zip, pack.Options{Time: b.opts.Time})
-		for _, f := range files.Files {
-			if err := addPluginFile(pw, pl, f); err != nil {
-				return nil, err
-			}
-		}
-		if err := pw.Close(); err != nil {
-			return nil, fmt.Errorf("plugin %s: %w", pl.Dir, err)
-		}
-		lp := layout.Plugin{Name: pl.Name, Version: pl.Version, Description: pl.Description}
-		for _, w := range p.work {
-			if w.src.Plugin != "" && filepath.Clean(w.src.Plugin) == filepath.Clean(pl.Dir) {
-				lp.Skills = append(lp.Skills, w.name)
-			}
-		}
-		slices.Sort(lp.Skills)
-		for _, a := range []struct {
-			buf *bytes.Buffer
-			to  *layout.PluginArchive
-		}{{&tgz, &lp.TarGz}, {&zip, &lp.Zip}} {
-			data := a.buf.Bytes()
-			if len(data) > pack.MaxFile {
-				return nil, fmt.Errorf("plugin %s: an archive of %d bytes; verify and pull read no file over %d bytes", pl.Dir, len(data), int64(pack.MaxFile))
-			}
-			*a.to = layout.PluginArchive{Digest: layout.DigestOf(data), Size: int64(len(data)),
-				Write: func(w io.Writer) error { _, err := w.Write(data); return err }}
+			// Like a plugin lint finds an error in: the skills are built
+			// whatever becomes of the plugin (a plugin is a whole
+			// repository at times, with files no archive may hold).
+			b.logf("  plugin %s (%s) left out: %v", pl.Name, b.rel(pl.Dir), err)
+			continue
 		}
 		out = append(out, lp)
 	}
 	return out, nil
 }
 
-func addPluginFile(pw *pack.Writer, pl *plugin.Plugin, f skill.File) error {
+func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error) {
+	files, err := skill.Collect(pl.Dir)
+	if err != nil {
+		return layout.Plugin{}, err
+	}
+	// The checks verify makes of an archive's names, made before packing.
+	folded := map[string]string{}
+	for _, f := range files.Files {
+		if err := layout.CheckPath(f.Path); err != nil {
+			return layout.Plugin{}, fmt.Errorf("%s: %w", f.Path, err)
+		}
+		if other, ok := folded[strings.ToLower(f.Path)]; ok {
+			return layout.Plugin{}, fmt.Errorf("files %q and %q differ only in case, which case-insensitive file systems unpack to one file", other, f.Path)
+		}
+		folded[strings.ToLower(f.Path)] = f.Path
+	}
+	var tgz, zip bytes.Buffer
+	pw := pack.NewWriter(&tgz, &zip, pack.Options{Time: b.opts.Time})
+	for _, f := range files.Files {
+		if err := addPluginFile(pw, f); err != nil {
+			return layout.Plugin{}, err
+		}
+	}
+	if err := pw.Close(); err != nil {
+		return layout.Plugin{}, err
+	}
+	lp := layout.Plugin{Name: pl.Name, Version: pl.Version, Description: pl.Description}
+	for _, w := range p.work {
+		if w.src.Plugin != "" && filepath.Clean(w.src.Plugin) == filepath.Clean(pl.Dir) {
+			lp.Skills = append(lp.Skills, w.name)
+		}
+	}
+	slices.Sort(lp.Skills)
+	for _, a := range []struct {
+		buf *bytes.Buffer
+		to  *layout.PluginArchive
+	}{{&tgz, &lp.TarGz}, {&zip, &lp.Zip}} {
+		data := a.buf.Bytes()
+		if len(data) > pack.MaxFile {
+			return layout.Plugin{}, fmt.Errorf("an archive of %d bytes; verify and pull read no file over %d bytes", len(data), int64(pack.MaxFile))
+		}
+		*a.to = layout.PluginArchive{Digest: layout.DigestOf(data), Size: int64(len(data)),
+			Write: func(w io.Writer) error { _, err := w.Write(data); return err }}
+	}
+	return lp, nil
+}
+
+func addPluginFile(pw *pack.Writer, f skill.File) error {
 	in, err := skill.OpenFile(f.Disk)
 	if err != nil {
-		return fmt.Errorf("plugin %s: %w", pl.Dir, err)
+		return err
 	}
 	defer in.Close()
-	if _, err := pw.Add(f.Path, f.Exec(), f.Size, in); err != nil {
-		return fmt.Errorf("plugin %s: %s: %w", pl.Dir, f.Path, err)
-	}
-	return nil
+	_, err = pw.Add(f.Path, f.Exec(), f.Size, in) // its errors name the path
+	return err
 }
 
 // pluginsKey is what the plugins add to the bundle key: each one's name

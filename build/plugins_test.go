@@ -77,3 +77,49 @@ func TestPluginsGolden(t *testing.T) {
 		t.Error("a change to a plugin's mcp.json leaves the bundle as it was")
 	}
 }
+
+// A plugin whose files no archive may hold as they are (a path too long
+// for a tar header, two names that differ only in case) is left out of
+// the plugins, and the build goes on with every skill: a plugin is a whole
+// repository at times (.claude-plugin/plugin.json at its root).
+func TestPluginUnpackable(t *testing.T) {
+	for name, file := range map[string]string{
+		"long": strings.Repeat("x", 120) + ".sh",
+		"case": "Notes.MD",
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := filepath.Join(t.TempDir(), "repo")
+			copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
+			dir := filepath.Join(src, "plugins", "notes")
+			if name == "case" {
+				if err := os.WriteFile(filepath.Join(dir, "notes.md"), []byte("a"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(dir, file), []byte("b"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "dist")
+			mustBuild(t, []string{src}, Options{Out: out})
+			data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.PluginsIndex)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx, err := layout.DecodePlugins(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range idx.Plugins {
+				got = append(got, p.Name)
+			}
+			if strings.Join(got, ",") != "db-tools,pdf-tools" {
+				t.Errorf("plugins %v; want notes left out, the other two kept", got)
+			}
+			v2, _ := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.V2Index)))
+			if !strings.Contains(string(v2), `"name": "meeting-notes"`) {
+				t.Error("the left-out plugin's skill is not published")
+			}
+		})
+	}
+}
