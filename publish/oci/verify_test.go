@@ -417,3 +417,43 @@ func TestVerifyVersioned(t *testing.T) {
 	rep, _ = verifyAt(t, target)
 	wantProblem(t, rep, "", "version tag "+tag+" names "+string(otherDesc.Digest), "bump the skill's version")
 }
+
+// A bundle with plugins (build/testdata/plugins, signed) carries its
+// plugins' .tar.gz archives and their signatures to the registry,
+// verifies from there, and a plugin archive changed in the registry is
+// refused.
+func TestVerifyRegistryPlugins(t *testing.T) {
+	host, storage := testtool.RegistryStorage(t, "")
+	b := rebuild(t, filepath.Join("..", "..", "build", "testdata", "plugins"), filepath.Join(t.TempDir(), "dist"))
+	target := "oci://" + host + "/acme/plugins:v1"
+	publishTo(t, b, target, Options{Retry: publish.Retry{Jobs: 1}})
+	var victim *publish.Object
+	for i, o := range b.Objects {
+		if strings.HasPrefix(o.Path, layout.PluginsDir+"/") && layout.ArchiveFormat(o.Path) == layout.TarGz {
+			victim = &b.Objects[i]
+		}
+	}
+	if victim == nil {
+		t.Fatal("the bundle holds no plugin .tar.gz")
+	}
+	rep, err := verifyAt(t, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() {
+		var all bytes.Buffer
+		rep.WriteText(&all)
+		t.Fatalf("the published bundle does not verify:\n%s", all.String())
+	}
+	file := blobFile(storage, victim.Digest)
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("the registry does not hold %s: %v", victim.Path, err)
+	}
+	data[len(data)/2] ^= 1
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, _ = verifyAt(t, target)
+	wantProblem(t, rep, victim.Path, "but its manifest says "+string(victim.Digest))
+}

@@ -171,3 +171,52 @@ func TestVerifyVersioned(t *testing.T) {
 		t.Fatalf("%d files in version folders; the bucket does not verify:\n%s", versions, all.String())
 	}
 }
+
+// A bundle with plugins (build/testdata/plugins, signed) publishes its
+// plugins' archives and their signatures, verifies from the bucket, and
+// a plugin archive replaced there is refused.
+func TestVerifyPluginsFake(t *testing.T) { testVerifyPlugins(t, fakeServer(t)) }
+
+func testVerifyPlugins(t *testing.T, s *server) {
+	b := builtBundle(t, filepath.Join("..", "..", "build", "testdata", "plugins"), filepath.Join(t.TempDir(), "dist"))
+	ctx := context.Background()
+	if err := Publish(ctx, b, s.target("plugins"), s.options(), nil); err != nil {
+		t.Fatal(err)
+	}
+	check := func() *verify.Report {
+		t.Helper()
+		st, err := OpenBucket(s.target("plugins"), s.options())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := verify.Objects(ctx, st, verify.Options{Verifier: signtest.StubVerifier{}, RequireSignatures: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	var archives []string
+	for _, o := range b.Objects {
+		if _, ok := layout.SignedArtifact(o.Path); !ok && strings.HasPrefix(o.Path, layout.PluginsDir+"/") && layout.ArchiveFormat(o.Path) != "" {
+			archives = append(archives, o.Path)
+			if _, ok := s.get("plugins/" + layout.Signature(o.Path)); !ok {
+				t.Errorf("%s was published without its signature", o.Path)
+			}
+		}
+	}
+	if rep := check(); !rep.OK() || len(archives) != 6 {
+		var all bytes.Buffer
+		rep.WriteText(&all)
+		t.Fatalf("%d plugin archives published, want 6; the bucket:\n%s", len(archives), all.String())
+	}
+	s.replace("plugins/"+archives[0], "not the archive")
+	rep := check()
+	for _, p := range rep.Problems {
+		if p.Path == archives[0] {
+			return
+		}
+	}
+	var all bytes.Buffer
+	rep.WriteText(&all)
+	t.Errorf("a replaced %s is not reported:\n%s", archives[0], all.String())
+}

@@ -82,6 +82,7 @@ func TestVersitygw(t *testing.T) {
 		{"odd names", testOddNames},
 		{"inventory", testInventory},
 		{"verify", testVerify},
+		{"verify plugins", testVerifyPlugins},
 		// Last: its bundle at the bucket's root lists what every test
 		// above left, none of it named by its records.
 		{"foreign objects", testForeign},
