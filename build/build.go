@@ -294,6 +294,7 @@ type discovered struct {
 type discovery struct {
 	skills  []*skill.Skill
 	plugins []*plugin.Plugin
+	markets []string // the marketplace files met, for lint
 }
 
 // packed is every skill once pack is done with it, and after lint the

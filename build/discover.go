@@ -21,7 +21,7 @@ import (
 func (b *builder) discover() (discovery, string, error) {
 	set := b.opts.Lint.Settings
 	sc := lint.Scope{All: b.opts.All, Ignore: b.opts.Ignore, Config: set.Ignore, ConfigDir: set.Dir(), Rel: b.rel}
-	skills, plugins, notes, err := sc.Find(b.roots)
+	skills, plugins, markets, notes, err := sc.Find(b.roots)
 	if err != nil {
 		return discovery{}, "", err
 	}
@@ -37,7 +37,7 @@ func (b *builder) discover() (discovery, string, error) {
 	for _, n := range notes {
 		b.logf("  %s", n)
 	}
-	return discovery{skills, plugins}, "", nil
+	return discovery{skills, plugins, markets}, "", nil
 }
 
 // Identical copies: vendor repositories ship one skill in several plugin

@@ -109,7 +109,7 @@ func (e *packError) Unwrap() error { return e.err }
 // clients accept of a repository is its skills, which are built whatever
 // its plugins' manifests say.
 func (b *builder) lintPlugins(p *packed) []lint.Finding {
-	fs := lint.CheckPlugins(p.plugins, b.lintOpts)
+	fs := lint.CheckPlugins(p.plugins, p.markets, b.lintOpts)
 	bad := map[string]int{}
 	for _, f := range fs {
 		if f.Severity == lint.Error {

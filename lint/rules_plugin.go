@@ -1,7 +1,9 @@
 package lint
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -12,7 +14,8 @@ import (
 
 // PluginPass is what a check of plugins sees: every plugin of the run.
 type PluginPass struct {
-	Plugins []*plugin.Plugin
+	Plugins      []*plugin.Plugin
+	Marketplaces []string // the marketplace files at the roots and plugin folders
 
 	rule   *Rule
 	report func(*Rule, Finding)
@@ -101,6 +104,48 @@ var pluginRules = []*Rule{
 		Good:         "a/plugin.json \"name\": \"pdf-tools\" and b/plugin.json \"name\": \"pdf-forms\"",
 		CheckPlugins: checkPluginNames,
 	},
+	{
+		ID:       "marketplace-plugin-duplicate",
+		Title:    "A marketplace names each plugin once",
+		Category: CatPlugin,
+		Severity: Warning,
+		Explain: "A client installs a marketplace's plugin by its name (claude plugin install NAME@MARKETPLACE), " +
+			"so a second entry of one name is never installed, or makes the client refuse the whole " +
+			"marketplace. Remove the second entry, or rename the plugin it stands for. (The marketplace a " +
+			"build writes lists each plugin it built once; this is about the repository's own.)",
+		Bad:          `{"name": "acme", "plugins": [{"name": "pdf", "source": "./pdf"}, {"name": "pdf", "source": "./pdf2"}]}`,
+		Good:         `{"name": "acme", "plugins": [{"name": "pdf", "source": "./pdf"}, {"name": "pdf-forms", "source": "./pdf2"}]}`,
+		CheckPlugins: checkMarketplaceNames,
+	},
+}
+
+// checkMarketplaceNames reports each entry of a marketplace whose name an
+// earlier entry has. A marketplace that cannot be read is the discovery's
+// to report (skill.Tree's Unread).
+func checkMarketplaceNames(p *PluginPass) {
+	for _, path := range p.Marketplaces {
+		data, err := os.ReadFile(path)
+		var m struct {
+			Plugins []struct {
+				Name string `json:"name"`
+			} `json:"plugins"`
+		}
+		if err != nil || json.Unmarshal(data, &m) != nil {
+			continue
+		}
+		first := map[string]int{}
+		for i, e := range m.Plugins {
+			j, seen := first[e.Name]
+			if !seen {
+				first[e.Name] = i
+				continue
+			}
+			start, _, _ := plugin.Span(data, fmt.Sprintf("/plugins/%d/name", i))
+			line, col := plugin.LineCol(data, start)
+			p.Reportf(path, line, col, "remove the second entry, or rename the plugin it stands for",
+				"plugins[%d] names plugin %q, as plugins[%d] does", i, e.Name, j)
+		}
+	}
 }
 
 // reportProblems reports a file's schema problems. A file whose

@@ -55,12 +55,12 @@ func Run(paths []string, opts Options) (*Result, error) {
 	}
 	r := newRunner(opts)
 	sc := Scope{All: opts.All, Ignore: opts.Ignore, Config: r.set.Ignore, ConfigDir: r.set.Dir(), Rel: r.rel}
-	skills, plugins, notes, err := sc.Find(paths)
+	skills, plugins, markets, notes, err := sc.Find(paths)
 	if err != nil {
 		return nil, err
 	}
 	skill.ReadAll(skills, opts.Jobs)
-	res := r.run(skills, plugins, opts.Jobs)
+	res := r.run(skills, plugins, markets, opts.Jobs)
 	res.Notes = notes
 	if r.coversConfig(paths) {
 		res.Findings = Sort(append(res.Findings, r.unusedAllows()...))
@@ -123,7 +123,7 @@ func CheckSkill(s *skill.Skill, files *skill.Files, err error, kept func() ([]Fi
 	default:
 		verdict = r.checkSkill(s, files, err)
 	}
-	return verdict, r.baselined(Sort(append(slices.Clone(verdict), r.across([]Named{NameOf(s)}, nil)...)))
+	return verdict, r.baselined(Sort(append(slices.Clone(verdict), r.across([]Named{NameOf(s)}, nil, nil)...)))
 }
 
 func newRunner(opts Options) *runner {
@@ -156,7 +156,7 @@ type runner struct {
 	seen      map[[2]string]bool
 }
 
-func (r *runner) run(skills []*skill.Skill, plugins []*plugin.Plugin, jobs int) *Result {
+func (r *runner) run(skills []*skill.Skill, plugins []*plugin.Plugin, markets []string, jobs int) *Result {
 	perSkill := make([][]Finding, len(skills))
 	parallel.Each(len(skills), jobs, func(i int) error {
 		// A mirror's files are its original's, reported there; the
@@ -176,7 +176,7 @@ func (r *runner) run(skills []*skill.Skill, plugins []*plugin.Plugin, jobs int) 
 	for i, s := range skills {
 		named[i] = NameOf(s)
 	}
-	all = append(all, r.across(named, plugins)...)
+	all = append(all, r.across(named, plugins, markets)...)
 	return &Result{Skills: skills, Plugins: plugins, Findings: r.baselined(Sort(all))}
 }
 
@@ -199,16 +199,16 @@ func (r *runner) baselined(fs []Finding) []Finding {
 // sorted.
 func CheckAcross(skills []Named, opts Options) []Finding {
 	r := newRunner(opts)
-	return r.baselined(Sort(r.across(skills, nil)))
+	return r.baselined(Sort(r.across(skills, nil, nil)))
 }
 
 // across runs the rules that look at a run as a whole: across its skills
 // and over its plugins.
-func (r *runner) across(skills []Named, plugins []*plugin.Plugin) []Finding {
+func (r *runner) across(skills []Named, plugins []*plugin.Plugin, markets []string) []Finding {
 	var all []Finding
 	report := func(rule *Rule, f Finding) { all = r.add(all, rule, f) }
 	rp := &RegistryPass{Skills: skills, Rel: r.rel, report: report}
-	pp := &PluginPass{Plugins: plugins, rel: r.rel, report: report}
+	pp := &PluginPass{Plugins: plugins, Marketplaces: markets, rel: r.rel, report: report}
 	for _, rule := range registry {
 		switch {
 		case r.set.effective(rule) == Off:
@@ -225,9 +225,9 @@ func (r *runner) across(skills []Named, plugins []*plugin.Plugin) []Finding {
 
 // CheckPlugins runs the plugin rules over the plugins of a run (the
 // build's, which lints its skills one at a time). Its findings are sorted.
-func CheckPlugins(plugins []*plugin.Plugin, opts Options) []Finding {
+func CheckPlugins(plugins []*plugin.Plugin, markets []string, opts Options) []Finding {
 	r := newRunner(opts)
-	return r.baselined(Sort(r.across(nil, plugins)))
+	return r.baselined(Sort(r.across(nil, plugins, markets)))
 }
 
 func (r *runner) checkSkill(s *skill.Skill, files *skill.Files, err error) []Finding {

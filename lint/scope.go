@@ -89,8 +89,9 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 // Find discovers the skills at or below each root that the scope keeps,
 // and reads the plugin folders met (skill.Tree's Plugins; one that cannot
 // be listed is left out), each folder once and the plugins in folder
-// order; notes are Select's. An error is a root that cannot be walked.
-func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.Plugin, notes []string, err error) {
+// order, and the marketplaces at each root and plugin folder; notes are
+// Select's. An error is a root that cannot be walked.
+func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.Plugin, markets []string, notes []string, err error) {
 	seenSkill, seenPlugin := map[string]bool{}, map[string]bool{}
 	once := func(seen map[string]bool, dir string) bool {
 		abs, _ := filepath.Abs(dir)
@@ -101,13 +102,20 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 	for _, root := range roots {
 		t, err := skill.FindTree(root)
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 		found, said := sc.Select(root, t)
 		notes = append(notes, said...)
 		for _, s := range found {
 			if once(seenSkill, s.Dir) {
 				skills = append(skills, s)
+			}
+		}
+		for _, d := range append([]string{root}, t.Plugins...) {
+			for _, m := range skill.Marketplaces(d) {
+				if once(seenPlugin, m) {
+					markets = append(markets, m)
+				}
 			}
 		}
 		for _, d := range t.Plugins {
@@ -120,7 +128,7 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 		}
 	}
 	slices.SortFunc(plugins, func(a, b *plugin.Plugin) int { return strings.Compare(a.Dir, b.Dir) })
-	return skills, plugins, notes, nil
+	return skills, plugins, markets, notes, nil
 }
 
 func (sc Scope) rel(p string) string {

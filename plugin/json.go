@@ -95,13 +95,13 @@ func syntaxProblem(data []byte, err error) Problem {
 	if errors.As(err, &se) {
 		off = int(se.Offset)
 	}
-	line, col := lineCol(data, off)
+	line, col := LineCol(data, off)
 	return Problem{Line: line, Column: col, Message: fmt.Sprintf("not valid JSON: %v", err), Fix: "correct the JSON syntax"}
 }
 
-// lineCol turns a byte offset into a 1-based line and column (in
+// LineCol turns a byte offset into a 1-based line and column (in
 // characters).
-func lineCol(data []byte, off int) (int, int) {
+func LineCol(data []byte, off int) (int, int) {
 	off = min(max(off, 0), len(data))
 	line := 1 + bytes.Count(data[:off], []byte("\n"))
 	return line, 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:off], '\n')+1:off])

@@ -163,7 +163,7 @@ func FindTree(root string) (*Tree, error) {
 	w := &walker{root: root, walk: walk}
 	// What a marketplace at the folder walked declares is known before
 	// the walk meets the plugins it names.
-	declares := marketplacesIn(walk)
+	declares := Marketplaces(walk)
 	for _, m := range declares {
 		w.readMarketplace(m)
 	}

@@ -146,7 +146,7 @@ func pluginAbove(dir string) string {
 // marketplacePlugins returns the plugin folders the marketplaces at the
 // repository root repo name, in the form of dir (relative when it is).
 func marketplacePlugins(repo, dir string) []string {
-	ms := marketplacesIn(repo)
+	ms := Marketplaces(repo)
 	if len(ms) == 0 {
 		return nil
 	}
@@ -212,8 +212,9 @@ type marketplaceFile struct {
 	} `json:"plugins"`
 }
 
-// marketplacesIn returns the marketplace files at a folder, sorted.
-func marketplacesIn(dir string) []string {
+// Marketplaces returns the marketplace files at a folder (in the clients'
+// folders: .claude-plugin/marketplace.json and the like), sorted.
+func Marketplaces(dir string) []string {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
