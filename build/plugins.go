@@ -48,15 +48,12 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error
 		return layout.Plugin{}, err
 	}
 	// The checks verify makes of an archive's names, made before packing.
-	folded := map[string]string{}
-	for _, f := range files.Files {
-		if err := layout.CheckPath(f.Path); err != nil {
-			return layout.Plugin{}, fmt.Errorf("%s: %w", f.Path, err)
-		}
-		if other, ok := folded[strings.ToLower(f.Path)]; ok {
-			return layout.Plugin{}, fmt.Errorf("files %q and %q differ only in case, which case-insensitive file systems unpack to one file", other, f.Path)
-		}
-		folded[strings.ToLower(f.Path)] = f.Path
+	paths := make([]string, len(files.Files))
+	for i, f := range files.Files {
+		paths[i] = f.Path
+	}
+	if errs := layout.CheckPaths(paths); len(errs) > 0 {
+		return layout.Plugin{}, errs[0]
 	}
 	var tgz, zip bytes.Buffer
 	pw := pack.NewWriter(&tgz, &zip, pack.Options{Time: b.opts.Time})

@@ -275,25 +275,15 @@ func checkSkill(s Skill) error {
 	if !s.ContentDigest.Valid() {
 		bad("content digest %q is not \"sha256:\" and 64 lowercase hex digits", s.ContentDigest)
 	}
+	paths := make([]string, len(s.Files))
+	for i, f := range s.Files {
+		paths[i] = f.Path
+	}
+	for _, err := range CheckPaths(paths) {
+		bad("%v", err)
+	}
 	entry := false
-	folded := map[string]string{}
-	paths := map[string]bool{}
 	for _, f := range s.Files {
-		if err := CheckPath(f.Path); err != nil {
-			bad("file %q: %v", f.Path, err)
-			continue
-		}
-		if paths[f.Path] {
-			bad("file %q is listed twice", f.Path)
-			continue
-		}
-		paths[f.Path] = true
-		// Case-insensitive file systems (macOS, Windows) would write both
-		// files to one place.
-		if other, ok := folded[strings.ToLower(f.Path)]; ok {
-			bad("files %q and %q differ only in case; rename one", other, f.Path)
-		}
-		folded[strings.ToLower(f.Path)] = f.Path
 		if f.Path == EntryFile {
 			entry = true
 		}
@@ -304,18 +294,45 @@ func checkSkill(s Skill) error {
 			bad("file %q: negative size %d", f.Path, f.Size)
 		}
 	}
-	// A file cannot also be a folder of other files.
-	sorted := slices.Sorted(maps.Keys(paths))
-	for _, p := range sorted {
-		i, _ := slices.BinarySearch(sorted, p+"/")
-		if i < len(sorted) && strings.HasPrefix(sorted[i], p+"/") {
-			bad("file %q is also a folder of %q", p, sorted[i])
-		}
-	}
 	if !entry {
 		bad("no %s among its files", EntryFile)
 	}
 	return errors.Join(errs...)
+}
+
+// CheckPaths returns what is wrong with a set of files an archive is to
+// hold, by their paths: each path's own check (CheckPath), a path listed
+// twice, two that differ only in case (case-insensitive file systems,
+// macOS's and Windows', would unpack both to one place), and a file that
+// is also a folder of others. A skill's files and a plugin's are checked
+// by it.
+func CheckPaths(paths []string) []error {
+	var errs []error
+	folded := map[string]string{}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if err := CheckPath(p); err != nil {
+			errs = append(errs, fmt.Errorf("file %q: %w", p, err))
+			continue
+		}
+		if seen[p] {
+			errs = append(errs, fmt.Errorf("file %q is listed twice", p))
+			continue
+		}
+		seen[p] = true
+		if other, ok := folded[strings.ToLower(p)]; ok {
+			errs = append(errs, fmt.Errorf("files %q and %q differ only in case; rename one", other, p))
+		}
+		folded[strings.ToLower(p)] = p
+	}
+	sorted := slices.Sorted(maps.Keys(seen))
+	for _, p := range sorted {
+		i, _ := slices.BinarySearch(sorted, p+"/")
+		if i < len(sorted) && strings.HasPrefix(sorted[i], p+"/") {
+			errs = append(errs, fmt.Errorf("file %q is also a folder of %q", p, sorted[i]))
+		}
+	}
+	return errs
 }
 
 // checkFrontmatter requires a JSON object whose name and description equal
