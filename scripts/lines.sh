@@ -6,8 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rev=${1:-}
-files=$(git ls-files ${rev:+--with-tree="$rev"} '*.go' | grep -v '_test\.go$' | grep -v '^bench/' | grep -v '/testdata/' || true)
-[ -n "$rev" ] && files=$(git ls-tree -r --name-only "$rev" | grep '\.go$' | grep -v '_test\.go$' | grep -v '^bench/' | grep -v '/testdata/')
+if [ -n "$rev" ]; then list=$(git ls-tree -r --name-only "$rev"); else list=$(git ls-files); fi
+files=$(printf '%s\n' "$list" | grep '\.go$' | grep -v '_test\.go$' | grep -v '^bench/' | grep -v '/testdata/')
 for f in $files; do
   n=$(if [ -n "$rev" ]; then git show "$rev:$f"; else cat "$f"; fi | wc -l)
   printf '%s %s\n' "$n" "$(dirname "$f")"
