@@ -316,10 +316,10 @@ type packed struct {
 // their digests.
 type planned struct {
 	*packed
-	prev   *previous      // the bundle published last (guard); nil for none
-	key    layout.Digest  // reuse.BundleKey of this build
-	plan   *layout.Bundle // nil when the output is up to date
-	record layout.Digest  // the build record's digest, checked again when swap writes it
+	prev   *previous       // the bundle published last (guard); nil for none
+	key    layout.Digest   // reuse.BundleKey of this build
+	plan   *layout.Planned // nil when the output is up to date
+	record layout.Digest   // the build record's digest, checked again when swap writes it
 }
 
 // staged is a planned bundle whose every file is in the staging folder

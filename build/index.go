@@ -221,7 +221,7 @@ func (b *builder) writeRecord(pl *planned, w io.Writer) error {
 
 // files yields the path of every file the build writes, sorted: the
 // bundle's entries, the signature beside each signed one, and the record.
-func (b *builder) files(plan *layout.Bundle) iter.Seq2[string, error] {
+func (b *builder) files(plan *layout.Planned) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		// Paths the entries do not list wait here until an entry sorts
 		// after them; a signature follows its artifact closely, so few wait.

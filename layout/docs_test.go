@@ -76,7 +76,7 @@ func AICatalogDoc(skills []Skill, o Options) ([]byte, error) {
 }
 
 // Lookup returns the entry at a dist path, reading through the entries.
-func (b *Bundle) Lookup(path string) (Entry, bool) {
+func (b *Planned) Lookup(path string) (Entry, bool) {
 	for e, err := range b.Entries() {
 		if err != nil {
 			return Entry{}, false

@@ -7,7 +7,7 @@ import (
 )
 
 // published is what bundle.Open reads from a plan's documents.
-func published(t *testing.T, b *Bundle) *Published {
+func published(t *testing.T, b *Planned) *Published {
 	t.Helper()
 	doc := func(path string) []byte {
 		e, ok := b.Lookup(path)

@@ -72,7 +72,7 @@ func validDigest(v any) bool {
 // fetcher serves a bundle at a site URL, like a static host would.
 type fetcher struct {
 	site string // absolute URL at which dist/ is served, ending in "/"
-	b    *Bundle
+	b    *Planned
 }
 
 // get serves a URL as a static host does: same origin, path under the
@@ -212,7 +212,7 @@ func v1Reader(doc []byte, f fetcher) (names []string, err error) {
 // resourceTable decodes mcp/resources.json as a thin server does, checking
 // its rules: sorted by uri, every field present, paths in the bundle with
 // the same digest and size.
-func resourceTable(doc []byte, b *Bundle) (map[string]map[string]any, error) {
+func resourceTable(doc []byte, b *Planned) (map[string]map[string]any, error) {
 	var rs []map[string]any
 	if err := json.Unmarshal(doc, &rs); err != nil {
 		return nil, err
@@ -340,7 +340,7 @@ func mcpcReader(indexDoc []byte, table map[string]map[string]any) (names []strin
 }
 
 // entries lists every entry of b.
-func entries(t testing.TB, b *Bundle) []Entry {
+func entries(t testing.TB, b *Planned) []Entry {
 	t.Helper()
 	var es []Entry
 	for e, err := range b.Entries() {

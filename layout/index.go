@@ -197,7 +197,7 @@ func (s *set) excluded() ([]Excluded, error) {
 
 // v1 renders the legacy discovery v0.1.0 index, sorted by name, with
 // SKILL.md first in each file list and the rest sorted. A skill with a path
-// that breaks the v0.1 rules is left out (Bundle.Excluded says why),
+// that breaks the v0.1 rules is left out (Planned.Excluded says why),
 // because the skills CLI rejects the whole legacy index for one bad entry.
 func (s *set) v1(w io.Writer) error {
 	return stream(w, IndexV1{Generator: s.o.Generator, Skills: []EntryV1{}}, array{"skills", s.each(func(r *row) bool { return r.legacy }, func(_ *row, sk Skill) (any, error) {

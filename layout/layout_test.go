@@ -19,7 +19,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
-func plan(t *testing.T, skills []Skill, o Options) *Bundle {
+func plan(t *testing.T, skills []Skill, o Options) *Planned {
 	t.Helper()
 	b, err := Plan(List(skills), o)
 	if err != nil {
@@ -28,7 +28,7 @@ func plan(t *testing.T, skills []Skill, o Options) *Bundle {
 	return b
 }
 
-func data(t *testing.T, b *Bundle, path string) []byte {
+func data(t *testing.T, b *Planned, path string) []byte {
 	t.Helper()
 	e, ok := b.Lookup(path)
 	if !ok {
@@ -512,7 +512,7 @@ func TestHeadersDoc(t *testing.T) {
 	}
 }
 
-func testHeadersDoc(t *testing.T, b *Bundle, doc string) {
+func testHeadersDoc(t *testing.T, b *Planned, doc string) {
 	t.Helper()
 	patterns, rules := headerRules(t, doc)
 	if len(patterns) > 100 {
@@ -655,7 +655,7 @@ func TestEmpty(t *testing.T) {
 }
 
 // render is a plan as text: one line per entry, then every document.
-func render(t *testing.T, b *Bundle) string {
+func render(t *testing.T, b *Planned) string {
 	ar := &txtar.Archive{}
 	var list strings.Builder
 	for _, e := range entries(t, b) {

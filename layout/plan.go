@@ -65,14 +65,14 @@ type Entry struct {
 	Size   int64
 }
 
-// Bundle is everything a build writes to dist/, so that the writer, verify
+// Planned is everything a build writes to dist/, so that the writer, verify
 // and serve share one list. The catalog (index.html) is in it when
 // Options.Catalog is set.
 //
-// A Bundle holds the documents and a row per skill, not an entry per
+// A Planned holds the documents and a row per skill, not an entry per
 // file: Entries reads each skill again from the Skills given to Plan as it
 // reaches it, so a bundle of any size is listed in bounded memory.
-type Bundle struct {
+type Planned struct {
 	Excluded []Excluded // skills left out of the v0.1 index and tree
 
 	set   *set
@@ -82,12 +82,12 @@ type Bundle struct {
 }
 
 // Len is the number of entries.
-func (b *Bundle) Len() int { return b.n }
+func (b *Planned) Len() int { return b.n }
 
 // Entries yields every entry of the bundle, sorted bytewise by path, with
 // no duplicates. A skill that cannot be read again ends the sequence with
 // its error.
-func (b *Bundle) Entries() iter.Seq2[Entry, error] {
+func (b *Planned) Entries() iter.Seq2[Entry, error] {
 	return func(yield func(Entry, error) bool) {
 		for _, p := range b.parts {
 			var run []Entry // the part's entries: one skill's at most
@@ -133,7 +133,7 @@ func (b *Bundle) Entries() iter.Seq2[Entry, error] {
 
 // Docs returns the documents of the bundle, sorted by path: the entries of
 // kind KindDoc, few whatever the bundle's size.
-func (b *Bundle) Docs() []Entry { return slices.Clone(b.docs) }
+func (b *Planned) Docs() []Entry { return slices.Clone(b.docs) }
 
 // Plan lays out the bundle of skills: each skill's files in the v0.2 tree
 // and, unless o.NoLegacy, again in the v0.1 tree (skills whose paths break
@@ -155,7 +155,7 @@ func (b *Bundle) Docs() []Entry { return slices.Clone(b.docs) }
 // Plan reads every skill once to check it, then renders each document
 // once to learn its digest and size, and keeps none of them: it holds a
 // few strings per skill and nothing per file.
-func Plan(skills Skills, o Options) (*Bundle, error) {
+func Plan(skills Skills, o Options) (*Planned, error) {
 	if err := CheckSkills(skills.Len()); err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func Plan(skills Skills, o Options) (*Bundle, error) {
 			return nil, err
 		}
 	}
-	b := &Bundle{set: set}
+	b := &Planned{set: set}
 	if !o.NoLegacy {
 		if b.Excluded, err = set.excluded(); err != nil {
 			return nil, fmt.Errorf("layout: %w", err)
@@ -299,7 +299,7 @@ func measureDoc(d *Entry) error {
 
 // checksums renders checksums.txt from the entries in path order, reading
 // no skill: it lists only documents and archives.
-func (b *Bundle) checksums(w io.Writer) error {
+func (b *Planned) checksums(w io.Writer) error {
 	line := func(path string, digest Digest) error {
 		_, err := io.WriteString(w, checksumLine(Sum{Path: path, Digest: digest}))
 		return err

@@ -163,7 +163,7 @@ func reference(t *testing.T, skills []Skill, o Options) map[string][]byte {
 
 // referenceChecksums is checksums.txt as it was built before: the sums of
 // every archive, JSON index and the catalog in b, sorted by path.
-func referenceChecksums(t *testing.T, b *Bundle) []byte {
+func referenceChecksums(t *testing.T, b *Planned) []byte {
 	var sums []Sum
 	for _, e := range entries(t, b) {
 		if e.Kind == KindArchive || e.Kind == KindDoc && (strings.HasSuffix(e.Path, ".json") || e.Path == Catalog) {

@@ -670,7 +670,7 @@ func (s *set) versionEntries(i int32) []Entry {
 // (whose Write Plan sets last, once the snapshot is measured), this
 // build's snapshot, and every snapshot carried forward, which the
 // caller's Carried writes.
-func (b *Bundle) versionDocs() error {
+func (b *Planned) versionDocs() error {
 	h := b.set.hist
 	b.docs = append(b.docs, Entry{Path: VersionsIndex, Kind: KindDoc})
 	if h.snapshot {
@@ -693,7 +693,7 @@ func (b *Bundle) versionDocs() error {
 // skill that is only in the history (its versions' folders are its
 // folder's only content); a skill of this build lists its versions' files
 // with its own (Entries).
-func (b *Bundle) versionParts() {
+func (b *Planned) versionParts() {
 	h := b.set.hist
 	inBuild := map[string]bool{}
 	for i := range b.set.rows {

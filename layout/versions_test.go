@@ -10,7 +10,7 @@ import (
 
 // carry is a Versioning.Carried that writes the documents of a previous
 // plan, as the build copies them from the previous bundle.
-func carry(t *testing.T, prev *Bundle) func(string, Rendered) func(io.Writer) error {
+func carry(t *testing.T, prev *Planned) func(string, Rendered) func(io.Writer) error {
 	return func(p string, want Rendered) func(io.Writer) error {
 		return func(w io.Writer) error {
 			e, ok := prev.Lookup(p)
@@ -23,7 +23,7 @@ func carry(t *testing.T, prev *Bundle) func(string, Rendered) func(io.Writer) er
 	}
 }
 
-func versionsOf(t *testing.T, b *Bundle) *IndexVersions {
+func versionsOf(t *testing.T, b *Planned) *IndexVersions {
 	t.Helper()
 	v, err := DecodeVersions(data(t, b, VersionsIndex))
 	if err != nil {
@@ -53,7 +53,7 @@ func withVersion(s Skill, v, body string) Skill {
 
 // releases makes the first release of twoSkills (pdf-processing 2.1.0;
 // hello has no version), then a second with pdf-processing at 2.2.0.
-func releases(t *testing.T, o Options) (first, second *Bundle) {
+func releases(t *testing.T, o Options) (first, second *Planned) {
 	t.Helper()
 	o1 := o
 	o1.Versioned = &Versioning{Release: "1.0.0"}
@@ -67,7 +67,7 @@ func releases(t *testing.T, o Options) (first, second *Bundle) {
 
 func TestVersionedPlan(t *testing.T) {
 	first, second := releases(t, Options{Generator: "skillpack test"})
-	for _, b := range []*Bundle{first, second} {
+	for _, b := range []*Planned{first, second} {
 		es := entries(t, b)
 		if !slices.IsSortedFunc(es, func(x, y Entry) int { return strings.Compare(x.Path, y.Path) }) {
 			t.Error("entries not sorted by path")
