@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/skillpack/skillpack/internal/jsonenc"
 )
 
 // A skill folder's signature follows OpenSSF Model Signing (OMS) v1.0
@@ -153,7 +155,7 @@ func StatementDoc(name string, files []File) ([]byte, error) {
 		},
 	}
 	var b bytes.Buffer
-	enc := newEncoder(&b, "")
+	enc := jsonenc.New(&b, "")
 	enc.SetIndent("", "") // compact, as in-toto payloads are
 	if err := enc.Encode(st); err != nil {
 		return nil, err

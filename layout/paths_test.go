@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/skillpack/skillpack/internal/jsonenc"
 )
 
 var testDigest = Digest("sha256:0123456789abcdeffedcba98765432100123456789abcdeffedcba9876543210")
@@ -229,7 +231,7 @@ func TestDecodeRoundTrip(t *testing.T) {
 			t.Fatalf("%s: %v", path, err)
 		}
 		var again strings.Builder
-		if err := newEncoder(&again, "").Encode(v); err != nil {
+		if err := jsonenc.Write(&again, v); err != nil {
 			t.Fatal(err)
 		}
 		if again.String() != string(doc) {

@@ -6,6 +6,8 @@ import (
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/skillpack/skillpack/internal/jsonenc"
 )
 
 // PluginsDir holds a bundle's plugins: each plugin's .tar.gz and .zip,
@@ -138,7 +140,7 @@ func pluginDocs(ps []Plugin, o Options) []Entry {
 		}
 		idx.Plugins = append(idx.Plugins, e)
 	}
-	doc := func(w io.Writer) error { return newEncoder(w, "").Encode(idx) }
+	doc := func(w io.Writer) error { return jsonenc.Write(w, idx) }
 	return append(out, Entry{Path: PluginsIndex, Kind: KindDoc, Write: doc})
 }
 
@@ -202,5 +204,5 @@ func claudeMarketplace(ps []Plugin, m Marketplace) func(io.Writer) error {
 		}
 		doc.Plugins = append(doc.Plugins, e)
 	}
-	return func(w io.Writer) error { return newEncoder(w, "").Encode(doc) }
+	return func(w io.Writer) error { return jsonenc.Write(w, doc) }
 }

@@ -68,7 +68,7 @@ type RecordHead struct {
 	Self Artifact
 }
 
-// WriteRecord writes a record, byte for byte as newEncoder, every
+// WriteRecord writes a record, byte for byte as jsonenc, every
 // document's one encoding, would encode it whole, with skills and files
 // taken one at a time from their sequences (see stream). The first error
 // of either stops the record and is returned.

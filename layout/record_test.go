@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/skillpack/skillpack/internal/jsonenc"
 )
 
 func testRecord() *Record {
@@ -33,7 +35,7 @@ func TestRecordRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	var whole bytes.Buffer
-	if err := newEncoder(&whole, "").Encode(rec); err != nil {
+	if err := jsonenc.Write(&whole, rec); err != nil {
 		t.Fatal(err)
 	}
 	if got := buf.String(); got != whole.String() {

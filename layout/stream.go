@@ -3,23 +3,12 @@ package layout
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/json"
 	"fmt"
 	"io"
 	"iter"
-)
 
-// newEncoder is the one JSON encoding of every document, the build record
-// included: two-space indent after prefix, "\n" line endings and a final
-// newline, and no HTML escaping, so that descriptions and paths read as
-// written ("<" rather than "\u003c"). (The OMS statement a folder
-// signature signs is compact, as in-toto payloads are, and unescaped too.)
-func newEncoder(w io.Writer, prefix string) *json.Encoder {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent(prefix, "  ")
-	return enc
-}
+	"github.com/skillpack/skillpack/internal/jsonenc"
+)
 
 // array is an array a document streams: its key among the document's
 // top-level fields ("" when the document is the array), and its elements.
@@ -28,7 +17,7 @@ type array struct {
 	elems iter.Seq2[any, error]
 }
 
-// stream writes a document as newEncoder would encode it whole, with the
+// stream writes a document as jsonenc would encode it whole, with the
 // arrays streamed one element at a time, so that a document of any size
 // is written without being held. The first error of an array's elements
 // stops the document.
@@ -43,7 +32,7 @@ type array struct {
 // indents it, and indenting is the same for a value wherever it sits.
 func stream(w io.Writer, shell any, arrays ...array) error {
 	var frame bytes.Buffer
-	if err := newEncoder(&frame, "").Encode(shell); err != nil {
+	if err := jsonenc.New(&frame, "").Encode(shell); err != nil {
 		return err
 	}
 	f := frame.Bytes()
@@ -58,7 +47,7 @@ func stream(w io.Writer, shell any, arrays ...array) error {
 			at, outer = at+len(k)-2, "  "
 		}
 		inner := outer + "  "
-		enc := newEncoder(&b, inner)
+		enc := jsonenc.New(&b, inner)
 		b.Write(f[:at+1])
 		n := 0
 		for v, err := range a.elems {

@@ -1,12 +1,13 @@
 package lint
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/skillpack/skillpack/internal/jsonenc"
 )
 
 // Tool names the program in machine-readable output (SARIF's driver).
@@ -150,7 +151,5 @@ func NewReport(res *Result, tool Tool) *Report {
 }
 
 func formatJSON(w io.Writer, res *Result, tool Tool) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(NewReport(res, tool))
+	return jsonenc.Write(w, NewReport(res, tool))
 }

@@ -1,10 +1,11 @@
 package lint
 
 import (
-	"encoding/json"
 	"io"
 	"net/url"
 	"strings"
+
+	"github.com/skillpack/skillpack/internal/jsonenc"
 )
 
 // sarifSchema is the official OASIS schema for SARIF 2.1.0; the tests
@@ -130,12 +131,7 @@ func formatSARIF(w io.Writer, res *Result, tool Tool) error {
 		Version: "2.1.0",
 		Runs:    []sarifRun{{Tool: sarifTool{Driver: drv}, Results: results}},
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	// Rule texts quote <, > and & (description-angle-brackets); keep them
-	// readable rather than \u003c, which JSON does not require.
-	enc.SetEscapeHTML(false)
-	return enc.Encode(log)
+	return jsonenc.Write(w, log)
 }
 
 // sarifLevel maps a severity to SARIF's level. Info is SARIF's "note".

@@ -17,7 +17,6 @@ package verify
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/human"
+	"github.com/skillpack/skillpack/internal/jsonenc"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
 )
@@ -188,13 +188,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	return nil
 }
 
-// WriteJSON writes the report as indented JSON.
-func (r *Report) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(r)
-}
+// WriteJSON writes the report in skillpack's one JSON encoding.
+func (r *Report) WriteJSON(w io.Writer) error { return jsonenc.Write(w, r) }
 
 // Summary is one line saying what was checked and whether it verified.
 func (r *Report) Summary() string {

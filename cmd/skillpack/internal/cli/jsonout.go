@@ -1,8 +1,9 @@
 package cli
 
 import (
-	"encoding/json"
 	"io"
+
+	"github.com/skillpack/skillpack/internal/jsonenc"
 )
 
 // The --json documents. Each command that reports prints one on stdout
@@ -30,15 +31,6 @@ func newStatus(err error, what string) status {
 	return status{Error: msg, ExitCode: code}
 }
 
-// writeJSON writes v indented, without HTML escaping: paths and messages
-// keep their < > & as written.
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
 // nonNil makes an empty list [] in JSON, never null.
 func nonNil[T any](s []T) []T {
 	if s == nil {
@@ -54,7 +46,7 @@ func jsonResult(w io.Writer, asJSON bool, doc any, err error) error {
 	if !asJSON {
 		return err
 	}
-	if werr := writeJSON(w, doc); werr != nil && err == nil {
+	if werr := jsonenc.Write(w, doc); werr != nil && err == nil {
 		return &exitError{code: ExitInternal, err: werr}
 	}
 	return err

@@ -13,6 +13,7 @@ import (
 	"github.com/skillpack/skillpack/config"
 	"github.com/skillpack/skillpack/internal/atomicfile"
 	"github.com/skillpack/skillpack/internal/human"
+	"github.com/skillpack/skillpack/internal/jsonenc"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/lint"
 )
@@ -179,7 +180,7 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 			return err
 		}
 		if opts.Format == "json" {
-			return writeJSON(ios.Out, newRuleDoc(r))
+			return jsonenc.Write(ios.Out, newRuleDoc(r))
 		}
 		return lint.Explain(ios.Out, r)
 	}
@@ -377,5 +378,5 @@ func writeRulesJSON(ios *IO) error {
 	for _, r := range lint.Rules() {
 		out = append(out, newRuleDoc(r))
 	}
-	return writeJSON(ios.Out, out)
+	return jsonenc.Write(ios.Out, out)
 }
