@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/skillpack/skillpack/internal/human"
 )
 
 // Explain writes a rule's full documentation, as --explain shows it.
@@ -16,7 +18,7 @@ func Explain(w io.Writer, r *Rule) error {
 		b.WriteString("; `skillpack lint --fix` repairs it")
 	}
 	b.WriteString("\n\n")
-	b.WriteString(wrap(r.Explain, 76))
+	b.WriteString(human.Wrap(r.Explain, "", 76))
 	b.WriteString("\n\nBad:\n")
 	b.WriteString(indent(r.Bad, "    "))
 	b.WriteString("\nGood:\n")
@@ -90,23 +92,4 @@ func indent(s, prefix string) string {
 		lines[i] = prefix + l
 	}
 	return strings.Join(lines, "\n") + "\n"
-}
-
-func wrap(s string, width int) string {
-	var b strings.Builder
-	n := 0
-	for i, word := range strings.Fields(s) {
-		if i > 0 {
-			if n+1+len(word) > width {
-				b.WriteByte('\n')
-				n = 0
-			} else {
-				b.WriteByte(' ')
-				n++
-			}
-		}
-		b.WriteString(word)
-		n += len(word)
-	}
-	return b.String()
 }

@@ -1,6 +1,7 @@
 // Package human writes what messages say to people the one way every
 // command says it: a count with its noun, a size in bytes, the
-// did-you-mean of a mistyped name, and a word of a shell command. It imports nothing of the module, so
+// did-you-mean of a mistyped name, a word of a shell command, and text
+// wrapped to a width. It imports nothing of the module, so
 // every package can use it.
 package human
 
@@ -88,6 +89,25 @@ func distance(a, b string) int {
 		}
 	}
 	return d[len(ra)][len(rb)]
+}
+
+// Wrap breaks text at spaces into lines of at most width columns (a
+// longer word has a line to itself), each starting with indent, joined by
+// "\n" with none after the last.
+func Wrap(text, indent string, width int) string {
+	var b strings.Builder
+	line := indent
+	for _, w := range strings.Fields(text) {
+		if line != indent && len(line)+1+len(w) > width {
+			b.WriteString(line + "\n")
+			line = indent
+		}
+		if line != indent {
+			line += " "
+		}
+		line += w
+	}
+	return b.String() + line
 }
 
 // ShellQuote quotes s for a POSIX shell when it holds anything but

@@ -76,3 +76,17 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+func TestWrap(t *testing.T) {
+	for _, c := range []struct{ text, indent, want string }{
+		{"aa bb cc", "", "aa bb\ncc"},           // "aa bb cc" is 8 columns: too wide for 7
+		{"aa b cc", "", "aa b cc"},              // exactly 7 fits
+		{"aa bb", "   ", "   aa\n   bb"},        // the indent counts
+		{"toolongword x", "", "toolongword\nx"}, // a longer word has its line
+		{"  a \n\t b  ", "> ", "> a b"},         // any space separates words
+	} {
+		if got := Wrap(c.text, c.indent, 7); got != c.want {
+			t.Errorf("Wrap(%q, %q, 7) = %q, want %q", c.text, c.indent, got, c.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/version"
 )
 
@@ -77,7 +78,7 @@ func flagUsages(c *cobra.Command) string {
 		}
 		section(&groups, g.title+" flags", fs)
 		if len(rest) > 0 {
-			groups.WriteString(wrap("also "+strings.Join(rest, ", ")+": see 'skillpack "+g.see+" --help'", "      ", 80))
+			groups.WriteString(human.Wrap("also "+strings.Join(rest, ", ")+": see 'skillpack "+g.see+" --help'", "      ", 80) + "\n")
 		}
 	}
 	other := pflag.NewFlagSet("flags", pflag.ContinueOnError)
@@ -110,22 +111,4 @@ Use "{{.CommandPath}} [command] --help" for more information about a command.
 
 func init() {
 	cobra.AddTemplateFunc("flagUsages", flagUsages)
-}
-
-// wrap breaks text at spaces into lines of at most width columns, each
-// starting with indent.
-func wrap(text, indent string, width int) string {
-	var b strings.Builder
-	line := indent
-	for _, w := range strings.Fields(text) {
-		if line != indent && len(line)+1+len(w) > width {
-			b.WriteString(line + "\n")
-			line = indent
-		}
-		if line != indent {
-			line += " "
-		}
-		line += w
-	}
-	return b.String() + line + "\n"
 }
