@@ -325,12 +325,6 @@ func dosTime(t time.Time) (date, tm uint16) {
 // one (TestFreshCompressor checks it), so reuse cannot change an archive.
 var flatePool sync.Pool // *flate.Writer at Level
 
-// release returns the compressor to its pool.
-func (w *Writer) release() {
-	flatePool.Put(w.ts.fw)
-	w.ts.fw = nil
-}
-
 // The .tar.gz is one gzip member, written by hand around the pieces (see
 // tarSink): deflate, no flags (no name, comment or extra field), MTIME 0,
 // XFL 0 (what gzip writers put for levels other than 1 and 9), and OS 255
@@ -575,7 +569,7 @@ func (w *Writer) Close() error {
 		return errClosed
 	}
 	w.closed = true
-	defer w.release()
+	defer flatePool.Put(w.ts.fw)
 	if w.err != nil {
 		return w.err
 	}

@@ -91,16 +91,13 @@ type line struct {
 // made: what it signs.
 type signed struct {
 	MessageSignature struct {
-		MessageDigest hashOutput `json:"messageDigest"`
+		MessageDigest struct{ Algorithm, Digest string } `json:"messageDigest"` // Sigstore's HashOutput
 	} `json:"messageSignature"`
 	DSSEEnvelope *struct {
 		Payload     []byte `json:"payload"`
 		PayloadType string `json:"payloadType"`
 	} `json:"dsseEnvelope"`
 }
-
-// hashOutput is Sigstore's HashOutput: a digest and its algorithm.
-type hashOutput struct{ Algorithm, Digest string }
 
 // sign sends one sign request and returns the bundle, as JSON and
 // decoded, for the caller to check what it signs.
@@ -366,13 +363,10 @@ func NewVerifier(ctx context.Context, o VerifyOptions) (*Verifier, error) {
 // artifactDigest. The error says what did not verify.
 func (v *Verifier) Verify(bundleJSON, artifactDigest []byte) error {
 	resp, err := v.call(request{Digest: digestOf(artifactDigest), Bundle: bundleJSON})
-	switch {
-	case err != nil:
-		return err
-	case !resp.OK:
-		return fmt.Errorf("%s answered neither ok nor an error", v.path)
+	if err == nil && !resp.OK {
+		err = fmt.Errorf("%s answered neither ok nor an error", v.path)
 	}
-	return nil
+	return err
 }
 
 // VerifyStatement checks that bundleJSON is a folder signature (OMS: a
@@ -381,11 +375,11 @@ func (v *Verifier) Verify(bundleJSON, artifactDigest []byte) error {
 // (layout.DecodeStatement) and compare with the folder.
 func (v *Verifier) VerifyStatement(bundleJSON []byte) ([]byte, error) {
 	resp, err := v.call(request{Bundle: bundleJSON, DSSE: true})
-	switch {
-	case err != nil:
+	if err == nil && (!resp.OK || resp.Payload == nil) {
+		err = fmt.Errorf("%s answered neither a statement nor an error", v.path)
+	}
+	if err != nil {
 		return nil, err
-	case !resp.OK || resp.Payload == nil:
-		return nil, fmt.Errorf("%s answered neither a statement nor an error", v.path)
 	}
 	return resp.Payload, nil
 }
