@@ -160,7 +160,7 @@ func FindTree(root string) (*Tree, error) {
 		}
 		return &Tree{}, nil
 	}
-	w := &walker{root: root, walk: walk}
+	w := newWalker(root, walk)
 	// What a marketplace at the folder walked declares is known before
 	// the walk meets the plugins it names.
 	declares := Marketplaces(walk)
@@ -171,9 +171,6 @@ func FindTree(root string) (*Tree, error) {
 		// The folder named may be a plugin the repository's marketplace
 		// names, without a manifest of its own.
 		if p := pluginAbove(filepath.Join(walk, "x")); p != "" && holds(walk, p) {
-			if w.plugins == nil {
-				w.plugins = map[string]bool{}
-			}
 			w.plugins[filepath.Clean(walk)] = true
 		}
 	}
@@ -324,6 +321,10 @@ type walker struct {
 	unread  []error         // manifests that could not be read
 }
 
+func newWalker(root, walk string) *walker {
+	return &walker{root: root, walk: walk, plugins: map[string]bool{}, roots: map[string]bool{}}
+}
+
 // entry is a skill folder, the name of its entry file and the plugin
 // holding it.
 type entry struct {
@@ -353,9 +354,6 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 	if ms := manifestsIn(dir, ents); len(ms) > 0 || w.plugins[filepath.Clean(dir)] || isVariant(dir, ents) {
 		plugin = w.reported(dir)
 		if len(ms) > 0 || w.plugins[filepath.Clean(dir)] {
-			if w.roots == nil {
-				w.roots = map[string]bool{}
-			}
 			w.roots[plugin] = true
 		}
 		for _, m := range ms {

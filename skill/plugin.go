@@ -85,15 +85,10 @@ func isVariant(dir string, ents []fs.DirEntry) bool {
 		slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return e.Name() == "skills" && e.IsDir() })
 }
 
-// pluginIn reports whether a folder, given its listing, is a plugin's root.
-func pluginIn(dir string, ents []fs.DirEntry) bool {
-	return len(manifestsIn(dir, ents)) > 0 || isVariant(dir, ents)
-}
-
-// isPluginRoot is pluginIn for a folder not listed yet.
+// isPluginRoot reports whether a folder is a plugin's root.
 func isPluginRoot(dir string) bool {
 	ents, err := os.ReadDir(dir)
-	return err == nil && pluginIn(dir, ents)
+	return err == nil && (len(manifestsIn(dir, ents)) > 0 || isVariant(dir, ents))
 }
 
 // isRepoRoot reports whether dir is the root of a git work tree (.git is a
@@ -150,7 +145,7 @@ func marketplacePlugins(repo, dir string) []string {
 	if len(ms) == 0 {
 		return nil
 	}
-	w := &walker{root: repo, walk: repo}
+	w := newWalker(repo, repo)
 	for _, m := range ms {
 		w.readMarketplace(m)
 	}
@@ -255,9 +250,6 @@ func (w *walker) readMarketplace(path string) {
 			w.unread = append(w.unread, fmt.Errorf("%s: plugins[%d] (%s): its source %s is outside %s; it is not built", w.reported(path), i, p.Name, src, w.root))
 			continue
 		}
-		if w.plugins == nil {
-			w.plugins = map[string]bool{}
-		}
 		w.plugins[dir] = true
 		w.declare(path, dir, p.Skills)
 	}
@@ -323,12 +315,8 @@ func (w *walker) declare(by, plugin string, skills json.RawMessage) {
 // inside joins a manifest's relative path onto a folder of the walk, and
 // reports whether the result stays inside the folder walked.
 func (w *walker) inside(dir, rel string) (string, bool) {
-	if filepath.IsAbs(rel) || strings.HasPrefix(rel, "/") {
-		return "", false
-	}
 	p := filepath.Join(dir, filepath.FromSlash(rel))
-	r, err := filepath.Rel(w.walk, p)
-	return p, err == nil && (r == "." || filepath.IsLocal(r))
+	return p, !filepath.IsAbs(rel) && !strings.HasPrefix(rel, "/") && holds(w.walk, p)
 }
 
 // readJSON reads a manifest, or records why it cannot be read.
