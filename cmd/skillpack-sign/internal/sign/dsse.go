@@ -158,10 +158,7 @@ func (k dsseKey) SignData(_ context.Context, data []byte) ([]byte, []byte, error
 	h.Write(data)
 	sum := h.Sum(nil)
 	sig, err := ecdsa.SignASN1(rand.Reader, k.priv, sum)
-	if err != nil {
-		return nil, nil, err
-	}
-	return sig, sum, nil
+	return sig, sum, err
 }
 
 // keyVerifier verifies signatures by pub over data hashed with h. Key

@@ -74,10 +74,7 @@ func (k *keyPair) GetPublicKeyPem() (string, error) {
 func (k *keyPair) SignData(_ context.Context, data []byte) ([]byte, []byte, error) {
 	sum := sha256.Sum256(data)
 	sig, err := ecdsa.SignASN1(rand.Reader, k.priv, sum[:])
-	if err != nil {
-		return nil, nil, err
-	}
-	return sig, sum[:], nil
+	return sig, sum[:], err
 }
 
 // encryptedTypes are the PEM types of password-protected keys that

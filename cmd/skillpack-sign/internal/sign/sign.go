@@ -277,10 +277,7 @@ type prehashed struct{ *keyPair }
 
 func (p prehashed) SignData(_ context.Context, digest []byte) ([]byte, []byte, error) {
 	sig, err := ecdsa.SignASN1(rand.Reader, p.priv, digest)
-	if err != nil {
-		return nil, nil, err
-	}
-	return sig, digest, nil
+	return sig, digest, err
 }
 
 // certificate fetches the run's token and certificate once.
