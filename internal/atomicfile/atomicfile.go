@@ -36,11 +36,7 @@ func Write(path string, data []byte, mode fs.FileMode) (err error) {
 	if err = tmp.Close(); err != nil {
 		return err
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	syncDir(filepath.Dir(path))
-	return nil
+	return Rename(tmp.Name(), path)
 }
 
 // syncDir makes a rename in dir durable where the system allows it.

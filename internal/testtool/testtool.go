@@ -15,6 +15,7 @@ package testtool
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -68,40 +69,28 @@ func Required() bool {
 // Optional reports whether a missing name is skipped even under Required.
 func Optional(name string) bool { return tools[name].optional }
 
-var cache sync.Map // name → result
-
-type result struct {
-	path string
-	err  error
-}
+var cache sync.Map // name → func() (string, error), run once
 
 // Look returns the path of the named tool, or an error that names it and
 // says where it comes from. GNUTar finds a tar or gtar that is GNU tar.
 func Look(name string) (string, error) {
-	if r, ok := cache.Load(name); ok {
-		return r.(result).path, r.(result).err
-	}
-	var r result
-	if name == GNUTar {
-		r = lookGNUTar()
-	} else {
-		r.path, r.err = exec.LookPath(name)
-	}
-	if r.err != nil {
-		what := name + " is not installed"
+	f, _ := cache.LoadOrStore(name, sync.OnceValues(func() (string, error) {
+		look, what := exec.LookPath, name+" is not installed"
 		if name == GNUTar {
-			what = "GNU tar is not installed"
+			look, what = lookGNUTar, "GNU tar is not installed"
+		}
+		if p, err := look(name); err == nil {
+			return p, nil
 		}
 		if hint := tools[name].install; hint != "" {
 			what += " (" + hint + ")"
 		}
-		r.err = fmt.Errorf("%s", what)
-	}
-	cache.Store(name, r)
-	return r.path, r.err
+		return "", errors.New(what)
+	}))
+	return f.(func() (string, error))()
 }
 
-func lookGNUTar() result {
+func lookGNUTar(string) (string, error) {
 	for _, name := range []string{"tar", "gtar"} {
 		p, err := exec.LookPath(name)
 		if err != nil {
@@ -110,10 +99,10 @@ func lookGNUTar() result {
 		// macOS's tar is bsdtar, which reads the same archives but lists
 		// them in another format.
 		if out, err := exec.Command(p, "--version").Output(); err == nil && bytes.Contains(out, []byte("GNU tar")) {
-			return result{path: p}
+			return p, nil
 		}
 	}
-	return result{err: exec.ErrNotFound}
+	return "", exec.ErrNotFound
 }
 
 // Check is Look as a verdict: ok when the tool is there; when it is not,
