@@ -116,13 +116,7 @@ func (e *Error) Error() string {
 // one problem a line, as compilers do.
 type Errors []*Error
 
-func (es Errors) Error() string {
-	lines := make([]string, len(es))
-	for i, e := range es {
-		lines[i] = e.Error()
-	}
-	return strings.Join(lines, "\n")
-}
+func (es Errors) Error() string { return errors.Join(es.Unwrap()...).Error() }
 
 // Unwrap lets errors.As find each *Error.
 func (es Errors) Unwrap() []error {
@@ -260,6 +254,7 @@ func parseBuild(b *Build, path string, v *yaml.Node, fail func(*yaml.Node, strin
 		"no-legacy": &b.NoLegacy, "skip-invalid": &b.SkipInvalid,
 		"llms-txt": &b.LLMsTxt, "ai-catalog": &b.AICatalog, "versioned": &b.Versioned,
 	}
+	texts := map[string]*string{"catalog-title": &b.CatalogTitle, "catalog-publisher": &b.CatalogPublisher}
 	for j := 0; j+1 < len(v.Content); j += 2 {
 		bk, bv := v.Content[j], v.Content[j+1]
 		if flag, ok := flags[bk.Value]; ok {
@@ -278,11 +273,7 @@ func parseBuild(b *Build, path string, v *yaml.Node, fail func(*yaml.Node, strin
 				fail(bv, "build.%s must be a line of text, such as \"Acme skills\"", bk.Value)
 				continue
 			}
-			if bk.Value == "catalog-title" {
-				b.CatalogTitle = bv.Value
-			} else {
-				b.CatalogPublisher = bv.Value
-			}
+			*texts[bk.Value] = bv.Value
 		case "catalog-source":
 			if u, err := url.Parse(bv.Value); bv.Kind != yaml.ScalarNode || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
 				fail(bv, "build.catalog-source must be the absolute http or https URL of the skills' source, such as https://github.com/OWNER/REPO")

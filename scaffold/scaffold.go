@@ -39,23 +39,31 @@ func New(parent, name string, opts Options) (string, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", err
 	}
+	words := strings.ReplaceAll(name, "-", " ")
 	desc := opts.Description
 	if desc == "" {
-		desc = fmt.Sprintf("Helps with %s tasks. Replace this text with what the skill does and when an agent should use it.",
-			strings.ReplaceAll(name, "-", " "))
+		desc = fmt.Sprintf("Helps with %s tasks. Replace this text with what the skill does and when an agent should use it.", words)
 	}
 	if strings.ContainsAny(desc, "<>") {
 		return "", errors.New("the description must not contain < or >: Anthropic's upload rejects them")
 	}
-	front, err := frontmatter(name, desc)
+	// The frontmatter is written by the YAML encoder so that any
+	// description reads back exactly: text holding ": ", " #", quotes or a
+	// leading "-", "*" or "&" is quoted, and one of several lines is a
+	// block scalar; YAML 1.1's booleans and numbers are quoted too, for
+	// the readers that still use it.
+	front, err := yaml.Marshal(struct {
+		Name        string `yaml:"name"`
+		Description string `yaml:"description"`
+	}{name, desc})
 	if err != nil {
 		return "", err
 	}
 	data := struct{ Name, Title, Frontmatter, When string }{
 		Name:        name,
-		Title:       title(name),
-		Frontmatter: front,
-		When:        "the user asks for help with " + strings.ReplaceAll(name, "-", " "),
+		Title:       strings.ToUpper(words[:1]) + words[1:], // "pdf-tools" → "Pdf tools"
+		Frontmatter: string(front),
+		When:        "the user asks for help with " + words,
 	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", err
@@ -106,23 +114,4 @@ func New(parent, name string, opts Options) (string, error) {
 		return "", err
 	}
 	return dir, nil
-}
-
-// frontmatter is the YAML between SKILL.md's fences, written by the YAML
-// encoder so that any description reads back exactly: text holding ": ",
-// " #", quotes or a leading "-", "*" or "&" is quoted, and one of several
-// lines is a block scalar; YAML 1.1's booleans and numbers are quoted
-// too, for the readers that still use it.
-func frontmatter(name, description string) (string, error) {
-	out, err := yaml.Marshal(struct {
-		Name        string `yaml:"name"`
-		Description string `yaml:"description"`
-	}{name, description})
-	return string(out), err
-}
-
-// title turns a skill name into a heading: "pdf-tools" → "Pdf tools".
-func title(name string) string {
-	s := strings.ReplaceAll(name, "-", " ")
-	return strings.ToUpper(s[:1]) + s[1:]
 }
