@@ -178,7 +178,7 @@ func keyVerifier(pub *ecdsa.PublicKey, h crypto.Hash) (*verify.Verifier, error) 
 // caChain is the CA certificates of a --certificate-chain file: its
 // self-signed ones are the roots, the others intermediates.
 type caChain struct {
-	roots, intermediates []*x509.Certificate
+	roots, intermediates *x509.CertPool
 }
 
 func loadChain(path string) (*caChain, error) {
@@ -190,15 +190,15 @@ func loadChain(path string) (*caChain, error) {
 	if err != nil || len(certs) == 0 {
 		return nil, fmt.Errorf("%s: no PEM certificate in it; give the CA certificates the signer's chain ends at", path)
 	}
-	c := &caChain{}
+	c := &caChain{roots: x509.NewCertPool(), intermediates: x509.NewCertPool()}
 	for _, cert := range certs {
 		if bytes.Equal(cert.RawIssuer, cert.RawSubject) && cert.CheckSignatureFrom(cert) == nil {
-			c.roots = append(c.roots, cert)
+			c.roots.AddCert(cert)
 		} else {
-			c.intermediates = append(c.intermediates, cert)
+			c.intermediates.AddCert(cert)
 		}
 	}
-	if len(c.roots) == 0 {
+	if c.roots.Equal(x509.NewCertPool()) { // no self-signed certificate
 		return nil, fmt.Errorf("%s holds no self-signed (root) certificate: give the chain up to its root CA", path)
 	}
 	return c, nil
@@ -217,13 +217,7 @@ func (c *caChain) check(b *bundle.Bundle) error {
 		return fmt.Errorf("not a Sigstore bundle: %w", err)
 	}
 	leaf := vc.Certificate()
-	roots, inter := x509.NewCertPool(), x509.NewCertPool()
-	for _, r := range c.roots {
-		roots.AddCert(r)
-	}
-	for _, i := range c.intermediates {
-		inter.AddCert(i)
-	}
+	inter := c.intermediates.Clone()
 	certs := b.GetVerificationMaterial().GetX509CertificateChain().GetCertificates()
 	for _, raw := range certs[min(1, len(certs)):] {
 		cert, err := x509.ParseCertificate(raw.GetRawBytes())
@@ -232,7 +226,7 @@ func (c *caChain) check(b *bundle.Bundle) error {
 		}
 		inter.AddCert(cert)
 	}
-	_, err = leaf.Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}})
+	_, err = leaf.Verify(x509.VerifyOptions{Roots: c.roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}})
 	var expired x509.CertificateInvalidError
 	switch {
 	case errors.As(err, &expired) && expired.Reason == x509.Expired:
