@@ -49,6 +49,16 @@ type Rule struct {
 	Engine       bool                // reported by the runner itself (suppressions)
 }
 
+// withFiles runs check only when the skill's folder could be collected:
+// the rules that read its file list have nothing to say without one.
+func withFiles(check func(*Pass)) func(*Pass) {
+	return func(p *Pass) {
+		if p.Files != nil {
+			check(p)
+		}
+	}
+}
+
 // Rules returns every rule, sorted by ID.
 func Rules() []*Rule { return registry }
 

@@ -42,7 +42,7 @@ var fileRules = []*Rule{
 			"dangling. Replace the link with the file (or folder) itself.",
 		Bad:   "pdf/\n  SKILL.md\n  reference.md -> docs/reference.md\n  docs/reference.md",
 		Good:  "pdf/\n  SKILL.md\n  docs/reference.md   (SKILL.md links to docs/reference.md)",
-		Check: checkSymlink,
+		Check: withFiles(checkSymlink),
 	},
 	{
 		ID:       "symlink-escape",
@@ -55,7 +55,7 @@ var fileRules = []*Rule{
 			"author never meant to share. Copy the file into the skill, or remove the link.",
 		Bad:   "pdf/\n  SKILL.md\n  forms.md -> ../shared/forms.md",
 		Good:  "pdf/\n  SKILL.md\n  forms.md            (a copy of ../shared/forms.md)",
-		Check: checkSymlinkEscape,
+		Check: withFiles(checkSymlinkEscape),
 	},
 	{
 		ID:       "file-not-regular",
@@ -67,7 +67,7 @@ var fileRules = []*Rule{
 			"build). Remove it, or list it in .skillignore if a tool keeps creating it.",
 		Bad:   "pdf/\n  SKILL.md\n  scripts/server.sock   (a socket)",
 		Good:  "pdf/\n  SKILL.md\n  scripts/server.py",
-		Check: checkNotRegular,
+		Check: withFiles(checkNotRegular),
 	},
 	{
 		ID:       "file-unreadable",
@@ -80,7 +80,7 @@ var fileRules = []*Rule{
 			".skillignore. An unreadable SKILL.md is reported by the entry file's own rule.",
 		Bad:   "pdf/\n  SKILL.md\n  forms.md   (mode 0000)",
 		Good:  "pdf/\n  SKILL.md\n  forms.md   (mode 0644)",
-		Check: checkUnreadable,
+		Check: withFiles(checkUnreadable),
 	},
 	{
 		ID:       "junk-file",
@@ -93,7 +93,7 @@ var fileRules = []*Rule{
 			"it is. Delete them, or list them in .skillignore to say they are meant to stay.",
 		Bad:   "pdf/\n  SKILL.md\n  .DS_Store\n  scripts/__pycache__/fill.cpython-312.pyc",
 		Good:  "pdf/\n  .skillignore   (.DS_Store and __pycache__/)\n  SKILL.md\n  scripts/fill.py",
-		Check: checkJunk,
+		Check: withFiles(checkJunk),
 	},
 	{
 		ID:       "path-collision",
@@ -108,7 +108,7 @@ var fileRules = []*Rule{
 			"merge them.",
 		Bad:   "pdf/\n  SKILL.md\n  reference.md\n  Reference.md",
 		Good:  "pdf/\n  SKILL.md\n  reference.md\n  reference-forms.md",
-		Check: checkPathCollision,
+		Check: withFiles(checkPathCollision),
 	},
 	{
 		ID:       "path-windows",
@@ -122,7 +122,7 @@ var fileRules = []*Rule{
 			"folder and update the links to it.",
 		Bad:   "pdf/\n  SKILL.md\n  aux.md\n  notes: forms.md",
 		Good:  "pdf/\n  SKILL.md\n  auxiliary.md\n  notes-forms.md",
-		Check: checkPathWindows,
+		Check: withFiles(checkPathWindows),
 	},
 	{
 		ID:       "path-too-long",
@@ -137,7 +137,7 @@ var fileRules = []*Rule{
 			"folder or file names (the last element alone must fit in 100 bytes).",
 		Bad:   "pdf/\n  SKILL.md\n  references/<a 120-byte file name>.md",
 		Good:  "pdf/\n  SKILL.md\n  references/forms.md",
-		Check: checkPathTooLong,
+		Check: withFiles(checkPathTooLong),
 	},
 	{
 		ID:       "path-unpackable",
@@ -160,7 +160,7 @@ var fileRules = []*Rule{
 			"run time.",
 		Bad:   "pdf/\n  SKILL.md\n  references/notes<U+202E>dm.exe\n  references/caf\\xe9.md   (Latin-1)",
 		Good:  "pdf/\n  SKILL.md\n  references/notes.md\n  references/café.md   (UTF-8)",
-		Check: checkPathPackable,
+		Check: withFiles(checkPathPackable),
 	},
 	{
 		ID:       "text-encoding",
@@ -176,7 +176,7 @@ var fileRules = []*Rule{
 			"SKILL.md has rules of its own.",
 		Bad:   "pdf/\n  SKILL.md\n  reference.md   (Windows-1252: caf\\xe9)",
 		Good:  "pdf/\n  SKILL.md\n  reference.md   (UTF-8: caf\\xc3\\xa9)",
-		Check: checkTextEncoding,
+		Check: withFiles(checkTextEncoding),
 	},
 	{
 		ID:       "script-crlf",
@@ -190,7 +190,7 @@ var fileRules = []*Rule{
 			"eol=lf\" in .gitattributes). Windows scripts (.bat, .cmd, .ps1) are exempt.",
 		Bad:   "pdf/\n  SKILL.md\n  scripts/fill.sh   (#!/bin/sh\\r\\n...)",
 		Good:  "pdf/\n  SKILL.md\n  scripts/fill.sh   (#!/bin/sh\\n...)",
-		Check: checkScriptCRLF,
+		Check: withFiles(checkScriptCRLF),
 	},
 	{
 		ID:       "script-not-executable",
@@ -207,7 +207,7 @@ var fileRules = []*Rule{
 			"and is not reported.",
 		Bad:   "pdf/\n  SKILL.md\n  scripts/fill.py   (#!/usr/bin/env python3, mode 0644)",
 		Good:  "pdf/\n  SKILL.md   (Run `python3 scripts/fill.py`.)\n  scripts/fill.py   (#!/usr/bin/env python3, mode 0755)",
-		Check: checkScriptExec,
+		Check: withFiles(checkScriptExec),
 	},
 	{
 		ID:       "skill-too-many-files",
@@ -219,7 +219,7 @@ var fileRules = []*Rule{
 			".skillignore, merge small files, or split the skill in two.",
 		Bad:   "pdf/\n  SKILL.md\n  icons/0001.svg ... icons/0900.svg",
 		Good:  "pdf/\n  SKILL.md\n  icons.zip\n  scripts/unpack.sh",
-		Check: checkTooManyFiles,
+		Check: withFiles(checkTooManyFiles),
 	},
 	{
 		ID:       "skill-too-large",
@@ -231,7 +231,7 @@ var fileRules = []*Rule{
 			".skillignore and have a script fetch them at run time, or split the skill.",
 		Bad:   "pdf/\n  SKILL.md\n  samples/   (40 MiB of PDFs)",
 		Good:  "pdf/\n  SKILL.md\n  scripts/fetch-samples.sh",
-		Check: checkSkillTooLarge,
+		Check: withFiles(checkSkillTooLarge),
 	},
 	{
 		ID:       "skill-md-too-large",
@@ -256,7 +256,7 @@ var fileRules = []*Rule{
 			"run time, or compress it.",
 		Bad:   "pdf/\n  SKILL.md\n  assets/sample.pdf   (25 MiB)",
 		Good:  "pdf/\n  SKILL.md\n  scripts/fetch-sample.sh",
-		Check: checkFileTooLarge,
+		Check: withFiles(checkFileTooLarge),
 	},
 }
 
@@ -276,9 +276,6 @@ func skillRoot(p *Pass) string {
 }
 
 func checkSymlink(p *Pass) {
-	if p.Files == nil {
-		return
-	}
 	root := skillRoot(p)
 	const fix = "replace the link with the file itself"
 	dirs := map[string]bool{} // linked folders already reported
@@ -326,9 +323,6 @@ func linkTarget(root, rel string) string {
 }
 
 func checkSymlinkEscape(p *Pass) {
-	if p.Files == nil {
-		return
-	}
 	root := skillRoot(p)
 	for _, r := range p.Files.Refused {
 		switch r.Kind {
@@ -344,9 +338,6 @@ func checkSymlinkEscape(p *Pass) {
 }
 
 func checkNotRegular(p *Pass) {
-	if p.Files == nil {
-		return
-	}
 	for _, r := range p.Files.Refused {
 		if r.Kind == skill.NotRegular {
 			p.Reportf(r.Path, 0, 0, "remove it from the skill folder, or list it in "+skill.IgnoreFile,
@@ -356,9 +347,6 @@ func checkNotRegular(p *Pass) {
 }
 
 func checkUnreadable(p *Pass) {
-	if p.Files == nil {
-		return
-	}
 	for _, r := range p.Files.Refused {
 		if r.Kind != skill.Unreadable {
 			continue
@@ -405,9 +393,6 @@ func skillIgnore(p *Pass) *skill.Ignore {
 }
 
 func checkJunk(p *Pass) {
-	if p.Files == nil {
-		return
-	}
 	ig := skillIgnore(p)
 	for _, j := range p.Files.Junk {
 		dir := strings.HasSuffix(j, "/")
@@ -435,7 +420,7 @@ func checkJunk(p *Pass) {
 		if dir {
 			rm = "rm -r "
 		}
-		p.Reportf(rel, 0, 0, fmt.Sprintf("delete it (%s%s), or list %q in %s", rm, shellQuote(rel), pattern, skill.IgnoreFile),
+		p.Reportf(rel, 0, 0, fmt.Sprintf("delete it (%s%s), or list %q in %s", rm, human.ShellQuote(rel), pattern, skill.IgnoreFile),
 			"%s is %s that the build leaves out", rel, junkKind(name, dir))
 	}
 }
@@ -456,20 +441,7 @@ func junkKind(name string, dir bool) string {
 	return "an editor swap or backup file"
 }
 
-// shellQuote quotes a path for a POSIX shell command in a fix hint.
-func shellQuote(s string) string {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-/+,=@", r)) {
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	}
-	return s
-}
-
 func checkPathCollision(p *Pass) {
-	if p.Files == nil {
-		return
-	}
 	type entry struct {
 		path string
 		dir  bool
@@ -532,9 +504,6 @@ func pathKey(p string) string {
 }
 
 func checkPathWindows(p *Pass) {
-	if p.Files == nil {
-		return
-	}
 	reported := map[string]bool{}
 	for _, f := range p.Files.Files {
 		start := 0
@@ -590,9 +559,6 @@ func windowsNameProblem(name string) string {
 // other than the path's length (path-too-long's), by asking pack itself, so
 // lint promises exactly what the build accepts.
 func checkPathPackable(p *Pass) {
-	if p.Files == nil {
-		return
-	}
 	for _, f := range p.Files.Files {
 		if err := pack.CheckSize(f.Path, f.Size); err != nil {
 			p.Reportf(f.Path, 0, 0, "leave it out with "+skill.IgnoreFile+" and fetch it at run time, or split it",
@@ -608,7 +574,7 @@ func checkPathPackable(p *Pass) {
 		}
 		if !utf8.ValidString(f.Path) {
 			fix = "rename it in UTF-8 from the encoding it was written in (convmv -f LATIN1 -t UTF-8 --notest " +
-				shellQuote(path.Base(f.Path)) + " does it for Latin-1), and update the links to it"
+				human.ShellQuote(path.Base(f.Path)) + " does it for Latin-1), and update the links to it"
 		}
 		p.Reportf(f.Path, 0, 0, fix, "%s cannot be packed: %s", f.Path, packMessage(err))
 	}
@@ -637,9 +603,6 @@ func packableName(rel string) string {
 }
 
 func checkPathTooLong(p *Pass) {
-	if p.Files == nil {
-		return
-	}
 	for _, f := range p.Files.Files {
 		if pack.FitsUSTAR(f.Path) {
 			continue
@@ -684,9 +647,6 @@ var (
 )
 
 func checkTextEncoding(p *Pass) {
-	if p.Files == nil {
-		return
-	}
 	const fix = "re-save it as UTF-8 without a byte order mark (e.g. iconv -f WINDOWS-1252 -t UTF-8)"
 	for _, f := range p.Files.Files {
 		if f.Path == p.Skill.File || !isTextPath(f.Path) {
@@ -776,9 +736,6 @@ func (c *lineCounter) pos(off int) (line, col int) {
 var windowsScripts = map[string]bool{".bat": true, ".cmd": true, ".ps1": true, ".psm1": true, ".vbs": true}
 
 func checkScriptCRLF(p *Pass) {
-	if p.Files == nil {
-		return
-	}
 	for _, f := range p.Files.Files {
 		if !strings.HasPrefix(f.Path, "scripts/") || windowsScripts[strings.ToLower(path.Ext(f.Path))] {
 			continue
@@ -797,15 +754,12 @@ func checkScriptCRLF(p *Pass) {
 			why = fmt.Sprintf("the shebang names %q, an interpreter that does not exist", shebangCommand(c.Data)+"\r")
 		}
 		p.Reportf(f.Path, line, col, fmt.Sprintf("convert it to LF line endings (dos2unix %s), and add "+
-			"\"scripts/** text eol=lf\" to .gitattributes", shellQuote(f.Path)),
+			"\"scripts/** text eol=lf\" to .gitattributes", human.ShellQuote(f.Path)),
 			"%s has CRLF line endings; on Linux and macOS the \\r is part of each line, so %s", f.Path, why)
 	}
 }
 
 func checkScriptExec(p *Pass) {
-	if p.Files == nil {
-		return
-	}
 	var run map[string]bool
 	for _, f := range p.Files.Files {
 		if !strings.HasPrefix(f.Path, "scripts/") || f.Exec() {
@@ -823,8 +777,8 @@ func checkScriptExec(p *Pass) {
 		if namedIn(run, f.Path) {
 			continue
 		}
-		run := shebangCommand(c.Data) + " " + shellQuote(f.Path)
-		p.Reportf(f.Path, 0, 0, fmt.Sprintf("chmod +x %s, and have SKILL.md run it as `%s`", shellQuote(f.Path), run),
+		run := shebangCommand(c.Data) + " " + human.ShellQuote(f.Path)
+		p.Reportf(f.Path, 0, 0, fmt.Sprintf("chmod +x %s, and have SKILL.md run it as `%s`", human.ShellQuote(f.Path), run),
 			"%s starts with \"#!\" but has no execute bit, so archives carry it as 0644; clients such as the "+
 				"skills CLI install every file 0644 anyway, so SKILL.md should run it as `%s`", f.Path, run)
 	}
@@ -919,7 +873,7 @@ func shebangCommand(data []byte) string {
 }
 
 func checkTooManyFiles(p *Pass) {
-	if p.Files == nil || len(p.Files.Files) <= maxSkillFiles {
+	if len(p.Files.Files) <= maxSkillFiles {
 		return
 	}
 	p.Reportf("", 0, 0, "leave files out with "+skill.IgnoreFile+", merge small files, or split the skill",
@@ -928,9 +882,6 @@ func checkTooManyFiles(p *Pass) {
 }
 
 func checkSkillTooLarge(p *Pass) {
-	if p.Files == nil {
-		return
-	}
 	var total int64
 	for _, f := range p.Files.Files {
 		total += f.Size
@@ -952,9 +903,6 @@ func checkSkillMDTooLarge(p *Pass) {
 }
 
 func checkFileTooLarge(p *Pass) {
-	if p.Files == nil {
-		return
-	}
 	for _, f := range p.Files.Files {
 		// An oversized SKILL.md is skill-md-too-large's, with a lower limit.
 		if f.Path == p.Skill.File || f.Size <= maxFileBytes {

@@ -38,7 +38,7 @@ var linkRules = []*Rule{
 		// A link to a missing file deeper down, or one that leaves the
 		// skill, is one mistake: the missing file.
 		Supersedes: []string{"reference-depth", "link-outside"},
-		Check:      checkLinkBroken,
+		Check:      withFiles(checkLinkBroken),
 	},
 	{
 		ID:       "link-outside",
@@ -85,7 +85,7 @@ var linkRules = []*Rule{
 			"that links to it.",
 		Bad:   "SKILL.md:             See [the API](references/api.md).\nreferences/api.md:    Auth is in [auth](auth.md).\n",
 		Good:  "SKILL.md:             See [the API](references/api.md) and [auth](references/auth.md).\nreferences/api.md:    Auth is in [auth](auth.md).\n",
-		Check: checkReferenceDepth,
+		Check: withFiles(checkReferenceDepth),
 	},
 	{
 		ID:       "file-unreferenced",
@@ -104,7 +104,7 @@ var linkRules = []*Rule{
 			"needed, or delete it (or list it in .skillignore) if it is left over.",
 		Bad:   "pdf-tools/\n  SKILL.md        (never mentions scripts/old_fill.py)\n  scripts/old_fill.py\n",
 		Good:  "pdf-tools/\n  SKILL.md        (\"Run `python scripts/fill.py FORM DATA`.\")\n  scripts/fill.py\n",
-		Check: checkUnreferenced,
+		Check: withFiles(checkUnreferenced),
 	},
 }
 
@@ -149,9 +149,6 @@ func leftOut(list []string, p string) bool {
 }
 
 func checkLinkBroken(p *Pass) {
-	if p.Files == nil {
-		return
-	}
 	md, x := bodyMarkdown(p), filesOf(p)
 	for _, l := range skillLinks(p) {
 		switch l.kind {
@@ -305,7 +302,7 @@ func sitePath(dest string) (site bool, rel string) {
 }
 
 func checkReferenceDepth(p *Pass) {
-	if p.Files == nil || p.Doc == nil || bodyMarkdown(p) == nil {
+	if p.Doc == nil || bodyMarkdown(p) == nil {
 		return
 	}
 	// The Markdown files a chain can go through; a nested skill's SKILL.md
@@ -423,7 +420,7 @@ func chain(via map[string]string, f, entry string) string {
 }
 
 func checkUnreferenced(p *Pass) {
-	if p.Files == nil || p.Doc == nil {
+	if p.Doc == nil {
 		return
 	}
 	x := newRefIndex(p.Files.Files)
