@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -135,22 +134,13 @@ func lineEnd(data []byte, off int) int {
 	return end
 }
 
-// nodeOffset turns a node's position into a byte offset in data. yaml.v3
-// counts columns in characters.
+// nodeOffset turns a node's position into a byte offset in data, by the
+// column converter the YAML rules use.
 func nodeOffset(data []byte, d *skill.Document, n *yaml.Node) (int, bool) {
-	line, col := d.FilePos(n)
+	line, _ := d.FilePos(n)
 	off, ok := lineStart(data, line)
-	if !ok {
-		return 0, false
-	}
-	for ; col > 1; col-- {
-		if off >= len(data) || data[off] == '\n' {
-			return 0, false
-		}
-		_, size := utf8.DecodeRune(data[off:])
-		off += size
-	}
-	return off, true
+	before, _ := (&yamlTree{lines: rawLines(d.FrontRaw)}).cut(n.Line, n.Column)
+	return off + len(before), ok
 }
 
 // scalarSpan returns the bytes of a plain scalar written on one line: its
