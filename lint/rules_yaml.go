@@ -30,7 +30,7 @@ var yamlRules = []*Rule{
 			"YAML bomb that other readers refuse. Write the value out in full where it is used.",
 		Bad:   "---\nname: pdf-tools\ndescription: &d Extract text and tables from PDF files.\nmetadata:\n  summary: *d\n---\n",
 		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  summary: Extract text and tables from PDF files.\n---\n",
-		Check: checkAnchors,
+		Check: eachItem(checkAnchors),
 	},
 	{
 		ID:       "yaml-tag",
@@ -42,7 +42,7 @@ var yamlRules = []*Rule{
 			"differently. Remove the tag; to keep a value a string, quote it instead.",
 		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  version: !!str 2.0\n---\n",
 		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  version: \"2.0\"\n---\n",
-		Check: checkTags,
+		Check: eachItem(checkTags),
 	},
 	{
 		ID:       "yaml-complex-key",
@@ -56,7 +56,7 @@ var yamlRules = []*Rule{
 			"looks like another type.",
 		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  1: first release\n  true: stable\n---\n",
 		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  \"1\": first release\n  \"true\": stable\n---\n",
-		Check: checkComplexKeys,
+		Check: eachItem(checkComplexKeys),
 	},
 	{
 		ID:       "yaml-indent-indicator",
@@ -85,7 +85,7 @@ var yamlRules = []*Rule{
 			"no flow style.",
 		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata: {author: ana,\n  version: \"1\"}\n---\n",
 		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  author: ana\n  version: \"1\"\n---\n",
-		Check: checkFlowMappings,
+		Check: eachItem(checkFlowMappings),
 	},
 	{
 		ID:       "yaml-tab-indent",
@@ -109,7 +109,7 @@ var yamlRules = []*Rule{
 			"hosts drop the skill. Keep one of the two.",
 		Bad:   "---\nname: pdf-tools\ndescription: Extract text from PDF files.\ndescription: Extract text and tables from PDF files.\n---\n",
 		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\n---\n",
-		Check: checkDuplicateKeys,
+		Check: eachItem(checkDuplicateKeys),
 	},
 	{
 		ID:       "yaml-proto-key",
@@ -122,7 +122,7 @@ var yamlRules = []*Rule{
 			"skill. Rename the key.",
 		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  __proto__: admin\n---\n",
 		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  proto: admin\n---\n",
-		Check: checkProtoKeys,
+		Check: eachItem(checkProtoKeys),
 	},
 	{
 		ID:       "yaml-special-float",
@@ -135,7 +135,7 @@ var yamlRules = []*Rule{
 			"finite number.",
 		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  max-pages: .inf\n---\n",
 		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  max-pages: \"unlimited\"\n---\n",
-		Check: checkSpecialFloats,
+		Check: eachItem(checkSpecialFloats),
 	},
 	{
 		ID:       "yaml-colon-space",
@@ -148,7 +148,7 @@ var yamlRules = []*Rule{
 			"the value, or use a \">\" block.",
 		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files, see issue #42\n---\n",
 		Good:  "---\nname: pdf-tools\ndescription: \"Extract text and tables from PDF files, see issue #42\"\n---\n",
-		Check: checkColonSpace,
+		Check: eachItem(checkColonSpace),
 	},
 	{
 		ID:       "yaml-flow-sequence",
@@ -159,7 +159,7 @@ var yamlRules = []*Rule{
 			"subsets read it as one string \"[a, b]\". Write the list in block form, one \"- item\" a line.",
 		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nallowed-tools: [Read, Bash]\n---\n",
 		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nallowed-tools:\n  - Read\n  - Bash\n---\n",
-		Check: checkFlowSequences,
+		Check: eachItem(checkFlowSequences),
 	},
 	{
 		ID:       "yaml-ambiguous-scalar",
@@ -173,8 +173,19 @@ var yamlRules = []*Rule{
 			"frontmatter field by field, so quote such values to make them strings for everyone.",
 		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  version: 1.10\n  beta: yes\n---\n",
 		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  version: \"1.10\"\n  beta: \"yes\"\n---\n",
-		Check: checkAmbiguousScalars,
+		Check: eachItem(checkAmbiguousScalars),
 	},
+}
+
+// eachItem makes the check of a rule that looks at the frontmatter tree
+// one node at a time: the YAML rules are this one walk with another test.
+func eachItem(check func(p *Pass, t *yamlTree, it yamlItem)) func(*Pass) {
+	return func(p *Pass) {
+		t := frontTree(p)
+		for _, it := range t.items {
+			check(p, t, it)
+		}
+	}
 }
 
 // yamlItem is one node of the frontmatter tree with what the rules need to
@@ -357,33 +368,27 @@ func keyString(k *yaml.Node) (string, bool) {
 	return k.Value, true
 }
 
-func checkAnchors(p *Pass) {
-	t := frontTree(p)
-	for _, it := range t.items {
-		n := it.n
-		if n.Anchor != "" {
-			p.ReportNode(n, "write the value out in full wherever it is used",
-				"anchor \"&%s\" is outside the YAML subset MCP clients read", n.Anchor)
+func checkAnchors(p *Pass, t *yamlTree, it yamlItem) {
+	n := it.n
+	if n.Anchor != "" {
+		p.ReportNode(n, "write the value out in full wherever it is used",
+			"anchor \"&%s\" is outside the YAML subset MCP clients read", n.Anchor)
+	}
+	if n.Kind == yaml.AliasNode {
+		where := ""
+		if n.Alias != nil {
+			line, _ := p.Doc.FilePos(n.Alias)
+			where = fmt.Sprintf(" (its anchor is on line %d)", line)
 		}
-		if n.Kind == yaml.AliasNode {
-			where := ""
-			if n.Alias != nil {
-				line, _ := p.Doc.FilePos(n.Alias)
-				where = fmt.Sprintf(" (its anchor is on line %d)", line)
-			}
-			p.ReportNode(n, "replace the alias with a copy of the value",
-				"alias \"*%s\"%s is outside the YAML subset MCP clients read", n.Value, where)
-		}
+		p.ReportNode(n, "replace the alias with a copy of the value",
+			"alias \"*%s\"%s is outside the YAML subset MCP clients read", n.Value, where)
 	}
 }
 
-func checkTags(p *Pass) {
-	t := frontTree(p)
-	for _, it := range t.items {
-		if tag := t.tag(it.n); tag != "" {
-			p.ReportNode(it.n, "remove the tag; quote the value if it must stay text",
-				"explicit tag %q is outside the YAML subset MCP clients read", tag)
-		}
+func checkTags(p *Pass, t *yamlTree, it yamlItem) {
+	if tag := t.tag(it.n); tag != "" {
+		p.ReportNode(it.n, "remove the tag; quote the value if it must stay text",
+			"explicit tag %q is outside the YAML subset MCP clients read", tag)
 	}
 }
 
@@ -393,37 +398,34 @@ var keyKinds = map[string]string{
 	"!!null": "null", "!!timestamp": "a date",
 }
 
-func checkComplexKeys(p *Pass) {
-	t := frontTree(p)
-	for _, it := range t.items {
-		n := it.n
-		// Aliases belong to yaml-anchor and tags to yaml-tag: one finding a problem.
-		if !it.key || n.Kind == yaml.AliasNode || t.tag(n) != "" {
-			continue
+func checkComplexKeys(p *Pass, t *yamlTree, it yamlItem) {
+	n := it.n
+	// Aliases belong to yaml-anchor and tags to yaml-tag: one finding a problem.
+	if !it.key || n.Kind == yaml.AliasNode || t.tag(n) != "" {
+		return
+	}
+	switch {
+	case n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode:
+		what := "a mapping"
+		if n.Kind == yaml.SequenceNode {
+			what = "a list"
 		}
-		switch {
-		case n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode:
-			what := "a mapping"
-			if n.Kind == yaml.SequenceNode {
-				what = "a list"
-			}
-			p.ReportNode(n, "use a plain string key",
-				"%s is used as a key; JSON keys are strings and MCP clients' YAML subset rejects it", what)
-		case t.explicitKey(n):
-			p.ReportNode(n, fmt.Sprintf("write the key on one line as %s: value", quoteKey(n.Value)),
-				"explicit \"? \" key %q is outside the YAML subset MCP clients read", n.Value)
-		case n.Tag == "!!merge":
-			p.ReportNode(n, "write the merged keys out in full",
-				"\"<<\" is a merge key to YAML 1.1 readers and an ordinary \"<<\" key to others; MCP clients' YAML subset rejects it")
-		case n.ShortTag() != "!!str":
-			kind := keyKinds[n.ShortTag()]
-			if kind == "" {
-				kind = "something other than a string"
-			}
-			p.ReportNode(n, fmt.Sprintf("quote the key: %s:", strconv.Quote(n.Value)),
-				"key %q is read as %s, not a string; JSON keys are strings and MCP clients' YAML subset rejects it",
-				n.Value, kind)
+		p.ReportNode(n, "use a plain string key",
+			"%s is used as a key; JSON keys are strings and MCP clients' YAML subset rejects it", what)
+	case t.explicitKey(n):
+		p.ReportNode(n, fmt.Sprintf("write the key on one line as %s: value", quoteKey(n.Value)),
+			"explicit \"? \" key %q is outside the YAML subset MCP clients read", n.Value)
+	case n.Tag == "!!merge":
+		p.ReportNode(n, "write the merged keys out in full",
+			"\"<<\" is a merge key to YAML 1.1 readers and an ordinary \"<<\" key to others; MCP clients' YAML subset rejects it")
+	case n.ShortTag() != "!!str":
+		kind := keyKinds[n.ShortTag()]
+		if kind == "" {
+			kind = "something other than a string"
 		}
+		p.ReportNode(n, fmt.Sprintf("quote the key: %s:", strconv.Quote(n.Value)),
+			"key %q is read as %s, not a string; JSON keys are strings and MCP clients' YAML subset rejects it",
+			n.Value, kind)
 	}
 }
 
@@ -541,42 +543,39 @@ func headerContext(prefix string) bool {
 	return s == "" || strings.HasSuffix(s, ":") || strings.Trim(s, " \t-?") == ""
 }
 
-func checkFlowMappings(p *Pass) {
-	t := frontTree(p)
+func checkFlowMappings(p *Pass, t *yamlTree, it yamlItem) {
 	letter := p.Profile != nil && p.Profile.Letter
-	for _, it := range t.items {
-		n := it.n
-		// Only the outermost flow mapping: rewriting it in block form fixes
-		// those inside it too.
-		if n.Kind != yaml.MappingNode || n.Style&yaml.FlowStyle == 0 || it.inFMap || ownedFlow(p, it) {
-			continue
-		}
-		// The official MCP SDK reads flow collections that close on their
-		// line, braces inside brackets included, but neither a collection
-		// spanning lines nor a bare pair ([a: b]). What it reads, every
-		// client's YAML reader reads too: only the spec profile, whose
-		// strict readers take no flow style, reports it.
-		outer := n
-		if it.flow != nil {
-			outer = it.flow
-		}
-		pair := it.flow != nil && !strings.HasPrefix(t.src(n), "{")
-		spans := !closesOnLine(t.src(outer))
-		switch {
-		case pair:
-			p.ReportNode(n, "write the list in block form, one \"- item\" a line, with the mapping's keys under its \"- \"",
-				"key: value pair inside a flow sequence, which the YAML reader of the official MCP SDK refuses")
-		case spans:
-			p.ReportNode(n, "write the mapping in block form, one \"key: value\" a line, or close it on the line it opens",
-				"flow mapping {...} spans lines, which the YAML reader of the official MCP SDK refuses")
-		case !letter:
-		case it.flow != nil:
-			p.ReportNode(n, "write the list in block form, one \"- item\" a line, with the mapping's keys under its \"- \"",
-				"mapping inside a flow sequence is outside the YAML subset strict readers take (profile spec)")
-		default:
-			p.ReportNode(n, "write the mapping in block form, one \"key: value\" a line",
-				"flow mapping {...} is outside the YAML subset strict readers take (profile spec)")
-		}
+	n := it.n
+	// Only the outermost flow mapping: rewriting it in block form fixes
+	// those inside it too.
+	if n.Kind != yaml.MappingNode || n.Style&yaml.FlowStyle == 0 || it.inFMap || ownedFlow(p, it) {
+		return
+	}
+	// The official MCP SDK reads flow collections that close on their
+	// line, braces inside brackets included, but neither a collection
+	// spanning lines nor a bare pair ([a: b]). What it reads, every
+	// client's YAML reader reads too: only the spec profile, whose
+	// strict readers take no flow style, reports it.
+	outer := n
+	if it.flow != nil {
+		outer = it.flow
+	}
+	pair := it.flow != nil && !strings.HasPrefix(t.src(n), "{")
+	spans := !closesOnLine(t.src(outer))
+	switch {
+	case pair:
+		p.ReportNode(n, "write the list in block form, one \"- item\" a line, with the mapping's keys under its \"- \"",
+			"key: value pair inside a flow sequence, which the YAML reader of the official MCP SDK refuses")
+	case spans:
+		p.ReportNode(n, "write the mapping in block form, one \"key: value\" a line, or close it on the line it opens",
+			"flow mapping {...} spans lines, which the YAML reader of the official MCP SDK refuses")
+	case !letter:
+	case it.flow != nil:
+		p.ReportNode(n, "write the list in block form, one \"- item\" a line, with the mapping's keys under its \"- \"",
+			"mapping inside a flow sequence is outside the YAML subset strict readers take (profile spec)")
+	default:
+		p.ReportNode(n, "write the mapping in block form, one \"key: value\" a line",
+			"flow mapping {...} is outside the YAML subset strict readers take (profile spec)")
 	}
 }
 
@@ -622,18 +621,15 @@ func ownedFlow(p *Pass, it yamlItem) bool {
 	return owned[it.n] || it.flow != nil && owned[it.flow]
 }
 
-func checkFlowSequences(p *Pass) {
-	t := frontTree(p)
-	for _, it := range t.items {
-		n := it.n
-		// A flow sequence that holds a mapping is yaml-flow-mapping's error.
-		if n.Kind != yaml.SequenceNode || n.Style&yaml.FlowStyle == 0 || it.flow != nil || t.flowMap[n] ||
-			it.unread || ownedFlow(p, it) {
-			continue
-		}
-		p.ReportNode(n, "write the list in block form, one \"- item\" a line (or leave out an empty list)",
-			"flow sequence [...] is read as one string by line-based frontmatter readers")
+func checkFlowSequences(p *Pass, t *yamlTree, it yamlItem) {
+	n := it.n
+	// A flow sequence that holds a mapping is yaml-flow-mapping's error.
+	if n.Kind != yaml.SequenceNode || n.Style&yaml.FlowStyle == 0 || it.flow != nil || t.flowMap[n] ||
+		it.unread || ownedFlow(p, it) {
+		return
 	}
+	p.ReportNode(n, "write the list in block form, one \"- item\" a line (or leave out an empty list)",
+		"flow sequence [...] is read as one string by line-based frontmatter readers")
 }
 
 // leadingTab reports whether a line's leading whitespace holds a tab.
@@ -686,42 +682,36 @@ func tabBroke(d *skill.Document) bool {
 	return tl > 0 && d.FrontLine+tl-1 <= d.Problem.Line+1
 }
 
-func checkDuplicateKeys(p *Pass) {
-	t := frontTree(p)
-	for _, it := range t.items {
-		n := it.n
-		if n.Kind != yaml.MappingNode {
+func checkDuplicateKeys(p *Pass, t *yamlTree, it yamlItem) {
+	n := it.n
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	var first map[string]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		name, ok := keyString(k)
+		if !ok {
 			continue
 		}
-		var first map[string]*yaml.Node
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			name, ok := keyString(k)
-			if !ok {
-				continue
-			}
-			if first == nil {
-				first = make(map[string]*yaml.Node, len(n.Content)/2)
-			}
-			f, seen := first[name]
-			if !seen {
-				first[name] = k
-				continue
-			}
-			line, _ := p.Doc.FilePos(f)
-			p.ReportNode(k, "keep one of the two: readers disagree on which value wins",
-				"key %q is repeated; it is first used on line %d", name, line)
+		if first == nil {
+			first = make(map[string]*yaml.Node, len(n.Content)/2)
 		}
+		f, seen := first[name]
+		if !seen {
+			first[name] = k
+			continue
+		}
+		line, _ := p.Doc.FilePos(f)
+		p.ReportNode(k, "keep one of the two: readers disagree on which value wins",
+			"key %q is repeated; it is first used on line %d", name, line)
 	}
 }
 
-func checkProtoKeys(p *Pass) {
-	t := frontTree(p)
-	for _, it := range t.items {
-		if name, ok := keyString(it.n); it.key && ok && name == "__proto__" {
-			p.ReportNode(it.n, "rename the key",
-				"key \"__proto__\" sets the object's prototype in JavaScript readers instead of adding a field")
-		}
+func checkProtoKeys(p *Pass, t *yamlTree, it yamlItem) {
+	if name, ok := keyString(it.n); it.key && ok && name == "__proto__" {
+		p.ReportNode(it.n, "rename the key",
+			"key \"__proto__\" sets the object's prototype in JavaScript readers instead of adding a field")
 	}
 }
 
@@ -734,57 +724,48 @@ func specialFloat(n *yaml.Node) bool {
 	return v == ".inf" || v == ".nan"
 }
 
-func checkSpecialFloats(p *Pass) {
-	t := frontTree(p)
-	for _, it := range t.items {
-		// A key is yaml-complex-key's: it is not a string either.
-		if it.key || !t.plain(it.n) || !specialFloat(it.n) {
-			continue
-		}
-		what := "infinity"
-		if strings.Contains(strings.ToLower(it.n.Value), "nan") {
-			what = "not-a-number"
-		}
-		p.ReportNode(it.n, fmt.Sprintf("quote it (%s) if it is text, or use a finite number", strconv.Quote(it.n.Value)),
-			"%s is read as %s, which JSON cannot carry", it.n.Value, what)
+func checkSpecialFloats(p *Pass, t *yamlTree, it yamlItem) {
+	// A key is yaml-complex-key's: it is not a string either.
+	if it.key || !t.plain(it.n) || !specialFloat(it.n) {
+		return
 	}
+	what := "infinity"
+	if strings.Contains(strings.ToLower(it.n.Value), "nan") {
+		what = "not-a-number"
+	}
+	p.ReportNode(it.n, fmt.Sprintf("quote it (%s) if it is text, or use a finite number", strconv.Quote(it.n.Value)),
+		"%s is read as %s, which JSON cannot carry", it.n.Value, what)
 }
 
-func checkColonSpace(p *Pass) {
-	t := frontTree(p)
+func checkColonSpace(p *Pass, t *yamlTree, it yamlItem) {
 	const fix = "quote the value, or use a \">\" block"
-	for _, it := range t.items {
-		n := it.n
-		if it.key || it.unread || !t.plain(n) || n.ShortTag() != "!!str" {
-			continue
-		}
-		v := n.Value
-		switch {
-		case strings.Contains(v, ": ") || strings.Contains(v, ":\t"):
-			p.ReportNode(n, fix, "unquoted value %q holds \": \", which other YAML readers take for a key", v)
-		case strings.HasSuffix(v, ":"):
-			p.ReportNode(n, fix, "unquoted value %q ends in \":\", which other YAML readers take for a key", v)
-		case n.LineComment != "" && strings.ContainsAny(v, " \t"):
-			p.ReportNode(n, fix, "unquoted value is cut at \" #\": it reads %q and drops %q as a comment",
-				v, strings.TrimSpace(n.LineComment))
-		}
+	n := it.n
+	if it.key || it.unread || !t.plain(n) || n.ShortTag() != "!!str" {
+		return
+	}
+	v := n.Value
+	switch {
+	case strings.Contains(v, ": ") || strings.Contains(v, ":\t"):
+		p.ReportNode(n, fix, "unquoted value %q holds \": \", which other YAML readers take for a key", v)
+	case strings.HasSuffix(v, ":"):
+		p.ReportNode(n, fix, "unquoted value %q ends in \":\", which other YAML readers take for a key", v)
+	case n.LineComment != "" && strings.ContainsAny(v, " \t"):
+		p.ReportNode(n, fix, "unquoted value is cut at \" #\": it reads %q and drops %q as a comment",
+			v, strings.TrimSpace(n.LineComment))
 	}
 }
 
-func checkAmbiguousScalars(p *Pass) {
-	t := frontTree(p)
+func checkAmbiguousScalars(p *Pass, t *yamlTree, it yamlItem) {
 	typed := fieldOwned(p)
-	for _, it := range t.items {
-		n := it.n
-		// A key YAML does not read as a string is yaml-complex-key's; a
-		// value of a field that must be a string is its field rule's.
-		if !t.plain(n) || it.key && n.ShortTag() != "!!str" || typed[n] || it.unread {
-			continue
-		}
-		if how := ambiguous(n.Value, n.ShortTag()); how != "" {
-			p.ReportNode(n, fmt.Sprintf("quote it: %s", strconv.Quote(n.Value)),
-				"unquoted %s: %s; quote it", n.Value, how)
-		}
+	n := it.n
+	// A key YAML does not read as a string is yaml-complex-key's; a
+	// value of a field that must be a string is its field rule's.
+	if !t.plain(n) || it.key && n.ShortTag() != "!!str" || typed[n] || it.unread {
+		return
+	}
+	if how := ambiguous(n.Value, n.ShortTag()); how != "" {
+		p.ReportNode(n, fmt.Sprintf("quote it: %s", strconv.Quote(n.Value)),
+			"unquoted %s: %s; quote it", n.Value, how)
 	}
 }
 
