@@ -29,7 +29,7 @@ const (
 type Rule struct {
 	ID       string   // stable, kebab-case; used in config and output
 	Title    string   // one line
-	Category Category // where it comes from
+	Category Category // where it comes from; its group's (registry) unless set
 	Severity Severity // the default
 	Explain  string   // one paragraph: what, why, and how to fix
 	Bad      string   // an example that breaks the rule
@@ -71,13 +71,24 @@ func Lookup(id string) *Rule {
 }
 
 // registry is every rule group, in ID order. Adding a rule means adding it
-// to its group's slice; the tests check that it has docs and test cases.
+// to its group's slice, which gives it its category; the tests check that
+// it has docs and test cases.
 var registry = func() []*Rule {
 	var all []*Rule
-	for _, g := range [][]*Rule{
-		entryRules, fieldRules, yamlRules, bodyRules, linkRules, fileRules, securityRules, registryRules, pluginRules, suppressRules,
+	for _, g := range []struct {
+		cat   Category // of the group's rules that set none
+		rules []*Rule
+	}{
+		{CatSpec, entryRules}, {CatSpec, fieldRules}, {CatPortable, yamlRules}, {CatContent, bodyRules},
+		{CatContent, linkRules}, {CatFiles, fileRules}, {CatSecurity, securityRules}, {CatRegistry, registryRules},
+		{CatPlugin, pluginRules}, {CatContent, suppressRules},
 	} {
-		all = append(all, g...)
+		for _, r := range g.rules {
+			if r.Category == "" {
+				r.Category = g.cat
+			}
+		}
+		all = append(all, g.rules...)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
 	return all

@@ -16,7 +16,6 @@ var bodyRules = []*Rule{
 	{
 		ID:       "body-empty",
 		Title:    "SKILL.md has no instructions after the frontmatter",
-		Category: CatContent,
 		Severity: Warning,
 		Explain: "The Markdown after the frontmatter is what an agent reads once it picks the skill: the " +
 			"instructions themselves. A SKILL.md with frontmatter and nothing (or only blank lines) after it " +
@@ -29,7 +28,6 @@ var bodyRules = []*Rule{
 	{
 		ID:       "body-too-long",
 		Title:    "SKILL.md body is longer than 500 lines",
-		Category: CatContent,
 		Severity: Warning,
 		Explain: "The specification recommends keeping SKILL.md under 500 lines: agents load the whole body " +
 			"into their context when the skill is used, so a long body crowds out the user's task and costs " +
@@ -42,7 +40,6 @@ var bodyRules = []*Rule{
 	{
 		ID:       "body-too-many-tokens",
 		Title:    "SKILL.md body is longer than about 5000 tokens",
-		Category: CatContent,
 		Severity: Warning,
 		Explain: "The specification recommends keeping the SKILL.md body under 5000 tokens, because agents " +
 			"load all of it into their context when the skill is used. Tokenizers differ between models, so " +
@@ -60,7 +57,6 @@ var bodyRules = []*Rule{
 	{
 		ID:       "code-fence-unclosed",
 		Title:    "A code fence is never closed",
-		Category: CatContent,
 		Severity: Warning,
 		Explain: "A ``` or ~~~ fence without a closing line runs to the end of the document (or of the list " +
 			"item or quote it is in): Markdown readers show everything after it as code, so headings, links " +

@@ -20,7 +20,6 @@ var entryRules = []*Rule{
 	{
 		ID:       "skill-md-name",
 		Title:    "The entry file is named exactly SKILL.md",
-		Category: CatSpec,
 		Severity: Error,
 		Explain: "The specification names the entry file SKILL.md. The reference validator also accepts " +
 			"skill.md, but Codex, Gemini CLI, the Vercel skills CLI and Anthropic's loaders look for the exact " +
@@ -34,7 +33,6 @@ var entryRules = []*Rule{
 	{
 		ID:       "skill-md-unreadable",
 		Title:    "SKILL.md can be read",
-		Category: CatSpec,
 		Severity: Error,
 		Explain: "skillpack could not open or read the skill's SKILL.md (permissions, a symbolic link that is " +
 			"broken or leaves the skill folder, or not a regular file). Installers copy the skill folder and " +
@@ -50,7 +48,6 @@ var entryRules = []*Rule{
 	problemRule(skill.NoFrontmatter, &Rule{
 		ID:       "frontmatter-missing",
 		Title:    "SKILL.md starts with YAML frontmatter",
-		Category: CatSpec,
 		Severity: Error,
 		Explain: "A SKILL.md starts with a line holding only \"---\", then YAML with at least name and " +
 			"description, then a closing \"---\" line, then Markdown. Without frontmatter no client can " +
@@ -61,7 +58,6 @@ var entryRules = []*Rule{
 	problemRule(skill.LeadingSpace, &Rule{
 		ID:       "frontmatter-start",
 		Title:    "The frontmatter fence is on line 1",
-		Category: CatSpec,
 		Severity: Error,
 		Explain: "The opening \"---\" must be the very first line, with nothing before it: not a blank line, " +
 			"not a space, not a byte order mark. Line-based readers check line 1 only and treat the whole " +
@@ -72,7 +68,6 @@ var entryRules = []*Rule{
 	problemRule(skill.Unclosed, &Rule{
 		ID:       "frontmatter-unclosed",
 		Title:    "The frontmatter has a closing fence",
-		Category: CatSpec,
 		Severity: Error,
 		Explain: "The frontmatter ends at the first line holding only \"---\". Without one, readers either " +
 			"reject the file or read the whole Markdown body as YAML. skillpack reads the first 1 MiB of a " +
@@ -85,7 +80,6 @@ var entryRules = []*Rule{
 	problemRule(skill.BadYAML, &Rule{
 		ID:       "frontmatter-yaml",
 		Title:    "The frontmatter is valid YAML",
-		Category: CatSpec,
 		Severity: Error,
 		Explain: "The frontmatter could not be parsed as YAML. The commonest cause is an unquoted \": \" inside " +
 			"a value, such as a description that says \"Use when: ...\". Quote the value, or write it as a " +
@@ -96,7 +90,6 @@ var entryRules = []*Rule{
 	problemRule(skill.NotMapping, &Rule{
 		ID:       "frontmatter-not-mapping",
 		Title:    "The frontmatter is a mapping of keys",
-		Category: CatSpec,
 		Severity: Error,
 		Explain: "The frontmatter must be a YAML mapping (key: value lines). An empty block, a list or a " +
 			"single value has no name or description for a client to read.",
@@ -106,7 +99,6 @@ var entryRules = []*Rule{
 	{
 		ID:       "skill-md-encoding",
 		Title:    "SKILL.md is UTF-8 without a byte order mark",
-		Category: CatSpec,
 		Severity: Error,
 		Explain: "Clients decode SKILL.md as UTF-8 text: the skills CLI strips a BOM and turns invalid bytes " +
 			"into U+FFFD, YAML-subset readers fail on the BOM, and the MCP skills client needs SKILL.md as " +

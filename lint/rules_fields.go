@@ -23,7 +23,6 @@ var fieldRules = []*Rule{
 	{
 		ID:       "name-missing",
 		Title:    "The frontmatter has a name",
-		Category: CatSpec,
 		Severity: Error,
 		Explain: "name is required. It identifies the skill in every index and install command and must " +
 			"equal the skill's folder name.",
@@ -34,7 +33,6 @@ var fieldRules = []*Rule{
 	{
 		ID:       "name-format",
 		Title:    "name is 1-64 characters of a-z, 0-9 and single hyphens",
-		Category: CatSpec,
 		Severity: Error,
 		Explain: "name must be a string of 1 to 64 lowercase letters, digits and hyphens, not starting or " +
 			"ending with a hyphen and without two hyphens in a row. Discovery indexes, URLs, archive names " +
@@ -46,7 +44,6 @@ var fieldRules = []*Rule{
 	{
 		ID:       "name-non-ascii",
 		Title:    "name uses ASCII letters only",
-		Category: CatSpec,
 		Severity: Error,
 		Explain: "The specification's prose allows Unicode lowercase letters but its pattern lists a-z, and " +
 			"the HTTP discovery format, URLs and almost every client accept only ASCII. A non-ASCII name " +
@@ -59,7 +56,6 @@ var fieldRules = []*Rule{
 	{
 		ID:       "name-mismatch",
 		Title:    "name equals the folder name",
-		Category: CatSpec,
 		Severity: Warning,
 		Explain: "The specification requires the name field to equal the name of the folder holding " +
 			"SKILL.md. No client depends on it: Claude Code and Codex invoke a skill by its name, the " +
@@ -75,7 +71,6 @@ var fieldRules = []*Rule{
 	{
 		ID:       "description-missing",
 		Title:    "The frontmatter has a description",
-		Category: CatSpec,
 		Severity: Error,
 		Explain: "description is required: it is all an agent reads when deciding whether to load the skill. " +
 			"Say what the skill does and when to use it.",
@@ -86,7 +81,6 @@ var fieldRules = []*Rule{
 	{
 		ID:       "description-length",
 		Title:    "description is a non-blank string of at most 1024 characters",
-		Category: CatSpec,
 		Severity: Error,
 		Explain: "description must be a string of 1 to 1024 characters (characters, not bytes; the final " +
 			"newline of a | block counts). Longer descriptions are rejected by the discovery schema and " +
@@ -98,7 +92,6 @@ var fieldRules = []*Rule{
 	{
 		ID:       "license-type",
 		Title:    "license is a string",
-		Category: CatSpec,
 		Severity: Warning,
 		Explain: "license is optional; when present it is a string: an SPDX identifier or the name of a " +
 			"license file bundled with the skill. Clients do not read it, and the catalog shows only a " +
@@ -111,7 +104,6 @@ var fieldRules = []*Rule{
 	{
 		ID:       "compatibility-format",
 		Title:    "compatibility is a string of 1-500 characters",
-		Category: CatSpec,
 		Severity: Warning,
 		Explain: "compatibility is optional; when present it is a string of 1 to 500 characters naming the " +
 			"environment the skill needs (products, system packages, network access). The clients that " +
@@ -125,7 +117,6 @@ var fieldRules = []*Rule{
 	{
 		ID:       "metadata-format",
 		Title:    "metadata is a mapping",
-		Category: CatSpec,
 		Severity: Error,
 		Explain: "metadata is optional; when present it is a mapping of keys to values. Codex refuses to load " +
 			"a skill whose metadata is a string or a list, so write it as key: value lines.",
@@ -136,7 +127,6 @@ var fieldRules = []*Rule{
 	{
 		ID:       "metadata-nested",
 		Title:    "metadata values are strings, not lists or mappings",
-		Category: CatSpec,
 		Severity: Warning,
 		Explain: "The specification has metadata map strings to strings. Clients read nested values as " +
 			"written: OpenClaw's documentation prescribes a metadata.openclaw block, Claude Code and " +
@@ -151,7 +141,6 @@ var fieldRules = []*Rule{
 	{
 		ID:       "metadata-scalar",
 		Title:    "metadata values are quoted where YAML would read a number, boolean or date",
-		Category: CatSpec,
 		Severity: Warning,
 		Explain: "metadata values are strings, but YAML guesses a type for unquoted ones: count: 28 is a number, " +
 			"version: 1.0 is the number 1, enabled: true a boolean, and YAML 1.1 readers such as js-yaml and " +
@@ -165,7 +154,6 @@ var fieldRules = []*Rule{
 	{
 		ID:       "version-semver",
 		Title:    "A skill's version is a semantic version",
-		Category: CatSpec,
 		Severity: Warning,
 		Explain: "metadata.version (or version, under a profile that allows Claude Code's keys) names a " +
 			"release of the skill. Registries pin skills by it, and skillpack orders releases by it " +
@@ -196,7 +184,6 @@ var fieldRules = []*Rule{
 	{
 		ID:       "allowed-tools-type",
 		Title:    "allowed-tools is a string",
-		Category: CatSpec,
 		Severity: Error,
 		Explain: "allowed-tools (experimental) is one space-separated string of tool names. A mapping, " +
 			"number or boolean cannot be read by any client.",
@@ -207,7 +194,6 @@ var fieldRules = []*Rule{
 	{
 		ID:       "allowed-tools-list",
 		Title:    "allowed-tools is a string, not a YAML list",
-		Category: CatSpec,
 		Severity: Warning,
 		Explain: "The specification defines allowed-tools as one space-separated string. Claude Code also " +
 			"accepts a YAML list, but other clients read the field as a string and ignore a list. The claude " +
@@ -221,7 +207,6 @@ var fieldRules = []*Rule{
 	{
 		ID:       "unknown-key",
 		Title:    "The frontmatter uses only keys the profile knows",
-		Category: CatSpec,
 		Severity: Warning,
 		Explain: "The specification defines name, description, license, compatibility, metadata and " +
 			"allowed-tools. Other keys are ignored by most clients and make some drop the skill; a typo such " +

@@ -33,7 +33,6 @@ var fileRules = []*Rule{
 	{
 		ID:       "symlink",
 		Title:    "symbolic link inside the skill",
-		Category: CatFiles,
 		Severity: Warning,
 		Explain: "A symbolic link whose target lies inside the skill folder is published as a copy of " +
 			"its target: archives and the discovery tree hold regular files only. Tools that copy the " +
@@ -47,7 +46,6 @@ var fileRules = []*Rule{
 	{
 		ID:       "symlink-escape",
 		Title:    "symbolic link that leaves the skill folder, or a broken one",
-		Category: CatFiles,
 		Severity: Error,
 		Explain: "A symbolic link whose target is outside the skill folder, does not exist, or loops " +
 			"back on itself cannot be published: the build refuses it, since nothing outside the " +
@@ -60,7 +58,6 @@ var fileRules = []*Rule{
 	{
 		ID:       "file-not-regular",
 		Title:    "named pipe, socket or device inside the skill",
-		Category: CatFiles,
 		Severity: Error,
 		Explain: "Archives and the discovery tree hold regular files only, so the build refuses a named " +
 			"pipe, socket or device file in a skill folder (reading a named pipe would also block the " +
@@ -72,7 +69,6 @@ var fileRules = []*Rule{
 	{
 		ID:       "file-unreadable",
 		Title:    "file or folder that cannot be read",
-		Category: CatFiles,
 		Severity: Error,
 		Explain: "A file or folder of the skill that cannot be read (permissions, a file that vanished " +
 			"during the run, or a folder too large to list) cannot be published; lint reports it " +
@@ -85,7 +81,6 @@ var fileRules = []*Rule{
 	{
 		ID:       "junk-file",
 		Title:    "junk file that the build leaves out",
-		Category: CatFiles,
 		Severity: Warning,
 		Explain: "Files that tools leave behind (.DS_Store, Thumbs.db, __pycache__/, *.pyc, editor swap " +
 			"and backup files, nested .git folders) are never published: the build leaves them out. " +
@@ -98,7 +93,6 @@ var fileRules = []*Rule{
 	{
 		ID:       "path-collision",
 		Title:    "paths that differ only in letter case or Unicode normalization",
-		Category: CatFiles,
 		Severity: Error,
 		Explain: "Two published paths that differ only in letter case (README.md and readme.md) are one " +
 			"file on the case-insensitive file systems of macOS and Windows, and two paths that " +
@@ -113,7 +107,6 @@ var fileRules = []*Rule{
 	{
 		ID:       "path-windows",
 		Title:    "file or folder name that Windows cannot create",
-		Category: CatFiles,
 		Severity: Warning,
 		Explain: "Windows refuses names that contain < > : \" | ? * \\ or control characters, strips a " +
 			"trailing dot or space, and reserves the device names CON, PRN, AUX, NUL, COM0–COM9 " +
@@ -127,7 +120,6 @@ var fileRules = []*Rule{
 	{
 		ID:       "path-too-long",
 		Title:    "path too long for a USTAR tar header",
-		Category: CatFiles,
 		Severity: Error,
 		Explain: "The build writes USTAR tar archives, because the skills CLI reads neither PAX nor GNU " +
 			"long names. A USTAR header holds a path of at most 100 bytes, or one split at a \"/\" " +
@@ -142,7 +134,6 @@ var fileRules = []*Rule{
 	{
 		ID:       "path-unpackable",
 		Title:    "path that a tar archive cannot hold",
-		Category: CatFiles,
 		Severity: Error,
 		Explain: "A file name may be in any script (参考/说明.md, références/café.md, a macOS screenshot " +
 			"name with a U+202F before \"AM\"): archives carry it as its UTF-8 bytes, as written, in the " +
@@ -165,7 +156,6 @@ var fileRules = []*Rule{
 	{
 		ID:       "text-encoding",
 		Title:    "text file that is not UTF-8, or starts with a byte order mark",
-		Category: CatFiles,
 		Severity: Warning,
 		Explain: "Clients decode a skill's text files as UTF-8: invalid bytes (Latin-1 or Windows-1252 " +
 			"text, UTF-16) become U+FFFD or fail to load, and a byte order mark ends up in front of " +
@@ -181,7 +171,6 @@ var fileRules = []*Rule{
 	{
 		ID:       "script-crlf",
 		Title:    "script with Windows (CRLF) line endings",
-		Category: CatFiles,
 		Severity: Warning,
 		Explain: "On Linux and macOS a carriage return is part of the line: a shebang \"#!/usr/bin/env " +
 			"bash\" followed by CRLF runs \"bash\\r\" (\"/usr/bin/env: 'bash\\r': No such file or " +
@@ -195,7 +184,6 @@ var fileRules = []*Rule{
 	{
 		ID:       "script-not-executable",
 		Title:    "script with a shebang but no execute bit",
-		Category: CatFiles,
 		Severity: Warning,
 		Explain: "A file under scripts/ that starts with \"#!\" is meant to be run, and archives carry " +
 			"mode 0755 only for files with an execute bit in the source. Set it (chmod +x, and " +
@@ -212,7 +200,6 @@ var fileRules = []*Rule{
 	{
 		ID:       "skill-too-many-files",
 		Title:    "more files than MCP hosts accept",
-		Category: CatFiles,
 		Severity: Warning,
 		Explain: "MCP hosts list every file of a skill as a resource and accept at most 512 files per " +
 			"skill; the Vercel skills CLI stops at 1000. Leave generated or bulky files out with " +
@@ -224,7 +211,6 @@ var fileRules = []*Rule{
 	{
 		ID:       "skill-too-large",
 		Title:    "skill larger than MCP hosts accept",
-		Category: CatFiles,
 		Severity: Warning,
 		Explain: "MCP hosts accept at most 16 MiB of files per skill, unpacked; the Vercel skills CLI " +
 			"50 MiB. Every published file counts, SKILL.md included. Leave large files out with " +
@@ -236,7 +222,6 @@ var fileRules = []*Rule{
 	{
 		ID:       "skill-md-too-large",
 		Title:    "SKILL.md larger than 256 KiB",
-		Category: CatFiles,
 		Severity: Warning,
 		Explain: "fast-agent refuses a SKILL.md over 256 KiB, and every client loads the whole file into " +
 			"the model's context when the skill is used. The size is the file's size on disk. Keep " +
@@ -249,7 +234,6 @@ var fileRules = []*Rule{
 	{
 		ID:       "file-too-large",
 		Title:    "file larger than 10 MiB",
-		Category: CatFiles,
 		Severity: Warning,
 		Explain: "fast-agent refuses any file of a skill over 10 MiB, and a large file makes every " +
 			"install slow. Leave it out with .skillignore and have a script fetch or build it at " +

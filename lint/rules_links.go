@@ -21,7 +21,6 @@ var linkRules = []*Rule{
 	{
 		ID:       "link-broken",
 		Title:    "A relative link or image in SKILL.md points to a file the skill does not publish",
-		Category: CatContent,
 		Severity: Warning,
 		Explain: "Agents follow SKILL.md's relative links to load reference files, run scripts and open " +
 			"assets; a link to a missing file sends them looking for something that is not there, and they " +
@@ -43,7 +42,6 @@ var linkRules = []*Rule{
 	{
 		ID:       "link-outside",
 		Title:    "A relative link in SKILL.md leaves the skill folder",
-		Category: CatContent,
 		Severity: Warning,
 		Explain: "A skill is published as its folder alone: a link such as ../shared/style.md works in the " +
 			"source tree but points at nothing once the skill is installed from the archive or the bundle. " +
@@ -56,7 +54,6 @@ var linkRules = []*Rule{
 	{
 		ID:       "link-absolute",
 		Title:    "A link in SKILL.md is an absolute path or uses \\ separators",
-		Category: CatContent,
 		Severity: Warning,
 		Explain: "A skill is installed into a different folder on every machine, so an absolute path " +
 			"(/home/me/skill/x.md, C:\\skills\\x.md, ~/x.md, file:///...) names a file that exists only on " +
@@ -72,7 +69,6 @@ var linkRules = []*Rule{
 	{
 		ID:       "reference-depth",
 		Title:    "A Markdown file is reached only through another one",
-		Category: CatContent,
 		Severity: Warning,
 		Explain: "The specification asks skills to keep file references one level deep from SKILL.md and to " +
 			"avoid deeply nested reference chains: agents read a skill by following links from SKILL.md, " +
@@ -90,7 +86,6 @@ var linkRules = []*Rule{
 	{
 		ID:       "file-unreferenced",
 		Title:    "A file under references/, scripts/ or assets/ is never mentioned",
-		Category: CatContent,
 		Severity: Info,
 		Explain: "Agents find a skill's extra files through SKILL.md and what it leads to: a file that no " +
 			"file of the skill links to or names is published and downloaded but never used. Every text " +

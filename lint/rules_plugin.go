@@ -34,7 +34,6 @@ var pluginRules = []*Rule{
 	{
 		ID:       "plugin-manifest-schema",
 		Title:    "plugin.json conforms to the Agent Plugins 1.0.0 schema",
-		Category: CatPlugin,
 		Severity: Error,
 		Explain: "An Agent Plugins client validates a plugin's root plugin.json against the 1.0.0 schema before " +
 			"it reads anything else, and rejects the whole plugin when the manifest is no JSON object, lacks " +
@@ -51,7 +50,6 @@ var pluginRules = []*Rule{
 	{
 		ID:       "plugin-mcp-schema",
 		Title:    "mcp.json conforms to the Agent Plugins 1.0.0 schema",
-		Category: CatPlugin,
 		Severity: Error,
 		Explain: "A plugin's mcp.json holds \"$schema\" (exactly " + plugin.MCPSchema + ") and " +
 			"\"mcpServers\", nothing else; each server is one of three closed forms chosen by \"type\": " +
@@ -66,7 +64,6 @@ var pluginRules = []*Rule{
 	{
 		ID:       "plugin-mcp-command",
 		Title:    "An MCP server's command is one executable inside the plugin",
-		Category: CatPlugin,
 		Severity: Error,
 		Explain: "Agent Plugins 1.0 launches a stdio server's command as one executable token, never through a " +
 			"shell: \"npx -y server\" names an executable of that whole name, which does not exist, and a " +
@@ -81,7 +78,6 @@ var pluginRules = []*Rule{
 	{
 		ID:       "plugin-skills",
 		Title:    "A plugin's skills are inside its folder, where its manifests say",
-		Category: CatPlugin,
 		Severity: Warning,
 		Explain: "A plugin's skills are the folders just below its skills/ folder that hold SKILL.md, and the " +
 			"folders a client's manifest names in \"skills\" (Claude Code, Codex, Cursor). A path that names " +
@@ -95,7 +91,6 @@ var pluginRules = []*Rule{
 	{
 		ID:       "plugin-name-duplicate",
 		Title:    "Plugin names are unique",
-		Category: CatPlugin,
 		Severity: Error,
 		Explain: "A marketplace installs a plugin by its name, and a bundle publishes each plugin's archives " +
 			"under it, so two plugins of one name would replace each other. Rename one of them in its " +
@@ -107,7 +102,6 @@ var pluginRules = []*Rule{
 	{
 		ID:       "marketplace-plugin-duplicate",
 		Title:    "A marketplace names each plugin once",
-		Category: CatPlugin,
 		Severity: Warning,
 		Explain: "A client installs a marketplace's plugin by its name (claude plugin install NAME@MARKETPLACE), " +
 			"so a second entry of one name is never installed, or makes the client refuse the whole " +

@@ -15,7 +15,6 @@ var registryRules = []*Rule{
 	{
 		ID:       "name-duplicate",
 		Title:    "Skill names are unique",
-		Category: CatRegistry,
 		Severity: Error,
 		Explain: "A bundle serves each skill under its name, so two skills with one name would overwrite " +
 			"each other in every index and URL. Rename one of them. A plugin scopes the names of its skills " +
@@ -31,7 +30,6 @@ var registryRules = []*Rule{
 	{
 		ID:       "name-bundle-clash",
 		Title:    "Skills of one name in different plugins are built as separate bundles",
-		Category: CatRegistry,
 		Severity: Warning,
 		Explain: "Plugins scope skill names, so access in the plugin discord and access in the plugin telegram " +
 			"are two skills and name-duplicate lets them be. A bundle, though, has one namespace: its indexes " +
@@ -45,7 +43,6 @@ var registryRules = []*Rule{
 	{
 		ID:       "skill-nested",
 		Title:    "No skill inside another skill's folder",
-		Category: CatRegistry,
 		Severity: Warning,
 		Explain: "A skill folder inside another skill's folder is packed into the outer skill's archive as " +
 			"well as published on its own, and clients that install the outer skill get a stray SKILL.md. " +
@@ -59,7 +56,6 @@ var registryRules = []*Rule{
 	{
 		ID:       "skill-mirror",
 		Title:    "SKILL.md is no link to another skill's SKILL.md",
-		Category: CatRegistry,
 		Severity: Error,
 		Explain: "A folder whose SKILL.md is a symbolic link to the SKILL.md of another skill of the tree is " +
 			"that skill seen a second time, as a client's install folder often mirrors a repository's own " +
@@ -74,7 +70,6 @@ var registryRules = []*Rule{
 	{
 		ID:       "installed-folder",
 		Title:    "No client's install folder among the skills a repository publishes",
-		Category: CatRegistry,
 		Severity: Warning,
 		Explain: "Clients load a project's skills from their own folders: .claude/skills (Claude Code, also " +
 			"read by GitHub Copilot, Cursor and OpenCode), .agents/skills (Codex, Gemini CLI, GitHub Copilot, " +

@@ -16,7 +16,6 @@ var securityRules = []*Rule{
 	{
 		ID:       "secret",
 		Title:    "private key or access token in a published file",
-		Category: CatSecurity,
 		Severity: Error,
 		Explain: "Every file of a skill is published to anyone who can fetch the bundle, and a published " +
 			"secret cannot be recalled: mirrors, caches and installed copies keep it. Lint looks in " +
@@ -33,7 +32,6 @@ var securityRules = []*Rule{
 	{
 		ID:       "invisible-unicode",
 		Title:    "invisible Unicode that can hide or reorder text",
-		Category: CatSecurity,
 		Severity: Error,
 		Explain: "Unicode tag characters (U+E0000–U+E007F) spell ASCII text that renders as nothing but " +
 			"that models read; bidirectional embeddings, overrides and isolates (U+202A–U+202E, " +

@@ -23,7 +23,6 @@ var yamlRules = []*Rule{
 	{
 		ID:       "yaml-anchor",
 		Title:    "frontmatter uses a YAML anchor or alias",
-		Category: CatPortable,
 		Severity: Error,
 		Explain: "Anchors (&name) and aliases (*name) let YAML repeat a value, but the YAML subset the official " +
 			"MCP client SDK reads has neither, so hosts drop the skill, and an alias fan-out is the classic " +
@@ -35,7 +34,6 @@ var yamlRules = []*Rule{
 	{
 		ID:       "yaml-tag",
 		Title:    "frontmatter uses an explicit YAML tag",
-		Category: CatPortable,
 		Severity: Error,
 		Explain: "Explicit tags such as !!str, !!binary or !custom are outside the YAML subset the official MCP " +
 			"client SDK reads, so hosts drop the skill, and other readers resolve or reject custom tags " +
@@ -47,7 +45,6 @@ var yamlRules = []*Rule{
 	{
 		ID:       "yaml-complex-key",
 		Title:    "frontmatter has a key that is not a plain string",
-		Category: CatPortable,
 		Severity: Error,
 		Explain: "Frontmatter must become JSON, whose keys are strings. A mapping or list used as a key, an " +
 			"explicit \"? \" key, a key YAML reads as a number, boolean, null or date (1:, true:, null:), and " +
@@ -61,7 +58,6 @@ var yamlRules = []*Rule{
 	{
 		ID:       "yaml-indent-indicator",
 		Title:    "block scalar has an explicit indentation indicator",
-		Category: CatPortable,
 		Severity: Warning,
 		Explain: "A block scalar header may carry a digit that fixes the text's indentation (|2, >-2, |+1). " +
 			"The YAML readers of the clients take it, but the YAML subset the official MCP SDK reads does " +
@@ -74,7 +70,6 @@ var yamlRules = []*Rule{
 	{
 		ID:       "yaml-flow-mapping",
 		Title:    "frontmatter has a flow mapping that MCP hosts cannot read",
-		Category: CatPortable,
 		Severity: Warning,
 		Explain: "The YAML reader of the official MCP SDK reads a flow mapping ({a: b}) that closes on the " +
 			"line it opens, but not one that spans lines (OpenClaw's metadata written as indented JSON), " +
@@ -90,7 +85,6 @@ var yamlRules = []*Rule{
 	{
 		ID:       "yaml-tab-indent",
 		Title:    "frontmatter line is indented with a tab",
-		Category: CatPortable,
 		Severity: Error,
 		Explain: "YAML forbids tabs in indentation. Most readers, yaml.v3 among them, then fail on the whole " +
 			"frontmatter, and the YAML subset the official MCP client SDK reads rejects even the tabs that " +
@@ -102,7 +96,6 @@ var yamlRules = []*Rule{
 	{
 		ID:       "yaml-duplicate-key",
 		Title:    "frontmatter repeats a key",
-		Category: CatPortable,
 		Severity: Error,
 		Explain: "YAML forbids a key twice in one mapping, yet readers differ: some keep the first value, " +
 			"some the last, and the YAML subset the official MCP client SDK reads rejects the file, so " +
@@ -114,7 +107,6 @@ var yamlRules = []*Rule{
 	{
 		ID:       "yaml-proto-key",
 		Title:    "frontmatter has a __proto__ key",
-		Category: CatPortable,
 		Severity: Error,
 		Explain: "JavaScript readers build frontmatter as plain objects, where a __proto__ key sets the " +
 			"object's prototype instead of adding a field: the value is lost, or it changes what every " +
@@ -127,7 +119,6 @@ var yamlRules = []*Rule{
 	{
 		ID:       "yaml-special-float",
 		Title:    "frontmatter has .inf or .nan",
-		Category: CatPortable,
 		Severity: Error,
 		Explain: "YAML reads an unquoted .inf, -.inf or .nan (in any case variant it accepts) as infinity or " +
 			"not-a-number, which JSON cannot carry: writers fail or write null, and the official MCP client " +
@@ -140,7 +131,6 @@ var yamlRules = []*Rule{
 	{
 		ID:       "yaml-colon-space",
 		Title:    "plain value holds \": \", a trailing \":\" or a \" #\" comment",
-		Category: CatPortable,
 		Severity: Warning,
 		Explain: "In an unquoted value, \": \" starts a mapping and \" #\" starts a comment. yaml.v3 still reads " +
 			"some such values (a trailing \":\" inside a flow list, text cut short at \" #\"), but other " +
@@ -153,7 +143,6 @@ var yamlRules = []*Rule{
 	{
 		ID:       "yaml-flow-sequence",
 		Title:    "frontmatter uses a flow sequence",
-		Category: CatPortable,
 		Severity: Warning,
 		Explain: "A flow sequence ([a, b]) is full YAML, but line-based frontmatter readers and some YAML " +
 			"subsets read it as one string \"[a, b]\". Write the list in block form, one \"- item\" a line.",
@@ -164,7 +153,6 @@ var yamlRules = []*Rule{
 	{
 		ID:       "yaml-ambiguous-scalar",
 		Title:    "unquoted value that YAML readers disagree on",
-		Category: CatPortable,
 		Severity: Warning,
 		Explain: "YAML 1.1 and 1.2 readers turn some unquoted values into different things: yes, no, on, off, " +
 			"y and n are booleans to 1.1 and strings to 1.2; 010 is octal 8 to 1.1 and 10 to 1.2; 1:20 is " +

@@ -25,7 +25,6 @@ var suppressRules = []*Rule{
 	{
 		ID:       "suppression-unused",
 		Title:    "Suppressions silence something",
-		Category: CatContent,
 		Severity: Warning,
 		Explain: "An inline `" + Directive + "` comment, or an `allow` entry of skillpack.yaml, that " +
 			"silences no finding has outlived its cause (the defect was fixed, the line moved, or the " +
@@ -38,7 +37,6 @@ var suppressRules = []*Rule{
 	{
 		ID:       "suppression-invalid",
 		Title:    "Suppression comments name known rules",
-		Category: CatContent,
 		Severity: Warning,
 		Explain: "A `" + Directive + "` comment must name one or more rule IDs, separated by commas " +
 			"or spaces, optionally followed by `-- reason`. An unknown ID silences nothing, so the " +
