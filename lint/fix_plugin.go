@@ -38,11 +38,7 @@ func fixSplitCommand(f *fixFile, _ []Finding) {
 		}
 		cmd, _ := json.Marshal(words[0])
 		args, _ := json.Marshal(words[1:])
-		type edit struct {
-			at, end int
-			text    string
-		}
-		edits := []edit{{cs, ce, string(cmd) + `, "args": ` + string(args)}}
+		edits := []fixEdit{{cs, ce, string(cmd) + `, "args": ` + string(args)}}
 		if s.Args != nil {
 			as, ae, ok := plugin.Span(f.data, at+"/args")
 			if !ok || f.data[as] != '[' {
@@ -52,14 +48,10 @@ func fixSplitCommand(f *fixFile, _ []Finding) {
 			if len(bytes.TrimSpace(f.data[as+1:ae-1])) > 0 {
 				inner += ", "
 			}
-			edits = []edit{{cs, ce, string(cmd)}, {as + 1, as + 1, inner}}
+			edits = []fixEdit{{cs, ce, string(cmd)}, {as + 1, as + 1, inner}}
 		}
-		if edits[len(edits)-1].at < edits[0].at {
-			edits[0], edits[len(edits)-1] = edits[len(edits)-1], edits[0]
-		}
-		for i := len(edits) - 1; i >= 0; i-- { // the later edit first, so the earlier's offsets hold
-			e := edits[i]
-			f.data = append(f.data[:e.at:e.at], append([]byte(e.text), f.data[e.end:]...)...)
+		if data, ok := applyEdits(f.data, edits); ok {
+			f.data = data
 		}
 	}
 }

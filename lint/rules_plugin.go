@@ -3,10 +3,11 @@ package lint
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/skillpack/skillpack/plugin"
@@ -181,7 +182,7 @@ const shellChars = " \t\n;&|<>$`'\"(){}*?~\\"
 func checkMCPCommand(p *PluginPass) {
 	for _, pl := range p.Plugins {
 		servers, _ := mcpServers(pl)
-		for _, name := range sortedKeys(servers) {
+		for _, name := range slices.Sorted(maps.Keys(servers)) {
 			s, _ := servers[name].(map[string]any)
 			at := "/mcpServers/" + name
 			if cmd, ok := s["command"].(string); ok {
@@ -232,15 +233,6 @@ func mcpServers(pl *plugin.Plugin) (map[string]any, bool) {
 	}
 	m, ok := pl.MCP.Fields()["mcpServers"].(map[string]any)
 	return m, ok
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func checkPluginSkills(p *PluginPass) {
