@@ -76,7 +76,7 @@ func supersede(fs []Finding) []Finding {
 	for _, f := range fs {
 		lines[at{f.Path, f.Rule}] = append(lines[at{f.Path, f.Rule}], f.Line)
 	}
-	hidden := func(f Finding) bool {
+	return slices.DeleteFunc(fs, func(f Finding) bool {
 		for _, by := range supersededBy[f.Rule] {
 			for _, l := range lines[at{f.Path, by}] {
 				if l == f.Line || l == 0 || f.Line == 0 {
@@ -85,12 +85,5 @@ func supersede(fs []Finding) []Finding {
 			}
 		}
 		return false
-	}
-	kept := fs[:0]
-	for _, f := range fs {
-		if !hidden(f) {
-			kept = append(kept, f)
-		}
-	}
-	return kept
+	})
 }

@@ -307,14 +307,7 @@ func (r *runner) settle(p *Pass, out []Finding) []Finding {
 			}
 		}
 	}
-	kept := out[:0]
-	for _, f := range out {
-		if within(f.Path, nested) || suppressed(comments[f.Path], f) {
-			continue
-		}
-		kept = append(kept, f)
-	}
-	out = kept
+	out = slices.DeleteFunc(out, func(f Finding) bool { return within(f.Path, nested) || suppressed(comments[f.Path], f) })
 	// The comments report through the pass, which appends to out.
 	for _, f := range p.Files.Files {
 		rel := r.rel(filepath.Join(p.Skill.Dir, filepath.FromSlash(f.Path)))
@@ -332,21 +325,11 @@ func (r *runner) settle(p *Pass, out []Finding) []Finding {
 // within reports whether a slash path lies in one of the folders (each
 // ending in "/").
 func within(p string, dirs []string) bool {
-	for _, d := range dirs {
-		if strings.HasPrefix(p, d) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(p, d) })
 }
 
 func suppressed(comments []*inline, f Finding) bool {
-	for _, in := range comments {
-		if in.suppresses(f.Rule, f.Line) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(comments, func(in *inline) bool { return in.suppresses(f.Rule, f.Line) })
 }
 
 // add fills in the rule's severity and appends the finding unless the
