@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path"
 	"path/filepath"
@@ -274,11 +275,7 @@ func checkSymlink(p *Pass) {
 		if root == "" || f.Disk == filepath.Join(root, filepath.FromSlash(f.Path)) {
 			continue
 		}
-		for i := range len(f.Path) {
-			if f.Path[i] != '/' {
-				continue
-			}
-			dir := f.Path[:i]
+		for dir := range pathElems(path.Dir(f.Path)) {
 			if dirs[dir] {
 				break
 			}
@@ -454,12 +451,9 @@ func checkPathCollision(p *Pass) {
 			folderWord(prev.dir), prev.path, folderWord(dir), rel, what, where)
 	}
 	for _, f := range p.Files.Files {
-		for i := 0; i < len(f.Path); i++ {
-			if f.Path[i] == '/' {
-				add(f.Path[:i], true)
-			}
+		for rel := range pathElems(f.Path) {
+			add(rel, rel != f.Path)
 		}
-		add(f.Path, false)
 	}
 }
 
@@ -490,13 +484,7 @@ func pathKey(p string) string {
 func checkPathWindows(p *Pass) {
 	reported := map[string]bool{}
 	for _, f := range p.Files.Files {
-		start := 0
-		for i := 0; i <= len(f.Path); i++ {
-			if i < len(f.Path) && f.Path[i] != '/' {
-				continue
-			}
-			rel, name := f.Path[:i], f.Path[start:i]
-			start = i + 1
+		for rel, name := range pathElems(f.Path) {
 			if reported[rel] {
 				continue
 			}
@@ -800,13 +788,8 @@ func interpreted(p *Pass) map[string]bool {
 				words--
 			default:
 				words = -1
-				for s := string(w); ; {
+				for s := range tails(string(w)) {
 					run[s] = true
-					i := strings.IndexByte(s, '/')
-					if i < 0 {
-						break
-					}
-					s = s[i+1:]
 				}
 			}
 		})
@@ -826,15 +809,41 @@ func interpreted(p *Pass) map[string]bool {
 
 // namedIn reports whether names holds rel or a tail of it.
 func namedIn(names map[string]bool, rel string) bool {
-	for s := rel; ; {
+	for s := range tails(rel) {
 		if names[s] {
 			return true
 		}
-		i := strings.IndexByte(s, '/')
-		if i < 0 {
-			return false
+	}
+	return false
+}
+
+// tails yields a slash path and each of its tails after a "/", longest
+// first ("a/b.py", "b.py"): the names by which text may mean the file.
+func tails(p string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for yield(p) {
+			i := strings.IndexByte(p, '/')
+			if i < 0 {
+				return
+			}
+			p = p[i+1:]
 		}
-		s = s[i+1:]
+	}
+}
+
+// pathElems yields, for each element of a slash path, the path up to it
+// and its name: "a", "a"; "a/b", "b".
+func pathElems(p string) iter.Seq2[string, string] {
+	return func(yield func(string, string) bool) {
+		start := 0
+		for i := 0; i <= len(p); i++ {
+			if i == len(p) || p[i] == '/' {
+				if !yield(p[:i], p[start:i]) {
+					return
+				}
+				start = i + 1
+			}
+		}
 	}
 }
 

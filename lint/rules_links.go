@@ -521,24 +521,14 @@ func newRefIndex(files []skill.File) *refIndex {
 		x.files = append(x.files, f.Path)
 		base := path.Base(f.Path)
 		ext := path.Ext(base)
-		for s := f.Path; ; {
-			j := strings.IndexByte(s, '/')
-			if j >= 0 || ext != "" && ext != base && base != "__init__.py" {
+		for s := range tails(f.Path) {
+			if strings.Contains(s, "/") || ext != "" && ext != base && base != "__init__.py" {
 				x.names[s] = append(x.names[s], i)
 			}
-			if j < 0 {
-				break
-			}
-			s = s[j+1:]
 		}
 		if codeExts[ext] {
-			for s := strings.TrimSuffix(f.Path, ext); ; {
+			for s := range tails(strings.TrimSuffix(f.Path, ext)) {
 				x.bare[s] = append(x.bare[s], i)
-				j := strings.IndexByte(s, '/')
-				if j < 0 {
-					break
-				}
-				s = s[j+1:]
 			}
 		}
 		// Every folder, by its paths and its name with a "/": a skill that
@@ -547,19 +537,13 @@ func newRefIndex(files []skill.File) *refIndex {
 			if _, ok := x.dirs[d]; ok {
 				break
 			}
-			for s := d; ; {
-				j := strings.IndexByte(s, '/')
-				key := s
-				if j < 0 {
+			for key := range tails(d) {
+				if !strings.Contains(key, "/") {
 					key += "/"
 				}
 				if !slices.Contains(x.dirs[key], d) {
 					x.dirs[key] = append(x.dirs[key], d)
 				}
-				if j < 0 {
-					break
-				}
-				s = s[j+1:]
 			}
 		}
 	}
