@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/diff"
@@ -191,10 +191,7 @@ func Fix(ctx context.Context, res *Result, opts FixOptions) (*FixReport, error) 
 			rep.Fixed += max(n-left[pair{now, p.rule}], 0)
 		}
 	}
-	for p := range changes {
-		rep.Files = append(rep.Files, p)
-	}
-	sort.Strings(rep.Files)
+	rep.Files = slices.Sorted(maps.Keys(changes))
 	return rep, nil
 }
 
@@ -253,12 +250,7 @@ func fixJobs(res *Result, r *runner) []*fixJob {
 		}
 		j.findings[f.Rule] = append(j.findings[f.Rule], f)
 	}
-	var out []*fixJob
-	for _, j := range jobs {
-		out = append(out, j)
-	}
-	sort.Slice(out, func(a, b int) bool { return out[a].path < out[b].path })
-	return out
+	return slices.SortedFunc(maps.Values(jobs), func(a, b *fixJob) int { return strings.Compare(a.path, b.path) })
 }
 
 // fixFile is one file as the fixers see it: its state when read, and as
@@ -404,12 +396,7 @@ func (rep *FixReport) writeDiff(w io.Writer, changes map[string]*fixChange) {
 	if w == nil {
 		return
 	}
-	var cs []*fixChange
-	for _, c := range changes {
-		cs = append(cs, c)
-	}
-	sort.Slice(cs, func(i, j int) bool { return cs[i].from < cs[j].from })
-	for _, c := range cs {
+	for _, c := range slices.SortedFunc(maps.Values(changes), func(a, b *fixChange) int { return strings.Compare(a.from, b.from) }) {
 		// Names are Printable, as everywhere a person reads them: the
 		// diff of a file whose name holds a control character no longer
 		// applies as it is, the price of not writing that character to a
