@@ -192,7 +192,7 @@ func checkLinkOutside(p *Pass) {
 		// a page named so) is packed into that skill's archive, where a
 		// link to the outer skill's files resolves: skill-nested reports
 		// the page, and this link is no second cause.
-		if outer := enclosingSkill(dir); outer != "" && inside(target, outer) {
+		if outer := enclosingSkill(dir); outer != "" && below(outer, target) {
 			continue
 		}
 		if other := skillHolding(target, dir); other != "" {
@@ -222,7 +222,7 @@ func enclosingSkill(dir string) string {
 // below the nearest folder it shares with the skill folder dir (a sibling
 // skill, or one further off), or "".
 func skillHolding(target, dir string) string {
-	for d := filepath.Dir(target); !inside(dir, d); d = filepath.Dir(d) {
+	for d := filepath.Dir(target); !below(d, dir); d = filepath.Dir(d) {
 		if isSkillDir(d) {
 			return d
 		}
@@ -239,11 +239,6 @@ func isSkillDir(dir string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
-// inside reports whether the absolute path p is dir or lies below it.
-func inside(p, dir string) bool {
-	rel, err := filepath.Rel(dir, p)
-	return err == nil && filepath.IsLocal(rel) || rel == "."
-}
 
 func checkLinkAbsolute(p *Pass) {
 	md := bodyMarkdown(p)

@@ -76,14 +76,7 @@ func (r *runner) coversConfig(paths []string) bool {
 	if r.set.File == "" || len(r.set.Allow) == 0 {
 		return false
 	}
-	dir, _ := filepath.Abs(r.set.Dir())
-	for _, p := range paths {
-		abs, _ := filepath.Abs(p)
-		if rel, err := filepath.Rel(abs, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(paths, func(p string) bool { return below(p, r.set.Dir()) })
 }
 
 func (r *runner) unusedAllows() []Finding {

@@ -169,7 +169,7 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "))}
 }
 
-// below reports whether the folder p is dir or below it.
+// below reports whether the path p is the folder dir or below it.
 func below(dir, p string) bool {
 	d, err1 := filepath.Abs(dir)
 	a, err2 := filepath.Abs(p)
