@@ -1,152 +1,269 @@
 package oci
 
 import (
+	"context"
 	"fmt"
 	"path"
-	"slices"
 	"sort"
 	"strings"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
 )
 
-// plan is everything one publish pushes, in the order it is pushed: the
-// blobs, the skills' manifests, their signatures (referrers), the
-// collection index, the documents and their signatures, then the tags. A reader that resolves a tag finds
-// the index, every manifest it names, and every blob they name, because
-// each stage starts only when the one before it has finished.
+// plan is everything one publish pushes, laid out in one pass as the
+// runner's objects: each with a unique path that --json prints, the
+// operation that puts it in place, and for a skill's manifest the blobs
+// it waits for within its stage. The stages (see stageSkills) make a
+// reader that resolves a tag find the index, every manifest it names and
+// every blob they name.
 type plan struct {
-	target Target
-	blobs  []blob // unique by digest
-	// owners are the skill manifests that name each blob: one of them
-	// present means the blob is (a registry takes a manifest only when
-	// it holds its blobs), so a republish asks once per skill, not once
-	// per blob.
-	owners     map[digest.Digest][]ocispec.Descriptor
-	skills     []named  // skill manifests
-	signatures []named  // referrers of the skill manifests: signatures of archives and folders
-	index      manifest // the collection
-	documents  named    // the bundle's documents, a referrer of the collection
-	docSigs    []named  // the documents' signatures, referrers of documents
-	tags       []tagOp  // the release tag last
+	target  Target
+	objects []publish.Object
+	ops     map[string]func(context.Context) (publish.State, error)
+	needs   map[string][]*outcome // a manifest's path → its blobs'
+	blobs   map[digest.Digest]*outcome
+	// owners are the manifests that name each blob: one of them present
+	// means the blob is (a registry takes a manifest only when it holds
+	// its blobs), so a republish asks once per skill, not once per blob.
+	owners           map[digest.Digest][]ocispec.Descriptor
+	index, documents manifest
+	r                *remoteRepo // what the operations send to; set before the run
 }
 
-// named is a manifest and what the report calls it.
-type named struct {
-	what    string
-	subject *ocispec.Descriptor // a referrer's
-	own     []blob              // a referrer's blobs that it pushes itself (attach)
-	manifest
+// outcome is a blob to push and what became of it, once it is known
+// (done closed).
+type outcome struct {
+	blob
+	name string // in the report
+	done chan struct{}
+	err  error // nil when the blob is in place, or would be on a dry run
 }
 
-// tagOp points tag at a manifest already pushed.
-type tagOp struct {
-	tag string
-	m   manifest
+// attachment is a manifest attached to subject: what the report calls it,
+// and the title attach finds it by.
+type attachment struct {
+	what, title string
+	stage       publish.Stage
+	subject     ocispec.Descriptor
+	m           manifest
 }
 
-// newPlan lays out the artifacts of a bundle. It fails before anything is
-// pushed when the bundle's names would collide in the repository.
-func newPlan(t Target, bundleKey string, skills []publish.Skill, docs, docSigs []publish.Object) (*plan, error) {
-	p := &plan{target: t, owners: map[digest.Digest][]ocispec.Descriptor{}}
-	seen := map[digest.Digest]bool{}
-	addBlob := func(b blob) {
-		if !seen[b.desc.Digest] {
-			seen[b.desc.Digest] = true
-			p.blobs = append(p.blobs, b)
-		}
-	}
+// newPlan lays out the artifacts of the bundle b, sign signing the
+// manifests when not nil. In the first stage each skill's manifest comes
+// lag skills after its blobs (lag: the runner's jobs): the runner starts
+// a stage's objects in order, so when a manifest is started its blobs
+// are running or done, and waiting for them cannot block a worker for
+// ever. It fails before anything is pushed when the bundle's names would
+// collide in the repository.
+func newPlan(t Target, b *publish.Bundle, sign Signer, lag int) (*plan, error) {
+	p := &plan{target: t, ops: map[string]func(context.Context) (publish.State, error){}, needs: map[string][]*outcome{},
+		blobs: map[digest.Digest]*outcome{}, owners: map[digest.Digest][]ocispec.Descriptor{}}
 	var refs []skillRef
-	var versionTags []tagOp
+	var skills []named
+	var attached []attachment
 	tagOwner := map[string]string{}
-	for _, s := range skills {
+	for i, s := range b.Skills {
 		m := skillManifest(s)
-		for _, b := range m.blobs {
-			addBlob(b)
-			p.owners[b.desc.Digest] = append(p.owners[b.desc.Digest], m.desc)
+		what := "manifest:" + s.Name
+		for _, bl := range m.blobs {
+			p.needs[what] = append(p.needs[what], p.addBlob(bl))
+			p.owners[bl.desc.Digest] = append(p.owners[bl.desc.Digest], m.desc)
 		}
-		p.skills = append(p.skills, named{what: s.Name, manifest: m})
+		// A manifest goes lag skills after its blobs, which are then
+		// most likely in place: a worker that took it at once would
+		// wait for them instead of sending.
+		skills = append(skills, named{s.Name, m})
+		if i >= lag {
+			p.addManifest(skills[i-lag])
+		}
 		refs = append(refs, skillRef{name: s.Name, version: s.Version, description: s.Description, desc: m.desc})
+		// A signature goes with its manifest (attach), not with the
+		// other blobs: an archive already signed keeps its signature, so
+		// a new one is not sent at all. The empty config, which every
+		// signature shares, goes once with the blobs: distribution 2.8
+		// refused a manifest whose blob another worker was uploading at
+		// that moment.
 		for _, sig := range s.Signatures {
-			// The signature goes with its manifest (attach), not with the
-			// other blobs: an archive already signed keeps its signature,
-			// so a new one is not sent at all. The empty config, which
-			// every signature shares, goes once with the others:
-			// distribution 2.8 refused a manifest whose blob another
-			// worker was uploading at that moment.
-			sm := signatureManifest(m.desc, blobOf(sig), path.Base(sig.Path))
-			addBlob(emptyConfig)
-			p.signatures = append(p.signatures, named{what: sig.Path, subject: &m.desc, own: sm.blobs[1:], manifest: sm})
+			title := path.Base(sig.Path)
+			attached = append(attached, attachment{"referrer:" + sig.Path, title, stageReferrers, m.desc, signatureManifest(m.desc, blobOf(sig), title)})
 		}
 		if f := s.FolderSignature; f.Path != "" {
-			fm := folderSignatureManifest(m.desc, blobOf(f))
-			addBlob(emptyConfig)
-			p.signatures = append(p.signatures, named{what: f.Path, subject: &m.desc, own: fm.blobs[1:], manifest: fm})
+			attached = append(attached, attachment{"referrer:" + f.Path, layout.FolderSignatureFile, stageReferrers, m.desc, folderSignatureManifest(m.desc, blobOf(f))})
+		}
+		if sign != nil {
+			p.addSign("signature:"+s.Name, stageReferrers, m.desc, sign)
 		}
 		if tag, ok := VersionTag(s.Name, s.Version); ok {
 			if other, dup := tagOwner[tag]; dup {
 				return nil, fmt.Errorf("skills %s and %s would both be tagged %s in %s: rename one or change its version", other, s.Name, tag, t.Repository)
 			}
 			tagOwner[tag] = s.Name
-			versionTags = append(versionTags, tagOp{tag: tag, m: m})
+			p.addTag(tag, stageVersionTags, m)
 		}
+	}
+	for _, m := range skills[max(0, len(skills)-lag):] {
+		p.addManifest(m)
 	}
 	if owner, clash := tagOwner[t.Tag]; clash {
 		return nil, fmt.Errorf("the release tag %s is also skill %s's version tag: choose another tag for %s", t.Tag, owner, t)
 	}
 	// The collection lists skills by name, as the indexes of DIST do.
 	sort.Slice(refs, func(i, j int) bool { return refs[i].name < refs[j].name })
-	p.index = collectionIndex(t, collectionName(t), bundleKey, refs)
+	p.index = collectionIndex(t, collectionName(t), string(b.Key), refs)
+	p.add("index:"+t.Tag, stageReferrers, p.index.desc, func(ctx context.Context) (publish.State, error) {
+		return p.r.pushManifest(ctx, p.index)
+	})
+	if sign != nil {
+		p.addSign("signature:index:"+t.Tag, stageVersionTags, p.index.desc, sign)
+	}
+
 	var docBlobs []blob
-	for _, d := range docs {
-		b := blobOf(d)
-		b.desc.MediaType = mediaTypeOf(d.ContentType)
-		docBlobs = append(docBlobs, b)
+	var docSigs []publish.Object
+	for _, o := range b.Objects {
+		if _, sig := layout.SignedArtifact(o.Path); o.Stage < publish.MCP {
+			continue
+		} else if sig {
+			docSigs = append(docSigs, o)
+			continue
+		}
+		bl := blobOf(o)
+		bl.desc.MediaType = mediaTypeOf(o.ContentType)
+		docBlobs = append(docBlobs, bl)
 	}
 	// The documents change with every release, so their blobs go with
-	// the others, each retried on its own.
-	dm := documentsManifest(p.index.desc, bundleKey, docBlobs)
-	for _, b := range docBlobs {
-		addBlob(b)
-		p.owners[b.desc.Digest] = append(p.owners[b.desc.Digest], dm.desc)
+	// the others, each retried on its own; the documents refer to the
+	// index, and their signatures to them: each after its subject.
+	p.documents = documentsManifest(p.index.desc, string(b.Key), docBlobs)
+	for _, bl := range docBlobs {
+		p.addBlob(bl)
+		p.owners[bl.desc.Digest] = append(p.owners[bl.desc.Digest], p.documents.desc)
 	}
-	p.documents = named{what: documentsTitle, subject: &p.index.desc, manifest: dm}
+	attached = append(attached, attachment{"documents:" + t.Tag, documentsTitle, stageVersionTags, p.index.desc, p.documents})
 	for _, sig := range docSigs {
 		// Titled with the whole DIST path: three documents are named
 		// index.json, and attach takes a title it finds for present.
-		sm := signatureManifest(dm.desc, blobOf(sig), sig.Path)
-		p.docSigs = append(p.docSigs, named{what: sig.Path, subject: &p.documents.desc, own: sm.blobs[1:], manifest: sm})
+		attached = append(attached, attachment{"referrer:" + sig.Path, sig.Path, stageReleaseTag, p.documents.desc, signatureManifest(p.documents.desc, blobOf(sig), sig.Path)})
 	}
-	addBlob(emptyConfig)
+	p.addBlob(emptyConfig)
+
 	// A signature's blob goes with its referrer, but two referrers with
 	// the same blob (two skills whose identical files a deterministic
 	// signer signed alike) would upload it at once, and distribution 2.8
 	// refuses a manifest whose blob another worker is uploading: such a
 	// blob goes with the others, before either referrer.
-	owners := map[digest.Digest]int{}
-	for _, list := range [][]named{p.signatures, p.docSigs} {
-		for _, m := range list {
-			for _, b := range m.own {
-				owners[b.desc.Digest]++
+	shared := map[digest.Digest]int{}
+	for _, a := range attached {
+		for _, bl := range a.m.blobs[1:] {
+			shared[bl.desc.Digest]++
+		}
+	}
+	for _, a := range attached {
+		var own []blob
+		for _, bl := range a.m.blobs[1:] {
+			if _, sent := p.blobs[bl.desc.Digest]; sent || shared[bl.desc.Digest] > 1 {
+				p.addBlob(bl)
+			} else {
+				own = append(own, bl)
 			}
 		}
+		p.add(a.what, a.stage, a.m.desc, func(ctx context.Context) (publish.State, error) {
+			return p.r.attach(ctx, a.subject, a.m, own, a.title)
+		})
 	}
-	for _, list := range [][]named{p.signatures, p.docSigs} {
-		for i := range list {
-			list[i].own = slices.DeleteFunc(list[i].own, func(b blob) bool {
-				if owners[b.desc.Digest] > 1 || seen[b.desc.Digest] {
-					addBlob(b)
-					return true
-				}
-				return false
-			})
+	p.addTag(t.Tag, stageReleaseTag, p.index)
+	return p, nil
+}
+
+// named is a skill's manifest and what the report calls it.
+type named struct {
+	what string
+	manifest
+}
+
+func (p *plan) add(path string, stage publish.Stage, desc ocispec.Descriptor, op func(context.Context) (publish.State, error)) {
+	p.objects = append(p.objects, publish.Object{
+		Path: path, Digest: layout.Digest(desc.Digest), Size: desc.Size,
+		ContentType: desc.MediaType, Stage: stage,
+	})
+	p.ops[path] = op
+}
+
+// addBlob adds a blob once, named by its file in DIST, or by what it is
+// for a blob made here.
+func (p *plan) addBlob(b blob) *outcome {
+	if out, ok := p.blobs[b.desc.Digest]; ok {
+		return out
+	}
+	name := b.path
+	switch {
+	case name != "":
+	case b.desc.Digest == emptyConfig.desc.Digest:
+		name = "config:empty"
+	default:
+		name = "config:" + b.name
+	}
+	out := &outcome{blob: b, name: name, done: make(chan struct{})}
+	p.blobs[b.desc.Digest] = out
+	p.add(name, stageSkills, b.desc, func(ctx context.Context) (publish.State, error) {
+		return p.r.pushBlob(ctx, b, p.owners[b.desc.Digest])
+	})
+	return out
+}
+
+func (p *plan) addManifest(m named) {
+	p.add("manifest:"+m.what, stageSkills, m.desc, func(ctx context.Context) (publish.State, error) {
+		return p.r.pushManifest(ctx, m.manifest)
+	})
+}
+
+func (p *plan) addTag(tag string, stage publish.Stage, m manifest) {
+	p.add("tag:"+tag, stage, m.desc, func(ctx context.Context) (publish.State, error) { return p.r.tag(ctx, tag, m) })
+}
+
+// addSign signs a manifest; a signature made here has no digest until it
+// is made.
+func (p *plan) addSign(what string, stage publish.Stage, subject ocispec.Descriptor, sign Signer) {
+	p.add(what, stage, ocispec.Descriptor{MediaType: ArtifactTypeSigstoreBundle}, func(ctx context.Context) (publish.State, error) {
+		return p.r.signManifest(ctx, subject, sign)
+	})
+}
+
+func (p *plan) do(ctx context.Context, o publish.Object) (publish.State, error) {
+	return p.ops[o.Path](ctx)
+}
+
+// ready waits until every blob of a manifest is in place (publish.Runner's
+// Ready); a blob that failed or was skipped leaves its manifest unsent.
+func (p *plan) ready(ctx context.Context, o publish.Object) error {
+	for _, b := range p.needs[o.Path] {
+		select {
+		case <-b.done:
+			if b.err != nil {
+				return b.err
+			}
+		case <-ctx.Done():
+			return ctx.Err()
 		}
 	}
-	p.tags = append(versionTags, tagOp{tag: t.Tag, m: p.index})
-	return p, nil
+	return nil
+}
+
+// finished notes a blob's outcome for the manifests that wait for it.
+func (p *plan) finished(res publish.Result) {
+	b := p.blobs[digest.Digest(res.Object.Digest)]
+	if b == nil || b.name != res.Object.Path {
+		return
+	}
+	switch res.State {
+	case publish.Uploaded, publish.Present, publish.WouldUpload:
+	default:
+		b.err = fmt.Errorf("its blob %s is not in place (%s)", b.name, res.State)
+	}
+	close(b.done)
 }
 
 // collectionName is the repository's last segment, the name a collection

@@ -226,9 +226,9 @@ func (r *remoteRepo) pushManifest(ctx context.Context, m manifest) (publish.Stat
 // two referrers to every skill at every release. A signature pushed by a
 // run interrupted before a registry without the referrers API had listed
 // it is not listed, so it is pushed again, and then listed.
-func (r *remoteRepo) attach(ctx context.Context, m named, title string) (publish.State, error) {
-	there := func() (bool, error) { return r.hasReferrer(ctx, *m.subject, m.desc, title) }
-	return r.unlessThere(there, func() error { return r.pushReferrer(ctx, m.manifest, m.own) })
+func (r *remoteRepo) attach(ctx context.Context, subject ocispec.Descriptor, m manifest, own []blob, title string) (publish.State, error) {
+	there := func() (bool, error) { return r.hasReferrer(ctx, subject, m.desc, title) }
+	return r.unlessThere(there, func() error { return r.pushReferrer(ctx, m, own) })
 }
 
 // signManifest signs a manifest (Options.Sign) and attaches the
@@ -277,26 +277,26 @@ func (r *remoteRepo) pushReferrer(ctx context.Context, m manifest, own []blob) e
 // under such a tag (foreign): never from an image or artifact of
 // someone else's. A tag the repository does not list is not asked about:
 // a manifest new to the registry in this run has no tag yet.
-func (r *remoteRepo) tag(ctx context.Context, op tagOp) (publish.State, error) {
+func (r *remoteRepo) tag(ctx context.Context, tag string, m manifest) (publish.State, error) {
 	there := func() (bool, error) {
-		if tags := r.listTags(ctx); tags != nil && !tags[op.tag] {
+		if tags := r.listTags(ctx); tags != nil && !tags[tag] {
 			return false, nil
 		}
-		cur, err := r.repo.Manifests().Resolve(ctx, op.tag)
+		cur, err := r.repo.Manifests().Resolve(ctx, tag)
 		switch {
 		case errors.Is(err, errdef.ErrNotFound):
 			return false, nil
 		case err != nil:
 			return false, err
-		case cur.Digest == op.m.desc.Digest:
+		case cur.Digest == m.desc.Digest:
 			return true, nil
 		}
-		return false, r.foreign(ctx, op, cur)
+		return false, r.foreign(ctx, tag, m, cur)
 	}
 	// A PUT by tag with the manifest's bytes: oras-go's Tag would fetch
 	// them first.
 	return r.unlessThere(there, func() error {
-		return r.repo.Manifests().PushReference(ctx, op.m.desc, bytes.NewReader(op.m.data), op.tag)
+		return r.repo.Manifests().PushReference(ctx, m.desc, bytes.NewReader(m.data), tag)
 	})
 }
 
@@ -330,20 +330,20 @@ func (r *remoteRepo) listTags(ctx context.Context) map[string]bool {
 // pushes under it: a bundle's collection for the release tag, the same
 // skill's artifact for a version tag. Any other manifest was tagged by
 // someone else, and stays as it is.
-func (r *remoteRepo) foreign(ctx context.Context, op tagOp, cur ocispec.Descriptor) error {
+func (r *remoteRepo) foreign(ctx context.Context, tag string, m manifest, cur ocispec.Descriptor) error {
 	_, data, err := r.fetchManifest(ctx, string(cur.Digest))
 	if err != nil {
-		return fmt.Errorf("reading what tag %s names now, %s: %w", op.tag, cur.Digest, err)
+		return fmt.Errorf("reading what tag %s names now, %s: %w", tag, cur.Digest, err)
 	}
 	type kind struct {
 		ArtifactType string            `json:"artifactType"`
 		Annotations  map[string]string `json:"annotations"`
 	}
 	var now, ours kind
-	if json.Unmarshal(data, &now) == nil && json.Unmarshal(op.m.data, &ours) == nil &&
+	if json.Unmarshal(data, &now) == nil && json.Unmarshal(m.data, &ours) == nil &&
 		now.ArtifactType == ours.ArtifactType && now.Annotations[annSkillName] == ours.Annotations[annSkillName] &&
 		(now.Annotations[annBundleKey] != "") == (ours.Annotations[annBundleKey] != "") {
 		return nil
 	}
-	return fmt.Errorf("tag %s names %s (%s, artifactType %q), which skillpack did not push; it is left as it is: publish to another tag, or move or delete that tag yourself", op.tag, cur.Digest, cur.MediaType, now.ArtifactType)
+	return fmt.Errorf("tag %s names %s (%s, artifactType %q), which skillpack did not push; it is left as it is: publish to another tag, or move or delete that tag yourself", tag, cur.Digest, cur.MediaType, now.ArtifactType)
 }

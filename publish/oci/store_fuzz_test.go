@@ -102,8 +102,7 @@ func newFuzzEnv(tb testing.TB) *fuzzEnv {
 	tb.Cleanup(srv.Close)
 	host := strings.TrimPrefix(srv.URL, "http://")
 	t, _ := ParseTarget("oci://" + host + "/x")
-	docs, docSigs := documentsOf(b)
-	p, err := newPlan(t, string(b.Key), b.Skills, docs, docSigs)
+	p, err := newPlan(t, b, nil, publish.DefaultJobs)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -116,10 +115,10 @@ func newFuzzEnv(tb testing.TB) *fuzzEnv {
 		}
 		reg.put(data)
 	}
-	for _, m := range p.skills {
-		reg.put(m.data)
+	for _, s := range b.Skills {
+		reg.put(skillManifest(s).data)
 	}
-	return &fuzzEnv{reg: reg, host: host, seeds: [3][]byte{p.index.data, p.skills[0].data, p.documents.data}}
+	return &fuzzEnv{reg: reg, host: host, seeds: [3][]byte{p.index.data, skillManifest(b.Skills[0]).data, p.documents.data}}
 }
 
 // check serves the three manifests and checks the store, reading every
