@@ -117,3 +117,17 @@ func loginHint(t Target, err error, verb string) string {
 	}
 	return fmt.Sprintf(" (log in with docker login %s or oras login %s, or pass --username and --password-stdin; a token needs the right to %s %s)", t.Registry, t.Registry, verb, t.Repository)
 }
+
+// retryable tells the errors worth another try: the registry's 5xx,
+// throttling (429) and request timeouts (408), and a request that got no
+// answer or was cut short (publish.Transient). A 4xx other than those is
+// the request's fault (a bad credential, a refused manifest) and would
+// fail again.
+func retryable(err error) bool {
+	var resp *errcode.ErrorResponse
+	if errors.As(err, &resp) {
+		s := resp.StatusCode
+		return s >= 500 || s == http.StatusTooManyRequests || s == http.StatusRequestTimeout
+	}
+	return publish.Transient(err)
+}

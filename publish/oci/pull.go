@@ -11,13 +11,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
-	"oras.land/oras-go/v2/registry"
 
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
@@ -122,32 +120,19 @@ var ErrExists = errors.New("already exists")
 
 // CheckSource returns why s is not a source Pull takes, or nil.
 func CheckSource(s string) error {
-	_, err := parseSource(s)
+	_, err := parse(s, "source", "[:tag or @sha256:digest]")
 	return err
 }
 
 // openSource is a source to read from as a Target (its Tag a tag or a
 // digest) and its repository.
 func openSource(source string, o Options) (Target, *remoteRepo, error) {
-	t, err := parseSource(source)
+	t, err := parse(source, "source", "[:tag or @sha256:digest]")
 	if err != nil {
 		return t, nil, err
 	}
 	r, err := newRemote(t, o, nil)
 	return t, r, err
-}
-
-// parseSource reads oci://host/repo[:tag|@digest].
-func parseSource(s string) (Target, error) {
-	rest, ok := strings.CutPrefix(s, Scheme)
-	if !ok || !strings.Contains(rest, "/") {
-		return Target{}, fmt.Errorf("%q is not an OCI source: write %shost[:port]/repository[:tag or @sha256:digest]", s, Scheme)
-	}
-	ref, err := registry.ParseReference(rest)
-	if err != nil {
-		return Target{}, fmt.Errorf("OCI source %q is not a valid reference: %v", s, err)
-	}
-	return Target{Registry: ref.Registry, Repository: ref.Repository, Tag: cmp.Or(ref.Reference, DefaultTag)}, nil
 }
 
 // fetchManifest fetches a manifest by tag or digest, checking its digest

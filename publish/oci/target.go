@@ -1,6 +1,7 @@
 package oci
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -40,28 +41,34 @@ func (t Target) Ref(reference string) string {
 // ParseTarget reads oci://host[:port]/repo[:tag]. The errors name the
 // target and say what form it must have.
 func ParseTarget(s string) (Target, error) {
+	t, err := parse(s, "target", "[:tag]")
+	switch {
+	case err != nil:
+		return t, err
+	case strings.Contains(t.Tag, ":"):
+		return Target{}, fmt.Errorf("OCI target %q names a digest: a publish pushes a new index and tags it, so give a tag (%shost/repository:tag) or none (%s)", s, Scheme, DefaultTag)
+	case strings.HasPrefix(t.Tag, "sha256-"):
+		return Target{}, fmt.Errorf("OCI target %q: tags that start with sha256- hold a registry's list of referrers (signatures); choose another tag", s)
+	}
+	return t, nil
+}
+
+// parse reads oci://host[:port]/repo[:tag|@digest], the tag DefaultTag
+// when none is given; what ("target", "source") and its reference's form
+// are for the messages.
+func parse(s, what, form string) (Target, error) {
 	rest, ok := strings.CutPrefix(s, Scheme)
 	if !ok {
-		return Target{}, fmt.Errorf("%q is not an OCI target: it must start with %s (%shost[:port]/repository[:tag])", s, Scheme, Scheme)
+		return Target{}, fmt.Errorf("%q is not an OCI %s: it must start with %s (%shost[:port]/repository%s)", s, what, Scheme, Scheme, form)
 	}
-	if rest == "" || !strings.Contains(rest, "/") {
-		return Target{}, fmt.Errorf("OCI target %q names no repository: write %shost[:port]/repository[:tag], e.g. oci://ghcr.io/OWNER/skills", s, Scheme)
-	}
-	if strings.Contains(rest, "@") {
-		return Target{}, fmt.Errorf("OCI target %q names a digest: a publish pushes a new index and tags it, so give a tag (%shost/repository:tag) or none (%s)", s, Scheme, DefaultTag)
+	if !strings.Contains(rest, "/") {
+		return Target{}, fmt.Errorf("OCI %s %q names no repository: write %shost[:port]/repository%s, e.g. oci://ghcr.io/OWNER/skills", what, s, Scheme, form)
 	}
 	ref, err := registry.ParseReference(rest)
 	if err != nil {
-		return Target{}, fmt.Errorf("OCI target %q is not a valid reference: %v (a repository is lowercase letters, digits and . _ - separators; a tag is up to 128 of letters, digits, . _ -)", s, err)
+		return Target{}, fmt.Errorf("OCI %s %q is not a valid reference: %v (a repository is lowercase letters, digits and . _ - separators; a tag is up to 128 of letters, digits, . _ -)", what, s, err)
 	}
-	t := Target{Registry: ref.Registry, Repository: ref.Repository, Tag: ref.Reference}
-	if strings.HasPrefix(t.Tag, "sha256-") {
-		return Target{}, fmt.Errorf("OCI target %q: tags that start with sha256- hold a registry's list of referrers (signatures); choose another tag", s)
-	}
-	if t.Tag == "" {
-		t.Tag = DefaultTag
-	}
-	return t, nil
+	return Target{Registry: ref.Registry, Repository: ref.Repository, Tag: cmp.Or(ref.Reference, DefaultTag)}, nil
 }
 
 // tagChars is what the distribution spec allows in a tag.
