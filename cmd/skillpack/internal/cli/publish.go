@@ -20,7 +20,6 @@ import (
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/publish"
 	"github.com/skillpack/skillpack/publish/oci"
-	"github.com/skillpack/skillpack/publish/s3"
 )
 
 // TargetFlags say how to reach a publish target (an S3 server, a
@@ -122,7 +121,7 @@ Credentials: --username with --password-stdin, else the AWS environment
 		},
 	}
 	f := cmd.Flags()
-	f.IntVarP(&opts.Jobs, "jobs", "j", 0, fmt.Sprintf("requests at once (default %d for S3, %d for OCI)", s3.DefaultJobs, publish.DefaultJobs))
+	f.IntVarP(&opts.Jobs, "jobs", "j", 0, jobsHelp())
 	f.BoolVar(&opts.DryRun, "dry-run", false, "say what would be uploaded and deleted; change nothing")
 	f.BoolVar(&opts.JSON, "json", false, "print every object with its state as a JSON document on stdout, even on failure")
 	f.BoolVar(&opts.Sign, "sign", false, "OCI: sign each skill's manifest and the index as cosign sign does (keyless, or --key)")

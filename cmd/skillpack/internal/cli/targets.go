@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"io"
 	"strings"
 
@@ -20,6 +21,7 @@ type target struct {
 	scheme  string // "s3://"
 	example string // the TARGET as messages show it
 	sign    bool   // it takes publish --sign (its manifests are signed)
+	jobs    int    // its requests at once without --jobs (the package's default)
 	// check parses TARGET and refuses a flag the scheme does not take,
 	// before anything is read.
 	check func(opts *publishOptions) error
@@ -34,9 +36,9 @@ type target struct {
 
 // targets are the publish targets, in the order messages list them.
 var targets = []*target{
-	{scheme: s3.Scheme, example: "s3://bucket/prefix", check: checkS3, publish: publishS3, store: s3Store},
-	{scheme: oci.Scheme, example: "oci://host/repo[:tag]", sign: true, check: checkOCI, publish: publishOCI, store: ociStore},
-	{scheme: file.Scheme, example: "file:///path/to/folder", check: checkFile, publish: publishFile, folder: file.ParseTarget},
+	{scheme: s3.Scheme, example: "s3://bucket/prefix", jobs: s3.DefaultJobs, check: checkS3, publish: publishS3, store: s3Store},
+	{scheme: oci.Scheme, example: "oci://host/repo[:tag]", sign: true, jobs: publish.DefaultJobs, check: checkOCI, publish: publishOCI, store: ociStore},
+	{scheme: file.Scheme, example: "file:///path/to/folder", jobs: publish.DefaultJobs, check: checkFile, publish: publishFile, folder: file.ParseTarget},
 }
 
 // targetOf is the target whose scheme loc has, or nil.
@@ -56,6 +58,15 @@ func targetExamples() string {
 		ex[i] = t.example
 	}
 	return strings.Join(ex[:len(ex)-1], ", ") + " or " + ex[len(ex)-1]
+}
+
+// jobsHelp is --jobs' help, with each target's default.
+func jobsHelp() string {
+	ex := make([]string, len(targets))
+	for i, t := range targets {
+		ex[i] = fmt.Sprintf("%d for %s", t.jobs, t.scheme)
+	}
+	return "requests at once (default " + strings.Join(ex, ", ") + ")"
 }
 
 func checkS3(opts *publishOptions) error {
