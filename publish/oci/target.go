@@ -62,7 +62,7 @@ func parse(s, what, form string) (Target, error) {
 		return Target{}, fmt.Errorf("%q is not an OCI %s: it must start with %s (%shost[:port]/repository%s)", s, what, Scheme, Scheme, form)
 	}
 	if !strings.Contains(rest, "/") {
-		return Target{}, fmt.Errorf("OCI %s %q names no repository: write %shost[:port]/repository%s, e.g. oci://ghcr.io/OWNER/skills", what, s, Scheme, form)
+		return Target{}, fmt.Errorf("%q is not an OCI %s: it names no repository; write %shost[:port]/repository%s, e.g. oci://ghcr.io/OWNER/skills", s, what, Scheme, form)
 	}
 	ref, err := registry.ParseReference(rest)
 	if err != nil {
