@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 )
 
@@ -327,30 +326,8 @@ type Sum struct {
 	Digest Digest
 }
 
-// ChecksumsDoc is checksums.txt in `sha256sum -c` format, "<hex>  <path>"
-// per line, sorted by path, so that `cd dist && sha256sum -c checksums.txt`
-// checks the listed files.
-func ChecksumsDoc(sums []Sum) []byte {
-	doc, _ := collect(checksumsWriter(sums)) // a bytes.Buffer takes every write
-	return doc
-}
-
-// checksumsWriter renders ChecksumsDoc, sorting a copy of sums once.
-func checksumsWriter(sums []Sum) func(io.Writer) error {
-	sums = slices.Clone(sums)
-	slices.SortFunc(sums, func(a, b Sum) int { return strings.Compare(a.Path, b.Path) })
-	return func(w io.Writer) error {
-		for _, s := range sums {
-			if _, err := io.WriteString(w, checksumLine(s)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-}
-
 // checksumLine and ParseChecksums are the only spellers of a line of
-// checksums.txt.
+// checksums.txt, "<hex>  <path>" in `sha256sum -c` format.
 func checksumLine(s Sum) string { return s.Digest.Hex() + "  " + s.Path + "\n" }
 
 // ParseChecksums reads checksums.txt as `sha256sum -c` would, for readers
@@ -361,8 +338,7 @@ func checksumLine(s Sum) string { return s.Digest.Hex() + "  " + s.Path + "\n" }
 // sums[i] is line i+1, so that a reader can name the line a sum came
 // from; a line that cannot be read has a zero Sum there, and err joins
 // (errors.Join) a *LineError for each such line, so that a checker can
-// report every bad line and still use the good ones. A reader that wants
-// the exact bytes a build writes compares data with ChecksumsDoc(sums).
+// report every bad line and still use the good ones.
 func ParseChecksums(data []byte) (sums []Sum, err error) {
 	var bad []error
 	seen := map[string]int{}

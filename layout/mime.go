@@ -88,12 +88,9 @@ func ContentType(name string) string {
 	return t
 }
 
-// cacheImmutable is the Cache-Control of an archive.
-const cacheImmutable = "public, max-age=31536000, immutable"
-
-// Immutable is the Cache-Control of anything named by its own digest, as
-// archives are: a publisher's copies of build records, for one.
-const Immutable = cacheImmutable
+// Immutable is the Cache-Control of anything named by its own digest:
+// archives, and a publisher's copies of build records.
+const Immutable = "public, max-age=31536000, immutable"
 
 // Cache says how long clients and shared caches may keep each kind of file
 // of a bundle. Archives are content-addressed, so a URL always means the
@@ -117,7 +114,7 @@ func (c Cache) Control(p string) string {
 	pp, ok := ParsePath(p)
 	switch {
 	case ok && (pp.Kind == KindArchive || pp.Kind == KindVersion && pp.Format != ""), pluginArchive(p):
-		return cacheImmutable
+		return Immutable
 	case ok && (pp.Kind == KindFile || pp.Kind == KindVersion):
 		// A version's files keep their paths' meaning only as long as the
 		// publisher builds with the guard (--previous): not immutable.
@@ -180,11 +177,11 @@ func HeadersDoc(docs ...string) []byte {
 		}
 	}
 	if slices.Contains(docs, PluginsIndex) {
-		rule("/"+PluginsDir+"/*."+TarGz, "Content-Type", MimeType("a."+TarGz), "Cache-Control", cacheImmutable)
-		rule("/"+PluginsDir+"/*."+Zip, "Content-Type", MimeType("a."+Zip), "Cache-Control", cacheImmutable)
+		rule("/"+PluginsDir+"/*."+TarGz, "Content-Type", MimeType("a."+TarGz), "Cache-Control", Immutable)
+		rule("/"+PluginsDir+"/*."+Zip, "Content-Type", MimeType("a."+Zip), "Cache-Control", Immutable)
 	}
-	rule("/"+SkillsDir+"/*."+TarGz, "Content-Type", MimeType("a."+TarGz), "Cache-Control", cacheImmutable)
-	rule("/"+SkillsDir+"/*."+Zip, "Content-Type", MimeType("a."+Zip), "Cache-Control", cacheImmutable)
+	rule("/"+SkillsDir+"/*."+TarGz, "Content-Type", MimeType("a."+TarGz), "Cache-Control", Immutable)
+	rule("/"+SkillsDir+"/*."+Zip, "Content-Type", MimeType("a."+Zip), "Cache-Control", Immutable)
 	rule("/"+SkillsDir+"/*.md", "Content-Type", ContentType("a.md"), "Cache-Control", maxAge(DefaultCache.Files))
 	rule("/"+LegacyDir+"/*.md", "Content-Type", ContentType("a.md"), "Cache-Control", maxAge(DefaultCache.Files))
 	return []byte(b.String())

@@ -109,13 +109,3 @@ func fixed(data []byte) func(io.Writer) error {
 		return err
 	}
 }
-
-// collect renders a document into memory, for the functions that return
-// whole documents; Plan never does this.
-func collect(write func(io.Writer) error) ([]byte, error) {
-	var b bytes.Buffer
-	if err := write(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
