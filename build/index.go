@@ -46,11 +46,11 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	for _, e := range plan.Excluded {
 		b.logf("  warning: %s is left out of the legacy v0.1 index: %s", e.Name, e.Reason)
 	}
-	rec := Artifact{Path: layout.BuildRecord}
-	if rec.Digest, rec.Size, err = render(io.Discard, func(w io.Writer) error { return b.writeRecord(pl, w) }); err != nil {
+	rec, err := layout.Render(io.Discard, func(w io.Writer) error { return b.writeRecord(pl, w) })
+	if err != nil {
 		return nil, "", err
 	}
-	if err := layout.CheckDocument(rec.Path, rec.Size); err != nil {
+	if err := layout.CheckDocument(layout.BuildRecord, rec.Size); err != nil {
 		return nil, "", err
 	}
 	pl.record = rec.Digest
@@ -64,7 +64,7 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 		}
 		b.res.Artifacts = append(b.res.Artifacts, Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 	}
-	b.res.Artifacts = append(b.res.Artifacts, rec)
+	b.res.Artifacts = append(b.res.Artifacts, Artifact{Path: layout.BuildRecord, Digest: rec.Digest, Size: rec.Size})
 	slices.SortFunc(b.res.Artifacts, func(x, y Artifact) int { return strings.Compare(x.Path, y.Path) })
 	return pl, "", nil
 }
@@ -120,14 +120,14 @@ func (b *builder) catalog(pl *planned) (*layout.Rendered, error) {
 	switch {
 	case err != nil:
 	case b.opts.DryRun:
-		r.Digest, r.Size, err = render(io.Discard, c.Render)
+		r, err = layout.Render(io.Discard, c.Render)
 	default:
 		// The first document written: the spare's go now, not before
 		// (a no-op gives the spare back whole, still a bundle).
 		if err := b.st.held.clearOther(); err != nil {
 			return nil, err
 		}
-		r.Digest, r.Size, err = b.st.writeDoc(b.st.path(layout.Catalog), c.Render)
+		r, err = b.st.writeDoc(b.st.path(layout.Catalog), c.Render)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", layout.Catalog, err)

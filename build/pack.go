@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os"
 	"path/filepath"
@@ -241,9 +242,9 @@ func (b *builder) packArchives(w *task, po pack.Options, serve bool) (tgz, zip *
 		return tgz, zip, nil, fmt.Errorf("%s: %w", w.src.Dir, err)
 	}
 	for _, a := range []*archive{tgz, zip} {
-		if a.sum.n > pack.MaxFile {
+		if a.n > pack.MaxFile {
 			return tgz, zip, nil, b.refuse(w, "", "skill-too-large", "leave large files out with "+skill.IgnoreFile+" and fetch them at run time, or split the skill",
-				"the skill's %s archive is %d bytes; verify and pull read no file over %d bytes (64 MiB)", a.ext, a.sum.n, int64(pack.MaxFile))
+				"the skill's %s archive is %d bytes; verify and pull read no file over %d bytes (64 MiB)", a.ext, a.n, int64(pack.MaxFile))
 		}
 	}
 	return tgz, zip, entries, nil
@@ -375,7 +376,8 @@ type archive struct {
 	buf  *bytes.Buffer // the archive, until it outgrows spillSize
 	f    *os.File      // the archive after that
 	w    *bufio.Writer // the compressors write in small pieces; one syscall each would dominate
-	sum  hashCounter   // of every byte written
+	sum  hash.Hash     // of every byte written
+	n    int64         // bytes written
 }
 
 // spillSize is the largest archive kept in memory. A variable so that
@@ -385,7 +387,7 @@ var spillSize = 8 << 20
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func (b *builder) newArchive(name, ext string) *archive {
-	a := &archive{b: b, name: name, ext: ext, sum: hashCounter{h: sha256.New()}}
+	a := &archive{b: b, name: name, ext: ext, sum: sha256.New()}
 	if !b.opts.DryRun {
 		a.buf = bufPool.Get().(*bytes.Buffer)
 	}
@@ -394,6 +396,7 @@ func (b *builder) newArchive(name, ext string) *archive {
 
 func (a *archive) Write(p []byte) (int, error) {
 	a.sum.Write(p)
+	a.n += int64(len(p))
 	switch {
 	case a.f != nil:
 		return a.w.Write(p)
@@ -433,7 +436,7 @@ func (a *archive) release() {
 
 // result is the archive's digest and size.
 func (a *archive) result() layout.Archive {
-	return layout.Archive{Digest: layout.SumDigest(a.sum.h.Sum(nil)), Size: a.sum.n}
+	return layout.Archive{Digest: layout.SumDigest(a.sum.Sum(nil)), Size: a.n}
 }
 
 // finish writes the archive under its content-addressed name in the

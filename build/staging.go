@@ -3,10 +3,8 @@ package build
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -283,46 +281,24 @@ func (s *staging) link(src, dst string) error {
 
 // writeDoc writes a new file in the staging folder with the bytes that
 // fn writes, and returns their digest and size.
-func (s *staging) writeDoc(path string, fn func(io.Writer) error) (layout.Digest, int64, error) {
+func (s *staging) writeDoc(path string, fn func(io.Writer) error) (layout.Rendered, error) {
 	if err := s.mkdirAll(filepath.Dir(path)); err != nil {
-		return "", 0, err
+		return layout.Rendered{}, err
 	}
 	f, err := s.create(path)
 	if err != nil {
-		return "", 0, err
+		return layout.Rendered{}, err
 	}
 	defer f.Close()
-	d, n, err := render(f, fn)
-	if err != nil {
-		return "", 0, err
+	bw := bufio.NewWriterSize(f, 64<<10)
+	r, err := layout.Render(bw, fn)
+	if err == nil {
+		err = bw.Flush()
 	}
-	return d, n, f.Close()
-}
-
-// render passes what fn writes on to w, and returns its digest and size;
-// with io.Discard it measures a document without keeping it.
-func render(w io.Writer, fn func(io.Writer) error) (layout.Digest, int64, error) {
-	h := &hashCounter{h: sha256.New()}
-	bw := bufio.NewWriterSize(io.MultiWriter(w, h), 64<<10)
-	if err := fn(bw); err != nil {
-		return "", 0, err
+	if err == nil {
+		err = f.Close()
 	}
-	if err := bw.Flush(); err != nil {
-		return "", 0, err
-	}
-	return layout.SumDigest(h.h.Sum(nil)), h.n, nil
-}
-
-// hashCounter hashes and counts what is written to it.
-type hashCounter struct {
-	h hash.Hash
-	n int64
-}
-
-func (c *hashCounter) Write(p []byte) (int, error) {
-	c.h.Write(p)
-	c.n += int64(len(p))
-	return len(p), nil
+	return r, err
 }
 
 // swap replaces the output folder with the staging folder. Where the

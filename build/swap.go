@@ -20,9 +20,9 @@ func (b *builder) swap(s *staged) (string, error) {
 		return "dry run", nil
 	}
 	written := time.Now() // every other file of the bundle is stamped no later
-	if d, _, err := b.st.writeDoc(b.st.path(layout.BuildRecord), func(w io.Writer) error { return b.writeRecord(s.planned, w) }); err != nil {
+	if r, err := b.st.writeDoc(b.st.path(layout.BuildRecord), func(w io.Writer) error { return b.writeRecord(s.planned, w) }); err != nil {
 		return "", err
-	} else if d != s.record {
+	} else if r.Digest != s.record {
 		return "", fmt.Errorf("%s: the record changed between two renderings", layout.BuildRecord)
 	}
 	if err := reuse.StampAfter(b.st.path(layout.BuildRecord), written); err != nil {

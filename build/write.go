@@ -98,11 +98,11 @@ func (b *builder) writeEntry(pl *planned, e layout.Entry) error {
 		if e.Path == layout.Catalog {
 			return nil // layout plans the page; index rendered it (see catalog)
 		}
-		d, _, err := b.st.writeDoc(dst, e.Write)
+		r, err := b.st.writeDoc(dst, e.Write)
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Path, err)
 		}
-		if d != e.Digest {
+		if r.Digest != e.Digest {
 			return fmt.Errorf("%s: the document changed between two renderings", e.Path)
 		}
 	case layout.KindArchive, layout.KindFile:

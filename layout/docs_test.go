@@ -52,7 +52,7 @@ func MCPResourcesDoc(skills []Skill, o Options) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	index, err := measure(s.mcpIndex)
+	index, err := Render(io.Discard, s.mcpIndex)
 	if err != nil {
 		return nil, err
 	}

@@ -289,7 +289,7 @@ func measureDoc(d *Entry) error {
 	if d.Write == nil || d.Digest != "" {
 		return nil // the catalog, which the caller renders, or a document carried forward
 	}
-	r, err := measure(d.Write)
+	r, err := Render(io.Discard, d.Write)
 	if err != nil {
 		return fmt.Errorf("layout: rendering %s: %w", d.Path, err)
 	}

@@ -78,11 +78,11 @@ func stream(w io.Writer, shell any, arrays ...array) error {
 	return err
 }
 
-// measure renders a document once into a SHA-256 and a byte count,
-// keeping none of its bytes.
-func measure(write func(io.Writer) error) (Rendered, error) {
+// Render renders a document into w and returns its digest and size; into
+// io.Discard it measures one, keeping none of its bytes.
+func Render(w io.Writer, write func(io.Writer) error) (Rendered, error) {
 	h := sha256.New()
-	c := &counter{w: h}
+	c := &counter{w: io.MultiWriter(w, h)}
 	if err := write(c); err != nil {
 		return Rendered{}, err
 	}
