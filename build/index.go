@@ -96,10 +96,9 @@ func (b *builder) summarize(p *packed) error {
 			return err
 		}
 		o := &sum.rec
+		a := o.Archives()
 		s := Skill{Name: w.name, Dir: w.src.Dir, Files: len(o.Files), ContentDigest: o.ContentDigest, Reused: w.reused,
-			TarGz:   Artifact{Path: layout.ArchivePath(w.name, o.TarGz.Digest, layout.TarGz), Digest: o.TarGz.Digest, Size: o.TarGz.Size},
-			Zip:     Artifact{Path: layout.ArchivePath(w.name, o.Zip.Digest, layout.Zip), Digest: o.Zip.Digest, Size: o.Zip.Size},
-			LeftOut: sum.leftOut}
+			TarGz: a[0], Zip: a[1], LeftOut: sum.leftOut}
 		for _, f := range o.Files {
 			s.Size += f.Size
 		}

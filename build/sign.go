@@ -214,12 +214,9 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 		}
 	}
 	for _, s := range rec.Skills {
-		for _, a := range []struct {
-			ar  layout.Archive
-			ext string
-		}{{s.TarGz, layout.TarGz}, {s.Zip, layout.Zip}} {
-			if p := layout.ArchivePath(s.Name, a.ar.Digest, a.ext); layout.SignedPath(p) {
-				targets = append(targets, layout.Artifact{Path: p, Digest: a.ar.Digest, Size: a.ar.Size})
+		for _, a := range s.Archives() {
+			if layout.SignedPath(a.Path) {
+				targets = append(targets, a)
 			}
 		}
 	}

@@ -48,6 +48,13 @@ type RecordSkill struct {
 	Page *Archive `json:"page,omitempty"`
 }
 
+// Archives are the skill's archives as files of the bundle: .tar.gz, then
+// .zip.
+func (c *RecordSkill) Archives() [2]Artifact {
+	return [2]Artifact{{ArchivePath(c.Name, c.TarGz.Digest, TarGz), c.TarGz.Digest, c.TarGz.Size},
+		{ArchivePath(c.Name, c.Zip.Digest, Zip), c.Zip.Digest, c.Zip.Size}}
+}
+
 // Artifact is one file of the bundle with its digest and size.
 type Artifact struct {
 	Path   string `json:"path"`

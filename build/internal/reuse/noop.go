@@ -147,12 +147,9 @@ func (p *Last) listed(path string, last **layout.RecordSkill) (a layout.Artifact
 			}
 		}
 	case layout.KindArchive:
-		for _, x := range []struct {
-			ar  layout.Archive
-			ext string
-		}{{c.TarGz, layout.TarGz}, {c.Zip, layout.Zip}} {
-			if layout.ArchivePath(c.Name, x.ar.Digest, x.ext) == path {
-				return layout.Artifact{Path: path, Digest: x.ar.Digest, Size: x.ar.Size}, false, "", true
+		for _, x := range c.Archives() {
+			if x.Path == path {
+				return x, false, "", true
 			}
 		}
 	}

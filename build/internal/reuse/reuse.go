@@ -224,11 +224,8 @@ func (p *Last) Reusable(c *layout.RecordSkill, key layout.Digest) bool {
 	if p == nil || c == nil || c.Key != key {
 		return false
 	}
-	for _, a := range []struct {
-		ar  layout.Archive
-		ext string
-	}{{c.TarGz, layout.TarGz}, {c.Zip, layout.Zip}} {
-		if !p.Holds(layout.ArchivePath(c.Name, a.ar.Digest, a.ext), a.ar.Digest, a.ar.Size) {
+	for _, a := range c.Archives() {
+		if !p.Holds(a.Path, a.Digest, a.Size) {
 			return false
 		}
 	}
