@@ -313,7 +313,6 @@ func keys[T any](values []T, key func(T) string) []string {
 func (sv *SkillVersion) check(name string) []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	var entry *VersionedFile
 	for i, f := range sv.Files {
 		if err := CheckPath(f.Path); err != nil {
 			bad("file %q: %v", f.Path, err)
@@ -326,11 +325,8 @@ func (sv *SkillVersion) check(name string) []error {
 		if !f.Digest.Valid() || f.Size == nil || *f.Size < 0 {
 			bad("file %q: needs a digest (\"sha256:\" and 64 lowercase hex digits) and a size", f.Path)
 		}
-		if f.Path == EntryFile {
-			entry = &sv.Files[i]
-		}
 	}
-	if entry == nil {
+	if sv.entry().Path == "" {
 		bad("no %s among its files", EntryFile)
 	}
 	for _, a := range []packed{{TarGz, sv.TarGz}, {Zip, sv.Zip}} {
@@ -344,37 +340,26 @@ func (sv *SkillVersion) check(name string) []error {
 	if len(errs) > 0 {
 		return errs
 	}
-	want := sv.pointer(name, entry)
-	if sv.Type != want.typ || sv.Digest != want.digest {
-		bad("type %q and digest %s, but its files make it type %q with digest %s", sv.Type, sv.Digest, want.typ, want.digest)
+	typ, target, digest := sv.Target(name)
+	if sv.Type != typ || sv.Digest != digest {
+		bad("type %q and digest %s, but its files make it type %q with digest %s", sv.Type, sv.Digest, typ, digest)
 	}
-	if p, ok := ResolveURL(VersionsIndex, sv.URL); !ok || p.String() != want.path {
-		bad("url %q does not lead to %s", sv.URL, want.path)
+	if p, ok := ResolveURL(VersionsIndex, sv.URL); !ok || p.String() != target {
+		bad("url %q does not lead to %s", sv.URL, target)
 	}
 	return errs
 }
 
-// pointer is what an index entry for a version says: its type, and the
-// path and digest its url leads to.
-type pointer struct {
-	typ, path string
-	digest    Digest
-}
-
-func (sv *SkillVersion) pointer(name string, entry *VersionedFile) pointer {
-	if len(sv.Files) == 1 {
-		return pointer{TypeSkillMD, VersionFile(name, sv.Version, EntryFile), entry.Digest}
-	}
-	return pointer{TypeArchive, VersionArchive(name, sv.Version, sv.TarGz.Digest, TarGz), sv.TarGz.Digest}
-}
-
 // Target is what an index entry for the version says, which Check
 // requires of its Type and Digest, and its URL leads to: the entry's
-// type, and the dist path and digest of the file it points at. sv must
-// have passed Check.
+// type, and the dist path and digest of the file it points at (its
+// SKILL.md when it has no other file, else its .tar.gz). sv must have
+// passed Check.
 func (sv *SkillVersion) Target(name string) (typ, distPath string, digest Digest) {
-	pt := sv.pointer(name, sv.entry())
-	return pt.typ, pt.path, pt.digest
+	if len(sv.Files) == 1 {
+		return TypeSkillMD, VersionFile(name, sv.Version, EntryFile), sv.entry().Digest
+	}
+	return TypeArchive, VersionArchive(name, sv.Version, sv.TarGz.Digest, TarGz), sv.TarGz.Digest
 }
 
 // entries are the files of the version's folder, sorted by path.
@@ -611,9 +596,9 @@ func (s *set) snapshotDoc(w io.Writer) error {
 		if sv == nil {
 			return nil, fmt.Errorf("skill %q: version %s is not in its history", r.name, sh.current)
 		}
-		pt := sv.pointer(r.name, sv.entry())
-		return EntryV2{Name: r.name, Type: pt.typ, Description: sk.Description, Version: sv.Version,
-			URL: s.url(doc, pt.path), Digest: pt.digest, ContentDigest: sv.ContentDigest}, nil
+		typ, target, digest := sv.Target(r.name)
+		return EntryV2{Name: r.name, Type: typ, Description: sk.Description, Version: sv.Version,
+			URL: s.url(doc, target), Digest: digest, ContentDigest: sv.ContentDigest}, nil
 	})})
 }
 
@@ -644,8 +629,9 @@ func (s *set) versionsDoc(snapshot Rendered) func(io.Writer) error {
 				out := SkillVersions{Name: sh.name, Versions: slices.Clone(sh.versions)}
 				for j := range out.Versions {
 					sv := &out.Versions[j]
-					pt := sv.pointer(sh.name, sv.entry())
-					sv.Type, sv.URL, sv.Digest = pt.typ, s.url(VersionsIndex, pt.path), pt.digest
+					var target string
+					sv.Type, target, sv.Digest = sv.Target(sh.name)
+					sv.URL = s.url(VersionsIndex, target)
 				}
 				if !yield(out, nil) {
 					return
