@@ -207,10 +207,9 @@ func (b *builder) noStale(out, name, within string) error {
 	if err != nil {
 		return nil // absent: nothing beside it; otherwise making it reports why
 	}
-	prefix := "." + filepath.Base(out) + ".skillpack-"
 	for _, e := range ents {
 		p := filepath.Join(parent, e.Name())
-		if e.IsDir() && strings.HasPrefix(e.Name(), prefix) && !skill.IsBundle(p) {
+		if e.IsDir() && strings.HasPrefix(e.Name(), stagePrefix(out)) && !skill.IsBundle(p) {
 			return fmt.Errorf("another build's staging folder %s is inside the input %s, "+
 				"where its copies of the skills would be read as skills; wait for that build to end, or, if none is running, delete it (rm -rf %s) and build again",
 				filepath.Join(filepath.Dir(name), e.Name()), within, filepath.Join(filepath.Dir(name), e.Name()))

@@ -1,7 +1,6 @@
 package build
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -239,12 +238,8 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 	}
 	rec.Files = append(append(append(files, sigs...), folderSigs...), layout.BuildRecord)
 	slices.Sort(rec.Files)
-	var buf bytes.Buffer
-	if err := rec.Encode(&buf); err != nil {
-		return nil, err
-	}
 	written := time.Now()
-	if err := b.st.writeFile(b.st.path(layout.BuildRecord), buf.Bytes()); err != nil {
+	if _, err := b.st.writeDoc(b.st.path(layout.BuildRecord), rec.Encode); err != nil {
 		return nil, err
 	}
 	if err := reuse.StampAfter(b.st.path(layout.BuildRecord), written); err != nil {
