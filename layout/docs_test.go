@@ -3,7 +3,6 @@ package layout
 import (
 	"bytes"
 	"io"
-	"slices"
 	"strings"
 )
 
@@ -96,28 +95,6 @@ func (b *Planned) Lookup(path string) (Entry, bool) {
 // relToV2 is a dist path as a URL relative to the v0.2 index.
 func relToV2(distPath string) string {
 	return strings.TrimPrefix(distPath, SkillsDir+"/")
-}
-
-// ChecksumsDoc is checksums.txt in `sha256sum -c` format, "<hex>  <path>"
-// per line, sorted by path, so that `cd dist && sha256sum -c checksums.txt`
-// checks the listed files.
-func ChecksumsDoc(sums []Sum) []byte {
-	doc, _ := collect(checksumsWriter(sums)) // a bytes.Buffer takes every write
-	return doc
-}
-
-// checksumsWriter renders ChecksumsDoc, sorting a copy of sums once.
-func checksumsWriter(sums []Sum) func(io.Writer) error {
-	sums = slices.Clone(sums)
-	slices.SortFunc(sums, func(a, b Sum) int { return strings.Compare(a.Path, b.Path) })
-	return func(w io.Writer) error {
-		for _, s := range sums {
-			if _, err := io.WriteString(w, checksumLine(s)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 }
 
 // collect renders a document into memory, for the tests.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -326,6 +327,16 @@ type Sum struct {
 	Digest Digest
 }
 
+// ChecksumsDoc is checksums.txt in `sha256sum -c` format, sorted by path,
+// so that `cd dist && sha256sum -c checksums.txt` checks the listed files.
+func ChecksumsDoc(sums []Sum) []byte {
+	var doc []byte
+	for _, s := range slices.SortedFunc(slices.Values(sums), func(a, b Sum) int { return strings.Compare(a.Path, b.Path) }) {
+		doc = append(doc, checksumLine(s)...)
+	}
+	return doc
+}
+
 // checksumLine and ParseChecksums are the only spellers of a line of
 // checksums.txt, "<hex>  <path>" in `sha256sum -c` format.
 func checksumLine(s Sum) string { return s.Digest.Hex() + "  " + s.Path + "\n" }
@@ -338,7 +349,8 @@ func checksumLine(s Sum) string { return s.Digest.Hex() + "  " + s.Path + "\n" }
 // sums[i] is line i+1, so that a reader can name the line a sum came
 // from; a line that cannot be read has a zero Sum there, and err joins
 // (errors.Join) a *LineError for each such line, so that a checker can
-// report every bad line and still use the good ones.
+// report every bad line and still use the good ones. A reader that wants
+// the exact bytes a build writes compares data with ChecksumsDoc(sums).
 func ParseChecksums(data []byte) (sums []Sum, err error) {
 	var bad []error
 	seen := map[string]int{}
