@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -82,11 +83,23 @@ func ContentType(name string) string {
 		return MediaAICatalog
 	}
 	t := MimeType(name)
-	if strings.HasPrefix(t, "text/") {
-		return t + "; charset=utf-8"
+	if c, ok := textTypes()[t]; ok {
+		return c
 	}
 	return t
 }
+
+// textTypes gives each text type of mimeTypes its Content-Type, made once:
+// a server asks for one per file of a bundle.
+var textTypes = sync.OnceValue(func() map[string]string {
+	m := map[string]string{}
+	for _, t := range mimeTypes {
+		if strings.HasPrefix(t, "text/") {
+			m[t] = t + "; charset=utf-8"
+		}
+	}
+	return m
+})
 
 // Immutable is the Cache-Control of anything named by its own digest:
 // archives, and a publisher's copies of build records.

@@ -55,8 +55,6 @@ type file struct {
 	digest layout.Digest
 	size   int64
 	source string // the document that gives the digest and size, for messages
-	ctype  string // HTTP Content-Type
-	etag   string // HTTP ETag: the digest, which names the bytes
 
 	mod time.Time // the file's modification time, for Last-Modified
 
@@ -311,8 +309,7 @@ func (b *Bundle) add(a layout.Artifact, source string) *file {
 	if f := b.files[a.Path]; f != nil {
 		return f
 	}
-	f := &file{path: a.Path, digest: a.Digest, size: a.Size, source: source,
-		ctype: layout.ContentType(a.Path), etag: `"` + string(a.Digest) + `"`}
+	f := &file{path: a.Path, digest: a.Digest, size: a.Size, source: source}
 	b.files[a.Path] = f
 	return f
 }

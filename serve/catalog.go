@@ -27,7 +27,7 @@ func (s *Server) serveCatalog(w http.ResponseWriter, r *http.Request, b *Bundle,
 		w.Header()["Vary"] = varyHost
 	}
 	pg := s.pages.get(b, strings.TrimRight(base, "/"), data)
-	s.send(w, r, f.path, pg.etag, f.ctype, f.lastModified(), bytes.NewReader(pg.data))
+	s.send(w, r, f.path, pg.etag, layout.ContentType(f.path), f.lastModified(), bytes.NewReader(pg.data))
 }
 
 var varyHost = []string{"Host"}

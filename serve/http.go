@@ -155,7 +155,7 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer done()
-	s.send(w, r, f.path, f.etag, f.ctype, f.lastModified(), body)
+	s.send(w, r, f.path, `"`+string(f.digest)+`"`, layout.ContentType(f.path), f.lastModified(), body)
 }
 
 // send writes one response body with its validators; ServeContent answers
