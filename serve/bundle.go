@@ -21,11 +21,12 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// A Bundle is a built dist folder, checked and ready to serve. Open reads
-// it through package bundle and serves what its documents name and
-// nothing else: every servable file, its digest and its size come from
-// them, so that a file the build did not record can never be served.
-type Bundle struct {
+// A Held is the bundle a Server serves: a built dist folder, checked and
+// held ready. Open reads it through package bundle and serves what its
+// documents name and nothing else: every servable file, its digest and
+// its size come from them, so that a file the build did not record can
+// never be served.
+type Held struct {
 	dir    string
 	src    *bundle.Folder
 	refs   atomic.Int64             // the server's and each request's; see acquire
@@ -85,12 +86,12 @@ type skillEntry struct {
 }
 
 // Skills is the number of skills in the bundle.
-func (b *Bundle) Skills() int { return len(b.skills) }
+func (b *Held) Skills() int { return len(b.skills) }
 
 // Close gives up the caller's hold on the bundle. Its folder and the files
 // it keeps open are closed once no server serves it and no response is
 // being written from it.
-func (b *Bundle) Close() error {
+func (b *Held) Close() error {
 	b.release()
 	return nil
 }
@@ -98,23 +99,23 @@ func (b *Bundle) Close() error {
 // Unheld is how many of the bundle's files are not held by the snapshot,
 // for lack of memory or file handles, and are opened by name for each
 // request: only those can fail while the folder is rebuilt.
-func (b *Bundle) Unheld() int { return b.byName }
+func (b *Held) Unheld() int { return b.byName }
 
 // Open checks the bundle in dir and returns it ready to serve. It refuses a
 // bundle whose documents are not the ones the build wrote, or any of whose
 // files is missing, is not a regular file, or does not have the size and
 // digest the build recorded; each file is hashed here, once, so that
 // requests never hash anything unless the file changes on disk afterwards.
-func Open(dir string) (*Bundle, error) { return openBundle(dir, nil, defaultLimits()) }
+func Open(dir string) (*Held, error) { return openHeld(dir, nil, defaultLimits()) }
 
-// openBundle opens the bundle in dir, sparing the work that prev, the bundle it
+// openHeld opens the bundle in dir, sparing the work that prev, the bundle it
 // replaces, has done already (see hold).
-func openBundle(dir string, prev *Bundle, lim limits) (*Bundle, error) {
+func openHeld(dir string, prev *Held, lim limits) (*Held, error) {
 	src, err := bundle.OpenFolder(dir)
 	if err != nil {
 		return nil, fmt.Errorf("%w (build a bundle there with `skillpack build SKILLS -o %s`)", err, dir)
 	}
-	b := &Bundle{dir: dir, src: src, files: map[string]*file{}, mem: map[layout.Digest][]byte{},
+	b := &Held{dir: dir, src: src, files: map[string]*file{}, mem: map[layout.Digest][]byte{},
 		res: map[string]*resource{}, byURI: map[string]int{}, dirs: map[string][]*mcp.Resource{}}
 	b.refs.Store(1)
 	if err := b.load(); err != nil {
@@ -141,7 +142,7 @@ type recorded struct {
 // mcp/resources.json, the legacy copies the v0.1 index names, the files
 // of versions.json, and the signatures beside them. Only those the build
 // record lists are served.
-func (b *Bundle) load() error {
+func (b *Held) load() error {
 	ctx := context.Background()
 	// The record is needed last and the largest document: it is read while
 	// the others are read and checked.
@@ -242,7 +243,7 @@ func (b *Bundle) load() error {
 // readRecord reads the build record, and notes which file it read: what
 // Follow compares is the record read here, since a build replaces it
 // whenever it replaces the bundle.
-func (b *Bundle) readRecord() (recorded, error) {
+func (b *Held) readRecord() (recorded, error) {
 	r := recorded{files: map[string]bool{}, docs: map[string]layout.Artifact{}}
 	fh, _, err := b.src.File(layout.BuildRecord)
 	if err == nil {
@@ -305,7 +306,7 @@ func changed(err error) error {
 // add records a servable file with the headers its path calls for, and
 // returns it. The first record of a path wins: mcp/index.json is both a
 // resource and a document.
-func (b *Bundle) add(a layout.Artifact, source string) *file {
+func (b *Held) add(a layout.Artifact, source string) *file {
 	if f := b.files[a.Path]; f != nil {
 		return f
 	}
@@ -316,7 +317,7 @@ func (b *Bundle) add(a layout.Artifact, source string) *file {
 
 // loadSkills reads mcp/skills.json, and derives the directory resources
 // from the paths of the resources each skill lists.
-func (b *Bundle) loadSkills(data []byte) error {
+func (b *Held) loadSkills(data []byte) error {
 	// Each entry is served as the build wrote it: its bytes are cut out
 	// while the entries are decoded.
 	cut := background(func() (raws []json.RawMessage, err error) { return raws, json.Unmarshal(data, &raws) })
@@ -363,7 +364,7 @@ const dirMime = "inode/directory"
 
 // addToDirs records uri and every folder above it up to the skill root as
 // directory resources. Directory URIs have no trailing slash.
-func (b *Bundle) addToDirs(root, uri string, res *resource) {
+func (b *Held) addToDirs(root, uri string, res *resource) {
 	child := &mcp.Resource{URI: uri, Name: path.Base(uri), MIMEType: res.mime, Size: res.file.size}
 	for {
 		parent := uri[:strings.LastIndex(uri, "/")]
@@ -378,7 +379,7 @@ func (b *Bundle) addToDirs(root, uri string, res *resource) {
 
 // loadV1 adds the legacy tree: the v0.1 index names each file, which is a
 // copy of the v0.2 file with the digest mcp/resources.json gives.
-func (b *Bundle) loadV1(data []byte) error {
+func (b *Held) loadV1(data []byte) error {
 	idx, err := layout.DecodeIndexV1(data)
 	if err != nil {
 		return err

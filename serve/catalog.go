@@ -14,7 +14,7 @@ import (
 // install commands (catalog.WithHost): --base-url when given, else the
 // scheme and host the request came to. The page is then not the bytes the
 // build recorded, so its validator is the digest of what is sent.
-func (s *Server) serveCatalog(w http.ResponseWriter, r *http.Request, b *Bundle, f *file) {
+func (s *Server) serveCatalog(w http.ResponseWriter, r *http.Request, b *Held, f *file) {
 	data, err := b.read(f)
 	if err != nil {
 		s.logf("refused %s: %v", f.path, err)
@@ -53,7 +53,7 @@ func requestBase(r *http.Request) string {
 // over.
 type pages struct {
 	mu     sync.Mutex
-	bundle *Bundle
+	bundle *Held
 	byBase map[string]page
 }
 
@@ -64,7 +64,7 @@ type page struct {
 
 const maxPages = 16
 
-func (ps *pages) get(b *Bundle, base string, data []byte) page {
+func (ps *pages) get(b *Held, base string, data []byte) page {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.bundle != b || len(ps.byBase) >= maxPages {

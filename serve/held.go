@@ -57,7 +57,7 @@ func defaultLimits() limits {
 // says. Files that prev (the bundle this one replaces, or nil) verified
 // are not hashed again: in-memory bytes are shared by digest, and an open
 // file is trusted if it is the very file prev held, unchanged.
-func (b *Bundle) hold(prev *Bundle, lim limits) error {
+func (b *Held) hold(prev *Held, lim limits) error {
 	paths := slices.Sorted(maps.Keys(b.files))
 	// Decide first, in path order, so that which files are kept in memory
 	// does not depend on timing.
@@ -118,7 +118,7 @@ func (b *Bundle) hold(prev *Bundle, lim limits) error {
 // take opens one file, checks it and keeps what f.how says. Bytes that
 // prev holds in memory with f's digest are verified already: the file's
 // own are not needed.
-func (b *Bundle) take(f *file, prev *Bundle) error {
+func (b *Held) take(f *file, prev *Held) error {
 	fh, info, err := b.open(f)
 	if err != nil {
 		return err
@@ -159,7 +159,7 @@ func (b *Bundle) take(f *file, prev *Bundle) error {
 }
 
 // open opens the file of f in the folder, with what fstat says of it.
-func (b *Bundle) open(f *file) (*os.File, fs.FileInfo, error) {
+func (b *Held) open(f *file) (*os.File, fs.FileInfo, error) {
 	fh, _, err := b.src.File(f.path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", f.path, err)
@@ -174,7 +174,7 @@ func (b *Bundle) open(f *file) (*os.File, fs.FileInfo, error) {
 
 // held returns the file b serves at f's path with f's digest, or nil; b
 // may be nil.
-func (b *Bundle) held(f *file) *file {
+func (b *Held) held(f *file) *file {
 	if b == nil {
 		return nil
 	}
@@ -201,7 +201,7 @@ const (
 // open or opened by name is checked again, by a stat, and hashed again
 // only if the stat shows a change; done must be called when the response
 // is written.
-func (b *Bundle) content(f *file) (r io.ReadSeeker, done func(), err error) {
+func (b *Held) content(f *file) (r io.ReadSeeker, done func(), err error) {
 	if f.how == inMemory {
 		return bytes.NewReader(f.data), func() {}, nil
 	}
@@ -240,7 +240,7 @@ func (f *file) recheck(fh *os.File) error {
 }
 
 // read returns the verified bytes of a file, whole.
-func (b *Bundle) read(f *file) ([]byte, error) {
+func (b *Held) read(f *file) ([]byte, error) {
 	if f.how == inMemory {
 		return f.data, nil
 	}
@@ -274,7 +274,7 @@ func (f *file) lastModified() time.Time { return f.mod.Truncate(time.Second) }
 
 // release drops one reference to the bundle; the last one closes its
 // folder and the files it keeps open.
-func (b *Bundle) release() {
+func (b *Held) release() {
 	if b.refs.Add(-1) != 0 {
 		return
 	}
@@ -300,7 +300,7 @@ func (f *file) drop() {
 }
 
 // acquire takes a reference to b unless it is already closed.
-func (b *Bundle) acquire() bool {
+func (b *Held) acquire() bool {
 	for {
 		n := b.refs.Load()
 		if n <= 0 {
@@ -337,7 +337,7 @@ func now() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
 
 // file returns the file b serves at p: one of its own, or a retired one
 // whose grace period has not ended.
-func (b *Bundle) file(p string) *file {
+func (b *Held) file(p string) *file {
 	if f := b.files[p]; f != nil || len(b.retired) == 0 {
 		return f
 	}
@@ -352,7 +352,7 @@ func (b *Bundle) file(p string) *file {
 // earlier bundles until their own grace periods end, the newest first
 // while they fit lim. It returns how many it left out for lack of room,
 // and must be called before b is served.
-func (b *Bundle) retire(prev *Bundle, at time.Time, grace time.Duration, lim limits) (dropped int) {
+func (b *Held) retire(prev *Held, at time.Time, grace time.Duration, lim limits) (dropped int) {
 	var cands []retiredFile
 	for _, p := range slices.Sorted(maps.Keys(prev.files)) {
 		f := prev.files[p]
@@ -391,7 +391,7 @@ func (b *Bundle) retire(prev *Bundle, at time.Time, grace time.Duration, lim lim
 
 // firstExpiry is when the first of b's retired files stops being served,
 // or the zero time.
-func (b *Bundle) firstExpiry() (first time.Time) {
+func (b *Held) firstExpiry() (first time.Time) {
 	for _, r := range b.retired {
 		if first.IsZero() || r.until.Before(first) {
 			first = r.until

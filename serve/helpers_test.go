@@ -85,7 +85,7 @@ func newSkills(t *testing.T) (skills, dist string) {
 	return skills, dist
 }
 
-func open(t testing.TB, dist string) *Bundle {
+func open(t testing.TB, dist string) *Held {
 	t.Helper()
 	b, err := Open(dist)
 	if err != nil {
@@ -104,9 +104,9 @@ func start(t *testing.T, dist string, o Options) (string, *Server) {
 }
 
 // openWith opens a bundle with the snapshot's limits set.
-func openWith(t *testing.T, dist string, lim limits) *Bundle {
+func openWith(t *testing.T, dist string, lim limits) *Held {
 	t.Helper()
-	b, err := openBundle(dist, nil, lim)
+	b, err := openHeld(dist, nil, lim)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func openWith(t *testing.T, dist string, lim limits) *Bundle {
 }
 
 // serveBundle is start for a bundle already open.
-func serveBundle(t *testing.T, b *Bundle, o Options) (string, *Server) {
+func serveBundle(t *testing.T, b *Held, o Options) (string, *Server) {
 	t.Helper()
 	s := New(b, o)
 	return serveWith(t, s), s

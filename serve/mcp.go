@@ -270,7 +270,7 @@ func (s *Server) cacheable() mcp.Cacheable {
 
 // register makes resources/list show the SKILL.md files of next instead of
 // those of prev. The SDK tells subscribed clients the list changed.
-func (s *Server) register(prev, next *Bundle) {
+func (s *Server) register(prev, next *Held) {
 	keep := map[string]bool{}
 	for _, r := range next.entries {
 		keep[r.URI] = true
@@ -421,7 +421,7 @@ func after(cursor string, n int, key func(int) string) (int, error) {
 
 // directory returns the children of a directory resource. Its URI has no
 // trailing slash, but one is taken too: clients add it to say "folder".
-func (b *Bundle) directory(uri string) ([]*mcp.Resource, bool) {
+func (b *Held) directory(uri string) ([]*mcp.Resource, bool) {
 	if kids, ok := b.dirs[uri]; ok {
 		return kids, true
 	}

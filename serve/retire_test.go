@@ -66,7 +66,7 @@ func TestRetiredArchives(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Cleanup(func() { skew.Store(0) })
 			skills, dist := newSkills(t)
-			b, err := openBundle(dist, nil, c.lim)
+			b, err := openHeld(dist, nil, c.lim)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,12 +114,12 @@ func TestRetiredArchives(t *testing.T) {
 			var held *file
 			if c.lim.small == 0 { // every file kept open
 				for p := range old {
-					if r := s.Bundle().retired[p]; r.f == nil || r.f.fh == nil {
+					if r := s.Held().retired[p]; r.f == nil || r.f.fh == nil {
 						t.Fatalf("%s is not kept open after the switch", p)
 					}
 				}
 				// Changed in place after the switch: refused, not sent.
-				held = s.Bundle().retired[linked(t, old, link)].f
+				held = s.Held().retired[linked(t, old, link)].f
 				fh, err := os.OpenFile(link, os.O_WRONLY, 0)
 				if err != nil {
 					t.Fatal(err)
@@ -138,10 +138,10 @@ func TestRetiredArchives(t *testing.T) {
 				}
 			}
 			// What the timer does once the first grace period has ended.
-			if err := s.reloadBundle(s.Bundle()); err != nil {
+			if err := s.reloadBundle(s.Held()); err != nil {
 				t.Fatal(err)
 			}
-			if n := len(s.Bundle().retired); n != 0 {
+			if n := len(s.Held().retired); n != 0 {
 				t.Errorf("the bundle served after the grace period still holds %d retired files", n)
 			}
 			if held != nil {
@@ -175,9 +175,9 @@ func linked(t *testing.T, old map[string]string, link string) string {
 func TestRetiredBounded(t *testing.T) {
 	skills, dist := newSkills(t)
 	lim := limits{open: 1000} // every file kept open
-	open := func(prev *Bundle) *Bundle {
+	open := func(prev *Held) *Held {
 		t.Helper()
-		b, err := openBundle(dist, prev, lim)
+		b, err := openHeld(dist, prev, lim)
 		if err != nil {
 			t.Fatal(err)
 		}

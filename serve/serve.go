@@ -89,12 +89,12 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// A Server serves one Bundle at a time over HTTP and MCP. Swap replaces
+// A Server serves one Held bundle at a time over HTTP and MCP. Swap replaces
 // the bundle atomically: a request sees the old bundle or the new one,
 // never a mix.
 type Server struct {
 	opts   Options
-	bundle atomic.Pointer[Bundle]
+	bundle atomic.Pointer[Held]
 	mcp    *mcp.Server
 	mu     sync.Mutex // serializes Swap
 	reload sync.Mutex // serializes Reload
@@ -110,8 +110,8 @@ type Server struct {
 }
 
 // New returns a server for b. The server holds b open as long as it
-// serves it, whatever the caller does with its own hold (see Bundle.Close).
-func New(b *Bundle, opts Options) *Server {
+// serves it, whatever the caller does with its own hold (see Held.Close).
+func New(b *Held, opts Options) *Server {
 	b.acquire()
 	s := &Server{opts: opts.withDefaults(), turns: make(chan struct{}, 4*runtime.GOMAXPROCS(0))}
 	s.SetTokens(s.opts.Tokens)
@@ -131,12 +131,12 @@ func (s *Server) SetTokens(tokens []string) {
 	s.tokens.Store(&sums)
 }
 
-// Bundle is the bundle being served.
-func (s *Server) Bundle() *Bundle { return s.bundle.Load() }
+// Held is the bundle being served.
+func (s *Server) Held() *Held { return s.bundle.Load() }
 
 // Swap serves b from now on. The server lets go of the previous bundle,
 // which closes once the responses being written from it are done.
-func (s *Server) Swap(b *Bundle) {
+func (s *Server) Swap(b *Held) {
 	b.acquire()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -149,7 +149,7 @@ func (s *Server) Swap(b *Bundle) {
 
 // acquire returns the bundle being served, held until release: a
 // response is written wholly from the one bundle it began with.
-func (s *Server) acquire() *Bundle {
+func (s *Server) acquire() *Held {
 	for {
 		if b := s.bundle.Load(); b.acquire() {
 			return b

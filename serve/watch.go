@@ -217,7 +217,7 @@ func (s *Server) Reload() error { return s.reloadBundle(nil) }
 // ended, it opens the folder again even if it holds the same build, so
 // that a bundle without the expired files replaces it, and does nothing if
 // another has replaced it already.
-func (s *Server) reloadBundle(expired *Bundle) error {
+func (s *Server) reloadBundle(expired *Held) error {
 	s.reload.Lock()
 	defer s.reload.Unlock()
 	cur := s.acquire()
@@ -233,7 +233,7 @@ func (s *Server) reloadBundle(expired *Bundle) error {
 		return nil
 	}
 	lim := defaultLimits()
-	b, err := openBundle(cur.dir, cur, lim)
+	b, err := openHeld(cur.dir, cur, lim)
 	if err != nil {
 		return err
 	}
@@ -281,7 +281,7 @@ func (s *Server) Follow(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 		}
-		cur := s.Bundle()
+		cur := s.Held()
 		info, err := os.Stat(filepath.Join(cur.dir, filepath.FromSlash(layout.BuildRecord)))
 		if err != nil || sameRecord(cur.record, info) || sameRecord(failed, info) {
 			continue
