@@ -281,7 +281,7 @@ func skillPage(w io.Writer, a assets, s Skill, o Options, count int) error {
 	p := newPage(o, a, count, "../")
 	p.CSP = csp(a.css, "", o.BaseURL)
 	p.Home = p.href(layout.Catalog)
-	v, err := newView(s, p.href, p.abs, p.Host)
+	v, err := newView(s, p.href, p.Host)
 	if err != nil {
 		return err
 	}
@@ -334,14 +334,6 @@ func (p page) href(distPath string) string {
 	return p.base + "/" + escape(distPath)
 }
 
-// abs is a URL for a shell command, which has no page to be relative to.
-func (p page) abs(distPath string) string {
-	if p.base == "" {
-		return placeholder + "/" + escape(distPath)
-	}
-	return p.href(distPath)
-}
-
 // head writes the front page up to its foot: the masthead and the table
 // of contents, whose entries it renders from one skill at a time, reading
 // each again rather than keeping every description.
@@ -389,7 +381,9 @@ func letters(idx []entry) []string {
 	return out
 }
 
-func newView(s Skill, href, abs func(string) string, host string) (view, error) {
+// newView is the skill as its page shows it; host is the bundle's
+// absolute URL (or the placeholder), which shell commands need.
+func newView(s Skill, href func(string) string, host string) (view, error) {
 	v := view{
 		Name:          s.Name,
 		Description:   s.Description,
@@ -428,7 +422,7 @@ func newView(s Skill, href, abs func(string) string, host string) (view, error) 
 			Href:   href(p),
 			Size:   human.Bytes(a.a.Size),
 			Digest: short(a.a.Digest),
-			Fetch:  "curl -LO " + human.ShellQuote(abs(p)),
+			Fetch:  "curl -LO " + human.ShellQuote(host+"/"+escape(p)),
 			// Two spaces: the sha256sum -c line format.
 			Check: "echo '" + a.a.Digest.Hex() + "  " + name + "' | sha256sum -c",
 		})

@@ -357,7 +357,8 @@ func lastNonSpace(b []byte) byte {
 // Where the message names no particular character, the column is that of
 // the line's first one.
 func problemColumn(raw []byte, line int, msg string) (int, string) {
-	start, text := lineAt(raw, line)
+	l, _ := (&lineSplitter{data: raw}).at(line - 1) // past the end: an empty line
+	start, text := l.start, l.text
 	col := func(i int) int { return utf8.RuneCount(text[:i]) + 1 }
 	first := len(text) - len(bytes.TrimLeft(text, " ")) // a tab in the indentation is the fault itself
 	switch msg {
@@ -429,21 +430,3 @@ func mappingColon(raw []byte, start int, text []byte, line int, msg string) int 
 // problemBytes bounds the YAML re-parsed to place an error: real frontmatter
 // is far smaller, and hostile frontmatter then costs only the first parse.
 const problemBytes = 256 << 10
-
-// lineAt returns the byte offset and text (without terminator) of 1-based
-// line n of raw, or an empty line past the end.
-func lineAt(raw []byte, n int) (int, []byte) {
-	start := 0
-	for ; n > 1; n-- {
-		i := bytes.IndexByte(raw[start:], '\n')
-		if i < 0 {
-			return len(raw), nil
-		}
-		start += i + 1
-	}
-	end := len(raw)
-	if i := bytes.IndexByte(raw[start:], '\n'); i >= 0 {
-		end = start + i
-	}
-	return start, bytes.TrimSuffix(raw[start:end], []byte("\r"))
-}
