@@ -103,20 +103,17 @@ func WithHost(page []byte, base string) []byte {
 
 // page is the data of the "head" and "foot" templates.
 type page struct {
-	Title     string
-	Publisher string
-	Source    string // an http(s) URL, checked by scan
-	Generator string
-	Host      string // the bundle's absolute URL, or placeholder
-	Known     bool   // Host is real
-	AddAll    string // the command that installs every skill
-	Indexes   []link
-	Count     int // of skills
-	CSS       template.CSS
-	JS        template.JS
-	CSP       string
-	Home      string // a skill's page: the link back to the front page
-	base, up  string // see newPage
+	Options         // Title (never empty here), Publisher, Source (checked by New), Generator
+	Host     string // the bundle's absolute URL, or placeholder
+	Known    bool   // Host is real
+	AddAll   string // the command that installs every skill
+	Indexes  []link
+	Count    int // of skills
+	CSS      template.CSS
+	JS       template.JS
+	CSP      string
+	Home     string // a skill's page: the link back to the front page
+	base, up string // see newPage
 }
 
 // tocEntry is the data of the "entry" template: one skill in the table of
@@ -303,17 +300,14 @@ func newPage(o Options, a assets, count int, up string) page {
 		host = placeholder
 	}
 	p := page{
-		Title:     o.Title,
-		Publisher: o.Publisher,
-		Source:    o.Source,
-		Generator: o.Generator,
-		Host:      host,
-		Known:     base != "",
-		AddAll:    "npx skills add " + human.ShellQuote(host),
-		Count:     count,
-		CSS:       template.CSS(a.css),
-		base:      base,
-		up:        up,
+		Options: o,
+		Host:    host,
+		Known:   base != "",
+		AddAll:  "npx skills add " + human.ShellQuote(host),
+		Count:   count,
+		CSS:     template.CSS(a.css),
+		base:    base,
+		up:      up,
 	}
 	p.Indexes = []link{
 		{"index.json", p.href(layout.V2Index), "Agent Skills discovery v0.2.0"},

@@ -13,6 +13,7 @@
 package pack
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
@@ -261,12 +262,7 @@ type Writer struct {
 // A nil writer discards that archive. An invalid Options.Prefix is reported
 // by the first Add or Close.
 func NewWriter(tgz, z io.Writer, opts Options) *Writer {
-	if tgz == nil {
-		tgz = io.Discard
-	}
-	if z == nil {
-		z = io.Discard
-	}
+	tgz, z = cmp.Or(tgz, io.Discard), cmp.Or(z, io.Discard)
 	w := &Writer{
 		prefix: opts.Prefix,
 		files:  make(map[string]bool),

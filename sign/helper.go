@@ -3,6 +3,7 @@ package sign
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
@@ -145,10 +146,7 @@ func start(ctx context.Context, args []string, token string, env func(string) st
 		cmd.Env = append(cmd.Env, k+"="+env(k))
 	}
 	cmd.Env = append(cmd.Env, tokenEnv+"="+token)
-	if stderr == nil {
-		stderr = os.Stderr
-	}
-	cmd.Stderr = stderr
+	cmd.Stderr = cmp.Or[io.Writer](stderr, os.Stderr)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, h, err
