@@ -28,12 +28,8 @@ type ignoreRule struct {
 func ParseIgnore(data []byte) *Ignore {
 	// Split rather than scan: a scanner stops at its first over-long line
 	// and would silently drop every pattern after it.
-	data = bytes.TrimPrefix(data, bom) // git skips a BOM here too
-	var pats []string
-	for l := range bytes.Lines(data) {
-		pats = append(pats, strings.TrimSuffix(string(l), "\n"))
-	}
-	return NewIgnore(pats)
+	// git skips a BOM here too; NewIgnore drops each line's "\r".
+	return NewIgnore(strings.Split(string(bytes.TrimPrefix(data, bom)), "\n"))
 }
 
 // NewIgnore compiles patterns in gitignore syntax. A malformed pattern (an
@@ -161,14 +157,6 @@ func globRegexp(p string) (string, bool) {
 			b.WriteString("[^/]*")
 		case c == '?':
 			b.WriteString("[^/]")
-		case c == '\\':
-			if i+1 == len(p) {
-				return "", false // git: a trailing lone backslash never matches
-			}
-			i++
-			r, n := utf8.DecodeRuneInString(p[i:])
-			b.WriteString(regexp.QuoteMeta(string(r)))
-			i += n - 1
 		case c == '[':
 			class, n, ok := globClass(p[i:])
 			if !ok {
@@ -176,6 +164,12 @@ func globRegexp(p string) (string, bool) {
 			}
 			b.WriteString(class)
 			i += n - 1
+		case c == '\\':
+			if i+1 == len(p) {
+				return "", false // git: a trailing lone backslash never matches
+			}
+			i++ // the character it escapes is taken literally
+			fallthrough
 		default:
 			r, n := utf8.DecodeRuneInString(p[i:])
 			b.WriteString(regexp.QuoteMeta(string(r)))
