@@ -182,10 +182,8 @@ type Catalog struct {
 // checks do not, so that the error lists them all.
 func New(skills Skills, o Options) (*Catalog, error) {
 	var errs []error
-	if o.Source != "" {
-		if u, err := url.Parse(o.Source); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
-			errs = append(errs, fmt.Errorf("catalog: source %q: use an absolute http or https URL, such as https://github.com/OWNER/REPO", o.Source))
-		}
+	if u, err := url.Parse(o.Source); o.Source != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil) {
+		errs = append(errs, fmt.Errorf("catalog: source %q: use an absolute http or https URL, such as https://github.com/OWNER/REPO", o.Source))
 	}
 	if err := layout.CheckBaseURL(o.BaseURL); err != nil {
 		errs = append(errs, fmt.Errorf("catalog: %w", err))
