@@ -193,8 +193,10 @@ func (z *zipWriter) close() error {
 		if farOffset {
 			extra = binary.LittleEndian.AppendUint64(extra, e.offset)
 		}
-		if extra != nil {
+		if extra != nil { // the field: its ID and length, then the data
 			version = zipVersion45
+			head := binary.LittleEndian.AppendUint16(nil, zip64ExtraID)
+			extra = append(binary.LittleEndian.AppendUint16(head, uint16(len(extra))), extra...)
 		}
 		mode := uint32(sIFREG | 0o644)
 		if e.exec {
@@ -210,23 +212,15 @@ func (z *zipWriter) close() error {
 		z.u32(e.crc)
 		z.u32or(e.csize, e.zip64)
 		z.u32or(e.usize, e.zip64)
-		extraLen := 0
-		if extra != nil {
-			extraLen = 4 + len(extra)
-		}
 		z.u16(uint16(len(e.name)))
-		z.u16(uint16(extraLen))
+		z.u16(uint16(len(extra)))
 		z.u16(0) // comment length
 		z.u16(0) // disk number
 		z.u16(0) // internal attributes
 		z.u32(mode << 16)
 		z.u32or(e.offset, farOffset)
 		z.buf = append(z.buf, e.name...)
-		if extra != nil {
-			z.u16(zip64ExtraID)
-			z.u16(uint16(len(extra)))
-			z.buf = append(z.buf, extra...)
-		}
+		z.buf = append(z.buf, extra...)
 		if err := z.flush(); err != nil {
 			return err
 		}
