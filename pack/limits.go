@@ -1,6 +1,7 @@
 package pack
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 )
@@ -34,20 +35,12 @@ type Limits struct {
 	Ratio    int64 // unpacked bytes per archive byte, above RatioFloor
 }
 
-// WithDefaults fills the zero fields with the defaults.
+// WithDefaults fills the zero (or negative) fields with the defaults.
 func (l Limits) WithDefaults() Limits {
-	if l.File <= 0 {
-		l.File = MaxFile
-	}
-	if l.Unpacked <= 0 {
-		l.Unpacked = MaxUnpacked
-	}
-	if l.Entries <= 0 {
-		l.Entries = MaxEntries
-	}
-	if l.Ratio <= 0 {
-		l.Ratio = MaxRatio
-	}
+	l.File = cmp.Or(max(l.File, 0), MaxFile)
+	l.Unpacked = cmp.Or(max(l.Unpacked, 0), MaxUnpacked)
+	l.Entries = cmp.Or(max(l.Entries, 0), MaxEntries)
+	l.Ratio = cmp.Or(max(l.Ratio, 0), MaxRatio)
 	return l
 }
 
