@@ -16,6 +16,7 @@ package catalog
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
 	"errors"
@@ -293,10 +294,7 @@ func skillPage(w io.Writer, a assets, s Skill, o Options, count int) error {
 // folder to dist/ ("" or "../"), which its relative links start with.
 func newPage(o Options, a assets, count int, up string) page {
 	base := strings.TrimRight(o.BaseURL, "/")
-	host := base
-	if host == "" {
-		host = placeholder
-	}
+	host := cmp.Or(base, placeholder)
 	p := page{
 		Options: o,
 		Host:    host,
@@ -312,9 +310,7 @@ func newPage(o Options, a assets, count int, up string) page {
 		{"skills.json", p.href(layout.MCPSkills), "MCP skills/list"},
 		{"checksums.txt", p.href(layout.Checksums), "sha256sum -c"},
 	}
-	if p.Title == "" {
-		p.Title = "Agent Skills"
-	}
+	p.Title = cmp.Or(p.Title, "Agent Skills")
 	return p
 }
 

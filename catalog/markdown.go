@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"html/template"
 	"net/url"
@@ -300,10 +301,7 @@ type headingIDs struct {
 
 // Generate implements parser.IDs.
 func (s *headingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
-	base := slug(string(value))
-	if base == "" {
-		base = "section"
-	}
+	base := cmp.Or(slug(string(value)), "section")
 	id := base
 	for s.used[id] {
 		s.next[base]++

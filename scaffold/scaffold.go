@@ -4,6 +4,7 @@ package scaffold
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -40,10 +41,7 @@ func New(parent, name string, opts Options) (string, error) {
 		return "", err
 	}
 	words := strings.ReplaceAll(name, "-", " ")
-	desc := opts.Description
-	if desc == "" {
-		desc = fmt.Sprintf("Helps with %s tasks. Replace this text with what the skill does and when an agent should use it.", words)
-	}
+	desc := cmp.Or(opts.Description, "Helps with "+words+" tasks. Replace this text with what the skill does and when an agent should use it.")
 	if strings.ContainsAny(desc, "<>") {
 		return "", errors.New("the description must not contain < or >: Anthropic's upload rejects them")
 	}

@@ -2,6 +2,7 @@ package skill
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -257,11 +258,7 @@ func Load(dir string) *Skill {
 
 // find is the unread skill in dir.
 func find(dir string) *Skill {
-	name := entryName(dir)
-	if name == "" {
-		name = FileName
-	}
-	return &Skill{Dir: dir, File: name, Plugin: pluginOf(dir)}
+	return &Skill{Dir: dir, File: cmp.Or(entryName(dir), FileName), Plugin: pluginOf(dir)}
 }
 
 // Read reads and parses the entry file, filling in Size and Doc, or Err

@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -235,10 +236,7 @@ func (w *walker) readMarketplace(path string) {
 	if !w.readJSON(path, &m) {
 		return
 	}
-	base := m.Metadata.PluginRoot
-	if base == "" {
-		base = m.PluginRoot
-	}
+	base := cmp.Or(m.Metadata.PluginRoot, m.PluginRoot)
 	top := filepath.Clean(w.walk)
 	for i, p := range m.Plugins {
 		src, ok := sourcePath(p.Source)
