@@ -223,13 +223,9 @@ func (b *Bundle) skills(folder bundle.Source, rec []layout.RecordSkill) ([]Skill
 	}
 	versions := map[string]string{}
 	if o, ok := byPath[layout.V2Index]; ok {
-		data, err := b.document(folder, o.Path, o.Digest)
+		idx, err := document(b, folder, o, layout.DecodeIndexV2)
 		if err != nil {
 			return nil, err
-		}
-		idx, err := layout.DecodeIndexV2(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w; %s", b.file(o.Path), err, rebuild)
 		}
 		for _, e := range idx.Skills {
 			versions[e.Name] = e.Version
@@ -237,13 +233,9 @@ func (b *Bundle) skills(folder bundle.Source, rec []layout.RecordSkill) ([]Skill
 	}
 	about := map[string][]byte{}
 	if o, ok := byPath[layout.MCPSkills]; ok {
-		data, err := b.document(folder, o.Path, o.Digest)
+		list, err := document(b, folder, o, layout.DecodeSkillsMCP)
 		if err != nil {
 			return nil, err
-		}
-		list, err := layout.DecodeSkillsMCP(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w; %s", b.file(o.Path), err, rebuild)
 		}
 		for _, s := range list {
 			if p, ok := layout.ParseURI(s.URI); ok {
@@ -278,36 +270,39 @@ func (b *Bundle) skills(folder bundle.Source, rec []layout.RecordSkill) ([]Skill
 	return out, nil
 }
 
-// document reads a document of the bundle and refuses bytes other than
-// the digest the record gives it: what publish takes from a document (the
-// versions' files, a skill's version and description) must come from the
-// bytes it uploads.
-func (b *Bundle) document(folder bundle.Source, p string, d layout.Digest) ([]byte, error) {
-	data, err := bundle.ReadDoc(context.Background(), folder, p, d, "the build record", bundle.MaxDoc)
+// document decodes a document of the bundle with dec, refusing bytes
+// other than the digest the record gives it: what publish takes from a
+// document (the versions' files, a skill's version and description) must
+// come from the bytes it uploads.
+func document[T any](b *Bundle, folder bundle.Source, o Object, dec func([]byte) (T, error)) (T, error) {
+	var v T
+	data, err := bundle.ReadDoc(context.Background(), folder, o.Path, o.Digest, "the build record", bundle.MaxDoc)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w; %s", b.Dir, err, rebuild)
+		return v, fmt.Errorf("%s: %w; %s", b.Dir, err, rebuild)
 	}
-	return data, nil
+	if v, err = dec(data); err != nil {
+		return v, fmt.Errorf("%s: %w; %s", b.file(o.Path), err, rebuild)
+	}
+	return v, nil
 }
 
 // versions adds the files of every published version of a --versioned
-// bundle, which its versions.json (a document of the record, checked
-// against the digest the record gives it) names with their digests.
+// bundle, which its versions.json (a document of the record) names with
+// their digests.
 func (b *Bundle) versions(folder bundle.Source, known map[string]layout.Artifact, add func(string, layout.Digest, int64)) error {
 	d, ok := known[layout.VersionsIndex]
 	if !ok {
 		return nil
 	}
-	data, err := b.document(folder, layout.VersionsIndex, d.Digest)
+	v, err := document(b, folder, Object{Path: d.Path, Digest: d.Digest}, func(data []byte) (*layout.IndexVersions, error) {
+		v, err := layout.DecodeVersions(data)
+		if err == nil {
+			err = errors.Join(v.Check()...)
+		}
+		return v, err
+	})
 	if err != nil {
 		return err
-	}
-	v, err := layout.DecodeVersions(data)
-	if err == nil {
-		err = errors.Join(v.Check()...)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w; %s", b.file(layout.VersionsIndex), err, rebuild)
 	}
 	for _, a := range v.Artifacts() {
 		add(a.Path, a.Digest, a.Size)
