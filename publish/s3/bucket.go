@@ -51,12 +51,8 @@ func (b *Bucket) Files() ([]string, bool) { return nil, false }
 // Check finds the bucket and checks its release list
 // (publish.CheckBucket).
 func (b *Bucket) Check(ctx context.Context, problem func(path, message string)) error {
-	ok, err := b.c.BucketExists(ctx, b.t.Bucket)
-	switch {
-	case err != nil:
+	if err := b.found(ctx); err != nil {
 		return b.explain("", err)
-	case !ok:
-		return b.noBucket()
 	}
 	publish.CheckBucket(ctx, b, problem)
 	return nil

@@ -32,24 +32,13 @@ func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, r
 	if err != nil {
 		return err
 	}
-	if report == nil {
-		report = func(publish.Result) {}
-	}
 	runner := func() *publish.Runner {
 		r := o.Runner(bk.String(), DefaultJobs, Retryable)
 		r.Report = report
 		return r
 	}
-	var ok bool
-	err = runner().Call(ctx, func(ctx context.Context) (err error) {
-		ok, err = bk.c.BucketExists(ctx, bk.t.Bucket)
-		return err
-	})
-	switch {
-	case err != nil:
+	if err := runner().Call(ctx, bk.found); err != nil {
 		return bk.explain(Scheme+bk.t.Bucket, err)
-	case !ok:
-		return bk.noBucket()
 	}
 	err = publish.PublishBucket(ctx, b, bk, publish.BucketOptions{DryRun: o.DryRun, Prune: o.Prune, Keep: o.Keep, Runner: runner})
 	return bk.explain("", err)
@@ -132,10 +121,19 @@ func (b *Bucket) url(path string) string { return b.String() + "/" + path }
 
 func (b *Bucket) endpointName() string { return cmp.Or(b.o.Endpoint, "AWS S3") }
 
+// found is nil when the bucket is there, else why not.
+func (b *Bucket) found(ctx context.Context) error {
+	ok, err := b.c.BucketExists(ctx, b.t.Bucket)
+	if err == nil && !ok {
+		return b.noBucket()
+	}
+	return err
+}
+
 // noBucket is the error of a target whose bucket does not exist, naming
 // it and the fix.
 func (b *Bucket) noBucket() error {
-	return fmt.Errorf("%s%s: %w at %s; check the bucket's name and --endpoint, or create the bucket (publish does not make one)", Scheme, b.t.Bucket, publish.ErrNoBucket, b.endpointName())
+	return explained{fmt.Errorf("%s%s: %w at %s; check the bucket's name and --endpoint, or create the bucket (publish does not make one)", Scheme, b.t.Bucket, publish.ErrNoBucket, b.endpointName())}
 }
 
 // explained marks an error explain has added to: it is not added to
@@ -146,18 +144,15 @@ func (e explained) Unwrap() error { return e.error }
 
 // explain adds to err what the user can do about the commonest S3 errors.
 func (b *Bucket) explain(what string, err error) error {
-	if err == nil {
-		return nil
+	if err == nil || errors.As(err, new(explained)) {
+		return err
 	}
 	if what != "" {
 		err = fmt.Errorf("%s: %w", what, err)
 	}
-	if errors.As(err, new(explained)) {
-		return err
-	}
 	switch errorResponse(err).Code {
 	case "NoSuchBucket": // removed since the run found it, or found by another request first
-		return explained{fmt.Errorf("%w (%w)", b.noBucket(), err)}
+		return fmt.Errorf("%w (%w)", b.noBucket(), err)
 	case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch":
 		return explained{fmt.Errorf("%w; check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or --username and --password-stdin) and that they may list, read and write %s at %s", err, b.t, b.endpointName())}
 	}
