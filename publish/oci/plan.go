@@ -63,7 +63,7 @@ func newPlan(t Target, b *publish.Bundle, sign Signer, lag int) (*plan, error) {
 	p := &plan{target: t, ops: map[string]func(context.Context) (publish.State, error){}, needs: map[string][]*outcome{},
 		blobs: map[digest.Digest]*outcome{}, owners: map[digest.Digest][]ocispec.Descriptor{}}
 	var refs []skillRef
-	var skills []named
+	var skills []manifest
 	var attached []attachment
 	tagOwner := map[string]string{}
 	for i, s := range b.Skills {
@@ -76,9 +76,9 @@ func newPlan(t Target, b *publish.Bundle, sign Signer, lag int) (*plan, error) {
 		// A manifest goes lag skills after its blobs, which are then
 		// most likely in place: a worker that took it at once would
 		// wait for them instead of sending.
-		skills = append(skills, named{s.Name, m})
+		skills = append(skills, m)
 		if i >= lag {
-			p.addManifest(skills[i-lag])
+			p.addManifest(b.Skills[i-lag].Name, skills[i-lag])
 		}
 		refs = append(refs, skillRef{name: s.Name, version: s.Version, description: s.Description, desc: m.desc})
 		// A signature goes with its manifest (attach), not with the
@@ -105,8 +105,8 @@ func newPlan(t Target, b *publish.Bundle, sign Signer, lag int) (*plan, error) {
 			p.addTag(tag, stageVersionTags, m)
 		}
 	}
-	for _, m := range skills[max(0, len(skills)-lag):] {
-		p.addManifest(m)
+	for i := max(0, len(skills)-lag); i < len(skills); i++ {
+		p.addManifest(b.Skills[i].Name, skills[i])
 	}
 	if owner, clash := tagOwner[t.Tag]; clash {
 		return nil, fmt.Errorf("the release tag %s is also skill %s's version tag: choose another tag for %s", t.Tag, owner, t)
@@ -178,12 +178,6 @@ func newPlan(t Target, b *publish.Bundle, sign Signer, lag int) (*plan, error) {
 	return p, nil
 }
 
-// named is a skill's manifest and what the report calls it.
-type named struct {
-	what string
-	manifest
-}
-
 func (p *plan) add(path string, stage publish.Stage, desc ocispec.Descriptor, op func(context.Context) (publish.State, error)) {
 	p.objects = append(p.objects, publish.Object{
 		Path: path, Digest: layout.Digest(desc.Digest), Size: desc.Size,
@@ -214,9 +208,9 @@ func (p *plan) addBlob(b blob) *outcome {
 	return out
 }
 
-func (p *plan) addManifest(m named) {
-	p.add("manifest:"+m.what, stageSkills, m.desc, func(ctx context.Context) (publish.State, error) {
-		return p.r.pushManifest(ctx, m.manifest)
+func (p *plan) addManifest(skill string, m manifest) {
+	p.add("manifest:"+skill, stageSkills, m.desc, func(ctx context.Context) (publish.State, error) {
+		return p.r.pushManifest(ctx, m)
 	})
 }
 
