@@ -10,7 +10,6 @@ import (
 	"oras.land/oras-go/v2/registry/remote/errcode"
 
 	"github.com/skillpack/skillpack/internal/version"
-	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/publish"
 )
 
@@ -33,10 +32,9 @@ type Options struct {
 	// config and its credential helpers are asked.
 	Username, Password string
 
-	// Limits bound each archive Pull fetches and unpacks (zero fields:
-	// layout's, as verify's), and MaxTotal all of them together (0:
-	// DefaultMaxTotal).
-	Limits   pack.Limits
+	// MaxTotal bounds what Pull unpacks, every skill together (0:
+	// DefaultMaxTotal); each archive is held to pack's limits, as
+	// verify's are.
 	MaxTotal int64
 
 	// Sign, when not nil, signs each skill's manifest and the collection

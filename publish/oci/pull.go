@@ -46,9 +46,8 @@ type Pulled struct {
 // exist, with its folder signature (skill.oms.sig) when one is attached.
 // Everything fetched is checked against its digest and limits: every
 // manifest against maxManifestSize, a collection against
-// layout.MaxSkills, each archive against o.Limits (its zero fields
-// layout's, which verify holds archives to), all of them together against
-// o.MaxTotal; an archive that holds anything but plain files at clean
+// layout.MaxSkills, each archive against pack's limits (which verify holds
+// archives to), all of them together against o.MaxTotal; an archive that holds anything but plain files at clean
 // paths is refused. An error names what it is about; one
 // wrapping ErrExists is a folder that was there before, one wrapping
 // ErrWrite a failure to write. A request that fails in a way worth
@@ -60,14 +59,12 @@ func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, 
 	if err != nil {
 		return nil, err
 	}
-	run := o.Runner(source, publish.DefaultJobs, retryable)
-	run.Command = "pull"
-	var desc ocispec.Descriptor
-	var data []byte
-	err = run.Call(ctx, func(ctx context.Context) (err error) {
-		desc, data, err = r.fetchManifest(ctx, t.Tag)
-		return err
-	})
+	p := puller{
+		r: r, t: t, run: o.Runner(source, publish.DefaultJobs, retryable), dir: dir,
+		total: cmp.Or(o.MaxTotal, DefaultMaxTotal), archives: map[digest.Digest]string{}, names: map[string]bool{},
+	}
+	p.run.Command = "pull"
+	desc, data, err := p.manifest(ctx, t.Tag)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", source, err)
 	}
@@ -98,10 +95,6 @@ func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, 
 		return nil, fmt.Errorf("%s is not a skill or a collection of skills (artifactType %q, want %s or %s)", source, top.ArtifactType, ArtifactTypeSkill, ArtifactTypeCollection)
 	}
 	var out []Pulled
-	p := puller{
-		r: r, t: t, run: run, dir: dir, l: o.Limits.WithDefaults(), total: cmp.Or(o.MaxTotal, DefaultMaxTotal),
-		archives: map[digest.Digest]string{}, names: map[string]bool{},
-	}
 	for _, d := range skills {
 		pulled, err := p.skill(ctx, d)
 		if err != nil {
@@ -163,22 +156,25 @@ type puller struct {
 	t        Target
 	run      *publish.Runner // retries each request
 	dir      string
-	l        pack.Limits
 	total    int64                    // Options.MaxTotal
 	unpacked int64                    // bytes written so far, every skill together
 	archives map[digest.Digest]string // archive → the skill pulled from it
 	names    map[string]bool          // the skills pulled
 }
 
+// manifest fetches a manifest, retrying as the pull does.
+func (p *puller) manifest(ctx context.Context, reference string) (desc ocispec.Descriptor, data []byte, err error) {
+	err = p.run.Call(ctx, func(ctx context.Context) (err error) {
+		desc, data, err = p.r.fetchManifest(ctx, reference)
+		return err
+	})
+	return desc, data, err
+}
+
 // skill fetches one skill's manifest and archive and unpacks it.
 func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error) {
 	r := p.r
-	var desc ocispec.Descriptor
-	var data []byte
-	err := p.run.Call(ctx, func(ctx context.Context) (err error) {
-		desc, data, err = r.fetchManifest(ctx, string(d.Digest))
-		return err
-	})
+	desc, data, err := p.manifest(ctx, string(d.Digest))
 	if err != nil {
 		return Pulled{}, err
 	}
@@ -204,8 +200,8 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 		return Pulled{}, fmt.Errorf("skill %s is listed twice; a bundle's skill names are unique", name)
 	case layer == nil:
 		return Pulled{}, fmt.Errorf("skill %s has no %s layer", name, MediaTypeSkillContent)
-	case layer.Size < 0 || layer.Size > p.l.File:
-		return Pulled{}, fmt.Errorf("skill %s: an archive of %d bytes, over the limit of %d; not fetched", name, layer.Size, p.l.File)
+	case layer.Size < 0 || layer.Size > pack.MaxFile:
+		return Pulled{}, fmt.Errorf("skill %s: an archive of %d bytes, over the limit of %d; not fetched", name, layer.Size, pack.MaxFile)
 	case p.archives[layer.Digest] != "":
 		// Each skill's archive holds its own SKILL.md, so no two are one
 		// blob: a registry that says so would have one archive unpacked
@@ -235,7 +231,7 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 		return Pulled{}, fmt.Errorf("%w: %w", ErrWrite, err)
 	}
 	defer os.RemoveAll(tmp)
-	n, err := unpack(archive, tmp, p.l, p.total, p.total-p.unpacked)
+	n, err := unpack(archive, tmp, pack.Limits{}, p.total, p.total-p.unpacked)
 	if err != nil {
 		return Pulled{}, fmt.Errorf("skill %s's archive: %w", name, err)
 	}

@@ -23,36 +23,21 @@ import (
 	"github.com/skillpack/skillpack/publish"
 )
 
-// Store is a bundle as a registry holds it, read by dist path: what
-// `skillpack verify oci://host[:port]/repo[:tag]` checks: a bundle.Store,
-// which the command hands to verify.
+// Store is a bundle as a registry holds it, read by dist path: the
+// bundle.Store that `skillpack verify oci://host[:port]/repo[:tag]` checks.
+// A registry holds part of a bundle (Holds): each skill's .tar.gz and
+// SKILL.md, the documents and the Sigstore bundles; no .zip, no served copy
+// of a skill's other files, no v0.1 tree. Check maps every dist path it
+// holds to its blob and checks what only a registry has (the tag is a
+// collection, each manifest agrees with its layers and config, documents
+// and signatures are attached to what they describe); verify then checks
+// the bundle over those paths as it checks a folder.
 //
-// What verifying a registry means: a registry holds part of a bundle.
-// It holds each skill's .tar.gz and SKILL.md (the layers of the skill's
-// manifest), the documents (the layers of the collection's documents
-// referrer: the discovery indexes, the MCP documents, checksums.txt, the
-// catalog, _headers, the build record) and the Sigstore bundles (the
-// referrers of the skills' manifests and of the documents). It holds no
-// .zip, no served copy of a skill's other files and no v0.1 tree (Holds).
-// Check maps every dist path the registry holds to its blob, and checks
-// what only a registry has: that the tag is a collection of skills, that
-// each skill's manifest is a skill's artifact whose annotations, config
-// and layer titles agree with its layers, that the documents and the
-// signatures are attached to what they describe. verify then checks the
-// bundle over those paths as it checks a folder: every document decoded
-// and held to the others and to the build record, every blob fetched and
-// hashed (Open checks it against its descriptor as it streams, so a blob
-// the registry changed is named with both digests), every .tar.gz
-// unpacked under limits and its entries held to what mcp/skills.json says
-// of the skill's files, every signature checked. Every file it holds must
-// be one the build record lists (Files).
-//
-// Nothing a registry sends is trusted: a manifest, by tag or digest, is
-// read up to maxManifestSize and checked against its digest
-// (fetchManifest), a config up to maxConfig bytes, every name and title is
-// checked before it becomes a path, a blob is read up to the size its
-// descriptor gives, and each request has Options.Timeout (verify's
-// --timeout).
+// Nothing a registry sends is trusted: a manifest is read up to
+// maxManifestSize and checked against its digest, a config up to
+// maxConfig, every name and title is checked before it becomes a path, a
+// blob is read up to its descriptor's size and checked as it streams
+// (Open), and each request has Options.Timeout (verify's --timeout).
 type Store struct {
 	t         Target
 	r         *remoteRepo
