@@ -175,34 +175,25 @@ const maxManifestSize = 4 << 20
 // is the repository and the entry's digest), and a client reads them
 // from the skills' manifests. About 10,000 skills fit in the smallest.
 func collectionIndex(t Target, name string, bundleKey string, skills []skillRef) manifest {
-	var m manifest
-	for _, full := range []indexDetail{descriptions | refs, refs, 0} {
-		if m = buildIndex(t, name, bundleKey, skills, full); len(m.data) <= maxManifestSize {
-			break
+	// detail 2: descriptions and references; 1: references; 0: names.
+	for detail := 2; ; detail-- {
+		if m := buildIndex(t, name, bundleKey, skills, detail); len(m.data) <= maxManifestSize || detail == 0 {
+			return m
 		}
 	}
-	return m
 }
 
-// indexDetail is what a collection's entries carry beyond the name.
-type indexDetail int
-
-const (
-	descriptions indexDetail = 1 << iota
-	refs
-)
-
-func buildIndex(t Target, name string, bundleKey string, skills []skillRef, detail indexDetail) manifest {
+func buildIndex(t Target, name string, bundleKey string, skills []skillRef, detail int) manifest {
 	entries := make([]ocispec.Descriptor, len(skills))
 	for i, s := range skills {
 		ann := map[string]string{annSkillName: s.name}
-		if detail&refs != 0 {
+		if detail >= 1 {
 			ann[annSkillRef] = t.Ref(string(s.desc.Digest))
 		}
 		if s.version != "" {
 			ann[annVersion] = s.version
 		}
-		if detail&descriptions != 0 && s.description != "" {
+		if detail == 2 && s.description != "" {
 			ann[annDescription] = s.description
 		}
 		entries[i] = ocispec.Descriptor{
