@@ -171,9 +171,17 @@ func (p *puller) manifest(ctx context.Context, reference string) (desc ocispec.D
 	return desc, data, err
 }
 
+// retried is what fetch returns, retrying as the pull does.
+func retried[T any](ctx context.Context, p *puller, fetch func(context.Context) (T, error)) (v T, err error) {
+	err = p.run.Call(ctx, func(ctx context.Context) (err error) {
+		v, err = fetch(ctx)
+		return err
+	})
+	return v, err
+}
+
 // skill fetches one skill's manifest and archive and unpacks it.
 func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error) {
-	r := p.r
 	desc, data, err := p.manifest(ctx, string(d.Digest))
 	if err != nil {
 		return Pulled{}, err
@@ -209,11 +217,7 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 		return Pulled{}, fmt.Errorf("skill %s's archive %s is skill %s's; a bundle's skills never share one", name, layer.Digest, p.archives[layer.Digest])
 	}
 	p.archives[layer.Digest], p.names[name] = name, true
-	var archive []byte
-	err = p.run.Call(ctx, func(ctx context.Context) (err error) {
-		archive, err = r.fetchBlob(ctx, *layer)
-		return err
-	})
+	archive, err := retried(ctx, p, func(ctx context.Context) ([]byte, error) { return p.r.fetchBlob(ctx, *layer) })
 	if err != nil {
 		return Pulled{}, fmt.Errorf("skill %s's archive %s: %w", name, layer.Digest, err)
 	}
@@ -241,11 +245,7 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 	// ships in its archive is its author's, and is kept.
 	sigFile := filepath.Join(tmp, layout.FolderSignatureFile)
 	if _, err := os.Lstat(sigFile); err != nil {
-		var sig []byte
-		err := p.run.Call(ctx, func(ctx context.Context) (err error) {
-			sig, err = r.folderSignature(ctx, p.t, desc)
-			return err
-		})
+		sig, err := retried(ctx, p, func(ctx context.Context) ([]byte, error) { return p.r.folderSignature(ctx, p.t, desc) })
 		if err != nil {
 			return Pulled{}, fmt.Errorf("skill %s's folder signature: %w", name, err)
 		}
