@@ -55,17 +55,31 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error
 	if errs := layout.CheckPaths(paths); len(errs) > 0 {
 		return layout.Plugin{}, errs[0]
 	}
+	// A plugin is served as a folder too when a marketplace naming plugin
+	// folders is asked for and its name is one a path, and every client,
+	// takes; its files are written from the source, as packed.
+	folder := b.servesFolders()
+	if err := layout.CheckName(pl.Name); folder && err != nil {
+		folder = false
+		b.logf("  plugin %s (%s) is left out of the Codex, Cursor and Copilot marketplaces, which take a kebab-case name (%v): rename it in %s",
+			pl.Name, b.rel(pl.Dir), err, manifestOf(pl))
+	}
+	lp := layout.Plugin{Name: pl.Name, Version: pl.Version, Description: pl.Description}
 	var tgz, zip bytes.Buffer
 	pw := pack.NewWriter(&tgz, &zip, pack.Options{Time: b.opts.Time})
 	for _, f := range files.Files {
-		if err := addPluginFile(pw, f); err != nil {
+		sum, err := addPluginFile(pw, f)
+		if err != nil {
 			return layout.Plugin{}, err
+		}
+		if folder {
+			lp.Files = append(lp.Files, layout.PluginFile{Path: f.Path, PluginBytes: layout.PluginBytes{
+				Digest: layout.SumDigest(sum[:]), Size: f.Size, Write: copyFile(f.Disk)}})
 		}
 	}
 	if err := pw.Close(); err != nil {
 		return layout.Plugin{}, err
 	}
-	lp := layout.Plugin{Name: pl.Name, Version: pl.Version, Description: pl.Description}
 	for _, w := range p.work {
 		if w.src.Plugin != "" && filepath.Clean(w.src.Plugin) == filepath.Clean(pl.Dir) {
 			lp.Skills = append(lp.Skills, w.name)
@@ -74,26 +88,50 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error
 	slices.Sort(lp.Skills)
 	for _, a := range []struct {
 		buf *bytes.Buffer
-		to  *layout.PluginArchive
+		to  *layout.PluginBytes
 	}{{&tgz, &lp.TarGz}, {&zip, &lp.Zip}} {
 		data := a.buf.Bytes()
 		if len(data) > pack.MaxFile {
 			return layout.Plugin{}, fmt.Errorf("an archive of %d bytes; verify and pull read no file over %d bytes", len(data), int64(pack.MaxFile))
 		}
-		*a.to = layout.PluginArchive{Digest: layout.DigestOf(data), Size: int64(len(data)),
+		*a.to = layout.PluginBytes{Digest: layout.DigestOf(data), Size: int64(len(data)),
 			Write: func(w io.Writer) error { _, err := w.Write(data); return err }}
 	}
 	return lp, nil
 }
 
-func addPluginFile(pw *pack.Writer, f skill.File) error {
+func addPluginFile(pw *pack.Writer, f skill.File) ([32]byte, error) {
 	in, err := skill.OpenFile(f.Disk)
 	if err != nil {
-		return err
+		return [32]byte{}, err
 	}
 	defer in.Close()
-	_, err = pw.Add(f.Path, f.Exec(), f.Size, in) // its errors name the path
-	return err
+	return pw.Add(f.Path, f.Exec(), f.Size, in) // its errors name the path
+}
+
+// copyFile writes a plugin's file from its source; the write step checks
+// the bytes against the digest packing took.
+func copyFile(disk string) func(io.Writer) error {
+	return func(w io.Writer) error {
+		in, err := skill.OpenFile(disk)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		_, err = io.Copy(w, in)
+		return err
+	}
+}
+
+// manifestOf names the manifest that gives a plugin its name, or its
+// folder when none does.
+func manifestOf(pl *plugin.Plugin) string {
+	for _, m := range pl.Manifests {
+		if m.Name != "" {
+			return m.Rel
+		}
+	}
+	return "the folder's name"
 }
 
 // pluginsKey is what the plugins add to the bundle key: each one's name
@@ -101,7 +139,7 @@ func addPluginFile(pw *pack.Writer, f skill.File) error {
 func (b *builder) pluginsKey(ps []layout.Plugin) []string {
 	var out []string
 	if m := b.marketplace(); m != nil {
-		out = append(out, fmt.Sprintf("marketplace claude %q %q", m.Name, m.Owner))
+		out = append(out, fmt.Sprintf("marketplace %q %q %q %q", m.Name, m.Owner, m.Title, m.Files))
 	}
 	for _, p := range ps {
 		out = append(out, fmt.Sprintf("plugin %s %s %s", p.Name, p.TarGz.Digest, p.Zip.Digest))
@@ -111,7 +149,8 @@ func (b *builder) pluginsKey(ps []layout.Plugin) []string {
 
 // Marketplaces are the marketplace files a build can write, by the name
 // Options.Marketplaces and skillpack.yaml give them.
-var Marketplaces = map[string]string{"claude": layout.ClaudeMarketplace}
+var Marketplaces = map[string]string{"claude": layout.ClaudeMarketplace, "codex": layout.CodexMarketplace,
+	"cursor": layout.CursorMarketplace, "copilot": layout.CopilotMarketplace}
 
 // CheckMarketplace says what is wrong with a marketplace's name, for the
 // flag and skillpack.yaml alike: the one it was likely meant to be, and
@@ -132,15 +171,29 @@ func CheckMarketplace(m string) error {
 // folder built, made kebab-case, and owned by the catalog's publisher or,
 // when none is set, by that name.
 func (b *builder) marketplace() *layout.Marketplace {
-	if !slices.Contains(b.opts.Marketplaces, "claude") {
+	var files []string
+	for _, m := range b.opts.Marketplaces {
+		if f, ok := Marketplaces[m]; ok && !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	if files == nil {
 		return nil
 	}
+	slices.Sort(files)
 	abs, _ := filepath.Abs(b.roots[0])
 	name := strings.Trim(nonName.ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-")
 	if layout.CheckName(name) != nil {
 		name = "skills"
 	}
-	return &layout.Marketplace{Name: name, Owner: cmp.Or(b.opts.CatalogPublisher, name)}
+	return &layout.Marketplace{Name: name, Owner: cmp.Or(b.opts.CatalogPublisher, name), Title: b.opts.CatalogTitle, Files: files}
+}
+
+// servesFolders reports whether a marketplace asked for names plugin
+// folders, which the bundle then serves.
+func (b *builder) servesFolders() bool {
+	m := b.marketplace()
+	return m != nil && slices.ContainsFunc(m.Files, layout.NamesFolders)
 }
 
 var nonName = regexp.MustCompile(`[^a-z0-9]+`)

@@ -184,7 +184,7 @@ func HeadersDoc(docs ...string) []byte {
 	rule("/mcp/*", "Content-Type", "application/json", "Cache-Control", maxAge(DefaultCache.Index))
 	rule("/"+Checksums, "Content-Type", ContentType(Checksums), "Cache-Control", maxAge(DefaultCache.Index))
 	// Exact paths, which no other rule setting these headers matches.
-	for _, p := range []string{LLMsTxt, AICatalog, PluginsIndex, ClaudeMarketplace} {
+	for _, p := range append([]string{LLMsTxt, AICatalog, PluginsIndex}, marketplaces...) {
 		if slices.Contains(docs, p) {
 			rule("/"+p, "Content-Type", ContentType(p), "Cache-Control", maxAge(DefaultCache.Index))
 		}

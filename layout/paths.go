@@ -166,8 +166,8 @@ type Path struct {
 }
 
 // docs are the documents a bundle may hold, as ParsePath knows them.
-var docs = []string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Checksums, NoJekyll, Headers, Catalog, BuildRecord,
-	VersionsIndex, LLMsTxt, AICatalog, PluginsIndex, ClaudeMarketplace}
+var docs = append([]string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Checksums, NoJekyll, Headers, Catalog, BuildRecord,
+	VersionsIndex, LLMsTxt, AICatalog, PluginsIndex}, marketplaces...)
 
 // ParsePath takes a dist path apart: a skill's file in either tree, an
 // archive, a skill's page in the catalog, or a document. It accepts exactly the paths this package
@@ -183,7 +183,7 @@ func ParsePath(p string) (Path, bool) {
 	if CheckPath(p) != nil {
 		return Path{}, false
 	}
-	if pluginArchive(p) {
+	if pluginArchive(p) || pluginFile(p) {
 		return Path{Kind: KindDoc, Doc: p}, true // made by the build, as documents are (plugins.go)
 	}
 	if rest, ok := strings.CutPrefix(p, PagesDir+"/"); ok {

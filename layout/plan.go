@@ -209,11 +209,20 @@ func Plan(skills Skills, o Options) (*Planned, error) {
 		discovery = append(discovery, PluginsIndex)
 	}
 	if m := o.Marketplace; m != nil {
-		discovery = append(discovery, ClaudeMarketplace)
 		if CheckName(m.Name) != nil || m.Owner == "" {
 			return nil, fmt.Errorf("layout: a marketplace is named by a kebab-case name and an owner, not %q and %q", m.Name, m.Owner)
 		}
-		doc(ClaudeMarketplace, claudeMarketplace(o.Plugins, *m))
+		for _, f := range m.Files {
+			if !slices.Contains(marketplaces, f) {
+				return nil, fmt.Errorf("layout: %q is no marketplace file", f)
+			}
+		}
+		for _, f := range marketplaces {
+			if slices.Contains(m.Files, f) {
+				discovery = append(discovery, f)
+				doc(f, marketplaceDoc(f, o.Plugins, *m))
+			}
+		}
 	}
 	doc(Checksums, b.checksums)
 	doc(NoJekyll, fixed(nil))
@@ -343,10 +352,10 @@ func (b *Planned) checksums(w io.Writer) error {
 // summed reports whether checksums.txt lists the document at path.
 func summed(path string) bool {
 	switch path {
-	case V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Catalog, VersionsIndex, LLMsTxt, AICatalog, PluginsIndex, ClaudeMarketplace:
+	case V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Catalog, VersionsIndex, LLMsTxt, AICatalog, PluginsIndex:
 		return true
 	}
-	if pluginArchive(path) {
+	if pluginArchive(path) || pluginFile(path) || slices.Contains(marketplaces, path) {
 		return true
 	}
 	_, snapshot := parseSnapshot(path)

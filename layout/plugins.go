@@ -25,15 +25,38 @@ type Plugin struct {
 	Version     string
 	Description string
 	Skills      []string // the names of its skills the bundle publishes, sorted
-	TarGz, Zip  PluginArchive
+	TarGz, Zip  PluginBytes
+	// Files are the plugin's files, the archives' entries, served as a
+	// folder at PluginDir when a marketplace that names plugin folders is
+	// asked for (NamesFolders); nil, and no folder, otherwise.
+	Files []PluginFile
 }
 
-// PluginArchive is one of a plugin's archives: its digest and size, and
-// Write, which writes its bytes (the same on every call).
-type PluginArchive struct {
+// PluginBytes is an archive or a file of a plugin: its digest and size,
+// and Write, which writes its bytes (the same on every call).
+type PluginBytes struct {
 	Digest Digest
 	Size   int64
 	Write  func(io.Writer) error
+}
+
+// PluginFile is a file of a plugin served as a folder, by its path in the
+// plugin's folder.
+type PluginFile struct {
+	Path string
+	PluginBytes
+}
+
+// PluginDir is the dist path of a plugin's folder, served when
+// Plugin.Files are given: beside its archives, as a skill's folder is.
+func PluginDir(name string) string { return PluginsDir + "/" + name }
+
+// pluginFile reports whether a dist path is a file of a plugin's folder.
+// The folder's name is a skill's name (CheckName), which no archive's or
+// index.json's can be, having a dot.
+func pluginFile(p string) bool {
+	name, rest, ok := strings.Cut(strings.TrimPrefix(p, PluginsDir+"/"), "/")
+	return ok && rest != "" && strings.HasPrefix(p, PluginsDir+"/") && CheckName(name) == nil && CheckPath(p) == nil
 }
 
 // PluginArchivePath is the dist path of a plugin's archive (TarGz or Zip):
@@ -101,9 +124,22 @@ func checkPlugins(ps []Plugin) error {
 			return fmt.Errorf("layout: two plugins are named %q", p.Name)
 		}
 		seen[p.Name] = true
-		for _, a := range []PluginArchive{p.TarGz, p.Zip} {
+		for _, a := range []PluginBytes{p.TarGz, p.Zip} {
 			if !a.Digest.Valid() || a.Size < 0 || a.Write == nil {
 				return fmt.Errorf("layout: plugin %s: an archive has no digest, size or bytes", p.Name)
+			}
+		}
+		if p.Files == nil {
+			continue
+		}
+		// Served as a folder: its name is a path segment every client's
+		// grammar takes (docs/plugins.md), and each file's path one.
+		if err := CheckName(p.Name); err != nil {
+			return fmt.Errorf("layout: plugin %q cannot be served as a folder: %w", p.Name, err)
+		}
+		for _, f := range p.Files {
+			if !pluginFile(PluginDir(p.Name)+"/"+f.Path) || !f.Digest.Valid() || f.Size < 0 || f.Write == nil {
+				return fmt.Errorf("layout: plugin %s: file %q has no path, digest, size or bytes", p.Name, f.Path)
 			}
 		}
 	}
@@ -132,11 +168,14 @@ func pluginDocs(ps []Plugin, o Options) []Entry {
 		}
 		for _, a := range []struct {
 			ext string
-			a   PluginArchive
+			a   PluginBytes
 		}{{TarGz, p.TarGz}, {Zip, p.Zip}} {
 			ap := PluginArchivePath(p.Name, a.a.Digest, a.ext)
 			out = append(out, Entry{Path: ap, Kind: KindDoc, Write: a.a.Write, Digest: a.a.Digest, Size: a.a.Size})
 			e.Archives = append(e.Archives, PluginArchiveE{URL: url(ap), MediaType: ContentType(ap), Digest: a.a.Digest, Size: a.a.Size})
+		}
+		for _, f := range p.Files {
+			out = append(out, Entry{Path: PluginDir(p.Name) + "/" + f.Path, Kind: KindDoc, Write: f.Write, Digest: f.Digest, Size: f.Size})
 		}
 		idx.Plugins = append(idx.Plugins, e)
 	}
@@ -147,62 +186,4 @@ func pluginDocs(ps []Plugin, o Options) []Entry {
 // pluginArchive reports whether a dist path is a plugin's archive.
 func pluginArchive(p string) bool {
 	return path.Dir(p) == PluginsDir && ArchiveFormat(p) != ""
-}
-
-// ClaudeMarketplace is Claude Code's marketplace file, at the bundle's
-// root, written when the build is asked for it (Options.Marketplace): the
-// Vercel skills CLI reads it too, from a folder holding the bundle.
-const ClaudeMarketplace = ".claude-plugin/marketplace.json"
-
-// Marketplace is what names a marketplace file: its name (kebab-case) and
-// its owner's.
-type Marketplace struct {
-	Name, Owner string
-}
-
-// ClaudeMarketplaceDoc is ClaudeMarketplace. Claude Code's plugin sources
-// are folders (a relative path, a git repository, an npm package), with no
-// field for an archive or its digest, so each plugin is the bundle's
-// served skill folders it holds: "strict": false (the entry is the whole
-// plugin definition), its source the skills tree, its skills by path. The
-// plugin's archives, with their digests, are in PluginsIndex.
-type ClaudeMarketplaceDoc struct {
-	Name    string         `json:"name"`
-	Owner   Owner          `json:"owner"`
-	Plugins []ClaudePlugin `json:"plugins"`
-}
-
-// Owner is a marketplace's owner.
-type Owner struct {
-	Name string `json:"name"`
-}
-
-// ClaudePlugin is one plugin of ClaudeMarketplaceDoc.
-type ClaudePlugin struct {
-	Name        string   `json:"name"`
-	Description string   `json:"description,omitempty"`
-	Version     string   `json:"version,omitempty"`
-	Source      string   `json:"source"`
-	Strict      bool     `json:"strict"`
-	Skills      []string `json:"skills"`
-}
-
-// DecodeClaudeMarketplace reads ClaudeMarketplace.
-func DecodeClaudeMarketplace(data []byte) (*ClaudeMarketplaceDoc, error) {
-	return decode[ClaudeMarketplaceDoc](ClaudeMarketplace, data)
-}
-
-// claudeMarketplace renders ClaudeMarketplace for the plugins, sorted.
-func claudeMarketplace(ps []Plugin, m Marketplace) func(io.Writer) error {
-	doc := ClaudeMarketplaceDoc{Name: m.Name, Owner: Owner{Name: m.Owner}, Plugins: []ClaudePlugin{}}
-	ps = slices.Clone(ps)
-	slices.SortFunc(ps, func(a, b Plugin) int { return strings.Compare(a.Name, b.Name) })
-	for _, p := range ps {
-		e := ClaudePlugin{Name: p.Name, Description: p.Description, Version: p.Version, Source: "./" + SkillsDir, Skills: []string{}}
-		for _, s := range p.Skills {
-			e.Skills = append(e.Skills, "./"+s)
-		}
-		doc.Plugins = append(doc.Plugins, e)
-	}
-	return func(w io.Writer) error { return jsonenc.Write(w, doc) }
 }

@@ -7,8 +7,8 @@ import (
 
 // testPlugin is a plugin whose archives hold the given bytes.
 func testPlugin(name string, skills ...string) Plugin {
-	arch := func(b string) PluginArchive {
-		return PluginArchive{Digest: DigestOf([]byte(b)), Size: int64(len(b)), Write: fixed([]byte(b))}
+	arch := func(b string) PluginBytes {
+		return PluginBytes{Digest: DigestOf([]byte(b)), Size: int64(len(b)), Write: fixed([]byte(b))}
 	}
 	return Plugin{Name: name, Version: "1.0.0", Description: "PDF tools.", Skills: skills, TarGz: arch(name + " tgz"), Zip: arch(name + " zip")}
 }
@@ -60,7 +60,7 @@ func TestPluginsPlan(t *testing.T) {
 		!strings.Contains(h, "\n/"+PluginsIndex+"\n") {
 		t.Errorf("_headers has no rules for the plugins:\n%s", h)
 	}
-	mb := plan(t, twoSkills(), Options{Plugins: []Plugin{p}, Marketplace: &Marketplace{Name: "acme", Owner: "Acme"}})
+	mb := plan(t, twoSkills(), Options{Plugins: []Plugin{p}, Marketplace: &Marketplace{Name: "acme", Owner: "Acme", Files: []string{ClaudeMarketplace}}})
 	mk, ok := mb.Lookup(ClaudeMarketplace)
 	if !ok {
 		t.Fatal("no Claude marketplace when asked for one")

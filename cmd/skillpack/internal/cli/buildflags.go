@@ -46,7 +46,7 @@ func (f *BuildFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.LLMsTxt, "llms-txt", false, "write llms.txt at the bundle root, with an Agent Skills section linking every SKILL.md")
 	fs.StringVar(&f.LLMsTxtMerge, "llms-txt-merge", "", "write llms.txt as a copy of this `file`, the site's own, with the Agent Skills section in place of its markers")
 	fs.BoolVar(&f.AICatalog, "ai-catalog", false, "write /.well-known/ai-catalog.json, the AI Catalog of every archive and SKILL.md (needs --base-url)")
-	fs.StringSliceVar(&f.Marketplaces, "marketplace", nil, "write a client's marketplace file listing the plugins built: `claude` (.claude-plugin/marketplace.json); repeatable")
+	fs.StringSliceVar(&f.Marketplaces, "marketplace", nil, "write a client's marketplace file listing the plugins built: `claude` (.claude-plugin/marketplace.json), codex (.agents/plugins/marketplace.json), cursor (.cursor-plugin/marketplace.json), copilot (.github/plugin/marketplace.json); all but claude serve each plugin's folder; repeatable")
 }
 
 // addNoReuse registers --no-reuse, which serve --watch offers too.

@@ -1,0 +1,167 @@
+package layout
+
+import (
+	"io"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/skillpack/skillpack/internal/jsonenc"
+)
+
+// The marketplace files a build writes when asked for them
+// (Options.Marketplace): each client's catalog of the plugins built, at the
+// path where that client looks for it in a folder or a git repository
+// holding the bundle. None has a field for an archive or its digest
+// (docs/plugins.md), so Claude Code's lists the served skills, and the
+// others name each plugin's folder (PluginDir), served only then.
+const (
+	ClaudeMarketplace  = ".claude-plugin/marketplace.json"
+	CodexMarketplace   = ".agents/plugins/marketplace.json"
+	CursorMarketplace  = ".cursor-plugin/marketplace.json"
+	CopilotMarketplace = ".github/plugin/marketplace.json"
+)
+
+// marketplaces are the marketplace files, in the order Plan writes them.
+var marketplaces = []string{ClaudeMarketplace, CodexMarketplace, CursorMarketplace, CopilotMarketplace}
+
+// Marketplace is what the marketplace files are asked for and named by:
+// a name (kebab-case) and its owner's, and the files to write.
+type Marketplace struct {
+	Name, Owner string
+	// Title is what Codex shows of the marketplace; Name when "".
+	Title string
+	// Files are the marketplace files to write, of ClaudeMarketplace,
+	// CodexMarketplace, CursorMarketplace and CopilotMarketplace.
+	Files []string
+}
+
+// NamesFolders reports whether a marketplace file names plugins by their
+// folders, so that the plugins must be served as folders (Plugin.Files):
+// all but Claude Code's, which names the served skills.
+func NamesFolders(file string) bool { return file != ClaudeMarketplace }
+
+// ClaudeMarketplaceDoc is ClaudeMarketplace. Claude Code's plugin sources
+// are folders (a relative path, a git repository, an npm package), with no
+// field for an archive or its digest, so each plugin is the bundle's
+// served skill folders it holds: "strict": false (the entry is the whole
+// plugin definition), its source the skills tree, its skills by path. The
+// plugin's archives, with their digests, are in PluginsIndex.
+type ClaudeMarketplaceDoc struct {
+	Name    string         `json:"name"`
+	Owner   Owner          `json:"owner"`
+	Plugins []ClaudePlugin `json:"plugins"`
+}
+
+// Owner is a marketplace's owner.
+type Owner struct {
+	Name string `json:"name"`
+}
+
+// ClaudePlugin is one plugin of ClaudeMarketplaceDoc.
+type ClaudePlugin struct {
+	Name        string   `json:"name"`
+	Description string   `json:"description,omitempty"`
+	Version     string   `json:"version,omitempty"`
+	Source      string   `json:"source"`
+	Strict      bool     `json:"strict"`
+	Skills      []string `json:"skills"`
+}
+
+// DecodeClaudeMarketplace reads ClaudeMarketplace.
+func DecodeClaudeMarketplace(data []byte) (*ClaudeMarketplaceDoc, error) {
+	return decode[ClaudeMarketplaceDoc](ClaudeMarketplace, data)
+}
+
+// codexMarketplace is CodexMarketplace (Codex's RawMarketplaceManifest):
+// a local source's path starts "./" and is relative to the folder holding
+// .agents/; the policy is Codex's default, said outright.
+type codexMarketplace struct {
+	Name      string `json:"name"`
+	Interface struct {
+		DisplayName string `json:"displayName"`
+	} `json:"interface"`
+	Plugins []codexPlugin `json:"plugins"`
+}
+
+type codexPlugin struct {
+	Name   string `json:"name"`
+	Source struct {
+		Source string `json:"source"`
+		Path   string `json:"path"`
+	} `json:"source"`
+	Policy struct {
+		Installation   string `json:"installation"`
+		Authentication string `json:"authentication"`
+	} `json:"policy"`
+}
+
+// folderMarketplace is CursorMarketplace and CopilotMarketplace, whose
+// sources are paths relative to the folder holding the file's folder.
+// Cursor's schema is closed: it has no version.
+type folderMarketplace struct {
+	Name    string         `json:"name"`
+	Owner   Owner          `json:"owner"`
+	Plugins []folderPlugin `json:"plugins"`
+}
+
+type folderPlugin struct {
+	Name        string `json:"name"`
+	Source      string `json:"source"`
+	Description string `json:"description,omitempty"`
+	Version     string `json:"version,omitempty"`
+}
+
+// maxCopilotDescription is the longest description, in characters, that
+// Copilot's marketplace takes of a plugin; a longer one is left out.
+const maxCopilotDescription = 1024
+
+// marketplaceDoc renders the marketplace file at path for the plugins,
+// sorted. The files that name folders list the plugins served as folders.
+func marketplaceDoc(path string, ps []Plugin, m Marketplace) func(io.Writer) error {
+	ps = slices.Clone(ps)
+	slices.SortFunc(ps, func(a, b Plugin) int { return strings.Compare(a.Name, b.Name) })
+	if NamesFolders(path) {
+		ps = slices.DeleteFunc(ps, func(p Plugin) bool { return p.Files == nil })
+	}
+	var doc any
+	switch path {
+	case ClaudeMarketplace:
+		d := ClaudeMarketplaceDoc{Name: m.Name, Owner: Owner{Name: m.Owner}, Plugins: []ClaudePlugin{}}
+		for _, p := range ps {
+			e := ClaudePlugin{Name: p.Name, Description: p.Description, Version: p.Version, Source: "./" + SkillsDir, Skills: []string{}}
+			for _, s := range p.Skills {
+				e.Skills = append(e.Skills, "./"+s)
+			}
+			d.Plugins = append(d.Plugins, e)
+		}
+		doc = d
+	case CodexMarketplace:
+		d := codexMarketplace{Name: m.Name, Plugins: []codexPlugin{}}
+		d.Interface.DisplayName = m.Title
+		if d.Interface.DisplayName == "" {
+			d.Interface.DisplayName = m.Name
+		}
+		for _, p := range ps {
+			e := codexPlugin{Name: p.Name}
+			e.Source.Source, e.Source.Path = "local", "./"+PluginDir(p.Name)
+			e.Policy.Installation, e.Policy.Authentication = "AVAILABLE", "ON_INSTALL"
+			d.Plugins = append(d.Plugins, e)
+		}
+		doc = d
+	default:
+		d := folderMarketplace{Name: m.Name, Owner: Owner{Name: m.Owner}, Plugins: []folderPlugin{}}
+		for _, p := range ps {
+			e := folderPlugin{Name: p.Name, Source: "./" + PluginDir(p.Name), Description: p.Description}
+			if path == CopilotMarketplace {
+				e.Version = p.Version
+				if utf8.RuneCountInString(e.Description) > maxCopilotDescription {
+					e.Description = ""
+				}
+			}
+			d.Plugins = append(d.Plugins, e)
+		}
+		doc = d
+	}
+	return func(w io.Writer) error { return jsonenc.Write(w, doc) }
+}
