@@ -2,12 +2,16 @@ package build
 
 import (
 	"bytes"
+	"context"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -75,5 +79,79 @@ func TestPluginFolders(t *testing.T) {
 	mustBuild(t, []string{src}, Options{Out: out, Marketplaces: []string{"claude"}})
 	if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(layout.PluginDir("db-tools")))); err == nil {
 		t.Error("a build without a folder marketplace still serves the plugins' folders")
+	}
+}
+
+// TestMarketplaceCLIs has the clients that read the marketplaces, where
+// they run without a network, add the built bundle's folder as a
+// marketplace and install a plugin from it: Claude Code validates its file
+// and installs the plugin's skills from the served skills tree; Codex and
+// Copilot install the plugin from its served folder, which their files
+// name. (Cursor's has no command-line reader; layout's tests hold it to
+// Cursor's schema.) The proxy variables name a closed port, so that a
+// client that reached for the network would fail.
+func TestMarketplaceCLIs(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "dist")
+	mustBuild(t, []string{filepath.Join("testdata", "plugins")}, Options{Out: out, Marketplaces: []string{"claude", "codex", "cursor", "copilot"}})
+	const market = "plugins" // the input folder's name
+	served := func(p string) []byte {
+		data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(p)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	same := func(installed string, want []byte) {
+		t.Helper()
+		if got, err := os.ReadFile(installed); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: not installed byte for byte (%v)", installed, err)
+		}
+	}
+	for _, cli := range []string{"claude", "codex", "copilot"} {
+		t.Run(cli, func(t *testing.T) {
+			bin := testtool.Need(t, cli)
+			home := t.TempDir()
+			run := func(args ...string) string {
+				t.Helper()
+				// A bound for a hung client, not a timing assertion.
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+				defer cancel()
+				cmd := exec.CommandContext(ctx, bin, args...)
+				cmd.Dir = home
+				cmd.Env = append(os.Environ(), "HOME="+home, "CODEX_HOME="+filepath.Join(home, ".codex"), "COPILOT_CACHE_HOME="+filepath.Join(home, "cache"),
+					"HTTPS_PROXY=http://127.0.0.1:9", "HTTP_PROXY=http://127.0.0.1:9", "NO_PROXY=", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "NO_COLOR=1")
+				data, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Fatalf("%s %s: %v\n%s", cli, strings.Join(args, " "), err, data)
+				}
+				return string(data)
+			}
+			switch cli {
+			case "claude":
+				if s := run("plugin", "validate", out); !strings.Contains(s, "Validation passed") {
+					t.Errorf("claude plugin validate said:\n%s", s)
+				}
+				run("plugin", "marketplace", "add", out)
+				run("plugin", "install", "pdf-tools@"+market)
+				same(filepath.Join(home, ".claude", "plugins", "cache", market, "pdf-tools", "1.0.0", "pdf-fill", "SKILL.md"), served(layout.SkillsDir+"/pdf-fill/SKILL.md"))
+			case "codex":
+				if err := os.Mkdir(filepath.Join(home, ".codex"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				run("plugin", "marketplace", "add", out)
+				run("plugin", "add", "pdf-tools@"+market)
+				for _, f := range []string{"plugin.json", "skills/pdf-fill/SKILL.md", "skills/pdf-fill/scripts/fill.py"} {
+					same(filepath.Join(home, ".codex", "plugins", "cache", market, "pdf-tools", "1.0.0", filepath.FromSlash(f)), served(layout.PluginDir("pdf-tools")+"/"+f))
+				}
+			case "copilot":
+				run("plugin", "marketplace", "add", out)
+				// A plugin of a marketplace in a folder is loaded from
+				// there, not copied: the folder Copilot's file names.
+				s := run("plugin", "install", "pdf-tools@"+market)
+				if !strings.Contains(s, "Installed 2 skills") || !strings.Contains(s, filepath.Join(out, filepath.FromSlash(layout.PluginDir("pdf-tools")))) {
+					t.Errorf("copilot plugin install said:\n%s", s)
+				}
+			}
+		})
 	}
 }

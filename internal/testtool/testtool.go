@@ -58,6 +58,11 @@ var tools = map[string]struct {
 	"versitygw": {install: "go install github.com/versity/versitygw/cmd/versitygw@v1.8.0"},
 	// serve's test of docs/nginx.conf against skillpack serve.
 	"nginx": {install: "Debian: nginx-light"},
+	// build's test of the marketplaces with the clients that read them,
+	// pinned in .ci/mcp/package.json (.ci/run puts them on PATH).
+	"claude":  {install: "cd .ci/mcp && npm ci: @anthropic-ai/claude-code"},
+	"codex":   {install: "cd .ci/mcp && npm ci: @openai/codex"},
+	"copilot": {install: "cd .ci/mcp && npm ci: @github/copilot"},
 }
 
 // Required reports whether SKILLPACK_REQUIRE_TOOLS asks for every tool.
