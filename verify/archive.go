@@ -1,13 +1,13 @@
 package verify
 
 import (
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
 )
@@ -43,15 +43,11 @@ func unpack(data []byte, ext string, l pack.Limits, root string) *unpacked {
 		u.bad(name, "%s", why)
 		return nil
 	}, func(pe pack.Entry, r io.Reader) error {
-		h := sha256.New()
-		size, err := io.Copy(h, r)
-		if err != nil {
-			return err
+		sum, size, err := bundle.Sum(r)
+		if err == nil {
+			u.entries = append(u.entries, entry{path: pe.Path, size: size, sum: sum, exec: pe.Exec})
 		}
-		e := entry{path: pe.Path, size: size, exec: pe.Exec}
-		h.Sum(e.sum[:0])
-		u.entries = append(u.entries, e)
-		return nil
+		return err
 	})
 	if err != nil {
 		var be *pack.BombError

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"strconv"
 	"strings"
@@ -30,9 +29,8 @@ type sum struct {
 	reported bool
 }
 
-func (s *sum) set(h hash.Hash) {
-	s.raw = h.Sum(nil)
-	s.digest = layout.SumDigest(s.raw)
+func (s *sum) set(raw [32]byte, size int64) {
+	s.raw, s.digest, s.size = raw[:], layout.SumDigest(raw[:]), size
 }
 
 // checker runs one verification. Every location is read at most once; a
@@ -50,11 +48,11 @@ type checker struct {
 	// ready holds what prefetch read, until a check takes it into sums;
 	// pending, the comparisons expect queued for settle.
 	ready   map[string]*sum
-	pending []expectation
+	pending []claim
 	cut     atomic.Int64 // reads the deadline cut short
 	// unheld are the claims about files the source does not hold, for
 	// checkUnheld to check against the archives.
-	unheld []expectation
+	unheld []claim
 
 	skills   map[string]*skillModel
 	names    []string // of skills, sorted
@@ -80,13 +78,8 @@ type skillModel struct {
 	files                  []string
 	filesFrom              string                // the document files came from
 	served                 map[string]*sum       // path → the v0.2 copy
-	listed                 map[string]claimedSum // path → what mcp/skills.json says
+	listed                 map[string]claim // path → what mcp/skills.json says
 	archives               []*archiveRef
-}
-
-type claimedSum struct {
-	digest layout.Digest
-	size   int64
 }
 
 // archiveRef is one archive and every claim made about it.
@@ -96,10 +89,26 @@ type archiveRef struct {
 	unpacked        *unpacked // nil until read
 }
 
+// claim is what a document (from) says of the file at loc: its digest,
+// and its size if >= 0.
 type claim struct {
-	from   string // the document that makes it
-	digest layout.Digest
-	size   int64 // -1: not said
+	loc, from string
+	digest    layout.Digest
+	size      int64
+}
+
+// differs reports whether the file read as s is not what cl says, as a
+// problem: the first of its digest and size that differ.
+func (c *checker) differs(s *sum, cl claim) bool {
+	switch {
+	case s.digest != cl.digest:
+		c.problem(cl.loc, "digest is %s, but %s says %s", s.digest, cl.from, cl.digest)
+	case cl.size >= 0 && s.size != cl.size:
+		c.problem(cl.loc, "is %d bytes, but %s says %d", s.size, cl.from, cl.size)
+	default:
+		return false
+	}
+	return true
 }
 
 func run(ctx context.Context, src bundle.Source, o Options) (*Report, error) {

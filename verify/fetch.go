@@ -2,10 +2,9 @@ package verify
 
 import (
 	"context"
-	"crypto/sha256"
+	"bytes"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/human"
@@ -59,12 +58,8 @@ func (c *checker) stream(loc string, s *sum) error {
 	}
 	defer rc.Close()
 	sum, n, err := bundle.Sum(rc)
-	if err != nil {
-		return err
-	}
-	s.size = n
-	s.raw, s.digest = sum[:], layout.SumDigest(sum[:])
-	return nil
+	s.set(sum, n)
+	return err
 }
 
 // hold reads loc into memory, hashing it.
@@ -92,14 +87,12 @@ func (c *checker) hold(loc string, s *sum) (*held, error) {
 	if size >= 0 {
 		h.room = h.room[:size:size] // the declared size, so that more is errGrew
 	}
-	hsh := sha256.New()
-	err = h.fill(io.TeeReader(rc, hsh))
-	s.size = int64(len(h.bytes()))
-	if err != nil {
+	if err := h.fill(rc); err != nil {
 		h.release()
 		return nil, err
 	}
-	s.set(hsh)
+	sum, n, _ := bundle.Sum(bytes.NewReader(h.bytes())) // memory reads without fail
+	s.set(sum, n)
 	return h, nil
 }
 
@@ -221,18 +214,10 @@ func describe(err error) string {
 	return err.Error()
 }
 
-// expectation is a claim of a document about a file: its digest, and its
-// size if >= 0.
-type expectation struct {
-	loc, from string
-	digest    layout.Digest
-	size      int64
-}
-
 // expect queues the claim of document from that the file at loc has a
 // digest (and size, if >= 0), for settle to check.
 func (c *checker) expect(loc, from string, digest layout.Digest, size int64) {
-	c.pending = append(c.pending, expectation{loc, from, digest, size})
+	c.pending = append(c.pending, claim{loc, from, digest, size})
 }
 
 // settle fetches the files the queued claims name, at once, then checks
@@ -254,11 +239,8 @@ func (c *checker) settle() {
 		switch {
 		case errors.Is(s.err, bundle.ErrNotHeld):
 			c.unheld = append(c.unheld, e)
-		case s.err != nil:
-		case s.digest != e.digest:
-			c.problem(e.loc, "digest is %s, but %s says %s", s.digest, e.from, e.digest)
-		case e.size >= 0 && s.size != e.size:
-			c.problem(e.loc, "is %d bytes, but %s says %d", s.size, e.from, e.size)
+		case s.err == nil:
+			c.differs(s, e)
 		}
 	}
 }

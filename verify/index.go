@@ -144,7 +144,7 @@ func (c *checker) archive(loc, skill, from string, digest layout.Digest, size in
 	} else if a.skill != skill {
 		c.problem(loc, "%s names it as an archive of skill %q, another document of skill %q", from, skill, a.skill)
 	}
-	a.claims = append(a.claims, claim{from: from, digest: digest, size: size})
+	a.claims = append(a.claims, claim{loc, from, digest, size})
 	return a
 }
 
@@ -246,7 +246,7 @@ func (c *checker) mcpSkills() {
 		if fm != nil && fm["description"] != s.description {
 			c.problem(p, "%s: frontmatter description differs from the one in %s", label, layout.V2Index)
 		}
-		s.listed = map[string]claimedSum{}
+		s.listed = map[string]claim{}
 		for _, r := range e.Resources {
 			ru, ok := layout.ParseURI(r.URI)
 			switch {
@@ -256,11 +256,11 @@ func (c *checker) mcpSkills() {
 			case !r.Digest.Valid() || r.Size == nil || *r.Size < 0:
 				c.problem(p, "%s: resource %q needs a digest (\"sha256:\" and 64 lowercase hex digits) and a size", label, r.URI)
 				continue
-			case s.listed[ru.File] != claimedSum{}:
+			case s.listed[ru.File] != claim{}:
 				c.problem(p, "%s: resource %q is listed twice", label, r.URI)
 				continue
 			}
-			s.listed[ru.File] = claimedSum{r.Digest, *r.Size}
+			s.listed[ru.File] = claim{digest: r.Digest, size: *r.Size}
 			s.files = append(s.files, ru.File)
 		}
 		s.filesFrom = p

@@ -41,16 +41,12 @@ func (c *checker) plugins() {
 			}
 		}
 	}
-	l := c.o.limits()
-	us := make([]*unpacked, len(locs))
-	got := c.fetchHeld(locs, func(i int, data []byte) { us[i] = unpack(data, layout.ArchiveFormat(locs[i]), l, "") })
+	got, us := c.unpackEach(locs, "")
 	for i, loc := range locs {
-		if c.sums[loc] = got[i]; got[i].err != nil {
-			continue // settle reports it with the claim
-		}
-		c.rep.Checked.Archives++
-		for _, msg := range us[i].problems {
-			c.problem(loc, "%s", msg)
+		if got[i].err == nil { // else settle reports it with the claim
+			for _, msg := range us[i].problems {
+				c.problem(loc, "%s", msg)
+			}
 		}
 	}
 }

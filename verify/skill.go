@@ -12,32 +12,21 @@ import (
 // workers, each unpacked in memory as soon as it is read; then, in order,
 // checks its digest against every claim and its name against its digest.
 func (c *checker) unpackArchives() {
-	l := c.o.limits()
 	var locs []string
 	for _, loc := range slices.Sorted(maps.Keys(c.archives)) {
 		if s, ok := c.sums[loc]; !ok || s.err == nil {
 			locs = append(locs, loc)
 		}
 	}
-	got := c.fetchHeld(locs, func(i int, data []byte) {
-		a := c.archives[locs[i]]
-		a.unpacked = unpack(data, a.ext, l, layout.EntryFile)
-	})
+	got, us := c.unpackEach(locs, layout.EntryFile)
 	for i, loc := range locs {
 		a, s := c.archives[loc], got[i]
-		c.sums[loc] = s
-		if s.err != nil {
+		if a.unpacked = us[i]; s.err != nil {
 			c.failed(loc, "")
 			continue
 		}
-		c.rep.Checked.Archives++
 		for _, cl := range a.claims {
-			switch {
-			case cl.digest != s.digest:
-				c.problem(loc, "digest is %s, but %s says %s", s.digest, cl.from, cl.digest)
-			case cl.size >= 0 && cl.size != s.size:
-				c.problem(loc, "is %d bytes, but %s says %d", s.size, cl.from, cl.size)
-			}
+			c.differs(s, cl)
 		}
 		if want := layout.ArchiveName(a.skill, s.digest, a.ext); path.Base(loc) != want {
 			c.problem(loc, "name does not carry its own digest: its sha256 begins %s, so it should be named %s (content-addressed names never change meaning)", s.digest.Short(), want)
@@ -46,6 +35,21 @@ func (c *checker) unpackArchives() {
 			c.problem(loc, "%s", msg)
 		}
 	}
+}
+
+// unpackEach reads each archive at locs on the workers, each unpacked in
+// memory as soon as it is read (root as unpack says), and records and
+// counts what the reads found.
+func (c *checker) unpackEach(locs []string, root string) ([]*sum, []*unpacked) {
+	l := c.o.limits()
+	us := make([]*unpacked, len(locs))
+	got := c.fetchHeld(locs, func(i int, data []byte) { us[i] = unpack(data, layout.ArchiveFormat(locs[i]), l, root) })
+	for i, loc := range locs {
+		if c.sums[loc] = got[i]; got[i].err == nil {
+			c.rep.Checked.Archives++
+		}
+	}
+	return got, us
 }
 
 // checkSkills checks every skill: the served files of all of them are

@@ -91,27 +91,19 @@ type versionArchive struct {
 // each against its digest and size and its entries against the version's
 // files.
 func (c *checker) unpackVersions() {
-	l := c.o.limits()
 	locs := make([]string, len(c.versionArchives))
 	for i, a := range c.versionArchives {
 		locs[i] = a.loc
 	}
-	unpacked := make([]*unpacked, len(locs))
-	got := c.fetchHeld(locs, func(i int, data []byte) { unpacked[i] = unpack(data, c.versionArchives[i].ext, l, layout.EntryFile) })
+	got, unpacked := c.unpackEach(locs, layout.EntryFile)
 	for i, a := range c.versionArchives {
 		s := got[i]
-		c.sums[a.loc] = s
 		if s.err != nil {
 			c.failed(a.loc, layout.VersionsIndex)
 			continue
 		}
-		c.rep.Checked.Archives++
-		switch {
-		case s.digest != a.want.Digest:
-			c.problem(a.loc, "digest is %s, but %s says %s", s.digest, layout.VersionsIndex, a.want.Digest)
+		if c.differs(s, claim{a.loc, layout.VersionsIndex, a.want.Digest, a.want.Size}) && s.digest != a.want.Digest {
 			continue
-		case s.size != a.want.Size:
-			c.problem(a.loc, "is %d bytes, but %s says %d", s.size, layout.VersionsIndex, a.want.Size)
 		}
 		if want := layout.ArchiveName(a.name, s.digest, a.ext); path.Base(a.loc) != want {
 			c.problem(a.loc, "name does not carry its own digest; it should be %s", want)
