@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"sync"
 )
 
@@ -53,38 +54,27 @@ func (m *memory) chunks(size int64) int {
 	return min(int((size+int64(m.chunk)-1)/int64(m.chunk)), m.total)
 }
 
-// take reserves n consecutive chunks, the first that are free, if no one
-// waits before. m.mu is held.
-func (m *memory) take(n int) (*held, bool) {
-	if len(m.queue) > 0 {
-		return nil, false
-	}
-	return m.fit(n)
-}
-
-// fit reserves the first n consecutive free chunks. m.mu is held.
-func (m *memory) fit(n int) (*held, bool) {
+// fit reserves the first n consecutive free chunks, or returns nil.
+// m.mu is held.
+func (m *memory) fit(n int) *held {
 	if m.slab == nil {
 		m.slab = make([]byte, m.total*m.chunk)
 	}
-	run := 0
-	for i := 0; i < m.total && n > 0; i++ {
-		if m.used[i] {
+	if n == 0 {
+		return &held{m: m, room: []byte{}}
+	}
+	for i, run := 0, 0; i < m.total; i++ {
+		if run++; m.used[i] {
 			run = 0
-			continue
-		}
-		if run++; run == n {
+		} else if run == n {
 			at := i + 1 - n
 			for j := at; j <= i; j++ {
 				m.used[j] = true
 			}
-			return &held{m: m, room: m.slab[at*m.chunk : (i+1)*m.chunk : (i+1)*m.chunk], at: at, n: n}, true
+			return &held{m: m, room: m.slab[at*m.chunk : (i+1)*m.chunk : (i+1)*m.chunk], at: at, n: n}
 		}
 	}
-	if n == 0 {
-		return &held{m: m, room: []byte{}}, true
-	}
-	return nil, false
+	return nil
 }
 
 // tryReserve reserves room for a body of n chunks if it is free and no
@@ -92,20 +82,21 @@ func (m *memory) fit(n int) (*held, bool) {
 func (m *memory) tryReserve(n int) (*held, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.take(n)
+	if len(m.queue) > 0 {
+		return nil, false
+	}
+	h := m.fit(n)
+	return h, h != nil
 }
 
 // reserve waits for room for a body of n chunks, in turn: a reservation of
 // the whole slab is not starved by small ones. A caller must hold no
 // reservation while it waits, so that no two wait on each other.
 func (m *memory) reserve(ctx context.Context, n int) (*held, error) {
-	m.mu.Lock()
-	if h, ok := m.take(n); ok {
-		m.mu.Unlock()
-		return h, nil
-	}
 	w := &waiter{n: n, ready: make(chan struct{})}
+	m.mu.Lock()
 	m.queue = append(m.queue, w)
+	m.grant()
 	m.mu.Unlock()
 	select {
 	case <-w.ready:
@@ -113,21 +104,14 @@ func (m *memory) reserve(ctx context.Context, n int) (*held, error) {
 	case <-ctx.Done():
 	}
 	m.mu.Lock()
-	select {
-	case <-w.ready: // granted meanwhile
+	if i := slices.Index(m.queue, w); i >= 0 {
+		m.queue = slices.Delete(m.queue, i, i+1)
+		m.grant()
+		m.mu.Unlock()
+	} else { // granted meanwhile
 		m.mu.Unlock()
 		w.h.release()
-		return nil, context.Cause(ctx)
-	default:
 	}
-	for i, q := range m.queue {
-		if q == w {
-			m.queue = append(m.queue[:i], m.queue[i+1:]...)
-			break
-		}
-	}
-	m.grant()
-	m.mu.Unlock()
 	return nil, context.Cause(ctx)
 }
 
@@ -136,12 +120,10 @@ func (m *memory) reserve(ctx context.Context, n int) (*held, error) {
 func (m *memory) grant() {
 	for len(m.queue) > 0 {
 		w := m.queue[0]
-		h, ok := m.fit(w.n)
-		if !ok {
+		if w.h = m.fit(w.n); w.h == nil {
 			return
 		}
 		m.queue = m.queue[1:]
-		w.h = h
 		close(w.ready)
 	}
 }
@@ -160,29 +142,22 @@ var errGrew = errors.New("grew while it was read; verify it again when nothing w
 
 // fill reads r to its end into h's room.
 func (h *held) fill(r io.Reader) error {
-	h.buf = h.room[:0]
-	for {
-		if len(h.buf) == len(h.room) {
-			// The room is full: the body must end here.
-			var one [1]byte
-			n, err := io.ReadFull(r, one[:])
-			switch {
-			case n > 0:
-				return errGrew
-			case err == io.EOF:
-				return nil
-			}
-			return err
-		}
-		n, err := r.Read(h.room[len(h.buf):])
-		h.buf = h.room[:len(h.buf)+n]
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	n, err := io.ReadFull(r, h.room)
+	h.buf = h.room[:n]
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return nil
+	case err != nil:
+		return err
 	}
+	// The room is full: the body must end here.
+	var one [1]byte
+	if n, err := io.ReadFull(r, one[:]); n > 0 {
+		return errGrew
+	} else if err != io.EOF {
+		return err
+	}
+	return nil
 }
 
 // bytes returns the body, which is valid only until h is released.
@@ -193,9 +168,7 @@ func (h *held) release() {
 	m := h.m
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for i := h.at; i < h.at+h.n; i++ {
-		m.used[i] = false
-	}
+	clear(m.used[h.at : h.at+h.n])
 	h.n, h.room, h.buf = 0, nil, nil
 	m.grant()
 }
