@@ -138,7 +138,7 @@ func (c *checker) prefetch(locs []string) {
 		}
 	}
 	got := make([]*sum, len(todo))
-	each(c, len(todo), func(i int) { got[i], _ = c.fetch(todo[i], false) })
+	c.each(len(todo), func(i int) { got[i], _ = c.fetch(todo[i], false) })
 	for i, loc := range todo {
 		c.ready[loc] = got[i]
 	}
@@ -151,7 +151,7 @@ func (c *checker) prefetch(locs []string) {
 func (c *checker) fetchHeld(locs []string, use func(i int, data []byte)) []*sum {
 	got := make([]*sum, len(locs))
 	c.dropDoc()
-	each(c, len(locs), func(i int) {
+	c.each(len(locs), func(i int) {
 		var h *held
 		if got[i], h = c.fetch(locs[i], true); h != nil {
 			use(i, h.bytes())
@@ -162,7 +162,7 @@ func (c *checker) fetchHeld(locs []string, use func(i int, data []byte)) []*sum 
 }
 
 // each calls fn for every i in [0, n) on c's workers.
-func each(c *checker, n int, fn func(i int)) {
+func (c *checker) each(n int, fn func(i int)) {
 	parallel.Each(n, c.o.Jobs, func(i int) error { fn(i); return nil })
 }
 

@@ -263,7 +263,7 @@ func TestURLSignatures(t *testing.T) {
 	if rep.Checked.Signatures != len(arts) {
 		t.Errorf("verified %d signatures, want %d", rep.Checked.Signatures, len(arts))
 	}
-	os.Remove(filepath.Join(dir, filepath.FromSlash(layout.V2Index+SignatureSuffix)))
+	os.Remove(filepath.Join(dir, filepath.FromSlash(layout.V2Index+layout.SignatureSuffix)))
 	wantProblem(t, fetch(t, srv.URL, Options{Verifier: &fakeVerifier{}, RequireSignatures: true}), layout.V2Index, "has no signature")
 }
 

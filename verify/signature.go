@@ -10,10 +10,6 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// SignatureSuffix is appended to an artifact's path to name its Sigstore
-// bundle (layout.Signature).
-const SignatureSuffix = layout.SignatureSuffix
-
 // signable reports whether the build signs the artifact at loc, as
 // layout.SignedPath says; an archive a document names is held to it
 // wherever it sits and whatever its name, which are checked on their own.

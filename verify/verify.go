@@ -171,21 +171,18 @@ func (r *Report) OK() bool { return len(r.Problems) == 0 && r.Omitted == 0 }
 
 // WriteText writes one line per problem, "path: message".
 func (r *Report) WriteText(w io.Writer) error {
+	var b strings.Builder
 	for _, p := range r.Warnings {
-		if _, err := fmt.Fprintln(w, "warning: "+p.String()); err != nil {
-			return err
-		}
+		b.WriteString("warning: " + p.String() + "\n")
 	}
 	for _, p := range r.Problems {
-		if _, err := fmt.Fprintln(w, p.String()); err != nil {
-			return err
-		}
+		b.WriteString(p.String() + "\n")
 	}
 	if r.Omitted > 0 {
-		_, err := fmt.Fprintf(w, "... and %d more problems\n", r.Omitted)
-		return err
+		fmt.Fprintf(&b, "... and %d more problems\n", r.Omitted)
 	}
-	return nil
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // WriteJSON writes the report in skillpack's one JSON encoding.

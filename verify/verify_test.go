@@ -366,9 +366,9 @@ func TestSignatures(t *testing.T) {
 		dir := copyBuilt(t)
 		sign(t, dir)
 		p := archiveOf(t, dir, other, layout.Zip)
-		os.Remove(filepath.Join(dir, filepath.FromSlash(p+SignatureSuffix)))
+		os.Remove(filepath.Join(dir, filepath.FromSlash(p+layout.SignatureSuffix)))
 		rep := check(t, dir, Options{Verifier: &fakeVerifier{}, RequireSignatures: true})
-		wantProblem(t, rep, p, "has no signature ("+p+SignatureSuffix+") and signatures are required")
+		wantProblem(t, rep, p, "has no signature ("+p+layout.SignatureSuffix+") and signatures are required")
 	})
 	t.Run("unsigned and required", func(t *testing.T) {
 		rep := check(t, copyBuilt(t), Options{Verifier: &fakeVerifier{}, RequireSignatures: true})
@@ -381,9 +381,9 @@ func TestSignatures(t *testing.T) {
 		dir := copyBuilt(t)
 		sign(t, dir)
 		a, b := archiveOf(t, dir, multi, layout.TarGz), archiveOf(t, dir, other, layout.TarGz)
-		writeFile(t, dir, b+SignatureSuffix, readFile(t, dir, a+SignatureSuffix))
+		writeFile(t, dir, b+layout.SignatureSuffix, readFile(t, dir, a+layout.SignatureSuffix))
 		rep := check(t, dir, Options{Verifier: &fakeVerifier{}})
-		wantProblem(t, rep, b+SignatureSuffix, "does not verify "+b+": bundle is for sha256:"+layout.DigestOf(readFile(t, dir, a)).Hex())
+		wantProblem(t, rep, b+layout.SignatureSuffix, "does not verify "+b+": bundle is for sha256:"+layout.DigestOf(readFile(t, dir, a)).Hex())
 		if len(rep.Problems) != 1 {
 			t.Errorf("want one problem, got:\n%s", problems(rep))
 		}
@@ -391,7 +391,7 @@ func TestSignatures(t *testing.T) {
 	t.Run("bad signature", func(t *testing.T) {
 		dir := copyBuilt(t)
 		sign(t, dir)
-		sig := layout.V2Index + SignatureSuffix
+		sig := layout.V2Index + layout.SignatureSuffix
 		edit(t, dir, sig, `"good":true`, `"good":false`)
 		wantProblem(t, check(t, dir, Options{Verifier: &fakeVerifier{}}), sig, "does not verify "+layout.V2Index+": certificate identity does not match")
 	})
@@ -399,7 +399,7 @@ func TestSignatures(t *testing.T) {
 		dir := copyBuilt(t)
 		sign(t, dir)
 		edit(t, dir, layout.MCPSkills, "Profiles CSV", "Profiles XLS")
-		wantProblem(t, check(t, dir, Options{Verifier: &fakeVerifier{}}), layout.MCPSkills+SignatureSuffix, "does not verify "+layout.MCPSkills+": bundle is for")
+		wantProblem(t, check(t, dir, Options{Verifier: &fakeVerifier{}}), layout.MCPSkills+layout.SignatureSuffix, "does not verify "+layout.MCPSkills+": bundle is for")
 	})
 	t.Run("folder signature missing and required", func(t *testing.T) {
 		dir := copyBuilt(t)
@@ -459,7 +459,7 @@ func TestSignatures(t *testing.T) {
 			t.Errorf("summary %q does not say the signatures went unchecked", s)
 		}
 		rep = check(t, dir, Options{RequireSignatures: true})
-		wantProblem(t, rep, layout.V2Index+SignatureSuffix, "signature not checked: no verifier configured; pass --certificate-identity")
+		wantProblem(t, rep, layout.V2Index+layout.SignatureSuffix, "signature not checked: no verifier configured; pass --certificate-identity")
 	})
 }
 
