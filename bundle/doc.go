@@ -1,4 +1,4 @@
-// Package dist reads a built bundle: everything downstream of the build
+// Package bundle reads a built bundle: everything downstream of the build
 // (verify, publish, serve, sign, build --previous, prune) reads one through it.
 //
 // It owns where a bundle's bytes come from (a Source: a Folder through an

@@ -17,19 +17,11 @@ func Sum(r io.Reader) (sum [32]byte, n int64, err error) {
 	buf := readBufs.Get().(*[]byte)
 	defer readBufs.Put(buf)
 	h := sha256.New()
-	for {
-		k, err := r.Read(*buf)
-		h.Write((*buf)[:k])
-		n += int64(k)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return sum, n, err
-		}
-	}
+	// Wrapped, so that an *os.File's WriteTo, which allocates a buffer of
+	// its own, is not used.
+	n, err = io.CopyBuffer(h, struct{ io.Reader }{r}, *buf)
 	h.Sum(sum[:0])
-	return sum, n, nil
+	return sum, n, err
 }
 
 var readBufs = sync.Pool{New: func() any { b := make([]byte, 64<<10); return &b }}
