@@ -190,13 +190,58 @@ type Site struct {
 	index    *url.URL
 	client   *http.Client
 	o        HTTPOptions
-	timeouts atomic.Int32
+	timeouts timeouts
 }
 
 // MaxTimeouts is how many requests may time out before the rest are not
 // sent: a server that stalls every request must not make a run last
 // (files × timeout).
 const MaxTimeouts = 3
+
+// timeouts counts a source's requests that timed out, each after d.
+type timeouts struct {
+	d time.Duration
+	n atomic.Int32
+}
+
+// check refuses a request once MaxTimeouts requests to the server (to)
+// have timed out. The count is not in the message: with requests in
+// flight at once, it is not the same every run.
+func (t *timeouts) check(to string) error {
+	if t.n.Load() >= MaxTimeouts {
+		return fmt.Errorf("not fetched: %d or more requests to %s timed out (--timeout)", MaxTimeouts, to)
+	}
+	return nil
+}
+
+// add counts one more and says what happened.
+func (t *timeouts) add() error {
+	t.n.Add(1)
+	return fmt.Errorf("timed out after %v (--timeout)", t.d)
+}
+
+// body is a source's reader, whose errors while reading are put the
+// source's way (describe), and whose request ends (done) when it is
+// closed.
+type body struct {
+	io.ReadCloser
+	describe func(error) error
+	done     context.CancelFunc
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		err = b.describe(err)
+	}
+	return n, err
+}
+
+func (b *body) Close() error {
+	err := b.ReadCloser.Close()
+	b.done()
+	return err
+}
 
 // OpenURL is the bundle served at raw, an http or https URL of the folder
 // that holds .well-known/ (or of the v0.2 index itself).
@@ -250,7 +295,9 @@ func OpenURL(raw string, o HTTPOptions) (*Site, error) {
 			return nil
 		},
 	}
-	return &Site{base: u, index: &index, client: client, o: o}, nil
+	s := &Site{base: u, index: &index, client: client, o: o}
+	s.timeouts.d = o.Timeout
+	return s, nil
 }
 
 // Origin is u's scheme, host and port as a browser compares them: the
@@ -286,10 +333,8 @@ func (h *Site) Open(ctx context.Context, loc string) (io.ReadCloser, int64, erro
 			return nil, 0, err
 		}
 	}
-	// The count is not in the message: with requests in flight at once,
-	// it is not the same every run.
-	if h.timeouts.Load() >= MaxTimeouts {
-		return nil, 0, fmt.Errorf("not fetched: %d or more requests to this server timed out (--timeout)", MaxTimeouts)
+	if err := h.timeouts.check("this server"); err != nil {
+		return nil, 0, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.url(loc), nil)
 	if err != nil {
@@ -325,7 +370,7 @@ func (h *Site) Open(ctx context.Context, loc string) (io.ReadCloser, int64, erro
 	case resp.StatusCode != http.StatusOK:
 		return fail(fmt.Errorf("HTTP %s from %s", resp.Status, resp.Request.URL))
 	}
-	body := &httpBody{ReadCloser: resp.Body, h: h}
+	body := &body{ReadCloser: resp.Body, describe: h.describe, done: func() {}}
 	switch enc := strings.ToLower(resp.Header.Get("Content-Encoding")); enc {
 	case "", "identity":
 		return body, resp.ContentLength, nil
@@ -365,27 +410,12 @@ func (h *Site) denied(resp *http.Response, sent bool) error {
 	return fmt.Errorf("%s; pass a token with --%stoken-file or --%sheader 'Authorization: …'", who, h.o.HeaderFlagPrefix, h.o.HeaderFlagPrefix)
 }
 
-// httpBody turns timeouts while reading a body into plain messages.
-type httpBody struct {
-	io.ReadCloser
-	h *Site
-}
-
-func (b *httpBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err != nil && err != io.EOF {
-		err = b.h.describe(err)
-	}
-	return n, err
-}
-
 // describe makes a transport error say what happened without Go's
 // wrapping ("Get \"...\": ...").
 func (h *Site) describe(err error) error {
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, context.DeadlineExceeded) {
-		h.timeouts.Add(1)
-		return fmt.Errorf("timed out after %v (--timeout)", h.o.Timeout)
+		return h.timeouts.add()
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {

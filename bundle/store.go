@@ -3,10 +3,8 @@ package bundle
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
-	"sync/atomic"
 	"time"
 
 	"github.com/skillpack/skillpack/layout"
@@ -70,12 +68,15 @@ var errRequestTimeout = errors.New("request timed out")
 // within timeout, as over HTTP.
 type Stored struct {
 	st       Store
-	timeout  time.Duration
-	timeouts atomic.Int32
+	timeouts timeouts
 }
 
 // FromStore reads st, each request within timeout.
-func FromStore(st Store, timeout time.Duration) *Stored { return &Stored{st: st, timeout: timeout} }
+func FromStore(st Store, timeout time.Duration) *Stored {
+	s := &Stored{st: st}
+	s.timeouts.d = timeout
+	return s
+}
 
 // Store is the store read.
 func (s *Stored) Store() Store { return s.st }
@@ -90,18 +91,19 @@ func (s *Stored) Open(ctx context.Context, loc string) (io.ReadCloser, int64, er
 	if !s.st.Holds(loc) {
 		return nil, 0, ErrNotHeld
 	}
-	if s.timeouts.Load() >= MaxTimeouts {
-		return nil, 0, fmt.Errorf("not fetched: %d or more requests to %s timed out (--timeout)", MaxTimeouts, s.st)
+	if err := s.timeouts.check(s.st.String()); err != nil {
+		return nil, 0, err
 	}
 	// Each request, body included, has --timeout, as over HTTP.
-	rctx, cancel := context.WithTimeoutCause(ctx, s.timeout, errRequestTimeout)
+	rctx, cancel := context.WithTimeoutCause(ctx, s.timeouts.d, errRequestTimeout)
+	describe := func(err error) error { return s.describe(rctx, err) }
 	rc, size, err := s.st.Open(rctx, loc)
 	if err != nil {
-		err = s.describe(rctx, err)
+		err = describe(err)
 		cancel()
 		return nil, 0, err
 	}
-	return &storeBody{rc: rc, ctx: rctx, cancel: cancel, s: s}, size, nil
+	return &body{ReadCloser: rc, describe: describe, done: cancel}, size, nil
 }
 
 // describe turns a store's error into a Source's: absent is ErrNotFound,
@@ -111,30 +113,7 @@ func (s *Stored) describe(ctx context.Context, err error) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return ErrNotFound
 	case errors.Is(context.Cause(ctx), errRequestTimeout):
-		s.timeouts.Add(1)
-		return fmt.Errorf("timed out after %v (--timeout)", s.timeout)
+		return s.timeouts.add()
 	}
-	return err
-}
-
-// storeBody is a store's reader, whose request ends when it is closed.
-type storeBody struct {
-	rc     io.ReadCloser
-	ctx    context.Context
-	cancel context.CancelFunc
-	s      *Stored
-}
-
-func (b *storeBody) Read(p []byte) (int, error) {
-	n, err := b.rc.Read(p)
-	if err != nil && err != io.EOF {
-		err = b.s.describe(b.ctx, err)
-	}
-	return n, err
-}
-
-func (b *storeBody) Close() error {
-	err := b.rc.Close()
-	b.cancel()
 	return err
 }
