@@ -12,18 +12,9 @@ import (
 	"github.com/skillpack/skillpack/pack"
 )
 
-// entry is one file read from an archive: never written anywhere, only
-// hashed on the way through.
-type entry struct {
-	path string
-	size int64
-	sum  [32]byte
-	exec bool
-}
-
 // unpacked is what reading an archive found.
 type unpacked struct {
-	entries  []entry  // regular files that passed every check, in archive order
+	entries  []pack.Entry // regular files that passed every check, in archive order, hashed on the way through
 	problems []string // each says what is wrong and with which entry
 	stopped  bool     // a limit stopped reading: entries is incomplete
 }
@@ -42,10 +33,10 @@ func unpack(data []byte, ext string, l pack.Limits, root string) *unpacked {
 	err := pack.Unpack(data, ext == layout.Zip, l, func(name, why string) error {
 		u.bad(name, "%s", why)
 		return nil
-	}, func(pe pack.Entry, r io.Reader) error {
-		sum, size, err := bundle.Sum(r)
-		if err == nil {
-			u.entries = append(u.entries, entry{path: pe.Path, size: size, sum: sum, exec: pe.Exec})
+	}, func(e pack.Entry, r io.Reader) error {
+		var err error
+		if e.Sum, e.Size, err = bundle.Sum(r); err == nil {
+			u.entries = append(u.entries, e)
 		}
 		return err
 	})
@@ -65,7 +56,7 @@ func unpack(data []byte, ext string, l pack.Limits, root string) *unpacked {
 func (u *unpacked) checkSet(root string) {
 	paths := make([]string, len(u.entries))
 	for i, e := range u.entries {
-		paths[i] = e.path
+		paths[i] = e.Path
 	}
 	if !slices.IsSorted(paths) {
 		u.problems = append(u.problems, "entries are not sorted by path; skillpack writes them sorted, so the archive was altered or made by something else")
@@ -87,13 +78,18 @@ func (u *unpacked) checkSet(root string) {
 	}
 }
 
-// contentDigest is the skill's content digest as the archive's entries
-// give it: the one pack.ContentDigest computes from the source.
-func contentDigest(es []entry) layout.Digest {
-	pes := make([]pack.Entry, len(es))
-	for i, e := range es {
-		pes[i] = pack.Entry{Path: e.path, Exec: e.exec, Size: e.size, Sum: e.sum}
-	}
-	sum := pack.ContentDigest(pes)
+// contentDigest is the content digest of files (an archive's entries, a
+// version's list): the one pack.ContentDigest computes from the source.
+func contentDigest(files []pack.Entry) layout.Digest {
+	sum := pack.ContentDigest(files)
 	return layout.SumDigest(sum[:])
+}
+
+// byPath is the entries by path.
+func (u *unpacked) byPath() map[string]pack.Entry {
+	m := map[string]pack.Entry{}
+	for _, e := range u.entries {
+		m[e.Path] = e
+	}
+	return m
 }

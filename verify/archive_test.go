@@ -190,7 +190,7 @@ func FuzzUnpack(f *testing.F) {
 		u := unpack(data, ext, l, layout.EntryFile)
 		var n int64
 		for _, e := range u.entries {
-			n += e.size
+			n += e.Size
 		}
 		if n > l.Unpacked || len(u.entries) > l.Entries {
 			t.Fatalf("limits exceeded: %d bytes in %d entries", n, len(u.entries))

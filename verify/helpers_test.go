@@ -265,10 +265,10 @@ func skillFiles(t *testing.T, dir, skill string) []file {
 	var fs []file
 	for _, e := range u.entries {
 		mode := int64(0o644)
-		if e.exec {
+		if e.Exec {
 			mode = 0o755
 		}
-		fs = append(fs, file{name: e.path, body: readFile(t, dir, layout.SkillFile(skill, e.path)), mode: mode})
+		fs = append(fs, file{name: e.Path, body: readFile(t, dir, layout.SkillFile(skill, e.Path)), mode: mode})
 	}
 	return fs
 }

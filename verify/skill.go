@@ -88,7 +88,7 @@ func (c *checker) listFiles(s *skillModel) {
 			s.files, s.filesFrom = slices.Clone(e.Files), layout.V1Index
 		} else if s.typ == layout.TypeArchive && c.archives[s.loc] != nil && c.archives[s.loc].unpacked != nil {
 			for _, e := range c.archives[s.loc].unpacked.entries {
-				s.files = append(s.files, e.path)
+				s.files = append(s.files, e.Path)
 			}
 			s.filesFrom = s.loc
 		} else {
@@ -148,7 +148,7 @@ func (c *checker) skill(s *skillModel) {
 		}
 		m := map[string]bool{}
 		for _, e := range a.unpacked.entries {
-			m[e.path] = e.exec
+			m[e.Path] = e.Exec
 		}
 		if exec == nil {
 			exec, execFrom = m, a.loc
@@ -167,17 +167,17 @@ func (c *checker) skill(s *skillModel) {
 func (c *checker) compareArchive(s *skillModel, a *archiveRef) {
 	in := map[string]bool{}
 	for _, e := range a.unpacked.entries {
-		in[e.path] = true
-		if !slices.Contains(s.files, e.path) {
-			c.problem(a.loc, "entry %q is not a file of skill %q (%s lists %d files); the archive does not match the served skill", e.path, s.name, s.filesFrom, len(s.files))
+		in[e.Path] = true
+		if !slices.Contains(s.files, e.Path) {
+			c.problem(a.loc, "entry %q is not a file of skill %q (%s lists %d files); the archive does not match the served skill", e.Path, s.name, s.filesFrom, len(s.files))
 			continue
 		}
-		served := s.served[e.path]
+		served := s.served[e.Path]
 		if served == nil {
 			continue
 		}
-		if d := layout.SumDigest(e.sum[:]); d != served.digest {
-			c.problem(a.loc, "entry %q has digest %s, but the served %s has %s", e.path, d, layout.SkillFile(s.name, e.path), served.digest)
+		if d := layout.SumDigest(e.Sum[:]); d != served.digest {
+			c.problem(a.loc, "entry %q has digest %s, but the served %s has %s", e.Path, d, layout.SkillFile(s.name, e.Path), served.digest)
 		}
 	}
 	for _, f := range s.files {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
 )
 
 // Objects verifies the bundle that st holds. The error is non-nil when
@@ -125,7 +126,7 @@ func (c *checker) holds(loc string) bool {
 // copies of its files) against the entries of the skill's archives that
 // were read, which hold the same bytes.
 func (c *checker) checkUnheld() {
-	byArchive := map[*archiveRef]map[string]*entry{}
+	byArchive := map[*archiveRef]map[string]pack.Entry{}
 	for _, e := range c.unheld {
 		p, ok := layout.ParsePath(e.loc)
 		if !ok || p.Kind != layout.KindFile || p.Legacy || c.skills[p.Skill] == nil {
@@ -135,23 +136,18 @@ func (c *checker) checkUnheld() {
 			if a.unpacked == nil || a.unpacked.stopped {
 				continue
 			}
-			m := byArchive[a]
-			if m == nil {
-				m = map[string]*entry{}
-				for i := range a.unpacked.entries {
-					m[a.unpacked.entries[i].path] = &a.unpacked.entries[i]
-				}
-				byArchive[a] = m
+			if byArchive[a] == nil {
+				byArchive[a] = a.unpacked.byPath()
 			}
-			en := m[p.File]
-			if en == nil {
+			en, ok := byArchive[a][p.File]
+			if !ok {
 				continue // compareArchive says the archive lacks it
 			}
-			switch d := layout.SumDigest(en.sum[:]); {
+			switch d := layout.SumDigest(en.Sum[:]); {
 			case d != e.digest:
 				c.problem(e.loc, "is not held by %s; entry %q of %s has digest %s, but %s says %s", c.src, p.File, a.loc, d, e.from, e.digest)
-			case e.size >= 0 && en.size != e.size:
-				c.problem(e.loc, "is not held by %s; entry %q of %s is %d bytes, but %s says %d", c.src, p.File, a.loc, en.size, e.from, e.size)
+			case e.size >= 0 && en.Size != e.size:
+				c.problem(e.loc, "is not held by %s; entry %q of %s is %d bytes, but %s says %d", c.src, p.File, a.loc, en.Size, e.from, e.size)
 			}
 		}
 	}

@@ -64,8 +64,7 @@ func (c *checker) version(name string, sv *layout.SkillVersion) {
 		hex.Decode(sum[:], []byte(f.Digest.Hex())) // Check has made it 64 hex digits
 		es = append(es, pack.Entry{Path: f.Path, Size: *f.Size, Exec: f.Exec, Sum: sum})
 	}
-	content := pack.ContentDigest(es)
-	if got := layout.SumDigest(content[:]); got != sv.ContentDigest {
+	if got := contentDigest(es); got != sv.ContentDigest {
 		c.problem(layout.VersionsIndex, "skill %q version %s: contentDigest %s, but its files make %s", name, sv.Version, sv.ContentDigest, got)
 	}
 	for _, a := range []struct {
@@ -115,26 +114,22 @@ func (c *checker) unpackVersions() {
 		if u.stopped {
 			continue
 		}
-		c.sameFiles(a, u.entries)
+		c.sameFiles(a, u.byPath())
 	}
 }
 
 // sameFiles compares an archive's entries with the version's files.
-func (c *checker) sameFiles(a versionArchive, entries []entry) {
-	in := map[string]entry{}
-	for _, e := range entries {
-		in[e.path] = e
-	}
+func (c *checker) sameFiles(a versionArchive, in map[string]pack.Entry) {
 	for _, f := range a.files {
 		e, ok := in[f.Path]
 		delete(in, f.Path)
 		switch {
 		case !ok:
 			c.problem(a.loc, "has no entry %q, a file of the version in %s", f.Path, layout.VersionsIndex)
-		case layout.SumDigest(e.sum[:]) != f.Digest || e.size != *f.Size:
+		case layout.SumDigest(e.Sum[:]) != f.Digest || e.Size != *f.Size:
 			c.problem(a.loc, "entry %q differs from the version's file in %s", f.Path, layout.VersionsIndex)
-		case e.exec != f.Exec:
-			c.problem(a.loc, "entry %q has exec bit %v, but %s says %v", f.Path, e.exec, layout.VersionsIndex, f.Exec)
+		case e.Exec != f.Exec:
+			c.problem(a.loc, "entry %q has exec bit %v, but %s says %v", f.Path, e.Exec, layout.VersionsIndex, f.Exec)
 		}
 	}
 	for p := range in {
