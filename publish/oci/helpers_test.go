@@ -37,9 +37,9 @@ func newBundle(t *testing.T) (skills string, b *publish.Bundle) {
 }
 
 // rebuild builds skills into dist and opens it.
-func rebuild(t *testing.T, skills, dist string) *publish.Bundle {
+func rebuild(t *testing.T, skills, dist string, marketplaces ...string) *publish.Bundle {
 	t.Helper()
-	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: stubSign, SignFolder: signtest.StubStatement}); err != nil {
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: stubSign, SignFolder: signtest.StubStatement, Marketplaces: marketplaces}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := publish.Open(dist)

@@ -418,13 +418,13 @@ func TestVerifyVersioned(t *testing.T) {
 	wantProblem(t, rep, "", "version tag "+tag+" names "+string(otherDesc.Digest), "bump the skill's version")
 }
 
-// A bundle with plugins (build/testdata/plugins, signed) carries its
-// plugins' .tar.gz archives and their signatures to the registry,
-// verifies from there, and a plugin archive changed in the registry is
-// refused.
+// A bundle with plugins (build/testdata/plugins, signed, with the four
+// marketplaces, so each plugin's folder too) carries its plugins'
+// .tar.gz archives and their signatures to the registry, verifies from
+// there, and a plugin archive changed in the registry is refused.
 func TestVerifyRegistryPlugins(t *testing.T) {
 	host, storage := testtool.RegistryStorage(t, "")
-	b := rebuild(t, filepath.Join("..", "..", "build", "testdata", "plugins"), filepath.Join(t.TempDir(), "dist"))
+	b := rebuild(t, filepath.Join("..", "..", "build", "testdata", "plugins"), filepath.Join(t.TempDir(), "dist"), "claude", "codex", "cursor", "copilot")
 	target := "oci://" + host + "/acme/plugins:v1"
 	publishTo(t, b, target, Options{Retry: publish.Retry{Jobs: 1}})
 	var victim *publish.Object

@@ -333,9 +333,9 @@ func tree(t testing.TB) string {
 // stand-in (publish treats signatures as opaque files), and unlike
 // Sigstore's it signs the same bytes the same way, so that a republish
 // of an unchanged artifact finds its signature present.
-func builtBundle(t testing.TB, skills, dist string) *publish.Bundle {
+func builtBundle(t testing.TB, skills, dist string, marketplaces ...string) *publish.Bundle {
 	t.Helper()
-	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: signtest.Stub, SignFolder: signtest.StubStatement}); err != nil {
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: signtest.Stub, SignFolder: signtest.StubStatement, Marketplaces: marketplaces}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := publish.Open(dist)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -172,13 +173,14 @@ func TestVerifyVersioned(t *testing.T) {
 	}
 }
 
-// A bundle with plugins (build/testdata/plugins, signed) publishes its
-// plugins' archives and their signatures, verifies from the bucket, and
-// a plugin archive replaced there is refused.
+// A bundle with plugins (build/testdata/plugins, signed, with the four
+// marketplaces, so each plugin's folder too) publishes its plugins'
+// archives and their signatures, verifies from the bucket, and a plugin
+// archive replaced there is refused.
 func TestVerifyPluginsFake(t *testing.T) { testVerifyPlugins(t, fakeServer(t)) }
 
 func testVerifyPlugins(t *testing.T, s *server) {
-	b := builtBundle(t, filepath.Join("..", "..", "build", "testdata", "plugins"), filepath.Join(t.TempDir(), "dist"))
+	b := builtBundle(t, filepath.Join("..", "..", "build", "testdata", "plugins"), filepath.Join(t.TempDir(), "dist"), "claude", "codex", "cursor", "copilot")
 	ctx := context.Background()
 	if err := Publish(ctx, b, s.target("plugins"), s.options(), nil); err != nil {
 		t.Fatal(err)
@@ -208,6 +210,17 @@ func testVerifyPlugins(t *testing.T, s *server) {
 		var all bytes.Buffer
 		rep.WriteText(&all)
 		t.Fatalf("%d plugin archives published, want 6; the bucket:\n%s", len(archives), all.String())
+	}
+	// A file of a plugin's served folder changed there is refused too.
+	file := layout.PluginDir("pdf-tools") + "/plugin.json"
+	if _, ok := s.get("plugins/" + file); !ok {
+		t.Fatalf("%s was not published", file)
+	}
+	s.replace("plugins/"+file, "{}")
+	if rep := check(); !slices.ContainsFunc(rep.Problems, func(p verify.Problem) bool { return p.Path == file }) {
+		var all bytes.Buffer
+		rep.WriteText(&all)
+		t.Errorf("a replaced %s is not reported:\n%s", file, all.String())
 	}
 	s.replace("plugins/"+archives[0], "not the archive")
 	rep := check()
