@@ -137,8 +137,9 @@ func TestSkillsCLIUnicode(t *testing.T) {
 	}
 }
 
-// TestSkillsCLIMarketplace builds three plugins with --marketplace claude
-// and has the Vercel skills CLI read the bundle through the generated
+// TestSkillsCLIMarketplace builds three plugins with the four marketplaces
+// (so each plugin's folder is served too, skills and all) and has the
+// Vercel skills CLI read the bundle through the generated
 // .claude-plugin/marketplace.json: it groups the skills by plugin, as the
 // marketplace says, and installs every one byte for byte as served. The
 // CLI reads a marketplace from a folder or a git checkout only (over
@@ -147,7 +148,7 @@ func TestSkillsCLIMarketplace(t *testing.T) {
 	cli := needSkillsCLI(t)
 	tmp := t.TempDir()
 	dist := filepath.Join(tmp, "dist")
-	if res, err := build.Run([]string{filepath.Join("..", "build", "testdata", "plugins")}, build.Options{Out: dist, Marketplaces: []string{"claude"}}); err != nil {
+	if res, err := build.Run([]string{filepath.Join("..", "build", "testdata", "plugins")}, build.Options{Out: dist, Marketplaces: []string{"claude", "codex", "cursor", "copilot"}}); err != nil {
 		t.Fatalf("build: %v; findings %v", err, res.Findings)
 	}
 	home, proj := filepath.Join(tmp, "home"), filepath.Join(tmp, "project")
