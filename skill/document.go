@@ -120,18 +120,16 @@ func parse(data []byte, truncated bool) *Document {
 		}
 	}
 	d.FrontLine = open + 2
-	if close < 0 && truncated {
-		// Its closing line may well lie past the limit: the frontmatter
-		// is too long to be read, which a "---" added here would not mend.
-		d.Problem = &Problem{Kind: Unclosed, Line: open + 1, Col: 1,
-			Msg: fmt.Sprintf("the frontmatter opened here is not closed within the first 1 MiB (%d bytes, to line %d) of the file, "+
-				"the most of a SKILL.md that skillpack reads: it is too long, or its closing \"---\" line is missing",
-				MaxRead, len(lines.all))}
-		return d
-	}
 	if close < 0 {
-		d.Problem = &Problem{Kind: Unclosed, Line: open + 1, Col: 1,
-			Msg: "the frontmatter opened here is never closed; add a \"---\" line after the last YAML line"}
+		msg := "the frontmatter opened here is never closed; add a \"---\" line after the last YAML line"
+		if truncated {
+			// Its closing line may well lie past the limit: the frontmatter
+			// is too long to be read, which a "---" added here would not mend.
+			msg = fmt.Sprintf("the frontmatter opened here is not closed within the first 1 MiB (%d bytes, to line %d) of the file, "+
+				"the most of a SKILL.md that skillpack reads: it is too long, or its closing \"---\" line is missing",
+				MaxRead, len(lines.all))
+		}
+		d.Problem = &Problem{Kind: Unclosed, Line: open + 1, Col: 1, Msg: msg}
 		return d
 	}
 	d.FrontRaw = data[lines.all[open].end:lines.all[close].start]

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -76,13 +77,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(stri
 	switch args[0] {
 	case "version":
 		v := stamped // a release build's, set by the linker
-		if bi, ok := debug.ReadBuildInfo(); v == "" && ok && bi.Main.Version != "" {
+		if bi, ok := debug.ReadBuildInfo(); v == "" && ok {
 			v = bi.Main.Version
 		}
-		if v == "" {
-			v = "(devel)"
-		}
-		fmt.Fprintf(stdout, "skillpack-sign %s (protocol %d)\n", v, Protocol)
+		fmt.Fprintf(stdout, "skillpack-sign %s (protocol %d)\n", cmp.Or(v, "(devel)"), Protocol)
 		return exitOK
 	case "sign":
 		var o sign.Options
