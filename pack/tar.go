@@ -1,8 +1,8 @@
 package pack
 
 import (
+	"fmt"
 	"io"
-	"strconv"
 	"strings"
 )
 
@@ -81,9 +81,7 @@ func ustarHeader(blk *[blockSize]byte, path string, mode, size, mtime int64) {
 // octal writes v in b as zero-padded octal digits and a NUL, as
 // archive/tar does.
 func octal(b []byte, v int64) {
-	s := strconv.FormatInt(v, 8)
-	copy(b, strings.Repeat("0", len(b)-1-len(s))+s)
-	b[len(b)-1] = 0
+	copy(b, fmt.Sprintf("%0*o\x00", len(b)-1, v))
 }
 
 var zeroBlock [blockSize]byte
