@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -82,17 +81,13 @@ func looksLikeJWT(s string) bool {
 // GET $ACTIONS_ID_TOKEN_REQUEST_URL&audience=sigstore with the request
 // token as a bearer token; the answer is {"value": "<jwt>"}.
 func actionsToken(ctx context.Context, endpoint, bearer string) (string, error) {
-	u, err := url.Parse(endpoint)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", ActionsURLEnv, err)
 	}
-	q := u.Query()
+	q := req.URL.Query()
 	q.Set("audience", audience)
-	u.RawQuery = q.Encode()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", ActionsURLEnv, err)
-	}
+	req.URL.RawQuery = q.Encode()
 	req.Header.Set("Authorization", "bearer "+bearer)
 	req.Header.Set("Accept", "application/json")
 	resp, err := tokenClient.Do(req)
