@@ -77,16 +77,13 @@ func fromVCS(settings []debug.BuildSetting) string {
 	if rev == "" {
 		return ""
 	}
-	if len(rev) > 12 {
-		rev = rev[:12]
-	}
 	// Go's own pseudo-versions name the commit's time in UTC; an unknown
 	// time sorts first, as v0.0.0 does.
 	stamp := "00000000000000"
 	if t, err := time.Parse(time.RFC3339Nano, when); err == nil {
 		stamp = t.UTC().Format("20060102150405")
 	}
-	v := "v0.0.0-" + stamp + "-" + rev
+	v := "v0.0.0-" + stamp + "-" + rev[:min(len(rev), 12)]
 	if modified {
 		v += "+dirty"
 	}
