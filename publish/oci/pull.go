@@ -38,22 +38,17 @@ type Pulled struct {
 	Digest layout.Digest // its manifest's digest
 }
 
-// Pull fetches from source, oci://host[:port]/repo[:tag|@digest] (tag
-// latest when none), into dir: a collection gives every skill it lists,
-// or only the one named skill when skill is not ""; a skill's own
-// artifact (its <skill>-<version> tag, or its digest) gives that skill.
-// Each skill is unpacked from its archive into dir/<name>, which must not
-// exist, with its folder signature (skill.oms.sig) when one is attached.
-// Everything fetched is checked against its digest and limits: every
-// manifest against maxManifestSize, a collection against
-// layout.MaxSkills, each archive against pack's limits (which verify holds
-// archives to), all of them together against o.MaxTotal; an archive that holds anything but plain files at clean
-// paths is refused. An error names what it is about; one
-// wrapping ErrExists is a folder that was there before, one wrapping
-// ErrWrite a failure to write. A request that fails in a way worth
-// another try is retried as a publish's are (o.Budget, publish.Runner), so
-// that a registry's short outage costs a wait, not the pull; one that
-// keeps failing ends it with publish.ErrUnavailable.
+// Pull fetches from source, oci://host[:port]/repo[:tag|@digest], into
+// dir: every skill a collection lists (or the one named skill), or a
+// skill's own artifact. Each skill is unpacked into dir/<name>, which must
+// not exist, with its attached folder signature (skill.oms.sig).
+// Everything fetched is held to its digest and to limits (manifests,
+// layout.MaxSkills, pack's limits per archive as verify's, o.MaxTotal for
+// all); an archive of anything but plain files at clean paths is refused.
+// An error wrapping ErrExists is a folder that was there before, ErrWrite
+// a failure to write. Requests are retried as a publish's are, so that a
+// registry's short outage costs a wait; one that keeps failing ends the
+// pull with publish.ErrUnavailable.
 func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, error) {
 	t, r, err := openSource(source, o)
 	if err != nil {
