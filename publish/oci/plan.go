@@ -21,7 +21,6 @@ import (
 // reader that resolves a tag find the index, every manifest it names and
 // every blob they name.
 type plan struct {
-	target  Target
 	objects []publish.Object
 	ops     map[string]func(context.Context) (publish.State, error)
 	needs   map[string][]*outcome // a manifest's path → its blobs'
@@ -60,7 +59,7 @@ type attachment struct {
 // ever. It fails before anything is pushed when the bundle's names would
 // collide in the repository.
 func newPlan(t Target, b *publish.Bundle, sign Signer, lag int) (*plan, error) {
-	p := &plan{target: t, ops: map[string]func(context.Context) (publish.State, error){}, needs: map[string][]*outcome{},
+	p := &plan{ops: map[string]func(context.Context) (publish.State, error){}, needs: map[string][]*outcome{},
 		blobs: map[digest.Digest]*outcome{}, owners: map[digest.Digest][]ocispec.Descriptor{}}
 	var refs []skillRef
 	var skills []manifest
