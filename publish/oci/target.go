@@ -59,7 +59,7 @@ func ParseTarget(s string) (Target, error) {
 func parse(s, what, form string) (Target, error) {
 	rest, ok := strings.CutPrefix(s, Scheme)
 	if !ok {
-		return Target{}, fmt.Errorf("%q is not an OCI %s: it must start with %s (%shost[:port]/repository%s)", s, what, Scheme, Scheme, form)
+		return Target{}, fmt.Errorf("%q is not an OCI %s: write %shost[:port]/repository%s (it must start with %s)", s, what, Scheme, form, Scheme)
 	}
 	if !strings.Contains(rest, "/") {
 		return Target{}, fmt.Errorf("%q is not an OCI %s: it names no repository; write %shost[:port]/repository%s, e.g. oci://ghcr.io/OWNER/skills", s, what, Scheme, form)
