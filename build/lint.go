@@ -18,7 +18,7 @@ func (b *builder) lintAcross(p *packed) error {
 	for i, w := range p.work {
 		named[i] = w.named
 	}
-	across := lint.CheckAcross(named, b.lintOpts)
+	across := lint.CheckAcross(named, nil, nil, b.lintOpts)
 	plugins := b.lintPlugins(p)
 	all := append(slices.Clone(across), plugins...)
 	for _, w := range p.work {
@@ -109,7 +109,7 @@ func (e *packError) Unwrap() error { return e.err }
 // clients accept of a repository is its skills, which are built whatever
 // its plugins' manifests say.
 func (b *builder) lintPlugins(p *packed) []lint.Finding {
-	fs := lint.CheckPlugins(p.plugins, p.markets, b.lintOpts)
+	fs := lint.CheckAcross(nil, p.plugins, p.markets, b.lintOpts)
 	bad := map[string]int{}
 	for _, f := range fs {
 		if f.Severity == lint.Error {

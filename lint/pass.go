@@ -7,6 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -129,10 +130,13 @@ func readAll(r io.Reader, size int64) ([]byte, error) {
 // BodyPos turns a 1-based line within the body into a file line.
 func (p *Pass) BodyPos(line int) int { return p.Doc.BodyLine + line - 1 }
 
-// RegistryPass is what a check across all skills of a run sees.
-type RegistryPass struct {
-	Skills []Named
-	Rel    func(path string) string // a disk path made relative to the run
+// RunPass is what a check across a run sees: its skills, and its plugins
+// with the marketplaces at its roots and plugin folders.
+type RunPass struct {
+	Skills       []Named
+	Plugins      []*plugin.Plugin
+	Marketplaces []string
+	Rel          func(path string) string // a disk path made relative to the run
 
 	rule   *Rule
 	report func(*Rule, Finding)
@@ -178,4 +182,10 @@ func NameOf(s *skill.Skill) Named {
 func (n Named) EntryPath() string { return filepath.Join(n.Dir, n.File) }
 
 // Report records a finding; f.Path is already relative to the run.
-func (p *RegistryPass) Report(f Finding) { p.report(p.rule, f) }
+func (p *RunPass) Report(f Finding) { p.report(p.rule, f) }
+
+// Reportf records a finding at a position of a file on disk (a plugin's
+// folder for a finding about the whole plugin).
+func (p *RunPass) Reportf(disk string, line, col int, fix, format string, args ...any) {
+	p.Report(Finding{Path: p.Rel(disk), Line: line, Column: col, Message: fmt.Sprintf(format, args...), Fix: fix})
+}

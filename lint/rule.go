@@ -42,11 +42,10 @@ type Rule struct {
 	// many rules see it.
 	Supersedes []string
 
-	// Exactly one of Check, CheckAll, CheckPlugins and Engine is set.
-	Check        func(*Pass)         // runs once per skill
-	CheckAll     func(*RegistryPass) // runs once over all skills of a run
-	CheckPlugins func(*PluginPass)   // runs once over all plugins of a run
-	Engine       bool                // reported by the runner itself (suppressions)
+	// Exactly one of Check, CheckRun and Engine is set.
+	Check    func(*Pass)    // runs once per skill
+	CheckRun func(*RunPass) // runs once over all skills and plugins of a run
+	Engine   bool           // reported by the runner itself (suppressions)
 }
 
 // withFiles runs check only when the skill's folder could be collected:

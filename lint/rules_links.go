@@ -239,7 +239,6 @@ func isSkillDir(dir string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
-
 func checkLinkAbsolute(p *Pass) {
 	md := bodyMarkdown(p)
 	for _, l := range skillLinks(p) {

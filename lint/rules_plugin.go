@@ -13,22 +13,6 @@ import (
 	"github.com/skillpack/skillpack/plugin"
 )
 
-// PluginPass is what a check of plugins sees: every plugin of the run.
-type PluginPass struct {
-	Plugins      []*plugin.Plugin
-	Marketplaces []string // the marketplace files at the roots and plugin folders
-
-	rule   *Rule
-	report func(*Rule, Finding)
-	rel    func(string) string
-}
-
-// Reportf records a finding at a position of a file on disk (a plugin's
-// folder for a finding about the whole plugin).
-func (p *PluginPass) Reportf(disk string, line, col int, fix, format string, args ...any) {
-	p.report(p.rule, Finding{Path: p.rel(disk), Line: line, Column: col, Message: fmt.Sprintf(format, args...), Fix: fix})
-}
-
 // pluginRules check plugins: Agent Plugins 1.0 packages and the clients'
 // plugin folders, as the build packs them.
 var pluginRules = []*Rule{
@@ -44,9 +28,9 @@ var pluginRules = []*Rule{
 			"data (Claude Code's \"skills\", \"commands\", \"mcpServers\") belongs in the client's own manifest " +
 			"(.claude-plugin/plugin.json) or under \"extensions\". A plugin.json whose \"$schema\" names no Agent " +
 			"Plugins schema (Gemini CLI's, a client's own) is not checked.",
-		Bad:          `{"$schema": "` + plugin.ManifestSchema + `", "name": "PDF Tools", "skills": "./skills"}`,
-		Good:         `{"$schema": "` + plugin.ManifestSchema + `", "name": "pdf-tools"}`,
-		CheckPlugins: checkManifestSchema,
+		Bad:      `{"$schema": "` + plugin.ManifestSchema + `", "name": "PDF Tools", "skills": "./skills"}`,
+		Good:     `{"$schema": "` + plugin.ManifestSchema + `", "name": "pdf-tools"}`,
+		CheckRun: checkManifestSchema,
 	},
 	{
 		ID:       "plugin-mcp-schema",
@@ -58,9 +42,9 @@ var pluginRules = []*Rule{
 			"disables every server of a document that breaks the top level, and skips a server that breaks " +
 			"its form. A cwd starts with ./, ${PLUGIN_ROOT} or ${PLUGIN_DATA}. An mcp.json whose \"$schema\" names no " +
 			"Agent Plugins schema is another tool's, and is not checked.",
-		Bad:          `{"$schema": "` + plugin.MCPSchema + `", "mcpServers": {"db": {"command": "./bin/db", "url": "https://db.example.com"}}}`,
-		Good:         `{"$schema": "` + plugin.MCPSchema + `", "mcpServers": {"db": {"type": "stdio", "command": "./bin/db"}}}`,
-		CheckPlugins: checkMCPSchema,
+		Bad:      `{"$schema": "` + plugin.MCPSchema + `", "mcpServers": {"db": {"command": "./bin/db", "url": "https://db.example.com"}}}`,
+		Good:     `{"$schema": "` + plugin.MCPSchema + `", "mcpServers": {"db": {"type": "stdio", "command": "./bin/db"}}}`,
+		CheckRun: checkMCPSchema,
 	},
 	{
 		ID:       "plugin-mcp-command",
@@ -72,9 +56,9 @@ var pluginRules = []*Rule{
 			"argument in \"args\". The command is a bare name found on PATH, or a path inside the plugin " +
 			"starting with ./; it and cwd must not lead out of the plugin's folder. --fix splits a command " +
 			"of plain words into command and args.",
-		Bad:          `"db": {"type": "stdio", "command": "npx -y @acme/db-server"}`,
-		Good:         `"db": {"type": "stdio", "command": "npx", "args": ["-y", "@acme/db-server"]}`,
-		CheckPlugins: checkMCPCommand,
+		Bad:      `"db": {"type": "stdio", "command": "npx -y @acme/db-server"}`,
+		Good:     `"db": {"type": "stdio", "command": "npx", "args": ["-y", "@acme/db-server"]}`,
+		CheckRun: checkMCPCommand,
 	},
 	{
 		ID:       "plugin-skills",
@@ -85,9 +69,9 @@ var pluginRules = []*Rule{
 			"nothing, a skills/ that holds no skill or is no folder, and a skill or path that leads out of " +
 			"the plugin's folder (by .., an absolute path or a symbolic link) give the clients no skill: " +
 			"they skip it and load the rest. Move the skill into the plugin, or correct the path.",
-		Bad:          `.claude-plugin/plugin.json: {"name": "pdf", "skills": "../shared/skills"}`,
-		Good:         `.claude-plugin/plugin.json: {"name": "pdf", "skills": "./skills"}, with skills/fill/SKILL.md`,
-		CheckPlugins: checkPluginSkills,
+		Bad:      `.claude-plugin/plugin.json: {"name": "pdf", "skills": "../shared/skills"}`,
+		Good:     `.claude-plugin/plugin.json: {"name": "pdf", "skills": "./skills"}, with skills/fill/SKILL.md`,
+		CheckRun: checkPluginSkills,
 	},
 	{
 		ID:       "plugin-name-duplicate",
@@ -96,9 +80,9 @@ var pluginRules = []*Rule{
 		Explain: "A marketplace installs a plugin by its name, and a bundle publishes each plugin's archives " +
 			"under it, so two plugins of one name would replace each other. Rename one of them in its " +
 			"manifest (a plugin without a name is named after its folder).",
-		Bad:          "a/plugin.json and b/plugin.json, both \"name\": \"pdf-tools\"",
-		Good:         "a/plugin.json \"name\": \"pdf-tools\" and b/plugin.json \"name\": \"pdf-forms\"",
-		CheckPlugins: checkPluginNames,
+		Bad:      "a/plugin.json and b/plugin.json, both \"name\": \"pdf-tools\"",
+		Good:     "a/plugin.json \"name\": \"pdf-tools\" and b/plugin.json \"name\": \"pdf-forms\"",
+		CheckRun: checkPluginNames,
 	},
 	{
 		ID:       "marketplace-plugin-duplicate",
@@ -108,16 +92,16 @@ var pluginRules = []*Rule{
 			"so a second entry of one name is never installed, or makes the client refuse the whole " +
 			"marketplace. Remove the second entry, or rename the plugin it stands for. (The marketplace a " +
 			"build writes lists each plugin it built once; this is about the repository's own.)",
-		Bad:          `{"name": "acme", "plugins": [{"name": "pdf", "source": "./pdf"}, {"name": "pdf", "source": "./pdf2"}]}`,
-		Good:         `{"name": "acme", "plugins": [{"name": "pdf", "source": "./pdf"}, {"name": "pdf-forms", "source": "./pdf2"}]}`,
-		CheckPlugins: checkMarketplaceNames,
+		Bad:      `{"name": "acme", "plugins": [{"name": "pdf", "source": "./pdf"}, {"name": "pdf", "source": "./pdf2"}]}`,
+		Good:     `{"name": "acme", "plugins": [{"name": "pdf", "source": "./pdf"}, {"name": "pdf-forms", "source": "./pdf2"}]}`,
+		CheckRun: checkMarketplaceNames,
 	},
 }
 
 // checkMarketplaceNames reports each entry of a marketplace whose name an
 // earlier entry has. A marketplace that cannot be read is the discovery's
 // to report (skill.Tree's Unread).
-func checkMarketplaceNames(p *PluginPass) {
+func checkMarketplaceNames(p *RunPass) {
 	for _, path := range p.Marketplaces {
 		data, err := os.ReadFile(path)
 		var m struct {
@@ -147,7 +131,7 @@ func checkMarketplaceNames(p *PluginPass) {
 // "$schema" is not a string naming the Agent Plugins schemas is some
 // other tool's (Gemini CLI's plugin.json, an editor's mcp.json): clients
 // that read it do not hold it to these schemas, so neither does lint.
-func reportProblems(p *PluginPass, f *plugin.File, schema string) {
+func reportProblems(p *RunPass, f *plugin.File, schema string) {
 	if f.Err != nil && f.Data == nil {
 		p.Reportf(f.Path, 0, 0, "make the file readable", "cannot read it: %v", f.Err)
 		return
@@ -160,7 +144,7 @@ func reportProblems(p *PluginPass, f *plugin.File, schema string) {
 	}
 }
 
-func checkManifestSchema(p *PluginPass) {
+func checkManifestSchema(p *RunPass) {
 	for _, pl := range p.Plugins {
 		if len(pl.Manifests) > 0 && pl.Manifests[0].Client == "" {
 			reportProblems(p, &pl.Manifests[0], plugin.ManifestSchema)
@@ -168,7 +152,7 @@ func checkManifestSchema(p *PluginPass) {
 	}
 }
 
-func checkMCPSchema(p *PluginPass) {
+func checkMCPSchema(p *RunPass) {
 	for _, pl := range p.Plugins {
 		if pl.MCP != nil {
 			reportProblems(p, pl.MCP, plugin.MCPSchema)
@@ -179,7 +163,7 @@ func checkMCPSchema(p *PluginPass) {
 // shellChars make a command a shell's to read.
 const shellChars = " \t\n;&|<>$`'\"(){}*?~\\"
 
-func checkMCPCommand(p *PluginPass) {
+func checkMCPCommand(p *RunPass) {
 	for _, pl := range p.Plugins {
 		servers, _ := mcpServers(pl)
 		for _, name := range slices.Sorted(maps.Keys(servers)) {
@@ -235,7 +219,7 @@ func mcpServers(pl *plugin.Plugin) (map[string]any, bool) {
 	return m, ok
 }
 
-func checkPluginSkills(p *PluginPass) {
+func checkPluginSkills(p *RunPass) {
 	for _, pl := range p.Plugins {
 		skills := filepath.Join(pl.Dir, plugin.SkillsDir)
 		switch {
@@ -262,7 +246,7 @@ func checkPluginSkills(p *PluginPass) {
 	}
 }
 
-func checkPluginNames(p *PluginPass) {
+func checkPluginNames(p *RunPass) {
 	byName := map[string][]*plugin.Plugin{}
 	for _, pl := range p.Plugins {
 		byName[pl.Name] = append(byName[pl.Name], pl)
@@ -275,7 +259,7 @@ func checkPluginNames(p *PluginPass) {
 			var others []string
 			for _, o := range ps {
 				if o != pl {
-					others = append(others, p.rel(o.Dir))
+					others = append(others, p.Rel(o.Dir))
 				}
 			}
 			where, line := pl.Dir, 0

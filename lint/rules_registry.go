@@ -25,7 +25,7 @@ var registryRules = []*Rule{
 			"mirror (skill-mirror).",
 		Bad:      "a/pdf-tools/SKILL.md and b/pdf-tools/SKILL.md, both name: pdf-tools",
 		Good:     "a/pdf-tools/SKILL.md and b/pdf-forms/SKILL.md; or discord/skills/access/SKILL.md and telegram/skills/access/SKILL.md in two plugins",
-		CheckAll: checkDuplicateNames,
+		CheckRun: checkDuplicateNames,
 	},
 	{
 		ID:       "name-bundle-clash",
@@ -38,7 +38,7 @@ var registryRules = []*Rule{
 			"bundle, or rename one of the skills.",
 		Bad:      "discord/skills/access/SKILL.md and telegram/skills/access/SKILL.md, built as one bundle",
 		Good:     "skillpack build discord -o dist/discord; skillpack build telegram -o dist/telegram",
-		CheckAll: checkBundleClash,
+		CheckRun: checkBundleClash,
 	},
 	{
 		ID:       "skill-nested",
@@ -51,7 +51,7 @@ var registryRules = []*Rule{
 			"is reported once, against the nearest skill holding it.",
 		Bad:      "pdf-tools/SKILL.md and pdf-tools/forms/SKILL.md",
 		Good:     "pdf-tools/SKILL.md and pdf-forms/SKILL.md",
-		CheckAll: checkNested,
+		CheckRun: checkNested,
 	},
 	{
 		ID:       "skill-mirror",
@@ -65,7 +65,7 @@ var registryRules = []*Rule{
 		Bad:        ".gemini/skills/pdf/SKILL.md -> ../../../skills/pdf/SKILL.md",
 		Good:       "skills/pdf/SKILL.md, with .gemini/ under ignore: in skillpack.yaml",
 		Supersedes: []string{"symlink-escape"},
-		CheckAll:   checkMirrors,
+		CheckRun:   checkMirrors,
 	},
 	{
 		ID:       "installed-folder",
@@ -83,7 +83,7 @@ var registryRules = []*Rule{
 			"linted as it is.",
 		Bad:      "skills/pdf/SKILL.md and .gemini/skills/pdf/SKILL.md",
 		Good:     "skills/pdf/SKILL.md, with .gemini/ under ignore: in skillpack.yaml",
-		CheckAll: checkInstalled,
+		CheckRun: checkInstalled,
 	},
 }
 
@@ -100,7 +100,7 @@ func SkillName(s *skill.Skill) string {
 
 // checkBundleClash reports declared names shared across plugin scopes,
 // which name-duplicate leaves alone (within a scope it is an error there).
-func checkBundleClash(p *RegistryPass) {
+func checkBundleClash(p *RunPass) {
 	scopes := map[string]map[string][]int{} // name → plugin → skills
 	for i, s := range p.Skills {
 		if !s.Declared || s.Mirror != "" {
@@ -145,7 +145,7 @@ func checkBundleClash(p *RegistryPass) {
 	}
 }
 
-func checkDuplicateNames(p *RegistryPass) {
+func checkDuplicateNames(p *RunPass) {
 	// A name is unique within its scope: one plugin, or all the skills
 	// outside plugins. The plugin's folder is compared absolute, since
 	// the paths of one run may mix forms.
@@ -184,7 +184,7 @@ func checkDuplicateNames(p *RegistryPass) {
 	}
 }
 
-func checkNested(p *RegistryPass) {
+func checkNested(p *RunPass) {
 	// A set of folders and a walk up from each skill keeps this linear in
 	// the number of skills; comparing every pair costs seconds at 10,000.
 	dirs := make(map[string]bool, len(p.Skills))
@@ -209,7 +209,7 @@ func checkNested(p *RegistryPass) {
 	}
 }
 
-func checkMirrors(p *RegistryPass) {
+func checkMirrors(p *RunPass) {
 	for _, s := range p.Skills {
 		if s.Mirror == "" {
 			continue
@@ -257,7 +257,7 @@ func installFolder(dir string) (folder, clients string) {
 	}
 }
 
-func checkInstalled(p *RegistryPass) {
+func checkInstalled(p *RunPass) {
 	// One finding a folder, not one a skill: the folder is the cause, and
 	// a mirror of a few hundred skills would otherwise bury the rest.
 	type folder struct {

@@ -23,7 +23,7 @@ func TestInstalledFolderAlone(t *testing.T) {
 		for _, s := range skills {
 			named = append(named, NameOf(s))
 		}
-		for _, f := range CheckAcross(named, Options{Base: "/p"}) {
+		for _, f := range CheckAcross(named, nil, nil, Options{Base: "/p"}) {
 			if f.Rule == "installed-folder" {
 				t.Errorf("%s: %s: %s", name, f.Path, f.Message)
 			}

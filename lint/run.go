@@ -186,41 +186,29 @@ func (r *runner) baselined(fs []Finding) []Finding {
 	return r.set.Baseline.filter(fs, r.base, r.seen)
 }
 
-// CheckAcross runs only the checks across skills (unique names, no skill
-// inside another), for a caller that ran the per-skill rules skill by
-// skill (Check on each) and kept only what these read. Its findings are
-// sorted.
-func CheckAcross(skills []Named, opts Options) []Finding {
+// CheckAcross runs only the checks across a run (unique names, no skill
+// inside another; the plugin rules), for a caller that ran the per-skill
+// rules skill by skill (CheckSkill on each) and kept only what these read:
+// the build, which checks its plugins on their own, to leave out those
+// with errors. Its findings are sorted.
+func CheckAcross(skills []Named, plugins []*plugin.Plugin, markets []string, opts Options) []Finding {
 	r := newRunner(opts)
-	return r.baselined(Sort(r.across(skills, nil, nil)))
+	return r.baselined(Sort(r.across(skills, plugins, markets)))
 }
 
 // across runs the rules that look at a run as a whole: across its skills
 // and over its plugins.
 func (r *runner) across(skills []Named, plugins []*plugin.Plugin, markets []string) []Finding {
 	var all []Finding
-	report := func(rule *Rule, f Finding) { all = r.add(all, rule, f) }
-	rp := &RegistryPass{Skills: skills, Rel: r.rel, report: report}
-	pp := &PluginPass{Plugins: plugins, Marketplaces: markets, rel: r.rel, report: report}
+	rp := &RunPass{Skills: skills, Plugins: plugins, Marketplaces: markets, Rel: r.rel,
+		report: func(rule *Rule, f Finding) { all = r.add(all, rule, f) }}
 	for _, rule := range registry {
-		switch {
-		case r.set.effective(rule) == Off:
-		case rule.CheckAll != nil:
+		if rule.CheckRun != nil && r.set.effective(rule) != Off {
 			rp.rule = rule
-			rule.CheckAll(rp)
-		case rule.CheckPlugins != nil:
-			pp.rule = rule
-			rule.CheckPlugins(pp)
+			rule.CheckRun(rp)
 		}
 	}
 	return all
-}
-
-// CheckPlugins runs the plugin rules over the plugins of a run (the
-// build's, which lints its skills one at a time). Its findings are sorted.
-func CheckPlugins(plugins []*plugin.Plugin, markets []string, opts Options) []Finding {
-	r := newRunner(opts)
-	return r.baselined(Sort(r.across(nil, plugins, markets)))
 }
 
 func (r *runner) checkSkill(s *skill.Skill, files *skill.Files, err error) []Finding {
