@@ -270,14 +270,19 @@ func checkRequired(p *Pass, key string) {
 	}
 }
 
+// value is the value node of a top-level frontmatter key, or nil.
+func value(p *Pass, key string) *yaml.Node {
+	if p.Doc == nil {
+		return nil
+	}
+	_, v := p.Doc.Lookup(key)
+	return v
+}
+
 // stringValue returns the value node of key when it is a string scalar; ok
 // is false when the key is absent or holds something else.
 func stringValue(p *Pass, key string) (v *yaml.Node, s string, ok bool) {
-	if p.Doc == nil || p.Doc.Front == nil {
-		return nil, "", false
-	}
-	_, v = p.Doc.Lookup(key)
-	if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
+	if v = value(p, key); v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
 		return v, "", false
 	}
 	return v, v.Value, true
@@ -463,20 +468,14 @@ func checkCompatibility(p *Pass) {
 // metadataMap returns the metadata mapping, or nil when there is none or it
 // is something else (metadata-format reports that).
 func metadataMap(p *Pass) *yaml.Node {
-	if p.Doc == nil {
-		return nil
-	}
-	if _, v := p.Doc.Lookup("metadata"); v != nil && v.Kind == yaml.MappingNode {
+	if v := value(p, "metadata"); v != nil && v.Kind == yaml.MappingNode {
 		return v
 	}
 	return nil
 }
 
 func checkMetadata(p *Pass) {
-	if p.Doc == nil {
-		return
-	}
-	_, v := p.Doc.Lookup("metadata")
+	v := value(p, "metadata")
 	if v == nil {
 		return
 	}
@@ -537,10 +536,8 @@ func checkVersion(p *Pass) {
 			}
 		}
 	}
-	if p.Doc != nil && p.Doc.Front != nil && knownKey(p, "version") {
-		if _, v := p.Doc.Lookup("version"); v != nil {
-			checkVersionNode(p, "version", v)
-		}
+	if v := value(p, "version"); v != nil && knownKey(p, "version") {
+		checkVersionNode(p, "version", v)
 	}
 }
 
@@ -614,10 +611,7 @@ func checkInstalledMetadata(p *Pass) {
 }
 
 func checkAllowedToolsType(p *Pass) {
-	if p.Doc == nil {
-		return
-	}
-	_, v := p.Doc.Lookup("allowed-tools")
+	v := value(p, "allowed-tools")
 	if v == nil || v.Kind == yaml.SequenceNode || v.ShortTag() == "!!str" {
 		return
 	}
@@ -626,10 +620,7 @@ func checkAllowedToolsType(p *Pass) {
 }
 
 func checkAllowedToolsList(p *Pass) {
-	if p.Doc == nil {
-		return
-	}
-	_, v := p.Doc.Lookup("allowed-tools")
+	v := value(p, "allowed-tools")
 	if v == nil || v.Kind != yaml.SequenceNode {
 		return
 	}

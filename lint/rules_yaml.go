@@ -764,18 +764,15 @@ func checkAmbiguousScalars(p *Pass, t *yamlTree, it yamlItem) {
 func fieldOwned(p *Pass) map[*yaml.Node]bool {
 	return p.Memo("yaml:owned", func() any {
 		out := map[*yaml.Node]bool{}
-		if p.Doc == nil || p.Doc.Front == nil {
-			return out
-		}
 		nonString := func(v *yaml.Node) bool {
 			return v != nil && v.Kind != yaml.AliasNode && !(v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str")
 		}
 		for _, key := range []string{"name", "description", "license", "compatibility"} {
-			if _, v := p.Doc.Lookup(key); nonString(v) {
+			if v := value(p, key); nonString(v) {
 				out[v] = true
 			}
 		}
-		if _, m := p.Doc.Lookup("metadata"); m != nil && m.Kind == yaml.MappingNode {
+		if m := metadataMap(p); m != nil {
 			for i := 1; i < len(m.Content); i += 2 {
 				if nonString(m.Content[i]) {
 					out[m.Content[i]] = true
