@@ -36,23 +36,15 @@ func formatGitHub(w io.Writer, res *Result, _ Tool) error {
 		if f.Fix != "" {
 			msg += "\nFix: " + Printable(f.Fix)
 		}
-		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", ghCommand(f.Severity), strings.Join(props, ","), ghData(msg)); err != nil {
+		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", ghCommands[f.Severity], strings.Join(props, ","), ghData(msg)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// ghCommand names the annotation command for a severity.
-func ghCommand(s Severity) string {
-	switch s {
-	case Error:
-		return "error"
-	case Warning:
-		return "warning"
-	}
-	return "notice"
-}
+// ghCommands name the annotation command of each severity.
+var ghCommands = [...]string{Off: "notice", Info: "notice", Warning: "warning", Error: "error"}
 
 // ghData escapes a command's message as the runner unescapes it
 // (actions/toolkit command.ts escapeData): CR and LF would end the

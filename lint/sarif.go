@@ -96,7 +96,7 @@ func formatSARIF(w io.Writer, res *Result, tool Tool) error {
 			ShortDescription:     sarifText{Text: r.Title},
 			FullDescription:      sarifText{Text: r.Explain},
 			Help:                 sarifText{Text: sarifHelp(r), Markdown: sarifHelpMarkdown(r)},
-			DefaultConfiguration: sarifConfig{Level: sarifLevel(r.Severity)},
+			DefaultConfiguration: sarifConfig{Level: sarifLevels[r.Severity]},
 			Properties:           sarifRuleProps{Tags: []string{string(r.Category)}},
 		}
 	}
@@ -105,7 +105,7 @@ func formatSARIF(w io.Writer, res *Result, tool Tool) error {
 	for _, f := range res.Findings {
 		// JSON escapes the C0 controls, but not DEL, the C1 controls or
 		// the bidirectional ones, which a viewer would pass on.
-		r := sarifResult{RuleID: f.Rule, Level: sarifLevel(f.Severity), Message: sarifText{Text: Printable(f.Message)}}
+		r := sarifResult{RuleID: f.Rule, Level: sarifLevels[f.Severity], Message: sarifText{Text: Printable(f.Message)}}
 		if i, ok := index[f.Rule]; ok {
 			r.RuleIndex = &i
 		}
@@ -134,18 +134,8 @@ func formatSARIF(w io.Writer, res *Result, tool Tool) error {
 	return jsonenc.Write(w, log)
 }
 
-// sarifLevel maps a severity to SARIF's level. Info is SARIF's "note".
-func sarifLevel(s Severity) string {
-	switch s {
-	case Error:
-		return "error"
-	case Warning:
-		return "warning"
-	case Info:
-		return "note"
-	}
-	return "none"
-}
+// sarifLevels are SARIF's levels of the severities: Info is its "note".
+var sarifLevels = [...]string{Off: "none", Info: "note", Warning: "warning", Error: "error"}
 
 // sarifURI turns a relative "/" path into a relative URI reference: spaces,
 // "%", "?", "#", control characters and non-ASCII are percent-encoded, and
