@@ -40,12 +40,11 @@ func fixInvisible(f *fixFile, at []Finding) {
 		if h.hiding && !rules["invisible-unicode"] || !h.hiding && !rules["invisible-char"] {
 			continue
 		}
-		end := invisibleRunEnd(data, h.off)
-		if fenceIdiom(data, h.off, end) {
+		if fenceIdiom(data, h.off, h.end) {
 			continue
 		}
 		var cuts []fixEdit
-		for i := h.off; i < end; {
+		for i := h.off; i < h.end; {
 			r, n := utf8.DecodeRune(data[i:])
 			if isTag(r) || r == 0x200E && !rtl || r != 0x200E && r != 0x200F && !isOverride(r) {
 				cuts = append(cuts, fixEdit{start: i, end: i + n})
@@ -54,7 +53,7 @@ func fixInvisible(f *fixFile, at []Finding) {
 		}
 		switch {
 		case len(cuts) == 0:
-		case aloneOnLine(data, h.off, end):
+		case aloneOnLine(data, h.off, h.end):
 			alone = append(alone, cuts)
 		default:
 			runs = append(runs, cuts)
@@ -95,22 +94,6 @@ func aloneOnLine(data []byte, i, j int) bool {
 		end = j + k
 	}
 	return len(bytes.TrimSpace(data[start:i])) == 0 && len(bytes.TrimSpace(data[j:end])) == 0
-}
-
-// invisibleRunEnd returns where the run of invisible characters that
-// findInvisible reported at off ends.
-func invisibleRunEnd(data []byte, off int) int {
-	r, n := utf8.DecodeRune(data[off:])
-	tags := isTag(r)
-	j := off + n
-	for j < len(data) {
-		r2, n2 := utf8.DecodeRune(data[j:])
-		if tags && !isTag(r2) || !tags && (invisibleNames[r2] == "" || joinerAllowed(data, j, r2, n2)) {
-			break
-		}
-		j += n2
-	}
-	return j
 }
 
 // fenceIdiom reports whether data[i:j] stands at the start of a line

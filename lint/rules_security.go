@@ -326,9 +326,10 @@ func isOverride(r rune) bool {
 
 func isTag(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }
 
-// invisibleHit is a run of invisible characters at a byte offset.
+// invisibleHit is a run of invisible characters, data[off:end].
 type invisibleHit struct {
 	off    int
+	end    int
 	hiding bool // it can hide or reorder text: invisible-unicode's; else invisible-char's
 	msg    string
 	fix    string
@@ -364,7 +365,7 @@ func findInvisible(data []byte) []invisibleHit {
 				last, count, j = r2, count+1, j+n2
 			}
 			if !flagTags(data[:i], hidden, count, last) {
-				hits = append(hits, invisibleHit{off: i, hiding: true, msg: tagMessage(hidden, count), fix: deleteInvisible})
+				hits = append(hits, invisibleHit{off: i, end: j, hiding: true, msg: tagMessage(hidden, count), fix: deleteInvisible})
 			}
 			i = j
 		case invisibleNames[r] != "" && !(r == 0xFEFF && i == 0) && !joinerAllowed(data, i, r, n):
@@ -405,7 +406,7 @@ func classifyInvisible(data []byte, i, j int, r rune, count int, reorders bool) 
 		what = fmt.Sprintf("%d invisible characters in a row, starting with %s,", count, what)
 	}
 	if reorders {
-		return invisibleHit{off: i, hiding: true, fix: deleteInvisible, msg: fmt.Sprintf("%s is an invisible bidirectional "+
+		return invisibleHit{off: i, end: j, hiding: true, fix: deleteInvisible, msg: fmt.Sprintf("%s is an invisible bidirectional "+
 			"control that reorders how the text around it is displayed; it can hide instructions from reviewers", what)}
 	}
 	prev, _ := utf8.DecodeLastRune(data[:i])
@@ -413,7 +414,7 @@ func classifyInvisible(data []byte, i, j int, r rune, count int, reorders bool) 
 	// Beside a character of a script written without spaces the run is
 	// at a word's edge ("name\u200c命名"), splitting no word.
 	if wordRune(prev) && wordRune(next) && !spaceless(prev) && !spaceless(next) {
-		return invisibleHit{off: i, hiding: true, fix: deleteInvisible, msg: fmt.Sprintf("%s inside the word %q splits it "+
+		return invisibleHit{off: i, end: j, hiding: true, fix: deleteInvisible, msg: fmt.Sprintf("%s inside the word %q splits it "+
 			"invisibly: reviewers read the word, but searches, filters and tokenizers do not; it can hide instructions",
 			what, wordAround(data, i, j))}
 	}
@@ -424,7 +425,7 @@ func classifyInvisible(data []byte, i, j int, r rune, count int, reorders bool) 
 	}
 	before := bytes.TrimSpace(data[start:i])
 	after := bytes.TrimSpace(bytes.TrimSuffix(data[j:end], []byte("\r")))
-	h := invisibleHit{off: i, fix: "delete it"}
+	h := invisibleHit{off: i, end: j, fix: "delete it"}
 	switch {
 	case len(before) == 0 && (bytes.HasPrefix(after, []byte("```")) || bytes.HasPrefix(after, []byte("~~~"))):
 		h.msg = fmt.Sprintf("%s before a code fence line, the usual trick to show a fence inside a code block; "+
