@@ -51,7 +51,7 @@ var securityRules = []*Rule{
 			"  (invisible tag characters spelling \"Ignore previous instructions\")",
 		Good:       "description: Fills PDF forms.",
 		Supersedes: []string{"invisible-char"},
-		Check:      checkInvisible,
+		Check:      func(p *Pass) { reportInvisible(p, true) },
 	},
 	{
 		ID:       "invisible-char",
@@ -68,7 +68,7 @@ var securityRules = []*Rule{
 			"that can hide or reorder text are invisible-unicode's, an error.",
 		Bad:   "````md\n<U+200B>```sh\n````   (the zero-width space keeps ``` from closing the block)",
 		Good:  "````md\n```sh\n```\n````   (a longer outer fence holds the inner one)",
-		Check: checkInvisibleChar,
+		Check: func(p *Pass) { reportInvisible(p, false) },
 	},
 }
 
@@ -621,30 +621,21 @@ func invisibleFiles(p *Pass) []invisibleFile {
 	}).([]invisibleFile)
 }
 
-func checkInvisible(p *Pass) { reportInvisible(p, true) }
-
-func checkInvisibleChar(p *Pass) { reportInvisible(p, false) }
-
 // reportInvisible reports the runs that can hide text, or the others.
 func reportInvisible(p *Pass, hiding bool) {
 	for _, f := range invisibleFiles(p) {
-		n := 0
+		var mine []int // the runs to report, by index
 		for i, h := range f.hits {
-			if h.hiding != hiding {
-				continue
+			if h.hiding == hiding {
+				mine = append(mine, i)
 			}
+		}
+		for n, i := range mine {
 			if n == maxPerFile {
-				rest := 0
-				for _, h := range f.hits[i:] {
-					if h.hiding == hiding {
-						rest++
-					}
-				}
-				p.Reportf(f.rel, f.line[i], f.col[i], h.fix, "%d more runs of invisible characters from here on in %s", rest, f.rel)
+				p.Reportf(f.rel, f.line[i], f.col[i], f.hits[i].fix, "%d more runs of invisible characters from here on in %s", len(mine)-n, f.rel)
 				break
 			}
-			n++
-			p.Reportf(f.rel, f.line[i], f.col[i], h.fix, "%s", h.msg)
+			p.Reportf(f.rel, f.line[i], f.col[i], f.hits[i].fix, "%s", f.hits[i].msg)
 		}
 	}
 }
