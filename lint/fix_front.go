@@ -340,8 +340,7 @@ func fixColonLines(f *fixFile, _ []Finding) {
 			if n.Kind != yaml.MappingNode {
 				return
 			}
-			for i := 0; i+1 < len(n.Content); i += 2 {
-				k, v := n.Content[i], n.Content[i+1]
+			for k, v := range pairs(n) {
 				if l, _ := d.FilePos(v); l == q.line && k.Value == q.key && v.Value == q.val && v.ShortTag() == "!!str" {
 					found = true
 				}

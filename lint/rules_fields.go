@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -465,6 +466,17 @@ func checkCompatibility(p *Pass) {
 	}
 }
 
+// pairs yields the keys and values of a mapping node, none for nil.
+func pairs(m *yaml.Node) iter.Seq2[*yaml.Node, *yaml.Node] {
+	return func(yield func(k, v *yaml.Node) bool) {
+		for i := 0; m != nil && i+1 < len(m.Content); i += 2 {
+			if !yield(m.Content[i], m.Content[i+1]) {
+				return
+			}
+		}
+	}
+}
+
 // metadataMap returns the metadata mapping, or nil when there is none or it
 // is something else (metadata-format reports that).
 func metadataMap(p *Pass) *yaml.Node {
@@ -486,14 +498,9 @@ func checkMetadata(p *Pass) {
 }
 
 func checkMetadataNested(p *Pass) {
-	m := metadataMap(p)
-	if m == nil {
-		return
-	}
 	// Keys that are not strings are yaml-complex-key's, aliases yaml-anchor's
 	// and scalars of other types metadata-scalar's: one finding a cause.
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, val := m.Content[i], m.Content[i+1]
+	for k, val := range pairs(metadataMap(p)) {
 		if val.Kind == yaml.MappingNode || val.Kind == yaml.SequenceNode {
 			p.ReportNode(val, "flatten it into one string, or into several keys, unless a client needs it nested",
 				"metadata.%s is %s, where the specification has a string; the official MCP SDK skips the skill",
@@ -503,13 +510,8 @@ func checkMetadataNested(p *Pass) {
 }
 
 func checkMetadataScalars(p *Pass) {
-	m := metadataMap(p)
-	if m == nil {
-		return
-	}
 	t := frontTree(p)
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
+	for k, v := range pairs(metadataMap(p)) {
 		// A tagged value is yaml-tag's, .inf and .nan yaml-special-float's.
 		if !t.plain(v) || v.ShortTag() == "!!str" || specialFloat(v) {
 			continue
@@ -524,16 +526,12 @@ func checkMetadataScalars(p *Pass) {
 	}
 }
 
-// scalarReading says what YAML readers make of an unquoted scalar that is
-// not a string, for metadata-scalar's message.
 // checkVersion checks metadata.version, and the top-level version where
 // the profile knows the key (elsewhere unknown-key reports it).
 func checkVersion(p *Pass) {
-	if m := metadataMap(p); m != nil {
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if m.Content[i].Value == "version" {
-				checkVersionNode(p, "metadata.version", m.Content[i+1])
-			}
+	for k, v := range pairs(metadataMap(p)) {
+		if k.Value == "version" {
+			checkVersionNode(p, "metadata.version", v)
 		}
 	}
 	if v := value(p, "version"); v != nil && knownKey(p, "version") {
@@ -552,6 +550,8 @@ func checkVersionNode(p *Pass, key string, v *yaml.Node) {
 	p.ReportNode(v, fix, "%s %q is not a semantic version (SemVer 2.0.0)", key, v.Value)
 }
 
+// scalarReading says what YAML readers make of an unquoted scalar that is
+// not a string, for metadata-scalar's message.
 func scalarReading(v *yaml.Node) string {
 	if how := ambiguous(v.Value, v.ShortTag()); how != "" {
 		if v.ShortTag() == "!!timestamp" {
@@ -574,15 +574,10 @@ func scalarReading(v *yaml.Node) string {
 var installedKeys = []string{"github-repo", "github-ref", "github-path", "github-tree-sha", "github-pinned"}
 
 func checkInstalledMetadata(p *Pass) {
-	m := metadataMap(p)
-	if m == nil {
-		return
-	}
 	var first *yaml.Node
 	var keys []string
 	repo := ""
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], m.Content[i+1]
+	for k, v := range pairs(metadataMap(p)) {
 		if !slices.Contains(installedKeys, k.Value) {
 			continue
 		}
@@ -644,8 +639,7 @@ func checkUnknownKeys(p *Pass) {
 	// line a skill, not three.
 	comments := parseInline(p.Doc.Raw)
 	var rest []*yaml.Node
-	for i := 0; i+1 < len(p.Doc.Front.Content); i += 2 {
-		k := p.Doc.Front.Content[i]
+	for k := range pairs(p.Doc.Front) {
 		if k.Kind != yaml.ScalarNode || knownKey(p, k.Value) {
 			continue
 		}

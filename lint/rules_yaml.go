@@ -676,8 +676,7 @@ func checkDuplicateKeys(p *Pass, t *yamlTree, it yamlItem) {
 		return
 	}
 	var first map[string]*yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
+	for k := range pairs(n) {
 		name, ok := keyString(k)
 		if !ok {
 			continue
@@ -772,11 +771,9 @@ func fieldOwned(p *Pass) map[*yaml.Node]bool {
 				out[v] = true
 			}
 		}
-		if m := metadataMap(p); m != nil {
-			for i := 1; i < len(m.Content); i += 2 {
-				if nonString(m.Content[i]) {
-					out[m.Content[i]] = true
-				}
+		for _, v := range pairs(metadataMap(p)) {
+			if nonString(v) {
+				out[v] = true
 			}
 		}
 		return out
