@@ -358,8 +358,9 @@ func resolveLink(p *Pass, dir, dest string) (skill.LinkKind, string) {
 	if k != skill.LinkPlugin {
 		return k, t
 	}
-	root := pluginRoot(p)
-	if root == "" {
+	// The plugin holding the skill, as discovery found it (skill.Skill.Plugin).
+	root, err := filepath.Abs(p.Skill.Plugin)
+	if p.Skill.Plugin == "" || err != nil {
 		return skill.LinkNone, ""
 	}
 	disk := filepath.Join(root, filepath.FromSlash(t))
@@ -371,19 +372,6 @@ func resolveLink(p *Pass, dir, dest string) (skill.LinkKind, string) {
 		return skill.LinkNone, ""
 	}
 	return skill.LinkPlugin, t
-}
-
-// pluginRoot is the absolute folder of the plugin holding the skill, as
-// discovery found it (skill.Skill.Plugin), or "" outside any plugin.
-func pluginRoot(p *Pass) string {
-	if p.Skill.Plugin == "" {
-		return ""
-	}
-	abs, err := filepath.Abs(p.Skill.Plugin)
-	if err != nil {
-		return ""
-	}
-	return abs
 }
 
 // reportAt reports a finding at a byte offset of SKILL.md's body.

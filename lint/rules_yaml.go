@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -646,17 +647,6 @@ func checkTabIndent(p *Pass) {
 	}
 }
 
-// tabLine returns the 1-based line of raw frontmatter YAML that is first
-// indented with a tab, or 0 when none is.
-func tabLine(raw []byte) int {
-	for i, l := range rawLines(raw) {
-		if leadingTab(l) {
-			return i + 1
-		}
-	}
-	return 0
-}
-
 // tabBroke reports whether a document's YAML error is due to tab
 // indentation, which yaml-tab-indent reports line by line, so that the
 // generic YAML error can stay silent. yaml.v3 stops at its first error and
@@ -666,8 +656,8 @@ func tabBroke(d *skill.Document) bool {
 	if d == nil || d.Problem == nil || d.Problem.Kind != skill.BadYAML {
 		return false
 	}
-	tl := tabLine(d.FrontRaw)
-	return tl > 0 && d.FrontLine+tl-1 <= d.Problem.Line+1
+	i := slices.IndexFunc(rawLines(d.FrontRaw), leadingTab) // the first line indented with a tab
+	return i >= 0 && d.FrontLine+i <= d.Problem.Line+1
 }
 
 func checkDuplicateKeys(p *Pass, t *yamlTree, it yamlItem) {

@@ -120,11 +120,11 @@ func TestTabBroke(t *testing.T) {
 			}
 		})
 	}
-	if got := tabLine([]byte("a: 1\n  b\n \tc\n")); got != 3 {
-		t.Errorf("tabLine = %d, want 3", got)
+	if !leadingTab(" \tc") || leadingTab("  b") {
+		t.Error("leadingTab misses a tab in the indentation, or sees one where there is none")
 	}
-	if got := tabLine([]byte("a:\t1\n")); got != 0 {
-		t.Errorf("tabLine of a tab after the indentation = %d, want 0", got)
+	if leadingTab("a:\t1") {
+		t.Error("leadingTab counts a tab after the indentation")
 	}
 }
 
