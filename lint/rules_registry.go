@@ -98,10 +98,12 @@ func SkillName(s *skill.Skill) string {
 	return s.Name()
 }
 
-// checkBundleClash reports declared names shared across plugin scopes,
-// which name-duplicate leaves alone (within a scope it is an error there).
-func checkBundleClash(p *RunPass) {
-	scopes := map[string]map[string][]int{} // name → plugin → skills
+// byScope groups the skills that declare a name (mirrors aside) by name
+// and scope: name → plugin → skills, in order. A name is unique within its
+// scope, one plugin or all the skills outside plugins; the plugin's folder
+// is compared absolute, since the paths of one run may mix forms.
+func byScope(p *RunPass) map[string]map[string][]int {
+	scopes := map[string]map[string][]int{}
 	for i, s := range p.Skills {
 		if !s.Declared || s.Mirror != "" {
 			continue
@@ -115,7 +117,13 @@ func checkBundleClash(p *RunPass) {
 		}
 		scopes[s.Name][plugin] = append(scopes[s.Name][plugin], i)
 	}
-	for name, byPlugin := range scopes {
+	return scopes
+}
+
+// checkBundleClash reports declared names shared across plugin scopes,
+// which name-duplicate leaves alone (within a scope it is an error there).
+func checkBundleClash(p *RunPass) {
+	for name, byPlugin := range byScope(p) {
 		if len(byPlugin) < 2 {
 			continue
 		}
@@ -146,40 +154,27 @@ func checkBundleClash(p *RunPass) {
 }
 
 func checkDuplicateNames(p *RunPass) {
-	// A name is unique within its scope: one plugin, or all the skills
-	// outside plugins. The plugin's folder is compared absolute, since
-	// the paths of one run may mix forms.
-	type scoped struct{ plugin, name string }
-	byName := map[scoped][]int{}
-	for i, s := range p.Skills {
-		if !s.Declared || s.Mirror != "" {
-			continue
-		}
-		k := scoped{name: s.Name}
-		if s.Plugin != "" {
-			k.plugin, _ = filepath.Abs(s.Plugin)
-		}
-		byName[k] = append(byName[k], i)
-	}
-	for k, group := range byName {
-		if len(group) < 2 {
-			continue
-		}
-		in := ""
-		if k.plugin != "" {
-			in = " in the plugin " + p.Rel(k.plugin)
-		}
-		for _, i := range group {
-			s := &p.Skills[i]
-			var others []string
-			for _, j := range group {
-				if j != i {
-					others = append(others, p.Rel(p.Skills[j].Dir))
-				}
+	for name, byPlugin := range byScope(p) {
+		for plugin, group := range byPlugin {
+			if len(group) < 2 {
+				continue
 			}
-			p.Report(Finding{Path: p.Rel(s.EntryPath()), Line: s.Line, Column: s.Column,
-				Message: fmt.Sprintf("skill name %q is also used by %s%s", k.name, strings.Join(others, ", "), in),
-				Fix:     "rename one of the skills (folder and name together)"})
+			in := ""
+			if plugin != "" {
+				in = " in the plugin " + p.Rel(plugin)
+			}
+			for _, i := range group {
+				s := &p.Skills[i]
+				var others []string
+				for _, j := range group {
+					if j != i {
+						others = append(others, p.Rel(p.Skills[j].Dir))
+					}
+				}
+				p.Report(Finding{Path: p.Rel(s.EntryPath()), Line: s.Line, Column: s.Column,
+					Message: fmt.Sprintf("skill name %q is also used by %s%s", name, strings.Join(others, ", "), in),
+					Fix:     "rename one of the skills (folder and name together)"})
+			}
 		}
 	}
 }

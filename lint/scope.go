@@ -44,14 +44,11 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	user := skill.NewIgnore(sc.Ignore)
 	withDefaults := skill.NewIgnore(append(slices.Clone(skill.DefaultIgnore), sc.Ignore...))
 	var kept []*skill.Skill
-	ignored := 0
+	ignored, defaulted := 0, 0
 	byDefault := map[string]int{} // the default pattern → skills it left out
 	for _, s := range t.Skills {
-		if _, ok := sc.Config.Path(sc.ConfigDir, s.Dir, true); ok {
-			ignored++
-			continue
-		}
-		if _, ok := user.Path(root, s.Dir, true); ok {
+		_, byConfig := sc.Config.Path(sc.ConfigDir, s.Dir, true)
+		if _, byUser := user.Path(root, s.Dir, true); byConfig || byUser {
 			ignored++
 			continue
 		}
@@ -61,6 +58,7 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 		}
 		if dir, ok := withDefaults.Path(root, s.Dir, true); ok {
 			byDefault[defaultPattern(dir)]++
+			defaulted++
 			continue
 		}
 		kept = append(kept, s)
@@ -78,7 +76,7 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 		}
 		first := slices.Sorted(maps.Keys(byDefault))[0]
 		notes = append(notes, fmt.Sprintf("left out %s in folders of tests and templates: %s; --ignore '!%s' takes one back, --all every skill found",
-			human.Plural(sum(byDefault), "skill", "skills"), strings.Join(parts, ", "), first))
+			human.Plural(defaulted, "skill", "skills"), strings.Join(parts, ", "), first))
 	}
 	kept, said := sc.declared(root, t.Declares, kept)
 	notes = append(notes, said...)
@@ -288,12 +286,4 @@ func defaultNamed(root, dir string) bool {
 		}
 	}
 	return false
-}
-
-func sum(m map[string]int) int {
-	n := 0
-	for _, v := range m {
-		n += v
-	}
-	return n
 }
