@@ -245,23 +245,8 @@ var fileRules = []*Rule{
 	},
 }
 
-// skillRoot is the skill folder's real path, as skill.Collect resolves it,
-// so that a file's Disk path can be compared with where it appears to be.
-func skillRoot(p *Pass) string {
-	return p.Memo("files:root", func() any {
-		abs, err := filepath.Abs(p.Skill.Dir)
-		if err != nil {
-			return ""
-		}
-		if real, err := filepath.EvalSymlinks(abs); err == nil {
-			return real
-		}
-		return abs
-	}).(string)
-}
-
 func checkSymlink(p *Pass) {
-	root := skillRoot(p)
+	root := p.Files.Root
 	const fix = "replace the link with the file itself"
 	dirs := map[string]bool{} // linked folders already reported
 	for _, f := range p.Files.Files {
@@ -304,7 +289,7 @@ func linkTarget(root, rel string) string {
 }
 
 func checkSymlinkEscape(p *Pass) {
-	root := skillRoot(p)
+	root := p.Files.Root
 	for _, r := range p.Files.Refused {
 		switch r.Kind {
 		case skill.LinkEscapes:
@@ -362,19 +347,8 @@ func plainErr(err error) error {
 	return err
 }
 
-// skillIgnore is the skill's parsed .skillignore, or nil.
-func skillIgnore(p *Pass) *skill.Ignore {
-	return p.Memo("files:skillignore", func() any {
-		data, err := os.ReadFile(filepath.Join(p.Skill.Dir, skill.IgnoreFile))
-		if err != nil {
-			return (*skill.Ignore)(nil)
-		}
-		return skill.ParseIgnore(data)
-	}).(*skill.Ignore)
-}
-
 func checkJunk(p *Pass) {
-	ig := skillIgnore(p)
+	ig := p.Files.Ignore
 	for _, j := range p.Files.Junk {
 		dir := strings.HasSuffix(j, "/")
 		rel := strings.TrimSuffix(j, "/")

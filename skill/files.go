@@ -52,6 +52,9 @@ type Files struct {
 	Junk    []string  // left out as junk (folders end in "/")
 	Ignored []string  // left out by .skillignore (folders end in "/")
 	Refused []Refused // cannot be published
+
+	Root   string  // the folder's real path, below which the files' Disk paths are
+	Ignore *Ignore // the folder's .skillignore; nil when it has none
 }
 
 // IsJunk reports whether a file or folder name is one that tools leave
@@ -94,9 +97,10 @@ func Collect(dir string) (*Files, error) {
 	if real, err := filepath.EvalSymlinks(root); err == nil {
 		root = real
 	}
-	c := &collector{root: root, out: &Files{}, active: map[string]bool{}}
+	c := &collector{root: root, out: &Files{Root: root}, active: map[string]bool{}}
 	if data, err := os.ReadFile(filepath.Join(root, IgnoreFile)); err == nil {
 		c.ignore = ParseIgnore(data)
+		c.out.Ignore = c.ignore
 	}
 	// The error does not name dir: callers name the skill themselves.
 	if err := c.walk(root, ""); err != nil {
