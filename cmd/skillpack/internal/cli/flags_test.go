@@ -319,22 +319,22 @@ func TestVerifyFlags(t *testing.T) {
 		argv []string
 		want verifyOptions
 	}{
-		{argv: []string{"dist"}, want: verifyOptions{Source: "dist", MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout}},
+		{argv: []string{"dist"}, want: verifyOptions{Source: "dist", Options: verify.Options{MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout}}},
 		{
 			argv: []string{"https://example.com", "--json", "--require-signatures", "--max-size", "10MB", "--timeout", "5s",
 				"--certificate-identity-regexp", "^https://github.com/o/", "--certificate-oidc-issuer", "https://token.actions.githubusercontent.com"},
-			want: verifyOptions{Source: "https://example.com", JSON: true, RequireSignatures: true, MaxSize: 10e6, Timeout: 5 * time.Second,
+			want: verifyOptions{Source: "https://example.com", JSON: true, Options: verify.Options{RequireSignatures: true, MaxSize: 10e6, Timeout: 5 * time.Second},
 				Sig: SignatureFlags{CertificateIdentityRegexp: "^https://github.com/o/", CertificateOIDCIssuer: "https://token.actions.githubusercontent.com"}},
 		},
 		{argv: []string{"dist", "--key", "cosign.pub", "--trusted-root", "root.json", "--max-size", "2KiB"},
-			want: verifyOptions{Source: "dist", MaxSize: 2048, Timeout: verify.DefaultTimeout, Sig: SignatureFlags{Key: "cosign.pub", TrustedRoot: "root.json"}}},
+			want: verifyOptions{Source: "dist", Options: verify.Options{MaxSize: 2048, Timeout: verify.DefaultTimeout}, Sig: SignatureFlags{Key: "cosign.pub", TrustedRoot: "root.json"}}},
 		{argv: []string{"dist", "--previous", "https://example.com"},
-			want: verifyOptions{Source: "dist", MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout, Previous: "https://example.com"}},
+			want: verifyOptions{Source: "dist", Options: verify.Options{MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout, Previous: "https://example.com"}}},
 		{argv: []string{"s3://b/p", "--endpoint", "http://10.0.0.1:7070", "--insecure", "--username", "AKID", "--password-stdin"},
-			want: verifyOptions{Source: "s3://b/p", MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout,
+			want: verifyOptions{Source: "s3://b/p", Options: verify.Options{MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout},
 				Target: TargetFlags{Endpoint: "http://10.0.0.1:7070", Insecure: true, Login: LoginFlags{Username: "AKID", PasswordStdin: true}}}},
 		{argv: []string{"installed/skill", "--certificate-chain", "ca.pem", "--signature", "skill.oms.sig"},
-			want: verifyOptions{Source: "installed/skill", MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout, Signature: "skill.oms.sig", Sig: SignatureFlags{CertificateChain: "ca.pem"}}},
+			want: verifyOptions{Source: "installed/skill", Options: verify.Options{MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout}, Signature: "skill.oms.sig", Sig: SignatureFlags{CertificateChain: "ca.pem"}}},
 	} {
 		var opts *verifyOptions
 		parse(t, newVerifyCmd(&IO{}, func(_ context.Context, o *verifyOptions) error { opts = o; return nil }), tc.argv)

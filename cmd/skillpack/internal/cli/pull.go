@@ -12,20 +12,17 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/internal/human"
-	"github.com/skillpack/skillpack/publish"
 	"github.com/skillpack/skillpack/publish/oci"
 	"github.com/skillpack/skillpack/verify"
 )
 
 type pullOptions struct {
-	Source   string
-	Output   string
-	Skill    string
-	Insecure bool
-	Timeout  time.Duration
-	Deadline time.Duration
-	MaxTotal byteSize
-	Login    LoginFlags
+	oci.Options // --insecure, --timeout, --max-total
+	Source      string
+	Output      string
+	Skill       string
+	Deadline    time.Duration
+	Login       LoginFlags
 }
 
 func newPullCmd(ios *IO, runF func(context.Context, *pullOptions) error) *cobra.Command {
@@ -68,7 +65,7 @@ Credentials are those of docker login, or --username and --password-stdin.` + "\
 	f.DurationVar(&opts.Timeout, "timeout", verify.DefaultTimeout, "time allowed for each request, body included")
 	f.DurationVar(&opts.Deadline, "deadline", verify.DefaultDeadline, "time allowed for the whole pull")
 	opts.MaxTotal = oci.DefaultMaxTotal
-	f.Var(&opts.MaxTotal, "max-total", "most bytes the skills pulled unpack to, all together, such as 1GiB or 500MB")
+	f.Var((*byteSize)(&opts.MaxTotal), "max-total", "most bytes the skills pulled unpack to, all together, such as 1GiB or 500MB")
 	opts.Login.AddFlags(f)
 	return cmd
 }
@@ -93,14 +90,10 @@ func runPull(ctx context.Context, ios *IO, opts *pullOptions) error {
 	defer stop()
 	ctx, cancel := context.WithTimeoutCause(ctx, opts.Deadline, errPullDeadline)
 	defer cancel()
-	pulled, err := oci.Pull(ctx, opts.Source, opts.Output, opts.Skill, oci.Options{
-		Insecure: opts.Insecure,
-		Username: opts.Login.Username,
-		Password: opts.Login.password,
-		Retry:    publish.Retry{Timeout: opts.Timeout, Log: ios.Err}, // Log: what a retry waits for
-		MaxTotal: int64(opts.MaxTotal),
-		// The archives' limits are layout's, as verify's.
-	})
+	o := opts.Options // the archives' limits are layout's, as verify's
+	o.Username, o.Password = opts.Login.Username, opts.Login.password
+	o.Log = ios.Err // what a retry waits for
+	pulled, err := oci.Pull(ctx, opts.Source, opts.Output, opts.Skill, o)
 	for _, p := range pulled {
 		fmt.Fprintf(ios.Out, "pulled %s %s\n", p.Name, p.Dir)
 	}

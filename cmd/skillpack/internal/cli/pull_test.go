@@ -41,14 +41,14 @@ func TestPullFlags(t *testing.T) {
 		want pullOptions
 	}{
 		{argv: []string{"oci://ghcr.io/o/skills"}, want: pullOptions{
-			Source: "oci://ghcr.io/o/skills", Output: ".",
-			Timeout: verify.DefaultTimeout, Deadline: verify.DefaultDeadline, MaxTotal: oci.DefaultMaxTotal,
+			Source: "oci://ghcr.io/o/skills", Output: ".", Deadline: verify.DefaultDeadline,
+			Options: oci.Options{Retry: publish.Retry{Timeout: verify.DefaultTimeout}, MaxTotal: oci.DefaultMaxTotal},
 		}},
 		{
 			argv: []string{"oci://127.0.0.1:5000/s:v1", "-o", "out", "--skill", "pdf", "--insecure", "--username", "u", "--password-stdin", "--timeout", "5s", "--deadline", "1m", "--max-total", "10MiB"},
 			want: pullOptions{
-				Source: "oci://127.0.0.1:5000/s:v1", Output: "out", Skill: "pdf", Insecure: true, Login: LoginFlags{Username: "u", PasswordStdin: true},
-				Timeout: 5 * time.Second, Deadline: time.Minute, MaxTotal: 10 << 20,
+				Source: "oci://127.0.0.1:5000/s:v1", Output: "out", Skill: "pdf", Login: LoginFlags{Username: "u", PasswordStdin: true}, Deadline: time.Minute,
+				Options: oci.Options{Insecure: true, Retry: publish.Retry{Timeout: 5 * time.Second}, MaxTotal: 10 << 20},
 			},
 		},
 	} {

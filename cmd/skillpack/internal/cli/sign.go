@@ -12,18 +12,11 @@ import (
 	"github.com/skillpack/skillpack/sign"
 )
 
-// SignOptions are the signing flags, shared by `sign` and `build --sign`.
-// The zero value signs keyless against the public-good Sigstore instance
-// with the OIDC token from the environment.
-type SignOptions struct {
-	IdentityToken string
-	Key           string
-	FulcioURL     string
-	RekorURL      string
-	TSAURL        string
-	TrustedRoot   string
-	SigningConfig string
-}
+// SignOptions are the signing flags, shared by `sign` and `build --sign`:
+// sign's options, set by the flags. The zero value signs keyless against
+// the public-good Sigstore instance with the OIDC token from the
+// environment.
+type SignOptions sign.Options
 
 // AddFlags registers the signing flags under cosign's names.
 func (o *SignOptions) AddFlags(f *pflag.FlagSet) {
@@ -41,11 +34,9 @@ func (o *SignOptions) AddFlags(f *pflag.FlagSet) {
 // unsupported key, no helper installed), so they exit 2; it contacts no
 // service, so it may run before a build starts. Close the signer.
 func (o *SignOptions) newSigner(ctx context.Context, ios *IO) (*sign.Signer, error) {
-	s, err := sign.NewSigner(ctx, sign.Options{
-		IdentityToken: o.IdentityToken, Key: o.Key,
-		FulcioURL: o.FulcioURL, RekorURL: o.RekorURL, TSAURL: o.TSAURL,
-		TrustedRoot: o.TrustedRoot, SigningConfig: o.SigningConfig, Stderr: ios.Err,
-	}, ios.Getenv)
+	so := sign.Options(*o)
+	so.Stderr = ios.Err
+	s, err := sign.NewSigner(ctx, so, ios.Getenv)
 	if err != nil {
 		return nil, usageErr("%w", err)
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -20,16 +19,9 @@ import (
 	"github.com/skillpack/skillpack/verify"
 )
 
-// SignatureFlags are how a signature is checked, under cosign's flag
-// names so that users need nothing new.
-type SignatureFlags struct {
-	CertificateIdentity       string
-	CertificateIdentityRegexp string
-	CertificateOIDCIssuer     string
-	Key                       string // a public key PEM file, for bundles signed with a key
-	TrustedRoot               string // a trusted_root.json, for private or offline Sigstore
-	CertificateChain          string // CA certificates, for folder signatures of the OMS certificate method
-}
+// SignatureFlags are how a signature is checked: sign's options, set by
+// flags of cosign's names, so that users need nothing new.
+type SignatureFlags sign.VerifyOptions
 
 // AddFlags declares the signature flags on fs.
 func (f *SignatureFlags) AddFlags(fs *pflag.FlagSet) {
@@ -45,23 +37,17 @@ func (f *SignatureFlags) AddFlags(fs *pflag.FlagSet) {
 func (f SignatureFlags) Given() bool { return f != SignatureFlags{} }
 
 type verifyOptions struct {
-	Source            string
-	JSON              bool
-	RequireSignatures bool
-	MaxSize           byteSize
-	Timeout           time.Duration
-	Deadline          time.Duration
-	MaxSkills         int
-	Jobs              int
-	Sig               SignatureFlags
-	Auth              HTTPAuth    // --header, --token-file
-	Previous          string      // --previous: the bundle published before, a folder or URL
-	Target            TargetFlags // how to reach an s3:// or oci:// source
-	Signature         string      // --signature: a skill folder's signature file
+	verify.Options // --require-signatures, --previous and the limits
+	Source         string
+	JSON           bool
+	Sig            SignatureFlags
+	Auth           HTTPAuth    // --header, --token-file
+	Target         TargetFlags // how to reach an s3:// or oci:// source
+	Signature      string      // --signature: a skill folder's signature file
 }
 
 func newVerifyCmd(ios *IO, runF func(context.Context, *verifyOptions) error) *cobra.Command {
-	opts := &verifyOptions{MaxSize: verify.DefaultMaxSize}
+	opts := &verifyOptions{Options: verify.Options{MaxSize: verify.DefaultMaxSize}}
 	cmd := &cobra.Command{
 		Use:   "verify DIST|URL|TARGET|SKILLDIR",
 		Short: "Check a built bundle, a served or published one, or an installed skill end to end",
@@ -102,7 +88,7 @@ document however the check ends (schema/verify.schema.json).` + "\n\n" + docs("s
 	f := cmd.Flags()
 	f.BoolVar(&opts.JSON, "json", false, "print the report as a JSON document on stdout, even on failure")
 	f.BoolVar(&opts.RequireSignatures, "require-signatures", false, "fail unless every archive, index and skill folder has a signature that verifies")
-	f.Var(&opts.MaxSize, "max-size", "largest file read, such as 64MiB or 10MB (bytes without a unit)")
+	f.Var((*byteSize)(&opts.MaxSize), "max-size", "largest file read, such as 64MiB or 10MB (bytes without a unit)")
 	f.DurationVar(&opts.Timeout, "timeout", verify.DefaultTimeout, "time allowed for each HTTP request, body included")
 	// Zero means verify's default, as in verify.Options.
 	f.DurationVar(&opts.Deadline, "deadline", 0, fmt.Sprintf("time allowed for the whole check; what is not read by then is reported unchecked (default %v)", verify.DefaultDeadline))
@@ -124,15 +110,7 @@ func runVerify(ctx context.Context, ios *IO, opts *verifyOptions) error {
 }
 
 func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Report, error) {
-	o := verify.Options{
-		RequireSignatures: opts.RequireSignatures,
-		MaxSize:           int64(opts.MaxSize),
-		Timeout:           opts.Timeout,
-		Deadline:          opts.Deadline,
-		MaxSkills:         opts.MaxSkills,
-		Jobs:              opts.Jobs,
-		Previous:          opts.Previous,
-	}
+	o := opts.Options
 	switch {
 	case opts.Timeout <= 0:
 		return nil, usageErr("--timeout %v: give a positive duration such as 30s", opts.Timeout)
@@ -151,11 +129,9 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 	if f := opts.Sig; f.Given() {
 		// Package verify takes the helper as an interface and never
 		// imports sign, so that verifying digests alone needs no helper.
-		v, err := sign.NewVerifier(ctx, sign.VerifyOptions{
-			CertificateIdentity: f.CertificateIdentity, CertificateIdentityRegexp: f.CertificateIdentityRegexp,
-			CertificateOIDCIssuer: f.CertificateOIDCIssuer, Key: f.Key, TrustedRoot: f.TrustedRoot,
-			CertificateChain: f.CertificateChain, Stderr: ios.Err,
-		})
+		vo := sign.VerifyOptions(f)
+		vo.Stderr = ios.Err
+		v, err := sign.NewVerifier(ctx, vo)
 		if err != nil {
 			return nil, usageErr("%w", err)
 		}

@@ -140,8 +140,8 @@ func TestVerifyLimitFlags(t *testing.T) {
 	var opts *verifyOptions
 	parse(t, newVerifyCmd(&IO{}, func(_ context.Context, o *verifyOptions) error { opts = o; return nil }),
 		[]string{"https://example.com", "--deadline", "90s", "--max-skills", "20000", "-j", "3"})
-	want := verifyOptions{Source: "https://example.com", MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout,
-		Deadline: 90 * time.Second, MaxSkills: 20000, Jobs: 3}
+	want := verifyOptions{Source: "https://example.com", Options: verify.Options{MaxSize: verify.DefaultMaxSize, Timeout: verify.DefaultTimeout,
+		Deadline: 90 * time.Second, MaxSkills: 20000, Jobs: 3}}
 	if !reflect.DeepEqual(*opts, want) {
 		t.Errorf("got %+v\nwant %+v", *opts, want)
 	}
