@@ -190,7 +190,7 @@ func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 		progress = nil
 	}
 	opts.done, opts.stderr = &resultLog{}, ios.Err
-	err = publishTo(ctx, b, opts, signer, progress, opts.done.add)
+	err = targetOf(opts.Target).publish(ctx, b, opts, signer, progress, opts.done.add)
 	if !opts.JSON {
 		printPublished(ios, opts)
 	}
@@ -203,8 +203,8 @@ func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 	return nil
 }
 
-// check refuses flags that cannot work and a target that is not one,
-// before anything is read or sent.
+// check refuses flags that cannot work, a target that is not one and a
+// flag its scheme does not take, before anything is read or sent.
 func (opts *publishOptions) check() error {
 	switch {
 	case opts.Jobs < 0:
@@ -214,23 +214,11 @@ func (opts *publishOptions) check() error {
 	case opts.Keep > 0 && !opts.Prune:
 		return usageErr("--keep says how many releases --prune keeps; give --prune too, or leave --keep out")
 	}
-	return checkTarget(opts)
-}
-
-// checkTarget refuses a target, or a flag its scheme does not take,
-// before anything is read.
-func checkTarget(opts *publishOptions) error {
 	t := targetOf(opts.Target)
 	if t == nil {
 		return usageErr("%s: give %s as the TARGET", opts.Target, targetExamples())
 	}
 	return t.check(opts)
-}
-
-// publishTo publishes b to the target's scheme. sign signs the manifests
-// of a target that takes --sign.
-func publishTo(ctx context.Context, b *publish.Bundle, opts *publishOptions, sign oci.Signer, progress io.Writer, report func(publish.Result)) error {
-	return targetOf(opts.Target).publish(ctx, b, opts, sign, progress, report)
 }
 
 // sortedResults are the results in publishing order: by stage, then path.

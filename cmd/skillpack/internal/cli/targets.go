@@ -69,11 +69,23 @@ func jobsHelp() string {
 	return "requests at once (default " + strings.Join(ex, ", ") + ")"
 }
 
+// s3 and oci are the target flags as the packages take them.
+func (t TargetFlags) s3() s3.Options {
+	return s3.Options{Endpoint: t.Endpoint, Insecure: t.Insecure, AccessKey: t.Login.Username, SecretKey: t.Login.password}
+}
+
+func (t TargetFlags) oci() (oci.Options, error) {
+	if t.Endpoint != "" {
+		return oci.Options{}, usageErr("--endpoint is for s3:// targets; an oci:// target names its registry itself")
+	}
+	return oci.Options{Insecure: t.Insecure, Username: t.Login.Username, Password: t.Login.password}, nil
+}
+
 func checkS3(opts *publishOptions) error {
 	if _, err := s3.ParseTarget(opts.Target); err != nil {
 		return usageErr("%w", err)
 	}
-	o := opts.s3Options()
+	o := opts.s3()
 	o.SecretKey = o.AccessKey // the password is read later; LoginFlags checks the pair
 	if err := o.Check(); err != nil {
 		return usageErr("%w", err)
@@ -82,28 +94,15 @@ func checkS3(opts *publishOptions) error {
 }
 
 func publishS3(ctx context.Context, b *publish.Bundle, opts *publishOptions, _ oci.Signer, progress io.Writer, report func(publish.Result)) error {
-	o := opts.s3Options()
+	o := opts.s3()
+	o.DryRun, o.Prune, o.Keep = opts.DryRun, opts.Prune, opts.Keep
+	o.Retry = publish.Retry{Jobs: opts.Jobs}
 	o.Progress, o.Log = progress, opts.stderr
 	return s3.Publish(ctx, b, opts.Target, o, report)
 }
 
-// s3Options are the flags as package s3 takes them.
-func (opts *publishOptions) s3Options() s3.Options {
-	return s3.Options{
-		Endpoint:  opts.Endpoint,
-		Insecure:  opts.Insecure,
-		AccessKey: opts.Login.Username,
-		SecretKey: opts.Login.password,
-		DryRun:    opts.DryRun,
-		Prune:     opts.Prune,
-		Keep:      opts.Keep,
-		Retry:     publish.Retry{Jobs: opts.Jobs},
-	}
-}
-
 func s3Store(opts *verifyOptions, _ verify.SignatureVerifier) (bundle.Store, error) {
-	t := opts.Target
-	o := s3.Options{Endpoint: t.Endpoint, Insecure: t.Insecure, AccessKey: t.Login.Username, SecretKey: t.Login.password}
+	o := opts.Target.s3()
 	if err := o.Check(); err != nil {
 		return nil, usageErr("%w", err)
 	}
@@ -118,39 +117,30 @@ func checkOCI(opts *publishOptions) error {
 	if _, err := oci.ParseTarget(opts.Target); err != nil {
 		return usageErr("%w", err)
 	}
-	switch {
-	case opts.Endpoint != "":
-		return usageErr("--endpoint is for s3:// targets; an oci:// target names its registry itself")
-	case opts.Prune:
+	if _, err := opts.oci(); err != nil {
+		return err
+	}
+	if opts.Prune {
 		return usageErr("--prune is for s3:// targets; a registry removes what no tag names by its own garbage collection")
 	}
 	return nil
 }
 
 func publishOCI(ctx context.Context, b *publish.Bundle, opts *publishOptions, sign oci.Signer, progress io.Writer, report func(publish.Result)) error {
-	return oci.Publish(ctx, b, opts.Target, oci.Options{
-		Retry:    publish.Retry{Jobs: opts.Jobs, Progress: progress, Log: opts.stderr},
-		DryRun:   opts.DryRun,
-		Insecure: opts.Insecure,
-		Username: opts.Login.Username,
-		Password: opts.Login.password,
-		Sign:     sign,
-	}, report)
+	o, _ := opts.oci() // checked by checkOCI
+	o.Retry = publish.Retry{Jobs: opts.Jobs, Progress: progress, Log: opts.stderr}
+	o.DryRun, o.Sign = opts.DryRun, sign
+	return oci.Publish(ctx, b, opts.Target, o, report)
 }
 
 // ociStore is a registry's reader, which checks the manifests' own
 // signatures with v when it checks statements.
 func ociStore(opts *verifyOptions, v verify.SignatureVerifier) (bundle.Store, error) {
-	t := opts.Target
-	if t.Endpoint != "" {
-		return nil, usageErr("--endpoint is for s3:// targets; an oci:// target names its registry itself")
+	o, err := opts.Target.oci()
+	if err != nil {
+		return nil, err
 	}
-	o := oci.Options{
-		Insecure: t.Insecure,
-		Username: t.Login.Username,
-		Password: t.Login.password,
-		Retry:    publish.Retry{Jobs: opts.Jobs, Timeout: opts.Timeout}, // each request, Check's included
-	}
+	o.Retry = publish.Retry{Jobs: opts.Jobs, Timeout: opts.Timeout} // each request, Check's included
 	if sv, ok := v.(verify.StatementVerifier); ok {
 		o.VerifyStatement = sv.VerifyStatement
 	}
