@@ -80,9 +80,9 @@ func (f *BuildFlags) resolveBundle(ios *IO, given func(flag string) bool) (build
 	}
 	baseURL := pick(given, "base-url", f.BaseURL, cfg.Build.BaseURL)
 	// Checked before any work: a bad URL found after packing every skill
-	// wastes the build.
+	// wastes the build. Layout's "base URL" is told as where it was given.
 	if err := layout.CheckBaseURL(baseURL); err != nil {
-		return build.Options{}, nil, &exitError{code: ExitUsage, err: &baseURLError{configSource(cfg, given("base-url"), "base-url"), err}}
+		return build.Options{}, nil, usageErr("%s %s", configSource(cfg, given("base-url"), "base-url"), strings.TrimPrefix(err.Error(), "base URL "))
 	}
 	aiCatalog := pick(given, "ai-catalog", f.AICatalog, cfg.Build.AICatalog)
 	if aiCatalog {
@@ -135,18 +135,6 @@ func (f *BuildFlags) options(ios *IO, cfg *config.Config) (build.Options, error)
 		NoReuse: f.NoReuse,
 	}, nil
 }
-
-// baseURLError is layout's error for a bad base URL, told as coming from
-// where the URL was given (the flag or the config's key), not as "base URL".
-type baseURLError struct {
-	source string
-	err    error
-}
-
-func (e *baseURLError) Error() string {
-	return e.source + " " + strings.TrimPrefix(e.err.Error(), "base URL ")
-}
-func (e *baseURLError) Unwrap() error { return e.err }
 
 // configSource names where a build setting came from, for its errors: the
 // flag, or the key of skillpack.yaml's build section of the same name.

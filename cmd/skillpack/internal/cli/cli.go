@@ -75,7 +75,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // run runs skillpack with ios and returns the exit code; Main and the
 // tests that fake a terminal come through here.
 func run(ios *IO, args []string) int {
-	stderr := ios.Err
 	root := newRoot(ios)
 	root.SetArgs(args)
 	err := singleDash(root, args)
@@ -87,7 +86,7 @@ func run(ios *IO, args []string) int {
 	}
 	code, msg := exitStatus(err)
 	if msg != "" {
-		fmt.Fprintf(stderr, "skillpack: %s\n", printableLines(msg))
+		fmt.Fprintf(ios.Err, "skillpack: %s\n", printableLines(msg))
 	}
 	return code
 }
@@ -141,11 +140,8 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 	// Cobra's completion command, added now rather than when the root
 	// runs, so that its arguments are checked below like the others'.
 	root.InitDefaultCompletionCmd()
-	for _, c := range root.Commands() {
-		if c.Name() == "completion" {
-			groupArgs(c)
-		}
-	}
+	completion, _, _ := root.Find([]string{"completion"})
+	groupArgs(completion)
 	checkArgs(root)
 	return root
 }

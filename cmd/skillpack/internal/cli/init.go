@@ -63,7 +63,7 @@ type initFile struct {
 
 func runInit(ios *IO, opts *initOptions) error {
 	if _, err := lint.LookupProfile(opts.Profile); err != nil {
-		return usageErr("--profile: %w", err)
+		return enumErr("profile", "profile", opts.Profile, profiles())
 	}
 	if opts.CI != "" && !slices.Contains(ciProviders, opts.CI) {
 		return enumErr("ci", "provider", opts.CI, ciProviders)
@@ -118,11 +118,8 @@ func initFiles(opts *initOptions) ([]initFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	const def = "\nprofile: clients\n"
-	if !strings.Contains(string(cfg), def) {
-		return nil, errors.New("the config template sets no profile")
-	}
-	cfg = []byte(strings.Replace(string(cfg), def, "\nprofile: "+opts.Profile+"\n", 1))
+	// The template's profile, replaced (TestInitConfig checks it is there).
+	cfg = []byte(strings.Replace(string(cfg), "\nprofile: clients\n", "\nprofile: "+opts.Profile+"\n", 1))
 	files := []initFile{{config.File, cfg}}
 	if opts.CI == "github" {
 		wf, err := templates.Init.ReadFile("init/github-workflow.yml")

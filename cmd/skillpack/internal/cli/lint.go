@@ -51,12 +51,9 @@ func (o *LintOptions) load() (*config.Config, error) {
 		}
 	}
 	if o.Profile != "" {
-		if !slices.Contains(profileNames(), o.Profile) {
-			return nil, enumErr("profile", "profile", o.Profile, profileNames())
-		}
 		p, err := lint.LookupProfile(o.Profile)
 		if err != nil {
-			return nil, usageErr("--profile: %w", err)
+			return nil, enumErr("profile", "profile", o.Profile, profiles())
 		}
 		cfg.Lint.Profile = p
 	}
@@ -217,7 +214,7 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintDoc) error {
 		return opts.conflict
 	}
 	if !slices.Contains(lint.Formats(), opts.Format) {
-		return enumErr("format", "format", opts.Format, formatNames())
+		return enumErr("format", "format", opts.Format, formats)
 	}
 	failOn, err := parseFailOn(opts.FailOn)
 	if err != nil {
@@ -274,10 +271,6 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintDoc) error {
 	return nil
 }
 
-// noSkills refuses a run that found no skill although a folder was given:
-// a wrong path, not a clean tree. Files outside every skill are what a
-// pre-commit hook passes for a commit that touches no skill; that is no
-// mistake.
 // lintPaths lints, puts the report in doc (the --json document, nil for
 // other formats) and refuses a folder that held no skill.
 func lintPaths(paths []string, lo lint.Options, doc *lintDoc) (*lint.Result, error) {
@@ -291,6 +284,10 @@ func lintPaths(paths []string, lo lint.Options, doc *lintDoc) (*lint.Result, err
 	return res, noSkills(paths, res)
 }
 
+// noSkills refuses a run that found no skill although a folder was given:
+// a wrong path, not a clean tree. Files outside every skill are what a
+// pre-commit hook passes for a commit that touches no skill; that is no
+// mistake.
 func noSkills(paths []string, res *lint.Result) error {
 	if len(res.Skills) > 0 {
 		return nil

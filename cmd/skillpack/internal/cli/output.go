@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -201,27 +201,24 @@ func printSkillLines(ios *IO, res *lint.Result) {
 	if !ios.Verbose || len(res.Skills) == 0 {
 		return
 	}
-	dirs := make([]string, len(res.Skills))
+	skills := map[string]int{} // by folder, slashed
 	for i, s := range res.Skills {
-		dirs[i] = filepath.ToSlash(filepath.Clean(s.Dir))
+		skills[filepath.ToSlash(filepath.Clean(s.Dir))] = i
 	}
-	// Longest folders first, so that a nested skill claims its own files.
-	order := make([]int, len(dirs))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return len(dirs[order[a]]) > len(dirs[order[b]]) })
-	found := make([][]lint.Finding, len(dirs))
+	found := make([][]lint.Finding, len(res.Skills))
 	for _, f := range res.Findings {
-		p := filepath.ToSlash(filepath.Clean(f.Path))
-		for _, i := range order {
-			if d := dirs[i]; d == "." || p == d || strings.HasPrefix(p, d+"/") {
+		// The finding's path, then each folder above it up to ".".
+		for p := filepath.ToSlash(filepath.Clean(f.Path)); ; p = path.Dir(p) {
+			if i, ok := skills[p]; ok {
 				found[i] = append(found[i], f)
+				break
+			}
+			if p == "." || p == path.Dir(p) {
 				break
 			}
 		}
 	}
-	for i, d := range dirs {
+	for i, s := range res.Skills {
 		var parts []string
 		e, w, n := lint.Count(found[i])
 		for _, c := range []struct {
@@ -236,7 +233,7 @@ func printSkillLines(ios *IO, res *lint.Result) {
 		if verdict == "" {
 			verdict = "ok"
 		}
-		fmt.Fprintf(ios.Err, "  %s: %s\n", lint.Printable(d), verdict)
+		fmt.Fprintf(ios.Err, "  %s: %s\n", lint.Printable(filepath.ToSlash(filepath.Clean(s.Dir))), verdict)
 	}
 }
 

@@ -427,7 +427,7 @@ func TestSchemaFor(t *testing.T) {
 			t.Errorf("schemaFor(%q) = %q, want %q", c.args, got, c.want)
 		}
 	}
-	if !slices.Contains(formatNames(), "json") {
+	if !slices.Contains(values(formats), "json") {
 		t.Error("json is not a lint format")
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,16 +49,13 @@ func values(set []string) []string {
 	return out
 }
 
-// formatNames are --format's values, in the order users meet them in,
-// not lint.Formats' alphabetical one.
-func formatNames() []string { return values(formats) }
-
-func profileNames() []string {
-	var names []string
+// profiles are --profile's values, lint's profiles, as a closed set.
+func profiles() []string {
+	var set []string
 	for _, p := range lint.Profiles() {
-		names = append(names, p.Name)
+		set = append(set, p.Name+"\t"+p.Description)
 	}
-	return names
+	return set
 }
 
 // didYouMean is " (did you mean "x"?)" for the one of names got was
@@ -126,28 +124,9 @@ func flagNames(c *cobra.Command) []string {
 // description after a tab, as cobra's shell scripts show them.
 func completeValues(values ...string) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return withPrefix(values, prefix), cobra.ShellCompDirectiveNoFileComp
+		others := func(v string) bool { return !strings.HasPrefix(v, prefix) }
+		return slices.DeleteFunc(slices.Clone(values), others), cobra.ShellCompDirectiveNoFileComp
 	}
-}
-
-// withPrefix keeps the completions that start with prefix.
-func withPrefix(values []cobra.Completion, prefix string) []cobra.Completion {
-	var out []cobra.Completion
-	for _, v := range values {
-		if strings.HasPrefix(v, prefix) {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// completeRules completes rule IDs, each with its title.
-func completeRules(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	var out []cobra.Completion
-	for _, r := range lint.Rules() {
-		out = append(out, cobra.CompletionWithDesc(r.ID, r.Title))
-	}
-	return withPrefix(out, prefix), cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeFiles completes file names with one of the extensions.
@@ -165,18 +144,15 @@ func completeDirs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.S
 // registerCompletions registers the value completions of the flags cmd
 // has, by name: every command that shares a flag completes it alike.
 func registerCompletions(cmd *cobra.Command) {
-	profiles := func() []string {
-		var out []string
-		for _, p := range lint.Profiles() {
-			out = append(out, cobra.CompletionWithDesc(p.Name, profileDesc[p.Name]))
-		}
-		return out
+	var rules []string // rule IDs, each with its title
+	for _, r := range lint.Rules() {
+		rules = append(rules, r.ID+"\t"+r.Title)
 	}
 	fns := map[string]cobra.CompletionFunc{
 		"format":         completeValues(formats...),
 		"fail-on":        completeValues(failOnLevels...),
 		"profile":        completeValues(profiles()...),
-		"explain":        completeRules,
+		"explain":        completeValues(rules...),
 		"layout":         completeValues(layouts...),
 		"color":          completeValues(colorModes...),
 		"ci":             completeValues(ciProviders...),
@@ -196,12 +172,4 @@ func registerCompletions(cmd *cobra.Command) {
 			_ = cmd.RegisterFlagCompletionFunc(name, fn)
 		}
 	}
-}
-
-// profileDesc describes each profile in a completion menu.
-var profileDesc = map[string]string{
-	"clients": "errors are what breaks a client; the default",
-	"spec":    "the specification's letter, as skills-ref",
-	"claude":  "also Claude Code's keys",
-	"relaxed": "unknown keys are information only",
 }
