@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/skillpack/skillpack/layout"
@@ -48,12 +49,7 @@ func (b *builder) skipInvalid(p *packed, across []lint.Finding, errs int) error 
 			continue
 		}
 		w.skipped = true
-		var fs []lint.Finding
-		for _, f := range w.findings {
-			if f.Severity == lint.Error {
-				fs = append(fs, f)
-			}
-		}
+		fs := slices.DeleteFunc(slices.Clone(w.findings), func(f lint.Finding) bool { return f.Severity != lint.Error })
 		b.res.Skipped = append(b.res.Skipped, Skipped{Name: w.name, Dir: w.src.Dir, Findings: lint.Sort(append(fs, more[w]...))})
 	}
 	if len(b.res.Skipped) == len(p.work) {

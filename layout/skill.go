@@ -2,6 +2,7 @@ package layout
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -428,10 +429,7 @@ func VersionOf(fm json.RawMessage, topLevel bool) string {
 
 // entry returns the skill's SKILL.md; checkSkill guarantees there is one.
 func (s *Skill) entry() File {
-	if f := find(s.Files, func(f *File) bool { return f.Path == EntryFile }); f != nil {
-		return *f
-	}
-	return File{}
+	return *cmp.Or(find(s.Files, func(f *File) bool { return f.Path == EntryFile }), &File{})
 }
 
 // packed is one archive of a skill with its format.
