@@ -42,14 +42,15 @@ type set struct {
 
 // row is what a set keeps of a skill.
 type row struct {
-	name   string
-	src    int32 // its index in the Skills
-	files  int32
-	legacy bool // its paths meet the v0.1 rules
-	tgz    Archive
-	zip    Archive
-	hist   int32 // its entry in set.hist.skills, 1-based; 0 for none
-	page   Rendered
+	name    string
+	src     int32 // its index in the Skills
+	files   int32
+	legacy  bool   // its paths meet the v0.1 rules
+	version string // its SemVer version, "" for none
+	tgz     Archive
+	zip     Archive
+	hist    int32 // its entry in set.hist.skills, 1-based; 0 for none
+	page    Rendered
 }
 
 // newSet reads and checks every skill once. The errors name each skill.
@@ -74,7 +75,7 @@ func newSet(src Skills, o Options) (*set, error) {
 		if err := checkSkill(sk); err != nil {
 			errs = append(errs, err)
 		}
-		s.rows[i] = row{name: sk.Name, src: int32(i), files: int32(len(sk.Files)), legacy: legacyReason(sk) == "", tgz: sk.TarGz, zip: sk.Zip}
+		s.rows[i] = row{name: sk.Name, src: int32(i), files: int32(len(sk.Files)), legacy: legacyReason(sk) == "", version: sk.Version, tgz: sk.TarGz, zip: sk.Zip}
 		if sk.Page != nil {
 			s.rows[i].page = *sk.Page
 		}

@@ -456,20 +456,18 @@ type history struct {
 	// false when there is none, or it is carried.
 	snapshot bool
 	added    map[string]*SkillVersion // this build's new versions, by name
-	current  map[string]string        // the version of each skill of this build that has one
 }
 
 // skillHistory is every version of one skill.
 type skillHistory struct {
 	name     string
 	versions []SkillVersion // newest first
-	current  string         // the version this build has of it, "" for none or not in the build
 	files    int
 }
 
 // newHistory starts the history of a versioned set.
 func newHistory(v *Versioning) (*history, error) {
-	h := &history{v: v, added: map[string]*SkillVersion{}, current: map[string]string{}}
+	h := &history{v: v, added: map[string]*SkillVersion{}}
 	if v.Release != "" {
 		if err := CheckRelease(v.Release); err != nil {
 			return nil, err
@@ -504,9 +502,6 @@ func (h *history) add(sk Skill) error {
 		if why := VersionClash(sk.Name, f.Path); why != "" {
 			errs = append(errs, fmt.Errorf("skill %q: %s", sk.Name, why))
 		}
-	}
-	if v != "" {
-		h.current[sk.Name] = v
 	}
 	switch {
 	case v == "":
@@ -559,15 +554,8 @@ func (h *history) settle(rows []row) {
 	for i := range rows {
 		if j, ok := find(rows[i].name); ok {
 			rows[i].hist = int32(j + 1)
-			h.skills[j].current = h.current[rows[i].name]
 		}
 	}
-}
-
-// version returns the version this build has of the skill of history
-// entry s: the one it lists as current.
-func (s *skillHistory) version() *SkillVersion {
-	return find(s.versions, func(sv *SkillVersion) bool { return sv.Version == s.current })
 }
 
 // url spells a dist path for a document of the v0.2 tree at doc (the
@@ -589,12 +577,11 @@ func (s *set) url(doc, distPath string) string {
 func (s *set) snapshotDoc(w io.Writer) error {
 	h := s.hist
 	doc := Snapshot(h.v.Release)
-	versioned := func(r *row) bool { return r.hist > 0 && h.skills[r.hist-1].current != "" }
+	versioned := func(r *row) bool { return r.hist > 0 && r.version != "" }
 	return stream(w, IndexV2{Schema: Schema, Generator: s.o.Generator, Skills: []EntryV2{}}, array{"skills", s.each(versioned, func(r *row, sk Skill) (any, error) {
-		sh := &h.skills[r.hist-1]
-		sv := sh.version()
+		sv := find(h.skills[r.hist-1].versions, func(sv *SkillVersion) bool { return sv.Version == r.version })
 		if sv == nil {
-			return nil, fmt.Errorf("skill %q: version %s is not in its history", r.name, sh.current)
+			return nil, fmt.Errorf("skill %q: version %s is not in its history", r.name, r.version)
 		}
 		typ, target, digest := sv.Target(r.name)
 		return EntryV2{Name: r.name, Type: typ, Description: sk.Description, Version: sv.Version,
