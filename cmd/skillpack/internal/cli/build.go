@@ -140,7 +140,7 @@ func (o *buildOptions) resolve(ios *IO) (build.Options, error) {
 // ends.
 func runBuild(ctx context.Context, ios *IO, opts *buildOptions) error {
 	err := buildRun(ctx, ios, opts)
-	return jsonResult(ios.Out, opts.JSON, newBuildDoc(opts, err), err)
+	return jsonResult(ios.Out, opts.JSON, newBuildJSON(opts, err), err)
 }
 
 func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
@@ -214,15 +214,15 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 	return publishRun(ctx, ios, opts.publishOptions())
 }
 
-// buildDoc is build's --json document (schema/build.schema.json). A build
+// buildJSON is build's --json document (schema/build.schema.json). A build
 // that stopped before it began (a usage error) reports an empty result.
-type buildDoc struct {
+type buildJSON struct {
 	*build.Result
 	Published *published `json:"published,omitempty"` // --publish's run, once it began
 	status
 }
 
-func newBuildDoc(opts *buildOptions, err error) buildDoc {
+func newBuildJSON(opts *buildOptions, err error) buildJSON {
 	res := opts.result
 	if res == nil {
 		res = &build.Result{Out: opts.Out, DryRun: opts.DryRun}
@@ -241,7 +241,7 @@ func newBuildDoc(opts *buildOptions, err error) buildDoc {
 	if errs, _, _ := lint.Count(res.Findings); errs > 0 {
 		what = human.Plural(errs, "lint error") + "; nothing was written"
 	}
-	doc := buildDoc{Result: res}
+	doc := buildJSON{Result: res}
 	if p := opts.published; p != nil && p.done != nil {
 		what = "the publish failed"
 		run := p.published()

@@ -58,9 +58,9 @@ signing needs. --json prints the same as a JSON document
 	return cmd
 }
 
-// doctorDoc is doctor's report and its --json document
+// doctorJSON is doctor's report and its --json document
 // (schema/doctor.schema.json).
-type doctorDoc struct {
+type doctorJSON struct {
 	Version string       `json:"version"`
 	Sign    doctorSign   `json:"sign"`
 	Config  doctorConfig `json:"config"`
@@ -99,7 +99,7 @@ type doctorDist struct {
 }
 
 func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
-	doc := doctorDoc{Version: version.Version(), Sign: doctorSignHelper(ctx), Dist: doctorDistState(opts.Out)}
+	doc := doctorJSON{Version: version.Version(), Sign: doctorSignHelper(ctx), Dist: doctorDistState(opts.Out)}
 	var err error
 	doc.Config, err = doctorConfigState(opts.Config)
 	doc.Skills.Input = "."

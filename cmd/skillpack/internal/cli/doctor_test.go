@@ -28,7 +28,7 @@ func TestDoctorNoHelper(t *testing.T) {
 	if err := validateDoc(schemas, "doctor.schema.json", out.Bytes(), code); err != nil {
 		t.Fatal(err)
 	}
-	var doc doctorDoc
+	var doc doctorJSON
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || doc.Sign.OK || doc.Sign.Path != "" || doc.Skills.Count != 1 || doc.Dist.State != "absent" {
 		t.Errorf("doc %+v, %v", doc, err)
 	}

@@ -30,7 +30,7 @@ func (o *fixOptions) AddFlags(fs *pflag.FlagSet) {
 // as lint would, with the count of findings fixed (on stderr, or in the
 // JSON document, doc, which the caller prints). With --dry-run it prints
 // the diff instead and exits as lint would have.
-func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, failOn lint.Severity, doc *lintDoc) error {
+func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, failOn lint.Severity, doc *lintJSON) error {
 	switch {
 	case !opts.fix.Fix:
 		return usageErr("--dry-run needs --fix")

@@ -177,7 +177,7 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 			return err
 		}
 		if opts.Format == "json" {
-			return jsonenc.Write(ios.Out, newRuleDoc(r))
+			return jsonenc.Write(ios.Out, newRuleJSON(r))
 		}
 		return lint.Explain(ios.Out, r)
 	}
@@ -185,7 +185,7 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 		return lintRun(ios, opts, nil)
 	}
 	// The document is printed however the run ends, with what it found.
-	var doc lintDoc
+	var doc lintJSON
 	err := lintRun(ios, opts, &doc)
 	if doc.Report == nil {
 		doc.Report = lint.NewReport(&lint.Result{}, lintTool())
@@ -195,9 +195,9 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 	return jsonResult(ios.Out, true, doc, err)
 }
 
-// lintDoc is lint's --json document (schema/lint.schema.json): lint's
+// lintJSON is lint's --json document (schema/lint.schema.json): lint's
 // report, the count of findings --fix repaired, and the status.
-type lintDoc struct {
+type lintJSON struct {
 	*lint.Report
 	Fixed *int `json:"fixed,omitempty"` // with --fix
 	status
@@ -209,7 +209,7 @@ func lintTool() lint.Tool {
 
 // lintRun lints and prints the findings in opts.Format, except JSON: then
 // it fills doc, which the caller prints once the exit code is known.
-func lintRun(ios *IO, opts *lintCmdOptions, doc *lintDoc) error {
+func lintRun(ios *IO, opts *lintCmdOptions, doc *lintJSON) error {
 	if opts.conflict != nil {
 		return opts.conflict
 	}
@@ -273,7 +273,7 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintDoc) error {
 
 // lintPaths lints, puts the report in doc (the --json document, nil for
 // other formats) and refuses a folder that held no skill.
-func lintPaths(paths []string, lo lint.Options, doc *lintDoc) (*lint.Result, error) {
+func lintPaths(paths []string, lo lint.Options, doc *lintJSON) (*lint.Result, error) {
 	res, err := lint.Run(paths, lo)
 	if err != nil {
 		return nil, &exitError{code: ExitInternal, err: err}
@@ -353,9 +353,9 @@ func writeBaseline(ios *IO, path string, res *lint.Result) error {
 	return nil
 }
 
-// ruleDoc is a rule in --list-rules --json and --explain --json
+// ruleJSON is a rule in --list-rules --json and --explain --json
 // (schema/lint-rules.schema.json).
-type ruleDoc struct {
+type ruleJSON struct {
 	ID       string        `json:"id"`
 	Title    string        `json:"title"`
 	Category lint.Category `json:"category"`
@@ -366,14 +366,14 @@ type ruleDoc struct {
 	Fixable  bool          `json:"fixable"`
 }
 
-func newRuleDoc(r *lint.Rule) ruleDoc {
-	return ruleDoc{r.ID, r.Title, r.Category, r.Severity, r.Explain, r.Bad, r.Good, lint.Fixable(r.ID)}
+func newRuleJSON(r *lint.Rule) ruleJSON {
+	return ruleJSON{r.ID, r.Title, r.Category, r.Severity, r.Explain, r.Bad, r.Good, lint.Fixable(r.ID)}
 }
 
 func writeRulesJSON(ios *IO) error {
-	out := []ruleDoc{}
+	out := []ruleJSON{}
 	for _, r := range lint.Rules() {
-		out = append(out, newRuleDoc(r))
+		out = append(out, newRuleJSON(r))
 	}
 	return jsonenc.Write(ios.Out, out)
 }

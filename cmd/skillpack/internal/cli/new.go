@@ -30,7 +30,7 @@ single hyphens); an existing folder is never touched.
 --json prints one document however new ends (schema/new.schema.json).` + "\n\n" + docs("getting-started.md"),
 		Example: `  skillpack new pdf-tools --dir skills
   skillpack new pdf-tools --description "Fill and merge PDF forms. Use when the user works with PDFs."`,
-		Args: reportArgs(oneArg, &opts.JSON, func(err error) any { return newNewDoc(opts, "", err) }),
+		Args: reportArgs(oneArg, &opts.JSON, func(err error) any { return newNewJSON(opts, "", err) }),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Name = args[0]
 			if runF != nil {
@@ -50,26 +50,26 @@ func runNew(ios *IO, opts *newOptions) error {
 	dir, err := scaffold.New(opts.Dir, opts.Name, scaffold.Options{Description: opts.Description})
 	if err != nil {
 		err = usageErr("%w", err)
-		return jsonResult(ios.Out, opts.JSON, newNewDoc(opts, "", err), err)
+		return jsonResult(ios.Out, opts.JSON, newNewJSON(opts, "", err), err)
 	}
 	if !opts.JSON {
 		fmt.Fprintf(ios.Out, "created %s\n", dir)
 	}
 	ios.Nextf("next: edit %s/SKILL.md, then run: skillpack lint %s", dir, dir)
-	return jsonResult(ios.Out, opts.JSON, newNewDoc(opts, dir, nil), nil)
+	return jsonResult(ios.Out, opts.JSON, newNewJSON(opts, dir, nil), nil)
 }
 
-// newDoc is new's --json document (schema/new.schema.json); dir and
+// newJSON is new's --json document (schema/new.schema.json); dir and
 // skillFile are empty when nothing was created.
-type newDoc struct {
+type newJSON struct {
 	Name      string `json:"name"`
 	Dir       string `json:"dir"`
 	SkillFile string `json:"skillFile"`
 	status
 }
 
-func newNewDoc(opts *newOptions, dir string, err error) newDoc {
-	doc := newDoc{Name: opts.Name, Dir: filepath.ToSlash(dir), status: newStatus(err, "")}
+func newNewJSON(opts *newOptions, dir string, err error) newJSON {
+	doc := newJSON{Name: opts.Name, Dir: filepath.ToSlash(dir), status: newStatus(err, "")}
 	if dir != "" {
 		doc.SkillFile = path.Join(doc.Dir, skill.FileName)
 	}

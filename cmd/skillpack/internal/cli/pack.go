@@ -36,7 +36,7 @@ skill of a tree). --json prints one document however pack ends
 (schema/pack.schema.json).` + "\n\n" + docs("build.md"),
 		Example: `  skillpack pack skills/pdf-tools
   skillpack pack skills/pdf-tools --layout wrapped -o upload/`,
-		Args: reportArgs(oneArg, &opts.JSON, func(err error) any { return newPackDoc(opts, nil, err) }),
+		Args: reportArgs(oneArg, &opts.JSON, func(err error) any { return newPackJSON(opts, nil, err) }),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dir = args[0]
 			if runF != nil {
@@ -69,7 +69,7 @@ func (o *packOptions) resolve(ios *IO) (build.PackOptions, error) {
 // runPack packs, and with --json prints the document however pack ends.
 func runPack(ios *IO, opts *packOptions) error {
 	res, err := packRun(ios, opts)
-	return jsonResult(ios.Out, opts.JSON, newPackDoc(opts, res, err), err)
+	return jsonResult(ios.Out, opts.JSON, newPackJSON(opts, res, err), err)
 }
 
 func packRun(ios *IO, opts *packOptions) (*build.Packed, error) {
@@ -121,17 +121,17 @@ func checkSkillDir(dir string) error {
 		dir, len(found), found[0].Dir, dir)
 }
 
-// packDoc is pack's --json document (schema/pack.schema.json).
-type packDoc struct {
+// packJSON is pack's --json document (schema/pack.schema.json).
+type packJSON struct {
 	*build.Packed
 	status
 }
 
-func newPackDoc(opts *packOptions, res *build.Packed, err error) packDoc {
+func newPackJSON(opts *packOptions, res *build.Packed, err error) packJSON {
 	if res == nil {
 		res = &build.Packed{Layout: opts.Layout}
 	}
 	res.Artifacts = nonNil(res.Artifacts)
 	res.Findings = nonNil(res.Findings)
-	return packDoc{Packed: res, status: newStatus(err, "pack failed")}
+	return packJSON{Packed: res, status: newStatus(err, "pack failed")}
 }

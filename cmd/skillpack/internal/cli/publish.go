@@ -111,7 +111,7 @@ Credentials: --username with --password-stdin, else the AWS environment
   skillpack publish dist s3://skills --endpoint http://127.0.0.1:7070 --dry-run --json
   echo "$GITHUB_TOKEN" | skillpack publish dist oci://ghcr.io/OWNER/skills:v1 --username "$GITHUB_ACTOR" --password-stdin
   skillpack publish dist file:///srv/www/skills`,
-		Args: reportArgs(twoArgs, &opts.JSON, func(err error) any { return newPublishDoc(opts, err) }),
+		Args: reportArgs(twoArgs, &opts.JSON, func(err error) any { return newPublishJSON(opts, err) }),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dist, opts.Target = args[0], args[1]
 			if runF != nil {
@@ -143,7 +143,7 @@ func twoArgs(cmd *cobra.Command, args []string) error {
 
 func runPublish(ctx context.Context, ios *IO, opts *publishOptions) error {
 	err := publishRun(ctx, ios, opts)
-	return jsonResult(ios.Out, opts.JSON, newPublishDoc(opts, err), err)
+	return jsonResult(ios.Out, opts.JSON, newPublishJSON(opts, err), err)
 }
 
 // publishRun publishes DIST to TARGET: the one function behind publish
@@ -280,8 +280,8 @@ func printPublished(ios *IO, opts *publishOptions) {
 	}
 }
 
-// publishDoc is publish's --json document (schema/publish.schema.json).
-type publishDoc struct {
+// publishJSON is publish's --json document (schema/publish.schema.json).
+type publishJSON struct {
 	Source string `json:"source"`
 	published
 	status
@@ -308,8 +308,8 @@ type publishCounts struct {
 	Skipped     int `json:"skipped"`
 }
 
-func newPublishDoc(opts *publishOptions, err error) publishDoc {
-	return publishDoc{Source: opts.Dist, published: opts.published(), status: newStatus(err, "the publish failed")}
+func newPublishJSON(opts *publishOptions, err error) publishJSON {
+	return publishJSON{Source: opts.Dist, published: opts.published(), status: newStatus(err, "the publish failed")}
 }
 
 // published is what the run did, so far.

@@ -76,7 +76,7 @@ document however the check ends (schema/verify.schema.json).` + "\n\n" + docs("s
   skillpack verify dist --previous https://example.com
   skillpack verify s3://my-bucket/skills --key cosign.pub --require-signatures
   skillpack verify oci://ghcr.io/OWNER/skills:v1`,
-		Args: reportArgs(oneArg, &opts.JSON, func(err error) any { return newVerifyDoc(opts, nil, err) }),
+		Args: reportArgs(oneArg, &opts.JSON, func(err error) any { return newVerifyJSON(opts, nil, err) }),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Source = args[0]
 			if runF != nil {
@@ -106,7 +106,7 @@ document however the check ends (schema/verify.schema.json).` + "\n\n" + docs("s
 // check ends.
 func runVerify(ctx context.Context, ios *IO, opts *verifyOptions) error {
 	rep, err := verifyRun(ctx, ios, opts)
-	return jsonResult(ios.Out, opts.JSON, newVerifyDoc(opts, rep, err), err)
+	return jsonResult(ios.Out, opts.JSON, newVerifyJSON(opts, rep, err), err)
 }
 
 func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Report, error) {
@@ -222,13 +222,13 @@ func hasSkills(dir string) bool {
 	return err == nil && len(skills) > 0
 }
 
-// verifyDoc is verify's --json document (schema/verify.schema.json).
-type verifyDoc struct {
+// verifyJSON is verify's --json document (schema/verify.schema.json).
+type verifyJSON struct {
 	*verify.Report
 	status
 }
 
-func newVerifyDoc(opts *verifyOptions, rep *verify.Report, err error) verifyDoc {
+func newVerifyJSON(opts *verifyOptions, rep *verify.Report, err error) verifyJSON {
 	what := "verification failed"
 	if rep == nil {
 		rep = &verify.Report{Source: opts.Source}
@@ -237,7 +237,7 @@ func newVerifyDoc(opts *verifyOptions, rep *verify.Report, err error) verifyDoc 
 	}
 	rep.Problems = nonNil(rep.Problems)
 	rep.Signatures = nonNil(rep.Signatures)
-	return verifyDoc{Report: rep, status: newStatus(err, what)}
+	return verifyJSON{Report: rep, status: newStatus(err, what)}
 }
 
 // byteSize is a size flag: bytes, or a number with a unit (KB, MB, GB are
