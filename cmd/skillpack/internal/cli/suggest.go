@@ -2,12 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/lint"
 )
@@ -148,7 +150,14 @@ func registerCompletions(cmd *cobra.Command) {
 	for _, r := range lint.Rules() {
 		rules = append(rules, r.ID+"\t"+r.Title)
 	}
+	// build.Marketplaces is the one list of marketplaces, which the value
+	// check (build.CheckMarketplace) reads too; each completes with its file.
+	var marketplaces []string
+	for _, m := range slices.Sorted(maps.Keys(build.Marketplaces)) {
+		marketplaces = append(marketplaces, m+"\t"+build.Marketplaces[m])
+	}
 	fns := map[string]cobra.CompletionFunc{
+		"marketplace":    completeValues(marketplaces...),
 		"format":         completeValues(formats...),
 		"fail-on":        completeValues(failOnLevels...),
 		"profile":        completeValues(profiles()...),
