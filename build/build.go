@@ -260,7 +260,7 @@ type task struct {
 	*work
 	files   *skill.Files        // collected
 	collErr error               // why the files could not be collected (lint reports it)
-	hashed  []pack.Entry        // the files' digests, when hashed before lint
+	hashed  []pack.Member       // the files' digests, when hashed before lint
 	lintKey layout.Digest       // what lint's per-skill verdict depends on; "" until known
 	verdict []lint.Finding      // what lint's per-skill rules found (lint.CheckSkill)
 	sum     summary             // what later steps read of it, once kept

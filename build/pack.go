@@ -192,7 +192,7 @@ func (b *builder) packOne(p *packed, w *task) error {
 }
 
 // layoutFiles turns pack's entries into layout's files.
-func layoutFiles(entries []pack.Entry) []layout.File {
+func layoutFiles(entries []pack.Member) []layout.File {
 	files := make([]layout.File, len(entries))
 	for i, e := range entries {
 		files[i] = layout.File{Path: e.Path, Digest: layout.SumDigest(e.Sum[:]), Size: e.Size, Exec: e.Exec}
@@ -228,7 +228,7 @@ func (b *builder) packFresh(w *task) error {
 // read; it refuses archives larger than a reader of the bundle holds
 // (pack.MaxFile: incompressible files can make one larger than the files'
 // own limit allows). The caller finishes or discards the archives.
-func (b *builder) packArchives(w *task, po pack.Options, serve bool) (tgz, zip *archive, entries []pack.Entry, err error) {
+func (b *builder) packArchives(w *task, po pack.Options, serve bool) (tgz, zip *archive, entries []pack.Member, err error) {
 	tgz, zip = b.newArchive(w.name, layout.TarGz), b.newArchive(w.name, layout.Zip)
 	pw := pack.NewWriter(tgz, zip, po)
 	for _, f := range w.files.Files {
@@ -236,7 +236,7 @@ func (b *builder) packArchives(w *task, po pack.Options, serve bool) (tgz, zip *
 		if err != nil {
 			return tgz, zip, nil, err
 		}
-		entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: f.Size, Sum: sum})
+		entries = append(entries, pack.Member{Path: f.Path, Exec: f.Exec(), Size: f.Size, Sum: sum})
 	}
 	if err := pw.Close(); err != nil {
 		return tgz, zip, nil, fmt.Errorf("%s: %w", w.src.Dir, err)
@@ -325,12 +325,12 @@ func (b *builder) outputError(err error) error {
 }
 
 // hashFiles reads and hashes a skill's files without packing them.
-func hashFiles(w *task) ([]pack.Entry, error) {
-	var entries []pack.Entry
+func hashFiles(w *task) ([]pack.Member, error) {
+	var entries []pack.Member
 	for _, f := range w.files.Files {
 		if doc := w.src.Doc; f.Path == w.src.File && doc != nil && int64(len(doc.Raw)) == f.Size && w.src.Size == f.Size {
 			// SKILL.md was read whole to be parsed: hash what lint checks.
-			entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: f.Size, Sum: sha256.Sum256(doc.Raw)})
+			entries = append(entries, pack.Member{Path: f.Path, Exec: f.Exec(), Size: f.Size, Sum: sha256.Sum256(doc.Raw)})
 			continue
 		}
 		onRead(f.Disk)
@@ -338,7 +338,7 @@ func hashFiles(w *task) ([]pack.Entry, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(w.src.Dir, f.Path), err)
 		}
-		entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: n, Sum: sum})
+		entries = append(entries, pack.Member{Path: f.Path, Exec: f.Exec(), Size: n, Sum: sum})
 	}
 	return entries, nil
 }
@@ -359,7 +359,7 @@ func sameShape(rec []layout.File, files []skill.File) bool {
 
 // key is what archive bytes are a function of: the format, the generator,
 // the fixed time and the files.
-func (b *builder) key(entries []pack.Entry) layout.Digest {
+func (b *builder) key(entries []pack.Member) layout.Digest {
 	return reuse.ArchiveKey(Generator(), b.opts.Time, entries)
 }
 
@@ -511,6 +511,6 @@ func (b *builder) prepare(w *task) error {
 }
 
 // lintKey is lint's verdict key for the skill (lint.VerdictKey).
-func (b *builder) lintKey(w *task, entries []pack.Entry) layout.Digest {
+func (b *builder) lintKey(w *task, entries []pack.Member) layout.Digest {
 	return layout.Digest(lint.VerdictKey(w.src, w.files, entries, b.lintOpts))
 }

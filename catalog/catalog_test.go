@@ -71,7 +71,7 @@ func buildExamples(t *testing.T, dir string) *bundle {
 		}
 		var tgz, zip bytes.Buffer
 		w := pack.NewWriter(&tgz, &zip, pack.Options{})
-		var entries []pack.Entry
+		var entries []pack.Member
 		var lf []layout.File
 		for _, f := range files.Files {
 			data, err := os.ReadFile(f.Disk)
@@ -82,7 +82,7 @@ func buildExamples(t *testing.T, dir string) *bundle {
 			if err != nil {
 				t.Fatal(err)
 			}
-			entries = append(entries, pack.Entry{Path: f.Path, Exec: f.Exec(), Size: int64(len(data)), Sum: sum})
+			entries = append(entries, pack.Member{Path: f.Path, Exec: f.Exec(), Size: int64(len(data)), Sum: sum})
 			lf = append(lf, layout.File{Path: f.Path, Digest: layout.DigestOf(data), Size: int64(len(data)), Exec: f.Exec()})
 			disk[layout.SkillFile(name, f.Path)] = f.Disk
 			disk[layout.LegacyFile(name, f.Path)] = f.Disk

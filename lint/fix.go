@@ -339,7 +339,7 @@ func (f *fixFile) check() error {
 	return nil
 }
 
-func problemKind(d *skill.Document) skill.ProblemKind {
+func problemKind(d *skill.SkillMD) skill.ProblemKind {
 	if d.Problem == nil {
 		return skill.NoProblem
 	}

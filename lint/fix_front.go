@@ -29,7 +29,7 @@ type frontFix struct {
 	edits []fixEdit
 	// mutate applies the intended change to a fresh parse of the old bytes;
 	// false when it cannot find what it changes.
-	mutate func(d *skill.Document) bool
+	mutate func(d *skill.SkillMD) bool
 }
 
 func applyEdits(data []byte, edits []fixEdit) ([]byte, bool) {
@@ -136,7 +136,7 @@ func lineEnd(data []byte, off int) int {
 
 // nodeOffset turns a node's position into a byte offset in data, by the
 // column converter the YAML rules use.
-func nodeOffset(data []byte, d *skill.Document, n *yaml.Node) (int, bool) {
+func nodeOffset(data []byte, d *skill.SkillMD, n *yaml.Node) (int, bool) {
 	line, _ := d.FilePos(n)
 	off, ok := lineStart(data, line)
 	before, _ := (&yamlTree{lines: rawLines(d.FrontRaw)}).cut(n.Line, n.Column)
@@ -145,7 +145,7 @@ func nodeOffset(data []byte, d *skill.Document, n *yaml.Node) (int, bool) {
 
 // scalarSpan returns the bytes of a plain scalar written on one line: its
 // value exactly as written, or false.
-func scalarSpan(data []byte, d *skill.Document, n *yaml.Node) (int, int, bool) {
+func scalarSpan(data []byte, d *skill.SkillMD, n *yaml.Node) (int, int, bool) {
 	off, ok := nodeOffset(data, d, n)
 	if !ok || n.Value == "" || !bytes.HasPrefix(data[off:], []byte(n.Value)) {
 		return 0, 0, false
@@ -241,7 +241,7 @@ func fixQuoteScalars(f *fixFile, at []Finding) {
 		}
 		fixes = append(fixes, frontFix{
 			edits: []fixEdit{{start, end, doubleQuote(n.Value)}},
-			mutate: func(old *skill.Document) bool {
+			mutate: func(old *skill.SkillMD) bool {
 				found := false
 				walkYAML(old.Front, func(m *yaml.Node) {
 					if l, c := old.FilePos(m); l == line && c == col && m.Kind == yaml.ScalarNode {
@@ -368,7 +368,7 @@ type plainValue struct {
 // on over the following lines indented deeper than its key. A double-quoted
 // scalar folds its lines as a plain one does (line breaks become spaces,
 // the indentation goes), so the same bytes quoted read as the same text.
-func plainSpan(data []byte, d *skill.Document, ln int) (plainValue, bool) {
+func plainSpan(data []byte, d *skill.SkillMD, ln int) (plainValue, bool) {
 	text := func(n int) ([]byte, int, bool) {
 		s, ok := lineStart(data, n)
 		if !ok || n >= d.BodyLine-1 {
@@ -477,7 +477,7 @@ func fixAllowedTools(f *fixFile, _ []Finding) {
 	}
 	f.applyFront([]frontFix{{
 		edits: []fixEdit{{colon, end, ": " + yamlScalar(joined)}},
-		mutate: func(old *skill.Document) bool {
+		mutate: func(old *skill.SkillMD) bool {
 			_, v := old.Lookup("allowed-tools")
 			if v == nil {
 				return false
@@ -599,7 +599,7 @@ func fixInstalledMetadata(f *fixFile, _ []Finding) {
 	}
 	f.applyFront([]frontFix{{
 		edits: edits,
-		mutate: func(old *skill.Document) bool {
+		mutate: func(old *skill.SkillMD) bool {
 			for i := 0; i+1 < len(old.Front.Content); i += 2 {
 				if old.Front.Content[i].Value != "metadata" {
 					continue

@@ -20,8 +20,8 @@ const MaxScan = 10 << 20
 // files, and the profile in force. Checks report through it.
 type Pass struct {
 	Skill   *skill.Skill
-	Doc     *skill.Document // nil when SKILL.md could not be read
-	Files   *skill.Files    // nil when the folder could not be collected
+	Doc     *skill.SkillMD // nil when SKILL.md could not be read
+	Files   *skill.Files   // nil when the folder could not be collected
 	Profile *Profile
 
 	rule     *Rule

@@ -652,7 +652,7 @@ func checkTabIndent(p *Pass) {
 // generic YAML error can stay silent. yaml.v3 stops at its first error and
 // names the tab's line or the one above it, so a tab indentation at or
 // before the line after the error is the cause.
-func tabBroke(d *skill.Document) bool {
+func tabBroke(d *skill.SkillMD) bool {
 	if d == nil || d.Problem == nil || d.Problem.Kind != skill.BadYAML {
 		return false
 	}

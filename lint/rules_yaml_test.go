@@ -10,7 +10,7 @@ import (
 
 // runYAMLRules runs every portable-YAML rule on one SKILL.md and returns
 // the findings by rule ID.
-func runYAMLRules(t *testing.T, src string) (*skill.Document, map[string][]Finding) {
+func runYAMLRules(t *testing.T, src string) (*skill.SkillMD, map[string][]Finding) {
 	t.Helper()
 	doc := skill.Parse([]byte(src))
 	got := map[string][]Finding{}

@@ -27,7 +27,7 @@ import (
 // lists them. Where the skill sits is not in it: a kept verdict spells its
 // paths relative to the skill (see EncodeVerdict), so that the key and the
 // verdict are the same on every machine, as the build record must be.
-func VerdictKey(s *skill.Skill, files *skill.Files, entries []pack.Entry, opts Options) string {
+func VerdictKey(s *skill.Skill, files *skill.Files, entries []pack.Member, opts Options) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "skillpack-lint/2\n%s\n%s\n%s\n%s\n", Fingerprint(), newRunner(opts).set.key(opts.Strict), s.Name(), s.File)
 	h.Write(pack.Manifest(entries))

@@ -66,12 +66,12 @@ func TestVerdictKept(t *testing.T) {
 		}
 	}
 
-	entries := []pack.Entry{{Path: "SKILL.md", Size: 1}}
+	entries := []pack.Member{{Path: "SKILL.md", Size: 1}}
 	key := VerdictKey(s, files, entries, Options{Base: dir})
 	for name, other := range map[string]string{
 		"strict":         VerdictKey(s, files, entries, Options{Base: dir, Strict: true}),
-		"another digest": VerdictKey(s, files, []pack.Entry{{Path: "SKILL.md", Size: 1, Sum: [32]byte{1}}}, Options{Base: dir}),
-		"an exec bit":    VerdictKey(s, files, []pack.Entry{{Path: "SKILL.md", Size: 1, Exec: true}}, Options{Base: dir}),
+		"another digest": VerdictKey(s, files, []pack.Member{{Path: "SKILL.md", Size: 1, Sum: [32]byte{1}}}, Options{Base: dir}),
+		"an exec bit":    VerdictKey(s, files, []pack.Member{{Path: "SKILL.md", Size: 1, Exec: true}}, Options{Base: dir}),
 	} {
 		if other == key {
 			t.Errorf("%s: the verdict key did not change", name)

@@ -581,8 +581,8 @@ func (w *Writer) Close() error {
 	return nil
 }
 
-// An Entry is one file of a skill, as the content digest sees it.
-type Entry struct {
+// A Member is one file of a skill's archive, as the content digest sees it.
+type Member struct {
 	Path string // relative, '/'-separated, as given to Add
 	Exec bool
 	Size int64
@@ -598,9 +598,9 @@ type Entry struct {
 // nothing of the compression, so a reader can check a skill's content
 // without trusting deflate. Paths are expected to have passed CheckPath; a
 // newline in one would make the manifest ambiguous.
-func Manifest(entries []Entry) []byte {
+func Manifest(entries []Member) []byte {
 	es := slices.Clone(entries)
-	slices.SortFunc(es, func(a, b Entry) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(es, func(a, b Member) int { return strings.Compare(a.Path, b.Path) })
 	var b []byte
 	for _, e := range es {
 		mode := "0644"
@@ -614,6 +614,6 @@ func Manifest(entries []Entry) []byte {
 
 // ContentDigest returns the SHA-256 of Manifest(entries): the digest of a
 // skill's content, the same whatever compressor wrote its archives.
-func ContentDigest(entries []Entry) [32]byte {
+func ContentDigest(entries []Member) [32]byte {
 	return sha256.Sum256(Manifest(entries))
 }

@@ -57,7 +57,7 @@ var skill = []file{
 }
 
 // build packs files and returns the two archives and the entries.
-func build(t testing.TB, files []file, opts Options) (tgz, zp []byte, entries []Entry) {
+func build(t testing.TB, files []file, opts Options) (tgz, zp []byte, entries []Member) {
 	t.Helper()
 	var tb, zb bytes.Buffer
 	w := NewWriter(&tb, &zb, opts)
@@ -66,7 +66,7 @@ func build(t testing.TB, files []file, opts Options) (tgz, zp []byte, entries []
 		if err != nil {
 			t.Fatalf("Add(%q): %v", f.path, err)
 		}
-		entries = append(entries, Entry{Path: f.path, Exec: f.exec, Size: int64(len(f.data)), Sum: sum})
+		entries = append(entries, Member{Path: f.path, Exec: f.exec, Size: int64(len(f.data)), Sum: sum})
 	}
 	if err := w.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
@@ -762,9 +762,9 @@ func TestContentDigest(t *testing.T) {
 		"tar": readTar(t, tgz, time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)),
 		"zip": readZip(t, zp, time.Date(1980, 1, 1, 0, 0, 0, 0, time.UTC)),
 	} {
-		var es []Entry
+		var es []Member
 		for _, f := range m {
-			es = append(es, Entry{f.path, f.exec, int64(len(f.data)), sha256.Sum256([]byte(f.data))})
+			es = append(es, Member{f.path, f.exec, int64(len(f.data)), sha256.Sum256([]byte(f.data))})
 		}
 		if ContentDigest(es) != d {
 			t.Errorf("digest of the files in the %s differs", what)
@@ -780,11 +780,11 @@ func TestContentDigest(t *testing.T) {
 		t.Fatal("ContentDigest sorted its argument in place")
 	}
 
-	change := map[string]func(*Entry){
-		"exec": func(e *Entry) { e.Exec = !e.Exec },
-		"size": func(e *Entry) { e.Size++ },
-		"sum":  func(e *Entry) { e.Sum[31] ^= 1 },
-		"path": func(e *Entry) { e.Path += "x" },
+	change := map[string]func(*Member){
+		"exec": func(e *Member) { e.Exec = !e.Exec },
+		"size": func(e *Member) { e.Size++ },
+		"sum":  func(e *Member) { e.Sum[31] ^= 1 },
+		"path": func(e *Member) { e.Path += "x" },
 	}
 	for name, f := range change {
 		es := slices.Clone(entries)
@@ -794,7 +794,7 @@ func TestContentDigest(t *testing.T) {
 		}
 	}
 
-	got := string(Manifest([]Entry{
+	got := string(Manifest([]Member{
 		{Path: "scripts/x.sh", Exec: true, Size: 3, Sum: sha256.Sum256([]byte("abc"))},
 		{Path: "SKILL.md", Size: 0, Sum: sha256.Sum256(nil)},
 	}))

@@ -26,7 +26,7 @@ import (
 // error (pull) or let it go on (verify, which lists every problem). A
 // limit that stops the reading is a *BombError; a stream that is not the
 // format is an error of its own.
-func Unpack(data []byte, zipped bool, l Limits, bad func(name, why string) error, file func(e Entry, r io.Reader) error) error {
+func Unpack(data []byte, zipped bool, l Limits, bad func(name, why string) error, file func(e Member, r io.Reader) error) error {
 	l = l.WithDefaults()
 	u := &unpacker{zipped: zipped, l: l, bad: bad, file: file, seen: map[string]bool{}}
 	if zipped {
@@ -39,7 +39,7 @@ type unpacker struct {
 	zipped bool
 	l      Limits
 	bad    func(name, why string) error
-	file   func(Entry, io.Reader) error
+	file   func(Member, io.Reader) error
 	seen   map[string]bool
 	err    error // what stops Unpack: bad's or file's error, or the archive's
 }
@@ -91,7 +91,7 @@ func (u *unpacker) tarGz(data []byte) error {
 			// byte of it: pull creates no file the limit would cut short.
 			return &BombError{fmt.Sprintf("decompression bomb: unpacks to more than %d bytes (the limit); stopped", u.l.Unpacked)}
 		}
-		u.entry(Entry{Path: hdr.Name, Exec: exec, Size: hdr.Size}, tr)
+		u.entry(Member{Path: hdr.Name, Exec: exec, Size: hdr.Size}, tr)
 	}
 	return u.err
 }
@@ -159,7 +159,7 @@ func (u *unpacker) zip(data []byte) error {
 		}
 		// The declared size is not trusted: the guard counts what
 		// actually comes out.
-		u.entry(Entry{Path: f.Name, Exec: exec, Size: int64(f.UncompressedSize64)}, g.reader(rc))
+		u.entry(Member{Path: f.Name, Exec: exec, Size: int64(f.UncompressedSize64)}, g.reader(rc))
 		rc.Close()
 	}
 	return u.err
@@ -182,7 +182,7 @@ func zipType(f *zip.File) string {
 
 // entry hands one file's bytes to u.file and tells an archive's fault
 // (a limit, a corrupt stream) from file's own.
-func (u *unpacker) entry(e Entry, r io.Reader) {
+func (u *unpacker) entry(e Member, r io.Reader) {
 	er := &entryReader{r: r, left: u.l.File}
 	err := u.file(e, er)
 	var be *BombError

@@ -51,8 +51,8 @@ type Skill struct {
 	// its skills publishes those.
 	Declared string
 
-	Doc *Document // nil when the entry file could not be read
-	Err error     // why the entry file could not be read
+	Doc *SkillMD // nil when the entry file could not be read
+	Err error    // why the entry file could not be read
 }
 
 // Name is the folder's base name, which the spec requires to equal the

@@ -36,10 +36,10 @@ type Problem struct {
 	Msg       string
 }
 
-// Document is a parsed SKILL.md. Parsing never fails: what could not be
+// SkillMD is a parsed SKILL.md. Parsing never fails: what could not be
 // understood is recorded in Problem (and BOM), and the rest is filled in as
 // far as it could be, so that lint reports every problem at once.
-type Document struct {
+type SkillMD struct {
 	Raw []byte // the bytes read (the whole file unless it was over the read limit)
 	BOM bool   // the file starts with a UTF-8 byte order mark
 
@@ -63,12 +63,12 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // Parse splits a SKILL.md into frontmatter and body and parses the
 // frontmatter as YAML, keeping node positions.
-func Parse(data []byte) *Document { return parse(data, false) }
+func Parse(data []byte) *SkillMD { return parse(data, false) }
 
 // parse is Parse of data that is the whole file, or, when truncated, its
 // first MaxRead bytes (Skill.Read).
-func parse(data []byte, truncated bool) *Document {
-	d := &Document{Raw: data, Truncated: truncated}
+func parse(data []byte, truncated bool) *SkillMD {
+	d := &SkillMD{Raw: data, Truncated: truncated}
 	if bytes.HasPrefix(data, bom) {
 		// Clients disagree on BOMs (the skills CLI strips it, YAML-subset
 		// readers do not), so report it and read on as a tolerant reader would.
@@ -191,7 +191,7 @@ func unmarshal(data []byte, n *yaml.Node) (err error) {
 }
 
 // FilePos turns a frontmatter node's position into a 1-based file position.
-func (d *Document) FilePos(n *yaml.Node) (line, col int) {
+func (d *SkillMD) FilePos(n *yaml.Node) (line, col int) {
 	if n == nil {
 		return d.FrontLine, 1
 	}
@@ -201,7 +201,7 @@ func (d *Document) FilePos(n *yaml.Node) (line, col int) {
 // Lookup returns the key and value nodes of a top-level frontmatter key, or
 // nils. When a key repeats, the first is returned (duplicates are a lint
 // finding of their own).
-func (d *Document) Lookup(key string) (k, v *yaml.Node) {
+func (d *SkillMD) Lookup(key string) (k, v *yaml.Node) {
 	if d.Front == nil {
 		return nil, nil
 	}
@@ -215,7 +215,7 @@ func (d *Document) Lookup(key string) (k, v *yaml.Node) {
 
 // String returns the value of a top-level key when it is a plain string
 // scalar (tag !!str), and whether it was.
-func (d *Document) String(key string) (string, bool) {
+func (d *SkillMD) String(key string) (string, bool) {
 	_, v := d.Lookup(key)
 	if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
 		return "", false

@@ -15,7 +15,7 @@ import (
 // field by field with what a server sends, so the conversion refuses
 // anything without one faithful JSON form (aliases, non-string keys,
 // infinities, NaN) instead of guessing.
-func (d *Document) FrontmatterJSON() ([]byte, error) {
+func (d *SkillMD) FrontmatterJSON() ([]byte, error) {
 	if d.Front == nil {
 		return nil, fmt.Errorf("SKILL.md has no frontmatter mapping")
 	}
@@ -36,7 +36,7 @@ const maxJSONDepth = 100
 // "2026-02-06"), which is what the author meant, not as the number 1 or the
 // date YAML makes of it. (lint's metadata-scalar asks for quotes, for the
 // hosts that read the YAML themselves.)
-func (d *Document) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues bool) error {
+func (d *SkillMD) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues bool) error {
 	line, col := d.FilePos(n)
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("line %d, column %d: %s", line, col, fmt.Sprintf(format, args...))

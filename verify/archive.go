@@ -14,9 +14,9 @@ import (
 
 // unpacked is what reading an archive found.
 type unpacked struct {
-	entries  []pack.Entry // regular files that passed every check, in archive order, hashed on the way through
-	problems []string // each says what is wrong and with which entry
-	stopped  bool     // a limit stopped reading: entries is incomplete
+	entries  []pack.Member // regular files that passed every check, in archive order, hashed on the way through
+	problems []string      // each says what is wrong and with which entry
+	stopped  bool          // a limit stopped reading: entries is incomplete
 }
 
 func (u *unpacked) bad(name, format string, args ...any) {
@@ -33,7 +33,7 @@ func unpack(data []byte, ext string, l pack.Limits, root string) *unpacked {
 	err := pack.Unpack(data, ext == layout.Zip, l, func(name, why string) error {
 		u.bad(name, "%s", why)
 		return nil
-	}, func(e pack.Entry, r io.Reader) error {
+	}, func(e pack.Member, r io.Reader) error {
 		var err error
 		if e.Sum, e.Size, err = bundle.Sum(r); err == nil {
 			u.entries = append(u.entries, e)
@@ -80,14 +80,14 @@ func (u *unpacked) checkSet(root string) {
 
 // contentDigest is the content digest of files (an archive's entries, a
 // version's list): the one pack.ContentDigest computes from the source.
-func contentDigest(files []pack.Entry) layout.Digest {
+func contentDigest(files []pack.Member) layout.Digest {
 	sum := pack.ContentDigest(files)
 	return layout.SumDigest(sum[:])
 }
 
 // byPath is the entries by path.
-func (u *unpacked) byPath() map[string]pack.Entry {
-	m := map[string]pack.Entry{}
+func (u *unpacked) byPath() map[string]pack.Member {
+	m := map[string]pack.Member{}
 	for _, e := range u.entries {
 		m[e.Path] = e
 	}

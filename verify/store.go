@@ -126,7 +126,7 @@ func (c *checker) holds(loc string) bool {
 // copies of its files) against the entries of the skill's archives that
 // were read, which hold the same bytes.
 func (c *checker) checkUnheld() {
-	byArchive := map[*archiveRef]map[string]pack.Entry{}
+	byArchive := map[*archiveRef]map[string]pack.Member{}
 	for _, e := range c.unheld {
 		p, ok := layout.ParsePath(e.loc)
 		if !ok || p.Kind != layout.KindFile || p.Legacy || c.skills[p.Skill] == nil {

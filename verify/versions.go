@@ -57,12 +57,12 @@ func (c *checker) versions() {
 // version queues the checks of one published version's files, and
 // computes its content digest from the list, as the build does.
 func (c *checker) version(name string, sv *layout.SkillVersion) {
-	var es []pack.Entry
+	var es []pack.Member
 	for _, f := range sv.Files {
 		c.expect(layout.VersionFile(name, sv.Version, f.Path), layout.VersionsIndex, f.Digest, *f.Size)
 		var sum [32]byte
 		hex.Decode(sum[:], []byte(f.Digest.Hex())) // Check has made it 64 hex digits
-		es = append(es, pack.Entry{Path: f.Path, Size: *f.Size, Exec: f.Exec, Sum: sum})
+		es = append(es, pack.Member{Path: f.Path, Size: *f.Size, Exec: f.Exec, Sum: sum})
 	}
 	if got := contentDigest(es); got != sv.ContentDigest {
 		c.problem(layout.VersionsIndex, "skill %q version %s: contentDigest %s, but its files make %s", name, sv.Version, sv.ContentDigest, got)
@@ -119,7 +119,7 @@ func (c *checker) unpackVersions() {
 }
 
 // sameFiles compares an archive's entries with the version's files.
-func (c *checker) sameFiles(a versionArchive, in map[string]pack.Entry) {
+func (c *checker) sameFiles(a versionArchive, in map[string]pack.Member) {
 	for _, f := range a.files {
 		e, ok := in[f.Path]
 		delete(in, f.Path)

@@ -293,7 +293,7 @@ func unpack(archive []byte, dir string, l pack.Limits, total, budget int64) (int
 	entryFile := false
 	err := pack.Unpack(archive, false, l, func(name, why string) error {
 		return fmt.Errorf("entry %q %s", name, why)
-	}, func(e pack.Entry, r io.Reader) error {
+	}, func(e pack.Member, r io.Reader) error {
 		if n+e.Size > budget {
 			return fmt.Errorf("%q is %d bytes: the pull would unpack more than %d bytes, every skill together (the limit)", e.Path, e.Size, total)
 		}
@@ -307,7 +307,7 @@ func unpack(archive []byte, dir string, l pack.Limits, total, budget int64) (int
 	return n, err
 }
 
-func writeFile(name string, r io.Reader, e pack.Entry) error {
+func writeFile(name string, r io.Reader, e pack.Member) error {
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return collision(e.Path, err)
 	}

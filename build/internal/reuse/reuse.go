@@ -38,7 +38,7 @@ const keyVersion = "skillpack-archive-key/1"
 
 // ArchiveKey is what a skill's archive bytes are a function of: the
 // format, the generator, the fixed time and the files.
-func ArchiveKey(generator string, t time.Time, entries []pack.Entry) layout.Digest {
+func ArchiveKey(generator string, t time.Time, entries []pack.Member) layout.Digest {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n%d\n", keyVersion, generator, t.Unix())
 	h.Write(pack.Manifest(entries))
