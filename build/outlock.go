@@ -85,29 +85,20 @@ func lockOutput(out, what string) (unlock func(), err error) {
 
 // holder says, from what the lock file says, which process holds it.
 func holder(said string) string {
-	var what, pid, host, since string
+	f := map[string]string{}
 	for line := range strings.Lines(said) {
 		k, v, _ := strings.Cut(strings.TrimSpace(line), " ")
-		switch k {
-		case "skillpack":
-			what = v
-		case "pid":
-			pid = v
-		case "host":
-			host = v
-		case "since":
-			since = v
-		}
+		f[k] = v
 	}
-	if pid == "" {
+	if f["pid"] == "" {
 		return "a process that has not yet said which"
 	}
-	s := "a " + cmp.Or(what, "build") + ", pid " + pid
-	if h, _ := os.Hostname(); host != "" && host != h {
-		s += " on " + host
+	s := "a " + cmp.Or(f["skillpack"], "build") + ", pid " + f["pid"]
+	if h, _ := os.Hostname(); f["host"] != "" && f["host"] != h {
+		s += " on " + f["host"]
 	}
-	if since != "" {
-		s += ", since " + since
+	if f["since"] != "" {
+		s += ", since " + f["since"]
 	}
 	return s
 }
