@@ -45,10 +45,7 @@ type checker struct {
 	rep  *Report
 	sums map[string]*sum
 
-	// ready holds what prefetch read, until a check takes it into sums;
-	// pending, the comparisons expect queued for settle.
-	ready   map[string]*sum
-	pending []claim
+	pending []claim      // the comparisons expect queued for settle
 	cut     atomic.Int64 // reads the deadline cut short
 	// unheld are the claims about files the source does not hold, for
 	// checkUnheld to check against the archives.
@@ -76,8 +73,8 @@ type skillModel struct {
 	digest, contentDigest  layout.Digest // from the v0.2 entry
 	loc                    string        // where its url points
 	files                  []string
-	filesFrom              string                // the document files came from
-	served                 map[string]*sum       // path → the v0.2 copy
+	filesFrom              string           // the document files came from
+	served                 map[string]*sum  // path → the v0.2 copy
 	listed                 map[string]claim // path → what mcp/skills.json says
 	archives               []*archiveRef
 }
@@ -119,7 +116,6 @@ func run(ctx context.Context, src bundle.Source, o Options) (*Report, error) {
 		mem:      newMemory(o.MaxSize),
 		rep:      &Report{Source: src.String()},
 		sums:     map[string]*sum{},
-		ready:    map[string]*sum{},
 		skills:   map[string]*skillModel{},
 		archives: map[string]*archiveRef{},
 		fmByURI:  map[string]json.RawMessage{},

@@ -1,8 +1,8 @@
 package verify
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 
@@ -100,19 +100,13 @@ func (c *checker) hold(loc string, s *sum) (*held, error) {
 // non-nil slice, empty for an empty file, valid until the next document
 // is loaded (c.doc).
 func (c *checker) load(loc string, keep bool) ([]byte, error) {
-	s := c.ready[loc]
-	delete(c.ready, loc)
-	if s == nil || keep {
-		var h *held
-		c.dropDoc()
-		s, h = c.fetch(loc, keep)
-		c.doc = h
-	}
-	c.sums[loc] = s
+	c.dropDoc()
+	s, h := c.fetch(loc, keep)
+	c.sums[loc], c.doc = s, h
 	if s.err != nil || !keep {
 		return nil, s.err
 	}
-	return c.doc.bytes(), nil
+	return h.bytes(), nil
 }
 
 // dropDoc gives back the memory of the document loaded last: before the
@@ -127,12 +121,13 @@ func (c *checker) dropDoc() {
 
 // prefetch hashes the locations not read yet, on the workers, for the
 // checks that follow. It reports nothing: the first check to use a
-// location reports what went wrong with it, as if it had read it itself.
+// location reports what went wrong with it (failed), as if it had read
+// it itself.
 func (c *checker) prefetch(locs []string) {
 	var todo []string
 	seen := map[string]bool{}
 	for _, loc := range locs {
-		if _, done := c.sums[loc]; !done && c.ready[loc] == nil && !seen[loc] {
+		if _, done := c.sums[loc]; !done && !seen[loc] {
 			seen[loc] = true
 			todo = append(todo, loc)
 		}
@@ -140,7 +135,7 @@ func (c *checker) prefetch(locs []string) {
 	got := make([]*sum, len(todo))
 	c.each(len(todo), func(i int) { got[i], _ = c.fetch(todo[i], false) })
 	for i, loc := range todo {
-		c.ready[loc] = got[i]
+		c.sums[loc] = got[i]
 	}
 }
 
@@ -231,9 +226,6 @@ func (c *checker) settle() {
 	pending := c.pending
 	c.pending = nil
 	for _, e := range pending {
-		if _, ok := c.sums[e.loc]; !ok {
-			c.load(e.loc, false)
-		}
 		c.failed(e.loc, e.from)
 		s := c.sums[e.loc]
 		switch {

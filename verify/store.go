@@ -90,9 +90,6 @@ func (c *checker) lookFor(listed map[string]bool) {
 		todo = todo[:c.o.MaxEntries]
 	}
 	c.prefetch(todo)
-	for _, f := range todo {
-		c.load(f, false)
-	}
 	for _, f := range slices.Sorted(maps.Keys(listed)) {
 		s := c.sums[f]
 		switch {
