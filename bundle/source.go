@@ -424,16 +424,13 @@ func (h *Site) describe(err error) error {
 	return err
 }
 
-// tooLargeError is a file over the size limit.
-type tooLargeError struct{ limit, size int64 }
-
-func tooLarge(limit, size int64) error { return &tooLargeError{limit, size} }
-
-func (e *tooLargeError) Error() string {
-	if e.size > 0 {
-		return fmt.Sprintf("is %d bytes, more than the %d-byte limit (--max-size); not read", e.size, e.limit)
+// tooLarge is a file over the size limit, of size bytes if that is known
+// (else 0).
+func tooLarge(limit, size int64) error {
+	if size > 0 {
+		return fmt.Errorf("is %d bytes, more than the %d-byte limit (--max-size); not read", size, limit)
 	}
-	return fmt.Sprintf("is larger than the %d-byte limit (--max-size); stopped reading", e.limit)
+	return fmt.Errorf("is larger than the %d-byte limit (--max-size); stopped reading", limit)
 }
 
 // LimitReader fails once more than Limit bytes have been read, so that an

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/skillpack/skillpack/bundle"
@@ -146,7 +147,7 @@ func Folder(ctx context.Context, dir, signature string, o Options) (*Report, err
 			sigName = filepath.ToSlash(rel)
 		}
 	}
-	c := &folderCheck{ctx: ctx, root: root, o: o, rep: &Report{Source: dir}, sigName: sigName}
+	c := &folderCheck{checker: &checker{ctx: ctx, o: o, rep: &Report{Source: dir}}, root: root, sigName: sigName}
 	c.rep.Checked.Skills = 1
 	label := sigName
 	if label == "" {
@@ -192,17 +193,12 @@ func Folder(ctx context.Context, dir, signature string, o Options) (*Report, err
 	return c.rep, ctx.Err()
 }
 
-// folderCheck is one Folder check.
+// folderCheck is one Folder check: a checker (its context, options and
+// report) of a folder.
 type folderCheck struct {
-	ctx     context.Context
+	*checker
 	root    *os.Root
-	o       Options
-	rep     *Report
 	sigName string // the signature's path inside the folder, or ""
-}
-
-func (c *folderCheck) problem(path, format string, args ...any) {
-	c.rep.add(c.o.MaxProblems, path, format, args...)
 }
 
 // compare walks the folder and holds every file against the statement.
@@ -253,7 +249,7 @@ func (c *folderCheck) compare(st *layout.Statement) {
 			return nil
 		}
 		seen[p] = true
-		got, err := c.hash(p)
+		got, err := c.hashFile(p)
 		switch {
 		case err != nil:
 			c.problem(p, "cannot be read: %v", err)
@@ -280,7 +276,7 @@ func (c *folderCheck) compare(st *layout.Statement) {
 // hasListedUnder reports whether the statement lists a file in folder p.
 func hasListedUnder(want map[string]layout.Digest, p string) bool {
 	for f := range want {
-		if len(f) > len(p) && f[:len(p)] == p && f[len(p)] == '/' {
+		if strings.HasPrefix(f, p+"/") {
 			return true
 		}
 	}
@@ -288,7 +284,7 @@ func hasListedUnder(want map[string]layout.Digest, p string) bool {
 }
 
 // hash is the digest of a file of the folder, read as a stream.
-func (c *folderCheck) hash(p string) (layout.Digest, error) {
+func (c *folderCheck) hashFile(p string) (layout.Digest, error) {
 	f, err := c.root.Open(p)
 	if err != nil {
 		return "", err
