@@ -91,7 +91,7 @@ func (c *checker) hold(loc string, s *sum) (*held, error) {
 		h.release()
 		return nil, err
 	}
-	sum, n, _ := bundle.Sum(bytes.NewReader(h.bytes())) // memory reads without fail
+	sum, n, _ := bundle.Sum(bytes.NewReader(h.bytes())) // reading memory cannot fail
 	s.set(sum, n)
 	return h, nil
 }
