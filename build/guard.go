@@ -120,7 +120,7 @@ func (b *builder) guard(p *packed) (*previous, string, error) {
 	if layout.Errors(changes) > 0 {
 		return prev, "", &VersionError{Changes: changes}
 	}
-	prev.Bundle = bun
+	prev.Opened = bun
 	b.logf("• guard: %s compared with %s", human.Plural(len(pins), "skill", "skills"), src)
 	return prev, "", nil
 }
@@ -128,7 +128,7 @@ func (b *builder) guard(p *packed) (*previous, string, error) {
 // previous is the bundle published last, as guard read it and index and
 // versions carry from it.
 type previous struct {
-	*bundle.Bundle
+	*bundle.Opened
 	// folder is the output folder's bundle when it is the previous one
 	// (Versioned without Previous): its files are linked, not copied.
 	folder *bundle.Folder

@@ -15,10 +15,10 @@ import (
 // document skillpack wrote.
 const MaxDoc = layout.MaxDocument
 
-// Bundle is a built bundle as a Source holds it: its checksums.txt, read
+// Opened is a built bundle as a Source holds it: its checksums.txt, read
 // once, and the documents it vouches for (the v0.2 index, versions.json),
 // decoded from the very bytes that were checked against it.
-type Bundle struct {
+type Opened struct {
 	layout.Published
 	src Source
 	max int64 // the largest document read
@@ -30,7 +30,7 @@ type Bundle struct {
 // built (or is only half published). A bundle without checksums.txt, or
 // whose index is not discovery v0.2.0, is not one skillpack built; each
 // error says which file and what to do.
-func Open(ctx context.Context, src Source, max int64) (*Bundle, error) {
+func Open(ctx context.Context, src Source, max int64) (*Opened, error) {
 	data, err := ReadAll(ctx, src, layout.Checksums, max)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w; every bundle skillpack builds has %s, so this is not one (or it is not all published)", err, layout.Checksums)
@@ -42,7 +42,7 @@ func Open(ctx context.Context, src Source, max int64) (*Bundle, error) {
 	if err != nil {
 		return nil, fmt.Errorf("not a bundle skillpack built: %w", err)
 	}
-	b := &Bundle{Published: layout.Published{Sums: map[string]layout.Digest{}}, src: src, max: max}
+	b := &Opened{Published: layout.Published{Sums: map[string]layout.Digest{}}, src: src, max: max}
 	for _, s := range list {
 		b.Sums[s.Path] = s.Digest
 	}
@@ -77,7 +77,7 @@ func Open(ctx context.Context, src Source, max int64) (*Bundle, error) {
 
 // Doc reads a document that checksums.txt lists, refusing bytes other
 // than those it vouches for.
-func (b *Bundle) Doc(ctx context.Context, p string) ([]byte, error) {
+func (b *Opened) Doc(ctx context.Context, p string) ([]byte, error) {
 	want, ok := b.Sums[p]
 	if !ok {
 		return nil, fmt.Errorf("%s does not list %s; a bundle skillpack built lists it", layout.Checksums, p)
@@ -107,4 +107,4 @@ func ReadDoc(ctx context.Context, src Source, p string, want layout.Digest, by s
 }
 
 // Source is where the bundle is read from.
-func (b *Bundle) Source() Source { return b.src }
+func (b *Opened) Source() Source { return b.src }
