@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
 )
 
 // unpackArchives reads every archive any document names, on the
@@ -41,7 +42,7 @@ func (c *checker) unpackArchives() {
 // memory as soon as it is read (root as unpack says), and records and
 // counts what the reads found.
 func (c *checker) unpackEach(locs []string, root string) ([]*sum, []*unpacked) {
-	l := c.o.limits()
+	l := pack.Limits{File: c.o.MaxSize, Unpacked: c.o.MaxUnpacked, Entries: c.o.MaxEntries, Ratio: c.o.MaxRatio}
 	us := make([]*unpacked, len(locs))
 	got := c.fetchHeld(locs, func(i int, data []byte) { us[i] = unpack(data, layout.ArchiveFormat(locs[i]), l, root) })
 	for i, loc := range locs {

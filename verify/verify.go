@@ -90,11 +90,6 @@ func (o Options) http() bundle.HTTPOptions {
 	return bundle.HTTPOptions{Timeout: o.Timeout, MaxRedirects: o.MaxRedirects, MaxSize: o.MaxSize, Header: o.Header, HeaderFlagPrefix: o.HeaderFlagPrefix}
 }
 
-// limits are the bounds of unpacking one archive.
-func (o Options) limits() pack.Limits {
-	return pack.Limits{File: o.MaxSize, Unpacked: o.MaxUnpacked, Entries: o.MaxEntries, Ratio: o.MaxRatio}
-}
-
 func (o Options) withDefaults() Options {
 	o.MaxSize = cmp.Or(o.MaxSize, DefaultMaxSize)
 	o.MaxEntries = cmp.Or(o.MaxEntries, DefaultMaxEntries)
