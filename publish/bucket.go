@@ -70,7 +70,7 @@ const DefaultKeep = 3
 
 // bucketRun is one PublishBucket.
 type bucketRun struct {
-	b  *Bundle
+	b  *Upload
 	bk Bucket
 	o  BucketOptions
 
@@ -94,7 +94,7 @@ type bucketRun struct {
 // what no kept release names. It returns the first error that retries
 // did not overcome, or the context's; what was published before it
 // stays, and a rerun completes the release.
-func PublishBucket(ctx context.Context, b *Bundle, bk Bucket, o BucketOptions) error {
+func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) error {
 	p := &bucketRun{b: b, bk: bk, o: o, inMemory: map[string][]byte{}}
 	err := o.Runner().Call(ctx, func(ctx context.Context) (err error) {
 		p.existing, err = bk.List(ctx)

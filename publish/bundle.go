@@ -30,9 +30,9 @@ type Object struct {
 	Stage        Stage  `json:"stage"`
 }
 
-// Bundle is a built bundle as publish reads it: every file its build
+// Upload is a built bundle as publish reads it: every file its build
 // record lists, as objects in the safe order.
-type Bundle struct {
+type Upload struct {
 	Dir       string        // the folder skillpack build wrote
 	Key       layout.Digest // the bundle key of the record: what every document depends on
 	Generator string        // the record's generator
@@ -59,14 +59,14 @@ type Skill struct {
 }
 
 // Record is the build record's object, the last one published.
-func (b *Bundle) Record() Object { return b.Objects[len(b.Objects)-1] }
+func (b *Upload) Record() Object { return b.Objects[len(b.Objects)-1] }
 
 // Open opens an object's file for reading.
-func (b *Bundle) Open(o Object) (*os.File, error) {
+func (b *Upload) Open(o Object) (*os.File, error) {
 	return os.Open(b.file(o.Path))
 }
 
-func (b *Bundle) file(p string) string { return filepath.Join(b.Dir, filepath.FromSlash(p)) }
+func (b *Upload) file(p string) string { return filepath.Join(b.Dir, filepath.FromSlash(p)) }
 
 // rebuild is the fix every message about a bundle that is not as its
 // record says ends with.
@@ -79,8 +79,8 @@ const rebuild = "rebuild it with skillpack build, or run skillpack verify to see
 // is hashed. A folder without a record, a file the record lists that is
 // missing or of another size, and a path that is not a clean bundle path
 // are refused, naming the file.
-func Open(dir string) (*Bundle, error) {
-	b := &Bundle{Dir: dir}
+func Open(dir string) (*Upload, error) {
+	b := &Upload{Dir: dir}
 	folder, err := bundle.OpenFolder(dir)
 	if err != nil {
 		return nil, err
@@ -162,7 +162,7 @@ func firstFew(errs []error, n int) []error {
 }
 
 // object checks one file the record lists and makes its Object.
-func (b *Bundle) object(root *os.Root, p string, known map[string]layout.Artifact) (Object, error) {
+func (b *Upload) object(root *os.Root, p string, known map[string]layout.Artifact) (Object, error) {
 	if p != layout.BuildRecord && layout.CheckPath(p) != nil {
 		return Object{}, fmt.Errorf("%s lists %q, which is not a path inside the bundle: %s", b.file(layout.BuildRecord), p, rebuild)
 	}
@@ -216,7 +216,7 @@ func kindOf(m fs.FileMode) string {
 // mcp/skills.json's frontmatter says of each, and the version the v0.2
 // index gives it (the build decided it: SemVer, from where the profile
 // allows).
-func (b *Bundle) skills(folder bundle.Source, rec []layout.RecordSkill) ([]Skill, error) {
+func (b *Upload) skills(folder bundle.Source, rec []layout.RecordSkill) ([]Skill, error) {
 	byPath := make(map[string]Object, len(b.Objects))
 	for _, o := range b.Objects {
 		byPath[o.Path] = o
@@ -274,7 +274,7 @@ func (b *Bundle) skills(folder bundle.Source, rec []layout.RecordSkill) ([]Skill
 // other than the digest the record gives it: what publish takes from a
 // document (the versions' files, a skill's version and description) must
 // come from the bytes it uploads.
-func document[T any](b *Bundle, folder bundle.Source, o Object, dec func([]byte) (T, error)) (T, error) {
+func document[T any](b *Upload, folder bundle.Source, o Object, dec func([]byte) (T, error)) (T, error) {
 	var v T
 	data, err := bundle.ReadDoc(context.Background(), folder, o.Path, o.Digest, "the build record", bundle.MaxDoc)
 	if err != nil {
@@ -289,7 +289,7 @@ func document[T any](b *Bundle, folder bundle.Source, o Object, dec func([]byte)
 // versions adds the files of every published version of a --versioned
 // bundle, which its versions.json (a document of the record) names with
 // their digests.
-func (b *Bundle) versions(folder bundle.Source, known map[string]layout.Artifact, add func(string, layout.Digest, int64)) error {
+func (b *Upload) versions(folder bundle.Source, known map[string]layout.Artifact, add func(string, layout.Digest, int64)) error {
 	d, ok := known[layout.VersionsIndex]
 	if !ok {
 		return nil

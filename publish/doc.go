@@ -1,5 +1,5 @@
 // Package publish is what every publish target shares: a built bundle
-// read through its record as the objects to upload (Open, Bundle, Object,
+// read through its record as the objects to upload (Open, Upload, Object,
 // Skill), the safe order they go out in (Stage), and Runner: bounded
 // concurrency, retries with backoff for up to a minute, a barrier between
 // stages, a progress line, one Result per object; Transient, the shared

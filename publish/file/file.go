@@ -47,7 +47,7 @@ func ParseTarget(target string) (string, error) {
 // there with the digest and size the build record gives is Present, any
 // other is replaced whole (written beside it and renamed), from bytes
 // checked against that digest as they are copied.
-func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, report func(publish.Result)) error {
+func Publish(ctx context.Context, b *publish.Upload, target string, o Options, report func(publish.Result)) error {
 	dir, err := ParseTarget(target)
 	if err != nil {
 		return err
@@ -66,7 +66,7 @@ func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, r
 }
 
 // copyFile writes dst whole with obj's bytes, or not at all.
-func copyFile(b *publish.Bundle, obj publish.Object, dst string) error {
+func copyFile(b *publish.Upload, obj publish.Object, dst string) error {
 	src, err := b.Open(obj)
 	if err != nil {
 		return err

@@ -14,7 +14,7 @@ import (
 )
 
 // publishTo publishes b to the folder dir and returns each path's state.
-func publishTo(t *testing.T, b *publish.Bundle, dir string, o Options) (map[string]publish.State, error) {
+func publishTo(t *testing.T, b *publish.Upload, dir string, o Options) (map[string]publish.State, error) {
 	t.Helper()
 	var mu sync.Mutex
 	states := map[string]publish.State{}

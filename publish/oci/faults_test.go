@@ -26,7 +26,7 @@ var faulty = Options{Retry: publish.Retry{Attempts: 12, Backoff: time.Millisecon
 type fixture struct {
 	px     *proxy
 	skills string
-	b      *publish.Bundle
+	b      *publish.Upload
 	target string
 	repo   *remote.Repository // straight, not through the proxy
 }

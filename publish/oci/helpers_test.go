@@ -26,7 +26,7 @@ func stubSign(data []byte) ([]byte, error) {
 // newBundle copies examples/ and builds it, its archives, documents and
 // folders signed; it returns the skills'
 // folder (to change a skill) and the opened bundle.
-func newBundle(t *testing.T) (skills string, b *publish.Bundle) {
+func newBundle(t *testing.T) (skills string, b *publish.Upload) {
 	t.Helper()
 	tmp := t.TempDir()
 	skills = filepath.Join(tmp, "skills")
@@ -37,7 +37,7 @@ func newBundle(t *testing.T) (skills string, b *publish.Bundle) {
 }
 
 // rebuild builds skills into dist and opens it.
-func rebuild(t *testing.T, skills, dist string, marketplaces ...string) *publish.Bundle {
+func rebuild(t *testing.T, skills, dist string, marketplaces ...string) *publish.Upload {
 	t.Helper()
 	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: stubSign, SignFolder: signtest.StubStatement, Marketplaces: marketplaces}); err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func (r *results) byState(s publish.State) []string {
 }
 
 // publishTo publishes b to target and fails the test on an error.
-func publishTo(t *testing.T, b *publish.Bundle, target string, o Options) *results {
+func publishTo(t *testing.T, b *publish.Upload, target string, o Options) *results {
 	t.Helper()
 	var r results
 	if err := Publish(context.Background(), b, target, o, r.add); err != nil {
@@ -151,7 +151,7 @@ func complete(t *testing.T, repo *remote.Repository, tag string) ocispec.Index {
 	return idx
 }
 
-func readDist(t *testing.T, b *publish.Bundle, p string) []byte {
+func readDist(t *testing.T, b *publish.Upload, p string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(b.Dir, filepath.FromSlash(p)))
 	if err != nil {

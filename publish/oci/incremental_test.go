@@ -164,7 +164,7 @@ func manifestOf(t *testing.T, r *results, skill string) string {
 }
 
 // syntheticBundle builds n small skills and opens the bundle.
-func syntheticBundle(t *testing.T, n int) *publish.Bundle {
+func syntheticBundle(t *testing.T, n int) *publish.Upload {
 	t.Helper()
 	tmp := t.TempDir()
 	skills := filepath.Join(tmp, "skills")

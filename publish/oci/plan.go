@@ -58,7 +58,7 @@ type attachment struct {
 // are running or done, and waiting for them cannot block a worker for
 // ever. It fails before anything is pushed when the bundle's names would
 // collide in the repository.
-func newPlan(t Target, b *publish.Bundle, sign Signer, lag int) (*plan, error) {
+func newPlan(t Target, b *publish.Upload, sign Signer, lag int) (*plan, error) {
 	p := &plan{ops: map[string]func(context.Context) (publish.State, error){}, needs: map[string][]*outcome{},
 		blobs: map[digest.Digest]*outcome{}, owners: map[digest.Digest][]ocispec.Descriptor{}}
 	var refs []skillRef

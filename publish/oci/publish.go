@@ -83,7 +83,7 @@ const (
 // referrers, the collection index, each versioned skill's tag
 // <skill>-<version> and the release tag on the index. Every object goes
 // to report once with its state; what is present is not sent again.
-func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, report func(publish.Result)) error {
+func Publish(ctx context.Context, b *publish.Upload, target string, o Options, report func(publish.Result)) error {
 	t, err := ParseTarget(target)
 	if err != nil {
 		return err

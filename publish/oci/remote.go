@@ -29,7 +29,7 @@ import (
 // only what is missing.
 type remoteRepo struct {
 	repo   *remote.Repository
-	b      *publish.Bundle // what Publish pushes; nil for Pull and a Store
+	b      *publish.Upload // what Publish pushes; nil for Pull and a Store
 	dryRun bool
 	known  sync.Map      // manifest digest → *probe
 	limit  time.Duration // each request's, body included (Options.Timeout)
@@ -47,7 +47,7 @@ type remoteRepo struct {
 // saying present, before a run stops asking (unasked).
 const freshAfter = 32
 
-func newRemote(t Target, o Options, b *publish.Bundle) (*remoteRepo, error) {
+func newRemote(t Target, o Options, b *publish.Upload) (*remoteRepo, error) {
 	repo, err := remote.NewRepository(t.Registry + "/" + t.Repository)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", t, err)

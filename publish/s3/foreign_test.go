@@ -79,13 +79,13 @@ func testForeign(t *testing.T, s *server) {
 			}
 		}
 	}
-	archive := func(b *publish.Bundle) string {
+	archive := func(b *publish.Upload) string {
 		return b.Skills[slices.IndexFunc(b.Skills, func(s publish.Skill) bool { return s.Name == "csv-profiler" })].Zip.Path
 	}
 
 	skills := tree(t)
 	dist := filepath.Join(t.TempDir(), "dist")
-	var bundles []*publish.Bundle
+	var bundles []*publish.Upload
 	for round := range 10 {
 		change(t, skills, round+1)
 		b := builtBundle(t, skills, dist)

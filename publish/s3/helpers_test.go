@@ -333,7 +333,7 @@ func tree(t testing.TB) string {
 // stand-in (publish treats signatures as opaque files), and unlike
 // Sigstore's it signs the same bytes the same way, so that a republish
 // of an unchanged artifact finds its signature present.
-func builtBundle(t testing.TB, skills, dist string, marketplaces ...string) *publish.Bundle {
+func builtBundle(t testing.TB, skills, dist string, marketplaces ...string) *publish.Upload {
 	t.Helper()
 	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Sign: signtest.Stub, SignFolder: signtest.StubStatement, Marketplaces: marketplaces}); err != nil {
 		t.Fatal(err)
@@ -446,7 +446,7 @@ func consistent(t testing.TB, got map[string]stored, complete bool) {
 
 // matches checks that everything of b is stored with its bytes and
 // headers, and its digest as the server keeps it.
-func matches(t testing.TB, s *server, got map[string]stored, b *publish.Bundle) {
+func matches(t testing.TB, s *server, got map[string]stored, b *publish.Upload) {
 	t.Helper()
 	for _, o := range b.Objects {
 		st, ok := got[o.Path]

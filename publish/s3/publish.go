@@ -28,7 +28,7 @@ const metaDigest = "Skillpack-Digest"
 // Publish publishes the bundle b to target (s3://bucket/prefix) with
 // publish.PublishBucket, and calls report with each object's fate. A
 // bucket the server does not have is publish.ErrNoBucket.
-func Publish(ctx context.Context, b *publish.Bundle, target string, o Options, report func(publish.Result)) error {
+func Publish(ctx context.Context, b *publish.Upload, target string, o Options, report func(publish.Result)) error {
 	bk, err := OpenBucket(target, o)
 	if err != nil {
 		return err

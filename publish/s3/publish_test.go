@@ -106,7 +106,7 @@ func testPublish(t *testing.T, s *server) {
 // safeOrder checks the order in which the server saw the PUTs: never an
 // object of a stage after one of a later stage, and never a document
 // before a file it names.
-func safeOrder(t testing.TB, puts []string, b *publish.Bundle) {
+func safeOrder(t testing.TB, puts []string, b *publish.Upload) {
 	t.Helper()
 	last := publish.Archives
 	for i, p := range puts {
@@ -189,7 +189,7 @@ func testPrune(t *testing.T, s *server) {
 	s.put("q/notes/readme.txt", "a user's file")
 	s.put("q/.well-known/agent-skills/stray-0123456789abcdef.zip", "skillpack's path, no release names it")
 
-	var bundles []*publish.Bundle
+	var bundles []*publish.Upload
 	for i := range 4 {
 		if i > 0 {
 			change(t, skills, i)
@@ -212,7 +212,7 @@ func testPrune(t *testing.T, s *server) {
 	if _, ok := got[".well-known/agent-skills/stray-0123456789abcdef.zip"]; !ok {
 		t.Error("prune deleted an archive-shaped file no release names")
 	}
-	archive := func(b *publish.Bundle) string {
+	archive := func(b *publish.Upload) string {
 		return b.Skills[slices.IndexFunc(b.Skills, func(s publish.Skill) bool { return s.Name == "csv-profiler" })].TarGz.Path
 	}
 	// Kept: releases 3 and 2 (keep 2), whose indexes were live.

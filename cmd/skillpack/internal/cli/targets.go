@@ -26,7 +26,7 @@ type target struct {
 	// before anything is read.
 	check func(opts *publishOptions) error
 	// publish publishes b; sign signs the manifests with --sign.
-	publish func(ctx context.Context, b *publish.Bundle, opts *publishOptions, sign oci.Signer, progress io.Writer, report func(publish.Result)) error
+	publish func(ctx context.Context, b *publish.Upload, opts *publishOptions, sign oci.Signer, progress io.Writer, report func(publish.Result)) error
 	// store reads what the target holds for verify (a Store; see
 	// verify.Objects), with the flags verify was given; nil for a target
 	// verify reads as a folder (folder gives it).
@@ -93,7 +93,7 @@ func checkS3(opts *publishOptions) error {
 	return nil
 }
 
-func publishS3(ctx context.Context, b *publish.Bundle, opts *publishOptions, _ oci.Signer, progress io.Writer, report func(publish.Result)) error {
+func publishS3(ctx context.Context, b *publish.Upload, opts *publishOptions, _ oci.Signer, progress io.Writer, report func(publish.Result)) error {
 	o := opts.s3()
 	o.DryRun, o.Prune, o.Keep = opts.DryRun, opts.Prune, opts.Keep
 	o.Retry = publish.Retry{Jobs: opts.Jobs}
@@ -126,7 +126,7 @@ func checkOCI(opts *publishOptions) error {
 	return nil
 }
 
-func publishOCI(ctx context.Context, b *publish.Bundle, opts *publishOptions, sign oci.Signer, progress io.Writer, report func(publish.Result)) error {
+func publishOCI(ctx context.Context, b *publish.Upload, opts *publishOptions, sign oci.Signer, progress io.Writer, report func(publish.Result)) error {
 	o, _ := opts.oci() // checked by checkOCI
 	o.Retry = publish.Retry{Jobs: opts.Jobs, Progress: progress, Log: opts.stderr}
 	o.DryRun, o.Sign = opts.DryRun, sign
@@ -161,6 +161,6 @@ func checkFile(opts *publishOptions) error {
 	return nil
 }
 
-func publishFile(ctx context.Context, b *publish.Bundle, opts *publishOptions, _ oci.Signer, progress io.Writer, report func(publish.Result)) error {
+func publishFile(ctx context.Context, b *publish.Upload, opts *publishOptions, _ oci.Signer, progress io.Writer, report func(publish.Result)) error {
 	return file.Publish(ctx, b, opts.Target, file.Options{DryRun: opts.DryRun, Jobs: opts.Jobs, Progress: progress}, report)
 }
