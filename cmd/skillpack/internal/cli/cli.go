@@ -124,7 +124,7 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 	root.SetUsageTemplate(usageTemplate)
 	addOutputFlags(root, ios)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		if err := checkOutputFlags(ios, cmd.Flags()); err != nil {
+		if err := checkOutputFlags(ios); err != nil {
 			return err
 		}
 		verboseConfig(ios, cmd)

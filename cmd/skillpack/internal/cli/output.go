@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/skillpack/skillpack/build"
@@ -38,7 +37,7 @@ func addOutputFlags(root *cobra.Command, ios *IO) {
 
 // checkOutputFlags rejects contradictory or unknown output flags before any
 // work is done.
-func checkOutputFlags(ios *IO, fs *pflag.FlagSet) error {
+func checkOutputFlags(ios *IO) error {
 	if ios.Quiet && ios.Verbose {
 		return usageErr("--quiet and --verbose cannot be combined")
 	}

@@ -92,7 +92,6 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 		spare   *build.Spare  // what --watch's rebuilds stage into
 	)
 	if opts.Watch != "" {
-		var err error
 		swapped := func() {
 			if s != nil {
 				s.Reload()
