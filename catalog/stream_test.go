@@ -531,12 +531,22 @@ func TestRenderBodyError(t *testing.T) {
 	const n = 200
 	boom := errors.New("boom")
 	ss := synths(n, 400)
+	later := make(chan struct{}) // closed once skill-0052's body has failed
 	for i := range ss {
 		switch ss[i].Name {
 		case "skill-0050":
-			// Fails last in time, first in order.
-			ss[i].Body = func() ([]byte, error) { time.Sleep(20 * time.Millisecond); return nil, boom }
-		case "skill-0052", "skill-0150":
+			// Fails last in time, first in order: after skill-0052 (a wait,
+			// not a sleep, so that a loaded machine cannot reorder them).
+			ss[i].Body = func() ([]byte, error) {
+				select {
+				case <-later:
+				case <-time.After(10 * time.Second):
+				}
+				return nil, boom
+			}
+		case "skill-0052":
+			ss[i].Body = func() ([]byte, error) { defer close(later); return nil, errors.New("later") }
+		case "skill-0150":
 			ss[i].Body = func() ([]byte, error) { return nil, errors.New("later") }
 		}
 	}
