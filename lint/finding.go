@@ -62,17 +62,11 @@ func Worst(fs []Finding) Severity {
 // supersede drops each finding that a finding of a rule superseding its own
 // makes redundant: same file, and same line or either about the whole file.
 func supersede(fs []Finding) []Finding {
+	if !slices.ContainsFunc(fs, func(f Finding) bool { return len(supersededBy[f.Rule]) > 0 }) {
+		return fs // nothing to build the index for
+	}
 	type at struct{ path, rule string }
-	var lines map[at][]int // built only when some finding can be superseded
-	for _, f := range fs {
-		if len(supersededBy[f.Rule]) > 0 {
-			lines = map[at][]int{}
-			break
-		}
-	}
-	if lines == nil {
-		return fs
-	}
+	lines := map[at][]int{}
 	for _, f := range fs {
 		lines[at{f.Path, f.Rule}] = append(lines[at{f.Path, f.Rule}], f.Line)
 	}
