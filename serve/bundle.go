@@ -45,7 +45,6 @@ type Held struct {
 	// skills are the entries of mcp/skills.json in file order (sorted by
 	// uri), each kept as the build wrote it.
 	skills  []skillEntry
-	byURI   map[string]int             // skill URI → index in skills
 	dirs    map[string][]*mcp.Resource // directory URI → children, sorted by URI
 	entries []*mcp.Resource            // SKILL.md resources for resources/list
 }
@@ -78,11 +77,8 @@ type resource struct {
 
 // skillEntry is one element of mcp/skills.json.
 type skillEntry struct {
-	uri  string
-	raw  json.RawMessage
-	name string
-	desc string
-	size int64 // of SKILL.md
+	uri string
+	raw json.RawMessage
 }
 
 // Skills is the number of skills in the bundle.
@@ -116,7 +112,7 @@ func openHeld(dir string, prev *Held, lim limits) (*Held, error) {
 		return nil, fmt.Errorf("%w (build a bundle there with `skillpack build SKILLS -o %s`)", err, dir)
 	}
 	b := &Held{dir: dir, src: src, files: map[string]*file{}, mem: map[layout.Digest][]byte{},
-		res: map[string]*resource{}, byURI: map[string]int{}, dirs: map[string][]*mcp.Resource{}}
+		res: map[string]*resource{}, dirs: map[string][]*mcp.Resource{}}
 	b.refs.Store(1)
 	if err := b.load(); err != nil {
 		src.Close()
@@ -348,8 +344,7 @@ func (b *Held) loadSkills(data []byte) error {
 			}
 			b.addToDirs(root, r.URI, res)
 		}
-		b.byURI[d.URI] = len(b.skills)
-		b.skills = append(b.skills, skillEntry{uri: d.URI, raw: raws[i], name: name, desc: desc, size: own.file.size})
+		b.skills = append(b.skills, skillEntry{uri: d.URI, raw: raws[i]})
 		b.entries = append(b.entries, &mcp.Resource{URI: d.URI, Name: name, Description: desc,
 			MIMEType: layout.MimeType(layout.EntryFile), Size: own.file.size})
 	}

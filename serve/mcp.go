@@ -345,17 +345,13 @@ func (s *Server) listSkills(_ context.Context, _ *mcp.ServerSession, p *ListSkil
 	if p != nil {
 		cursor = p.Cursor
 	}
-	start, err := after(cursor, len(b.skills), func(i int) string { return b.skills[i].uri })
+	skills, next, err := pageOf(b.skills, cursor, s.opts.pageSize, func(e skillEntry) string { return e.uri })
 	if err != nil {
 		return nil, err
 	}
-	end := min(start+s.opts.pageSize, len(b.skills))
-	res := &ListSkillsResult{ResultType: resultComplete, Skills: []json.RawMessage{}, Cacheable: s.cacheable()}
-	for _, e := range b.skills[start:end] {
+	res := &ListSkillsResult{ResultType: resultComplete, Skills: []json.RawMessage{}, NextCursor: next, Cacheable: s.cacheable()}
+	for _, e := range skills {
 		res.Skills = append(res.Skills, e.raw)
-	}
-	if end < len(b.skills) {
-		res.NextCursor = cursorAfter(b.skills[end-1].uri)
 	}
 	return res, nil
 }
@@ -365,7 +361,7 @@ func (s *Server) getSkill(_ context.Context, _ *mcp.ServerSession, p *GetSkillPa
 		return nil, invalidParams("skills/get needs params.uri, the URI of a skill's SKILL.md")
 	}
 	b := s.bundle.Load()
-	i, ok := b.byURI[p.URI]
+	i, ok := slices.BinarySearchFunc(b.skills, p.URI, func(e skillEntry, uri string) int { return strings.Compare(e.uri, uri) })
 	if !ok {
 		return nil, invalidParams("no skill is served at %s", p.URI)
 	}
@@ -384,16 +380,11 @@ func (s *Server) readDirectory(_ context.Context, _ *mcp.ServerSession, p *ReadD
 		}
 		return nil, invalidParams("no directory is served at %s", p.URI)
 	}
-	start, err := after(p.Cursor, len(kids), func(i int) string { return kids[i].URI })
+	kids, next, err := pageOf(kids, p.Cursor, s.opts.pageSize, func(r *mcp.Resource) string { return r.URI })
 	if err != nil {
 		return nil, err
 	}
-	end := min(start+s.opts.pageSize, len(kids))
-	res := &ReadDirectoryResult{ResultType: resultComplete, Resources: slices.Clone(kids[start:end]), Cacheable: s.cacheable()}
-	if end < len(kids) {
-		res.NextCursor = cursorAfter(kids[end-1].URI)
-	}
-	return res, nil
+	return &ReadDirectoryResult{ResultType: resultComplete, Resources: slices.Clone(kids), NextCursor: next, Cacheable: s.cacheable()}, nil
 }
 
 // Cursors name the last URI of the previous page rather than a position,
@@ -401,22 +392,23 @@ func (s *Server) readDirectory(_ context.Context, _ *mcp.ServerSession, p *ReadD
 // skills between two pages. They are opaque to clients, as MCP requires.
 const cursorPrefix = "after:"
 
-func cursorAfter(uri string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + uri))
-}
-
-// after returns the index of the first item past the cursor in a list of n
-// items sorted by key.
-func after(cursor string, n int, key func(int) string) (int, error) {
-	if cursor == "" {
-		return 0, nil
+// pageOf returns the page of items, sorted by key, that follows cursor, and
+// the cursor of the next page, or "" when it is the last.
+func pageOf[T any](items []T, cursor string, size int, key func(T) string) ([]T, string, error) {
+	start := 0
+	if cursor != "" {
+		raw, err := base64.RawURLEncoding.DecodeString(cursor)
+		last, ok := strings.CutPrefix(string(raw), cursorPrefix)
+		if err != nil || !ok {
+			return nil, "", invalidParams("invalid cursor %q: pass back a nextCursor exactly as received", cursor)
+		}
+		start = sort.Search(len(items), func(i int) bool { return key(items[i]) > last })
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	last, ok := strings.CutPrefix(string(raw), cursorPrefix)
-	if err != nil || !ok {
-		return 0, invalidParams("invalid cursor %q: pass back a nextCursor exactly as received", cursor)
+	end := min(start+size, len(items))
+	if end == len(items) {
+		return items[start:end], "", nil
 	}
-	return sort.Search(n, func(i int) bool { return key(i) > last }), nil
+	return items[start:end], base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + key(items[end-1]))), nil
 }
 
 // directory returns the children of a directory resource. Its URI has no
