@@ -17,8 +17,7 @@ import (
 func (s *Server) serveCatalog(w http.ResponseWriter, r *http.Request, b *Held, f *file) {
 	data, err := b.read(f)
 	if err != nil {
-		s.logf("refused %s: %v", f.path, err)
-		http.Error(w, "this file cannot be read", http.StatusInternalServerError)
+		http.Error(w, "this file "+s.refused(f.path, err), http.StatusInternalServerError)
 		return
 	}
 	base := s.opts.BaseURL

@@ -146,16 +146,21 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	}
 	body, done, err := b.content(f)
 	if err != nil {
-		s.logf("refused %s: %v", f.path, err)
-		if errors.As(err, new(*bundle.ChangedError)) {
-			http.Error(w, "this file changed after the bundle was built and is not served", http.StatusInternalServerError)
-		} else {
-			http.Error(w, "this file cannot be read", http.StatusInternalServerError)
-		}
+		http.Error(w, "this file "+s.refused(f.path, err), http.StatusInternalServerError)
 		return
 	}
 	defer done()
 	s.send(w, r, f.path, `"`+string(f.digest)+`"`, layout.ContentType(f.path), f.lastModified(), body)
+}
+
+// refused logs why the file at name is not served, and says it in the
+// words a client is given.
+func (s *Server) refused(name string, err error) string {
+	s.logf("refused %s: %v", name, err)
+	if errors.As(err, new(*bundle.ChangedError)) {
+		return "changed after the bundle was built and is not served"
+	}
+	return "cannot be read"
 }
 
 // send writes one response body with its validators; ServeContent answers

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -16,7 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/layout"
 )
@@ -323,12 +321,7 @@ func (s *Server) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Rea
 	}
 	data, err := b.read(r.file)
 	if err != nil {
-		s.logf("refused %s: %v", uri, err)
-		msg := "cannot be read"
-		if errors.As(err, new(*bundle.ChangedError)) {
-			msg = "changed after the bundle was built and is not served"
-		}
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: uri + " " + msg}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: uri + " " + s.refused(uri, err)}
 	}
 	c := &mcp.ResourceContents{URI: uri, MIMEType: r.mime}
 	if len(data) > 0 && utf8.Valid(data) && !strings.HasPrefix(string(data), "\uFEFF") {
