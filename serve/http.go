@@ -95,10 +95,8 @@ func badPath(r *http.Request) string {
 	if strings.ContainsAny(p, "\\\x00") {
 		return "backslashes and NUL are not allowed in paths"
 	}
-	for _, seg := range strings.Split(p[1:], "/") {
-		if seg == "." || seg == ".." {
-			return "dot segments are not allowed in paths"
-		}
+	if segs := strings.Split(p[1:], "/"); slices.Contains(segs, ".") || slices.Contains(segs, "..") {
+		return "dot segments are not allowed in paths"
 	}
 	return ""
 }

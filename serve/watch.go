@@ -80,10 +80,7 @@ func (w *Watcher) add(dir string) error {
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
-			if p == dir && errors.Is(err, fs.ErrNotExist) {
-				return nil // gone already; its parent's event says so
-			}
-			return nil // an unreadable folder: the build reports it
+			return nil // gone already (its parent's event says so), or unreadable (the build reports it)
 		case !d.IsDir():
 			return nil
 		case p != dir && ignored(p, true):
