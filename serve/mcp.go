@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -260,7 +262,8 @@ func must(err error) {
 	}
 }
 
-func (s *Server) ttl() int { return int(s.opts.ttl.Milliseconds()) }
+// ttl is the ttlMs of MCP results: index.json's max-age over HTTP.
+func (s *Server) ttl() int { return int(cmp.Or(s.opts.Cache.Index, time.Second).Milliseconds()) }
 
 func (s *Server) cacheable() mcp.Cacheable {
 	return mcp.Cacheable{TTLMs: s.ttl(), CacheScope: "public"}

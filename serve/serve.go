@@ -70,9 +70,6 @@ type Options struct {
 	// pageSize is the number of items per page of resources/list,
 	// skills/list and resources/directory/read. 0 = 100.
 	pageSize int
-	// ttl is the freshness hint (ttlMs) of MCP results. 0 = Cache.Index,
-	// the max-age of index.json over HTTP.
-	ttl time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -84,7 +81,6 @@ func (o Options) withDefaults() Options {
 	o.maxBodyBytes = cmp.Or(o.maxBodyBytes, 1<<20)
 	o.pageSize = cmp.Or(o.pageSize, 100)
 	o.Cache = cmp.Or(o.Cache, &layout.DefaultCache)
-	o.ttl = cmp.Or(o.ttl, o.Cache.Index, time.Second)
 	o.Log = cmp.Or(o.Log, slog.New(slog.DiscardHandler))
 	return o
 }
