@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"io"
 	"log/slog"
 	"net/http"
 	"time"
@@ -13,9 +12,11 @@ import (
 const minRate = 64 << 10 // bytes a second
 
 // response wraps every response writer: it gives each write a deadline
-// (see paced) and notes the status and size for the request log. It passes
-// ReadFrom on, so that a file is still sent with sendfile, and Flush, which
-// MCP's event streams need.
+// (see paced) and notes the status and size for the request log. It has no
+// ReadFrom, so that ServeContent sends a body in writes of 32 KiB, each
+// under a deadline of its own: a client is cut off as soon as it falls
+// behind, and net/http sees the failed write and closes the connection.
+// It passes Flush on, which MCP's event streams need.
 type response struct {
 	http.ResponseWriter
 	rc     *http.ResponseController
@@ -42,35 +43,6 @@ func (r *response) Write(p []byte) (int, error) {
 	r.n += int64(n)
 	return n, err
 }
-
-// ReadFrom is how ServeContent sends a body, in one call. It is sent a
-// piece at a time, each piece with its own deadline, so that a client is
-// cut off as soon as it falls behind, not only once the whole body's time
-// is up. (Each piece still goes out with sendfile.)
-func (r *response) ReadFrom(src io.Reader) (int64, error) {
-	var total int64
-	for {
-		r.paced(piece)
-		n, err := io.Copy(r.ResponseWriter, io.LimitReader(src, piece))
-		total += n
-		r.n += n
-		if err != nil {
-			// The body cannot be finished (the client fell behind, or the
-			// connection broke). sendfile writes to the connection
-			// directly, so net/http does not see the failure, and would
-			// keep the connection for a next request with the client
-			// still waiting for the rest of this body: aborting closes it.
-			panic(http.ErrAbortHandler)
-		}
-		if n < piece {
-			return total, nil
-		}
-	}
-}
-
-// piece is how much of a body ReadFrom sends under one deadline: a
-// second's worth at minRate.
-const piece = minRate
 
 func (r *response) Flush() {
 	r.paced(0)
