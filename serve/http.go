@@ -167,8 +167,7 @@ func (s *Server) refused(name string, err error) string {
 // clients unpack a .tar.gz and break its digest.
 //
 // A plain GET or HEAD of bytes in memory, the commonest request by far,
-// skips ServeContent: it has nothing to decide, and its copy through
-// ReadFrom sends the headers and the body in separate writes.
+// skips ServeContent, which has nothing to decide there.
 func (s *Server) send(w http.ResponseWriter, r *http.Request, p, etag, ctype string, mod time.Time, body io.ReadSeeker) {
 	h := w.Header()
 	h.Set("Content-Type", ctype)
