@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/skillpack/skillpack/internal/jsonenc"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -60,8 +61,9 @@ func decodeReleases(data []byte) ([]release, error) {
 
 // encodeReleases writes the release list.
 func encodeReleases(list []release) []byte {
-	data, _ := json.MarshalIndent(releases{Releases: list}, "", "  ")
-	return append(data, '\n')
+	var b bytes.Buffer
+	jsonenc.Write(&b, releases{Releases: list}) // plain data: it always encodes
+	return b.Bytes()
 }
 
 // withRelease is the list with r first: r's earlier entry, if any, goes,

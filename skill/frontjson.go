@@ -2,11 +2,11 @@ package skill
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
 
+	"github.com/skillpack/skillpack/internal/jsonenc"
 	"gopkg.in/yaml.v3"
 )
 
@@ -126,8 +126,6 @@ func (d *SkillMD) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues
 }
 
 func writeJSONString(b *bytes.Buffer, s string) {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s) // strings always encode
+	_ = jsonenc.New(b, "").Encode(s) // strings always encode
 	b.Truncate(b.Len() - 1)
 }
