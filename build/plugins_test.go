@@ -23,14 +23,7 @@ func TestPluginsGolden(t *testing.T) {
 	copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
 	out := filepath.Join(t.TempDir(), "dist")
 	mustBuild(t, []string{src}, Options{Out: out})
-	data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.PluginsIndex)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx, err := layout.DecodePlugins(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	idx := pluginsIndex(t, out)
 	var b strings.Builder
 	b.WriteString("# testdata/plugins' archives at the default time (1980-01-01), as <plugin> <url> <digest> <size> <skills>.\n")
 	b.WriteString("# Regenerate with: go test ./build -run TestPluginsGolden -update\n")
@@ -69,7 +62,7 @@ func TestPluginsGolden(t *testing.T) {
 		t.Error("a second build of the same plugins is not a no-op")
 	}
 	mcp := filepath.Join(src, "plugins", "db-tools", "mcp.json")
-	data, _ = os.ReadFile(mcp)
+	data, _ := os.ReadFile(mcp)
 	if err := os.WriteFile(mcp, bytes.Replace(data, []byte("db-server"), []byte("db-server@2"), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -101,14 +94,7 @@ func TestPluginUnpackable(t *testing.T) {
 			}
 			out := filepath.Join(t.TempDir(), "dist")
 			mustBuild(t, []string{src}, Options{Out: out})
-			data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.PluginsIndex)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			idx, err := layout.DecodePlugins(data)
-			if err != nil {
-				t.Fatal(err)
-			}
+			idx := pluginsIndex(t, out)
 			var got []string
 			for _, p := range idx.Plugins {
 				got = append(got, p.Name)
@@ -122,4 +108,18 @@ func TestPluginUnpackable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pluginsIndex reads the plugins index of the bundle in out.
+func pluginsIndex(t *testing.T, out string) *layout.IndexPlugins {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.PluginsIndex)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := layout.DecodePlugins(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return idx
 }

@@ -75,15 +75,7 @@ func TestVerifyRegistry(t *testing.T) {
 	target := "oci://" + host + "/acme/skills:v1"
 	publishTo(t, b, target, Options{Retry: publish.Retry{Jobs: 1}})
 
-	rep, err := verifyAt(t, target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !rep.OK() {
-		var all bytes.Buffer
-		rep.WriteText(&all)
-		t.Fatalf("the published bundle does not verify:\n%s", all.String())
-	}
+	rep := mustVerify(t, target)
 	sigs, docSigs := 0, 0
 	for _, o := range b.Objects {
 		if a, ok := layout.SignedArtifact(o.Path); ok && layout.ArchiveFormat(a) != layout.Zip {
@@ -436,15 +428,7 @@ func TestVerifyRegistryPlugins(t *testing.T) {
 	if victim == nil {
 		t.Fatal("the bundle holds no plugin .tar.gz")
 	}
-	rep, err := verifyAt(t, target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !rep.OK() {
-		var all bytes.Buffer
-		rep.WriteText(&all)
-		t.Fatalf("the published bundle does not verify:\n%s", all.String())
-	}
+	mustVerify(t, target)
 	file := blobFile(storage, victim.Digest)
 	data, err := os.ReadFile(file)
 	if err != nil {
@@ -454,6 +438,22 @@ func TestVerifyRegistryPlugins(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, _ = verifyAt(t, target)
+	rep, _ := verifyAt(t, target)
 	wantProblem(t, rep, victim.Path, "but its manifest says "+string(victim.Digest))
+}
+
+// mustVerify fails the test unless the bundle at target verifies, and
+// returns the report.
+func mustVerify(t *testing.T, target string) *verify.Report {
+	t.Helper()
+	rep, err := verifyAt(t, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK() {
+		var all bytes.Buffer
+		rep.WriteText(&all)
+		t.Fatalf("the published bundle does not verify:\n%s", all.String())
+	}
+	return rep
 }
