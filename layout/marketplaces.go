@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"cmp"
 	"io"
 	"slices"
 	"strings"
@@ -138,10 +139,7 @@ func marketplaceDoc(path string, ps []Plugin, m Marketplace) func(io.Writer) err
 		doc = d
 	case CodexMarketplace:
 		d := codexMarketplace{Name: m.Name, Plugins: []codexPlugin{}}
-		d.Interface.DisplayName = m.Title
-		if d.Interface.DisplayName == "" {
-			d.Interface.DisplayName = m.Name
-		}
+		d.Interface.DisplayName = cmp.Or(m.Title, m.Name)
 		for _, p := range ps {
 			e := codexPlugin{Name: p.Name}
 			e.Source.Source, e.Source.Path = "local", "./"+PluginDir(p.Name)
