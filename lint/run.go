@@ -213,6 +213,11 @@ func (r *runner) across(skills []Named, plugins []*plugin.Plugin, markets []stri
 
 func (r *runner) checkSkill(s *skill.Skill, files *skill.Files, err error) []Finding {
 	p := &Pass{Skill: s, Doc: s.Doc, Profile: r.set.Profile}
+	// The folder is made relative once per skill, its files joined to it:
+	// each filepath.Abs asks the system for the working folder (two
+	// stats), and rel ran twice per file.
+	dir := r.rel(s.Dir)
+	relOf := func(f string) string { return path.Join(dir, f) }
 	var out []Finding
 	if err == nil {
 		p.Files = files
@@ -223,21 +228,17 @@ func (r *runner) checkSkill(s *skill.Skill, files *skill.Files, err error) []Fin
 			p.Doc = nil
 		}
 	} else {
-		out = append(out, Finding{Path: r.rel(s.Dir), Rule: "file-unreadable", Severity: Error,
+		out = append(out, Finding{Path: dir, Rule: "file-unreadable", Severity: Error,
 			Message: fmt.Sprintf("cannot list the skill's files: %v", err)})
 	}
 	p.report = func(rule *Rule, f Finding) {
-		if f.Path == "" {
-			f.Path = r.rel(s.Dir)
-		} else {
-			f.Path = r.rel(filepath.Join(s.Dir, filepath.FromSlash(f.Path)))
-		}
+		f.Path = relOf(f.Path)
 		out = r.add(out, rule, f)
 	}
 	if err := r.runRules(p); err != nil {
-		out = append(out, Finding{Path: r.rel(s.Dir), Rule: p.rule.ID, Severity: Error, Message: err.Error()})
+		out = append(out, Finding{Path: dir, Rule: p.rule.ID, Severity: Error, Message: err.Error()})
 	}
-	return r.settle(p, out)
+	return r.settle(p, out, relOf)
 }
 
 // runRules runs every per-skill rule in force on one skill.
@@ -263,7 +264,8 @@ func (r *runner) runRules(p *Pass) (err error) {
 // enclosing skill's; and a finding on the line after a suppression comment
 // naming its rule is dropped, while a comment that drops nothing is itself
 // reported. (One finding per cause across rules is Sort's: see Supersedes.)
-func (r *runner) settle(p *Pass, out []Finding) []Finding {
+// relOf turns a path in the skill into the run's relative path.
+func (r *runner) settle(p *Pass, out []Finding, relOf func(string) string) []Finding {
 	if p.Files == nil {
 		return out
 	}
@@ -274,11 +276,11 @@ func (r *runner) settle(p *Pass, out []Finding) []Finding {
 		// As discovery decides: a SKILL.md that neither names nor
 		// describes a skill is this skill's file, and so is its folder.
 		if dir != "" && strings.EqualFold(base, "SKILL.md") && skill.DeclaresSkill(filepath.Join(p.Skill.Dir, filepath.FromSlash(f.Path))) {
-			nested = append(nested, r.rel(filepath.Join(p.Skill.Dir, filepath.FromSlash(dir)))+"/")
+			nested = append(nested, relOf(dir)+"/")
 		}
 	}
 	for _, f := range p.Files.Files {
-		rel := r.rel(filepath.Join(p.Skill.Dir, filepath.FromSlash(f.Path)))
+		rel := relOf(f.Path)
 		if !isMarkdown(f.Path) || within(rel, nested) {
 			continue
 		}
@@ -291,7 +293,7 @@ func (r *runner) settle(p *Pass, out []Finding) []Finding {
 	out = slices.DeleteFunc(out, func(f Finding) bool { return within(f.Path, nested) || suppressed(comments[f.Path], f) })
 	// The comments report through the pass, which appends to out.
 	for _, f := range p.Files.Files {
-		rel := r.rel(filepath.Join(p.Skill.Dir, filepath.FromSlash(f.Path)))
+		rel := relOf(f.Path)
 		for _, in := range comments[rel] {
 			p.report = func(rule *Rule, fd Finding) {
 				fd.Path = rel
