@@ -16,7 +16,8 @@ import (
 
 // index decides whether the output already holds this bundle (upToDate),
 // and unless it does lays out the bundle and renders every document into
-// its digest. It only computes; write writes (but the catalog's pages).
+// its digest. It stages the catalog and the documents as it renders them,
+// so that each is rendered once; write writes the rest.
 func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	b.res.Out = b.opts.Out
 	if err := b.summarize(p); err != nil {
@@ -34,10 +35,19 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	var render func(string, func(io.Writer) error) (layout.Rendered, error)
+	if !b.opts.DryRun {
+		pl.docs = map[string]bool{}
+		render = func(path string, write func(io.Writer) error) (layout.Rendered, error) {
+			r, err := b.st.writeDoc(b.st.path(path), write)
+			pl.docs[path] = err == nil
+			return r, err
+		}
+	}
 	plan, err := layout.Plan(built{pl}, layout.Options{BaseURL: b.opts.BaseURL, NoLegacy: b.opts.NoLegacy, Generator: Generator(), Catalog: page,
 		Versioned: b.versioning(pl), LLMsTxt: p.llms, AICatalog: b.opts.AICatalog,
 		Signs: b.opts.Sign != nil, SignsFolders: b.opts.SignFolder != nil, Plugins: plugins,
-		Marketplace: b.marketplace()})
+		Marketplace: b.marketplace(), Render: render})
 	if err != nil {
 		return nil, "", err
 	}

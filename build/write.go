@@ -9,7 +9,7 @@ import (
 )
 
 // write stages every file of the bundle that pack and index did not: the
-// documents but the catalog, the archives and served copies of reused
+// documents carried forward, the archives and served copies of reused
 // skills (linked from the last build's bundle, or kept in the spare folder),
 // and the legacy tree (linked to the served copies). Index computed them;
 // write only writes.
@@ -25,8 +25,8 @@ func (b *builder) write(pl *planned) (*staged, string, error) {
 	// Files and archives are staged by several workers, a batch at a
 	// time: staging a bundle is tens of thousands of links and folders,
 	// each a metadata write that waits on the disk, and a worker per core
-	// would leave the disk idle. The documents come last, each on a worker
-	// of its own: each renders from every skill's summary.
+	// would leave the disk idle. The documents index did not stage come
+	// last, each on a worker of its own.
 	var (
 		total int64
 		docs  []layout.Entry
@@ -95,8 +95,8 @@ func (b *builder) writeEntry(pl *planned, e layout.Entry) error {
 	case layout.KindPage:
 		return nil // index rendered it (see catalog)
 	case layout.KindDoc:
-		if e.Path == layout.Catalog {
-			return nil // layout plans the page; index rendered it (see catalog)
+		if e.Path == layout.Catalog || pl.docs[e.Path] {
+			return nil // index rendered and staged it (see catalog, and Render in index)
 		}
 		r, err := b.st.writeDoc(dst, e.Write)
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -730,6 +731,35 @@ func TestCacheControl(t *testing.T) {
 	}
 	if got := DefaultCache.Control(SkillFile("demo", EntryFile)); got != "public, max-age=3600, must-revalidate" {
 		t.Errorf("SKILL.md by default: %q, want an hour", got)
+	}
+}
+
+// TestPlanRender checks that Plan renders each document through
+// Options.Render exactly once, and takes its digest and size from that
+// rendering: the build stages what Render writes and does not render it
+// again.
+func TestPlanRender(t *testing.T) {
+	rendered := map[string][]byte{}
+	b := plan(t, twoSkills(), Options{Render: func(path string, write func(io.Writer) error) (Rendered, error) {
+		if _, ok := rendered[path]; ok {
+			t.Errorf("%s rendered twice", path)
+		}
+		var buf bytes.Buffer
+		r, err := Render(&buf, write)
+		rendered[path] = buf.Bytes()
+		return r, err
+	}})
+	for _, e := range b.Docs() {
+		data, ok := rendered[e.Path]
+		switch {
+		case !ok:
+			t.Errorf("%s not rendered through Options.Render", e.Path)
+		case e.Digest != DigestOf(data) || e.Size != int64(len(data)):
+			t.Errorf("%s: the plan's digest or size is not of the bytes rendered", e.Path)
+		}
+	}
+	if len(rendered) != len(b.Docs()) {
+		t.Errorf("rendered %d documents, the plan has %d", len(rendered), len(b.Docs()))
 	}
 }
 

@@ -53,8 +53,8 @@ type Entry struct {
 	// describe, the same on every call, and safe to call from several
 	// goroutines at once. It streams the document skill by skill, so that
 	// writing a bundle of any size holds one skill's part of a document at
-	// a time, never the whole; Plan rendered it once into a hash and kept
-	// nothing. It writes in small pieces, one per array element, so give
+	// a time, never the whole; Plan rendered it once, through
+	// Options.Render, and kept nothing. It writes in small pieces, one per array element, so give
 	// it a buffered writer; it returns the first error w returns.
 	//
 	// Write is nil for every other kind, and for the catalog (Catalog),
@@ -153,8 +153,8 @@ func (b *Planned) Docs() []Entry { return slices.Clone(b.docs) }
 // everything else.
 //
 // Plan reads every skill once to check it, then renders each document
-// once to learn its digest and size, and keeps none of them: it holds a
-// few strings per skill and nothing per file.
+// once (o.Render) to learn its digest and size, and keeps none of them: it
+// holds a few strings per skill and nothing per file.
 func Plan(skills Skills, o Options) (*Planned, error) {
 	if err := CheckSkills(skills.Len()); err != nil {
 		return nil, err
@@ -268,9 +268,13 @@ func Plan(skills Skills, o Options) (*Planned, error) {
 	if set.hist != nil {
 		last = []string{VersionsIndex, MCPResources, Checksums}
 	}
+	render := o.Render
+	if render == nil {
+		render = func(_ string, write func(io.Writer) error) (Rendered, error) { return Render(io.Discard, write) }
+	}
 	for i := range b.docs {
 		if d := &b.docs[i]; !slices.Contains(last, d.Path) {
-			if err := measureDoc(d); err != nil {
+			if err := measureDoc(d, render); err != nil {
 				return nil, err
 			}
 		}
@@ -286,7 +290,7 @@ func Plan(skills Skills, o Options) (*Planned, error) {
 	index := at(MCPIndex)
 	at(MCPResources).Write = set.resources(Rendered{Digest: index.Digest, Size: index.Size})
 	for _, p := range last {
-		if err := measureDoc(at(p)); err != nil {
+		if err := measureDoc(at(p), render); err != nil {
 			return nil, err
 		}
 	}
@@ -294,11 +298,11 @@ func Plan(skills Skills, o Options) (*Planned, error) {
 }
 
 // measureDoc measures a document that has a Write.
-func measureDoc(d *Entry) error {
+func measureDoc(d *Entry, render func(string, func(io.Writer) error) (Rendered, error)) error {
 	if d.Write == nil || d.Digest != "" {
 		return nil // the catalog, which the caller renders, or a document carried forward
 	}
-	r, err := Render(io.Discard, d.Write)
+	r, err := render(d.Path, d.Write)
 	if err != nil {
 		return fmt.Errorf("layout: rendering %s: %w", d.Path, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/url"
 	"slices"
@@ -89,6 +90,11 @@ type Options struct {
 	// names and each skill's folder (FolderSignature), so that the AI
 	// Catalog's Trust Manifests point at those signatures.
 	Signs, SignsFolders bool
+	// Render is how Plan renders a document to learn its digest and size
+	// (Render into a hash). Nil renders into nothing; a build passes one
+	// that also writes the document where it stages the bundle, so that
+	// each document is rendered once, not once to plan and once to write.
+	Render func(path string, write func(io.Writer) error) (Rendered, error)
 }
 
 // Rendered is the digest and size of a rendered document. Options.Catalog
