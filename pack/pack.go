@@ -250,9 +250,10 @@ type Writer struct {
 	tw tarWriter
 	zw *zipWriter
 
-	last  string
-	files map[string]bool // paths added, so no file is also used as a directory
-	buf   []byte
+	last   string
+	files  map[string]bool // paths added, so no file is also used as a directory
+	pooled *pooled         // the compressor and buf, back to flatePool on Close
+	buf    []byte
 
 	err    error // sticky: after a failed write the archives are broken
 	closed bool
@@ -266,7 +267,6 @@ func NewWriter(tgz, z io.Writer, opts Options) *Writer {
 	w := &Writer{
 		prefix: opts.Prefix,
 		files:  make(map[string]bool),
-		buf:    make([]byte, 32<<10),
 	}
 	if w.prefix != "" {
 		if !strings.HasSuffix(w.prefix, "/") {
@@ -285,11 +285,13 @@ func NewWriter(tgz, z io.Writer, opts Options) *Writer {
 	w.tarTime = clamp(t, tarMin, tarMax)
 	dosDate, dosTime := dosTime(clamp(t, zipMin, zipMax))
 
-	fw, _ := flatePool.Get().(*flate.Writer)
-	if fw == nil {
-		fw, _ = flate.NewWriter(nil, Level) // Level is valid, so no error
+	w.pooled, _ = flatePool.Get().(*pooled)
+	if w.pooled == nil {
+		fw, _ := flate.NewWriter(nil, Level) // Level is valid, so no error
+		w.pooled = &pooled{fw: fw, buf: make([]byte, 32<<10)}
 	}
-	w.ts = tarSink{out: tgz, fw: fw}
+	w.buf = w.pooled.buf
+	w.ts = tarSink{out: tgz, fw: w.pooled.fw}
 	w.tw = tarWriter{w: &w.ts}
 
 	w.zw = newZipWriter(z, dosDate, dosTime)
@@ -319,7 +321,14 @@ func dosTime(t time.Time) (date, tm uint16) {
 // skills, each with a few small files, so allocating them dominated the
 // time. They are pooled: a Reset compressor writes the same bytes as a new
 // one (TestFreshCompressor checks it), so reuse cannot change an archive.
-var flatePool sync.Pool // *flate.Writer at Level
+// Add's copy buffer goes with it: a new one per skill was most of what
+// packing allocated.
+var flatePool sync.Pool // *pooled
+
+type pooled struct {
+	fw  *flate.Writer // at Level
+	buf []byte        // Add's copy buffer
+}
 
 // The .tar.gz is one gzip member, written by hand around the pieces (see
 // tarSink): deflate, no flags (no name, comment or extra field), MTIME 0,
@@ -565,7 +574,7 @@ func (w *Writer) Close() error {
 		return errClosed
 	}
 	w.closed = true
-	defer flatePool.Put(w.ts.fw)
+	defer flatePool.Put(w.pooled)
 	if w.err != nil {
 		return w.err
 	}
