@@ -247,6 +247,8 @@ func (c *Catalog) Render(w io.Writer) error {
 // holding one skill and its page. The first error (a Skill, a Body, a
 // page or a write) stops the rest and is returned, naming its skill.
 func (c *Catalog) Pages(write func(i int, page []byte) error) error {
+	// Every page has the one policy: its stylesheet is hashed once.
+	policy := csp(c.a.css, "", c.o.BaseURL)
 	return parallel.Each(len(c.idx), 2*runtime.GOMAXPROCS(0), func(k int) error {
 		s, err := reread(c.skills, c.idx[k])
 		if err != nil {
@@ -258,7 +260,7 @@ func (c *Catalog) Pages(write func(i int, page []byte) error) error {
 		buf := buffers.Get().(*bytes.Buffer)
 		defer buffers.Put(buf)
 		buf.Reset()
-		if err := skillPage(buf, c.a, s, c.o, len(c.idx)); err != nil {
+		if err := skillPage(buf, c.a, s, c.o, len(c.idx), policy); err != nil {
 			return err
 		}
 		if err := write(c.idx[k].i, buf.Bytes()); err != nil {
@@ -272,10 +274,11 @@ var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // skillPage writes the page of one skill: the masthead with the way back
 // to the front page, its section, body included, and the foot. It has no
-// script: default-src 'none' refuses every one.
-func skillPage(w io.Writer, a assets, s Skill, o Options, count int) error {
+// script: default-src 'none' refuses every one, as policy, its
+// Content-Security-Policy, says.
+func skillPage(w io.Writer, a assets, s Skill, o Options, count int, policy string) error {
 	p := newPage(o, a, count, "../")
-	p.CSP = csp(a.css, "", o.BaseURL)
+	p.CSP = policy
 	p.Home = p.href(layout.Catalog)
 	v, err := newView(s, p.href, p.Host)
 	if err != nil {
