@@ -75,6 +75,11 @@ const memoLimit = 1 << 20
 
 // Content returns the first MaxScan bytes of one of the skill's files.
 func (p *Pass) Content(f skill.File) *Content {
+	if d := p.Doc; d != nil && f.Path == p.Skill.File && !d.Truncated && int64(len(d.Raw)) == f.Size {
+		// SKILL.md was read whole to be parsed: the rules check the bytes
+		// parsed, with no second open and read of it.
+		return &Content{Data: d.Raw, Complete: true}
+	}
 	if f.Size > memoLimit {
 		return readContent(f)
 	}

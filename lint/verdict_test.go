@@ -12,6 +12,31 @@ import (
 	"github.com/skillpack/skillpack/skill"
 )
 
+// The rules read SKILL.md as it was parsed: rewritten on disk since, with
+// the same size, it is not read again.
+func TestContentIsParsed(t *testing.T) {
+	dir := t.TempDir()
+	sk := filepath.Join(dir, "demo")
+	os.MkdirAll(sk, 0o755)
+	md := filepath.Join(sk, "SKILL.md")
+	os.WriteFile(md, []byte("---\nname: demo\ndescription: Does a demo thing when asked to demo.\n---\n# Demo xx\n"), 0o644)
+	found, err := skill.Find(dir)
+	if err != nil || len(found) != 1 {
+		t.Fatal(found, err)
+	}
+	s := found[0]
+	s.Read()
+	files, err := skill.Collect(s.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// U+202E, a bidirectional override (three bytes), in place of "xx\n".
+	os.WriteFile(md, []byte("---\nname: demo\ndescription: Does a demo thing when asked to demo.\n---\n# Demo \u202e"), 0o644)
+	if _, fs := CheckSkill(s, files, nil, nil, Options{Base: dir}); len(fs) != 0 {
+		t.Errorf("findings on bytes written after SKILL.md was parsed: %+v", fs)
+	}
+}
+
 // A kept verdict stands in for the rules: Check gives back the same
 // findings from it without running a rule, and the key moves with what the
 // rules read.
