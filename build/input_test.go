@@ -166,6 +166,32 @@ func TestFileChangesDuringBuild(t *testing.T) {
 	}
 }
 
+// A file lint read whole is packed from those bytes, not read again; one
+// rewritten since (the same size, a new time) is refused, so that what is
+// packed is what lint checked.
+func TestFileChangesAfterLint(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	writeSkill(t, filepath.Join(src, "hello"), "hello", map[string]string{"notes/a.md": "A\n"})
+	target := filepath.Join(src, "hello", "notes", "a.md")
+	dist := filepath.Join(root, "dist")
+	mustBuild(t, []string{src}, Options{Out: dist})
+	appendTo(t, filepath.Join(src, "hello", "SKILL.md"), "More.\n") // packed afresh
+	changed := false
+	// SKILL.md, read again to be packed, is packed first: its served copy
+	// is wrapped after lint, before notes/a.md is packed.
+	withSeam(t, &wrapServed, func(w io.Writer) io.Writer {
+		if !changed {
+			changed = true
+			os.WriteFile(target, []byte("B\n"), 0o644)
+			later := time.Now().Add(time.Hour)
+			os.Chtimes(target, later, later)
+		}
+		return w
+	})
+	mustFail(t, dist, func() (*Result, error) { return Run([]string{src}, Options{Out: dist}) }, target, "changed while it was being packed")
+}
+
 func appendTo(t testing.TB, path, text string) {
 	t.Helper()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)

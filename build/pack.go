@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/build/internal/scratch"
@@ -252,17 +253,25 @@ func (b *builder) packArchives(w *task, po pack.Options, serve bool) (tgz, zip *
 
 func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File, serve bool) ([32]byte, error) {
 	src := filepath.Join(w.src.Dir, filepath.FromSlash(f.Path))
-	onRead(f.Disk)
-	in, err := skill.OpenFile(f.Disk)
-	if err != nil {
-		return [32]byte{}, fmt.Errorf("%s: %w", src, err)
+	// The bytes lint read whole are packed as they are, if the file still
+	// has the time it had then (checked below, as for a file read here).
+	var r io.Reader
+	var modTime time.Time
+	if kept, ok := w.files.Kept(f.Path); ok && int64(len(kept.Data)) == f.Size {
+		r, modTime = bytes.NewReader(kept.Data), kept.Mod
+	} else {
+		onRead(f.Disk)
+		in, err := skill.OpenFile(f.Disk)
+		if err != nil {
+			return [32]byte{}, fmt.Errorf("%s: %w", src, err)
+		}
+		defer in.Close()
+		before, err := in.Stat()
+		if err != nil {
+			return [32]byte{}, fmt.Errorf("%s: %w", src, err)
+		}
+		r, modTime = in, before.ModTime()
 	}
-	defer in.Close()
-	before, err := in.Stat()
-	if err != nil {
-		return [32]byte{}, fmt.Errorf("%s: %w", src, err)
-	}
-	var r io.Reader = in
 	var copyOut *os.File
 	var out *served
 	if serve {
@@ -270,12 +279,13 @@ func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File, serve bool) ([
 		if err := b.st.mkdirAll(filepath.Dir(dst)); err != nil {
 			return [32]byte{}, b.outputError(err)
 		}
+		var err error
 		if copyOut, err = b.st.create(dst); err != nil {
 			return [32]byte{}, b.outputError(err)
 		}
 		defer copyOut.Close()
 		out = &served{w: wrapServed(copyOut)}
-		r = io.TeeReader(in, out)
+		r = io.TeeReader(r, out)
 	}
 	sum, err := pw.Add(f.Path, f.Exec(), f.Size, r)
 	if err != nil {
@@ -288,7 +298,7 @@ func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File, serve bool) ([
 		return sum, fmt.Errorf("%s: %w", src, err)
 	}
 	// A file rewritten in place with the same size is caught by its time.
-	if after, err := os.Stat(f.Disk); err != nil || !after.ModTime().Equal(before.ModTime()) || after.Size() != before.Size() {
+	if after, err := os.Stat(f.Disk); err != nil || !after.ModTime().Equal(modTime) || after.Size() != f.Size {
 		return sum, fmt.Errorf("%s changed while it was being packed; run the build again", src)
 	}
 	if copyOut != nil {

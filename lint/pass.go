@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -66,6 +67,8 @@ type Content struct {
 	Data     []byte // up to MaxScan bytes
 	Complete bool   // Data is the whole file
 	Err      error  // the file could not be read
+
+	mod time.Time // its modification time when opened, if known
 }
 
 // memoLimit is the largest file whose bytes are kept for the other rules of
@@ -91,6 +94,9 @@ func (p *Pass) Content(f skill.File) *Content {
 	}
 	c := readContent(f)
 	p.contents[f.Path] = c
+	if c.Complete && c.Err == nil && !c.mod.IsZero() && p.Files != nil {
+		p.Files.Keep(f.Path, skill.Read{Data: c.Data, Mod: c.mod})
+	}
 	return c
 }
 
@@ -102,6 +108,10 @@ func readContent(f skill.File) *Content {
 		return c
 	}
 	defer fh.Close()
+	// Its time when opened lets the build take these bytes (Files.Keep).
+	if fi, err := fh.Stat(); err == nil {
+		c.mod = fi.ModTime()
+	}
 	// The size collected is almost always the size read: starting there,
 	// plus the byte that lets the read meeting the end need no larger
 	// buffer, spares io.ReadAll's growing from 512 bytes.

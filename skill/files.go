@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // IgnoreFile is the optional file, in gitignore syntax, that leaves a
@@ -55,6 +56,33 @@ type Files struct {
 
 	Root   string  // the folder's real path, below which the files' Disk paths are
 	Ignore *Ignore // the folder's .skillignore; nil when it has none
+
+	read map[string]Read // whole files already read (Keep)
+}
+
+// Read is a whole file as read once, and its modification time when it
+// was opened: whoever reads it next may take these bytes instead of opening
+// it again, and tell by the time whether they are still the file's.
+type Read struct {
+	Data []byte
+	Mod  time.Time
+}
+
+// Keep keeps the bytes of the file at path (a Files path), read whole, for
+// Kept. Lint's rules read a skill's files before the build packs them; on a
+// large tree the second open and read of every file cost more than the
+// rest of packing but deflate.
+func (fs *Files) Keep(path string, r Read) {
+	if fs.read == nil {
+		fs.read = map[string]Read{}
+	}
+	fs.read[path] = r
+}
+
+// Kept returns what Keep kept of the file at path.
+func (fs *Files) Kept(path string) (Read, bool) {
+	r, ok := fs.read[path]
+	return r, ok
 }
 
 // IsJunk reports whether a file or folder name is one that tools leave
