@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -41,12 +40,16 @@ type Held struct {
 	// (see retire); expire reloads the bundle once the first has ended.
 	retired map[string]retiredFile
 	expire  *time.Timer
-	res     map[string]*resource // MCP: URI → resource
+	res     map[string]resource // MCP: URI → resource
 	// skills are the entries of mcp/skills.json in file order (sorted by
 	// uri), each kept as the build wrote it.
-	skills  []skillEntry
-	dirs    map[string][]*mcp.Resource // directory URI → children, sorted by URI
-	entries []*mcp.Resource            // SKILL.md resources for resources/list
+	skills []skillEntry
+	// trees holds each skill's file URIs, sorted, by the skill's root URI;
+	// its directory resources are made from them per request (see
+	// directory), since held they were most of the bundle's heap objects,
+	// which every collection marks.
+	trees   map[string][]string
+	entries []*mcp.Resource // SKILL.md resources for resources/list
 }
 
 // file is one servable file of the bundle.
@@ -70,7 +73,6 @@ type file struct {
 
 // resource is one URI of mcp/resources.json.
 type resource struct {
-	uri  string
 	mime string
 	file *file
 }
@@ -112,7 +114,7 @@ func openHeld(dir string, prev *Held, lim limits) (*Held, error) {
 		return nil, fmt.Errorf("%w (build a bundle there with `skillpack build SKILLS -o %s`)", err, dir)
 	}
 	b := &Held{dir: dir, src: src, files: map[string]*file{}, mem: map[layout.Digest][]byte{},
-		res: map[string]*resource{}, dirs: map[string][]*mcp.Resource{}}
+		res: map[string]resource{}, trees: map[string][]string{}}
 	b.refs.Store(1)
 	if err := b.load(); err != nil {
 		src.Close()
@@ -164,12 +166,18 @@ func (b *Held) load() error {
 	if err != nil {
 		return err
 	}
+	mimes := map[string]string{} // one string per MIME type, not one per file
 	for _, r := range rs {
 		if u, ok := layout.ParseURI(r.URI); !ok || u.String() != r.Path || r.Size == nil {
 			return fmt.Errorf("%s: %s: path %q or size is not that of the URI's bytes; %s", layout.MCPResources, r.URI, r.Path, rebuild)
 		}
 		f := b.add(layout.Artifact{Path: r.Path, Digest: r.Digest, Size: *r.Size}, layout.MCPResources)
-		b.res[r.URI] = &resource{uri: r.URI, mime: r.MimeType, file: f}
+		mime, ok := mimes[r.MimeType]
+		if !ok {
+			mime = r.MimeType
+			mimes[mime] = mime
+		}
+		b.res[r.URI] = resource{mime: mime, file: f}
 	}
 	if data, err = doc(layout.MCPSkills); err != nil {
 		return err
@@ -327,49 +335,30 @@ func (b *Held) loadSkills(data []byte) error {
 		if err != nil {
 			return fmt.Errorf("entry %d: frontmatter: %w", i, err)
 		}
-		own := b.res[d.URI]
-		if u, ok := layout.ParseURI(d.URI); !ok || u.Kind != layout.KindFile || u.File != layout.EntryFile || u.Skill != name || own == nil {
+		own, listed := b.res[d.URI]
+		if u, ok := layout.ParseURI(d.URI); !ok || u.Kind != layout.KindFile || u.File != layout.EntryFile || u.Skill != name || !listed {
 			return fmt.Errorf("entry %d: uri %q is not skill://<name>/%s for the name %q in %s", i, d.URI, layout.EntryFile, name, layout.MCPResources)
 		}
 		if i > 0 && d.URI <= b.skills[i-1].uri {
 			return fmt.Errorf("entry %d: %s is out of order or listed twice", i, d.URI)
 		}
 		// The skill's directory resource: SKILL.md's parent, as every
-		// folder is its files' (see addToDirs).
+		// folder is its files' (see directory).
 		root := d.URI[:strings.LastIndexByte(d.URI, '/')]
+		tree := make([]string, 0, len(d.Resources))
 		for _, r := range d.Resources {
-			res := b.res[r.URI]
-			if ru, _ := layout.ParseURI(r.URI); res == nil || ru.Kind != layout.KindFile || ru.Skill != name {
+			if ru, _ := layout.ParseURI(r.URI); b.res[r.URI].file == nil || ru.Kind != layout.KindFile || ru.Skill != name {
 				return fmt.Errorf("%s lists %s, which is not a file of the skill in %s", d.URI, r.URI, layout.MCPResources)
 			}
-			b.addToDirs(root, r.URI, res)
+			tree = append(tree, r.URI)
 		}
+		slices.Sort(tree)
+		b.trees[root] = tree
 		b.skills = append(b.skills, skillEntry{uri: d.URI, raw: raws[i]})
 		b.entries = append(b.entries, &mcp.Resource{URI: d.URI, Name: name, Description: desc,
 			MIMEType: layout.MimeType(layout.EntryFile), Size: own.file.size})
 	}
-	for _, children := range b.dirs {
-		slices.SortFunc(children, func(x, y *mcp.Resource) int { return strings.Compare(x.URI, y.URI) })
-	}
 	return nil
-}
-
-// dirMime is the MIME type of a directory resource in the skills extension.
-const dirMime = "inode/directory"
-
-// addToDirs records uri and every folder above it up to the skill root as
-// directory resources. Directory URIs have no trailing slash.
-func (b *Held) addToDirs(root, uri string, res *resource) {
-	child := &mcp.Resource{URI: uri, Name: path.Base(uri), MIMEType: res.mime, Size: res.file.size}
-	for {
-		parent := uri[:strings.LastIndex(uri, "/")]
-		kids, known := b.dirs[parent]
-		b.dirs[parent] = append(kids, child)
-		if known || parent == root {
-			return // everything above a known folder is known too
-		}
-		uri, child = parent, &mcp.Resource{URI: parent, Name: path.Base(parent), MIMEType: dirMime}
-	}
 }
 
 // loadV1 adds the legacy tree: the v0.1 index names each file, which is a

@@ -135,7 +135,8 @@ func TestDirectories(t *testing.T) {
 	b := open(t, pristine(t))
 	names := func(uri string) []string {
 		var out []string
-		for _, r := range b.dirs[uri] {
+		kids, _ := b.directory(uri)
+		for _, r := range kids {
 			out = append(out, r.Name+":"+r.MIMEType)
 		}
 		return out
@@ -152,8 +153,35 @@ func TestDirectories(t *testing.T) {
 		}
 	}
 	for _, uri := range []string{"skill://github-rest-api/SKILL.md", "skill://", "skill:/", "skill://index.json"} {
-		if _, ok := b.dirs[uri]; ok {
+		if _, ok := b.directory(uri); ok {
 			t.Errorf("%s is a directory resource", uri)
+		}
+	}
+}
+
+// TestDirectoryOrder lists a folder whose file "a.md" sorts before the
+// files of its folder "a", and whose child "a" sorts before "a.md".
+func TestDirectoryOrder(t *testing.T) {
+	tree := []string{"skill://s/SKILL.md", "skill://s/a.md", "skill://s/a/x.md", "skill://s/a/y/z.md", "skill://s/b"}
+	b := &Held{trees: map[string][]string{"skill://s": tree}, res: map[string]resource{}}
+	for _, u := range tree {
+		b.res[u] = resource{mime: "text/markdown", file: &file{size: 1}}
+	}
+	for uri, want := range map[string]string{
+		"skill://s":      "skill://s/SKILL.md skill://s/a skill://s/a.md skill://s/b",
+		"skill://s/":     "skill://s/SKILL.md skill://s/a skill://s/a.md skill://s/b",
+		"skill://s/a":    "skill://s/a/x.md skill://s/a/y",
+		"skill://s/a/":   "skill://s/a/x.md skill://s/a/y",
+		"skill://s/a.md": "",
+		"skill://s/c":    "",
+	} {
+		kids, ok := b.directory(uri)
+		var got []string
+		for _, k := range kids {
+			got = append(got, k.URI)
+		}
+		if strings.Join(got, " ") != want || ok != (want != "") {
+			t.Errorf("%s: got %q (%v), want %q", uri, got, ok, want)
 		}
 	}
 }

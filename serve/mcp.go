@@ -183,19 +183,31 @@ func modern(req mcp.Request) bool {
 const modernSince = "2026-07-28"
 
 // complete is a result of resources/read at 2026-07-28, with the
-// resultType the SDK keeps unexported: its members follow the one added.
+// resultType the SDK keeps unexported. It is added last, as the SDK adds
+// it, so that the JSON is extended where it was written, not copied: a
+// file's text is most of a read's bytes.
 type complete struct{ mcp.Result }
 
 func (c complete) MarshalJSON() ([]byte, error) {
-	data, err := json.Marshal(c.Result)
+	data, err := marshal(c.Result)
 	if err != nil {
 		return nil, err
 	}
-	member := `"resultType":"` + resultComplete + `"`
-	if len(bytes.TrimSpace(data[1:len(data)-1])) > 0 {
-		member += ","
+	body := bytes.TrimRight(data[:len(data)-1], " \t\r\n") // up to the closing brace
+	if !bytes.HasSuffix(body, []byte("{")) {
+		body = append(body, ',')
 	}
-	return append([]byte("{"+member), data[1:]...), nil
+	return append(body, `"resultType":"`+resultComplete+`"}`...), nil
+}
+
+// marshal is json.Marshal of a result, less the check json.Marshal makes
+// of what a MarshalJSON method returns: the SDK checks the JSON of every
+// result anyway, twice, as it writes the response.
+func marshal(r mcp.Result) ([]byte, error) {
+	if m, ok := r.(json.Marshaler); ok {
+		return m.MarshalJSON()
+	}
+	return json.Marshal(r)
 }
 
 // uncached is a result without ttlMs and cacheScope, for a client whose
@@ -207,7 +219,7 @@ func (c complete) MarshalJSON() ([]byte, error) {
 type uncached struct{ mcp.Result }
 
 func (u uncached) MarshalJSON() ([]byte, error) {
-	data, err := json.Marshal(u.Result)
+	data, err := marshal(u.Result)
 	if err != nil {
 		return nil, err
 	}
@@ -315,8 +327,8 @@ func (s *Server) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Rea
 	b := s.acquire()
 	defer b.release()
 	uri := req.Params.URI
-	r := b.res[uri]
-	if r == nil {
+	r, ok := b.res[uri]
+	if !ok {
 		if _, ok := b.directory(uri); ok {
 			return nil, invalidParams("%s is a directory resource; list it with %s", uri, MethodReadDirectory)
 		}
@@ -371,7 +383,7 @@ func (s *Server) readDirectory(_ context.Context, _ *mcp.ServerSession, p *ReadD
 	b := s.bundle.Load()
 	kids, ok := b.directory(p.URI)
 	if !ok {
-		if b.res[p.URI] != nil {
+		if _, ok := b.res[p.URI]; ok {
 			return nil, invalidParams("%s is not a directory resource", p.URI)
 		}
 		return nil, invalidParams("no directory is served at %s", p.URI)
@@ -380,7 +392,7 @@ func (s *Server) readDirectory(_ context.Context, _ *mcp.ServerSession, p *ReadD
 	if err != nil {
 		return nil, err
 	}
-	return &ReadDirectoryResult{ResultType: resultComplete, Resources: slices.Clone(kids), NextCursor: next, Cacheable: s.cacheable()}, nil
+	return &ReadDirectoryResult{ResultType: resultComplete, Resources: kids, NextCursor: next, Cacheable: s.cacheable()}, nil
 }
 
 // Cursors name the last URI of the previous page rather than a position,
@@ -410,12 +422,43 @@ func pageOf[T any](items []T, cursor string, size int, key func(T) string) ([]T,
 // directory returns the children of a directory resource. Its URI has no
 // trailing slash, but one is taken too: clients add it to say "folder".
 func (b *Held) directory(uri string) ([]*mcp.Resource, bool) {
-	if kids, ok := b.dirs[uri]; ok {
-		return kids, true
-	}
 	if base, ok := strings.CutSuffix(uri, "/"); ok && !strings.HasSuffix(base, "/") {
-		kids, ok := b.dirs[base]
-		return kids, ok
+		uri = base
 	}
-	return nil, false
+	// The skill whose root is uri or above it.
+	root := uri
+	tree, ok := b.trees[root]
+	for !ok {
+		i := strings.LastIndexByte(root, '/')
+		if i < 0 {
+			return nil, false
+		}
+		root = root[:i]
+		tree, ok = b.trees[root]
+	}
+	// Its files under uri, in URI order: each is a child, or lies in a
+	// folder that is one.
+	prefix := uri + "/"
+	var kids []*mcp.Resource
+	for i := sort.SearchStrings(tree, prefix); i < len(tree) && strings.HasPrefix(tree[i], prefix); i++ {
+		name := tree[i][len(prefix):]
+		if dir, _, nested := strings.Cut(name, "/"); nested {
+			if n := len(kids); n == 0 || kids[n-1].URI != prefix+dir {
+				kids = append(kids, &mcp.Resource{URI: prefix + dir, Name: dir, MIMEType: dirMime})
+			}
+			continue
+		}
+		r := b.res[tree[i]]
+		kids = append(kids, &mcp.Resource{URI: tree[i], Name: name, MIMEType: r.mime, Size: r.file.size})
+	}
+	if len(kids) == 0 {
+		return nil, false // a file, or nothing
+	}
+	// "a/b" sorts after "a.md/…" but before "a.md": order by the
+	// children's own URIs.
+	slices.SortFunc(kids, func(x, y *mcp.Resource) int { return strings.Compare(x.URI, y.URI) })
+	return kids, true
 }
+
+// dirMime is the MIME type of a directory resource in the skills extension.
+const dirMime = "inode/directory"
