@@ -30,7 +30,7 @@ type Held struct {
 	src    *bundle.Folder
 	refs   atomic.Int64             // the server's and each request's; see acquire
 	files  map[string]*file         // HTTP: dist path → file
-	mem    map[layout.Digest][]byte // the in-memory bytes of the snapshot, by digest
+	mem    map[layout.Digest]string // the in-memory bytes of the snapshot, by digest
 	record fs.FileInfo              // the build record as read
 	// byName is how many files did not fit the snapshot's budgets and are
 	// opened by name per request.
@@ -64,7 +64,7 @@ type file struct {
 	// The snapshot's hold on the bytes (see limits): data for a file in
 	// memory, fh for one kept open, neither for one opened by name.
 	how     holding
-	data    []byte
+	data    string // a string, so that an MCP read's text is these bytes
 	fh      *os.File
 	holders atomic.Int32 // the bundles that hold fh open (see drop)
 	mu      sync.Mutex
@@ -113,7 +113,7 @@ func openHeld(dir string, prev *Held, lim limits) (*Held, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (build a bundle there with `skillpack build SKILLS -o %s`)", err, dir)
 	}
-	b := &Held{dir: dir, src: src, files: map[string]*file{}, mem: map[layout.Digest][]byte{},
+	b := &Held{dir: dir, src: src, files: map[string]*file{}, mem: map[layout.Digest]string{},
 		res: map[string]resource{}, trees: map[string][]string{}}
 	b.refs.Store(1)
 	if err := b.load(); err != nil {

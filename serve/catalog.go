@@ -25,7 +25,7 @@ func (s *Server) serveCatalog(w http.ResponseWriter, r *http.Request, b *Held, f
 		base = requestBase(r)
 		w.Header()["Vary"] = varyHost
 	}
-	pg := s.pages.get(b, strings.TrimRight(base, "/"), data)
+	pg := s.pages.get(b, strings.TrimRight(base, "/"), []byte(data))
 	s.send(w, r, f.path, pg.etag, layout.ContentType(f.path), f.lastModified(), bytes.NewReader(pg.data))
 }
 

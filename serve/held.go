@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -88,7 +87,7 @@ func (b *Held) hold(prev *Held, lim limits) error {
 		} else if bad[i] = b.take(f, prev); bad[i] != nil {
 			return nil
 		}
-		if f.data != nil {
+		if f.how == inMemory {
 			mu.Lock()
 			if d, ok := b.mem[f.digest]; ok {
 				f.data = d // one copy per digest
@@ -127,16 +126,16 @@ func (b *Held) take(f *file, prev *Held) error {
 	switch {
 	case f.how == inMemory:
 		defer fh.Close()
-		if prev != nil && prev.mem[f.digest] != nil {
-			f.data = prev.mem[f.digest]
+		if data, ok := prev.memory(f.digest); ok {
+			f.data = data
 			return nil
 		}
-		var data bytes.Buffer
+		var data strings.Builder
 		data.Grow(int(f.size))
 		if err := f.check(io.TeeReader(fh, &data)); err != nil {
 			return err
 		}
-		f.data = data.Bytes()
+		f.data = data.String()
 	case f.how == keptOpen:
 		// Not hashed again if it is the very file prev keeps open,
 		// verified, unchanged.
@@ -175,6 +174,15 @@ func (b *Held) open(f *file) (*os.File, fs.FileInfo, error) {
 	return fh, info, nil
 }
 
+// memory returns the bytes b holds in memory with digest d; b may be nil.
+func (b *Held) memory(d layout.Digest) (string, bool) {
+	if b == nil {
+		return "", false
+	}
+	data, ok := b.mem[d]
+	return data, ok
+}
+
 // held returns the file b serves at f's path with f's digest, or nil; b
 // may be nil.
 func (b *Held) held(f *file) *file {
@@ -206,7 +214,7 @@ const (
 // is written.
 func (b *Held) content(f *file) (r io.ReadSeeker, done func(), err error) {
 	if f.how == inMemory {
-		return bytes.NewReader(f.data), func() {}, nil
+		return strings.NewReader(f.data), func() {}, nil
 	}
 	fh, done := f.fh, func() {}
 	if f.how == byName {
@@ -242,21 +250,22 @@ func (f *file) recheck(fh *os.File) error {
 	return nil
 }
 
-// read returns the verified bytes of a file, whole.
-func (b *Held) read(f *file) ([]byte, error) {
+// read returns the verified bytes of a file, whole: a file in memory's
+// own, not a copy.
+func (b *Held) read(f *file) (string, error) {
 	if f.how == inMemory {
 		return f.data, nil
 	}
 	r, done, err := b.content(f)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	defer done()
 	data := make([]byte, f.size)
 	if _, err := io.ReadFull(r, data); err != nil {
-		return nil, fmt.Errorf("%s: %w", f.path, err)
+		return "", fmt.Errorf("%s: %w", f.path, err)
 	}
-	return data, nil
+	return string(data), nil
 }
 
 // check reads r whole and refuses bytes other than those the build

@@ -339,10 +339,10 @@ func (s *Server) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Rea
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: uri + " " + s.refused(uri, err)}
 	}
 	c := &mcp.ResourceContents{URI: uri, MIMEType: r.mime}
-	if len(data) > 0 && utf8.Valid(data) && !strings.HasPrefix(string(data), "\uFEFF") {
-		c.Text = string(data)
+	if len(data) > 0 && utf8.ValidString(data) && !strings.HasPrefix(data, "\uFEFF") {
+		c.Text = data
 	} else {
-		c.Blob = data // non-nil even when empty, so that "blob" is present
+		c.Blob = []byte(data) // non-nil even when empty, so that "blob" is present
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}, Cacheable: s.cacheable()}, nil
 }
