@@ -103,3 +103,35 @@ func BenchmarkUncached(b *testing.B) {
 		}
 	})
 }
+
+// A read's result is the same JSON however encoding/json reaches it: by
+// MarshalJSON, or, built with GOEXPERIMENT=jsonv2 as the release is, by
+// MarshalJSONTo into the encoder the SDK writes its message with (CI runs
+// this package's tests both ways).
+func TestCompleteJSONv2(t *testing.T) {
+	res := &mcp.ReadResourceResult{Cacheable: mcp.Cacheable{TTLMs: 300000, CacheScope: "public"}, Contents: []*mcp.ResourceContents{
+		{URI: "skill://a/SKILL.md", MIMEType: "text/markdown", Text: "<b>ü & \"x\"</b>\n"},
+		{URI: "skill://a/x.bin", Blob: []byte{0, 1, 0xff}},
+		{URI: "skill://a/empty", Blob: []byte{}},
+	}}
+	want, err := complete{res}.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf) // as the SDK's jsonrpc2 encodes
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(complete{res}); err != nil {
+		t.Fatal(err)
+	}
+	var a, b any
+	if err := json.Unmarshal(want, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(buf.Bytes(), &b); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) || !bytes.Contains(buf.Bytes(), []byte(`"resultType":"complete"}`)) {
+		t.Errorf("encoded:\n%s\nwant the value of:\n%s", buf.Bytes(), want)
+	}
+}
