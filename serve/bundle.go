@@ -73,6 +73,7 @@ type file struct {
 
 // resource is one URI of mcp/resources.json.
 type resource struct {
+	uri  string // the key it is held by, so that other tables share its bytes
 	mime string
 	file *file
 }
@@ -177,7 +178,7 @@ func (b *Held) load() error {
 			mime = r.MimeType
 			mimes[mime] = mime
 		}
-		b.res[r.URI] = resource{mime: mime, file: f}
+		b.res[r.URI] = resource{uri: r.URI, mime: mime, file: f}
 	}
 	if data, err = doc(layout.MCPSkills); err != nil {
 		return err
@@ -347,10 +348,11 @@ func (b *Held) loadSkills(data []byte) error {
 		root := d.URI[:strings.LastIndexByte(d.URI, '/')]
 		tree := make([]string, 0, len(d.Resources))
 		for _, r := range d.Resources {
-			if ru, _ := layout.ParseURI(r.URI); b.res[r.URI].file == nil || ru.Kind != layout.KindFile || ru.Skill != name {
+			res, ok := b.res[r.URI]
+			if ru, _ := layout.ParseURI(r.URI); !ok || ru.Kind != layout.KindFile || ru.Skill != name {
 				return fmt.Errorf("%s lists %s, which is not a file of the skill in %s", d.URI, r.URI, layout.MCPResources)
 			}
-			tree = append(tree, r.URI)
+			tree = append(tree, res.uri)
 		}
 		slices.Sort(tree)
 		b.trees[root] = tree
