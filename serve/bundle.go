@@ -44,11 +44,11 @@ type Held struct {
 	// skills are the entries of mcp/skills.json in file order (sorted by
 	// uri), each kept as the build wrote it.
 	skills []skillEntry
-	// trees holds each skill's file URIs, sorted, by the skill's root URI;
-	// its directory resources are made from them per request (see
-	// directory), since held they were most of the bundle's heap objects,
-	// which every collection marks.
-	trees   map[string][]string
+	// trees holds each skill's files by the skill's root URI: their paths
+	// below it, sorted, each ended by a NUL. Its directory resources are
+	// made from them per request (see directory): held as resources, or
+	// as a string each, they were most of what every collection marks.
+	trees   map[string]string
 	entries []*mcp.Resource // SKILL.md resources for resources/list
 }
 
@@ -73,7 +73,6 @@ type file struct {
 
 // resource is one URI of mcp/resources.json.
 type resource struct {
-	uri  string // the key it is held by, so that other tables share its bytes
 	mime string
 	file *file
 }
@@ -115,7 +114,7 @@ func openHeld(dir string, prev *Held, lim limits) (*Held, error) {
 		return nil, fmt.Errorf("%w (build a bundle there with `skillpack build SKILLS -o %s`)", err, dir)
 	}
 	b := &Held{dir: dir, src: src, files: map[string]*file{}, mem: map[layout.Digest]string{},
-		res: map[string]resource{}, trees: map[string][]string{}}
+		res: map[string]resource{}, trees: map[string]string{}}
 	b.refs.Store(1)
 	if err := b.load(); err != nil {
 		src.Close()
@@ -178,7 +177,7 @@ func (b *Held) load() error {
 			mime = r.MimeType
 			mimes[mime] = mime
 		}
-		b.res[r.URI] = resource{uri: r.URI, mime: mime, file: f}
+		b.res[r.URI] = resource{mime: mime, file: f}
 	}
 	if data, err = doc(layout.MCPSkills); err != nil {
 		return err
@@ -348,14 +347,14 @@ func (b *Held) loadSkills(data []byte) error {
 		root := d.URI[:strings.LastIndexByte(d.URI, '/')]
 		tree := make([]string, 0, len(d.Resources))
 		for _, r := range d.Resources {
-			res, ok := b.res[r.URI]
-			if ru, _ := layout.ParseURI(r.URI); !ok || ru.Kind != layout.KindFile || ru.Skill != name {
+			_, ok := b.res[r.URI]
+			if ru, _ := layout.ParseURI(r.URI); !ok || ru.Kind != layout.KindFile || ru.Skill != name || strings.ContainsRune(r.URI, 0) {
 				return fmt.Errorf("%s lists %s, which is not a file of the skill in %s", d.URI, r.URI, layout.MCPResources)
 			}
-			tree = append(tree, res.uri)
+			tree = append(tree, r.URI[len(root)+1:]+"\x00")
 		}
 		slices.Sort(tree)
-		b.trees[root] = tree
+		b.trees[root] = strings.Join(tree, "")
 		b.skills = append(b.skills, skillEntry{uri: d.URI, raw: raws[i]})
 		b.entries = append(b.entries, &mcp.Resource{URI: d.URI, Name: name, Description: desc,
 			MIMEType: layout.MimeType(layout.EntryFile), Size: own.file.size})

@@ -162,10 +162,10 @@ func TestDirectories(t *testing.T) {
 // TestDirectoryOrder lists a folder whose file "a.md" sorts before the
 // files of its folder "a", and whose child "a" sorts before "a.md".
 func TestDirectoryOrder(t *testing.T) {
-	tree := []string{"skill://s/SKILL.md", "skill://s/a.md", "skill://s/a/x.md", "skill://s/a/y/z.md", "skill://s/b"}
-	b := &Held{trees: map[string][]string{"skill://s": tree}, res: map[string]resource{}}
-	for _, u := range tree {
-		b.res[u] = resource{mime: "text/markdown", file: &file{size: 1}}
+	tree := []string{"SKILL.md", "a.md", "a/x.md", "a/y/z.md", "b"}
+	b := &Held{trees: map[string]string{"skill://s": strings.Join(tree, "\x00") + "\x00"}, res: map[string]resource{}}
+	for _, name := range tree {
+		b.res["skill://s/"+name] = resource{mime: "text/markdown", file: &file{size: 1}}
 	}
 	for uri, want := range map[string]string{
 		"skill://s":      "skill://s/SKILL.md skill://s/a skill://s/a.md skill://s/b",

@@ -436,20 +436,27 @@ func (b *Held) directory(uri string) ([]*mcp.Resource, bool) {
 		root = root[:i]
 		tree, ok = b.trees[root]
 	}
-	// Its files under uri, in URI order: each is a child, or lies in a
-	// folder that is one.
-	prefix := uri + "/"
+	// Its files under uri, in order: each is a child, or lies in a folder
+	// that is one.
 	var kids []*mcp.Resource
-	for i := sort.SearchStrings(tree, prefix); i < len(tree) && strings.HasPrefix(tree[i], prefix); i++ {
-		name := tree[i][len(prefix):]
+	under := strings.TrimPrefix(strings.TrimPrefix(uri, root), "/")
+	if under != "" {
+		under += "/"
+	}
+	for name := range strings.SplitSeq(strings.TrimSuffix(tree, "\x00"), "\x00") {
+		name, ok := strings.CutPrefix(name, under)
+		if !ok {
+			continue
+		}
 		if dir, _, nested := strings.Cut(name, "/"); nested {
-			if n := len(kids); n == 0 || kids[n-1].URI != prefix+dir {
-				kids = append(kids, &mcp.Resource{URI: prefix + dir, Name: dir, MIMEType: dirMime})
+			if n := len(kids); n == 0 || kids[n-1].Name != dir || kids[n-1].MIMEType != dirMime {
+				kids = append(kids, &mcp.Resource{URI: root + "/" + under + dir, Name: dir, MIMEType: dirMime})
 			}
 			continue
 		}
-		r := b.res[tree[i]]
-		kids = append(kids, &mcp.Resource{URI: tree[i], Name: name, MIMEType: r.mime, Size: r.file.size})
+		file := root + "/" + under + name
+		r := b.res[file]
+		kids = append(kids, &mcp.Resource{URI: file, Name: name, MIMEType: r.mime, Size: r.file.size})
 	}
 	if len(kids) == 0 {
 		return nil, false // a file, or nothing
