@@ -40,7 +40,6 @@ type Held struct {
 	// (see retire); expire reloads the bundle once the first has ended.
 	retired map[string]retiredFile
 	expire  *time.Timer
-	res     map[string]resource // MCP: URI → resource
 	// skills are the entries of mcp/skills.json in file order (sorted by
 	// uri), each kept as the build wrote it.
 	skills []skillEntry
@@ -59,6 +58,10 @@ type file struct {
 	size   int64
 	source string // the document that gives the digest and size, for messages
 
+	// An MCP resource: mcp/resources.json lists it, with its MIME type.
+	resource bool
+	mime     string
+
 	mod time.Time // the file's modification time, for Last-Modified
 
 	// The snapshot's hold on the bytes (see limits): data for a file in
@@ -69,12 +72,6 @@ type file struct {
 	holders atomic.Int32 // the bundles that hold fh open (see drop)
 	mu      sync.Mutex
 	seen    fs.FileInfo // the file as last verified, unless in memory
-}
-
-// resource is one URI of mcp/resources.json.
-type resource struct {
-	mime string
-	file *file
 }
 
 // skillEntry is one element of mcp/skills.json.
@@ -114,7 +111,7 @@ func openHeld(dir string, prev *Held, lim limits) (*Held, error) {
 		return nil, fmt.Errorf("%w (build a bundle there with `skillpack build SKILLS -o %s`)", err, dir)
 	}
 	b := &Held{dir: dir, src: src, files: map[string]*file{}, mem: map[layout.Digest]string{},
-		res: map[string]resource{}, trees: map[string]string{}}
+		trees: map[string]string{}}
 	b.refs.Store(1)
 	if err := b.load(); err != nil {
 		src.Close()
@@ -177,7 +174,7 @@ func (b *Held) load() error {
 			mime = r.MimeType
 			mimes[mime] = mime
 		}
-		b.res[r.URI] = resource{mime: mime, file: f}
+		f.resource, f.mime = true, mime
 	}
 	if data, err = doc(layout.MCPSkills); err != nil {
 		return err
@@ -307,6 +304,21 @@ func changed(err error) error {
 	return err
 }
 
+// resource returns the file of an MCP resource URI, or nil: one that
+// mcp/resources.json lists, at the path its URI gives (load checks that
+// each does). URIs are not held in a table of their own: a bundle of
+// 10,000 skills has 100,000, which every collection would mark.
+func (b *Held) resource(uri string) *file {
+	u, ok := layout.ParseURI(uri)
+	if !ok {
+		return nil
+	}
+	if f := b.files[u.String()]; f != nil && f.resource {
+		return f
+	}
+	return nil
+}
+
 // add records a servable file with the headers its path calls for, and
 // returns it. The first record of a path wins: mcp/index.json is both a
 // resource and a document.
@@ -335,8 +347,8 @@ func (b *Held) loadSkills(data []byte) error {
 		if err != nil {
 			return fmt.Errorf("entry %d: frontmatter: %w", i, err)
 		}
-		own, listed := b.res[d.URI]
-		if u, ok := layout.ParseURI(d.URI); !ok || u.Kind != layout.KindFile || u.File != layout.EntryFile || u.Skill != name || !listed {
+		own := b.resource(d.URI)
+		if u, ok := layout.ParseURI(d.URI); !ok || u.Kind != layout.KindFile || u.File != layout.EntryFile || u.Skill != name || own == nil {
 			return fmt.Errorf("entry %d: uri %q is not skill://<name>/%s for the name %q in %s", i, d.URI, layout.EntryFile, name, layout.MCPResources)
 		}
 		if i > 0 && d.URI <= b.skills[i-1].uri {
@@ -347,8 +359,7 @@ func (b *Held) loadSkills(data []byte) error {
 		root := d.URI[:strings.LastIndexByte(d.URI, '/')]
 		tree := make([]string, 0, len(d.Resources))
 		for _, r := range d.Resources {
-			_, ok := b.res[r.URI]
-			if ru, _ := layout.ParseURI(r.URI); !ok || ru.Kind != layout.KindFile || ru.Skill != name || strings.ContainsRune(r.URI, 0) {
+			if ru, _ := layout.ParseURI(r.URI); b.resource(r.URI) == nil || ru.Kind != layout.KindFile || ru.Skill != name || strings.ContainsRune(r.URI, 0) {
 				return fmt.Errorf("%s lists %s, which is not a file of the skill in %s", d.URI, r.URI, layout.MCPResources)
 			}
 			tree = append(tree, r.URI[len(root)+1:]+"\x00")
@@ -357,7 +368,7 @@ func (b *Held) loadSkills(data []byte) error {
 		b.trees[root] = strings.Join(tree, "")
 		b.skills = append(b.skills, skillEntry{uri: d.URI, raw: raws[i]})
 		b.entries = append(b.entries, &mcp.Resource{URI: d.URI, Name: name, Description: desc,
-			MIMEType: layout.MimeType(layout.EntryFile), Size: own.file.size})
+			MIMEType: layout.MimeType(layout.EntryFile), Size: own.size})
 	}
 	return nil
 }

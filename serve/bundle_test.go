@@ -163,9 +163,9 @@ func TestDirectories(t *testing.T) {
 // files of its folder "a", and whose child "a" sorts before "a.md".
 func TestDirectoryOrder(t *testing.T) {
 	tree := []string{"SKILL.md", "a.md", "a/x.md", "a/y/z.md", "b"}
-	b := &Held{trees: map[string]string{"skill://s": strings.Join(tree, "\x00") + "\x00"}, res: map[string]resource{}}
+	b := &Held{trees: map[string]string{"skill://s": strings.Join(tree, "\x00") + "\x00"}, files: map[string]*file{}}
 	for _, name := range tree {
-		b.res["skill://s/"+name] = resource{mime: "text/markdown", file: &file{size: 1}}
+		b.files[layout.SkillFile("s", name)] = &file{resource: true, mime: "text/markdown", size: 1}
 	}
 	for uri, want := range map[string]string{
 		"skill://s":      "skill://s/SKILL.md skill://s/a skill://s/a.md skill://s/b",

@@ -327,18 +327,18 @@ func (s *Server) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Rea
 	b := s.acquire()
 	defer b.release()
 	uri := req.Params.URI
-	r, ok := b.res[uri]
-	if !ok {
+	f := b.resource(uri)
+	if f == nil {
 		if _, ok := b.directory(uri); ok {
 			return nil, invalidParams("%s is a directory resource; list it with %s", uri, MethodReadDirectory)
 		}
 		return nil, notFound(uri)
 	}
-	data, err := b.read(r.file)
+	data, err := b.read(f)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: uri + " " + s.refused(uri, err)}
 	}
-	c := &mcp.ResourceContents{URI: uri, MIMEType: r.mime}
+	c := &mcp.ResourceContents{URI: uri, MIMEType: f.mime}
 	if len(data) > 0 && utf8.ValidString(data) && !strings.HasPrefix(data, "\uFEFF") {
 		c.Text = data
 	} else {
@@ -383,7 +383,7 @@ func (s *Server) readDirectory(_ context.Context, _ *mcp.ServerSession, p *ReadD
 	b := s.bundle.Load()
 	kids, ok := b.directory(p.URI)
 	if !ok {
-		if _, ok := b.res[p.URI]; ok {
+		if b.resource(p.URI) != nil {
 			return nil, invalidParams("%s is not a directory resource", p.URI)
 		}
 		return nil, invalidParams("no directory is served at %s", p.URI)
@@ -455,8 +455,8 @@ func (b *Held) directory(uri string) ([]*mcp.Resource, bool) {
 			continue
 		}
 		file := root + "/" + under + name
-		r := b.res[file]
-		kids = append(kids, &mcp.Resource{URI: file, Name: name, MIMEType: r.mime, Size: r.file.size})
+		f := b.resource(file)
+		kids = append(kids, &mcp.Resource{URI: file, Name: name, MIMEType: f.mime, Size: f.size})
 	}
 	if len(kids) == 0 {
 		return nil, false // a file, or nothing
