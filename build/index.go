@@ -198,7 +198,7 @@ func (b *builder) body(pl *planned, w *work, files []layout.File) ([]byte, error
 		}
 	}
 	// As lint and pack read it: the first skill.MaxRead bytes.
-	return skill.Parse(data[:min(len(data), skill.MaxRead)]).Body, nil
+	return skill.Body(data[:min(len(data), skill.MaxRead)]), nil
 }
 
 // writeRecord writes the build record of this build, one skill and one

@@ -65,80 +65,21 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // frontmatter as YAML, keeping node positions.
 func Parse(data []byte) *SkillMD { return parse(data, false) }
 
+// Body is the Markdown after the frontmatter, as Parse finds it, without
+// parsing the frontmatter: what the catalog shows of a SKILL.md that lint
+// parsed already.
+func Body(data []byte) []byte {
+	d, _ := split(data, false)
+	return d.Body
+}
+
 // parse is Parse of data that is the whole file, or, when truncated, its
 // first MaxRead bytes (Skill.Read).
 func parse(data []byte, truncated bool) *SkillMD {
-	d := &SkillMD{Raw: data, Truncated: truncated}
-	if bytes.HasPrefix(data, bom) {
-		// Clients disagree on BOMs (the skills CLI strips it, YAML-subset
-		// readers do not), so report it and read on as a tolerant reader would.
-		d.BOM = true
-		data = data[len(bom):]
-	}
-	lines := &lineSplitter{data: data}
-
-	// Find the opening fence: line 1, or after blank/space-only lines, which
-	// is a reported problem but still parsed so that later rules can run.
-	open := -1
-	for i := 0; ; i++ {
-		l, ok := lines.at(i)
-		if !ok {
-			break
-		}
-		if isFence(l.text) {
-			if i > 0 || startsWithSpace(l.text) {
-				d.Problem = &Problem{Kind: LeadingSpace, Line: 1, Col: 1,
-					Msg: "frontmatter must start with \"---\" on line 1; remove the blank lines or spaces before it"}
-			}
-			open = i
-			break
-		}
-		if len(bytes.TrimSpace(l.text)) != 0 {
-			break
-		}
-	}
-	if open < 0 {
-		d.Problem = &Problem{Kind: NoFrontmatter, Line: 1, Col: 1,
-			Msg: "SKILL.md has no YAML frontmatter; start the file with a \"---\" line, the name and description, and a closing \"---\" line"}
-		d.Body, d.BodyLine = data, 1
+	d, closed := split(data, truncated)
+	if !closed {
 		return d
 	}
-	close := -1
-	for i := open + 1; ; i++ {
-		l, ok := lines.at(i)
-		if !ok {
-			break
-		}
-		// The first fence line closes the block: a "---" inside a block
-		// scalar still ends the frontmatter for every line-based reader (and
-		// for YAML, where it starts a new document). An indented "  ---" is
-		// text to YAML and to the readers, which look for "\n---", so only
-		// a fence in column 1 closes.
-		if isFence(l.text) && !startsWithSpace(l.text) {
-			close = i
-			break
-		}
-	}
-	d.FrontLine = open + 2
-	if close < 0 {
-		msg := "the frontmatter opened here is never closed; add a \"---\" line after the last YAML line"
-		if truncated {
-			// Its closing line may well lie past the limit: the frontmatter
-			// is too long to be read, which a "---" added here would not mend.
-			msg = fmt.Sprintf("the frontmatter opened here is not closed within the first 1 MiB (%d bytes, to line %d) of the file, "+
-				"the most of a SKILL.md that skillpack reads: it is too long, or its closing \"---\" line is missing",
-				MaxRead, len(lines.all))
-		}
-		d.Problem = &Problem{Kind: Unclosed, Line: open + 1, Col: 1, Msg: msg}
-		return d
-	}
-	d.FrontRaw = data[lines.all[open].end:lines.all[close].start]
-	if end := lines.all[close].end; end < len(data) {
-		d.Body = data[end:]
-	} else {
-		d.Body = []byte{}
-	}
-	d.BodyLine = close + 2
 
 	var root yaml.Node
 	if err := unmarshal(d.FrontRaw, &root); err != nil {
@@ -176,6 +117,83 @@ func parse(data []byte, truncated bool) *SkillMD {
 	}
 	d.Front = root.Content[0]
 	return d
+}
+
+// split finds the frontmatter's fences and the body, and reports whether
+// the frontmatter is closed: only then is there YAML to parse (FrontRaw).
+func split(data []byte, truncated bool) (d *SkillMD, closed bool) {
+	d = &SkillMD{Raw: data, Truncated: truncated}
+	if bytes.HasPrefix(data, bom) {
+		// Clients disagree on BOMs (the skills CLI strips it, YAML-subset
+		// readers do not), so report it and read on as a tolerant reader would.
+		d.BOM = true
+		data = data[len(bom):]
+	}
+	lines := &lineSplitter{data: data}
+
+	// Find the opening fence: line 1, or after blank/space-only lines, which
+	// is a reported problem but still parsed so that later rules can run.
+	open := -1
+	for i := 0; ; i++ {
+		l, ok := lines.at(i)
+		if !ok {
+			break
+		}
+		if isFence(l.text) {
+			if i > 0 || startsWithSpace(l.text) {
+				d.Problem = &Problem{Kind: LeadingSpace, Line: 1, Col: 1,
+					Msg: "frontmatter must start with \"---\" on line 1; remove the blank lines or spaces before it"}
+			}
+			open = i
+			break
+		}
+		if len(bytes.TrimSpace(l.text)) != 0 {
+			break
+		}
+	}
+	if open < 0 {
+		d.Problem = &Problem{Kind: NoFrontmatter, Line: 1, Col: 1,
+			Msg: "SKILL.md has no YAML frontmatter; start the file with a \"---\" line, the name and description, and a closing \"---\" line"}
+		d.Body, d.BodyLine = data, 1
+		return d, false
+	}
+	close := -1
+	for i := open + 1; ; i++ {
+		l, ok := lines.at(i)
+		if !ok {
+			break
+		}
+		// The first fence line closes the block: a "---" inside a block
+		// scalar still ends the frontmatter for every line-based reader (and
+		// for YAML, where it starts a new document). An indented "  ---" is
+		// text to YAML and to the readers, which look for "\n---", so only
+		// a fence in column 1 closes.
+		if isFence(l.text) && !startsWithSpace(l.text) {
+			close = i
+			break
+		}
+	}
+	d.FrontLine = open + 2
+	if close < 0 {
+		msg := "the frontmatter opened here is never closed; add a \"---\" line after the last YAML line"
+		if truncated {
+			// Its closing line may well lie past the limit: the frontmatter
+			// is too long to be read, which a "---" added here would not mend.
+			msg = fmt.Sprintf("the frontmatter opened here is not closed within the first 1 MiB (%d bytes, to line %d) of the file, "+
+				"the most of a SKILL.md that skillpack reads: it is too long, or its closing \"---\" line is missing",
+				MaxRead, len(lines.all))
+		}
+		d.Problem = &Problem{Kind: Unclosed, Line: open + 1, Col: 1, Msg: msg}
+		return d, false
+	}
+	d.FrontRaw = data[lines.all[open].end:lines.all[close].start]
+	if end := lines.all[close].end; end < len(data) {
+		d.Body = data[end:]
+	} else {
+		d.Body = []byte{}
+	}
+	d.BodyLine = close + 2
+	return d, true
 }
 
 // unmarshal is yaml.Unmarshal that turns a panic inside the YAML library into

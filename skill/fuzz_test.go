@@ -37,6 +37,9 @@ func FuzzParse(f *testing.F) {
 		if !bytes.HasSuffix(text, d.Body) {
 			t.Fatalf("Body %q is not a suffix of the input", d.Body)
 		}
+		if b := Body(data); !bytes.Equal(b, d.Body) || (b == nil) != (d.Body == nil) {
+			t.Fatalf("Body(data) = %q, Parse(data).Body = %q", b, d.Body)
+		}
 		if len(d.Body) > 0 {
 			// BodyLine must be the line the body starts on. (An empty body
 			// after a final "---" without a newline is on no line; BodyLine
