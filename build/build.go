@@ -316,11 +316,10 @@ type packed struct {
 // their digests.
 type planned struct {
 	*packed
-	prev   *previous       // the bundle published last (guard); nil for none
-	key    layout.Digest   // reuse.BundleKey of this build
-	plan   *layout.Planned // nil when the output is up to date
-	record layout.Digest   // the build record's digest, checked again when swap writes it
-	docs   map[string]bool // the documents index staged as it planned them
+	prev *previous       // the bundle published last (guard); nil for none
+	key  layout.Digest   // reuse.BundleKey of this build
+	plan *layout.Planned // nil when the output is up to date
+	docs map[string]bool // the documents index staged as it planned them
 }
 
 // staged is a planned bundle whose every file is in the staging folder

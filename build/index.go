@@ -56,14 +56,21 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	for _, e := range plan.Excluded {
 		b.logf("  warning: %s is left out of the legacy v0.1 index: %s", e.Name, e.Reason)
 	}
-	rec, err := layout.Render(io.Discard, func(w io.Writer) error { return b.writeRecord(pl, w) })
+	// The record is staged now, rendered once like the documents; swap
+	// stamps it after every other file, which is what makes it the proof.
+	record := func(w io.Writer) error { return b.writeRecord(pl, w) }
+	var rec layout.Rendered
+	if b.opts.DryRun {
+		rec, err = layout.Render(io.Discard, record)
+	} else {
+		rec, err = b.st.writeDoc(b.st.path(layout.BuildRecord), record)
+	}
 	if err != nil {
 		return nil, "", err
 	}
 	if err := layout.CheckDocument(layout.BuildRecord, rec.Size); err != nil {
 		return nil, "", err
 	}
-	pl.record = rec.Digest
 	b.res.Files = plan.Len() + 1
 	if !b.opts.Inventory {
 		return pl, "", nil

@@ -1,17 +1,15 @@
 package build
 
 import (
-	"fmt"
-	"io"
 	"time"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/layout"
 )
 
-// swap is the last step: it writes the build record, the build's last
-// write and the proof of everything before it (package reuse), stamps it
-// after every other file, and swaps the staged bundle in.
+// swap is the last step: it stamps the build record (index staged it)
+// after every other file, which makes it the proof of everything before it
+// (package reuse), and swaps the staged bundle in.
 func (b *builder) swap(s *staged) (string, error) {
 	switch {
 	case b.res.UpToDate:
@@ -20,11 +18,6 @@ func (b *builder) swap(s *staged) (string, error) {
 		return "dry run", nil
 	}
 	written := time.Now() // every other file of the bundle is stamped no later
-	if r, err := b.st.writeDoc(b.st.path(layout.BuildRecord), func(w io.Writer) error { return b.writeRecord(s.planned, w) }); err != nil {
-		return "", err
-	} else if r.Digest != s.record {
-		return "", fmt.Errorf("%s: the record changed between two renderings", layout.BuildRecord)
-	}
 	if err := reuse.StampAfter(b.st.path(layout.BuildRecord), written); err != nil {
 		return "", err
 	}

@@ -74,9 +74,10 @@ func (b *builder) write(pl *planned) (*staged, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	// Pack and this loop make every planned file and nothing else; a
-	// mismatch is a bug, and a bundle missing a file must not be swapped in.
-	if n := b.st.made.Load() + b.st.kept.Load(); n != int64(pl.plan.Len()) {
+	// Pack, index (the documents and the record) and this loop make every
+	// planned file, the record and nothing else; a mismatch is a bug, and a
+	// bundle missing a file must not be swapped in.
+	if n := b.st.made.Load() + b.st.kept.Load() - 1; n != int64(pl.plan.Len()) {
 		return nil, "", fmt.Errorf("the plan has %d files but %d were written", pl.plan.Len(), n)
 	}
 	b.logf("• write: %s (%s, %s)", b.opts.Out, human.Plural(b.res.Files, "file", "files"), human.Bytes(total))
