@@ -3,6 +3,7 @@ package build
 import (
 	"archive/tar"
 	"archive/zip"
+	"bytes"
 	"compress/gzip"
 	"io"
 	"os"
@@ -190,6 +191,26 @@ func TestFileChangesAfterLint(t *testing.T) {
 		return w
 	})
 	mustFail(t, dist, func() (*Result, error) { return Run([]string{src}, Options{Out: dist}) }, target, "changed while it was being packed")
+}
+
+// SKILL.md, read whole to be parsed, is packed from those bytes too; one
+// rewritten since (the same size, a new time) is refused.
+func TestSkillMDChangesAfterRead(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	writeSkill(t, filepath.Join(src, "hello"), "hello", nil)
+	target := filepath.Join(src, "hello", "SKILL.md")
+	dist := filepath.Join(root, "dist")
+	mustBuild(t, []string{src}, Options{Out: dist})
+	appendTo(t, target, "More.\n") // packed afresh
+	mustFail(t, dist, func() (*Result, error) {
+		return runChanging([]string{src}, Options{Out: dist}, "hello", func() {
+			data, _ := os.ReadFile(target)
+			os.WriteFile(target, bytes.Replace(data, []byte("More."), []byte("Less."), 1), 0o644)
+			later := time.Now().Add(time.Hour)
+			os.Chtimes(target, later, later)
+		})
+	}, target, "changed while it was being packed")
 }
 
 func appendTo(t testing.TB, path, text string) {

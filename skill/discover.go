@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/skillpack/skillpack/internal/parallel"
 )
@@ -32,6 +33,8 @@ type Skill struct {
 	Dir  string // the folder as found on disk (joined onto the root given)
 	File string // the entry file's name: "SKILL.md", or a case variant such as "skill.md"
 	Size int64  // the entry file's size on disk
+	// Mod is the entry file's modification time when Read opened it.
+	Mod time.Time
 
 	// Plugin is the folder of the plugin holding the skill, in the same
 	// form as Dir (joined onto the root given, so "../.." when the plugin
@@ -264,7 +267,7 @@ func find(dir string) *Skill {
 // Read reads and parses the entry file, filling in Size and Doc, or Err
 // when it cannot be read.
 func (s *Skill) Read() {
-	s.Size, s.Doc, s.Err = 0, nil, nil
+	s.Size, s.Mod, s.Doc, s.Err = 0, time.Time{}, nil, nil
 	if info, err := os.Stat(s.EntryPath()); err == nil && !info.Mode().IsRegular() {
 		s.Err = fmt.Errorf("%s is not a regular file", s.File)
 		return
@@ -284,7 +287,7 @@ func (s *Skill) Read() {
 		s.Err = fmt.Errorf("%s is not a regular file", s.File)
 		return
 	}
-	s.Size = info.Size()
+	s.Size, s.Mod = info.Size(), info.ModTime()
 	// Sized from the stat, so that reading does not grow (and garbage) a
 	// buffer many times over; the file may still have grown since.
 	buf := bytes.NewBuffer(make([]byte, 0, min(s.Size, MaxRead)+bytes.MinRead))
