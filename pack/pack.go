@@ -166,11 +166,17 @@ func CheckPath(path string) error {
 	}
 	for i := 0; i < len(path); {
 		r, n := utf8.DecodeRuneInString(path[i:])
-		what, why := fmt.Sprintf("%U", r), RuneProblem(r)
-		if r == utf8.RuneError && n == 1 {
-			what, why = fmt.Sprintf("the byte %#02x", path[i]), "not UTF-8 (a name in a legacy encoding such as Latin-1 or Shift JIS)"
+		notUTF8 := r == utf8.RuneError && n == 1
+		why := RuneProblem(r)
+		if notUTF8 {
+			why = "not UTF-8 (a name in a legacy encoding such as Latin-1 or Shift JIS)"
 		}
 		if why != "" {
+			// Formatted only here: lint and Add check every path.
+			what := fmt.Sprintf("%U", r)
+			if notUTF8 {
+				what = fmt.Sprintf("the byte %#02x", path[i])
+			}
 			start := strings.LastIndexByte(path[:i], '/') + 1
 			name, _, _ := strings.Cut(path[start:], "/")
 			return pathErr(path, ErrBadPath, "the name %q has %s at character %d: %s",
