@@ -1,8 +1,8 @@
 package pack
 
 import (
-	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
@@ -79,9 +79,17 @@ func ustarHeader(blk *[blockSize]byte, path string, mode, size, mtime int64) {
 }
 
 // octal writes v in b as zero-padded octal digits and a NUL, as
-// archive/tar does.
+// archive/tar does. v is not negative and fits (Add checks), so this is
+// fmt's "%0*o\x00" without fmt: six fields a file.
 func octal(b []byte, v int64) {
-	copy(b, fmt.Sprintf("%0*o\x00", len(b)-1, v))
+	var d [24]byte
+	digits := strconv.AppendInt(d[:0], v, 8)
+	n := len(b) - 1
+	for i := range n - len(digits) {
+		b[i] = '0'
+	}
+	copy(b[max(n-len(digits), 0):n], digits)
+	b[n] = 0
 }
 
 var zeroBlock [blockSize]byte
