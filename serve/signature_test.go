@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/layout"
 )
@@ -57,6 +59,13 @@ func TestServesSignatures(t *testing.T) {
 		if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") && p != folderSig {
 			t.Errorf("GET %s: Content-Type %q", p, ct)
 		}
+	}
+
+	// Served over HTTP, but no MCP resource: mcp/resources.json does not
+	// list it, though its path is that of a skill's file.
+	uri := layout.URIScheme + "csv-profiler/" + layout.FolderSignatureFile
+	if _, err := connectHTTP(t, base, "").ReadResource(ctx(t), &mcp.ReadResourceParams{URI: uri}); err == nil {
+		t.Errorf("resources/read %s: no error; the folder signature is not an MCP resource", uri)
 	}
 
 	// Changed after startup: the snapshot's bytes are served, never the
