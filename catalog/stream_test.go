@@ -712,11 +712,11 @@ func TestRenderMemory(t *testing.T) {
 		}}
 	}
 	const few, many = 500, 3500
-	// The least of three runs: what Render keeps shows in every run, and
+	// The least of five runs: what Render keeps shows in every run, and
 	// a collector slowed by other tests on the same CPUs in only some.
 	least := func(n int) (used, page int64) {
 		used = math.MaxInt64
-		for range 3 {
+		for range 5 {
 			u, p := heap(t, skills(n))
 			used, page = min(used, u), p
 		}
@@ -728,8 +728,11 @@ func TestRenderMemory(t *testing.T) {
 	if used > page/4 {
 		t.Errorf("Render had %d bytes of heap in use for a page of %d; want less than a quarter", used, page)
 	}
-	if more := (many - few) * desc / 4; used-base > int64(more) {
-		t.Errorf("Render took %d bytes more heap for %d skills than for %d; want less than %d, a quarter of their descriptions", used-base, many, few, more)
+	// Half their descriptions: a Render that kept them would take all of
+	// them and more (about 12 MB), while the collector's lag alone took
+	// up to 4.1 MB here under a loaded CI run (a quarter was 3.1 MB).
+	if more := (many - few) * desc / 2; used-base > int64(more) {
+		t.Errorf("Render took %d bytes more heap for %d skills than for %d; want less than %d, half of their descriptions", used-base, many, few, more)
 	}
 }
 
