@@ -97,9 +97,8 @@ func (b *builder) process(p *packed, wk *work) {
 		w.last = p.out.last.Skill(w.name)
 	}
 	w.files, w.collErr = skill.Collect(s.Dir)
-	if d := s.Doc; d != nil && w.files != nil && !d.Truncated && int64(len(d.Raw)) == s.Size {
-		// SKILL.md was read whole to be parsed: packed from those bytes.
-		w.files.Keep(s.File, skill.Read{Data: d.Raw, Mod: s.Mod})
+	if r, ok := s.Whole(); ok && w.files != nil {
+		w.files.Keep(s.File, r) // packed from the bytes parsed
 	}
 	onCollected(w.name)
 	if w.last != nil && w.files != nil && sameShape(w.last.Files, w.files.Files) {

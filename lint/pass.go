@@ -78,10 +78,9 @@ const memoLimit = 1 << 20
 
 // Content returns the first MaxScan bytes of one of the skill's files.
 func (p *Pass) Content(f skill.File) *Content {
-	if d := p.Doc; d != nil && f.Path == p.Skill.File && !d.Truncated && int64(len(d.Raw)) == f.Size {
-		// SKILL.md was read whole to be parsed: the rules check the bytes
-		// parsed, with no second open and read of it.
-		return &Content{Data: d.Raw, Complete: true}
+	if r, ok := p.Skill.Whole(); ok && p.Doc != nil && f.Path == p.Skill.File && int64(len(r.Data)) == f.Size {
+		// The rules check the bytes parsed, with no second open and read.
+		return &Content{Data: r.Data, Complete: true}
 	}
 	if f.Size > memoLimit {
 		return readContent(f)

@@ -264,6 +264,16 @@ func find(dir string) *Skill {
 	return &Skill{Dir: dir, File: cmp.Or(entryName(dir), FileName), Plugin: pluginOf(dir)}
 }
 
+// Whole returns the entry file as Read read it, when it read it whole:
+// the bytes it parsed and the file's time when opened, for whoever would
+// read the file again (lint's rules, packing; see Files.Keep).
+func (s *Skill) Whole() (Read, bool) {
+	if d := s.Doc; d != nil && !d.Truncated && int64(len(d.Raw)) == s.Size {
+		return Read{Data: d.Raw, Mod: s.Mod}, true
+	}
+	return Read{}, false
+}
+
 // Read reads and parses the entry file, filling in Size and Doc, or Err
 // when it cannot be read.
 func (s *Skill) Read() {
