@@ -3,6 +3,7 @@ package reuse
 import (
 	"errors"
 	"os"
+	"slices"
 
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
@@ -34,42 +35,41 @@ func (p *Last) UpToDate(bundle layout.Digest, allReused bool, jobs int, list fun
 	if info, err := os.Lstat(p.disk(layout.BuildRecord)); err != nil || info.Size() != p.Head.Self.Size {
 		return false
 	}
-	// Each file is checked on its own, so a batch at a time is checked in
-	// parallel; batches keep memory flat however many files there are.
-	type check struct {
-		a      layout.Artifact
-		doc    bool
-		served string
-	}
-	var batch []check
-	var last *layout.RecordSkill
-	intact := true
+	// Each file is looked up and checked on its own, so a batch at a time
+	// is, in parallel: a run of consecutive paths each, which mostly share
+	// a skill's record. Batches keep memory flat however many files there
+	// are.
+	const run = 256
+	var batch []string
+	var got []layout.Artifact
 	flush := func() bool {
-		err := parallel.Each(len(batch), jobs, func(i int) error {
-			if !p.holdsListed(batch[i].a, batch[i].doc, batch[i].served) {
-				return errChanged
+		got = slices.Grow(got[:0], len(batch))[:len(batch)]
+		err := parallel.Each((len(batch)+run-1)/run, jobs, func(k int) error {
+			var last *layout.RecordSkill
+			for i := k * run; i < min(len(batch), (k+1)*run); i++ {
+				a, doc, served, ok := p.Head.Self, false, "", true
+				if batch[i] != layout.BuildRecord {
+					a, doc, served, ok = p.listed(batch[i], &last)
+				}
+				// !ok: a file no check can vouch for, such as a signature.
+				if !ok || !p.holdsListed(a, doc, served) {
+					return errChanged
+				}
+				got[i] = a
 			}
 			return nil
 		})
-		if list != nil {
-			for _, c := range batch {
-				list(c.a)
+		if list != nil && err == nil {
+			for _, a := range got {
+				list(a)
 			}
 		}
 		batch = batch[:0]
 		return err == nil
 	}
+	intact := true
 	err := p.EachFile(func(path string) bool {
-		a, doc, served, ok := p.Head.Self, false, "", true
-		if path != layout.BuildRecord {
-			a, doc, served, ok = p.listed(path, &last)
-		}
-		if !ok {
-			intact = false // a file no check can vouch for, such as a signature
-			return false
-		}
-		batch = append(batch, check{a, doc, served})
-		if len(batch) == 4096 {
+		if batch = append(batch, path); len(batch) == 4096 {
 			intact = flush()
 		}
 		return intact
