@@ -132,7 +132,7 @@ func (b *builder) checkOutputFolder(o *output) error {
 	if o.unlock, err = b.lockOut(out); err != nil {
 		return err
 	}
-	o.last, _ = reuse.Open(out) // an unreadable record leaves nothing to reuse
+	o.last, _ = reuse.Open(out, b.opts.Jobs) // an unreadable record leaves nothing to reuse
 	if o.last.Intact() {
 		return nil // no file came or went since the record listed them
 	}

@@ -72,7 +72,7 @@ func (s *Spare) Prime(out string) error {
 	if err != nil {
 		return err
 	}
-	last, err := reuse.Open(out)
+	last, err := reuse.Open(out, stagers)
 	if err != nil || last == nil {
 		return err
 	}

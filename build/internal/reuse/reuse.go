@@ -86,10 +86,11 @@ type Last struct {
 	files    *scratch.File // every file the record lists, sorted
 }
 
-// Open reads the build record of the bundle in the folder out. It returns
-// nil and no error when there is none; an unreadable record is an error
-// the caller may ignore (nothing is then reused).
-func Open(out string) (p *Last, err error) {
+// Open reads the build record of the bundle in the folder out, and checks
+// its folders on jobs goroutines. It returns nil and no error when there is
+// none; an unreadable record is an error the caller may ignore (nothing is
+// then reused).
+func Open(out string, jobs int) (p *Last, err error) {
 	recPath := filepath.Join(out, filepath.FromSlash(layout.BuildRecord))
 	// Stat first: the record is the build's last write, so a record that
 	// changes while it is read looks newer than the files it lists.
@@ -144,7 +145,7 @@ func Open(out string) (p *Last, err error) {
 		return p, err
 	}
 	p.since(info)
-	p.intact = p.foldersUntouched()
+	p.intact = p.foldersUntouched(jobs)
 	return p, nil
 }
 

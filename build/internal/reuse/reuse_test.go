@@ -40,7 +40,7 @@ func builtRecord(t *testing.T) (dist, path string, rec layout.Record) {
 // ends.
 func readBuilt(t *testing.T, path string) *reuse.Last {
 	t.Helper()
-	p, err := reuse.Open(filepath.Dir(filepath.Dir(path)))
+	p, err := reuse.Open(filepath.Dir(filepath.Dir(path)), 0)
 	if err != nil || p == nil {
 		t.Fatalf("Open: %v, %v", p, err)
 	}
@@ -194,7 +194,7 @@ func TestOpenDamaged(t *testing.T) {
 		if err := os.WriteFile(bad, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		p, err := reuse.Open(dir)
+		p, err := reuse.Open(dir, 0)
 		if err == nil || p != nil {
 			p.Close()
 			t.Errorf("%s: read without error", what)
@@ -234,7 +234,7 @@ func FuzzOpen(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		p, err := reuse.Open(dir)
+		p, err := reuse.Open(dir, 0)
 		if err != nil || p == nil {
 			if p != nil {
 				t.Fatal("an error and a record")

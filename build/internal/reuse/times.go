@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -82,13 +83,26 @@ func (p *Last) trusted(disk string, size int64) bool {
 //
 // It reads the record's sorted file list once, holding only the folders
 // above the current file: in sorted order the files under a folder come
-// together, so each folder is met in one stretch and checked once.
-func (p *Last) foldersUntouched() bool {
+// together, so each folder is met in one stretch and checked once, a
+// batch of them at a time on jobs goroutines.
+func (p *Last) foldersUntouched(jobs int) bool {
 	if p.recorded.IsZero() {
 		return false
 	}
 	listed := map[string]map[string]bool{".": {}, path.Dir(layout.BuildRecord): {}} // folder → known entry → is a folder
 	var open []string                                                               // the folders above the last file, outermost first
+	var batch []string                                                              // met, not yet checked
+	flush := func() bool {
+		err := parallel.Each(len(batch), jobs, func(i int) error {
+			info, err := os.Lstat(p.disk(batch[i]))
+			if err != nil || !info.IsDir() || !p.untouched(info) {
+				return errChanged
+			}
+			return nil
+		})
+		batch = batch[:0]
+		return err == nil
+	}
 	ok := true
 	err := p.EachFile(func(f string) bool {
 		dirs := ancestors(f)
@@ -98,13 +112,8 @@ func (p *Last) foldersUntouched() bool {
 		}
 		open = append(open[:i], dirs[i:]...)
 		for _, d := range dirs[i:] {
-			if _, ok := listed[d]; ok {
-				continue
-			}
-			info, err := os.Lstat(p.disk(d))
-			if err != nil || !info.IsDir() || !p.untouched(info) {
-				ok = false
-				return false
+			if _, ok := listed[d]; !ok {
+				batch = append(batch, d)
 			}
 		}
 		for d, known := range listed {
@@ -116,9 +125,12 @@ func (p *Last) foldersUntouched() bool {
 				known[first] = deeper
 			}
 		}
-		return true
+		if len(batch) == 4096 {
+			ok = flush()
+		}
+		return ok
 	})
-	if err != nil || !ok {
+	if err != nil || !ok || !flush() {
 		return false
 	}
 	for d, known := range listed {
