@@ -727,6 +727,38 @@ func FuzzRenderBody(f *testing.F) {
 	})
 }
 
+// FuzzUnlinked checks that unlinked renders every plain body exactly as
+// md does.
+func FuzzUnlinked(f *testing.F) {
+	f.Add([]byte(demoBody))
+	f.Add([]byte("a b \nc  \nd*e* ~f~ (g) _h_ x\\\n[i](references/guide.md) `j k`\n\n| a | b |\n|---|---|\n| c | d |\n\n- [ ] t\n- [x] (u\n"))
+	f.Add([]byte("# T\n\n* a\n\n  b ( c\n\n> q ~~s~~ **w** < e [x] y\r\nz\t\n"))
+	f.Add([]byte("a b    \nc\t \nd \t\ne   "))
+	files := map[string]bool{"SKILL.md": true, "references/guide.md": true}
+	href := func(p string) string { return "../" + p }
+	f.Fuzz(func(t *testing.T, body []byte) {
+		// Take out what starts an autolink rather than skip every body
+		// that has one: the rest of the body is what this test is about.
+		for _, r := range [][2]string{{"http", "htxp"}, {"ftp:", "ftx:"}, {"www.", "wwx."}, {"@", "&"}} {
+			body = bytes.ReplaceAll(body, []byte(r[0]), []byte(r[1]))
+		}
+		if !plain(body) {
+			t.Skip("not plain")
+		}
+		want, err := convert(md, "demo", body, files, href)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := convert(unlinked, "demo", body, files, href)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("without autolinks:\n%s\nwith them:\n%s", got, want)
+		}
+	})
+}
+
 // Large and repetitive bodies render in linear time: a SKILL.md is
 // untrusted, and one must not stall a build.
 func TestRenderLargeBody(t *testing.T) {

@@ -26,16 +26,46 @@ import (
 // tables, task lists, strikethrough and autolinks. The per-skill state the
 // link rewriter needs travels in the parser context, so one instance
 // serves all skills.
-var md = goldmark.New(
-	goldmark.WithExtensions(extension.GFM),
-	goldmark.WithParserOptions(
-		parser.WithAutoHeadingID(),
-		parser.WithASTTransformers(util.Prioritized(rewriter{}, 100)),
-	),
-	goldmark.WithRendererOptions(
-		renderer.WithNodeRenderers(util.Prioritized(deadRenderer{}, 100)),
-	),
-)
+var md = newMarkdown(extension.GFM)
+
+// unlinked is md without GFM's autolinks, for a body in which they would
+// change nothing (plain): the same HTML, without the autolink parser's
+// look at every blank, a fifth of a body's parse.
+var unlinked = newMarkdown(extension.Table, extension.Strikethrough, extension.TaskList)
+
+func newMarkdown(ext ...goldmark.Extender) goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(ext...),
+		goldmark.WithParserOptions(
+			parser.WithAutoHeadingID(),
+			parser.WithASTTransformers(util.Prioritized(rewriter{}, 100)),
+		),
+		goldmark.WithRendererOptions(
+			renderer.WithNodeRenderers(util.Prioritized(deadRenderer{}, 100)),
+		),
+	)
+}
+
+// plain reports whether unlinked renders body exactly as md does: nothing
+// in it starts an autolink ("http:", "https:", "ftp:", "www." or an
+// address with "@"), and no line ends in more than one blank, or in two
+// spaces (a hard break). The autolink parser cuts a line's text at every
+// blank, and goldmark trims the blanks of its last piece only, where
+// unlinked trims them all.
+func plain(body []byte) bool {
+	if bytes.Contains(body, []byte("http")) || bytes.Contains(body, []byte("ftp:")) ||
+		bytes.Contains(body, []byte("www.")) || bytes.IndexByte(body, '@') >= 0 {
+		return false
+	}
+	for line := range bytes.Lines(body) {
+		l := bytes.TrimSuffix(line, []byte("\n"))
+		blanks := len(l) - len(bytes.TrimRight(l, " \t\r"))
+		if blanks > 1 && (blanks > 2 || len(l) == len(line) || string(l[len(l)-2:]) != "  ") {
+			return false
+		}
+	}
+	return true
+}
 
 // linkerKey holds the *linker of the skill being parsed.
 var linkerKey = parser.NewContextKey()
@@ -49,11 +79,18 @@ const external = "nofollow noopener"
 // heading ids carry the skill's name so that two skills' "Usage" headings
 // cannot collide, and heading levels sit below the section's h2.
 func renderBody(name string, body []byte, files map[string]bool, href func(distPath string) string) (template.HTML, error) {
+	if plain(body) {
+		return convert(unlinked, name, body, files, href)
+	}
+	return convert(md, name, body, files, href)
+}
+
+func convert(m goldmark.Markdown, name string, body []byte, files map[string]bool, href func(distPath string) string) (template.HTML, error) {
 	l := &linker{name: name, files: files, href: href}
 	pc := parser.NewContext(parser.WithIDs(&headingIDs{prefix: name + "--", used: map[string]bool{}, next: map[string]int{}}))
 	pc.Set(linkerKey, l)
 	var buf bytes.Buffer
-	if err := md.Convert(body, &buf, parser.WithContext(pc)); err != nil {
+	if err := m.Convert(body, &buf, parser.WithContext(pc)); err != nil {
 		return "", fmt.Errorf("skill %q: rendering SKILL.md: %w", name, err)
 	}
 	// Safe: goldmark escapes text, omits raw HTML and drops dangerous
