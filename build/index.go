@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/catalog"
@@ -38,8 +39,11 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	var render func(string, func(io.Writer) error) (layout.Rendered, error)
 	if !b.opts.DryRun {
 		pl.docs = map[string]bool{}
+		var mu sync.Mutex
 		render = func(path string, write func(io.Writer) error) (layout.Rendered, error) {
 			r, err := b.st.writeDoc(b.st.path(path), write)
+			mu.Lock()
+			defer mu.Unlock()
 			pl.docs[path] = err == nil
 			return r, err
 		}

@@ -6,6 +6,8 @@ import (
 	"iter"
 	"slices"
 	"strings"
+
+	"github.com/skillpack/skillpack/internal/parallel"
 )
 
 // Kind says where an entry's bytes come from.
@@ -272,12 +274,16 @@ func Plan(skills Skills, o Options) (*Planned, error) {
 	if render == nil {
 		render = func(_ string, write func(io.Writer) error) (Rendered, error) { return Render(io.Discard, write) }
 	}
+	// The others list none of one another, so they render at once: each
+	// walks every skill, and one at a time they would leave a core idle.
+	var first []*Entry
 	for i := range b.docs {
 		if d := &b.docs[i]; !slices.Contains(last, d.Path) {
-			if err := measureDoc(d, render); err != nil {
-				return nil, err
-			}
+			first = append(first, d)
 		}
+	}
+	if err := parallel.Each(len(first), 0, func(i int) error { return measureDoc(first[i], render) }); err != nil {
+		return nil, err
 	}
 	if h := set.hist; h != nil {
 		var snap Rendered

@@ -94,6 +94,7 @@ type Options struct {
 	// (Render into a hash). Nil renders into nothing; a build passes one
 	// that also writes the document where it stages the bundle, so that
 	// each document is rendered once, not once to plan and once to write.
+	// It is called from several goroutines at once, for different paths.
 	Render func(path string, write func(io.Writer) error) (Rendered, error)
 }
 
