@@ -102,19 +102,26 @@ func WithHost(page []byte, base string) []byte {
 	return bytes.ReplaceAll(page, []byte(placeholder), []byte(template.HTMLEscapeString(base)))
 }
 
-// page is the data of the "head" and "foot" templates.
+// page is the data of the templates: "head" and "foot" for the front
+// page, "page" for a skill's. It embeds nothing, since a template looks a
+// field of an embedded struct up by a search that allocates each time
+// (40,000 of the 1.17 million allocations of 500 skills' pages).
 type page struct {
-	Options         // Title (never empty here), Publisher, Source (checked by New), Generator
-	Host     string // the bundle's absolute URL, or placeholder
-	Known    bool   // Host is real
-	AddAll   string // the command that installs every skill
-	Indexes  []link
-	Count    int // of skills
-	CSS      template.CSS
-	JS       template.JS
-	CSP      string
-	Home     string // a skill's page: the link back to the front page
-	base, up string // see newPage
+	Title     string // Options.Title, never empty here
+	Publisher string
+	Source    string
+	Generator string
+	Host      string // the bundle's absolute URL, or placeholder
+	Known     bool   // Host is real
+	AddAll    string // the command that installs every skill
+	Indexes   []link
+	Count     int // of skills
+	CSS       template.CSS
+	JS        template.JS
+	CSP       string
+	Home      string // a skill's page: the link back to the front page
+	Skill     view   // a skill's page: the skill
+	base, up  string // see newPage
 }
 
 // tocEntry is the data of the "entry" template: one skill in the table of
@@ -284,10 +291,8 @@ func skillPage(w io.Writer, a assets, s Skill, o Options, count int, policy stri
 	if err != nil {
 		return err
 	}
-	if err := a.t.ExecuteTemplate(w, "page", struct {
-		page
-		Skill view
-	}{p, v}); err != nil {
+	p.Skill = v
+	if err := a.t.ExecuteTemplate(w, "page", p); err != nil {
 		return fmt.Errorf("catalog: skill %q: %w", s.Name, err)
 	}
 	return nil
@@ -299,21 +304,23 @@ func newPage(o Options, a assets, count int, up string) page {
 	base := strings.TrimRight(o.BaseURL, "/")
 	host := cmp.Or(base, placeholder)
 	p := page{
-		Options: o,
-		Host:    host,
-		Known:   base != "",
-		AddAll:  "npx skills add " + human.ShellQuote(host),
-		Count:   count,
-		CSS:     template.CSS(a.css),
-		base:    base,
-		up:      up,
+		Title:     cmp.Or(o.Title, "Agent Skills"),
+		Publisher: o.Publisher,
+		Source:    o.Source,
+		Generator: o.Generator,
+		Host:      host,
+		Known:     base != "",
+		AddAll:    "npx skills add " + human.ShellQuote(host),
+		Count:     count,
+		CSS:       template.CSS(a.css),
+		base:      base,
+		up:        up,
 	}
 	p.Indexes = []link{
 		{"index.json", p.href(layout.V2Index), "Agent Skills discovery v0.2.0"},
 		{"skills.json", p.href(layout.MCPSkills), "MCP skills/list"},
 		{"checksums.txt", p.href(layout.Checksums), "sha256sum -c"},
 	}
-	p.Title = cmp.Or(p.Title, "Agent Skills")
 	return p
 }
 
