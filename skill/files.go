@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -126,10 +127,6 @@ func Collect(dir string) (*Files, error) {
 		root = real
 	}
 	c := &collector{root: root, out: &Files{Root: root}, active: map[string]bool{}}
-	if data, err := os.ReadFile(filepath.Join(root, IgnoreFile)); err == nil {
-		c.ignore = ParseIgnore(data)
-		c.out.Ignore = c.ignore
-	}
 	// The error does not name dir: callers name the skill themselves.
 	if err := c.walk(root, ""); err != nil {
 		return nil, err
@@ -168,6 +165,14 @@ func (c *collector) walk(real, rel string) error {
 		c.out.Refused = append(c.out.Refused, Refused{Path: rel + "/", Kind: Unreadable, Err: pathError(err)})
 		return nil
 	}
+	// Read before any entry is judged, when the listing has one: most
+	// skills have none, and a failed open costs more than looking.
+	if rel == "" && slices.ContainsFunc(ents, func(e os.DirEntry) bool { return e.Name() == IgnoreFile }) {
+		if data, err := os.ReadFile(filepath.Join(real, IgnoreFile)); err == nil {
+			c.ignore = ParseIgnore(data)
+			c.out.Ignore = c.ignore
+		}
+	}
 	// os.ReadDir sorts by name, so the walk order is fixed.
 	for _, e := range ents {
 		name := e.Name()
@@ -182,17 +187,23 @@ func (c *collector) walk(real, rel string) error {
 		if c.seen++; c.seen > maxFiles {
 			return ErrTooManyFiles
 		}
-		info, err := os.Lstat(disk)
-		if err != nil {
-			c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: Unreadable, Err: pathError(err)})
-			continue
+		// A folder is known from the listing; anything else is looked at
+		// for its kind, size and mode.
+		isDir, info := e.IsDir(), fs.FileInfo(nil)
+		if !isDir {
+			var err error
+			if info, err = os.Lstat(disk); err != nil {
+				c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: Unreadable, Err: pathError(err)})
+				continue
+			}
+			isDir = info.IsDir()
 		}
 		// Junk and ignored entries are left out before a link is judged:
 		// what is not published cannot escape the skill.
-		if c.leaveOut(p, name, info.IsDir()) {
+		if c.leaveOut(p, name, isDir) {
 			continue
 		}
-		link := info.Mode()&fs.ModeSymlink != 0
+		link := info != nil && info.Mode()&fs.ModeSymlink != 0
 		if link {
 			target, err := filepath.EvalSymlinks(disk)
 			if err != nil {
@@ -212,13 +223,12 @@ func (c *collector) walk(real, rel string) error {
 				c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: Unreadable, Err: pathError(err)})
 				continue
 			}
-			disk = target
+			disk, isDir = target, info.IsDir()
 			// A link to a folder is a folder for dir-only patterns.
-			if info.IsDir() && c.leaveOut(p, name, true) {
+			if isDir && c.leaveOut(p, name, true) {
 				continue
 			}
 		}
-		isDir := info.IsDir()
 		switch {
 		case isDir:
 			if c.active[disk] {
