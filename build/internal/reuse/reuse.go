@@ -116,17 +116,21 @@ func Open(out string, jobs int) (p *Last, err error) {
 	if p.files, err = scratch.New(); err != nil {
 		return p, err
 	}
+	// One buffer each for every skill: Add copies what it is given, and
+	// growing fresh ones was most of the cost of encoding.
+	var v bytes.Buffer
+	var e scratch.Encoder
 	p.Head, err = layout.ReadRecord(f, func(c layout.RecordSkill) error {
 		// The record indents the verdict; compacted, it is the bytes
 		// lint.EncodeVerdict gives, which a no-op compares.
 		if len(c.Findings) > 0 {
-			var v bytes.Buffer
+			v.Reset()
 			if err := json.Compact(&v, c.Findings); err != nil {
 				return err
 			}
 			c.Findings = v.Bytes()
 		}
-		var e scratch.Encoder
+		e.B = e.B[:0]
 		e.RecordSkill(&c)
 		at, err := p.skills.Add(e.B)
 		p.names, p.spots = append(p.names, c.Name), append(p.spots, at)
