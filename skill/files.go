@@ -55,7 +55,7 @@ type Files struct {
 	Ignored []string  // left out by .skillignore (folders end in "/")
 	Refused []Refused // cannot be published
 
-	Root   string  // the folder's real path, below which the files' Disk paths are
+	Root   string  // the folder, absolute (its real path when it holds a link), below which the files' Disk paths are
 	Ignore *Ignore // the folder's .skillignore; nil when it has none
 
 	read map[string]Read // whole files already read (Keep)
@@ -123,12 +123,14 @@ func Collect(dir string) (*Files, error) {
 	if err != nil {
 		return nil, err
 	}
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
-	}
 	c := &collector{root: root, out: &Files{Root: root}, active: map[string]bool{}}
 	// The error does not name dir: callers name the skill themselves.
-	if err := c.walk(root, ""); err != nil {
+	err = c.walk(root, "")
+	if real := c.real; err == errNotReal {
+		c = &collector{root: real, real: real, out: &Files{Root: real}, active: map[string]bool{}}
+		err = c.walk(real, "")
+	}
+	if err != nil {
 		return nil, err
 	}
 	sort.Slice(c.out.Files, func(i, j int) bool { return c.out.Files[i].Path < c.out.Files[j].Path })
@@ -142,11 +144,18 @@ func Collect(dir string) (*Files, error) {
 
 type collector struct {
 	root   string
+	real   string // root's real path, once a link needed it
 	ignore *Ignore
 	out    *Files
-	active map[string]bool // real paths of the folders being walked, to stop link loops
+	active map[string]bool // the folders being walked (real paths, once a link is met), to stop link loops
 	seen   int             // entries looked at, bounded by maxFiles
 }
+
+// errNotReal stops a walk that met a link below a root that is not its
+// own real path: a link's target is a real path, so the walk starts again
+// from the root's (collector.real). Resolving the root only then spares
+// most skills, which have no links, a stat of every folder above them.
+var errNotReal = errors.New("the root is not a real path")
 
 // ErrTooManyFiles is returned when a skill holds more files than any reader
 // could accept, long before memory is at risk.
@@ -204,6 +213,13 @@ func (c *collector) walk(real, rel string) error {
 			continue
 		}
 		link := info != nil && info.Mode()&fs.ModeSymlink != 0
+		if link && c.real == "" {
+			c.real = c.root
+			if real, err := filepath.EvalSymlinks(c.root); err == nil && real != c.root {
+				c.real = real
+				return errNotReal
+			}
+		}
 		if link {
 			target, err := filepath.EvalSymlinks(disk)
 			if err != nil {
