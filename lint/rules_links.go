@@ -441,7 +441,7 @@ func checkUnreferenced(p *Pass) {
 			if f.Path == p.Skill.File || !pass(f.Path) {
 				continue
 			}
-			if c := p.Content(f); c.Err == nil && !binaryData(c.Data) {
+			if c := p.Content(f); c.Err == nil && !binaryData(c.Data) && x.could(f.Path, c.Data) {
 				x.read(f.Path, c.Data)
 			}
 		}
@@ -585,6 +585,52 @@ func (x *refIndex) read(rel string, src []byte) {
 		pythonImports(src, x.module)
 	}
 	x.self = ""
+}
+
+// could reports whether the text of the file rel can name a file not yet
+// known to be used, as read would find it. Every name of a file holds its
+// stem, the base name less the extension ("unpack" of office.unpack,
+// ./unpack and scripts/unpack.py), or for __init__.py its folder's name; a
+// folder's names hold its name and a "/" (scripts/, or a path below the
+// folder above it, whose name and "/" that is), in code also its name in
+// quotes, and for one whose name ends in .py, its stem. Most of a
+// skill's text names none of the few files left, and looking for them
+// costs a small part of reading it word by word. With many left, it reads.
+func (x *refIndex) could(rel string, src []byte) bool {
+	code := !isMarkdown(rel) && rel != x.entry
+	stem := func(p string) string {
+		if path.Base(p) == "__init__.py" {
+			return path.Base(path.Dir(p))
+		}
+		return strings.TrimSuffix(path.Base(p), path.Ext(p))
+	}
+	var needles []string
+	for i, f := range x.files {
+		if x.used[i] {
+			continue
+		}
+		needles = append(needles, stem(f))
+		for d := path.Dir(f); d != "."; d = path.Dir(d) {
+			name := path.Base(d)
+			if code {
+				needles = append(needles, name)
+			} else {
+				needles = append(needles, name+"/")
+			}
+			if path.Ext(name) == ".py" {
+				needles = append(needles, stem(d))
+			}
+		}
+		if len(needles) > 32 {
+			return true
+		}
+	}
+	for _, n := range needles {
+		if n == "" || n == "." || bytes.Contains(src, []byte(n)) {
+			return true
+		}
+	}
+	return false
 }
 
 // word marks the files and folders a word of text names.
