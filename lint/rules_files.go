@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -706,24 +707,26 @@ func checkScriptCRLF(p *Pass) {
 }
 
 func checkScriptExec(p *Pass) {
-	var run map[string]bool
+	var bare []skill.File // scripts with "#!" and no execute bit
 	for _, f := range p.Files.Files {
 		if !strings.HasPrefix(f.Path, "scripts/") || f.Exec() {
 			continue
 		}
-		c := p.Content(f)
-		if c.Err != nil || !bytes.HasPrefix(c.Data, []byte("#!")) {
-			continue
+		if c := p.Content(f); c.Err == nil && bytes.HasPrefix(c.Data, []byte("#!")) {
+			bare = append(bare, f)
 		}
-		// What the fix asks for is done already: the skill runs it through
-		// its interpreter, which needs no execute bit.
-		if run == nil {
-			run = interpreted(p)
-		}
+	}
+	if len(bare) == 0 {
+		return
+	}
+	// What the fix asks for is done already: the skill runs it through
+	// its interpreter, which needs no execute bit.
+	run := interpreted(p, bare)
+	for _, f := range bare {
 		if namedIn(run, f.Path) {
 			continue
 		}
-		run := shebangCommand(c.Data) + " " + human.ShellQuote(f.Path)
+		run := shebangCommand(p.Content(f).Data) + " " + human.ShellQuote(f.Path)
 		p.Reportf(f.Path, 0, 0, fmt.Sprintf("chmod +x %s, and have SKILL.md run it as `%s`", human.ShellQuote(f.Path), run),
 			"%s starts with \"#!\" but has no execute bit, so archives carry it as 0644; clients such as the "+
 				"skills CLI install every file 0644 anyway, so SKILL.md should run it as `%s`", f.Path, run)
@@ -746,9 +749,14 @@ var interpreters = map[string]bool{
 // name) of the scripts that the skill's Markdown, frontmatter included,
 // runs through an interpreter: the first path after one on its line, past
 // flags and at most two other words ("uv run --with pypdf scripts/x.py").
-func interpreted(p *Pass) map[string]bool {
+// A text is read word by word only if it holds the file name of one of
+// the scripts asked about, as each of their names does: most hold none.
+func interpreted(p *Pass, scripts []skill.File) map[string]bool {
 	run := map[string]bool{}
 	read := func(src []byte) {
+		if !slices.ContainsFunc(scripts, func(f skill.File) bool { return bytes.Contains(src, []byte(path.Base(f.Path))) }) {
+			return
+		}
 		words := -1 // other words the script's name may still follow
 		eachWord(src, func(w []byte, _ int, newline bool) {
 			if newline {
