@@ -186,7 +186,7 @@ func CheckPath(p string) error {
 			return errors.New("path has '\\'")
 		}
 	}
-	for _, seg := range strings.Split(p, "/") {
+	for seg := range strings.SplitSeq(p, "/") {
 		switch seg {
 		case "":
 			return errors.New("path has an empty segment")
