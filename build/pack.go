@@ -96,7 +96,7 @@ func (b *builder) process(p *packed, wk *work) {
 	if !b.opts.NoReuse {
 		w.last = p.out.last.Skill(w.name)
 	}
-	w.files, w.collErr = skill.Collect(s.Dir)
+	w.files, w.collErr = s.Collect()
 	if r, ok := s.Whole(); ok && w.files != nil {
 		w.files.Keep(s.File, r) // packed from the bytes parsed
 	}

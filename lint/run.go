@@ -155,7 +155,7 @@ func (r *runner) run(skills []*skill.Skill, plugins []*plugin.Plugin, markets []
 		// A mirror's files are its original's, reported there; the
 		// checks across skills report the mirror itself once.
 		if skills[i].Mirror == "" {
-			files, err := skill.Collect(skills[i].Dir)
+			files, err := skills[i].Collect()
 			perSkill[i] = r.checkSkill(skills[i], files, err)
 		}
 		return nil

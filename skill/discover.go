@@ -56,6 +56,8 @@ type Skill struct {
 
 	Doc *SkillMD // nil when the entry file could not be read
 	Err error    // why the entry file could not be read
+
+	lists map[string][]fs.DirEntry // discovery's listing of each folder, by its path in the skill, until Collect
 }
 
 // Name is the folder's base name, which the spec requires to equal the
@@ -183,7 +185,7 @@ func FindTree(root string) (*Tree, error) {
 	}
 	out := make([]*Skill, len(w.found))
 	for i, e := range w.found {
-		out[i] = &Skill{Dir: e.dir, File: e.name, Plugin: e.plugin}
+		out[i] = &Skill{Dir: e.dir, File: e.name, Plugin: e.plugin, lists: e.lists}
 	}
 	w.settleDeclared(out)
 	if w.links > 0 {
@@ -325,6 +327,7 @@ type walker struct {
 	found      []entry // skills found, not yet loaded
 	links      int     // how many of them have an entry file that is a symbolic link
 
+	open    []int           // the skills (in found) whose folders hold the folder walked
 	plugins map[string]bool // folders a marketplace names as plugins, cleaned, in the walk's form
 	roots   map[string]bool // plugin folders met, as reported
 	decl    []declared      // folders of skills the manifests read declare
@@ -341,6 +344,7 @@ type entry struct {
 	dir, name, plugin string
 	walked            string // dir in the walk's form
 	link              bool   // the entry file is a symbolic link
+	lists             map[string][]fs.DirEntry
 }
 
 // dir walks a folder; plugin is the plugin holding it, as reported, and
@@ -379,6 +383,22 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 			w.links++
 		}
 		inSkill = true
+		defer func(n int) { w.open = w.open[:n] }(len(w.open))
+		w.open = append(w.open, len(w.found)-1)
+	}
+	// Kept for the skills that hold the folder, whose files Collect lists
+	// from these listings (Skill.Collect): a folder is listed once.
+	for _, i := range w.open {
+		e := &w.found[i]
+		if rel, err := filepath.Rel(e.walked, dir); err == nil {
+			if e.lists == nil {
+				e.lists = map[string][]fs.DirEntry{}
+			}
+			if rel == "." {
+				rel = "" // the skill's folder, as Collect names it
+			}
+			e.lists[filepath.ToSlash(rel)] = ents
+		}
 	}
 	if depth == MaxDepth {
 		return nil

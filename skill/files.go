@@ -118,16 +118,27 @@ var maxFiles = 100_000
 // are left out and reported, symlinks inside the skill are dereferenced,
 // symlinks leaving it and non-regular files are refused. The walk is sorted
 // so that everything downstream is deterministic.
-func Collect(dir string) (*Files, error) {
+func Collect(dir string) (*Files, error) { return collect(dir, nil) }
+
+// Collect is Collect of the skill's folder, each folder listed as
+// discovery listed it, where it did: a build lists every folder once. A
+// file gone since is left out, as a later listing would have.
+func (s *Skill) Collect() (*Files, error) {
+	lists := s.lists
+	s.lists = nil // held no longer than needed
+	return collect(s.Dir, lists)
+}
+
+func collect(dir string, lists map[string][]fs.DirEntry) (*Files, error) {
 	root, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	c := &collector{root: root, out: &Files{Root: root}, active: map[string]bool{}}
+	c := &collector{root: root, lists: lists, out: &Files{Root: root}, active: map[string]bool{}}
 	// The error does not name dir: callers name the skill themselves.
 	err = c.walk(root, "")
 	if real := c.real; err == errNotReal {
-		c = &collector{root: real, real: real, out: &Files{Root: real}, active: map[string]bool{}}
+		c = &collector{root: real, real: real, lists: lists, out: &Files{Root: real}, active: map[string]bool{}}
 		err = c.walk(real, "")
 	}
 	if err != nil {
@@ -145,6 +156,7 @@ func Collect(dir string) (*Files, error) {
 type collector struct {
 	root   string
 	real   string // root's real path, once a link needed it
+	lists  map[string][]fs.DirEntry
 	ignore *Ignore
 	out    *Files
 	active map[string]bool // the folders being walked (real paths, once a link is met), to stop link loops
@@ -164,7 +176,11 @@ var ErrTooManyFiles = fmt.Errorf("more than %d files and folders; leave the bulk
 func (c *collector) walk(real, rel string) error {
 	c.active[real] = true
 	defer delete(c.active, real)
-	ents, err := os.ReadDir(real)
+	ents, listed := c.lists[rel]
+	var err error
+	if !listed {
+		ents, err = os.ReadDir(real)
+	}
 	if err != nil {
 		if rel == "" {
 			// A skill folder that cannot be listed at all is an error,
@@ -202,6 +218,9 @@ func (c *collector) walk(real, rel string) error {
 		if !isDir {
 			var err error
 			if info, err = os.Lstat(disk); err != nil {
+				if listed && errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
 				c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: Unreadable, Err: pathError(err)})
 				continue
 			}

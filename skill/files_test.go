@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -202,6 +203,39 @@ func TestCollectIgnoreFile(t *testing.T) {
 	}
 	if want := []string{"other.md"}; !reflect.DeepEqual(fs.Ignored, want) {
 		t.Errorf("Ignored = %q, want %q", fs.Ignored, want)
+	}
+}
+
+// A skill discovery found is collected from the folders' listings it
+// made: the files a later listing would give, but for one added since,
+// and a file removed since is left out, not refused.
+func TestSkillCollect(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"s/SKILL.md": skillMD, "s/a/x.txt": "x", "s/a/b/y.txt": "y", "s/gone.txt": "",
+		"s/" + IgnoreFile: "a/b/\n", "s/__pycache__/c.pyc": "",
+	})
+	found, err := Find(root)
+	if err != nil || len(found) != 1 {
+		t.Fatalf("Find = %v, %v", found, err)
+	}
+	writeTree(t, root, map[string]string{"s/late.txt": "", "s/a/late.txt": ""})
+	if err := os.Remove(filepath.Join(root, "s", "gone.txt")); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := found[0].Collect()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"SKILL.md", "a/x.txt"}; !reflect.DeepEqual(paths(fs.Files), want) || len(fs.Refused) > 0 {
+		t.Errorf("Files = %q, Refused = %v; want %q and none", paths(fs.Files), fs.Refused, want)
+	}
+	if !reflect.DeepEqual(fs.Ignored, []string{"a/b/"}) || !reflect.DeepEqual(fs.Junk, []string{"__pycache__/"}) {
+		t.Errorf("Ignored = %q, Junk = %q", fs.Ignored, fs.Junk)
+	}
+	// Once: the listings are not held after.
+	if again, err := found[0].Collect(); err != nil || !slices.Contains(paths(again.Files), "a/late.txt") {
+		t.Errorf("Collect again = %v, %v; want a fresh listing, with a/late.txt", again, err)
 	}
 }
 
