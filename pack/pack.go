@@ -620,7 +620,11 @@ func Manifest(entries []Member) []byte {
 	slices.SortFunc(es, func(a, b Member) int { return strings.Compare(a.Path, b.Path) })
 	// "MODE SIZE sha256:HEX PATH\n" each, appended by hand: fmt's %x of
 	// the digest was most of the cost of a no-op rebuild's two keys.
-	var b []byte
+	n := 0
+	for _, e := range es {
+		n += 98 + len(e.Path) // the longest line but its path
+	}
+	b := make([]byte, 0, n)
 	for _, e := range es {
 		mode := "0644 "
 		if e.Exec {

@@ -1,8 +1,10 @@
 package scratch
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 
 	"github.com/skillpack/skillpack/layout"
 )
@@ -49,15 +51,21 @@ func (d *Decoder) Count() int {
 	return int(n)
 }
 
-func (d *Decoder) Str() string {
+func (d *Decoder) Str() string { return string(d.next()) }
+
+// Bytes reads what Str reads, as bytes of its own.
+func (d *Decoder) Bytes() []byte { return bytes.Clone(d.next()) }
+
+// next reads a length-prefixed field, as a view of B.
+func (d *Decoder) next() []byte {
 	n, k := binary.Uvarint(d.B)
 	if k <= 0 || n > uint64(len(d.B)-k) {
 		d.fail()
-		return ""
+		return nil
 	}
-	s := string(d.B[k : k+int(n)])
+	b := d.B[k : k+int(n)]
 	d.B = d.B[k+int(n):]
-	return s
+	return b
 }
 
 // End returns the first error, or an error if bytes are left over.
@@ -79,6 +87,8 @@ func (d *Decoder) fail() {
 // kinds of per-skill item in a build (what it keeps of a skill, what the
 // last build's record held) carry it.
 func (e *Encoder) RecordSkill(c *layout.RecordSkill) {
+	// Grown once for about what follows, not field by field.
+	e.B = slices.Grow(e.B, 512+len(c.Findings)+160*len(c.Files))
 	for _, s := range []string{c.Name, string(c.Key), string(c.Lint), string(c.Findings), string(c.ContentDigest), string(c.TarGz.Digest), string(c.Zip.Digest)} {
 		e.Str(s)
 	}
@@ -107,8 +117,8 @@ func (e *Encoder) RecordSkill(c *layout.RecordSkill) {
 // and Files for none.
 func (d *Decoder) RecordSkill() *layout.RecordSkill {
 	c := &layout.RecordSkill{Name: d.Str(), Key: layout.Digest(d.Str()), Lint: layout.Digest(d.Str())}
-	if f := d.Str(); f != "" {
-		c.Findings = []byte(f)
+	if f := d.Bytes(); len(f) > 0 {
+		c.Findings = f
 	}
 	c.ContentDigest = layout.Digest(d.Str())
 	c.TarGz.Digest, c.Zip.Digest = layout.Digest(d.Str()), layout.Digest(d.Str())
