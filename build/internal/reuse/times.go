@@ -54,14 +54,17 @@ func StampAfter(path string, t time.Time) error {
 	return nil // a clock this slow only costs the next build a full check
 }
 
+// stamp is what the checks by times read of a file or folder (lstat).
+type stamp struct {
+	regular, dir bool
+	size         int64
+	mtime, ctime time.Time
+}
+
 // untouched reports whether a file or folder of the bundle has not
 // changed since the record was written.
-func (p *Last) untouched(info os.FileInfo) bool {
-	if p.recorded.IsZero() {
-		return false
-	}
-	m, c, ok := Times(info)
-	return ok && m.Before(p.recorded) && c.Before(p.recorded)
+func (p *Last) untouched(st stamp) bool {
+	return !p.recorded.IsZero() && st.mtime.Before(p.recorded) && st.ctime.Before(p.recorded)
 }
 
 // trusted reports whether the file at disk is the very file the previous
@@ -71,8 +74,8 @@ func (p *Last) trusted(disk string, size int64) bool {
 	if !p.intact {
 		return false
 	}
-	info, err := os.Lstat(disk)
-	return err == nil && info.Mode().IsRegular() && info.Size() == size && p.untouched(info)
+	st, ok := lstat(disk)
+	return ok && st.regular && st.size == size && p.untouched(st)
 }
 
 // foldersUntouched reports whether every folder of the bundle (the output
@@ -94,8 +97,7 @@ func (p *Last) foldersUntouched(jobs int) bool {
 	var batch []string                                                              // met, not yet checked
 	flush := func() bool {
 		err := parallel.Each(len(batch), jobs, func(i int) error {
-			info, err := os.Lstat(p.disk(batch[i]))
-			if err != nil || !info.IsDir() || !p.untouched(info) {
+			if st, ok := lstat(p.disk(batch[i])); !ok || !st.dir || !p.untouched(st) {
 				return errChanged
 			}
 			return nil

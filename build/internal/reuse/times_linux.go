@@ -16,3 +16,16 @@ func Times(info os.FileInfo) (mtime, ctime time.Time, ok bool) {
 	}
 	return time.Unix(st.Mtim.Unix()), time.Unix(st.Ctim.Unix()), true
 }
+
+// lstat is os.Lstat's answer as the checks by times read it, without the
+// FileInfo os.Lstat makes: that cost a fifth of each check, and a no-op
+// rebuild checks every file and folder of the bundle.
+func lstat(path string) (stamp, bool) {
+	var st syscall.Stat_t
+	err := syscall.Lstat(path, &st)
+	for err == syscall.EINTR {
+		err = syscall.Lstat(path, &st)
+	}
+	typ := st.Mode & syscall.S_IFMT
+	return stamp{typ == syscall.S_IFREG, typ == syscall.S_IFDIR, st.Size, time.Unix(st.Mtim.Unix()), time.Unix(st.Ctim.Unix())}, err == nil
+}
