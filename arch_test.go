@@ -51,7 +51,7 @@ var importMap = map[string]rule{
 	// 1: the model of a skill, its archives, the bundle's formats.
 	"skill":  {1, []string{"internal/jsonenc", "internal/parallel"}},
 	"pack":   {1, []string{"internal/human"}},
-	"layout": {1, []string{"internal/jsonenc", "internal/semver"}},
+	"layout": {1, []string{"internal/jsonenc", "internal/parallel", "internal/semver"}},
 	"plugin": {1, nil},
 
 	// 2: what is computed from them: findings, the catalog page, a new skill.
