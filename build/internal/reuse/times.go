@@ -18,14 +18,12 @@ import (
 // modification and change times, so that touching the record can only
 // make more files look changed, never fewer.
 func (p *Last) since(rec os.FileInfo) {
-	m, c, ok := Times(rec)
-	if !ok {
-		return
+	if st, ok := stampOf(rec); ok {
+		p.recorded = st.mtime
+		if st.ctime.Before(st.mtime) {
+			p.recorded = st.ctime
+		}
 	}
-	if c.Before(m) {
-		m = c
-	}
-	p.recorded = m
 }
 
 // StampAfter makes sure the record at path is stamped strictly after t,
@@ -41,8 +39,8 @@ func StampAfter(path string, t time.Time) error {
 		if err != nil {
 			return err
 		}
-		m, c, ok := Times(info)
-		if !ok || m.After(t) && c.After(t) {
+		st, ok := stampOf(info)
+		if !ok || st.mtime.After(t) && st.ctime.After(t) {
 			return nil
 		}
 		time.Sleep(time.Millisecond)
@@ -52,6 +50,13 @@ func StampAfter(path string, t time.Time) error {
 		}
 	}
 	return nil // a clock this slow only costs the next build a full check
+}
+
+// Times returns a file's modification and change times, where the system
+// keeps them.
+func Times(info os.FileInfo) (mtime, ctime time.Time, ok bool) {
+	st, ok := stampOf(info)
+	return st.mtime, st.ctime, ok
 }
 
 // stamp is what the checks by times read of a file or folder (lstat).
