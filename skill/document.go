@@ -84,10 +84,10 @@ func parse(data []byte, truncated bool) *SkillMD {
 	var root yaml.Node
 	if err := unmarshal(d.FrontRaw, &root); err != nil {
 		line, msg := YAMLError(err)
+		line, _ = fileLine(d.FrontRaw, max(line, 1))
 		if slices.Contains(parserProblems, msg) {
 			line = problemLine(d.FrontRaw, msg, line)
 		}
-		line = max(line, 1)
 		if d.Problem == nil {
 			col, why := problemColumn(d.FrontRaw, line, msg)
 			d.Problem = &Problem{Kind: BadYAML, Line: d.FrontLine + line - 1, Col: col,
@@ -98,8 +98,9 @@ func parse(data []byte, truncated bool) *SkillMD {
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
 		what, line := "empty", d.FrontLine
 		if len(root.Content) > 0 {
+			l, _ := fileLine(d.FrontRaw, root.Content[0].Line)
+			line = d.FrontLine + l - 1
 			n := root.Content[0]
-			line = d.FrontLine + n.Line - 1
 			switch n.Kind {
 			case yaml.SequenceNode:
 				what = "a list"
@@ -213,7 +214,28 @@ func (d *SkillMD) FilePos(n *yaml.Node) (line, col int) {
 	if n == nil {
 		return d.FrontLine, 1
 	}
-	return d.FrontLine + n.Line - 1, n.Column
+	l, shift := fileLine(d.FrontRaw, n.Line)
+	return d.FrontLine + l - 1, n.Column + shift
+}
+
+// fileLine turns a 1-based line of YAML's in raw into the file's, and the
+// columns to add to YAML's column: a lone "\r" ends a line for YAML, and
+// only "\n" does for the file (and for every editor that shows the line).
+func fileLine(raw []byte, yamlLine int) (line, shift int) {
+	if bytes.IndexByte(raw, '\r') < 0 {
+		return yamlLine, 0
+	}
+	line, start, at := 1, 0, 0 // at: where YAML's line begins; start: the file's
+	for i := 0; i < len(raw) && yamlLine > 1; i++ {
+		switch c := raw[i]; {
+		case c == '\n':
+			line, start = line+1, i+1
+		case c != '\r' || i+1 < len(raw) && raw[i+1] == '\n':
+			continue
+		}
+		at, yamlLine = i+1, yamlLine-1
+	}
+	return line, utf8.RuneCount(raw[start:at])
 }
 
 // Lookup returns the key and value nodes of a top-level frontmatter key, or
