@@ -93,7 +93,12 @@ func syntaxProblem(data []byte, err error) Problem {
 	off := len(data)
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		off = int(se.Offset)
+		off = min(max(int(se.Offset), 0), len(data))
+	}
+	// A trailing comma is placed at the comma, as encoding/json v2 (the
+	// release's) places it, not at the bracket after it, where v1 does.
+	if i := len(bytes.TrimRight(data[:off], " \t\r\n")); off < len(data) && (data[off] == '}' || data[off] == ']') && i > 0 && data[i-1] == ',' {
+		off = i - 1
 	}
 	line, col := LineCol(data, off)
 	return Problem{Line: line, Column: col, Message: fmt.Sprintf("not valid JSON: %v", err), Fix: "correct the JSON syntax"}

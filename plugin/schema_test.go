@@ -19,7 +19,7 @@ func TestValidate(t *testing.T) {
 		{ManifestSchema, "{\n  " + man + ",\n  \"name\": \"a..b\"\n}\n", []string{`3:3 /name: 'a..b' does not match pattern`}},
 		{ManifestSchema, "{\n  " + man + ",\n  \"name\": \"Upper\"\n}\n", []string{`3:3 /name: 'Upper' does not match pattern`}},
 		{ManifestSchema, "{\n  " + man + ",\n  \"name\": \"a\",\n  \"skills\": \"./s\"\n}\n", []string{`4:3 : additional properties 'skills' not allowed`}},
-		{ManifestSchema, "{\n  \"name\": \"a\",\n}\n", []string{`3:1 : not valid JSON`}},
+		{ManifestSchema, "{\n  \"name\": \"a\",\n}\n", []string{`2:14 : not valid JSON`}}, // at the trailing comma, in v1 and v2
 		{MCPSchema, "{" + mcp + `, "mcpServers": {"a": {"type": "stdio", "command": "./bin/x"}, "b": {"type": "sse", "url": "https://x"}}}`, nil},
 		{MCPSchema, "{" + mcp + ",\n\"mcpServers\": {\n\"a\": {\"command\": \"x\"}}}", []string{`3:1 /mcpServers/a/type: "type" must be one of "sse", "stdio", "streamable-http"`}},
 		{MCPSchema, "{" + mcp + ",\n\"mcpServers\": {\n\"a\": {\"type\": \"ws\", \"url\": \"x\"}}}", []string{`3:7 /mcpServers/a/type: "type" must be one of`}},
