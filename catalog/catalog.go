@@ -254,8 +254,11 @@ func (c *Catalog) Render(w io.Writer) error {
 // holding one skill and its page. The first error (a Skill, a Body, a
 // page or a write) stops the rest and is returned, naming its skill.
 func (c *Catalog) Pages(write func(i int, page []byte) error) error {
-	// Every page has the one policy: its stylesheet is hashed once.
-	policy := csp(c.a.css, "", c.o.BaseURL)
+	// Every page has the same masthead and policy (its stylesheet hashed
+	// once); each takes a copy and sets its skill.
+	shared := newPage(c.o, c.a, len(c.idx), "../")
+	shared.CSP = csp(c.a.css, "", c.o.BaseURL)
+	shared.Home = shared.href(layout.Catalog)
 	return parallel.Each(len(c.idx), 2*runtime.GOMAXPROCS(0), func(k int) error {
 		s, err := reread(c.skills, c.idx[k])
 		if err != nil {
@@ -267,7 +270,7 @@ func (c *Catalog) Pages(write func(i int, page []byte) error) error {
 		buf := buffers.Get().(*bytes.Buffer)
 		defer buffers.Put(buf)
 		buf.Reset()
-		if err := skillPage(buf, c.a, s, c.o, len(c.idx), policy); err != nil {
+		if err := skillPage(buf, c.a, s, shared); err != nil {
 			return err
 		}
 		if err := write(c.idx[k].i, buf.Bytes()); err != nil {
@@ -281,12 +284,8 @@ var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // skillPage writes the page of one skill: the masthead with the way back
 // to the front page, its section, body included, and the foot. It has no
-// script: default-src 'none' refuses every one, as policy, its
-// Content-Security-Policy, says.
-func skillPage(w io.Writer, a assets, s Skill, o Options, count int, policy string) error {
-	p := newPage(o, a, count, "../")
-	p.CSP = policy
-	p.Home = p.href(layout.Catalog)
+// script: default-src 'none' refuses every one, as p.CSP says.
+func skillPage(w io.Writer, a assets, s Skill, p page) error {
 	v, err := newView(s, p.href, p.Host)
 	if err != nil {
 		return err
