@@ -25,7 +25,7 @@ func (s *Server) serveCatalog(w http.ResponseWriter, r *http.Request, b *Held, f
 		base = requestBase(r)
 		w.Header()["Vary"] = varyHost
 	}
-	pg := s.pages.get(b, strings.TrimRight(base, "/"), []byte(data))
+	pg := s.pages.get(b, strings.TrimRight(base, "/"), data)
 	s.send(w, r, f.path, pg.etag, layout.ContentType(f.path), f.lastModified(), bytes.NewReader(pg.data))
 }
 
@@ -63,7 +63,9 @@ type page struct {
 
 const maxPages = 16
 
-func (ps *pages) get(b *Held, base string, data []byte) page {
+// get returns the page at base, made from data, the held catalog, only
+// when it has not made it yet: the catalog of a large bundle is megabytes.
+func (ps *pages) get(b *Held, base string, data string) page {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	if ps.bundle != b || len(ps.byBase) >= maxPages {
@@ -71,10 +73,11 @@ func (ps *pages) get(b *Held, base string, data []byte) page {
 	}
 	pg, ok := ps.byBase[base]
 	if !ok {
+		bs := []byte(data)
 		if base != "" {
-			data = catalog.WithHost(data, base)
+			bs = catalog.WithHost(bs, base)
 		}
-		pg = page{data: data, etag: `"` + string(layout.DigestOf(data)) + `"`}
+		pg = page{data: bs, etag: `"` + string(layout.DigestOf(bs)) + `"`}
 		ps.byBase[base] = pg
 	}
 	return pg
