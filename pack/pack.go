@@ -260,8 +260,7 @@ type Writer struct {
 
 	last   string
 	files  map[string]bool // paths added, so no file is also used as a directory
-	pooled *pooled         // the compressor and buf, back to flatePool on Close
-	buf    []byte
+	pooled *pooled         // the compressor and Add's buffer, back to flatePool on Close
 
 	err    error // sticky: after a failed write the archives are broken
 	closed bool
@@ -298,7 +297,6 @@ func NewWriter(tgz, z io.Writer, opts Options) *Writer {
 		fw, _ := flate.NewWriter(nil, Level) // Level is valid, so no error
 		w.pooled = &pooled{fw: fw, buf: make([]byte, 32<<10)}
 	}
-	w.buf = w.pooled.buf
 	w.ts = tarSink{out: tgz, fw: w.pooled.fw}
 	w.tw = tarWriter{w: &w.ts}
 
@@ -491,7 +489,7 @@ func (w *Writer) Add(path string, exec bool, size int64, r io.Reader) (sum [32]b
 	h := sha256.New()
 	crc := crc32.NewIEEE()
 	src := &errReader{r: io.LimitReader(r, size)}
-	n, err := io.CopyBuffer(io.MultiWriter(&w.ts, crc, h), src, w.buf)
+	n, err := io.CopyBuffer(io.MultiWriter(&w.ts, crc, h), src, w.pooled.buf)
 	if err != nil {
 		if src.err != nil {
 			return sum, &PathError{Path: path, Err: fmt.Errorf("reading: %w", err)}
