@@ -98,9 +98,9 @@ func parse(data []byte, truncated bool) *SkillMD {
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
 		what, line := "empty", d.FrontLine
 		if len(root.Content) > 0 {
-			l, _ := fileLine(d.FrontRaw, root.Content[0].Line)
-			line = d.FrontLine + l - 1
 			n := root.Content[0]
+			l, _ := fileLine(d.FrontRaw, n.Line)
+			line = d.FrontLine + l - 1
 			switch n.Kind {
 			case yaml.SequenceNode:
 				what = "a list"

@@ -73,16 +73,16 @@ type Read struct {
 // Kept. Lint's rules read a skill's files before the build packs them; on a
 // large tree the second open and read of every file cost more than the
 // rest of packing but deflate.
-func (fs *Files) Keep(path string, r Read) {
-	if fs.read == nil {
-		fs.read = map[string]Read{}
+func (f *Files) Keep(path string, r Read) {
+	if f.read == nil {
+		f.read = map[string]Read{}
 	}
-	fs.read[path] = r
+	f.read[path] = r
 }
 
 // Kept returns what Keep kept of the file at path.
-func (fs *Files) Kept(path string) (Read, bool) {
-	r, ok := fs.read[path]
+func (f *Files) Kept(path string) (Read, bool) {
+	r, ok := f.read[path]
 	return r, ok
 }
 
