@@ -23,18 +23,25 @@ import (
 
 // md renders every SKILL.md body. It is goldmark's safe mode (raw HTML is
 // omitted, never passed through: a skill is untrusted input) with GFM
-// tables, task lists, strikethrough and autolinks. The per-skill state the
-// link rewriter needs travels in the parser context, so one instance
-// serves all skills.
-var md = newMarkdown(extension.GFM)
+// tables, task lists, strikethrough and autolinks, its quotes and lists
+// bounded as skill.MarkdownBlocks says. The per-skill state the link
+// rewriter needs travels in the parser context, so one instance serves
+// all skills.
+var md = newMarkdown(skill.MarkdownParser(), extension.GFM)
 
 // unlinked is md without GFM's autolinks, for a body in which they would
 // change nothing (plain): the same HTML, without the autolink parser's
 // look at every blank, a fifth of a body's parse.
-var unlinked = newMarkdown(extension.Table, extension.Strikethrough, extension.TaskList)
+var unlinked = newMarkdown(skill.MarkdownParser(), extension.Table, extension.Strikethrough, extension.TaskList)
 
-func newMarkdown(ext ...goldmark.Extender) goldmark.Markdown {
+// blocks renders a body whose inline pass would take too long
+// (skill.InlineCostly): its blocks only, their text as text, so no link,
+// emphasis or reference definition in it is parsed.
+var blocks = newMarkdown(parser.NewParser(parser.WithBlockParsers(skill.MarkdownBlocks()...)))
+
+func newMarkdown(p parser.Parser, ext ...goldmark.Extender) goldmark.Markdown {
 	return goldmark.New(
+		goldmark.WithParser(p),
 		goldmark.WithExtensions(ext...),
 		goldmark.WithParserOptions(
 			parser.WithAutoHeadingID(),
@@ -79,7 +86,10 @@ const external = "nofollow noopener"
 // heading ids carry the skill's name so that two skills' "Usage" headings
 // cannot collide, and heading levels sit below the section's h2.
 func renderBody(name string, body []byte, files map[string]bool, href func(distPath string) string) (template.HTML, error) {
-	if plain(body) {
+	switch {
+	case skill.InlineCostly(body):
+		return convert(blocks, name, body, files, href)
+	case plain(body):
 		return convert(unlinked, name, body, files, href)
 	}
 	return convert(md, name, body, files, href)

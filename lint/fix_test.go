@@ -405,3 +405,20 @@ func fuzzFix(data []byte) []byte {
 	fixInstalledMetadata(f, nil)
 	return f.data
 }
+
+// TestSameRenderingHostile checks that --fix renders hostile Markdown
+// within skill's bounds: a megabyte of nested quotes is rendered (the
+// test's own timeout is the assertion that this is quick), and a file
+// whose inline pass would take minutes is not rendered at all, so its
+// deletion waits.
+func TestSameRenderingHostile(t *testing.T) {
+	zwsp := []byte("\u200b")
+	deep := append(bytes.Repeat([]byte(">"), 1<<20-8), "a\u200bb"...)
+	if !sameRendering(deep, bytes.ReplaceAll(deep, zwsp, nil)) {
+		t.Error("deep quotes: the deletion changes the rendering")
+	}
+	costly := append(bytes.Repeat([]byte("*a _b"), 200_000), "a\u200bb"...)
+	if sameRendering(costly, bytes.ReplaceAll(costly, zwsp, nil)) {
+		t.Error("a costly file was rendered")
+	}
+}

@@ -128,12 +128,15 @@ func hasRTL(data []byte) bool {
 // maxRender is the largest Markdown file rendered to check a deletion.
 const maxRender = 1 << 20
 
-var fixMarkdown = goldmark.New(goldmark.WithExtensions(extension.GFM), goldmark.WithRendererOptions(html.WithUnsafe()))
+var fixMarkdown = goldmark.New(goldmark.WithParser(skill.MarkdownParser()), goldmark.WithExtensions(extension.GFM),
+	goldmark.WithRendererOptions(html.WithUnsafe()))
 
 // sameRendering reports whether two versions of a Markdown file render to
 // the same HTML once the characters fixInvisible deletes are taken out.
+// It says no, and the deletion waits, for a file too large or too costly
+// to render (skill.InlineCostly).
 func sameRendering(a, b []byte) bool {
-	if len(a) > maxRender {
+	if len(a) > maxRender || skill.InlineCostly(a) || skill.InlineCostly(b) {
 		return false
 	}
 	render := func(src []byte) ([]byte, bool) {

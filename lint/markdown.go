@@ -23,7 +23,7 @@ type markdown struct {
 	src     []byte
 	links   []mdLink // link and image destinations, in source order
 	fences  []int    // byte offsets of fenced code blocks that are never closed
-	partial bool     // links were not parsed: see parseBudget
+	partial bool     // links were not parsed: see skill.InlineCostly
 
 	starts []int  // byte offset of each line's start, built on first use
 	last   [3]int // the last position asked for: offset, line, column
@@ -49,25 +49,6 @@ func (f fenceParser) Continue(n ast.Node, r text.Reader, pc parser.Context) pars
 		n.SetAttribute(closedFence, true)
 	}
 	return s
-}
-
-// maxNesting bounds how deep quotes and lists nest. goldmark's work per line
-// grows with the depth, so a line of a million ">" would take minutes; no
-// real document nests past a few levels, and deeper markers are read as
-// text (links in that text are still found).
-const maxNesting = 32
-
-// shallow is a container parser that refuses to open beyond maxNesting.
-type shallow struct{ parser.BlockParser }
-
-func (s shallow) Open(parent ast.Node, r text.Reader, pc parser.Context) (ast.Node, parser.State) {
-	d := 0
-	for n := parent; n != nil; n = n.Parent() {
-		if d++; d > maxNesting {
-			return nil, parser.NoChildren
-		}
-	}
-	return s.BlockParser.Open(parent, r, pc)
 }
 
 // linkless spares goldmark's inline pass the blocks that cannot hold a
@@ -153,16 +134,13 @@ func newParser(inline bool) parser.Parser {
 	return parser.NewParser(opts...)
 }
 
-// blockParsers are goldmark's, made to mark closed fences and to stop
-// nesting at maxNesting.
+// blockParsers are goldmark's, bounded as skill.MarkdownBlocks says, and
+// made to mark closed fences.
 func blockParsers() []util.PrioritizedValue {
-	blocks := parser.DefaultBlockParsers()
+	blocks := skill.MarkdownBlocks()
 	for i, b := range blocks {
-		switch b.Value {
-		case parser.NewFencedCodeBlockParser():
+		if b.Value == parser.NewFencedCodeBlockParser() {
 			blocks[i].Value = fenceParser{b.Value.(parser.BlockParser)}
-		case parser.NewBlockquoteParser(), parser.NewListParser():
-			blocks[i].Value = shallow{b.Value.(parser.BlockParser)}
 		}
 	}
 	return blocks
@@ -173,46 +151,12 @@ var (
 	blockParser = newParser(false)
 )
 
-// parseBudget bounds the parser's work on hostile input. goldmark looks
-// for the end of a link from each "[" to the end of its paragraph in the
-// worst case, and takes reference definitions out of a paragraph one at a
-// time, each time copying the lines after it; so a paragraph of "[a](x\n("
-// or of "[a]: b\n" a million times would take minutes. Real documents,
-// even a long table of links, stay far below the budget. Over it, only the
-// blocks are parsed: fences are still checked, links are not.
-const parseBudget = 1 << 30
-
-// parseCost estimates that work, taking runs of non-blank lines for
-// paragraphs (a paragraph never spans a blank line).
-func parseCost(src []byte) int {
-	cost, start, brackets, lines, defs := 0, 0, 0, 0, 0
-	for i := 0; i <= len(src); {
-		j := bytes.IndexByte(src[i:], '\n')
-		if j < 0 {
-			j = len(src) - i
-		}
-		line := src[i : i+j]
-		if t := bytes.TrimLeft(line, " \t"); len(bytes.TrimSpace(t)) == 0 {
-			cost += brackets*(i-start) + defs*lines
-			start, brackets, lines, defs = i+j+1, 0, 0, 0
-		} else {
-			brackets += bytes.Count(line, []byte("["))
-			lines++
-			if t[0] == '[' {
-				defs++
-			}
-		}
-		i += j + 1
-	}
-	return cost + brackets*(len(src)-start) + defs*lines
-}
-
 // parseMarkdown parses src and keeps what the rules need of it, so that the
 // tree itself can be dropped.
 func parseMarkdown(src []byte) *markdown {
 	m := &markdown{src: src}
 	p := mdParser
-	if parseCost(src) > parseBudget {
+	if skill.InlineCostly(src) {
 		p, m.partial = blockParser, true
 	}
 	root := p.Parse(text.NewReader(src))

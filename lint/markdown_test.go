@@ -134,7 +134,7 @@ func TestRefIndex(t *testing.T) {
 }
 
 // TestMarkdownHostile parses inputs on which goldmark's work grows faster
-// than their size. Without the nesting limit and the parse budget each
+// than their size. Without skill's nesting limit and inline budget each
 // would take minutes; the test's own timeout is the assertion that they
 // do not, and the budget must leave a large real document fully parsed.
 func TestMarkdownHostile(t *testing.T) {
@@ -148,6 +148,7 @@ func TestMarkdownHostile(t *testing.T) {
 		{"[a](x\n(", true},
 		{"[a]: b\n", true},
 		{"[", true},
+		{"[x] *a _b", true},
 	} {
 		src := bytes.Repeat([]byte(c.unit), size/len(c.unit))
 		if m := parseMarkdown(src); m.partial != c.partial {
