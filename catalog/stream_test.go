@@ -214,16 +214,6 @@ func total(calls []atomic.Int32) int {
 	return n
 }
 
-// sectionAt is the offset in page of the section of the named skill.
-func sectionAt(t *testing.T, page []byte, name string) int {
-	t.Helper()
-	i := bytes.Index(page, []byte(`<section class="skill" id="`+name+`">`))
-	if i < 0 {
-		t.Fatalf("no section %s", name)
-	}
-	return i - len("\n") // the part begins with the blank line before it
-}
-
 // noLeak waits until Render's goroutines have exited: parallel.Each waits
 // for them, but one may still be on its way out after it said so.
 func noLeak(t *testing.T, before int) {

@@ -144,17 +144,6 @@ func serveOn(t *testing.T, s *Server, ln net.Listener) string {
 	return "http://" + ln.Addr().String()
 }
 
-// listen runs s on a new loopback port until stop, for a test that stops
-// it itself.
-func listen(t *testing.T, s *Server) (addr string, stop func() error) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ln.Addr().String(), run(s, ln)
-}
-
 // run serves s on ln. stop cancels it and returns what Serve returned, or
 // an error if it has not returned within ten seconds.
 func run(s *Server, ln net.Listener) (stop func() error) {
