@@ -148,9 +148,10 @@ func TestKilledBuilds(t *testing.T) {
 		}
 		return string(data)
 	}
+	tmp := t.TempDir() // the children's TMPDIR, which the scratch file must not outlive
 	child := func() *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestKilledBuilds$")
-		cmd.Env = append(os.Environ(), "SKILLPACK_KILLED_BUILD=1", "SKILLPACK_KILLED_SRC="+src, "SKILLPACK_KILLED_OUT="+out)
+		cmd.Env = append(os.Environ(), "SKILLPACK_KILLED_BUILD=1", "SKILLPACK_KILLED_SRC="+src, "SKILLPACK_KILLED_OUT="+out, "TMPDIR="+tmp)
 		return cmd
 	}
 	// Kills are spread over a little more than the time a whole build
@@ -183,6 +184,9 @@ func TestKilledBuilds(t *testing.T) {
 		dirs, owners := stagingLeft(t, out)
 		if len(dirs) > 1 || len(owners) > 1 {
 			t.Fatalf("kill %d left %v and %v", i, dirs, owners)
+		}
+		if left, _ := os.ReadDir(tmp); len(left) > 0 {
+			t.Fatalf("kill %d left %v in the temporary folder", i, left)
 		}
 		if len(dirs)+len(owners) > 0 {
 			littered++

@@ -1,8 +1,8 @@
 // Package scratch is a temporary file of items, so that what a build
 // keeps per skill (10,000 skills make tens of megabytes) is on disk, not
 // in memory: added at once by the workers, then read at a spot or all in
-// order. The file has no name while it is open where the system allows, so
-// a killed build leaves nothing behind.
+// order. The file has no name, or none once open where the system allows,
+// so a killed build leaves nothing behind.
 package scratch
 
 import (
@@ -32,11 +32,13 @@ type Spot struct {
 	n   int32
 }
 
-// New makes the file in the system's temporary folder. Where an
-// open file outlives its name (Unix), the name is removed at once, so that
-// nothing is left behind even if the build is killed; elsewhere Close
-// removes it.
+// New makes the file in the system's temporary folder. On Linux it has
+// no name at all; elsewhere, where an open file outlives its name (Unix),
+// the name is removed at once, and where it does not, Close removes it.
 func New() (*File, error) {
+	if f, err := unnamed(os.TempDir()); err == nil {
+		return &File{f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
+	}
 	f, err := os.CreateTemp("", "skillpack-*.scratch")
 	if err != nil {
 		return nil, fmt.Errorf("making a scratch file: %w", err)
