@@ -20,7 +20,7 @@ var securityRules = []*Rule{
 		Explain: "Every file of a skill is published to anyone who can fetch the bundle, and a published " +
 			"secret cannot be recalled: mirrors, caches and installed copies keep it. Lint looks in " +
 			"every published file, binary ones included, for private key blocks, AWS access key IDs " +
-			"(AKIA..., ASIA...), GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), " +
+			"(AKIA... and ASIA..., then 16 characters of base32: A-Z and 2-7), GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), " +
 			"Anthropic and OpenAI API keys (sk-ant-, sk-proj-, ...) and Slack tokens (xoxb-, xoxp-, " +
 			"xoxa-, xoxr-). Obvious placeholders (AKIAIOSFODNN7EXAMPLE, anything with EXAMPLE, YOUR, " +
 			"REPLACE or XXXX, a part opening with xxx) are skipped. The message shows only the first four characters. Revoke the secret " +
@@ -109,8 +109,8 @@ type secretPattern struct {
 
 var secretPatterns = []secretPattern{
 	{"-----BEGIN ", "-", 0, regexp.MustCompile(`^-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`), "a private key"},
-	{"AKIA", "IA", 2, regexp.MustCompile(`^AKIA[A-Z0-9]{16}`), "an AWS access key ID"},
-	{"ASIA", "IA", 2, regexp.MustCompile(`^ASIA[A-Z0-9]{16}`), "an AWS temporary access key ID"},
+	{"AKIA", "IA", 2, regexp.MustCompile(`^AKIA[A-Z2-7]{16}`), "an AWS access key ID"},
+	{"ASIA", "IA", 2, regexp.MustCompile(`^ASIA[A-Z2-7]{16}`), "an AWS temporary access key ID"},
 	{"ghp_", "_", 3, regexp.MustCompile(`^ghp_[A-Za-z0-9]{36}`), "a GitHub personal access token"},
 	{"gho_", "_", 3, regexp.MustCompile(`^gho_[A-Za-z0-9]{36}`), "a GitHub OAuth token"},
 	{"ghu_", "_", 3, regexp.MustCompile(`^ghu_[A-Za-z0-9]{36}`), "a GitHub user access token"},
@@ -206,7 +206,7 @@ func wordByte(b byte) bool {
 
 // placeholders are words that real, random tokens practically never
 // contain (a 36-character token holds "XXXX" with odds of about 1 in 30,000).
-var placeholders = []string{"EXAMPLE", "XXXX", "SAMPLE", "DUMMY", "FAKE", "PLACEHOLDER", "REDACTED", "YOUR", "REPLACE", "CHANGEME"}
+var placeholders = []string{"EXAMPLE", "XXXX", "SAMPLE", "DUMMY", "FAKE", "PLACEHOLDER", "REDACTED", "YOUR", "REPLACE", "CHANGEME", "NOTREAL", "DONOTUSE"}
 
 // placeholder reports whether a matched token is made up for documentation:
 // a placeholder word, "xxx" opening one of its parts ("sk-ant-api03-xxx…",
