@@ -121,6 +121,12 @@ func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
 		}
 		fix := ""
 		switch kind {
+		case skill.NoFrontmatter:
+			fix = fmt.Sprintf("start the file with a line holding only \"---\", then name: %s and description: what the skill does "+
+				"and when to use it, then a line holding only \"---\"", filepath.Base(p.Skill.Dir))
+		case skill.NotMapping:
+			fix = fmt.Sprintf("write one key a line between the \"---\" lines: name: %s, then description: what the skill does "+
+				"and when to use it", filepath.Base(p.Skill.Dir))
 		case skill.BadYAML:
 			fix = yamlFix(p, pr)
 		case skill.LeadingSpace:
@@ -188,7 +194,8 @@ func checkEntryReadable(p *Pass) {
 		return
 	}
 	if p.Skill.Err != nil {
-		p.Reportf(p.Skill.File, 0, 0, "", "cannot read %s: %v", p.Skill.File, p.Skill.Err)
+		p.Reportf(p.Skill.File, 0, 0, "make it a regular file that the user running skillpack can read",
+			"cannot read %s: %v", p.Skill.File, p.Skill.Err)
 	}
 }
 

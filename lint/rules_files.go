@@ -164,7 +164,8 @@ var fileRules = []*Rule{
 			"the first line, where it breaks shebangs and JSON parsers; MCP servers also serve such " +
 			"a file as a binary blob instead of text. Files are judged by extension (.md .txt .py " +
 			".sh .js .ts .json .yaml .yml .toml .html .css .csv .xml, and extension-less files under " +
-			"scripts/). Re-save the file as UTF-8 without a BOM (iconv -f WINDOWS-1252 -t UTF-8). " +
+			"scripts/). Re-save the file as UTF-8 (iconv -f WINDOWS-1252 -t UTF-8 for Windows-1252 text); " +
+			"skillpack lint --fix removes a UTF-8 byte order mark. " +
 			"SKILL.md has rules of its own.",
 		Bad:   "pdf/\n  SKILL.md\n  reference.md   (Windows-1252: caf\\xe9)",
 		Good:  "pdf/\n  SKILL.md\n  reference.md   (UTF-8: caf\\xc3\\xa9)",
@@ -594,7 +595,11 @@ var (
 )
 
 func checkTextEncoding(p *Pass) {
-	const fix = "re-save it as UTF-8 without a byte order mark (e.g. iconv -f WINDOWS-1252 -t UTF-8)"
+	const (
+		hintUTF16 = "re-save it as UTF-8 (iconv -f UTF-16 -t UTF-8)"
+		hintBOM   = "remove the byte order mark (skillpack lint --fix does)"
+		hintUTF8  = "re-save it as UTF-8 (from Windows-1252, say: iconv -f WINDOWS-1252 -t UTF-8)"
+	)
 	for _, f := range p.Files.Files {
 		if f.Path == p.Skill.File || !isTextPath(f.Path) {
 			continue
@@ -605,16 +610,16 @@ func checkTextEncoding(p *Pass) {
 		}
 		data := c.Data
 		if bytes.HasPrefix(data, utf16LE) || bytes.HasPrefix(data, utf16BE) {
-			p.Reportf(f.Path, 0, 0, fix, "%s is UTF-16 (it starts with a UTF-16 byte order mark); readers expect UTF-8", f.Path)
+			p.Reportf(f.Path, 0, 0, hintUTF16, "%s is UTF-16 (it starts with a UTF-16 byte order mark); readers expect UTF-8", f.Path)
 			continue
 		}
 		if bytes.HasPrefix(data, utf8BOM) {
-			p.Reportf(f.Path, 1, 1, fix, "%s starts with a UTF-8 byte order mark, which readers take as part "+
+			p.Reportf(f.Path, 1, 1, hintBOM, "%s starts with a UTF-8 byte order mark, which readers take as part "+
 				"of the first line (it breaks shebangs and JSON)", f.Path)
 		}
 		if off := firstBadUTF8(data, c.Complete); off >= 0 {
 			line, col := newLineCounter(data).pos(off)
-			p.Reportf(f.Path, line, col, fix, "%s is not valid UTF-8 (byte 0x%02X); readers turn it into U+FFFD "+
+			p.Reportf(f.Path, line, col, hintUTF8, "%s is not valid UTF-8 (byte 0x%02X); readers turn it into U+FFFD "+
 				"or refuse the file", f.Path, data[off])
 		}
 	}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -140,7 +141,7 @@ func reportProblems(p *RunPass, f *plugin.File, schema string) {
 		return
 	}
 	for _, pr := range plugin.Validate(schema, f.Data) {
-		p.Reportf(f.Path, pr.Line, pr.Column, pr.Fix, "%s", pr.Message)
+		p.Reportf(f.Path, pr.Line, pr.Column, cmp.Or(pr.Fix, "change it to what the schema "+schema+" allows"), "%s", pr.Message)
 	}
 }
 
@@ -269,7 +270,7 @@ func checkPluginNames(p *RunPass) {
 					break
 				}
 			}
-			p.Reportf(where, line, 0, "rename one of the plugins", "plugin name %q is also the name of %s", name, strings.Join(others, ", "))
+			p.Reportf(where, line, 0, "rename one of the plugins, or leave the one you do not publish out with --ignore FOLDER/", "plugin name %q is also the name of %s", name, strings.Join(others, ", "))
 		}
 	}
 }

@@ -173,7 +173,7 @@ func checkDuplicateNames(p *RunPass) {
 				}
 				p.Report(Finding{Path: p.Rel(s.EntryPath()), Line: s.Line, Column: s.Column,
 					Message: fmt.Sprintf("skill name %q is also used by %s%s", name, strings.Join(others, ", "), in),
-					Fix:     "rename one of the skills (folder and name together)"})
+					Fix:     "rename one of the skills (folder and name together), or leave the copy you do not publish out with --ignore FOLDER/"})
 			}
 		}
 	}

@@ -66,6 +66,11 @@ func TestRules(t *testing.T) {
 					got = append(got, f)
 				}
 			}
+			for _, f := range got {
+				if f.Fix == "" {
+					t.Errorf("%s:%d:%d says what is wrong but not how to fix it: %s", f.Path, f.Line, f.Column, f.Message)
+				}
+			}
 			for _, g := range good {
 				for _, f := range got {
 					if strings.HasPrefix(f.Path, g+"/") || f.Path == g {

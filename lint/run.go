@@ -229,7 +229,8 @@ func (r *runner) checkSkill(s *skill.Skill, files *skill.Files, err error) []Fin
 		}
 	} else {
 		out = append(out, Finding{Path: dir, Rule: "file-unreadable", Severity: Error,
-			Message: fmt.Sprintf("cannot list the skill's files: %v", err)})
+			Message: fmt.Sprintf("cannot list the skill's files: %v", err),
+			Fix:     "make the skill's folders readable, or leave what is not to be published out with .skillignore"})
 	}
 	p.report = func(rule *Rule, f Finding) {
 		f.Path = relOf(f.Path)
