@@ -1,6 +1,7 @@
 package build
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -26,11 +27,15 @@ func (b *builder) lintAcross(p *packed) error {
 	}
 	b.res.Findings = lint.Sort(all)
 	errs, warns, _ := lint.Count(b.res.Findings)
-	b.logf("• lint: %s, %s", human.Plural(errs, "error", "errors"), human.Plural(warns, "warning", "warnings"))
 	// A plugin's errors leave the plugin out (lintPlugins), never its
-	// skills, which are judged on their own.
+	// skills, which are judged on their own: they stop no build.
 	perrs, _, _ := lint.Count(plugins)
 	errs -= perrs
+	inPlugins := ""
+	if perrs > 0 {
+		inPlugins = fmt.Sprintf("; %s in plugins, left out of the bundle", human.Plural(perrs, "error", "errors"))
+	}
+	b.logf("• lint: %s, %s%s", human.Plural(errs, "error", "errors"), human.Plural(warns, "warning", "warnings"), inPlugins)
 	if !b.opts.SkipInvalid {
 		if errs > 0 {
 			return &LintError{Errors: errs}
@@ -110,22 +115,25 @@ func (e *packError) Unwrap() error { return e.err }
 // its plugins' manifests say.
 func (b *builder) lintPlugins(p *packed) []lint.Finding {
 	fs := lint.CheckAcross(nil, p.plugins, p.markets, b.lintOpts)
-	bad := map[string]int{}
+	bad := map[string][]string{} // a plugin's folder: the rules of its errors
 	for _, f := range fs {
 		if f.Severity == lint.Error {
 			for _, pl := range p.plugins {
 				if dir := b.rel(pl.Dir); f.Path == dir || strings.HasPrefix(f.Path, dir+"/") {
-					bad[pl.Dir]++
+					bad[pl.Dir] = append(bad[pl.Dir], f.Rule)
 				}
 			}
 		}
 	}
 	p.plugins = slices.DeleteFunc(p.plugins, func(pl *plugin.Plugin) bool {
-		if n := bad[pl.Dir]; n > 0 {
-			b.logf("  plugin %s (%s) left out: %s", pl.Name, b.rel(pl.Dir), human.Plural(n, "error", "errors"))
-			return true
+		rules := bad[pl.Dir]
+		if len(rules) > 0 {
+			n := len(rules)
+			slices.Sort(rules)
+			b.logf("  plugin %s (%s) left out: %s (%s)", pl.Name, b.rel(pl.Dir), human.Plural(n, "error", "errors"),
+				strings.Join(slices.Compact(rules), ", "))
 		}
-		return false
+		return len(rules) > 0
 	})
 	return fs
 }

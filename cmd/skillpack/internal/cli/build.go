@@ -49,7 +49,9 @@ into DIST a bundle that a static host or an MCP server serves unchanged: the
 discovery indexes, the archives, MCP documents, checksums and a catalog page.
 
 An error-level finding stops the build before anything is written (exit 1);
---skip-invalid leaves those skills out instead and publishes the rest.
+--skip-invalid leaves those skills out instead and publishes the rest. A
+plugin with one is left out of the bundle's plugins, and said so: its
+skills are judged on their own.
 Skills that a repository's marketplace or plugin manifests declare are
 built, and folders of tests and templates are left out (--all, --ignore).
 DIST is replaced whole, at the end; unchanged skills reuse their archives.
