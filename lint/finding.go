@@ -7,7 +7,8 @@ import (
 
 // Finding is one problem at one place. Path is relative to the folder lint
 // was run from, with "/" separators; Line and Column are 1-based, 0 when the
-// finding concerns a whole file or folder.
+// finding concerns a whole file or folder, and Column counts characters
+// (Unicode code points), not bytes.
 type Finding struct {
 	Path     string   `json:"path"`
 	Line     int      `json:"line"`

@@ -5,9 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -24,9 +22,7 @@ type markdown struct {
 	links   []mdLink // link and image destinations, in source order
 	fences  []int    // byte offsets of fenced code blocks that are never closed
 	partial bool     // links were not parsed: see skill.InlineCostly
-
-	starts []int  // byte offset of each line's start, built on first use
-	last   [3]int // the last position asked for: offset, line, column
+	lines            // positions in src
 }
 
 // mdLink is a link or image destination as written in the source.
@@ -154,7 +150,7 @@ var (
 // parseMarkdown parses src and keeps what the rules need of it, so that the
 // tree itself can be dropped.
 func parseMarkdown(src []byte) *markdown {
-	m := &markdown{src: src}
+	m := &markdown{src: src, lines: lines{src: src}}
 	p := mdParser
 	if skill.InlineCostly(src) {
 		p, m.partial = blockParser, true
@@ -210,30 +206,6 @@ func parseMarkdown(src []byte) *markdown {
 // becomes a URL: backslash escapes and character references.
 func unescape(dest []byte) string {
 	return string(util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(dest))))
-}
-
-// pos turns a byte offset into a 1-based line and a 1-based column counted
-// in characters, as YAML node columns are. Offsets asked for in order on
-// one line continue from the last one, so that a line of many links is
-// not counted over again for each.
-func (m *markdown) pos(off int) (line, col int) {
-	if m.starts == nil {
-		m.starts = []int{0}
-		for i, b := range m.src {
-			if b == '\n' {
-				m.starts = append(m.starts, i+1)
-			}
-		}
-	}
-	off = min(max(off, 0), len(m.src))
-	i := sort.SearchInts(m.starts, off+1) - 1
-	from, col := m.starts[i], 1
-	if m.last[1] == i+1 && m.last[0] <= off && m.last[0] >= from {
-		from, col = m.last[0], m.last[2]
-	}
-	col += utf8.RuneCount(m.src[from:off])
-	m.last = [3]int{off, i + 1, col}
-	return i + 1, col
 }
 
 // bodyMarkdown is the parsed body of the skill's SKILL.md, or nil when

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -618,7 +619,7 @@ func checkTextEncoding(p *Pass) {
 				"of the first line (it breaks shebangs and JSON)", f.Path)
 		}
 		if off := firstBadUTF8(data, c.Complete); off >= 0 {
-			line, col := newLineCounter(data).pos(off)
+			line, col := newLines(data).pos(off)
 			p.Reportf(f.Path, line, col, hintUTF8, "%s is not valid UTF-8 (byte 0x%02X); readers turn it into U+FFFD "+
 				"or refuse the file", f.Path, data[off])
 		}
@@ -650,38 +651,41 @@ func binaryData(data []byte) bool {
 	return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0
 }
 
-// lineCounter turns byte offsets, visited in increasing order, into 1-based
-// lines and byte columns in O(len(data)) overall. A UTF-8 BOM does not count
-// towards line 1's columns, as in Go's compiler.
-type lineCounter struct {
-	data        []byte
-	off         int // offsets before off are counted
-	line, start int // the line at off and its first byte
+// lines turns byte offsets of a file into 1-based lines and columns,
+// columns counted in characters as YAML's are, so that every rule's
+// positions in one file mean the same. A UTF-8 BOM does not count towards
+// line 1's columns. Offsets asked for in order along one line continue
+// from the last one, so that a line of many findings is not counted over
+// again for each.
+type lines struct {
+	src    []byte
+	starts []int  // byte offset of each line's start, built on first use
+	last   [3]int // the last position asked for: offset, line, column
 }
 
-func newLineCounter(data []byte) *lineCounter {
-	c := &lineCounter{data: data, line: 1}
-	if bytes.HasPrefix(data, utf8BOM) {
-		c.start = len(utf8BOM)
-	}
-	return c
-}
+func newLines(src []byte) *lines { return &lines{src: src} }
 
-func (c *lineCounter) pos(off int) (line, col int) {
-	if off < c.off { // out of order: start over
-		*c = *newLineCounter(c.data)
-	}
-	for {
-		i := bytes.IndexByte(c.data[c.off:off], '\n')
-		if i < 0 {
-			break
+func (l *lines) pos(off int) (line, col int) {
+	if l.starts == nil {
+		l.starts = []int{0}
+		if bytes.HasPrefix(l.src, utf8BOM) {
+			l.starts[0] = len(utf8BOM)
 		}
-		c.off += i + 1
-		c.line++
-		c.start = c.off
+		for i, b := range l.src {
+			if b == '\n' {
+				l.starts = append(l.starts, i+1)
+			}
+		}
 	}
-	c.off = off
-	return c.line, max(off-c.start, 0) + 1
+	off = min(max(off, l.starts[0]), len(l.src))
+	i := sort.SearchInts(l.starts, off+1) - 1
+	from, col := l.starts[i], 1
+	if l.last[1] == i+1 && l.last[0] <= off && l.last[0] >= from {
+		from, col = l.last[0], l.last[2]
+	}
+	col += utf8.RuneCount(l.src[from:off])
+	l.last = [3]int{off, i + 1, col}
+	return i + 1, col
 }
 
 // windowsScripts may, and often must, use CRLF.
@@ -700,7 +704,7 @@ func checkScriptCRLF(p *Pass) {
 		if i < 0 {
 			continue
 		}
-		line, col := newLineCounter(c.Data).pos(i)
+		line, col := newLines(c.Data).pos(i)
 		why := "shells and interpreters read the \\r into every command"
 		if line == 1 && bytes.HasPrefix(c.Data, []byte("#!")) {
 			why = fmt.Sprintf("the shebang names %q, an interpreter that does not exist", shebangCommand(c.Data)+"\r")

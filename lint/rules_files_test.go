@@ -85,9 +85,9 @@ func TestFirstBadUTF8(t *testing.T) {
 	}
 }
 
-func TestLineCounter(t *testing.T) {
-	data := []byte("\uFEFFab\ncd\r\n\nxyz")
-	lc := newLineCounter(data)
+func TestLines(t *testing.T) {
+	data := []byte("\uFEFFab\ncd\r\n\nxyz\né𝑨\u200bx")
+	l := newLines(data)
 	for _, tc := range []struct{ off, line, col int }{
 		{3, 1, 1}, // the BOM does not count
 		{4, 1, 2},
@@ -95,9 +95,14 @@ func TestLineCounter(t *testing.T) {
 		{8, 2, 3}, // the \r of a CRLF
 		{11, 4, 1},
 		{13, 4, 3},
-		{7, 2, 2}, // out of order still works
+		{7, 2, 2},  // out of order still works
+		{15, 5, 1}, // columns count characters, as YAML's do, not bytes
+		{17, 5, 2},
+		{21, 5, 3},
+		{24, 5, 4},
+		{0, 1, 1}, // in the BOM: its line's first column
 	} {
-		if line, col := lc.pos(tc.off); line != tc.line || col != tc.col {
+		if line, col := l.pos(tc.off); line != tc.line || col != tc.col {
 			t.Errorf("pos(%d) = %d:%d, want %d:%d", tc.off, line, col, tc.line, tc.col)
 		}
 	}

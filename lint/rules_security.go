@@ -40,7 +40,8 @@ var securityRules = []*Rule{
 			"splits it so that it reads the same but matches no search or filter. Between characters of " +
 			"scripts written without spaces (Chinese, Japanese, Thai...) a zero-width space or word joiner " +
 			"marks where a line may break, as a space would, and is allowed; beside one, it splits no word " +
-			"(invisible-char's). All of them let a " +
+			"(invisible-char's), and neither does a zero-width space between the parts of a camelCase name " +
+			"(abandonmentEmail), where documentation sites let long names wrap. All of them let a " +
 			"skill carry instructions a reviewer does not see. Lint looks in SKILL.md, frontmatter and " +
 			"body, and in every other published text file, and reports a run of tag characters once " +
 			"with the text it hides. Joiners inside emoji sequences, flag tag sequences and joiners " +
@@ -280,7 +281,7 @@ func checkSecret(p *Pass) {
 	const fix = "revoke it at its issuer now, remove it, and have scripts read credentials from the environment"
 	scanFiles(p, func(rel string, data []byte) {
 		hits := findSecrets(data)
-		lc := newLineCounter(data)
+		lc := newLines(data)
 		for i, h := range hits {
 			line, col := lc.pos(h.off)
 			if i == maxPerFile {
@@ -411,6 +412,14 @@ func classifyInvisible(data []byte, i, j int, r rune, count int, reorders bool) 
 	}
 	prev, _ := utf8.DecodeLastRune(data[:i])
 	next, _ := utf8.DecodeRune(data[j:])
+	if r == 0x200B && count == 1 && unicode.IsLower(prev) && unicode.IsUpper(next) {
+		// Documentation sites put one where a long camelCase name may
+		// wrap ("abandonment\u200bEmail\u200bState"): a break, not a
+		// split of a word that a filter would look for.
+		return invisibleHit{off: i, end: j, fix: "delete it", msg: fmt.Sprintf("%s between the parts of a camelCase name, "+
+			"where documentation sites put it so that the name may wrap; it hides no text there, but whoever copies the "+
+			"name copies it too, and the copy no longer matches", what)}
+	}
 	// Beside a character of a script written without spaces the run is
 	// at a word's edge ("name\u200c命名"), splitting no word.
 	if wordRune(prev) && wordRune(next) && !spaceless(prev) && !spaceless(next) {
@@ -610,7 +619,7 @@ func invisibleFiles(p *Pass) []invisibleFile {
 				return
 			}
 			f := invisibleFile{rel: rel, hits: hits}
-			lc := newLineCounter(data)
+			lc := newLines(data)
 			for _, h := range hits {
 				line, col := lc.pos(h.off)
 				f.line, f.col = append(f.line, line), append(f.col, col)

@@ -26,8 +26,9 @@ type (
 		Runs    []sarifRun `json:"runs"`
 	}
 	sarifRun struct {
-		Tool    sarifTool     `json:"tool"`
-		Results []sarifResult `json:"results"` // present even when empty: this was a scan
+		Tool       sarifTool     `json:"tool"`
+		ColumnKind string        `json:"columnKind"` // what a column counts: a Finding's, characters
+		Results    []sarifResult `json:"results"`    // present even when empty: this was a scan
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
@@ -129,7 +130,7 @@ func formatSARIF(w io.Writer, res *Result, tool Tool) error {
 	log := sarifLog{
 		Schema:  sarifSchema,
 		Version: "2.1.0",
-		Runs:    []sarifRun{{Tool: sarifTool{Driver: drv}, Results: results}},
+		Runs:    []sarifRun{{Tool: sarifTool{Driver: drv}, ColumnKind: "unicodeCodePoints", Results: results}},
 	}
 	return jsonenc.Write(w, log)
 }
