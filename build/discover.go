@@ -32,6 +32,11 @@ func (b *builder) discover() (discovery, string, error) {
 	if err != nil {
 		return discovery{}, "", err
 	}
+	if len(same) > maxCopyNotes && !b.opts.Verbose {
+		// A vendor repository ships dozens: one line, and -v for each.
+		same = []string{fmt.Sprintf("%s found in identical copies, each published once (-v says from which)",
+			human.Plural(len(same), "skill", "skills"))}
+	}
 	notes = append(notes, same...)
 	b.logf("• discover: %s", human.Plural(len(skills), "skill", "skills"))
 	for _, n := range notes {
@@ -48,6 +53,10 @@ func (b *builder) discover() (discovery, string, error) {
 // the workers' timing: the one a manifest declares, else one outside
 // hidden folders (.claude/skills is a client's working copy), else the
 // first in path order.
+
+// maxCopyNotes is how many sets of identical copies the log names one by
+// one without -v.
+const maxCopyNotes = 3
 
 // dedupe keeps one skill of each set of identical copies, and returns a
 // note for each set.

@@ -205,3 +205,28 @@ func rel(t *testing.T, base, p string) string {
 	}
 	return filepath.ToSlash(r)
 }
+
+// TestManyCopies checks that the log names at most maxCopyNotes sets of
+// identical copies one by one, and every set with -v.
+func TestManyCopies(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	names := []string{"alpha", "beta", "delta", "gamma"}
+	for _, p := range []string{"claude", "cursor"} {
+		writeSkillFile(t, src, p, ".claude-plugin/plugin.json", `{"name": "`+p+`"}`)
+		for _, n := range names {
+			writeSkill(t, filepath.Join(src, p, "skills", n), n, nil)
+		}
+	}
+	for _, verbose := range []bool{false, true} {
+		var log strings.Builder
+		mustBuild(t, []string{src}, Options{Out: filepath.Join(root, "dist"), Log: &log, Verbose: verbose})
+		sets := strings.Count(log.String(), "2 identical copies, published once")
+		switch {
+		case verbose && sets != len(names):
+			t.Errorf("-v: the log names %d sets of copies, want %d:\n%s", sets, len(names), log.String())
+		case !verbose && (sets != 0 || !strings.Contains(log.String(), "4 skills found in identical copies, each published once (-v says from which)")):
+			t.Errorf("the log names %d sets of copies, want one line for all 4:\n%s", sets, log.String())
+		}
+	}
+}
