@@ -206,7 +206,7 @@ func rel(t *testing.T, base, p string) string {
 	return filepath.ToSlash(r)
 }
 
-// TestManyCopies checks that the log names at most maxCopyNotes sets of
+// TestManyCopies checks that the log names at most three sets of
 // identical copies one by one, and every set with -v.
 func TestManyCopies(t *testing.T) {
 	root := t.TempDir()
@@ -225,7 +225,7 @@ func TestManyCopies(t *testing.T) {
 		switch {
 		case verbose && sets != len(names):
 			t.Errorf("-v: the log names %d sets of copies, want %d:\n%s", sets, len(names), log.String())
-		case !verbose && (sets != 0 || !strings.Contains(log.String(), "4 skills found in identical copies, each published once (-v says from which)")):
+		case !verbose && (sets != 0 || !strings.Contains(log.String(), "4 skills found in identical copies, each linted and published once (-v says from which)")):
 			t.Errorf("the log names %d sets of copies, want one line for all 4:\n%s", sets, log.String())
 		}
 	}

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path"
@@ -26,6 +27,8 @@ type Options struct {
 	// ignore list).
 	Ignore []string
 	All    bool
+
+	Verbose bool // Run's notes name every set of identical copies (Scope.EveryCopy)
 }
 
 // Result is the outcome of a run.
@@ -54,11 +57,16 @@ func Run(paths []string, opts Options) (*Result, error) {
 		}
 	}
 	r := newRunner(opts)
-	sc := Scope{All: opts.All, Ignore: opts.Ignore, Config: r.set.Ignore, ConfigDir: r.set.Dir(), Rel: r.rel}
+	sc := Scope{All: opts.All, Ignore: opts.Ignore, Config: r.set.Ignore, ConfigDir: r.set.Dir(), Rel: r.rel, EveryCopy: opts.Verbose}
 	skills, plugins, markets, notes, err := sc.Find(paths)
 	if err != nil {
 		return nil, err
 	}
+	skills, same, err := sc.Dedupe(context.Background(), skills, opts.Jobs)
+	if err != nil {
+		return nil, err
+	}
+	notes = append(notes, same...)
 	skill.ReadAll(skills, opts.Jobs)
 	res := r.run(skills, plugins, markets, opts.Jobs)
 	res.Notes = notes

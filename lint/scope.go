@@ -31,6 +31,9 @@ type Scope struct {
 	ConfigDir string
 	// Rel spells a folder for the notes (nil: as found).
 	Rel func(string) string
+	// EveryCopy has Dedupe's notes name every set of identical copies;
+	// without it more than three sets are one note.
+	EveryCopy bool
 }
 
 // Select returns the skills of t, found below root, that the scope keeps,

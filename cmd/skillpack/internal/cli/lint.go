@@ -237,7 +237,7 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintJSON) error {
 			return usageErr("%s: no such file or folder", p)
 		}
 	}
-	lo := lint.Options{Settings: cfg.Lint, Strict: opts.Strict, Ignore: opts.Ignore, All: opts.All}
+	lo := lint.Options{Settings: cfg.Lint, Strict: opts.Strict, Ignore: opts.Ignore, All: opts.All, Verbose: ios.Verbose}
 	if opts.fix.Fix || opts.fix.DryRun {
 		return runFix(ios, opts, paths, lo, failOn, doc)
 	}
