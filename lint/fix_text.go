@@ -22,10 +22,17 @@ import (
 // isolates and right-to-left marks (removing one reorders the text on
 // screen, so which order was meant is for a person to say), and a run at
 // the start of a line before a code fence, the idiom for showing ``` inside
-// a code block. In Markdown, a deletion that changes how the file renders
-// (an invisible character keeping "_" from closing emphasis, or a line
-// from being a heading) is not made either.
+// a code block. Only Markdown is fixed, and no deletion that changes how
+// it renders (an invisible character keeping "_" from closing emphasis, or
+// a line from being a heading) is made.
 func fixInvisible(f *fixFile, at []Finding) {
+	if !isMarkdown(f.job.path) {
+		// In code and data an invisible character can be the value
+		// itself (a JavaScript entity table's zwj: "\u200d", MathML's
+		// <mo>\u200b</mo>), and nothing says what a deletion changes:
+		// a person decides.
+		return
+	}
 	rules := map[string]bool{}
 	for _, fd := range at {
 		rules[fd.Rule] = true
@@ -66,7 +73,7 @@ func fixInvisible(f *fixFile, at []Finding) {
 		out, _ := applyEdits(data, slices.Concat(append(slices.Clone(alone), set...)...))
 		return out
 	}
-	if out := apply(runs); !isMarkdown(f.job.path) || sameRendering(data, out) {
+	if out := apply(runs); sameRendering(data, out) {
 		f.data = out
 		return
 	}
@@ -165,7 +172,7 @@ func fixBOM(f *fixFile, _ []Finding) {
 
 // fixCRLF turns a script's CRLF line ends into LF; a lone CR is kept.
 func fixCRLF(f *fixFile, _ []Finding) {
-	if !strings.HasPrefix(f.job.rel, "scripts/") || windowsScripts[strings.ToLower(path.Ext(f.job.path))] || binaryData(f.data) {
+	if !crlfBreaks(f.job.rel, f.data) {
 		return
 	}
 	f.data = bytes.ReplaceAll(f.data, crlfLine, []byte("\n"))

@@ -166,7 +166,8 @@ var fileRules = []*Rule{
 			"a file as a binary blob instead of text. Files are judged by extension (.md .txt .py " +
 			".sh .js .ts .json .yaml .yml .toml .html .css .csv .xml, and extension-less files under " +
 			"scripts/). Re-save the file as UTF-8 (iconv -f WINDOWS-1252 -t UTF-8 for Windows-1252 text); " +
-			"skillpack lint --fix removes a UTF-8 byte order mark. " +
+			"skillpack lint --fix removes a UTF-8 byte order mark, which a .csv may keep (Excel reads a CSV " +
+			"as UTF-8 only with one). " +
 			"SKILL.md has rules of its own.",
 		Bad:   "pdf/\n  SKILL.md\n  reference.md   (Windows-1252: caf\\xe9)",
 		Good:  "pdf/\n  SKILL.md\n  reference.md   (UTF-8: caf\\xc3\\xa9)",
@@ -180,7 +181,8 @@ var fileRules = []*Rule{
 			"bash\" followed by CRLF runs \"bash\\r\" (\"/usr/bin/env: 'bash\\r': No such file or " +
 			"directory\"), and shells and Python read the \\r into every command. The build never " +
 			"rewrites bytes, so convert scripts under scripts/ to LF (dos2unix, or \"scripts/** text " +
-			"eol=lf\" in .gitattributes). Windows scripts (.bat, .cmd, .ps1) are exempt.",
+			"eol=lf\" in .gitattributes). Windows scripts (.bat, .cmd, .ps1) are exempt, and so are documents " +
+			"and data beside the scripts (README.md, requirements.txt, config.json) that have no shebang.",
 		Bad:   "pdf/\n  SKILL.md\n  scripts/fill.sh   (#!/bin/sh\\r\\n...)",
 		Good:  "pdf/\n  SKILL.md\n  scripts/fill.sh   (#!/bin/sh\\n...)",
 		Check: withFiles(checkScriptCRLF),
@@ -614,7 +616,8 @@ func checkTextEncoding(p *Pass) {
 			p.Reportf(f.Path, 0, 0, hintUTF16, "%s is UTF-16 (it starts with a UTF-16 byte order mark); readers expect UTF-8", f.Path)
 			continue
 		}
-		if bytes.HasPrefix(data, utf8BOM) {
+		// Excel reads a CSV as UTF-8 only when it starts with a BOM.
+		if bytes.HasPrefix(data, utf8BOM) && strings.ToLower(path.Ext(f.Path)) != ".csv" {
 			p.Reportf(f.Path, 1, 1, hintBOM, "%s starts with a UTF-8 byte order mark, which readers take as part "+
 				"of the first line (it breaks shebangs and JSON)", f.Path)
 		}
@@ -691,13 +694,29 @@ func (l *lines) pos(off int) (line, col int) {
 // windowsScripts may, and often must, use CRLF.
 var windowsScripts = map[string]bool{".bat": true, ".cmd": true, ".ps1": true, ".psm1": true, ".vbs": true}
 
+// notScripts are the documents and data that sit beside scripts in
+// scripts/ (a README, requirements.txt, a config), which no interpreter
+// runs line by line.
+var notScripts = map[string]bool{".md": true, ".markdown": true, ".txt": true, ".rst": true, ".json": true,
+	".yaml": true, ".yml": true, ".toml": true, ".ini": true, ".cfg": true, ".conf": true, ".html": true,
+	".htm": true, ".css": true, ".csv": true, ".tsv": true, ".xml": true, ".svg": true, ".lock": true}
+
+// crlfBreaks reports whether CRLF line ends break the file at rel: a script
+// under scripts/ (a shebang, or no document or data extension), not a
+// Windows one, and not binary.
+func crlfBreaks(rel string, data []byte) bool {
+	ext := strings.ToLower(path.Ext(rel))
+	return strings.HasPrefix(rel, "scripts/") && !windowsScripts[ext] && !binaryData(data) &&
+		(!notScripts[ext] || bytes.HasPrefix(data, []byte("#!")))
+}
+
 func checkScriptCRLF(p *Pass) {
 	for _, f := range p.Files.Files {
 		if !strings.HasPrefix(f.Path, "scripts/") || windowsScripts[strings.ToLower(path.Ext(f.Path))] {
 			continue
 		}
 		c := p.Content(f)
-		if c.Err != nil || binaryData(c.Data) {
+		if c.Err != nil || !crlfBreaks(f.Path, c.Data) {
 			continue
 		}
 		i := bytes.Index(c.Data, crlfLine)
