@@ -83,6 +83,11 @@ func (b *builder) lint(p *packed) (*packed, string, error) {
 	if err := p.sums.Seal(); err != nil {
 		return nil, "", err
 	}
+	if b.opts.SkipInvalid {
+		if err := b.skipEnclosing(p); err != nil {
+			return nil, "", err
+		}
+	}
 	if err := b.leaveOut(p); err != nil {
 		return nil, "", err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -56,6 +57,67 @@ func (b *builder) skipInvalid(p *packed, across []lint.Finding, errs int) error 
 		return &LintError{Errors: errs, All: true}
 	}
 	return nil
+}
+
+// skipEnclosing leaves out, with SkipInvalid, every skill whose archive
+// holds a file for which a skill below it (skill-nested) was left out by
+// a security rule (a secret, hidden text): lint reports a nested skill's
+// file once, as that skill's, and publishing the enclosing skill would
+// publish the file. It runs once the summaries can be read.
+func (b *builder) skipEnclosing(p *packed) error {
+	byDir := map[string]*work{} // the folders of the skills still published
+	for _, w := range p.work {
+		if !w.skipped {
+			byDir[b.rel(w.src.Dir)] = w
+		}
+	}
+	for _, in := range p.work {
+		if !in.skipped {
+			continue
+		}
+		for _, f := range in.findings {
+			if r := lint.Lookup(f.Rule); f.Severity != lint.Error || r == nil || r.Category != lint.CatSecurity {
+				continue
+			}
+			for dir := path.Dir(f.Path); dir != "." && dir != "/"; dir = path.Dir(dir) {
+				w := byDir[dir]
+				if w == nil || w.skipped {
+					continue
+				}
+				held, err := b.holds(p, w, strings.TrimPrefix(f.Path, dir+"/"))
+				if err != nil {
+					return err
+				}
+				if !held {
+					continue
+				}
+				w.skipped = true
+				e := lint.Finding{Path: b.rel(w.named.EntryPath()), Rule: f.Rule, Severity: lint.Error,
+					Message: fmt.Sprintf("its archive holds %s, for which %s (%s) is left out: %s", f.Path, in.name, b.rel(in.src.Dir), f.Message),
+					Fix:     f.Fix}
+				b.res.Findings = lint.Sort(append(b.res.Findings, e))
+				b.res.Skipped = append(b.res.Skipped, Skipped{Name: w.name, Dir: w.src.Dir, Findings: []lint.Finding{e}})
+			}
+		}
+	}
+	if len(b.res.Skipped) == len(p.work) {
+		errs, _, _ := lint.Count(b.res.Findings)
+		return &LintError{Errors: errs, All: true}
+	}
+	return nil
+}
+
+// holds reports whether w's archive holds the file at rel, a path in w's
+// folder that .skillignore may have left out.
+func (b *builder) holds(p *packed, w *work, rel string) (bool, error) {
+	if !w.kept {
+		return false, nil // not packed: nothing of it is published
+	}
+	sum, err := p.summary(w)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(sum.rec.Files, func(f layout.File) bool { return f.Path == rel }), nil
 }
 
 // namedBy returns a function that gives the skills a finding of the

@@ -300,3 +300,39 @@ func TestSkipInvalidFolderFinding(t *testing.T) {
 	}
 	verified(t, dist)
 }
+
+// A skill left out for hidden text in a file is not published inside the
+// skill whose folder holds it (lint reports the file once, as the inner
+// skill's): the enclosing skill is left out too, unless its .skillignore
+// keeps the file out of its archive.
+func TestSkipInvalidEnclosing(t *testing.T) {
+	for _, ignored := range []bool{false, true} {
+		root := t.TempDir()
+		src := filepath.Join(root, "src")
+		writeSkill(t, filepath.Join(src, "alpha"), "alpha", nil)
+		outer := map[string]string{}
+		if ignored {
+			outer[".skillignore"] = "inner/\n"
+		}
+		writeSkill(t, filepath.Join(src, "outer"), "outer", outer)
+		writeSkill(t, filepath.Join(src, "outer", "inner"), "inner", map[string]string{"data.txt": "abc\u202edef\n"})
+		res := mustBuild(t, []string{src}, Options{Out: filepath.Join(root, "dist"), SkipInvalid: true,
+			Lint: lint.Options{Base: root}})
+		got := skippedOf(res)
+		want := []string{"inner src/outer/inner invisible-unicode", "outer src/outer invisible-unicode"}
+		if ignored {
+			want = want[:1]
+		}
+		for i := range got {
+			got[i] = strings.Replace(got[i], filepath.ToSlash(root)+"/", "", 1)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf(".skillignore %v: skipped %q, want %q", ignored, got, want)
+		}
+		if !ignored && !slices.ContainsFunc(res.Findings, func(f lint.Finding) bool {
+			return f.Path == "src/outer/SKILL.md" && strings.Contains(f.Message, "its archive holds src/outer/inner/data.txt")
+		}) {
+			t.Errorf("no finding on outer says why: %v", res.Findings)
+		}
+	}
+}
