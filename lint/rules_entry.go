@@ -122,11 +122,13 @@ func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
 		fix := ""
 		switch kind {
 		case skill.NoFrontmatter:
+			name, rename := nameFor(p.Skill.Dir)
 			fix = fmt.Sprintf("start the file with a line holding only \"---\", then name: %s and description: what the skill does "+
-				"and when to use it, then a line holding only \"---\"", filepath.Base(p.Skill.Dir))
+				"and when to use it, then a line holding only \"---\"%s", name, rename)
 		case skill.NotMapping:
+			name, rename := nameFor(p.Skill.Dir)
 			fix = fmt.Sprintf("write one key a line between the \"---\" lines: name: %s, then description: what the skill does "+
-				"and when to use it", filepath.Base(p.Skill.Dir))
+				"and when to use it%s", name, rename)
 		case skill.BadYAML:
 			fix = yamlFix(p, pr)
 		case skill.LeadingSpace:
@@ -141,6 +143,17 @@ func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
 		p.Reportf(p.Skill.File, pr.Line, pr.Col, fix, "%s", pr.Msg)
 	}
 	return r
+}
+
+// nameFor is the name to give a skill whose SKILL.md declares none: its
+// folder's, made valid (skill.SuggestName), and if that changed it, the
+// advice to rename the folder to match.
+func nameFor(dir string) (name, rename string) {
+	folder := filepath.Base(dir)
+	if name = skill.SuggestName(folder); name != folder {
+		rename = "; rename the folder to " + name + " too"
+	}
+	return name, rename
 }
 
 // yamlFix says how to mend the YAML error pr, from the text of its line.

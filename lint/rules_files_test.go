@@ -188,8 +188,10 @@ func TestFindSecrets(t *testing.T) {
 		{"AKIA" + "Z7Q2M4R8T1W6Y3P5", 0}, // 8 and 1: no key ID is written so (base32, A-Z and 2-7)
 		{"AKIA" + "EXPOSEDKEY123456", 0},
 		{"AKIA" + "XXXXXXXXXXXXXXXX", 0},
-		{"sk-ant-api03-" + strings.Repeat("a", 40), 0}, // a repeated character
-		{"ghp_" + strings.Repeat("ab12", 9), 0},        // too few distinct characters
+		{"sk-ant-api03-" + strings.Repeat("a", 40), 0},       // a repeated character
+		{"ghp_" + strings.Repeat("ab12", 9), 0},              // too few distinct characters
+		{"ghp_" + "abcdefghijklmnopqrstuvwxyz1234567890", 0}, // typed in order
+		{"ghp_" + "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghij", 0},
 		{"-----BEGIN OPENSSH PRIVATE KEY-----\n...\n-----END OPENSSH PRIVATE KEY-----", 0},
 		{"-----BEGIN EC PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\n\nMHcCAQEEIBkg4LVWM9nuwNSk3yBYrKpGFl1xqNOHd4Lcs+DoXi0OoAoGCCqGSM49\n", 1},
 		{"-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAplantedtestkeymaterialnotrealdonotusethisanywhere00\n-----END RSA PRIVATE KEY-----", 0},

@@ -212,8 +212,8 @@ var placeholders = []string{"EXAMPLE", "XXXX", "SAMPLE", "DUMMY", "FAKE", "PLACE
 // placeholder reports whether a matched token is made up for documentation:
 // a placeholder word, "xxx" opening one of its parts ("sk-ant-api03-xxx…",
 // where "xxx" inside a random part is too likely to count), a character
-// repeated eight times ("ghp_0000..."), or too few distinct characters for
-// a random string.
+// repeated eight times ("ghp_0000..."), eight in alphabetical order
+// ("ghp_abcdefgh..."), or too few distinct characters for a random string.
 func placeholder(tok string) bool {
 	up := strings.ToUpper(tok)
 	for _, w := range placeholders {
@@ -227,7 +227,7 @@ func placeholder(tok string) bool {
 		}
 	}
 	var seen [256]bool
-	distinct, run := 0, 0
+	distinct, run, ascent := 0, 0, 0
 	for i := 0; i < len(tok); i++ {
 		if !seen[tok[i]] {
 			seen[tok[i]] = true
@@ -240,6 +240,14 @@ func placeholder(tok string) bool {
 			}
 		} else {
 			run = 0
+		}
+		if i > 0 && tok[i] == tok[i-1]+1 {
+			ascent++
+			if ascent >= 7 { // "abcdefgh", "12345678": typed, not drawn
+				return true
+			}
+		} else {
+			ascent = 0
 		}
 	}
 	return distinct < 6

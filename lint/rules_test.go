@@ -234,3 +234,36 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// TestNameForFix checks that the fix for a SKILL.md without a name offers
+// a name that name-format accepts, and the folder's rename it takes.
+func TestNameForFix(t *testing.T) {
+	dir := t.TempDir()
+	for p, data := range map[string]string{
+		"Agent-Skills/SKILL.md": "# Agent skills\n",
+		"pdf-tools/SKILL.md":    "---\n- a list\n---\n# PDF\n",
+	} {
+		p = filepath.Join(dir, filepath.FromSlash(p))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(data), 0o644))
+	}
+	res := lintDir(t, dir, Options{Base: dir})
+	want := map[string]string{
+		"frontmatter-missing":     "name: agent-skills and description:",
+		"frontmatter-not-mapping": "name: pdf-tools, then description:",
+	}
+	for _, f := range res.Findings {
+		if w, ok := want[f.Rule]; ok {
+			if !strings.Contains(f.Fix, w) {
+				t.Errorf("%s: fix %q lacks %q", f.Rule, f.Fix, w)
+			}
+			if rename := strings.Contains(f.Fix, "rename the folder to agent-skills"); rename != (f.Rule == "frontmatter-missing") {
+				t.Errorf("%s: fix %q, rename said %v", f.Rule, f.Fix, rename)
+			}
+			delete(want, f.Rule)
+		}
+	}
+	for rule := range want {
+		t.Errorf("no %s finding: %v", rule, res.Findings)
+	}
+}
