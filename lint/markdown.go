@@ -21,6 +21,7 @@ type markdown struct {
 	src     []byte
 	links   []mdLink // link and image destinations, in source order
 	fences  []int    // byte offsets of fenced code blocks that are never closed
+	ends    []int    // where each of them ends: the document's end, or its list item's or quote's
 	partial bool     // links were not parsed: see skill.InlineCostly
 	lines            // positions in src
 }
@@ -194,7 +195,11 @@ func parseMarkdown(src []byte) *markdown {
 			add(n, n.Destination, n.Reference)
 		case *ast.FencedCodeBlock:
 			if _, ok := n.AttributeString(string(closedFence)); !ok {
-				m.fences = append(m.fences, n.Pos())
+				end := n.Pos() + max(bytes.IndexByte(src[n.Pos():], '\n'), 0) // its opening line
+				if l := n.Lines(); l.Len() > 0 {
+					end = l.At(l.Len() - 1).Stop
+				}
+				m.fences, m.ends = append(m.fences, n.Pos()), append(m.ends, end)
 			}
 		}
 		return ast.WalkContinue, nil

@@ -120,7 +120,7 @@ func checkFences(p *Pass) {
 	if md == nil {
 		return
 	}
-	for _, off := range md.fences {
+	for i, off := range md.fences {
 		if off < 0 || off >= len(md.src) {
 			continue
 		}
@@ -129,7 +129,11 @@ func checkFences(p *Pass) {
 		for n < len(fence) && fence[n] == fence[0] {
 			n++
 		}
+		shown := "everything after it is shown as code"
+		if end := min(max(md.ends[i], off), len(md.src)); len(bytes.TrimSpace(md.src[end:])) > 0 {
+			shown = "it ends only where its list item or quote does"
+		}
 		reportAt(p, md, off, "add a closing "+string(fence[:n])+" line after the block",
-			"the code fence %s opened here is never closed: everything after it is shown as code", fence[:n])
+			"the code fence %s opened here is never closed: %s", fence[:n], shown)
 	}
 }
