@@ -377,7 +377,11 @@ func checkNameASCII(p *Pass) {
 	}
 	for _, r := range name {
 		if r >= utf8.RuneSelf {
-			p.ReportNode(v, "spell the name in ASCII, e.g. "+strconv.Quote(skill.SuggestName(asciiFold(name))),
+			fix := "spell the name in ASCII, e.g. " + strconv.Quote(skill.SuggestName(asciiFold(name)))
+			if folder := p.Skill.Name(); namePattern.MatchString(folder) && len(folder) <= 64 {
+				fix = "set name: " + folder + ", the folder's name" // as name-format says
+			}
+			p.ReportNode(v, fix,
 				"name %q contains the non-ASCII character %q; discovery indexes, URLs and most clients accept only a-z, 0-9 and -", name, r)
 			return
 		}

@@ -236,12 +236,15 @@ func btoi(b bool) int {
 }
 
 // TestNameForFix checks that the fix for a SKILL.md without a name offers
-// a name that name-format accepts, and the folder's rename it takes.
+// a name that name-format accepts, and the folder's rename it takes; and
+// that name-non-ascii offers the folder's name when it is valid, as
+// name-format does, not a second spelling.
 func TestNameForFix(t *testing.T) {
 	dir := t.TempDir()
 	for p, data := range map[string]string{
 		"Agent-Skills/SKILL.md": "# Agent skills\n",
 		"pdf-tools/SKILL.md":    "---\n- a list\n---\n# PDF\n",
+		"cafe-menu/SKILL.md":    "---\nname: café-menu\ndescription: Read the menu of a café to the user.\n---\n# Menu\n",
 	} {
 		p = filepath.Join(dir, filepath.FromSlash(p))
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
@@ -251,13 +254,14 @@ func TestNameForFix(t *testing.T) {
 	want := map[string]string{
 		"frontmatter-missing":     "name: agent-skills and description:",
 		"frontmatter-not-mapping": "name: pdf-tools, then description:",
+		"name-non-ascii":          "set name: cafe-menu, the folder's name", // as name-format would
 	}
 	for _, f := range res.Findings {
 		if w, ok := want[f.Rule]; ok {
 			if !strings.Contains(f.Fix, w) {
 				t.Errorf("%s: fix %q lacks %q", f.Rule, f.Fix, w)
 			}
-			if rename := strings.Contains(f.Fix, "rename the folder to agent-skills"); rename != (f.Rule == "frontmatter-missing") {
+			if rename := strings.Contains(f.Fix, "rename the folder"); rename != (f.Rule == "frontmatter-missing") {
 				t.Errorf("%s: fix %q, rename said %v", f.Rule, f.Fix, rename)
 			}
 			delete(want, f.Rule)
