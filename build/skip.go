@@ -186,13 +186,28 @@ func (b *builder) leaveOut(p *packed) error {
 	if len(b.res.Skipped) == 0 {
 		return nil
 	}
+	// The staging folder's archives by skill, listed once: a listing per
+	// skill left out made thousands of them quadratic (18,000 skills,
+	// 8,000 left out: 42 s).
+	archives := map[string][]string{}
+	if !b.opts.DryRun {
+		ents, err := os.ReadDir(b.st.path(layout.SkillsDir))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		for _, e := range ents {
+			if name, _, _, ok := layout.ParseArchiveName(e.Name()); ok {
+				archives[name] = append(archives[name], e.Name())
+			}
+		}
+	}
 	var kept []*work
 	for _, w := range p.work {
 		if !w.skipped {
 			kept = append(kept, w)
 			continue
 		}
-		if err := b.unstage(p, w); err != nil {
+		if err := b.unstage(p, w, archives[w.name]); err != nil {
 			return err
 		}
 	}
@@ -216,10 +231,11 @@ func (b *builder) leaveOut(p *packed) error {
 }
 
 // unstage removes what pack wrote of a skipped skill to the staging
-// folder: its served copies and archives, or, if its packing failed, what
-// it wrote before. Only the skill that claimed a name wrote under it; a
-// reused skill wrote nothing (write links it).
-func (b *builder) unstage(p *packed, w *work) error {
+// folder: its served copies and its archives (the staged archives of its
+// name), or, if its packing failed, what it wrote before. Only the skill
+// that claimed a name wrote under it; a reused skill wrote nothing (write
+// links it).
+func (b *builder) unstage(p *packed, w *work, archives []string) error {
 	if p.claims[w.name] != w {
 		return nil
 	}
@@ -245,18 +261,11 @@ func (b *builder) unstage(p *packed, w *work) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	// Its archives, as layout names them.
-	ents, err := os.ReadDir(b.st.path(layout.SkillsDir))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	for _, e := range ents {
-		if name, _, _, ok := layout.ParseArchiveName(e.Name()); ok && name == w.name {
-			if err := os.Remove(b.st.path(layout.SkillsDir + "/" + e.Name())); err != nil {
-				return err
-			}
-			n++
+	for _, a := range archives {
+		if err := os.Remove(b.st.path(layout.SkillsDir + "/" + a)); err != nil {
+			return err
 		}
+		n++
 	}
 	b.st.made.Add(int64(-n))
 	return nil
