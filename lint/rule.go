@@ -102,7 +102,7 @@ func Fingerprint() string { return fingerprint() }
 // rulesRevision changes whenever a rule's verdicts change without its ID,
 // severity or title changing, so that verdicts remembered by an older
 // skillpack are not reused.
-const rulesRevision = 11
+const rulesRevision = 12
 
 var fingerprint = sync.OnceValue(func() string {
 	h := sha256.New()

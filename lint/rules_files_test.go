@@ -250,6 +250,13 @@ func TestFindInvisible(t *testing.T) {
 		{"x\u200f", []string{"U+200F RIGHT-TO-LEFT MARK at the end of a line"}},
 		{"x\u200fy", []string{`inside the word "x\u200fy"`}},
 		{"\u2066```", []string{"bidirectional control"}}, // an isolate reorders wherever it is
+		// One character alone in quotes is the value itself; an override
+		// there is Trojan Source's trick, and two are no value.
+		{`ENT = {zwj: "` + "\u200d" + `", lrm: '` + "\u200e" + `'}`, nil},
+		{"markers (`\u200e` LTR)", nil},
+		{`s = "` + "\u202e" + `"`, []string{"RIGHT-TO-LEFT OVERRIDE"}},
+		{`s = "` + "\u200b\u200b" + `"`, []string{"2 invisible characters in a row, starting with U+200B ZERO WIDTH SPACE, between"}},
+		{`s = "` + "\u200b'", []string{"U+200B ZERO WIDTH SPACE between"}},
 	} {
 		hits := findInvisible([]byte(tc.text))
 		if len(hits) != len(tc.want) {

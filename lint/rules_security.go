@@ -390,6 +390,10 @@ func findInvisible(data []byte) []invisibleHit {
 				}
 				count, j, reorders = count+1, j+n2, reorders || isOverride(r2)
 			}
+			if count == 1 && !reorders && aloneInQuotes(data, i, j) {
+				i = j // "\u200d" in an entity table, `\u200e` in a page about marks: the value itself
+				continue
+			}
 			hits = append(hits, classifyInvisible(data, i, j, r, count, reorders))
 			i = j
 		default:
@@ -397,6 +401,12 @@ func findInvisible(data []byte) []invisibleHit {
 		}
 	}
 	return hits
+}
+
+// aloneInQuotes reports whether data[i:j] is all a string or code span holds:
+// a quote or backtick on either side, the same one.
+func aloneInQuotes(data []byte, i, j int) bool {
+	return i > 0 && j < len(data) && data[i-1] == data[j] && (data[j] == '"' || data[j] == '\'' || data[j] == '`')
 }
 
 const deleteInvisible = "delete the invisible characters (most editors find them by searching for the code point)"
