@@ -197,7 +197,7 @@ func (e *LintError) Error() string {
 	case e.All:
 		return "every skill is invalid (" + what + "); nothing was written"
 	}
-	return what + "; nothing was written (fix them, or publish the other skills with --skip-invalid)"
+	return what + "; nothing was written"
 }
 
 // ExitClass is the command's exit code: 1, a failed check.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -197,6 +198,9 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 	opts.result = res
 	if res != nil && len(res.Findings) > 0 {
 		printBuildFindings(ios, res.Findings)
+	}
+	if le := (*build.LintError)(nil); errors.As(err, &le) && !le.All && !opts.SkipInvalid {
+		ios.Nextf("next: fix the errors, or publish the other skills with --skip-invalid")
 	}
 	if err != nil {
 		return err
