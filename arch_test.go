@@ -86,7 +86,7 @@ var importMap = map[string]rule{
 	// 5: the publish targets, each on publish's reading of a bundle.
 	"publish/...": {5, []string{
 		"publish", "layout", "bundle", "pack",
-		"internal/atomicfile", "internal/parallel", "internal/version",
+		"internal/atomicfile", "internal/human", "internal/parallel", "internal/version",
 		"publish/...",
 	}},
 

@@ -7,14 +7,20 @@ package file
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/atomicfile"
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
 )
@@ -46,10 +52,16 @@ func ParseTarget(target string) (string, error) {
 // Publish copies b into the folder target names, stage by stage: a file
 // there with the digest and size the build record gives is Present, any
 // other is replaced whole (written beside it and renamed), from bytes
-// checked against that digest as they are copied.
+// checked against that digest as they are copied. It replaces only files
+// skillpack published there (the folder's build record lists them): a
+// site's own index.html at a bundle path, or a file where the bundle needs
+// a folder, stops it before anything is copied.
 func Publish(ctx context.Context, b *publish.Upload, target string, o Options, report func(publish.Result)) error {
 	dir, err := ParseTarget(target)
 	if err != nil {
+		return err
+	}
+	if err := checkForeign(b, dir); err != nil {
 		return err
 	}
 	r := &publish.Runner{Jobs: o.Jobs, Report: report, Progress: o.Progress, Server: target}
@@ -92,3 +104,89 @@ func copyFile(b *publish.Upload, obj publish.Object, dst string) error {
 	}
 	return atomicfile.Rename(tmp.Name(), dst)
 }
+
+// ForeignError is a publish refused because the folder holds files at the
+// bundle's paths that skillpack did not publish there.
+type ForeignError struct {
+	Dir   string
+	Paths []string // relative to Dir, sorted
+}
+
+func (e *ForeignError) Error() string {
+	shown := e.Paths[:min(len(e.Paths), 5)]
+	more := ""
+	if n := len(e.Paths) - len(shown); n > 0 {
+		more = fmt.Sprintf(", and %d more", n)
+	}
+	return fmt.Sprintf("%s holds %s where the bundle goes that skillpack did not publish there (%s%s); "+
+		"move them away, or publish into a folder of its own; nothing was copied",
+		e.Dir, human.Plural(len(e.Paths), "file", "files"), strings.Join(shown, ", "), more)
+}
+
+// ExitClass is the command's exit code: 1, a failed check.
+func (*ForeignError) ExitClass() int { return 1 }
+
+// checkForeign refuses dir when it is no folder, or when a path of the
+// bundle is taken by a file skillpack did not publish there: one the
+// folder's build record (the last publish's) does not list, with other
+// bytes than the bundle's, or a file where the bundle needs a folder.
+func checkForeign(b *publish.Upload, dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return &usageError{fmt.Sprintf("%s is a file; publish to a folder (file:///path/to/folder)", dir)}
+	} else if errors.Is(err, fs.ErrNotExist) {
+		return nil // nothing there to keep
+	}
+	ours := map[string]bool{}
+	if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(layout.BuildRecord))); err == nil {
+		if rec, err := layout.DecodeRecord(data); err == nil {
+			for _, p := range rec.Files {
+				ours[p] = true
+			}
+		}
+	}
+	var foreign []string
+	for _, obj := range b.Objects {
+		if ours[obj.Path] {
+			continue
+		}
+		dst := filepath.Join(dir, filepath.FromSlash(obj.Path))
+		fi, err := os.Lstat(dst)
+		switch {
+		case errors.Is(err, syscall.ENOTDIR):
+			foreign = append(foreign, blocking(dir, obj.Path))
+		case err != nil: // not there: copied
+		case !fi.Mode().IsRegular():
+			foreign = append(foreign, obj.Path)
+		default:
+			if d, n, err := bundle.HashFile(dst); err != nil || d != obj.Digest || n != obj.Size {
+				foreign = append(foreign, obj.Path)
+			}
+		}
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	slices.Sort(foreign)
+	return &ForeignError{Dir: dir, Paths: slices.Compact(foreign)}
+}
+
+// blocking is the first folder of the slash path p, below dir, that is a
+// file.
+func blocking(dir, p string) string {
+	for i := range len(p) {
+		if p[i] == '/' {
+			if fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p[:i]))); err == nil && !fi.IsDir() {
+				return p[:i]
+			}
+		}
+	}
+	return p
+}
+
+// usageError is a target that cannot be published to as given.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// ExitClass is the command's exit code: 2, the user's to correct.
+func (*usageError) ExitClass() int { return 2 }

@@ -2,8 +2,10 @@ package file
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -100,5 +102,69 @@ func TestParseTarget(t *testing.T) {
 		if got != filepath.FromSlash(want) || (err == nil) != (want != "") {
 			t.Errorf("ParseTarget(%q) = %q, %v; want %q", in, got, err, want)
 		}
+	}
+}
+
+// A folder that holds a site's own files at the bundle's paths is not
+// written to: not a file is copied, the site's files keep their bytes,
+// and the error names them. Files elsewhere in the folder do not matter,
+// and once the folder holds a publish of skillpack's, a changed file of it
+// is skillpack's to replace.
+func TestPublishForeign(t *testing.T) {
+	dist := filepath.Join(t.TempDir(), "dist")
+	if _, err := build.Run([]string{"../../examples"}, build.Options{Out: dist}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := publish.Open(dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	www := filepath.Join(t.TempDir(), "www")
+	site := map[string]string{"index.html": "<h1>My site</h1>\n", "about/x.html": "about\n", "skills": "a file where a folder goes\n"}
+	for p, data := range site {
+		must(t, os.MkdirAll(filepath.Dir(filepath.Join(www, p)), 0o755))
+		must(t, os.WriteFile(filepath.Join(www, p), []byte(data), 0o644))
+	}
+	states, err := publishTo(t, b, www, Options{})
+	var fe *ForeignError
+	if !errors.As(err, &fe) || !slices.Equal(fe.Paths, []string{"index.html", "skills"}) || len(states) != 0 {
+		t.Fatalf("into a site: %v (%d copied), want a ForeignError naming index.html and skills", err, len(states))
+	}
+	for p, data := range site {
+		if got, _ := os.ReadFile(filepath.Join(www, p)); string(got) != data {
+			t.Errorf("%s: %q, want the site's %q", p, got, data)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(www, ".well-known")); !os.IsNotExist(err) {
+		t.Errorf("something was copied: %v", err)
+	}
+
+	// Without them it publishes; then a file of its own that someone
+	// changed is replaced, as before.
+	must(t, os.Remove(filepath.Join(www, "index.html")))
+	must(t, os.Remove(filepath.Join(www, "skills")))
+	if _, err := publishTo(t, b, www, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.WriteFile(filepath.Join(www, "index.html"), []byte("edited"), 0o644))
+	if states, err := publishTo(t, b, www, Options{}); err != nil || states["index.html"] != publish.Uploaded {
+		t.Errorf("republish over its own changed file: %v, index.html %s", err, states["index.html"])
+	}
+	if got, _ := os.ReadFile(filepath.Join(www, "about/x.html")); string(got) != "about\n" {
+		t.Errorf("a file outside the bundle changed: %q", got)
+	}
+
+	// A file given as the folder is the user's to correct.
+	file := filepath.Join(t.TempDir(), "afile")
+	must(t, os.WriteFile(file, nil, 0o644))
+	if _, err := publishTo(t, b, file, Options{}); err == nil || !strings.Contains(err.Error(), "is a file; publish to a folder") {
+		t.Errorf("to a file: %v", err)
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }

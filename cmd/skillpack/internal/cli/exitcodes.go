@@ -81,9 +81,13 @@ func exitStatus(err error) (code int, msg string) {
 // failedCode is the exit code of a command whose work failed part way: 2
 // when the bucket it was given does not exist (the user's to create or
 // correct); 1 when a server it talks to kept failing until the retries ran
-// out (the server's failure, as a failed check is); else 3.
+// out (the server's failure, as a failed check is); the class an error
+// says it has (a folder target's foreign files: 1); else 3.
 func failedCode(err error) int {
+	var c exitClasser
 	switch {
+	case errors.As(err, &c): // a target's refusal that says its class
+		return c.ExitClass()
 	case errors.Is(err, publish.ErrNoBucket):
 		return ExitUsage
 	case errors.Is(err, publish.ErrUnavailable):
