@@ -88,7 +88,7 @@ func Open(dir string) (*Upload, error) {
 	defer folder.Close()
 	f, _, err := bundle.OpenMax(context.Background(), folder, layout.BuildRecord, bundle.MaxDoc)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s has no build record (%s): publish takes a folder that skillpack build wrote; run skillpack build -o %s first", dir, layout.BuildRecord, dir)
+		return nil, fmt.Errorf("%s has no build record (%s): publish takes a folder that skillpack build wrote (skillpack build SKILLS -o DIST, then skillpack publish DIST TARGET)", dir, layout.BuildRecord)
 	} else if err != nil {
 		return nil, fmt.Errorf("%s: %w", b.file(layout.BuildRecord), err)
 	}

@@ -138,7 +138,7 @@ func TestOpenRefuses(t *testing.T) {
 		want   []string
 	}{
 		{"no record", func(dir string) { os.Remove(filepath.Join(dir, layout.BuildRecord)) },
-			[]string{"has no build record", "skillpack build -o"}},
+			[]string{"has no build record", "skillpack build SKILLS -o DIST, then skillpack publish DIST TARGET"}},
 		{"missing", func(dir string) { os.Remove(filepath.Join(dir, archive)) },
 			[]string{archive, "missing", "rebuild"}},
 		{"other size", func(dir string) { os.WriteFile(filepath.Join(dir, layout.V2Index), []byte("{}"), 0o644) },

@@ -18,8 +18,8 @@ import (
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/sign"
-	"github.com/skillpack/skillpack/skill"
 )
 
 type doctorOptions struct {
@@ -101,10 +101,18 @@ type doctorDist struct {
 func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
 	doc := doctorJSON{Version: version.Version(), Sign: doctorSignHelper(ctx), Dist: doctorDistState(opts.Out)}
 	var err error
-	doc.Config, err = doctorConfigState(opts.Config)
+	var cfg *config.Config
+	doc.Config, cfg, err = doctorConfigState(opts.Config)
 	doc.Skills.Input = "."
-	if found, derr := skill.Discover(doc.Skills.Input); derr == nil {
-		doc.Skills.Count = len(found)
+	// As build finds them: the same scope, identical copies once.
+	sc := lint.Scope{}
+	if cfg != nil {
+		sc.Config, sc.ConfigDir = cfg.Lint.Ignore, cfg.Lint.Dir()
+	}
+	if found, _, _, _, derr := sc.Find([]string{doc.Skills.Input}); derr == nil {
+		if found, _, derr = sc.Dedupe(ctx, found, 0); derr == nil {
+			doc.Skills.Count = len(found)
+		}
 	}
 	if err == nil && !doc.Sign.OK {
 		what := "missing"
@@ -195,13 +203,13 @@ func configPath(flag string) (string, error) {
 
 // doctorConfigState reads the config as lint and build read it, but not
 // the baseline it names, which doctor does not describe.
-func doctorConfigState(flag string) (doctorConfig, error) {
+func doctorConfigState(flag string) (doctorConfig, *config.Config, error) {
 	cfg, err := (&LintOptions{Config: flag, writingBaseline: true}).load()
 	if err != nil {
 		path, _ := configPath(flag) // the file that did not load, if any
-		return doctorConfig{Path: path, Profile: config.Default().Lint.Profile.Name, Problem: err.Error()}, err
+		return doctorConfig{Path: path, Profile: config.Default().Lint.Profile.Name, Problem: err.Error()}, nil, err
 	}
-	return doctorConfig{Path: cfg.Path, Profile: cfg.Lint.Profile.Name}, nil
+	return doctorConfig{Path: cfg.Path, Profile: cfg.Lint.Profile.Name}, cfg, nil
 }
 
 // doctorDistState says what the output folder holds: nothing yet, a
