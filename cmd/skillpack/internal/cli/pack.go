@@ -76,6 +76,9 @@ func packRun(ios *IO, opts *packOptions) (*build.Packed, error) {
 	if err := checkSkillDir(opts.Dir); err != nil {
 		return nil, err
 	}
+	if fi, err := os.Stat(opts.Out); err == nil && !fi.IsDir() {
+		return nil, usageErr("-o %s is a file; pack writes its two archives into a folder", opts.Out)
+	}
 	po, err := opts.resolve(ios)
 	if err != nil {
 		return nil, err
