@@ -161,7 +161,7 @@ func TestFolder(t *testing.T) {
 	if _, err := bundle.ReadAll(ctx, f, layout.V2Index, 10); err == nil || !strings.Contains(err.Error(), "10-byte limit") {
 		t.Errorf("over the size limit: %v", err)
 	}
-	if _, err := bundle.OpenFolder(filepath.Join(dir, layout.V2Index)); err == nil || !strings.Contains(err.Error(), "is not a folder") {
+	if _, err := bundle.OpenFolder(filepath.Join(dir, layout.V2Index)); err == nil || !strings.Contains(err.Error(), "is a file, not a folder") {
 		t.Errorf("a file: %v", err)
 	}
 	if _, err := bundle.OpenSource(filepath.Join(dir, "none"), bundle.HTTPOptions{}); err == nil || !strings.Contains(err.Error(), "no such folder") {

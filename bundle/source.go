@@ -104,7 +104,7 @@ func OpenFolder(dir string) (*Folder, error) {
 		return nil, err
 	}
 	if !info.IsDir() {
-		return nil, fmt.Errorf("%s is not a folder; give a built dist folder or an http(s) URL", dir)
+		return nil, fmt.Errorf("%s is a file, not a folder", dir)
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {

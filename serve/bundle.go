@@ -108,7 +108,10 @@ func Open(dir string) (*Held, error) { return openHeld(dir, nil, defaultLimits()
 func openHeld(dir string, prev *Held, lim limits) (*Held, error) {
 	src, err := bundle.OpenFolder(dir)
 	if err != nil {
-		return nil, fmt.Errorf("%w (build a bundle there with `skillpack build SKILLS -o %s`)", err, dir)
+		if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) && !strings.Contains(dir, "://") {
+			return nil, fmt.Errorf("%w (build a bundle there with `skillpack build SKILLS -o %s`)", err, dir)
+		}
+		return nil, fmt.Errorf("%w: serve takes the folder skillpack build wrote (skillpack build SKILLS -o DIST, then skillpack serve DIST)", err)
 	}
 	b := &Held{dir: dir, src: src, files: map[string]*file{}, mem: map[layout.Digest]string{},
 		trees: map[string]string{}}

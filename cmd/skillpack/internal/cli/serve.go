@@ -71,7 +71,7 @@ build is served once it is complete and checked, and on SIGHUP. With
 	f.StringVar(&opts.Addr, "addr", "127.0.0.1:8080", "`address` to serve HTTP and MCP on")
 	f.BoolVar(&opts.Stdio, "stdio", false, "serve MCP on stdin and stdout instead of HTTP")
 	f.StringVar(&opts.Watch, "watch", "", "build the skills in `SKILLS` into DIST, and rebuild whenever they change")
-	f.StringVar(&opts.PublicURL, "base-url", "", "absolute `URL` clients reach the server at, for the catalog's install commands (default: the address each request came to)")
+	f.StringVar(&opts.PublicURL, "base-url", "", "absolute `URL` clients reach the server at, for the install commands of the catalog page at / (default: the address each request came to; /index.html and the skill pages stay as built)")
 	f.StringVar(&opts.TokenFile, "auth-token-file", "", "require a bearer token from `FILE` (one per line) on every HTTP request")
 	f.StringVar(&opts.LogFormat, "log-format", "text", "log requests and events on stderr as `FORMAT`: text or json")
 	f.DurationVar(&opts.CacheIndex, "cache-index", layout.DefaultCache.Index, "how long clients may cache the indexes, MCP documents and checksums.txt")
