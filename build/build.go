@@ -18,6 +18,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -210,6 +211,11 @@ type NoSkillsError struct {
 }
 
 func (e *NoSkillsError) Error() string {
+	if len(e.Roots) == 1 {
+		if fi, err := os.Stat(e.Roots[0]); err == nil && !fi.IsDir() {
+			return fmt.Sprintf("%s is a file; give the folder of a skill (holding SKILL.md) or a folder of skills", e.Roots[0])
+		}
+	}
 	return fmt.Sprintf("no skills found under %s (a skill is a folder holding SKILL.md)", strings.Join(e.Roots, ", "))
 }
 

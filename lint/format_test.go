@@ -507,7 +507,7 @@ func TestFormatSARIFFields(t *testing.T) {
 		}
 		msg := Printable(f.Message)
 		if f.Fix != "" {
-			msg += " Fix: " + Printable(f.Fix)
+			msg += ". Fix: " + Printable(f.Fix)
 		}
 		if r.Message.Text != msg {
 			t.Errorf("result %d: message %q, want %q", i, r.Message.Text, msg)

@@ -111,7 +111,8 @@ func formatSARIF(w io.Writer, res *Result, tool Tool) error {
 			r.RuleIndex = &i
 		}
 		if f.Fix != "" {
-			r.Message.Text += " Fix: " + Printable(f.Fix)
+			// A message is one sentence without its full stop.
+			r.Message.Text = strings.TrimSuffix(r.Message.Text, ".") + ". Fix: " + Printable(f.Fix)
 		}
 		if f.Path != "" {
 			loc := sarifLocation{PhysicalLocation: sarifPhysical{

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 
@@ -47,7 +48,12 @@ single hyphens); an existing folder is never touched.
 
 // runNew scaffolds, and with --json prints the document however new ends.
 func runNew(ios *IO, opts *newOptions) error {
-	dir, err := scaffold.New(opts.Dir, opts.Name, scaffold.Options{Description: opts.Description})
+	dir, err := "", error(nil)
+	if fi, serr := os.Stat(opts.Dir); serr == nil && !fi.IsDir() {
+		err = fmt.Errorf("--dir %s is a file; give the folder to make the skill in", opts.Dir)
+	} else {
+		dir, err = scaffold.New(opts.Dir, opts.Name, scaffold.Options{Description: opts.Description})
+	}
 	if err != nil {
 		err = usageErr("%w", err)
 		return jsonResult(ios.Out, opts.JSON, newNewJSON(opts, "", err), err)
