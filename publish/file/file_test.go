@@ -28,6 +28,20 @@ func publishTo(t *testing.T, b *publish.Upload, dir string, o Options) (map[stri
 	return states, err
 }
 
+// examplesBundle builds the examples and opens the bundle to publish.
+func examplesBundle(t *testing.T) (*publish.Upload, string) {
+	t.Helper()
+	dist := filepath.Join(t.TempDir(), "dist")
+	if _, err := build.Run([]string{"../../examples"}, build.Options{Out: dist}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := publish.Open(dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, dist
+}
+
 func count(states map[string]publish.State, s publish.State) int {
 	n := 0
 	for _, st := range states {
@@ -42,14 +56,7 @@ func count(states map[string]publish.State, s publish.State) int {
 // second run copies nothing; a file changed there is copied again; a dry
 // run writes nothing.
 func TestPublish(t *testing.T) {
-	dist := filepath.Join(t.TempDir(), "dist")
-	if _, err := build.Run([]string{"../../examples"}, build.Options{Out: dist}); err != nil {
-		t.Fatal(err)
-	}
-	b, err := publish.Open(dist)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, dist := examplesBundle(t)
 	www := filepath.Join(t.TempDir(), "www")
 
 	states, err := publishTo(t, b, www, Options{DryRun: true})
@@ -111,14 +118,7 @@ func TestParseTarget(t *testing.T) {
 // and once the folder holds a publish of skillpack's, a changed file of it
 // is skillpack's to replace.
 func TestPublishForeign(t *testing.T) {
-	dist := filepath.Join(t.TempDir(), "dist")
-	if _, err := build.Run([]string{"../../examples"}, build.Options{Out: dist}); err != nil {
-		t.Fatal(err)
-	}
-	b, err := publish.Open(dist)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, _ := examplesBundle(t)
 	www := filepath.Join(t.TempDir(), "www")
 	site := map[string]string{"index.html": "<h1>My site</h1>\n", "about/x.html": "about\n", "skills": "a file where a folder goes\n"}
 	for p, data := range site {
