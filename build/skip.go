@@ -79,24 +79,22 @@ func (b *builder) skipEnclosing(p *packed) error {
 			if r := lint.Lookup(f.Rule); f.Severity != lint.Error || r == nil || r.Category != lint.CatSecurity {
 				continue
 			}
-			for dir := path.Dir(f.Path); dir != "." && dir != "/"; dir = path.Dir(dir) {
+			// Every folder above the file, up to the one lint's paths
+			// start from, which may be a skill too.
+			for dir := path.Dir(f.Path); ; dir = path.Dir(dir) {
 				w := byDir[dir]
-				if w == nil || w.skipped {
-					continue
+				if w != nil && !w.skipped {
+					held, err := b.holds(p, w, strings.TrimPrefix(f.Path, dir+"/"))
+					if err != nil {
+						return err
+					}
+					if held {
+						b.skipHolder(w, in, f)
+					}
 				}
-				held, err := b.holds(p, w, strings.TrimPrefix(f.Path, dir+"/"))
-				if err != nil {
-					return err
+				if dir == "." || dir == "/" {
+					break
 				}
-				if !held {
-					continue
-				}
-				w.skipped = true
-				e := lint.Finding{Path: b.rel(w.named.EntryPath()), Rule: f.Rule, Severity: lint.Error,
-					Message: fmt.Sprintf("its archive holds %s, for which %s (%s) is left out: %s", f.Path, in.name, b.rel(in.src.Dir), f.Message),
-					Fix:     f.Fix}
-				b.res.Findings = lint.Sort(append(b.res.Findings, e))
-				b.res.Skipped = append(b.res.Skipped, Skipped{Name: w.name, Dir: w.src.Dir, Findings: []lint.Finding{e}})
 			}
 		}
 	}
@@ -105,6 +103,17 @@ func (b *builder) skipEnclosing(p *packed) error {
 		return &LintError{Errors: errs, All: true}
 	}
 	return nil
+}
+
+// skipHolder leaves out w, whose archive holds the file of finding f, for
+// which in was left out.
+func (b *builder) skipHolder(w, in *work, f lint.Finding) {
+	w.skipped = true
+	e := lint.Finding{Path: b.rel(w.named.EntryPath()), Rule: f.Rule, Severity: lint.Error,
+		Message: fmt.Sprintf("its archive holds %s, for which %s (%s) is left out: %s", f.Path, in.name, b.rel(in.src.Dir), f.Message),
+		Fix:     f.Fix}
+	b.res.Findings = lint.Sort(append(b.res.Findings, e))
+	b.res.Skipped = append(b.res.Skipped, Skipped{Name: w.name, Dir: w.src.Dir, Findings: []lint.Finding{e}})
 }
 
 // holds reports whether w's archive holds the file at rel, a path in w's

@@ -336,3 +336,22 @@ func TestSkipInvalidEnclosing(t *testing.T) {
 		}
 	}
 }
+
+// The folder the build starts from may be the enclosing skill itself.
+func TestSkipInvalidEnclosingRoot(t *testing.T) {
+	root := t.TempDir()
+	outer := filepath.Join(root, "outer")
+	writeSkill(t, outer, "outer", nil)
+	writeSkill(t, filepath.Join(outer, "sib"), "sib", nil)
+	writeSkill(t, filepath.Join(outer, "inner"), "inner", map[string]string{"data.txt": "abc\u202edef\n"})
+	res := mustBuild(t, []string{outer}, Options{Out: filepath.Join(root, "dist"), SkipInvalid: true,
+		Lint: lint.Options{Base: outer}})
+	var names []string
+	for _, s := range res.Skipped {
+		names = append(names, s.Name)
+	}
+	slices.Sort(names)
+	if want := []string{"inner", "outer"}; !slices.Equal(names, want) {
+		t.Errorf("skipped %q, want %q", names, want)
+	}
+}
