@@ -136,9 +136,11 @@ func checkForeign(b *publish.Upload, dir string) error {
 	} else if errors.Is(err, fs.ErrNotExist) {
 		return nil // nothing there to keep
 	}
-	ours := map[string]bool{}
-	if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(layout.BuildRecord))); err == nil {
-		if rec, err := layout.DecodeRecord(data); err == nil {
+	ours := map[string]bool{} // what the last publish there wrote, by its record
+	if f, err := bundle.OpenFolder(dir); err == nil {
+		data, err := bundle.ReadAll(context.Background(), f, layout.BuildRecord, bundle.MaxDoc)
+		f.Close()
+		if rec, derr := layout.DecodeRecord(data); err == nil && derr == nil {
 			for _, p := range rec.Files {
 				ours[p] = true
 			}
