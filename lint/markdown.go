@@ -18,12 +18,11 @@ import (
 // markdown is one Markdown file parsed once per skill and shared by the
 // body and link rules through Pass.Memo.
 type markdown struct {
-	src     []byte
+	lines            // src, and positions in it
 	links   []mdLink // link and image destinations, in source order
 	fences  []int    // byte offsets of fenced code blocks that are never closed
 	ends    []int    // where each of them ends: the document's end, or its list item's or quote's
 	partial bool     // links were not parsed: see skill.InlineCostly
-	lines            // positions in src
 }
 
 // mdLink is a link or image destination as written in the source.
@@ -151,7 +150,7 @@ var (
 // parseMarkdown parses src and keeps what the rules need of it, so that the
 // tree itself can be dropped.
 func parseMarkdown(src []byte) *markdown {
-	m := &markdown{src: src, lines: lines{src: src}}
+	m := &markdown{lines: lines{src: src}}
 	p := mdParser
 	if skill.InlineCostly(src) {
 		p, m.partial = blockParser, true
