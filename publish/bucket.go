@@ -87,7 +87,8 @@ type bucketRun struct {
 }
 
 // PublishBucket publishes the bundle b to bk, as ARCHITECTURE.md's
-// "publish/s3" describes: the build record's copy under
+// "publish/s3" describes: nothing when an object at one of the bundle's
+// paths is another's (ForeignError); else the build record's copy under
 // .skillpack/releases/, then the objects in the safe order, each sent
 // unless the listing and the last run's inventory, or else its Stat,
 // show it there; then the release list, the inventory, and with Prune
@@ -115,6 +116,9 @@ func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) e
 		if live, err = p.published(ctx); err != nil {
 			return err
 		}
+	}
+	if err := p.checkForeign(ctx); err != nil {
+		return err
 	}
 
 	rec := b.Record()

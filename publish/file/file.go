@@ -15,12 +15,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/atomicfile"
-	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
 )
@@ -105,27 +103,6 @@ func copyFile(b *publish.Upload, obj publish.Object, dst string) error {
 	return atomicfile.Rename(tmp.Name(), dst)
 }
 
-// ForeignError is a publish refused because the folder holds files at the
-// bundle's paths that skillpack did not publish there.
-type ForeignError struct {
-	Dir   string
-	Paths []string // relative to Dir, sorted
-}
-
-func (e *ForeignError) Error() string {
-	shown := e.Paths[:min(len(e.Paths), 5)]
-	more := ""
-	if n := len(e.Paths) - len(shown); n > 0 {
-		more = fmt.Sprintf(", and %d more", n)
-	}
-	return fmt.Sprintf("%s holds %s where the bundle goes that skillpack did not publish there (%s%s); "+
-		"move them away, or publish into a folder of its own; nothing was copied",
-		e.Dir, human.Plural(len(e.Paths), "file", "files"), strings.Join(shown, ", "), more)
-}
-
-// ExitClass is the command's exit code: 1, a failed check.
-func (*ForeignError) ExitClass() int { return 1 }
-
 // checkForeign refuses dir when it is no folder, or when a path of the
 // bundle is taken by a file skillpack did not publish there: one the
 // folder's build record (the last publish's) does not list, with other
@@ -169,7 +146,7 @@ func checkForeign(b *publish.Upload, dir string) error {
 		return nil
 	}
 	slices.Sort(foreign)
-	return &ForeignError{Dir: dir, Paths: slices.Compact(foreign)}
+	return &publish.ForeignError{Target: dir, Paths: slices.Compact(foreign)}
 }
 
 // blocking is the first folder of the slash path p, below dir, that is a

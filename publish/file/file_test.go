@@ -126,7 +126,7 @@ func TestPublishForeign(t *testing.T) {
 		must(t, os.WriteFile(filepath.Join(www, p), []byte(data), 0o644))
 	}
 	states, err := publishTo(t, b, www, Options{})
-	var fe *ForeignError
+	var fe *publish.ForeignError
 	if !errors.As(err, &fe) || !slices.Equal(fe.Paths, []string{"index.html", "skills"}) || len(states) != 0 {
 		t.Fatalf("into a site: %v (%d copied), want a ForeignError naming index.html and skills", err, len(states))
 	}

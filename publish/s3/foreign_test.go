@@ -1,9 +1,13 @@
 package s3
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -160,5 +164,79 @@ func testForeign(t *testing.T, s *server) {
 		if !slices.Equal(copies, wantCopies) {
 			t.Errorf("%q: record copies %v, want %v", base, copies, wantCopies)
 		}
+	}
+}
+
+// Publish does not overwrite what it did not write. A site's own
+// index.html at a path of the bundle, or a document copied from another
+// bucket with skillpack's metadata, stops a publish and a dry run before
+// anything is written, and the error names both; a file of the bundle's
+// bytes that another tool put there is no obstacle. The bundle publishes
+// beside the site under a prefix of its own, and once it is published,
+// an object of its own that someone changed is its to replace.
+func TestOverwrite(t *testing.T) { testOverwrite(t, fakeServer(t)) }
+
+func testOverwrite(t *testing.T, s *server) {
+	ctx := context.Background()
+	dist := filepath.Join(t.TempDir(), "dist")
+	b := builtBundle(t, tree(t), dist)
+	page, doc, archive := "index.html", ".well-known/agent-skills/index.json", b.Skills[0].Zip.Path
+	for _, p := range []string{page, doc} {
+		if !slices.ContainsFunc(b.Objects, func(o publish.Object) bool { return o.Path == p }) {
+			t.Fatalf("the bundle does not write %s", p)
+		}
+	}
+	same, err := os.ReadFile(filepath.Join(dist, filepath.FromSlash(archive)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.put("www/"+page, "<h1>My site</h1>\n")
+	s.put("www/"+archive, string(same))
+	s.proxy.pause()
+	copied := `{"skills":[]}`
+	meta := map[string]string{metaDigest: string(layout.DigestOf([]byte(copied)))}
+	if _, err := s.client().PutObject(ctx, testBucket, "www/"+doc, strings.NewReader(copied), int64(len(copied)), minio.PutObjectOptions{UserMetadata: meta}); err != nil {
+		t.Fatal(err)
+	}
+	s.proxy.resume()
+	before := s.objects("www")
+
+	for _, dry := range []bool{true, false} {
+		o := s.options()
+		o.DryRun = dry
+		var fe *publish.ForeignError
+		err := Publish(ctx, b, s.target("www"), o, nil)
+		if !errors.As(err, &fe) || !slices.Equal(fe.Paths, []string{doc, page}) || !strings.Contains(err.Error(), s.target("www")) {
+			t.Fatalf("dry run %v: %v; want a ForeignError naming %s and %s", dry, err, doc, page)
+		}
+		if after := s.objects("www"); !maps.EqualFunc(before, after, func(a, b stored) bool { return bytes.Equal(a.data, b.data) }) {
+			t.Fatalf("dry run %v: the bucket changed: %d objects before, %d after", dry, len(before), len(after))
+		}
+	}
+
+	if err := Publish(ctx, b, s.target("www/skills"), s.options(), nil); err != nil {
+		t.Fatalf("under a prefix of its own: %v", err)
+	}
+	if got, _ := s.get("www/" + page); got != "<h1>My site</h1>\n" {
+		t.Errorf("the site's page changed: %q", got)
+	}
+
+	s.replace("www/"+doc, copied) // without skillpack's metadata now
+	s.proxy.pause()
+	for _, p := range []string{page, doc} {
+		if err := s.client().RemoveObject(ctx, testBucket, "www/"+p, minio.RemoveObjectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.proxy.resume()
+	if err := Publish(ctx, b, s.target("www"), s.options(), nil); err != nil {
+		t.Fatal(err)
+	}
+	s.replace("www/"+page, "edited")
+	if err := Publish(ctx, b, s.target("www"), s.options(), nil); err != nil {
+		t.Fatalf("over its own changed page: %v", err)
+	}
+	if got, _ := s.get("www/" + page); got == "edited" {
+		t.Error("its own changed page was not replaced")
 	}
 }

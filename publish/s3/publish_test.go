@@ -281,7 +281,12 @@ func testRefuses(t *testing.T, s *server) {
 	if err == nil || !strings.Contains(err.Error(), "s3://skills/a/.skillpack/releases.json") || !strings.Contains(err.Error(), "remove it") {
 		t.Errorf("error %v", err)
 	}
-	s.put("b/.well-known/agent-skills/index.json", `{"skills":[{"name":`)
+	// An index of its own publish, corrupted since.
+	if err := Publish(context.Background(), b, s.target("b"), s.options(), nil); err != nil {
+		t.Fatal(err)
+	}
+	s.replace("b/.well-known/agent-skills/index.json", `{"skills":[{"name":`)
+	s.proxy.log("")
 	o := s.options()
 	o.Prune = true
 	err = Publish(context.Background(), b, s.target("b"), o, nil)

@@ -86,6 +86,7 @@ func TestVersitygw(t *testing.T) {
 		// Last: its bundle at the bucket's root lists what every test
 		// above left, none of it named by its records.
 		{"foreign objects", testForeign},
+		{"overwrite", testOverwrite},
 		// After it, at the root too: it prunes what testForeign left.
 		{"killed prunes", testKilledPrunes},
 	} {

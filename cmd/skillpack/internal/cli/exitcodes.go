@@ -82,7 +82,7 @@ func exitStatus(err error) (code int, msg string) {
 // when the bucket it was given does not exist (the user's to create or
 // correct); 1 when a server it talks to kept failing until the retries ran
 // out (the server's failure, as a failed check is); the class an error
-// says it has (a folder target's foreign files: 1); else 3.
+// says it has (a target's foreign files: 1); else 3.
 func failedCode(err error) int {
 	var c exitClasser
 	switch {

@@ -90,7 +90,9 @@ func s3Put(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	data, err := os.ReadFile(ts.MkAbs(args[2]))
 	ts.Check(err)
-	_, err = mem.(*s3mem.Backend).PutObject(args[0], args[1], map[string]string{}, bytes.NewReader(data), int64(len(data)), nil)
+	// The metadata gofakes3's own PUT handler would store.
+	meta := map[string]string{"Last-Modified": time.Now().UTC().Format(http.TimeFormat)}
+	_, err = mem.(*s3mem.Backend).PutObject(args[0], args[1], meta, bytes.NewReader(data), int64(len(data)), nil)
 	ts.Check(err)
 }
 

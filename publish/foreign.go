@@ -1,0 +1,114 @@
+package publish
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/skillpack/skillpack/bundle"
+	"github.com/skillpack/skillpack/internal/human"
+	"github.com/skillpack/skillpack/layout"
+)
+
+// ForeignError is a publish refused, before anything was written,
+// because the target holds something skillpack did not publish at some
+// of the bundle's paths: a site's own index.html, a file where the
+// bundle needs a folder.
+type ForeignError struct {
+	Target string   // the folder or the bucket's URL
+	Paths  []string // relative to Target, sorted
+}
+
+func (e *ForeignError) Error() string {
+	shown := e.Paths[:min(len(e.Paths), 5)]
+	more := ""
+	if n := len(e.Paths) - len(shown); n > 0 {
+		more = fmt.Sprintf(", and %d more", n)
+	}
+	return fmt.Sprintf("%s holds what skillpack did not publish at %s of the bundle (%s%s); "+
+		"move it away, or publish to a folder or prefix of its own; nothing was published",
+		e.Target, human.Plural(len(e.Paths), "path", "paths"), strings.Join(shown, ", "), more)
+}
+
+// ExitClass is the command's exit code: 1, a failed check.
+func (*ForeignError) ExitClass() int { return 1 }
+
+// checkForeign refuses the run when an object at one of the bundle's
+// paths is not skillpack's to replace. It is when the last run's
+// inventory vouches for it, when a build record at the prefix (the
+// published one, or a release's copy) names its path, or when it holds
+// the bundle's bytes already; anything else is another's, however it is
+// named. Records are read only while some path is still in doubt.
+func (p *bucketRun) checkForeign(ctx context.Context) error {
+	doubt := map[string]Object{}
+	for _, o := range p.b.Objects {
+		if l, ok := p.existing[o.Path]; ok {
+			if e, ok := p.inv[o.Path]; !ok || !e.vouches(o, l.ETag) {
+				doubt[o.Path] = o
+			}
+		}
+	}
+	named := names{}
+	if _, ok := p.existing[layout.BuildRecord]; ok && len(doubt) > 0 {
+		// A record that cannot be read names nothing more than the
+		// files read before its fault; the copies may name the rest.
+		if data, err := p.get(ctx, layout.BuildRecord, bundle.MaxDoc); err == nil {
+			_, _ = layout.ReadRecord(bytes.NewReader(data), func(layout.RecordSkill) error { return nil },
+				func(f string) error { named[f] = true; return nil })
+		}
+		maps.DeleteFunc(doubt, func(path string, _ Object) bool { return named[path] })
+	}
+	for _, path := range slices.Sorted(maps.Keys(p.existing)) {
+		if d, ok := RecordOf(path); ok && len(doubt) > 0 && p.recordNames(ctx, d, named) == nil {
+			maps.DeleteFunc(doubt, func(path string, _ Object) bool { return named[path] })
+		}
+	}
+	var mu sync.Mutex
+	var foreign []string
+	r := p.o.Runner()
+	r.Report, r.Progress = nil, nil // reads only
+	err := r.Run(ctx, slices.Collect(maps.Values(doubt)), func(ctx context.Context, o Object) (State, error) {
+		st, err := p.bk.Stat(ctx, o.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return Present, nil // gone since the listing: nothing to keep
+		}
+		if err != nil {
+			return Failed, err
+		}
+		ok := st.Size == o.Size && cmp.Or(st.Checksum, st.Digest) == o.Digest
+		if st.Size == o.Size && st.Checksum == "" && st.Digest == "" {
+			// Another tool's write, of which the store keeps no digest:
+			// its bytes say whether it is the bundle's.
+			rc, _, err := p.bk.Open(ctx, o.Path)
+			if err != nil {
+				return Failed, err
+			}
+			err = bundle.Check(rc, layout.Artifact{Path: o.Path, Digest: o.Digest, Size: o.Size}, "the build record")
+			rc.Close()
+			if ok = err == nil; err != nil && !errors.As(err, new(*bundle.ChangedError)) {
+				return Failed, err
+			}
+		}
+		if !ok {
+			mu.Lock()
+			foreign = append(foreign, o.Path)
+			mu.Unlock()
+		}
+		return Present, nil
+	})
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.bk, err)
+	}
+	if len(foreign) == 0 {
+		return nil
+	}
+	slices.Sort(foreign)
+	return &ForeignError{Target: p.bk.String(), Paths: foreign}
+}
