@@ -18,7 +18,8 @@ import (
 // document it lists is there whole, with the digest and size it had: an
 // index emptied or cut short is as wrong as one changed. A store (see
 // bundle.Store) is checked the same way, but for the files it does not
-// hold, and for extra files only when it holds one bundle alone.
+// hold, and for extra files only when it holds one bundle alone; so is
+// a shared folder (Options.Shared).
 func (c *checker) buildRecord() {
 	f, folder := c.src.(*bundle.Folder)
 	if !folder && c.stored() == nil {
@@ -44,7 +45,7 @@ func (c *checker) buildRecord() {
 		listed[f] = true
 	}
 	var present map[string]bool // nil: a store that cannot list its files
-	if folder {
+	if folder && !c.o.Shared {
 		present = c.walk(f.Root(), listed, len(rec.Files))
 	} else {
 		present = c.heldFiles(listed)

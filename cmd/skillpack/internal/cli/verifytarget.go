@@ -21,6 +21,7 @@ func verifyTarget(ctx context.Context, ios *IO, opts *verifyOptions, o verify.Op
 		if err != nil || opts.Target.given() {
 			return nil, usageErr("%s: give %s, with no --endpoint, --insecure or login flags", opts.Source, t.example)
 		}
+		o.Shared = true // a site's own files may live beside the bundle
 		rep, err := verify.Dist(ctx, dir, o)
 		if err != nil {
 			return nil, usageErr("%w", err)
