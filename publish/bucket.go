@@ -263,10 +263,12 @@ func (p *bucketRun) open(o Object) (io.ReadCloser, error) {
 // checksum), size and headers. An object sent by another tool, or by an
 // older skillpack with other headers, is sent again.
 func same(st Stored, o Object) bool {
-	// A store that keeps no Cache-Control (gofakes3) cannot be told
-	// one: sending the object again would not change that.
+	// A store that keeps no Content-Type (a folder) or Cache-Control
+	// (gofakes3) cannot be told one: sending the object again would not
+	// change that.
 	return cmp.Or(st.Checksum, st.Digest) == o.Digest && st.Size == o.Size &&
-		sameType(st.ContentType, o.ContentType) && (st.CacheControl == o.CacheControl || st.CacheControl == "")
+		(sameType(st.ContentType, o.ContentType) || st.ContentType == "") &&
+		(st.CacheControl == o.CacheControl || st.CacheControl == "")
 }
 
 // sameType reports whether a stored Content-Type is the one sent, as a

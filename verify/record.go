@@ -18,8 +18,7 @@ import (
 // document it lists is there whole, with the digest and size it had: an
 // index emptied or cut short is as wrong as one changed. A store (see
 // bundle.Store) is checked the same way, but for the files it does not
-// hold, and for extra files only when it holds one bundle alone; so is
-// a shared folder (Options.Shared).
+// hold, and for extra files only when it holds one bundle alone.
 func (c *checker) buildRecord() {
 	f, folder := c.src.(*bundle.Folder)
 	if !folder && c.stored() == nil {
@@ -45,7 +44,7 @@ func (c *checker) buildRecord() {
 		listed[f] = true
 	}
 	var present map[string]bool // nil: a store that cannot list its files
-	if folder && !c.o.Shared {
+	if folder {
 		present = c.walk(f.Root(), listed, len(rec.Files))
 	} else {
 		present = c.heldFiles(listed)

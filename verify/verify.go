@@ -83,11 +83,6 @@ type Options struct {
 	// changed what it published (layout.Published.Compare). Header goes
 	// to it only when it is on the origin of the URL verified.
 	Previous string
-	// Shared says that the folder is a publish target (verify
-	// file:///path), which may hold a site's own files beside the
-	// bundle: a file the build record does not list is not reported, as
-	// in a bucket; what the record lists is checked all the same.
-	Shared bool
 }
 
 // http is how a URL is fetched.

@@ -1,8 +1,12 @@
 // Package file is the plain-folder publish target: `skillpack publish
 // DIST file:///path/to/folder` copies a bundle into a folder (a static
-// host's document root, a mounted share) in publish's safe order, a file
-// already there with its digest left alone. It owns only that copy; the
-// order, the retries and the reports are publish's Runner's.
+// host's document root, a mounted share), and `skillpack verify
+// file:///path` reads it back. A folder is a publish.Bucket, so it gets
+// what a bucket gets: the safe order, releases and the inventory, and the
+// refusal to replace what skillpack did not write. This package owns only
+// the folder's side of it: listing, hashing, copying whole, reading, and
+// the one rule a folder adds, that a file cannot stand where the bundle
+// needs a folder.
 package file
 
 import (
@@ -19,7 +23,6 @@ import (
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/atomicfile"
-	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
 )
 
@@ -28,9 +31,11 @@ const Scheme = "file://"
 
 // Options say how a bundle is copied.
 type Options struct {
-	DryRun   bool      // say what would be copied; copy nothing
-	Jobs     int       // files at once (0: publish.DefaultJobs)
-	Progress io.Writer // a terminal, for the progress line
+	DryRun bool // say what would be copied; copy nothing
+	// Retry's Jobs are the files copied at once (0: publish.DefaultJobs),
+	// its Progress a terminal for the progress line, its Now the
+	// release's time; nothing is retried.
+	publish.Retry
 }
 
 // ParseTarget is the folder a file:// URL names: file:///abs/path, or
@@ -47,119 +52,183 @@ func ParseTarget(target string) (string, error) {
 	return filepath.FromSlash(dir), nil
 }
 
-// Publish copies b into the folder target names, stage by stage: a file
-// there with the digest and size the build record gives is Present, any
-// other is replaced whole (written beside it and renamed), from bytes
-// checked against that digest as they are copied. It replaces only files
-// skillpack published there (the folder's build record lists them): a
-// site's own index.html at a bundle path, or a file where the bundle needs
-// a folder, stops it before anything is copied.
-func Publish(ctx context.Context, b *publish.Upload, target string, o Options, report func(publish.Result)) error {
-	dir, err := ParseTarget(target)
-	if err != nil {
-		return err
-	}
-	if err := checkForeign(b, dir); err != nil {
-		return err
-	}
-	r := &publish.Runner{Jobs: o.Jobs, Report: report, Progress: o.Progress, Server: target}
-	return r.Run(ctx, b.Objects, func(ctx context.Context, obj publish.Object) (publish.State, error) {
-		dst := filepath.Join(dir, filepath.FromSlash(obj.Path))
-		if d, n, err := bundle.HashFile(dst); err == nil && d == obj.Digest && n == obj.Size {
-			return publish.Present, nil
-		}
-		if o.DryRun {
-			return publish.WouldUpload, nil
-		}
-		return publish.Uploaded, copyFile(b, obj, dst)
-	})
+// Folder is the folder a file:// target names, as the publish.Bucket
+// Publish writes and the bundle.Store verify reads. It may not exist
+// yet.
+type Folder struct {
+	target string
+	dir    string
 }
 
-// copyFile writes dst whole with obj's bytes, or not at all.
-func copyFile(b *publish.Upload, obj publish.Object, dst string) error {
-	src, err := b.Open(obj)
+// Open is the folder target names; a file there is the user's to
+// correct.
+func Open(target string) (*Folder, error) {
+	dir, err := ParseTarget(target)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return nil, &usageError{fmt.Sprintf("%s is a file; publish to a folder (file:///path/to/folder)", dir)}
+	}
+	return &Folder{target: target, dir: dir}, nil
+}
+
+// Publish copies b into the folder target names, with
+// publish.PublishBucket, and calls report with each file's fate. A file
+// where the bundle needs a folder stops it before anything is copied, as
+// a file of another's at one of the bundle's paths does.
+func Publish(ctx context.Context, b *publish.Upload, target string, o Options, report func(publish.Result)) error {
+	f, err := Open(target)
 	if err != nil {
 		return err
 	}
-	defer src.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	if err := f.blocked(b); err != nil {
 		return err
+	}
+	runner := func() *publish.Runner {
+		r := o.Runner(target, publish.DefaultJobs, func(error) bool { return false })
+		r.Report = report
+		return r
+	}
+	return publish.PublishBucket(ctx, b, f, publish.BucketOptions{DryRun: o.DryRun, Runner: runner})
+}
+
+// blocked refuses a bundle one of whose folders is a file in f.
+func (f *Folder) blocked(b *publish.Upload) error {
+	var paths []string
+	for _, obj := range b.Objects {
+		_, err := os.Lstat(f.path(obj.Path))
+		if !errors.Is(err, syscall.ENOTDIR) {
+			continue
+		}
+		for i := range len(obj.Path) {
+			if obj.Path[i] != '/' {
+				continue
+			}
+			if fi, err := os.Lstat(f.path(obj.Path[:i])); err == nil && !fi.IsDir() {
+				paths = append(paths, obj.Path[:i])
+				break
+			}
+		}
+	}
+	if len(paths) == 0 {
+		return nil
+	}
+	slices.Sort(paths)
+	return &publish.ForeignError{Target: f.target, Paths: slices.Compact(paths)}
+}
+
+func (f *Folder) String() string { return f.target }
+
+// path is the file at a bundle path.
+func (f *Folder) path(p string) string { return filepath.Join(f.dir, filepath.FromSlash(p)) }
+
+// List is every file in the folder, with its size and, as its ETag, its
+// modification time and size: rsync's quick check, which the inventory
+// then trusts as a bucket's ETag. A link or another file that is not a
+// regular one has the size -1, which no object has.
+func (f *Folder) List(ctx context.Context) (map[string]publish.Stored, error) {
+	out := map[string]publish.Stored{}
+	err := filepath.WalkDir(f.dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			if p == f.dir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll // nothing there yet
+			}
+			return err
+		}
+		rel, _ := filepath.Rel(f.dir, p)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out[filepath.ToSlash(rel)] = stored(info)
+		return ctx.Err()
+	})
+	return out, err
+}
+
+// stored is what a folder keeps of a file: no headers, no digest.
+func stored(info fs.FileInfo) publish.Stored {
+	if !info.Mode().IsRegular() {
+		return publish.Stored{Size: -1}
+	}
+	return publish.Stored{Size: info.Size(), ETag: fmt.Sprintf("%x-%x", info.ModTime().UnixNano(), info.Size())}
+}
+
+// Stat is a file's size and ETag, and its digest as its checksum.
+func (f *Folder) Stat(_ context.Context, p string) (publish.Stored, error) {
+	info, err := os.Lstat(f.path(p))
+	if err != nil {
+		return publish.Stored{}, err
+	}
+	st := stored(info)
+	if st.Size >= 0 {
+		st.Checksum, st.Size, err = bundle.HashFile(f.path(p))
+	}
+	return st, err
+}
+
+// Open is a file's bytes and their size, read as a bundle folder's are
+// (bundle.Folder: inside the folder, never through a link out of it).
+func (f *Folder) Open(ctx context.Context, p string) (io.ReadCloser, int64, error) {
+	d, err := bundle.OpenFolder(f.dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer d.Close() // the file opened stays open
+	return d.Open(ctx, p)
+}
+
+// Put writes o's bytes at its path whole, or not at all: written beside
+// it and renamed.
+func (f *Folder) Put(_ context.Context, o publish.Object, body io.Reader) (string, error) {
+	dst := f.path(o.Path)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", err
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*")
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer os.Remove(tmp.Name()) // a no-op once renamed
-	_, err = io.Copy(tmp, bundle.Checked(src, layout.Artifact{Path: obj.Path, Digest: obj.Digest, Size: obj.Size}, "the build record"))
+	_, err = io.Copy(tmp, body)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
+	var info fs.FileInfo
 	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
+		info, err = os.Stat(tmp.Name())
+	}
+	if err == nil {
+		err = atomicfile.Rename(tmp.Name(), dst)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", dst, err)
+		return "", fmt.Errorf("%s: %w", dst, err)
 	}
-	return atomicfile.Rename(tmp.Name(), dst)
+	return stored(info).ETag, nil // a rename keeps the time
 }
 
-// checkForeign refuses dir when it is no folder, or when a path of the
-// bundle is taken by a file skillpack did not publish there: one the
-// folder's build record (the last publish's) does not list, with other
-// bytes than the bundle's, or a file where the bundle needs a folder.
-func checkForeign(b *publish.Upload, dir string) error {
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return &usageError{fmt.Sprintf("%s is a file; publish to a folder (file:///path/to/folder)", dir)}
-	} else if errors.Is(err, fs.ErrNotExist) {
-		return nil // nothing there to keep
-	}
-	ours := map[string]bool{} // what the last publish there wrote, by its record
-	if f, err := bundle.OpenFolder(dir); err == nil {
-		data, err := bundle.ReadAll(context.Background(), f, layout.BuildRecord, bundle.MaxDoc)
-		f.Close()
-		if rec, derr := layout.DecodeRecord(data); err == nil && derr == nil {
-			for _, p := range rec.Files {
-				ours[p] = true
-			}
-		}
-	}
-	var foreign []string
-	for _, obj := range b.Objects {
-		if ours[obj.Path] {
-			continue
-		}
-		dst := filepath.Join(dir, filepath.FromSlash(obj.Path))
-		fi, err := os.Lstat(dst)
-		switch {
-		case errors.Is(err, syscall.ENOTDIR):
-			foreign = append(foreign, blocking(dir, obj.Path))
-		case err != nil: // not there: copied
-		case !fi.Mode().IsRegular():
-			foreign = append(foreign, obj.Path)
-		default:
-			if d, n, err := bundle.HashFile(dst); err != nil || d != obj.Digest || n != obj.Size {
-				foreign = append(foreign, obj.Path)
-			}
-		}
-	}
-	if len(foreign) == 0 {
-		return nil
-	}
-	slices.Sort(foreign)
-	return &publish.ForeignError{Target: dir, Paths: slices.Compact(foreign)}
-}
+// Delete removes a file.
+func (f *Folder) Delete(_ context.Context, p string) error { return os.Remove(f.path(p)) }
 
-// blocking is the first folder of the slash path p, below dir, that is a
-// file.
-func blocking(dir, p string) string {
-	for i := range len(p) {
-		if p[i] == '/' {
-			if fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p[:i]))); err == nil && !fi.IsDir() {
-				return p[:i]
-			}
-		}
+// Holds is true: a folder holds every file of a bundle.
+func (f *Folder) Holds(string) bool { return true }
+
+// Files is not known: the folder may hold a site's own files too, and
+// earlier releases'.
+func (f *Folder) Files() ([]string, bool) { return nil, false }
+
+// Check finds the folder and checks its release list
+// (publish.CheckBucket).
+func (f *Folder) Check(ctx context.Context, problem func(path, message string)) error {
+	if fi, err := os.Stat(f.dir); err != nil || !fi.IsDir() {
+		return &usageError{"no such folder; publish to it first, or check its path"}
 	}
-	return p
+	publish.CheckBucket(ctx, f, problem)
+	return nil
 }
 
 // usageError is a target that cannot be published to as given.
@@ -169,3 +238,8 @@ func (e *usageError) Error() string { return e.msg }
 
 // ExitClass is the command's exit code: 2, the user's to correct.
 func (*usageError) ExitClass() int { return 2 }
+
+var (
+	_ bundle.Store   = (*Folder)(nil)
+	_ publish.Bucket = (*Folder)(nil)
+)

@@ -42,14 +42,30 @@ func examplesBundle(t *testing.T) (*publish.Upload, string) {
 	return b, dist
 }
 
-func count(states map[string]publish.State, s publish.State) int {
+// count is how many of b's objects are in state s.
+func count(b *publish.Upload, states map[string]publish.State, s publish.State) int {
 	n := 0
-	for _, st := range states {
-		if st == s {
+	for _, o := range b.Objects {
+		if states[o.Path] == s {
 			n++
 		}
 	}
 	return n
+}
+
+// verifyFolder verifies the folder dir as `skillpack verify file://dir`
+// does.
+func verifyFolder(t *testing.T, dir string) *verify.Report {
+	t.Helper()
+	f, err := Open("file://" + filepath.ToSlash(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := verify.Objects(context.Background(), f, verify.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
 }
 
 // A folder published to is the bundle, whole: verify finds it so. A
@@ -60,19 +76,18 @@ func TestPublish(t *testing.T) {
 	www := filepath.Join(t.TempDir(), "www")
 
 	states, err := publishTo(t, b, www, Options{DryRun: true})
-	if err != nil || count(states, publish.WouldUpload) != len(b.Objects) {
-		t.Fatalf("dry run: %v, %d of %d would be copied", err, count(states, publish.WouldUpload), len(b.Objects))
+	if err != nil || count(b, states, publish.WouldUpload) != len(b.Objects) {
+		t.Fatalf("dry run: %v, %d of %d would be copied", err, count(b, states, publish.WouldUpload), len(b.Objects))
 	}
 	if _, err := os.Stat(www); !os.IsNotExist(err) {
 		t.Fatalf("a dry run wrote %s", www)
 	}
 
-	if states, err = publishTo(t, b, www, Options{}); err != nil || count(states, publish.Uploaded) != len(b.Objects) {
-		t.Fatalf("first run: %v, %d of %d copied", err, count(states, publish.Uploaded), len(b.Objects))
+	if states, err = publishTo(t, b, www, Options{}); err != nil || count(b, states, publish.Uploaded) != len(b.Objects) {
+		t.Fatalf("first run: %v, %d of %d copied", err, count(b, states, publish.Uploaded), len(b.Objects))
 	}
-	rep, err := verify.Dist(context.Background(), www, verify.Options{})
-	if err != nil || !rep.OK() {
-		t.Fatalf("the folder published to does not verify: %v %v", err, rep.Problems)
+	if rep := verifyFolder(t, www); !rep.OK() {
+		t.Fatalf("the folder published to does not verify: %v", rep.Problems)
 	}
 
 	victim := b.Skills[0].TarGz.Path
@@ -80,8 +95,8 @@ func TestPublish(t *testing.T) {
 		t.Fatal(err)
 	}
 	states, err = publishTo(t, b, www, Options{})
-	if err != nil || states[victim] != publish.Uploaded || count(states, publish.Present) != len(b.Objects)-1 {
-		t.Fatalf("again: %v, %s is %s, %d present", err, victim, states[victim], count(states, publish.Present))
+	if err != nil || states[victim] != publish.Uploaded || count(b, states, publish.Present) != len(b.Objects)-1 {
+		t.Fatalf("again: %v, %s is %s, %d present", err, victim, states[victim], count(b, states, publish.Present))
 	}
 
 	// A file of the bundle changed after it was opened is refused, and
@@ -127,9 +142,15 @@ func TestPublishForeign(t *testing.T) {
 	}
 	states, err := publishTo(t, b, www, Options{})
 	var fe *publish.ForeignError
-	if !errors.As(err, &fe) || !slices.Equal(fe.Paths, []string{"index.html", "skills"}) || len(states) != 0 {
-		t.Fatalf("into a site: %v (%d copied), want a ForeignError naming index.html and skills", err, len(states))
+	if !errors.As(err, &fe) || !slices.Equal(fe.Paths, []string{"skills"}) || len(states) != 0 {
+		t.Fatalf("into a site: %v (%d copied), want a ForeignError naming skills, a file where a folder goes", err, len(states))
 	}
+	must(t, os.Remove(filepath.Join(www, "skills")))
+	states, err = publishTo(t, b, www, Options{})
+	if !errors.As(err, &fe) || !slices.Equal(fe.Paths, []string{"index.html"}) || len(states) != 0 {
+		t.Fatalf("into a site: %v (%d copied), want a ForeignError naming index.html", err, len(states))
+	}
+	must(t, os.WriteFile(filepath.Join(www, "skills"), []byte(site["skills"]), 0o644))
 	for p, data := range site {
 		if got, _ := os.ReadFile(filepath.Join(www, p)); string(got) != data {
 			t.Errorf("%s: %q, want the site's %q", p, got, data)

@@ -28,17 +28,15 @@ type target struct {
 	// publish publishes b; sign signs the manifests with --sign.
 	publish func(ctx context.Context, b *publish.Upload, opts *publishOptions, sign oci.Signer, progress io.Writer, report func(publish.Result)) error
 	// store reads what the target holds for verify (a Store; see
-	// verify.Objects), with the flags verify was given; nil for a target
-	// verify reads as a folder (folder gives it).
-	store  func(opts *verifyOptions, v verify.SignatureVerifier) (bundle.Store, error)
-	folder func(target string) (string, error)
+	// verify.Objects), with the flags verify was given.
+	store func(opts *verifyOptions, v verify.SignatureVerifier) (bundle.Store, error)
 }
 
 // targets are the publish targets, in the order messages list them.
 var targets = []*target{
 	{scheme: s3.Scheme, example: "s3://bucket/prefix", jobs: s3.DefaultJobs, check: checkS3, publish: publishS3, store: s3Store},
 	{scheme: oci.Scheme, example: "oci://host/repo[:tag]", sign: true, jobs: publish.DefaultJobs, check: checkOCI, publish: publishOCI, store: ociStore},
-	{scheme: file.Scheme, example: "file:///path/to/folder", jobs: publish.DefaultJobs, check: checkFile, publish: publishFile, folder: file.ParseTarget},
+	{scheme: file.Scheme, example: "file:///path/to/folder", jobs: publish.DefaultJobs, check: checkFile, publish: publishFile, store: fileStore},
 }
 
 // targetOf is the target whose scheme loc has, or nil.
@@ -156,11 +154,22 @@ func checkFile(opts *publishOptions) error {
 		return usageErr("%w", err)
 	}
 	if opts.TargetFlags.given() || opts.Prune {
-		return usageErr("--endpoint, --insecure, --username, --password-stdin and --prune are for s3:// and oci:// targets; a file:// target is a folder on this machine")
+		return usageErr("--endpoint, --insecure, --username and --password-stdin are for s3:// and oci:// targets, and --prune for s3://; a file:// target is a folder on this machine")
 	}
 	return nil
 }
 
 func publishFile(ctx context.Context, b *publish.Upload, opts *publishOptions, _ oci.Signer, progress io.Writer, report func(publish.Result)) error {
-	return file.Publish(ctx, b, opts.Target, file.Options{DryRun: opts.DryRun, Jobs: opts.Jobs, Progress: progress}, report)
+	return file.Publish(ctx, b, opts.Target, file.Options{DryRun: opts.DryRun, Retry: publish.Retry{Jobs: opts.Jobs, Progress: progress}}, report)
+}
+
+func fileStore(opts *verifyOptions, _ verify.SignatureVerifier) (bundle.Store, error) {
+	if opts.Target.given() {
+		return nil, usageErr("%s: give file:///path/to/folder, with no --endpoint, --insecure or login flags", opts.Source)
+	}
+	f, err := file.Open(opts.Source)
+	if err != nil {
+		return nil, usageErr("%w", err)
+	}
+	return f, nil
 }

@@ -16,18 +16,6 @@ func verifyTarget(ctx context.Context, ios *IO, opts *verifyOptions, o verify.Op
 	if opts.Auth.given() {
 		return nil, usageErr("%s are for an http(s) URL; %s takes --username and --password-stdin, or the stored credentials", opts.Auth.flags(), opts.Source)
 	}
-	if t.folder != nil {
-		dir, err := t.folder(opts.Source)
-		if err != nil || opts.Target.given() {
-			return nil, usageErr("%s: give %s, with no --endpoint, --insecure or login flags", opts.Source, t.example)
-		}
-		o.Shared = true // a site's own files may live beside the bundle
-		rep, err := verify.Dist(ctx, dir, o)
-		if err != nil {
-			return nil, usageErr("%w", err)
-		}
-		return rep, nil
-	}
 	if err := opts.Target.Login.read(ios.In); err != nil {
 		return nil, err
 	}
@@ -36,10 +24,13 @@ func verifyTarget(ctx context.Context, ios *IO, opts *verifyOptions, o verify.Op
 		return nil, err
 	}
 	rep, err := verify.Objects(ctx, st, o)
-	if err != nil {
-		if errors.Is(err, publish.ErrNoBucket) {
-			return nil, usageErr("%w", err) // the user's to fix, as in publish
-		}
+	var c exitClasser
+	switch {
+	case errors.As(err, &c): // a folder that is not there: the user's
+		return nil, &exitError{code: c.ExitClass(), err: err}
+	case errors.Is(err, publish.ErrNoBucket):
+		return nil, usageErr("%w", err) // the user's to fix, as in publish
+	case err != nil:
 		return nil, &exitError{code: ExitFindings, err: err}
 	}
 	return rep, nil
