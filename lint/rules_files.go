@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"iter"
+	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -649,9 +650,17 @@ func firstBadUTF8(data []byte, complete bool) int {
 }
 
 // binaryData reports whether data looks like a binary file: a NUL byte in
-// its first 8000 bytes, as git decides.
+// its first 8000 bytes, as git decides, or what the WHATWG's sniffing
+// (http.DetectContentType) takes for one by its first 512 bytes: a
+// signature (a PDF, whose compressed streams hold no NUL for tens of
+// kilobytes, an image, an archive, a font) or a control byte no text
+// has. A text file in another encoding than UTF-8 stays text.
 func binaryData(data []byte) bool {
-	return bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0
+	if bytes.IndexByte(data[:min(len(data), 8000)], 0) >= 0 {
+		return true
+	}
+	t := http.DetectContentType(data)
+	return !strings.HasPrefix(t, "text/") && t != "application/postscript"
 }
 
 // lines turns byte offsets of a file into 1-based lines and columns,
