@@ -71,10 +71,12 @@ func (sc Scope) Dedupe(ctx context.Context, skills []*skill.Skill, jobs int) ([]
 		}
 		keep, why := sc.pick(skills, g)
 		var others []string
+		skills[keep].Copies = nil
 		for _, i := range g {
 			if i != keep {
 				drop[i] = true
 				others = append(others, sc.rel(skills[i].Dir))
+				skills[keep].Copies = append(skills[keep].Copies, skills[i].Dir)
 			}
 		}
 		notes = append(notes, fmt.Sprintf("%s: %d identical copies, published once, from %s (%s); not from %s",

@@ -121,6 +121,16 @@ func Fix(ctx context.Context, res *Result, opts FixOptions) (*FixReport, error) 
 		rep.Failed = append(rep.Failed, FixFailure{job.path, err})
 	}
 	defer func() { rep.writeDiff(opts.Diff, changes) }()
+	// Identical copies were linted once, as one skill (Scope.Dedupe):
+	// each fixed file is written to every copy, so that they stay
+	// identical. The copies are the first round's; later rounds lint
+	// only the skills that changed.
+	copies := map[string][]string{} // by skill folder, absolute
+	for _, s := range res.Skills {
+		if dir, err := filepath.Abs(s.Dir); err == nil && len(s.Copies) > 0 {
+			copies[dir] = s.Copies
+		}
+	}
 	for round := 0; round < maxFixRounds; round++ {
 		type pair struct{ path, rule string }
 		fixedBefore := map[pair]int{}
@@ -149,14 +159,24 @@ func Fix(ctx context.Context, res *Result, opts FixOptions) (*FixReport, error) 
 				fail(job, err)
 				continue
 			}
-			to := f.newPath()
-			c := changes[job.path]
-			if c == nil {
-				c = &fixChange{from: job.path, old: f.orig, oldMode: f.origMode}
+			record := func(f *fixFile) {
+				c := changes[f.job.path]
+				if c == nil {
+					c = &fixChange{from: f.job.path, old: f.orig, oldMode: f.origMode}
+				}
+				delete(changes, f.job.path)
+				c.to, c.data, c.mode = f.newPath(), f.data, f.mode
+				changes[c.to] = c
 			}
-			delete(changes, job.path)
-			c.to, c.data, c.mode = to, f.data, f.mode
-			changes[to] = c
+			record(f)
+			for _, dir := range copies[job.dir] {
+				cf, err := f.copyTo(dir, r, opts.DryRun)
+				if err != nil {
+					fail(cf.job, err)
+				} else {
+					record(cf)
+				}
+			}
 			for _, r := range rules {
 				fixedBefore[pair{job.path, r}] = len(job.findings[r])
 			}
@@ -381,6 +401,26 @@ func (f *fixFile) commit() error {
 		}
 	}
 	return nil
+}
+
+// copyTo makes f's fix in the identical copy of its skill at dir (in
+// the form of skill.Skill's Dir): the file at the same place there, if it
+// still holds the bytes f had, gets f's new bytes, mode and name.
+func (f *fixFile) copyTo(dir string, r *runner, dryRun bool) (*fixFile, error) {
+	job := *f.job
+	job.disk = filepath.Join(dir, filepath.FromSlash(job.rel))
+	job.path = r.rel(job.disk)
+	job.dir, _ = filepath.Abs(dir)
+	c := *f
+	c.job = &job
+	cur, err := os.ReadFile(job.disk)
+	if err != nil || !bytes.Equal(cur, f.orig) {
+		return &c, fmt.Errorf("not fixed: no longer identical to %s, the copy linted", f.job.path)
+	}
+	if dryRun {
+		return &c, nil
+	}
+	return &c, c.commit()
 }
 
 // fixChange is one file's change over all rounds.

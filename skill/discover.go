@@ -54,6 +54,11 @@ type Skill struct {
 	// its skills publishes those.
 	Declared string
 
+	// Copies are the folders, in the form of Dir, of the skills identical
+	// to this one that were left out for it (lint's Scope.Dedupe): what
+	// lint --fix changes here, it changes there too.
+	Copies []string
+
 	Doc *SkillMD // nil when the entry file could not be read
 	Err error    // why the entry file could not be read
 
