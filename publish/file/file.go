@@ -39,17 +39,21 @@ type Options struct {
 }
 
 // ParseTarget is the folder a file:// URL names: file:///abs/path, or
-// file://rel/path for a folder relative to the working one.
+// file://localhost/abs/path, as RFC 8089 has them. file://name/path is a
+// slip for one of them (a host is no folder here), and is refused with
+// the URL meant.
 func ParseTarget(target string) (string, error) {
 	u, err := url.Parse(target)
-	if err != nil || u.Scheme != "file" || u.RawQuery != "" || u.Fragment != "" {
+	if err != nil || u.Scheme != "file" || u.RawQuery != "" || u.Fragment != "" || u.User != nil || u.Port() != "" {
 		return "", fmt.Errorf("%s: give file:///path/to/folder", target)
 	}
-	dir := u.Host + u.Path
-	if dir == "" {
+	if u.Host != "" && u.Host != "localhost" {
+		return "", fmt.Errorf("%s: a file:// URL names a folder on this machine from its root; did you mean file:///%s%s?", target, u.Host, u.Path)
+	}
+	if u.Path == "" || u.Path == "/" && target != "file:///" {
 		return "", fmt.Errorf("%s: name the folder, such as file:///srv/www/skills", target)
 	}
-	return filepath.FromSlash(dir), nil
+	return filepath.FromSlash(u.Path), nil
 }
 
 // Folder is the folder a file:// target names, as the publish.Bucket

@@ -53,8 +53,8 @@ func count(b *publish.Upload, states map[string]publish.State, s publish.State) 
 	return n
 }
 
-// verifyFolder verifies the folder dir as `skillpack verify file://dir`
-// does.
+// verifyFolder verifies the folder dir as `skillpack verify
+// file:///dir` does.
 func verifyFolder(t *testing.T, dir string) *verify.Report {
 	t.Helper()
 	f, err := Open("file://" + filepath.ToSlash(dir))
@@ -115,10 +115,13 @@ func TestPublish(t *testing.T) {
 
 func TestParseTarget(t *testing.T) {
 	for in, want := range map[string]string{
-		"file:///srv/www": "/srv/www",
-		"file://www/a":    "www/a",
-		"file://":         "",
-		"file:///x?y=1":   "",
+		"file:///srv/www":          "/srv/www",
+		"file://localhost/srv/www": "/srv/www",
+		"file://www/a":             "", // a host: a slip for file:///www/a
+		"file://tmp/x":             "",
+		"file://":                  "",
+		"file://localhost":         "",
+		"file:///x?y=1":            "",
 	} {
 		got, err := ParseTarget(in)
 		if got != filepath.FromSlash(want) || (err == nil) != (want != "") {

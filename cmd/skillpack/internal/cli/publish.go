@@ -159,9 +159,11 @@ func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 	case !opts.Sign && opts.SignOptions != (SignOptions{}):
 		return usageErr("signing flags (--key, --identity-token, ...) need --sign")
 	case opts.Sign && !targetOf(opts.Target).sign:
-		return usageErr("--sign signs an OCI target's manifests; an s3:// target publishes the signatures skillpack build --sign wrote")
+		return usageErr("--sign signs an OCI target's manifests; a %s target publishes the signatures skillpack build --sign wrote", targetOf(opts.Target).scheme)
 	}
-	if info, err := os.Stat(opts.Dist); err != nil || !info.IsDir() {
+	if info, err := os.Stat(opts.Dist); err == nil && !info.IsDir() {
+		return usageErr("%s is a file; give the folder skillpack build wrote (skillpack build -o dist, then publish dist)", opts.Dist)
+	} else if err != nil {
 		return usageErr("%s: no such folder; give the folder skillpack build wrote (skillpack build -o %s)", opts.Dist, opts.Dist)
 	}
 	b, err := publish.Open(opts.Dist)
