@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"maps"
 	"mime"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -237,8 +238,8 @@ func (p *bucketRun) upload(ctx context.Context, o Object) (State, error) {
 	}
 	defer body.Close()
 	etag, err := p.bk.Put(ctx, o, bundle.Checked(body, layout.Artifact{Path: o.Path, Digest: o.Digest, Size: o.Size}, "the build record"))
-	if errors.As(err, new(*bundle.ChangedError)) {
-		return Failed, fmt.Errorf("%w: the file changed since the build; rebuild the bundle", err)
+	if ce := new(*bundle.ChangedError); errors.As(err, ce) {
+		return Failed, &StaleError{File: filepath.Join(p.b.Dir, filepath.FromSlash(o.Path)), Err: *ce}
 	}
 	if err != nil {
 		return Failed, err

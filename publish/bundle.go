@@ -72,6 +72,23 @@ func (b *Upload) file(p string) string { return filepath.Join(b.Dir, filepath.Fr
 // record says ends with.
 const rebuild = "rebuild it with skillpack build, or run skillpack verify to see what changed"
 
+// StaleError is a file of the bundle whose bytes changed since the build
+// (found as they were sent): publishing again cannot mend it, rebuilding
+// does.
+type StaleError struct {
+	File string // the file on disk
+	Err  *bundle.ChangedError
+}
+
+func (e *StaleError) Error() string {
+	return fmt.Sprintf("%s changed since the build (%v); %s", e.File, e.Err, rebuild)
+}
+
+func (e *StaleError) Unwrap() error { return e.Err }
+
+// ExitClass is the command's exit code: 1, a failed check.
+func (*StaleError) ExitClass() int { return 1 }
+
 // Open reads the bundle in dir: its build record, with layout.ReadRecord,
 // and mcp/skills.json for what the skills say of themselves. Every file
 // the record lists becomes an Object, with the digest and size the

@@ -194,7 +194,7 @@ func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 	opts.done, opts.stderr = &resultLog{}, ios.Err
 	err = targetOf(opts.Target).publish(ctx, b, opts, signer, progress, opts.done.add)
 	if !opts.JSON {
-		printPublished(ios, opts)
+		printPublished(ios, opts, err)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
@@ -253,7 +253,7 @@ func tally(rs []publish.Result) (map[publish.State]int, int64) {
 // printPublished prints what changed on stdout, a line an object ("uploaded
 // PATH"; objects already present are left out, they are most of a
 // republish), and the tally on stderr.
-func printPublished(ios *IO, opts *publishOptions) {
+func printPublished(ios *IO, opts *publishOptions, err error) {
 	rs := opts.sortedResults()
 	if len(rs) == 0 {
 		return
@@ -277,7 +277,9 @@ func printPublished(ios *IO, opts *publishOptions) {
 		}
 	}
 	ios.Infof("%s", line)
-	if n[publish.Failed]+n[publish.Skipped] > 0 {
+	// A failure that says its class (a file changed since the build) is
+	// the user's to mend first: the same command would fail the same way.
+	if n[publish.Failed]+n[publish.Skipped] > 0 && !errors.As(err, new(exitClasser)) {
 		ios.Nextf("next: run the same command again; it sends only what is not there yet")
 	}
 }
