@@ -159,9 +159,31 @@ func nameFor(dir string) (name, rename string) {
 // yamlFix says how to mend the YAML error pr, from the text of its line.
 func yamlFix(p *Pass, pr *skill.Problem) string {
 	const generic = "quote values that contain \": \" or start with a YAML indicator, or use a folded block (>)"
-	var text string
-	if lines := frontTree(p).lines; pr.Line >= p.Doc.FrontLine && pr.Line-p.Doc.FrontLine < len(lines) {
-		text = lines[pr.Line-p.Doc.FrontLine]
+	line := func(n int) string {
+		if lines := frontTree(p).lines; n >= p.Doc.FrontLine && n-p.Doc.FrontLine < len(lines) {
+			return lines[n-p.Doc.FrontLine]
+		}
+		return ""
+	}
+	text, prev := line(pr.Line), line(pr.Line-1)
+	// The line above can be where the mistake is: the value YAML reads on
+	// into this line started there.
+	pm := keyLine.FindStringSubmatch(prev)
+	switch m := keyLine.FindStringSubmatch(text); {
+	case pm == nil && noSpaceKey.MatchString(prev):
+		k, v, _ := strings.Cut(strings.TrimSpace(prev), ":")
+		return fmt.Sprintf("put a space after the colon on line %d (%s: %s): without one, YAML reads the line as text, "+
+			"and this line as more of it", pr.Line-1, k, v)
+	case m != nil && m[1] != "" && !strings.HasPrefix(strings.TrimSpace(m[1]), "-") && pm != nil && len(pm[1]) < len(m[1]) &&
+		pm[3] != "" && !blockStart.MatchString(pm[3]):
+		return fmt.Sprintf("start line %d at the margin, where %s: starts: indented, YAML reads it as more of the value of %s",
+			pr.Line, pm[2], pm[2])
+	case m != nil && flowThenText(strings.TrimRight(m[3], " \t")):
+		v := strings.TrimRight(m[3], " \t")
+		return fmt.Sprintf("quote the value: %s: %s (it starts with %q, so YAML reads a list or a mapping, which the text after it breaks)",
+			m[2], strconv.Quote(v), v[:1])
+	case pm != nil && blockStart.MatchString(pm[3]) && text != "" && text[0] != ' ' && text[0] != '\t':
+		return fmt.Sprintf("indent the lines of the %s block by two spaces: a block's text is indented under its key", pm[2])
 	}
 	switch {
 	case strings.Contains(pr.Msg, "\": \" inside an unquoted value"):
@@ -190,6 +212,25 @@ func yamlFix(p *Pass, pr *skill.Problem) string {
 // keyLine splits a "key: value" line (or "- key: value") into its
 // indentation, key and value.
 var keyLine = regexp.MustCompile(`^(\s*(?:- +)?)([^\s:#'"][^:#]*?):[ \t]+(.*)$`)
+
+// flowThenText reports whether v starts a flow list or mapping ("[a, b]")
+// whose closing bracket text follows on the line: argument-hint:
+// [create|check] <request>, meant as text.
+func flowThenText(v string) bool {
+	if v == "" || v[0] != '[' && v[0] != '{' {
+		return false
+	}
+	end := strings.LastIndexAny(v, "]}")
+	rest := strings.TrimSpace(v[end+1:])
+	return end > 0 && rest != "" && rest[0] != '#'
+}
+
+// noSpaceKey is a "key:value" line: a key, as the spec's and clients'
+// keys are spelt, with no space after its colon.
+var noSpaceKey = regexp.MustCompile(`^[A-Za-z][\w-]*:[^\s:/]`)
+
+// blockStart is the value that starts a literal or folded block.
+var blockStart = regexp.MustCompile(`^[|>][+-]?[1-9]?[+-]?\s*(#.*)?$`)
 
 func checkEntryName(p *Pass) {
 	if p.Skill.File != skill.FileName {

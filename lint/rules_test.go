@@ -101,7 +101,8 @@ func checkWant(t *testing.T, got []Finding, want []string) {
 	}
 	for i, w := range want {
 		pos, sub, _ := strings.Cut(w, " ")
-		if gotPos[i] != pos || !strings.Contains(got[i].Message, sub) {
+		// sub is in the message, or after "fix: " in the fix.
+		if gotPos[i] != pos || !strings.Contains(got[i].Message+" fix: "+got[i].Fix, sub) {
 			t.Errorf("finding %d: got %s %q, want %s", i, gotPos[i], got[i].Message, w)
 		}
 	}
