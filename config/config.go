@@ -89,12 +89,22 @@ func Find(start string) (string, error) {
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("%s: %w", p, err)
 		}
+		// Read silently past, a skillpack.yml would leave its settings
+		// unapplied with no word said.
+		if yml := strings.TrimSuffix(p, ".yaml") + ".yml"; isFile(yml) {
+			return "", fmt.Errorf("%s: skillpack reads %s, not .yml; rename it (git mv %s %s)", yml, File, yml, p)
+		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			return "", nil
 		}
 		dir = parent
 	}
+}
+
+func isFile(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && !info.IsDir()
 }
 
 // Error is a problem in skillpack.yaml, with its position.
