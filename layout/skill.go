@@ -128,9 +128,9 @@ func CheckName(name string) error {
 	case strings.Contains(name, "--"):
 		return errors.New("name contains \"--\"")
 	}
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
-			return fmt.Errorf("name has %q; use only a-z, 0-9 and '-'", rune(c))
+	for _, c := range name {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return fmt.Errorf("name has %q; use only a-z, 0-9 and '-'", c)
 		}
 	}
 	return nil

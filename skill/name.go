@@ -1,18 +1,25 @@
 package skill
 
 import (
+	"slices"
 	"strings"
 	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // SuggestName turns an invalid skill name into the nearest valid one, for
 // hints: lowercase, a hyphen where a word ends (MySkill, PDF_Tools and
-// pdfTools give my-skill, pdf-tools and pdf-tools), at most 64
-// characters; my-skill when nothing is left.
+// pdfTools give my-skill, pdf-tools and pdf-tools), accents dropped
+// (café gives cafe), at most 64 characters; my-skill when nothing is
+// left.
 func SuggestName(s string) string {
 	var b strings.Builder
 	dash := false
-	rs := []rune(s)
+	// A letter with an accent is the letter (café: cafe), as the
+	// canonical decomposition has it, its marks dropped.
+	rs := []rune(norm.NFKD.String(s))
+	rs = slices.DeleteFunc(rs, func(r rune) bool { return unicode.Is(unicode.Mn, r) })
 	for i, r := range rs {
 		lower := unicode.ToLower(r)
 		switch {
