@@ -3,7 +3,6 @@ package build
 import (
 	"cmp"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -58,7 +57,7 @@ func (e *ClashError) Error() string {
 	if len(plugins) > 0 {
 		b.WriteString("\nBuild each plugin into its own bundle:")
 		for _, p := range plugins {
-			fmt.Fprintf(&b, "\n  %s", pluginBuildCommand(p, p, e.Out))
+			fmt.Fprintf(&b, "\n  %s", lint.PluginBuild(p, p, plugins, e.Out))
 		}
 		b.WriteString("\nor rename one of the skills of each name (folder and name together),")
 	} else {
@@ -100,7 +99,11 @@ func (b *builder) clashFindings(p *packed) []lint.Finding {
 			}
 			fix := "rename one of the skills (folder and name together)"
 			if s.Plugin != "" {
-				fix = "build its plugin into its own bundle: " + pluginBuildCommand(s.Plugin, b.rel(s.Plugin), b.opts.Out)
+				var plugins []string
+				for _, o := range c.Skills {
+					plugins = append(plugins, o.Plugin)
+				}
+				fix = "build its plugin into its own bundle: " + lint.PluginBuild(s.Plugin, b.rel(s.Plugin), plugins, b.opts.Out)
 			}
 			n := byDir[s.Dir]
 			out = append(out, lint.Finding{Path: b.rel(n.EntryPath()), Line: n.Line, Column: n.Column,
@@ -109,15 +112,6 @@ func (b *builder) clashFindings(p *packed) []lint.Finding {
 		}
 	}
 	return out
-}
-
-// pluginBuildCommand is the command that builds one plugin into its own
-// bundle below out: the plugin's folder as given (shown), and as found
-// (its base names the bundle; a plugin above the input is "..", whose base
-// is no name).
-func pluginBuildCommand(plugin, shown, out string) string {
-	abs, _ := filepath.Abs(plugin)
-	return fmt.Sprintf("skillpack build %s -o %s", shown, filepath.Join(out, filepath.Base(abs)))
 }
 
 // checkClashes refuses the build if two skills it would publish share a

@@ -2,7 +2,9 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -120,6 +122,42 @@ func byScope(p *RunPass) map[string]map[string][]int {
 	return scopes
 }
 
+// PluginBuild is the command that builds plugin (a folder, as found) into
+// a bundle of its own below out, the folder shown as shown. The bundle is
+// named by the shortest tail of the folder's path that no other of plugins
+// (the others built apart, "" for none) ends in, so that no two commands
+// write one folder; each of plugins inside this one is left out
+// (--ignore), since its skills are what clash with this one's.
+func PluginBuild(plugin, shown string, plugins []string, out string) string {
+	abs, _ := filepath.Abs(plugin)
+	var others []string
+	ignore := ""
+	for _, o := range plugins {
+		if o == "" {
+			continue
+		}
+		if o, _ = filepath.Abs(o); o == abs || slices.Contains(others, o) {
+			continue
+		}
+		others = append(others, o)
+		if rel, err := filepath.Rel(abs, o); err == nil && filepath.IsLocal(rel) {
+			ignore += " --ignore " + filepath.ToSlash(rel) + "/"
+		}
+	}
+	tail := func(p string, k int) string {
+		parts := strings.Split(filepath.ToSlash(p), "/")
+		return strings.Join(parts[max(len(parts)-k, 0):], "-")
+	}
+	var name string
+	for k := 1; ; k++ {
+		name = tail(abs, k)
+		if k > strings.Count(filepath.ToSlash(abs), "/") || !slices.ContainsFunc(others, func(o string) bool { return tail(o, k) == name }) {
+			break
+		}
+	}
+	return fmt.Sprintf("skillpack build %s%s -o %s", shown, ignore, filepath.Join(out, name))
+}
+
 // checkBundleClash reports declared names shared across plugin scopes,
 // which name-duplicate leaves alone (within a scope it is an error there).
 func checkBundleClash(p *RunPass) {
@@ -140,8 +178,8 @@ func checkBundleClash(p *RunPass) {
 			sort.Strings(others)
 			fix := "rename one of the skills (folder and name together)"
 			if plugin != "" {
-				fix = fmt.Sprintf("build the plugin into its own bundle (skillpack build %s -o dist/%s), or rename one of the skills",
-					p.Rel(plugin), filepath.Base(plugin))
+				fix = fmt.Sprintf("build the plugin into its own bundle (%s), or rename one of the skills",
+					PluginBuild(plugin, p.Rel(plugin), slices.Collect(maps.Keys(byPlugin)), "dist"))
 			}
 			for _, i := range group {
 				s := &p.Skills[i]

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/skillpack/skillpack/skill"
@@ -28,5 +29,28 @@ func TestInstalledFolderAlone(t *testing.T) {
 				t.Errorf("%s: %s: %s", name, f.Path, f.Message)
 			}
 		}
+	}
+}
+
+// Each plugin's command writes a folder of its own, and a plugin that
+// holds another leaves it out: following every command builds each
+// plugin once (KingInYellows/yellow-plugins keeps each plugin's Codex
+// skills in its codex/ folder, under a manifest of their own).
+func TestPluginBuild(t *testing.T) {
+	root := t.TempDir()
+	p := func(rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
+	all := []string{p("plugins/alpha"), p("plugins/alpha/codex"), p("plugins/beta"), p("plugins/beta/codex"), p("vendor/alpha"), ""}
+	for plugin, want := range map[string]string{
+		"plugins/alpha":       "skillpack build A --ignore codex/ -o dist/plugins-alpha",
+		"plugins/alpha/codex": "skillpack build A -o dist/alpha-codex",
+		"plugins/beta":        "skillpack build A --ignore codex/ -o dist/beta",
+		"vendor/alpha":        "skillpack build A -o dist/vendor-alpha",
+	} {
+		if got := PluginBuild(p(plugin), "A", all, "dist"); got != filepath.FromSlash(want) {
+			t.Errorf("%s: %q, want %q", plugin, got, want)
+		}
+	}
+	if got := PluginBuild(p("plugins/beta"), "B", []string{p("plugins/beta"), p("plugins/gamma")}, "out"); got != filepath.FromSlash("skillpack build B -o out/beta") {
+		t.Errorf("two plugins apart: %q", got)
 	}
 }
