@@ -60,7 +60,7 @@ func (b *builder) refused(w *task, err error) bool {
 
 // checkReadable refuses what lint reports but the build cannot go on
 // without: an entry file it cannot read or that clients do not look for,
-// files it cannot collect, frontmatter with no JSON form.
+// files it cannot collect, frontmatter it cannot read.
 func (b *builder) checkReadable(w *task) error {
 	s := w.src
 	switch {
@@ -72,6 +72,15 @@ func (b *builder) checkReadable(w *task) error {
 		r := w.files.Refused[0]
 		rule := map[skill.RefusedKind]string{skill.LinkEscapes: "symlink-escape", skill.LinkBroken: "symlink-escape", skill.NotRegular: "file-not-regular"}[r.Kind]
 		return b.refuse(w, r.Path, cmp.Or(rule, "file-unreadable"), "", "%s cannot be published: %v", r.Path, r.Err)
+	case s.Doc.Problem != nil && s.Doc.Front == nil:
+		// Only when lint's settings let it by (a baseline, a suppression,
+		// a severity): the frontmatter is what every index is made of.
+		pr := s.Doc.Problem
+		r := b.refuse(w, s.File, lint.ProblemRule(pr.Kind),
+			"mend the frontmatter: a baseline, a suppression or a lower severity cannot let the build publish a skill whose frontmatter it cannot read",
+			"%s", pr.Msg)
+		r.f.Line, r.f.Column = pr.Line, pr.Col
+		return r
 	case s.File != skill.FileName:
 		return b.refuse(w, s.File, "skill-md-name", "rename "+s.File+" to "+skill.FileName,
 			"the entry file is named %q; clients look for %q only, so the build does not publish it", s.File, skill.FileName)

@@ -109,8 +109,16 @@ var entryRules = []*Rule{
 	},
 }
 
+// problemRules are the rules problemRule made, by the kind each reports.
+var problemRules = map[skill.ProblemKind]string{}
+
+// ProblemRule is the rule that reports a SKILL.md's structural problem of
+// kind k, for the build's refusal of one that lint's settings let by.
+func ProblemRule(k skill.ProblemKind) string { return problemRules[k] }
+
 // problemRule makes the rule that reports one kind of structural problem.
 func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
+	problemRules[kind] = r.ID
 	r.Check = func(p *Pass) {
 		if p.Doc == nil || p.Doc.Problem == nil || p.Doc.Problem.Kind != kind {
 			return
