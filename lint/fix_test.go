@@ -29,6 +29,8 @@ var fixLeft = map[string][]string{
 	"invisible-unicode": {"bidirectional control"},
 	// Only a ": " in a plain value is a mechanical cause; a mistake on
 	// the line above it is the author's to mend, as the fix says.
+	// An item with a space has no faithful string form.
+	"allowed-tools-list": {"fix: keep the list"},
 	"frontmatter-yaml": {"did not find expected key", "put a space after the colon", "start line", "indent the lines of the", "so YAML reads a list"},
 	// Only a byte order mark is; the text's real encoding is a guess.
 	"skill-md-encoding": {"not valid UTF-8"},
