@@ -23,8 +23,9 @@ import (
 var fixLeft = map[string][]string{
 	// " #" may start a comment or be text: the author knows which.
 	"yaml-colon-space": {`cut at " #"`},
-	// The idiom for a fence inside a fence changes the rendering if deleted.
-	"invisible-char": {"before a code fence line"},
+	// The idiom for a fence inside a fence changes the rendering if deleted;
+	// in code the character may be the value.
+	"invisible-char": {"before a code fence line", "if the code needs the character"},
 	// Removing a bidirectional override reorders the text on screen.
 	"invisible-unicode": {"bidirectional control"},
 	// Only a ": " in a plain value is a mechanical cause; a mistake on

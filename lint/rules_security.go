@@ -662,7 +662,13 @@ func reportInvisible(p *Pass, hiding bool) {
 				p.Reportf(f.rel, f.line[i], f.col[i], f.hits[i].fix, "%d more runs of invisible characters from here on in %s", len(mine)-n, f.rel)
 				break
 			}
-			p.Reportf(f.rel, f.line[i], f.col[i], f.hits[i].fix, "%s", f.hits[i].msg)
+			fix := f.hits[i].fix
+			if fix == "delete it" && !isMarkdown(f.rel) {
+				// In code it may be the value itself: a pattern that strips
+				// zero-width text, a table of characters (--fix leaves it).
+				fix = "delete it; if the code needs the character, write it as an escape (\\u200b in most languages), which a reader can see"
+			}
+			p.Reportf(f.rel, f.line[i], f.col[i], fix, "%s", f.hits[i].msg)
 		}
 	}
 }
