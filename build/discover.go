@@ -14,7 +14,7 @@ import (
 // said in the output, with the way to undo it.
 func (b *builder) discover() (discovery, string, error) {
 	set := b.opts.Lint.Settings
-	sc := lint.Scope{All: b.opts.All, Ignore: b.opts.Ignore, Config: set.Ignore, ConfigDir: set.Dir(), Rel: b.rel, EveryCopy: b.opts.Verbose}
+	sc := lint.Scope{All: b.opts.All, Ignore: b.opts.Ignore, Config: set.Ignore, ConfigDir: set.Dir(), Rel: b.rel, Verbose: b.opts.Verbose}
 	skills, plugins, markets, notes, err := sc.Find(b.roots)
 	if err != nil {
 		return discovery{}, "", err

@@ -19,7 +19,7 @@ import (
 // copy), else the first in path order.
 
 // maxCopyNotes is how many sets of identical copies Dedupe's notes name
-// one by one, unless Scope.EveryCopy.
+// one by one, unless Scope.Verbose.
 const maxCopyNotes = 3
 
 // Dedupe keeps one skill of each set of identical copies among skills,
@@ -83,7 +83,7 @@ func (sc Scope) Dedupe(ctx context.Context, skills []*skill.Skill, jobs int) ([]
 			skills[keep].Name(), len(g), sc.rel(skills[keep].Dir), why, strings.Join(others, ", ")))
 	}
 	slices.Sort(notes)
-	if len(notes) > maxCopyNotes && !sc.EveryCopy {
+	if len(notes) > maxCopyNotes && !sc.Verbose {
 		// A vendor repository ships dozens: one line, and -v for each.
 		notes = []string{fmt.Sprintf("%d skills found in identical copies, each linted and published once (-v says from which)", len(notes))}
 	}

@@ -19,7 +19,7 @@ import (
 )
 
 // fixLeft are the findings of fixable rules that --fix leaves to a person,
-// by a substring of their message, with why.
+// by a substring of their message or of " fix: " and their fix, with why.
 var fixLeft = map[string][]string{
 	// " #" may start a comment or be text: the author knows which.
 	"yaml-colon-space": {`cut at " #"`},
@@ -28,10 +28,10 @@ var fixLeft = map[string][]string{
 	"invisible-char": {"before a code fence line", "if the code needs the character"},
 	// Removing a bidirectional override reorders the text on screen.
 	"invisible-unicode": {"bidirectional control"},
-	// Only a ": " in a plain value is a mechanical cause; a mistake on
-	// the line above it is the author's to mend, as the fix says.
 	// An item with a space has no faithful string form.
 	"allowed-tools-list": {"fix: keep the list"},
+	// Only a ": " in a plain value is a mechanical cause; a mistake on
+	// the line above it is the author's to mend, as the fix says.
 	"frontmatter-yaml": {"did not find expected key", "put a space after the colon", "start line", "indent the lines of the", "so YAML reads a list"},
 	// Only a byte order mark is; the text's real encoding is a guess.
 	"skill-md-encoding": {"not valid UTF-8"},

@@ -1,7 +1,9 @@
 package lint
 
 import (
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/skillpack/skillpack/skill"
@@ -52,5 +54,25 @@ func TestPluginBuild(t *testing.T) {
 	}
 	if got := PluginBuild(p("plugins/beta"), "B", []string{p("plugins/beta"), p("plugins/gamma")}, "out"); got != filepath.FromSlash("skillpack build B -o out/beta") {
 		t.Errorf("two plugins apart: %q", got)
+	}
+}
+
+// The note on install folders left out names five of them, and says how
+// many more; -v (Scope.Verbose) names each (a mirror repository had 1,708
+// skills in such folders: one line of 24,952 characters).
+func TestInstalledNote(t *testing.T) {
+	found := []*skill.Skill{{Dir: "/p/skills/main", File: skill.FileName}}
+	for i := range 7 {
+		found = append(found, &skill.Skill{Dir: fmt.Sprintf("/p/vendor/p%d/.claude/skills/s", i), File: skill.FileName})
+	}
+	for _, verbose := range []bool{false, true} {
+		kept, notes := Scope{Verbose: verbose}.installed("/p", found)
+		if len(kept) != 1 || len(notes) != 1 {
+			t.Fatalf("verbose %v: kept %d, notes %q", verbose, len(kept), notes)
+		}
+		named := strings.Count(notes[0], ".claude/skills (1)")
+		if more := strings.Contains(notes[0], "and 2 more folders"); verbose == more || named != map[bool]int{false: 5, true: 7}[verbose] {
+			t.Errorf("verbose %v: %s", verbose, notes[0])
+		}
 	}
 }

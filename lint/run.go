@@ -28,7 +28,7 @@ type Options struct {
 	Ignore []string
 	All    bool
 
-	Verbose bool // Run's notes name every set of identical copies (Scope.EveryCopy)
+	Verbose bool // Run's notes name every set of identical copies (Scope.Verbose)
 }
 
 // Result is the outcome of a run.
@@ -57,7 +57,7 @@ func Run(paths []string, opts Options) (*Result, error) {
 		}
 	}
 	r := newRunner(opts)
-	sc := Scope{All: opts.All, Ignore: opts.Ignore, Config: r.set.Ignore, ConfigDir: r.set.Dir(), Rel: r.rel, EveryCopy: opts.Verbose}
+	sc := Scope{All: opts.All, Ignore: opts.Ignore, Config: r.set.Ignore, ConfigDir: r.set.Dir(), Rel: r.rel, Verbose: opts.Verbose}
 	skills, plugins, markets, notes, err := sc.Find(paths)
 	if err != nil {
 		return nil, err

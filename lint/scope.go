@@ -31,9 +31,10 @@ type Scope struct {
 	ConfigDir string
 	// Rel spells a folder for the notes (nil: as found).
 	Rel func(string) string
-	// EveryCopy has Dedupe's notes name every set of identical copies;
-	// without it more than three sets are one note.
-	EveryCopy bool
+	// Verbose has the notes name every set of identical copies (Dedupe)
+	// and every install folder left out; without it more than three sets
+	// are one note, and five folders are named.
+	Verbose bool
 }
 
 // Select returns the skills of t, found below root, that the scope keeps,
@@ -163,7 +164,11 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		return found, nil
 	}
 	var parts []string
-	for _, f := range slices.Sorted(maps.Keys(folders)) {
+	for i, f := range slices.Sorted(maps.Keys(folders)) {
+		if i == 5 && !sc.Verbose {
+			parts = append(parts, fmt.Sprintf("and %d more folders (-v lists them)", len(folders)-5))
+			break
+		}
 		parts = append(parts, fmt.Sprintf("%s (%d)", sc.rel(f), folders[f]))
 	}
 	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s; --all takes them",
