@@ -181,6 +181,9 @@ type LintError struct {
 	// no lint errors and are named apart.
 	Clashes int
 	All     bool // with Options.SkipInvalid: every skill is invalid, none is left to publish
+	// Valid counts, without Options.SkipInvalid, the skills with no error
+	// of their own: what --skip-invalid would publish.
+	Valid int
 }
 
 func (e *LintError) Error() string {

@@ -38,7 +38,13 @@ func (b *builder) lintAcross(p *packed) error {
 	b.logf("• lint: %s, %s%s", human.Plural(errs, "error", "errors"), human.Plural(warns, "warning", "warnings"), inPlugins)
 	if !b.opts.SkipInvalid {
 		if errs > 0 {
-			return &LintError{Errors: errs}
+			valid := 0
+			for _, w := range p.work {
+				if !w.invalid {
+					valid++
+				}
+			}
+			return &LintError{Errors: errs, Valid: valid}
 		}
 		return nil // checkClashes refuses two skills of one name
 	}

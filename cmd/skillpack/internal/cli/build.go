@@ -199,7 +199,7 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 	if res != nil && len(res.Findings) > 0 {
 		printBuildFindings(ios, res.Findings)
 	}
-	if le := (*build.LintError)(nil); errors.As(err, &le) && !le.All && !opts.SkipInvalid {
+	if le := (*build.LintError)(nil); errors.As(err, &le) && le.Valid > 0 && !opts.SkipInvalid {
 		ios.Nextf("next: fix the errors, or publish the other skills with --skip-invalid")
 	}
 	if err != nil {
