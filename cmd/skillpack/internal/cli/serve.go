@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -85,6 +87,15 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	// The address is taken before anything is built, so that one in use
+	// is said at once.
+	var ln net.Listener
+	if !opts.Stdio {
+		if ln, err = listen(opts.Addr); err != nil {
+			return err
+		}
+		defer ln.Close() // Serve closes it too; before it, an error does
+	}
 	var (
 		watcher *serve.Watcher
 		rebuild func() error
@@ -143,13 +154,26 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 		ios.Infof("skillpack: serving %s (%s) over MCP on stdin and stdout", opts.Dist, human.Plural(b.Skills(), "skill"))
 		return s.ServeStdio(ctx, ios.In, ios.Out)
 	}
-	ln, err := net.Listen("tcp", opts.Addr)
-	if err != nil {
-		return usageErr("--addr: %w", err)
-	}
 	url := "http://" + ln.Addr().String()
 	fmt.Fprintf(ios.Err, "skillpack: serving %s (%s) at %s, MCP at %s%s\n", opts.Dist, human.Plural(b.Skills(), "skill"), url, url, serve.MCPPath)
 	return s.Serve(ctx, ln)
+}
+
+// listen takes addr, saying what to do when another server has it.
+func listen(addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		host, port, _ := net.SplitHostPort(addr)
+		next := "another port"
+		if n, perr := strconv.Atoi(port); perr == nil && n < 65535 {
+			next = fmt.Sprintf("another port (--addr %s)", net.JoinHostPort(host, strconv.Itoa(n+1)))
+		}
+		return nil, usageErr("--addr %s is in use by another server: stop it, or serve on %s", addr, next)
+	}
+	if err != nil {
+		return nil, usageErr("--addr: %w", err)
+	}
+	return ln, nil
 }
 
 // serverOptions checks the serving flags and turns them into serve's
@@ -236,7 +260,9 @@ func (o *serveOptions) rebuildOptions(ios *IO) (build.Options, error) {
 // serveRebuild is the build --watch runs, logging to stderr; swapped is
 // called as soon as a new bundle is in place.
 func serveRebuild(ios *IO, opts *serveOptions, spare *build.Spare, swapped func()) (func() error, error) {
-	if info, err := os.Stat(opts.Watch); err != nil || !info.IsDir() {
+	if info, err := os.Stat(opts.Watch); err == nil && !info.IsDir() {
+		return nil, usageErr("--watch %s is a file; give the folder of the skills to build and watch", opts.Watch)
+	} else if err != nil {
 		return nil, usageErr("--watch %s: no such folder", opts.Watch)
 	}
 	bo, err := opts.rebuildOptions(ios)

@@ -3,8 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -80,5 +83,23 @@ func TestServeWatchSpare(t *testing.T) {
 	done <- nil // for the deferred wait
 	if left := spares(); len(left) > 0 {
 		t.Errorf("serve --watch left %v", left)
+	}
+}
+
+// An address another server holds is the user's to change (exit 2), and
+// the message offers the next port.
+func TestListenInUse(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	addr := held.Addr().String()
+	_, port, _ := net.SplitHostPort(addr)
+	n, _ := strconv.Atoi(port)
+	_, err = listen(addr)
+	code, msg := exitStatus(err)
+	if want := fmt.Sprintf("--addr %s is in use by another server: stop it, or serve on another port (--addr 127.0.0.1:%d)", addr, n+1); code != ExitUsage || msg != want {
+		t.Errorf("exit %d, %q; want 2, %q", code, msg, want)
 	}
 }
