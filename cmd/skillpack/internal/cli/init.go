@@ -14,6 +14,7 @@ import (
 	"github.com/skillpack/skillpack/config"
 	"github.com/skillpack/skillpack/internal/atomicfile"
 	"github.com/skillpack/skillpack/lint"
+	"github.com/skillpack/skillpack/skill"
 	"github.com/skillpack/skillpack/templates"
 )
 
@@ -68,6 +69,12 @@ func runInit(ios *IO, opts *initOptions) error {
 	if opts.CI != "" && !slices.Contains(ciProviders, opts.CI) {
 		return enumErr("ci", "provider", opts.CI, ciProviders)
 	}
+	// Files written into a skill would be published in its archives.
+	if dir := skill.Enclosing("."); dir != "" && !opts.Force {
+		abs, _ := filepath.Abs(dir)
+		return usageErr("this folder is in the skill %s, whose archives would take in what init writes; "+
+			"run init at the root of the repository (or --force, to write here anyway)", filepath.Base(abs))
+	}
 	files, err := initFiles(opts)
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
@@ -84,7 +91,11 @@ func runInit(ios *IO, opts *initOptions) error {
 			}
 		}
 		if len(exist) > 0 {
-			return usageErr("%s already exists; --force replaces it", strings.Join(exist, " and "))
+			verb := "exists"
+			if len(exist) > 1 {
+				verb = "exist"
+			}
+			return usageErr("%s already %s; --force replaces %s", strings.Join(exist, " and "), verb, map[bool]string{false: "it", true: "them"}[len(exist) > 1])
 		}
 	}
 	parent, _ := config.Find("..") // the config that applied here until now
@@ -101,11 +112,7 @@ func runInit(ios *IO, opts *initOptions) error {
 		return usageErr("%w", err)
 	}
 	if parent != "" {
-		if wd, err := os.Getwd(); err == nil {
-			if rel, err := filepath.Rel(wd, parent); err == nil {
-				parent = rel
-			}
-		}
+		parent = relWD(parent)
 		ios.Infof("note: %s applied here until now; the new %s takes its place in this folder and below", parent, config.File)
 	}
 	ios.Nextf("next: edit %s, then run: skillpack lint", config.File)

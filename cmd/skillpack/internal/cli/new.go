@@ -51,6 +51,16 @@ func runNew(ios *IO, opts *newOptions) error {
 	dir, err := "", error(nil)
 	if fi, serr := os.Stat(opts.Dir); serr == nil && !fi.IsDir() {
 		err = fmt.Errorf("--dir %s is a file; give the folder to make the skill in", opts.Dir)
+	} else if in := skill.Enclosing(opts.Dir); serr == nil && in != "" {
+		// A skill inside another is packed into the other's archives
+		// (lint's skill-nested): the new one goes beside it.
+		abs, _ := filepath.Abs(in)
+		name, beside := relWD(abs), relWD(filepath.Dir(abs))
+		if name == "." {
+			name = filepath.Base(abs) + " (the working folder)"
+		}
+		err = fmt.Errorf("--dir %s is in the skill %s; a skill made inside another is published inside its archives: "+
+			"make it beside it (--dir %s)", opts.Dir, name, beside)
 	} else {
 		dir, err = scaffold.New(opts.Dir, opts.Name, scaffold.Options{Description: opts.Description})
 	}
@@ -63,6 +73,17 @@ func runNew(ios *IO, opts *newOptions) error {
 	}
 	ios.Nextf("next: edit %s/SKILL.md, then run: skillpack lint %s", dir, dir)
 	return jsonResult(ios.Out, opts.JSON, newNewJSON(opts, dir, nil), nil)
+}
+
+// relWD is the absolute path p relative to the working folder, where it
+// can be.
+func relWD(p string) string {
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, p); err == nil {
+			return rel
+		}
+	}
+	return p
 }
 
 // newJSON is new's --json document (schema/new.schema.json); dir and
