@@ -51,7 +51,7 @@ var importMap = map[string]rule{
 	// 1: the model of a skill, its archives, the bundle's formats.
 	"skill":  {1, []string{"internal/jsonenc", "internal/parallel"}},
 	"pack":   {1, []string{"internal/human"}},
-	"layout": {1, []string{"internal/jsonenc", "internal/parallel", "internal/semver"}},
+	"layout": {1, []string{"internal/human", "internal/jsonenc", "internal/parallel", "internal/semver"}},
 	"plugin": {1, nil},
 
 	// 2: what is computed from them: findings, the catalog page, a new skill.
@@ -63,7 +63,7 @@ var importMap = map[string]rule{
 
 	// 3: skillpack.yaml, read into each reader's settings; the build's own
 	// machinery (reuse, scratch), behind build.
-	"config": {3, []string{"lint", "skill", "internal/human"}},
+	"config": {3, []string{"lint", "skill", "layout", "internal/human"}},
 	"build/internal/...": {3, []string{
 		"skill", "pack", "layout", "lint", "bundle",
 		"internal/atomicfile", "internal/parallel", "internal/version",

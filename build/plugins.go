@@ -5,13 +5,11 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"maps"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 
-	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/plugin"
@@ -147,33 +145,13 @@ func (b *builder) pluginsKey(ps []layout.Plugin) []string {
 	return out
 }
 
-// Marketplaces are the marketplace files a build can write, by the name
-// Options.Marketplaces and skillpack.yaml give them.
-var Marketplaces = map[string]string{"claude": layout.ClaudeMarketplace, "codex": layout.CodexMarketplace,
-	"cursor": layout.CursorMarketplace, "copilot": layout.CopilotMarketplace}
-
-// CheckMarketplace says what is wrong with a marketplace's name, for the
-// flag and skillpack.yaml alike: the one it was likely meant to be, and
-// those a build writes.
-func CheckMarketplace(m string) error {
-	if _, ok := Marketplaces[m]; ok {
-		return nil
-	}
-	known := slices.Sorted(maps.Keys(Marketplaces))
-	msg := fmt.Sprintf("unknown marketplace %q", m)
-	if s := human.Closest(m, known); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return fmt.Errorf("%s; skillpack writes %s", msg, strings.Join(known, ", "))
-}
-
 // marketplace names the marketplace files asked for: after the first
 // folder built, made kebab-case, and owned by the catalog's publisher or,
 // when none is set, by that name.
 func (b *builder) marketplace() *layout.Marketplace {
 	var files []string
 	for _, m := range b.opts.Marketplaces {
-		if f, ok := Marketplaces[m]; ok && !slices.Contains(files, f) {
+		if f, ok := layout.Marketplaces[m]; ok && !slices.Contains(files, f) {
 			files = append(files, f)
 		}
 	}

@@ -24,6 +24,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/skillpack/skillpack/internal/human"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/skill"
 )
@@ -53,11 +54,9 @@ type Build struct {
 	LLMsTxt      bool   // write llms.txt
 	LLMsTxtMerge string // the site's llms.txt to merge the section into; absolute
 	AICatalog    bool   // write the AI Catalog
-	// Marketplaces are the marketplace files to write, by client, each
-	// at its line of MarketplaceLines: the command layer checks the
-	// names (build.CheckMarketplace), which this package cannot import.
-	Marketplaces     []string
-	MarketplaceLines []int
+	// Marketplaces are the marketplace files to write, by client
+	// (layout.Marketplaces).
+	Marketplaces []string
 
 	// The catalog's masthead (index.html): its title, who publishes the
 	// skills, and the absolute http(s) URL of their source.
@@ -145,7 +144,11 @@ var buildKeys = []string{"ai-catalog", "base-url", "catalog-publisher", "catalog
 // does nothing is worse than none.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
-	if err != nil {
+	if info, serr := os.Stat(path); serr == nil && info.IsDir() {
+		return nil, fmt.Errorf("%s is a folder; give the path of its %s (--config %s)", path, File, filepath.Join(path, File))
+	} else if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: no such file; give the path of a %s (--config)", path, File)
+	} else if err != nil {
 		return nil, err
 	}
 	return Parse(path, data)
@@ -277,6 +280,8 @@ func parseBuild(b *Build, path string, v *yaml.Node, fail func(*yaml.Node, strin
 		case "base-url":
 			if err := bv.Decode(&b.BaseURL); err != nil {
 				fail(bv, "build.base-url must be a URL string")
+			} else if err := layout.CheckBaseURL(b.BaseURL); err != nil {
+				fail(bv, "build.base-url %s", strings.TrimPrefix(err.Error(), "base URL "))
 			}
 		case "catalog-title", "catalog-publisher":
 			if bv.Kind != yaml.ScalarNode || bv.Tag != "!!str" || strings.TrimSpace(bv.Value) == "" {
@@ -300,8 +305,11 @@ func parseBuild(b *Build, path string, v *yaml.Node, fail func(*yaml.Node, strin
 					fail(m, "build.marketplaces: a client is a name, such as claude")
 					continue
 				}
+				if err := layout.CheckMarketplace(m.Value); err != nil {
+					fail(m, "build.marketplaces: %v", err)
+					continue
+				}
 				b.Marketplaces = append(b.Marketplaces, m.Value)
-				b.MarketplaceLines = append(b.MarketplaceLines, m.Line)
 			}
 		case "llms-txt-merge":
 			if bv.Kind != yaml.ScalarNode || bv.Value == "" {

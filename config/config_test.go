@@ -23,7 +23,8 @@ rules:
 build:
   base-ulr: https://example.com
   no-legacy: true
-  marketplaces: [claude, {}]
+  marketplaces: [claude, {}, claud]
+  base-url: not a url
 allow:
   - rule: secret
     path: a/**
@@ -42,7 +43,9 @@ allow:
 		`skillpack.yaml:4: rule unknown-key: unknown severity "loud" (want error, warning, info or off)`,
 		`skillpack.yaml:7: unknown key "build.base-ulr" (did you mean "base-url"?); known keys: ai-catalog, base-url, catalog-publisher, catalog-source, catalog-title, llms-txt, llms-txt-merge, marketplaces, no-legacy, previous, skip-invalid, versioned`,
 		`skillpack.yaml:9: build.marketplaces: a client is a name, such as claude`,
-		`skillpack.yaml:11: allow entry for secret on "a/**" has no reason: add ` + "`reason: ...`" + ` saying why the finding is not a defect`,
+		`skillpack.yaml:9: build.marketplaces: unknown marketplace "claud" (did you mean "claude"?); skillpack writes claude, codex, copilot, cursor`,
+		`skillpack.yaml:10: build.base-url "not a url": use an absolute http or https URL such as https://example.com/skills`,
+		`skillpack.yaml:12: allow entry for secret on "a/**" has no reason: add ` + "`reason: ...`" + ` saying why the finding is not a defect`,
 	}
 	if got := strings.Split(err.Error(), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -104,7 +107,7 @@ build:
 	}
 	// Paths are the config folder's, not the working directory's.
 	want := Build{NoLegacy: true, BaseURL: "https://example.com/skills", SkipInvalid: true,
-		LLMsTxt: true, LLMsTxtMerge: "site/llms.txt", AICatalog: true, Marketplaces: []string{"claude"}, MarketplaceLines: []int{16}, Versioned: true, Previous: "../published"}
+		LLMsTxt: true, LLMsTxtMerge: "site/llms.txt", AICatalog: true, Marketplaces: []string{"claude"}, Versioned: true, Previous: "../published"}
 	if !reflect.DeepEqual(c.Build, want) {
 		t.Errorf("build: read %+v, want %+v", c.Build, want)
 	}
@@ -155,6 +158,20 @@ func TestAllowListErrors(t *testing.T) {
 		_, err := Parse("skillpack.yaml", []byte(tc.yaml))
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%q: got %v, want %s…", tc.yaml, err, tc.want)
+		}
+	}
+}
+
+// --config given a path that is no file says so with the fix, not with
+// the system's words.
+func TestLoadNoFile(t *testing.T) {
+	dir := t.TempDir()
+	for p, want := range map[string]string{
+		filepath.Join(dir, "nothere.yaml"): "nothere.yaml: no such file; give the path of a skillpack.yaml (--config)",
+		dir:                                "is a folder; give the path of its skillpack.yaml (--config " + filepath.Join(dir, File) + ")",
+	} {
+		if _, err := Load(p); err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("Load(%s): %v, want …%s", p, err, want)
 		}
 	}
 }

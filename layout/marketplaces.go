@@ -2,11 +2,14 @@ package layout
 
 import (
 	"cmp"
+	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/jsonenc"
 )
 
@@ -162,4 +165,24 @@ func marketplaceDoc(path string, ps []Plugin, m Marketplace) func(io.Writer) err
 		doc = d
 	}
 	return func(w io.Writer) error { return jsonenc.Write(w, doc) }
+}
+
+// Marketplaces are the marketplace files a build can write, by the name
+// build --marketplace and skillpack.yaml give them.
+var Marketplaces = map[string]string{"claude": ClaudeMarketplace, "codex": CodexMarketplace,
+	"cursor": CursorMarketplace, "copilot": CopilotMarketplace}
+
+// CheckMarketplace says what is wrong with a marketplace's name, for the
+// flag and skillpack.yaml alike: the one it was likely meant to be, and
+// those a build writes.
+func CheckMarketplace(m string) error {
+	if _, ok := Marketplaces[m]; ok {
+		return nil
+	}
+	known := slices.Sorted(maps.Keys(Marketplaces))
+	msg := fmt.Sprintf("unknown marketplace %q", m)
+	if s := human.Closest(m, known); s != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return fmt.Errorf("%s; skillpack writes %s", msg, strings.Join(known, ", "))
 }

@@ -376,9 +376,17 @@ func YAMLError(err error) (int, string) {
 		return 1, rest
 	}
 	if e, ok := err.(*yaml.TypeError); ok && len(e.Errors) > 0 {
-		msg = e.Errors[0]
+		return 0, e.Errors[0]
 	}
-	return 0, strings.TrimPrefix(msg, "yaml: ")
+	rest, ok := strings.CutPrefix(msg, "yaml: ")
+	if ok && !strings.Contains(rest, "octet") && !strings.Contains(rest, "control characters") &&
+		!strings.Contains(rest, "Unicode character") && !strings.HasPrefix(rest, "input error") {
+		// yaml.v3 leaves the line out of a scanner's error on the first
+		// line (it omits a line index of 0); the reader's errors above
+		// name no place at all.
+		return 1, rest
+	}
+	return 0, rest
 }
 
 // lastNonSpace is the last byte of b that is not a space, or 0.

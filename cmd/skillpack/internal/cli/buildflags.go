@@ -91,13 +91,8 @@ func (f *BuildFlags) resolveBundle(ios *IO, given func(flag string) bool) (build
 		}
 	}
 	for _, m := range f.Marketplaces {
-		if err := build.CheckMarketplace(m); err != nil {
+		if err := layout.CheckMarketplace(m); err != nil {
 			return build.Options{}, nil, usageErr("--marketplace: %w", err)
-		}
-	}
-	for i, m := range cfg.Build.Marketplaces {
-		if err := build.CheckMarketplace(m); err != nil && !given("marketplace") {
-			return build.Options{}, nil, &exitError{code: ExitUsage, err: &config.Error{Path: cfg.Path, Line: cfg.Build.MarketplaceLines[i], Msg: "build.marketplaces: " + err.Error()}}
 		}
 	}
 	bo, err := f.options(ios, cfg)

@@ -104,7 +104,7 @@ func TestBuildFlags(t *testing.T) {
 			profile: "relaxed", config: "site.yaml",
 		},
 		{argv: []string{"--base-url", "ftp://example.com"}, err: `--base-url "ftp://example.com": use an absolute http or https URL`},
-		{argv: []string{"--config", "badurl.yaml"}, err: `badurl.yaml: build.base-url "example.com": use an absolute http or https URL`},
+		{argv: []string{"--config", "badurl.yaml"}, err: `badurl.yaml:2: build.base-url "example.com": use an absolute http or https URL`},
 		{argv: []string{"--profile", "claud"}, err: `--profile: unknown profile "claud" (did you mean "claude"?)`},
 		// Versions: a tag's "v" is dropped; --previous is opened by runBuild.
 		{argv: []string{"--versioned", "--release-version", "v2.0.0-rc.1"}, want: build.Options{Out: "dist", Versioned: true, Release: "2.0.0-rc.1"}, profile: "clients"},
@@ -160,8 +160,9 @@ func TestPackFlags(t *testing.T) {
 			argv: []string{"skills", "-o", "upload", "--layout", "wrapped", "--strict", "--profile", "claude"},
 			dir:  "skills", want: build.PackOptions{Out: "upload", Wrapped: true, Lint: lintStrict}, profile: "claude",
 		},
-		// Pack writes no bundle: the build section, bad URL and all, does not apply.
-		{argv: []string{"skills", "--config", "badurl.yaml"}, dir: "skills", want: build.PackOptions{Out: "."}, profile: "clients"},
+		// Pack writes no bundle, but a bad value in the config is refused
+		// by every command that reads it, as an unknown key is.
+		{argv: []string{"skills", "--config", "badurl.yaml"}, dir: "skills", err: `badurl.yaml:2: build.base-url "example.com"`},
 		{argv: []string{"skills", "--layout", "wraped"}, dir: "skills", err: `--layout: unknown layout "wraped" (did you mean "wrapped"?); want flat or wrapped`},
 	} {
 		ios, _, _ := fakeIO(nil)
@@ -213,7 +214,7 @@ func TestServeFlags(t *testing.T) {
 		{
 			argv: []string{"dist", "--watch", "skills", "--config", "badurl.yaml"},
 			want: serveOptions{Dist: "dist", Addr: "127.0.0.1:8080", LogFormat: "text", CacheIndex: 5 * time.Minute, CacheFiles: time.Hour, MaxConns: 1024, Watch: "skills", BuildFlags: BuildFlags{LintOptions: LintOptions{Config: "badurl.yaml"}}},
-			err:  `badurl.yaml: build.base-url "example.com"`,
+			err:  `badurl.yaml:2: build.base-url "example.com"`,
 		},
 	} {
 		ios, _, _ := fakeIO(nil)
@@ -252,7 +253,8 @@ func TestServeServerOptions(t *testing.T) {
 		err  string
 	}{
 		{argv: []string{"dist", "--log-format", "json", "--cache-index", "0", "--cache-files", "2h", "--base-url", "https://skills.example.com", "--auth-token-file", good}},
-		{argv: []string{"dist", "--log-format", "yaml"}, err: `--log-format "yaml": use text or json`},
+		{argv: []string{"dist", "--log-format", "yaml"}, err: `--log-format: unknown format "yaml"; want text or json`},
+		{argv: []string{"dist", "--log-format", "jsn"}, err: `--log-format: unknown format "jsn" (did you mean "json"?); want text or json`},
 		{argv: []string{"dist", "--base-url", "skills.example.com"}, err: "--base-url: "},
 		{argv: []string{"dist", "--cache-files", "-1s"}, err: "take a duration of 0 or more"},
 		{argv: []string{"dist", "--auth-token-file", file("empty", "# nothing\n\n")}, err: "holds no token; put one on a line of its own"},

@@ -203,7 +203,7 @@ func (o *serveOptions) serverOptions(ios *IO) (serve.Options, error) {
 	case "json":
 		h = slog.NewJSONHandler(ios.Err, nil)
 	default:
-		return serve.Options{}, usageErr("--log-format %q: use text or json", o.LogFormat)
+		return serve.Options{}, enumErr("log-format", "format", o.LogFormat, []string{"text", "json"})
 	}
 	so := serve.Options{
 		MaxConns:    o.MaxConns,

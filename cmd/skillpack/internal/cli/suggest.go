@@ -9,8 +9,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/internal/human"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 )
 
@@ -150,11 +150,11 @@ func registerCompletions(cmd *cobra.Command) {
 	for _, r := range lint.Rules() {
 		rules = append(rules, r.ID+"\t"+r.Title)
 	}
-	// build.Marketplaces is the one list of marketplaces, which the value
-	// check (build.CheckMarketplace) reads too; each completes with its file.
+	// layout.Marketplaces is the one list of marketplaces, which the value
+	// check (layout.CheckMarketplace) reads too; each completes with its file.
 	var marketplaces []string
-	for _, m := range slices.Sorted(maps.Keys(build.Marketplaces)) {
-		marketplaces = append(marketplaces, m+"\t"+build.Marketplaces[m])
+	for _, m := range slices.Sorted(maps.Keys(layout.Marketplaces)) {
+		marketplaces = append(marketplaces, m+"\t"+layout.Marketplaces[m])
 	}
 	fns := map[string]cobra.CompletionFunc{
 		"marketplace":    completeValues(marketplaces...),
