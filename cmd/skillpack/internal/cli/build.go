@@ -85,7 +85,7 @@ signs with Sigstore; --publish uploads DIST once it is built.` + "\n\n" + docs("
 	f.BoolVar(&opts.JSON, "json", false, "print a JSON document on stdout, even on failure")
 	f.StringVar(&opts.Summary, "step-summary", "", "append a Markdown summary to this `file` (e.g. $GITHUB_STEP_SUMMARY)")
 	opts.Versions.AddFlags(f)
-	f.StringVar(&opts.PublishTo, "publish", "", "publish the bundle once built to `TARGET`: s3://bucket/prefix or oci://host/repo[:tag]")
+	f.StringVar(&opts.PublishTo, "publish", "", "publish the bundle once built to `TARGET`: "+targetExamples())
 	opts.Publish.AddFlags(f)
 	return cmd
 }

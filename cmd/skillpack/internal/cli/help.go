@@ -39,7 +39,7 @@ var flagGroups = []flagGroup{
 	{title: "Signature checks", on: []string{"verify"}, names: []string{"require-signatures", "key", "certificate-identity", "certificate-identity-regexp", "certificate-oidc-issuer", "certificate-oidc-issuer-regexp", "certificate-chain", "signature", "trusted-root"}},
 	{title: "Signing", names: []string{"sign", "key", "identity-token", "fulcio-url", "rekor-url", "tsa-url", "signing-config", "trusted-root"},
 		brief: []string{"build", "publish"}, see: "sign"},
-	{title: "Target (s3://, oci://)", names: []string{"publish", "endpoint", "insecure", "prune", "keep", "username", "password-stdin"},
+	{title: "Target (s3://, oci://, file://)", names: []string{"publish", "endpoint", "insecure", "prune", "keep", "username", "password-stdin"},
 		brief: []string{"build"}, see: "publish"},
 	{title: "HTTP", names: []string{"auth-token-file", "cache-index", "cache-files", "log-format", "token-file", "header"}},
 	{title: "Limits", names: []string{"timeout", "deadline", "max-size", "max-skills", "max-total"}},

@@ -150,7 +150,7 @@ func ociStore(opts *verifyOptions, v verify.SignatureVerifier) (bundle.Store, er
 }
 
 func checkFile(opts *publishOptions) error {
-	if _, err := file.ParseTarget(opts.Target); err != nil {
+	if _, err := file.Open(opts.Target); err != nil { // a file there too
 		return usageErr("%w", err)
 	}
 	if opts.TargetFlags.given() || opts.Prune {
