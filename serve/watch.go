@@ -13,6 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/skill"
 )
@@ -256,7 +257,7 @@ func (s *Server) reloadBundle(expired *Held) error {
 	if same {
 		return nil
 	}
-	s.logf("serving %s: %d skills", b.dir, b.Skills())
+	s.logf("serving %s: %s", b.dir, human.Plural(b.Skills(), "skill", "skills"))
 	if b.byName > 0 {
 		s.logf("%d files did not fit the snapshot and are read by name: requests for them can fail while the folder is rebuilt", b.byName)
 	}

@@ -261,7 +261,7 @@ func newBuildJSON(opts *buildOptions, err error) buildJSON {
 // way GitHub Actions collects a job's step summary.
 func appendSummary(file string, res *build.Result) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### skillpack build\n\n%d skills → `%s` (%d packed, %d reused)\n\n", len(res.Skills), res.Out, res.Packed, res.Reused)
+	fmt.Fprintf(&b, "### skillpack build\n\n%s → `%s` (%d packed, %d reused)\n\n", human.Plural(len(res.Skills), "skill", "skills"), res.Out, res.Packed, res.Reused)
 	b.WriteString("| skill | files | size | archive | digest |\n|---|---:|---:|---|---|\n")
 	for _, s := range res.Skills {
 		fmt.Fprintf(&b, "| %s | %d | %d B | `%s` | `%s` |\n", s.Name, s.Files, s.Size, path.Base(s.TarGz.Path), s.TarGz.Digest)
