@@ -81,22 +81,28 @@ func runInit(ios *IO, opts *initOptions) error {
 	}
 	// Every file is checked before any is written: a refusal leaves the
 	// folder as it was.
+	// A file there already is kept, unless --force; init --ci github in
+	// a repository with its config adds the workflow alone.
+	var kept []string
 	if !opts.Force {
-		var exist []string
+		var missing []initFile
 		for _, f := range files {
 			if _, err := os.Lstat(f.path); err == nil {
-				exist = append(exist, f.path)
-			} else if !errors.Is(err, fs.ErrNotExist) {
+				kept = append(kept, f.path)
+			} else if errors.Is(err, fs.ErrNotExist) {
+				missing = append(missing, f)
+			} else {
 				return usageErr("%w", err)
 			}
 		}
-		if len(exist) > 0 {
+		if len(missing) == 0 {
 			verb := "exists"
-			if len(exist) > 1 {
+			if len(kept) > 1 {
 				verb = "exist"
 			}
-			return usageErr("%s already %s; --force replaces %s", strings.Join(exist, " and "), verb, map[bool]string{false: "it", true: "them"}[len(exist) > 1])
+			return usageErr("%s already %s; --force replaces %s", strings.Join(kept, " and "), verb, map[bool]string{false: "it", true: "them"}[len(kept) > 1])
 		}
+		files = missing
 	}
 	parent, _ := config.Find("..") // the config that applied here until now
 	for _, f := range files {
@@ -107,6 +113,9 @@ func runInit(ios *IO, opts *initOptions) error {
 			return usageErr("%w", err)
 		}
 		fmt.Fprintf(ios.Out, "created %s\n", f.path)
+	}
+	for _, k := range kept {
+		ios.Infof("kept %s, which exists (--force replaces it)", k)
 	}
 	if err := ignoreDist(ios); err != nil {
 		return usageErr("%w", err)
