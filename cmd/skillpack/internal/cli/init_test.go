@@ -335,6 +335,15 @@ func TestMan(t *testing.T) {
 	if slices.Contains(got, "skillpack-man.1") {
 		t.Errorf("the hidden man command has a page")
 	}
+	// A file given as the folder is the user's to correct.
+	file := filepath.Join(t.TempDir(), "afile")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ios, _, errb = fakeIO(nil)
+	if code := run(ios, []string{"man", file}); code != ExitUsage || !strings.Contains(errb.String(), "afile is a file; give the folder to write the man pages into") {
+		t.Errorf("man FILE: exit %d, %s", code, errb)
+	}
 	page, err := os.ReadFile(filepath.Join(dir, "skillpack-lint.1"))
 	if err != nil {
 		t.Fatal(err)

@@ -36,6 +36,9 @@ func runMan(ios *IO, root *cobra.Command, dir string) error {
 	if !epoch.IsZero() {
 		header.Date = &epoch
 	}
+	if info, err := os.Stat(dir); err == nil && !info.IsDir() {
+		return usageErr("%s is a file; give the folder to write the man pages into", dir)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return usageErr("%w", err)
 	}
