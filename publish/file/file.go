@@ -19,7 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"syscall"
+	"strings"
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/atomicfile"
@@ -61,11 +61,13 @@ func ParseTarget(target string) (string, error) {
 // yet.
 type Folder struct {
 	target string
-	dir    string
+	dir    string   // with the links in its path resolved
+	stale  []string // temporary files of a killed run, as List found them
 }
 
-// Open is the folder target names; a file there is the user's to
-// correct.
+// Open is the folder target names; a file there, or the file system's
+// root, is the user's to correct. A link to a folder is the folder it
+// names: what is there is what the checks must see.
 func Open(target string) (*Folder, error) {
 	dir, err := ParseTarget(target)
 	if err != nil {
@@ -74,17 +76,32 @@ func Open(target string) (*Folder, error) {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return nil, &usageError{fmt.Sprintf("%s is a file; publish to a folder (file:///path/to/folder)", dir)}
 	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = real
+	}
+	if abs, _ := filepath.Abs(dir); filepath.Dir(abs) == abs {
+		return nil, &usageError{fmt.Sprintf("%s is the file system's root; publish to a folder of its own, such as file:///srv/www", target)}
+	}
 	return &Folder{target: target, dir: dir}, nil
 }
 
 // Publish copies b into the folder target names, with
-// publish.PublishBucket, and calls report with each file's fate. A file
-// where the bundle needs a folder stops it before anything is copied, as
-// a file of another's at one of the bundle's paths does.
+// publish.PublishBucket, and calls report with each file's fate. What
+// stands in the bundle's way (see blocked) stops it before anything is
+// copied, as a file of another's at one of the bundle's paths does; so
+// does a target in DIST itself. Once the release is complete, the
+// temporary files of a run killed before are removed.
 func Publish(ctx context.Context, b *publish.Upload, target string, o Options, report func(publish.Result)) error {
 	f, err := Open(target)
 	if err != nil {
 		return err
+	}
+	dist, _ := filepath.Abs(b.Dir)
+	if real, err := filepath.EvalSymlinks(dist); err == nil {
+		dist = real
+	}
+	if abs, _ := filepath.Abs(f.dir); abs == dist || strings.HasPrefix(abs, dist+string(filepath.Separator)) {
+		return &usageError{fmt.Sprintf("%s is in the bundle %s itself; publish to a folder outside it", target, b.Dir)}
 	}
 	if err := f.blocked(b); err != nil {
 		return err
@@ -94,25 +111,36 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 		r.Report = report
 		return r
 	}
-	return publish.PublishBucket(ctx, b, f, publish.BucketOptions{DryRun: o.DryRun, Runner: runner})
+	err = publish.PublishBucket(ctx, b, f, publish.BucketOptions{DryRun: o.DryRun, Runner: runner})
+	if err == nil && !o.DryRun {
+		for _, p := range f.stale {
+			os.Remove(f.path(p))
+		}
+	}
+	return err
 }
 
-// blocked refuses a bundle one of whose folders is a file in f.
+// blocked refuses a bundle that f cannot take as it is: a file, or a
+// link, where the bundle needs a folder (a link would carry the copy
+// elsewhere, past every check), or a folder or a link where it puts a
+// file.
 func (f *Folder) blocked(b *publish.Upload) error {
 	var paths []string
+	seen := map[string]bool{}
 	for _, obj := range b.Objects {
-		_, err := os.Lstat(f.path(obj.Path))
-		if !errors.Is(err, syscall.ENOTDIR) {
-			continue
-		}
-		for i := range len(obj.Path) {
-			if obj.Path[i] != '/' {
+		p := obj.Path
+		for i := range len(p) {
+			if p[i] != '/' || seen[p[:i]] {
 				continue
 			}
-			if fi, err := os.Lstat(f.path(obj.Path[:i])); err == nil && !fi.IsDir() {
-				paths = append(paths, obj.Path[:i])
+			seen[p[:i]] = true
+			if fi, err := os.Lstat(f.path(p[:i])); err == nil && !fi.IsDir() {
+				paths = append(paths, p[:i])
 				break
 			}
+		}
+		if fi, err := os.Lstat(f.path(p)); err == nil && !fi.Mode().IsRegular() {
+			paths = append(paths, p)
 		}
 	}
 	if len(paths) == 0 {
@@ -127,12 +155,18 @@ func (f *Folder) String() string { return f.target }
 // path is the file at a bundle path.
 func (f *Folder) path(p string) string { return filepath.Join(f.dir, filepath.FromSlash(p)) }
 
+// tmpPrefix begins the name of a file Put is writing: one left by a run
+// that was killed is removed by the next run's Publish.
+const tmpPrefix = ".skillpack-tmp-"
+
 // List is every file in the folder, with its size and, as its ETag, its
 // modification time and size: rsync's quick check, which the inventory
 // then trusts as a bucket's ETag. A link or another file that is not a
-// regular one has the size -1, which no object has.
+// regular one has the size -1, which no object has. Put's temporary files
+// are not listed, but kept for Publish to remove.
 func (f *Folder) List(ctx context.Context) (map[string]publish.Stored, error) {
 	out := map[string]publish.Stored{}
+	f.stale = nil
 	err := filepath.WalkDir(f.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			if p == f.dir && errors.Is(err, fs.ErrNotExist) {
@@ -141,6 +175,10 @@ func (f *Folder) List(ctx context.Context) (map[string]publish.Stored, error) {
 			return err
 		}
 		rel, _ := filepath.Rel(f.dir, p)
+		if strings.HasPrefix(d.Name(), tmpPrefix) && d.Type().IsRegular() {
+			f.stale = append(f.stale, filepath.ToSlash(rel))
+			return nil
+		}
 		info, err := d.Info()
 		if err != nil {
 			return err
@@ -190,7 +228,7 @@ func (f *Folder) Put(_ context.Context, o publish.Object, body io.Reader) (strin
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return "", err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".*")
+	tmp, err := os.CreateTemp(filepath.Dir(dst), tmpPrefix+"*")
 	if err != nil {
 		return "", err
 	}

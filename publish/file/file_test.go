@@ -192,3 +192,83 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// What a folder holds is seen however it is reached, and nothing is
+// copied past it: a target that is a link to a site's folder, a link
+// where the bundle needs a folder (it would carry the copy elsewhere), a
+// folder where the bundle puts a file, and a target in DIST itself are
+// refused before anything is written, the site's files unchanged.
+func TestPublishHostileFolder(t *testing.T) {
+	b, dist := examplesBundle(t)
+	root := t.TempDir()
+	page := "<h1>My site</h1>\n"
+	write := func(p, data string) {
+		t.Helper()
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(data), 0o644))
+	}
+	// A link to the site's folder.
+	write(filepath.Join(root, "site", "index.html"), page)
+	must(t, os.Symlink(filepath.Join(root, "site"), filepath.Join(root, "www")))
+	// A link where the bundle needs a folder, to a folder of another's.
+	write(filepath.Join(root, "other", "agent-skills", "index.json"), `{"mine":1}`)
+	must(t, os.MkdirAll(filepath.Join(root, "site2"), 0o755))
+	must(t, os.Symlink(filepath.Join(root, "other"), filepath.Join(root, "site2", ".well-known")))
+	// A folder where the bundle puts a file.
+	must(t, os.MkdirAll(filepath.Join(root, "site3", "index.html"), 0o755))
+	for _, tc := range []struct{ dir, want string }{
+		{"www", "index.html"},
+		{"site2", ".well-known"},
+		{"site3", "index.html"},
+	} {
+		var fe *publish.ForeignError
+		states, err := publishTo(t, b, filepath.Join(root, tc.dir), Options{})
+		if !errors.As(err, &fe) || !slices.Contains(fe.Paths, tc.want) || len(states) != 0 {
+			t.Errorf("%s: %v (%d copied), want a ForeignError naming %s", tc.dir, err, len(states), tc.want)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "site", "index.html")); string(got) != page {
+		t.Errorf("the site's page behind the link: %q", got)
+	}
+	if got, _ := os.ReadFile(filepath.Join(root, "other", "agent-skills", "index.json")); string(got) != `{"mine":1}` {
+		t.Errorf("the file behind the link: %q", got)
+	}
+	for _, dir := range []string{dist, filepath.Join(dist, "sub")} {
+		if _, err := publishTo(t, b, dir, Options{}); err == nil || !strings.Contains(err.Error(), "is in the bundle") {
+			t.Errorf("into %s: %v", dir, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dist, ".skillpack", "releases.json")); !os.IsNotExist(err) {
+		t.Errorf("DIST was written to: %v", err)
+	}
+	if _, err := Open("file:///"); err == nil || !strings.Contains(err.Error(), "the file system's root") {
+		t.Errorf("file:///: %v", err)
+	}
+}
+
+// A run killed while it copied leaves its temporary file; the next run
+// that completes removes it, and a dry run leaves it.
+func TestPublishStaleTemp(t *testing.T) {
+	b, _ := examplesBundle(t)
+	www := filepath.Join(t.TempDir(), "www")
+	if _, err := publishTo(t, b, www, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(www, ".well-known", tmpPrefix+"123")
+	must(t, os.WriteFile(stale, []byte("half a file"), 0o644))
+	if _, err := publishTo(t, b, www, Options{DryRun: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Errorf("a dry run removed it: %v", err)
+	}
+	if _, err := publishTo(t, b, www, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("the temporary file stayed: %v", err)
+	}
+	if rep := verifyFolder(t, www); !rep.OK() {
+		t.Errorf("%v", rep.Problems)
+	}
+}
