@@ -48,21 +48,27 @@ func TestInitConfig(t *testing.T) {
 		t.Errorf("lint after init: exit %d: %s", code, errb)
 	}
 
-	// An existing config is kept, and nothing else is written.
+	// An existing config is kept: init alone writes nothing, and --ci
+	// github adds the workflow beside it.
 	os.WriteFile(config.File, []byte("profile: relaxed\n"), 0o644)
 	ios, out, errb = fakeIO(nil)
-	if code := run(ios, []string{"init", "--ci", "github"}); code != ExitUsage {
+	if code := run(ios, []string{"init"}); code != ExitUsage {
 		t.Errorf("init over a config: exit %d, want 2", code)
 	}
 	if want := "skillpack: skillpack.yaml already exists; --force replaces it\n"; errb.String() != want || out.Len() > 0 {
 		t.Errorf("stdout %q, stderr %q, want %q", out, errb, want)
 	}
+	ios, _, errb = fakeIO(nil)
+	if code := run(ios, []string{"init", "--ci", "github"}); code != ExitOK || !strings.Contains(errb.String(), "kept skillpack.yaml") {
+		t.Errorf("init --ci github over a config: exit %d, %s", code, errb)
+	}
 	if data, _ := os.ReadFile(config.File); string(data) != "profile: relaxed\n" {
 		t.Errorf("the config was changed:\n%s", data)
 	}
-	if _, err := os.Stat(workflowPath); err == nil {
-		t.Errorf("a refused init wrote %s", workflowPath)
+	if _, err := os.Stat(workflowPath); err != nil {
+		t.Errorf("init --ci github beside a config wrote no workflow: %v", err)
 	}
+	os.Remove(workflowPath)
 
 	// --force replaces it.
 	ios, _, errb = fakeIO(nil)
