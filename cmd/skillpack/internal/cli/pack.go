@@ -79,6 +79,13 @@ func packRun(ios *IO, opts *packOptions) (*build.Packed, error) {
 	if fi, err := os.Stat(opts.Out); err == nil && !fi.IsDir() {
 		return nil, usageErr("-o %s is a file; pack writes its two archives into a folder", opts.Out)
 	}
+	// Archives written into the skill would be packed by the next run,
+	// which would then differ and grow every time.
+	skillDir, _ := filepath.Abs(opts.Dir)
+	if out, _ := filepath.Abs(opts.Out); out == skillDir || strings.HasPrefix(out, skillDir+string(filepath.Separator)) {
+		return nil, usageErr("-o %s is inside the skill %s, whose next archives would take in these; write them outside it, such as -o %s",
+			opts.Out, filepath.Base(skillDir), relWD(filepath.Dir(skillDir)))
+	}
 	po, err := opts.resolve(ios)
 	if err != nil {
 		return nil, err
