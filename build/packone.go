@@ -2,9 +2,11 @@ package build
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/skillpack/skillpack/layout"
@@ -67,7 +69,18 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 	if err := cmp.Or(b.checkReadable(w), b.checkLimits(w)); err != nil {
 		return p, refused(err)
 	}
+	// What stands where an archive goes is the user's, and is said before
+	// either archive is written.
+	for _, ext := range []string{"tar.gz", "zip"} {
+		dst := filepath.Join(out, p.Name+"."+ext)
+		if fi, err := os.Lstat(dst); err == nil && !fi.Mode().IsRegular() {
+			return p, &OutputError{fmt.Errorf("%s is not a file; move it away, or pack into another folder with -o", dst)}
+		}
+	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
+		if errors.Is(err, syscall.ENOTDIR) {
+			err = &OutputError{fmt.Errorf("-o %s: a part of it is a file; give a folder", out)}
+		}
 		return p, err
 	}
 	po := pack.Options{Time: opts.Time}

@@ -22,7 +22,7 @@ func Run(roots []string, opts Options) (*Result, error) {
 // staging folder goes with it, and the output is left as it was.
 func RunContext(ctx context.Context, roots []string, opts Options) (*Result, error) {
 	if opts.Out == "" {
-		return nil, errors.New("no output folder given")
+		return nil, &OutputError{errors.New("no output folder given; name one with -o, such as -o dist")}
 	}
 	b := newBuilder(ctx, roots, opts)
 	_, err := b.run()
