@@ -194,6 +194,8 @@ func yamlFix(p *Pass, pr *skill.Problem) string {
 		return fmt.Sprintf("indent the lines of the %s block by two spaces: a block's text is indented under its key", pm[2])
 	}
 	switch {
+	case strings.Contains(pr.Msg, "UTF-8 octet") || strings.Contains(pr.Msg, "UTF-8 sequence"):
+		return "save SKILL.md as UTF-8: YAML reads nothing else (skill-md-encoding names the first byte that is not)"
 	case strings.Contains(pr.Msg, "\": \" inside an unquoted value"):
 		m := keyLine.FindStringSubmatch(text)
 		if m == nil || utf8.RuneCountInString(m[1]+m[2]) >= pr.Col {

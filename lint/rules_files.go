@@ -888,9 +888,15 @@ func checkTooManyFiles(p *Pass) {
 	if len(p.Files.Files) <= maxSkillFiles {
 		return
 	}
+	more := ""
+	if len(p.Files.Files) > pack.MaxEntries {
+		// Said here, so that a lint run in CI does not pass what the
+		// build then refuses.
+		more = fmt.Sprintf("; over %d, the build refuses it, since verify and pull refuse such an archive", pack.MaxEntries)
+	}
 	p.Reportf("", 0, 0, "leave files out with "+skill.IgnoreFile+", merge small files, or split the skill",
-		"the skill publishes %d files; MCP hosts accept at most %d per skill (the Vercel skills CLI 1000)",
-		len(p.Files.Files), maxSkillFiles)
+		"the skill publishes %d files; MCP hosts accept at most %d per skill (the Vercel skills CLI 1000)%s",
+		len(p.Files.Files), maxSkillFiles, more)
 }
 
 func checkSkillTooLarge(p *Pass) {

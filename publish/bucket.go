@@ -193,7 +193,7 @@ func (p *bucketRun) releases(ctx context.Context) ([]release, error) {
 	}
 	list, err := decodeReleases(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a release list skillpack wrote (%v); remove it, and the next publish starts a new one", p.url(ReleasesList), err)
+		return nil, refusal{fmt.Errorf("%s: not a release list skillpack wrote (%v); remove it, and the next publish starts a new one", p.url(ReleasesList), err)}
 	}
 	return list, nil
 }

@@ -40,6 +40,16 @@ func (e *ForeignError) Error() string {
 // ExitClass is the command's exit code: 1, a failed check.
 func (*ForeignError) ExitClass() int { return 1 }
 
+// refusal is an object at the target that the run cannot trust (a
+// release list or an index it cannot read): the user's to mend, as the
+// message says, and a failed check, not skillpack's fault.
+type refusal struct{ error }
+
+func (e refusal) Unwrap() error { return e.error }
+
+// ExitClass is the command's exit code: 1, a failed check.
+func (refusal) ExitClass() int { return 1 }
+
 // checkForeign refuses the run when an object at one of the bundle's
 // paths is not skillpack's to replace. It is when the last run's
 // inventory vouches for it, when a build record at the prefix (the

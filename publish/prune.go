@@ -161,7 +161,9 @@ func (p *bucketRun) published(ctx context.Context) (names, error) {
 		data, err := p.get(ctx, doc, bundle.MaxDoc)
 		var named []string
 		if err == nil {
-			named, err = layout.Names(doc, data)
+			if named, err = layout.Names(doc, data); err != nil {
+				err = refusal{err} // what is there, not how it was reached
+			}
 		}
 		for _, f := range named {
 			n.add(f)

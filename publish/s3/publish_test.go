@@ -278,7 +278,10 @@ func testRefuses(t *testing.T, s *server) {
 	}
 	s.put("a/.skillpack/releases.json", `{"releases":[{"record":"md5:x"}]}`)
 	err = Publish(context.Background(), b, s.target("a"), s.options(), nil)
-	if err == nil || !strings.Contains(err.Error(), "s3://skills/a/.skillpack/releases.json") || !strings.Contains(err.Error(), "remove it") {
+	// The user's to mend, a failed check: exit 1, not skillpack's 3.
+	var class interface{ ExitClass() int }
+	if err == nil || !strings.Contains(err.Error(), "s3://skills/a/.skillpack/releases.json") || !strings.Contains(err.Error(), "remove it") ||
+		!errors.As(err, &class) || class.ExitClass() != 1 {
 		t.Errorf("error %v", err)
 	}
 	// An index of its own publish, corrupted since.
@@ -290,7 +293,8 @@ func testRefuses(t *testing.T, s *server) {
 	o := s.options()
 	o.Prune = true
 	err = Publish(context.Background(), b, s.target("b"), o, nil)
-	if err == nil || !strings.Contains(err.Error(), "s3://skills/b/.well-known/agent-skills/index.json") || !strings.Contains(err.Error(), "without --prune") {
+	if err == nil || !strings.Contains(err.Error(), "s3://skills/b/.well-known/agent-skills/index.json") || !strings.Contains(err.Error(), "without --prune") ||
+		!errors.As(err, &class) || class.ExitClass() != 1 {
 		t.Errorf("error %v", err)
 	}
 	if puts, _ := s.proxy.log("b"); len(puts) != 0 {
