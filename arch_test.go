@@ -46,6 +46,7 @@ var importMap = map[string]rule{
 	"internal/signtest":   {0, nil},
 	"internal/human":      {0, nil},
 	"internal/jsonenc":    {0, nil},
+	"internal/outlock":    {0, nil},
 	"templates":           {0, nil},
 
 	// 1: the model of a skill, its archives, the bundle's formats.
@@ -74,7 +75,7 @@ var importMap = map[string]rule{
 	// verify, serve and publish read a bundle only through layout.
 	"build": {4, []string{
 		"skill", "plugin", "pack", "layout", "lint", "catalog", "bundle",
-		"internal/atomicfile", "internal/human", "internal/parallel", "internal/version",
+		"internal/atomicfile", "internal/human", "internal/outlock", "internal/parallel", "internal/version",
 		"build/internal/...",
 	}},
 	"sign":   {4, []string{"layout", "internal/atomicfile", "internal/version"}},
@@ -86,7 +87,7 @@ var importMap = map[string]rule{
 	// 5: the publish targets, each on publish's reading of a bundle.
 	"publish/...": {5, []string{
 		"publish", "layout", "bundle", "pack",
-		"internal/atomicfile", "internal/human", "internal/parallel", "internal/version",
+		"internal/atomicfile", "internal/human", "internal/outlock", "internal/parallel", "internal/version",
 		"publish/...",
 	}},
 

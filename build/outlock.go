@@ -1,41 +1,16 @@
 package build
 
 import (
-	"cmp"
+	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
+
+	"github.com/skillpack/skillpack/internal/outlock"
 )
 
-// One build (or sign) at a time writes an output folder. Two at once each
-// stage a bundle and swap it in, and the loser read the winner's half-made
-// folder ("catalog … reading SKILL.md … no such file", exit 3). Beside the
-// output lies .<out>.skillpack.lock; a build holds an exclusive flock on it
-// from before it reads the bundle there to after its swap, and the kernel lets go of the
-// lock when the process ends, however it ends, so a kill -9 leaves nothing
-// to judge stale: the next build takes the lock. It is taken once the
-// output check has found the folder one the build may write (a refused
-// output gets no lock file beside it) and before the bundle there is read. The file says who holds
-// it, for the message of the build it turns away:
-//
-//	skillpack build
-//	pid 4242
-//	host build-7
-//	since 2026-11-28T02:16:53Z
-//
-// The holder removes the file before it lets go of the lock; a build that
-// locked a file just removed sees that it is no longer the file at the
-// path, and starts again. Where there is no flock, builds go unlocked, as
-// staging folders do (owner.go).
-
-const lockSuffix = ".skillpack.lock"
-
-// lockOut takes the lock of the build's output, once the output check
-// has found the folder one the build may write, and before it reads the
-// bundle there; a dry run writes nothing and takes none.
+// lockOut takes the lock of the build's output (package outlock), once
+// the output check has found the folder one the build may write, and
+// before it reads the bundle there; a dry run writes nothing and takes
+// none.
 func (b *builder) lockOut(out string) (unlock func(), err error) {
 	if b.opts.DryRun {
 		return nil, nil
@@ -44,61 +19,12 @@ func (b *builder) lockOut(out string) (unlock func(), err error) {
 }
 
 // lockOutput takes the lock of the output folder out (absolute) for what
-// ("build", "sign"), and returns the function that lets go of it. A lock
-// held by another process is an *OutputError saying which.
+// ("build", "sign"). A lock held by another process is an *OutputError
+// saying which.
 func lockOutput(out, what string) (unlock func(), err error) {
-	parent := filepath.Dir(out)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, err
+	unlock, err = outlock.Take(out, what)
+	if be := (*outlock.BusyError)(nil); errors.As(err, &be) {
+		return nil, &OutputError{fmt.Errorf("%w, or build into another folder with -o", be)}
 	}
-	p := filepath.Join(parent, "."+filepath.Base(out)+lockSuffix)
-	host, _ := os.Hostname()
-	for range 100 {
-		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
-		if err != nil {
-			return nil, fmt.Errorf("locking the output folder: %w", err)
-		}
-		if err := lock(f, true); err != nil {
-			defer f.Close()
-			if !busy(err) {
-				return func() {}, nil // no file locks here
-			}
-			said, _ := io.ReadAll(io.LimitReader(f, 1024))
-			return nil, &OutputError{fmt.Errorf("another skillpack is writing %s (%s, lock %s); wait for it to finish, or build into another folder with -o", out, holder(string(said)), p)}
-		}
-		if !samePath(f, p) {
-			f.Close() // removed by the build that held it: start again
-			continue
-		}
-		if err := f.Truncate(0); err == nil {
-			fmt.Fprintf(f, "skillpack %s\npid %d\nhost %s\nsince %s\n", what, os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
-		}
-		return func() {
-			if samePath(f, p) {
-				os.Remove(p)
-			}
-			f.Close()
-		}, nil
-	}
-	return nil, fmt.Errorf("cannot lock the output folder: %s keeps changing", p)
-}
-
-// holder says, from what the lock file says, which process holds it.
-func holder(said string) string {
-	f := map[string]string{}
-	for line := range strings.Lines(said) {
-		k, v, _ := strings.Cut(strings.TrimSpace(line), " ")
-		f[k] = v
-	}
-	if f["pid"] == "" {
-		return "a process that has not yet said which"
-	}
-	s := "a " + cmp.Or(f["skillpack"], "build") + ", pid " + f["pid"]
-	if h, _ := os.Hostname(); f["host"] != "" && f["host"] != h {
-		s += " on " + f["host"]
-	}
-	if f["since"] != "" {
-		s += ", since " + f["since"]
-	}
-	return s
+	return unlock, err
 }

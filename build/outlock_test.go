@@ -5,6 +5,7 @@ package build
 import (
 	"bufio"
 	"errors"
+	"github.com/skillpack/skillpack/internal/outlock"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -82,7 +83,7 @@ func TestOutputLockTwoProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	holder.Wait()
-	lockFile := filepath.Join(root, ".dist"+lockSuffix)
+	lockFile := filepath.Join(root, ".dist"+outlock.Suffix)
 	if _, err := os.Stat(lockFile); err != nil {
 		t.Fatalf("the killed process left no lock file to take over: %v", err)
 	}

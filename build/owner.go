@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/skillpack/skillpack/internal/outlock"
 )
 
 // A staging folder carries who made it, so that a later run can tell the
@@ -52,7 +54,7 @@ func makeOwned(parent, out string) (dir string, owner *os.File, err error) {
 		}
 		// A sweep may have taken the file for a dead build's in the moment
 		// before the lock, and removed it: then start again.
-		if err := lock(f, false); err != nil || !samePath(f, dir+ownerSuffix) {
+		if err := outlock.Flock(f, false); err != nil || !outlock.SamePath(f, dir+ownerSuffix) {
 			f.Close()
 			continue
 		}
@@ -68,13 +70,6 @@ func makeOwned(parent, out string) (dir string, owner *os.File, err error) {
 		return dir, f, nil
 	}
 	return "", nil, fmt.Errorf("cannot find a free name for a staging folder beside %s", out)
-}
-
-// samePath reports whether the open file f is still the file at path.
-func samePath(f *os.File, path string) bool {
-	a, err1 := f.Stat()
-	b, err2 := os.Lstat(path)
-	return err1 == nil && err2 == nil && os.SameFile(a, b)
 }
 
 // sweepStale removes the staging folders of out that killed builds left
@@ -101,7 +96,7 @@ func sweepStale(out string) []string {
 		}
 		// Taken, the lock says the build that held it is gone; and while
 		// this holds it, no build can start under this name.
-		if lock(f, true) == nil && samePath(f, p) && os.RemoveAll(dir) == nil && os.RemoveAll(dir+".old") == nil && os.Remove(p) == nil {
+		if outlock.Flock(f, true) == nil && outlock.SamePath(f, p) && os.RemoveAll(dir) == nil && os.RemoveAll(dir+".old") == nil && os.Remove(p) == nil {
 			removed = append(removed, dir)
 		}
 		f.Close()

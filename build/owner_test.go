@@ -3,6 +3,7 @@ package build
 import (
 	"bytes"
 	"context"
+	"github.com/skillpack/skillpack/internal/outlock"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -66,7 +67,7 @@ func TestSweepStale(t *testing.T) {
 	os.MkdirAll(dead+".old/x", 0o755) // the previous bundle, moved aside by a swap without renameat2
 	running := stale("running", os.Getpid(), host)
 	held, err := os.Open(running + ownerSuffix)
-	if err != nil || lock(held, false) != nil {
+	if err != nil || outlock.Flock(held, false) != nil {
 		t.Fatal("cannot lock the running build's owner file", err)
 	}
 	defer held.Close()

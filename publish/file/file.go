@@ -23,6 +23,7 @@ import (
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/atomicfile"
+	"github.com/skillpack/skillpack/internal/outlock"
 	"github.com/skillpack/skillpack/publish"
 )
 
@@ -102,6 +103,18 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 	}
 	if abs, _ := filepath.Abs(f.dir); abs == dist || strings.HasPrefix(abs, dist+string(filepath.Separator)) {
 		return &usageError{fmt.Sprintf("%s is in the bundle %s itself; publish to a folder outside it", target, b.Dir)}
+	}
+	if !o.DryRun {
+		// Two publishes at once would each copy half their bundle over
+		// the other's. A folder that cannot hold the lock (a read-only
+		// parent) goes unlocked, as buckets do.
+		unlock, err := outlock.Take(f.dir, "publish")
+		if be := (*outlock.BusyError)(nil); errors.As(err, &be) {
+			return &usageError{be.Error()}
+		}
+		if err == nil {
+			defer unlock()
+		}
 	}
 	if err := f.blocked(b); err != nil {
 		return err

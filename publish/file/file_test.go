@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/internal/outlock"
 	"github.com/skillpack/skillpack/publish"
 	"github.com/skillpack/skillpack/verify"
 )
@@ -270,5 +271,31 @@ func TestPublishStaleTemp(t *testing.T) {
 	}
 	if rep := verifyFolder(t, www); !rep.OK() {
 		t.Errorf("%v", rep.Problems)
+	}
+}
+
+// One publish at a time writes a folder: another holding its lock turns
+// this one away, naming it, before anything is copied (two at once had
+// left a mixed site, 2 runs in 15); a dry run takes no lock.
+func TestPublishLocked(t *testing.T) {
+	b, _ := examplesBundle(t)
+	www := filepath.Join(t.TempDir(), "www")
+	unlock, err := outlock.Take(www, "publish")
+	if err != nil {
+		t.Fatal(err)
+	}
+	states, err := publishTo(t, b, www, Options{})
+	if err == nil || !strings.Contains(err.Error(), "another skillpack is writing "+www) || len(states) != 0 {
+		t.Errorf("with the lock held: %v (%d copied)", err, len(states))
+	}
+	if _, err := publishTo(t, b, www, Options{DryRun: true}); err != nil {
+		t.Errorf("a dry run: %v", err)
+	}
+	unlock()
+	if _, err := publishTo(t, b, www, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(www), ".www"+outlock.Suffix)); !os.IsNotExist(err) {
+		t.Errorf("the lock file stayed: %v", err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package build
+package outlock
 
 import (
 	"errors"
@@ -8,9 +8,9 @@ import (
 	"syscall"
 )
 
-// lock takes an exclusive flock on f: at once or not at all when try is
+// Flock takes an exclusive flock on f: at once or not at all when try is
 // set. The kernel releases it when the process ends, however it ends.
-func lock(f *os.File, try bool) error {
+func Flock(f *os.File, try bool) error {
 	how := syscall.LOCK_EX
 	if try {
 		how |= syscall.LOCK_NB
@@ -23,5 +23,5 @@ func lock(f *os.File, try bool) error {
 	}
 }
 
-// busy reports whether lock failed because another process holds the lock.
-func busy(err error) bool { return errors.Is(err, syscall.EWOULDBLOCK) }
+// Busy reports whether Flock failed because another process holds the lock.
+func Busy(err error) bool { return errors.Is(err, syscall.EWOULDBLOCK) }

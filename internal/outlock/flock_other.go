@@ -1,21 +1,21 @@
 //go:build !unix
 
-package build
+package outlock
 
 import (
 	"errors"
 	"os"
 )
 
-// lock cannot lock here. Making a folder goes on without the lock, and a
+// Flock cannot lock here. Making a folder goes on without the lock, and a
 // sweep takes every owner for a running build's: folders are left rather
 // than taken from a build that may still need them.
-func lock(_ *os.File, try bool) error {
+func Flock(_ *os.File, try bool) error {
 	if try {
 		return errors.New("no file locks here")
 	}
 	return nil
 }
 
-// busy is never so: there are no locks to hold.
-func busy(error) bool { return false }
+// Busy is never so: there are no locks to hold.
+func Busy(error) bool { return false }
