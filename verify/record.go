@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
@@ -110,7 +111,14 @@ func (c *checker) walk(root *os.Root, listed map[string]bool, recorded int) map[
 		default:
 			c.problem(path, "is not a regular file (%v); a bundle holds files only", t)
 		}
-		if !listed[path] {
+		switch {
+		case listed[path]:
+		case strings.HasPrefix(path, ".skillpack/"):
+			// publish's release list and inventory, in a folder it
+			// published to: verify reads that as a target.
+			c.problem(path, "is not in the build record (%s): if skillpack publish wrote it, this folder is a publish target; "+
+				"verify it as one (skillpack verify file:///path/to/folder), else remove it or rebuild", p)
+		default:
 			c.problem(path, "is not in the build record (%s): skillpack did not write it; remove it or rebuild", p)
 		}
 		return nil
