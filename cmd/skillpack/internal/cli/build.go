@@ -157,7 +157,7 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 	}
 	for _, r := range roots {
 		if _, err := os.Stat(r); err != nil {
-			return usageErr("%s: no such file or folder", r)
+			return noPath(r)
 		}
 		if err := notBundle(r); err != nil {
 			return err

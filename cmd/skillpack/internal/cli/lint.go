@@ -234,7 +234,7 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintJSON) error {
 	}
 	for _, p := range paths {
 		if _, err := os.Lstat(p); err != nil { // a dangling link names the skill it sits in
-			return usageErr("%s: no such file or folder", p)
+			return noPath(p)
 		}
 	}
 	lo := lint.Options{Settings: cfg.Lint, Strict: opts.Strict, Ignore: opts.Ignore, All: opts.All, Verbose: ios.Verbose}

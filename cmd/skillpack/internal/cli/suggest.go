@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -67,6 +70,22 @@ func didYouMean(got string, names []string) string {
 		return fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return ""
+}
+
+// noPath is the usage error for a path given that is not there: the
+// closest name beside where it would be, as a mistyped flag gets.
+func noPath(p string) error {
+	dir, base := filepath.Split(p)
+	ents, _ := os.ReadDir(cmp.Or(dir, "."))
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	hint := ""
+	if s := human.Closest(base, names); s != "" {
+		hint = fmt.Sprintf(" (did you mean %s?)", filepath.Join(dir, s))
+	}
+	return usageErr("%s: no such file or folder%s", p, hint)
 }
 
 // enumErr is the usage error for a flag value outside its closed set
