@@ -1,7 +1,6 @@
 package publish
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -65,20 +64,25 @@ func (p *bucketRun) checkForeign(ctx context.Context) error {
 			}
 		}
 	}
-	named := names{}
-	if _, ok := p.existing[layout.BuildRecord]; ok && len(doubt) > 0 {
-		// A record that cannot be read names nothing more than the
-		// files read before its fault; the copies may name the rest.
-		if data, err := p.get(ctx, layout.BuildRecord, bundle.MaxDoc); err == nil {
-			_, _ = layout.ReadRecord(bytes.NewReader(data), func(layout.RecordSkill) error { return nil },
-				func(f string) error { named[f] = true; return nil })
-		}
-		maps.DeleteFunc(doubt, func(path string, _ Object) bool { return named[path] })
+	// The published record first, then the releases' copies. A record
+	// that cannot be read names nothing more than the files read before
+	// its fault; the next may name the rest.
+	var records []layout.Digest // "": the published one
+	if _, ok := p.existing[layout.BuildRecord]; ok {
+		records = append(records, "")
 	}
 	for _, path := range slices.Sorted(maps.Keys(p.existing)) {
-		if d, ok := RecordOf(path); ok && len(doubt) > 0 && p.recordNames(ctx, d, named) == nil {
-			maps.DeleteFunc(doubt, func(path string, _ Object) bool { return named[path] })
+		if d, ok := RecordOf(path); ok {
+			records = append(records, d)
 		}
+	}
+	named := names{}
+	for _, d := range records {
+		if len(doubt) == 0 {
+			break
+		}
+		p.recordNames(ctx, d, named)
+		maps.DeleteFunc(doubt, func(path string, _ Object) bool { return named[path] })
 	}
 	var mu sync.Mutex
 	var foreign []string

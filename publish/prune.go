@@ -177,15 +177,21 @@ func (p *bucketRun) published(ctx context.Context) (names, error) {
 
 // recordNames adds every file the record copy of release d lists to n,
 // once the copy has been read whole and holds the bytes of its name: the
-// record skillpack stored, and not another's file at its path.
+// record skillpack stored, and not another's file at its path. With d
+// "", it reads the published record (layout.BuildRecord), which has no
+// digest to hold.
 func (p *bucketRun) recordNames(ctx context.Context, d layout.Digest, n names) error {
+	path := layout.BuildRecord
+	if d != "" {
+		path = RecordCopy(d)
+	}
 	// Held whole: a record of 10,000 skills is tens of megabytes, read
 	// once per release, and a retry must start from its beginning.
-	data, err := p.get(ctx, RecordCopy(d), bundle.MaxDoc)
+	data, err := p.get(ctx, path, bundle.MaxDoc)
 	if err != nil {
 		return err
 	}
-	if got := layout.DigestOf(data); got != d {
+	if got := layout.DigestOf(data); d != "" && got != d {
 		return fmt.Errorf("its bytes are %s, not the record its name says", got)
 	}
 	_, err = layout.ReadRecord(bytes.NewReader(data), func(layout.RecordSkill) error { return nil },

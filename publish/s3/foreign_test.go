@@ -239,4 +239,19 @@ func testOverwrite(t *testing.T, s *server) {
 	if got, _ := s.get("www/" + page); got == "edited" {
 		t.Error("its own changed page was not replaced")
 	}
+	// With no inventory and no release copies (a bucket an older
+	// skillpack published to), the published record alone vouches.
+	for k := range s.objects("www/.skillpack") {
+		if k != "build.json" {
+			s.proxy.pause()
+			if err := s.client().RemoveObject(ctx, testBucket, "www/.skillpack/"+k, minio.RemoveObjectOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			s.proxy.resume()
+		}
+	}
+	s.replace("www/"+page, "edited again")
+	if err := Publish(ctx, b, s.target("www"), s.options(), nil); err != nil {
+		t.Fatalf("over its own page, by the published record alone: %v", err)
+	}
 }
