@@ -164,8 +164,8 @@ func TestFileChangesDuringBuild(t *testing.T) {
 					return runChanging([]string{src}, Options{Out: dist}, "hello", func() { c.change(t, target) })
 				}, target, c.want)
 				// Not skillpack's fault: exit 1, as a failed check.
-				if ce := (*ChangedError)(nil); strings.Contains(c.want, "changed while") && (!errors.As(err, &ce) || ce.ExitClass() != 1) {
-					t.Errorf("%v: not a ChangedError", err)
+				if ce := (*InputChangedError)(nil); strings.Contains(c.want, "changed while") && (!errors.As(err, &ce) || ce.ExitClass() != 1) {
+					t.Errorf("%v: not an InputChangedError", err)
 				}
 			})
 		}

@@ -302,13 +302,13 @@ func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File, serve bool) ([
 			return sum, b.outputError(out.err)
 		}
 		if errors.Is(err, pack.ErrChanged) {
-			return sum, &ChangedError{src}
+			return sum, &InputChangedError{src}
 		}
 		return sum, fmt.Errorf("%s: %w", src, err)
 	}
 	// A file rewritten in place with the same size is caught by its time.
 	if after, err := os.Stat(f.Disk); err != nil || !after.ModTime().Equal(modTime) || after.Size() != f.Size {
-		return sum, &ChangedError{src}
+		return sum, &InputChangedError{src}
 	}
 	if copyOut != nil {
 		if err := copyOut.Close(); err != nil {
@@ -503,17 +503,17 @@ func (a *archive) finishAt(path string, replace bool) error {
 	return nil
 }
 
-// ChangedError is a source file that changed while it was packed: an
+// InputChangedError is a source file that changed while it was packed: an
 // editor's save, a checkout. Nothing was written; the next run packs what
 // is there then.
-type ChangedError struct{ Path string }
+type InputChangedError struct{ Path string }
 
-func (e *ChangedError) Error() string {
+func (e *InputChangedError) Error() string {
 	return e.Path + " changed while it was being packed; run the build again"
 }
 
 // ExitClass is the command's exit code: 1, a failed check.
-func (*ChangedError) ExitClass() int { return 1 }
+func (*InputChangedError) ExitClass() int { return 1 }
 
 // discard drops an archive that was not finished.
 func (a *archive) discard() {
