@@ -165,15 +165,12 @@ func run(ctx context.Context, src bundle.Source, o Options) (*Report, error) {
 	return c.rep, ctx.Err()
 }
 
-// problem records one thing that did not verify.
+// problem records one thing that did not verify, or counts it as omitted
+// past Options.MaxProblems. The strings and errors in args are clipped
+// (see clipped).
 func (c *checker) problem(path, format string, args ...any) {
-	c.rep.add(c.o.MaxProblems, path, format, args...)
-}
-
-// add records a problem, or counts it as omitted past max. The strings
-// and errors in args are clipped (see clipped).
-func (r *Report) add(max int, path, format string, args ...any) {
-	if len(r.Problems) >= max {
+	r := c.rep
+	if len(r.Problems) >= c.o.MaxProblems {
 		r.Omitted++
 		return
 	}
@@ -257,7 +254,8 @@ func (c *checker) decoded(path string, data []byte, err error) bool {
 		if te.Field != "" {
 			what = strconv.Quote(te.Field)
 		}
-		c.problem(path, "line %d: %s should be a JSON %s, not %s", line(data, te.Offset), what, goType(te.Type.Kind().String()), te.Value)
+		kind := te.Type.Kind().String()
+		c.problem(path, "line %d: %s should be a JSON %s, not %s", line(data, te.Offset), what, cmp.Or(jsonTypes[kind], kind), te.Value)
 	default:
 		c.problem(path, "%s", strings.TrimPrefix(err.Error(), path+": "))
 	}
@@ -271,5 +269,3 @@ func line(data []byte, off int64) int {
 
 // jsonTypes names Go's kinds as JSON's types, for a decoding error.
 var jsonTypes = map[string]string{"slice": "array", "struct": "object", "map": "object", "int64": "number", "int": "number"}
-
-func goType(kind string) string { return cmp.Or(jsonTypes[kind], kind) }

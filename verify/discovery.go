@@ -278,24 +278,16 @@ func formMedia(ext string) string {
 }
 
 // locate maps an index entry's url, relative to the v0.2 index or
-// absolute, to a location. A folder or a store cannot know the base URL
-// the bundle is served at: there, urls are mapped by their place in the
-// layout.
+// absolute, to a location: resolved against the v0.2 index, whose bundle
+// root is two folders up. A folder or a store cannot know the base URL
+// the bundle is served at (a --base-url build's): there, an absolute url
+// is mapped by its place in the layout.
 func (c *checker) locate(ref string) (string, error) {
-	if s, ok := c.src.(*bundle.Site); ok {
-		return locateIn(s.Index(), ref, false)
+	index := fakeIndex
+	site, ok := c.src.(*bundle.Site)
+	if ok {
+		index = site.Index()
 	}
-	return locateIn(fakeIndex, ref, true)
-}
-
-// fakeIndex is where a folder's v0.2 index would be served, so that its
-// relative urls resolve the same way in both sources.
-var fakeIndex = &url.URL{Scheme: "http", Host: "dist.invalid", Path: "/" + layout.V2Index}
-
-// locateIn resolves ref against the v0.2 index at index, whose bundle root
-// is two folders up. A folder cannot know where a --base-url build will be
-// served, so there an absolute url is mapped by its place in the layout.
-func locateIn(index *url.URL, ref string, folder bool) (string, error) {
 	r, err := url.Parse(ref)
 	if err != nil {
 		return "", fmt.Errorf("url %q is not a valid URL", ref)
@@ -308,7 +300,7 @@ func locateIn(index *url.URL, ref string, folder bool) (string, error) {
 	if abs.Scheme == index.Scheme && abs.Host == index.Host && strings.HasPrefix(abs.Path, base) && abs.RawQuery == "" {
 		return strings.TrimPrefix(abs.Path, base), nil
 	}
-	if !folder {
+	if site != nil {
 		return abs.String(), nil
 	}
 	p, ok := layout.ParseIndexURL(ref)
@@ -317,3 +309,7 @@ func locateIn(index *url.URL, ref string, folder bool) (string, error) {
 	}
 	return p.String(), nil
 }
+
+// fakeIndex is where a folder's v0.2 index would be served, so that its
+// relative urls resolve the same way in both sources.
+var fakeIndex = &url.URL{Scheme: "http", Host: "dist.invalid", Path: "/" + layout.V2Index}

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -149,12 +150,15 @@ func Folder(ctx context.Context, dir, signature string, o Options) (*Report, err
 	}
 	c := &folderCheck{checker: &checker{ctx: ctx, o: o, rep: &Report{Source: dir}}, root: root, sigName: sigName}
 	c.rep.Checked.Skills = 1
-	label := sigName
-	if label == "" {
-		label = signature
-	}
+	label := cmp.Or(sigName, signature)
 	sig := Signature{Artifact: ".", Bundle: label, Status: SigInvalid}
 	defer func() { c.rep.Signatures = append(c.rep.Signatures, sig); c.rep.finish() }()
+	// fail reports why the signature does not vouch for the folder.
+	fail := func(format string, err error) (*Report, error) {
+		sig.Error = err.Error()
+		c.problem(label, format, err)
+		return c.rep, nil
+	}
 
 	data, err := readLimited(sigFile, o.MaxSize)
 	switch {
@@ -163,21 +167,15 @@ func Folder(ctx context.Context, dir, signature string, o Options) (*Report, err
 		c.problem(label, "missing: the folder has no %s; fetch the one the bundle serves beside the skill's files (.well-known/agent-skills/<name>/%s) into it, or give its path with --signature", layout.FolderSignatureFile, layout.FolderSignatureFile)
 		return c.rep, nil
 	case err != nil:
-		sig.Error = err.Error()
-		c.problem(label, "cannot be read: %v", err)
-		return c.rep, nil
+		return fail("cannot be read: %v", err)
 	}
 	payload, err := sv.VerifyStatement(data)
 	if err != nil {
-		sig.Error = err.Error()
-		c.problem(label, "does not verify: %v", err)
-		return c.rep, nil
+		return fail("does not verify: %v", err)
 	}
 	st, err := layout.DecodeStatement(payload)
 	if err != nil {
-		sig.Error = err.Error()
-		c.problem(label, "%v", err)
-		return c.rep, nil
+		return fail("%v", err)
 	}
 	c.compare(st)
 	if c.rep.OK() {
@@ -283,7 +281,7 @@ func hasListedUnder(want map[string]layout.Digest, p string) bool {
 	return false
 }
 
-// hash is the digest of a file of the folder, read as a stream.
+// hashFile is the digest of a file of the folder, read as a stream.
 func (c *folderCheck) hashFile(p string) (layout.Digest, error) {
 	f, err := c.root.Open(p)
 	if err != nil {
