@@ -162,11 +162,7 @@ func Parse(path string, data []byte) (*Config, error) {
 	c.Path, c.Lint.File, c.Lint.Digest = path, path, sha256.Sum256(data)
 	var errs Errors
 	fail := func(n *yaml.Node, format string, args ...any) {
-		line := 0
-		if n != nil {
-			line = n.Line
-		}
-		errs = append(errs, &Error{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)})
+		errs = append(errs, &Error{Path: path, Line: n.Line, Msg: fmt.Sprintf(format, args...)})
 	}
 	var doc yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil {
@@ -249,11 +245,8 @@ func knownRule(id *yaml.Node, what string, fail func(*yaml.Node, string, ...any)
 	if lint.Lookup(id.Value) != nil {
 		return true
 	}
-	msg := fmt.Sprintf("%sunknown rule %q", what, id.Value)
-	if s := lint.Suggest(id.Value); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	fail(id, "%s; `skillpack lint --list-rules` lists them", msg)
+	fail(id, "%sunknown rule %q%s; `skillpack lint --list-rules` lists them",
+		what, id.Value, didYouMean(lint.Suggest(id.Value)))
 	return false
 }
 
@@ -439,11 +432,16 @@ func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any)) []*lint.All
 }
 
 func unknownKey(full, key string, known []string) string {
-	msg := fmt.Sprintf("unknown key %q", full)
-	if best := human.Closest(key, known); best != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", best)
+	return fmt.Sprintf("unknown key %q%s; known keys: %s",
+		full, didYouMean(human.Closest(key, known)), strings.Join(slices.Sorted(slices.Values(known)), ", "))
+}
+
+// didYouMean is " (did you mean "s"?)", or "" when there is no s.
+func didYouMean(s string) string {
+	if s == "" {
+		return ""
 	}
-	return msg + "; known keys: " + strings.Join(slices.Sorted(slices.Values(known)), ", ")
+	return fmt.Sprintf(" (did you mean %q?)", s)
 }
 
 // ReadBaseline reads the baseline the config names into Lint.Baseline; a

@@ -23,7 +23,7 @@ func oneArg(cmd *cobra.Command, args []string) error {
 	if len(args) == 1 {
 		return nil
 	}
-	return usageErr("%s takes one %s, not %d arguments\nRun '%s --help' for usage.", cmd.Name(), argName(cmd), len(args), cmd.CommandPath())
+	return usageOf(cmd, "%s takes one %s, not %d arguments", cmd.Name(), argName(cmd), len(args))
 }
 
 // noArgs is the check of a command that takes no argument.
@@ -31,7 +31,13 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
-	return usageErr("%s takes no arguments, not %q\nRun '%s --help' for usage.", cmd.Name(), strings.Join(args, " "), cmd.CommandPath())
+	return usageOf(cmd, "%s takes no arguments, not %q", cmd.Name(), strings.Join(args, " "))
+}
+
+// usageOf is a usage error of cmd's arguments or flags, which ends by
+// pointing at the command's help.
+func usageOf(cmd *cobra.Command, format string, args ...any) error {
+	return usageErr(format+"\nRun '%s --help' for usage.", append(args, cmd.CommandPath())...)
 }
 
 func argName(cmd *cobra.Command) string {
@@ -51,7 +57,7 @@ func commandArgs(root *cobra.Command, args []string) error {
 }
 
 func unknownCommand(root *cobra.Command, name string) error {
-	return usageErr("unknown command %q%s\nRun '%s --help' for usage.", name, didYouMean(name, subcommands(root)), root.CommandPath())
+	return usageOf(root, "unknown command %q%s", name, didYouMean(name, subcommands(root)))
 }
 
 func subcommands(parent *cobra.Command) []string {
@@ -73,7 +79,7 @@ func groupArgs(c *cobra.Command) {
 			return nil
 		}
 		names := subcommands(cmd)
-		return usageErr("%s takes %s, not %q%s\nRun '%s --help' for usage.", cmd.CommandPath(), orList(names), args[0], didYouMean(args[0], names), cmd.CommandPath())
+		return usageOf(cmd, "%s takes %s, not %q%s", cmd.CommandPath(), orList(names), args[0], didYouMean(args[0], names))
 	}
 	// Runnable, so that cobra checks the arguments; with none it prints
 	// the help, as it did.
@@ -104,7 +110,7 @@ func usageArgs(check cobra.PositionalArgs) cobra.PositionalArgs {
 		if err == nil || errors.As(err, &ee) {
 			return err
 		}
-		return &exitError{code: ExitUsage, err: fmt.Errorf("%w\nRun '%s --help' for usage.", err, cmd.CommandPath())}
+		return usageOf(cmd, "%w", err)
 	}
 }
 
@@ -123,7 +129,7 @@ func flagError(c *cobra.Command, err error) error {
 			hint = fmt.Sprintf(" (did you mean --%s?)", s)
 		}
 	}
-	return &exitError{code: ExitUsage, err: fmt.Errorf("%w%s\nRun '%s --help' for usage.", err, hint, c.CommandPath())}
+	return usageOf(c, "%w%s", err, hint)
 }
 
 // singleDash finds a long flag written with one dash, as Go's flag
@@ -158,7 +164,7 @@ func singleDash(root *cobra.Command, args []string) error {
 				}
 			}
 			if s != "" {
-				return usageErr("%s: a long flag takes two dashes (did you mean --%s?)\nRun '%s --help' for usage.", a, s, c.CommandPath())
+				return usageOf(c, "%s: a long flag takes two dashes (did you mean --%s?)", a, s)
 			}
 		}
 		if f != nil && f.NoOptDefVal == "" {

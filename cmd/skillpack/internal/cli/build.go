@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -192,7 +190,7 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 	start := ios.clock()()
 	// An interrupt stops the build between two skills or two files; the
 	// staging folder goes, and the output is left as it was.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(ctx)
 	defer stop()
 	res, err := build.RunContext(ctx, roots, bo)
 	opts.result = res

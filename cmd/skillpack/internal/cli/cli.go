@@ -4,10 +4,13 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -65,6 +68,12 @@ func usageErr(format string, args ...any) error {
 
 // findingsErr ends a run with exit 1 after findings were printed.
 var findingsErr = &exitError{code: ExitFindings}
+
+// interruptible is ctx, ended by an interrupt or SIGTERM: for a command
+// that stops cleanly between two steps rather than be killed in one.
+func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+}
 
 // Main runs skillpack with args and returns the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/pflag"
 
@@ -45,7 +42,7 @@ func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, fail
 	}
 	// An interrupt stops the fixes between two files, so that none is left
 	// half-written and no temporary file is left behind.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(context.Background())
 	defer stop()
 	fo := lint.FixOptions{Lint: lo, DryRun: opts.fix.DryRun}
 	if opts.fix.DryRun {

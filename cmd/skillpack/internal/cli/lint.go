@@ -166,11 +166,8 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 	if opts.Explain != "" {
 		r := lint.Lookup(opts.Explain)
 		if r == nil {
-			msg := fmt.Sprintf("--explain: unknown rule %q", opts.Explain)
-			if s := lint.Suggest(opts.Explain); s != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", s)
-			}
-			err := usageErr("%s; --list-rules lists them", msg)
+			err := usageErr("--explain: unknown rule %q%s; --list-rules lists them",
+				opts.Explain, didYouMean(opts.Explain, values(ruleIDs())))
 			if opts.Format == "json" {
 				return jsonResult(ios.Out, true, newStatus(err, ""), err)
 			}

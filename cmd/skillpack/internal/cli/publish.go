@@ -8,11 +8,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -136,9 +134,9 @@ func twoArgs(cmd *cobra.Command, args []string) error {
 	case 2:
 		return nil
 	case 1:
-		return usageErr("%s takes DIST and TARGET; give the TARGET too, such as s3://bucket/prefix\nRun '%s --help' for usage.", cmd.Name(), cmd.CommandPath())
+		return usageOf(cmd, "%s takes DIST and TARGET; give the TARGET too, such as s3://bucket/prefix", cmd.Name())
 	}
-	return usageErr("%s takes DIST and TARGET, not %d arguments\nRun '%s --help' for usage.", cmd.Name(), len(args), cmd.CommandPath())
+	return usageOf(cmd, "%s takes DIST and TARGET, not %d arguments", cmd.Name(), len(args))
 }
 
 func runPublish(ctx context.Context, ios *IO, opts *publishOptions) error {
@@ -149,9 +147,6 @@ func runPublish(ctx context.Context, ios *IO, opts *publishOptions) error {
 // publishRun publishes DIST to TARGET: the one function behind publish
 // and build --publish.
 func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if err := opts.check(); err != nil {
 		return err
 	}
@@ -185,7 +180,7 @@ func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 
 	// An interrupt stops the run between requests: what is published
 	// stays consistent, and the next run completes it.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(ctx)
 	defer stop()
 	progress := ios.progress()
 	if opts.JSON {

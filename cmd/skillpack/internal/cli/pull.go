@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -46,7 +43,7 @@ Credentials are those of docker login, or --username and --password-stdin.` + "\
   skillpack pull oci://ghcr.io/OWNER/skills:pdf-processing-2.1.0 -o .agents/skills`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usageErr("%s takes one SOURCE, such as oci://ghcr.io/OWNER/skills:v1, not %d arguments\nRun '%s --help' for usage.", cmd.Name(), len(args), cmd.CommandPath())
+				return usageOf(cmd, "%s takes one SOURCE, such as oci://ghcr.io/OWNER/skills:v1, not %d arguments", cmd.Name(), len(args))
 			}
 			return nil
 		},
@@ -71,9 +68,6 @@ Credentials are those of docker login, or --username and --password-stdin.` + "\
 }
 
 func runPull(ctx context.Context, ios *IO, opts *pullOptions) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	if err := oci.CheckSource(opts.Source); err != nil {
 		return usageErr("%w", err)
 	}
@@ -86,7 +80,7 @@ func runPull(ctx context.Context, ios *IO, opts *pullOptions) error {
 	if err := opts.Login.read(ios.In); err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interruptible(ctx)
 	defer stop()
 	ctx, cancel := context.WithTimeoutCause(ctx, opts.Deadline, errPullDeadline)
 	defer cancel()

@@ -63,6 +63,15 @@ func profiles() []string {
 	return set
 }
 
+// ruleIDs are --explain's values, lint's rule IDs, each with its title.
+func ruleIDs() []string {
+	var set []string
+	for _, r := range lint.Rules() {
+		set = append(set, r.ID+"\t"+r.Title)
+	}
+	return set
+}
+
 // didYouMean is " (did you mean "x"?)" for the one of names got was
 // probably meant to be, or "".
 func didYouMean(got string, names []string) string {
@@ -165,10 +174,6 @@ func completeDirs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.S
 // registerCompletions registers the value completions of the flags cmd
 // has, by name: every command that shares a flag completes it alike.
 func registerCompletions(cmd *cobra.Command) {
-	var rules []string // rule IDs, each with its title
-	for _, r := range lint.Rules() {
-		rules = append(rules, r.ID+"\t"+r.Title)
-	}
 	// layout.Marketplaces is the one list of marketplaces, which the value
 	// check (layout.CheckMarketplace) reads too; each completes with its file.
 	var marketplaces []string
@@ -180,7 +185,7 @@ func registerCompletions(cmd *cobra.Command) {
 		"format":         completeValues(formats...),
 		"fail-on":        completeValues(failOnLevels...),
 		"profile":        completeValues(profiles()...),
-		"explain":        completeValues(rules...),
+		"explain":        completeValues(ruleIDs()...),
 		"layout":         completeValues(layouts...),
 		"color":          completeValues(colorModes...),
 		"ci":             completeValues(ciProviders...),

@@ -55,7 +55,7 @@ func targetExamples() string {
 	for i, t := range targets {
 		ex[i] = t.example
 	}
-	return strings.Join(ex[:len(ex)-1], ", ") + " or " + ex[len(ex)-1]
+	return orList(ex)
 }
 
 // jobsHelp is --jobs' help, with each target's default.

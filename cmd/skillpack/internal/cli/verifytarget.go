@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 
-	"github.com/skillpack/skillpack/publish"
 	"github.com/skillpack/skillpack/verify"
 )
 
@@ -24,14 +22,14 @@ func verifyTarget(ctx context.Context, ios *IO, opts *verifyOptions, o verify.Op
 		return nil, err
 	}
 	rep, err := verify.Objects(ctx, st, o)
-	var c exitClasser
-	switch {
-	case errors.As(err, &c): // a folder that is not there: the user's
-		return nil, &exitError{code: c.ExitClass(), err: err}
-	case errors.Is(err, publish.ErrNoBucket):
-		return nil, usageErr("%w", err) // the user's to fix, as in publish
-	case err != nil:
-		return nil, &exitError{code: ExitFindings, err: err}
+	if err != nil {
+		// Classed as publish's failures (a folder or bucket that is not
+		// there: the user's), but for what publish calls its own.
+		code := failedCode(err)
+		if code == ExitInternal {
+			code = ExitFindings
+		}
+		return nil, &exitError{code: code, err: err}
 	}
 	return rep, nil
 }
