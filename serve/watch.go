@@ -325,15 +325,14 @@ func snapshot(roots []string) map[string]stamp {
 			if err == nil {
 				info, err = d.Info()
 			}
-			if err != nil {
+			switch {
+			case err != nil:
 				m[p] = stamp{size: -1}
-				return nil
-			}
-			if d.IsDir() {
+			case d.IsDir():
 				m[p] = stamp{mode: info.Mode()}
-				return nil
+			default:
+				m[p] = stamp{size: info.Size(), mode: info.Mode(), mod: info.ModTime().UnixNano()}
 			}
-			m[p] = stamp{size: info.Size(), mode: info.Mode(), mod: info.ModTime().UnixNano()}
 			return nil
 		})
 	}

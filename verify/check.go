@@ -151,10 +151,12 @@ func run(ctx context.Context, src bundle.Source, o Options) (*Report, error) {
 	}
 	c.dropDoc()
 	c.rep.Checked.Skills = len(c.skills)
-	c.rep.Checked.NotHeld = c.notHeld()
 	for _, s := range c.sums {
-		if s.err == nil {
+		switch {
+		case s.err == nil:
 			c.rep.Checked.Files++
+		case errors.Is(s.err, bundle.ErrNotHeld):
+			c.rep.Checked.NotHeld++ // looked for, and not held by the source
 		}
 	}
 	c.stoppedProblem()

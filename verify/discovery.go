@@ -187,7 +187,7 @@ func (c *checker) aiCatalog() {
 			ok = false
 		case form == "md" && pp.Kind == layout.KindFile && pp.File == layout.EntryFile:
 			c.expect(loc, p, e.Digest, -1)
-		case form != "md" && pp.Kind == layout.KindArchive && layout.AICatalogMedia(form) == formMedia(pp.Format):
+		case form != "md" && pp.Kind == layout.KindArchive && (form == "gzip") == (pp.Format == layout.TarGz):
 			c.archive(loc, name, p, e.Digest, -1)
 		default:
 			ok = false
@@ -267,14 +267,6 @@ func (c *checker) aiTrust(label string, e layout.AICatalogEntry, form, loc strin
 			}
 		}
 	}
-}
-
-// formMedia is the AI Catalog's media type of an archive format.
-func formMedia(ext string) string {
-	if ext == layout.TarGz {
-		return layout.MediaSkillGzip
-	}
-	return layout.MediaSkillZip
 }
 
 // locate maps an index entry's url, relative to the v0.2 index or

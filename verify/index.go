@@ -352,19 +352,17 @@ func (c *checker) mcpResources() {
 	have := map[string]bool{}
 	for i, r := range doc {
 		label := fmt.Sprintf("[%d] %q", i, clipped(r.URI))
-		if err := layout.CheckPath(r.Path); err != nil {
+		switch err := layout.CheckPath(r.Path); {
+		case err != nil:
 			c.problem(p, "%s: path %q: %v", label, r.Path, err)
 			continue
-		}
-		if !r.Digest.Valid() {
+		case !r.Digest.Valid():
 			c.problem(p, "%s: digest %q is not \"sha256:\" and 64 lowercase hex digits", label, r.Digest)
 			continue
-		}
-		if r.Size == nil || *r.Size < 0 {
+		case r.Size == nil || *r.Size < 0:
 			c.problem(p, "%s: needs a size, of 0 bytes or more", label)
 			continue
-		}
-		if have[r.URI] {
+		case have[r.URI]:
 			c.problem(p, "%s: listed twice", label)
 			continue
 		}

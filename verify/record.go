@@ -106,9 +106,7 @@ func (c *checker) walk(root *os.Root, listed map[string]bool, recorded int) map[
 			return errors.New("stop")
 		}
 		present[path] = true
-		switch t := d.Type(); {
-		case t&fs.ModeSymlink != 0, t.IsRegular():
-		default:
+		if t := d.Type(); t&fs.ModeSymlink == 0 && !t.IsRegular() {
 			c.problem(path, "is not a regular file (%v); a bundle holds files only", t)
 		}
 		switch {

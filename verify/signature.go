@@ -10,13 +10,6 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// signable reports whether the build signs the artifact at loc, as
-// layout.SignedPath says; an archive a document names is held to it
-// wherever it sits and whatever its name, which are checked on their own.
-func (c *checker) signable(loc string) bool {
-	return c.archives[loc] != nil || layout.SignedPath(loc)
-}
-
 // signatures looks for a bundle beside every signable artifact that was
 // read, fetching them on the workers, and checks each when a verifier is
 // configured.
@@ -24,9 +17,13 @@ func (c *checker) signatures() {
 	var arts, sigs []string
 	var digests [][]byte
 	for _, loc := range slices.Concat(c.docs, slices.Sorted(maps.Keys(c.archives)), c.summed) {
-		// Without the artifact's bytes there is nothing to check a
-		// signature against; why is already reported.
-		if s := c.sums[loc]; c.signable(loc) && s != nil && s.err == nil {
+		// The build signs what layout.SignedPath names; an archive a
+		// document names is held to it wherever it sits and whatever its
+		// name, which are checked on their own. Without the artifact's
+		// bytes there is nothing to check a signature against; why is
+		// already reported.
+		signable := c.archives[loc] != nil || layout.SignedPath(loc)
+		if s := c.sums[loc]; signable && s != nil && s.err == nil {
 			arts, sigs = append(arts, loc), append(sigs, layout.Signature(loc))
 			digests = append(digests, s.raw)
 		}

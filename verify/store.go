@@ -150,14 +150,3 @@ func (c *checker) checkUnheld() {
 	}
 	c.unheld = nil
 }
-
-// notHeld counts the files looked for that the source does not hold.
-func (c *checker) notHeld() int {
-	n := 0
-	for _, s := range c.sums {
-		if errors.Is(s.err, bundle.ErrNotHeld) {
-			n++
-		}
-	}
-	return n
-}
