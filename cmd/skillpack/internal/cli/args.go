@@ -18,12 +18,13 @@ import (
 // reads cobra's or pflag's message text to learn what went wrong.
 
 // oneArg is the check of a command that takes one argument: its name is
-// the second word of Use ("pack SKILLDIR").
+// what follows the command's in Use ("pack SKILLDIR").
 func oneArg(cmd *cobra.Command, args []string) error {
 	if len(args) == 1 {
 		return nil
 	}
-	return usageOf(cmd, "%s takes one %s, not %d arguments", cmd.Name(), argName(cmd), len(args))
+	_, name, _ := strings.Cut(cmd.Use, " ")
+	return usageOf(cmd, "%s takes one %s, not %d arguments", cmd.Name(), name, len(args))
 }
 
 // noArgs is the check of a command that takes no argument.
@@ -38,13 +39,6 @@ func noArgs(cmd *cobra.Command, args []string) error {
 // pointing at the command's help.
 func usageOf(cmd *cobra.Command, format string, args ...any) error {
 	return usageErr(format+"\nRun '%s --help' for usage.", append(args, cmd.CommandPath())...)
-}
-
-func argName(cmd *cobra.Command) string {
-	if f := strings.Fields(cmd.Use); len(f) > 1 {
-		return f[1]
-	}
-	return "argument"
 }
 
 // commandArgs is the root's check: an argument there is a command that

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -227,13 +229,8 @@ type buildJSON struct {
 }
 
 func newBuildJSON(opts *buildOptions, err error) buildJSON {
-	res := opts.result
-	if res == nil {
-		res = &build.Result{Out: opts.Out, DryRun: opts.DryRun}
-	}
-	if res.Out == "" { // a build refused before it wrote anything
-		res.Out = opts.Out
-	}
+	res := cmp.Or(opts.result, &build.Result{DryRun: opts.DryRun})
+	res.Out = cmp.Or(res.Out, opts.Out) // a build refused before it wrote anything
 	res.Skills = nonNil(res.Skills)
 	res.Artifacts = nonNil(res.Artifacts)
 	res.Findings = nonNil(res.Findings)
@@ -293,11 +290,9 @@ func warnSkipped(ios *IO, skipped []build.Skipped) {
 	}
 	fmt.Fprintf(ios.Err, "warning: %s, not in the bundle: %s\n", skippedCount(len(skipped)), strings.Join(names, ", "))
 	for _, s := range skipped {
-		rules := map[string]bool{}
-		var why []string
+		var why []string // the rules, each once
 		for _, f := range s.Findings {
-			if !rules[f.Rule] {
-				rules[f.Rule] = true
+			if !slices.Contains(why, f.Rule) {
 				why = append(why, f.Rule)
 			}
 		}

@@ -99,11 +99,9 @@ type doctorDist struct {
 }
 
 func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
-	doc := doctorJSON{Version: version.Version(), Sign: doctorSignHelper(ctx), Dist: doctorDistState(opts.Out)}
-	var err error
-	var cfg *config.Config
-	doc.Config, cfg, err = doctorConfigState(opts.Config)
-	doc.Skills.Input = "."
+	cfgState, cfg, err := doctorConfigState(opts.Config)
+	doc := doctorJSON{Version: version.Version(), Sign: doctorSignHelper(ctx), Config: cfgState,
+		Skills: doctorSkills{Input: "."}, Dist: doctorDistState(opts.Out)}
 	// As build finds them: the same scope, identical copies once.
 	sc := lint.Scope{}
 	if cfg != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -26,10 +27,7 @@ const exitCodesHelp = `Exit codes (every command):
 // command is added, so that all get them.
 func finishCommands(root *cobra.Command) {
 	visit(root, func(c *cobra.Command) {
-		if c.Long == "" {
-			c.Long = c.Short + "."
-		}
-		c.Long = strings.TrimRight(c.Long, "\n") + "\n\n" + exitCodesHelp
+		c.Long = strings.TrimRight(cmp.Or(c.Long, c.Short+"."), "\n") + "\n\n" + exitCodesHelp
 		registerCompletions(c)
 		if c.RunE != nil {
 			c.RunE = recoverPanic(c.RunE)

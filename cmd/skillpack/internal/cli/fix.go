@@ -71,8 +71,7 @@ func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, fail
 			doc.Fixed = &rep.Fixed
 		} else if err := formatReport(ios, opts.Format, res, failOn, lintTool()); err != nil {
 			return &exitError{code: ExitInternal, err: err}
-		}
-		if doc == nil {
+		} else {
 			fmt.Fprintf(ios.Err, "fixed %s\n", done)
 		}
 		if opts.Format == "text" {

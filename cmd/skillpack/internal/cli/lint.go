@@ -45,7 +45,6 @@ func (o *LintOptions) load() (*config.Config, error) {
 	}
 	cfg := config.Default()
 	if path != "" {
-		var err error
 		if cfg, err = config.Load(path); err != nil {
 			return nil, usageErr("%w", err)
 		}

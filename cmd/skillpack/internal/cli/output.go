@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -228,10 +229,7 @@ func printSkillLines(ios *IO, res *lint.Result) {
 				parts = append(parts, human.Plural(c.n, c.word))
 			}
 		}
-		verdict := strings.Join(parts, ", ")
-		if verdict == "" {
-			verdict = "ok"
-		}
+		verdict := cmp.Or(strings.Join(parts, ", "), "ok")
 		fmt.Fprintf(ios.Err, "  %s: %s\n", lint.Printable(filepath.ToSlash(filepath.Clean(s.Dir))), verdict)
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -138,9 +139,7 @@ type packJSON struct {
 }
 
 func newPackJSON(opts *packOptions, res *build.Packed, err error) packJSON {
-	if res == nil {
-		res = &build.Packed{Layout: opts.Layout}
-	}
+	res = cmp.Or(res, &build.Packed{Layout: opts.Layout})
 	res.Artifacts = nonNil(res.Artifacts)
 	res.Findings = nonNil(res.Findings)
 	return packJSON{Packed: res, status: newStatus(err, "pack failed")}

@@ -185,10 +185,8 @@ func (o *serveOptions) serverOptions(ios *IO) (serve.Options, error) {
 	if _, _, err := net.SplitHostPort(o.Addr); err != nil && !o.Stdio {
 		return serve.Options{}, usageErr("--addr %s: --addr takes host:port, e.g. 127.0.0.1:8080 or :8080", o.Addr)
 	}
-	if o.PublicURL != "" {
-		if err := layout.CheckBaseURL(o.PublicURL); err != nil {
-			return serve.Options{}, usageErr("--base-url: %w", err)
-		}
+	if err := layout.CheckBaseURL(o.PublicURL); err != nil { // "" is none
+		return serve.Options{}, usageErr("--base-url: %w", err)
 	}
 	if o.MaxConns < 1 {
 		return serve.Options{}, usageErr("--max-connections %d: give 1 or more", o.MaxConns)

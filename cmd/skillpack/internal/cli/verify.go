@@ -201,9 +201,7 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 		fmt.Fprintln(ios.Err, rep.Summary())
 		return rep, findingsErr
 	}
-	if !ios.Quiet { // -q: errors only, and a clean bundle is none
-		fmt.Fprintln(ios.Err, rep.Summary())
-	}
+	ios.Infof("%s", rep.Summary()) // -q: errors only, and a clean bundle is none
 	return rep, nil
 }
 
