@@ -136,7 +136,7 @@ func (c *checker) skill(s *skillModel) {
 			}
 		}
 	}
-	var exec map[string]bool
+	var exec map[string]pack.Member
 	var execFrom string
 	for _, a := range s.archives {
 		if a.unpacked == nil || a.unpacked.stopped {
@@ -147,17 +147,14 @@ func (c *checker) skill(s *skillModel) {
 		if s.contentDigest != "" && cd != s.contentDigest {
 			c.problem(a.loc, "content digest of its entries (paths, modes, bytes) is %s, but %s says %s", cd, layout.V2Index, s.contentDigest)
 		}
-		m := map[string]bool{}
-		for _, e := range a.unpacked.entries {
-			m[e.Path] = e.Exec
-		}
+		m := a.unpacked.byPath()
 		if exec == nil {
 			exec, execFrom = m, a.loc
 			continue
 		}
 		for _, p := range slices.Sorted(maps.Keys(m)) { // sorted, for the same report every run
-			if y, ok := exec[p]; ok && m[p] != y {
-				c.problem(a.loc, "entry %q has exec bit %v, but %s has %v; both archives must agree", p, m[p], execFrom, y)
+			if y, ok := exec[p]; ok && m[p].Exec != y.Exec {
+				c.problem(a.loc, "entry %q has exec bit %v, but %s has %v; both archives must agree", p, m[p].Exec, execFrom, y.Exec)
 			}
 		}
 	}
