@@ -191,7 +191,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-// logf logs an event.
 func (s *Server) logf(format string, args ...any) {
 	s.opts.Log.Info(fmt.Sprintf(format, args...))
 }

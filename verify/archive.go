@@ -85,7 +85,6 @@ func contentDigest(files []pack.Member) layout.Digest {
 	return layout.SumDigest(sum[:])
 }
 
-// byPath is the entries by path.
 func (u *unpacked) byPath() map[string]pack.Member {
 	m := map[string]pack.Member{}
 	for _, e := range u.entries {

@@ -156,7 +156,6 @@ func (c *checker) fetchHeld(locs []string, use func(i int, data []byte)) []*sum 
 	return got
 }
 
-// each calls fn for every i in [0, n) on c's workers.
 func (c *checker) each(n int, fn func(i int)) {
 	parallel.Each(n, c.o.Jobs, func(i int) error { fn(i); return nil })
 }

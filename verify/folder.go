@@ -305,7 +305,6 @@ func (r ctxReader) Read(p []byte) (int, error) {
 	return r.r.Read(p)
 }
 
-// readLimited reads a file of at most max bytes.
 func readLimited(name string, max int64) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {

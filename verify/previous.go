@@ -56,7 +56,6 @@ func (c *checker) previous() {
 	}
 }
 
-// sameOrigin reports whether two URLs have one origin.
 func sameOrigin(a, b string) bool {
 	ua, err1 := url.Parse(a)
 	ub, err2 := url.Parse(b)
