@@ -108,10 +108,12 @@ type Server struct {
 // New returns a server for b. The server holds b open as long as it
 // serves it, whatever the caller does with its own hold (see Held.Close).
 func New(b *Held, opts Options) *Server {
+	b.acquire()
 	s := &Server{opts: opts.withDefaults(), turns: make(chan struct{}, 4*runtime.GOMAXPROCS(0))}
 	s.SetTokens(s.opts.Tokens)
+	s.bundle.Store(b)
 	s.mcp = s.newMCP()
-	s.Swap(b)
+	s.register(nil, b)
 	return s
 }
 
