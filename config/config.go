@@ -90,7 +90,8 @@ func Find(start string) (string, error) {
 		}
 		// Read silently past, a skillpack.yml would leave its settings
 		// unapplied with no word said.
-		if yml := strings.TrimSuffix(p, ".yaml") + ".yml"; isFile(yml) {
+		yml := strings.TrimSuffix(p, ".yaml") + ".yml"
+		if info, err := os.Stat(yml); err == nil && !info.IsDir() {
 			return "", fmt.Errorf("%s: skillpack reads %s, not .yml; rename it (git mv %s %s)", yml, File, yml, p)
 		}
 		parent := filepath.Dir(dir)
@@ -99,11 +100,6 @@ func Find(start string) (string, error) {
 		}
 		dir = parent
 	}
-}
-
-func isFile(p string) bool {
-	info, err := os.Stat(p)
-	return err == nil && !info.IsDir()
 }
 
 // Error is a problem in skillpack.yaml, with its position.

@@ -298,7 +298,7 @@ func warnSkipped(ios *IO, skipped []build.Skipped) {
 		}
 		fmt.Fprintf(ios.Err, "  %s (%s): %s: %s\n", lint.Printable(s.Name), lint.Printable(s.Dir), human.Plural(len(s.Findings), "error"), strings.Join(why, ", "))
 	}
-	if ios.Getenv("GITHUB_ACTIONS") == "true" {
+	if ios.getenv("GITHUB_ACTIONS") == "true" {
 		// An annotation on the run's summary page, where a skipped skill
 		// is seen without reading the log.
 		msg := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(strings.Join(names, ", "))

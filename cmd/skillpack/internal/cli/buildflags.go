@@ -144,7 +144,7 @@ func configSource(cfg *config.Config, flag bool, name string) string {
 // it is set (reproducible-builds.org), else zero, which build takes for
 // 1980-01-01.
 func sourceDateEpoch(ios *IO) (time.Time, error) {
-	s := ios.Getenv("SOURCE_DATE_EPOCH")
+	s := ios.getenv("SOURCE_DATE_EPOCH")
 	if s == "" {
 		return time.Time{}, nil
 	}

@@ -155,13 +155,11 @@ func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
 // and asks its version, which must be skillpack's: the helper protocol
 // changes with skillpack.
 func doctorSignHelper(ctx context.Context) doctorSign {
-	var s doctorSign
 	p, err := sign.FindHelper()
 	if err != nil {
-		s.Problem = fmt.Sprintf("%s is neither beside skillpack nor on PATH; signing needs it: install it with `%s`, or take it from the release archive", sign.Helper, sign.Install)
-		return s
+		return doctorSign{Problem: fmt.Sprintf("%s is neither beside skillpack nor on PATH; signing needs it: install it with `%s`, or take it from the release archive", sign.Helper, sign.Install)}
 	}
-	s.Path = p
+	s := doctorSign{Path: p}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, p, "version").Output()

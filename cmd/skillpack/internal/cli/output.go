@@ -333,7 +333,7 @@ func lintHintArgs(o *lintCmdOptions) []string {
 	if o.All {
 		args = append(args, "--all")
 	}
-	if len(o.Paths) > 0 && !(len(o.Paths) == 1 && o.Paths[0] == ".") {
+	if !slices.Equal(o.Paths, []string{"."}) {
 		args = append(args, o.Paths...)
 	}
 	return args
