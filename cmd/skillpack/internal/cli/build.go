@@ -203,7 +203,7 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 		ios.Nextf("next: fix the errors, or publish the other skills with --skip-invalid")
 	}
 	if err != nil {
-		return err
+		return interrupted(ctx, err)
 	}
 	if len(res.Skipped) > 0 {
 		warnSkipped(ios, res.Skipped)

@@ -26,6 +26,10 @@ const (
 	ExitFindings = 1 // findings at or above --fail-on
 	ExitUsage    = 2 // bad flags, arguments or config
 	ExitInternal = 3 // skillpack itself failed
+	// ExitInterrupted is a run stopped by Ctrl-C or SIGTERM, with what it
+	// wrote whole: the shell's code for a command an interrupt ended, and
+	// not 3, as the stop was the user's.
+	ExitInterrupted = 130
 )
 
 // IO is the streams a command reads and writes, and how it speaks on them
@@ -73,6 +77,14 @@ var findingsErr = &exitError{code: ExitFindings}
 // that stops cleanly between two steps rather than be killed in one.
 func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+}
+
+// interrupted is err, exit 130, once the signal ended ctx.
+func interrupted(ctx context.Context, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	return &exitError{code: ExitInterrupted, err: err}
 }
 
 // Main runs skillpack with args and returns the exit code.

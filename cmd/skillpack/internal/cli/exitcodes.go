@@ -19,7 +19,8 @@ const exitCodesHelp = `Exit codes (every command):
   0  success
   1  findings or a failed check: lint findings, a refused build, verify's problems
   2  usage and user mistakes, checked before any work is done
-  3  skillpack itself failed: a bug, or an error of the system (a full disk)`
+  3  skillpack itself failed: a bug, or an error of the system (a full disk)
+  130  interrupted (Ctrl-C, SIGTERM); what was written is whole`
 
 // finishCommands gives every command below root the exit-code table in its
 // help, the completions of its flags' values, and a panic turned into

@@ -56,7 +56,7 @@ func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, fail
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			err = errors.New("interrupted: every file is either fixed or as it was")
+			return interrupted(ctx, errors.New("interrupted: every file is either fixed or as it was"))
 		}
 		return &exitError{code: ExitInternal, err: err}
 	}

@@ -193,7 +193,7 @@ func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			err = errors.New("interrupted: the published indexes name only what is in place; run the same command again to complete the release")
+			return interrupted(ctx, errors.New("interrupted: the published indexes name only what is in place; run the same command again to complete the release"))
 		}
 		return &exitError{code: failedCode(err), err: err}
 	}

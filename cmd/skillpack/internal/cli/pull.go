@@ -102,8 +102,8 @@ func runPull(ctx context.Context, ios *IO, opts *pullOptions) error {
 var errPullDeadline = errors.New("deadline passed")
 
 // pullErr classifies a pull's error: a skill folder that was there before
-// is the user's to move (2); a failure to write, or an interrupt, is the
-// system's (3); anything the registry sent or failed to send is a failed
+// is the user's to move (2); a failure to write is the system's (3); an
+// interrupt is 130; anything the registry sent or failed to send is a failed
 // check (1), as a URL verify cannot fetch.
 func pullErr(ctx context.Context, opts *pullOptions, err error) error {
 	switch {
@@ -114,7 +114,7 @@ func pullErr(ctx context.Context, opts *pullOptions, err error) error {
 	case errors.Is(context.Cause(ctx), errPullDeadline):
 		err = fmt.Errorf("%w: the pull took longer than --deadline %v; the skills pulled before stay", err, opts.Deadline)
 	case ctx.Err() != nil:
-		return &exitError{code: ExitInternal, err: fmt.Errorf("interrupted: %w; the skills pulled before stay", err)}
+		return interrupted(ctx, fmt.Errorf("interrupted: %w; the skills pulled before stay", err))
 	}
 	return &exitError{code: ExitFindings, err: err}
 }

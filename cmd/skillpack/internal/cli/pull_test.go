@@ -433,3 +433,43 @@ func TestPullHostileRegistry(t *testing.T) {
 		}
 	}
 }
+
+// Ctrl-C during a pull ends it with exit 130, the shell's code for a
+// command an interrupt stopped, not 3 (skillpack's own failure), and says
+// what it left. The registry holds the first request until the signal is
+// sent, so that the pull is surely under way.
+func TestPullInterrupted(t *testing.T) {
+	arrived, done := make(chan struct{}, 1), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
+		<-done
+	}))
+	defer srv.Close()
+	defer close(done)
+	bin, err := exec.LookPath("skillpack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd := exec.Command(bin, "pull", "oci://"+strings.TrimPrefix(srv.URL, "http://")+"/acme/skills:v1", "-o", t.TempDir())
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-arrived:
+	case <-time.After(time.Minute):
+		cmd.Process.Kill()
+		t.Fatal("the pull sent no request in a minute")
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != ExitInterrupted || !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf("an interrupted pull: exit %d, stderr %q; want %d, saying it was interrupted", code, errb.String(), ExitInterrupted)
+	}
+}
