@@ -84,17 +84,13 @@ func (p *bucketRun) checkForeign(ctx context.Context) error {
 		p.recordNames(ctx, d, named)
 		maps.DeleteFunc(doubt, func(path string, _ Object) bool { return named[path] })
 	}
-	var mu sync.Mutex
-	var foreign []string
-	r := p.o.Runner()
-	r.Report, r.Progress = nil, nil // reads only
-	err := r.Run(ctx, slices.Collect(maps.Values(doubt)), func(ctx context.Context, o Object) (State, error) {
+	foreign, err := p.sift(ctx, slices.Collect(maps.Values(doubt)), func(ctx context.Context, o Object) (bool, error) {
 		st, err := p.bk.Stat(ctx, o.Path)
 		if errors.Is(err, fs.ErrNotExist) {
-			return Present, nil // gone since the listing: nothing to keep
+			return false, nil // gone since the listing: nothing to keep
 		}
 		if err != nil {
-			return Failed, err
+			return false, err
 		}
 		ok := st.Size == o.Size && cmp.Or(st.Checksum, st.Digest) == o.Digest
 		if st.Size == o.Size && st.Checksum == "" && st.Digest == "" {
@@ -102,20 +98,15 @@ func (p *bucketRun) checkForeign(ctx context.Context) error {
 			// its bytes say whether it is the bundle's.
 			rc, _, err := p.bk.Open(ctx, o.Path)
 			if err != nil {
-				return Failed, err
+				return false, err
 			}
 			err = bundle.Check(rc, layout.Artifact{Path: o.Path, Digest: o.Digest, Size: o.Size}, "the build record")
 			rc.Close()
 			if ok = err == nil; err != nil && !errors.As(err, new(*bundle.ChangedError)) {
-				return Failed, err
+				return false, err
 			}
 		}
-		if !ok {
-			mu.Lock()
-			foreign = append(foreign, o.Path)
-			mu.Unlock()
-		}
-		return Present, nil
+		return !ok, nil
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.bk, err)
@@ -123,6 +114,24 @@ func (p *bucketRun) checkForeign(ctx context.Context) error {
 	if len(foreign) == 0 {
 		return nil
 	}
-	slices.Sort(foreign)
-	return &ForeignError{Target: p.bk.String(), Paths: foreign}
+	return &ForeignError{Target: p.bk.String(), Paths: slices.Sorted(maps.Keys(foreign))}
+}
+
+// sift runs keep on each object, on the target's workers without a
+// report (they are reads), and returns the paths it kept.
+func (p *bucketRun) sift(ctx context.Context, objects []Object, keep func(context.Context, Object) (bool, error)) (map[string]bool, error) {
+	var mu sync.Mutex
+	kept := map[string]bool{}
+	r := p.o.Runner()
+	r.Report, r.Progress = nil, nil
+	err := r.Run(ctx, objects, func(ctx context.Context, o Object) (State, error) {
+		ok, err := keep(ctx, o)
+		if ok {
+			mu.Lock()
+			kept[o.Path] = true
+			mu.Unlock()
+		}
+		return Present, err
+	})
+	return kept, err
 }

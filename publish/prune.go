@@ -9,7 +9,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
@@ -103,24 +102,12 @@ func RecordOf(path string) (layout.Digest, bool) {
 // named (a site's own llms.txt after the bundle stopped writing one)
 // keeps neither, and is not deleted. An object gone already is left out.
 func (p *bucketRun) written(ctx context.Context, objects []Object) ([]Object, error) {
-	var mu sync.Mutex
-	ours := map[string]bool{}
-	r := p.o.Runner()
-	r.Report, r.Progress = nil, nil // reads only; the deletes are reported
-	err := r.Run(ctx, objects, func(ctx context.Context, o Object) (State, error) {
+	ours, err := p.sift(ctx, objects, func(ctx context.Context, o Object) (bool, error) {
 		st, err := p.bk.Stat(ctx, o.Path)
 		if errors.Is(err, fs.ErrNotExist) {
-			return Present, nil
+			return false, nil
 		}
-		if err != nil {
-			return Failed, err
-		}
-		if st.Digest.Valid() && (st.Checksum == "" || st.Checksum == st.Digest) {
-			mu.Lock()
-			ours[o.Path] = true
-			mu.Unlock()
-		}
-		return Present, nil
+		return err == nil && st.Digest.Valid() && (st.Checksum == "" || st.Checksum == st.Digest), err
 	})
 	return slices.DeleteFunc(objects, func(o Object) bool { return !ours[o.Path] }), err
 }
