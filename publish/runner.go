@@ -92,18 +92,8 @@ var ErrUnavailable = errors.New("the server kept failing")
 // Runner is usable: its fields' zero values mean the defaults, and
 // nothing is retried.
 type Runner struct {
-	Jobs       int           // objects at once; 0: DefaultJobs
-	Attempts   int           // tries per object, the first included; 0: as many as Budget allows
-	Backoff    time.Duration // the first retry's bound; 0: DefaultBackoff
+	Retry
 	MaxBackoff time.Duration // the largest bound; 0: DefaultMaxBackoff
-	// Budget is how long after its first failure a request is tried
-	// again; 0: DefaultBudget. No retry starts after it.
-	Budget time.Duration
-
-	// Timeout bounds each attempt, so that a stalled connection is given
-	// up and tried again (as a retryable error) instead of holding a
-	// worker for ever; 0: DefaultTimeout.
-	Timeout time.Duration
 
 	// Retryable tells the errors worth another try: a 5xx, throttling, a
 	// connection reset or timed out. The target knows its errors; nil
@@ -126,23 +116,10 @@ type Runner struct {
 	// fails the stage; it should return when ctx ends.
 	Ready func(ctx context.Context, o Object) error
 
-	// Progress, when not nil, gets a progress line redrawn in place
-	// (carriage returns): give it a terminal only.
-	Progress io.Writer
-
-	// Log, when not nil, is told what a retry waits for (the server, the
-	// error), how long until it and until the Budget ends, at most once a
-	// second; Server names the server there ("s3://bucket/prefix"), and
-	// Command the command that waits ("": publish).
-	Log     io.Writer
+	// Server names the server in what Log is told ("s3://bucket/prefix"),
+	// and Command the command that waits ("": publish).
 	Server  string
 	Command string
-
-	// Sleep waits for d or until ctx ends; nil is a timer. Now is the
-	// clock the Budget is measured by; nil is time.Now. Tests replace
-	// both so that backoff costs no time.
-	Sleep func(ctx context.Context, d time.Duration) error
-	Now   func() time.Time
 
 	mu     sync.Mutex // serializes Report, the progress line and Log
 	logged time.Time  // when Log was last written
@@ -151,24 +128,39 @@ type Runner struct {
 // Retry is how a target's requests are run and retried, as the target's
 // Options take it: a Runner's settings, without the run's own hooks.
 type Retry struct {
-	Jobs     int           // requests at once; 0: the target's default
-	Attempts int           // tries per request; 0: as many as Budget allows
-	Timeout  time.Duration // bound of each request; 0: DefaultTimeout
+	Jobs     int           // requests at once; 0: the target's default (a Runner's: DefaultJobs)
+	Attempts int           // tries per request, the first included; 0: as many as Budget allows
 	Backoff  time.Duration // the first retry's bound; 0: DefaultBackoff
-	Budget   time.Duration // how long a failing request is retried; 0: DefaultBudget
-	Progress io.Writer     // a terminal for the progress line, or nil
-	Log      io.Writer     // told what a retry waits for (stderr), or nil
-	// Now and Sleep are the clock and the wait between retries; nil:
-	// the real ones. (Tests pass a clock that only Sleep moves.)
-	Now   func() time.Time
+	// Budget is how long after its first failure a request is tried
+	// again; 0: DefaultBudget. No retry starts after it.
+	Budget time.Duration
+
+	// Timeout bounds each attempt, so that a stalled connection is given
+	// up and tried again (as a retryable error) instead of holding a
+	// worker for ever; 0: DefaultTimeout.
+	Timeout time.Duration
+
+	// Progress, when not nil, gets a progress line redrawn in place
+	// (carriage returns): give it a terminal only.
+	Progress io.Writer
+
+	// Log, when not nil (stderr), is told what a retry waits for (the
+	// server, the error), how long until it and until the Budget ends, at
+	// most once a second.
+	Log io.Writer
+
+	// Sleep waits for d or until ctx ends; nil is a timer. Now is the
+	// clock the Budget is measured by; nil is time.Now. Tests replace
+	// both so that backoff costs no time.
 	Sleep func(ctx context.Context, d time.Duration) error
+	Now   func() time.Time
 }
 
 // Runner is a Runner with these settings (jobs is the target's default
 // of Jobs) for the requests to server, retrying what retryable accepts.
 func (o Retry) Runner(server string, jobs int, retryable func(error) bool) *Runner {
-	return &Runner{Jobs: cmp.Or(o.Jobs, jobs), Attempts: o.Attempts, Timeout: o.Timeout, Backoff: o.Backoff, Budget: o.Budget,
-		Retryable: retryable, Progress: o.Progress, Log: o.Log, Server: server, Now: o.Now, Sleep: o.Sleep}
+	o.Jobs = cmp.Or(o.Jobs, jobs)
+	return &Runner{Retry: o, Retryable: retryable, Server: server}
 }
 
 // Run runs do for every object, in the safe order. It returns the first

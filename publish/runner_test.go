@@ -35,7 +35,7 @@ func TestRunnerStageBarrier(t *testing.T) {
 		var mu sync.Mutex
 		done := map[Stage]int{}
 		var results []Result
-		r := &Runner{Jobs: jobs, Retryable: func(err error) bool { return errors.Is(err, errFlaky) }, Sleep: noSleep,
+		r := &Runner{Retry: Retry{Jobs: jobs, Sleep: noSleep}, Retryable: func(err error) bool { return errors.Is(err, errFlaky) },
 			Report: func(res Result) { results = append(results, res) }}
 		var calls atomic.Int32
 		err := r.Run(context.Background(), objects(20), func(ctx context.Context, o Object) (State, error) {
@@ -74,9 +74,10 @@ func TestRunnerStopsAtAFailedStage(t *testing.T) {
 	states := map[Stage]map[State]int{}
 	var attempts atomic.Int32
 	var slept []time.Duration
-	r := &Runner{Jobs: 2, Attempts: 4, Backoff: time.Second, MaxBackoff: 3 * time.Second,
+	r := &Runner{MaxBackoff: 3 * time.Second,
+		Retry: Retry{Jobs: 2, Attempts: 4, Backoff: time.Second,
+			Sleep: func(ctx context.Context, d time.Duration) error { slept = append(slept, d); return nil }},
 		Retryable: func(err error) bool { return errors.Is(err, errFlaky) },
-		Sleep:     func(ctx context.Context, d time.Duration) error { slept = append(slept, d); return nil },
 		Report: func(res Result) {
 			if states[res.Object.Stage] == nil {
 				states[res.Object.Stage] = map[State]int{}
@@ -125,7 +126,7 @@ func TestRunnerCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var after atomic.Int32
 	skipped := 0
-	r := &Runner{Jobs: 1, Retryable: func(error) bool { return true }, Report: func(res Result) {
+	r := &Runner{Retry: Retry{Jobs: 1}, Retryable: func(error) bool { return true }, Report: func(res Result) {
 		if res.State == Skipped {
 			skipped++
 		}
@@ -148,7 +149,7 @@ func TestRunnerCancelled(t *testing.T) {
 // An attempt that hangs is given up at the Timeout and tried again.
 func TestRunnerTimesOutAStalledAttempt(t *testing.T) {
 	var calls atomic.Int32
-	r := &Runner{Timeout: 20 * time.Millisecond, Sleep: noSleep}
+	r := &Runner{Retry: Retry{Timeout: 20 * time.Millisecond, Sleep: noSleep}}
 	err := r.Run(context.Background(), objects(1)[:1], func(ctx context.Context, o Object) (State, error) {
 		if calls.Add(1) == 1 {
 			<-ctx.Done() // a stalled server: only the timeout ends it
@@ -165,7 +166,7 @@ func TestRunnerTimesOutAStalledAttempt(t *testing.T) {
 // what is printed next starts on a clean line.
 func TestRunnerProgress(t *testing.T) {
 	var out strings.Builder
-	r := &Runner{Progress: &out}
+	r := &Runner{Retry: Retry{Progress: &out}}
 	objs := objects(2)
 	for i := range objs {
 		objs[i].Size = 1500
@@ -206,7 +207,7 @@ func TestRunnerReady(t *testing.T) {
 		var mu sync.Mutex
 		states := map[string]State{}
 		errs := map[string]error{}
-		r := &Runner{Jobs: jobs, Sleep: noSleep,
+		r := &Runner{Retry: Retry{Jobs: jobs, Sleep: noSleep},
 			Ready: func(ctx context.Context, o Object) error {
 				blob, ok := strings.CutPrefix(o.Path, "manifest/")
 				if !ok {
@@ -275,7 +276,7 @@ func TestRunnerOutlastsAnOutage(t *testing.T) {
 		var log strings.Builder
 		var attempts atomic.Int32
 		// One at a time: every sleep moves the one clock.
-		r := &Runner{Jobs: 1, Server: "s3://skills/site", Log: &log, Now: clock.Now, Sleep: clock.Sleep,
+		r := &Runner{Retry: Retry{Jobs: 1, Log: &log, Now: clock.Now, Sleep: clock.Sleep}, Server: "s3://skills/site",
 			Retryable: func(err error) bool { return errors.Is(err, errFlaky) }}
 		err := r.Run(context.Background(), objects(2), func(ctx context.Context, o Object) (State, error) {
 			attempts.Add(1)
