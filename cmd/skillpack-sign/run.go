@@ -68,12 +68,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(stri
 		out.Encode(line{Protocol: Protocol, Error: err.Error(), Usage: true})
 		return exitUsage
 	}
-	ctx := context.Background()
-	var answer func(request) (line, error)
-	h := line{Protocol: Protocol}
-
 	fs := flag.NewFlagSet("skillpack-sign "+args[0], flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
+	var so sign.Options
+	var vo sign.VerifyOptions
 	switch args[0] {
 	case "version":
 		v := stamped // a release build's, set by the linker
@@ -83,21 +81,34 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(stri
 		fmt.Fprintf(stdout, "skillpack-sign %s (protocol %d)\n", cmp.Or(v, "(devel)"), Protocol)
 		return exitOK
 	case "sign":
-		var o sign.Options
-		fs.StringVar(&o.IdentityToken, "identity-token", "", "OIDC token, or a file holding one")
-		fs.StringVar(&o.Key, "key", "", "ECDSA private key PEM file")
-		fs.StringVar(&o.FulcioURL, "fulcio-url", "", "Fulcio URL")
-		fs.StringVar(&o.RekorURL, "rekor-url", "", "Rekor URL")
-		fs.StringVar(&o.TSAURL, "tsa-url", "", "timestamp authority URL")
-		fs.StringVar(&o.TrustedRoot, "trusted-root", "", "trusted_root.json to check each bundle against")
-		fs.StringVar(&o.SigningConfig, "signing-config", "", "signing_config.json")
-		if err := parse(fs, args[1:]); err != nil {
-			return fail(err)
-		}
-		if o.IdentityToken == "" {
-			o.IdentityToken = env(TokenEnv)
-		}
-		s, err := sign.NewSigner(ctx, o, env)
+		fs.StringVar(&so.IdentityToken, "identity-token", "", "OIDC token, or a file holding one")
+		fs.StringVar(&so.Key, "key", "", "ECDSA private key PEM file")
+		fs.StringVar(&so.FulcioURL, "fulcio-url", "", "Fulcio URL")
+		fs.StringVar(&so.RekorURL, "rekor-url", "", "Rekor URL")
+		fs.StringVar(&so.TSAURL, "tsa-url", "", "timestamp authority URL")
+		fs.StringVar(&so.TrustedRoot, "trusted-root", "", "trusted_root.json to check each bundle against")
+		fs.StringVar(&so.SigningConfig, "signing-config", "", "signing_config.json")
+	case "verify":
+		fs.StringVar(&vo.CertificateIdentity, "certificate-identity", "", "the signer's exact identity")
+		fs.StringVar(&vo.CertificateIdentityRegexp, "certificate-identity-regexp", "", "a regexp the identity must match")
+		fs.StringVar(&vo.CertificateOIDCIssuer, "certificate-oidc-issuer", "", "the identity's OIDC issuer")
+		fs.StringVar(&vo.Key, "key", "", "ECDSA public key PEM file")
+		fs.StringVar(&vo.TrustedRoot, "trusted-root", "", "trusted_root.json")
+		fs.StringVar(&vo.CertificateChain, "certificate-chain", "", "PEM file of CA certificates (the OMS certificate method)")
+	default:
+		fmt.Fprintf(stderr, "skillpack-sign: unknown command %q\n%s\n", args[0], usage)
+		return exitUsage
+	}
+	if err := parse(fs, args[1:]); err != nil {
+		return fail(err)
+	}
+
+	ctx := context.Background()
+	var answer func(request) (line, error)
+	h := line{Protocol: Protocol}
+	if args[0] == "sign" {
+		so.IdentityToken = cmp.Or(so.IdentityToken, env(TokenEnv))
+		s, err := sign.NewSigner(ctx, so, env)
 		if err != nil {
 			return fail(err)
 		}
@@ -114,18 +125,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(stri
 			}
 			return line{Bundle: b}, err
 		}
-	case "verify":
-		var o sign.VerifyOptions
-		fs.StringVar(&o.CertificateIdentity, "certificate-identity", "", "the signer's exact identity")
-		fs.StringVar(&o.CertificateIdentityRegexp, "certificate-identity-regexp", "", "a regexp the identity must match")
-		fs.StringVar(&o.CertificateOIDCIssuer, "certificate-oidc-issuer", "", "the identity's OIDC issuer")
-		fs.StringVar(&o.Key, "key", "", "ECDSA public key PEM file")
-		fs.StringVar(&o.TrustedRoot, "trusted-root", "", "trusted_root.json")
-		fs.StringVar(&o.CertificateChain, "certificate-chain", "", "PEM file of CA certificates (the OMS certificate method)")
-		if err := parse(fs, args[1:]); err != nil {
-			return fail(err)
-		}
-		v, err := sign.NewVerifier(o)
+	} else {
+		v, err := sign.NewVerifier(vo)
 		if err != nil {
 			return fail(err)
 		}
@@ -140,9 +141,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, env func(stri
 			}
 			return line{OK: true, Payload: p}, err
 		}
-	default:
-		fmt.Fprintf(stderr, "skillpack-sign: unknown command %q\n%s\n", args[0], usage)
-		return exitUsage
 	}
 
 	if err := out.Encode(h); err != nil {

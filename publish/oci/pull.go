@@ -274,12 +274,7 @@ func (r *remoteRepo) folderSignature(ctx context.Context, t Target, subject ocis
 
 // fetchBlob reads a blob whole, checking its size and digest.
 func (r *remoteRepo) fetchBlob(ctx context.Context, desc ocispec.Descriptor) ([]byte, error) {
-	rc, err := r.repo.Blobs().Fetch(ctx, desc)
-	if err != nil {
-		return nil, r.timedOut(ctx, err)
-	}
-	defer rc.Close()
-	data, err := content.ReadAll(rc, desc)
+	data, err := content.FetchAll(ctx, r.repo.Blobs(), desc)
 	return data, r.timedOut(ctx, err)
 }
 

@@ -3,7 +3,6 @@ package oci
 import (
 	"cmp"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"oras.land/oras-go/v2/registry"
@@ -71,9 +70,6 @@ func parse(s, what, form string) (Target, error) {
 	return Target{Registry: ref.Registry, Repository: ref.Repository, Tag: cmp.Or(ref.Reference, DefaultTag)}, nil
 }
 
-// tagChars is what the distribution spec allows in a tag.
-var tagChars = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
-
 // VersionTag is a skill's version tag in the repository:
 // <skill>-<version>. One repository holds the whole bundle (see the
 // package comment), so the skill's name scopes its version. A "+" (semver
@@ -85,5 +81,5 @@ func VersionTag(skill, version string) (tag string, ok bool) {
 		return "", false
 	}
 	tag = skill + "-" + strings.ReplaceAll(version, "+", "_")
-	return tag, tagChars.MatchString(tag)
+	return tag, registry.Reference{Reference: tag}.ValidateReferenceAsTag() == nil
 }

@@ -169,10 +169,8 @@ func notFound(err error) bool {
 // errorResponse is the S3 error in err's chain, or the zero one.
 func errorResponse(err error) minio.ErrorResponse {
 	var e minio.ErrorResponse
-	if errors.As(err, &e) {
-		return e
-	}
-	return minio.ErrorResponse{}
+	errors.As(err, &e) // left zero when there is none
+	return e
 }
 
 // retryCodes are the S3 error codes that say "try again later", whatever

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path"
 	"strings"
 	"time"
 
@@ -28,12 +29,7 @@ type Target struct {
 }
 
 // String spells the target as it is given: s3://bucket/prefix.
-func (t Target) String() string {
-	if t.Prefix == "" {
-		return Scheme + t.Bucket
-	}
-	return Scheme + t.Bucket + "/" + t.Prefix
-}
+func (t Target) String() string { return Scheme + path.Join(t.Bucket, t.Prefix) }
 
 // Key is the object key of a bundle path.
 func (t Target) Key(path string) string {
