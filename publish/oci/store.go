@@ -324,30 +324,15 @@ func (s *Store) skill(ctx context.Context, e ocispec.Descriptor, problem func(pa
 		pp, ok := layout.ParsePath(a)
 		return ok && pp.Kind == layout.KindArchive && pp.Skill == name
 	})
-	s.folderSignature(ctx, name, e, problem)
-}
-
-// folderSignature maps the folder signature attached to a skill's
-// manifest (ArtifactTypeFolderSignature) to its dist path, skill.oms.sig
-// among the skill's files; of two, the lowest digest.
-func (s *Store) folderSignature(ctx context.Context, name string, subject ocispec.Descriptor, problem func(path, message string)) {
-	refs, err := s.r.referrers(ctx, subject, ArtifactTypeFolderSignature)
-	if err != nil {
-		problem(s.at(subject.Digest), fmt.Sprintf("its referrers cannot be listed: %v", err))
-		return
-	}
-	p := layout.FolderSignature(name)
-	for _, r := range refs {
+	// The folder signature (ArtifactTypeFolderSignature), as skill.oms.sig
+	// among the skill's files.
+	s.attached(ctx, e, ArtifactTypeFolderSignature, problem, func(r ocispec.Descriptor) string {
 		if title := r.Annotations[annTitle]; title != layout.FolderSignatureFile {
 			problem(s.at(r.Digest), fmt.Sprintf("a folder signature attached to skill %s is titled %q, not %s", name, title, layout.FolderSignatureFile))
-			continue
+			return ""
 		}
-		s.mu.Lock()
-		if _, dup := s.sigs[p]; !dup {
-			s.sigs[p] = sigRef{manifest: r, subject: subject.Digest, artifactType: ArtifactTypeFolderSignature}
-		}
-		s.mu.Unlock()
-	}
+		return layout.FolderSignature(name)
+	})
 }
 
 // version maps a versioned skill's version folder to its artifact's
@@ -422,12 +407,7 @@ func (s *Store) config(ctx context.Context, name, at string, m ocispec.Manifest,
 // titled with their names alone). It keeps those whose path ok accepts and
 // reports the rest.
 func (s *Store) signatures(ctx context.Context, subject ocispec.Descriptor, dir string, problem func(path, message string), ok func(path string) bool) {
-	refs, err := s.r.referrers(ctx, subject, ArtifactTypeSigstoreBundle)
-	if err != nil {
-		problem(s.at(subject.Digest), fmt.Sprintf("its referrers cannot be listed: %v", err))
-		return
-	}
-	for _, r := range refs {
+	s.attached(ctx, subject, ArtifactTypeSigstoreBundle, problem, func(r ocispec.Descriptor) string {
 		if pt, ok := r.Annotations[annBundlePredicateType]; ok {
 			// The manifest's own signature or attestation, as cosign
 			// attaches one: not a file of the bundle.
@@ -436,17 +416,32 @@ func (s *Store) signatures(ctx context.Context, subject ocispec.Descriptor, dir 
 				s.own[subject.Digest] = append(s.own[subject.Digest], r)
 				s.mu.Unlock()
 			}
-			continue
+			return ""
 		}
 		title := r.Annotations[annTitle]
 		p := dir + title
 		if _, sig := layout.SignedArtifact(p); !sig || layout.CheckPath(p) != nil || !ok(p) {
 			problem(s.at(r.Digest), fmt.Sprintf("a Sigstore bundle attached to %s is titled %q, which is not the signature of what it is attached to", subject.Digest, title))
-			continue
+			return ""
 		}
+		return p
+	})
+}
+
+// attached maps the referrers of subject of one artifact type to the
+// dist paths path gives them ("": none, or not a file of the bundle); of
+// two of one path, the lowest digest.
+func (s *Store) attached(ctx context.Context, subject ocispec.Descriptor, artifactType string, problem func(path, message string), path func(ocispec.Descriptor) string) {
+	refs, err := s.r.referrers(ctx, subject, artifactType)
+	if err != nil {
+		problem(s.at(subject.Digest), fmt.Sprintf("its referrers cannot be listed: %v", err))
+		return
+	}
+	for _, r := range refs {
+		p := path(r)
 		s.mu.Lock()
-		if _, dup := s.sigs[p]; !dup { // the lowest digest of those of one title
-			s.sigs[p] = sigRef{manifest: r, subject: subject.Digest, artifactType: ArtifactTypeSigstoreBundle}
+		if _, dup := s.sigs[p]; p != "" && !dup {
+			s.sigs[p] = sigRef{manifest: r, subject: subject.Digest, artifactType: artifactType}
 		}
 		s.mu.Unlock()
 	}
