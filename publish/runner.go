@@ -320,10 +320,8 @@ func (r *Runner) sleep(ctx context.Context, d time.Duration) error {
 	if r.Sleep != nil {
 		return r.Sleep(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
+	case <-time.After(d): // collected once it fires or is dropped (Go 1.23)
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
