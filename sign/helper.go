@@ -7,7 +7,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,10 +71,10 @@ func FindHelper() (string, error) {
 // (protocol, keyless, error, usage) and the answers (bundle, ok, payload,
 // error).
 type request struct {
-	Digest    string `json:"digest,omitempty"`
-	Statement []byte `json:"statement,omitempty"`
-	Bundle    []byte `json:"bundle,omitempty"`
-	DSSE      bool   `json:"dsse,omitempty"`
+	Digest    layout.Digest `json:"digest,omitempty"`
+	Statement []byte        `json:"statement,omitempty"`
+	Bundle    []byte        `json:"bundle,omitempty"`
+	DSSE      bool          `json:"dsse,omitempty"`
 }
 
 type line struct {
@@ -227,8 +226,6 @@ func (p *process) Close() error {
 	return nil
 }
 
-func digestOf(sum []byte) string { return "sha256:" + hex.EncodeToString(sum) }
-
 // flags is the helper's command line: cmd and each flag given a value
 // (flagValues holds flag, value pairs).
 func flags(cmd string, flagValues ...string) []string {
@@ -296,7 +293,7 @@ func (s *Signer) Keyless() bool { return s.keyless }
 // sign exactly that digest.
 func (s *Signer) Sign(_ context.Context, artifact []byte) ([]byte, error) {
 	sum := sha256.Sum256(artifact)
-	raw, b, err := s.sign(request{Digest: digestOf(sum[:])})
+	raw, b, err := s.sign(request{Digest: layout.SumDigest(sum[:])})
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +359,7 @@ func NewVerifier(ctx context.Context, o VerifyOptions) (*Verifier, error) {
 // key v was made for, over the artifact whose raw sha256 digest is
 // artifactDigest. The error says what did not verify.
 func (v *Verifier) Verify(bundleJSON, artifactDigest []byte) error {
-	resp, err := v.call(request{Digest: digestOf(artifactDigest), Bundle: bundleJSON})
+	resp, err := v.call(request{Digest: layout.SumDigest(artifactDigest), Bundle: bundleJSON})
 	if err == nil && !resp.OK {
 		err = fmt.Errorf("%s answered neither ok nor an error", v.path)
 	}
