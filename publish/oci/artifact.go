@@ -27,7 +27,7 @@ type blob struct {
 	desc ocispec.Descriptor
 	path string // relative to DIST, slash-separated; "" when data holds it
 	data []byte
-	name string // the skill a config is of, for the report
+	name string // the skill a config is of ("empty": the empty config), for the report
 }
 
 // manifest is one manifest to push: its bytes and descriptor, and the
@@ -123,7 +123,7 @@ func imageManifest(artifactType string, config blob, layers []blob, subject *oci
 
 // emptyConfig is the image spec's empty descriptor, {}: a Sigstore bundle
 // needs no config.
-var emptyConfig = blob{desc: ocispec.DescriptorEmptyJSON, data: ocispec.DescriptorEmptyJSON.Data}
+var emptyConfig = blob{desc: ocispec.DescriptorEmptyJSON, data: ocispec.DescriptorEmptyJSON.Data, name: "empty"}
 
 // signatureManifest attaches a Sigstore bundle to a skill's manifest as
 // cosign does (its "Cosign Bundle Specification"): artifactType and layer

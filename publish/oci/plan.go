@@ -1,6 +1,7 @@
 package oci
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path"
@@ -191,14 +192,7 @@ func (p *plan) addBlob(b blob) *outcome {
 	if out, ok := p.blobs[b.desc.Digest]; ok {
 		return out
 	}
-	name := b.path
-	switch {
-	case name != "":
-	case b.desc.Digest == emptyConfig.desc.Digest:
-		name = "config:empty"
-	default:
-		name = "config:" + b.name
-	}
+	name := cmp.Or(b.path, "config:"+b.name)
 	out := &outcome{blob: b, name: name, done: make(chan struct{})}
 	p.blobs[b.desc.Digest] = out
 	p.add(name, stageSkills, b.desc, func(ctx context.Context) (publish.State, error) {
