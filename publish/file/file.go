@@ -120,7 +120,7 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 		return err
 	}
 	runner := func() *publish.Runner {
-		r := o.Runner(target, publish.DefaultJobs, func(error) bool { return false })
+		r := o.Runner(target, publish.DefaultJobs, nil) // nothing is retried
 		r.Report = report
 		return r
 	}
