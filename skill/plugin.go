@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 )
@@ -53,20 +52,26 @@ func manifestsIn(dir string, ents []fs.DirEntry) []string {
 	if _, ok := manifestDir(filepath.Base(dir)); ok || filepath.Base(dir) == "plugin" && filepath.Base(filepath.Dir(dir)) == ".github" {
 		return nil // a manifest's own folder: its plugin.json is its plugin's
 	}
+	out := inManifestDirs(dir, ents, PluginManifest)
+	if e := named(ents, PluginManifest); e != nil && !e.IsDir() {
+		out = append(out, filepath.Join(dir, PluginManifest))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// inManifestDirs returns the files called name in the manifest folders
+// (manifestDir) of a folder, given its listing; Codex's .agents/plugins
+// holds a marketplace, never a plugin's manifest.
+func inManifestDirs(dir string, ents []fs.DirEntry, name string) []string {
 	var out []string
 	for _, e := range ents {
-		n := e.Name()
-		if n == PluginManifest && !e.IsDir() {
-			out = append(out, filepath.Join(dir, n))
-			continue
-		}
-		if sub, ok := manifestDir(n); ok && sub != ".agents/plugins" && e.IsDir() {
-			if p := filepath.Join(dir, filepath.FromSlash(sub), PluginManifest); fileExists(p) {
+		if sub, ok := manifestDir(e.Name()); ok && e.IsDir() && (name != PluginManifest || sub != ".agents/plugins") {
+			if p := filepath.Join(dir, filepath.FromSlash(sub), name); fileExists(p) {
 				out = append(out, p)
 			}
 		}
 	}
-	sort.Strings(out)
 	return out
 }
 
@@ -82,8 +87,8 @@ var variantNames = map[string]bool{
 // isVariant reports whether a folder, given its listing, is a per-platform
 // variant folder: named after a client, and holding skills/ as a plugin does.
 func isVariant(dir string, ents []fs.DirEntry) bool {
-	return variantNames[strings.ToLower(filepath.Base(dir))] &&
-		slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return e.Name() == "skills" && e.IsDir() })
+	e := named(ents, "skills")
+	return variantNames[strings.ToLower(filepath.Base(dir))] && e != nil && e.IsDir()
 }
 
 // isPluginRoot reports whether a folder is a plugin's root.
@@ -215,14 +220,7 @@ func Marketplaces(dir string) []string {
 	if err != nil {
 		return nil
 	}
-	var out []string
-	for _, e := range ents {
-		if sub, ok := manifestDir(e.Name()); ok && e.IsDir() {
-			if p := filepath.Join(dir, filepath.FromSlash(sub), "marketplace.json"); fileExists(p) {
-				out = append(out, p)
-			}
-		}
-	}
+	out := inManifestDirs(dir, ents, "marketplace.json")
 	sort.Strings(out)
 	return out
 }
@@ -274,20 +272,16 @@ func sourcePath(raw json.RawMessage) (string, bool) {
 	return "", false
 }
 
-// pluginManifest is what a plugin's plugin.json says of its skills: a
-// folder or a list of folders (Agent Plugins 1.0, Claude Code).
-type pluginManifest struct {
-	Skills json.RawMessage `json:"skills"`
-}
-
 // readManifest records what a plugin's manifest declares: its skills/
-// folder, and the folders its skills field names.
+// folder, and the folders its skills field names (a folder or a list of
+// folders: Agent Plugins 1.0, Claude Code).
 func (w *walker) readManifest(path, plugin string) {
-	var m pluginManifest
-	if !w.readJSON(path, &m) {
-		return
+	var m struct {
+		Skills json.RawMessage `json:"skills"`
 	}
-	w.declare(path, plugin, m.Skills)
+	if w.readJSON(path, &m) {
+		w.declare(path, plugin, m.Skills)
+	}
 }
 
 // declare records the folders of skills of the plugin in dir: its skills/
