@@ -337,14 +337,9 @@ var parserProblems = []string{
 // machine.
 func problemLine(raw []byte, msg string, line int) int {
 	const maxTries, maxBytes = 128, problemBytes
-	spent, end := 0, 0
-	for n := 1; end < len(raw); n++ {
-		if i := bytes.IndexByte(raw[end:], '\n'); i >= 0 {
-			end += i + 1
-		} else {
-			end = len(raw)
-		}
-		if n < line {
+	spent, end, n := 0, 0, 0
+	for l := range bytes.Lines(raw) {
+		if end, n = end+len(l), n+1; n < line {
 			continue
 		}
 		if spent += end; spent > maxBytes || n-line >= maxTries {

@@ -68,16 +68,12 @@ const inlineBudget = 1 << 30
 // only its blocks. It counts runs of non-blank lines as paragraphs (a
 // paragraph never spans a blank line).
 func InlineCostly(src []byte) bool {
-	cost, start, openers, lines, defs := 0, 0, 0, 0, 0
-	for i := 0; i <= len(src); {
-		j := bytes.IndexByte(src[i:], '\n')
-		if j < 0 {
-			j = len(src) - i
-		}
-		line := src[i : i+j]
+	cost, start, openers, lines, defs, i := 0, 0, 0, 0, 0, 0
+	for l := range bytes.Lines(src) {
+		line := bytes.TrimSuffix(l, []byte("\n"))
 		if t := bytes.TrimLeft(line, " \t"); len(bytes.TrimSpace(t)) == 0 {
 			cost += openers*(i-start) + defs*lines
-			start, openers, lines, defs = i+j+1, 0, 0, 0
+			start, openers, lines, defs = i+len(l), 0, 0, 0
 		} else {
 			for _, c := range []byte("[*_~") {
 				openers += bytes.Count(line, []byte{c})
@@ -90,7 +86,7 @@ func InlineCostly(src []byte) bool {
 		if cost > inlineBudget {
 			return true
 		}
-		i += j + 1
+		i += len(l)
 	}
 	return cost+openers*(len(src)-start)+defs*lines > inlineBudget
 }
