@@ -99,11 +99,8 @@ var skipDirs = map[string]bool{".git": true, "node_modules": true, ".hg": true, 
 // folder, and is walked.
 func Discover(root string) ([]*Skill, error) {
 	found, err := Find(root)
-	if err != nil {
-		return nil, err
-	}
-	ReadAll(found, 0)
-	return found, nil
+	ReadAll(found, 0) // none on an error
+	return found, err
 }
 
 // ReadAll reads every skill's entry file (Read), on jobs goroutines (0:
@@ -367,7 +364,7 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 		}
 		return nil
 	}
-	if depth > 0 && has(ents, ".well-known") && IsBundle(dir) {
+	if depth > 0 && named(ents, ".well-known") != nil && IsBundle(dir) {
 		return nil // built output, not source
 	}
 	if ms := manifestsIn(dir, ents); len(ms) > 0 || w.plugins[filepath.Clean(dir)] || isVariant(dir, ents) {
@@ -383,7 +380,7 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 	// (a sample in assets/, a template) is a file of that skill.
 	if name := entryIn(dir, ents); name != "" && !(w.heldBySkill(dir, depth, inSkill) && !DeclaresSkill(filepath.Join(dir, name))) {
 		w.add(dir, name, plugin)
-		if isLink(ents, name) {
+		if e := named(ents, name); e != nil && e.Type()&fs.ModeSymlink != 0 {
 			w.found[len(w.found)-1].link = true
 			w.links++
 		}
@@ -396,9 +393,6 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 	for _, i := range w.open {
 		e := &w.found[i]
 		if rel, err := filepath.Rel(e.walked, dir); err == nil {
-			if e.lists == nil {
-				e.lists = map[string][]fs.DirEntry{}
-			}
 			if rel == "." {
 				rel = "" // the skill's folder, as Collect names it
 			}
@@ -430,7 +424,7 @@ func (w *walker) heldBySkill(dir string, depth int, inSkill bool) bool {
 }
 
 func (w *walker) add(dir, name, plugin string) {
-	w.found = append(w.found, entry{dir: w.reported(dir), walked: dir, name: name, plugin: plugin})
+	w.found = append(w.found, entry{dir: w.reported(dir), walked: dir, name: name, plugin: plugin, lists: map[string][]fs.DirEntry{}})
 }
 
 // reported is a walked folder's path under the name the user gave, not
@@ -542,14 +536,12 @@ func findMirrors(out []*Skill, found []entry, root, walk string) {
 	}
 }
 
-// isLink reports whether the listed file name is a symbolic link.
-func isLink(ents []fs.DirEntry, name string) bool {
-	i := slices.IndexFunc(ents, func(e fs.DirEntry) bool { return e.Name() == name })
-	return i >= 0 && ents[i].Type()&fs.ModeSymlink != 0
-}
-
-func has(ents []fs.DirEntry, name string) bool {
-	return slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return e.Name() == name })
+// named returns the entry of a folder's listing named name, or nil.
+func named(ents []fs.DirEntry, name string) fs.DirEntry {
+	if i := slices.IndexFunc(ents, func(e fs.DirEntry) bool { return e.Name() == name }); i >= 0 {
+		return ents[i]
+	}
+	return nil
 }
 
 // BundleMarker is the file, relative to a bundle's root, whose presence marks

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -187,12 +186,12 @@ func (c *collector) walk(real, rel string) error {
 			// not an empty skill.
 			return pathError(err)
 		}
-		c.out.Refused = append(c.out.Refused, Refused{Path: rel + "/", Kind: Unreadable, Err: pathError(err)})
+		c.refuse(rel+"/", Unreadable, pathError(err))
 		return nil
 	}
 	// Read before any entry is judged, when the listing has one: most
 	// skills have none, and a failed open costs more than looking.
-	if rel == "" && slices.ContainsFunc(ents, func(e os.DirEntry) bool { return e.Name() == IgnoreFile }) {
+	if rel == "" && named(ents, IgnoreFile) != nil {
 		if data, err := os.ReadFile(filepath.Join(real, IgnoreFile)); err == nil {
 			c.ignore = ParseIgnore(data)
 			c.out.Ignore = c.ignore
@@ -221,7 +220,7 @@ func (c *collector) walk(real, rel string) error {
 				if listed && errors.Is(err, fs.ErrNotExist) {
 					continue
 				}
-				c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: Unreadable, Err: pathError(err)})
+				c.refuse(p, Unreadable, pathError(err))
 				continue
 			}
 			isDir = info.IsDir()
@@ -246,16 +245,15 @@ func (c *collector) walk(real, rel string) error {
 				if !errors.Is(err, fs.ErrNotExist) {
 					msg = "symlink cannot be resolved (" + pathError(err).Error() + "; a loop?)"
 				}
-				c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: LinkBroken, Err: errors.New(msg)})
+				c.refuse(p, LinkBroken, errors.New(msg))
 				continue
 			}
 			if !holds(c.root, target) {
-				c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: LinkEscapes,
-					Err: errors.New("symlink points outside the skill folder")})
+				c.refuse(p, LinkEscapes, errors.New("symlink points outside the skill folder"))
 				continue
 			}
 			if info, err = os.Stat(target); err != nil {
-				c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: Unreadable, Err: pathError(err)})
+				c.refuse(p, Unreadable, pathError(err))
 				continue
 			}
 			disk, isDir = target, info.IsDir()
@@ -267,7 +265,7 @@ func (c *collector) walk(real, rel string) error {
 		switch {
 		case isDir:
 			if c.active[disk] {
-				c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: LinkBroken, Err: errors.New("symlink loop")})
+				c.refuse(p, LinkBroken, errors.New("symlink loop"))
 				continue
 			}
 			if err := c.walk(disk, p); err != nil {
@@ -276,31 +274,33 @@ func (c *collector) walk(real, rel string) error {
 		case info.Mode().IsRegular():
 			c.out.Files = append(c.out.Files, File{Path: p, Disk: disk, Size: info.Size(), Mode: info.Mode().Perm(), Link: link})
 		default:
-			c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: NotRegular,
-				Err: fmt.Errorf("not a regular file (%s)", kind(info.Mode()))})
+			c.refuse(p, NotRegular, fmt.Errorf("not a regular file (%s)", kind(info.Mode())))
 		}
 	}
 	return nil
 }
 
-// leaveOut records p as junk or ignored and reports whether it was either.
+func (c *collector) refuse(p string, kind RefusedKind, err error) {
+	c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: kind, Err: err})
+}
+
+// leaveOut records p as junk or ignored (a folder with a "/" after it) and
+// reports whether it was either.
 func (c *collector) leaveOut(p, name string, isDir bool) bool {
+	var list *[]string
 	switch {
 	case IsJunk(name, isDir):
-		c.out.Junk = append(c.out.Junk, p+slashIf(isDir))
+		list = &c.out.Junk
 	case c.ignore.Match(p, isDir):
-		c.out.Ignored = append(c.out.Ignored, p+slashIf(isDir))
+		list = &c.out.Ignored
 	default:
 		return false
 	}
-	return true
-}
-
-func slashIf(dir bool) string {
-	if dir {
-		return "/"
+	if isDir {
+		p += "/"
 	}
-	return ""
+	*list = append(*list, p)
+	return true
 }
 
 func kind(m fs.FileMode) string {
