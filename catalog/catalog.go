@@ -226,18 +226,42 @@ func New(skills Skills, o Options) (*Catalog, error) {
 
 // Render writes dist/index.html (layout.Catalog), the front page, to w:
 // every skill by name, with its description, linking its page (see
-// Pages). Each skill is read again for its entry. The first error (a
-// Skill or a write that fails) stops the render and names its skill; what
-// was written by then is a truncated page.
+// Pages). Each skill is read again for its entry, rather than every
+// description kept. The first error (a Skill or a write that fails) stops
+// the render and names its skill; what was written by then is a truncated
+// page.
 func (c *Catalog) Render(w io.Writer) error {
 	p := newPage(c.o, c.a, len(c.idx), "")
 	p.JS, p.CSP = template.JS(c.a.js), csp(c.a.css, c.a.js, c.o.BaseURL)
-	if err := c.head(w, p); err != nil {
-		return err
-	}
+	// Templates write in many small pieces (a few per entry), so the page
+	// is written through a buffer, flushed once the head (the masthead and
+	// the table of contents) is whole, and again after the foot.
 	bw := bufio.NewWriter(w)
-	err := c.a.t.ExecuteTemplate(bw, "foot", p)
+	err := c.a.t.ExecuteTemplate(bw, "head", p)
 	if err == nil {
+		err = c.a.t.ExecuteTemplate(bw, "letters", letters(c.idx))
+	}
+	for i := 0; err == nil && i < len(c.idx); i++ {
+		var s Skill
+		if s, err = reread(c.skills, c.idx[i]); err != nil {
+			return err
+		}
+		te := tocEntry{Name: s.Name, Description: s.Description, Href: p.href(layout.CatalogPage(s.Name))}
+		if l := s.Name[:1]; i == 0 || c.idx[i-1].name[:1] != l {
+			te.Letter = l
+		}
+		err = c.a.t.ExecuteTemplate(bw, "entry", te)
+	}
+	if err == nil {
+		err = c.a.t.ExecuteTemplate(bw, "toc-end", p)
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if err != nil {
+		return fmt.Errorf("catalog: head of the page: %w", err)
+	}
+	if err = c.a.t.ExecuteTemplate(bw, "foot", p); err == nil {
 		err = bw.Flush()
 	}
 	if err != nil {
@@ -270,8 +294,14 @@ func (c *Catalog) Pages(write func(i int, page []byte) error) error {
 		buf := buffers.Get().(*bytes.Buffer)
 		defer buffers.Put(buf)
 		buf.Reset()
-		if err := skillPage(buf, c.a, s, shared); err != nil {
+		// The page has no script: default-src 'none' refuses every one,
+		// as its CSP says.
+		p := shared
+		if p.Skill, err = newView(s, p.href, p.Host); err != nil {
 			return err
+		}
+		if err := c.a.t.ExecuteTemplate(buf, "page", p); err != nil {
+			return fmt.Errorf("catalog: skill %q: %w", s.Name, err)
 		}
 		if err := write(c.idx[k].i, buf.Bytes()); err != nil {
 			return fmt.Errorf("catalog: skill %q: %w", s.Name, err)
@@ -281,21 +311,6 @@ func (c *Catalog) Pages(write func(i int, page []byte) error) error {
 }
 
 var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// skillPage writes the page of one skill: the masthead with the way back
-// to the front page, its section, body included, and the foot. It has no
-// script: default-src 'none' refuses every one, as p.CSP says.
-func skillPage(w io.Writer, a assets, s Skill, p page) error {
-	v, err := newView(s, p.href, p.Host)
-	if err != nil {
-		return err
-	}
-	p.Skill = v
-	if err := a.t.ExecuteTemplate(w, "page", p); err != nil {
-		return fmt.Errorf("catalog: skill %q: %w", s.Name, err)
-	}
-	return nil
-}
 
 // newPage is the data every page shares; up is the way from the page's
 // folder to dist/ ("" or "../"), which its relative links start with.
@@ -329,41 +344,6 @@ func (p page) href(distPath string) string {
 		return p.up + escape(distPath)
 	}
 	return p.base + "/" + escape(distPath)
-}
-
-// head writes the front page up to its foot: the masthead and the table
-// of contents, whose entries it renders from one skill at a time, reading
-// each again rather than keeping every description.
-func (c *Catalog) head(w io.Writer, p page) error {
-	// Templates write in many small pieces (a few per entry), so the page
-	// is written through a buffer, flushed once the head is whole.
-	bw := bufio.NewWriter(w)
-	err := c.a.t.ExecuteTemplate(bw, "head", p)
-	if err == nil {
-		err = c.a.t.ExecuteTemplate(bw, "letters", letters(c.idx))
-	}
-	prev := ""
-	for i := 0; err == nil && i < len(c.idx); i++ {
-		var s Skill
-		if s, err = reread(c.skills, c.idx[i]); err != nil {
-			return err
-		}
-		te := tocEntry{Name: s.Name, Description: s.Description, Href: p.href(layout.CatalogPage(s.Name))}
-		if l := s.Name[:1]; l != prev {
-			te.Letter, prev = l, l
-		}
-		err = c.a.t.ExecuteTemplate(bw, "entry", te)
-	}
-	if err == nil {
-		err = c.a.t.ExecuteTemplate(bw, "toc-end", p)
-	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	if err != nil {
-		return fmt.Errorf("catalog: head of the page: %w", err)
-	}
-	return nil
 }
 
 // letters are the first letters of the skills' names, in order, once
