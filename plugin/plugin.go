@@ -5,7 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -77,29 +77,23 @@ func Read(dir string) (*Plugin, error) {
 	for _, e := range ents {
 		n := e.Name()
 		switch {
-		case n == Manifest && !e.IsDir():
-			rels = append([]string{Manifest}, rels...)
 		case n == ".github":
 			rels = append(rels, ".github/plugin/"+Manifest)
 		case len(n) > len(".-plugin") && n[0] == '.' && strings.HasSuffix(n, "-plugin") && e.IsDir():
 			rels = append(rels, n+"/"+Manifest)
 		}
 	}
-	if len(rels) > 1 {
-		sort.Strings(rels[1:])
-		if rels[0] != Manifest {
-			sort.Strings(rels)
-		}
+	slices.Sort(rels)
+	if slices.ContainsFunc(ents, func(e os.DirEntry) bool { return e.Name() == Manifest && !e.IsDir() }) {
+		rels = slices.Insert(rels, 0, Manifest)
 	}
 	for _, rel := range rels {
-		f := p.read(rel)
-		if f == nil {
-			continue
+		if f := p.read(rel); f != nil {
+			if rel != Manifest {
+				f.Client = strings.TrimSuffix(rel, "/"+Manifest)
+			}
+			p.Manifests = append(p.Manifests, *f)
 		}
-		if f.Client = ""; rel != Manifest {
-			f.Client = strings.TrimSuffix(rel, "/"+Manifest)
-		}
-		p.Manifests = append(p.Manifests, *f)
 	}
 	p.MCP = p.read(MCP)
 	for i := range p.Manifests {
@@ -204,10 +198,8 @@ func (p *Plugin) skills() {
 // (Agent Plugins 1.0 §4.1). A path that does not exist is judged by its
 // text alone.
 func (p *Plugin) Contains(rel string) bool {
-	if rel = filepath.FromSlash(rel); filepath.IsAbs(rel) || strings.HasPrefix(rel, `\`) {
-		return false
-	}
-	if !filepath.IsLocal(filepath.Clean(rel)) && filepath.Clean(rel) != "." {
+	rel = filepath.FromSlash(rel)
+	if filepath.IsAbs(rel) || strings.HasPrefix(rel, `\`) || !filepath.IsLocal(filepath.Clean(rel)) {
 		return false
 	}
 	root, err := filepath.EvalSymlinks(p.Dir)
@@ -219,7 +211,7 @@ func (p *Plugin) Contains(rel string) bool {
 		return true // nothing there to lead out
 	}
 	r, err := filepath.Rel(root, to)
-	return err == nil && (r == "." || filepath.IsLocal(r))
+	return err == nil && filepath.IsLocal(r)
 }
 
 // Exists reports whether a path of the plugin, relative to its folder,
