@@ -178,7 +178,7 @@ func holds(dir, p string) bool {
 		return false
 	}
 	r, err := filepath.Rel(a, b)
-	return err == nil && (r == "." || filepath.IsLocal(r))
+	return err == nil && filepath.IsLocal(r)
 }
 
 // Declaring skills: a marketplace names its plugins and, for each, the

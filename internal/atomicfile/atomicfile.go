@@ -39,19 +39,15 @@ func Write(path string, data []byte, mode fs.FileMode) (err error) {
 	return Rename(tmp.Name(), path)
 }
 
-// syncDir makes a rename in dir durable where the system allows it.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
-
-// Rename renames a file within its folder and makes the rename durable.
+// Rename renames a file within its folder and makes the rename durable
+// where the system allows it (a sync of the folder).
 func Rename(from, to string) error {
 	if err := os.Rename(from, to); err != nil {
 		return err
 	}
-	syncDir(filepath.Dir(to))
+	if d, err := os.Open(filepath.Dir(to)); err == nil {
+		d.Sync()
+		d.Close()
+	}
 	return nil
 }

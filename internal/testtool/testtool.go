@@ -71,9 +71,6 @@ func Required() bool {
 	return v != "" && v != "0" && v != "false"
 }
 
-// Optional reports whether a missing name is skipped even under Required.
-func Optional(name string) bool { return tools[name].optional }
-
 var cache sync.Map // name → func() (string, error), run once
 
 // Look returns the path of the named tool, or an error that names it and
@@ -114,7 +111,7 @@ func lookGNUTar(string) (string, error) {
 // fail is set if SKILLPACK_REQUIRE_TOOLS requires it, and err says why.
 func Check(name string) (ok bool, fail bool, err error) {
 	if _, err := Look(name); err != nil {
-		if Required() && !Optional(name) {
+		if Required() && !tools[name].optional {
 			return false, true, fmt.Errorf("%w, and %s=1 requires it", err, Env)
 		}
 		return false, false, err
@@ -127,15 +124,11 @@ func Check(name string) (ok bool, fail bool, err error) {
 // or fails under SKILLPACK_REQUIRE_TOOLS=1 (unless the tool is optional).
 func Need(t testing.TB, name string) string {
 	t.Helper()
-	ok, fail, err := Check(name)
-	switch {
-	case ok:
-		p, _ := Look(name)
-		return p
-	case fail:
+	if ok, fail, err := Check(name); fail {
 		t.Fatal(err)
-	default:
+	} else if !ok {
 		t.Skip(err)
 	}
-	return ""
+	p, _ := Look(name)
+	return p
 }
