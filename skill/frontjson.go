@@ -37,12 +37,12 @@ const maxJSONDepth = 100
 // date YAML makes of it. (lint's metadata-scalar asks for quotes, for the
 // hosts that read the YAML themselves.)
 func (d *SkillMD) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues bool) error {
-	line, col := d.FilePos(n)
-	fail := func(format string, args ...any) error {
+	fail := func(at *yaml.Node, format string, args ...any) error {
+		line, col := d.FilePos(at)
 		return fmt.Errorf("line %d, column %d: %s", line, col, fmt.Sprintf(format, args...))
 	}
 	if depth > maxJSONDepth {
-		return fail("frontmatter nested more than %d levels", maxJSONDepth)
+		return fail(n, "frontmatter nested more than %d levels", maxJSONDepth)
 	}
 	switch n.Kind {
 	case yaml.MappingNode:
@@ -51,12 +51,10 @@ func (d *SkillMD) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i]
 			if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" {
-				kl, kc := d.FilePos(k)
-				return fmt.Errorf("line %d, column %d: key %q is not a string; quote it", kl, kc, k.Value)
+				return fail(k, "key %q is not a string; quote it", k.Value)
 			}
 			if seen[k.Value] {
-				kl, kc := d.FilePos(k)
-				return fmt.Errorf("line %d, column %d: duplicate key %q", kl, kc, k.Value)
+				return fail(k, "duplicate key %q", k.Value)
 			}
 			seen[k.Value] = true
 			if i > 0 {
@@ -86,7 +84,7 @@ func (d *SkillMD) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues
 		}
 		b.WriteByte(']')
 	case yaml.AliasNode:
-		return fail("aliases (*%s) have no JSON form; write the value out", n.Value)
+		return fail(n, "aliases (*%s) have no JSON form; write the value out", n.Value)
 	case yaml.ScalarNode:
 		switch n.ShortTag() {
 		case "!!str", "!!binary", "!!timestamp":
@@ -98,29 +96,29 @@ func (d *SkillMD) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues
 		case "!!bool":
 			var v bool
 			if err := n.Decode(&v); err != nil {
-				return fail("%v", err)
+				return fail(n, "%v", err)
 			}
 			b.WriteString(strconv.FormatBool(v))
 		case "!!int":
 			var v int64
 			if err := n.Decode(&v); err != nil {
-				return fail("integer %s does not fit in 64 bits; quote it", n.Value)
+				return fail(n, "integer %s does not fit in 64 bits; quote it", n.Value)
 			}
 			b.WriteString(strconv.FormatInt(v, 10))
 		case "!!float":
 			var v float64
 			if err := n.Decode(&v); err != nil {
-				return fail("%v", err)
+				return fail(n, "%v", err)
 			}
 			if math.IsInf(v, 0) || math.IsNaN(v) {
-				return fail("%s has no JSON form; quote it", n.Value)
+				return fail(n, "%s has no JSON form; quote it", n.Value)
 			}
 			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
 		default:
-			return fail("value with tag %s has no JSON form", n.ShortTag())
+			return fail(n, "value with tag %s has no JSON form", n.ShortTag())
 		}
 	default:
-		return fail("unsupported YAML node")
+		return fail(n, "unsupported YAML node")
 	}
 	return nil
 }
