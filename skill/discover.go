@@ -208,8 +208,7 @@ func FindTree(root string) (*Tree, error) {
 		declares[i] = w.reported(m)
 	}
 	sort.Strings(declares)
-	plugins := slices.Sorted(maps.Keys(w.roots))
-	return &Tree{Skills: out, Unread: w.unread, Declares: declares, Plugins: plugins}, nil
+	return &Tree{Skills: out, Unread: w.unread, Declares: declares, Plugins: slices.Sorted(maps.Keys(w.roots))}, nil
 }
 
 // Enclosing returns the nearest folder at or above path that holds a skill

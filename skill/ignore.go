@@ -74,14 +74,11 @@ func NewIgnore(patterns []string) *Ignore {
 
 // trimTrailingSpace drops trailing spaces, except one escaped with "\".
 func trimTrailingSpace(p string) string {
-	i := len(p)
-	for i > 0 && p[i-1] == ' ' {
-		if i >= 2 && p[i-2] == '\\' {
-			break
-		}
-		i--
+	t := strings.TrimRight(p, " ")
+	if len(t) < len(p) && strings.HasSuffix(t, `\`) {
+		return p[:len(t)+1]
 	}
-	return p[:i]
+	return t
 }
 
 // Match reports whether the slash-separated path, relative to the ignore
