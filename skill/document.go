@@ -99,8 +99,7 @@ func parse(data []byte, truncated bool) *SkillMD {
 		what, line := "empty", d.FrontLine
 		if len(root.Content) > 0 {
 			n := root.Content[0]
-			l, _ := fileLine(d.FrontRaw, n.Line)
-			line = d.FrontLine + l - 1
+			line, _ = d.FilePos(n)
 			switch n.Kind {
 			case yaml.SequenceNode:
 				what = "a list"
@@ -367,13 +366,13 @@ func YAMLError(err error) (int, string) {
 		}
 		return n, msg
 	}
-	if rest, ok := strings.CutPrefix(msg, "yaml: "); ok && slices.Contains(parserProblems, rest) {
+	rest, ok := strings.CutPrefix(msg, "yaml: ")
+	if ok && slices.Contains(parserProblems, rest) {
 		return 1, rest
 	}
-	if e, ok := err.(*yaml.TypeError); ok && len(e.Errors) > 0 {
+	if e, isType := err.(*yaml.TypeError); isType && len(e.Errors) > 0 {
 		return 0, e.Errors[0]
 	}
-	rest, ok := strings.CutPrefix(msg, "yaml: ")
 	if ok && !strings.Contains(rest, "octet") && !strings.Contains(rest, "control characters") &&
 		!strings.Contains(rest, "Unicode character") && !strings.HasPrefix(rest, "input error") {
 		// yaml.v3 leaves the line out of a scanner's error on the first

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -200,11 +201,7 @@ func (c *collector) walk(real, rel string) error {
 	// os.ReadDir sorts by name, so the walk order is fixed.
 	for _, e := range ents {
 		name := e.Name()
-		p := name
-		if rel != "" {
-			p = rel + "/" + name
-		}
-		disk := filepath.Join(real, name)
+		p, disk := path.Join(rel, name), filepath.Join(real, name)
 		if rel == "" && name == IgnoreFile {
 			continue
 		}
