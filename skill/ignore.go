@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -110,16 +111,12 @@ func (ig *Ignore) decide(path string, isDir bool) (string, bool) {
 
 // match applies the patterns to one path, the last matching one winning.
 func (ig *Ignore) match(path string, isDir bool) bool {
-	matched := false
-	for _, r := range ig.rules {
-		if r.dirOnly && !isDir {
-			continue
-		}
-		if r.re.MatchString(path) {
-			matched = !r.negate
+	for _, r := range slices.Backward(ig.rules) {
+		if (isDir || !r.dirOnly) && r.re.MatchString(path) {
+			return !r.negate
 		}
 	}
-	return matched
+	return false
 }
 
 // Empty reports whether there are no patterns.

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -349,10 +350,8 @@ func (w *walker) settleDeclared(out []*Skill) {
 		return
 	}
 	byDir := make(map[string]declared, len(w.decl))
-	for _, d := range w.decl {
-		if _, ok := byDir[d.dir]; !ok {
-			byDir[d.dir] = d // the first manifest read declares it
-		}
+	for _, d := range slices.Backward(w.decl) {
+		byDir[d.dir] = d // the first manifest read declares it
 	}
 	top := filepath.Clean(w.walk)
 	for i, s := range out {
