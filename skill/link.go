@@ -55,13 +55,10 @@ func ResolveLink(dir, dest string) (LinkKind, string) {
 		return LinkNone, ""
 	}
 	switch {
-	case dest == "", dest[0] == '#':
-		return LinkNone, ""
-	case dest[0] == '$', dest[0] == '{':
-		// Another client's variable (${CLAUDE_PLUGIN_DATA}) or a template's
-		// blank to fill in ({public reviews URL}): nothing to follow.
-		return LinkNone, ""
-	case slashCommand(dest):
+	// Nothing, a #fragment, another client's variable (${CLAUDE_PLUGIN_DATA}),
+	// a template's blank to fill in ({public reviews URL}) or a slash
+	// command: nothing to follow.
+	case dest == "", dest[0] == '#', dest[0] == '$', dest[0] == '{', slashCommand(dest):
 		return LinkNone, ""
 	case isAbsPath(dest):
 		return LinkAbsolute, ""
