@@ -226,9 +226,7 @@ func Enclosing(path string) string {
 			if DeclaresSkill(filepath.Join(dir, name)) {
 				return dir
 			}
-			if first == "" {
-				first = dir
-			}
+			first = cmp.Or(first, dir)
 		}
 		parent, ok := up(dir)
 		if !ok {
