@@ -3,6 +3,7 @@ package skill
 import (
 	"bytes"
 	"io"
+	"slices"
 )
 
 // Identical reports whether two skill folders publish the same files: the
@@ -15,14 +16,10 @@ func Identical(a, b *Skill) bool {
 		return false
 	}
 	fb, err := Collect(b.Dir)
-	if err != nil || len(fb.Refused) > 0 || len(fa.Files) != len(fb.Files) {
+	if err != nil || len(fb.Refused) > 0 || !slices.EqualFunc(fa.Files, fb.Files, func(f, g File) bool {
+		return f.Path == g.Path && f.Exec() == g.Exec() && f.Size == g.Size
+	}) {
 		return false
-	}
-	for i, f := range fa.Files {
-		g := fb.Files[i]
-		if f.Path != g.Path || f.Exec() != g.Exec() || f.Size != g.Size {
-			return false
-		}
 	}
 	for i, f := range fa.Files {
 		if !sameBytes(f.Disk, fb.Files[i].Disk) {
