@@ -136,39 +136,25 @@ func pluginAbove(dir string) string {
 	}
 	// A marketplace at the repository's root names plugins that may have
 	// no manifest of their own ("strict": false): the nearest of those
-	// holding dir, if nearer than the manifest's.
-	for _, p := range marketplacePlugins(d, dir) {
+	// holding dir, if nearer than the manifest's, in the form of dir
+	// (relative to the working folder when dir is relative). They hold dir
+	// one inside another, so the order they are met in makes no odds.
+	w := newWalker(d, d)
+	for _, m := range Marketplaces(d) {
+		w.readMarketplace(m)
+	}
+	for p := range w.plugins {
 		if !holds(dir, p) && holds(p, dir) && (found == "" || holds(found, p)) {
 			found = p
+			abs, _ := filepath.Abs(p)
+			if cwd, err := os.Getwd(); err == nil && !filepath.IsAbs(dir) {
+				if r, err := filepath.Rel(cwd, abs); err == nil {
+					found = r
+				}
+			}
 		}
 	}
 	return found
-}
-
-// marketplacePlugins returns the plugin folders the marketplaces at the
-// repository root repo name, in the form of dir (relative when it is).
-func marketplacePlugins(repo, dir string) []string {
-	ms := Marketplaces(repo)
-	if len(ms) == 0 {
-		return nil
-	}
-	w := newWalker(repo, repo)
-	for _, m := range ms {
-		w.readMarketplace(m)
-	}
-	cwd, err := os.Getwd()
-	var out []string
-	for p := range w.plugins {
-		if !filepath.IsAbs(dir) && err == nil {
-			abs, _ := filepath.Abs(p)
-			if r, err := filepath.Rel(cwd, abs); err == nil {
-				p = r
-			}
-		}
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // holds reports whether the folder dir is at or above p.
