@@ -121,6 +121,9 @@ func parse(data []byte, truncated bool) *SkillMD {
 
 // split finds the frontmatter's fences and the body, and reports whether
 // the frontmatter is closed: only then is there YAML to parse (FrontRaw).
+// It reads lines only as far as the closing fence: the frontmatter is in
+// the first few, and splitting a long body too was most of the garbage of
+// a no-op rebuild.
 func split(data []byte, truncated bool) (d *SkillMD, closed bool) {
 	d = &SkillMD{Raw: data, Truncated: truncated}
 	if bytes.HasPrefix(data, bom) {
@@ -129,26 +132,42 @@ func split(data []byte, truncated bool) (d *SkillMD, closed bool) {
 		d.BOM = true
 		data = data[len(bom):]
 	}
-	lines := &lineSplitter{data: data}
-
-	// Find the opening fence: line 1, or after blank/space-only lines, which
-	// is a reported problem but still parsed so that later rules can run.
-	open := -1
-	for i := 0; ; i++ {
-		l, ok := lines.at(i)
-		if !ok {
-			break
-		}
-		if isFence(l.text) {
-			if i > 0 || startsWithSpace(l.text) {
+	// open: the opening fence's line (0-based); n lines read, the last
+	// ending at end; front: where the YAML starts.
+	open, n, end, front := -1, 0, 0, 0
+	for l := range bytes.Lines(data) {
+		text, start := lineText(l), end
+		n, end = n+1, end+len(l)
+		if open < 0 {
+			// Find the opening fence: line 1, or after blank/space-only
+			// lines, which is a reported problem but still parsed so that
+			// later rules can run.
+			if !isFence(text) {
+				if len(bytes.TrimSpace(text)) != 0 {
+					break
+				}
+				continue
+			}
+			if n > 1 || startsWithSpace(text) {
 				d.Problem = &Problem{Kind: LeadingSpace, Line: 1, Col: 1,
 					Msg: "frontmatter must start with \"---\" on line 1; remove the blank lines or spaces before it"}
 			}
-			open = i
-			break
+			open, front = n-1, end
+			continue
 		}
-		if len(bytes.TrimSpace(l.text)) != 0 {
-			break
+		// The first fence line closes the block: a "---" inside a block
+		// scalar still ends the frontmatter for every line-based reader (and
+		// for YAML, where it starts a new document). An indented "  ---" is
+		// text to YAML and to the readers, which look for "\n---", so only
+		// a fence in column 1 closes.
+		if isFence(text) && !startsWithSpace(text) {
+			d.FrontLine, d.FrontRaw, d.BodyLine = open+2, data[front:start], n+1
+			if end < len(data) {
+				d.Body = data[end:]
+			} else {
+				d.Body = []byte{}
+			}
+			return d, true
 		}
 	}
 	if open < 0 {
@@ -157,43 +176,17 @@ func split(data []byte, truncated bool) (d *SkillMD, closed bool) {
 		d.Body, d.BodyLine = data, 1
 		return d, false
 	}
-	close := -1
-	for i := open + 1; ; i++ {
-		l, ok := lines.at(i)
-		if !ok {
-			break
-		}
-		// The first fence line closes the block: a "---" inside a block
-		// scalar still ends the frontmatter for every line-based reader (and
-		// for YAML, where it starts a new document). An indented "  ---" is
-		// text to YAML and to the readers, which look for "\n---", so only
-		// a fence in column 1 closes.
-		if isFence(l.text) && !startsWithSpace(l.text) {
-			close = i
-			break
-		}
-	}
 	d.FrontLine = open + 2
-	if close < 0 {
-		msg := "the frontmatter opened here is never closed; add a \"---\" line after the last YAML line"
-		if truncated {
-			// Its closing line may well lie past the limit: the frontmatter
-			// is too long to be read, which a "---" added here would not mend.
-			msg = fmt.Sprintf("the frontmatter opened here is not closed within the first 1 MiB (%d bytes, to line %d) of the file, "+
-				"the most of a SKILL.md that skillpack reads: it is too long, or its closing \"---\" line is missing",
-				MaxRead, len(lines.all))
-		}
-		d.Problem = &Problem{Kind: Unclosed, Line: open + 1, Col: 1, Msg: msg}
-		return d, false
+	msg := "the frontmatter opened here is never closed; add a \"---\" line after the last YAML line"
+	if truncated {
+		// Its closing line may well lie past the limit: the frontmatter
+		// is too long to be read, which a "---" added here would not mend.
+		msg = fmt.Sprintf("the frontmatter opened here is not closed within the first 1 MiB (%d bytes, to line %d) of the file, "+
+			"the most of a SKILL.md that skillpack reads: it is too long, or its closing \"---\" line is missing",
+			MaxRead, n)
 	}
-	d.FrontRaw = data[lines.all[open].end:lines.all[close].start]
-	if end := lines.all[close].end; end < len(data) {
-		d.Body = data[end:]
-	} else {
-		d.Body = []byte{}
-	}
-	d.BodyLine = close + 2
-	return d, true
+	d.Problem = &Problem{Kind: Unclosed, Line: open + 1, Col: 1, Msg: msg}
+	return d, false
 }
 
 // unmarshal is yaml.Unmarshal that turns a panic inside the YAML library into
@@ -262,37 +255,22 @@ func (d *SkillMD) String(key string) (string, bool) {
 	return v.Value, true
 }
 
-type line struct {
-	text       []byte // without the line terminator
-	start, end int    // byte offsets: start of text, after the terminator
+// lineText is a line as bytes.Lines gives it without its terminator ("\n"
+// or "\r\n").
+func lineText(l []byte) []byte {
+	return bytes.TrimSuffix(bytes.TrimSuffix(l, []byte("\n")), []byte("\r"))
 }
 
-// lineSplitter splits a document into lines as they are asked for: the
-// frontmatter is in the first few, and splitting a long body too was most
-// of the garbage of a no-op rebuild.
-type lineSplitter struct {
-	data []byte
-	all  []line // the lines split so far
-}
-
-// at returns line i (0-based), or false past the last line.
-func (ls *lineSplitter) at(i int) (line, bool) {
-	for len(ls.all) <= i {
-		start := 0
-		if n := len(ls.all); n > 0 {
-			start = ls.all[n-1].end
+// lineAt returns the 1-based line n of raw, without its terminator, and
+// the byte offset where it starts; past the end, an empty line at 0.
+func lineAt(raw []byte, n int) (text []byte, start int) {
+	for l := range bytes.Lines(raw) {
+		if n--; n == 0 {
+			return lineText(l), start
 		}
-		if start >= len(ls.data) {
-			return line{}, false
-		}
-		end := len(ls.data)
-		if j := bytes.IndexByte(ls.data[start:], '\n'); j >= 0 {
-			end = start + j + 1
-		}
-		text := bytes.TrimSuffix(bytes.TrimSuffix(ls.data[start:end], []byte("\n")), []byte("\r"))
-		ls.all = append(ls.all, line{text: text, start: start, end: end})
+		start += len(l)
 	}
-	return ls.all[i], true
+	return nil, 0
 }
 
 // isFence reports whether a line is a frontmatter fence: "---" with optional
@@ -397,8 +375,7 @@ func lastNonSpace(b []byte) byte {
 // Where the message names no particular character, the column is that of
 // the line's first one.
 func problemColumn(raw []byte, line int, msg string) (int, string) {
-	l, _ := (&lineSplitter{data: raw}).at(line - 1) // past the end: an empty line
-	start, text := l.start, l.text
+	text, start := lineAt(raw, line)
 	col := func(i int) int { return utf8.RuneCount(text[:i]) + 1 }
 	first := len(text) - len(bytes.TrimLeft(text, " ")) // a tab in the indentation is the fault itself
 	switch msg {
