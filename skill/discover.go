@@ -149,24 +149,21 @@ func FindTree(root string) (*Tree, error) {
 		return nil, fmt.Errorf("%s: %w", root, pathError(err))
 	}
 	walk := root
-	switch {
-	case info.Mode()&fs.ModeSymlink != 0:
+	if !info.IsDir() { // a file, or a link
 		if dir := Enclosing(root); dir != "" {
 			return one(dir)
 		}
-		target, err := filepath.EvalSymlinks(root)
-		if err != nil {
-			return &Tree{}, nil // a dangling link outside any skill names no skill
-		}
-		if info, err = os.Stat(target); err != nil || !info.IsDir() {
+		if info.Mode()&fs.ModeSymlink == 0 {
 			return &Tree{}, nil
 		}
-		walk = target
-	case !info.IsDir():
-		if dir := Enclosing(root); dir != "" {
-			return one(dir)
+		target, err := filepath.EvalSymlinks(root)
+		if err == nil {
+			info, err = os.Stat(target)
 		}
-		return &Tree{}, nil
+		if err != nil || !info.IsDir() {
+			return &Tree{}, nil // a dangling link outside any skill names no skill, nor a link to a file
+		}
+		walk = target
 	}
 	w := newWalker(root, walk)
 	// What a marketplace at the folder walked declares is known before
