@@ -228,14 +228,14 @@ func (c *collector) walk(real, rel string) error {
 			continue
 		}
 		link := info != nil && info.Mode()&fs.ModeSymlink != 0
-		if link && c.real == "" {
-			c.real = c.root
-			if real, err := filepath.EvalSymlinks(c.root); err == nil && real != c.root {
-				c.real = real
-				return errNotReal
-			}
-		}
 		if link {
+			if c.real == "" {
+				c.real = c.root
+				if real, err := filepath.EvalSymlinks(c.root); err == nil && real != c.root {
+					c.real = real
+					return errNotReal
+				}
+			}
 			target, err := filepath.EvalSymlinks(disk)
 			if err != nil {
 				msg := "symlink target does not exist"
