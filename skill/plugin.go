@@ -259,13 +259,16 @@ func sourcePath(raw json.RawMessage) (string, bool) {
 	return "", false
 }
 
+// pluginManifest is what a plugin's plugin.json says of its skills: a
+// folder or a list of folders (Agent Plugins 1.0, Claude Code).
+type pluginManifest struct {
+	Skills json.RawMessage `json:"skills"`
+}
+
 // readManifest records what a plugin's manifest declares: its skills/
-// folder, and the folders its skills field names (a folder or a list of
-// folders: Agent Plugins 1.0, Claude Code).
+// folder, and the folders its skills field names.
 func (w *walker) readManifest(path, plugin string) {
-	var m struct {
-		Skills json.RawMessage `json:"skills"`
-	}
+	var m pluginManifest
 	if w.readJSON(path, &m) {
 		w.declare(path, plugin, m.Skills)
 	}
