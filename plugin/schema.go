@@ -32,8 +32,9 @@ var schemaFiles embed.FS
 var schemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
 	c := jsonschema.NewCompiler()
 	c.UseRegexpEngine(compileRegexp)
-	files := map[string]string{ManifestSchema: "plugin.schema.json", MCPSchema: "mcp.schema.json"}
-	for id, name := range files {
+	out := map[string]*jsonschema.Schema{}
+	// Neither refers to the other: each compiles once it is added.
+	for id, name := range map[string]string{ManifestSchema: "plugin.schema.json", MCPSchema: "mcp.schema.json"} {
 		data, err := schemaFiles.ReadFile("schemas/1.0.0/" + name)
 		if err != nil {
 			return nil, err
@@ -45,14 +46,9 @@ var schemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
 		if err := c.AddResource(id, doc); err != nil {
 			return nil, err
 		}
-	}
-	out := map[string]*jsonschema.Schema{}
-	for id := range files {
-		s, err := c.Compile(id)
-		if err != nil {
+		if out[id], err = c.Compile(id); err != nil {
 			return nil, err
 		}
-		out[id] = s
 	}
 	return out, nil
 })
