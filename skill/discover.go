@@ -187,7 +187,7 @@ func FindTree(root string) (*Tree, error) {
 		out[i] = &Skill{Dir: e.dir, File: e.name, Plugin: e.plugin, lists: e.lists}
 	}
 	w.settleDeclared(out)
-	if w.links > 0 {
+	if slices.ContainsFunc(w.found, func(e entry) bool { return e.link }) {
 		findMirrors(out, w.found, root, walk)
 	}
 	if len(out) == 0 {
@@ -321,7 +321,6 @@ func OpenFile(path string) (*os.File, error) {
 type walker struct {
 	root, walk string  // the folder as given, and as walked (a link's target)
 	found      []entry // skills found, not yet loaded
-	links      int     // how many of them have an entry file that is a symbolic link
 
 	open    []int           // the skills (in found) whose folders hold the folder walked
 	plugins map[string]bool // folders a marketplace names as plugins, cleaned, in the walk's form
@@ -374,10 +373,8 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 	// (a sample in assets/, a template) is a file of that skill.
 	if name := entryIn(dir, ents); name != "" && !(w.heldBySkill(dir, depth, inSkill) && !DeclaresSkill(filepath.Join(dir, name))) {
 		w.add(dir, name, plugin)
-		if e := named(ents, name); e != nil && e.Type()&fs.ModeSymlink != 0 {
-			w.found[len(w.found)-1].link = true
-			w.links++
-		}
+		e := named(ents, name)
+		w.found[len(w.found)-1].link = e != nil && e.Type()&fs.ModeSymlink != 0
 		inSkill = true
 		defer func(n int) { w.open = w.open[:n] }(len(w.open))
 		w.open = append(w.open, len(w.found)-1)
