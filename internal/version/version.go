@@ -4,6 +4,7 @@
 package version
 
 import (
+	"cmp"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -51,10 +52,7 @@ func resolve(stamp string, bi *debug.BuildInfo) string {
 	if v := bi.Main.Version; v != "" && v != devel {
 		return v
 	}
-	if v := fromVCS(bi.Settings); v != "" {
-		return v
-	}
-	return devel
+	return cmp.Or(fromVCS(bi.Settings), devel)
 }
 
 // fromVCS makes a pseudo-version, v0.0.0-yyyymmddhhmmss-rev12[+dirty], from
