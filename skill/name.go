@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"unicode"
@@ -41,8 +42,5 @@ func SuggestName(s string) string {
 	if len(out) > 64 {
 		out = strings.TrimRight(out[:64], "-")
 	}
-	if out == "" {
-		return "my-skill"
-	}
-	return out
+	return cmp.Or(out, "my-skill")
 }

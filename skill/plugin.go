@@ -348,10 +348,7 @@ func (w *walker) settleDeclared(out []*Skill) {
 		dir := filepath.Clean(w.found[i].walked)
 		for range MaxDepth + 1 {
 			if d, ok := byDir[dir]; ok {
-				s.Declared = d.by
-				if s.Plugin == "" {
-					s.Plugin = w.reported(d.plugin)
-				}
+				s.Declared, s.Plugin = d.by, cmp.Or(s.Plugin, w.reported(d.plugin))
 				break
 			}
 			if dir == top {
