@@ -1,8 +1,8 @@
 package build
 
 import (
-	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -132,22 +132,15 @@ func (b *builder) checkClashes(p *packed) error {
 // clashes returns every name that more than one of skills has, sorted by
 // name, each with its skills in the order given.
 func clashes(skills []lint.Named) []Clash {
-	byName := slices.Clone(skills)
-	slices.SortStableFunc(byName, func(x, y lint.Named) int { return cmp.Compare(x.Name, y.Name) })
+	byName := map[string][]Clashing{}
+	for _, s := range skills {
+		byName[s.Name] = append(byName[s.Name], Clashing{Dir: s.Dir, Plugin: s.Plugin})
+	}
 	var out []Clash
-	for i := 0; i < len(byName); {
-		j := i + 1
-		for j < len(byName) && byName[j].Name == byName[i].Name {
-			j++
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		if len(byName[name]) > 1 {
+			out = append(out, Clash{Name: name, Skills: byName[name]})
 		}
-		if j-i > 1 {
-			c := Clash{Name: byName[i].Name}
-			for _, s := range byName[i:j] {
-				c.Skills = append(c.Skills, Clashing{Dir: s.Dir, Plugin: s.Plugin})
-			}
-			out = append(out, c)
-		}
-		i = j
 	}
 	return out
 }

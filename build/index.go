@@ -220,23 +220,28 @@ func (b *builder) writeRecord(pl *planned, w io.Writer) error {
 		docs = append(docs, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 	}
 	head := layout.RecordHead{Generator: Generator(), Bundle: pl.key, Docs: docs, Excluded: pl.plan.Excluded}
-	skills := func(yield func(layout.RecordSkill, error) bool) {
-		for _, w := range pl.named {
-			sum, err := pl.summary(w)
+	return layout.WriteRecord(w, head, pl.records(), b.files(pl.plan))
+}
+
+// records yields what the build record says of each published skill, by
+// name: its summary's record, with its page in the catalog.
+func (p *packed) records() iter.Seq2[layout.RecordSkill, error] {
+	return func(yield func(layout.RecordSkill, error) bool) {
+		for _, w := range p.named {
+			sum, err := p.summary(w)
 			if err != nil {
 				yield(layout.RecordSkill{}, err)
 				return
 			}
 			c := sum.rec
-			if p := w.page; p != nil {
-				c.Page = &layout.Archive{Digest: p.Digest, Size: p.Size}
+			if pg := w.page; pg != nil {
+				c.Page = &layout.Archive{Digest: pg.Digest, Size: pg.Size}
 			}
 			if !yield(c, nil) {
 				return
 			}
 		}
 	}
-	return layout.WriteRecord(w, head, skills, b.files(pl.plan))
 }
 
 // files yields the path of every file the build writes, sorted: the

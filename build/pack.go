@@ -284,12 +284,8 @@ func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File, serve bool) ([
 	var copyOut *os.File
 	var out *served
 	if serve {
-		dst := b.st.path(layout.SkillFile(w.name, f.Path))
-		if err := b.st.mkdirAll(filepath.Dir(dst)); err != nil {
-			return [32]byte{}, b.outputError(err)
-		}
 		var err error
-		if copyOut, err = b.st.create(dst); err != nil {
+		if copyOut, err = b.st.create(b.st.path(layout.SkillFile(w.name, f.Path))); err != nil {
 			return [32]byte{}, b.outputError(err)
 		}
 		defer copyOut.Close()

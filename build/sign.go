@@ -31,7 +31,7 @@ import (
 // sorted. Each file is read again from the staging folder and must have
 // the digest the bundle records: a signature vouches for the bytes that
 // are swapped in.
-func (b *builder) signStaged(targets []layout.Artifact, folders iter.Seq2[folder, error], sign Signer, signFolder StatementSigner) (sigs, folderSigs []string, err error) {
+func (b *builder) signStaged(targets []layout.Artifact, folders iter.Seq2[layout.RecordSkill, error], sign Signer, signFolder StatementSigner) (sigs, folderSigs []string, err error) {
 	write := func(p string, sig []byte) error {
 		return b.st.writeFile(b.st.path(p), sig)
 	}
@@ -66,11 +66,11 @@ func (b *builder) signStaged(targets []layout.Artifact, folders iter.Seq2[folder
 		if err != nil {
 			return nil, nil, err
 		}
-		for _, file := range f.files {
+		for _, file := range f.Files {
 			if file.Path == layout.FolderSignatureFile {
-				return nil, nil, &ownSignatureError{f.name}
+				return nil, nil, &ownSignatureError{f.Name}
 			}
-			p := layout.SkillFile(f.name, file.Path)
+			p := layout.SkillFile(f.Name, file.Path)
 			got, _, err := bundle.HashFile(b.st.path(p))
 			if err != nil {
 				return nil, nil, err
@@ -79,15 +79,15 @@ func (b *builder) signStaged(targets []layout.Artifact, folders iter.Seq2[folder
 				return nil, nil, &changedError{p, got, file.Digest}
 			}
 		}
-		st, err := layout.StatementDoc(f.name, f.files)
+		st, err := layout.StatementDoc(f.Name, f.Files)
 		if err != nil {
 			return nil, nil, err
 		}
 		sig, err := signFolder(st)
 		if err != nil {
-			return nil, nil, fmt.Errorf("signing the folder of skill %s: %w", f.name, err)
+			return nil, nil, fmt.Errorf("signing the folder of skill %s: %w", f.Name, err)
 		}
-		p := layout.FolderSignature(f.name)
+		p := layout.FolderSignature(f.Name)
 		if err := write(p, sig); err != nil {
 			return nil, nil, err
 		}
@@ -116,14 +116,6 @@ type changedError struct {
 
 func (e *changedError) Error() string {
 	return fmt.Sprintf("%s: its digest is %s but the bundle records %s; rebuild the bundle before signing", e.path, e.got, e.want)
-}
-
-// folder is one skill folder the sign step signs (layout.StatementDoc
-// into skill.oms.sig, among the skill's served files): the skill's name
-// and its files, with the digests the bundle records.
-type folder struct {
-	name  string
-	files []layout.File
 }
 
 // ownSignatureError is a skill that carries a skill.oms.sig of its own
@@ -220,9 +212,9 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 		}
 	}
 	slices.SortFunc(targets, func(a, b layout.Artifact) int { return strings.Compare(a.Path, b.Path) })
-	folders := func(yield func(folder, error) bool) {
+	folders := func(yield func(layout.RecordSkill, error) bool) {
 		for _, s := range rec.Skills {
-			if !yield(folder{s.Name, s.Files}, nil) {
+			if !yield(s, nil) {
 				return
 			}
 		}
@@ -292,7 +284,7 @@ func (b *builder) sign(s *staged) (string, error) {
 			targets = append(targets, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 		}
 	}
-	sigs, folderSigs, err := b.signStaged(targets, s.folders(), b.opts.Sign, b.opts.SignFolder)
+	sigs, folderSigs, err := b.signStaged(targets, s.records(), b.opts.Sign, b.opts.SignFolder)
 	if err == nil {
 		b.logSigned(sigs, folderSigs)
 	}
@@ -301,20 +293,3 @@ func (b *builder) sign(s *staged) (string, error) {
 
 // signs reports whether the build signs anything.
 func (b *builder) signs() bool { return b.opts.Sign != nil || b.opts.SignFolder != nil }
-
-// folders is every skill folder of the bundle, with the files the record
-// will list.
-func (p *packed) folders() iter.Seq2[folder, error] {
-	return func(yield func(folder, error) bool) {
-		for _, w := range p.named {
-			sum, err := p.summary(w)
-			if err != nil {
-				yield(folder{}, err)
-				return
-			}
-			if !yield(folder{w.name, sum.rec.Files}, nil) {
-				return
-			}
-		}
-	}
-}

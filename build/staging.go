@@ -109,9 +109,6 @@ func (s *staging) writeFile(path string, data []byte) error {
 
 // writeFrom writes what r reads to a new file in the staging folder.
 func (s *staging) writeFrom(path string, r io.Reader) error {
-	if err := s.mkdirAll(filepath.Dir(path)); err != nil {
-		return err
-	}
 	f, err := s.create(path)
 	if err != nil {
 		return err
@@ -205,9 +202,13 @@ func (c *dirCache) add(dir string) {
 	c.m[dir] = struct{}{}
 }
 
-// create makes a new file 0644. In a folder taken from the spare, a file
-// already at path is replaced: the plan says what the bundle holds.
+// create makes a new file 0644, and its folder. In a folder taken from the
+// spare, a file already at path is replaced: the plan says what the bundle
+// holds.
 func (s *staging) create(path string) (*os.File, error) {
+	if err := s.mkdirAll(filepath.Dir(path)); err != nil {
+		return nil, err
+	}
 	// O_NONBLOCK does nothing to a regular file, but without it package os
 	// makes four fcntl calls per file, setting and clearing the flag around
 	// offering the file to the poller; a bundle is tens of thousands of
@@ -288,9 +289,6 @@ func (s *staging) link(src, dst string) error {
 // writeDoc writes a new file in the staging folder with the bytes that
 // fn writes, and returns their digest and size.
 func (s *staging) writeDoc(path string, fn func(io.Writer) error) (layout.Rendered, error) {
-	if err := s.mkdirAll(filepath.Dir(path)); err != nil {
-		return layout.Rendered{}, err
-	}
 	f, err := s.create(path)
 	if err != nil {
 		return layout.Rendered{}, err

@@ -168,9 +168,6 @@ func (b *builder) carry(pl *planned, e layout.Entry) error {
 		return fail(fmt.Errorf("%s: %w", e.Path, err))
 	}
 	defer rc.Close()
-	if err := b.st.mkdirAll(filepath.Dir(dst)); err != nil {
-		return err
-	}
 	f, err := b.st.create(dst)
 	if err != nil {
 		return err
