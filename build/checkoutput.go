@@ -37,11 +37,10 @@ func (b *builder) checkOutput() (*output, string, error) {
 	o := &output{}
 	if err := b.checkOutputFolder(o); err != nil {
 		o.close()
-		var oe *OutputError
-		if errors.As(err, &oe) {
-			return nil, "", err
+		if !errors.As(err, new(*OutputError)) {
+			err = &OutputError{Err: err}
 		}
-		return nil, "", &OutputError{Err: err}
+		return nil, "", err
 	}
 	return o, "", nil
 }
@@ -103,33 +102,28 @@ func (b *builder) checkOutputFolder(o *output) error {
 		return err
 	}
 	info, err := os.Lstat(out)
+	absent := errors.Is(err, fs.ErrNotExist)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if within != "" {
-			if err := b.noStale(out, name, within); err != nil {
-				return err
-			}
-		}
-		o.unlock, err = b.lockOut(out)
-		return err
+	case absent:
 	case err != nil:
 		return fmt.Errorf("cannot use the output folder %s: %w", name, err)
 	case info.Mode()&fs.ModeSymlink != 0:
 		return fmt.Errorf("the output folder %s is a symbolic link; give the real folder instead", name)
 	case !info.IsDir():
 		return fmt.Errorf("the output %s exists and is not a folder", name)
-	}
-	if within != "" {
+	case within != "":
 		if err := discoverySkips(out, name, within); err != nil {
 			return err
 		}
+	}
+	if within != "" {
 		if err := b.noStale(out, name, within); err != nil {
 			return err
 		}
 	}
 	// Locked before the bundle there is read: another build's swap
 	// would change it under this one (outlock.go).
-	if o.unlock, err = b.lockOut(out); err != nil {
+	if o.unlock, err = b.lockOut(out); err != nil || absent {
 		return err
 	}
 	o.last, _ = reuse.Open(out, b.opts.Jobs) // an unreadable record leaves nothing to reuse

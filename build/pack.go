@@ -122,17 +122,10 @@ func (b *builder) process(p *packed, wk *work) {
 		return nil, false
 	}, b.lintOpts)
 	if errs, _, _ := lint.Count(w.findings); errs > 0 || b.refused(w, cmp.Or(b.checkReadable(w), b.checkLimits(w))) {
-		// With SkipInvalid the skill is left out, and the others go on.
 		w.invalid = true
-		if !b.opts.SkipInvalid {
-			p.failed.Store(true)
-		}
 	}
 	switch {
-	case w.invalid:
-	case w.err != nil:
-		p.failed.Store(true)
-	case p.failed.Load():
+	case w.invalid, w.err != nil, p.failed.Load():
 	case !p.claim(w.work): // another skill has its name
 	default:
 		if w.err = b.packOne(p, w); w.err == nil {
@@ -140,12 +133,11 @@ func (b *builder) process(p *packed, wk *work) {
 		}
 		if b.refused(w, w.err) {
 			w.err = nil
-			if !b.opts.SkipInvalid {
-				p.failed.Store(true)
-			}
-		} else if w.err != nil {
-			p.failed.Store(true)
 		}
+	}
+	// With SkipInvalid an invalid skill is left out, and the others go on.
+	if w.err != nil || w.invalid && !b.opts.SkipInvalid {
+		p.failed.Store(true)
 	}
 	// The checks across skills read only the name and where it is.
 	w.named, s.Doc = lint.NameOf(s), nil
@@ -361,15 +353,9 @@ func hashFiles(w *task) ([]pack.Member, error) {
 // sameShape reports whether the record lists the same paths, sizes and
 // exec bits as the collected files: only then is hashing worth trying.
 func sameShape(rec []layout.File, files []skill.File) bool {
-	if len(rec) != len(files) {
-		return false
-	}
-	for i, f := range files {
-		if rec[i].Path != f.Path || rec[i].Size != f.Size || rec[i].Exec != f.Exec() {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(rec, files, func(r layout.File, f skill.File) bool {
+		return r.Path == f.Path && r.Size == f.Size && r.Exec == f.Exec()
+	})
 }
 
 // key is what archive bytes are a function of: the format, the generator,

@@ -32,9 +32,6 @@ import (
 // the digest the bundle records: a signature vouches for the bytes that
 // are swapped in.
 func (b *builder) signStaged(targets []layout.Artifact, folders iter.Seq2[layout.RecordSkill, error], sign Signer, signFolder StatementSigner) (sigs, folderSigs []string, err error) {
-	write := func(p string, sig []byte) error {
-		return b.st.writeFile(b.st.path(p), sig)
-	}
 	for _, t := range targets {
 		if err := b.interrupted(); err != nil {
 			return nil, nil, err
@@ -51,7 +48,7 @@ func (b *builder) signStaged(targets []layout.Artifact, folders iter.Seq2[layout
 			return nil, nil, fmt.Errorf("signing %s: %w", t.Path, err)
 		}
 		p := layout.Signature(t.Path)
-		if err := write(p, sig); err != nil {
+		if err := b.st.writeFile(b.st.path(p), sig); err != nil {
 			return nil, nil, err
 		}
 		sigs = append(sigs, p)
@@ -88,7 +85,7 @@ func (b *builder) signStaged(targets []layout.Artifact, folders iter.Seq2[layout
 			return nil, nil, fmt.Errorf("signing the folder of skill %s: %w", f.Name, err)
 		}
 		p := layout.FolderSignature(f.Name)
-		if err := write(p, sig); err != nil {
+		if err := b.st.writeFile(b.st.path(p), sig); err != nil {
 			return nil, nil, err
 		}
 		folderSigs = append(folderSigs, p)
@@ -179,14 +176,27 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 	if err := b.st.make(abs, b.logf); err != nil {
 		return nil, err
 	}
-	// The copy: every recorded file but the signatures, which are made
-	// anew. A skill's own file named like a folder signature is its file.
-	own := map[string]bool{}
-	for _, sk := range rec.Skills {
-		for _, f := range sk.Files {
-			own[layout.SkillFile(sk.Name, f.Path)] = true
+	// What is signed is what layout.SignedPath names: the documents and the
+	// archives.
+	var targets []layout.Artifact
+	for _, d := range rec.Docs {
+		if layout.SignedPath(d.Path) {
+			targets = append(targets, d)
 		}
 	}
+	own := map[string]bool{}
+	for _, s := range rec.Skills {
+		for _, f := range s.Files {
+			own[layout.SkillFile(s.Name, f.Path)] = true
+		}
+		for _, a := range s.Archives() {
+			if layout.SignedPath(a.Path) {
+				targets = append(targets, a)
+			}
+		}
+	}
+	// The copy: every recorded file but the signatures, which are made
+	// anew. A skill's own file named like a folder signature is its file.
 	var files []string
 	for _, f := range rec.Files {
 		if f == layout.BuildRecord || layout.IsSignature(f) && !own[f] || strings.HasSuffix(f, layout.SignatureSuffix) {
@@ -196,20 +206,6 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 			return nil, err
 		}
 		files = append(files, f)
-	}
-	// What layout.SignedPath names: the documents and the archives.
-	var targets []layout.Artifact
-	for _, d := range rec.Docs {
-		if layout.SignedPath(d.Path) {
-			targets = append(targets, d)
-		}
-	}
-	for _, s := range rec.Skills {
-		for _, a := range s.Archives() {
-			if layout.SignedPath(a.Path) {
-				targets = append(targets, a)
-			}
-		}
 	}
 	slices.SortFunc(targets, func(a, b layout.Artifact) int { return strings.Compare(a.Path, b.Path) })
 	folders := func(yield func(layout.RecordSkill, error) bool) {

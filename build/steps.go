@@ -109,25 +109,23 @@ func (b *builder) run() (*staged, error) {
 	return s, b.step("swap", func() (string, error) { return b.swap(s) })
 }
 
-// do is step for a step that hands on a result.
-func do[T any](b *builder, name string, fn func() (T, string, error)) (T, error) {
-	var v T
-	err := b.step(name, func() (skipped string, err error) {
+// do runs one named step, unless the build was interrupted, and hands on
+// its result. fn returns why it did nothing ("" when it did its work).
+func do[T any](b *builder, name string, fn func() (T, string, error)) (v T, err error) {
+	skipped := ""
+	if err = b.interrupted(); err == nil {
 		v, skipped, err = fn()
-		return skipped, err
-	})
-	return v, err
+	}
+	return v, b.report(name, skipped, err)
 }
 
-// step runs one named step, unless the build was interrupted. fn returns
-// why it did nothing ("" when it did its work).
+// step is do for a step that hands on nothing.
 func (b *builder) step(name string, fn func() (skipped string, err error)) error {
-	err := b.interrupted()
-	skipped := ""
-	if err == nil {
-		skipped, err = fn()
-	}
-	return b.report(name, skipped, err)
+	_, err := do(b, name, func() (struct{}, string, error) {
+		skipped, err := fn()
+		return struct{}{}, skipped, err
+	})
+	return err
 }
 
 // report says why a step skipped, with -v, and returns its error,

@@ -32,13 +32,16 @@ func (b *builder) write(pl *planned) (*staged, string, error) {
 		docs  []layout.Entry
 		batch []layout.Entry
 	)
-	flush := func() error {
-		err := parallel.Each(len(batch), stagers, func(i int) error {
+	stage := func(es []layout.Entry, workers int) error {
+		return parallel.Each(len(es), workers, func(i int) error {
 			if err := b.interrupted(); err != nil {
 				return err
 			}
-			return b.writeEntry(pl, batch[i])
+			return b.writeEntry(pl, es[i])
 		})
+	}
+	flush := func() error {
+		err := stage(batch, stagers)
 		batch = batch[:0]
 		return err
 	}
@@ -65,13 +68,7 @@ func (b *builder) write(pl *planned) (*staged, string, error) {
 	if err := b.st.held.clearRest(); err != nil {
 		return nil, "", err
 	}
-	err := parallel.Each(len(docs), len(docs), func(i int) error {
-		if err := b.interrupted(); err != nil {
-			return err
-		}
-		return b.writeEntry(pl, docs[i])
-	})
-	if err != nil {
+	if err := stage(docs, len(docs)); err != nil {
 		return nil, "", err
 	}
 	// Pack, index (the documents and the record) and this loop make every
