@@ -24,10 +24,7 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	if err := b.summarize(p); err != nil {
 		return nil, "", err
 	}
-	plugins, err := b.packPlugins(p)
-	if err != nil {
-		return nil, "", err
-	}
+	plugins := b.packPlugins(p)
 	pl := &planned{packed: p, prev: prev, key: b.bundleKey(p, plugins)}
 	if b.upToDate(pl) {
 		return pl, "", nil
@@ -62,13 +59,7 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	}
 	// The record is staged now, rendered once like the documents; swap
 	// stamps it after every other file, which is what makes it the proof.
-	record := func(w io.Writer) error { return b.writeRecord(pl, w) }
-	var rec layout.Rendered
-	if b.opts.DryRun {
-		rec, err = layout.Render(io.Discard, record)
-	} else {
-		rec, err = b.st.writeDoc(b.st.path(layout.BuildRecord), record)
-	}
+	rec, err := b.render(layout.BuildRecord, func(w io.Writer) error { return b.writeRecord(pl, w) })
 	if err != nil {
 		return nil, "", err
 	}
@@ -88,6 +79,15 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	b.res.Artifacts = append(b.res.Artifacts, Artifact{Path: layout.BuildRecord, Digest: rec.Digest, Size: rec.Size})
 	slices.SortFunc(b.res.Artifacts, func(x, y Artifact) int { return strings.Compare(x.Path, y.Path) })
 	return pl, "", nil
+}
+
+// render renders a document into the staging folder, or in a dry run
+// only measures it.
+func (b *builder) render(path string, fn func(io.Writer) error) (layout.Rendered, error) {
+	if b.opts.DryRun {
+		return layout.Render(io.Discard, fn)
+	}
+	return b.st.writeDoc(b.st.path(path), fn)
 }
 
 // built is the packed skills as layout reads them, each from its summary.
@@ -137,17 +137,13 @@ func (b *builder) catalog(pl *planned) (*layout.Rendered, error) {
 	var r layout.Rendered
 	c, err := catalog.New(shown{b, pl}, catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator(),
 		Title: b.opts.CatalogTitle, Publisher: b.opts.CatalogPublisher, Source: b.opts.CatalogSource})
-	switch {
-	case err != nil:
-	case b.opts.DryRun:
-		r, err = layout.Render(io.Discard, c.Render)
-	default:
+	if err == nil {
 		// The first document written: the spare's go now, not before
 		// (a no-op gives the spare back whole, still a bundle).
 		if err := b.st.held.clearOther(); err != nil {
 			return nil, err
 		}
-		r, err = b.st.writeDoc(b.st.path(layout.Catalog), c.Render)
+		r, err = b.render(layout.Catalog, c.Render)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", layout.Catalog, err)

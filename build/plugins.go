@@ -24,7 +24,7 @@ import (
 // its archives are held in memory up to pack.MaxFile each, and packed on
 // every build: their digests are in the bundle key, so that a change to a
 // plugin's files is a change to the bundle.
-func (b *builder) packPlugins(p *packed) ([]layout.Plugin, error) {
+func (b *builder) packPlugins(p *packed) []layout.Plugin {
 	var out []layout.Plugin
 	for _, pl := range p.plugins {
 		lp, err := b.packPlugin(p, pl)
@@ -37,7 +37,7 @@ func (b *builder) packPlugins(p *packed) ([]layout.Plugin, error) {
 		}
 		out = append(out, lp)
 	}
-	return out, nil
+	return out
 }
 
 func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error) {

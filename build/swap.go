@@ -29,9 +29,6 @@ func (b *builder) swap(s *staged) (string, error) {
 // Only the skills this build reused were proven to hold their recorded
 // bytes in it (reuse.Last.Reusable).
 func describeOld(pl *planned, old string) *spareSet {
-	if pl.out.last == nil {
-		return nil
-	}
 	return describe(old, pl.out.last, func(c *layout.RecordSkill) bool {
 		w := pl.byName(c.Name)
 		return w != nil && w.reused

@@ -53,9 +53,6 @@ func (d *Decoder) Count() int {
 
 func (d *Decoder) Str() string { return string(d.next()) }
 
-// Bytes reads what Str reads, as bytes of its own.
-func (d *Decoder) Bytes() []byte { return bytes.Clone(d.next()) }
-
 // next reads a length-prefixed field, as a view of B.
 func (d *Decoder) next() []byte {
 	n, k := binary.Uvarint(d.B)
@@ -117,8 +114,8 @@ func (e *Encoder) RecordSkill(c *layout.RecordSkill) {
 // and Files for none.
 func (d *Decoder) RecordSkill() *layout.RecordSkill {
 	c := &layout.RecordSkill{Name: d.Str(), Key: layout.Digest(d.Str()), Lint: layout.Digest(d.Str())}
-	if f := d.Bytes(); len(f) > 0 {
-		c.Findings = f
+	if f := d.next(); len(f) > 0 {
+		c.Findings = bytes.Clone(f)
 	}
 	c.ContentDigest = layout.Digest(d.Str())
 	c.TarGz.Digest, c.Zip.Digest = layout.Digest(d.Str()), layout.Digest(d.Str())
