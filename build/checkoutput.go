@@ -163,14 +163,15 @@ func (b *builder) outsideSkills(out, name string) error {
 		abs, _ := filepath.Abs(root)
 		realRoot := resolved(abs)
 		if sameDir(dir, abs) || inside(dir, abs) || inside(realDir, realRoot) || inside(abs, dir) || inside(realRoot, realDir) {
-			fix := "choose a folder outside every skill"
-			if shown := asGiven(dir); shown == "." {
+			shown, fix := asGiven(dir), "choose a folder outside every skill"
+			if shown == "." {
 				// Run from inside the skill: the habit is build, here.
+				shown = filepath.Base(dir) + " (the working folder)"
 				fix = fmt.Sprintf("run it from the folder above (cd .. && skillpack build %s -o dist), or give -o outside it, such as -o ../dist",
 					filepath.Base(dir))
 			}
 			return fmt.Errorf("the output folder %s is inside the skill %s, whose archives would take in the bundle; %s",
-				name, skillName(dir), fix)
+				name, shown, fix)
 		}
 	}
 	return nil
@@ -228,15 +229,6 @@ func asGiven(p string) string {
 		}
 	}
 	return p
-}
-
-// skillName names the skill in folder dir for a message: its folder as
-// given, or, for the working folder, its base name.
-func skillName(dir string) string {
-	if shown := asGiven(dir); shown != "." {
-		return shown
-	}
-	return filepath.Base(dir) + " (the working folder)"
 }
 
 // firstFew joins the first three names and counts the rest.

@@ -51,10 +51,7 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 	if errs, _, _ := lint.Count(findings); errs > 0 {
 		return p, &LintError{Errors: errs}
 	}
-	out := opts.Out
-	if out == "" {
-		out = "."
-	}
+	out := cmp.Or(opts.Out, ".")
 	b := &builder{opts: Options{Time: opts.Time}, st: staging{dir: out}, lintOpts: lo}
 	w := &task{work: &work{src: s, name: p.Name, findings: p.Findings}, files: files, collErr: err}
 	// What the build refuses, pack refuses as a finding too (refuse.go).

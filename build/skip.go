@@ -210,17 +210,14 @@ func (b *builder) leaveOut(p *packed) error {
 			}
 		}
 	}
-	var kept []*work
 	for _, w := range p.work {
-		if !w.skipped {
-			kept = append(kept, w)
-			continue
-		}
-		if err := b.unstage(p, w, archives[w.name]); err != nil {
-			return err
+		if w.skipped {
+			if err := b.unstage(p, w, archives[w.name]); err != nil {
+				return err
+			}
 		}
 	}
-	p.work = kept
+	p.work = slices.DeleteFunc(p.work, func(w *work) bool { return w.skipped })
 	p.failed.Store(false)
 	for _, w := range p.work {
 		if w.kept {

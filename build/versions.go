@@ -74,12 +74,11 @@ func (b *builder) versions(pl *planned) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		v := sum.version
-		if v != "" {
+		if v := sum.version; v != "" {
 			versioned++
-		}
-		if v != "" && (pl.prev == nil || pl.prev.Versions.Find(w.name, v) == nil) {
-			fresh[w.name] = v
+			if pl.prev == nil || pl.prev.Versions.Find(w.name, v) == nil {
+				fresh[w.name] = v
+			}
 		}
 	}
 	if versioned == 0 {
