@@ -121,10 +121,17 @@ func (b *builder) checkOutputFolder(o *output) error {
 			return err
 		}
 	}
-	// Locked before the bundle there is read: another build's swap
-	// would change it under this one (outlock.go).
-	if o.unlock, err = b.lockOut(out); err != nil || absent {
-		return err
+	// Locked (package outlock) once the folder is found one the build may
+	// write, and before the bundle there is read: another build's swap
+	// would change it under this one. A dry run writes nothing and takes
+	// no lock.
+	if !b.opts.DryRun {
+		if o.unlock, err = lockOutput(out, "build"); err != nil {
+			return err
+		}
+	}
+	if absent {
+		return nil
 	}
 	o.last, _ = reuse.Open(out, b.opts.Jobs) // an unreadable record leaves nothing to reuse
 	if o.last.Intact() {

@@ -282,7 +282,6 @@ func (b *builder) files(plan *layout.Planned) iter.Seq2[string, error] {
 	}
 }
 
-// byName returns the published skill of that name.
 func (p *packed) byName(name string) *work {
 	i, ok := slices.BinarySearchFunc(p.named, name, func(w *work, n string) int { return strings.Compare(w.name, n) })
 	if !ok {

@@ -7,17 +7,6 @@ import (
 	"github.com/skillpack/skillpack/internal/outlock"
 )
 
-// lockOut takes the lock of the build's output (package outlock), once
-// the output check has found the folder one the build may write, and
-// before it reads the bundle there; a dry run writes nothing and takes
-// none.
-func (b *builder) lockOut(out string) (unlock func(), err error) {
-	if b.opts.DryRun {
-		return nil, nil
-	}
-	return lockOutput(out, "build")
-}
-
 // lockOutput takes the lock of the output folder out (absolute) for what
 // ("build", "sign"). A lock held by another process is an *OutputError
 // saying which.

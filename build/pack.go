@@ -193,7 +193,6 @@ func (b *builder) packOne(p *packed, w *task) error {
 	return b.packFresh(w)
 }
 
-// layoutFiles turns pack's entries into layout's files.
 func layoutFiles(entries []pack.Member) []layout.File {
 	files := make([]layout.File, len(entries))
 	for i, e := range entries {
@@ -358,8 +357,7 @@ func sameShape(rec []layout.File, files []skill.File) bool {
 	})
 }
 
-// key is what archive bytes are a function of: the format, the generator,
-// the fixed time and the files.
+// key is the skill's archive key (reuse.ArchiveKey).
 func (b *builder) key(entries []pack.Member) layout.Digest {
 	return reuse.ArchiveKey(Generator(), b.opts.Time, entries)
 }
@@ -412,7 +410,6 @@ func (a *archive) Write(p []byte) (int, error) {
 	return a.buf.Write(p)
 }
 
-// spill moves the archive from memory to a temporary file.
 func (a *archive) spill() error {
 	a.b.st.touched.Store(true)
 	f, err := os.CreateTemp(a.b.st.dir, "."+a.name+"-*."+a.ext+".part")
@@ -426,7 +423,6 @@ func (a *archive) spill() error {
 	return err
 }
 
-// release returns the memory buffer to the pool.
 func (a *archive) release() {
 	if a.buf != nil {
 		a.buf.Reset()
@@ -435,7 +431,6 @@ func (a *archive) release() {
 	}
 }
 
-// result is the archive's digest and size.
 func (a *archive) result() layout.Archive {
 	return layout.Archive{Digest: layout.SumDigest(a.sum.Sum(nil)), Size: a.n}
 }
@@ -497,7 +492,6 @@ func (e *InputChangedError) Error() string {
 // ExitClass is the command's exit code: 1, a failed check.
 func (*InputChangedError) ExitClass() int { return 1 }
 
-// discard drops an archive that was not finished.
 func (a *archive) discard() {
 	a.release()
 	if a.f != nil {

@@ -95,7 +95,6 @@ func (b *builder) signStaged(targets []layout.Artifact, folders iter.Seq2[layout
 	return sigs, folderSigs, nil
 }
 
-// logSigned says what the sign step signed.
 func (b *builder) logSigned(sigs, folderSigs []string) {
 	line := fmt.Sprintf("• sign: %s, %s beside each", human.Plural(len(sigs), "artifact", "artifacts"), layout.SignatureSuffix)
 	if len(folderSigs) > 0 {
@@ -287,5 +286,4 @@ func (b *builder) sign(s *staged) (string, error) {
 	return "", err
 }
 
-// signs reports whether the build signs anything.
 func (b *builder) signs() bool { return b.opts.Sign != nil || b.opts.SignFolder != nil }

@@ -97,17 +97,14 @@ func (s *staging) discard() {
 	}
 }
 
-// path is where a dist path lives in the staging folder.
 func (s *staging) path(distPath string) string {
 	return filepath.Join(s.dir, filepath.FromSlash(distPath))
 }
 
-// writeFile writes data to a new file in the staging folder.
 func (s *staging) writeFile(path string, data []byte) error {
 	return s.writeFrom(path, bytes.NewReader(data))
 }
 
-// writeFrom writes what r reads to a new file in the staging folder.
 func (s *staging) writeFrom(path string, r io.Reader) error {
 	f, err := s.create(path)
 	if err != nil {
