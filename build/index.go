@@ -33,17 +33,14 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	var render func(string, func(io.Writer) error) (layout.Rendered, error)
-	if !b.opts.DryRun {
-		pl.docs = map[string]bool{}
-		var mu sync.Mutex
-		render = func(path string, write func(io.Writer) error) (layout.Rendered, error) {
-			r, err := b.st.writeDoc(b.st.path(path), write)
-			mu.Lock()
-			defer mu.Unlock()
-			pl.docs[path] = err == nil
-			return r, err
-		}
+	pl.docs = map[string]bool{}
+	var mu sync.Mutex
+	render := func(path string, write func(io.Writer) error) (layout.Rendered, error) {
+		r, err := b.render(path, write)
+		mu.Lock()
+		defer mu.Unlock()
+		pl.docs[path] = err == nil
+		return r, err
 	}
 	plan, err := layout.Plan(built{pl}, layout.Options{BaseURL: b.opts.BaseURL, NoLegacy: b.opts.NoLegacy, Generator: Generator(), Catalog: page,
 		Versioned: b.versioning(pl), LLMsTxt: p.llms, AICatalog: b.opts.AICatalog,
