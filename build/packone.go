@@ -42,17 +42,17 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 		return nil, fmt.Errorf("%s: %v", s.EntryPath(), s.Err)
 	}
 	files, err := skill.Collect(dir)
-	lo := opts.Lint
-	_, findings := lint.CheckSkill(s, files, err, nil, lo)
+	_, findings := lint.CheckSkill(s, files, err, nil, opts.Lint)
 	p := &Packed{Name: lint.SkillName(s), Layout: "flat", Findings: findings}
+	po := pack.Options{Time: opts.Time}
 	if opts.Wrapped {
-		p.Layout = "wrapped"
+		p.Layout, po.Prefix = "wrapped", p.Name+"/"
 	}
 	if errs, _, _ := lint.Count(findings); errs > 0 {
 		return p, &LintError{Errors: errs}
 	}
 	out := cmp.Or(opts.Out, ".")
-	b := &builder{opts: Options{Time: opts.Time}, st: staging{dir: out}, lintOpts: lo}
+	b := &builder{opts: Options{Time: opts.Time}, st: staging{dir: out}, lintOpts: opts.Lint}
 	w := &task{work: &work{src: s, name: p.Name, findings: p.Findings}, files: files, collErr: err}
 	// What the build refuses, pack refuses as a finding too (refuse.go).
 	refused := func(err error) error {
@@ -79,10 +79,6 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 			err = &OutputError{fmt.Errorf("-o %s: a part of it is a file; give a folder", out)}
 		}
 		return p, err
-	}
-	po := pack.Options{Time: opts.Time}
-	if opts.Wrapped {
-		po.Prefix = p.Name + "/"
 	}
 	tgz, zip, entries, err := b.packArchives(w, po, false)
 	defer tgz.discard()
