@@ -327,10 +327,8 @@ func (b *builder) discoveryKey(l *layout.LLMsOptions) []string {
 // reused with the verdict the record holds. It fills the result from the
 // record.
 func (b *builder) upToDate(pl *planned) bool {
-	allReused := !b.signs() && !b.opts.Versioned
-	for _, w := range pl.work {
-		allReused = allReused && w.reused && w.sameLint
-	}
+	allReused := !b.signs() && !b.opts.Versioned &&
+		!slices.ContainsFunc(pl.work, func(w *work) bool { return !w.reused || !w.sameLint })
 	n := 0
 	list := func(a layout.Artifact) {
 		n++
