@@ -334,9 +334,9 @@ func (b *builder) outputError(err error) error {
 func hashFiles(w *task) ([]pack.Member, error) {
 	var entries []pack.Member
 	for _, f := range w.files.Files {
-		if doc := w.src.Doc; f.Path == w.src.File && doc != nil && int64(len(doc.Raw)) == f.Size && w.src.Size == f.Size {
+		if kept, ok := w.files.Kept(f.Path); ok && int64(len(kept.Data)) == f.Size {
 			// SKILL.md was read whole to be parsed: hash what lint checks.
-			entries = append(entries, pack.Member{Path: f.Path, Exec: f.Exec(), Size: f.Size, Sum: sha256.Sum256(doc.Raw)})
+			entries = append(entries, pack.Member{Path: f.Path, Exec: f.Exec(), Size: f.Size, Sum: sha256.Sum256(kept.Data)})
 			continue
 		}
 		onRead(f.Disk)
