@@ -36,16 +36,15 @@ type Spot struct {
 // no name at all; elsewhere, where an open file outlives its name (Unix),
 // the name is removed at once, and where it does not, Close removes it.
 func New() (*File, error) {
-	if f, err := unnamed(os.TempDir()); err == nil {
-		return &File{f: f, w: bufio.NewWriterSize(f, 64<<10)}, nil
-	}
-	f, err := os.CreateTemp("", "skillpack-*.scratch")
+	f, err := unnamed(os.TempDir())
+	named := false
 	if err != nil {
-		return nil, fmt.Errorf("making a scratch file: %w", err)
+		if f, err = os.CreateTemp("", "skillpack-*.scratch"); err != nil {
+			return nil, fmt.Errorf("making a scratch file: %w", err)
+		}
+		named = os.Remove(f.Name()) != nil
 	}
-	s := &File{f: f, w: bufio.NewWriterSize(f, 64<<10)}
-	s.named = os.Remove(f.Name()) != nil
-	return s, nil
+	return &File{f: f, w: bufio.NewWriterSize(f, 64<<10), named: named}, nil
 }
 
 // Add writes an item, after its length so that Scan can find it, and
