@@ -546,9 +546,11 @@ func TestRenderBodyError(t *testing.T) {
 	if !errors.Is(err, boom) || !strings.Contains(err.Error(), `skill "skill-0050"`) {
 		t.Fatalf("err = %v, want boom from skill-0050", err)
 	}
-	// Skills 0 to 52, and at most the ones in flight after them.
-	if got, most := total(calls), 53+2*runtime.GOMAXPROCS(0); got < 53 || got > most {
-		t.Errorf("Body called %d times, want 53 to %d", got, most)
+	// Skills 0 to 52, and not all the rest: how many start between
+	// skill-0052's failure and its worker saying so depends on the
+	// scheduler (90 of 200 on a machine running 20 processes on 2 cores).
+	if got := total(calls); got < 53 || got >= n {
+		t.Errorf("Body called %d times, want 53 to %d", got, n-1)
 	}
 	noLeak(t, before)
 }
