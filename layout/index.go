@@ -301,15 +301,8 @@ func (s *set) resources(index Rendered) func(io.Writer) error {
 						run = append(run, Resource{URI: SkillURI(sk.Name, f.Path), Path: SkillFile(sk.Name, f.Path), MimeType: MimeType(f.Path), Size: new(f.Size), Digest: f.Digest})
 					}
 				default:
-					r := &s.rows[p.i]
-					a := r.archives()[p.kind-partTarGz]
-					run = []Resource{{
-						URI:      ArchiveURI(r.name, a.a.Digest, a.ext),
-						Path:     ArchivePath(r.name, a.a.Digest, a.ext),
-						MimeType: MimeType("a." + a.ext),
-						Size:     new(a.a.Size),
-						Digest:   a.a.Digest,
-					}}
+					e := s.archive(p)
+					run = []Resource{{URI: ArchiveURI(e.Skill, e.Digest, e.Format), Path: e.Path, MimeType: MimeType(e.Path), Size: new(e.Size), Digest: e.Digest}}
 				}
 				for _, e := range run {
 					if !yield(e, nil) {

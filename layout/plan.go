@@ -92,28 +92,13 @@ func (b *Planned) Len() int { return b.n }
 func (b *Planned) Entries() iter.Seq2[Entry, error] {
 	return func(yield func(Entry, error) bool) {
 		for _, p := range b.parts {
-			var run []Entry // the part's entries: one skill's at most
-			switch p.kind {
-			case partFixed:
-				run = []Entry{b.docs[p.i]}
-			case partVersions:
-				run = b.set.versionEntries(p.i)
-			case partPage:
-				r := &b.set.rows[p.i]
-				run = []Entry{{Path: CatalogPage(r.name), Kind: KindPage, Skill: r.name, Digest: r.page.Digest, Size: r.page.Size}}
-			case partTarGz, partZip:
-				r := &b.set.rows[p.i]
-				a := r.archives()[p.kind-partTarGz]
-				run = []Entry{{Path: ArchivePath(r.name, a.a.Digest, a.ext), Kind: KindArchive, Skill: r.name, Format: a.ext, Digest: a.a.Digest, Size: a.a.Size}}
-			default:
+			run := b.unread(p) // the part's entries: one skill's at most
+			if p.kind == partFiles || p.kind == partLegacy {
 				r := &b.set.rows[p.i]
 				sk, err := b.set.load(r)
 				if err != nil {
 					yield(Entry{}, fmt.Errorf("layout: %w", err))
 					return
-				}
-				if p.kind == partFiles && r.hist > 0 {
-					run = b.set.versionEntries(r.hist) // in the skill's folder too
 				}
 				for _, f := range sk.Files {
 					e := Entry{Path: SkillFile(r.name, f.Path), Kind: KindFile, Skill: r.name, File: f.Path, Digest: f.Digest, Size: f.Size}
@@ -131,6 +116,29 @@ func (b *Planned) Entries() iter.Seq2[Entry, error] {
 			}
 		}
 	}
+}
+
+// unread is the entries of a part that need no skill read: all of them
+// but a run's files, beside which it gives the files of the skill's
+// versions (in the skill's folder too).
+func (b *Planned) unread(p part) []Entry {
+	s := b.set
+	switch p.kind {
+	case partFixed:
+		return []Entry{b.docs[p.i]}
+	case partVersions:
+		return s.versionEntries(p.i)
+	case partFiles:
+		if h := s.rows[p.i].hist; h > 0 {
+			return s.versionEntries(h)
+		}
+	case partPage:
+		r := &s.rows[p.i]
+		return []Entry{{Path: CatalogPage(r.name), Kind: KindPage, Skill: r.name, Digest: r.page.Digest, Size: r.page.Size}}
+	case partTarGz, partZip:
+		return []Entry{s.archive(p)}
+	}
+	return nil
 }
 
 // Docs returns the documents of the bundle, sorted by path: the entries of
@@ -319,41 +327,14 @@ func measureDoc(d *Entry, render func(string, func(io.Writer) error) (Rendered, 
 // checksums renders checksums.txt from the entries in path order, reading
 // no skill: it lists only documents and archives.
 func (b *Planned) checksums(w io.Writer) error {
-	line := func(path string, digest Digest) error {
-		_, err := io.WriteString(w, checksumLine(Sum{Path: path, Digest: digest}))
-		return err
-	}
 	for _, p := range b.parts {
-		var err error
-		switch p.kind {
-		case partFixed:
-			if d := &b.docs[p.i]; summed(d.Path) {
-				err = line(d.Path, d.Digest)
-			}
-		case partPage:
-			r := &b.set.rows[p.i]
-			err = line(CatalogPage(r.name), r.page.Digest)
-		case partTarGz, partZip:
-			r := &b.set.rows[p.i]
-			a := r.archives()[p.kind-partTarGz]
-			err = line(ArchivePath(r.name, a.a.Digest, a.ext), a.a.Digest)
-		case partFiles, partVersions:
-			// The archives of the skill's versions, in its folder.
-			h := p.i
-			if p.kind == partFiles {
-				h = b.set.rows[p.i].hist
-			}
-			if h == 0 {
-				continue
-			}
-			for _, e := range b.set.versionEntries(h) {
-				if e.Format != "" && err == nil {
-					err = line(e.Path, e.Digest)
+		for _, e := range b.unread(p) {
+			// Archives (the versions' too), pages and the documents summed lists.
+			if e.Format != "" || e.Kind == KindPage || e.Kind == KindDoc && summed(e.Path) {
+				if _, err := io.WriteString(w, checksumLine(Sum{Path: e.Path, Digest: e.Digest})); err != nil {
+					return err
 				}
 			}
-		}
-		if err != nil {
-			return err
 		}
 	}
 	return nil

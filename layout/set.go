@@ -154,6 +154,14 @@ func (s *set) each(keep func(*row) bool, entry func(r *row, sk Skill) (any, erro
 // them: .tar.gz, then .zip.
 func (r *row) archives() [2]packed { return [2]packed{{TarGz, r.tgz}, {Zip, r.zip}} }
 
+// archive is the Entry of the archive a part of kind partTarGz or partZip
+// names.
+func (s *set) archive(p part) Entry {
+	r := &s.rows[p.i]
+	a := r.archives()[p.kind-partTarGz]
+	return Entry{Path: ArchivePath(r.name, a.a.Digest, a.ext), Kind: KindArchive, Skill: r.name, Format: a.ext, Digest: a.a.Digest, Size: a.a.Size}
+}
+
 // A folder of the bundle (the v0.2 tree, the v0.1 tree, the skill:// URIs)
 // holds, for each skill, a run of its files under "<name>/" and its two
 // archives (ArchiveName), beside a few fixed names. No path outside
