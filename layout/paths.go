@@ -234,18 +234,24 @@ func ParseURI(uri string) (Path, bool) {
 // the inverse of how the v0.2 index spells urls, as a string: urls are not
 // percent-encoded, so it does not parse them as URLs.
 func ParseIndexURL(u string) (Path, bool) {
+	d := SkillsDir + "/" + u
 	if strings.Contains(u, "://") {
-		i := strings.Index(u, "/"+SkillsDir+"/")
-		if i < 0 {
-			return Path{}, false
-		}
-		u = u[i+len(SkillsDir)+2:]
+		d = absPath(SkillsDir, u)
 	}
-	p, ok := ParsePath(SkillsDir + "/" + u)
+	p, ok := ParsePath(d)
 	if !ok || p.Kind == KindDoc || p.Legacy {
 		return Path{}, false // the index points at skills only
 	}
 	return p, true
+}
+
+// absPath is the dist path an absolute url leads to under any base URL:
+// from its first "/<dir>/" on; "" when it has none, which no reader takes.
+func absPath(dir, u string) string {
+	if _, rest, ok := strings.Cut(u, "/"+dir+"/"); ok {
+		return dir + "/" + rest
+	}
+	return ""
 }
 
 // skillFile parses "<name>/<path>".

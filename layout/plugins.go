@@ -100,11 +100,7 @@ func DecodePlugins(data []byte) (*IndexPlugins, error) {
 func PluginPath(url string) (string, bool) {
 	p := PluginsDir + "/" + url
 	if strings.Contains(url, "://") {
-		i := strings.Index(url, "/"+PluginsDir+"/")
-		if i < 0 {
-			return "", false
-		}
-		p = url[i+1:]
+		p = absPath(PluginsDir, url)
 	}
 	if !pluginArchive(p) || CheckPath(p) != nil {
 		return "", false

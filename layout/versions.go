@@ -139,11 +139,7 @@ func ResolveURL(doc, u string) (Path, bool) {
 	var p string
 	switch {
 	case strings.Contains(u, "://"):
-		i := strings.Index(u, "/"+SkillsDir+"/")
-		if i < 0 {
-			return Path{}, false
-		}
-		p = u[i+1:]
+		p = absPath(SkillsDir, u)
 	case u == "" || strings.HasPrefix(u, "/") || strings.ContainsAny(u, "?#\\"):
 		return Path{}, false
 	default:
