@@ -262,7 +262,7 @@ func (s *set) mcpIndex(w io.Writer) error {
 			Frontmatter:   sk.Frontmatter,
 			ContentDigest: sk.ContentDigest,
 		}
-		for _, a := range r.archives() {
+		for _, a := range archives(r.tgz, r.zip) {
 			e.Archives = append(e.Archives, ArchiveMCP{URL: ArchiveURI(r.name, a.a.Digest, a.ext), MimeType: MimeType("a." + a.ext), Digest: a.a.Digest})
 		}
 		return e, nil

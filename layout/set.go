@@ -150,15 +150,11 @@ func (s *set) each(keep func(*row) bool, entry func(r *row, sk Skill) (any, erro
 	}
 }
 
-// archives returns the row's archives in the order every document lists
-// them: .tar.gz, then .zip.
-func (r *row) archives() [2]packed { return [2]packed{{TarGz, r.tgz}, {Zip, r.zip}} }
-
 // archive is the Entry of the archive a part of kind partTarGz or partZip
 // names.
 func (s *set) archive(p part) Entry {
 	r := &s.rows[p.i]
-	a := r.archives()[p.kind-partTarGz]
+	a := archives(r.tgz, r.zip)[p.kind-partTarGz]
 	return Entry{Path: ArchivePath(r.name, a.a.Digest, a.ext), Kind: KindArchive, Skill: r.name, Format: a.ext, Digest: a.a.Digest, Size: a.a.Size}
 }
 
@@ -199,7 +195,7 @@ func (s *set) key(p part, dir string, fixed func(int32) string) key {
 		return keyOf(dir, s.rows[p.i].name, "/")
 	case partTarGz, partZip:
 		r := &s.rows[p.i]
-		a := r.archives()[p.kind-partTarGz]
+		a := archives(r.tgz, r.zip)[p.kind-partTarGz]
 		n := archiveNameParts(r.name, a.a.Digest.Short(), a.ext)
 		return keyOf(dir, n[0], n[1], n[2], n[3], n[4])
 	case partLegacy:

@@ -272,7 +272,7 @@ func checkSkill(s Skill) error {
 	if err := checkFrontmatter(s); err != nil {
 		bad("frontmatter: %v", err)
 	}
-	for _, a := range s.archives() {
+	for _, a := range archives(s.TarGz, s.Zip) {
 		if !a.a.Digest.Valid() {
 			bad("%s archive digest %q is not \"sha256:\" and 64 lowercase hex digits", a.ext, a.a.Digest)
 		}
@@ -283,18 +283,10 @@ func checkSkill(s Skill) error {
 	if !s.ContentDigest.Valid() {
 		bad("content digest %q is not \"sha256:\" and 64 lowercase hex digits", s.ContentDigest)
 	}
-	paths := make([]string, len(s.Files))
-	for i, f := range s.Files {
-		paths[i] = f.Path
-	}
-	for _, err := range CheckPaths(paths) {
+	for _, err := range CheckPaths(keys(s.Files, func(f File) string { return f.Path })) {
 		bad("%v", err)
 	}
-	entry := false
 	for _, f := range s.Files {
-		if f.Path == EntryFile {
-			entry = true
-		}
 		if !f.Digest.Valid() {
 			bad("file %q: digest %q is not \"sha256:\" and 64 lowercase hex digits", f.Path, f.Digest)
 		}
@@ -302,7 +294,7 @@ func checkSkill(s Skill) error {
 			bad("file %q: negative size %d", f.Path, f.Size)
 		}
 	}
-	if !entry {
+	if s.entry().Path == "" {
 		bad("no %s among its files", EntryFile)
 	}
 	return errors.Join(errs...)
@@ -445,6 +437,6 @@ type packed struct {
 	a   Archive
 }
 
-// archives returns the skill's archives in the order every document lists
-// them: .tar.gz, then .zip.
-func (s *Skill) archives() [2]packed { return [2]packed{{TarGz, s.TarGz}, {Zip, s.Zip}} }
+// archives are a skill's archives in the order every document lists them:
+// .tar.gz, then .zip.
+func archives(tgz, zip Archive) [2]packed { return [2]packed{{TarGz, tgz}, {Zip, zip}} }

@@ -325,7 +325,7 @@ func (sv *SkillVersion) check(name string) []error {
 	if sv.entry().Path == "" {
 		bad("no %s among its files", EntryFile)
 	}
-	for _, a := range []packed{{TarGz, sv.TarGz}, {Zip, sv.Zip}} {
+	for _, a := range archives(sv.TarGz, sv.Zip) {
 		if !a.a.Digest.Valid() || a.a.Size <= 0 {
 			bad("%s: needs a digest and a positive size", a.ext)
 		}
@@ -365,7 +365,7 @@ func (sv *SkillVersion) entries(name string) []Entry {
 		es = append(es, Entry{Path: VersionFile(name, sv.Version, f.Path), Kind: KindVersion, Skill: name, Version: sv.Version,
 			File: f.Path, Digest: f.Digest, Size: *f.Size})
 	}
-	for _, a := range []packed{{TarGz, sv.TarGz}, {Zip, sv.Zip}} {
+	for _, a := range archives(sv.TarGz, sv.Zip) {
 		es = append(es, Entry{Path: VersionArchive(name, sv.Version, a.a.Digest, a.ext), Kind: KindVersion, Skill: name,
 			Version: sv.Version, Format: a.ext, Digest: a.a.Digest, Size: a.a.Size})
 	}
