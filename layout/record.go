@@ -130,29 +130,9 @@ func ReadRecord(r io.Reader, skill func(RecordSkill) error, file func(string) er
 		case "legacyExcluded":
 			err = dec.Decode(&h.Excluded)
 		case "skills":
-			err = each(dec, func() error {
-				var s RecordSkill
-				if err := dec.Decode(&s); err != nil {
-					return err
-				}
-				if s.Name <= lastName && lastName != "" {
-					return fmt.Errorf("skill %q: the skills are not sorted by name", s.Name)
-				}
-				lastName = s.Name
-				return skill(s)
-			})
+			err = sortedArray(dec, &lastName, func(s RecordSkill) string { return s.Name }, "skill %q: the skills are not sorted by name", skill)
 		case "files":
-			err = each(dec, func() error {
-				var f string
-				if err := dec.Decode(&f); err != nil {
-					return err
-				}
-				if f <= lastFile && lastFile != "" {
-					return fmt.Errorf("file %q: the files are not sorted", f)
-				}
-				lastFile = f
-				return file(f)
-			})
+			err = sortedArray(dec, &lastFile, func(f string) string { return f }, "file %q: the files are not sorted", file)
 		default:
 			var skip json.RawMessage
 			err = dec.Decode(&skip)
@@ -212,13 +192,22 @@ func expect(dec *json.Decoder, want json.Delim) error {
 	return nil
 }
 
-// each reads an array, calling elem to decode each element.
-func each(dec *json.Decoder, elem func() error) error {
+// sortedArray reads an array, calling f with each element, whose key
+// must come after last's (else the error unsorted says, of the key).
+func sortedArray[T any](dec *json.Decoder, last *string, key func(T) string, unsorted string, f func(T) error) error {
 	if err := expect(dec, json.Delim('[')); err != nil {
 		return err
 	}
 	for dec.More() {
-		if err := elem(); err != nil {
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		if k := key(v); k <= *last && *last != "" {
+			return fmt.Errorf(unsorted, k)
+		}
+		*last = key(v)
+		if err := f(v); err != nil {
 			return err
 		}
 	}
