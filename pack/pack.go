@@ -252,7 +252,7 @@ var (
 // files in sorted order, then Close. A Writer is not safe for concurrent use.
 type Writer struct {
 	prefix  string
-	tarTime time.Time
+	tarTime int64 // Unix seconds
 
 	ts tarSink
 	tw tarWriter
@@ -287,10 +287,11 @@ func NewWriter(tgz, z io.Writer, opts Options) *Writer {
 	if t.IsZero() {
 		t = zipMin
 	}
-	// Sub-second parts and time zones would otherwise reach the headers.
-	t = t.UTC().Truncate(time.Second)
-	w.tarTime = clamp(t, tarMin, tarMax)
-	dosDate, dosTime := dosTime(clamp(t, zipMin, zipMax))
+	// In whole seconds: sub-second parts and time zones would otherwise
+	// reach the headers.
+	sec := t.Unix()
+	w.tarTime = min(max(sec, tarMin.Unix()), tarMax.Unix())
+	dosDate, dosTime := dosTime(time.Unix(min(max(sec, zipMin.Unix()), zipMax.Unix()), 0).UTC())
 
 	w.pooled, _ = flatePool.Get().(*pooled)
 	if w.pooled == nil {
@@ -302,16 +303,6 @@ func NewWriter(tgz, z io.Writer, opts Options) *Writer {
 
 	w.zw = newZipWriter(z, dosDate, dosTime)
 	return w
-}
-
-func clamp(t, lo, hi time.Time) time.Time {
-	if t.Before(lo) {
-		return lo
-	}
-	if t.After(hi) {
-		return hi
-	}
-	return t
 }
 
 // dosTime encodes t (UTC, within zipMin..zipMax) as MS-DOS date and time,
@@ -468,7 +459,7 @@ func (w *Writer) Add(path string, exec bool, size int64, r io.Reader) (sum [32]b
 		mode = 0o755
 	}
 	// USTAR only: the skills CLI reads no PAX or GNU headers (tar.go).
-	if err := w.tw.header(name, mode, size, w.tarTime.Unix()); err != nil {
+	if err := w.tw.header(name, mode, size, w.tarTime); err != nil {
 		return sum, &PathError{Path: path, Err: fmt.Errorf("writing tar header: %w", err)}
 	}
 	// The entry's data is the file's piece of the tar.gz, streamed out as
