@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -87,13 +88,7 @@ type LLMsLink struct {
 // Section returns the sections named name (compared without regard to
 // case), in file order.
 func (d *LLMsDoc) Section(name string) []LLMsSection {
-	var out []LLMsSection
-	for _, s := range d.Sections {
-		if strings.EqualFold(s.Name, name) {
-			out = append(out, s)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(d.Sections), func(s LLMsSection) bool { return !strings.EqualFold(s.Name, name) })
 }
 
 // DecodeLLMsTxt reads an llms.txt. It fails only on what no llms.txt may
@@ -538,10 +533,8 @@ type aiForm struct{ form, media, ext string }
 // AICatalogMedia is the media type of an entry whose identifier has the
 // form form ("md", "gzip" or "zip"), or "".
 func AICatalogMedia(form string) string {
-	for _, f := range aiForms {
-		if f.form == form {
-			return f.media
-		}
+	if i := slices.IndexFunc(aiForms, func(f aiForm) bool { return f.form == form }); i >= 0 {
+		return aiForms[i].media
 	}
 	return ""
 }
@@ -636,14 +629,12 @@ func (s *set) aiCatalog(w io.Writer) error {
 func (s *set) aiEntry(pub string, sk Skill, f aiForm) AICatalogEntry {
 	e := AICatalogEntry{Identifier: AICatalogIdentifier(pub, f.form, sk.Name), DisplayName: sk.Name, Type: f.media,
 		Description: sk.Description, Version: sk.Version}
-	var path string
-	switch f.ext {
-	case "":
-		path, e.Digest = SkillFile(sk.Name, EntryFile), sk.entry().Digest
-	case TarGz:
-		path, e.Digest = ArchivePath(sk.Name, sk.TarGz.Digest, TarGz), sk.TarGz.Digest
-	default:
-		path, e.Digest = ArchivePath(sk.Name, sk.Zip.Digest, Zip), sk.Zip.Digest
+	path := SkillFile(sk.Name, EntryFile)
+	e.Digest = sk.entry().Digest
+	for _, a := range archives(sk.TarGz, sk.Zip) {
+		if a.ext == f.ext {
+			path, e.Digest = ArchivePath(sk.Name, a.a.Digest, a.ext), a.a.Digest
+		}
 	}
 	e.URL = joinURL(s.o.BaseURL, path)
 	if m := AICatalogManifest(e, sk.Name, path, s.o); m != nil {

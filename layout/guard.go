@@ -118,12 +118,9 @@ func (prev *Published) Guard(next []Pin) []Change {
 	warnf := func(name, format string, args ...any) {
 		out = append(out, Change{Skill: name, Message: fmt.Sprintf(format, args...)})
 	}
-	was := map[string]EntryV2{}
+	was := map[string]Pin{}
 	for _, e := range prev.Index.Skills {
-		if !semver.Valid(e.Version) {
-			e.Version = ""
-		}
-		was[e.Name] = e
+		was[e.Name] = e.Pin()
 	}
 	seen := map[[2]string]Digest{}
 	names := map[string]bool{}
