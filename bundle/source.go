@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -345,9 +344,7 @@ func (h *Site) Open(ctx context.Context, loc string) (io.ReadCloser, int64, erro
 	// controls, points to.
 	sent := len(h.o.Header) > 0 && Origin(req.URL) == Origin(h.base)
 	if sent {
-		for k, v := range h.o.Header {
-			req.Header[k] = slices.Clone(v)
-		}
+		req.Header = h.o.Header.Clone()
 	}
 	// We unpack gzip ourselves, under the size limit (see OpenURL).
 	req.Header.Set("Accept-Encoding", "gzip")
