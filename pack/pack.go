@@ -74,13 +74,10 @@ var version = sync.OnceValue(func() string {
 		return compressorVersion
 	}
 	for _, m := range info.Deps {
-		if m.Path != Compressor {
-			continue
-		}
-		if m.Replace != nil && m.Replace.Version != "" {
+		if m.Path == Compressor && m.Replace != nil && m.Replace.Version != "" {
 			return m.Replace.Version
 		}
-		if m.Version != "" {
+		if m.Path == Compressor && m.Version != "" {
 			return m.Version
 		}
 	}
