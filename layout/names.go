@@ -9,83 +9,78 @@ var Naming = []string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Check
 // may fetch, which publish --prune keeps while a kept release names it.
 // A path may come more than once.
 func Names(doc string, data []byte) ([]string, error) {
-	var n []string
-	add := func(p string) { n = append(n, p) }
-	uri := func(u string) {
+	uri := func(add func(string), u string) {
 		if pp, ok := ParseURI(u); ok {
 			add(pp.String())
 		}
 	}
 	switch doc {
 	case V2Index:
-		idx, err := DecodeIndexV2(data)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range idx.Skills {
-			if pp, ok := ParseIndexURL(e.URL); ok {
-				add(pp.String())
-			}
-		}
-	case V1Index:
-		idx, err := DecodeIndexV1(data)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range idx.Skills {
-			for _, f := range e.Files {
-				add(LegacyFile(e.Name, f))
-			}
-		}
-	case MCPSkills:
-		list, err := DecodeSkillsMCP(data)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range list {
-			for _, r := range s.Resources {
-				uri(r.URI)
-			}
-		}
-	case MCPIndex:
-		idx, err := DecodeIndexMCP(data)
-		if err != nil {
-			return nil, err
-		}
-		for _, e := range idx.Skills {
-			uri(e.URL)
-			for _, a := range e.Archives {
-				uri(a.URL)
-			}
-		}
-	case MCPResources:
-		list, err := DecodeResources(data)
-		if err != nil {
-			return nil, err
-		}
-		for _, r := range list {
-			add(r.Path)
-		}
-	case PluginsIndex:
-		idx, err := DecodePlugins(data)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range idx.Plugins {
-			for _, a := range p.Archives {
-				if pp, ok := PluginPath(a.URL); ok {
-					add(pp)
+		return names(data, DecodeIndexV2, func(idx *IndexV2, add func(string)) {
+			for _, e := range idx.Skills {
+				if pp, ok := ParseIndexURL(e.URL); ok {
+					add(pp.String())
 				}
 			}
-		}
+		})
+	case V1Index:
+		return names(data, DecodeIndexV1, func(idx *IndexV1, add func(string)) {
+			for _, e := range idx.Skills {
+				for _, f := range e.Files {
+					add(LegacyFile(e.Name, f))
+				}
+			}
+		})
+	case MCPSkills:
+		return names(data, DecodeSkillsMCP, func(list []SkillMCP, add func(string)) {
+			for _, s := range list {
+				for _, r := range s.Resources {
+					uri(add, r.URI)
+				}
+			}
+		})
+	case MCPIndex:
+		return names(data, DecodeIndexMCP, func(idx *IndexMCP, add func(string)) {
+			for _, e := range idx.Skills {
+				uri(add, e.URL)
+				for _, a := range e.Archives {
+					uri(add, a.URL)
+				}
+			}
+		})
+	case MCPResources:
+		return names(data, DecodeResources, func(list []Resource, add func(string)) {
+			for _, r := range list {
+				add(r.Path)
+			}
+		})
+	case PluginsIndex:
+		return names(data, DecodePlugins, func(idx *IndexPlugins, add func(string)) {
+			for _, p := range idx.Plugins {
+				for _, a := range p.Archives {
+					if pp, ok := PluginPath(a.URL); ok {
+						add(pp)
+					}
+				}
+			}
+		})
 	case Checksums:
-		sums, err := ParseChecksums(data)
-		if err != nil {
-			return nil, err
-		}
-		for _, s := range sums {
-			add(s.Path)
-		}
+		return names(data, ParseChecksums, func(sums []Sum, add func(string)) {
+			for _, s := range sums {
+				add(s.Path)
+			}
+		})
 	}
+	return nil, nil
+}
+
+// names is the paths each adds of what decode reads of data.
+func names[T any](data []byte, decode func([]byte) (T, error), each func(v T, add func(string))) ([]string, error) {
+	v, err := decode(data)
+	if err != nil {
+		return nil, err
+	}
+	var n []string
+	each(v, func(p string) { n = append(n, p) })
 	return n, nil
 }
