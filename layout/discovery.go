@@ -320,10 +320,7 @@ func (s *set) llmsTxt(w io.Writer) error {
 		head := "# " + title + "\n\n> The Agent Skills published here, each linked to its " + EntryFile + ".\n\n" +
 			"Agents and tools install them from the discovery index at " + s.llmsURL(V2Index) +
 			", which gives each skill's digest.\n\n"
-		if _, err := io.WriteString(w, head); err != nil {
-			return err
-		}
-		return s.llmsSection(w, "\n")
+		return s.llmsSection(w, head, "\n", nil)
 	}
 	m, err := scanLLMs(s.o.LLMsTxt.Name, base)
 	if err != nil {
@@ -343,20 +340,10 @@ func (s *set) llmsTxt(w io.Writer) error {
 			pre = append(pre[:len(pre):len(pre)], m.eol...)
 		}
 	}
-	if _, err := w.Write(pre); err != nil {
-		return err
+	if first, _, _ := bytes.Cut(post, []byte("\n")); len(bytes.TrimSpace(first)) > 0 {
+		post = append([]byte(m.eol), post...)
 	}
-	if err := s.llmsSection(w, m.eol); err != nil {
-		return err
-	}
-	first, _, _ := bytes.Cut(post, []byte("\n"))
-	if len(bytes.TrimSpace(first)) > 0 {
-		if _, err := io.WriteString(w, m.eol); err != nil {
-			return err
-		}
-	}
-	_, err = w.Write(post)
-	return err
+	return s.llmsSection(w, string(pre), m.eol, post)
 }
 
 // blankEnd reports whether text, which ends with a newline, ends with a
@@ -367,9 +354,9 @@ func blankEnd(text []byte) bool {
 }
 
 // llmsSection renders the Agent Skills section, a skill a line, in name
-// order.
-func (s *set) llmsSection(w io.Writer, eol string) error {
-	if _, err := io.WriteString(w, "## "+LLMsSectionName+eol+eol); err != nil {
+// order, between the text before and after it.
+func (s *set) llmsSection(w io.Writer, before, eol string, after []byte) error {
+	if _, err := io.WriteString(w, before+"## "+LLMsSectionName+eol+eol); err != nil {
 		return err
 	}
 	for i := range s.rows {
@@ -385,7 +372,8 @@ func (s *set) llmsSection(w io.Writer, eol string) error {
 			return err
 		}
 	}
-	return nil
+	_, err := w.Write(after)
+	return err
 }
 
 // checkDiscovery returns why the discovery documents o asks for cannot
