@@ -346,6 +346,7 @@ func checksumLine(s Sum) string { return s.Digest.Hex() + "  " + s.Path + "\n" }
 // the exact bytes a build writes compares data with ChecksumsDoc(sums).
 func ParseChecksums(data []byte) (sums []Sum, err error) {
 	var bad []error
+	fail := func(n int, err error) { bad = append(bad, &LineError{Doc: Checksums, Line: n, Err: err}) }
 	seen := map[string]int{}
 	if len(data) == 0 {
 		return nil, nil
@@ -365,23 +366,18 @@ func ParseChecksums(data []byte) (sums []Sum, err error) {
 			d = Digest("sha256:" + string(hexb))
 		}
 		if !d.Valid() {
-			bad = append(bad, &LineError{Doc: Checksums, Line: n, Err: errors.New(checksumForm)})
+			fail(n, errors.New(checksumForm))
 			continue
 		}
-		p := string(pb)
-		var why error
-		switch {
+		switch p := string(pb); {
 		case CheckPath(p) != nil:
-			why = fmt.Errorf("path %q: %w", p, CheckPath(p))
+			fail(n, fmt.Errorf("path %q: %w", p, CheckPath(p)))
 		case seen[p] != 0:
-			why = fmt.Errorf("%s is listed again (first on line %d)", p, seen[p])
+			fail(n, fmt.Errorf("%s is listed again (first on line %d)", p, seen[p]))
+		default:
+			seen[p] = n
+			sums[i] = Sum{Path: p, Digest: d}
 		}
-		if why != nil {
-			bad = append(bad, &LineError{Doc: Checksums, Line: n, Err: why})
-			continue
-		}
-		seen[p] = n
-		sums[i] = Sum{Path: p, Digest: d}
 	}
 	return sums, errors.Join(bad...)
 }
