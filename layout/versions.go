@@ -458,7 +458,6 @@ type history struct {
 type skillHistory struct {
 	name     string
 	versions []SkillVersion // newest first
-	files    int
 }
 
 // newHistory starts the history of a versioned set.
@@ -533,19 +532,15 @@ func (h *history) settle(rows []row) {
 		return slices.BinarySearchFunc(h.skills, name, func(s skillHistory, n string) int { return strings.Compare(s.name, n) })
 	}
 	for _, name := range slices.Sorted(maps.Keys(h.added)) {
-		if i, ok := find(name); ok {
-			h.skills[i].versions = append(h.skills[i].versions, *h.added[name])
-		} else {
-			h.skills = slices.Insert(h.skills, i, skillHistory{name: name, versions: []SkillVersion{*h.added[name]}})
+		i, ok := find(name)
+		if !ok {
+			h.skills = slices.Insert(h.skills, i, skillHistory{name: name})
 		}
+		h.skills[i].versions = append(h.skills[i].versions, *h.added[name])
 	}
 	h.added = nil
-	for i := range h.skills {
-		s := &h.skills[i]
+	for _, s := range h.skills {
 		slices.SortFunc(s.versions, func(a, b SkillVersion) int { return newestFirst(a.Version, b.Version) })
-		for _, sv := range s.versions {
-			s.files += len(sv.Files) + 2
-		}
 	}
 	for i := range rows {
 		if j, ok := find(rows[i].name); ok {
@@ -668,10 +663,12 @@ func (b *Planned) versionParts() {
 	for i := range b.set.rows {
 		inBuild[b.set.rows[i].name] = true
 	}
-	for i := range h.skills {
-		if !inBuild[h.skills[i].name] {
+	for i, s := range h.skills {
+		if !inBuild[s.name] {
 			b.parts = append(b.parts, part{partVersions, int32(i + 1)})
 		}
-		b.n += h.skills[i].files
+		for _, sv := range s.versions {
+			b.n += len(sv.Files) + 2
+		}
 	}
 }
