@@ -283,7 +283,10 @@ func (p Path) String() string {
 	case KindArchive:
 		return SkillsDir + "/" + archiveName(p.Skill, p.Short, p.Format)
 	case KindVersion:
-		return p.versionString()
+		if p.File != "" {
+			return VersionFile(p.Skill, p.Version, p.File)
+		}
+		return VersionDir(p.Skill, p.Version) + "/" + archiveName(p.Skill, p.Short, p.Format)
 	case KindPage:
 		return CatalogPage(p.Skill)
 	}

@@ -105,14 +105,6 @@ func versioned(s string) (Path, bool) {
 	return Path{Kind: KindVersion, Skill: name, Version: v, File: sub}, true
 }
 
-// versionString is the dist path of a KindVersion Path.
-func (p Path) versionString() string {
-	if p.File != "" {
-		return VersionFile(p.Skill, p.Version, p.File)
-	}
-	return VersionDir(p.Skill, p.Version) + "/" + archiveName(p.Skill, p.Short, p.Format)
-}
-
 // VersionClash says why a skill's own file would be taken for a file of
 // one of its versions, or "": a file in a folder named as a SemVer
 // version, or a file at its root named as one of its archives. With
