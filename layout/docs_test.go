@@ -26,8 +26,7 @@ func V1IndexDoc(skills []Skill, o Options) (doc []byte, left []Excluded, err err
 	if doc, err = collect(s.v1); err != nil {
 		return nil, nil, err
 	}
-	left, err = s.excluded()
-	return doc, left, err
+	return doc, s.excluded(), nil
 }
 
 func MCPSkillsDoc(skills []Skill) ([]byte, error) {

@@ -180,19 +180,15 @@ func (s *set) v2(w io.Writer) error {
 	})})
 }
 
-// excluded reads again the skills left out of the v0.1 index and says why.
-func (s *set) excluded() ([]Excluded, error) {
+// excluded are the skills left out of the v0.1 index, with why.
+func (s *set) excluded() []Excluded {
 	var left []Excluded
-	for i := range s.rows {
-		if r := &s.rows[i]; !r.legacy {
-			sk, err := s.load(r)
-			if err != nil {
-				return nil, err
-			}
-			left = append(left, Excluded{Name: r.name, Reason: legacyReason(sk)})
+	for _, r := range s.rows {
+		if r.left != "" {
+			left = append(left, Excluded{Name: r.name, Reason: r.left})
 		}
 	}
-	return left, nil
+	return left
 }
 
 // v1 renders the legacy discovery v0.1.0 index, sorted by name, with
@@ -200,7 +196,7 @@ func (s *set) excluded() ([]Excluded, error) {
 // that breaks the v0.1 rules is left out (Planned.Excluded says why),
 // because the skills CLI rejects the whole legacy index for one bad entry.
 func (s *set) v1(w io.Writer) error {
-	return stream(w, IndexV1{Generator: s.o.Generator, Skills: []EntryV1{}}, array{"skills", s.each(func(r *row) bool { return r.legacy }, func(_ *row, sk Skill) (any, error) {
+	return stream(w, IndexV1{Generator: s.o.Generator, Skills: []EntryV1{}}, array{"skills", s.each(func(r *row) bool { return r.left == "" }, func(_ *row, sk Skill) (any, error) {
 		e := EntryV1{Name: sk.Name, Description: sk.Description, Files: []string{EntryFile}}
 		for _, f := range sk.Files {
 			if f.Path != EntryFile {

@@ -183,9 +183,7 @@ func Plan(skills Skills, o Options) (*Planned, error) {
 	}
 	b := &Planned{set: set}
 	if !o.NoLegacy {
-		if b.Excluded, err = set.excluded(); err != nil {
-			return nil, fmt.Errorf("layout: %w", err)
-		}
+		b.Excluded = set.excluded()
 	}
 
 	doc := func(path string, write func(io.Writer) error) {
@@ -252,7 +250,7 @@ func Plan(skills Skills, o Options) (*Planned, error) {
 		r := &set.rows[i]
 		b.parts = append(b.parts, part{partFiles, int32(i)}, part{partTarGz, int32(i)}, part{partZip, int32(i)})
 		b.n += int(r.files) + 2
-		if !o.NoLegacy && r.legacy {
+		if !o.NoLegacy && r.left == "" {
 			b.parts = append(b.parts, part{partLegacy, int32(i)})
 			b.n += int(r.files)
 		}

@@ -45,7 +45,7 @@ type row struct {
 	name    string
 	src     int32 // its index in the Skills
 	files   int32
-	legacy  bool   // its paths meet the v0.1 rules
+	left    string // why it is left out of the v0.1 tree (legacyReason), "" when it is in
 	version string // its SemVer version, "" for none
 	tgz     Archive
 	zip     Archive
@@ -75,7 +75,7 @@ func newSet(src Skills, o Options) (*set, error) {
 		if err := checkSkill(sk); err != nil {
 			errs = append(errs, err)
 		}
-		s.rows[i] = row{name: sk.Name, src: int32(i), files: int32(len(sk.Files)), legacy: legacyReason(sk) == "", version: sk.Version, tgz: sk.TarGz, zip: sk.Zip}
+		s.rows[i] = row{name: sk.Name, src: int32(i), files: int32(len(sk.Files)), left: legacyReason(sk), version: sk.Version, tgz: sk.TarGz, zip: sk.Zip}
 		if sk.Page != nil {
 			s.rows[i].page = *sk.Page
 		}
