@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"encoding/binary"
 	"io"
+	"strings"
+	"unicode/utf8"
 )
 
 // The zip is written here, every header byte set by hand around the
@@ -75,10 +77,8 @@ type zipEntry struct {
 // name goes without it, as it always has: archive/zip sets it for '~' too,
 // and an archive's bytes must not change.
 func (e *zipEntry) flags() uint16 {
-	for i := 0; i < len(e.name); i++ {
-		if e.name[i] >= 0x80 {
-			return zipFlagDescriptor | zipFlagUTF8
-		}
+	if strings.ContainsFunc(e.name, func(r rune) bool { return r >= utf8.RuneSelf }) {
+		return zipFlagDescriptor | zipFlagUTF8
 	}
 	return zipFlagDescriptor
 }
