@@ -145,24 +145,19 @@ func (f *File) Pos(ptr string) (int, int) { return LineCol(f.Data, f.pos.at(ptr)
 // declare notes the paths of a client manifest's "skills": a string or a
 // list of strings (Claude Code, Codex, Cursor).
 func (p *Plugin) declare(m *File) {
-	var paths []string
-	switch v := m.fields["skills"].(type) {
-	case string:
-		paths = []string{v}
-	case []any:
-		for _, e := range v {
-			if s, ok := e.(string); ok {
-				paths = append(paths, s)
-			}
-		}
-	}
-	for i, s := range paths {
-		ptr := "/skills"
-		if _, ok := m.fields["skills"].([]any); ok {
-			ptr += "/" + strconv.Itoa(i)
-		}
+	add := func(s, ptr string) {
 		line, _ := m.Pos(ptr)
 		p.Declared = append(p.Declared, Declared{Path: s, By: m, Line: line})
+	}
+	switch v := m.fields["skills"].(type) {
+	case string:
+		add(v, "/skills")
+	case []any:
+		for i, e := range v {
+			if s, ok := e.(string); ok {
+				add(s, "/skills/"+strconv.Itoa(i)) // its own index, past any non-string
+			}
+		}
 	}
 }
 
