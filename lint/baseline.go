@@ -127,19 +127,10 @@ func (b *Baseline) stale(seen map[[2]string]bool, paths []string) []string {
 	if b == nil {
 		return nil
 	}
-	var roots []string
-	for _, p := range paths {
-		if abs, err := filepath.Abs(p); err == nil {
-			roots = append(roots, abs)
-		}
-	}
 	var out []string
 	for p, rules := range b.Counts {
 		abs := filepath.Join(filepath.Dir(b.Path), filepath.FromSlash(p))
-		if !slices.ContainsFunc(roots, func(root string) bool {
-			rel, err := filepath.Rel(root, abs)
-			return err == nil && filepath.IsLocal(rel)
-		}) {
+		if !slices.ContainsFunc(paths, func(root string) bool { return below(root, abs) }) {
 			continue
 		}
 		for id, n := range rules {

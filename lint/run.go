@@ -278,19 +278,23 @@ func (r *runner) settle(p *Pass, out []Finding, relOf func(string) string) []Fin
 	if p.Files == nil {
 		return out
 	}
-	var nested []string // base-relative folders of inner skills, with "/"
+	var nested []string // the folders of inner skills, on disk below the base
 	comments := map[string][]*inline{}
 	for _, f := range p.Files.Files {
 		dir, base := path.Split(f.Path)
 		// As discovery decides: a SKILL.md that neither names nor
 		// describes a skill is this skill's file, and so is its folder.
 		if dir != "" && strings.EqualFold(base, "SKILL.md") && skill.DeclaresSkill(filepath.Join(p.Skill.Dir, filepath.FromSlash(f.Path))) {
-			nested = append(nested, relOf(dir)+"/")
+			nested = append(nested, filepath.Join(r.base, filepath.FromSlash(relOf(dir))))
 		}
+	}
+	inNested := func(rel string) bool {
+		abs := filepath.Join(r.base, filepath.FromSlash(rel))
+		return slices.ContainsFunc(nested, func(d string) bool { return abs != d && below(d, abs) })
 	}
 	for _, f := range p.Files.Files {
 		rel := relOf(f.Path)
-		if !isMarkdown(f.Path) || within(rel, nested) {
+		if !isMarkdown(f.Path) || inNested(rel) {
 			continue
 		}
 		if c := p.Content(f); c.Err == nil {
@@ -299,7 +303,7 @@ func (r *runner) settle(p *Pass, out []Finding, relOf func(string) string) []Fin
 			}
 		}
 	}
-	out = slices.DeleteFunc(out, func(f Finding) bool { return within(f.Path, nested) || suppressed(comments[f.Path], f) })
+	out = slices.DeleteFunc(out, func(f Finding) bool { return inNested(f.Path) || suppressed(comments[f.Path], f) })
 	// The comments report through the pass, which appends to out.
 	for _, f := range p.Files.Files {
 		rel := relOf(f.Path)
@@ -312,12 +316,6 @@ func (r *runner) settle(p *Pass, out []Finding, relOf func(string) string) []Fin
 		}
 	}
 	return out
-}
-
-// within reports whether a slash path lies in one of the folders (each
-// ending in "/").
-func within(p string, dirs []string) bool {
-	return slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(p, d) })
 }
 
 func suppressed(comments []*inline, f Finding) bool {

@@ -183,7 +183,7 @@ func below(dir, p string) bool {
 		return false
 	}
 	rel, err := filepath.Rel(d, a)
-	return err == nil && (rel == "." || filepath.IsLocal(rel))
+	return err == nil && filepath.IsLocal(rel) // "." is local
 }
 
 // declared returns, when a repository declares what it publishes
@@ -239,7 +239,7 @@ func (sc Scope) declared(root string, declares []string, found []*skill.Skill) (
 // folders.
 func topLevel(root, dir string) bool {
 	rel, err := filepath.Rel(root, dir)
-	return err == nil && (rel == "." || filepath.IsLocal(rel) && !strings.ContainsRune(rel, filepath.Separator))
+	return err == nil && filepath.IsLocal(rel) && !strings.ContainsRune(rel, filepath.Separator)
 }
 
 // manifests names the files that declare skills: one or two by name,
