@@ -95,23 +95,30 @@ func fixInvisible(f *fixFile, at []Finding) {
 
 // aloneOnLine reports whether data[i:j] is all a line holds but blanks.
 func aloneOnLine(data []byte, i, j int) bool {
-	start := bytes.LastIndexByte(data[:i], '\n') + 1
-	end := len(data)
-	if k := bytes.IndexByte(data[j:], '\n'); k >= 0 {
-		end = j + k
-	}
-	return len(bytes.TrimSpace(data[start:i])) == 0 && len(bytes.TrimSpace(data[j:end])) == 0
+	before, after := lineAround(data, i, j)
+	return len(bytes.TrimSpace(before)) == 0 && len(bytes.TrimSpace(after)) == 0
 }
 
 // fenceIdiom reports whether data[i:j] stands at the start of a line
 // (after indentation) before a code fence.
 func fenceIdiom(data []byte, i, j int) bool {
-	start := bytes.LastIndexByte(data[:i], '\n') + 1
-	if len(bytes.TrimLeft(data[start:i], " \t")) != 0 {
-		return false
+	before, after := lineAround(data, i, j)
+	return len(bytes.TrimLeft(before, " \t")) == 0 && opensFence(bytes.TrimLeft(after, " \t"))
+}
+
+// lineAround returns the rest of the line that data[i:j] stands on: the
+// bytes before it and those after it, up to the line break.
+func lineAround(data []byte, i, j int) (before, after []byte) {
+	end := len(data)
+	if k := bytes.IndexByte(data[j:], '\n'); k >= 0 {
+		end = j + k
 	}
-	rest := bytes.TrimLeft(data[j:], " \t")
-	return bytes.HasPrefix(rest, []byte("```")) || bytes.HasPrefix(rest, []byte("~~~"))
+	return data[bytes.LastIndexByte(data[:i], '\n')+1 : i], data[j:end]
+}
+
+// opensFence reports whether text starts with a code fence.
+func opensFence(text []byte) bool {
+	return bytes.HasPrefix(text, []byte("```")) || bytes.HasPrefix(text, []byte("~~~"))
 }
 
 // hasRTL reports whether text holds a right-to-left letter or control,

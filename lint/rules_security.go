@@ -445,16 +445,11 @@ func classifyInvisible(data []byte, i, j int, r rune, count int, reorders bool) 
 			"invisibly: reviewers read the word, but searches, filters and tokenizers do not; it can hide instructions",
 			what, wordAround(data, i, j))}
 	}
-	start := bytes.LastIndexByte(data[:i], '\n') + 1
-	end := len(data)
-	if k := bytes.IndexByte(data[j:], '\n'); k >= 0 {
-		end = j + k
-	}
-	before := bytes.TrimSpace(data[start:i])
-	after := bytes.TrimSpace(bytes.TrimSuffix(data[j:end], []byte("\r")))
+	before, after := lineAround(data, i, j)
+	before, after = bytes.TrimSpace(before), bytes.TrimSpace(after)
 	h := invisibleHit{off: i, end: j, fix: "delete it"}
 	switch {
-	case len(before) == 0 && (bytes.HasPrefix(after, []byte("```")) || bytes.HasPrefix(after, []byte("~~~"))):
+	case len(before) == 0 && opensFence(after):
 		h.msg = fmt.Sprintf("%s before a code fence line, the usual trick to show a fence inside a code block; "+
 			"it hides no text, but whoever copies the block copies an invisible character too", what)
 		h.fix = "open the outer code block with a longer fence (````) so that the inner ``` needs no disguise, and delete it"
