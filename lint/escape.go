@@ -28,33 +28,26 @@ import (
 // escapes it resembles can do no harm, and doubling it would garble
 // every message that quotes one.
 func Printable(s string) string {
-	i := 0
-	for i < len(s) {
+	var b strings.Builder
+	from := 0 // s[from:i] is to be copied as it is
+	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if acts(r, n) {
-			break
+			b.WriteString(s[from:i])
+			if r == utf8.RuneError && n == 1 {
+				fmt.Fprintf(&b, `\x%02x`, s[i])
+			} else {
+				q := strconv.QuoteRune(r) // '\x1b', '\n', '\u202e'
+				b.WriteString(q[1 : len(q)-1])
+			}
+			from = i + n
 		}
 		i += n
 	}
-	if i == len(s) {
+	if from == 0 {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	b.WriteString(s[:i])
-	for i < len(s) {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case acts(r, n):
-			q := strconv.QuoteRune(r) // '\x1b', '\n', '\u202e'
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
+	b.WriteString(s[from:])
 	return b.String()
 }
 

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"maps"
@@ -97,34 +98,23 @@ func FormatText(w io.Writer, res *Result, opts TextOptions) error {
 		k := same{f.Rule, f.Message, f.Fix}
 		groups[k] = append(groups[k], i)
 	}
+	bw := bufio.NewWriter(w) // it keeps the first write error, which Flush returns
 	for i, f := range res.Findings {
 		group := groups[same{f.Rule, f.Message, f.Fix}]
 		if len(group) > sameAtMost && group[0] != i {
 			continue
 		}
-		if _, err := fmt.Fprintf(w, "%s: %s: %s %s\n", paint(at(f), ansiBold), paint(f.Severity.String(), severityColor[f.Severity]),
-			Printable(f.Message), paint("["+f.Rule+"]", ansiDim)); err != nil {
-			return err
-		}
+		fmt.Fprintf(bw, "%s: %s: %s %s\n", paint(at(f), ansiBold), paint(f.Severity.String(), severityColor[f.Severity]),
+			Printable(f.Message), paint("["+f.Rule+"]", ansiDim))
 		if f.Fix != "" {
-			if _, err := fmt.Fprintf(w, "    fix: %s\n", Printable(f.Fix)); err != nil {
-				return err
-			}
+			fmt.Fprintf(bw, "    fix: %s\n", Printable(f.Fix))
 		}
 		if len(group) > sameAtMost {
-			var more []string
-			for _, j := range group[1:min(len(group), 1+sameAtMost)] {
-				more = append(more, at(res.Findings[j]))
-			}
-			if rest := len(group) - 1 - len(more); rest > 0 {
-				more = append(more, fmt.Sprintf("and %d more", rest))
-			}
-			if _, err := fmt.Fprintf(w, "    also at %d more places: %s (--format json lists each)\n", len(group)-1, strings.Join(more, ", ")); err != nil {
-				return err
-			}
+			more := upTo(len(group)-1, sameAtMost, func(i int) string { return at(res.Findings[group[1+i]]) }, "and %d more")
+			fmt.Fprintf(bw, "    also at %d more places: %s (--format json lists each)\n", len(group)-1, strings.Join(more, ", "))
 		}
 	}
-	return nil
+	return bw.Flush()
 }
 
 // Report is the --format json document: stable field names for scripts,
@@ -152,4 +142,17 @@ func NewReport(res *Result, tool Tool) *Report {
 
 func formatJSON(w io.Writer, res *Result, tool Tool) error {
 	return jsonenc.Write(w, NewReport(res, tool))
+}
+
+// upTo names the first n of total things (name(i) the i-th) and the rest
+// by their count: more holds a %d for it.
+func upTo(total, n int, name func(i int) string, more string) []string {
+	var out []string
+	for i := range min(total, n) {
+		out = append(out, name(i))
+	}
+	if total > n {
+		out = append(out, fmt.Sprintf(more, total-n))
+	}
+	return out
 }

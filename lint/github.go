@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strings"
@@ -17,6 +18,7 @@ import (
 // into a line break; a path with a control character then names no file
 // of the checkout, which is better than an escape sequence in the log.
 func formatGitHub(w io.Writer, res *Result, _ Tool) error {
+	bw := bufio.NewWriter(w) // it keeps the first write error, which Flush returns
 	for _, f := range res.Findings {
 		var props []string
 		if f.Path != "" {
@@ -36,11 +38,9 @@ func formatGitHub(w io.Writer, res *Result, _ Tool) error {
 		if f.Fix != "" {
 			msg += "\nFix: " + Printable(f.Fix)
 		}
-		if _, err := fmt.Fprintf(w, "::%s %s::%s\n", ghCommands[f.Severity], strings.Join(props, ","), ghData(msg)); err != nil {
-			return err
-		}
+		fmt.Fprintf(bw, "::%s %s::%s\n", ghCommands[f.Severity], strings.Join(props, ","), ghData(msg))
 	}
-	return nil
+	return bw.Flush()
 }
 
 // ghCommands name the annotation command of each severity.

@@ -74,13 +74,13 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 		return kept, notes
 	}
 	if len(byDefault) > 0 {
+		patterns := slices.Sorted(maps.Keys(byDefault))
 		var parts []string
-		for _, p := range slices.Sorted(maps.Keys(byDefault)) {
+		for _, p := range patterns {
 			parts = append(parts, fmt.Sprintf("%s (%d)", p, byDefault[p]))
 		}
-		first := slices.Sorted(maps.Keys(byDefault))[0]
 		notes = append(notes, fmt.Sprintf("left out %s in folders of tests and templates: %s; --ignore '!%s' takes one back, --all every skill found",
-			human.Plural(defaulted, "skill", "skills"), strings.Join(parts, ", "), first))
+			human.Plural(defaulted, "skill", "skills"), strings.Join(parts, ", "), patterns[0]))
 	}
 	kept, said := sc.declared(root, t.Declares, kept)
 	notes = append(notes, said...)
@@ -163,14 +163,12 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 	if len(folders) == 0 || len(kept) == 0 {
 		return found, nil
 	}
-	var parts []string
-	for i, f := range slices.Sorted(maps.Keys(folders)) {
-		if i == 5 && !sc.Verbose {
-			parts = append(parts, fmt.Sprintf("and %d more folders (-v lists them)", len(folders)-5))
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%s (%d)", sc.rel(f), folders[f]))
+	sorted, n := slices.Sorted(maps.Keys(folders)), 5
+	if sc.Verbose {
+		n = len(sorted)
 	}
+	parts := upTo(len(sorted), n, func(i int) string { return fmt.Sprintf("%s (%d)", sc.rel(sorted[i]), folders[sorted[i]]) },
+		"and %d more folders (-v lists them)")
 	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s; --all takes them",
 		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "))}
 }
@@ -221,14 +219,7 @@ func (sc Scope) declared(root string, declares []string, found []*skill.Skill) (
 	notes := []string{fmt.Sprintf("taking the %s that %s %s, and those in skills/ and the top-level folders, where every client looks",
 		human.Plural(len(kept), "skill", "skills"), manifests(slices.Sorted(maps.Keys(by))), verbDeclare(len(by)))}
 	if len(left) > 0 {
-		var names []string
-		for i, s := range left {
-			if i == 5 {
-				names = append(names, fmt.Sprintf("and %d more", len(left)-5))
-				break
-			}
-			names = append(names, sc.rel(s.Dir))
-		}
+		names := upTo(len(left), 5, func(i int) string { return sc.rel(left[i].Dir) }, "and %d more")
 		notes = append(notes, fmt.Sprintf("left out %s that no manifest declares, where no client looks (%s); --all takes every skill found",
 			human.Plural(len(left), "skill", "skills"), strings.Join(names, ", ")))
 	}
