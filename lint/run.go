@@ -169,10 +169,7 @@ func (r *runner) run(skills []*skill.Skill, plugins []*plugin.Plugin, markets []
 		return nil
 	})
 
-	var all []Finding
-	for _, fs := range perSkill {
-		all = append(all, fs...)
-	}
+	all := slices.Concat(perSkill...)
 	named := make([]Named, len(skills))
 	for i, s := range skills {
 		named[i] = NameOf(s)
@@ -305,13 +302,12 @@ func (r *runner) settle(p *Pass, out []Finding, relOf func(string) string) []Fin
 	}
 	out = slices.DeleteFunc(out, func(f Finding) bool { return inNested(f.Path) || suppressed(comments[f.Path], f) })
 	// The comments report through the pass, which appends to out.
+	p.report = func(rule *Rule, f Finding) {
+		f.Path = relOf(f.Path)
+		out = r.add(out, rule, f)
+	}
 	for _, f := range p.Files.Files {
-		rel := relOf(f.Path)
-		for _, in := range comments[rel] {
-			p.report = func(rule *Rule, fd Finding) {
-				fd.Path = rel
-				out = r.add(out, rule, fd)
-			}
+		for _, in := range comments[relOf(f.Path)] {
 			in.report(p, f.Path)
 		}
 	}
