@@ -113,11 +113,7 @@ func (sc Scope) pick(skills []*skill.Skill, g []int) (int, string) {
 }
 
 // hidden reports whether a slash path passes through a hidden folder.
-func hidden(p string) bool {
-	for _, part := range strings.Split(p, "/") {
-		if len(part) > 1 && part[0] == '.' && part != ".." {
-			return true
-		}
-	}
-	return false
-}
+func hidden(p string) bool { return slices.ContainsFunc(strings.Split(p, "/"), hiddenName) }
+
+// hiddenName reports whether a file or folder name is hidden: ".x", not ".." or ".".
+func hiddenName(name string) bool { return len(name) > 1 && name[0] == '.' && name != ".." }

@@ -25,10 +25,9 @@ type Pass struct {
 	Files   *skill.Files   // nil when the folder could not be collected
 	Profile *Profile
 
-	rule     *Rule
-	report   func(*Rule, Finding)
-	memo     map[string]any
-	contents map[string]*Content // by path: Content is asked for per file by six rules
+	rule   *Rule
+	report func(*Rule, Finding)
+	memo   map[string]any
 }
 
 // Report records a finding for the rule being checked. f.Path is relative
@@ -85,18 +84,14 @@ func (p *Pass) Content(f skill.File) *Content {
 	if f.Size > memoLimit {
 		return readContent(f)
 	}
-	if c, ok := p.contents[f.Path]; ok {
+	// Six rules ask for each file's content.
+	return p.Memo("content:"+f.Path, func() any {
+		c := readContent(f)
+		if c.Complete && c.Err == nil && !c.mod.IsZero() && p.Files != nil {
+			p.Files.Keep(f.Path, skill.Read{Data: c.Data, Mod: c.mod})
+		}
 		return c
-	}
-	if p.contents == nil {
-		p.contents = map[string]*Content{}
-	}
-	c := readContent(f)
-	p.contents[f.Path] = c
-	if c.Complete && c.Err == nil && !c.mod.IsZero() && p.Files != nil {
-		p.Files.Keep(f.Path, skill.Read{Data: c.Data, Mod: c.mod})
-	}
-	return c
+	}).(*Content)
 }
 
 func readContent(f skill.File) *Content {

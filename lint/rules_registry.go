@@ -283,7 +283,7 @@ func installFolder(dir string) (folder, clients string) {
 		if c, ok := installFolders[[2]string{hidden, base}]; ok {
 			return dir, c
 		}
-		if len(hidden) > 1 && hidden[0] == '.' && hidden != ".." && (base == "skills" || base == "skill") {
+		if hiddenName(hidden) && (base == "skills" || base == "skill") {
 			return dir, "the client that reads " + hidden
 		}
 		dir = parent
