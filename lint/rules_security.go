@@ -216,15 +216,10 @@ var placeholders = []string{"EXAMPLE", "XXXX", "SAMPLE", "DUMMY", "FAKE", "PLACE
 // ("ghp_abcdefgh..."), or too few distinct characters for a random string.
 func placeholder(tok string) bool {
 	up := strings.ToUpper(tok)
-	for _, w := range placeholders {
-		if strings.Contains(up, w) {
-			return true
-		}
-	}
-	for _, part := range strings.FieldsFunc(up, func(r rune) bool { return r == '-' || r == '_' }) {
-		if strings.HasPrefix(part, "XXX") {
-			return true
-		}
+	if slices.ContainsFunc(placeholders, func(w string) bool { return strings.Contains(up, w) }) ||
+		slices.ContainsFunc(strings.FieldsFunc(up, func(r rune) bool { return r == '-' || r == '_' }),
+			func(part string) bool { return strings.HasPrefix(part, "XXX") }) {
+		return true
 	}
 	var seen [256]bool
 	distinct, run, ascent := 0, 0, 0

@@ -279,10 +279,5 @@ func defaultNamed(root, dir string) bool {
 	if err != nil {
 		return true // let the patterns decide
 	}
-	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
-		if defaultNames[part] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(strings.Split(filepath.ToSlash(rel), "/"), func(part string) bool { return defaultNames[part] })
 }

@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -115,16 +116,12 @@ func parseInline(data []byte) []*inline {
 // suppresses reports whether the comment covers a finding of rule at line,
 // and marks it used.
 func (in *inline) suppresses(rule string, line int) bool {
-	if line != in.line+1 {
+	i := slices.Index(in.rules, rule)
+	if line != in.line+1 || i < 0 {
 		return false
 	}
-	for i, r := range in.rules {
-		if r == rule {
-			in.used[i] = true
-			return true
-		}
-	}
-	return false
+	in.used[i] = true
+	return true
 }
 
 // report adds the findings about the comment itself.
