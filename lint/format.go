@@ -18,12 +18,10 @@ type Tool struct {
 	URI     string // home page, for SARIF's informationUri
 }
 
-// Formatter writes a run's findings in one output format.
-type Formatter func(w io.Writer, res *Result, tool Tool) error
-
-var formats = map[string]Formatter{
-	"text":   formatText,
-	"json":   formatJSON,
+// formats write a run's findings, each in one output format.
+var formats = map[string]func(w io.Writer, res *Result, tool Tool) error{
+	"text":   func(w io.Writer, res *Result, _ Tool) error { return FormatText(w, res, TextOptions{}) },
+	"json":   func(w io.Writer, res *Result, tool Tool) error { return jsonenc.Write(w, NewReport(res, tool)) },
 	"sarif":  formatSARIF,
 	"github": formatGitHub,
 }
@@ -38,15 +36,6 @@ func Format(w io.Writer, name string, res *Result, tool Tool) error {
 		return fmt.Errorf("unknown format %q (want %s)", name, strings.Join(Formats(), ", "))
 	}
 	return f(w, res, tool)
-}
-
-// formatText writes one line a finding, as compilers do, so editors and
-// terminals can jump to it: path:line:col: severity: message [rule].
-// A fix hint follows on an indented line. Path, message and fix are
-// Printable: a line break or an escape sequence in a file name would
-// start a line of its own or act on the terminal.
-func formatText(w io.Writer, res *Result, _ Tool) error {
-	return FormatText(w, res, TextOptions{})
 }
 
 // TextOptions style the text format for a person at a terminal. The zero
@@ -73,7 +62,11 @@ var severityColor = map[Severity]string{Error: "\x1b[1;31m", Warning: "\x1b[1;33
 // reads as one line, not eight hundred. The other formats list each.
 const sameAtMost = 3
 
-// FormatText writes findings in the text format, styled by opts;
+// FormatText writes one line a finding, as compilers do, so editors and
+// terminals can jump to it: path:line:col: severity: message [rule].
+// A fix hint follows on an indented line. Path, message and fix are
+// Printable: a line break or an escape sequence in a file name would
+// start a line of its own or act on the terminal. opts style it;
 // Format(w, "text", ...) is FormatText with the zero options.
 func FormatText(w io.Writer, res *Result, opts TextOptions) error {
 	paint := func(s, code string) string {
@@ -138,10 +131,6 @@ func NewReport(res *Result, tool Tool) *Report {
 	}
 	rep.Errors, rep.Warnings, rep.Infos = Count(res.Findings)
 	return rep
-}
-
-func formatJSON(w io.Writer, res *Result, tool Tool) error {
-	return jsonenc.Write(w, NewReport(res, tool))
 }
 
 // upTo names the first n of total things (name(i) the i-th) and the rest

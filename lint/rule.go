@@ -93,17 +93,15 @@ var registry = func() []*Rule {
 	return all
 }()
 
-// Fingerprint identifies the rule set: every rule's ID, default severity
-// and title. A caller that remembers verdicts (the build) keys them by it,
-// so that a skillpack with other rules never reuses this one's verdicts,
-// even between development builds that share a version string.
-func Fingerprint() string { return fingerprint() }
-
 // rulesRevision changes whenever a rule's verdicts change without its ID,
 // severity or title changing, so that verdicts remembered by an older
 // skillpack are not reused.
 const rulesRevision = 12
 
+// fingerprint identifies the rule set: every rule's ID, default severity
+// and title. VerdictKey holds it, so that a skillpack with other rules never
+// reuses this one's verdicts, even between development builds that share a
+// version string.
 var fingerprint = sync.OnceValue(func() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "revision %d\n", rulesRevision)

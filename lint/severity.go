@@ -43,9 +43,8 @@ func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil
 // UnmarshalText reads a severity's name.
 func (s *Severity) UnmarshalText(b []byte) error {
 	v, err := ParseSeverity(string(b))
-	if err != nil {
-		return err
+	if err == nil {
+		*s = v
 	}
-	*s = v
-	return nil
+	return err
 }

@@ -29,7 +29,7 @@ import (
 // verdict are the same on every machine, as the build record must be.
 func VerdictKey(s *skill.Skill, files *skill.Files, entries []pack.Member, opts Options) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "skillpack-lint/2\n%s\n%s\n%s\n%s\n", Fingerprint(), newRunner(opts).set.key(opts.Strict), s.Name(), s.File)
+	fmt.Fprintf(h, "skillpack-lint/2\n%s\n%s\n%s\n%s\n", fingerprint(), newRunner(opts).set.key(opts.Strict), s.Name(), s.File)
 	h.Write(pack.Manifest(entries))
 	for _, f := range files.Files {
 		fmt.Fprintf(h, "link %t %s\n", f.Link, f.Path)
