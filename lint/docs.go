@@ -11,19 +11,12 @@ import (
 
 // Explain writes a rule's full documentation, as --explain shows it.
 func Explain(w io.Writer, r *Rule) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %s\n", r.ID, r.Title)
-	fmt.Fprintf(&b, "default severity: %s%s; category: %s", r.Severity, otherLevels(r), r.Category)
+	fix := ""
 	if Fixable(r.ID) {
-		b.WriteString("; `skillpack lint --fix` repairs it")
+		fix = "; `skillpack lint --fix` repairs it"
 	}
-	b.WriteString("\n\n")
-	b.WriteString(human.Wrap(r.Explain, "", 76))
-	b.WriteString("\n\nBad:\n")
-	b.WriteString(indent(r.Bad, "    "))
-	b.WriteString("\nGood:\n")
-	b.WriteString(indent(r.Good, "    "))
-	_, err := io.WriteString(w, b.String())
+	_, err := fmt.Fprintf(w, "%s: %s\ndefault severity: %s%s; category: %s%s\n\n%s\n\nBad:\n%s\nGood:\n%s", r.ID, r.Title,
+		r.Severity, otherLevels(r), r.Category, fix, human.Wrap(r.Explain, "", 76), indent(r.Bad, "    "), indent(r.Good, "    "))
 	return err
 }
 
@@ -53,9 +46,7 @@ func RuleTable(w io.Writer) error {
 	for _, p := range profiles {
 		fmt.Fprintf(&b, " `%s` |", p.Name)
 	}
-	b.WriteString(" category | what it checks | `--fix` |\n|---|")
-	b.WriteString(strings.Repeat("---|", len(profiles)))
-	b.WriteString("---|---|---|\n")
+	fmt.Fprintf(&b, " category | what it checks | `--fix` |\n|---|%s---|---|---|\n", strings.Repeat("---|", len(profiles)))
 	for _, r := range registry {
 		fix := ""
 		if Fixable(r.ID) {
