@@ -72,22 +72,31 @@ func (f *fixFile) applyFront(fixes []frontFix) {
 		}
 		return data, true
 	}
-	if data, ok := try(fixes); ok {
+	var data []byte // the last set try accepted: the one kept
+	if kept := keepValid(fixes, len(fixes), func(set []frontFix) bool {
+		d, ok := try(set)
+		if ok {
+			data = d
+		}
+		return ok
+	}); len(kept) > 0 {
 		f.data = data
-		return
 	}
-	if len(fixes) < 2 {
-		return
+}
+
+// keepValid returns items when valid takes them together, else those of
+// the first limit that it takes one by one, each with those kept before it.
+func keepValid[T any](items []T, limit int, valid func([]T) bool) []T {
+	if valid(items) {
+		return items
 	}
-	var kept []frontFix
-	for _, fx := range fixes {
-		if _, ok := try(append(slices.Clone(kept), fx)); ok {
-			kept = append(kept, fx)
+	var kept []T
+	for _, it := range items[:min(limit, len(items))] {
+		if set := append(slices.Clone(kept), it); valid(set) {
+			kept = set
 		}
 	}
-	if data, ok := try(kept); ok && len(kept) > 0 {
-		f.data = data
-	}
+	return kept
 }
 
 // sameYAML compares what readers see of two trees: kinds, tags, values and

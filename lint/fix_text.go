@@ -73,24 +73,12 @@ func fixInvisible(f *fixFile, at []Finding) {
 		out, _ := applyEdits(data, slices.Concat(append(slices.Clone(alone), set...)...))
 		return out
 	}
-	if out := apply(runs); sameRendering(data, out) {
-		f.data = out
-		return
-	}
-	// Some deletion changes the rendering: keep the runs that do not.
-	// A run alone on its line is deleted whatever the rendering says: the
-	// line looks blank to whoever reads the file, and renders as blank once
-	// it is, where the invisible run kept two paragraphs together.
-	var kept [][]fixEdit
-	for i, r := range runs {
-		if i == 64 {
-			break // enough renders for one file; another --fix goes on
-		}
-		if sameRendering(data, apply(append(slices.Clone(kept), r))) {
-			kept = append(kept, r)
-		}
-	}
-	f.data = apply(kept)
+	// When some deletion changes the rendering, the runs that do not are
+	// kept, of the first 64 (enough renders for one file; another --fix
+	// goes on). A run alone on its line is deleted whatever the rendering
+	// says: the line looks blank to whoever reads the file, and renders as
+	// blank once it is, where the invisible run kept two paragraphs together.
+	f.data = apply(keepValid(runs, 64, func(set [][]fixEdit) bool { return sameRendering(data, apply(set)) }))
 }
 
 // aloneOnLine reports whether data[i:j] is all a line holds but blanks.
