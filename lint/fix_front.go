@@ -310,18 +310,14 @@ func fixColonLines(f *fixFile, _ []Finding) {
 		return
 	}
 	data := f.data
-	type quotedLine struct {
-		line     int
-		key, val string
-	}
-	var done []quotedLine
+	var done []plainValue
 	for {
 		d := skill.Parse(data)
 		if d.Problem == nil || d.Problem.Kind != skill.BadYAML {
 			break
 		}
 		ln := d.Problem.Line
-		if len(done) == 16 || slices.ContainsFunc(done, func(q quotedLine) bool { return q.line == ln }) {
+		if len(done) == 16 || slices.ContainsFunc(done, func(q plainValue) bool { return q.line == ln }) {
 			return // no progress, or not this cause
 		}
 		if ln < d.FrontLine {
@@ -335,9 +331,7 @@ func fixColonLines(f *fixFile, _ []Finding) {
 		if data, ok = applyEdits(data, []fixEdit{{span.start, span.end, quoted}}); !ok {
 			return
 		}
-		key, val := span.key, span.val
-		ln = span.line
-		done = append(done, quotedLine{ln, key, val})
+		done = append(done, span)
 	}
 	d := skill.Parse(data)
 	if d.Front == nil || len(done) == 0 {
