@@ -113,15 +113,11 @@ func (r *runner) unusedAllows() []Finding {
 // make of the skill alone, less the baseline's, sorted.
 func CheckSkill(s *skill.Skill, files *skill.Files, err error, kept func() ([]Finding, bool), opts Options) (verdict, findings []Finding) {
 	r := newRunner(opts)
-	switch {
-	case s.Mirror != "": // see run
-	case kept != nil:
-		var ok bool
-		if verdict, ok = kept(); ok {
-			break
-		}
-		fallthrough
-	default:
+	done := s.Mirror != "" // see run
+	if !done && kept != nil {
+		verdict, done = kept()
+	}
+	if !done {
 		verdict = r.checkSkill(s, files, err)
 	}
 	return verdict, r.baselined(Sort(append(slices.Clone(verdict), r.across([]Named{NameOf(s)}, nil, nil)...)))
