@@ -3,6 +3,7 @@ package lint
 import (
 	"crypto/sha256"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -123,10 +124,4 @@ var supersededBy = func() map[string][]string {
 }()
 
 // Suggest returns the rule ID closest to a mistyped one, for error messages.
-func Suggest(id string) string {
-	ids := make([]string, 0, len(registry))
-	for _, r := range registry {
-		ids = append(ids, r.ID)
-	}
-	return human.Closest(id, ids)
-}
+func Suggest(id string) string { return human.Closest(id, slices.Sorted(maps.Keys(ruleIDs))) }
