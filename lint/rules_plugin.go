@@ -264,11 +264,8 @@ func checkPluginNames(p *RunPass) {
 				}
 			}
 			where, line := pl.Dir, 0
-			for _, m := range pl.Manifests {
-				if m.Name == name {
-					where, line = m.Path, m.Line
-					break
-				}
+			if i := slices.IndexFunc(pl.Manifests, func(m plugin.File) bool { return m.Name == name }); i >= 0 {
+				where, line = pl.Manifests[i].Path, pl.Manifests[i].Line
 			}
 			p.Reportf(where, line, 0, "rename one of the plugins, or leave the one you do not publish out with --ignore FOLDER/", "plugin name %q is also the name of %s", name, strings.Join(others, ", "))
 		}
