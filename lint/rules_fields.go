@@ -373,21 +373,22 @@ func checkNameFormat(p *Pass) {
 
 func checkNameASCII(p *Pass) {
 	v, name, ok := stringValue(p, "name")
-	if !ok {
+	i := strings.IndexFunc(name, nonASCII)
+	if !ok || i < 0 {
 		return
 	}
-	for _, r := range name {
-		if r >= utf8.RuneSelf {
-			fix := "spell the name in ASCII, e.g. " + strconv.Quote(skill.SuggestName(asciiFold(name)))
-			if folder := p.Skill.Name(); namePattern.MatchString(folder) && len(folder) <= 64 {
-				fix = "set name: " + folder + ", the folder's name" // as name-format says
-			}
-			p.ReportNode(v, fix,
-				"name %q contains the non-ASCII character %q; discovery indexes, URLs and most clients accept only a-z, 0-9 and -", name, r)
-			return
-		}
+	r, _ := utf8.DecodeRuneInString(name[i:])
+	fix := "spell the name in ASCII, e.g. " + strconv.Quote(skill.SuggestName(asciiFold(name)))
+	if folder := p.Skill.Name(); namePattern.MatchString(folder) && len(folder) <= 64 {
+		fix = "set name: " + folder + ", the folder's name" // as name-format says
 	}
+	p.ReportNode(v, fix,
+		"name %q contains the non-ASCII character %q; discovery indexes, URLs and most clients accept only a-z, 0-9 and -", name, r)
 }
+
+// nonASCII reports whether r is not ASCII (a byte that is not UTF-8 is
+// utf8.RuneError, which is not).
+func nonASCII(r rune) bool { return r >= utf8.RuneSelf }
 
 // asciiFold drops diacritics crudely for a hint: é → e. Letters with no
 // ASCII base are dropped.

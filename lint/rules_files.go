@@ -447,14 +447,7 @@ func folderWord(dir bool) string {
 // pathKey maps paths that name one file on a case-insensitive,
 // normalization-insensitive file system to the same string.
 func pathKey(p string) string {
-	ascii := true
-	for i := 0; i < len(p); i++ {
-		if p[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+	if !strings.ContainsFunc(p, nonASCII) {
 		return strings.ToLower(p)
 	}
 	// A cases.Caser keeps state, so each call gets its own.

@@ -541,12 +541,7 @@ func flagTags(before []byte, hidden []byte, n int, last rune) bool {
 	if prev != 0x1F3F4 || last != 0xE007F || len(hidden) != n-1 || len(hidden) == 0 || len(hidden) > 7 {
 		return false
 	}
-	for _, b := range hidden {
-		if !(b >= 'a' && b <= 'z' || b >= '0' && b <= '9') {
-			return false
-		}
-	}
-	return true
+	return len(bytes.Trim(hidden, "abcdefghijklmnopqrstuvwxyz0123456789")) == 0 // each a letter or a digit
 }
 
 // joinerAllowed reports whether a zero-width (non-)joiner at data[i:i+n]

@@ -283,12 +283,9 @@ func (t *yamlTree) runeStarts(ln int) []int {
 	}
 	l := t.lines[ln-1]
 	var s []int
-	for i := 0; i < len(l); i++ {
-		if l[i] >= utf8.RuneSelf {
-			for j := range l {
-				s = append(s, j)
-			}
-			break
+	if strings.ContainsFunc(l, nonASCII) {
+		for j := range l {
+			s = append(s, j)
 		}
 	}
 	if t.starts == nil {
@@ -623,16 +620,7 @@ func checkFlowSequences(p *Pass, t *yamlTree, it yamlItem) {
 
 // leadingTab reports whether a line's leading whitespace holds a tab.
 func leadingTab(l string) bool {
-	for i := 0; i < len(l); i++ {
-		switch l[i] {
-		case '\t':
-			return true
-		case ' ':
-		default:
-			return false
-		}
-	}
-	return false
+	return strings.ContainsRune(l[:len(l)-len(strings.TrimLeft(l, " \t"))], '\t')
 }
 
 // checkTabIndent works from the raw lines: tabs usually make yaml.v3 fail,
