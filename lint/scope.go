@@ -216,8 +216,8 @@ func (sc Scope) declared(root string, declares []string, found []*skill.Skill) (
 		// install them.
 		return found, nil
 	}
-	notes := []string{fmt.Sprintf("taking the %s that %s %s, and those in skills/ and the top-level folders, where every client looks",
-		human.Plural(len(kept), "skill", "skills"), manifests(slices.Sorted(maps.Keys(by))), verbDeclare(len(by)))}
+	notes := []string{fmt.Sprintf("taking the %s that %s, and those in skills/ and the top-level folders, where every client looks",
+		human.Plural(len(kept), "skill", "skills"), manifestsDeclare(slices.Sorted(maps.Keys(by))))}
 	if len(left) > 0 {
 		names := upTo(len(left), 5, func(i int) string { return sc.rel(left[i].Dir) }, "and %d more")
 		notes = append(notes, fmt.Sprintf("left out %s that no manifest declares, where no client looks (%s); --all takes every skill found",
@@ -233,20 +233,16 @@ func topLevel(root, dir string) bool {
 	return err == nil && filepath.IsLocal(rel) && !strings.ContainsRune(rel, filepath.Separator)
 }
 
-// manifests names the files that declare skills: one or two by name,
-// more by their count.
-func manifests(files []string) string {
-	if len(files) <= 2 {
-		return strings.Join(files, " and ")
+// manifestsDeclare names the files that declare skills, one or two by
+// name, more by their count, with the verb.
+func manifestsDeclare(files []string) string {
+	switch len(files) {
+	case 1:
+		return files[0] + " declares"
+	case 2:
+		return files[0] + " and " + files[1] + " declare"
 	}
-	return fmt.Sprintf("%s and %d other manifests", files[0], len(files)-1)
-}
-
-func verbDeclare(n int) string {
-	if n == 1 {
-		return "declares"
-	}
-	return "declare"
+	return fmt.Sprintf("%s and %d other manifests declare", files[0], len(files)-1)
 }
 
 // defaultPattern names the pattern of DefaultIgnore that ignores the
