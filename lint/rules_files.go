@@ -2,6 +2,7 @@ package lint
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -324,12 +325,8 @@ func checkUnreadable(p *Pass) {
 			continue
 		}
 		rel := strings.Trim(r.Path, "/") // folders are recorded as "dir/", the skill itself as "/"
-		what := rel
-		if rel == "" {
-			what = "the skill folder"
-		}
 		p.Reportf(rel, 0, 0, "make it readable (chmod a+r), or list it in "+skill.IgnoreFile,
-			"%s cannot be read (%v), so it cannot be published", what, r.Err)
+			"%s cannot be read (%v), so it cannot be published", cmp.Or(rel, "the skill folder"), r.Err)
 	}
 	// Collect only stats files; whether they open shows when they are read.
 	// The entry file's read error has a rule of its own.
@@ -356,8 +353,7 @@ func plainErr(err error) error {
 func checkJunk(p *Pass) {
 	ig := p.Files.Ignore
 	for _, j := range p.Files.Junk {
-		dir := strings.HasSuffix(j, "/")
-		rel := strings.TrimSuffix(j, "/")
+		rel, dir := strings.CutSuffix(j, "/")
 		name := path.Base(rel)
 		// Collect leaves junk out before it looks at .skillignore; an entry
 		// there is how an author says "I know, leave it".

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -405,10 +406,7 @@ func checkComplexKeys(p *Pass, t *yamlTree, it yamlItem) {
 		p.ReportNode(n, "write the merged keys out in full",
 			"\"<<\" is a merge key to YAML 1.1 readers and an ordinary \"<<\" key to others; MCP clients' YAML subset rejects it")
 	case n.ShortTag() != "!!str":
-		kind := keyKinds[n.ShortTag()]
-		if kind == "" {
-			kind = "something other than a string"
-		}
+		kind := cmp.Or(keyKinds[n.ShortTag()], "something other than a string")
 		p.ReportNode(n, fmt.Sprintf("quote the key: %s:", strconv.Quote(n.Value)),
 			"key %q is read as %s, not a string; JSON keys are strings and MCP clients' YAML subset rejects it",
 			n.Value, kind)

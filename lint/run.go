@@ -128,11 +128,7 @@ func newRunner(opts Options) *runner {
 	if set.Profile == nil {
 		set.Profile = profiles[0]
 	}
-	base := opts.Base
-	if base == "" {
-		base, _ = os.Getwd()
-	}
-	base, _ = filepath.Abs(base)
+	base, _ := filepath.Abs(opts.Base) // "" is the working folder
 	r := &runner{set: set, strict: opts.Strict, base: base, allowUsed: make([]atomic.Bool, len(set.Allow))}
 	for _, a := range set.Allow {
 		r.allow = append(r.allow, skill.NewIgnore([]string{a.Path}))
