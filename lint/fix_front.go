@@ -451,11 +451,8 @@ func fixAllowedTools(f *fixFile, _ []Finding) {
 	if !ok || koff == kend {
 		return
 	}
-	colon := kend
-	for colon < len(f.data) && f.data[colon] == ' ' {
-		colon++
-	}
-	if colon >= len(f.data) || f.data[colon] != ':' {
+	colon := len(f.data) - len(bytes.TrimLeft(f.data[kend:], " "))
+	if !bytes.HasPrefix(f.data[colon:], []byte(":")) {
 		return
 	}
 	var end int
