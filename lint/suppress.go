@@ -126,24 +126,24 @@ func (in *inline) suppresses(rule string, line int) bool {
 
 // report adds the findings about the comment itself.
 func (in *inline) report(p *Pass, file string) {
+	report := func(rule, msg, fix string) {
+		p.report(Lookup(rule), Finding{Path: file, Line: in.line, Column: in.col, Message: msg, Fix: fix})
+	}
 	for _, id := range in.bad {
 		msg := fmt.Sprintf("%s names %q, which is no rule", Directive, id)
 		if s := Suggest(id); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
-		p.report(Lookup("suppression-invalid"), Finding{Path: file, Line: in.line, Column: in.col,
-			Message: msg, Fix: "`skillpack lint --list-rules` lists the rule IDs"})
+		report("suppression-invalid", msg, "`skillpack lint --list-rules` lists the rule IDs")
 	}
 	if len(in.rules) == 0 && len(in.bad) == 0 {
-		p.report(Lookup("suppression-invalid"), Finding{Path: file, Line: in.line, Column: in.col,
-			Message: Directive + " names no rule, so it silences nothing",
-			Fix:     "name the rule: <!-- " + Directive + " RULE-ID -- reason -->"})
+		report("suppression-invalid", Directive+" names no rule, so it silences nothing",
+			"name the rule: <!-- "+Directive+" RULE-ID -- reason -->")
 	}
 	for i, id := range in.rules {
 		if !in.used[i] {
-			p.report(Lookup("suppression-unused"), Finding{Path: file, Line: in.line, Column: in.col,
-				Message: fmt.Sprintf("%s %s silences nothing: line %d has no %s finding", Directive, id, in.line+1, id),
-				Fix:     "delete the comment (or the rule's ID from it)"})
+			report("suppression-unused", fmt.Sprintf("%s %s silences nothing: line %d has no %s finding", Directive, id, in.line+1, id),
+				"delete the comment (or the rule's ID from it)")
 		}
 	}
 }
