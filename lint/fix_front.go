@@ -72,14 +72,15 @@ func (f *fixFile) applyFront(fixes []frontFix) {
 		}
 		return data, true
 	}
-	var data []byte // the last set try accepted: the one kept
-	if kept := keepValid(fixes, len(fixes), func(set []frontFix) bool {
+	var data []byte // what try made of the last set it took: the set kept
+	kept := keepValid(fixes, len(fixes), func(set []frontFix) bool {
 		d, ok := try(set)
 		if ok {
 			data = d
 		}
 		return ok
-	}); len(kept) > 0 {
+	})
+	if len(kept) > 0 {
 		f.data = data
 	}
 }
