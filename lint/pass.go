@@ -95,13 +95,12 @@ func (p *Pass) Content(f skill.File) *Content {
 }
 
 func readContent(f skill.File) *Content {
-	c := &Content{}
 	fh, err := skill.OpenFile(f.Disk)
 	if err != nil {
-		c.Err = err
-		return c
+		return &Content{Err: err}
 	}
 	defer fh.Close()
+	c := &Content{}
 	// Its time when opened lets the build take these bytes (Files.Keep).
 	if fi, err := fh.Stat(); err == nil {
 		c.mod = fi.ModTime()

@@ -174,9 +174,6 @@ func (r *runner) run(skills []*skill.Skill, plugins []*plugin.Plugin, markets []
 // list, after duplicates and superseded findings are gone, because that
 // is the list WriteBaseline records.
 func (r *runner) baselined(fs []Finding) []Finding {
-	if r.set.Baseline == nil {
-		return fs
-	}
 	if r.seen == nil {
 		r.seen = map[[2]string]bool{}
 	}
@@ -322,7 +319,8 @@ func (r *runner) add(out []Finding, rule *Rule, f Finding) []Finding {
 		return out
 	}
 	abs := filepath.Join(r.base, filepath.FromSlash(f.Path))
-	if r.ignored(abs, false) || r.allowed(rule.ID, abs) {
+	// The config's ignore globs are relative to its folder.
+	if _, ignored := r.set.Ignore.Path(r.set.Dir(), abs, false); ignored || r.allowed(rule.ID, abs) {
 		return out
 	}
 	return append(out, f)
@@ -346,13 +344,6 @@ func (r *runner) allowed(rule, abs string) bool {
 		}
 	}
 	return false
-}
-
-// ignored reports whether a disk path matches the config's ignore globs,
-// which are relative to the config's folder.
-func (r *runner) ignored(abs string, isDir bool) bool {
-	_, ok := r.set.Ignore.Path(r.set.Dir(), abs, isDir)
-	return ok
 }
 
 // rel makes a disk path relative to the run's base folder, with "/", as
