@@ -166,7 +166,10 @@ const shellChars = " \t\n;&|<>$`'\"(){}*?~\\"
 
 func checkMCPCommand(p *RunPass) {
 	for _, pl := range p.Plugins {
-		servers, _ := mcpServers(pl)
+		if pl.MCP == nil {
+			continue
+		}
+		servers, _ := pl.MCP.Fields()["mcpServers"].(map[string]any) // when it is an object
 		for _, name := range slices.Sorted(maps.Keys(servers)) {
 			s, _ := servers[name].(map[string]any)
 			at := "/mcpServers/" + name
@@ -209,15 +212,6 @@ func splitCommand(cmd string) ([]string, bool) {
 		}
 	}
 	return words, len(words) > 1
-}
-
-// mcpServers is mcp.json's "mcpServers" object, when it is one.
-func mcpServers(pl *plugin.Plugin) (map[string]any, bool) {
-	if pl.MCP == nil {
-		return nil, false
-	}
-	m, ok := pl.MCP.Fields()["mcpServers"].(map[string]any)
-	return m, ok
 }
 
 func checkPluginSkills(p *RunPass) {
