@@ -151,15 +151,13 @@ func sarifURI(p string) string {
 // sarifName turns a kebab-case rule ID into SARIF's display name:
 // "name-format" becomes "NameFormat".
 func sarifName(id string) string {
-	var b strings.Builder
-	for _, part := range strings.Split(id, "-") {
-		if part == "" {
-			continue
+	parts := strings.Split(id, "-")
+	for i, p := range parts {
+		if p != "" {
+			parts[i] = strings.ToUpper(p[:1]) + p[1:]
 		}
-		b.WriteString(strings.ToUpper(part[:1]))
-		b.WriteString(part[1:])
 	}
-	return b.String()
+	return strings.Join(parts, "")
 }
 
 // sarifHelp is a rule's documentation as plain text, the same parts
@@ -178,15 +176,9 @@ func sarifHelpMarkdown(r *Rule) string {
 // example that itself holds a fence cannot end the block early.
 func sarifCodeBlock(s string) string {
 	s = strings.TrimRight(s, "\n")
-	longest, run := 0, 0
-	for _, c := range s {
-		if c == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
+	fence := "```"
+	for strings.Contains(s, fence) {
+		fence += "`"
 	}
-	fence := strings.Repeat("`", max(3, longest+1))
 	return fence + "\n" + s + "\n" + fence
 }
