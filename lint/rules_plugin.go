@@ -9,9 +9,11 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/skillpack/skillpack/plugin"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // pluginRules check plugins: Agent Plugins 1.0 packages and the clients'
@@ -32,6 +34,21 @@ var pluginRules = []*Rule{
 		Bad:      `{"$schema": "` + plugin.ManifestSchema + `", "name": "PDF Tools", "skills": "./skills"}`,
 		Good:     `{"$schema": "` + plugin.ManifestSchema + `", "name": "pdf-tools"}`,
 		CheckRun: checkManifestSchema,
+	},
+	{
+		ID:       "plugin-manifest",
+		Title:    "A client's plugin manifest is a JSON object, and the plugin's name one a bundle can carry",
+		Severity: Error,
+		Explain: "A client's own manifest (.claude-plugin/plugin.json, .codex-plugin/, .cursor-plugin/, " +
+			".github/plugin/) that is not a JSON object, or whose \"name\" is not a string, makes the client " +
+			"refuse the plugin. A bundle names the plugin's archives and its marketplace entry by the plugin's " +
+			"name (the first manifest's, else its folder's), so the name must be one a file and a URL can carry " +
+			"as it is: 1-64 ASCII letters, digits and " + nameMarks + ", not starting with '.' or '-'. Clients ask for " +
+			"less (Claude Code: lowercase words joined by '-'). A plugin with this error is left out of the " +
+			"bundle; its skills are not.",
+		Bad:      `.claude-plugin/plugin.json: {"name": "acme/pdf tools"}`,
+		Good:     `.claude-plugin/plugin.json: {"name": "pdf-tools"}`,
+		CheckRun: checkClientManifests,
 	},
 	{
 		ID:       "plugin-mcp-schema",
@@ -151,6 +168,55 @@ func checkManifestSchema(p *RunPass) {
 			reportProblems(p, &pl.Manifests[0], plugin.ManifestSchema)
 		}
 	}
+}
+
+func checkClientManifests(p *RunPass) {
+	for _, pl := range p.Plugins {
+		named := false
+		for i := range pl.Manifests {
+			m := &pl.Manifests[i]
+			named = named || m.Name == pl.Name
+			if m.Client == "" {
+				continue // the schema's (plugin-manifest-schema)
+			}
+			switch {
+			case m.Err != nil && m.Data == nil:
+				p.Reportf(m.Path, 0, 0, "make the file readable", "cannot read it: %v", m.Err)
+			case m.Err != nil:
+				if pr, ok := plugin.Syntax(m.Data); ok {
+					p.Reportf(m.Path, pr.Line, pr.Column, pr.Fix, "%s", pr.Message)
+				} else {
+					p.Reportf(m.Path, 1, 1, "make it one JSON object, {\"name\": ...}", "it is no JSON object")
+				}
+			case m.Fields()["name"] != nil && m.Name == "":
+				line, col := m.Pos("/name")
+				p.Reportf(m.Path, line, col, "make it a string, such as \"name\": "+strconv.Quote(skill.SuggestName(pl.Name)),
+					"\"name\" is not a string")
+			case m.Name != "" && m.Name == pl.Name && !bundleName(m.Name):
+				line, col := m.Pos("/name")
+				p.Reportf(m.Path, line, col, "name it in letters, digits and '-', such as "+strconv.Quote(skill.SuggestName(m.Name)),
+					"plugin name %q cannot name the plugin's archives in a bundle", m.Name)
+			}
+		}
+		if !named && !bundleName(pl.Name) {
+			p.Reportf(pl.Dir, 0, 0, "give it a \"name\" in its manifest, such as "+strconv.Quote(skill.SuggestName(pl.Name)),
+				"the plugin is named after its folder, %q, which cannot name its archives in a bundle", pl.Name)
+		}
+	}
+}
+
+// nameMarks are the marks a URL's path segment carries as they are
+// (RFC 3986's unreserved and sub-delims, and '@') that Windows also
+// allows in a file name.
+const nameMarks = "-._~!$&'()+,;=@"
+
+// bundleName reports whether a plugin name can name a file and a URL's
+// path segment as it is.
+func bundleName(name string) bool {
+	return len(name) > 0 && len(name) <= 64 && name[0] != '.' && name[0] != '-' &&
+		!strings.ContainsFunc(name, func(r rune) bool {
+			return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune(nameMarks, r))
+		})
 }
 
 func checkMCPSchema(p *RunPass) {

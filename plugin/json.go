@@ -88,6 +88,14 @@ func positions(data []byte) (offsets, error) {
 	return o, nil
 }
 
+// Syntax is the JSON syntax error of data, placed, if it has one.
+func Syntax(data []byte) (Problem, bool) {
+	if _, err := positions(data); err != nil {
+		return syntaxProblem(data, err), true
+	}
+	return Problem{}, false
+}
+
 // syntaxProblem places a JSON syntax error.
 func syntaxProblem(data []byte, err error) Problem {
 	off := len(data)
