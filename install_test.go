@@ -11,7 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -299,10 +301,11 @@ func TestPreCommitSystemHooks(t *testing.T) {
 		ID            string `yaml:"id"`
 		Entry         string `yaml:"entry"`
 		Language      string `yaml:"language"`
-		Files         string `yaml:"files"`
-		PassFilenames bool   `yaml:"pass_filenames"`
-		AlwaysRun     bool   `yaml:"always_run"`
-		RequireSerial bool   `yaml:"require_serial"`
+		Files         string   `yaml:"files"`
+		TypesOr       []string `yaml:"types_or"`
+		PassFilenames bool     `yaml:"pass_filenames"`
+		AlwaysRun     bool     `yaml:"always_run"`
+		RequireSerial bool     `yaml:"require_serial"`
 	}
 	var hooks []hook
 	if err := yaml.Unmarshal(data, &hooks); err != nil {
@@ -324,11 +327,20 @@ func TestPreCommitSystemHooks(t *testing.T) {
 			continue
 		}
 		twin.ID, twin.Language = h.ID, h.Language
-		if twin != h {
+		if !reflect.DeepEqual(twin, h) {
 			t.Errorf("hook %s-system does not do what %s does:\n%+v\n%+v", h.ID, h.ID, twin, h)
 		}
 	}
 	if n == 0 {
 		t.Error("no language: golang hook")
+	}
+	// pre-commit passes only regular files unless told: a staged link that
+	// leaves its skill would go unseen. A commit that only deletes files
+	// passes none, and would skip the hook that catches the links it breaks.
+	if h := byID["skillpack-lint"]; !slices.Contains(h.TypesOr, "symlink") || !slices.Contains(h.TypesOr, "file") {
+		t.Errorf("skillpack-lint takes types_or %v, not file and symlink", h.TypesOr)
+	}
+	if !byID["skillpack-lint-all"].AlwaysRun {
+		t.Error("skillpack-lint-all does not run on every commit (always_run)")
 	}
 }
