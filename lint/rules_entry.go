@@ -154,14 +154,15 @@ func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
 }
 
 // nameFor is the name to give a skill whose SKILL.md declares none: its
-// folder's, made valid (skill.SuggestName), and if that changed it, the
-// advice to rename the folder to match.
+// folder's, made valid (skill.SuggestName) and spelled as YAML reads it
+// for a string (1 is a number: "1"), and if that changed it, the advice to
+// rename the folder to match.
 func nameFor(dir string) (name, rename string) {
 	folder := filepath.Base(dir)
 	if name = skill.SuggestName(folder); name != folder {
 		rename = "; rename the folder to " + name + " too"
 	}
-	return name, rename
+	return yamlScalar(name), rename
 }
 
 // yamlFix says how to mend the YAML error pr, from the text of its line.

@@ -428,8 +428,12 @@ func checkNameMismatch(p *Pass) {
 		return
 	}
 	if folder := p.Skill.Name(); name != folder {
-		p.ReportNode(v, fmt.Sprintf("rename the folder to %q or set name: %s", name, folder),
-			"name %q does not match the folder name %q", name, folder)
+		// The folder's name is offered only where it is a valid name.
+		fix := fmt.Sprintf("rename the folder to %q", name)
+		if namePattern.MatchString(folder) {
+			fix += " or set name: " + yamlScalar(folder)
+		}
+		p.ReportNode(v, fix, "name %q does not match the folder name %q", name, folder)
 	}
 }
 
