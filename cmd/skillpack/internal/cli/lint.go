@@ -259,7 +259,11 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintJSON) error {
 			ios.Infof("%s: %d recorded findings no longer found (%s); run `skillpack lint --write-baseline %s` to drop them",
 				cfg.Lint.Baseline.Path, len(stale), strings.Join(stale[:min(3, len(stale))], "; "), cfg.Lint.Baseline.Path)
 		}
-		lintDone(ios, res, lo, lintHintArgs(opts), start)
+		paths := opts.Paths
+		if slices.Equal(paths, []string{"."}) {
+			paths = nil
+		}
+		lintDone(ios, res, lo, lintHintArgs(opts), paths, start)
 	}
 	if failOn != lint.Off && lint.Worst(res.Findings) >= failOn {
 		return findingsErr

@@ -237,9 +237,10 @@ func printSkillLines(ios *IO, res *lint.Result) {
 // fixHint says, after a text report, how many of its findings
 // `skillpack lint --fix` would repair (counted by a dry run of the fixes,
 // not guessed from the rules: a fixable rule has findings that need a
-// person), with the command to run; args are the paths and flags to
-// repeat in it.
-func fixHint(ios *IO, res *lint.Result, lo lint.Options, args []string) {
+// person), with the command to run; flags and paths are the run's to
+// repeat in it. Paths many files long (a pre-commit hook's) give way to
+// the files the fixes change, where those are fewer.
+func fixHint(ios *IO, res *lint.Result, lo lint.Options, flags, paths []string) {
 	if ios.Quiet || !slices.ContainsFunc(res.Findings, func(f lint.Finding) bool { return lint.Fixable(f.Rule) }) {
 		return
 	}
@@ -247,8 +248,11 @@ func fixHint(ios *IO, res *lint.Result, lo lint.Options, args []string) {
 	if err != nil || rep.Fixed == 0 {
 		return
 	}
+	if len(paths) > len(rep.Files) {
+		paths = rep.Files
+	}
 	cmd := "skillpack lint --fix"
-	for _, a := range args {
+	for _, a := range slices.Concat(flags, paths) {
 		cmd += " " + human.ShellQuote(a)
 	}
 	cmd = lint.Printable(cmd)
@@ -309,16 +313,16 @@ func formatReport(ios *IO, format string, res *lint.Result, failOn lint.Severity
 
 // lintDone closes a text report, after its tally: with --verbose a line a
 // skill and the time taken, then the `lint --fix` hint when it applies.
-func lintDone(ios *IO, res *lint.Result, lo lint.Options, hintArgs []string, start time.Time) {
+func lintDone(ios *IO, res *lint.Result, lo lint.Options, flags, paths []string, start time.Time) {
 	if ios.Verbose && len(res.Skills) > 0 {
 		printSkillLines(ios, res)
 		fmt.Fprintf(ios.Err, "checked %s in %s\n", human.Plural(len(res.Skills), "skill"), duration(ios.clock()().Sub(start)))
 	}
-	fixHint(ios, res, lo, hintArgs)
+	fixHint(ios, res, lo, flags, paths)
 }
 
 // lintHintArgs are the arguments of a run that `lint --fix` must repeat to
-// see the same findings: the config, the profile, the scope and the paths.
+// see the same findings: the config, the profile and the scope.
 func lintHintArgs(o *lintCmdOptions) []string {
 	var args []string
 	if o.Config != "" {
@@ -332,9 +336,6 @@ func lintHintArgs(o *lintCmdOptions) []string {
 	}
 	if o.All {
 		args = append(args, "--all")
-	}
-	if !slices.Equal(o.Paths, []string{"."}) {
-		args = append(args, o.Paths...)
 	}
 	return args
 }

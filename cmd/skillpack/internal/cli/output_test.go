@@ -194,6 +194,13 @@ func TestLintFixHint(t *testing.T) {
 	if want := "next: run `skillpack lint --fix --profile spec a` to repair it\n"; !strings.HasSuffix(errb.String(), want) {
 		t.Errorf("stderr:\n%s\nwant it to end in\n%s", errb, want)
 	}
+	// The files a pre-commit hook passes give way to the file the fix
+	// changes: the hint repeated every one of them.
+	ios, _, errb = fakeIO(nil)
+	run(ios, []string{"lint", "a/fixme/SKILL.md", "b/good/SKILL.md", "b/good", "a"})
+	if want := "next: run `skillpack lint --fix a/fixme/SKILL.md` to repair it\n"; !strings.HasSuffix(errb.String(), want) {
+		t.Errorf("stderr:\n%s\nwant it to end in\n%s", errb, want)
+	}
 	ios, _, errb = fakeIO(nil)
 	run(ios, []string{"lint", "b"})
 	if strings.Contains(errb.String(), "next:") {
