@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -101,7 +102,23 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 		seen[abs] = true
 		return first
 	}
+	// A file's skill is the one enclosing it (skill.Enclosing): a skill
+	// found for one of its files, or a folder in no skill, is not looked up
+	// again for the next file (a pre-commit hook passes thousands; reading
+	// a skill looks at every folder above it).
+	noSkill := map[string]bool{}
 	for _, root := range roots {
+		if fi, err := os.Lstat(root); err == nil && fi.Mode().IsRegular() {
+			dir, _ := filepath.Abs(filepath.Dir(root))
+			if noSkill[dir] {
+				continue
+			}
+			in := skill.Enclosing(root)
+			if abs, _ := filepath.Abs(in); in != "" && seenSkill[abs] {
+				continue
+			}
+			noSkill[dir] = in == ""
+		}
 		t, err := skill.FindTree(root)
 		if err != nil {
 			return nil, nil, nil, nil, err

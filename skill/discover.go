@@ -209,8 +209,9 @@ func FindTree(root string) (*Tree, error) {
 }
 
 // Enclosing returns the nearest folder at or above path that holds a skill
-// entry file, or "" when there is none. A symlink in path's last element is
-// not followed: a link belongs to the folder it sits in. The answer is
+// entry file, or "" when there is none, looking no higher than the top of
+// a git checkout. A symlink in path's last element is not followed: a link
+// belongs to the folder it sits in. The answer is
 // relative when path is, even when the skill is above the working folder.
 func Enclosing(path string) string {
 	dir := filepath.Clean(path)
@@ -226,8 +227,8 @@ func Enclosing(path string) string {
 			first = cmp.Or(first, dir)
 		}
 		parent, ok := up(dir)
-		if !ok {
-			break
+		if !ok || isRepoRoot(dir) {
+			break // a checkout's files are no part of a skill above it
 		}
 		dir = parent
 	}

@@ -206,6 +206,23 @@ func TestEnclosingNone(t *testing.T) {
 	}
 }
 
+// A git checkout's files are no part of a skill above the checkout: lint
+// of a page in a repository cloned inside a skill folder is no lint of
+// that skill. A skill at the top of a checkout is still its files'.
+func TestEnclosingStopsAtCheckout(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"SKILL.md": skillMD, "repo/.git/HEAD": "", "repo/docs/page.md": "",
+		"repo/pdf/SKILL.md": skillMD, "repo/pdf/.git": "gitdir: x", "repo/pdf/notes/a.md": "",
+	})
+	if got := Enclosing(filepath.Join(root, "repo", "docs", "page.md")); got != "" {
+		t.Errorf("Enclosing of a checkout's page = %q, want none (not the skill above the checkout)", got)
+	}
+	if got, want := Enclosing(filepath.Join(root, "repo", "pdf", "notes", "a.md")), filepath.Join(root, "repo", "pdf"); got != want {
+		t.Errorf("Enclosing in a skill at a checkout's top = %q, want %q", got, want)
+	}
+}
+
 func TestSkillName(t *testing.T) {
 	for dir, want := range map[string]string{
 		"skills/pdf":  "pdf",
