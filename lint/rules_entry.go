@@ -178,7 +178,25 @@ func yamlFix(p *Pass, pr *skill.Problem) string {
 	// The line above can be where the mistake is: the value YAML reads on
 	// into this line started there.
 	pm := keyLine.FindStringSubmatch(prev)
-	switch m := keyLine.FindStringSubmatch(text); {
+	m := keyLine.FindStringSubmatch(text)
+	// An indented "Word: text" that is no key a client knows is text of
+	// the plain value above it (description: …, then "  Keywords: a, b"),
+	// which ": " breaks: quoting this line, or moving it to the margin,
+	// would leave that value broken or cut short.
+	if m != nil && m[1] != "" && strings.Contains(pr.Msg, "\": \" inside an unquoted value") && !knownKey(p, m[2]) {
+		for n := pr.Line - 1; n >= p.Doc.FrontLine; n-- {
+			above := line(n)
+			if strings.TrimSpace(above) == "" || len(above)-len(strings.TrimLeft(above, " \t")) >= len(m[1]) {
+				continue
+			}
+			if om := keyLine.FindStringSubmatch(above); om != nil && om[3] != "" && !blockStart.MatchString(om[3]) && !strings.ContainsAny(om[3][:1], `"'`) {
+				return fmt.Sprintf("the value of %s goes on over several lines, and \": \" on line %d ends it there: write it as a "+
+					"folded block (%s: >, its lines indented below), or put the whole value in double quotes", om[2], pr.Line, om[2])
+			}
+			break
+		}
+	}
+	switch {
 	case pm == nil && noSpaceKey.MatchString(prev):
 		k, v, _ := strings.Cut(strings.TrimSpace(prev), ":")
 		return fmt.Sprintf("put a space after the colon on line %d (%s: %s): without one, YAML reads the line as text, "+
