@@ -306,3 +306,33 @@ func TestReleaseWorkflow(t *testing.T) {
 		t.Error("the release workflow does not use the skillpack action")
 	}
 }
+
+// The action's yes/no inputs take true and false in any case, and stop the
+// job on anything else: strict: yes meant false, in silence.
+func TestActionBooleanInputs(t *testing.T) {
+	testtool.Need(t, "bash")
+	data, err := os.ReadFile("../../../../action.yml")
+	must(t, err)
+	var a action
+	must(t, yaml.Unmarshal(data, &a))
+	script := ""
+	for _, s := range a.Runs.Steps {
+		if s.Name == "Check the inputs" {
+			script = s.Run
+		}
+	}
+	if script == "" {
+		t.Fatal("action.yml has no step that checks its inputs")
+	}
+	for _, tc := range []struct {
+		strict, sign string
+		code         int
+	}{{"false", "false", 0}, {"True", "FALSE", 0}, {"yes", "false", 2}, {"true", "on", 2}, {"", "false", 2}} {
+		cmd := exec.Command("bash", "-c", script)
+		cmd.Env = append(os.Environ(), "STRICT="+tc.strict, "SIGN="+tc.sign)
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != tc.code || tc.code != 0 && !strings.Contains(string(out), "give true or false") {
+			t.Errorf("strict %q, sign %q: exit %d (%s), want %d", tc.strict, tc.sign, code, out, tc.code)
+		}
+	}
+}
