@@ -408,7 +408,8 @@ func problemColumn(raw []byte, line int, msg string) (int, string) {
 					continue
 				}
 				if !strings.ContainsRune("0abt\tnvfre \"/\\N_LPxuU", rune(text[i+1])) {
-					return col(i), fmt.Sprintf("\"\\%c\" is no escape in a double-quoted value (%s)", text[i+1], msg)
+					r, _ := utf8.DecodeRune(text[i+1:]) // the character, not its first byte (。)
+					return col(i), fmt.Sprintf("\"\\%c\" is no escape in a double-quoted value (%s)", r, msg)
 				}
 				i++ // a valid escape: skip the character it escapes
 			}
