@@ -107,6 +107,7 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 	// again for the next file (a pre-commit hook passes thousands; reading
 	// a skill looks at every folder above it).
 	noSkill := map[string]bool{}
+	var finder skill.Finder
 	for _, root := range roots {
 		if fi, err := os.Lstat(root); err == nil && fi.Mode().IsRegular() {
 			dir, _ := filepath.Abs(filepath.Dir(root))
@@ -119,7 +120,7 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 			}
 			noSkill[dir] = in == ""
 		}
-		t, err := skill.FindTree(root)
+		t, err := finder.FindTree(root)
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}

@@ -141,9 +141,27 @@ type Tree struct {
 	Declares []string
 }
 
+// A Finder finds the skills of many roots in one run, and reads each
+// folder above them once for all: whether it is a plugin's root (a
+// listing), and what a repository's marketplaces name. Looked up afresh
+// for each root, the folder holding thousands of skills was listed once
+// a skill (a pre-commit hook's files; the skills lint --fix changed).
+// It takes the tree not to change while it is used; the zero Finder is
+// ready, a nil one reads afresh each time.
+type Finder struct {
+	pluginRoots map[string]bool
+	markets     map[string]map[string]bool
+}
+
 // FindTree is Find, with what else the walk met.
-func FindTree(root string) (*Tree, error) {
-	one := func(dir string) (*Tree, error) { return &Tree{Skills: []*Skill{find(dir)}}, nil }
+func FindTree(root string) (*Tree, error) { return (*Finder)(nil).FindTree(root) }
+
+// FindTree is Find, with what else the walk met.
+func (f *Finder) FindTree(root string) (*Tree, error) {
+	if f != nil && f.pluginRoots == nil {
+		f.pluginRoots, f.markets = map[string]bool{}, map[string]map[string]bool{}
+	}
+	one := func(dir string) (*Tree, error) { return &Tree{Skills: []*Skill{f.find(dir)}}, nil }
 	info, err := os.Lstat(root)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", root, pathError(err))
@@ -175,11 +193,11 @@ func FindTree(root string) (*Tree, error) {
 	if pluginIn := w.plugins[filepath.Clean(walk)]; !pluginIn && !isRepoRoot(walk) {
 		// The folder named may be a plugin the repository's marketplace
 		// names, without a manifest of its own.
-		if p := pluginAbove(filepath.Join(walk, "x")); p != "" && holds(walk, p) {
+		if p := f.pluginAbove(filepath.Join(walk, "x")); p != "" && holds(walk, p) {
 			w.plugins[filepath.Clean(walk)] = true
 		}
 	}
-	if err := w.dir(walk, 0, pluginAbove(root), false); err != nil {
+	if err := w.dir(walk, 0, f.pluginAbove(root), false); err != nil {
 		return nil, fmt.Errorf("%s: %w", root, pathError(err))
 	}
 	out := make([]*Skill, len(w.found))
@@ -253,14 +271,14 @@ func up(dir string) (string, bool) {
 // Load reads the skill in dir. It never fails: an unreadable entry file is
 // recorded in Err for lint to report.
 func Load(dir string) *Skill {
-	s := find(dir)
+	s := (*Finder)(nil).find(dir)
 	s.Read()
 	return s
 }
 
 // find is the unread skill in dir.
-func find(dir string) *Skill {
-	return &Skill{Dir: dir, File: cmp.Or(entryName(dir), FileName), Plugin: pluginOf(dir)}
+func (f *Finder) find(dir string) *Skill {
+	return &Skill{Dir: dir, File: cmp.Or(entryName(dir), FileName), Plugin: f.pluginOf(dir)}
 }
 
 // Whole returns the entry file as Read read it, when it read it whole:

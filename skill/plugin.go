@@ -93,9 +93,18 @@ func isVariant(dir string, ents []fs.DirEntry) bool {
 }
 
 // isPluginRoot reports whether a folder is a plugin's root.
-func isPluginRoot(dir string) bool {
+func (f *Finder) isPluginRoot(dir string) bool {
+	if f != nil {
+		if is, ok := f.pluginRoots[dir]; ok {
+			return is
+		}
+	}
 	ents, err := os.ReadDir(dir)
-	return err == nil && (len(manifestsIn(dir, ents)) > 0 || isVariant(dir, ents))
+	is := err == nil && (len(manifestsIn(dir, ents)) > 0 || isVariant(dir, ents))
+	if f != nil {
+		f.pluginRoots[dir] = is
+	}
+	return is
 }
 
 // isRepoRoot reports whether dir is the root of a git work tree (.git is a
@@ -109,11 +118,11 @@ func isRepoRoot(dir string) bool {
 // pluginOf returns the nearest folder at or above dir that is a plugin's
 // root; "" when there is none. The answer is relative when dir is, as
 // Enclosing's.
-func pluginOf(dir string) string {
-	if isPluginRoot(dir) {
+func (f *Finder) pluginOf(dir string) string {
+	if f.isPluginRoot(dir) {
 		return dir
 	}
-	return pluginAbove(dir)
+	return f.pluginAbove(dir)
 }
 
 // pluginAbove returns the plugin holding the folder dir, not counting dir
@@ -121,7 +130,7 @@ func pluginOf(dir string) string {
 // the root of the git work tree holding dir, and outside any work tree not
 // above dir at all: a stray plugin.json in a home or temporary folder must
 // not make every skill below it one plugin's.
-func pluginAbove(dir string) string {
+func (f *Finder) pluginAbove(dir string) string {
 	found := ""
 	d := dir
 	for !isRepoRoot(d) {
@@ -129,7 +138,7 @@ func pluginAbove(dir string) string {
 		if !ok {
 			return "" // no work tree holds dir
 		}
-		if found == "" && isPluginRoot(parent) {
+		if found == "" && f.isPluginRoot(parent) {
 			found = parent
 		}
 		d = parent
@@ -139,11 +148,7 @@ func pluginAbove(dir string) string {
 	// holding dir, if nearer than the manifest's, in the form of dir
 	// (relative to the working folder when dir is relative). They hold dir
 	// one inside another, so the order they are met in makes no odds.
-	w := newWalker(d, d)
-	for _, m := range Marketplaces(d) {
-		w.readMarketplace(m)
-	}
-	for p := range w.plugins {
+	for p := range f.marketPlugins(d) {
 		if !holds(dir, p) && holds(p, dir) && (found == "" || holds(found, p)) {
 			found = p
 			abs, _ := filepath.Abs(p)
@@ -155,6 +160,24 @@ func pluginAbove(dir string) string {
 		}
 	}
 	return found
+}
+
+// marketPlugins are the plugin folders the marketplaces at the
+// repository root d name.
+func (f *Finder) marketPlugins(d string) map[string]bool {
+	if f != nil {
+		if ps, ok := f.markets[d]; ok {
+			return ps
+		}
+	}
+	w := newWalker(d, d)
+	for _, m := range Marketplaces(d) {
+		w.readMarketplace(m)
+	}
+	if f != nil {
+		f.markets[d] = w.plugins
+	}
+	return w.plugins
 }
 
 // holds reports whether the folder dir is at or above p.
