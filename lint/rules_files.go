@@ -377,7 +377,9 @@ func checkJunk(p *Pass) {
 		if dir {
 			rm = "rm -r "
 		}
-		p.Reportf(rel, 0, 0, fmt.Sprintf("delete it (%s%s), or list %q in %s", rm, human.ShellQuote(rel), pattern, skill.IgnoreFile),
+		// The path is the skill's, as the verdict a build keeps is: the
+		// command runs in the skill folder, wherever lint ran.
+		p.Reportf(rel, 0, 0, fmt.Sprintf("delete it (in the skill folder: %s%s), or list %q in %s", rm, human.ShellQuote(rel), pattern, skill.IgnoreFile),
 			"%s is %s that the build leaves out", rel, junkKind(name, dir))
 	}
 }
