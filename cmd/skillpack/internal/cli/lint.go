@@ -253,6 +253,13 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintJSON) error {
 			return &exitError{code: ExitInternal, err: err}
 		}
 	}
+	if opts.Format == "github" {
+		// The tally, in the log: a run shows 10 annotations of each kind.
+		summarize(ios, res)
+		if e, w, i := lint.Count(res.Findings); max(e, w, i) > 10 {
+			ios.Infof("GitHub shows 10 annotations of each kind a step; the annotations in this log are all %d", e+w+i)
+		}
+	}
 	if opts.Format == "text" {
 		summarize(ios, res)
 		if stale := res.Stale; len(stale) > 0 {

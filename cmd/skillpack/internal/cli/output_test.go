@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -355,5 +356,23 @@ func TestHostileNames(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Over 10 findings of a kind, --format github says in the log that the run
+// shows only 10 annotations of each kind, and how many the log holds.
+func TestLintGitHubCap(t *testing.T) {
+	skills := map[string]string{}
+	for i := range 11 {
+		skills[fmt.Sprintf("folder-%d/SKILL.md", i)] = fmt.Sprintf("---\nname: other-%d\ndescription: Formats tables in Markdown files. Use when the user asks to align a table.\n---\n# T\n", i)
+	}
+	writeSkills(t, skills)
+	ios, out, errb := fakeIO(nil)
+	run(ios, []string{"lint", "--format", "github", "."})
+	if n := strings.Count(out.String(), "::warning "); n != 11 {
+		t.Fatalf("%d warning annotations, want 11:\n%s", n, out)
+	}
+	if want := "GitHub shows 10 annotations of each kind a step; the annotations in this log are all 11\n"; !strings.HasSuffix(errb.String(), want) {
+		t.Errorf("stderr:\n%s\nwant it to end in\n%s", errb, want)
 	}
 }
