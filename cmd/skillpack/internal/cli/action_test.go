@@ -189,6 +189,9 @@ func runAction(t *testing.T, a action, root, workspace string, given map[string]
 	if err := json.Unmarshal([]byte(outputs["summary"]), &summary); err != nil {
 		t.Fatalf("summary output is not the build's JSON: %v\n%s", err, outputs["summary"])
 	}
+	if file, err := os.ReadFile(outputs["summary-file"]); err != nil || strings.TrimSuffix(string(file), "\n") != outputs["summary"] {
+		t.Errorf("summary-file output %q does not hold the summary output (%v)", outputs["summary-file"], err)
+	}
 	if len(summary.Skills) != 5 || len(summary.Artifacts) == 0 {
 		t.Errorf("summary lists %d skills and %d artifacts; want the 5 examples", len(summary.Skills), len(summary.Artifacts))
 	}

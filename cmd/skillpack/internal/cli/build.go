@@ -258,12 +258,15 @@ func appendSummary(file string, res *build.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### skillpack build\n\n%s → `%s` (%d packed, %d reused)\n\n", human.Plural(len(res.Skills), "skill", "skills"), res.Out, res.Packed, res.Reused)
 	b.WriteString("| skill | files | size | archive | digest |\n|---|---:|---:|---|---|\n")
-	for _, s := range res.Skills {
+	for _, s := range res.Skills[:min(len(res.Skills), summaryRows)] {
 		fmt.Fprintf(&b, "| %s | %d | %d B | `%s` | `%s` |\n", s.Name, s.Files, s.Size, path.Base(s.TarGz.Path), s.TarGz.Digest)
+	}
+	if n := len(res.Skills) - summaryRows; n > 0 {
+		fmt.Fprintf(&b, "\nand %d more: the bundle's indexes list every one.\n", n)
 	}
 	if len(res.Skipped) > 0 {
 		fmt.Fprintf(&b, "\n**%s, not in the bundle:**\n\n| skill | folder | errors |\n|---|---|---|\n", skippedCount(len(res.Skipped)))
-		for _, s := range res.Skipped {
+		for _, s := range res.Skipped[:min(len(res.Skipped), summaryRows)] {
 			var why []string
 			for _, f := range s.Findings {
 				why = append(why, fmt.Sprintf("`%s` %s", f.Rule, lint.Printable(f.Message)))
@@ -271,10 +274,17 @@ func appendSummary(file string, res *build.Result) error {
 			fmt.Fprintf(&b, "| %s | `%s` | %s |\n", lint.Printable(s.Name), lint.Printable(s.Dir), strings.ReplaceAll(strings.Join(why, "<br>"), "|", "\\|"))
 		}
 	}
+	if n := len(res.Skipped) - summaryRows; n > 0 {
+		fmt.Fprintf(&b, "\nand %d more left out: the build's log lists every one.\n", n)
+	}
 	errs, warns, _ := lint.Count(res.Findings)
 	fmt.Fprintf(&b, "\nLint: %d errors, %d warnings.\n", errs, warns)
 	return appendFile(file, b.String())
 }
+
+// summaryRows is as many skills as the step summary lists in a table:
+// GitHub drops a step's summary over 1 MiB (6,000 skills made 934 KB).
+const summaryRows = 200
 
 // warnSkipped says which skills --skip-invalid left out, and why, after
 // their findings: the last lines of a CI log are the ones read.

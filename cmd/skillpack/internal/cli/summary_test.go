@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/skillpack/skillpack/build"
+)
+
+// The step summary lists at most summaryRows skills in each table and
+// counts the rest: GitHub drops a step's summary over 1 MiB, which 6,000
+// skills' rows came near.
+func TestStepSummaryCapped(t *testing.T) {
+	res := &build.Result{Out: "dist"}
+	for i := range summaryRows + 50 {
+		res.Skills = append(res.Skills, build.Skill{Name: fmt.Sprintf("s-%d", i), Files: 1, Size: 10})
+	}
+	for i := range summaryRows + 7 {
+		res.Skipped = append(res.Skipped, build.Skipped{Name: fmt.Sprintf("bad-%d", i), Dir: "skills/bad"})
+	}
+	file := filepath.Join(t.TempDir(), "summary.md")
+	if err := appendSummary(file, res); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	if n := strings.Count(text, "| s-"); n != summaryRows {
+		t.Errorf("%d rows of skills, want %d", n, summaryRows)
+	}
+	if n := strings.Count(text, "| bad-"); n != summaryRows {
+		t.Errorf("%d rows of skills left out, want %d", n, summaryRows)
+	}
+	for _, want := range []string{"and 50 more: the bundle's indexes list every one.", "and 7 more left out"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, text[len(text)-300:])
+		}
+	}
+}
