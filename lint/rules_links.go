@@ -584,6 +584,13 @@ func (x *refIndex) read(rel string, src []byte) {
 	if strings.HasSuffix(rel, ".py") {
 		pythonImports(src, x.module)
 	}
+	// A name with a space is no word: it is looked for whole.
+	for i, f := range x.files {
+		if base := path.Base(f); !x.used[i] && strings.Contains(base, " ") && path.Ext(base) != "" &&
+			(bytes.Contains(src, []byte(f)) || bytes.Contains(src, []byte(base))) {
+			x.mark([]int{i})
+		}
+	}
 	x.self = ""
 }
 
