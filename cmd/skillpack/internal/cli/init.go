@@ -142,7 +142,9 @@ func initFiles(opts *initOptions) ([]initFile, error) {
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, initFile{workflowPath, []byte(strings.ReplaceAll(string(wf), "SKILLS", skillsFolder()))})
+		text := strings.ReplaceAll(string(wf), "SKILLS", skillsFolder())
+		text = strings.Replace(text, "branches: [main]", "branches: ["+branch()+"]", 1)
+		files = append(files, initFile{workflowPath, []byte(text)})
 	}
 	return files, nil
 }
@@ -155,6 +157,18 @@ func skillsFolder() string {
 		return "skills"
 	}
 	return "."
+}
+
+// branch is the branch the workflow builds on a push: the one checked out
+// in the working folder's repository (a repository on master builds on
+// master), else main.
+func branch() string {
+	head, err := os.ReadFile(filepath.Join(".git", "HEAD"))
+	name, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: refs/heads/")
+	if err != nil || !ok || name == "" || strings.ContainsAny(name, " []{},:#'\"") {
+		return "main"
+	}
+	return name
 }
 
 // ignoreDist adds dist/, the bundle build writes by default, to

@@ -366,3 +366,32 @@ func TestMan(t *testing.T) {
 		t.Errorf("skillpack-lint.1 has cobra's dated history line")
 	}
 }
+
+// The workflow builds on a push to the branch checked out where init ran
+// (a repository on master never ran a build job for branches: [main]),
+// and on main where there is none to read.
+func TestInitWorkflowBranch(t *testing.T) {
+	for head, want := range map[string]string{
+		"ref: refs/heads/master\n": "master",
+		"ref: refs/heads/trunk":    "trunk",
+		"0123456789abcdef\n":       "main", // a detached HEAD
+		"":                         "main", // no repository
+	} {
+		t.Chdir(t.TempDir())
+		if head != "" {
+			must(t, os.Mkdir(".git", 0o755))
+			must(t, os.WriteFile(filepath.Join(".git", "HEAD"), []byte(head), 0o644))
+		}
+		ios, _, errb := fakeIO(nil)
+		if code := run(ios, []string{"init", "--ci", "github"}); code != ExitOK {
+			t.Fatalf("exit %d: %s", code, errb)
+		}
+		data, err := os.ReadFile(workflowPath)
+		must(t, err)
+		var w workflow
+		must(t, yaml.Unmarshal(data, &w))
+		if got := w.On["push"].Branches; !slices.Equal(got, []string{want}) {
+			t.Errorf("HEAD %q: the build runs on a push to %v, want [%s]", head, got, want)
+		}
+	}
+}
