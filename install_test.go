@@ -298,9 +298,9 @@ func TestPreCommitSystemHooks(t *testing.T) {
 		t.Fatal(err)
 	}
 	type hook struct {
-		ID            string `yaml:"id"`
-		Entry         string `yaml:"entry"`
-		Language      string `yaml:"language"`
+		ID            string   `yaml:"id"`
+		Entry         string   `yaml:"entry"`
+		Language      string   `yaml:"language"`
 		Files         string   `yaml:"files"`
 		TypesOr       []string `yaml:"types_or"`
 		PassFilenames bool     `yaml:"pass_filenames"`
