@@ -4,6 +4,7 @@ import (
 	"cmp"
 
 	"github.com/skillpack/skillpack/internal/human"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 )
 
@@ -27,6 +28,14 @@ func (b *builder) discover() (discovery, string, error) {
 		return discovery{}, "", cmp.Or(b.interrupted(), err)
 	}
 	notes = append(notes, same...)
+	// Without SkipInvalid every skill found is published or the build
+	// fails, so a tree over the limit is refused now, not after packing
+	// it whole.
+	if !b.opts.SkipInvalid {
+		if err := layout.CheckSkills(len(skills)); err != nil {
+			return discovery{}, "", err
+		}
+	}
 	b.logf("• discover: %s", human.Plural(len(skills), "skill", "skills"))
 	for _, n := range notes {
 		b.logf("  %s", n)

@@ -2,6 +2,7 @@ package build
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/skillpack/skillpack/config"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 )
 
@@ -228,5 +230,33 @@ func TestManyCopies(t *testing.T) {
 		case !verbose && (sets != 0 || !strings.Contains(log.String(), "4 skills found in identical copies, each linted and published once (-v says from which)")):
 			t.Errorf("the log names %d sets of copies, want one line for all 4:\n%s", sets, log.String())
 		}
+	}
+}
+
+// A tree of more skills than a bundle may hold is refused once they are
+// found, before any is linted or packed: without SkipInvalid each would
+// be published or the build fail. (With it, the count is known only once
+// the invalid ones are left out; ten thousand skills linted is too slow
+// a test for that.)
+func TestTooManySkills(t *testing.T) {
+	root := t.TempDir()
+	for i := range layout.MaxSkills + 1 {
+		dir := filepath.Join(root, fmt.Sprintf("s%05d", i))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// No description: every skill has a lint error.
+		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), fmt.Appendf(nil, "---\nname: s%05d\n---\n", i), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	linted := countLinted(t)
+	_, err := Run([]string{root}, Options{Out: filepath.Join(t.TempDir(), "dist")})
+	var le *layout.LimitError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), fmt.Sprintf("the bundle has %d skills", layout.MaxSkills+1)) {
+		t.Fatalf("err = %v; want the limit's", err)
+	}
+	if n := linted.Load(); n != 0 {
+		t.Errorf("%d skills were linted before the refusal", n)
 	}
 }

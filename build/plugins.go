@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillpack/skillpack/internal/outlock"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/plugin"
@@ -41,7 +42,12 @@ func (b *builder) packPlugins(p *packed) []layout.Plugin {
 }
 
 func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error) {
-	files, err := skill.Collect(pl.Dir)
+	for _, s := range b.res.Skipped {
+		if sameDir(s.Dir, pl.Dir) || inside(s.Dir, pl.Dir) {
+			return layout.Plugin{}, fmt.Errorf("it holds the skill %s (%s), which is left out of the bundle, and its archives would publish it", s.Name, b.rel(s.Dir))
+		}
+	}
+	files, err := skill.CollectOmitting(pl.Dir, written(p.out.dir))
 	if err != nil {
 		return layout.Plugin{}, err
 	}
@@ -96,6 +102,27 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error
 			Write: func(w io.Writer) error { _, err := w.Write(data); return err }}
 	}
 	return lp, nil
+}
+
+// written reports whether a path met in a plugin's folder is what builds
+// write: a bundle (this build's output from the second build on, or
+// another's, which discovery passes over too) or, beside this build's
+// output, its staging folders, their owner files and its lock. A plugin
+// at a repository's root holds them, and its archives, taking them in,
+// would grow with every build.
+func written(out string) func(disk string, isDir bool) bool {
+	parents := []string{filepath.Dir(out)}
+	if real, err := filepath.EvalSymlinks(parents[0]); err == nil {
+		parents = append(parents, real)
+	}
+	base := filepath.Base(out)
+	return func(disk string, isDir bool) bool {
+		if name := filepath.Base(disk); slices.Contains(parents, filepath.Dir(disk)) &&
+			(name == base || strings.HasPrefix(name, stagePrefix(out)) || name == "."+base+outlock.Suffix) {
+			return true
+		}
+		return isDir && skill.IsBundle(disk)
+	}
 }
 
 func addPluginFile(pw *pack.Writer, f skill.File) ([32]byte, error) {

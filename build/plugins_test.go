@@ -123,3 +123,57 @@ func pluginsIndex(t *testing.T, out string) *layout.IndexPlugins {
 	}
 	return idx
 }
+
+// A plugin at the root of the tree it is built from holds the build's
+// output folder (the default, dist/), its staging folder, owner file and
+// lock while it runs, and another build's bundle: none goes into its
+// archives, which stay the same from build to build, so the second build
+// is a no-op.
+func TestPluginLeavesOutOutput(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "repo")
+	copyTree(t, filepath.Join("testdata", "plugins", "plugins", "pdf-tools"), src, copyOpts{umask: 0o022})
+	mustBuild(t, []string{src}, Options{Out: filepath.Join(src, "public")}) // another build's bundle
+	out := filepath.Join(src, "dist")
+	var digests []layout.Digest
+	for i := range 2 {
+		res := mustBuild(t, []string{src}, Options{Out: out})
+		if i == 1 && !res.UpToDate {
+			t.Error("the second build is not a no-op")
+		}
+		idx := pluginsIndex(t, out)
+		a := idx.Plugins[0].Archives[0]
+		digests = append(digests, a.Digest)
+		for _, e := range readTarGz(t, filepath.Join(out, layout.PluginsDir, a.URL), epoch1980) {
+			if first, _, _ := strings.Cut(e.Name, "/"); first == "dist" || first == "public" || strings.HasPrefix(first, ".dist.skillpack") {
+				t.Errorf("build %d: the plugin's archive holds %s", i+1, e.Name)
+			}
+		}
+	}
+	if digests[0] != digests[1] {
+		t.Errorf("the plugin's archive changed from build to build: %s, %s", digests[0], digests[1])
+	}
+}
+
+// With SkipInvalid, a plugin holding a skill the build leaves out is left
+// out too: its archives would publish the skill the bundle does not.
+func TestPluginWithSkippedSkill(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "repo")
+	copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
+	writeSkillFile(t, filepath.Join(src, "plugins", "pdf-tools", "skills"), "bad", "SKILL.md", "---\nname: p:bad\ndescription: A bad skill. Use when testing.\n---\n# Bad\n")
+	out := filepath.Join(t.TempDir(), "dist")
+	var log bytes.Buffer
+	res := mustBuild(t, []string{src}, Options{Out: out, SkipInvalid: true, Log: &log})
+	if len(res.Skipped) != 1 {
+		t.Fatalf("skipped %v; want the bad skill", res.Skipped)
+	}
+	var got []string
+	for _, p := range pluginsIndex(t, out).Plugins {
+		got = append(got, p.Name)
+	}
+	if strings.Join(got, ",") != "db-tools,notes" {
+		t.Errorf("plugins %v; want pdf-tools left out, the other two kept", got)
+	}
+	if !strings.Contains(log.String(), "plugin pdf-tools (") || !strings.Contains(log.String(), "which is left out of the bundle") {
+		t.Errorf("the log does not say why pdf-tools is left out:\n%s", log.String())
+	}
+}

@@ -118,7 +118,14 @@ var maxFiles = 100_000
 // are left out and reported, symlinks inside the skill are dereferenced,
 // symlinks leaving it and non-regular files are refused. The walk is sorted
 // so that everything downstream is deterministic.
-func Collect(dir string) (*Files, error) { return collect(dir, nil) }
+func Collect(dir string) (*Files, error) { return collect(dir, nil, nil) }
+
+// CollectOmitting is Collect leaving out, unlisted and unwalked, every
+// entry whose path on disk omit reports: what a build writes inside the
+// folder it packs (a plugin at a repository's root holds the output).
+func CollectOmitting(dir string, omit func(disk string, isDir bool) bool) (*Files, error) {
+	return collect(dir, nil, omit)
+}
 
 // Collect is Collect of the skill's folder, each folder listed as
 // discovery listed it, where it did: a build lists every folder once. A
@@ -126,19 +133,19 @@ func Collect(dir string) (*Files, error) { return collect(dir, nil) }
 func (s *Skill) Collect() (*Files, error) {
 	lists := s.lists
 	s.lists = nil // held no longer than needed
-	return collect(s.Dir, lists)
+	return collect(s.Dir, lists, nil)
 }
 
-func collect(dir string, lists map[string][]fs.DirEntry) (*Files, error) {
+func collect(dir string, lists map[string][]fs.DirEntry, omit func(string, bool) bool) (*Files, error) {
 	root, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
 	}
-	c := &collector{root: root, lists: lists, out: &Files{Root: root}, active: map[string]bool{}}
+	c := &collector{root: root, lists: lists, omit: omit, out: &Files{Root: root}, active: map[string]bool{}}
 	// The error does not name dir: callers name the skill themselves.
 	err = c.walk(root, "")
 	if real := c.real; err == errNotReal {
-		c = &collector{root: real, real: real, lists: lists, out: &Files{Root: real}, active: map[string]bool{}}
+		c = &collector{root: real, real: real, lists: lists, omit: omit, out: &Files{Root: real}, active: map[string]bool{}}
 		err = c.walk(real, "")
 	}
 	if err != nil {
@@ -157,6 +164,7 @@ type collector struct {
 	root   string
 	real   string // root's real path, once a link needed it
 	lists  map[string][]fs.DirEntry
+	omit   func(disk string, isDir bool) bool // see CollectOmitting; nil omits nothing
 	ignore *Ignore
 	out    *Files
 	active map[string]bool // the folders being walked (real paths, once a link is met), to stop link loops
@@ -224,7 +232,7 @@ func (c *collector) walk(real, rel string) error {
 		}
 		// Junk and ignored entries are left out before a link is judged:
 		// what is not published cannot escape the skill.
-		if c.leaveOut(p, name, isDir) {
+		if c.omit != nil && c.omit(disk, isDir) || c.leaveOut(p, name, isDir) {
 			continue
 		}
 		link := info != nil && info.Mode()&fs.ModeSymlink != 0
