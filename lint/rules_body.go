@@ -2,6 +2,8 @@ package lint
 
 import (
 	"bytes"
+	"fmt"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -43,9 +45,10 @@ var bodyRules = []*Rule{
 		Severity: Warning,
 		Explain: "The specification recommends keeping the SKILL.md body under 5000 tokens, because agents " +
 			"load all of it into their context when the skill is used. Tokenizers differ between models, so " +
-			"skillpack estimates: one token per four characters (Unicode code points) of the body, rounded up, " +
-			"the usual rule of thumb for English text with GPT and Claude tokenizers (code and non-Latin " +
-			"scripts use more tokens per character, so the estimate is if anything low). Move reference " +
+			"skillpack estimates: one token per Chinese, Japanese or Korean character (Han, Hiragana, Katakana, " +
+			"Hangul) and one per four other characters (Unicode code points) of the body, rounded up, the " +
+			"usual rules of thumb for GPT and Claude tokenizers (code and other non-Latin scripts use more " +
+			"tokens per character, so the estimate is if anything low). Move reference " +
 			"material into files under references/ and link to them.",
 		Bad:  "---\nname: api-guide\ndescription: Call the billing API correctly.\n---\n(40,000 characters of prose)\n",
 		Good: "---\nname: api-guide\ndescription: Call the billing API correctly.\n---\nSee [the endpoints](references/endpoints.md).\n",
@@ -105,14 +108,38 @@ func checkBodyTokens(p *Pass) {
 	if !hasBody(p) {
 		return
 	}
-	ascii := asciiPrefix(p.Doc.Body) // one character a byte, counted fast
-	chars := ascii + utf8.RuneCount(p.Doc.Body[ascii:])
-	if tokens := (chars + 3) / 4; tokens > maxBodyTokens {
+	if tokens, cjk, other := estimateTokens(p.Doc.Body); tokens > maxBodyTokens {
+		how := fmt.Sprintf("%d characters / 4", other)
+		if cjk > 0 {
+			how = fmt.Sprintf("%d Chinese, Japanese or Korean characters at one token each, plus %d other characters / 4", cjk, other)
+		}
 		p.Reportf(p.Skill.File, 0, 0,
 			"move reference material into files under references/ and link to them from SKILL.md",
-			"the SKILL.md body is about %d tokens (estimated as %d characters / 4), more than the %d the spec recommends",
-			tokens, chars, maxBodyTokens)
+			"the SKILL.md body is about %d tokens (estimated as %s), more than the %d the spec recommends",
+			tokens, how, maxBodyTokens)
 	}
+}
+
+// estimateTokens is skillpack's one token estimate: a Han, Hiragana,
+// Katakana or Hangul character is about one token (often more) in GPT's
+// and Claude's tokenizers, every other character about a quarter of one,
+// the rule of thumb for English. Counting every character at a quarter
+// made a Chinese body four times as long as the budget look within it.
+// It returns the estimate, rounded up, and the two counts it comes from.
+func estimateTokens(text []byte) (tokens, cjk, other int) {
+	ascii := asciiPrefix(text) // one character a byte, counted fast
+	other = ascii
+	for i := ascii; i < len(text); {
+		r, n := utf8.DecodeRune(text[i:])
+		i += n
+		// Every script counted here starts at U+1100 (Hangul Jamo).
+		if r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+			cjk++
+		} else {
+			other++
+		}
+	}
+	return cjk + (other+3)/4, cjk, other
 }
 
 func checkFences(p *Pass) {
