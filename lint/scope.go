@@ -93,7 +93,9 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 // and reads the plugin folders met (skill.Tree's Plugins; one that cannot
 // be listed is left out), each folder once and the plugins in folder
 // order, and the marketplaces at each root and plugin folder; notes are
-// Select's. An error is a root that cannot be walked.
+// Select's, and, when no skill is found at all, which skill.md files the
+// walks passed over (skill.Tree's PassedOver), the likeliest reason. An
+// error is a root that cannot be walked.
 func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.Plugin, markets []string, notes []string, err error) {
 	seenSkill, seenPlugin := map[string]bool{}, map[string]bool{}
 	once := func(seen map[string]bool, dir string) bool {
@@ -108,6 +110,7 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 	// a skill looks at every folder above it).
 	noSkill := map[string]bool{}
 	var finder skill.Finder
+	var passed []string
 	for _, root := range roots {
 		if fi, err := os.Lstat(root); err == nil && fi.Mode().IsRegular() {
 			dir, _ := filepath.Abs(filepath.Dir(root))
@@ -126,6 +129,7 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 		}
 		found, said := sc.Select(root, t)
 		notes = append(notes, said...)
+		passed = append(passed, t.PassedOver...)
 		for _, s := range found {
 			if once(seenSkill, s.Dir) {
 				skills = append(skills, s)
@@ -148,6 +152,19 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 		}
 	}
 	slices.SortFunc(plugins, func(a, b *plugin.Plugin) int { return strings.Compare(a.Dir, b.Dir) })
+	if len(skills) == 0 {
+		// Among skills, a skill.md that names no skill is most often a
+		// page about skills (a wiki's); with none, it is the skill meant.
+		seen := map[string]bool{}
+		for _, p := range passed {
+			if !once(seen, p) {
+				continue
+			}
+			notes = append(notes, fmt.Sprintf("passed over %s: a skill's entry file is named SKILL.md, in capitals, "+
+				"and this one has no frontmatter with a name or description; rename it to SKILL.md, and lint then says what it lacks",
+				sc.rel(p)))
+		}
+	}
 	return skills, plugins, markets, notes, nil
 }
 

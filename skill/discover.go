@@ -139,6 +139,11 @@ type Tree struct {
 	// are any, the repository declares what it publishes (the skills whose
 	// Declared is set), as the clients that install from it read it.
 	Declares []string
+	// PassedOver lists the entry files under another case (skill.md)
+	// outside any skill that the walk took for no skill, their frontmatter
+	// naming none (entryIn), in the form of Skill.Dir joined with the
+	// file's name: when nothing else is found, the likeliest reason why.
+	PassedOver []string
 }
 
 // A Finder finds the skills of many roots in one run, and reads each
@@ -223,7 +228,7 @@ func (f *Finder) FindTree(root string) (*Tree, error) {
 		declares[i] = w.reported(m)
 	}
 	sort.Strings(declares)
-	return &Tree{Skills: out, Unread: w.unread, Declares: declares, Plugins: slices.Sorted(maps.Keys(w.roots))}, nil
+	return &Tree{Skills: out, Unread: w.unread, Declares: declares, Plugins: slices.Sorted(maps.Keys(w.roots)), PassedOver: w.passed}, nil
 }
 
 // Enclosing returns the nearest folder at or above path that holds a skill
@@ -346,6 +351,7 @@ type walker struct {
 	roots   map[string]bool // plugin folders met, as reported
 	decl    []declared      // folders of skills the manifests read declare
 	unread  []error         // manifests that could not be read
+	passed  []string        // case variants of SKILL.md taken for no skill, outside any skill, as reported
 }
 
 func newWalker(root, walk string) *walker {
@@ -390,7 +396,13 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 	}
 	// Inside a skill, a SKILL.md that neither names nor describes a skill
 	// (a sample in assets/, a template) is a file of that skill.
-	if name := entryIn(dir, ents); name != "" && !(w.heldBySkill(dir, depth, inSkill) && !DeclaresSkill(filepath.Join(dir, name))) {
+	name, passed := entryIn(dir, ents)
+	if name == "" && len(passed) > 0 && !w.heldBySkill(dir, depth, inSkill) {
+		for _, v := range passed {
+			w.passed = append(w.passed, filepath.Join(w.reported(dir), v))
+		}
+	}
+	if name != "" && !(w.heldBySkill(dir, depth, inSkill) && !DeclaresSkill(filepath.Join(dir, name))) {
 		w.add(dir, name, plugin)
 		e := named(ents, name)
 		w.found[len(w.found)-1].link = e != nil && e.Type()&fs.ModeSymlink != 0
@@ -459,7 +471,8 @@ func entryName(dir string) string {
 		}
 		return ""
 	}
-	return entryIn(dir, ents)
+	name, _ := entryIn(dir, ents)
+	return name
 }
 
 // entryIn picks the entry file from the listing of the folder dir. The
@@ -467,24 +480,24 @@ func entryName(dir string) string {
 // of "SKILL.md" also finds "skill.md", and only the listing tells the real
 // name. A case variant is an entry file only when its frontmatter names
 // the skill or describes it: a page called skill.md (a wiki's page about
-// skills) is no skill.
-func entryIn(dir string, ents []fs.DirEntry) string {
+// skills) is no skill: those variants are returned as passed over.
+func entryIn(dir string, ents []fs.DirEntry) (name string, passed []string) {
 	var variants []string
 	for _, e := range ents {
 		if e.IsDir() || !strings.EqualFold(e.Name(), FileName) {
 			continue
 		}
 		if e.Name() == FileName {
-			return FileName
+			return FileName, nil
 		}
 		variants = append(variants, e.Name())
 	}
 	for _, v := range variants {
 		if DeclaresSkill(filepath.Join(dir, v)) {
-			return v
+			return v, nil
 		}
 	}
-	return ""
+	return "", variants
 }
 
 // DeclaresSkill reports whether an entry file's frontmatter has a name or

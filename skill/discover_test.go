@@ -43,6 +43,7 @@ func TestDiscover(t *testing.T) {
 		"pdf/scripts/run.sh":                           "",
 		"pdf/nested/SKILL.md":                          skillMD,        // a skill inside a skill is found (lint reports it)
 		"pdf/assets/sample/SKILL.md":                   "# A sample\n", // declares no skill: a file of pdf
+		"pdf/assets/lower/skill.md":                    "# A sample\n", // a file of pdf, not passed over
 		"lower/skill.md":                               skillMD,
 		"mixed/Skill.MD":                               skillMD,
 		"wiki/skill.md":                                "---\nconcept: skill\n---\n# What a skill is\n", // a page, no skill
@@ -103,6 +104,18 @@ func TestDiscover(t *testing.T) {
 		if !reflect.DeepEqual(s, got[i]) {
 			t.Errorf("Find then Read = %+v, Discover = %+v", s, got[i])
 		}
+	}
+
+	// The case variants that name no skill, outside any skill, are
+	// passed over and said so: nothing else tells an author why their
+	// skill.md is no skill.
+	tree, err := FindTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPassed := []string{filepath.Join(root, "notes", "Skill.md"), filepath.Join(root, "wiki", "skill.md")}
+	if !reflect.DeepEqual(tree.PassedOver, wantPassed) {
+		t.Errorf("PassedOver = %q\nwant         %q", tree.PassedOver, wantPassed)
 	}
 
 	// A bundle named as root is walked: the user asked for it.

@@ -294,7 +294,8 @@ func lintPaths(paths []string, lo lint.Options, doc *lintJSON) (*lint.Result, er
 // noSkills refuses a run that found no skill although a folder was given:
 // a wrong path, not a clean tree. Files outside every skill are what a
 // pre-commit hook passes for a commit that touches no skill; that is no
-// mistake.
+// mistake. The run's notes (the skills the scope left out, a skill.md
+// passed over) are the reasons, and follow the message.
 func noSkills(paths []string, res *lint.Result) error {
 	if len(res.Skills) > 0 {
 		return nil
@@ -308,7 +309,11 @@ func noSkills(paths []string, res *lint.Result) error {
 	if len(folders) == 0 {
 		return nil
 	}
-	return usageErr("no skills found in %s (a skill is a folder holding SKILL.md)", strings.Join(folders, ", "))
+	why := ""
+	for _, n := range res.Notes {
+		why += "\n  " + n
+	}
+	return usageErr("no skills found in %s (a skill is a folder holding SKILL.md)%s", strings.Join(folders, ", "), why)
 }
 
 // parseFailOn maps --fail-on to the lowest severity that fails; Off means never.
