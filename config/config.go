@@ -208,6 +208,17 @@ func Parse(path string, data []byte) (*Config, error) {
 				fail(v, "ignore must be a list of gitignore-style globs")
 				continue
 			}
+			// A pattern that can name nothing would leave in the skills
+			// it was meant to leave out, without a word.
+			for _, g := range v.Content {
+				if why, instead := skill.Outside(g.Value, filepath.Dir(path)); why != "" {
+					fix := "drop it: only folders below this file's are linted"
+					if instead != "" {
+						fix = fmt.Sprintf("write %q", instead)
+					}
+					fail(g, "ignore: %q: a pattern is relative to this file's folder and matches only below it; this one %s: %s", g.Value, why, fix)
+				}
+			}
 			c.Lint.Ignore = skill.NewIgnore(globs)
 		case "allow":
 			c.Lint.Allow = parseAllow(v, fail)

@@ -31,6 +31,9 @@ allow:
   - rules: [link-broken]
     path: docs/**
     reason: generated at install time
+ignore:
+  - vendor/
+  - ../shared/skills/
 `
 	_, err := Parse("skillpack.yaml", []byte(yml))
 	var errs Errors
@@ -46,6 +49,7 @@ allow:
 		`skillpack.yaml:9: build.marketplaces: unknown marketplace "claud" (did you mean "claude"?); skillpack writes claude, codex, copilot, cursor`,
 		`skillpack.yaml:10: build.base-url "not a url": use an absolute http or https URL such as https://example.com/skills`,
 		`skillpack.yaml:12: allow entry for secret on "a/**" has no reason: add ` + "`reason: ...`" + ` saying why the finding is not a defect`,
+		`skillpack.yaml:19: ignore: "../shared/skills/": a pattern is relative to this file's folder and matches only below it; this one holds "..", which no path below it holds: drop it: only folders below this file's are linted`,
 	}
 	if got := strings.Split(err.Error(), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

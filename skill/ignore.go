@@ -3,6 +3,7 @@ package skill
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -38,24 +39,10 @@ func ParseIgnore(data []byte) *Ignore {
 func NewIgnore(patterns []string) *Ignore {
 	ig := &Ignore{}
 	for _, p := range patterns {
-		p = trimTrailingSpace(strings.TrimSuffix(p, "\r"))
-		if p == "" || strings.HasPrefix(p, "#") {
+		r, p, anchored, ok := splitPattern(p)
+		if !ok {
 			continue
 		}
-		var r ignoreRule
-		if strings.HasPrefix(p, "!") {
-			r.negate, p = true, p[1:]
-		} else if strings.HasPrefix(p, `\!`) || strings.HasPrefix(p, `\#`) {
-			p = p[1:]
-		}
-		if strings.HasSuffix(p, "/") {
-			r.dirOnly, p = true, strings.TrimRight(p, "/")
-		}
-		if p == "" {
-			continue
-		}
-		anchored := strings.Contains(p, "/")
-		p = strings.TrimPrefix(p, "/")
 		expr, ok := globRegexp(p)
 		if !ok {
 			continue
@@ -71,6 +58,101 @@ func NewIgnore(patterns []string) *Ignore {
 		ig.rules = append(ig.rules, r)
 	}
 	return ig
+}
+
+// splitPattern reads one line of gitignore syntax: its "!" and trailing
+// "/" into r, and the glob left, without its anchoring slash; anchored
+// tells whether it had a slash. ok is false for a blank line, a comment,
+// and a line that is only "!" or slashes.
+func splitPattern(p string) (r ignoreRule, glob string, anchored, ok bool) {
+	p = trimTrailingSpace(strings.TrimSuffix(p, "\r"))
+	if p == "" || strings.HasPrefix(p, "#") {
+		return r, "", false, false
+	}
+	if strings.HasPrefix(p, "!") {
+		r.negate, p = true, p[1:]
+	} else if strings.HasPrefix(p, `\!`) || strings.HasPrefix(p, `\#`) {
+		p = p[1:]
+	}
+	if strings.HasSuffix(p, "/") {
+		r.dirOnly, p = true, strings.TrimRight(p, "/")
+	}
+	if p == "" {
+		return r, "", false, false
+	}
+	return r, strings.TrimPrefix(p, "/"), strings.Contains(p, "/"), true
+}
+
+// Outside reports why the gitignore-style pattern p names nothing below
+// the folders it is relative to (bases: for --ignore the folders given,
+// for skillpack.yaml its folder), as what "this pattern" does, and the
+// pattern that names what was meant, or "" when none can; why is "" for
+// a pattern that may name something. The paths a pattern is matched
+// against are below its base, so a ".." never matches; nor does an
+// absolute path on disk, which gitignore reads as anchored at the base
+// ("/x" is the base's x). A path counts as absolute only when it has two
+// names or more, is there, and the base holds no such path: "/tmp/" and
+// "/build/" are the base's folders, whatever the system has.
+func Outside(p string, bases ...string) (why, instead string) {
+	r, glob, _, ok := splitPattern(p)
+	if !ok {
+		return "", ""
+	}
+	// The pattern rebuilt around a new glob, with its "!" and trailing "/";
+	// anchored with a leading "/" when the glob has no slash of its own.
+	rebuild := func(g string) string {
+		if !strings.Contains(g, "/") {
+			g = "/" + g
+		}
+		if r.negate {
+			g = "!" + g
+		}
+		if r.dirOnly {
+			g += "/"
+		}
+		return g
+	}
+	// inside is target's path below one of bases, with "/", or "".
+	inside := func(target func(base string) string) string {
+		for _, b := range bases {
+			ab, err1 := filepath.Abs(b)
+			at, err2 := filepath.Abs(target(b))
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			if rel, err := filepath.Rel(ab, at); err == nil && rel != "." && filepath.IsLocal(rel) {
+				return filepath.ToSlash(rel)
+			}
+		}
+		return ""
+	}
+	if slices.Contains(strings.Split(glob, "/"), "..") {
+		why = "holds \"..\", which no path below it holds"
+		if rel := inside(func(b string) string { return filepath.Join(b, filepath.FromSlash(glob)) }); rel != "" {
+			return why, rebuild(rel)
+		}
+		return why, ""
+	}
+	abs := strings.TrimPrefix(strings.TrimPrefix(p, "!"), `\`)
+	abs = strings.TrimRight(trimTrailingSpace(strings.TrimSuffix(abs, "\r")), "/")
+	if !filepath.IsAbs(abs) || !strings.ContainsAny(strings.Trim(filepath.ToSlash(abs), "/"), "/") || !exists(abs) {
+		return "", ""
+	}
+	for _, b := range bases {
+		if exists(filepath.Join(b, filepath.FromSlash(glob))) {
+			return "", "" // the base's own folder of that name
+		}
+	}
+	why = "is an absolute path"
+	if rel := inside(func(string) string { return abs }); rel != "" {
+		return why, rebuild(rel)
+	}
+	return why, ""
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
 }
 
 // trimTrailingSpace drops trailing spaces, except one escaped with "\".

@@ -301,3 +301,55 @@ func TestIgnorePath(t *testing.T) {
 		t.Errorf("Path(tests/notes.md, file) = %q, %v; want tests", got, ok)
 	}
 }
+
+// TestOutside checks which patterns can name nothing below their folder,
+// and what Outside proposes instead.
+func TestOutside(t *testing.T) {
+	root := t.TempDir()
+	base := filepath.Join(root, "repo")
+	writeTree(t, root, map[string]string{
+		"repo/skills/old/SKILL.md": "",
+		"repo/tmp/x":               "",
+		"other/skills/x/SKILL.md":  "",
+	})
+	abs := filepath.ToSlash(filepath.Join(base, "skills", "old"))
+	cases := []struct {
+		pattern, why, instead string
+	}{
+		{"skills/old/", "", ""},
+		{"/skills/old", "", ""},
+		{"!tests/", "", ""},
+		{"# ../comment", "", ""},
+		{"..foo", "", ""},
+		{"../other/skills/x", `holds ".."`, ""},
+		{"../repo/skills/old/", `holds ".."`, "skills/old/"},
+		{"skills/../tmp", `holds ".."`, "/tmp"},
+		{"!../repo/skills/*", `holds ".."`, "!skills/*"},
+		{abs, "is an absolute path", "skills/old"},
+		{"!" + abs + "/", "is an absolute path", "!skills/old/"},
+		{filepath.ToSlash(filepath.Join(root, "other", "skills")), "is an absolute path", ""},
+		{filepath.ToSlash(root), "is an absolute path", ""},
+		// Anchored patterns, whatever the system holds: one name, or a
+		// path that is not there.
+		{"/tmp/", "", ""},
+		{"/no/such/folder/anywhere", "", ""},
+	}
+	for _, c := range cases {
+		why, instead := Outside(c.pattern, base)
+		if !strings.Contains(why, c.why) || (c.why == "") != (why == "") || instead != c.instead {
+			t.Errorf("Outside(%q) = %q, %q; want %q, %q", c.pattern, why, instead, c.why, c.instead)
+		}
+	}
+	// A folder that holds the path, anchored, is what the pattern names
+	// (a volume name cannot be inside a folder).
+	if filepath.VolumeName(abs) != "" {
+		return
+	}
+	mirror := filepath.Join(root, "mirror")
+	if err := os.MkdirAll(filepath.Join(mirror, filepath.FromSlash(abs)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if why, _ := Outside(abs, mirror); why != "" {
+		t.Errorf("Outside(%q) in a folder that holds it = %q", abs, why)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/skillpack/skillpack/internal/jsonenc"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/lint"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // LintOptions are the flags that choose how skills are checked; `build`
@@ -86,6 +87,34 @@ type ScopeFlags struct {
 func (f *ScopeFlags) AddFlags(fs *pflag.FlagSet, verb string) {
 	fs.StringArrayVar(&f.Ignore, "ignore", nil, "leave out the skills this gitignore-style `glob` names (repeatable; '!tests/' brings a folder back)")
 	fs.BoolVar(&f.All, "all", false, verb+" every skill found, also those no manifest declares and those in tests, templates and clients' install folders")
+}
+
+// check refuses an --ignore pattern that can name nothing below the paths
+// given (roots), as a ".." or an absolute path (skill.Outside): silently
+// matching nothing, it would leave in the skills it was meant to leave out.
+func (f *ScopeFlags) check(roots []string) error {
+	var dirs []string
+	for _, r := range roots {
+		if info, err := os.Stat(r); err == nil && info.IsDir() {
+			dirs = append(dirs, r)
+		}
+	}
+	for _, g := range f.Ignore {
+		why, instead := skill.Outside(g, dirs...)
+		if why == "" {
+			continue
+		}
+		fix := "drop it: only the folders given are linted"
+		if instead != "" {
+			fix = "write --ignore " + human.ShellQuote(instead)
+		}
+		given := "each folder given"
+		if len(dirs) > 0 {
+			given += " (" + strings.Join(dirs, ", ") + ")"
+		}
+		return usageErr("--ignore %q: a pattern is relative to %s and matches only below it; this one %s: %s", g, given, why, fix)
+	}
+	return nil
 }
 
 type lintCmdOptions struct {
@@ -232,6 +261,9 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintJSON) error {
 		if _, err := os.Lstat(p); err != nil { // a dangling link names the skill it sits in
 			return noPath(p)
 		}
+	}
+	if err := opts.ScopeFlags.check(paths); err != nil {
+		return err
 	}
 	lo := lint.Options{Settings: cfg.Lint, Strict: opts.Strict, Ignore: opts.Ignore, All: opts.All, Verbose: ios.Verbose}
 	if opts.fix.Fix || opts.fix.DryRun {
