@@ -25,7 +25,7 @@ var specLevels = map[string]Severity{
 	"name-bundle-clash": Warning, "name-duplicate": Error, "name-format": Error, "name-mismatch": Error,
 	"name-missing": Error, "name-non-ascii": Error, "path-collision": Error, "path-too-long": Error,
 	"path-unpackable": Error, "plugin-manifest": Error, "plugin-manifest-schema": Error, "plugin-mcp-command": Error,
-	"plugin-mcp-schema": Error, "plugin-name-duplicate": Error, "plugin-skills": Warning, "marketplace-plugin-duplicate": Warning, "path-windows": Warning, "reference-depth": Warning, "script-crlf": Warning,
+	"plugin-mcp-schema": Error, "plugin-name-duplicate": Error, "plugin-skills": Warning, "marketplace-plugin-duplicate": Warning, "marketplace-plugin-source": Warning, "path-windows": Warning, "reference-depth": Warning, "script-crlf": Warning,
 	"script-not-executable": Warning, "secret": Error, "skill-md-encoding": Error, "skill-md-name": Warning,
 	"skill-md-too-large": Warning, "skill-md-unreadable": Error, "skill-mirror": Error, "skill-nested": Warning,
 	"skill-too-large": Warning, "skill-too-many-files": Warning, "suppression-invalid": Warning,

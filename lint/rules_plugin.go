@@ -114,6 +114,71 @@ var pluginRules = []*Rule{
 		Good:     `{"name": "acme", "plugins": [{"name": "pdf", "source": "./pdf"}, {"name": "pdf-forms", "source": "./pdf2"}]}`,
 		CheckRun: checkMarketplaceNames,
 	},
+	{
+		ID:       "marketplace-plugin-source",
+		Title:    "A marketplace's relative plugin source is a folder inside the marketplace's root",
+		Severity: Warning,
+		Explain: "A plugin entry's source may be a path (\"./plugins/pdf\", or Codex's {\"source\": \"local\", \"path\": ...}), " +
+			"relative to the marketplace's root, the folder holding .claude-plugin/ (.agents/plugins/, .github/plugin/), " +
+			"after metadata.pluginRoot. A path that names no folder there (a plugin moved or renamed, the entry left " +
+			"behind) fails when the plugin is installed (Claude Code: \"Source path does not exist\"), and a path that " +
+			"leads out of the root (by .. or an absolute path) is refused by the clients (claude plugin validate: " +
+			"\"Path contains ..\") and left out of the build; the clients install the marketplace's other plugins. " +
+			"Correct the path, or remove the entry. Only paths are checked: a github, git or URL source is not " +
+			"fetched.",
+		Bad:      `{"name": "acme", "plugins": [{"name": "pdf", "source": "./plugins/pdf-old"}, {"name": "x", "source": "../.."}]}`,
+		Good:     `{"name": "acme", "plugins": [{"name": "pdf", "source": "./plugins/pdf"}, {"name": "x", "source": {"source": "github", "repo": "acme/x"}}]}`,
+		CheckRun: checkMarketplaceSources,
+	},
+}
+
+// checkMarketplaceSources reports each entry of a marketplace whose
+// source is a path that leads out of the marketplace's root or names no
+// folder in it, at the path. The marketplace is read as discovery reads
+// it (skill.MarketplaceSources); one that cannot be read is the
+// discovery's to report.
+func checkMarketplaceSources(p *RunPass) {
+	for _, file := range p.Marketplaces {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		srcs, err := skill.MarketplaceSources(data)
+		if err != nil {
+			continue
+		}
+		root := skill.MarketplaceRoot(file)
+		for _, s := range srcs {
+			ptr := fmt.Sprintf("/plugins/%d/source", s.Index)
+			if s.Object {
+				ptr += "/path"
+			}
+			start, _, _ := plugin.Span(data, ptr)
+			line, col := plugin.LineCol(data, start)
+			where := fmt.Sprintf("plugins[%d] (%s): source %q", s.Index, s.Name, s.Source)
+			if s.Path != s.Source && s.Path != path.Clean(s.Source) {
+				where += fmt.Sprintf(" (%s under pluginRoot)", s.Path)
+			}
+			dir := filepath.Join(root, filepath.FromSlash(s.Path))
+			if s.Path != "" && !filepath.IsLocal(filepath.FromSlash(s.Path)) {
+				how := "leads out of"
+				if path.IsAbs(s.Path) || filepath.IsAbs(s.Path) {
+					how = "is an absolute path, not one relative to"
+				}
+				p.Reportf(file, line, col, "move the plugin inside "+p.Rel(root)+" and name it by a path starting with ./, or give it a github or URL source",
+					"%s %s the marketplace's root, %s", where, how, p.Rel(root))
+				continue
+			}
+			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
+				what := "does not exist"
+				if err == nil {
+					what = "is a file"
+				}
+				p.Reportf(file, line, col, "correct the path (relative to "+p.Rel(root)+", the marketplace's root), or remove the entry",
+					"%s names no folder: %s %s", where, p.Rel(dir), what)
+			}
+		}
+	}
 }
 
 // checkMarketplaceNames reports each entry of a marketplace whose name an

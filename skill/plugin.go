@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -223,6 +224,59 @@ type marketplaceFile struct {
 	} `json:"plugins"`
 }
 
+// MarketplaceSource is a plugin entry of a marketplace whose source is a
+// path (a string, or Codex's {"source": "local", "path": ...}): the only
+// sources a repository can be checked against offline; a github, git or
+// URL source is no folder here.
+type MarketplaceSource struct {
+	Index  int    // the entry's index in plugins
+	Name   string // the entry's name
+	Source string // the path as written; "" for an entry without a source, the marketplace's own root
+	Object bool   // the path is at source/path (Codex's form), not source
+	// Path is Source joined onto the marketplace's pluginRoot, with "/",
+	// relative to the marketplace's root (MarketplaceRoot), not cleaned
+	// of a leading "/" or "..": where the entry says its plugin is.
+	Path string
+
+	skills json.RawMessage
+}
+
+// sources are the marketplace's entries whose source is a path.
+func (m *marketplaceFile) sources() []MarketplaceSource {
+	base := cmp.Or(m.Metadata.PluginRoot, m.PluginRoot)
+	var out []MarketplaceSource
+	for i, p := range m.Plugins {
+		src, ok := sourcePath(p.Source)
+		if !ok {
+			continue
+		}
+		out = append(out, MarketplaceSource{Index: i, Name: p.Name, Source: src, Object: len(p.Source) > 0 && p.Source[0] == '{',
+			Path: path.Join(filepath.ToSlash(base), filepath.ToSlash(src)), skills: p.Skills})
+	}
+	return out
+}
+
+// MarketplaceSources reads a marketplace file's bytes as discovery reads
+// them, and returns its entries whose source is a path.
+func MarketplaceSources(data []byte) ([]MarketplaceSource, error) {
+	var m marketplaceFile
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	return m.sources(), nil
+}
+
+// MarketplaceRoot is the folder whose marketplace the file at path is
+// (Marketplaces), which its sources are relative to: the folder holding
+// .claude-plugin/, .github/plugin/ or .agents/plugins/.
+func MarketplaceRoot(file string) string {
+	dir := filepath.Dir(file)
+	if b, up := filepath.Base(dir), filepath.Base(filepath.Dir(dir)); b == "plugin" && up == ".github" || b == "plugins" && up == ".agents" {
+		return filepath.Dir(filepath.Dir(dir))
+	}
+	return filepath.Dir(dir)
+}
+
 // Marketplaces returns the marketplace files at a folder (in the clients'
 // folders: .claude-plugin/marketplace.json and the like), sorted.
 func Marketplaces(dir string) []string {
@@ -244,20 +298,15 @@ func (w *walker) readMarketplace(path string) {
 	if !w.readJSON(path, &m) {
 		return
 	}
-	base := cmp.Or(m.Metadata.PluginRoot, m.PluginRoot)
 	top := filepath.Clean(w.walk)
-	for i, p := range m.Plugins {
-		src, ok := sourcePath(p.Source)
+	for _, s := range m.sources() {
+		dir, ok := w.inside(top, s.Path)
 		if !ok {
-			continue
-		}
-		dir, ok := w.inside(top, filepath.Join(filepath.FromSlash(base), filepath.FromSlash(src)))
-		if !ok {
-			w.unread = append(w.unread, fmt.Errorf("%s: plugins[%d] (%s): its source %s is outside %s; it is not built", w.reported(path), i, p.Name, src, w.root))
+			w.unread = append(w.unread, fmt.Errorf("%s: plugins[%d] (%s): its source %s is outside %s; it is not built", w.reported(path), s.Index, s.Name, s.Source, w.root))
 			continue
 		}
 		w.plugins[dir] = true
-		w.declare(path, dir, p.Skills)
+		w.declare(path, dir, s.skills)
 	}
 }
 
