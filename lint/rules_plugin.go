@@ -148,6 +148,14 @@ func checkMarketplaceSources(p *RunPass) {
 			continue
 		}
 		root := skill.MarketplaceRoot(file)
+		// The root, as the user knows it: the folder holding .claude-plugin/.
+		holding := "the folder holding "
+		if r := p.Rel(root); r != "." {
+			holding = r + ", " + holding
+		}
+		if rel, err := filepath.Rel(root, filepath.Dir(file)); err == nil {
+			holding += filepath.ToSlash(rel) + "/"
+		}
 		for _, s := range srcs {
 			ptr := fmt.Sprintf("/plugins/%d/source", s.Index)
 			if s.Object {
@@ -165,8 +173,8 @@ func checkMarketplaceSources(p *RunPass) {
 				if path.IsAbs(s.Path) || filepath.IsAbs(s.Path) {
 					how = "is an absolute path, not one relative to"
 				}
-				p.Reportf(file, line, col, "move the plugin inside "+p.Rel(root)+" and name it by a path starting with ./, or give it a github or URL source",
-					"%s %s the marketplace's root, %s", where, how, p.Rel(root))
+				p.Reportf(file, line, col, "move the plugin below "+holding+" and name it by a path starting with ./, or give it a github or URL source",
+					"%s %s the marketplace's root (%s)", where, how, holding)
 				continue
 			}
 			if info, err := os.Stat(dir); err != nil || !info.IsDir() {
@@ -174,7 +182,7 @@ func checkMarketplaceSources(p *RunPass) {
 				if err == nil {
 					what = "is a file"
 				}
-				p.Reportf(file, line, col, "correct the path (relative to "+p.Rel(root)+", the marketplace's root), or remove the entry",
+				p.Reportf(file, line, col, "correct the path (relative to "+holding+"), or remove the entry",
 					"%s names no folder: %s %s", where, p.Rel(dir), what)
 			}
 		}
