@@ -211,6 +211,7 @@ func (*LintError) ExitClass() int { return 1 }
 // user's to fix. Nothing has been written when it is returned.
 type NoSkillsError struct {
 	Roots []string
+	Notes []string // why, where discovery knows: a skill.md passed over, skills the scope left out
 }
 
 func (e *NoSkillsError) Error() string {
@@ -219,7 +220,11 @@ func (e *NoSkillsError) Error() string {
 			return fmt.Sprintf("%s is a file; give the folder of a skill (holding SKILL.md) or a folder of skills", e.Roots[0])
 		}
 	}
-	return fmt.Sprintf("no skills found under %s (a skill is a folder holding SKILL.md)", strings.Join(e.Roots, ", "))
+	msg := fmt.Sprintf("no skills found under %s (a skill is a folder holding SKILL.md)", strings.Join(e.Roots, ", "))
+	for _, n := range e.Notes {
+		msg += "\n  " + n
+	}
+	return msg
 }
 
 // ExitClass is the command's exit code: 2, the user's to fix.

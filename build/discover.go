@@ -21,7 +21,7 @@ func (b *builder) discover() (discovery, string, error) {
 		return discovery{}, "", err
 	}
 	if len(skills) == 0 {
-		return discovery{}, "", &NoSkillsError{Roots: b.roots}
+		return discovery{}, "", &NoSkillsError{Roots: b.roots, Notes: notes}
 	}
 	skills, same, err := sc.Dedupe(b.ctx, skills, b.opts.Jobs)
 	if err != nil {

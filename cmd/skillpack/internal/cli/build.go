@@ -163,6 +163,9 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 			return err
 		}
 	}
+	if err := opts.ScopeFlags.check(roots); err != nil {
+		return err
+	}
 	if !opts.Sign && opts.SignOptions != (SignOptions{}) {
 		return usageErr("signing flags (--key, --identity-token, ...) need --sign")
 	}

@@ -104,7 +104,7 @@ func (f *ScopeFlags) check(roots []string) error {
 		if why == "" {
 			continue
 		}
-		fix := "drop it: only the folders given are linted"
+		fix := "drop it: only the folders given are read"
 		if instead != "" {
 			fix = "write --ignore " + human.ShellQuote(instead)
 		}

@@ -263,6 +263,9 @@ func serveRebuild(ios *IO, opts *serveOptions, spare *build.Spare, swapped func(
 	} else if err != nil {
 		return nil, usageErr("--watch %s: no such folder", opts.Watch)
 	}
+	if err := opts.ScopeFlags.check([]string{opts.Watch}); err != nil {
+		return nil, err
+	}
 	bo, err := opts.rebuildOptions(ios)
 	if err != nil {
 		return nil, err
