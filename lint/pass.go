@@ -145,6 +145,7 @@ type RunPass struct {
 	Plugins      []*plugin.Plugin
 	Marketplaces []string
 	Rel          func(path string) string // a disk path made relative to the run
+	Config       string                   // the skillpack.yaml in effect; "" for none
 
 	rule   *Rule
 	report func(*Rule, Finding)

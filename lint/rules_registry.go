@@ -317,10 +317,20 @@ func checkInstalled(p *RunPass) {
 	}
 	for dir, f := range inside {
 		rel := p.Rel(dir)
+		// skillpack.yaml's patterns are relative to its folder, not to
+		// where lint runs.
+		fix := fmt.Sprintf("add %s/ to ignore: in skillpack.yaml, or remove the folder", rel)
+		if p.Config != "" {
+			if cfgDir, err := filepath.Abs(filepath.Dir(p.Config)); err == nil {
+				if r, err := filepath.Rel(cfgDir, dir); err == nil && filepath.IsLocal(r) {
+					fix = fmt.Sprintf("add %s/ to ignore: in %s, or remove the folder", filepath.ToSlash(r), p.Rel(p.Config))
+				}
+			}
+		}
 		p.Report(Finding{Path: rel,
 			Message: fmt.Sprintf("%s is a client's skill folder, read by %s; what it holds (%s) is a copy, "+
 				"installed or mirrored from elsewhere, or the project's working skills, not skills this repository "+
 				"publishes (%s elsewhere)", rel, f.clients, human.Plural(f.skills, "skill"), human.Plural(outside, "skill")),
-			Fix: fmt.Sprintf("add %s/ to ignore: in skillpack.yaml, or remove the folder", rel)})
+			Fix: fix})
 	}
 }

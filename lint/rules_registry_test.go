@@ -34,6 +34,30 @@ func TestInstalledFolderAlone(t *testing.T) {
 	}
 }
 
+// installed-folder's fix names the folder as skillpack.yaml's ignore:
+// takes it, relative to the file's folder: lint run from a subfolder
+// gave "../.claude/skills/", which the file refuses.
+func TestInstalledFolderFix(t *testing.T) {
+	var named []Named
+	for _, d := range []string{"/p/skills/a", "/p/.claude/skills/b"} {
+		named = append(named, NameOf(&skill.Skill{Dir: d, File: skill.FileName}))
+	}
+	for cfg, want := range map[string]string{
+		"":                  "add ../.claude/skills/ to ignore: in skillpack.yaml, or remove the folder",
+		"/p/skillpack.yaml": "add .claude/skills/ to ignore: in ../skillpack.yaml, or remove the folder",
+	} {
+		var fixes []string
+		for _, f := range CheckAcross(named, nil, nil, Options{Base: "/p/sub", Settings: Settings{File: cfg}}) {
+			if f.Rule == "installed-folder" {
+				fixes = append(fixes, f.Fix)
+			}
+		}
+		if len(fixes) != 1 || fixes[0] != want {
+			t.Errorf("config %q: fixes %q, want %q", cfg, fixes, want)
+		}
+	}
+}
+
 // Each plugin's command writes a folder of its own, and a plugin that
 // holds another leaves it out: following every command builds each
 // plugin once (KingInYellows/yellow-plugins keeps each plugin's Codex
