@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/skillpack/skillpack/internal/outlock"
 	"github.com/skillpack/skillpack/layout"
@@ -47,7 +48,7 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error
 			return layout.Plugin{}, fmt.Errorf("it holds the skill %s (%s), which is left out of the bundle, and its archives would publish it", s.Name, b.rel(s.Dir))
 		}
 	}
-	files, err := skill.CollectOmitting(pl.Dir, written(p.out.dir))
+	files, err := b.lintOpts.PluginFiles(pl.Dir)
 	if err != nil {
 		return layout.Plugin{}, err
 	}
@@ -102,6 +103,29 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error
 			Write: func(w io.Writer) error { _, err := w.Write(data); return err }}
 	}
 	return lp, nil
+}
+
+// pluginFiles collects each plugin's files once a build, leaving out what
+// builds write: lint looks in them (the secret rule) and packPlugin packs
+// them.
+func pluginFiles(out string) func(dir string) (*skill.Files, error) {
+	type collected struct {
+		files *skill.Files
+		err   error
+	}
+	var mu sync.Mutex
+	seen := map[string]collected{}
+	omit := written(out)
+	return func(dir string) (*skill.Files, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		c, ok := seen[dir]
+		if !ok {
+			c.files, c.err = skill.CollectOmitting(dir, omit)
+			seen[dir] = c
+		}
+		return c.files, c.err
+	}
 }
 
 // written reports whether a path met in a plugin's folder is what builds

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/lint"
 )
 
 // A repository of three Agent Plugins and a Claude marketplace builds in
@@ -175,5 +177,34 @@ func TestPluginWithSkippedSkill(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "plugin pdf-tools (") || !strings.Contains(log.String(), "which is left out of the bundle") {
 		t.Errorf("the log does not say why pdf-tools is left out:\n%s", log.String())
+	}
+}
+
+// A secret in a plugin's folder outside its skills (a stray .env) leaves
+// the plugin out, whose archives would publish it; its skills are built.
+func TestPluginSecret(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "repo")
+	copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
+	token := "GITHUB_TOKEN=gh" + "p_Zq7Lm2Rt9Vx4Kp8Nw3Hs6Jd1Fg5Cb0Ay2Uez\n" // split, so that no scanner takes this file for a leak
+	if err := os.WriteFile(filepath.Join(src, "plugins", "pdf-tools", ".env"), []byte(token), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "dist")
+	res := mustBuild(t, []string{src}, Options{Out: out})
+	var got []string
+	for _, p := range pluginsIndex(t, out).Plugins {
+		got = append(got, p.Name)
+	}
+	if strings.Join(got, ",") != "db-tools,notes" {
+		t.Errorf("plugins %v; want pdf-tools left out, the other two kept", got)
+	}
+	if !slices.ContainsFunc(res.Findings, func(f lint.Finding) bool {
+		return f.Rule == "secret" && strings.HasSuffix(f.Path, "repo/plugins/pdf-tools/.env")
+	}) {
+		t.Errorf("no secret finding at the plugin's .env: %v", res.Findings)
+	}
+	v2, _ := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.V2Index)))
+	if !strings.Contains(string(v2), `"name": "pdf-fill"`) {
+		t.Error("the left-out plugin's skills are not published")
 	}
 }

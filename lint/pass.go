@@ -147,8 +147,9 @@ type RunPass struct {
 	Rel          func(path string) string // a disk path made relative to the run
 	Config       string                   // the skillpack.yaml in effect; "" for none
 
-	rule   *Rule
-	report func(*Rule, Finding)
+	rule        *Rule
+	report      func(*Rule, Finding)
+	pluginFiles func(dir string) (*skill.Files, error) // Options.PluginFiles
 }
 
 // Named is all the checks across skills read of a skill: where it is, the

@@ -43,7 +43,8 @@ type Rule struct {
 	// many rules see it.
 	Supersedes []string
 
-	// Exactly one of Check, CheckRun and Engine is set.
+	// Check, CheckRun or both (a rule that looks at the skills' files and
+	// at the plugins' too), or Engine, is set.
 	Check    func(*Pass)    // runs once per skill
 	CheckRun func(*RunPass) // runs once over all skills and plugins of a run
 	Engine   bool           // reported by the runner itself (suppressions)

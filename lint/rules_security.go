@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/skillpack/skillpack/skill"
 )
 
 var securityRules = []*Rule{
@@ -17,7 +21,8 @@ var securityRules = []*Rule{
 		ID:       "secret",
 		Title:    "private key or access token in a published file",
 		Severity: Error,
-		Explain: "Every file of a skill is published to anyone who can fetch the bundle, and a published " +
+		Explain: "Every file of a skill is published to anyone who can fetch the bundle, and so is every file " +
+			"of a plugin's archives (a stray .env beside its manifest too); a published " +
 			"secret cannot be recalled: mirrors, caches and installed copies keep it. Lint looks in " +
 			"every published file, binary ones included, for private key blocks, AWS access key IDs " +
 			"(AKIA... and ASIA..., then 16 characters of base32: A-Z and 2-7), GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), " +
@@ -25,9 +30,10 @@ var securityRules = []*Rule{
 			"xoxa-, xoxr-). Obvious placeholders (AKIAIOSFODNN7EXAMPLE, anything with EXAMPLE, YOUR, " +
 			"REPLACE or XXXX, a part opening with xxx) are skipped. The message shows only the first four characters. Revoke the secret " +
 			"at its issuer, remove it, and have scripts read credentials from the environment.",
-		Bad:   "scripts/upload.py:\n  s3 = boto3.client(\"s3\", aws_access_key_id=\"AKIA...\")",
-		Good:  "scripts/upload.py:\n  s3 = boto3.client(\"s3\")   # credentials from AWS_ACCESS_KEY_ID",
-		Check: checkSecret,
+		Bad:      "scripts/upload.py:\n  s3 = boto3.client(\"s3\", aws_access_key_id=\"AKIA...\")",
+		Good:     "scripts/upload.py:\n  s3 = boto3.client(\"s3\")   # credentials from AWS_ACCESS_KEY_ID",
+		Check:    checkSecret,
+		CheckRun: checkPluginSecrets,
 	},
 	{
 		ID:       "invisible-unicode",
@@ -281,24 +287,69 @@ func redact(s string) string {
 }
 
 func checkSecret(p *Pass) {
-	const fix = "revoke it at its issuer now, remove it, and have scripts read credentials from the environment"
 	scanFiles(p, func(rel string, data []byte) {
-		hits := findSecrets(data)
-		lc := newLines(data)
-		for i, h := range hits {
-			line, col := lc.pos(h.off)
-			if i == maxPerFile {
-				p.Reportf(rel, line, col, fix, "%d more secrets from here on in %s", len(hits)-i, rel)
-				return
-			}
-			shown := fmt.Sprintf("%q", redact(h.text))
-			if strings.HasPrefix(h.text, "-----") {
-				shown = fmt.Sprintf("%q", h.text) // the header names the kind of key, not the key
-			}
-			p.Reportf(rel, line, col, fix, "%s (%s) is published here; anyone who fetches the skill has it",
-				h.what, shown)
-		}
+		reportSecrets(rel, data, "skill", p.Report)
 	})
+}
+
+// checkPluginSecrets looks in the files of each plugin outside its
+// skills' folders (manifests, hooks, commands, scripts, a stray .env): the
+// plugin's archives publish them all. The skills' own files are checked
+// with each skill.
+func checkPluginSecrets(p *RunPass) {
+	for _, pl := range p.Plugins {
+		files, err := p.pluginFiles(pl.Dir)
+		if err != nil {
+			continue // the plugin cannot be packed either (the build says why)
+		}
+		skills := map[string]bool{}
+		for _, f := range files.Files {
+			if path.Base(f.Path) == skill.FileName {
+				skills[path.Dir(f.Path)] = true
+			}
+		}
+		for _, f := range files.Files {
+			if inSkill(f.Path, skills) {
+				continue
+			}
+			if c := readContent(f); c.Err == nil {
+				reportSecrets(p.Rel(filepath.Join(pl.Dir, filepath.FromSlash(f.Path))), c.Data, "plugin", p.Report)
+			}
+		}
+	}
+}
+
+// inSkill reports whether the file at rel lies in one of the folders.
+func inSkill(rel string, dirs map[string]bool) bool {
+	for d := path.Dir(rel); ; d = path.Dir(d) {
+		if dirs[d] {
+			return true
+		}
+		if d == "." || d == "/" {
+			return false
+		}
+	}
+}
+
+// reportSecrets reports each credential in data, the file at rel of a
+// skill or a plugin (what), up to maxPerFile.
+func reportSecrets(rel string, data []byte, what string, report func(Finding)) {
+	const fix = "revoke it at its issuer now, remove it, and have scripts read credentials from the environment"
+	hits := findSecrets(data)
+	lc := newLines(data)
+	for i, h := range hits {
+		line, col := lc.pos(h.off)
+		if i == maxPerFile {
+			report(Finding{Path: rel, Line: line, Column: col, Fix: fix, Message: fmt.Sprintf("%d more secrets from here on in %s", len(hits)-i, rel)})
+			return
+		}
+		shown := fmt.Sprintf("%q", redact(h.text))
+		if strings.HasPrefix(h.text, "-----") {
+			shown = fmt.Sprintf("%q", h.text) // the header names the kind of key, not the key
+		}
+		report(Finding{Path: rel, Line: line, Column: col, Fix: fix,
+			Message: fmt.Sprintf("%s (%s) is published here; anyone who fetches the %s has it", h.what, shown, what)})
+	}
 }
 
 // invisibleNames are the code points reported outside the tag block.

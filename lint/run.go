@@ -29,6 +29,11 @@ type Options struct {
 	All    bool
 
 	Verbose bool // Run's notes name every set of identical copies (Scope.Verbose)
+
+	// PluginFiles collects a plugin's files as its archives hold them:
+	// the build's leaves out its own output, and packs what it collected.
+	// Nil collects with skill.CollectOmitting, leaving out built bundles.
+	PluginFiles func(dir string) (*skill.Files, error)
 }
 
 // Result is the outcome of a run.
@@ -129,7 +134,12 @@ func newRunner(opts Options) *runner {
 		set.Profile = profiles[0]
 	}
 	base, _ := filepath.Abs(opts.Base) // "" is the working folder
-	r := &runner{set: set, strict: opts.Strict, base: base, allowUsed: make([]atomic.Bool, len(set.Allow))}
+	r := &runner{set: set, strict: opts.Strict, base: base, allowUsed: make([]atomic.Bool, len(set.Allow)), pluginFiles: opts.PluginFiles}
+	if r.pluginFiles == nil {
+		r.pluginFiles = func(dir string) (*skill.Files, error) {
+			return skill.CollectOmitting(dir, func(disk string, isDir bool) bool { return isDir && skill.IsBundle(disk) })
+		}
+	}
 	for _, a := range set.Allow {
 		r.allow = append(r.allow, skill.NewIgnore([]string{a.Path}))
 	}
@@ -137,10 +147,11 @@ func newRunner(opts Options) *runner {
 }
 
 type runner struct {
-	set    Settings
-	strict bool
-	base   string
-	allow  []*skill.Ignore // each allow entry's glob
+	set         Settings
+	strict      bool
+	pluginFiles func(dir string) (*skill.Files, error)
+	base        string
+	allow       []*skill.Ignore // each allow entry's glob
 
 	// What this run used of the settings, which are shared by runs (--fix
 	// lints again with them): allow entries that silenced something, and
@@ -194,7 +205,7 @@ func CheckAcross(skills []Named, plugins []*plugin.Plugin, markets []string, opt
 // and over its plugins.
 func (r *runner) across(skills []Named, plugins []*plugin.Plugin, markets []string) []Finding {
 	var all []Finding
-	rp := &RunPass{Skills: skills, Plugins: plugins, Marketplaces: markets, Rel: r.rel, Config: r.set.File,
+	rp := &RunPass{Skills: skills, Plugins: plugins, Marketplaces: markets, Rel: r.rel, Config: r.set.File, pluginFiles: r.pluginFiles,
 		report: func(rule *Rule, f Finding) { all = r.add(all, rule, f) }}
 	for _, rule := range registry {
 		if rule.CheckRun != nil && r.set.effective(rule) != Off {
