@@ -35,6 +35,14 @@ type Pass struct {
 // relative to the run and fills in the rule and severity.
 func (p *Pass) Report(f Finding) { p.report(p.rule, f) }
 
+// Refuse records a finding of what the build refuses to publish: an error
+// whatever severity the rule is given (but off), since the build refuses
+// the skill whatever lint's settings say.
+func (p *Pass) Refuse(f Finding) {
+	f.Severity = Error
+	p.report(p.rule, f)
+}
+
 // Reportf records a finding at a path and position inside the skill.
 func (p *Pass) Reportf(path string, line, col int, fix, format string, args ...any) {
 	p.Report(Finding{Path: path, Line: line, Column: col, Message: fmt.Sprintf(format, args...), Fix: fix})

@@ -211,7 +211,9 @@ var fileRules = []*Rule{
 		Severity: Warning,
 		Explain: "MCP hosts list every file of a skill as a resource and accept at most 512 files per " +
 			"skill; the Vercel skills CLI stops at 1000. Leave generated or bulky files out with " +
-			".skillignore, merge small files, or split the skill in two.",
+			".skillignore, merge small files, or split the skill in two. Over 10,000 files verify and pull " +
+			"refuse the skill's archive, so the build refuses the skill: lint reports that as an error, " +
+			"whatever severity the rule is given.",
 		Bad:   "pdf/\n  SKILL.md\n  icons/0001.svg ... icons/0900.svg",
 		Good:  "pdf/\n  SKILL.md\n  icons.zip\n  scripts/unpack.sh",
 		Check: withFiles(checkTooManyFiles),
@@ -222,7 +224,9 @@ var fileRules = []*Rule{
 		Severity: Warning,
 		Explain: "MCP hosts accept at most 16 MiB of files per skill, unpacked; the Vercel skills CLI " +
 			"50 MiB. Every published file counts, SKILL.md included. Leave large files out with " +
-			".skillignore and have a script fetch them at run time, or split the skill.",
+			".skillignore and have a script fetch them at run time, or split the skill. Over 256 MiB " +
+			"unpacked (every file with its tar header) verify and pull refuse the skill's archive, so the " +
+			"build refuses the skill: lint reports that as an error, whatever severity the rule is given.",
 		Bad:   "pdf/\n  SKILL.md\n  samples/   (40 MiB of PDFs)",
 		Good:  "pdf/\n  SKILL.md\n  scripts/fetch-samples.sh",
 		Check: withFiles(checkSkillTooLarge),
@@ -245,7 +249,8 @@ var fileRules = []*Rule{
 		Severity: Warning,
 		Explain: "fast-agent refuses any file of a skill over 10 MiB, and a large file makes every " +
 			"install slow. Leave it out with .skillignore and have a script fetch or build it at " +
-			"run time, or compress it.",
+			"run time, or compress it. Over 64 MiB (SKILL.md too) verify and pull read no such file, so " +
+			"the build refuses the skill: lint reports that as an error, whatever severity the rule is given.",
 		Bad:   "pdf/\n  SKILL.md\n  assets/sample.pdf   (25 MiB)",
 		Good:  "pdf/\n  SKILL.md\n  scripts/fetch-sample.sh",
 		Check: withFiles(checkFileTooLarge),
@@ -875,22 +880,66 @@ func shebangCommand(data []byte) string {
 	return "sh"
 }
 
+// PackLimits returns what the build refuses of a skill's files by pack's
+// limits, which verify and pull keep to: more files than an archive may
+// hold (skill-too-many-files), a file larger than a reader reads
+// (file-too-large), more bytes than an archive may unpack to
+// (skill-too-large). Each is an error finding, its path relative to the
+// skill's folder. Lint's rules of those IDs report them whatever severity
+// the rule is given, and the build refuses a skill by the first, so that
+// lint and build say the same thing.
+func PackLimits(files []skill.File) []Finding {
+	var out []Finding
+	if len(files) > pack.MaxEntries {
+		out = append(out, Finding{Rule: "skill-too-many-files", Severity: Error,
+			Fix:     "leave files out with " + skill.IgnoreFile + ", or split the skill",
+			Message: fmt.Sprintf("the skill has %d files; verify and pull refuse an archive of more than %d", len(files), pack.MaxEntries)})
+	}
+	sizes := make([]int64, len(files))
+	for i, f := range files {
+		if f.Size > pack.MaxFile {
+			out = append(out, Finding{Path: f.Path, Rule: "file-too-large", Severity: Error,
+				Fix:     "leave it out with " + skill.IgnoreFile + " and fetch it at run time, or split it",
+				Message: fmt.Sprintf("%s is %d bytes; verify and pull read no file over %d bytes (64 MiB), so the build does not publish it", f.Path, f.Size, int64(pack.MaxFile))})
+		}
+		sizes[i] = f.Size
+	}
+	if n := pack.TarBound(sizes); n > pack.MaxUnpacked {
+		out = append(out, Finding{Rule: "skill-too-large", Severity: Error,
+			Fix:     "leave large files out with " + skill.IgnoreFile + " and fetch them at run time, or split the skill",
+			Message: fmt.Sprintf("the skill's archive would unpack to up to %d bytes; verify and pull unpack no archive to more than %d bytes (256 MiB)", n, int64(pack.MaxUnpacked))})
+	}
+	return out
+}
+
+// refusePackLimits reports the rule's findings of PackLimits, and whether
+// there were any: a skill the build refuses is not also told of the
+// clients' lower limits.
+func refusePackLimits(p *Pass) bool {
+	limits := p.Memo("pack-limits", func() any { return PackLimits(p.Files.Files) }).([]Finding)
+	refused := false
+	for _, f := range limits {
+		if f.Rule == p.rule.ID {
+			p.Refuse(f)
+			refused = true
+		}
+	}
+	return refused
+}
+
 func checkTooManyFiles(p *Pass) {
-	if len(p.Files.Files) <= maxSkillFiles {
+	if len(p.Files.Files) <= maxSkillFiles || refusePackLimits(p) {
 		return
 	}
-	more := ""
-	if len(p.Files.Files) > pack.MaxEntries {
-		// Said here, so that a lint run in CI does not pass what the
-		// build then refuses.
-		more = fmt.Sprintf("; over %d, the build refuses it, since verify and pull refuse such an archive", pack.MaxEntries)
-	}
 	p.Reportf("", 0, 0, "leave files out with "+skill.IgnoreFile+", merge small files, or split the skill",
-		"the skill publishes %d files; MCP hosts accept at most %d per skill (the Vercel skills CLI 1000)%s",
-		len(p.Files.Files), maxSkillFiles, more)
+		"the skill publishes %d files; MCP hosts accept at most %d per skill (the Vercel skills CLI 1000)",
+		len(p.Files.Files), maxSkillFiles)
 }
 
 func checkSkillTooLarge(p *Pass) {
+	if refusePackLimits(p) {
+		return
+	}
 	var total int64
 	for _, f := range p.Files.Files {
 		total += f.Size
@@ -912,9 +961,10 @@ func checkSkillMDTooLarge(p *Pass) {
 }
 
 func checkFileTooLarge(p *Pass) {
+	refusePackLimits(p) // SKILL.md too
 	for _, f := range p.Files.Files {
 		// An oversized SKILL.md is skill-md-too-large's, with a lower limit.
-		if f.Path == p.Skill.File || f.Size <= maxFileBytes {
+		if f.Path == p.Skill.File || f.Size <= maxFileBytes || f.Size > pack.MaxFile {
 			continue
 		}
 		p.Reportf(f.Path, 0, 0, "leave it out with "+skill.IgnoreFile+" and fetch or build it at run time, or compress it",

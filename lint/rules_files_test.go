@@ -2,6 +2,7 @@ package lint
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -337,5 +338,88 @@ func TestPathUnpackableNames(t *testing.T) {
 		case tc.rule != "" && !strings.Contains(got[0].Fix, tc.fix):
 			t.Errorf("%q: fix %q, want it to hold %q", tc.path, got[0].Fix, tc.fix)
 		}
+	}
+}
+
+// Above pack's limits the build refuses a skill, so lint reports it as an
+// error under the rule the build refuses it by, with the build's message
+// (PackLimits), whatever severity the config gives the rule; below them,
+// the clients' lower limits stay warnings.
+func TestPackLimitsAreErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(rel string, size int64) {
+		t.Helper()
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		f, err := os.Create(p)
+		must(t, err)
+		must(t, f.Truncate(size))
+		must(t, f.Close())
+	}
+	skillMD := func(name string) {
+		t.Helper()
+		p := filepath.Join(dir, name, "SKILL.md")
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte("---\nname: "+name+"\ndescription: A test skill of many or large files. Use in tests.\n---\n# Test\n\nUse it in tests.\n"), 0o644))
+	}
+	skillMD("many")
+	for i := range pack.MaxEntries {
+		write(fmt.Sprintf("many/icons/%05d.svg", i), 0)
+	}
+	skillMD("huge")
+	for i := range 5 {
+		write(fmt.Sprintf("huge/assets/%d.bin", i), 60<<20)
+	}
+	write("huge/assets/over.bin", pack.MaxFile+1)
+	skillMD("soft")
+	write("soft/assets/big.bin", 11<<20)
+	write("soft/assets/more.bin", 11<<20)
+
+	want := map[string]Severity{
+		"many:skill-too-many-files":           Error,
+		"huge/assets/over.bin:file-too-large": Error,
+		"huge:skill-too-large":                Error,
+		"soft/assets/big.bin:file-too-large":  Warning,
+		"soft/assets/more.bin:file-too-large": Warning,
+		"soft:skill-too-large":                Warning,
+	}
+	for _, sev := range []Severity{Warning, Info} {
+		set := Settings{Profile: profiles[0], Severity: map[string]Severity{}}
+		for _, id := range []string{"skill-too-many-files", "file-too-large", "skill-too-large"} {
+			set.Severity[id] = sev
+		}
+		res, err := Run([]string{dir}, Options{Settings: set, Base: dir})
+		must(t, err)
+		got := map[string]Finding{}
+		for _, f := range res.Findings {
+			if _, ok := want[f.Path+":"+f.Rule]; ok {
+				got[f.Path+":"+f.Rule] = f
+			}
+		}
+		for k, w := range want {
+			f, ok := got[k]
+			if w == Warning {
+				w = sev // the config's severity, below the limits
+			}
+			switch {
+			case !ok:
+				t.Errorf("rules at %s: no finding %s", sev, k)
+			case f.Severity != w:
+				t.Errorf("rules at %s: %s is %s, want %s: %s", sev, k, f.Severity, w, f.Message)
+			case w == Error && !strings.Contains(f.Message, "; verify and pull "):
+				t.Errorf("%s: %q does not say the build refuses the skill", k, f.Message)
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("rules at %s: got %d findings, want %d: %v", sev, len(got), len(want), got)
+		}
+	}
+	// The build refuses by the same findings.
+	var files []skill.File
+	for i := range pack.MaxEntries + 1 {
+		files = append(files, skill.File{Path: fmt.Sprintf("f%d", i)})
+	}
+	if fs := PackLimits(files); len(fs) != 1 || fs[0].Rule != "skill-too-many-files" || fs[0].Severity != Error {
+		t.Errorf("PackLimits(%d files) = %v", len(files), fs)
 	}
 }

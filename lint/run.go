@@ -322,12 +322,15 @@ func suppressed(comments []*inline, f Finding) bool {
 // config ignores its path.
 func (r *runner) add(out []Finding, rule *Rule, f Finding) []Finding {
 	f.Rule = rule.ID
-	f.Severity = r.set.effective(rule)
+	sev := r.set.effective(rule)
+	if sev == Off {
+		return out
+	}
+	// A finding a check made an error (Pass.Refuse: what the build
+	// refuses) stays one whatever severity the rule is given.
+	f.Severity = max(f.Severity, sev)
 	if r.strict && f.Severity == Warning {
 		f.Severity = Error
-	}
-	if f.Severity == Off {
-		return out
 	}
 	abs := filepath.Join(r.base, filepath.FromSlash(f.Path))
 	// The config's ignore globs are relative to its folder.
