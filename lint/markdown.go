@@ -22,6 +22,7 @@ type markdown struct {
 	links   []mdLink // link and image destinations, in source order
 	fences  []int    // byte offsets of fenced code blocks that are never closed
 	ends    []int    // where each of them ends: the document's end, or its list item's or quote's
+	nested  []nested // fences meant to open a block inside a block, which they end instead
 	partial bool     // links were not parsed: see skill.InlineCostly
 }
 
@@ -29,6 +30,20 @@ type markdown struct {
 type mdLink struct {
 	dest string // backslash escapes and entities resolved, not yet URL-decoded
 	off  int    // where to report it: the link's "[" or "![", or the reference definition it uses
+}
+
+// nested is a fence line inside a fenced code block, of the block's
+// character and at least as long, with an info string (```bash inside a
+// ``` block). CommonMark reads it as a line of code, since a closing fence
+// carries nothing after its run, and the next fence line that could close
+// the block closes it: the author meant a block inside the block, and every
+// fence after it pairs up with the wrong one.
+type nested struct {
+	off   int    // the inner fence's first fence character
+	fence string // the inner fence as written, run and info word: "```bash"
+	outer int    // the outer block's opening fence
+	close int    // the start of the line that closes the outer block
+	want  int    // the fence length that would hold every line of the block
 }
 
 // closedFence marks fenced code blocks that met their closing line.
@@ -193,7 +208,11 @@ func parseMarkdown(src []byte) *markdown {
 		case *ast.Image:
 			add(n, n.Destination, n.Reference)
 		case *ast.FencedCodeBlock:
-			if _, ok := n.AttributeString(string(closedFence)); !ok {
+			if _, ok := n.AttributeString(string(closedFence)); ok {
+				if nf, ok := nestedFence(src, n); ok {
+					m.nested = append(m.nested, nf)
+				}
+			} else {
 				end := n.Pos() + max(bytes.IndexByte(src[n.Pos():], '\n'), 0) // its opening line
 				if l := n.Lines(); l.Len() > 0 {
 					end = l.At(l.Len() - 1).Stop
@@ -204,6 +223,48 @@ func parseMarkdown(src []byte) *markdown {
 		return ast.WalkContinue, nil
 	})
 	return m
+}
+
+// nestedFence finds the first fence line inside a closed fenced code
+// block that was meant to open a block inside it (see nested).
+func nestedFence(src []byte, n *ast.FencedCodeBlock) (nested, bool) {
+	lines := n.Lines()
+	open := src[n.Pos():]
+	c, size := open[0], fenceRun(open)
+	var nf nested
+	found := false
+	for i := range lines.Len() {
+		seg := lines.At(i)
+		line := src[seg.Start:seg.Stop]
+		indent := len(line) - len(bytes.TrimLeft(line, " "))
+		if indent > 3 || indent == len(line) || line[indent] != c {
+			continue
+		}
+		run := fenceRun(line[indent:])
+		if run < size {
+			continue
+		}
+		nf.want = max(nf.want, run+1)
+		info := bytes.TrimSpace(line[indent+run:])
+		if found || len(info) == 0 || c == '`' && bytes.IndexByte(info, '`') >= 0 {
+			continue
+		}
+		word, _, _ := bytes.Cut(info, []byte(" "))
+		nf.off, nf.fence, nf.outer = seg.Start+indent, string(line[indent:indent+run])+string(word), n.Pos()
+		nf.close = lines.At(lines.Len() - 1).Stop
+		found = true
+	}
+	return nf, found
+}
+
+// fenceRun is how many times a fence line's first character repeats at
+// its start.
+func fenceRun(b []byte) int {
+	n := 0
+	for n < len(b) && b[n] == b[0] {
+		n++
+	}
+	return n
 }
 
 // unescape resolves what CommonMark resolves in a destination before it

@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -64,7 +65,13 @@ var bodyRules = []*Rule{
 		Explain: "A ``` or ~~~ fence without a closing line runs to the end of the document (or of the list " +
 			"item or quote it is in): Markdown readers show everything after it as code, so headings, links " +
 			"and instructions below it are lost, and agents may take prose for a script to run. Close the " +
-			"block with a line of the same character, at least as long as the opening fence.",
+			"block with a line of the same character, at least as long as the opening fence. A fence with an info string " +
+			"(```bash) inside an open block of the same character opens no block inside it: a closing fence " +
+			"carries nothing after its run, so CommonMark shows the line as code, and the fence meant to close " +
+			"the inner block closes the outer one, leaving the outer block's own closing fence to open a block " +
+			"that runs on. The rule reports that inner fence, the first one, since every fence after it pairs " +
+			"with the wrong one: open the outer block with a longer fence (````markdown around ```bash) and " +
+			"close it with the same.",
 		Bad:   "---\nname: csv-tools\ndescription: Clean and merge CSV files.\n---\n```sh\npython scripts/clean.py in.csv\n\n## Next steps\n",
 		Good:  "---\nname: csv-tools\ndescription: Clean and merge CSV files.\n---\n```sh\npython scripts/clean.py in.csv\n```\n\n## Next steps\n",
 		Check: checkFences,
@@ -147,15 +154,31 @@ func checkFences(p *Pass) {
 	if md == nil {
 		return
 	}
+	// A fence meant to open a block inside another is the cause of the
+	// fences left open after it: the block it ends early leaves its own
+	// closing fence to open a block, so that is where the author looks.
+	// The first is reported: the fences after it pair up wrong, so what
+	// looks nested after it may not be.
+	first := len(md.src)
+	for _, nf := range md.nested[:min(len(md.nested), 1)] {
+		first = nf.off
+		outer := md.src[nf.outer:]
+		outer = outer[:fenceRun(outer)]
+		openLine, _ := md.pos(nf.outer)
+		closeLine, _ := md.pos(nf.close)
+		longer := strings.Repeat(string(outer[0]), nf.want)
+		reportAt(p, md, nf.off, fmt.Sprintf("open the block at line %d with %s and close it with %s where it ends: a fence longer than any inside it",
+			p.BodyPos(openLine), longer, longer),
+			"the code fence %s here is inside the %s block opened at line %d, where it is shown as code and opens no block: "+
+				"the fence at line %d meant to close it closes the outer block, and every fence after it pairs with the wrong one",
+			nf.fence, outer, p.BodyPos(openLine), p.BodyPos(closeLine))
+	}
 	for i, off := range md.fences {
-		if off < 0 || off >= len(md.src) {
+		if off < 0 || off >= len(md.src) || off > first {
 			continue
 		}
 		fence := md.src[off:]
-		n := 0
-		for n < len(fence) && fence[n] == fence[0] {
-			n++
-		}
+		n := fenceRun(fence)
 		shown := "everything after it is shown as code"
 		if end := min(max(md.ends[i], off), len(md.src)); len(bytes.TrimSpace(md.src[end:])) > 0 {
 			shown = "it ends only where its list item or quote does"
