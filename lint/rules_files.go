@@ -2,7 +2,6 @@ package lint
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -263,8 +262,8 @@ func checkSymlink(p *Pass) {
 	dirs := map[string]bool{} // linked folders already reported
 	for _, f := range p.Files.Files {
 		if f.Link {
-			p.Reportf(f.Path, 0, 0, fix, "%s is a symbolic link%s; the build publishes a copy of the target, "+
-				"but git on Windows, zip uploads and some installers do not follow links", f.Path, linkTarget(root, f.Path))
+			p.Reportf(f.Path, 0, 0, fix, "the file is a symbolic link%s; the build publishes a copy of the target, "+
+				"but git on Windows, zip uploads and some installers do not follow links", linkTarget(root, f.Path))
 			continue
 		}
 		// A file below a linked folder is not a link itself: Collect walks
@@ -280,8 +279,8 @@ func checkSymlink(p *Pass) {
 			if err == nil && info.Mode()&fs.ModeSymlink != 0 {
 				dirs[dir] = true
 				p.Reportf(dir, 0, 0, "replace the link with the folder itself",
-					"folder %s is a symbolic link%s; the build publishes copies of the files below it, "+
-						"but git on Windows, zip uploads and some installers do not follow links", dir, linkTarget(root, dir))
+					"the folder is a symbolic link%s; the build publishes copies of the files below it, "+
+						"but git on Windows, zip uploads and some installers do not follow links", linkTarget(root, dir))
 				break
 			}
 		}
@@ -306,11 +305,11 @@ func checkSymlinkEscape(p *Pass) {
 		switch r.Kind {
 		case skill.LinkEscapes:
 			p.Reportf(r.Path, 0, 0, "copy the file into the skill folder, or remove the link",
-				"%s is a symbolic link%s outside the skill folder; the build refuses it, since nothing "+
-					"outside the folder is published with the skill", r.Path, linkTarget(root, r.Path))
+				"it is a symbolic link%s outside the skill folder; the build refuses it, since nothing "+
+					"outside the folder is published with the skill", linkTarget(root, r.Path))
 		case skill.LinkBroken:
 			p.Reportf(r.Path, 0, 0, "point the link at a file inside the skill, or remove it",
-				"%s is a broken symbolic link%s (%v); the build refuses it", r.Path, linkTarget(root, r.Path), r.Err)
+				"it is a broken symbolic link%s (%v); the build refuses it", linkTarget(root, r.Path), r.Err)
 		}
 	}
 }
@@ -319,7 +318,7 @@ func checkNotRegular(p *Pass) {
 	for _, r := range p.Files.Refused {
 		if r.Kind == skill.NotRegular {
 			p.Reportf(r.Path, 0, 0, "remove it from the skill folder, or list it in "+skill.IgnoreFile,
-				"%s is %v; archives hold regular files only, so the build refuses it", r.Path, r.Err)
+				"it is %v; archives hold regular files only, so the build refuses it", r.Err)
 		}
 	}
 }
@@ -330,8 +329,15 @@ func checkUnreadable(p *Pass) {
 			continue
 		}
 		rel := strings.Trim(r.Path, "/") // folders are recorded as "dir/", the skill itself as "/"
+		what := "the file"
+		switch {
+		case rel == "":
+			what = "the skill folder"
+		case strings.HasSuffix(r.Path, "/"):
+			what = "the folder"
+		}
 		p.Reportf(rel, 0, 0, "make it readable (chmod a+r), or list it in "+skill.IgnoreFile,
-			"%s cannot be read (%v), so it cannot be published", cmp.Or(rel, "the skill folder"), r.Err)
+			"%s cannot be read (%v), so it cannot be published", what, r.Err)
 	}
 	// Collect only stats files; whether they open shows when they are read.
 	// The entry file's read error has a rule of its own.
@@ -341,7 +347,7 @@ func checkUnreadable(p *Pass) {
 		}
 		if c := p.Content(f); c.Err != nil {
 			p.Reportf(f.Path, 0, 0, "make it readable (chmod a+r), or list it in "+skill.IgnoreFile,
-				"%s cannot be read (%v), so it cannot be published", f.Path, plainErr(c.Err))
+				"the file cannot be read (%v), so it cannot be published", plainErr(c.Err))
 		}
 	}
 }
@@ -375,17 +381,17 @@ func checkJunk(p *Pass) {
 				continue
 			}
 			p.Reportf(rel, 0, 0, fmt.Sprintf("list %q in %s if it is meant to stay", rel+"/", skill.IgnoreFile),
-				"%s is a nested repository that the build leaves out", rel)
+				"it is a nested repository that the build leaves out")
 			continue
 		}
-		rm := "rm "
+		rm := "rm"
 		if dir {
-			rm = "rm -r "
+			rm = "rm -r"
 		}
-		// The path is the skill's, as the verdict a build keeps is: the
-		// command runs in the skill folder, wherever lint ran.
-		p.Reportf(rel, 0, 0, fmt.Sprintf("delete it (in the skill folder: %s%s), or list %q in %s", rm, human.ShellQuote(rel), pattern, skill.IgnoreFile),
-			"%s is %s that the build leaves out", rel, junkKind(name, dir))
+		// The fix names no path, so that every .DS_Store of a skill
+		// reads as one finding.
+		p.Reportf(rel, 0, 0, fmt.Sprintf("delete it (%s), or list %q in %s", rm, pattern, skill.IgnoreFile),
+			"it is %s that the build leaves out", junkKind(name, dir))
 	}
 }
 
@@ -467,7 +473,7 @@ func checkPathWindows(p *Pass) {
 			if why := windowsNameProblem(name); why != "" {
 				reported[rel] = true
 				p.Reportf(rel, 0, 0, "rename it (and update the links to it)",
-					"%q %s, so the skill cannot be installed on Windows", name, why)
+					"the name %s, so the skill cannot be installed on Windows", why)
 			}
 		}
 	}
@@ -510,7 +516,7 @@ func checkPathPackable(p *Pass) {
 	for _, f := range p.Files.Files {
 		if err := pack.CheckSize(f.Path, f.Size); err != nil {
 			p.Reportf(f.Path, 0, 0, "leave it out with "+skill.IgnoreFile+" and fetch it at run time, or split it",
-				"%s cannot be packed: %s", f.Path, packMessage(err))
+				"the file cannot be packed: %s", packMessage(err))
 		}
 		err := pack.CheckPath(f.Path)
 		if err == nil || errors.Is(err, pack.ErrTooLong) {
@@ -524,7 +530,7 @@ func checkPathPackable(p *Pass) {
 			fix = "rename it in UTF-8 from the encoding it was written in (convmv -f LATIN1 -t UTF-8 --notest " +
 				human.ShellQuote(path.Base(f.Path)) + " does it for Latin-1), and update the links to it"
 		}
-		p.Reportf(f.Path, 0, 0, fix, "%s cannot be packed: %s", f.Path, packMessage(err))
+		p.Reportf(f.Path, 0, 0, fix, "the path cannot be packed: %s", packMessage(err))
 	}
 }
 
@@ -555,23 +561,19 @@ func checkPathTooLong(p *Pass) {
 		if pack.FitsUSTAR(f.Path) {
 			continue
 		}
-		why := fmt.Sprintf("the path is %d bytes%s; a USTAR tar header holds 100, or a folder part of up to 155 "+
-			"and a name of up to 100 split at a \"/\"", len(f.Path), inChars(f.Path))
+		// Said without the lengths, which differ by file, so that a
+		// skill's long paths read as one finding.
+		why := "it is longer than a USTAR tar header holds (100 bytes, or a folder part of up to 155 and a name " +
+			"of up to 100 split at a \"/\")"
 		if base := path.Base(f.Path); len(base) > 100 {
-			why = fmt.Sprintf("the file name alone is %d bytes%s; a USTAR tar header holds names of up to 100", len(base), inChars(base))
+			why = "its file name is longer than the 100 bytes a USTAR tar header holds for a name"
+		}
+		if strings.ContainsFunc(f.Path, nonASCII) {
+			why += " (in UTF-8, where a Chinese, Japanese or Korean character takes three bytes)"
 		}
 		p.Reportf(f.Path, 0, 0, "shorten the folder or file names",
-			"%s cannot be packed: %s, and the skills CLI reads no longer forms", f.Path, why)
+			"the path cannot be packed: %s, and the skills CLI reads no longer forms", why)
 	}
-}
-
-// inChars says how many characters s has, when they are fewer than its
-// bytes: " (35 characters in UTF-8)".
-func inChars(s string) string {
-	if n := utf8.RuneCountInString(s); n < len(s) {
-		return fmt.Sprintf(" (%d characters in UTF-8)", n)
-	}
-	return ""
 }
 
 // textExts are the extensions of files that readers decode as text.
@@ -610,18 +612,18 @@ func checkTextEncoding(p *Pass) {
 		}
 		data := c.Data
 		if bytes.HasPrefix(data, utf16LE) || bytes.HasPrefix(data, utf16BE) {
-			p.Reportf(f.Path, 0, 0, hintUTF16, "%s is UTF-16 (it starts with a UTF-16 byte order mark); readers expect UTF-8", f.Path)
+			p.Reportf(f.Path, 0, 0, hintUTF16, "the file is UTF-16 (it starts with a UTF-16 byte order mark); readers expect UTF-8")
 			continue
 		}
 		// Excel reads a CSV as UTF-8 only when it starts with a BOM.
 		if bytes.HasPrefix(data, utf8BOM) && strings.ToLower(path.Ext(f.Path)) != ".csv" {
-			p.Reportf(f.Path, 1, 1, hintBOM, "%s starts with a UTF-8 byte order mark, which readers take as part "+
-				"of the first line (it breaks shebangs and JSON)", f.Path)
+			p.Reportf(f.Path, 1, 1, hintBOM, "the file starts with a UTF-8 byte order mark, which readers take as part "+
+				"of the first line (it breaks shebangs and JSON)")
 		}
 		if off := firstBadUTF8(data, c.Complete); off >= 0 {
 			line, col := newLines(data).pos(off)
-			p.Reportf(f.Path, line, col, hintUTF8, "%s is not valid UTF-8 (byte 0x%02X); readers turn it into U+FFFD "+
-				"or refuse the file", f.Path, data[off])
+			p.Reportf(f.Path, line, col, hintUTF8, "the file is not valid UTF-8 here; readers turn such bytes into U+FFFD "+
+				"or refuse the file")
 		}
 	}
 }
@@ -733,9 +735,9 @@ func checkScriptCRLF(p *Pass) {
 		if line == 1 && bytes.HasPrefix(c.Data, []byte("#!")) {
 			why = fmt.Sprintf("the shebang names %q, an interpreter that does not exist", shebangCommand(c.Data)+"\r")
 		}
-		p.Reportf(f.Path, line, col, fmt.Sprintf("convert it to LF line endings (dos2unix %s), and add "+
-			"\"scripts/** text eol=lf\" to .gitattributes", human.ShellQuote(f.Path)),
-			"%s has CRLF line endings; on Linux and macOS the \\r is part of each line, so %s", f.Path, why)
+		p.Reportf(f.Path, line, col, "convert it to LF line endings (dos2unix), and add "+
+			"\"scripts/** text eol=lf\" to .gitattributes",
+			"the script has CRLF line endings; on Linux and macOS the \\r is part of each line, so %s", why)
 	}
 }
 
@@ -759,10 +761,12 @@ func checkScriptExec(p *Pass) {
 		if namedIn(run, f.Path) {
 			continue
 		}
-		run := shebangCommand(p.Content(f).Data) + " " + human.ShellQuote(f.Path)
-		p.Reportf(f.Path, 0, 0, fmt.Sprintf("chmod +x %s, and have SKILL.md run it as `%s`", human.ShellQuote(f.Path), run),
-			"%s starts with \"#!\" but has no execute bit, so archives carry it as 0644; clients such as the "+
-				"skills CLI install every file 0644 anyway, so SKILL.md should run it as `%s`", f.Path, run)
+		// Neither names the script, so that a skill's scripts of one
+		// interpreter read as one finding.
+		run := shebangCommand(p.Content(f).Data)
+		p.Reportf(f.Path, 0, 0, fmt.Sprintf("chmod +x it, and have SKILL.md run it as `%s` and its path", run),
+			"the script starts with \"#!\" but has no execute bit, so archives carry it as 0644; clients such as the "+
+				"skills CLI install every file 0644 anyway, so SKILL.md should run it through %s", run)
 	}
 }
 
@@ -900,7 +904,7 @@ func PackLimits(files []skill.File) []Finding {
 		if f.Size > pack.MaxFile {
 			out = append(out, Finding{Path: f.Path, Rule: "file-too-large", Severity: Error,
 				Fix:     "leave it out with " + skill.IgnoreFile + " and fetch it at run time, or split it",
-				Message: fmt.Sprintf("%s is %d bytes; verify and pull read no file over %d bytes (64 MiB), so the build does not publish it", f.Path, f.Size, int64(pack.MaxFile))})
+				Message: fmt.Sprintf("the file is %d bytes; verify and pull read no file over %d bytes (64 MiB), so the build does not publish it", f.Size, int64(pack.MaxFile))})
 		}
 		sizes[i] = f.Size
 	}
@@ -968,6 +972,6 @@ func checkFileTooLarge(p *Pass) {
 			continue
 		}
 		p.Reportf(f.Path, 0, 0, "leave it out with "+skill.IgnoreFile+" and fetch or build it at run time, or compress it",
-			"%s is %s; fast-agent refuses files over 10 MiB", f.Path, human.Bytes(f.Size))
+			"the file is %s; fast-agent refuses files over 10 MiB", human.Bytes(f.Size))
 	}
 }

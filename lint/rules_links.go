@@ -448,8 +448,8 @@ func checkUnreferenced(p *Pass) {
 	}
 	for i, f := range x.files {
 		if !x.referenced(i) {
-			p.Reportf(f, 0, 0, "link to it or mention "+f+" in SKILL.md, or delete it if it is left over",
-				"%s is not linked or mentioned by any file of the skill, by its path or its file name", f)
+			p.Reportf(f, 0, 0, "link to it or mention its path in SKILL.md, or delete it if it is left over",
+				"the file is not linked or mentioned by any file of the skill, by its path or its file name")
 		}
 	}
 }
