@@ -71,7 +71,8 @@ var bodyRules = []*Rule{
 			"the inner block closes the outer one, leaving the outer block's own closing fence to open a block " +
 			"that runs on. The rule reports that inner fence, the first one, since every fence after it pairs " +
 			"with the wrong one: open the outer block with a longer fence (````markdown around ```bash) and " +
-			"close it with the same.",
+			"close it with the same, or, where the outer block was meant to end above the inner fence (its " +
+			"opening fence lost, or taken into an HTML block such as a <Good> line right above it), close it there.",
 		Bad:   "---\nname: csv-tools\ndescription: Clean and merge CSV files.\n---\n```sh\npython scripts/clean.py in.csv\n\n## Next steps\n",
 		Good:  "---\nname: csv-tools\ndescription: Clean and merge CSV files.\n---\n```sh\npython scripts/clean.py in.csv\n```\n\n## Next steps\n",
 		Check: checkFences,
@@ -167,11 +168,17 @@ func checkFences(p *Pass) {
 		openLine, _ := md.pos(nf.outer)
 		closeLine, _ := md.pos(nf.close)
 		longer := strings.Repeat(string(outer[0]), nf.want)
-		reportAt(p, md, nf.off, fmt.Sprintf("open the block at line %d with %s and close it with %s where it ends: a fence longer than any inside it",
-			p.BodyPos(openLine), longer, longer),
-			"the code fence %s here is inside the %s block opened at line %d, where it is shown as code and opens no block: "+
-				"the fence at line %d meant to close it closes the outer block, and every fence after it pairs with the wrong one",
-			nf.fence, outer, p.BodyPos(openLine), p.BodyPos(closeLine))
+		// Which was meant, a block inside the block or a block that
+		// should have ended above, the text does not say: the fix offers
+		// both.
+		at := p.BodyPos(openLine)
+		reportAt(p, md, nf.off, fmt.Sprintf("if the block at line %d is to hold this one, open it with %s and close it with %s "+
+			"where it ends, a fence longer than any inside it; if it was to end above this line, close it there",
+			at, longer, longer),
+			"the code fence %s here is inside the %s block opened at line %d, where it is shown as code and opens no block "+
+				"(a closing fence carries nothing after it): the fence at line %d closes the block of line %d, "+
+				"and every fence after it pairs with the wrong one",
+			nf.fence, outer, at, p.BodyPos(closeLine), at)
 	}
 	for i, off := range md.fences {
 		if off < 0 || off >= len(md.src) || off > first {
