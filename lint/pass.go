@@ -43,6 +43,11 @@ func (p *Pass) Refuse(f Finding) {
 	p.report(p.rule, f)
 }
 
+// Refusef is Refuse of a finding made as Reportf makes one.
+func (p *Pass) Refusef(path string, line, col int, fix, format string, args ...any) {
+	p.Refuse(Finding{Path: path, Line: line, Column: col, Message: fmt.Sprintf(format, args...), Fix: fix})
+}
+
 // Reportf records a finding at a path and position inside the skill.
 func (p *Pass) Reportf(path string, line, col int, fix, format string, args ...any) {
 	p.Report(Finding{Path: path, Line: line, Column: col, Message: fmt.Sprintf(format, args...), Fix: fix})

@@ -130,7 +130,8 @@ var fileRules = []*Rule{
 			"into a folder part of at most 155 bytes and a name of at most 100 bytes; a longer path " +
 			"cannot be packed. The limits are in UTF-8 bytes, not characters: a Chinese, Japanese or " +
 			"Korean character takes three, so a file name holds at most 33 of them. Shorten the " +
-			"folder or file names (the last element alone must fit in 100 bytes).",
+			"folder or file names (the last element alone must fit in 100 bytes). The build refuses such a skill, so " +
+			"lint reports it as an error whatever severity the rule is given.",
 		Bad:   "pdf/\n  SKILL.md\n  references/<a 120-byte file name>.md",
 		Good:  "pdf/\n  SKILL.md\n  references/forms.md",
 		Check: withFiles(checkPathTooLong),
@@ -152,7 +153,8 @@ var fileRules = []*Rule{
 			"another drive. Rename the file (the fix suggests a name without them) and update " +
 			"the links to it. A USTAR header also holds a file's size in 11 octal digits, so a file " +
 			"of 8 GiB or more cannot be packed either: leave it out with .skillignore and fetch it at " +
-			"run time.",
+			"run time. The build refuses such a skill, so lint reports it as an error whatever severity the " +
+			"rule is given.",
 		Bad:   "pdf/\n  SKILL.md\n  references/notes<U+202E>dm.exe\n  references/caf\\xe9.md   (Latin-1)",
 		Good:  "pdf/\n  SKILL.md\n  references/notes.md\n  references/café.md   (UTF-8)",
 		Check: withFiles(checkPathPackable),
@@ -511,11 +513,12 @@ func windowsNameProblem(name string) string {
 
 // checkPathPackable reports the files package pack refuses for reasons
 // other than the path's length (path-too-long's), by asking pack itself, so
-// lint promises exactly what the build accepts.
+// lint promises exactly what the build accepts; and, as the build refuses
+// them whatever lint's settings, as errors (Refuse), as path-too-long does.
 func checkPathPackable(p *Pass) {
 	for _, f := range p.Files.Files {
 		if err := pack.CheckSize(f.Path, f.Size); err != nil {
-			p.Reportf(f.Path, 0, 0, "leave it out with "+skill.IgnoreFile+" and fetch it at run time, or split it",
+			p.Refusef(f.Path, 0, 0, "leave it out with "+skill.IgnoreFile+" and fetch it at run time, or split it",
 				"the file cannot be packed: %s", packMessage(err))
 		}
 		err := pack.CheckPath(f.Path)
@@ -530,7 +533,7 @@ func checkPathPackable(p *Pass) {
 			fix = "rename it in UTF-8 from the encoding it was written in (convmv -f LATIN1 -t UTF-8 --notest " +
 				human.ShellQuote(path.Base(f.Path)) + " does it for Latin-1), and update the links to it"
 		}
-		p.Reportf(f.Path, 0, 0, fix, "the path cannot be packed: %s", packMessage(err))
+		p.Refusef(f.Path, 0, 0, fix, "the path cannot be packed: %s", packMessage(err))
 	}
 }
 
@@ -571,7 +574,7 @@ func checkPathTooLong(p *Pass) {
 		if strings.ContainsFunc(f.Path, nonASCII) {
 			why += " (in UTF-8, where a Chinese, Japanese or Korean character takes three bytes)"
 		}
-		p.Reportf(f.Path, 0, 0, "shorten the folder or file names",
+		p.Refusef(f.Path, 0, 0, "shorten the folder or file names",
 			"the path cannot be packed: %s, and the skills CLI reads no longer forms", why)
 	}
 }

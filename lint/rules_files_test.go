@@ -415,6 +415,25 @@ func TestPackLimitsAreErrors(t *testing.T) {
 			t.Errorf("rules at %s: got %d findings, want %d: %v", sev, len(got), len(want), got)
 		}
 	}
+	// So are the paths pack cannot write, which the build refuses too.
+	skillMD("paths")
+	write("paths/references/"+strings.Repeat("n", 101)+".md", 1)
+	write("paths/references/a\x01b.md", 1)
+	set := Settings{Profile: profiles[0], Severity: map[string]Severity{"path-too-long": Warning, "path-unpackable": Info}}
+	res, err := Run([]string{filepath.Join(dir, "paths")}, Options{Settings: set, Base: dir})
+	must(t, err)
+	n := 0
+	for _, f := range res.Findings {
+		if f.Rule == "path-too-long" || f.Rule == "path-unpackable" {
+			n++
+			if f.Severity != Error {
+				t.Errorf("%s set lower: %s is %s, want error", f.Rule, f.Path, f.Severity)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("got %d path findings, want 2: %v", n, res.Findings)
+	}
 	// The build refuses by the same findings.
 	var files []skill.File
 	for i := range pack.MaxEntries + 1 {
