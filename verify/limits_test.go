@@ -325,7 +325,7 @@ func TestBuildVerifyAgree(t *testing.T) {
 		t.Fatalf("build --skip-invalid: %v", err)
 	}
 	want := map[string]string{
-		"huge-file":  "model.bin is 67108865 bytes; verify and pull read no file over 67108864 bytes",
+		"huge-file":  "the file is 67108865 bytes; verify and pull read no file over 67108864 bytes",
 		"huge-skill": "bytes; verify and pull unpack no archive to more than 268435456 bytes",
 		"many-files": "the skill has 10001 files; verify and pull refuse an archive of more than 10000",
 	}
