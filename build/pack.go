@@ -83,7 +83,7 @@ func (b *builder) pack(d *discovered) (*packed, string, error) {
 	if p.failed.Load() {
 		// How many were packed before the error depends on the workers'
 		// timing; nothing packed is written.
-		b.logf("• pack: %s, stopped at the first error", human.Plural(len(p.work), "skill", "skills"))
+		b.logf("• pack: %s linted, packing stopped at the first error", human.Plural(len(p.work), "skill", "skills"))
 		return p, "", nil
 	}
 	b.logf("• pack: %s (%d packed, %d reused)", human.Plural(len(p.work), "skill", "skills"), fresh, reused)

@@ -45,10 +45,10 @@ func (b *builder) refused(w *task, err error) bool {
 	switch {
 	case errors.As(err, &r):
 	case errors.As(err, &pe) && errors.Is(err, pack.ErrTooLong):
-		r = b.refuse(w, pe.Path, "path-too-long", "shorten the path", "%s cannot be packed into the archive of %s: %s", pe.Path, w.name, pe.Err)
+		r = b.refuse(w, pe.Path, "path-too-long", "shorten the path", "the path cannot be packed into the archive of %s: %s", w.name, pe.Err)
 	case errors.As(err, &pe) && (errors.Is(err, pack.ErrBadPath) || errors.Is(err, pack.ErrTooLarge)):
 		r = b.refuse(w, pe.Path, "path-unpackable", "rename it, or leave it out with "+skill.IgnoreFile,
-			"%s cannot be packed into the archive of %s: %s", pe.Path, w.name, pe.Err)
+			"the path cannot be packed into the archive of %s: %s", w.name, pe.Err)
 	default:
 		return false
 	}
@@ -94,22 +94,9 @@ func (b *builder) checkReadable(w *task) error {
 // packing; an archive larger than a reader holds is known only after
 // (packArchives).
 func (b *builder) checkLimits(w *task) error {
-	files := w.files.Files
-	if len(files) > pack.MaxEntries {
-		return b.refuse(w, "", "skill-too-many-files", "leave files out with "+skill.IgnoreFile+", or split the skill",
-			"the skill has %d files; verify and pull refuse an archive of more than %d", len(files), pack.MaxEntries)
-	}
-	sizes := make([]int64, len(files))
-	for i, f := range files {
-		if f.Size > pack.MaxFile {
-			return b.refuse(w, f.Path, "file-too-large", "leave it out with "+skill.IgnoreFile+" and fetch it at run time, or split it",
-				"%s is %d bytes; verify and pull read no file over %d bytes (64 MiB), so the build does not publish it", f.Path, f.Size, int64(pack.MaxFile))
-		}
-		sizes[i] = f.Size
-	}
-	if n := pack.TarBound(sizes); n > pack.MaxUnpacked {
-		return b.refuse(w, "", "skill-too-large", "leave large files out with "+skill.IgnoreFile+" and fetch them at run time, or split the skill",
-			"the skill's archive would unpack to up to %d bytes; verify and pull unpack no archive to more than %d bytes (256 MiB)", n, int64(pack.MaxUnpacked))
+	if fs := lint.PackLimits(w.files.Files); len(fs) > 0 {
+		f := fs[0]
+		return b.refuse(w, f.Path, f.Rule, f.Fix, "%s", f.Message)
 	}
 	return nil
 }

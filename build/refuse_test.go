@@ -60,7 +60,7 @@ func TestRefusalsAreFindings(t *testing.T) {
 		t.Fatalf("build --skip-invalid: %v", err)
 	}
 	wantFinding(t, res.Findings, "skill-md-name", "lower/skill.md", `clients look for "SKILL.md" only`)
-	wantFinding(t, res.Findings, "path-unpackable", `outer/inner/a\b.md`, `inner/a\b.md cannot be packed into the archive of outer`)
+	wantFinding(t, res.Findings, "path-unpackable", `outer/inner/a\b.md`, `the path cannot be packed into the archive of outer`)
 	var skipped []string
 	for _, s := range res.Skipped {
 		skipped = append(skipped, s.Name)

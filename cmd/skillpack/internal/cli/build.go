@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -272,7 +273,12 @@ func appendSummary(file string, res *build.Result) error {
 		for _, s := range res.Skipped[:min(len(res.Skipped), summaryRows)] {
 			var why []string
 			for _, f := range s.Findings {
-				why = append(why, fmt.Sprintf("`%s` %s", f.Rule, lint.Printable(f.Message)))
+				// The messages name no file: the path in the folder does.
+				where, _ := strings.CutPrefix(f.Path, filepath.ToSlash(s.Dir)+"/")
+				if f.Line > 0 {
+					where += fmt.Sprintf(":%d", f.Line)
+				}
+				why = append(why, fmt.Sprintf("`%s` %s: %s", f.Rule, lint.Printable(where), lint.Printable(f.Message)))
 			}
 			fmt.Fprintf(&b, "| %s | `%s` | %s |\n", lint.Printable(s.Name), lint.Printable(s.Dir), strings.ReplaceAll(strings.Join(why, "<br>"), "|", "\\|"))
 		}

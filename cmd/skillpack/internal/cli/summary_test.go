@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/lint"
 )
 
 // The step summary lists at most summaryRows skills in each table and
@@ -21,6 +22,8 @@ func TestStepSummaryCapped(t *testing.T) {
 	for i := range summaryRows + 7 {
 		res.Skipped = append(res.Skipped, build.Skipped{Name: fmt.Sprintf("bad-%d", i), Dir: "skills/bad"})
 	}
+	// A message names no file: the row says where in the skill's folder.
+	res.Skipped[0].Findings = []lint.Finding{{Path: "skills/bad/SKILL.md", Line: 2, Rule: "name-format", Message: "the name is bad"}}
 	file := filepath.Join(t.TempDir(), "summary.md")
 	if err := appendSummary(file, res); err != nil {
 		t.Fatal(err)
@@ -36,7 +39,7 @@ func TestStepSummaryCapped(t *testing.T) {
 	if n := strings.Count(text, "| bad-"); n != summaryRows {
 		t.Errorf("%d rows of skills left out, want %d", n, summaryRows)
 	}
-	for _, want := range []string{"and 50 more: the bundle's indexes list every one.", "and 7 more left out"} {
+	for _, want := range []string{"and 50 more: the bundle's indexes list every one.", "and 7 more left out", "| `name-format` SKILL.md:2: the name is bad |"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, text[len(text)-300:])
 		}
