@@ -25,6 +25,7 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 		return nil, "", err
 	}
 	plugins := b.packPlugins(p)
+	b.noteUnlisted(plugins)
 	pl := &planned{packed: p, prev: prev, key: b.bundleKey(p, plugins)}
 	if b.upToDate(pl) {
 		return pl, "", nil

@@ -82,6 +82,34 @@ func TestPluginFolders(t *testing.T) {
 	}
 }
 
+// A marketplace lists a plugin only where its client finds one in it: a
+// plugin whose folder holds only Claude Code's manifest is left out of
+// Codex's and Cursor's files (which read neither), kept in Copilot's, and
+// a note says which manifest to add.
+func TestMarketplaceManifests(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "repo")
+	copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
+	if err := os.Remove(filepath.Join(src, "plugins", "notes", "plugin.json")); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "dist")
+	var log bytes.Buffer
+	mustBuild(t, []string{src}, Options{Out: out, Log: &log, Marketplaces: []string{"codex", "cursor", "copilot"}})
+	for file, listed := range map[string]bool{layout.CodexMarketplace: false, layout.CursorMarketplace: false, layout.CopilotMarketplace: true} {
+		data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(file)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(string(data), `"name": "notes"`); got != listed {
+			t.Errorf("%s lists notes: %t, want %t\n%s", file, got, listed, data)
+		}
+		note := "plugin notes is left out of " + file + ": its folder holds no manifest the client reads"
+		if got := strings.Contains(log.String(), note); got == listed {
+			t.Errorf("the log says %q: %t, want %t", note, got, !listed)
+		}
+	}
+}
+
 // TestMarketplaceCLIs has the clients that read the marketplaces, where
 // they run without a network, add the built bundle's folder as a
 // marketplace and install a plugin from it: Claude Code validates its file

@@ -218,6 +218,23 @@ func (b *builder) marketplace() *layout.Marketplace {
 	return &layout.Marketplace{Name: name, Owner: cmp.Or(b.opts.CatalogPublisher, name), Title: b.opts.CatalogTitle, Files: files}
 }
 
+// noteUnlisted says which plugins each marketplace asked for leaves out
+// (layout.Lists), and why: a client would find nothing to install. One
+// not served as a folder was said already (packPlugin).
+func (b *builder) noteUnlisted(ps []layout.Plugin) {
+	m := b.marketplace()
+	if m == nil {
+		return
+	}
+	for _, f := range m.Files {
+		for _, lp := range ps {
+			if ok, why := layout.Lists(f, lp); !ok && !(layout.NamesFolders(f) && lp.Files == nil) {
+				b.logf("  plugin %s is left out of %s: %s", lp.Name, f, why)
+			}
+		}
+	}
+}
+
 // servesFolders reports whether a marketplace asked for names plugin
 // folders, which the bundle then serves.
 func (b *builder) servesFolders() bool {

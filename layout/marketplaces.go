@@ -45,6 +45,37 @@ type Marketplace struct {
 // all but Claude Code's, which names the served skills.
 func NamesFolders(file string) bool { return file != ClaudeMarketplace }
 
+// readBy are the manifests each client looks for in a plugin's folder:
+// Cursor's and Copilot's as their documentation lists them, Codex's
+// .codex-plugin/plugin.json as its documentation has it and the Agent
+// Plugins plugin.json, which the Codex CLI installs (TestMarketplaceCLIs).
+var readBy = map[string][]string{
+	CodexMarketplace:   {".codex-plugin/plugin.json", "plugin.json"},
+	CursorMarketplace:  {".cursor-plugin/plugin.json", "plugin.json"},
+	CopilotMarketplace: {".plugin/plugin.json", "plugin.json", ".github/plugin/plugin.json", ".claude-plugin/plugin.json"},
+}
+
+// Lists reports whether the marketplace file lists p, and if not, why:
+// one that names folders lists a plugin served as a folder that holds a
+// manifest its client reads; Claude Code's lists a plugin with skills,
+// which its entry is made of.
+func Lists(file string, p Plugin) (ok bool, why string) {
+	if !NamesFolders(file) {
+		return len(p.Skills) > 0, "it has no skill, and its entry there is made of the plugin's served skills"
+	}
+	if p.Files == nil {
+		return false, "it is not served as a folder"
+	}
+	for _, f := range p.Files {
+		if slices.Contains(readBy[file], f.Path) {
+			return true, ""
+		}
+	}
+	m := readBy[file]
+	return false, fmt.Sprintf("its folder holds no manifest the client reads (%s or %s); give it %s",
+		strings.Join(m[:len(m)-1], ", "), m[len(m)-1], m[0])
+}
+
 // ClaudeMarketplaceDoc is ClaudeMarketplace. Claude Code's plugin sources
 // are folders (a relative path, a git repository, an npm package), with no
 // field for an archive or its digest, so each plugin is the bundle's
@@ -120,14 +151,12 @@ type folderPlugin struct {
 // Copilot's marketplace takes of a plugin; a longer one is left out.
 const maxCopilotDescription = 1024
 
-// marketplaceDoc renders the marketplace file at path for the plugins,
-// sorted. The files that name folders list the plugins served as folders.
+// marketplaceDoc renders the marketplace file at path for the plugins it
+// lists (Lists), sorted.
 func marketplaceDoc(path string, ps []Plugin, m Marketplace) func(io.Writer) error {
 	ps = slices.Clone(ps)
 	slices.SortFunc(ps, func(a, b Plugin) int { return strings.Compare(a.Name, b.Name) })
-	if NamesFolders(path) {
-		ps = slices.DeleteFunc(ps, func(p Plugin) bool { return p.Files == nil })
-	}
+	ps = slices.DeleteFunc(ps, func(p Plugin) bool { ok, _ := Lists(path, p); return !ok })
 	var doc any
 	switch path {
 	case ClaudeMarketplace:

@@ -24,8 +24,12 @@ func TestFolderMarketplaces(t *testing.T) {
 	long.Description = strings.Repeat("d", maxCopilotDescription+1)
 	long.Files = []PluginFile{file("plugin.json", `{"name": "db-tools"}`)}
 	unserved := testPlugin("acme.pdf", "b")
+	// Served, but with the manifest only Cursor reads: Codex and Copilot
+	// would find no plugin in its folder.
+	cursorOnly := testPlugin("cursor-only")
+	cursorOnly.Files = []PluginFile{file(".cursor-plugin/plugin.json", `{"name": "cursor-only"}`)}
 	m := &Marketplace{Name: "acme", Owner: "Acme", Title: "Acme's plugins", Files: marketplaces}
-	b := plan(t, twoSkills(), Options{Plugins: []Plugin{unserved, served, long}, Marketplace: m})
+	b := plan(t, twoSkills(), Options{Plugins: []Plugin{unserved, served, long, cursorOnly}, Marketplace: m})
 
 	sums, _ := b.Lookup(Checksums)
 	for _, f := range served.Files {
@@ -78,8 +82,10 @@ func TestFolderMarketplaces(t *testing.T) {
 		`{"description":"PDF tools.","name":"pdf-tools","source":"./.well-known/agent-plugins/pdf-tools","version":"1.0.0"}]}`; got != want {
 		t.Errorf("Copilot's marketplace:\n%s\nwant\n%s", got, want)
 	}
-	if claude := read(ClaudeMarketplace); len(claude["plugins"].([]any)) != 3 {
-		t.Errorf("Claude Code's marketplace, which names the skills, lists %s", jsonOf(claude["plugins"]))
+	// Claude Code's, which names the skills, lists the plugins that have
+	// some, served or not.
+	if claude := read(ClaudeMarketplace); !strings.Contains(jsonOf(claude["plugins"]), `"name":"acme.pdf"`) || len(claude["plugins"].([]any)) != 2 {
+		t.Errorf("Claude Code's marketplace lists %s", jsonOf(claude["plugins"]))
 	}
 
 	cursor := read(CursorMarketplace)
@@ -87,7 +93,7 @@ func TestFolderMarketplaces(t *testing.T) {
 	if err := schema.Validate(cursor); err != nil {
 		t.Errorf("Cursor's marketplace fails Cursor's schema: %v\n%s", err, jsonOf(cursor))
 	}
-	if ps := cursor["plugins"].([]any); len(ps) != 2 || ps[1].(map[string]any)["source"] != "./"+PluginDir("pdf-tools") {
+	if ps := cursor["plugins"].([]any); len(ps) != 3 || ps[0].(map[string]any)["name"] != "cursor-only" || ps[2].(map[string]any)["source"] != "./"+PluginDir("pdf-tools") {
 		t.Errorf("Cursor's marketplace lists %s", jsonOf(ps))
 	}
 	// The schema is not one that takes anything: what Copilot's file
