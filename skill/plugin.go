@@ -128,21 +128,34 @@ func (f *Finder) pluginOf(dir string) string {
 
 // pluginAbove returns the plugin holding the folder dir, not counting dir
 // itself (whose listing the walk reads anyway). It looks no further up than
-// the root of the git work tree holding dir, and outside any work tree not
-// above dir at all: a stray plugin.json in a home or temporary folder must
-// not make every skill below it one plugin's.
+// the root of the git work tree holding dir, and outside any work tree no
+// further up than the working folder, when that holds dir (a whole-tree
+// lint there reads the same plugins: a tree unpacked from an archive is
+// read alike from its top and from a skill's file), and else not above dir
+// at all: a stray plugin.json in a home or temporary folder must not make
+// every skill below it one plugin's.
 func (f *Finder) pluginAbove(dir string) string {
 	found := ""
 	d := dir
+	abs, _ := filepath.Abs(dir)
+	cwd, _ := os.Getwd()
+	atCwd, foundAtCwd := "", "" // d and found where d was the working folder
 	for !isRepoRoot(d) {
+		if abs == cwd {
+			atCwd, foundAtCwd = d, found
+		}
 		parent, ok := up(d)
 		if !ok {
-			return "" // no work tree holds dir
+			if atCwd == "" {
+				return "" // no work tree holds dir, nor the working folder
+			}
+			d, found = atCwd, foundAtCwd
+			break
 		}
 		if found == "" && f.isPluginRoot(parent) {
 			found = parent
 		}
-		d = parent
+		d, abs = parent, filepath.Dir(abs)
 	}
 	// A marketplace at the repository's root names plugins that may have
 	// no manifest of their own ("strict": false): the nearest of those

@@ -95,6 +95,15 @@ func TestDiscoverPluginAbove(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].Plugin != loose {
 		t.Errorf("Discover(%s) = %+v, %v; want one skill in the plugin %s", loose, got, err, loose)
 	}
+	// Run from that folder, the plugin is the working folder's, as lint .
+	// there finds: a skill's folder or file named inside gets it too.
+	t.Chdir(loose)
+	for _, path := range []string{"skills", "skills/a", "skills/a/SKILL.md"} {
+		got, err := Discover(path)
+		if err != nil || len(got) != 1 || got[0].Plugin != "." {
+			t.Errorf("Discover(%s) from the plugin's folder = %+v, %v; want one skill in the plugin .", path, got, err)
+		}
+	}
 }
 
 // Every manifest a client reads makes a plugin: any client's
