@@ -61,7 +61,7 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 			kept = append(kept, s) // the common case, without a pattern match
 			continue
 		}
-		if dir, ok := withDefaults.Path(root, s.Dir, true); ok {
+		if dir, ok := withDefaults.Path(root, s.Dir, true); ok && !meant(root, s, dir, withDefaults) {
 			byDefault[defaultPattern(dir)]++
 			defaulted++
 			continue
@@ -278,6 +278,27 @@ func manifestsDeclare(files []string) string {
 		return files[0] + " and " + files[1] + " declare"
 	}
 	return fmt.Sprintf("%s and %d other manifests declare", files[0], len(files)-1)
+}
+
+// meant reports whether a skill the default patterns leave out (dir: the
+// topmost folder they name, relative to root) is one the repository
+// means to publish all the same, where the clients load it: a manifest
+// declares it (a marketplace's plugin, a plugin's skills/ or "skills"
+// list), a manifest that is not itself in a folder of tests or templates
+// (a test's fixture plugin); or it is a skill of a skills/ folder whose
+// own folder alone has a test's or template's name (skills/templates/, a
+// skill about templates). A template in a folder of its own elsewhere
+// (template/, _template/, a skill's assets/skill-template/) stays out.
+func meant(root string, s *skill.Skill, dir string, defaults *skill.Ignore) bool {
+	if s.Declared != "" && s.Loaded {
+		_, inDefault := defaults.Path(root, filepath.Dir(s.Declared), true)
+		return !inDefault
+	}
+	own := filepath.ToSlash(s.Dir)
+	if rel, err := filepath.Rel(root, s.Dir); err == nil {
+		own = filepath.ToSlash(rel)
+	}
+	return dir == own && filepath.Base(filepath.Dir(s.Dir)) == "skills"
 }
 
 // defaultPattern names the pattern of DefaultIgnore that ignores the

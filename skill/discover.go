@@ -53,6 +53,11 @@ type Skill struct {
 	// in the form of Dir; "" when none does. A repository that declares
 	// its skills publishes those.
 	Declared string
+	// Loaded tells that Declared names the skill's folder itself, or the
+	// folder of skills just above it (a plugin's skills/, a folder its
+	// "skills" names), where a client installing the plugin loads it; not
+	// a folder deeper down, such as a skill's own assets/template/.
+	Loaded bool
 
 	// Copies are the folders, in the form of Dir, of the skills identical
 	// to this one that were left out for it (lint's Scope.Dedupe): what

@@ -431,9 +431,10 @@ func (w *walker) settleDeclared(out []*Skill) {
 	for i, s := range out {
 		// A skill is at most MaxDepth below the folder walked.
 		dir := filepath.Clean(w.found[i].walked)
-		for range MaxDepth + 1 {
+		for above := range MaxDepth + 1 {
 			if d, ok := byDir[dir]; ok {
 				s.Declared, s.Plugin = d.by, cmp.Or(s.Plugin, w.reported(d.plugin))
+				s.Loaded = above <= 1
 				break
 			}
 			if dir == top {
