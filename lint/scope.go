@@ -39,12 +39,17 @@ type Scope struct {
 }
 
 // Select returns the skills of t, found below root, that the scope keeps,
-// and notes saying what it left out and how to take it back, and which
-// manifests could not be read.
+// and notes saying what it left out and how to take it back, which
+// manifests could not be read, and which links where a skill would be
+// lead nowhere.
 func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	var notes []string
 	for _, e := range t.Unread {
 		notes = append(notes, fmt.Sprintf("warning: %v", e))
+	}
+	for _, b := range t.Broken {
+		notes = append(notes, fmt.Sprintf("warning: %s is a symbolic link to %s, which does not exist, so no skill is there: %s",
+			Printable(sc.rel(b.Path)), Printable(b.Target), b.Fix))
 	}
 	user := skill.NewIgnore(sc.Ignore)
 	withDefaults := skill.NewIgnore(append(slices.Clone(skill.DefaultIgnore), sc.Ignore...))

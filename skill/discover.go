@@ -149,6 +149,19 @@ type Tree struct {
 	// naming none (entryIn), in the form of Skill.Dir joined with the
 	// file's name: when nothing else is found, the likeliest reason why.
 	PassedOver []string
+	// Broken lists the symbolic links where a skill would be that lead
+	// nowhere, sorted by path: no skill is there, and nothing else says so.
+	Broken []BrokenLink
+}
+
+// BrokenLink is a symbolic link where a skill would be, outside any skill
+// (in a skills/ folder, or a folder a manifest names for skills), whose
+// target does not exist: a git submodule not checked out, a link to the
+// machine of whoever made it.
+type BrokenLink struct {
+	Path   string // the link, in the form of Skill.Dir
+	Target string // what it holds, as written
+	Fix    string // the likeliest fix
 }
 
 // A Finder finds the skills of many roots in one run, and reads each
@@ -233,7 +246,8 @@ func (f *Finder) FindTree(root string) (*Tree, error) {
 		declares[i] = w.reported(m)
 	}
 	sort.Strings(declares)
-	return &Tree{Skills: out, Unread: w.unread, Declares: declares, Plugins: slices.Sorted(maps.Keys(w.roots)), PassedOver: w.passed}, nil
+	return &Tree{Skills: out, Unread: w.unread, Declares: declares, Plugins: slices.Sorted(maps.Keys(w.roots)), PassedOver: w.passed,
+		Broken: w.brokenDeclared()}, nil
 }
 
 // Enclosing returns the nearest folder at or above path that holds a skill
@@ -351,12 +365,14 @@ type walker struct {
 	root, walk string  // the folder as given, and as walked (a link's target)
 	found      []entry // skills found, not yet loaded
 
-	open    []int           // the skills (in found) whose folders hold the folder walked
-	plugins map[string]bool // folders a marketplace names as plugins, cleaned, in the walk's form
-	roots   map[string]bool // plugin folders met, as reported
-	decl    []declared      // folders of skills the manifests read declare
-	unread  []error         // manifests that could not be read
-	passed  []string        // case variants of SKILL.md taken for no skill, outside any skill, as reported
+	open     []int                 // the skills (in found) whose folders hold the folder walked
+	plugins  map[string]bool       // folders a marketplace names as plugins, cleaned, in the walk's form
+	roots    map[string]bool       // plugin folders met, as reported
+	decl     []declared            // folders of skills the manifests read declare
+	unread   []error               // manifests that could not be read
+	passed   []string              // case variants of SKILL.md taken for no skill, outside any skill, as reported
+	broken   map[string]BrokenLink // links where a skill would be that lead nowhere, by path as reported
+	declDirs map[string]bool       // the folders of decl, cleaned
 }
 
 func newWalker(root, walk string) *walker {
@@ -426,6 +442,9 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 			e.lists[filepath.ToSlash(rel)] = ents
 		}
 	}
+	if !inSkill && (filepath.Base(dir) == "skills" || w.declDirs[filepath.Clean(dir)]) {
+		w.brokenIn(dir, ents, depth)
+	}
 	if depth == MaxDepth {
 		return nil
 	}
@@ -438,6 +457,66 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 		}
 	}
 	return nil
+}
+
+// brokenIn records the links of a folder of skills, given its listing,
+// that lead nowhere (links inside a skill are the skill's files, which
+// lint checks).
+func (w *walker) brokenIn(dir string, ents []fs.DirEntry, depth int) {
+	asked := false // whether a skill holds the folder walked, asked once
+	for _, e := range ents {
+		if e.Type()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if depth == 0 && !asked {
+			if asked = true; w.heldBySkill(dir, depth, false) {
+				return
+			}
+		}
+		w.brokenLink(filepath.Join(dir, e.Name()))
+	}
+}
+
+// brokenLink records the path p when it is a symbolic link that leads
+// nowhere.
+func (w *walker) brokenLink(p string) {
+	info, err := os.Lstat(p)
+	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		return
+	}
+	if _, err := os.Stat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		return // a link that leads somewhere is a file of its folder, not followed
+	}
+	target, err := os.Readlink(p)
+	if err != nil {
+		return
+	}
+	if w.broken == nil {
+		w.broken = map[string]BrokenLink{}
+	}
+	at := w.reported(p)
+	w.broken[at] = BrokenLink{Path: at, Target: target, Fix: brokenFix(target)}
+}
+
+// brokenDeclared adds the folders the manifests read name for skills (a
+// plugin's skills/, its "skills" list) that are links leading nowhere, and
+// returns every broken link recorded, sorted.
+func (w *walker) brokenDeclared() []BrokenLink {
+	for _, d := range w.decl {
+		w.brokenLink(d.dir)
+	}
+	return slices.SortedFunc(maps.Values(w.broken), func(a, b BrokenLink) int { return strings.Compare(a.Path, b.Path) })
+}
+
+// brokenFix is the likeliest fix for a link that leads nowhere: one to
+// an absolute path was made on another machine; one inside the
+// repository most often leads into a git submodule not checked out (an
+// empty folder, or none in a download).
+func brokenFix(target string) string {
+	if filepath.IsAbs(target) {
+		return "it names a folder on the machine where it was made; copy the skill into the repository, or link to it by a relative path inside the repository"
+	}
+	return "a git submodule not checked out? run git submodule update --init; else correct the link, or remove it"
 }
 
 // heldBySkill reports whether a skill holds the folder dir, which inSkill

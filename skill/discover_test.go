@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -312,5 +313,70 @@ func TestDiscoverMirror(t *testing.T) {
 		if s.Mirror != "" {
 			t.Errorf("%s: Mirror = %q, but the skill it links to was not part of the walk", s.Dir, s.Mirror)
 		}
+	}
+}
+
+// A link where a skill would be that leads nowhere (a git submodule not
+// checked out) is reported: in a skills/ folder, or named by a manifest's
+// "skills"; one elsewhere, or inside a skill (the skill's file, which lint
+// checks), is not.
+func TestFindTreeBroken(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		".git/HEAD":                    "",
+		".claude-plugin/plugin.json":   `{"name": "p", "skills": ["./vendor/direct", "./extra"]}`,
+		"skills/own/SKILL.md":          skillMD,
+		"extra/mine/SKILL.md":          skillMD,
+		"docs/readme.md":               "",
+		"skills/own/references/x.md":   "",
+		"plugins/q/skills/ok/SKILL.md": skillMD,
+	})
+	links := map[string]string{
+		"skills/docx":          "../external/anthropic-skills/skills/docx", // reported
+		"plugins/q/skills/pdf": "/home/someone/skills/pdf",                 // reported
+		"vendor/direct":        "../submodule/direct",                      // reported: the manifest names it
+		"extra/gone":           "../nowhere",                               // reported: in a folder the manifest names
+		"docs/old":             "../nowhere",                               // not where a skill would be
+		"skills/own/linked":    "../../gone",                               // a file of the skill own
+		"skills/self":          "own",                                      // leads somewhere
+	}
+	for p, target := range links {
+		p = filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := FindTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range tr.Broken {
+		rel, _ := filepath.Rel(root, b.Path)
+		got = append(got, filepath.ToSlash(rel)+" -> "+b.Target)
+		if b.Fix == "" {
+			t.Errorf("%s: no fix", b.Path)
+		}
+	}
+	want := []string{
+		"extra/gone -> ../nowhere",
+		"plugins/q/skills/pdf -> /home/someone/skills/pdf",
+		"skills/docx -> ../external/anthropic-skills/skills/docx",
+		"vendor/direct -> ../submodule/direct",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Broken = %q, want %q", got, want)
+	}
+	for _, b := range tr.Broken {
+		if !filepath.IsAbs(b.Target) && !strings.Contains(b.Fix, "git submodule update --init") {
+			t.Errorf("%s: fix %q does not say how to check a submodule out", b.Path, b.Fix)
+		}
+	}
+	// Walked from inside a skill, its links are its files.
+	if tr, err := FindTree(filepath.Join(root, "skills", "own")); err != nil || len(tr.Broken) > 0 {
+		t.Errorf("FindTree(skills/own) = %+v, %v; want no broken link", tr, err)
 	}
 }

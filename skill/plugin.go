@@ -365,6 +365,15 @@ func (w *walker) readManifest(path, plugin string) {
 func (w *walker) declare(by, plugin string, skills json.RawMessage) {
 	by = w.reported(by)
 	w.decl = append(w.decl, declared{dir: filepath.Join(plugin, "skills"), by: by, plugin: plugin})
+	defer func(n int) {
+		// Folders of skills the walk looks for broken links in (brokenIn).
+		if w.declDirs == nil {
+			w.declDirs = map[string]bool{}
+		}
+		for _, d := range w.decl[n:] {
+			w.declDirs[filepath.Clean(d.dir)] = true
+		}
+	}(len(w.decl) - 1)
 	var paths []string
 	var one string
 	if json.Unmarshal(skills, &one) == nil {
