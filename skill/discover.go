@@ -155,7 +155,8 @@ type Tree struct {
 }
 
 // BrokenLink is a symbolic link where a skill would be, outside any skill
-// (in a skills/ folder, or a folder a manifest names for skills), whose
+// (in a skills/ folder, a folder a manifest names for skills, or one
+// holding skill folders), whose
 // target does not exist: a git submodule not checked out, a link to the
 // machine of whoever made it.
 type BrokenLink struct {
@@ -442,12 +443,10 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 			e.lists[filepath.ToSlash(rel)] = ents
 		}
 	}
-	if !inSkill && (filepath.Base(dir) == "skills" || w.declDirs[filepath.Clean(dir)]) {
-		w.brokenIn(dir, ents, depth)
-	}
 	if depth == MaxDepth {
 		return nil
 	}
+	found := len(w.found)
 	// A symlink's entry is not a folder here, so links are never followed.
 	for _, e := range ents {
 		if e.IsDir() && !skipDirs[e.Name()] {
@@ -455,6 +454,12 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 				return err
 			}
 		}
+	}
+	// A folder of skills: a skills/ folder, one a manifest names, or one
+	// holding skill folders (a repository of top-level skills).
+	if !inSkill && (filepath.Base(dir) == "skills" || w.declDirs[filepath.Clean(dir)] ||
+		slices.ContainsFunc(w.found[found:], func(e entry) bool { return filepath.Dir(e.walked) == filepath.Clean(dir) })) {
+		w.brokenIn(dir, ents, depth)
 	}
 	return nil
 }

@@ -317,8 +317,8 @@ func TestDiscoverMirror(t *testing.T) {
 }
 
 // A link where a skill would be that leads nowhere (a git submodule not
-// checked out) is reported: in a skills/ folder, or named by a manifest's
-// "skills"; one elsewhere, or inside a skill (the skill's file, which lint
+// checked out) is reported: in a skills/ folder, named by a manifest's
+// "skills", or beside skill folders; one elsewhere, or inside a skill (the skill's file, which lint
 // checks), is not.
 func TestFindTreeBroken(t *testing.T) {
 	root := t.TempDir()
@@ -330,6 +330,7 @@ func TestFindTreeBroken(t *testing.T) {
 		"docs/readme.md":               "",
 		"skills/own/references/x.md":   "",
 		"plugins/q/skills/ok/SKILL.md": skillMD,
+		"top/a/SKILL.md":               skillMD,
 	})
 	links := map[string]string{
 		"skills/docx":          "../external/anthropic-skills/skills/docx", // reported
@@ -337,6 +338,7 @@ func TestFindTreeBroken(t *testing.T) {
 		"vendor/direct":        "../submodule/direct",                      // reported: the manifest names it
 		"extra/gone":           "../nowhere",                               // reported: in a folder the manifest names
 		"docs/old":             "../nowhere",                               // not where a skill would be
+		"top/b":                "/Users/someone/skills/b",                  // reported: beside a skill folder
 		"skills/own/linked":    "../../gone",                               // a file of the skill own
 		"skills/self":          "own",                                      // leads somewhere
 	}
@@ -365,6 +367,7 @@ func TestFindTreeBroken(t *testing.T) {
 		"extra/gone -> ../nowhere",
 		"plugins/q/skills/pdf -> /home/someone/skills/pdf",
 		"skills/docx -> ../external/anthropic-skills/skills/docx",
+		"top/b -> /Users/someone/skills/b",
 		"vendor/direct -> ../submodule/direct",
 	}
 	if !slices.Equal(got, want) {
