@@ -45,8 +45,8 @@ func TestClashErrorMessage(t *testing.T) {
   external_plugins/discord/skills/access (plugin external_plugins/discord)
   external_plugins/telegram/skills/access (plugin external_plugins/telegram)
 Build each plugin into its own bundle:
-  skillpack build external_plugins/discord -o dist/discord
-  skillpack build external_plugins/telegram -o dist/telegram
+  skillpack build external_plugins/discord -o dist-discord
+  skillpack build external_plugins/telegram -o dist-telegram
 or rename one of the skills of each name (folder and name together),
 or leave the copies you do not publish out with --ignore FOLDER/.
 (Copies whose files are identical are one skill, published once: these differ.)
@@ -96,7 +96,7 @@ func TestBuildRefusesClash(t *testing.T) {
 		if !reflect.DeepEqual(ce.Clashes, want) {
 			t.Errorf("jobs %d: clashes\n%+v\nwant\n%+v", jobs, ce.Clashes, want)
 		}
-		if cmd := "skillpack build " + filepath.Join(src, "discord") + " -o " + filepath.Join(dist, "discord"); !strings.Contains(err.Error(), cmd) {
+		if cmd := "skillpack build " + filepath.Join(src, "discord") + " -o " + dist + "-discord"; !strings.Contains(err.Error(), cmd) {
 			t.Errorf("the message does not say %q:\n%v", cmd, err)
 		}
 		sameTree(t, "refused build", before, snapshot(t, dist), true)

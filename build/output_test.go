@@ -212,6 +212,18 @@ func TestForeignFiles(t *testing.T) {
 	noStaging(t, root)
 }
 
+// A bundle built inside another's output folder (as the clash's fix once
+// suggested, -o dist/discord) is named as another build's bundle, not as
+// files skillpack did not write, and the fix is a folder beside it.
+func TestNestedBundle(t *testing.T) {
+	root := t.TempDir()
+	dist := withPrevious(t, root)
+	src := filepath.Join(root, "good")
+	mustBuild(t, []string{src}, Options{Out: filepath.Join(dist, "plugin")})
+	mustFail(t, dist, func() (*Result, error) { return Run([]string{src}, Options{Out: dist}) },
+		"holds another build's bundle, in "+filepath.Join(dist, "plugin")+",", "beside this one")
+}
+
 // TestUnwritableOutput covers outputs the build cannot write: below /proc,
 // on a read-only file system, and on a full disk. The previous bundle must
 // survive each.

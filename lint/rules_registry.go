@@ -123,7 +123,8 @@ func byScope(p *RunPass) map[string]map[string][]int {
 }
 
 // PluginBuild is the command that builds plugin (a folder, as found) into
-// a bundle of its own below out, the folder shown as shown. The bundle is
+// a bundle of its own beside out (out-NAME: inside out, the next build of
+// out would replace it), the folder shown as shown. The bundle is
 // named by the shortest tail of the folder's path that no other of plugins
 // (the others built apart, "" for none) ends in, so that no two commands
 // write one folder; each of plugins inside this one is left out
@@ -155,7 +156,7 @@ func PluginBuild(plugin, shown string, plugins []string, out string) string {
 			break
 		}
 	}
-	return fmt.Sprintf("skillpack build %s%s -o %s", shown, ignore, filepath.Join(out, name))
+	return fmt.Sprintf("skillpack build %s%s -o %s", shown, ignore, filepath.Clean(out)+"-"+name)
 }
 
 // checkBundleClash reports declared names shared across plugin scopes,

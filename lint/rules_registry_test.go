@@ -67,16 +67,16 @@ func TestPluginBuild(t *testing.T) {
 	p := func(rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }
 	all := []string{p("plugins/alpha"), p("plugins/alpha/codex"), p("plugins/beta"), p("plugins/beta/codex"), p("vendor/alpha"), ""}
 	for plugin, want := range map[string]string{
-		"plugins/alpha":       "skillpack build A --ignore codex/ -o dist/plugins-alpha",
-		"plugins/alpha/codex": "skillpack build A -o dist/alpha-codex",
-		"plugins/beta":        "skillpack build A --ignore codex/ -o dist/beta",
-		"vendor/alpha":        "skillpack build A -o dist/vendor-alpha",
+		"plugins/alpha":       "skillpack build A --ignore codex/ -o dist-plugins-alpha",
+		"plugins/alpha/codex": "skillpack build A -o dist-alpha-codex",
+		"plugins/beta":        "skillpack build A --ignore codex/ -o dist-beta",
+		"vendor/alpha":        "skillpack build A -o dist-vendor-alpha",
 	} {
 		if got := PluginBuild(p(plugin), "A", all, "dist"); got != filepath.FromSlash(want) {
 			t.Errorf("%s: %q, want %q", plugin, got, want)
 		}
 	}
-	if got := PluginBuild(p("plugins/beta"), "B", []string{p("plugins/beta"), p("plugins/gamma")}, "out"); got != filepath.FromSlash("skillpack build B -o out/beta") {
+	if got := PluginBuild(p("plugins/beta"), "B", []string{p("plugins/beta"), p("plugins/gamma")}, "out"); got != filepath.FromSlash("skillpack build B -o out-beta") {
 		t.Errorf("two plugins apart: %q", got)
 	}
 }
