@@ -110,6 +110,22 @@ func TestMarketplaceManifests(t *testing.T) {
 	}
 }
 
+// The marketplace is named after the folder built, as a skill's name is
+// suggested (skill.SuggestName): a letter's accent goes, the letter stays.
+func TestMarketplaceName(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "Café Skills")
+	copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
+	out := filepath.Join(t.TempDir(), "dist")
+	mustBuild(t, []string{src}, Options{Out: out, Marketplaces: []string{"claude"}})
+	data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.ClaudeMarketplace)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m, err := layout.DecodeClaudeMarketplace(data); err != nil || m.Name != "cafe-skills" {
+		t.Errorf("the marketplace is named %q (%v), want cafe-skills", m.Name, err)
+	}
+}
+
 // TestMarketplaceCLIs has the clients that read the marketplaces, where
 // they run without a network, add the built bundle's folder as a
 // marketplace and install a plugin from it: Claude Code validates its file

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -211,7 +210,7 @@ func (b *builder) marketplace() *layout.Marketplace {
 	}
 	slices.Sort(files)
 	abs, _ := filepath.Abs(b.roots[0])
-	name := strings.Trim(nonName.ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-")
+	name := skill.SuggestName(filepath.Base(abs)) // "Café Skills": cafe-skills
 	if layout.CheckName(name) != nil {
 		name = "skills"
 	}
@@ -241,5 +240,3 @@ func (b *builder) servesFolders() bool {
 	m := b.marketplace()
 	return m != nil && slices.ContainsFunc(m.Files, layout.NamesFolders)
 }
-
-var nonName = regexp.MustCompile(`[^a-z0-9]+`)
