@@ -169,6 +169,18 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 				"and this one has no frontmatter with a name or description; rename it to SKILL.md, and lint then says what it lacks",
 				sc.rel(p)))
 		}
+		if len(plugins) > 0 {
+			var names []string
+			for _, p := range plugins[:min(len(plugins), 5)] {
+				names = append(names, sc.rel(p.Dir))
+			}
+			if len(plugins) > 5 {
+				names = append(names, "…")
+			}
+			notes = append(notes, fmt.Sprintf("found %s (%s) but no skill: skillpack publishes plugins beside skills, "+
+				"and checks their manifests then; give a plugin a skill (skills/NAME/SKILL.md) to publish it",
+				human.Plural(len(plugins), "plugin", "plugins"), strings.Join(names, ", ")))
+		}
 	}
 	return skills, plugins, markets, notes, nil
 }
