@@ -12,6 +12,7 @@ import (
 
 	"github.com/skillpack/skillpack/internal/outlock"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
@@ -42,18 +43,32 @@ func (b *builder) packPlugins(p *packed) []layout.Plugin {
 }
 
 func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error) {
-	for _, s := range b.res.Skipped {
-		if sameDir(s.Dir, pl.Dir) || inside(s.Dir, pl.Dir) {
-			return layout.Plugin{}, fmt.Errorf("it holds the skill %s (%s), which is left out of the bundle, and its archives would publish it", s.Name, b.rel(s.Dir))
-		}
-	}
-	files, err := b.lintOpts.PluginFiles(pl.Dir)
+	collected, err := b.lintOpts.PluginFiles(pl.Dir)
 	if err != nil {
 		return layout.Plugin{}, err
 	}
+	files := collected.Files
+	// A skill left out for errors of its own is left out of the plugin's
+	// archives too; one left out only for sharing a name is not: a
+	// plugin's skills are named within the plugin.
+	dir, _ := filepath.Abs(pl.Dir)
+	for _, s := range b.res.Skipped {
+		if !slices.ContainsFunc(s.Findings, func(f lint.Finding) bool { r := lint.Lookup(f.Rule); return r == nil || r.Check != nil }) {
+			continue
+		}
+		sd, _ := filepath.Abs(s.Dir)
+		if sd == dir {
+			return layout.Plugin{}, fmt.Errorf("it is itself the skill %s, which is left out of the bundle", s.Name)
+		}
+		if rel, err := filepath.Rel(dir, sd); err == nil && filepath.IsLocal(rel) {
+			rel = filepath.ToSlash(rel) + "/"
+			files = slices.DeleteFunc(slices.Clone(files), func(f skill.File) bool { return strings.HasPrefix(f.Path, rel) })
+			b.logf("  plugin %s (%s): its archives leave out the skill %s (%s), which is left out of the bundle", pl.Name, b.rel(pl.Dir), s.Name, b.rel(s.Dir))
+		}
+	}
 	// The checks verify makes of an archive's names, made before packing.
-	paths := make([]string, len(files.Files))
-	for i, f := range files.Files {
+	paths := make([]string, len(files))
+	for i, f := range files {
 		paths[i] = f.Path
 	}
 	if errs := layout.CheckPaths(paths); len(errs) > 0 {
@@ -71,7 +86,7 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error
 	lp := layout.Plugin{Name: pl.Name, Version: pl.Version, Description: pl.Description}
 	var tgz, zip bytes.Buffer
 	pw := pack.NewWriter(&tgz, &zip, pack.Options{Time: b.opts.Time})
-	for _, f := range files.Files {
+	for _, f := range files {
 		sum, err := addPluginFile(pw, f)
 		if err != nil {
 			return layout.Plugin{}, err

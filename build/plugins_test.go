@@ -156,8 +156,9 @@ func TestPluginLeavesOutOutput(t *testing.T) {
 	}
 }
 
-// With SkipInvalid, a plugin holding a skill the build leaves out is left
-// out too: its archives would publish the skill the bundle does not.
+// With SkipInvalid, a skill left out for an error of its own is left out
+// of its plugin's archives too, which would otherwise publish what the
+// bundle does not; the plugin and its other skills are published.
 func TestPluginWithSkippedSkill(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "repo")
 	copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
@@ -168,15 +169,23 @@ func TestPluginWithSkippedSkill(t *testing.T) {
 	if len(res.Skipped) != 1 {
 		t.Fatalf("skipped %v; want the bad skill", res.Skipped)
 	}
+	idx := pluginsIndex(t, out)
 	var got []string
-	for _, p := range pluginsIndex(t, out).Plugins {
+	for _, p := range idx.Plugins {
 		got = append(got, p.Name)
 	}
-	if strings.Join(got, ",") != "db-tools,notes" {
-		t.Errorf("plugins %v; want pdf-tools left out, the other two kept", got)
+	if strings.Join(got, ",") != "db-tools,notes,pdf-tools" {
+		t.Fatalf("plugins %v; want all three", got)
 	}
-	if !strings.Contains(log.String(), "plugin pdf-tools (") || !strings.Contains(log.String(), "which is left out of the bundle") {
-		t.Errorf("the log does not say why pdf-tools is left out:\n%s", log.String())
+	var names []string
+	for _, e := range readTarGz(t, filepath.Join(out, layout.PluginsDir, idx.Plugins[2].Archives[0].URL), epoch1980) {
+		names = append(names, e.Name)
+	}
+	if got, want := strings.Join(names, " "), "plugin.json skills/pdf-fill/SKILL.md skills/pdf-fill/scripts/fill.py skills/pdf-merge/SKILL.md"; got != want {
+		t.Errorf("pdf-tools' archive holds %s; want %s", got, want)
+	}
+	if !strings.Contains(log.String(), "plugin pdf-tools (") || !strings.Contains(log.String(), "its archives leave out the skill p:bad") {
+		t.Errorf("the log does not say what pdf-tools' archives leave out:\n%s", log.String())
 	}
 }
 
