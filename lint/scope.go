@@ -116,6 +116,7 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 	noSkill := map[string]bool{}
 	var finder skill.Finder
 	var passed []string
+	keeps := sc.keeps()
 	for _, root := range roots {
 		if fi, err := os.Lstat(root); err == nil && fi.Mode().IsRegular() {
 			dir, _ := filepath.Abs(filepath.Dir(root))
@@ -148,7 +149,7 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 			}
 		}
 		for _, d := range t.Plugins {
-			if !once(seenPlugin, d) {
+			if !keeps(root, d) || !once(seenPlugin, d) {
 				continue
 			}
 			if p, err := plugin.Read(d); err == nil {
@@ -183,6 +184,23 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 		}
 	}
 	return skills, plugins, markets, notes, nil
+}
+
+// keeps returns whether the scope keeps a plugin's folder found below a
+// root, as it would a skill's: not one the user's patterns name, nor,
+// without All, one in the default test and template folders (a test's
+// fixture plugin).
+func (sc Scope) keeps() func(root, dir string) bool {
+	patterns := sc.Ignore
+	if !sc.All {
+		patterns = append(slices.Clone(skill.DefaultIgnore), sc.Ignore...)
+	}
+	ig := skill.NewIgnore(patterns)
+	return func(root, dir string) bool {
+		_, byConfig := sc.Config.Path(sc.ConfigDir, dir, true)
+		_, byPattern := ig.Path(root, dir, true)
+		return !byConfig && !byPattern
+	}
 }
 
 func (sc Scope) rel(p string) string {
