@@ -116,7 +116,7 @@ var pluginRules = []*Rule{
 	},
 	{
 		ID:       "marketplace-plugin-source",
-		Title:    "A marketplace's relative plugin source is a folder inside the marketplace's root",
+		Title:    "A marketplace's relative plugin source is a folder inside the marketplace's root, and its skills paths name something",
 		Severity: Warning,
 		Explain: "A plugin entry's source may be a path (\"./plugins/pdf\", or Codex's {\"source\": \"local\", \"path\": ...}), " +
 			"relative to the marketplace's root, the folder holding .claude-plugin/ (.agents/plugins/, .github/plugin/), " +
@@ -124,8 +124,9 @@ var pluginRules = []*Rule{
 			"behind) fails when the plugin is installed (Claude Code: \"Source path does not exist\"), and a path that " +
 			"leads out of the root (by .. or an absolute path) is refused by the clients (claude plugin validate: " +
 			"\"Path contains ..\") and left out of the build; the clients install the marketplace's other plugins. " +
-			"Correct the path, or remove the entry. Only paths are checked: a github, git or URL source is not " +
-			"fetched.",
+			"Correct the path, or remove the entry. An entry's skills paths, relative to the plugin's folder, must " +
+			"name something there too: a client skips one that names nothing. Only paths are checked: a github, " +
+			"git or URL source is not fetched.",
 		Bad:      `{"name": "acme", "plugins": [{"name": "pdf", "source": "./plugins/pdf-old"}, {"name": "x", "source": "../.."}]}`,
 		Good:     `{"name": "acme", "plugins": [{"name": "pdf", "source": "./plugins/pdf"}, {"name": "x", "source": {"source": "github", "repo": "acme/x"}}]}`,
 		CheckRun: checkMarketplaceSources,
@@ -184,6 +185,21 @@ func checkMarketplaceSources(p *RunPass) {
 				}
 				p.Reportf(file, line, col, "correct the path (relative to "+holding+"), or remove the entry",
 					"%s names no folder: %s %s", where, p.Rel(dir), what)
+				continue
+			}
+			// The entry's skills, relative to its plugin's folder.
+			for j, sk := range s.Skills {
+				ptr := fmt.Sprintf("/plugins/%d/skills", s.Index)
+				if _, _, list := plugin.Span(data, ptr+"/0"); list {
+					ptr += fmt.Sprintf("/%d", j)
+				}
+				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(sk))); err == nil || !filepath.IsLocal(filepath.FromSlash(sk)) {
+					continue // what leads out is the skills' own rules' (plugin-skills)
+				}
+				start, _, _ := plugin.Span(data, ptr)
+				line, col := plugin.LineCol(data, start)
+				p.Reportf(file, line, col, "correct the path (relative to the plugin's folder, "+p.Rel(dir)+"), or remove it",
+					"plugins[%d] (%s): skills %q names nothing in the plugin's folder", s.Index, s.Name, sk)
 			}
 		}
 	}

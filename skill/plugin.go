@@ -250,6 +250,9 @@ type MarketplaceSource struct {
 	// relative to the marketplace's root (MarketplaceRoot), not cleaned
 	// of a leading "/" or "..": where the entry says its plugin is.
 	Path string
+	// Skills are the skills paths the entry declares, relative to its
+	// plugin's folder (a string, or a list of them; nil for none).
+	Skills []string
 
 	skills json.RawMessage
 }
@@ -264,7 +267,7 @@ func (m *marketplaceFile) sources() []MarketplaceSource {
 			continue
 		}
 		out = append(out, MarketplaceSource{Index: i, Name: p.Name, Source: src, Object: len(p.Source) > 0 && p.Source[0] == '{',
-			Path: path.Join(filepath.ToSlash(base), filepath.ToSlash(src)), skills: p.Skills})
+			Path: path.Join(filepath.ToSlash(base), filepath.ToSlash(src)), Skills: skillPaths(p.Skills), skills: p.Skills})
 	}
 	return out
 }
@@ -374,18 +377,26 @@ func (w *walker) declare(by, plugin string, skills json.RawMessage) {
 			w.declDirs[filepath.Clean(d.dir)] = true
 		}
 	}(len(w.decl) - 1)
-	var paths []string
-	var one string
-	if json.Unmarshal(skills, &one) == nil {
-		paths = []string{one}
-	} else if json.Unmarshal(skills, &paths) != nil {
-		return // no skills field, or one no client reads
-	}
-	for _, p := range paths {
+	for _, p := range skillPaths(skills) {
 		if dir, ok := w.inside(plugin, p); ok && p != "" {
 			w.decl = append(w.decl, declared{dir: dir, by: by, plugin: plugin})
 		}
 	}
+}
+
+// skillPaths are the paths a manifest's or a marketplace entry's skills
+// field gives: a string or a list of them; nil for no field, or one no
+// client reads.
+func skillPaths(skills json.RawMessage) []string {
+	var one string
+	if json.Unmarshal(skills, &one) == nil {
+		return []string{one}
+	}
+	var paths []string
+	if json.Unmarshal(skills, &paths) != nil {
+		return nil
+	}
+	return paths
 }
 
 // inside joins a manifest's relative path onto a folder of the walk, and
