@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
@@ -281,15 +282,15 @@ func checkClientManifests(p *RunPass) {
 				line, col := m.Pos("/name")
 				p.Reportf(m.Path, line, col, "make it a string, such as \"name\": "+strconv.Quote(skill.SuggestName(pl.Name)),
 					"\"name\" is not a string")
-			case m.Name != "" && m.Name == pl.Name && !bundleName(m.Name):
+			case m.Name != "" && m.Name == pl.Name && bundleName(m.Name) != "":
 				line, col := m.Pos("/name")
 				p.Reportf(m.Path, line, col, "name it in letters, digits and '-', such as "+strconv.Quote(skill.SuggestName(m.Name)),
-					"plugin name %q cannot name the plugin's archives in a bundle", m.Name)
+					"plugin name %q cannot name the plugin's archives in a bundle: %s", m.Name, bundleName(m.Name))
 			}
 		}
-		if !named && !bundleName(pl.Name) {
+		if why := bundleName(pl.Name); !named && why != "" {
 			p.Reportf(pl.Dir, 0, 0, "give it a \"name\" in its manifest, such as "+strconv.Quote(skill.SuggestName(pl.Name)),
-				"the plugin is named after its folder, %q, which cannot name its archives in a bundle", pl.Name)
+				"the plugin is named after its folder, %q, which cannot name its archives in a bundle: %s", pl.Name, why)
 		}
 	}
 }
@@ -299,13 +300,24 @@ func checkClientManifests(p *RunPass) {
 // allows in a file name.
 const nameMarks = "-._~!$&'()+,;=@"
 
-// bundleName reports whether a plugin name can name a file and a URL's
-// path segment as it is.
-func bundleName(name string) bool {
-	return len(name) > 0 && len(name) <= 64 && name[0] != '.' && name[0] != '-' &&
-		!strings.ContainsFunc(name, func(r rune) bool {
-			return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune(nameMarks, r))
-		})
+// bundleName says why a plugin name cannot name a file and a URL's path
+// segment as it is, or "" when it can.
+func bundleName(name string) string {
+	bad := strings.IndexFunc(name, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune(nameMarks, r))
+	})
+	switch {
+	case name == "":
+		return "it is empty"
+	case len(name) > 64:
+		return fmt.Sprintf("it is %d bytes long, over 64", len(name))
+	case name[0] == '.' || name[0] == '-':
+		return fmt.Sprintf("it starts with %q", name[:1])
+	case bad >= 0:
+		r, _ := utf8.DecodeRuneInString(name[bad:])
+		return fmt.Sprintf("it holds %q", r)
+	}
+	return ""
 }
 
 func checkMCPSchema(p *RunPass) {
