@@ -48,6 +48,13 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error
 		return layout.Plugin{}, err
 	}
 	files := collected.Files
+	for _, r := range collected.Refused {
+		why := r.Err.Error()
+		if r.Kind == skill.LinkEscapes {
+			why = "a symbolic link out of the plugin's folder; copy the file into it"
+		}
+		b.logf("  plugin %s (%s): its archives leave out %s: %s", pl.Name, b.rel(pl.Dir), r.Path, why)
+	}
 	// A skill left out for errors of its own is left out of the plugin's
 	// archives too; one left out only for sharing a name is not: a
 	// plugin's skills are named within the plugin.

@@ -158,11 +158,16 @@ func TestPluginLeavesOutOutput(t *testing.T) {
 
 // With SkipInvalid, a skill left out for an error of its own is left out
 // of its plugin's archives too, which would otherwise publish what the
-// bundle does not; the plugin and its other skills are published.
+// bundle does not; the plugin and its other skills are published. A link
+// out of the plugin's folder is left out of them, with a note.
 func TestPluginWithSkippedSkill(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "repo")
 	copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
 	writeSkillFile(t, filepath.Join(src, "plugins", "pdf-tools", "skills"), "bad", "SKILL.md", "---\nname: p:bad\ndescription: A bad skill. Use when testing.\n---\n# Bad\n")
+	// A link out of the plugin is left out too, and said so.
+	if err := os.Symlink("../../.claude-plugin/marketplace.json", filepath.Join(src, "plugins", "pdf-tools", "LICENSE")); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(t.TempDir(), "dist")
 	var log bytes.Buffer
 	res := mustBuild(t, []string{src}, Options{Out: out, SkipInvalid: true, Log: &log})
@@ -184,7 +189,8 @@ func TestPluginWithSkippedSkill(t *testing.T) {
 	if got, want := strings.Join(names, " "), "plugin.json skills/pdf-fill/SKILL.md skills/pdf-fill/scripts/fill.py skills/pdf-merge/SKILL.md"; got != want {
 		t.Errorf("pdf-tools' archive holds %s; want %s", got, want)
 	}
-	if !strings.Contains(log.String(), "plugin pdf-tools (") || !strings.Contains(log.String(), "its archives leave out the skill p:bad") {
+	if !strings.Contains(log.String(), "plugin pdf-tools (") || !strings.Contains(log.String(), "its archives leave out the skill p:bad") ||
+		!strings.Contains(log.String(), "its archives leave out LICENSE: a symbolic link out of the plugin's folder") {
 		t.Errorf("the log does not say what pdf-tools' archives leave out:\n%s", log.String())
 	}
 }
