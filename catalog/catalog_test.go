@@ -653,7 +653,7 @@ func TestRenderErrors(t *testing.T) {
 		o      Options
 		want   string
 	}{
-		{"name", []Skill{badName}, Options{}, `skill "Bad_Name": name has 'B'`},
+		{"name", []Skill{badName}, Options{}, `skill "Bad_Name": name has 'B', '_', 'N'`},
 		{"duplicate", []Skill{good, good}, Options{}, `skill "demo": two skills have this name`},
 		{"archive", []Skill{badDigest}, Options{}, `archive digests "sha256:XYZ"`},
 		{"file", []Skill{badFile}, Options{}, `file "scripts/run.sh": digest "md5:00"`},

@@ -128,10 +128,14 @@ func CheckName(name string) error {
 	case strings.Contains(name, "--"):
 		return errors.New("name contains \"--\"")
 	}
+	var bad []string // each character not allowed, once, as lint's name-format lists them
 	for _, c := range name {
-		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
-			return fmt.Errorf("name has %q; use only a-z, 0-9 and '-'", c)
+		if q := fmt.Sprintf("%q", c); !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') && !slices.Contains(bad, q) {
+			bad = append(bad, q)
 		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("name has %s; use only a-z, 0-9 and '-'", strings.Join(bad, ", "))
 	}
 	return nil
 }
