@@ -84,8 +84,9 @@ type doctorConfig struct {
 }
 
 type doctorSkills struct {
-	Input string `json:"input"`
-	Count int    `json:"count"`
+	Input   string `json:"input"`
+	Count   int    `json:"count"`
+	Plugins int    `json:"plugins"`
 }
 
 type doctorDist struct {
@@ -107,7 +108,8 @@ func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
 	if cfg != nil {
 		sc.Config, sc.ConfigDir = cfg.Lint.Ignore, cfg.Lint.Dir()
 	}
-	if found, _, _, _, derr := sc.Find([]string{doc.Skills.Input}); derr == nil {
+	if found, plugins, _, _, derr := sc.Find([]string{doc.Skills.Input}); derr == nil {
+		doc.Skills.Plugins = len(plugins)
 		if found, _, derr = sc.Dedupe(ctx, found, 0); derr == nil {
 			doc.Skills.Count = len(found)
 		}
@@ -138,7 +140,11 @@ func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
 	default:
 		fmt.Fprintf(w, "config:         no %s here or above; the defaults (profile %s)\n", config.File, doc.Config.Profile)
 	}
-	fmt.Fprintf(w, "skills:         %s under %s\n", human.Plural(doc.Skills.Count, "skill"), doc.Skills.Input)
+	found := human.Plural(doc.Skills.Count, "skill")
+	if n := doc.Skills.Plugins; n > 0 {
+		found += " and " + human.Plural(n, "plugin")
+	}
+	fmt.Fprintf(w, "skills:         %s under %s\n", found, doc.Skills.Input)
 	d := doc.Dist
 	switch d.State {
 	case "absent":
