@@ -35,8 +35,8 @@ func newDoctorCmd(ios *IO, runF func(*doctorOptions) error) *cobra.Command {
 		Short: "Say what skillpack is using here: version, signing helper, config, skills, dist",
 		Long: `Doctor prints what skillpack would use in this folder: its version; the
 signing helper skillpack-sign and whether its version is skillpack's; the
-skillpack.yaml that applies and its profile; how many skills build would
-find here; and what the output folder holds.
+skillpack.yaml that applies and its profile; how many skills and plugins
+build would find here; and what the output folder holds.
 
 It exits 1 when skillpack-sign is missing or of another version, which
 signing needs. --json prints the same as a JSON document
