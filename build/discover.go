@@ -6,6 +6,7 @@ import (
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // discover finds the skills to build: those lint.Scope keeps below each
@@ -23,9 +24,22 @@ func (b *builder) discover() (discovery, string, error) {
 	if len(skills) == 0 {
 		return discovery{}, "", &NoSkillsError{Roots: b.roots, Notes: notes}
 	}
+	found := skills
 	skills, same, err := sc.Dedupe(b.ctx, skills, b.opts.Jobs)
 	if err != nil {
 		return discovery{}, "", cmp.Or(b.interrupted(), err)
+	}
+	var copies []string
+	if len(found) > len(skills) {
+		kept := make(map[*skill.Skill]bool, len(skills))
+		for _, s := range skills {
+			kept[s] = true
+		}
+		for _, s := range found {
+			if !kept[s] {
+				copies = append(copies, s.Dir)
+			}
+		}
 	}
 	notes = append(notes, same...)
 	// Without SkipInvalid every skill found is published or the build
@@ -40,5 +54,5 @@ func (b *builder) discover() (discovery, string, error) {
 	for _, n := range notes {
 		b.logf("  %s", n)
 	}
-	return discovery{skills, plugins, markets}, "", nil
+	return discovery{skills, plugins, markets, copies}, "", nil
 }

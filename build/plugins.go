@@ -3,13 +3,16 @@ package build
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/outlock"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
@@ -55,23 +58,8 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error
 		}
 		b.logf("  plugin %s (%s): its archives leave out %s: %s", pl.Name, b.rel(pl.Dir), r.Path, why)
 	}
-	// A skill left out for errors of its own is left out of the plugin's
-	// archives too; one left out only for sharing a name is not: a
-	// plugin's skills are named within the plugin.
-	dir, _ := filepath.Abs(pl.Dir)
-	for _, s := range b.res.Skipped {
-		if !slices.ContainsFunc(s.Findings, func(f lint.Finding) bool { r := lint.Lookup(f.Rule); return r == nil || r.Check != nil }) {
-			continue
-		}
-		sd, _ := filepath.Abs(s.Dir)
-		if sd == dir {
-			return layout.Plugin{}, fmt.Errorf("it is itself the skill %s, which is left out of the bundle", s.Name)
-		}
-		if rel, err := filepath.Rel(dir, sd); err == nil && filepath.IsLocal(rel) {
-			rel = filepath.ToSlash(rel) + "/"
-			files = slices.DeleteFunc(slices.Clone(files), func(f skill.File) bool { return strings.HasPrefix(f.Path, rel) })
-			b.logf("  plugin %s (%s): its archives leave out the skill %s (%s), which is left out of the bundle", pl.Name, b.rel(pl.Dir), s.Name, b.rel(s.Dir))
-		}
+	if files, err = b.vouched(p, pl, files); err != nil {
+		return layout.Plugin{}, err
 	}
 	// The checks verify makes of an archive's names, made before packing.
 	paths := make([]string, len(files))
@@ -124,6 +112,61 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error
 			Write: func(w io.Writer) error { _, err := w.Write(data); return err }}
 	}
 	return lp, nil
+}
+
+// vouched leaves out of a plugin's files the skill folders the bundle does
+// not vouch for: a skill left out for errors of its own, or one the scope
+// did not take (a test's fixture, a template), which no lint passed. Its
+// archives carry the skills the bundle publishes, their identical copies,
+// and those left out only for a name another plugin's skill has (a plugin
+// names its skills within itself), and every file outside a skill's
+// folder, which lint's secret rule looks in.
+func (b *builder) vouched(p *packed, pl *plugin.Plugin, files []skill.File) ([]skill.File, error) {
+	ok := map[string]bool{}
+	abs := func(dir string) string { a, _ := filepath.Abs(dir); return a }
+	for _, w := range p.work {
+		ok[abs(w.src.Dir)] = true
+	}
+	for _, d := range p.copies {
+		ok[abs(d)] = true
+	}
+	for _, s := range b.res.Skipped {
+		ok[abs(s.Dir)] = !slices.ContainsFunc(s.Findings, func(f lint.Finding) bool { return f.Rule != "name-bundle-clash" })
+	}
+	dir := abs(pl.Dir)
+	// A folder of a kept skill is kept whole, a skill nested in it too, as
+	// that skill's own archives hold it.
+	kept := func(d string) bool {
+		for ; ; d = path.Dir(d) {
+			if ok[filepath.Join(dir, filepath.FromSlash(d))] {
+				return true
+			}
+			if d == "." {
+				return false
+			}
+		}
+	}
+	var out []string // skill folders left out, relative to the plugin
+	for _, f := range files {
+		if d := path.Dir(f.Path); path.Base(f.Path) == skill.FileName && !kept(d) {
+			if d == "." {
+				return nil, errors.New("it is itself a skill the bundle leaves out")
+			}
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		return files, nil
+	}
+	named := out[:min(len(out), 5)]
+	if len(out) > 5 {
+		named = append(slices.Clone(named), "…")
+	}
+	b.logf("  plugin %s (%s): its archives leave out %s the bundle does not publish: %s", pl.Name, b.rel(pl.Dir),
+		human.Plural(len(out), "skill folder", "skill folders"), strings.Join(named, ", "))
+	return slices.DeleteFunc(slices.Clone(files), func(f skill.File) bool {
+		return slices.ContainsFunc(out, func(d string) bool { return strings.HasPrefix(f.Path, d+"/") })
+	}), nil
 }
 
 // pluginFiles collects each plugin's files once a build, leaving out what

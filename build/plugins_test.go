@@ -189,9 +189,55 @@ func TestPluginWithSkippedSkill(t *testing.T) {
 	if got, want := strings.Join(names, " "), "plugin.json skills/pdf-fill/SKILL.md skills/pdf-fill/scripts/fill.py skills/pdf-merge/SKILL.md"; got != want {
 		t.Errorf("pdf-tools' archive holds %s; want %s", got, want)
 	}
-	if !strings.Contains(log.String(), "plugin pdf-tools (") || !strings.Contains(log.String(), "its archives leave out the skill p:bad") ||
+	if !strings.Contains(log.String(), "plugin pdf-tools (") || !strings.Contains(log.String(), "its archives leave out 1 skill folder the bundle does not publish: skills/bad") ||
 		!strings.Contains(log.String(), "its archives leave out LICENSE: a symbolic link out of the plugin's folder") {
 		t.Errorf("the log does not say what pdf-tools' archives leave out:\n%s", log.String())
+	}
+}
+
+// A plugin's archives carry the skills the bundle vouches for: not a test's
+// fixture the scope leaves out (which no rule checked: here it holds a
+// token), nor two skills of one name in one plugin; but a skill left out
+// only because another plugin's skill has its name stays, as the plugin
+// names its skills within itself.
+func TestPluginArchivesVouched(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "repo")
+	copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
+	skillMD := func(name string) string {
+		return "---\nname: " + name + "\ndescription: A skill of the test, which exercises plugins' archives.\n---\n# " + name + "\n"
+	}
+	plugins := filepath.Join(src, "plugins")
+	writeSkillFile(t, filepath.Join(plugins, "pdf-tools", "tests"), "fx", "SKILL.md", skillMD("fx"))
+	writeSkillFile(t, filepath.Join(plugins, "pdf-tools", "tests"), "fx", ".env", "GITHUB_TOKEN=gh"+"p_Zq7Lm2Rt9Vx4Kp8Nw3Hs6Jd1Fg5Cb0Ay2Ue\n")
+	writeSkillFile(t, filepath.Join(plugins, "pdf-tools", "skills"), "dup-a", "SKILL.md", skillMD("dup"))
+	writeSkillFile(t, filepath.Join(plugins, "pdf-tools", "skills"), "dup-b", "SKILL.md", skillMD("dup"))
+	// Two skills of one name, not copies: a clash across the plugins.
+	writeSkillFile(t, filepath.Join(plugins, "db-tools", "skills"), "shared", "SKILL.md", skillMD("shared"))
+	writeSkillFile(t, filepath.Join(plugins, "notes", "skills"), "shared", "SKILL.md", skillMD("shared")+"More.\n")
+	// Identical copies: published once, from db-tools; notes keeps its own.
+	writeSkillFile(t, filepath.Join(plugins, "db-tools", "skills"), "copy", "SKILL.md", skillMD("copy"))
+	writeSkillFile(t, filepath.Join(plugins, "notes", "skills"), "copy", "SKILL.md", skillMD("copy"))
+	out := filepath.Join(t.TempDir(), "dist")
+	mustBuild(t, []string{src}, Options{Out: out, SkipInvalid: true})
+	holds := map[string]string{}
+	for _, p := range pluginsIndex(t, out).Plugins {
+		var names []string
+		for _, e := range readTarGz(t, filepath.Join(out, layout.PluginsDir, p.Archives[0].URL), epoch1980) {
+			names = append(names, e.Name)
+		}
+		holds[p.Name] = strings.Join(names, " ")
+	}
+	for _, plugin := range []string{"db-tools", "notes"} {
+		for _, want := range []string{"skills/shared/SKILL.md", "skills/copy/SKILL.md"} {
+			if !strings.Contains(holds[plugin], want) {
+				t.Errorf("%s's archive holds %s; want %s in it", plugin, holds[plugin], want)
+			}
+		}
+	}
+	for _, no := range []string{"tests/fx", "skills/dup-a", "skills/dup-b"} {
+		if strings.Contains(holds["pdf-tools"], no) {
+			t.Errorf("pdf-tools' archive holds %s: %s", no, holds["pdf-tools"])
+		}
 	}
 }
 
