@@ -2,6 +2,7 @@ package build
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -129,8 +130,14 @@ func (b *builder) lintPlugins(p *packed) []lint.Finding {
 	bad := map[string][]string{} // a plugin's folder: the rules of its errors
 	for _, f := range fs {
 		if f.Severity == lint.Error {
+			// Compared whole: a plugin at the root is ".", which no
+			// finding's path starts with.
+			at := f.Path // relative to lint's Base
+			if !filepath.IsAbs(at) {
+				at = filepath.Join(b.lintOpts.Base, at)
+			}
 			for _, pl := range p.plugins {
-				if dir := b.rel(pl.Dir); f.Path == dir || strings.HasPrefix(f.Path, dir+"/") {
+				if dir, _ := filepath.Abs(pl.Dir); at == dir || inside(at, dir) {
 					bad[pl.Dir] = append(bad[pl.Dir], f.Rule)
 				}
 			}

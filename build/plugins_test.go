@@ -268,4 +268,13 @@ func TestPluginSecret(t *testing.T) {
 	if !strings.Contains(string(v2), `"name": "pdf-fill"`) {
 		t.Error("the left-out plugin's skills are not published")
 	}
+
+	// So for a plugin at the root of the build, built from there (its
+	// findings' paths are below ".").
+	root := filepath.Join(src, "plugins", "pdf-tools")
+	t.Chdir(root)
+	res = mustBuild(t, []string{"."}, Options{Out: filepath.Join(t.TempDir(), "dist")})
+	if _, err := os.Stat(filepath.Join(res.Out, filepath.FromSlash(layout.PluginsIndex))); !os.IsNotExist(err) {
+		t.Errorf("a root plugin with a secret is published (%v)", err)
+	}
 }
