@@ -159,6 +159,7 @@ type RunPass struct {
 	Marketplaces []string
 	Rel          func(path string) string // a disk path made relative to the run
 	Config       string                   // the skillpack.yaml in effect; "" for none
+	Base         string                   // the folder Rel is relative to, absolute
 
 	rule        *Rule
 	report      func(*Rule, Finding)

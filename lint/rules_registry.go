@@ -319,14 +319,19 @@ func checkInstalled(p *RunPass) {
 	for dir, f := range inside {
 		rel := p.Rel(dir)
 		// skillpack.yaml's patterns are relative to its folder, not to
-		// where lint runs.
-		fix := fmt.Sprintf("add %s/ to ignore: in skillpack.yaml, or remove the folder", rel)
+		// where lint runs: the file in effect, or one to make where lint
+		// runs, or above it where it holds the client's folder, since the
+		// file is looked for there and upward.
+		cfg := filepath.Join(p.Base, "skillpack.yaml")
+		for d := p.Base; !below(d, dir) && filepath.Dir(d) != d; d = filepath.Dir(d) {
+			cfg = filepath.Join(filepath.Dir(d), "skillpack.yaml")
+		}
 		if p.Config != "" {
-			if cfgDir, err := filepath.Abs(filepath.Dir(p.Config)); err == nil {
-				if r, err := filepath.Rel(cfgDir, dir); err == nil && filepath.IsLocal(r) {
-					fix = fmt.Sprintf("add %s/ to ignore: in %s, or remove the folder", filepath.ToSlash(r), p.Rel(p.Config))
-				}
-			}
+			cfg, _ = filepath.Abs(p.Config)
+		}
+		fix := fmt.Sprintf("add %s/ to ignore: in skillpack.yaml, or remove the folder", rel)
+		if r, err := filepath.Rel(filepath.Dir(cfg), dir); err == nil && filepath.IsLocal(r) {
+			fix = fmt.Sprintf("add %s/ to ignore: in %s, or remove the folder", filepath.ToSlash(r), p.Rel(cfg))
 		}
 		p.Report(Finding{Path: rel,
 			Message: fmt.Sprintf("%s is a client's skill folder, read by %s; what it holds (%s) is a copy, "+

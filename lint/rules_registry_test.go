@@ -43,7 +43,7 @@ func TestInstalledFolderFix(t *testing.T) {
 		named = append(named, NameOf(&skill.Skill{Dir: d, File: skill.FileName}))
 	}
 	for cfg, want := range map[string]string{
-		"":                  "add ../.claude/skills/ to ignore: in skillpack.yaml, or remove the folder",
+		"":                  "add .claude/skills/ to ignore: in ../skillpack.yaml, or remove the folder",
 		"/p/skillpack.yaml": "add .claude/skills/ to ignore: in ../skillpack.yaml, or remove the folder",
 	} {
 		var fixes []string

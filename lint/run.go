@@ -205,7 +205,7 @@ func CheckAcross(skills []Named, plugins []*plugin.Plugin, markets []string, opt
 // and over its plugins.
 func (r *runner) across(skills []Named, plugins []*plugin.Plugin, markets []string) []Finding {
 	var all []Finding
-	rp := &RunPass{Skills: skills, Plugins: plugins, Marketplaces: markets, Rel: r.rel, Config: r.set.File, pluginFiles: r.pluginFiles,
+	rp := &RunPass{Skills: skills, Plugins: plugins, Marketplaces: markets, Rel: r.rel, Config: r.set.File, Base: r.base, pluginFiles: r.pluginFiles,
 		report: func(rule *Rule, f Finding) { all = r.add(all, rule, f) }}
 	for _, rule := range registry {
 		if rule.CheckRun != nil && r.set.effective(rule) != Off {
