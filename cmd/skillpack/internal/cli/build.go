@@ -274,7 +274,12 @@ func appendSummary(file string, res *build.Result) error {
 			var why []string
 			for _, f := range s.Findings {
 				// The messages name no file: the path in the folder does.
-				where, _ := strings.CutPrefix(f.Path, filepath.ToSlash(s.Dir)+"/")
+				where := f.Path
+				dir, _ := filepath.Abs(s.Dir)
+				at, _ := filepath.Abs(filepath.FromSlash(f.Path))
+				if r, err := filepath.Rel(dir, at); err == nil && filepath.IsLocal(r) {
+					where = filepath.ToSlash(r)
+				}
 				if f.Line > 0 {
 					where += fmt.Sprintf(":%d", f.Line)
 				}

@@ -24,6 +24,11 @@ func TestStepSummaryCapped(t *testing.T) {
 	}
 	// A message names no file: the row says where in the skill's folder.
 	res.Skipped[0].Findings = []lint.Finding{{Path: "skills/bad/SKILL.md", Line: 2, Rule: "name-format", Message: "the name is bad"}}
+	// A skill's folder is absolute when the root given was; its findings'
+	// paths are relative to the working folder still.
+	abs, _ := filepath.Abs("skills/bad")
+	res.Skipped[1].Dir = abs
+	res.Skipped[1].Findings = []lint.Finding{{Path: "skills/bad/scripts/x.sh", Rule: "script-crlf", Message: "CRLF"}}
 	file := filepath.Join(t.TempDir(), "summary.md")
 	if err := appendSummary(file, res); err != nil {
 		t.Fatal(err)
@@ -39,7 +44,7 @@ func TestStepSummaryCapped(t *testing.T) {
 	if n := strings.Count(text, "| bad-"); n != summaryRows {
 		t.Errorf("%d rows of skills left out, want %d", n, summaryRows)
 	}
-	for _, want := range []string{"and 50 more: the bundle's indexes list every one.", "and 7 more left out", "| `name-format` SKILL.md:2: the name is bad |"} {
+	for _, want := range []string{"and 50 more: the bundle's indexes list every one.", "and 7 more left out", "| `name-format` SKILL.md:2: the name is bad |", "| `script-crlf` scripts/x.sh: CRLF |"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, text[len(text)-300:])
 		}
