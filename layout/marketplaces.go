@@ -61,7 +61,10 @@ var readBy = map[string][]string{
 // which its entry is made of.
 func Lists(file string, p Plugin) (ok bool, why string) {
 	if !NamesFolders(file) {
-		return len(p.Skills) > 0, "it has no skill, and its entry there is made of the plugin's served skills"
+		if len(p.Skills) > 0 {
+			return true, ""
+		}
+		return false, "it has no skill, and its entry there is made of the plugin's served skills"
 	}
 	if p.Files == nil {
 		return false, "it is not served as a folder"

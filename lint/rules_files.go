@@ -377,13 +377,15 @@ func checkJunk(p *Pass) {
 		if dir {
 			pattern += "/"
 		}
-		if dir && (name == ".git" || name == ".hg" || name == ".svn") {
-			// A skill often is a repository's root: never suggest deleting one.
+		if name == ".git" || dir && (name == ".hg" || name == ".svn") {
+			// A skill often is a repository's root, or a submodule's
+			// checkout (whose .git is a file naming the repository):
+			// never suggest deleting one.
 			if rel == name {
 				continue
 			}
-			p.Reportf(rel, 0, 0, fmt.Sprintf("list %q in %s if it is meant to stay", rel+"/", skill.IgnoreFile),
-				"it is a nested repository that the build leaves out")
+			p.Reportf(rel, 0, 0, fmt.Sprintf("list %q in %s if it is meant to stay", strings.TrimSuffix(j, "/")+strings.TrimPrefix(pattern, name), skill.IgnoreFile),
+				"it is a nested repository (or a git submodule's pointer) that the build leaves out")
 			continue
 		}
 		rm := "rm"
