@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -109,7 +108,15 @@ func syntaxProblem(data []byte, err error) Problem {
 		off = i - 1
 	}
 	line, col := LineCol(data, off)
-	return Problem{Line: line, Column: col, Message: fmt.Sprintf("not valid JSON: %v", err), Fix: "correct the JSON syntax"}
+	msg := err.Error()
+	// encoding/json names the byte it stopped at as a character: the first
+	// byte of 管 as 'ç'. Name the character that byte starts.
+	if off < len(data) && data[off] >= utf8.RuneSelf {
+		if r, _ := utf8.DecodeRune(data[off:]); r != utf8.RuneError {
+			msg = strings.Replace(msg, "'"+string(rune(data[off]))+"'", strconv.QuoteRune(r), 1)
+		}
+	}
+	return Problem{Line: line, Column: col, Message: "not valid JSON: " + msg, Fix: "correct the JSON syntax"}
 }
 
 // LineCol turns a byte offset into a 1-based line and column (in
