@@ -345,7 +345,7 @@ func noSkills(paths []string, res *lint.Result) error {
 	for _, n := range res.Notes {
 		why += "\n  " + n
 	}
-	return usageErr("no skills found in %s (a skill is a folder holding SKILL.md)%s", strings.Join(folders, ", "), why)
+	return usageErr("no skills found under %s (a skill is a folder holding SKILL.md)%s", strings.Join(folders, ", "), why)
 }
 
 // parseFailOn maps --fail-on to the lowest severity that fails; Off means never.
