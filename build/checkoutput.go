@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
-	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -147,7 +146,7 @@ func (b *builder) checkOutputFolder(o *output) error {
 		return err
 	}
 	for _, f := range foreign {
-		if inner, ok := strings.CutSuffix(f, "/"+layout.BuildRecord); ok && !b.opts.Force {
+		if inner, ok := strings.CutSuffix(f, "/"+skill.BundleMarker); ok && !b.opts.Force {
 			return fmt.Errorf("the output folder %s holds another build's bundle, in %s, which this build would replace; "+
 				"build each bundle into a folder of its own (beside this one, not in it), or pass --force to replace the folder and everything in it",
 				name, filepath.Join(name, filepath.FromSlash(inner)))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -103,6 +104,20 @@ func (f *ScopeFlags) check(roots []string) error {
 		why, instead := skill.Outside(g, dirs...)
 		if why == "" {
 			continue
+		}
+		if instead == "" {
+			// Written from the working folder (--ignore ../skills/old run
+			// in skills/, with the root ..): the same path below a root.
+			glob, neg := strings.CutPrefix(g, "!")
+			if abs, err := filepath.Abs(glob); err == nil {
+				if strings.HasSuffix(glob, "/") {
+					abs += "/"
+				}
+				if neg {
+					abs = "!" + abs
+				}
+				_, instead = skill.Outside(abs, dirs...)
+			}
 		}
 		fix := "drop it: only the folders given are read"
 		if instead != "" {
