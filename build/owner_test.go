@@ -3,7 +3,6 @@ package build
 import (
 	"bytes"
 	"context"
-	"github.com/skillpack/skillpack/internal/outlock"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -15,7 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillpack/skillpack/internal/outlock"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // stagingLeft lists the staging folders and owner files beside out.
@@ -305,4 +306,28 @@ type slowWriter struct{ d time.Duration }
 func (w slowWriter) Write(p []byte) (int, error) {
 	time.Sleep(w.d)
 	return len(p), nil
+}
+
+// skill.Built spells the names a build writes beside its output, for the
+// readers that pass them over (a plugin's archives, serve --watch): the
+// staging folder, its owner file, a bundle moved aside and the lock.
+func TestBuiltNames(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "dist")
+	parent := filepath.Dir(out)
+	for _, p := range []struct {
+		name string
+		dir  bool
+	}{
+		{stagePrefix(out) + "123", true},
+		{stagePrefix(out) + "123" + ownerSuffix, false},
+		{stagePrefix(out) + "123.old", true},
+		{"." + filepath.Base(out) + outlock.Suffix, false},
+	} {
+		if !skill.Built(filepath.Join(parent, p.name), p.dir) {
+			t.Errorf("skill.Built(%s) is false", p.name)
+		}
+	}
+	if skill.Built(filepath.Join(parent, "dist-notes"), true) {
+		t.Error("skill.Built takes any folder for a build's")
+	}
 }

@@ -13,7 +13,6 @@ import (
 	"sync"
 
 	"github.com/skillpack/skillpack/internal/human"
-	"github.com/skillpack/skillpack/internal/outlock"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/pack"
@@ -193,23 +192,17 @@ func pluginFiles(out string) func(dir string) (*skill.Files, error) {
 }
 
 // written reports whether a path met in a plugin's folder is what builds
-// write: a bundle (this build's output from the second build on, or
-// another's, which discovery passes over too) or, beside this build's
-// output, its staging folders, their owner files and its lock. A plugin
-// at a repository's root holds them, and its archives, taking them in,
-// would grow with every build.
+// write: this build's output folder, before it is a bundle too, and what
+// skill.Built names (a bundle; a build's staging folders, owner files and
+// lock). A plugin at a repository's root holds them, and its archives,
+// taking them in, would grow with every build.
 func written(out string) func(disk string, isDir bool) bool {
 	parents := []string{filepath.Dir(out)}
 	if real, err := filepath.EvalSymlinks(parents[0]); err == nil {
 		parents = append(parents, real)
 	}
-	base := filepath.Base(out)
 	return func(disk string, isDir bool) bool {
-		if name := filepath.Base(disk); slices.Contains(parents, filepath.Dir(disk)) &&
-			(name == base || strings.HasPrefix(name, stagePrefix(out)) || name == "."+base+outlock.Suffix) {
-			return true
-		}
-		return isDir && skill.IsBundle(disk)
+		return filepath.Base(disk) == filepath.Base(out) && slices.Contains(parents, filepath.Dir(disk)) || skill.Built(disk, isDir)
 	}
 }
 

@@ -32,7 +32,8 @@ type Options struct {
 
 	// PluginFiles collects a plugin's files as its archives hold them:
 	// the build's leaves out its own output, and packs what it collected.
-	// Nil collects with skill.CollectOmitting, leaving out built bundles.
+	// Nil collects with skill.CollectOmitting, leaving out what builds
+	// write (skill.Built).
 	PluginFiles func(dir string) (*skill.Files, error)
 }
 
@@ -137,7 +138,7 @@ func newRunner(opts Options) *runner {
 	r := &runner{set: set, strict: opts.Strict, base: base, allowUsed: make([]atomic.Bool, len(set.Allow)), pluginFiles: opts.PluginFiles}
 	if r.pluginFiles == nil {
 		r.pluginFiles = func(dir string) (*skill.Files, error) {
-			return skill.CollectOmitting(dir, func(disk string, isDir bool) bool { return isDir && skill.IsBundle(disk) })
+			return skill.CollectOmitting(dir, skill.Built)
 		}
 	}
 	for _, a := range set.Allow {

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -95,13 +94,12 @@ func (w *Watcher) add(dir string) error {
 }
 
 // ignored reports whether the file or folder at p is one a build does
-// not read: what staging names, or a built bundle. The bundle may sit
-// inside the skills folder (`skillpack build` makes ./dist; `skillpack
-// serve dist --watch .`), and a rebuild that changes it must not trigger
-// another.
-func ignored(p string, dir bool) bool {
-	return staging(filepath.Base(p)) || dir && skill.IsBundle(p)
-}
+// not read: what a build writes (skill.Built). The bundle may sit inside
+// the skills folder (`skillpack build` makes ./dist; `skillpack serve dist
+// --watch .`), and a rebuild that changes it must not trigger another;
+// each build makes and removes its staging folder and lock, and taking
+// them for an edit rebuilt for ever.
+func ignored(p string, dir bool) bool { return skill.Built(p, dir) }
 
 // wait blocks until something a build reads has changed and then settled,
 // and reports true; or until ctx ends, and reports false.
@@ -337,13 +335,4 @@ func snapshot(roots []string) map[string]stamp {
 		})
 	}
 	return m
-}
-
-// staging reports whether a name is that of a build's staging folder
-// (".dist.skillpack-123", see build's stage), its owner file
-// (".dist.skillpack-123.owner"), a previous bundle it moved aside, or the
-// lock a build holds on its output (".dist.skillpack.lock"): each build
-// makes and removes it, and taking that for an edit rebuilt for ever.
-func staging(name string) bool {
-	return strings.HasPrefix(name, ".") && (strings.Contains(name, ".skillpack-") || strings.HasSuffix(name, ".skillpack.lock"))
 }

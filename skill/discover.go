@@ -668,6 +668,17 @@ func IsBundle(dir string) bool {
 	return fileExists(filepath.Join(dir, filepath.FromSlash(BundleMarker)))
 }
 
+// Built reports whether the file or folder at p is what a build writes,
+// not source: a bundle, or beside an output folder one of the build's
+// staging folders (.dist.skillpack-123), their owner files, a bundle moved
+// aside, and its lock (.dist.skillpack.lock). A plugin's archives and
+// serve --watch pass them over.
+func Built(p string, dir bool) bool {
+	name := filepath.Base(p)
+	return strings.HasPrefix(name, ".") && (strings.Contains(name, ".skillpack-") || strings.HasSuffix(name, ".skillpack.lock")) ||
+		dir && IsBundle(p)
+}
+
 func fileExists(p string) bool {
 	info, err := os.Stat(p)
 	return err == nil && !info.IsDir()
