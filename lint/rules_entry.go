@@ -224,6 +224,20 @@ func yamlFix(p *Pass, pr *skill.Problem) string {
 				"if the line is meant as a key, indent it as its neighbours"
 		}
 		key, value := m[2], strings.TrimRight(m[3], " \t")
+		// The value goes on below (text that is no key): quoting this
+		// line's part would leave the rest to break, or cut it short.
+		isKey := func(l string) bool {
+			km := keyLine.FindStringSubmatch(l)
+			return km != nil && len(km[1]) <= len(m[1]) && !strings.ContainsAny(km[2], " \t")
+		}
+		last := pr.Line
+		for next := line(last + 1); strings.TrimSpace(next) != "" && !isKey(next); next = line(last + 1) {
+			last++
+		}
+		if last > pr.Line {
+			return fmt.Sprintf("the value of %s goes on to line %d: write it as a folded block (%s: >, its lines indented "+
+				"below), or put the whole value in double quotes, its lines after the first indented", key, last, key)
+		}
 		if utf8.RuneCountInString(value) <= 80 {
 			return fmt.Sprintf("quote the value: %s: %s", key, strconv.Quote(value))
 		}
