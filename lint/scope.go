@@ -117,8 +117,19 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 	var finder skill.Finder
 	var passed []string
 	keeps := sc.keeps()
+	walked := 0 // plugins found below a folder given
 	for _, root := range roots {
 		if fi, err := os.Lstat(root); err == nil && fi.Mode().IsRegular() {
+			// A changed manifest, passed alone, is checked as its plugin
+			// or marketplace is by a lint of the tree.
+			switch pdir, market := skill.ManifestOf(root); {
+			case pdir != "" && once(seenPlugin, pdir):
+				if p, err := plugin.Read(pdir); err == nil {
+					plugins = append(plugins, p)
+				}
+			case market && once(seenPlugin, root):
+				markets = append(markets, root)
+			}
 			dir, _ := filepath.Abs(filepath.Dir(root))
 			if noSkill[dir] {
 				continue
@@ -154,6 +165,7 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 			}
 			if p, err := plugin.Read(d); err == nil {
 				plugins = append(plugins, p)
+				walked++
 			}
 		}
 	}
@@ -170,7 +182,7 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 				"and this one has no frontmatter with a name or description; rename it to SKILL.md, and lint then says what it lacks",
 				sc.rel(p)))
 		}
-		if len(plugins) > 0 {
+		if walked > 0 { // not a manifest passed alone (a hook's)
 			var names []string
 			for _, p := range plugins[:min(len(plugins), 5)] {
 				names = append(names, sc.rel(p.Dir))

@@ -47,6 +47,30 @@ func manifestDir(name string) (sub string, ok bool) {
 	return "", false
 }
 
+// ManifestOf says what the file at path is to discovery: the manifest of
+// the plugin in the folder plugin (a plugin.json at a plugin's root or in
+// one of its manifest folders), or a marketplace; "" and false for
+// neither. A pre-commit hook passes a changed manifest alone.
+func ManifestOf(path string) (plugin string, market bool) {
+	dir, up := filepath.Dir(path), filepath.Dir(filepath.Dir(path))
+	in := "" // the plugin's folder when dir is one of its manifest folders
+	switch sub, ok := manifestDir(filepath.Base(dir)); {
+	case filepath.Base(dir) == "plugin" && filepath.Base(up) == ".github":
+		in = filepath.Dir(up)
+	case filepath.Base(dir) == "plugins" && filepath.Base(up) == ".agents":
+		return "", filepath.Base(path) == "marketplace.json"
+	case ok && sub == filepath.Base(dir):
+		in = up
+	}
+	switch filepath.Base(path) {
+	case PluginManifest:
+		return cmp.Or(in, dir), false
+	case "marketplace.json":
+		return "", in != ""
+	}
+	return "", false
+}
+
 // manifestsIn returns the plugin manifests in a folder, given its listing,
 // sorted. The listing answers for almost every folder; a stat is spent
 // only on a folder that has a manifest folder.

@@ -252,3 +252,28 @@ func TestDiscoverMarketplacePluginAbove(t *testing.T) {
 		}
 	}
 }
+
+// ManifestOf knows a plugin's manifests, in each client's folder, and the
+// marketplaces, from the path alone.
+func TestManifestOf(t *testing.T) {
+	for path, want := range map[string]struct {
+		plugin string
+		market bool
+	}{
+		"p/.claude-plugin/plugin.json":       {"p", false},
+		"p/.cursor-plugin/plugin.json":       {"p", false},
+		"p/.github/plugin/plugin.json":       {"p", false},
+		"p/plugin.json":                      {"p", false},
+		"r/.claude-plugin/marketplace.json":  {"", true},
+		"r/.github/plugin/marketplace.json":  {"", true},
+		"r/.agents/plugins/marketplace.json": {"", true},
+		"r/.agents/plugins/plugin.json":      {"", false},
+		"r/skills/a/SKILL.md":                {"", false},
+		"r/marketplace.json":                 {"", false},
+	} {
+		p, m := ManifestOf(filepath.FromSlash(path))
+		if filepath.ToSlash(p) != want.plugin || m != want.market {
+			t.Errorf("ManifestOf(%s) = %q, %t; want %q, %t", path, p, m, want.plugin, want.market)
+		}
+	}
+}
