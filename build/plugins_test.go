@@ -96,12 +96,7 @@ func TestPluginUnpackable(t *testing.T) {
 			}
 			out := filepath.Join(t.TempDir(), "dist")
 			mustBuild(t, []string{src}, Options{Out: out})
-			idx := pluginsIndex(t, out)
-			var got []string
-			for _, p := range idx.Plugins {
-				got = append(got, p.Name)
-			}
-			if strings.Join(got, ",") != "db-tools,pdf-tools" {
+			if got := pluginNames(t, out); got != "db-tools,pdf-tools" {
 				t.Errorf("plugins %v; want notes left out, the other two kept", got)
 			}
 			v2, _ := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.V2Index)))
@@ -110,6 +105,17 @@ func TestPluginUnpackable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// pluginNames are the names the plugins index of the bundle in out lists,
+// joined by ",".
+func pluginNames(t *testing.T, out string) string {
+	t.Helper()
+	var names []string
+	for _, p := range pluginsIndex(t, out).Plugins {
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ",")
 }
 
 // pluginsIndex reads the plugins index of the bundle in out.
@@ -175,11 +181,7 @@ func TestPluginWithSkippedSkill(t *testing.T) {
 		t.Fatalf("skipped %v; want the bad skill", res.Skipped)
 	}
 	idx := pluginsIndex(t, out)
-	var got []string
-	for _, p := range idx.Plugins {
-		got = append(got, p.Name)
-	}
-	if strings.Join(got, ",") != "db-tools,notes,pdf-tools" {
+	if got := pluginNames(t, out); got != "db-tools,notes,pdf-tools" {
 		t.Fatalf("plugins %v; want all three", got)
 	}
 	var names []string
@@ -252,11 +254,7 @@ func TestPluginSecret(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "dist")
 	res := mustBuild(t, []string{src}, Options{Out: out})
-	var got []string
-	for _, p := range pluginsIndex(t, out).Plugins {
-		got = append(got, p.Name)
-	}
-	if strings.Join(got, ",") != "db-tools,notes" {
+	if got := pluginNames(t, out); got != "db-tools,notes" {
 		t.Errorf("plugins %v; want pdf-tools left out, the other two kept", got)
 	}
 	if !slices.ContainsFunc(res.Findings, func(f lint.Finding) bool {
