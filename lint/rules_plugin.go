@@ -402,6 +402,13 @@ func checkPluginSkills(p *RunPass) {
 				p.Reportf(d.By.Path, d.Line, 0, "move the skills into the plugin's folder and name them by a path inside it (./skills)",
 					"skills path %q leads out of the plugin's folder", d.Path)
 			case !pl.Exists(d.Path):
+				disk := filepath.Join(pl.Dir, filepath.FromSlash(d.Path))
+				if to, err := os.Readlink(disk); err == nil {
+					// discovery warns of it too (skill.Tree's Broken), with its fix
+					p.Reportf(d.By.Path, d.Line, 0, "check out the submodule it names (git submodule update --init), or correct the link",
+						"skills path %q is a symbolic link to %s, which does not exist", d.Path, to)
+					continue
+				}
 				p.Reportf(d.By.Path, d.Line, 0, "correct the path, or remove it", "skills path %q names nothing in the plugin", d.Path)
 			}
 		}
