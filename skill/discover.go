@@ -455,6 +455,11 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 			}
 		}
 	}
+	// A skills/ folder that is itself a link leading nowhere (a submodule
+	// not checked out) is where skills would be.
+	if e := named(ents, "skills"); !inSkill && e != nil && e.Type()&fs.ModeSymlink != 0 {
+		w.brokenLink(filepath.Join(dir, "skills"))
+	}
 	// A folder of skills: a skills/ folder, one a manifest names, or one
 	// holding skill folders (a repository of top-level skills).
 	if !inSkill && (filepath.Base(dir) == "skills" || w.declDirs[filepath.Clean(dir)] ||
