@@ -54,8 +54,8 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	user := skill.NewIgnore(sc.Ignore)
 	withDefaults := skill.NewIgnore(append(slices.Clone(skill.DefaultIgnore), sc.Ignore...))
 	var kept []*skill.Skill
-	ignored, defaulted := 0, 0
-	byDefault := map[string]int{} // the default pattern → skills it left out
+	ignored, defaulted, inInstall := 0, 0, 0 // inInstall: of the defaulted, those in clients' install folders
+	byDefault := map[string]int{}            // the default pattern → skills it left out
 	for _, s := range t.Skills {
 		_, byConfig := sc.Config.Path(sc.ConfigDir, s.Dir, true)
 		if _, byUser := user.Path(root, s.Dir, true); byConfig || byUser {
@@ -69,6 +69,11 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 		if dir, ok := withDefaults.Path(root, s.Dir, true); ok && !meant(root, s, dir, withDefaults) {
 			byDefault[defaultPattern(dir)]++
 			defaulted++
+			if abs, _ := filepath.Abs(s.Dir); abs != "" {
+				if f, _ := installFolder(abs); f != "" {
+					inInstall++
+				}
+			}
 			continue
 		}
 		kept = append(kept, s)
@@ -85,8 +90,14 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 		for _, p := range patterns {
 			parts = append(parts, fmt.Sprintf("%s (%d)", p, byDefault[p]))
 		}
-		notes = append(notes, fmt.Sprintf("left out %s in folders of tests and templates: %s; --ignore '!%s' takes one back, --all every skill found",
-			human.Plural(defaulted, "skill", "skills"), strings.Join(parts, ", "), patterns[0]))
+		back := fmt.Sprintf("--ignore '!%s' takes one back, --all every skill found", patterns[0])
+		if inInstall == defaulted {
+			// A pattern would take them back only for the install
+			// folders' rule (installed) to leave them out again.
+			back = "--all takes them back (they are in clients' install folders too)"
+		}
+		notes = append(notes, fmt.Sprintf("left out %s in folders of tests and templates: %s; %s",
+			human.Plural(defaulted, "skill", "skills"), strings.Join(parts, ", "), back))
 	}
 	kept, said := sc.declared(root, t.Declares, kept)
 	notes = append(notes, said...)
