@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"os"
@@ -175,6 +176,9 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 				continue
 			}
 			if p, err := plugin.Read(d); err == nil {
+				if e, ok := t.Entries[d]; ok {
+					merge(p, e)
+				}
 				plugins = append(plugins, p)
 				walked++
 			}
@@ -207,6 +211,18 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 		}
 	}
 	return skills, plugins, markets, notes, nil
+}
+
+// merge fills in what a plugin's manifests leave unsaid from the
+// marketplace entry naming it, as the clients merge them (the manifest
+// first): a plugin with no manifest of its own is named and described by
+// its entry alone.
+func merge(p *plugin.Plugin, e skill.PluginEntry) {
+	if !slices.ContainsFunc(p.Manifests, func(m plugin.File) bool { return m.Name != "" }) && e.Name != "" {
+		p.Name = e.Name
+	}
+	p.Description = cmp.Or(p.Description, e.Description)
+	p.Version = cmp.Or(p.Version, e.Version)
 }
 
 // keeps returns whether the scope keeps a plugin's folder found below a

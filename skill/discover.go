@@ -152,6 +152,9 @@ type Tree struct {
 	// Broken lists the symbolic links where a skill would be that lead
 	// nowhere, sorted by path: no skill is there, and nothing else says so.
 	Broken []BrokenLink
+	// Entries are the marketplace entries that name plugins of Plugins,
+	// by folder in its form (the first entry for each).
+	Entries map[string]PluginEntry
 }
 
 // BrokenLink is a symbolic link where a skill would be, outside any skill
@@ -248,7 +251,7 @@ func (f *Finder) FindTree(root string) (*Tree, error) {
 	}
 	sort.Strings(declares)
 	return &Tree{Skills: out, Unread: w.unread, Declares: declares, Plugins: slices.Sorted(maps.Keys(w.roots)), PassedOver: w.passed,
-		Broken: w.brokenDeclared()}, nil
+		Broken: w.brokenDeclared(), Entries: w.entries}, nil
 }
 
 // Enclosing returns the nearest folder at or above path that holds a skill
@@ -366,18 +369,19 @@ type walker struct {
 	root, walk string  // the folder as given, and as walked (a link's target)
 	found      []entry // skills found, not yet loaded
 
-	open     []int                 // the skills (in found) whose folders hold the folder walked
-	plugins  map[string]bool       // folders a marketplace names as plugins, cleaned, in the walk's form
-	roots    map[string]bool       // plugin folders met, as reported
-	decl     []declared            // folders of skills the manifests read declare
-	unread   []error               // manifests that could not be read
-	passed   []string              // case variants of SKILL.md taken for no skill, outside any skill, as reported
-	broken   map[string]BrokenLink // links where a skill would be that lead nowhere, by path as reported
-	declDirs map[string]bool       // the folders of decl, cleaned
+	open     []int                  // the skills (in found) whose folders hold the folder walked
+	plugins  map[string]bool        // folders a marketplace names as plugins, cleaned, in the walk's form
+	roots    map[string]bool        // plugin folders met, as reported
+	decl     []declared             // folders of skills the manifests read declare
+	unread   []error                // manifests that could not be read
+	passed   []string               // case variants of SKILL.md taken for no skill, outside any skill, as reported
+	broken   map[string]BrokenLink  // links where a skill would be that lead nowhere, by path as reported
+	declDirs map[string]bool        // the folders of decl, cleaned
+	entries  map[string]PluginEntry // marketplace entries of plugins, by folder as reported
 }
 
 func newWalker(root, walk string) *walker {
-	return &walker{root: root, walk: walk, plugins: map[string]bool{}, roots: map[string]bool{}}
+	return &walker{root: root, walk: walk, plugins: map[string]bool{}, roots: map[string]bool{}, entries: map[string]PluginEntry{}}
 }
 
 // entry is a skill folder, the name of its entry file and the plugin

@@ -255,9 +255,11 @@ type marketplaceFile struct {
 	} `json:"metadata"`
 	PluginRoot string `json:"pluginRoot"` // Codex spells it at the top
 	Plugins    []struct {
-		Name   string          `json:"name"`
-		Source json.RawMessage `json:"source"`
-		Skills json.RawMessage `json:"skills"`
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Version     string          `json:"version"`
+		Source      json.RawMessage `json:"source"`
+		Skills      json.RawMessage `json:"skills"`
 	} `json:"plugins"`
 }
 
@@ -277,6 +279,9 @@ type MarketplaceSource struct {
 	// Skills are the skills paths the entry declares, relative to its
 	// plugin's folder (a string, or a list of them; nil for none).
 	Skills []string
+	// Description and Version are the entry's: merged with the plugin's
+	// manifest, which takes precedence (PluginEntry).
+	Description, Version string
 
 	skills json.RawMessage
 }
@@ -291,7 +296,8 @@ func (m *marketplaceFile) sources() []MarketplaceSource {
 			continue
 		}
 		out = append(out, MarketplaceSource{Index: i, Name: p.Name, Source: src, Object: len(p.Source) > 0 && p.Source[0] == '{',
-			Path: path.Join(filepath.ToSlash(base), filepath.ToSlash(src)), Skills: skillPaths(p.Skills), skills: p.Skills})
+			Path: path.Join(filepath.ToSlash(base), filepath.ToSlash(src)), Skills: skillPaths(p.Skills), skills: p.Skills,
+			Description: p.Description, Version: p.Version})
 	}
 	return out
 }
@@ -346,8 +352,19 @@ func (w *walker) readMarketplace(path string) {
 			continue
 		}
 		w.plugins[dir] = true
+		if at := w.reported(dir); w.entries[at] == (PluginEntry{}) {
+			w.entries[at] = PluginEntry{Name: s.Name, Description: s.Description, Version: s.Version}
+		}
 		w.declare(path, dir, s.skills)
 	}
+}
+
+// PluginEntry is what a marketplace's entry says of the plugin it names:
+// a client merges it with the plugin's manifest, which takes precedence,
+// and a plugin with no manifest (Claude Code's strict: false) is the
+// entry alone.
+type PluginEntry struct {
+	Name, Description, Version string
 }
 
 // sourcePath is the folder a plugin's source names: a string, or Codex's
