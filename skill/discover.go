@@ -153,7 +153,7 @@ type Tree struct {
 	// nowhere, sorted by path: no skill is there, and nothing else says so.
 	Broken []BrokenLink
 	// Entries are the marketplace entries that name plugins of Plugins,
-	// by folder in its form (the first entry for each).
+	// by folder in its form; a folder several entries name has a zero one.
 	Entries map[string]PluginEntry
 }
 

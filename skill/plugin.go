@@ -352,7 +352,12 @@ func (w *walker) readMarketplace(path string) {
 			continue
 		}
 		w.plugins[dir] = true
-		if at := w.reported(dir); w.entries[at] == (PluginEntry{}) {
+		// A folder several entries name (anthropics/skills: two plugins
+		// of one repository, each a list of its skills) is none of them.
+		at := w.reported(dir)
+		if _, seen := w.entries[at]; seen {
+			w.entries[at] = PluginEntry{}
+		} else {
 			w.entries[at] = PluginEntry{Name: s.Name, Description: s.Description, Version: s.Version}
 		}
 		w.declare(path, dir, s.skills)
