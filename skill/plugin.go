@@ -153,16 +153,19 @@ func (f *Finder) pluginOf(dir string) string {
 // pluginAbove returns the plugin holding the folder dir, not counting dir
 // itself (whose listing the walk reads anyway). It looks no further up than
 // the root of the git work tree holding dir, and outside any work tree no
-// further up than the working folder, when that holds dir (a whole-tree
-// lint there reads the same plugins: a tree unpacked from an archive is
-// read alike from its top and from a skill's file), and else not above dir
-// at all: a stray plugin.json in a home or temporary folder must not make
-// every skill below it one plugin's.
+// further up than the working folder, when that holds dir and is not the
+// home folder (a whole-tree lint there reads the same plugins: a tree
+// unpacked from an archive is read alike from its top and from a skill's
+// file), and else not above dir at all: a stray plugin.json in a home or
+// temporary folder must not make every skill below it one plugin's.
 func (f *Finder) pluginAbove(dir string) string {
 	found := ""
 	d := dir
 	abs, _ := filepath.Abs(dir)
 	cwd, _ := os.Getwd()
+	if home, _ := os.UserHomeDir(); cwd == home {
+		cwd = "" // run from home, a stray plugin.json there is still no bound
+	}
 	atCwd, foundAtCwd := "", "" // d and found where d was the working folder
 	for !isRepoRoot(d) {
 		if abs == cwd {

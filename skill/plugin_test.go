@@ -95,9 +95,16 @@ func TestDiscoverPluginAbove(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].Plugin != loose {
 		t.Errorf("Discover(%s) = %+v, %v; want one skill in the plugin %s", loose, got, err, loose)
 	}
+	// Unless that folder is home, where a stray plugin.json is no plugin
+	// of everything below it.
+	t.Setenv("HOME", loose)
+	t.Chdir(loose)
+	if got, err := Discover("skills"); err != nil || len(got) != 1 || got[0].Plugin != "" {
+		t.Errorf("Discover(skills) from home = %+v, %v; want one skill outside any plugin", got, err)
+	}
+	t.Setenv("HOME", t.TempDir())
 	// Run from that folder, the plugin is the working folder's, as lint .
 	// there finds: a skill's folder or file named inside gets it too.
-	t.Chdir(loose)
 	for _, path := range []string{"skills", "skills/a", "skills/a/SKILL.md"} {
 		got, err := Discover(path)
 		if err != nil || len(got) != 1 || got[0].Plugin != "." {
