@@ -30,8 +30,9 @@ import (
 // plugin's files is a change to the bundle.
 func (b *builder) packPlugins(p *packed) []layout.Plugin {
 	var out []layout.Plugin
+	ok := b.vouchedDirs(p)
 	for _, pl := range p.plugins {
-		lp, err := b.packPlugin(p, pl)
+		lp, err := b.packPlugin(p, pl, ok)
 		if err != nil {
 			// Like a plugin lint finds an error in: the skills are built
 			// whatever becomes of the plugin (a plugin is a whole
@@ -44,7 +45,7 @@ func (b *builder) packPlugins(p *packed) []layout.Plugin {
 	return out
 }
 
-func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error) {
+func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (layout.Plugin, error) {
 	collected, err := b.lintOpts.PluginFiles(pl.Dir)
 	if err != nil {
 		return layout.Plugin{}, err
@@ -57,7 +58,7 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error
 		}
 		b.logf("  plugin %s (%s): its archives leave out %s: %s", pl.Name, b.rel(pl.Dir), r.Path, why)
 	}
-	if files, err = b.vouched(p, pl, files); err != nil {
+	if files, err = b.vouched(pl, files, ok); err != nil {
 		return layout.Plugin{}, err
 	}
 	// The checks verify makes of an archive's names, made before packing.
@@ -120,19 +121,8 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin) (layout.Plugin, error
 // and those left out only for a name another plugin's skill has (a plugin
 // names its skills within itself), and every file outside a skill's
 // folder, which lint's secret rule looks in.
-func (b *builder) vouched(p *packed, pl *plugin.Plugin, files []skill.File) ([]skill.File, error) {
-	ok := map[string]bool{}
-	abs := func(dir string) string { a, _ := filepath.Abs(dir); return a }
-	for _, w := range p.work {
-		ok[abs(w.src.Dir)] = true
-	}
-	for _, d := range p.copies {
-		ok[abs(d)] = true
-	}
-	for _, s := range b.res.Skipped {
-		ok[abs(s.Dir)] = !slices.ContainsFunc(s.Findings, func(f lint.Finding) bool { return f.Rule != "name-bundle-clash" })
-	}
-	dir := abs(pl.Dir)
+func (b *builder) vouched(pl *plugin.Plugin, files []skill.File, ok map[string]bool) ([]skill.File, error) {
+	dir, _ := filepath.Abs(pl.Dir)
 	// A folder of a kept skill is kept whole, a skill nested in it too, as
 	// that skill's own archives hold it.
 	kept := func(d string) bool {
@@ -166,6 +156,24 @@ func (b *builder) vouched(p *packed, pl *plugin.Plugin, files []skill.File) ([]s
 	return slices.DeleteFunc(slices.Clone(files), func(f skill.File) bool {
 		return slices.ContainsFunc(out, func(d string) bool { return strings.HasPrefix(f.Path, d+"/") })
 	}), nil
+}
+
+// vouchedDirs are the folders, absolute, of the skills whose files a
+// plugin's archives may carry (vouched), true, and of those they may not,
+// false; made once a build, not once a plugin.
+func (b *builder) vouchedDirs(p *packed) map[string]bool {
+	ok := map[string]bool{}
+	abs := func(dir string) string { a, _ := filepath.Abs(dir); return a }
+	for _, w := range p.work {
+		ok[abs(w.src.Dir)] = true
+	}
+	for _, d := range p.copies {
+		ok[abs(d)] = true
+	}
+	for _, s := range b.res.Skipped {
+		ok[abs(s.Dir)] = !slices.ContainsFunc(s.Findings, func(f lint.Finding) bool { return f.Rule != "name-bundle-clash" })
+	}
+	return ok
 }
 
 // pluginFiles collects each plugin's files once a build, leaving out what
