@@ -127,7 +127,7 @@ func TestDeclaredScope(t *testing.T) {
 	}
 	for _, want := range []string{
 		"• discover: 4 skills",
-		"left out 2 skills in folders of tests and templates: template/ (1), tests/ (1); --ignore '!template/' takes one back, --all every skill found",
+		"left out 2 skills in folders of tests and templates: template/ (1), tests/ and fixtures/ (1); --ignore '!template/' takes one back, --all every skill found",
 		"taking the 5 skills that " + rel(t, src, ".claude-plugin/marketplace.json") + " declares, and those in skills/ and the top-level folders, where every client looks",
 		"left out 2 skills that no manifest declares, where no client looks (" + rel(t, src, ".claude/skills/dev") + ", " + rel(t, src, "scratch/idea") + "); --all takes every skill found",
 		"pdf: 2 identical copies",
@@ -146,7 +146,7 @@ func TestDeclaredScope(t *testing.T) {
 	if !strings.Contains(log.String(), "left out 2 skills that skillpack.yaml's ignore or --ignore names") {
 		t.Errorf("--ignore: the log does not say what it left out:\n%s", log.String())
 	}
-	if !strings.Contains(log.String(), "left out 1 skill in folders of tests and templates: tests/ (1)") {
+	if !strings.Contains(log.String(), "left out 1 skill in folders of tests and templates: tests/ and fixtures/ (1)") {
 		t.Errorf("--ignore '!template/': the template is still left out:\n%s", log.String())
 	}
 

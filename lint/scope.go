@@ -56,7 +56,7 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	withDefaults := skill.NewIgnore(append(slices.Clone(skill.DefaultIgnore), sc.Ignore...))
 	var kept []*skill.Skill
 	ignored, defaulted, inInstall := 0, 0, 0 // inInstall: of the defaulted, those in clients' install folders
-	byDefault := map[string]int{}            // the default pattern → skills it left out
+	byDefault := map[string]int{}            // the default patterns, as named → skills they left out
 	for _, s := range t.Skills {
 		_, byConfig := sc.Config.Path(sc.ConfigDir, s.Dir, true)
 		if _, byUser := user.Path(root, s.Dir, true); byConfig || byUser {
@@ -68,7 +68,7 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 			continue
 		}
 		if dir, ok := withDefaults.Path(root, s.Dir, true); ok && !meant(root, s, dir, withDefaults) {
-			byDefault[defaultPattern(dir)]++
+			byDefault[defaultPatterns(root, s.Dir)]++
 			defaulted++
 			if abs, _ := filepath.Abs(s.Dir); abs != "" {
 				if f, _ := installFolder(abs); f != "" {
@@ -91,7 +91,13 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 		for _, p := range patterns {
 			parts = append(parts, fmt.Sprintf("%s (%d)", p, byDefault[p]))
 		}
-		back := fmt.Sprintf("--ignore '!%s' takes one back, --all every skill found", patterns[0])
+		// Every pattern that names a folder of the skill leaves it out
+		// (tests/fixtures/): each is taken back.
+		var negate []string
+		for p := range strings.SplitSeq(patterns[0], " and ") {
+			negate = append(negate, "--ignore '!"+p+"'")
+		}
+		back := fmt.Sprintf("%s takes one back, --all every skill found", strings.Join(negate, " "))
 		if inInstall == defaulted {
 			// A pattern would take them back only for the install
 			// folders' rule (installed) to leave them out again.
@@ -129,25 +135,33 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 	var finder skill.Finder
 	var passed []string
 	keeps := sc.keeps()
-	walked := 0 // plugins found below a folder given
+	walked := 0           // plugins found below a folder given
+	var hooked skill.Tree // the skills of the files below the working folder
 	for _, root := range roots {
+		base, in := root, "" // base: where the scope's patterns start
 		if fi, err := os.Lstat(root); err == nil && fi.Mode().IsRegular() {
+			// A file (a hook passes the changed ones) is judged as a lint
+			// of the working folder judges it: a test's fixture is left
+			// out there, so it is here.
+			if below(".", root) {
+				base = "."
+			}
 			// A changed manifest, passed alone, is checked as its plugin
 			// or marketplace is by a lint of the tree.
 			switch pdir, market := skill.ManifestOf(root); {
-			case pdir != "" && once(seenPlugin, pdir):
+			case pdir != "" && keeps(base, pdir) && once(seenPlugin, pdir):
 				if p, err := plugin.Read(pdir); err == nil {
 					plugins = append(plugins, p)
 				}
-			case market && once(seenPlugin, root):
+			case market && keeps(base, filepath.Dir(root)) && once(seenPlugin, root):
 				markets = append(markets, root)
 			}
 			dir, _ := filepath.Abs(filepath.Dir(root))
 			if noSkill[dir] {
 				continue
 			}
-			in := skill.Enclosing(root)
-			if abs, _ := filepath.Abs(in); in != "" && seenSkill[abs] {
+			in = skill.Enclosing(root)
+			if in, _ = filepath.Abs(in); in != "" && seenSkill[in] {
 				continue
 			}
 			noSkill[dir] = in == ""
@@ -156,7 +170,12 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
-		found, said := sc.Select(root, t)
+		if base == "." && in != "" {
+			// Judged with the other files' skills below, in one note.
+			hooked.Skills, seenSkill[in] = append(hooked.Skills, t.Skills...), true
+			continue
+		}
+		found, said := sc.Select(base, t)
 		notes = append(notes, said...)
 		passed = append(passed, t.PassedOver...)
 		for _, s := range found {
@@ -172,7 +191,7 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 			}
 		}
 		for _, d := range t.Plugins {
-			if !keeps(root, d) || !once(seenPlugin, d) {
+			if !keeps(base, d) || !once(seenPlugin, d) {
 				continue
 			}
 			if p, err := plugin.Read(d); err == nil {
@@ -183,6 +202,10 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 				walked++
 			}
 		}
+	}
+	if len(hooked.Skills) > 0 {
+		found, said := sc.Select(".", &hooked)
+		skills, notes = append(skills, found...), append(notes, said...)
 	}
 	slices.SortFunc(plugins, func(a, b *plugin.Plugin) int { return strings.Compare(a.Dir, b.Dir) })
 	if len(skills) == 0 {
@@ -375,15 +398,20 @@ func meant(root string, s *skill.Skill, dir string, defaults *skill.Ignore) bool
 	return dir == own && filepath.Base(filepath.Dir(s.Dir)) == "skills"
 }
 
-// defaultPattern names the pattern of DefaultIgnore that ignores the
-// folder dir (relative, with "/"), as the user would re-include it.
-func defaultPattern(dir string) string {
+// defaultPatterns names the patterns of DefaultIgnore that leave out the
+// skill folder dir, found below root, joined by " and " in the list's order.
+func defaultPatterns(root, dir string) string {
+	rel := filepath.ToSlash(dir)
+	if r, err := filepath.Rel(root, dir); err == nil {
+		rel = filepath.ToSlash(r)
+	}
+	var names []string
 	for _, p := range skill.DefaultIgnore {
-		if _, ok := skill.NewIgnore([]string{p}).Path(".", dir, true); ok {
-			return p
+		if _, ok := skill.NewIgnore([]string{p}).Path(".", rel, true); ok {
+			names = append(names, p)
 		}
 	}
-	return dir + "/"
+	return strings.Join(names, " and ")
 }
 
 // defaultNames are the folder names DefaultIgnore's patterns are made of
