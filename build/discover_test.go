@@ -129,7 +129,7 @@ func TestDeclaredScope(t *testing.T) {
 		"• discover: 4 skills",
 		"left out 2 skills in folders of tests and templates: template/ (1), tests/ and fixtures/ (1); --ignore '!template/' takes one back, --all every skill found",
 		"taking the 5 skills that " + rel(t, src, ".claude-plugin/marketplace.json") + " declares, and those in skills/ and the top-level folders, where every client looks",
-		"left out 2 skills that no manifest declares, where no client looks (" + rel(t, src, ".claude/skills/dev") + ", " + rel(t, src, "scratch/idea") + "); --all takes every skill found",
+		"left out 2 skills that no manifest declares, where no client installing from the repository looks (" + rel(t, src, ".claude/skills/dev") + ", " + rel(t, src, "scratch/idea") + "); --all takes every skill found",
 		"pdf: 2 identical copies",
 	} {
 		if !strings.Contains(log.String(), want) {

@@ -121,7 +121,8 @@ var pluginRules = []*Rule{
 		Severity: Warning,
 		Explain: "A plugin entry's source may be a path (\"./plugins/pdf\", or Codex's {\"source\": \"local\", \"path\": ...}), " +
 			"relative to the marketplace's root, the folder holding .claude-plugin/ (.agents/plugins/, .github/plugin/), " +
-			"after metadata.pluginRoot. A path that names no folder there (a plugin moved or renamed, the entry left " +
+			"a bare one (\"pdf\") after metadata.pluginRoot; Claude Code does not put pluginRoot before a path " +
+			"starting with ./. A path that names no folder there (a plugin moved or renamed, the entry left " +
 			"behind) fails when the plugin is installed (Claude Code: \"Source path does not exist\"), and a path that " +
 			"leads out of the root (by .. or an absolute path) is refused by the clients (claude plugin validate: " +
 			"\"Path contains ..\") and left out of the build; the clients install the marketplace's other plugins. " +
@@ -184,8 +185,15 @@ func checkMarketplaceSources(p *RunPass) {
 				if err == nil {
 					what = "is a file"
 				}
-				p.Reportf(file, line, col, "correct the path (relative to "+holding+"), or remove the entry",
-					"%s names no folder: %s %s", where, p.Rel(dir), what)
+				under := filepath.Join(root, filepath.FromSlash(s.Under))
+				if u, err := os.Stat(under); s.Under != "" && filepath.IsLocal(filepath.FromSlash(s.Under)) && err == nil && u.IsDir() {
+					p.Reportf(file, line, col, fmt.Sprintf("write the path from the marketplace's root: \"./%s\"", path.Clean(s.Under)),
+						"%s names no folder from the marketplace's root (%s): Claude Code resolves a source starting with ./ there, not under metadata.pluginRoot, and fails to install it",
+						where, holding)
+				} else {
+					p.Reportf(file, line, col, "correct the path (relative to "+holding+"), or remove the entry",
+						"%s names no folder: %s %s", where, p.Rel(dir), what)
+				}
 				continue
 			}
 			// The entry's skills, relative to its plugin's folder.

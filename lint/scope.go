@@ -190,8 +190,17 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 				}
 			}
 		}
+		listed := sc.listed(root, t, found)
+		var unlisted []string
 		for _, d := range t.Plugins {
-			if !keeps(base, d) || !once(seenPlugin, d) {
+			if !keeps(base, d) {
+				continue
+			}
+			if !listed(d) {
+				unlisted = append(unlisted, sc.rel(d))
+				continue
+			}
+			if !once(seenPlugin, d) {
 				continue
 			}
 			if p, err := plugin.Read(d); err == nil {
@@ -201,6 +210,10 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 				plugins = append(plugins, p)
 				walked++
 			}
+		}
+		if len(unlisted) > 0 {
+			notes = append(notes, fmt.Sprintf("left out %s the marketplace does not list, with no skill taken (%s); --all takes them",
+				human.Plural(len(unlisted), "plugin", "plugins"), strings.Join(upTo(len(unlisted), 3, func(i int) string { return unlisted[i] }, "and %d more"), ", ")))
 		}
 	}
 	if len(hooked.Skills) > 0 {
@@ -234,6 +247,26 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 		}
 	}
 	return skills, plugins, markets, notes, nil
+}
+
+// listed returns whether the scope keeps a plugin folder of t, found
+// below root, as a client installing from the repository would: when the
+// root's marketplace lists plugins found here, only those, the root's own
+// plugin and the plugins of skills taken (found); else every plugin. A
+// repository keeps old copies of its plugins beside them (an eval's
+// baselines), which no client installs.
+func (sc Scope) listed(root string, t *skill.Tree, found []*skill.Skill) func(dir string) bool {
+	if sc.All || len(t.Entries) == 0 {
+		return func(string) bool { return true }
+	}
+	taken := map[string]bool{filepath.Clean(root): true}
+	for _, s := range found {
+		taken[s.Plugin] = true
+	}
+	return func(dir string) bool {
+		_, ok := t.Entries[dir]
+		return ok || taken[dir]
+	}
 }
 
 // merge fills in what a plugin's manifests leave unsaid from the
@@ -352,7 +385,7 @@ func (sc Scope) declared(root string, declares []string, found []*skill.Skill) (
 		human.Plural(len(kept), "skill", "skills"), manifestsDeclare(slices.Sorted(maps.Keys(by))))}
 	if len(left) > 0 {
 		names := upTo(len(left), 5, func(i int) string { return sc.rel(left[i].Dir) }, "and %d more")
-		notes = append(notes, fmt.Sprintf("left out %s that no manifest declares, where no client looks (%s); --all takes every skill found",
+		notes = append(notes, fmt.Sprintf("left out %s that no manifest declares, where no client installing from the repository looks (%s); --all takes every skill found",
 			human.Plural(len(left), "skill", "skills"), strings.Join(names, ", ")))
 	}
 	return kept, notes

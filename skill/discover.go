@@ -693,6 +693,11 @@ func fileExists(p string) bool {
 	return err == nil && !info.IsDir()
 }
 
+func isDir(p string) bool {
+	info, err := os.Stat(p)
+	return err == nil && info.IsDir()
+}
+
 // pathError drops the operation and path from an *fs.PathError, since
 // callers name the path themselves, and turns the commonest causes into
 // plain words.

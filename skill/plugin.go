@@ -275,10 +275,16 @@ type MarketplaceSource struct {
 	Name   string // the entry's name
 	Source string // the path as written; "" for an entry without a source, the marketplace's own root
 	Object bool   // the path is at source/path (Codex's form), not source
-	// Path is Source joined onto the marketplace's pluginRoot, with "/",
-	// relative to the marketplace's root (MarketplaceRoot), not cleaned
-	// of a leading "/" or "..": where the entry says its plugin is.
+	// Path is where the entry says its plugin is, with "/", relative to
+	// the marketplace's root (MarketplaceRoot), not cleaned of a leading
+	// "/" or "..": a source starting with "./" as written, as Claude Code
+	// resolves it; a bare one ("pdf") joined onto the marketplace's
+	// pluginRoot, as its documentation says.
 	Path string
+	// Under is a "./" source joined onto pluginRoot, when there is one:
+	// where other readers (the Vercel skills CLI) look for it, and the
+	// folder discovery takes when Path names none.
+	Under string
 	// Skills are the skills paths the entry declares, relative to its
 	// plugin's folder (a string, or a list of them; nil for none).
 	Skills []string
@@ -298,11 +304,22 @@ func (m *marketplaceFile) sources() []MarketplaceSource {
 		if !ok {
 			continue
 		}
-		out = append(out, MarketplaceSource{Index: i, Name: p.Name, Source: src, Object: len(p.Source) > 0 && p.Source[0] == '{',
-			Path: path.Join(filepath.ToSlash(base), filepath.ToSlash(src)), Skills: skillPaths(p.Skills), skills: p.Skills,
-			Description: p.Description, Version: p.Version})
+		e := MarketplaceSource{Index: i, Name: p.Name, Source: src, Object: len(p.Source) > 0 && p.Source[0] == '{',
+			Path: filepath.ToSlash(src), Skills: skillPaths(p.Skills), skills: p.Skills, Description: p.Description, Version: p.Version}
+		if under := path.Join(filepath.ToSlash(base), e.Path); base != "" && relative(e.Path) {
+			e.Under = under
+		} else if base != "" {
+			e.Path = under
+		}
+		out = append(out, e)
 	}
 	return out
+}
+
+// relative reports whether a source is written as a path from the
+// marketplace's root: "./x", "." or none.
+func relative(src string) bool {
+	return src == "" || src == "." || strings.HasPrefix(src, "./")
 }
 
 // MarketplaceSources reads a marketplace file's bytes as discovery reads
@@ -350,6 +367,9 @@ func (w *walker) readMarketplace(path string) {
 	top := filepath.Clean(w.walk)
 	for _, s := range m.sources() {
 		dir, ok := w.inside(top, s.Path)
+		if under, in := w.inside(top, s.Under); s.Under != "" && in && !isDir(dir) && isDir(under) {
+			dir, ok = under, in
+		}
 		if !ok {
 			w.unread = append(w.unread, fmt.Errorf("%s: plugins[%d] (%s): its source %s is outside %s; it is not built", w.reported(path), s.Index, s.Name, s.Source, w.root))
 			continue

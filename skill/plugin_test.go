@@ -284,3 +284,43 @@ func TestManifestOf(t *testing.T) {
 		}
 	}
 }
+
+// A marketplace's pluginRoot comes before a bare source; a ./ source is
+// from the marketplace's root, as Claude Code resolves it, or, when that
+// names no folder, under pluginRoot, where the Vercel skills CLI looks.
+func TestMarketplacePluginRoot(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "m", "metadata": {"pluginRoot": "./plugins"}, "plugins": [
+			{"name": "a", "source": "./plugins/a"}, {"name": "b", "source": "b"}, {"name": "c", "source": "./c"}]}`,
+		"plugins/a/skills/x/SKILL.md": skillMD,
+		"plugins/b/skills/y/SKILL.md": skillMD,
+		"plugins/c/skills/z/SKILL.md": skillMD,
+		"other/skills/w/SKILL.md":     skillMD,
+	})
+	tree, err := FindTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var declared []string
+	for _, s := range tree.Skills {
+		if s.Declared != "" {
+			rel, _ := filepath.Rel(root, s.Dir)
+			declared = append(declared, filepath.ToSlash(rel))
+		}
+	}
+	if want := []string{"plugins/a/skills/x", "plugins/b/skills/y", "plugins/c/skills/z"}; !reflect.DeepEqual(declared, want) {
+		t.Errorf("declared %q, want %q", declared, want)
+	}
+	srcs, err := MarketplaceSources([]byte(`{"metadata": {"pluginRoot": "./plugins"}, "plugins": [{"source": "./a"}, {"source": "b"}, {"source": "./"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range srcs {
+		got = append(got, s.Path+"|"+s.Under)
+	}
+	if want := []string{"./a|plugins/a", "plugins/b|", "./|plugins"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Path|Under = %q, want %q", got, want)
+	}
+}
