@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/base64"
 	"errors"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -188,6 +190,24 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, p, etag, ctype str
 	http.ServeContent(w, r, p, mod, body)
 }
 
+// decodeName decodes an Mcp-Name header that a client wrapped as
+// "=?base64?…?=", as the 2026-07-28 transport has it for a value that is
+// not plain ASCII (a resource URI with "é"), so that the SDK compares the
+// name itself with the body's: go-sdk v1.8.0 compares the wrapped value
+// and refuses every such read (modelcontextprotocol/go-sdk#1234, fixed
+// after v1.8.0; drop this with the next version). A value that does not
+// decode is left for the SDK to refuse as a mismatch.
+func decodeName(h http.Header) {
+	v, wrapped := strings.CutPrefix(h.Get("Mcp-Name"), "=?base64?")
+	v, closed := strings.CutSuffix(v, "?=")
+	if !wrapped || !closed {
+		return
+	}
+	if b, err := base64.StdEncoding.DecodeString(v); err == nil && utf8.Valid(b) {
+		h.Set("Mcp-Name", string(b))
+	}
+}
+
 // conditions are the request headers that ask for less than a whole file,
 // or for it only if something holds: ServeContent answers them.
 var conditions = []string{"Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"}
@@ -205,6 +225,7 @@ func (s *Server) mcpHandler() http.Handler {
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.NewResponseController(w).SetReadDeadline(time.Now().Add(30 * time.Second))
+		decodeName(r.Header)
 		// A subscriptions/listen stream lasts as long as its client wants,
 		// so it takes no turn (MaxConns bounds those). The SDK refuses a
 		// request whose Mcp-Method header is not its method.

@@ -543,10 +543,11 @@ func TestMCPMalformedModern(t *testing.T) {
 		{"undeclared capability", req("tools/list", ""), jsonrpc.CodeMethodNotFound, 0},
 		{"unknown skill", req(MethodGetSkill, `"uri":"skill://nope/SKILL.md"`), jsonrpc.CodeInvalidParams, 0},
 		{"dot-dot in a URI", req("resources/read", `"uri":"skill://commit-messages/../../etc/passwd"`), resourceNotFound, 0},
-		// Over HTTP the SDK's header check (SEP-2243) refuses it first: it
-		// compares the decoded Mcp-Name with the body's URI cleaned of
-		// control characters.
-		{"control character in a URI", req("resources/read", `"uri":"skill://a\u007f\u0000"`), resourceNotFound, -32020},
+		// Over HTTP such a URI travels base64-wrapped in Mcp-Name
+		// (SEP-2243), which must be decoded before the SDK compares it with
+		// the body (go-sdk v1.8.0 refused it: decodeName).
+		{"control character in a URI", req("resources/read", `"uri":"skill://a\u007f\u0000"`), resourceNotFound, 0},
+		{"non-ASCII URI", req("resources/read", `"uri":"skill://commit-messages/références/café.md"`), resourceNotFound, 0},
 		{"directory as a file", req("resources/read", `"uri":"skill://github-rest-api/references"`), jsonrpc.CodeInvalidParams, 0},
 		{"bad cursor", req(MethodListSkills, `"cursor":"%%%"`), jsonrpc.CodeInvalidParams, 0},
 	} {
