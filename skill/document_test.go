@@ -350,8 +350,10 @@ func TestParseProblemLineBudget(t *testing.T) {
 }
 
 // Metadata values are strings by the specification, so an unquoted number,
-// boolean or date is published as the text written, not as what YAML makes
-// of it; elsewhere YAML's types stay, and null stays null.
+// boolean, date or empty value is published as the text written, not as
+// what YAML makes of it, and a list or mapping as its JSON text (the
+// official MCP SDK refuses a whole listing holding one that is not a
+// string); elsewhere YAML's types stay.
 func TestFrontmatterJSONMetadataText(t *testing.T) {
 	d := Parse([]byte("---\nname: pdf\ndescription: d\nversion: 1.0\nmetadata:\n" +
 		"  count: 28\n  updated: 2026-02-06\n  version: 1.0\n  beta: true\n  big: 12345678901234567890\n" +
@@ -361,7 +363,7 @@ func TestFrontmatterJSONMetadataText(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `{"name":"pdf","description":"d","version":1,"metadata":{"count":"28","updated":"2026-02-06",` +
-		`"version":"1.0","beta":"true","big":"12345678901234567890","quoted":"2.10","none":null,"tags":[1,"x"]}}`
+		`"version":"1.0","beta":"true","big":"12345678901234567890","quoted":"2.10","none":"","tags":"[1,\"x\"]"}}`
 	if string(got) != want {
 		t.Errorf("FrontmatterJSON =\n %s\nwant\n %s", got, want)
 	}

@@ -32,10 +32,11 @@ const maxJSONDepth = 100
 
 // writeJSON writes n. With textValues, n is the metadata mapping, whose
 // values the specification makes strings: an unquoted count: 28, version:
-// 1.0 or updated: 2026-02-06 is published as the text written ("28", "1.0",
-// "2026-02-06"), which is what the author meant, not as the number 1 or the
-// date YAML makes of it. (lint's metadata-scalar asks for quotes, for the
-// hosts that read the YAML themselves.)
+// 1.0, updated: 2026-02-06 or an empty value is published as the text
+// written ("28", "1.0", "2026-02-06", ""), which is what the author meant,
+// not as the number 1 or the date YAML makes of it, and a nested value as
+// its JSON text. (lint's metadata-scalar and metadata-nested ask for
+// strings, for the hosts that read the YAML themselves.)
 func (d *SkillMD) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues bool) error {
 	fail := func(at *yaml.Node, format string, args ...any) error {
 		line, col := d.FilePos(at)
@@ -63,8 +64,19 @@ func (d *SkillMD) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues
 			writeJSONString(b, k.Value)
 			b.WriteByte(':')
 			v := n.Content[i+1]
-			if textValues && v.Kind == yaml.ScalarNode && v.ShortTag() != "!!null" {
+			switch {
+			case textValues && v.Kind == yaml.ScalarNode:
 				writeJSONString(b, v.Value)
+				continue
+			case textValues && v.Kind != yaml.AliasNode:
+				// A list or mapping (OpenClaw's metadata.openclaw) is its
+				// JSON text: the official MCP SDK refuses a whole listing
+				// holding one metadata value that is not a string.
+				var nested bytes.Buffer
+				if err := d.writeJSON(&nested, v, depth+1, false); err != nil {
+					return err
+				}
+				writeJSONString(b, nested.String())
 				continue
 			}
 			if err := d.writeJSON(b, v, depth+1, n == d.Front && k.Value == "metadata"); err != nil {
