@@ -105,6 +105,12 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 		return &usageError{fmt.Sprintf("%s is in the bundle %s itself; publish to a folder outside it", target, b.Dir)}
 	}
 	if !o.DryRun {
+		// A folder that cannot be made (a file or a read-only file
+		// system on its path) is the user's to correct, not a run to
+		// repeat.
+		if err := os.MkdirAll(f.dir, 0o755); err != nil {
+			return &usageError{fmt.Sprintf("%s: cannot make the folder: %v; publish to a folder you can write", target, err)}
+		}
 		// Two publishes at once would each copy half their bundle over
 		// the other's. A folder that cannot hold the lock (a read-only
 		// parent) goes unlocked, as buckets do.

@@ -185,6 +185,13 @@ func TestPublishForeign(t *testing.T) {
 	if _, err := publishTo(t, b, file, Options{}); err == nil || !strings.Contains(err.Error(), "is a file; publish to a folder") {
 		t.Errorf("to a file: %v", err)
 	}
+	// So is a folder that cannot be made, a file on its path: not a run
+	// to repeat (it was exit 3, "run the same command again").
+	_, err = publishTo(t, b, filepath.Join(file, "site"), Options{})
+	var ec interface{ ExitClass() int }
+	if !errors.As(err, &ec) || ec.ExitClass() != 2 || !strings.Contains(err.Error(), "cannot make the folder") {
+		t.Errorf("under a file: %v, want the user's error", err)
+	}
 }
 
 func must(t *testing.T, err error) {
