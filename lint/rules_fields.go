@@ -428,9 +428,10 @@ func checkNameMismatch(p *Pass) {
 		return
 	}
 	if folder := p.Skill.Name(); name != folder {
-		// The folder's name is offered only where it is a valid name.
+		// The folder's name is offered only where it is a valid name
+		// that no other skill of the run has.
 		fix := fmt.Sprintf("rename the folder to %q", name)
-		if namePattern.MatchString(folder) {
+		if namePattern.MatchString(folder) && !p.nameTaken(folder) {
 			fix += " or set name: " + yamlScalar(folder)
 		}
 		p.ReportNode(v, fix, "name %q does not match the folder name %q", name, folder)

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,5 +38,47 @@ func TestNameMismatchFix(t *testing.T) {
 		if len(fixes) != 1 || fixes[0] != want {
 			t.Errorf("folder %s: fixes %q, want %q", folder, strings.Join(fixes, "; "), want)
 		}
+	}
+}
+
+// name-mismatch does not offer the folder's name when another skill of the
+// run has it: following the fix would trade the warning for two
+// name-duplicate errors (or, in another plugin, a clash the build refuses).
+func TestNameMismatchFixTaken(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, md string) {
+		t.Helper()
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(md), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	skillMD := func(name string) string {
+		return "---\nname: " + name + "\ndescription: Lints code with the project's rules. Use when asked to lint code.\n---\nBody.\n"
+	}
+	write("go/lint/SKILL.md", skillMD("lint"))
+	write("js/lint/SKILL.md", skillMD("lint-js"))
+	write("py/pdf/SKILL.md", skillMD("pdf-py"))
+	write("plug/.claude-plugin/plugin.json", `{"name": "plug"}`)
+	write("plug/skills/pdf/SKILL.md", skillMD("pdf"))
+	res, err := Run([]string{root}, Options{Base: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixes := map[string]string{}
+	for _, f := range res.Findings {
+		if f.Rule == "name-mismatch" {
+			fixes[f.Path] = f.Fix
+		}
+	}
+	want := map[string]string{
+		"js/lint/SKILL.md": `rename the folder to "lint-js"`,
+		"py/pdf/SKILL.md":  `rename the folder to "pdf-py"`,
+	}
+	if !maps.Equal(fixes, want) {
+		t.Errorf("fixes %q, want %q", fixes, want)
 	}
 }

@@ -104,9 +104,9 @@ func SkillName(s *skill.Skill) string {
 // and scope: name → plugin → skills, in order. A name is unique within its
 // scope, one plugin or all the skills outside plugins; the plugin's folder
 // is compared absolute, since the paths of one run may mix forms.
-func byScope(p *RunPass) map[string]map[string][]int {
+func byScope(skills []Named) map[string]map[string][]int {
 	scopes := map[string]map[string][]int{}
-	for i, s := range p.Skills {
+	for i, s := range skills {
 		if !s.Declared || s.Mirror != "" {
 			continue
 		}
@@ -162,7 +162,7 @@ func PluginBuild(plugin, shown string, plugins []string, out string) string {
 // checkBundleClash reports declared names shared across plugin scopes,
 // which name-duplicate leaves alone (within a scope it is an error there).
 func checkBundleClash(p *RunPass) {
-	for name, byPlugin := range byScope(p) {
+	for name, byPlugin := range byScope(p.Skills) {
 		if len(byPlugin) < 2 {
 			continue
 		}
@@ -193,7 +193,7 @@ func checkBundleClash(p *RunPass) {
 }
 
 func checkDuplicateNames(p *RunPass) {
-	for name, byPlugin := range byScope(p) {
+	for name, byPlugin := range byScope(p.Skills) {
 		for plugin, group := range byPlugin {
 			if len(group) < 2 {
 				continue

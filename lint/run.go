@@ -124,7 +124,7 @@ func CheckSkill(s *skill.Skill, files *skill.Files, err error, kept func() ([]Fi
 		verdict, done = kept()
 	}
 	if !done {
-		verdict = r.checkSkill(s, files, err)
+		verdict = r.checkSkill(s, files, err, nil)
 	}
 	return verdict, r.baselined(Sort(append(slices.Clone(verdict), r.across([]Named{NameOf(s)}, nil, nil)...)))
 }
@@ -162,22 +162,25 @@ type runner struct {
 }
 
 func (r *runner) run(skills []*skill.Skill, plugins []*plugin.Plugin, markets []string, jobs int) *Result {
+	named := make([]Named, len(skills))
+	for i, s := range skills {
+		named[i] = NameOf(s)
+	}
+	// The names the run's skills declare, for a fix that would give a
+	// skill one of them (name-mismatch).
+	names := byScope(named)
 	perSkill := make([][]Finding, len(skills))
 	parallel.Each(len(skills), jobs, func(i int) error {
 		// A mirror's files are its original's, reported there; the
 		// checks across skills report the mirror itself once.
 		if skills[i].Mirror == "" {
 			files, err := skills[i].Collect()
-			perSkill[i] = r.checkSkill(skills[i], files, err)
+			perSkill[i] = r.checkSkill(skills[i], files, err, names)
 		}
 		return nil
 	})
 
 	all := slices.Concat(perSkill...)
-	named := make([]Named, len(skills))
-	for i, s := range skills {
-		named[i] = NameOf(s)
-	}
 	all = append(all, r.across(named, plugins, markets)...)
 	return &Result{Skills: skills, Plugins: plugins, Findings: r.baselined(Sort(all))}
 }
@@ -217,8 +220,10 @@ func (r *runner) across(skills []Named, plugins []*plugin.Plugin, markets []stri
 	return all
 }
 
-func (r *runner) checkSkill(s *skill.Skill, files *skill.Files, err error) []Finding {
-	p := &Pass{Skill: s, Doc: s.Doc, Profile: r.set.Profile}
+// checkSkill runs the per-skill rules on s. names is byScope of the run's
+// skills, nil when s is checked alone (CheckSkill).
+func (r *runner) checkSkill(s *skill.Skill, files *skill.Files, err error, names map[string]map[string][]int) []Finding {
+	p := &Pass{Skill: s, Doc: s.Doc, Profile: r.set.Profile, names: names}
 	// The folder is made relative once per skill, its files joined to it:
 	// each filepath.Abs asks the system for the working folder (two
 	// stats), and rel ran twice per file.
