@@ -289,21 +289,25 @@ var colonLine = regexp.MustCompile(`^( *(?:- +)?)([A-Za-z0-9_][A-Za-z0-9_.-]*) *
 var keyLike = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*:(\s|$)`)
 
 // colonCause reports whether a plain value is invalid YAML for a reason
-// that quoting ends without changing its text: a ": " inside it, or a
-// reserved indicator ("`" or "@") that no plain value may start with.
-// A value with " #" is not: the rest may be a comment or text.
-func colonCause(val string) bool {
+// that quoting ends without changing its text: a ": " inside it, a
+// reserved indicator ("`" or "@") that no plain value may start with, or
+// a flow list or mapping it starts with and goes on after, on its key's
+// line (argument-hint: [a] [b]; see textAfterFlow). A value with " #" is
+// not: the rest may be a comment or text.
+func colonCause(v plainValue) bool {
+	val := v.val
 	if strings.Contains(val, " #") || strings.Contains(val, "\t#") {
 		return false
 	}
-	if val[0] == '`' || val[0] == '@' {
+	if val[0] == '`' || val[0] == '@' || textAfterFlow(v.head) >= 0 {
 		return true
 	}
 	return (strings.Contains(val, ": ") || strings.Contains(val, ":\t")) && !strings.ContainsAny(val[:1], "'\"[]{}>|*&!%#,?-")
 }
 
 // fixColonLines quotes the plain value that made the frontmatter invalid
-// (description: Use when: the user asks; see colonCause), on one line or
+// (description: Use when: the user asks, argument-hint: [a] [b]; see
+// colonCause), on one line or
 // several, where yaml.v3 stops, while each quote moves the error on. The
 // result must parse, and each quoted value read back as its text.
 func fixColonLines(f *fixFile, _ []Finding) {
@@ -325,7 +329,7 @@ func fixColonLines(f *fixFile, _ []Finding) {
 			return
 		}
 		span, ok := plainSpan(data, d, ln)
-		if !ok || !colonCause(span.val) {
+		if !ok || !colonCause(span) {
 			return
 		}
 		quoted := `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(string(data[span.start:span.end])) + `"`
@@ -363,6 +367,7 @@ func fixColonLines(f *fixFile, _ []Finding) {
 type plainValue struct {
 	line       int // the file line of its key
 	key, val   string
+	head       string // its text on its key's line
 	start, end int
 }
 
@@ -411,7 +416,8 @@ func plainSpan(data []byte, d *skill.SkillMD, ln int) (plainValue, bool) {
 		return plainValue{}, false
 	}
 	v := plainValue{line: owner, key: string(ol[m[4]:m[5]]), start: start + m[6], end: start + m[7]}
-	vals := []string{string(ol[m[6]:m[7]])}
+	v.head = string(ol[m[6]:m[7]])
+	vals := []string{v.head}
 	for k := owner + 1; ; k++ {
 		lk, s, ok := text(k)
 		if !ok || !continues(lk, indent(ol)) {
@@ -489,8 +495,8 @@ func fixAllowedTools(f *fixFile, _ []Finding) {
 	}})
 }
 
-// closingBracket returns the offset of the "]" closing the flow sequence
-// opened at data[open], skipping quoted text, or -1.
+// closingBracket returns the offset of the "]" or "}" closing the flow
+// sequence or mapping opened at data[open], skipping quoted text, or -1.
 func closingBracket(data []byte, open int) int {
 	depth := 0
 	for i := open; i < len(data); i++ {

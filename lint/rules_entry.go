@@ -83,7 +83,9 @@ var entryRules = []*Rule{
 		Severity: Error,
 		Explain: "The frontmatter could not be parsed as YAML. The commonest cause is an unquoted \": \" inside " +
 			"a value, such as a description that says \"Use when: ...\". Quote the value, or write it as a " +
-			"folded block (description: >).",
+			"folded block (description: >). A value that starts with [ or { and goes on after the closing " +
+			"bracket, such as argument-hint: [file] [format] as Claude Code's documentation writes it, is read " +
+			"as a list followed by stray text: quote the whole value.",
 		Bad:  "description: Use when: the user asks for PDFs",
 		Good: "description: \"Use when: the user asks for PDFs\"",
 	}),
@@ -127,7 +129,7 @@ func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
 		if kind == skill.BadYAML && tabBroke(p.Doc) {
 			return // yaml-tab-indent reports the tab that broke it, with a better message
 		}
-		fix := ""
+		col, msg, fix := pr.Col, pr.Msg, ""
 		switch kind {
 		case skill.NoFrontmatter:
 			name, rename := nameFor(p.Skill.Dir)
@@ -139,6 +141,13 @@ func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
 				"and when to use it%s", name, rename)
 		case skill.BadYAML:
 			fix = yamlFix(p, pr)
+			if fl, ok := flowText(frontLine(p, pr.Line)); ok {
+				// yaml.v3 names the line, or the block it breaks; the
+				// fault is the text after the list.
+				col = fl.col
+				msg = fmt.Sprintf("invalid YAML in frontmatter: the value of %s starts with %s, which YAML reads as a %s, "+
+					"and the text after it breaks the value (%s)", fl.key, fl.list, fl.kind(), yamlReason(pr.Msg))
+			}
 		case skill.LeadingSpace:
 			fix = "delete everything before the opening \"---\""
 		case skill.Unclosed:
@@ -148,7 +157,7 @@ func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
 					"into the body or into files under references/; end it with a line holding only \"---\""
 			}
 		}
-		p.Reportf(p.Skill.File, pr.Line, pr.Col, fix, "%s", pr.Msg)
+		p.Reportf(p.Skill.File, pr.Line, col, fix, "%s", msg)
 	}
 	return r
 }
@@ -165,20 +174,34 @@ func nameFor(dir string) (name, rename string) {
 	return yamlScalar(name), rename
 }
 
+// frontLine is the text of file line n, "" outside the frontmatter.
+func frontLine(p *Pass, n int) string {
+	if lines := frontTree(p).lines; n >= p.Doc.FrontLine && n-p.Doc.FrontLine < len(lines) {
+		return lines[n-p.Doc.FrontLine]
+	}
+	return ""
+}
+
+// yamlReason is yaml.v3's own words in a SKILL.md problem's message: in
+// the parentheses that end it, where the message puts them in words of
+// its own, or else the message after its prefix.
+func yamlReason(msg string) string {
+	if i := strings.LastIndex(msg, " ("); i >= 0 && strings.HasSuffix(msg, ")") {
+		return msg[i+2 : len(msg)-1]
+	}
+	return strings.TrimPrefix(msg, "invalid YAML in frontmatter: ")
+}
+
 // yamlFix says how to mend the YAML error pr, from the text of its line.
 func yamlFix(p *Pass, pr *skill.Problem) string {
 	const generic = "quote values that contain \": \" or start with a YAML indicator, or use a folded block (>)"
-	line := func(n int) string {
-		if lines := frontTree(p).lines; n >= p.Doc.FrontLine && n-p.Doc.FrontLine < len(lines) {
-			return lines[n-p.Doc.FrontLine]
-		}
-		return ""
-	}
+	line := func(n int) string { return frontLine(p, n) }
 	text, prev := line(pr.Line), line(pr.Line-1)
 	// The line above can be where the mistake is: the value YAML reads on
 	// into this line started there.
 	pm := keyLine.FindStringSubmatch(prev)
 	m := keyLine.FindStringSubmatch(text)
+	fl, flow := flowText(text)
 	// An indented "Word: text" that is no key a client knows is text of
 	// the plain value above it (description: …, then "  Keywords: a, b"),
 	// which ": " breaks: quoting this line, or moving it to the margin,
@@ -205,10 +228,11 @@ func yamlFix(p *Pass, pr *skill.Problem) string {
 		pm[3] != "" && !blockStart.MatchString(pm[3]):
 		return fmt.Sprintf("start line %d at the margin, where %s: starts: indented, YAML reads it as more of the value of %s",
 			pr.Line, pm[2], pm[2])
-	case m != nil && flowThenText(strings.TrimRight(m[3], " \t")):
-		v := strings.TrimRight(m[3], " \t")
-		return fmt.Sprintf("quote the value: %s: %s (it starts with %q, so YAML reads a list or a mapping, which the text after it breaks)",
-			m[2], strconv.Quote(v), v[:1])
+	case flow:
+		if utf8.RuneCountInString(fl.value) <= 80 {
+			return fmt.Sprintf("quote the whole value: %s: %s", fl.key, strconv.Quote(fl.value))
+		}
+		return fmt.Sprintf("put the whole value of %s in double quotes", fl.key)
 	case pm != nil && blockStart.MatchString(pm[3]) && text != "" && text[0] != ' ' && text[0] != '\t':
 		return fmt.Sprintf("indent the lines of the %s block by two spaces: a block's text is indented under its key", pm[2])
 	}
@@ -256,16 +280,56 @@ func yamlFix(p *Pass, pr *skill.Problem) string {
 // indentation, key and value.
 var keyLine = regexp.MustCompile(`^(\s*(?:- +)?)([^\s:#'"][^:#]*?):[ \t]+(.*)$`)
 
-// flowThenText reports whether v starts a flow list or mapping ("[a, b]")
-// whose closing bracket text follows on the line: argument-hint:
-// [create|check] <request>, meant as text.
-func flowThenText(v string) bool {
-	if v == "" || v[0] != '[' && v[0] != '{' {
-		return false
+// flowLine is a "key: value" line whose plain value starts a flow list or
+// mapping and goes on with text after it on the line: argument-hint:
+// [a] [b], as Claude Code documents it, or [create|check] <request>. It is
+// meant as text, but YAML reads the list and then fails at the text.
+type flowLine struct {
+	key, value string // the value without trailing blanks
+	list       string // the list or mapping it starts with: "[a]"
+	col        int    // 1-based, in characters, of the text after the list
+}
+
+// kind is what YAML reads the list as, in words.
+func (fl flowLine) kind() string {
+	if fl.list[0] == '{' {
+		return "mapping"
 	}
-	end := strings.LastIndexAny(v, "]}")
-	rest := strings.TrimSpace(v[end+1:])
-	return end > 0 && rest != "" && rest[0] != '#'
+	return "list"
+}
+
+// flowText reads a flowLine from one line of frontmatter.
+func flowText(line string) (flowLine, bool) {
+	m := keyLine.FindStringSubmatchIndex(line)
+	if m == nil {
+		return flowLine{}, false
+	}
+	v := strings.TrimRight(line[m[6]:m[7]], " \t")
+	at := textAfterFlow(v)
+	if at < 0 {
+		return flowLine{}, false
+	}
+	list := strings.TrimRight(v[:at], " \t")
+	return flowLine{key: line[m[4]:m[5]], value: v, list: list, col: utf8.RuneCountInString(line[:m[6]+at]) + 1}, true
+}
+
+// textAfterFlow returns the offset in v of the text that follows, on the
+// same line, the flow list or mapping v starts with ("[a] [b]": 4), or -1
+// when v starts none, the list does not close on the line, or only a
+// comment follows it ("[a, b] # tools"): a valid value.
+func textAfterFlow(v string) int {
+	if v == "" || v[0] != '[' && v[0] != '{' {
+		return -1
+	}
+	end := closingBracket([]byte(v), 0)
+	if end < 0 {
+		return -1
+	}
+	rest := strings.TrimLeft(v[end+1:], " \t")
+	if rest == "" || rest[0] == '#' && len(rest) < len(v)-end-1 {
+		return -1
+	}
+	return len(v) - len(rest)
 }
 
 // noSpaceKey is a "key:value" line: a key, as the spec's and clients'
