@@ -29,7 +29,6 @@ type Pass struct {
 	report func(*Rule, Finding)
 	memo   map[string]any
 	names  map[string]map[string][]int // byScope of the run's skills; nil for a skill checked alone
-	rel    func(path string) string    // a path in the skill made relative to the run, as findings' paths are
 }
 
 // nameTaken reports whether a skill of the run declares name, in any

@@ -365,10 +365,6 @@ func plainErr(err error) error {
 
 func checkJunk(p *Pass) {
 	ig := p.Files.Ignore
-	// Only the skill folder's own .skillignore leaves a file out, so the
-	// fix names it as the findings name their files (not one at the top of
-	// the repository, where an author used to .gitignore would put it).
-	ignoreFile := p.rel(skill.IgnoreFile)
 	for _, j := range p.Files.Junk {
 		rel, dir := strings.CutSuffix(j, "/")
 		name := path.Base(rel)
@@ -388,7 +384,7 @@ func checkJunk(p *Pass) {
 			if rel == name {
 				continue
 			}
-			p.Reportf(rel, 0, 0, fmt.Sprintf("list %q in %s if it is meant to stay", strings.TrimSuffix(j, "/")+strings.TrimPrefix(pattern, name), ignoreFile),
+			p.Reportf(rel, 0, 0, fmt.Sprintf("list %q in %s if it is meant to stay", strings.TrimSuffix(j, "/")+strings.TrimPrefix(pattern, name), skill.IgnoreFile),
 				"it is a nested repository (or a git submodule's pointer) that the build leaves out")
 			continue
 		}
@@ -396,9 +392,9 @@ func checkJunk(p *Pass) {
 		if dir {
 			rm = "rm -r"
 		}
-		// The fix names no path in the skill, so that every .DS_Store of
-		// a skill reads as one finding.
-		p.Reportf(rel, 0, 0, fmt.Sprintf("delete it (%s), or list %q in %s", rm, pattern, ignoreFile),
+		// The fix names no path, so that every .DS_Store of a skill
+		// reads as one finding.
+		p.Reportf(rel, 0, 0, fmt.Sprintf("delete it (%s), or list %q in %s", rm, pattern, skill.IgnoreFile),
 			"it is %s that the build leaves out", junkKind(name, dir))
 	}
 }

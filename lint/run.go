@@ -229,7 +229,6 @@ func (r *runner) checkSkill(s *skill.Skill, files *skill.Files, err error, names
 	// stats), and rel ran twice per file.
 	dir := r.rel(s.Dir)
 	relOf := func(f string) string { return path.Join(dir, f) }
-	p.rel = relOf
 	var out []Finding
 	if err == nil {
 		p.Files = files
