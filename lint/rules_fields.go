@@ -133,9 +133,10 @@ var fieldRules = []*Rule{
 		Explain: "The specification has metadata map strings to strings. Clients read nested values as " +
 			"written: OpenClaw's documentation prescribes a metadata.openclaw block, Claude Code and " +
 			"Codex ignore what they do not use, and the build publishes the frontmatter unchanged. " +
-			"The official MCP SDK checks the letter and skips such a skill, so MCP hosts would not offer " +
-			"it. Flatten the value into one string, or into several keys, where no client needs the " +
-			"nesting. It is an error under the spec profile.",
+			"The official MCP SDK checks the letter: the build lists such a value as its JSON text (a " +
+			"listing holding one that is not a string is refused whole), and the SDK then finds SKILL.md " +
+			"unlike its entry and does not load the skill. Flatten the value into one string, or into " +
+			"several keys, where no client needs the nesting. It is an error under the spec profile.",
 		Bad:   "metadata:\n  tags: [pdf, forms]",
 		Good:  "metadata:\n  tags: pdf forms",
 		Check: checkMetadataNested,
@@ -147,8 +148,9 @@ var fieldRules = []*Rule{
 		Explain: "metadata values are strings, but YAML guesses a type for unquoted ones: count: 28 is a number, " +
 			"version: 1.0 is the number 1, enabled: true a boolean, and YAML 1.1 readers such as js-yaml and " +
 			"PyYAML turn updated: 2026-02-06 into a date object. A host that reads the frontmatter that way " +
-			"sees something other than the text written (skillpack publishes the text as written). Quote " +
-			"the value.",
+			"sees something other than the text written: skillpack publishes the text as written, and the " +
+			"official MCP SDK, which reads SKILL.md as YAML, finds it unlike its entry and does not load " +
+			"the skill. Quote the value.",
 		Bad:   "metadata:\n  version: 1.0\n  updated: 2026-02-06",
 		Good:  "metadata:\n  version: \"1.0\"\n  updated: \"2026-02-06\"",
 		Check: checkMetadataScalars,

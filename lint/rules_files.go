@@ -363,6 +363,12 @@ func plainErr(err error) error {
 	return err
 }
 
+// ownIgnore names the one .skillignore that leaves a skill's file out:
+// the skill folder's, not one at the top of the repository, where an
+// author used to .gitignore would put it. It names no path, so that a
+// kept verdict reads the same from every working folder.
+var ownIgnore = skill.IgnoreFile + " beside SKILL.md"
+
 func checkJunk(p *Pass) {
 	ig := p.Files.Ignore
 	for _, j := range p.Files.Junk {
@@ -384,7 +390,7 @@ func checkJunk(p *Pass) {
 			if rel == name {
 				continue
 			}
-			p.Reportf(rel, 0, 0, fmt.Sprintf("list %q in %s if it is meant to stay", strings.TrimSuffix(j, "/")+strings.TrimPrefix(pattern, name), skill.IgnoreFile),
+			p.Reportf(rel, 0, 0, fmt.Sprintf("list %q in %s if it is meant to stay", strings.TrimSuffix(j, "/")+strings.TrimPrefix(pattern, name), ownIgnore),
 				"it is a nested repository (or a git submodule's pointer) that the build leaves out")
 			continue
 		}
@@ -394,7 +400,7 @@ func checkJunk(p *Pass) {
 		}
 		// The fix names no path, so that every .DS_Store of a skill
 		// reads as one finding.
-		p.Reportf(rel, 0, 0, fmt.Sprintf("delete it (%s), or list %q in %s", rm, pattern, skill.IgnoreFile),
+		p.Reportf(rel, 0, 0, fmt.Sprintf("delete it (%s), or list %q in %s", rm, pattern, ownIgnore),
 			"it is %s that the build leaves out", junkKind(name, dir))
 	}
 }
