@@ -55,6 +55,23 @@ func (c *RecordSkill) Archives() [2]Artifact {
 		{ArchivePath(c.Name, c.Zip.Digest, Zip), c.Zip.Digest, c.Zip.Size}}
 }
 
+// Artifacts are the files of the bundle the record says the skill has,
+// with their digests: its files where they are served (and where the
+// legacy index serves them, which a build without it does not write), its
+// archives and its catalog page.
+func (c *RecordSkill) Artifacts() []Artifact {
+	var out []Artifact
+	for _, f := range c.Files {
+		out = append(out, Artifact{SkillFile(c.Name, f.Path), f.Digest, f.Size}, Artifact{LegacyFile(c.Name, f.Path), f.Digest, f.Size})
+	}
+	a := c.Archives()
+	out = append(out, a[:]...)
+	if c.Page != nil {
+		out = append(out, Artifact{CatalogPage(c.Name), c.Page.Digest, c.Page.Size})
+	}
+	return out
+}
+
 // Artifact is one file of the bundle with its digest and size.
 type Artifact struct {
 	Path   string `json:"path"`

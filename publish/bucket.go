@@ -85,6 +85,10 @@ type bucketRun struct {
 	// list, the inventory) by path; a record copy is read from the
 	// bundle's record.
 	inMemory map[string][]byte
+	// sums are the digests the records read so far give each path: in a
+	// folder, which keeps no digest of skillpack's beside a file, the
+	// bytes a release put there are what shows that it is skillpack's.
+	sums map[string]map[layout.Digest]bool
 }
 
 // PublishBucket publishes the bundle b to bk, as ARCHITECTURE.md's

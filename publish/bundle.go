@@ -117,14 +117,8 @@ func Open(dir string) (*Upload, error) {
 	var skills []layout.RecordSkill
 	var files []string
 	h, err := layout.ReadRecord(f, func(s layout.RecordSkill) error {
-		for _, fl := range s.Files {
-			add(layout.SkillFile(s.Name, fl.Path), fl.Digest, fl.Size)
-			add(layout.LegacyFile(s.Name, fl.Path), fl.Digest, fl.Size)
-		}
-		add(layout.ArchivePath(s.Name, s.TarGz.Digest, layout.TarGz), s.TarGz.Digest, s.TarGz.Size)
-		add(layout.ArchivePath(s.Name, s.Zip.Digest, layout.Zip), s.Zip.Digest, s.Zip.Size)
-		if s.Page != nil {
-			add(layout.CatalogPage(s.Name), s.Page.Digest, s.Page.Size)
+		for _, a := range s.Artifacts() {
+			add(a.Path, a.Digest, a.Size)
 		}
 		s.Findings, s.Files = nil, nil // lint's and reuse's business; 10,000 skills' worth is not small
 		skills = append(skills, s)

@@ -98,18 +98,30 @@ func RecordOf(path string) (layout.Digest, bool) {
 
 // written keeps the objects that hold what skillpack stored there: the
 // digest publish put in their metadata, and where the server keeps a
-// checksum, the same one. Another tool's write over a path a release
-// named (a site's own llms.txt after the bundle stopped writing one)
-// keeps neither, and is not deleted. An object gone already is left out.
+// checksum, the same one; or, in a store that keeps no such metadata (a
+// folder), the very bytes a record read gives the path. Another tool's
+// write over a path a release named (a site's own llms.txt after the
+// bundle stopped writing one) has neither, and is not deleted. A
+// signature goes with the file it signs. An object gone already is left
+// out.
 func (p *bucketRun) written(ctx context.Context, objects []Object) ([]Object, error) {
 	ours, err := p.sift(ctx, objects, func(ctx context.Context, o Object) (bool, error) {
 		st, err := p.bk.Stat(ctx, o.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
 		}
-		return err == nil && st.Digest.Valid() && (st.Checksum == "" || st.Checksum == st.Digest), err
+		if err != nil {
+			return false, err
+		}
+		if st.Digest == "" {
+			return p.sums[o.Path][st.Checksum], nil
+		}
+		return st.Digest.Valid() && (st.Checksum == "" || st.Checksum == st.Digest), nil
 	})
-	return slices.DeleteFunc(objects, func(o Object) bool { return !ours[o.Path] }), err
+	return slices.DeleteFunc(objects, func(o Object) bool {
+		signed, sig := strings.CutSuffix(o.Path, layout.SignatureSuffix)
+		return !ours[o.Path] && !(sig && ours[signed])
+	}), err
 }
 
 // remove deletes one object.
@@ -181,7 +193,23 @@ func (p *bucketRun) recordNames(ctx context.Context, d layout.Digest, n names) e
 	if got := layout.DigestOf(data); d != "" && got != d {
 		return fmt.Errorf("its bytes are %s, not the record its name says", got)
 	}
-	_, err = layout.ReadRecord(bytes.NewReader(data), func(layout.RecordSkill) error { return nil },
-		func(f string) error { n[f] = true; return nil })
+	sum := func(a layout.Artifact) {
+		if p.sums == nil {
+			p.sums = map[string]map[layout.Digest]bool{}
+		}
+		if p.sums[a.Path] == nil {
+			p.sums[a.Path] = map[layout.Digest]bool{}
+		}
+		p.sums[a.Path][a.Digest] = true
+	}
+	h, err := layout.ReadRecord(bytes.NewReader(data), func(s layout.RecordSkill) error {
+		for _, a := range s.Artifacts() {
+			sum(a)
+		}
+		return nil
+	}, func(f string) error { n[f] = true; return nil })
+	for _, a := range h.Docs {
+		sum(a)
+	}
 	return err
 }

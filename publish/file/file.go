@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,6 +34,8 @@ const Scheme = "file://"
 // Options say how a bundle is copied.
 type Options struct {
 	DryRun bool // say what would be copied; copy nothing
+	Prune  bool // delete what no kept release names (publish.BucketOptions)
+	Keep   int  // releases Prune keeps; 0: publish.DefaultKeep
 	// Retry's Jobs are the files copied at once (0: publish.DefaultJobs),
 	// its Progress a terminal for the progress line, its Now the
 	// release's time; nothing is retried.
@@ -130,7 +133,7 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 		r.Report = report
 		return r
 	}
-	err = publish.PublishBucket(ctx, b, f, publish.BucketOptions{DryRun: o.DryRun, Runner: runner})
+	err = publish.PublishBucket(ctx, b, f, publish.BucketOptions{DryRun: o.DryRun, Prune: o.Prune, Keep: o.Keep, Runner: runner})
 	if err == nil && !o.DryRun {
 		for _, p := range f.stale {
 			os.Remove(f.path(p))
@@ -272,8 +275,19 @@ func (f *Folder) Put(_ context.Context, o publish.Object, body io.Reader) (strin
 	return stored(info).ETag, nil // a rename keeps the time
 }
 
-// Delete removes a file.
-func (f *Folder) Delete(_ context.Context, p string) error { return os.Remove(f.path(p)) }
+// Delete removes a file, and the folders it leaves empty up to the
+// target's (a withdrawn skill's folder of served files).
+func (f *Folder) Delete(_ context.Context, p string) error {
+	if err := os.Remove(f.path(p)); err != nil {
+		return err
+	}
+	for d := path.Dir(p); d != "."; d = path.Dir(d) {
+		if os.Remove(f.path(d)) != nil {
+			break // not empty, or not ours to judge
+		}
+	}
+	return nil
+}
 
 // Holds is true: a folder holds every file of a bundle.
 func (f *Folder) Holds(string) bool { return true }

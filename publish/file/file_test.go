@@ -3,6 +3,7 @@ package file
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -304,5 +305,75 @@ func TestPublishLocked(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(www), ".www"+outlock.Suffix)); !os.IsNotExist(err) {
 		t.Errorf("the lock file stayed: %v", err)
+	}
+}
+
+// --prune on a folder deletes a withdrawn skill's files, archives and
+// page once no kept release names them, and the folders they leave empty;
+// not a site's own file, and not a file of the site's at a path a release
+// named (its bytes are not the release's).
+func TestPrune(t *testing.T) {
+	src := t.TempDir()
+	skillMD := func(name string) string {
+		return "---\nname: " + name + "\ndescription: Does " + name + " things for the tests. Use when asked to.\n---\n# " + name + "\n\nBody.\n"
+	}
+	for _, n := range []string{"keep", "gone", "moved"} {
+		must(t, os.MkdirAll(filepath.Join(src, n, "references"), 0o755))
+		must(t, os.WriteFile(filepath.Join(src, n, "SKILL.md"), []byte(skillMD(n)), 0o644))
+		must(t, os.WriteFile(filepath.Join(src, n, "references", "notes.md"), []byte(n+"\n"), 0o644))
+	}
+	www := filepath.Join(t.TempDir(), "www")
+	must(t, os.MkdirAll(filepath.Join(www, "img"), 0o755))
+	must(t, os.WriteFile(filepath.Join(www, "home.html"), []byte("home"), 0o644))
+	must(t, os.WriteFile(filepath.Join(www, "img", "logo.png"), []byte("png"), 0o644))
+	publishSrc := func(o Options) map[string]publish.State {
+		t.Helper()
+		dist := filepath.Join(t.TempDir(), "dist")
+		if _, err := build.Run([]string{src}, build.Options{Out: dist}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := publish.Open(dist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		states, err := publishTo(t, b, www, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return states
+	}
+	publishSrc(Options{})
+	must(t, os.RemoveAll(filepath.Join(src, "gone")))
+	must(t, os.RemoveAll(filepath.Join(src, "moved")))
+	publishSrc(Options{})
+	// The site takes a path the withdrawn "moved" had for a page of its own.
+	page := filepath.Join(www, "skills", "moved.html")
+	must(t, os.WriteFile(page, []byte("the site's own page"), 0o644))
+
+	if states := publishSrc(Options{Prune: true, Keep: 2}); slices.Contains(slices.Collect(maps.Values(states)), publish.Deleted) {
+		t.Errorf("--keep 2 kept both releases, yet deleted: %v", states)
+	}
+	states := publishSrc(Options{Prune: true, Keep: 1})
+	for _, p := range []string{"skills/gone.html", ".well-known/agent-skills/gone/SKILL.md", ".well-known/agent-skills/gone/references/notes.md"} {
+		if states[p] != publish.Deleted {
+			t.Errorf("%s: %s, want deleted", p, states[p])
+		}
+	}
+	for _, p := range []string{".well-known/agent-skills/gone", ".well-known/skills/gone"} {
+		if _, err := os.Stat(filepath.Join(www, filepath.FromSlash(p))); !os.IsNotExist(err) {
+			t.Errorf("%s: the folder pruned empty is still there: %v", p, err)
+		}
+	}
+	for p, want := range map[string]string{"home.html": "home", "img/logo.png": "png", "skills/moved.html": "the site's own page",
+		".well-known/agent-skills/keep/references/notes.md": "keep\n"} {
+		if got, err := os.ReadFile(filepath.Join(www, filepath.FromSlash(p))); err != nil || string(got) != want {
+			t.Errorf("%s: %q, %v; want %q kept", p, got, err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(www, ".well-known", "agent-skills", "moved", "SKILL.md")); !os.IsNotExist(err) {
+		t.Errorf("moved's SKILL.md, the release's bytes, is still there: %v", err)
+	}
+	if rep := verifyFolder(t, www); !rep.OK() {
+		t.Errorf("verify after the prune: %v", rep)
 	}
 }

@@ -53,7 +53,7 @@ type PublishFlags struct {
 // AddFlags declares the publish flags on f.
 func (p *PublishFlags) AddFlags(f *pflag.FlagSet) {
 	p.TargetFlags.AddFlags(f)
-	f.BoolVar(&p.Prune, "prune", false, "S3: delete skillpack's objects that no kept release names")
+	f.BoolVar(&p.Prune, "prune", false, "S3 and file://: delete skillpack's objects that no kept release names")
 	f.IntVar(&p.Keep, "keep", 0, fmt.Sprintf("with --prune: the releases whose objects are kept, the new one included (default %d)", publish.DefaultKeep))
 }
 
@@ -98,7 +98,7 @@ func newPublishCmd(ios *IO, runF func(context.Context, *publishOptions) error) *
 It publishes in an order that keeps readers safe: archives first, then the
 skills' files, the MCP documents, the indexes, and the build record last; a
 run stopped part way is completed by running it again. Only what changed is
-sent. --prune (S3) deletes what none of the --keep newest releases needs;
+sent. --prune (S3, file://) deletes what none of the --keep newest releases needs;
 --sign (OCI) signs the manifests as cosign sign does.
 
 Credentials: --username with --password-stdin, else the AWS environment

@@ -153,14 +153,15 @@ func checkFile(opts *publishOptions) error {
 	if _, err := file.Open(opts.Target); err != nil { // a file there too
 		return usageErr("%w", err)
 	}
-	if opts.TargetFlags.given() || opts.Prune {
-		return usageErr("--endpoint, --insecure, --username and --password-stdin are for s3:// and oci:// targets, and --prune for s3://; a file:// target is a folder on this machine")
+	if opts.TargetFlags.given() {
+		return usageErr("--endpoint, --insecure, --username and --password-stdin are for s3:// and oci:// targets; a file:// target is a folder on this machine")
 	}
 	return nil
 }
 
 func publishFile(ctx context.Context, b *publish.Upload, opts *publishOptions, _ oci.Signer, progress io.Writer, report func(publish.Result)) error {
-	return file.Publish(ctx, b, opts.Target, file.Options{DryRun: opts.DryRun, Retry: publish.Retry{Jobs: opts.Jobs, Progress: progress}}, report)
+	return file.Publish(ctx, b, opts.Target, file.Options{DryRun: opts.DryRun, Prune: opts.Prune, Keep: opts.Keep,
+		Retry: publish.Retry{Jobs: opts.Jobs, Progress: progress}}, report)
 }
 
 func fileStore(opts *verifyOptions, _ verify.SignatureVerifier) (bundle.Store, error) {
