@@ -378,16 +378,19 @@ func parseFailOn(s string) (lint.Severity, error) {
 
 // summarize prints a one-line tally on stderr, so stdout stays parseable.
 func summarize(ios *IO, res *lint.Result) {
-	if len(res.Skills) == 0 {
+	e, w, i := lint.Count(res.Findings)
+	in := human.Plural(len(res.Skills), "skill")
+	switch {
+	case len(res.Skills) == 0 && e+w+i == 0:
 		ios.Infof("no skills found (a skill is a folder holding SKILL.md)")
 		return
-	}
-	e, w, i := lint.Count(res.Findings)
-	if e+w+i == 0 {
-		ios.Infof("%s checked, no problems", human.Plural(len(res.Skills), "skill"))
+	case len(res.Skills) == 0:
+		in = "the plugin and marketplace manifests" // a changed manifest, passed alone
+	case e+w+i == 0:
+		ios.Infof("%s checked, no problems", in)
 		return
 	}
-	ios.Infof("%s, %s, %s in %s", human.Plural(e, "error"), human.Plural(w, "warning"), human.Plural(i, "info"), human.Plural(len(res.Skills), "skill"))
+	ios.Infof("%s, %s, %s in %s", human.Plural(e, "error"), human.Plural(w, "warning"), human.Plural(i, "info"), in)
 }
 
 // writeBaseline records the run's findings, atomically: a baseline that an
