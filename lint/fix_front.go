@@ -302,7 +302,8 @@ func colonCause(v plainValue) bool {
 	if val[0] == '`' || val[0] == '@' || textAfterFlow(v.head) >= 0 {
 		return true
 	}
-	return (strings.Contains(val, ": ") || strings.Contains(val, ":\t")) && !strings.ContainsAny(val[:1], "'\"[]{}>|*&!%#,?-")
+	return (strings.Contains(val, ": ") || strings.Contains(val, ":\t")) && !strings.ContainsAny(val[:1], "'\"[]{}>|*&!%#,?-") &&
+		gluedKey(val) == "" // two lines joined: a person puts the break back
 }
 
 // fixColonLines quotes the plain value that made the frontmatter invalid

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -262,6 +263,10 @@ func yamlFix(p *Pass, pr *skill.Problem) string {
 			return fmt.Sprintf("the value of %s goes on to line %d: write it as a folded block (%s: >, its lines indented "+
 				"below), or put the whole value in double quotes, its lines after the first indented", key, last, key)
 		}
+		if next := gluedKey(value); next != "" {
+			return fmt.Sprintf("put \"%s:\" on a line of its own: it reads as the next key, joined to the value of %s "+
+				"where a line break was lost; if it is text, put the whole value in double quotes", next, key)
+		}
 		if utf8.RuneCountInString(value) <= 80 {
 			return fmt.Sprintf("quote the value: %s: %s", key, strconv.Quote(value))
 		}
@@ -275,6 +280,28 @@ func yamlFix(p *Pass, pr *skill.Problem) string {
 	}
 	return generic
 }
+
+// gluedKey is the frontmatter key that the ": " of a plain value follows
+// with no blank before it (description: … financing?version: 2.0.0), or
+// "": such a value is two lines whose break was lost (mojibake eats line
+// ends), and quoting it would swallow the key.
+func gluedKey(value string) string {
+	before, _, ok := strings.Cut(value, ": ")
+	if !ok {
+		return ""
+	}
+	i := len(before)
+	for i > 0 && isKeyChar(before[i-1]) {
+		i--
+	}
+	key := before[i:]
+	if i == 0 || before[i-1] == ' ' || before[i-1] == '\t' || !slices.Contains(SpecKeys, key) && !slices.Contains(claudeKeys, key) {
+		return ""
+	}
+	return key
+}
+
+func isKeyChar(c byte) bool { return isLetter(c) || c >= '0' && c <= '9' || c == '-' || c == '_' }
 
 // keyLine splits a "key: value" line (or "- key: value") into its
 // indentation, key and value.
