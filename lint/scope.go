@@ -160,8 +160,10 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 			if noSkill[dir] {
 				continue
 			}
-			in = skill.Enclosing(root)
-			if in, _ = filepath.Abs(in); in != "" && seenSkill[in] {
+			if in = skill.Enclosing(root); in != "" {
+				in, _ = filepath.Abs(in)
+			}
+			if in != "" && seenSkill[in] {
 				continue
 			}
 			noSkill[dir] = in == ""

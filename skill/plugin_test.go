@@ -287,12 +287,15 @@ func TestManifestOf(t *testing.T) {
 
 // A marketplace's pluginRoot comes before a bare source; a ./ source is
 // from the marketplace's root, as Claude Code resolves it, or, when that
-// names no folder, under pluginRoot, where the Vercel skills CLI looks.
+// names no folder, under pluginRoot, where the Vercel skills CLI looks;
+// but not a source that leads out of the root.
 func TestMarketplacePluginRoot(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{
 		".claude-plugin/marketplace.json": `{"name": "m", "metadata": {"pluginRoot": "./plugins"}, "plugins": [
-			{"name": "a", "source": "./plugins/a"}, {"name": "b", "source": "b"}, {"name": "c", "source": "./c"}]}`,
+			{"name": "a", "source": "./plugins/a"}, {"name": "b", "source": "b"}, {"name": "c", "source": "./c"},
+			{"name": "d", "source": "./../d"}]}`,
+		"d/skills/q/SKILL.md":         skillMD, // ./../d leads out, whatever pluginRoot would make of it
 		"plugins/a/skills/x/SKILL.md": skillMD,
 		"plugins/b/skills/y/SKILL.md": skillMD,
 		"plugins/c/skills/z/SKILL.md": skillMD,
