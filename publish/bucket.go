@@ -49,6 +49,10 @@ type Stored struct {
 	Digest       layout.Digest // the digest publish put in its metadata; "" for another tool's write
 	ContentType  string
 	CacheControl string // "" where the store keeps none (gofakes3)
+	// Plain is a store that keeps nothing beside a file's bytes (a
+	// folder): Checksum is the bytes' digest, and no Digest shows whose
+	// the file is.
+	Plain bool
 }
 
 // ErrNoBucket is in the chain of the error of a target whose bucket the
@@ -86,7 +90,7 @@ type bucketRun struct {
 	// bundle's record.
 	inMemory map[string][]byte
 	// sums are the digests the records read so far give each path: in a
-	// folder, which keeps no digest of skillpack's beside a file, the
+	// Plain store, which keeps no digest of skillpack's beside a file, the
 	// bytes a release put there are what shows that it is skillpack's.
 	sums map[string]map[layout.Digest]bool
 }

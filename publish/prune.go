@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
@@ -98,13 +100,16 @@ func RecordOf(path string) (layout.Digest, bool) {
 
 // written keeps the objects that hold what skillpack stored there: the
 // digest publish put in their metadata, and where the server keeps a
-// checksum, the same one; or, in a store that keeps no such metadata (a
-// folder), the very bytes a record read gives the path. Another tool's
-// write over a path a release named (a site's own llms.txt after the
-// bundle stopped writing one) has neither, and is not deleted. A
-// signature goes with the file it signs. An object gone already is left
-// out.
+// checksum, the same one. Another tool's write over a path a release
+// named (a site's own llms.txt after the bundle stopped writing one)
+// keeps neither, and is not deleted. In a Plain store (a folder), which
+// keeps no metadata, a file is skillpack's if its bytes are those a record
+// read gives its path, and a signature, whose bytes no record gives, if
+// the file it signs is, or is gone (a prune stopped between the two). An
+// object gone already is left out.
 func (p *bucketRun) written(ctx context.Context, objects []Object) ([]Object, error) {
+	var mu sync.Mutex
+	plain := map[string]bool{}
 	ours, err := p.sift(ctx, objects, func(ctx context.Context, o Object) (bool, error) {
 		st, err := p.bk.Stat(ctx, o.Path)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -113,15 +118,34 @@ func (p *bucketRun) written(ctx context.Context, objects []Object) ([]Object, er
 		if err != nil {
 			return false, err
 		}
-		if st.Digest == "" {
+		if st.Plain {
+			mu.Lock()
+			plain[o.Path] = true
+			mu.Unlock()
 			return p.sums[o.Path][st.Checksum], nil
 		}
 		return st.Digest.Valid() && (st.Checksum == "" || st.Checksum == st.Digest), nil
 	})
-	return slices.DeleteFunc(objects, func(o Object) bool {
-		signed, sig := strings.CutSuffix(o.Path, layout.SignatureSuffix)
-		return !ours[o.Path] && !(sig && ours[signed])
-	}), err
+	for path := range plain {
+		if signed, ok := signedBy(path); ok && !ours[path] {
+			_, there := p.existing[signed]
+			ours[path] = ours[signed] || !there
+		}
+	}
+	return slices.DeleteFunc(objects, func(o Object) bool { return !ours[o.Path] }), err
+}
+
+// signedBy is the file the signature at path signs: an artifact beside
+// its .sigstore.json, or a skill's SKILL.md beside skill.oms.sig, which
+// signs the skill's folder.
+func signedBy(p string) (string, bool) {
+	if signed, ok := strings.CutSuffix(p, layout.SignatureSuffix); ok {
+		return signed, true
+	}
+	if path.Base(p) == layout.FolderSignatureFile {
+		return path.Join(path.Dir(p), layout.EntryFile), true
+	}
+	return "", false
 }
 
 // remove deletes one object.

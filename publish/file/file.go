@@ -229,6 +229,7 @@ func (f *Folder) Stat(_ context.Context, p string) (publish.Stored, error) {
 	if st.Size >= 0 {
 		st.Checksum, st.Size, err = bundle.HashFile(f.path(p))
 	}
+	st.Plain = true
 	return st, err
 }
 

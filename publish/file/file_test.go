@@ -13,6 +13,8 @@ import (
 
 	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/internal/outlock"
+	"github.com/skillpack/skillpack/internal/signtest"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
 	"github.com/skillpack/skillpack/verify"
 )
@@ -329,7 +331,7 @@ func TestPrune(t *testing.T) {
 	publishSrc := func(o Options) map[string]publish.State {
 		t.Helper()
 		dist := filepath.Join(t.TempDir(), "dist")
-		if _, err := build.Run([]string{src}, build.Options{Out: dist}); err != nil {
+		if _, err := build.Run([]string{src}, build.Options{Out: dist, Sign: signtest.Stub, SignFolder: signtest.StubStatement}); err != nil {
 			t.Fatal(err)
 		}
 		b, err := publish.Open(dist)
@@ -353,11 +355,24 @@ func TestPrune(t *testing.T) {
 	if states := publishSrc(Options{Prune: true, Keep: 2}); slices.Contains(slices.Collect(maps.Values(states)), publish.Deleted) {
 		t.Errorf("--keep 2 kept both releases, yet deleted: %v", states)
 	}
+	// A prune stopped after it deleted moved's archive, before its
+	// signature: the signature, whose bytes no record gives, goes next
+	// time, with the file it signs gone.
+	archives, _ := filepath.Glob(filepath.Join(www, ".well-known", "agent-skills", "moved-*.tar.gz"))
+	if len(archives) != 1 {
+		t.Fatalf("moved's archives: %q", archives)
+	}
+	must(t, os.Remove(archives[0]))
+	orphan, _ := filepath.Rel(www, archives[0]+layout.SignatureSuffix)
 	states := publishSrc(Options{Prune: true, Keep: 1})
-	for _, p := range []string{"skills/gone.html", ".well-known/agent-skills/gone/SKILL.md", ".well-known/agent-skills/gone/references/notes.md"} {
+	for _, p := range []string{"skills/gone.html", ".well-known/agent-skills/gone/SKILL.md", ".well-known/agent-skills/gone/references/notes.md",
+		".well-known/agent-skills/gone/" + layout.FolderSignatureFile, filepath.ToSlash(orphan)} {
 		if states[p] != publish.Deleted {
 			t.Errorf("%s: %s, want deleted", p, states[p])
 		}
+	}
+	if sigs, _ := filepath.Glob(filepath.Join(www, ".well-known", "agent-skills", "gone-*")); len(sigs) != 0 {
+		t.Errorf("gone's archives or their signatures are still there: %q", sigs)
 	}
 	for _, p := range []string{".well-known/agent-skills/gone", ".well-known/skills/gone"} {
 		if _, err := os.Stat(filepath.Join(www, filepath.FromSlash(p))); !os.IsNotExist(err) {

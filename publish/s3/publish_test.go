@@ -1,8 +1,11 @@
 package s3
 
 import (
+	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +16,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
@@ -605,5 +611,64 @@ func TestChangedSinceOpen(t *testing.T) {
 	}
 	if _, ok := s.objects("v")[victim.Path]; ok {
 		t.Errorf("%s was stored", victim.Path)
+	}
+}
+
+// An object another tool wrote at a path a pruned release named is kept,
+// even with the very bytes that release put there and the server's sha256
+// checksum of them: in a bucket, only skillpack's digest in the metadata
+// shows that an object is skillpack's (a folder, which keeps none, goes by
+// the bytes). So is a signature another tool wrote there.
+func TestPruneIdentical(t *testing.T) { testPruneIdentical(t, fakeServer(t)) }
+
+func testPruneIdentical(t *testing.T, s *server) {
+	skills := tree(t)
+	dist := filepath.Join(t.TempDir(), "dist")
+	publishAt := func(n int, prune bool) *publish.Upload {
+		t.Helper()
+		if n > 0 {
+			change(t, skills, n)
+		}
+		b := builtBundle(t, skills, dist)
+		o := s.options()
+		o.Prune, o.Keep = prune, 1
+		if err := Publish(context.Background(), b, s.target("same"), o, nil); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	first := publishAt(0, false)
+	publishAt(1, false)
+	sk := first.Skills[slices.IndexFunc(first.Skills, func(s publish.Skill) bool { return s.Name == "csv-profiler" })]
+	sig := sk.TarGz.Path + layout.SignatureSuffix
+	got := s.objects("same")
+	for _, p := range []string{sk.TarGz.Path, sig} {
+		data := got[p].data
+		sum := sha256.Sum256(data)
+		s.proxy.pause()
+		c, err := minio.New(strings.TrimPrefix(s.url, "http://"), &minio.Options{Creds: credentials.NewStaticV4(testKey, testSecret, ""),
+			Region: "us-east-1", TrailingHeaders: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.RemoveObject(context.Background(), testBucket, "same/"+p, minio.RemoveObjectOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.PutObject(context.Background(), testBucket, "same/"+p, bytes.NewReader(data), int64(len(data)),
+			minio.PutObjectOptions{UserMetadata: map[string]string{"x-amz-checksum-sha256": base64.StdEncoding.EncodeToString(sum[:])},
+				DisableMultipart: true, DisableContentSha256: true}); err != nil {
+			t.Fatal(err)
+		}
+		s.proxy.resume()
+	}
+	publishAt(2, true)
+	got = s.objects("same")
+	for _, p := range []string{sk.TarGz.Path, sig} {
+		if _, ok := got[p]; !ok {
+			t.Errorf("prune deleted %s, another tool's write of the same bytes", p)
+		}
+	}
+	if _, ok := got[sk.Zip.Path]; ok {
+		t.Errorf("prune kept %s, skillpack's", sk.Zip.Path)
 	}
 }

@@ -75,6 +75,7 @@ func TestVersitygw(t *testing.T) {
 		{"publish", testPublish},
 		{"dry run", testDryRun},
 		{"prune", testPrune},
+		{"prune identical", testPruneIdentical},
 		{"refuses", testRefuses},
 		{"changed file", testChangedFile},
 		{"faults", testFaults},
