@@ -139,7 +139,8 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 	var hooked skill.Tree // the skills of the files below the working folder
 	for _, root := range roots {
 		base, in := root, "" // base: where the scope's patterns start
-		if fi, err := os.Lstat(root); err == nil && fi.Mode().IsRegular() {
+		// A link to a file is a file (a hook passes staged links).
+		if fi, err := os.Lstat(root); err == nil && (fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0 && !isDir(root)) {
 			// A file (a hook passes the changed ones) is judged as a lint
 			// of the working folder judges it: a test's fixture is left
 			// out there, so it is here.
@@ -220,7 +221,8 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 	}
 	if len(hooked.Skills) > 0 {
 		found, said := sc.Select(".", &hooked)
-		skills, notes = append(skills, found...), append(notes, said...)
+		found, more := sc.asTree(&finder, found)
+		skills, notes = append(skills, found...), append(append(notes, said...), more...)
 	}
 	slices.SortFunc(plugins, func(a, b *plugin.Plugin) int { return strings.Compare(a.Dir, b.Dir) })
 	if len(skills) == 0 {
@@ -269,6 +271,50 @@ func (sc Scope) listed(root string, t *skill.Tree, found []*skill.Skill) func(di
 		_, ok := t.Entries[dir]
 		return ok || taken[dir]
 	}
+}
+
+// asTree leaves out of the skills of the files given (found below the
+// working folder) those that a lint of the working folder leaves out for
+// what only its whole tree shows: a marketplace at its root that declares
+// other skills, or skills elsewhere than in clients' install folders. The
+// working folder is walked only when one of them may apply: on a tree of
+// 4,000 skills the walk takes a quarter of a second or more.
+func (sc Scope) asTree(finder *skill.Finder, found []*skill.Skill) ([]*skill.Skill, []string) {
+	need := len(skill.Marketplaces(".")) > 0
+	for _, s := range found {
+		if abs, _ := filepath.Abs(s.Dir); !need && abs != "" {
+			f, _ := installFolder(abs)
+			need = f != ""
+		}
+	}
+	if sc.All || !need {
+		return found, nil
+	}
+	t, err := finder.FindTree(".")
+	if err != nil {
+		return found, nil
+	}
+	whole, _ := sc.Select(".", t)
+	kept := map[string]bool{}
+	for _, s := range whole {
+		abs, _ := filepath.Abs(s.Dir)
+		kept[abs] = true
+	}
+	var out []*skill.Skill
+	var left []string
+	for _, s := range found {
+		if abs, _ := filepath.Abs(s.Dir); kept[abs] {
+			out = append(out, s)
+		} else {
+			left = append(left, sc.rel(s.Dir))
+		}
+	}
+	if len(left) == 0 {
+		return out, nil
+	}
+	return out, []string{fmt.Sprintf("left out %s that a lint of the whole folder leaves out too: no manifest declares them, "+
+		"or they are in clients' install folders (%s); --all takes them",
+		human.Plural(len(left), "skill", "skills"), strings.Join(upTo(len(left), 5, func(i int) string { return left[i] }, "and %d more"), ", "))}
 }
 
 // merge fills in what a plugin's manifests leave unsaid from the
@@ -469,4 +515,10 @@ func defaultNamed(root, dir string) bool {
 		return true // let the patterns decide
 	}
 	return slices.ContainsFunc(strings.Split(filepath.ToSlash(rel), "/"), func(part string) bool { return defaultNames[part] })
+}
+
+// isDir reports whether p is a folder, or a link to one.
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
