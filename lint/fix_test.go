@@ -349,6 +349,33 @@ func TestFixDryRun(t *testing.T) {
 	}
 }
 
+// TestFixInvisibleAgrees checks that lint reports as invisible-char's
+// what --fix deletes, and only that, so that the dry run's count (the
+// "to repair N findings" hint) is what --fix repairs: of the zero-width
+// spaces around "**" beside CJK punctuation (DolphinDB's Chinese docs),
+// those that let the emphasis open and close stay, unreported.
+func TestFixInvisibleAgrees(t *testing.T) {
+	dir, opts := fixTree(t, map[string]string{
+		"s/SKILL.md": "---\nname: s\ndescription: Fill PDF forms. Use when the user works with PDF files.\n---\n\n" +
+			"* \u200b**\u200b时序场景适配性差：\u200b**\u200bRDBMS 不适合时序数据\n\n在期权交易中，**\u200b**隐含波动率\n",
+	})
+	res := lintDir(t, dir, opts)
+	if len(res.Findings) != 3 {
+		t.Errorf("%d findings, want 3 (the zero-width spaces --fix deletes): %v", len(res.Findings), describe(res.Findings))
+	}
+	dry, err := Fix(context.Background(), res, FixOptions{Lint: opts, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Fix(context.Background(), res, FixOptions{Lint: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := lintDir(t, dir, opts).Findings; dry.Fixed != len(res.Findings) || rep.Fixed != len(res.Findings) || len(left) != 0 {
+		t.Errorf("a dry run fixes %d, --fix %d of %d findings, and leaves %v", dry.Fixed, rep.Fixed, len(res.Findings), describe(left))
+	}
+}
+
 // TestFixCanceled checks that a canceled fix touches no file.
 func TestFixCanceled(t *testing.T) {
 	dir, opts := fixTree(t, map[string]string{"s/SKILL.md": fixSkillMD, "s/scripts/a.sh": "echo a\r\n"})

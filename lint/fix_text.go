@@ -15,16 +15,8 @@ import (
 	"github.com/skillpack/skillpack/skill"
 )
 
-// fixInvisible deletes invisible characters that change nothing a reader
-// sees: tag characters, zero-width spaces and joiners, word joiners, stray
-// byte order marks, and left-to-right marks in text without right-to-left
-// script. It keeps what does show: bidirectional embeddings, overrides,
-// isolates and right-to-left marks (removing one reorders the text on
-// screen, so which order was meant is for a person to say), and a run at
-// the start of a line before a code fence, the idiom for showing ``` inside
-// a code block. Only Markdown is fixed, and no deletion that changes how
-// it renders (an invisible character keeping "_" from closing emphasis, or
-// a line from being a heading) is made.
+// fixInvisible deletes the runs of invisible characters of its findings'
+// rules that invisiblePlan says --fix deletes. Only Markdown is fixed.
 func fixInvisible(f *fixFile, at []Finding) {
 	if !isMarkdown(f.job.path) {
 		// In code and data an invisible character can be the value
@@ -41,44 +33,126 @@ func fixInvisible(f *fixFile, at []Finding) {
 	if binaryData(data) {
 		return
 	}
-	rtl := hasRTL(data)
-	var runs, alone [][]fixEdit
+	var hits []invisibleHit
 	for _, h := range findInvisible(data) {
-		if h.hiding && !rules["invisible-unicode"] || !h.hiding && !rules["invisible-char"] {
-			continue
+		if h.hiding && rules["invisible-unicode"] || !h.hiding && rules["invisible-char"] {
+			hits = append(hits, h)
 		}
+	}
+	var cuts []fixEdit
+	for _, p := range invisiblePlan(data, hits) {
+		cuts = append(cuts, p.cuts...)
+	}
+	if len(cuts) > 0 {
+		f.data, _ = applyEdits(data, cuts)
+	}
+}
+
+// invisibleFix is what --fix does with one run of invisible characters
+// of a Markdown file: the bytes it deletes, or why it keeps the run.
+type invisibleFix struct {
+	cuts []fixEdit
+	keep invisibleKeep
+}
+
+// invisibleKeep is why --fix keeps a run of invisible characters.
+type invisibleKeep uint8
+
+const (
+	keepNone   invisibleKeep = iota // deleted (or kept for now: the file is too large to render, or the run past those tried)
+	keepShown                       // direction marks and controls: deleting one reorders the text on screen
+	keepFence                       // the idiom for a fence inside a code block
+	keepRender                      // deleting it changes how the file renders
+)
+
+// invisiblePlan decides, for --fix and for lint alike, what --fix does with
+// each of hits, runs of invisible characters of Markdown data: it deletes
+// what changes nothing a reader sees (tag characters, zero-width spaces
+// and joiners, word joiners, stray byte order marks, and left-to-right
+// marks in text without right-to-left script). It keeps what does show:
+// bidirectional embeddings, overrides, isolates and right-to-left marks
+// (removing one reorders the text on screen, so which order was meant is
+// for a person to say); a run at the start of a line before a code fence,
+// the idiom for showing ``` inside a code block; and a run whose deletion
+// changes how the file renders (a zero-width space letting "**" close
+// beside CJK punctuation, or keeping a line from being a heading), unless
+// it can hide text. Lint reports no run kept for that last reason: it does
+// a job no visible character does, and the author has nothing to repair,
+// so lint and --fix agree on what is a defect.
+func invisiblePlan(data []byte, hits []invisibleHit) []invisibleFix {
+	plan := make([]invisibleFix, len(hits))
+	rtl := hasRTL(data)
+	var runs, always []int // indexes into hits of the runs with cuts
+	for k, h := range hits {
 		if fenceIdiom(data, h.off, h.end) {
+			plan[k].keep = keepFence
 			continue
 		}
-		var cuts []fixEdit
 		for i := h.off; i < h.end; {
 			r, n := utf8.DecodeRune(data[i:])
 			if isTag(r) || r == 0x200E && !rtl || r != 0x200E && r != 0x200F && !isOverride(r) {
-				cuts = append(cuts, fixEdit{start: i, end: i + n})
+				plan[k].cuts = append(plan[k].cuts, fixEdit{start: i, end: i + n})
 			}
 			i += n
 		}
 		switch {
-		case len(cuts) == 0:
-		case aloneOnLine(data, h.off, h.end):
-			alone = append(alone, cuts)
+		case len(plan[k].cuts) == 0:
+			plan[k].keep = keepShown
+		case h.hiding || aloneOnLine(data, h.off, h.end):
+			always = append(always, k)
 		default:
-			runs = append(runs, cuts)
+			runs = append(runs, k)
 		}
 	}
-	if len(runs)+len(alone) == 0 {
-		return
+	if len(runs) == 0 {
+		return plan
 	}
-	apply := func(set [][]fixEdit) []byte {
-		out, _ := applyEdits(data, slices.Concat(append(slices.Clone(alone), set...)...))
+	apply := func(set []int) []byte {
+		var cuts []fixEdit
+		for _, k := range slices.Concat(always, set) {
+			cuts = append(cuts, plan[k].cuts...)
+		}
+		out, _ := applyEdits(data, cuts)
 		return out
 	}
 	// When some deletion changes the rendering, the runs that do not are
-	// kept, of the first 64 (enough renders for one file; another --fix
+	// deleted, of the first 64 (enough renders for one file; another --fix
 	// goes on). A run alone on its line is deleted whatever the rendering
 	// says: the line looks blank to whoever reads the file, and renders as
 	// blank once it is, where the invisible run kept two paragraphs together.
-	f.data = apply(keepValid(runs, 64, func(set [][]fixEdit) bool { return sameRendering(data, apply(set)) }))
+	// So is a run that can hide text: tag characters beside "**" may let it
+	// close, but what they hide matters more than an emphasis. A run is
+	// weighed against the file with those deleted. A file too
+	// large or costly to render keeps its runs for now, as runs past the
+	// first 64 do, and lint still reports them.
+	want, ok := renderShown(apply(nil))
+	if !ok {
+		for _, k := range runs {
+			plan[k].cuts = nil
+		}
+		return plan
+	}
+	valid := func(set []int) bool {
+		got, ok := renderShown(apply(set))
+		return ok && bytes.Equal(got, want)
+	}
+	kept := keepValid(runs, 64, valid)
+	if len(kept) == len(runs) {
+		return plan
+	}
+	deleted := map[int]bool{}
+	for _, k := range kept {
+		deleted[k] = true
+	}
+	for n, k := range runs {
+		if !deleted[k] {
+			if n < 64 {
+				plan[k].keep = keepRender
+			}
+			plan[k].cuts = nil
+		}
+	}
+	return plan
 }
 
 // aloneOnLine reports whether data[i:j] is all a line holds but blanks.
@@ -138,24 +212,28 @@ var fixMarkdown = goldmark.New(goldmark.WithParser(skill.MarkdownParser()), gold
 // It says no, and the deletion waits, for a file too large or too costly
 // to render (skill.InlineCostly).
 func sameRendering(a, b []byte) bool {
-	if len(a) > maxRender || skill.InlineCostly(a) || skill.InlineCostly(b) {
-		return false
-	}
-	render := func(src []byte) ([]byte, bool) {
-		var out bytes.Buffer
-		if err := fixMarkdown.Convert(src, &out); err != nil {
-			return nil, false
-		}
-		return bytes.Map(func(r rune) rune {
-			if isTag(r) || r == 0x200E || invisibleNames[r] != "" && r != 0x200F && !isOverride(r) {
-				return -1
-			}
-			return r
-		}, out.Bytes()), true
-	}
-	ra, ok1 := render(a)
-	rb, ok2 := render(b)
+	ra, ok1 := renderShown(a)
+	rb, ok2 := renderShown(b)
 	return ok1 && ok2 && bytes.Equal(ra, rb)
+}
+
+// renderShown renders Markdown src to HTML and takes out the characters
+// fixInvisible deletes; it fails for a file too large or too costly to
+// render (skill.InlineCostly).
+func renderShown(src []byte) ([]byte, bool) {
+	if len(src) > maxRender || skill.InlineCostly(src) {
+		return nil, false
+	}
+	var out bytes.Buffer
+	if err := fixMarkdown.Convert(src, &out); err != nil {
+		return nil, false
+	}
+	return bytes.Map(func(r rune) rune {
+		if isTag(r) || r == 0x200E || invisibleNames[r] != "" && r != 0x200F && !isOverride(r) {
+			return -1
+		}
+		return r
+	}, out.Bytes()), true
 }
 
 // fixBOM strips the UTF-8 byte order marks a file starts with.

@@ -71,8 +71,10 @@ var securityRules = []*Rule{
 			"show ``` inside a code block), alone on a blank line (left by a paste), or next to a " +
 			"space. It is still invisible, and whoever copies the text copies it too. The message " +
 			"names the character and where it is. To show a fence inside a code block, open the outer " +
-			"block with a longer fence (````); otherwise delete the character. Invisible characters " +
-			"that can hide or reorder text are invisible-unicode's, an error.",
+			"block with a longer fence (````); otherwise delete the character. One that Markdown needs " +
+			"is not reported: a zero-width space that lets ** open or close beside CJK punctuation, or " +
+			"keeps a line from being a heading, changes what renders when deleted, and --fix keeps it. " +
+			"Invisible characters that can hide or reorder text are invisible-unicode's, an error.",
 		Bad:   "````md\n<U+200B>```sh\n````   (the zero-width space keeps ``` from closing the block)",
 		Good:  "````md\n```sh\n```\n````   (a longer outer fence holds the inner one)",
 		Check: func(p *Pass) { reportInvisible(p, false) },
@@ -656,6 +658,7 @@ func complexScript(r rune) bool {
 type invisibleFile struct {
 	rel       string
 	hits      []invisibleHit
+	plan      []invisibleFix // what --fix does with each hit, in Markdown; nil elsewhere
 	line, col []int
 }
 
@@ -673,6 +676,9 @@ func invisibleFiles(p *Pass) []invisibleFile {
 				return
 			}
 			f := invisibleFile{rel: rel, hits: hits}
+			if isMarkdown(rel) {
+				f.plan = invisiblePlan(data, hits)
+			}
 			lc := newLines(data)
 			for _, h := range hits {
 				line, col := lc.pos(h.off)
@@ -684,12 +690,16 @@ func invisibleFiles(p *Pass) []invisibleFile {
 	}).([]invisibleFile)
 }
 
-// reportInvisible reports the runs that can hide text, or the others.
+// reportInvisible reports the runs that can hide text, or the others; not
+// a run of Markdown that --fix keeps because deleting it changes how the
+// file renders (invisiblePlan, which never keeps one that can hide text):
+// it does a job no visible character does, and the author has nothing to
+// repair.
 func reportInvisible(p *Pass, hiding bool) {
 	for _, f := range invisibleFiles(p) {
 		var mine []int // the runs to report, by index
 		for i, h := range f.hits {
-			if h.hiding == hiding {
+			if h.hiding == hiding && (f.plan == nil || f.plan[i].keep != keepRender) {
 				mine = append(mine, i)
 			}
 		}
