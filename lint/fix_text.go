@@ -8,8 +8,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
 	"golang.org/x/text/unicode/bidi"
 
 	"github.com/skillpack/skillpack/skill"
@@ -62,6 +65,7 @@ const (
 	keepNone   invisibleKeep = iota // deleted (or kept for now: the file is too large to render, or the run past those tried)
 	keepShown                       // direction marks and controls: deleting one reorders the text on screen
 	keepFence                       // the idiom for a fence inside a code block
+	keepCode                        // inside a code block, where it is content
 	keepRender                      // deleting it changes how the file renders
 )
 
@@ -73,19 +77,25 @@ const (
 // bidirectional embeddings, overrides, isolates and right-to-left marks
 // (removing one reorders the text on screen, so which order was meant is
 // for a person to say); a run at the start of a line before a code fence,
-// the idiom for showing ``` inside a code block; and a run whose deletion
-// changes how the file renders (a zero-width space letting "**" close
+// the idiom for showing ``` inside a code block; anything inside a fenced
+// or indented code block, whose text is the example (a diff that removes a
+// byte order mark); and a run whose deletion changes how the file renders (a zero-width space letting "**" close
 // beside CJK punctuation, or keeping a line from being a heading), unless
 // it can hide text. Lint reports no run kept for that last reason: it does
 // a job no visible character does, and the author has nothing to repair,
 // so lint and --fix agree on what is a defect.
 func invisiblePlan(data []byte, hits []invisibleHit) []invisibleFix {
 	plan := make([]invisibleFix, len(hits))
+	code := codeBlocks(data)
 	rtl := hasRTL(data)
 	var runs, always []int // indexes into hits of the runs with cuts
 	for k, h := range hits {
-		if fenceIdiom(data, h.off, h.end) {
+		switch {
+		case fenceIdiom(data, h.off, h.end):
 			plan[k].keep = keepFence
+			continue
+		case inCode(code, h.off):
+			plan[k].keep = keepCode
 			continue
 		}
 		for i := h.off; i < h.end; {
@@ -153,6 +163,50 @@ func invisiblePlan(data []byte, hits []invisibleHit) []invisibleFix {
 		}
 	}
 	return plan
+}
+
+// codeBlocks returns the byte ranges of the lines of Markdown data's
+// fenced and indented code blocks (a SKILL.md's frontmatter left out: it
+// is YAML), in order.
+func codeBlocks(data []byte) [][2]int {
+	body := skill.Body(data)
+	at := len(data) - len(body)
+	if at < 0 || !bytes.Equal(data[at:], body) {
+		body, at = data, 0
+	}
+	var out [][2]int
+	doc := codeParser.Parse(text.NewReader(body))
+	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		switch n.Kind() {
+		case ast.KindFencedCodeBlock, ast.KindCodeBlock:
+			if entering {
+				for i := range n.Lines().Len() {
+					s := n.Lines().At(i)
+					out = append(out, [2]int{at + s.Start, at + s.Stop})
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	return out
+}
+
+// codeParser parses blocks only: a code block's lines need no inline pass.
+var codeParser = parser.NewParser(parser.WithBlockParsers(skill.MarkdownBlocks()...))
+
+// inCode reports whether offset i falls in one of blocks' ranges.
+func inCode(blocks [][2]int, i int) bool {
+	k, _ := slices.BinarySearchFunc(blocks, i, func(b [2]int, i int) int {
+		if b[1] <= i {
+			return -1
+		}
+		if b[0] > i {
+			return 1
+		}
+		return 0
+	})
+	return k < len(blocks) && blocks[k][0] <= i && i < blocks[k][1]
 }
 
 // aloneOnLine reports whether data[i:j] is all a line holds but blanks.

@@ -74,7 +74,9 @@ var securityRules = []*Rule{
 			"block with a longer fence (````); otherwise delete the character. One that Markdown needs " +
 			"is not reported: a zero-width space that lets ** open or close beside CJK punctuation, or " +
 			"keeps a line from being a heading, changes what renders when deleted, and --fix keeps it. " +
-			"Invisible characters that can hide or reorder text are invisible-unicode's, an error.",
+			"In a code file or a Markdown code block the character may be the value (a pattern that " +
+			"strips it, a diff that removes a byte order mark): --fix leaves it, and the fix offers an " +
+			"escape. Invisible characters that can hide or reorder text are invisible-unicode's, an error.",
 		Bad:   "````md\n<U+200B>```sh\n````   (the zero-width space keeps ``` from closing the block)",
 		Good:  "````md\n```sh\n```\n````   (a longer outer fence holds the inner one)",
 		Check: func(p *Pass) { reportInvisible(p, false) },
@@ -387,6 +389,7 @@ func isTag(r rune) bool { return r >= 0xE0000 && r <= 0xE007F }
 type invisibleHit struct {
 	off    int
 	end    int
+	first  rune // the run's first character
 	hiding bool // it can hide or reorder text: invisible-unicode's; else invisible-char's
 	msg    string
 	fix    string
@@ -442,7 +445,9 @@ func findInvisible(data []byte) []invisibleHit {
 				i = j // "\u200d" in an entity table, `\u200e` in a page about marks: the value itself
 				continue
 			}
-			hits = append(hits, classifyInvisible(data, i, j, r, count, reorders))
+			h := classifyInvisible(data, i, j, r, count, reorders)
+			h.first = r
+			hits = append(hits, h)
 			i = j
 		default:
 			i += n
@@ -709,10 +714,13 @@ func reportInvisible(p *Pass, hiding bool) {
 				break
 			}
 			fix := f.hits[i].fix
-			if fix == "delete it" && !isMarkdown(f.rel) {
-				// In code it may be the value itself: a pattern that strips
-				// zero-width text, a table of characters (--fix leaves it).
-				fix = "delete it; if the code needs the character, write it as an escape (\\u200b in most languages), which a reader can see"
+			if fix == "delete it" && (f.plan == nil || f.plan[i].keep == keepCode) {
+				// In code, a code file or a Markdown code block, it may be
+				// the value itself: a pattern that strips zero-width text,
+				// a table of characters, a diff that removes a byte order
+				// mark (--fix leaves it).
+				fix = fmt.Sprintf("if the code needs the character, write it as an escape (\\u%04x in most languages), "+
+					"which a reader can see; otherwise delete it", f.hits[i].first)
 			}
 			p.Reportf(f.rel, f.line[i], f.col[i], fix, "%s", f.hits[i].msg)
 		}
