@@ -28,8 +28,12 @@ var securityRules = []*Rule{
 			"(AKIA... and ASIA..., then 16 characters of base32: A-Z and 2-7), GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), " +
 			"Anthropic and OpenAI API keys (sk-ant-, sk-proj-, ...) and Slack tokens (xoxb-, xoxp-, " +
 			"xoxa-, xoxr-). Obvious placeholders (AKIAIOSFODNN7EXAMPLE, anything with EXAMPLE, YOUR, " +
-			"REPLACE or XXXX, a part opening with xxx) are skipped. The message shows only the first four characters. Revoke the secret " +
-			"at its issuer, remove it, and have scripts read credentials from the environment.",
+			"REPLACE or XXXX, a part opening with xxx, runs of characters in order such as abc123def456 or " +
+			"xyzxyz, a key body cut off with ... or …) are skipped. The message shows only the first four " +
+			"characters. Revoke the secret at its issuer, remove it, and have scripts read credentials from " +
+			"the environment. A made-up example the filter misses is silenced with the reason: an `" +
+			Directive + " secret -- made-up example` comment on the line before it in Markdown, an `allow` " +
+			"entry in skillpack.yaml elsewhere.",
 		Bad:      "scripts/upload.py:\n  s3 = boto3.client(\"s3\", aws_access_key_id=\"AKIA...\")",
 		Good:     "scripts/upload.py:\n  s3 = boto3.client(\"s3\")   # credentials from AWS_ACCESS_KEY_ID",
 		Check:    checkSecret,
@@ -223,7 +227,10 @@ var placeholders = []string{"EXAMPLE", "XXXX", "SAMPLE", "DUMMY", "FAKE", "PLACE
 // a placeholder word, "xxx" opening one of its parts ("sk-ant-api03-xxx…",
 // where "xxx" inside a random part is too likely to count), a character
 // repeated eight times ("ghp_0000..."), eight in alphabetical order
-// ("ghp_abcdefgh..."), or too few distinct characters for a random string.
+// ("ghp_abcdefgh..."), half of it in runs of three or more in order
+// ("sk-proj-abc123def456ghi789...", "xyzxyzxyz": in a random token a
+// character follows its predecessor in order once in 62), or too few
+// distinct characters for a random string.
 func placeholder(tok string) bool {
 	up := strings.ToUpper(tok)
 	if slices.ContainsFunc(placeholders, func(w string) bool { return strings.Contains(up, w) }) ||
@@ -232,7 +239,7 @@ func placeholder(tok string) bool {
 		return true
 	}
 	var seen [256]bool
-	distinct, run, ascent := 0, 0, 0
+	distinct, run, ascent, ordered := 0, 0, 0, 0
 	for i := 0; i < len(tok); i++ {
 		if !seen[tok[i]] {
 			seen[tok[i]] = true
@@ -251,18 +258,25 @@ func placeholder(tok string) bool {
 			if ascent >= 7 { // "abcdefgh", "12345678": typed, not drawn
 				return true
 			}
+			if ascent == 2 {
+				ordered += 3
+			} else if ascent > 2 {
+				ordered++
+			}
 		} else {
 			ascent = 0
 		}
 	}
-	return distinct < 6
+	return distinct < 6 || 2*ordered >= len(tok)
 }
 
 // keyBody reports whether a private key header is followed by key material:
 // a run of 40 or more base64 characters before the END line, on a line of
 // its own or inside a string ("-----BEGIN PRIVATE KEY-----\nMIIEv..." in a
 // JSON credentials file). Documentation that only names the header is not
-// a key.
+// a key, and neither is a run cut off with "..." or "…": every RSA key's
+// body starts with the same few dozen characters
+// ("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC..."), which documentation shows.
 func keyBody(rest []byte) bool {
 	rest = rest[:min(len(rest), 1024)]
 	if end := bytes.Index(rest, []byte("-----END")); end >= 0 {
@@ -273,12 +287,17 @@ func keyBody(rest []byte) bool {
 		if i < len(rest) && base64Byte(rest[i]) {
 			continue
 		}
-		if i-start >= 40 && !placeholder(string(rest[start:i])) {
+		if i-start >= 40 && !placeholder(string(rest[start:i])) && !cutOff(rest[i:]) {
 			return true
 		}
 		start = i + 1
 	}
 	return false
+}
+
+// cutOff reports whether text starts with an ellipsis, "..." or "…".
+func cutOff(text []byte) bool {
+	return bytes.HasPrefix(text, []byte("...")) || bytes.HasPrefix(text, []byte("…"))
 }
 
 func base64Byte(b byte) bool {
@@ -338,7 +357,15 @@ func inSkill(rel string, dirs map[string]bool) bool {
 // reportSecrets reports each credential in data, the file at rel of a
 // skill or a plugin (what), up to maxPerFile.
 func reportSecrets(rel string, data []byte, what string, report func(Finding)) {
-	const fix = "revoke it at its issuer now, remove it, and have scripts read credentials from the environment"
+	// A made-up example that no filter recognizes is silenced where it
+	// stands, with the reason: a comment in a skill's Markdown (the only
+	// files whose comments lint reads), else an allow entry.
+	fix := "revoke it at its issuer now, remove it, and have scripts read credentials from the environment; " +
+		"if it is a made-up example, say so in skillpack.yaml: allow: [{rule: secret, path: ..., reason: made-up example}]"
+	if isMarkdown(rel) && what == "skill" {
+		fix = "revoke it at its issuer now, remove it, and have scripts read credentials from the environment; " +
+			"if it is a made-up example, say so on the line before it: <!-- " + Directive + " secret -- made-up example -->"
+	}
 	hits := findSecrets(data)
 	lc := newLines(data)
 	for i, h := range hits {
