@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -272,8 +273,12 @@ func sameRendering(a, b []byte) bool {
 }
 
 // renderShown renders Markdown src to HTML and takes out the characters
-// fixInvisible deletes; it fails for a file too large or too costly to
-// render (skill.InlineCostly).
+// fixInvisible deletes, and the blanks a browser does not show, at a line
+// break or the edge of a paragraph, list item, heading or table cell:
+// Markdown trims them there but for an invisible character that shields
+// them ("\u200b 方式(i)" at the start of a line, a paste from a web page),
+// so without it the rendering differs in them alone. It fails for a file
+// too large or too costly to render (skill.InlineCostly).
 func renderShown(src []byte) ([]byte, bool) {
 	if len(src) > maxRender || skill.InlineCostly(src) {
 		return nil, false
@@ -282,13 +287,20 @@ func renderShown(src []byte) ([]byte, bool) {
 	if err := fixMarkdown.Convert(src, &out); err != nil {
 		return nil, false
 	}
-	return bytes.Map(func(r rune) rune {
+	shown := bytes.Map(func(r rune) rune {
 		if isTag(r) || r == 0x200E || invisibleNames[r] != "" && r != 0x200F && !isOverride(r) {
 			return -1
 		}
 		return r
-	}, out.Bytes()), true
+	}, out.Bytes())
+	return unshownBlanks.ReplaceAll(shown, []byte("$1")), true
 }
+
+// unshownBlanks are blanks beside a line break or a block's tag. The two
+// renderings compared come from sources that differ only in invisible
+// characters, so their blanks differ only where Markdown trims them (not
+// in a code block, where they would show).
+var unshownBlanks = regexp.MustCompile(`[ \t]*(\n|</?(?:p|li|h[1-6]|td|th)(?: [^>]*)?>)[ \t]*`)
 
 // fixBOM strips the UTF-8 byte order marks a file starts with.
 func fixBOM(f *fixFile, _ []Finding) {
