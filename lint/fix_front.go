@@ -500,23 +500,28 @@ func fixAllowedTools(f *fixFile, _ []Finding) {
 // sequence or mapping opened at data[open], skipping quoted text, or -1.
 func closingBracket(data []byte, open int) int {
 	depth := 0
+	last := byte(0) // the byte before, blanks aside: a quote opens quoted text only where an item starts
 	for i := open; i < len(data); i++ {
-		switch data[i] {
-		case '[', '{':
+		c := data[i]
+		switch {
+		case c == '[' || c == '{':
 			depth++
-		case ']', '}':
+		case c == ']' || c == '}':
 			if depth--; depth == 0 {
 				return i
 			}
-		case '\'':
+		case c == '\'' && strings.IndexByte("[{,:", last) >= 0:
 			for i++; i < len(data) && data[i] != '\''; i++ {
 			}
-		case '"':
+		case c == '"' && strings.IndexByte("[{,:", last) >= 0:
 			for i++; i < len(data) && data[i] != '"'; i++ {
 				if data[i] == '\\' {
 					i++
 				}
 			}
+		}
+		if c != ' ' && c != '\t' {
+			last = data[i]
 		}
 	}
 	return -1
