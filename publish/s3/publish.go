@@ -109,6 +109,11 @@ func (b *Bucket) Put(ctx context.Context, o publish.Object, body io.Reader) (str
 		// over https: the payload unsigned, its sha256 in the checksum.
 		DisableContentSha256: true,
 	})
+	if err == nil && info.ETag == "" {
+		// Every S3 server answers a PUT with the object's ETag; a web
+		// server that answers 200 to everything stored nothing.
+		return "", b.notS3("answered a PUT without an ETag")
+	}
 	return info.ETag, err
 }
 
@@ -134,14 +139,29 @@ func (b *Bucket) found(ctx context.Context) error {
 // noBucket is the error of a target whose bucket does not exist, naming
 // it and the fix.
 func (b *Bucket) noBucket() error {
-	return explained{fmt.Errorf("%s%s: %w at %s; check the bucket's name and --endpoint, or create the bucket (publish does not make one)", Scheme, b.t.Bucket, publish.ErrNoBucket, b.endpointName())}
+	return explained{fmt.Errorf("%s%s: %w at %s; check the bucket's name and --endpoint, or create the bucket (publish does not make one)", Scheme, b.t.Bucket, publish.ErrNoBucket, b.endpointName()), 2}
 }
 
-// explained marks an error explain has added to: it is not added to
-// twice on its way up.
-type explained struct{ error }
+// notS3 is the error of an endpoint whose answers are not S3's (what
+// says so), naming it.
+func (b *Bucket) notS3(what string) error {
+	return explained{fmt.Errorf("%s is not an S3 server: it %s, as a web site does; give the URL of the S3 API with --endpoint (such as https://ACCOUNT.r2.cloudflarestorage.com)", b.endpointName(), what), 2}
+}
+
+// explained marks an error explain has added to, so that it is not added
+// to twice on its way up, with its exit class: what explain knows is the
+// user's to mend (the credentials, the bucket, the endpoint: 2; another's
+// object in the bundle's way: 1), never skillpack's failure, and running
+// the same command again cannot help.
+type explained struct {
+	error
+	class int
+}
 
 func (e explained) Unwrap() error { return e.error }
+
+// ExitClass is the command's exit code.
+func (e explained) ExitClass() int { return e.class }
 
 // explain adds to err what the user can do about the commonest S3 errors.
 func (b *Bucket) explain(what string, err error) error {
@@ -155,7 +175,12 @@ func (b *Bucket) explain(what string, err error) error {
 	case "NoSuchBucket": // removed since the run found it, or found by another request first
 		return fmt.Errorf("%w (%w)", b.noBucket(), err)
 	case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch":
-		return explained{fmt.Errorf("%w; check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or --username and --password-stdin) and that they may list, read and write %s at %s", err, b.t, b.endpointName())}
+		return explained{fmt.Errorf("%w; check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or --username and --password-stdin) and that they may list, read and write %s at %s", err, b.t, b.endpointName()), 2}
+	case "ObjectParentIsFile", "ExistingObjectIsDirectory":
+		// A server that keeps objects as files and folders (versitygw's
+		// posix backend): another's object is a file where the bundle
+		// needs a folder, or a folder where it puts a file.
+		return explained{fmt.Errorf("%w; %s keeps objects as files and folders, and another's object there is a file where the bundle needs a folder, or a folder where it puts a file: move it away, or publish under a prefix of its own", err, b.endpointName()), 1}
 	}
 	return err
 }

@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -309,6 +311,74 @@ func testRefuses(t *testing.T, s *server) {
 	// Without --prune the index is not read: it is replaced.
 	if err := Publish(context.Background(), b, s.target("b"), s.options(), nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// exitClass is the exit code an error says it has (the command layer's
+// exitClasser), 0 when it says none: skillpack's own failure.
+func exitClass(err error) int {
+	var c interface{ ExitClass() int }
+	if errors.As(err, &c) {
+		return c.ExitClass()
+	}
+	return 0
+}
+
+// Credentials the server refuses are the user's to mend (exit 2), in a
+// publish and in verify's check alike, and nothing is written.
+func testDenied(t *testing.T, s *server) {
+	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	o := s.options()
+	o.SecretKey = "wrong"
+	s.proxy.log("")
+	err := Publish(context.Background(), b, s.target("denied"), o, nil)
+	if err == nil || !strings.Contains(err.Error(), "check the credentials") || exitClass(err) != 2 {
+		t.Errorf("publish: %v (exit class %d); want the credentials refused, exit 2", err, exitClass(err))
+	}
+	if puts, _ := s.proxy.log("denied"); len(puts) != 0 {
+		t.Errorf("wrote %v", puts)
+	}
+	bk, err := OpenBucket(s.target("denied"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = bk.Check(context.Background(), func(string, string) {})
+	if err == nil || !strings.Contains(err.Error(), "check the credentials") || exitClass(err) != 2 {
+		t.Errorf("verify's check: %v (exit class %d); want the credentials refused, exit 2", err, exitClass(err))
+	}
+}
+
+// On a server that keeps objects as files and folders (versitygw's
+// posix backend), another's object where the bundle needs a folder fails
+// the publish as another's file at a bundle path does (exit 1), saying so.
+func testParentIsFile(t *testing.T, s *server) {
+	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	s.put("pf/mcp", "a user's file named like a folder of the bundle")
+	err := Publish(context.Background(), b, s.target("pf"), s.options(), nil)
+	if err == nil || !strings.Contains(err.Error(), "a file where the bundle needs a folder") || exitClass(err) != 1 {
+		t.Errorf("%v (exit class %d); want another's file in the way, exit 1", err, exitClass(err))
+	}
+}
+
+// An endpoint that is not S3 (a web server answering 200 with a page to
+// everything) is refused as one, naming it (exit 2): its listing names
+// nothing, and the first PUT is answered without an ETag.
+func TestNotS3(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<html><body>Welcome to nginx!</body></html>")
+	}))
+	defer srv.Close()
+	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	o := Options{Endpoint: srv.URL, AccessKey: testKey, SecretKey: testSecret, Region: "us-east-1", Getenv: func(string) string { return "" }}
+	var r results
+	err := Publish(context.Background(), b, "s3://site/skills", o, r.add)
+	if err == nil || !strings.Contains(err.Error(), srv.URL+" is not an S3 server") || exitClass(err) != 2 {
+		t.Errorf("%v (exit class %d); want %s refused as no S3 server, exit 2", err, exitClass(err), srv.URL)
+	}
+	if up := r.paths(publish.Uploaded); len(up) > 0 {
+		t.Errorf("reported as uploaded: %v", up)
 	}
 }
 

@@ -77,6 +77,8 @@ func TestVersitygw(t *testing.T) {
 		{"prune", testPrune},
 		{"prune identical", testPruneIdentical},
 		{"refuses", testRefuses},
+		{"denied", testDenied},
+		{"parent is a file", testParentIsFile},
 		{"changed file", testChangedFile},
 		{"faults", testFaults},
 		{"interrupted", testInterrupted},

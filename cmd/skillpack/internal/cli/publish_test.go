@@ -180,7 +180,8 @@ func TestPublishSign(t *testing.T) {
 
 // A publish that ends because the bucket kept failing past the retries'
 // budget exits 1, the server's failure as a failed check is, not 3; a
-// failure the server does not call passing (a denial) stays 3.
+// denial (403) is the credentials', the user's to mend: 2, as verify
+// says of the same bucket.
 func TestPublishOutageExitCode(t *testing.T) {
 	dist := filepath.Join(t.TempDir(), "dist")
 	if _, err := build.Run([]string{"../../../../examples"}, build.Options{Out: dist}); err != nil {
@@ -190,7 +191,7 @@ func TestPublishOutageExitCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for status, want := range map[int]int{http.StatusServiceUnavailable: ExitFindings, http.StatusForbidden: ExitInternal} {
+	for status, want := range map[int]int{http.StatusServiceUnavailable: ExitFindings, http.StatusForbidden: ExitUsage} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(status)
 		}))
