@@ -3,7 +3,11 @@ package oci
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,6 +42,9 @@ func TestAuth(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "docker login "+reg.host) || !strings.Contains(err.Error(), "--password-stdin") {
 			t.Errorf("user %q: %v; want the way to log in", o.Username, err)
 		}
+		if c := exitClass(err); c != 2 {
+			t.Errorf("user %q: exit class %d, want 2: the login is the user's to mend", o.Username, c)
+		}
 	}
 	if err := Publish(context.Background(), b, target, Options{Username: "ci"}, func(publish.Result) {}); err == nil || !strings.Contains(err.Error(), "password") {
 		t.Errorf("a username without a password: %v", err)
@@ -53,5 +60,38 @@ func TestAuth(t *testing.T) {
 	res := publishTo(t, b, target, Options{})
 	if n := res.count(); n[publish.Present] != len(res.all) {
 		t.Errorf("with the Docker config's login: %v", n)
+	}
+}
+
+// exitClass is the exit code an error says it has (the command layer's
+// exitClasser), 0 when it says none: skillpack's own failure.
+func exitClass(err error) int {
+	var c interface{ ExitClass() int }
+	if errors.As(err, &c) {
+		return c.ExitClass()
+	}
+	return 0
+}
+
+// A host that is a web server answering 200 with a page to everything is
+// refused as no registry, naming it (exit 2), before anything is sent.
+func TestNotARegistry(t *testing.T) {
+	var puts int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut || r.Method == http.MethodPost || r.Method == http.MethodPatch {
+			puts++
+		}
+		io.Copy(io.Discard, r.Body)
+		io.WriteString(w, "<html>hi</html>")
+	}))
+	defer srv.Close()
+	_, b := newBundle(t)
+	host := strings.TrimPrefix(srv.URL, "http://")
+	err := Publish(context.Background(), b, "oci://"+host+"/a/b:t", Options{}, func(publish.Result) {})
+	if err == nil || !strings.Contains(err.Error(), host+" is not an OCI registry") || exitClass(err) != 2 {
+		t.Errorf("%v (exit class %d); want %s refused as no registry, exit 2", err, exitClass(err), host)
+	}
+	if puts > 0 {
+		t.Errorf("%d uploads sent to a web server", puts)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,6 +44,22 @@ func TestForeignTagsStay(t *testing.T) {
 			t.Errorf("%s:%s: %v", tc.repo, tc.release, err)
 		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err) || !strings.Contains(err.Error(), "which skillpack did not push")):
 			t.Errorf("%s:%s: %v; want %q", tc.repo, tc.release, err, tc.err)
+		case tc.err != "":
+			// Refused before anything was pushed: the repository has
+			// the tags it had, and no blob of the bundle.
+			if c := exitClass(err); c != 1 {
+				t.Errorf("%s:%s: exit class %d, want 1", tc.repo, tc.release, c)
+			}
+			var tags []string
+			if err := repo.Tags(ctx, "", func(page []string) error { tags = append(tags, page...); return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if slices.Sort(tags); !slices.Equal(tags, tc.foreign) {
+				t.Errorf("%s:%s: tags %v after the refusal, want %v", tc.repo, tc.release, tags, tc.foreign)
+			}
+			if ok, err := repo.Blobs().Exists(ctx, descriptorOf("application/octet-stream", mustRead(t, b, b.Skills[0].TarGz))); ok || err != nil {
+				t.Errorf("%s:%s: an archive was pushed before the refusal (%v)", tc.repo, tc.release, err)
+			}
 		}
 		for _, tag := range tc.foreign {
 			if d, err := repo.Resolve(ctx, tag); err != nil || d.Digest != image.Digest {
@@ -91,4 +108,14 @@ func pushImage(t *testing.T, repo *remote.Repository, tags []string) ocispec.Des
 		}
 	}
 	return d
+}
+
+// mustRead is an object's bytes in DIST.
+func mustRead(t *testing.T, b *publish.Upload, o publish.Object) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(b.Dir, filepath.FromSlash(o.Path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -3,10 +3,14 @@ package oci
 import (
 	"cmp"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -30,6 +34,7 @@ type plan struct {
 	// means the blob is (a registry takes a manifest only when it holds
 	// its blobs), so a republish asks once per skill, not once per blob.
 	owners           map[digest.Digest][]ocispec.Descriptor
+	tags             map[string]manifest // each tag the run moves, by name, and what it points it at
 	index, documents manifest
 	r                *remoteRepo // what the operations send to; set before the run
 }
@@ -61,7 +66,7 @@ type attachment struct {
 // collide in the repository.
 func newPlan(t Target, b *publish.Upload, sign Signer, lag int) (*plan, error) {
 	p := &plan{ops: map[string]func(context.Context) (publish.State, error){}, needs: map[string][]*outcome{},
-		blobs: map[digest.Digest]*outcome{}, owners: map[digest.Digest][]ocispec.Descriptor{}}
+		blobs: map[digest.Digest]*outcome{}, owners: map[digest.Digest][]ocispec.Descriptor{}, tags: map[string]manifest{}}
 	var refs []skillRef
 	var skills []manifest
 	var attached []attachment
@@ -208,6 +213,7 @@ func (p *plan) addManifest(skill string, m manifest) {
 }
 
 func (p *plan) addTag(tag string, stage publish.Stage, m manifest) {
+	p.tags[tag] = m
 	p.add("tag:"+tag, stage, m.desc, func(ctx context.Context) (publish.State, error) { return p.r.tag(ctx, tag, m) })
 }
 
@@ -217,6 +223,45 @@ func (p *plan) addSign(what string, stage publish.Stage, subject ocispec.Descrip
 	p.add(what, stage, ocispec.Descriptor{MediaType: ArtifactTypeSigstoreBundle}, func(ctx context.Context) (publish.State, error) {
 		return p.r.signManifest(ctx, subject, sign)
 	})
+}
+
+// checkTags asks, before anything is pushed, what each tag of the run
+// names (on run's workers, unreported: they are reads), and refuses the
+// run when any names someone else's manifest, naming every such tag. A
+// host that answers the tag listing with what no registry sends (a web
+// page) is no registry.
+func (p *plan) checkTags(ctx context.Context, run *publish.Runner) error {
+	p.r.listTags(ctx)
+	if err := p.r.tagsErr; errors.As(err, new(*json.SyntaxError)) || errors.As(err, new(*json.UnmarshalTypeError)) {
+		return refused{fmt.Errorf("%s is not an OCI registry: its answer to a tag listing is not a registry's (%w); give the registry's host", p.r.repo.Reference.Registry, err), 2}
+	}
+	var objects []publish.Object
+	for _, o := range p.objects {
+		if tag, ok := strings.CutPrefix(o.Path, "tag:"); ok && p.tags[tag].data != nil {
+			objects = append(objects, o)
+		}
+	}
+	var mu sync.Mutex
+	var theirs []error
+	err := run.Run(ctx, objects, func(ctx context.Context, o publish.Object) (publish.State, error) {
+		tag := strings.TrimPrefix(o.Path, "tag:")
+		err := p.r.checkTag(ctx, tag, p.tags[tag])
+		if errors.As(err, new(refused)) {
+			mu.Lock()
+			theirs = append(theirs, err)
+			mu.Unlock()
+			err = nil
+		}
+		return publish.Present, err
+	})
+	switch {
+	case err != nil:
+		return err
+	case len(theirs) > 0:
+		slices.SortFunc(theirs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+		return refused{fmt.Errorf("%w; nothing was published", errors.Join(theirs...)), 1}
+	}
+	return nil
 }
 
 func (p *plan) do(ctx context.Context, o publish.Object) (publish.State, error) {

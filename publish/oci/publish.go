@@ -96,24 +96,45 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 	if p.r, err = newRemote(t, o, b); err != nil {
 		return err
 	}
+	// The tags first, on their own: one of someone else's stops the run
+	// before anything is pushed (ForeignError's rule for a bucket).
+	check := o.Runner(t.String(), publish.DefaultJobs, retryable)
+	check.Progress = nil
+	if err := p.checkTags(ctx, check); err != nil {
+		return fmt.Errorf("publish to %s: %w", t, loggedOut(t, err, "push to"))
+	}
 	runner.Report = func(res publish.Result) { p.finished(res); report(res) }
 	runner.Ready = p.ready
 	if err := runner.Run(ctx, p.objects, p.do); err != nil {
-		return fmt.Errorf("publish to %s: %w%s", t, err, loginHint(t, err, "push to"))
+		return fmt.Errorf("publish to %s: %w", t, loggedOut(t, err, "push to"))
 	}
 	return nil
 }
 
-// loginHint says how to log in when the registry refused the run's
+// refused is an error the user must mend, not skillpack's failure, with
+// the command's exit code: 2 for a registry that refuses the credentials
+// or is not a registry, 1 for a tag of someone else's. Running the same
+// command again cannot help.
+type refused struct {
+	error
+	class int
+}
+
+func (e refused) Unwrap() error { return e.error }
+
+// ExitClass is the command's exit code.
+func (e refused) ExitClass() int { return e.class }
+
+// loggedOut says how to log in when the registry refused the run's
 // credentials, or wanted some, and what a token needs (verb: "push to",
-// "pull").
-func loginHint(t Target, err error, verb string) string {
+// "pull"); err is then the user's to mend (exit 2).
+func loggedOut(t Target, err error, verb string) error {
 	var resp *errcode.ErrorResponse
-	refused := errors.As(err, &resp) && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden)
-	if !refused && !errors.Is(err, auth.ErrBasicCredentialNotFound) {
-		return ""
+	denied := errors.As(err, &resp) && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden)
+	if !denied && !errors.Is(err, auth.ErrBasicCredentialNotFound) {
+		return err
 	}
-	return fmt.Sprintf(" (log in with docker login %s or oras login %s, or pass --username and --password-stdin; a token needs the right to %s %s)", t.Registry, t.Registry, verb, t.Repository)
+	return refused{fmt.Errorf("%w (log in with docker login %s or oras login %s, or pass --username and --password-stdin; a token needs the right to %s %s)", err, t.Registry, t.Registry, verb, t.Repository), 2}
 }
 
 // retryable tells the errors worth another try: the registry's 5xx,

@@ -36,6 +36,10 @@ type remoteRepo struct {
 
 	tagsOnce sync.Once
 	tags     map[string]bool // the repository's tags (listTags)
+	tagsErr  error           // why they could not be listed
+	// tagNow is what each tag of the run named when checkTags asked: a
+	// *ocispec.Descriptor, nil when the tag was not there.
+	tagNow sync.Map
 
 	// What the run's existence checks found: how many said absent, and
 	// whether any said present (see unasked).
@@ -282,25 +286,54 @@ func (r *remoteRepo) pushReferrer(ctx context.Context, m manifest, own []blob) e
 // a manifest new to the registry in this run has no tag yet.
 func (r *remoteRepo) tag(ctx context.Context, tag string, m manifest) (publish.State, error) {
 	there := func() (bool, error) {
-		if tags := r.listTags(ctx); tags != nil && !tags[tag] {
-			return false, nil
-		}
-		cur, err := r.repo.Manifests().Resolve(ctx, tag)
+		cur, err := r.tagged(ctx, tag)
 		switch {
-		case errors.Is(err, errdef.ErrNotFound):
-			return false, nil
-		case err != nil:
+		case err != nil || cur == nil:
 			return false, err
 		case cur.Digest == m.desc.Digest:
 			return true, nil
 		}
-		return false, r.foreign(ctx, tag, m, cur)
+		return false, r.foreign(ctx, tag, m, *cur)
 	}
 	// A PUT by tag with the manifest's bytes: oras-go's Tag would fetch
 	// them first.
 	return r.unlessThere(there, func() error {
 		return r.repo.Manifests().PushReference(ctx, m.desc, bytes.NewReader(m.data), tag)
 	})
+}
+
+// checkTag refuses a tag of the run that names someone else's manifest
+// (foreign), and notes what it names for tag, which then need not ask.
+func (r *remoteRepo) checkTag(ctx context.Context, tag string, m manifest) error {
+	cur, err := r.tagged(ctx, tag)
+	if err != nil {
+		return err
+	}
+	r.tagNow.Store(tag, cur)
+	if cur == nil || cur.Digest == m.desc.Digest {
+		return nil
+	}
+	return r.foreign(ctx, tag, m, *cur)
+}
+
+// tagged is what tag names, nil when it is not there: as checkTag found
+// it, else asked. A tag the repository does not list is not asked about:
+// a manifest new to the registry in this run has no tag yet.
+func (r *remoteRepo) tagged(ctx context.Context, tag string) (*ocispec.Descriptor, error) {
+	if cur, ok := r.tagNow.Load(tag); ok {
+		return cur.(*ocispec.Descriptor), nil
+	}
+	if tags := r.listTags(ctx); tags != nil && !tags[tag] {
+		return nil, nil
+	}
+	cur, err := r.repo.Manifests().Resolve(ctx, tag)
+	switch {
+	case errors.Is(err, errdef.ErrNotFound):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return &cur, nil
 }
 
 // maxTags is how many of the repository's tags listTags reads before it
@@ -325,6 +358,7 @@ func (r *remoteRepo) listTags(ctx context.Context) map[string]bool {
 		if err == nil {
 			r.tags = tags
 		}
+		r.tagsErr = err
 	})
 	return r.tags
 }
@@ -348,7 +382,11 @@ func (r *remoteRepo) foreign(ctx context.Context, tag string, m manifest, cur oc
 		(now.Annotations[annBundleKey] != "") == (ours.Annotations[annBundleKey] != "") {
 		return nil
 	}
-	return fmt.Errorf("tag %s names %s (%s, artifactType %q), which skillpack did not push; it is left as it is: publish to another tag, or move or delete that tag yourself", tag, cur.Digest, cur.MediaType, now.ArtifactType)
+	elsewhere := "another tag" // the release tag is the user's to choose; a skill's version tag is not
+	if m.desc.MediaType != ocispec.MediaTypeImageIndex {
+		elsewhere = "another repository"
+	}
+	return refused{fmt.Errorf("tag %s names %s (%s, artifactType %q), which skillpack did not push; it is left as it is: publish to %s, or move or delete that tag yourself", tag, cur.Digest, cur.MediaType, now.ArtifactType, elsewhere), 1}
 }
 
 // credential resolves the registry's login: Username and Password when

@@ -157,7 +157,7 @@ func (s *Store) hold(p string, d ocispec.Descriptor, at string, problem func(pat
 func (s *Store) Check(ctx context.Context, problem func(path, message string)) error {
 	desc, data, err := s.r.fetchManifest(ctx, s.t.Tag)
 	if err != nil {
-		return fmt.Errorf("%w%s", err, loginHint(s.t, err, "pull"))
+		return loggedOut(s.t, err, "pull")
 	}
 	var idx ocispec.Index
 	if err := json.Unmarshal(data, &idx); err != nil {
