@@ -48,10 +48,13 @@ type PublishFlags struct {
 	TargetFlags
 	Prune bool
 	Keep  int
+
+	flags *pflag.FlagSet // where they were declared: whether --keep was given
 }
 
 // AddFlags declares the publish flags on f.
 func (p *PublishFlags) AddFlags(f *pflag.FlagSet) {
+	p.flags = f
 	p.TargetFlags.AddFlags(f)
 	f.BoolVar(&p.Prune, "prune", false, "S3 and file://: delete skillpack's objects that no kept release names")
 	f.IntVar(&p.Keep, "keep", 0, fmt.Sprintf("with --prune: the releases whose objects are kept, the new one included (default %d)", publish.DefaultKeep))
@@ -206,7 +209,8 @@ func (opts *publishOptions) check() error {
 	switch {
 	case opts.Jobs < 0:
 		return usageErr("--jobs %d: give a positive number", opts.Jobs)
-	case opts.Keep < 0:
+	case opts.Keep < 0 || opts.Keep == 0 && opts.flags != nil && opts.flags.Changed("keep"):
+		// 0 is the flag's unset value (DefaultKeep), not "keep none".
 		return usageErr("--keep %d: give a positive number of releases", opts.Keep)
 	case opts.Keep > 0 && !opts.Prune:
 		return usageErr("--keep says how many releases --prune keeps; give --prune too, or leave --keep out")
