@@ -73,8 +73,8 @@ func (b *Upload) file(p string) string { return filepath.Join(b.Dir, filepath.Fr
 const rebuild = "rebuild it with skillpack build, or run skillpack verify to see what changed"
 
 // StaleError is a file of the bundle whose bytes changed since the build
-// (found as they were sent): publishing again cannot mend it, rebuilding
-// does.
+// (found as they were sent, so changed since Open checked them):
+// publishing again cannot mend it, rebuilding does.
 type StaleError struct {
 	File string // the file on disk
 	Err  *bundle.ChangedError
@@ -86,16 +86,18 @@ func (e *StaleError) Error() string {
 
 func (e *StaleError) Unwrap() error { return e.Err }
 
-// ExitClass is the command's exit code: 1, a failed check.
-func (*StaleError) ExitClass() int { return 1 }
+// ExitClass is the command's exit code: 2, the user's to rebuild, as
+// Open's refusal of a file changed before the run began.
+func (*StaleError) ExitClass() int { return 2 }
 
 // Open reads the bundle in dir: its build record, with layout.ReadRecord,
 // and mcp/skills.json for what the skills say of themselves. Every file
 // the record lists becomes an Object, with the digest and size the
 // record gives it; a signature, which the record lists without a digest,
-// is hashed. A folder without a record, a file the record lists that is
-// missing or of another size, and a path that is not a clean bundle path
-// are refused, naming the file.
+// is hashed, and every other file is hashed and checked against it. A
+// folder without a record, a file the record lists that is missing or of
+// other bytes, and a path that is not a clean bundle path are refused,
+// naming the file.
 func Open(dir string) (*Upload, error) {
 	b := &Upload{Dir: dir}
 	folder, err := bundle.OpenFolder(dir)
@@ -144,8 +146,8 @@ func Open(dir string) (*Upload, error) {
 
 	b.Objects = make([]Object, len(files))
 	errs := make([]error, len(files)) // reported in the record's order
-	// The files are checked (and signatures hashed) on a few workers: a
-	// bundle of 10,000 skills has over 200,000 of them.
+	// The files are checked (each hashed) on a few workers: a bundle of
+	// 10,000 skills has over 200,000 of them.
 	parallel.Each(len(files), 8, func(i int) error {
 		b.Objects[i], errs[i] = b.object(folder.Root(), files[i], known)
 		return nil
@@ -202,6 +204,18 @@ func (b *Upload) object(root *os.Root, p string, known map[string]layout.Artifac
 	}
 	if info.Size() != a.Size {
 		return Object{}, fmt.Errorf("%s: %d bytes, but the build record says %d: the file changed since the build; %s", name, info.Size(), a.Size, rebuild)
+	}
+	// Every file's bytes, not only its size, before anything is sent: a
+	// file found changed as it is sent is found after other new files
+	// replaced live ones, which a rerun cannot mend.
+	if ok {
+		d, _, err := bundle.HashFile(name)
+		switch {
+		case err != nil:
+			return Object{}, fmt.Errorf("%s: %w", name, err)
+		case d != a.Digest:
+			return Object{}, fmt.Errorf("%s: its digest is %s, but the build record says %s: the file changed since the build; %s", name, d, a.Digest, rebuild)
+		}
 	}
 	return Object{
 		Path:         p,
