@@ -50,6 +50,7 @@ func TestPublishFlags(t *testing.T) {
 	} {
 		var opts *publishOptions
 		parse(t, newPublishCmd(&IO{}, func(_ context.Context, o *publishOptions) error { opts = o; return nil }), tc.argv)
+		opts.flags = nil // where the flags were declared: not a value given
 		if !reflect.DeepEqual(opts, &tc.want) {
 			t.Errorf("%q:\n got %+v\nwant %+v", tc.argv, *opts, tc.want)
 		}
@@ -101,6 +102,10 @@ func TestBuildPublishFlags(t *testing.T) {
 	ios, _, _ := fakeIO(nil)
 	opts := parsed(t, ios, newBuildCmd, []string{"skills", "-o", "out", "--publish", "oci://r.example/x:v1", "--insecure", "--username", "u", "--password-stdin"})
 	want := PublishFlags{TargetFlags: TargetFlags{Insecure: true, Login: LoginFlags{Username: "u", PasswordStdin: true}}}
+	if opts.Publish.flags == nil {
+		t.Error("build's publish flags do not know where they were declared: --keep 0 cannot be told from no --keep")
+	}
+	opts.Publish.flags = nil
 	if opts.PublishTo != "oci://r.example/x:v1" || !reflect.DeepEqual(opts.Publish, want) {
 		t.Errorf("--publish %q, flags %+v; want %+v", opts.PublishTo, opts.Publish, want)
 	}
