@@ -20,6 +20,7 @@ import (
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/sign"
+	"github.com/skillpack/skillpack/skill"
 )
 
 type doctorOptions struct {
@@ -109,7 +110,19 @@ func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
 		sc.Config, sc.ConfigDir = cfg.Lint.Ignore, cfg.Lint.Dir()
 	}
 	if found, plugins, _, _, derr := sc.Find([]string{doc.Skills.Input}); derr == nil {
-		doc.Skills.Plugins = len(plugins)
+		// A plugin that is itself a skill the scope leaves out (a client's
+		// install copy) is left out with it, as build leaves it out.
+		kept := map[string]bool{}
+		for _, s := range found {
+			abs, _ := filepath.Abs(s.Dir)
+			kept[abs] = true
+		}
+		for _, p := range plugins {
+			abs, _ := filepath.Abs(p.Dir)
+			if _, err := os.Stat(filepath.Join(p.Dir, skill.FileName)); err != nil || kept[abs] {
+				doc.Skills.Plugins++
+			}
+		}
 		if found, _, derr = sc.Dedupe(ctx, found, 0); derr == nil {
 			doc.Skills.Count = len(found)
 		}
