@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
@@ -57,6 +58,9 @@ func fixInvisible(f *fixFile, at []Finding) {
 type invisibleFix struct {
 	cuts []fixEdit
 	keep invisibleKeep
+	// hides is a run whose deletion shows text the rendered page hides
+	// (one in a comment's "-->"): it is deleted, and reported as hiding.
+	hides bool
 }
 
 // invisibleKeep is why --fix keeps a run of invisible characters.
@@ -155,15 +159,49 @@ func invisiblePlan(data []byte, hits []invisibleHit) []invisibleFix {
 	for _, k := range kept {
 		deleted[k] = true
 	}
+	// A run whose deletion shows more text is hiding it (a zero-width
+	// space in a comment's "-->" keeps the lines after it in the comment):
+	// it goes, and is reported, whatever else it changes.
+	base := visibleText(apply(kept))
+	hides := func(k int) bool { return visibleText(apply(append(slices.Clone(kept), k))) > base }
 	for n, k := range runs {
-		if !deleted[k] {
-			if n < 64 {
-				plan[k].keep = keepRender
-			}
+		switch {
+		case deleted[k]:
+		case n < 64 && hides(k):
+			plan[k].hides = true
+		case n < 64:
+			plan[k].keep, plan[k].cuts = keepRender, nil
+		default:
 			plan[k].cuts = nil
 		}
 	}
 	return plan
+}
+
+// visibleText counts the letters and digits a reader sees of Markdown
+// src rendered: outside its tags and its HTML comments, which close only
+// at an exact "-->" as a browser's do; -1 for a file not rendered.
+func visibleText(src []byte) int {
+	var out bytes.Buffer
+	if len(src) > maxRender || skill.InlineCostly(src) || fixMarkdown.Convert(src, &out) != nil {
+		return -1
+	}
+	html, n := out.String(), 0
+	for html != "" {
+		switch {
+		case strings.HasPrefix(html, "<!--"):
+			_, html, _ = strings.Cut(html[4:], "-->")
+		case html[0] == '<':
+			_, html, _ = strings.Cut(html, ">")
+		default:
+			r, size := utf8.DecodeRuneInString(html)
+			if unicode.IsLetter(r) || unicode.IsNumber(r) {
+				n++
+			}
+			html = html[size:]
+		}
+	}
+	return n
 }
 
 // codeBlocks returns the byte ranges of the lines of Markdown data's

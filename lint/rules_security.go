@@ -749,7 +749,12 @@ func reportInvisible(p *Pass, hiding bool) {
 				fix = fmt.Sprintf("if the code needs the character, write it as an escape (\\u%04x in most languages), "+
 					"which a reader can see; otherwise delete it", f.hits[i].first)
 			}
-			p.Reportf(f.rel, f.line[i], f.col[i], fix, "%s", f.hits[i].msg)
+			msg := f.hits[i].msg
+			if f.plan != nil && f.plan[i].hides {
+				msg, _, _ = strings.Cut(msg, "; it hides no text there")
+				msg += "; the page hides the text after it (a comment it keeps open), which an agent reads and a person does not see"
+			}
+			p.Reportf(f.rel, f.line[i], f.col[i], fix, "%s", msg)
 		}
 	}
 }
