@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/skillpack/skillpack/skill"
@@ -295,7 +296,13 @@ func gluedKey(value string) string {
 		i--
 	}
 	key := before[i:]
-	if i == 0 || before[i-1] == ' ' || before[i-1] == '\t' || !slices.Contains(SpecKeys, key) && !slices.Contains(claudeKeys, key) {
+	if i == 0 || !slices.Contains(SpecKeys, key) && !slices.Contains(claudeKeys, key) {
+		return ""
+	}
+	// Glued to a sentence's end or to text in another script (the
+	// mojibake's); "(name: and description:)" is prose about keys.
+	r, _ := utf8.DecodeLastRuneInString(before[:i])
+	if !strings.ContainsRune("?.!;。？！；…", r) && (r < utf8.RuneSelf || !unicode.IsLetter(r) && !unicode.IsNumber(r)) {
 		return ""
 	}
 	return key
