@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/skillpack/skillpack/bundle"
+	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -130,6 +131,12 @@ func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) e
 		return err
 	}
 
+	if !o.DryRun {
+		if err := p.checkSent(); err != nil {
+			return err
+		}
+	}
+
 	rec := b.Record()
 	copyObj := rec
 	copyObj.Path = RecordCopy(rec.Digest)
@@ -178,6 +185,36 @@ func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) e
 		return p.prune(ctx, newList, live)
 	}
 	return nil
+}
+
+// checkSent hashes every file of the bundle the run may send (not one the
+// listing and the inventory show there already) against the build record,
+// before the first write: a file changed since the build with its size
+// would be found only as it is sent, after other new files replaced live
+// ones, and a rerun could not mend that.
+func (p *bucketRun) checkSent() error {
+	var maybe []Object
+	for _, o := range p.b.Objects {
+		if l, ok := p.existing[o.Path]; ok && l.Size == o.Size {
+			if e, ok := p.inv[o.Path]; ok && e.vouches(o, l.ETag) {
+				continue
+			}
+		}
+		maybe = append(maybe, o)
+	}
+	errs := make([]error, len(maybe))
+	parallel.Each(len(maybe), 8, func(i int) error {
+		o := maybe[i]
+		name := filepath.Join(p.b.Dir, filepath.FromSlash(o.Path))
+		d, n, err := bundle.HashFile(name)
+		if err == nil && d != o.Digest {
+			err = &StaleError{File: name, Err: &bundle.ChangedError{Artifact: layout.Artifact{Path: o.Path, Digest: o.Digest, Size: o.Size},
+				By: "the build record", Got: d, Read: n}}
+		}
+		errs[i] = err
+		return nil
+	})
+	return errors.Join(firstFew(errs, 5)...)
 }
 
 // own is an object of the run's own, in the record's stage, held in

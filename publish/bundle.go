@@ -205,18 +205,6 @@ func (b *Upload) object(root *os.Root, p string, known map[string]layout.Artifac
 	if info.Size() != a.Size {
 		return Object{}, fmt.Errorf("%s: %d bytes, but the build record says %d: the file changed since the build; %s", name, info.Size(), a.Size, rebuild)
 	}
-	// Every file's bytes, not only its size, before anything is sent: a
-	// file found changed as it is sent is found after other new files
-	// replaced live ones, which a rerun cannot mend.
-	if ok {
-		d, _, err := bundle.HashFile(name)
-		switch {
-		case err != nil:
-			return Object{}, fmt.Errorf("%s: %w", name, err)
-		case d != a.Digest:
-			return Object{}, fmt.Errorf("%s: its digest is %s, but the build record says %s: the file changed since the build; %s", name, d, a.Digest, rebuild)
-		}
-	}
 	return Object{
 		Path:         p,
 		Digest:       a.Digest,

@@ -111,8 +111,14 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 		// A folder that cannot be made (a file or a read-only file
 		// system on its path) is the user's to correct, not a run to
 		// repeat.
+		_, missing := os.Stat(f.dir)
 		if err := os.MkdirAll(f.dir, 0o755); err != nil {
 			return &usageError{fmt.Sprintf("%s: cannot make the folder: %v; publish to a folder you can write", target, err)}
+		}
+		if missing != nil {
+			// Made for this run: refused before anything is copied, it
+			// goes again (a folder with something in it stays).
+			defer os.Remove(f.dir)
 		}
 		// Two publishes at once would each copy half their bundle over
 		// the other's. A folder that cannot hold the lock (a read-only
