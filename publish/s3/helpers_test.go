@@ -194,6 +194,7 @@ const (
 	stall           // no answer until the client gives up
 	cut             // the connection closes with no answer
 	faultKinds
+	denied // 403 AccessDenied: a bucket that refuses deletes (never chosen at random)
 )
 
 // proxy passes requests to the server, logging the PUTs it answered with
@@ -252,6 +253,9 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case throttle:
 		s3Error(w, 429, "TooManyRequests")
+		return
+	case denied:
+		s3Error(w, 403, "AccessDenied")
 		return
 	case stall:
 		io.Copy(io.Discard, r.Body)

@@ -117,9 +117,15 @@ func (b *Bucket) Put(ctx context.Context, o publish.Object, body io.Reader) (str
 	return info.ETag, err
 }
 
-// Delete removes an object.
+// Delete removes an object. A delete refused where the publish before it
+// was let in (an Object Lock, a policy that denies deletes) comes after
+// work was done: a failed step (exit 1), not a refused login (2).
 func (b *Bucket) Delete(ctx context.Context, path string) error {
-	return b.c.RemoveObject(ctx, b.t.Bucket, b.t.Key(path), minio.RemoveObjectOptions{})
+	err := b.c.RemoveObject(ctx, b.t.Bucket, b.t.Key(path), minio.RemoveObjectOptions{})
+	if errorResponse(err).Code == "AccessDenied" {
+		return explained{fmt.Errorf("%s: %w; the bucket refuses to delete it (an Object Lock, a retention rule or a policy): publish without --prune, or let these credentials delete", b.url(path), err), 1}
+	}
+	return err
 }
 
 // url names an object for messages.

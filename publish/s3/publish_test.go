@@ -742,3 +742,36 @@ func testPruneIdentical(t *testing.T, s *server) {
 		t.Errorf("prune kept %s, skillpack's", sk.Zip.Path)
 	}
 }
+
+// A delete the bucket refuses after the release was published (an Object
+// Lock) stops the prune as a failed step, exit 1: not the refused login
+// of exit 2, which is found before any work.
+func TestPruneDenied(t *testing.T) {
+	s := fakeServer(t)
+	skills := tree(t)
+	dist := filepath.Join(t.TempDir(), "dist")
+	for i := range 3 {
+		if i > 0 {
+			change(t, skills, i)
+		}
+		o := s.options()
+		o.Prune, o.Keep = i == 2, 1
+		if i == 2 {
+			s.proxy.choose = func(r *http.Request) fault {
+				if r.Method == http.MethodDelete {
+					return denied
+				}
+				return pass
+			}
+		}
+		err := Publish(context.Background(), builtBundle(t, skills, dist), s.target("locked"), o, nil)
+		var class interface{ ExitClass() int }
+		switch {
+		case i < 2 && err != nil:
+			t.Fatal(err)
+		case i == 2 && (!errors.As(err, &class) || class.ExitClass() != 1 || !strings.Contains(fmt.Sprint(err), "refuses to delete") ||
+			strings.Contains(fmt.Sprint(err), "check the credentials")):
+			t.Errorf("a refused delete: %v, want exit 1 saying the bucket refuses to delete", err)
+		}
+	}
+}
