@@ -135,8 +135,9 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 	var finder skill.Finder
 	var passed []string
 	keeps := sc.keeps()
-	walked := 0           // plugins found below a folder given
-	var hooked skill.Tree // the skills of the files below the working folder
+	walked := 0                // plugins found below a folder given
+	var hooked skill.Tree      // the skills of the files below the working folder
+	var unlistedAlone []string // plugins of manifests given that the root's marketplace does not list
 	for _, root := range roots {
 		base, in := root, "" // base: where the scope's patterns start
 		// A link to a file is a file (a hook passes staged links).
@@ -150,6 +151,10 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 			// A changed manifest, passed alone, is checked as its plugin
 			// or marketplace is by a lint of the tree.
 			switch pdir, market := skill.ManifestOf(root); {
+			case pdir != "" && keeps(base, pdir) && base == "." && !sc.All && !rootLists(pdir):
+				if once(seenPlugin, pdir) {
+					unlistedAlone = append(unlistedAlone, sc.rel(pdir))
+				}
 			case pdir != "" && keeps(base, pdir) && once(seenPlugin, pdir):
 				if p, err := plugin.Read(pdir); err == nil {
 					plugins = append(plugins, p)
@@ -218,6 +223,10 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 			notes = append(notes, fmt.Sprintf("left out %s the marketplace does not list, with no skill taken (%s); --all takes them",
 				human.Plural(len(unlisted), "plugin", "plugins"), strings.Join(upTo(len(unlisted), 3, func(i int) string { return unlisted[i] }, "and %d more"), ", ")))
 		}
+	}
+	if len(unlistedAlone) > 0 {
+		notes = append(notes, fmt.Sprintf("left out %s the marketplace does not list, with no skill of its own (%s); --all takes them",
+			human.Plural(len(unlistedAlone), "plugin", "plugins"), strings.Join(unlistedAlone, ", ")))
 	}
 	if len(hooked.Skills) > 0 {
 		found, said := sc.Select(".", &hooked)
@@ -318,6 +327,39 @@ func (sc Scope) asTree(finder *skill.Finder, found []*skill.Skill) ([]*skill.Ski
 	return out, []string{fmt.Sprintf("left out %s that a lint of the whole folder leaves out too: no manifest declares them, "+
 		"or they are in clients' install folders (%s); --all takes them",
 		human.Plural(len(left), "skill", "skills"), strings.Join(upTo(len(left), 5, func(i int) string { return left[i] }, "and %d more"), ", "))}
+}
+
+// rootLists reports whether a lint of the working folder keeps the plugin
+// in dir (see listed), read from the marketplaces at the working folder's
+// root alone, not a walk: one that lists plugins lists dir, or dir holds
+// skills of its own (skills/NAME/SKILL.md), or there is no such list (an
+// eval's old copy of a listed plugin's manifest is no plugin of the
+// repository's).
+func rootLists(dir string) bool {
+	abs, _ := filepath.Abs(dir)
+	here, _ := filepath.Abs(".")
+	listing := false
+	for _, m := range skill.Marketplaces(".") {
+		data, err := os.ReadFile(m)
+		if err != nil {
+			return true
+		}
+		srcs, err := skill.MarketplaceSources(data)
+		if err != nil {
+			return true
+		}
+		root := skill.MarketplaceRoot(m)
+		for _, s := range srcs {
+			for _, p := range []string{s.Path, s.Under} {
+				if d, _ := filepath.Abs(filepath.Join(root, filepath.FromSlash(p))); p != "" && d == abs {
+					return true
+				}
+			}
+			listing = true
+		}
+	}
+	own, _ := filepath.Glob(filepath.Join(dir, "skills", "*", skill.FileName))
+	return !listing || abs == here || len(own) > 0
 }
 
 // merge fills in what a plugin's manifests leave unsaid from the
