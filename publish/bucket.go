@@ -195,12 +195,9 @@ func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) e
 func (p *bucketRun) checkSent() error {
 	var maybe []Object
 	for _, o := range p.b.Objects {
-		if l, ok := p.existing[o.Path]; ok && l.Size == o.Size {
-			if e, ok := p.inv[o.Path]; ok && e.vouches(o, l.ETag) {
-				continue
-			}
+		if _, ok := p.inventoried(o); !ok {
+			maybe = append(maybe, o)
 		}
-		maybe = append(maybe, o)
 	}
 	errs := make([]error, len(maybe))
 	parallel.Each(len(maybe), 8, func(i int) error {
@@ -260,11 +257,11 @@ func (p *bucketRun) inventory(ctx context.Context) map[string]entry {
 // upload makes one object present: as it is when its stored digest, size
 // and headers match, else sent.
 func (p *bucketRun) upload(ctx context.Context, o Object) (State, error) {
+	if etag, ok := p.inventoried(o); ok {
+		p.etags.set(o.Path, etag)
+		return Present, nil
+	}
 	if l, ok := p.existing[o.Path]; ok && l.Size == o.Size {
-		if e, ok := p.inv[o.Path]; ok && e.vouches(o, l.ETag) {
-			p.etags.set(o.Path, l.ETag)
-			return Present, nil
-		}
 		st, err := p.bk.Stat(ctx, o.Path)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return Failed, err
@@ -291,6 +288,17 @@ func (p *bucketRun) upload(ctx context.Context, o Object) (State, error) {
 	}
 	p.etags.set(o.Path, etag)
 	return Uploaded, nil
+}
+
+// inventoried reports whether the listing and the last run's inventory
+// show o there already, and its ETag: no request, no read of o's file.
+func (p *bucketRun) inventoried(o Object) (string, bool) {
+	l, ok := p.existing[o.Path]
+	if !ok || l.Size != o.Size {
+		return "", false
+	}
+	e, ok := p.inv[o.Path]
+	return l.ETag, ok && e.vouches(o, l.ETag)
 }
 
 // open is an object's bytes: the bundle's file, or the run's own.
