@@ -185,8 +185,7 @@ func checkMarketplaceSources(p *RunPass) {
 				if err == nil {
 					what = "is a file"
 				}
-				under := filepath.Join(root, filepath.FromSlash(s.Under))
-				if u, err := os.Stat(under); s.Under != "" && filepath.IsLocal(filepath.FromSlash(s.Under)) && err == nil && u.IsDir() {
+				if s.Under != "" && filepath.IsLocal(filepath.FromSlash(s.Under)) && skill.IsDir(filepath.Join(root, filepath.FromSlash(s.Under))) {
 					p.Reportf(file, line, col, fmt.Sprintf("write the path from the marketplace's root: \"./%s\"", path.Clean(s.Under)),
 						"%s names no folder from the marketplace's root (%s): Claude Code resolves a source starting with ./ there, not under metadata.pluginRoot, and fails to install it",
 						where, holding)

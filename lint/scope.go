@@ -141,7 +141,7 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 	for _, root := range roots {
 		base, in := root, "" // base: where the scope's patterns start
 		// A link to a file is a file (a hook passes staged links).
-		if fi, err := os.Lstat(root); err == nil && (fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0 && !isDir(root)) {
+		if fi, err := os.Lstat(root); err == nil && (fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0 && !skill.IsDir(root)) {
 			// A file (a hook passes the changed ones) is judged as a lint
 			// of the working folder judges it: a test's fixture is left
 			// out there, so it is here.
@@ -560,10 +560,4 @@ func defaultNamed(root, dir string) bool {
 		return true // let the patterns decide
 	}
 	return slices.ContainsFunc(strings.Split(filepath.ToSlash(rel), "/"), func(part string) bool { return defaultNames[part] })
-}
-
-// isDir reports whether p is a folder, or a link to one.
-func isDir(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.IsDir()
 }

@@ -693,7 +693,8 @@ func fileExists(p string) bool {
 	return err == nil && !info.IsDir()
 }
 
-func isDir(p string) bool {
+// IsDir reports whether p is a folder, or a link to one.
+func IsDir(p string) bool {
 	info, err := os.Stat(p)
 	return err == nil && info.IsDir()
 }

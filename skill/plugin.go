@@ -367,7 +367,7 @@ func (w *walker) readMarketplace(path string) {
 	top := filepath.Clean(w.walk)
 	for _, s := range m.sources() {
 		dir, ok := w.inside(top, s.Path)
-		if under, in := w.inside(top, s.Under); ok && s.Under != "" && in && !isDir(dir) && isDir(under) {
+		if under, in := w.inside(top, s.Under); ok && s.Under != "" && in && !IsDir(dir) && IsDir(under) {
 			dir, ok = under, in
 		}
 		if !ok {
