@@ -521,7 +521,7 @@ func closingBracket(data []byte, open int) int {
 			}
 		}
 		if c != ' ' && c != '\t' {
-			last = data[i]
+			last = c
 		}
 	}
 	return -1
