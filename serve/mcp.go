@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"reflect"
 	"slices"
 	"sort"
@@ -327,9 +328,10 @@ func (s *Server) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Rea
 	b := s.acquire()
 	defer b.release()
 	uri := req.Params.URI
-	f := b.resource(uri)
+	at := b.unescape(uri)
+	f := b.resource(at)
 	if f == nil {
-		if _, ok := b.directory(uri); ok {
+		if _, ok := b.directory(at); ok {
 			return nil, invalidParams("%s is a directory resource; list it with %s", uri, MethodReadDirectory)
 		}
 		return nil, notFound(uri)
@@ -381,9 +383,10 @@ func (s *Server) readDirectory(_ context.Context, _ *mcp.ServerSession, p *ReadD
 		return nil, invalidParams("%s needs params.uri, the URI of a directory resource", MethodReadDirectory)
 	}
 	b := s.bundle.Load()
-	kids, ok := b.directory(p.URI)
+	uri := b.unescape(p.URI)
+	kids, ok := b.directory(uri)
 	if !ok {
-		if b.resource(p.URI) != nil {
+		if b.resource(uri) != nil {
 			return nil, invalidParams("%s is not a directory resource", p.URI)
 		}
 		return nil, invalidParams("no directory is served at %s", p.URI)
@@ -417,6 +420,24 @@ func pageOf[T any](items []T, cursor string, size int, key func(T) string) ([]T,
 		return items[start:end], "", nil
 	}
 	return items[start:end], base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + key(items[end-1]))), nil
+}
+
+// unescape returns uri with its percent-escapes decoded when it names
+// nothing served as written but does decoded: resources.json spells a URI
+// as its file's path is written (skill://x/references/a b.md), while a
+// client that builds one with new URL() or a {+path} expansion encodes it
+// (a%20b.md). A name that holds "%" itself is found as written first.
+func (b *Held) unescape(uri string) string {
+	if !strings.Contains(uri, "%") || b.resource(uri) != nil {
+		return uri
+	}
+	if _, ok := b.directory(uri); ok {
+		return uri
+	}
+	if u, err := url.PathUnescape(uri); err == nil {
+		return u
+	}
+	return uri
 }
 
 // directory returns the children of a directory resource. Its URI has no

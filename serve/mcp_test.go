@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -788,5 +789,62 @@ func TestMCPTurns(t *testing.T) {
 	}
 	for range cap(s.turns) - 1 {
 		<-s.turns
+	}
+}
+
+// TestMCPEscapedURI: a client that builds a URI with new URL() or a
+// {+path} expansion percent-encodes what resources.json writes as it is
+// (a space, non-ASCII); both forms read the file, and a name holding "%"
+// itself is read as written.
+func TestMCPEscapedURI(t *testing.T) {
+	skills := filepath.Join(t.TempDir(), "skills")
+	files := map[string]string{
+		"odd/SKILL.md":            "---\nname: odd\ndescription: Files with odd names. Use when testing URIs.\n---\n\nSee references/.\n",
+		"odd/references/a b.md":   "space\n",
+		"odd/references/说明.md":    "cjk\n",
+		"odd/references/100%.md":  "percent as written\n",
+		"odd/references/c d.md":   "decoded\n",
+		"odd/references/c%20d.md": "as written\n",
+		"odd/references/x y/z.md": "in a folder\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(skills, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dist := filepath.Join(t.TempDir(), "dist")
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist}); err != nil {
+		t.Fatal(err)
+	}
+	cs := connectStdio(t, New(open(t, dist), Options{}))
+	c := ctx(t)
+	for uri, want := range map[string]string{
+		"skill://odd/references/a b.md":                   "space\n",
+		"skill://odd/references/a%20b.md":                 "space\n",
+		"skill://odd/references/%E8%AF%B4%E6%98%8E.md":    "cjk\n",
+		"skill://odd/references/100%.md":                  "percent as written\n",
+		"skill://odd/references/c%20d.md":                 "as written\n",
+		"skill://odd/references/c d.md":                   "decoded\n",
+		"skill://odd/references/x%20y/z.md":               "in a folder\n",
+		"skill://odd/references/%E8%AF%B4%E6%98%8E.md?no": "",
+	} {
+		res, err := cs.ReadResource(c, &mcp.ReadResourceParams{URI: uri})
+		switch {
+		case want == "" && err == nil:
+			t.Errorf("resources/read %s: no error; it names no file", uri)
+		case want == "":
+		case err != nil:
+			t.Errorf("resources/read %s: %v", uri, err)
+		case res.Contents[0].Text != want || res.Contents[0].URI != uri:
+			t.Errorf("resources/read %s: %q at %s, want %q", uri, res.Contents[0].Text, res.Contents[0].URI, want)
+		}
+	}
+	res, err := mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: "skill://odd/references/x%20y"})
+	if err != nil || len(res.Resources) != 1 || res.Resources[0].URI != "skill://odd/references/x y/z.md" {
+		t.Errorf("%s of an escaped folder URI: %v, %v", MethodReadDirectory, res, err)
 	}
 }
