@@ -166,10 +166,11 @@ var fieldRules = []*Rule{
 			"zeros. 1.0 or v2 cannot be ordered against other versions. Write all three numbers, quoted.",
 		Bad:  "metadata:\n  version: \"1.0\"",
 		Good: "metadata:\n  version: \"1.0.0\"",
-		// version: 1.0 unquoted is a number as well as no version: the fix
-		// of this rule (a quoted "1.0.0") is the fix of both.
-		Supersedes: []string{"metadata-scalar"},
-		Check:      checkVersion,
+		// version: 1.10 unquoted is also a number, metadata-scalar's
+		// finding (as yaml-ambiguous-scalar's at the top level): that one
+		// says what readers see and --fix quotes it, which this one's fix
+		// (another text) cannot.
+		Check: checkVersion,
 	},
 	{
 		ID:       "installed-metadata",
