@@ -27,7 +27,8 @@ var linkRules = []*Rule{
 			"improvise instead. The target is checked against the files that will be published, so a link to " +
 			"a file left out as junk or by .skillignore, or one whose name differs only in case (it works on " +
 			"macOS and Windows, not in the archive), is broken too. URLs, #fragments and reference-style links " +
-			"are understood; \"?query\" and \"#fragment\" are ignored and %20 is decoded. Links through the " +
+			"are understood; \"?query\" and \"#fragment\" are ignored and %20 is decoded, so a \"#\" in a file's " +
+			"name is written %23, and a placeholder such as [here](...) is reported as one. Links through the " +
 			"placeholders clients expand are followed: ${CLAUDE_SKILL_DIR}/ and {baseDir}/ name the skill " +
 			"folder, ${CLAUDE_PLUGIN_ROOT}/ the enclosing plugin's (the nearest folder above holding " +
 			"plugin.json, or one under .claude-plugin/, .codex-plugin/ or .cursor-plugin/); one that cannot be resolved, or another variable, is " +
@@ -165,6 +166,11 @@ func checkLinkBroken(p *Pass) {
 		}
 		why, fix := "does not exist in the skill", "create "+l.path+" or correct the link"
 		switch {
+		case strings.Trim(l.dest, ".…") == "":
+			why, fix = "is a placeholder, not a file", "fill in the file or URL the link is for, or write the text without a link"
+		case escapedHash(x, l.dest) != "":
+			why = "names " + l.path + `: "#" starts a fragment, so the file whose name holds the "#" is not linked`
+			fix = "write the \"#\" as %23: " + escapedHash(x, l.dest)
 		case leftOut(p.Files.Junk, l.path):
 			why, fix = "is junk that the build leaves out", "link to a file that is published"
 		case leftOut(p.Files.Ignored, l.path):
@@ -178,6 +184,19 @@ func checkLinkBroken(p *Pass) {
 		}
 		reportAt(p, md, l.off, fix, "link target %s %s", quoted(l.dest), why)
 	}
+}
+
+// escapedHash returns dest with its first "#"s written %23 where that
+// makes it a link to a published file (references/c%23d.md for the file
+// references/c#d.md), else "".
+func escapedHash(x *fileIndex, dest string) string {
+	for n := 1; n <= strings.Count(dest, "#"); n++ {
+		d := strings.Replace(dest, "#", "%23", n)
+		if k, t := skill.ResolveLink("", d); k == skill.LinkInside && x.has(t) {
+			return d
+		}
+	}
+	return ""
 }
 
 func checkLinkOutside(p *Pass) {
