@@ -10,7 +10,8 @@ import (
 // Suppressions, as linters' users expect them: an `allow` entry in
 // skillpack.yaml silences one or more rules on some paths, with a reason
 // that reviewers read; a comment in a Markdown file silences rules on the
-// next line. A suppression that silences nothing is reported, so that they
+// next line, or in the whole code block whose fence opens there (a
+// comment inside the block would show in the code sample). A suppression that silences nothing is reported, so that they
 // do not outlive the findings they were written for.
 
 // Directive is the word that starts an inline suppression:
@@ -70,7 +71,8 @@ func init() {
 
 // inline is one suppression comment of a file.
 type inline struct {
-	line  int      // of the comment; it covers line+1
+	line  int      // of the comment; it covers line+1 to last
+	last  int      // line+1, or the line closing the code block that opens there
 	col   int      // where the directive starts
 	rules []string // known IDs
 	bad   []string // unknown IDs
@@ -85,7 +87,8 @@ func parseInline(data []byte) []*inline {
 		return nil
 	}
 	var out []*inline
-	for n, line := range bytes.Split(data, []byte("\n")) {
+	lines := bytes.Split(data, []byte("\n"))
+	for n, line := range lines {
 		i := bytes.Index(line, []byte(Directive))
 		if i < 0 {
 			continue
@@ -99,7 +102,7 @@ func parseInline(data []byte) []*inline {
 		rest := strings.TrimSpace(string(line[i+len(Directive):]))
 		rest = strings.TrimSpace(strings.TrimSuffix(rest, "-->"))
 		ids, _, _ := strings.Cut(rest, "--")
-		in := &inline{line: n + 1, col: i + 1}
+		in := &inline{line: n + 1, last: blockEnd(lines, n+1), col: i + 1}
 		for _, id := range strings.FieldsFunc(ids, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' }) {
 			if ruleIDs[id] {
 				in.rules = append(in.rules, id)
@@ -113,11 +116,35 @@ func parseInline(data []byte) []*inline {
 	return out
 }
 
+// blockEnd returns the file line that a comment before lines[next]
+// covers to: that line, or when it opens a code fence, the line closing
+// the block (the file's last if none does), found as CommonMark finds it:
+// the fence's character, at least as many, nothing after them, indented
+// no deeper than the opening fence allows inside a list item.
+func blockEnd(lines [][]byte, next int) int {
+	if next >= len(lines) {
+		return next + 1
+	}
+	open := bytes.TrimLeft(lines[next], " ")
+	indent, run := len(lines[next])-len(open), fenceRun(open)
+	if !opensFence(open) || open[0] == '`' && bytes.IndexByte(open[run:], '`') >= 0 {
+		return next + 1
+	}
+	for i := next + 1; i < len(lines); i++ {
+		l := bytes.TrimLeft(lines[i], " ")
+		if len(lines[i])-len(l) <= indent+3 && len(l) > 0 && l[0] == open[0] && fenceRun(l) >= run &&
+			len(bytes.TrimSpace(l[fenceRun(l):])) == 0 {
+			return i + 1
+		}
+	}
+	return len(lines)
+}
+
 // suppresses reports whether the comment covers a finding of rule at line,
 // and marks it used.
 func (in *inline) suppresses(rule string, line int) bool {
 	i := slices.Index(in.rules, rule)
-	if line != in.line+1 || i < 0 {
+	if line <= in.line || line > in.last || i < 0 {
 		return false
 	}
 	in.used[i] = true
@@ -140,9 +167,13 @@ func (in *inline) report(p *Pass, file string) {
 		report("suppression-invalid", Directive+" names no rule, so it silences nothing",
 			"name the rule: <!-- "+Directive+" RULE-ID -- reason -->")
 	}
+	where := fmt.Sprintf("line %d has", in.line+1)
+	if in.last > in.line+1 {
+		where = fmt.Sprintf("the code block on lines %d-%d has", in.line+1, in.last)
+	}
 	for i, id := range in.rules {
 		if !in.used[i] {
-			report("suppression-unused", fmt.Sprintf("%s %s silences nothing: line %d has no %s finding", Directive, id, in.line+1, id),
+			report("suppression-unused", fmt.Sprintf("%s %s silences nothing: %s no %s finding", Directive, id, where, id),
 				"delete the comment (or the rule's ID from it)")
 		}
 	}

@@ -123,3 +123,30 @@ func FuzzInline(f *testing.F) {
 		}
 	})
 }
+
+// TestInlineCoversBlock checks which lines a comment covers: the next one,
+// or the code block whose fence opens there, to its closing fence and no
+// further; a fence of the other character, or a shorter one, does not
+// close it, and an unclosed block runs to the end of the file.
+func TestInlineCoversBlock(t *testing.T) {
+	for _, c := range []struct {
+		src  string
+		last int
+	}{
+		{"<!-- " + Directive + " secret -->\nkey\nkey", 2},
+		{"<!-- " + Directive + " secret -->\n```pem\nkey\n~~~\n``\n```\nkey", 6},
+		{"<!-- " + Directive + " secret -->\n  ~~~~\nkey\n  ~~~\n      ~~~~\n~~~~~ \r\nkey", 6},
+		{"<!-- " + Directive + " secret -->\n```pem\nkey\n", 4},
+		{"<!-- " + Directive + " secret -->\n```js`x`\nkey\n```", 2}, // inline code, no fence
+	} {
+		in := parseInline([]byte(c.src))
+		if len(in) != 1 {
+			t.Fatalf("%q: %d comments", c.src, len(in))
+		}
+		for line := 1; line <= strings.Count(c.src, "\n")+2; line++ {
+			if got, want := in[0].suppresses("secret", line), line >= 2 && line <= c.last; got != want {
+				t.Errorf("%q: line %d covered: %t, want %t", c.src, line, got, want)
+			}
+		}
+	}
+}
