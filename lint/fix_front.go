@@ -442,7 +442,7 @@ func fixAllowedTools(f *fixFile, _ []Finding) {
 		return
 	}
 	d := skill.Parse(f.data)
-	k, v := d.Lookup("allowed-tools")
+	_, v := d.Lookup("allowed-tools")
 	if v == nil || v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
 		return
 	}
@@ -455,32 +455,8 @@ func fixAllowedTools(f *fixFile, _ []Finding) {
 		tools = append(tools, it.Value)
 	}
 	joined := strings.Join(tools, " ")
-	koff, kend, ok := scalarSpan(f.data, d, k)
-	if !ok || koff == kend {
-		return
-	}
-	colon := len(f.data) - len(bytes.TrimLeft(f.data[kend:], " "))
-	if !bytes.HasPrefix(f.data[colon:], []byte(":")) {
-		return
-	}
-	var end int
-	if v.Style&yaml.FlowStyle != 0 {
-		voff, ok := nodeOffset(f.data, d, v)
-		if !ok || f.data[voff] != '[' {
-			return
-		}
-		if end = closingBracket(f.data, voff); end < 0 {
-			return
-		}
-		end++
-	} else {
-		last, ok := nodeOffset(f.data, d, v.Content[len(v.Content)-1])
-		if !ok {
-			return
-		}
-		end = lineEnd(f.data, last)
-	}
-	if bytes.IndexByte(f.data[colon:end], '#') >= 0 {
+	colon, end, comment := toolsList(f.data, d)
+	if end < 0 || comment != "" {
 		return // a comment, which a one-line string cannot keep
 	}
 	f.applyFront([]frontFix{{
@@ -494,6 +470,48 @@ func fixAllowedTools(f *fixFile, _ []Finding) {
 			return true
 		},
 	}})
+}
+
+// toolsList finds the allowed-tools list in data, SKILL.md's bytes as d
+// parsed them: from the colon after its key to the end of the list, with
+// the first comment in it as written (" # why", to its line's end), or ""
+// when there is none; end is -1 when the list cannot be found.
+func toolsList(data []byte, d *skill.SkillMD) (colon, end int, comment string) {
+	k, v := d.Lookup("allowed-tools")
+	if v == nil || v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+		return 0, -1, ""
+	}
+	koff, kend, ok := scalarSpan(data, d, k)
+	if !ok || koff == kend {
+		return 0, -1, ""
+	}
+	colon = len(data) - len(bytes.TrimLeft(data[kend:], " "))
+	if !bytes.HasPrefix(data[colon:], []byte(":")) {
+		return 0, -1, ""
+	}
+	if v.Style&yaml.FlowStyle != 0 {
+		voff, ok := nodeOffset(data, d, v)
+		if !ok || voff >= len(data) || data[voff] != '[' {
+			return 0, -1, ""
+		}
+		if end = closingBracket(data, voff); end < 0 {
+			return 0, -1, ""
+		}
+		end++
+	} else {
+		last, ok := nodeOffset(data, d, v.Content[len(v.Content)-1])
+		if !ok {
+			return 0, -1, ""
+		}
+		end = lineEnd(data, last)
+	}
+	// A "#" starts a comment after a blank or a line break; C# is a name.
+	for i := colon + 1; i < end; i++ {
+		if data[i] == '#' && strings.IndexByte(" \t\n", data[i-1]) >= 0 {
+			return colon, end, string(bytes.TrimSpace(data[i:lineEnd(data, i)]))
+		}
+	}
+	return colon, end, ""
 }
 
 // closingBracket returns the offset of the "]" or "}" closing the flow

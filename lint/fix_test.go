@@ -29,7 +29,8 @@ var fixLeft = map[string][]string{
 	// Removing a bidirectional override reorders the text on screen.
 	"invisible-unicode": {"bidirectional control"},
 	// An item with a space has no faithful string form.
-	"allowed-tools-list": {"fix: keep the list"},
+	// A comment has no place in the one-line string.
+	"allowed-tools-list": {"fix: keep the list", "leaves a list holding a comment"},
 	// Only a ": " in a plain value is a mechanical cause; a mistake on
 	// the line above it is the author's to mend, as the fix says, and so
 	// is a value of paragraphs or "Keywords: a, b" lines under its key.
@@ -433,6 +434,7 @@ func fuzzFix(data []byte) []byte {
 		}
 		fixQuoteScalars(f, at)
 	}
+	toolsList(f.data, skill.Parse(f.data)) // as allowed-tools-list calls it, on any list
 	fixAllowedTools(f, nil)
 	fixInstalledMetadata(f, nil)
 	return f.data

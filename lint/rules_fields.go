@@ -644,6 +644,10 @@ func checkAllowedToolsList(p *Pass) {
 				"would split in two; Claude Code reads the list as it is", t.Value)
 		}
 	}
+	if _, _, comment := toolsList(p.Doc.Raw, p.Doc); fix == "" && comment != "" {
+		fix = fmt.Sprintf("move the comment %q to a line of its own, then write allowed-tools: %s "+
+			"(skillpack lint --fix leaves a list holding a comment, which the one-line string cannot keep)", comment, strings.Join(tools, " "))
+	}
 	p.ReportNode(v, cmp.Or(fix, "allowed-tools: "+strings.Join(tools, " ")),
 		"allowed-tools is a YAML list; the specification defines a space-separated string")
 }
