@@ -114,11 +114,12 @@ func FuzzInline(f *testing.F) {
 	f.Add([]byte("<!-- skillpack-disable-next-line link-broken -- why -->\n[x](y.md)\n"))
 	f.Add([]byte("# skillpack-disable-next-line a,b c\t-- -->"))
 	f.Add([]byte("skillpack-disable-next-line"))
+	f.Add([]byte("<!-- skillpack-disable-next-line secret -->\n  ```\nkey\n    ```\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lines := bytes.Count(data, []byte("\n")) + 1
 		for _, in := range parseInline(data) {
-			if in.line < 1 || in.line > lines || len(in.used) != len(in.rules) {
-				t.Fatalf("comment at line %d of %d, %d rules, %d marks", in.line, lines, len(in.rules), len(in.used))
+			if in.line < 1 || in.line > lines || in.last <= in.line || in.last > max(lines, in.line+1) || len(in.used) != len(in.rules) {
+				t.Fatalf("comment at line %d of %d covering to %d, %d rules, %d marks", in.line, lines, in.last, len(in.rules), len(in.used))
 			}
 		}
 	})
