@@ -737,7 +737,7 @@ func checkDescriptionShort(p *Pass) {
 	}
 	if n := utf8.RuneCountInString(strings.TrimSpace(desc)); n < 20 {
 		p.ReportNode(v, "say what the skill does and when an agent should use it",
-			"description is only %d characters; agents choose skills by it", n)
+			"description is only %s; agents choose skills by it", human.Plural(n, "character"))
 	}
 }
 
