@@ -264,7 +264,7 @@ type work struct {
 	kept     bool             // packed (or reused) and summarized
 	err      error            // why the skill could not be packed
 	invalid  bool             // lint found an error in the skill itself
-	skipped  bool             // left out by Options.SkipInvalid
+	skipped  bool             // left out by Options.SkipInvalid, or leaving its name to another (lint.Shadowed)
 	page     *layout.Rendered // its page in the catalog, once rendered
 }
 

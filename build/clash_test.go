@@ -140,3 +140,38 @@ func TestBuildRefusesClash(t *testing.T) {
 		t.Errorf("default config: %v, want 2 lint errors (name-duplicate)", err)
 	}
 }
+
+// A skill inside another skill's folder whose name a skill outside has
+// (kun630/hmos-runtime-tool-skills: an example's SKILL.md) leaves the name
+// to that one: the build publishes both outer skills, and the inner one
+// only inside its outer skill's archive; no clash, with SkipInvalid or
+// without.
+func TestShadowedNested(t *testing.T) {
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	writeSkill(t, filepath.Join(src, "parent"), "parent", nil)
+	writeSkill(t, filepath.Join(src, "parent", "examples", "build"), "app-build", nil)
+	writeSkill(t, filepath.Join(src, "app-build"), "app-build", map[string]string{"log.md": "the real one\n"})
+	for _, skip := range []bool{false, true} {
+		for _, jobs := range []int{1, 3} {
+			dist := filepath.Join(root, "dist")
+			res, err := Run([]string{src}, Options{Out: dist, Jobs: jobs, SkipInvalid: skip, Lint: lint.Options{Base: root}})
+			if err != nil {
+				t.Fatalf("skip %v, jobs %d: %v", skip, jobs, err)
+			}
+			if got, want := indexNames(t, dist), []string{"app-build", "parent"}; !slices.Equal(got, want) {
+				t.Errorf("skip %v, jobs %d: the index lists %q, want %q", skip, jobs, got, want)
+			}
+			if len(res.Skipped) != 0 {
+				t.Errorf("skip %v, jobs %d: skipped %q", skip, jobs, skippedOf(res))
+			}
+			for _, s := range res.Skills {
+				if s.Name == "app-build" && s.Dir != filepath.Join(src, "app-build") {
+					t.Errorf("skip %v, jobs %d: app-build published from %s", skip, jobs, s.Dir)
+				}
+			}
+			verified(t, dist)
+			noStaging(t, root)
+		}
+	}
+}

@@ -42,8 +42,8 @@ func (b *builder) lintAcross(p *packed) error {
 		inPlugins += fmt.Sprintf("; %s share a name with another plugin's, which one bundle cannot publish", human.Plural(n, "skill", "skills"))
 	}
 	b.logf("• lint: %s, %s%s", human.Plural(errs, "error", "errors"), human.Plural(warns, "warning", "warnings"), inPlugins)
-	if !b.opts.SkipInvalid {
-		if errs > 0 {
+	if errs > 0 {
+		if !b.opts.SkipInvalid {
 			valid := 0
 			for _, w := range p.work {
 				if !w.invalid {
@@ -52,12 +52,20 @@ func (b *builder) lintAcross(p *packed) error {
 			}
 			return &LintError{Errors: errs, Valid: valid}
 		}
-		return nil // checkClashes refuses two skills of one name
-	}
-	if errs > 0 {
 		if err := b.skipInvalid(p, across, errs); err != nil {
 			return err
 		}
+	}
+	// A skill inside another's folder that leaves its name to a skill
+	// outside (lint.Shadowed) is published only in the archive holding it.
+	for i, dir := range lint.Shadowed(named) {
+		if w := p.work[i]; dir != "" && !w.skipped {
+			w.skipped = true
+			b.logf("  %s (%s) is published only inside the skill holding it: %s has its name", w.name, b.rel(w.src.Dir), b.rel(dir))
+		}
+	}
+	if !b.opts.SkipInvalid {
+		return nil // checkClashes refuses two skills of one name
 	}
 	// Skills that lint passed may still share a name (in two plugins):
 	// left out too, once the invalid ones are, so that a skill whose

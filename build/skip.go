@@ -192,7 +192,7 @@ func (p *packed) claim(w *work) bool {
 // packed now, one at a time: this happens only when a skill is skipped
 // for an error of the checks across skills.
 func (b *builder) leaveOut(p *packed) error {
-	if len(b.res.Skipped) == 0 {
+	if !slices.ContainsFunc(p.work, func(w *work) bool { return w.skipped || !w.kept }) {
 		return nil
 	}
 	// The staging folder's archives by skill, listed once: a listing per

@@ -3,6 +3,7 @@ package lint
 import (
 	"fmt"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -24,7 +25,9 @@ var registryRules = []*Rule{
 			"so names are compared within one plugin, and among the skills outside any plugin; a plugin is a " +
 			"folder holding plugin.json, or .claude-plugin/, .codex-plugin/ or .cursor-plugin/plugin.json. " +
 			"A SKILL.md that declares no name is reported by other rules and not compared here, nor is a " +
-			"mirror (skill-mirror).",
+			"mirror (skill-mirror), nor a skill inside another skill's folder whose name a skill outside " +
+			"every skill's folder has: clients load that one, and the inner SKILL.md is a page of the skill " +
+			"holding it (skill-nested).",
 		Bad:      "a/pdf-tools/SKILL.md and b/pdf-tools/SKILL.md, both name: pdf-tools",
 		Good:     "a/pdf-tools/SKILL.md and b/pdf-forms/SKILL.md; or discord/skills/access/SKILL.md and telegram/skills/access/SKILL.md in two plugins",
 		CheckRun: checkDuplicateNames,
@@ -50,7 +53,9 @@ var registryRules = []*Rule{
 			"well as published on its own, and clients that install the outer skill get a stray SKILL.md. " +
 			"Move the inner skill next to the outer one; or, when it is a part of the outer skill (a page the " +
 			"outer SKILL.md links to), rename its SKILL.md so that it is no skill of its own. Each inner skill " +
-			"is reported once, against the nearest skill holding it.",
+			"is reported once, against the nearest skill holding it. When a skill outside every skill's folder " +
+			"has its name, the inner skill leaves the name to it: the bundle publishes the inner one only " +
+			"inside the outer skill's archive.",
 		Bad:      "pdf-tools/SKILL.md and pdf-tools/forms/SKILL.md",
 		Good:     "pdf-tools/SKILL.md and pdf-forms/SKILL.md",
 		CheckRun: checkNested,
@@ -100,14 +105,16 @@ func SkillName(s *skill.Skill) string {
 	return s.Name()
 }
 
-// byScope groups the skills that declare a name (mirrors aside) by name
-// and scope: name → plugin → skills, in order. A name is unique within its
-// scope, one plugin or all the skills outside plugins; the plugin's folder
-// is compared absolute, since the paths of one run may mix forms.
+// byScope groups the skills that declare a name (mirrors aside, and the
+// skills Shadowed leaves to their namesakes) by name and scope: name →
+// plugin → skills, in order. A name is unique within its scope, one plugin
+// or all the skills outside plugins; the plugin's folder is compared
+// absolute, since the paths of one run may mix forms.
 func byScope(skills []Named) map[string]map[string][]int {
+	shadowed := Shadowed(skills)
 	scopes := map[string]map[string][]int{}
 	for i, s := range skills {
-		if !s.Declared || s.Mirror != "" {
+		if !s.Declared || s.Mirror != "" || shadowed[i] != "" {
 			continue
 		}
 		plugin := ""
@@ -120,6 +127,64 @@ func byScope(skills []Named) map[string]map[string][]int {
 		scopes[s.Name][plugin] = append(scopes[s.Name][plugin], i)
 	}
 	return scopes
+}
+
+// Nesting returns, for each of the skill folders dirs, the nearest other
+// of them that holds it, absolute; "" when none does. A set of folders and
+// a walk up from each keeps this linear in the number of skills; comparing
+// every pair costs seconds at 10,000.
+func Nesting(dirs []string) []string {
+	wd, _ := os.Getwd() // once: filepath.Abs asks the system each time
+	abs := make([]string, len(dirs))
+	set := make(map[string]bool, len(dirs))
+	for i, d := range dirs {
+		abs[i] = filepath.Clean(d)
+		if !filepath.IsAbs(d) {
+			abs[i] = filepath.Join(wd, d)
+		}
+		set[abs[i]] = true
+	}
+	in := make([]string, len(dirs))
+	for i := range dirs {
+		for dir := filepath.Dir(abs[i]); ; dir = filepath.Dir(dir) {
+			if set[dir] {
+				in[i] = dir
+				break
+			}
+			if filepath.Dir(dir) == dir {
+				break
+			}
+		}
+	}
+	return in
+}
+
+// Shadowed returns, for each skill, the folder of the skill it leaves its
+// name to, or "" for none: a skill inside another skill's folder whose
+// declared name a skill outside every skill's folder declares too. Clients
+// load that one (Claude Code and the skills CLI load skills/other, not
+// skills/parent/examples/other/SKILL.md), so the inner SKILL.md is a page
+// of the skill holding it: it is no second use of the name, and the build
+// publishes it only inside that skill's archive (skill-nested says so).
+func Shadowed(skills []Named) []string {
+	out := make([]string, len(skills))
+	dirs := make([]string, len(skills))
+	for i, s := range skills {
+		dirs[i] = s.Dir
+	}
+	in := Nesting(dirs)
+	outer := map[string]string{} // a declared name → the first skill outside every skill that declares it
+	for i, s := range skills {
+		if in[i] == "" && s.Declared && s.Mirror == "" && outer[s.Name] == "" {
+			outer[s.Name] = s.Dir
+		}
+	}
+	for i, s := range skills {
+		if in[i] != "" && s.Declared && s.Mirror == "" {
+			out[i] = outer[s.Name]
+		}
+	}
+	return out
 }
 
 // PluginBuild is the command that builds plugin (a folder, as found) into
@@ -219,27 +284,23 @@ func checkDuplicateNames(p *RunPass) {
 }
 
 func checkNested(p *RunPass) {
-	// A set of folders and a walk up from each skill keeps this linear in
-	// the number of skills; comparing every pair costs seconds at 10,000.
-	dirs := make(map[string]bool, len(p.Skills))
-	abs := make([]string, len(p.Skills))
+	dirs := make([]string, len(p.Skills))
 	for i, s := range p.Skills {
-		abs[i], _ = filepath.Abs(s.Dir)
-		dirs[abs[i]] = true
+		dirs[i] = s.Dir
 	}
-	for i, s := range p.Skills {
-		for dir := filepath.Dir(abs[i]); ; dir = filepath.Dir(dir) {
-			if dirs[dir] {
-				p.Report(Finding{Path: p.Rel(s.EntryPath()),
-					Message: fmt.Sprintf("this skill is inside the skill folder %s, whose archive will contain it too", p.Rel(dir)),
-					Fix: "move the folder next to " + p.Rel(dir) + "; or, if it is a part of that skill, " +
-						"rename its " + s.File + " (to README.md, say) so that it is no skill of its own"})
-				break
-			}
-			if parent := filepath.Dir(dir); parent == dir {
-				break
-			}
+	shadowed := Shadowed(p.Skills)
+	for i, dir := range Nesting(dirs) {
+		if dir == "" {
+			continue
 		}
+		s := p.Skills[i]
+		msg := fmt.Sprintf("this skill is inside the skill folder %s, whose archive will contain it too", p.Rel(dir))
+		if shadowed[i] != "" {
+			msg += fmt.Sprintf("; %s has its name, so the bundle publishes it only in that archive", p.Rel(shadowed[i]))
+		}
+		p.Report(Finding{Path: p.Rel(s.EntryPath()), Message: msg,
+			Fix: "move the folder next to " + p.Rel(dir) + "; or, if it is a part of that skill, " +
+				"rename its " + s.File + " (to README.md, say) so that it is no skill of its own"})
 	}
 }
 
