@@ -265,6 +265,7 @@ type work struct {
 	err      error            // why the skill could not be packed
 	invalid  bool             // lint found an error in the skill itself
 	skipped  bool             // left out by Options.SkipInvalid, or leaving its name to another (lint.Shadowed)
+	wait     bool             // packed only once lint has said it is published (mayShare)
 	page     *layout.Rendered // its page in the catalog, once rendered
 }
 

@@ -48,8 +48,9 @@ func (b *builder) pack(d *discovered) (*packed, string, error) {
 		return nil, "", err
 	}
 	p := &packed{discovered: d, sums: sums}
-	for _, s := range d.skills {
-		p.work = append(p.work, &work{src: s})
+	wait := mayShare(d.skills)
+	for i, s := range d.skills {
+		p.work = append(p.work, &work{src: s, wait: wait[i]})
 	}
 	var done atomic.Int64
 	var mu sync.Mutex
@@ -71,13 +72,15 @@ func (b *builder) pack(d *discovered) (*packed, string, error) {
 	if err != nil {
 		return p, "", err
 	}
-	fresh, reused := 0, 0
+	fresh, reused, waiting := 0, 0, 0
 	for _, w := range p.work {
 		switch {
 		case w.reused:
 			reused++
 		case w.kept:
 			fresh++
+		case w.wait && !w.invalid:
+			waiting++
 		}
 	}
 	if p.failed.Load() {
@@ -86,8 +89,35 @@ func (b *builder) pack(d *discovered) (*packed, string, error) {
 		b.logf("• pack: %s linted, packing stopped at the first error", human.Plural(len(p.work), "skill", "skills"))
 		return p, "", nil
 	}
-	b.logf("• pack: %s (%d packed, %d reused)", human.Plural(len(p.work), "skill", "skills"), fresh, reused)
+	held := ""
+	if waiting > 0 {
+		held = fmt.Sprintf("; %d that may share a name wait for lint", waiting)
+	}
+	b.logf("• pack: %s (%d packed, %d reused%s)", human.Plural(len(p.work), "skill", "skills"), fresh, reused, held)
 	return p, "", nil
+}
+
+// mayShare tells, for each skill, whether it may lose its name to another
+// once lint has judged them all: a name two skills share leaves both out
+// (name-duplicate, name-bundle-clash), and a skill inside another's folder
+// leaves it to a skill outside (lint.Shadowed). Such a skill is packed
+// only once lint has said it is published (leaveOut): packed before, and
+// left out, it was packed again by every build. Names are in SKILL.md,
+// read as each skill is packed, so the folders' names stand for them, as
+// in lint.Scope.Dedupe; a skill named unlike its folder may still lose its
+// name to one packed already (see claim).
+func mayShare(skills []*skill.Skill) []bool {
+	dirs := make([]string, len(skills))
+	folders := map[string]int{}
+	for i, s := range skills {
+		dirs[i] = s.Dir
+		folders[s.Name()]++
+	}
+	out := make([]bool, len(skills))
+	for i, in := range lint.Nesting(dirs) {
+		out[i] = in != "" || folders[skills[i].Name()] > 1
+	}
+	return out
 }
 
 // process takes one skill through the per-skill steps; see pack. Lint
@@ -126,6 +156,7 @@ func (b *builder) process(p *packed, wk *work) {
 	}
 	switch {
 	case w.invalid, w.err != nil, p.failed.Load():
+	case w.wait: // packed once lint has said it is published (mayShare)
 	case !p.claim(w.work): // another skill has its name
 	default:
 		if w.err = b.packOne(p, w); w.err == nil {

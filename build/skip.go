@@ -10,8 +10,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // Options.SkipInvalid publishes a tree in which some skills are broken: a
@@ -120,7 +122,12 @@ func (b *builder) skipHolder(w, in *work, f lint.Finding) {
 // folder that .skillignore may have left out.
 func (b *builder) holds(p *packed, w *work, rel string) (bool, error) {
 	if !w.kept {
-		return false, nil // not packed: nothing of it is published
+		// Not packed yet (leaveOut packs it): the files it will hold.
+		files, err := w.src.Collect()
+		if err != nil {
+			return false, err
+		}
+		return slices.ContainsFunc(files.Files, func(f skill.File) bool { return f.Path == rel }), nil
 	}
 	sum, err := p.summary(w)
 	if err != nil {
@@ -219,12 +226,19 @@ func (b *builder) leaveOut(p *packed) error {
 	}
 	p.work = slices.DeleteFunc(p.work, func(w *work) bool { return w.skipped })
 	p.failed.Store(false)
+	var later []*work
 	for _, w := range p.work {
-		if w.kept {
-			continue
+		if !w.kept {
+			later = append(later, w)
 		}
+	}
+	err := parallel.Each(len(later), b.opts.Jobs, func(i int) error {
+		if err := b.interrupted(); err != nil {
+			return err
+		}
+		w := later[i]
 		name := w.name
-		w.err = nil
+		w.err, w.wait = nil, false
 		b.process(p, w)
 		switch {
 		case w.err != nil:
@@ -232,6 +246,19 @@ func (b *builder) leaveOut(p *packed) error {
 		case w.invalid || w.name != name || !w.kept:
 			return fmt.Errorf("%s changed while the bundle was being built; run the build again", w.src.Dir)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if n := len(later); n > 0 {
+		reused := 0
+		for _, w := range later {
+			if w.reused {
+				reused++
+			}
+		}
+		b.logf("  %d packed, %d reused once lint had settled their names", n-reused, reused)
 	}
 	return p.sums.Seal()
 }

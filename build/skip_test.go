@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/skillpack/skillpack/config"
@@ -256,6 +258,45 @@ func TestSkipInvalidLostName(t *testing.T) {
 	}
 }
 
+// Skills left out for a name they share (two plugins' skills of one name,
+// tenzir/claude-plugins) are not packed: packed and then left out, they
+// were packed again by every build, and a rebuild of an unchanged tree was
+// no no-op. The pack step's tally counts what it packed.
+func TestSkipInvalidSharedNameNotPacked(t *testing.T) {
+	for _, jobs := range []int{1, 3} {
+		root := t.TempDir()
+		src := filepath.Join(root, "src")
+		for _, p := range []string{"cpp", "python"} {
+			writeSkillFile(t, src, p, ".claude-plugin/plugin.json", `{"name": "`+p+`"}`)
+			writeSkill(t, filepath.Join(src, p, "skills", "conv"), "conv", map[string]string{"notes.md": "for " + p + "\n"})
+		}
+		writeSkill(t, filepath.Join(src, "skills", "solo"), "solo", nil)
+		var served atomic.Int64 // files packed afresh
+		withSeam(t, &wrapServed, func(w io.Writer) io.Writer { served.Add(1); return w })
+		dist := filepath.Join(root, "dist")
+		for run, want := range []int64{1, 0} {
+			var log strings.Builder
+			served.Store(0)
+			res := mustBuild(t, []string{src}, Options{Out: dist, Jobs: jobs, SkipInvalid: true, Log: &log})
+			if got := served.Load(); got != want {
+				t.Errorf("jobs %d, run %d: %d files packed, want %d (solo's SKILL.md, then none)", jobs, run, got, want)
+			}
+			if len(res.Skipped) != 2 || run == 1 && (!res.UpToDate || res.Packed != 0) {
+				t.Errorf("jobs %d, run %d: skipped %q, up to date %v, %d packed", jobs, run, skippedOf(res), res.UpToDate, res.Packed)
+			}
+			tally := []string{"(1 packed, 0 reused; 2 that may share a name wait for lint)", "(0 packed, 1 reused; 2 that may share a name wait for lint)"}[run]
+			if !strings.Contains(log.String(), "• pack: 3 skills "+tally) {
+				t.Errorf("jobs %d, run %d: the log does not say %q:\n%s", jobs, run, tally, log.String())
+			}
+			if got := indexNames(t, dist); !slices.Equal(got, []string{"solo"}) {
+				t.Errorf("jobs %d, run %d: the index lists %q", jobs, run, got)
+			}
+		}
+		verified(t, dist)
+		noStaging(t, root)
+	}
+}
+
 // When every skill is invalid there is nothing to publish: a LintError
 // that says so, and nothing written.
 func TestSkipInvalidAll(t *testing.T) {
@@ -316,6 +357,9 @@ func TestSkipInvalidEnclosing(t *testing.T) {
 		}
 		writeSkill(t, filepath.Join(src, "outer"), "outer", outer)
 		writeSkill(t, filepath.Join(src, "outer", "inner"), "inner", map[string]string{"data.txt": "abc\u202edef\n"})
+		// A folder of outer's name elsewhere: outer is packed only after
+		// lint (mayShare), and is left out all the same.
+		writeSkill(t, filepath.Join(src, "more", "outer"), "more-outer", nil)
 		res := mustBuild(t, []string{src}, Options{Out: filepath.Join(root, "dist"), SkipInvalid: true,
 			Lint: lint.Options{Base: root}})
 		got := skippedOf(res)
