@@ -39,7 +39,7 @@ func (b *builder) lintAcross(p *packed) error {
 	// What lint only warns of, the build refuses (or leaves out): two
 	// plugins' skills of one name (checkClashes).
 	if n := len(slices.DeleteFunc(slices.Clone(across), func(f lint.Finding) bool { return f.Rule != "name-bundle-clash" })); n > 0 {
-		inPlugins += fmt.Sprintf("; %s share a name with another plugin's, which one bundle cannot publish", human.Plural(n, "skill", "skills"))
+		inPlugins += fmt.Sprintf("; %s a name with another plugin's, which one bundle cannot publish", human.Plural(n, "skill shares", "skills share"))
 	}
 	b.logf("• lint: %s, %s%s", human.Plural(errs, "error", "errors"), human.Plural(warns, "warning", "warnings"), inPlugins)
 	if errs > 0 {

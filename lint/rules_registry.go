@@ -28,9 +28,10 @@ var registryRules = []*Rule{
 			"mirror (skill-mirror), nor a skill inside another skill's folder whose name a skill outside " +
 			"every skill's folder has: clients load that one, and the inner SKILL.md is a page of the skill " +
 			"holding it (skill-nested).",
-		Bad:      "a/pdf-tools/SKILL.md and b/pdf-tools/SKILL.md, both name: pdf-tools",
-		Good:     "a/pdf-tools/SKILL.md and b/pdf-forms/SKILL.md; or discord/skills/access/SKILL.md and telegram/skills/access/SKILL.md in two plugins",
-		CheckRun: checkDuplicateNames,
+		Bad:        "a/pdf-tools/SKILL.md and b/pdf-tools/SKILL.md, both name: pdf-tools",
+		Good:       "a/pdf-tools/SKILL.md and b/pdf-forms/SKILL.md; or discord/skills/access/SKILL.md and telegram/skills/access/SKILL.md in two plugins",
+		Supersedes: []string{"name-bundle-clash"}, // one cause: the name its scope has twice
+		CheckRun:   checkDuplicateNames,
 	},
 	{
 		ID:       "name-bundle-clash",
@@ -40,7 +41,8 @@ var registryRules = []*Rule{
 			"are two skills and name-duplicate lets them be. A bundle, though, has one namespace: its indexes " +
 			"carry each skill under its name and clients install skills by name, so skillpack build refuses to " +
 			"put both in one bundle (with --skip-invalid it leaves both out). Build each plugin into its own " +
-			"bundle, or rename one of the skills.",
+			"bundle, or rename one of the skills. A skill whose name its own scope has twice is reported by " +
+			"name-duplicate alone.",
 		Bad:      "discord/skills/access/SKILL.md and telegram/skills/access/SKILL.md, built as one bundle",
 		Good:     "skillpack build discord -o dist/discord; skillpack build telegram -o dist/telegram",
 		CheckRun: checkBundleClash,
@@ -233,13 +235,20 @@ func checkBundleClash(p *RunPass) {
 		}
 		for plugin, group := range byPlugin {
 			var others []string
+			where := "in another plugin"
 			for other, g := range byPlugin {
 				if other == plugin {
 					continue
 				}
+				if other == "" {
+					where = "outside any plugin"
+				}
 				for _, j := range g {
 					others = append(others, p.Rel(p.Skills[j].Dir))
 				}
+			}
+			if where != "in another plugin" && len(byPlugin) > 2 {
+				where = "in another plugin or outside any"
 			}
 			sort.Strings(others)
 			fix := "rename one of the skills (folder and name together)"
@@ -250,8 +259,8 @@ func checkBundleClash(p *RunPass) {
 			for _, i := range group {
 				s := &p.Skills[i]
 				p.Report(Finding{Path: p.Rel(s.EntryPath()), Line: s.Line, Column: s.Column, Fix: fix,
-					Message: fmt.Sprintf("%q is also the name of %s, in another plugin: each plugin may have it, "+
-						"but one bundle cannot publish both", name, strings.Join(others, ", "))})
+					Message: fmt.Sprintf("%q is also the name of %s, %s: plugins scope their skills' names, "+
+						"but one bundle cannot publish both", name, strings.Join(others, ", "), where)})
 			}
 		}
 	}
