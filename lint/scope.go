@@ -212,11 +212,18 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 				continue
 			}
 			if p, err := plugin.Read(d); err == nil {
-				if e, ok := t.Entries[d]; ok {
+				e, ok := t.Entries[d]
+				if ok {
 					merge(p, e)
 				}
-				plugins = append(plugins, p)
-				walked++
+				note, keep := sc.named(root, p, e)
+				if note != "" {
+					notes = append(notes, note)
+				}
+				if keep {
+					plugins = append(plugins, p)
+					walked++
+				}
 			}
 		}
 		if len(unlisted) > 0 {
@@ -372,6 +379,38 @@ func merge(p *plugin.Plugin, e skill.PluginEntry) {
 	}
 	p.Description = cmp.Or(p.Description, e.Description)
 	p.Version = cmp.Or(p.Version, e.Version)
+}
+
+// named says how a plugin read in the walk of root came by its name,
+// when a marketplace does not say it the way the clients read it, and
+// whether the scope keeps it. A folder several marketplace entries name
+// (e.Of) is one plugin (skill.PluginEntry). A plugin nothing names is
+// named after its folder (plugin.Read), but never after the root walked:
+// that name is the checkout's, another in every clone, and would make
+// the bundle's bytes hang on it, so the plugin is left out.
+func (sc Scope) named(root string, p *plugin.Plugin, e skill.PluginEntry) (string, bool) {
+	named := e.Name != "" || slices.ContainsFunc(p.Manifests, func(m plugin.File) bool { return m.Name != "" })
+	if !named && filepath.Clean(p.Dir) == filepath.Clean(root) {
+		in := ".claude-plugin/plugin.json"
+		if len(p.Manifests) > 0 {
+			in = p.Manifests[0].Rel
+		}
+		return fmt.Sprintf("left out the plugin %s: no manifest or marketplace entry names it, and its folder's name is the checkout's, "+
+			"another in every clone; give it a \"name\" in %s", sc.rel(p.Dir), in), false
+	}
+	if len(e.Of) == 0 {
+		return "", true
+	}
+	how := "named after the folder"
+	switch {
+	case named && p.Name != e.Name:
+		how = "named by its manifest"
+	case named:
+		how = "named after the marketplace"
+	}
+	return fmt.Sprintf("plugin %s (%s) stands for the %d marketplace entries that name its folder as their source (%s): "+
+		"a bundle publishes a folder as one plugin, here %s; give each entry a folder of its own to publish them apart",
+		p.Name, sc.rel(p.Dir), len(e.Of), strings.Join(upTo(len(e.Of), 3, func(i int) string { return e.Of[i] }, "%d more"), ", "), how), true
 }
 
 // keeps returns whether the scope keeps a plugin's folder found below a

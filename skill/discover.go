@@ -153,7 +153,8 @@ type Tree struct {
 	// nowhere, sorted by path: no skill is there, and nothing else says so.
 	Broken []BrokenLink
 	// Entries are the marketplace entries that name plugins of Plugins,
-	// by folder in its form; a folder several entries name has a zero one.
+	// by folder in its form; a folder several entries name has one
+	// that lists them (PluginEntry.Of).
 	Entries map[string]PluginEntry
 }
 

@@ -253,6 +253,7 @@ type declared struct {
 
 // marketplaceFile is what a marketplace says about where its plugins are.
 type marketplaceFile struct {
+	Name     string `json:"name"`
 	Metadata struct {
 		PluginRoot string `json:"pluginRoot"`
 	} `json:"metadata"`
@@ -375,13 +376,26 @@ func (w *walker) readMarketplace(path string) {
 			continue
 		}
 		w.plugins[dir] = true
-		// A folder several entries name (anthropics/skills: two plugins
-		// of one repository, each a list of its skills) is none of them.
 		at := w.reported(dir)
-		if _, seen := w.entries[at]; seen {
-			w.entries[at] = PluginEntry{}
-		} else {
+		prev, seen := w.entries[at]
+		of := prev.Of
+		if seen && of == nil {
+			of = []string{prev.Name}
+		}
+		switch {
+		case !seen:
 			w.entries[at] = PluginEntry{Name: s.Name, Description: s.Description, Version: s.Version}
+		case !slices.Contains(of, s.Name): // else one plugin, in several clients' marketplaces
+			// A folder several entries name (anthropics/skills: plugins
+			// of one repository, each a list of its skills) is none of
+			// them. The marketplace's own folder is named after the
+			// marketplace: its folder's name is the checkout's, another
+			// in every clone.
+			e := PluginEntry{Of: append(of, s.Name)}
+			if dir == top {
+				e.Name = m.Name
+			}
+			w.entries[at] = e
 		}
 		w.declare(path, dir, s.skills)
 	}
@@ -393,6 +407,9 @@ func (w *walker) readMarketplace(path string) {
 // entry alone.
 type PluginEntry struct {
 	Name, Description, Version string
+	// Of are the names of the entries that name the folder, when several
+	// do: then Name is the marketplace's for its own folder, else "".
+	Of []string
 }
 
 // sourcePath is the folder a plugin's source names: a string, or Codex's

@@ -327,3 +327,38 @@ func TestMarketplacePluginRoot(t *testing.T) {
 		t.Errorf("Path|Under = %q, want %q", got, want)
 	}
 }
+
+// A folder several marketplace entries name is none of them: it lists
+// them, and the marketplace's own folder takes the marketplace's name (the
+// folder's own is the checkout's). One plugin listed by two clients'
+// marketplaces is still its entry.
+func TestMarketplaceEntries(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "acme", "plugins": [
+			{"name": "tools", "source": "./", "skills": ["./tools/a"]}, {"name": "docs", "source": "./", "skills": ["./docs/b"]},
+			{"name": "x", "source": "./shared"}, {"name": "y", "source": "./shared"}, {"name": "one", "source": "./one"}]}`,
+		".cursor-plugin/marketplace.json": `{"name": "acme", "plugins": [{"name": "one", "source": "./one"}, {"name": "tools", "source": "./"}]}`,
+		"tools/a/SKILL.md":                skillMD,
+		"docs/b/SKILL.md":                 skillMD,
+		"shared/skills/c/SKILL.md":        skillMD,
+		"one/skills/d/SKILL.md":           skillMD,
+	})
+	tree, err := FindTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]PluginEntry{}
+	for dir, e := range tree.Entries {
+		rel, _ := filepath.Rel(root, dir)
+		got[filepath.ToSlash(rel)] = e
+	}
+	want := map[string]PluginEntry{
+		".":      {Name: "acme", Of: []string{"tools", "docs"}},
+		"shared": {Of: []string{"x", "y"}},
+		"one":    {Name: "one"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Entries = %+v\nwant      %+v", got, want)
+	}
+}
