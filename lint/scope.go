@@ -382,15 +382,18 @@ func merge(p *plugin.Plugin, e skill.PluginEntry) {
 }
 
 // named says how a plugin read in the walk of root came by its name,
-// when a marketplace does not say it the way the clients read it, and
-// whether the scope keeps it. A folder several marketplace entries name
-// (e.Of) is one plugin (skill.PluginEntry). A plugin nothing names is
+// when no manifest of its own names it, and whether the scope keeps it. A
+// folder several marketplace entries name (e.Of) is one plugin
+// (skill.PluginEntry); the entries of one folder with a manifest are
+// aliases of one plugin (expo/skills), not said. A plugin nothing names is
 // named after its folder (plugin.Read), but never after the root walked:
-// that name is the checkout's, another in every clone, and would make
-// the bundle's bytes hang on it, so the plugin is left out.
+// that name is the checkout's, another in every clone, and would make the
+// bundle's bytes hang on it, so the plugin is left out.
 func (sc Scope) named(root string, p *plugin.Plugin, e skill.PluginEntry) (string, bool) {
-	named := e.Name != "" || slices.ContainsFunc(p.Manifests, func(m plugin.File) bool { return m.Name != "" })
-	if !named && filepath.Clean(p.Dir) == filepath.Clean(root) {
+	if slices.ContainsFunc(p.Manifests, func(m plugin.File) bool { return m.Name != "" }) {
+		return "", true
+	}
+	if e.Name == "" && filepath.Clean(p.Dir) == filepath.Clean(root) {
 		in := ".claude-plugin/plugin.json"
 		if len(p.Manifests) > 0 {
 			in = p.Manifests[0].Rel
@@ -401,15 +404,12 @@ func (sc Scope) named(root string, p *plugin.Plugin, e skill.PluginEntry) (strin
 	if len(e.Of) == 0 {
 		return "", true
 	}
-	how := "named after the folder"
-	switch {
-	case named && p.Name != e.Name:
-		how = "named by its manifest"
-	case named:
-		how = "named after the marketplace"
+	how := "the folder"
+	if e.Name != "" {
+		how = "the marketplace"
 	}
 	return fmt.Sprintf("plugin %s (%s) stands for the %d marketplace entries that name its folder as their source (%s): "+
-		"a bundle publishes a folder as one plugin, here %s; give each entry a folder of its own to publish them apart",
+		"a bundle publishes a folder as one plugin, here named after %s; give each entry a folder of its own to publish them apart",
 		p.Name, sc.rel(p.Dir), len(e.Of), strings.Join(upTo(len(e.Of), 3, func(i int) string { return e.Of[i] }, "%d more"), ", "), how), true
 }
 

@@ -61,3 +61,50 @@ func TestRunCopies(t *testing.T) {
 		t.Errorf("notes %q lack %q", res.Notes, want)
 	}
 }
+
+// TestRunSharedPluginFolder checks how a folder several marketplace
+// entries name is one plugin: the marketplace's own folder named after the
+// marketplace, never the checkout; another after its folder; each said.
+// Entries naming a folder whose manifest names it are aliases of that
+// plugin (expo/skills), said nothing of.
+func TestRunSharedPluginFolder(t *testing.T) {
+	dir := t.TempDir()
+	md := "---\nname: %s\ndescription: Does the %s work when the user asks for it.\n---\n# X\n"
+	writeTree(t, dir, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "acme", "plugins": [
+			{"name": "tools", "source": "./", "skills": ["./tools/a"]}, {"name": "docs", "source": "./", "skills": ["./docs/b"]},
+			{"name": "x", "source": "./shared"}, {"name": "y", "source": "./shared"},
+			{"name": "old", "source": "./aliased"}, {"name": "new", "source": "./aliased"}]}`,
+		"tools/a/SKILL.md":                   strings.ReplaceAll(md, "%s", "a"),
+		"docs/b/SKILL.md":                    strings.ReplaceAll(md, "%s", "b"),
+		"shared/skills/c/SKILL.md":           strings.ReplaceAll(md, "%s", "c"),
+		"aliased/.claude-plugin/plugin.json": `{"name": "aliased-plugin"}`,
+		"aliased/skills/d/SKILL.md":          strings.ReplaceAll(md, "%s", "d"),
+	})
+	res, err := Run([]string{dir}, Options{Base: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range res.Plugins {
+		names = append(names, p.Name)
+	}
+	if want := []string{"acme", "aliased-plugin", "shared"}; !slices.Equal(names, want) {
+		t.Errorf("plugins %q, want %q", names, want)
+	}
+	var said []string
+	for _, n := range res.Notes {
+		if strings.Contains(n, "stands for") {
+			said = append(said, n)
+		}
+	}
+	want := []string{
+		"plugin acme (.) stands for the 2 marketplace entries that name its folder as their source (tools, docs): " +
+			"a bundle publishes a folder as one plugin, here named after the marketplace; give each entry a folder of its own to publish them apart",
+		"plugin shared (shared) stands for the 2 marketplace entries that name its folder as their source (x, y): " +
+			"a bundle publishes a folder as one plugin, here named after the folder; give each entry a folder of its own to publish them apart",
+	}
+	if !slices.Equal(said, want) {
+		t.Errorf("notes %q\nwant  %q", said, want)
+	}
+}
