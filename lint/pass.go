@@ -167,6 +167,9 @@ type RunPass struct {
 	Rel          func(path string) string // a disk path made relative to the run
 	Config       string                   // the skillpack.yaml in effect; "" for none
 	Base         string                   // the folder Rel is relative to, absolute
+	// Broken are the links where a skill would be that lead nowhere
+	// (skill.Tree's), when skill-link-dangling reports them (Run only).
+	Broken []skill.BrokenLink
 
 	rule        *Rule
 	report      func(*Rule, Finding)

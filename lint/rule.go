@@ -82,7 +82,7 @@ var registry = func() []*Rule {
 	}{
 		{CatSpec, entryRules}, {CatSpec, fieldRules}, {CatPortable, yamlRules}, {CatContent, bodyRules},
 		{CatContent, linkRules}, {CatFiles, fileRules}, {CatSecurity, securityRules}, {CatRegistry, registryRules},
-		{CatPlugin, pluginRules}, {CatContent, suppressRules},
+		{CatRegistry, scopeRules}, {CatPlugin, pluginRules}, {CatContent, suppressRules},
 	} {
 		for _, r := range g.rules {
 			if r.Category == "" {

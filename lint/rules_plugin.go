@@ -201,8 +201,9 @@ func checkMarketplaceSources(p *RunPass) {
 				if _, _, list := plugin.Span(data, ptr+"/0"); list {
 					ptr += fmt.Sprintf("/%d", j)
 				}
-				if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(sk))); err == nil || !filepath.IsLocal(filepath.FromSlash(sk)) {
-					continue // what leads out is the skills' own rules' (plugin-skills)
+				disk := filepath.Join(dir, filepath.FromSlash(sk))
+				if _, err := os.Stat(disk); err == nil || !filepath.IsLocal(filepath.FromSlash(sk)) || p.dangling(disk) {
+					continue // what leads out is the skills' own rules' (plugin-skills), a link leading nowhere skill-link-dangling's
 				}
 				start, _, _ := plugin.Span(data, ptr)
 				line, col := plugin.LineCol(data, start)
@@ -410,8 +411,10 @@ func checkPluginSkills(p *RunPass) {
 					"skills path %q leads out of the plugin's folder", d.Path)
 			case !pl.Exists(d.Path):
 				disk := filepath.Join(pl.Dir, filepath.FromSlash(d.Path))
+				if p.dangling(disk) {
+					continue // skill-link-dangling's, at the link
+				}
 				if to, err := os.Readlink(disk); err == nil {
-					// discovery warns of it too (skill.Tree's Broken), with its fix
 					p.Reportf(d.By.Path, d.Line, 0, "check out the submodule it names (git submodule update --init), or correct the link",
 						"skills path %q is a symbolic link to %s, which does not exist", d.Path, to)
 					continue

@@ -64,9 +64,20 @@ func Run(paths []string, opts Options) (*Result, error) {
 	}
 	r := newRunner(opts)
 	sc := Scope{All: opts.All, Ignore: opts.Ignore, Config: r.set.Ignore, ConfigDir: r.set.Dir(), Rel: r.rel, Verbose: opts.Verbose}
-	skills, plugins, markets, notes, err := sc.Find(paths)
+	var broken []skill.BrokenLink
+	skills, plugins, markets, notes, err := sc.find(paths, &broken)
 	if err != nil {
 		return nil, err
+	}
+	switch {
+	case len(skills) == 0:
+		// The run ends in "no skills found" (the command's), and these
+		// are the likeliest reason: said with it, as notes.
+		for _, b := range broken {
+			notes = append(notes, sc.brokenNote(b))
+		}
+	case r.set.effective(Lookup("skill-link-dangling")) != Off:
+		r.broken = broken
 	}
 	skills, same, err := sc.Dedupe(context.Background(), skills, opts.Jobs)
 	if err != nil {
@@ -152,7 +163,8 @@ type runner struct {
 	strict      bool
 	pluginFiles func(dir string) (*skill.Files, error)
 	base        string
-	allow       []*skill.Ignore // each allow entry's glob
+	broken      []skill.BrokenLink // RunPass.Broken
+	allow       []*skill.Ignore    // each allow entry's glob
 
 	// What this run used of the settings, which are shared by runs (--fix
 	// lints again with them): allow entries that silenced something, and
@@ -209,7 +221,7 @@ func CheckAcross(skills []Named, plugins []*plugin.Plugin, markets []string, opt
 // and over its plugins.
 func (r *runner) across(skills []Named, plugins []*plugin.Plugin, markets []string) []Finding {
 	var all []Finding
-	rp := &RunPass{Skills: skills, Plugins: plugins, Marketplaces: markets, Rel: r.rel, Config: r.set.File, Base: r.base, pluginFiles: r.pluginFiles,
+	rp := &RunPass{Skills: skills, Plugins: plugins, Marketplaces: markets, Rel: r.rel, Config: r.set.File, Base: r.base, Broken: r.broken, pluginFiles: r.pluginFiles,
 		report: func(rule *Rule, f Finding) { all = r.add(all, rule, f) }}
 	for _, rule := range registry {
 		if rule.CheckRun != nil && r.set.effective(rule) != Off {

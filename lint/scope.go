@@ -40,17 +40,12 @@ type Scope struct {
 }
 
 // Select returns the skills of t, found below root, that the scope keeps,
-// and notes saying what it left out and how to take it back, which
-// manifests could not be read, and which links where a skill would be
-// lead nowhere.
+// and notes saying what it left out and how to take it back, and which
+// manifests could not be read.
 func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	var notes []string
 	for _, e := range t.Unread {
 		notes = append(notes, fmt.Sprintf("warning: %v", e))
-	}
-	for _, b := range t.Broken {
-		notes = append(notes, fmt.Sprintf("warning: %s is a symbolic link to %s, which does not exist, so no skill is there: %s",
-			Printable(sc.rel(b.Path)), Printable(b.Target), b.Fix))
 	}
 	user := skill.NewIgnore(sc.Ignore)
 	withDefaults := skill.NewIgnore(append(slices.Clone(skill.DefaultIgnore), sc.Ignore...))
@@ -116,10 +111,19 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 // and reads the plugin folders met (skill.Tree's Plugins; one that cannot
 // be listed is left out), each folder once and the plugins in folder
 // order, and the marketplaces at each root and plugin folder; notes are
-// Select's, and, when no skill is found at all, which skill.md files the
-// walks passed over (skill.Tree's PassedOver), the likeliest reason. An
-// error is a root that cannot be walked.
+// Select's, which plugin several marketplace entries stand for and which
+// was left out for want of a name (named), which links where a skill
+// would be lead nowhere (skill.Tree's Broken; the links in folders the
+// scope leaves out aside), and, when no skill is found at all, which
+// skill.md files the walks passed over (skill.Tree's PassedOver), the
+// likeliest reason. An error is a root that cannot be walked.
 func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.Plugin, markets []string, notes []string, err error) {
+	return sc.find(roots, nil)
+}
+
+// find is Find; with broken not nil, the links that lead nowhere are put
+// there, for Run to report (skill-link-dangling), not in the notes.
+func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skill.Skill, plugins []*plugin.Plugin, markets []string, notes []string, err error) {
 	seenSkill, seenPlugin := map[string]bool{}, map[string]bool{}
 	once := func(seen map[string]bool, dir string) bool {
 		abs, _ := filepath.Abs(dir)
@@ -182,6 +186,15 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 			// Judged with the other files' skills below, in one note.
 			hooked.Skills, seenSkill[in] = append(hooked.Skills, t.Skills...), true
 			continue
+		}
+		for _, b := range t.Broken {
+			switch {
+			case !keeps(base, b.Path):
+			case broken != nil:
+				*broken = append(*broken, b)
+			default:
+				notes = append(notes, sc.brokenNote(b))
+			}
 		}
 		found, said := sc.Select(base, t)
 		notes = append(notes, said...)
@@ -267,6 +280,12 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 		}
 	}
 	return skills, plugins, markets, notes, nil
+}
+
+// brokenNote warns of a link where a skill would be that leads nowhere.
+func (sc Scope) brokenNote(b skill.BrokenLink) string {
+	return fmt.Sprintf("warning: %s is a symbolic link to %s, which does not exist, so no skill is there: %s",
+		Printable(sc.rel(b.Path)), Printable(b.Target), b.Fix)
 }
 
 // listed returns whether the scope keeps a plugin folder of t, found

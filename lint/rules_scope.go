@@ -1,0 +1,42 @@
+package lint
+
+import "path/filepath"
+
+// scopeRules judge what discovery met where skills would be, outside any
+// skill: Run reports them from what Scope found (RunPass.Broken).
+var scopeRules = []*Rule{
+	{
+		ID:       "skill-link-dangling",
+		Title:    "No symbolic link where a skill would be leads nowhere",
+		Severity: Warning,
+		Explain: "A symbolic link in a skills/ folder, in a folder a manifest names for skills, or beside skill " +
+			"folders (or such a folder itself) stands where a skill would be. When its target does not exist " +
+			"(a git submodule not checked out, or a link to a folder on the machine of whoever made it, " +
+			"/Users/...), no skill is there: no client installing from the repository finds one, and lint and " +
+			"the build skip it. Check out the submodule (git submodule update --init), or copy the skill into " +
+			"the repository, or link to it by a relative path inside the repository; or remove the link. A " +
+			"manifest's skills path that is such a link is reported here, at the link, not at the manifest.",
+		Bad:      "skills/pdf -> /Users/me/.agents/skills/pdf",
+		Good:     "skills/pdf/SKILL.md, the skill itself in the repository",
+		CheckRun: checkLinkDangling,
+	},
+}
+
+func checkLinkDangling(p *RunPass) {
+	for _, b := range p.Broken {
+		p.Reportf(b.Path, 0, 0, b.Fix, "a symbolic link to %s, which does not exist, so no skill is there", Printable(b.Target))
+	}
+}
+
+// dangling reports whether the path on disk is a link skill-link-dangling
+// reports, which the rules that find a path naming nothing leave to it:
+// one cause, one finding.
+func (p *RunPass) dangling(disk string) bool {
+	abs, _ := filepath.Abs(disk)
+	for _, b := range p.Broken {
+		if at, _ := filepath.Abs(b.Path); at == abs {
+			return true
+		}
+	}
+	return false
+}
