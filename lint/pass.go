@@ -168,7 +168,7 @@ type RunPass struct {
 	Config       string                   // the skillpack.yaml in effect; "" for none
 	Base         string                   // the folder Rel is relative to, absolute
 	// Broken are the links where a skill would be that lead nowhere
-	// (skill.Tree's), when skill-link-dangling reports them (Run only).
+	// (skill.Tree's), when skill-dangling reports them (Run only).
 	Broken []skill.BrokenLink
 
 	rule        *Rule

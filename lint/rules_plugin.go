@@ -203,7 +203,7 @@ func checkMarketplaceSources(p *RunPass) {
 				}
 				disk := filepath.Join(dir, filepath.FromSlash(sk))
 				if _, err := os.Stat(disk); err == nil || !filepath.IsLocal(filepath.FromSlash(sk)) || p.dangling(disk) {
-					continue // what leads out is the skills' own rules' (plugin-skills), a link leading nowhere skill-link-dangling's
+					continue // what leads out is the skills' own rules' (plugin-skills), a link leading nowhere skill-dangling's
 				}
 				start, _, _ := plugin.Span(data, ptr)
 				line, col := plugin.LineCol(data, start)
@@ -412,7 +412,7 @@ func checkPluginSkills(p *RunPass) {
 			case !pl.Exists(d.Path):
 				disk := filepath.Join(pl.Dir, filepath.FromSlash(d.Path))
 				if p.dangling(disk) {
-					continue // skill-link-dangling's, at the link
+					continue // skill-dangling's, at the link
 				}
 				if to, err := os.Readlink(disk); err == nil {
 					p.Reportf(d.By.Path, d.Line, 0, "check out the submodule it names (git submodule update --init), or correct the link",

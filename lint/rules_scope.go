@@ -6,8 +6,8 @@ import "path/filepath"
 // skill: Run reports them from what Scope found (RunPass.Broken).
 var scopeRules = []*Rule{
 	{
-		ID:       "skill-link-dangling",
-		Title:    "No symbolic link where a skill would be leads nowhere",
+		ID:       "skill-dangling",
+		Title:    "Nothing where a skill would be is a link leading nowhere or an empty folder",
 		Severity: Warning,
 		Explain: "A symbolic link in a skills/ folder, in a folder a manifest names for skills, or beside skill " +
 			"folders (or such a folder itself) stands where a skill would be. When its target does not exist " +
@@ -15,20 +15,22 @@ var scopeRules = []*Rule{
 			"/Users/...), no skill is there: no client installing from the repository finds one, and lint and " +
 			"the build skip it. Check out the submodule (git submodule update --init), or copy the skill into " +
 			"the repository, or link to it by a relative path inside the repository; or remove the link. A " +
-			"manifest's skills path that is such a link is reported here, at the link, not at the manifest.",
+			"manifest's skills path that is such a link is reported here, at the link, not at the manifest. " +
+			"An empty folder there is reported too: git keeps no empty folder, so in a checkout it is a " +
+			"submodule not checked out.",
 		Bad:      "skills/pdf -> /Users/me/.agents/skills/pdf",
 		Good:     "skills/pdf/SKILL.md, the skill itself in the repository",
-		CheckRun: checkLinkDangling,
+		CheckRun: checkDangling,
 	},
 }
 
-func checkLinkDangling(p *RunPass) {
+func checkDangling(p *RunPass) {
 	for _, b := range p.Broken {
-		p.Reportf(b.Path, 0, 0, b.Fix, "a symbolic link to %s, which does not exist, so no skill is there", Printable(b.Target))
+		p.Reportf(b.Path, 0, 0, b.Fix, "%s", dangles(b))
 	}
 }
 
-// dangling reports whether the path on disk is a link skill-link-dangling
+// dangling reports whether the path on disk is a link skill-dangling
 // reports, which the rules that find a path naming nothing leave to it:
 // one cause, one finding.
 func (p *RunPass) dangling(disk string) bool {

@@ -148,6 +148,8 @@ func materialize(t *testing.T, dir string, ar *txtar.Archive) (Options, []string
 		case "symlink":
 			must(t, os.MkdirAll(filepath.Dir(at(1)), 0o755))
 			must(t, os.Symlink(args[2], at(1)))
+		case "mkdir":
+			must(t, os.MkdirAll(at(1), 0o755))
 		case "mkfifo":
 			must(t, syscall.Mkfifo(at(1), 0o644))
 		case "crlf":

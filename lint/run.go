@@ -76,7 +76,7 @@ func Run(paths []string, opts Options) (*Result, error) {
 		for _, b := range broken {
 			notes = append(notes, sc.brokenNote(b))
 		}
-	case r.set.effective(Lookup("skill-link-dangling")) != Off:
+	case r.set.effective(Lookup("skill-dangling")) != Off:
 		r.broken = broken
 	}
 	skills, same, err := sc.Dedupe(context.Background(), skills, opts.Jobs)

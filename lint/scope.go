@@ -122,7 +122,7 @@ func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.P
 }
 
 // find is Find; with broken not nil, the links that lead nowhere are put
-// there, for Run to report (skill-link-dangling), not in the notes.
+// there, for Run to report (skill-dangling), not in the notes.
 func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skill.Skill, plugins []*plugin.Plugin, markets []string, notes []string, err error) {
 	seenSkill, seenPlugin := map[string]bool{}, map[string]bool{}
 	once := func(seen map[string]bool, dir string) bool {
@@ -282,10 +282,18 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 	return skills, plugins, markets, notes, nil
 }
 
-// brokenNote warns of a link where a skill would be that leads nowhere.
+// brokenNote warns of a link that leads nowhere, or an empty folder,
+// where a skill would be.
 func (sc Scope) brokenNote(b skill.BrokenLink) string {
-	return fmt.Sprintf("warning: %s is a symbolic link to %s, which does not exist, so no skill is there: %s",
-		Printable(sc.rel(b.Path)), Printable(b.Target), b.Fix)
+	return fmt.Sprintf("warning: %s is %s: %s", Printable(sc.rel(b.Path)), dangles(b), b.Fix)
+}
+
+// dangles says what stands where a skill would be, and holds none.
+func dangles(b skill.BrokenLink) string {
+	if b.Target == "" {
+		return "an empty folder, so no skill is there"
+	}
+	return fmt.Sprintf("a symbolic link to %s, which does not exist, so no skill is there", Printable(b.Target))
 }
 
 // listed returns whether the scope keeps a plugin folder of t, found

@@ -377,12 +377,14 @@ type walker struct {
 	unread   []error                // manifests that could not be read
 	passed   []string               // case variants of SKILL.md taken for no skill, outside any skill, as reported
 	broken   map[string]BrokenLink  // links where a skill would be that lead nowhere, by path as reported
+	empty    map[string]bool        // the empty folders walked, outside any skill
 	declDirs map[string]bool        // the folders of decl, cleaned
 	entries  map[string]PluginEntry // marketplace entries of plugins, by folder as reported
 }
 
 func newWalker(root, walk string) *walker {
-	return &walker{root: root, walk: walk, plugins: map[string]bool{}, roots: map[string]bool{}, entries: map[string]PluginEntry{}}
+	return &walker{root: root, walk: walk, plugins: map[string]bool{}, roots: map[string]bool{}, entries: map[string]PluginEntry{},
+		broken: map[string]BrokenLink{}, empty: map[string]bool{}}
 }
 
 // entry is a skill folder, the name of its entry file and the plugin
@@ -408,6 +410,9 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 			w.add(dir, FileName, plugin)
 		}
 		return nil
+	}
+	if len(ents) == 0 && depth > 0 && !inSkill {
+		w.empty[dir] = true
 	}
 	if depth > 0 && named(ents, ".well-known") != nil && IsBundle(dir) {
 		return nil // built output, not source
@@ -480,13 +485,21 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 func (w *walker) brokenIn(dir string, ents []fs.DirEntry, depth int) {
 	asked := false // whether a skill holds the folder walked, asked once
 	for _, e := range ents {
-		if e.Type()&fs.ModeSymlink == 0 {
+		empty := e.IsDir() && w.empty[filepath.Join(dir, e.Name())]
+		if e.Type()&fs.ModeSymlink == 0 && !empty {
 			continue
 		}
 		if depth == 0 && !asked {
 			if asked = true; w.heldBySkill(dir, depth, false) {
 				return
 			}
+		}
+		if empty {
+			// Git keeps no empty folder: one in a checkout is a submodule
+			// not checked out.
+			at := w.reported(filepath.Join(dir, e.Name()))
+			w.broken[at] = BrokenLink{Path: at, Fix: "an empty folder: a git submodule not checked out? run git submodule update --init; else remove it"}
+			continue
 		}
 		w.brokenLink(filepath.Join(dir, e.Name()))
 	}
@@ -505,9 +518,6 @@ func (w *walker) brokenLink(p string) {
 	target, err := os.Readlink(p)
 	if err != nil {
 		return
-	}
-	if w.broken == nil {
-		w.broken = map[string]BrokenLink{}
 	}
 	at := w.reported(p)
 	w.broken[at] = BrokenLink{Path: at, Target: target, Fix: brokenFix(target)}
