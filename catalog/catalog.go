@@ -103,7 +103,7 @@ func WithHost(page []byte, base string) []byte {
 }
 
 // page is the data of the templates: "head" and "foot" for the front
-// page, "page" for a skill's. It embeds nothing, since a template looks a
+// page, "page" and "page-end" for a skill's. It embeds nothing, since a template looks a
 // field of an embedded struct up by a search that allocates each time
 // (40,000 of the 1.17 million allocations of 500 skills' pages).
 type page struct {
@@ -149,7 +149,10 @@ type view struct {
 	Size                                      string // of all files
 	Archives                                  []archiveView
 	Add, MCP                                  string
-	Body                                      template.HTML
+	// md is the SKILL.md body and files the paths its links may name;
+	// Pages renders it between the "page" and "page-end" templates.
+	md    []byte
+	files map[string]bool
 }
 
 type fileView struct {
@@ -303,6 +306,17 @@ func (c *Catalog) Pages(write func(i int, page []byte) error) error {
 		if err := c.a.t.ExecuteTemplate(buf, "page", p); err != nil {
 			return fmt.Errorf("catalog: skill %q: %w", s.Name, err)
 		}
+		// SKILL.md, the bulk of the page, renders straight into it:
+		// through the template it was rendered into a buffer of its own,
+		// copied into a string and copied twice more (its escaper passes
+		// template.HTML through unchanged), some 40 KB of garbage a page
+		// on the bench tree, whose SKILL.md files are 9 KB.
+		if err := renderBody(buf, s.Name, p.Skill.md, p.Skill.files, p.href); err != nil {
+			return err
+		}
+		if err := c.a.t.ExecuteTemplate(buf, "page-end", p); err != nil {
+			return fmt.Errorf("catalog: skill %q: %w", s.Name, err)
+		}
 		if err := write(c.idx[k].i, buf.Bytes()); err != nil {
 			return fmt.Errorf("catalog: skill %q: %w", s.Name, err)
 		}
@@ -372,10 +386,10 @@ func newView(s Skill, href func(string) string, host string) (view, error) {
 	}
 	files := slices.Clone(s.Files)
 	slices.SortFunc(files, func(a, b layout.File) int { return strings.Compare(a.Path, b.Path) })
-	known := map[string]bool{}
+	v.files = map[string]bool{}
 	var total int64
 	for _, f := range files {
-		known[f.Path] = true
+		v.files[f.Path] = true
 		total += f.Size
 		v.Files = append(v.Files, fileView{
 			Path:   f.Path,
@@ -404,12 +418,9 @@ func newView(s Skill, href func(string) string, host string) (view, error) {
 			Check: "echo '" + a.a.Digest.Hex() + "  " + name + "' | sha256sum -c",
 		})
 	}
-	md, err := s.Body()
-	if err != nil {
+	var err error
+	if v.md, err = s.Body(); err != nil {
 		return view{}, fmt.Errorf("catalog: skill %q: reading SKILL.md: %w", s.Name, err)
-	}
-	if v.Body, err = renderBody(s.Name, md, known, href); err != nil {
-		return view{}, err
 	}
 	return v, nil
 }

@@ -744,16 +744,15 @@ func FuzzUnlinked(f *testing.F) {
 		if !plain(body) {
 			t.Skip("not plain")
 		}
-		want, err := convert(md, "demo", body, files, href)
-		if err != nil {
+		var want, got bytes.Buffer
+		if err := convert(&want, md, "demo", body, files, href); err != nil {
 			t.Fatal(err)
 		}
-		got, err := convert(unlinked, "demo", body, files, href)
-		if err != nil {
+		if err := convert(&got, unlinked, "demo", body, files, href); err != nil {
 			t.Fatal(err)
 		}
-		if got != want {
-			t.Fatalf("without autolinks:\n%s\nwith them:\n%s", got, want)
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Fatalf("without autolinks:\n%s\nwith them:\n%s", got.String(), want.String())
 		}
 	})
 }
@@ -782,11 +781,11 @@ func TestRenderLargeBody(t *testing.T) {
 		{"[a]: b\n", "<p>", 1}, // each definition copies the lines after it
 	} {
 		src := bytes.Repeat([]byte(c.unit), size/len(c.unit))
-		html, err := renderBody("demo", src, files, href)
-		if err != nil {
+		var html bytes.Buffer
+		if err := renderBody(&html, "demo", src, files, href); err != nil {
 			t.Fatal(err)
 		}
-		if n := strings.Count(string(html), c.tag); n > c.most {
+		if n := strings.Count(html.String(), c.tag); n > c.most {
 			t.Errorf("%q × %d: %d %s, want at most %d", c.unit, size/len(c.unit), n, c.tag, c.most)
 		}
 	}
@@ -859,9 +858,9 @@ func withHost(t *testing.T, page []byte) {
 // too, and a plugin's folder is outside the skill.
 func TestRenderSkillDirLinks(t *testing.T) {
 	files := map[string]bool{"SKILL.md": true, "references/x.md": true}
-	html, err := renderBody("demo", []byte("[a](${CLAUDE_SKILL_DIR}/references/x.md) [b]({baseDir}/references/x.md#part) [c](${CLAUDE_PLUGIN_ROOT}/x.md)\n"),
-		files, func(p string) string { return p })
-	if err != nil {
+	var html bytes.Buffer
+	if err := renderBody(&html, "demo", []byte("[a](${CLAUDE_SKILL_DIR}/references/x.md) [b]({baseDir}/references/x.md#part) [c](${CLAUDE_PLUGIN_ROOT}/x.md)\n"),
+		files, func(p string) string { return p }); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
@@ -869,8 +868,8 @@ func TestRenderSkillDirLinks(t *testing.T) {
 		`<a href=".well-known/agent-skills/demo/references/x.md#part">b</a>`,
 		`<span class="dead" title="outside this skill: ${CLAUDE_PLUGIN_ROOT}/x.md">c</span>`,
 	} {
-		if !strings.Contains(string(html), want) {
-			t.Errorf("output lacks %s\n%s", want, html)
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("output lacks %s\n%s", want, html.String())
 		}
 	}
 }

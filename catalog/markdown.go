@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"html/template"
 	"net/url"
 	"strings"
 	"unicode"
@@ -81,32 +80,41 @@ var linkerKey = parser.NewContextKey()
 // for none of them, and the target gets no handle on this page.
 const external = "nofollow noopener"
 
-// renderBody renders a SKILL.md body for the skill's section. Links and
-// images are resolved against the skill's files (see linker.resolve);
-// heading ids carry the skill's name so that two skills' "Usage" headings
-// cannot collide, and heading levels sit below the section's h2.
-func renderBody(name string, body []byte, files map[string]bool, href func(distPath string) string) (template.HTML, error) {
+// renderBody renders a SKILL.md body for the skill's section into w.
+// Links and images are resolved against the skill's files (see
+// linker.resolve); heading ids carry the skill's name so that two skills'
+// "Usage" headings cannot collide, and heading levels sit below the
+// section's h2.
+func renderBody(w *bytes.Buffer, name string, body []byte, files map[string]bool, href func(distPath string) string) error {
 	switch {
 	case skill.InlineCostly(body):
-		return convert(blocks, name, body, files, href)
+		return convert(w, blocks, name, body, files, href)
 	case plain(body):
-		return convert(unlinked, name, body, files, href)
+		return convert(w, unlinked, name, body, files, href)
 	}
-	return convert(md, name, body, files, href)
+	return convert(w, md, name, body, files, href)
 }
 
-func convert(m goldmark.Markdown, name string, body []byte, files map[string]bool, href func(distPath string) string) (template.HTML, error) {
+// convert writes HTML that is safe in HTML text: goldmark escapes text,
+// omits raw HTML and drops dangerous URLs; every destination was vetted
+// by the rewriter.
+func convert(w *bytes.Buffer, m goldmark.Markdown, name string, body []byte, files map[string]bool, href func(distPath string) string) error {
 	l := &linker{name: name, files: files, href: href}
 	pc := parser.NewContext(parser.WithIDs(&headingIDs{prefix: name + "--", used: map[string]bool{}, next: map[string]int{}}))
 	pc.Set(linkerKey, l)
-	var buf bytes.Buffer
-	if err := m.Convert(body, &buf, parser.WithContext(pc)); err != nil {
-		return "", fmt.Errorf("skill %q: rendering SKILL.md: %w", name, err)
+	if err := m.Convert(body, direct{w}, parser.WithContext(pc)); err != nil {
+		return fmt.Errorf("skill %q: rendering SKILL.md: %w", name, err)
 	}
-	// Safe: goldmark escapes text, omits raw HTML and drops dangerous
-	// URLs; every destination was vetted by the rewriter.
-	return template.HTML(buf.String()), nil
+	return nil
 }
+
+// direct is a bytes.Buffer as goldmark's util.BufWriter, which goldmark
+// writes to as it is: any other writer it wraps in a bufio.Writer of its
+// own, 4 KB a body, to copy from.
+type direct struct{ *bytes.Buffer }
+
+func (direct) Buffered() int { return 0 }
+func (direct) Flush() error  { return nil }
 
 // linker resolves one skill's link destinations.
 type linker struct {
