@@ -2,11 +2,12 @@ package catalog
 
 import (
 	"bytes"
-	"cmp"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -121,7 +122,8 @@ type linker struct {
 	name  string
 	files map[string]bool // the skill's file paths
 	href  func(distPath string) string
-	ids   map[string]bool // heading ids of the body, set by the rewriter
+	doc   *ast.Document   // the body, set by the rewriter
+	ids   map[string]bool // heading ids of doc, nil until a link needs them
 }
 
 // Kinds of destination.
@@ -191,6 +193,9 @@ func (l *linker) heading(frag string) (int, string) {
 	if dec, err := url.PathUnescape(frag); err == nil {
 		frag = dec
 	}
+	if l.ids == nil {
+		l.ids = headingIDsOf(l.doc)
+	}
 	id := l.name + "--" + strings.ToLower(frag)
 	if frag == "" || !l.ids[id] {
 		return deadLink, "no such heading: #" + frag
@@ -228,7 +233,7 @@ func (rewriter) Transform(doc *ast.Document, reader text.Reader, pc parser.Conte
 		return
 	}
 	src := reader.Source()
-	l.ids = map[string]bool{}
+	l.doc = doc
 	var links []ast.Node
 	// Collect first, replace after: replacing nodes while walking them
 	// would derail the walk.
@@ -239,11 +244,6 @@ func (rewriter) Transform(doc *ast.Document, reader text.Reader, pc parser.Conte
 		switch n := n.(type) {
 		case *ast.Heading:
 			n.Level = min(n.Level+2, 6)
-			if id, ok := n.AttributeString("id"); ok {
-				if b, ok := id.([]byte); ok {
-					l.ids[string(b)] = true
-				}
-			}
 		case *ast.Link, *ast.Image, *ast.AutoLink:
 			links = append(links, n)
 		}
@@ -296,6 +296,24 @@ func (rewriter) Transform(doc *ast.Document, reader text.Reader, pc parser.Conte
 			}
 		}
 	}
+}
+
+// headingIDsOf returns the ids of doc's headings. Only a link to a
+// heading needs them, and few bodies have one: a set made for every body
+// would cost a string and a map entry for each of its headings.
+func headingIDsOf(doc *ast.Document) map[string]bool {
+	ids := map[string]bool{}
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if h, ok := n.(*ast.Heading); ok && entering {
+			if id, ok := h.AttributeString("id"); ok {
+				if b, ok := id.([]byte); ok {
+					ids[string(b)] = true
+				}
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+	return ids
 }
 
 // replace puts to in from's place and moves from's children (a link's
@@ -354,16 +372,21 @@ type headingIDs struct {
 	next   map[string]int // the next suffix to try for a base; keeps a body of many equal headings linear
 }
 
-// Generate implements parser.IDs.
+// Generate implements parser.IDs. A body has a heading every few lines,
+// so the id is made in the one slice it is returned in.
 func (s *headingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
-	base := cmp.Or(slug(string(value)), "section")
-	id := base
-	for s.used[id] {
-		s.next[base]++
-		id = fmt.Sprintf("%s-%d", base, s.next[base])
+	id := appendSlug(append(make([]byte, 0, len(s.prefix)+len(value)+4), s.prefix...), value)
+	if len(id) == len(s.prefix) {
+		id = append(id, "section"...)
 	}
-	s.used[id] = true
-	return []byte(s.prefix + id)
+	end := len(id) // of the base, which a suffix "-N" follows
+	for s.used[string(id[len(s.prefix):])] {
+		base := string(id[len(s.prefix):end])
+		s.next[base]++
+		id = strconv.AppendInt(append(id[:end], '-'), int64(s.next[base]), 10)
+	}
+	s.used[string(id[len(s.prefix):])] = true
+	return id
 }
 
 // Put implements parser.IDs.
@@ -371,17 +394,17 @@ func (s *headingIDs) Put(value []byte) {
 	s.used[strings.TrimPrefix(string(value), s.prefix)] = true
 }
 
-// slug is GitHub's heading anchor: lower case, letters, digits, '-' and
-// '_' kept, spaces turned into '-', everything else dropped.
-func slug(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
-		switch {
+// appendSlug appends s as GitHub's heading anchor to b: lower case,
+// letters, digits, '-' and '_' kept, spaces turned into '-', everything
+// else dropped.
+func appendSlug(b, s []byte) []byte {
+	for _, r := range string(bytes.TrimSpace(s)) {
+		switch r = unicode.ToLower(r); {
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_':
-			b.WriteRune(r)
+			b = utf8.AppendRune(b, r)
 		case r == ' ':
-			b.WriteByte('-')
+			b = append(b, '-')
 		}
 	}
-	return b.String()
+	return b
 }
