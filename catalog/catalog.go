@@ -26,6 +26,7 @@ import (
 	"net/url"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -141,14 +142,17 @@ type link struct {
 	Label, Href, Note string
 }
 
-// view is one skill as the "skill" template shows it.
+// view is one skill as the "skill" template shows it. Numbers are
+// strings, and nothing is left for the template to look up (len, index):
+// each function or number it meets costs it a call through reflection.
 type view struct {
 	Name, Description, License, Compatibility string
 	Content                                   digest
 	Files                                     []fileView
-	Size                                      string // of all files
+	Count, Size                               string // of all files
 	Archives                                  []archiveView
 	Add, MCP                                  string
+	Fetch, Check                              string // curl and sha256sum -c commands of the first archive
 	// md is the SKILL.md body and files the paths its links may name;
 	// Pages renders it between the "page" and "page-end" templates.
 	md    []byte
@@ -157,7 +161,7 @@ type view struct {
 
 type fileView struct {
 	Path, Href, Size string
-	Bytes            int64
+	Bytes            string // Size exactly
 	Digest           digest
 	Exec             bool
 }
@@ -165,7 +169,6 @@ type fileView struct {
 type archiveView struct {
 	Name, Ext, Href, Size string
 	Digest                digest
-	Fetch, Check          string // curl and sha256sum -c commands
 }
 
 // digest is a digest as shown: shortened, with the full value for a tooltip.
@@ -386,7 +389,8 @@ func newView(s Skill, href func(string) string, host string) (view, error) {
 	}
 	files := slices.Clone(s.Files)
 	slices.SortFunc(files, func(a, b layout.File) int { return strings.Compare(a.Path, b.Path) })
-	v.files = map[string]bool{}
+	v.files = make(map[string]bool, len(files))
+	v.Files = make([]fileView, 0, len(files))
 	var total int64
 	for _, f := range files {
 		v.files[f.Path] = true
@@ -395,12 +399,12 @@ func newView(s Skill, href func(string) string, host string) (view, error) {
 			Path:   f.Path,
 			Href:   href(layout.SkillFile(s.Name, f.Path)),
 			Size:   human.Bytes(f.Size),
-			Bytes:  f.Size,
+			Bytes:  strconv.FormatInt(f.Size, 10),
 			Digest: short(f.Digest),
 			Exec:   f.Exec,
 		})
 	}
-	v.Size = human.Bytes(total)
+	v.Count, v.Size = strconv.Itoa(len(files)), human.Bytes(total)
 	for _, a := range []struct {
 		ext string
 		a   layout.Archive
@@ -413,10 +417,12 @@ func newView(s Skill, href func(string) string, host string) (view, error) {
 			Href:   href(p),
 			Size:   human.Bytes(a.a.Size),
 			Digest: short(a.a.Digest),
-			Fetch:  "curl -LO " + human.ShellQuote(host+"/"+escape(p)),
-			// Two spaces: the sha256sum -c line format.
-			Check: "echo '" + a.a.Digest.Hex() + "  " + name + "' | sha256sum -c",
 		})
+		if v.Fetch == "" {
+			v.Fetch = "curl -LO " + human.ShellQuote(host+"/"+escape(p))
+			// Two spaces: the sha256sum -c line format.
+			v.Check = "echo '" + a.a.Digest.Hex() + "  " + name + "' | sha256sum -c"
+		}
 	}
 	var err error
 	if v.md, err = s.Body(); err != nil {

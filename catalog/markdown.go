@@ -206,18 +206,31 @@ func (l *linker) heading(frag string) (int, string) {
 // escape percent-encodes everything but unreserved characters and '/'.
 // It is stricter than URL syntax needs so that goldmark's renderer, which
 // resolves entities and backslash escapes in destinations, finds nothing
-// left to reinterpret.
+// left to reinterpret. A path that needs none of it, as most do (names
+// are [a-z0-9-]), comes back as it is, not copied: a page asks for dozens.
 func escape(s string) string {
+	i := 0
+	for i < len(s) && unreserved(s[i]) {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~/", c) >= 0 {
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		if c := s[i]; unreserved(c) {
 			b.WriteByte(c)
 		} else {
 			fmt.Fprintf(&b, "%%%02X", c)
 		}
 	}
 	return b.String()
+}
+
+// unreserved reports whether escape keeps c as it is.
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~/", c) >= 0
 }
 
 // rewriter is the AST transformer that applies linker.resolve to every

@@ -52,3 +52,18 @@ func slugOf(s string) string {
 	}
 	return b.String()
 }
+
+func TestEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                     "",
+		"skills/demo/SKILL.md": "skills/demo/SKILL.md",
+		"a-b_c.d~e/f":          "a-b_c.d~e/f",
+		"references/a b.md":    "references/a%20b.md",
+		"é#?%":                 "%C3%A9%23%3F%25",
+		"x/<script>":           "x/%3Cscript%3E",
+	} {
+		if got := escape(in); got != want {
+			t.Errorf("escape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
