@@ -285,10 +285,18 @@ func (c *Catalog) Render(w io.Writer) error {
 // page or a write) stops the rest and is returned, naming its skill.
 func (c *Catalog) Pages(write func(i int, page []byte) error) error {
 	// Every page has the same masthead and policy (its stylesheet hashed
-	// once); each takes a copy and sets its skill.
+	// once); each takes a copy and sets its skill. Its start ("meta") and
+	// end ("page-end") are the same bytes on every page, rendered once.
 	shared := newPage(c.o, c.a, len(c.idx), "../")
 	shared.CSP = csp(c.a.css, "", c.o.BaseURL)
 	shared.Home = shared.href(layout.Catalog)
+	var meta, end bytes.Buffer
+	if err := c.a.t.ExecuteTemplate(&meta, "meta", shared); err != nil {
+		return fmt.Errorf("catalog: head of a skill's page: %w", err)
+	}
+	if err := c.a.t.ExecuteTemplate(&end, "page-end", shared); err != nil {
+		return fmt.Errorf("catalog: end of a skill's page: %w", err)
+	}
 	return parallel.Each(len(c.idx), 2*runtime.GOMAXPROCS(0), func(k int) error {
 		s, err := reread(c.skills, c.idx[k])
 		if err != nil {
@@ -306,6 +314,7 @@ func (c *Catalog) Pages(write func(i int, page []byte) error) error {
 		if p.Skill, err = newView(s, p.href, p.Host); err != nil {
 			return err
 		}
+		buf.Write(meta.Bytes())
 		if err := c.a.t.ExecuteTemplate(buf, "page", p); err != nil {
 			return fmt.Errorf("catalog: skill %q: %w", s.Name, err)
 		}
@@ -317,9 +326,7 @@ func (c *Catalog) Pages(write func(i int, page []byte) error) error {
 		if err := renderBody(buf, s.Name, p.Skill.md, p.Skill.files, p.href); err != nil {
 			return err
 		}
-		if err := c.a.t.ExecuteTemplate(buf, "page-end", p); err != nil {
-			return fmt.Errorf("catalog: skill %q: %w", s.Name, err)
-		}
+		buf.Write(end.Bytes())
 		if err := write(c.idx[k].i, buf.Bytes()); err != nil {
 			return fmt.Errorf("catalog: skill %q: %w", s.Name, err)
 		}
