@@ -60,8 +60,7 @@ func newMarkdown(p parser.Parser, ext ...goldmark.Extender) goldmark.Markdown {
 // blank, and goldmark trims the blanks of its last piece only, where
 // unlinked trims them all.
 func plain(body []byte) bool {
-	if bytes.Contains(body, []byte("http")) || bytes.Contains(body, []byte("ftp:")) ||
-		bytes.Contains(body, []byte("www.")) || bytes.IndexByte(body, '@') >= 0 {
+	if scheme(body) || bytes.Contains(body, []byte("www.")) || bytes.IndexByte(body, '@') >= 0 {
 		return false
 	}
 	for line := range bytes.Lines(body) {
@@ -72,6 +71,22 @@ func plain(body []byte) bool {
 		}
 	}
 	return true
+}
+
+// scheme reports whether body holds "http:", "https:" or "ftp:", the
+// schemes an autolink starts with. It looks only at the colons, which
+// prose has few of: searching for "http" itself stops at every "h".
+func scheme(body []byte) bool {
+	for {
+		i := bytes.IndexByte(body, ':')
+		if i < 0 {
+			return false
+		}
+		if b := body[:i]; bytes.HasSuffix(b, []byte("http")) || bytes.HasSuffix(b, []byte("https")) || bytes.HasSuffix(b, []byte("ftp")) {
+			return true
+		}
+		body = body[i+1:]
+	}
 }
 
 // linkerKey holds the *linker of the skill being parsed.
