@@ -67,7 +67,7 @@ func TestPluginFolders(t *testing.T) {
 			t.Fatal(err)
 		}
 		if s := string(data); !strings.Contains(s, `"./.well-known/agent-plugins/db-tools"`) || !strings.Contains(s, `"./.well-known/agent-plugins/pdf-tools"`) ||
-			strings.Contains(s, "acme.notes") || !strings.Contains(s, `"name": "repo"`) {
+			strings.Contains(s, "acme.notes") || !strings.Contains(s, `"name": "acme"`) {
 			t.Errorf("%s:\n%s", m, s)
 		}
 	}
@@ -110,19 +110,39 @@ func TestMarketplaceManifests(t *testing.T) {
 	}
 }
 
-// The marketplace is named after the folder built, as a skill's name is
-// suggested (skill.SuggestName): a letter's accent goes, the letter stays.
+// The marketplace is named as the folder built names its own marketplace
+// (testdata/plugins: "acme", owned by "Acme"), so that two clones in
+// folders of other names build the same bytes; a folder with none names
+// it, as a skill's name is suggested (skill.SuggestName): a letter's
+// accent goes, the letter stays.
 func TestMarketplaceName(t *testing.T) {
-	src := filepath.Join(t.TempDir(), "Café Skills")
-	copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
-	out := filepath.Join(t.TempDir(), "dist")
-	mustBuild(t, []string{src}, Options{Out: out, Marketplaces: []string{"claude"}})
-	data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.ClaudeMarketplace)))
-	if err != nil {
-		t.Fatal(err)
+	build := func(folder string, own bool) (string, string) {
+		src := filepath.Join(t.TempDir(), folder)
+		copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
+		if !own {
+			if err := os.Remove(filepath.Join(src, ".claude-plugin", "marketplace.json")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		out := filepath.Join(t.TempDir(), "dist")
+		mustBuild(t, []string{src}, Options{Out: out, Marketplaces: []string{"claude"}})
+		data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.ClaudeMarketplace)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := layout.DecodeClaudeMarketplace(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Name, m.Owner.Name
 	}
-	if m, err := layout.DecodeClaudeMarketplace(data); err != nil || m.Name != "cafe-skills" {
-		t.Errorf("the marketplace is named %q (%v), want cafe-skills", m.Name, err)
+	for _, folder := range []string{"Café Skills", "my_clone"} {
+		if name, owner := build(folder, true); name != "acme" || owner != "Acme" {
+			t.Errorf("built from %q, the marketplace is %q owned by %q, want acme owned by Acme, as the repository's", folder, name, owner)
+		}
+	}
+	if name, owner := build("Café Skills", false); name != "cafe-skills" || owner != "cafe-skills" {
+		t.Errorf("without a marketplace of its own, the marketplace is %q owned by %q, want cafe-skills", name, owner)
 	}
 }
 
@@ -137,7 +157,7 @@ func TestMarketplaceName(t *testing.T) {
 func TestMarketplaceCLIs(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "dist")
 	mustBuild(t, []string{filepath.Join("testdata", "plugins")}, Options{Out: out, Marketplaces: []string{"claude", "codex", "cursor", "copilot"}})
-	const market = "plugins" // the input folder's name
+	const market = "acme" // the name testdata/plugins gives its marketplace
 	served := func(p string) []byte {
 		data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(p)))
 		if err != nil {

@@ -261,9 +261,11 @@ func (b *builder) pluginsKey(ps []layout.Plugin) []string {
 	return out
 }
 
-// marketplace names the marketplace files asked for: after the first
-// folder built, made kebab-case, and owned by the catalog's publisher or,
-// when none is set, by that name.
+// marketplace names the marketplace files asked for as the first folder
+// built names its own marketplace, where it has one whose name is
+// kebab-case, else after that folder, made kebab-case: not after the
+// folder alone, whose name is the checkout's, another in every clone. The
+// owner is the catalog's publisher, else that marketplace's, else the name.
 func (b *builder) marketplace() *layout.Marketplace {
 	var files []string
 	for _, m := range b.opts.Marketplaces {
@@ -275,12 +277,15 @@ func (b *builder) marketplace() *layout.Marketplace {
 		return nil
 	}
 	slices.Sort(files)
-	abs, _ := filepath.Abs(b.roots[0])
-	name := skill.SuggestName(filepath.Base(abs)) // "Café Skills": cafe-skills
+	name, owner := skill.MarketplaceOf(b.roots[0])
+	if layout.CheckName(name) != nil {
+		abs, _ := filepath.Abs(b.roots[0])
+		name, owner = skill.SuggestName(filepath.Base(abs)), "" // "Café Skills": cafe-skills
+	}
 	if layout.CheckName(name) != nil {
 		name = "skills"
 	}
-	return &layout.Marketplace{Name: name, Owner: cmp.Or(b.opts.CatalogPublisher, name), Title: b.opts.CatalogTitle, Files: files}
+	return &layout.Marketplace{Name: name, Owner: cmp.Or(b.opts.CatalogPublisher, owner, name), Title: b.opts.CatalogTitle, Files: files}
 }
 
 // noteUnlisted says which plugins each marketplace asked for leaves out

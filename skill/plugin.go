@@ -253,7 +253,10 @@ type declared struct {
 
 // marketplaceFile is what a marketplace says about where its plugins are.
 type marketplaceFile struct {
-	Name     string `json:"name"`
+	Name  string `json:"name"`
+	Owner struct {
+		Name string `json:"name"`
+	} `json:"owner"`
 	Metadata struct {
 		PluginRoot string `json:"pluginRoot"`
 	} `json:"metadata"`
@@ -354,6 +357,19 @@ func Marketplaces(dir string) []string {
 	out := inManifestDirs(dir, ents, "marketplace.json")
 	sort.Strings(out)
 	return out
+}
+
+// MarketplaceOf is the name and the owner's name of the marketplace at a
+// folder: those of its first marketplace file (Marketplaces) that reads
+// and has a name; "" for none.
+func MarketplaceOf(dir string) (name, owner string) {
+	for _, f := range Marketplaces(dir) {
+		var m marketplaceFile
+		if data, err := os.ReadFile(f); err == nil && json.Unmarshal(data, &m) == nil && m.Name != "" {
+			return m.Name, m.Owner.Name
+		}
+	}
+	return "", ""
 }
 
 // readMarketplace returns the plugin folders a marketplace at root names,
