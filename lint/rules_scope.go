@@ -9,7 +9,7 @@ var scopeRules = []*Rule{
 		ID:       "skill-dangling",
 		Title:    "Nothing where a skill would be is a link leading nowhere or an empty folder",
 		Severity: Warning,
-		Explain: "A symbolic link in a skills/ folder, in a folder a manifest names for skills, or beside skill " +
+		Explain: "A symbolic link in a skills/ folder (or a folder in it, skills/popular/), in a folder a manifest names for skills, or beside skill " +
 			"folders (or such a folder itself) stands where a skill would be. When its target does not exist " +
 			"(a git submodule not checked out, or a link to a folder on the machine of whoever made it, " +
 			"/Users/...), no skill is there: no client installing from the repository finds one, and lint and " +

@@ -378,6 +378,7 @@ type walker struct {
 	passed   []string               // case variants of SKILL.md taken for no skill, outside any skill, as reported
 	broken   map[string]BrokenLink  // links where a skill would be that lead nowhere, by path as reported
 	empty    map[string]bool        // the empty folders walked, outside any skill
+	inSkills int                    // how many skills/ folders outside any skill hold the folder walked
 	declDirs map[string]bool        // the folders of decl, cleaned
 	entries  map[string]PluginEntry // marketplace entries of plugins, by folder as reported
 }
@@ -456,6 +457,15 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 	if depth == MaxDepth {
 		return nil
 	}
+	base := filepath.Base(dir)
+	if depth == 0 {
+		abs, _ := filepath.Abs(dir)
+		base = filepath.Base(abs) // "." walked from inside skills/
+	}
+	if base == "skills" && !inSkill {
+		w.inSkills++
+		defer func() { w.inSkills-- }()
+	}
 	found := len(w.found)
 	// A symlink's entry is not a folder here, so links are never followed.
 	for _, e := range ents {
@@ -470,9 +480,10 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 	if e := named(ents, "skills"); !inSkill && e != nil && e.Type()&fs.ModeSymlink != 0 {
 		w.brokenLink(filepath.Join(dir, "skills"))
 	}
-	// A folder of skills: a skills/ folder, one a manifest names, or one
-	// holding skill folders (a repository of top-level skills).
-	if !inSkill && (filepath.Base(dir) == "skills" || w.declDirs[filepath.Clean(dir)] ||
+	// A folder of skills: a skills/ folder or one in it (a category:
+	// skills/popular/), one a manifest names, or one holding skill folders
+	// (a repository of top-level skills).
+	if !inSkill && (w.inSkills > 0 || w.declDirs[filepath.Clean(dir)] ||
 		slices.ContainsFunc(w.found[found:], func(e entry) bool { return filepath.Dir(e.walked) == filepath.Clean(dir) })) {
 		w.brokenIn(dir, ents, depth)
 	}

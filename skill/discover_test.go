@@ -382,4 +382,14 @@ func TestFindTreeBroken(t *testing.T) {
 	if tr, err := FindTree(filepath.Join(root, "skills", "own")); err != nil || len(tr.Broken) > 0 {
 		t.Errorf("FindTree(skills/own) = %+v, %v; want no broken link", tr, err)
 	}
+	// An empty folder in a category of skills/ is a submodule not checked
+	// out, also when skills/ is walked as ".".
+	if err := os.MkdirAll(filepath.Join(root, "skills", "popular", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(root, "skills"))
+	tr, err = FindTree(".")
+	if err != nil || !slices.ContainsFunc(tr.Broken, func(b BrokenLink) bool { return b.Path == filepath.Join("popular", "sub") }) {
+		t.Errorf("FindTree(.) in skills/ = %+v, %v; want popular/sub broken", tr.Broken, err)
+	}
 }
