@@ -133,11 +133,24 @@ func (b *Bucket) url(path string) string { return b.String() + "/" + path }
 
 func (b *Bucket) endpointName() string { return cmp.Or(b.o.Endpoint, "AWS S3") }
 
-// found is nil when the bucket is there, else why not.
+// found is nil when the bucket is there, else why not. A web server that
+// answers 200 to everything has every bucket, and minio-go reads its page
+// as an empty listing; an object no one writes, found, tells it from S3
+// before a dry run reports what it would upload (a real run's first PUT
+// would say it too; Put). Any other answer is S3's: a 404, or a 403 where
+// the credentials may not list.
 func (b *Bucket) found(ctx context.Context) error {
 	ok, err := b.c.BucketExists(ctx, b.t.Bucket)
 	if err == nil && !ok {
 		return b.noBucket()
+	}
+	if err == nil {
+		// minio-go fails a 200 without S3's headers (Last-Modified) with
+		// an S3 error of no status.
+		var e minio.ErrorResponse
+		if _, err := b.c.StatObject(ctx, b.t.Bucket, b.t.Key(".skillpack/none"), minio.StatObjectOptions{}); err == nil || errors.As(err, &e) && e.StatusCode == 0 {
+			return b.notS3("answered 200 for an object that is not there")
+		}
 	}
 	return err
 }

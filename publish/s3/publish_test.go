@@ -361,8 +361,9 @@ func testParentIsFile(t *testing.T, s *server) {
 }
 
 // An endpoint that is not S3 (a web server answering 200 with a page to
-// everything) is refused as one, naming it (exit 2): its listing names
-// nothing, and the first PUT is answered without an ETag.
+// everything) is refused as one, naming it (exit 2), before anything is
+// sent or reported, in a dry run too: its listing names nothing, and it
+// answers for an object no one wrote.
 func TestNotS3(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -372,13 +373,16 @@ func TestNotS3(t *testing.T) {
 	defer srv.Close()
 	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
 	o := Options{Endpoint: srv.URL, AccessKey: testKey, SecretKey: testSecret, Region: "us-east-1", Getenv: func(string) string { return "" }}
-	var r results
-	err := Publish(context.Background(), b, "s3://site/skills", o, r.add)
-	if err == nil || !strings.Contains(err.Error(), srv.URL+" is not an S3 server") || exitClass(err) != 2 {
-		t.Errorf("%v (exit class %d); want %s refused as no S3 server, exit 2", err, exitClass(err), srv.URL)
-	}
-	if up := r.paths(publish.Uploaded); len(up) > 0 {
-		t.Errorf("reported as uploaded: %v", up)
+	for _, dry := range []bool{false, true} {
+		o.DryRun = dry
+		var r results
+		err := Publish(context.Background(), b, "s3://site/skills", o, r.add)
+		if err == nil || !strings.Contains(err.Error(), srv.URL+" is not an S3 server") || exitClass(err) != 2 {
+			t.Errorf("dry run %v: %v (exit class %d); want %s refused as no S3 server, exit 2", dry, err, exitClass(err), srv.URL)
+		}
+		if len(r.list) > 0 {
+			t.Errorf("dry run %v: reported %v", dry, r.list)
+		}
 	}
 }
 
@@ -635,12 +639,13 @@ func testInventory(t *testing.T, s *server) {
 	heads()
 
 	// Again: the listing and the inventory prove every object of the
-	// bundle; only the package's own two are asked for.
+	// bundle; only the package's own two are asked for, and the object no
+	// one writes that tells S3 from a web site (found).
 	if puts := publishOnce(); len(puts) != 0 {
 		t.Errorf("published again: %v", puts)
 	}
-	if n := heads(); n > 2 {
-		t.Errorf("%d HEADs for a republish with an inventory, want at most 2", n)
+	if n := heads(); n > 3 {
+		t.Errorf("%d HEADs for a republish with an inventory, want at most 3", n)
 	}
 
 	// Another tool rewrites an archive with other bytes of its size.
