@@ -509,7 +509,7 @@ func (w *walker) brokenIn(dir string, ents []fs.DirEntry, depth int) {
 			// Git keeps no empty folder: one in a checkout is a submodule
 			// not checked out.
 			at := w.reported(filepath.Join(dir, e.Name()))
-			w.broken[at] = BrokenLink{Path: at, Fix: "an empty folder: a git submodule not checked out? run git submodule update --init; else remove it"}
+			w.broken[at] = BrokenLink{Path: at, Fix: "a git submodule not checked out? run git submodule update --init; else remove it"}
 			continue
 		}
 		w.brokenLink(filepath.Join(dir, e.Name()))
