@@ -126,7 +126,7 @@ var DefaultCache = Cache{Index: 5 * time.Minute, Files: time.Hour}
 func (c Cache) Control(p string) string {
 	pp, ok := ParsePath(p)
 	switch {
-	case ok && (pp.Kind == KindArchive || pp.Kind == KindVersion && pp.Format != ""), pluginArchive(p):
+	case Addressed(p):
 		return Immutable
 	case ok && (pp.Kind == KindFile || pp.Kind == KindVersion):
 		// A version's files keep their paths' meaning only as long as the

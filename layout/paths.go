@@ -336,6 +336,14 @@ func SignedPath(p string) bool {
 	return ok && (pp.Kind == KindArchive || pluginArchive(pp.Doc))
 }
 
+// Addressed reports whether a dist path is named by its content: a
+// skill's, a version's or a plugin's archive. Its bytes never change, so
+// caches keep it for good, and it is published before anything names it.
+func Addressed(p string) bool {
+	pp, ok := ParsePath(p)
+	return ok && (pp.Kind == KindArchive || pp.Kind == KindVersion && pp.Format != "") || pluginArchive(p)
+}
+
 // SignedArtifact is Signature's inverse: the artifact whose signature is
 // at the dist path sig, if sig is the signature of an artifact the build
 // signs.

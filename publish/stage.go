@@ -2,6 +2,7 @@ package publish
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/skillpack/skillpack/layout"
 )
@@ -15,7 +16,8 @@ const (
 	// Archives are content-addressed: a new archive has a new name, so it
 	// can go out first without changing anything a reader sees.
 	Archives Stage = iota
-	// Files are each skill's own files, in the v0.2 and v0.1 trees.
+	// Files are each skill's own files, in the v0.2 and v0.1 trees, and
+	// those of the plugins served as folders.
 	Files
 	// MCP is the mcp/ documents, which name skill files and archives.
 	MCP
@@ -55,9 +57,10 @@ func StageOf(path string) Stage {
 	switch {
 	case !ok:
 		return Indexes
-	case p.Kind == layout.KindArchive, p.Kind == layout.KindVersion && p.Format != "":
+	case layout.Addressed(path):
 		return Archives
-	case p.Kind == layout.KindFile, p.Kind == layout.KindVersion:
+	case p.Kind == layout.KindFile, p.Kind == layout.KindVersion,
+		strings.HasPrefix(path, layout.PluginsDir+"/") && path != layout.PluginsIndex: // a plugin's folder
 		return Files
 	}
 	switch p.Doc {

@@ -129,8 +129,9 @@ func newPlan(t Target, b *publish.Upload, sign Signer, lag int) (*plan, error) {
 	var docBlobs []blob
 	var docSigs []publish.Object
 	for _, o := range b.Objects {
-		if _, sig := layout.SignedArtifact(o.Path); o.Stage < publish.MCP {
-			continue
+		a, sig := layout.SignedArtifact(o.Path)
+		if pp, ok := layout.ParsePath(cmp.Or(a, o.Path)); ok && pp.Kind != layout.KindDoc && pp.Kind != layout.KindPage {
+			continue // a skill's, in its artifact
 		} else if sig {
 			docSigs = append(docSigs, o)
 			continue
