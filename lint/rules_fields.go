@@ -215,9 +215,12 @@ var fieldRules = []*Rule{
 		Severity: Warning,
 		Explain: "The specification defines name, description, license, compatibility, metadata and " +
 			"allowed-tools. Other keys are ignored by most clients and make some drop the skill; a typo such " +
-			"as allowed_tools silently does nothing. Fix the spelling, move custom data under metadata, or " +
-			"choose a profile that knows the key (profile: claude allows Claude Code's keys). A skill of a " +
-			"Claude Code plugin (.claude-plugin/plugin.json) may use Claude Code's keys under any profile.",
+			"as allowed_tools silently does nothing. The default profile, clients, also knows the keys the " +
+			"clients that load skills document (Claude Code's, Cursor's disable-model-invocation, OpenClaw's " +
+			"homepage and command-dispatch), and the finding names the clients that read such a key; claude " +
+			"knows Claude Code's, spec none. Fix the spelling, move custom data under metadata, or choose a " +
+			"profile that knows the key. A skill of a Claude Code plugin (.claude-plugin/plugin.json) may use " +
+			"Claude Code's keys under any profile.",
 		Bad:  "allowed_tools: Read\nauthor: Jane",
 		Good: "allowed-tools: Read\nmetadata:\n  author: Jane",
 		// A key nobody reads makes the syntax of its value moot. The YAML
@@ -680,26 +683,38 @@ func checkUnknownKeys(p *Pass) {
 	if len(rest) == 0 {
 		return
 	}
-	var names, lines, claude []string
+	var names, lines, read []string
+	var clientKeys []string // the keys of rest some client reads
 	for _, k := range rest {
 		line, _ := p.Doc.FilePos(k)
 		names = append(names, strconv.Quote(k.Value))
 		lines = append(lines, strconv.Itoa(line))
-		if slices.Contains(claudeKeys, k.Value) {
-			claude = append(claude, k.Value)
+		if r := readers(k.Value); len(r) > 0 {
+			clientKeys = append(clientKeys, k.Value)
+			read = append(read, k.Value+" ("+clientList(r)+")")
 		}
 	}
 	fix := "move it under metadata, or choose a profile that knows it"
 	if len(rest) > 1 {
 		fix = "move them under metadata, or choose a profile that knows them"
 	}
+	// A key a client reads is named with its clients, and with the
+	// profile that knows it (clients, unless this is it).
+	knower := ""
+	for _, q := range profiles {
+		if q != p.Profile && len(clientKeys) > 0 && !slices.ContainsFunc(clientKeys, func(k string) bool { return !q.KnownKey(k) }) {
+			knower = q.Name
+			break
+		}
+	}
 	switch {
-	case len(claude) == len(rest) && len(rest) == 1:
-		fix = "it is a Claude Code key: set profile: claude in skillpack.yaml"
-	case len(claude) == len(rest):
-		fix = "they are Claude Code keys: set profile: claude in skillpack.yaml"
-	case len(claude) > 0:
-		fix += " (" + strings.Join(claude, ", ") + ": Claude Code's, which profile claude knows)"
+	case knower == "":
+	case len(clientKeys) == len(rest) && len(rest) == 1:
+		fix = fmt.Sprintf("it is read by %s: set profile: %s in skillpack.yaml, which knows it", clientList(readers(rest[0].Value)), knower)
+	case len(clientKeys) == len(rest):
+		fix = fmt.Sprintf("clients read them, %s: set profile: %s in skillpack.yaml, which knows them", strings.Join(read, ", "), knower)
+	default:
+		fix += fmt.Sprintf("; profile %s knows %s", knower, strings.Join(read, ", "))
 	}
 	if len(rest) == 1 {
 		p.ReportNode(rest[0], fix, "unknown frontmatter key %s (profile %s)", names[0], p.Profile.Name)

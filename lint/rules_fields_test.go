@@ -82,3 +82,46 @@ func TestNameMismatchFixTaken(t *testing.T) {
 		t.Errorf("fixes %q, want %q", fixes, want)
 	}
 }
+
+// unknown-key's fix names the clients that read a key the profile does not
+// know, and the profile that knows it: under spec, disable-model-invocation
+// (Claude Code's, Cursor's and OpenClaw's) is known to clients; under
+// claude, OpenClaw's homepage is.
+func TestUnknownKeyReaders(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"a/SKILL.md": "---\nname: a\ndescription: Reviews pull requests when the user asks for a review.\n" +
+			"disable-model-invocation: true\n---\nBody.\n",
+		"b/SKILL.md": "---\nname: b\ndescription: Reviews pull requests when the user asks for a review.\n" +
+			"homepage: https://example.com\nauthor: Jane\n---\nBody.\n",
+	})
+	for _, c := range []struct {
+		profile string
+		want    map[string]string // path → fix
+	}{
+		{"clients", map[string]string{
+			"b/SKILL.md": "move it under metadata, or choose a profile that knows it",
+		}},
+		{"spec", map[string]string{
+			"a/SKILL.md": "it is read by Claude Code, Cursor and OpenClaw: set profile: clients in skillpack.yaml, which knows it",
+			"b/SKILL.md": "move them under metadata, or choose a profile that knows them; profile clients knows homepage (OpenClaw)",
+		}},
+		{"claude", map[string]string{
+			"b/SKILL.md": "move them under metadata, or choose a profile that knows them; profile clients knows homepage (OpenClaw)",
+		}},
+	} {
+		p, err := LookupProfile(c.profile)
+		must(t, err)
+		res, err := Run([]string{dir}, Options{Settings: Settings{Profile: p}, Base: dir})
+		must(t, err)
+		got := map[string]string{}
+		for _, f := range res.Findings {
+			if f.Rule == "unknown-key" {
+				got[f.Path] = f.Fix
+			}
+		}
+		if !maps.Equal(got, c.want) {
+			t.Errorf("profile %s: fixes %q, want %q", c.profile, got, c.want)
+		}
+	}
+}
