@@ -64,8 +64,9 @@ var fieldRules = []*Rule{
 			"Vercel skills CLI installs it into a folder named after its name, and a bundle publishes it " +
 			"under its name. A reader of the source tree that goes by folders still calls it otherwise, so " +
 			"rename the folder or the name. It is an error under the spec profile, as in skills-ref. A " +
-			"skill at the top of a git checkout is not checked: its folder is named by whoever cloned it, " +
-			"not by the author.",
+			"skill at the top of a git checkout (its folder holds .git) is not checked, under any profile: " +
+			"its folder is named by whoever cloned it, not by the author. A copy without .git (a download, " +
+			"a copied tree) cannot be told from a skill's own folder and is checked, and the fix says so.",
 		Bad:   "skills/pdf/SKILL.md with name: pdf-tools",
 		Good:  "skills/pdf-tools/SKILL.md with name: pdf-tools",
 		Check: checkNameMismatch,
@@ -430,7 +431,13 @@ func checkNameMismatch(p *Pass) {
 	if !ok || !namePattern.MatchString(name) {
 		return // name-format reports it; a mismatch only makes sense for a valid name
 	}
-	if checkoutRoot(p.Skill.Dir) {
+	// The top of a git work tree (a .git folder, or the .git file of a
+	// worktree or submodule) is named by whoever cloned it (git clone URL
+	// DIR, actions/checkout's path), so comparing the skill's name with it
+	// says nothing about the skill. The folder lint was given, or runs in,
+	// is no test: a pre-commit hook gives skills/pdf for a skill whose
+	// folder name is the author's own choice.
+	if skill.IsRepoRoot(p.Skill.Dir) {
 		return
 	}
 	if folder := p.Skill.Name(); name != folder {
@@ -440,19 +447,14 @@ func checkNameMismatch(p *Pass) {
 		if namePattern.MatchString(folder) && !p.nameTaken(folder) {
 			fix += " or set name: " + yamlScalar(folder)
 		}
+		if !skill.InWorkTree(p.Skill.Dir) {
+			// A copy of a repository that is this skill (a download,
+			// a tree copied without .git) cannot be told from a skill's
+			// own folder: say what a clone would have been spared.
+			fix += " (this folder is in no git checkout: a skill at the top of one, which whoever cloned it named, is not checked)"
+		}
 		p.ReportNode(v, fix, "name %q does not match the folder name %q", name, folder)
 	}
-}
-
-// checkoutRoot reports whether dir is the top of a git checkout (a .git
-// folder, or the .git file of a worktree or submodule). Such a folder is
-// named by whoever cloned it (git clone URL DIR, actions/checkout's path),
-// so comparing the skill's name with it says nothing about the skill. The
-// folder lint was given is no test: a pre-commit hook gives skills/pdf for
-// a skill whose folder name is the author's own choice.
-func checkoutRoot(dir string) bool {
-	_, err := os.Lstat(filepath.Join(dir, ".git"))
-	return err == nil
 }
 
 func checkDescriptionLength(p *Pass) {

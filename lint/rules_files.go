@@ -89,7 +89,9 @@ var fileRules = []*Rule{
 		Explain: "Files that tools leave behind (.DS_Store, Thumbs.db, __pycache__/, *.pyc, editor swap " +
 			"and backup files, nested .git folders) are never published: the build leaves them out. " +
 			"They are reported because they usually mean the folder is not what the author thinks " +
-			"it is. Delete them, or list them in .skillignore to say they are meant to stay.",
+			"it is. Delete them, or list them in .skillignore to say they are meant to stay. A skill " +
+			"whose folder is a repository's root (it holds .git) leaves out that .git and its .github/ " +
+			"too, the repository's and not the skill's, without a finding.",
 		Bad:   "pdf/\n  SKILL.md\n  .DS_Store\n  scripts/__pycache__/fill.cpython-312.pyc",
 		Good:  "pdf/\n  .skillignore   (.DS_Store and __pycache__/)\n  SKILL.md\n  scripts/fill.py",
 		Check: withFiles(checkJunk),
@@ -378,6 +380,9 @@ func checkJunk(p *Pass) {
 		// there is how an author says "I know, leave it".
 		if ig != nil && ig.Match(rel, dir) {
 			continue
+		}
+		if skill.RepoPlumbing(rel, dir) {
+			continue // the repository's: left out, and no one is asked to delete it
 		}
 		pattern := name
 		if dir {
