@@ -53,6 +53,54 @@ var claudeKeys = []string{
 	"user-invocable", "version", "when_to_use",
 }
 
+// clientKeys are the frontmatter keys beyond the spec that the clients the
+// default profile names document, by client: Claude Code's (claudeKeys),
+// Cursor's (cursor.com/docs/context/skills) and OpenClaw's
+// (docs.openclaw.ai/tools/skills, "Optional frontmatter keys"), read in
+// November 2026. Codex documents none (name and description; its own
+// settings are in agents/openai.yaml), nor does the Vercel skills CLI.
+var clientKeys = []struct {
+	client string
+	keys   []string
+}{
+	{"Claude Code", claudeKeys},
+	{"Cursor", []string{"disable-model-invocation"}},
+	{"OpenClaw", []string{"command-arg-mode", "command-dispatch", "command-tool", "disable-model-invocation",
+		"homepage", "user-invocable"}},
+}
+
+// clientList joins client names as a sentence does: "Claude Code, Cursor
+// and OpenClaw".
+func clientList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// clientsKeys are the keys of clientKeys, each once, sorted: what the
+// default profile knows.
+var clientsKeys = func() []string {
+	var all []string
+	for _, c := range clientKeys {
+		all = append(all, c.keys...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
+}()
+
+// readers returns the clients that document key, in clientKeys' order;
+// none for a key no client documents.
+func readers(key string) []string {
+	var out []string
+	for _, c := range clientKeys {
+		if slices.Contains(c.keys, key) {
+			out = append(out, c.client)
+		}
+	}
+	return out
+}
+
 // specSeverity raises what the clients accept back to errors: the spec
 // profile reports at the levels skillpack had before profiles weighed by
 // clients (issue 31). One rule goes the other way: skills-ref accepts
@@ -71,7 +119,9 @@ var profiles = []*Profile{
 	{
 		Name: "clients",
 		Description: "the default: errors are what breaks publishing, an index or the clients that load skills; " +
-			"deviations from the specification that those clients accept are warnings",
+			"deviations from the specification that those clients accept are warnings; knows the frontmatter keys " +
+			"they document (Claude Code's, Cursor's, OpenClaw's)",
+		Keys: clientsKeys,
 	},
 	{
 		Name: "spec",

@@ -64,8 +64,9 @@ var fieldRules = []*Rule{
 			"Vercel skills CLI installs it into a folder named after its name, and a bundle publishes it " +
 			"under its name. A reader of the source tree that goes by folders still calls it otherwise, so " +
 			"rename the folder or the name. It is an error under the spec profile, as in skills-ref. A " +
-			"skill at the top of a git checkout is not checked: its folder is named by whoever cloned it, " +
-			"not by the author.",
+			"skill at the top of a git checkout (its folder holds .git) is not checked, under any profile: " +
+			"its folder is named by whoever cloned it, not by the author. A copy without .git (a download, " +
+			"a copied tree) cannot be told from a skill's own folder and is checked, and the fix says so.",
 		Bad:   "skills/pdf/SKILL.md with name: pdf-tools",
 		Good:  "skills/pdf-tools/SKILL.md with name: pdf-tools",
 		Check: checkNameMismatch,
@@ -215,9 +216,12 @@ var fieldRules = []*Rule{
 		Severity: Warning,
 		Explain: "The specification defines name, description, license, compatibility, metadata and " +
 			"allowed-tools. Other keys are ignored by most clients and make some drop the skill; a typo such " +
-			"as allowed_tools silently does nothing. Fix the spelling, move custom data under metadata, or " +
-			"choose a profile that knows the key (profile: claude allows Claude Code's keys). A skill of a " +
-			"Claude Code plugin (.claude-plugin/plugin.json) may use Claude Code's keys under any profile.",
+			"as allowed_tools silently does nothing. The default profile, clients, also knows the keys the " +
+			"clients that load skills document (Claude Code's, Cursor's disable-model-invocation, OpenClaw's " +
+			"homepage and command-dispatch), and the finding names the clients that read such a key; claude " +
+			"knows Claude Code's, spec none. Fix the spelling, move custom data under metadata, or choose a " +
+			"profile that knows the key. A skill of a Claude Code plugin (.claude-plugin/plugin.json) may use " +
+			"Claude Code's keys under any profile.",
 		Bad:  "allowed_tools: Read\nauthor: Jane",
 		Good: "allowed-tools: Read\nmetadata:\n  author: Jane",
 		// A key nobody reads makes the syntax of its value moot. The YAML
@@ -427,7 +431,13 @@ func checkNameMismatch(p *Pass) {
 	if !ok || !namePattern.MatchString(name) {
 		return // name-format reports it; a mismatch only makes sense for a valid name
 	}
-	if checkoutRoot(p.Skill.Dir) {
+	// The top of a git work tree (a .git folder, or the .git file of a
+	// worktree or submodule) is named by whoever cloned it (git clone URL
+	// DIR, actions/checkout's path), so comparing the skill's name with it
+	// says nothing about the skill. The folder lint was given, or runs in,
+	// is no test: a pre-commit hook gives skills/pdf for a skill whose
+	// folder name is the author's own choice.
+	if skill.IsRepoRoot(p.Skill.Dir) {
 		return
 	}
 	if folder := p.Skill.Name(); name != folder {
@@ -437,19 +447,14 @@ func checkNameMismatch(p *Pass) {
 		if namePattern.MatchString(folder) && !p.nameTaken(folder) {
 			fix += " or set name: " + yamlScalar(folder)
 		}
+		if !skill.InWorkTree(p.Skill.Dir) {
+			// A copy of a repository that is this skill (a download,
+			// a tree copied without .git) cannot be told from a skill's
+			// own folder: say what a clone would have been spared.
+			fix += " (this folder is in no git checkout: a skill at the top of one, which whoever cloned it named, is not checked)"
+		}
 		p.ReportNode(v, fix, "name %q does not match the folder name %q", name, folder)
 	}
-}
-
-// checkoutRoot reports whether dir is the top of a git checkout (a .git
-// folder, or the .git file of a worktree or submodule). Such a folder is
-// named by whoever cloned it (git clone URL DIR, actions/checkout's path),
-// so comparing the skill's name with it says nothing about the skill. The
-// folder lint was given is no test: a pre-commit hook gives skills/pdf for
-// a skill whose folder name is the author's own choice.
-func checkoutRoot(dir string) bool {
-	_, err := os.Lstat(filepath.Join(dir, ".git"))
-	return err == nil
 }
 
 func checkDescriptionLength(p *Pass) {
@@ -680,26 +685,38 @@ func checkUnknownKeys(p *Pass) {
 	if len(rest) == 0 {
 		return
 	}
-	var names, lines, claude []string
+	var names, lines, read []string
+	var clientKeys []string // the keys of rest some client reads
 	for _, k := range rest {
 		line, _ := p.Doc.FilePos(k)
 		names = append(names, strconv.Quote(k.Value))
 		lines = append(lines, strconv.Itoa(line))
-		if slices.Contains(claudeKeys, k.Value) {
-			claude = append(claude, k.Value)
+		if r := readers(k.Value); len(r) > 0 {
+			clientKeys = append(clientKeys, k.Value)
+			read = append(read, k.Value+" ("+clientList(r)+")")
 		}
 	}
 	fix := "move it under metadata, or choose a profile that knows it"
 	if len(rest) > 1 {
 		fix = "move them under metadata, or choose a profile that knows them"
 	}
+	// A key a client reads is named with its clients, and with the
+	// profile that knows it (clients, unless this is it).
+	knower := ""
+	for _, q := range profiles {
+		if q != p.Profile && len(clientKeys) > 0 && !slices.ContainsFunc(clientKeys, func(k string) bool { return !q.KnownKey(k) }) {
+			knower = q.Name
+			break
+		}
+	}
 	switch {
-	case len(claude) == len(rest) && len(rest) == 1:
-		fix = "it is a Claude Code key: set profile: claude in skillpack.yaml"
-	case len(claude) == len(rest):
-		fix = "they are Claude Code keys: set profile: claude in skillpack.yaml"
-	case len(claude) > 0:
-		fix += " (" + strings.Join(claude, ", ") + ": Claude Code's, which profile claude knows)"
+	case knower == "":
+	case len(clientKeys) == len(rest) && len(rest) == 1:
+		fix = fmt.Sprintf("it is read by %s: set profile: %s in skillpack.yaml, which knows it", clientList(readers(rest[0].Value)), knower)
+	case len(clientKeys) == len(rest):
+		fix = fmt.Sprintf("clients read them, %s: set profile: %s in skillpack.yaml, which knows them", strings.Join(read, ", "), knower)
+	default:
+		fix += fmt.Sprintf("; profile %s knows %s", knower, strings.Join(read, ", "))
 	}
 	if len(rest) == 1 {
 		p.ReportNode(rest[0], fix, "unknown frontmatter key %s (profile %s)", names[0], p.Profile.Name)

@@ -10,33 +10,39 @@ import (
 
 // name-mismatch offers the folder's name as the skill's only where it is
 // a valid name: "set name: My_Skill" would trade the warning for a
-// name-format error.
+// name-format error. A folder in no git checkout may be a copy of a
+// repository that is the skill, which a clone's top would not be checked
+// as: the fix says so; in a checkout it need not.
 func TestNameMismatchFix(t *testing.T) {
-	for folder, want := range map[string]string{
-		"My_Skill": `rename the folder to "my-skill"`,
-		"pdf":      `rename the folder to "my-skill" or set name: pdf`,
-		"1":        `rename the folder to "my-skill" or set name: "1"`,
-	} {
-		dir := filepath.Join(t.TempDir(), folder)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		md := "---\nname: my-skill\ndescription: Process PDF forms and merge documents for the user.\n---\nBody.\n"
-		if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		res, err := Run([]string{dir}, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var fixes []string
-		for _, f := range res.Findings {
-			if f.Rule == "name-mismatch" {
-				fixes = append(fixes, f.Fix)
+	const copied = " (this folder is in no git checkout: a skill at the top of one, which whoever cloned it named, is not checked)"
+	for _, checkout := range []bool{false, true} {
+		for folder, want := range map[string]string{
+			"My_Skill": `rename the folder to "my-skill"`,
+			"pdf":      `rename the folder to "my-skill" or set name: pdf`,
+			"1":        `rename the folder to "my-skill" or set name: "1"`,
+		} {
+			root := t.TempDir()
+			if checkout {
+				writeTree(t, root, map[string]string{".git/HEAD": "ref: refs/heads/main\n"})
+			} else {
+				want += copied
 			}
-		}
-		if len(fixes) != 1 || fixes[0] != want {
-			t.Errorf("folder %s: fixes %q, want %q", folder, strings.Join(fixes, "; "), want)
+			dir := filepath.Join(root, "skills", folder)
+			md := "---\nname: my-skill\ndescription: Process PDF forms and merge documents for the user.\n---\nBody.\n"
+			writeTree(t, dir, map[string]string{"SKILL.md": md})
+			res, err := Run([]string{dir}, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var fixes []string
+			for _, f := range res.Findings {
+				if f.Rule == "name-mismatch" {
+					fixes = append(fixes, f.Fix)
+				}
+			}
+			if len(fixes) != 1 || fixes[0] != want {
+				t.Errorf("folder %s (in a checkout: %t): fixes %q, want %q", folder, checkout, strings.Join(fixes, "; "), want)
+			}
 		}
 	}
 }
@@ -59,6 +65,7 @@ func TestNameMismatchFixTaken(t *testing.T) {
 	skillMD := func(name string) string {
 		return "---\nname: " + name + "\ndescription: Lints code with the project's rules. Use when asked to lint code.\n---\nBody.\n"
 	}
+	write(".git/HEAD", "ref: refs/heads/main\n") // a checkout, whose skill folders' names are the author's
 	write("go/lint/SKILL.md", skillMD("lint"))
 	write("js/lint/SKILL.md", skillMD("lint-js"))
 	write("py/pdf/SKILL.md", skillMD("pdf-py"))
@@ -80,5 +87,48 @@ func TestNameMismatchFixTaken(t *testing.T) {
 	}
 	if !maps.Equal(fixes, want) {
 		t.Errorf("fixes %q, want %q", fixes, want)
+	}
+}
+
+// unknown-key's fix names the clients that read a key the profile does not
+// know, and the profile that knows it: under spec, disable-model-invocation
+// (Claude Code's, Cursor's and OpenClaw's) is known to clients; under
+// claude, OpenClaw's homepage is.
+func TestUnknownKeyReaders(t *testing.T) {
+	dir := t.TempDir()
+	writeTree(t, dir, map[string]string{
+		"a/SKILL.md": "---\nname: a\ndescription: Reviews pull requests when the user asks for a review.\n" +
+			"disable-model-invocation: true\n---\nBody.\n",
+		"b/SKILL.md": "---\nname: b\ndescription: Reviews pull requests when the user asks for a review.\n" +
+			"homepage: https://example.com\nauthor: Jane\n---\nBody.\n",
+	})
+	for _, c := range []struct {
+		profile string
+		want    map[string]string // path → fix
+	}{
+		{"clients", map[string]string{
+			"b/SKILL.md": "move it under metadata, or choose a profile that knows it",
+		}},
+		{"spec", map[string]string{
+			"a/SKILL.md": "it is read by Claude Code, Cursor and OpenClaw: set profile: clients in skillpack.yaml, which knows it",
+			"b/SKILL.md": "move them under metadata, or choose a profile that knows them; profile clients knows homepage (OpenClaw)",
+		}},
+		{"claude", map[string]string{
+			"b/SKILL.md": "move them under metadata, or choose a profile that knows them; profile clients knows homepage (OpenClaw)",
+		}},
+	} {
+		p, err := LookupProfile(c.profile)
+		must(t, err)
+		res, err := Run([]string{dir}, Options{Settings: Settings{Profile: p}, Base: dir})
+		must(t, err)
+		got := map[string]string{}
+		for _, f := range res.Findings {
+			if f.Rule == "unknown-key" {
+				got[f.Path] = f.Fix
+			}
+		}
+		if !maps.Equal(got, c.want) {
+			t.Errorf("profile %s: fixes %q, want %q", c.profile, got, c.want)
+		}
 	}
 }

@@ -89,7 +89,9 @@ var fileRules = []*Rule{
 		Explain: "Files that tools leave behind (.DS_Store, Thumbs.db, __pycache__/, *.pyc, editor swap " +
 			"and backup files, nested .git folders) are never published: the build leaves them out. " +
 			"They are reported because they usually mean the folder is not what the author thinks " +
-			"it is. Delete them, or list them in .skillignore to say they are meant to stay.",
+			"it is. Delete them, or list them in .skillignore to say they are meant to stay. A skill " +
+			"whose folder is a repository's root (it holds .git) leaves out that .git and its .github/ " +
+			"too, the repository's and not the skill's, without a finding.",
 		Bad:   "pdf/\n  SKILL.md\n  .DS_Store\n  scripts/__pycache__/fill.cpython-312.pyc",
 		Good:  "pdf/\n  .skillignore   (.DS_Store and __pycache__/)\n  SKILL.md\n  scripts/fill.py",
 		Check: withFiles(checkJunk),
@@ -378,6 +380,9 @@ func checkJunk(p *Pass) {
 		// there is how an author says "I know, leave it".
 		if ig != nil && ig.Match(rel, dir) {
 			continue
+		}
+		if skill.RepoPlumbing(rel, dir) {
+			continue // the repository's: left out, and no one is asked to delete it
 		}
 		pattern := name
 		if dir {
@@ -744,7 +749,7 @@ func checkScriptCRLF(p *Pass) {
 		line, col := newLines(c.Data).pos(i)
 		why := "shells and interpreters read the \\r into every command"
 		if line == 1 && bytes.HasPrefix(c.Data, []byte("#!")) {
-			why = fmt.Sprintf("the shebang names %q, an interpreter that does not exist", shebangCommand(c.Data)+"\r")
+			why = fmt.Sprintf("the shebang names %q, an interpreter that does not exist", shebangCommand(c.Data)[0]+"\r")
 		}
 		p.Reportf(f.Path, line, col, "convert it to LF line endings (dos2unix), and add "+
 			"\"scripts/** text eol=lf\" to .gitattributes",
@@ -774,7 +779,7 @@ func checkScriptExec(p *Pass) {
 		}
 		// Neither names the script, so that a skill's scripts of one
 		// interpreter read as one finding.
-		run := shebangCommand(p.Content(f).Data)
+		run := strings.Join(shebangCommand(p.Content(f).Data), " ")
 		p.Reportf(f.Path, 0, 0, fmt.Sprintf("chmod +x it, and have SKILL.md run it as `%s` and its path", run),
 			"the script starts with \"#!\" but has no execute bit, so archives carry it as 0644; clients such as the "+
 				"skills CLI install every file 0644 anyway, so SKILL.md should run it through %s", run)
@@ -877,22 +882,38 @@ func pathElems(p string) iter.Seq2[string, string] {
 	}
 }
 
-// shebangCommand is the interpreter a shebang names ("python3" for
-// "#!/usr/bin/env -S python3 -u"), or "sh".
-func shebangCommand(data []byte) string {
+// shebangCommand is the command a shebang runs the script with: its
+// interpreter and the interpreter's arguments ("npx", "tsx" for
+// "#!/usr/bin/env npx tsx"; "python3", "-u" for "#!/usr/bin/env -S
+// python3 -u"), without env and what is env's own (its flags, the value
+// of -u, -C and -P, NAME=VALUE settings); "sh" when it names none.
+func shebangCommand(data []byte) []string {
 	first, _, _ := bytes.Cut(data[2:min(len(data), 256)], []byte("\n"))
 	fields := strings.Fields(strings.TrimSuffix(string(first), "\r"))
-	for i, f := range fields {
-		base := path.Base(f)
-		if (i == 0 && base == "env") || strings.HasPrefix(f, "-") {
+	env := len(fields) > 0 && path.Base(fields[0]) == "env"
+	for i := 0; i < len(fields); i++ {
+		f := fields[i]
+		switch {
+		case i == 0 && env:
+			continue
+		case env && (f == "-u" || f == "-C" || f == "-P" || f == "--unset" || f == "--chdir"):
+			i++ // the flag's value
+			continue
+		case env && len(f) > 2 && (strings.HasPrefix(f, "--split-string=") || strings.HasPrefix(f, "-S")):
+			// -S's string, joined to it, starts the command.
+			fields[i] = strings.TrimPrefix(strings.TrimPrefix(f, "--split-string="), "-S")
+			i--
+			continue
+		case env && (strings.HasPrefix(f, "-") || strings.Contains(f, "=")):
 			continue
 		}
+		base := path.Base(f)
 		if base != "" && base != "." && base != "/" && utf8.ValidString(base) {
-			return base
+			return append([]string{base}, fields[i+1:]...)
 		}
 		break
 	}
-	return "sh"
+	return []string{"sh"}
 }
 
 // PackLimits returns what the build refuses of a skill's files by pack's

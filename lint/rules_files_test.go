@@ -110,16 +110,23 @@ func TestLines(t *testing.T) {
 	}
 }
 
+// shebangCommand keeps the interpreter's arguments, the run SKILL.md
+// should write ("npx tsx scripts/x.ts"), and drops env and what is env's.
 func TestShebangCommand(t *testing.T) {
 	for in, want := range map[string]string{
-		"#!/bin/sh\n":                       "sh",
-		"#!/usr/bin/env python3\n":          "python3",
-		"#! /usr/bin/env -S node --foo\r\n": "node",
-		"#!/bin/bash -e":                    "bash",
-		"#!\n":                              "sh",
-		"#!/usr/bin/env\n":                  "sh",
+		"#!/bin/sh\n":                                   "sh",
+		"#!/usr/bin/env python3\n":                      "python3",
+		"#! /usr/bin/env -S node --foo\r\n":             "node --foo",
+		"#!/bin/bash -e":                                "bash -e",
+		"#!/usr/bin/env npx tsx\n":                      "npx tsx",
+		"#!/usr/bin/env -S deno run --allow-read\n":     "deno run --allow-read",
+		"#!/usr/bin/env -i -u HOME -C /tmp A=1 ruby -w": "ruby -w",
+		"#!/usr/bin/env --split-string=python3 -u\n":    "python3 -u",
+		"#!/usr/bin/env -Sbun x\n":                      "bun x",
+		"#!\n":                                          "sh",
+		"#!/usr/bin/env\n":                              "sh",
 	} {
-		if got := shebangCommand([]byte(in)); got != want {
+		if got := strings.Join(shebangCommand([]byte(in)), " "); got != want {
 			t.Errorf("shebangCommand(%q) = %q, want %q", in, got, want)
 		}
 	}

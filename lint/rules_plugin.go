@@ -85,7 +85,8 @@ var pluginRules = []*Rule{
 		Severity: Warning,
 		Explain: "A plugin's skills are the folders just below its skills/ folder that hold SKILL.md, and the " +
 			"folders a client's manifest names in \"skills\" (Claude Code, Codex, Cursor). A path that names " +
-			"nothing, a skills/ that holds no skill or is no folder, and a skill or path that leads out of " +
+			"nothing, a skills/ that holds no skill (when no manifest names the skills elsewhere, such as " +
+			"skills/<category>/<name>) or is no folder, and a skill or path that leads out of " +
 			"the plugin's folder (by .., an absolute path or a symbolic link) give the clients no skill: " +
 			"they skip it and load the rest. Move the skill into the plugin, or correct the path.",
 		Bad:      `.claude-plugin/plugin.json: {"name": "pdf", "skills": "../shared/skills"}`,
@@ -395,7 +396,12 @@ func checkPluginSkills(p *RunPass) {
 		switch {
 		case pl.SkillsErr != "":
 			p.Reportf(skills, 0, 0, "make skills/ a folder of skill folders", "%s", pl.SkillsErr)
-		case len(pl.Skills) == 0 && pl.Exists(plugin.SkillsDir):
+		case len(pl.Skills) == 0 && pl.Exists(plugin.SkillsDir) && !slices.ContainsFunc(pl.Declared, func(d plugin.Declared) bool {
+			return pl.Contains(d.Path) && pl.Exists(d.Path)
+		}):
+			// A manifest that names the skills (skills/<category>/<name>)
+			// is where the clients find them: skills/ is their folder, not
+			// the default one left empty.
 			p.Reportf(skills, 0, 0, "put each skill in a folder just below skills/ (skills/<name>/SKILL.md)", "skills/ holds no skill: no folder just below it has a SKILL.md")
 		}
 		for _, s := range pl.Skills {

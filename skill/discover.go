@@ -218,7 +218,7 @@ func (f *Finder) FindTree(root string) (*Tree, error) {
 	for _, m := range declares {
 		w.readMarketplace(m)
 	}
-	if pluginIn := w.plugins[filepath.Clean(walk)]; !pluginIn && !isRepoRoot(walk) {
+	if pluginIn := w.plugins[filepath.Clean(walk)]; !pluginIn && !IsRepoRoot(walk) {
 		// The folder named may be a plugin the repository's marketplace
 		// names, without a manifest of its own.
 		if p := f.pluginAbove(filepath.Join(walk, "x")); p != "" && holds(walk, p) {
@@ -274,7 +274,7 @@ func Enclosing(path string) string {
 			first = cmp.Or(first, dir)
 		}
 		parent, ok := up(dir)
-		if !ok || isRepoRoot(dir) {
+		if !ok || IsRepoRoot(dir) {
 			break // a checkout's files are no part of a skill above it
 		}
 		dir = parent

@@ -107,6 +107,18 @@ func IsJunk(name string, isDir bool) bool {
 	return false
 }
 
+// RepoPlumbing reports whether the entry at path (a Files path) of a skill
+// whose folder is a git work tree's root (a repository that is one skill)
+// is the repository's, not the skill's: .github/, which GitHub reads only
+// at a repository's root, and an installed skill never is (workflows,
+// issue templates, funding). Collect leaves it out there, as junk that no
+// one deletes. .gitignore and .gitattributes stay: git reads them in any
+// folder, so where a client installs the skill inside a project's
+// repository they still keep what its scripts write out of commits and
+// its scripts' line ends as they are; the Vercel skills CLI installs them
+// too.
+func RepoPlumbing(path string, isDir bool) bool { return isDir && path == ".github" }
+
 // maxFiles bounds a collection so that a hostile tree cannot exhaust memory
 // or time; it is far above any reader's limit (the strictest accepts 512).
 // It counts every entry looked at, folders included: links inside the skill
@@ -141,11 +153,12 @@ func collect(dir string, lists map[string][]fs.DirEntry, omit func(string, bool)
 	if err != nil {
 		return nil, err
 	}
-	c := &collector{root: root, lists: lists, omit: omit, out: &Files{Root: root}, active: map[string]bool{}}
+	repo := IsRepoRoot(root)
+	c := &collector{root: root, repo: repo, lists: lists, omit: omit, out: &Files{Root: root}, active: map[string]bool{}}
 	// The error does not name dir: callers name the skill themselves.
 	err = c.walk(root, "")
 	if real := c.real; err == errNotReal {
-		c = &collector{root: real, real: real, lists: lists, omit: omit, out: &Files{Root: real}, active: map[string]bool{}}
+		c = &collector{root: real, real: real, repo: repo, lists: lists, omit: omit, out: &Files{Root: real}, active: map[string]bool{}}
 		err = c.walk(real, "")
 	}
 	if err != nil {
@@ -163,6 +176,7 @@ func collect(dir string, lists map[string][]fs.DirEntry, omit func(string, bool)
 type collector struct {
 	root   string
 	real   string // root's real path, once a link needed it
+	repo   bool   // root is a git work tree's root (RepoPlumbing)
 	lists  map[string][]fs.DirEntry
 	omit   func(disk string, isDir bool) bool // see CollectOmitting; nil omits nothing
 	ignore *Ignore
@@ -294,7 +308,7 @@ func (c *collector) refuse(p string, kind RefusedKind, err error) {
 func (c *collector) leaveOut(p, name string, isDir bool) bool {
 	var list *[]string
 	switch {
-	case IsJunk(name, isDir):
+	case IsJunk(name, isDir), c.repo && RepoPlumbing(p, isDir):
 		list = &c.out.Junk
 	case c.ignore.Match(p, isDir):
 		list = &c.out.Ignored

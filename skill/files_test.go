@@ -158,6 +158,38 @@ func TestCollect(t *testing.T) {
 	}
 }
 
+// A skill that is a repository (a .git beside SKILL.md) does not publish
+// the repository's .github/; its .gitignore and .gitattributes, which git
+// reads in any folder it is installed in, it does. In a skill that is no
+// repository's root, .github/ is a folder like any other.
+func TestCollectRepoPlumbing(t *testing.T) {
+	for _, repo := range []bool{true, false} {
+		dir := t.TempDir()
+		files := map[string]string{
+			"SKILL.md": skillMD, ".gitignore": "data/\n", ".gitattributes": "*.sh text eol=lf\n",
+			".github/workflows/ci.yml": "on: push\n", "docs/.github/x.md": "x",
+		}
+		if repo {
+			files[".git/HEAD"] = "ref: refs/heads/main\n"
+		}
+		writeTree(t, dir, files)
+		fs, err := Collect(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, junk := []string{".gitattributes", ".gitignore", "SKILL.md", "docs/.github/x.md"}, []string{".git/", ".github/"}
+		if !repo {
+			want, junk = []string{".gitattributes", ".github/workflows/ci.yml", ".gitignore", "SKILL.md", "docs/.github/x.md"}, nil
+		}
+		if got := paths(fs.Files); !reflect.DeepEqual(got, want) {
+			t.Errorf("repository %t: Files = %q, want %q", repo, got, want)
+		}
+		if !reflect.DeepEqual(fs.Junk, junk) {
+			t.Errorf("repository %t: Junk = %q, want %q", repo, fs.Junk, junk)
+		}
+	}
+}
+
 // The output must not depend on how the walk happened to go: lists are
 // sorted bytewise, where "a-b" comes before "a/x".
 func TestCollectSorted(t *testing.T) {

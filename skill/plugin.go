@@ -132,12 +132,27 @@ func (f *Finder) isPluginRoot(dir string) bool {
 	return is
 }
 
-// isRepoRoot reports whether dir is the root of a git work tree (.git is a
+// IsRepoRoot reports whether dir is the root of a git work tree (.git is a
 // folder there, or a file in a linked work tree or submodule). A plugin is
 // never looked for above it: what lies beyond is not the repository's.
-func isRepoRoot(dir string) bool {
+func IsRepoRoot(dir string) bool {
 	_, err := os.Lstat(filepath.Join(dir, ".git"))
 	return err == nil
+}
+
+// InWorkTree reports whether dir is in a git work tree: it or a folder
+// above it holds .git.
+func InWorkTree(dir string) bool {
+	for d := dir; ; {
+		if IsRepoRoot(d) {
+			return true
+		}
+		parent, ok := up(d)
+		if !ok {
+			return false
+		}
+		d = parent
+	}
 }
 
 // pluginOf returns the nearest folder at or above dir that is a plugin's
@@ -167,7 +182,7 @@ func (f *Finder) pluginAbove(dir string) string {
 		cwd = "" // run from home, a stray plugin.json there is still no bound
 	}
 	atCwd, foundAtCwd := "", "" // d and found where d was the working folder
-	for !isRepoRoot(d) {
+	for !IsRepoRoot(d) {
 		if abs == cwd {
 			atCwd, foundAtCwd = d, found
 		}

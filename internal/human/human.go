@@ -40,7 +40,9 @@ func Bytes(n int64) string {
 
 // Closest is the candidate s was probably meant to be, or "": the closest
 // within one edit, or a quarter of s's length for longer words (at most
-// three), or else one that s is a prefix of. Case does not count, and "_"
+// three), or else the one that s is a prefix of (of several, s means
+// none in particular: "command" is no typo of command-tool rather than
+// command-dispatch). Case does not count, and "_"
 // or a space is taken for "-" (allowed_tools for allowed-tools). Closer
 // would miss typos; looser would offer "github" for "gitlab", another
 // thing.
@@ -56,7 +58,10 @@ func Closest(s string, candidates []string) string {
 	if best == "" && len(s) >= 2 {
 		for _, c := range candidates {
 			if strings.HasPrefix(c, s) {
-				return c
+				if best != "" {
+					return ""
+				}
+				best = c
 			}
 		}
 	}

@@ -20,8 +20,10 @@ func TestClosest(t *testing.T) {
 		{"formatt", "format"}, // one extra
 		{"fail_on", "fail-on"},
 		{"Fail On", "fail-on"},
+		{"fail", "fail-on"}, // the one it is a prefix of
+		{"command", ""},     // a prefix of two: neither in particular
 	} {
-		if got := Closest(c.got, []string{"text", "json", "sarif", "github", "format", "fail-on"}); got != c.want {
+		if got := Closest(c.got, []string{"text", "json", "sarif", "github", "format", "fail-on", "command-tool", "command-dispatch"}); got != c.want {
 			t.Errorf("Closest(%q) = %q, want %q", c.got, got, c.want)
 		}
 	}
