@@ -502,7 +502,7 @@ func checkMetadata(p *Pass) {
 	switch {
 	case v == nil || v.Kind == yaml.MappingNode:
 	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null":
-		p.ReportNode(v, "remove the empty metadata: line (skillpack lint --fix does), or give it key: value lines",
+		p.ReportNode(v, "give it key: value lines, indented below it, or remove the empty metadata: line (skillpack lint --fix does)",
 			"metadata has no value: YAML readers see null, not a mapping, and the official MCP SDK refuses a whole skills/list holding the skill")
 	default:
 		p.ReportNode(v, "make it a mapping of keys to quoted strings",

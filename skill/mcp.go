@@ -68,7 +68,7 @@ func (d *SkillMD) CheckMCP(files int, served int64) *MCPRefusal {
 	if _, v := d.Lookup("metadata"); v != nil {
 		switch {
 		case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null":
-			bad("remove the empty metadata: line, or give it key: value lines", "metadata has no value (YAML null), where MCP hosts take a mapping of strings")
+			bad("give it key: value lines, indented below it, or remove the empty metadata: line", "metadata has no value (YAML null), where MCP hosts take a mapping of strings")
 		case v.Kind != yaml.MappingNode:
 			bad("write metadata as key: value lines of quoted strings", "metadata is %s, where MCP hosts take a mapping of strings", Describe(v))
 		}
