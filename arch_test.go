@@ -79,7 +79,7 @@ var importMap = map[string]rule{
 		"build/internal/...",
 	}},
 	"sign":   {4, []string{"layout", "internal/atomicfile", "internal/version"}},
-	"verify": {4, []string{"layout", "bundle", "pack", "internal/human", "internal/jsonenc", "internal/parallel", "internal/version"}},
+	"verify": {4, []string{"layout", "bundle", "pack", "skill", "internal/human", "internal/jsonenc", "internal/parallel", "internal/version"}},
 	"serve":  {4, []string{"layout", "bundle", "skill", "catalog", "internal/human", "internal/parallel", "internal/version"}},
 
 	"publish": {4, []string{"layout", "bundle", "internal/atomicfile", "internal/human", "internal/jsonenc", "internal/parallel", "internal/version"}},

@@ -154,10 +154,14 @@ type Result struct {
 	Skills    []Skill           `json:"skills"`    // with Options.Inventory
 	Artifacts []Artifact        `json:"artifacts"` // with Options.Inventory, sorted by path
 	Excluded  []layout.Excluded `json:"legacyExcluded,omitempty"`
-	Findings  []lint.Finding    `json:"findings"`
-	Skipped   []Skipped         `json:"skipped"` // with Options.SkipInvalid: the skills left out
-	Packed    int               `json:"packed"`
-	Reused    int               `json:"reused"`
+	// MCPExcluded are the skills the MCP documents leave out, because MCP
+	// hosts refuse their entries (skill.CheckMCP), with the reason and
+	// the fix; the other documents keep them.
+	MCPExcluded []layout.Excluded `json:"mcpExcluded,omitempty"`
+	Findings    []lint.Finding    `json:"findings"`
+	Skipped     []Skipped         `json:"skipped"` // with Options.SkipInvalid: the skills left out
+	Packed      int               `json:"packed"`
+	Reused      int               `json:"reused"`
 	// Changes is what the guard found comparing the build with the
 	// previous bundle (Options.Previous): its errors refused the build.
 	Changes []layout.Change `json:"changes,omitempty"`

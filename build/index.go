@@ -51,7 +51,7 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 		return nil, "", err
 	}
 	pl.plan = plan
-	b.res.Excluded = plan.Excluded
+	b.res.Excluded, b.res.MCPExcluded = plan.Excluded, plan.OffMCP
 	for _, e := range plan.Excluded {
 		b.logf("  warning: %s is left out of the legacy v0.1 index: %s", e.Name, e.Reason)
 	}
@@ -213,7 +213,7 @@ func (b *builder) writeRecord(pl *planned, w io.Writer) error {
 	for _, e := range pl.plan.Docs() {
 		docs = append(docs, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 	}
-	head := layout.RecordHead{Generator: Generator(), Bundle: pl.key, Docs: docs, Excluded: pl.plan.Excluded}
+	head := layout.RecordHead{Generator: Generator(), Bundle: pl.key, Docs: docs, Excluded: pl.plan.Excluded, MCPExcluded: pl.plan.OffMCP}
 	return layout.WriteRecord(w, head, pl.records(), b.files(pl.plan))
 }
 
@@ -342,7 +342,7 @@ func (b *builder) upToDate(pl *planned) bool {
 		return false
 	}
 	b.res.Files = n
-	b.res.Excluded = pl.out.last.Head.Excluded
+	b.res.Excluded, b.res.MCPExcluded = pl.out.last.Head.Excluded, pl.out.last.Head.MCPExcluded
 	b.res.UpToDate = true
 	return true
 }

@@ -195,6 +195,11 @@ func (b *builder) keep(p *packed, w *task) error {
 	sum.license, _ = w.src.Doc.String("license")
 	sum.compat, _ = w.src.Doc.String("compatibility")
 	sum.leftOut = append(slices.Clone(w.files.Junk), w.files.Ignored...)
+	if off, err := checkMCP(w); err != nil {
+		return err
+	} else if off != nil {
+		sum.offMCP, sum.mcpFix = off.Reason, off.Fix
+	}
 	w.sameLint = w.last != nil && w.last.Lint == sum.rec.Lint && bytes.Equal(w.last.Findings, sum.rec.Findings)
 	var err error
 	w.at, err = p.sums.Add(sum.encode())

@@ -5,6 +5,7 @@ import (
 
 	"github.com/skillpack/skillpack/build/internal/scratch"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // summary is what the build keeps of a skill once its worker is done with
@@ -23,13 +24,26 @@ type summary struct {
 	version         string
 	license, compat string   // frontmatter values the catalog shows
 	leftOut         []string // junk and .skillignore'd paths
+	// offMCP is why MCP hosts refuse the skill's entry, and mcpFix the
+	// fix (skill.CheckMCP): the MCP documents leave it out.
+	offMCP, mcpFix string
 }
 
 // skill is what layout needs of it.
 func (sum *summary) skill() layout.Skill {
 	r := &sum.rec
 	return layout.Skill{Name: r.Name, Description: sum.description, Frontmatter: sum.frontmatter, Version: sum.version,
-		Files: r.Files, TarGz: r.TarGz, Zip: r.Zip, ContentDigest: r.ContentDigest}
+		Files: r.Files, TarGz: r.TarGz, Zip: r.Zip, ContentDigest: r.ContentDigest, OffMCP: sum.offMCP, OffMCPFix: sum.mcpFix}
+}
+
+// checkMCP is whether MCP hosts refuse the skill's entry (skill.CheckMCP),
+// of its published files: the MCP documents leave such a skill out.
+func checkMCP(w *task) (*skill.MCPRefusal, error) {
+	served, err := w.files.ServedBytes(skill.MCPMaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	return w.src.Doc.CheckMCP(len(w.files.Files), served), nil
 }
 
 // summary reads back what the build kept of a packed skill.
@@ -61,7 +75,7 @@ func (p *packed) close() {
 func (sum *summary) encode() []byte {
 	var e scratch.Encoder
 	e.RecordSkill(&sum.rec)
-	for _, s := range []string{sum.description, string(sum.frontmatter), sum.version, sum.license, sum.compat} {
+	for _, s := range []string{sum.description, string(sum.frontmatter), sum.version, sum.license, sum.compat, sum.offMCP, sum.mcpFix} {
 		e.Str(s)
 	}
 	e.Num(int64(len(sum.leftOut)))
@@ -75,7 +89,7 @@ func decodeSummary(data []byte) (*summary, error) {
 	d := scratch.Decoder{B: data}
 	sum := &summary{rec: *d.RecordSkill()}
 	var fm string
-	for _, s := range []*string{&sum.description, &fm, &sum.version, &sum.license, &sum.compat} {
+	for _, s := range []*string{&sum.description, &fm, &sum.version, &sum.license, &sum.compat, &sum.offMCP, &sum.mcpFix} {
 		*s = d.Str()
 	}
 	if fm != "" {

@@ -191,6 +191,22 @@ func (s *set) excluded() []Excluded {
 	return left
 }
 
+// offMCP are the skills left out of the MCP documents, with why.
+func (s *set) offMCP() []Excluded {
+	var off []Excluded
+	for _, r := range s.rows {
+		if r.offMCP != "" {
+			off = append(off, Excluded{Name: r.name, Reason: r.offMCP, Fix: r.mcpFix})
+		}
+	}
+	return off
+}
+
+// listed reports whether the MCP documents list the skill of r: all but
+// those MCP hosts refuse (Skill.OffMCP), whose entry would make the
+// official SDK refuse the whole listing, or the skill unreadable.
+func listed(r *row) bool { return r.offMCP == "" }
+
 // v1 renders the legacy discovery v0.1.0 index, sorted by name, with
 // SKILL.md first in each file list and the rest sorted. A skill with a path
 // that breaks the v0.1 rules is left out (Planned.Excluded says why),
@@ -223,11 +239,15 @@ func legacyReason(s Skill) string {
 
 // mcpSkills renders mcp/skills.json: the skills array of a skills/list
 // result, sorted by uri, each with its frontmatter unchanged and the
-// complete list of its files, SKILL.md included. A server returns it inside
+// complete list of its files, SKILL.md included; a skill MCP hosts refuse
+// is left out (listed). A server returns it inside
 // {"resultType":"complete","skills":...,"ttlMs":N,"cacheScope":"public"}.
 func (s *set) mcpSkills(w io.Writer) error {
 	return stream(w, []SkillMCP{}, array{"", func(yield func(any, error) bool) {
 		for _, i := range s.uris {
+			if !listed(&s.rows[i]) {
+				continue
+			}
 			sk, err := s.load(&s.rows[i])
 			if err != nil {
 				yield(nil, err)
@@ -246,9 +266,10 @@ func (s *set) mcpSkills(w io.Writer) error {
 
 // mcpIndex renders mcp/index.json, the legacy skill://index.json body,
 // sorted by name: every entry type "skill-md" pointing at SKILL.md, with
-// its .tar.gz and .zip under archives.
+// its .tar.gz and .zip under archives; a skill MCP hosts refuse is left
+// out (listed).
 func (s *set) mcpIndex(w io.Writer) error {
-	return stream(w, IndexMCP{Schema: Schema, Generator: s.o.Generator, Skills: []EntryMCP{}}, array{"skills", s.each(nil, func(r *row, sk Skill) (any, error) {
+	return stream(w, IndexMCP{Schema: Schema, Generator: s.o.Generator, Skills: []EntryMCP{}}, array{"skills", s.each(listed, func(r *row, sk Skill) (any, error) {
 		e := EntryMCP{
 			Name:          sk.Name,
 			Type:          TypeSkillMD,
@@ -266,10 +287,11 @@ func (s *set) mcpIndex(w io.Writer) error {
 }
 
 // resources renders mcp/resources.json: every URI an MCP server may serve
-// (each skill file, each archive, and skill://index.json), sorted by uri,
-// with the dist path of its bytes. Directory resources follow from the
-// paths and are not listed. index is the digest and size of
-// mcp/index.json, served as skill://index.json.
+// (each skill file, each archive, and skill://index.json; none of a skill
+// MCP hosts refuse, see listed), sorted by uri, with the dist path of its
+// bytes. Directory resources follow from the paths and are not listed.
+// index is the digest and size of mcp/index.json, served as
+// skill://index.json.
 func (s *set) resources(index Rendered) func(io.Writer) error {
 	// The URIs of one skill do not sort together ("skill://a-b-<hex>.zip"
 	// comes between "skill://a-<hex>.zip" and "skill://a/SKILL.md", and
@@ -277,7 +299,9 @@ func (s *set) resources(index Rendered) func(io.Writer) error {
 	// index): the runs and archives of all skills are sorted as parts.
 	parts := []part{{kind: partFixed}}
 	for i := range s.rows {
-		parts = append(parts, part{partFiles, int32(i)}, part{partTarGz, int32(i)}, part{partZip, int32(i)})
+		if listed(&s.rows[i]) {
+			parts = append(parts, part{partFiles, int32(i)}, part{partTarGz, int32(i)}, part{partZip, int32(i)})
+		}
 	}
 	s.sortParts(parts, URIScheme, func(int32) string { return IndexURI })
 	return func(w io.Writer) error {

@@ -221,6 +221,51 @@ func TestV1Exclusion(t *testing.T) {
 	}
 }
 
+// A skill MCP hosts refuse (Skill.OffMCP) is left out of the three MCP
+// documents, with its reason, and kept in every other: its files,
+// archives, the v0.2 and v0.1 indexes, checksums.txt. The build record
+// carries the reason.
+func TestMCPExclusion(t *testing.T) {
+	off := makeSkill("nested", "Has nested metadata.", content{"SKILL.md": "x", "notes.md": "y"}, `,"metadata":{"openclaw":"{}"}`)
+	off.OffMCP, off.OffMCPFix = "metadata.openclaw is a mapping, where MCP hosts take only strings", "flatten it"
+	b := plan(t, append(twoSkills(), off), Options{})
+	if len(b.OffMCP) != 1 || b.OffMCP[0] != (Excluded{Name: "nested", Reason: off.OffMCP, Fix: "flatten it"}) {
+		t.Errorf("OffMCP = %v", b.OffMCP)
+	}
+	for _, doc := range []string{MCPSkills, MCPIndex, MCPResources} {
+		d := string(data(t, b, doc))
+		if strings.Contains(d, "nested") || !strings.Contains(d, "skill://hello/SKILL.md") {
+			t.Errorf("%s lists the skill MCP hosts refuse, or not the others:\n%s", doc, d)
+		}
+	}
+	f := fetcher{site: "https://example.com/", b: b}
+	if names, dropped, err := v2Reader(data(t, b, V2Index), f); err != nil || len(dropped) > 0 || !slices.Contains(names, "nested") {
+		t.Errorf("v0.2 reader: names %v, dropped %v, err %v", names, dropped, err)
+	}
+	if names, err := v1Reader(data(t, b, V1Index), f); err != nil || !slices.Contains(names, "nested") {
+		t.Errorf("v0.1 reader: names %v, err %v", names, err)
+	}
+	for _, p := range []string{SkillFile("nested", "notes.md"), LegacyFile("nested", "notes.md"), ArchivePath("nested", off.TarGz.Digest, TarGz)} {
+		if _, ok := b.Lookup(p); !ok {
+			t.Errorf("%s is not in the bundle", p)
+		}
+	}
+	if sums := string(data(t, b, Checksums)); !strings.Contains(sums, ArchivePath("nested", off.Zip.Digest, Zip)) {
+		t.Errorf("checksums.txt does not list the skill's archives:\n%s", sums)
+	}
+	var rec bytes.Buffer
+	if err := (&Record{MCPExcluded: b.OffMCP}).Encode(&rec); err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeRecord(rec.Bytes())
+	if err != nil || !slices.Equal(back.MCPExcluded, b.OffMCP) || !strings.Contains(rec.String(), `"mcpExcluded": [`) {
+		t.Errorf("the record's mcpExcluded: %v, %v\n%s", back, err, rec.String())
+	}
+	if rec.Reset(); (&Record{}).Encode(&rec) != nil || strings.Contains(rec.String(), "mcpExcluded") {
+		t.Errorf("a record with no skill left out names mcpExcluded:\n%s", rec.String())
+	}
+}
+
 func TestV1FilesOrder(t *testing.T) {
 	// "A.md" and "0.md" sort before "SKILL.md"; v0.1 wants SKILL.md first.
 	s := makeSkill("order", "Order.", content{"SKILL.md": "s", "A.md": "a", "0.md": "0", "z/y.md": "z"}, "")

@@ -76,6 +76,7 @@ type Entry struct {
 // reaches it, so a bundle of any size is listed in bounded memory.
 type Planned struct {
 	Excluded []Excluded // skills left out of the v0.1 index and tree
+	OffMCP   []Excluded // skills left out of the MCP documents (Skill.OffMCP)
 
 	set   *set
 	docs  []Entry
@@ -185,6 +186,7 @@ func Plan(skills Skills, o Options) (*Planned, error) {
 	if !o.NoLegacy {
 		b.Excluded = set.excluded()
 	}
+	b.OffMCP = set.offMCP()
 
 	doc := func(path string, write func(io.Writer) error) {
 		b.docs = append(b.docs, Entry{Path: path, Kind: KindDoc, Write: write})

@@ -26,7 +26,9 @@ type Record struct {
 	Skills    []RecordSkill `json:"skills"`           // sorted by name
 	Docs      []Artifact    `json:"docs,omitempty"`   // every generated document, with its digest
 	Excluded  []Excluded    `json:"legacyExcluded,omitempty"`
-	Files     []string      `json:"files"` // every file of the bundle, sorted, the record included
+	// MCPExcluded are the skills the MCP documents leave out (Skill.OffMCP).
+	MCPExcluded []Excluded `json:"mcpExcluded,omitempty"`
+	Files       []string   `json:"files"` // every file of the bundle, sorted, the record included
 }
 
 // RecordSkill is what the record keeps of one skill: the keys a later
@@ -82,10 +84,11 @@ type Artifact struct {
 // RecordHead is a record without its two long arrays: what WriteRecord
 // takes beside them and ReadRecord returns after streaming them.
 type RecordHead struct {
-	Generator string
-	Bundle    Digest
-	Docs      []Artifact
-	Excluded  []Excluded
+	Generator   string
+	Bundle      Digest
+	Docs        []Artifact
+	Excluded    []Excluded
+	MCPExcluded []Excluded
 	// Self is the digest and size of the bytes ReadRecord read, so that a
 	// caller need not read the record twice to list it. WriteRecord
 	// ignores it.
@@ -97,7 +100,7 @@ type RecordHead struct {
 // taken one at a time from their sequences (see stream). The first error
 // of either stops the record and is returned.
 func WriteRecord(w io.Writer, h RecordHead, skills iter.Seq2[RecordSkill, error], files iter.Seq2[string, error]) error {
-	shell := Record{Generator: h.Generator, Bundle: h.Bundle, Skills: []RecordSkill{}, Docs: h.Docs, Excluded: h.Excluded, Files: []string{}}
+	shell := Record{Generator: h.Generator, Bundle: h.Bundle, Skills: []RecordSkill{}, Docs: h.Docs, Excluded: h.Excluded, MCPExcluded: h.MCPExcluded, Files: []string{}}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if err := stream(bw, shell, array{"skills", values(skills)}, array{"files", values(files)}); err != nil {
 		return err
@@ -146,6 +149,8 @@ func ReadRecord(r io.Reader, skill func(RecordSkill) error, file func(string) er
 			err = dec.Decode(&h.Docs)
 		case "legacyExcluded":
 			err = dec.Decode(&h.Excluded)
+		case "mcpExcluded":
+			err = dec.Decode(&h.MCPExcluded)
 		case "skills":
 			err = sortedArray(dec, &lastName, func(s RecordSkill) string { return s.Name }, "skill %q: the skills are not sorted by name", skill)
 		case "files":
@@ -177,13 +182,13 @@ func DecodeRecord(data []byte) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", BuildRecord, err)
 	}
-	rec.Generator, rec.Bundle, rec.Docs, rec.Excluded = h.Generator, h.Bundle, h.Docs, h.Excluded
+	rec.Generator, rec.Bundle, rec.Docs, rec.Excluded, rec.MCPExcluded = h.Generator, h.Bundle, h.Docs, h.Excluded, h.MCPExcluded
 	return rec, nil
 }
 
 // Encode writes rec whole, the bytes WriteRecord writes.
 func (rec *Record) Encode(w io.Writer) error {
-	return WriteRecord(w, RecordHead{Generator: rec.Generator, Bundle: rec.Bundle, Docs: rec.Docs, Excluded: rec.Excluded},
+	return WriteRecord(w, RecordHead{Generator: rec.Generator, Bundle: rec.Bundle, Docs: rec.Docs, Excluded: rec.Excluded, MCPExcluded: rec.MCPExcluded},
 		noErrors(rec.Skills), noErrors(rec.Files))
 }
 

@@ -46,6 +46,8 @@ type row struct {
 	src     int32 // its index in the Skills
 	files   int32
 	left    string // why it is left out of the v0.1 tree (legacyReason), "" when it is in
+	offMCP  string // why it is left out of the MCP documents (Skill.OffMCP), "" when it is in
+	mcpFix  string // Skill.OffMCPFix
 	version string // its SemVer version, "" for none
 	tgz     Archive
 	zip     Archive
@@ -75,7 +77,7 @@ func newSet(src Skills, o Options) (*set, error) {
 		if err := checkSkill(sk); err != nil {
 			errs = append(errs, err)
 		}
-		s.rows[i] = row{name: sk.Name, src: int32(i), files: int32(len(sk.Files)), left: legacyReason(sk), version: sk.Version, tgz: sk.TarGz, zip: sk.Zip}
+		s.rows[i] = row{name: sk.Name, src: int32(i), files: int32(len(sk.Files)), left: legacyReason(sk), offMCP: sk.OffMCP, mcpFix: sk.OffMCPFix, version: sk.Version, tgz: sk.TarGz, zip: sk.Zip}
 		if sk.Page != nil {
 			s.rows[i].page = *sk.Page
 		}

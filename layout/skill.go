@@ -53,6 +53,11 @@ type Skill struct {
 	// (CatalogPage), which package catalog renders and the caller writes;
 	// nil for none.
 	Page *Rendered
+	// OffMCP, when set, is why MCP hosts refuse the skill's entry, as the
+	// build found it (skill.CheckMCP), and OffMCPFix what the author can
+	// do: the MCP documents leave the skill out (Planned.OffMCP), and
+	// every other document keeps it.
+	OffMCP, OffMCPFix string
 }
 
 // Options says how the bundle is addressed. The zero value means URLs
@@ -107,11 +112,13 @@ type Rendered struct {
 	Size   int64
 }
 
-// Excluded is a skill left out of the v0.1 index and tree, with the reason.
-// It stays in every other document.
+// Excluded is a skill left out of some documents, with the reason: of the
+// v0.1 index and tree (Planned.Excluded), or of the MCP documents
+// (Planned.OffMCP). It stays in every other document.
 type Excluded struct {
 	Name   string `json:"name"`
 	Reason string `json:"reason"`
+	Fix    string `json:"fix,omitempty"` // what the author can do; none for the v0.1 index
 }
 
 // CheckName returns why name is not a valid skill name, or nil: 1–64 of

@@ -39,7 +39,7 @@ func RuleTable(w io.Writer) error {
 		"or the clients that load skills (Claude Code, Codex, Cursor, OpenClaw, the Vercel skills CLI) refuse or " +
 		"misread it. A deviation from the specification that those clients accept is a warning under the default " +
 		"profile, `" + profiles[0].Name + "`, even where a validator of the letter (skills-ref, the official MCP SDK's " +
-		"entry checks and YAML subset, with which MCP hosts skip the skill) refuses it. `--profile spec` holds skills to the letter with the levels skillpack had before " +
+		"entry checks and YAML subset: the build leaves a skill MCP hosts refuse out of the MCP documents) refuses it. `--profile spec` holds skills to the letter with the levels skillpack had before " +
 		"(a name unlike its folder is an error there, as in skills-ref). `--strict` makes every warning fail, " +
 		"under any profile.\n\n")
 	b.WriteString("| ID |")

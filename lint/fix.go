@@ -40,6 +40,7 @@ var fixers = []*fixer{
 	{[]string{"yaml-ambiguous-scalar", "metadata-scalar", "yaml-colon-space"}, fixQuoteScalars},
 	{[]string{"allowed-tools-list"}, fixAllowedTools},
 	{[]string{"installed-metadata"}, fixInstalledMetadata},
+	{[]string{"metadata-format"}, fixEmptyMetadata},
 	{[]string{"invisible-unicode", "invisible-char"}, fixInvisible},
 	{[]string{"skill-md-encoding", "text-encoding"}, fixBOM},
 	{[]string{"script-crlf"}, fixCRLF},

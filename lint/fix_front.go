@@ -653,3 +653,48 @@ func fixInstalledMetadata(f *fixFile, _ []Finding) {
 		},
 	}})
 }
+
+// fixEmptyMetadata deletes a metadata key with no value (YAML null), with
+// its line: it holds nothing, and MCP hosts refuse the skill for it
+// (metadata-format). Only a key at the start of its line whose value is
+// on that line, empty, "~" or "null", is deleted.
+func fixEmptyMetadata(f *fixFile, _ []Finding) {
+	if !f.job.entry {
+		return
+	}
+	d := skill.Parse(f.data)
+	if d.Front == nil {
+		return
+	}
+	for i := 0; i+1 < len(d.Front.Content); i += 2 {
+		k, v := d.Front.Content[i], d.Front.Content[i+1]
+		if k.Value != "metadata" || k.Kind != yaml.ScalarNode {
+			continue
+		}
+		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!null" {
+			return
+		}
+		line, col := d.FilePos(k)
+		if vline, _ := d.FilePos(v); col != 1 || vline != line && v.Value != "" {
+			return
+		}
+		s, ok1 := lineStart(f.data, line)
+		e, ok2 := lineStart(f.data, line+1)
+		if !ok1 || !ok2 || e <= s {
+			return
+		}
+		f.applyFront([]frontFix{{
+			edits: []fixEdit{{start: s, end: e}},
+			mutate: func(old *skill.SkillMD) bool {
+				for j := 0; j+1 < len(old.Front.Content); j += 2 {
+					if old.Front.Content[j].Value == "metadata" {
+						old.Front.Content = slices.Delete(old.Front.Content, j, j+2)
+						return true
+					}
+				}
+				return false
+			},
+		}})
+		return
+	}
+}

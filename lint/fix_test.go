@@ -40,6 +40,9 @@ var fixLeft = map[string][]string{
 	"text-encoding":     {"not valid UTF-8", "UTF-16"},
 	// A metadata key with no value: "" or no key is the author's call.
 	"metadata-scalar": {"has no value"},
+	// Only an empty metadata is removed; a string or a list is the author's
+	// to rewrite.
+	"metadata-format": {"not a list", "not a string"},
 	// Only a command of plain words splits as a shell would split it.
 	"plugin-mcp-command": {"is a path", "leads out", `"cd x && ./run"`},
 }

@@ -22,8 +22,9 @@ var SpecKeys = []string{"allowed-tools", "compatibility", "description", "licens
 // OpenClaw, the Vercel skills CLI) refuse or misread it. A deviation from
 // the specification that those clients accept is a warning, even where a
 // validator that checks the specification to the letter (skills-ref, the
-// official MCP SDK's entry checks and its YAML subset) refuses it: that
-// reader skips the one skill, which every client loading skills reads. The spec profile is that letter: it
+// official MCP SDK's entry checks and its YAML subset) refuses it: the
+// build leaves a skill MCP hosts refuse out of the MCP documents
+// (skill.CheckMCP), and every client loading skills reads it. The spec profile is that letter: it
 // raises those deviations to errors again, with the levels skillpack had
 // before.
 type Profile struct {

@@ -110,9 +110,11 @@ var fieldRules = []*Rule{
 		Severity: Warning,
 		Explain: "compatibility is optional; when present it is a string of 1 to 500 characters naming the " +
 			"environment the skill needs (products, system packages, network access). The clients that " +
-			"load skills do not read it, but the official MCP SDK checks it and skips a skill whose " +
-			"compatibility is empty, too long or not a string, so MCP hosts would not offer the skill. " +
-			"It is an error under the spec profile (an empty value too, which skills-ref lets through).",
+			"load skills do not read it, but the official MCP SDK checks it, and refuses a whole skills/list " +
+			"that holds one entry whose compatibility is empty, too long or not a string: so the build leaves " +
+			"such a skill out of the MCP documents (mcp/*.json), and MCP hosts do not offer it; the other " +
+			"indexes keep it. It is an error under the spec profile (a blank value too, which skills-ref " +
+			"and the SDK let through).",
 		Bad:   "compatibility: \"\"",
 		Good:  "compatibility: Needs Python 3.10+ and network access",
 		Check: checkCompatibility,
@@ -122,7 +124,11 @@ var fieldRules = []*Rule{
 		Title:    "metadata is a mapping",
 		Severity: Error,
 		Explain: "metadata is optional; when present it is a mapping of keys to values. Codex refuses to load " +
-			"a skill whose metadata is a string or a list, so write it as key: value lines.",
+			"a skill whose metadata is a string or a list, so write it as key: value lines. A metadata: line " +
+			"with nothing after it is no mapping either but null, and the official MCP SDK refuses a whole " +
+			"skills/list that holds one entry whose metadata is null (were this rule turned down, the build " +
+			"would leave the skill out of the MCP documents): remove the line (lint --fix does), or give it " +
+			"key: value lines.",
 		Bad:   "metadata: pdf, forms",
 		Good:  "metadata:\n  tags: pdf forms",
 		Check: checkMetadata,
@@ -133,11 +139,13 @@ var fieldRules = []*Rule{
 		Severity: Warning,
 		Explain: "The specification has metadata map strings to strings. Clients read nested values as " +
 			"written: OpenClaw's documentation prescribes a metadata.openclaw block, Claude Code and " +
-			"Codex ignore what they do not use, and the build publishes the frontmatter unchanged. " +
-			"The official MCP SDK checks the letter: the build lists such a value as its JSON text (a " +
-			"listing holding one that is not a string is refused whole), and the SDK then finds SKILL.md " +
-			"unlike its entry and does not load the skill. Flatten the value into one string, or into " +
-			"several keys, where no client needs the nesting. It is an error under the spec profile.",
+			"Codex ignore what they do not use, and the build publishes the files unchanged. MCP hosts " +
+			"check the letter, and no entry can satisfy them: the official MCP SDK refuses a whole " +
+			"skills/list that holds one entry whose metadata is not strings, and every host refuses a " +
+			"skill whose entry differs from its own reading of SKILL.md. So the build leaves such a skill " +
+			"out of the MCP documents (mcp/*.json; skillpack serve does not offer it over MCP) and keeps " +
+			"it in every other index. Flatten the value into one string, or into several keys, where no " +
+			"client needs the nesting. It is an error under the spec profile.",
 		Bad:   "metadata:\n  tags: [pdf, forms]",
 		Good:  "metadata:\n  tags: pdf forms",
 		Check: checkMetadataNested,
@@ -149,9 +157,10 @@ var fieldRules = []*Rule{
 		Explain: "metadata values are strings, but YAML guesses a type for unquoted ones: count: 28 is a number, " +
 			"version: 1.0 is the number 1, enabled: true a boolean, and YAML 1.1 readers such as js-yaml and " +
 			"PyYAML turn updated: 2026-02-06 into a date object. A host that reads the frontmatter that way " +
-			"sees something other than the text written: skillpack publishes the text as written, and the " +
-			"official MCP SDK, which reads SKILL.md as YAML, finds it unlike its entry and does not load " +
-			"the skill. Quote the value.",
+			"sees something other than the text written. MCP hosts read it so (as YAML 1.2: a date stays " +
+			"text there): they refuse a skill whose metadata holds a number, a boolean or null, since no " +
+			"entry can both list strings, as the official MCP SDK requires, and equal their reading of " +
+			"SKILL.md, so the build leaves such a skill out of the MCP documents. Quote the value.",
 		Bad:   "metadata:\n  version: 1.0\n  updated: 2026-02-06",
 		Good:  "metadata:\n  version: \"1.0\"\n  updated: \"2026-02-06\"",
 		Check: checkMetadataScalars,
@@ -307,30 +316,8 @@ func stringField(p *Pass, key, fix string) (v *yaml.Node, s string, ok bool) {
 	return v, s, ok
 }
 
-// describe names what a node holds, for messages.
-func describeNode(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	switch n.ShortTag() {
-	case "!!int", "!!float":
-		return "the number " + n.Value
-	case "!!bool":
-		return "the boolean " + n.Value
-	case "!!null":
-		return "null"
-	case "!!timestamp":
-		return "the date " + n.Value
-	case "!!str":
-		return "a string"
-	}
-	return "a " + strings.TrimPrefix(n.ShortTag(), "!!")
-}
+// describeNode names what a node holds, for messages (skill.Describe).
+func describeNode(n *yaml.Node) string { return skill.Describe(n) }
 
 func checkNameFormat(p *Pass) {
 	v, name, ok := stringField(p, "name", "write the name as a plain string such as \"pdf-tools\"")
@@ -474,14 +461,24 @@ func checkLicense(p *Pass) {
 	stringField(p, "license", "write an SPDX expression such as \"MIT\" or a file name such as \"LICENSE.txt\"")
 }
 
+// offMCP says what a finding whose cause MCP hosts refuse (skill.CheckMCP)
+// means for the bundle.
+const offMCP = "MCP hosts refuse the skill for it, so the build leaves it out of the MCP documents"
+
 func checkCompatibility(p *Pass) {
-	v, s, ok := stringField(p, "compatibility", "write it as one sentence of text")
-	switch {
+	v, s, ok := stringValue(p, "compatibility")
+	switch n := utf8.RuneCountInString(s); {
+	case v == nil:
+	case !ok && skill.MCPString(v): // a date: MCP hosts read its text
+		p.ReportNode(v, "quote it, as one sentence of text", "compatibility must be a string, not %s", describeNode(v))
 	case !ok:
+		p.ReportNode(v, "write it as one sentence of text", "compatibility must be a string, not %s; %s", describeNode(v), offMCP)
+	case s == "":
+		p.ReportNode(v, "remove the key or say what the skill needs", "compatibility is empty; %s", offMCP)
 	case strings.TrimSpace(s) == "":
-		p.ReportNode(v, "remove the key or say what the skill needs", "compatibility is empty")
-	case utf8.RuneCountInString(s) > 500:
-		p.ReportNode(v, "shorten it", "compatibility is %d characters long (at most 500)", utf8.RuneCountInString(s))
+		p.ReportNode(v, "remove the key or say what the skill needs", "compatibility is blank")
+	case n > skill.MCPMaxCompatibility:
+		p.ReportNode(v, "shorten it", "compatibility is %d characters long (at most %d); %s", n, skill.MCPMaxCompatibility, offMCP)
 	}
 }
 
@@ -507,10 +504,12 @@ func metadataMap(p *Pass) *yaml.Node {
 
 func checkMetadata(p *Pass) {
 	v := value(p, "metadata")
-	if v == nil {
-		return
-	}
-	if v.Kind != yaml.MappingNode && v.ShortTag() != "!!null" { // "metadata:" with nothing after it is harmless
+	switch {
+	case v == nil || v.Kind == yaml.MappingNode:
+	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null":
+		p.ReportNode(v, "give it key: value lines, indented below it, or remove the empty metadata: line (skillpack lint --fix does)",
+			"metadata has no value: YAML readers see null, not a mapping, and the official MCP SDK refuses a whole skills/list holding the skill")
+	default:
 		p.ReportNode(v, "make it a mapping of keys to quoted strings",
 			"metadata must be a mapping, not %s; Codex refuses to load the skill", describeNode(v))
 	}
@@ -522,8 +521,8 @@ func checkMetadataNested(p *Pass) {
 	for k, val := range pairs(metadataMap(p)) {
 		if val.Kind == yaml.MappingNode || val.Kind == yaml.SequenceNode {
 			p.ReportNode(val, "flatten it into one string, or into several keys, unless a client needs it nested",
-				"metadata.%s is %s, where the specification has a string; the official MCP SDK skips the skill",
-				k.Value, describeNode(val))
+				"metadata.%s is %s, where the specification has a string; %s",
+				k.Value, describeNode(val), offMCP)
 		}
 	}
 }
@@ -537,11 +536,15 @@ func checkMetadataScalars(p *Pass) {
 		}
 		if v.ShortTag() == "!!null" {
 			p.ReportNode(v, fmt.Sprintf("write %s: \"\" or remove the key", quoteKey(k.Value)),
-				"metadata.%s has no value: YAML readers see null, not a string", k.Value)
+				"metadata.%s has no value: YAML readers see null, not a string; %s", k.Value, offMCP)
 			continue
 		}
+		also := "" // a date is text to MCP hosts
+		if !skill.MCPString(v) {
+			also = "; " + offMCP
+		}
 		p.ReportNode(v, fmt.Sprintf("quote it: %s: %s", quoteKey(k.Value), strconv.Quote(v.Value)),
-			"metadata.%s is unquoted %s: %s; metadata values are strings, so quote it", k.Value, v.Value, scalarReading(v))
+			"metadata.%s is unquoted %s: %s; metadata values are strings, so quote it%s", k.Value, v.Value, scalarReading(v), also)
 	}
 }
 

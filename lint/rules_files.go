@@ -23,14 +23,14 @@ import (
 	"github.com/skillpack/skillpack/skill"
 )
 
-// The strictest readers' limits (bundle.md, "Limits"): MCP hosts take 512
-// files and 16 MiB per skill, fast-agent 256 KiB of SKILL.md and 10 MiB for
-// any file.
+// The strictest readers' limits (bundle.md, "Limits"): MCP hosts take
+// skill.MCPMaxFiles files and skill.MCPMaxBytes per skill, the Vercel
+// skills CLI 1000 files (it skips a skill of more without a word),
+// fast-agent 256 KiB of SKILL.md and 10 MiB for any file.
 const (
-	maxSkillFiles = 512
-	maxSkillBytes = 16 << 20
-	maxEntryBytes = 256 << 10
-	maxFileBytes  = 10 << 20
+	maxVercelFiles = 1000
+	maxEntryBytes  = 256 << 10
+	maxFileBytes   = 10 << 20
 )
 
 var fileRules = []*Rule{
@@ -210,13 +210,15 @@ var fileRules = []*Rule{
 	},
 	{
 		ID:       "skill-too-many-files",
-		Title:    "more files than MCP hosts accept",
+		Title:    "more files than MCP hosts or the Vercel skills CLI accept",
 		Severity: Warning,
 		Explain: "MCP hosts list every file of a skill as a resource and accept at most 512 files per " +
-			"skill; the Vercel skills CLI stops at 1000. Leave generated or bulky files out with " +
-			".skillignore, merge small files, or split the skill in two. Over 10,000 files verify and pull " +
-			"refuse the skill's archive, so the build refuses the skill: lint reports that as an error, " +
-			"whatever severity the rule is given.",
+			"skill (the MCP Inspector fails a skill of more), so the build leaves a skill of more out of " +
+			"the MCP documents (mcp/*.json) and keeps it in every other index: a warning. The Vercel skills " +
+			"CLI installs no skill of more than 1000 files, and says nothing of it, so past 1000 lint " +
+			"reports an error, whatever severity the rule is given (but off). Leave generated or bulky files out " +
+			"with .skillignore, merge small files, or split the skill in two. Over 10,000 files verify " +
+			"and pull refuse the skill's archive, so the build refuses the skill.",
 		Bad:   "pdf/\n  SKILL.md\n  icons/0001.svg ... icons/0900.svg",
 		Good:  "pdf/\n  SKILL.md\n  icons.zip\n  scripts/unpack.sh",
 		Check: withFiles(checkTooManyFiles),
@@ -225,11 +227,15 @@ var fileRules = []*Rule{
 		ID:       "skill-too-large",
 		Title:    "skill larger than MCP hosts accept",
 		Severity: Warning,
-		Explain: "MCP hosts accept at most 16 MiB of files per skill, unpacked; the Vercel skills CLI " +
-			"50 MiB. Every published file counts, SKILL.md included. Leave large files out with " +
-			".skillignore and have a script fetch them at run time, or split the skill. Over 256 MiB " +
-			"unpacked (every file with its tar header) verify and pull refuse the skill's archive, so the " +
-			"build refuses the skill: lint reports that as an error, whatever severity the rule is given.",
+		Explain: "MCP hosts accept at most 16 MiB of files per skill as they receive them: resources/read " +
+			"sends a text file as it is and any other (an image, a PDF, an archive) base64-encoded, 4 " +
+			"bytes for every 3, and the MCP Inspector stops reading a skill past 16 MiB of what it " +
+			"received. Every published file counts, SKILL.md included. The build leaves a larger skill " +
+			"out of the MCP documents (mcp/*.json) and keeps it in every other index; the Vercel skills " +
+			"CLI takes 50 MiB. Leave large files out with .skillignore and have a script fetch them at " +
+			"run time, or split the skill. Over 256 MiB unpacked (every file with its tar header) verify " +
+			"and pull refuse the skill's archive, so the build refuses the skill: lint reports that as an " +
+			"error, whatever severity the rule is given.",
 		Bad:   "pdf/\n  SKILL.md\n  samples/   (40 MiB of PDFs)",
 		Good:  "pdf/\n  SKILL.md\n  scripts/fetch-samples.sh",
 		Check: withFiles(checkSkillTooLarge),
@@ -964,27 +970,36 @@ func refusePackLimits(p *Pass) bool {
 }
 
 func checkTooManyFiles(p *Pass) {
-	if len(p.Files.Files) <= maxSkillFiles || refusePackLimits(p) {
+	n := len(p.Files.Files)
+	if n <= skill.MCPMaxFiles || refusePackLimits(p) {
 		return
 	}
-	p.Reportf("", 0, 0, "leave files out with "+skill.IgnoreFile+", merge small files, or split the skill",
-		"the skill publishes %d files; MCP hosts accept at most %d per skill (the Vercel skills CLI 1000)",
-		len(p.Files.Files), maxSkillFiles)
+	fix := "leave files out with " + skill.IgnoreFile + ", merge small files, or split the skill"
+	if n > maxVercelFiles {
+		p.Refusef("", 0, 0, fix, "the skill publishes %d files; the Vercel skills CLI skips a skill of more than %d without a word "+
+			"(and MCP hosts accept at most %d)", n, maxVercelFiles, skill.MCPMaxFiles)
+		return
+	}
+	p.Reportf("", 0, 0, fix, "the skill publishes %d files; MCP hosts accept at most %d per skill, so the build leaves it "+
+		"out of the MCP documents (the Vercel skills CLI takes %d)", n, skill.MCPMaxFiles, maxVercelFiles)
 }
 
 func checkSkillTooLarge(p *Pass) {
 	if refusePackLimits(p) {
 		return
 	}
+	served, err := p.Files.ServedBytes(skill.MCPMaxBytes)
+	if err != nil || served <= skill.MCPMaxBytes {
+		return // a file that cannot be read is another rule's finding
+	}
 	var total int64
 	for _, f := range p.Files.Files {
 		total += f.Size
 	}
-	if total > maxSkillBytes {
-		p.Reportf("", 0, 0, "leave large files out with "+skill.IgnoreFile+" and fetch them at run time, or split the skill",
-			"the skill publishes %s in %d files; MCP hosts accept at most 16 MiB per skill (the Vercel skills CLI 50 MiB)",
-			human.Bytes(total), len(p.Files.Files))
-	}
+	p.Reportf("", 0, 0, "leave large files out with "+skill.IgnoreFile+" and fetch them at run time, or split the skill",
+		"the skill publishes %s in %d files, %s as MCP hosts receive it (binary files base64-encoded); they accept at most "+
+			"16 MiB per skill, so the build leaves it out of the MCP documents (the Vercel skills CLI takes 50 MiB)",
+		human.Bytes(total), len(p.Files.Files), human.Bytes(served))
 }
 
 func checkSkillMDTooLarge(p *Pass) {

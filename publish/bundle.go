@@ -228,20 +228,21 @@ func kindOf(m fs.FileMode) string {
 // skills makes the bundle's skills from the record's, with what
 // mcp/skills.json's frontmatter says of each, and the version the v0.2
 // index gives it (the build decided it: SemVer, from where the profile
-// allows).
+// allows); a skill mcp/skills.json leaves out (one MCP hosts refuse) has
+// the v0.2 index's description.
 func (b *Upload) skills(folder bundle.Source, rec []layout.RecordSkill) ([]Skill, error) {
 	byPath := make(map[string]Object, len(b.Objects))
 	for _, o := range b.Objects {
 		byPath[o.Path] = o
 	}
-	versions := map[string]string{}
+	versions, descriptions := map[string]string{}, map[string]string{}
 	if o, ok := byPath[layout.V2Index]; ok {
 		idx, err := document(b, folder, o, layout.DecodeIndexV2)
 		if err != nil {
 			return nil, err
 		}
 		for _, e := range idx.Skills {
-			versions[e.Name] = e.Version
+			versions[e.Name], descriptions[e.Name] = e.Version, e.Description
 		}
 	}
 	about := map[string][]byte{}
@@ -258,7 +259,7 @@ func (b *Upload) skills(folder bundle.Source, rec []layout.RecordSkill) ([]Skill
 	}
 	out := make([]Skill, 0, len(rec))
 	for _, r := range rec {
-		s := Skill{Name: r.Name, ContentDigest: r.ContentDigest, Version: versions[r.Name]}
+		s := Skill{Name: r.Name, ContentDigest: r.ContentDigest, Version: versions[r.Name], Description: descriptions[r.Name]}
 		var ok [3]bool
 		s.SkillMD, ok[0] = byPath[layout.SkillFile(r.Name, layout.EntryFile)]
 		s.TarGz, ok[1] = byPath[layout.ArchivePath(r.Name, r.TarGz.Digest, layout.TarGz)]

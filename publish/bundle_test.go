@@ -110,6 +110,32 @@ func TestOpenListsEveryFileInTheSafeOrder(t *testing.T) {
 	f.Close()
 }
 
+// A skill the MCP documents leave out (MCP hosts refuse its nested
+// metadata) is published with its description all the same, from the
+// v0.2 index.
+func TestOpenSkillOffMCP(t *testing.T) {
+	skills := filepath.Join(t.TempDir(), "skills")
+	md := "---\nname: weather\ndescription: Get the weather of a city. Use when the user asks about weather.\n" +
+		"license: MIT\nmetadata:\n  openclaw:\n    emoji: x\n---\n# Weather\n\nRun curl wttr.in.\n"
+	if err := os.MkdirAll(filepath.Join(skills, "weather"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(skills, "weather", "SKILL.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dist := filepath.Join(t.TempDir(), "dist")
+	if res, err := build.Run([]string{skills}, build.Options{Out: dist}); err != nil || len(res.MCPExcluded) != 1 {
+		t.Fatalf("build: %v, %v", res, err)
+	}
+	b, err := Open(dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Skills) != 1 || b.Skills[0].Description != "Get the weather of a city. Use when the user asks about weather." {
+		t.Errorf("skills %+v", b.Skills)
+	}
+}
+
 func TestFrontmatterLicense(t *testing.T) {
 	for fm, want := range map[string]string{
 		`{"name":"a","license":"MIT","metadata":{"version":"1.2"}}`: "MIT",

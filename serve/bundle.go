@@ -128,10 +128,12 @@ func openHeld(dir string, prev *Held, lim limits) (*Held, error) {
 }
 
 // recorded is what serve takes from the build record: every file the
-// build wrote, and every document and page with its digest and size.
+// build wrote, every document and page with its digest and size, and
+// every skill's files and archives with theirs.
 type recorded struct {
-	files map[string]bool
-	docs  map[string]layout.Artifact
+	files  map[string]bool
+	docs   map[string]layout.Artifact
+	skills []layout.Artifact
 }
 
 // load reads the documents through bundle.Open, which checks each one
@@ -188,6 +190,12 @@ func (b *Held) load() error {
 	r, err := rec()
 	if err != nil {
 		return err
+	}
+	// The skills the MCP documents leave out, which MCP hosts would refuse
+	// (layout.Planned.OffMCP), are served over HTTP as the others are:
+	// their files and archives, as the record gives them.
+	for _, a := range r.skills {
+		b.add(a, layout.BuildRecord)
 	}
 	if r.files[layout.V1Index] { // absent with --no-legacy
 		if data, err = doc(layout.V1Index); err != nil {
@@ -258,6 +266,11 @@ func (b *Held) readRecord() (recorded, error) {
 		return r, fmt.Errorf("%s: %w; this folder is not a skillpack bundle, build one with `skillpack build`", layout.BuildRecord, err)
 	}
 	h, err := layout.ReadRecord(&bundle.LimitReader{R: fh, Limit: bundle.MaxDoc}, func(s layout.RecordSkill) error {
+		for _, f := range s.Files {
+			r.skills = append(r.skills, layout.Artifact{Path: layout.SkillFile(s.Name, f.Path), Digest: f.Digest, Size: f.Size})
+		}
+		a := s.Archives()
+		r.skills = append(r.skills, a[:]...)
 		if s.Page != nil {
 			p := layout.CatalogPage(s.Name)
 			r.docs[p] = layout.Artifact{Path: p, Digest: s.Page.Digest, Size: s.Page.Size}

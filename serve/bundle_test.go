@@ -120,11 +120,21 @@ func TestOpenRefuses(t *testing.T) {
 
 func archivePath(t *testing.T, dist, ext string) string {
 	t.Helper()
-	var rs []layout.Resource
-	readJSON(t, dist, layout.MCPResources, &rs)
-	for _, r := range rs {
-		if u, ok := layout.ParseURI(r.URI); ok && u.Kind == layout.KindArchive && u.Skill == "csv-profiler" && "."+u.Format == ext {
-			return r.Path
+	// The record, which lists every skill's: the MCP documents leave out
+	// a skill MCP hosts refuse (a large one, as TestSlowReader's).
+	data, err := os.ReadFile(filepath.Join(dist, filepath.FromSlash(layout.BuildRecord)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := layout.DecodeRecord(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range rec.Skills {
+		for _, a := range s.Archives() {
+			if s.Name == "csv-profiler" && strings.HasSuffix(a.Path, ext) {
+				return a.Path
+			}
 		}
 	}
 	t.Fatalf("no %s archive for csv-profiler", ext)

@@ -13,13 +13,13 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // Extension is the MCP Skills extension's identifier, the key under
@@ -322,8 +322,8 @@ func notFound(uri string) error {
 }
 
 // read answers resources/read with the exact bytes of the file: as text
-// when they are valid UTF-8 without a BOM, else base64 as blob, so that
-// no byte is rewritten.
+// when they are valid UTF-8 without a BOM (skill.IsText), else base64 as
+// blob, so that no byte is rewritten.
 func (s *Server) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	b := s.acquire()
 	defer b.release()
@@ -341,7 +341,7 @@ func (s *Server) read(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.Rea
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: uri + " " + s.refused(uri, err)}
 	}
 	c := &mcp.ResourceContents{URI: uri, MIMEType: f.mime}
-	if len(data) > 0 && utf8.ValidString(data) && !strings.HasPrefix(data, "\uFEFF") {
+	if skill.IsText(data) {
 		c.Text = data
 	} else {
 		c.Blob = []byte(data) // non-nil even when empty, so that "blob" is present

@@ -32,11 +32,13 @@ const maxJSONDepth = 100
 
 // writeJSON writes n. With textValues, n is the metadata mapping, whose
 // values the specification makes strings: an unquoted count: 28, version:
-// 1.0, updated: 2026-02-06 or an empty value is published as the text
-// written ("28", "1.0", "2026-02-06", ""), which is what the author meant,
-// not as the number 1 or the date YAML makes of it, and a nested value as
-// its JSON text. (lint's metadata-scalar and metadata-nested ask for
-// strings, for the hosts that read the YAML themselves.)
+// 1.0, updated: 2026-02-06 or an empty value is written as the text
+// written ("28", "1.0", "2026-02-06", ""), and a nested value as its JSON
+// text, so that no such value (a 20-digit number) stops the build. Hosts
+// that read the YAML themselves see a number, null, a list: MCP hosts
+// refuse such an entry, and the build leaves the skill out of the MCP
+// documents (CheckMCP); lint's metadata-scalar and metadata-nested ask for
+// strings.
 func (d *SkillMD) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues bool) error {
 	fail := func(at *yaml.Node, format string, args ...any) error {
 		line, col := d.FilePos(at)
@@ -70,8 +72,7 @@ func (d *SkillMD) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues
 				continue
 			case textValues && v.Kind != yaml.AliasNode:
 				// A list or mapping (OpenClaw's metadata.openclaw) is its
-				// JSON text: the official MCP SDK refuses a whole listing
-				// holding one metadata value that is not a string.
+				// JSON text.
 				var nested bytes.Buffer
 				if err := d.writeJSON(&nested, v, depth+1, false); err != nil {
 					return err

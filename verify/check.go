@@ -22,7 +22,11 @@ type sum struct {
 	digest layout.Digest
 	raw    []byte // the sha256 itself, for signature checks
 	size   int64
-	err    error
+	text   bool // resources/read serves the bytes as text (skill.IsText), not base64
+	// head is, of a skill's served SKILL.md, the bytes up to its body:
+	// what checkMCP judges the skill by.
+	head []byte
+	err  error
 	// reported is set once err is in the report. A document the bundle
 	// may leave out is not reported missing when it is looked for, but
 	// it is when another document lists it.
@@ -63,6 +67,9 @@ type checker struct {
 	// fmByURI is the frontmatter of each skill in mcp/skills.json, which
 	// mcp/index.json must repeat exactly.
 	fmByURI map[string]json.RawMessage
+	// mcpListed is, for each MCP document read, the skills it lists: all
+	// of the v0.2 index's but those MCP hosts refuse (checkMCP).
+	mcpListed map[string]map[string]bool
 }
 
 // skillModel is one skill as the v0.2 index names it, and what the other
@@ -119,6 +126,8 @@ func run(ctx context.Context, src bundle.Source, o Options) (*Report, error) {
 		skills:   map[string]*skillModel{},
 		archives: map[string]*archiveRef{},
 		fmByURI:  map[string]json.RawMessage{},
+
+		mcpListed: map[string]map[string]bool{},
 	}
 	if err := c.prepare(); err != nil {
 		return nil, err

@@ -5,11 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"slices"
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // How the checks read: documents one at a time, as each check needs
@@ -57,8 +60,10 @@ func (c *checker) stream(loc string, s *sum) error {
 		return err
 	}
 	defer rc.Close()
-	sum, n, err := bundle.Sum(rc)
+	var t skill.TextCheck
+	sum, n, err := bundle.Sum(io.TeeReader(rc, &t))
 	s.set(sum, n)
+	s.text = t.Text()
 	return err
 }
 
@@ -93,6 +98,9 @@ func (c *checker) hold(loc string, s *sum) (*held, error) {
 	}
 	sum, n, _ := bundle.Sum(bytes.NewReader(h.bytes())) // reading memory cannot fail
 	s.set(sum, n)
+	var t skill.TextCheck
+	t.Write(h.bytes())
+	s.text = t.Text()
 	return h, nil
 }
 
@@ -133,10 +141,32 @@ func (c *checker) prefetch(locs []string) {
 		}
 	}
 	got := make([]*sum, len(todo))
-	c.each(len(todo), func(i int) { got[i], _ = c.fetch(todo[i], false) })
+	if slices.ContainsFunc(todo, c.entry) {
+		c.dropDoc() // so that no worker holding a SKILL.md waits for its memory
+	}
+	c.each(len(todo), func(i int) {
+		if !c.entry(todo[i]) {
+			got[i], _ = c.fetch(todo[i], false)
+			return
+		}
+		var h *held
+		if got[i], h = c.fetch(todo[i], true); h != nil {
+			data := h.bytes()
+			got[i].head = bytes.Clone(data[:len(data)-len(skill.Parse(data).Body)])
+			h.release()
+		}
+	})
 	for i, loc := range todo {
 		c.sums[loc] = got[i]
 	}
+}
+
+// entry reports whether loc is the served SKILL.md of a skill of the v0.2
+// index, which prefetch keeps the frontmatter of (sum.head). It reads only
+// what the workers may share.
+func (c *checker) entry(loc string) bool {
+	p, ok := layout.ParsePath(loc)
+	return ok && p.Kind == layout.KindFile && !p.Legacy && p.File == layout.EntryFile && c.skills[p.Skill] != nil
 }
 
 // fetchHeld reads each of locs whole on the workers, handing its bytes

@@ -268,7 +268,7 @@ func (c *checker) mcpSkills() {
 			c.problem(p, "%s: resources do not include %s; they must list every file of the skill", label, layout.EntryFile)
 		}
 	}
-	c.missing(p, seen, "the indexes must list the same skills")
+	c.mcpListed[p] = seen // checkMCP says which skills it must list
 }
 
 // mcpIndex checks mcp/index.json, the legacy skill://index.json body.
@@ -333,7 +333,7 @@ func (c *checker) mcpIndex() {
 			c.problem(p, "%s: archives must list the skill's .tar.gz and .zip", label)
 		}
 	}
-	c.missing(p, seen, "the indexes must list the same skills")
+	c.mcpListed[p] = seen // checkMCP says which skills it must list
 }
 
 func sameJSON(a, b json.RawMessage) bool {
@@ -350,6 +350,8 @@ func (c *checker) mcpResources() {
 		return
 	}
 	have := map[string]bool{}
+	listed := map[string]bool{} // the skills with a resource
+	c.mcpListed[p] = listed
 	for i, r := range doc {
 		label := fmt.Sprintf("[%d] %q", i, clipped(r.URI))
 		switch err := layout.CheckPath(r.Path); {
@@ -380,6 +382,9 @@ func (c *checker) mcpResources() {
 				c.problem(p, "%s: not a file of skill %q in %s", label, u.Skill, layout.MCPSkills)
 			}
 		}
+		if u.Skill != "" {
+			listed[u.Skill] = true
+		}
 		if want := u.String(); r.Path != want {
 			c.problem(p, "%s: path is %q, want %q", label, r.Path, want)
 			continue
@@ -406,6 +411,9 @@ func (c *checker) mcpResources() {
 		a := c.archives[loc]
 		if strings.Contains(a.loc, "://") {
 			continue // served elsewhere, under a base URL
+		}
+		if skills, ok := c.mcpListed[layout.MCPSkills]; ok && !skills[a.skill] {
+			continue // a skill MCP hosts refuse, if checkMCP agrees: no resource of it
 		}
 		ap, ok := layout.ParsePath(a.loc)
 		switch {

@@ -4,9 +4,11 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strings"
 
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // unpackArchives reads every archive any document names, on the
@@ -53,6 +55,46 @@ func (c *checker) unpackEach(locs []string, root string) ([]*sum, []*unpacked) {
 	return got, us
 }
 
+// checkMCP checks what the MCP documents say of s against what MCP hosts
+// take of it (skill.CheckMCP), judged as the build judges it, from its
+// served SKILL.md and files: a skill MCP hosts refuse must be in none of
+// them (the official SDK refuses a whole listing that holds its entry, or
+// the skill cannot be read), and every other skill in each.
+func (c *checker) checkMCP(s *skillModel) {
+	entry := c.sums[layout.SkillFile(s.name, layout.EntryFile)]
+	if entry == nil || entry.head == nil {
+		return // SKILL.md cannot be read: reported as such
+	}
+	d := skill.Parse(entry.head)
+	var served int64
+	for _, f := range s.files {
+		if h := s.served[f]; h != nil {
+			served += skill.ServedSize(h.size, h.text)
+		}
+	}
+	off := d.CheckMCP(len(s.files), served)
+	var in []string // the MCP documents that list it
+	for _, p := range []string{layout.MCPSkills, layout.MCPIndex, layout.MCPResources} {
+		listed, read := c.mcpListed[p]
+		switch {
+		case listed[s.name]:
+			in = append(in, p)
+		case read && off == nil && p != layout.MCPResources:
+			c.problem(p, "skill %q of %s is missing; the indexes must list the same skills", s.name, layout.V2Index)
+		}
+	}
+	if off != nil && len(in) > 0 {
+		c.problem(in[0], "skill %q: MCP hosts refuse its entry: %s; a build leaves such a skill out of the MCP documents (%s list it): fix the skill (%s) or rebuild the bundle",
+			s.name, off.Reason, strings.Join(in, ", "), off.Fix)
+	}
+	// MCP hosts compare the entry with their own reading of SKILL.md.
+	if fm, ok := c.fmByURI[layout.SkillURI(s.name, layout.EntryFile)]; ok {
+		if j, err := d.FrontmatterJSON(); err == nil && !sameJSON(fm, j) {
+			c.problem(layout.MCPSkills, "skill %q: frontmatter differs from its SKILL.md's; MCP hosts refuse a skill whose entry is not the file's", s.name)
+		}
+	}
+}
+
 // checkSkills checks every skill: the served files of all of them are
 // fetched at once first.
 func (c *checker) checkSkills() {
@@ -76,6 +118,7 @@ func (c *checker) checkSkills() {
 	c.prefetch(locs)
 	for _, name := range c.names {
 		c.skill(c.skills[name])
+		c.checkMCP(c.skills[name])
 	}
 	c.settle()
 	c.checkUnheld()

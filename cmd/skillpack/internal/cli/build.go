@@ -15,6 +15,7 @@ import (
 
 	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/internal/human"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 )
 
@@ -212,6 +213,7 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 	if len(res.Skipped) > 0 {
 		warnSkipped(ios, res.Skipped)
 	}
+	warnOffMCP(ios, res.MCPExcluded)
 	buildDone(ios, opts.Out, res, start)
 	if opts.Summary != "" {
 		if err := appendSummary(opts.Summary, res); err != nil {
@@ -299,6 +301,24 @@ func appendSummary(file string, res *build.Result) error {
 // summaryRows is as many skills as the step summary lists in a table:
 // GitHub drops a step's summary over 1 MiB (6,000 skills made 934 KB).
 const summaryRows = 200
+
+// warnOffMCP says which skills the MCP documents leave out, and why, with
+// the fix: MCP hosts would refuse their entries (the official SDK a whole
+// listing holding one), so `skillpack serve` offers them over HTTP only.
+func warnOffMCP(ios *IO, off []layout.Excluded) {
+	if len(off) == 0 {
+		return
+	}
+	its, them := "its entry", "it"
+	if len(off) > 1 {
+		its, them = "their entries", "them"
+	}
+	fmt.Fprintf(ios.Err, "warning: %s out of the MCP documents (mcp/*.json), whose hosts would refuse %s; the other indexes keep %s\n",
+		human.Plural(len(off), "skill is left", "skills are left"), its, them)
+	for _, e := range off {
+		fmt.Fprintf(ios.Err, "  %s: %s (fix: %s)\n", lint.Printable(e.Name), lint.Printable(e.Reason), lint.Printable(e.Fix))
+	}
+}
 
 // warnSkipped says which skills --skip-invalid left out, and why, after
 // their findings: the last lines of a CI log are the ones read.
