@@ -200,7 +200,7 @@ func (p *Last) Skill(name string) *layout.RecordSkill {
 	if err != nil {
 		return nil // packed afresh, which is always safe
 	}
-	d := scratch.Decoder{B: data}
+	d := scratch.NewDecoder(data)
 	if c := d.RecordSkill(); d.End() == nil && c.Name == name {
 		return c
 	}
