@@ -263,6 +263,7 @@ type work struct {
 	findings []lint.Finding // from the per-skill rules
 	key      layout.Digest  // the archive key (reuse.ArchiveKey)
 	reused   bool
+	holds    bool             // reused, and its other files in the output hold their bytes too (reuse.Last.Unchanged)
 	sameLint bool             // the previous record holds this build's lint verdict
 	at       scratch.Spot     // the summary, once kept
 	kept     bool             // packed (or reused) and summarized

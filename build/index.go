@@ -325,24 +325,24 @@ func (b *builder) discoveryKey(l *layout.LLMsOptions) []string {
 // signed build is never one (signatures are made afresh), nor a
 // versioned one (what it carries forward depends on the previous bundle,
 // which the bundle key does not cover), and every skill must have been
-// reused with the verdict the record holds. It fills the result from the
-// record.
+// reused whole (its files checked as it was reused) with the verdict the
+// record holds. It fills the result from the record.
 func (b *builder) upToDate(pl *planned) bool {
-	allReused := !b.signs() && !b.opts.Versioned &&
-		!slices.ContainsFunc(pl.work, func(w *work) bool { return !w.reused || !w.sameLint })
-	n := 0
-	list := func(a layout.Artifact) {
-		n++
-		if b.opts.Inventory {
-			b.res.Artifacts = append(b.res.Artifacts, a)
-		}
-	}
-	if !pl.out.last.UpToDate(pl.key, allReused, b.opts.Jobs, list) {
-		b.res.Artifacts = nil
+	allKept := !b.signs() && !b.opts.Versioned &&
+		!slices.ContainsFunc(pl.work, func(w *work) bool { return !w.reused || !w.holds || !w.sameLint })
+	last := pl.out.last
+	if !last.UpToDate(pl.key, allKept) {
 		return false
 	}
-	b.res.Files = n
-	b.res.Excluded, b.res.MCPExcluded = pl.out.last.Head.Excluded, pl.out.last.Head.MCPExcluded
+	if b.opts.Inventory {
+		arts, err := last.Artifacts()
+		if err != nil {
+			return false
+		}
+		b.res.Artifacts = arts
+	}
+	b.res.Files = last.Len()
+	b.res.Excluded, b.res.MCPExcluded = last.Head.Excluded, last.Head.MCPExcluded
 	b.res.UpToDate = true
 	return true
 }

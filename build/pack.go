@@ -217,6 +217,7 @@ func (b *builder) packOne(p *packed, w *task) error {
 	if w.hashed != nil {
 		if key := b.key(w.hashed); p.out.last.Reusable(w.last, key) {
 			w.key, w.reused = key, true
+			w.holds = p.out.last.Unchanged(w.last)
 			w.sum.rec.Files = layoutFiles(w.hashed)
 			w.sum.rec.TarGz, w.sum.rec.Zip = w.last.TarGz, w.last.Zip
 			w.sum.rec.ContentDigest = w.last.ContentDigest

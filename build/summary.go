@@ -86,7 +86,7 @@ func (sum *summary) encode() []byte {
 }
 
 func decodeSummary(data []byte) (*summary, error) {
-	d := scratch.Decoder{B: data}
+	d := scratch.NewDecoder(data)
 	sum := &summary{rec: *d.RecordSkill()}
 	var fm string
 	for _, s := range []*string{&sum.description, &fm, &sum.version, &sum.license, &sum.compat, &sum.offMCP, &sum.mcpFix} {

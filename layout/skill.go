@@ -137,7 +137,10 @@ func CheckName(name string) error {
 	}
 	var bad []string // each character not allowed, once, as lint's name-format lists them
 	for _, c := range name {
-		if q := fmt.Sprintf("%q", c); !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') && !slices.Contains(bad, q) {
+		if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' {
+			continue // quoted only when bad: paths name a skill at every turn
+		}
+		if q := fmt.Sprintf("%q", c); !slices.Contains(bad, q) {
 			bad = append(bad, q)
 		}
 	}

@@ -136,6 +136,11 @@ func byScope(skills []Named) map[string]map[string][]int {
 // a walk up from each keeps this linear in the number of skills; comparing
 // every pair costs seconds at 10,000.
 func Nesting(dirs []string) []string {
+	if len(dirs) < 2 {
+		// No other to hold it: CheckSkill's checks across skills see one
+		// skill, and asking for the working folder costs two stats.
+		return make([]string, len(dirs))
+	}
 	wd, _ := os.Getwd() // once: filepath.Abs asks the system each time
 	abs := make([]string, len(dirs))
 	set := make(map[string]bool, len(dirs))

@@ -602,8 +602,11 @@ type Member struct {
 // without trusting deflate. Paths are expected to have passed CheckPath; a
 // newline in one would make the manifest ambiguous.
 func Manifest(entries []Member) []byte {
-	es := slices.Clone(entries)
-	slices.SortFunc(es, func(a, b Member) int { return strings.Compare(a.Path, b.Path) })
+	byPath := func(a, b Member) int { return strings.Compare(a.Path, b.Path) }
+	es := entries
+	if !slices.IsSortedFunc(es, byPath) { // as Add takes them, mostly
+		es = slices.SortedFunc(slices.Values(entries), byPath)
+	}
 	// "MODE SIZE sha256:HEX PATH\n" each, appended by hand: fmt's %x of
 	// the digest was most of the cost of a no-op rebuild's two keys.
 	n := 0

@@ -84,6 +84,11 @@ type Last struct {
 	spots    []scratch.Spot
 	skills   *scratch.File
 	files    *scratch.File // every file the record lists, sorted
+
+	listed    int             // files the record lists
+	accounted int             // the record's, the documents' and the skills' files (see UpToDate)
+	hasLegacy bool            // the bundle has the legacy v0.1 tree
+	excluded  map[string]bool // skills left out of it
 }
 
 // Open reads the build record of the bundle in the folder out, and checks
@@ -120,7 +125,13 @@ func Open(out string, jobs int) (p *Last, err error) {
 	// growing fresh ones was most of the cost of encoding.
 	var v bytes.Buffer
 	var e scratch.Encoder
+	served := 0 // the skills' files, served again in the legacy tree
 	p.Head, err = layout.ReadRecord(f, func(c layout.RecordSkill) error {
+		served += len(c.Files)
+		p.accounted += len(c.Files) + len(c.Archives())
+		if c.Page != nil {
+			p.accounted++
+		}
 		// The record indents the verdict; compacted, it is the bytes
 		// lint.EncodeVerdict gives, which a no-op compares.
 		if len(c.Findings) > 0 {
@@ -136,6 +147,7 @@ func Open(out string, jobs int) (p *Last, err error) {
 		p.names, p.spots = append(p.names, c.Name), append(p.spots, at)
 		return err
 	}, func(f string) error {
+		p.listed++
 		_, err := p.files.Add([]byte(f))
 		return err
 	})
@@ -144,6 +156,20 @@ func Open(out string, jobs int) (p *Last, err error) {
 	}
 	if err := p.skills.Seal(); err != nil {
 		return p, err
+	}
+	p.accounted += 1 + len(p.Head.Docs)
+	p.hasLegacy = slices.ContainsFunc(p.Head.Docs, func(d layout.Artifact) bool { return d.Path == layout.V1Index })
+	if p.hasLegacy {
+		p.accounted += served
+	}
+	for _, e := range p.Head.Excluded {
+		if p.excluded == nil {
+			p.excluded = map[string]bool{}
+		}
+		if c := p.Skill(e.Name); c != nil && p.hasLegacy && !p.excluded[e.Name] {
+			p.accounted -= len(c.Files)
+		}
+		p.excluded[e.Name] = true
 	}
 	if err := p.files.Seal(); err != nil {
 		return p, err
@@ -174,7 +200,7 @@ func (p *Last) Skill(name string) *layout.RecordSkill {
 	if err != nil {
 		return nil // packed afresh, which is always safe
 	}
-	d := scratch.Decoder{B: data}
+	d := scratch.NewDecoder(data)
 	if c := d.RecordSkill(); d.End() == nil && c.Name == name {
 		return c
 	}

@@ -109,70 +109,70 @@ func TestOpen(t *testing.T) {
 	}
 }
 
-// What recorded says of each path is what the previous build wrote there:
-// the digest and size on disk, whether it is a document, and for a legacy
-// copy the served copy it repeats.
-func TestListed(t *testing.T) {
+// Artifacts lists what the previous build wrote: every file the record
+// lists, each with the digest and size on disk; and a bundle just built
+// is up to date, every skill unchanged, until a file changes.
+func TestArtifacts(t *testing.T) {
 	out, path, rec := builtRecord(t)
 	p := readBuilt(t, path)
-	docs := map[string]bool{}
-	for _, d := range rec.Docs {
-		docs[d.Path] = true
+	arts, err := p.Artifacts()
+	if err != nil {
+		t.Fatal(err)
 	}
-	// A skill's page is a document too, kept with the skill.
-	for _, s := range rec.Skills {
-		if s.Page == nil {
-			t.Errorf("%s: no page recorded", s.Name)
-		}
-		docs[layout.CatalogPage(s.Name)] = true
-	}
-	var last *layout.RecordSkill
+	var paths []string
 	legacy := 0
-	for _, f := range rec.Files {
-		if f == layout.BuildRecord {
-			continue
-		}
-		a, doc, served, ok := reuse.Listed(p, f, &last)
-		if !ok {
-			t.Errorf("listed(%s): not found", f)
-			continue
-		}
-		d, size, err := bundle.HashFile(filepath.Join(out, filepath.FromSlash(f)))
+	for _, a := range arts {
+		paths = append(paths, a.Path)
+		d, size, err := bundle.HashFile(filepath.Join(out, filepath.FromSlash(a.Path)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.Path != f || a.Digest != d || a.Size != size {
-			t.Errorf("listed(%s) = %+v; on disk %s, %d bytes", f, a, d, size)
+		if a.Digest != d || a.Size != size {
+			t.Errorf("%s listed as %s, %d bytes; on disk %s, %d bytes", a.Path, a.Digest, a.Size, d, size)
 		}
-		if doc != docs[f] {
-			t.Errorf("listed(%s): document %t, want %t", f, doc, docs[f])
-		}
-		isLegacy := strings.HasPrefix(f, layout.LegacyDir+"/") && !doc
-		if isLegacy {
+		if strings.HasPrefix(a.Path, layout.LegacyDir+"/") {
 			legacy++
-			want := layout.SkillsDir + strings.TrimPrefix(f, layout.LegacyDir)
-			if served != want {
-				t.Errorf("listed(%s): served copy %q, want %q", f, served, want)
-			}
-		} else if served != "" {
-			t.Errorf("listed(%s): served copy %q for a path outside the legacy tree", f, served)
 		}
+	}
+	if !slices.Equal(paths, rec.Files) || p.Len() != len(rec.Files) {
+		t.Errorf("artifacts %q (%d), the record lists %q", paths, p.Len(), rec.Files)
 	}
 	if legacy == 0 {
 		t.Error("the record lists no legacy copies; the test checks nothing of them")
 	}
+	for _, c := range rec.Skills {
+		if c.Page == nil {
+			t.Errorf("%s: no page recorded", c.Name)
+		}
+		if !p.Unchanged(&c) {
+			t.Errorf("%s: changed, just built", c.Name)
+		}
+	}
+	if !p.UpToDate(rec.Bundle, true) {
+		t.Error("not up to date, just built")
+	}
+	if p.UpToDate(rec.Bundle, false) || p.UpToDate(layout.DigestOf([]byte("other")), true) {
+		t.Error("up to date with a skill not kept, or another bundle key")
+	}
+	// A legacy copy or a page rewritten in place, its folder untouched.
 	c := rec.Skills[0]
-	for _, f := range []string{
-		"unknown.txt",
-		layout.Signature(layout.V2Index),
-		layout.ArchivePath(c.Name, layout.DigestOf([]byte("other bytes")), layout.TarGz),
-		layout.ArchivePath("no-such-skill", c.TarGz.Digest, layout.TarGz),
-		layout.SkillFile(c.Name, "no-such-file.md"),
-		layout.LegacyFile("no-such-skill", layout.EntryFile),
-		layout.SkillsDir + "/nodash.zip",
-	} {
-		if a, _, _, ok := reuse.Listed(p, f, &last); ok {
-			t.Errorf("listed(%s) = %+v, want not found", f, a)
+	for _, f := range []string{layout.LegacyFile(c.Name, layout.EntryFile), layout.CatalogPage(c.Name)} {
+		disk := filepath.Join(out, filepath.FromSlash(f))
+		data, err := os.ReadFile(disk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(disk); err != nil { // a new inode: not the served copy's
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(disk, bytes.ToUpper(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if readBuilt(t, path).Unchanged(&c) {
+			t.Errorf("%s rewritten, and the skill unchanged", f)
+		}
+		if err := os.WriteFile(disk, data, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
 }
@@ -242,18 +242,16 @@ func FuzzOpen(f *testing.F) {
 			return
 		}
 		defer p.Close()
-		var last *layout.RecordSkill
-		err = p.EachFile(func(f string) bool {
-			reuse.Listed(p, f, &last)
-			return true
-		})
-		if err != nil {
+		if _, err := p.Artifacts(); err != nil {
 			t.Fatal(err)
 		}
+		p.UpToDate(p.Head.Bundle, true)
 		for _, name := range reuse.Names(p) {
-			if c := p.Skill(name); c == nil || c.Name != name {
+			c := p.Skill(name)
+			if c == nil || c.Name != name {
 				t.Fatalf("skill %q listed but not found", name)
 			}
+			p.Unchanged(c)
 		}
 	})
 }

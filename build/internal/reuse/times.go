@@ -1,6 +1,7 @@
 package reuse
 
 import (
+	"errors"
 	"os"
 	"path"
 	"strings"
@@ -153,6 +154,8 @@ func (p *Last) foldersUntouched(jobs int) bool {
 	}
 	return true
 }
+
+var errChanged = errors.New("changed since the record")
 
 // ancestors returns the folders above a slash path, outermost first,
 // without ".".

@@ -1,7 +1,6 @@
 package scratch
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"slices"
@@ -23,51 +22,55 @@ func (e *Encoder) Str(s string) {
 }
 
 // Decoder reads what Encoder wrote; the first error sticks and every
-// later read returns a zero value.
+// later read returns a zero value. Its strings are cut from one copy of
+// the item, not copied one by one: a build reads each item once per
+// document, and a skill's item holds a string or two a file.
 type Decoder struct {
-	B   []byte
+	b   []byte // what is left to read
+	s   string // the item, which strings are cut from
 	err error
 }
+
+// NewDecoder reads item, which it does not keep.
+func NewDecoder(item []byte) *Decoder { return &Decoder{b: item, s: string(item)} }
 
 var errShort = errors.New("a scratch record is cut short")
 
 func (d *Decoder) Num() int64 {
-	v, n := binary.Varint(d.B)
+	v, n := binary.Varint(d.b)
 	if n <= 0 {
 		d.fail()
 		return 0
 	}
-	d.B = d.B[n:]
+	d.b = d.b[n:]
 	return v
 }
 
 // Count reads a length, which must fit in what is left.
 func (d *Decoder) Count() int {
 	n := d.Num()
-	if n < 0 || n > int64(len(d.B)) {
+	if n < 0 || n > int64(len(d.b)) {
 		d.fail()
 		return 0
 	}
 	return int(n)
 }
 
-func (d *Decoder) Str() string { return string(d.next()) }
-
-// next reads a length-prefixed field, as a view of B.
-func (d *Decoder) next() []byte {
-	n, k := binary.Uvarint(d.B)
-	if k <= 0 || n > uint64(len(d.B)-k) {
+// Str reads a length-prefixed field.
+func (d *Decoder) Str() string {
+	n, k := binary.Uvarint(d.b)
+	if k <= 0 || n > uint64(len(d.b)-k) {
 		d.fail()
-		return nil
+		return ""
 	}
-	b := d.B[k : k+int(n)]
-	d.B = d.B[k+int(n):]
-	return b
+	at := len(d.s) - len(d.b) + k
+	d.b = d.b[k+int(n):]
+	return d.s[at : at+int(n)]
 }
 
 // End returns the first error, or an error if bytes are left over.
 func (d *Decoder) End() error {
-	if d.err == nil && len(d.B) > 0 {
+	if d.err == nil && len(d.b) > 0 {
 		d.err = errors.New("trailing bytes in a scratch record")
 	}
 	return d.err
@@ -77,7 +80,7 @@ func (d *Decoder) fail() {
 	if d.err == nil {
 		d.err = errShort
 	}
-	d.B = nil
+	d.b = nil
 }
 
 // RecordSkill writes what the build record says of a skill, as both
@@ -114,8 +117,8 @@ func (e *Encoder) RecordSkill(c *layout.RecordSkill) {
 // and Files for none.
 func (d *Decoder) RecordSkill() *layout.RecordSkill {
 	c := &layout.RecordSkill{Name: d.Str(), Key: layout.Digest(d.Str()), Lint: layout.Digest(d.Str())}
-	if f := d.next(); len(f) > 0 {
-		c.Findings = bytes.Clone(f)
+	if f := d.Str(); len(f) > 0 {
+		c.Findings = []byte(f)
 	}
 	c.ContentDigest = layout.Digest(d.Str())
 	c.TarGz.Digest, c.Zip.Digest = layout.Digest(d.Str()), layout.Digest(d.Str())
