@@ -330,6 +330,7 @@ type packed struct {
 	claims  map[string]*work // which skill packs under each name (see claim)
 	claimMu sync.Mutex
 	failed  atomic.Bool // a skill has a lint or pack error: pack no more
+	settled bool        // lint has said which skills are published: none waits
 }
 
 // planned is the bundle laid out: its key, and unless the output is up to

@@ -52,9 +52,6 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	}
 	pl.plan = plan
 	b.res.Excluded, b.res.MCPExcluded = plan.Excluded, plan.OffMCP
-	for _, e := range plan.Excluded {
-		b.logf("  warning: %s is left out of the legacy v0.1 index: %s", e.Name, e.Reason)
-	}
 	// The record is staged now, rendered once like the documents; swap
 	// stamps it after every other file, which is what makes it the proof.
 	rec, err := b.render(layout.BuildRecord, func(w io.Writer) error { return b.writeRecord(pl, w) })
@@ -213,7 +210,8 @@ func (b *builder) writeRecord(pl *planned, w io.Writer) error {
 	for _, e := range pl.plan.Docs() {
 		docs = append(docs, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 	}
-	head := layout.RecordHead{Generator: Generator(), Bundle: pl.key, Docs: docs, Excluded: pl.plan.Excluded, MCPExcluded: pl.plan.OffMCP}
+	head := layout.RecordHead{Generator: Generator(), Bundle: pl.key, Docs: docs, Excluded: pl.plan.Excluded, MCPExcluded: pl.plan.OffMCP,
+		Skipped: b.skippedNames()}
 	return layout.WriteRecord(w, head, pl.records(), b.files(pl.plan))
 }
 
@@ -294,7 +292,22 @@ func (b *builder) bundleKey(p *packed, plugins []layout.Plugin) layout.Digest {
 	for _, w := range p.work {
 		keys[w.name] = w.key
 	}
-	return reuse.BundleKey(Generator(), b.opts.BaseURL, b.opts.NoLegacy, keys, append(b.discoveryKey(p.llms), b.pluginsKey(plugins)...)...)
+	extra := append(b.discoveryKey(p.llms), b.pluginsKey(plugins)...)
+	if names := b.skippedNames(); len(names) > 0 { // the record lists them
+		extra = append(extra, fmt.Sprintf("skipped %q", names))
+	}
+	return reuse.BundleKey(Generator(), b.opts.BaseURL, b.opts.NoLegacy, keys, extra...)
+}
+
+// skippedNames are the names of the skills --skip-invalid left out,
+// sorted, as the record keeps them.
+func (b *builder) skippedNames() []string {
+	var names []string
+	for _, s := range b.res.Skipped {
+		names = append(names, s.Name)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // discoveryKey is what the optional discovery documents add to the bundle

@@ -91,7 +91,7 @@ func (b *builder) pack(d *discovered) (*packed, string, error) {
 	}
 	held := ""
 	if waiting > 0 {
-		held = fmt.Sprintf("; %d that may share a name wait for lint", waiting)
+		held = fmt.Sprintf("; %d that may lose their name wait for lint", waiting)
 	}
 	b.logf("• pack: %s (%d packed, %d reused%s)", human.Plural(len(p.work), "skill", "skills"), fresh, reused, held)
 	return p, "", nil
@@ -131,6 +131,10 @@ func (b *builder) process(p *packed, wk *work) {
 	w.name = lint.SkillName(s)
 	if !b.opts.NoReuse {
 		w.last = p.out.last.Skill(w.name)
+		// Left out last time, it is likely left out again: packed now it
+		// would be thrown away by every rebuild (a name two skills share
+		// whose folders are named apart, which mayShare cannot see).
+		wk.wait = wk.wait || p.out.last.Skipped(w.name)
 	}
 	w.files, w.collErr = s.Collect()
 	if r, ok := s.Whole(); ok && w.files != nil {
@@ -156,7 +160,7 @@ func (b *builder) process(p *packed, wk *work) {
 	}
 	switch {
 	case w.invalid, w.err != nil, p.failed.Load():
-	case w.wait: // packed once lint has said it is published (mayShare)
+	case w.wait && !p.settled: // packed once lint has said it is published (mayShare)
 	case !p.claim(w.work): // another skill has its name
 	default:
 		if w.err = b.packOne(p, w); w.err == nil {

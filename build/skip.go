@@ -226,6 +226,7 @@ func (b *builder) leaveOut(p *packed) error {
 	}
 	p.work = slices.DeleteFunc(p.work, func(w *work) bool { return w.skipped })
 	p.failed.Store(false)
+	p.settled = true
 	var later []*work
 	for _, w := range p.work {
 		if !w.kept {
@@ -238,7 +239,7 @@ func (b *builder) leaveOut(p *packed) error {
 		}
 		w := later[i]
 		name := w.name
-		w.err, w.wait = nil, false
+		w.err = nil
 		b.process(p, w)
 		switch {
 		case w.err != nil:

@@ -261,7 +261,11 @@ func TestSkipInvalidLostName(t *testing.T) {
 // Skills left out for a name they share (two plugins' skills of one name,
 // tenzir/claude-plugins) are not packed: packed and then left out, they
 // were packed again by every build, and a rebuild of an unchanged tree was
-// no no-op. The pack step's tally counts what it packed.
+// no no-op. Two skills of one name in folders named apart (openclaw/skills:
+// skills/a/4claw and skills/b/4claw-imageboard) cannot be told from the
+// folders: the first build packs one of them, and a rebuild, which the
+// record tells they were left out, none. The pack step's tally counts
+// what it packed.
 func TestSkipInvalidSharedNameNotPacked(t *testing.T) {
 	for _, jobs := range []int{1, 3} {
 		root := t.TempDir()
@@ -271,21 +275,23 @@ func TestSkipInvalidSharedNameNotPacked(t *testing.T) {
 			writeSkill(t, filepath.Join(src, p, "skills", "conv"), "conv", map[string]string{"notes.md": "for " + p + "\n"})
 		}
 		writeSkill(t, filepath.Join(src, "skills", "solo"), "solo", nil)
+		writeSkill(t, filepath.Join(src, "a", "claw"), "claw", nil)
+		writeSkill(t, filepath.Join(src, "b", "claw-board"), "claw", nil)
 		var served atomic.Int64 // files packed afresh
 		withSeam(t, &wrapServed, func(w io.Writer) io.Writer { served.Add(1); return w })
 		dist := filepath.Join(root, "dist")
-		for run, want := range []int64{1, 0} {
+		for run, want := range []int64{2, 0} {
 			var log strings.Builder
 			served.Store(0)
 			res := mustBuild(t, []string{src}, Options{Out: dist, Jobs: jobs, SkipInvalid: true, Log: &log})
 			if got := served.Load(); got != want {
 				t.Errorf("jobs %d, run %d: %d files packed, want %d (solo's SKILL.md, then none)", jobs, run, got, want)
 			}
-			if len(res.Skipped) != 2 || run == 1 && (!res.UpToDate || res.Packed != 0) {
+			if len(res.Skipped) != 4 || run == 1 && (!res.UpToDate || res.Packed != 0) {
 				t.Errorf("jobs %d, run %d: skipped %q, up to date %v, %d packed", jobs, run, skippedOf(res), res.UpToDate, res.Packed)
 			}
-			tally := []string{"(1 packed, 0 reused; 2 that may share a name wait for lint)", "(0 packed, 1 reused; 2 that may share a name wait for lint)"}[run]
-			if !strings.Contains(log.String(), "• pack: 3 skills "+tally) {
+			tally := []string{"(2 packed, 0 reused; 2 that may lose their name wait for lint)", "(0 packed, 1 reused; 4 that may lose their name wait for lint)"}[run]
+			if !strings.Contains(log.String(), "• pack: 5 skills "+tally) {
 				t.Errorf("jobs %d, run %d: the log does not say %q:\n%s", jobs, run, tally, log.String())
 			}
 			if got := indexNames(t, dist); !slices.Equal(got, []string{"solo"}) {

@@ -241,6 +241,16 @@ func (p *Last) Describes(path string) bool {
 	return p != nil && err == nil && os.SameFile(info, p.record) && info.Size() == p.record.Size() && info.ModTime().Equal(p.record.ModTime())
 }
 
+// Skipped reports whether the previous build left out a skill of this
+// name (--skip-invalid).
+func (p *Last) Skipped(name string) bool {
+	if p == nil {
+		return false
+	}
+	_, ok := slices.BinarySearch(p.Head.Skipped, name)
+	return ok
+}
+
 // Intact reports whether no folder of the bundle changed since the record
 // was written (trusted by times): then no file came or went, and the
 // folder holds exactly the files the record lists.

@@ -213,7 +213,8 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 	if len(res.Skipped) > 0 {
 		warnSkipped(ios, res.Skipped)
 	}
-	warnOffMCP(ios, res.MCPExcluded)
+	warnLeftOut(ios, res.Excluded, "the legacy v0.1 index (.well-known/skills/)")
+	warnLeftOut(ios, res.MCPExcluded, "the MCP documents (mcp/*.json), whose hosts would refuse its entry")
 	buildDone(ios, opts.Out, res, start)
 	if opts.Summary != "" {
 		if err := appendSummary(opts.Summary, res); err != nil {
@@ -302,21 +303,28 @@ func appendSummary(file string, res *build.Result) error {
 // GitHub drops a step's summary over 1 MiB (6,000 skills made 934 KB).
 const summaryRows = 200
 
-// warnOffMCP says which skills the MCP documents leave out, and why, with
-// the fix: MCP hosts would refuse their entries (the official SDK a whole
-// listing holding one), so `skillpack serve` offers them over HTTP only.
-func warnOffMCP(ios *IO, off []layout.Excluded) {
+// warnLeftOut says which skills an index leaves out (in the words of
+// what, for one skill), and why, with the fix where there is one: the
+// MCP hosts would refuse their entries (the official SDK a whole listing
+// holding one), so `skillpack serve` offers them over HTTP only; the v0.1
+// index takes only plain ASCII paths. It is said by every build, a no-op
+// too: the bundle still leaves them out.
+func warnLeftOut(ios *IO, off []layout.Excluded, what string) {
 	if len(off) == 0 {
 		return
 	}
-	its, them := "its entry", "it"
+	them := "it"
 	if len(off) > 1 {
-		its, them = "their entries", "them"
+		what, them = strings.Replace(what, "its entry", "their entries", 1), "them"
 	}
-	fmt.Fprintf(ios.Err, "warning: %s out of the MCP documents (mcp/*.json), whose hosts would refuse %s; the other indexes keep %s\n",
-		human.Plural(len(off), "skill is left", "skills are left"), its, them)
+	fmt.Fprintf(ios.Err, "warning: %s out of %s; the other indexes keep %s\n",
+		human.Plural(len(off), "skill is left", "skills are left"), what, them)
 	for _, e := range off {
-		fmt.Fprintf(ios.Err, "  %s: %s (fix: %s)\n", lint.Printable(e.Name), lint.Printable(e.Reason), lint.Printable(e.Fix))
+		fix := ""
+		if e.Fix != "" {
+			fix = " (fix: " + lint.Printable(e.Fix) + ")"
+		}
+		fmt.Fprintf(ios.Err, "  %s: %s%s\n", lint.Printable(e.Name), lint.Printable(e.Reason), fix)
 	}
 }
 
