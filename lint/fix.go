@@ -39,6 +39,7 @@ var fixers = []*fixer{
 	{[]string{"frontmatter-yaml"}, fixColonLines},
 	{[]string{"yaml-ambiguous-scalar", "metadata-scalar", "yaml-colon-space"}, fixQuoteScalars},
 	{[]string{"allowed-tools-list"}, fixAllowedTools},
+	{[]string{"yaml-flow-sequence"}, fixHint},
 	{[]string{"installed-metadata"}, fixInstalledMetadata},
 	{[]string{"metadata-format"}, fixEmptyMetadata},
 	{[]string{"invisible-unicode", "invisible-char"}, fixInvisible},

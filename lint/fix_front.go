@@ -472,6 +472,53 @@ func fixAllowedTools(f *fixFile, _ []Finding) {
 	}})
 }
 
+// fixHint quotes an argument-hint written as a flow sequence
+// (argument-hint: [file]), which YAML reads as a list: the text as
+// written becomes the string (see checkFlowSequences).
+func fixHint(f *fixFile, _ []Finding) {
+	if !f.job.entry {
+		return
+	}
+	d := skill.Parse(f.data)
+	start, end, ok := hintList(f.data, d)
+	if !ok {
+		return
+	}
+	text := string(f.data[start:end])
+	f.applyFront([]frontFix{{
+		edits: []fixEdit{{start, end, doubleQuote(text)}},
+		mutate: func(old *skill.SkillMD) bool {
+			_, v := old.Lookup("argument-hint")
+			if v == nil {
+				return false
+			}
+			*v = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: text}
+			return true
+		},
+	}})
+}
+
+// hintList finds argument-hint's flow sequence in data, SKILL.md's bytes
+// as d parsed them: from its "[" to past its "]", when it closes on its
+// line and nothing but blanks follows it there (a comment stays a person's
+// call).
+func hintList(data []byte, d *skill.SkillMD) (start, end int, ok bool) {
+	_, v := d.Lookup("argument-hint")
+	if v == nil || v.Kind != yaml.SequenceNode || v.Style&yaml.FlowStyle == 0 {
+		return 0, 0, false
+	}
+	start, ok = nodeOffset(data, d, v)
+	if !ok || start >= len(data) || data[start] != '[' {
+		return 0, 0, false
+	}
+	c := closingBracket(data, start)
+	if c < 0 || bytes.IndexByte(data[start:c], '\n') >= 0 ||
+		len(bytes.TrimSpace(data[c+1:lineEnd(data, c)])) > 0 {
+		return 0, 0, false
+	}
+	return start, c + 1, true
+}
+
 // toolsList finds the allowed-tools list in data, SKILL.md's bytes as d
 // parsed them: from the colon after its key to the end of the list, with
 // the first comment in it as written (" # why", to its line's end), or ""

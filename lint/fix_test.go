@@ -43,6 +43,9 @@ var fixLeft = map[string][]string{
 	// Only an empty metadata is removed; a string or a list is the author's
 	// to rewrite.
 	"metadata-format": {"not a list", "not a string"},
+	// Only an argument-hint is text written as a list; a comment after it
+	// stays the author's.
+	"yaml-flow-sequence": {"write the list in block form", "quote the whole value"},
 	// Only a command of plain words splits as a shell would split it.
 	"plugin-mcp-command": {"is a path", "leads out", `"cd x && ./run"`},
 }

@@ -147,7 +147,9 @@ var yamlRules = []*Rule{
 		Title:    "frontmatter uses a flow sequence",
 		Severity: Warning,
 		Explain: "A flow sequence ([a, b]) is full YAML, but line-based frontmatter readers and some YAML " +
-			"subsets read it as one string \"[a, b]\". Write the list in block form, one \"- item\" a line.",
+			"subsets read it as one string \"[a, b]\". Write the list in block form, one \"- item\" a line. An " +
+			"argument-hint written as Claude Code's documentation writes it (argument-hint: [file]) is meant as " +
+			"text, which clients show: quote it (lint --fix does).",
 		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nallowed-tools: [Read, Bash]\n---\n",
 		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nallowed-tools:\n  - Read\n  - Bash\n---\n",
 		Check: eachItem(checkFlowSequences),
@@ -610,6 +612,16 @@ func checkFlowSequences(p *Pass, t *yamlTree, it yamlItem) {
 	// A flow sequence that holds a mapping is yaml-flow-mapping's error.
 	if n.Kind != yaml.SequenceNode || n.Style&yaml.FlowStyle == 0 || it.flow != nil || t.flowMap[n] ||
 		it.unread || ownedFlow(p, it) {
+		return
+	}
+	if n == value(p, "argument-hint") {
+		// Claude Code's documentation writes the hint so (argument-hint:
+		// [file]), meaning the text: quoted, every reader reads it.
+		fix := "quote the whole value"
+		if start, end, ok := hintList(p.Doc.Raw, p.Doc); ok {
+			fix = "argument-hint: " + doubleQuote(string(p.Doc.Raw[start:end]))
+		}
+		p.ReportNode(n, fix, "argument-hint is a flow sequence, a list to YAML readers, where clients show the hint as text")
 		return
 	}
 	p.ReportNode(n, "write the list in block form, one \"- item\" a line (or leave out an empty list)",
