@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillpack/skillpack/bundle"
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -43,6 +44,7 @@ type Held struct {
 	// skills are the entries of mcp/skills.json in file order (sorted by
 	// uri), each kept as the build wrote it.
 	skills []skillEntry
+	offMCP int // skills the MCP documents leave out, by the record
 	// trees holds each skill's files by the skill's root URI: their paths
 	// below it, sorted, each ended by a NUL. Its directory resources are
 	// made from them per request (see directory): held as resources, or
@@ -80,8 +82,19 @@ type skillEntry struct {
 	raw json.RawMessage
 }
 
-// Skills is the number of skills in the bundle.
-func (b *Held) Skills() int { return len(b.skills) }
+// Skills is the number of skills in the bundle: those MCP lists and
+// those the MCP documents leave out (layout.Planned.OffMCP).
+func (b *Held) Skills() int { return len(b.skills) + b.offMCP }
+
+// Tally says how many skills the bundle serves, and how many of them not
+// over MCP, for the lines that say what is served.
+func (b *Held) Tally() string {
+	n := human.Plural(b.Skills(), "skill", "skills")
+	if b.offMCP == 0 {
+		return n
+	}
+	return fmt.Sprintf("%s, %d of them not over MCP, whose hosts would refuse them", n, b.offMCP)
+}
 
 // Close gives up the caller's hold on the bundle. Its folder and the files
 // it keeps open are closed once no server serves it and no response is
@@ -134,6 +147,7 @@ type recorded struct {
 	files  map[string]bool
 	docs   map[string]layout.Artifact
 	skills []layout.Artifact
+	offMCP int // skills the MCP documents leave out
 }
 
 // load reads the documents through bundle.Open, which checks each one
@@ -197,6 +211,7 @@ func (b *Held) load() error {
 	for _, a := range r.skills {
 		b.add(a, layout.BuildRecord)
 	}
+	b.offMCP = r.offMCP
 	if r.files[layout.V1Index] { // absent with --no-legacy
 		if data, err = doc(layout.V1Index); err != nil {
 			return err
@@ -283,6 +298,7 @@ func (b *Held) readRecord() (recorded, error) {
 	if err != nil {
 		return r, fmt.Errorf("%s: %w; %s", layout.BuildRecord, err, rebuild)
 	}
+	r.offMCP = len(h.MCPExcluded)
 	for _, a := range h.Docs {
 		r.docs[a.Path] = a
 	}

@@ -32,6 +32,9 @@ func TestServeSkillOffMCP(t *testing.T) {
 		t.Fatalf("MCPExcluded = %v", res.MCPExcluded)
 	}
 	b := open(t, dist)
+	if got, want := b.Tally(), "6 skills, 1 of them not over MCP, whose hosts would refuse them"; got != want {
+		t.Errorf("Tally() = %q, want %q", got, want)
+	}
 	for _, e := range b.skills {
 		if e.uri == layout.SkillURI("weather", layout.EntryFile) {
 			t.Error("skills/list offers the skill MCP hosts refuse")

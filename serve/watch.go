@@ -12,7 +12,6 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/skill"
 )
@@ -255,7 +254,7 @@ func (s *Server) reloadBundle(expired *Held) error {
 	if same {
 		return nil
 	}
-	s.logf("serving %s: %s", b.dir, human.Plural(b.Skills(), "skill", "skills"))
+	s.logf("serving %s: %s", b.dir, b.Tally())
 	if b.byName > 0 {
 		s.logf("%d files did not fit the snapshot and are read by name: requests for them can fail while the folder is rebuilt", b.byName)
 	}

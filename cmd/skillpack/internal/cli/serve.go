@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/skillpack/skillpack/build"
-	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/serve"
 )
@@ -151,11 +150,11 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 	go s.Follow(ctx, time.Second)
 	go reloadOnHangup(ctx, s, opts, so.Log)
 	if opts.Stdio {
-		ios.Infof("skillpack: serving %s (%s) over MCP on stdin and stdout", opts.Dist, human.Plural(b.Skills(), "skill"))
+		ios.Infof("skillpack: serving %s (%s) over MCP on stdin and stdout", opts.Dist, b.Tally())
 		return s.ServeStdio(ctx, ios.In, ios.Out)
 	}
 	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(ios.Err, "skillpack: serving %s (%s) at %s, MCP at %s%s\n", opts.Dist, human.Plural(b.Skills(), "skill"), url, url, serve.MCPPath)
+	fmt.Fprintf(ios.Err, "skillpack: serving %s (%s) at %s, MCP at %s%s\n", opts.Dist, b.Tally(), url, url, serve.MCPPath)
 	return s.Serve(ctx, ln)
 }
 
