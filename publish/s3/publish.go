@@ -1,6 +1,7 @@
 package s3
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -20,6 +21,9 @@ import (
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
 )
+
+// leaseTTL is publish.LeaseTTL, which tests shorten.
+var leaseTTL = publish.LeaseTTL
 
 // metaDigest is the user metadata that holds an object's digest, for
 // servers that keep no checksum (x-amz-meta-skillpack-digest).
@@ -41,7 +45,22 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 	if err := runner().Call(ctx, bk.found); err != nil {
 		return bk.explain(Scheme+bk.t.Bucket, err)
 	}
+	if !o.DryRun {
+		lease, lctx, err := publish.Lock(ctx, bk, runner(), leaseTTL, cmp.Or(o.Log, io.Discard))
+		switch {
+		case errors.Is(err, errors.ErrUnsupported):
+			fmt.Fprintf(cmp.Or(o.Log, io.Discard), "publish: %s keeps no conditional writes, so nothing keeps a second publish out while this one runs\n", bk.endpointName())
+		case err != nil:
+			return bk.explain("", err)
+		default:
+			defer lease.Release()
+			ctx = lctx
+		}
+	}
 	err = publish.PublishBucket(ctx, b, bk, publish.BucketOptions{DryRun: o.DryRun, Prune: o.Prune, Keep: o.Keep, Runner: runner})
+	if lost := publish.Lost(ctx); lost != nil {
+		return lost
+	}
 	return bk.explain("", err)
 }
 
@@ -115,6 +134,27 @@ func (b *Bucket) Put(ctx context.Context, o publish.Object, body io.Reader) (str
 		return "", b.notS3("answered a PUT without an ETag")
 	}
 	return info.ETag, err
+}
+
+// Swap puts data at path only if the object's ETag is etag, or, with
+// etag "", if there is none: S3's conditional writes (If-Match,
+// If-None-Match), which AWS, R2, MinIO and versitygw keep. A server that
+// says it has none is errors.ErrUnsupported.
+func (b *Bucket) Swap(ctx context.Context, path string, data []byte, etag string) (string, error) {
+	o := minio.PutObjectOptions{ContentType: "application/json", CacheControl: "no-store", DisableMultipart: true, DisableContentSha256: true}
+	if etag == "" {
+		o.SetMatchETagExcept("*")
+	} else {
+		o.SetMatchETag(etag)
+	}
+	info, err := b.c.PutObject(ctx, b.t.Bucket, b.t.Key(path), bytes.NewReader(data), int64(len(data)), o)
+	switch e := errorResponse(err); {
+	case e.StatusCode == http.StatusPreconditionFailed || e.StatusCode == http.StatusConflict:
+		return "", fmt.Errorf("%s: %w", b.url(path), publish.ErrChanged)
+	case e.StatusCode == http.StatusNotImplemented:
+		return "", fmt.Errorf("%s: %w: %w", b.url(path), errors.ErrUnsupported, err)
+	}
+	return strings.Trim(info.ETag, `"`), err
 }
 
 // Delete removes an object. A delete refused where the publish before it

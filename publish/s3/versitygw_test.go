@@ -86,6 +86,7 @@ func TestVersitygw(t *testing.T) {
 		{"inventory", testInventory},
 		{"verify", testVerify},
 		{"verify plugins", testVerifyPlugins},
+		{"lease", testLease},
 		// Last: its bundle at the bucket's root lists what every test
 		// above left, none of it named by its records.
 		{"foreign objects", testForeign},

@@ -1,0 +1,137 @@
+package s3
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+
+	"github.com/skillpack/skillpack/publish"
+)
+
+// The lease against a server with conditional writes (versitygw's; AWS,
+// R2 and MinIO keep them too): a second run waits for the first and
+// gives up when it holds on, a killed run's expired lease is taken over,
+// a lease taken over ends the run that lost it, a lease skillpack did not
+// write is refused, and two publishes with --prune started at once both
+// end complete, one after the other.
+func TestLeaseFake(t *testing.T) { testLease(t, fakeServer(t)) }
+
+func testLease(t *testing.T, s *server) {
+	ctx := context.Background()
+	o := s.options()
+	bk, err := OpenBucket(s.target("leased"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runner := func() *publish.Runner { return o.Runner(bk.String(), DefaultJobs, Retryable) }
+	key := "leased/" + publish.LeasePath
+	ttl := 400 * time.Millisecond
+
+	a, actx, err := publish.Lock(ctx, bk, runner(), ttl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held struct{ Owner string }
+	if data, ok := s.get(key); !ok || json.Unmarshal([]byte(data), &held) != nil || !strings.Contains(held.Owner, "process") {
+		t.Fatalf("the lease holds %q", data)
+	}
+	// Held and renewed past its ttl: the second run waits, then gives up.
+	var log bytes.Buffer
+	start := time.Now()
+	_, _, err = publish.Lock(ctx, bk, runner(), ttl, &log)
+	var busy *publish.BusyError
+	if !errors.As(err, &busy) || busy.ExitClass() != 2 || time.Since(start) < ttl || !strings.Contains(log.String(), "waiting for another publish to "+bk.String()) {
+		t.Fatalf("second Lock after %v: %v, log %q; want a BusyError after waiting %v", time.Since(start), err, log.String(), ttl)
+	}
+	if actx.Err() != nil {
+		t.Fatal("the holder's run ended")
+	}
+	a.Release()
+	if _, ok := s.get(key); ok {
+		t.Fatal("Release left the lease")
+	}
+
+	// A killed run's lease, expired: taken over at once.
+	s.put(key, `{"owner": "ci-7, process 42", "since": "2026-01-02T03:04:05Z", "expires": "2026-01-02T03:06:05Z"}`)
+	log.Reset()
+	b, bctx, err := publish.Lock(ctx, bk, runner(), ttl, &log)
+	if err != nil || log.Len() > 0 {
+		t.Fatalf("an expired lease: %v, log %q", err, log.String())
+	}
+	// Taken over by another while held: the run that lost it ends.
+	s.put(key, `{"owner": "ci-8, process 43", "since": "2026-01-02T03:04:05Z", "expires": "2099-01-02T03:06:05Z"}`)
+	select {
+	case <-bctx.Done():
+		if err := publish.Lost(bctx); err == nil || !strings.Contains(err.Error(), "taken over") {
+			t.Errorf("lost lease: %v", err)
+		}
+	case <-time.After(10 * ttl):
+		t.Fatal("a run whose lease was taken over goes on")
+	}
+	b.Release()
+	if data, _ := s.get(key); !strings.Contains(data, "ci-8") {
+		t.Errorf("Release deleted another run's lease: %q", data)
+	}
+
+	// Not a lease skillpack wrote: refused, not waited for.
+	s.put(key, "<html>")
+	if _, _, err := publish.Lock(ctx, bk, runner(), ttl, nil); err == nil || !strings.Contains(err.Error(), "not a lease skillpack wrote") {
+		t.Fatalf("a foreign lease object: %v", err)
+	}
+	s.proxy.pause()
+	if err := s.client().RemoveObject(ctx, testBucket, key, minio.RemoveObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s.proxy.resume()
+
+	// Two publishes with --prune at once, with a lease as long as a
+	// publish here takes: both end complete, one waiting for the other.
+	defer func(d time.Duration) { leaseTTL = d }(leaseTTL)
+	leaseTTL = time.Minute
+	skills := tree(t)
+	var bundles [2]*publish.Upload
+	for i := range bundles {
+		change(t, skills, i+1)
+		bundles[i] = builtBundle(t, skills, filepath.Join(t.TempDir(), "dist"))
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	logs := make([]bytes.Buffer, 2)
+	for i, b := range bundles {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o := s.options()
+			o.Prune, o.Keep, o.Log = true, 1, &logs[i]
+			errs[i] = Publish(ctx, b, s.target("leased"), o, nil)
+		}()
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil || !strings.Contains(logs[0].String()+logs[1].String(), "waiting for another publish") {
+		t.Fatalf("concurrent publishes: %v, %v; logs %q, %q", errs[0], errs[1], logs[0].String(), logs[1].String())
+	}
+	got := s.objects("leased")
+	if _, ok := got[publish.LeasePath]; ok {
+		t.Error("the lease is left")
+	}
+	// The prefix serves the release that ended last, whole.
+	var last *publish.Upload
+	for _, b := range bundles {
+		if got[b.Record().Path].digest == b.Record().Digest {
+			last = b
+		}
+	}
+	if last == nil {
+		t.Fatal("the prefix holds neither release's record")
+	}
+	matches(t, s, got, last)
+	consistent(t, got, true)
+}
