@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -135,6 +136,35 @@ func (es Errors) Unwrap() []error {
 var configKeys = []string{"allow", "baseline", "build", "ignore", "profile", "rules"}
 var buildKeys = []string{"ai-catalog", "base-url", "catalog-publisher", "catalog-source", "catalog-title", "llms-txt", "llms-txt-merge", "marketplaces", "no-legacy", "previous", "skip-invalid", "versioned"}
 
+// ForeignError is a skillpack.yaml none of whose keys is skillpack's:
+// another tool's manifest of that name (aios-kit's, skillpack-forge's).
+type ForeignError struct {
+	Path string
+	Keys []string // its top-level keys
+}
+
+func (e *ForeignError) Error() string {
+	return fmt.Sprintf("%s holds none of skillpack's keys (%s) but %s: it is another tool's file", e.Path,
+		strings.Join(configKeys, ", "), strings.Join(e.Keys, ", "))
+}
+
+// notOurs is a ForeignError when root, a mapping, has keys and none is
+// skillpack's; a file with some of them is checked key by key.
+func notOurs(path string, root *yaml.Node) error {
+	var keys []string
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i].Value; slices.Contains(configKeys, k) {
+			return nil
+		} else if len(keys) < 8 {
+			keys = append(keys, strconv.Quote(k))
+		}
+	}
+	if len(keys) == 0 {
+		return nil
+	}
+	return &ForeignError{Path: path, Keys: keys}
+}
+
 // Load reads and checks a skillpack.yaml. Every unknown key, rule ID,
 // severity or profile is an error that names it: a config that silently
 // does nothing is worse than none.
@@ -174,6 +204,9 @@ func Parse(path string, data []byte) (*Config, error) {
 	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		return nil, &Error{Path: path, Line: root.Line, Msg: fmt.Sprintf("the config must be a mapping of keys (%s)", strings.Join(configKeys, ", "))}
+	}
+	if err := notOurs(path, root); err != nil {
+		return nil, err
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]

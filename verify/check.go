@@ -70,6 +70,14 @@ type checker struct {
 	// mcpListed is, for each MCP document read, the skills it lists: all
 	// of the v0.2 index's but those MCP hosts refuse (checkMCP).
 	mcpListed map[string]map[string]bool
+	sumLines  *parsedSums // checksums.txt (checksumLines)
+}
+
+// parsedSums is checksums.txt as checksumLines read it.
+type parsedSums struct {
+	sums []layout.Sum
+	err  error
+	ok   bool
 }
 
 // skillModel is one skill as the v0.2 index names it, and what the other

@@ -116,6 +116,9 @@ func (c *checker) skillRef(ref string) (loc string, p layout.Path, ok bool) {
 // own identifiers and has no Trust Manifests.
 func (c *checker) aiCatalog() {
 	const p = layout.AICatalog
+	if !c.ours(p) {
+		return // the site's own catalog (see ours)
+	}
 	doc, ok := optionalIndex(c, p, layout.DecodeAICatalog, func(d *layout.AICatalogDocument) int { return len(d.Entries) / 3 })
 	if !ok {
 		return

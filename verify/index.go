@@ -425,15 +425,37 @@ func (c *checker) mcpResources() {
 	}
 }
 
+// checksumLines is checksums.txt, read and parsed once; ok is false
+// without one.
+func (c *checker) checksumLines() (sums []layout.Sum, ok bool, err error) {
+	if c.sumLines == nil {
+		c.sumLines = &parsedSums{}
+		const p = layout.Checksums
+		if data := c.read(p, true); data != nil && !c.empty(p, data) {
+			c.sumLines.sums, c.sumLines.err = layout.ParseChecksums(data)
+			c.sumLines.ok = true
+		}
+	}
+	return c.sumLines.sums, c.sumLines.ok, c.sumLines.err
+}
+
+// ours reports whether an optional document at p is the bundle's: unless
+// checksums.txt, which lists every document the build wrote, leaves it
+// out. A site may keep a file of its own there (its AI Catalog), which
+// publish leaves alone and verify must too.
+func (c *checker) ours(p string) bool {
+	sums, ok, _ := c.checksumLines()
+	return !ok || slices.ContainsFunc(sums, func(s layout.Sum) bool { return s.Path == p })
+}
+
 // checksums checks every line of checksums.txt and that it lists every
 // archive and index.
 func (c *checker) checksums() {
 	const p = layout.Checksums
-	data := c.read(p, true)
-	if data == nil || c.empty(p, data) {
+	sums, ok, err := c.checksumLines()
+	if !ok {
 		return
 	}
-	sums, err := layout.ParseChecksums(data)
 	var lines interface{ Unwrap() []error }
 	if errors.As(err, &lines) {
 		for _, err := range lines.Unwrap() {

@@ -168,11 +168,20 @@ func TestPublishForeign(t *testing.T) {
 	}
 
 	// Without them it publishes; then a file of its own that someone
-	// changed is replaced, as before.
+	// changed is replaced, as before. The site's own AI Catalog, at a
+	// path a bundle built with --ai-catalog writes, is left alone, by
+	// publish and by verify (it is checked only when checksums.txt lists
+	// it).
 	must(t, os.Remove(filepath.Join(www, "index.html")))
 	must(t, os.Remove(filepath.Join(www, "skills")))
+	catalog := filepath.Join(www, ".well-known", "ai-catalog.json")
+	must(t, os.MkdirAll(filepath.Dir(catalog), 0o755))
+	must(t, os.WriteFile(catalog, []byte(`{"mine": true}`), 0o644))
 	if _, err := publishTo(t, b, www, Options{}); err != nil {
 		t.Fatal(err)
+	}
+	if rep := verifyFolder(t, www); !rep.OK() {
+		t.Errorf("a site whose own AI Catalog is beside the bundle does not verify: %v", rep.Problems)
 	}
 	must(t, os.WriteFile(filepath.Join(www, "index.html"), []byte("edited"), 0o644))
 	if states, err := publishTo(t, b, www, Options{}); err != nil || states["index.html"] != publish.Uploaded {

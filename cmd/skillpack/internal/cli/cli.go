@@ -5,6 +5,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -148,7 +149,7 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 		if err := checkOutputFlags(ios); err != nil {
 			return err
 		}
-		verboseConfig(ios, cmd)
+		noteConfig(ios, cmd)
 		return nil
 	}
 	root.SetIn(ios.In)
@@ -167,11 +168,13 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 	return root
 }
 
-// verboseConfig names, with -v, the skillpack.yaml a command that reads
-// one (it has --config) will read, or that none applies.
-func verboseConfig(ios *IO, cmd *cobra.Command) {
+// noteConfig says, with -v, which skillpack.yaml a command that reads
+// one (it has --config) will read, or that none applies; and, always,
+// when the one found is another tool's file of that name, which the
+// command then leaves unread (LintOptions.load).
+func noteConfig(ios *IO, cmd *cobra.Command) {
 	f := cmd.Flags().Lookup("config")
-	if f == nil || !ios.Verbose {
+	if f == nil {
 		return
 	}
 	switch path, err := configPath(f.Value.String()); {
@@ -180,6 +183,11 @@ func verboseConfig(ios *IO, cmd *cobra.Command) {
 	case path == "":
 		ios.Verbosef("config: no %s here or above; the defaults apply", config.File)
 	default:
+		var fe *config.ForeignError
+		if _, err := config.Load(path); errors.As(err, &fe) && f.Value.String() == "" {
+			fmt.Fprintf(ios.Err, "note: %v, so the defaults apply; name skillpack's own with --config\n", fe)
+			return
+		}
 		ios.Verbosef("config: %s", path)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,8 +48,15 @@ func (o *LintOptions) load() (*config.Config, error) {
 	}
 	cfg := config.Default()
 	if path != "" {
-		if cfg, err = config.Load(path); err != nil {
+		loaded, err := config.Load(path)
+		var fe *config.ForeignError
+		switch {
+		case errors.As(err, &fe) && o.Config == "":
+			// Found, not named: another tool's file (see noteConfig).
+		case err != nil:
 			return nil, usageErr("%w", err)
+		default:
+			cfg = loaded
 		}
 	}
 	if o.Profile != "" {
