@@ -619,7 +619,7 @@ func checkFlowSequences(p *Pass, t *yamlTree, it yamlItem) {
 		// [file]), meaning the text: quoted, every reader reads it.
 		fix := "quote the whole value"
 		if start, end, ok := hintList(p.Doc.Raw, p.Doc); ok {
-			fix = "argument-hint: " + doubleQuote(string(p.Doc.Raw[start:end]))
+			fix = "quote the whole value: argument-hint: " + doubleQuote(string(p.Doc.Raw[start:end]))
 		}
 		p.ReportNode(n, fix, "argument-hint is a flow sequence, a list to YAML readers, where clients show the hint as text")
 		return
