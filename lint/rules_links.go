@@ -136,6 +136,18 @@ func (x *fileIndex) has(p string) bool {
 	return i < len(x.paths) && strings.HasPrefix(x.paths[i], p+"/")
 }
 
+// matches reports whether p is a glob pattern (references/*.md, which
+// an agent can expand) that matches a published file.
+func (x *fileIndex) matches(p string) bool {
+	if !strings.ContainsAny(p, "*[") {
+		return false
+	}
+	return slices.ContainsFunc(x.paths, func(f string) bool {
+		ok, err := path.Match(p, f)
+		return ok && err == nil
+	})
+}
+
 // leftOut reports whether p is in a list of left-out paths, where folders
 // end in "/".
 func leftOut(list []string, p string) bool {
@@ -161,11 +173,13 @@ func checkLinkBroken(p *Pass) {
 			}
 			continue
 		}
-		if l.kind != skill.LinkInside || x.has(l.path) {
+		if l.kind != skill.LinkInside || x.has(l.path) || x.matches(l.path) {
 			continue
 		}
 		why, fix := "does not exist in the skill", "create "+l.path+" or correct the link"
 		switch {
+		case strings.ContainsAny(l.path, "*["):
+			why, fix = "is a pattern that matches no file of the skill", "correct the pattern, or link the files it means"
 		case strings.Trim(l.dest, ".…") == "":
 			why, fix = "is a placeholder, not a file", "fill in the file or URL the link is for, or write the text without a link"
 		case escapedHash(x, l.dest) != "":
