@@ -378,11 +378,11 @@ func (f *fixFile) newPath() string {
 
 // commit writes the fixed file: content by rename over it, so that the
 // file holds its old bytes or its new ones and never a part; mode alone by
-// chmod; a new name by rename.
+// chmod; a new name by rename. Nothing is synced (atomicfile.Replace).
 func (f *fixFile) commit() error {
 	disk := f.job.disk
 	if !bytes.Equal(f.orig, f.data) {
-		if err := atomicfile.Write(disk, f.data, f.mode); err != nil {
+		if err := atomicfile.Replace(disk, f.data, f.mode); err != nil {
 			return err
 		}
 	} else if f.mode != f.origMode {
@@ -398,7 +398,7 @@ func (f *fixFile) commit() error {
 				return fmt.Errorf("not renamed: %s exists already", f.name)
 			}
 		}
-		if err := atomicfile.Rename(disk, to); err != nil {
+		if err := os.Rename(disk, to); err != nil {
 			return err
 		}
 	}

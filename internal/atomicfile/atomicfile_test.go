@@ -6,7 +6,15 @@ import (
 	"testing"
 )
 
+// Write and Replace replace a file whole, mode too, and a failed one
+// leaves no temporary file.
 func TestWrite(t *testing.T) {
+	for name, write := range map[string]func(string, []byte, os.FileMode) error{"Write": Write, "Replace": Replace} {
+		t.Run(name, func(t *testing.T) { testWrite(t, write) })
+	}
+}
+
+func testWrite(t *testing.T, Write func(string, []byte, os.FileMode) error) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "f.json")
 	if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
