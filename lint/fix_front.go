@@ -333,7 +333,9 @@ func fixColonLines(f *fixFile, _ []Finding) {
 		if !ok || !colonCause(span) {
 			return
 		}
-		quoted := `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(string(data[span.start:span.end])) + `"`
+		// On one line: the official MCP SDK's YAML reader refuses a
+		// quoted value over several (skill.MultilineQuoted).
+		quoted := doubleQuote(span.val)
 		if data, ok = applyEdits(data, []fixEdit{{span.start, span.end, quoted}}); !ok {
 			return
 		}
@@ -496,6 +498,33 @@ func fixHint(f *fixFile, _ []Finding) {
 			return true
 		},
 	}})
+}
+
+// fixMultilineQuotes writes each quoted value that goes on over several
+// lines on one line, double-quoted: the same text, which the official MCP
+// SDK's YAML reader takes (skill.MultilineQuoted).
+func fixMultilineQuotes(f *fixFile, _ []Finding) {
+	if !f.job.entry {
+		return
+	}
+	d := skill.Parse(f.data)
+	var fixes []frontFix
+	for _, v := range d.MultilineQuoted() {
+		start, ok := nodeOffset(f.data, d, v)
+		if !ok || start >= len(f.data) {
+			continue
+		}
+		n := skill.QuoteEnd(string(f.data[start:]))
+		if n < 0 {
+			continue
+		}
+		end := start + n
+		fixes = append(fixes, frontFix{
+			edits:  []fixEdit{{start, end, doubleQuote(v.Value)}},
+			mutate: func(*skill.SkillMD) bool { return true }, // the same text
+		})
+	}
+	f.applyFront(fixes)
 }
 
 // hintList finds argument-hint's flow sequence in data, SKILL.md's bytes

@@ -31,7 +31,10 @@ func TestMCPFindingsAgreeWithCheckMCP(t *testing.T) {
 		"compatibility: \"\"\n",
 		"compatibility: 3\n",
 		"compatibility: " + strings.Repeat("x", 501) + "\n",
+		"metadata:\n  summary: 'one\n    two'\n",
+		"compatibility: \"Python 3,\n  and uv\"\n",
 		// Taken:
+		"metadata:\n  summary: 'it''s one line'\n",
 		"metadata:\n  updated: 2026-02-06\n",
 		"metadata:\n  version: \"1.0\"\n  mode: yes\n",
 		"metadata: {}\n",

@@ -85,6 +85,18 @@ var yamlRules = []*Rule{
 		Check: eachItem(checkFlowMappings),
 	},
 	{
+		ID:       "yaml-multiline-quote",
+		Title:    "frontmatter has a quoted value over several lines",
+		Severity: Warning,
+		Explain: "A quoted value may go on over several lines, as PyYAML writes long strings, and the " +
+			"clients' YAML readers take it, but the YAML reader of the official MCP SDK does not: MCP hosts " +
+			"drop the skill, and the build leaves it out of the MCP documents. Write the value on one line " +
+			"(lint --fix does), or as a folded block (>).",
+		Bad:   "---\nname: pdf-tools\ndescription: 'Extract text and tables\n  from PDF files.'\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: 'Extract text and tables from PDF files.'\n---\n",
+		Check: checkMultilineQuotes,
+	},
+	{
 		ID:       "yaml-tab-indent",
 		Title:    "frontmatter line is indented with a tab",
 		Severity: Error,
@@ -626,6 +638,16 @@ func checkFlowSequences(p *Pass, t *yamlTree, it yamlItem) {
 	}
 	p.ReportNode(n, "write the list in block form, one \"- item\" a line (or leave out an empty list)",
 		"flow sequence [...] is read as one string by line-based frontmatter readers")
+}
+
+func checkMultilineQuotes(p *Pass) {
+	if p.Doc == nil {
+		return
+	}
+	for _, n := range p.Doc.MultilineQuoted() {
+		p.ReportNode(n, "write it on one line (skillpack lint --fix does), or as a folded block (>)",
+			"quoted value goes on over several lines, which the YAML reader of the official MCP SDK refuses; the build leaves the skill out of the MCP documents")
+	}
 }
 
 // leadingTab reports whether a line's leading whitespace holds a tab.

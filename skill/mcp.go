@@ -52,6 +52,8 @@ func (r *MCPRefusal) Error() string { return r.Reason }
 //     1.2 readers hosts use.
 //   - compatibility, when present, is a string of 1 to MCPMaxCompatibility
 //     characters.
+//   - no quoted value goes on past its line (MultilineQuoted), which
+//     the SDK's YAML subset refuses.
 //   - at most MCPMaxFiles files, and MCPMaxBytes served bytes.
 //
 // The rules of name and description are layout's (CheckName,
@@ -87,6 +89,9 @@ func (d *SkillMD) CheckMCP(files int, served int64) *MCPRefusal {
 			}
 		}
 	}
+	if ns := d.MultilineQuoted(); len(ns) > 0 {
+		bad("write it on one line, or as a folded block (>)", "%s is a quoted value over several lines, which the YAML reader of the official MCP SDK refuses", d.keyPath(ns[0]))
+	}
 	if _, v := d.Lookup("compatibility"); v != nil {
 		switch n := utf8.RuneCountInString(v.Value); {
 		case !MCPString(v):
@@ -108,6 +113,87 @@ func (d *SkillMD) CheckMCP(files int, served int64) *MCPRefusal {
 		return nil
 	}
 	return &MCPRefusal{Reason: strings.Join(why, "; "), Fix: strings.Join(fixes, "; ")}
+}
+
+// MultilineQuoted are the quoted values of the frontmatter that go on
+// past the line they open on, as PyYAML writes long strings: every YAML
+// reader takes them, but the official MCP SDK's YAML subset refuses the
+// skill ("a quoted value must close on the same line").
+func (d *SkillMD) MultilineQuoted() []*yaml.Node {
+	if d.Front == nil {
+		return nil
+	}
+	lines := strings.Split(string(d.FrontRaw), "\n")
+	var out []*yaml.Node
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		for _, c := range n.Content {
+			walk(c)
+		}
+		if n.Kind != yaml.ScalarNode || n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 || n.Line < 1 || n.Line > len(lines) {
+			return
+		}
+		l := lines[n.Line-1]
+		i := 0
+		for range n.Column - 1 { // the column counts characters
+			if _, size := utf8.DecodeRuneInString(l[i:]); i < len(l) {
+				i += size
+			}
+		}
+		if !ClosesOnLine(l[i:]) {
+			out = append(out, n)
+		}
+	}
+	walk(d.Front)
+	return out
+}
+
+// ClosesOnLine reports whether the quoted value that the line's rest s
+// starts with (at its opening quote) closes on it.
+func ClosesOnLine(s string) bool { return QuoteEnd(s) >= 0 }
+
+// QuoteEnd is the offset just past the quote that closes the quoted value
+// s starts with, or -1 when s ends first: a double-quoted value closes at
+// a quote no backslash escapes, a single-quoted one at a quote not doubled.
+func QuoteEnd(s string) int {
+	if s == "" || s[0] != '"' && s[0] != '\'' {
+		return -1
+	}
+	for i := 1; i < len(s); i++ {
+		switch {
+		case s[0] == '"' && s[i] == '\\':
+			i++
+		case s[i] != s[0]:
+		case s[0] == '\'' && i+1 < len(s) && s[i+1] == '\'':
+			i++
+		default:
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// keyPath names the key whose value n is, dotted (metadata.summary), or
+// "a value" when n is no mapping's value.
+func (d *SkillMD) keyPath(n *yaml.Node) string {
+	var find func(m *yaml.Node, at string) string
+	find = func(m *yaml.Node, at string) string {
+		for i := 0; m.Kind == yaml.MappingNode && i+1 < len(m.Content); i += 2 {
+			k, v := m.Content[i], m.Content[i+1]
+			p := strings.TrimPrefix(at+"."+k.Value, ".")
+			if v == n {
+				return p
+			}
+			if p := find(v, p); p != "" {
+				return p
+			}
+		}
+		return ""
+	}
+	if p := find(d.Front, ""); p != "" {
+		return p
+	}
+	return "a value"
 }
 
 // MCPString reports whether MCP hosts read the YAML value n as a string: a

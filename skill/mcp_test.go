@@ -31,6 +31,9 @@ func TestCheckMCP(t *testing.T) {
 		{"500 characters", "compatibility: " + strings.Repeat("é", 500) + "\n", 1, 100, ""},
 		{"date compatibility", "compatibility: 2026-02-06\n", 1, 100, ""},
 		{"at the limits", "", MCPMaxFiles, MCPMaxBytes, ""},
+		{"quoted on one line", "metadata:\n  a: 'don''t'\n  b: \"say \\\"hi\\\"\"\n  c: >\n    two\n    lines\n", 1, 100, ""},
+		{"multi-line quoted", "metadata:\n  summary: 'one\n\n    don''t'\n", 1, 100, "metadata.summary is a quoted value over several lines, which the YAML reader of the official MCP SDK refuses"},
+		{"multi-line escape", "license: \"MIT \\\n  or not\"\n", 1, 100, "license is a quoted value over several lines"},
 
 		{"null metadata", "metadata:\n", 1, 100, "metadata has no value (YAML null)"},
 		{"string metadata", "metadata: pdf, forms\n", 1, 100, "metadata is a string, where MCP hosts take a mapping"},
