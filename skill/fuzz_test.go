@@ -59,6 +59,16 @@ func FuzzParse(f *testing.F) {
 			if d.Problem != nil && d.Problem.Kind != LeadingSpace {
 				t.Fatalf("Front set with problem %+v", *d.Problem)
 			}
+			// Every quoted value MultilineQuoted names is one that does
+			// not close on its line, and CheckMCP then refuses the skill.
+			for _, n := range d.MultilineQuoted() {
+				if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 {
+					t.Fatalf("MultilineQuoted names an unquoted value %q", n.Value)
+				}
+				if d.CheckMCP(1, 0) == nil {
+					t.Fatal("CheckMCP takes a skill with a quoted value over several lines")
+				}
+			}
 			// Positions of parsed nodes must land inside the file.
 			for i := 0; i+1 < len(d.Front.Content); i += 2 {
 				if l, c := d.FilePos(d.Front.Content[i]); l < d.FrontLine || l > last || c < 1 {
