@@ -149,11 +149,12 @@ func (e *ForeignError) Error() string {
 }
 
 // notOurs is a ForeignError when root, a mapping, has keys and none is
-// skillpack's; a file with some of them is checked key by key.
+// skillpack's or a misspelling of one (profil); a file with some of them
+// is checked key by key.
 func notOurs(path string, root *yaml.Node) error {
 	var keys []string
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		if k := root.Content[i].Value; slices.Contains(configKeys, k) {
+		if k := root.Content[i].Value; slices.Contains(configKeys, k) || human.Closest(k, configKeys) != "" {
 			return nil
 		} else if len(keys) < 8 {
 			keys = append(keys, strconv.Quote(k))
