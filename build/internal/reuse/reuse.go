@@ -196,15 +196,16 @@ func (p *Last) Skill(name string) *layout.RecordSkill {
 	if !ok {
 		return nil
 	}
-	data, err := p.skills.Read(p.spots[i])
-	if err != nil {
+	var c *layout.RecordSkill
+	err := p.skills.Read(p.spots[i], func(data []byte) error {
+		d := scratch.NewDecoder(data)
+		c = d.RecordSkill()
+		return d.End()
+	})
+	if err != nil || c.Name != name {
 		return nil // packed afresh, which is always safe
 	}
-	d := scratch.NewDecoder(data)
-	if c := d.RecordSkill(); d.End() == nil && c.Name == name {
-		return c
-	}
-	return nil
+	return c
 }
 
 // EachSkill calls fn with the record of every skill, in name order,
