@@ -21,7 +21,7 @@ func (d *SkillMD) FrontmatterJSON() ([]byte, error) {
 		return nil, fmt.Errorf("SKILL.md has no frontmatter mapping")
 	}
 	var b bytes.Buffer
-	if err := d.writeJSON(&b, newQuoter(), d.Front, 0, false); err != nil {
+	if err := d.writeJSON(&b, &quoter{}, d.Front, 0, false); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -137,22 +137,17 @@ func (d *SkillMD) writeJSON(b *bytes.Buffer, q *quoter, n *yaml.Node, depth int,
 	return nil
 }
 
-// quoter writes JSON strings with the one JSON encoding (jsonenc),
-// through one encoder per frontmatter: an encoder made for each string
-// cost more than the rest of the conversion.
+// quoter quotes a frontmatter's strings through one encoder of the one
+// JSON encoding (jsonenc): one made per string cost more than the string.
 type quoter struct {
 	buf bytes.Buffer
 	enc *json.Encoder
 }
 
-func newQuoter() *quoter {
-	q := &quoter{}
-	q.enc = jsonenc.New(&q.buf, "")
-	return q
-}
-
-// quote writes s to b as a JSON string.
 func (q *quoter) quote(b *bytes.Buffer, s string) {
+	if q.enc == nil {
+		q.enc = jsonenc.New(&q.buf, "")
+	}
 	q.buf.Reset()
 	_ = q.enc.Encode(s)                    // strings always encode
 	b.Write(q.buf.Bytes()[:q.buf.Len()-1]) // without Encode's newline
