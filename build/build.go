@@ -283,6 +283,7 @@ type task struct {
 	hashed  []pack.Member       // the files' digests, when hashed before lint
 	lintKey layout.Digest       // what lint's per-skill verdict depends on; "" until known
 	verdict []lint.Finding      // what lint's per-skill rules found (lint.CheckSkill)
+	asKept  bool                // verdict is the last record's (keptVerdict)
 	sum     summary             // what later steps read of it, once kept
 	last    *layout.RecordSkill // the last build's record of this skill, if any
 }

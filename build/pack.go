@@ -150,6 +150,7 @@ func (b *builder) process(p *packed, wk *work) {
 
 	w.verdict, w.findings = lint.CheckSkill(s, w.files, w.collErr, func() ([]lint.Finding, bool) {
 		if fs, ok := b.keptVerdict(w); ok {
+			w.asKept = true
 			return fs, true
 		}
 		onLint()
@@ -193,7 +194,10 @@ func (b *builder) keptVerdict(w *task) ([]lint.Finding, bool) {
 func (b *builder) keep(p *packed, w *task) error {
 	sum := &w.sum
 	sum.rec.Key = w.key
-	if v, ok := lint.EncodeVerdict(w.src, w.verdict, b.lintOpts); ok {
+	// A verdict the record gave back is kept as the record spells it.
+	if w.asKept {
+		sum.rec.Lint, sum.rec.Findings = w.lintKey, w.last.Findings
+	} else if v, ok := lint.EncodeVerdict(w.src, w.verdict, b.lintOpts); ok {
 		sum.rec.Lint, sum.rec.Findings = w.lintKey, v
 	}
 	sum.license, _ = w.src.Doc.String("license")

@@ -48,13 +48,16 @@ func checkMCP(w *task) (*skill.MCPRefusal, error) {
 
 // summary reads back what the build kept of a packed skill.
 func (p *packed) summary(w *work) (*summary, error) {
-	data, err := p.sums.Read(w.at)
+	var sum *summary
+	err := p.sums.Read(w.at, func(data []byte) error {
+		var err error
+		if sum, err = decodeSummary(data); err != nil {
+			return fmt.Errorf("reading the scratch file: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	sum, err := decodeSummary(data)
-	if err != nil {
-		return nil, fmt.Errorf("reading the scratch file: %w", err)
 	}
 	if sum.rec.Name != w.name {
 		return nil, fmt.Errorf("the scratch file holds %q where %q should be", sum.rec.Name, w.name)

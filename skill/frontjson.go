@@ -2,6 +2,7 @@ package skill
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -20,7 +21,7 @@ func (d *SkillMD) FrontmatterJSON() ([]byte, error) {
 		return nil, fmt.Errorf("SKILL.md has no frontmatter mapping")
 	}
 	var b bytes.Buffer
-	if err := d.writeJSON(&b, d.Front, 0, false); err != nil {
+	if err := d.writeJSON(&b, &quoter{}, d.Front, 0, false); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -39,7 +40,7 @@ const maxJSONDepth = 100
 // refuse such an entry, and the build leaves the skill out of the MCP
 // documents (CheckMCP); lint's metadata-scalar and metadata-nested ask for
 // strings.
-func (d *SkillMD) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues bool) error {
+func (d *SkillMD) writeJSON(b *bytes.Buffer, q *quoter, n *yaml.Node, depth int, textValues bool) error {
 	fail := func(at *yaml.Node, format string, args ...any) error {
 		line, col := d.FilePos(at)
 		return fmt.Errorf("line %d, column %d: %s", line, col, fmt.Sprintf(format, args...))
@@ -63,24 +64,24 @@ func (d *SkillMD) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			writeJSONString(b, k.Value)
+			q.quote(b, k.Value)
 			b.WriteByte(':')
 			v := n.Content[i+1]
 			switch {
 			case textValues && v.Kind == yaml.ScalarNode:
-				writeJSONString(b, v.Value)
+				q.quote(b, v.Value)
 				continue
 			case textValues && v.Kind != yaml.AliasNode:
 				// A list or mapping (OpenClaw's metadata.openclaw) is its
 				// JSON text.
 				var nested bytes.Buffer
-				if err := d.writeJSON(&nested, v, depth+1, false); err != nil {
+				if err := d.writeJSON(&nested, q, v, depth+1, false); err != nil {
 					return err
 				}
-				writeJSONString(b, nested.String())
+				q.quote(b, nested.String())
 				continue
 			}
-			if err := d.writeJSON(b, v, depth+1, n == d.Front && k.Value == "metadata"); err != nil {
+			if err := d.writeJSON(b, q, v, depth+1, n == d.Front && k.Value == "metadata"); err != nil {
 				return err
 			}
 		}
@@ -91,7 +92,7 @@ func (d *SkillMD) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			if err := d.writeJSON(b, c, depth+1, false); err != nil {
+			if err := d.writeJSON(b, q, c, depth+1, false); err != nil {
 				return err
 			}
 		}
@@ -103,7 +104,7 @@ func (d *SkillMD) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues
 		case "!!str", "!!binary", "!!timestamp":
 			// A timestamp stays the text the author wrote: JSON has no dates,
 			// and a host that re-parses the YAML sees the same characters.
-			writeJSONString(b, n.Value)
+			q.quote(b, n.Value)
 		case "!!null":
 			b.WriteString("null")
 		case "!!bool":
@@ -136,7 +137,18 @@ func (d *SkillMD) writeJSON(b *bytes.Buffer, n *yaml.Node, depth int, textValues
 	return nil
 }
 
-func writeJSONString(b *bytes.Buffer, s string) {
-	_ = jsonenc.New(b, "").Encode(s) // strings always encode
-	b.Truncate(b.Len() - 1)
+// quoter quotes a frontmatter's strings through one encoder of the one
+// JSON encoding (jsonenc): one made per string cost more than the string.
+type quoter struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+func (q *quoter) quote(b *bytes.Buffer, s string) {
+	if q.enc == nil {
+		q.enc = jsonenc.New(&q.buf, "")
+	}
+	q.buf.Reset()
+	_ = q.enc.Encode(s)                    // strings always encode
+	b.Write(q.buf.Bytes()[:q.buf.Len()-1]) // without Encode's newline
 }

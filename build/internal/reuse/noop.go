@@ -65,10 +65,10 @@ func (p *Last) Unchanged(c *layout.RecordSkill) bool {
 // holdsCopy reports whether the legacy copy at distPath still holds the
 // bytes of the served copy it repeats.
 func (p *Last) holdsCopy(distPath, served string, d layout.Digest, size int64) bool {
-	disk := p.disk(distPath)
-	if p.trusted(disk, size) {
+	if p.trusted(distPath, size) {
 		return true
 	}
+	disk := p.disk(distPath)
 	info, err := os.Stat(disk)
 	if err != nil || info.Size() != size {
 		return false

@@ -77,6 +77,7 @@ type Last struct {
 	Head layout.RecordHead // the record's generator, bundle key, documents, and its own digest
 
 	out      string      // the output folder, absolute
+	root     *os.File    // out, open: the checks by times look its files up from it
 	record   os.FileInfo // the record as it was read
 	recorded time.Time   // when the record was written; zero if unknown
 	intact   bool        // no folder of the bundle changed since the record
@@ -175,6 +176,7 @@ func Open(out string, jobs int) (p *Last, err error) {
 		return p, err
 	}
 	p.since(info)
+	p.root, _ = os.Open(out) // without it nothing is trusted by times
 	p.intact = p.foldersUntouched(jobs)
 	return p, nil
 }
@@ -184,6 +186,9 @@ func (p *Last) Close() {
 	if p != nil {
 		p.skills.Close()
 		p.files.Close()
+		if p.root != nil {
+			p.root.Close()
+		}
 	}
 }
 
@@ -196,15 +201,16 @@ func (p *Last) Skill(name string) *layout.RecordSkill {
 	if !ok {
 		return nil
 	}
-	data, err := p.skills.Read(p.spots[i])
-	if err != nil {
+	var c *layout.RecordSkill
+	err := p.skills.Read(p.spots[i], func(data []byte) error {
+		d := scratch.NewDecoder(data)
+		c = d.RecordSkill()
+		return d.End()
+	})
+	if err != nil || c.Name != name {
 		return nil // packed afresh, which is always safe
 	}
-	d := scratch.NewDecoder(data)
-	if c := d.RecordSkill(); d.End() == nil && c.Name == name {
-		return c
-	}
-	return nil
+	return c
 }
 
 // EachSkill calls fn with the record of every skill, in name order,
@@ -281,8 +287,7 @@ func (p *Last) Reusable(c *layout.RecordSkill, key layout.Digest) bool {
 // Holds reports whether the file at the dist path still holds the bytes
 // of the digest and size: trusted by times, or else verified by hash.
 func (p *Last) Holds(distPath string, d layout.Digest, size int64) bool {
-	disk := p.disk(distPath)
-	return p.trusted(disk, size) || Verified(disk, d, size)
+	return p.trusted(distPath, size) || Verified(p.disk(distPath), d, size)
 }
 
 // Verified reports whether the file at path hashes to the digest and has

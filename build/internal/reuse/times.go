@@ -73,14 +73,14 @@ func (p *Last) untouched(st stamp) bool {
 	return !p.recorded.IsZero() && st.mtime.Before(p.recorded) && st.ctime.Before(p.recorded)
 }
 
-// trusted reports whether the file at disk is the very file the previous
-// build wrote there, unwritten since: no folder of the bundle changed, and
-// its own times are before the record's.
-func (p *Last) trusted(disk string, size int64) bool {
+// trusted reports whether the file at the dist path is the very file the
+// previous build wrote there, unwritten since: no folder of the bundle
+// changed, and its own times are before the record's.
+func (p *Last) trusted(distPath string, size int64) bool {
 	if !p.intact {
 		return false
 	}
-	st, ok := lstat(disk)
+	st, ok := p.lstat(distPath)
 	return ok && st.regular && st.size == size && p.untouched(st)
 }
 
@@ -103,7 +103,7 @@ func (p *Last) foldersUntouched(jobs int) bool {
 	var batch []string                                                              // met, not yet checked
 	flush := func() bool {
 		err := parallel.Each(len(batch), jobs, func(i int) error {
-			if st, ok := lstat(p.disk(batch[i])); !ok || !st.dir || !p.untouched(st) {
+			if st, ok := p.lstat(batch[i]); !ok || !st.dir || !p.untouched(st) {
 				return errChanged
 			}
 			return nil

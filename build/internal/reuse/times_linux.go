@@ -4,6 +4,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // stampOf is what the checks by times read of a FileInfo from os.Lstat.
@@ -12,24 +14,29 @@ func stampOf(info os.FileInfo) (stamp, bool) {
 	if !ok {
 		return stamp{}, false
 	}
-	return newStamp(st), true
+	return newStamp(st.Mode, st.Size, time.Unix(st.Mtim.Unix()), time.Unix(st.Ctim.Unix())), true
 }
 
-// lstat is stampOf(os.Lstat(path)) without the FileInfo os.Lstat makes:
-// that cost a fifth of each check, and a no-op rebuild checks every file
-// and folder of the bundle.
-func lstat(path string) (stamp, bool) {
-	var st syscall.Stat_t
-	err := syscall.Lstat(path, &st)
-	for err == syscall.EINTR {
-		err = syscall.Lstat(path, &st)
+// lstat is stampOf(os.Lstat) of a file or folder of the bundle, without
+// the FileInfo os.Lstat makes, and looked up from the output folder held
+// open rather than from the root: a no-op rebuild checks every file and
+// folder of the bundle, and the FileInfo cost a fifth of each check, the
+// walk down to the output folder again for each about a third.
+func (p *Last) lstat(distPath string) (stamp, bool) {
+	if p.root == nil {
+		return stamp{}, false
 	}
-	return newStamp(&st), err == nil
+	var st unix.Stat_t
+	err := unix.Fstatat(int(p.root.Fd()), distPath, &st, unix.AT_SYMLINK_NOFOLLOW)
+	for err == unix.EINTR {
+		err = unix.Fstatat(int(p.root.Fd()), distPath, &st, unix.AT_SYMLINK_NOFOLLOW)
+	}
+	return newStamp(st.Mode, st.Size, time.Unix(st.Mtim.Unix()), time.Unix(st.Ctim.Unix())), err == nil
 }
 
 // Timespec's fields are int32 on 32-bit Linux (386, arm) and int64
 // elsewhere; its Unix method widens them on every architecture.
-func newStamp(st *syscall.Stat_t) stamp {
-	typ := st.Mode & syscall.S_IFMT
-	return stamp{typ == syscall.S_IFREG, typ == syscall.S_IFDIR, st.Size, time.Unix(st.Mtim.Unix()), time.Unix(st.Ctim.Unix())}
+func newStamp(mode uint32, size int64, mtime, ctime time.Time) stamp {
+	typ := mode & syscall.S_IFMT
+	return stamp{typ == syscall.S_IFREG, typ == syscall.S_IFDIR, size, mtime, ctime}
 }

@@ -8,4 +8,4 @@ import "os"
 // checked by reading it.
 func stampOf(os.FileInfo) (stamp, bool) { return stamp{}, false }
 
-func lstat(string) (stamp, bool) { return stamp{}, false }
+func (p *Last) lstat(string) (stamp, bool) { return stamp{}, false }

@@ -34,7 +34,8 @@ func TestScratch(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, at := range spots {
-		got, err := s.Read(at)
+		var got []byte
+		err := s.Read(at, func(b []byte) error { got = bytes.Clone(b); return nil })
 		if err != nil || !bytes.Equal(got, want[i]) {
 			t.Fatalf("record %d: %q, %v", i, got, err)
 		}
