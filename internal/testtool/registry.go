@@ -29,7 +29,7 @@ func Registry(t testing.TB, extra string) string {
 func RegistryStorage(t testing.TB, extra string) (host, storage string) {
 	t.Helper()
 	bin := Need(t, "docker-registry")
-	dir := t.TempDir()
+	dir := MemDir(t) // it syncs every blob it commits: see MemDir
 	storage = filepath.Join(dir, "storage")
 	for attempt := 0; ; attempt++ {
 		host := freeAddr(t)

@@ -60,3 +60,28 @@ func TestNeedSkips(t *testing.T) {
 		t.Error("Need did not skip")
 	}
 }
+
+// TestMemDir: a new empty folder the test can write to, gone once the
+// test that made it ends; on tmpfs where memRoot found one.
+func TestMemDir(t *testing.T) {
+	var dir string
+	t.Run("make", func(t *testing.T) {
+		dir = MemDir(t)
+		if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+			t.Fatalf("MemDir: %d entries, %v; want an empty folder", len(entries), err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "a", "b", "c"), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if root := memRoot(); root != "" && filepath.Dir(dir) != root {
+			t.Errorf("MemDir made %s, not in %s", dir, root)
+		}
+		t.Logf("MemDir: %s (tmpfs root %q)", dir, memRoot())
+	})
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s is still there after its test: %v", dir, err)
+	}
+}

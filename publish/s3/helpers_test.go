@@ -41,6 +41,9 @@ type server struct {
 	// checksums tells that the server keeps x-amz-checksum-sha256, and
 	// cacheControl that it keeps Cache-Control (gofakes3 keeps neither).
 	checksums, cacheControl bool
+
+	clientOnce sync.Once
+	c          *minio.Client
 }
 
 // fakeServer is gofakes3 in process, on 127.0.0.1, with the bucket made.
@@ -76,15 +79,23 @@ func (s *server) options() Options {
 func (s *server) target(prefix string) string { return "s3://" + testBucket + "/" + prefix }
 
 // client is a plain minio-go client of the server itself, past the proxy,
-// for the test to look at what is stored.
+// for the test to look at what is stored. It is made once and keeps its
+// connections: a new client for each of the thousands of reads of
+// TestVersitygw's foreign objects dialled a new connection each time.
 func (s *server) client() *minio.Client {
 	s.t.Helper()
-	host := strings.TrimPrefix(s.url, "http://")
-	c, err := minio.New(host, &minio.Options{Creds: credentials.NewStaticV4(testKey, testSecret, ""), Region: "us-east-1"})
-	if err != nil {
-		s.t.Fatal(err)
+	s.clientOnce.Do(func() {
+		host := strings.TrimPrefix(s.url, "http://")
+		c, err := minio.New(host, &minio.Options{Creds: credentials.NewStaticV4(testKey, testSecret, ""), Region: "us-east-1"})
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		s.c = c
+	})
+	if s.c == nil {
+		s.t.Fatal("no client of the server")
 	}
-	return c
+	return s.c
 }
 
 // stored is one object as the server keeps it.
@@ -95,47 +106,167 @@ type stored struct {
 }
 
 // objects is everything under the prefix ("": the whole bucket), by
-// bundle path. The proxy lets
-// the test's own requests through untouched.
-func (s *server) objects(prefix string) map[string]stored {
+// bundle path. The proxy lets the test's own requests through untouched.
+// The objects listed are read readers at a time (see each).
+func (s *server) objects(prefix string) objectMap {
 	s.t.Helper()
 	s.proxy.pause()
 	defer s.proxy.resume()
-	c := s.client()
-	ctx := context.Background()
-	out := map[string]stored{}
 	if prefix != "" {
 		prefix += "/"
 	}
-	for o := range c.ListObjects(ctx, testBucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
+	keys := s.list(prefix)
+	var mu sync.Mutex
+	out := objectMap{}
+	err := each(keys, func(key string) error {
+		o, ok, err := s.stat(key)
+		if ok {
+			mu.Lock()
+			out[strings.TrimPrefix(key, prefix)] = o
+			mu.Unlock()
+		}
+		return err
+	})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return out
+}
+
+// list is the keys under prefix (with its "/", or "": the whole bucket).
+func (s *server) list(prefix string) []string {
+	s.t.Helper()
+	var keys []string
+	for o := range s.client().ListObjects(context.Background(), testBucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
 		if o.Err != nil {
 			s.t.Fatal(o.Err)
 		}
-		// A key listed and gone when read is absent: a server may still
-		// be taking away an upload that a stopped run left unfinished
-		// (versitygw lists it until its handler sees the body end).
-		obj, err := c.GetObject(ctx, testBucket, o.Key, minio.GetObjectOptions{})
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		data, err := io.ReadAll(obj)
-		obj.Close()
-		if err != nil && notFound(err) {
-			continue
-		}
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		info, err := c.StatObject(ctx, testBucket, o.Key, minio.StatObjectOptions{Checksum: true})
-		if err != nil && notFound(err) {
-			continue
-		}
-		if err != nil {
-			s.t.Fatal(err)
-		}
-		out[strings.TrimPrefix(o.Key, prefix)] = stored{data: data, info: info, digest: layout.DigestOf(data)}
+		keys = append(keys, o.Key)
 	}
-	return out
+	return keys
+}
+
+// stat reads one listed object, its bytes and headers, as the server
+// keeps it. A key listed and gone when read is absent: a server may still
+// be taking away an upload that a stopped run left unfinished (versitygw
+// lists it until its handler sees the body end).
+func (s *server) stat(key string) (stored, bool, error) {
+	c := s.client()
+	ctx := context.Background()
+	obj, err := c.GetObject(ctx, testBucket, key, minio.GetObjectOptions{})
+	if err != nil {
+		return stored{}, false, err
+	}
+	data, err := io.ReadAll(obj)
+	obj.Close()
+	if err != nil && notFound(err) {
+		return stored{}, false, nil
+	}
+	if err != nil {
+		return stored{}, false, err
+	}
+	info, err := c.StatObject(ctx, testBucket, key, minio.StatObjectOptions{Checksum: true})
+	if err != nil && notFound(err) {
+		return stored{}, false, nil
+	}
+	if err != nil {
+		return stored{}, false, err
+	}
+	return stored{data: data, info: info, digest: layout.DigestOf(data)}, true, nil
+}
+
+// listed is what the server holds under a prefix, to look up by bundle
+// path: objects's map, or a listing whose objects are read when first
+// looked up (listing).
+type listed interface {
+	object(path string) (stored, bool)
+}
+
+// objectMap is everything under a prefix, read: objects.
+type objectMap map[string]stored
+
+func (m objectMap) object(path string) (stored, bool) { o, ok := m[path]; return o, ok }
+
+// listing is objects's listing, without its reads: an object listed is
+// read (as objects reads it) when first looked up, and a path not listed
+// is absent. consistent and matches look up the bundle's paths and the
+// ones its documents name: a bucket that holds much more (TestVersitygw's
+// root, 1,400 and more objects when foreign objects and killed prunes
+// check it after each prune, 72 of them the bundle's) answers with what
+// those lookups read, where objects read every object twice over.
+type listing struct {
+	s      *server
+	prefix string
+	keys   map[string]bool // bundle paths
+	read   map[string]stored
+}
+
+// listing lists what is under prefix ("": the whole bucket).
+func (s *server) listing(prefix string) *listing {
+	s.t.Helper()
+	s.proxy.pause()
+	defer s.proxy.resume()
+	if prefix != "" {
+		prefix += "/"
+	}
+	l := &listing{s: s, prefix: prefix, keys: map[string]bool{}, read: map[string]stored{}}
+	for _, k := range s.list(prefix) {
+		l.keys[strings.TrimPrefix(k, prefix)] = true
+	}
+	return l
+}
+
+func (l *listing) object(path string) (stored, bool) {
+	l.s.t.Helper()
+	if !l.keys[path] {
+		return stored{}, false
+	}
+	if o, ok := l.read[path]; ok {
+		return o, true
+	}
+	l.s.proxy.pause()
+	defer l.s.proxy.resume()
+	o, ok, err := l.s.stat(l.prefix + path)
+	if err != nil {
+		l.s.t.Fatal(err)
+	}
+	if !ok {
+		delete(l.keys, path) // gone when read: absent, as in objects
+		return stored{}, false
+	}
+	l.read[path] = o
+	return o, true
+}
+
+// readers is how many of the test's own reads are under way at once:
+// TestVersitygw's foreign objects and killed prunes read the whole bucket
+// back after every prune, thousands of requests each, one at a time before.
+const readers = 4
+
+// each calls f with every key, readers at a time, and returns the error
+// of the first key that failed, in keys' order.
+func each(keys []string, f func(key string) error) error {
+	errs := make([]error, len(keys))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(readers, len(keys)) {
+		wg.Go(func() {
+			for i := range next {
+				errs[i] = f(keys[i])
+			}
+		})
+	}
+	for i := range keys {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // put stores a file the test makes, as another tool would.
@@ -153,19 +284,52 @@ func (s *server) get(key string) (string, bool) {
 	s.t.Helper()
 	s.proxy.pause()
 	defer s.proxy.resume()
-	obj, err := s.client().GetObject(context.Background(), testBucket, key, minio.GetObjectOptions{})
+	data, ok, err := s.read(key)
 	if err != nil {
 		s.t.Fatal(err)
+	}
+	return data, ok
+}
+
+// read is get's request, for get and gets: one object's bytes, and whether
+// it is there.
+func (s *server) read(key string) (string, bool, error) {
+	obj, err := s.client().GetObject(context.Background(), testBucket, key, minio.GetObjectOptions{})
+	if err != nil {
+		return "", false, err
 	}
 	defer obj.Close()
 	data, err := io.ReadAll(obj)
 	if notFound(err) {
-		return "", false
+		return "", false, nil
 	}
+	if err != nil {
+		return "", false, err
+	}
+	return string(data), true, nil
+}
+
+// gets is get of every key, readers at a time: the ones there, with their
+// bytes.
+func (s *server) gets(keys []string) map[string]string {
+	s.t.Helper()
+	s.proxy.pause()
+	defer s.proxy.resume()
+	var mu sync.Mutex
+	out := map[string]string{}
+	err := each(keys, func(key string) error {
+		data, ok, err := s.read(key)
+		if ok {
+			mu.Lock()
+			out[key] = data
+			mu.Unlock()
+		}
+		return err
+	})
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	return string(data), true
+	return out
 }
 
 // replace writes a file the test makes over an object, as another tool
@@ -393,10 +557,10 @@ func (r *results) paths(s publish.State) []string {
 // hold the next release's bytes while a run is stopped between its files
 // and its indexes (see package publish); complete says that no run is
 // stopped, and then every file must have its digest too.
-func consistent(t testing.TB, got map[string]stored, complete bool) {
+func consistent(t testing.TB, got listed, complete bool) {
 	t.Helper()
 	want := map[string]layout.Digest{}
-	if data, ok := got[layout.MCPResources]; ok {
+	if data, ok := got.object(layout.MCPResources); ok {
 		list, err := layout.DecodeResources(data.data)
 		if err != nil {
 			t.Fatalf("published %s: %v", layout.MCPResources, err)
@@ -405,7 +569,7 @@ func consistent(t testing.TB, got map[string]stored, complete bool) {
 			want[r.Path] = r.Digest
 		}
 	}
-	if data, ok := got[layout.V2Index]; ok {
+	if data, ok := got.object(layout.V2Index); ok {
 		idx, err := layout.DecodeIndexV2(data.data)
 		if err != nil {
 			t.Fatalf("published %s: %v", layout.V2Index, err)
@@ -418,7 +582,7 @@ func consistent(t testing.TB, got map[string]stored, complete bool) {
 			want[p.String()] = e.Digest
 		}
 	}
-	if data, ok := got[layout.Checksums]; ok {
+	if data, ok := got.object(layout.Checksums); ok {
 		sums, err := layout.ParseChecksums(data.data)
 		if err != nil {
 			t.Fatal(err)
@@ -427,21 +591,21 @@ func consistent(t testing.TB, got map[string]stored, complete bool) {
 			want[s.Path] = s.Digest
 		}
 	}
-	if data, ok := got[layout.V1Index]; ok {
+	if data, ok := got.object(layout.V1Index); ok {
 		idx, err := layout.DecodeIndexV1(data.data)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range idx.Skills {
 			for _, f := range e.Files {
-				if _, ok := got[layout.LegacyFile(e.Name, f)]; !ok {
+				if _, ok := got.object(layout.LegacyFile(e.Name, f)); !ok {
 					t.Errorf("%s names %s, which is not published", layout.V1Index, layout.LegacyFile(e.Name, f))
 				}
 			}
 		}
 	}
 	for p, d := range want {
-		o, ok := got[p]
+		o, ok := got.object(p)
 		pp, _ := layout.ParsePath(p)
 		switch {
 		case !ok:
@@ -454,10 +618,10 @@ func consistent(t testing.TB, got map[string]stored, complete bool) {
 
 // matches checks that everything of b is stored with its bytes and
 // headers, and its digest as the server keeps it.
-func matches(t testing.TB, s *server, got map[string]stored, b *publish.Upload) {
+func matches(t testing.TB, s *server, got listed, b *publish.Upload) {
 	t.Helper()
 	for _, o := range b.Objects {
-		st, ok := got[o.Path]
+		st, ok := got.object(o.Path)
 		if !ok {
 			t.Errorf("%s is not published", o.Path)
 			continue

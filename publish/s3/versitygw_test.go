@@ -27,7 +27,7 @@ func versitygw(t *testing.T) *server {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	root := t.TempDir()
+	root := testtool.MemDir(t) // in memory where it can be: see MemDir
 	cmd := exec.Command(bin, "--access", testKey, "--secret", testSecret, "--port", addr, "--quiet", "posix", root)
 	cmd.Dir = root
 	if err := cmd.Start(); err != nil {

@@ -23,7 +23,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(removeHelper{m}, map[string]func(){
 		"skillpack": func() {
 			code := scriptMain(os.Args[1:])
 			noteHWM() // for runChild
