@@ -462,16 +462,22 @@ func fixAllowedTools(f *fixFile, _ []Finding) {
 		return // a comment, which a one-line string cannot keep
 	}
 	f.applyFront([]frontFix{{
-		edits: []fixEdit{{colon, end, ": " + yamlScalar(joined)}},
-		mutate: func(old *skill.SkillMD) bool {
-			_, v := old.Lookup("allowed-tools")
-			if v == nil {
-				return false
-			}
-			*v = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: joined}
-			return true
-		},
+		edits:  []fixEdit{{colon, end, ": " + yamlScalar(joined)}},
+		mutate: becomesString("allowed-tools", joined),
 	}})
+}
+
+// becomesString is the mutation of a fix that makes a top-level key's
+// value the string s.
+func becomesString(key, s string) func(*skill.SkillMD) bool {
+	return func(old *skill.SkillMD) bool {
+		_, v := old.Lookup(key)
+		if v == nil {
+			return false
+		}
+		*v = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+		return true
+	}
 }
 
 // fixHint quotes an argument-hint written as a flow sequence
@@ -488,15 +494,8 @@ func fixHint(f *fixFile, _ []Finding) {
 	}
 	text := string(f.data[start:end])
 	f.applyFront([]frontFix{{
-		edits: []fixEdit{{start, end, doubleQuote(text)}},
-		mutate: func(old *skill.SkillMD) bool {
-			_, v := old.Lookup("argument-hint")
-			if v == nil {
-				return false
-			}
-			*v = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: text}
-			return true
-		},
+		edits:  []fixEdit{{start, end, doubleQuote(text)}},
+		mutate: becomesString("argument-hint", text),
 	}})
 }
 
