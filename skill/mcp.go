@@ -123,7 +123,8 @@ func (d *SkillMD) MultilineQuoted() []*yaml.Node {
 	if d.Front == nil {
 		return nil
 	}
-	lines := strings.Split(string(d.FrontRaw), "\n")
+	// YAML's lines, as n.Line counts them: a lone "\r" ends one too.
+	lines := strings.Split(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(d.FrontRaw)), "\n")
 	var out []*yaml.Node
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
@@ -140,17 +141,13 @@ func (d *SkillMD) MultilineQuoted() []*yaml.Node {
 				i += size
 			}
 		}
-		if !ClosesOnLine(l[i:]) {
+		if QuoteEnd(l[i:]) < 0 {
 			out = append(out, n)
 		}
 	}
 	walk(d.Front)
 	return out
 }
-
-// ClosesOnLine reports whether the quoted value that the line's rest s
-// starts with (at its opening quote) closes on it.
-func ClosesOnLine(s string) bool { return QuoteEnd(s) >= 0 }
 
 // QuoteEnd is the offset just past the quote that closes the quoted value
 // s starts with, or -1 when s ends first: a double-quoted value closes at

@@ -33,6 +33,7 @@ func TestCheckMCP(t *testing.T) {
 		{"at the limits", "", MCPMaxFiles, MCPMaxBytes, ""},
 		{"quoted on one line", "metadata:\n  a: 'don''t'\n  b: \"say \\\"hi\\\"\"\n  c: >\n    two\n    lines\n", 1, 100, ""},
 		{"multi-line quoted", "metadata:\n  summary: 'one\n\n    don''t'\n", 1, 100, "metadata.summary is a quoted value over several lines, which the YAML reader of the official MCP SDK refuses"},
+		{"lone CR lines", "license: 'MIT\r  or not'\n", 1, 100, "license is a quoted value over several lines"},
 		{"multi-line escape", "license: \"MIT \\\n  or not\"\n", 1, 100, "license is a quoted value over several lines"},
 
 		{"null metadata", "metadata:\n", 1, 100, "metadata has no value (YAML null)"},
