@@ -103,7 +103,7 @@ func Lock(ctx context.Context, bk Swapper, r *Runner, ttl time.Duration, log io.
 				err = ErrChanged
 			}
 			if errors.Is(err, ErrChanged) {
-				if waited == nil || waited.Owner != held.Owner {
+				if held.Owner != "" && (waited == nil || waited.Owner != held.Owner) { // "": released since
 					fmt.Fprintf(log, "publish: waiting for another publish to %s (%s, since %s)\n", bk, held.Owner, held.Since.UTC().Format(time.RFC3339))
 					waited = &held
 				}

@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
 	"github.com/minio/minio-go/v7"
 
 	"github.com/skillpack/skillpack/publish"
@@ -134,4 +137,37 @@ func testLease(t *testing.T, s *server) {
 	}
 	matches(t, s, got, last)
 	consistent(t, got, true)
+}
+
+// A server that answers a conditional write with 501 Not Implemented has
+// no lease to give: the publish goes on without one, says so, and leaves
+// no lease object behind.
+func TestLeaseUnsupported(t *testing.T) {
+	mem := s3mem.New()
+	if err := mem.CreateBucket(testBucket); err != nil {
+		t.Fatal(err)
+	}
+	faker := gofakes3.New(mem, gofakes3.WithLogger(gofakes3.DiscardLog())).Server()
+	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && (r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Match") != "") {
+			s3Error(w, http.StatusNotImplemented, "NotImplemented")
+			return
+		}
+		faker.ServeHTTP(w, r)
+	}))
+	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	var log bytes.Buffer
+	o := s.options()
+	o.Log = &log
+	if err := Publish(context.Background(), b, s.target("plain"), o, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "keeps no conditional writes, so nothing keeps a second publish out") {
+		t.Errorf("no note of the missing lease: %q", log.String())
+	}
+	got := s.objects("plain")
+	if _, ok := got[publish.LeasePath]; ok {
+		t.Error("a lease object was left")
+	}
+	matches(t, s, got, b)
 }
