@@ -539,7 +539,10 @@ func hintList(data []byte, d *skill.SkillMD) (start, end int, ok bool) {
 	if !ok || start >= len(data) || data[start] != '[' {
 		return 0, 0, false
 	}
-	c := closingBracket(data, start)
+	c := skill.FlowEnd(string(data[start:]))
+	if c >= 0 {
+		c += start
+	}
 	if c < 0 || bytes.IndexByte(data[start:c], '\n') >= 0 ||
 		len(bytes.TrimSpace(data[c+1:lineEnd(data, c)])) > 0 {
 		return 0, 0, false
@@ -569,10 +572,10 @@ func toolsList(data []byte, d *skill.SkillMD) (colon, end int, comment string) {
 		if !ok || voff >= len(data) || data[voff] != '[' {
 			return 0, -1, ""
 		}
-		if end = closingBracket(data, voff); end < 0 {
+		if end = skill.FlowEnd(string(data[voff:])); end < 0 {
 			return 0, -1, ""
 		}
-		end++
+		end += voff + 1
 	} else {
 		last, ok := nodeOffset(data, d, v.Content[len(v.Content)-1])
 		if !ok {
@@ -587,37 +590,6 @@ func toolsList(data []byte, d *skill.SkillMD) (colon, end int, comment string) {
 		}
 	}
 	return colon, end, ""
-}
-
-// closingBracket returns the offset of the "]" or "}" closing the flow
-// sequence or mapping opened at data[open], skipping quoted text, or -1.
-func closingBracket(data []byte, open int) int {
-	depth := 0
-	last := byte(0) // the byte before, blanks aside: a quote opens quoted text only where an item starts
-	for i := open; i < len(data); i++ {
-		c := data[i]
-		switch {
-		case c == '[' || c == '{':
-			depth++
-		case c == ']' || c == '}':
-			if depth--; depth == 0 {
-				return i
-			}
-		case c == '\'' && strings.IndexByte("[{,:", last) >= 0:
-			for i++; i < len(data) && data[i] != '\''; i++ {
-			}
-		case c == '"' && strings.IndexByte("[{,:", last) >= 0:
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
-		}
-		if c != ' ' && c != '\t' {
-			last = c
-		}
-	}
-	return -1
 }
 
 // fixInstalledMetadata deletes the metadata keys gh skill install wrote,

@@ -355,7 +355,7 @@ func textAfterFlow(v string) int {
 	if v == "" || v[0] != '[' && v[0] != '{' {
 		return -1
 	}
-	end := closingBracket([]byte(v), 0)
+	end := skill.FlowEnd(v)
 	if end < 0 {
 		return -1
 	}
