@@ -451,7 +451,8 @@ func checkPluginNames(p *RunPass) {
 			if i := slices.IndexFunc(pl.Manifests, func(m plugin.File) bool { return m.Name == name }); i >= 0 {
 				where, line = pl.Manifests[i].Path, pl.Manifests[i].Line
 			}
-			p.Reportf(where, line, 0, "rename one of the plugins, or leave the one you do not publish out with --ignore FOLDER/", "plugin name %q is also the name of %s", name, strings.Join(others, ", "))
+			fix := fmt.Sprintf("rename one of the plugins, or leave out the one you do not publish: --ignore %s/ leaves out that one, --ignore %s/ this one", others[0], p.Rel(pl.Dir))
+			p.Reportf(where, line, 0, fix, "plugin name %q is also the name of %s", name, strings.Join(others, ", "))
 		}
 	}
 }
