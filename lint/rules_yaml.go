@@ -75,12 +75,12 @@ var yamlRules = []*Rule{
 		Explain: "The YAML reader of the official MCP SDK reads a flow mapping ({a: b}) that closes on the " +
 			"line it opens (one that spans lines is yaml-flow-lines'), but neither a bare pair inside a flow " +
 			"sequence ([a: b]) nor a key without a value ({a}): MCP hosts drop such a skill, and the build " +
-			"leaves it out of the MCP documents, while the clients' YAML readers read it. Write the mapping in " +
-			"block form, one \"key: value\" a line. Under the spec profile it is an error, and one-line flow mappings (OpenClaw's " +
-			"metadata: {\"openclaw\": ...}) are reported too, since readers of strict YAML subsets take " +
-			"no flow style.",
-		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata: {author: ana,\n  version: \"1\"}\n---\n",
-		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  author: ana\n  version: \"1\"\n---\n",
+			"leaves it out of the MCP documents, while the clients' YAML readers read it. Write the mapping " +
+			"in block form, one \"key: value\" a line. Under the spec profile it is an error, and one-line " +
+			"flow mappings (OpenClaw's metadata: {\"openclaw\": ...}) are reported too, since readers of " +
+			"strict YAML subsets take no flow style.",
+		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata: {author: ana, reviewed}\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  author: ana\n  reviewed: \"yes\"\n---\n",
 		Check: eachItem(checkFlowMappings),
 	},
 	{
