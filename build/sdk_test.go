@@ -31,7 +31,7 @@ var sdkFragments = []string{
 	"[a, 'b, c']", "{a: 'b, c'}", "{'a b': c}", "[[a], [b]]", "{a: {b: {c: d}}}",
 	strings.Repeat("[", 32) + strings.Repeat("]", 32), strings.Repeat("[", 33) + strings.Repeat("]", 33),
 	"\n  - a\n  - b", "\n  - a: b\n    c: d", "\n  k: v\n  k2: v2", "|\n  a\n  # not a comment\n  b", ">\n\n  leading blank",
-	"café", "\u00a0x", "x\u2028y",
+	"café", "\u00a0x", "x\u2028y", "x\n...", "{a:1}", "{a: 1, b:2}",
 }
 
 // sdkReader returns Node and the script that reads SKILL.md files with the

@@ -88,6 +88,8 @@ func TestParse(t *testing.T) {
 			frontRaw: "name: pdf\ndescription: a: b\n", frontLine: 2, body: "body\n", bodyLine: 5}},
 		{"yaml error after bom", "\xEF\xBB\xBF---\nname: pdf\n\n\nx: [1, 2\n---\n", want{
 			problem: BadYAML, bom: true, line: 5, msg: "did not find expected ','", frontRaw: "name: pdf\n\n\nx: [1, 2\n", frontLine: 2, body: "", bodyLine: 7}},
+		{"document end", "---\nname: pdf\r\n...\nlicense: MIT\n---\n", want{
+			problem: BadYAML, line: 3, msg: "\"...\" ends the YAML document", frontRaw: "name: pdf\r\n...\nlicense: MIT\n", frontLine: 2, body: "", bodyLine: 6}},
 		{"tab indentation", "---\nmetadata:\n\tversion: 1\n---\n", want{
 			problem: BadYAML, line: 3, frontRaw: "metadata:\n\tversion: 1\n", frontLine: 2, body: "", bodyLine: 5}},
 		// yaml.v3 keeps duplicate keys in a node tree; the lint rule for
