@@ -67,7 +67,7 @@ func (f *fixFile) applyFront(fixes []frontFix) {
 		}
 		d := skill.Parse(data)
 		if old.Front == nil || d.Front == nil || problemKind(old) != problemKind(d) ||
-			!bytes.Equal(old.Body, d.Body) || !sameYAML(old.Front, d.Front, 0) {
+			!bytes.Equal(old.Body, d.Body) || !sameYAML(old.Front, d.Front, 0, "") {
 			return nil, false
 		}
 		return data, true
@@ -100,10 +100,15 @@ func keepValid[T any](items []T, limit int, valid func([]T) bool) []T {
 	return kept
 }
 
-// sameYAML compares what readers see of two trees: kinds, tags, values and
-// the order of keys and items, not styles, comments or positions.
-func sameYAML(a, b *yaml.Node, depth int) bool {
-	if a.Kind != b.Kind || a.ShortTag() != b.ShortTag() || a.Value != b.Value ||
+// sameYAML compares what readers see of two trees: kinds, tags, values
+// (a's without the text cut, when it is not "") and the order of keys and
+// items, not styles, comments or positions.
+func sameYAML(a, b *yaml.Node, depth int, cut string) bool {
+	av := a.Value
+	if cut != "" {
+		av = strings.ReplaceAll(av, cut, "")
+	}
+	if a.Kind != b.Kind || a.ShortTag() != b.ShortTag() || av != b.Value ||
 		len(a.Content) != len(b.Content) || depth > 10000 {
 		return false
 	}
@@ -111,7 +116,7 @@ func sameYAML(a, b *yaml.Node, depth int) bool {
 		return true // the anchor's name is its Value; yaml-anchor reports it anyway
 	}
 	for i := range a.Content {
-		if !sameYAML(a.Content[i], b.Content[i], depth+1) {
+		if !sameYAML(a.Content[i], b.Content[i], depth+1, cut) {
 			return false
 		}
 	}

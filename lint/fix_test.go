@@ -25,7 +25,7 @@ var fixLeft = map[string][]string{
 	"yaml-colon-space": {`cut at " #"`},
 	// The idiom for a fence inside a fence changes the rendering if deleted;
 	// in code the character may be the value.
-	"invisible-char": {"before a code fence line", "if the code needs the character"},
+	"invisible-char": {"before a code fence line", "if the code needs the character", "put the value in double quotes"},
 	// Removing a bidirectional override reorders the text on screen.
 	"invisible-unicode": {"bidirectional control"},
 	// An item with a space has no faithful string form.
