@@ -451,7 +451,14 @@ func checkPluginNames(p *RunPass) {
 			if i := slices.IndexFunc(pl.Manifests, func(m plugin.File) bool { return m.Name == name }); i >= 0 {
 				where, line = pl.Manifests[i].Path, pl.Manifests[i].Line
 			}
-			fix := fmt.Sprintf("rename one of the plugins, or leave out the one you do not publish: --ignore %s/ leaves out that one, --ignore %s/ this one", others[0], p.Rel(pl.Dir))
+			this, that := p.Rel(pl.Dir), others[0]
+			fix := fmt.Sprintf("rename one of the plugins, or leave out the one you do not publish: --ignore %s/ leaves out that one, --ignore %s/ this one", that, this)
+			switch {
+			case strings.HasPrefix(this, that+"/"): // ignoring that one would leave out this one too
+				fix = fmt.Sprintf("rename one of the plugins, or leave this one, inside %s, out with --ignore %s/", that, this)
+			case strings.HasPrefix(that, this+"/"):
+				fix = fmt.Sprintf("rename one of the plugins, or leave the one inside this one out with --ignore %s/", that)
+			}
 			p.Reportf(where, line, 0, fix, "plugin name %q is also the name of %s", name, strings.Join(others, ", "))
 		}
 	}
