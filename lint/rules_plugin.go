@@ -215,17 +215,20 @@ func checkMarketplaceSources(p *RunPass) {
 	}
 }
 
+// marketplaceNames is what checkMarketplaceNames reads of a marketplace.
+type marketplaceNames struct {
+	Plugins []struct {
+		Name string `json:"name"`
+	} `json:"plugins"`
+}
+
 // checkMarketplaceNames reports each entry of a marketplace whose name an
 // earlier entry has. A marketplace that cannot be read is the discovery's
 // to report (skill.Tree's Unread).
 func checkMarketplaceNames(p *RunPass) {
 	for _, path := range p.Marketplaces {
 		data, err := os.ReadFile(path)
-		var m struct {
-			Plugins []struct {
-				Name string `json:"name"`
-			} `json:"plugins"`
-		}
+		var m marketplaceNames
 		if err != nil || json.Unmarshal(data, &m) != nil {
 			continue
 		}
