@@ -517,7 +517,7 @@ func checkFlowMappings(p *Pass, t *yamlTree, it yamlItem) {
 			"key: value pair inside a flow sequence, which the YAML reader of the official MCP SDK refuses; %s", offMCP)
 	case spans: // yaml-flow-lines'
 	case emptyIn(n):
-		p.ReportNode(n, "write each key's value, or \"\" for an empty one",
+		p.ReportNode(n, "write each key: value with a space after the colon, or quote text that holds one",
 			"flow mapping {...} has a key with no value, which the YAML reader of the official MCP SDK refuses; %s", offMCP)
 	case !letter:
 	case it.flow != nil:

@@ -178,7 +178,7 @@ func (d *SkillMD) subsetUnread() (why, fix string) {
 		case flow != nil && flow.Kind == yaml.SequenceNode && n.Kind == yaml.MappingNode && !strings.HasPrefix(text.from(n), "{"):
 			why, fix = d.keyPath(flow)+" holds a key: value pair inside a flow sequence", block
 		case flow != nil && n.Kind == yaml.ScalarNode && n.Style == 0 && n.Value == "" && n.ShortTag() == "!!null":
-			why, fix = d.keyPath(flow)+" has an empty value inside a flow collection", "write the value, or quote it as \"\""
+			why, fix = d.keyPath(flow)+" has a key without a value inside a flow collection ({a}, or {a:1} without the space)", "write each key: value with a space after the colon, or quote text that holds one"
 		}
 		if why != "" {
 			return false

@@ -39,7 +39,7 @@ func TestCheckMCP(t *testing.T) {
 		{"flow over lines", "x-map: {a: b,\n  c: d}\n", 1, 100, "x-map is a flow collection over several lines, which the YAML reader"},
 		{"list over lines", "allowed-tools: [Read,\n  Bash]\n", 1, 100, "allowed-tools is a flow collection over several lines"},
 		{"pair in a list", "x-list: [a: b]\n", 1, 100, "x-list holds a key: value pair inside a flow sequence"},
-		{"key without value", "x-map: {a, b: c}\n", 1, 100, "x-map has an empty value inside a flow collection"},
+		{"key without value", "x-map: {a, b: c}\n", 1, 100, "x-map has a key without a value inside a flow collection"},
 		{"indentation indicator", "metadata:\n  summary: >-2\n      text\n", 1, 100, `block scalar header ">-2" on line 5 has an indentation indicator`},
 		{"32 deep", "x-deep: " + strings.Repeat("[", 32) + strings.Repeat("]", 32) + "\n", 1, 100, ""},
 		{"33 deep", "x-deep: " + strings.Repeat("[", 33) + strings.Repeat("]", 33) + "\n", 1, 100, "nests lists and mappings more than 32 deep"},
