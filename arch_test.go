@@ -56,7 +56,7 @@ var importMap = map[string]rule{
 	"plugin": {1, nil},
 
 	// 2: what is computed from them: findings, the catalog page, a new skill.
-	"lint":     {2, []string{"skill", "plugin", "pack", "internal/atomicfile", "internal/human", "internal/jsonenc", "internal/parallel", "internal/semver"}},
+	"lint":     {2, []string{"skill", "plugin", "pack", "layout", "internal/atomicfile", "internal/human", "internal/jsonenc", "internal/parallel", "internal/semver"}},
 	"catalog":  {2, []string{"skill", "layout", "templates", "internal/human", "internal/parallel"}},
 	"scaffold": {2, []string{"skill", "layout", "templates"}},
 	// dist: a built bundle read back, for everything downstream of the build.

@@ -343,6 +343,8 @@ type planned struct {
 	key  layout.Digest   // reuse.BundleKey of this build
 	plan *layout.Planned // nil when the output is up to date
 	docs map[string]bool // the documents index staged as it planned them
+	// plugins are what the record keeps of the plugins' archives.
+	plugins []layout.RecordPlugin
 }
 
 // staged is a planned bundle whose every file is in the staging folder

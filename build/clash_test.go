@@ -48,7 +48,7 @@ Build each plugin into its own bundle:
   skillpack build external_plugins/discord -o dist-discord
   skillpack build external_plugins/telegram -o dist-telegram
 or rename one of the skills of each name (folder and name together),
-or leave the copies you do not publish out with --ignore FOLDER/.
+or leave out each copy you do not publish with --ignore and its folder (--ignore external_plugins/telegram/skills/access/).
 (Copies whose files are identical are one skill, published once: these differ.)
 --skip-invalid publishes every other skill and lists these as left out.
 Nothing was written.`

@@ -24,9 +24,9 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	if err := b.summarize(p); err != nil {
 		return nil, "", err
 	}
-	plugins := b.packPlugins(p)
+	plugins, pluginRecs := b.packPlugins(p)
 	b.noteUnlisted(plugins)
-	pl := &planned{packed: p, prev: prev, key: b.bundleKey(p, plugins)}
+	pl := &planned{packed: p, prev: prev, key: b.bundleKey(p, plugins), plugins: pluginRecs}
 	if b.upToDate(pl) {
 		return pl, "", nil
 	}
@@ -211,7 +211,7 @@ func (b *builder) writeRecord(pl *planned, w io.Writer) error {
 		docs = append(docs, layout.Artifact{Path: e.Path, Digest: e.Digest, Size: e.Size})
 	}
 	head := layout.RecordHead{Generator: Generator(), Bundle: pl.key, Docs: docs, Excluded: pl.plan.Excluded, MCPExcluded: pl.plan.OffMCP,
-		Skipped: b.skippedNames()}
+		Plugins: pl.plugins, Skipped: b.skippedNames()}
 	return layout.WriteRecord(w, head, pl.records(), b.files(pl.plan))
 }
 

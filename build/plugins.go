@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
@@ -24,15 +25,18 @@ import (
 // the skills' archive rules (pack.Writer: the same headers, order, time
 // and compressor): every file of the plugin's folder that a skill folder
 // would publish (skill.Collect: no junk, .skillignore, links kept inside),
-// its skills among them. A plugin is a handful of manifests and skills, so
-// its archives are held in memory up to pack.MaxFile each, and packed on
-// every build: their digests are in the bundle key, so that a change to a
-// plugin's files is a change to the bundle.
-func (b *builder) packPlugins(p *packed) []layout.Plugin {
+// its skills among them. Their digests are in the bundle key, so that a
+// change to a plugin's files is a change to the bundle. As a skill's, a
+// plugin's files are hashed first: archives the last build made of the
+// same files (the record's, by their key) are taken from the output as
+// they are, and only others packed, in memory, up to pack.MaxFile each.
+// It returns the plugins, and what the record keeps of them.
+func (b *builder) packPlugins(p *packed) ([]layout.Plugin, []layout.RecordPlugin) {
 	var out []layout.Plugin
+	var recs []layout.RecordPlugin
 	ok := b.vouchedDirs(p)
 	for _, pl := range p.plugins {
-		lp, err := b.packPlugin(p, pl, ok)
+		lp, rec, err := b.packPlugin(p, pl, ok)
 		if err != nil {
 			// Like a plugin lint finds an error in: the skills are built
 			// whatever becomes of the plugin (a plugin is a whole
@@ -40,15 +44,17 @@ func (b *builder) packPlugins(p *packed) []layout.Plugin {
 			b.logf("  plugin %s (%s) left out: %v", pl.Name, b.rel(pl.Dir), err)
 			continue
 		}
-		out = append(out, lp)
+		out, recs = append(out, lp), append(recs, rec)
 	}
-	return out
+	slices.SortFunc(recs, func(x, y layout.RecordPlugin) int { return strings.Compare(x.Name, y.Name) })
+	return out, recs
 }
 
-func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (layout.Plugin, error) {
+func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (layout.Plugin, layout.RecordPlugin, error) {
+	var none layout.RecordPlugin
 	collected, err := b.lintOpts.PluginFiles(pl.Dir)
 	if err != nil {
-		return layout.Plugin{}, err
+		return layout.Plugin{}, none, err
 	}
 	files := collected.Files
 	for _, r := range collected.Refused {
@@ -59,7 +65,7 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 		b.logf("  plugin %s (%s): its archives leave out %s: %s", pl.Name, b.rel(pl.Dir), r.Path, why)
 	}
 	if files, err = b.vouched(pl, files, ok); err != nil {
-		return layout.Plugin{}, err
+		return layout.Plugin{}, none, err
 	}
 	// The checks verify makes of an archive's names, made before packing.
 	paths := make([]string, len(files))
@@ -67,7 +73,7 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 		paths[i] = f.Path
 	}
 	if errs := layout.CheckPaths(paths); len(errs) > 0 {
-		return layout.Plugin{}, errs[0]
+		return layout.Plugin{}, none, errs[0]
 	}
 	// A plugin is served as a folder too when a marketplace naming plugin
 	// folders is asked for and its name is one a path, and every client,
@@ -79,39 +85,61 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 			pl.Name, b.rel(pl.Dir), err, manifestOf(pl))
 	}
 	lp := layout.Plugin{Name: pl.Name, Version: pl.Version, Description: pl.Description}
-	var tgz, zip bytes.Buffer
-	pw := pack.NewWriter(&tgz, &zip, pack.Options{Time: b.opts.Time})
-	for _, f := range files {
-		sum, err := addPluginFile(pw, f)
-		if err != nil {
-			return layout.Plugin{}, err
-		}
-		if folder {
-			lp.Files = append(lp.Files, layout.PluginFile{Path: f.Path, PluginBytes: layout.PluginBytes{
-				Digest: layout.SumDigest(sum[:]), Size: f.Size, Write: copyFile(f.Disk)}})
-		}
-	}
-	if err := pw.Close(); err != nil {
-		return layout.Plugin{}, err
-	}
 	for _, w := range p.work {
 		if w.src.Plugin != "" && filepath.Clean(w.src.Plugin) == filepath.Clean(pl.Dir) {
 			lp.Skills = append(lp.Skills, w.name)
 		}
 	}
 	slices.Sort(lp.Skills)
+	entries := make([]pack.Member, len(files))
+	for i, f := range files {
+		in, err := skill.OpenFile(f.Disk)
+		if err != nil {
+			return layout.Plugin{}, none, err
+		}
+		sum, n, err := bundle.Sum(in)
+		in.Close()
+		if err != nil {
+			return layout.Plugin{}, none, fmt.Errorf("%s: %w", f.Path, err)
+		}
+		entries[i] = pack.Member{Path: f.Path, Exec: f.Exec(), Size: n, Sum: sum}
+		if folder {
+			lp.Files = append(lp.Files, layout.PluginFile{Path: f.Path, PluginBytes: layout.PluginBytes{
+				Digest: layout.SumDigest(sum[:]), Size: n, Write: copyFile(f.Disk)}})
+		}
+	}
+	rec := layout.RecordPlugin{Name: pl.Name, Key: b.key(entries)}
+	if last := p.out.last.Plugin(pl.Name, rec.Key); last != nil {
+		rec.TarGz, rec.Zip = last.TarGz, last.Zip
+		lp.TarGz = layout.PluginBytes{Digest: rec.TarGz.Digest, Size: rec.TarGz.Size, Write: p.out.last.Copy(layout.PluginArchivePath(pl.Name, rec.TarGz.Digest, layout.TarGz))}
+		lp.Zip = layout.PluginBytes{Digest: rec.Zip.Digest, Size: rec.Zip.Size, Write: p.out.last.Copy(layout.PluginArchivePath(pl.Name, rec.Zip.Digest, layout.Zip))}
+		return lp, rec, nil
+	}
+	onPackPlugin(pl.Name)
+	var tgz, zip bytes.Buffer
+	pw := pack.NewWriter(&tgz, &zip, pack.Options{Time: b.opts.Time})
+	for _, f := range files {
+		if _, err := addPluginFile(pw, f); err != nil {
+			return layout.Plugin{}, none, err
+		}
+	}
+	if err := pw.Close(); err != nil {
+		return layout.Plugin{}, none, err
+	}
 	for _, a := range []struct {
 		buf *bytes.Buffer
 		to  *layout.PluginBytes
-	}{{&tgz, &lp.TarGz}, {&zip, &lp.Zip}} {
+		rec *layout.Archive
+	}{{&tgz, &lp.TarGz, &rec.TarGz}, {&zip, &lp.Zip, &rec.Zip}} {
 		data := a.buf.Bytes()
 		if len(data) > pack.MaxFile {
-			return layout.Plugin{}, fmt.Errorf("an archive of %d bytes; verify and pull read no file over %d bytes", len(data), int64(pack.MaxFile))
+			return layout.Plugin{}, none, fmt.Errorf("an archive of %d bytes; verify and pull read no file over %d bytes", len(data), int64(pack.MaxFile))
 		}
 		*a.to = layout.PluginBytes{Digest: layout.DigestOf(data), Size: int64(len(data)),
 			Write: func(w io.Writer) error { _, err := w.Write(data); return err }}
+		*a.rec = layout.Archive{Digest: a.to.Digest, Size: a.to.Size}
 	}
-	return lp, nil
+	return lp, rec, nil
 }
 
 // vouched leaves out of a plugin's files the skill folders the bundle does

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 )
@@ -274,5 +275,45 @@ func TestPluginSecret(t *testing.T) {
 	res = mustBuild(t, []string{"."}, Options{Out: filepath.Join(t.TempDir(), "dist")})
 	if _, err := os.Stat(filepath.Join(res.Out, filepath.FromSlash(layout.PluginsIndex))); !os.IsNotExist(err) {
 		t.Errorf("a root plugin with a secret is published (%v)", err)
+	}
+}
+
+// A plugin's archives are packed once: a rebuild whose plugin files are
+// unchanged takes them from the last bundle (the record keeps them by the
+// key of what they hold), a no-op too, whatever else changed; a change to
+// one of its files packs them again.
+func TestPluginArchivesReused(t *testing.T) {
+	src := t.TempDir()
+	copyTree(t, filepath.Join("testdata", "plugins", "plugins", "pdf-tools"), filepath.Join(src, "pdf-tools"), copyOpts{umask: 0o022})
+	writeSkillFile(t, src, "other", "SKILL.md", "---\nname: other\ndescription: A skill of no plugin, to change. Use it in tests.\n---\n# Other\n\nUse it in tests.\n")
+	packed := 0
+	withSeam(t, &onPackPlugin, func(string) { packed++ })
+	out := filepath.Join(t.TempDir(), "dist")
+	archives := func() []layout.PluginArchiveE { return pluginsIndex(t, out).Plugins[0].Archives }
+
+	mustBuild(t, []string{src}, Options{Out: out})
+	first := archives()
+	for i, change := range []func(){
+		func() {}, // a no-op
+		func() { writeSkillFile(t, src, "other", "notes.md", "More.\n") },
+		func() { writeSkillFile(t, src, "pdf-tools", "skills/pdf-fill/scripts/fill.py", "print('changed')\n") },
+	} {
+		change()
+		res := mustBuild(t, []string{src}, Options{Out: out})
+		if i == 0 && !res.UpToDate {
+			t.Error("the second build is not a no-op")
+		}
+		if want := 1 + max(i-1, 0); packed != want {
+			t.Errorf("build %d: plugin archives packed %d times in all, want %d", i+2, packed, want)
+		}
+		now := archives()
+		if same := now[0].Digest == first[0].Digest && now[1].Digest == first[1].Digest; same != (i < 2) {
+			t.Errorf("build %d: the archives are %v, first %v", i+2, now, first)
+		}
+		for _, a := range now {
+			if !reuse.Verified(filepath.Join(out, layout.PluginsDir, a.URL), a.Digest, a.Size) {
+				t.Errorf("build %d: %s does not hold what the index says", i+2, a.URL)
+			}
+		}
 	}
 }

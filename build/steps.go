@@ -46,10 +46,11 @@ func newBuilder(ctx context.Context, roots []string, opts Options) *builder {
 
 // Test seams, set only by this package's tests (none runs in parallel).
 var (
-	onCollected = func(skill string) {}                    // a skill's files are collected, before they are read
-	onRead      = func(path string) {}                     // an input file is opened to be read
-	onLint      = func() {}                                // lint's per-skill rules run (the record did not know the verdict)
-	wrapServed  = func(w io.Writer) io.Writer { return w } // wraps the served copy of a file as it is packed
+	onCollected  = func(skill string) {}                    // a skill's files are collected, before they are read
+	onRead       = func(path string) {}                     // an input file is opened to be read
+	onLint       = func() {}                                // lint's per-skill rules run (the record did not know the verdict)
+	onPackPlugin = func(name string) {}                     // a plugin's archives are packed (the record's did not hold its files)
+	wrapServed   = func(w io.Writer) io.Writer { return w } // wraps the served copy of a file as it is packed
 )
 
 // run runs the steps in order, each in the file of its name, each taking

@@ -32,9 +32,10 @@ var documentTypes = []any{
 // Named types only: an anonymous struct that reads a document is never
 // another format. An entry that no longer matches fails the test.
 var otherFormats = map[string]string{
-	"main.buildJSON":       "bench/corpus reads build --json's skills (cmd/skillpack's output), not a bundle's document",
-	"skill.pluginManifest": "a plugin's plugin.json, whose skills field names the plugin's skills folders; layout's skills arrays are of a bundle's documents",
-	"oci.cosignStatement":  "the statement cosign sign signs for an image (cosign's predicate, empty), which publish/oci signs for each manifest; layout's Statement is OMS's",
+	"main.buildJSON":        "bench/corpus reads build --json's skills (cmd/skillpack's output), not a bundle's document",
+	"skill.pluginManifest":  "a plugin's plugin.json, whose skills field names the plugin's skills folders; layout's skills arrays are of a bundle's documents",
+	"lint.marketplaceNames": "a plugin marketplace's marketplace.json, read for its entries' names; layout's plugins arrays are of a bundle's documents",
+	"oci.cosignStatement":   "the statement cosign sign signs for an image (cosign's predicate, empty), which publish/oci signs for each manifest; layout's Statement is OMS's",
 }
 
 // TestKeysSpelledOnce fails when a non-test Go file outside layout

@@ -28,11 +28,23 @@ type Record struct {
 	Excluded  []Excluded    `json:"legacyExcluded,omitempty"`
 	// MCPExcluded are the skills the MCP documents leave out (Skill.OffMCP).
 	MCPExcluded []Excluded `json:"mcpExcluded,omitempty"`
+	// Plugins are the plugins' archives, by name, each with the key of
+	// what they hold: a rebuild whose plugin has that key takes them from
+	// here, not packing it again.
+	Plugins []RecordPlugin `json:"plugins,omitempty"`
 	// Skipped are the names of the skills --skip-invalid left out, sorted:
 	// a rebuild packs a skill of such a name only once lint has said it
 	// is published, not before, to throw it away again.
 	Skipped []string `json:"skipped,omitempty"`
 	Files   []string `json:"files"` // every file of the bundle, sorted, the record included
+}
+
+// RecordPlugin is what the record keeps of one plugin's archives.
+type RecordPlugin struct {
+	Name  string  `json:"name"`
+	Key   Digest  `json:"key"` // the reuse key of its files, as a skill's
+	TarGz Archive `json:"tarGz"`
+	Zip   Archive `json:"zip"`
 }
 
 // RecordSkill is what the record keeps of one skill: the keys a later
@@ -93,6 +105,7 @@ type RecordHead struct {
 	Docs        []Artifact
 	Excluded    []Excluded
 	MCPExcluded []Excluded
+	Plugins     []RecordPlugin
 	Skipped     []string
 	// Self is the digest and size of the bytes ReadRecord read, so that a
 	// caller need not read the record twice to list it. WriteRecord
@@ -105,7 +118,7 @@ type RecordHead struct {
 // taken one at a time from their sequences (see stream). The first error
 // of either stops the record and is returned.
 func WriteRecord(w io.Writer, h RecordHead, skills iter.Seq2[RecordSkill, error], files iter.Seq2[string, error]) error {
-	shell := Record{Generator: h.Generator, Bundle: h.Bundle, Skills: []RecordSkill{}, Docs: h.Docs, Excluded: h.Excluded, MCPExcluded: h.MCPExcluded, Skipped: h.Skipped, Files: []string{}}
+	shell := Record{Generator: h.Generator, Bundle: h.Bundle, Skills: []RecordSkill{}, Docs: h.Docs, Excluded: h.Excluded, MCPExcluded: h.MCPExcluded, Plugins: h.Plugins, Skipped: h.Skipped, Files: []string{}}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if err := stream(bw, shell, array{"skills", values(skills)}, array{"files", values(files)}); err != nil {
 		return err
@@ -156,6 +169,8 @@ func ReadRecord(r io.Reader, skill func(RecordSkill) error, file func(string) er
 			err = dec.Decode(&h.Excluded)
 		case "mcpExcluded":
 			err = dec.Decode(&h.MCPExcluded)
+		case "plugins":
+			err = dec.Decode(&h.Plugins)
 		case "skipped":
 			err = dec.Decode(&h.Skipped)
 		case "skills":
@@ -189,13 +204,14 @@ func DecodeRecord(data []byte) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", BuildRecord, err)
 	}
-	rec.Generator, rec.Bundle, rec.Docs, rec.Excluded, rec.MCPExcluded, rec.Skipped = h.Generator, h.Bundle, h.Docs, h.Excluded, h.MCPExcluded, h.Skipped
+	rec.Generator, rec.Bundle, rec.Docs, rec.Excluded, rec.MCPExcluded, rec.Plugins, rec.Skipped = h.Generator, h.Bundle, h.Docs, h.Excluded, h.MCPExcluded, h.Plugins, h.Skipped
 	return rec, nil
 }
 
 // Encode writes rec whole, the bytes WriteRecord writes.
 func (rec *Record) Encode(w io.Writer) error {
-	return WriteRecord(w, RecordHead{Generator: rec.Generator, Bundle: rec.Bundle, Docs: rec.Docs, Excluded: rec.Excluded, MCPExcluded: rec.MCPExcluded, Skipped: rec.Skipped},
+	return WriteRecord(w, RecordHead{Generator: rec.Generator, Bundle: rec.Bundle, Docs: rec.Docs, Excluded: rec.Excluded, MCPExcluded: rec.MCPExcluded,
+		Plugins: rec.Plugins, Skipped: rec.Skipped},
 		noErrors(rec.Skills), noErrors(rec.Files))
 }
 

@@ -150,10 +150,24 @@ func CheckName(name string) error {
 	return nil
 }
 
-// CheckDescription returns why d is not a valid description, or nil. The
-// length is counted in UTF-16 code units, as JavaScript readers count it:
-// that is the strictest count, and the TypeScript SDK fails the whole
-// listing when one entry is too long.
+// MaxDescription is the most characters of a description, as
+// DescriptionLength counts them.
+const MaxDescription = 1024
+
+// DescriptionLength is the length of a description as JavaScript counts
+// it, in UTF-16 code units (an emoji beyond the BMP counts 2): the Vercel
+// skills CLI drops an index entry whose description.length is over
+// MaxDescription, the strictest count of the clients (the MCP SDK counts
+// code points). Lint's description-length counts with it.
+func DescriptionLength(d string) int {
+	n := 0
+	for _, r := range d {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// CheckDescription returns why d is not a valid description, or nil.
 func CheckDescription(d string) error {
 	if !utf8.ValidString(d) {
 		return errors.New("description is not valid UTF-8")
@@ -161,12 +175,8 @@ func CheckDescription(d string) error {
 	if strings.TrimSpace(d) == "" {
 		return errors.New("description is empty")
 	}
-	n := 0
-	for _, r := range d {
-		n += utf16.RuneLen(r)
-	}
-	if n > 1024 {
-		return fmt.Errorf("description is %d characters (UTF-16 code units); the limit is 1024", n)
+	if n := DescriptionLength(d); n > MaxDescription {
+		return fmt.Errorf("description is %d characters (UTF-16 code units); the limit is %d", n, MaxDescription)
 	}
 	return nil
 }

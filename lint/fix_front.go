@@ -67,7 +67,7 @@ func (f *fixFile) applyFront(fixes []frontFix) {
 		}
 		d := skill.Parse(data)
 		if old.Front == nil || d.Front == nil || problemKind(old) != problemKind(d) ||
-			!bytes.Equal(old.Body, d.Body) || !sameYAML(old.Front, d.Front, 0) {
+			!bytes.Equal(old.Body, d.Body) || !sameYAML(old.Front, d.Front, 0, "") {
 			return nil, false
 		}
 		return data, true
@@ -100,10 +100,15 @@ func keepValid[T any](items []T, limit int, valid func([]T) bool) []T {
 	return kept
 }
 
-// sameYAML compares what readers see of two trees: kinds, tags, values and
-// the order of keys and items, not styles, comments or positions.
-func sameYAML(a, b *yaml.Node, depth int) bool {
-	if a.Kind != b.Kind || a.ShortTag() != b.ShortTag() || a.Value != b.Value ||
+// sameYAML compares what readers see of two trees: kinds, tags, values
+// (a's without the text cut, when it is not "") and the order of keys and
+// items, not styles, comments or positions.
+func sameYAML(a, b *yaml.Node, depth int, cut string) bool {
+	av := a.Value
+	if cut != "" {
+		av = strings.ReplaceAll(av, cut, "")
+	}
+	if a.Kind != b.Kind || a.ShortTag() != b.ShortTag() || av != b.Value ||
 		len(a.Content) != len(b.Content) || depth > 10000 {
 		return false
 	}
@@ -111,7 +116,7 @@ func sameYAML(a, b *yaml.Node, depth int) bool {
 		return true // the anchor's name is its Value; yaml-anchor reports it anyway
 	}
 	for i := range a.Content {
-		if !sameYAML(a.Content[i], b.Content[i], depth+1) {
+		if !sameYAML(a.Content[i], b.Content[i], depth+1, cut) {
 			return false
 		}
 	}
@@ -539,7 +544,10 @@ func hintList(data []byte, d *skill.SkillMD) (start, end int, ok bool) {
 	if !ok || start >= len(data) || data[start] != '[' {
 		return 0, 0, false
 	}
-	c := closingBracket(data, start)
+	c := skill.FlowEnd(string(data[start:]))
+	if c >= 0 {
+		c += start
+	}
 	if c < 0 || bytes.IndexByte(data[start:c], '\n') >= 0 ||
 		len(bytes.TrimSpace(data[c+1:lineEnd(data, c)])) > 0 {
 		return 0, 0, false
@@ -569,10 +577,10 @@ func toolsList(data []byte, d *skill.SkillMD) (colon, end int, comment string) {
 		if !ok || voff >= len(data) || data[voff] != '[' {
 			return 0, -1, ""
 		}
-		if end = closingBracket(data, voff); end < 0 {
+		if end = skill.FlowEnd(string(data[voff:])); end < 0 {
 			return 0, -1, ""
 		}
-		end++
+		end += voff + 1
 	} else {
 		last, ok := nodeOffset(data, d, v.Content[len(v.Content)-1])
 		if !ok {
@@ -587,37 +595,6 @@ func toolsList(data []byte, d *skill.SkillMD) (colon, end int, comment string) {
 		}
 	}
 	return colon, end, ""
-}
-
-// closingBracket returns the offset of the "]" or "}" closing the flow
-// sequence or mapping opened at data[open], skipping quoted text, or -1.
-func closingBracket(data []byte, open int) int {
-	depth := 0
-	last := byte(0) // the byte before, blanks aside: a quote opens quoted text only where an item starts
-	for i := open; i < len(data); i++ {
-		c := data[i]
-		switch {
-		case c == '[' || c == '{':
-			depth++
-		case c == ']' || c == '}':
-			if depth--; depth == 0 {
-				return i
-			}
-		case c == '\'' && strings.IndexByte("[{,:", last) >= 0:
-			for i++; i < len(data) && data[i] != '\''; i++ {
-			}
-		case c == '"' && strings.IndexByte("[{,:", last) >= 0:
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
-			}
-		}
-		if c != ' ' && c != '\t' {
-			last = c
-		}
-	}
-	return -1
 }
 
 // fixInstalledMetadata deletes the metadata keys gh skill install wrote,

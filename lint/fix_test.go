@@ -25,7 +25,7 @@ var fixLeft = map[string][]string{
 	"yaml-colon-space": {`cut at " #"`},
 	// The idiom for a fence inside a fence changes the rendering if deleted;
 	// in code the character may be the value.
-	"invisible-char": {"before a code fence line", "if the code needs the character"},
+	"invisible-char": {"before a code fence line", "if the code needs the character", "put the value in double quotes"},
 	// Removing a bidirectional override reorders the text on screen.
 	"invisible-unicode": {"bidirectional control"},
 	// An item with a space has no faithful string form.
@@ -34,7 +34,7 @@ var fixLeft = map[string][]string{
 	// Only a ": " in a plain value is a mechanical cause; a mistake on
 	// the line above it is the author's to mend, as the fix says, and so
 	// is a value of paragraphs or "Keywords: a, b" lines under its key.
-	"frontmatter-yaml": {"on a line of its own", "goes on over several lines, and", "goes on to line", "is no escape", "check its indentation", "put a space after the colon", "start line", "indent the lines of the", "save SKILL.md as UTF-8"},
+	"frontmatter-yaml": {"on a line of its own", "goes on over several lines, and", "goes on to line", "is no escape", "check its indentation", "put a space after the colon", "start line", "indent the lines of the", "save SKILL.md as UTF-8", "remove the \"...\" line"},
 	// Only a byte order mark is; the text's real encoding is a guess.
 	"skill-md-encoding": {"not valid UTF-8"},
 	"text-encoding":     {"not valid UTF-8", "UTF-16"},

@@ -72,7 +72,16 @@ const (
 	keepFence                       // the idiom for a fence inside a code block
 	keepCode                        // inside a code block, where it is content
 	keepRender                      // deleting it changes how the file renders
+	keepYAML                        // in the frontmatter, deleting it changes what YAML reads: the value wants quotes
 )
+
+// yamlChanges reports whether deleting the run h of doc's frontmatter
+// changes what YAML reads, beyond the run itself: a BOM before "| a | b |"
+// keeps a plain value from being a block scalar, which YAML then refuses.
+func yamlChanges(doc *skill.SkillMD, data []byte, h invisibleHit) bool {
+	after := skill.Parse(slices.Concat(data[:h.off], data[h.end:])).Front
+	return after == nil || !sameYAML(doc.Front, after, 0, string(data[h.off:h.end]))
+}
 
 // invisiblePlan decides, for --fix and for lint alike, what --fix does with
 // each of hits, runs of invisible characters of Markdown data: it deletes
@@ -93,7 +102,9 @@ func invisiblePlan(data []byte, hits []invisibleHit) []invisibleFix {
 	plan := make([]invisibleFix, len(hits))
 	code := codeBlocks(data)
 	rtl := hasRTL(data)
-	var runs, always []int // indexes into hits of the runs with cuts
+	doc := skill.Parse(data)
+	front := bytes.Index(data, doc.FrontRaw) // where the frontmatter's YAML starts, if any
+	var runs, always []int                   // indexes into hits of the runs with cuts
 	for k, h := range hits {
 		switch {
 		case fenceIdiom(data, h.off, h.end):
@@ -101,6 +112,9 @@ func invisiblePlan(data []byte, hits []invisibleHit) []invisibleFix {
 			continue
 		case inCode(code, h.off):
 			plan[k].keep = keepCode
+			continue
+		case doc.Front != nil && h.off >= front && h.off < front+len(doc.FrontRaw) && yamlChanges(doc, data, h):
+			plan[k].keep = keepYAML
 			continue
 		}
 		for i := h.off; i < h.end; {

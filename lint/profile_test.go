@@ -30,9 +30,9 @@ var specLevels = map[string]Severity{
 	"skill-md-too-large": Warning, "skill-md-unreadable": Error, "skill-dangling": Warning, "skill-mirror": Error, "skill-nested": Warning,
 	"skill-too-large": Warning, "skill-too-many-files": Warning, "suppression-invalid": Warning,
 	"suppression-unused": Warning, "symlink": Warning, "symlink-escape": Error, "text-encoding": Warning,
-	"unknown-key": Warning, "version-semver": Warning, "yaml-ambiguous-scalar": Warning, "yaml-anchor": Error,
+	"lfs-pointer": Error, "unknown-key": Warning, "version-semver": Warning, "yaml-ambiguous-scalar": Warning, "yaml-anchor": Error,
 	"yaml-colon-space": Warning, "yaml-complex-key": Error, "yaml-duplicate-key": Error,
-	"yaml-flow-mapping": Error, "yaml-flow-sequence": Warning, "yaml-indent-indicator": Error, "yaml-multiline-quote": Warning,
+	"yaml-flow-lines": Error, "yaml-flow-mapping": Error, "yaml-flow-sequence": Warning, "yaml-indent-indicator": Error, "yaml-multiline-quote": Warning,
 	"yaml-proto-key": Error, "yaml-special-float": Error, "yaml-tab-indent": Error, "yaml-tag": Error,
 }
 
@@ -98,7 +98,7 @@ func TestSpecProfile(t *testing.T) {
 	write("skills/licensed/SKILL.md", "---\nname: licensed\n"+desc+"license:\n  - MIT\n  - Apache-2.0\n---\n# Licensed\n")
 	write("skills/compat/SKILL.md", "---\nname: compat\n"+desc+"compatibility: \"\"\n---\n# Compat\n")
 
-	wantSpec := map[string]int{"name-mismatch": 1, "metadata-nested": 3, "yaml-flow-mapping": 2,
+	wantSpec := map[string]int{"name-mismatch": 1, "metadata-nested": 3, "yaml-flow-mapping": 1, "yaml-flow-lines": 1,
 		"yaml-indent-indicator": 1, "license-type": 1, "compatibility-format": 1}
 	for _, profile := range []string{"clients", "spec"} {
 		p, _ := LookupProfile(profile)

@@ -222,6 +222,8 @@ func yamlFix(p *Pass, pr *skill.Problem) string {
 		}
 	}
 	switch {
+	case strings.HasPrefix(text, "..."):
+		return "remove the \"...\" line: the frontmatter is one YAML document, which the closing --- ends"
 	case pm == nil && noSpaceKey.MatchString(prev):
 		k, v, _ := strings.Cut(strings.TrimSpace(prev), ":")
 		return fmt.Sprintf("put a space after the colon on line %d (%s: %s): without one, YAML reads the line as text, "+
@@ -355,7 +357,7 @@ func textAfterFlow(v string) int {
 	if v == "" || v[0] != '[' && v[0] != '{' {
 		return -1
 	}
-	end := closingBracket([]byte(v), 0)
+	end := skill.FlowEnd(v)
 	if end < 0 {
 		return -1
 	}

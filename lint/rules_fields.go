@@ -15,6 +15,7 @@ import (
 
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/semver"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/skill"
 	"gopkg.in/yaml.v3"
 )
@@ -87,7 +88,9 @@ var fieldRules = []*Rule{
 		Severity: Error,
 		Explain: "description must be a string of 1 to 1024 characters (characters, not bytes; the final " +
 			"newline of a | block counts). Longer descriptions are rejected by the discovery schema and " +
-			"by MCP hosts, which drop the skill.",
+			"by MCP hosts, which drop the skill. Characters are counted as JavaScript counts them, in UTF-16 " +
+			"code units, where an emoji beyond the Basic Multilingual Plane counts 2: the Vercel skills CLI " +
+			"drops an index entry whose description is longer so.",
 		Bad:   "description: \"\"",
 		Good:  "description: Fill and merge PDF forms. Use when the user works with PDF files.",
 		Check: checkDescriptionLength,
@@ -449,11 +452,15 @@ func checkDescriptionLength(p *Pass) {
 	if !ok {
 		return
 	}
-	switch n := utf8.RuneCountInString(desc); {
+	switch n := layout.DescriptionLength(desc); {
 	case strings.TrimSpace(desc) == "":
 		p.ReportNode(v, "say what the skill does and when to use it", "description is blank")
-	case n > 1024:
-		p.ReportNode(v, "shorten it and move detail into the body", "description is %d characters long (at most 1024)", n)
+	case n > layout.MaxDescription && n != utf8.RuneCountInString(desc):
+		p.ReportNode(v, "shorten it and move detail into the body",
+			"description is %d UTF-16 code units long (%d characters, of which emoji beyond the BMP count 2), where the Vercel skills CLI drops an index entry over %d",
+			n, utf8.RuneCountInString(desc), layout.MaxDescription)
+	case n > layout.MaxDescription:
+		p.ReportNode(v, "shorten it and move detail into the body", "description is %d characters long (at most %d)", n, layout.MaxDescription)
 	}
 }
 

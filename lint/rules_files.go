@@ -179,6 +179,21 @@ var fileRules = []*Rule{
 		Check: withFiles(checkTextEncoding),
 	},
 	{
+		ID:       "lfs-pointer",
+		Title:    "file is a Git LFS pointer, not the file it stands for",
+		Severity: Error,
+		Explain: "A repository that keeps large files in Git LFS holds small pointer texts in their place " +
+			"(version https://git-lfs.github.com/spec/v1, an oid and a size) until git lfs pull fetches " +
+			"them, and a checkout without LFS, such as actions/checkout's default (lfs: false), has only " +
+			"the pointers. Published, every client installs a text of some 130 bytes where an image, a PDF " +
+			"or a script should be. Run git lfs pull before building; in GitHub Actions, give " +
+			"actions/checkout lfs: true (the workflow skillpack init --ci github writes does, where " +
+			".gitattributes uses LFS).",
+		Bad:   "pdf/\n  SKILL.md\n  assets/form.png   (version https://git-lfs.github.com/spec/v1 ...)",
+		Good:  "pdf/\n  SKILL.md\n  assets/form.png   (the image, after git lfs pull)",
+		Check: withFiles(checkLFSPointers),
+	},
+	{
 		ID:       "script-crlf",
 		Title:    "script with Windows (CRLF) line endings",
 		Severity: Warning,
@@ -646,6 +661,22 @@ func checkTextEncoding(p *Pass) {
 			line, col := newLines(data).pos(off)
 			p.Reportf(f.Path, line, col, hintUTF8, "the file is not valid UTF-8 here; readers turn such bytes into U+FFFD "+
 				"or refuse the file")
+		}
+	}
+}
+
+// lfsPointer is how a Git LFS pointer file starts (the LFS specification:
+// its first line, and a pointer is under 1024 bytes).
+var lfsPointer = []byte("version https://git-lfs.github.com/spec/v1\n")
+
+func checkLFSPointers(p *Pass) {
+	for _, f := range p.Files.Files {
+		if f.Size >= 1024 || f.Size < int64(len(lfsPointer)) {
+			continue
+		}
+		if c := p.Content(f); c.Err == nil && bytes.HasPrefix(c.Data, lfsPointer) && bytes.Contains(c.Data, []byte("\noid sha256:")) {
+			p.Reportf(f.Path, 1, 1, "run git lfs pull before building; in GitHub Actions, give actions/checkout lfs: true",
+				"the file is a Git LFS pointer, not the file it stands for: the checkout has not fetched it, and clients would install the pointer")
 		}
 	}
 }

@@ -215,17 +215,20 @@ func checkMarketplaceSources(p *RunPass) {
 	}
 }
 
+// marketplaceNames is what checkMarketplaceNames reads of a marketplace.
+type marketplaceNames struct {
+	Plugins []struct {
+		Name string `json:"name"`
+	} `json:"plugins"`
+}
+
 // checkMarketplaceNames reports each entry of a marketplace whose name an
 // earlier entry has. A marketplace that cannot be read is the discovery's
 // to report (skill.Tree's Unread).
 func checkMarketplaceNames(p *RunPass) {
 	for _, path := range p.Marketplaces {
 		data, err := os.ReadFile(path)
-		var m struct {
-			Plugins []struct {
-				Name string `json:"name"`
-			} `json:"plugins"`
-		}
+		var m marketplaceNames
 		if err != nil || json.Unmarshal(data, &m) != nil {
 			continue
 		}
@@ -451,7 +454,15 @@ func checkPluginNames(p *RunPass) {
 			if i := slices.IndexFunc(pl.Manifests, func(m plugin.File) bool { return m.Name == name }); i >= 0 {
 				where, line = pl.Manifests[i].Path, pl.Manifests[i].Line
 			}
-			p.Reportf(where, line, 0, "rename one of the plugins, or leave the one you do not publish out with --ignore FOLDER/", "plugin name %q is also the name of %s", name, strings.Join(others, ", "))
+			this, that := p.Rel(pl.Dir), others[0]
+			fix := fmt.Sprintf("rename one of the plugins, or leave out the one you do not publish: --ignore %s/ leaves out that one, --ignore %s/ this one", that, this)
+			switch {
+			case strings.HasPrefix(this, that+"/"): // ignoring that one would leave out this one too
+				fix = fmt.Sprintf("rename one of the plugins, or leave this one, inside %s, out with --ignore %s/", that, this)
+			case strings.HasPrefix(that, this+"/"):
+				fix = fmt.Sprintf("rename one of the plugins, or leave the one inside this one out with --ignore %s/", that)
+			}
+			p.Reportf(where, line, 0, fix, "plugin name %q is also the name of %s", name, strings.Join(others, ", "))
 		}
 	}
 }

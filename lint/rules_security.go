@@ -749,6 +749,9 @@ func reportInvisible(p *Pass, hiding bool) {
 				fix = fmt.Sprintf("if the code needs the character, write it as an escape (\\u%04x in most languages), "+
 					"which a reader can see; otherwise delete it", f.hits[i].first)
 			}
+			if f.plan != nil && f.plan[i].keep == keepYAML {
+				fix = "put the value in double quotes, then delete it (--fix leaves it): without it YAML reads the value otherwise, or not at all"
+			}
 			msg := f.hits[i].msg
 			if f.plan != nil && f.plan[i].hides {
 				msg, _, _ = strings.Cut(msg, "; it hides no text there")

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 
@@ -74,15 +73,30 @@ var yamlRules = []*Rule{
 		Title:    "frontmatter has a flow mapping that MCP hosts cannot read",
 		Severity: Warning,
 		Explain: "The YAML reader of the official MCP SDK reads a flow mapping ({a: b}) that closes on the " +
-			"line it opens, but not one that spans lines (OpenClaw's metadata written as indented JSON), " +
-			"nor a bare pair inside a flow sequence ([a: b]): MCP hosts drop such a skill, while the " +
-			"clients' YAML readers read it. Write the mapping in block form, one \"key: value\" a line, or " +
-			"on one line. Under the spec profile it is an error, and one-line flow mappings (OpenClaw's " +
-			"metadata: {\"openclaw\": ...}) are reported too, since readers of strict YAML subsets take " +
-			"no flow style.",
-		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata: {author: ana,\n  version: \"1\"}\n---\n",
-		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  author: ana\n  version: \"1\"\n---\n",
+			"line it opens (one that spans lines is yaml-flow-lines'), but neither a bare pair inside a flow " +
+			"sequence ([a: b]) nor a key without a value ({a}): MCP hosts drop such a skill, and the build " +
+			"leaves it out of the MCP documents, while the clients' YAML readers read it. Write the mapping " +
+			"in block form, one \"key: value\" a line. Under the spec profile it is an error, and one-line " +
+			"flow mappings (OpenClaw's metadata: {\"openclaw\": ...}) are reported too, since readers of " +
+			"strict YAML subsets take no flow style.",
+		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata: {author: ana, reviewed}\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  author: ana\n  reviewed: \"yes\"\n---\n",
 		Check: eachItem(checkFlowMappings),
+	},
+	{
+		ID:       "yaml-flow-lines",
+		Title:    "frontmatter has a flow collection over several lines",
+		Severity: Warning,
+		Explain: "A flow mapping or list ({...}, [...]) may go on over several lines, as OpenClaw's metadata " +
+			"written as indented JSON does, and the clients' YAML readers take it, but the YAML reader of the " +
+			"official MCP SDK does not: MCP hosts drop the skill, and the build leaves it out of the MCP " +
+			"documents. Close it on the line it opens, or write it in block form, one \"key: value\" or " +
+			"\"- item\" a line. It is an error under the spec profile.",
+		Bad:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata: {author: ana,\n  version: \"1\"}\n---\n",
+		Good: "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nmetadata:\n  author: ana\n  version: \"1\"\n---\n",
+		// The list's syntax, seen as the cause MCP hosts refuse it for.
+		Supersedes: []string{"yaml-flow-sequence"},
+		Check:      eachItem(checkFlowLines),
 	},
 	{
 		ID:       "yaml-multiline-quote",
@@ -467,78 +481,15 @@ func isIndicator(s string, c byte) bool {
 	return s == "" || strings.ContainsRune(" \t-,[{", rune(s[len(s)-1]))
 }
 
-// blockHeader matches a block scalar header: "|" or ">", then chomping and
-// indentation indicators in either order.
-var blockHeader = regexp.MustCompile(`^[|>]([1-9][+-]?|[+-][1-9]?)?$`)
-
-// checkIndentIndicators scans the raw lines rather than the tree so that it
-// also works when an indicator made the YAML unreadable.
 func checkIndentIndicators(p *Pass) {
-	t := frontTree(p)
-	block := -1 // indentation of the line that opened a block scalar, -1 outside one
-	for i, l := range t.lines {
-		ind := len(l) - len(strings.TrimLeft(l, " "))
-		if block >= 0 {
-			if strings.TrimSpace(l) == "" || ind > block {
-				continue // the block's text, which may hold anything
-			}
-			block = -1
-		}
-		col, header := findHeader(l)
-		if col == 0 {
-			continue
-		}
-		block = ind
-		if strings.ContainsAny(header, "123456789") {
-			p.Reportf(p.Skill.File, p.Doc.FrontLine+i, col,
-				"remove the digit and indent the text evenly; if the text must start with spaces, quote it instead",
-				"block scalar header %q has an explicit indentation indicator, which MCP clients' YAML subset rejects", header)
-		}
+	if p.Doc == nil {
+		return
 	}
-}
-
-// findHeader finds a block scalar header ("|", ">-", "|2") on a line and
-// returns its 1-based column and text, or 0.
-func findHeader(l string) (int, string) {
-	for i := 0; i < len(l); i++ {
-		if l[i] != '|' && l[i] != '>' {
-			continue
-		}
-		// The indicators, then nothing but blanks or a comment.
-		j := i + 1
-		for j < len(l) && j < i+3 && strings.IndexByte("123456789+-", l[j]) >= 0 {
-			j++
-		}
-		rest := strings.TrimLeft(l[j:], " \t")
-		if rest != "" && (rest[0] != '#' || len(rest) == len(l[j:])) {
-			continue
-		}
-		if h := l[i:j]; blockHeader.MatchString(h) && headerContext(l[:i]) {
-			return utf8.RuneCountInString(l[:i]) + 1, h
-		}
+	for _, h := range p.Doc.IndentIndicators() {
+		p.Reportf(p.Skill.File, h.Line, h.Col,
+			"remove the digit and indent the text evenly; if the text must start with spaces, quote it instead",
+			"block scalar header %q has an explicit indentation indicator, which the YAML reader of the official MCP SDK refuses; the build leaves the skill out of the MCP documents", h.Text)
 	}
-	return 0, ""
-}
-
-// headerContext reports whether a block scalar indicator may follow this
-// start of a line: a key's ":", a "- " or "? ", or nothing, each optionally
-// followed by a tag and an anchor.
-func headerContext(prefix string) bool {
-	if strings.HasPrefix(strings.TrimSpace(prefix), "#") || strings.Contains(prefix, " #") {
-		return false // in a comment
-	}
-	if prefix != "" && !strings.ContainsRune(" \t", rune(prefix[len(prefix)-1])) {
-		return false // inside a word, as in "a|b"
-	}
-	s := strings.TrimRight(prefix, " \t")
-	for s != "" {
-		j := strings.LastIndexAny(s, " \t")
-		if tok := s[j+1:]; tok[0] != '!' && tok[0] != '&' {
-			break
-		}
-		s = strings.TrimRight(s[:j+1], " \t")
-	}
-	return s == "" || strings.HasSuffix(s, ":") || strings.Trim(s, " \t-?") == ""
 }
 
 func checkFlowMappings(p *Pass, t *yamlTree, it yamlItem) {
@@ -559,14 +510,15 @@ func checkFlowMappings(p *Pass, t *yamlTree, it yamlItem) {
 		outer = it.flow
 	}
 	pair := it.flow != nil && !strings.HasPrefix(t.src(n), "{")
-	spans := !closesOnLine(t.src(outer))
+	spans := skill.FlowEnd(t.src(outer)) < 0
 	switch {
 	case pair:
 		p.ReportNode(n, "write the list in block form, one \"- item\" a line, with the mapping's keys under its \"- \"",
-			"key: value pair inside a flow sequence, which the YAML reader of the official MCP SDK refuses")
-	case spans:
-		p.ReportNode(n, "write the mapping in block form, one \"key: value\" a line, or close it on the line it opens",
-			"flow mapping {...} spans lines, which the YAML reader of the official MCP SDK refuses")
+			"key: value pair inside a flow sequence, which the YAML reader of the official MCP SDK refuses; %s", offMCP)
+	case spans: // yaml-flow-lines'
+	case emptyIn(n):
+		p.ReportNode(n, "write each key: value with a space after the colon, or quote text that holds one",
+			"flow mapping {...} has a key with no value, which the YAML reader of the official MCP SDK refuses; %s", offMCP)
 	case !letter:
 	case it.flow != nil:
 		p.ReportNode(n, "write the list in block form, one \"- item\" a line, with the mapping's keys under its \"- \"",
@@ -577,46 +529,39 @@ func checkFlowMappings(p *Pass, t *yamlTree, it yamlItem) {
 	}
 }
 
-// closesOnLine reports whether the flow collection that src starts with
-// closes on the same line: its brackets balance outside quoted text. A
-// quote opens quoted text only where a value or key starts (don't, inside
-// a plain value, is text).
-func closesOnLine(src string) bool {
-	depth := 0
-	prev := byte('{') // the last character that is no space
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		switch {
-		case c == '{' || c == '[':
-			depth++
-		case c == '}' || c == ']':
-			if depth--; depth == 0 {
-				return true
-			}
-		case (c == '"' || c == '\'') && strings.IndexByte("{[,:", prev) >= 0:
-			// A doubled '' inside single quotes ends the scan and starts
-			// it again at once, which comes to the same.
-			for i++; i < len(src) && src[i] != c; i++ {
-				if c == '"' && src[i] == '\\' {
-					i++
-				}
-			}
-		case c == '#' && (src[i-1] == ' ' || src[i-1] == '\t'):
-			return false // a comment: the rest of the line is no YAML
-		}
-		if c != ' ' && c != '\t' {
-			prev = c
-		}
-	}
-	return false
-}
-
 // ownedFlow reports whether a flow collection is, or is inside, a value
 // that a field rule reports as not a string: flattening it into a string, as
 // that rule asks, also ends the flow syntax.
 func ownedFlow(p *Pass, it yamlItem) bool {
 	owned := fieldOwned(p)
 	return owned[it.n] || it.flow != nil && owned[it.flow]
+}
+
+// checkFlowLines reports the outermost flow collections that go on past
+// their line, whoever reads the key: MCP hosts refuse the skill anyway.
+func checkFlowLines(p *Pass, t *yamlTree, it yamlItem) {
+	n := it.n
+	if n.Kind != yaml.MappingNode && n.Kind != yaml.SequenceNode || n.Style&yaml.FlowStyle == 0 || it.flow != nil ||
+		ownedFlow(p, it) || skill.FlowEnd(t.src(n)) >= 0 {
+		return
+	}
+	what := "flow mapping {...}"
+	if n.Kind == yaml.SequenceNode {
+		what = "flow sequence [...]"
+	}
+	p.ReportNode(n, "close it on the line it opens, or write it in block form, one \"key: value\" or \"- item\" a line",
+		"%s spans lines, which the YAML reader of the official MCP SDK refuses; %s", what, offMCP)
+}
+
+// emptyIn reports whether a flow mapping, or one inside it, has a key
+// with no value written ({a}, {a: }).
+func emptyIn(n *yaml.Node) bool {
+	for i, c := range n.Content {
+		if n.Kind == yaml.MappingNode && i%2 == 1 && c.Kind == yaml.ScalarNode && c.Style == 0 && c.Value == "" || emptyIn(c) {
+			return true
+		}
+	}
+	return false
 }
 
 func checkFlowSequences(p *Pass, t *yamlTree, it yamlItem) {
@@ -712,13 +657,11 @@ func checkProtoKeys(p *Pass, t *yamlTree, it yamlItem) {
 	}
 }
 
-// specialFloat reports whether a plain scalar is YAML's infinity or NaN.
+// specialFloat reports whether a plain scalar is a number JSON cannot
+// carry: infinity, NaN, or one too large (1e999), as YAML 1.2 reads it.
 func specialFloat(n *yaml.Node) bool {
-	if n.ShortTag() != "!!float" {
-		return false
-	}
-	v := strings.ToLower(strings.TrimLeft(n.Value, "+-"))
-	return v == ".inf" || v == ".nan"
+	num, ok := skill.CoreNumber(n.Value)
+	return n.Kind == yaml.ScalarNode && ok && num == ""
 }
 
 func checkSpecialFloats(p *Pass, t *yamlTree, it yamlItem) {

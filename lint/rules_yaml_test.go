@@ -78,8 +78,8 @@ func TestYAMLBomb(t *testing.T) {
 		if n := len(got["yaml-flow-sequence"]); n != 1 {
 			t.Errorf("yaml-flow-sequence reported %d times, want 1", n)
 		}
-		if n := len(got["yaml-flow-mapping"]); n != 1 {
-			t.Errorf("yaml-flow-mapping reported %d times, want 1", n)
+		if n := len(got["yaml-flow-lines"]); n != 1 {
+			t.Errorf("yaml-flow-lines reported %d times, want 1", n)
 		}
 	})
 	t.Run("deep-block", func(t *testing.T) {
@@ -152,34 +152,6 @@ func TestAmbiguous(t *testing.T) {
 		got := ambiguous(c.v, c.tag)
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("ambiguous(%q) = %q, want %q", c.v, got, c.want)
-		}
-	}
-}
-
-func TestFindHeader(t *testing.T) {
-	for _, c := range []struct {
-		line   string
-		col    int
-		header string
-	}{
-		{"description: |2", 14, "|2"},
-		{"  - >-2 # note", 5, ">-2"},
-		{"key: !!str &a |+1", 15, "|+1"},
-		{"? |1", 3, "|1"},
-		{"|3", 1, "|3"},
-		{"é: |2", 4, "|2"}, // columns count characters
-		{"key: |", 6, "|"},
-		{"key: a |2", 0, ""},
-		{"key: a|2", 0, ""},
-		{"# key: |2", 0, ""},
-		{"key: x # y: |2", 0, ""},
-		{"key: '|2'", 0, ""},
-		{"key: |2 x", 0, ""},
-		{"key: |0", 0, ""},
-	} {
-		col, h := findHeader(c.line)
-		if col != c.col || h != c.header {
-			t.Errorf("findHeader(%q) = %d, %q; want %d, %q", c.line, col, h, c.col, c.header)
 		}
 	}
 }

@@ -95,6 +95,12 @@ func parse(data []byte, truncated bool) *SkillMD {
 		}
 		return d
 	}
+	if i := docEnd.FindIndex(d.FrontRaw); i != nil && d.Problem == nil {
+		line, _ := fileLine(d.FrontRaw, 1+bytes.Count(d.FrontRaw[:i[0]], []byte("\n")))
+		d.Problem = &Problem{Kind: BadYAML, Line: d.FrontLine + line - 1, Col: 1,
+			Msg: "invalid YAML in frontmatter: \"...\" ends the YAML document before the closing ---: YAML readers drop what follows it, and MCP hosts refuse the file"}
+		return d
+	}
 	if len(root.Content) == 0 || root.Content[0].Kind != yaml.MappingNode {
 		what, line := "empty", d.FrontLine
 		if len(root.Content) > 0 {
@@ -200,6 +206,9 @@ func unmarshal(data []byte, n *yaml.Node) (err error) {
 	}()
 	return yaml.Unmarshal(data, n)
 }
+
+// docEnd matches a YAML document end marker, "..." at the start of a line.
+var docEnd = regexp.MustCompile(`(?m)^\.\.\.(?:[ \t\r]|$)`)
 
 // FilePos turns a frontmatter node's position into a 1-based file position.
 func (d *SkillMD) FilePos(n *yaml.Node) (line, col int) {

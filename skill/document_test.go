@@ -88,6 +88,8 @@ func TestParse(t *testing.T) {
 			frontRaw: "name: pdf\ndescription: a: b\n", frontLine: 2, body: "body\n", bodyLine: 5}},
 		{"yaml error after bom", "\xEF\xBB\xBF---\nname: pdf\n\n\nx: [1, 2\n---\n", want{
 			problem: BadYAML, bom: true, line: 5, msg: "did not find expected ','", frontRaw: "name: pdf\n\n\nx: [1, 2\n", frontLine: 2, body: "", bodyLine: 7}},
+		{"document end", "---\nname: pdf\r\n...\nlicense: MIT\n---\n", want{
+			problem: BadYAML, line: 3, msg: "\"...\" ends the YAML document", frontRaw: "name: pdf\r\n...\nlicense: MIT\n", frontLine: 2, body: "", bodyLine: 6}},
 		{"tab indentation", "---\nmetadata:\n\tversion: 1\n---\n", want{
 			problem: BadYAML, line: 3, frontRaw: "metadata:\n\tversion: 1\n", frontLine: 2, body: "", bodyLine: 5}},
 		// yaml.v3 keeps duplicate keys in a node tree; the lint rule for
@@ -366,5 +368,30 @@ func TestFrontmatterJSONMetadataText(t *testing.T) {
 		`"version":"1.0","beta":"true","big":"12345678901234567890","quoted":"2.10","none":"","tags":"[1,\"x\"]"}}`
 	if string(got) != want {
 		t.Errorf("FrontmatterJSON =\n %s\nwant\n %s", got, want)
+	}
+}
+
+// A plain value is typed as MCP hosts' YAML 1.2 readers type it, where
+// yaml.v3 follows YAML 1.1: 010 is 10, 0b101 and 1_000 are text, and a
+// number JSON cannot carry stops the conversion.
+func TestFrontmatterJSONCoreSchema(t *testing.T) {
+	for yaml, want := range map[string]string{
+		"010": `10`, "-010": `-10`, "0777": `777`, "08": `8`, "0o17": `15`, "0x1F": `31`, "+12": `12`,
+		"1.0": `1`, "1.": `1`, ".5e3": `500`, "1e-999": `0`,
+		"9999999999999999999999": `1e+22`, "0xFFFFFFFFFFFFFFFFFFFF": `1.2089258196146292e+24`,
+		"0b101": `"0b101"`, "1_000": `"1_000"`, "-0x1F": `"-0x1F"`, "0o8": `"0o8"`, "<<": `"<<"`, "1:20": `"1:20"`,
+		"'010'": `"010"`, "true": `true`, "~": `null`, "2026-02-06": `"2026-02-06"`,
+		"1e999": "", "-1e999": "", ".inf": "", "-.Inf": "", ".NaN": "",
+	} {
+		d := Parse([]byte("---\nname: pdf\ndescription: d\nx: " + yaml + "\n---\n"))
+		got, err := d.FrontmatterJSON()
+		switch {
+		case want == "" && err == nil:
+			t.Errorf("x: %s: FrontmatterJSON = %s, want an error", yaml, got)
+		case want != "" && err != nil:
+			t.Errorf("x: %s: %v", yaml, err)
+		case want != "" && string(got) != `{"name":"pdf","description":"d","x":`+want+`}`:
+			t.Errorf("x: %s: FrontmatterJSON = %s, want x %s", yaml, got, want)
+		}
 	}
 }

@@ -3,8 +3,11 @@ package skill
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"math/big"
+	"regexp"
 	"strconv"
 
 	"github.com/skillpack/skillpack/internal/jsonenc"
@@ -100,6 +103,19 @@ func (d *SkillMD) writeJSON(b *bytes.Buffer, q *quoter, n *yaml.Node, depth int,
 	case yaml.AliasNode:
 		return fail(n, "aliases (*%s) have no JSON form; write the value out", n.Value)
 	case yaml.ScalarNode:
+		if n.Style == 0 { // plain: its type is the YAML 1.2 core schema's
+			num, ok := CoreNumber(n.Value)
+			switch {
+			case ok && num == "":
+				return fail(n, "%s has no JSON form; quote it", n.Value)
+			case ok:
+				b.WriteString(num)
+				return nil
+			case Tag(n) == "!!str": // 0b1, 1_000, <<: YAML 1.1's numbers and merge key, 1.2's text
+				q.quote(b, n.Value)
+				return nil
+			}
+		}
 		switch n.ShortTag() {
 		case "!!str", "!!binary", "!!timestamp":
 			// A timestamp stays the text the author wrote: JSON has no dates,
@@ -151,4 +167,49 @@ func (q *quoter) quote(b *bytes.Buffer, s string) {
 	q.buf.Reset()
 	_ = q.enc.Encode(s)                    // strings always encode
 	b.Write(q.buf.Bytes()[:q.buf.Len()-1]) // without Encode's newline
+}
+
+// The number forms of the YAML 1.2 core schema (10.3.2), by which MCP
+// hosts' YAML readers type a plain value. yaml.v3 reads some as YAML 1.1
+// does: 010 as octal 8, 0b1 and 1_000 as numbers.
+var (
+	coreInt     = regexp.MustCompile(`^[-+]?[0-9]+$`)
+	coreOctal   = regexp.MustCompile(`^0o[0-7]+$`)
+	coreHex     = regexp.MustCompile(`^0x[0-9a-fA-F]+$`)
+	coreFloat   = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+	coreSpecial = regexp.MustCompile(`^([-+]?\.(inf|Inf|INF)|\.(nan|NaN|NAN))$`)
+)
+
+// CoreNumber reads a plain value as the YAML 1.2 core schema does: ok
+// when it is a number, with its JSON text, which is "" for a number JSON
+// cannot carry (.inf, .nan, 1e999).
+func CoreNumber(s string) (json string, ok bool) {
+	base := 0
+	switch {
+	case coreSpecial.MatchString(s):
+		return "", true
+	case coreOctal.MatchString(s):
+		base = 8
+	case coreHex.MatchString(s):
+		base = 16
+	case coreInt.MatchString(s) || coreFloat.MatchString(s):
+		if v, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return strconv.FormatInt(v, 10), true
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if math.IsInf(f, 0) || err != nil && !errors.Is(err, strconv.ErrRange) {
+			return "", true
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64), true
+	default:
+		return "", false
+	}
+	i, _ := new(big.Int).SetString(s[2:], base)
+	if i.IsInt64() {
+		return strconv.FormatInt(i.Int64(), 10), true
+	}
+	if f, _ := new(big.Float).SetInt(i).Float64(); !math.IsInf(f, 0) {
+		return strconv.FormatFloat(f, 'g', -1, 64), true
+	}
+	return "", true
 }

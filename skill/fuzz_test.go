@@ -2,6 +2,7 @@ package skill
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -68,6 +69,14 @@ func FuzzParse(f *testing.F) {
 				if d.CheckMCP(1, 0) == nil {
 					t.Fatal("CheckMCP takes a skill with a quoted value over several lines")
 				}
+			}
+			// The frontmatter's JSON, when it has one, is JSON, and every
+			// reason CheckMCP gives comes with the fix.
+			if j, err := d.FrontmatterJSON(); err == nil && !json.Valid(j) {
+				t.Fatalf("FrontmatterJSON wrote invalid JSON: %s", j)
+			}
+			if r := d.CheckMCP(1, 0); r != nil && (r.Reason == "" || r.Fix == "") {
+				t.Fatalf("CheckMCP refuses with reason %q and fix %q", r.Reason, r.Fix)
 			}
 			// Positions of parsed nodes must land inside the file.
 			for i := 0; i+1 < len(d.Front.Content); i += 2 {

@@ -3,6 +3,7 @@ package skill
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -29,6 +30,8 @@ const (
 	// MCPMaxCompatibility is the most characters (code points, as the SDK
 	// counts) of compatibility.
 	MCPMaxCompatibility = 500
+	// mcpMaxDepth is how deep the SDK's YAML reader nests collections.
+	mcpMaxDepth = 32
 )
 
 // MCPRefusal is why MCP hosts refuse a skill's entry, and what the author
@@ -52,8 +55,14 @@ func (r *MCPRefusal) Error() string { return r.Reason }
 //     1.2 readers hosts use.
 //   - compatibility, when present, is a string of 1 to MCPMaxCompatibility
 //     characters.
-//   - no quoted value goes on past its line (MultilineQuoted), which
-//     the SDK's YAML subset refuses.
+//   - the frontmatter keeps to the SDK's YAML subset where the clients'
+//     YAML readers go beyond it: no quoted value or flow collection goes
+//     on past its line (MultilineQuoted, FlowEnd), a flow
+//     collection holds no bare pair ([a: b]) or empty value ({a}), and no
+//     block scalar header has an indentation indicator (IndentIndicators).
+//     What the readers of both sides refuse (anchors, tags, tabs,
+//     duplicate keys) is a lint error, which keeps the skill out of the
+//     build.
 //   - at most MCPMaxFiles files, and MCPMaxBytes served bytes.
 //
 // The rules of name and description are layout's (CheckName,
@@ -92,6 +101,12 @@ func (d *SkillMD) CheckMCP(files int, served int64) *MCPRefusal {
 	if ns := d.MultilineQuoted(); len(ns) > 0 {
 		bad("write it on one line, or as a folded block (>)", "%s is a quoted value over several lines, which the YAML reader of the official MCP SDK refuses", d.keyPath(ns[0]))
 	}
+	if why, fix := d.subsetUnread(); why != "" {
+		bad(fix, "%s, which the YAML reader of the official MCP SDK refuses", why)
+	}
+	if hs := d.IndentIndicators(); len(hs) > 0 {
+		bad("remove the digit and indent the text evenly", "block scalar header %q on line %d has an indentation indicator, which the YAML reader of the official MCP SDK refuses", hs[0].Text, hs[0].Line)
+	}
 	if _, v := d.Lookup("compatibility"); v != nil {
 		switch n := utf8.RuneCountInString(v.Value); {
 		case !MCPString(v):
@@ -123,30 +138,223 @@ func (d *SkillMD) MultilineQuoted() []*yaml.Node {
 	if d.Front == nil {
 		return nil
 	}
-	// YAML's lines, as n.Line counts them: a lone "\r" ends one too.
-	lines := strings.Split(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(d.FrontRaw)), "\n")
+	text := d.yamlText()
 	var out []*yaml.Node
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
 		for _, c := range n.Content {
 			walk(c)
 		}
-		if n.Kind != yaml.ScalarNode || n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 || n.Line < 1 || n.Line > len(lines) {
+		if n.Kind != yaml.ScalarNode || n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 {
 			return
 		}
-		l := lines[n.Line-1]
-		i := 0
-		for range n.Column - 1 { // the column counts characters
-			if _, size := utf8.DecodeRuneInString(l[i:]); i < len(l) {
-				i += size
-			}
-		}
-		if QuoteEnd(l[i:]) < 0 {
+		if src := text.from(n); src != "" && QuoteEnd(src) < 0 {
 			out = append(out, n)
 		}
 	}
 	walk(d.Front)
 	return out
+}
+
+// subsetUnread says where the frontmatter leaves the official MCP SDK's
+// YAML subset in a way the clients' YAML readers take, and what to do, or
+// "": a flow collection that goes on past its line, a key: value pair bare
+// in a flow sequence, a key with no value in a flow mapping ({a}), or
+// collections nested deeper than the SDK reads. Quoted values over several
+// lines are MultilineQuoted's, indentation indicators IndentIndicators'.
+func (d *SkillMD) subsetUnread() (why, fix string) {
+	if d.Front == nil {
+		return "", ""
+	}
+	const block = "write it in block form, one \"key: value\" or \"- item\" a line, or on one line"
+	text := d.yamlText()
+	var walk func(n, flow *yaml.Node, depth int) bool
+	walk = func(n, flow *yaml.Node, depth int) bool {
+		switch {
+		case depth > mcpMaxDepth && (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode):
+			why, fix = fmt.Sprintf("%s nests lists and mappings more than %d deep", d.keyPath(n), mcpMaxDepth), "flatten it"
+		case flow == nil && n.Style&yaml.FlowStyle != 0 && FlowEnd(text.from(n)) < 0:
+			why, fix = d.keyPath(n)+" is a flow collection over several lines", block
+		case flow != nil && flow.Kind == yaml.SequenceNode && n.Kind == yaml.MappingNode && !strings.HasPrefix(text.from(n), "{"):
+			why, fix = d.keyPath(flow)+" holds a key: value pair inside a flow sequence", block
+		case flow != nil && n.Kind == yaml.ScalarNode && n.Style == 0 && n.Value == "" && n.ShortTag() == "!!null":
+			why, fix = d.keyPath(flow)+" has a key without a value inside a flow collection ({a}, or {a:1} without the space)", "write each key: value with a space after the colon, or quote text that holds one"
+		}
+		if why != "" {
+			return false
+		}
+		if flow == nil && n.Style&yaml.FlowStyle != 0 {
+			flow = n
+		}
+		for _, c := range n.Content {
+			if !walk(c, flow, depth+1) {
+				return false
+			}
+		}
+		return true
+	}
+	walk(d.Front, nil, 0)
+	return why, fix
+}
+
+// FlowEnd returns the offset of the "]" or "}" that closes the flow
+// collection s starts with, or -1 when s ends first: brackets count
+// outside quoted text and comments. A quote opens quoted text only where
+// a value or key starts (don't, inside a plain value, is text); " #"
+// starts a comment, to the end of its line.
+func FlowEnd(s string) int {
+	depth := 0
+	prev := byte(0) // the last character that is no blank
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			if depth--; depth == 0 {
+				return i
+			}
+		case (c == '"' || c == '\'') && strings.IndexByte("{[,:", prev) >= 0:
+			// A doubled '' inside single quotes ends the scan and starts
+			// it again at once, which comes to the same.
+			for i++; i < len(s) && s[i] != c; i++ {
+				if c == '"' && s[i] == '\\' {
+					i++
+				}
+			}
+		case c == '#' && i > 0 && (s[i-1] == ' ' || s[i-1] == '\t'):
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		}
+		if c != ' ' && c != '\t' {
+			prev = c
+		}
+	}
+	return -1
+}
+
+// Header is a block scalar header ("|2", ">-1") on a frontmatter line.
+type Header struct {
+	Line, Col int // 1-based: the file's line of the frontmatter, the column in characters
+	Text      string
+}
+
+// blockHeader matches a block scalar header: "|" or ">", then chomping and
+// indentation indicators in either order.
+var blockHeader = regexp.MustCompile(`^[|>]([1-9][+-]?|[+-][1-9]?)?$`)
+
+// IndentIndicators are the block scalar headers with an explicit
+// indentation indicator, which the clients' YAML readers take and the
+// official MCP SDK's YAML subset refuses. It scans the lines, not the
+// tree, so that it also finds them where an indicator made the YAML
+// unreadable.
+func (d *SkillMD) IndentIndicators() []Header {
+	var out []Header
+	block := -1 // indentation of the line that opened a block scalar, -1 outside one
+	for i, l := range strings.Split(strings.TrimSuffix(string(d.FrontRaw), "\n"), "\n") {
+		l = strings.TrimSuffix(l, "\r")
+		ind := len(l) - len(strings.TrimLeft(l, " "))
+		if block >= 0 {
+			if strings.TrimSpace(l) == "" || ind > block {
+				continue // the block's text, which may hold anything
+			}
+			block = -1
+		}
+		col, header := findHeader(l)
+		if col == 0 {
+			continue
+		}
+		block = ind
+		if strings.ContainsAny(header, "123456789") {
+			out = append(out, Header{Line: d.FrontLine + i, Col: col, Text: header})
+		}
+	}
+	return out
+}
+
+// findHeader finds a block scalar header ("|", ">-", "|2") on a line and
+// returns its 1-based column and text, or 0.
+func findHeader(l string) (int, string) {
+	for i := 0; i < len(l); i++ {
+		if l[i] != '|' && l[i] != '>' {
+			continue
+		}
+		// The indicators, then nothing but blanks or a comment.
+		j := i + 1
+		for j < len(l) && j < i+3 && strings.IndexByte("123456789+-", l[j]) >= 0 {
+			j++
+		}
+		rest := strings.TrimLeft(l[j:], " \t")
+		if rest != "" && (rest[0] != '#' || len(rest) == len(l[j:])) {
+			continue
+		}
+		if h := l[i:j]; blockHeader.MatchString(h) && headerContext(l[:i]) {
+			return utf8.RuneCountInString(l[:i]) + 1, h
+		}
+	}
+	return 0, ""
+}
+
+// headerContext reports whether a block scalar indicator may follow this
+// start of a line: a key's ":", a "- " or "? ", or nothing, each optionally
+// followed by a tag and an anchor.
+func headerContext(prefix string) bool {
+	if strings.HasPrefix(strings.TrimSpace(prefix), "#") || strings.Contains(prefix, " #") {
+		return false // in a comment
+	}
+	if prefix != "" && !strings.ContainsRune(" \t", rune(prefix[len(prefix)-1])) {
+		return false // inside a word, as in "a|b"
+	}
+	s := strings.TrimRight(prefix, " \t")
+	for s != "" {
+		j := strings.LastIndexAny(s, " \t")
+		if tok := s[j+1:]; tok[0] != '!' && tok[0] != '&' {
+			break
+		}
+		s = strings.TrimRight(s[:j+1], " \t")
+	}
+	return s == "" || strings.HasSuffix(s, ":") || strings.Trim(s, " \t-?") == ""
+}
+
+// yamlText is the frontmatter's lines as YAML counts them (n.Line): a
+// lone "\r" ends one too. Each line's character offsets are found once,
+// since a YAML bomb puts thousands of nodes on one long line.
+type yamlText struct {
+	lines  []string
+	starts map[int][]int // a non-ASCII line's character offsets
+}
+
+func (d *SkillMD) yamlText() *yamlText {
+	return &yamlText{lines: strings.Split(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(d.FrontRaw)), "\n")}
+}
+
+// from is the text from node n's position to the end of its line.
+func (t *yamlText) from(n *yaml.Node) string {
+	if n.Line < 1 || n.Line > len(t.lines) || n.Column < 1 {
+		return ""
+	}
+	l := t.lines[n.Line-1]
+	s, ok := t.starts[n.Line]
+	if !ok {
+		if strings.ContainsFunc(l, func(r rune) bool { return r >= utf8.RuneSelf }) {
+			for i := range l {
+				s = append(s, i)
+			}
+		}
+		if t.starts == nil {
+			t.starts = map[int][]int{}
+		}
+		t.starts[n.Line] = s
+	}
+	i := n.Column - 1 // the column counts characters
+	if s != nil {
+		i = len(l)
+		if n.Column-1 < len(s) {
+			i = s[n.Column-1]
+		}
+	}
+	return l[min(i, len(l)):]
 }
 
 // QuoteEnd is the offset just past the quote that closes the quoted value
@@ -197,7 +405,26 @@ func (d *SkillMD) keyPath(n *yaml.Node) string {
 // scalar that YAML reads as one, or a date, which the YAML 1.2 readers of
 // MCP hosts keep as the text written (and FrontmatterJSON publishes so).
 func MCPString(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!str" || n.ShortTag() == "!!timestamp")
+	return n.Kind == yaml.ScalarNode && (Tag(n) == "!!str" || Tag(n) == "!!timestamp")
+}
+
+// Tag is the type MCP hosts' YAML 1.2 readers give the value n: yaml.v3's
+// tag, but for a plain scalar typed as the core schema types it
+// (CoreNumber): 010 is the number 10, 0b1, 1_000 and << are text, and
+// 1e999 a number, if one JSON cannot carry.
+func Tag(n *yaml.Node) string {
+	t := n.ShortTag()
+	if n.Kind != yaml.ScalarNode || n.Style != 0 {
+		return t
+	}
+	_, num := CoreNumber(n.Value)
+	switch {
+	case num && t != "!!int" && t != "!!float":
+		return "!!float"
+	case !num && (t == "!!int" || t == "!!float" || t == "!!merge"):
+		return "!!str"
+	}
+	return t
 }
 
 // Describe says what YAML reads n as, for messages: "a list", "the number
@@ -211,7 +438,7 @@ func Describe(n *yaml.Node) string {
 	case yaml.AliasNode:
 		return "an alias"
 	}
-	switch n.ShortTag() {
+	switch Tag(n) {
 	case "!!int", "!!float":
 		return "the number " + n.Value
 	case "!!bool":

@@ -35,6 +35,16 @@ func TestCheckMCP(t *testing.T) {
 		{"multi-line quoted", "metadata:\n  summary: 'one\n\n    don''t'\n", 1, 100, "metadata.summary is a quoted value over several lines, which the YAML reader of the official MCP SDK refuses"},
 		{"lone CR lines", "license: 'MIT\r  or not'\n", 1, 100, "license is a quoted value over several lines"},
 		{"multi-line escape", "license: \"MIT \\\n  or not\"\n", 1, 100, "license is a quoted value over several lines"},
+		{"flow on one line", "x-map: {a: [b, 'c, d'], e: {f: g}}\nx-list: [a, {b: c}]\n", 1, 100, ""},
+		{"flow over lines", "x-map: {a: b,\n  c: d}\n", 1, 100, "x-map is a flow collection over several lines, which the YAML reader"},
+		{"list over lines", "allowed-tools: [Read,\n  Bash]\n", 1, 100, "allowed-tools is a flow collection over several lines"},
+		{"pair in a list", "x-list: [a: b]\n", 1, 100, "x-list holds a key: value pair inside a flow sequence"},
+		{"key without value", "x-map: {a, b: c}\n", 1, 100, "x-map has a key without a value inside a flow collection"},
+		{"indentation indicator", "metadata:\n  summary: >-2\n      text\n", 1, 100, `block scalar header ">-2" on line 5 has an indentation indicator`},
+		{"32 deep", "x-deep: " + strings.Repeat("[", 32) + strings.Repeat("]", 32) + "\n", 1, 100, ""},
+		{"33 deep", "x-deep: " + strings.Repeat("[", 33) + strings.Repeat("]", 33) + "\n", 1, 100, "nests lists and mappings more than 32 deep"},
+		{"YAML 1.2 text", "metadata:\n  a: 0b101\n  b: 1_000\n  c: -0x1F\n  d: <<\n", 1, 100, ""},
+		{"YAML 1.2 number", "metadata:\n  big: 0xFFFFFFFFFFFFFFFFFFFF\n", 1, 100, "metadata.big is the number 0xFFFFFFFFFFFFFFFFFFFF"},
 
 		{"null metadata", "metadata:\n", 1, 100, "metadata has no value (YAML null)"},
 		{"string metadata", "metadata: pdf, forms\n", 1, 100, "metadata is a string, where MCP hosts take a mapping"},
@@ -153,5 +163,33 @@ func TestServedBytes(t *testing.T) {
 	small.Files[0].Disk = filepath.Join(dir, "gone")
 	if got, err := small.ServedBytes(MCPMaxBytes); err != nil || got != ServedSize(md, false) {
 		t.Errorf("a small skill: %d, %v", got, err)
+	}
+}
+
+func TestFindHeader(t *testing.T) {
+	for _, c := range []struct {
+		line   string
+		col    int
+		header string
+	}{
+		{"description: |2", 14, "|2"},
+		{"  - >-2 # note", 5, ">-2"},
+		{"key: !!str &a |+1", 15, "|+1"},
+		{"? |1", 3, "|1"},
+		{"|3", 1, "|3"},
+		{"é: |2", 4, "|2"}, // columns count characters
+		{"key: |", 6, "|"},
+		{"key: a |2", 0, ""},
+		{"key: a|2", 0, ""},
+		{"# key: |2", 0, ""},
+		{"key: x # y: |2", 0, ""},
+		{"key: '|2'", 0, ""},
+		{"key: |2 x", 0, ""},
+		{"key: |0", 0, ""},
+	} {
+		col, h := findHeader(c.line)
+		if col != c.col || h != c.header {
+			t.Errorf("findHeader(%q) = %d, %q; want %d, %q", c.line, col, h, c.col, c.header)
+		}
 	}
 }

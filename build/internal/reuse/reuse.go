@@ -19,6 +19,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -255,6 +256,43 @@ func (p *Last) Skipped(name string) bool {
 	}
 	_, ok := slices.BinarySearch(p.Head.Skipped, name)
 	return ok
+}
+
+// Plugin returns the archives the previous build made of the plugin of
+// this name, when they had the key and the output still holds their
+// bytes, and a reader of each; else nil.
+func (p *Last) Plugin(name string, key layout.Digest) *layout.RecordPlugin {
+	if p == nil {
+		return nil
+	}
+	i := slices.IndexFunc(p.Head.Plugins, func(r layout.RecordPlugin) bool { return r.Name == name })
+	if i < 0 || p.Head.Plugins[i].Key != key {
+		return nil
+	}
+	r := &p.Head.Plugins[i]
+	for _, a := range []struct {
+		arc layout.Archive
+		ext string
+	}{{r.TarGz, layout.TarGz}, {r.Zip, layout.Zip}} {
+		if !p.Holds(layout.PluginArchivePath(name, a.arc.Digest, a.ext), a.arc.Digest, a.arc.Size) {
+			return nil
+		}
+	}
+	return r
+}
+
+// Copy writes a file of the previous bundle, by its dist path, to w: the
+// Write of a layout entry the new bundle takes from the last one.
+func (p *Last) Copy(distPath string) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		f, err := os.Open(p.disk(distPath))
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = io.Copy(w, f)
+		return err
+	}
 }
 
 // Intact reports whether no folder of the bundle changed since the record

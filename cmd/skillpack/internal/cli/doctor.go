@@ -82,6 +82,7 @@ type doctorConfig struct {
 	Path    string `json:"path,omitempty"` // absent: none found, the defaults apply
 	Profile string `json:"profile"`
 	Problem string `json:"problem,omitempty"`
+	Foreign string `json:"foreign,omitempty"` // another tool's skillpack.yaml, found and passed over
 }
 
 type doctorSkills struct {
@@ -148,6 +149,8 @@ func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
 	switch {
 	case doc.Config.Problem != "":
 		fmt.Fprintf(w, "config:         %s\n", doc.Config.Problem)
+	case doc.Config.Foreign != "":
+		fmt.Fprintf(w, "config:         %s is another tool's file; the defaults (profile %s)\n", doc.Config.Foreign, doc.Config.Profile)
 	case doc.Config.Path != "":
 		fmt.Fprintf(w, "config:         %s (profile %s)\n", doc.Config.Path, doc.Config.Profile)
 	default:
@@ -224,7 +227,11 @@ func doctorConfigState(flag string) (doctorConfig, *config.Config, error) {
 		path, _ := configPath(flag) // the file that did not load, if any
 		return doctorConfig{Path: path, Profile: config.Default().Lint.Profile.Name, Problem: err.Error()}, nil, err
 	}
-	return doctorConfig{Path: cfg.Path, Profile: cfg.Lint.Profile.Name}, cfg, nil
+	d := doctorConfig{Path: cfg.Path, Profile: cfg.Lint.Profile.Name}
+	if p, _ := configPath(flag); cfg.Path == "" && p != "" {
+		d.Foreign = p // load passed over another tool's file
+	}
+	return d, cfg, nil
 }
 
 // doctorDistState says what the output folder holds: nothing yet, a

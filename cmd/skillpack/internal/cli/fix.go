@@ -60,6 +60,12 @@ func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, fail
 		}
 		return &exitError{code: ExitInternal, err: err}
 	}
+	if ctx.Err() != nil {
+		return interrupted(ctx, errors.New("interrupted once every fix was written; run lint to see what is left"))
+	}
+	// Nothing is left to protect: an interrupt during the lint that
+	// follows ends the run at once, as it would any lint.
+	stop()
 	done := fmt.Sprintf("%s in %s", human.Plural(rep.Fixed, "finding"), human.Plural(len(rep.Files), "file"))
 	if opts.fix.DryRun {
 		fmt.Fprintf(ios.Err, "would fix %s; nothing was written\n", done)

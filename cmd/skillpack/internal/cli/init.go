@@ -144,6 +144,10 @@ func initFiles(opts *initOptions) ([]initFile, error) {
 		}
 		text := strings.ReplaceAll(string(wf), "SKILLS", skillsFolder())
 		text = strings.Replace(text, "branches: [main]", "branches: ["+branch()+"]", 1)
+		if usesLFS() {
+			// Without it the checkout holds LFS pointers, which lint refuses (lfs-pointer).
+			text = strings.ReplaceAll(text, "      - uses: actions/checkout@v4\n", "      - uses: actions/checkout@v4\n        with:\n          lfs: true\n")
+		}
 		files = append(files, initFile{workflowPath, []byte(text)})
 	}
 	return files, nil
@@ -157,6 +161,13 @@ func skillsFolder() string {
 		return "skills"
 	}
 	return "."
+}
+
+// usesLFS reports whether the working folder's .gitattributes keeps files
+// in Git LFS.
+func usesLFS() bool {
+	data, err := os.ReadFile(".gitattributes")
+	return err == nil && strings.Contains(string(data), "filter=lfs")
 }
 
 // branch is the branch the workflow builds on a push: the one checked out
