@@ -7,6 +7,7 @@
 // baseline, suppressions, --fix, Scope (which skills lint and the build
 // both take) and the verdicts the build keeps (CheckSkill).
 //
-// It reads skills through package skill. It must not import layout, or
-// write a file but --fix's edits (a baseline goes to the writer it is given).
+// It reads skills through package skill. It takes from layout only the
+// limits the bundle's readers set, and must not write a file but --fix's
+// edits (a baseline goes to the writer it is given).
 package lint
