@@ -57,13 +57,13 @@ var entryRules = []*Rule{
 		Bad:  "# PDF tools\nUse this skill to fill PDF forms.",
 		Good: "---\nname: pdf-tools\ndescription: Fill and merge PDF forms. Use when the user works with PDFs.\n---\n# PDF tools",
 	}),
-	problemRule(skill.LeadingSpace, &Rule{
+	problemRule(skill.BadOpening, &Rule{
 		ID:       "frontmatter-start",
 		Title:    "The frontmatter fence is on line 1",
 		Severity: Error,
 		Explain: "The opening \"---\" must be the very first line, with nothing before it: not a blank line, " +
-			"not a space, not a byte order mark. Line-based readers check line 1 only and treat the whole " +
-			"file as Markdown otherwise, silently dropping the skill.",
+			"not a space, not a byte order mark; and nothing after it on its line, not even a space. Line-based " +
+			"readers check line 1 only and treat the whole file as Markdown otherwise, silently dropping the skill.",
 		Bad:  "\n---\nname: pdf-tools\n...",
 		Good: "---\nname: pdf-tools\n...",
 	}),
@@ -150,8 +150,11 @@ func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
 				msg = fmt.Sprintf("invalid YAML in frontmatter: the value of %s starts with %s, which YAML reads as a %s, "+
 					"and the text after it breaks the value (%s)", fl.key, fl.list, fl.kind(), yamlReason(pr.Msg))
 			}
-		case skill.LeadingSpace:
+		case skill.BadOpening:
 			fix = "delete everything before the opening \"---\""
+			if pr.Col > 1 {
+				fix = "delete the blanks after the opening \"---\""
+			}
 		case skill.Unclosed:
 			fix = "add a line holding only \"---\" after the last frontmatter line"
 			if p.Doc.Truncated {

@@ -22,7 +22,7 @@ type ProblemKind int
 const (
 	NoProblem     ProblemKind = iota
 	NoFrontmatter             // line 1 is not "---" and no fence follows
-	LeadingSpace              // blank lines or spaces before the opening fence
+	BadOpening                // the opening fence is not alone on line 1: blank lines or spaces before it, or spaces after it
 	Unclosed                  // the opening fence has no closing "---" line
 	BadYAML                   // the frontmatter is not valid YAML
 	NotMapping                // empty frontmatter, a list or a scalar
@@ -154,9 +154,15 @@ func split(data []byte, truncated bool) (d *SkillMD, closed bool) {
 				}
 				continue
 			}
-			if n > 1 || startsWithSpace(text) {
-				d.Problem = &Problem{Kind: LeadingSpace, Line: 1, Col: 1,
+			switch {
+			case n > 1 || startsWithSpace(text):
+				d.Problem = &Problem{Kind: BadOpening, Line: 1, Col: 1,
 					Msg: "frontmatter must start with \"---\" on line 1; remove the blank lines or spaces before it"}
+			case len(text) > 3:
+				// The MCP SDK and the Vercel skills CLI take "---" alone,
+				// and see no frontmatter at all after "--- ".
+				d.Problem = &Problem{Kind: BadOpening, Line: 1, Col: 4,
+					Msg: "the opening \"---\" has blanks after it, where readers take \"---\" alone as the fence: the official MCP SDK and the Vercel skills CLI see no frontmatter"}
 			}
 			open, front = n-1, end
 			continue

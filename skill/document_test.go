@@ -39,16 +39,19 @@ func TestParse(t *testing.T) {
 		{"bom", "\xEF\xBB\xBF---\nname: pdf\n---\nbody\n", want{
 			bom: true, front: true, frontRaw: "name: pdf\n", frontLine: 2, body: "body\n", bodyLine: 4, name: "pdf"}},
 		{"leading blank line", "\n---\nname: pdf\n---\nbody\n", want{
-			problem: LeadingSpace, line: 1, msg: "line 1",
+			problem: BadOpening, line: 1, msg: "line 1",
 			front: true, frontRaw: "name: pdf\n", frontLine: 3, body: "body\n", bodyLine: 5, name: "pdf"}},
 		{"leading blank lines with spaces", "  \n\t\n---\nname: pdf\n---\n", want{
-			problem: LeadingSpace, line: 1,
+			problem: BadOpening, line: 1,
 			front: true, frontRaw: "name: pdf\n", frontLine: 4, body: "", bodyLine: 6, name: "pdf"}},
 		{"leading space", " ---\nname: pdf\n---\nbody", want{
-			problem: LeadingSpace, line: 1,
+			problem: BadOpening, line: 1,
 			front: true, frontRaw: "name: pdf\n", frontLine: 2, body: "body", bodyLine: 4, name: "pdf"}},
+		{"trailing blanks", "--- \t\r\nname: pdf\r\n---\r\nbody", want{
+			problem: BadOpening, line: 1, col: 4, msg: "has blanks after it",
+			front: true, frontRaw: "name: pdf\r\n", frontLine: 2, body: "body", bodyLine: 4, name: "pdf"}},
 		{"bom and leading blank line", "\xEF\xBB\xBF\n---\nname: pdf\n---\n", want{
-			problem: LeadingSpace, line: 1, bom: true,
+			problem: BadOpening, line: 1, bom: true,
 			front: true, frontRaw: "name: pdf\n", frontLine: 3, body: "", bodyLine: 5, name: "pdf"}},
 		{"no frontmatter", "# Title\n\ntext\n", want{
 			problem: NoFrontmatter, line: 1, msg: "no YAML frontmatter",
@@ -70,7 +73,9 @@ func TestParse(t *testing.T) {
 		{"indented fence does not close", "---\nname: pdf\ndescription: |\n  one\n  ---\n  two\n---\nbody\n", want{
 			front: true, frontRaw: "name: pdf\ndescription: |\n  one\n  ---\n  two\n", frontLine: 2,
 			body: "body\n", bodyLine: 8, name: "pdf"}},
-		{"fences with trailing spaces", "--- \t\nname: pdf\n---  \nbody\n", want{
+		// Readers take a closing fence with blanks after it, not an
+		// opening one (the case below).
+		{"closing fence with trailing spaces", "---\nname: pdf\n---  \nbody\n", want{
 			front: true, frontRaw: "name: pdf\n", frontLine: 2, body: "body\n", bodyLine: 4, name: "pdf"}},
 		{"empty frontmatter", "---\n---\nbody\n", want{
 			problem: NotMapping, line: 2, msg: "frontmatter is empty",

@@ -57,7 +57,7 @@ func FuzzParse(f *testing.F) {
 			if d.Front.Kind != yaml.MappingNode {
 				t.Fatalf("Front.Kind = %v, want a mapping", d.Front.Kind)
 			}
-			if d.Problem != nil && d.Problem.Kind != LeadingSpace {
+			if d.Problem != nil && d.Problem.Kind != BadOpening {
 				t.Fatalf("Front set with problem %+v", *d.Problem)
 			}
 			// Every quoted value MultilineQuoted names is one that does
