@@ -30,7 +30,8 @@ const settle = 50 * time.Millisecond
 // that build runs.
 type Watcher struct {
 	roots    []string
-	interval time.Duration // between polls
+	parents  map[string]string // each root's folder, watched for the root itself: a root replaced (rm -rf, a checkout) is watched again
+	interval time.Duration     // between polls
 	fsw      *fsnotify.Watcher
 	last     map[string]stamp // when polling
 	// Polling says why the Watcher polls, or "" when it is notified.
@@ -40,13 +41,21 @@ type Watcher struct {
 // NewWatcher starts watching roots; when it has to poll, it polls every
 // interval.
 func NewWatcher(roots []string, interval time.Duration) *Watcher {
-	w := &Watcher{roots: roots, interval: interval}
+	w := &Watcher{roots: roots, interval: interval, parents: map[string]string{}}
 	fsw, err := fsnotify.NewWatcher()
 	if err == nil {
 		w.fsw = fsw
 		for _, root := range roots {
 			if err = w.add(root); err != nil {
 				break
+			}
+			// The root's own watch ends with the folder: its parent's
+			// says when a folder of its name is back.
+			if abs, aerr := filepath.Abs(root); aerr == nil && filepath.Dir(abs) != abs {
+				w.parents[abs] = root
+				if err = w.fsw.Add(filepath.Dir(abs)); err != nil {
+					break
+				}
 			}
 		}
 	}
@@ -147,6 +156,18 @@ func (w *Watcher) wait(ctx context.Context) bool {
 // relevant reports whether an event is a change a build would see, and
 // watches a folder that appeared.
 func (w *Watcher) relevant(ev fsnotify.Event) bool {
+	if w.inParent(ev.Name) {
+		// From a parent's watch (whose names are absolute): only a root
+		// itself counts, made again (watched anew) or gone; its siblings
+		// are no build's input.
+		root, ok := w.parents[ev.Name]
+		if ok {
+			if err := w.add(root); err != nil {
+				w.poll(err)
+			}
+		}
+		return ok
+	}
 	info, err := os.Lstat(ev.Name)
 	dir := err == nil && info.IsDir()
 	if ignored(ev.Name, dir) {
@@ -161,6 +182,20 @@ func (w *Watcher) relevant(ev fsnotify.Event) bool {
 		}
 	}
 	return true
+}
+
+// inParent reports whether name is an entry of a folder the Watcher
+// watches as a root's parent.
+func (w *Watcher) inParent(name string) bool {
+	if !filepath.IsAbs(name) {
+		return false
+	}
+	for root := range w.parents {
+		if filepath.Dir(root) == filepath.Dir(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // waitPoll polls until the tree differs from the last snapshot.

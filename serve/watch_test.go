@@ -270,6 +270,26 @@ func TestWatcherNotices(t *testing.T) {
 			if !changed(5 * time.Second) {
 				t.Fatal("a file in a new folder went unseen")
 			}
+			// The folder replaced whole (rm -rf and a copy, a checkout):
+			// its new tree is watched.
+			time.Sleep(50 * time.Millisecond)
+			moved := skills + ".old"
+			if err := os.Rename(skills, moved); err != nil {
+				t.Fatal(err)
+			}
+			changed(5 * time.Second) // the folder gone: a failed rebuild
+			if err := os.CopyFS(skills, os.DirFS(moved)); err != nil {
+				t.Fatal(err)
+			}
+			if !changed(5 * time.Second) {
+				t.Fatal("the folder made again went unseen")
+			}
+			time.Sleep(50 * time.Millisecond)
+			os.WriteFile(md, append(orig, "\nEdited again.\n"...), 0o644)
+			if !changed(5 * time.Second) {
+				t.Fatal("an edit in the folder made again went unseen")
+			}
+			os.RemoveAll(moved)
 			// A bundle built inside the tree, twice, and a staging folder.
 			dist := filepath.Join(skills, "dist")
 			for range 2 {
