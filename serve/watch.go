@@ -107,7 +107,33 @@ func (w *Watcher) add(dir string) error {
 // --watch .`), and a rebuild that changes it must not trigger another;
 // each build makes and removes its staging folder and lock, and taking
 // them for an edit rebuilt for ever.
-func ignored(p string, dir bool) bool { return skill.Built(p, dir) }
+func ignored(p string, dir bool) bool { return skill.Built(p, dir) || !dir && ownLog(p) }
+
+// ownLog reports whether p is the file this process's standard output or
+// error goes to: `serve dist --watch . > serve.log` writes the log of each
+// rebuild, and of each request, into the watched tree, and took every line
+// for an edit (a build a few times a second, for ever).
+func ownLog(p string) bool {
+	var info os.FileInfo
+	for _, f := range stdFiles {
+		l, err := f.Stat()
+		if err != nil || !l.Mode().IsRegular() {
+			continue
+		}
+		if info == nil {
+			if info, err = os.Lstat(p); err != nil {
+				return false
+			}
+		}
+		if os.SameFile(info, l) {
+			return true
+		}
+	}
+	return false
+}
+
+// stdFiles are where the process logs (a test's seam).
+var stdFiles = []*os.File{os.Stdout, os.Stderr}
 
 // wait blocks until something a build reads has changed and then settled,
 // and reports true; or until ctx ends, and reports false.

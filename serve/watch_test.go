@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -300,6 +301,23 @@ func TestWatcherNotices(t *testing.T) {
 			os.Mkdir(filepath.Join(skills, ".dist.skillpack-9"), 0o755)
 			if changed(300 * time.Millisecond) {
 				t.Error("a build into a bundle inside the tree was taken for an edit")
+			}
+			// The file the process logs to, in the tree (serve dist
+			// --watch . > serve.log): its lines are no edit.
+			log, err := os.Create(filepath.Join(skills, "serve.log"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer log.Close()
+			old := stdFiles
+			stdFiles = []*os.File{log}
+			defer func() { stdFiles = old }()
+			changed(300 * time.Millisecond) // the file made
+			for range 3 {
+				fmt.Fprintln(log, "• write: dist is up to date")
+				if changed(200 * time.Millisecond) {
+					t.Fatal("a line written to the process's own log was taken for an edit")
+				}
 			}
 		})
 	}
