@@ -213,6 +213,7 @@ func (s *Store) Check(ctx context.Context, problem func(path, message string)) e
 		}
 		return nil
 	})
+	s.olderVersions(ctx, problem)
 	s.manifestSignatures(ctx, problem)
 	return ctx.Err()
 }
@@ -274,22 +275,8 @@ func (s *Store) skill(ctx context.Context, e ocispec.Descriptor, problem func(pa
 		problem(at, fmt.Sprintf("the collection lists it as skill %s, its manifest names %q", name, got))
 		return
 	}
-	var tgz, md []ocispec.Descriptor
-	for _, l := range m.Layers {
-		switch l.MediaType {
-		case MediaTypeSkillContent:
-			tgz = append(tgz, l)
-		case MediaTypeSkillMD:
-			md = append(md, l)
-		default:
-			problem(at, fmt.Sprintf("skill %s has a layer of type %q, which skillpack does not push", name, l.MediaType))
-		}
-	}
-	if len(tgz) != 1 || len(md) != 1 {
-		problem(at, fmt.Sprintf("skill %s has %d layers of type %s and %d of type %s; skillpack pushes one of each", name, len(tgz), MediaTypeSkillContent, len(md), MediaTypeSkillMD))
-		return
-	}
-	if !s.blob(tgz[0], e.Digest, problem) || !s.blob(md[0], e.Digest, problem) {
+	tgz, md, ok := s.layers(name, at, m, e, problem)
+	if !ok {
 		return
 	}
 	// The archive is found where its title says, so that verify compares
@@ -332,6 +319,88 @@ func (s *Store) skill(ctx context.Context, e ocispec.Descriptor, problem func(pa
 			return ""
 		}
 		return layout.FolderSignature(name)
+	})
+}
+
+// layers are a skill artifact's .tar.gz and SKILL.md layers, one each, as
+// publish pushes them, checked against their descriptors.
+func (s *Store) layers(name, at string, m ocispec.Manifest, e ocispec.Descriptor, problem func(path, message string)) (tgz, md []ocispec.Descriptor, ok bool) {
+	for _, l := range m.Layers {
+		switch l.MediaType {
+		case MediaTypeSkillContent:
+			tgz = append(tgz, l)
+		case MediaTypeSkillMD:
+			md = append(md, l)
+		default:
+			problem(at, fmt.Sprintf("skill %s has a layer of type %q, which skillpack does not push", name, l.MediaType))
+		}
+	}
+	if len(tgz) != 1 || len(md) != 1 {
+		problem(at, fmt.Sprintf("skill %s has %d layers of type %s and %d of type %s; skillpack pushes one of each", name, len(tgz), MediaTypeSkillContent, len(md), MediaTypeSkillMD))
+		return nil, nil, false
+	}
+	return tgz, md, s.blob(tgz[0], e.Digest, problem) && s.blob(md[0], e.Digest, problem)
+}
+
+// olderVersions maps the version folders of the versions versions.json
+// lists beyond the ones the collection's skills are at (version) to the
+// artifacts their version tags name: publish sends no version folder to
+// a registry, which keeps each version once, as that tag.
+func (s *Store) olderVersions(ctx context.Context, problem func(path, message string)) {
+	if !s.has(layout.VersionsIndex) {
+		return
+	}
+	rc, _, err := s.Open(ctx, layout.VersionsIndex)
+	if err != nil {
+		return // verify reports the document itself
+	}
+	data, err := io.ReadAll(io.LimitReader(rc, layout.MaxDocument+1))
+	rc.Close()
+	doc, derr := layout.DecodeVersions(data)
+	if err != nil || derr != nil {
+		return
+	}
+	type version struct{ name, v string }
+	var todo []version
+	s.mu.Lock()
+	for _, sk := range doc.Skills {
+		for _, sv := range sk.Versions {
+			if _, ok := s.pinned[layout.VersionFile(sk.Name, sv.Version, layout.EntryFile)]; !ok {
+				todo = append(todo, version{sk.Name, sv.Version})
+			}
+		}
+	}
+	s.mu.Unlock()
+	parallel.Each(len(todo), s.jobs, func(i int) error {
+		name, v := todo[i].name, todo[i].v
+		tag, ok := VersionTag(name, v)
+		if !ok {
+			return nil // versions.json's own check names a version no tag can carry
+		}
+		d, err := s.r.repo.Resolve(ctx, tag)
+		switch {
+		case errors.Is(err, errdef.ErrNotFound):
+			problem(layout.VersionsIndex, fmt.Sprintf("skill %s's version %s has no tag %s in the registry; publish the bundle that made it again to tag it", name, v, tag))
+			return nil
+		case err != nil:
+			problem(layout.VersionsIndex, fmt.Sprintf("skill %s's version tag %s cannot be resolved: %v", name, tag, err))
+			return nil
+		}
+		m, ok := s.manifest(ctx, d, ArtifactTypeSkill, "", problem)
+		if !ok {
+			return nil
+		}
+		if got := m.Annotations[annSkillName]; got != name || m.Annotations[annVersion] != v {
+			problem(s.at(d.Digest), fmt.Sprintf("the version tag %s names skill %q at version %q", tag, got, m.Annotations[annVersion]))
+			return nil
+		}
+		if tgz, md, ok := s.layers(name, s.at(d.Digest), m, d, problem); ok {
+			s.mu.Lock()
+			s.pinned[layout.VersionFile(name, v, layout.EntryFile)] = md[0]
+			s.pinned[layout.VersionArchive(name, v, layout.Digest(tgz[0].Digest), layout.TarGz)] = tgz[0]
+			s.mu.Unlock()
+		}
+		return nil
 	})
 }
 

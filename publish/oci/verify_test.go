@@ -380,6 +380,34 @@ func TestVerifyVersioned(t *testing.T) {
 		t.Fatalf("%d versioned skills of %d; checked %+v:\n%s", versioned, len(b.Skills), rep.Checked, all.String())
 	}
 
+	// The next release: a skill at a new version. Its version folders
+	// hold the earlier version too, which publish sends the registry only
+	// as that version's tag: verify finds it there.
+	md := filepath.Join(skills, "release-notes", "SKILL.md")
+	data, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.Replace(data, []byte(`version: "1.2.0"`), []byte(`version: "1.3.0"`), 1)
+	if err := os.WriteFile(md, append(data, "\nChanged in 1.3.0.\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist, Versioned: true, Sign: stubSign, SignFolder: signtest.StubStatement}); err != nil {
+		t.Fatal(err)
+	}
+	b2, err := publish.Open(dist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	publishTo(t, b2, "oci://"+host+"/acme/skills:v2", Options{})
+	if rep, err := verifyAt(t, "oci://"+host+"/acme/skills:v2"); err != nil || !rep.OK() || rep.Checked.Archives != len(b2.Skills)+versioned+1 {
+		var all bytes.Buffer
+		if rep != nil {
+			rep.WriteText(&all)
+		}
+		t.Fatalf("the second release (release-notes 1.2.0 and 1.3.0): %v, checked %+v:\n%s", err, rep.Checked, all.String())
+	}
+
 	// The version tag moved to another skill's manifest.
 	var pinned, other publish.Skill
 	for _, s := range b.Skills {
