@@ -86,8 +86,12 @@ func (b *builder) guard(p *packed) (*previous, string, error) {
 		if err != nil {
 			return prev, "", err
 		}
-		pins = append(pins, layout.Pin{Name: w.name, Version: sum.version, ContentDigest: sum.rec.ContentDigest,
-			Source: filepath.Join(w.src.Dir, layout.EntryFile)})
+		pin := layout.Pin{Name: w.name, Version: sum.version, ContentDigest: sum.rec.ContentDigest,
+			Source: filepath.Join(w.src.Dir, layout.EntryFile)}
+		if sum.version != "" && layout.VersionOf(sum.frontmatter, false) == "" {
+			pin.Key = "version" // the top-level key, where the profile reads it
+		}
+		pins = append(pins, pin)
 	}
 	changes := bun.Guard(pins)
 	if bun.Versions != nil && !b.opts.Versioned {

@@ -376,6 +376,15 @@ func TestTopLevelVersion(t *testing.T) {
 		if (err == nil) != (c.want != "") {
 			t.Errorf("%s: a folder for version 1.4.0: %v", c.profile, err)
 		}
+		if c.want == "" {
+			continue
+		}
+		// Changed without a bump: the fix names the key that set it.
+		writeSkillFile(t, src, "cc", "SKILL.md", "---\nname: cc\ndescription: A skill versioned as Claude Code reads it.\nversion: 1.4.0\n---\n# cc\n\nChanged.\n")
+		_, err = Run([]string{src}, Options{Out: dist, Versioned: true, Release: "1.1.0", Lint: lint.Options{Settings: cfg.Lint}})
+		if want := "bump version in " + filepath.Join(src, "cc", "SKILL.md"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: changed without a bump: %v, want %q", c.profile, err, want)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -34,8 +35,10 @@ type Pin struct {
 	Name, Version string
 	ContentDigest Digest
 	// Source is the SKILL.md that sets the version, for the fix a message
-	// gives; "" when it is not known (a bundle read back).
-	Source string
+	// gives; "" when it is not known (a bundle read back). Key is the key
+	// that sets it there: metadata.version, or version at the top where
+	// the profile reads it (VersionOf); "" is metadata.version.
+	Source, Key string
 }
 
 // PinsOf is the skills of a v0.2 index as pins.
@@ -89,10 +92,11 @@ func (p Pin) bump(above string) string {
 	if p.Source != "" {
 		where = "in " + p.Source
 	}
+	key := cmp.Or(p.Key, "metadata.version")
 	if above != "" {
-		return fmt.Sprintf("set metadata.version %s above %s", where, above)
+		return fmt.Sprintf("set %s %s above %s", key, where, above)
 	}
-	return "bump metadata.version " + where
+	return "bump " + key + " " + where
 }
 
 // Guard compares the skills of a build, or of a bundle, with what prev

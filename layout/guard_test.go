@@ -58,6 +58,9 @@ func TestGuard(t *testing.T) {
 		{"changed, not bumped", []Pin{{Name: "pdf-processing", Version: "2.1.0", ContentDigest: d("new"), Source: "skills/pdf/SKILL.md"}, helloPin}, []string{
 			fmt.Sprintf("!skill \"pdf-processing\": version 2.1.0 was published with content %s, and this one has %s under the same version; a published version must not change: bump metadata.version in skills/pdf/SKILL.md", pdf.ContentDigest, d("new")),
 		}},
+		{"changed, not bumped, versioned at the top", []Pin{{Name: "pdf-processing", Version: "2.1.0", ContentDigest: d("new"), Source: "skills/pdf/SKILL.md", Key: "version"}, helloPin}, []string{
+			"!a published version must not change: bump version in skills/pdf/SKILL.md",
+		}},
 		{"backwards", []Pin{{Name: "pdf-processing", Version: "2.0.9", ContentDigest: d("old")}, helloPin}, []string{
 			"!skill \"pdf-processing\": version 2.0.9 is lower than 2.1.0, the version published last; versions only go up: set metadata.version in the skill's SKILL.md above 2.1.0",
 		}},
