@@ -31,7 +31,7 @@ import (
 // that every command sees them without a lookup.
 func addOutputFlags(root *cobra.Command, ios *IO) {
 	fs := root.PersistentFlags()
-	fs.BoolVarP(&ios.Quiet, "quiet", "q", false, "print errors only: no progress, tally or hints")
+	fs.BoolVarP(&ios.Quiet, "quiet", "q", false, "print errors only (and what a build left out): no progress, tally or hints")
 	fs.BoolVarP(&ios.Verbose, "verbose", "v", false, "print when each step ended, a line a skill and the time taken")
 	fs.StringVar(&ios.Color, "color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
 }
