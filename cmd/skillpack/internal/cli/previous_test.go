@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -108,6 +109,18 @@ func TestBuildConfigSettings(t *testing.T) {
 	}
 	if code, stderr := run("build", "skills", "-o", "dist"); code != ExitFindings || !strings.Contains(stderr, "bump metadata.version in skills/good/SKILL.md") {
 		t.Errorf("the config's previous: exit %d, %s", code, stderr)
+	}
+	// The folder as publish file:// names it is the same folder; a target
+	// no --previous reads is refused as the user's mistake, by build and
+	// by verify alike.
+	abs, _ := filepath.Abs(dir + "/published")
+	if code, stderr := run("build", "skills", "-o", "dist", "--previous", "file://"+abs); code != ExitFindings || !strings.Contains(stderr, "bump metadata.version in skills/good/SKILL.md") {
+		t.Errorf("--previous file://: exit %d, %s", code, stderr)
+	}
+	for _, cmd := range [][]string{{"build", "skills", "-o", "dist"}, {"verify", dir + "/published"}} {
+		if code, stderr := run(append(cmd, "--previous", "s3://bucket/skills")...); code != ExitUsage || !strings.Contains(stderr, "a s3:// target is read by verify, not here") {
+			t.Errorf("%s --previous s3://: exit %d, %s", cmd[0], code, stderr)
+		}
 	}
 	if code, stderr := run("build", "skills", "-o", "dist", "--versioned=false", "--previous", "", "--ai-catalog=false", "--llms-txt-merge", ""); code != ExitOK {
 		t.Fatalf("flags over the keys: exit %d, %s", code, stderr)

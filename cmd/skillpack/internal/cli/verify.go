@@ -121,10 +121,12 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 	case opts.Jobs < 0:
 		return nil, usageErr("--jobs %d: give a positive number", opts.Jobs)
 	}
-	if p := opts.Previous; p != "" && !strings.Contains(p, "://") {
-		if info, err := os.Stat(p); err != nil || !info.IsDir() {
-			return nil, usageErr("--previous %s: no such folder; give the folder or the http(s) URL of the bundle published before", p)
+	if opts.Previous != "" {
+		p, err := previousAt("--previous", opts.Previous)
+		if err != nil {
+			return nil, err
 		}
+		opts.Previous = p
 	}
 	if f := opts.Sig; f.Given() {
 		// Package verify takes the helper as an interface and never

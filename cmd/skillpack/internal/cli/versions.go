@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"net/url"
 	"os"
 	"strings"
 
@@ -54,6 +55,32 @@ func (v *Versions) resolve(cfg *config.Config, given func(string) bool) (version
 	return v.Versioned, release, nil
 }
 
+// previousAt is where a --previous flag (from names it) points: a folder,
+// given as a path or as the file:// URL publish writes it at, or an
+// http(s) URL; anything else is the user's mistake, said before any work.
+func previousAt(from, p string) (string, error) {
+	if strings.HasPrefix(p, "file://") {
+		u, err := url.Parse(p)
+		if err != nil || u.Host != "" && u.Host != "localhost" {
+			return "", usageErr("%s %s: give the folder's path, or file:///its/absolute/path", from, p)
+		}
+		p = u.Path
+	}
+	if scheme, _, ok := strings.Cut(p, "://"); ok {
+		if scheme != "http" && scheme != "https" {
+			return "", usageErr("%s %s: give the folder or the http(s) URL of the bundle published last; a %s:// target is read by verify, not here: pull it into a folder first, or give the URL it is served at", from, p, scheme)
+		}
+		return p, nil
+	}
+	switch info, err := os.Stat(p); {
+	case err != nil:
+		return "", usageErr("%s %s: no such folder; give the folder or the http(s) URL of the bundle published last", from, p)
+	case !info.IsDir():
+		return "", usageErr("%s %s: a file, not a folder; give the folder or the http(s) URL of the bundle published last", from, p)
+	}
+	return p, nil
+}
+
 // open opens --previous as dist reads a bundle, or returns nil without it.
 func (v *Versions) open() (bundle.Source, error) {
 	if v.Previous == "" {
@@ -63,18 +90,14 @@ func (v *Versions) open() (bundle.Source, error) {
 		return nil, nil
 	}
 	o := bundle.HTTPOptions{HeaderFlagPrefix: v.Auth.prefix}
-	if !strings.Contains(v.Previous, "://") {
-		if v.Auth.given() {
-			return nil, usageErr("%s are for a URL; %s %s is a folder, read without HTTP, so leave them out", v.Auth.flags(), v.from, v.Previous)
-		}
-		switch info, err := os.Stat(v.Previous); {
-		case err != nil:
-			return nil, usageErr("%s %s: no such folder; give the folder or the http(s) URL of the bundle published last", v.from, v.Previous)
-		case !info.IsDir():
-			return nil, usageErr("%s %s: a file, not a folder; give the folder or the http(s) URL of the bundle published last", v.from, v.Previous)
-		}
+	loc, err := previousAt(v.from, v.Previous)
+	if err != nil {
+		return nil, err
 	}
-	var err error
+	if !strings.Contains(loc, "://") && v.Auth.given() {
+		return nil, usageErr("%s are for a URL; %s %s is a folder, read without HTTP, so leave them out", v.Auth.flags(), v.from, v.Previous)
+	}
+	v.Previous = loc
 	if o.Header, err = v.Auth.Header(); err != nil {
 		return nil, err
 	}
