@@ -1,8 +1,10 @@
 package layout
 
+import "errors"
+
 // Naming is the documents that name other files of the bundle, in the
 // order Names is asked about them.
-var Naming = []string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Checksums, PluginsIndex}
+var Naming = []string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Checksums, PluginsIndex, VersionsIndex}
 
 // Names is every dist path the document doc (one of Naming) names, read
 // from its bytes with its decoder: what a reader holding the document
@@ -70,6 +72,22 @@ func Names(doc string, data []byte) ([]string, error) {
 				add(s.Path)
 			}
 		})
+	case VersionsIndex:
+		// Every published version's files and archives, and each
+		// release's snapshot: what clients pin, whatever a later bundle
+		// holds.
+		v, err := DecodeVersions(data)
+		if err == nil {
+			err = errors.Join(v.Check()...)
+		}
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for _, a := range v.Artifacts() {
+			out = append(out, a.Path)
+		}
+		return out, nil
 	}
 	return nil, nil
 }

@@ -6,7 +6,7 @@ import "testing"
 // served files (both trees) and archives, and the documents checksums.txt
 // lists; nothing outside the bundle.
 func TestNames(t *testing.T) {
-	b := plan(t, twoSkills(), Options{Plugins: []Plugin{testPlugin("pdf", "a")}})
+	b := plan(t, twoSkills(), Options{Plugins: []Plugin{testPlugin("pdf", "a")}, Versioned: &Versioning{Release: "1.0.0"}})
 	named := map[string]bool{}
 	for _, doc := range Naming {
 		e, ok := b.Lookup(doc)
@@ -34,5 +34,8 @@ func TestNames(t *testing.T) {
 	}
 	if _, err := Names(V2Index, []byte("{")); err == nil {
 		t.Error("a document that does not decode names nothing, without an error")
+	}
+	if _, err := Names(VersionsIndex, []byte(`{"versions": [], "releases": [{"version": "1.0.0"}], "skills": []}`)); err == nil {
+		t.Error("a versions.json that breaks its rules names nothing, without an error")
 	}
 }

@@ -130,6 +130,9 @@ func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) e
 	if err := p.checkForeign(ctx); err != nil {
 		return err
 	}
+	if err := p.checkVersioned(ctx, list); err != nil {
+		return err
+	}
 
 	if !o.DryRun {
 		if err := p.checkSent(); err != nil {
@@ -185,6 +188,31 @@ func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) e
 		return p.prune(ctx, newList, live)
 	}
 	return nil
+}
+
+// UnversionedError refuses a bundle built without --versioned for a
+// prefix whose last release published versions: it would stop listing the
+// versions clients pin, as the build's guard says of such a build.
+type UnversionedError struct{ Target string }
+
+func (e *UnversionedError) Error() string {
+	return fmt.Sprintf("%s publishes versions (its last release has %s); this bundle was built without --versioned and would stop publishing the versions clients pin: build with --versioned --previous and the URL or folder published last, then publish that", e.Target, layout.VersionsIndex)
+}
+
+// ExitClass is the command's exit code: 2, the user's to fix; nothing was sent.
+func (*UnversionedError) ExitClass() int { return 2 }
+
+// checkVersioned refuses a bundle without versions.json for a prefix
+// whose last release, as its record says, had one.
+func (p *bucketRun) checkVersioned(ctx context.Context, list []release) error {
+	if len(list) == 0 || slices.ContainsFunc(p.b.Objects, func(o Object) bool { return o.Path == layout.VersionsIndex }) {
+		return nil
+	}
+	named := names{}
+	if p.recordNames(ctx, list[0].Record, named) != nil || !named[layout.VersionsIndex] {
+		return nil // a record that cannot be read says nothing here; prune refuses it
+	}
+	return &UnversionedError{Target: p.bk.String()}
 }
 
 // checkSent hashes every file of the bundle the run may send (not one the

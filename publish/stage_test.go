@@ -16,11 +16,11 @@ import (
 // between stages leaves no document naming a file that is not there: the
 // plugin index its archives, the MCP documents the skills' files.
 // (Documents name documents of their own stage, mcp/resources.json
-// mcp/index.json and checksums.txt all; the record, last, says a release
-// is whole.)
+// mcp/index.json and checksums.txt all, versions.json the releases'
+// snapshots; the record, last, says a release is whole.)
 func TestStageAfterNamed(t *testing.T) {
 	dist := filepath.Join(t.TempDir(), "dist")
-	o := build.Options{Out: dist, Marketplaces: []string{"claude", "codex"}}
+	o := build.Options{Out: dist, Marketplaces: []string{"claude", "codex"}, Versioned: true, Release: "1.0.0"}
 	if _, err := build.Run([]string{filepath.Join("..", "build", "testdata", "plugins")}, o); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestStageAfterNamed(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range paths {
-			if slices.Contains(layout.Naming, p) || StageOf(p) == Indexes && doc == layout.Checksums {
+			if slices.Contains(layout.Naming, p) || StageOf(p) == Indexes && (doc == layout.Checksums || doc == layout.VersionsIndex) {
 				continue
 			}
 			named++

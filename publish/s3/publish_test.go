@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
+	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
 )
@@ -777,6 +779,59 @@ func TestPruneDenied(t *testing.T) {
 		case i == 2 && (!errors.As(err, &class) || class.ExitClass() != 1 || !strings.Contains(fmt.Sprint(err), "refuses to delete") ||
 			strings.Contains(fmt.Sprint(err), "check the credentials")):
 			t.Errorf("a refused delete: %v, want exit 1 saying the bucket refuses to delete", err)
+		}
+	}
+}
+
+// A bundle built without --versioned (a run that forgot the flag) is
+// refused for a prefix of versioned releases, before anything is sent,
+// even with --prune: it would stop publishing the versions clients pin.
+// (Prune also keeps what the published versions.json names, layout.Names.)
+func TestPruneKeepsVersions(t *testing.T) {
+	s := fakeServer(t)
+	skills := tree(t)
+	dist := filepath.Join(t.TempDir(), "dist")
+	ctx := context.Background()
+	md := filepath.Join(skills, "release-notes", "SKILL.md")
+	for i, v := range []string{"1.2.0", "1.3.0"} {
+		if i > 0 {
+			data, _ := os.ReadFile(md)
+			os.WriteFile(md, append(bytes.Replace(data, []byte(`version: "1.2.0"`), []byte(`version: "`+v+`"`), 1), "\nChanged.\n"...), 0o644)
+		}
+		if _, err := build.Run([]string{skills}, build.Options{Out: dist, Versioned: true, Release: "1." + strconv.Itoa(i) + ".0"}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := publish.Open(dist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Publish(ctx, b, s.target("v"), s.options(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pinned := []string{layout.VersionFile("release-notes", "1.2.0", layout.EntryFile), layout.VersionFile("release-notes", "1.3.0", layout.EntryFile), layout.Snapshot("1.0.0")}
+	for _, p := range pinned {
+		if _, ok := s.objects("v")[p]; !ok {
+			t.Fatalf("the versioned releases did not publish %s", p)
+		}
+	}
+	change(t, skills, 1)
+	plain := filepath.Join(t.TempDir(), "plain")
+	b := builtBundle(t, skills, plain) // without --versioned
+	o := s.options()
+	o.Prune, o.Keep = true, 1
+	before := s.objects("v")
+	var unversioned *publish.UnversionedError
+	if err := Publish(ctx, b, s.target("v"), o, nil); !errors.As(err, &unversioned) {
+		t.Fatalf("an unversioned bundle for a versioned prefix: %v, want it refused", err)
+	}
+	got := s.objects("v")
+	if len(got) != len(before) {
+		t.Errorf("the refused publish changed the prefix: %d objects, %d before", len(got), len(before))
+	}
+	for _, p := range pinned {
+		if _, ok := got[p]; !ok {
+			t.Errorf("%s, which the published versions.json names, is gone", p)
 		}
 	}
 }
