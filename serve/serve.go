@@ -196,3 +196,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 func (s *Server) logf(format string, args ...any) {
 	s.opts.Log.Info(fmt.Sprintf(format, args...))
 }
+
+// warnf logs what went wrong: a rebuild or a bundle not served, which a
+// quiet log (-q) still shows.
+func (s *Server) warnf(format string, args ...any) {
+	s.opts.Log.Warn(fmt.Sprintf(format, args...))
+}

@@ -252,11 +252,11 @@ func (s *Server) Watch(ctx context.Context, w *Watcher, rebuild func() error) er
 	}
 	for w.wait(ctx) {
 		if err := rebuild(); err != nil {
-			s.logf("rebuild failed, still serving the previous bundle: %v", err)
+			s.warnf("rebuild failed, still serving the previous bundle: %v", err)
 			continue
 		}
 		if err := s.Reload(); err != nil {
-			s.logf("the rebuilt bundle is not served, still serving the previous one: %v", err)
+			s.warnf("the rebuilt bundle is not served, still serving the previous one: %v", err)
 		}
 	}
 	return nil
@@ -344,7 +344,7 @@ func (s *Server) Follow(ctx context.Context, interval time.Duration) {
 		}
 		if err := s.Reload(); err != nil {
 			failed = info
-			s.logf("a new build in %s is not served, still serving the previous one: %v", cur.dir, err)
+			s.warnf("a new build in %s is not served, still serving the previous one: %v", cur.dir, err)
 		}
 	}
 }

@@ -194,11 +194,15 @@ func (o *serveOptions) serverOptions(ios *IO) (serve.Options, error) {
 		return serve.Options{}, usageErr("--cache-index and --cache-files take a duration of 0 or more, such as 5m or 1h")
 	}
 	var h slog.Handler
+	lo := &slog.HandlerOptions{}
+	if ios.Quiet {
+		lo.Level = slog.LevelWarn // -q: what went wrong, not each reload and request
+	}
 	switch o.LogFormat {
 	case "text":
-		h = slog.NewTextHandler(ios.Err, nil)
+		h = slog.NewTextHandler(ios.Err, lo)
 	case "json":
-		h = slog.NewJSONHandler(ios.Err, nil)
+		h = slog.NewJSONHandler(ios.Err, lo)
 	default:
 		return serve.Options{}, enumErr("log-format", "format", o.LogFormat, []string{"text", "json"})
 	}
@@ -269,7 +273,7 @@ func serveRebuild(ios *IO, opts *serveOptions, spare *build.Spare, swapped func(
 	if err != nil {
 		return nil, err
 	}
-	bo.Log = ios.Err
+	bo.Log = ios.stepLog() // as build logs its steps: none under -q
 	bo.Swapped = swapped
 	bo.Spare = spare
 	return func() error {
