@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/opencontainers/go-digest"
@@ -88,6 +89,22 @@ func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, 
 		}
 	default:
 		return nil, fmt.Errorf("%s is not a skill or a collection of skills (artifactType %q, want %s or %s)", source, top.ArtifactType, ArtifactTypeSkill, ArtifactTypeCollection)
+	}
+	// A skill already in dir is refused before any is written, so that a
+	// refused pull leaves dir as it was: the collection names each skill
+	// (each manifest's own name is checked again as it is pulled).
+	var there []string
+	for _, d := range skills {
+		name := d.Annotations[annSkillName]
+		if name == "" && top.ArtifactType == ArtifactTypeSkill {
+			continue // one skill: its name is in its manifest, checked as it is pulled
+		}
+		if _, err := os.Lstat(filepath.Join(dir, name)); layout.CheckName(name) == nil && err == nil {
+			there = append(there, filepath.Join(dir, name))
+		}
+	}
+	if len(there) > 0 {
+		return nil, fmt.Errorf("%s %w: remove it, or pull into another folder (-o); nothing was written", strings.Join(there, ", "), ErrExists)
 	}
 	var out []Pulled
 	for _, d := range skills {

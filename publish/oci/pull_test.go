@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
 	"io/fs"
 	"maps"
 	"math/rand/v2"
@@ -65,6 +66,19 @@ func TestPull(t *testing.T) {
 	}
 	if _, err := Pull(ctx, f.target, out, "csv-profiler", pulling); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("pulling over a skill: %v", err)
+	}
+	// A folder holding one skill of the bundle is refused before any
+	// other skill is written into it.
+	some := t.TempDir()
+	last := f.b.Skills[len(f.b.Skills)-1].Name
+	if err := os.Mkdir(filepath.Join(some, last), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Pull(ctx, f.target, some, "", pulling); !errors.Is(err, ErrExists) || !strings.Contains(err.Error(), "nothing was written") {
+		t.Errorf("pulling into a folder holding skill %s: %v", last, err)
+	}
+	if entries, _ := os.ReadDir(some); len(entries) != 1 {
+		t.Errorf("a refused pull wrote %d entries into the folder, which held 1", len(entries))
 	}
 
 	one := t.TempDir()
