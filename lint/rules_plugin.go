@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -103,6 +104,18 @@ var pluginRules = []*Rule{
 		Bad:      "a/plugin.json and b/plugin.json, both \"name\": \"pdf-tools\"",
 		Good:     "a/plugin.json \"name\": \"pdf-tools\" and b/plugin.json \"name\": \"pdf-forms\"",
 		CheckRun: checkPluginNames,
+	},
+	{
+		ID:       "marketplace-manifest",
+		Title:    "A marketplace file is a JSON object",
+		Severity: Error,
+		Explain: "A marketplace file (.claude-plugin/marketplace.json, .agents/plugins/marketplace.json, " +
+			".github/plugin/marketplace.json) that is not valid JSON, or not an object, is refused by the " +
+			"client that adds the marketplace, and with it every plugin it lists; skillpack cannot tell " +
+			"what it declares either. Mend the JSON at the place the finding names.",
+		Bad:      `{"name": "acme", "plugins": [{"name": "pdf", "source": "./pdf"}`,
+		Good:     `{"name": "acme", "plugins": [{"name": "pdf", "source": "./pdf"}]}`,
+		CheckRun: checkMarketplaceJSON,
 	},
 	{
 		ID:       "marketplace-plugin-duplicate",
@@ -220,6 +233,23 @@ type marketplaceNames struct {
 	Plugins []struct {
 		Name string `json:"name"`
 	} `json:"plugins"`
+}
+
+// checkMarketplaceJSON reports a marketplace file that is not a JSON
+// object, where the JSON goes wrong (plugin.Syntax, as for a manifest).
+func checkMarketplaceJSON(p *RunPass) {
+	for _, path := range p.Marketplaces {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			p.Reportf(path, 0, 0, "make the file readable", "cannot read it: %v", err)
+			continue
+		}
+		if pr, bad := plugin.Syntax(data); bad {
+			p.Reportf(path, pr.Line, pr.Column, pr.Fix+": clients refuse the marketplace, and every plugin it lists", "the marketplace is %s", pr.Message)
+		} else if text := bytes.TrimSpace(data); len(text) == 0 || text[0] != '{' {
+			p.Reportf(path, 1, 1, "write the marketplace as a JSON object: {\"name\": ..., \"plugins\": [...]}", "the marketplace is not a JSON object")
+		}
+	}
 }
 
 // checkMarketplaceNames reports each entry of a marketplace whose name an
