@@ -30,13 +30,16 @@ type target struct {
 	// store reads what the target holds for verify (a Store; see
 	// verify.Objects), with the flags verify was given.
 	store func(opts *verifyOptions, v verify.SignatureVerifier) (bundle.Store, error)
+	// folder is the folder on this machine TARGET names, which --previous
+	// reads as a folder; nil for a target that is none.
+	folder func(target string) (string, error)
 }
 
 // targets are the publish targets, in the order messages list them.
 var targets = []*target{
 	{scheme: s3.Scheme, example: "s3://bucket/prefix", jobs: s3.DefaultJobs, check: checkS3, publish: publishS3, store: s3Store},
 	{scheme: oci.Scheme, example: "oci://host/repo[:tag]", sign: true, jobs: publish.DefaultJobs, check: checkOCI, publish: publishOCI, store: ociStore},
-	{scheme: file.Scheme, example: "file:///path/to/folder", jobs: publish.DefaultJobs, check: checkFile, publish: publishFile, store: fileStore},
+	{scheme: file.Scheme, example: "file:///path/to/folder", jobs: publish.DefaultJobs, check: checkFile, publish: publishFile, store: fileStore, folder: file.ParseTarget},
 }
 
 // targetOf is the target whose scheme loc has, or nil.

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"net/url"
 	"os"
 	"strings"
 
@@ -59,18 +58,18 @@ func (v *Versions) resolve(cfg *config.Config, given func(string) bool) (version
 // given as a path or as the file:// URL publish writes it at, or an
 // http(s) URL; anything else is the user's mistake, said before any work.
 func previousAt(from, p string) (string, error) {
-	if strings.HasPrefix(p, "file://") {
-		u, err := url.Parse(p)
-		if err != nil || u.Host != "" && u.Host != "localhost" {
-			return "", usageErr("%s %s: give the folder's path, or file:///its/absolute/path", from, p)
+	if t := targetOf(p); t != nil {
+		if t.folder == nil {
+			return "", usageErr("%s %s: give the folder or the http(s) URL of the bundle published last; a %s target is read by verify, not here: pull it into a folder first, or give the URL it is served at", from, p, t.scheme)
 		}
-		p = u.Path
+		dir, err := t.folder(p)
+		if err != nil {
+			return "", usageErr("%s %v", from, err)
+		}
+		p = dir
 	}
-	if scheme, _, ok := strings.Cut(p, "://"); ok {
-		if scheme != "http" && scheme != "https" {
-			return "", usageErr("%s %s: give the folder or the http(s) URL of the bundle published last; a %s:// target is read by verify, not here: pull it into a folder first, or give the URL it is served at", from, p, scheme)
-		}
-		return p, nil
+	if strings.Contains(p, "://") {
+		return p, nil // http(s), or what bundle.OpenSource refuses with its own message
 	}
 	switch info, err := os.Stat(p); {
 	case err != nil:
