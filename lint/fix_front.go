@@ -154,7 +154,7 @@ func lineEnd(data []byte, off int) int {
 func nodeOffset(data []byte, d *skill.SkillMD, n *yaml.Node) (int, bool) {
 	line, _ := d.FilePos(n)
 	off, ok := lineStart(data, line)
-	before, _ := (&yamlTree{lines: rawLines(d.FrontRaw)}).cut(n.Line, n.Column)
+	before, _ := d.Lines().Cut(n.Line, n.Column)
 	return off + len(before), ok
 }
 

@@ -226,7 +226,7 @@ type yamlTree struct {
 	items   []yamlItem
 	flowMap map[*yaml.Node]bool // outermost flow collections that hold a mapping
 	lines   []string            // FrontRaw split into lines, without terminators
-	starts  map[int][]int       // see runeStarts
+	yaml    *skill.Lines        // the lines as YAML counts them, which nodes' positions index
 }
 
 // frontTree returns the flattened frontmatter; items is empty when the
@@ -237,7 +237,7 @@ func frontTree(p *Pass) *yamlTree {
 		if p.Doc == nil {
 			return t
 		}
-		t.lines = rawLines(p.Doc.FrontRaw)
+		t.lines, t.yaml = rawLines(p.Doc.FrontRaw), p.Doc.Lines()
 		if p.Doc.Front == nil {
 			return t
 		}
@@ -287,50 +287,8 @@ func rawLines(raw []byte) []string {
 	return lines
 }
 
-// cut splits 1-based line ln before 1-based column col, counted in
-// characters as yaml.v3 counts them. It costs O(1) a call after the first on
-// a line, since a bomb puts thousands of nodes on one long line.
-func (t *yamlTree) cut(ln, col int) (before, after string) {
-	if ln < 1 || ln > len(t.lines) {
-		return "", ""
-	}
-	l, i := t.lines[ln-1], col-1
-	if starts := t.runeStarts(ln); starts != nil {
-		if i = len(l); col-1 < len(starts) {
-			i = starts[max(col-1, 0)]
-		}
-	}
-	i = min(max(i, 0), len(l))
-	return l[:i], l[i:]
-}
-
-// runeStarts returns the byte offset of each character of a line, or nil
-// when the line is ASCII and columns are offsets already.
-func (t *yamlTree) runeStarts(ln int) []int {
-	if s, ok := t.starts[ln]; ok {
-		return s
-	}
-	l := t.lines[ln-1]
-	var s []int
-	if strings.ContainsFunc(l, nonASCII) {
-		for j := range l {
-			s = append(s, j)
-		}
-	}
-	if t.starts == nil {
-		t.starts = map[int][]int{}
-	}
-	t.starts[ln] = s
-	return s
-}
-
 // src is the source text from a node's position to the end of its line.
-// A node's position is that of its first property (tag or anchor) if it
-// has any.
-func (t *yamlTree) src(n *yaml.Node) string {
-	_, after := t.cut(n.Line, n.Column)
-	return after
-}
+func (t *yamlTree) src(n *yaml.Node) string { return t.yaml.From(n) }
 
 // tag returns a node's explicit tag as written, or "".
 func (t *yamlTree) tag(n *yaml.Node) string {
@@ -452,10 +410,7 @@ func quoteKey(s string) string {
 // yaml.v3 does not record: the indicator is on the key's line before it,
 // or alone on the line above.
 func (t *yamlTree) explicitKey(n *yaml.Node) bool {
-	if n.Line < 1 || n.Line > len(t.lines) {
-		return false
-	}
-	before, _ := t.cut(n.Line, n.Column)
+	before, _ := t.yaml.Cut(n.Line, n.Column)
 	if s := strings.TrimRight(before, " \t"); s != "" {
 		return isIndicator(s, '?')
 	}
@@ -464,10 +419,10 @@ func (t *yamlTree) explicitKey(n *yaml.Node) bool {
 	}
 	// "?" on a line of its own with the key below: the key is indented
 	// deeper than the indicator.
-	if !isIndicator(strings.TrimRight(t.lines[n.Line-2], " \t"), '?') {
+	if !isIndicator(strings.TrimRight(t.yaml.Line(n.Line-1), " \t"), '?') {
 		return false
 	}
-	_, at := t.cut(n.Line-1, n.Column)
+	_, at := t.yaml.Cut(n.Line-1, n.Column)
 	return strings.TrimSpace(at) == "" // the "?" sits left of the key's column
 }
 

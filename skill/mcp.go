@@ -138,7 +138,7 @@ func (d *SkillMD) MultilineQuoted() []*yaml.Node {
 	if d.Front == nil {
 		return nil
 	}
-	text := d.yamlText()
+	text := d.Lines()
 	var out []*yaml.Node
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
@@ -148,7 +148,7 @@ func (d *SkillMD) MultilineQuoted() []*yaml.Node {
 		if n.Kind != yaml.ScalarNode || n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 {
 			return
 		}
-		if src := text.from(n); src != "" && QuoteEnd(src) < 0 {
+		if src := text.From(n); src != "" && QuoteEnd(src) < 0 {
 			out = append(out, n)
 		}
 	}
@@ -167,15 +167,15 @@ func (d *SkillMD) subsetUnread() (why, fix string) {
 		return "", ""
 	}
 	const block = "write it in block form, one \"key: value\" or \"- item\" a line, or on one line"
-	text := d.yamlText()
+	text := d.Lines()
 	var walk func(n, flow *yaml.Node, depth int) bool
 	walk = func(n, flow *yaml.Node, depth int) bool {
 		switch {
 		case depth > mcpMaxDepth && (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode):
 			why, fix = fmt.Sprintf("%s nests lists and mappings more than %d deep", d.keyPath(n), mcpMaxDepth), "flatten it"
-		case flow == nil && n.Style&yaml.FlowStyle != 0 && FlowEnd(text.from(n)) < 0:
+		case flow == nil && n.Style&yaml.FlowStyle != 0 && FlowEnd(text.From(n)) < 0:
 			why, fix = d.keyPath(n)+" is a flow collection over several lines", block
-		case flow != nil && flow.Kind == yaml.SequenceNode && n.Kind == yaml.MappingNode && !strings.HasPrefix(text.from(n), "{"):
+		case flow != nil && flow.Kind == yaml.SequenceNode && n.Kind == yaml.MappingNode && !strings.HasPrefix(text.From(n), "{"):
 			why, fix = d.keyPath(flow)+" holds a key: value pair inside a flow sequence", block
 		case flow != nil && n.Kind == yaml.ScalarNode && n.Style == 0 && n.Value == "" && n.ShortTag() == "!!null":
 			why, fix = d.keyPath(flow)+" has a key without a value inside a flow collection ({a}, or {a:1} without the space)", "write each key: value with a space after the colon, or quote text that holds one"
@@ -317,25 +317,36 @@ func headerContext(prefix string) bool {
 	return s == "" || strings.HasSuffix(s, ":") || strings.Trim(s, " \t-?") == ""
 }
 
-// yamlText is the frontmatter's lines as YAML counts them (n.Line): a
-// lone "\r" ends one too. Each line's character offsets are found once,
-// since a YAML bomb puts thousands of nodes on one long line.
-type yamlText struct {
+// Lines are the frontmatter's lines as YAML counts them, so that a node's
+// Line and Column find its text: a lone "\r" ends a line too. Each line's
+// character offsets are found once, since a YAML bomb puts thousands of
+// nodes on one long line.
+type Lines struct {
 	lines  []string
 	starts map[int][]int // a non-ASCII line's character offsets
 }
 
-func (d *SkillMD) yamlText() *yamlText {
-	return &yamlText{lines: strings.Split(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(d.FrontRaw)), "\n")}
+// Lines are d's frontmatter lines.
+func (d *SkillMD) Lines() *Lines {
+	return &Lines{lines: strings.Split(strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace(string(d.FrontRaw)), "\n")}
 }
 
-// from is the text from node n's position to the end of its line.
-func (t *yamlText) from(n *yaml.Node) string {
-	if n.Line < 1 || n.Line > len(t.lines) || n.Column < 1 {
+// Line is 1-based line ln, or "" past either end.
+func (t *Lines) Line(ln int) string {
+	if ln < 1 || ln > len(t.lines) {
 		return ""
 	}
-	l := t.lines[n.Line-1]
-	s, ok := t.starts[n.Line]
+	return t.lines[ln-1]
+}
+
+// Cut splits 1-based line ln before 1-based column col, counted in
+// characters as yaml.v3 counts them.
+func (t *Lines) Cut(ln, col int) (before, after string) {
+	if ln < 1 || ln > len(t.lines) {
+		return "", ""
+	}
+	l := t.lines[ln-1]
+	s, ok := t.starts[ln]
 	if !ok {
 		if strings.ContainsFunc(l, func(r rune) bool { return r >= utf8.RuneSelf }) {
 			for i := range l {
@@ -345,16 +356,23 @@ func (t *yamlText) from(n *yaml.Node) string {
 		if t.starts == nil {
 			t.starts = map[int][]int{}
 		}
-		t.starts[n.Line] = s
+		t.starts[ln] = s
 	}
-	i := n.Column - 1 // the column counts characters
+	i := col - 1
 	if s != nil {
-		i = len(l)
-		if n.Column-1 < len(s) {
-			i = s[n.Column-1]
+		if i = len(l); col-1 < len(s) {
+			i = s[max(col-1, 0)]
 		}
 	}
-	return l[min(i, len(l)):]
+	i = min(max(i, 0), len(l))
+	return l[:i], l[i:]
+}
+
+// From is the text from node n's position to the end of its line; a
+// node's position is that of its first property (tag or anchor), if any.
+func (t *Lines) From(n *yaml.Node) string {
+	_, after := t.Cut(n.Line, n.Column)
+	return after
 }
 
 // QuoteEnd is the offset just past the quote that closes the quoted value
