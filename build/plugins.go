@@ -111,8 +111,11 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 	rec := layout.RecordPlugin{Name: pl.Name, Key: b.key(entries)}
 	if last := p.out.last.Plugin(pl.Name, rec.Key); last != nil {
 		rec.TarGz, rec.Zip = last.TarGz, last.Zip
-		lp.TarGz = layout.PluginBytes{Digest: rec.TarGz.Digest, Size: rec.TarGz.Size, Write: p.out.last.Copy(layout.PluginArchivePath(pl.Name, rec.TarGz.Digest, layout.TarGz))}
-		lp.Zip = layout.PluginBytes{Digest: rec.Zip.Digest, Size: rec.Zip.Size, Write: p.out.last.Copy(layout.PluginArchivePath(pl.Name, rec.Zip.Digest, layout.Zip))}
+		last := func(a layout.Archive, ext string) layout.PluginBytes {
+			at := filepath.Join(p.out.dir, filepath.FromSlash(layout.PluginArchivePath(pl.Name, a.Digest, ext)))
+			return layout.PluginBytes{Digest: a.Digest, Size: a.Size, Write: copyFile(at)}
+		}
+		lp.TarGz, lp.Zip = last(rec.TarGz, layout.TarGz), last(rec.Zip, layout.Zip)
 		return lp, rec, nil
 	}
 	onPackPlugin(pl.Name)
@@ -251,8 +254,8 @@ func addPluginFile(pw *pack.Writer, f skill.File) ([32]byte, error) {
 	return pw.Add(f.Path, f.Exec(), f.Size, in) // its errors name the path
 }
 
-// copyFile writes a plugin's file from its source; the write step checks
-// the bytes against the digest packing took.
+// copyFile writes a plugin's file from its source, or an archive from the
+// last bundle; the write step checks the bytes against the digest given.
 func copyFile(disk string) func(io.Writer) error {
 	return func(w io.Writer) error {
 		in, err := skill.OpenFile(disk)

@@ -19,7 +19,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -260,7 +259,7 @@ func (p *Last) Skipped(name string) bool {
 
 // Plugin returns the archives the previous build made of the plugin of
 // this name, when they had the key and the output still holds their
-// bytes, and a reader of each; else nil.
+// bytes; else nil.
 func (p *Last) Plugin(name string, key layout.Digest) *layout.RecordPlugin {
 	if p == nil {
 		return nil
@@ -279,20 +278,6 @@ func (p *Last) Plugin(name string, key layout.Digest) *layout.RecordPlugin {
 		}
 	}
 	return r
-}
-
-// Copy writes a file of the previous bundle, by its dist path, to w: the
-// Write of a layout entry the new bundle takes from the last one.
-func (p *Last) Copy(distPath string) func(w io.Writer) error {
-	return func(w io.Writer) error {
-		f, err := os.Open(p.disk(distPath))
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = io.Copy(w, f)
-		return err
-	}
 }
 
 // Intact reports whether no folder of the bundle changed since the record
