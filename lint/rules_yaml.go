@@ -237,7 +237,7 @@ func frontTree(p *Pass) *yamlTree {
 		if p.Doc == nil {
 			return t
 		}
-		t.lines, t.yaml = rawLines(p.Doc.FrontRaw), p.Doc.Lines()
+		t.lines, t.yaml = p.Doc.FileLines(), p.Doc.Lines()
 		if p.Doc.Front == nil {
 			return t
 		}
@@ -274,17 +274,6 @@ func frontTree(p *Pass) *yamlTree {
 		}
 		return t
 	}).(*yamlTree)
-}
-
-func rawLines(raw []byte) []string {
-	if len(raw) == 0 {
-		return nil
-	}
-	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimSuffix(l, "\r")
-	}
-	return lines
 }
 
 // src is the source text from a node's position to the end of its line.
@@ -576,7 +565,7 @@ func tabBroke(d *skill.SkillMD) bool {
 	if d == nil || d.Problem == nil || d.Problem.Kind != skill.BadYAML {
 		return false
 	}
-	i := slices.IndexFunc(rawLines(d.FrontRaw), leadingTab) // the first line indented with a tab
+	i := slices.IndexFunc(d.FileLines(), leadingTab) // the first line indented with a tab
 	return i >= 0 && d.FrontLine+i <= d.Problem.Line+1
 }
 

@@ -252,8 +252,7 @@ var blockHeader = regexp.MustCompile(`^[|>]([1-9][+-]?|[+-][1-9]?)?$`)
 func (d *SkillMD) IndentIndicators() []Header {
 	var out []Header
 	block := -1 // indentation of the line that opened a block scalar, -1 outside one
-	for i, l := range strings.Split(strings.TrimSuffix(string(d.FrontRaw), "\n"), "\n") {
-		l = strings.TrimSuffix(l, "\r")
+	for i, l := range d.FileLines() {
 		ind := len(l) - len(strings.TrimLeft(l, " "))
 		if block >= 0 {
 			if strings.TrimSpace(l) == "" || ind > block {
@@ -315,6 +314,19 @@ func headerContext(prefix string) bool {
 		s = strings.TrimRight(s[:j+1], " \t")
 	}
 	return s == "" || strings.HasSuffix(s, ":") || strings.Trim(s, " \t-?") == ""
+}
+
+// FileLines are the frontmatter's lines as the file has them, without
+// their "\n" or "\r\n": d.FrontLine+i is the file's line of the i-th.
+func (d *SkillMD) FileLines() []string {
+	if len(d.FrontRaw) == 0 {
+		return nil
+	}
+	lines := strings.Split(strings.TrimSuffix(string(d.FrontRaw), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
 }
 
 // Lines are the frontmatter's lines as YAML counts them, so that a node's
