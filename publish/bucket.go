@@ -203,10 +203,11 @@ func (e *UnversionedError) Error() string {
 func (*UnversionedError) ExitClass() int { return 2 }
 
 // checkVersioned refuses a bundle without versions.json for a prefix
-// whose last release, as its record says, had one.
+// that holds one, when its last release, as its record says, had it.
 func (p *bucketRun) checkVersioned(ctx context.Context, list []release) error {
-	if len(list) == 0 || slices.ContainsFunc(p.b.Objects, func(o Object) bool { return o.Path == layout.VersionsIndex }) {
-		return nil
+	if _, held := p.existing[layout.VersionsIndex]; !held || len(list) == 0 ||
+		slices.ContainsFunc(p.b.Objects, func(o Object) bool { return o.Path == layout.VersionsIndex }) {
+		return nil // a prefix that was never versioned costs no read of its record
 	}
 	named := names{}
 	if p.recordNames(ctx, list[0].Record, named) != nil || !named[layout.VersionsIndex] {
