@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -38,6 +39,9 @@ func (c *checker) v2() (more bool, err error) {
 	doc, err := layout.DecodeIndexV2(data)
 	if c.empty(p, data) || !c.decoded(p, data, err) {
 		return true, nil
+	}
+	if c.foreign = c.isForeign(doc.Generator); c.foreign {
+		c.rep.Foreign = cmp.Or(doc.Generator, "none")
 	}
 	if c.tooMany(p, len(doc.Skills)) {
 		return false, nil
@@ -79,7 +83,11 @@ func (c *checker) v2() (more bool, err error) {
 			continue
 		}
 		loc, err := c.locate(e.URL)
-		if err != nil {
+		switch {
+		case err != nil && c.foreign && errors.Is(err, errOutside):
+			c.rep.Warnings = append(c.rep.Warnings, Problem{p, fmt.Sprintf("%s: url %q is not in the folder, so it was not checked; verify the URL the site is served at to fetch it", label, clipped(e.URL))})
+			continue
+		case err != nil:
 			c.problem(p, "%s: %v", label, err)
 			continue
 		}
@@ -88,13 +96,16 @@ func (c *checker) v2() (more bool, err error) {
 		c.skills[e.Name] = s
 		c.names = append(c.names, e.Name)
 		if e.Type == layout.TypeArchive {
-			if layout.ArchiveFormat(loc) == "" {
+			if layout.ArchiveFormat(loc) == "" && !c.foreign { // clients go by the bytes too
 				c.problem(p, "%s: type archive, but url %q is not a .tar.gz or .zip", label, e.URL)
 				continue
 			}
 			c.archive(loc, e.Name, p, e.Digest, -1)
 		} else {
 			c.expect(loc, p, e.Digest, -1)
+			if c.foreign {
+				c.skillMDs[loc] = true
+			}
 		}
 	}
 	slices.Sort(c.names)
