@@ -99,6 +99,18 @@ var yamlRules = []*Rule{
 		Check:      eachItem(checkFlowLines),
 	},
 	{
+		ID:       "yaml-deep-nesting",
+		Title:    "frontmatter nests lists and mappings deeper than MCP hosts read",
+		Severity: Warning,
+		Explain: "The YAML reader of the official MCP SDK reads lists and mappings nested at most 32 deep, " +
+			"and the clients' YAML readers deeper: MCP hosts drop a skill whose frontmatter nests more, and " +
+			"the build leaves it out of the MCP documents. Flatten the value. It is an error under the spec " +
+			"profile.",
+		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nx-deep: " + strings.Repeat("[", 33) + strings.Repeat("]", 33) + "\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nx-deep: [[]]\n---\n",
+		Check: checkDeepNesting,
+	},
+	{
 		ID:       "yaml-multiline-quote",
 		Title:    "frontmatter has a quoted value over several lines",
 		Severity: Warning,
@@ -218,6 +230,7 @@ type yamlItem struct {
 	// the YAML warnings leave the value alone; the errors do not, since a
 	// reader that rejects the syntax drops the whole skill.
 	unread bool
+	depth  int // of collections around it: the frontmatter's mapping is at 0
 }
 
 // yamlTree is the frontmatter flattened once per skill and shared by the
@@ -257,7 +270,7 @@ func frontTree(p *Pass) *yamlTree {
 			if n.Kind == yaml.MappingNode && it.flow != nil {
 				t.flowMap[it.flow] = true
 			}
-			child := yamlItem{flow: it.flow, inFMap: it.inFMap || n.Kind == yaml.MappingNode && flowStyle, unread: it.unread}
+			child := yamlItem{flow: it.flow, inFMap: it.inFMap || n.Kind == yaml.MappingNode && flowStyle, unread: it.unread, depth: it.depth + 1}
 			if child.flow == nil && flowStyle {
 				child.flow = n
 			}
@@ -495,6 +508,17 @@ func checkFlowLines(p *Pass, t *yamlTree, it yamlItem) {
 	}
 	p.ReportNode(n, "close it on the line it opens, or write it in block form, one \"key: value\" or \"- item\" a line",
 		"%s spans lines, which the YAML reader of the official MCP SDK refuses; %s", what, offMCP)
+}
+
+// checkDeepNesting reports the first list or mapping nested deeper than
+// the MCP SDK reads (skill.MCPMaxDepth), as skill.CheckMCP finds it.
+func checkDeepNesting(p *Pass) {
+	for _, it := range frontTree(p).items {
+		if it.depth > skill.MCPMaxDepth && (it.n.Kind == yaml.MappingNode || it.n.Kind == yaml.SequenceNode) {
+			p.ReportNode(it.n, "flatten it", "lists and mappings are nested more than %d deep here, which the YAML reader of the official MCP SDK refuses; %s", skill.MCPMaxDepth, offMCP)
+			return
+		}
+	}
 }
 
 // emptyIn reports whether a flow mapping, or one inside it, has a key

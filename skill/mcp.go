@@ -30,8 +30,8 @@ const (
 	// MCPMaxCompatibility is the most characters (code points, as the SDK
 	// counts) of compatibility.
 	MCPMaxCompatibility = 500
-	// mcpMaxDepth is how deep the SDK's YAML reader nests collections.
-	mcpMaxDepth = 32
+	// MCPMaxDepth is how deep the SDK's YAML reader nests collections.
+	MCPMaxDepth = 32
 )
 
 // MCPRefusal is why MCP hosts refuse a skill's entry, and what the author
@@ -171,8 +171,8 @@ func (d *SkillMD) subsetUnread() (why, fix string) {
 	var walk func(n, flow *yaml.Node, depth int) bool
 	walk = func(n, flow *yaml.Node, depth int) bool {
 		switch {
-		case depth > mcpMaxDepth && (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode):
-			why, fix = fmt.Sprintf("%s nests lists and mappings more than %d deep", d.keyPath(n), mcpMaxDepth), "flatten it"
+		case depth > MCPMaxDepth && (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode):
+			why, fix = fmt.Sprintf("%s nests lists and mappings more than %d deep", d.keyPath(n), MCPMaxDepth), "flatten it"
 		case flow == nil && n.Style&yaml.FlowStyle != 0 && FlowEnd(text.From(n)) < 0:
 			why, fix = d.keyPath(n)+" is a flow collection over several lines", block
 		case flow != nil && flow.Kind == yaml.SequenceNode && n.Kind == yaml.MappingNode && !strings.HasPrefix(text.From(n), "{"):
