@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/skill"
 )
@@ -32,6 +33,24 @@ func (c *checker) isForeign(generator string) bool {
 		return false
 	}
 	rc, _, err := c.src.Open(c.ctx, layout.BuildRecord)
+	if err == nil {
+		rc.Close()
+	}
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// notInFolder reports whether a foreign index's url, which locate took
+// to loc (or refused with err), is absolute and leads out of the folder
+// or store read: a site's url on another origin, or on its own, which a
+// folder cannot tell apart, when the folder does not hold the file.
+func (c *checker) notInFolder(ref, loc string, err error) bool {
+	if _, site := c.src.(*bundle.Site); !c.foreign || site {
+		return false
+	}
+	if err != nil || !strings.Contains(ref, "://") {
+		return errors.Is(err, errOutside)
+	}
+	rc, _, err := c.src.Open(c.ctx, loc)
 	if err == nil {
 		rc.Close()
 	}

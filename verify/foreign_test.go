@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -63,6 +65,15 @@ func TestForeignIndex(t *testing.T) {
 	if rep.Foreign != "none" || rep.Checked.Skills != 2 || rep.Checked.Archives != 1 || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0].Message, "not in the folder") {
 		t.Errorf("folder: foreign %q, checked %+v, warnings %v; want 2 skills, 1 archive and the other origin's url a warning", rep.Foreign, rep.Checked, rep.Warnings)
 	}
+	// From a folder, an absolute url on the layout's paths is the folder's
+	// file when it holds one (the site's own origin), else another site's.
+	abs := foreignSite(t, elsewhere.URL, func(_ string, e []map[string]string) {
+		e[0]["url"] = "https://site.example/.well-known/agent-skills/site-helper/SKILL.md"
+		e[2]["url"] = "https://elsewhere.example/.well-known/agent-skills/hosted/SKILL.md"
+	})
+	if rep := check(t, abs, Options{}); !rep.OK() || rep.Checked.Skills != 2 || len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0].Message, "elsewhere.example") {
+		t.Errorf("absolute urls: checked %+v, warnings %v, problems:\n%s; want the site's file checked and the other's a warning", rep.Checked, rep.Warnings, problems(rep))
+	}
 	rep = fetch(t, serve(t, dir, nil).URL, Options{})
 	wantOK(t, rep)
 	if rep.Checked.Skills != 3 || rep.Checked.Files != 4 || len(rep.Warnings) != 0 || !strings.Contains(rep.Summary(), "not built by skillpack") {
@@ -92,6 +103,17 @@ func TestForeignIndex(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			wantProblem(t, check(t, foreignSite(t, elsewhere.URL, tc.edit), Options{}), tc.path, tc.want)
 		})
+	}
+
+	// A value of the wrong type drops its entry only, as readers do.
+	dir = foreignSite(t, elsewhere.URL, nil)
+	index := readFile(t, dir, layout.V2Index)
+	first := regexp.MustCompile(`"digest":"sha256:[0-9a-f]{64}"`).FindIndex(index)
+	writeFile(t, dir, layout.V2Index, slices.Concat(index[:first[0]], []byte(`"digest":{"sha256":"x"}`), index[first[1]:]))
+	rep = check(t, dir, Options{})
+	wantProblem(t, rep, layout.V2Index, "should be a JSON string, not object")
+	if rep.Foreign != "none" || rep.Checked.Skills != 1 || rep.Checked.Archives != 1 {
+		t.Errorf("wrong type: foreign %q, checked %+v; want the archive's skill checked still", rep.Foreign, rep.Checked)
 	}
 
 	// Claiming skillpack as its generator, the same site is held to the

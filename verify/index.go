@@ -37,7 +37,9 @@ func (c *checker) v2() (more bool, err error) {
 	c.docs = append(c.docs, p)
 	c.rep.Checked.Indexes++
 	doc, err := layout.DecodeIndexV2(data)
-	if c.empty(p, data) || !c.decoded(p, data, err) {
+	// A value of the wrong type is reported, and the rest read on (doc):
+	// readers drop only the entry that holds it.
+	if c.empty(p, data) || !c.decoded(p, data, err) && doc == nil {
 		return true, nil
 	}
 	if c.foreign = c.isForeign(doc.Generator); c.foreign {
@@ -84,7 +86,7 @@ func (c *checker) v2() (more bool, err error) {
 		}
 		loc, err := c.locate(e.URL)
 		switch {
-		case err != nil && c.foreign && errors.Is(err, errOutside):
+		case c.notInFolder(e.URL, loc, err):
 			c.rep.Warnings = append(c.rep.Warnings, Problem{p, fmt.Sprintf("%s: url %q is not in the folder, so it was not checked; verify the URL the site is served at to fetch it", label, clipped(e.URL))})
 			continue
 		case err != nil:
