@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/skillpack/skillpack/bundle"
@@ -55,6 +56,84 @@ func (c *checker) notInFolder(ref, loc string, err error) bool {
 		rc.Close()
 	}
 	return errors.Is(err, fs.ErrNotExist)
+}
+
+// legacyOnly reports whether the bundle is a foreign one with no v0.2
+// index but a v0.1 one, which clients then read, and if so reads it.
+func (c *checker) legacyOnly() bool {
+	if !c.isForeign("") {
+		return false
+	}
+	data, err := c.load(layout.V1Index, true)
+	if err != nil {
+		return false
+	}
+	c.foreign, c.rep.Foreign = true, "none"
+	c.docs = append(c.docs, layout.V1Index)
+	c.rep.Checked.Indexes++
+	c.legacy(layout.V1Index, layout.LegacyDir, data)
+	return true
+}
+
+// isV01 reports whether data is an index in the v0.1 form: one of its
+// skills lists "files".
+func isV01(data []byte) bool {
+	doc, _ := layout.DecodeIndexV1(data)
+	return doc != nil && slices.ContainsFunc(doc.Skills, func(e layout.EntryV1) bool { return e.Files != nil })
+}
+
+// legacy reads the foreign index at p, in data, as the skills CLI reads a
+// v0.1 index (one with no $schema) whose skills are folders under dir:
+// one entry it refuses refuses the whole index; each skill's SKILL.md is
+// <dir>/<name>/SKILL.md, and every file it lists must be there.
+func (c *checker) legacy(p, dir string, data []byte) {
+	doc, err := layout.DecodeIndexV1(data)
+	if !c.decoded(p, data, err) && doc == nil || c.tooMany(p, len(doc.Skills)) {
+		return
+	}
+	var locs []string
+	for i, e := range doc.Skills {
+		label := fmt.Sprintf("skills[%d] %q", i, clipped(e.Name))
+		why := ""
+		if err := layout.CheckName(e.Name); err != nil {
+			why = err.Error()
+		} else if c.skills[e.Name] != nil {
+			why = "a second entry with this name"
+		}
+		switch {
+		case why != "":
+		case e.Description == "":
+			why = "has no description"
+		case !slices.ContainsFunc(e.Files, func(f string) bool { return strings.EqualFold(f, layout.EntryFile) }):
+			why = "its files list no " + layout.EntryFile
+		default:
+			for _, f := range e.Files {
+				if f == "" || strings.ContainsAny(f[:1], `/\`) || strings.Contains(f, "..") || strings.Contains(f, "\x00") {
+					why = fmt.Sprintf("file %q is not a safe relative path", clipped(f))
+					break
+				}
+			}
+		}
+		if why != "" {
+			c.problem(p, "%s: %s; the skills CLI refuses the whole index for one bad entry", label, why)
+			continue
+		}
+		loc := dir + "/" + e.Name + "/" + layout.EntryFile
+		c.skills[e.Name] = &skillModel{name: e.Name, typ: layout.TypeSkillMD, description: e.Description, loc: loc}
+		c.names = append(c.names, e.Name)
+		c.skillMDs[loc] = true
+		locs = append(locs, loc)
+		for _, f := range e.Files {
+			if !strings.EqualFold(f, layout.EntryFile) {
+				locs = append(locs, dir+"/"+e.Name+"/"+f)
+			}
+		}
+	}
+	slices.Sort(c.names)
+	c.prefetch(locs)
+	for _, loc := range locs {
+		c.failed(loc, p)
+	}
 }
 
 // asClient checks a foreign bundle.

@@ -144,3 +144,40 @@ func TestForeignIndex(t *testing.T) {
 		t.Errorf("foreign %q for a skillpack bundle with its index replaced", rep.Foreign)
 	}
 }
+
+// TestForeignLegacyIndex: a site serving only the v0.1 index, or a v0.1
+// index (no $schema, entries with files) where the v0.2 one goes, is read
+// as the skills CLI reads it: every file it lists fetched from
+// <dir>/<name>/, SKILL.md's frontmatter read.
+func TestForeignLegacyIndex(t *testing.T) {
+	md := []byte("---\nname: drop\ndescription: Drops files.\n---\n")
+	site := func(t *testing.T, dir, index string) string {
+		root := t.TempDir()
+		writeFile(t, root, dir+"/drop/SKILL.md", md)
+		writeFile(t, root, dir+"/drop/refs/a.md", []byte("a"))
+		writeFile(t, root, dir+"/index.json", []byte(index))
+		return root
+	}
+	const good = `{"skills":[{"name":"drop","description":"Drops files.","files":["SKILL.md","refs/a.md"]}]}`
+	for _, dir := range []string{layout.LegacyDir, layout.SkillsDir} {
+		root := site(t, dir, good)
+		for _, rep := range []*Report{check(t, root, Options{}), fetch(t, serve(t, root, nil).URL, Options{})} {
+			wantOK(t, rep)
+			if rep.Foreign != "none" || rep.Checked.Skills != 1 || rep.Checked.Files != 3 {
+				t.Errorf("%s: %s: foreign %q, checked %+v; want 1 skill and 3 files read", dir, rep.Source, rep.Foreign, rep.Checked)
+			}
+		}
+	}
+	for _, tc := range []struct{ index, path, want string }{
+		{`{"skills":[{"name":"drop","description":"Drops files.","files":["SKILL.md","refs/b.md"]}]}`, layout.LegacyDir + "/drop/refs/b.md", "missing"},
+		{`{"skills":[{"name":"drop","description":"Drops files.","files":["refs/a.md"]}]}`, layout.V1Index, "its files list no SKILL.md; the skills CLI refuses the whole index"},
+		{`{"skills":[{"name":"drop","description":"Drops files.","files":["SKILL.md","../x"]}]}`, layout.V1Index, `file "../x" is not a safe relative path`},
+		{`{"skills":[{"name":"other","description":"Drops files.","files":["SKILL.md"]}]}`, layout.LegacyDir + "/other/SKILL.md", "missing"},
+	} {
+		wantProblem(t, check(t, site(t, layout.LegacyDir, tc.index), Options{}), tc.path, tc.want)
+	}
+	// A SKILL.md without a description is skipped by the CLI.
+	root := site(t, layout.LegacyDir, good)
+	writeFile(t, root, layout.LegacyDir+"/drop/SKILL.md", []byte("---\nname: drop\n---\n"))
+	wantProblem(t, check(t, root, Options{}), layout.LegacyDir+"/drop/SKILL.md", "has no description in its frontmatter")
+}

@@ -21,6 +21,9 @@ import (
 func (c *checker) v2() (more bool, err error) {
 	const p = layout.V2Index
 	data, err := c.load(p, true)
+	if errors.Is(err, bundle.ErrNotFound) && c.legacyOnly() {
+		return true, nil
+	}
 	if err != nil {
 		stopped := errors.Is(err, errStopped)
 		if _, folder := c.src.(*bundle.Folder); !folder {
@@ -44,6 +47,12 @@ func (c *checker) v2() (more bool, err error) {
 	}
 	if c.foreign = c.isForeign(doc.Generator); c.foreign {
 		c.rep.Foreign = cmp.Or(doc.Generator, "none")
+		if doc.Schema == "" {
+			if data := c.read(p, false); isV01(data) {
+				c.legacy(p, layout.SkillsDir, data) // read as the v0.1 index clients take it for
+				return true, nil
+			}
+		}
 	}
 	if c.tooMany(p, len(doc.Skills)) {
 		return false, nil
