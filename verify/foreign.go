@@ -95,13 +95,12 @@ func (c *checker) legacy(p, dir string, data []byte) {
 	for i, e := range doc.Skills {
 		label := fmt.Sprintf("skills[%d] %q", i, clipped(e.Name))
 		why := ""
-		if err := layout.CheckName(e.Name); err != nil {
+		switch err := layout.CheckName(e.Name); {
+		case c.skills[e.Name] != nil:
+			c.problem(p, "%s: a second entry with this name; clients install one of the two", label)
+			continue
+		case err != nil:
 			why = err.Error()
-		} else if c.skills[e.Name] != nil {
-			why = "a second entry with this name"
-		}
-		switch {
-		case why != "":
 		case e.Description == "":
 			why = "has no description"
 		case !slices.ContainsFunc(e.Files, func(f string) bool { return strings.EqualFold(f, layout.EntryFile) }):
@@ -154,7 +153,7 @@ func (c *checker) asClient() {
 		d := skill.Parse(head)
 		for _, key := range []string{"name", "description"} {
 			if _, ok := d.String(key); !ok {
-				c.problem(s.loc, "skill %q: its %s has no %s in its frontmatter, so the skills CLI skips the skill", name, layout.EntryFile, key)
+				c.problem(s.loc, "skill %q: its %s's frontmatter has no %s that is text, so the skills CLI skips the skill", name, layout.EntryFile, key)
 			}
 		}
 	}

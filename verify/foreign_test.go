@@ -93,12 +93,12 @@ func TestForeignIndex(t *testing.T) {
 		{"not an archive", func(_ string, e []map[string]string) {
 			e[1]["url"], e[1]["digest"] = "site-helper/SKILL.md", e[0]["digest"]
 		}, ".well-known/agent-skills/site-helper/SKILL.md", "is not a gzip stream"},
-		{"frontmatter", func(_ string, e []map[string]string) { e[0]["type"] = "archive"; e[1]["type"] = "skill-md" }, ".well-known/agent-skills/pack-kit.tar.gz", "has no name in its frontmatter, so the skills CLI skips the skill"},
+		{"frontmatter", func(_ string, e []map[string]string) { e[0]["type"] = "archive"; e[1]["type"] = "skill-md" }, ".well-known/agent-skills/pack-kit.tar.gz", "frontmatter has no name that is text, so the skills CLI skips the skill"},
 		{"archive's frontmatter", func(dir string, e []map[string]string) {
 			kit := zipOf(t, file{name: "SKILL.md", body: []byte("---\nname: pack-kit\n---\n")})
 			writeFile(t, dir, ".well-known/agent-skills/kit", kit)
 			e[1]["url"], e[1]["digest"] = "kit", fmt.Sprintf("sha256:%x", sha256.Sum256(kit))
-		}, ".well-known/agent-skills/kit", "has no description in its frontmatter"},
+		}, ".well-known/agent-skills/kit", "frontmatter has no description that is text"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wantProblem(t, check(t, foreignSite(t, elsewhere.URL, tc.edit), Options{}), tc.path, tc.want)
@@ -179,5 +179,5 @@ func TestForeignLegacyIndex(t *testing.T) {
 	// A SKILL.md without a description is skipped by the CLI.
 	root := site(t, layout.LegacyDir, good)
 	writeFile(t, root, layout.LegacyDir+"/drop/SKILL.md", []byte("---\nname: drop\n---\n"))
-	wantProblem(t, check(t, root, Options{}), layout.LegacyDir+"/drop/SKILL.md", "has no description in its frontmatter")
+	wantProblem(t, check(t, root, Options{}), layout.LegacyDir+"/drop/SKILL.md", "frontmatter has no description that is text")
 }
