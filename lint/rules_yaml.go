@@ -123,6 +123,21 @@ var yamlRules = []*Rule{
 		Check: checkMultilineQuotes,
 	},
 	{
+		ID:       "yaml-quote-indent",
+		Title:    "quoted value goes on at a line indented no deeper than its key",
+		Severity: Error,
+		Explain: "A quoted value that goes on over several lines must indent its next lines deeper than the " +
+			"key it is the value of. yaml.v3 and PyYAML take it less indented, but the YAML reader the Vercel " +
+			"skills CLI and the official MCP SDK parse frontmatter with refuses the whole file (\"Missing " +
+			"closing quote\"): the CLI silently skips the skill it installs from the bundle, and MCP hosts " +
+			"drop it. Write the value on one line (skillpack lint --fix does), indent its lines, or use a " +
+			"folded block (>).",
+		Bad:        "---\nname: pdf-tools\ndescription: \"Extract text and tables\nfrom PDF files.\"\n---\n",
+		Good:       "---\nname: pdf-tools\ndescription: \"Extract text and tables from PDF files.\"\n---\n",
+		Supersedes: []string{"yaml-multiline-quote"},
+		Check:      checkQuoteIndent,
+	},
+	{
 		ID:       "yaml-tab-indent",
 		Title:    "frontmatter line is indented with a tab",
 		Severity: Error,
@@ -560,6 +575,16 @@ func checkMultilineQuotes(p *Pass) {
 	for _, n := range p.Doc.MultilineQuoted() {
 		p.ReportNode(n, "write it on one line (skillpack lint --fix does), or as a folded block (>)",
 			"quoted value goes on over several lines, which the YAML reader of the official MCP SDK refuses; the build leaves the skill out of the MCP documents")
+	}
+}
+
+func checkQuoteIndent(p *Pass) {
+	if p.Doc == nil {
+		return
+	}
+	for _, n := range p.Doc.UnderIndented() {
+		p.ReportNode(n, "write it on one line (skillpack lint --fix does), or indent its next lines deeper than its key",
+			"quoted value goes on at a line indented no deeper than its key, which the YAML reader of the Vercel skills CLI and of MCP hosts refuses: the CLI skips the skill")
 	}
 }
 

@@ -156,6 +156,39 @@ func (d *SkillMD) MultilineQuoted() []*yaml.Node {
 	return out
 }
 
+// UnderIndented are the values of MultilineQuoted with a line after the
+// first indented no deeper than the block collection that holds the
+// value: the YAML 1.2 reader the Vercel skills CLI and the MCP SDK parse
+// with ('yaml') refuses the whole frontmatter for one ("Missing closing
+// quote"), where yaml.v3 and PyYAML take it.
+func (d *SkillMD) UnderIndented() []*yaml.Node {
+	if d.Front == nil {
+		return nil
+	}
+	text := d.Lines()
+	var out []*yaml.Node
+	var walk func(n, parent *yaml.Node)
+	walk = func(n, parent *yaml.Node) {
+		for _, c := range n.Content {
+			walk(c, n)
+		}
+		if n.Kind != yaml.ScalarNode || n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 || parent.Style&yaml.FlowStyle != 0 {
+			return
+		}
+		src := text.From(n)
+		for ln := n.Line + 1; QuoteEnd(src) < 0 && ln <= n.Line+len(text.lines); ln++ {
+			l := text.Line(ln)
+			if strings.TrimLeft(l, " ") != "" && len(l)-len(strings.TrimLeft(l, " ")) < parent.Column {
+				out = append(out, n)
+				return
+			}
+			src += "\n" + l
+		}
+	}
+	walk(d.Front, &yaml.Node{})
+	return out
+}
+
 // subsetUnread says where the frontmatter leaves the official MCP SDK's
 // YAML subset in a way the clients' YAML readers take, and what to do, or
 // "": a flow collection that goes on past its line, a key: value pair bare
