@@ -136,6 +136,9 @@ func TestFolder(t *testing.T) {
 	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "out")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "outdir")); err != nil {
+		t.Fatal(err)
+	}
 	f, err := bundle.OpenFolder(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -149,6 +152,7 @@ func TestFolder(t *testing.T) {
 		"nothing/here":  "not found",
 		"../etc/passwd": "",
 		"out":           "leads outside the bundle folder",
+		"outdir/x/y":    "is in outdir, a symbolic link that leads outside the bundle folder",
 	} {
 		_, err := bundle.ReadAll(ctx, f, p, pack.MaxFile)
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -145,6 +145,9 @@ func (d *Folder) File(loc string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, cmp.Or(errors.Unwrap(err), err) // the cause alone: the caller names the path
 	}
 	if err != nil {
+		if link := d.linkOnPath(loc); link != "" {
+			return nil, nil, fmt.Errorf("is in %s, a symbolic link that leads outside the bundle folder; replace it with the folder", link)
+		}
 		return nil, nil, fmt.Errorf("cannot be read inside the folder: %w", err)
 	}
 	if info.Mode()&fs.ModeSymlink != 0 {
@@ -159,6 +162,20 @@ func (d *Folder) File(loc string) (*os.File, fs.FileInfo, error) {
 	}
 	f, err := d.root.Open(name)
 	return f, info, err
+}
+
+// linkOnPath returns the first folder on the dist path loc that is a
+// symbolic link, or "": the root refuses to follow one out of the folder.
+func (d *Folder) linkOnPath(loc string) string {
+	for i := range len(loc) {
+		if loc[i] != '/' {
+			continue
+		}
+		if info, err := d.root.Lstat(filepath.FromSlash(loc[:i])); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+			return loc[:i]
+		}
+	}
+	return ""
 }
 
 // Defaults of the zero HTTPOptions.

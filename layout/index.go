@@ -149,6 +149,11 @@ func DecodeResources(data []byte) ([]Resource, error) {
 func decode[T any](path string, data []byte) (*T, error) {
 	v := new(T)
 	if err := json.Unmarshal(data, v); err != nil {
+		if te := (*json.UnmarshalTypeError)(nil); errors.As(err, &te) {
+			// The rest decoded: what a reader that drops the one value
+			// sees, for the caller that reads on.
+			return v, fmt.Errorf("%s: %w", path, err)
+		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return v, nil

@@ -40,7 +40,7 @@ var fixers = []*fixer{
 	{[]string{"yaml-ambiguous-scalar", "metadata-scalar", "yaml-colon-space"}, fixQuoteScalars},
 	{[]string{"allowed-tools-list"}, fixAllowedTools},
 	{[]string{"yaml-flow-sequence"}, fixHint},
-	{[]string{"yaml-multiline-quote"}, fixMultilineQuotes},
+	{[]string{"yaml-multiline-quote", "yaml-quote-indent"}, fixMultilineQuotes},
 	{[]string{"installed-metadata"}, fixInstalledMetadata},
 	{[]string{"metadata-format"}, fixEmptyMetadata},
 	{[]string{"invisible-unicode", "invisible-char"}, fixInvisible},

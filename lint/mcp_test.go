@@ -41,7 +41,9 @@ func TestMCPFindingsAgreeWithCheckMCP(t *testing.T) {
 		"x-map: {a}\n",
 		"x-map: {a: b, c: }\n",
 		"x-list: [a: b]\n",
+		"x-deep: " + strings.Repeat("[", 33) + strings.Repeat("]", 33) + "\n",
 		// Taken:
+		"x-deep: " + strings.Repeat("[", 32) + strings.Repeat("]", 32) + "\n",
 		"allowed-tools: [Read, Bash]\n",
 		"x-map: {a: b, c: [d, e]}\n",
 		"x-map: {a: null}\n",

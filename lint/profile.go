@@ -108,7 +108,7 @@ func readers(key string) []string {
 // skill.md, which the clients and the build do not.
 var specSeverity = map[string]Severity{
 	"name-mismatch": Error, "metadata-nested": Error, "license-type": Error,
-	"compatibility-format": Error, "yaml-flow-mapping": Error, "yaml-flow-lines": Error, "yaml-indent-indicator": Error,
+	"compatibility-format": Error, "yaml-flow-mapping": Error, "yaml-flow-lines": Error, "yaml-indent-indicator": Error, "yaml-deep-nesting": Error,
 	"skill-md-name": Warning,
 }
 

@@ -100,3 +100,25 @@ func TestInstalledNote(t *testing.T) {
 		}
 	}
 }
+
+// Skills in install folders are taken when the only others are in hidden
+// folders no client searches (an archive of retired copies): those are
+// left out, with a note naming their folder.
+func TestInstalledOverHidden(t *testing.T) {
+	found := []*skill.Skill{
+		{Dir: "/p/.claude/skills/deploy", File: skill.FileName},
+		{Dir: "/p/.claude/skills/review", File: skill.FileName},
+		{Dir: "/p/.tool/archive/skills/v1/deploy", File: skill.FileName},
+		{Dir: "/p/.tool/archive/skills/v2/deploy", File: skill.FileName},
+	}
+	kept, notes := Scope{}.installed("/p", found)
+	if len(kept) != 2 || kept[0].Dir != "/p/.claude/skills/deploy" || len(notes) != 1 || !strings.Contains(notes[0], "hidden folders no client searches") || !strings.Contains(notes[0], "/p/.tool (2)") {
+		t.Errorf("kept %d (%v), notes %q; want the install folder's 2 and a note on .tool (2)", len(kept), kept, notes)
+	}
+	// One skill in a visible folder: the install folders are left out, as
+	// before, and the hidden ones kept.
+	kept, _ = Scope{}.installed("/p", append(found, &skill.Skill{Dir: "/p/skills/main", File: skill.FileName}))
+	if len(kept) != 3 {
+		t.Errorf("with a visible skill: kept %d, want the visible and the 2 hidden", len(kept))
+	}
+}

@@ -99,6 +99,18 @@ var yamlRules = []*Rule{
 		Check:      eachItem(checkFlowLines),
 	},
 	{
+		ID:       "yaml-deep-nesting",
+		Title:    "frontmatter nests lists and mappings deeper than MCP hosts read",
+		Severity: Warning,
+		Explain: "The YAML reader of the official MCP SDK reads lists and mappings nested at most 32 deep, " +
+			"and the clients' YAML readers deeper: MCP hosts drop a skill whose frontmatter nests more, and " +
+			"the build leaves it out of the MCP documents. Flatten the value. It is an error under the spec " +
+			"profile.",
+		Bad:   "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nx-deep: " + strings.Repeat("[", 33) + strings.Repeat("]", 33) + "\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: Extract text and tables from PDF files.\nx-deep: [[]]\n---\n",
+		Check: checkDeepNesting,
+	},
+	{
 		ID:       "yaml-multiline-quote",
 		Title:    "frontmatter has a quoted value over several lines",
 		Severity: Warning,
@@ -109,6 +121,21 @@ var yamlRules = []*Rule{
 		Bad:   "---\nname: pdf-tools\ndescription: 'Extract text and tables\n  from PDF files.'\n---\n",
 		Good:  "---\nname: pdf-tools\ndescription: 'Extract text and tables from PDF files.'\n---\n",
 		Check: checkMultilineQuotes,
+	},
+	{
+		ID:       "yaml-quote-indent",
+		Title:    "quoted value goes on at a line indented no deeper than its key",
+		Severity: Error,
+		Explain: "A quoted value that goes on over several lines must indent its next lines deeper than the " +
+			"key it is the value of. yaml.v3 and PyYAML take it less indented, but the YAML reader the Vercel " +
+			"skills CLI and the official MCP SDK parse frontmatter with refuses the whole file (\"Missing " +
+			"closing quote\"): the CLI silently skips the skill it installs from the bundle, and MCP hosts " +
+			"drop it. Write the value on one line (skillpack lint --fix does), indent its lines, or use a " +
+			"folded block (>).",
+		Bad:        "---\nname: pdf-tools\ndescription: \"Extract text and tables\nfrom PDF files.\"\n---\n",
+		Good:       "---\nname: pdf-tools\ndescription: \"Extract text and tables from PDF files.\"\n---\n",
+		Supersedes: []string{"yaml-multiline-quote"},
+		Check:      checkQuoteIndent,
 	},
 	{
 		ID:       "yaml-tab-indent",
@@ -218,6 +245,7 @@ type yamlItem struct {
 	// the YAML warnings leave the value alone; the errors do not, since a
 	// reader that rejects the syntax drops the whole skill.
 	unread bool
+	depth  int // of collections around it: the frontmatter's mapping is at 0
 }
 
 // yamlTree is the frontmatter flattened once per skill and shared by the
@@ -257,7 +285,7 @@ func frontTree(p *Pass) *yamlTree {
 			if n.Kind == yaml.MappingNode && it.flow != nil {
 				t.flowMap[it.flow] = true
 			}
-			child := yamlItem{flow: it.flow, inFMap: it.inFMap || n.Kind == yaml.MappingNode && flowStyle, unread: it.unread}
+			child := yamlItem{flow: it.flow, inFMap: it.inFMap || n.Kind == yaml.MappingNode && flowStyle, unread: it.unread, depth: it.depth + 1}
 			if child.flow == nil && flowStyle {
 				child.flow = n
 			}
@@ -497,6 +525,17 @@ func checkFlowLines(p *Pass, t *yamlTree, it yamlItem) {
 		"%s spans lines, which the YAML reader of the official MCP SDK refuses; %s", what, offMCP)
 }
 
+// checkDeepNesting reports the first list or mapping nested deeper than
+// the MCP SDK reads (skill.MCPMaxDepth), as skill.CheckMCP finds it.
+func checkDeepNesting(p *Pass) {
+	for _, it := range frontTree(p).items {
+		if it.depth > skill.MCPMaxDepth && (it.n.Kind == yaml.MappingNode || it.n.Kind == yaml.SequenceNode) {
+			p.ReportNode(it.n, "flatten it", "lists and mappings are nested more than %d deep here, which the YAML reader of the official MCP SDK refuses; %s", skill.MCPMaxDepth, offMCP)
+			return
+		}
+	}
+}
+
 // emptyIn reports whether a flow mapping, or one inside it, has a key
 // with no value written ({a}, {a: }).
 func emptyIn(n *yaml.Node) bool {
@@ -536,6 +575,16 @@ func checkMultilineQuotes(p *Pass) {
 	for _, n := range p.Doc.MultilineQuoted() {
 		p.ReportNode(n, "write it on one line (skillpack lint --fix does), or as a folded block (>)",
 			"quoted value goes on over several lines, which the YAML reader of the official MCP SDK refuses; the build leaves the skill out of the MCP documents")
+	}
+}
+
+func checkQuoteIndent(p *Pass) {
+	if p.Doc == nil {
+		return
+	}
+	for _, n := range p.Doc.UnderIndented() {
+		p.ReportNode(n, "write it on one line (skillpack lint --fix does), or indent its next lines deeper than its key",
+			"quoted value goes on at a line indented no deeper than its key, which the YAML reader of the Vercel skills CLI and of MCP hosts refuses: the CLI skips the skill")
 	}
 }
 

@@ -469,10 +469,13 @@ func (sc Scope) rel(p string) string {
 // there are skills elsewhere: those folders hold a client's copies or the
 // project's own working skills, not what the repository publishes (lint's
 // installed-folder says so too). A tree whose only skills are there is
-// taken as it is.
+// taken as it is; one whose other skills are all in other hidden folders
+// (an archive of retired copies, .tool/archive/skills/v1/), which no
+// client searches, takes the install folders' and leaves those out.
 func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []string) {
-	var kept []*skill.Skill
-	folders := map[string]int{}
+	var kept, installs []*skill.Skill
+	folders, hidden := map[string]int{}, map[string]int{} // hidden: by the first hidden folder
+	nHidden := 0
 	top, _ := filepath.Abs(root)
 	for _, s := range found {
 		abs, _ := filepath.Abs(s.Dir)
@@ -480,9 +483,25 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		// folder is not all one install folder.
 		if f, _ := installFolder(abs); f != "" && f != top && below(top, f) {
 			folders[f]++
+			installs = append(installs, s)
 			continue
 		}
+		if rel, err := filepath.Rel(top, abs); err == nil {
+			parts := strings.Split(filepath.ToSlash(rel), "/")
+			if i := slices.IndexFunc(parts, hiddenName); i >= 0 {
+				hidden[filepath.Join(top, filepath.FromSlash(strings.Join(parts[:i+1], "/")))]++
+				nHidden++
+			}
+		}
 		kept = append(kept, s)
+	}
+	if len(folders) > 0 && len(kept) > 0 && nHidden == len(kept) {
+		var parts []string
+		for _, f := range slices.Sorted(maps.Keys(hidden)) {
+			parts = append(parts, fmt.Sprintf("%s (%d)", sc.rel(f), hidden[f]))
+		}
+		return installs, []string{fmt.Sprintf("left out %s in hidden folders no client searches, taking those of clients' install folders: %s; --all takes them",
+			human.Plural(nHidden, "skill", "skills"), strings.Join(parts, ", "))}
 	}
 	if len(folders) == 0 || len(kept) == 0 {
 		return found, nil

@@ -23,10 +23,14 @@ import (
 // header claims it and a reader of its bytes that fails past l.File; an
 // error file returns stops Unpack with it. What is wrong with an entry goes
 // to bad, and the entry is skipped; bad may stop Unpack by returning an
-// error (pull) or let it go on (verify, which lists every problem). A
-// limit that stops the reading is a *BombError; a stream that is not the
-// format is an error of its own.
-func Unpack(data []byte, zipped bool, l Limits, bad func(name, why string) error, file func(e Member, r io.Reader) error) error {
+// error (pull) or let it go on (verify, which lists every problem). bad's
+// rule is set when only the build's archive rules forbid what it says,
+// and unpackers take the entry all the same (a GNU or PAX header, a mode
+// other than 0644 or 0755, a directory entry): the archive was made by
+// something else, and the entry is not skipped (a directory has no bytes
+// to read). A limit that stops the reading is a *BombError; a stream that
+// is not the format is an error of its own.
+func Unpack(data []byte, zipped bool, l Limits, bad func(name, why string, rule bool) error, file func(e Member, r io.Reader) error) error {
 	l = l.WithDefaults()
 	u := &unpacker{zipped: zipped, l: l, bad: bad, file: file, seen: map[string]bool{}}
 	if zipped {
@@ -38,7 +42,7 @@ func Unpack(data []byte, zipped bool, l Limits, bad func(name, why string) error
 type unpacker struct {
 	zipped bool
 	l      Limits
-	bad    func(name, why string) error
+	bad    func(name, why string, rule bool) error
 	file   func(Member, io.Reader) error
 	seen   map[string]bool
 	err    error // what stops Unpack: bad's or file's error, or the archive's
@@ -50,10 +54,18 @@ func (u *unpacker) say(name string, whys ...string) bool {
 	skip := false
 	for _, why := range whys {
 		if why != "" && u.err == nil {
-			skip, u.err = true, u.bad(name, why)
+			skip, u.err = true, u.bad(name, why, false)
 		}
 	}
 	return skip || u.err != nil
+}
+
+// flag hands why, if not "", to bad as a flaw the entry is read despite:
+// one of the build's archive rules when rule is set.
+func (u *unpacker) flag(name, why string, rule bool) {
+	if why != "" && u.err == nil {
+		u.err = u.bad(name, why, rule)
+	}
 }
 
 func (u *unpacker) tarGz(data []byte) error {
@@ -78,14 +90,18 @@ func (u *unpacker) tarGz(data []byte) error {
 		if u.say(hdr.Name, u.checkName(hdr.Name)) {
 			continue // its bytes are skipped by Next, still through the guard
 		}
-		if hdr.Format&(tar.FormatPAX|tar.FormatGNU) != 0 {
-			// Said, and the file is read still.
-			u.say(hdr.Name, fmt.Sprintf("has a %v header; the skills CLI reads only USTAR tar", hdr.Format))
+		if why, rule := tarFormat(hdr); why != "" {
+			u.flag(hdr.Name, why, rule)
 		}
-		exec, modeWhy := checkMode(hdr.FileInfo().Mode())
-		if u.say(hdr.Name, tarType(hdr)) || u.say(hdr.Name, modeWhy, u.tooLarge("is", uint64(hdr.Size))) {
+		if hdr.Typeflag == tar.TypeDir {
+			u.flag(hdr.Name, dirEntry, true)
 			continue
 		}
+		exec, modeWhy, rule := checkMode(hdr.FileInfo().Mode())
+		if u.say(hdr.Name, tarType(hdr)) || !rule && u.say(hdr.Name, modeWhy) || u.say(hdr.Name, u.tooLarge("is", uint64(hdr.Size))) {
+			continue
+		}
+		u.flag(hdr.Name, modeWhy, true)
 		if g.n+hdr.Size > u.l.Unpacked {
 			// A header's claim is held to the limit before file sees a
 			// byte of it: pull creates no file the limit would cut short.
@@ -105,6 +121,27 @@ func (u *unpacker) tooLarge(claims string, size uint64) string {
 	return fmt.Sprintf("%s %d bytes, more than the %d-byte limit for one file", claims, size, u.l.File)
 }
 
+// tarFormat says what is wrong with hdr's format, or "": the build
+// writes USTAR only. The skills CLI reads the USTAR fields of any header
+// and skips extension entries, so a GNU or PAX header breaks only the
+// build's rule, unless a PAX record holds the name (a name too long for
+// USTAR fails CheckPath first): the CLI installs the file under the
+// USTAR field's name.
+func tarFormat(hdr *tar.Header) (why string, rule bool) {
+	_, paxName := hdr.PAXRecords["path"]
+	switch {
+	case hdr.Format&(tar.FormatPAX|tar.FormatGNU) == 0:
+		return "", true
+	case paxName:
+		return "has its name in a PAX record, which the skills CLI does not read: it would install the file under another name. Write the name in the USTAR header (bsdtar --format ustar, GNU tar --format=ustar)", false
+	}
+	return fmt.Sprintf("has a %v header; skillpack writes USTAR headers only", hdr.Format), true
+}
+
+// dirEntry is why a directory entry breaks the build's rule: archives
+// hold files, and unpackers make the folders they need.
+const dirEntry = "is a directory entry; skillpack's archives hold files only"
+
 // tarType says why an entry of hdr's type is not a file of a skill, or "".
 func tarType(hdr *tar.Header) string {
 	switch hdr.Typeflag {
@@ -118,8 +155,6 @@ func tarType(hdr *tar.Header) string {
 		return "is a device; archives may hold regular files only"
 	case tar.TypeFifo:
 		return "is a named pipe; archives may hold regular files only"
-	case tar.TypeDir:
-		return "is a directory entry; archives hold files only, with no directory entries"
 	}
 	return fmt.Sprintf("has tar type %q; archives may hold regular files only", hdr.Typeflag)
 }
@@ -148,10 +183,15 @@ func (u *unpacker) zip(data []byte) error {
 		if u.say(f.Name, u.checkName(f.Name)) || u.say(f.Name, zipType(f)) {
 			continue
 		}
-		exec, modeWhy := checkMode(f.Mode())
-		if u.say(f.Name, modeWhy, u.tooLarge("says it is", f.UncompressedSize64)) {
+		if f.Mode().IsDir() || strings.HasSuffix(f.Name, "/") {
+			u.flag(f.Name, dirEntry, true)
 			continue
 		}
+		exec, modeWhy, rule := checkMode(f.Mode())
+		if !rule && u.say(f.Name, modeWhy) || u.say(f.Name, u.tooLarge("says it is", f.UncompressedSize64)) {
+			continue
+		}
+		u.flag(f.Name, modeWhy, true)
 		rc, err := f.Open()
 		if err != nil {
 			u.say(f.Name, fmt.Sprintf("cannot be read: %v", err))
@@ -174,8 +214,6 @@ func zipType(f *zip.File) string {
 		return "is a device; archives may hold regular files only"
 	case m&(fs.ModeNamedPipe|fs.ModeSocket) != 0:
 		return "is a named pipe or socket; archives may hold regular files only"
-	case m.IsDir() || strings.HasSuffix(f.Name, "/"):
-		return "is a directory entry; archives hold files only, with no directory entries"
 	}
 	return ""
 }
@@ -251,17 +289,17 @@ func (u *unpacker) checkName(name string) string {
 	return why
 }
 
-// checkMode returns the exec bit of a regular file's mode, or why the mode
-// is not one the build writes.
-func checkMode(m fs.FileMode) (exec bool, why string) {
-	switch perm := m.Perm(); {
+// checkMode returns the exec bit of a regular file's mode (the owner's),
+// and why the mode is not one the build writes, or "": rule is set when
+// only the build's rule is broken, and an unpacker takes the file.
+func checkMode(m fs.FileMode) (exec bool, why string, rule bool) {
+	perm := m.Perm()
+	exec = perm&0o100 != 0
+	switch {
 	case m&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0:
-		return false, "has the setuid, setgid or sticky bit; archives use mode 0644 or 0755"
-	case perm == 0o644:
-		return false, ""
-	case perm == 0o755:
-		return true, ""
-	default:
-		return false, fmt.Sprintf("has mode %04o; archives use 0644 or 0755", perm)
+		return false, "has the setuid, setgid or sticky bit; archives use mode 0644 or 0755", false
+	case perm == 0o644 || perm == 0o755:
+		return exec, "", true
 	}
+	return exec, fmt.Sprintf("has mode %04o; skillpack's archives use 0644 or 0755", perm), true
 }

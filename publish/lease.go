@@ -119,6 +119,15 @@ func Lock(ctx context.Context, bk Swapper, r *Runner, ttl time.Duration, log io.
 		if err != nil {
 			return nil, nil, err
 		}
+		// A store that ignores If-None-Match writes over a held lease all
+		// the same: a second write where this one now is must be refused.
+		if _, err := swap(""); !errors.Is(err, ErrChanged) {
+			if err == nil {
+				err = fmt.Errorf("%s: %w: it took a write conditional on no object over the lease just written", bk, errors.ErrUnsupported)
+			}
+			r.Call(ctx, func(ctx context.Context) error { return bk.Delete(ctx, LeasePath) })
+			return nil, nil, err
+		}
 		lctx, cancel := context.WithCancelCause(ctx)
 		l := &Lease{bk: bk, r: r, etag: etag, cancel: cancel, done: make(chan struct{})}
 		go l.renew(lctx, ttl, body)

@@ -73,6 +73,12 @@ func Body(data []byte) []byte {
 	return d.Body
 }
 
+// Head is a copy of data up to the Markdown after the frontmatter: all
+// that Parse needs to read the frontmatter again.
+func Head(data []byte) []byte {
+	return bytes.Clone(data[:len(data)-len(Body(data))])
+}
+
 // parse is Parse of data that is the whole file, or, when truncated, its
 // first MaxRead bytes (Skill.Read).
 func parse(data []byte, truncated bool) *SkillMD {

@@ -30,8 +30,8 @@ const (
 	// MCPMaxCompatibility is the most characters (code points, as the SDK
 	// counts) of compatibility.
 	MCPMaxCompatibility = 500
-	// mcpMaxDepth is how deep the SDK's YAML reader nests collections.
-	mcpMaxDepth = 32
+	// MCPMaxDepth is how deep the SDK's YAML reader nests collections.
+	MCPMaxDepth = 32
 )
 
 // MCPRefusal is why MCP hosts refuse a skill's entry, and what the author
@@ -156,6 +156,39 @@ func (d *SkillMD) MultilineQuoted() []*yaml.Node {
 	return out
 }
 
+// UnderIndented are the values of MultilineQuoted with a line after the
+// first indented no deeper than the block collection that holds the
+// value: the YAML 1.2 reader the Vercel skills CLI and the MCP SDK parse
+// with ('yaml') refuses the whole frontmatter for one ("Missing closing
+// quote"), where yaml.v3 and PyYAML take it.
+func (d *SkillMD) UnderIndented() []*yaml.Node {
+	if d.Front == nil {
+		return nil
+	}
+	text := d.Lines()
+	var out []*yaml.Node
+	var walk func(n, parent *yaml.Node)
+	walk = func(n, parent *yaml.Node) {
+		for _, c := range n.Content {
+			walk(c, n)
+		}
+		if n.Kind != yaml.ScalarNode || n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 || parent.Style&yaml.FlowStyle != 0 {
+			return
+		}
+		src := text.From(n)
+		for ln := n.Line + 1; QuoteEnd(src) < 0 && ln <= n.Line+len(text.lines); ln++ {
+			l := text.Line(ln)
+			if strings.TrimLeft(l, " ") != "" && len(l)-len(strings.TrimLeft(l, " ")) < parent.Column {
+				out = append(out, n)
+				return
+			}
+			src += "\n" + l
+		}
+	}
+	walk(d.Front, &yaml.Node{})
+	return out
+}
+
 // subsetUnread says where the frontmatter leaves the official MCP SDK's
 // YAML subset in a way the clients' YAML readers take, and what to do, or
 // "": a flow collection that goes on past its line, a key: value pair bare
@@ -171,8 +204,8 @@ func (d *SkillMD) subsetUnread() (why, fix string) {
 	var walk func(n, flow *yaml.Node, depth int) bool
 	walk = func(n, flow *yaml.Node, depth int) bool {
 		switch {
-		case depth > mcpMaxDepth && (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode):
-			why, fix = fmt.Sprintf("%s nests lists and mappings more than %d deep", d.keyPath(n), mcpMaxDepth), "flatten it"
+		case depth > MCPMaxDepth && (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode):
+			why, fix = fmt.Sprintf("%s nests lists and mappings more than %d deep", d.keyPath(n), MCPMaxDepth), "flatten it"
 		case flow == nil && n.Style&yaml.FlowStyle != 0 && FlowEnd(text.From(n)) < 0:
 			why, fix = d.keyPath(n)+" is a flow collection over several lines", block
 		case flow != nil && flow.Kind == yaml.SequenceNode && n.Kind == yaml.MappingNode && !strings.HasPrefix(text.From(n), "{"):

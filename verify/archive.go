@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // unpacked is what reading an archive found.
@@ -17,6 +19,8 @@ type unpacked struct {
 	entries  []pack.Member // regular files that passed every check, in archive order, hashed on the way through
 	problems []string      // each says what is wrong and with which entry
 	stopped  bool          // a limit stopped reading: entries is incomplete
+	head     []byte        // of a foreign bundle's archive, the root file up to its body
+	foreign  bool          // held to what clients take (unpack)
 }
 
 func (u *unpacked) bad(name, format string, args ...any) {
@@ -27,13 +31,22 @@ func (u *unpacked) bad(name, format string, args ...any) {
 // checks every entry as an unpacker that must not be tricked would, and
 // hashes each file on the way through; then it checks the set, whose root
 // must hold the file root (a skill's SKILL.md; "" for a plugin's, whose
-// manifests vary).
-func unpack(data []byte, ext string, l pack.Limits, root string) *unpacked {
-	u := &unpacked{}
-	err := pack.Unpack(data, ext == layout.Zip, l, func(name, why string) error {
-		u.bad(name, "%s", why)
+// manifests vary). An archive of a foreign bundle is held to what clients
+// take, not to the build's archive rules, and the front of its root file
+// is kept (head).
+func unpack(data []byte, ext string, l pack.Limits, root string, foreign bool) *unpacked {
+	u := &unpacked{foreign: foreign}
+	err := pack.Unpack(data, ext == layout.Zip, l, func(name, why string, rule bool) error {
+		if !rule || !foreign {
+			u.bad(name, "%s", why)
+		}
 		return nil
 	}, func(e pack.Member, r io.Reader) error {
+		if e.Path == root && foreign { // asClient reads its frontmatter
+			var b bytes.Buffer
+			r = io.TeeReader(r, &b)
+			defer func() { u.head = append([]byte{}, skill.Head(b.Bytes())...) }()
+		}
 		var err error
 		if e.Sum, e.Size, err = bundle.Sum(r); err == nil {
 			u.entries = append(u.entries, e)
@@ -58,7 +71,7 @@ func (u *unpacked) checkSet(root string) {
 	for i, e := range u.entries {
 		paths[i] = e.Path
 	}
-	if !slices.IsSorted(paths) {
+	if !slices.IsSorted(paths) && !u.foreign {
 		u.problems = append(u.problems, "entries are not sorted by path; skillpack writes them sorted, so the archive was altered or made by something else")
 	}
 	if len(paths) > 0 && root != "" && !slices.Contains(paths, root) {

@@ -55,6 +55,11 @@ type checker struct {
 	// checkUnheld to check against the archives.
 	unheld []claim
 
+	// foreign is set when the v0.2 index is not skillpack's: the bundle
+	// is checked as clients read it (foreign.go).
+	foreign  bool
+	skillMDs map[string]bool // a foreign index's skill-md urls, whose heads prefetch keeps
+
 	skills   map[string]*skillModel
 	names    []string // of skills, sorted
 	archives map[string]*archiveRef
@@ -134,6 +139,7 @@ func run(ctx context.Context, src bundle.Source, o Options) (*Report, error) {
 		skills:   map[string]*skillModel{},
 		archives: map[string]*archiveRef{},
 		fmByURI:  map[string]json.RawMessage{},
+		skillMDs: map[string]bool{},
 
 		mcpListed: map[string]map[string]bool{},
 	}
@@ -144,7 +150,9 @@ func run(ctx context.Context, src bundle.Source, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if more {
+	if more && c.foreign {
+		c.asClient()
+	} else if more {
 		c.v1Index()
 		c.mcpSkills()
 		c.mcpIndex()

@@ -300,10 +300,13 @@ func (c *checker) locate(ref string) (string, error) {
 	}
 	p, ok := layout.ParseIndexURL(ref)
 	if !ok {
-		return "", fmt.Errorf("url %q is outside the bundle (not a skill's file or archive under /%s/)", ref, layout.SkillsDir)
+		return "", fmt.Errorf("url %q is %w", ref, errOutside)
 	}
 	return p.String(), nil
 }
+
+// errOutside is a url a folder does not hold.
+var errOutside = fmt.Errorf("outside the bundle (not a skill's file or archive under /%s/)", layout.SkillsDir)
 
 // fakeIndex is where a folder's v0.2 index would be served, so that its
 // relative urls resolve the same way in both sources.

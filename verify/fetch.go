@@ -151,8 +151,7 @@ func (c *checker) prefetch(locs []string) {
 		}
 		var h *held
 		if got[i], h = c.fetch(todo[i], true); h != nil {
-			data := h.bytes()
-			got[i].head = bytes.Clone(data[:len(data)-len(skill.Parse(data).Body)])
+			got[i].head = skill.Head(h.bytes())
 			h.release()
 		}
 	})
@@ -162,9 +161,12 @@ func (c *checker) prefetch(locs []string) {
 }
 
 // entry reports whether loc is the served SKILL.md of a skill of the v0.2
-// index, which prefetch keeps the frontmatter of (sum.head). It reads only
-// what the workers may share.
+// index (of a foreign one, a skill-md url), which prefetch keeps the
+// frontmatter of (sum.head). It reads only what the workers may share.
 func (c *checker) entry(loc string) bool {
+	if c.foreign {
+		return c.skillMDs[loc]
+	}
 	p, ok := layout.ParsePath(loc)
 	return ok && p.Kind == layout.KindFile && !p.Legacy && p.File == layout.EntryFile && c.skills[p.Skill] != nil
 }

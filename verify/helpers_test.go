@@ -261,7 +261,7 @@ type file struct {
 // exec bits the built archive has.
 func skillFiles(t *testing.T, dir, skill string) []file {
 	t.Helper()
-	u := unpack(readFile(t, dir, archiveOf(t, dir, skill, layout.TarGz)), layout.TarGz, testLimits, layout.EntryFile)
+	u := unpack(readFile(t, dir, archiveOf(t, dir, skill, layout.TarGz)), layout.TarGz, testLimits, layout.EntryFile, false)
 	var fs []file
 	for _, e := range u.entries {
 		mode := int64(0o644)

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,9 @@ import (
 func (c *checker) v2() (more bool, err error) {
 	const p = layout.V2Index
 	data, err := c.load(p, true)
+	if errors.Is(err, bundle.ErrNotFound) && c.legacyOnly() {
+		return true, nil
+	}
 	if err != nil {
 		stopped := errors.Is(err, errStopped)
 		if _, folder := c.src.(*bundle.Folder); !folder {
@@ -36,8 +40,19 @@ func (c *checker) v2() (more bool, err error) {
 	c.docs = append(c.docs, p)
 	c.rep.Checked.Indexes++
 	doc, err := layout.DecodeIndexV2(data)
-	if c.empty(p, data) || !c.decoded(p, data, err) {
+	// A value of the wrong type is reported, and the rest read on (doc):
+	// readers drop only the entry that holds it.
+	if c.empty(p, data) || !c.decoded(p, data, err) && doc == nil {
 		return true, nil
+	}
+	if c.foreign = c.isForeign(doc.Generator); c.foreign {
+		c.rep.Foreign = cmp.Or(doc.Generator, "none")
+		if doc.Schema == "" {
+			if data := c.read(p, false); isV01(data) {
+				c.legacy(p, layout.SkillsDir, data) // read as the v0.1 index clients take it for
+				return true, nil
+			}
+		}
 	}
 	if c.tooMany(p, len(doc.Skills)) {
 		return false, nil
@@ -79,7 +94,11 @@ func (c *checker) v2() (more bool, err error) {
 			continue
 		}
 		loc, err := c.locate(e.URL)
-		if err != nil {
+		switch {
+		case c.notInFolder(e.URL, loc, err):
+			c.rep.Warnings = append(c.rep.Warnings, Problem{p, fmt.Sprintf("%s: url %q is not in the folder, so it was not checked; verify the URL the site is served at to fetch it", label, clipped(e.URL))})
+			continue
+		case err != nil:
 			c.problem(p, "%s: %v", label, err)
 			continue
 		}
@@ -88,13 +107,16 @@ func (c *checker) v2() (more bool, err error) {
 		c.skills[e.Name] = s
 		c.names = append(c.names, e.Name)
 		if e.Type == layout.TypeArchive {
-			if layout.ArchiveFormat(loc) == "" {
+			if layout.ArchiveFormat(loc) == "" && !c.foreign { // clients go by the bytes too
 				c.problem(p, "%s: type archive, but url %q is not a .tar.gz or .zip", label, e.URL)
 				continue
 			}
 			c.archive(loc, e.Name, p, e.Digest, -1)
 		} else {
 			c.expect(loc, p, e.Digest, -1)
+			if c.foreign {
+				c.skillMDs[loc] = true
+			}
 		}
 	}
 	slices.Sort(c.names)

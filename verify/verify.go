@@ -149,6 +149,10 @@ type Report struct {
 	// previous bundle had and this one has not.
 	Warnings   []Problem   `json:"warnings,omitempty"`
 	Signatures []Signature `json:"signatures"`
+	// Foreign is the generator a bundle not built by skillpack names in
+	// its v0.2 index ("none" when it names none): it was checked as
+	// clients read it, without skillpack's own conventions (foreign.go).
+	Foreign string `json:"foreign,omitempty"`
 	// Previous is what Options.Previous was compared with, when the
 	// comparison ran: a clean one is worth saying so.
 	Previous *Compared `json:"previous,omitempty"`
@@ -190,6 +194,9 @@ func (r *Report) Summary() string {
 		human.Plural(c.Skills, "skill"), human.Plural(c.Files, "file"), human.Plural(c.Archives, "archive"),
 		human.Plural(c.Indexes, "index", "indexes"), human.Plural(c.Signatures, "signature")+" verified")
 	var notes []string
+	if r.Foreign != "" {
+		notes = append(notes, fmt.Sprintf("not built by skillpack (generator: %s): checked as clients read it", r.Foreign))
+	}
 	if n := len(r.Warnings); n > 0 {
 		notes = append(notes, human.Plural(n, "warning"))
 	}

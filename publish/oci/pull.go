@@ -303,7 +303,7 @@ func (r *remoteRepo) fetchBlob(ctx context.Context, desc ocispec.Descriptor) ([]
 func unpack(archive []byte, dir string, l pack.Limits, total, budget int64) (int64, error) {
 	var n int64
 	entryFile := false
-	err := pack.Unpack(archive, false, l, func(name, why string) error {
+	err := pack.Unpack(archive, false, l, func(name, why string, _ bool) error {
 		return fmt.Errorf("entry %q %s", name, why)
 	}, func(e pack.Member, r io.Reader) error {
 		if n+e.Size > budget {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -139,17 +140,28 @@ func testLease(t *testing.T, s *server) {
 	consistent(t, got, true)
 }
 
-// A server that answers a conditional write with 501 Not Implemented has
-// no lease to give: the publish goes on without one, says so, and leaves
-// no lease object behind.
+// A server that answers a conditional write with 501 Not Implemented, or
+// ignores its condition and writes, has no lease to give: the publish
+// goes on without one, says so, and leaves no lease object behind.
 func TestLeaseUnsupported(t *testing.T) {
+	for _, ignore := range []bool{false, true} {
+		t.Run(fmt.Sprint("ignores ", ignore), func(t *testing.T) { testLeaseUnsupported(t, ignore) })
+	}
+}
+
+func testLeaseUnsupported(t *testing.T, ignore bool) {
 	mem := s3mem.New()
 	if err := mem.CreateBucket(testBucket); err != nil {
 		t.Fatal(err)
 	}
 	faker := gofakes3.New(mem, gofakes3.WithLogger(gofakes3.DiscardLog())).Server()
 	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPut && (r.Header.Get("If-None-Match") != "" || r.Header.Get("If-Match") != "") {
+		switch {
+		case r.Method != http.MethodPut || r.Header.Get("If-None-Match") == "" && r.Header.Get("If-Match") == "":
+		case ignore:
+			r.Header.Del("If-None-Match")
+			r.Header.Del("If-Match")
+		default:
 			s3Error(w, http.StatusNotImplemented, "NotImplemented")
 			return
 		}

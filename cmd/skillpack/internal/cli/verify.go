@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -218,6 +219,9 @@ func isHostPort(s string) bool {
 // hasSkills reports whether dir holds a skill at or below it, as a
 // source folder does and a bundle, which discovery skips, does not.
 func hasSkills(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(layout.V1Index))); err == nil {
+		return false // a site serving the legacy index alone
+	}
 	skills, err := skill.Discover(dir)
 	return err == nil && len(skills) > 0
 }
