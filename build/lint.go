@@ -36,10 +36,14 @@ func (b *builder) lintAcross(p *packed) error {
 	if perrs > 0 {
 		inPlugins = fmt.Sprintf("; %s in plugins, left out of the bundle", human.Plural(perrs, "error", "errors"))
 	}
-	// What lint only warns of, the build refuses (or leaves out): two
-	// plugins' skills of one name (checkClashes).
-	if n := len(slices.DeleteFunc(slices.Clone(across), func(f lint.Finding) bool { return f.Rule != "name-bundle-clash" })); n > 0 {
-		inPlugins += fmt.Sprintf("; %s a name with another plugin's, which one bundle cannot publish", human.Plural(n, "skill shares", "skills share"))
+	// Two plugins' skills of one name are the build's to refuse or leave
+	// out (checkClashes, clashFindings), once the invalid skills are: not
+	// counted among lint's errors, nor left out with them.
+	clash := func(f lint.Finding) bool { return f.Rule == "name-bundle-clash" }
+	if n := len(across); slices.ContainsFunc(across, clash) {
+		across = slices.DeleteFunc(across, clash)
+		errs -= n - len(across)
+		inPlugins += fmt.Sprintf("; %s a name with another plugin's, which one bundle cannot publish", human.Plural(n-len(across), "skill shares", "skills share"))
 	}
 	b.logf("• lint: %s, %s%s", human.Plural(errs, "error", "errors"), human.Plural(warns, "warning", "warnings"), inPlugins)
 	if errs > 0 {

@@ -22,7 +22,7 @@ var specLevels = map[string]Severity{
 	"installed-metadata": Warning, "invisible-char": Warning, "invisible-unicode": Error, "junk-file": Warning,
 	"license-type": Error, "link-absolute": Warning, "link-broken": Warning, "link-outside": Warning,
 	"metadata-format": Error, "metadata-nested": Error, "metadata-scalar": Warning,
-	"name-bundle-clash": Warning, "name-duplicate": Error, "name-format": Error, "name-mismatch": Error,
+	"name-bundle-clash": Error, "name-duplicate": Error, "name-format": Error, "name-mismatch": Error,
 	"name-missing": Error, "name-non-ascii": Error, "path-collision": Error, "path-too-long": Error,
 	"path-unpackable": Error, "plugin-manifest": Error, "plugin-manifest-schema": Error, "plugin-mcp-command": Error,
 	"plugin-mcp-schema": Error, "plugin-name-duplicate": Error, "plugin-skills": Warning, "marketplace-plugin-duplicate": Warning, "marketplace-plugin-source": Warning, "path-windows": Warning, "reference-depth": Warning, "script-crlf": Warning,

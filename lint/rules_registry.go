@@ -36,7 +36,7 @@ var registryRules = []*Rule{
 	{
 		ID:       "name-bundle-clash",
 		Title:    "Skills of one name in different plugins are built as separate bundles",
-		Severity: Warning,
+		Severity: Error, // the build refuses the bundle: lint passing it let commits through that break the build
 		Explain: "Plugins scope skill names, so access in the plugin discord and access in the plugin telegram " +
 			"are two skills and name-duplicate lets them be. A bundle, though, has one namespace: its indexes " +
 			"carry each skill under its name and clients install skills by name, so skillpack build refuses to " +

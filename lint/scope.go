@@ -136,6 +136,15 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 	// again for the next file (a pre-commit hook passes thousands; reading
 	// a skill looks at every folder above it).
 	noSkill := map[string]bool{}
+	// A changed marketplace, passed alone, is judged with the skills it
+	// declares, as a lint of its repository judges them: a commit that
+	// only adds an entry publishes skills whose own files did not change.
+	roots = slices.Clone(roots)
+	for _, root := range roots {
+		if _, market := skill.ManifestOf(root); market && !skill.IsDir(root) {
+			roots = append(roots, skill.MarketplaceRoot(root))
+		}
+	}
 	var finder skill.Finder
 	var passed []string
 	keeps := sc.keeps()

@@ -93,7 +93,7 @@ func TestOpenRefuses(t *testing.T) {
 			if err := os.Symlink(moved, dir); err != nil {
 				t.Skip(err)
 			}
-		}, []string{legacyMD, "escapes"}},
+		}, []string{legacyMD, "a symbolic link that leads outside the bundle folder"}},
 		{"not a bundle", func(t *testing.T, d string) {
 			os.RemoveAll(d)
 			os.MkdirAll(d, 0o755)
