@@ -20,7 +20,7 @@ import (
 // manifests: the Agent Plugins standard's plugin.json at the root, a
 // client's own under a dotted folder (.claude-plugin/plugin.json,
 // .codex-plugin/, .cursor-plugin/, and so for any client: .grok-plugin/),
-// or Copilot's .github/plugin/plugin.json; or a folder a marketplace names
+// or Copilot's .plugin/plugin.json and .github/plugin/plugin.json; or a folder a marketplace names
 // as a plugin's source (a plugin with "strict": false has no manifest).
 //
 // A per-platform variant folder (claude/skills/pdf beside codex/skills/pdf)
@@ -33,10 +33,12 @@ import (
 const PluginManifest = "plugin.json"
 
 // manifestDir reports whether a folder of a plugin's root holds a client's
-// manifest or marketplace: ".<client>-plugin", Copilot's ".github/plugin"
-// and Codex's ".agents/plugins".
+// manifest or marketplace: ".<client>-plugin", Copilot's ".plugin" and
+// ".github/plugin", and Codex's ".agents/plugins".
 func manifestDir(name string) (sub string, ok bool) {
 	switch {
+	case name == ".plugin":
+		return name, true
 	case name == ".github":
 		return ".github/plugin", true
 	case name == ".agents":
