@@ -85,12 +85,23 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 			pl.Name, b.rel(pl.Dir), err, manifestOf(pl))
 	}
 	lp := layout.Plugin{Name: pl.Name, Version: pl.Version, Description: pl.Description}
+	in := func(s *skill.Skill) bool { return s.Plugin != "" && filepath.Clean(s.Plugin) == filepath.Clean(pl.Dir) }
+	// An identical copy published from another plugin is the plugin's
+	// skill too: its archives and folder hold it, and Claude Code's entry,
+	// made of the served skills, must name it.
+	mine := map[string]bool{}
+	for _, c := range p.copies {
+		if in(c) {
+			mine[c.Dir] = true
+		}
+	}
 	for _, w := range p.work {
-		if w.src.Plugin != "" && filepath.Clean(w.src.Plugin) == filepath.Clean(pl.Dir) {
+		if in(w.src) || slices.ContainsFunc(w.src.Copies, func(d string) bool { return mine[d] }) {
 			lp.Skills = append(lp.Skills, w.name)
 		}
 	}
 	slices.Sort(lp.Skills)
+	lp.Skills = slices.Compact(lp.Skills)
 	entries := make([]pack.Member, len(files))
 	for i, f := range files {
 		in, err := skill.OpenFile(f.Disk)
@@ -198,8 +209,8 @@ func (b *builder) vouchedDirs(p *packed) map[string]bool {
 	for _, w := range p.work {
 		ok[abs(w.src.Dir)] = true
 	}
-	for _, d := range p.copies {
-		ok[abs(d)] = true
+	for _, c := range p.copies {
+		ok[abs(c.Dir)] = true
 	}
 	for _, s := range b.res.Skipped {
 		ok[abs(s.Dir)] = !slices.ContainsFunc(s.Findings, func(f lint.Finding) bool { return f.Rule != "name-bundle-clash" })
