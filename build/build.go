@@ -315,8 +315,8 @@ type discovered struct {
 type discovery struct {
 	skills  []*skill.Skill
 	plugins []*plugin.Plugin
-	markets []string // the marketplace files met, for lint
-	copies  []string // the folders of identical copies published from another (lint.Scope.Dedupe)
+	markets []string       // the marketplace files met, for lint
+	copies  []*skill.Skill // identical copies published from another (lint.Scope.Dedupe)
 }
 
 // packed is every skill once pack is done with it, and after lint the

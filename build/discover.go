@@ -29,7 +29,7 @@ func (b *builder) discover() (discovery, string, error) {
 	if err != nil {
 		return discovery{}, "", cmp.Or(b.interrupted(), err)
 	}
-	var copies []string
+	var copies []*skill.Skill
 	if len(found) > len(skills) {
 		kept := make(map[*skill.Skill]bool, len(skills))
 		for _, s := range skills {
@@ -37,7 +37,7 @@ func (b *builder) discover() (discovery, string, error) {
 		}
 		for _, s := range found {
 			if !kept[s] {
-				copies = append(copies, s.Dir)
+				copies = append(copies, s)
 			}
 		}
 	}

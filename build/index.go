@@ -25,8 +25,12 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 		return nil, "", err
 	}
 	plugins, pluginRecs := b.packPlugins(p)
-	b.noteUnlisted(plugins)
-	pl := &planned{packed: p, prev: prev, key: b.bundleKey(p, plugins), plugins: pluginRecs}
+	m := b.marketplace()
+	if m != nil {
+		m.Claude = b.claudePlugins(p, plugins, m)
+	}
+	b.noteUnlisted(plugins, m)
+	pl := &planned{packed: p, prev: prev, key: b.bundleKey(p, plugins, m), plugins: pluginRecs}
 	if b.upToDate(pl) {
 		return pl, "", nil
 	}
@@ -46,7 +50,7 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	plan, err := layout.Plan(built{pl}, layout.Options{BaseURL: b.opts.BaseURL, NoLegacy: b.opts.NoLegacy, Generator: Generator(), Catalog: page,
 		Versioned: b.versioning(pl), LLMsTxt: p.llms, AICatalog: b.opts.AICatalog,
 		Signs: b.opts.Sign != nil, SignsFolders: b.opts.SignFolder != nil, Plugins: plugins,
-		Marketplace: b.marketplace(), Render: render})
+		Marketplace: m, Render: render})
 	if err != nil {
 		return nil, "", err
 	}
@@ -287,12 +291,12 @@ func (p *packed) byName(name string) *work {
 }
 
 // bundleKey is the build's bundle key (reuse.BundleKey).
-func (b *builder) bundleKey(p *packed, plugins []layout.Plugin) layout.Digest {
+func (b *builder) bundleKey(p *packed, plugins []layout.Plugin, m *layout.Marketplace) layout.Digest {
 	keys := make(map[string]layout.Digest, len(p.work))
 	for _, w := range p.work {
 		keys[w.name] = w.key
 	}
-	extra := append(b.discoveryKey(p.llms), b.pluginsKey(plugins)...)
+	extra := append(b.discoveryKey(p.llms), b.pluginsKey(plugins, m)...)
 	if names := b.skippedNames(); len(names) > 0 { // the record lists them
 		extra = append(extra, fmt.Sprintf("skipped %q", names))
 	}

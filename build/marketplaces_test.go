@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +144,65 @@ func TestMarketplaceName(t *testing.T) {
 	}
 	if name, owner := build("Café Skills", false); name != "cafe-skills" || owner != "cafe-skills" {
 		t.Errorf("without a marketplace of its own, the marketplace is %q owned by %q, want cafe-skills", name, owner)
+	}
+}
+
+// Where the repository has a Claude Code marketplace, the built one offers
+// its entries by their names, as Claude Code installs them: an entry of the
+// repository's root naming its skills by path is made of those, not left
+// out; an entry is not renamed after a plugin.json in its folder; a nested
+// plugin no entry offers is left out of the file, with a note; and what an
+// entry made of served skills cannot carry (the entry's commands) is said.
+func TestClaudeMarketplaceEntries(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "repo")
+	skillMD := func(name string) string {
+		return "---\nname: " + name + "\ndescription: A skill of the test, which exercises the entries.\n---\n# " + name + "\n"
+	}
+	for path, data := range map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "kit-market", "owner": {"name": "me"}, "plugins": [
+			{"name": "kit", "source": "./", "strict": false, "skills": ["./plugins/a/skills/s-one"], "commands": ["./plugins/a/commands/go.md"]},
+			{"name": "trackio", "source": "./tools/trackio"}]}`,
+		"plugins/a/.claude-plugin/plugin.json":     `{"name": "a-plugin"}`,
+		"plugins/a/commands/go.md":                 "# go\n",
+		"plugins/a/skills/s-one/SKILL.md":          skillMD("s-one"),
+		"tools/trackio/.claude-plugin/plugin.json": `{"name": "trackio-cli"}`,
+		"tools/trackio/skills/track/SKILL.md":      skillMD("track"),
+	} {
+		writeSkillFile(t, src, ".", path, data)
+	}
+	out := filepath.Join(t.TempDir(), "dist")
+	var log bytes.Buffer
+	mustBuild(t, []string{src}, Options{Out: out, Log: &log, Marketplaces: []string{"claude"}})
+	data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.ClaudeMarketplace)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := layout.DecodeClaudeMarketplace(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range m.Plugins {
+		got = append(got, e.Name+" "+strings.Join(e.Skills, ","))
+	}
+	if want := []string{"kit ./s-one", "trackio ./track"}; !slices.Equal(got, want) {
+		t.Errorf("the built marketplace offers %q; want %q, the repository's entries", got, want)
+	}
+	for _, want := range []string{
+		"plugin kit: its entry in .claude-plugin/marketplace.json is made of its served skills, and does not carry its commands",
+		"plugin a-plugin (", "plugins/a) is left out of .claude-plugin/marketplace.json: the repository's own",
+	} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the build said:\n%s\nwant a line saying %q", log.String(), want)
+		}
+	}
+	verified(t, out)
+	// The entries are in the bundle key: a renamed one builds again.
+	mp := filepath.Join(src, filepath.FromSlash(layout.ClaudeMarketplace))
+	raw, _ := os.ReadFile(mp)
+	writeSkillFile(t, src, ".", layout.ClaudeMarketplace, strings.Replace(string(raw), `"trackio"`, `"trackio-2"`, 1))
+	if res := mustBuild(t, []string{src}, Options{Out: out, Marketplaces: []string{"claude"}}); res.UpToDate {
+		t.Error("a build after an entry was renamed is a no-op")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -85,12 +86,23 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 			pl.Name, b.rel(pl.Dir), err, manifestOf(pl))
 	}
 	lp := layout.Plugin{Name: pl.Name, Version: pl.Version, Description: pl.Description}
+	in := func(s *skill.Skill) bool { return s.Plugin != "" && filepath.Clean(s.Plugin) == filepath.Clean(pl.Dir) }
+	// An identical copy published from another plugin is the plugin's
+	// skill too: its archives and folder hold it, and Claude Code's entry,
+	// made of the served skills, must name it.
+	mine := map[string]bool{}
+	for _, c := range p.copies {
+		if in(c) {
+			mine[c.Dir] = true
+		}
+	}
 	for _, w := range p.work {
-		if w.src.Plugin != "" && filepath.Clean(w.src.Plugin) == filepath.Clean(pl.Dir) {
+		if in(w.src) || slices.ContainsFunc(w.src.Copies, func(d string) bool { return mine[d] }) {
 			lp.Skills = append(lp.Skills, w.name)
 		}
 	}
 	slices.Sort(lp.Skills)
+	lp.Skills = slices.Compact(lp.Skills)
 	entries := make([]pack.Member, len(files))
 	for i, f := range files {
 		in, err := skill.OpenFile(f.Disk)
@@ -198,8 +210,8 @@ func (b *builder) vouchedDirs(p *packed) map[string]bool {
 	for _, w := range p.work {
 		ok[abs(w.src.Dir)] = true
 	}
-	for _, d := range p.copies {
-		ok[abs(d)] = true
+	for _, c := range p.copies {
+		ok[abs(c.Dir)] = true
 	}
 	for _, s := range b.res.Skipped {
 		ok[abs(s.Dir)] = !slices.ContainsFunc(s.Findings, func(f lint.Finding) bool { return f.Rule != "name-bundle-clash" })
@@ -281,10 +293,13 @@ func manifestOf(pl *plugin.Plugin) string {
 
 // pluginsKey is what the plugins add to the bundle key: each one's name
 // and archives' digests, and the marketplace files asked for.
-func (b *builder) pluginsKey(ps []layout.Plugin) []string {
+func (b *builder) pluginsKey(ps []layout.Plugin, m *layout.Marketplace) []string {
 	var out []string
-	if m := b.marketplace(); m != nil {
+	if m != nil {
 		out = append(out, fmt.Sprintf("marketplace %q %q %q %q", m.Name, m.Owner, m.Title, m.Files))
+		for _, c := range m.Claude { // the repository's entries, which no archive need hold
+			out = append(out, fmt.Sprintf("claude %q %q %q %q", c.Name, c.Description, c.Version, c.Skills))
+		}
 	}
 	for _, p := range ps {
 		out = append(out, fmt.Sprintf("plugin %s %s %s", p.Name, p.TarGz.Digest, p.Zip.Digest))
@@ -319,16 +334,132 @@ func (b *builder) marketplace() *layout.Marketplace {
 	return &layout.Marketplace{Name: name, Owner: cmp.Or(b.opts.CatalogPublisher, owner, name), Title: b.opts.CatalogTitle, Files: files}
 }
 
+// claudePlugins are the plugins Claude Code's file lists (Marketplace.Claude)
+// when it is asked for and the first folder built has a Claude Code
+// marketplace of its own: that marketplace's entries whose source is a
+// folder here, by their names, as Claude Code installs a plugin by its
+// entry's name (NAME@MARKETPLACE), not by a manifest's name inside its
+// folder. An entry's skills are the served skills below the paths its
+// "skills" gives, else those of the plugin built from its folder. A plugin
+// built that no entry offers is said to be left out of the file. nil
+// otherwise: then each plugin built is an entry. Either way, what an entry
+// made of served skills cannot carry of its plugin is said (noteParts).
+func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketplace) []layout.Plugin {
+	if m == nil || !slices.Contains(m.Files, layout.ClaudeMarketplace) {
+		return nil
+	}
+	abs := func(dir string) string { a, _ := filepath.Abs(dir); return a }
+	built := map[string]*plugin.Plugin{} // the plugins packed, by name
+	for _, pl := range p.plugins {
+		if slices.ContainsFunc(ps, func(lp layout.Plugin) bool { return lp.Name == pl.Name }) {
+			built[pl.Name] = pl
+		}
+	}
+	file := filepath.Join(b.roots[0], filepath.FromSlash(layout.ClaudeMarketplace))
+	data, err := os.ReadFile(file)
+	var entries []skill.MarketplaceSource
+	if err == nil {
+		entries, err = skill.MarketplaceSources(data)
+	}
+	if err != nil { // none, or one discovery and lint said cannot be read
+		for _, lp := range ps {
+			if len(lp.Skills) > 0 {
+				b.noteParts(lp.Name, built[lp.Name], nil)
+			}
+		}
+		return nil
+	}
+	byDir := map[string]layout.Plugin{}
+	for _, lp := range ps {
+		if pl := built[lp.Name]; pl != nil {
+			byDir[abs(pl.Dir)] = lp
+		}
+	}
+	out := []layout.Plugin{}
+	offered := map[string]bool{} // the plugins built that an entry offers, by name
+	for _, e := range entries {
+		dir, ok := e.Dir(skill.MarketplaceRoot(file))
+		if !ok || e.Name == "" || slices.ContainsFunc(out, func(c layout.Plugin) bool { return c.Name == e.Name }) {
+			continue // discovery said so of one that leads out; Claude Code takes the first of a name
+		}
+		dir = abs(dir)
+		lp, ok := byDir[dir]
+		offered[lp.Name] = ok
+		c := layout.Plugin{Name: e.Name, Description: cmp.Or(lp.Description, e.Description), Version: cmp.Or(lp.Version, e.Version), Skills: lp.Skills}
+		if len(e.Skills) > 0 {
+			c.Skills = nil
+			for _, w := range p.work {
+				if slices.ContainsFunc(append([]string{w.src.Dir}, w.src.Copies...), func(d string) bool {
+					return slices.ContainsFunc(e.Skills, func(sp string) bool {
+						r, err := filepath.Rel(filepath.Join(dir, filepath.FromSlash(sp)), abs(d))
+						return err == nil && filepath.IsLocal(r)
+					})
+				}) {
+					c.Skills = append(c.Skills, w.name)
+				}
+			}
+			slices.Sort(c.Skills)
+			c.Skills = slices.Compact(c.Skills)
+		}
+		out = append(out, c)
+		if len(c.Skills) > 0 {
+			b.noteParts(c.Name, built[lp.Name], &e)
+		}
+	}
+	for _, lp := range ps {
+		if pl := built[lp.Name]; !offered[lp.Name] && len(lp.Skills) > 0 && pl != nil {
+			b.logf("  plugin %s (%s) is left out of %s: the repository's own (%s) offers no entry of its folder; its archives are in %s",
+				lp.Name, b.rel(pl.Dir), layout.ClaudeMarketplace, b.rel(file), layout.PluginsIndex)
+		}
+	}
+	return out
+}
+
+// noteParts says what Claude Code's entry of a plugin, made of its served
+// skills, does not carry of it: its commands, agents, hooks, MCP and LSP
+// servers, which its entry e in the repository's marketplace or its
+// folder (pl, nil for none) has. Codex, Cursor and Copilot install the
+// served folder whole.
+func (b *builder) noteParts(name string, pl *plugin.Plugin, e *skill.MarketplaceSource) {
+	var parts []string
+	if e != nil {
+		parts = slices.Clone(e.Parts)
+	}
+	if pl != nil {
+		for _, m := range pl.Manifests {
+			for _, f := range []string{"commands", "agents", "hooks", "mcpServers", "lspServers"} {
+				if _, ok := m.Fields()[f]; ok {
+					parts = append(parts, f)
+				}
+			}
+		}
+		for f, in := range map[string]string{"commands": "commands", "agents": "agents", "hooks": "hooks/hooks.json", "mcpServers": ".mcp.json", "lspServers": ".lsp.json"} {
+			if pl.Exists(in) {
+				parts = append(parts, f)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return
+	}
+	slices.Sort(parts)
+	b.logf("  plugin %s: its entry in %s is made of its served skills, and does not carry its %s; Claude Code installs those from the repository",
+		name, layout.ClaudeMarketplace, strings.Join(slices.Compact(parts), ", "))
+}
+
 // noteUnlisted says which plugins each marketplace asked for leaves out
 // (layout.Lists), and why: a client would find nothing to install. One
 // not served as a folder was said already (packPlugin).
-func (b *builder) noteUnlisted(ps []layout.Plugin) {
-	m := b.marketplace()
+func (b *builder) noteUnlisted(ps []layout.Plugin, m *layout.Marketplace) {
 	if m == nil {
 		return
 	}
 	for _, f := range m.Files {
-		for _, lp := range ps {
+		listed := ps
+		if f == layout.ClaudeMarketplace && m.Claude != nil {
+			listed = m.Claude
+		}
+		for _, lp := range listed {
 			if ok, why := layout.Lists(f, lp); !ok && !(layout.NamesFolders(f) && lp.Files == nil) {
 				b.logf("  plugin %s is left out of %s: %s", lp.Name, f, why)
 			}

@@ -202,7 +202,9 @@ func TestPluginWithSkippedSkill(t *testing.T) {
 // fixture the scope leaves out (which no rule checked: here it holds a
 // token), nor two skills of one name in one plugin; but a skill left out
 // only because another plugin's skill has its name stays, as the plugin
-// names its skills within itself.
+// names its skills within itself. An identical copy published from another
+// plugin is listed as the plugin's skill, in the index and in the entry of
+// Claude Code's marketplace, which is made of the served skills.
 func TestPluginArchivesVouched(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "repo")
 	copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
@@ -221,9 +223,12 @@ func TestPluginArchivesVouched(t *testing.T) {
 	writeSkillFile(t, filepath.Join(plugins, "db-tools", "skills"), "copy", "SKILL.md", skillMD("copy"))
 	writeSkillFile(t, filepath.Join(plugins, "notes", "skills"), "copy", "SKILL.md", skillMD("copy"))
 	out := filepath.Join(t.TempDir(), "dist")
-	mustBuild(t, []string{src}, Options{Out: out, SkipInvalid: true})
+	mustBuild(t, []string{src}, Options{Out: out, SkipInvalid: true, Marketplaces: []string{"claude"}})
 	holds := map[string]string{}
 	for _, p := range pluginsIndex(t, out).Plugins {
+		if (p.Name == "db-tools" || p.Name == "notes") && !slices.Contains(p.Skills, "copy") {
+			t.Errorf("the index lists %s's skills as %v; want copy among them", p.Name, p.Skills)
+		}
 		var names []string
 		for _, e := range readTarGz(t, filepath.Join(out, layout.PluginsDir, p.Archives[0].URL), epoch1980) {
 			names = append(names, e.Name)
@@ -235,6 +240,19 @@ func TestPluginArchivesVouched(t *testing.T) {
 			if !strings.Contains(holds[plugin], want) {
 				t.Errorf("%s's archive holds %s; want %s in it", plugin, holds[plugin], want)
 			}
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.ClaudeMarketplace)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := layout.DecodeClaudeMarketplace(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range m.Plugins {
+		if (e.Name == "db-tools" || e.Name == "notes") && !slices.Contains(e.Skills, "./copy") {
+			t.Errorf("Claude Code's marketplace gives %s the skills %v; want ./copy among them", e.Name, e.Skills)
 		}
 	}
 	for _, no := range []string{"tests/fx", "skills/dup-a", "skills/dup-b"} {

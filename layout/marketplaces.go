@@ -38,6 +38,13 @@ type Marketplace struct {
 	// Files are the marketplace files to write, of ClaudeMarketplace,
 	// CodexMarketplace, CursorMarketplace and CopilotMarketplace.
 	Files []string
+	// Claude, when not nil, are the plugins ClaudeMarketplace lists in
+	// place of Options.Plugins: the entries of the repository's own
+	// Claude Code marketplace, by their names, each with the served skills
+	// of its plugin (Name, Description, Version and Skills are read), so
+	// that a plugin installs from the bundle by the name it installs by
+	// from the repository.
+	Claude []Plugin
 }
 
 // NamesFolders reports whether a marketplace file names plugins by their
@@ -157,6 +164,9 @@ const maxCopilotDescription = 1024
 // marketplaceDoc renders the marketplace file at path for the plugins it
 // lists (Lists), sorted.
 func marketplaceDoc(path string, ps []Plugin, m Marketplace) func(io.Writer) error {
+	if path == ClaudeMarketplace && m.Claude != nil {
+		ps = m.Claude
+	}
 	ps = slices.Clone(ps)
 	slices.SortFunc(ps, func(a, b Plugin) int { return strings.Compare(a.Name, b.Name) })
 	ps = slices.DeleteFunc(ps, func(p Plugin) bool { ok, _ := Lists(path, p); return !ok })

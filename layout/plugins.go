@@ -24,7 +24,7 @@ type Plugin struct {
 	Name        string
 	Version     string
 	Description string
-	Skills      []string // the names of its skills the bundle publishes, sorted
+	Skills      []string // the names of its skills the bundle publishes (from this folder or, for an identical copy, another), sorted
 	TarGz, Zip  PluginBytes
 	// Files are the plugin's files, the archives' entries, served as a
 	// folder at PluginDir when a marketplace that names plugin folders is

@@ -98,7 +98,7 @@ var registry = func() []*Rule {
 // rulesRevision changes whenever a rule's verdicts change without its ID,
 // severity or title changing, so that verdicts remembered by an older
 // skillpack are not reused.
-const rulesRevision = 19
+const rulesRevision = 20
 
 // fingerprint identifies the rule set: every rule's ID, default severity
 // and title. VerdictKey holds it, so that a skillpack with other rules never

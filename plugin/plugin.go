@@ -79,7 +79,7 @@ func Read(dir string) (*Plugin, error) {
 		switch {
 		case n == ".github":
 			rels = append(rels, ".github/plugin/"+Manifest)
-		case len(n) > len(".-plugin") && n[0] == '.' && strings.HasSuffix(n, "-plugin") && e.IsDir():
+		case (n == ".plugin" || len(n) > len(".-plugin") && n[0] == '.' && strings.HasSuffix(n, "-plugin")) && e.IsDir(): // Copilot's, and .<client>-plugin
 			rels = append(rels, n+"/"+Manifest)
 		}
 	}

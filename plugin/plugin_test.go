@@ -31,3 +31,21 @@ func TestDeclaredLines(t *testing.T) {
 		}
 	}
 }
+
+// Copilot's .plugin/plugin.json is a manifest of the folder holding it.
+func TestCopilotManifest(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".plugin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".plugin", "plugin.json"), []byte(`{"name": "kit", "skills": "./skills/"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "kit" || len(p.Manifests) != 1 || p.Manifests[0].Client != ".plugin" || len(p.Declared) != 1 {
+		t.Errorf("Read = name %q, manifests %+v, declared %+v; want kit from .plugin/plugin.json, declaring ./skills/", p.Name, p.Manifests, p.Declared)
+	}
+}

@@ -20,7 +20,7 @@ import (
 // manifests: the Agent Plugins standard's plugin.json at the root, a
 // client's own under a dotted folder (.claude-plugin/plugin.json,
 // .codex-plugin/, .cursor-plugin/, and so for any client: .grok-plugin/),
-// or Copilot's .github/plugin/plugin.json; or a folder a marketplace names
+// or Copilot's .plugin/plugin.json and .github/plugin/plugin.json; or a folder a marketplace names
 // as a plugin's source (a plugin with "strict": false has no manifest).
 //
 // A per-platform variant folder (claude/skills/pdf beside codex/skills/pdf)
@@ -33,10 +33,12 @@ import (
 const PluginManifest = "plugin.json"
 
 // manifestDir reports whether a folder of a plugin's root holds a client's
-// manifest or marketplace: ".<client>-plugin", Copilot's ".github/plugin"
-// and Codex's ".agents/plugins".
+// manifest or marketplace: ".<client>-plugin", Copilot's ".plugin" and
+// ".github/plugin", and Codex's ".agents/plugins".
 func manifestDir(name string) (sub string, ok bool) {
 	switch {
+	case name == ".plugin":
+		return name, true
 	case name == ".github":
 		return ".github/plugin", true
 	case name == ".agents":
@@ -282,6 +284,11 @@ type marketplaceFile struct {
 		Version     string          `json:"version"`
 		Source      json.RawMessage `json:"source"`
 		Skills      json.RawMessage `json:"skills"`
+		Commands    json.RawMessage `json:"commands"`
+		Agents      json.RawMessage `json:"agents"`
+		Hooks       json.RawMessage `json:"hooks"`
+		MCPServers  json.RawMessage `json:"mcpServers"`
+		LSPServers  json.RawMessage `json:"lspServers"`
 	} `json:"plugins"`
 }
 
@@ -310,6 +317,9 @@ type MarketplaceSource struct {
 	// Description and Version are the entry's: merged with the plugin's
 	// manifest, which takes precedence (PluginEntry).
 	Description, Version string
+	// Parts are the entry's fields naming what its plugin has besides
+	// skills, of commands, agents, hooks, mcpServers and lspServers.
+	Parts []string
 
 	skills json.RawMessage
 }
@@ -325,6 +335,14 @@ func (m *marketplaceFile) sources() []MarketplaceSource {
 		}
 		e := MarketplaceSource{Index: i, Name: p.Name, Source: src, Object: len(p.Source) > 0 && p.Source[0] == '{',
 			Path: filepath.ToSlash(src), Skills: skillPaths(p.Skills), skills: p.Skills, Description: p.Description, Version: p.Version}
+		for _, f := range []struct {
+			name string
+			raw  json.RawMessage
+		}{{"commands", p.Commands}, {"agents", p.Agents}, {"hooks", p.Hooks}, {"mcpServers", p.MCPServers}, {"lspServers", p.LSPServers}} {
+			if len(f.raw) > 0 && string(f.raw) != "null" {
+				e.Parts = append(e.Parts, f.name)
+			}
+		}
 		if under := path.Join(filepath.ToSlash(base), e.Path); base != "" && relative(e.Path) {
 			e.Under = under
 		} else if base != "" {
@@ -333,6 +351,18 @@ func (m *marketplaceFile) sources() []MarketplaceSource {
 		out = append(out, e)
 	}
 	return out
+}
+
+// Dir is the folder the entry names, given its marketplace's root
+// (MarketplaceRoot): Path, or Under where only that names a folder; false
+// when Path leads out of root.
+func (e MarketplaceSource) Dir(root string) (string, bool) {
+	w := walker{walk: root}
+	dir, ok := w.inside(root, e.Path)
+	if under, in := w.inside(root, e.Under); ok && e.Under != "" && in && !IsDir(dir) && IsDir(under) {
+		return under, true
+	}
+	return dir, ok
 }
 
 // relative reports whether a source is written as a path from the
@@ -398,10 +428,7 @@ func (w *walker) readMarketplace(path string) {
 	}
 	top := filepath.Clean(w.walk)
 	for _, s := range m.sources() {
-		dir, ok := w.inside(top, s.Path)
-		if under, in := w.inside(top, s.Under); ok && s.Under != "" && in && !IsDir(dir) && IsDir(under) {
-			dir, ok = under, in
-		}
+		dir, ok := s.Dir(top)
 		if !ok {
 			w.unread = append(w.unread, fmt.Errorf("%s: plugins[%d] (%s): its source %s is outside %s; it is not built", w.reported(path), s.Index, s.Name, s.Source, w.root))
 			continue

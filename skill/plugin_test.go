@@ -23,6 +23,8 @@ var pluginTree = map[string]string{
 	"plugins/codex/skills/x/SKILL.md":                skillMD,
 	"plugins/cursor/.cursor-plugin/plugin.json":      "{}",
 	"plugins/cursor/skills/x/SKILL.md":               skillMD,
+	"plugins/kit/.plugin/plugin.json":                "{}", // Copilot's: .plugin is its manifest folder, no plugin
+	"plugins/kit/skills/x/SKILL.md":                  skillMD,
 	"plugins/empty/.claude-plugin/README.md":         "", // a manifest folder without a manifest
 	"plugins/empty/skills/x/SKILL.md":                skillMD,
 	"plugins/outer/.claude-plugin/plugin.json":       "{}",
@@ -42,6 +44,7 @@ func TestDiscoverPlugin(t *testing.T) {
 	want := map[string]string{
 		"plugins/codex/skills/x":         "plugins/codex",
 		"plugins/cursor/skills/x":        "plugins/cursor",
+		"plugins/kit/skills/x":           "plugins/kit",
 		"plugins/discord/skills/access":  "plugins/discord",
 		"plugins/empty/skills/x":         "",
 		"plugins/outer/inner/skills/x":   "plugins/outer/inner", // the nearest plugin
@@ -270,6 +273,7 @@ func TestManifestOf(t *testing.T) {
 		"p/.claude-plugin/plugin.json":       {"p", false},
 		"p/.cursor-plugin/plugin.json":       {"p", false},
 		"p/.github/plugin/plugin.json":       {"p", false},
+		"p/.plugin/plugin.json":              {"p", false},
 		"p/plugin.json":                      {"p", false},
 		"r/.claude-plugin/marketplace.json":  {"", true},
 		"r/.github/plugin/marketplace.json":  {"", true},
