@@ -160,11 +160,12 @@ func TestClaudeMarketplaceEntries(t *testing.T) {
 	}
 	for path, data := range map[string]string{
 		".claude-plugin/marketplace.json": `{"name": "kit-market", "owner": {"name": "me"}, "plugins": [
-			{"name": "kit", "source": "./", "strict": false, "skills": ["./plugins/a/skills/s-one"], "commands": ["./plugins/a/commands/go.md"]},
+			{"name": "kit", "source": "./", "strict": false, "skills": ["./plugins/a/skills/s-one", "./plugins/a/skills/s-two/SKILL.md"], "commands": ["./plugins/a/commands/go.md"]},
 			{"name": "trackio", "source": "./tools/trackio"}]}`,
 		"plugins/a/.claude-plugin/plugin.json":     `{"name": "a-plugin"}`,
 		"plugins/a/commands/go.md":                 "# go\n",
 		"plugins/a/skills/s-one/SKILL.md":          skillMD("s-one"),
+		"plugins/a/skills/s-two/SKILL.md":          skillMD("s-two"), // named by its SKILL.md, as inchan/cc-plugins names them
 		"tools/trackio/.claude-plugin/plugin.json": `{"name": "trackio-cli"}`,
 		"tools/trackio/skills/track/SKILL.md":      skillMD("track"),
 	} {
@@ -185,7 +186,7 @@ func TestClaudeMarketplaceEntries(t *testing.T) {
 	for _, e := range m.Plugins {
 		got = append(got, e.Name+" "+strings.Join(e.Skills, ","))
 	}
-	if want := []string{"kit ./s-one", "trackio ./track"}; !slices.Equal(got, want) {
+	if want := []string{"kit ./s-one,./s-two", "trackio ./track"}; !slices.Equal(got, want) {
 		t.Errorf("the built marketplace offers %q; want %q, the repository's entries", got, want)
 	}
 	for _, want := range []string{

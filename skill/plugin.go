@@ -530,15 +530,21 @@ func (w *walker) declare(by, plugin string, skills json.RawMessage) {
 
 // skillPaths are the paths a manifest's or a marketplace entry's skills
 // field gives: a string or a list of them; nil for no field, or one no
-// client reads.
+// client reads. A path to a SKILL.md names its folder, as Claude Code
+// reads it (inchan/cc-plugins names its skills so).
 func skillPaths(skills json.RawMessage) []string {
-	var one string
-	if json.Unmarshal(skills, &one) == nil {
-		return []string{one}
-	}
 	var paths []string
 	if json.Unmarshal(skills, &paths) != nil {
-		return nil
+		var one string
+		if json.Unmarshal(skills, &one) != nil {
+			return nil
+		}
+		paths = []string{one}
+	}
+	for i, p := range paths {
+		if path.Base(p) == FileName {
+			paths[i] = path.Dir(p)
+		}
 	}
 	return paths
 }
