@@ -127,14 +127,7 @@ func TestMarketplaceName(t *testing.T) {
 		}
 		out := filepath.Join(t.TempDir(), "dist")
 		mustBuild(t, []string{src}, Options{Out: out, Marketplaces: []string{"claude"}})
-		data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.ClaudeMarketplace)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := layout.DecodeClaudeMarketplace(data)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := claudeMarket(t, out)
 		return m.Name, m.Owner.Name
 	}
 	for _, folder := range []string{"Café Skills", "my_clone"} {
@@ -174,14 +167,7 @@ func TestClaudeMarketplaceEntries(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "dist")
 	var log bytes.Buffer
 	mustBuild(t, []string{src}, Options{Out: out, Log: &log, Marketplaces: []string{"claude"}})
-	data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.ClaudeMarketplace)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := layout.DecodeClaudeMarketplace(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := claudeMarket(t, out)
 	var got []string
 	for _, e := range m.Plugins {
 		got = append(got, e.Name+" "+strings.Join(e.Skills, ","))

@@ -133,6 +133,20 @@ func pluginsIndex(t *testing.T, out string) *layout.IndexPlugins {
 	return idx
 }
 
+// claudeMarket reads the Claude Code marketplace of the bundle in out.
+func claudeMarket(t *testing.T, out string) *layout.ClaudeMarketplaceDoc {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.ClaudeMarketplace)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := layout.DecodeClaudeMarketplace(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // A plugin at the root of the tree it is built from holds the build's
 // output folder (the default, dist/), its staging folder, owner file and
 // lock while it runs, and another build's bundle: none goes into its
@@ -242,14 +256,7 @@ func TestPluginArchivesVouched(t *testing.T) {
 			}
 		}
 	}
-	data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.ClaudeMarketplace)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := layout.DecodeClaudeMarketplace(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := claudeMarket(t, out)
 	for _, e := range m.Plugins {
 		if (e.Name == "db-tools" || e.Name == "notes") && !slices.Contains(e.Skills, "./copy") {
 			t.Errorf("Claude Code's marketplace gives %s the skills %v; want ./copy among them", e.Name, e.Skills)
