@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -34,6 +35,8 @@ type Watcher struct {
 	interval time.Duration     // between polls
 	fsw      *fsnotify.Watcher
 	last     map[string]stamp // when polling
+	locks    []string         // the index lock of each git work tree holding a root (see busy)
+	pending  bool             // a change that no build has read whole
 	// Polling says why the Watcher polls, or "" when it is notified.
 	Polling string
 }
@@ -42,6 +45,15 @@ type Watcher struct {
 // interval.
 func NewWatcher(roots []string, interval time.Duration) *Watcher {
 	w := &Watcher{roots: roots, interval: interval, parents: map[string]string{}}
+	for _, root := range roots {
+		if abs, err := filepath.Abs(root); err == nil {
+			if dir := skill.GitDir(abs); dir != "" {
+				if lock := filepath.Join(dir, "index.lock"); !slices.Contains(w.locks, lock) {
+					w.locks = append(w.locks, lock)
+				}
+			}
+		}
+	}
 	fsw, err := fsnotify.NewWatcher()
 	if err == nil {
 		w.fsw = fsw
@@ -136,47 +148,73 @@ func ownLog(p string) bool {
 var stdFiles = []*os.File{os.Stdout, os.Stderr}
 
 // wait blocks until something a build reads has changed and then settled,
-// and reports true; or until ctx ends, and reports false.
+// and git is not writing the tree (see busy), and reports true; or until
+// ctx ends, and reports false.
 func (w *Watcher) wait(ctx context.Context) bool {
 	if w.fsw == nil {
 		return w.waitPoll(ctx)
 	}
-	changed := false
 	var quiet <-chan time.Time
+	if w.pending {
+		quiet = time.After(settle)
+	}
 	for {
+		var (
+			ev  fsnotify.Event
+			err error
+			ok  bool
+		)
 		select {
 		case <-ctx.Done():
 			return false
 		case <-quiet:
-			return true
-		case ev, ok := <-w.fsw.Events:
-			if !ok {
-				return false
-			}
-			if !w.relevant(ev) {
+			if w.busy() {
+				quiet = time.After(settle) // the lock's removal is no event here: look again
 				continue
 			}
-			if w.fsw == nil {
-				return true // relevant fell back to polling: rebuild, then poll
-			}
-			changed = true
-		case err, ok := <-w.fsw.Errors:
-			if !ok {
-				return false
-			}
-			// The queue overflowed (events were lost) or the system
-			// stopped a watch: the tree may have changed unseen.
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				changed = true
-			} else {
-				w.poll(err)
-				return true
-			}
+			w.pending = false
+			return true
+		case ev, ok = <-w.fsw.Events:
+		case err, ok = <-w.fsw.Errors:
 		}
-		if changed {
-			quiet = time.After(settle)
+		switch {
+		case !ok:
+			return false
+		case !w.note(ev, err):
+			continue
+		case w.fsw == nil:
+			return w.waitPoll(ctx) // note fell back to polling: rebuild, then poll
+		}
+		quiet = time.After(settle)
+	}
+}
+
+// note takes one notification, an event or else an error, and reports
+// whether it may be a change a build would see, which is then pending.
+func (w *Watcher) note(ev fsnotify.Event, err error) bool {
+	switch {
+	case err == nil && !w.relevant(ev):
+		return false
+	case err != nil && !errors.Is(err, fsnotify.ErrEventOverflow):
+		// The system stopped a watch. (An overflow lost events.) Either
+		// way the tree may have changed unseen.
+		w.poll(err)
+	}
+	w.pending = true
+	return true
+}
+
+// busy reports whether git is writing a work tree that holds a root: it
+// holds the index's lock through a checkout, pull, merge or reset, which
+// on a busy machine can pause longer than settle between two files, and a
+// build then would read a tree that is part the old commit, part the new.
+func (w *Watcher) busy() bool {
+	for _, lock := range w.locks {
+		if _, err := os.Lstat(lock); err == nil {
+			return true
 		}
 	}
+	return false
 }
 
 // relevant reports whether an event is a change a build would see, and
@@ -224,11 +262,16 @@ func (w *Watcher) inParent(name string) bool {
 	return false
 }
 
-// waitPoll polls until the tree differs from the last snapshot.
+// waitPoll polls until the tree differs from the last snapshot and git is
+// not writing it.
 func (w *Watcher) waitPoll(ctx context.Context) bool {
 	t := time.NewTicker(w.interval)
 	defer t.Stop()
 	for {
+		if w.pending && !w.busy() {
+			w.pending = false
+			return true
+		}
 		select {
 		case <-ctx.Done():
 			return false
@@ -236,7 +279,7 @@ func (w *Watcher) waitPoll(ctx context.Context) bool {
 		}
 		if now := snapshot(w.roots); !maps.Equal(now, w.last) {
 			w.last = now
-			return true
+			w.pending = true
 		}
 	}
 }

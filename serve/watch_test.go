@@ -322,3 +322,53 @@ func TestWatcherNotices(t *testing.T) {
 		})
 	}
 }
+
+// TestWatcherWaitsForGit changes a skill while git holds its index's
+// lock, as it does through a checkout: no change is reported until the
+// lock is gone, for .git a folder and a file naming the git dir (a linked
+// work tree, a submodule), notified and polling.
+func TestWatcherWaitsForGit(t *testing.T) {
+	for _, mode := range []string{"notify", "poll"} {
+		for _, dotgit := range []string{"folder", "file"} {
+			t.Run(mode+"/"+dotgit, func(t *testing.T) {
+				repo := t.TempDir()
+				skills := filepath.Join(repo, "skills")
+				if err := os.CopyFS(skills, os.DirFS("../examples")); err != nil {
+					t.Fatal(err)
+				}
+				gitdir := filepath.Join(repo, ".git")
+				if dotgit == "file" {
+					gitdir = filepath.Join(repo, "main", ".git", "worktrees", "w")
+					os.WriteFile(filepath.Join(repo, ".git"), []byte("gitdir: main/.git/worktrees/w\n"), 0o644)
+				}
+				if err := os.MkdirAll(gitdir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				lock := filepath.Join(gitdir, "index.lock")
+				os.WriteFile(lock, nil, 0o644)
+				w := NewWatcher([]string{skills}, 10*time.Millisecond)
+				defer w.Close()
+				if mode == "poll" {
+					w.poll(errors.New("as asked"))
+				} else if w.Polling != "" {
+					t.Skip(w.Polling)
+				}
+				changed := func(d time.Duration) bool {
+					c, cancel := context.WithTimeout(context.Background(), d)
+					defer cancel()
+					return w.wait(c)
+				}
+				md := filepath.Join(skills, "csv-profiler", "SKILL.md")
+				orig, _ := os.ReadFile(md)
+				os.WriteFile(md, append(orig, "\nChecked out.\n"...), 0o644)
+				if changed(300 * time.Millisecond) {
+					t.Fatal("a change was reported while git held index.lock")
+				}
+				os.Remove(lock)
+				if !changed(5 * time.Second) {
+					t.Fatal("the change went unreported once git let go of index.lock")
+				}
+			})
+		}
+	}
+}
