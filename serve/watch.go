@@ -22,6 +22,14 @@ import (
 // that should make one rebuild.
 const settle = 50 * time.Millisecond
 
+// maxDropped is how many rebuilds in a row Watch drops because the skills
+// changed while they ran: a tree that never keeps still (another
+// program's log inside it) must still be served.
+const maxDropped = 3
+
+// errChanged stops a rebuild whose skills changed while it ran.
+var errChanged = errors.New("the skills changed during the rebuild")
+
 // A Watcher tells when skills folders change. It uses the system's file
 // notifications (inotify, kqueue, ReadDirectoryChangesW) where it can, so
 // that an edit shows at once and an idle tree costs nothing, and polls
@@ -284,17 +292,84 @@ func (w *Watcher) waitPoll(ctx context.Context) bool {
 	}
 }
 
+// during runs rebuild while it reads the notifications, and calls changed
+// at each one that may be a change the build would see.
+func (w *Watcher) during(ctx context.Context, rebuild func(context.Context) error, changed func()) error {
+	done := make(chan error, 1)
+	go func() { done <- rebuild(ctx) }()
+	for w.fsw != nil {
+		var (
+			ev  fsnotify.Event
+			err error
+			ok  bool
+		)
+		select {
+		case built := <-done:
+			return built
+		case ev, ok = <-w.fsw.Events:
+		case err, ok = <-w.fsw.Errors:
+		}
+		if !ok {
+			break // closed
+		}
+		if w.note(ev, err) {
+			changed()
+		}
+	}
+	return <-done // polling: the next poll sees what changed
+}
+
 // Watch waits for changes under w until ctx is cancelled and, after each,
 // calls rebuild (which writes a new bundle into the served bundle's
 // folder; serve itself never builds) and serves the new bundle. A failed
 // rebuild, or a bundle that fails its checks, is logged and the previous
 // bundle stays served.
-func (s *Server) Watch(ctx context.Context, w *Watcher, rebuild func() error) error {
+//
+// A change that w is notified of while rebuild runs cancels its context:
+// what the build read may be part of a checkout, a tree no commit has, or
+// a file caught mid-write, which would fail it with findings that are not
+// the user's. The build is dropped, the previous bundle stays served, and
+// another runs once the tree is quiet. After maxDropped drops in a row,
+// rebuilds are served however the tree changes under them, until one
+// runs on a still tree.
+func (s *Server) Watch(ctx context.Context, w *Watcher, rebuild func(context.Context) error) error {
 	if w.Polling != "" {
 		s.logf("watch: %s", w.Polling)
 	}
+	dropped := 0 // rebuilds dropped since the last that ran on a still tree
 	for w.wait(ctx) {
-		if err := rebuild(); err != nil {
+		bctx, cancel := context.WithCancelCause(ctx)
+		moved := false
+		err := w.during(bctx, rebuild, func() {
+			if moved {
+				return
+			}
+			moved = true
+			switch {
+			case dropped < maxDropped:
+				cancel(errChanged)
+			case dropped == maxDropped:
+				dropped++ // said once
+				s.warnf("the skills keep changing while they are rebuilt: serving rebuilds however they change, until one runs while they keep still (does a program write into the folder?)")
+			}
+		})
+		cancel(nil)
+		if ctx.Err() != nil {
+			return nil // the build was interrupted: no failure
+		}
+		switch {
+		case !moved:
+			dropped = 0
+		case err != nil && dropped < maxDropped:
+			// Stopped, or failed on what changed under it. (One that
+			// ended before the change could stop it was swapped in, and
+			// is served.)
+			if dropped++; dropped == 1 {
+				s.logf("%v: not served, still serving the previous bundle; rebuilding once they are quiet", errChanged)
+			}
+			continue
+		}
+		if err != nil {
 			s.warnf("rebuild failed, still serving the previous bundle: %v", err)
 			continue
 		}
