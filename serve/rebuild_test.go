@@ -58,8 +58,8 @@ func TestServeDuringRebuilds(t *testing.T) {
 				o.Spare = new(build.Spare)
 				defer o.Spare.Close()
 			}
-			rebuild := func() error {
-				_, err := build.Run([]string{skills}, o)
+			rebuild := func(ctx context.Context) error {
+				_, err := build.RunContext(ctx, []string{skills}, o)
 				if err == nil {
 					record()
 				}
@@ -153,7 +153,7 @@ func TestServeDuringRebuilds(t *testing.T) {
 					os.Remove(extra)
 				}
 				if how == "build beside" {
-					if err := rebuild(); err != nil {
+					if err := rebuild(c); err != nil {
 						t.Fatal(err)
 					}
 				}

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -20,6 +21,14 @@ import (
 // reports: an editor's save, or a `git checkout`, is a burst of events
 // that should make one rebuild.
 const settle = 50 * time.Millisecond
+
+// maxDropped is how many rebuilds in a row Watch drops because the skills
+// changed while they ran: a tree that never keeps still (another
+// program's log inside it) must still be served.
+const maxDropped = 3
+
+// errChanged stops a rebuild whose skills changed while it ran.
+var errChanged = errors.New("the skills changed during the rebuild")
 
 // A Watcher tells when skills folders change. It uses the system's file
 // notifications (inotify, kqueue, ReadDirectoryChangesW) where it can, so
@@ -34,6 +43,8 @@ type Watcher struct {
 	interval time.Duration     // between polls
 	fsw      *fsnotify.Watcher
 	last     map[string]stamp // when polling
+	locks    []string         // the index lock of each git work tree holding a root (see busy)
+	pending  bool             // a change that no build has read whole
 	// Polling says why the Watcher polls, or "" when it is notified.
 	Polling string
 }
@@ -42,6 +53,15 @@ type Watcher struct {
 // interval.
 func NewWatcher(roots []string, interval time.Duration) *Watcher {
 	w := &Watcher{roots: roots, interval: interval, parents: map[string]string{}}
+	for _, root := range roots {
+		if abs, err := filepath.Abs(root); err == nil {
+			if dir := skill.GitDir(abs); dir != "" {
+				if lock := filepath.Join(dir, "index.lock"); !slices.Contains(w.locks, lock) {
+					w.locks = append(w.locks, lock)
+				}
+			}
+		}
+	}
 	fsw, err := fsnotify.NewWatcher()
 	if err == nil {
 		w.fsw = fsw
@@ -136,47 +156,73 @@ func ownLog(p string) bool {
 var stdFiles = []*os.File{os.Stdout, os.Stderr}
 
 // wait blocks until something a build reads has changed and then settled,
-// and reports true; or until ctx ends, and reports false.
+// and git is not writing the tree (see busy), and reports true; or until
+// ctx ends, and reports false.
 func (w *Watcher) wait(ctx context.Context) bool {
 	if w.fsw == nil {
 		return w.waitPoll(ctx)
 	}
-	changed := false
 	var quiet <-chan time.Time
+	if w.pending {
+		quiet = time.After(settle)
+	}
 	for {
+		var (
+			ev  fsnotify.Event
+			err error
+			ok  bool
+		)
 		select {
 		case <-ctx.Done():
 			return false
 		case <-quiet:
-			return true
-		case ev, ok := <-w.fsw.Events:
-			if !ok {
-				return false
-			}
-			if !w.relevant(ev) {
+			if w.busy() {
+				quiet = time.After(settle) // the lock's removal is no event here: look again
 				continue
 			}
-			if w.fsw == nil {
-				return true // relevant fell back to polling: rebuild, then poll
-			}
-			changed = true
-		case err, ok := <-w.fsw.Errors:
-			if !ok {
-				return false
-			}
-			// The queue overflowed (events were lost) or the system
-			// stopped a watch: the tree may have changed unseen.
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				changed = true
-			} else {
-				w.poll(err)
-				return true
-			}
+			w.pending = false
+			return true
+		case ev, ok = <-w.fsw.Events:
+		case err, ok = <-w.fsw.Errors:
 		}
-		if changed {
-			quiet = time.After(settle)
+		switch {
+		case !ok:
+			return false
+		case !w.note(ev, err):
+			continue
+		case w.fsw == nil:
+			return w.waitPoll(ctx) // note fell back to polling: rebuild, then poll
+		}
+		quiet = time.After(settle)
+	}
+}
+
+// note takes one notification, an event or else an error, and reports
+// whether it may be a change a build would see, which is then pending.
+func (w *Watcher) note(ev fsnotify.Event, err error) bool {
+	switch {
+	case err == nil && !w.relevant(ev):
+		return false
+	case err != nil && !errors.Is(err, fsnotify.ErrEventOverflow):
+		// The system stopped a watch. (An overflow lost events.) Either
+		// way the tree may have changed unseen.
+		w.poll(err)
+	}
+	w.pending = true
+	return true
+}
+
+// busy reports whether git is writing a work tree that holds a root: it
+// holds the index's lock through a checkout, pull, merge or reset, which
+// on a busy machine can pause longer than settle between two files, and a
+// build then would read a tree that is part the old commit, part the new.
+func (w *Watcher) busy() bool {
+	for _, lock := range w.locks {
+		if _, err := os.Lstat(lock); err == nil {
+			return true
 		}
 	}
+	return false
 }
 
 // relevant reports whether an event is a change a build would see, and
@@ -224,11 +270,16 @@ func (w *Watcher) inParent(name string) bool {
 	return false
 }
 
-// waitPoll polls until the tree differs from the last snapshot.
+// waitPoll polls until the tree differs from the last snapshot and git is
+// not writing it.
 func (w *Watcher) waitPoll(ctx context.Context) bool {
 	t := time.NewTicker(w.interval)
 	defer t.Stop()
 	for {
+		if w.pending && !w.busy() {
+			w.pending = false
+			return true
+		}
 		select {
 		case <-ctx.Done():
 			return false
@@ -236,9 +287,36 @@ func (w *Watcher) waitPoll(ctx context.Context) bool {
 		}
 		if now := snapshot(w.roots); !maps.Equal(now, w.last) {
 			w.last = now
-			return true
+			w.pending = true
 		}
 	}
+}
+
+// during runs rebuild while it reads the notifications, and calls changed
+// at each one that may be a change the build would see.
+func (w *Watcher) during(ctx context.Context, rebuild func(context.Context) error, changed func()) error {
+	done := make(chan error, 1)
+	go func() { done <- rebuild(ctx) }()
+	for w.fsw != nil {
+		var (
+			ev  fsnotify.Event
+			err error
+			ok  bool
+		)
+		select {
+		case built := <-done:
+			return built
+		case ev, ok = <-w.fsw.Events:
+		case err, ok = <-w.fsw.Errors:
+		}
+		if !ok {
+			break // closed
+		}
+		if w.note(ev, err) {
+			changed()
+		}
+	}
+	return <-done // polling: the next poll sees what changed
 }
 
 // Watch waits for changes under w until ctx is cancelled and, after each,
@@ -246,12 +324,52 @@ func (w *Watcher) waitPoll(ctx context.Context) bool {
 // folder; serve itself never builds) and serves the new bundle. A failed
 // rebuild, or a bundle that fails its checks, is logged and the previous
 // bundle stays served.
-func (s *Server) Watch(ctx context.Context, w *Watcher, rebuild func() error) error {
+//
+// A change that w is notified of while rebuild runs cancels its context:
+// what the build read may be part of a checkout, a tree no commit has, or
+// a file caught mid-write, which would fail it with findings that are not
+// the user's. The build is dropped, the previous bundle stays served, and
+// another runs once the tree is quiet. After maxDropped drops in a row,
+// rebuilds are served however the tree changes under them, until one
+// runs on a still tree.
+func (s *Server) Watch(ctx context.Context, w *Watcher, rebuild func(context.Context) error) error {
 	if w.Polling != "" {
 		s.logf("watch: %s", w.Polling)
 	}
+	dropped := 0 // rebuilds dropped since the last that ran on a still tree
 	for w.wait(ctx) {
-		if err := rebuild(); err != nil {
+		bctx, cancel := context.WithCancelCause(ctx)
+		moved := false
+		err := w.during(bctx, rebuild, func() {
+			if moved {
+				return
+			}
+			moved = true
+			switch {
+			case dropped < maxDropped:
+				cancel(errChanged)
+			case dropped == maxDropped:
+				dropped++ // said once
+				s.warnf("the skills keep changing while they are rebuilt: serving rebuilds however they change, until one runs while they keep still (does a program write into the folder?)")
+			}
+		})
+		cancel(nil)
+		if ctx.Err() != nil {
+			return nil // the build was interrupted: no failure
+		}
+		switch {
+		case !moved:
+			dropped = 0
+		case err != nil && dropped < maxDropped:
+			// Stopped, or failed on what changed under it. (One that
+			// ended before the change could stop it was swapped in, and
+			// is served.)
+			if dropped++; dropped == 1 {
+				s.logf("%v: not served, still serving the previous bundle; rebuilding once they are quiet", errChanged)
+			}
+			continue
+		}
+		if err != nil {
 			s.warnf("rebuild failed, still serving the previous bundle: %v", err)
 			continue
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/internal/testtool"
+	"github.com/skillpack/skillpack/layout"
 )
 
 // TestWatch edits a skill under a running server and checks that the
@@ -31,8 +32,8 @@ func TestWatch(t *testing.T) {
 	done := make(chan error, 1)
 	w := NewWatcher([]string{skills}, 20*time.Millisecond)
 	go func() {
-		done <- s.Watch(c, w, func() error {
-			_, err := build.Run([]string{skills}, build.Options{Out: dist})
+		done <- s.Watch(c, w, func(ctx context.Context) error {
+			_, err := build.RunContext(ctx, []string{skills}, build.Options{Out: dist})
 			return err
 		})
 	}()
@@ -320,5 +321,185 @@ func TestWatcherNotices(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWatcherWaitsForGit changes a skill while git holds its index's
+// lock, as it does through a checkout: no change is reported until the
+// lock is gone, for .git a folder and a file naming the git dir (a linked
+// work tree, a submodule), notified and polling.
+func TestWatcherWaitsForGit(t *testing.T) {
+	for _, mode := range []string{"notify", "poll"} {
+		for _, dotgit := range []string{"folder", "file"} {
+			t.Run(mode+"/"+dotgit, func(t *testing.T) {
+				repo := t.TempDir()
+				skills := filepath.Join(repo, "skills")
+				if err := os.CopyFS(skills, os.DirFS("../examples")); err != nil {
+					t.Fatal(err)
+				}
+				gitdir := filepath.Join(repo, ".git")
+				if dotgit == "file" {
+					gitdir = filepath.Join(repo, "main", ".git", "worktrees", "w")
+					os.WriteFile(filepath.Join(repo, ".git"), []byte("gitdir: main/.git/worktrees/w\n"), 0o644)
+				}
+				if err := os.MkdirAll(gitdir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				lock := filepath.Join(gitdir, "index.lock")
+				os.WriteFile(lock, nil, 0o644)
+				w := NewWatcher([]string{skills}, 10*time.Millisecond)
+				defer w.Close()
+				if mode == "poll" {
+					w.poll(errors.New("as asked"))
+				} else if w.Polling != "" {
+					t.Skip(w.Polling)
+				}
+				changed := func(d time.Duration) bool {
+					c, cancel := context.WithTimeout(context.Background(), d)
+					defer cancel()
+					return w.wait(c)
+				}
+				md := filepath.Join(skills, "csv-profiler", "SKILL.md")
+				orig, _ := os.ReadFile(md)
+				os.WriteFile(md, append(orig, "\nChecked out.\n"...), 0o644)
+				if changed(300 * time.Millisecond) {
+					t.Fatal("a change was reported while git held index.lock")
+				}
+				os.Remove(lock)
+				if !changed(5 * time.Second) {
+					t.Fatal("the change went unreported once git let go of index.lock")
+				}
+			})
+		}
+	}
+}
+
+// watch runs s.Watch over skills with rebuild until the test ends.
+func watch(t *testing.T, s *Server, skills string, rebuild func(context.Context) error) {
+	t.Helper()
+	w := NewWatcher([]string{skills}, 10*time.Millisecond)
+	if w.Polling != "" {
+		w.Close()
+		t.Skip(w.Polling)
+	}
+	c, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Watch(c, w, rebuild) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		w.Close()
+	})
+}
+
+// eventually fails the test unless ok holds within 10 s.
+func eventually(t *testing.T, what string, ok func() bool, log fmt.Stringer) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10 s; log:\n%s", what, log)
+		}
+	}
+}
+
+// TestWatchDropsChanged changes a skill while a rebuild runs, as a
+// checkout does: the watcher stops that build before it is swapped in
+// (it may have read half the checkout), the previous bundle stays served,
+// and the drop is logged as what it is, not as a failed rebuild; the next
+// build, once the tree is quiet, is served.
+func TestWatchDropsChanged(t *testing.T) {
+	skills, dist := newSkills(t)
+	log := &testtool.Buffer{}
+	base, s := start(t, dist, Options{Log: slog.New(slog.NewTextHandler(log, nil))})
+	md := filepath.Join(skills, "csv-profiler", "SKILL.md")
+	orig, _ := os.ReadFile(md)
+	during := append(bytes.Clone(orig), "\nEdited during a build.\n"...)
+	record := filepath.Join(dist, filepath.FromSlash(layout.BuildRecord))
+	before, _ := os.Stat(record)
+	first := make(chan error, 1)
+	n := 0
+	watch(t, s, skills, func(ctx context.Context) error {
+		if n++; n == 1 {
+			os.WriteFile(md, during, 0o644)
+			select {
+			case <-ctx.Done():
+			case <-time.After(5 * time.Second):
+				t.Error("a change during the rebuild did not stop it")
+			}
+		}
+		_, err := build.RunContext(ctx, []string{skills}, build.Options{Out: dist})
+		if n == 1 {
+			first <- err
+		}
+		return err
+	})
+	os.WriteFile(md, append(bytes.Clone(orig), "\nEdited.\n"...), 0o644) // the first rebuild
+	select {
+	case err := <-first:
+		if err == nil {
+			t.Error("the build the skills changed under ran to its end")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no rebuild; log:\n%s", log)
+	}
+	if after, err := os.Stat(record); err != nil || !os.SameFile(before, after) {
+		t.Error("the build the skills changed under was swapped in")
+	}
+	if _, body := get(t, base+"/"+skillMD); !bytes.Equal(body, orig) {
+		t.Errorf("after the dropped build: serving %.40q, want the previous bundle", body)
+	}
+	eventually(t, "the quiet tree's build served", func() bool {
+		_, body := get(t, base+"/"+skillMD)
+		return bytes.Equal(body, during)
+	}, log)
+	if got := log.String(); strings.Count(got, errChanged.Error()) != 1 || strings.Contains(got, "rebuild failed") {
+		t.Errorf("want the drop logged once, and no failure; log:\n%s", got)
+	}
+}
+
+// TestWatchChangingTree changes the skills under every rebuild, as a
+// program writing into the tree does: after maxDropped drops, the next
+// rebuild is served as it is, and that is said once, so that such a tree
+// is served rather than rebuilt for ever.
+func TestWatchChangingTree(t *testing.T) {
+	skills, dist := newSkills(t)
+	log := &testtool.Buffer{}
+	base, s := start(t, dist, Options{Log: slog.New(slog.NewTextHandler(log, nil))})
+	md := filepath.Join(skills, "csv-profiler", "SKILL.md")
+	orig, _ := os.ReadFile(md)
+	edit := func(k int) []byte { return fmt.Appendf(bytes.Clone(orig), "\nEdit %d.\n", k) }
+	const served = "keep changing"
+	n := 0
+	watch(t, s, skills, func(ctx context.Context) error {
+		switch n++; {
+		case n <= maxDropped:
+			os.WriteFile(md, edit(n), 0o644)
+			select {
+			case <-ctx.Done():
+			case <-time.After(5 * time.Second):
+				t.Errorf("rebuild %d: a change during it did not stop it", n)
+			}
+		case n == maxDropped+1:
+			// Once the watcher has seen this change (it says so), the
+			// build goes on.
+			os.WriteFile(md, edit(n), 0o644)
+			for deadline := time.Now().Add(5 * time.Second); !strings.Contains(log.String(), served); time.Sleep(5 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Errorf("rebuild %d: no %q logged", n, served)
+					break
+				}
+			}
+		}
+		_, err := build.RunContext(ctx, []string{skills}, build.Options{Out: dist})
+		return err
+	})
+	os.WriteFile(md, edit(0), 0o644)
+	eventually(t, "the rebuild after the drops served", func() bool {
+		_, body := get(t, base+"/"+skillMD)
+		return bytes.Equal(body, edit(maxDropped+1))
+	}, log)
+	got := log.String()
+	if strings.Count(got, errChanged.Error()) != 1 || strings.Count(got, served) != 1 || strings.Contains(got, "rebuild failed") {
+		t.Errorf("want the drops and the rebuild served anyway logged once each, and no failure; log:\n%s", got)
 	}
 }

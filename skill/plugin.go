@@ -145,16 +145,46 @@ func IsRepoRoot(dir string) bool {
 // InWorkTree reports whether dir is in a git work tree: it or a folder
 // above it holds .git.
 func InWorkTree(dir string) bool {
+	_, ok := workTree(dir)
+	return ok
+}
+
+// workTree returns the root of the git work tree holding dir.
+func workTree(dir string) (string, bool) {
 	for d := dir; ; {
 		if IsRepoRoot(d) {
-			return true
+			return d, true
 		}
 		parent, ok := up(d)
 		if !ok {
-			return false
+			return "", false
 		}
 		d = parent
 	}
+}
+
+// GitDir returns the git directory of the work tree holding dir, "" when
+// it is in none: its .git folder, or the folder a .git file names (a
+// linked work tree, a submodule), found without running git.
+func GitDir(dir string) string {
+	root, ok := workTree(dir)
+	if !ok {
+		return ""
+	}
+	dotgit := filepath.Join(root, ".git")
+	b, err := os.ReadFile(dotgit)
+	if err != nil {
+		return dotgit // a folder (or unreadable: git would fail too)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	gitdir, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if gitdir = strings.TrimSpace(gitdir); !ok || gitdir == "" {
+		return ""
+	}
+	if !filepath.IsAbs(gitdir) {
+		gitdir = filepath.Join(root, gitdir)
+	}
+	return gitdir
 }
 
 // pluginOf returns the nearest folder at or above dir that is a plugin's

@@ -366,3 +366,31 @@ func TestMarketplaceEntries(t *testing.T) {
 		t.Errorf("Entries = %+v\nwant      %+v", got, want)
 	}
 }
+
+// GitDir finds the git dir as git does: .git a folder, or a file naming
+// it, absolute (a linked work tree) or relative to the work tree (a
+// submodule).
+func TestGitDir(t *testing.T) {
+	root := t.TempDir()
+	abs := filepath.Join(root, "main", ".git", "worktrees", "w")
+	writeTree(t, root, map[string]string{
+		"main/.git/HEAD": "",
+		"main/skills/a/": "",
+		"linked/.git":    "gitdir: " + abs + "\n",
+		"linked/skills/": "",
+		"main/sub/.git":  "gitdir: ../.git/modules/sub\n",
+		"main/sub/deep/": "",
+		"broken/.git":    "not a gitdir line\n",
+		"broken/skills/": "",
+	})
+	for dir, want := range map[string]string{
+		"main/skills/a": filepath.Join(root, "main", ".git"),
+		"linked/skills": abs,
+		"main/sub/deep": filepath.Join(root, "main", ".git", "modules", "sub"),
+		"broken/skills": "",
+	} {
+		if got := GitDir(filepath.Join(root, dir)); got != want {
+			t.Errorf("GitDir(%s) = %q, want %q", dir, got, want)
+		}
+	}
+}

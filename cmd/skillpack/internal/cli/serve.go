@@ -97,7 +97,7 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 	}
 	var (
 		watcher *serve.Watcher
-		rebuild func() error
+		rebuild func(context.Context) error
 		s       *serve.Server // once serving: a rebuild hands it the new bundle at once
 		spare   *build.Spare  // what --watch's rebuilds stage into
 	)
@@ -119,7 +119,7 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 		// runs goes unseen.
 		watcher = serve.NewWatcher([]string{opts.Watch}, time.Second)
 		defer watcher.Close()
-		if err := rebuild(); err != nil {
+		if err := rebuild(ctx); err != nil {
 			return err
 		}
 	}
@@ -260,7 +260,7 @@ func (o *serveOptions) rebuildOptions(ios *IO) (build.Options, error) {
 
 // serveRebuild is the build --watch runs, logging to stderr; swapped is
 // called as soon as a new bundle is in place.
-func serveRebuild(ios *IO, opts *serveOptions, spare *build.Spare, swapped func()) (func() error, error) {
+func serveRebuild(ios *IO, opts *serveOptions, spare *build.Spare, swapped func()) (func(context.Context) error, error) {
 	if info, err := os.Stat(opts.Watch); err == nil && !info.IsDir() {
 		return nil, usageErr("--watch %s is a file; give the folder of the skills to build and watch", opts.Watch)
 	} else if err != nil {
@@ -276,9 +276,12 @@ func serveRebuild(ios *IO, opts *serveOptions, spare *build.Spare, swapped func(
 	bo.Log = ios.stepLog() // as build logs its steps: none under -q
 	bo.Swapped = swapped
 	bo.Spare = spare
-	return func() error {
-		res, err := build.Run([]string{opts.Watch}, bo)
-		if res != nil && len(res.Findings) > 0 {
+	return func(ctx context.Context) error {
+		res, err := build.RunContext(ctx, []string{opts.Watch}, bo)
+		// A build stopped (serve.Watch stops one when the skills change
+		// under it) may have read a file half written or gone: its
+		// findings are not the user's.
+		if res != nil && len(res.Findings) > 0 && ctx.Err() == nil {
 			printBuildFindings(ios, res.Findings)
 		}
 		return err
