@@ -45,6 +45,8 @@ type Watcher struct {
 	last     map[string]stamp // when polling
 	locks    []string         // the index lock of each git work tree holding a root (see busy)
 	pending  bool             // a change that no build has read whole
+	waited   bool             // busy found a lock last time it looked, and said so
+	logf     func(format string, args ...any)
 	// Polling says why the Watcher polls, or "" when it is notified.
 	Polling string
 }
@@ -122,12 +124,15 @@ func (w *Watcher) add(dir string) error {
 }
 
 // ignored reports whether the file or folder at p is one a build does
-// not read: what a build writes (skill.Built). The bundle may sit inside
+// not read: what a build writes (skill.Built), and git's own files (a
+// `git status` rewrites the index; --watch . at a repository's root). The bundle may sit inside
 // the skills folder (`skillpack build` makes ./dist; `skillpack serve dist
 // --watch .`), and a rebuild that changes it must not trigger another;
 // each build makes and removes its staging folder and lock, and taking
 // them for an edit rebuilt for ever.
-func ignored(p string, dir bool) bool { return skill.Built(p, dir) || !dir && ownLog(p) }
+func ignored(p string, dir bool) bool {
+	return skill.Built(p, dir) || filepath.Base(p) == ".git" || !dir && ownLog(p)
+}
 
 // ownLog reports whether p is the file this process's standard output or
 // error goes to: `serve dist --watch . > serve.log` writes the log of each
@@ -219,9 +224,16 @@ func (w *Watcher) note(ev fsnotify.Event, err error) bool {
 func (w *Watcher) busy() bool {
 	for _, lock := range w.locks {
 		if _, err := os.Lstat(lock); err == nil {
+			if !w.waited && w.logf != nil {
+				// Once a wait: a lock a killed git left stays until
+				// removed, and rebuilds wait on it unseen otherwise.
+				w.logf("watch: waiting for git to finish writing the skills (%s); if no git command runs, remove that file", lock)
+			}
+			w.waited = true
 			return true
 		}
 	}
+	w.waited = false
 	return false
 }
 
@@ -333,6 +345,7 @@ func (w *Watcher) during(ctx context.Context, rebuild func(context.Context) erro
 // rebuilds are served however the tree changes under them, until one
 // runs on a still tree.
 func (s *Server) Watch(ctx context.Context, w *Watcher, rebuild func(context.Context) error) error {
+	w.logf = s.logf
 	if w.Polling != "" {
 		s.logf("watch: %s", w.Polling)
 	}

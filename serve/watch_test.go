@@ -354,6 +354,8 @@ func TestWatcherWaitsForGit(t *testing.T) {
 				} else if w.Polling != "" {
 					t.Skip(w.Polling)
 				}
+				var said []string
+				w.logf = func(format string, args ...any) { said = append(said, fmt.Sprintf(format, args...)) }
 				changed := func(d time.Duration) bool {
 					c, cancel := context.WithTimeout(context.Background(), d)
 					defer cancel()
@@ -364,6 +366,10 @@ func TestWatcherWaitsForGit(t *testing.T) {
 				os.WriteFile(md, append(orig, "\nChecked out.\n"...), 0o644)
 				if changed(300 * time.Millisecond) {
 					t.Fatal("a change was reported while git held index.lock")
+				}
+				// Said once, naming the lock: a killed git's stays until removed.
+				if len(said) != 1 || !strings.Contains(said[0], lock) {
+					t.Errorf("while waiting, the watcher said %q; want one line naming %s", said, lock)
 				}
 				os.Remove(lock)
 				if !changed(5 * time.Second) {
@@ -501,5 +507,34 @@ func TestWatchChangingTree(t *testing.T) {
 	got := log.String()
 	if strings.Count(got, errChanged.Error()) != 1 || strings.Count(got, served) != 1 || strings.Contains(got, "rebuild failed") {
 		t.Errorf("want the drops and the rebuild served anyway logged once each, and no failure; log:\n%s", got)
+	}
+}
+
+// Watching a repository's root, git's own files are no edit: a `git
+// status` (an editor runs one every few seconds) rewrites the index.
+func TestWatcherIgnoresGit(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.CopyFS(filepath.Join(repo, "skills"), os.DirFS("../examples")); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(repo, ".git", "refs"), 0o755)
+	w := NewWatcher([]string{repo}, 10*time.Millisecond)
+	defer w.Close()
+	if w.Polling != "" {
+		t.Skip(w.Polling)
+	}
+	changed := func(d time.Duration) bool {
+		c, cancel := context.WithTimeout(context.Background(), d)
+		defer cancel()
+		return w.wait(c)
+	}
+	os.WriteFile(filepath.Join(repo, ".git", "index"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(repo, ".git", "refs", "HEAD"), []byte("x"), 0o644)
+	if changed(300 * time.Millisecond) {
+		t.Fatal("a write in .git was taken for an edit")
+	}
+	os.WriteFile(filepath.Join(repo, "skills", "csv-profiler", "notes.md"), []byte("x"), 0o644)
+	if !changed(5 * time.Second) {
+		t.Fatal("an edit went unreported")
 	}
 }
