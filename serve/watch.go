@@ -124,12 +124,12 @@ func (w *Watcher) add(dir string) error {
 }
 
 // ignored reports whether the file or folder at p is one a build does
-// not read: what a build writes (skill.Built), and git's own files (a
-// `git status` rewrites the index; --watch . at a repository's root). The bundle may sit inside
-// the skills folder (`skillpack build` makes ./dist; `skillpack serve dist
-// --watch .`), and a rebuild that changes it must not trigger another;
-// each build makes and removes its staging folder and lock, and taking
-// them for an edit rebuilt for ever.
+// not read: what a build writes (skill.Built), and git's own files (a `git
+// status` rewrites the index; --watch . at a repository's root). The
+// bundle may sit inside the skills folder (`skillpack build` makes ./dist;
+// `skillpack serve dist --watch .`), and a rebuild that changes it must
+// not trigger another; each build makes and removes its staging folder
+// and lock, and taking them for an edit rebuilt for ever.
 func ignored(p string, dir bool) bool {
 	return skill.Built(p, dir) || filepath.Base(p) == ".git" || !dir && ownLog(p)
 }
