@@ -154,7 +154,8 @@ func TestClaudeMarketplaceEntries(t *testing.T) {
 	for path, data := range map[string]string{
 		".claude-plugin/marketplace.json": `{"name": "kit-market", "owner": {"name": "me"}, "plugins": [
 			{"name": "kit", "source": "./", "strict": false, "skills": ["./plugins/a/skills/s-one", "./plugins/a/skills/s-two/SKILL.md"], "commands": ["./plugins/a/commands/go.md"]},
-			{"name": "trackio", "source": "./tools/trackio"}]}`,
+			{"name": "trackio", "source": "./tools/trackio"},
+			{"name": "remote", "source": {"source": "github", "repo": "o/r"}}]}`,
 		"plugins/a/.claude-plugin/plugin.json":     `{"name": "a-plugin"}`,
 		"plugins/a/commands/go.md":                 "# go\n",
 		"plugins/a/skills/s-one/SKILL.md":          skillMD("s-one"),
@@ -178,6 +179,7 @@ func TestClaudeMarketplaceEntries(t *testing.T) {
 	for _, want := range []string{
 		"plugin kit: its entry in .claude-plugin/marketplace.json is made of its served skills, and does not carry its commands",
 		"plugin a-plugin (", "plugins/a) is left out of .claude-plugin/marketplace.json: the repository's own",
+		"plugin remote is left out of .claude-plugin/marketplace.json: its entry in the repository's own (",
 	} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("the build said:\n%s\nwant a line saying %q", log.String(), want)

@@ -406,6 +406,10 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 			b.noteParts(c.Name, built[lp.Name], &e)
 		}
 	}
+	for _, name := range skill.MarketplaceElsewhere(data) {
+		b.logf("  plugin %s is left out of %s: its entry in the repository's own (%s) has a github, git or URL source, no folder the bundle serves",
+			name, layout.ClaudeMarketplace, b.rel(file))
+	}
 	for _, lp := range ps {
 		if pl := built[lp.Name]; !offered[lp.Name] && len(lp.Skills) > 0 && pl != nil {
 			b.logf("  plugin %s (%s) is left out of %s: the repository's own (%s) offers no entry of its folder; its archives are in %s",

@@ -411,6 +411,23 @@ func MarketplaceSources(data []byte) ([]MarketplaceSource, error) {
 	return m.sources(), nil
 }
 
+// MarketplaceElsewhere are the names of the marketplace's entries whose
+// source is no path (a github, git or URL source): plugins that are no
+// folder of the repository.
+func MarketplaceElsewhere(data []byte) []string {
+	var m marketplaceFile
+	if json.Unmarshal(data, &m) != nil {
+		return nil
+	}
+	var out []string
+	for _, p := range m.Plugins {
+		if _, ok := sourcePath(p.Source); !ok {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
 // MarketplaceRoot is the folder whose marketplace the file at path is
 // (Marketplaces), which its sources are relative to: the folder holding
 // .claude-plugin/, .github/plugin/ or .agents/plugins/.
