@@ -3,10 +3,9 @@
 // bucket, a registry; store.go): every digest and size recomputed, every
 // index checked against the files and the other indexes, every archive
 // unpacked in memory (pack.Unpack) and compared with the served files,
-// signatures checked when present or required, and --previous's guard.
-// A discovery index another tool wrote is checked as clients read it
-// (foreign.go). Folder checks an installed skill folder against its
-// skill.oms.sig.
+// signatures checked when present or required, and --previous's guard;
+// another tool's index as clients read it (foreign.go). Folder checks an
+// installed skill folder against its skill.oms.sig.
 //
 // It must trust nothing it reads: a path from a document is checked
 // before use, every read stops at a size limit, the whole check has a
