@@ -135,24 +135,8 @@ func (d *SkillMD) CheckMCP(files int, served int64) *MCPRefusal {
 // reader takes them, but the official MCP SDK's YAML subset refuses the
 // skill ("a quoted value must close on the same line").
 func (d *SkillMD) MultilineQuoted() []*yaml.Node {
-	if d.Front == nil {
-		return nil
-	}
-	text := d.Lines()
 	var out []*yaml.Node
-	var walk func(n *yaml.Node)
-	walk = func(n *yaml.Node) {
-		for _, c := range n.Content {
-			walk(c)
-		}
-		if n.Kind != yaml.ScalarNode || n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 {
-			return
-		}
-		if src := text.From(n); src != "" && QuoteEnd(src) < 0 {
-			out = append(out, n)
-		}
-	}
-	walk(d.Front)
+	d.quotedOver(func(n, _ *yaml.Node, _ *Lines) { out = append(out, n) })
 	return out
 }
 
@@ -162,17 +146,9 @@ func (d *SkillMD) MultilineQuoted() []*yaml.Node {
 // with ('yaml') refuses the whole frontmatter for one ("Missing closing
 // quote"), where yaml.v3 and PyYAML take it.
 func (d *SkillMD) UnderIndented() []*yaml.Node {
-	if d.Front == nil {
-		return nil
-	}
-	text := d.Lines()
 	var out []*yaml.Node
-	var walk func(n, parent *yaml.Node)
-	walk = func(n, parent *yaml.Node) {
-		for _, c := range n.Content {
-			walk(c, n)
-		}
-		if n.Kind != yaml.ScalarNode || n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 || parent.Style&yaml.FlowStyle != 0 {
+	d.quotedOver(func(n, parent *yaml.Node, text *Lines) {
+		if parent.Style&yaml.FlowStyle != 0 {
 			return
 		}
 		src := text.From(n)
@@ -184,9 +160,31 @@ func (d *SkillMD) UnderIndented() []*yaml.Node {
 			}
 			src += "\n" + l
 		}
-	}
-	walk(d.Front, &yaml.Node{})
+	})
 	return out
+}
+
+// quotedOver calls fn with each quoted value of the frontmatter that goes
+// on past the line it opens on, the collection that holds it, and the
+// frontmatter's lines.
+func (d *SkillMD) quotedOver(fn func(n, parent *yaml.Node, text *Lines)) {
+	if d.Front == nil {
+		return
+	}
+	text := d.Lines()
+	var walk func(n, parent *yaml.Node)
+	walk = func(n, parent *yaml.Node) {
+		for _, c := range n.Content {
+			walk(c, n)
+		}
+		if n.Kind != yaml.ScalarNode || n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 {
+			return
+		}
+		if src := text.From(n); src != "" && QuoteEnd(src) < 0 {
+			fn(n, parent, text)
+		}
+	}
+	walk(d.Front, nil)
 }
 
 // subsetUnread says where the frontmatter leaves the official MCP SDK's
