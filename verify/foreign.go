@@ -33,7 +33,13 @@ func (c *checker) isForeign(generator string) bool {
 	if _, summed, _ := c.checksumLines(); summed {
 		return false
 	}
-	rc, _, err := c.src.Open(c.ctx, layout.BuildRecord)
+	return c.lacks(layout.BuildRecord)
+}
+
+// lacks reports whether the source has no file at loc (an error that is
+// no fs.ErrNotExist is no answer: false).
+func (c *checker) lacks(loc string) bool {
+	rc, _, err := c.src.Open(c.ctx, loc)
 	if err == nil {
 		rc.Close()
 	}
@@ -51,11 +57,7 @@ func (c *checker) notInFolder(ref, loc string, err error) bool {
 	if err != nil || !strings.Contains(ref, "://") {
 		return errors.Is(err, errOutside)
 	}
-	rc, _, err := c.src.Open(c.ctx, loc)
-	if err == nil {
-		rc.Close()
-	}
-	return errors.Is(err, fs.ErrNotExist)
+	return c.lacks(loc)
 }
 
 // legacyOnly reports whether the bundle is a foreign one with no v0.2
