@@ -251,25 +251,20 @@ func TestWatcherNotices(t *testing.T) {
 			} else if w.Polling != "" {
 				t.Skip(w.Polling)
 			}
-			changed := func(d time.Duration) bool {
-				c, cancel := context.WithTimeout(context.Background(), d)
-				defer cancel()
-				return w.wait(c)
-			}
 			md := filepath.Join(skills, "csv-profiler", "SKILL.md")
 			orig, _ := os.ReadFile(md)
 			os.WriteFile(md, append(orig, "\nEdited.\n"...), 0o644)
-			if !changed(5 * time.Second) {
+			if !changedWithin(w, 5*time.Second) {
 				t.Fatal("an edit went unseen")
 			}
 			dir := filepath.Join(skills, "csv-profiler", "new", "deeper")
 			os.MkdirAll(dir, 0o755)
-			if !changed(5 * time.Second) {
+			if !changedWithin(w, 5*time.Second) {
 				t.Fatal("a new folder went unseen")
 			}
 			time.Sleep(50 * time.Millisecond)
 			os.WriteFile(filepath.Join(dir, "a.md"), []byte("x\n"), 0o644)
-			if !changed(5 * time.Second) {
+			if !changedWithin(w, 5*time.Second) {
 				t.Fatal("a file in a new folder went unseen")
 			}
 			// The folder replaced whole (rm -rf and a copy, a checkout):
@@ -279,16 +274,16 @@ func TestWatcherNotices(t *testing.T) {
 			if err := os.Rename(skills, moved); err != nil {
 				t.Fatal(err)
 			}
-			changed(5 * time.Second) // the folder gone: a failed rebuild
+			changedWithin(w, 5*time.Second) // the folder gone: a failed rebuild
 			if err := os.CopyFS(skills, os.DirFS(moved)); err != nil {
 				t.Fatal(err)
 			}
-			if !changed(5 * time.Second) {
+			if !changedWithin(w, 5*time.Second) {
 				t.Fatal("the folder made again went unseen")
 			}
 			time.Sleep(50 * time.Millisecond)
 			os.WriteFile(md, append(orig, "\nEdited again.\n"...), 0o644)
-			if !changed(5 * time.Second) {
+			if !changedWithin(w, 5*time.Second) {
 				t.Fatal("an edit in the folder made again went unseen")
 			}
 			os.RemoveAll(moved)
@@ -300,7 +295,7 @@ func TestWatcherNotices(t *testing.T) {
 				}
 			}
 			os.Mkdir(filepath.Join(skills, ".dist.skillpack-9"), 0o755)
-			if changed(300 * time.Millisecond) {
+			if changedWithin(w, 300*time.Millisecond) {
 				t.Error("a build into a bundle inside the tree was taken for an edit")
 			}
 			// The file the process logs to, in the tree (serve dist
@@ -313,10 +308,10 @@ func TestWatcherNotices(t *testing.T) {
 			old := stdFiles
 			stdFiles = []*os.File{log}
 			defer func() { stdFiles = old }()
-			changed(300 * time.Millisecond) // the file made
+			changedWithin(w, 300*time.Millisecond) // the file made
 			for range 3 {
 				fmt.Fprintln(log, "• write: dist is up to date")
-				if changed(200 * time.Millisecond) {
+				if changedWithin(w, 200*time.Millisecond) {
 					t.Fatal("a line written to the process's own log was taken for an edit")
 				}
 			}
@@ -356,15 +351,10 @@ func TestWatcherWaitsForGit(t *testing.T) {
 				}
 				var said []string
 				w.logf = func(format string, args ...any) { said = append(said, fmt.Sprintf(format, args...)) }
-				changed := func(d time.Duration) bool {
-					c, cancel := context.WithTimeout(context.Background(), d)
-					defer cancel()
-					return w.wait(c)
-				}
 				md := filepath.Join(skills, "csv-profiler", "SKILL.md")
 				orig, _ := os.ReadFile(md)
 				os.WriteFile(md, append(orig, "\nChecked out.\n"...), 0o644)
-				if changed(300 * time.Millisecond) {
+				if changedWithin(w, 300*time.Millisecond) {
 					t.Fatal("a change was reported while git held index.lock")
 				}
 				// Said once, naming the lock: a killed git's stays until removed.
@@ -372,7 +362,7 @@ func TestWatcherWaitsForGit(t *testing.T) {
 					t.Errorf("while waiting, the watcher said %q; want one line naming %s", said, lock)
 				}
 				os.Remove(lock)
-				if !changed(5 * time.Second) {
+				if !changedWithin(w, 5*time.Second) {
 					t.Fatal("the change went unreported once git let go of index.lock")
 				}
 			})
@@ -523,18 +513,20 @@ func TestWatcherIgnoresGit(t *testing.T) {
 	if w.Polling != "" {
 		t.Skip(w.Polling)
 	}
-	changed := func(d time.Duration) bool {
-		c, cancel := context.WithTimeout(context.Background(), d)
-		defer cancel()
-		return w.wait(c)
-	}
 	os.WriteFile(filepath.Join(repo, ".git", "index"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(repo, ".git", "refs", "HEAD"), []byte("x"), 0o644)
-	if changed(300 * time.Millisecond) {
+	if changedWithin(w, 300*time.Millisecond) {
 		t.Fatal("a write in .git was taken for an edit")
 	}
 	os.WriteFile(filepath.Join(repo, "skills", "csv-profiler", "notes.md"), []byte("x"), 0o644)
-	if !changed(5 * time.Second) {
+	if !changedWithin(w, 5*time.Second) {
 		t.Fatal("an edit went unreported")
 	}
+}
+
+// changedWithin reports whether w reports a change within d.
+func changedWithin(w *Watcher, d time.Duration) bool {
+	c, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return w.wait(c)
 }
