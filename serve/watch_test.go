@@ -189,14 +189,7 @@ func TestFollow(t *testing.T) {
 		b, _ := io.ReadAll(resp.Body)
 		return string(b)
 	}
-	waitFor := func(what string, ok func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within 10 s; log:\n%s", what, log)
-			}
-		}
-	}
+	waitFor := func(what string, ok func() bool) { t.Helper(); eventually(t, what, ok, log) }
 	src := filepath.Join(skills, "csv-profiler", "SKILL.md")
 	orig, _ := os.ReadFile(src)
 	edited := append(bytes.Clone(orig), "\nFollowed.\n"...)
