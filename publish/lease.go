@@ -2,6 +2,7 @@ package publish
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +40,7 @@ var ErrChanged = errors.New("the object changed")
 // lease is the lease object's body.
 type lease struct {
 	Owner   string    `json:"owner"` // host and process
+	ID      string    `json:"id"`    // this run's, told apart from the same process's others
 	Since   time.Time `json:"since"`
 	Expires time.Time `json:"expires"`
 }
@@ -64,6 +66,7 @@ type Lease struct {
 	bk     Swapper
 	r      *Runner
 	etag   string
+	id     string
 	cancel context.CancelCauseFunc
 	done   chan struct{}
 }
@@ -77,9 +80,9 @@ type Lease struct {
 func Lock(ctx context.Context, bk Swapper, r *Runner, ttl time.Duration, log io.Writer) (*Lease, context.Context, error) {
 	host, _ := os.Hostname()
 	owner := fmt.Sprintf("%s, process %d", host, os.Getpid())
+	id, since := rand.Text(), r.now()
 	body := func() []byte {
-		t := r.now()
-		data, _ := json.Marshal(lease{Owner: owner, Since: t, Expires: t.Add(ttl)})
+		data, _ := json.Marshal(lease{Owner: owner, ID: id, Since: since, Expires: r.now().Add(ttl)})
 		return data
 	}
 	swap := func(etag string) (string, error) {
@@ -129,7 +132,7 @@ func Lock(ctx context.Context, bk Swapper, r *Runner, ttl time.Duration, log io.
 			return nil, nil, err
 		}
 		lctx, cancel := context.WithCancelCause(ctx)
-		l := &Lease{bk: bk, r: r, etag: etag, cancel: cancel, done: make(chan struct{})}
+		l := &Lease{bk: bk, r: r, etag: etag, id: id, cancel: cancel, done: make(chan struct{})}
 		go l.renew(lctx, ttl, body)
 		return l, lctx, nil
 	}
@@ -156,7 +159,9 @@ func readLease(ctx context.Context, bk Bucket, r *Runner) (Stored, lease, error)
 }
 
 // renew extends the lease every ttl/4 until the run ends; a lease another
-// run has taken ends the run's context.
+// run has taken ends the run's context. A renewal whose answer was lost
+// (cut, timed out, cancelled) may have been written all the same: the
+// lease still names this run then, and is kept.
 func (l *Lease) renew(ctx context.Context, ttl time.Duration, body func() []byte) {
 	defer close(l.done)
 	t := time.NewTicker(ttl / 4)
@@ -170,6 +175,10 @@ func (l *Lease) renew(ctx context.Context, ttl time.Duration, body func() []byte
 		etag, err := l.bk.Swap(ctx, LeasePath, body(), l.etag)
 		switch {
 		case errors.Is(err, ErrChanged):
+			if st, ok := l.held(ctx); ok {
+				l.etag = st.ETag
+				continue
+			}
 			l.cancel(fmt.Errorf("%s: this publish's lease %s was taken over by another, which may be publishing now; publish again once it has ended", l.bk, LeasePath))
 			return
 		case err == nil:
@@ -187,6 +196,12 @@ func Lost(ctx context.Context) error {
 	return nil
 }
 
+// held is the lease object, if it is still this run's.
+func (l *Lease) held(ctx context.Context) (Stored, bool) {
+	st, held, err := readLease(ctx, l.bk, l.r)
+	return st, err == nil && held.ID == l.id
+}
+
 // Release gives the prefix up: the lease is deleted if it is still this
 // run's, even when the run was interrupted.
 func (l *Lease) Release() {
@@ -194,11 +209,7 @@ func (l *Lease) Release() {
 	<-l.done
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	l.r.Call(ctx, func(ctx context.Context) error {
-		st, err := l.bk.Stat(ctx, LeasePath)
-		if err != nil || st.ETag != l.etag {
-			return nil // gone, or another's
-		}
-		return l.bk.Delete(ctx, LeasePath)
-	})
+	if _, ok := l.held(ctx); ok { // else gone, or another's
+		l.r.Call(ctx, func(ctx context.Context) error { return l.bk.Delete(ctx, LeasePath) })
+	}
 }

@@ -58,6 +58,20 @@ func testLease(t *testing.T, s *server) {
 	if actx.Err() != nil {
 		t.Fatal("the holder's run ended")
 	}
+	// A renewal written whose answer was lost: the lease is still this
+	// run's, renewed and then released.
+	data, _ := s.get(key)
+	var mine map[string]any
+	if err := json.Unmarshal([]byte(data), &mine); err != nil {
+		t.Fatal(err)
+	}
+	mine["expires"] = time.Now().Add(ttl).UTC().Format(time.RFC3339Nano)
+	lost, _ := json.Marshal(mine)
+	s.put(key, string(lost))
+	time.Sleep(ttl)
+	if err := publish.Lost(actx); err != nil {
+		t.Fatalf("a renewal whose answer was lost: %v", err)
+	}
 	a.Release()
 	if _, ok := s.get(key); ok {
 		t.Fatal("Release left the lease")
