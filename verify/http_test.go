@@ -217,8 +217,10 @@ func TestURLStallsEverywhere(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	rep := fetch(t, srv.URL, Options{Timeout: 200 * time.Millisecond})
-	wantProblem(t, rep, "", "timed out after 200ms (--timeout)")
+	// Long enough for the index, served at once, on a loaded machine (200 ms
+	// was not, with the other packages' tests beside it on two cores).
+	rep := fetch(t, srv.URL, Options{Timeout: time.Second})
+	wantProblem(t, rep, "", "timed out after 1s (--timeout)")
 	wantProblem(t, rep, archiveOf(t, dir, multi, layout.TarGz), "not fetched: 3 or more requests to this server timed out (--timeout)")
 	for _, p := range rep.Problems {
 		if !strings.Contains(p.Message, "timed out") {
