@@ -144,8 +144,9 @@ func TestMarketplaceName(t *testing.T) {
 // its entries by their names, as Claude Code installs them: an entry of the
 // repository's root naming its skills by path is made of those, not left
 // out; an entry is not renamed after a plugin.json in its folder; a nested
-// plugin no entry offers is left out of the file, with a note; and what an
-// entry made of served skills cannot carry (the entry's commands) is said.
+// plugin no entry offers is left out of the file, with a note; what an
+// entry made of served skills cannot carry (the entry's commands) is said;
+// and a second folder built offers its own marketplace's entries too.
 func TestClaudeMarketplaceEntries(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "repo")
 	skillMD := func(name string) string {
@@ -165,15 +166,18 @@ func TestClaudeMarketplaceEntries(t *testing.T) {
 	} {
 		writeSkillFile(t, src, ".", path, data)
 	}
+	src2 := filepath.Join(t.TempDir(), "repo2")
+	writeSkillFile(t, src2, ".", ".claude-plugin/marketplace.json", `{"name": "more", "owner": {"name": "me"}, "plugins": [{"name": "extra", "source": "./extra"}, {"name": "kit", "source": "./extra"}]}`)
+	writeSkillFile(t, src2, ".", "extra/skills/ex/SKILL.md", skillMD("ex"))
 	out := filepath.Join(t.TempDir(), "dist")
 	var log bytes.Buffer
-	mustBuild(t, []string{src}, Options{Out: out, Log: &log, Marketplaces: []string{"claude"}})
+	mustBuild(t, []string{src, src2}, Options{Out: out, Log: &log, Marketplaces: []string{"claude"}})
 	m := claudeMarket(t, out)
 	var got []string
 	for _, e := range m.Plugins {
 		got = append(got, e.Name+" "+strings.Join(e.Skills, ","))
 	}
-	if want := []string{"kit ./s-one,./s-two", "trackio ./track"}; !slices.Equal(got, want) {
+	if want := []string{"extra ./ex", "kit ./s-one,./s-two", "trackio ./track"}; !slices.Equal(got, want) {
 		t.Errorf("the built marketplace offers %q; want %q, the repository's entries", got, want)
 	}
 	for _, want := range []string{
@@ -190,7 +194,7 @@ func TestClaudeMarketplaceEntries(t *testing.T) {
 	mp := filepath.Join(src, filepath.FromSlash(layout.ClaudeMarketplace))
 	raw, _ := os.ReadFile(mp)
 	writeSkillFile(t, src, ".", layout.ClaudeMarketplace, strings.Replace(string(raw), `"trackio"`, `"trackio-2"`, 1))
-	if res := mustBuild(t, []string{src}, Options{Out: out, Marketplaces: []string{"claude"}}); res.UpToDate {
+	if res := mustBuild(t, []string{src, src2}, Options{Out: out, Marketplaces: []string{"claude"}}); res.UpToDate {
 		t.Error("a build after an entry was renamed is a no-op")
 	}
 }

@@ -335,15 +335,16 @@ func (b *builder) marketplace() *layout.Marketplace {
 }
 
 // claudePlugins are the plugins Claude Code's file lists (Marketplace.Claude)
-// when it is asked for and the first folder built has a Claude Code
-// marketplace of its own: that marketplace's entries whose source is a
-// folder here, by their names, as Claude Code installs a plugin by its
-// entry's name (NAME@MARKETPLACE), not by a manifest's name inside its
-// folder. An entry's skills are the served skills below the paths its
-// "skills" gives, else those of the plugin built from its folder. A plugin
-// built that no entry offers is said to be left out of the file. nil
-// otherwise: then each plugin built is an entry. Either way, what an entry
-// made of served skills cannot carry of its plugin is said (noteParts).
+// when it is asked for and a folder built has a Claude Code marketplace of
+// its own: those marketplaces' entries whose source is a folder here (the
+// first of a name, in the order the folders were given), by their names,
+// as Claude Code installs a plugin by its entry's name (NAME@MARKETPLACE),
+// not by a manifest's name inside its folder. An entry's skills are the
+// served skills below the paths its "skills" gives, else those of the
+// plugin built from its folder. A plugin built that no entry offers is
+// said to be left out of the file. nil otherwise: then each plugin built
+// is an entry. Either way, what an entry made of served skills cannot
+// carry of its plugin is said (noteParts).
 func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketplace) []layout.Plugin {
 	if m == nil || !slices.Contains(m.Files, layout.ClaudeMarketplace) {
 		return nil
@@ -355,13 +356,26 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 			built[pl.Name] = pl
 		}
 	}
-	file := filepath.Join(b.roots[0], filepath.FromSlash(layout.ClaudeMarketplace))
-	data, err := os.ReadFile(file)
-	var entries []skill.MarketplaceSource
-	if err == nil {
-		entries, err = skill.MarketplaceSources(data)
+	type own struct { // a folder's Claude Code marketplace
+		file    string
+		data    []byte
+		entries []skill.MarketplaceSource
 	}
-	if err != nil { // none, or one discovery and lint said cannot be read
+	var owns []own
+	var files []string
+	for _, root := range b.roots {
+		file := filepath.Join(root, filepath.FromSlash(layout.ClaudeMarketplace))
+		data, err := os.ReadFile(file)
+		var entries []skill.MarketplaceSource
+		if err == nil {
+			entries, err = skill.MarketplaceSources(data)
+		}
+		if err == nil { // else none, or one discovery and lint said cannot be read
+			owns = append(owns, own{file, data, entries})
+			files = append(files, b.rel(file))
+		}
+	}
+	if len(owns) == 0 {
 		for _, lp := range ps {
 			if len(lp.Skills) > 0 {
 				b.noteParts(lp.Name, built[lp.Name], nil)
@@ -377,43 +391,45 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 	}
 	out := []layout.Plugin{}
 	offered := map[string]bool{} // the plugins built that an entry offers, by name
-	for _, e := range entries {
-		dir, ok := e.Dir(skill.MarketplaceRoot(file))
-		if !ok || e.Name == "" || slices.ContainsFunc(out, func(c layout.Plugin) bool { return c.Name == e.Name }) {
-			continue // discovery said so of one that leads out; Claude Code takes the first of a name
-		}
-		dir = abs(dir)
-		lp, ok := byDir[dir]
-		offered[lp.Name] = ok
-		c := layout.Plugin{Name: e.Name, Description: cmp.Or(lp.Description, e.Description), Version: cmp.Or(lp.Version, e.Version), Skills: lp.Skills}
-		if len(e.Skills) > 0 {
-			c.Skills = nil
-			for _, w := range p.work {
-				if slices.ContainsFunc(append([]string{w.src.Dir}, w.src.Copies...), func(d string) bool {
-					return slices.ContainsFunc(e.Skills, func(sp string) bool {
-						r, err := filepath.Rel(filepath.Join(dir, filepath.FromSlash(sp)), abs(d))
-						return err == nil && filepath.IsLocal(r)
-					})
-				}) {
-					c.Skills = append(c.Skills, w.name)
-				}
+	for _, o := range owns {
+		for _, e := range o.entries {
+			dir, ok := e.Dir(skill.MarketplaceRoot(o.file))
+			if !ok || e.Name == "" || slices.ContainsFunc(out, func(c layout.Plugin) bool { return c.Name == e.Name }) {
+				continue // discovery said so of one that leads out; Claude Code takes the first of a name
 			}
-			slices.Sort(c.Skills)
-			c.Skills = slices.Compact(c.Skills)
+			dir = abs(dir)
+			lp, ok := byDir[dir]
+			offered[lp.Name] = ok
+			c := layout.Plugin{Name: e.Name, Description: cmp.Or(lp.Description, e.Description), Version: cmp.Or(lp.Version, e.Version), Skills: lp.Skills}
+			if len(e.Skills) > 0 {
+				c.Skills = nil
+				for _, w := range p.work {
+					if slices.ContainsFunc(append([]string{w.src.Dir}, w.src.Copies...), func(d string) bool {
+						return slices.ContainsFunc(e.Skills, func(sp string) bool {
+							r, err := filepath.Rel(filepath.Join(dir, filepath.FromSlash(sp)), abs(d))
+							return err == nil && filepath.IsLocal(r)
+						})
+					}) {
+						c.Skills = append(c.Skills, w.name)
+					}
+				}
+				slices.Sort(c.Skills)
+				c.Skills = slices.Compact(c.Skills)
+			}
+			out = append(out, c)
+			if len(c.Skills) > 0 {
+				b.noteParts(c.Name, built[lp.Name], &e)
+			}
 		}
-		out = append(out, c)
-		if len(c.Skills) > 0 {
-			b.noteParts(c.Name, built[lp.Name], &e)
+		for _, name := range skill.MarketplaceElsewhere(o.data) {
+			b.logf("  plugin %s is left out of %s: its entry in the repository's own (%s) has a github, git or URL source, no folder the bundle serves",
+				name, layout.ClaudeMarketplace, b.rel(o.file))
 		}
-	}
-	for _, name := range skill.MarketplaceElsewhere(data) {
-		b.logf("  plugin %s is left out of %s: its entry in the repository's own (%s) has a github, git or URL source, no folder the bundle serves",
-			name, layout.ClaudeMarketplace, b.rel(file))
 	}
 	for _, lp := range ps {
 		if pl := built[lp.Name]; !offered[lp.Name] && len(lp.Skills) > 0 && pl != nil {
 			b.logf("  plugin %s (%s) is left out of %s: the repository's own (%s) offers no entry of its folder; its archives are in %s",
-				lp.Name, b.rel(pl.Dir), layout.ClaudeMarketplace, b.rel(file), layout.PluginsIndex)
+				lp.Name, b.rel(pl.Dir), layout.ClaudeMarketplace, strings.Join(files, ", "), layout.PluginsIndex)
 		}
 	}
 	return out
