@@ -226,6 +226,19 @@ func (s *Server) mcpHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.NewResponseController(w).SetReadDeadline(time.Now().Add(30 * time.Second))
 		decodeName(r.Header)
+		if r.Method == http.MethodPost {
+			data, _ := io.ReadAll(io.LimitReader(r.Body, s.opts.maxBodyBytes+1))
+			if reply := oddID(data); reply != nil {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				w.Write(reply)
+				return
+			}
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.MultiReader(bytes.NewReader(data), r.Body), r.Body}
+		}
 		// A subscriptions/listen stream lasts as long as its client wants,
 		// so it takes no turn (MaxConns bounds those). The SDK refuses a
 		// request whose Mcp-Method header is not its method.

@@ -585,6 +585,47 @@ func TestMCPMalformedModern(t *testing.T) {
 	}
 }
 
+// TestMCPOddIDs sends requests whose id is a number the SDK would answer
+// under another id (it reads ids as float64 and answers their int64): each
+// is refused with its own id, over stdio and HTTP; a string id and an
+// integer are answered.
+func TestMCPOddIDs(t *testing.T) {
+	list := func(id string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"` + MethodListSkills + `","params":{` + newProtocolMeta + `}}`
+	}
+	base, _ := serveBundle(t, open(t, pristine(t)), Options{})
+	s := New(open(t, pristine(t)), Options{})
+	send, _, end := rawStdio(t, s)
+	for _, tc := range []struct {
+		id   string
+		code int64 // 0: a result
+	}{
+		{"1.5", jsonrpc.CodeInvalidRequest},
+		{"9007199254740993", jsonrpc.CodeInvalidRequest},
+		{"18446744073709551616", jsonrpc.CodeInvalidRequest},
+		{"-1e300", jsonrpc.CodeInvalidRequest},
+		{"true", jsonrpc.CodeInvalidRequest},
+		{"9007199254740991", 0},
+		{"-7", 0},
+		{"2.0", 0},
+		{`"1.5"`, 0},
+	} {
+		var want any
+		json.Unmarshal([]byte(tc.id), &want)
+		m := send(list(tc.id))
+		if code(toErr(m)) != tc.code || m["id"] != want {
+			t.Errorf("stdio, id %s: %v, want error %d with the id sent", tc.id, m, tc.code)
+		}
+		_, _, m = postMCPAt(t, base, modernSince, "", list(tc.id))
+		if code(toErr(m)) != tc.code || m["id"] != want {
+			t.Errorf("HTTP, id %s: %v, want error %d with the id sent", tc.id, m, tc.code)
+		}
+	}
+	if err := end(); err != nil {
+		t.Error(err)
+	}
+}
+
 // postMCP posts one message in session id ("" = none) and returns the
 // status, the session id the response gives, and the JSON-RPC message in
 // the body (sent as JSON or as an event stream), if any.

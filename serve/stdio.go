@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"sync"
 	"time"
 
@@ -194,11 +196,31 @@ func admit(line []byte, long bool, max int) (jsonrpc.Message, []byte) {
 		// batches in protocol version 2025-06-18.
 		return nil, errorReply(nil, jsonrpc.CodeInvalidRequest, "invalid request: JSON-RPC batches are not supported (MCP removed them in 2025-06-18); send one message per line")
 	}
+	if reply := oddID(line); reply != nil {
+		return nil, reply
+	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
 		return nil, errorReply(nil, jsonrpc.CodeInvalidRequest, "invalid request: "+err.Error())
 	}
 	return msg, nil
+}
+
+// oddID is the error reply to a message whose id is a number the SDK
+// would answer under another id, nil for any other: it reads a numeric id
+// as a float64 and answers with its int64, so 1.5 is answered as 1 and
+// 2^64 as -2^63, which no client can match to its request.
+func oddID(msg []byte) []byte {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(msg, &m) != nil || len(m.ID) == 0 || m.ID[0] == '"' || m.ID[0] == 'n' {
+		return nil
+	}
+	if f, err := strconv.ParseFloat(string(m.ID), 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return nil
+	}
+	return errorReply(m.ID, jsonrpc.CodeInvalidRequest, "invalid request: the id "+string(m.ID)+" is not a string or an integer of at most 2^53")
 }
 
 // responseID is the id of the response the SDK wrote, if it wrote one:
