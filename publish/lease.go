@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 	"time"
 )
 
@@ -18,8 +19,9 @@ import (
 const LeasePath = ".skillpack/lease.json"
 
 // LeaseTTL is how long a lease lasts unless renewed: a publish renews it
-// every LeaseTTL/4, so only a killed one leaves it, for LeaseTTL at most,
-// and a publish that finds another's waits as long before it gives up.
+// every LeaseTTL/4, so only a killed one leaves it, for LeaseTTL at most
+// (a publish on its host takes it over at once), and a publish that finds
+// another's waits as long before it gives up.
 const LeaseTTL = 2 * time.Minute
 
 // A Swapper is a Bucket that writes an object only if it is as the caller
@@ -39,8 +41,10 @@ var ErrChanged = errors.New("the object changed")
 
 // lease is the lease object's body.
 type lease struct {
-	Owner   string    `json:"owner"` // host and process
-	ID      string    `json:"id"`    // this run's, told apart from the same process's others
+	Owner   string    `json:"owner"` // host and process, for people
+	Host    string    `json:"host"`
+	PID     int       `json:"pid"`
+	ID      string    `json:"id"` // this run's, told apart from the same process's others
 	Since   time.Time `json:"since"`
 	Expires time.Time `json:"expires"`
 }
@@ -73,8 +77,9 @@ type Lease struct {
 
 // Lock takes the prefix of bk for this run, and renews it until Release;
 // r runs each request. Another run's lease is waited for until it is
-// released or expires (a killed run's), for ttl at most: still held then,
-// it is a BusyError. The context returned ends, with the cause (Lost), if
+// released or expires (a killed run's; on this host, one whose process has
+// ended is taken over at once), for ttl at most: still held then, it is a
+// BusyError. The context returned ends, with the cause (Lost), if
 // the lease is lost: another run took it over after this one could not
 // renew it in time.
 func Lock(ctx context.Context, bk Swapper, r *Runner, ttl time.Duration, log io.Writer) (*Lease, context.Context, error) {
@@ -82,7 +87,7 @@ func Lock(ctx context.Context, bk Swapper, r *Runner, ttl time.Duration, log io.
 	owner := fmt.Sprintf("%s, process %d", host, os.Getpid())
 	id, since := rand.Text(), r.now()
 	body := func() []byte {
-		data, _ := json.Marshal(lease{Owner: owner, ID: id, Since: since, Expires: r.now().Add(ttl)})
+		data, _ := json.Marshal(lease{Owner: owner, Host: host, PID: os.Getpid(), ID: id, Since: since, Expires: r.now().Add(ttl)})
 		return data
 	}
 	swap := func(etag string) (string, error) {
@@ -102,6 +107,9 @@ func Lock(ctx context.Context, bk Swapper, r *Runner, ttl time.Duration, log io.
 			var st Stored
 			if st, held, err = readLease(ctx, bk, r); err == nil && !r.now().Before(held.Expires) {
 				etag, err = swap(st.ETag) // expired: a killed run's
+			} else if err == nil && held.ended(host) {
+				fmt.Fprintf(log, "publish: taking over the lease of a publish to %s that ended without releasing it (%s)\n", bk, held.Owner)
+				etag, err = swap(st.ETag)
 			} else if err == nil {
 				err = ErrChanged
 			}
@@ -156,6 +164,17 @@ func readLease(ctx context.Context, bk Bucket, r *Runner) (Stored, lease, error)
 		err = refusal{fmt.Errorf("%s/%s: not a lease skillpack wrote; delete it if no publish is running", bk, LeasePath)}
 	}
 	return st, held, err
+}
+
+// ended reports whether the lease is a killed run's on this host: its
+// process is gone. Elsewhere, or where that cannot be known, it is waited
+// for until it expires.
+func (l lease) ended(host string) bool {
+	if l.Host != host || l.PID <= 0 || l.PID == os.Getpid() {
+		return false
+	}
+	p, err := os.FindProcess(l.PID)
+	return err == nil && errors.Is(p.Signal(syscall.Signal(0)), os.ErrProcessDone)
 }
 
 // renew extends the lease every ttl/4 until the run ends; a lease another

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -75,6 +77,36 @@ func testLease(t *testing.T, s *server) {
 	a.Release()
 	if _, ok := s.get(key); ok {
 		t.Fatal("Release left the lease")
+	}
+
+	// A killed run's lease on this host, not expired: taken over at once
+	// when its process is gone, waited for while it runs.
+	host, _ := os.Hostname()
+	for _, live := range []bool{false, true} {
+		cmd := exec.Command("sleep", "30")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if !live {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		held, _ := json.Marshal(map[string]any{"owner": "killed", "host": host, "pid": cmd.Process.Pid, "since": time.Now(), "expires": time.Now().Add(time.Hour)})
+		s.put(key, string(held))
+		log.Reset()
+		l, _, err := publish.Lock(ctx, bk, runner(), ttl, &log)
+		if live {
+			cmd.Process.Kill()
+			cmd.Wait()
+			if !errors.As(err, &busy) {
+				t.Fatalf("the lease of a process still running here: %v, log %q; want a BusyError", err, log.String())
+			}
+			continue
+		}
+		if err != nil || !strings.Contains(log.String(), "taking over the lease of a publish to "+bk.String()+" that ended without releasing it (killed)") {
+			t.Fatalf("the lease of a process gone from this host: %v, log %q", err, log.String())
+		}
+		l.Release()
 	}
 
 	// A killed run's lease, expired: taken over at once.
