@@ -1,6 +1,7 @@
 package s3
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -70,24 +71,33 @@ func testKilledPrunes(t *testing.T, s *server) {
 		b := builtBundle(t, skills, dist)
 		cmd := exec.Command(os.Args[0], "-test.run=^TestPruneChild$")
 		cmd.Env = append(os.Environ(), pruneChild+"="+dist+" "+s.target("")+" "+s.url)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
 		dels := 0
+		var child *os.Process // set once started, under the proxy's lock onSeen runs under
 		s.proxy.mu.Lock()
 		s.proxy.onSeen = func(r *http.Request) {
 			if r.Method == http.MethodDelete {
-				if dels++; dels == 1+round%3 {
-					cmd.Process.Kill() // SIGKILL, as the request goes on to the server
+				if dels++; dels == 1+round%3 && child != nil {
+					child.Kill() // SIGKILL, as the request goes on to the server
 				}
 			}
 		}
 		s.proxy.mu.Unlock()
-		out, err := cmd.CombinedOutput()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		s.proxy.mu.Lock()
+		child = cmd.Process
+		s.proxy.mu.Unlock()
+		err := cmd.Wait()
 		s.proxy.noFaults()
 		if err == nil {
 			if round > 1 { // the first two releases delete nothing (--keep 2)
-				t.Errorf("round %d: the prune was not killed (%d deletes):\n%s", round, dels, out)
+				t.Errorf("round %d: the prune was not killed (%d deletes):\n%s", round, dels, out.String())
 			}
 		} else if cmd.ProcessState.ExitCode() != -1 {
-			t.Fatalf("round %d: %v\n%s", round, err, out)
+			t.Fatalf("round %d: %v\n%s", round, err, out.String())
 		} else {
 			killed++
 		}
