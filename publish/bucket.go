@@ -156,6 +156,11 @@ func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) e
 		}
 		return err
 	}
+	if !o.DryRun {
+		if err := p.checkKept(ctx, copyObj); err != nil {
+			return err
+		}
+	}
 	if err := o.Runner().Run(ctx, b.Objects, p.upload); err != nil {
 		return err
 	}
@@ -339,6 +344,36 @@ func (p *bucketRun) open(o Object) (io.ReadCloser, error) {
 		o.Path = layout.BuildRecord
 	}
 	return p.b.Open(o)
+}
+
+// checkKept refuses a store that keeps an object's bytes but not what was
+// sent with them (versitygw --nometa keeps no headers, metadata or
+// checksum): a CDN or bucket website in front of it serves every file as
+// it pleases, every publish sends every object again, and prune can tell
+// no object of skillpack's. o, the first object sent, shows it; one this
+// run put there is deleted again.
+func (p *bucketRun) checkKept(ctx context.Context, o Object) error {
+	if _, ok := p.inventoried(o); ok {
+		return nil // the last run's inventory vouches for what the store keeps
+	}
+	var st Stored
+	err := p.o.Runner().Call(ctx, func(ctx context.Context) (err error) {
+		st, err = p.bk.Stat(ctx, o.Path)
+		return err
+	})
+	if err != nil || same(st, o) {
+		return err
+	}
+	if _, ok := p.existing[o.Path]; !ok {
+		p.o.Runner().Call(ctx, func(ctx context.Context) error { return p.bk.Delete(ctx, o.Path) })
+	}
+	digest := "no digest of skillpack's"
+	if d := cmp.Or(st.Checksum, st.Digest); d != "" {
+		digest = "the digest " + string(d)
+	}
+	return refusal{fmt.Errorf("%s/%s: the server did not keep what was sent with it: it answers Content-Type %q, Cache-Control %q and %s, where %q, %q and %s were sent. "+
+		"Publish to storage that keeps objects' headers and metadata (a server in a mode that keeps bytes only, such as versitygw --nometa, does not)",
+		p.bk, o.Path, st.ContentType, st.CacheControl, digest, o.ContentType, o.CacheControl, o.Digest)}
 }
 
 // same reports whether a stored object is o: the same digest (by its

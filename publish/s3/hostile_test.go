@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -181,5 +182,37 @@ func TestHostileServer(t *testing.T) {
 				t.Fatal("verify hangs")
 			}
 		})
+	}
+}
+
+// A server that keeps an object's bytes but nothing sent with them
+// (versitygw --nometa: no headers, metadata or checksum) is refused after
+// the first object, which is deleted again: nothing of the bundle is left,
+// and the message says what came back.
+func TestServerKeepsBytesOnly(t *testing.T) {
+	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	mem := s3mem.New()
+	mem.CreateBucket(testBucket)
+	next := gofakes3.New(mem, gofakes3.WithLogger(gofakes3.DiscardLog())).Server()
+	s := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut {
+			for k := range r.Header {
+				if k := strings.ToLower(k); k == "content-type" || k == "cache-control" || strings.HasPrefix(k, "x-amz-meta-") || strings.HasPrefix(k, "x-amz-checksum-") {
+					r.Header.Del(k)
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	}))
+	s.put("site/own.txt", "not skillpack's")
+	err := Publish(context.Background(), b, s.target("site"), s.options(), nil)
+	if err == nil || !strings.Contains(err.Error(), "the server did not keep what was sent with it") || !strings.Contains(err.Error(), "no digest of skillpack's") {
+		t.Fatalf("publish to a server that keeps bytes only: %v", err)
+	}
+	if ec, ok := err.(interface{ ExitClass() int }); !ok || ec.ExitClass() != 1 {
+		t.Errorf("%v: exit class %v, want 1 (a failed check)", err, ec)
+	}
+	if got := s.list("site"); !slices.Equal(got, []string{"site/own.txt"}) {
+		t.Errorf("left %v", got)
 	}
 }
