@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	specs "github.com/opencontainers/image-spec/specs-go"
@@ -118,4 +120,41 @@ func mustRead(t *testing.T, b *publish.Upload, o publish.Object) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// Two publishes to one repository at once: the one that would move the
+// release tag last, from under the other, is refused (exit class 1) and
+// leaves the tag where the other put it. The other publish runs while the
+// first waits on its first blob, after it has read the tags.
+func TestReleaseTagMovedMeanwhile(t *testing.T) {
+	reg := startRegistry(t)
+	ctx := context.Background()
+	skills, b := newBundle(t)
+	target := func(host string) string { return "oci://" + host + "/acme/skills:latest" }
+	publishTo(t, b, target(reg.host), Options{})
+	change := func(line string) *publish.Upload {
+		md := filepath.Join(skills, "csv-profiler", "SKILL.md")
+		data, _ := os.ReadFile(md)
+		if err := os.WriteFile(md, append(data, "\n"+line+"\n"...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return rebuild(t, skills, filepath.Join(t.TempDir(), "dist"))
+	}
+	mine, theirs := change("Mine."), change("Theirs.")
+	p := startProxy(t, reg.host)
+	var once sync.Once
+	p.decide = func(n int, r *http.Request) fault {
+		if r.Method == http.MethodPost && strings.Contains(r.URL.Path, "/blobs/uploads/") {
+			once.Do(func() { publishTo(t, theirs, target(reg.host), Options{}) })
+		}
+		return pass
+	}
+	err := Publish(ctx, mine, target(p.host), Options{}, func(publish.Result) {})
+	if err == nil || !strings.Contains(err.Error(), "the tag latest was moved to sha256:") || exitClass(err) != 1 {
+		t.Fatalf("a publish whose release tag another moved meanwhile: %v (exit class %d)", err, exitClass(err))
+	}
+	// Publishing theirs again finds the tag naming it already.
+	if again := publishTo(t, theirs, target(reg.host), Options{}); !slices.Contains(again.byState(publish.Present), "tag:latest") {
+		t.Errorf("latest no longer names the other publish's release: %v", again.count())
+	}
 }

@@ -180,7 +180,8 @@ func newPlan(t Target, b *publish.Upload, sign Signer, lag int) (*plan, error) {
 			return p.r.attach(ctx, a.subject, a.m, own, a.title)
 		})
 	}
-	p.addTag(t.Tag, stageReleaseTag, p.index)
+	p.tags[t.Tag] = p.index
+	p.add("tag:"+t.Tag, stageReleaseTag, p.index.desc, func(ctx context.Context) (publish.State, error) { return p.r.moveRelease(ctx, t.Tag, p.index) })
 	return p, nil
 }
 

@@ -302,6 +302,26 @@ func (r *remoteRepo) tag(ctx context.Context, tag string, m manifest) (publish.S
 	})
 }
 
+// moveRelease is tag for the release tag, which two publishes at once to
+// the repository would both move, the one that ends last winning: a
+// registry has no lease (publish.Lock). The tag is asked about again just
+// before it moves, and the run refused when another publish moved it
+// since checkTag saw it.
+func (r *remoteRepo) moveRelease(ctx context.Context, tag string, m manifest) (publish.State, error) {
+	if seen, ok := r.tagNow.Load(tag); ok {
+		cur, err := r.resolve(ctx, tag)
+		if err != nil {
+			return publish.Failed, err
+		}
+		was := seen.(*ocispec.Descriptor)
+		if cur != nil && cur.Digest != m.desc.Digest && (was == nil || cur.Digest != was.Digest) {
+			return publish.Failed, refused{fmt.Errorf("the tag %s was moved to %s by another publish while this one ran, and is left there: publish again once that one has ended, or run one publish at a time (a CI concurrency group)", tag, cur.Digest), 1}
+		}
+		r.tagNow.Store(tag, cur)
+	}
+	return r.tag(ctx, tag, m)
+}
+
 // checkTag refuses a tag of the run that names someone else's manifest
 // (foreign), and notes what it names for tag, which then need not ask.
 func (r *remoteRepo) checkTag(ctx context.Context, tag string, m manifest) error {
@@ -326,6 +346,11 @@ func (r *remoteRepo) tagged(ctx context.Context, tag string) (*ocispec.Descripto
 	if tags := r.listTags(ctx); tags != nil && !tags[tag] {
 		return nil, nil
 	}
+	return r.resolve(ctx, tag)
+}
+
+// resolve asks what tag names now, nil when it is not there.
+func (r *remoteRepo) resolve(ctx context.Context, tag string) (*ocispec.Descriptor, error) {
 	cur, err := r.repo.Manifests().Resolve(ctx, tag)
 	switch {
 	case errors.Is(err, errdef.ErrNotFound):
