@@ -150,6 +150,9 @@ func TestHostileServer(t *testing.T) {
 			if c.wantErr && err == nil {
 				t.Error("published without an error")
 			}
+			if c.wantErr && strings.HasPrefix(c.name, "listing") && err != nil && !strings.Contains(err.Error(), "listing the prefix, after ") {
+				t.Errorf("a listing's error does not say it is the listing's: %v", err)
+			}
 			if err != nil && strings.Contains(err.Error(), "panic") {
 				t.Error(err)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/s3utils"
 
 	"github.com/skillpack/skillpack/bundle"
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
 )
@@ -71,8 +72,8 @@ func (b *Bucket) List(ctx context.Context) (map[string]publish.Stored, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // a listing left early stops
 	for obj := range b.c.ListObjects(ctx, b.t.Bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
-		if obj.Err != nil {
-			return nil, obj.Err
+		if obj.Err != nil { // which request failed: a listing's later page may fail alone
+			return nil, fmt.Errorf("listing the prefix, after %s: %w", human.Plural(len(out), "key"), obj.Err)
 		}
 		if path, ok := strings.CutPrefix(obj.Key, prefix); ok {
 			out[path] = publish.Stored{Size: obj.Size, ETag: strings.Trim(obj.ETag, `"`)}
