@@ -226,7 +226,7 @@ func (s *Server) mcpHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.NewResponseController(w).SetReadDeadline(time.Now().Add(30 * time.Second))
 		decodeName(r.Header)
-		if r.Method == http.MethodPost {
+		if r.Method == http.MethodPost { // an id the SDK would answer under another (oddID), as over stdio
 			data, _ := io.ReadAll(io.LimitReader(r.Body, s.opts.maxBodyBytes+1))
 			if reply := oddID(data); reply != nil {
 				w.Header().Set("Content-Type", "application/json")
