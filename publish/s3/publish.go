@@ -73,7 +73,10 @@ func (b *Bucket) List(ctx context.Context) (map[string]publish.Stored, error) {
 	defer cancel() // a listing left early stops
 	for obj := range b.c.ListObjects(ctx, b.t.Bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
 		if obj.Err != nil { // which request failed: a listing's later page may fail alone
-			return nil, fmt.Errorf("listing the prefix, after %s: %w", human.Plural(len(out), "key"), obj.Err)
+			if len(out) > 0 {
+				return nil, fmt.Errorf("listing the prefix, after %s: %w", human.Plural(len(out), "key"), obj.Err)
+			}
+			return nil, fmt.Errorf("listing the prefix: %w", obj.Err)
 		}
 		if path, ok := strings.CutPrefix(obj.Key, prefix); ok {
 			out[path] = publish.Stored{Size: obj.Size, ETag: strings.Trim(obj.ETag, `"`)}
