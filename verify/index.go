@@ -45,13 +45,15 @@ func (c *checker) v2() (more bool, err error) {
 	if c.empty(p, data) || !c.decoded(p, data, err) && doc == nil {
 		return true, nil
 	}
+	var v01 []byte // a copy: isForeign reads checksums.txt, which gives data's memory back
+	if doc.Schema == "" && isV01(data) {
+		v01 = slices.Clone(data)
+	}
 	if c.foreign = c.isForeign(doc.Generator); c.foreign {
 		c.rep.Foreign = cmp.Or(doc.Generator, "none")
-		if doc.Schema == "" {
-			if data := c.read(p, false); isV01(data) {
-				c.legacy(p, layout.SkillsDir, data) // read as the v0.1 index clients take it for
-				return true, nil
-			}
+		if v01 != nil {
+			c.legacy(p, layout.SkillsDir, v01) // read as the v0.1 index clients take it for
+			return true, nil
 		}
 	}
 	if c.tooMany(p, len(doc.Skills)) {
