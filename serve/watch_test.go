@@ -237,13 +237,7 @@ func TestWatcherNotices(t *testing.T) {
 	for _, mode := range []string{"notify", "poll"} {
 		t.Run(mode, func(t *testing.T) {
 			skills, _ := newSkills(t)
-			w := NewWatcher([]string{skills}, 10*time.Millisecond)
-			defer w.Close()
-			if mode == "poll" {
-				w.poll(errors.New("as asked"))
-			} else if w.Polling != "" {
-				t.Skip(w.Polling)
-			}
+			w := watcher(t, mode, skills)
 			md := filepath.Join(skills, "csv-profiler", "SKILL.md")
 			orig, _ := os.ReadFile(md)
 			os.WriteFile(md, append(orig, "\nEdited.\n"...), 0o644)
@@ -335,13 +329,7 @@ func TestWatcherWaitsForGit(t *testing.T) {
 				}
 				lock := filepath.Join(gitdir, "index.lock")
 				os.WriteFile(lock, nil, 0o644)
-				w := NewWatcher([]string{skills}, 10*time.Millisecond)
-				defer w.Close()
-				if mode == "poll" {
-					w.poll(errors.New("as asked"))
-				} else if w.Polling != "" {
-					t.Skip(w.Polling)
-				}
+				w := watcher(t, mode, skills)
 				var said []string
 				w.logf = func(format string, args ...any) { said = append(said, fmt.Sprintf(format, args...)) }
 				md := filepath.Join(skills, "csv-profiler", "SKILL.md")
@@ -366,18 +354,13 @@ func TestWatcherWaitsForGit(t *testing.T) {
 // watch runs s.Watch over skills with rebuild until the test ends.
 func watch(t *testing.T, s *Server, skills string, rebuild func(context.Context) error) {
 	t.Helper()
-	w := NewWatcher([]string{skills}, 10*time.Millisecond)
-	if w.Polling != "" {
-		w.Close()
-		t.Skip(w.Polling)
-	}
+	w := watcher(t, "notify", skills)
 	c, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Watch(c, w, rebuild) }()
 	t.Cleanup(func() {
 		cancel()
 		<-done
-		w.Close()
 	})
 }
 
@@ -501,11 +484,7 @@ func TestWatcherIgnoresGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.MkdirAll(filepath.Join(repo, ".git", "refs"), 0o755)
-	w := NewWatcher([]string{repo}, 10*time.Millisecond)
-	defer w.Close()
-	if w.Polling != "" {
-		t.Skip(w.Polling)
-	}
+	w := watcher(t, "notify", repo)
 	os.WriteFile(filepath.Join(repo, ".git", "index"), []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(repo, ".git", "refs", "HEAD"), []byte("x"), 0o644)
 	if changedWithin(w, 300*time.Millisecond) {
@@ -515,6 +494,21 @@ func TestWatcherIgnoresGit(t *testing.T) {
 	if !changedWithin(w, 5*time.Second) {
 		t.Fatal("an edit went unreported")
 	}
+}
+
+// watcher is a Watcher of roots, closed when the test ends, that polls
+// (mode "poll") or is notified ("notify": the test skips where the system
+// cannot notify).
+func watcher(t *testing.T, mode string, roots ...string) *Watcher {
+	t.Helper()
+	w := NewWatcher(roots, 10*time.Millisecond)
+	t.Cleanup(func() { w.Close() })
+	if mode == "poll" {
+		w.poll(errors.New("as asked"))
+	} else if w.Polling != "" {
+		t.Skip(w.Polling)
+	}
+	return w
 }
 
 // changedWithin reports whether w reports a change within d.
