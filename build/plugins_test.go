@@ -122,29 +122,27 @@ func pluginNames(t *testing.T, out string) string {
 // pluginsIndex reads the plugins index of the bundle in out.
 func pluginsIndex(t *testing.T, out string) *layout.IndexPlugins {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.PluginsIndex)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	idx, err := layout.DecodePlugins(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return idx
+	return readDoc(t, out, layout.PluginsIndex, layout.DecodePlugins)
 }
 
 // claudeMarket reads the Claude Code marketplace of the bundle in out.
 func claudeMarket(t *testing.T, out string) *layout.ClaudeMarketplaceDoc {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.ClaudeMarketplace)))
+	return readDoc(t, out, layout.ClaudeMarketplace, layout.DecodeClaudeMarketplace)
+}
+
+// readDoc reads the document at p of the bundle in out with decode.
+func readDoc[T any](t *testing.T, out, p string, decode func([]byte) (T, error)) T {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(p)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := layout.DecodeClaudeMarketplace(data)
+	v, err := decode(data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	return v
 }
 
 // A plugin at the root of the tree it is built from holds the build's
