@@ -399,7 +399,9 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 			}
 			dir = abs(dir)
 			lp, ok := byDir[dir]
-			offered[lp.Name] = ok
+			if ok {
+				offered[lp.Name] = true
+			}
 			c := layout.Plugin{Name: e.Name, Description: cmp.Or(lp.Description, e.Description), Version: cmp.Or(lp.Version, e.Version), Skills: lp.Skills}
 			if len(e.Skills) > 0 {
 				c.Skills = nil
