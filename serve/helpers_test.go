@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -101,6 +103,14 @@ func open(t testing.TB, dist string) *Held {
 func start(t *testing.T, dist string, o Options) (string, *Server) {
 	t.Helper()
 	return serveBundle(t, open(t, dist), o)
+}
+
+// startLogged is start with the server's log kept, to read.
+func startLogged(t *testing.T, dist string) (string, *Server, *testtool.Buffer) {
+	t.Helper()
+	log := &testtool.Buffer{}
+	base, s := start(t, dist, Options{Log: slog.New(slog.NewTextHandler(log, nil))})
+	return base, s, log
 }
 
 // openWith opens a bundle with the snapshot's limits set.

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,7 +16,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillpack/skillpack/build"
-	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -26,8 +24,7 @@ import (
 // breaks the build leaves the last good bundle served.
 func TestWatch(t *testing.T) {
 	skills, dist := newSkills(t)
-	log := &testtool.Buffer{}
-	base, s := start(t, dist, Options{Log: slog.New(slog.NewTextHandler(log, nil))})
+	base, s, log := startLogged(t, dist)
 	c, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	w := NewWatcher([]string{skills}, 20*time.Millisecond)
@@ -175,8 +172,7 @@ func equalStamps(a, b map[string]stamp) bool {
 // previous bundle stays; Reload (SIGHUP) takes the folder as it is.
 func TestFollow(t *testing.T) {
 	skills, dist := newSkills(t)
-	log := &testtool.Buffer{}
-	base, s := start(t, dist, Options{Log: slog.New(slog.NewTextHandler(log, nil))})
+	base, s, log := startLogged(t, dist)
 	c, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go s.Follow(c, 10*time.Millisecond)
@@ -381,8 +377,7 @@ func eventually(t *testing.T, what string, ok func() bool, log fmt.Stringer) {
 // build, once the tree is quiet, is served.
 func TestWatchDropsChanged(t *testing.T) {
 	skills, dist := newSkills(t)
-	log := &testtool.Buffer{}
-	base, s := start(t, dist, Options{Log: slog.New(slog.NewTextHandler(log, nil))})
+	base, s, log := startLogged(t, dist)
 	md := filepath.Join(skills, "csv-profiler", "SKILL.md")
 	orig, _ := os.ReadFile(md)
 	during := append(bytes.Clone(orig), "\nEdited during a build.\n"...)
@@ -435,8 +430,7 @@ func TestWatchDropsChanged(t *testing.T) {
 // is served rather than rebuilt for ever.
 func TestWatchChangingTree(t *testing.T) {
 	skills, dist := newSkills(t)
-	log := &testtool.Buffer{}
-	base, s := start(t, dist, Options{Log: slog.New(slog.NewTextHandler(log, nil))})
+	base, s, log := startLogged(t, dist)
 	md := filepath.Join(skills, "csv-profiler", "SKILL.md")
 	orig, _ := os.ReadFile(md)
 	edit := func(k int) []byte { return fmt.Appendf(bytes.Clone(orig), "\nEdit %d.\n", k) }
