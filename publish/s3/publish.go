@@ -71,12 +71,16 @@ func (b *Bucket) List(ctx context.Context) (map[string]publish.Stored, error) {
 	out := map[string]publish.Stored{}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // a listing left early stops
+	// Which request failed: a listing's later page may fail alone.
+	failed := func(err error) error {
+		if len(out) > 0 {
+			return fmt.Errorf("listing the prefix, after %s: %w", human.Plural(len(out), "key"), err)
+		}
+		return fmt.Errorf("listing the prefix: %w", err)
+	}
 	for obj := range b.c.ListObjects(ctx, b.t.Bucket, minio.ListObjectsOptions{Prefix: prefix, Recursive: true}) {
-		if obj.Err != nil { // which request failed: a listing's later page may fail alone
-			if len(out) > 0 {
-				return nil, fmt.Errorf("listing the prefix, after %s: %w", human.Plural(len(out), "key"), obj.Err)
-			}
-			return nil, fmt.Errorf("listing the prefix: %w", obj.Err)
+		if obj.Err != nil {
+			return nil, failed(obj.Err)
 		}
 		if path, ok := strings.CutPrefix(obj.Key, prefix); ok {
 			out[path] = publish.Stored{Size: obj.Size, ETag: strings.Trim(obj.ETag, `"`)}
@@ -84,7 +88,10 @@ func (b *Bucket) List(ctx context.Context) (map[string]publish.Stored, error) {
 	}
 	// minio-go ends a listing whose context ended without an error: a
 	// listing cut short is not the whole prefix.
-	return out, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return nil, failed(err)
+	}
+	return out, nil
 }
 
 // Stat is what the server keeps of an object: its sha256 checksum, where
