@@ -357,21 +357,22 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 		}
 	}
 	type own struct { // a folder's Claude Code marketplace
-		file    string
-		data    []byte
-		entries []skill.MarketplaceSource
+		file      string
+		entries   []skill.MarketplaceSource
+		elsewhere []string // entries that name no folder
 	}
 	var owns []own
 	var files []string
 	for _, root := range b.roots {
 		file := filepath.Join(root, filepath.FromSlash(layout.ClaudeMarketplace))
 		data, err := os.ReadFile(file)
-		var entries []skill.MarketplaceSource
+		var o own
 		if err == nil {
-			entries, err = skill.MarketplaceSources(data)
+			o.entries, o.elsewhere, err = skill.MarketplaceSources(data)
 		}
 		if err == nil { // else none, or one discovery and lint said cannot be read
-			owns = append(owns, own{file, data, entries})
+			o.file = file
+			owns = append(owns, o)
 			files = append(files, b.rel(file))
 		}
 	}
@@ -423,7 +424,7 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 				b.noteParts(c.Name, built[lp.Name], &e)
 			}
 		}
-		for _, name := range skill.MarketplaceElsewhere(o.data) {
+		for _, name := range o.elsewhere {
 			b.logf("  plugin %s is left out of %s: its entry in the repository's own (%s) has a github, git or URL source, no folder the bundle serves",
 				name, layout.ClaudeMarketplace, b.rel(o.file))
 		}

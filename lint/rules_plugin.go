@@ -160,7 +160,7 @@ func checkMarketplaceSources(p *RunPass) {
 		if err != nil {
 			continue
 		}
-		srcs, err := skill.MarketplaceSources(data)
+		srcs, _, err := skill.MarketplaceSources(data)
 		if err != nil {
 			continue
 		}

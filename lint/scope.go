@@ -387,7 +387,7 @@ func rootLists(dir string) bool {
 		if err != nil {
 			return true
 		}
-		srcs, err := skill.MarketplaceSources(data)
+		srcs, _, err := skill.MarketplaceSources(data)
 		if err != nil {
 			return true
 		}

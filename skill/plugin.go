@@ -402,30 +402,20 @@ func relative(src string) bool {
 }
 
 // MarketplaceSources reads a marketplace file's bytes as discovery reads
-// them, and returns its entries whose source is a path.
-func MarketplaceSources(data []byte) ([]MarketplaceSource, error) {
+// them, and returns its entries whose source is a path, and the names of
+// those whose source is none (a github, git or URL source): plugins that
+// are no folder of the repository.
+func MarketplaceSources(data []byte) (srcs []MarketplaceSource, elsewhere []string, err error) {
 	var m marketplaceFile
 	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return m.sources(), nil
-}
-
-// MarketplaceElsewhere are the names of the marketplace's entries whose
-// source is no path (a github, git or URL source): plugins that are no
-// folder of the repository.
-func MarketplaceElsewhere(data []byte) []string {
-	var m marketplaceFile
-	if json.Unmarshal(data, &m) != nil {
-		return nil
-	}
-	var out []string
 	for _, p := range m.Plugins {
 		if _, ok := sourcePath(p.Source); !ok {
-			out = append(out, p.Name)
+			elsewhere = append(elsewhere, p.Name)
 		}
 	}
-	return out
+	return m.sources(), elsewhere, nil
 }
 
 // MarketplaceRoot is the folder whose marketplace the file at path is

@@ -319,9 +319,12 @@ func TestMarketplacePluginRoot(t *testing.T) {
 	if want := []string{"plugins/a/skills/x", "plugins/b/skills/y", "plugins/c/skills/z"}; !reflect.DeepEqual(declared, want) {
 		t.Errorf("declared %q, want %q", declared, want)
 	}
-	srcs, err := MarketplaceSources([]byte(`{"metadata": {"pluginRoot": "./plugins"}, "plugins": [{"source": "./a"}, {"source": "b"}, {"source": "./"}]}`))
+	srcs, elsewhere, err := MarketplaceSources([]byte(`{"metadata": {"pluginRoot": "./plugins"}, "plugins": [{"source": "./a"}, {"name": "gh", "source": {"source": "github", "repo": "o/r"}}, {"source": "b"}, {"source": "./"}]}`))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(elsewhere, []string{"gh"}) {
+		t.Errorf("elsewhere = %q, want [gh]", elsewhere)
 	}
 	var got []string
 	for _, s := range srcs {
