@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 )
@@ -142,9 +143,25 @@ const URIScheme = "skill://"
 
 // SkillURI is the MCP resource URI of a skill's file: skill://<name>/<path>.
 // The skill path is the bare name, so its last segment equals the
-// frontmatter name as the MCP Skills extension requires. Paths are not
-// percent-encoded: hosts map URIs back to files by stripping the prefix.
-func SkillURI(name, path string) string { return URIScheme + name + "/" + path }
+// frontmatter name as the MCP Skills extension requires. A path is written
+// as it is but for "%", "#" and "?", which would begin an escape, a
+// fragment or a query (the official SDK refuses a whole listing holding a
+// URI with a fragment or query): those are percent-encoded, and
+// UnescapeURI is the inverse. A URI written so reads the same in every
+// URL parser, which encodes a space or a non-ASCII letter alike.
+func SkillURI(name, path string) string { return URIScheme + name + "/" + uriEscaper.Replace(path) }
+
+var uriEscaper = strings.NewReplacer("%", "%25", "#", "%23", "?", "%3F")
+
+// UnescapeURI is the path a part of a URI after URIScheme spells, as
+// SkillURI spells it; false for any other spelling.
+func UnescapeURI(s string) (string, bool) {
+	if !strings.ContainsAny(s, "%#?") {
+		return s, true
+	}
+	u, err := url.PathUnescape(s)
+	return u, err == nil && uriEscaper.Replace(u) == s
+}
 
 // ArchiveURI is the MCP resource URI of a skill's archive.
 func ArchiveURI(name string, digest Digest, ext string) string {
@@ -220,6 +237,9 @@ func ParseURI(uri string) (Path, bool) {
 		return Path{Kind: KindDoc, Doc: MCPIndex}, true
 	}
 	rest, ok := strings.CutPrefix(uri, URIScheme)
+	if ok {
+		rest, ok = UnescapeURI(rest)
+	}
 	if !ok || CheckPath(rest) != nil {
 		return Path{}, false
 	}

@@ -3,6 +3,7 @@ package layout
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ var testDigest = Digest("sha256:0123456789abcdeffedcba98765432100123456789abcdef
 // spelt from, and spells again as itself.
 func TestParseRoundTrip(t *testing.T) {
 	for _, name := range []string{"pdf", "a-b", "x1", "index"} {
-		for _, file := range []string{EntryFile, "scripts/a.py", "a b/ü.md", ".hidden/x", "v1..2.md", "index.json"} {
+		for _, file := range []string{EntryFile, "scripts/a.py", "a b/ü.md", ".hidden/x", "v1..2.md", "index.json", "C#/F#.md", "what?.md", "100%.md", "a%20b.md"} {
 			want := Path{Kind: KindFile, Skill: name, File: file}
 			roundTrip(t, SkillFile(name, file), want, SkillURI(name, file))
 			want.Legacy = true
@@ -24,6 +25,11 @@ func TestParseRoundTrip(t *testing.T) {
 			u, ok := ParseURI(SkillURI(name, file))
 			if !ok || u.String() != SkillFile(name, file) {
 				t.Errorf("ParseURI(%q) = %+v, %v", SkillURI(name, file), u, ok)
+			}
+			// A URL parser reads the file's path from it, with no fragment
+			// or query (which the official SDK refuses).
+			if pu, err := url.Parse(SkillURI(name, file)); err != nil || pu.Fragment != "" || pu.RawQuery != "" || pu.Host+pu.Path != name+"/"+file {
+				t.Errorf("url.Parse(%q) = %+v, %v: want the path %s/%s", SkillURI(name, file), pu, err, name, file)
 			}
 		}
 		for _, ext := range []string{TarGz, Zip} {
@@ -136,6 +142,9 @@ func TestParseRefuses(t *testing.T) {
 		"skill://pdf//a", "skill://PDF/a", "skill://pdf/a\x00", "skill://pdf/a\\b", "SKILL://pdf/a",
 		"file:///etc/passwd", "skill://index.json/x", "skill://pdf-0123456789abcdef.tar", "skill:/" + arch,
 		"skill://" + arch + "/x", "skill://x/" + arch + "\n",
+		// Spelt otherwise than SkillURI spells a path: what follows "#"
+		// or "?" is no part of the path, and "%" begins an escape.
+		"skill://pdf/C#.md", "skill://pdf/what?.md", "skill://pdf/100%.md", "skill://pdf/C%23%", "skill://pdf/a%3f.md",
 	} {
 		if got, ok := ParseURI(u); ok {
 			t.Errorf("ParseURI(%q) = %+v; want it refused", u, got)

@@ -422,11 +422,11 @@ func pageOf[T any](items []T, cursor string, size int, key func(T) string) ([]T,
 	return items[start:end], base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + key(items[end-1]))), nil
 }
 
-// unescape returns uri with its percent-escapes decoded when it names
-// nothing served as written but does decoded: resources.json spells a URI
-// as its file's path is written (skill://x/references/a b.md), while a
-// client that builds one with new URL() or a {+path} expansion encodes it
-// (a%20b.md). A name that holds "%" itself is found as written first.
+// unescape returns uri as the bundle spells it (layout.SkillURI) when it
+// names nothing served as written but does decoded: the bundle writes a
+// path as it is but for "%", "#" and "?", while a client that builds a URI
+// with new URL() or a {+path} expansion encodes a space or a non-ASCII
+// letter too (a%20b.md).
 func (b *Held) unescape(uri string) string {
 	if !strings.Contains(uri, "%") || b.resource(uri) != nil {
 		return uri
@@ -434,10 +434,16 @@ func (b *Held) unescape(uri string) string {
 	if _, ok := b.directory(uri); ok {
 		return uri
 	}
-	if u, err := url.PathUnescape(uri); err == nil {
-		return u
+	u, err := url.PathUnescape(uri)
+	if err != nil {
+		u = uri // a "%" that begins no escape is itself
 	}
-	return uri
+	rest, ok := strings.CutPrefix(u, layout.URIScheme)
+	name, file, nested := strings.Cut(rest, "/")
+	if !ok || !nested {
+		return uri
+	}
+	return layout.SkillURI(name, file)
 }
 
 // directory returns the children of a directory resource. Its URI has no
@@ -471,13 +477,13 @@ func (b *Held) directory(uri string) ([]*mcp.Resource, bool) {
 		}
 		if dir, _, nested := strings.Cut(name, "/"); nested {
 			if n := len(kids); n == 0 || kids[n-1].Name != dir || kids[n-1].MIMEType != dirMime {
-				kids = append(kids, &mcp.Resource{URI: root + "/" + under + dir, Name: dir, MIMEType: dirMime})
+				kids = append(kids, &mcp.Resource{URI: root + "/" + under + dir, Name: unescaped(dir), MIMEType: dirMime})
 			}
 			continue
 		}
 		file := root + "/" + under + name
 		f := b.resource(file)
-		kids = append(kids, &mcp.Resource{URI: file, Name: name, MIMEType: f.mime, Size: f.size})
+		kids = append(kids, &mcp.Resource{URI: file, Name: unescaped(name), MIMEType: f.mime, Size: f.size})
 	}
 	if len(kids) == 0 {
 		return nil, false // a file, or nothing
@@ -486,6 +492,13 @@ func (b *Held) directory(uri string) ([]*mcp.Resource, bool) {
 	// children's own URIs.
 	slices.SortFunc(kids, func(x, y *mcp.Resource) int { return strings.Compare(x.URI, y.URI) })
 	return kids, true
+}
+
+// unescaped is a name as its file is named: the part of a URI that
+// spells it (layout.SkillURI) decoded.
+func unescaped(part string) string {
+	name, _ := layout.UnescapeURI(part)
+	return name
 }
 
 // dirMime is the MIME type of a directory resource in the skills extension.

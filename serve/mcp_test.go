@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -833,10 +834,11 @@ func TestMCPTurns(t *testing.T) {
 	}
 }
 
-// TestMCPEscapedURI: a client that builds a URI with new URL() or a
-// {+path} expansion percent-encodes what resources.json writes as it is
-// (a space, non-ASCII); both forms read the file, and a name holding "%"
-// itself is read as written.
+// TestMCPEscapedURI: resources.json writes a path as it is but for "%",
+// "#" and "?", which it percent-encodes; a client that builds a URI with
+// new URL() or a {+path} expansion percent-encodes a space or non-ASCII
+// too: both forms read the file, and a "%" that begins no escape is read
+// as itself. A "#" or "?" written as it is ends the path.
 func TestMCPEscapedURI(t *testing.T) {
 	skills := filepath.Join(t.TempDir(), "skills")
 	files := map[string]string{
@@ -847,6 +849,8 @@ func TestMCPEscapedURI(t *testing.T) {
 		"odd/references/c d.md":   "decoded\n",
 		"odd/references/c%20d.md": "as written\n",
 		"odd/references/x y/z.md": "in a folder\n",
+		"odd/references/F#/C#.md": "sharp\n",
+		"odd/references/what?.md": "question\n",
 	}
 	for name, body := range files {
 		p := filepath.Join(skills, filepath.FromSlash(name))
@@ -867,9 +871,16 @@ func TestMCPEscapedURI(t *testing.T) {
 		"skill://odd/references/a b.md":                   "space\n",
 		"skill://odd/references/a%20b.md":                 "space\n",
 		"skill://odd/references/%E8%AF%B4%E6%98%8E.md":    "cjk\n",
+		"skill://odd/references/100%25.md":                "percent as written\n",
 		"skill://odd/references/100%.md":                  "percent as written\n",
-		"skill://odd/references/c%20d.md":                 "as written\n",
+		"skill://odd/references/c%2520d.md":               "as written\n",
+		"skill://odd/references/c%20d.md":                 "decoded\n",
 		"skill://odd/references/c d.md":                   "decoded\n",
+		"skill://odd/references/F%23/C%23.md":             "sharp\n",
+		"skill://odd/references/what%3F.md":               "question\n",
+		"skill://odd/references/what%3f.md":               "question\n",
+		"skill://odd/references/F#/C#.md":                 "",
+		"skill://odd/references/what?.md":                 "",
 		"skill://odd/references/x%20y/z.md":               "in a folder\n",
 		"skill://odd/references/%E8%AF%B4%E6%98%8E.md?no": "",
 	} {
@@ -887,5 +898,34 @@ func TestMCPEscapedURI(t *testing.T) {
 	res, err := mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: "skill://odd/references/x%20y"})
 	if err != nil || len(res.Resources) != 1 || res.Resources[0].URI != "skill://odd/references/x y/z.md" {
 		t.Errorf("%s of an escaped folder URI: %v, %v", MethodReadDirectory, res, err)
+	}
+	res, err = mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: "skill://odd/references/F%23"})
+	if err != nil || len(res.Resources) != 1 || res.Resources[0].URI != "skill://odd/references/F%23/C%23.md" || res.Resources[0].Name != "C#.md" {
+		t.Errorf("%s of a folder named with #: %v, %v", MethodReadDirectory, res, err)
+	}
+	// What skills/list gives is what a URL parser reads as the files'
+	// paths (the SDK refuses a fragment or query).
+	list, err := mcp.CallCustomMethod[*ListSkillsParams, *ListSkillsResult](c, cs, MethodListSkills, &ListSkillsParams{})
+	if err != nil || len(list.Skills) != 1 {
+		t.Fatal(list, err)
+	}
+	var entry layout.SkillMCP
+	if err := json.Unmarshal(list.Skills[0], &entry); err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, r := range entry.Resources {
+		if u, err := url.Parse(r.URI); err == nil && u.Fragment == "" && u.RawQuery == "" && u.Host == "odd" {
+			paths = append(paths, u.Path)
+		}
+	}
+	slices.Sort(paths)
+	var want []string
+	for name := range files {
+		want = append(want, strings.TrimPrefix(name, "odd"))
+	}
+	slices.Sort(want)
+	if !slices.Equal(paths, want) {
+		t.Errorf("resources/list, read as URLs: %q, want %q", paths, want)
 	}
 }
