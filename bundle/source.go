@@ -306,7 +306,7 @@ func OpenURL(raw string, o HTTPOptions) (*Site, error) {
 			// Authorization for the same host on another port. Refused
 			// here, the request is never sent.
 			if Origin(req.URL) != Origin(via[0].URL) {
-				return fmt.Errorf("redirect from %s to another origin, %s; verify that URL directly if it is meant", via[0].URL, req.URL)
+				return fmt.Errorf("redirect from %s to another origin, %s; if the bundle has moved there, give its new address instead", via[0].URL, req.URL)
 			}
 			return nil
 		},
