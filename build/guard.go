@@ -86,7 +86,8 @@ func (b *builder) guard(p *packed) (*previous, string, error) {
 		if err != nil {
 			return prev, "", err
 		}
-		pin := layout.Pin{Name: w.name, Version: sum.version, ContentDigest: sum.rec.ContentDigest,
+		sk := sum.skill()
+		pin := layout.Pin{Name: w.name, Version: sum.version, ContentDigest: sum.rec.ContentDigest, Digest: sk.IndexDigest(),
 			Source: filepath.Join(w.src.Dir, layout.EntryFile)}
 		if sum.version != "" && layout.VersionOf(sum.frontmatter, false) == "" {
 			pin.Key = "version" // the top-level key, where the profile reads it

@@ -34,6 +34,9 @@ type Published struct {
 type Pin struct {
 	Name, Version string
 	ContentDigest Digest
+	// Digest is what the v0.2 index gives (Skill.IndexDigest), which
+	// clients compare with what they installed; "" when not known.
+	Digest Digest
 	// Source is the SKILL.md that sets the version, for the fix a message
 	// gives; "" when it is not known (a bundle read back). Key is the key
 	// that sets it there: metadata.version, or version at the top where
@@ -57,7 +60,7 @@ func (e EntryV2) Pin() Pin {
 	if !semver.Valid(v) {
 		v = ""
 	}
-	return Pin{Name: e.Name, Version: v, ContentDigest: e.ContentDigest}
+	return Pin{Name: e.Name, Version: v, ContentDigest: e.ContentDigest, Digest: e.Digest}
 }
 
 // Change is one thing the guard found about a skill or a release.
@@ -111,7 +114,9 @@ func (p Pin) bump(above string) string {
 //   - two skills of next with one name and version but different content
 //     are an error;
 //   - a skill prev published that next lacks, or one that had a version
-//     and has none, is a warning.
+//     and has none, is a warning, and so is one whose version and content
+//     are as published but whose index digest is not (its archive's bytes
+//     changed): clients install it again.
 //
 // A skill without a version may change freely: nothing pins it.
 func (prev *Published) Guard(next []Pin) []Change {
@@ -153,6 +158,9 @@ func (prev *Published) Guard(next []Pin) []Change {
 			if sv := prev.Versions.Find(p.Name, p.Version); sv != nil {
 				published = sv.ContentDigest
 			}
+		}
+		if ok && e.Version == p.Version && e.ContentDigest == p.ContentDigest && e.Digest != "" && p.Digest != "" && e.Digest != p.Digest {
+			warnf(p.Name, "skill %q version %s: its files are as published, but its archive is other bytes (%s, was %s), so clients that compare digests install it again; archive bytes change with SOURCE_DATE_EPOCH (leave it unset, or the same for every release) and with the skillpack that packs them", p.Name, p.Version, p.Digest, e.Digest)
 		}
 		if published != "" && published != p.ContentDigest {
 			errorf(p.Name, "skill %q: version %s was published with content %s, and this one has %s under the same version; a published version must not change: %s", p.Name, p.Version, published, p.ContentDigest, p.bump(""))

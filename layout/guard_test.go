@@ -53,6 +53,10 @@ func TestGuard(t *testing.T) {
 		want []string // a substring of each change, in order; "!" starts an error
 	}{
 		{"unchanged", []Pin{same, helloPin}, nil},
+		{"unchanged, its index digest too", []Pin{{Name: same.Name, Version: same.Version, ContentDigest: same.ContentDigest, Digest: pdf.Digest}, helloPin}, nil},
+		{"unchanged files, other archive bytes", []Pin{{Name: same.Name, Version: same.Version, ContentDigest: same.ContentDigest, Digest: d("repacked")}, helloPin}, []string{
+			fmt.Sprintf("skill \"pdf-processing\" version 2.1.0: its files are as published, but its archive is other bytes (%s, was %s)", d("repacked"), pdf.Digest),
+		}},
 		{"bumped", []Pin{{Name: "pdf-processing", Version: "2.2.0", ContentDigest: d("new")}, helloPin}, nil},
 		{"an unversioned skill changes freely", []Pin{same, {Name: "hello", ContentDigest: d("new")}}, nil},
 		{"changed, not bumped", []Pin{{Name: "pdf-processing", Version: "2.1.0", ContentDigest: d("new"), Source: "skills/pdf/SKILL.md"}, helloPin}, []string{

@@ -176,10 +176,10 @@ func decodeArray[T any](path string, data []byte) ([]T, error) {
 func (s *set) v2(w io.Writer) error {
 	url := func(distPath string) string { return s.url(V2Index, distPath) }
 	return stream(w, IndexV2{Schema: Schema, Generator: s.o.Generator, Skills: []EntryV2{}}, array{"skills", s.each(nil, func(r *row, sk Skill) (any, error) {
-		e := EntryV2{Name: r.name, Type: TypeArchive, URL: url(ArchivePath(r.name, r.tgz.Digest, TarGz)), Digest: r.tgz.Digest}
+		e := EntryV2{Name: r.name, Type: TypeArchive, URL: url(ArchivePath(r.name, r.tgz.Digest, TarGz)), Digest: sk.IndexDigest()}
 		e.Description, e.ContentDigest, e.Version = sk.Description, sk.ContentDigest, sk.Version
 		if len(sk.Files) == 1 {
-			e.Type, e.URL, e.Digest = TypeSkillMD, url(SkillFile(r.name, EntryFile)), sk.entry().Digest
+			e.Type, e.URL = TypeSkillMD, url(SkillFile(r.name, EntryFile))
 		}
 		return e, nil
 	})})

@@ -455,6 +455,16 @@ func (s *Skill) entry() File {
 	return *cmp.Or(find(s.Files, func(f *File) bool { return f.Path == EntryFile }), &File{})
 }
 
+// IndexDigest is the digest the v0.2 index gives the skill, which clients
+// compare with what they installed: its SKILL.md's when that is its only
+// file (TypeSkillMD), else its .tar.gz's.
+func (s *Skill) IndexDigest() Digest {
+	if len(s.Files) == 1 {
+		return s.entry().Digest
+	}
+	return s.TarGz.Digest
+}
+
 // packed is one archive of a skill with its format.
 type packed struct {
 	ext string // TarGz or Zip
