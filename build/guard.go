@@ -1,6 +1,7 @@
 package build
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -77,6 +78,9 @@ func (b *builder) guard(p *packed) (*previous, string, error) {
 		return nil, "no --previous bundle to compare with", nil
 	}
 	bun, err := bundle.Open(b.ctx, src, pack.MaxFile)
+	if none := (*bundle.NoBundleError)(nil); errors.As(err, &none) {
+		err = fmt.Errorf("%w; if nothing is published there yet (a first release), build it with --previous \"\", which skillpack.yaml's previous: yields to", err)
+	}
 	if err != nil {
 		return prev, "", &PreviousError{From: src.String(), Err: err}
 	}

@@ -24,6 +24,16 @@ type Opened struct {
 	max int64 // the largest document read
 }
 
+// NoBundleError is Open's error where src has no checksums.txt: no bundle
+// skillpack built is there, or not yet, or not all of it.
+type NoBundleError struct{ Err error }
+
+func (e *NoBundleError) Error() string {
+	return fmt.Sprintf("%v; every bundle skillpack builds has %s, so this is not one (or it is not all published)", e.Err, layout.Checksums)
+}
+
+func (e *NoBundleError) Unwrap() error { return e.Err }
+
 // Open reads the bundle src holds, reading no document of more than max
 // bytes. checksums.txt anchors it: the v0.2 index and versions.json must
 // have the digests it gives them, or the bundle was changed after it was
@@ -33,7 +43,7 @@ type Opened struct {
 func Open(ctx context.Context, src Source, max int64) (*Opened, error) {
 	data, err := ReadAll(ctx, src, layout.Checksums, max)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w; every bundle skillpack builds has %s, so this is not one (or it is not all published)", err, layout.Checksums)
+		return nil, &NoBundleError{err}
 	}
 	if err != nil {
 		return nil, err
