@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -93,6 +94,55 @@ func TestAction(t *testing.T) {
 // bundle it wrote to dist.
 func runAction(t *testing.T, a action, root, workspace string, given map[string]string, dist string) {
 	t.Helper()
+	run := execAction(t, a, root, workspace, given)
+	if run.failed != "" {
+		t.Fatalf("step %q failed:\n%s", run.failed, run.log)
+	}
+	outputs := run.outputs
+	if outputs["bundle"] != run.inputs["output"] {
+		t.Errorf("bundle output = %q, want %q", outputs["bundle"], run.inputs["output"])
+	}
+	var summary struct {
+		Skills    []struct{ Name string } `json:"skills"`
+		Artifacts []struct {
+			Path, Digest string
+			Size         int64
+		} `json:"artifacts"`
+	}
+	if err := json.Unmarshal([]byte(outputs["summary"]), &summary); err != nil {
+		t.Fatalf("summary output is not the build's JSON: %v\n%s", err, outputs["summary"])
+	}
+	if file, err := os.ReadFile(outputs["summary-file"]); err != nil || strings.TrimSuffix(string(file), "\n") != outputs["summary"] {
+		t.Errorf("summary-file output %q does not hold the summary output (%v)", outputs["summary-file"], err)
+	}
+	if len(summary.Skills) != 5 || len(summary.Artifacts) == 0 {
+		t.Errorf("summary lists %d skills and %d artifacts; want the 5 examples", len(summary.Skills), len(summary.Artifacts))
+	}
+	for _, art := range summary.Artifacts {
+		info, err := os.Stat(filepath.Join(dist, filepath.FromSlash(art.Path)))
+		if err != nil || info.Size() != art.Size {
+			t.Errorf("summary artifact %s (%d bytes) not in the bundle: %v", art.Path, art.Size, err)
+		}
+	}
+	if !strings.Contains(run.stepSummary, "### skillpack build") || !strings.Contains(run.stepSummary, "| csv-profiler |") {
+		t.Errorf("step summary lacks the skills table:\n%s", run.stepSummary)
+	}
+}
+
+// actionRun is what a run of the action left.
+type actionRun struct {
+	inputs      map[string]string // every input, given or default
+	outputs     map[string]string // the action's, as the workflow reads them
+	failed      string            // the step that failed and stopped the action, or ""
+	log         string            // the output of every step run
+	stepSummary string            // GITHUB_STEP_SUMMARY
+}
+
+// execAction runs the action's steps in workspace with the inputs given
+// (the rest at their defaults), as the runner does: up to the first step
+// that fails, whose outputs count, then the action's outputs.
+func execAction(t *testing.T, a action, root, workspace string, given map[string]string) actionRun {
+	t.Helper()
 	work := t.TempDir()
 	runnerTemp := filepath.Join(work, "runner-temp")
 	must(t, os.MkdirAll(runnerTemp, 0o755))
@@ -126,6 +176,7 @@ func runAction(t *testing.T, a action, root, workspace string, given map[string]
 	}
 
 	path := os.Getenv("PATH")
+	var run actionRun
 	for _, s := range a.Runs.Steps {
 		if s.Uses != "" {
 			if !strings.HasPrefix(s.Uses, "actions/setup-go@") && !strings.HasPrefix(s.Uses, "actions/cache/") {
@@ -151,8 +202,10 @@ func runAction(t *testing.T, a action, root, workspace string, given map[string]
 			}))
 		}
 		out, err := cmd.CombinedOutput()
+		run.log += "== " + s.Name + "\n" + string(out)
 		if err != nil {
-			t.Fatalf("step %q failed: %v\n%s", s.Name, err, out)
+			run.failed = s.Name
+			run.log += err.Error() + "\n"
 		}
 		// The runner prepends GITHUB_PATH lines to PATH for later steps.
 		if added, _ := os.ReadFile(files["GITHUB_PATH"]); len(added) > 0 {
@@ -161,50 +214,30 @@ func runAction(t *testing.T, a action, root, workspace string, given map[string]
 			}
 			must(t, os.WriteFile(files["GITHUB_PATH"], nil, 0o644))
 		}
+		// A failed step's outputs count too (the runner reads the file
+		// whatever the step's result), and the steps after it do not run.
 		if s.ID != "" {
 			steps[s.ID] = parseOutputs(t, files["GITHUB_OUTPUT"])
 			must(t, os.WriteFile(files["GITHUB_OUTPUT"], nil, 0o644))
 		}
+		if run.failed != "" {
+			break
+		}
 	}
 
-	outputs := map[string]string{}
+	// The runner evaluates the outputs after the steps, failed or not.
+	run.inputs, run.outputs = inputs, map[string]string{}
 	for k, o := range a.Outputs {
 		m := expr.FindStringSubmatch(o.Value)
 		parts := strings.Split(m[1], ".") // steps.ID.outputs.NAME
 		if len(parts) != 4 || parts[0] != "steps" || parts[2] != "outputs" {
 			t.Fatalf("output %s = %q is not steps.ID.outputs.NAME", k, o.Value)
 		}
-		outputs[k] = steps[parts[1]][parts[3]]
-	}
-	if outputs["bundle"] != inputs["output"] {
-		t.Errorf("bundle output = %q, want %q", outputs["bundle"], inputs["output"])
-	}
-	var summary struct {
-		Skills    []struct{ Name string } `json:"skills"`
-		Artifacts []struct {
-			Path, Digest string
-			Size         int64
-		} `json:"artifacts"`
-	}
-	if err := json.Unmarshal([]byte(outputs["summary"]), &summary); err != nil {
-		t.Fatalf("summary output is not the build's JSON: %v\n%s", err, outputs["summary"])
-	}
-	if file, err := os.ReadFile(outputs["summary-file"]); err != nil || strings.TrimSuffix(string(file), "\n") != outputs["summary"] {
-		t.Errorf("summary-file output %q does not hold the summary output (%v)", outputs["summary-file"], err)
-	}
-	if len(summary.Skills) != 5 || len(summary.Artifacts) == 0 {
-		t.Errorf("summary lists %d skills and %d artifacts; want the 5 examples", len(summary.Skills), len(summary.Artifacts))
-	}
-	for _, art := range summary.Artifacts {
-		info, err := os.Stat(filepath.Join(dist, filepath.FromSlash(art.Path)))
-		if err != nil || info.Size() != art.Size {
-			t.Errorf("summary artifact %s (%d bytes) not in the bundle: %v", art.Path, art.Size, err)
-		}
+		run.outputs[k] = steps[parts[1]][parts[3]]
 	}
 	md, _ := os.ReadFile(files["GITHUB_STEP_SUMMARY"])
-	if !strings.Contains(string(md), "### skillpack build") || !strings.Contains(string(md), "| csv-profiler |") {
-		t.Errorf("step summary lacks the skills table:\n%s", md)
-	}
+	run.stepSummary = string(md)
+	return run
 }
 
 // copyDir copies the regular files and folders of src to dst.
@@ -337,5 +370,117 @@ func TestActionBooleanInputs(t *testing.T) {
 		if code := cmd.ProcessState.ExitCode(); code != tc.code || tc.code != 0 && !strings.Contains(string(out), "give true or false") {
 			t.Errorf("strict %q, sign %q: exit %d (%s), want %d", tc.strict, tc.sign, code, out, tc.code)
 		}
+	}
+}
+
+// loadAction reads action.yml from the repository's root, which it
+// returns with it.
+func loadAction(t *testing.T) (string, action) {
+	t.Helper()
+	root, _ := filepath.Abs("../../../..")
+	data, err := os.ReadFile(filepath.Join(root, "action.yml"))
+	must(t, err)
+	var a action
+	must(t, yaml.Unmarshal(data, &a))
+	return root, a
+}
+
+// The Lint step is there for its annotations and leaves the verdict on
+// findings to the build, which lints again: with skip-invalid in
+// skillpack.yaml the build publishes the valid skills, where the Lint
+// step used to stop the job on the broken one (stranger8 repro 2).
+// Without it, the job fails at the Build step, its outputs still set.
+func TestActionSkipInvalid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds skillpack from source")
+	}
+	testtool.Need(t, "bash")
+	root, a := loadAction(t)
+	workspace := t.TempDir()
+	writeFiles(t, workspace, map[string]string{
+		"skills/good/SKILL.md": "---\nname: good\ndescription: A good skill. Use when testing.\n---\n# Good\n",
+		"skills/bad/SKILL.md":  "---\nname: Bad_Name\ndescription: A bad skill. Use when testing.\n---\n# Bad\n",
+		"skillpack.yaml":       "build:\n  skip-invalid: true\n",
+	})
+	given := map[string]string{"skills": "skills"}
+
+	run := execAction(t, a, root, workspace, given)
+	if run.failed != "" {
+		t.Fatalf("skip-invalid: step %q failed:\n%s", run.failed, run.log)
+	}
+	if !strings.Contains(run.log, "::error file=skills/bad/SKILL.md,") {
+		t.Errorf("the Lint step did not annotate the broken skill:\n%s", run.log)
+	}
+	var summary struct {
+		Skills []struct{ Name string } `json:"skills"`
+	}
+	must(t, json.Unmarshal([]byte(run.outputs["summary"]), &summary))
+	if len(summary.Skills) != 1 || summary.Skills[0].Name != "good" || run.outputs["bundle"] != "dist" {
+		t.Errorf("skip-invalid: bundle %q with skills %v; want dist with good only", run.outputs["bundle"], summary.Skills)
+	}
+	if _, err := os.Stat(filepath.Join(workspace, "dist", ".well-known", "agent-skills", "index.json")); err != nil {
+		t.Errorf("skip-invalid: no bundle: %v", err)
+	}
+
+	must(t, os.Remove(filepath.Join(workspace, "skillpack.yaml")))
+	must(t, os.RemoveAll(filepath.Join(workspace, "dist")))
+	run = execAction(t, a, root, workspace, given)
+	if run.failed != "Build" {
+		t.Fatalf("without skip-invalid: failed step %q, want Build\n%s", run.failed, run.log)
+	}
+	var failed struct {
+		ExitCode int    `json:"exitCode"`
+		Error    string `json:"error"`
+	}
+	data, err := os.ReadFile(run.outputs["summary-file"])
+	if err != nil {
+		t.Fatalf("the failed build's summary-file output %q: %v", run.outputs["summary-file"], err)
+	}
+	if err := json.Unmarshal(data, &failed); err != nil || failed.ExitCode != 1 || failed.Error == "" {
+		t.Errorf("summary-file of the failed build: %v, exit code %d, error %q; want the build's JSON, exit code 1", err, failed.ExitCode, failed.Error)
+	}
+	if run.outputs["summary"] != strings.TrimSuffix(string(data), "\n") || run.outputs["bundle"] != "dist" {
+		t.Errorf("the failed build's outputs: bundle %q, summary %q", run.outputs["bundle"], run.outputs["summary"])
+	}
+	if _, err := os.Stat(filepath.Join(workspace, "dist")); err == nil {
+		t.Error("the failed build wrote dist")
+	}
+}
+
+// The Lint step goes on after findings (1), for the build to decide, and
+// stops the job on anything else: a usage mistake (2), skillpack's own
+// failure (3), an interrupt (130). A stand-in skillpack exits with each.
+func TestActionLintExit(t *testing.T) {
+	testtool.Need(t, "bash")
+	_, a := loadAction(t)
+	script := ""
+	for _, s := range a.Runs.Steps {
+		if s.Name == "Lint" {
+			script = s.Run
+		}
+	}
+	if script == "" {
+		t.Fatal("action.yml has no Lint step")
+	}
+	bin := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(bin, "skillpack"), []byte("#!/bin/sh\nexit $CODE\n"), 0o755))
+	for code, want := range map[int]int{0: 0, 1: 0, 2: 2, 3: 3, 130: 130} {
+		cmd := exec.Command("bash", "-e", "-c", script)
+		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "CODE="+strconv.Itoa(code), "SKILLS=.", "STRICT=false")
+		out, _ := cmd.CombinedOutput()
+		if got := cmd.ProcessState.ExitCode(); got != want {
+			t.Errorf("lint exits %d: the step exits %d, want %d\n%s", code, got, want, out)
+		}
+	}
+}
+
+// writeFiles writes files (slash-separated paths under dir, and their
+// text), making their folders.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, []byte(text), 0o644))
 	}
 }
