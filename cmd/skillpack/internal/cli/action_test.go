@@ -2,7 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -470,6 +473,68 @@ func TestActionLintExit(t *testing.T) {
 		out, _ := cmd.CombinedOutput()
 		if got := cmd.ProcessState.ExitCode(); got != want {
 			t.Errorf("lint exits %d: the step exits %d, want %d\n%s", code, got, want, out)
+		}
+	}
+}
+
+// The release docs/versions.md describes, through the action (stranger8
+// repro 1): release-version makes a versioned build with the release's
+// snapshot; previous: none makes the first one although skillpack.yaml
+// names a previous URL where nothing is published yet; previous as a
+// folder carries the first release into the second.
+func TestActionRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds skillpack from source")
+	}
+	testtool.Need(t, "bash")
+	root, a := loadAction(t)
+	site := httptest.NewServer(http.NotFoundHandler()) // a Pages site before its first deploy
+	defer site.Close()
+	work := t.TempDir()
+	workspace := filepath.Join(work, "repo")
+	skill := "---\nname: pdf\ndescription: Extract text from PDF files. Use when the user gives a PDF.\nmetadata:\n  version: %s\n---\n# PDF %[1]s\n"
+	writeFiles(t, workspace, map[string]string{
+		"skills/pdf/SKILL.md": fmt.Sprintf(skill, "1.0.0"),
+		"skillpack.yaml":      "build:\n  previous: " + site.URL + "/repo/\n",
+	})
+
+	first := filepath.Join(work, "first")
+	run := execAction(t, a, root, workspace, map[string]string{"skills": "skills", "output": first, "release-version": "v1.0.0", "previous": "none"})
+	if run.failed != "" {
+		t.Fatalf("first release: step %q failed:\n%s", run.failed, run.log)
+	}
+	checkReleases(t, first, "1.0.0")
+
+	must(t, os.WriteFile(filepath.Join(workspace, "skills", "pdf", "SKILL.md"), []byte(fmt.Sprintf(skill, "1.1.0")), 0o644))
+	second := filepath.Join(work, "second")
+	run = execAction(t, a, root, workspace, map[string]string{"skills": "skills", "output": second, "release-version": "1.1.0", "previous": first})
+	if run.failed != "" {
+		t.Fatalf("second release: step %q failed:\n%s", run.failed, run.log)
+	}
+	checkReleases(t, second, "1.1.0", "1.0.0")
+	if _, err := os.Stat(filepath.Join(second, ".well-known", "agent-skills", "pdf", "1.0.0", "SKILL.md")); err != nil {
+		t.Errorf("the second release did not carry pdf 1.0.0 from the first: %v", err)
+	}
+}
+
+// checkReleases checks that the bundle in dist lists the releases given,
+// newest first, each with its snapshot.
+func checkReleases(t *testing.T, dist string, releases ...string) {
+	t.Helper()
+	dir := filepath.Join(dist, ".well-known", "agent-skills")
+	var versions struct {
+		Latest   string   `json:"latest"`
+		Versions []string `json:"versions"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "versions.json"))
+	must(t, err)
+	must(t, json.Unmarshal(data, &versions))
+	if versions.Latest != releases[0] || strings.Join(versions.Versions, " ") != strings.Join(releases, " ") {
+		t.Errorf("%s: versions.json latest %q, versions %v; want %s, %v", dist, versions.Latest, versions.Versions, releases[0], releases)
+	}
+	for _, r := range releases {
+		if _, err := os.Stat(filepath.Join(dir, "v"+r, "index.json")); err != nil {
+			t.Errorf("%s: no snapshot of release %s: %v", dist, r, err)
 		}
 	}
 }
