@@ -79,7 +79,7 @@ func (b *builder) guard(p *packed) (*previous, string, error) {
 	}
 	bun, err := bundle.Open(b.ctx, src, pack.MaxFile)
 	if none := (*bundle.NoBundleError)(nil); errors.As(err, &none) {
-		err = fmt.Errorf("%w; if nothing is published there yet (a first release), build it with --previous \"\", which skillpack.yaml's previous: yields to", err)
+		err = fmt.Errorf("%w; if nothing is published there yet (a first release), build it with --previous \"\" (the GitHub Action's previous: none), which skillpack.yaml's previous: yields to", err)
 	}
 	if err != nil {
 		return prev, "", &PreviousError{From: src.String(), Err: err}
