@@ -45,6 +45,7 @@ func (s *Server) Handler() http.Handler {
 		case r.Method != http.MethodOptions && !s.authorized(r):
 			rw.Header().Set("WWW-Authenticate", `Bearer realm="skillpack"`)
 			rw.Header().Set("Access-Control-Allow-Origin", "*")
+			rw.Header().Set("Access-Control-Expose-Headers", "WWW-Authenticate")
 			http.Error(rw, "this server needs a bearer token: send Authorization: Bearer <token>", http.StatusUnauthorized)
 		case r.URL.Path == MCPPath:
 			mcpH.ServeHTTP(rw, r)
@@ -224,6 +225,22 @@ func (s *Server) mcpHandler() http.Handler {
 		MaxRequestBodyBytes: s.opts.maxBodyBytes,
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// A page on any origin may use the endpoint, as it may read every
+		// file the endpoint serves (a browser MCP host's POST carries
+		// headers that need a preflight). A DNS-rebound page is no other
+		// origin: the SDK refuses a Host that is not loopback on a
+		// loopback address.
+		hdr := w.Header()
+		hdr.Set("Access-Control-Allow-Origin", "*")
+		hdr.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate")
+		if r.Method == http.MethodOptions {
+			hdr.Set("Access-Control-Allow-Methods", "POST, GET, DELETE, OPTIONS")
+			hdr.Set("Access-Control-Allow-Headers", r.Header.Get("Access-Control-Request-Headers"))
+			hdr.Set("Access-Control-Max-Age", "86400")
+			hdr.Add("Vary", "Access-Control-Request-Headers")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
 		http.NewResponseController(w).SetReadDeadline(time.Now().Add(30 * time.Second))
 		decodeName(r.Header)
 		if r.Method == http.MethodPost { // an id the SDK would answer under another (oddID), as over stdio

@@ -337,6 +337,59 @@ func TestCORSConditional(t *testing.T) {
 	}
 }
 
+// A browser MCP host on another origin: its POST (JSON, with MCP's
+// headers) is preflighted, and the preflight and the answer let the page
+// read the result, with a token too.
+func TestCORSMCP(t *testing.T) {
+	base, _ := start(t, pristine(t), Options{Tokens: []string{"s3cret"}})
+	pre, _ := http.NewRequest("OPTIONS", base+MCPPath, nil)
+	pre.Header.Set("Origin", "https://host.example")
+	pre.Header.Set("Access-Control-Request-Method", "POST")
+	pre.Header.Set("Access-Control-Request-Headers", "authorization,content-type,mcp-method,mcp-protocol-version")
+	resp, err := http.DefaultClient.Do(pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	allowed := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
+	if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), "POST") ||
+		!strings.Contains(allowed, "authorization") || !strings.Contains(allowed, "mcp-method") {
+		t.Errorf("preflight: %d, %v", resp.StatusCode, resp.Header)
+	}
+	for _, token := range []string{"", "s3cret"} {
+		post, _ := http.NewRequest("POST", base+MCPPath, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		post.Header.Set("Origin", "https://host.example")
+		post.Header.Set("Content-Type", "application/json")
+		post.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			post.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err = http.DefaultClient.Do(post)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.Header.Get("Access-Control-Allow-Origin") != "*" || (token == "") != (resp.StatusCode == 401) ||
+			token == "" && !strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "WWW-Authenticate") {
+			t.Errorf("POST with token %q: %d, %v", token, resp.StatusCode, resp.Header)
+		}
+	}
+	// A page whose name was rebound to this loopback address.
+	post, _ := http.NewRequest("POST", base+MCPPath, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	post.Host = "rebound.example"
+	post.Header.Set("Authorization", "Bearer s3cret")
+	post.Header.Set("Content-Type", "application/json")
+	post.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err = http.DefaultClient.Do(post)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("POST with Host rebound.example: %d; want 403", resp.StatusCode)
+	}
+}
+
 // TestMaxConns: a connection past MaxConns is not served while the ones
 // before it stay open, and is served once one of them closes, so that a
 // flood of clients holds a bounded number of connections' memory.
