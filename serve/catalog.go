@@ -29,21 +29,28 @@ func (s *Server) serveCatalog(w http.ResponseWriter, r *http.Request, b *Held, f
 	s.send(w, r, f.path, pg.etag, layout.ContentType(f.path), f.lastModified(), bytes.NewReader(pg.data))
 }
 
-var varyHost = []string{"Host"}
+var varyHost = []string{"Host, X-Forwarded-Proto"}
 
 // requestBase is the URL the request was sent to, without its path, or ""
 // when its Host is not a host name or address, with or without a port,
-// in the plainest spelling, which a page must not echo.
+// in the plainest spelling, which a page must not echo. A proxy in front
+// that ends TLS says so in X-Forwarded-Proto (Caddy's and nginx's usual
+// setup), as it passes the Host on: it is believed alike. A path prefix
+// the proxy strips is said by --base-url alone.
 func requestBase(r *http.Request) string {
 	const plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]"
 	host := r.Host
 	if len(host) == 0 || len(host) > 255 || strings.Trim(host, plain) != "" {
 		return ""
 	}
+	scheme := "http"
 	if r.TLS != nil {
-		return "https://" + host
+		scheme = "https"
 	}
-	return "http://" + host
+	if p, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ","); strings.TrimSpace(p) == "https" {
+		scheme = "https"
+	}
+	return scheme + "://" + host
 }
 
 // pages keeps the catalog as shown at each address, for one bundle: a page

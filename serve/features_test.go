@@ -250,7 +250,7 @@ func TestCatalogHost(t *testing.T) {
 	dist := pristine(t)
 	base, _ := start(t, dist, Options{})
 	resp, page := get(t, base+"/")
-	if !bytes.Contains(page, []byte("npx skills add "+base)) || resp.Header.Get("Vary") != "Host" {
+	if !bytes.Contains(page, []byte("npx skills add "+base)) || resp.Header.Get("Vary") != "Host, X-Forwarded-Proto" {
 		t.Errorf("catalog: Vary %q; install commands do not name %s", resp.Header.Get("Vary"), base)
 	}
 	if resp.Header.Get("Etag") != `"`+digest(page)+`"` {
@@ -281,6 +281,11 @@ func TestCatalogHost(t *testing.T) {
 	}
 	if got := requestBase(&http.Request{Host: `evil.example"><script>`}); got != "" {
 		t.Errorf("requestBase of a hostile Host: %q, want none", got)
+	}
+	// Behind a proxy that ends TLS (Caddy's reverse_proxy, nginx with
+	// proxy_set_header X-Forwarded-Proto $scheme).
+	if _, page := get(t, base+"/", "X-Forwarded-Proto", "https"); !bytes.Contains(page, []byte("npx skills add https://"+strings.TrimPrefix(base, "http://"))) {
+		t.Errorf("behind a TLS proxy, the install commands do not name https")
 	}
 	fixed, _ := start(t, dist, Options{BaseURL: "https://skills.example.com/"})
 	if _, page := get(t, fixed+"/"); !bytes.Contains(page, []byte("npx skills add https://skills.example.com</code>")) {

@@ -7,7 +7,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -213,6 +216,38 @@ func decodeName(h http.Header) {
 // or for it only if something holds: ServeContent answers them.
 var conditions = []string{"Range", "If-None-Match", "If-Modified-Since", "If-Match", "If-Unmodified-Since", "If-Range"}
 
+// rebound reports a request that reached a loopback address under a name
+// that is neither loopback nor BaseURL's host: a page whose name was
+// rebound to this address (DNS rebinding), which MCP servers must refuse.
+// A proxy in front that passes the public Host on (Caddy's default, or
+// nginx's proxy_set_header Host $host) uses BaseURL's.
+func (s *Server) rebound(r *http.Request) bool {
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if local == nil || !loopback(local.String()) || loopback(r.Host) {
+		return false
+	}
+	u, err := url.Parse(s.opts.BaseURL)
+	return s.opts.BaseURL == "" || err != nil || !strings.EqualFold(u.Hostname(), hostOf(r.Host))
+}
+
+// loopback reports whether a host, or host:port, is localhost or a
+// loopback address.
+func loopback(hostport string) bool {
+	host := hostOf(hostport)
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return ip.IsLoopback()
+	}
+	return strings.EqualFold(host, "localhost")
+}
+
+// hostOf is the host of a host:port, [v6]:port or bare host.
+func hostOf(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.Trim(hostport, "[]")
+}
+
 // mcpHandler serves MCP over stateless streamable HTTP, with a bounded
 // request body that must arrive within 30 seconds. Stateless: each request
 // is answered on its own, so no session outlives it, clients of any era
@@ -223,8 +258,14 @@ func (s *Server) mcpHandler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
 		MaxRequestBodyBytes: s.opts.maxBodyBytes,
+		// rebound stands in for it: the SDK knows no BaseURL.
+		DisableLocalhostProtection: true,
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.rebound(r) {
+			http.Error(w, "Forbidden: invalid Host header "+strconv.Quote(r.Host)+"; behind a proxy that passes its own Host on, give serve --base-url with that address", http.StatusForbidden)
+			return
+		}
 		// A page on any origin may use the endpoint, as it may read every
 		// file the endpoint serves (a browser MCP host's POST carries
 		// headers that need a preflight). A DNS-rebound page is no other

@@ -388,6 +388,22 @@ func TestCORSMCP(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("POST with Host rebound.example: %d; want 403", resp.StatusCode)
 	}
+	// Behind a proxy that passes the public Host on, given as --base-url.
+	proxied, _ := start(t, pristine(t), Options{BaseURL: "https://skills.example.com/"})
+	for host, want := range map[string]int{"skills.example.com": 200, "SKILLS.example.com:443": 200, "rebound.example": 403, "localhost:8080": 200} {
+		post, _ := http.NewRequest("POST", proxied+MCPPath, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		post.Host = host
+		post.Header.Set("Content-Type", "application/json")
+		post.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(post)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("with --base-url, POST with Host %s: %d; want %d", host, resp.StatusCode, want)
+		}
+	}
 }
 
 // TestMaxConns: a connection past MaxConns is not served while the ones
