@@ -36,6 +36,8 @@ const maxURLLength = 2048
 func (s *Server) Handler() http.Handler {
 	mcpH := s.mcpHandler()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.running.Add(1)
+		defer s.running.Add(-1)
 		began := time.Now()
 		rw := &response{ResponseWriter: w, rc: http.NewResponseController(w), grace: s.opts.writeTimeout, status: http.StatusOK}
 		switch msg := badPath(r); {

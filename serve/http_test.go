@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -266,10 +269,21 @@ func TestHTTPSlowloris(t *testing.T) {
 	}
 }
 
-// TestServeShutdown cancels the context and checks that Serve returns and
-// stops listening.
+// TestServeShutdown cancels the context while a client downloads a large
+// file slowly, and checks that the download ends whole, the log says what
+// the server waits for, and Serve returns and stops listening.
 func TestServeShutdown(t *testing.T) {
-	s := New(open(t, pristine(t)), Options{})
+	skills := filepath.Join(t.TempDir(), "skills")
+	writeFiles(t, skills, map[string]string{
+		"big/SKILL.md":        "---\nname: big\ndescription: A large asset. Use when testing downloads.\n---\n\nSee assets/.\n",
+		"big/assets/blob.bin": strings.Repeat("0123456789abcdef", 1<<20), // 16 MiB: more than the sockets buffer
+	})
+	dist := filepath.Join(t.TempDir(), "dist")
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist}); err != nil {
+		t.Fatal(err)
+	}
+	log := &testtool.Buffer{}
+	s := New(open(t, dist), Options{Log: slog.New(slog.NewTextHandler(log, nil))})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -278,10 +292,24 @@ func TestServeShutdown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, ln) }()
-	if got := raw(t, "http://"+addr, "GET", "/"+layout.V2Index); got != 200 {
-		t.Fatalf("GET: %d", got)
+	resp, err := http.Get("http://" + addr + "/" + layout.SkillFile("big", "assets/blob.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if _, err := io.CopyN(io.Discard, resp.Body, 1<<20); err != nil {
+		t.Fatal(err)
 	}
 	cancel()
+	for i := 0; !strings.Contains(log.String(), "stopping: waiting up to 25s for 1 running request"); i++ {
+		if i == 100 {
+			t.Fatalf("log: %s", log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n, err := io.Copy(io.Discard, resp.Body); err != nil || n != 15<<20 {
+		t.Errorf("the rest of the download after the stop: %d bytes, %v; want %d", n, err, 15<<20)
+	}
 	select {
 	case err := <-done:
 		if err != nil {

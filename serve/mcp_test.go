@@ -852,15 +852,7 @@ func TestMCPEscapedURI(t *testing.T) {
 		"odd/references/F#/C#.md": "sharp\n",
 		"odd/references/what?.md": "question\n",
 	}
-	for name, body := range files {
-		p := filepath.Join(skills, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, skills, files)
 	dist := filepath.Join(t.TempDir(), "dist")
 	if _, err := build.Run([]string{skills}, build.Options{Out: dist}); err != nil {
 		t.Fatal(err)

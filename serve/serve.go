@@ -31,6 +31,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"golang.org/x/net/netutil"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -103,6 +104,9 @@ type Server struct {
 	// once, a hundred requests on two CPUs each take fifty times as long,
 	// and the slowest far longer.
 	turns chan struct{}
+	// running counts the HTTP requests being answered, for the log when
+	// the server stops.
+	running atomic.Int64
 }
 
 // New returns a server for b. The server holds b open as long as it
@@ -155,9 +159,16 @@ func (s *Server) acquire() *Held {
 	}
 }
 
+// shutdownGrace is how long running requests may go on once the server
+// stops: within the 30 s a Kubernetes pod and the 90 s a systemd unit get
+// between SIGTERM and SIGKILL, so that a restart cuts only a download that
+// outlasts it.
+const shutdownGrace = 25 * time.Second
+
 // Serve serves HTTP (the static tree and MCP at /mcp) on ln until ctx is
 // cancelled, then shuts down gracefully: it stops accepting, lets running
-// requests finish for up to five seconds, and returns nil.
+// requests finish for up to shutdownGrace, says what it cut, and returns
+// nil.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s.Handler(),
@@ -179,9 +190,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go func() {
 		defer close(done)
 		<-ctx.Done()
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if n := s.running.Load(); n > 0 {
+			s.logf("stopping: waiting up to %s for %s", shutdownGrace, human.Plural(int(n), "running request", "running requests"))
+		}
+		shut, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
 		if srv.Shutdown(shut) != nil {
+			s.warnf("stopped: %s cut short after %s", human.Plural(int(s.running.Load()), "request", "requests"), shutdownGrace)
 			srv.Close()
 		}
 	}()
