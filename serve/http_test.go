@@ -331,20 +331,12 @@ func TestServeShutdown(t *testing.T) {
 func TestCORSConditional(t *testing.T) {
 	base, _ := start(t, pristine(t), Options{})
 	u := base + "/" + layout.V2Index
-	pre, _ := http.NewRequest("OPTIONS", u, nil)
-	pre.Header.Set("Origin", "https://page.example")
-	pre.Header.Set("Access-Control-Request-Method", "GET")
-	pre.Header.Set("Access-Control-Request-Headers", "if-none-match")
-	resp, err := http.DefaultClient.Do(pre)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp := preflight(t, u, "GET", "if-none-match")
 	allowed := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
 	if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(allowed, "if-none-match") || !strings.Contains(allowed, "range") {
 		t.Errorf("preflight: %d, %v", resp.StatusCode, resp.Header)
 	}
-	resp, err = http.Get(u)
+	resp, err := http.Get(u)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,71 +359,66 @@ func TestCORSConditional(t *testing.T) {
 
 // A browser MCP host on another origin: its POST (JSON, with MCP's
 // headers) is preflighted, and the preflight and the answer let the page
-// read the result, with a token too.
+// read the result, with a token too. A page whose name was rebound to the
+// loopback address is refused, unless the name is --base-url's (a proxy
+// in front that passes its Host on).
 func TestCORSMCP(t *testing.T) {
 	base, _ := start(t, pristine(t), Options{Tokens: []string{"s3cret"}})
-	pre, _ := http.NewRequest("OPTIONS", base+MCPPath, nil)
-	pre.Header.Set("Origin", "https://host.example")
-	pre.Header.Set("Access-Control-Request-Method", "POST")
-	pre.Header.Set("Access-Control-Request-Headers", "authorization,content-type,mcp-method,mcp-protocol-version")
-	resp, err := http.DefaultClient.Do(pre)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp := preflight(t, base+MCPPath, "POST", "authorization,content-type,mcp-method,mcp-protocol-version")
 	allowed := strings.ToLower(resp.Header.Get("Access-Control-Allow-Headers"))
 	if resp.StatusCode != 204 || resp.Header.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), "POST") ||
 		!strings.Contains(allowed, "authorization") || !strings.Contains(allowed, "mcp-method") {
 		t.Errorf("preflight: %d, %v", resp.StatusCode, resp.Header)
 	}
-	for _, token := range []string{"", "s3cret"} {
+	ping := func(base, host, token string) *http.Response {
+		t.Helper()
 		post, _ := http.NewRequest("POST", base+MCPPath, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		post.Host = host
 		post.Header.Set("Origin", "https://host.example")
 		post.Header.Set("Content-Type", "application/json")
 		post.Header.Set("Accept", "application/json, text/event-stream")
 		if token != "" {
 			post.Header.Set("Authorization", "Bearer "+token)
 		}
-		resp, err = http.DefaultClient.Do(post)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.Header.Get("Access-Control-Allow-Origin") != "*" || (token == "") != (resp.StatusCode == 401) ||
-			token == "" && !strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "WWW-Authenticate") {
-			t.Errorf("POST with token %q: %d, %v", token, resp.StatusCode, resp.Header)
-		}
-	}
-	// A page whose name was rebound to this loopback address.
-	post, _ := http.NewRequest("POST", base+MCPPath, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-	post.Host = "rebound.example"
-	post.Header.Set("Authorization", "Bearer s3cret")
-	post.Header.Set("Content-Type", "application/json")
-	post.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err = http.DefaultClient.Do(post)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
-		t.Errorf("POST with Host rebound.example: %d; want 403", resp.StatusCode)
-	}
-	// Behind a proxy that passes the public Host on, given as --base-url.
-	proxied, _ := start(t, pristine(t), Options{BaseURL: "https://skills.example.com/"})
-	for host, want := range map[string]int{"skills.example.com": 200, "SKILLS.example.com:443": 200, "rebound.example": 403, "localhost:8080": 200} {
-		post, _ := http.NewRequest("POST", proxied+MCPPath, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-		post.Host = host
-		post.Header.Set("Content-Type", "application/json")
-		post.Header.Set("Accept", "application/json, text/event-stream")
 		resp, err := http.DefaultClient.Do(post)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if resp.StatusCode != want {
+		return resp
+	}
+	for _, token := range []string{"", "s3cret"} {
+		resp := ping(base, "", token)
+		if resp.Header.Get("Access-Control-Allow-Origin") != "*" || (token == "") != (resp.StatusCode == 401) ||
+			token == "" && !strings.Contains(resp.Header.Get("Access-Control-Expose-Headers"), "WWW-Authenticate") {
+			t.Errorf("POST with token %q: %d, %v", token, resp.StatusCode, resp.Header)
+		}
+	}
+	if resp := ping(base, "rebound.example", "s3cret"); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("POST with Host rebound.example: %d; want 403", resp.StatusCode)
+	}
+	proxied, _ := start(t, pristine(t), Options{BaseURL: "https://skills.example.com/"})
+	for host, want := range map[string]int{"skills.example.com": 200, "SKILLS.example.com:443": 200, "rebound.example": 403, "localhost:8080": 200} {
+		if resp := ping(proxied, host, ""); resp.StatusCode != want {
 			t.Errorf("with --base-url, POST with Host %s: %d; want %d", host, resp.StatusCode, want)
 		}
 	}
+}
+
+// preflight sends the preflight a page on another origin sends before a
+// request of method with headers.
+func preflight(t *testing.T, url, method, headers string) *http.Response {
+	t.Helper()
+	pre, _ := http.NewRequest("OPTIONS", url, nil)
+	pre.Header.Set("Origin", "https://page.example")
+	pre.Header.Set("Access-Control-Request-Method", method)
+	pre.Header.Set("Access-Control-Request-Headers", headers)
+	resp, err := http.DefaultClient.Do(pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
 }
 
 // TestMaxConns: a connection past MaxConns is not served while the ones

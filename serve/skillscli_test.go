@@ -72,15 +72,7 @@ func TestSkillsCLIUnicode(t *testing.T) {
 		"参考/说明.md":           strings.Repeat("说明：先读这个文件。\n", 400),
 		strings.Repeat("目", 40) + "/" + strings.Repeat("文", 30) + ".md": "长路径\n",
 	}
-	for name, data := range files {
-		p := filepath.Join(src, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, src, files)
 	dist := filepath.Join(tmp, "dist")
 	res, err := build.Run([]string{filepath.Dir(src)}, build.Options{Out: dist})
 	if err != nil {
