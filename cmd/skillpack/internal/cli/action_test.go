@@ -54,15 +54,7 @@ func TestAction(t *testing.T) {
 		t.Skip("builds skillpack from source")
 	}
 	testtool.Need(t, "bash")
-	root, _ := filepath.Abs("../../../..")
-	data, err := os.ReadFile(filepath.Join(root, "action.yml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var a action
-	if err := yaml.Unmarshal(data, &a); err != nil {
-		t.Fatal(err)
-	}
+	root, a := loadAction(t)
 	if a.Runs.Using != "composite" {
 		t.Fatalf("runs.using = %q, want composite", a.Runs.Using)
 	}
@@ -303,11 +295,7 @@ func must(t *testing.T, err error) {
 // action it uses: every input it passes exists, and a job that signs
 // keyless may request an OIDC token.
 func TestReleaseWorkflow(t *testing.T) {
-	root, _ := filepath.Abs("../../../..")
-	var a action
-	data, err := os.ReadFile(filepath.Join(root, "action.yml"))
-	must(t, err)
-	must(t, yaml.Unmarshal(data, &a))
+	root, a := loadAction(t)
 	var wf struct {
 		Permissions map[string]string `yaml:"permissions"`
 		Jobs        map[string]struct {
@@ -318,7 +306,7 @@ func TestReleaseWorkflow(t *testing.T) {
 			} `yaml:"steps"`
 		} `yaml:"jobs"`
 	}
-	data, err = os.ReadFile(filepath.Join(root, "examples", "workflows", "release.yml"))
+	data, err := os.ReadFile(filepath.Join(root, "examples", "workflows", "release.yml"))
 	must(t, err)
 	must(t, yaml.Unmarshal(data, &wf))
 	if len(wf.Permissions) != 0 {
@@ -350,19 +338,8 @@ func TestReleaseWorkflow(t *testing.T) {
 // job on anything else: strict: yes meant false, in silence.
 func TestActionBooleanInputs(t *testing.T) {
 	testtool.Need(t, "bash")
-	data, err := os.ReadFile("../../../../action.yml")
-	must(t, err)
-	var a action
-	must(t, yaml.Unmarshal(data, &a))
-	script := ""
-	for _, s := range a.Runs.Steps {
-		if s.Name == "Check the inputs" {
-			script = s.Run
-		}
-	}
-	if script == "" {
-		t.Fatal("action.yml has no step that checks its inputs")
-	}
+	_, a := loadAction(t)
+	script := a.step(t, "Check the inputs")
 	for _, tc := range []struct {
 		strict, sign string
 		code         int
@@ -386,6 +363,18 @@ func loadAction(t *testing.T) (string, action) {
 	var a action
 	must(t, yaml.Unmarshal(data, &a))
 	return root, a
+}
+
+// step is the script of the action's step of that name.
+func (a action) step(t *testing.T, name string) string {
+	t.Helper()
+	for _, s := range a.Runs.Steps {
+		if s.Name == name {
+			return s.Run
+		}
+	}
+	t.Fatalf("action.yml has no step %q", name)
+	return ""
 }
 
 // The Lint step is there for its annotations and leaves the verdict on
@@ -456,15 +445,7 @@ func TestActionSkipInvalid(t *testing.T) {
 func TestActionLintExit(t *testing.T) {
 	testtool.Need(t, "bash")
 	_, a := loadAction(t)
-	script := ""
-	for _, s := range a.Runs.Steps {
-		if s.Name == "Lint" {
-			script = s.Run
-		}
-	}
-	if script == "" {
-		t.Fatal("action.yml has no Lint step")
-	}
+	script := a.step(t, "Lint")
 	bin := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(bin, "skillpack"), []byte("#!/bin/sh\nexit $CODE\n"), 0o755))
 	for code, want := range map[int]int{0: 0, 1: 0, 2: 2, 3: 3, 130: 130} {
