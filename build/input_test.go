@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/pack"
 )
 
@@ -27,15 +28,7 @@ func writeSkill(t testing.TB, dir, name string, files map[string]string) {
 	for p, c := range files {
 		all[p] = c
 	}
-	for p, c := range all {
-		path := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtool.WriteTree(t, dir, all)
 }
 
 // withPrevious builds one good skill into root/dist and returns the dist

@@ -7,11 +7,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 func TestBaseline(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"a/SKILL.md": skillMD("a"), "b/SKILL.md": skillMD("b")})
+	testtool.WriteTree(t, dir, map[string]string{"a/SKILL.md": skillMD("a"), "b/SKILL.md": skillMD("b")})
 	res, err := Run([]string{dir}, Options{Base: dir})
 	must(t, err)
 	if len(res.Findings) != 2 {
@@ -39,7 +41,7 @@ func TestBaseline(t *testing.T) {
 
 	// A new finding in a known file and rule brings back that file's
 	// findings of the rule; a fixed skill leaves a stale entry.
-	writeTree(t, dir, map[string]string{
+	testtool.WriteTree(t, dir, map[string]string{
 		"a/SKILL.md": skillMD("a") + "And [also](gone2.md).\n",
 		"b/SKILL.md": "---\nname: b\ndescription: A skill that no longer links a missing file.\n---\nbody\n",
 	})
@@ -68,7 +70,7 @@ func TestBaseline(t *testing.T) {
 // another (link-broken hides link-outside) keeps hiding it.
 func TestBaselineSupersedes(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"a/SKILL.md": "---\nname: a\ndescription: A skill that links a file outside it that does not exist.\n---\nSee [gone](../gone.md) and [gone](../gone.md) again.\n"})
+	testtool.WriteTree(t, dir, map[string]string{"a/SKILL.md": "---\nname: a\ndescription: A skill that links a file outside it that does not exist.\n---\nSee [gone](../gone.md) and [gone](../gone.md) again.\n"})
 	res, err := Run([]string{dir}, Options{Base: dir})
 	must(t, err)
 	if len(res.Findings) == 0 {

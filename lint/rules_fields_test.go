@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 // name-mismatch offers the folder's name as the skill's only where it is
@@ -23,13 +25,13 @@ func TestNameMismatchFix(t *testing.T) {
 		} {
 			root := t.TempDir()
 			if checkout {
-				writeTree(t, root, map[string]string{".git/HEAD": "ref: refs/heads/main\n"})
+				testtool.WriteTree(t, root, map[string]string{".git/HEAD": "ref: refs/heads/main\n"})
 			} else {
 				want += copied
 			}
 			dir := filepath.Join(root, "skills", folder)
 			md := "---\nname: my-skill\ndescription: Process PDF forms and merge documents for the user.\n---\nBody.\n"
-			writeTree(t, dir, map[string]string{"SKILL.md": md})
+			testtool.WriteTree(t, dir, map[string]string{"SKILL.md": md})
 			res, err := Run([]string{dir}, Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -96,7 +98,7 @@ func TestNameMismatchFixTaken(t *testing.T) {
 // claude, OpenClaw's homepage is.
 func TestUnknownKeyReaders(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testtool.WriteTree(t, dir, map[string]string{
 		"a/SKILL.md": "---\nname: a\ndescription: Reviews pull requests when the user asks for a review.\n" +
 			"disable-model-invocation: true\n---\nBody.\n",
 		"b/SKILL.md": "---\nname: b\ndescription: Reviews pull requests when the user asks for a review.\n" +

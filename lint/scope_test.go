@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -70,7 +71,7 @@ func TestRunCopies(t *testing.T) {
 func TestRunSharedPluginFolder(t *testing.T) {
 	dir := t.TempDir()
 	md := "---\nname: %s\ndescription: Does the %s work when the user asks for it.\n---\n# X\n"
-	writeTree(t, dir, map[string]string{
+	testtool.WriteTree(t, dir, map[string]string{
 		".claude-plugin/marketplace.json": `{"name": "acme", "plugins": [
 			{"name": "tools", "source": "./", "skills": ["./tools/a"]}, {"name": "docs", "source": "./", "skills": ["./docs/b"]},
 			{"name": "x", "source": "./shared"}, {"name": "y", "source": "./shared"},

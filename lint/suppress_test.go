@@ -2,21 +2,12 @@ package lint
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// writeTree writes files (path → content) under dir.
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for p, data := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		must(t, os.MkdirAll(filepath.Dir(full), 0o755))
-		must(t, os.WriteFile(full, []byte(data), 0o644))
-	}
-}
+	"github.com/skillpack/skillpack/internal/testtool"
+)
 
 const brokenLinkSkill = "---\nname: %s\ndescription: A skill that links a file it does not have.\n---\nSee [gone](gone.md).\n"
 
@@ -35,7 +26,7 @@ func lintTree(t *testing.T, dir string, set Settings) []string {
 
 func TestAllowList(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testtool.WriteTree(t, dir, map[string]string{
 		"a/SKILL.md":     skillMD("a"),
 		"b/SKILL.md":     skillMD("b"),
 		"skillpack.yaml": "",
@@ -91,7 +82,7 @@ func TestSupersedes(t *testing.T) {
 // folder is reported once, by the inner skill.
 func TestNestedSkillFiles(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testtool.WriteTree(t, dir, map[string]string{
 		"outer/SKILL.md":        "---\nname: outer\ndescription: The outer skill of a nested pair, for the test.\n---\nSee [inner](inner/SKILL.md).\n",
 		"outer/inner/SKILL.md":  skillMD("inner"),
 		"outer/inner/.DS_Store": "",

@@ -279,17 +279,3 @@ func isArchive(p string) bool {
 	u, ok := layout.ParsePath(p)
 	return ok && u.Kind == layout.KindArchive
 }
-
-// writeFiles writes files, by slash path under root, creating folders.
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}

@@ -274,7 +274,7 @@ func TestHTTPSlowloris(t *testing.T) {
 // the server waits for, and Serve returns and stops listening.
 func TestServeShutdown(t *testing.T) {
 	skills := filepath.Join(t.TempDir(), "skills")
-	writeFiles(t, skills, map[string]string{
+	testtool.WriteTree(t, skills, map[string]string{
 		"big/SKILL.md":        "---\nname: big\ndescription: A large asset. Use when testing downloads.\n---\n\nSee assets/.\n",
 		"big/assets/blob.bin": strings.Repeat("0123456789abcdef", 1<<20), // 16 MiB: more than the sockets buffer
 	})

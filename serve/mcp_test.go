@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -852,7 +853,7 @@ func TestMCPEscapedURI(t *testing.T) {
 		"odd/references/F#/C#.md": "sharp\n",
 		"odd/references/what?.md": "question\n",
 	}
-	writeFiles(t, skills, files)
+	testtool.WriteTree(t, skills, files)
 	dist := filepath.Join(t.TempDir(), "dist")
 	if _, err := build.Run([]string{skills}, build.Options{Out: dist}); err != nil {
 		t.Fatal(err)

@@ -72,7 +72,7 @@ func TestSkillsCLIUnicode(t *testing.T) {
 		"参考/说明.md":           strings.Repeat("说明：先读这个文件。\n", 400),
 		strings.Repeat("目", 40) + "/" + strings.Repeat("文", 30) + ".md": "长路径\n",
 	}
-	writeFiles(t, src, files)
+	testtool.WriteTree(t, src, files)
 	dist := filepath.Join(tmp, "dist")
 	res, err := build.Run([]string{filepath.Dir(src)}, build.Options{Out: dist})
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 func dirs(t *testing.T, root string, skills []*Skill) []string {
@@ -39,7 +41,7 @@ func relFolders(base string, skills []*Skill, folder func(*Skill) string) map[st
 
 func TestDiscover(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testtool.WriteTree(t, root, map[string]string{
 		"pdf/SKILL.md":                                 skillMD,
 		"pdf/scripts/run.sh":                           "",
 		"pdf/nested/SKILL.md":                          skillMD,        // a skill inside a skill is found (lint reports it)
@@ -128,7 +130,7 @@ func TestDiscover(t *testing.T) {
 
 func TestDiscoverFilePath(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testtool.WriteTree(t, root, map[string]string{
 		"pdf/SKILL.md":       skillMD,
 		"pdf/scripts/run.sh": "",
 		"pdf/a/b/c/d.txt":    "",
@@ -173,7 +175,7 @@ func TestDiscoverMissing(t *testing.T) {
 // Walking deeper than MaxDepth is cut off rather than followed forever.
 func TestDiscoverMaxDepth(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testtool.WriteTree(t, root, map[string]string{
 		strings.Repeat("d/", MaxDepth) + "SKILL.md":   skillMD,
 		strings.Repeat("e/", MaxDepth+1) + "SKILL.md": skillMD,
 	})
@@ -190,7 +192,7 @@ func TestDiscoverMaxDepth(t *testing.T) {
 // the skill's name is its folder's name, not ".." or ".".
 func TestEnclosingRelative(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"pdf-forms/SKILL.md": skillMD, "pdf-forms/scripts/a/run.sh": ""})
+	testtool.WriteTree(t, root, map[string]string{"pdf-forms/SKILL.md": skillMD, "pdf-forms/scripts/a/run.sh": ""})
 	t.Chdir(filepath.Join(root, "pdf-forms", "scripts", "a"))
 	if got := Enclosing("run.sh"); got != filepath.Join("..", "..") {
 		t.Errorf("Enclosing(run.sh) = %q, want ../..", got)
@@ -214,7 +216,7 @@ func TestEnclosingRelative(t *testing.T) {
 
 func TestEnclosingNone(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a/b.txt": ""})
+	testtool.WriteTree(t, root, map[string]string{"a/b.txt": ""})
 	if got := Enclosing(filepath.Join(root, "a", "b.txt")); got != "" {
 		t.Errorf("Enclosing = %q, want none", got)
 	}
@@ -225,7 +227,7 @@ func TestEnclosingNone(t *testing.T) {
 // that skill. A skill at the top of a checkout is still its files'.
 func TestEnclosingStopsAtCheckout(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testtool.WriteTree(t, root, map[string]string{
 		"SKILL.md": skillMD, "repo/.git/HEAD": "", "repo/docs/page.md": "",
 		"repo/pdf/SKILL.md": skillMD, "repo/pdf/.git": "gitdir: x", "repo/pdf/notes/a.md": "",
 	})
@@ -255,7 +257,7 @@ func TestSkillName(t *testing.T) {
 
 func TestLoad(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a/SKILL.md": skillMD, "b/skill.md": "---\nname: b\n---\nno description\n", "c/": "", "d/skill.md": "no frontmatter"})
+	testtool.WriteTree(t, root, map[string]string{"a/SKILL.md": skillMD, "b/skill.md": "---\nname: b\n---\nno description\n", "c/": "", "d/skill.md": "no frontmatter"})
 	s := Load(filepath.Join(root, "a"))
 	if s.Err != nil || s.Doc == nil || s.File != FileName {
 		t.Fatalf("Load(a) = %+v", s)
@@ -282,7 +284,7 @@ func TestLoad(t *testing.T) {
 // own skills; a dangling link, or one to a file no skill holds, does not.
 func TestDiscoverMirror(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"skills/a/SKILL.md": skillMD, "README.md": "# hi\n"})
+	testtool.WriteTree(t, root, map[string]string{"skills/a/SKILL.md": skillMD, "README.md": "# hi\n"})
 	symlink(t, root, ".gemini/skills/a/SKILL.md", "../../../skills/a/SKILL.md")
 	symlink(t, root, ".gemini/skills/gone/SKILL.md", "../../../skills/gone/SKILL.md")
 	symlink(t, root, ".gemini/skills/readme/SKILL.md", "../../../README.md")
@@ -322,7 +324,7 @@ func TestDiscoverMirror(t *testing.T) {
 // checks), is not.
 func TestFindTreeBroken(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testtool.WriteTree(t, root, map[string]string{
 		".git/HEAD":                    "",
 		".claude-plugin/plugin.json":   `{"name": "p", "skills": ["./vendor/direct", "./extra"]}`,
 		"skills/own/SKILL.md":          skillMD,

@@ -10,28 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
-)
 
-// writeTree creates files under root: a key ending in "/" is a folder, any
-// other key a file holding the value.
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, data := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if strings.HasSuffix(name, "/") {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/skillpack/skillpack/internal/testtool"
+)
 
 // symlink makes a link at root/name pointing at target (as written).
 func symlink(t *testing.T, root, name, target string) {
@@ -97,7 +78,7 @@ func TestIsJunk(t *testing.T) {
 
 func TestCollect(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testtool.WriteTree(t, dir, map[string]string{
 		"SKILL.md":          skillMD,
 		IgnoreFile:          "# build output\nbuild/\n*.log\n!keep.log\ndocs/**/draft.md\n/top.txt\n!" + IgnoreFile + "\n",
 		"a-b.txt":           "ab",
@@ -172,7 +153,7 @@ func TestCollectRepoPlumbing(t *testing.T) {
 		if repo {
 			files[".git/HEAD"] = "ref: refs/heads/main\n"
 		}
-		writeTree(t, dir, files)
+		testtool.WriteTree(t, dir, files)
 		fs, err := Collect(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -194,7 +175,7 @@ func TestCollectRepoPlumbing(t *testing.T) {
 // sorted bytewise, where "a-b" comes before "a/x".
 func TestCollectSorted(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testtool.WriteTree(t, dir, map[string]string{
 		"SKILL.md": skillMD, "a/x": "", "a-b": "", "a.c": "", "B": "", "a/.DS_Store": "", "a-.DS_Store/": "",
 	})
 	symlink(t, dir, "a/z", "missing")
@@ -222,7 +203,7 @@ func TestCollectSorted(t *testing.T) {
 // when it tries to re-include itself; one below the root is ordinary.
 func TestCollectIgnoreFile(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{
+	testtool.WriteTree(t, dir, map[string]string{
 		"SKILL.md": skillMD, IgnoreFile: "!" + IgnoreFile + "\n*\n!SKILL.md\n",
 		"other.md": "",
 	})
@@ -243,7 +224,7 @@ func TestCollectIgnoreFile(t *testing.T) {
 // and a file removed since is left out, not refused.
 func TestSkillCollect(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testtool.WriteTree(t, root, map[string]string{
 		"s/SKILL.md": skillMD, "s/a/x.txt": "x", "s/a/b/y.txt": "y", "s/gone.txt": "",
 		"s/" + IgnoreFile: "a/b/\n", "s/__pycache__/c.pyc": "",
 	})
@@ -251,7 +232,7 @@ func TestSkillCollect(t *testing.T) {
 	if err != nil || len(found) != 1 {
 		t.Fatalf("Find = %v, %v", found, err)
 	}
-	writeTree(t, root, map[string]string{"s/late.txt": "", "s/a/late.txt": ""})
+	testtool.WriteTree(t, root, map[string]string{"s/late.txt": "", "s/a/late.txt": ""})
 	if err := os.Remove(filepath.Join(root, "s", "gone.txt")); err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +255,7 @@ func TestSkillCollect(t *testing.T) {
 func TestCollectSymlinks(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "s")
-	writeTree(t, parent, map[string]string{
+	testtool.WriteTree(t, parent, map[string]string{
 		"outside.txt":     "secret",
 		"elsewhere/x.txt": "",
 		"s/SKILL.md":      skillMD,
@@ -375,15 +356,15 @@ func TestCollectLinkBomb(t *testing.T) {
 	defer func(n int) { maxFiles = n }(maxFiles)
 	maxFiles = 2000
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"SKILL.md": skillMD})
+	testtool.WriteTree(t, dir, map[string]string{"SKILL.md": skillMD})
 	for i := range 40 {
 		d := fmt.Sprintf("d%d", i)
-		writeTree(t, dir, map[string]string{d + "/": ""})
+		testtool.WriteTree(t, dir, map[string]string{d + "/": ""})
 		for _, l := range []string{"a", "b"} {
 			symlink(t, dir, d+"/"+l, fmt.Sprintf("../d%d", i+1))
 		}
 	}
-	writeTree(t, dir, map[string]string{"d40/": ""})
+	testtool.WriteTree(t, dir, map[string]string{"d40/": ""})
 	_, err := Collect(dir)
 	if !errors.Is(err, ErrTooManyFiles) {
 		t.Fatalf("err = %v, want ErrTooManyFiles", err)
@@ -398,12 +379,12 @@ func TestCollectTooManyFiles(t *testing.T) {
 	for i := range 60 {
 		files[fmt.Sprintf("f/%02d", i)] = ""
 	}
-	writeTree(t, dir, files)
+	testtool.WriteTree(t, dir, files)
 	if _, err := Collect(dir); !errors.Is(err, ErrTooManyFiles) || !strings.Contains(err.Error(), IgnoreFile) {
 		t.Fatalf("err = %v, want ErrTooManyFiles with a hint", err)
 	}
 	// Ignored folders are not walked, so they do not count.
-	writeTree(t, dir, map[string]string{IgnoreFile: "f/\n"})
+	testtool.WriteTree(t, dir, map[string]string{IgnoreFile: "f/\n"})
 	fs, err := Collect(dir)
 	if err != nil {
 		t.Fatalf("with f/ ignored: %v", err)
@@ -419,7 +400,7 @@ func TestCollectMissing(t *testing.T) {
 		t.Fatalf("err = %v, want no such file or folder", err)
 	}
 	f := filepath.Join(t.TempDir(), "file")
-	writeTree(t, filepath.Dir(f), map[string]string{"file": "x"})
+	testtool.WriteTree(t, filepath.Dir(f), map[string]string{"file": "x"})
 	if _, err := Collect(f); err == nil {
 		t.Fatal("Collect of a file: no error")
 	}
@@ -427,7 +408,7 @@ func TestCollectMissing(t *testing.T) {
 
 func TestCollectNotRegular(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"SKILL.md": skillMD})
+	testtool.WriteTree(t, dir, map[string]string{"SKILL.md": skillMD})
 	mkfifo(t, filepath.Join(dir, "pipe"))
 	done := make(chan struct{})
 	var fs *Files
@@ -454,7 +435,7 @@ func TestCollectUnreadableFolder(t *testing.T) {
 		t.Skip("no permission bits")
 	}
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{"SKILL.md": skillMD, "locked/x": ""})
+	testtool.WriteTree(t, dir, map[string]string{"SKILL.md": skillMD, "locked/x": ""})
 	locked := filepath.Join(dir, "locked")
 	if err := os.Chmod(locked, 0); err != nil {
 		t.Fatal(err)

@@ -14,12 +14,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 func TestHugeSkillFile(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, FileName)
-	writeTree(t, dir, map[string]string{FileName: skillMD})
+	testtool.WriteTree(t, dir, map[string]string{FileName: skillMD})
 	const size = 100 << 20
 	// Truncate extends the file with a hole: 100 MB on paper, nothing on disk.
 	if err := os.Truncate(p, size); err != nil {
@@ -49,7 +51,7 @@ func TestFrontmatterPastReadLimit(t *testing.T) {
 	head := "---\nname: s\ndescription: A test skill that does nothing at all.\nnotes: |\n"
 	long := head + strings.Repeat(notes, (MaxRead+1000)/len(notes)) + "---\nbody\n"
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{FileName: long})
+	testtool.WriteTree(t, dir, map[string]string{FileName: long})
 	s := Load(dir)
 	if s.Err != nil || s.Doc == nil {
 		t.Fatalf("Load: Err = %v", s.Err)
@@ -78,7 +80,7 @@ func TestFrontmatterPastReadLimit(t *testing.T) {
 		{"unclosed", head, "never closed"},
 	} {
 		text := tc.text + strings.Repeat("x", MaxRead-len(tc.text))
-		writeTree(t, dir, map[string]string{FileName: text})
+		testtool.WriteTree(t, dir, map[string]string{FileName: text})
 		d := Load(dir).Doc
 		switch {
 		case d.Truncated || len(d.Raw) != MaxRead:
@@ -116,7 +118,7 @@ func TestBinaryJunk(t *testing.T) {
 
 	// The same through the file system.
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{FileName: "\x00\x01\xff\xfe binary \x00"})
+	testtool.WriteTree(t, dir, map[string]string{FileName: "\x00\x01\xff\xfe binary \x00"})
 	s := Load(dir)
 	if s.Err != nil || s.Doc == nil || s.Doc.Problem == nil || s.Doc.Problem.Kind != NoFrontmatter {
 		t.Errorf("Load(junk) = %+v", s)
@@ -184,7 +186,7 @@ func TestYAMLBombs(t *testing.T) {
 // Collect.
 func TestSymlinkLoops(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testtool.WriteTree(t, root, map[string]string{
 		"skills/pdf/SKILL.md":     skillMD,
 		"skills/pdf/sub/file.txt": "",
 	})
@@ -222,7 +224,7 @@ func TestSymlinkLoops(t *testing.T) {
 // stores them: as files. The skill holding the link is what to lint.
 func TestDiscoverSymlinkArgument(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testtool.WriteTree(t, root, map[string]string{
 		"pdf/SKILL.md":       skillMD,
 		"elsewhere/x.txt":    "",
 		"real/one/SKILL.md":  skillMD,
@@ -277,9 +279,9 @@ func TestManySkills(t *testing.T) {
 	// One file hard-linked into every folder: two system calls a skill
 	// keeps the setup cheap. Unnumbered names make the sort matter.
 	src := filepath.Join(root, "src.md")
-	writeTree(t, root, map[string]string{"src.md": "---\nname: x\n---\n"})
+	testtool.WriteTree(t, root, map[string]string{"src.md": "---\nname: x\n---\n"})
 	for g := range 7 {
-		writeTree(t, root, map[string]string{fmt.Sprintf("g%d/", g): ""})
+		testtool.WriteTree(t, root, map[string]string{fmt.Sprintf("g%d/", g): ""})
 	}
 	const workers = 8 // the file system waits on metadata; overlap it
 	errs := make(chan error, workers)
@@ -327,7 +329,7 @@ func TestManySkills(t *testing.T) {
 func TestUnreadableSkillFile(t *testing.T) {
 	if os.Geteuid() != 0 {
 		dir := t.TempDir()
-		writeTree(t, dir, map[string]string{FileName: skillMD})
+		testtool.WriteTree(t, dir, map[string]string{FileName: skillMD})
 		p := filepath.Join(dir, FileName)
 		if err := os.Chmod(p, 0); err != nil {
 			t.Fatal(err)
@@ -345,7 +347,7 @@ func TestUnreadableSkillFile(t *testing.T) {
 	// Root reads anything, so also test what no permission bit can fix:
 	// an entry "file" that is a folder or a named pipe.
 	dir := t.TempDir()
-	writeTree(t, dir, map[string]string{FileName + "/": ""})
+	testtool.WriteTree(t, dir, map[string]string{FileName + "/": ""})
 	if s := Load(dir); s.Doc != nil || s.Err == nil || !strings.Contains(s.Err.Error(), "not a regular file") {
 		t.Errorf("Load(SKILL.md folder) = Doc %v, Err %v", s.Doc, s.Err)
 	}

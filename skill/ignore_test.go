@@ -307,7 +307,7 @@ func TestIgnorePath(t *testing.T) {
 func TestOutside(t *testing.T) {
 	root := t.TempDir()
 	base := filepath.Join(root, "repo")
-	writeTree(t, root, map[string]string{
+	testtool.WriteTree(t, root, map[string]string{
 		"repo/skills/old/SKILL.md": "",
 		"repo/tmp/x":               "",
 		"other/skills/x/SKILL.md":  "",

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 // The shapes of the plugin marketplaces in the wild: Claude Code's
@@ -36,7 +38,7 @@ var pluginTree = map[string]string{
 
 func TestDiscoverPlugin(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, pluginTree)
+	testtool.WriteTree(t, root, pluginTree)
 	got, err := Discover(root)
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +63,7 @@ func TestDiscoverPlugin(t *testing.T) {
 // the search stops at the repository's root.
 func TestDiscoverPluginAbove(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, pluginTree)
+	testtool.WriteTree(t, root, pluginTree)
 	t.Chdir(filepath.Join(root, "plugins", "discord", "skills"))
 	for _, path := range []string{".", "access", "access/SKILL.md", "access/scripts/a/x.sh"} {
 		got, err := Discover(path)
@@ -78,7 +80,7 @@ func TestDiscoverPluginAbove(t *testing.T) {
 
 	// A plugin.json above the repository is not the repository's.
 	outer := t.TempDir()
-	writeTree(t, outer, map[string]string{"plugin.json": "{}", "repo/.git": "gitdir: elsewhere", "repo/skills/a/SKILL.md": skillMD})
+	testtool.WriteTree(t, outer, map[string]string{"plugin.json": "{}", "repo/.git": "gitdir: elsewhere", "repo/skills/a/SKILL.md": skillMD})
 	for _, path := range []string{filepath.Join(outer, "repo"), filepath.Join(outer, "repo", "skills"), filepath.Join(outer, "repo", "skills", "a")} {
 		got, err := Discover(path)
 		if err != nil || len(got) != 1 || got[0].Plugin != "" {
@@ -89,7 +91,7 @@ func TestDiscoverPluginAbove(t *testing.T) {
 	// stray plugin.json in a home or temporary folder is no plugin of the
 	// skills below it. The folder named may be a plugin itself.
 	loose := t.TempDir()
-	writeTree(t, loose, map[string]string{"plugin.json": "{}", "skills/a/SKILL.md": skillMD})
+	testtool.WriteTree(t, loose, map[string]string{"plugin.json": "{}", "skills/a/SKILL.md": skillMD})
 	got, err := Discover(filepath.Join(loose, "skills"))
 	if err != nil || len(got) != 1 || got[0].Plugin != "" {
 		t.Errorf("Discover(skills) = %+v, %v; want one skill outside any plugin", got, err)
@@ -123,7 +125,7 @@ func TestDiscoverPluginAbove(t *testing.T) {
 // (claude/skills/x beside codex/skills/x) without any.
 func TestDiscoverPluginScopes(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testtool.WriteTree(t, root, map[string]string{
 		".git/HEAD":                             "",
 		".claude-plugin/marketplace.json":       `{"plugins": [{"name": "loose", "source": "./plugins/loose"}, {"name": "remote", "source": {"source": "github", "repo": "o/r"}}]}`,
 		"plugins/grok/.grok-plugin/plugin.json": "{}",
@@ -168,7 +170,7 @@ func TestDiscoverPluginScopes(t *testing.T) {
 // listing skills/<name>, and a template/ no plugin names.
 func TestFindTreeDeclared(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testtool.WriteTree(t, root, map[string]string{
 		".claude-plugin/marketplace.json": `{"name": "m", "metadata": {"pluginRoot": "./"}, "plugins": [
 			{"name": "document-skills", "source": "./", "strict": false, "skills": ["./skills/pdf"]},
 			{"name": "example-skills", "source": "./", "strict": false, "skills": ["./extra/art"]},
@@ -248,7 +250,7 @@ func TestFindTreeDeclared(t *testing.T) {
 // skills when a folder inside it is named too.
 func TestDiscoverMarketplacePluginAbove(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testtool.WriteTree(t, root, map[string]string{
 		".git/HEAD":                       "",
 		".claude-plugin/marketplace.json": `{"plugins": [{"name": "loose", "source": "./plugins/loose"}]}`,
 		"plugins/loose/skills/x/SKILL.md": skillMD,
@@ -295,7 +297,7 @@ func TestManifestOf(t *testing.T) {
 // but not a source that leads out of the root.
 func TestMarketplacePluginRoot(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testtool.WriteTree(t, root, map[string]string{
 		".claude-plugin/marketplace.json": `{"name": "m", "metadata": {"pluginRoot": "./plugins"}, "plugins": [
 			{"name": "a", "source": "./plugins/a"}, {"name": "b", "source": "b"}, {"name": "c", "source": "./c"},
 			{"name": "d", "source": "./../d"}]}`,
@@ -341,7 +343,7 @@ func TestMarketplacePluginRoot(t *testing.T) {
 // marketplaces is still its entry.
 func TestMarketplaceEntries(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testtool.WriteTree(t, root, map[string]string{
 		".claude-plugin/marketplace.json": `{"name": "acme", "plugins": [
 			{"name": "tools", "source": "./", "skills": ["./tools/a"]}, {"name": "docs", "source": "./", "skills": ["./docs/b"]},
 			{"name": "x", "source": "./shared"}, {"name": "y", "source": "./shared"}, {"name": "one", "source": "./one"}]}`,
@@ -376,7 +378,7 @@ func TestMarketplaceEntries(t *testing.T) {
 func TestGitDir(t *testing.T) {
 	root := t.TempDir()
 	abs := filepath.Join(root, "main", ".git", "worktrees", "w")
-	writeTree(t, root, map[string]string{
+	testtool.WriteTree(t, root, map[string]string{
 		"main/.git/HEAD": "",
 		"main/skills/a/": "",
 		"linked/.git":    "gitdir: " + abs + "\n",

@@ -10,7 +10,7 @@
 // Debian does not package) skip even then. Registry runs one of them,
 // docker-registry, for the tests that publish to a registry. JSONSchema
 // compiles a specification's published schema for the tests that check a
-// document against it.
+// document against it; WriteTree writes a test's tree of files.
 package testtool
 
 import (

@@ -389,7 +389,7 @@ func TestActionSkipInvalid(t *testing.T) {
 	testtool.Need(t, "bash")
 	root, a := loadAction(t)
 	workspace := t.TempDir()
-	writeFiles(t, workspace, map[string]string{
+	testtool.WriteTree(t, workspace, map[string]string{
 		"skills/good/SKILL.md": "---\nname: good\ndescription: A good skill. Use when testing.\n---\n# Good\n",
 		"skills/bad/SKILL.md":  "---\nname: Bad_Name\ndescription: A bad skill. Use when testing.\n---\n# Bad\n",
 		"skillpack.yaml":       "build:\n  skip-invalid: true\n",
@@ -474,7 +474,7 @@ func TestActionRelease(t *testing.T) {
 	work := t.TempDir()
 	workspace := filepath.Join(work, "repo")
 	skill := "---\nname: pdf\ndescription: Extract text from PDF files. Use when the user gives a PDF.\nmetadata:\n  version: %s\n---\n# PDF %[1]s\n"
-	writeFiles(t, workspace, map[string]string{
+	testtool.WriteTree(t, workspace, map[string]string{
 		"skills/pdf/SKILL.md": fmt.Sprintf(skill, "1.0.0"),
 		"skillpack.yaml":      "build:\n  previous: " + site.URL + "/repo/\n",
 	})
@@ -517,16 +517,5 @@ func checkReleases(t *testing.T, dist string, releases ...string) {
 		if _, err := os.Stat(filepath.Join(dir, "v"+r, "index.json")); err != nil {
 			t.Errorf("%s: no snapshot of release %s: %v", dist, r, err)
 		}
-	}
-}
-
-// writeFiles writes files (slash-separated paths under dir, and their
-// text), making their folders.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, []byte(text), 0o644))
 	}
 }

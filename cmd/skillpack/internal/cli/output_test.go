@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/lint"
 )
 
@@ -32,15 +33,7 @@ func fakeIO(env map[string]string) (*IO, *bytes.Buffer, *bytes.Buffer) {
 func writeSkills(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtool.WriteTree(t, dir, files)
 	t.Chdir(dir)
 	return dir
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/spf13/cobra"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 // The --json documents are checked against the schemas in schema/ in two
@@ -303,7 +305,7 @@ func TestJSONDocuments(t *testing.T) {
 	}
 	dir := t.TempDir()
 	t.Chdir(dir)
-	writeTree(t, map[string]string{
+	testtool.WriteTree(t, ".", map[string]string{
 		"broken/bad/SKILL.md":    "---\nname: Broken_Name\ndescription: A broken skill whose name has capitals.\n---\n# Broken\n",
 		"fixable/ok/SKILL.md":    "---\nname: ok\ndescription: \"A skill that says hello to the user, with a byte order mark.\"\n---\n# Ok\n",
 		"mixed/good/SKILL.md":    "---\nname: good\ndescription: A good skill that says hello to the user politely.\n---\n# Good\n",
@@ -379,18 +381,6 @@ func TestJSONDocuments(t *testing.T) {
 		}
 		if err := validateDoc(schemas, schema, out.Bytes(), code); err != nil {
 			t.Errorf("%s: %v", name, err)
-		}
-	}
-}
-
-func writeTree(t *testing.T, files map[string]string) {
-	t.Helper()
-	for name, data := range files {
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
 		}
 	}
 }
