@@ -98,6 +98,9 @@ func OpenFolder(dir string) (*Folder, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			if abs, err := filepath.Abs(dir); err == nil && abs != dir {
+				return nil, fmt.Errorf("%s: no such folder (looked for %s)", dir, abs)
+			}
 			return nil, fmt.Errorf("%s: no such folder", dir)
 		}
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -122,7 +123,11 @@ func openHeld(dir string, prev *Held, lim limits) (*Held, error) {
 	src, err := bundle.OpenFolder(dir)
 	if err != nil {
 		if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) && !strings.Contains(dir, "://") {
-			return nil, fmt.Errorf("%w (build a bundle there with `skillpack build SKILLS -o %s`)", err, dir)
+			hint := ""
+			if !filepath.IsAbs(dir) {
+				hint = "; an MCP host starts serve --stdio in a working folder of its own: give DIST as an absolute path"
+			}
+			return nil, fmt.Errorf("%w (build a bundle there with `skillpack build SKILLS -o %s`%s)", err, dir, hint)
 		}
 		return nil, fmt.Errorf("%w: serve takes the folder skillpack build wrote (skillpack build SKILLS -o DIST, then skillpack serve DIST)", err)
 	}
