@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -228,8 +227,7 @@ func (s *Server) rebound(r *http.Request) bool {
 	if local == nil || !loopback(local.String()) || loopback(r.Host) {
 		return false
 	}
-	u, err := url.Parse(s.opts.BaseURL)
-	return s.opts.BaseURL == "" || err != nil || !strings.EqualFold(u.Hostname(), hostOf(r.Host))
+	return s.baseHost == "" || !strings.EqualFold(s.baseHost, hostOf(r.Host))
 }
 
 // loopback reports whether a host, or host:port, is localhost or a
@@ -271,8 +269,7 @@ func (s *Server) mcpHandler() http.Handler {
 		// A page on any origin may use the endpoint, as it may read every
 		// file the endpoint serves (a browser MCP host's POST carries
 		// headers that need a preflight). A DNS-rebound page is no other
-		// origin: the SDK refuses a Host that is not loopback on a
-		// loopback address.
+		// origin: rebound refused it above.
 		hdr := w.Header()
 		hdr.Set("Access-Control-Allow-Origin", "*")
 		hdr.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate")

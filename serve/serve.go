@@ -23,6 +23,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -71,6 +72,11 @@ type Options struct {
 	// pageSize is the number of items per page of resources/list,
 	// skills/list and resources/directory/read. 0 = 100.
 	pageSize int
+	// grace is how long running requests may go on once the server
+	// stops: within the 30 s a Kubernetes pod and the 90 s a systemd unit
+	// get between SIGTERM and SIGKILL, so that a restart cuts only a
+	// download that outlasts it. 0 = 25 seconds.
+	grace time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -81,6 +87,7 @@ func (o Options) withDefaults() Options {
 	o.writeTimeout = cmp.Or(o.writeTimeout, 30*time.Second)
 	o.maxBodyBytes = cmp.Or(o.maxBodyBytes, 1<<20)
 	o.pageSize = cmp.Or(o.pageSize, 100)
+	o.grace = cmp.Or(o.grace, 25*time.Second)
 	o.Cache = cmp.Or(o.Cache, &layout.DefaultCache)
 	o.Log = cmp.Or(o.Log, slog.New(slog.DiscardHandler))
 	return o
@@ -107,6 +114,9 @@ type Server struct {
 	// running counts the HTTP requests being answered, for the log when
 	// the server stops.
 	running atomic.Int64
+	// baseHost is BaseURL's host, the one name besides loopback a request
+	// to a loopback address may carry (rebound).
+	baseHost string
 }
 
 // New returns a server for b. The server holds b open as long as it
@@ -114,6 +124,9 @@ type Server struct {
 func New(b *Held, opts Options) *Server {
 	b.acquire()
 	s := &Server{opts: opts.withDefaults(), turns: make(chan struct{}, 4*runtime.GOMAXPROCS(0))}
+	if u, err := url.Parse(s.opts.BaseURL); err == nil {
+		s.baseHost = u.Hostname()
+	}
 	s.SetTokens(s.opts.Tokens)
 	s.bundle.Store(b)
 	s.mcp = s.newMCP()
@@ -159,15 +172,9 @@ func (s *Server) acquire() *Held {
 	}
 }
 
-// shutdownGrace is how long running requests may go on once the server
-// stops: within the 30 s a Kubernetes pod and the 90 s a systemd unit get
-// between SIGTERM and SIGKILL, so that a restart cuts only a download that
-// outlasts it.
-const shutdownGrace = 25 * time.Second
-
 // Serve serves HTTP (the static tree and MCP at /mcp) on ln until ctx is
 // cancelled, then shuts down gracefully: it stops accepting, lets running
-// requests finish for up to shutdownGrace, says what it cut, and returns
+// requests finish for up to Options.grace, says what it cut, and returns
 // nil.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
@@ -191,12 +198,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		defer close(done)
 		<-ctx.Done()
 		if n := s.running.Load(); n > 0 {
-			s.logf("stopping: waiting up to %s for %s", shutdownGrace, human.Plural(int(n), "running request", "running requests"))
+			s.logf("stopping: waiting up to %s for %s", s.opts.grace, human.Plural(int(n), "running request", "running requests"))
 		}
-		shut, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		shut, cancel := context.WithTimeout(context.Background(), s.opts.grace)
 		defer cancel()
 		if srv.Shutdown(shut) != nil {
-			s.warnf("stopped: %s cut short after %s", human.Plural(int(s.running.Load()), "request", "requests"), shutdownGrace)
+			s.warnf("stopped: %s cut short after %s", human.Plural(int(s.running.Load()), "request", "requests"), s.opts.grace)
 			srv.Close()
 		}
 	}()
