@@ -63,8 +63,7 @@ func makeOwned(parent, out string) (dir string, owner *os.File, err error) {
 			err = os.Mkdir(dir, 0o755)
 		}
 		if err != nil {
-			os.Remove(dir + ownerSuffix)
-			f.Close()
+			outlock.RemoveHeld(f, dir+ownerSuffix)
 			return "", nil, err
 		}
 		return dir, f, nil
@@ -96,8 +95,10 @@ func sweepStale(out string) []string {
 		}
 		// Taken, the lock says the build that held it is gone; and while
 		// this holds it, no build can start under this name.
-		if outlock.Flock(f, true) == nil && outlock.SamePath(f, p) && os.RemoveAll(dir) == nil && os.RemoveAll(dir+".old") == nil && os.Remove(p) == nil {
+		if outlock.Flock(f, true) == nil && outlock.SamePath(f, p) && os.RemoveAll(dir) == nil && os.RemoveAll(dir+".old") == nil {
+			outlock.RemoveHeld(f, p)
 			removed = append(removed, dir)
+			continue
 		}
 		f.Close()
 	}

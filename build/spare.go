@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
+	"github.com/skillpack/skillpack/internal/outlock"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 )
@@ -51,9 +52,10 @@ func (s *Spare) Close() error {
 	}
 	err := os.RemoveAll(s.dir)
 	if err == nil {
-		os.Remove(s.owner.Name())
+		outlock.RemoveHeld(s.owner, s.owner.Name())
+	} else {
+		s.owner.Close() // the lock goes; the file left is swept by the next run
 	}
-	s.owner.Close() // the lock goes; a file left is swept by the next run
 	s.dir, s.owner, s.held = "", nil, nil
 	return err
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
+	"github.com/skillpack/skillpack/internal/outlock"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -68,8 +69,7 @@ func (s *staging) make(out string, log func(string, ...any)) error {
 // and lets go of its lock.
 func (s *staging) disown() {
 	if s.owner != nil {
-		os.Remove(s.owner.Name())
-		s.owner.Close()
+		outlock.RemoveHeld(s.owner, s.owner.Name())
 		s.owner = nil
 	}
 }

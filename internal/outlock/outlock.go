@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -68,12 +69,7 @@ func Take(out, what string) (unlock func(), err error) {
 		if err := f.Truncate(0); err == nil {
 			fmt.Fprintf(f, "skillpack %s\npid %d\nhost %s\nsince %s\n", what, os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
 		}
-		return func() {
-			if SamePath(f, p) {
-				os.Remove(p)
-			}
-			f.Close()
-		}, nil
+		return func() { RemoveHeld(f, p) }, nil
 	}
 	return nil, fmt.Errorf("cannot lock the output folder: %s keeps changing", p)
 }
@@ -105,6 +101,25 @@ type BusyError struct {
 
 func (e *BusyError) Error() string {
 	return fmt.Sprintf("another skillpack is writing %s (%s, lock %s); wait for it to finish", e.Out, e.Holder, e.Lock)
+}
+
+// RemoveHeld removes the file at path if f, which holds it open and
+// locked, is still that file, and closes f. Elsewhere the name goes
+// first, under the lock; Windows cannot remove a file that is open, so f
+// is closed first there, and a process that opened the file in between
+// keeps it: Windows refuses the removal while it holds it.
+func RemoveHeld(f *os.File, path string) {
+	if !SamePath(f, path) {
+		f.Close()
+		return
+	}
+	if runtime.GOOS == "windows" {
+		f.Close()
+		os.Remove(path)
+		return
+	}
+	os.Remove(path)
+	f.Close()
 }
 
 // SamePath reports whether the open file f is still the file at path.

@@ -176,7 +176,7 @@ func Open(out string, jobs int) (p *Last, err error) {
 		return p, err
 	}
 	p.since(info)
-	p.root, _ = os.Open(out) // without it nothing is trusted by times
+	p.root = openOut(out) // without it nothing is trusted by times
 	p.intact = p.foldersUntouched(jobs)
 	return p, nil
 }

@@ -34,6 +34,12 @@ func (p *Last) lstat(distPath string) (stamp, bool) {
 	return newStamp(st.Mode, st.Size, time.Unix(st.Mtim.Unix()), time.Unix(st.Ctim.Unix())), err == nil
 }
 
+// openOut opens the output folder for lstat, or returns nil.
+func openOut(out string) *os.File {
+	f, _ := os.Open(out)
+	return f
+}
+
 // Timespec's fields are int32 on 32-bit Linux (386, arm) and int64
 // elsewhere; its Unix method widens them on every architecture.
 func newStamp(mode uint32, size int64, mtime, ctime time.Time) stamp {
