@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/skillpack/skillpack/internal/jsonenc"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // Tool names the program in machine-readable output (SARIF's driver).
@@ -28,6 +31,30 @@ var formats = map[string]func(w io.Writer, res *Result, tool Tool) error{
 
 // Formats lists the output format names.
 func Formats() []string { return slices.Sorted(maps.Keys(formats)) }
+
+// checkout returns the root that GitHub resolves the paths of annotations
+// and SARIF results against, the checkout: the git work tree holding
+// base, else base. And it returns a function turning a finding's path,
+// relative to base, into one relative to that root, so that a run from a
+// subfolder names the same files; a path that leaves the root is kept.
+// With no base (a Result not from Run) the root is "" and paths are kept.
+func checkout(base string) (string, func(string) string) {
+	if base == "" {
+		return "", func(p string) string { return p }
+	}
+	root, ok := skill.WorkTree(base)
+	rel, err := filepath.Rel(root, base)
+	if !ok || err != nil || rel == "." {
+		return base, func(p string) string { return p }
+	}
+	prefix := filepath.ToSlash(rel)
+	return root, func(p string) string {
+		if q := path.Join(prefix, p); q != ".." && !strings.HasPrefix(q, "../") {
+			return q
+		}
+		return p
+	}
+}
 
 // Format writes findings in the named format.
 func Format(w io.Writer, name string, res *Result, tool Tool) error {

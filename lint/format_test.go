@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -362,6 +363,9 @@ type sarifOut struct {
 				} `json:"rules"`
 			} `json:"driver"`
 		} `json:"tool"`
+		OriginalURIBaseIDs map[string]struct {
+			URI string `json:"uri"`
+		} `json:"originalUriBaseIds"`
 		Results []struct {
 			RuleID    string `json:"ruleId"`
 			RuleIndex *int   `json:"ruleIndex"`
@@ -563,5 +567,42 @@ func TestSARIFCodeBlock(t *testing.T) {
 		if got := sarifCodeBlock(in); got != want {
 			t.Errorf("sarifCodeBlock(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestFormatCheckoutPaths runs the two formats GitHub reads from a
+// subfolder of a git work tree, as a workflow step with a
+// working-directory does: their paths are the checkout's, which GitHub
+// resolves them against, and SARIF says where that root is. A path that
+// leaves the checkout is kept as it is.
+func TestFormatCheckoutPaths(t *testing.T) {
+	root := t.TempDir()
+	base := filepath.Join(root, "apps", "agent")
+	for _, d := range []string{filepath.Join(root, ".git"), base} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := &Result{Base: base, Findings: []Finding{
+		{Path: "skills/demo/SKILL.md", Line: 2, Rule: "name-format", Severity: Error, Message: "m"},
+		{Path: "../../../elsewhere/SKILL.md", Line: 1, Rule: "name-format", Severity: Error, Message: "m"},
+	}}
+	var log sarifOut
+	if err := json.Unmarshal([]byte(formatString(t, "sarif", res)), &log); err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range log.Runs[0].Results {
+		uris = append(uris, r.Locations[0].PhysicalLocation.ArtifactLocation.URI)
+	}
+	if want := []string{"apps/agent/skills/demo/SKILL.md", "../../../elsewhere/SKILL.md"}; !slices.Equal(uris, want) {
+		t.Errorf("SARIF uris %q, want %q", uris, want)
+	}
+	if got, want := log.Runs[0].OriginalURIBaseIDs["%SRCROOT%"].URI, "file://"+filepath.ToSlash(root)+"/"; got != want {
+		t.Errorf("%%SRCROOT%% is %q, want %q", got, want)
+	}
+	gh := formatString(t, "github", res)
+	if !strings.Contains(gh, "file=apps/agent/skills/demo/SKILL.md,line=2") || !strings.Contains(gh, "file=../../../elsewhere/SKILL.md,") {
+		t.Errorf("github annotations name other files:\n%s", gh)
 	}
 }

@@ -19,10 +19,11 @@ import (
 // of the checkout, which is better than an escape sequence in the log.
 func formatGitHub(w io.Writer, res *Result, _ Tool) error {
 	bw := bufio.NewWriter(w) // it keeps the first write error, which Flush returns
+	_, rel := checkout(res.Base)
 	for _, f := range res.Findings {
 		var props []string
 		if f.Path != "" {
-			props = append(props, "file="+ghProperty(Printable(f.Path)))
+			props = append(props, "file="+ghProperty(Printable(rel(f.Path))))
 		}
 		// Line and column count from 1; 0 means the whole file, which the
 		// runner shows when line is left out. A column without a line

@@ -51,6 +51,9 @@ type Result struct {
 	// Notes say which skills Run left out of those found and why
 	// (Scope), and which manifests it could not read.
 	Notes []string
+
+	// Base is the absolute folder the findings' paths are relative to.
+	Base string
 }
 
 // Run discovers the skills at or below each path and checks them. An error
@@ -194,7 +197,7 @@ func (r *runner) run(skills []*skill.Skill, plugins []*plugin.Plugin, markets []
 
 	all := slices.Concat(perSkill...)
 	all = append(all, r.across(named, plugins, markets)...)
-	return &Result{Skills: skills, Plugins: plugins, Findings: r.baselined(Sort(all))}
+	return &Result{Skills: skills, Plugins: plugins, Findings: r.baselined(Sort(all)), Base: r.base}
 }
 
 // baselined drops the findings the baseline records. It runs on the sorted

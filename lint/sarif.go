@@ -3,6 +3,7 @@ package lint
 import (
 	"io"
 	"net/url"
+	"path/filepath"
 	"strings"
 
 	"github.com/skillpack/skillpack/internal/jsonenc"
@@ -12,9 +13,9 @@ import (
 // validate output against a copy of it in testdata.
 const sarifSchema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
-// srcRoot is the uriBaseId of every location. GitHub code scanning and
-// most viewers resolve it to the checkout, which is where lint runs from
-// and what finding paths are relative to.
+// srcRoot is the uriBaseId of every location: the checkout's root (see
+// checkout), which the run's originalUriBaseIds give and which GitHub code
+// scanning resolves relative paths against.
 const srcRoot = "%SRCROOT%"
 
 // The SARIF types cover only what skillpack writes. Field order is the
@@ -26,9 +27,10 @@ type (
 		Runs    []sarifRun `json:"runs"`
 	}
 	sarifRun struct {
-		Tool       sarifTool     `json:"tool"`
-		ColumnKind string        `json:"columnKind"` // what a column counts: a Finding's, characters
-		Results    []sarifResult `json:"results"`    // present even when empty: this was a scan
+		Tool       sarifTool                `json:"tool"`
+		BaseIDs    map[string]sarifArtifact `json:"originalUriBaseIds,omitempty"` // srcRoot's absolute URI
+		ColumnKind string                   `json:"columnKind"`                   // what a column counts: a Finding's, characters
+		Results    []sarifResult            `json:"results"`                      // present even when empty: this was a scan
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
@@ -74,7 +76,7 @@ type (
 	}
 	sarifArtifact struct {
 		URI       string `json:"uri"`
-		URIBaseID string `json:"uriBaseId"`
+		URIBaseID string `json:"uriBaseId,omitempty"`
 	}
 	sarifRegion struct {
 		StartLine   int `json:"startLine"`
@@ -102,6 +104,7 @@ func formatSARIF(w io.Writer, res *Result, tool Tool) error {
 		}
 	}
 
+	root, rel := checkout(res.Base)
 	results := make([]sarifResult, 0, len(res.Findings))
 	for _, f := range res.Findings {
 		// JSON escapes the C0 controls, but not DEL, the C1 controls or
@@ -116,7 +119,7 @@ func formatSARIF(w io.Writer, res *Result, tool Tool) error {
 		}
 		if f.Path != "" {
 			loc := sarifLocation{PhysicalLocation: sarifPhysical{
-				ArtifactLocation: sarifArtifact{URI: sarifURI(f.Path), URIBaseID: srcRoot},
+				ArtifactLocation: sarifArtifact{URI: sarifURI(rel(f.Path)), URIBaseID: srcRoot},
 			}}
 			// SARIF lines and columns start at 1; a finding about a whole
 			// file has no region rather than an invalid line 0.
@@ -128,10 +131,15 @@ func formatSARIF(w io.Writer, res *Result, tool Tool) error {
 		results = append(results, r)
 	}
 
+	var baseIDs map[string]sarifArtifact
+	if root != "" {
+		baseIDs = map[string]sarifArtifact{srcRoot: {URI: fileURI(root)}}
+	}
 	log := sarifLog{
 		Schema:  sarifSchema,
 		Version: "2.1.0",
-		Runs:    []sarifRun{{Tool: sarifTool{Driver: drv}, ColumnKind: "unicodeCodePoints", Results: results}},
+		Runs: []sarifRun{{Tool: sarifTool{Driver: drv}, ColumnKind: "unicodeCodePoints", Results: results,
+			BaseIDs: baseIDs}},
 	}
 	return jsonenc.Write(w, log)
 }
@@ -146,6 +154,16 @@ var sarifLevels = [...]string{Off: "none", Info: "note", Warning: "warning", Err
 // Printable: percent-encoding already leaves nothing to act on.
 func sarifURI(p string) string {
 	return (&url.URL{Path: p}).String()
+}
+
+// fileURI is the file: URI of an absolute folder, ending in "/" as
+// SARIF wants of a base URI (C:\x is file:///C:/x/).
+func fileURI(dir string) string {
+	p := strings.TrimSuffix(filepath.ToSlash(dir), "/") + "/"
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	return (&url.URL{Scheme: "file", Path: p}).String()
 }
 
 // sarifName turns a kebab-case rule ID into SARIF's display name:

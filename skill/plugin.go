@@ -145,12 +145,12 @@ func IsRepoRoot(dir string) bool {
 // InWorkTree reports whether dir is in a git work tree: it or a folder
 // above it holds .git.
 func InWorkTree(dir string) bool {
-	_, ok := workTree(dir)
+	_, ok := WorkTree(dir)
 	return ok
 }
 
-// workTree returns the root of the git work tree holding dir.
-func workTree(dir string) (string, bool) {
+// WorkTree returns the root of the git work tree holding dir.
+func WorkTree(dir string) (string, bool) {
 	for d := dir; ; {
 		if IsRepoRoot(d) {
 			return d, true
@@ -167,7 +167,7 @@ func workTree(dir string) (string, bool) {
 // it is in none: its .git folder, or the folder a .git file names (a
 // linked work tree, a submodule), found without running git.
 func GitDir(dir string) string {
-	root, ok := workTree(dir)
+	root, ok := WorkTree(dir)
 	if !ok {
 		return ""
 	}
