@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/diff"
 
@@ -440,23 +441,54 @@ func (rep *FixReport) writeDiff(w io.Writer, changes map[string]*fixChange) {
 		return
 	}
 	for _, c := range slices.SortedFunc(maps.Values(changes), func(a, b *fixChange) int { return strings.Compare(a.from, b.from) }) {
-		// Names are Printable, as everywhere a person reads them: the
-		// diff of a file whose name holds a control character no longer
-		// applies as it is, the price of not writing that character to a
-		// terminal.
-		from, to := Printable(c.from), Printable(c.to)
-		fmt.Fprintf(w, "diff --git a/%s b/%s\n", from, to)
+		fmt.Fprintf(w, "diff --git %s %s\n", gitName("a/", c.from), gitName("b/", c.to))
 		if c.mode != c.oldMode {
 			fmt.Fprintf(w, "old mode %s\nnew mode %s\n", gitMode(c.oldMode), gitMode(c.mode))
 		}
 		if c.from != c.to {
-			fmt.Fprintf(w, "rename from %s\nrename to %s\n", from, to)
+			fmt.Fprintf(w, "rename from %s\nrename to %s\n", gitName("", c.from), gitName("", c.to))
 		}
-		if d := diff.Diff("a/"+from, c.old, "b/"+to, c.data); d != nil {
+		// git ends a name holding a space with a tab on these two lines,
+		// which is where patch finds the name's end.
+		tab := func(name string) string {
+			if strings.Contains(name, " ") {
+				return "\t"
+			}
+			return ""
+		}
+		if d := diff.Diff(gitName("a/", c.from)+tab(c.from), c.old, gitName("b/", c.to)+tab(c.to), c.data); d != nil {
 			_, d, _ = bytes.Cut(d, []byte("\n")) // go-internal's own "diff a b" line
 			w.Write(d)
 		}
 	}
+}
+
+// gitName writes prefix+name as git writes a name in a diff: as it is,
+// unless it holds a '"', a backslash or a character Printable escapes;
+// then in double quotes, with C's escapes and the bytes of the others in
+// octal, which git apply and patch read back. So a name with a control
+// character still applies, and none reaches a terminal as it is.
+func gitName(prefix, name string) string {
+	s := prefix + name
+	if !strings.ContainsAny(s, `"\`) && Printable(s) == s {
+		return s
+	}
+	b := []byte{'"'}
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch e := strings.IndexByte("\a\b\t\n\v\f\r\"\\", s[i]); {
+		case n == 1 && e >= 0:
+			b = append(b, '\\', "abtnvfr\"\\"[e])
+		case acts(r, n):
+			for _, c := range []byte(s[i : i+n]) {
+				b = fmt.Appendf(b, "\\%03o", c)
+			}
+		default:
+			b = append(b, s[i:i+n]...)
+		}
+		i += n
+	}
+	return string(append(b, '"'))
 }
 
 func gitMode(m fs.FileMode) string {

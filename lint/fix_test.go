@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -353,6 +355,40 @@ func TestFixDryRun(t *testing.T) {
 	}
 	if !slices.Equal(rep.Files, []string{"s/SKILL.md", "s/scripts/a.sh"}) || rep.Fixed != 5 {
 		t.Errorf("files %v, fixed %d; want both files and 5 findings", rep.Files, rep.Fixed)
+	}
+}
+
+// TestFixDiffApplies applies a dry run's diff with git apply and with
+// patch -p1, as docs/lint.md says one may, to files whose names hold a
+// space, a tab, a quote and a backslash: each must make what --fix makes.
+func TestFixDiffApplies(t *testing.T) {
+	md := "---\nname: demo\ndescription: Fill PDF forms. Use when the user works with PDF files.\nmetadata:\n  n: 1.10\n---\nBody.\n"
+	files := map[string]string{}
+	for _, d := range []string{"my skill", "tab\tdir", `quo"te`, `back\slash`} {
+		files[d+"/SKILL.md"] = md
+	}
+	fixed, opts := fixTree(t, files)
+	if _, err := Fix(context.Background(), lintDir(t, fixed, opts), FixOptions{Lint: opts}); err != nil {
+		t.Fatal(err)
+	}
+	want := snapshot(t, fixed)
+	for _, tool := range [][]string{{"git", "apply"}, {"patch", "-p1", "-s"}} {
+		t.Run(tool[0], func(t *testing.T) {
+			bin := testtool.Need(t, tool[0])
+			dir, opts := fixTree(t, files)
+			var diff bytes.Buffer
+			if _, err := Fix(context.Background(), lintDir(t, dir, opts), FixOptions{Lint: opts, DryRun: true, Diff: &diff}); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin, tool[1:]...)
+			cmd.Dir, cmd.Stdin = dir, &diff
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", strings.Join(tool, " "), err, out)
+			}
+			if got := snapshot(t, dir); !maps.Equal(got, want) {
+				t.Errorf("%s made\n%v\n--fix made\n%v", strings.Join(tool, " "), got, want)
+			}
+		})
 	}
 }
 

@@ -46,6 +46,7 @@ var tools = map[string]struct {
 	"gunzip":    {install: "Debian: gzip; macOS has it"},
 	"git":       {install: "Debian: git; macOS: xcode-select --install"},
 	"bash":      {install: "Debian: bash; macOS has it"},
+	"patch":     {install: "Debian: patch; macOS has it"},
 	// layout's tests run the llms.txt proposal's reference parser.
 	"python3": {install: "Debian: python3; macOS has it"},
 	"cosign":  {install: "go install github.com/sigstore/cosign/v3/cmd/cosign@v3.1.3", optional: true},
