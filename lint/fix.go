@@ -183,6 +183,9 @@ func Fix(ctx context.Context, res *Result, opts FixOptions) (*FixReport, error) 
 			}
 			for _, r := range rules {
 				fixedBefore[pair{job.path, r}] = len(job.findings[r])
+				if opts.DryRun {
+					fixedBefore[pair{job.path, r}] -= f.left[r]
+				}
 			}
 			if !slices.Contains(dirs, job.dir) {
 				dirs = append(dirs, job.dir)
@@ -283,8 +286,9 @@ type fixFile struct {
 	job            *fixJob
 	orig, data     []byte
 	origMode, mode fs.FileMode
-	name           string // the new base name, or "" when it keeps its own
-	refuse         error  // why the file may be read but not written
+	name           string         // the new base name, or "" when it keeps its own
+	refuse         error          // why the file may be read but not written
+	left           map[string]int // by rule: the findings a fixer left for a person, which a dry run does not count
 }
 
 // fixModeBits are the mode bits a fix keeps.

@@ -419,6 +419,29 @@ func TestFixInvisibleAgrees(t *testing.T) {
 	}
 }
 
+// TestFixDryRunCountsWhatIsLeft checks that a dry run counts what --fix
+// repairs, not every finding of the rules it touches: the zero-width
+// spaces in a code block are content that --fix leaves, so of three
+// findings both repair one (lint's "to repair N" hint is the dry run's).
+func TestFixDryRunCountsWhatIsLeft(t *testing.T) {
+	dir, opts := fixTree(t, map[string]string{
+		"s/SKILL.md": "---\nname: s\ndescription: Fill PDF forms. Use when the user works with PDF files.\n---\n" +
+			"Some prose\u200b\n\n```sh\necho a\u200b\necho b\u200b\n```\n",
+	})
+	res := lintDir(t, dir, opts)
+	dry, err := Fix(context.Background(), res, FixOptions{Lint: opts, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Fix(context.Background(), res, FixOptions{Lint: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 3 || dry.Fixed != 1 || rep.Fixed != 1 {
+		t.Errorf("of %d findings a dry run fixes %d, --fix %d; want 3, 1 and 1", len(res.Findings), dry.Fixed, rep.Fixed)
+	}
+}
+
 // TestFixCanceled checks that a canceled fix touches no file.
 func TestFixCanceled(t *testing.T) {
 	dir, opts := fixTree(t, map[string]string{"s/SKILL.md": fixSkillMD, "s/scripts/a.sh": "echo a\r\n"})

@@ -45,8 +45,17 @@ func fixInvisible(f *fixFile, at []Finding) {
 		}
 	}
 	var cuts []fixEdit
-	for _, p := range invisiblePlan(data, hits) {
+	kept := map[bool]int{} // by hiding: runs left that lint reports again
+	for k, p := range invisiblePlan(data, hits) {
 		cuts = append(cuts, p.cuts...)
+		if len(p.cuts) == 0 && p.keep != keepRender {
+			kept[hits[k].hiding]++
+		}
+	}
+	// As reportInvisible reports them: past maxPerFile, one finding more.
+	f.left = map[string]int{}
+	for hiding, n := range kept {
+		f.left[map[bool]string{true: "invisible-unicode", false: "invisible-char"}[hiding]] = min(n, maxPerFile+1)
 	}
 	if len(cuts) > 0 {
 		f.data, _ = applyEdits(data, cuts)
