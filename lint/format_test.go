@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -447,6 +448,34 @@ func sarifPath(v any, steps ...any) any {
 	return v
 }
 
+// TestFormatSARIFLimit writes more results than GitHub takes in a run:
+// the log keeps the most severe, in path order.
+func TestFormatSARIFLimit(t *testing.T) {
+	res := &Result{}
+	for i := range MaxSARIFResults + 10 {
+		sev := Warning
+		if i%1000 == 999 || i == MaxSARIFResults+9 { // the last is an error
+			sev = Error
+		}
+		res.Findings = append(res.Findings, Finding{Path: fmt.Sprintf("s%05d/SKILL.md", i), Rule: "name-format", Severity: sev, Message: "m"})
+	}
+	var log sarifOut
+	if err := json.Unmarshal([]byte(formatString(t, "sarif", res)), &log); err != nil {
+		t.Fatal(err)
+	}
+	rs := log.Runs[0].Results
+	errs := 0
+	for _, r := range rs {
+		if r.Level == "error" {
+			errs++
+		}
+	}
+	last := rs[len(rs)-1].Locations[0].PhysicalLocation.ArtifactLocation.URI
+	if len(rs) != MaxSARIFResults || errs != 26 || last != "s25009/SKILL.md" {
+		t.Errorf("%d results, %d errors, the last %s; want %d, every one of the 26 errors, the last last", len(rs), errs, last, MaxSARIFResults)
+	}
+}
+
 func TestFormatSARIFFields(t *testing.T) {
 	res := trickyResult()
 	out := formatString(t, "sarif", res)
@@ -471,7 +500,8 @@ func TestFormatSARIFFields(t *testing.T) {
 	}
 	for i, r := range rules {
 		got := drv.Rules[i]
-		if got.ID != r.ID || got.ShortDescription.Text != r.Title || got.FullDescription.Text != r.Explain ||
+		if got.ID != r.ID || got.ShortDescription.Text != r.Title || !strings.HasPrefix(r.Explain, got.FullDescription.Text) ||
+			utf8.RuneCountInString(got.FullDescription.Text) > 1024 || len(got.FullDescription.Text) < min(len(r.Explain), 200) ||
 			got.DefaultConfiguration.Level != levels[r.Severity] ||
 			!reflect.DeepEqual(got.Properties.Tags, []string{string(r.Category)}) {
 			t.Errorf("rule %d = %+v\ndoes not describe %s", i, got, r.ID)

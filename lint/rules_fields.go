@@ -660,7 +660,7 @@ func checkAllowedToolsList(p *Pass) {
 		}
 	}
 	if _, _, comment := toolsList(p.Doc.Raw, p.Doc); fix == "" && comment != "" {
-		fix = fmt.Sprintf("move the comment %q to a line of its own, then write allowed-tools: %s "+
+		fix = fmt.Sprintf("move the comment %q above allowed-tools:, then write allowed-tools: %s "+
 			"(skillpack lint --fix leaves a list holding a comment, which the one-line string cannot keep)", comment, strings.Join(tools, " "))
 	}
 	p.ReportNode(v, cmp.Or(fix, "allowed-tools: "+strings.Join(tools, " ")),

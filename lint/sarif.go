@@ -1,10 +1,13 @@
 package lint
 
 import (
+	"cmp"
 	"io"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/skillpack/skillpack/internal/jsonenc"
 )
@@ -97,7 +100,7 @@ func formatSARIF(w io.Writer, res *Result, tool Tool) error {
 			ID:                   r.ID,
 			Name:                 sarifName(r.ID),
 			ShortDescription:     sarifText{Text: r.Title},
-			FullDescription:      sarifText{Text: r.Explain},
+			FullDescription:      sarifText{Text: sentences(r.Explain, maxSARIFDescription)},
 			Help:                 sarifText{Text: sarifHelp(r), Markdown: sarifHelpMarkdown(r)},
 			DefaultConfiguration: sarifConfig{Level: sarifLevels[r.Severity]},
 			Properties:           sarifRuleProps{Tags: []string{string(r.Category)}},
@@ -105,8 +108,15 @@ func formatSARIF(w io.Writer, res *Result, tool Tool) error {
 	}
 
 	root, rel := checkout(res.Base)
-	results := make([]sarifResult, 0, len(res.Findings))
-	for _, f := range res.Findings {
+	findings := res.Findings
+	if len(findings) > MaxSARIFResults {
+		// The most severe, still in path order.
+		findings = slices.Clone(findings)
+		slices.SortStableFunc(findings, func(a, b Finding) int { return cmp.Compare(b.Severity, a.Severity) })
+		findings = Sort(findings[:MaxSARIFResults])
+	}
+	results := make([]sarifResult, 0, len(findings))
+	for _, f := range findings {
 		// JSON escapes the C0 controls, but not DEL, the C1 controls or
 		// the bidirectional ones, which a viewer would pass on.
 		r := sarifResult{RuleID: f.Rule, Level: sarifLevels[f.Severity], Message: sarifText{Text: Printable(f.Message)}}
@@ -142,6 +152,32 @@ func formatSARIF(w io.Writer, res *Result, tool Tool) error {
 			BaseIDs: baseIDs}},
 	}
 	return jsonenc.Write(w, log)
+}
+
+// MaxSARIFResults is the most results GitHub code scanning takes in a
+// run: it refuses a file with more. A SARIF log keeps the most severe.
+const MaxSARIFResults = 25000
+
+// maxSARIFDescription is GitHub code scanning's limit on a rule's
+// fullDescription, in characters; help, which has none, carries the rest.
+const maxSARIFDescription = 1024
+
+// sentences returns s, or as many of its first sentences as fit in max
+// characters.
+func sentences(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	cut, n := 0, 0
+	for i, r := range s {
+		if n++; n > max {
+			break
+		}
+		if r == '.' && (i+1 == len(s) || s[i+1] == ' ') {
+			cut = i + 1
+		}
+	}
+	return s[:cut]
 }
 
 // sarifLevels are SARIF's levels of the severities: Info is its "note".

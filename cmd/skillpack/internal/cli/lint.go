@@ -316,12 +316,16 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintJSON) error {
 			ios.Infof("GitHub shows 10 annotations of each kind a step; the annotations in this log are all %d", e+w+i)
 		}
 	}
+	if n := len(res.Findings); opts.Format == "sarif" && n > lint.MaxSARIFResults {
+		ios.Infof("the SARIF log holds the %d most severe of %d findings: GitHub code scanning refuses a run of more; --format json has them all",
+			lint.MaxSARIFResults, n)
+	}
+	if stale := res.Stale; len(stale) > 0 {
+		ios.Infof("%s: %d recorded findings no longer found (%s); run `skillpack lint --write-baseline %s` to drop them",
+			cfg.Lint.Baseline.Path, len(stale), strings.Join(stale[:min(3, len(stale))], "; "), cfg.Lint.Baseline.Path)
+	}
 	if opts.Format == "text" {
 		summarize(ios, res)
-		if stale := res.Stale; len(stale) > 0 {
-			ios.Infof("%s: %d recorded findings no longer found (%s); run `skillpack lint --write-baseline %s` to drop them",
-				cfg.Lint.Baseline.Path, len(stale), strings.Join(stale[:min(3, len(stale))], "; "), cfg.Lint.Baseline.Path)
-		}
 		paths := opts.Paths
 		if slices.Equal(paths, []string{"."}) {
 			paths = nil
@@ -411,6 +415,9 @@ func writeBaseline(ios *IO, path string, res *lint.Result) error {
 	var buf bytes.Buffer
 	if err := lint.WriteBaseline(&buf, path, base, res.Findings); err != nil {
 		return &exitError{code: ExitInternal, err: err}
+	}
+	if dir := filepath.Dir(path); !skill.IsDir(dir) {
+		return usageErr("--write-baseline %s: there is no folder %s; create it first (mkdir -p %s)", path, dir, human.ShellQuote(dir))
 	}
 	if err := atomicfile.Write(path, buf.Bytes(), 0o644); err != nil {
 		return usageErr("--write-baseline: %w", err)
