@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"unicode"
@@ -381,8 +382,9 @@ func fixCRLF(f *fixFile, _ []Finding) {
 // fixExec sets the execute bit of a script that starts with "#!": for its
 // owner, and for group and others where they may read it, as chmod +x
 // does under the usual umask.
+// Windows has no execute bit to set: the rule's fix names git's.
 func fixExec(f *fixFile, _ []Finding) {
-	if f.mode&0o111 != 0 || !bytes.HasPrefix(f.data, []byte("#!")) {
+	if runtime.GOOS == "windows" || f.mode&0o111 != 0 || !bytes.HasPrefix(f.data, []byte("#!")) {
 		return
 	}
 	f.mode |= 0o100 | f.mode&0o044>>2

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -817,7 +818,11 @@ func checkScriptExec(p *Pass) {
 		// Neither names the script, so that a skill's scripts of one
 		// interpreter read as one finding.
 		run := strings.Join(shebangCommand(p.Content(f).Data), " ")
-		p.Reportf(f.Path, 0, 0, fmt.Sprintf("chmod +x it, and have SKILL.md run it as `%s` and its path", run),
+		chmod := "chmod +x it"
+		if runtime.GOOS == "windows" { // where files have no execute bit: git's index has it
+			chmod = "run git update-index --chmod=+x on it and commit"
+		}
+		p.Reportf(f.Path, 0, 0, fmt.Sprintf("%s, and have SKILL.md run it as `%s` and its path", chmod, run),
 			"the script starts with \"#!\" but has no execute bit, so archives carry it as 0644; clients such as the "+
 				"skills CLI install every file 0644 anyway, so SKILL.md should run it through %s", run)
 	}

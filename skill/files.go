@@ -154,11 +154,18 @@ func collect(dir string, lists map[string][]fs.DirEntry, omit func(string, bool)
 		return nil, err
 	}
 	repo := IsRepoRoot(root)
-	c := &collector{root: root, repo: repo, lists: lists, omit: omit, out: &Files{Root: root}, active: map[string]bool{}}
+	var ix *index
+	if fromIndex {
+		ix = indexOf(root)
+	}
+	c := &collector{root: root, repo: repo, index: ix, lists: lists, omit: omit, out: &Files{Root: root}, active: map[string]bool{}}
 	// The error does not name dir: callers name the skill themselves.
 	err = c.walk(root, "")
 	if real := c.real; err == errNotReal {
-		c = &collector{root: real, real: real, repo: repo, lists: lists, omit: omit, out: &Files{Root: real}, active: map[string]bool{}}
+		if fromIndex {
+			ix = indexOf(real)
+		}
+		c = &collector{root: real, real: real, repo: repo, index: ix, lists: lists, omit: omit, out: &Files{Root: real}, active: map[string]bool{}}
 		err = c.walk(real, "")
 	}
 	if err != nil {
@@ -177,6 +184,7 @@ type collector struct {
 	root   string
 	real   string // root's real path, once a link needed it
 	repo   bool   // root is a git work tree's root (RepoPlumbing)
+	index  *index // git's, where the disk cannot say a file's mode (fromIndex); else nil
 	lists  map[string][]fs.DirEntry
 	omit   func(disk string, isDir bool) bool // see CollectOmitting; nil omits nothing
 	ignore *Ignore
@@ -250,7 +258,9 @@ func (c *collector) walk(real, rel string) error {
 			continue
 		}
 		link := info != nil && info.Mode()&fs.ModeSymlink != 0
-		if link {
+		// A link git checked out as a file holding its target.
+		asFile := info != nil && info.Mode().IsRegular() && c.index.mode(disk) == indexLink
+		if link = link || asFile; link {
 			if c.real == "" {
 				c.real = c.root
 				if real, err := filepath.EvalSymlinks(c.root); err == nil && real != c.root {
@@ -258,7 +268,13 @@ func (c *collector) walk(real, rel string) error {
 					return errNotReal
 				}
 			}
-			target, err := filepath.EvalSymlinks(disk)
+			target, err := disk, error(nil)
+			if asFile {
+				target, err = linkTarget(disk)
+			}
+			if err == nil {
+				target, err = filepath.EvalSymlinks(target)
+			}
 			if err != nil {
 				msg := "symlink target does not exist"
 				if !errors.Is(err, fs.ErrNotExist) {
@@ -291,7 +307,11 @@ func (c *collector) walk(real, rel string) error {
 				return err
 			}
 		case info.Mode().IsRegular():
-			c.out.Files = append(c.out.Files, File{Path: p, Disk: disk, Size: info.Size(), Mode: info.Mode().Perm(), Link: link})
+			mode := info.Mode().Perm()
+			if c.index.mode(disk) == indexExec {
+				mode |= 0o111
+			}
+			c.out.Files = append(c.out.Files, File{Path: p, Disk: disk, Size: info.Size(), Mode: mode, Link: link})
 		default:
 			c.refuse(p, NotRegular, fmt.Errorf("not a regular file (%s)", kind(info.Mode())))
 		}

@@ -7,6 +7,7 @@ package human
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 )
@@ -115,14 +116,25 @@ func Wrap(text, indent string, width int) string {
 	return b.String() + line
 }
 
-// ShellQuote quotes s for a POSIX shell when it holds anything but
-// characters that are plain in every shell, so that a command shown can
-// be pasted as it is.
-func ShellQuote(s string) string {
+// ShellQuote quotes s for the shell a user of this system pastes a
+// command shown into, when it holds anything but characters plain there:
+// a POSIX shell's single quotes, and on Windows double quotes, which cmd
+// and PowerShell both read (and a Windows name cannot hold), with the
+// backslash plain.
+func ShellQuote(s string) string { return shellQuote(s, runtime.GOOS == "windows") }
+
+func shellQuote(s string, windows bool) string {
+	plain := "-_./:=@%+,"
+	if windows {
+		plain += `\`
+	}
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(plain, r))
 	}) < 0 {
 		return s
+	}
+	if windows {
+		return `"` + s + `"`
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -73,8 +73,16 @@ func TestShellQuote(t *testing.T) {
 		"dist": "dist", "a/b-c_d.e": "a/b-c_d.e", "my dist": "'my dist'", "it's": `'it'\''s'`, "": "''", "$HOME": "'$HOME'",
 		"https://a.example/x": "https://a.example/x", "https://a.example/$x": "'https://a.example/$x'",
 	} {
-		if got := ShellQuote(in); got != want {
+		if got := shellQuote(in, false); got != want {
 			t.Errorf("ShellQuote(%q) = %s, want %s", in, got, want)
+		}
+	}
+	// On Windows: cmd.exe takes no single quotes, and a backslash is plain.
+	for in, want := range map[string]string{
+		`Z:\work\sk`: `Z:\work\sk`, `..\out\index.html`: `..\out\index.html`, `C:\My Skills`: `"C:\My Skills"`, "": `""`,
+	} {
+		if got := shellQuote(in, true); got != want {
+			t.Errorf("ShellQuote(%q) on Windows = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -293,7 +294,11 @@ func buildDone(ios *IO, out string, res *build.Result, start time.Time) {
 	if res.DryRun {
 		return
 	}
-	ios.Nextf("next: skillpack serve %s   (or open %s)", lint.Printable(human.ShellQuote(out)), lint.Printable(human.ShellQuote(filepath.Join(out, layout.Catalog))))
+	open := "open"
+	if runtime.GOOS == "windows" {
+		open = "start"
+	}
+	ios.Nextf("next: skillpack serve %s   (or %s %s)", lint.Printable(human.ShellQuote(out)), open, lint.Printable(human.ShellQuote(filepath.Join(out, layout.Catalog))))
 }
 
 // formatReport prints lint's report on stdout. The text format is for a

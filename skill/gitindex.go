@@ -1,0 +1,95 @@
+package skill
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+)
+
+// On Windows a file has no execute bit, and git checks a symbolic link
+// out as a small file holding its target (core.symlinks is off there by
+// default), so a skill read from the disk would be packed otherwise than
+// from the same commit elsewhere. There, in a git work tree, Collect takes
+// what the commit says from git's index: a file it records as executable
+// (100755) is, and a file it records as a link (120000) is read as the
+// link it stands for. A variable so that tests can turn it on anywhere.
+var fromIndex = runtime.GOOS == "windows"
+
+// index is git's record of the files of one work tree: their modes by
+// path from its root.
+type index struct {
+	root  string
+	modes map[string]uint32
+}
+
+// The modes git records that Collect reads.
+const (
+	indexExec = 0o100755
+	indexLink = 0o120000
+)
+
+var indexes sync.Map // work tree root → func() *index
+
+// indexOf returns git's index of the work tree holding dir, read once a
+// run, or nil outside one or without git.
+func indexOf(dir string) *index {
+	root, ok := WorkTree(dir)
+	if !ok {
+		return nil
+	}
+	f, _ := indexes.LoadOrStore(root, sync.OnceValue(func() *index { return readIndex(root) }))
+	return f.(func() *index)()
+}
+
+// readIndex runs git ls-files: each entry is "MODE OBJECT STAGE\tPATH\0".
+func readIndex(root string) *index {
+	out, err := exec.Command("git", "-C", root, "ls-files", "--stage", "-z").Output()
+	if err != nil {
+		return nil
+	}
+	ix := &index{root: root, modes: map[string]uint32{}}
+	for _, e := range bytes.Split(out, []byte{0}) {
+		meta, name, ok := bytes.Cut(e, []byte{'\t'})
+		if mode, err := strconv.ParseUint(string(meta[:min(6, len(meta))]), 8, 32); ok && err == nil {
+			ix.modes[string(name)] = uint32(mode)
+		}
+	}
+	return ix
+}
+
+// mode returns the mode git records for the file at disk, 0 for none.
+func (ix *index) mode(disk string) uint32 {
+	if ix == nil {
+		return 0
+	}
+	rel, err := filepath.Rel(ix.root, disk)
+	if err != nil {
+		return 0
+	}
+	return ix.modes[filepath.ToSlash(rel)]
+}
+
+// linkTarget reads the target a link checked out as a file names, as a
+// path on disk; an absolute target, meaningless in another checkout,
+// is returned as it is, for the caller to find outside the skill.
+func linkTarget(disk string) (string, error) {
+	f, err := os.Open(disk)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	if err != nil {
+		return "", err
+	}
+	if t := string(b); path.IsAbs(t) || filepath.IsAbs(t) {
+		return t, nil
+	}
+	return filepath.Join(filepath.Dir(disk), filepath.FromSlash(string(b))), nil
+}

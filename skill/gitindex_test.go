@@ -1,0 +1,64 @@
+package skill
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/skillpack/skillpack/internal/testtool"
+)
+
+// TestCollectFromIndex collects a skill as a Windows checkout leaves it:
+// no execute bits, and a link as a file holding its target. From git's
+// index, it is what the commit holds: the script executable, the link
+// the file it names, a link leaving the skill refused; as the disk says
+// it is not.
+func TestCollectFromIndex(t *testing.T) {
+	git := testtool.Need(t, "git")
+	root := t.TempDir()
+	dir := filepath.Join(root, "skills", "s")
+	testtool.WriteTree(t, root, map[string]string{
+		"skills/s/SKILL.md":       "---\nname: s\ndescription: d\n---\n",
+		"skills/s/scripts/run.sh": "#!/bin/sh\n",
+		"skills/s/shared.md":      "shared\n",
+		"outside.md":              "outside\n",
+	})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink("shared.md", filepath.Join(dir, "guide.md")))
+	must(os.Symlink("../../outside.md", filepath.Join(dir, "escape.md")))
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"update-index", "--chmod=+x", "skills/s/scripts/run.sh"}} {
+		cmd := exec.Command(git, args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	// What core.symlinks=false checks out.
+	for name, target := range map[string]string{"guide.md": "shared.md", "escape.md": "../../outside.md"} {
+		must(os.Remove(filepath.Join(dir, name)))
+		must(os.WriteFile(filepath.Join(dir, name), []byte(target), 0o644))
+	}
+	for _, on := range []bool{false, true} {
+		fromIndex = on
+		files, err := Collect(dir)
+		fromIndex = false
+		must(err)
+		got := map[string]File{}
+		for _, f := range files.Files {
+			got[f.Path] = f
+		}
+		isExec, guide := got["scripts/run.sh"].Exec(), got["guide.md"]
+		linked := guide.Link && filepath.Base(guide.Disk) == "shared.md"
+		refused := len(files.Refused) == 1 && files.Refused[0].Path == "escape.md" && files.Refused[0].Kind == LinkEscapes
+		if isExec != on || linked != on || refused != on {
+			t.Errorf("from the index %v: script executable %v, guide.md the link %v (%+v), escape.md refused %v (%v); want all %v",
+				on, isExec, linked, guide, refused, files.Refused, on)
+		}
+	}
+}
