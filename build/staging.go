@@ -321,10 +321,15 @@ func (s *staging) swap(describe func(old string) *spareSet) error {
 	old, exchanged := s.dir, true
 	if err := exchange(s.dir, s.out); err != nil {
 		old, exchanged = s.dir+".old", false
-		if err := os.Rename(s.out, old); err != nil {
+		if err := rename(s.out, old); err != nil {
+			if held(err) {
+				return &OutputError{fmt.Errorf("cannot move %s aside to put the new bundle in its place: another process has it "+
+					"or a file in it open (a skillpack serve of it, an editor, a virus scanner), and Windows moves no folder then; "+
+					"stop that process and build again, or build into another folder", s.out)}
+			}
 			return fmt.Errorf("moving the previous bundle aside: %w", err)
 		}
-		if err := os.Rename(s.dir, s.out); err != nil {
+		if err := rename(s.dir, s.out); err != nil {
 			os.Rename(old, s.out)
 			return fmt.Errorf("moving the new bundle into place: %w", err)
 		}

@@ -13,7 +13,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -87,10 +89,16 @@ func ReadAll(ctx context.Context, src Source, p string, max int64) ([]byte, erro
 }
 
 // Folder reads a dist folder through an os.Root, which refuses any path
-// or symbolic link that leads outside the folder.
+// or symbolic link that leads outside the folder. The root is held open
+// but on Windows, where a folder open cannot be renamed and a build
+// renames the bundle a server reads (its swap): there each look-up opens
+// it again (see open).
 type Folder struct {
 	dir  string
-	root *os.Root
+	root *os.Root // nil on Windows
+	// list is Root's, on Windows, opened once when asked for.
+	list     *os.Root
+	listOnce sync.Once
 }
 
 // OpenFolder is the bundle in the folder dir.
@@ -112,14 +120,46 @@ func OpenFolder(dir string) (*Folder, error) {
 	if err != nil {
 		return nil, err
 	}
+	if runtime.GOOS == "windows" {
+		root.Close()
+		root = nil
+	}
 	return &Folder{dir: dir, root: root}, nil
 }
 
 func (d *Folder) String() string { return d.dir }
-func (d *Folder) Close() error   { return d.root.Close() }
 
-// Root is the folder, for listing what it holds.
-func (d *Folder) Root() *os.Root { return d.root }
+func (d *Folder) Close() error {
+	if d.list != nil {
+		d.list.Close()
+	}
+	if d.root == nil {
+		return nil
+	}
+	return d.root.Close()
+}
+
+// Root is the folder, for listing what it holds; it stays open until
+// Close, on Windows too.
+func (d *Folder) Root() *os.Root {
+	if d.root != nil {
+		return d.root
+	}
+	d.listOnce.Do(func() { d.list, _ = os.OpenRoot(d.dir) })
+	return d.list
+}
+
+// open returns the folder's root for one look-up, and what lets go of it.
+func (d *Folder) open() (*os.Root, func(), error) {
+	if d.root != nil {
+		return d.root, func() {}, nil
+	}
+	root, err := os.OpenRoot(d.dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return root, func() { root.Close() }, nil
+}
 
 func (d *Folder) Open(ctx context.Context, loc string) (io.ReadCloser, int64, error) {
 	if err := ctx.Err(); err != nil {
@@ -143,18 +183,23 @@ func (d *Folder) File(loc string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	name := filepath.FromSlash(loc)
-	info, err := d.root.Lstat(name)
+	root, done, err := d.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer done() // an open file outlives its root
+	info, err := root.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, cmp.Or(errors.Unwrap(err), err) // the cause alone: the caller names the path
 	}
 	if err != nil {
-		if link := d.linkOnPath(loc); link != "" {
+		if link := linkOnPath(root, loc); link != "" {
 			return nil, nil, fmt.Errorf("is in %s, a symbolic link that leads outside the bundle folder; replace it with the folder", link)
 		}
 		return nil, nil, fmt.Errorf("cannot be read inside the folder: %w", err)
 	}
 	if info.Mode()&fs.ModeSymlink != 0 {
-		if info, err = d.root.Stat(name); err != nil {
+		if info, err = root.Stat(name); err != nil {
 			return nil, nil, errors.New("is a symbolic link that leads outside the bundle folder or nowhere; replace it with the file")
 		}
 	}
@@ -163,18 +208,18 @@ func (d *Folder) File(loc string) (*os.File, fs.FileInfo, error) {
 	if !info.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("is not a regular file (%v)", info.Mode().Type())
 	}
-	f, err := d.root.Open(name)
+	f, err := root.Open(name)
 	return f, info, err
 }
 
 // linkOnPath returns the first folder on the dist path loc that is a
 // symbolic link, or "": the root refuses to follow one out of the folder.
-func (d *Folder) linkOnPath(loc string) string {
+func linkOnPath(root *os.Root, loc string) string {
 	for i := range len(loc) {
 		if loc[i] != '/' {
 			continue
 		}
-		if info, err := d.root.Lstat(filepath.FromSlash(loc[:i])); err == nil && info.Mode()&fs.ModeSymlink != 0 {
+		if info, err := root.Lstat(filepath.FromSlash(loc[:i])); err == nil && info.Mode()&fs.ModeSymlink != 0 {
 			return loc[:i]
 		}
 	}
