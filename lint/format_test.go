@@ -396,6 +396,8 @@ func TestFormatSARIFValid(t *testing.T) {
 		"tricky":  trickyResult(),
 		"empty":   {},
 		"no path": {Findings: []Finding{{Rule: "name-duplicate", Severity: Error, Message: "registry-wide"}}},
+		// With originalUriBaseIds: the checkout's root, a file: URI.
+		"with base": {Base: t.TempDir(), Findings: trickyResult().Findings},
 	} {
 		out := formatString(t, "sarif", res)
 		if err := validateSARIF(t, sch, []byte(out)); err != nil {
