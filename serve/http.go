@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
@@ -128,7 +129,11 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 		return
 	default:
 		h.Set("Allow", "GET, HEAD, OPTIONS")
-		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		msg := "method not allowed"
+		if r.Method == http.MethodPost { // an MCP host given the wrong address, which it shows
+			msg += ": this address serves the bundle's files; MCP is at " + cmp.Or(strings.TrimRight(s.opts.BaseURL, "/"), requestBase(r)) + MCPPath
+		}
+		http.Error(w, msg, http.StatusMethodNotAllowed)
 		return
 	}
 	b := s.acquire()

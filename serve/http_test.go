@@ -170,6 +170,24 @@ func TestHTTPRefuses(t *testing.T) {
 	}
 }
 
+// TestHTTPMCPElsewhere posts an MCP request where a host given the
+// server's address, or /mcp/, would: the 405 says where MCP is, in the
+// body a host shows.
+func TestHTTPMCPElsewhere(t *testing.T) {
+	base, _ := serveBundle(t, open(t, pristine(t)), Options{})
+	for _, p := range []string{"/", "/mcp/"} {
+		resp, err := http.Post(base+p, "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := "MCP is at " + base + "/mcp"; resp.StatusCode != 405 || !strings.Contains(string(body), want) {
+			t.Errorf("POST %s: %d %q, want 405 saying %q", p, resp.StatusCode, body, want)
+		}
+	}
+}
+
 // TestHTTPChangedAfterStart changes files under a running server. The
 // snapshot serves the bytes it verified at startup whatever happens on
 // disk, and where it cannot (a file it keeps open, written in place; a

@@ -92,7 +92,11 @@ type ReadDirectoryResult struct {
 const skillTemplate = layout.URIScheme + "{+path}"
 
 func (s *Server) newMCP() *mcp.Server {
-	caps := &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{ListChanged: true}}
+	// Tools and prompts, of which there are none, are declared all the
+	// same: Codex and the Copilot CLI call tools/list whatever a server
+	// declares, and count its "method not found" as a failed start.
+	caps := &mcp.ServerCapabilities{Resources: &mcp.ResourceCapabilities{ListChanged: true},
+		Tools: &mcp.ToolCapabilities{}, Prompts: &mcp.PromptCapabilities{}}
 	caps.AddExtension(Extension, map[string]any{"directoryRead": true})
 	srv := mcp.NewServer(&mcp.Implementation{Name: "skillpack", Version: version.Version()}, &mcp.ServerOptions{
 		Capabilities: caps,
@@ -155,8 +159,6 @@ func (s *Server) newMCP() *mcp.Server {
 // must be told the method is not found, as server/discover's capabilities
 // promise (the conformance suite checks that they match).
 var undeclared = map[string]bool{
-	"tools/list": true, "tools/call": true,
-	"prompts/list": true, "prompts/get": true,
 	"completion/complete": true, "logging/setLevel": true,
 	"resources/subscribe": true, "resources/unsubscribe": true,
 }

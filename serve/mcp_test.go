@@ -543,7 +543,7 @@ func TestMCPMalformedModern(t *testing.T) {
 		{"_meta without clientCapabilities", `{"jsonrpc":"2.0","id":3,"method":"skills/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, jsonrpc.CodeInvalidParams, 0},
 		{"unknown version", strings.Replace(req(MethodListSkills, ""), "2026-07-28", "2099-01-01", 1), unsupportedVersion, 0},
 		{"unknown method", req("nope/nope", ""), jsonrpc.CodeMethodNotFound, 0},
-		{"undeclared capability", req("tools/list", ""), jsonrpc.CodeMethodNotFound, 0},
+		{"undeclared capability", req("completion/complete", `"ref":{"type":"ref/resource","uri":"skill://x"},"argument":{"name":"a","value":"b"}`), jsonrpc.CodeMethodNotFound, 0},
 		{"unknown skill", req(MethodGetSkill, `"uri":"skill://nope/SKILL.md"`), jsonrpc.CodeInvalidParams, 0},
 		{"dot-dot in a URI", req("resources/read", `"uri":"skill://commit-messages/../../etc/passwd"`), resourceNotFound, 0},
 		// Over HTTP such a URI travels base64-wrapped in Mcp-Name
@@ -584,6 +584,27 @@ func TestMCPMalformedModern(t *testing.T) {
 				t.Errorf("HTTP: skills/list after it: %d %v", status, m)
 			}
 		})
+	}
+}
+
+// TestMCPNoTools lists the tools and prompts, of which serve has none, as
+// Codex and the Copilot CLI do on connecting whatever serve declares:
+// each is an empty list, not "method not found", which those hosts count
+// as a failed start; over stdio and HTTP.
+func TestMCPNoTools(t *testing.T) {
+	base, _ := serveBundle(t, open(t, pristine(t)), Options{})
+	send, _, end := rawStdio(t, New(open(t, pristine(t)), Options{}))
+	for _, list := range []string{"tools", "prompts"} {
+		line := `{"jsonrpc":"2.0","id":1,"method":"` + list + `/list","params":{` + newProtocolMeta + `}}`
+		_, _, overHTTP := postMCPAt(t, base, modernSince, "", line)
+		for how, m := range map[string]map[string]any{"stdio": send(line), "HTTP": overHTTP} {
+			if r, _ := m["result"].(map[string]any); r == nil || r[list] == nil || len(r[list].([]any)) != 0 {
+				t.Errorf("%s/list over %s: %.300v, want an empty list", list, how, m)
+			}
+		}
+	}
+	if err := end(); err != nil {
+		t.Errorf("ServeStdio: %v", err)
 	}
 }
 
