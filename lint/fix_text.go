@@ -46,17 +46,17 @@ func fixInvisible(f *fixFile, at []Finding) {
 		}
 	}
 	var cuts []fixEdit
-	kept := map[bool]int{} // by hiding: runs left that lint reports again
+	f.left = map[string]int{} // the runs left, which lint reports again
 	for k, p := range invisiblePlan(data, hits) {
 		cuts = append(cuts, p.cuts...)
 		if len(p.cuts) == 0 && p.keep != keepRender {
-			kept[hits[k].hiding]++
+			rule := "invisible-char"
+			if hits[k].hiding {
+				rule = "invisible-unicode"
+			}
+			// As reportInvisible reports them: past maxPerFile, one more.
+			f.left[rule] = min(f.left[rule]+1, maxPerFile+1)
 		}
-	}
-	// As reportInvisible reports them: past maxPerFile, one finding more.
-	f.left = map[string]int{}
-	for hiding, n := range kept {
-		f.left[map[bool]string{true: "invisible-unicode", false: "invisible-char"}[hiding]] = min(n, maxPerFile+1)
 	}
 	if len(cuts) > 0 {
 		f.data, _ = applyEdits(data, cuts)
@@ -381,8 +381,8 @@ func fixCRLF(f *fixFile, _ []Finding) {
 
 // fixExec sets the execute bit of a script that starts with "#!": for its
 // owner, and for group and others where they may read it, as chmod +x
-// does under the usual umask.
-// Windows has no execute bit to set: the rule's fix names git's.
+// does under the usual umask. Windows has no execute bit to set: there
+// the rule's fix names git's.
 func fixExec(f *fixFile, _ []Finding) {
 	if runtime.GOOS == "windows" || f.mode&0o111 != 0 || !bytes.HasPrefix(f.data, []byte("#!")) {
 		return

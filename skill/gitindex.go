@@ -34,16 +34,21 @@ const (
 	indexLink = 0o120000
 )
 
-var indexes sync.Map // work tree root → func() *index
+var indexes sync.Map // work tree root and its index file's time → func() *index
 
-// indexOf returns git's index of the work tree holding dir, read once a
-// run, or nil outside one or without git.
+// indexOf returns git's index of the work tree holding dir, read once
+// while the index file is unchanged (serve --watch sees a commit), or nil
+// outside a work tree or without git.
 func indexOf(dir string) *index {
 	root, ok := WorkTree(dir)
 	if !ok {
 		return nil
 	}
-	f, _ := indexes.LoadOrStore(root, sync.OnceValue(func() *index { return readIndex(root) }))
+	key := root
+	if fi, err := os.Stat(filepath.Join(GitDir(root), "index")); err == nil {
+		key += "\x00" + fi.ModTime().String()
+	}
+	f, _ := indexes.LoadOrStore(key, sync.OnceValue(func() *index { return readIndex(root) }))
 	return f.(func() *index)()
 }
 
