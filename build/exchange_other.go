@@ -1,15 +1,8 @@
-//go:build !linux && !windows
+//go:build !linux
 
 package build
 
-import (
-	"errors"
-	"os"
-)
+import "errors"
 
 // exchange is unsupported here; swap falls back to two renames.
 func exchange(a, b string) error { return errors.New("atomic exchange not supported") }
-
-func rename(from, to string) error { return os.Rename(from, to) }
-
-func held(error) bool { return false }

@@ -106,10 +106,11 @@ func OpenFolder(dir string) (*Folder, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
+			msg := dir + ": no such folder"
 			if abs, err := filepath.Abs(dir); err == nil && abs != dir {
-				return nil, fmt.Errorf("%s: no such folder (looked for %s)", dir, abs)
+				msg += " (looked for " + abs + ")"
 			}
-			return nil, fmt.Errorf("%s: no such folder", dir)
+			return nil, noFolder(msg)
 		}
 		return nil, err
 	}
@@ -126,6 +127,13 @@ func OpenFolder(dir string) (*Folder, error) {
 	}
 	return &Folder{dir: dir, root: root}, nil
 }
+
+// noFolder is a folder that is not there, said in full; as ErrNotFound,
+// it is an fs.ErrNotExist.
+type noFolder string
+
+func (e noFolder) Error() string      { return string(e) }
+func (noFolder) Is(target error) bool { return target == fs.ErrNotExist }
 
 func (d *Folder) String() string { return d.dir }
 

@@ -406,17 +406,25 @@ func TestFixInvisibleAgrees(t *testing.T) {
 	if len(res.Findings) != 3 {
 		t.Errorf("%d findings, want 3 (the zero-width spaces --fix deletes): %v", len(res.Findings), describe(res.Findings))
 	}
-	dry, err := Fix(context.Background(), res, FixOptions{Lint: opts, DryRun: true})
+	dry, fixed := dryThenFix(t, res, opts)
+	if left := lintDir(t, dir, opts).Findings; dry != len(res.Findings) || fixed != len(res.Findings) || len(left) != 0 {
+		t.Errorf("a dry run fixes %d, --fix %d of %d findings, and leaves %v", dry, fixed, len(res.Findings), describe(left))
+	}
+}
+
+// dryThenFix runs a dry run of res's fixes, then the fixes, and returns
+// how many findings each says it repaired.
+func dryThenFix(t *testing.T, res *Result, opts Options) (dry, fixed int) {
+	t.Helper()
+	d, err := Fix(context.Background(), res, FixOptions{Lint: opts, DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Fix(context.Background(), res, FixOptions{Lint: opts})
+	f, err := Fix(context.Background(), res, FixOptions{Lint: opts})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if left := lintDir(t, dir, opts).Findings; dry.Fixed != len(res.Findings) || rep.Fixed != len(res.Findings) || len(left) != 0 {
-		t.Errorf("a dry run fixes %d, --fix %d of %d findings, and leaves %v", dry.Fixed, rep.Fixed, len(res.Findings), describe(left))
-	}
+	return d.Fixed, f.Fixed
 }
 
 // TestFixDryRunCountsWhatIsLeft checks that a dry run counts what --fix
@@ -429,16 +437,8 @@ func TestFixDryRunCountsWhatIsLeft(t *testing.T) {
 			"Some prose\u200b\n\n```sh\necho a\u200b\necho b\u200b\n```\n",
 	})
 	res := lintDir(t, dir, opts)
-	dry, err := Fix(context.Background(), res, FixOptions{Lint: opts, DryRun: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := Fix(context.Background(), res, FixOptions{Lint: opts})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Findings) != 3 || dry.Fixed != 1 || rep.Fixed != 1 {
-		t.Errorf("of %d findings a dry run fixes %d, --fix %d; want 3, 1 and 1", len(res.Findings), dry.Fixed, rep.Fixed)
+	if dry, fixed := dryThenFix(t, res, opts); len(res.Findings) != 3 || dry != 1 || fixed != 1 {
+		t.Errorf("of %d findings a dry run fixes %d, --fix %d; want 3, 1 and 1", len(res.Findings), dry, fixed)
 	}
 }
 

@@ -122,7 +122,7 @@ func Open(dir string) (*Held, error) { return openHeld(dir, nil, defaultLimits()
 func openHeld(dir string, prev *Held, lim limits) (*Held, error) {
 	src, err := bundle.OpenFolder(dir)
 	if err != nil {
-		if _, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) && !strings.Contains(dir, "://") {
+		if errors.Is(err, fs.ErrNotExist) && !strings.Contains(dir, "://") {
 			hint := ""
 			if !filepath.IsAbs(dir) {
 				hint = "; an MCP host starts serve --stdio in a working folder of its own: give DIST as an absolute path"

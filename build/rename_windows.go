@@ -8,9 +8,6 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// exchange is unsupported here; swap falls back to two renames.
-func exchange(a, b string) error { return errors.New("atomic exchange not supported") }
-
 // rename is os.Rename, tried again for up to 3 s while another process
 // has the folder or a file in it open: Windows renames no folder then,
 // and a server's read of a file ends soon.
