@@ -30,38 +30,6 @@ func ListRules(w io.Writer) error {
 	return tw.Flush()
 }
 
-// RuleTable writes the Markdown table of rules that docs/rules.md carries,
-// with each rule's level under every profile and the principle behind
-// them; a test keeps the two equal.
-func RuleTable(w io.Writer) error {
-	var b strings.Builder
-	b.WriteString("An error is what breaks something: the build cannot publish the skill, an index cannot carry it, " +
-		"or the clients that load skills (Claude Code, Codex, Cursor, OpenClaw, the Vercel skills CLI) refuse or " +
-		"misread it. A deviation from the specification that those clients accept is a warning under the default " +
-		"profile, `" + profiles[0].Name + "`, even where a validator of the letter (skills-ref, the official MCP SDK's " +
-		"entry checks and YAML subset: the build leaves a skill MCP hosts refuse out of the MCP documents) refuses it. `--profile spec` holds skills to the letter with the levels skillpack had before " +
-		"(a name unlike its folder is an error there, as in skills-ref). `--strict` makes every warning fail, " +
-		"under any profile.\n\n")
-	b.WriteString("| ID |")
-	for _, p := range profiles {
-		fmt.Fprintf(&b, " `%s` |", p.Name)
-	}
-	fmt.Fprintf(&b, " category | what it checks | `--fix` |\n|---|%s---|---|---|\n", strings.Repeat("---|", len(profiles)))
-	for _, r := range registry {
-		fix := ""
-		if Fixable(r.ID) {
-			fix = "yes"
-		}
-		fmt.Fprintf(&b, "| `%s` |", r.ID)
-		for _, p := range profiles {
-			fmt.Fprintf(&b, " %s |", p.level(r))
-		}
-		fmt.Fprintf(&b, " %s | %s | %s |\n", r.Category, strings.ReplaceAll(r.Title, "|", `\|`), fix)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
 // otherLevels names the profiles under which a rule weighs otherwise than
 // by default, as " (under spec: error)", or "".
 func otherLevels(r *Rule) string {

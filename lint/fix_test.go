@@ -521,3 +521,13 @@ func TestSameRenderingHostile(t *testing.T) {
 		t.Error("a costly file was rendered")
 	}
 }
+
+// sameRendering reports whether two versions of a Markdown file render to
+// the same HTML once the characters fixInvisible deletes are taken out.
+// It says no, and the deletion waits, for a file too large or too costly
+// to render (skill.InlineCostly).
+func sameRendering(a, b []byte) bool {
+	ra, ok1 := renderShown(a)
+	rb, ok2 := renderShown(b)
+	return ok1 && ok2 && bytes.Equal(ra, rb)
+}

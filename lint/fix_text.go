@@ -324,16 +324,6 @@ const maxRender = 1 << 20
 var fixMarkdown = goldmark.New(goldmark.WithParser(skill.MarkdownParser()), goldmark.WithExtensions(extension.GFM),
 	goldmark.WithRendererOptions(html.WithUnsafe()))
 
-// sameRendering reports whether two versions of a Markdown file render to
-// the same HTML once the characters fixInvisible deletes are taken out.
-// It says no, and the deletion waits, for a file too large or too costly
-// to render (skill.InlineCostly).
-func sameRendering(a, b []byte) bool {
-	ra, ok1 := renderShown(a)
-	rb, ok2 := renderShown(b)
-	return ok1 && ok2 && bytes.Equal(ra, rb)
-}
-
 // renderShown renders Markdown src to HTML and takes out the characters
 // fixInvisible deletes, and the blanks a browser does not show, at a line
 // break or the edge of a paragraph, list item, heading or table cell:
