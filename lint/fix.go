@@ -98,10 +98,6 @@ func (f FixFailure) Error() string { return f.Path + ": " + f.Err.Error() }
 // shebang; quoting makes frontmatter parse, so its values can be checked).
 const maxFixRounds = 4
 
-// maxFixSize is the largest file a fixer reads: every fixable rule reads
-// at most MaxScan bytes of a file, so larger files are never fixed half.
-const maxFixSize = MaxScan
-
 // Fix repairs the fixable findings of res, a run linted with opts.Lint.
 // Each file is written whole or not at all (a temporary file in its folder,
 // synced and renamed over it, mode kept); a symbolic link or a read-only
@@ -317,8 +313,10 @@ func loadFixFile(j *fixJob) (*fixFile, error) {
 	case fi.Mode().Perm()&0o200 == 0:
 		f.refuse = errors.New("not fixed: the file is read-only")
 	}
-	if fi.Size() > maxFixSize {
-		return nil, fmt.Errorf("not fixed: larger than %d MiB", maxFixSize>>20)
+	// Every fixable rule reads at most MaxScan bytes of a file: a larger
+	// one is never fixed half.
+	if fi.Size() > MaxScan {
+		return nil, fmt.Errorf("not fixed: larger than %d MiB", MaxScan>>20)
 	}
 	if f.orig, err = os.ReadFile(j.disk); err != nil {
 		return nil, err

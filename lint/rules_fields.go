@@ -314,13 +314,10 @@ func stringValue(p *Pass, key string) (v *yaml.Node, s string, ok bool) {
 func stringField(p *Pass, key, fix string) (v *yaml.Node, s string, ok bool) {
 	v, s, ok = stringValue(p, key)
 	if v != nil && !ok {
-		p.ReportNode(v, fix, "%s must be a string, not %s", key, describeNode(v))
+		p.ReportNode(v, fix, "%s must be a string, not %s", key, skill.Describe(v))
 	}
 	return v, s, ok
 }
-
-// describeNode names what a node holds, for messages (skill.Describe).
-func describeNode(n *yaml.Node) string { return skill.Describe(n) }
 
 func checkNameFormat(p *Pass) {
 	v, name, ok := stringField(p, "name", "write the name as a plain string such as \"pdf-tools\"")
@@ -477,9 +474,9 @@ func checkCompatibility(p *Pass) {
 	switch n := utf8.RuneCountInString(s); {
 	case v == nil:
 	case !ok && skill.MCPString(v): // a date: MCP hosts read its text
-		p.ReportNode(v, "quote it, as one sentence of text", "compatibility must be a string, not %s", describeNode(v))
+		p.ReportNode(v, "quote it, as one sentence of text", "compatibility must be a string, not %s", skill.Describe(v))
 	case !ok:
-		p.ReportNode(v, "write it as one sentence of text", "compatibility must be a string, not %s; %s", describeNode(v), offMCP)
+		p.ReportNode(v, "write it as one sentence of text", "compatibility must be a string, not %s; %s", skill.Describe(v), offMCP)
 	case s == "":
 		p.ReportNode(v, "remove the key or say what the skill needs", "compatibility is empty; %s", offMCP)
 	case strings.TrimSpace(s) == "":
@@ -518,7 +515,7 @@ func checkMetadata(p *Pass) {
 			"metadata has no value: YAML readers see null, not a mapping, and the official MCP SDK refuses a whole skills/list holding the skill")
 	default:
 		p.ReportNode(v, "make it a mapping of keys to quoted strings",
-			"metadata must be a mapping, not %s; Codex refuses to load the skill", describeNode(v))
+			"metadata must be a mapping, not %s; Codex refuses to load the skill", skill.Describe(v))
 	}
 }
 
@@ -529,7 +526,7 @@ func checkMetadataNested(p *Pass) {
 		if val.Kind == yaml.MappingNode || val.Kind == yaml.SequenceNode {
 			p.ReportNode(val, "flatten it into one string, or into several keys, unless a client needs it nested",
 				"metadata.%s is %s, where the specification has a string; %s",
-				k.Value, describeNode(val), offMCP)
+				k.Value, skill.Describe(val), offMCP)
 		}
 	}
 }
@@ -595,7 +592,7 @@ func scalarReading(v *yaml.Node) string {
 	case "!!int", "!!float":
 		return "YAML readers see a number, not text"
 	}
-	return "YAML readers see " + describeNode(v) + ", not text"
+	return "YAML readers see " + skill.Describe(v) + ", not text"
 }
 
 // installedKeys are the metadata keys gh skill install writes to record
@@ -640,7 +637,7 @@ func checkAllowedToolsType(p *Pass) {
 		return
 	}
 	p.ReportNode(v, "write the tools as one space-separated string, e.g. allowed-tools: Read Bash",
-		"allowed-tools must be a space-separated string, not %s", describeNode(v))
+		"allowed-tools must be a space-separated string, not %s", skill.Describe(v))
 }
 
 func checkAllowedToolsList(p *Pass) {

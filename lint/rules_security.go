@@ -2,13 +2,13 @@ package lint
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -184,15 +184,9 @@ func findSecrets(data []byte) []secretHit {
 			}
 		}
 	}
-	sort.Slice(hits, func(i, j int) bool { return hits[i].off < hits[j].off })
+	slices.SortFunc(hits, func(a, b secretHit) int { return cmp.Compare(a.off, b.off) })
 	// "sk-ant-..." is also tried as an OpenAI key; keep one hit per place.
-	out := hits[:0]
-	for _, h := range hits {
-		if len(out) == 0 || out[len(out)-1].off != h.off {
-			out = append(out, h)
-		}
-	}
-	return out
+	return slices.CompactFunc(hits, func(a, b secretHit) bool { return a.off == b.off })
 }
 
 // match tells whether the pattern's anchor at data[i:] starts a credential.
@@ -360,12 +354,12 @@ func reportSecrets(rel string, data []byte, what string, report func(Finding)) {
 	// A made-up example that no filter recognizes is silenced where it
 	// stands, with the reason: a comment in a skill's Markdown (the only
 	// files whose comments lint reads), else an allow entry.
-	fix := "revoke it at its issuer now, remove it, and have scripts read credentials from the environment; " +
-		"if it is a made-up example, say so in skillpack.yaml: allow: [{rule: secret, path: ..., reason: made-up example}]"
+	say := "in skillpack.yaml: allow: [{rule: secret, path: ..., reason: made-up example}]"
 	if isMarkdown(rel) && what == "skill" {
-		fix = "revoke it at its issuer now, remove it, and have scripts read credentials from the environment; " +
-			"if it is a made-up example, say so on the line before it: <!-- " + Directive + " secret -- made-up example -->"
+		say = "on the line before it: <!-- " + Directive + " secret -- made-up example -->"
 	}
+	fix := "revoke it at its issuer now, remove it, and have scripts read credentials from the environment; " +
+		"if it is a made-up example, say so " + say
 	hits := findSecrets(data)
 	lc := newLines(data)
 	for i, h := range hits {

@@ -240,8 +240,7 @@ func (r *runner) across(skills []Named, plugins []*plugin.Plugin, markets []stri
 func (r *runner) checkSkill(s *skill.Skill, files *skill.Files, err error, names map[string]map[string][]int) []Finding {
 	p := &Pass{Skill: s, Doc: s.Doc, Profile: r.set.Profile, names: names}
 	// The folder is made relative once per skill, its files joined to it:
-	// each filepath.Abs asks the system for the working folder (two
-	// stats), and rel ran twice per file.
+	// each filepath.Abs asks the system for the working folder (two stats).
 	dir := r.rel(s.Dir)
 	relOf := func(f string) string { return path.Join(dir, f) }
 	var out []Finding
@@ -265,7 +264,8 @@ func (r *runner) checkSkill(s *skill.Skill, files *skill.Files, err error, names
 	if err := r.runRules(p); err != nil {
 		out = append(out, Finding{Path: dir, Rule: p.rule.ID, Severity: Error, Message: err.Error()})
 	}
-	return r.settle(p, out, relOf)
+	r.settle(p, &out, relOf)
+	return out
 }
 
 // runRules runs every per-skill rule in force on one skill.
@@ -291,10 +291,11 @@ func (r *runner) runRules(p *Pass) (err error) {
 // enclosing skill's; and a finding on the line after a suppression comment
 // naming its rule is dropped, while a comment that drops nothing is itself
 // reported. (One finding per cause across rules is Sort's: see Supersedes.)
-// relOf turns a path in the skill into the run's relative path.
-func (r *runner) settle(p *Pass, out []Finding, relOf func(string) string) []Finding {
+// out holds the skill's findings, which p reports to; relOf turns a path
+// in the skill into the run's relative path.
+func (r *runner) settle(p *Pass, out *[]Finding, relOf func(string) string) {
 	if p.Files == nil {
-		return out
+		return
 	}
 	var nested []string // the folders of inner skills, on disk below the base
 	comments := map[string][]*inline{}
@@ -321,18 +322,13 @@ func (r *runner) settle(p *Pass, out []Finding, relOf func(string) string) []Fin
 			}
 		}
 	}
-	out = slices.DeleteFunc(out, func(f Finding) bool { return inNested(f.Path) || suppressed(comments[f.Path], f) })
+	*out = slices.DeleteFunc(*out, func(f Finding) bool { return inNested(f.Path) || suppressed(comments[f.Path], f) })
 	// The comments report through the pass, which appends to out.
-	p.report = func(rule *Rule, f Finding) {
-		f.Path = relOf(f.Path)
-		out = r.add(out, rule, f)
-	}
 	for _, f := range p.Files.Files {
 		for _, in := range comments[relOf(f.Path)] {
 			in.report(p, f.Path)
 		}
 	}
-	return out
 }
 
 func suppressed(comments []*inline, f Finding) bool {
