@@ -535,12 +535,9 @@ func windowsNameProblem(name string) string {
 	// the first dot, trailing spaces ignored.
 	base, _, _ := strings.Cut(name, ".")
 	base = strings.ToUpper(strings.TrimRight(base, " "))
-	switch base {
-	case "CON", "PRN", "AUX", "NUL":
-		return "is the reserved device name " + base + " on Windows (with any extension)"
-	}
-	if len(base) > 3 && (base[:3] == "COM" || base[:3] == "LPT") && strings.Contains("0123456789¹²³", base[3:]) &&
-		utf8.RuneCountInString(base[3:]) == 1 {
+	numbered := len(base) > 3 && (base[:3] == "COM" || base[:3] == "LPT") &&
+		strings.Contains("0123456789¹²³", base[3:]) && utf8.RuneCountInString(base[3:]) == 1
+	if numbered || base == "CON" || base == "PRN" || base == "AUX" || base == "NUL" {
 		return "is the reserved device name " + base + " on Windows (with any extension)"
 	}
 	return ""
@@ -574,8 +571,7 @@ func checkPathPackable(p *Pass) {
 
 // packMessage is what a *pack.PathError says after the path.
 func packMessage(err error) string {
-	var pe *pack.PathError
-	if errors.As(err, &pe) {
+	if pe, ok := errors.AsType[*pack.PathError](err); ok {
 		return pe.Err.Error()
 	}
 	return err.Error()

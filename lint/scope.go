@@ -335,13 +335,11 @@ func (sc Scope) listed(root string, t *skill.Tree, found []*skill.Skill) func(di
 // pay (a skill no marketplace declares is still linted when its file is
 // given).
 func (sc Scope) asTree(finder *skill.Finder, found []*skill.Skill) ([]*skill.Skill, []string) {
-	need := false
-	for _, s := range found {
-		if abs, _ := filepath.Abs(s.Dir); !need && abs != "" {
-			f, _ := installFolder(abs)
-			need = f != ""
-		}
-	}
+	need := slices.ContainsFunc(found, func(s *skill.Skill) bool {
+		abs, _ := filepath.Abs(s.Dir)
+		f, _ := installFolder(abs)
+		return abs != "" && f != ""
+	})
 	if sc.All || !need {
 		return found, nil
 	}
