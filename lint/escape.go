@@ -11,22 +11,19 @@ import (
 
 // Printable returns s with every character that a terminal, a CI log or an
 // annotation would act on, rather than show, written as a Go string literal
-// writes it: the C0 and C1 controls and DEL ("\x1b", "\n", "\r", "\t",
-// "\x00", "\u009b"), the bidirectional embeddings, overrides and isolates
-// that reorder a line (U+202A–U+202E, U+2066–U+2069), the line and
-// paragraph separators U+2028 and U+2029, and bytes that are not UTF-8
-// ("\xff"). Everything else is left as it is, so that an ordinary name,
-// accents and all, reads as it is: git and go vet quote a name the same
-// way, escaping only what needs it.
+// writes it: the C0 and C1 controls and DEL ("\x1b", "\n", "\u009b"), the
+// bidirectional embeddings, overrides and isolates (U+202A–U+202E,
+// U+2066–U+2069), U+2028 and U+2029, and bytes that are not UTF-8 ("\xff").
+// An ordinary name, accents and all, reads as it is, as git and go vet
+// quote names.
 //
 // Findings carry file names and frontmatter text that anyone who can add a
 // file to a repository chooses, so every printer for people (the text and
-// GitHub formats, SARIF's messages, the command's own lines about skills)
-// passes them through here: an escape sequence in a name cannot colour the
-// terminal or move the cursor, and a line break in one cannot start a line
-// that looks like a finding of its own. A backslash is left alone; the
-// escapes it resembles can do no harm, and doubling it would garble
-// every message that quotes one.
+// GitHub formats, SARIF's messages, the command's lines about skills)
+// passes them through here: an escape sequence cannot colour the terminal
+// or move the cursor, and a line break cannot start a line that looks like
+// a finding. A backslash is left alone: the escapes it resembles do no
+// harm, and doubling it would garble every message that quotes one.
 func Printable(s string) string {
 	var b strings.Builder
 	from := 0 // s[from:i] is to be copied as it is

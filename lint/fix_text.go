@@ -97,17 +97,14 @@ func yamlChanges(doc *skill.SkillMD, data []byte, h invisibleHit) bool {
 // each of hits, runs of invisible characters of Markdown data: it deletes
 // what changes nothing a reader sees (tag characters, zero-width spaces
 // and joiners, word joiners, stray byte order marks, and left-to-right
-// marks in text without right-to-left script). It keeps what does show:
-// bidirectional embeddings, overrides, isolates and right-to-left marks
-// (removing one reorders the text on screen, so which order was meant is
-// for a person to say); a run at the start of a line before a code fence,
-// the idiom for showing ``` inside a code block; anything inside a fenced
-// or indented code block, whose text is the example (a diff that removes a
-// byte order mark); and a run whose deletion changes how the file renders (a zero-width space letting "**" close
-// beside CJK punctuation, or keeping a line from being a heading), unless
-// it can hide text. Lint reports no run kept for that last reason: it does
-// a job no visible character does, and the author has nothing to repair,
-// so lint and --fix agree on what is a defect.
+// marks in text without right-to-left script). It keeps bidirectional
+// embeddings, overrides, isolates and right-to-left marks (which order was
+// meant is for a person to say); a run before a code fence at the start of
+// a line, the idiom for ``` inside a code block; anything inside a code
+// block, whose text is the example; and, unless it can hide text, a run
+// whose deletion changes how the file renders (a zero-width space letting
+// "**" close beside CJK punctuation). Lint reports no run kept for that
+// last reason: the author has nothing to repair.
 func invisiblePlan(data []byte, hits []invisibleHit) []invisibleFix {
 	plan := make([]invisibleFix, len(hits))
 	code := codeBlocks(data)

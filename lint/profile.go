@@ -15,18 +15,15 @@ var SpecKeys = []string{"allowed-tools", "compatibility", "description", "licens
 // Profile adapts the rules to a family of clients: which extra frontmatter
 // keys are known, and which rules weigh differently there.
 //
-// The levels follow one principle. A rule's own severity, which the
-// default profile (clients) keeps, is an error when what it finds breaks
-// something: the build cannot publish the skill, an index cannot carry
-// it, or the clients that load skills (Claude Code, Codex, Cursor,
-// OpenClaw, the Vercel skills CLI) refuse or misread it. A deviation from
-// the specification that those clients accept is a warning, even where a
-// validator that checks the specification to the letter (skills-ref, the
-// official MCP SDK's entry checks and its YAML subset) refuses it: the
-// build leaves a skill MCP hosts refuse out of the MCP documents
-// (skill.CheckMCP), and every client loading skills reads it. The spec profile is that letter: it
-// raises those deviations to errors again, with the levels skillpack had
-// before.
+// A rule's own severity, which the default profile (clients) keeps, is an
+// error when what it finds breaks something: the build cannot publish the
+// skill, an index cannot carry it, or the clients that load skills (Claude
+// Code, Codex, Cursor, OpenClaw, the Vercel skills CLI) refuse or misread
+// it. A deviation from the specification that those clients accept is a
+// warning, even where a validator of the letter (skills-ref, the official
+// MCP SDK's entry checks and YAML subset) refuses it: the build leaves a
+// skill MCP hosts refuse out of the MCP documents (skill.CheckMCP). The
+// spec profile raises those deviations to errors, skillpack's earlier levels.
 type Profile struct {
 	Name        string
 	Description string
