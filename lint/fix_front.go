@@ -715,38 +715,29 @@ func fixEmptyMetadata(f *fixFile, _ []Finding) {
 		return
 	}
 	d := skill.Parse(f.data)
-	if d.Front == nil {
+	k, v := d.Lookup("metadata")
+	if k == nil || v.Kind != yaml.ScalarNode || v.ShortTag() != "!!null" {
 		return
 	}
-	for i := 0; i+1 < len(d.Front.Content); i += 2 {
-		k, v := d.Front.Content[i], d.Front.Content[i+1]
-		if k.Value != "metadata" || k.Kind != yaml.ScalarNode {
-			continue
-		}
-		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!null" {
-			return
-		}
-		line, col := d.FilePos(k)
-		if vline, _ := d.FilePos(v); col != 1 || vline != line && v.Value != "" {
-			return
-		}
-		s, ok1 := lineStart(f.data, line)
-		e, ok2 := lineStart(f.data, line+1)
-		if !ok1 || !ok2 || e <= s {
-			return
-		}
-		f.applyFront([]frontFix{{
-			edits: []fixEdit{{start: s, end: e}},
-			mutate: func(old *skill.SkillMD) bool {
-				for j := 0; j+1 < len(old.Front.Content); j += 2 {
-					if old.Front.Content[j].Value == "metadata" {
-						old.Front.Content = slices.Delete(old.Front.Content, j, j+2)
-						return true
-					}
+	line, col := d.FilePos(k)
+	if vline, _ := d.FilePos(v); col != 1 || vline != line && v.Value != "" {
+		return
+	}
+	s, ok1 := lineStart(f.data, line)
+	e, ok2 := lineStart(f.data, line+1)
+	if !ok1 || !ok2 || e <= s {
+		return
+	}
+	f.applyFront([]frontFix{{
+		edits: []fixEdit{{start: s, end: e}},
+		mutate: func(old *skill.SkillMD) bool {
+			for j := 0; j+1 < len(old.Front.Content); j += 2 {
+				if old.Front.Content[j].Value == "metadata" {
+					old.Front.Content = slices.Delete(old.Front.Content, j, j+2)
+					return true
 				}
-				return false
-			},
-		}})
-		return
-	}
+			}
+			return false
+		},
+	}})
 }

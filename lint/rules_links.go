@@ -665,12 +665,9 @@ func (x *refIndex) could(rel string, src []byte) bool {
 			return true
 		}
 	}
-	for _, n := range needles {
-		if n == "" || n == "." || bytes.Contains(src, []byte(n)) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(needles, func(n string) bool {
+		return n == "" || n == "." || bytes.Contains(src, []byte(n))
+	})
 }
 
 // word marks the files and folders a word of text names.

@@ -1,6 +1,11 @@
 package lint
 
-import "path/filepath"
+import (
+	"path/filepath"
+	"slices"
+
+	"github.com/skillpack/skillpack/skill"
+)
 
 // scopeRules judge what discovery met where skills would be, outside any
 // skill: Run reports them from what Scope found (RunPass.Broken).
@@ -35,10 +40,8 @@ func checkDangling(p *RunPass) {
 // one cause, one finding.
 func (p *RunPass) dangling(disk string) bool {
 	abs, _ := filepath.Abs(disk)
-	for _, b := range p.Broken {
-		if at, _ := filepath.Abs(b.Path); at == abs {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(p.Broken, func(b skill.BrokenLink) bool {
+		at, _ := filepath.Abs(b.Path)
+		return at == abs
+	})
 }
