@@ -273,9 +273,7 @@ func placeholder(tok string) bool {
 // ("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC..."), which documentation shows.
 func keyBody(rest []byte) bool {
 	rest = rest[:min(len(rest), 1024)]
-	if end := bytes.Index(rest, []byte("-----END")); end >= 0 {
-		rest = rest[:end]
-	}
+	rest, _, _ = bytes.Cut(rest, []byte("-----END"))
 	start := 0
 	for i := 0; i <= len(rest); i++ {
 		if i < len(rest) && base64Byte(rest[i]) {
