@@ -13,24 +13,21 @@ import (
 	"unicode/utf8"
 )
 
-// The discovery documents beyond the indexes: llms.txt, which the
-// llms.txt proposal (llmstxt.org) asks sites to serve at their root for
-// language models to read, and the AI Catalog (the Agent-Card/ai-catalog
-// specification, which the Agentic Resource Discovery draft builds on) at
-// /.well-known/ai-catalog.json. Each is written only when Options asks for
-// it, so that a bundle without them is, byte for byte, what it was before
-// they existed.
+// The discovery documents beyond the indexes: llms.txt (llmstxt.org), at
+// the root for language models to read, and the AI Catalog (the
+// Agent-Card/ai-catalog specification) at /.well-known/ai-catalog.json.
+// Each is written only when Options asks for it, so that a bundle without
+// them is, byte for byte, what it was before they existed.
 
 // LLMsSectionName is the name of the H2 section of llms.txt that lists
 // the skills.
 const LLMsSectionName = "Agent Skills"
 
-// The markers between which the build writes its section into a copy of
-// a site's own llms.txt (LLMsOptions.Base), each alone on its line. They
-// are HTML comments, which Markdown renders as nothing; they mark the
-// place in the site's file, the template, and the copy in the bundle has
-// the section in their stead: the proposal's reference parser refuses any
-// line of a section that is not a link, a comment included.
+// The markers, each alone on its line, between which the build writes its
+// section into a copy of a site's llms.txt (LLMsOptions.Base): HTML
+// comments, which Markdown renders as nothing. The copy has the section in
+// their stead: the reference parser refuses any line of a section that is
+// not a link, a comment included.
 const (
 	LLMsStart = "<!-- skillpack:agent-skills:start -->"
 	LLMsEnd   = "<!-- skillpack:agent-skills:end -->"
@@ -38,14 +35,12 @@ const (
 
 // LLMsOptions says which llms.txt a bundle gets.
 type LLMsOptions struct {
-	// Base is the site's own llms.txt. The bundle's is a copy of it with
-	// the build's section in place of the markers and what is between
-	// them, or, when it has none, with the section added at its end. Nil:
-	// the bundle gets an llms.txt of its own. The site's file itself is
-	// never written.
+	// Base is the site's own llms.txt, never written itself: the bundle's
+	// is a copy with the section in place of the markers and what is
+	// between them, or at its end when it has none. Nil: an llms.txt of
+	// the bundle's own.
 	Base []byte
-	// Name is where Base was read from, for errors.
-	Name string
+	Name string // where Base was read from, for errors
 }
 
 // The llms.txt proposal's format, as its reference parser (llms_txt)
@@ -61,9 +56,8 @@ var (
 type LLMsDoc struct {
 	Title   string // the H1, "" if there is none
 	Summary string // the blockquote after it
-	// Start and End are the lines of the markers, 0 when there are none;
-	// the bundle's llms.txt has none: the build writes its section in
-	// their place.
+	// Start and End are the lines of the markers, 0 when there are none
+	// (as in the bundle's llms.txt).
 	Start, End int
 	Sections   []LLMsSection
 }
@@ -74,8 +68,7 @@ type LLMsSection struct {
 	Line  int // of its heading
 	Links []LLMsLink
 	// Other are the lines of the section that are neither blank, a link
-	// line nor a marker: the proposal's sections hold links only, and the
-	// reference parser fails on anything else.
+	// nor a marker: the reference parser fails on them.
 	Other []int
 }
 
@@ -91,11 +84,9 @@ func (d *LLMsDoc) Section(name string) []LLMsSection {
 	return slices.DeleteFunc(slices.Clone(d.Sections), func(s LLMsSection) bool { return !strings.EqualFold(s.Name, name) })
 }
 
-// DecodeLLMsTxt reads an llms.txt. It fails only on what no llms.txt may
-// be: bytes that are not UTF-8 text, and markers that are not one pair in
-// order, each alone on its line (errors are *LineError). Everything else
-// is read as the proposal lays it out, and a reader judges it: a line of
-// a section that is not a link is listed in Other.
+// DecodeLLMsTxt reads an llms.txt. It fails (with a *LineError) only on
+// bytes that are not UTF-8 text and on markers that are not one pair in
+// order, each alone on its line; everything else is for a reader to judge.
 func DecodeLLMsTxt(data []byte) (*LLMsDoc, error) {
 	m, err := scanLLMs(LLMsTxt, data)
 	if err != nil {
@@ -137,8 +128,7 @@ func DecodeLLMsTxt(data []byte) (*LLMsDoc, error) {
 
 // eachLine calls f for each line of data, 1-based, with the offsets of
 // its first byte and of the next line's, and its bytes without "\n" or
-// "\r\n" (a slice of data: a hostile file of one long line is not
-// copied). A final newline ends the last line; it does not start another.
+// "\r\n" (a slice of data, never a copy). A final newline starts no line.
 func eachLine(data []byte, f func(n, off, next int, line []byte) error) error {
 	for off, n := 0, 1; off < len(data); n++ {
 		end, next := len(data), len(data)
@@ -155,20 +145,17 @@ func eachLine(data []byte, f func(n, off, next int, line []byte) error) error {
 
 // llmsMarkers is where the markers are in an llms.txt.
 type llmsMarkers struct {
-	start, end int // lines, 1-based; 0: none
-	// from is the offset of the start marker's line, to that just past
-	// the end marker's: the section replaces data[from:to].
-	from, to int
-	eol      string // the file's line ending, "\n" or "\r\n"
+	start, end int    // lines, 1-based; 0: none
+	from, to   int    // the section replaces data[from:to], the marker lines included
+	eol        string // the file's line ending, "\n" or "\r\n"
 }
 
-// CheckLLMsBase checks the site's llms.txt that a build will merge its
-// section into (LLMsOptions.Base), read from the file name: it must be
-// UTF-8 text with at most one pair of markers, in order, each alone on its
-// line; no "## Agent Skills" section of its own outside them, which would
-// list the skills twice; and no text between the end marker and the next
-// heading, which would read as part of the section. Errors are *LineError
-// and say how to fix the file. Plan checks it again.
+// CheckLLMsBase checks the site's llms.txt (LLMsOptions.Base), read from
+// the file name: UTF-8 text with at most one pair of markers, in order,
+// each alone on its line; no "## Agent Skills" section of its own outside
+// them (the skills listed twice); no text between the end marker and the
+// next heading (read as part of the section). Errors are *LineError with
+// the fix. Plan checks it again.
 func CheckLLMsBase(name string, data []byte) error {
 	m, err := scanLLMs(name, data)
 	if err != nil {
@@ -260,11 +247,10 @@ func scanLLMs(name string, data []byte) (llmsMarkers, error) {
 }
 
 // LLMsDescription is a skill's description as its line of llms.txt
-// carries it: on one line, whitespace and control characters each run
-// collapsed into one space, so that no description can end the list, start
-// a heading or fake a marker; and with backslash escapes before '\', '[',
-// ']' and '<', so that Markdown reads it as the text it is, not as a
-// link, an HTML tag or a comment.
+// carries it: each run of whitespace and control characters one space, so
+// that it cannot end the list, start a heading or fake a marker, and a
+// backslash before '\', '[', ']' and '<', so that Markdown makes no link,
+// tag or comment of it.
 func LLMsDescription(d string) string {
 	var b strings.Builder
 	space := false
@@ -285,10 +271,9 @@ func LLMsDescription(d string) string {
 	return b.String()
 }
 
-// llmsURL is how llms.txt links to a dist path: relative to itself (it
-// is at the bundle root), so that the bundle works under any prefix, or
-// absolute under Options.BaseURL; characters that would end a Markdown
-// link's destination are percent-encoded.
+// llmsURL is how llms.txt links to a dist path: relative to the bundle
+// root, where it is, or absolute under Options.BaseURL, with the
+// characters that would end a Markdown link's destination percent-encoded.
 func (s *set) llmsURL(distPath string) string {
 	u := distPath
 	if s.o.BaseURL != "" {
@@ -326,8 +311,8 @@ func (s *set) llmsTxt(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// The section in place of the markers, or at the end when there are
-	// none, set off by a blank line from the text around it.
+	// The section in place of the markers, or at the end, set off by a
+	// blank line from the text around it.
 	pre, post := base, []byte(nil)
 	if m.start != 0 {
 		pre, post = base[:m.from], base[m.to:]
@@ -390,13 +375,12 @@ func checkDiscovery(o Options) error {
 	return errors.Join(errs...)
 }
 
-// The AI Catalog's version and the media types of its entries, as the
-// specification lists them for Agent Skills. AICatalogVersion is v0.9.0's
-// (Agent-Card/ai-catalog, released 2026-11-22; its text at the tag could
-// not be read here: testdata/ai-catalog/README.md says from what the
-// entries and the test's schema are written); AICatalogVersion1 is
-// the draft's "1.0" that builds before wrote, with the identifiers of
-// ParseAICatalogIdentifier1, which verify still reads.
+// The AI Catalog's version and the media types of its entries for Agent
+// Skills. AICatalogVersion is v0.9.0's (Agent-Card/ai-catalog, released
+// 2026-11-22; testdata/ai-catalog/README.md says what the entries and the
+// test's schema are written from); AICatalogVersion1 is the draft's "1.0"
+// that builds before wrote, which verify still reads
+// (ParseAICatalogIdentifier1).
 const (
 	AICatalogVersion   = "0.9"
 	AICatalogVersion1  = "1.0"
@@ -419,11 +403,9 @@ type AICatalogHost struct {
 }
 
 // AICatalogEntry is one artifact of the AI Catalog: a skill's SKILL.md,
-// .tar.gz or .zip. Digest is the specification's digest of the bytes at
-// url ("algorithm:hex", as its Trust Manifests spell them), which the
-// Trust Manifest's subject repeats; Version is there only when the
-// skill's is SemVer, as in the v0.2 index. TrustManifests is empty in a
-// catalog of specVersion AICatalogVersion1.
+// .tar.gz or .zip. Digest is of the bytes at url ("algorithm:hex", as the
+// specification's Trust Manifests spell them); Version is there only when
+// SemVer. TrustManifests is empty in a catalog of AICatalogVersion1.
 type AICatalogEntry struct {
 	Identifier     string                   `json:"identifier"`
 	DisplayName    string                   `json:"displayName"`
@@ -437,14 +419,11 @@ type AICatalogEntry struct {
 
 // AICatalogTrustManifest is the one Trust Manifest the build gives an
 // entry: the publisher (Contributor, the base URL) binds the entry's
-// release (Subject) to evidence the build already made, as Attestations
-// that point into the bundle: checksums.txt, which lists an archive's
-// sha256, and, when the build signed, the Sigstore bundle beside the
-// archive or the skill folder's OMS signature. It carries no
-// specification "signature" (a JWS over the manifest): skillpack signs
-// with Sigstore, and those signatures are the attestations. The
-// specification omits a manifest with no evidence, so an unsigned
-// build's SKILL.md entries have none.
+// release (Subject) to evidence in the bundle (Attestations): checksums.txt
+// and, when the build signed, the archive's Sigstore bundle or the skill
+// folder's OMS signature. It has no JWS "signature": the Sigstore
+// signatures are the attestations. A manifest with no evidence is omitted,
+// so an unsigned build's SKILL.md entries have none.
 type AICatalogTrustManifest struct {
 	Contributor  string                 `json:"contributor"`
 	Subject      *AICatalogSubject      `json:"subject,omitempty"`
@@ -469,9 +448,8 @@ type AICatalogAttestation struct {
 	Description string `json:"description,omitempty"`
 }
 
-// The attestation types of the build's Trust Manifests. The
-// specification leaves the type open ("SOC2-Type2", …); these name the
-// file's format.
+// The attestation types of the build's Trust Manifests, named for the
+// file's format (the specification leaves the type open).
 const (
 	AttestChecksums    = "sha256sum"       // checksums.txt, `sha256sum -c` format
 	AttestSigstore     = "sigstore-bundle" // <artifact>.sigstore.json
@@ -507,9 +485,8 @@ func DecodeAICatalog(data []byte) (*AICatalogDocument, error) {
 	return decode[AICatalogDocument](AICatalog, data)
 }
 
-// The forms of a skill in the AI Catalog, as the part of each entry's
-// identifier that tells them apart: the specification requires each
-// identifier be unique in a catalog.
+// The forms of a skill in the AI Catalog, which tell its entries'
+// identifiers apart (each must be unique in a catalog).
 var aiForms = []aiForm{
 	{"md", MediaSkillMarkdown, ""},
 	{"gzip", MediaSkillGzip, TarGz},
@@ -533,9 +510,7 @@ var publisherRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9](
 
 // AICatalogPublisher is the publisher segment of the AI Catalog's
 // identifiers for a bundle served at baseURL: its host, in lower case,
-// without a port. The urn:air scheme anchors an identifier on the
-// publisher's domain, and the catalog's urls must be absolute, so a
-// catalog needs a base URL.
+// without a port. urn:air anchors an identifier on the publisher's domain.
 func AICatalogPublisher(baseURL string) (string, error) {
 	if baseURL == "" {
 		return "", errors.New("the AI Catalog needs a base URL (--base-url): its identifiers name the publisher's domain (urn:air:<domain>:…) and its urls are absolute")
@@ -552,12 +527,9 @@ func AICatalogPublisher(baseURL string) (string, error) {
 }
 
 // AICatalogIdentifier is the identifier of a skill's entry in the AI
-// Catalog: urn:air:<publisher>:<name>/<form>:skill, v0.9's
-// urn:air:{publisher}:{name}[:{kind}] (the grammar of November 2026,
-// Agent-Card/ai-catalog pull request 138) with the kind "skill" and a
-// name the publisher namespaces: the skill's name and the form ("md",
-// "gzip" or "zip"), since an identifier (with the version) is unique in a
-// catalog and a skill has three entries.
+// Catalog, urn:air:<publisher>:<name>/<form>:skill: v0.9's
+// urn:air:{publisher}:{name}[:{kind}] (Agent-Card/ai-catalog pull request
+// 138), with the form in the name, as a skill has three entries.
 func AICatalogIdentifier(publisher, form, name string) string {
 	return "urn:air:" + publisher + ":" + name + "/" + form + ":skill"
 }
@@ -576,9 +548,7 @@ func ParseAICatalogIdentifier(id string) (publisher, form, name string, ok bool)
 }
 
 // ParseAICatalogIdentifier1 reads the identifiers of a catalog of
-// specVersion AICatalogVersion1, urn:air:<publisher>:skill:<form>:<name>
-// (the draft's urn:air:{publisher}:{namespace}:{name}), for bundles built
-// before v0.9.
+// AICatalogVersion1, urn:air:<publisher>:skill:<form>:<name>.
 func ParseAICatalogIdentifier1(id string) (publisher, form, name string, ok bool) {
 	p := strings.Split(id, ":")
 	if len(p) != 6 || p[0] != "urn" || p[1] != "air" || p[3] != "skill" || !publisherRE.MatchString(p[2]) ||
@@ -589,8 +559,7 @@ func ParseAICatalogIdentifier1(id string) (publisher, form, name string, ok bool
 }
 
 // aiCatalog renders the AI Catalog: for each skill, by name, an entry for
-// its SKILL.md, its .tar.gz and its .zip. o.BaseURL is required (see
-// AICatalogPublisher).
+// its SKILL.md, its .tar.gz and its .zip.
 func (s *set) aiCatalog(w io.Writer) error {
 	pub, err := AICatalogPublisher(s.o.BaseURL)
 	if err != nil {
