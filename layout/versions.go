@@ -420,9 +420,9 @@ type Versioning struct {
 // build's.
 type history struct {
 	v        *Versioning
-	skills   []skillHistory // by name
-	releases []Release      // newest first; this build's digest and size are set when measured
-	snapshot bool           // this build writes v.Release's snapshot (not none, not carried)
+	skills   []skillHistory           // by name
+	releases []Release                // newest first; this build's digest and size set once measured
+	snapshot bool                     // this build writes v.Release's snapshot (not none, not carried)
 	added    map[string]*SkillVersion // this build's new versions, by name
 }
 
