@@ -193,7 +193,9 @@ func (prev *Published) GuardRelease(release string, snapshot *IndexV2, next []Pi
 		}
 	}
 	var diff []string
-	for _, n := range sortedKeys(had, has) {
+	names := slices.AppendSeq(slices.Collect(maps.Keys(had)), maps.Keys(has))
+	slices.Sort(names)
+	for _, n := range slices.Compact(names) {
 		switch a, b := had[n], has[n]; {
 		case a == b:
 		case a == "":
@@ -208,13 +210,6 @@ func (prev *Published) GuardRelease(release string, snapshot *IndexV2, next []Pi
 		errorf("release %s is published already, with other skills or versions (%s); a published release must not change: build with a new --release-version", release, strings.Join(diff, ", "))
 	}
 	return out
-}
-
-// sortedKeys is the keys of both maps, sorted, once each.
-func sortedKeys(a, b map[string]string) []string {
-	keys := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
-	slices.Sort(keys)
-	return slices.Compact(keys)
 }
 
 // Compare checks a whole bundle, next, against prev, as verify --previous

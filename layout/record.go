@@ -138,30 +138,21 @@ func ReadRecord(r io.Reader, skill func(RecordSkill) error, file func(string) er
 	if err := expect(dec, json.Delim('{')); err != nil {
 		return h, err
 	}
+	head := map[string]any{"generator": &h.Generator, "bundle": &h.Bundle, "docs": &h.Docs, "legacyExcluded": &h.Excluded,
+		"mcpExcluded": &h.MCPExcluded, "plugins": &h.Plugins, "skipped": &h.Skipped}
 	var lastName, lastFile string
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
 			return h, err
 		}
-		switch key, _ := t.(string); key {
-		case "generator":
-			err = dec.Decode(&h.Generator)
-		case "bundle":
-			err = dec.Decode(&h.Bundle)
-		case "docs":
-			err = dec.Decode(&h.Docs)
-		case "legacyExcluded":
-			err = dec.Decode(&h.Excluded)
-		case "mcpExcluded":
-			err = dec.Decode(&h.MCPExcluded)
-		case "plugins":
-			err = dec.Decode(&h.Plugins)
-		case "skipped":
-			err = dec.Decode(&h.Skipped)
-		case "skills":
+		key, _ := t.(string)
+		switch field, ok := head[key]; {
+		case ok:
+			err = dec.Decode(field)
+		case key == "skills":
 			err = sortedArray(dec, &lastName, func(s RecordSkill) string { return s.Name }, "skill %q: the skills are not sorted by name", skill)
-		case "files":
+		case key == "files":
 			err = sortedArray(dec, &lastFile, func(f string) string { return f }, "file %q: the files are not sorted", file)
 		default:
 			var skip json.RawMessage

@@ -271,8 +271,16 @@ func checkSkill(s Skill) error {
 	if err := CheckDescription(s.Description); err != nil {
 		bad("%v", err)
 	}
-	if err := checkFrontmatter(s); err != nil {
+	// MCP hosts check that the URI's last segment is frontmatter.name, and
+	// the indexes must not contradict SKILL.md.
+	name, desc, err := FrontmatterNames(s.Frontmatter)
+	switch {
+	case err != nil:
 		bad("frontmatter: %v", err)
+	case name != s.Name:
+		bad("frontmatter: %q is %q, the skill's is %q", "name", name, s.Name)
+	case desc != s.Description:
+		bad("frontmatter: %q is %q, the skill's is %q", "description", desc, s.Description)
 	}
 	for _, a := range archives(s.TarGz, s.Zip) {
 		if !a.a.Digest.Valid() {
@@ -335,22 +343,6 @@ func CheckPaths(paths []string) []error {
 	return errs
 }
 
-// checkFrontmatter requires a JSON object whose name and description equal
-// the skill's: MCP hosts check that the URI's last segment equals
-// frontmatter.name, and the indexes must not contradict SKILL.md.
-func checkFrontmatter(s Skill) error {
-	name, desc, err := FrontmatterNames(s.Frontmatter)
-	if err != nil {
-		return err
-	}
-	for _, f := range []struct{ key, got, want string }{{"name", name, s.Name}, {"description", desc, s.Description}} {
-		if f.got != f.want {
-			return fmt.Errorf("%q is %q, the skill's is %q", f.key, f.got, f.want)
-		}
-	}
-	return nil
-}
-
 // FrontmatterNames reads the name and description, both strings, of a
 // skill's frontmatter as the documents carry it (a JSON object). Keys
 // match exactly, as MCP hosts match them: "Name" is not "name".
@@ -385,14 +377,19 @@ func FrontmatterNames(fm json.RawMessage) (name, description string, err error) 
 // gives, or "" when it gives none that is a string. Keys match exactly.
 func FrontmatterLicense(fm json.RawMessage) string {
 	var top map[string]json.RawMessage
-	var license string
 	if json.Unmarshal(fm, &top) != nil {
 		return ""
 	}
-	if raw, ok := top["license"]; ok && json.Unmarshal(raw, &license) != nil {
+	return stringAt(top, "license")
+}
+
+// stringAt is the string m holds at key, or "" when it holds none.
+func stringAt(m map[string]json.RawMessage, key string) string {
+	var s string
+	if json.Unmarshal(m[key], &s) != nil {
 		return ""
 	}
-	return license
+	return s
 }
 
 // VersionOf is a skill's version as the indexes carry it, from its
@@ -402,17 +399,15 @@ func FrontmatterLicense(fm json.RawMessage) string {
 // ordered.
 func VersionOf(fm json.RawMessage, topLevel bool) string {
 	var top, metadata map[string]json.RawMessage
-	var version string
 	if json.Unmarshal(fm, &top) != nil {
 		return ""
 	}
-	if raw, ok := top["metadata"]; ok && json.Unmarshal(raw, &metadata) == nil {
-		if raw, ok := metadata["version"]; ok && json.Unmarshal(raw, &version) != nil {
-			version = ""
-		}
+	version := ""
+	if json.Unmarshal(top["metadata"], &metadata) == nil {
+		version = stringAt(metadata, "version")
 	}
-	if raw, ok := top["version"]; ok && topLevel && version == "" && json.Unmarshal(raw, &version) != nil {
-		version = ""
+	if version == "" && topLevel {
+		version = stringAt(top, "version")
 	}
 	if !semver.Valid(version) {
 		return ""
