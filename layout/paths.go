@@ -123,7 +123,6 @@ func ArchivePath(name string, digest Digest, ext string) string {
 	return archivePath(name, digest, ext).String()
 }
 
-// archivePath is the Path of a skill's archive.
 func archivePath(name string, digest Digest, ext string) Path {
 	return Path{Kind: KindArchive, Skill: name, Short: digest.Short(), Format: ext}
 }
@@ -267,7 +266,6 @@ func skillFile(s string) (Path, bool) {
 	return Path{Kind: KindFile, Skill: name, File: file}, true
 }
 
-// archive parses an archive's name.
 func archive(s string) (Path, bool) {
 	name, short, ext, ok := ParseArchiveName(s)
 	if !ok {

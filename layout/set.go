@@ -201,7 +201,6 @@ func (s *set) key(p part, dir string, fixed func(int32) string) key {
 	return keyOf(fixed(p.i))
 }
 
-// sortParts sorts the parts of a folder into path order.
 func (s *set) sortParts(ps []part, dir string, fixed func(int32) string) {
 	slices.SortFunc(ps, func(a, b part) int {
 		return compareParts(s.key(a, dir, fixed), s.key(b, dir, fixed))

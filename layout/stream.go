@@ -86,7 +86,6 @@ func Render(w io.Writer, write func(io.Writer) error) (Rendered, error) {
 	return Rendered{Digest: SumDigest(h.Sum(nil)), Size: c.n}, nil
 }
 
-// counter counts the bytes written through it.
 type counter struct {
 	w io.Writer
 	n int64

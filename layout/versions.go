@@ -69,7 +69,6 @@ func CheckRelease(v string) error {
 	return fmt.Errorf("release %q is not a SemVer version such as 1.2.0", v)
 }
 
-// parseSnapshot parses a Snapshot path.
 func parseSnapshot(p string) (Path, bool) {
 	rest, ok := strings.CutPrefix(p, SkillsDir+"/v")
 	if !ok {
@@ -275,7 +274,6 @@ func ordered(what string, keys []string, versions bool, bad func(string, ...any)
 	}
 }
 
-// keys is the key of each value.
 func keys[T any](values []T, key func(T) string) []string {
 	out := make([]string, len(values))
 	for i, v := range values {
@@ -432,7 +430,6 @@ type skillHistory struct {
 	versions []SkillVersion // newest first
 }
 
-// newHistory starts the history of a versioned set.
 func newHistory(v *Versioning) (*history, error) {
 	h := &history{v: v, added: map[string]*SkillVersion{}}
 	if v.Release != "" {

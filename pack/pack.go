@@ -358,7 +358,6 @@ func (s *tarSink) begin(also io.Writer) error {
 	return nil
 }
 
-// end ends the open piece, if any.
 func (s *tarSink) end() error {
 	if !s.open {
 		return nil

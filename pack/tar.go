@@ -95,7 +95,6 @@ type tarWriter struct {
 	blk [blockSize]byte
 }
 
-// header writes the header of a file of size bytes.
 func (t *tarWriter) header(path string, mode, size, mtime int64) error {
 	if err := t.flush(); err != nil {
 		return err

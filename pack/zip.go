@@ -95,7 +95,6 @@ func (z *zipWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// flush writes z.buf, then empties it.
 func (z *zipWriter) flush() error {
 	_, err := z.Write(z.buf)
 	z.buf = z.buf[:0]
