@@ -114,9 +114,8 @@ type Resource struct {
 }
 
 // DecodeIndexV2 reads the v0.2.0 index. Like every decoder here it checks
-// only the document's shape (the values are for the reader to check),
-// ignoring unknown fields. Errors wrap the *json.SyntaxError or
-// *json.UnmarshalTypeError, whose offsets are into data.
+// only the shape, ignoring unknown fields; errors wrap the encoding/json
+// error, whose offsets are into data.
 func DecodeIndexV2(data []byte) (*IndexV2, error) { return decode[IndexV2](V2Index, data) }
 
 // DecodeIndexV1 reads the legacy v0.1.0 index.
@@ -158,9 +157,8 @@ func decodeArray[T any](path string, data []byte) ([]T, error) {
 	return *v, nil
 }
 
-// v2 renders the discovery v0.2.0 index, sorted by name. Only a skill
-// with nothing but SKILL.md is type "skill-md": for one, the skills CLI
-// installs SKILL.md alone; any other is type "archive", its .tar.gz.
+// v2 renders the v0.2.0 index, sorted by name: type "skill-md" for a skill
+// of SKILL.md alone (the CLI installs nothing else of one), else "archive".
 func (s *set) v2(w io.Writer) error {
 	url := func(distPath string) string { return s.url(V2Index, distPath) }
 	return stream(w, IndexV2{Schema: Schema, Generator: s.o.Generator, Skills: []EntryV2{}}, array{"skills", s.each(nil, func(r *row, sk Skill) (any, error) {
@@ -195,15 +193,13 @@ func (s *set) offMCP() []Excluded {
 	return off
 }
 
-// listed reports whether the MCP documents list the skill of r: not if
-// MCP hosts refuse it (Skill.OffMCP), as the official SDK would then
-// refuse the whole listing.
+// listed reports whether the MCP documents list the skill of r: not if MCP
+// hosts refuse it (Skill.OffMCP), or the SDK refuses the whole listing.
 func listed(r *row) bool { return r.offMCP == "" }
 
-// v1 renders the legacy discovery v0.1.0 index, sorted by name, SKILL.md
-// first in each file list. A skill with a path that breaks the v0.1 rules
-// is left out (Planned.Excluded): the skills CLI rejects the whole legacy
-// index for one bad entry.
+// v1 renders the legacy v0.1.0 index, sorted by name, SKILL.md first in
+// each file list, without the skills whose paths break its rules: the
+// skills CLI rejects the whole index for one.
 func (s *set) v1(w io.Writer) error {
 	return stream(w, IndexV1{Generator: s.o.Generator, Skills: []EntryV1{}}, array{"skills", s.each(func(r *row) bool { return r.left == "" }, func(_ *row, sk Skill) (any, error) {
 		e := EntryV1{Name: sk.Name, Description: sk.Description, Files: []string{EntryFile}}
@@ -256,9 +252,8 @@ func (s *set) mcpSkills(w io.Writer) error {
 	}})
 }
 
-// mcpIndex renders mcp/index.json, the legacy skill://index.json body,
-// sorted by name: every listed skill, type "skill-md" pointing at
-// SKILL.md, with its archives.
+// mcpIndex renders mcp/index.json, sorted by name: every listed skill,
+// type "skill-md" pointing at SKILL.md, with its archives.
 func (s *set) mcpIndex(w io.Writer) error {
 	return stream(w, IndexMCP{Schema: Schema, Generator: s.o.Generator, Skills: []EntryMCP{}}, array{"skills", s.each(listed, func(r *row, sk Skill) (any, error) {
 		e := EntryMCP{

@@ -68,9 +68,8 @@ func SkillFile(name, path string) string { return SkillDir(name) + "/" + path }
 // readers derive it from the index.
 func LegacyFile(name, path string) string { return LegacyDir + "/" + name + "/" + path }
 
-// ArchiveName is the content-addressed file name of a skill's archive,
-// "<name>-<first 16 hex digits of its sha256>.<ext>": its URL never
-// changes meaning, and a CDN may cache it forever.
+// ArchiveName is the content-addressed name of a skill's archive, which a
+// CDN may cache forever: "<name>-<first 16 hex digits of its sha256>.<ext>".
 func ArchiveName(name string, digest Digest, ext string) string {
 	return archiveName(name, digest.Short(), ext)
 }
@@ -89,8 +88,7 @@ func archiveNameParts(name, short, ext string) [5]string {
 }
 
 // ParseArchiveName takes apart an archive's file name as ArchiveName
-// spells it: the skill's name, Digest.Short and the format; ok is false
-// for any other name.
+// spells it (and no other): the skill's name, Digest.Short and the format.
 func ParseArchiveName(file string) (name, short, ext string, ok bool) {
 	ext = ArchiveFormat(file)
 	if ext == "" {
@@ -215,7 +213,6 @@ func ParsePath(p string) (Path, bool) {
 
 // ParseURI takes an MCP resource URI apart, as the Path of the file that
 // holds its bytes: a skill's file, an archive, or IndexURI (MCPIndex).
-// Directory URIs name no file and are refused.
 func ParseURI(uri string) (Path, bool) {
 	if uri == IndexURI {
 		return Path{Kind: KindDoc, Doc: MCPIndex}, true
@@ -233,9 +230,8 @@ func ParseURI(uri string) (Path, bool) {
 	return archive(rest)
 }
 
-// ParseIndexURL is the Path a url of the v0.2 index leads to: relative to
-// the index, or absolute under any base URL. It reads the url as the index
-// spells it, a string, not percent-encoded.
+// ParseIndexURL is the Path a url of the v0.2 index (a string, not
+// percent-encoded) leads to: relative to it, or under any base URL.
 func ParseIndexURL(u string) (Path, bool) {
 	d := SkillsDir + "/" + u
 	if strings.Contains(u, "://") {
@@ -317,12 +313,10 @@ const SignatureSuffix = ".sigstore.json"
 func Signature(path string) string { return path + SignatureSuffix }
 
 // SignedPath reports whether a build signs the artifact at the dist path
-// p, with a Signature beside it: every archive (the plugins' too), and
-// each document that carries digests of others: the indexes (the
-// plugins'), mcp/skills.json, versions.json (which signs the carried
-// versions and snapshots through it) and the AI Catalog. llms.txt carries
-// no digest. It is the one list of what is signed, for the build, verify
-// and serve.
+// p: every archive, and each document that carries digests of others (the
+// indexes, mcp/skills.json, versions.json, which signs the carried
+// versions through it, and the AI Catalog; not llms.txt). It is the one
+// list of what is signed, for the build, verify and serve.
 func SignedPath(p string) bool {
 	switch p {
 	case V2Index, V1Index, MCPIndex, MCPSkills, VersionsIndex, AICatalog, PluginsIndex:
@@ -332,9 +326,8 @@ func SignedPath(p string) bool {
 	return ok && (pp.Kind == KindArchive || pluginArchive(pp.Doc))
 }
 
-// Addressed reports whether a dist path is named by its content (a
-// skill's, a version's or a plugin's archive): cached for good, and
-// published before anything names it.
+// Addressed reports whether a dist path is named by its content (an
+// archive): cached for good, and published before anything names it.
 func Addressed(p string) bool {
 	pp, ok := ParsePath(p)
 	return ok && (pp.Kind == KindArchive || pp.Kind == KindVersion && pp.Format != "") || pluginArchive(p)
@@ -349,10 +342,9 @@ func SignedArtifact(sig string) (artifact string, ok bool) {
 	return artifact, true
 }
 
-// FolderSignature is the dist path of a skill's folder signature (OMS,
-// see Statement): among the skill's served files, where OMS verifiers look
-// in a fetched folder or an installed copy. Like every signature it is in
-// no archive and no index.
+// FolderSignature is the dist path of a skill's folder signature (OMS):
+// among its served files, where OMS verifiers look in a copy; in no
+// archive and no index.
 func FolderSignature(name string) string { return SkillFile(name, FolderSignatureFile) }
 
 // ParseFolderSignature is FolderSignature's inverse.

@@ -96,18 +96,16 @@ type Rendered struct {
 	Size   int64
 }
 
-// Excluded is a skill left out of some documents, with the reason: of the
-// v0.1 index and tree (Planned.Excluded), or of the MCP documents
-// (Planned.OffMCP). It stays in every other document.
+// Excluded is a skill left out of the v0.1 index and tree (Planned.Excluded)
+// or of the MCP documents (Planned.OffMCP), with the reason.
 type Excluded struct {
 	Name   string `json:"name"`
 	Reason string `json:"reason"`
 	Fix    string `json:"fix,omitempty"` // what the author can do; none for the v0.1 index
 }
 
-// CheckName returns why name is not a valid skill name (1–64 of [a-z0-9-],
-// no leading, trailing or double '-'; readers drop entries that break it),
-// or nil.
+// CheckName returns why name is not a valid skill name, 1–64 of [a-z0-9-]
+// without a leading, trailing or double '-' (readers drop others), or nil.
 func CheckName(name string) error {
 	switch {
 	case name == "":
@@ -212,9 +210,8 @@ func CheckLegacyPath(p string) error {
 	return nil
 }
 
-// legacyProblem returns why p breaks the v0.1 path rules, or "". ".." is
-// refused anywhere ("v1..2.md"): the skills CLI tests for the substring
-// and rejects the whole legacy index.
+// legacyProblem returns why p breaks the v0.1 path rules, or "": ".." is
+// refused anywhere ("v1..2.md"), as the skills CLI tests for the substring.
 func legacyProblem(p string) string {
 	if strings.Contains(p, "..") {
 		return "contains \"..\""
@@ -344,8 +341,7 @@ func CheckPaths(paths []string) []error {
 }
 
 // FrontmatterNames reads the name and description, both strings, of a
-// skill's frontmatter as the documents carry it (a JSON object). Keys
-// match exactly, as MCP hosts match them: "Name" is not "name".
+// skill's frontmatter (JSON). Keys match exactly, as in MCP hosts.
 func FrontmatterNames(fm json.RawMessage) (name, description string, err error) {
 	fm = bytes.TrimSpace(fm)
 	if !utf8.Valid(fm) || !json.Valid(fm) {
@@ -393,10 +389,9 @@ func stringAt(m map[string]json.RawMessage, key string) string {
 }
 
 // VersionOf is a skill's version as the indexes carry it, from its
-// frontmatter (as JSON): metadata.version, where the Agent Skills
-// specification keeps it, or, when topLevel, the top-level version Claude
-// Code reads (metadata's wins). It is "" unless SemVer: no other can be
-// ordered.
+// frontmatter (JSON): metadata.version, where the specification keeps it,
+// or, when topLevel, the top-level version Claude Code reads; "" unless
+// SemVer, as no other can be ordered.
 func VersionOf(fm json.RawMessage, topLevel bool) string {
 	var top, metadata map[string]json.RawMessage
 	if json.Unmarshal(fm, &top) != nil {
