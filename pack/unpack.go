@@ -84,9 +84,8 @@ func (u *unpacker) tarGz(data []byte) error {
 		if u.say(hdr.Name, u.checkName(hdr.Name)) {
 			continue // its bytes are skipped by Next, still through the guard
 		}
-		if why, rule := tarFormat(hdr); why != "" {
-			u.flag(hdr.Name, why, rule)
-		}
+		why, rule := tarFormat(hdr)
+		u.flag(hdr.Name, why, rule)
 		if hdr.Typeflag == tar.TypeDir {
 			u.flag(hdr.Name, dirEntry, true)
 			continue
