@@ -76,12 +76,11 @@ const placeholder = "https://YOUR-HOST"
 const hostHint = "\n<p class=\"hint\">Replace <code>" + placeholder + "</code> with the address this folder is served from.</p>"
 
 // WithHost returns a page that Render made without a base URL with base
-// (such as http://127.0.0.1:8080, no trailing slash) in its install
-// commands in place of the placeholder, and without the hint: the page as
-// a server that knows its address shows it. Links stay relative. A page
-// with no placeholder comes back unchanged, as does one for a base a shell
-// would not take as one word ([::1] is a glob to zsh): the hint is better
-// than a command that fails.
+// (such as http://127.0.0.1:8080) in its install commands in place of the
+// placeholder, and without the hint: the page as a server that knows its
+// address shows it. A page with no placeholder comes back unchanged, as
+// does one for a base a shell would not take as one word ([::1] is a glob
+// to zsh): the hint is better than a command that fails.
 func WithHost(page []byte, base string) []byte {
 	if !bytes.Contains(page, []byte(placeholder)) || human.ShellQuote(base) != base {
 		return page
@@ -250,10 +249,9 @@ func (c *Catalog) Render(w io.Writer) error {
 	return nil
 }
 
-// Pages renders the page of every skill, layout.CatalogPage, and hands it
-// to write with the skill's index in the Skills, on two workers per CPU
-// (SKILL.md is the slow part); the bytes are write's only until it
-// returns. The first error stops the rest and is returned.
+// Pages renders the page of every skill and hands it to write with the
+// skill's index, on two workers per CPU (SKILL.md is the slow part); the
+// bytes are write's only until it returns. The first error stops the rest.
 func (c *Catalog) Pages(write func(i int, page []byte) error) error {
 	// Every page has the same masthead, policy, start ("meta") and end
 	// ("page-end"), made once.

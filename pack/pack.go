@@ -125,12 +125,11 @@ func FitsUSTAR(path string) bool {
 // CheckPath reports whether path can be an entry of an archive, returning a
 // *PathError wrapping ErrBadPath or ErrTooLong that says how to fix it. Add
 // and lint both apply it, so that a name lint passes is one the build packs.
-//
-// A name may be in any script, written as its UTF-8 bytes (not
-// normalized). Refused are what no reader can hold or take apart (an empty,
-// absolute or ".." path, a drive letter, a backslash, bytes that are not
-// UTF-8, a path too long for USTAR) and the characters RuneProblem names.
-// Whatever it accepts, layout.CheckPath accepts too.
+// A name may be in any script, as its UTF-8 bytes (not normalized); refused
+// are what no reader can hold or take apart (an empty, absolute or ".."
+// path, a drive letter, a backslash, bytes that are not UTF-8, a path too
+// long for USTAR) and the characters RuneProblem names. Whatever it
+// accepts, layout.CheckPath accepts too.
 func CheckPath(path string) error {
 	switch {
 	case path == "":
@@ -238,9 +237,8 @@ type Writer struct {
 	closed bool
 }
 
-// NewWriter returns a Writer that writes a .tar.gz to tgz and a .zip to z.
-// A nil writer discards that archive. An invalid Options.Prefix is reported
-// by the first Add or Close.
+// NewWriter returns a Writer that writes a .tar.gz to tgz and a .zip to z
+// (nil: discarded). The first Add or Close reports an invalid Prefix.
 func NewWriter(tgz, z io.Writer, opts Options) *Writer {
 	tgz, z = cmp.Or(tgz, io.Discard), cmp.Or(z, io.Discard)
 	w := &Writer{prefix: opts.Prefix, files: make(map[string]bool)}
@@ -321,8 +319,7 @@ type tarSink struct {
 	size    uint32        // of the tar stream, modulo 2^32, ditto
 }
 
-// Write deflates bytes of the tar stream into the open piece, or into a new
-// one if none is open.
+// Write deflates bytes of the tar stream into the open piece, or a new one.
 func (s *tarSink) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
@@ -338,7 +335,7 @@ func (s *tarSink) Write(p []byte) (int, error) {
 }
 
 // begin ends the open piece and opens a new one, whose compressed bytes go
-// to the .tar.gz and, if also is not nil, to also.
+// to the .tar.gz and to also, if not nil.
 func (s *tarSink) begin(also io.Writer) error {
 	if err := s.end(); err != nil {
 		return err
@@ -366,9 +363,8 @@ func (s *tarSink) end() error {
 	return s.fw.Flush()
 }
 
-// close ends the deflate stream and the gzip member. It comes after
-// tarWriter's close, whose end-of-archive blocks went through Write, so
-// gzipHeader is out.
+// close ends the deflate stream and the gzip member, after tarWriter's
+// close, whose blocks went through Write (so gzipHeader is out).
 func (s *tarSink) close() error {
 	if err := s.end(); err != nil {
 		return err
