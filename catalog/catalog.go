@@ -78,9 +78,9 @@ const hostHint = "\n<p class=\"hint\">Replace <code>" + placeholder + "</code> w
 // WithHost returns a page that Render made without a base URL with base
 // (such as http://127.0.0.1:8080) in its install commands in place of the
 // placeholder, and without the hint, links still relative: the page as a
-// server that knows its address shows it. A page with no placeholder comes back unchanged, as
-// does one for a base a shell would not take as one word ([::1] is a glob
-// to zsh): the hint is better than a command that fails.
+// server that knows its address shows it. A page with no placeholder comes
+// back unchanged, as does one for a base a shell would not take as one
+// word ([::1] is a glob to zsh): the hint is better than a failing command.
 func WithHost(page []byte, base string) []byte {
 	if !bytes.Contains(page, []byte(placeholder)) || human.ShellQuote(base) != base {
 		return page
