@@ -19,15 +19,13 @@ import (
 // Each is written only when Options asks for it, so that a bundle without
 // them is, byte for byte, what it was before they existed.
 
-// LLMsSectionName is the name of the H2 section of llms.txt that lists
-// the skills.
+// LLMsSectionName names the H2 section of llms.txt that lists the skills.
 const LLMsSectionName = "Agent Skills"
 
 // The markers, each alone on its line, between which the build writes its
 // section into a copy of a site's llms.txt (LLMsOptions.Base): HTML
 // comments, which Markdown renders as nothing. The copy has the section in
-// their stead: the reference parser refuses any line of a section that is
-// not a link, a comment included.
+// their stead: the reference parser refuses a section's non-link lines.
 const (
 	LLMsStart = "<!-- skillpack:agent-skills:start -->"
 	LLMsEnd   = "<!-- skillpack:agent-skills:end -->"
@@ -51,8 +49,7 @@ var (
 	linkLine = regexp.MustCompile(`^ {0,3}-[ \t]*\[([^\]]+)\]\(([^)]+)\)(?::[ \t]*(.*))?$`)
 )
 
-// LLMsDoc is an llms.txt as DecodeLLMsTxt reads it: what a reader needs
-// to find the skills' section and check its links.
+// LLMsDoc is an llms.txt as DecodeLLMsTxt reads it.
 type LLMsDoc struct {
 	Title   string // the H1, "" if there is none
 	Summary string // the blockquote after it
@@ -78,8 +75,7 @@ type LLMsLink struct {
 	Line                   int
 }
 
-// Section returns the sections named name (compared without regard to
-// case), in file order.
+// Section returns the sections named name, in any case, in file order.
 func (d *LLMsDoc) Section(name string) []LLMsSection {
 	return slices.DeleteFunc(slices.Clone(d.Sections), func(s LLMsSection) bool { return !strings.EqualFold(s.Name, name) })
 }
@@ -290,8 +286,7 @@ func (s *set) llmsURL(distPath string) string {
 	return b.String()
 }
 
-// llmsTxt renders llms.txt: the bundle's own, or the site's with the
-// section merged in (Options.LLMsTxt).
+// llmsTxt renders llms.txt: the bundle's own, or the site's with the section merged in.
 func (s *set) llmsTxt(w io.Writer) error {
 	base := s.o.LLMsTxt.Base
 	if base == nil {
@@ -331,15 +326,13 @@ func (s *set) llmsTxt(w io.Writer) error {
 	return s.llmsSection(w, string(pre), m.eol, post)
 }
 
-// blankEnd reports whether text, which ends with a newline, ends with a
-// blank line.
+// blankEnd reports whether text, ending with a newline, ends with a blank line.
 func blankEnd(text []byte) bool {
 	t := bytes.TrimSuffix(text, []byte("\n"))
 	return len(bytes.TrimSpace(t[bytes.LastIndexByte(t, '\n')+1:])) == 0
 }
 
-// llmsSection renders the Agent Skills section, a skill a line, in name
-// order, between the text before and after it.
+// llmsSection renders the skills' section, a line each, between before and after.
 func (s *set) llmsSection(w io.Writer, before, eol string, after []byte) error {
 	if _, err := io.WriteString(w, before+"## "+LLMsSectionName+eol+eol); err != nil {
 		return err
@@ -361,8 +354,7 @@ func (s *set) llmsSection(w io.Writer, before, eol string, after []byte) error {
 	return err
 }
 
-// checkDiscovery returns why the discovery documents o asks for cannot
-// be written, or nil.
+// checkDiscovery returns why the discovery documents o asks for cannot be written.
 func checkDiscovery(o Options) error {
 	var errs []error
 	if l := o.LLMsTxt; l != nil && l.Base != nil {
@@ -430,8 +422,7 @@ type AICatalogTrustManifest struct {
 	Attestations []AICatalogAttestation `json:"attestations,omitempty"`
 }
 
-// AICatalogSubject repeats the entry's identifier, type, url, digest and
-// version, so that the manifest names the release it speaks for.
+// AICatalogSubject repeats the entry's, naming the release the manifest speaks for.
 type AICatalogSubject struct {
 	Identifier string `json:"identifier"`
 	Type       string `json:"type"`
@@ -440,8 +431,7 @@ type AICatalogSubject struct {
 	Version    string `json:"version,omitempty"`
 }
 
-// AICatalogAttestation is a reference to evidence: its type (one of the
-// Attest constants), and the absolute URL of the file in the bundle.
+// AICatalogAttestation is a reference to evidence: its Attest type and URL.
 type AICatalogAttestation struct {
 	Type        string `json:"type"`
 	URI         string `json:"uri"`
@@ -495,8 +485,7 @@ var aiForms = []aiForm{
 
 type aiForm struct{ form, media, ext string }
 
-// AICatalogMedia is the media type of an entry whose identifier has the
-// form form ("md", "gzip" or "zip"), or "".
+// AICatalogMedia is the media type of an identifier's form ("md", "gzip", "zip"), or "".
 func AICatalogMedia(form string) string {
 	if i := slices.IndexFunc(aiForms, func(f aiForm) bool { return f.form == form }); i >= 0 {
 		return aiForms[i].media
@@ -504,8 +493,7 @@ func AICatalogMedia(form string) string {
 	return ""
 }
 
-// publisherRE is a DNS name in its ASCII form, or an IPv4 address: what
-// the urn:air identifier's publisher segment may be.
+// publisherRE is what urn:air's publisher may be: an ASCII DNS name or an IPv4 address.
 var publisherRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
 
 // AICatalogPublisher is the publisher segment of the AI Catalog's
@@ -558,8 +546,7 @@ func ParseAICatalogIdentifier1(id string) (publisher, form, name string, ok bool
 	return p[2], p[4], p[5], true
 }
 
-// aiCatalog renders the AI Catalog: for each skill, by name, an entry for
-// its SKILL.md, its .tar.gz and its .zip.
+// aiCatalog renders the AI Catalog: each skill's SKILL.md, .tar.gz and .zip, by name.
 func (s *set) aiCatalog(w io.Writer) error {
 	pub, err := AICatalogPublisher(s.o.BaseURL)
 	if err != nil {
