@@ -165,9 +165,8 @@ func (prev *Published) Guard(next []Pin) []Change {
 }
 
 // GuardRelease checks the release a build is about to make against prev's:
-// it may not be lower than the latest, and a release published already
-// (snapshot, decoded; nil when not published) must have exactly its
-// skills at their versions.
+// not lower than the latest, and if published already (snapshot, else
+// nil), with exactly its skills at their versions.
 func (prev *Published) GuardRelease(release string, snapshot *IndexV2, next []Pin) []Change {
 	var out []Change
 	v := prev.Versions

@@ -42,8 +42,7 @@ type Marketplace struct {
 }
 
 // NamesFolders reports whether a marketplace file names plugins by their
-// folders, so that the plugins must be served as folders (Plugin.Files):
-// all but Claude Code's, which names the served skills.
+// folders, served only then (Plugin.Files): all but Claude Code's.
 func NamesFolders(file string) bool { return file != ClaudeMarketplace }
 
 // readBy are the manifests each client looks for in a plugin's folder, as

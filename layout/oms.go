@@ -100,11 +100,10 @@ func firstSegment(p string) string {
 }
 
 // StatementDoc is the statement a skill folder's signature signs: every
-// file in the signed scope, sorted by path (OMS §5.2.1), with its sha256
-// digest; the root digest over them as the subject, named for the folder;
-// files serialization without symbolic links; and the default exclusions
-// and the signature's name as ignore_paths, sorted. The same files give
-// the same bytes.
+// file in the signed scope, sorted by path (OMS §5.2.1), with its digest;
+// the root digest as the subject, named for the folder; files serialization
+// without symbolic links; and the default exclusions and the signature's
+// name as ignore_paths. The same files give the same bytes.
 func StatementDoc(name string, files []File) ([]byte, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err

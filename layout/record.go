@@ -101,9 +101,8 @@ type RecordHead struct {
 	Self        Artifact // the digest and size of what ReadRecord read; WriteRecord ignores it
 }
 
-// WriteRecord writes a record, byte for byte as jsonenc would encode it
-// whole, with skills and files streamed from their sequences. The first
-// error of either stops the record and is returned.
+// WriteRecord writes a record as jsonenc would encode it whole, streaming
+// skills and files; the first error of either stops it.
 func WriteRecord(w io.Writer, h RecordHead, skills iter.Seq2[RecordSkill, error], files iter.Seq2[string, error]) error {
 	shell := Record{Generator: h.Generator, Bundle: h.Bundle, Skills: []RecordSkill{}, Docs: h.Docs, Excluded: h.Excluded, MCPExcluded: h.MCPExcluded, Plugins: h.Plugins, Skipped: h.Skipped, Files: []string{}}
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -125,10 +124,9 @@ func values[T any](seq iter.Seq2[T, error]) iter.Seq2[any, error] {
 }
 
 // ReadRecord reads a record from r in bounded memory, calling skill for
-// each of its skills and file for each file, in order; the first error
-// either returns stops it. It checks that both are sorted, and skips
-// unknown fields, so that a newer skillpack's record is read as far as it
-// is understood.
+// each of its skills and file for each file, in order, until either
+// returns an error. It checks that both are sorted, and skips unknown
+// fields, reading a newer skillpack's record as far as it understands it.
 func ReadRecord(r io.Reader, skill func(RecordSkill) error, file func(string) error) (RecordHead, error) {
 	var h RecordHead
 	h256 := sha256.New()

@@ -8,10 +8,9 @@ import (
 	"strings"
 )
 
-// Skills is the skills of a bundle, read one at a time: Plan reads each
-// once to check it and keeps a row of a few strings, and every document
-// reads them again, so that a bundle is laid out and written holding one
-// skill per writer. The build keeps them in a file; a few fit a List.
+// Skills is the skills of a bundle, read one at a time: Plan keeps a row
+// of a few strings per skill, and every document reads them again, so that
+// a bundle is written holding one skill per writer. A few fit a List.
 type Skills interface {
 	Len() int
 	// Skill returns the i-th skill, 0 <= i < Len(), the same on every
@@ -27,8 +26,7 @@ func (l List) Len() int                   { return len(l) }
 func (l List) Skill(i int) (Skill, error) { return l[i], nil }
 
 // set is a checked set of skills in name order, what every document is
-// rendered from: a row per skill, the little that sorting and the
-// documents without per-file entries need.
+// rendered from, keeping a row per skill.
 type set struct {
 	src  Skills
 	rows []row   // by name
@@ -126,9 +124,8 @@ func (s *set) load(r *row) (Skill, error) {
 	return sk, nil
 }
 
-// each yields, for the rows keep accepts (nil: every row) in name order,
-// what entry makes of the row and its skill, read again: the elements of
-// a document's streamed array.
+// each yields what entry makes of each row keep accepts (nil: all) and its
+// skill, read again, in name order: a document's streamed array.
 func (s *set) each(keep func(*row) bool, entry func(r *row, sk Skill) (any, error)) iter.Seq2[any, error] {
 	return func(yield func(any, error) bool) {
 		for i := range s.rows {
