@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -323,6 +324,16 @@ type Sum struct {
 	Digest Digest
 }
 
+// ChecksumsDoc is checksums.txt in `sha256sum -c` format, sorted by path,
+// so that `cd dist && sha256sum -c checksums.txt` checks the listed files.
+func ChecksumsDoc(sums []Sum) []byte {
+	var doc []byte
+	for _, s := range slices.SortedFunc(slices.Values(sums), func(a, b Sum) int { return strings.Compare(a.Path, b.Path) }) {
+		doc = append(doc, checksumLine(s)...)
+	}
+	return doc
+}
+
 // checksumLine and ParseChecksums are the only spellers of a line of
 // checksums.txt, "<hex>  <path>" in `sha256sum -c` format.
 func checksumLine(s Sum) string { return s.Digest.Hex() + "  " + s.Path + "\n" }
@@ -332,7 +343,9 @@ func checksumLine(s Sum) string { return s.Digest.Hex() + "  " + s.Path + "\n" }
 // "<hex> *<path>"), its path must pass CheckPath, and no path may be
 // listed twice. sums[i] is line i+1; a line that cannot be read has a zero
 // Sum there, and err joins a *LineError for each such line, so that a
-// checker can report every bad line and still use the good ones.
+// checker can report every bad line and still use the good ones. A reader
+// that wants the exact bytes a build writes compares data with
+// ChecksumsDoc(sums).
 func ParseChecksums(data []byte) (sums []Sum, err error) {
 	var bad []error
 	fail := func(n int, err error) { bad = append(bad, &LineError{Doc: Checksums, Line: n, Err: err}) }

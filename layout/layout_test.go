@@ -469,16 +469,6 @@ func TestPlanEntries(t *testing.T) {
 	}
 }
 
-// ChecksumsDoc is checksums.txt in `sha256sum -c` format, sorted by path,
-// so that `cd dist && sha256sum -c checksums.txt` checks the listed files.
-func ChecksumsDoc(sums []Sum) []byte {
-	var doc []byte
-	for _, s := range slices.SortedFunc(slices.Values(sums), func(a, b Sum) int { return strings.Compare(a.Path, b.Path) }) {
-		doc = append(doc, checksumLine(s)...)
-	}
-	return doc
-}
-
 func TestChecksumsDoc(t *testing.T) {
 	a := DigestOf([]byte("a"))
 	b := DigestOf([]byte("b"))
