@@ -5,12 +5,10 @@
 // self-contained (the stylesheet inlined); the front page's one script,
 // filter.js, is allowed by its hash, and a skill's page allows none.
 //
-// It must not do I/O of its own (it writes to the writer it is given and
-// reads bodies through Skill.Body), link outside the bundle, let a
-// SKILL.md body run a script (bodies are untrusted), or hold every skill:
-// New reads them through Skills once, keeping only each name, and Render
-// and Pages read each again, a few per worker. The same skills give the
-// same bytes.
+// It must not do I/O of its own, link outside the bundle, let an untrusted
+// SKILL.md body run a script, or hold every skill: New reads them once,
+// keeping each name, and Render and Pages read each again. The same skills
+// give the same bytes.
 package catalog
 
 import (
@@ -42,20 +40,16 @@ type Skill struct {
 	License       string // the frontmatter license; "" if none
 	Compatibility string // the frontmatter compatibility; "" if none
 	// Body returns the SKILL.md Markdown after the frontmatter. Pages calls
-	// it once per skill, from several goroutines at once, when it renders
-	// that skill's page, so that no catalog holds every body at once.
+	// it once per skill, from several goroutines at once.
 	Body func() ([]byte, error)
 }
 
 // Skills is the skills a catalog shows, read one at a time, so that a
-// page of any size renders without holding them all: a build that keeps
-// its skills on disk reads each back when asked.
+// page of any size renders without holding them all.
 type Skills interface {
-	// Len is the number of skills.
 	Len() int
 	// Skill returns the i-th skill, 0 <= i < Len(), the same value on
-	// every call. New calls it once per skill to check it, Render for its
-	// entry and Pages for its page, from several goroutines at once.
+	// every call, from several goroutines at once.
 	Skill(i int) (Skill, error)
 }
 
@@ -63,16 +57,11 @@ type Skills interface {
 // relative links and the default title.
 type Options struct {
 	// BaseURL is the absolute URL at which dist/ is served. Empty means
-	// links relative to index.html, and install commands that show a
-	// placeholder host.
-	BaseURL string
-	// Generator names the tool that built the bundle, shown in the footer.
-	Generator string
-	// Title heads the page; empty means "Agent Skills".
-	Title string
-	// Publisher, if set, is who publishes the skills, shown under the
-	// title ("by Publisher").
-	Publisher string
+	// relative links, and install commands with a placeholder host.
+	BaseURL   string
+	Generator string // the tool that built the bundle, shown in the footer
+	Title     string // heads the page; empty means "Agent Skills"
+	Publisher string // if set, shown under the title ("by Publisher")
 	// Source, if set, is the absolute http or https URL of the skills'
 	// source (a repository, say), linked under the title.
 	Source string
@@ -82,19 +71,16 @@ type Options struct {
 // known: the skills CLI and curl need an absolute URL.
 const placeholder = "https://YOUR-HOST"
 
-// hostHint is the paragraph of a page without a base URL that asks the
-// reader to put the host in: the template's, as it renders.
+// hostHint is the template's paragraph, as it renders, that asks the
+// reader of a page without a base URL to put the host in.
 const hostHint = "\n<p class=\"hint\">Replace <code>" + placeholder + "</code> with the address this folder is served from.</p>"
 
-// WithHost returns a page that Render made without a base URL, with base
-// (an absolute http or https URL without a trailing slash, such as
-// http://127.0.0.1:8080) in its install commands in place of the
-// placeholder, and without the hint to replace it: the page as a server
-// that knows its own address shows it. Links stay relative. A page made
-// with a base URL has no placeholder and comes back unchanged, as does
-// a page for a base that a shell would not take as one word ([::1] is a
-// glob to zsh): the placeholder and its hint are better than a command
-// that fails.
+// WithHost returns a page that Render made without a base URL with base
+// (such as http://127.0.0.1:8080) in its install commands in place of the
+// placeholder, and without the hint, links still relative: the page as a
+// server that knows its address shows it. A page with no placeholder comes
+// back unchanged, as does one for a base a shell would not take as one
+// word ([::1] is a glob to zsh): the hint is better than a failing command.
 func WithHost(page []byte, base string) []byte {
 	if !bytes.Contains(page, []byte(placeholder)) || human.ShellQuote(base) != base {
 		return page
@@ -104,9 +90,8 @@ func WithHost(page []byte, base string) []byte {
 }
 
 // page is the data of the templates: "head" and "foot" for the front
-// page, "page" and "page-end" for a skill's. It embeds nothing, since a template looks a
-// field of an embedded struct up by a search that allocates each time
-// (40,000 of the 1.17 million allocations of 500 skills' pages).
+// page, "page" and "page-end" for a skill's. It embeds nothing: a template
+// finds an embedded field by a search that allocates each time.
 type page struct {
 	Title     string // Options.Title, never empty here
 	Publisher string
@@ -126,13 +111,11 @@ type page struct {
 }
 
 // tocEntry is the data of the "entry" template: one skill in the table of
-// contents, linking its page. Letter is set on the first skill of each
-// first letter, the target of the letter index (the search that needs no
-// script).
+// contents. Letter is set on the first skill of each first letter, the
+// target of the letter index.
 type tocEntry struct{ Name, Description, Letter, Href string }
 
-// entry is what a Catalog keeps of every skill: enough to sort the pages
-// and read the skill again, a few dozen bytes.
+// entry is what a Catalog keeps of every skill.
 type entry struct {
 	name string
 	i    int // the skill's index in Skills
@@ -142,9 +125,9 @@ type link struct {
 	Label, Href, Note string
 }
 
-// view is one skill as the "skill" template shows it. Numbers are
-// strings, and nothing is left for the template to look up (len, index):
-// each function or number it meets costs it a call through reflection.
+// view is one skill as the "skill" template shows it, with numbers as
+// strings and nothing left to look up: each costs a template a call
+// through reflection.
 type view struct {
 	Name, Description, License, Compatibility string
 	Content                                   digest
@@ -153,8 +136,8 @@ type view struct {
 	Archives                                  []archiveView
 	Add, MCP                                  string
 	Fetch, Check                              string // curl and sha256sum -c commands of the first archive
-	// md is the SKILL.md body and files the paths its links may name;
-	// Pages renders it between the "page" and "page-end" templates.
+	// md is the SKILL.md body, rendered between "page" and "page-end",
+	// and files the paths its links may name.
 	md    []byte
 	files map[string]bool
 }
@@ -179,10 +162,8 @@ func short(d layout.Digest) digest {
 	return digest{Full: string(d), Short: hex[:min(12, len(hex))]}
 }
 
-// Catalog is the skills a catalog shows, checked and in name order: the
-// one reading of every skill that the front page and the skills' pages
-// share. It keeps each skill's name and index, and reads the rest again
-// when it renders it.
+// Catalog is the skills a catalog shows, checked and in name order, read
+// again when rendered.
 type Catalog struct {
 	skills Skills
 	o      Options
@@ -190,10 +171,9 @@ type Catalog struct {
 	a      assets
 }
 
-// New reads every skill once, before anything is written, for what needs
-// them all: the checks that keep links right (names must be unique) and
-// the order of the pages. A skill that cannot be read stops it; failed
-// checks do not, so that the error lists them all.
+// New reads every skill once, for the checks that keep links right and
+// the order of the pages. A skill that cannot be read stops it; the error
+// lists every failed check.
 func New(skills Skills, o Options) (*Catalog, error) {
 	var errs []error
 	if u, err := url.Parse(o.Source); o.Source != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil) {
@@ -210,10 +190,7 @@ func New(skills Skills, o Options) (*Catalog, error) {
 		if err != nil {
 			return nil, fmt.Errorf("catalog: skill %d: %w", i, err)
 		}
-		// A copy, so that the entry does not keep alive whatever the
-		// name was cut from, such as the whole record the skill was
-		// decoded from.
-		name := strings.Clone(s.Name)
+		name := strings.Clone(s.Name) // not keeping alive what it was cut from
 		errs = append(errs, check(s, seen[name])...)
 		seen[name] = true
 		idx = append(idx, entry{name, i})
@@ -231,17 +208,13 @@ func New(skills Skills, o Options) (*Catalog, error) {
 }
 
 // Render writes dist/index.html (layout.Catalog), the front page, to w:
-// every skill by name, with its description, linking its page (see
-// Pages). Each skill is read again for its entry, rather than every
-// description kept. The first error (a Skill or a write that fails) stops
-// the render and names its skill; what was written by then is a truncated
-// page.
+// every skill by name, with its description, linking its page. The first
+// error stops it, leaving a truncated page.
 func (c *Catalog) Render(w io.Writer) error {
 	p := newPage(c.o, c.a, len(c.idx), "")
 	p.JS, p.CSP = template.JS(c.a.js), csp(c.a.css, c.a.js, c.o.BaseURL)
-	// Templates write in many small pieces (a few per entry), so the page
-	// is written through a buffer, flushed once the head (the masthead and
-	// the table of contents) is whole, and again after the foot.
+	// Templates write in many small pieces, so the page is buffered, and
+	// flushed after the head and the table of contents, and the foot.
 	bw := bufio.NewWriter(w)
 	err := c.a.t.ExecuteTemplate(bw, "head", p)
 	if err == nil {
@@ -276,17 +249,12 @@ func (c *Catalog) Render(w io.Writer) error {
 	return nil
 }
 
-// Pages renders the page of every skill, layout.CatalogPage, and hands it
-// to write with the skill's index in the Skills, each page once, on
-// several goroutines at once; the page's bytes are write's only until it
-// returns. A page holds the skill's SKILL.md rendered, the slow part on a
-// large bundle, so pages render in parallel, two workers per CPU, each
-// holding one skill and its page. The first error (a Skill, a Body, a
-// page or a write) stops the rest and is returned, naming its skill.
+// Pages renders the page of every skill and hands it to write with the
+// skill's index, on two workers per CPU (SKILL.md is the slow part); the
+// bytes are write's only until it returns. The first error stops the rest.
 func (c *Catalog) Pages(write func(i int, page []byte) error) error {
-	// Every page has the same masthead and policy (its stylesheet hashed
-	// once); each takes a copy and sets its skill. Its start ("meta") and
-	// end ("page-end") are the same bytes on every page, rendered once.
+	// Every page has the same masthead, policy, start ("meta") and end
+	// ("page-end"), made once.
 	shared := newPage(c.o, c.a, len(c.idx), "../")
 	shared.CSP = csp(c.a.css, "", c.o.BaseURL)
 	shared.Home = shared.href(layout.Catalog)
@@ -302,15 +270,11 @@ func (c *Catalog) Pages(write func(i int, page []byte) error) error {
 		if err != nil {
 			return err
 		}
-		// A worker's buffer serves page after page, so rendering
-		// thousands of pages leaves no trail of grown buffers for the
-		// collector to catch up with.
+		// Pooled: thousands of pages leave no trail of grown buffers.
 		buf := buffers.Get().(*bytes.Buffer)
 		defer buffers.Put(buf)
 		buf.Reset()
-		// The page has no script: default-src 'none' refuses every one,
-		// as its CSP says.
-		p := shared
+		p := shared // no script: its CSP's default-src 'none' refuses every one
 		if p.Skill, err = newView(s, p.href, p.Host); err != nil {
 			return err
 		}
@@ -318,11 +282,8 @@ func (c *Catalog) Pages(write func(i int, page []byte) error) error {
 		if err := c.a.t.ExecuteTemplate(buf, "page", p); err != nil {
 			return fmt.Errorf("catalog: skill %q: %w", s.Name, err)
 		}
-		// SKILL.md, the bulk of the page, renders straight into it:
-		// through the template it was rendered into a buffer of its own,
-		// copied into a string and copied twice more (its escaper passes
-		// template.HTML through unchanged), some 40 KB of garbage a page
-		// on the bench tree, whose SKILL.md files are 9 KB.
+		// SKILL.md renders straight into the page: through the template
+		// it would be copied three times.
 		if err := renderBody(buf, s.Name, p.Skill.md, p.Skill.files, p.href); err != nil {
 			return err
 		}
@@ -438,10 +399,8 @@ func newView(s Skill, href func(string) string, host string) (view, error) {
 	return v, nil
 }
 
-// reread returns the skill of e again, for the page. Skills promises the
-// same skill on every call; should it break that promise, the skill is
-// checked again, so that an unchecked name or digest never reaches the
-// page and a missing Body fails rather than panics.
+// reread returns the skill of e again, checked again, should Skills break
+// its promise of the same skill: nothing unchecked reaches the page.
 func reread(skills Skills, e entry) (Skill, error) {
 	s, err := skills.Skill(e.i)
 	if err != nil {
@@ -456,9 +415,8 @@ func reread(skills Skills, e entry) (Skill, error) {
 	return s, nil
 }
 
-// check returns everything in s that would make a link wrong, each naming
-// s; dup says an earlier skill has its name. Names, digests and paths end
-// up in URLs and ids.
+// check returns everything in s that would make a link or id wrong;
+// dup says an earlier skill has its name.
 func check(s Skill, dup bool) []error {
 	var errs []error
 	bad := func(format string, args ...any) {
@@ -506,16 +464,14 @@ var load = sync.OnceValues(func() (assets, error) {
 	if err != nil {
 		return assets{}, fmt.Errorf("catalog script: %w", err)
 	}
-	// The policy pins the bytes between <script> and </script>; a final
-	// newline there would be one more byte to get right.
+	// The policy pins the script's bytes: no final newline to get right.
 	return assets{t, string(css), strings.TrimRight(string(js), "\n")}, nil
 })
 
-// csp is a page's Content-Security-Policy: no frames, no forms, no
-// fetches; only the inline stylesheet and the page's own script (js; ""
-// for none, left to default-src), each pinned by its hash, and images of
-// the bundle itself. It backs up the Markdown renderer: even HTML that
-// slipped through could not run or phone home.
+// csp is a page's Content-Security-Policy: no frames, forms or fetches;
+// only the inline stylesheet and script (js; "" for none), each pinned by
+// its hash, and the bundle's images. Even HTML that slipped through the
+// Markdown renderer could not run or phone home.
 func csp(css, js, base string) string {
 	img := "'self'"
 	if u, err := url.Parse(base); err == nil && u.Host != "" {

@@ -21,22 +21,17 @@ import (
 	"github.com/skillpack/skillpack/skill"
 )
 
-// md renders every SKILL.md body. It is goldmark's safe mode (raw HTML is
-// omitted, never passed through: a skill is untrusted input) with GFM
-// tables, task lists, strikethrough and autolinks, its quotes and lists
-// bounded as skill.MarkdownBlocks says. The per-skill state the link
-// rewriter needs travels in the parser context, so one instance serves
-// all skills.
+// md renders every SKILL.md body: goldmark's safe mode (raw HTML omitted:
+// a skill is untrusted) with GFM, bounded as skill.MarkdownBlocks says.
+// The link rewriter's per-skill state travels in the parser context.
 var md = newMarkdown(skill.MarkdownParser(), extension.GFM)
 
 // unlinked is md without GFM's autolinks, for a body in which they would
-// change nothing (plain): the same HTML, without the autolink parser's
-// look at every blank, a fifth of a body's parse.
+// change nothing (plain), saving a fifth of the parse.
 var unlinked = newMarkdown(skill.MarkdownParser(), extension.Table, extension.Strikethrough, extension.TaskList)
 
 // blocks renders a body whose inline pass would take too long
-// (skill.InlineCostly): its blocks only, their text as text, so no link,
-// emphasis or reference definition in it is parsed.
+// (skill.InlineCostly): its blocks only, their text as text.
 var blocks = newMarkdown(parser.NewParser(parser.WithBlockParsers(skill.MarkdownBlocks()...)))
 
 func newMarkdown(p parser.Parser, ext ...goldmark.Extender) goldmark.Markdown {
@@ -54,11 +49,10 @@ func newMarkdown(p parser.Parser, ext ...goldmark.Extender) goldmark.Markdown {
 }
 
 // plain reports whether unlinked renders body exactly as md does: nothing
-// in it starts an autolink ("http:", "https:", "ftp:", "www." or an
-// address with "@"), and no line ends in more than one blank, or in two
-// spaces (a hard break). The autolink parser cuts a line's text at every
-// blank, and goldmark trims the blanks of its last piece only, where
-// unlinked trims them all.
+// in it starts an autolink ("http:", "https:", "ftp:", "www." or "@"), and
+// no line ends in more than one blank but a hard break's two spaces (the
+// autolink parser cuts a line at every blank, and only its last piece is
+// trimmed).
 func plain(body []byte) bool {
 	if scheme(body) || bytes.Contains(body, []byte("www.")) || bytes.IndexByte(body, '@') >= 0 {
 		return false
@@ -73,9 +67,8 @@ func plain(body []byte) bool {
 	return true
 }
 
-// scheme reports whether body holds "http:", "https:" or "ftp:", the
-// schemes an autolink starts with. It looks only at the colons, which
-// prose has few of: searching for "http" itself stops at every "h".
+// scheme reports whether body holds "http:", "https:" or "ftp:", looking
+// at the colons, which prose has few of.
 func scheme(body []byte) bool {
 	for {
 		i := bytes.IndexByte(body, ':')
@@ -92,15 +85,12 @@ func scheme(body []byte) bool {
 // linkerKey holds the *linker of the skill being parsed.
 var linkerKey = parser.NewContextKey()
 
-// external is the rel of links that leave the bundle: the catalog vouches
-// for none of them, and the target gets no handle on this page.
+// external is the rel of links that leave the bundle.
 const external = "nofollow noopener"
 
-// renderBody renders a SKILL.md body for the skill's section into w.
-// Links and images are resolved against the skill's files (see
-// linker.resolve); heading ids carry the skill's name so that two skills'
-// "Usage" headings cannot collide, and heading levels sit below the
-// section's h2.
+// renderBody renders a SKILL.md body into w, its links and images
+// resolved against the skill's files (linker.resolve), its heading ids
+// prefixed with its name and its heading levels below the section's h2.
 func renderBody(w *bytes.Buffer, name string, body []byte, files map[string]bool, href func(distPath string) string) error {
 	switch {
 	case skill.InlineCostly(body):
@@ -111,9 +101,8 @@ func renderBody(w *bytes.Buffer, name string, body []byte, files map[string]bool
 	return convert(w, md, name, body, files, href)
 }
 
-// convert writes HTML that is safe in HTML text: goldmark escapes text,
-// omits raw HTML and drops dangerous URLs; every destination was vetted
-// by the rewriter.
+// convert writes HTML that is safe in HTML text: goldmark escapes text and
+// omits raw HTML, and the rewriter vets every destination.
 func convert(w *bytes.Buffer, m goldmark.Markdown, name string, body []byte, files map[string]bool, href func(distPath string) string) error {
 	l := &linker{name: name, files: files, href: href}
 	pc := parser.NewContext(parser.WithIDs(&headingIDs{prefix: name + "--", used: map[string]bool{}, next: map[string]int{}}))
@@ -124,9 +113,8 @@ func convert(w *bytes.Buffer, m goldmark.Markdown, name string, body []byte, fil
 	return nil
 }
 
-// direct is a bytes.Buffer as goldmark's util.BufWriter, which goldmark
-// writes to as it is: any other writer it wraps in a bufio.Writer of its
-// own, 4 KB a body, to copy from.
+// direct is a bytes.Buffer as goldmark's util.BufWriter, which it does not
+// wrap in a bufio.Writer of 4 KB a body.
 type direct struct{ *bytes.Buffer }
 
 func (direct) Buffered() int { return 0 }
@@ -152,14 +140,11 @@ const (
 // resolve classifies a raw Markdown destination and returns the href to
 // write, or for deadLink the reason shown to the reader.
 //
-// A path is classified by skill.ResolveLink, as lint checks it, so that a
-// link lint passes (${CLAUDE_SKILL_DIR}/references/x.md among them) is a
-// link here: it must name one of the skill's files and becomes that file's
-// served URL, keeping any #fragment and dropping any ?query (static hosts
-// ignore it). A "#frag" must name a heading of the body. Paths that climb
-// out of the skill, are absolute or name no file, and every scheme except
-// http, https and mailto (javascript:, data:, file:, vbscript:, ...), are
-// dead: the text stays, the link goes.
+// A path is classified by skill.ResolveLink, as lint does, and must name a
+// file of the skill: it becomes that file's URL, with any #fragment and
+// without any ?query. A "#frag" must name a heading of the body. Any other
+// path, and every scheme but http, https and mailto, is dead: the text
+// stays, the link goes.
 func (l *linker) resolve(raw []byte) (kind int, href string) {
 	d := string(util.ResolveEntityNames(util.ResolveNumericReferences(util.UnescapePunctuations(raw))))
 	d = strings.TrimSpace(d)
@@ -218,11 +203,9 @@ func (l *linker) heading(frag string) (int, string) {
 	return localLink, "#" + escape(id)
 }
 
-// escape percent-encodes everything but unreserved characters and '/'.
-// It is stricter than URL syntax needs so that goldmark's renderer, which
-// resolves entities and backslash escapes in destinations, finds nothing
-// left to reinterpret. A path that needs none of it, as most do (names
-// are [a-z0-9-]), comes back as it is, not copied: a page asks for dozens.
+// escape percent-encodes everything but unreserved characters and '/',
+// so that goldmark's renderer finds nothing in a destination to
+// reinterpret. Most paths need none of it, and come back uncopied.
 func escape(s string) string {
 	i := 0
 	for i < len(s) && unreserved(s[i]) {
@@ -249,9 +232,8 @@ func unreserved(c byte) bool {
 }
 
 // rewriter is the AST transformer that applies linker.resolve to every
-// link, image and autolink, and moves headings below the section's h2.
-// Working on the AST, not on rendered HTML, means no destination can hide
-// from it in an entity, an escape or a reference definition.
+// link, image and autolink (on the AST, no destination can hide in an
+// entity or escape), and moves headings below the section's h2.
 type rewriter struct{}
 
 // Transform implements parser.ASTTransformer.
@@ -263,8 +245,7 @@ func (rewriter) Transform(doc *ast.Document, reader text.Reader, pc parser.Conte
 	src := reader.Source()
 	l.doc = doc
 	var links []ast.Node
-	// Collect first, replace after: replacing nodes while walking them
-	// would derail the walk.
+	// Collect first, replace after, not to derail the walk.
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
@@ -326,9 +307,8 @@ func (rewriter) Transform(doc *ast.Document, reader text.Reader, pc parser.Conte
 	}
 }
 
-// headingIDsOf returns the ids of doc's headings. Only a link to a
-// heading needs them, and few bodies have one: a set made for every body
-// would cost a string and a map entry for each of its headings.
+// headingIDsOf returns the ids of doc's headings, for the few bodies that
+// link to a heading.
 func headingIDsOf(doc *ast.Document) map[string]bool {
 	ids := map[string]bool{}
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
@@ -391,17 +371,14 @@ func (deadRenderer) RegisterFuncs(r renderer.NodeRendererFuncRegisterer) {
 }
 
 // headingIDs gives headings GitHub's anchors (so links written for GitHub
-// work here) behind a "<skill>--" prefix. Skill names never contain "--",
-// so a heading id cannot equal a skill's section id or another skill's
-// heading id.
+// work here) behind a "<skill>--" prefix, which no skill name contains.
 type headingIDs struct {
 	prefix string
 	used   map[string]bool
 	next   map[string]int // the next suffix to try for a base; keeps a body of many equal headings linear
 }
 
-// Generate implements parser.IDs. A body has a heading every few lines,
-// so the id is made in the one slice it is returned in.
+// Generate implements parser.IDs, making the id in the slice it returns.
 func (s *headingIDs) Generate(value []byte, _ ast.NodeKind) []byte {
 	id := appendSlug(append(make([]byte, 0, len(s.prefix)+len(value)+4), s.prefix...), value)
 	if len(id) == len(s.prefix) {
@@ -423,8 +400,7 @@ func (s *headingIDs) Put(value []byte) {
 }
 
 // appendSlug appends s as GitHub's heading anchor to b: lower case,
-// letters, digits, '-' and '_' kept, spaces turned into '-', everything
-// else dropped.
+// letters, digits, '-' and '_', spaces as '-'.
 func appendSlug(b, s []byte) []byte {
 	for _, r := range string(bytes.TrimSpace(s)) {
 		switch r = unicode.ToLower(r); {

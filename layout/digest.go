@@ -7,9 +7,7 @@ import (
 )
 
 // Digest is a content digest as every document of a bundle spells it:
-// "sha256:" and 64 lowercase hex digits. It is a string so that it encodes
-// to JSON as itself; Valid says whether a value read from elsewhere has the
-// one form the readers accept.
+// "sha256:" and 64 lowercase hex digits (Valid).
 type Digest string
 
 // DigestOf is the digest of data.
@@ -28,8 +26,7 @@ func (d Digest) Valid() bool {
 	return ok && len(hex) == 64 && isLowerHex(hex)
 }
 
-// isLowerHex reports whether s is lowercase hex digits only: a digest's
-// form, and that of its part in an archive name.
+// isLowerHex reports whether s is lowercase hex digits only.
 func isLowerHex(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
@@ -42,8 +39,7 @@ func isLowerHex(s string) bool {
 // Hex is the digest without its "sha256:" prefix, as sha256sum prints it.
 func (d Digest) Hex() string { return strings.TrimPrefix(string(d), "sha256:") }
 
-// Short is the digest's part of an archive name: its first 16 hex digits
-// (see ArchiveName).
+// Short is the digest's part of an archive name: its first 16 hex digits.
 func (d Digest) Short() string {
 	h := d.Hex()
 	return h[:min(16, len(h))]

@@ -13,24 +13,19 @@ import (
 	"unicode/utf8"
 )
 
-// The discovery documents beyond the indexes: llms.txt, which the
-// llms.txt proposal (llmstxt.org) asks sites to serve at their root for
-// language models to read, and the AI Catalog (the Agent-Card/ai-catalog
-// specification, which the Agentic Resource Discovery draft builds on) at
-// /.well-known/ai-catalog.json. Each is written only when Options asks for
-// it, so that a bundle without them is, byte for byte, what it was before
-// they existed.
+// The discovery documents beyond the indexes: llms.txt (llmstxt.org), at
+// the root for language models to read, and the AI Catalog (the
+// Agent-Card/ai-catalog specification) at /.well-known/ai-catalog.json.
+// Each is written only when Options asks for it, so that a bundle without
+// them is, byte for byte, what it was before they existed.
 
-// LLMsSectionName is the name of the H2 section of llms.txt that lists
-// the skills.
+// LLMsSectionName names the H2 section of llms.txt that lists the skills.
 const LLMsSectionName = "Agent Skills"
 
-// The markers between which the build writes its section into a copy of
-// a site's own llms.txt (LLMsOptions.Base), each alone on its line. They
-// are HTML comments, which Markdown renders as nothing; they mark the
-// place in the site's file, the template, and the copy in the bundle has
-// the section in their stead: the proposal's reference parser refuses any
-// line of a section that is not a link, a comment included.
+// The markers, each alone on its line, between which the build writes its
+// section into a copy of a site's llms.txt (LLMsOptions.Base): HTML
+// comments, which Markdown renders as nothing. The copy has the section in
+// their stead: the reference parser refuses a section's non-link lines.
 const (
 	LLMsStart = "<!-- skillpack:agent-skills:start -->"
 	LLMsEnd   = "<!-- skillpack:agent-skills:end -->"
@@ -38,14 +33,12 @@ const (
 
 // LLMsOptions says which llms.txt a bundle gets.
 type LLMsOptions struct {
-	// Base is the site's own llms.txt. The bundle's is a copy of it with
-	// the build's section in place of the markers and what is between
-	// them, or, when it has none, with the section added at its end. Nil:
-	// the bundle gets an llms.txt of its own. The site's file itself is
-	// never written.
+	// Base is the site's own llms.txt, never written itself: the bundle's
+	// is a copy with the section in place of the markers and what is
+	// between them, or at its end when it has none. Nil: an llms.txt of
+	// the bundle's own.
 	Base []byte
-	// Name is where Base was read from, for errors.
-	Name string
+	Name string // where Base was read from, for errors
 }
 
 // The llms.txt proposal's format, as its reference parser (llms_txt)
@@ -56,14 +49,12 @@ var (
 	linkLine = regexp.MustCompile(`^ {0,3}-[ \t]*\[([^\]]+)\]\(([^)]+)\)(?::[ \t]*(.*))?$`)
 )
 
-// LLMsDoc is an llms.txt as DecodeLLMsTxt reads it: what a reader needs
-// to find the skills' section and check its links.
+// LLMsDoc is an llms.txt as DecodeLLMsTxt reads it.
 type LLMsDoc struct {
 	Title   string // the H1, "" if there is none
 	Summary string // the blockquote after it
-	// Start and End are the lines of the markers, 0 when there are none;
-	// the bundle's llms.txt has none: the build writes its section in
-	// their place.
+	// Start and End are the lines of the markers, 0 when there are none
+	// (as in the bundle's llms.txt).
 	Start, End int
 	Sections   []LLMsSection
 }
@@ -74,8 +65,7 @@ type LLMsSection struct {
 	Line  int // of its heading
 	Links []LLMsLink
 	// Other are the lines of the section that are neither blank, a link
-	// line nor a marker: the proposal's sections hold links only, and the
-	// reference parser fails on anything else.
+	// nor a marker: the reference parser fails on them.
 	Other []int
 }
 
@@ -85,17 +75,14 @@ type LLMsLink struct {
 	Line                   int
 }
 
-// Section returns the sections named name (compared without regard to
-// case), in file order.
+// Section returns the sections named name, in any case, in file order.
 func (d *LLMsDoc) Section(name string) []LLMsSection {
 	return slices.DeleteFunc(slices.Clone(d.Sections), func(s LLMsSection) bool { return !strings.EqualFold(s.Name, name) })
 }
 
-// DecodeLLMsTxt reads an llms.txt. It fails only on what no llms.txt may
-// be: bytes that are not UTF-8 text, and markers that are not one pair in
-// order, each alone on its line (errors are *LineError). Everything else
-// is read as the proposal lays it out, and a reader judges it: a line of
-// a section that is not a link is listed in Other.
+// DecodeLLMsTxt reads an llms.txt. It fails (with a *LineError) only on
+// bytes that are not UTF-8 text and on markers that are not one pair in
+// order, each alone on its line; everything else is for a reader to judge.
 func DecodeLLMsTxt(data []byte) (*LLMsDoc, error) {
 	m, err := scanLLMs(LLMsTxt, data)
 	if err != nil {
@@ -137,8 +124,7 @@ func DecodeLLMsTxt(data []byte) (*LLMsDoc, error) {
 
 // eachLine calls f for each line of data, 1-based, with the offsets of
 // its first byte and of the next line's, and its bytes without "\n" or
-// "\r\n" (a slice of data: a hostile file of one long line is not
-// copied). A final newline ends the last line; it does not start another.
+// "\r\n" (a slice of data, never a copy). A final newline starts no line.
 func eachLine(data []byte, f func(n, off, next int, line []byte) error) error {
 	for off, n := 0, 1; off < len(data); n++ {
 		end, next := len(data), len(data)
@@ -155,20 +141,17 @@ func eachLine(data []byte, f func(n, off, next int, line []byte) error) error {
 
 // llmsMarkers is where the markers are in an llms.txt.
 type llmsMarkers struct {
-	start, end int // lines, 1-based; 0: none
-	// from is the offset of the start marker's line, to that just past
-	// the end marker's: the section replaces data[from:to].
-	from, to int
-	eol      string // the file's line ending, "\n" or "\r\n"
+	start, end int    // lines, 1-based; 0: none
+	from, to   int    // the section replaces data[from:to], the marker lines included
+	eol        string // the file's line ending, "\n" or "\r\n"
 }
 
-// CheckLLMsBase checks the site's llms.txt that a build will merge its
-// section into (LLMsOptions.Base), read from the file name: it must be
-// UTF-8 text with at most one pair of markers, in order, each alone on its
-// line; no "## Agent Skills" section of its own outside them, which would
-// list the skills twice; and no text between the end marker and the next
-// heading, which would read as part of the section. Errors are *LineError
-// and say how to fix the file. Plan checks it again.
+// CheckLLMsBase checks the site's llms.txt (LLMsOptions.Base), read from
+// the file name: UTF-8 text with at most one pair of markers, in order,
+// each alone on its line; no "## Agent Skills" section of its own outside
+// them (the skills listed twice); no text between the end marker and the
+// next heading (read as part of the section). Errors are *LineError with
+// the fix. Plan checks it again.
 func CheckLLMsBase(name string, data []byte) error {
 	m, err := scanLLMs(name, data)
 	if err != nil {
@@ -260,11 +243,10 @@ func scanLLMs(name string, data []byte) (llmsMarkers, error) {
 }
 
 // LLMsDescription is a skill's description as its line of llms.txt
-// carries it: on one line, whitespace and control characters each run
-// collapsed into one space, so that no description can end the list, start
-// a heading or fake a marker; and with backslash escapes before '\', '[',
-// ']' and '<', so that Markdown reads it as the text it is, not as a
-// link, an HTML tag or a comment.
+// carries it: each run of whitespace and control characters one space, so
+// that it cannot end the list, start a heading or fake a marker, and a
+// backslash before '\', '[', ']' and '<', so that Markdown makes no link,
+// tag or comment of it.
 func LLMsDescription(d string) string {
 	var b strings.Builder
 	space := false
@@ -285,10 +267,9 @@ func LLMsDescription(d string) string {
 	return b.String()
 }
 
-// llmsURL is how llms.txt links to a dist path: relative to itself (it
-// is at the bundle root), so that the bundle works under any prefix, or
-// absolute under Options.BaseURL; characters that would end a Markdown
-// link's destination are percent-encoded.
+// llmsURL is how llms.txt links to a dist path: relative to the bundle
+// root, where it is, or absolute under Options.BaseURL, with the
+// characters that would end a Markdown link's destination percent-encoded.
 func (s *set) llmsURL(distPath string) string {
 	u := distPath
 	if s.o.BaseURL != "" {
@@ -305,8 +286,7 @@ func (s *set) llmsURL(distPath string) string {
 	return b.String()
 }
 
-// llmsTxt renders llms.txt: the bundle's own, or the site's with the
-// section merged in (Options.LLMsTxt).
+// llmsTxt renders llms.txt: the bundle's own, or the site's with the section merged in.
 func (s *set) llmsTxt(w io.Writer) error {
 	base := s.o.LLMsTxt.Base
 	if base == nil {
@@ -326,8 +306,8 @@ func (s *set) llmsTxt(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// The section in place of the markers, or at the end when there are
-	// none, set off by a blank line from the text around it.
+	// The section in place of the markers, or at the end, set off by a
+	// blank line from the text around it.
 	pre, post := base, []byte(nil)
 	if m.start != 0 {
 		pre, post = base[:m.from], base[m.to:]
@@ -346,15 +326,13 @@ func (s *set) llmsTxt(w io.Writer) error {
 	return s.llmsSection(w, string(pre), m.eol, post)
 }
 
-// blankEnd reports whether text, which ends with a newline, ends with a
-// blank line.
+// blankEnd reports whether text, ending with a newline, ends with a blank line.
 func blankEnd(text []byte) bool {
 	t := bytes.TrimSuffix(text, []byte("\n"))
 	return len(bytes.TrimSpace(t[bytes.LastIndexByte(t, '\n')+1:])) == 0
 }
 
-// llmsSection renders the Agent Skills section, a skill a line, in name
-// order, between the text before and after it.
+// llmsSection renders the skills' section, a line each, between before and after.
 func (s *set) llmsSection(w io.Writer, before, eol string, after []byte) error {
 	if _, err := io.WriteString(w, before+"## "+LLMsSectionName+eol+eol); err != nil {
 		return err
@@ -376,8 +354,7 @@ func (s *set) llmsSection(w io.Writer, before, eol string, after []byte) error {
 	return err
 }
 
-// checkDiscovery returns why the discovery documents o asks for cannot
-// be written, or nil.
+// checkDiscovery returns why the discovery documents o asks for cannot be written.
 func checkDiscovery(o Options) error {
 	var errs []error
 	if l := o.LLMsTxt; l != nil && l.Base != nil {
@@ -390,13 +367,12 @@ func checkDiscovery(o Options) error {
 	return errors.Join(errs...)
 }
 
-// The AI Catalog's version and the media types of its entries, as the
-// specification lists them for Agent Skills. AICatalogVersion is v0.9.0's
-// (Agent-Card/ai-catalog, released 2026-11-22; its text at the tag could
-// not be read here: testdata/ai-catalog/README.md says from what the
-// entries and the test's schema are written); AICatalogVersion1 is
-// the draft's "1.0" that builds before wrote, with the identifiers of
-// ParseAICatalogIdentifier1, which verify still reads.
+// The AI Catalog's version and the media types of its entries for Agent
+// Skills. AICatalogVersion is v0.9.0's (Agent-Card/ai-catalog, released
+// 2026-11-22; testdata/ai-catalog/README.md says what the entries and the
+// test's schema are written from); AICatalogVersion1 is the draft's "1.0"
+// that builds before wrote, which verify still reads
+// (ParseAICatalogIdentifier1).
 const (
 	AICatalogVersion   = "0.9"
 	AICatalogVersion1  = "1.0"
@@ -419,11 +395,9 @@ type AICatalogHost struct {
 }
 
 // AICatalogEntry is one artifact of the AI Catalog: a skill's SKILL.md,
-// .tar.gz or .zip. Digest is the specification's digest of the bytes at
-// url ("algorithm:hex", as its Trust Manifests spell them), which the
-// Trust Manifest's subject repeats; Version is there only when the
-// skill's is SemVer, as in the v0.2 index. TrustManifests is empty in a
-// catalog of specVersion AICatalogVersion1.
+// .tar.gz or .zip. Digest is of the bytes at url ("algorithm:hex", as the
+// specification's Trust Manifests spell them); Version is there only when
+// SemVer. TrustManifests is empty in a catalog of AICatalogVersion1.
 type AICatalogEntry struct {
 	Identifier     string                   `json:"identifier"`
 	DisplayName    string                   `json:"displayName"`
@@ -437,22 +411,18 @@ type AICatalogEntry struct {
 
 // AICatalogTrustManifest is the one Trust Manifest the build gives an
 // entry: the publisher (Contributor, the base URL) binds the entry's
-// release (Subject) to evidence the build already made, as Attestations
-// that point into the bundle: checksums.txt, which lists an archive's
-// sha256, and, when the build signed, the Sigstore bundle beside the
-// archive or the skill folder's OMS signature. It carries no
-// specification "signature" (a JWS over the manifest): skillpack signs
-// with Sigstore, and those signatures are the attestations. The
-// specification omits a manifest with no evidence, so an unsigned
-// build's SKILL.md entries have none.
+// release (Subject) to evidence in the bundle (Attestations): checksums.txt
+// and, when the build signed, the archive's Sigstore bundle or the skill
+// folder's OMS signature. It has no JWS "signature": the Sigstore
+// signatures are the attestations. A manifest with no evidence is omitted,
+// so an unsigned build's SKILL.md entries have none.
 type AICatalogTrustManifest struct {
 	Contributor  string                 `json:"contributor"`
 	Subject      *AICatalogSubject      `json:"subject,omitempty"`
 	Attestations []AICatalogAttestation `json:"attestations,omitempty"`
 }
 
-// AICatalogSubject repeats the entry's identifier, type, url, digest and
-// version, so that the manifest names the release it speaks for.
+// AICatalogSubject repeats the entry's, naming the release the manifest speaks for.
 type AICatalogSubject struct {
 	Identifier string `json:"identifier"`
 	Type       string `json:"type"`
@@ -461,17 +431,15 @@ type AICatalogSubject struct {
 	Version    string `json:"version,omitempty"`
 }
 
-// AICatalogAttestation is a reference to evidence: its type (one of the
-// Attest constants), and the absolute URL of the file in the bundle.
+// AICatalogAttestation is a reference to evidence: its Attest type and URL.
 type AICatalogAttestation struct {
 	Type        string `json:"type"`
 	URI         string `json:"uri"`
 	Description string `json:"description,omitempty"`
 }
 
-// The attestation types of the build's Trust Manifests. The
-// specification leaves the type open ("SOC2-Type2", …); these name the
-// file's format.
+// The attestation types of the build's Trust Manifests, named for the
+// file's format (the specification leaves the type open).
 const (
 	AttestChecksums    = "sha256sum"       // checksums.txt, `sha256sum -c` format
 	AttestSigstore     = "sigstore-bundle" // <artifact>.sigstore.json
@@ -507,9 +475,8 @@ func DecodeAICatalog(data []byte) (*AICatalogDocument, error) {
 	return decode[AICatalogDocument](AICatalog, data)
 }
 
-// The forms of a skill in the AI Catalog, as the part of each entry's
-// identifier that tells them apart: the specification requires each
-// identifier be unique in a catalog.
+// The forms of a skill in the AI Catalog, which tell its entries'
+// identifiers apart (each must be unique in a catalog).
 var aiForms = []aiForm{
 	{"md", MediaSkillMarkdown, ""},
 	{"gzip", MediaSkillGzip, TarGz},
@@ -518,8 +485,7 @@ var aiForms = []aiForm{
 
 type aiForm struct{ form, media, ext string }
 
-// AICatalogMedia is the media type of an entry whose identifier has the
-// form form ("md", "gzip" or "zip"), or "".
+// AICatalogMedia is the media type of an identifier's form ("md", "gzip", "zip"), or "".
 func AICatalogMedia(form string) string {
 	if i := slices.IndexFunc(aiForms, func(f aiForm) bool { return f.form == form }); i >= 0 {
 		return aiForms[i].media
@@ -527,15 +493,12 @@ func AICatalogMedia(form string) string {
 	return ""
 }
 
-// publisherRE is a DNS name in its ASCII form, or an IPv4 address: what
-// the urn:air identifier's publisher segment may be.
+// publisherRE is what urn:air's publisher may be: an ASCII DNS name or an IPv4 address.
 var publisherRE = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
 
 // AICatalogPublisher is the publisher segment of the AI Catalog's
 // identifiers for a bundle served at baseURL: its host, in lower case,
-// without a port. The urn:air scheme anchors an identifier on the
-// publisher's domain, and the catalog's urls must be absolute, so a
-// catalog needs a base URL.
+// without a port. urn:air anchors an identifier on the publisher's domain.
 func AICatalogPublisher(baseURL string) (string, error) {
 	if baseURL == "" {
 		return "", errors.New("the AI Catalog needs a base URL (--base-url): its identifiers name the publisher's domain (urn:air:<domain>:…) and its urls are absolute")
@@ -552,12 +515,9 @@ func AICatalogPublisher(baseURL string) (string, error) {
 }
 
 // AICatalogIdentifier is the identifier of a skill's entry in the AI
-// Catalog: urn:air:<publisher>:<name>/<form>:skill, v0.9's
-// urn:air:{publisher}:{name}[:{kind}] (the grammar of November 2026,
-// Agent-Card/ai-catalog pull request 138) with the kind "skill" and a
-// name the publisher namespaces: the skill's name and the form ("md",
-// "gzip" or "zip"), since an identifier (with the version) is unique in a
-// catalog and a skill has three entries.
+// Catalog, urn:air:<publisher>:<name>/<form>:skill: v0.9's
+// urn:air:{publisher}:{name}[:{kind}] (Agent-Card/ai-catalog pull request
+// 138), with the form in the name, as a skill has three entries.
 func AICatalogIdentifier(publisher, form, name string) string {
 	return "urn:air:" + publisher + ":" + name + "/" + form + ":skill"
 }
@@ -576,9 +536,7 @@ func ParseAICatalogIdentifier(id string) (publisher, form, name string, ok bool)
 }
 
 // ParseAICatalogIdentifier1 reads the identifiers of a catalog of
-// specVersion AICatalogVersion1, urn:air:<publisher>:skill:<form>:<name>
-// (the draft's urn:air:{publisher}:{namespace}:{name}), for bundles built
-// before v0.9.
+// AICatalogVersion1, urn:air:<publisher>:skill:<form>:<name>.
 func ParseAICatalogIdentifier1(id string) (publisher, form, name string, ok bool) {
 	p := strings.Split(id, ":")
 	if len(p) != 6 || p[0] != "urn" || p[1] != "air" || p[3] != "skill" || !publisherRE.MatchString(p[2]) ||
@@ -588,9 +546,7 @@ func ParseAICatalogIdentifier1(id string) (publisher, form, name string, ok bool
 	return p[2], p[4], p[5], true
 }
 
-// aiCatalog renders the AI Catalog: for each skill, by name, an entry for
-// its SKILL.md, its .tar.gz and its .zip. o.BaseURL is required (see
-// AICatalogPublisher).
+// aiCatalog renders the AI Catalog: each skill's SKILL.md, .tar.gz and .zip, by name.
 func (s *set) aiCatalog(w io.Writer) error {
 	pub, err := AICatalogPublisher(s.o.BaseURL)
 	if err != nil {

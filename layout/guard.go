@@ -10,23 +10,19 @@ import (
 	"github.com/skillpack/skillpack/internal/semver"
 )
 
-// The immutability guard: what a bundle published is compared with what
-// comes after it. A published version is immutable, as registries that
-// pin skills by version require: a skill whose content changed while its
-// version did not, or whose version went down, is an error; a skill that
-// is gone is reported. Build (--previous, and --versioned against its
-// own output) and verify (--previous) compare with these functions, each
-// reading both bundles through package bundle (bundle.Open), so that the rule
-// has one definition and verify need not import build.
+// The immutability guard: what comes after a published bundle is compared
+// with it. A published version is immutable, as registries that pin skills
+// by version require: a skill whose content changed while its version did
+// not, or whose version went down, is an error; one that is gone is
+// reported. Build (--previous, --versioned) and verify (--previous) share
+// these functions, so that the rule has one definition.
 
 // Published is what a bundle published, as its documents say: the v0.2
 // index, and versions.json for a bundle built with --versioned.
 type Published struct {
 	Index    *IndexV2
-	Versions *IndexVersions // nil: built without --versioned
-	// Sums is checksums.txt, by dist path: what the two documents were
-	// checked against, and what vouches for the snapshots.
-	Sums map[string]Digest
+	Versions *IndexVersions    // nil: built without --versioned
+	Sums     map[string]Digest // checksums.txt, by dist path, which vouches for the documents
 }
 
 // Pin is a skill at a version, as a bundle publishes it or a build is
@@ -34,13 +30,10 @@ type Published struct {
 type Pin struct {
 	Name, Version string
 	ContentDigest Digest
-	// Digest is what the v0.2 index gives (Skill.IndexDigest), which
-	// clients compare with what they installed; "" when not known.
-	Digest Digest
+	Digest        Digest // what the v0.2 index gives (Skill.IndexDigest); "" when not known
 	// Source is the SKILL.md that sets the version, for the fix a message
-	// gives; "" when it is not known (a bundle read back). Key is the key
-	// that sets it there: metadata.version, or version at the top where
-	// the profile reads it (VersionOf); "" is metadata.version.
+	// gives, "" when not known (a bundle read back); Key is the key there
+	// (VersionOf), "" for metadata.version.
 	Source, Key string
 }
 
@@ -53,8 +46,7 @@ func PinsOf(idx *IndexV2) []Pin {
 	return out
 }
 
-// Pin is the entry as a pin: its version counts only when it is SemVer,
-// as the writer gives it.
+// Pin is the entry as a pin: its version counts only when SemVer.
 func (e EntryV2) Pin() Pin {
 	v := e.Version
 	if !semver.Valid(v) {
@@ -103,22 +95,13 @@ func (p Pin) bump(above string) string {
 }
 
 // Guard compares the skills of a build, or of a bundle, with what prev
-// published: against its index (the version and content each skill had)
-// and its versions.json (every version it ever published). It returns
-// every change found, in the order of next, errors and warnings alike:
-//   - a skill whose content differs from what prev published under the
-//     same version is an error, naming the skill, the version, both
-//     digests and the fix;
-//   - a skill whose version is lower than the one prev published is an
-//     error;
-//   - two skills of next with one name and version but different content
-//     are an error;
-//   - a skill prev published that next lacks, or one that had a version
-//     and has none, is a warning, and so is one whose version and content
-//     are as published but whose index digest is not (its archive's bytes
-//     changed): clients install it again.
-//
-// A skill without a version may change freely: nothing pins it.
+// published in its index and its versions.json, and returns every change,
+// in the order of next. Errors: content that differs from what prev
+// published under the same version; a version lower than prev's; two
+// skills of next with one name and version but different content.
+// Warnings: a skill gone, or without the version it had, or as published
+// but for its index digest (its archive's bytes changed: clients install
+// it again). A skill without a version may change freely.
 func (prev *Published) Guard(next []Pin) []Change {
 	var out []Change
 	errorf := func(name, format string, args ...any) {
@@ -181,11 +164,9 @@ func (prev *Published) Guard(next []Pin) []Change {
 	return out
 }
 
-// GuardRelease checks the release a build is about to make against the
-// releases prev published: it may not be lower than the latest, and a
-// release published already must be made again with exactly its skills
-// at their versions, which snapshot (its published snapshot, decoded;
-// nil when it is not published) lists.
+// GuardRelease checks the release a build is about to make against prev's:
+// not lower than the latest, and if published already (snapshot, else
+// nil), with exactly its skills at their versions.
 func (prev *Published) GuardRelease(release string, snapshot *IndexV2, next []Pin) []Change {
 	var out []Change
 	v := prev.Versions
@@ -211,7 +192,9 @@ func (prev *Published) GuardRelease(release string, snapshot *IndexV2, next []Pi
 		}
 	}
 	var diff []string
-	for _, n := range sortedKeys(had, has) {
+	names := slices.AppendSeq(slices.Collect(maps.Keys(had)), maps.Keys(has))
+	slices.Sort(names)
+	for _, n := range slices.Compact(names) {
 		switch a, b := had[n], has[n]; {
 		case a == b:
 		case a == "":
@@ -228,18 +211,10 @@ func (prev *Published) GuardRelease(release string, snapshot *IndexV2, next []Pi
 	return out
 }
 
-// sortedKeys is the keys of both maps, sorted, once each.
-func sortedKeys(a, b map[string]string) []string {
-	keys := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
-	slices.Sort(keys)
-	return slices.Compact(keys)
-}
-
-// Compare checks a whole bundle, next, against prev, the one published
-// before it, as verify --previous does: the skills as Guard checks them,
-// and, when prev was built with --versioned, that next still has every
-// release and every skill version prev had, with the same bytes (their
-// paths are immutable), and a latest release no lower than prev's.
+// Compare checks a whole bundle, next, against prev, as verify --previous
+// does: the skills as Guard does, and, when prev was built with
+// --versioned, that next still has every release and skill version prev
+// had, with the same bytes, and a latest release no lower than prev's.
 func (prev *Published) Compare(next *Published) []Change {
 	out := prev.Guard(PinsOf(next.Index))
 	pv, nv := prev.Versions, next.Versions
@@ -278,8 +253,7 @@ func (prev *Published) Compare(next *Published) []Change {
 	return out
 }
 
-// sameFiles reports whether two records of a version name the same bytes:
-// the same files and archives.
+// sameFiles reports whether two records of a version name the same bytes.
 func (sv *SkillVersion) sameFiles(o *SkillVersion) bool {
 	return sv.ContentDigest == o.ContentDigest && sv.TarGz == o.TarGz && sv.Zip == o.Zip &&
 		slices.EqualFunc(sv.Files, o.Files, func(a, b VersionedFile) bool {

@@ -11,17 +11,13 @@ import (
 )
 
 // The document types, which this package writes and its decoders read.
-// Field order is key order in the output, so it is part of the format:
-// change it only with the golden files. Each document streams its one
-// array (see stream), which must stay its last field.
+// Field order is key order in the output, part of the format (see the
+// golden files); each document's one streamed array stays its last field.
 //
-// A reader must tell a field a document lacks from one it gives as zero,
-// and the types are built so that it can: a field whose zero value a
-// writer may write (a size of 0, an empty file) is a pointer, which is nil
-// when the field is absent; a missing array decodes as nil and an empty
-// one as non-nil; and every other field's zero value ("" for a name, url
-// or digest) is invalid in itself. The writers set every pointer, so the
-// bytes are those of the plain values.
+// A reader can tell a field a document lacks from one it gives as zero: a
+// field whose zero value a writer may write (a size of 0) is a pointer,
+// nil when absent; a missing array decodes as nil, an empty one as
+// non-nil; and every other field's zero value is invalid in itself.
 
 // IndexV2 is the discovery v0.2.0 index, the document at V2Index.
 type IndexV2 struct {
@@ -30,10 +26,8 @@ type IndexV2 struct {
 	Skills    []EntryV2 `json:"skills"`
 }
 
-// EntryV2 is one skill of the v0.2.0 index. ContentDigest is ours, and
-// Version is agentskills PR #380's (the skill's SemVer version, absent
-// when it has none); the specification tells clients to ignore fields
-// they do not know.
+// EntryV2 is one skill of the v0.2.0 index. ContentDigest is ours and
+// Version agentskills PR #380's; clients ignore fields they do not know.
 type EntryV2 struct {
 	Name          string `json:"name"`
 	Type          string `json:"type"` // TypeSkillMD or TypeArchive
@@ -80,10 +74,9 @@ type FileMCP struct {
 }
 
 // IndexMCP is the legacy skill://index.json body, the document at
-// MCPIndex. It carries the union of what older readers want: the April
-// drafts' $schema, name, type and url (mcpc drops entries without name and
-// url), and the June drafts' frontmatter, digest and archives. Readers
-// ignore the fields they do not know.
+// MCPIndex: the union of what older readers want, the April drafts'
+// $schema, name, type and url (mcpc drops entries without name and url),
+// and the June drafts' frontmatter, digest and archives.
 type IndexMCP struct {
 	Schema    string     `json:"$schema"`
 	Generator string     `json:"generator,omitempty"`
@@ -112,8 +105,7 @@ type ArchiveMCP struct {
 }
 
 // Resource is one MCP resource a thin server may serve, as listed in
-// mcp/resources.json (MCPResources): its URI, where its bytes are in
-// dist/, and what to say about them.
+// mcp/resources.json (MCPResources), with where its bytes are in dist/.
 type Resource struct {
 	URI      string `json:"uri"`
 	Path     string `json:"path"`
@@ -123,10 +115,8 @@ type Resource struct {
 }
 
 // DecodeIndexV2 reads the v0.2.0 index. Like every decoder here it checks
-// only that data is JSON of the document's shape: what the values must be
-// is for the reader to check, and unknown fields are ignored, as the
-// specification tells clients to. Errors wrap the *json.SyntaxError or
-// *json.UnmarshalTypeError, whose offsets are into data.
+// only the shape, ignoring unknown fields; errors wrap the encoding/json
+// error, whose offsets are into data.
 func DecodeIndexV2(data []byte) (*IndexV2, error) { return decode[IndexV2](V2Index, data) }
 
 // DecodeIndexV1 reads the legacy v0.1.0 index.
@@ -168,11 +158,8 @@ func decodeArray[T any](path string, data []byte) ([]T, error) {
 	return *v, nil
 }
 
-// v2 renders the discovery v0.2.0 index, sorted by name. A skill with
-// only SKILL.md is type "skill-md" (url and digest of SKILL.md); any other
-// is type "archive" (url and digest of its .tar.gz), because the skills CLI
-// installs nothing but SKILL.md for a skill-md entry. URLs are relative to
-// the index unless o.BaseURL is set.
+// v2 renders the v0.2.0 index, sorted by name: type "skill-md" for a skill
+// of SKILL.md alone (the CLI installs nothing else of one), else "archive".
 func (s *set) v2(w io.Writer) error {
 	url := func(distPath string) string { return s.url(V2Index, distPath) }
 	return stream(w, IndexV2{Schema: Schema, Generator: s.o.Generator, Skills: []EntryV2{}}, array{"skills", s.each(nil, func(r *row, sk Skill) (any, error) {
@@ -207,15 +194,13 @@ func (s *set) offMCP() []Excluded {
 	return off
 }
 
-// listed reports whether the MCP documents list the skill of r: all but
-// those MCP hosts refuse (Skill.OffMCP), whose entry would make the
-// official SDK refuse the whole listing, or the skill unreadable.
+// listed reports whether the MCP documents list the skill of r: not if MCP
+// hosts refuse it (Skill.OffMCP), or the SDK refuses the whole listing.
 func listed(r *row) bool { return r.offMCP == "" }
 
-// v1 renders the legacy discovery v0.1.0 index, sorted by name, with
-// SKILL.md first in each file list and the rest sorted. A skill with a path
-// that breaks the v0.1 rules is left out (Planned.Excluded says why),
-// because the skills CLI rejects the whole legacy index for one bad entry.
+// v1 renders the legacy v0.1.0 index, sorted by name, SKILL.md first in
+// each file list, without the skills whose paths break its rules: the
+// skills CLI rejects the whole index for one.
 func (s *set) v1(w io.Writer) error {
 	return stream(w, IndexV1{Generator: s.o.Generator, Skills: []EntryV1{}}, array{"skills", s.each(func(r *row) bool { return r.left == "" }, func(_ *row, sk Skill) (any, error) {
 		e := EntryV1{Name: sk.Name, Description: sk.Description, Files: []string{EntryFile}}
@@ -242,10 +227,9 @@ func legacyReason(s Skill) string {
 	return strings.Join(bad, "; ") + legacyRules
 }
 
-// mcpSkills renders mcp/skills.json: the skills array of a skills/list
-// result, sorted by uri, each with its frontmatter unchanged and the
-// complete list of its files, SKILL.md included; a skill MCP hosts refuse
-// is left out (listed). A server returns it inside
+// mcpSkills renders mcp/skills.json, the skills array of a skills/list
+// result, sorted by uri, each with its frontmatter and all its files, but
+// the skills not listed. A server returns it inside
 // {"resultType":"complete","skills":...,"ttlMs":N,"cacheScope":"public"}.
 func (s *set) mcpSkills(w io.Writer) error {
 	return stream(w, []SkillMCP{}, array{"", func(yield func(any, error) bool) {
@@ -269,10 +253,8 @@ func (s *set) mcpSkills(w io.Writer) error {
 	}})
 }
 
-// mcpIndex renders mcp/index.json, the legacy skill://index.json body,
-// sorted by name: every entry type "skill-md" pointing at SKILL.md, with
-// its .tar.gz and .zip under archives; a skill MCP hosts refuse is left
-// out (listed).
+// mcpIndex renders mcp/index.json, sorted by name: every listed skill,
+// type "skill-md" pointing at SKILL.md, with its archives.
 func (s *set) mcpIndex(w io.Writer) error {
 	return stream(w, IndexMCP{Schema: Schema, Generator: s.o.Generator, Skills: []EntryMCP{}}, array{"skills", s.each(listed, func(r *row, sk Skill) (any, error) {
 		e := EntryMCP{
@@ -292,16 +274,13 @@ func (s *set) mcpIndex(w io.Writer) error {
 }
 
 // resources renders mcp/resources.json: every URI an MCP server may serve
-// (each skill file, each archive, and skill://index.json; none of a skill
-// MCP hosts refuse, see listed), sorted by uri, with the dist path of its
+// (each listed skill's files and archives, and skill://index.json, whose
+// digest and size index is), sorted by uri, with the dist path of its
 // bytes. Directory resources follow from the paths and are not listed.
-// index is the digest and size of mcp/index.json, served as
-// skill://index.json.
 func (s *set) resources(index Rendered) func(io.Writer) error {
 	// The URIs of one skill do not sort together ("skill://a-b-<hex>.zip"
-	// comes between "skill://a-<hex>.zip" and "skill://a/SKILL.md", and
-	// "skill://index.json" between the archives and files of a skill named
-	// index): the runs and archives of all skills are sorted as parts.
+	// comes between "skill://a-<hex>.zip" and "skill://a/SKILL.md"), so
+	// the runs and archives of all skills are sorted as parts.
 	parts := []part{{kind: partFixed}}
 	for i := range s.rows {
 		if listed(&s.rows[i]) {
@@ -361,14 +340,12 @@ func checksumLine(s Sum) string { return s.Digest.Hex() + "  " + s.Path + "\n" }
 
 // ParseChecksums reads checksums.txt as `sha256sum -c` would, for readers
 // that trust nothing: every line must be "<64 lowercase hex>  <path>" (or
-// sha256sum's binary form "<hex> *<path>"), its path must pass CheckPath,
-// and no path may be listed twice.
-//
-// sums[i] is line i+1, so that a reader can name the line a sum came
-// from; a line that cannot be read has a zero Sum there, and err joins
-// (errors.Join) a *LineError for each such line, so that a checker can
-// report every bad line and still use the good ones. A reader that wants
-// the exact bytes a build writes compares data with ChecksumsDoc(sums).
+// "<hex> *<path>"), its path must pass CheckPath, and no path may be
+// listed twice. sums[i] is line i+1; a line that cannot be read has a zero
+// Sum there, and err joins a *LineError for each such line, so that a
+// checker can report every bad line and still use the good ones. A reader
+// that wants the exact bytes a build writes compares data with
+// ChecksumsDoc(sums).
 func ParseChecksums(data []byte) (sums []Sum, err error) {
 	var bad []error
 	fail := func(n int, err error) { bad = append(bad, &LineError{Doc: Checksums, Line: n, Err: err}) }
@@ -376,9 +353,8 @@ func ParseChecksums(data []byte) (sums []Sum, err error) {
 	if len(data) == 0 {
 		return nil, nil
 	}
-	// Lines are cut from data and only their parts made strings, and the
-	// digest only when it has its length: a hostile document of one long
-	// line costs no copy of itself.
+	// Only parts of lines become strings, the digest only at its length:
+	// a hostile document of one long line costs no copy of itself.
 	for i, line := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
 		n := i + 1
 		sums = append(sums, Sum{})

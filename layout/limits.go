@@ -2,26 +2,21 @@ package layout
 
 import "fmt"
 
-// The limits of a bundle as a whole, which verify, serve and pull of a
-// registry hold it to; the build refuses first (Plan, and the build's
-// record), so that what it writes, verify accepts. The limits of one
-// archive, and of reading any one file, are package pack's (pack.MaxFile,
-// which MaxDocument equals: verify reads no file over it, documents
-// included).
+// The limits of a bundle as a whole, which verify, serve and pull hold it
+// to, and the build refuses first, so that what it writes, verify accepts.
+// Those of one archive or file are package pack's (MaxDocument is
+// pack.MaxFile).
 const (
 	MaxSkills   = 10000    // skills of one bundle: an index's entries, a collection's manifests
 	MaxDocument = 64 << 20 // bytes of one document: an index, mcp/*.json, the catalog, the build record
 )
 
-// LimitError is a bundle a reader would refuse as a whole: more than
-// MaxSkills skills, or a document over MaxDocument. The build refuses it
-// first, saying what crosses which limit and the fix.
+// LimitError is a bundle a reader would refuse as a whole, with the fix.
 type LimitError struct{ msg string }
 
 func (e *LimitError) Error() string { return e.msg }
 
-// ExitClass is the command's exit code: 1, a failed check, as lint's
-// errors are.
+// ExitClass is the command's exit code: 1, a failed check.
 func (*LimitError) ExitClass() int { return 1 }
 
 // CheckSkills refuses a bundle of n skills when n is over MaxSkills.

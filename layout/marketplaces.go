@@ -13,12 +13,11 @@ import (
 	"github.com/skillpack/skillpack/internal/jsonenc"
 )
 
-// The marketplace files a build writes when asked for them
-// (Options.Marketplace): each client's catalog of the plugins built, at the
-// path where that client looks for it in a folder or a git repository
-// holding the bundle. None has a field for an archive or its digest
-// (docs/plugins.md), so Claude Code's lists the served skills, and the
-// others name each plugin's folder (PluginDir), served only then.
+// The marketplace files a build writes when asked (Options.Marketplace):
+// each client's catalog of the plugins built, where it looks in a folder
+// or repository. None has a field for an archive (docs/plugins.md), so
+// Claude Code's lists the served skills, and the others each plugin's
+// folder (PluginDir), served only then.
 const (
 	ClaudeMarketplace  = ".claude-plugin/marketplace.json"
 	CodexMarketplace   = ".agents/plugins/marketplace.json"
@@ -33,29 +32,22 @@ var marketplaces = []string{ClaudeMarketplace, CodexMarketplace, CursorMarketpla
 // a name (kebab-case) and its owner's, and the files to write.
 type Marketplace struct {
 	Name, Owner string
-	// Title is what Codex shows of the marketplace; Name when "".
-	Title string
-	// Files are the marketplace files to write, of ClaudeMarketplace,
-	// CodexMarketplace, CursorMarketplace and CopilotMarketplace.
-	Files []string
+	Title       string   // what Codex shows of the marketplace; Name when ""
+	Files       []string // the marketplace files to write
 	// Claude, when not nil, are the plugins ClaudeMarketplace lists in
-	// place of Options.Plugins: the entries of the repository's own
-	// Claude Code marketplace, by their names, each with the served skills
-	// of its plugin (Name, Description, Version and Skills are read), so
-	// that a plugin installs from the bundle by the name it installs by
-	// from the repository.
+	// place of Options.Plugins: the entries of the repository's own Claude
+	// Code marketplace (Name, Description, Version and Skills), so that a
+	// plugin installs from the bundle by the name it has in the repository.
 	Claude []Plugin
 }
 
 // NamesFolders reports whether a marketplace file names plugins by their
-// folders, so that the plugins must be served as folders (Plugin.Files):
-// all but Claude Code's, which names the served skills.
+// folders, served only then (Plugin.Files): all but Claude Code's.
 func NamesFolders(file string) bool { return file != ClaudeMarketplace }
 
-// readBy are the manifests each client looks for in a plugin's folder:
-// Cursor's and Copilot's as their documentation lists them, Codex's
-// .codex-plugin/plugin.json as its documentation has it and the Agent
-// Plugins plugin.json, which the Codex CLI installs (TestMarketplaceCLIs).
+// readBy are the manifests each client looks for in a plugin's folder, as
+// its documentation lists them, and for Codex also the Agent Plugins
+// plugin.json, which its CLI installs (TestMarketplaceCLIs).
 var readBy = map[string][]string{
 	CodexMarketplace:   {".codex-plugin/plugin.json", "plugin.json"},
 	CursorMarketplace:  {".cursor-plugin/plugin.json", "plugin.json"},
@@ -63,9 +55,8 @@ var readBy = map[string][]string{
 }
 
 // Lists reports whether the marketplace file lists p, and if not, why:
-// one that names folders lists a plugin served as a folder that holds a
-// manifest its client reads; Claude Code's lists a plugin with skills,
-// which its entry is made of.
+// one that names folders, a plugin served as a folder with a manifest its
+// client reads; Claude Code's, a plugin with skills.
 func Lists(file string, p Plugin) (ok bool, why string) {
 	if !NamesFolders(file) {
 		if len(p.Skills) > 0 {
@@ -87,11 +78,9 @@ func Lists(file string, p Plugin) (ok bool, why string) {
 }
 
 // ClaudeMarketplaceDoc is ClaudeMarketplace. Claude Code's plugin sources
-// are folders (a relative path, a git repository, an npm package), with no
-// field for an archive or its digest, so each plugin is the bundle's
-// served skill folders it holds: "strict": false (the entry is the whole
-// plugin definition), its source the skills tree, its skills by path. The
-// plugin's archives, with their digests, are in PluginsIndex.
+// are folders, so each plugin is its served skill folders: "strict": false
+// (the entry is the whole plugin definition), its source the skills tree,
+// its skills by path. Its archives are in PluginsIndex.
 type ClaudeMarketplaceDoc struct {
 	Name    string         `json:"name"`
 	Owner   Owner          `json:"owner"`
@@ -119,8 +108,8 @@ func DecodeClaudeMarketplace(data []byte) (*ClaudeMarketplaceDoc, error) {
 }
 
 // codexMarketplace is CodexMarketplace (Codex's RawMarketplaceManifest):
-// a local source's path starts "./" and is relative to the folder holding
-// .agents/; the policy is Codex's default, said outright.
+// a source's path is relative to the folder holding .agents/; the policy
+// is Codex's default, said outright.
 type codexMarketplace struct {
 	Name      string `json:"name"`
 	Interface struct {
@@ -142,8 +131,8 @@ type codexPlugin struct {
 }
 
 // folderMarketplace is CursorMarketplace and CopilotMarketplace, whose
-// sources are paths relative to the folder holding the file's folder.
-// Cursor's schema is closed: it has no version.
+// sources are relative to the folder holding the file's folder. Cursor's
+// schema is closed: it has no version.
 type folderMarketplace struct {
 	Name    string         `json:"name"`
 	Owner   Owner          `json:"owner"`
@@ -157,8 +146,8 @@ type folderPlugin struct {
 	Version     string `json:"version,omitempty"`
 }
 
-// maxCopilotDescription is the longest description, in characters, that
-// Copilot's marketplace takes of a plugin; a longer one is left out.
+// maxCopilotDescription is the longest plugin description, in characters,
+// Copilot's marketplace takes; a longer one is left out.
 const maxCopilotDescription = 1024
 
 // marketplaceDoc renders the marketplace file at path for the plugins it
@@ -215,8 +204,7 @@ var Marketplaces = map[string]string{"claude": ClaudeMarketplace, "codex": Codex
 	"cursor": CursorMarketplace, "copilot": CopilotMarketplace}
 
 // CheckMarketplace says what is wrong with a marketplace's name, for the
-// flag and skillpack.yaml alike: the one it was likely meant to be, and
-// those a build writes.
+// flag and skillpack.yaml alike.
 func CheckMarketplace(m string) error {
 	if _, ok := Marketplaces[m]; ok {
 		return nil

@@ -10,9 +10,8 @@ import (
 	"time"
 )
 
-// mimeTypes is the fixed table behind MimeType. It is ours, never the
-// host's /etc/mime.types, so that every machine builds and serves the same
-// types.
+// mimeTypes is the table behind MimeType, never the host's, so that every
+// machine builds and serves the same types.
 var mimeTypes = map[string]string{
 	".md":       "text/markdown",
 	".markdown": "text/markdown",
@@ -56,11 +55,10 @@ var mimeTypes = map[string]string{
 	".ico":      "image/vnd.microsoft.icon",
 }
 
-// MimeType is the media type of a file by its name, without parameters, as
-// MCP resources carry it ("text/markdown"). Extensions match without
-// regard to case; anything unknown is application/octet-stream. A .tar.gz
-// is application/gzip: it must never be served with Content-Encoding, which
-// would make clients unpack it and break its digest.
+// MimeType is the media type of a file by its name (its extension, in any
+// case), without parameters, as MCP resources carry it; unknown is
+// application/octet-stream. A .tar.gz is application/gzip, never served
+// with Content-Encoding, which would make clients unpack it.
 func MimeType(name string) string {
 	if t, ok := mimeTypes[strings.ToLower(path.Ext(name))]; ok {
 		return t
@@ -74,12 +72,9 @@ func Extensions() []string { return slices.Sorted(maps.Keys(mimeTypes)) }
 
 // ContentType is the HTTP Content-Type of a file by its name: MimeType,
 // with "; charset=utf-8" for text types so browsers and proxies do not
-// guess an encoding; for the dist path AICatalog, the AI Catalog's own
-// type.
+// guess an encoding; for AICatalog, the type its specification asks for.
 func ContentType(name string) string {
 	if name == AICatalog {
-		// The specification's own type, which it asks servers to send;
-		// no other dist path has this name.
 		return MediaAICatalog
 	}
 	t := MimeType(name)
@@ -106,16 +101,14 @@ var textTypes = sync.OnceValue(func() map[string]string {
 const Immutable = "public, max-age=31536000, immutable"
 
 // Cache says how long clients and shared caches may keep each kind of file
-// of a bundle. Archives are content-addressed, so a URL always means the
-// same bytes: they are always cached for a year, as immutable.
+// of a bundle. Archives are content-addressed: cached for a year, as
+// immutable.
 type Cache struct {
-	// Index is the lifetime of the mutable entry points: the indexes,
-	// mcp/*.json, checksums.txt, signatures and the catalog. A new
-	// release shows within it.
+	// Index is the lifetime of the mutable entry points (the indexes,
+	// mcp/*.json, checksums.txt, signatures, the catalog): a new release
+	// shows within it.
 	Index time.Duration
-	// Files is the lifetime of a skill's own files, SKILL.md included, at
-	// their paths in either tree.
-	Files time.Duration
+	Files time.Duration // a skill's own files, in either tree
 }
 
 // DefaultCache keeps indexes five minutes and skill files an hour, the
@@ -136,8 +129,8 @@ func (c Cache) Control(p string) string {
 	return maxAge(c.Index)
 }
 
-// maxAge is a Cache-Control value that lets caches keep a response for d
-// and then makes them ask again; 0 makes them ask every time.
+// maxAge is a Cache-Control value that lets caches keep a response for d,
+// then ask again; 0: every time.
 func maxAge(d time.Duration) string {
 	if d <= 0 {
 		return "public, no-cache"
@@ -151,20 +144,14 @@ func maxAge(d time.Duration) string {
 const ExposeHeaders = "ETag, Content-Range, Accept-Ranges"
 
 // HeadersDoc is the _headers file for Netlify and Cloudflare Pages, with
-// rules for those of the optional discovery documents (LLMsTxt,
-// AICatalog) among docs; other paths in docs are ignored, so that a
-// reader may pass every document a bundle has.
+// rules for the optional documents among docs (other paths are ignored).
 //
-// Both hosts apply every rule whose pattern matches and join repeated
-// headers with a comma, so no two patterns that can match one path set the
-// same header: Content-Type and Cache-Control are set only by rules with
-// disjoint suffixes. Skill files other than .md keep the host's default
-// type and cache. Cloudflare allows one splat per pattern and 100 rules;
-// this file uses at most twelve.
-//
-// One overlap remains by design: a skill file whose own name ends in
-// .tar.gz or .zip is cached as immutable like an archive. Such files are
-// rare, and a stale copy fails its digest rather than going unnoticed.
+// Both hosts apply every matching rule and join repeated headers with a
+// comma, so Content-Type and Cache-Control are set only by rules with
+// disjoint patterns; skill files other than .md keep the host's defaults.
+// Cloudflare allows one splat per pattern and 100 rules. One overlap is
+// by design: a skill file named *.tar.gz or *.zip is cached as immutable,
+// and a stale copy fails its digest.
 func HeadersDoc(docs ...string) []byte {
 	var b strings.Builder
 	b.WriteString("# Written by skillpack for Netlify and Cloudflare Pages; other hosts ignore it.\n")

@@ -6,10 +6,8 @@ import "errors"
 // order Names is asked about them.
 var Naming = []string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, Checksums, PluginsIndex, VersionsIndex}
 
-// Names is every dist path the document doc (one of Naming) names, read
-// from its bytes with its decoder: what a reader holding the document
-// may fetch, which publish --prune keeps while a kept release names it.
-// A path may come more than once.
+// Names is every dist path the document doc (one of Naming) names, maybe
+// more than once: what publish --prune keeps while a kept release names it.
 func Names(doc string, data []byte) ([]string, error) {
 	uri := func(add func(string), u string) {
 		if pp, ok := ParseURI(u); ok {
@@ -73,9 +71,7 @@ func Names(doc string, data []byte) ([]string, error) {
 			}
 		})
 	case VersionsIndex:
-		// Every published version's files and archives, and each
-		// release's snapshot: what clients pin, whatever a later bundle
-		// holds.
+		// Every version's files and archives and each snapshot: what clients pin.
 		v, err := DecodeVersions(data)
 		if err == nil {
 			err = errors.Join(v.Check()...)

@@ -17,22 +17,16 @@ import (
 // (github.com/ossf/model-signing-spec, spec/v1.0.md): a Sigstore bundle
 // whose DSSE envelope carries an in-toto Statement v1 listing every file of
 // the folder with its sha256 digest. It is the one signature that survives
-// unpacking: it sits in the folder beside the files and names them by
-// their paths inside it, so it can be checked wherever an installer put
-// them. The Sigstore bundle around the statement is the signing helper's
-// (cmd/skillpack-sign); the statement is this package's, written and read
-// here like every other document.
+// unpacking: it names the files by their paths in the folder, so it can be
+// checked wherever an installer put them. The Sigstore bundle is the
+// signing helper's (cmd/skillpack-sign); the statement is this package's.
 //
-// What is the specification's and what is convention:
-//   - specification (OMS v1.0 §5, §6): the predicate type, the resources
-//     and serialization keys, the default exclusions, the root digest
-//     (sha256 over the resources' raw digests in their order), and that the
-//     signature file itself is outside what it signs;
-//   - convention: the name skill.oms.sig (NVIDIA's verified skills, which
-//     ship it at the root of every skill folder; OMS only says the file
-//     SHOULD end in .sig and sit beside the model), and recording the
-//     signature's own name in ignore_paths, as the reference tool
-//     (sigstore/model-transparency) does for its --signature.
+// The specification (§5, §6) sets the predicate type, the keys, the
+// default exclusions, the root digest (sha256 over the resources' raw
+// digests in their order), and that the signature is outside what it
+// signs. Convention sets the name skill.oms.sig (NVIDIA's verified skills;
+// OMS only says it SHOULD end in .sig), and the signature's own name in
+// ignore_paths, as the reference tool (sigstore/model-transparency) does.
 
 // FolderSignatureFile is the name of a skill folder's OMS signature, at
 // the folder's root.
@@ -83,8 +77,7 @@ type StatementResource struct {
 }
 
 // StatementSerialization says how the files were enumerated and hashed.
-// ShardSize is read only to refuse shard serialization, which splits
-// files and which skillpack does not verify.
+// ShardSize is read only to refuse shard serialization.
 type StatementSerialization struct {
 	Method        string   `json:"method"`
 	HashType      string   `json:"hash_type"`
@@ -94,10 +87,9 @@ type StatementSerialization struct {
 }
 
 // InSignedScope reports whether a skill's file at path (relative to the
-// skill folder) is one an OMS signature lists: every file but those the
-// specification excludes (.git, .gitattributes, .github, .gitignore at
-// the top) and the signature itself. The archive signatures cover those
-// few too; a folder signature, read by any OMS verifier, cannot.
+// skill folder) is one an OMS signature lists: all but the specification's
+// exclusions (omsExcluded) and the signature itself, which the archive
+// signatures cover.
 func InSignedScope(path string) bool {
 	return path != FolderSignatureFile && !slices.Contains(omsExcluded, firstSegment(path))
 }
@@ -108,12 +100,10 @@ func firstSegment(p string) string {
 }
 
 // StatementDoc is the statement a skill folder's signature signs: every
-// file of the skill in the signed scope (InSignedScope), sorted by path
-// in Unicode code point order (OMS §5.2.1), with its sha256 digest; the
-// root digest over them as the subject, named for the folder; files
-// serialization without symbolic links; and the default exclusions with
-// the signature's own name as ignore_paths, sorted. The same files give
-// the same bytes.
+// file in the signed scope, sorted by path (OMS §5.2.1), with its digest;
+// the root digest as the subject, named for the folder; files serialization
+// without symbolic links; and the default exclusions and the signature's
+// name as ignore_paths. The same files give the same bytes.
 func StatementDoc(name string, files []File) ([]byte, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
@@ -163,14 +153,12 @@ func StatementDoc(name string, files []File) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// DecodeStatement reads the payload of a folder signature and checks that
-// it is an OMS statement skillpack can verify a folder against: an in-toto
-// Statement v1 with the OMS v1.0 predicate, one subject whose sha256 root
-// digest is that of its resources in their order (the reference verifier's
-// check), files serialization with sha256, and at least one resource,
-// each a clean relative path listed once with a sha256 digest. Unknown
-// keys are ignored, as OMS asks of verifiers. Signatures by other signers
-// (the reference tool's, NVIDIA's) read the same way.
+// DecodeStatement reads the payload of a folder signature, any signer's,
+// and checks that skillpack can verify a folder against it: an in-toto
+// Statement v1 with the OMS v1.0 predicate, one subject whose root digest
+// is that of its resources in their order, files serialization with
+// sha256, and at least one resource, each a clean path listed once with a
+// sha256 digest. Unknown keys are ignored, as OMS asks of verifiers.
 func DecodeStatement(data []byte) (*Statement, error) {
 	var st Statement
 	if err := json.Unmarshal(data, &st); err != nil {
@@ -241,10 +229,9 @@ func (st *Statement) Files() map[string]Digest {
 }
 
 // Ignored reports whether a file of the folder, at path relative to it,
-// is outside what the statement signs: under a default exclusion, or at
-// or under one of the statement's ignore_paths (OMS §6.2.1: exact paths
-// from the folder's root, each with its subtree). The signature file is
-// outside too, but only the verifier knows its name.
+// is outside what the statement signs: under a default exclusion or one of
+// its ignore_paths (OMS §6.2.1: paths from the root, with their subtrees).
+// The signature file is outside too, but only the verifier knows its name.
 func (st *Statement) Ignored(path string) bool {
 	if slices.Contains(omsExcluded, firstSegment(path)) {
 		return true

@@ -18,10 +18,8 @@ const (
 	Headers      = "_headers"                            // Netlify and Cloudflare Pages response headers
 	Catalog      = "index.html"                          // the human catalog
 
-	// The discovery documents beyond the indexes, each written only when
-	// asked for (Options.LLMsTxt, Options.AICatalog).
-	LLMsTxt   = "llms.txt"                    // the llms.txt proposal's file, with an Agent Skills section
-	AICatalog = ".well-known/ai-catalog.json" // the AI Catalog, an entry per archive and SKILL.md
+	LLMsTxt   = "llms.txt"                    // when Options.LLMsTxt asks for it
+	AICatalog = ".well-known/ai-catalog.json" // when Options.AICatalog asks for it
 
 	// BuildRecord lists every file a build wrote and what a later build
 	// may reuse; it marks a folder as skillpack's output.
@@ -40,8 +38,7 @@ const (
 	PageExt  = ".html"
 )
 
-// CatalogPage is the dist path of a skill's page in the catalog, the
-// permalink the front page (Catalog) links to.
+// CatalogPage is the dist path of a skill's page in the catalog.
 func CatalogPage(name string) string { return PagesDir + "/" + name + PageExt }
 
 // EntryFile is the file every skill has at its root.
@@ -53,9 +50,8 @@ const (
 	Zip   = "zip"
 )
 
-// Schema is the exact $schema of a discovery v0.2.0 index. Readers match it
-// as an opaque string: the Vercel CLI ignores an index with any other value
-// and falls back to the unverified v0.1 tree.
+// Schema is the exact $schema of a discovery v0.2.0 index, matched as an
+// opaque string: the Vercel CLI ignores an index with any other value.
 const Schema = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 
 // IndexURI is the MCP resource that serves MCPIndex.
@@ -64,39 +60,35 @@ const IndexURI = URIScheme + "index.json"
 // SkillDir is the folder of a skill in the v0.2 tree.
 func SkillDir(name string) string { return SkillsDir + "/" + name }
 
-// SkillFile is where a skill's file is served in the v0.2 tree; path is
-// relative to the skill folder.
+// SkillFile is where a skill's file (path in the skill folder) is served
+// in the v0.2 tree.
 func SkillFile(name, path string) string { return SkillDir(name) + "/" + path }
 
-// LegacyFile is where a skill's file is served in the v0.1 tree, the path
-// v0.1 readers derive from the index: /.well-known/skills/<name>/<path>.
+// LegacyFile is where a skill's file is served in the v0.1 tree, as v0.1
+// readers derive it from the index.
 func LegacyFile(name, path string) string { return LegacyDir + "/" + name + "/" + path }
 
-// ArchiveName is the content-addressed file name of a skill's archive:
-// "<name>-<first 16 hex digits of the archive's sha256>.<ext>". Because the
-// name changes whenever the bytes do, an archive URL never changes meaning
-// and a CDN may cache it forever; only index.json files are mutable.
+// ArchiveName is the content-addressed name of a skill's archive, which a
+// CDN may cache forever: "<name>-<first 16 hex digits of its sha256>.<ext>".
 func ArchiveName(name string, digest Digest, ext string) string {
 	return archiveName(name, digest.Short(), ext)
 }
 
 // archiveName and ParseArchiveName are the only spellers of an archive's
-// name: a change to its form is a change to this pair alone.
+// name.
 func archiveName(name, short, ext string) string {
 	p := archiveNameParts(name, short, ext)
 	return strings.Join(p[:], "")
 }
 
 // archiveNameParts is archiveName in pieces, which sort as the name does
-// without building it or allocating (see set.key).
+// (see set.key).
 func archiveNameParts(name, short, ext string) [5]string {
 	return [5]string{name, "-", short, ".", ext}
 }
 
-// ParseArchiveName takes an archive's file name apart: the skill's name,
-// the 16 hex digits of its digest (Digest.Short) and its format. It
-// accepts only the names ArchiveName gives: a valid skill name, 16
-// lowercase hex digits and TarGz or Zip.
+// ParseArchiveName takes apart an archive's file name as ArchiveName
+// spells it (and no other): the skill's name, Digest.Short and the format.
 func ParseArchiveName(file string) (name, short, ext string, ok bool) {
 	ext = ArchiveFormat(file)
 	if ext == "" {
@@ -113,9 +105,7 @@ func ParseArchiveName(file string) (name, short, ext string, ok bool) {
 }
 
 // ArchiveFormat is the archive format a file name's extension says, TarGz
-// or Zip, or "" for neither. It looks at the extension alone, for readers
-// that must tell what a document claims is an archive even when the rest
-// of its name is wrong; ParseArchiveName checks the whole name.
+// or Zip, or "": the extension alone, unlike ParseArchiveName.
 func ArchiveFormat(file string) string {
 	for _, e := range []string{TarGz, Zip} {
 		if strings.HasSuffix(file, "."+e) {
@@ -131,24 +121,18 @@ func ArchivePath(name string, digest Digest, ext string) string {
 	return archivePath(name, digest, ext).String()
 }
 
-// archivePath is the Path of a skill's archive.
 func archivePath(name string, digest Digest, ext string) Path {
 	return Path{Kind: KindArchive, Skill: name, Short: digest.Short(), Format: ext}
 }
 
-// URIScheme begins every MCP resource URI of a bundle: SkillURI,
-// ArchiveURI and IndexURI, and the directory URIs a server derives from
-// them.
+// URIScheme begins every MCP resource URI of a bundle.
 const URIScheme = "skill://"
 
-// SkillURI is the MCP resource URI of a skill's file: skill://<name>/<path>.
-// The skill path is the bare name, so its last segment equals the
-// frontmatter name as the MCP Skills extension requires. A path is written
-// as it is but for "%", "#" and "?", which would begin an escape, a
-// fragment or a query (the official SDK refuses a whole listing holding a
-// URI with a fragment or query): those are percent-encoded, and
-// UnescapeURI is the inverse. A URI written so reads the same in every
-// URL parser, which encodes a space or a non-ASCII letter alike.
+// SkillURI is the MCP resource URI of a skill's file: skill://<name>/<path>,
+// whose skill segment is the frontmatter name, as the MCP Skills extension
+// requires. Only "%", "#" and "?" are percent-encoded (the official SDK
+// refuses a whole listing holding a URI with a fragment or query), so
+// every URL parser reads it the same; UnescapeURI is the inverse.
 func SkillURI(name, path string) string { return URIScheme + name + "/" + uriEscaper.Replace(path) }
 
 var uriEscaper = strings.NewReplacer("%", "%25", "#", "%23", "?", "%3F")
@@ -187,9 +171,8 @@ var docs = append([]string{V2Index, V1Index, MCPSkills, MCPIndex, MCPResources, 
 	VersionsIndex, LLMsTxt, AICatalog, PluginsIndex}, marketplaces...)
 
 // ParsePath takes a dist path apart: a skill's file in either tree, an
-// archive, a skill's page in the catalog, or a document. It accepts exactly the paths this package
-// spells, so ok is false for anything else: signatures, a user's files,
-// and paths that are not clean (see CheckPath).
+// archive, a skill's page, a version's file or a document. ok is false
+// for any path this package does not spell (signatures, a user's files).
 func ParsePath(p string) (Path, bool) {
 	if slices.Contains(docs, p) {
 		return Path{Kind: KindDoc, Doc: p}, true
@@ -229,9 +212,7 @@ func ParsePath(p string) (Path, bool) {
 }
 
 // ParseURI takes an MCP resource URI apart, as the Path of the file that
-// holds its bytes: a skill's file (SkillURI), an archive (ArchiveURI), or
-// IndexURI, which is the document MCPIndex. Directory URIs, which name no
-// file, are not accepted.
+// holds its bytes: a skill's file, an archive, or IndexURI (MCPIndex).
 func ParseURI(uri string) (Path, bool) {
 	if uri == IndexURI {
 		return Path{Kind: KindDoc, Doc: MCPIndex}, true
@@ -249,10 +230,8 @@ func ParseURI(uri string) (Path, bool) {
 	return archive(rest)
 }
 
-// ParseIndexURL is the Path a url of the v0.2 index leads to: relative to
-// the index, or absolute under any base URL (see Options.BaseURL). It is
-// the inverse of how the v0.2 index spells urls, as a string: urls are not
-// percent-encoded, so it does not parse them as URLs.
+// ParseIndexURL is the Path a url of the v0.2 index (a string, not
+// percent-encoded) leads to: relative to it, or under any base URL.
 func ParseIndexURL(u string) (Path, bool) {
 	d := SkillsDir + "/" + u
 	if strings.Contains(u, "://") {
@@ -283,7 +262,6 @@ func skillFile(s string) (Path, bool) {
 	return Path{Kind: KindFile, Skill: name, File: file}, true
 }
 
-// archive parses an archive's name.
 func archive(s string) (Path, bool) {
 	name, short, ext, ok := ParseArchiveName(s)
 	if !ok {
@@ -327,26 +305,18 @@ func (p Path) URI() string {
 	return ""
 }
 
-// SignatureSuffix names the Sigstore bundle that sits beside the artifact it
-// signs. Signatures are never deterministic, so they are never inside an
-// archive or a digest.
+// SignatureSuffix names the Sigstore bundle beside the artifact it signs.
+// Signatures are not deterministic, so they are in no archive or digest.
 const SignatureSuffix = ".sigstore.json"
 
 // Signature is the dist path of the signature of the artifact at path.
 func Signature(path string) string { return path + SignatureSuffix }
 
 // SignedPath reports whether a build signs the artifact at the dist path
-// p, so that it has a Signature beside it: every archive (the plugins'
-// too, and their index, which carries their digests), the discovery
-// and legacy MCP indexes, mcp/skills.json, which carries the digest of
-// every file an MCP server serves; versions.json, which carries the
-// digest of every published version's file and archive and of every
-// release's snapshot (those are carried from build to build, and signed
-// through it rather than one by one); and the AI Catalog, which carries
-// the digest of every archive and SKILL.md. (llms.txt carries no digest,
-// and its readers are language models, which check no signature.) It is
-// the one list of what is signed: the build signs by it, and verify and
-// serve look for signatures by it.
+// p: every archive, and each document that carries digests of others (the
+// indexes, mcp/skills.json, versions.json, which signs the carried
+// versions through it, and the AI Catalog; not llms.txt). It is the one
+// list of what is signed, for the build, verify and serve.
 func SignedPath(p string) bool {
 	switch p {
 	case V2Index, V1Index, MCPIndex, MCPSkills, VersionsIndex, AICatalog, PluginsIndex:
@@ -356,17 +326,14 @@ func SignedPath(p string) bool {
 	return ok && (pp.Kind == KindArchive || pluginArchive(pp.Doc))
 }
 
-// Addressed reports whether a dist path is named by its content: a
-// skill's, a version's or a plugin's archive. Its bytes never change, so
-// caches keep it for good, and it is published before anything names it.
+// Addressed reports whether a dist path is named by its content (an
+// archive): cached for good, and published before anything names it.
 func Addressed(p string) bool {
 	pp, ok := ParsePath(p)
 	return ok && (pp.Kind == KindArchive || pp.Kind == KindVersion && pp.Format != "") || pluginArchive(p)
 }
 
-// SignedArtifact is Signature's inverse: the artifact whose signature is
-// at the dist path sig, if sig is the signature of an artifact the build
-// signs.
+// SignedArtifact is Signature's inverse, for an artifact the build signs.
 func SignedArtifact(sig string) (artifact string, ok bool) {
 	artifact, ok = strings.CutSuffix(sig, SignatureSuffix)
 	if !ok || !SignedPath(artifact) {
@@ -375,16 +342,12 @@ func SignedArtifact(sig string) (artifact string, ok bool) {
 	return artifact, true
 }
 
-// FolderSignature is the dist path of a skill's folder signature (OMS,
-// see Statement): skill.oms.sig among the skill's served files in the v0.2
-// tree, so that a client that fetches the folder, or a user who fetches
-// the file into an installed copy, has it where OMS verifiers look. It is
-// in no archive and no index: like every signature it is made after the
-// bytes it signs, and it is not deterministic.
+// FolderSignature is the dist path of a skill's folder signature (OMS):
+// among its served files, where OMS verifiers look in a copy; in no
+// archive and no index.
 func FolderSignature(name string) string { return SkillFile(name, FolderSignatureFile) }
 
-// ParseFolderSignature is FolderSignature's inverse: the skill whose
-// folder signature is at the dist path p.
+// ParseFolderSignature is FolderSignature's inverse.
 func ParseFolderSignature(p string) (name string, ok bool) {
 	pp, ok := ParsePath(p)
 	if !ok || pp.Kind != KindFile || pp.Legacy || pp.File != FolderSignatureFile {
@@ -394,9 +357,7 @@ func ParseFolderSignature(p string) (name string, ok bool) {
 }
 
 // IsSignature reports whether the dist path p is a signature a build
-// writes: a Sigstore bundle beside a signed artifact (SignedArtifact) or a
-// skill's folder signature (FolderSignature). No document records its
-// digest.
+// writes (SignedArtifact, FolderSignature), which no document records.
 func IsSignature(p string) bool {
 	_, art := SignedArtifact(p)
 	_, folder := ParseFolderSignature(p)

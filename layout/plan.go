@@ -18,17 +18,15 @@ const (
 	KindFile Kind = iota + 1
 	// KindArchive is an archive the build packed; Format says which.
 	KindArchive
-	// KindDoc is a document: made here and rendered by Write, or the
-	// catalog, which the caller writes.
+	// KindDoc is a document rendered by Write, or the catalog, which the
+	// caller writes.
 	KindDoc
-	// KindVersion is a file of a skill's published version, in its
-	// folder <name>/<version>/: one of the skill's files (File), or one
-	// of its archives (Format). The build stages these itself, from this
-	// build's files or the previous bundle's (see versions.go).
+	// KindVersion is a file (File) or archive (Format) of a skill's
+	// published version, in <name>/<version>/, which the build stages
+	// from this build's files or the previous bundle's (versions.go).
 	KindVersion
-	// KindPage is a skill's page in the catalog, skills/<name>.html
-	// (CatalogPage), which the caller renders and writes, as it does the
-	// catalog (see Skill.Page).
+	// KindPage is a skill's page in the catalog (CatalogPage), which the
+	// caller renders and writes, as it does the catalog.
 	KindPage
 )
 
@@ -44,36 +42,27 @@ func (k Kind) String() string {
 
 // Entry is one file of the bundle.
 type Entry struct {
-	Path   string // slash-separated, relative to dist/
-	Kind   Kind
-	Skill  string // the skill it belongs to; "" for documents
-	File   string // KindFile, KindVersion: the path within the skill
-	Format string // KindArchive, KindVersion: TarGz or Zip
-	// Version is the skill's version whose folder a KindVersion entry is in.
-	Version string
+	Path    string // slash-separated, relative to dist/
+	Kind    Kind
+	Skill   string // the skill it belongs to; "" for documents
+	File    string // KindFile, KindVersion: the path within the skill
+	Format  string // KindArchive, KindVersion: TarGz or Zip
+	Version string // KindVersion: the version whose folder it is in
 	// Write renders a KindDoc entry to w: the bytes that Digest and Size
-	// describe, the same on every call, and safe to call from several
-	// goroutines at once. It streams the document skill by skill, so that
-	// writing a bundle of any size holds one skill's part of a document at
-	// a time, never the whole; Plan rendered it once, through
-	// Options.Render, and kept nothing. It writes in small pieces, one per array element, so give
-	// it a buffered writer; it returns the first error w returns.
-	//
-	// Write is nil for every other kind, and for the catalog (Catalog),
-	// which the caller renders and writes itself (see Options.Catalog), as
-	// it does each skill's page (KindPage).
+	// describe, the same on every call, safe from several goroutines at
+	// once. It streams the document skill by skill, in small pieces (give
+	// it a buffered writer), and returns the first error w returns. It is
+	// nil for every other kind and for the catalog, which the caller
+	// renders and writes itself.
 	Write  func(w io.Writer) error
 	Digest Digest
 	Size   int64
 }
 
 // Planned is everything a build writes to dist/, so that the writer, verify
-// and serve share one list. The catalog (index.html) is in it when
-// Options.Catalog is set.
-//
-// A Planned holds the documents and a row per skill, not an entry per
-// file: Entries reads each skill again from the Skills given to Plan as it
-// reaches it, so a bundle of any size is listed in bounded memory.
+// and serve share one list. It holds the documents and a row per skill,
+// not an entry per file: Entries reads each skill again as it reaches it,
+// so a bundle of any size is listed in bounded memory.
 type Planned struct {
 	Excluded []Excluded // skills left out of the v0.1 index and tree
 	OffMCP   []Excluded // skills left out of the MCP documents (Skill.OffMCP)
@@ -87,9 +76,8 @@ type Planned struct {
 // Len is the number of entries.
 func (b *Planned) Len() int { return b.n }
 
-// Entries yields every entry of the bundle, sorted bytewise by path, with
-// no duplicates. A skill that cannot be read again ends the sequence with
-// its error.
+// Entries yields every entry of the bundle, sorted bytewise by path, once
+// each. A skill that cannot be read again ends the sequence with its error.
 func (b *Planned) Entries() iter.Seq2[Entry, error] {
 	return func(yield func(Entry, error) bool) {
 		for _, p := range b.parts {
@@ -119,9 +107,8 @@ func (b *Planned) Entries() iter.Seq2[Entry, error] {
 	}
 }
 
-// unread is the entries of a part that need no skill read: all of them
-// but a run's files, beside which it gives the files of the skill's
-// versions (in the skill's folder too).
+// unread is the entries of a part that need no skill read: all but a
+// run's files, for which it gives the files of the skill's versions.
 func (b *Planned) unread(p part) []Entry {
 	s := b.set
 	switch p.kind {
@@ -147,25 +134,19 @@ func (b *Planned) unread(p part) []Entry {
 func (b *Planned) Docs() []Entry { return slices.Clone(b.docs) }
 
 // Plan lays out the bundle of skills: each skill's files in the v0.2 tree
-// and, unless o.NoLegacy, again in the v0.1 tree (skills whose paths break
-// the v0.1 rules are left out of both the legacy index and tree); the
-// .tar.gz and .zip of each skill; every index; checksums.txt; .nojekyll and
-// _headers; index.html if o.Catalog is set, and the page of each skill
-// that has one (Skill.Page); llms.txt and
-// .well-known/ai-catalog.json if o.LLMsTxt and o.AICatalog ask for them;
-// and with o.Versioned every published version's folder, versions.json
-// and the release's snapshot (versions.go), which checksums.txt lists
-// with the versions' archives.
+// and, unless o.NoLegacy, in the v0.1 tree (but skills whose paths break
+// its rules); each skill's .tar.gz and .zip; every index; checksums.txt;
+// .nojekyll and _headers; and what o asks for: the catalog and the skills'
+// pages, llms.txt, the AI Catalog, the plugins, the marketplace files, and
+// the versions' folders, versions.json and the release's snapshot.
 //
-// checksums.txt lists every archive, every JSON index (v0.2, v0.1,
-// mcp/skills.json, mcp/index.json, mcp/resources.json), index.html and
-// the skills' pages, llms.txt and the AI Catalog. It leaves out the skill files, whose
-// digests the indexes already carry, so the sums of the indexes vouch for
-// everything else.
+// checksums.txt lists every archive, page and document but .nojekyll,
+// _headers and itself; it leaves out the skill files, whose digests the
+// indexes carry, so the sums of the indexes vouch for everything else.
 //
 // Plan reads every skill once to check it, then renders each document
-// once (o.Render) to learn its digest and size, and keeps none of them: it
-// holds a few strings per skill and nothing per file.
+// once (o.Render) to learn its digest and size, keeping a few strings per
+// skill and nothing per file.
 func Plan(skills Skills, o Options) (*Planned, error) {
 	if err := CheckSkills(skills.Len()); err != nil {
 		return nil, err

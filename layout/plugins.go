@@ -10,57 +10,53 @@ import (
 	"github.com/skillpack/skillpack/internal/jsonenc"
 )
 
-// PluginsDir holds a bundle's plugins: each plugin's .tar.gz and .zip,
-// content-addressed as a skill's are, and PluginsIndex, which lists them.
-// A bundle has them only when the build found plugins (Options.Plugins).
+// PluginsDir holds a bundle's plugins (Options.Plugins): each one's
+// content-addressed .tar.gz and .zip, and PluginsIndex, which lists them.
 const (
 	PluginsDir   = ".well-known/agent-plugins"
 	PluginsIndex = PluginsDir + "/index.json"
 )
 
 // Plugin is a plugin the build packed: what PluginsIndex says of it, and
-// its archives, whose bytes the build hands over with Write.
+// its archives.
 type Plugin struct {
 	Name        string
 	Version     string
 	Description string
 	Skills      []string // the names of its skills the bundle publishes (from this folder or, for an identical copy, another), sorted
 	TarGz, Zip  PluginBytes
-	// Files are the plugin's files, the archives' entries, served as a
-	// folder at PluginDir when a marketplace that names plugin folders is
-	// asked for (NamesFolders); nil, and no folder, otherwise.
+	// Files are the archives' entries, served as a folder at PluginDir
+	// for a marketplace that names plugin folders (NamesFolders); nil for
+	// none.
 	Files []PluginFile
 }
 
-// PluginBytes is an archive or a file of a plugin: its digest and size,
-// and Write, which writes its bytes (the same on every call).
+// PluginBytes is an archive or a file of a plugin, with Write, which
+// writes its bytes (the same on every call).
 type PluginBytes struct {
 	Digest Digest
 	Size   int64
 	Write  func(io.Writer) error
 }
 
-// PluginFile is a file of a plugin served as a folder, by its path in the
-// plugin's folder.
+// PluginFile is a file of a plugin served as a folder.
 type PluginFile struct {
 	Path string
 	PluginBytes
 }
 
-// PluginDir is the dist path of a plugin's folder, served when
-// Plugin.Files are given: beside its archives, as a skill's folder is.
+// PluginDir is the dist path of a plugin's folder (Plugin.Files).
 func PluginDir(name string) string { return PluginsDir + "/" + name }
 
-// pluginFile reports whether a dist path is a file of a plugin's folder.
-// The folder's name is a skill's name (CheckName), which no archive's or
-// index.json's can be, having a dot.
+// pluginFile reports whether a dist path is a file of a plugin's folder,
+// whose name (CheckName) has no dot, as an archive's and index.json have.
 func pluginFile(p string) bool {
 	name, rest, ok := strings.Cut(strings.TrimPrefix(p, PluginsDir+"/"), "/")
 	return ok && rest != "" && strings.HasPrefix(p, PluginsDir+"/") && CheckName(name) == nil && CheckPath(p) == nil
 }
 
-// PluginArchivePath is the dist path of a plugin's archive (TarGz or Zip):
-// "<name>-<first 16 hex digits of its sha256>.<ext>" in PluginsDir.
+// PluginArchivePath is the dist path of a plugin's archive, named as a
+// skill's (ArchiveName).
 func PluginArchivePath(name string, digest Digest, ext string) string {
 	return PluginsDir + "/" + archiveName(name, digest.Short(), ext)
 }
@@ -71,8 +67,7 @@ type IndexPlugins struct {
 	Plugins   []EntryPlugin `json:"plugins"`
 }
 
-// EntryPlugin is one plugin of PluginsIndex. Its archives' URLs are
-// relative to the index unless the bundle has a base URL.
+// EntryPlugin is one plugin of PluginsIndex.
 type EntryPlugin struct {
 	Name        string           `json:"name"`
 	Version     string           `json:"version,omitempty"`
@@ -94,9 +89,8 @@ func DecodePlugins(data []byte) (*IndexPlugins, error) {
 	return decode[IndexPlugins](PluginsIndex, data)
 }
 
-// PluginPath is the dist path an archive's URL in PluginsIndex names:
-// relative to the index, or absolute under the bundle's base URL; false
-// for a URL that names no plugin archive.
+// PluginPath is the dist path of the plugin archive a URL of
+// PluginsIndex names (relative to it, or absolute under any base URL).
 func PluginPath(url string) (string, bool) {
 	p := PluginsDir + "/" + url
 	if strings.Contains(url, "://") {
@@ -128,8 +122,8 @@ func checkPlugins(ps []Plugin) error {
 		if p.Files == nil {
 			continue
 		}
-		// Served as a folder: its name is a path segment every client's
-		// grammar takes (docs/plugins.md), and each file's path one.
+		// Served as a folder: its name must suit every client's grammar
+		// (docs/plugins.md).
 		if err := CheckName(p.Name); err != nil {
 			return fmt.Errorf("layout: plugin %q cannot be served as a folder: %w", p.Name, err)
 		}

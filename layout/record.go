@@ -10,31 +10,26 @@ import (
 	"iter"
 )
 
-// Record is the build record kept in every bundle at BuildRecord. It lists
-// every file the build wrote, so that a later build (and verify, serve and
-// sign) can tell the build's output from files a user put there, and for
-// each skill what a later build may reuse. It holds no times or host
-// paths, so it is as reproducible as the rest of the bundle.
+// Record is the build record kept in every bundle at BuildRecord: every
+// file the build wrote, so that a later build (and verify, serve and sign)
+// can tell its output from a user's files, and what a later build may
+// reuse of each skill. It holds no times or host paths.
 //
 // Field order is key order in the file. The skills and files arrays grow
-// with the tree (the record of 10,000 skills is tens of megabytes), so a
-// build writes it with WriteRecord and reads it with ReadRecord, one
-// element at a time; DecodeRecord reads a small one whole.
+// with the tree (tens of megabytes for 10,000 skills), so a build streams
+// them (WriteRecord, ReadRecord); DecodeRecord reads a small one whole.
 type Record struct {
-	Generator string        `json:"generator"`
-	Bundle    Digest        `json:"bundle,omitempty"` // the bundle key: what every document depends on
-	Skills    []RecordSkill `json:"skills"`           // sorted by name
-	Docs      []Artifact    `json:"docs,omitempty"`   // every generated document, with its digest
-	Excluded  []Excluded    `json:"legacyExcluded,omitempty"`
-	// MCPExcluded are the skills the MCP documents leave out (Skill.OffMCP).
-	MCPExcluded []Excluded `json:"mcpExcluded,omitempty"`
-	// Plugins are the plugins' archives, by name, each with the key of
-	// what they hold: a rebuild whose plugin has that key takes them from
-	// here, not packing it again.
+	Generator   string        `json:"generator"`
+	Bundle      Digest        `json:"bundle,omitempty"` // the bundle key: what every document depends on
+	Skills      []RecordSkill `json:"skills"`           // sorted by name
+	Docs        []Artifact    `json:"docs,omitempty"`   // every generated document, with its digest
+	Excluded    []Excluded    `json:"legacyExcluded,omitempty"`
+	MCPExcluded []Excluded    `json:"mcpExcluded,omitempty"` // Skill.OffMCP
+	// Plugins are the plugins' archives, by name, with the key of what
+	// they hold: a rebuild whose plugin has that key reuses them.
 	Plugins []RecordPlugin `json:"plugins,omitempty"`
-	// Skipped are the names of the skills --skip-invalid left out, sorted:
-	// a rebuild packs a skill of such a name only once lint has said it
-	// is published, not before, to throw it away again.
+	// Skipped are the skills --skip-invalid left out, sorted: a rebuild
+	// packs one of those names only once lint has said it is published.
 	Skipped []string `json:"skipped,omitempty"`
 	Files   []string `json:"files"` // every file of the bundle, sorted, the record included
 }
@@ -48,35 +43,32 @@ type RecordPlugin struct {
 }
 
 // RecordSkill is what the record keeps of one skill: the keys a later
-// build compares (see package build's reuse), and the files and archives
-// it may reuse without packing the skill again.
+// build compares (package build's reuse), and the files and archives it
+// may reuse.
 type RecordSkill struct {
 	Name string `json:"name"`
 	Key  Digest `json:"key"` // the reuse key: everything the archives depend on
 	// Lint is lint's verdict key (lint.Verdict), and Findings the per-skill
-	// findings it gave, in lint's own encoding: layout keeps them, lint
-	// reads them. Absent when the skill was not linted with reuse in mind.
+	// findings it gave, in lint's own encoding; absent when the skill was
+	// not linted with reuse in mind.
 	Lint          Digest          `json:"lint,omitempty"`
 	Findings      json.RawMessage `json:"findings,omitempty"`
 	ContentDigest Digest          `json:"contentDigest"`
 	Files         []File          `json:"files"`
 	TarGz         Archive         `json:"tarGz"`
 	Zip           Archive         `json:"zip"`
-	// Page is the skill's page in the catalog (CatalogPage), if any.
-	Page *Archive `json:"page,omitempty"`
+	Page          *Archive        `json:"page,omitempty"` // its catalog page, if any
 }
 
-// Archives are the skill's archives as files of the bundle: .tar.gz, then
-// .zip.
+// Archives are the skill's archives as files of the bundle: .tar.gz, .zip.
 func (c *RecordSkill) Archives() [2]Artifact {
 	return [2]Artifact{{ArchivePath(c.Name, c.TarGz.Digest, TarGz), c.TarGz.Digest, c.TarGz.Size},
 		{ArchivePath(c.Name, c.Zip.Digest, Zip), c.Zip.Digest, c.Zip.Size}}
 }
 
-// Artifacts are the files of the bundle the record says the skill has,
-// with their digests: its files where they are served (and where the
-// legacy index serves them, which a build without it does not write), its
-// archives and its catalog page.
+// Artifacts are the files of the bundle the record says the skill has:
+// its files in both trees (a build without the legacy one writes none
+// there), its archives and its catalog page.
 func (c *RecordSkill) Artifacts() []Artifact {
 	var out []Artifact
 	for _, f := range c.Files {
@@ -97,8 +89,7 @@ type Artifact struct {
 	Size   int64  `json:"size"`
 }
 
-// RecordHead is a record without its two long arrays: what WriteRecord
-// takes beside them and ReadRecord returns after streaming them.
+// RecordHead is a record without its two long arrays.
 type RecordHead struct {
 	Generator   string
 	Bundle      Digest
@@ -107,16 +98,11 @@ type RecordHead struct {
 	MCPExcluded []Excluded
 	Plugins     []RecordPlugin
 	Skipped     []string
-	// Self is the digest and size of the bytes ReadRecord read, so that a
-	// caller need not read the record twice to list it. WriteRecord
-	// ignores it.
-	Self Artifact
+	Self        Artifact // the digest and size of what ReadRecord read; WriteRecord ignores it
 }
 
-// WriteRecord writes a record, byte for byte as jsonenc, every
-// document's one encoding, would encode it whole, with skills and files
-// taken one at a time from their sequences (see stream). The first error
-// of either stops the record and is returned.
+// WriteRecord writes a record as jsonenc would encode it whole, streaming
+// skills and files; the first error of either stops it.
 func WriteRecord(w io.Writer, h RecordHead, skills iter.Seq2[RecordSkill, error], files iter.Seq2[string, error]) error {
 	shell := Record{Generator: h.Generator, Bundle: h.Bundle, Skills: []RecordSkill{}, Docs: h.Docs, Excluded: h.Excluded, MCPExcluded: h.MCPExcluded, Plugins: h.Plugins, Skipped: h.Skipped, Files: []string{}}
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -137,12 +123,10 @@ func values[T any](seq iter.Seq2[T, error]) iter.Seq2[any, error] {
 	}
 }
 
-// ReadRecord reads a record from r, calling skill for each of its skills
-// and file for each file it lists, in the record's order, so that a record
-// of any size is read in bounded memory; the first error either returns
-// stops the reading. It checks what a later build relies on: skills sorted
-// by name, and files sorted. Unknown fields are skipped, so that a record
-// from a newer skillpack is read as far as it is understood.
+// ReadRecord reads a record from r in bounded memory, calling skill for
+// each of its skills and file for each file, in order, until either
+// returns an error. It checks that both are sorted, and skips unknown
+// fields, reading a newer skillpack's record as far as it understands it.
 func ReadRecord(r io.Reader, skill func(RecordSkill) error, file func(string) error) (RecordHead, error) {
 	var h RecordHead
 	h256 := sha256.New()
@@ -152,30 +136,21 @@ func ReadRecord(r io.Reader, skill func(RecordSkill) error, file func(string) er
 	if err := expect(dec, json.Delim('{')); err != nil {
 		return h, err
 	}
+	head := map[string]any{"generator": &h.Generator, "bundle": &h.Bundle, "docs": &h.Docs, "legacyExcluded": &h.Excluded,
+		"mcpExcluded": &h.MCPExcluded, "plugins": &h.Plugins, "skipped": &h.Skipped}
 	var lastName, lastFile string
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
 			return h, err
 		}
-		switch key, _ := t.(string); key {
-		case "generator":
-			err = dec.Decode(&h.Generator)
-		case "bundle":
-			err = dec.Decode(&h.Bundle)
-		case "docs":
-			err = dec.Decode(&h.Docs)
-		case "legacyExcluded":
-			err = dec.Decode(&h.Excluded)
-		case "mcpExcluded":
-			err = dec.Decode(&h.MCPExcluded)
-		case "plugins":
-			err = dec.Decode(&h.Plugins)
-		case "skipped":
-			err = dec.Decode(&h.Skipped)
-		case "skills":
+		key, _ := t.(string)
+		switch field, ok := head[key]; {
+		case ok:
+			err = dec.Decode(field)
+		case key == "skills":
 			err = sortedArray(dec, &lastName, func(s RecordSkill) string { return s.Name }, "skill %q: the skills are not sorted by name", skill)
-		case "files":
+		case key == "files":
 			err = sortedArray(dec, &lastFile, func(f string) string { return f }, "file %q: the files are not sorted", file)
 		default:
 			var skip json.RawMessage

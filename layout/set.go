@@ -8,12 +8,9 @@ import (
 	"strings"
 )
 
-// Skills is the skills of a bundle, read one at a time. Plan reads each
-// once to check it and keeps a row of a few strings; every document then
-// reads the skills again as it reaches them, so that laying out and
-// writing a bundle holds one skill per writer, never the bundle's files.
-// A caller with many skills keeps them out of memory (the build keeps
-// them in a file); one with a few passes a List.
+// Skills is the skills of a bundle, read one at a time: Plan keeps a row
+// of a few strings per skill, and every document reads them again, so that
+// a bundle is written holding one skill per writer. A few fit a List.
 type Skills interface {
 	Len() int
 	// Skill returns the i-th skill, 0 <= i < Len(), the same on every
@@ -28,10 +25,8 @@ type List []Skill
 func (l List) Len() int                   { return len(l) }
 func (l List) Skill(i int) (Skill, error) { return l[i], nil }
 
-// set is a checked set of skills in name order: what every document is
-// rendered from. It keeps a row per skill, the little that sorting and
-// the documents without per-file entries need; everything else is read
-// from the Skills when a document reaches the skill.
+// set is a checked set of skills in name order, what every document is
+// rendered from, keeping a row per skill.
 type set struct {
 	src  Skills
 	rows []row   // by name
@@ -110,8 +105,7 @@ func newSet(src Skills, o Options) (*set, error) {
 	return s, nil
 }
 
-// load reads the skill of a row, with its files sorted by path, so that
-// every document is independent of the order the build found things in.
+// load reads the skill of a row, its files sorted by path.
 func (s *set) load(r *row) (Skill, error) {
 	sk, err := s.src.Skill(int(r.src))
 	if err != nil {
@@ -130,9 +124,8 @@ func (s *set) load(r *row) (Skill, error) {
 	return sk, nil
 }
 
-// each yields, for the rows keep accepts (nil: every row) in name order,
-// what entry makes of the row and its skill, read again: the elements of
-// a document's streamed array, one skill in hand at a time.
+// each yields what entry makes of each row keep accepts (nil: all) and its
+// skill, read again, in name order: a document's streamed array.
 func (s *set) each(keep func(*row) bool, entry func(r *row, sk Skill) (any, error)) iter.Seq2[any, error] {
 	return func(yield func(any, error) bool) {
 		for i := range s.rows {
@@ -152,8 +145,7 @@ func (s *set) each(keep func(*row) bool, entry func(r *row, sk Skill) (any, erro
 	}
 }
 
-// archive is the Entry of the archive a part of kind partTarGz or partZip
-// names.
+// archive is the Entry of a partTarGz or partZip part.
 func (s *set) archive(p part) Entry {
 	r := &s.rows[p.i]
 	a := archives(r.tgz, r.zip)[p.kind-partTarGz]
@@ -162,11 +154,9 @@ func (s *set) archive(p part) Entry {
 
 // A folder of the bundle (the v0.2 tree, the v0.1 tree, the skill:// URIs)
 // holds, for each skill, a run of its files under "<name>/" and its two
-// archives (ArchiveName), beside a few fixed names. No path outside
-// a run starts with the run's prefix (names have no '/'), so a run sorts
-// as a whole, by its prefix, against everything else; sorting runs and
-// single paths by key lists the folder in path order without building
-// the path of every file.
+// archives, beside a few fixed names. No path outside a run starts with
+// its prefix, so a run sorts as a whole, by its prefix: sorting parts by
+// key lists the folder in path order without building every file's path.
 
 // part is one thing a folder lists: a run of a skill's files, one of its
 // archives, or a fixed path.
@@ -183,10 +173,8 @@ const (
 	partZip
 	partLegacy // a run of the v0.1 tree, wherever the folder is
 	partFixed
-	// partVersions is the folder of a skill that is not in the build but
-	// has published versions: i is its set.hist entry, 1-based.
-	partVersions
-	partPage // the skill's page in the catalog, in a folder of its own
+	partVersions // a skill not in the build, with published versions: i is its set.hist entry, 1-based
+	partPage     // the skill's page in the catalog, in a folder of its own
 )
 
 // key returns the pieces whose concatenation sorts the part in a folder
@@ -210,7 +198,6 @@ func (s *set) key(p part, dir string, fixed func(int32) string) key {
 	return keyOf(fixed(p.i))
 }
 
-// sortParts sorts the parts of a folder into path order.
 func (s *set) sortParts(ps []part, dir string, fixed func(int32) string) {
 	slices.SortFunc(ps, func(a, b part) int {
 		return compareParts(s.key(a, dir, fixed), s.key(b, dir, fixed))

@@ -36,27 +36,22 @@ type Archive struct {
 type Skill struct {
 	Name        string
 	Description string
-	// Frontmatter is the SKILL.md frontmatter as a JSON object, exactly as
-	// the build converted it. It is copied into the MCP documents unchanged
-	// (only re-indented), because hosts compare it field by field with
-	// their own parse of SKILL.md.
+	// Frontmatter is the SKILL.md frontmatter as a JSON object, as the
+	// build converted it, copied into the MCP documents unchanged (only
+	// re-indented): hosts compare it field by field with their own parse.
 	Frontmatter json.RawMessage
-	// Version is the skill's version as the indexes carry it, SemVer or
-	// "" (VersionOf).
-	Version    string
-	Files      []File // includes EntryFile; any order, sorted here
-	TarGz, Zip Archive
+	Version     string // SemVer or "" (VersionOf)
+	Files       []File // includes EntryFile; any order, sorted here
+	TarGz, Zip  Archive
 	// ContentDigest is the compressor-independent digest of the skill's
 	// files, so a reader can check content without trusting deflate.
 	ContentDigest Digest
-	// Page is the digest and size of the skill's page in the catalog
-	// (CatalogPage), which package catalog renders and the caller writes;
-	// nil for none.
+	// Page is the digest and size of the skill's catalog page, which
+	// package catalog renders and the caller writes; nil for none.
 	Page *Rendered
-	// OffMCP, when set, is why MCP hosts refuse the skill's entry, as the
-	// build found it (skill.CheckMCP), and OffMCPFix what the author can
-	// do: the MCP documents leave the skill out (Planned.OffMCP), and
-	// every other document keeps it.
+	// OffMCP, when set, is why MCP hosts refuse the skill (skill.CheckMCP),
+	// and OffMCPFix what the author can do: the MCP documents leave it out
+	// (Planned.OffMCP), every other document keeps it.
 	OffMCP, OffMCPFix string
 }
 
@@ -64,66 +59,53 @@ type Skill struct {
 // relative to each index and the legacy tree included.
 type Options struct {
 	// BaseURL is the absolute URL at which dist/ is served, such as
-	// https://example.com/skills. Empty means URLs relative to each index,
-	// so the bundle works under any prefix.
-	BaseURL string
-	// NoLegacy leaves out the v0.1 tree and index.
-	NoLegacy bool
+	// https://example.com/skills; empty, URLs are relative to each index.
+	BaseURL  string
+	NoLegacy bool // leave out the v0.1 tree and index
 	// Generator names the tool and compressor that made the archives,
 	// recorded in the indexes because archive bytes depend on it.
 	Generator string
 	// Versioned, if set, also lays out every published version of every
 	// skill, versions.json and a release's snapshot (versions.go).
 	Versioned *Versioning
-	// Catalog is the digest and size of index.html, or nil for none.
-	// Package catalog renders the page and the caller writes it, so
-	// layout only plans it: its entry has no Write, and it is listed in
-	// checksums.txt like the indexes.
+	// Catalog is the digest and size of index.html, or nil for none: the
+	// caller renders and writes it, so its entry has no Write.
 	Catalog *Rendered
-	// LLMsTxt, if set, adds llms.txt at the bundle root: the bundle's own,
-	// or a copy of the site's with the Agent Skills section merged in.
+	// LLMsTxt, if set, adds llms.txt: the bundle's own, or a copy of the
+	// site's with the Agent Skills section merged in.
 	LLMsTxt *LLMsOptions
-	// AICatalog adds /.well-known/ai-catalog.json. It needs BaseURL: its
-	// identifiers name the publisher's domain, and its urls are absolute.
+	// AICatalog adds /.well-known/ai-catalog.json. It needs BaseURL.
 	AICatalog bool
 	// Plugins are the plugins the build packed: their archives and
 	// PluginsIndex join the bundle (plugins.go).
-	Plugins []Plugin
-	// Marketplace, if set, adds ClaudeMarketplace, listing Plugins.
-	Marketplace *Marketplace
+	Plugins     []Plugin
+	Marketplace *Marketplace // the marketplace files, listing Plugins
 	// Signs and SignsFolders say that the build signs what SignedPath
-	// names and each skill's folder (FolderSignature), so that the AI
-	// Catalog's Trust Manifests point at those signatures.
+	// names and each skill's folder, for the AI Catalog's Trust Manifests.
 	Signs, SignsFolders bool
-	// Render is how Plan renders a document to learn its digest and size
-	// (Render into a hash). Nil renders into nothing; a build passes one
-	// that also writes the document where it stages the bundle, so that
-	// each document is rendered once, not once to plan and once to write.
-	// It is called from several goroutines at once, for different paths.
+	// Render renders a document to learn its digest and size; nil renders
+	// into nothing. A build's also writes it where it stages the bundle,
+	// so that each document is rendered once. It is called from several
+	// goroutines at once, for different paths.
 	Render func(path string, write func(io.Writer) error) (Rendered, error)
 }
 
-// Rendered is the digest and size of a rendered document. Options.Catalog
-// gives them for the page the caller renders and writes itself (package
-// catalog streams index.html into the output), so that layout can plan the
-// page without its bytes.
+// Rendered is the digest and size of a rendered document.
 type Rendered struct {
 	Digest Digest
 	Size   int64
 }
 
-// Excluded is a skill left out of some documents, with the reason: of the
-// v0.1 index and tree (Planned.Excluded), or of the MCP documents
-// (Planned.OffMCP). It stays in every other document.
+// Excluded is a skill left out of the v0.1 index and tree (Planned.Excluded)
+// or of the MCP documents (Planned.OffMCP), with the reason.
 type Excluded struct {
 	Name   string `json:"name"`
 	Reason string `json:"reason"`
 	Fix    string `json:"fix,omitempty"` // what the author can do; none for the v0.1 index
 }
 
-// CheckName returns why name is not a valid skill name, or nil: 1–64 of
-// [a-z0-9-], no leading, trailing or double '-'. Readers silently drop
-// entries that break this.
+// CheckName returns why name is not a valid skill name, 1–64 of [a-z0-9-]
+// without a leading, trailing or double '-' (readers drop others), or nil.
 func CheckName(name string) error {
 	switch {
 	case name == "":
@@ -154,11 +136,9 @@ func CheckName(name string) error {
 // DescriptionLength counts them.
 const MaxDescription = 1024
 
-// DescriptionLength is the length of a description as JavaScript counts
-// it, in UTF-16 code units (an emoji beyond the BMP counts 2): the Vercel
-// skills CLI drops an index entry whose description.length is over
-// MaxDescription, the strictest count of the clients (the MCP SDK counts
-// code points). Lint's description-length counts with it.
+// DescriptionLength is the length of a description in UTF-16 code units,
+// as JavaScript counts it: the Vercel skills CLI, the strictest client,
+// drops an entry whose description.length is over MaxDescription.
 func DescriptionLength(d string) int {
 	n := 0
 	for _, r := range d {
@@ -181,14 +161,11 @@ func CheckDescription(d string) error {
 	return nil
 }
 
-// CheckPath returns why p cannot be a path in the bundle, or nil: a dist
-// path, or a file's path within its skill, which becomes the end of one.
-// It is the one check for both, used by the build before it writes a path
-// and by every reader before it opens one a document names, so that a
-// document that says "../../etc/passwd" is refused rather than followed.
-// A path is non-empty valid UTF-8, relative (no leading '/' or drive
-// letter), slash-separated (no '\'), free of control characters, and
-// has no empty, "." or ".." segment.
+// CheckPath returns why p cannot be a dist path or a file's path within
+// its skill, or nil: the one check the build makes before it writes a path
+// and every reader before it opens one a document names ("../../etc/passwd"
+// is refused, not followed). A path is non-empty UTF-8, relative,
+// '/'-separated, without control characters or empty, "." or ".." segments.
 func CheckPath(p string) error {
 	switch {
 	case p == "":
@@ -222,8 +199,7 @@ func CheckPath(p string) error {
 }
 
 // CheckLegacyPath returns why p cannot be a file path in the v0.1 tree,
-// or nil: CheckPath, and the stricter rules of the v0.1 readers, which
-// reject the whole legacy index for one path that breaks them.
+// or nil: CheckPath, and the stricter rules of the v0.1 readers.
 func CheckLegacyPath(p string) error {
 	if err := CheckPath(p); err != nil {
 		return err
@@ -234,9 +210,8 @@ func CheckLegacyPath(p string) error {
 	return nil
 }
 
-// legacyProblem returns why p breaks the v0.1 path rules, or "". The
-// substring ".." is refused anywhere (even "v1..2.md") because the skills
-// CLI tests for the substring and then rejects the whole legacy index.
+// legacyProblem returns why p breaks the v0.1 path rules, or "": ".." is
+// refused anywhere ("v1..2.md"), as the skills CLI tests for the substring.
 func legacyProblem(p string) string {
 	if strings.Contains(p, "..") {
 		return "contains \"..\""
@@ -293,8 +268,16 @@ func checkSkill(s Skill) error {
 	if err := CheckDescription(s.Description); err != nil {
 		bad("%v", err)
 	}
-	if err := checkFrontmatter(s); err != nil {
+	// MCP hosts check that the URI's last segment is frontmatter.name, and
+	// the indexes must not contradict SKILL.md.
+	name, desc, err := FrontmatterNames(s.Frontmatter)
+	switch {
+	case err != nil:
 		bad("frontmatter: %v", err)
+	case name != s.Name:
+		bad("frontmatter: %q is %q, the skill's is %q", "name", name, s.Name)
+	case desc != s.Description:
+		bad("frontmatter: %q is %q, the skill's is %q", "description", desc, s.Description)
 	}
 	for _, a := range archives(s.TarGz, s.Zip) {
 		if !a.a.Digest.Valid() {
@@ -324,12 +307,10 @@ func checkSkill(s Skill) error {
 	return errors.Join(errs...)
 }
 
-// CheckPaths returns what is wrong with a set of files an archive is to
-// hold, by their paths: each path's own check (CheckPath), a path listed
-// twice, two that differ only in case (case-insensitive file systems,
-// macOS's and Windows', would unpack both to one place), and a file that
-// is also a folder of others. A skill's files and a plugin's are checked
-// by it.
+// CheckPaths returns what is wrong with the paths of the files an archive
+// is to hold: CheckPath's, a path listed twice, two that differ only in
+// case (macOS and Windows would unpack both to one place), and a file
+// that is also a folder of others.
 func CheckPaths(paths []string) []error {
 	var errs []error
 	folded := map[string]string{}
@@ -359,27 +340,8 @@ func CheckPaths(paths []string) []error {
 	return errs
 }
 
-// checkFrontmatter requires a JSON object whose name and description equal
-// the skill's: MCP hosts check that the URI's last segment equals
-// frontmatter.name, and the indexes must not contradict SKILL.md.
-func checkFrontmatter(s Skill) error {
-	name, desc, err := FrontmatterNames(s.Frontmatter)
-	if err != nil {
-		return err
-	}
-	for _, f := range []struct{ key, got, want string }{{"name", name, s.Name}, {"description", desc, s.Description}} {
-		if f.got != f.want {
-			return fmt.Errorf("%q is %q, the skill's is %q", f.key, f.got, f.want)
-		}
-	}
-	return nil
-}
-
-// FrontmatterNames reads the name and description of a skill's
-// frontmatter as the documents carry it (Skill.Frontmatter,
-// SkillMCP.Frontmatter, EntryMCP.Frontmatter): a JSON object in which both
-// are strings. Keys match exactly, as MCP hosts match them: "Name" is not
-// "name".
+// FrontmatterNames reads the name and description, both strings, of a
+// skill's frontmatter (JSON). Keys match exactly, as in MCP hosts.
 func FrontmatterNames(fm json.RawMessage) (name, description string, err error) {
 	fm = bytes.TrimSpace(fm)
 	if !utf8.Valid(fm) || !json.Valid(fm) {
@@ -408,41 +370,39 @@ func FrontmatterNames(fm json.RawMessage) (name, description string, err error) 
 }
 
 // FrontmatterLicense is the license a skill's frontmatter (as JSON)
-// gives, or "" when it gives none that is a string.
+// gives, or "" when it gives none that is a string. Keys match exactly.
 func FrontmatterLicense(fm json.RawMessage) string {
-	// Maps, not structs: encoding/json matches struct fields without
-	// regard to case, and "License" is not "license".
 	var top map[string]json.RawMessage
-	var license string
 	if json.Unmarshal(fm, &top) != nil {
 		return ""
 	}
-	if raw, ok := top["license"]; ok && json.Unmarshal(raw, &license) != nil {
+	return stringAt(top, "license")
+}
+
+// stringAt is the string m holds at key, or "" when it holds none.
+func stringAt(m map[string]json.RawMessage, key string) string {
+	var s string
+	if json.Unmarshal(m[key], &s) != nil {
 		return ""
 	}
-	return license
+	return s
 }
 
 // VersionOf is a skill's version as the indexes carry it, from its
-// frontmatter (as JSON): metadata.version, where the Agent Skills
-// specification keeps it (metadata holds only strings), or, when
-// topLevel, the top-level version Claude Code reads, which a profile
-// that knows that key allows (metadata's wins). It is "" unless it is a
-// SemVer version: one that is not (lint's version-semver warns of it)
-// cannot be ordered, so no index offers it as one.
+// frontmatter (JSON): metadata.version, where the specification keeps it,
+// or, when topLevel, the top-level version Claude Code reads; "" unless
+// SemVer, as no other can be ordered.
 func VersionOf(fm json.RawMessage, topLevel bool) string {
 	var top, metadata map[string]json.RawMessage
-	var version string
 	if json.Unmarshal(fm, &top) != nil {
 		return ""
 	}
-	if raw, ok := top["metadata"]; ok && json.Unmarshal(raw, &metadata) == nil {
-		if raw, ok := metadata["version"]; ok && json.Unmarshal(raw, &version) != nil {
-			version = ""
-		}
+	version := ""
+	if json.Unmarshal(top["metadata"], &metadata) == nil {
+		version = stringAt(metadata, "version")
 	}
-	if raw, ok := top["version"]; ok && topLevel && version == "" && json.Unmarshal(raw, &version) != nil {
-		version = ""
+	if version == "" && topLevel {
+		version = stringAt(top, "version")
 	}
 	if !semver.Valid(version) {
 		return ""
@@ -455,9 +415,8 @@ func (s *Skill) entry() File {
 	return *cmp.Or(find(s.Files, func(f *File) bool { return f.Path == EntryFile }), &File{})
 }
 
-// IndexDigest is the digest the v0.2 index gives the skill, which clients
-// compare with what they installed: its SKILL.md's when that is its only
-// file (TypeSkillMD), else its .tar.gz's.
+// IndexDigest is the digest the v0.2 index gives the skill: its
+// SKILL.md's when that is its only file, else its .tar.gz's.
 func (s *Skill) IndexDigest() Digest {
 	if len(s.Files) == 1 {
 		return s.entry().Digest

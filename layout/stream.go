@@ -23,13 +23,11 @@ type array struct {
 // stops the document.
 //
 // shell is the document with those arrays empty ([]T{}), given in the
-// document's order. The framing is cut from shell's own encoding, so the
-// other fields keep the key order, omitempty and escaping of their struct:
+// document's order. The framing is cut from shell's own encoding, where
 // an array's "[]" follows its key at the start of a line, which no value
 // can fake (newlines in strings are escaped). Each element is encoded
-// alone with the indent of its depth, which gives the bytes of a
-// whole-document encoding: encoding/json compacts a value and then
-// indents it, and indenting is the same for a value wherever it sits.
+// alone with the indent of its depth: encoding/json compacts a value and
+// then indents it, the same wherever it sits.
 func stream(w io.Writer, shell any, arrays ...array) error {
 	var frame bytes.Buffer
 	if err := jsonenc.New(&frame, "").Encode(shell); err != nil {
@@ -78,8 +76,7 @@ func stream(w io.Writer, shell any, arrays ...array) error {
 	return err
 }
 
-// Render renders a document into w and returns its digest and size; into
-// io.Discard it measures one, keeping none of its bytes.
+// Render renders a document into w and returns its digest and size.
 func Render(w io.Writer, write func(io.Writer) error) (Rendered, error) {
 	h := sha256.New()
 	c := &counter{w: io.MultiWriter(w, h)}
@@ -89,7 +86,6 @@ func Render(w io.Writer, write func(io.Writer) error) (Rendered, error) {
 	return Rendered{Digest: SumDigest(h.Sum(nil)), Size: c.n}, nil
 }
 
-// counter counts the bytes written through it.
 type counter struct {
 	w io.Writer
 	n int64
@@ -101,8 +97,7 @@ func (c *counter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// fixed renders a document that does not grow with the bundle, held
-// whole because it is small.
+// fixed renders a small document held whole.
 func fixed(data []byte) func(io.Writer) error {
 	return func(w io.Writer) error {
 		_, err := w.Write(data)

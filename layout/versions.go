@@ -13,11 +13,10 @@ import (
 	"github.com/skillpack/skillpack/internal/semver"
 )
 
-// Versions and immutable releases, for a build with --versioned. They
-// follow agentskills/agentskills PR #380 (open as of Nov 2026), which adds
-// to the discovery v0.2.0 tree an optional version per index entry, an
-// immutable snapshot of the index per release at v<semver>/index.json,
-// and versions.json listing the releases:
+// Versions and immutable releases, for a build with --versioned, after
+// agentskills/agentskills PR #380 (open as of Nov 2026): an optional version
+// per v0.2 index entry, an immutable snapshot of the index per release, and
+// versions.json listing the releases:
 //
 //	.well-known/agent-skills/index.json              the latest, mutable (unchanged)
 //	.well-known/agent-skills/versions.json           every release and every skill version, mutable
@@ -26,46 +25,40 @@ import (
 //
 // Where the proposal is open, skillpack chooses:
 //   - A skill version has a folder of its own, <name>/<version>/, with its
-//     files and its two archives (content-addressed, as at the top). So a
-//     skill can be pinned alone, and a release's snapshot is a v0.2 index
-//     whose urls lead there ("../<name>/<version>/..."), resolved against
-//     the snapshot as RFC 3986 says; a skill without a version has no such
-//     folder and is in no snapshot (nothing immutable could serve it).
-//   - versions.json keeps the proposal's two fields, "latest" and
-//     "versions" (the releases, newest first, as its reference registry
-//     serves them), and adds "releases" (each snapshot's url, digest and
-//     size) and "skills" (every published version of every skill, with
-//     its files and archives). These make versions.json the one manifest
-//     of everything immutable in the bundle: a later build carries those
-//     files forward and checks them against it, verify checks them, serve
-//     serves them, and its signature covers them all.
-//   - A published version never changes: the build refuses a skill whose
-//     content changed under a version already published (guard.go).
+//     files and its two content-addressed archives, so that it can be pinned
+//     alone; a snapshot's urls lead there ("../<name>/<version>/...", as RFC
+//     3986 resolves them). A skill without a version is in no snapshot.
+//   - versions.json keeps the proposal's "latest" and "versions" (newest
+//     first, as its reference registry serves them) and adds "releases"
+//     (each snapshot's url, digest and size) and "skills" (every published
+//     version with its files and archives): the one manifest of everything
+//     immutable, which a later build carries forward, verify checks, serve
+//     serves and its signature covers.
+//   - The build refuses a skill whose content changed under a published
+//     version (guard.go).
 
 // VersionsIndex is versions.json, beside the v0.2 index.
 const VersionsIndex = SkillsDir + "/versions.json"
 
 // Snapshot is the dist path of release's immutable snapshot of the v0.2
-// index: .well-known/agent-skills/v<release>/index.json. No skill folder
-// can be there: a version has dots, which names have not.
+// index. No skill folder can be there: a version has dots, names have not.
 func Snapshot(release string) string { return SkillsDir + "/v" + release + "/index.json" }
 
 // VersionDir is the folder of a skill's published version.
 func VersionDir(name, version string) string { return SkillDir(name) + "/" + version }
 
-// VersionFile is where a file of a skill's published version is served;
-// path is relative to the skill folder.
+// VersionFile is where a file (path in the skill folder) of a skill's
+// published version is served.
 func VersionFile(name, version, path string) string { return VersionDir(name, version) + "/" + path }
 
 // VersionArchive is where an archive of a skill's published version is
-// served: in the version's folder, under its content-addressed name.
+// served, under its content-addressed name.
 func VersionArchive(name, version string, digest Digest, ext string) string {
 	return VersionDir(name, version) + "/" + ArchiveName(name, digest, ext)
 }
 
-// CheckRelease returns why v cannot be a release's version, or nil: it
-// must be SemVer, as a skill's version is. A leading "v", as git tags
-// have, is for the caller to drop.
+// CheckRelease returns why v cannot be a release's version (SemVer), or
+// nil. A leading "v", as git tags have, is for the caller to drop.
 func CheckRelease(v string) error {
 	if semver.Valid(v) {
 		return nil
@@ -76,7 +69,6 @@ func CheckRelease(v string) error {
 	return fmt.Errorf("release %q is not a SemVer version such as 1.2.0", v)
 }
 
-// parseSnapshot parses a Snapshot path.
 func parseSnapshot(p string) (Path, bool) {
 	rest, ok := strings.CutPrefix(p, SkillsDir+"/v")
 	if !ok {
@@ -90,9 +82,9 @@ func parseSnapshot(p string) (Path, bool) {
 }
 
 // versioned parses "<name>/<version>/<rest>" of the v0.2 tree, a path
-// CheckPath accepted: one of the version's files, or an archive of the
-// skill by its name. The build refuses, with --versioned, a skill whose
-// own files would be read so (VersionClash).
+// CheckPath accepted: a file of the version, or an archive of the skill.
+// With --versioned, the build refuses a skill whose own files would be
+// read so (VersionClash).
 func versioned(s string) (Path, bool) {
 	name, rest, _ := strings.Cut(s, "/")
 	v, sub, ok := strings.Cut(rest, "/")
@@ -106,9 +98,8 @@ func versioned(s string) (Path, bool) {
 }
 
 // VersionClash says why a skill's own file would be taken for a file of
-// one of its versions, or "": a file in a folder named as a SemVer
-// version, or a file at its root named as one of its archives. With
-// --versioned, <name>/<version>/ is the version's.
+// one of its versions (in a folder named as a SemVer version, or at the
+// root named as one of its archives), or "".
 func VersionClash(name, file string) string {
 	first, _, nested := strings.Cut(file, "/")
 	switch {
@@ -125,8 +116,7 @@ func VersionClash(name, file string) string {
 // ResolveURL is the Path a url in the document at doc leads to: relative
 // to the document's folder ("../pdf/1.0.0/SKILL.md" in a Snapshot), or
 // absolute under any base URL. Like ParseIndexURL it reads the url as a
-// string, not percent-decoded, and it accepts only a file or archive of
-// the v0.2 tree or of a version's folder, or a document there.
+// string, not percent-decoded, and accepts only paths of the v0.2 tree.
 func ResolveURL(doc, u string) (Path, bool) {
 	var p string
 	switch {
@@ -148,8 +138,8 @@ func ResolveURL(doc, u string) (Path, bool) {
 }
 
 // IndexVersions is versions.json (VersionsIndex). Latest and Versions are
-// PR #380's; Releases and Skills are skillpack's, and Skills, the long
-// array, is last, as stream needs.
+// PR #380's; Releases and Skills are skillpack's; Skills, the long array,
+// is last, as stream needs.
 type IndexVersions struct {
 	Latest   string          `json:"latest,omitempty"` // the newest release; absent before the first
 	Versions []string        `json:"versions"`         // every release, newest first
@@ -173,10 +163,9 @@ type SkillVersions struct {
 }
 
 // SkillVersion is one published version of a skill. Type, URL and Digest
-// are what an index entry would say of it (the SKILL.md of a skill that
-// has no other file, else its .tar.gz), at its own folder, so that a
-// client can install name@version from here alone; Files, TarGz and Zip
-// are everything in that folder.
+// are what an index entry would say of it (see Target), so that a client
+// can install name@version from here alone; Files, TarGz and Zip are
+// everything in its folder.
 type SkillVersion struct {
 	Version       string          `json:"version"`
 	Type          string          `json:"type"`
@@ -196,26 +185,23 @@ type VersionedFile struct {
 	Exec   bool   `json:"exec,omitempty"`
 }
 
-// DecodeVersions reads versions.json. Like the other decoders it checks
-// only the shape; Check says what is wrong with the values.
+// DecodeVersions reads versions.json, checking only its shape (Check
+// checks the values).
 func DecodeVersions(data []byte) (*IndexVersions, error) {
 	return decode[IndexVersions](VersionsIndex, data)
 }
 
-// newestFirst orders versions newest first: by SemVer precedence, and
-// versions of one precedence (which differ in build metadata) by their
-// bytes, so that the order is total.
+// newestFirst orders versions newest first: by SemVer precedence, then
+// (for build metadata) by their bytes, so that the order is total.
 func newestFirst(a, b string) int {
 	return cmp.Or(semver.Compare(b, a), strings.Compare(b, a))
 }
 
 // Check returns everything wrong with a versions.json, each error naming
-// the entry: versions that are not SemVer, out of order or listed twice
-// (a skill listed twice at one version with other content says both
-// digests), releases that are not its versions, files and archives whose
-// digests or sizes cannot be, and entries whose type, url or digest are
-// not what its files make them. It is how the build reads the previous
-// bundle's and how verify reads any.
+// the entry: versions not SemVer, out of order or listed twice, releases
+// that are not its versions, impossible digests or sizes, and entries
+// whose type, url or digest are not what their files make them. The build
+// checks the previous bundle's with it, and verify any.
 func (v *IndexVersions) Check() []error {
 	var errs []error
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
@@ -288,7 +274,6 @@ func ordered(what string, keys []string, versions bool, bad func(string, ...any)
 	}
 }
 
-// keys is the key of each value.
 func keys[T any](values []T, key func(T) string) []string {
 	out := make([]string, len(values))
 	for i, v := range values {
@@ -338,11 +323,10 @@ func (sv *SkillVersion) check(name string) []error {
 	return errs
 }
 
-// Target is what an index entry for the version says, which Check
-// requires of its Type and Digest, and its URL leads to: the entry's
-// type, and the dist path and digest of the file it points at (its
-// SKILL.md when it has no other file, else its .tar.gz). sv must have
-// passed Check.
+// Target is what an index entry for the version says (and Check requires
+// of its Type, URL and Digest): the type, and the dist path and digest of
+// its SKILL.md when it has no other file, else of its .tar.gz. sv must
+// have passed Check.
 func (sv *SkillVersion) Target(name string) (typ, distPath string, digest Digest) {
 	if len(sv.Files) == 1 {
 		return TypeSkillMD, VersionFile(name, sv.Version, EntryFile), sv.entry().Digest
@@ -365,10 +349,9 @@ func (sv *SkillVersion) entries(name string) []Entry {
 	return es
 }
 
-// Artifacts lists every file the versions.json names with its digest and
-// size: each release's snapshot and every file and archive of every
-// skill version, for readers that serve or publish a bundle by its
-// documents. v must have passed Check.
+// Artifacts lists every file the versions.json names, with its digest and
+// size: each release's snapshot and every file and archive of every skill
+// version. v must have passed Check.
 func (v *IndexVersions) Artifacts() []Artifact {
 	var out []Artifact
 	for _, r := range v.Releases {
@@ -418,19 +401,16 @@ func find[T any](s []T, match func(*T) bool) *T {
 // (Options.Versioned): a folder for every published version of every
 // skill, versions.json, and the snapshot of its release.
 type Versioning struct {
-	// Release is this build's release (SemVer), or "" for a build that
-	// makes none: then only the skills' versions are added.
+	// Release is this build's release (SemVer), or "" for none: then only
+	// the skills' versions are added.
 	Release string
-	// Published is the versions.json of the bundle published before,
-	// which has passed Check, or nil for none: its versions and releases
-	// are carried forward, so that a path once published keeps existing.
-	// A skill of this build at a version it lists must have the content
-	// it lists (the build's guard says so first, with the fix).
+	// Published is the previous bundle's versions.json, or nil: its
+	// versions and releases are carried forward, so that a path once
+	// published keeps existing, and a skill at a version it lists must
+	// have the content it lists.
 	Published *IndexVersions
-	// Carried writes the bytes of a document carried forward from the
-	// previous bundle (a snapshot Published lists, with the digest and
-	// size it lists), which only the caller can read: it is the Write of
-	// that document's Entry.
+	// Carried is the Write of a snapshot carried forward (one Published
+	// lists, with its digest and size), which only the caller can read.
 	Carried func(path string, want Rendered) func(io.Writer) error
 }
 
@@ -438,11 +418,9 @@ type Versioning struct {
 // build's.
 type history struct {
 	v        *Versioning
-	skills   []skillHistory // by name
-	releases []Release      // newest first; this build's digest and size are set when measured
-	// snapshot is whether this build writes the snapshot of v.Release;
-	// false when there is none, or it is carried.
-	snapshot bool
+	skills   []skillHistory           // by name
+	releases []Release                // newest first; this build's digest and size set once measured
+	snapshot bool                     // this build writes v.Release's snapshot (not none, not carried)
 	added    map[string]*SkillVersion // this build's new versions, by name
 }
 
@@ -452,7 +430,6 @@ type skillHistory struct {
 	versions []SkillVersion // newest first
 }
 
-// newHistory starts the history of a versioned set.
 func newHistory(v *Versioning) (*history, error) {
 	h := &history{v: v, added: map[string]*SkillVersion{}}
 	if v.Release != "" {
@@ -476,8 +453,8 @@ func newHistory(v *Versioning) (*history, error) {
 	return h, nil
 }
 
-// add takes a skill of the set: its version, if it has one that is not
-// published yet, becomes a new version.
+// add takes a skill of the set: a version not published yet becomes a
+// new version.
 func (h *history) add(sk Skill) error {
 	v := sk.Version
 	pub := h.v.Published.Find(sk.Name, v)
@@ -511,9 +488,9 @@ func (h *history) published(name string) bool {
 	return p != nil && slices.ContainsFunc(p.Skills, func(s SkillVersions) bool { return s.Name == name })
 }
 
-// settle makes the history of every skill once the set's rows are
-// known: Published's skills, with this build's new versions among them,
-// and each row pointed at its skill's.
+// settle makes the history of every skill once the set's rows are known
+// (Published's, with this build's new versions), and points each row at
+// its skill's.
 func (h *history) settle(rows []row) {
 	if p := h.v.Published; p != nil {
 		for _, s := range p.Skills {
@@ -541,9 +518,9 @@ func (h *history) settle(rows []row) {
 	}
 }
 
-// url spells a dist path for a document of the v0.2 tree at doc (the
-// index, versions.json, a snapshot): relative to doc's folder, so that a
-// bundle works under any prefix, or under the base URL.
+// url spells a dist path for a document of the v0.2 tree at doc: relative
+// to doc's folder, so that a bundle works under any prefix, or under the
+// base URL.
 func (s *set) url(doc, distPath string) string {
 	if s.o.BaseURL != "" {
 		return joinURL(s.o.BaseURL, distPath)
@@ -623,9 +600,8 @@ func (s *set) versionEntries(i int32) []Entry {
 }
 
 // versionDocs adds the documents of a versioned bundle: versions.json
-// (whose Write Plan sets last, once the snapshot is measured), this
-// build's snapshot, and every snapshot carried forward, which the
-// caller's Carried writes.
+// (whose Write Plan sets once the snapshot is measured), this build's
+// snapshot, and every snapshot carried forward (Carried).
 func (b *Planned) versionDocs() error {
 	h := b.set.hist
 	b.docs = append(b.docs, Entry{Path: VersionsIndex, Kind: KindDoc})
@@ -646,9 +622,8 @@ func (b *Planned) versionDocs() error {
 }
 
 // versionParts adds the versions' files to the count, and a part for each
-// skill that is only in the history (its versions' folders are its
-// folder's only content); a skill of this build lists its versions' files
-// with its own (Entries).
+// skill only in the history; a skill of this build lists its versions'
+// files with its own (Entries).
 func (b *Planned) versionParts() {
 	h := b.set.hist
 	inBuild := map[string]bool{}

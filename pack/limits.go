@@ -6,18 +6,15 @@ import (
 	"io"
 )
 
-// The limits of what a reader that does not trust a bundle reads of it:
-// verify, and pull of a registry, apply them, and the build refuses a skill
-// that would cross one (a finding of the skill, which --skip-invalid
-// honours), so that what a build writes, verify accepts. They are one set,
-// here, so that the writer and the readers cannot disagree.
+// The limits of what a reader that does not trust a bundle reads of it
+// (verify, pull), which the build refuses a skill to cross, so that what a
+// build writes, verify accepts: one set, so that they cannot disagree.
 //
-// There is no ratio limit a real archive can meet: deflate encodes at most
-// 258 bytes in 2 bits, so no deflate stream unpacks to 1,032 times its size
-// (skillpack's own archives stay near 510 times, a 3 MB CSV of one repeated
-// row or a 50 MB SKILL.md included). An archive over MaxRatio counts the
-// same compressed bytes more than once, as a zip whose entries overlap
-// does: a decompression bomb, stopped long before MaxUnpacked.
+// No real archive meets the ratio limit: deflate encodes at most 258 bytes
+// in 2 bits, so no stream unpacks to 1,032 times its size (skillpack's own
+// stay near 510). An archive over MaxRatio counts the same compressed bytes
+// more than once, as a zip whose entries overlap does: a decompression
+// bomb, stopped long before MaxUnpacked.
 const (
 	MaxFile     = 64 << 20  // bytes of any one file read whole: a served file, an archive, a document, an archive's entry
 	MaxUnpacked = 256 << 20 // bytes one archive unpacks to, every entry with its tar header
@@ -26,8 +23,8 @@ const (
 	RatioFloor  = 1 << 20   // bytes an archive may unpack to before MaxRatio applies
 )
 
-// Limits bound what unpacking one archive may cost. The zero value of a
-// field means its default (Max*).
+// Limits bound what unpacking one archive may cost; a zero field means
+// its default (Max*).
 type Limits struct {
 	File     int64 // any one entry
 	Unpacked int64 // all entries together
@@ -45,9 +42,8 @@ func (l Limits) WithDefaults() Limits {
 }
 
 // TarBound is the most a skill's .tar.gz unpacks to when its files have
-// the given sizes: each file's 512-byte header and data padded to 512
-// bytes, room for a PAX header of a long or non-ASCII name, and the end
-// of the archive. The build compares it with Unpacked before it packs.
+// the given sizes: each file's header and padded data, room for a PAX
+// header, and the end of the archive.
 func TarBound(sizes []int64) int64 {
 	n := int64(1024)
 	for _, s := range sizes {
@@ -56,22 +52,21 @@ func TarBound(sizes []int64) int64 {
 	return n
 }
 
-// BombError stops unpacking at a limit: going on would cost unbounded
-// time or memory, so nothing after it can be checked.
+// BombError stops unpacking at a limit.
 type BombError struct{ msg string }
 
 func (e *BombError) Error() string { return e.msg }
 
-// unpacking counts the bytes unpacked from one archive of packed bytes
-// and stops at the first limit crossed. Every entry's bytes go through one
-// reader of it, so that entries sharing compressed bytes add up.
+// unpacking counts the bytes unpacked from one archive of packed bytes,
+// every entry's through it, so that entries sharing compressed bytes add
+// up, and stops at the first limit crossed.
 type unpacking struct {
 	l         Limits // with its defaults
 	packed, n int64
 }
 
-// reader counts what is read from r, the archive's unpacked bytes, and
-// fails with a *BombError once a limit is crossed.
+// reader counts what is read from r and fails with a *BombError once a
+// limit is crossed.
 func (u *unpacking) reader(r io.Reader) io.Reader { return &unpackReader{r: r, u: u} }
 
 type unpackReader struct {

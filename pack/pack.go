@@ -5,11 +5,10 @@
 // ContentDigest); and Unpack, the one archive reader, under the one set of
 // limits (Limits) that verify and pull hold an untrusted archive to.
 //
-// It must not take anything from the host: entry order (the caller adds
-// paths sorted), headers built from scratch (no owner names, ids, umask or
-// file times), one modification time and one compressor at one level are
-// fixed here on purpose. It must not name or place an archive (layout
-// does). Why the tar and zip headers are written by hand: ARCHITECTURE.md.
+// It takes nothing from the host: paths come sorted, headers are built
+// from scratch (no owners, ids, umask or file times), and the time, the
+// compressor and its level are fixed here. It does not name or place an
+// archive (layout does).
 package pack
 
 import (
@@ -38,32 +37,24 @@ import (
 // of the archive bytes, so it is pinned in go.mod and named in Generator.
 const Compressor = "github.com/klauspost/compress"
 
-// compressorVersion is the version pinned in go.mod, used when the binary
-// carries no build information (for example when built without modules).
+// compressorVersion is the version pinned in go.mod, for a binary that
+// carries no build information.
 const compressorVersion = "v1.20.3"
 
-// Level is the one deflate level used for both archives.
-//
-// Level 6 is the strongest of klauspost's fast encoders (levels 1-6); 7-9 use
-// the slower lazy matcher. Measured with v1.20.3 on eight Markdown files of
-// 12-40 KB (184 KB in all), each compressed on its own, as zip entries are:
-//
-//	level 6: 33.6% of the input, 58-83 MB/s
-//	level 9: 32.7% of the input, 26 MB/s
-//
-// Level 9 saves 3% of the archive size for 2.5-3 times the time. Skills are
-// small and packed on every build, so the time matters more.
+// Level is the one deflate level of both archives: the strongest of
+// klauspost's fast encoders (7-9 use the slower lazy matcher). On eight
+// Markdown files of 12-40 KB, each compressed alone, as zip entries are,
+// level 6 gave 33.6% of the input at 58-83 MB/s, level 9 32.7% at 26 MB/s
+// (v1.20.3). Skills are packed on every build, so the time matters more.
 const Level = 6
 
 // format numbers the way the archives are put together from the
-// compressor's output. 1 compressed the .tar.gz and each zip entry on their
-// own; 2 compresses each file once and uses those bytes in both (see
-// tarSink). Generator names it, as the bytes change with it.
+// compressor's output: 2 compresses each file once for both (tarSink).
 const format = 2
 
-// Generator names the compressor, its version and level, and the format,
-// for the build's metadata and `skillpack version`: the archive bytes change
-// when it does, and the build reuses archives only of the same Generator.
+// Generator names the compressor, its version and level, and the format:
+// the archive bytes change when it does, so the build reuses archives only
+// of the same Generator.
 func Generator() string {
 	return fmt.Sprintf("klauspost/compress %s flate level %d, shared deflate/%d", version(), Level, format)
 }
@@ -86,16 +77,13 @@ var version = sync.OnceValue(func() string {
 
 // Options configure a Writer. The zero value gives the defaults.
 type Options struct {
-	// Time is the one modification time of every entry; zero means
-	// 1980-01-01T00:00:00Z. Callers pass SOURCE_DATE_EPOCH when it is set.
-	// It is truncated to whole seconds and clamped to what each format can
-	// hold: 1970-01-01 to 2242 for tar (USTAR has no negative times), and
-	// 1980-01-01 to 2107 in steps of two seconds for zip (DOS time).
+	// Time is the one modification time of every entry (SOURCE_DATE_EPOCH
+	// when set); zero means 1980-01-01T00:00:00Z. It is truncated to whole
+	// seconds and clamped to what each format holds: 1970 to 2242 for tar,
+	// 1980 to 2107 in steps of two seconds for zip (DOS time).
 	Time time.Time
-
 	// Prefix is put before every path: "" is the flat layout every skill
-	// reader wants (SKILL.md at the root); "name/" is the wrapped layout of
-	// the upload APIs. It must be empty or a valid path ending in '/'.
+	// reader wants; "name/" is the wrapped layout of the upload APIs.
 	Prefix string
 }
 
@@ -103,14 +91,11 @@ type Options struct {
 var (
 	// ErrTooLong is a path that does not fit a USTAR tar header.
 	ErrTooLong = errors.New("path too long for a tar (USTAR) header")
-	// ErrBadPath is a path no archive should hold: absolute or on a drive,
-	// with "..", empty components, backslashes, bytes that are not UTF-8,
-	// or the characters RuneProblem names (see CheckPath).
+	// ErrBadPath is a path no archive should hold (see CheckPath).
 	ErrBadPath = errors.New("invalid path")
 	// ErrOrder is a path added out of sorted order, or twice.
 	ErrOrder = errors.New("path out of order")
-	// ErrChanged is a file whose length differs from the size given to
-	// Add: it changed while the build read it.
+	// ErrChanged is a file whose length is not the size given to Add.
 	ErrChanged = errors.New("file changed during the build")
 	// ErrTooLarge is a file too large for a USTAR tar header (CheckSize).
 	ErrTooLarge = errors.New("file too large for a tar (USTAR) header")
@@ -129,11 +114,9 @@ func pathErr(path string, sentinel error, format string, args ...any) error {
 	return &PathError{Path: path, Err: fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)}
 }
 
-// FitsUSTAR reports whether path fits a USTAR header: the name field holds
-// 100 bytes, and a longer path may put up to 155 bytes before one of its '/'
-// in the prefix field. USTAR is the only tar format the skills CLI reads (no
-// PAX or GNU long names), so lint warns with the same check that Add applies.
-// The limits are in bytes: a character of a Chinese name takes three.
+// FitsUSTAR reports whether path fits a USTAR header, the only tar format
+// the skills CLI reads: 100 bytes of name, and before them up to 155 bytes
+// of prefix, split at a '/'. Bytes, not characters: a Chinese one takes three.
 func FitsUSTAR(path string) bool {
 	_, _, ok := splitUSTAR(path)
 	return ok
@@ -141,16 +124,12 @@ func FitsUSTAR(path string) bool {
 
 // CheckPath reports whether path can be an entry of an archive, returning a
 // *PathError wrapping ErrBadPath or ErrTooLong that says how to fix it. Add
-// applies it to every path (with Options.Prefix in front), and lint asks it,
-// so that a name lint passes is a name the build packs.
-//
-// A name may be in any script: it is written as its UTF-8 bytes, as
-// written (NFC or NFD; nothing is normalized), in both archives. Refused
+// and lint both apply it, so that a name lint passes is one the build packs.
+// A name may be in any script, as its UTF-8 bytes (not normalized); refused
 // are what no reader can hold or take apart (an empty, absolute or ".."
-// path, one starting with a drive letter, a backslash, bytes that are not
-// UTF-8, a path too long for USTAR) and the characters RuneProblem names,
-// which act on a terminal or hide what a name says. Whatever it accepts,
-// the bundle's own check of a path (layout.CheckPath) accepts too.
+// path, a drive letter, a backslash, bytes that are not UTF-8, a path too
+// long for USTAR) and the characters RuneProblem names. Whatever it
+// accepts, layout.CheckPath accepts too.
 func CheckPath(path string) error {
 	switch {
 	case path == "":
@@ -160,7 +139,6 @@ func CheckPath(path string) error {
 	case strings.Contains(path, `\`):
 		return pathErr(path, ErrBadPath, `contains '\'; use '/' as the separator and no '\' in names`)
 	case len(path) > 1 && path[1] == ':' && ('a' <= path[0]|0x20 && path[0]|0x20 <= 'z'):
-		// The bundle's own check (layout.CheckPath) refuses it too.
 		return pathErr(path, ErrBadPath, "starts with a drive letter (%q), which an unpacker on Windows takes as another drive, and the skills CLI refuses the whole archive for", path[:2])
 	}
 	for i := 0; i < len(path); {
@@ -198,13 +176,11 @@ func CheckPath(path string) error {
 	return nil
 }
 
-// RuneProblem says why a file name cannot hold r, or returns "": the C0
-// and C1 control characters and DEL (a newline would break the
-// one-line-per-file manifest, a NUL the tar header, an escape sequence the
-// terminal that lists the archive), the line and paragraph separators, and
-// the bidirectional embeddings, overrides and isolates, which display a
-// name in another order than it is ("Trojan Source": "notes\u202Edm.exe"
-// shows as "notesexe.md"). Every other character is a name's own.
+// RuneProblem says why a file name cannot hold r, or returns "": control
+// characters (a newline would break the manifest, a NUL the tar header, an
+// escape the terminal), line and paragraph separators, and bidirectional
+// controls, which show a name in another order ("notes\u202Edm.exe" shows
+// as "notesexe.md").
 func RuneProblem(r rune) string {
 	switch {
 	case r < 0x20 || r >= 0x7f && r <= 0x9f:
@@ -217,15 +193,13 @@ func RuneProblem(r rune) string {
 	return ""
 }
 
-// MaxSize is the largest file a USTAR header holds: its size field has 11
-// octal digits. The zip has no limit (it takes ZIP64 where it must), so
-// this is the one limit on a file's size; CheckSize applies it.
+// MaxSize is the largest file a USTAR header holds (11 octal digits), the
+// one limit on a file's size: the zip takes ZIP64 where it must.
 const MaxSize = 1<<33 - 1
 
 // CheckSize reports whether a file of size bytes at path can be an entry of
 // an archive, returning a *PathError wrapping ErrTooLarge (or ErrBadPath
-// for a negative size) that gives the size and the limit. Add applies it,
-// and lint asks it, so that lint promises what the build accepts.
+// for a negative size). Add and lint both apply it.
 func CheckSize(path string, size int64) error {
 	switch {
 	case size < 0:
@@ -263,15 +237,11 @@ type Writer struct {
 	closed bool
 }
 
-// NewWriter returns a Writer that writes a .tar.gz to tgz and a .zip to z.
-// A nil writer discards that archive. An invalid Options.Prefix is reported
-// by the first Add or Close.
+// NewWriter returns a Writer that writes a .tar.gz to tgz and a .zip to z
+// (nil: discarded). The first Add or Close reports an invalid Prefix.
 func NewWriter(tgz, z io.Writer, opts Options) *Writer {
 	tgz, z = cmp.Or(tgz, io.Discard), cmp.Or(z, io.Discard)
-	w := &Writer{
-		prefix: opts.Prefix,
-		files:  make(map[string]bool),
-	}
+	w := &Writer{prefix: opts.Prefix, files: make(map[string]bool)}
 	if w.prefix != "" {
 		if !strings.HasSuffix(w.prefix, "/") {
 			w.err = fmt.Errorf("pack: prefix %q must end in '/'", w.prefix)
@@ -284,9 +254,7 @@ func NewWriter(tgz, z io.Writer, opts Options) *Writer {
 	if t.IsZero() {
 		t = zipMin
 	}
-	// In whole seconds: sub-second parts and time zones would otherwise
-	// reach the headers.
-	sec := t.Unix()
+	sec := t.Unix() // no sub-second parts or time zones in the headers
 	w.tarTime = min(max(sec, tarMin.Unix()), tarMax.Unix())
 	dosDate, dosTime := dosTime(time.Unix(min(max(sec, zipMin.Unix()), zipMax.Unix()), 0).UTC())
 
@@ -303,20 +271,17 @@ func NewWriter(tgz, z io.Writer, opts Options) *Writer {
 }
 
 // dosTime encodes t (UTC, within zipMin..zipMax) as MS-DOS date and time,
-// the zip's only time: an extended-timestamp extra field would be one more
-// thing to keep fixed.
+// the zip's only time (no extended-timestamp field to keep fixed).
 func dosTime(t time.Time) (date, tm uint16) {
 	date = uint16(t.Day() | int(t.Month())<<5 | (t.Year()-1980)<<9)
 	tm = uint16(t.Second()/2 | t.Minute()<<5 | t.Hour()<<11)
 	return date, tm
 }
 
-// A compressor holds about a megabyte of tables and a build packs many
-// skills, each with a few small files, so allocating them dominated the
-// time. They are pooled: a Reset compressor writes the same bytes as a new
-// one (TestFreshCompressor checks it), so reuse cannot change an archive.
-// Add's copy buffer goes with it: a new one per skill was most of what
-// packing allocated.
+// A compressor holds about a megabyte of tables, whose allocation
+// dominated packing many small skills, so compressors are pooled, with
+// Add's copy buffer: a Reset one writes the same bytes as a new one
+// (TestFreshCompressor).
 var flatePool sync.Pool // *pooled
 
 type pooled struct {
@@ -325,33 +290,26 @@ type pooled struct {
 }
 
 // The .tar.gz is one gzip member, written by hand around the pieces (see
-// tarSink): deflate, no flags (no name, comment or extra field), MTIME 0,
-// XFL 0 (what gzip writers put for levels other than 1 and 9), and OS 255
-// ("unknown"), as the host's OS must not show in the bytes.
+// tarSink): deflate, no flags, MTIME 0, XFL 0 (as for levels other than 1
+// and 9), and OS 255 ("unknown"): the host's OS must not show.
 var gzipHeader = [10]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}
 
 // finalBlock ends a deflate stream after a sync flush: an empty final block
 // with the fixed codes, the two bytes flate.Writer.Close writes there.
 var finalBlock = [2]byte{0x03, 0x00}
 
-// A tarSink is where the tar stream goes (tarWriter's headers, Add's file
-// bytes): it deflates the stream into the .tar.gz, so that each file is
+// A tarSink deflates the tar stream into the .tar.gz, so that each file is
 // compressed once and the same bytes serve as its zip entry too.
 //
-// It is the technique of pigz. The deflate stream is a run of pieces, each
-// written by a Reset compressor and ended by a sync flush (Flush): a piece
-// refers to no byte before it and ends on a byte boundary with an empty
-// stored block, so pieces concatenate into one valid stream, which
-// finalBlock closes. A file's data is a piece of its own, whose bytes also
-// go to the zip, where finalBlock after them makes a whole deflate stream.
-// What tarWriter writes around the data (headers, padding, the
-// end-of-archive blocks) makes the pieces between them.
-//
-// The price is in the size of the .tar.gz, for the time of compressing
-// every file twice: as a file's piece must stand alone in the zip, it
-// cannot refer to the files before it, so the .tar.gz compresses about as
-// well as the zip does (13% larger than one stream over the whole tar, on
-// 300 skills from bench/gen), and each piece adds a sync marker.
+// It is the technique of pigz: the deflate stream is a run of pieces, each
+// written by a Reset compressor and ended by a sync flush, so that it
+// refers to no byte before it and ends on a byte boundary, and pieces
+// concatenate into one stream, which finalBlock closes. A file's data is a
+// piece of its own, whose bytes also go to the zip, where finalBlock after
+// them makes a whole stream; what tarWriter writes around it makes the
+// pieces between. The price, against compressing every file twice: a piece
+// cannot refer to the files before it, so the .tar.gz is 13% larger than
+// one stream over the whole tar (300 skills from bench/gen).
 type tarSink struct {
 	out     io.Writer     // the .tar.gz
 	fw      *flate.Writer // compressing the open piece
@@ -361,8 +319,7 @@ type tarSink struct {
 	size    uint32        // of the tar stream, modulo 2^32, ditto
 }
 
-// Write deflates bytes of the tar stream into the open piece, or into a new
-// one if none is open.
+// Write deflates bytes of the tar stream into the open piece, or a new one.
 func (s *tarSink) Write(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
@@ -378,7 +335,7 @@ func (s *tarSink) Write(p []byte) (int, error) {
 }
 
 // begin ends the open piece and opens a new one, whose compressed bytes go
-// to the .tar.gz and, if also is not nil, to also.
+// to the .tar.gz and to also, if not nil.
 func (s *tarSink) begin(also io.Writer) error {
 	if err := s.end(); err != nil {
 		return err
@@ -398,7 +355,6 @@ func (s *tarSink) begin(also io.Writer) error {
 	return nil
 }
 
-// end ends the open piece, if any.
 func (s *tarSink) end() error {
 	if !s.open {
 		return nil
@@ -407,9 +363,8 @@ func (s *tarSink) end() error {
 	return s.fw.Flush()
 }
 
-// close ends the deflate stream and the gzip member. It comes after
-// tarWriter's close, whose end-of-archive blocks went through Write, so
-// gzipHeader is out.
+// close ends the deflate stream and the gzip member, after tarWriter's
+// close, whose blocks went through Write (so gzipHeader is out).
 func (s *tarSink) close() error {
 	if err := s.end(); err != nil {
 		return err
@@ -425,14 +380,12 @@ func (s *tarSink) close() error {
 var errClosed = errors.New("pack: writer is closed")
 
 // Add adds one file to both archives: path (relative, '/'-separated), mode
-// 0755 if exec else 0644, and exactly size bytes read from r. It reads r
-// once, compressing it once for both archives and feeding the file's
-// SHA-256, and returns that digest. Paths must come in bytewise sorted
-// order, each once.
+// 0755 if exec else 0644, and exactly size bytes read once from r, and
+// returns their SHA-256. Paths must come in bytewise sorted order, each once.
 //
 // An error found before anything is written (a bad path, order or size)
-// leaves the Writer usable. Any later error (I/O, or r not giving exactly
-// size bytes) leaves the archives broken, and every later call returns it.
+// leaves the Writer usable; any later one breaks the archives, and every
+// later call returns it.
 func (w *Writer) Add(path string, exec bool, size int64, r io.Reader) (sum [32]byte, err error) {
 	if w.err != nil {
 		return sum, w.err
@@ -450,7 +403,6 @@ func (w *Writer) Add(path string, exec bool, size int64, r io.Reader) (sum [32]b
 		}
 	}()
 
-	// Headers are built from scratch: no owner, group, ids or host times.
 	mode := int64(0o644)
 	if exec {
 		mode = 0o755
@@ -459,15 +411,12 @@ func (w *Writer) Add(path string, exec bool, size int64, r io.Reader) (sum [32]b
 	if err := w.tw.header(name, mode, size, w.tarTime); err != nil {
 		return sum, &PathError{Path: path, Err: fmt.Errorf("writing tar header: %w", err)}
 	}
-	// The entry's data is the file's piece of the tar.gz, streamed out as
-	// it is compressed: a file need not fit in memory, and is compressed
-	// once. Its CRC and sizes are known only after it, so they go in the
-	// data descriptor after the data (zipWriter.end).
+	// The entry's data is the file's piece of the tar.gz, streamed; its
+	// CRC and sizes go in the data descriptor after it (zipWriter.end).
 	if err := w.zw.begin(name, exec, size); err != nil {
 		return sum, &PathError{Path: path, Err: fmt.Errorf("writing zip header: %w", err)}
 	}
-	// An empty file has no piece: its header stays in the piece of the
-	// tar bytes around it, and its zip entry is finalBlock alone.
+	// An empty file has no piece: its zip entry is finalBlock alone.
 	if size > 0 {
 		if err := w.ts.begin(w.zw); err != nil {
 			return sum, &PathError{Path: path, Err: fmt.Errorf("writing archive: %w", err)}
@@ -525,9 +474,8 @@ func (w *Writer) check(path string, size int64) error {
 	case path < w.last:
 		return pathErr(path, ErrOrder, "added after %q; add paths in bytewise sorted order (sort.Strings)", w.last)
 	}
-	// A directory sorts before the files in it, so only a file added
-	// earlier can clash with a directory of this path. Tar tools fail
-	// to extract such a pair.
+	// A file added earlier may be a directory of this path, which tar
+	// tools fail to extract.
 	for d := range parents(path) {
 		if w.files[d] {
 			return pathErr(path, ErrBadPath, "%q is a file already added, so it cannot be a directory too", d)
@@ -593,22 +541,19 @@ type Member struct {
 }
 
 // Manifest returns the manifest that ContentDigest hashes: one line per
-// entry, sorted bytewise by path,
+// entry, sorted bytewise by path (which passed CheckPath),
 //
 //	<mode 0644 or 0755> <size> sha256:<hex> <path>\n
 //
-// It covers exactly what the archives promise (paths, bytes, exec bits) and
-// nothing of the compression, so a reader can check a skill's content
-// without trusting deflate. Paths are expected to have passed CheckPath; a
-// newline in one would make the manifest ambiguous.
+// It covers what the archives promise (paths, bytes, exec bits) and
+// nothing of the compression.
 func Manifest(entries []Member) []byte {
 	byPath := func(a, b Member) int { return strings.Compare(a.Path, b.Path) }
 	es := entries
 	if !slices.IsSortedFunc(es, byPath) { // as Add takes them, mostly
 		es = slices.SortedFunc(slices.Values(entries), byPath)
 	}
-	// "MODE SIZE sha256:HEX PATH\n" each, appended by hand: fmt's %x of
-	// the digest was most of the cost of a no-op rebuild's two keys.
+	// Appended by hand: fmt's %x was most of a no-op rebuild's keys' cost.
 	n := 0
 	for _, e := range es {
 		n += 98 + len(e.Path) // the longest line but its path

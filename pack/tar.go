@@ -6,19 +6,16 @@ import (
 	"strings"
 )
 
-// The tar is written here, each header built by hand, as the zip is
-// (zip.go). archive/tar writes a USTAR header only for an ASCII name: it
-// would put any other name in a PAX record, which the skills CLI's reader
-// skips, so that it would see the entry under the truncated ASCII name the
-// USTAR fields then hold, or none. The readers that matter (GNU tar,
-// bsdtar, Python's tarfile, Go's archive/tar, the skills CLI) all read a
-// name's bytes from the USTAR name and prefix fields as they are, which is
-// how GNU tar and bsdtar write a UTF-8 name in the ustar format, so a
-// name goes there as its UTF-8 bytes, and nowhere else.
+// The tar headers are built by hand, as the zip's are (zip.go).
+// archive/tar would put a non-ASCII name in a PAX record, which the skills
+// CLI skips, seeing a truncated name or none. GNU tar, bsdtar, Python's
+// tarfile, Go's archive/tar and the skills CLI all read a name's bytes
+// from the USTAR fields, where GNU tar and bsdtar write a UTF-8 name, so
+// a name goes there, as its UTF-8 bytes.
 //
-// For an ASCII name the bytes are exactly those of archive/tar with
+// For an ASCII name the bytes are those of archive/tar with
 // tar.FormatUSTAR (FuzzCheckPath compares every header, TestGolden pins an
-// archive): the fields archive/tar fills, in its number format.
+// archive).
 
 const blockSize = 512
 
@@ -29,17 +26,13 @@ const (
 )
 
 // splitUSTAR returns the prefix and name fields of a USTAR header holding
-// path, and whether it fits at all: a path of at most 100 bytes is all
-// name; a longer one is split at the last '/' that leaves at most 155
-// bytes before it, and the rest must be 1 to 100 bytes. This is
-// archive/tar's split (splitUSTARPath), in bytes, for any name: '/' never
-// occurs inside a UTF-8 sequence, so both fields hold whole characters.
+// path, and whether it fits: archive/tar's split (splitUSTARPath), for any
+// name ('/' never occurs inside a UTF-8 sequence).
 func splitUSTAR(path string) (prefix, name string, ok bool) {
 	if len(path) <= nameSize {
 		return "", path, true
 	}
-	// The longest prefix that fits leaves the shortest name; if that name
-	// is still too long, no split works.
+	// The longest prefix that fits leaves the shortest name.
 	i := strings.LastIndexByte(path[:min(len(path), prefixSize+1)], '/')
 	n := len(path) - i - 1
 	if i <= 0 || n <= 0 || n > nameSize {
@@ -48,9 +41,8 @@ func splitUSTAR(path string) (prefix, name string, ok bool) {
 	return path[:i], path[i+1:], true
 }
 
-// ustarHeader fills blk with the USTAR header of a regular file. The name
-// must fit (splitUSTAR) and the numbers their octal fields (CheckSize,
-// tarMax), which Add checks first.
+// ustarHeader fills blk with the USTAR header of a regular file, whose
+// name and numbers fit, as Add checks first.
 func ustarHeader(blk *[blockSize]byte, path string, mode, size, mtime int64) {
 	*blk = [blockSize]byte{}
 	prefix, name, _ := splitUSTAR(path)
@@ -78,9 +70,8 @@ func ustarHeader(blk *[blockSize]byte, path string, mode, size, mtime int64) {
 	blk[155] = ' '
 }
 
-// octal writes v in b as zero-padded octal digits and a NUL, as
-// archive/tar does. v is not negative and fits (Add checks), so this is
-// fmt's "%0*o\x00" without fmt: six fields a file.
+// octal writes v in b as zero-padded octal digits and a NUL: fmt's
+// "%0*o\x00" without fmt, for six fields a file.
 func octal(b []byte, v int64) {
 	var d [24]byte
 	digits := strconv.AppendInt(d[:0], v, 8)
@@ -94,18 +85,16 @@ func octal(b []byte, v int64) {
 
 var zeroBlock [blockSize]byte
 
-// tarWriter writes the USTAR stream into the tarSink: a header, the file's
-// bytes (which Add writes to the sink itself), the zeros that pad them to
-// a block, and two zero blocks at the end. Each piece is a Write of its own,
-// in archive/tar's order (the padding goes out just before the next header
-// or the end), so that the sink's deflate pieces fall where they always did.
+// tarWriter writes the USTAR stream into the tarSink around the files'
+// bytes (which Add writes): headers, padding, and two zero blocks at the
+// end, each a Write of its own, in archive/tar's order (the padding just
+// before the next header), so that the deflate pieces fall where they did.
 type tarWriter struct {
 	w   io.Writer
 	pad int // the zeros owed after the last file's bytes
 	blk [blockSize]byte
 }
 
-// header writes the header of a file of size bytes.
 func (t *tarWriter) header(path string, mode, size, mtime int64) error {
 	if err := t.flush(); err != nil {
 		return err

@@ -14,22 +14,17 @@ import (
 )
 
 // Unpack reads the .tar.gz in data (the .zip with zipped) as an unpacker
-// that must not be tricked would, under the one set of limits l: every
-// entry's name, type, mode and size, duplicates, and the expansion of the
-// whole. verify hashes what it unpacks and pull writes it, so both read
-// an archive alike.
+// that must not be tricked would, under the limits l: every entry's name,
+// type, mode and size, duplicates, and the expansion of the whole, for
+// verify, which hashes what it unpacks, and pull, which writes it.
 //
-// A regular file that passes every check goes to file, with Size as its
-// header claims it and a reader of its bytes that fails past l.File; an
-// error file returns stops Unpack with it. What is wrong with an entry goes
-// to bad, and the entry is skipped; bad may stop Unpack by returning an
-// error (pull) or let it go on (verify, which lists every problem). bad's
-// rule is set when only the build's archive rules forbid what it says,
-// and unpackers take the entry all the same (a GNU or PAX header, a mode
-// other than 0644 or 0755, a directory entry): the archive was made by
-// something else, and the entry is not skipped (a directory has no bytes
-// to read). A limit that stops the reading is a *BombError; a stream that
-// is not the format is an error of its own.
+// A regular file that passes every check goes to file, with the Size its
+// header claims and a reader that fails past l.File; file's error stops
+// Unpack. What is wrong with an entry goes to bad, and the entry is
+// skipped; bad's error stops Unpack (pull), or it lets it go on (verify).
+// bad's rule is set when only the build's rules forbid it (a GNU or PAX
+// header, a mode but 0644 or 0755, a directory entry) and the entry is not
+// skipped. A limit that stops the reading is a *BombError.
 func Unpack(data []byte, zipped bool, l Limits, bad func(name, why string, rule bool) error, file func(e Member, r io.Reader) error) error {
 	l = l.WithDefaults()
 	u := &unpacker{zipped: zipped, l: l, bad: bad, file: file, seen: map[string]bool{}}
@@ -49,7 +44,7 @@ type unpacker struct {
 }
 
 // say hands each why that is not "" to bad and reports whether there was
-// one: the entry is skipped. bad's error stops Unpack (u.err).
+// one, to skip the entry.
 func (u *unpacker) say(name string, whys ...string) bool {
 	skip := false
 	for _, why := range whys {
@@ -60,8 +55,7 @@ func (u *unpacker) say(name string, whys ...string) bool {
 	return skip || u.err != nil
 }
 
-// flag hands why, if not "", to bad as a flaw the entry is read despite:
-// one of the build's archive rules when rule is set.
+// flag hands why, if not "", to bad as a flaw the entry is read despite.
 func (u *unpacker) flag(name, why string, rule bool) {
 	if why != "" && u.err == nil {
 		u.err = u.bad(name, why, rule)
@@ -90,9 +84,8 @@ func (u *unpacker) tarGz(data []byte) error {
 		if u.say(hdr.Name, u.checkName(hdr.Name)) {
 			continue // its bytes are skipped by Next, still through the guard
 		}
-		if why, rule := tarFormat(hdr); why != "" {
-			u.flag(hdr.Name, why, rule)
-		}
+		why, rule := tarFormat(hdr)
+		u.flag(hdr.Name, why, rule)
 		if hdr.Typeflag == tar.TypeDir {
 			u.flag(hdr.Name, dirEntry, true)
 			continue
@@ -121,12 +114,10 @@ func (u *unpacker) tooLarge(claims string, size uint64) string {
 	return fmt.Sprintf("%s %d bytes, more than the %d-byte limit for one file", claims, size, u.l.File)
 }
 
-// tarFormat says what is wrong with hdr's format, or "": the build
-// writes USTAR only. The skills CLI reads the USTAR fields of any header
-// and skips extension entries, so a GNU or PAX header breaks only the
-// build's rule, unless a PAX record holds the name (a name too long for
-// USTAR fails CheckPath first): the CLI installs the file under the
-// USTAR field's name.
+// tarFormat says what is wrong with hdr's format, or "": the build writes
+// USTAR only. The skills CLI reads the USTAR fields and skips extension
+// entries, so a GNU or PAX header breaks only the build's rule, unless a
+// PAX record holds the name.
 func tarFormat(hdr *tar.Header) (why string, rule bool) {
 	_, paxName := hdr.PAXRecords["path"]
 	switch {
@@ -138,8 +129,7 @@ func tarFormat(hdr *tar.Header) (why string, rule bool) {
 	return fmt.Sprintf("has a %v header; skillpack writes USTAR headers only", hdr.Format), true
 }
 
-// dirEntry is why a directory entry breaks the build's rule: archives
-// hold files, and unpackers make the folders they need.
+// dirEntry is why a directory entry breaks the build's rule.
 const dirEntry = "is a directory entry; skillpack's archives hold files only"
 
 // tarType says why an entry of hdr's type is not a file of a skill, or "".
@@ -262,9 +252,8 @@ func (er *entryReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// checkName says why name is not a path an unpacker may write, or "". The
-// traversal checks come first so that a zip-slip entry is called what it
-// is.
+// checkName says why name is not a path an unpacker may write, or "",
+// naming a zip-slip entry first.
 func (u *unpacker) checkName(name string) string {
 	why := ""
 	switch {
@@ -289,9 +278,9 @@ func (u *unpacker) checkName(name string) string {
 	return why
 }
 
-// checkMode returns the exec bit of a regular file's mode (the owner's),
-// and why the mode is not one the build writes, or "": rule is set when
-// only the build's rule is broken, and an unpacker takes the file.
+// checkMode returns the owner's exec bit of a regular file's mode, and
+// why the mode is not one the build writes, or "", with rule set when only
+// the build's rule is broken.
 func checkMode(m fs.FileMode) (exec bool, why string, rule bool) {
 	perm := m.Perm()
 	exec = perm&0o100 != 0

@@ -8,17 +8,12 @@ import (
 	"unicode/utf8"
 )
 
-// The zip is written here, every header byte set by hand around the
-// compressed pieces the tarSink shares with it. archive/zip's CreateRaw
-// wrote the same bytes for every zip under 4 GiB, but it decides on its own
-// when an entry needs ZIP64, after the entry's data, so a large entry's
-// local header cannot say so, and a test cannot reach ZIP64 without
-// writing 4 GiB. Here the thresholds are variables, and an entry that may
-// need ZIP64 says so from its local header on.
-//
-// Below the thresholds the bytes are those of archive/zip (TestGolden pins
-// them): no extra fields, no comment, a data descriptor after each entry,
-// and the UTF-8 flag for a name that is not ASCII.
+// The zip's headers are set by hand around the pieces the tarSink shares
+// with it. archive/zip's CreateRaw decides on ZIP64 after an entry's data,
+// so a large entry's local header cannot say so, and a test cannot reach
+// ZIP64 without writing 4 GiB; here the thresholds are variables, and an
+// entry that may need ZIP64 says so from its local header on. Below them
+// the bytes are archive/zip's (TestGolden pins them).
 
 // Signatures and versions of the zip format (PKWARE's APPNOTE.TXT 6.3).
 const (
@@ -45,18 +40,16 @@ const (
 )
 
 // A size or offset at or above zip64Size, or an entry count at or above
-// zip64Count, is written in ZIP64 fields: the 32- and 16-bit fields hold
-// their largest value, which tells a reader to look in the ZIP64 ones.
-// Variables so that tests take the ZIP64 path with small files.
+// zip64Count, is written in ZIP64 fields (the short fields hold their
+// largest value). Variables, so that tests reach ZIP64 with small files.
 var (
 	zip64Size  uint64 = 1<<32 - 1
 	zip64Count        = 1<<16 - 1
 )
 
-// maxDeflated bounds what deflate makes of n bytes. Deflate stores what it
-// cannot compress, 5 bytes of header for each block of at most 65,535, so
-// it adds at most one byte in 13,107; n/8192 is more than that, and 64
-// bytes cover a piece's sync marker, finalBlock and a partial last block.
+// maxDeflated bounds what deflate makes of n bytes: stored blocks add 5
+// bytes to each 65,535, less than n/8192, and 64 bytes cover a piece's
+// sync marker, finalBlock and a partial last block.
 func maxDeflated(n uint64) uint64 { return n + n/8192 + 64 }
 
 // A zipEntry is what the central directory says of an entry.
@@ -72,10 +65,8 @@ type zipEntry struct {
 }
 
 // flags are the entry's general purpose flags: a data descriptor, and the
-// UTF-8 flag for a name that is not ASCII, which readers would otherwise
-// decode as code page 437 (CheckPath lets only UTF-8 through). An ASCII
-// name goes without it, as it always has: archive/zip sets it for '~' too,
-// and an archive's bytes must not change.
+// UTF-8 flag for a name that is not ASCII (else read as code page 437).
+// Unlike archive/zip, not for '~': an archive's bytes must not change.
 func (e *zipEntry) flags() uint16 {
 	if strings.ContainsFunc(e.name, func(r rune) bool { return r >= utf8.RuneSelf }) {
 		return zipFlagDescriptor | zipFlagUTF8
@@ -104,7 +95,6 @@ func (z *zipWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// flush writes z.buf, then empties it.
 func (z *zipWriter) flush() error {
 	_, err := z.Write(z.buf)
 	z.buf = z.buf[:0]
@@ -124,11 +114,10 @@ func (z *zipWriter) u32or(v uint64, zip64 bool) {
 	z.u32(uint32(v))
 }
 
-// begin writes the local header of a file of size bytes. Its CRC and
-// sizes follow the data, in the descriptor, as they are known only then.
-// An entry whose data may reach zip64Size says so here already, with a
-// ZIP64 extra field (sizes 0, as the descriptor has them), so that a
-// reader that streams the zip knows the descriptor's sizes take 8 bytes.
+// begin writes the local header of a file of size bytes; its CRC and
+// sizes follow in the descriptor. An entry whose data may reach zip64Size
+// has a ZIP64 extra field (sizes 0), so that a streaming reader knows the
+// descriptor's sizes take 8 bytes.
 func (z *zipWriter) begin(name string, exec bool, size int64) error {
 	e := zipEntry{name: name, exec: exec, offset: z.n, zip64: maxDeflated(uint64(size)) >= zip64Size}
 	version, extra := uint16(zipVersion20), 0
@@ -159,10 +148,9 @@ func (z *zipWriter) begin(name string, exec bool, size int64) error {
 	return err
 }
 
-// end closes the open entry, whose data had usize bytes and this CRC-32,
-// with its data descriptor. Should the data outgrow maxDeflated's bound
-// after all, the descriptor still takes 8-byte sizes, as archive/zip's
-// does, and the central directory, which readers go by, says so.
+// end closes the open entry, of usize bytes and this CRC-32, with its
+// data descriptor, which takes 8-byte sizes, as archive/zip's does, should
+// the data outgrow maxDeflated after all (the central directory says so).
 func (z *zipWriter) end(crc uint32, usize int64) error {
 	e := &z.dir[len(z.dir)-1]
 	e.crc, e.usize, e.csize = crc, uint64(usize), z.n-e.start
