@@ -207,9 +207,7 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 		}
 	}
 	sigs, folderSigs, err := b.signStaged(targets, folders, sign, signFolder)
-	var changed *changedError
-	var ownSig *ownSignatureError
-	if errors.As(err, &changed) || errors.As(err, &ownSig) {
+	if errors.As(err, new(*changedError)) || errors.As(err, new(*ownSignatureError)) {
 		return nil, &OutputError{err}
 	}
 	if err != nil {

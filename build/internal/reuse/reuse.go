@@ -159,10 +159,8 @@ func Open(out string, jobs int) (p *Last, err error) {
 	if p.hasLegacy {
 		p.accounted += served
 	}
+	p.excluded = map[string]bool{}
 	for _, e := range p.Head.Excluded {
-		if p.excluded == nil {
-			p.excluded = map[string]bool{}
-		}
 		if c := p.Skill(e.Name); c != nil && p.hasLegacy && !p.excluded[e.Name] {
 			p.accounted -= len(c.Files)
 		}

@@ -14,10 +14,8 @@ import (
 )
 
 // HTTPAuth is what a command sends with its requests to a bundle's URL,
-// so that a private registry (serve --auth-token-file, or any host behind
-// a gateway) lets it in: verify's --header and --token-file, and build's
-// --previous-header and --previous-token-file for the bundle published
-// last.
+// so that a private registry lets it in: verify's --header and
+// --token-file, and build's --previous-header and --previous-token-file.
 type HTTPAuth struct {
 	Headers   []string // each "Name: value" as given
 	TokenFile string   // a bearer token's file

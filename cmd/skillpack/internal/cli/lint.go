@@ -102,12 +102,7 @@ func (f *ScopeFlags) AddFlags(fs *pflag.FlagSet, verb string) {
 // given (roots), as a ".." or an absolute path (skill.Outside): silently
 // matching nothing, it would leave in the skills it was meant to leave out.
 func (f *ScopeFlags) check(roots []string) error {
-	var dirs []string
-	for _, r := range roots {
-		if info, err := os.Stat(r); err == nil && info.IsDir() {
-			dirs = append(dirs, r)
-		}
-	}
+	dirs := folders(roots)
 	for _, g := range f.Ignore {
 		why, instead := skill.Outside(g, dirs...)
 		if why == "" {
@@ -360,20 +355,26 @@ func noSkills(paths []string, res *lint.Result) error {
 	if len(res.Skills) > 0 {
 		return nil
 	}
-	var folders []string
-	for _, p := range paths {
-		if info, err := os.Stat(p); err == nil && info.IsDir() {
-			folders = append(folders, p)
-		}
-	}
-	if len(folders) == 0 {
+	dirs := folders(paths)
+	if len(dirs) == 0 {
 		return nil
 	}
 	why := ""
 	for _, n := range res.Notes {
 		why += "\n  " + n
 	}
-	return usageErr("no skills found under %s (a skill is a folder holding SKILL.md)%s", strings.Join(folders, ", "), why)
+	return usageErr("no skills found under %s (a skill is a folder holding SKILL.md)%s", strings.Join(dirs, ", "), why)
+}
+
+// folders are the paths that are folders.
+func folders(paths []string) []string {
+	var dirs []string
+	for _, p := range paths {
+		if info, err := os.Stat(p); err == nil && info.IsDir() {
+			dirs = append(dirs, p)
+		}
+	}
+	return dirs
 }
 
 // parseFailOn maps --fail-on to the lowest severity that fails; Off means never.
