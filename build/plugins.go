@@ -130,7 +130,13 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 	var tgz, zip bytes.Buffer
 	pw := pack.NewWriter(&tgz, &zip, pack.Options{Time: b.opts.Time})
 	for _, f := range files {
-		if _, err := addPluginFile(pw, f); err != nil {
+		in, err := skill.OpenFile(f.Disk)
+		if err != nil {
+			return layout.Plugin{}, none, err
+		}
+		_, err = pw.Add(f.Path, f.Exec(), f.Size, in) // its errors name the path
+		in.Close()
+		if err != nil {
 			return layout.Plugin{}, none, err
 		}
 	}
@@ -247,15 +253,6 @@ func written(out string) func(disk string, isDir bool) bool {
 	return func(disk string, isDir bool) bool {
 		return filepath.Base(disk) == filepath.Base(out) && slices.Contains(parents, filepath.Dir(disk)) || skill.Built(disk, isDir)
 	}
-}
-
-func addPluginFile(pw *pack.Writer, f skill.File) ([32]byte, error) {
-	in, err := skill.OpenFile(f.Disk)
-	if err != nil {
-		return [32]byte{}, err
-	}
-	defer in.Close()
-	return pw.Add(f.Path, f.Exec(), f.Size, in) // its errors name the path
 }
 
 // copyFile writes a plugin's file from its source, or an archive from the

@@ -70,7 +70,7 @@ func (a *HTTPAuth) Header() (http.Header, error) {
 			return nil, usageErr("%s has no name before ':'; %s", flag, a.example())
 		case !httpguts.ValidHeaderFieldName(name): // an RFC 9110 token
 			return nil, usageErr("%s: the name before ':' may hold only letters, digits and !#$%%&'*+-.^_`|~ (no spaces); %s", flag, a.example())
-		case strings.ContainsFunc(value, isControl):
+		case strings.ContainsFunc(value, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }):
 			return nil, usageErr("%s %s: the value has a line break or another control character; give one line, %s", flag, name, a.example())
 		case value == "":
 			return nil, usageErr("%s %s has no value after ':' (an unset variable?); %s", flag, name, a.example())
@@ -129,7 +129,3 @@ func readTokens(file string) ([]string, error) {
 	}
 	return tokens, nil
 }
-
-// isControl reports whether r is a control character other than a tab,
-// which a header's value may not hold.
-func isControl(r rune) bool { return r != '\t' && unicode.IsControl(r) }

@@ -83,9 +83,8 @@ func (o *LintOptions) load() (*config.Config, error) {
 	return cfg, nil
 }
 
-// ScopeFlags choose which skills below the paths given are the
-// repository's: lint checks and build publishes the same ones
-// (skill.Scope).
+// ScopeFlags choose which skills below the paths given lint checks and
+// build publishes, the same ones (skill.Scope).
 type ScopeFlags struct {
 	Ignore []string
 	All    bool
@@ -347,10 +346,9 @@ func lintPaths(paths []string, lo lint.Options, doc *lintJSON) (*lint.Result, er
 }
 
 // noSkills refuses a run that found no skill although a folder was given:
-// a wrong path, not a clean tree. Files outside every skill are what a
-// pre-commit hook passes for a commit that touches no skill; that is no
-// mistake. The run's notes (the skills the scope left out, a skill.md
-// passed over) are the reasons, and follow the message.
+// a wrong path, not a clean tree (files outside every skill are what a
+// pre-commit hook passes for a commit that touches none). The run's notes
+// are the reasons, and follow the message.
 func noSkills(paths []string, res *lint.Result) error {
 	if len(res.Skills) > 0 {
 		return nil

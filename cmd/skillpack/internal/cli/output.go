@@ -35,8 +35,7 @@ func addOutputFlags(root *cobra.Command, ios *IO) {
 	fs.StringVar(&ios.Color, "color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
 }
 
-// checkOutputFlags rejects contradictory or unknown output flags before any
-// work is done.
+// checkOutputFlags rejects contradictory or unknown output flags.
 func checkOutputFlags(ios *IO) error {
 	if ios.Quiet && ios.Verbose {
 		return usageErr("--quiet and --verbose cannot be combined")
@@ -48,8 +47,7 @@ func checkOutputFlags(ios *IO) error {
 }
 
 // isTerminal reports whether w is a terminal (not a file, pipe or
-// /dev/null, which is a character device too): progress lines and colour
-// go only where a person watches.
+// /dev/null, which is a character device too).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
@@ -82,8 +80,7 @@ func (ios *IO) colorOn(tty bool) bool {
 func (ios *IO) ColorOut() bool { return ios.colorOn(ios.OutTTY) }
 func (ios *IO) ColorErr() bool { return ios.colorOn(ios.ErrTTY) }
 
-// Infof prints a line on stderr for a person: a tally, a note, the next
-// step. --quiet leaves it out.
+// Infof prints a line on stderr for a person, unless --quiet.
 func (ios *IO) Infof(format string, args ...any) {
 	if !ios.Quiet {
 		fmt.Fprintf(ios.Err, format+"\n", args...)
@@ -168,8 +165,7 @@ func (t *stepTimer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// duration rounds d for a person: milliseconds below a second, then
-// hundredths.
+// duration rounds d for a person: milliseconds below a second, then hundredths.
 func duration(d time.Duration) string {
 	switch {
 	case d < time.Millisecond:
@@ -262,8 +258,7 @@ func fixHint(ios *IO, res *lint.Result, lo lint.Options, flags, paths []string) 
 }
 
 // printBuildFindings prints the build's findings on stderr as lint's text
-// format does, in colour on a terminal; --quiet keeps the errors, which
-// are what stopped the build.
+// format does; --quiet keeps the errors, which stopped the build.
 func printBuildFindings(ios *IO, fs []lint.Finding) {
 	if ios.Quiet {
 		fs = quietFindings(fs, lint.Error)

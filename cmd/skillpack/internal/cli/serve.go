@@ -175,8 +175,7 @@ func listen(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// serverOptions checks the serving flags and turns them into serve's
-// options.
+// serverOptions checks the serving flags and turns them into serve's.
 func (o *serveOptions) serverOptions(ios *IO) (serve.Options, error) {
 	if o.Stdio && o.given != nil && o.given("addr") {
 		return serve.Options{}, usageErr("--stdio serves MCP on stdin and stdout only; leave out --addr")
@@ -247,8 +246,7 @@ func reloadOnHangup(ctx context.Context, s *serve.Server, opts *serveOptions, lo
 	}
 }
 
-// rebuildOptions is the build --watch runs: build's, from the same
-// resolver, into DIST.
+// rebuildOptions is the build --watch runs into DIST, resolved as build's.
 func (o *serveOptions) rebuildOptions(ios *IO) (build.Options, error) {
 	bo, _, err := o.resolveBundle(ios, o.given)
 	if err != nil {
