@@ -162,8 +162,7 @@ func (b *builder) checkOutputFolder(o *output) error {
 }
 
 // outsideSkills refuses an output folder inside a skill that the build
-// packs (a skill at or below an input, or the skill enclosing one): the
-// skill's archives would take in the bundle, and grow with every build.
+// packs, whose archives would take in the bundle and grow with every build.
 func (b *builder) outsideSkills(out, name string) error {
 	dir := skill.Enclosing(filepath.Dir(out))
 	if dir == "" {

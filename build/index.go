@@ -127,9 +127,9 @@ func (b *builder) summarize(p *packed) error {
 }
 
 // catalog renders index.html and each skill's page into the staging
-// folder (a dry run only measures them), and measures them for the plan:
-// on a large tree they are the slowest documents to render, so each is
-// rendered once. Every SKILL.md a page shows is staged by now (see body).
+// folder (a dry run only measures them), once each: on a large tree they
+// are the slowest documents to render. Every SKILL.md a page shows is
+// staged by now (see body).
 func (b *builder) catalog(pl *planned) (*layout.Rendered, error) {
 	var r layout.Rendered
 	c, err := catalog.New(shown{b, pl}, catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator(),

@@ -230,8 +230,7 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 }
 
 // checkRecordedOnly refuses a bundle that holds a file its record does not
-// list: signing vouches for the folder, and a file skillpack did not write
-// is nothing to vouch for, nor to carry into the signed copy.
+// list: signing vouches for the folder.
 func checkRecordedOnly(abs, out string, rec *layout.Record) error {
 	listed := make(map[string]bool, len(rec.Files))
 	for _, f := range rec.Files {
