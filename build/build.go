@@ -36,8 +36,7 @@ import (
 	"github.com/skillpack/skillpack/skill"
 )
 
-// Options control a build. The zero value (with Out set) builds with the
-// defaults.
+// Options control a build. The zero value (with Out set) builds with the defaults.
 type Options struct {
 	Out      string       // the output folder; required
 	Lint     lint.Options // how skills are checked before anything is packed
@@ -258,8 +257,7 @@ type work struct {
 	page     *layout.Rendered // its page in the catalog, once rendered
 }
 
-// task is a skill while a worker processes it: what it reads and makes,
-// dropped when the skill is done.
+// task is a skill while a worker processes it, dropped when the skill is done.
 type task struct {
 	*work
 	files   *skill.Files        // collected
@@ -301,8 +299,7 @@ type discovery struct {
 	copies  []*skill.Skill // identical copies published from another (lint.Scope.Dedupe)
 }
 
-// packed is every skill once pack is done with it, and after lint the
-// skills to publish.
+// packed is every skill once pack is done with it; after lint, those to publish.
 type packed struct {
 	*discovered
 	work  []*work       // in the order found; after lint, the published ones

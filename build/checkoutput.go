@@ -12,8 +12,7 @@ import (
 	"github.com/skillpack/skillpack/skill"
 )
 
-// OutputError is a refused output folder: the user's to fix, nothing was
-// written.
+// OutputError is a refused output folder: the user's to fix, nothing was written.
 type OutputError struct{ Err error }
 
 func (e *OutputError) Error() string { return e.Err.Error() }
@@ -227,8 +226,7 @@ func (b *builder) noStale(out, name, within string) error {
 	return nil
 }
 
-// asGiven is an absolute path as the user would write it: relative to the
-// working directory when below it.
+// asGiven is an absolute path relative to the working directory when below it.
 func asGiven(p string) string {
 	if cwd, err := os.Getwd(); err == nil {
 		if rel, err := filepath.Rel(cwd, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {

@@ -112,8 +112,7 @@ func (b *builder) clashFindings(p *packed) []lint.Finding {
 	return out
 }
 
-// checkClashes refuses the build if two skills it would publish share a
-// name.
+// checkClashes refuses the build if two skills it would publish share a name.
 func (b *builder) checkClashes(p *packed) error {
 	var published []lint.Named
 	for _, w := range p.work {

@@ -79,8 +79,7 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	return pl, "", nil
 }
 
-// render renders a document into the staging folder, or in a dry run
-// only measures it.
+// render renders a document into the staging folder, or in a dry run measures it.
 func (b *builder) render(path string, fn func(io.Writer) error) (layout.Rendered, error) {
 	if b.opts.DryRun {
 		return layout.Render(io.Discard, fn)
@@ -299,8 +298,7 @@ func (b *builder) bundleKey(p *packed, plugins []layout.Plugin, m *layout.Market
 	return reuse.BundleKey(Generator(), b.opts.BaseURL, b.opts.NoLegacy, keys, extra...)
 }
 
-// skippedNames are the names of the skills --skip-invalid left out,
-// sorted, as the record keeps them.
+// skippedNames are the skills --skip-invalid left out, sorted, as the record keeps them.
 func (b *builder) skippedNames() []string {
 	var names []string
 	for _, s := range b.res.Skipped {

@@ -35,8 +35,7 @@ func (b *builder) llmsTxt() (*layout.LLMsOptions, string, error) {
 	return &layout.LLMsOptions{Base: data, Name: name}, "", nil
 }
 
-// readLLMsTxt reads the file to merge into, saying what to give instead
-// when it is not a file.
+// readLLMsTxt reads the file to merge into, saying what to give when it is no file.
 func readLLMsTxt(name string) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {

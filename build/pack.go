@@ -513,8 +513,7 @@ func (a *archive) finishAt(path string, replace bool) error {
 	return nil
 }
 
-// InputChangedError is a source file that changed while it was packed (an
-// editor's save, a checkout). Nothing was written.
+// InputChangedError is a source file that changed while it was packed. Nothing was written.
 type InputChangedError struct{ Path string }
 
 func (e *InputChangedError) Error() string {

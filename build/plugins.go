@@ -269,8 +269,7 @@ func copyFile(disk string) func(io.Writer) error {
 	}
 }
 
-// manifestOf names the manifest that gives a plugin its name, or its
-// folder when none does.
+// manifestOf names the manifest that gives a plugin its name, or its folder.
 func manifestOf(pl *plugin.Plugin) string {
 	for _, m := range pl.Manifests {
 		if m.Name != "" {

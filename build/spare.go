@@ -258,8 +258,7 @@ func (s *spareSet) reset() {
 	}
 }
 
-// take reports whether the file at distPath of a kept skill is in the
-// spare, and marks it taken by the new bundle.
+// take reports whether a kept skill's file at distPath is in the spare, and marks it taken.
 func (s *spareSet) take(name, distPath string) bool {
 	if s == nil {
 		return false

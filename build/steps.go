@@ -153,8 +153,7 @@ func (b *builder) logf(format string, args ...any) {
 	}
 }
 
-// sweep removes the staging folders killed builds of this output left
-// (see owner.go), and says so.
+// sweep removes the staging folders killed builds of this output left, and says so.
 func (b *builder) sweep() {
 	out, err := filepath.Abs(b.opts.Out)
 	if err != nil {

@@ -113,8 +113,7 @@ func (b *builder) writeEntry(pl *planned, e layout.Entry) error {
 	return nil
 }
 
-// stagers is how many workers stage files, and stageBatch how many files
-// are held at once for them.
+// stagers is how many workers stage files, and stageBatch how many are held for them.
 const (
 	stagers    = 8
 	stageBatch = 4096

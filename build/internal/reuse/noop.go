@@ -71,8 +71,7 @@ func (p *Last) holdsCopy(distPath, served string, d layout.Digest, size int64) b
 	return Verified(disk, d, size)
 }
 
-// legacy reports whether the bundle serves the skill's files in the
-// legacy v0.1 tree too.
+// legacy reports whether the bundle serves the skill's files in the v0.1 tree too.
 func (p *Last) legacy(name string) bool {
 	return p.hasLegacy && !p.excluded[name]
 }

@@ -207,8 +207,7 @@ func (p *Last) Skill(name string) *layout.RecordSkill {
 	return c
 }
 
-// EachSkill calls fn with the record of every skill, in name order,
-// until fn returns false.
+// EachSkill calls fn with every skill's record, in name order, until fn returns false.
 func (p *Last) EachSkill(fn func(*layout.RecordSkill) bool) error {
 	if p == nil {
 		return nil
@@ -225,8 +224,7 @@ func (p *Last) EachSkill(fn func(*layout.RecordSkill) bool) error {
 	return nil
 }
 
-// EachFile calls fn with every file the record lists, in its order
-// (sorted), until fn returns false.
+// EachFile calls fn with every file the record lists, sorted, until fn returns false.
 func (p *Last) EachFile(fn func(path string) bool) error {
 	if p == nil {
 		return nil
@@ -241,8 +239,7 @@ func (p *Last) Describes(path string) bool {
 	return p != nil && err == nil && os.SameFile(info, p.record) && info.Size() == p.record.Size() && info.ModTime().Equal(p.record.ModTime())
 }
 
-// Skipped reports whether the previous build left out a skill of this
-// name (--skip-invalid).
+// Skipped reports whether the previous build left out a skill of this name.
 func (p *Last) Skipped(name string) bool {
 	if p == nil {
 		return false

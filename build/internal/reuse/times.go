@@ -65,8 +65,7 @@ type stamp struct {
 	mtime, ctime time.Time
 }
 
-// untouched reports whether a file or folder of the bundle has not
-// changed since the record was written.
+// untouched reports whether a file or folder is unchanged since the record was written.
 func (p *Last) untouched(st stamp) bool {
 	return !p.recorded.IsZero() && st.mtime.Before(p.recorded) && st.ctime.Before(p.recorded)
 }
@@ -154,8 +153,7 @@ func (p *Last) foldersUntouched(jobs int) bool {
 
 var errChanged = errors.New("changed since the record")
 
-// ancestors returns the folders above a slash path, outermost first,
-// without ".".
+// ancestors returns the folders above a slash path, outermost first, without ".".
 func ancestors(p string) []string {
 	var dirs []string
 	for i := 0; i < len(p); i++ {
