@@ -94,11 +94,11 @@ func runInit(ios *IO, opts *initOptions) error {
 			}
 		}
 		if len(missing) == 0 {
-			verb := "exists"
+			verb, them := "exists", "it"
 			if len(kept) > 1 {
-				verb = "exist"
+				verb, them = "exist", "them"
 			}
-			return usageErr("%s already %s; --force replaces %s", strings.Join(kept, " and "), verb, map[bool]string{false: "it", true: "them"}[len(kept) > 1])
+			return usageErr("%s already %s; --force replaces %s", strings.Join(kept, " and "), verb, them)
 		}
 		files = missing
 	}
