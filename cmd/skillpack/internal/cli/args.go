@@ -35,14 +35,12 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return usageOf(cmd, "%s takes no arguments, not %q", cmd.Name(), strings.Join(args, " "))
 }
 
-// usageOf is a usage error of cmd's arguments or flags, which ends by
-// pointing at the command's help.
+// usageOf is a usage error of cmd's arguments or flags, pointing at its help.
 func usageOf(cmd *cobra.Command, format string, args ...any) error {
 	return usageErr(format+"\nRun '%s --help' for usage.", append(args, cmd.CommandPath())...)
 }
 
-// commandArgs is the root's check: an argument there is a command that
-// does not exist, perhaps one mistyped.
+// commandArgs is the root's check: an argument there is a command that does not exist.
 func commandArgs(root *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil

@@ -140,8 +140,7 @@ func (o *buildOptions) resolve(ios *IO) (build.Options, error) {
 	return bo, nil
 }
 
-// runBuild builds, and with --json prints the document however the build
-// ends.
+// runBuild builds, and with --json prints the document however the build ends.
 func runBuild(ctx context.Context, ios *IO, opts *buildOptions) error {
 	err := buildRun(ctx, ios, opts)
 	return jsonResult(ios.Out, opts.JSON, newBuildJSON(opts, err), err)

@@ -111,8 +111,7 @@ func pick[T any](given func(flag string) bool, flag string, value, config T) T {
 	return config
 }
 
-// options is what every build takes from the flags, the config read and
-// the environment.
+// options is what every build takes from the flags, the config and the environment.
 func (f *BuildFlags) options(ios *IO, cfg *config.Config) (build.Options, error) {
 	t, err := sourceDateEpoch(ios)
 	if err != nil {

@@ -38,14 +38,12 @@ func (a *HTTPAuth) flags() string {
 	return "--" + a.prefix + "header and --" + a.prefix + "token-file"
 }
 
-// example is the right form of a header, for the messages that refuse a
-// wrong one.
+// example is the right form of a header, for the messages that refuse a wrong one.
 func (a *HTTPAuth) example() string {
 	return "give it as 'Name: value', such as --" + a.prefix + "header 'Authorization: Bearer TOKEN'"
 }
 
-// ownHeaders are the headers dist's HTTP reader sets itself, which a
-// --header may not.
+// ownHeaders are the headers dist's HTTP reader sets itself, which --header may not.
 var ownHeaders = map[string]string{
 	"Host":            "the host is the URL's",
 	"Accept-Encoding": "skillpack asks for gzip itself and checks what the server sends back",

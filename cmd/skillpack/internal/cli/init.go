@@ -167,8 +167,7 @@ func usesLFS() bool {
 	return err == nil && strings.Contains(string(data), "filter=lfs")
 }
 
-// branch is the branch the workflow builds on a push: the one checked out
-// here, else main.
+// branch is the branch the workflow builds on a push: the one checked out here, else main.
 func branch() string {
 	head, err := os.ReadFile(filepath.Join(".git", "HEAD"))
 	name, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: refs/heads/")

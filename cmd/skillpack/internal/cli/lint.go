@@ -430,8 +430,7 @@ func writeBaseline(ios *IO, path string, res *lint.Result) error {
 	return nil
 }
 
-// ruleJSON is a rule in --list-rules --json and --explain --json
-// (schema/lint-rules.schema.json).
+// ruleJSON is a rule in --list-rules --json and --explain --json (schema/lint-rules.schema.json).
 type ruleJSON struct {
 	ID       string        `json:"id"`
 	Title    string        `json:"title"`

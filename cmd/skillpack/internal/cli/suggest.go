@@ -17,8 +17,7 @@ import (
 	"github.com/skillpack/skillpack/lint"
 )
 
-// Did-you-mean for flags and flag values (cobra suggests subcommands
-// only), and completion of flag values.
+// Did-you-mean for flags and flag values (cobra's is for subcommands), and their completion.
 
 // Closed sets of flag values, in the order help and completion list them,
 // each value with what it means after a tab: the one list that both the
@@ -124,8 +123,7 @@ func suggestFlag(c *cobra.Command, name string) string {
 	return longerFlag(name, names)
 }
 
-// longerFlag returns the longest of names that name starts with, of three
-// letters or more, or "".
+// longerFlag returns the longest of names, of three letters or more, that name starts with.
 func longerFlag(name string, names []string) string {
 	best := ""
 	for _, n := range names {
