@@ -36,8 +36,7 @@ import (
 	"github.com/skillpack/skillpack/skill"
 )
 
-// Options control a build. The zero value (with Out set) builds with the
-// defaults.
+// Options control a build. The zero value (with Out set) builds with the defaults.
 type Options struct {
 	Out      string       // the output folder; required
 	Lint     lint.Options // how skills are checked before anything is packed
@@ -48,9 +47,8 @@ type Options struct {
 	BaseURL  string       // absolute URL prefix for index entries ("" = relative URLs)
 	NoLegacy bool         // leave out the v0.1.0 tree and index
 	// LLMsTxt writes llms.txt at the bundle root, listing every skill;
-	// LLMsTxtMerge names the site's own llms.txt, of which the bundle's
-	// is then a copy with the list in place of its markers (the file is
-	// only read).
+	// LLMsTxtMerge names the site's own llms.txt (only read), which the
+	// bundle's copies with the list in place of its markers.
 	LLMsTxt      bool
 	LLMsTxtMerge string
 	// AICatalog writes .well-known/ai-catalog.json; it needs BaseURL.
@@ -62,54 +60,45 @@ type Options struct {
 	// (catalog.Options' Title, Publisher and Source).
 	CatalogTitle, CatalogPublisher, CatalogSource string
 	// Ignore leaves out the skills in the folders these gitignore-style
-	// patterns name, relative to each root, as skill.DefaultIgnore's do
-	// (a "!" pattern builds a folder they leave out); skillpack.yaml's
-	// ignore list (Lint.Config) leaves skills out too.
+	// patterns name, relative to each root ("!" brings one back), as
+	// skillpack.yaml's ignore list (Lint.Config) does.
 	Ignore []string
-	// All builds every skill found: also those a repository's marketplace
-	// or plugin manifests do not declare, and those skill.DefaultIgnore
-	// leaves out.
+	// All builds every skill found, also those no marketplace or plugin
+	// manifest declares and those skill.DefaultIgnore leaves out.
 	All bool
-	// SkipInvalid leaves out the skills that have error-level findings,
-	// and publishes the others, instead of refusing the whole tree; the
-	// skills left out are in Result.Skipped.
+	// SkipInvalid leaves out the skills with error-level findings (listed
+	// in Result.Skipped) and publishes the others, instead of refusing all.
 	SkipInvalid bool
 	Sign        Signer    // signs the archives and indexes; nil = unsigned
 	Log         io.Writer // one line a step; nil = silent
 	Verbose     bool      // also log the steps skipped, and why
 	Progress    io.Writer // a live counter while packing (a terminal); nil = none
-	// Swapped, if set, is called as soon as the new bundle is in place,
-	// before the previous one is removed: a server can serve it that much
-	// sooner.
+	// Swapped, if set, is called once the new bundle is in place, before
+	// the previous one is removed, so that a server can serve it sooner.
 	Swapped func()
 	// Inventory fills Result.Skills and Result.Artifacts: every skill, and
 	// every file of the bundle with its digest and size. Both grow with the
 	// tree (10,000 skills make about 120,000 files), so only a caller that
 	// prints them asks; without them a build holds a few strings per skill.
 	Inventory bool
-	// NoReuse packs and lints every skill afresh, ignoring what the
-	// previous bundle's record says: the escape hatch when reuse is
-	// suspected of keeping something stale.
+	// NoReuse packs and lints every skill afresh, ignoring the previous
+	// record: the escape hatch when reuse is suspected of keeping something stale.
 	NoReuse bool
 	// Versioned also publishes every skill that has a version at paths
-	// of its own that never change, <name>/<version>/, with
-	// versions.json and, with Release, the release's snapshot
-	// (layout.Versioning). The versions the previous bundle published
-	// are carried forward from it: Previous, or else the output folder.
+	// that never change, <name>/<version>/, with versions.json and, with
+	// Release, the release's snapshot (layout.Versioning). The versions
+	// published before are carried forward from Previous, else the output.
 	Versioned bool
 	// Release is the bundle's release, a SemVer version, for Versioned:
 	// its snapshot is v<Release>/index.json. "" makes no snapshot.
 	Release string
-	// Previous is the bundle published last. The guard compares this
-	// build with it (a published version must not change, nor go down)
-	// and refuses the build otherwise; a versioned build carries its
-	// versions forward from it. nil is none, or for a versioned build,
-	// the bundle in the output folder. The command opens it with
-	// bundle.OpenSource (a folder, or a URL through dist's safe client).
+	// Previous is the bundle published last: the guard refuses a build
+	// that changes a published version or lowers one, and a versioned
+	// build carries its versions forward from it. nil is none, or for a
+	// versioned build the bundle in the output folder.
 	Previous bundle.Source
-	// Spare, if set, keeps the bundle a build replaces, for the next
-	// build of the same output to stage into (see Spare): a caller that
-	// rebuilds the same folder over and over, as serve --watch does,
+	// Spare, if set, keeps the bundle a build replaces for the next build
+	// of the same output to stage into (see Spare), so that serve --watch
 	// writes only what changed. It holds a hidden folder beside the
 	// output until closed.
 	Spare *Spare
@@ -119,9 +108,8 @@ type Options struct {
 	SignFolder StatementSigner
 }
 
-// Signer signs one artifact and returns its Sigstore bundle. The command
-// layer passes package sign's signer, so that build (and lint through it)
-// does not link the heavy sigstore dependency.
+// Signer signs one artifact and returns its Sigstore bundle; the command
+// layer passes package sign's, so that build does not link sigstore.
 type Signer func(artifact []byte) ([]byte, error)
 
 // StatementSigner signs a skill folder's statement (layout.StatementDoc)
@@ -181,13 +169,10 @@ type Skipped struct {
 type LintError struct {
 	Errors int
 	// Clashes counts the skills SkipInvalid left out because another skill
-	// of the bundle has their name: lint only warns of them, so they are
-	// no lint errors and are named apart.
+	// of the bundle has their name: lint only warns of them.
 	Clashes int
 	All     bool // with Options.SkipInvalid: every skill is invalid, none is left to publish
-	// Valid counts, without Options.SkipInvalid, the skills with no error
-	// of their own: what --skip-invalid would publish.
-	Valid int
+	Valid   int  // without Options.SkipInvalid: the skills --skip-invalid would publish
 }
 
 func (e *LintError) Error() string {
@@ -251,11 +236,9 @@ func Generator() string {
 	return "skillpack " + version.Version() + " (" + pack.Generator() + ")"
 }
 
-// work is one skill moving through the pipeline: what the build keeps of
-// it between steps. A worker takes it from its folder to its archives in
-// one go (see task), writes its summary to the scratch file and keeps
-// only this, a few words, so that memory is bounded by the workers, not by
-// the tree.
+// work is what the build keeps of one skill between steps: a few words,
+// its summary being in the scratch file, so that memory is bounded by the
+// workers, not by the tree.
 type work struct {
 	src      *skill.Skill // its Doc is dropped once the skill is processed
 	name     string
@@ -274,8 +257,7 @@ type work struct {
 	page     *layout.Rendered // its page in the catalog, once rendered
 }
 
-// task is a skill while a worker processes it: what it reads and makes,
-// dropped when the skill is done.
+// task is a skill while a worker processes it, dropped when the skill is done.
 type task struct {
 	*work
 	files   *skill.Files        // collected
@@ -288,11 +270,9 @@ type task struct {
 	last    *layout.RecordSkill // the last build's record of this skill, if any
 }
 
-// builder is what every step of one build reads: the options, the
-// context, the lint options resolved once, the Result filled as the steps
-// go, and the staging folder that pack, versions, write, sign and swap
-// make the bundle in. What a step works out it returns, and the next step
-// takes it (steps.go): discovered, packed, planned, staged.
+// builder is what every step of one build reads: the options, the lint
+// options resolved once, the Result filled as the steps go, and the
+// staging folder. What a step works out it returns to the next (steps.go).
 type builder struct {
 	ctx      context.Context
 	opts     Options
@@ -319,8 +299,7 @@ type discovery struct {
 	copies  []*skill.Skill // identical copies published from another (lint.Scope.Dedupe)
 }
 
-// packed is every skill once pack is done with it, and after lint the
-// skills to publish.
+// packed is every skill once pack is done with it; after lint, those to publish.
 type packed struct {
 	*discovered
 	work  []*work       // in the order found; after lint, the published ones

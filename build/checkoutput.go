@@ -12,8 +12,7 @@ import (
 	"github.com/skillpack/skillpack/skill"
 )
 
-// OutputError is a refused output folder: the user's to fix, nothing was
-// written.
+// OutputError is a refused output folder: the user's to fix, nothing was written.
 type OutputError struct{ Err error }
 
 func (e *OutputError) Error() string { return e.Err.Error() }
@@ -28,11 +27,9 @@ func (*OutputError) ExitClass() int { return 2 }
 // folder holding files skillpack did not write (unless --force), and
 // inside an input anything that discovery would read as skills.
 //
-// An output inside an input is the default (`skillpack build` builds "."
-// into "dist"), and it is safe exactly when discovery skips it: when it is
-// absent, empty or a built bundle (skill.BundleMarker), and sits in no
-// skill (whose archives would take it in). Discovery runs at the same
-// time as this check, so the check decides from the folder alone.
+// An output inside an input is the default ("." into "dist"), safe exactly
+// when discovery skips it: absent, empty or a built bundle, and in no
+// skill. Discovery runs at the same time, so this decides from the folder.
 func (b *builder) checkOutput() (*output, string, error) {
 	o := &output{}
 	if err := b.checkOutputFolder(o); err != nil {
@@ -121,10 +118,9 @@ func (b *builder) checkOutputFolder(o *output) error {
 			return err
 		}
 	}
-	// Locked (package outlock) once the folder is found one the build may
-	// write, and before the bundle there is read: another build's swap
-	// would change it under this one. A dry run writes nothing and takes
-	// no lock.
+	// Locked once the folder is found one the build may write, and before
+	// the bundle there is read, which another build's swap would change.
+	// A dry run takes no lock.
 	if !b.opts.DryRun {
 		if o.unlock, err = lockOutput(out, "build"); err != nil {
 			return err
@@ -165,8 +161,7 @@ func (b *builder) checkOutputFolder(o *output) error {
 }
 
 // outsideSkills refuses an output folder inside a skill that the build
-// packs (a skill at or below an input, or the skill enclosing one): the
-// skill's archives would take in the bundle, and grow with every build.
+// packs, whose archives would take in the bundle and grow with every build.
 func (b *builder) outsideSkills(out, name string) error {
 	dir := skill.Enclosing(filepath.Dir(out))
 	if dir == "" {
@@ -192,9 +187,8 @@ func (b *builder) outsideSkills(out, name string) error {
 }
 
 // discoverySkips refuses an existing output folder inside the input
-// unless discovery skips it: an empty folder, or a built bundle. Anything
-// else there is the user's, and would be read as skills; --force does not
-// change that.
+// unless discovery skips it (empty, or a bundle): anything else would be
+// read as skills, --force or not.
 func discoverySkips(out, name, within string) error {
 	ents, err := os.ReadDir(out)
 	if err != nil {
@@ -213,10 +207,8 @@ func discoverySkips(out, name, within string) error {
 }
 
 // noStale refuses a build whose output is inside the input while another
-// build's staging folder lies beside it: that folder holds copies of the
-// skills, which discovery would read as a second set of skills. The
-// folders of killed builds are gone by now (sweepStale); what is left is a
-// build still running, or a folder nothing proves is skillpack's.
+// build's staging folder, whose copies of the skills discovery would read,
+// lies beside it. Killed builds' folders are gone by now (sweepStale).
 func (b *builder) noStale(out, name, within string) error {
 	parent := filepath.Dir(out)
 	ents, err := os.ReadDir(parent)
@@ -234,8 +226,7 @@ func (b *builder) noStale(out, name, within string) error {
 	return nil
 }
 
-// asGiven is an absolute path as the user would write it: relative to the
-// working directory when below it.
+// asGiven is an absolute path relative to the working directory when below it.
 func asGiven(p string) string {
 	if cwd, err := os.Getwd(); err == nil {
 		if rel, err := filepath.Rel(cwd, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -251,6 +242,12 @@ func firstFew(names []string) string {
 		return strings.Join(names, ", ")
 	}
 	return strings.Join(names[:3], ", ") + fmt.Sprintf(" and %d more", len(names)-3)
+}
+
+// absPath is p made absolute ("" when the working folder is unknown).
+func absPath(p string) string {
+	abs, _ := filepath.Abs(p)
+	return abs
 }
 
 // resolved is p with symbolic links resolved as far as the path exists.
@@ -269,11 +266,7 @@ func resolved(p string) string {
 	}
 }
 
-// foreignFiles lists the files in out that are not listed (by the build
-// record; all of them when there is none).
-//
-// listed holds every recorded path, so the output check asks only when the
-// folders show that something changed since the record (reuse.Intact).
+// foreignFiles lists the files in out that are not listed.
 func foreignFiles(out string, listed map[string]bool) ([]string, error) {
 	var foreign []string
 	err := filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {

@@ -74,11 +74,9 @@ func (e *ClashError) Error() string {
 func (*ClashError) ExitClass() int { return 1 }
 
 // clashFindings turns the name clashes among the skills still to be
-// published into findings that name each skill, for --skip-invalid: a
-// publisher who asked for what can be published gets every other skill,
-// and these are listed with the way to publish them. No clashing skill is
-// preferred to another: which one clients got must not depend on folder
-// order.
+// published into findings that name each skill, for --skip-invalid. No
+// clashing skill is preferred to another: which one clients got must not
+// depend on folder order.
 func (b *builder) clashFindings(p *packed) []lint.Finding {
 	var valid []lint.Named
 	byDir := map[string]lint.Named{}
@@ -114,8 +112,7 @@ func (b *builder) clashFindings(p *packed) []lint.Finding {
 	return out
 }
 
-// checkClashes refuses the build if two skills it would publish share a
-// name.
+// checkClashes refuses the build if two skills it would publish share a name.
 func (b *builder) checkClashes(p *packed) error {
 	var published []lint.Named
 	for _, w := range p.work {

@@ -9,9 +9,7 @@ import (
 	"github.com/skillpack/skillpack/skill"
 )
 
-// discover finds the skills to build: those lint.Scope keeps below each
-// root (lint.Run's too: the user's ignore patterns, skill.DefaultIgnore,
-// what a repository declares, clients' install folders), and each skill
+// discover finds the skills to build, as lint.Run does (lint.Scope), each
 // once when several folders hold identical copies of it. Each choice is
 // said in the output, with the way to undo it.
 func (b *builder) discover() (discovery, string, error) {

@@ -53,14 +53,12 @@ func (*PreviousError) ExitClass() int { return 1 }
 func (e *PreviousError) Unwrap() error { return e.Err }
 
 // guard compares the skills about to be published with the bundle
-// published last, through layout's one definition of the rule (Guard,
-// GuardRelease): a skill whose content changed under a version already
-// published, or whose version went down, refuses the build, naming the
-// skill, the version, both digests and the SKILL.md to bump; a skill that
-// is gone is a warning. With Versioned and no Previous the bundle in the
-// output folder is the one compared with (its versions are the ones the
-// build carries forward, so they must hold). What it read is kept for
-// index and versions.
+// published last (layout's Guard, GuardRelease): a skill whose content
+// changed under a published version, or whose version went down, refuses
+// the build; a skill that is gone is a warning. With Versioned and no
+// Previous the bundle in the output folder is compared with, as its
+// versions are carried forward. What it read is kept for index and
+// versions.
 func (b *builder) guard(p *packed) (*previous, string, error) {
 	prev := &previous{}
 	src := b.opts.Previous

@@ -16,9 +16,8 @@ import (
 )
 
 // index decides whether the output already holds this bundle (upToDate),
-// and unless it does lays out the bundle and renders every document into
-// its digest. It stages the catalog and the documents as it renders them,
-// so that each is rendered once; write writes the rest.
+// and unless it does lays out the bundle, rendering and staging every
+// document once; write writes the rest.
 func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	b.res.Out = b.opts.Out
 	if err := b.summarize(p); err != nil {
@@ -56,8 +55,8 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	}
 	pl.plan = plan
 	b.res.Excluded, b.res.MCPExcluded = plan.Excluded, plan.OffMCP
-	// The record is staged now, rendered once like the documents; swap
-	// stamps it after every other file, which is what makes it the proof.
+	// The record is staged now; swap stamps it after every other file,
+	// which is what makes it the proof.
 	rec, err := b.render(layout.BuildRecord, func(w io.Writer) error { return b.writeRecord(pl, w) })
 	if err != nil {
 		return nil, "", err
@@ -80,8 +79,7 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	return pl, "", nil
 }
 
-// render renders a document into the staging folder, or in a dry run
-// only measures it.
+// render renders a document into the staging folder, or in a dry run measures it.
 func (b *builder) render(path string, fn func(io.Writer) error) (layout.Rendered, error) {
 	if b.opts.DryRun {
 		return layout.Render(io.Discard, fn)
@@ -127,11 +125,10 @@ func (b *builder) summarize(p *packed) error {
 	return nil
 }
 
-// catalog renders index.html, the page people read, and each skill's page
-// into the staging folder, and measures them for the plan: on a large tree
-// they are the slowest documents to render, so each is rendered once
-// (a dry run only measures them). Every SKILL.md a page shows is staged
-// by now, or in the last build's bundle (see body).
+// catalog renders index.html and each skill's page into the staging
+// folder (a dry run only measures them), once each: on a large tree they
+// are the slowest documents to render. Every SKILL.md a page shows is
+// staged by now (see body).
 func (b *builder) catalog(pl *planned) (*layout.Rendered, error) {
 	var r layout.Rendered
 	c, err := catalog.New(shown{b, pl}, catalog.Options{BaseURL: b.opts.BaseURL, Generator: Generator(),
@@ -183,12 +180,10 @@ func (s shown) Skill(i int) (catalog.Skill, error) {
 		Body: func() ([]byte, error) { return s.b.body(s.pl, w, sum.rec.Files) }}, nil
 }
 
-// body is a skill's SKILL.md body for the catalog. The build let go of it
-// after packing, so it is read again from the bundle's own served copy
-// (staged by pack, or the last build's for a reused skill): the page
-// shows what is published, read from the bundle like every other
-// document. Only a dry run, which stages nothing, reads the source. What
-// it reads must be the bytes packed.
+// body is a skill's SKILL.md body for the catalog, read again from the
+// bundle's own served copy (staged by pack, or the last build's for a
+// reused skill), so that the page shows what is published; only a dry run
+// reads the source. What it reads must be the bytes packed.
 func (b *builder) body(pl *planned, w *work, files []layout.File) ([]byte, error) {
 	path := w.src.EntryPath()
 	if !b.opts.DryRun {
@@ -241,7 +236,7 @@ func (p *packed) records() iter.Seq2[layout.RecordSkill, error] {
 }
 
 // files yields the path of every file the build writes, sorted: the
-// bundle's entries, the signature beside each signed one, and the record.
+// entries, the signature beside each signed one, and the record.
 func (b *builder) files(plan *layout.Planned) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		// Paths the entries do not list wait here until an entry sorts
@@ -303,8 +298,7 @@ func (b *builder) bundleKey(p *packed, plugins []layout.Plugin, m *layout.Market
 	return reuse.BundleKey(Generator(), b.opts.BaseURL, b.opts.NoLegacy, keys, extra...)
 }
 
-// skippedNames are the names of the skills --skip-invalid left out,
-// sorted, as the record keeps them.
+// skippedNames are the skills --skip-invalid left out, sorted, as the record keeps them.
 func (b *builder) skippedNames() []string {
 	var names []string
 	for _, s := range b.res.Skipped {
@@ -325,8 +319,7 @@ func (b *builder) discoveryKey(l *layout.LLMsOptions) []string {
 			extra = append(extra, "llms.txt merged into "+string(layout.DigestOf(l.Base)))
 		}
 	}
-	// The catalog's masthead: a key without them is the key of a build
-	// from before they existed.
+	// The catalog's masthead, when set: unset, the key is as before it existed.
 	for _, m := range []struct{ key, value string }{{"title", b.opts.CatalogTitle}, {"publisher", b.opts.CatalogPublisher}, {"source", b.opts.CatalogSource}} {
 		if m.value != "" {
 			extra = append(extra, fmt.Sprintf("catalog %s %q", m.key, m.value))
@@ -338,12 +331,11 @@ func (b *builder) discoveryKey(l *layout.LLMsOptions) []string {
 	return extra
 }
 
-// upToDate asks reuse for the one no-op decision (reuse.UpToDate); a
-// signed build is never one (signatures are made afresh), nor a
-// versioned one (what it carries forward depends on the previous bundle,
-// which the bundle key does not cover), and every skill must have been
-// reused whole (its files checked as it was reused) with the verdict the
-// record holds. It fills the result from the record.
+// upToDate asks reuse for the one no-op decision (reuse.UpToDate). A
+// signed build is never one (signatures are made afresh), nor a versioned
+// one (what it carries forward depends on the previous bundle, which the
+// bundle key does not cover); every skill must have been reused whole with
+// the verdict the record holds. It fills the result from the record.
 func (b *builder) upToDate(pl *planned) bool {
 	allKept := !b.signs() && !b.opts.Versioned &&
 		!slices.ContainsFunc(pl.work, func(w *work) bool { return !w.reused || !w.holds || !w.sameLint })

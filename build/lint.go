@@ -11,10 +11,9 @@ import (
 	"github.com/skillpack/skillpack/plugin"
 )
 
-// lintAcross runs the checks across skills (names, nesting) and reports every
-// finding; an error-level one stops the build before any error met while
-// packing is reported, since the finding says what to fix. With
-// SkipInvalid it leaves out the skills that have one instead.
+// lintAcross runs the checks across skills (names, nesting), reports every
+// finding, and refuses an error-level one or, with SkipInvalid, leaves out
+// the skills that have one.
 func (b *builder) lintAcross(p *packed) error {
 	named := make([]lint.Named, len(p.work))
 	for i, w := range p.work {
@@ -163,9 +162,8 @@ func (b *builder) lintPlugins(p *packed) []lint.Finding {
 	p.plugins = slices.DeleteFunc(p.plugins, func(pl *plugin.Plugin) bool {
 		rules := bad[pl.Dir]
 		if len(rules) > 0 {
-			n := len(rules)
 			slices.Sort(rules)
-			b.logf("  plugin %s (%s) left out: %s (%s)", pl.Name, b.rel(pl.Dir), human.Plural(n, "error", "errors"),
+			b.logf("  plugin %s (%s) left out: %s (%s)", pl.Name, b.rel(pl.Dir), human.Plural(len(rules), "error", "errors"),
 				strings.Join(slices.Compact(rules), ", "))
 		}
 		return len(rules) > 0

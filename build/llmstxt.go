@@ -14,10 +14,9 @@ import (
 // such files are kilobytes, and a larger one is the wrong file.
 const maxLLMsTxt = 16 << 20
 
-// llmsTxt decides the bundle's llms.txt (Options.LLMsTxt). To merge into
-// the site's own (Options.LLMsTxtMerge) it reads that file, once, and
-// checks its markers before any skill is packed, so that a bad file costs
-// nothing. The file is never written: its copy in the bundle is.
+// llmsTxt decides the bundle's llms.txt. To merge into the site's own
+// (Options.LLMsTxtMerge) it reads that file, once, and checks its markers
+// before any skill is packed, so that a bad file costs nothing.
 func (b *builder) llmsTxt() (*layout.LLMsOptions, string, error) {
 	if !b.opts.LLMsTxt && b.opts.LLMsTxtMerge == "" {
 		return nil, "not asked for (--llms-txt)", nil
@@ -36,8 +35,7 @@ func (b *builder) llmsTxt() (*layout.LLMsOptions, string, error) {
 	return &layout.LLMsOptions{Base: data, Name: name}, "", nil
 }
 
-// readLLMsTxt reads the file to merge into, saying what to give instead
-// when it is not a file.
+// readLLMsTxt reads the file to merge into, saying what to give when it is no file.
 func readLLMsTxt(name string) ([]byte, error) {
 	f, err := os.Open(name)
 	if err != nil {
@@ -63,9 +61,8 @@ func readLLMsTxt(name string) ([]byte, error) {
 }
 
 // MergeError is a site's llms.txt (Options.LLMsTxtMerge) that cannot be
-// merged into: missing, not a regular file, too large, not UTF-8 text, or
-// with markers that are not one pair in order. It is the user's to fix,
-// and nothing has been written when it is returned.
+// merged into (missing, not a file, too large, not UTF-8, markers amiss):
+// the user's to fix; nothing has been written.
 type MergeError struct{ Err error }
 
 func (e *MergeError) Error() string { return e.Err.Error() }

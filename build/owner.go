@@ -17,21 +17,14 @@ import (
 // litter of a killed build from the work of a build still running, and
 // from anything it did not make. Beside the folder
 // .<out>.skillpack-<random> lies <folder>.owner, made before the folder and
-// removed last, once the folder is gone. The build holds an exclusive lock
-// on it (flock) for as long as it runs, and the kernel lets go of the lock
-// when the process ends, however it ends; the file also says, for people,
+// removed last. The build holds a flock on it for as long as it runs,
+// which the kernel lets go of however the process ends; the file also
+// says, for people, "skillpack staging", the pid and the host.
 //
-//	skillpack staging
-//	pid 4242
-//	host build-7
-//
-// So a kill at any moment leaves at most one staging folder, always with
-// its owner file (or the owner file alone), and sweepStale removes both on
-// the next run once it can take the lock: the build that held it is gone.
-// The folder's ".old" twin, from a swap that moved the previous bundle
-// aside, goes with it. A folder with no owner file is never touched:
-// nothing proves it is skillpack's. Where there is no flock, every owner
-// counts as running, and folders are left rather than taken.
+// So a kill leaves at most one staging folder (and its ".old" twin from a
+// swap), always with its owner file, and sweepStale removes them on the
+// next run once it can take the lock. A folder with no owner file is never
+// touched. Where there is no flock, every owner counts as running.
 
 const ownerSuffix = ".owner"
 
@@ -71,10 +64,8 @@ func makeOwned(parent, out string) (dir string, owner *os.File, err error) {
 	return "", nil, fmt.Errorf("cannot find a free name for a staging folder beside %s", out)
 }
 
-// sweepStale removes the staging folders of out that killed builds left
-// (see above), and returns the ones it removed. It never fails a build:
-// what it cannot remove it leaves, and the output check says so if it
-// matters.
+// sweepStale removes the staging folders of out that killed builds left,
+// and returns them. What it cannot remove it leaves, for the output check.
 func sweepStale(out string) []string {
 	parent := filepath.Dir(out)
 	ents, err := os.ReadDir(parent)

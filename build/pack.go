@@ -29,12 +29,9 @@ import (
 )
 
 // pack takes every skill from its folder to its archives, one worker per
-// job: read SKILL.md, collect the files, hash them when the previous build
-// may have packed the same, lint the skill, then pack it or reuse the
-// previous archives. Once a skill has an error-level finding no more are
-// packed, but every skill is still linted, and the checks across skills
-// run at the end, so that all findings are reported at once. A worker
-// holds one skill's bytes at a time.
+// job (see process). Once a skill has an error-level finding no more are
+// packed, but every skill is still linted, so that all findings are
+// reported at once. A worker holds one skill's bytes at a time.
 func (b *builder) pack(d *discovered) (*packed, string, error) {
 	if !b.opts.DryRun {
 		b.st.spare = b.opts.Spare
@@ -98,14 +95,12 @@ func (b *builder) pack(d *discovered) (*packed, string, error) {
 }
 
 // mayShare tells, for each skill, whether it may lose its name to another
-// once lint has judged them all: a name two skills share leaves both out
-// (name-duplicate, name-bundle-clash), and a skill inside another's folder
-// leaves it to a skill outside (lint.Shadowed). Such a skill is packed
-// only once lint has said it is published (leaveOut): packed before, and
-// left out, it was packed again by every build. Names are in SKILL.md,
-// read as each skill is packed, so the folders' names stand for them, as
-// in lint.Scope.Dedupe; a skill named unlike its folder may still lose its
-// name to one packed already (see claim).
+// once lint has judged them all: a name two skills share leaves both out,
+// and a skill inside another's folder leaves it to a skill outside
+// (lint.Shadowed). Such a skill is packed only once lint has said it is
+// published (leaveOut), or every build would pack it and throw it away.
+// Names are read as each skill is packed, so the folders' names stand for
+// them, as in lint.Scope.Dedupe (see claim for a skill named otherwise).
 func mayShare(skills []*skill.Skill) []bool {
 	dirs := make([]string, len(skills))
 	folders := map[string]int{}
@@ -120,10 +115,11 @@ func mayShare(skills []*skill.Skill) []bool {
 	return out
 }
 
-// process takes one skill through the per-skill steps; see pack. Lint
-// errors stop later skills from being packed, and a pack error stops them
-// from being packed too; which error the build reports is decided later,
-// in skill order, so that it does not depend on the workers' timing.
+// process takes one skill through the per-skill steps: read SKILL.md,
+// collect the files, hash them when the previous build may have packed the
+// same, lint, then pack or reuse. A lint or pack error stops later skills
+// from being packed; which error the build reports is decided later, in
+// skill order, so that it does not depend on the workers' timing.
 func (b *builder) process(p *packed, wk *work) {
 	w := &task{work: wk}
 	s := w.src
@@ -131,9 +127,8 @@ func (b *builder) process(p *packed, wk *work) {
 	w.name = lint.SkillName(s)
 	if !b.opts.NoReuse {
 		w.last = p.out.last.Skill(w.name)
-		// Left out last time, it is likely left out again: packed now it
-		// would be thrown away by every rebuild (a name two skills share
-		// whose folders are named apart, which mayShare cannot see).
+		// Left out last time, it is likely left out again (a name two
+		// skills share whose folders are named apart, unseen by mayShare).
 		wk.wait = wk.wait || p.out.last.Skipped(w.name)
 	}
 	w.files, w.collErr = s.Collect()
@@ -179,8 +174,8 @@ func (b *builder) process(p *packed, wk *work) {
 	w.named, s.Doc = lint.NameOf(s), nil
 }
 
-// keptVerdict is what lint found in the skill by the previous record,
-// when the record's verdict key is this build's (see lint.VerdictKey).
+// keptVerdict is the previous record's verdict on the skill, when its
+// verdict key is this build's (see lint.VerdictKey).
 func (b *builder) keptVerdict(w *task) ([]lint.Finding, bool) {
 	if w.lintKey == "" || w.last == nil || w.last.Lint != w.lintKey {
 		return nil, false
@@ -189,8 +184,7 @@ func (b *builder) keptVerdict(w *task) ([]lint.Finding, bool) {
 	return fs, err == nil
 }
 
-// keep writes the summary of a packed skill, which is all the later
-// steps read of it.
+// keep writes the summary of a packed skill, all the later steps read of it.
 func (b *builder) keep(p *packed, w *task) error {
 	sum := &w.sum
 	sum.rec.Key = w.key
@@ -269,11 +263,11 @@ func (b *builder) packFresh(w *task) error {
 	return nil
 }
 
-// packArchives reads each file once and feeds the tar, the zip, the
-// file's digest and, when serve is set, its served copy from that one
-// read; it refuses archives larger than a reader of the bundle holds
-// (pack.MaxFile: incompressible files can make one larger than the files'
-// own limit allows). The caller finishes or discards the archives.
+// packArchives reads each file once for the tar, the zip, the file's
+// digest and, when serve is set, its served copy; it refuses archives
+// larger than a reader of the bundle holds (pack.MaxFile: incompressible
+// files can outgrow the files' own limit). The caller finishes or
+// discards the archives.
 func (b *builder) packArchives(w *task, po pack.Options, serve bool) (tgz, zip *archive, entries []pack.Member, err error) {
 	tgz, zip = b.newArchive(w.name, layout.TarGz), b.newArchive(w.name, layout.Zip)
 	pw := pack.NewWriter(tgz, zip, po)
@@ -351,8 +345,7 @@ func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File, serve bool) ([
 }
 
 // served is the served copy of a file as it is packed. Its write error
-// is the output's: read through the tee, it looked like the input's
-// ("reading: write …" for a full disk).
+// is kept as the output's: through the tee, it looked like the input's.
 type served struct {
 	w   io.Writer
 	err error
@@ -366,8 +359,7 @@ func (s *served) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// outputError says that writing the output failed, and for a full disk
-// where: an error of the system, not of the skills.
+// outputError says that writing the output failed, and for a full disk where.
 func (b *builder) outputError(err error) error {
 	if errors.Is(err, syscall.ENOSPC) {
 		return fmt.Errorf("writing the output: no space left on the device of %s (%w); free some space there, or build into a folder on another device with -o", b.st.out, err)
@@ -394,8 +386,8 @@ func hashFiles(w *task) ([]pack.Member, error) {
 	return entries, nil
 }
 
-// sameShape reports whether the record lists the same paths, sizes and
-// exec bits as the collected files: only then is hashing worth trying.
+// sameShape reports whether the record lists the collected files' paths,
+// sizes and exec bits: only then is hashing worth trying.
 func sameShape(rec []layout.File, files []skill.File) bool {
 	return slices.EqualFunc(rec, files, func(r layout.File, f skill.File) bool {
 		return r.Path == f.Path && r.Size == f.Size && r.Exec == f.Exec()
@@ -408,11 +400,10 @@ func (b *builder) key(entries []pack.Member) layout.Digest {
 }
 
 // archive collects one archive while hashing it; finish writes it under
-// its content-addressed name. Most archives are small, so they are kept in
-// memory and written once under their final name: a temporary file and a
-// rename would double the metadata calls, which dominate a large build.
-// One that outgrows spillSize moves to a temporary file, so memory stays
-// bounded by the workers whatever the skill. In a dry run it only hashes.
+// its content-addressed name. Most are small and kept in memory, written
+// once under their final name: a temporary file and a rename would double
+// the metadata calls, which dominate a large build. One that outgrows
+// spillSize moves to a temporary file. In a dry run it only hashes.
 type archive struct {
 	b    *builder
 	name string
@@ -424,8 +415,7 @@ type archive struct {
 	n    int64         // bytes written
 }
 
-// spillSize is the largest archive kept in memory. A variable so that
-// tests can make every archive spill.
+// spillSize is the largest archive kept in memory (a variable for tests).
 var spillSize = 8 << 20
 
 var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -480,17 +470,15 @@ func (a *archive) result() layout.Archive {
 	return layout.Archive{Digest: layout.SumDigest(a.sum.Sum(nil)), Size: a.n}
 }
 
-// finish writes the archive under its content-addressed name in the
-// staging folder.
+// finish writes the archive under its content-addressed name.
 func (a *archive) finish() (layout.Archive, error) {
 	ar := a.result()
 	return ar, a.finishAt(a.b.st.path(layout.ArchivePath(a.name, ar.Digest, a.ext)), false)
 }
 
-// finishAt writes the archive to path: from memory, or from its
-// temporary file in one rename, which with replace it always is, so that
-// a file already there is replaced at once (skillpack pack writes beside
-// files the user keeps).
+// finishAt writes the archive to path: from memory, or from its temporary
+// file in one rename, always with replace, so that a file already there is
+// replaced at once (skillpack pack writes beside the user's files).
 func (a *archive) finishAt(path string, replace bool) error {
 	if a.buf != nil && replace {
 		if err := a.spill(); err != nil {
@@ -525,9 +513,7 @@ func (a *archive) finishAt(path string, replace bool) error {
 	return nil
 }
 
-// InputChangedError is a source file that changed while it was packed: an
-// editor's save, a checkout. Nothing was written; the next run packs what
-// is there then.
+// InputChangedError is a source file that changed while it was packed. Nothing was written.
 type InputChangedError struct{ Path string }
 
 func (e *InputChangedError) Error() string {
@@ -554,9 +540,8 @@ func (b *builder) prepare(w *task) error {
 		return b.refuse(w, s.File, "yaml-complex-key", "", "the frontmatter has no faithful JSON form: %v", err)
 	}
 	desc, _ := s.Doc.String("description")
-	// A top-level version counts where the profile knows the key
-	// (Claude Code's); elsewhere lint calls it unknown, and it is not
-	// published.
+	// A top-level version counts where the profile knows the key (Claude
+	// Code's); elsewhere lint calls it unknown.
 	topLevel := b.lintOpts.Settings.Profile.KnownKey("version")
 	w.sum = summary{rec: layout.RecordSkill{Name: w.name}, description: desc, frontmatter: fm, version: layout.VersionOf(fm, topLevel)}
 	return nil

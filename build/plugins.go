@@ -23,15 +23,13 @@ import (
 )
 
 // packPlugins packs each plugin lint kept into its .tar.gz and .zip, by
-// the skills' archive rules (pack.Writer: the same headers, order, time
-// and compressor): every file of the plugin's folder that a skill folder
-// would publish (skill.Collect: no junk, .skillignore, links kept inside),
-// its skills among them. Their digests are in the bundle key, so that a
-// change to a plugin's files is a change to the bundle. As a skill's, a
-// plugin's files are hashed first: archives the last build made of the
-// same files (the record's, by their key) are taken from the output as
-// they are, and only others packed, in memory, up to pack.MaxFile each.
-// It returns the plugins, and what the record keeps of them.
+// the skills' archive rules (pack.Writer), of every file of its folder
+// that a skill folder would publish (skill.Collect), its skills among
+// them. Their digests are in the bundle key. As a skill's, a plugin's
+// files are hashed first: archives the last build made of the same files
+// (by their key) are taken from the output, and only others packed, in
+// memory, up to pack.MaxFile each. It returns the plugins, and what the
+// record keeps of them.
 func (b *builder) packPlugins(p *packed) ([]layout.Plugin, []layout.RecordPlugin) {
 	var out []layout.Plugin
 	var recs []layout.RecordPlugin
@@ -39,9 +37,8 @@ func (b *builder) packPlugins(p *packed) ([]layout.Plugin, []layout.RecordPlugin
 	for _, pl := range p.plugins {
 		lp, rec, err := b.packPlugin(p, pl, ok)
 		if err != nil {
-			// Like a plugin lint finds an error in: the skills are built
-			// whatever becomes of the plugin (a plugin is a whole
-			// repository at times, with files no archive may hold).
+			// As for a plugin with a lint error, the skills are built
+			// whatever becomes of the plugin (at times a whole repository).
 			b.logf("  plugin %s (%s) left out: %v", pl.Name, b.rel(pl.Dir), err)
 			continue
 		}
@@ -77,8 +74,7 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 		return layout.Plugin{}, none, errs[0]
 	}
 	// A plugin is served as a folder too when a marketplace naming plugin
-	// folders is asked for and its name is one a path, and every client,
-	// takes; its files are written from the source, as packed.
+	// folders is asked for and every client takes its name as a path.
 	folder := b.servesFolders()
 	if err := layout.CheckName(pl.Name); folder && err != nil {
 		folder = false
@@ -134,7 +130,13 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 	var tgz, zip bytes.Buffer
 	pw := pack.NewWriter(&tgz, &zip, pack.Options{Time: b.opts.Time})
 	for _, f := range files {
-		if _, err := addPluginFile(pw, f); err != nil {
+		in, err := skill.OpenFile(f.Disk)
+		if err != nil {
+			return layout.Plugin{}, none, err
+		}
+		_, err = pw.Add(f.Path, f.Exec(), f.Size, in) // its errors name the path
+		in.Close()
+		if err != nil {
 			return layout.Plugin{}, none, err
 		}
 	}
@@ -159,13 +161,12 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 
 // vouched leaves out of a plugin's files the skill folders the bundle does
 // not vouch for: a skill left out for errors of its own, or one the scope
-// did not take (a test's fixture, a template), which no lint passed. Its
-// archives carry the skills the bundle publishes, their identical copies,
-// and those left out only for a name another plugin's skill has (a plugin
-// names its skills within itself), and every file outside a skill's
-// folder, which lint's secret rule looks in.
+// did not take (a fixture, a template). Its archives carry the skills the
+// bundle publishes, their identical copies, those left out only for a name
+// another plugin's skill has (a plugin names its skills within itself),
+// and every file outside a skill's folder, which lint's secret rule reads.
 func (b *builder) vouched(pl *plugin.Plugin, files []skill.File, ok map[string]bool) ([]skill.File, error) {
-	dir, _ := filepath.Abs(pl.Dir)
+	dir := absPath(pl.Dir)
 	// A folder of a kept skill is kept whole, a skill nested in it too, as
 	// that skill's own archives hold it.
 	kept := func(d string) bool {
@@ -201,20 +202,18 @@ func (b *builder) vouched(pl *plugin.Plugin, files []skill.File, ok map[string]b
 	}), nil
 }
 
-// vouchedDirs are the folders, absolute, of the skills whose files a
-// plugin's archives may carry (vouched), true, and of those they may not,
-// false; made once a build, not once a plugin.
+// vouchedDirs maps the absolute folders of skills to whether a plugin's
+// archives may carry them (vouched); made once a build.
 func (b *builder) vouchedDirs(p *packed) map[string]bool {
 	ok := map[string]bool{}
-	abs := func(dir string) string { a, _ := filepath.Abs(dir); return a }
 	for _, w := range p.work {
-		ok[abs(w.src.Dir)] = true
+		ok[absPath(w.src.Dir)] = true
 	}
 	for _, c := range p.copies {
-		ok[abs(c.Dir)] = true
+		ok[absPath(c.Dir)] = true
 	}
 	for _, s := range b.res.Skipped {
-		ok[abs(s.Dir)] = !slices.ContainsFunc(s.Findings, func(f lint.Finding) bool { return f.Rule != "name-bundle-clash" })
+		ok[absPath(s.Dir)] = !slices.ContainsFunc(s.Findings, func(f lint.Finding) bool { return f.Rule != "name-bundle-clash" })
 	}
 	return ok
 }
@@ -243,10 +242,9 @@ func pluginFiles(out string) func(dir string) (*skill.Files, error) {
 }
 
 // written reports whether a path met in a plugin's folder is what builds
-// write: this build's output folder, before it is a bundle too, and what
-// skill.Built names (a bundle; a build's staging folders, owner files and
-// lock). A plugin at a repository's root holds them, and its archives,
-// taking them in, would grow with every build.
+// write: this build's output folder, before it is a bundle, and what
+// skill.Built names. A plugin at a repository's root holds them, and its
+// archives, taking them in, would grow with every build.
 func written(out string) func(disk string, isDir bool) bool {
 	parents := []string{filepath.Dir(out)}
 	if real, err := filepath.EvalSymlinks(parents[0]); err == nil {
@@ -255,15 +253,6 @@ func written(out string) func(disk string, isDir bool) bool {
 	return func(disk string, isDir bool) bool {
 		return filepath.Base(disk) == filepath.Base(out) && slices.Contains(parents, filepath.Dir(disk)) || skill.Built(disk, isDir)
 	}
-}
-
-func addPluginFile(pw *pack.Writer, f skill.File) ([32]byte, error) {
-	in, err := skill.OpenFile(f.Disk)
-	if err != nil {
-		return [32]byte{}, err
-	}
-	defer in.Close()
-	return pw.Add(f.Path, f.Exec(), f.Size, in) // its errors name the path
 }
 
 // copyFile writes a plugin's file from its source, or an archive from the
@@ -280,8 +269,7 @@ func copyFile(disk string) func(io.Writer) error {
 	}
 }
 
-// manifestOf names the manifest that gives a plugin its name, or its
-// folder when none does.
+// manifestOf names the manifest that gives a plugin its name, or its folder.
 func manifestOf(pl *plugin.Plugin) string {
 	for _, m := range pl.Manifests {
 		if m.Name != "" {
@@ -308,9 +296,8 @@ func (b *builder) pluginsKey(ps []layout.Plugin, m *layout.Marketplace) []string
 }
 
 // marketplace names the marketplace files asked for as the first folder
-// built names its own marketplace, where it has one whose name is
-// kebab-case, else after that folder, made kebab-case: not after the
-// folder alone, whose name is the checkout's, another in every clone. The
+// built names its own (if kebab-case), else after that folder made
+// kebab-case (not as is: a checkout's name differs in every clone). The
 // owner is the catalog's publisher, else that marketplace's, else the name.
 func (b *builder) marketplace() *layout.Marketplace {
 	var files []string
@@ -336,20 +323,17 @@ func (b *builder) marketplace() *layout.Marketplace {
 
 // claudePlugins are the plugins Claude Code's file lists (Marketplace.Claude)
 // when it is asked for and a folder built has a Claude Code marketplace of
-// its own: those marketplaces' entries whose source is a folder here (the
-// first of a name, in the order the folders were given), by their names,
-// as Claude Code installs a plugin by its entry's name (NAME@MARKETPLACE),
-// not by a manifest's name inside its folder. An entry's skills are the
-// served skills below the paths its "skills" gives, else those of the
-// plugin built from its folder. A plugin built that no entry offers is
-// said to be left out of the file. nil otherwise: then each plugin built
-// is an entry. Either way, what an entry made of served skills cannot
-// carry of its plugin is said (noteParts).
+// its own: its entries whose source is a folder here (the first of a name,
+// in the order the folders were given), by their names, as Claude Code
+// installs NAME@MARKETPLACE, not by a manifest's name. An entry's skills
+// are the served skills below its "skills" paths, else those of the plugin
+// built from its folder. A plugin built that no entry offers is said to be
+// left out. nil otherwise: then each plugin built is an entry. Either way,
+// noteParts says what an entry made of served skills cannot carry.
 func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketplace) []layout.Plugin {
 	if m == nil || !slices.Contains(m.Files, layout.ClaudeMarketplace) {
 		return nil
 	}
-	abs := func(dir string) string { a, _ := filepath.Abs(dir); return a }
 	built := map[string]*plugin.Plugin{} // the plugins packed, by name
 	for _, pl := range p.plugins {
 		if slices.ContainsFunc(ps, func(lp layout.Plugin) bool { return lp.Name == pl.Name }) {
@@ -387,7 +371,7 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 	byDir := map[string]layout.Plugin{}
 	for _, lp := range ps {
 		if pl := built[lp.Name]; pl != nil {
-			byDir[abs(pl.Dir)] = lp
+			byDir[absPath(pl.Dir)] = lp
 		}
 	}
 	out := []layout.Plugin{}
@@ -398,7 +382,7 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 			if !ok || e.Name == "" || slices.ContainsFunc(out, func(c layout.Plugin) bool { return c.Name == e.Name }) {
 				continue // discovery said so of one that leads out; Claude Code takes the first of a name
 			}
-			dir = abs(dir)
+			dir = absPath(dir)
 			lp, ok := byDir[dir]
 			if ok {
 				offered[lp.Name] = true
@@ -409,7 +393,7 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 				for _, w := range p.work {
 					if slices.ContainsFunc(append([]string{w.src.Dir}, w.src.Copies...), func(d string) bool {
 						return slices.ContainsFunc(e.Skills, func(sp string) bool {
-							r, err := filepath.Rel(filepath.Join(dir, filepath.FromSlash(sp)), abs(d))
+							r, err := filepath.Rel(filepath.Join(dir, filepath.FromSlash(sp)), absPath(d))
 							return err == nil && filepath.IsLocal(r)
 						})
 					}) {
@@ -439,10 +423,9 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 }
 
 // noteParts says what Claude Code's entry of a plugin, made of its served
-// skills, does not carry of it: its commands, agents, hooks, MCP and LSP
-// servers, which its entry e in the repository's marketplace or its
-// folder (pl, nil for none) has. Codex, Cursor and Copilot install the
-// served folder whole.
+// skills, does not carry: the commands, agents, hooks, MCP and LSP servers
+// that its entry e or its folder (pl, nil for none) has. Codex, Cursor and
+// Copilot install the served folder whole.
 func (b *builder) noteParts(name string, pl *plugin.Plugin, e *skill.MarketplaceSource) {
 	var parts []string
 	if e != nil {
@@ -471,8 +454,7 @@ func (b *builder) noteParts(name string, pl *plugin.Plugin, e *skill.Marketplace
 }
 
 // noteUnlisted says which plugins each marketplace asked for leaves out
-// (layout.Lists), and why: a client would find nothing to install. One
-// not served as a folder was said already (packPlugin).
+// (layout.Lists), and why. One not served as a folder was said already.
 func (b *builder) noteUnlisted(ps []layout.Plugin, m *layout.Marketplace) {
 	if m == nil {
 		return

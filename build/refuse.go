@@ -13,12 +13,10 @@ import (
 )
 
 // What the build cannot pack is the skill's to fix, never the build's own
-// failure: lint may only warn of it (skill.md for SKILL.md), a config may
-// have turned its rule off, or it is found only while packing (a nested
-// skill's file in the outer skill's archive, an archive larger than a
-// reader takes). Each is an error-level finding of the skill, under the
-// rule lint reports it by, so that the build fails as it fails on lint's
-// errors and --skip-invalid leaves the skill out.
+// failure, though lint may only warn of it, a config may have turned its
+// rule off, or it is found only while packing. Each is an error-level
+// finding of the skill, under lint's rule, so that the build fails as on
+// lint's errors and --skip-invalid leaves the skill out.
 
 // refusal is an error of packing that is a finding of the skill.
 type refusal struct{ f lint.Finding }
@@ -88,11 +86,9 @@ func (b *builder) checkReadable(w *task) error {
 	return nil
 }
 
-// checkLimits refuses a skill that a reader of the bundle would refuse
-// (pack's limits): a file larger than one reads, more files than an
-// archive may hold, or more bytes than one may unpack to. Checked before
-// packing; an archive larger than a reader holds is known only after
-// (packArchives).
+// checkLimits refuses, before packing, a skill that a reader of the bundle
+// would refuse by pack's limits (too large an archive is known only after:
+// packArchives).
 func (b *builder) checkLimits(w *task) error {
 	if fs := lint.PackLimits(w.files.Files); len(fs) > 0 {
 		f := fs[0]

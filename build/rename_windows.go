@@ -22,6 +22,5 @@ func rename(from, to string) error {
 	}
 }
 
-// held reports whether a rename failed because another process has the
-// folder open.
+// held reports whether a rename failed because another process has the folder open.
 func held(err error) bool { return errors.Is(err, windows.ERROR_SHARING_VIOLATION) }

@@ -19,18 +19,14 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// The sign step signs every artifact layout.SignedPath names, in the staging
-// folder, before the swap: a bundle is never served half signed. `build
-// --sign` runs it on the bundle it has just staged; `skillpack sign DIST`
-// (Sign) runs the same step on a staged copy of a bundle already built,
-// so that a kill at any moment leaves DIST as it was or wholly signed.
+// The sign step signs every artifact layout.SignedPath names in the staging
+// folder, before the swap, so a bundle is never served half signed; Sign
+// runs it on a staged copy of a bundle already built.
 
-// signStaged signs, in the staging folder, targets (with sign) and each
-// of folders (with signFolder, unless it is nil), writes each signature
-// beside what it signs, and returns the signatures' dist paths,
-// sorted. Each file is read again from the staging folder and must have
-// the digest the bundle records: a signature vouches for the bytes that
-// are swapped in.
+// signStaged signs targets (with sign) and each of folders (with
+// signFolder, unless nil), writes each signature beside what it signs, and
+// returns the signatures' dist paths, sorted. Each file is read again from
+// the staging folder and must have the digest the bundle records.
 func (b *builder) signStaged(targets []layout.Artifact, folders iter.Seq2[layout.RecordSkill, error], sign Signer, signFolder StatementSigner) (sigs, folderSigs []string, err error) {
 	for _, t := range targets {
 		if err := b.interrupted(); err != nil {
@@ -133,13 +129,11 @@ type SignResult struct {
 }
 
 // Sign signs the bundle a build wrote at out, as `build --sign` would
-// have: it stages a copy of the bundle (hard links, so no bytes are
-// copied), signs the copy with the build's sign step (the artifacts with
-// sign, and each skill folder with signFolder unless it is nil), lists the
-// signatures in the copy's build record and swaps the copy in. Signatures
-// a previous signing left are replaced. The bundle is read through its
-// build record only: a file the record does not list, or an artifact that
-// no longer has its recorded digest, stops the signing with nothing changed.
+// have (signFolder may be nil): it stages a copy of the bundle of hard
+// links, signs it with the build's sign step, lists the signatures in the
+// copy's record and swaps it in, replacing older signatures. A file the
+// record does not list, or an artifact that no longer has its recorded
+// digest, stops the signing with nothing changed.
 func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*SignResult, error) {
 	dist, err := bundle.OpenFolder(out)
 	if err != nil {
@@ -175,8 +169,6 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 	if err := b.st.make(abs, b.logf); err != nil {
 		return nil, err
 	}
-	// What is signed is what layout.SignedPath names: the documents and the
-	// archives.
 	var targets []layout.Artifact
 	for _, d := range rec.Docs {
 		if layout.SignedPath(d.Path) {
@@ -215,9 +207,7 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 		}
 	}
 	sigs, folderSigs, err := b.signStaged(targets, folders, sign, signFolder)
-	var changed *changedError
-	var ownSig *ownSignatureError
-	if errors.As(err, &changed) || errors.As(err, &ownSig) {
+	if errors.As(err, new(*changedError)) || errors.As(err, new(*ownSignatureError)) {
 		return nil, &OutputError{err}
 	}
 	if err != nil {
@@ -240,8 +230,7 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 }
 
 // checkRecordedOnly refuses a bundle that holds a file its record does not
-// list: signing vouches for the folder, and a file skillpack did not write
-// is nothing to vouch for, nor to carry into the signed copy.
+// list: signing vouches for the folder.
 func checkRecordedOnly(abs, out string, rec *layout.Record) error {
 	listed := make(map[string]bool, len(rec.Files))
 	for _, f := range rec.Files {

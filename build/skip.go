@@ -16,19 +16,16 @@ import (
 	"github.com/skillpack/skillpack/skill"
 )
 
-// Options.SkipInvalid publishes a tree in which some skills are broken: a
-// registry of hundreds of skills must not wait for its worst one. A skill
-// with an error-level finding is not packed; one that the checks across
-// skills (duplicate names, nesting) find in error is known only once every
-// skill is packed, so what was staged of it is removed again. Skipped
-// skills are in neither the documents nor the build record, so a later
-// build packs them as soon as they are fixed, and a no-op rebuild still
-// reports them.
+// Options.SkipInvalid publishes a tree in which some skills are broken. A
+// skill with an error-level finding is not packed; one that the checks
+// across skills find in error is known only once every skill is packed,
+// so what was staged of it is removed again. Skipped skills are in neither
+// the documents nor the record's skills, so a later build packs them as
+// soon as they are fixed, and a no-op rebuild still reports them.
 
 // skipInvalid marks the skills to leave out: those with an error-level
-// finding of their own, and those that an error of the checks across
-// skills (across) names. An error that names no skill, or an invalid
-// tree, is a LintError still.
+// finding of their own, and those an error of across names. An error that
+// names no skill, or an invalid tree, is a LintError still.
 func (b *builder) skipInvalid(p *packed, across []lint.Finding, errs int) error {
 	more := map[*work][]lint.Finding{}
 	if len(across) > 0 {
@@ -62,10 +59,9 @@ func (b *builder) skipInvalid(p *packed, across []lint.Finding, errs int) error 
 }
 
 // skipEnclosing leaves out, with SkipInvalid, every skill whose archive
-// holds a file for which a skill below it (skill-nested) was left out by
-// a security rule (a secret, hidden text): lint reports a nested skill's
-// file once, as that skill's, and publishing the enclosing skill would
-// publish the file. It runs once the summaries can be read.
+// holds a file for which a skill below it was left out by a security rule
+// (a secret, hidden text): lint reports the file once, as the nested
+// skill's. It runs once the summaries can be read.
 func (b *builder) skipEnclosing(p *packed) error {
 	byDir := map[string]*work{} // the folders of the skills still published
 	for _, w := range p.work {
@@ -138,8 +134,7 @@ func (b *builder) holds(p *packed, w *work, rel string) (bool, error) {
 
 // namedBy returns a function that gives the skills a finding of the
 // checks across skills names by its path: the skill whose SKILL.md or
-// folder it is, or every skill below a folder (installed-folder reports a
-// client's install folder).
+// folder it is, or every skill below a folder (installed-folder's).
 func (b *builder) namedBy(p *packed) func(path string) []*work {
 	at := make(map[string]*work, 2*len(p.work))
 	dirs := make([]string, len(p.work))
@@ -177,9 +172,8 @@ func (b *builder) rel(p string) string {
 }
 
 // claim gives w its name in the staging folder, unless another skill has
-// it. Two skills of one name would write the same paths; at most one of
-// them is published (the build refuses a clash, see checkClashes), and if
-// that one lost its name to a skill that is skipped, leaveOut packs it.
+// it: at most one of them is published (see checkClashes), and if that one
+// lost its name to a skill that is skipped, leaveOut packs it.
 func (p *packed) claim(w *work) bool {
 	p.claimMu.Lock()
 	defer p.claimMu.Unlock()
@@ -196,8 +190,7 @@ func (p *packed) claim(w *work) bool {
 // leaveOut drops the skipped skills from the build: what was staged of
 // them is removed, and a published skill that was not packed because of
 // them (it lost its name to one, or packing stopped at one's error) is
-// packed now, one at a time: this happens only when a skill is skipped
-// for an error of the checks across skills.
+// packed now.
 func (b *builder) leaveOut(p *packed) error {
 	if !slices.ContainsFunc(p.work, func(w *work) bool { return w.skipped || !w.kept }) {
 		return nil
@@ -227,12 +220,7 @@ func (b *builder) leaveOut(p *packed) error {
 	p.work = slices.DeleteFunc(p.work, func(w *work) bool { return w.skipped })
 	p.failed.Store(false)
 	p.settled = true
-	var later []*work
-	for _, w := range p.work {
-		if !w.kept {
-			later = append(later, w)
-		}
-	}
+	later := slices.DeleteFunc(slices.Clone(p.work), func(w *work) bool { return w.kept })
 	err := parallel.Each(len(later), b.opts.Jobs, func(i int) error {
 		if err := b.interrupted(); err != nil {
 			return err
@@ -264,11 +252,9 @@ func (b *builder) leaveOut(p *packed) error {
 	return p.sums.Seal()
 }
 
-// unstage removes what pack wrote of a skipped skill to the staging
-// folder: its served copies and its archives (the staged archives of its
-// name), or, if its packing failed, what it wrote before. Only the skill
-// that claimed a name wrote under it; a reused skill wrote nothing (write
-// links it).
+// unstage removes what pack staged of a skipped skill: its served copies
+// and the archives of its name. Only the skill that claimed a name wrote
+// under it; a reused skill wrote nothing.
 func (b *builder) unstage(p *packed, w *work, archives []string) error {
 	if p.claims[w.name] != w {
 		return nil

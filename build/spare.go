@@ -21,23 +21,18 @@ import (
 // 13,500 folders and 24,000 files), each a metadata write that waits on
 // the disk: staging them all again for one edited skill took 4 s, most of
 // `serve --watch`'s delay. With a spare, a build changes only what
-// differs between the spare and the new bundle (two builds back, so
-// usually the skills edited since) and leaves the rest in place: the
-// spare's files are links to the same bytes.
+// differs from the bundle two builds back and leaves the rest in place.
 //
-// What the spare holds is known from the build record of the bundle it
-// was: for each skill its archive key and digests, and every file. A
-// skill whose key and archives are the new bundle's keeps its files; any
-// other skill's files are removed before the skill is written, as are
-// the documents and signatures; whatever is left unclaimed at the end is
-// removed. The spare is a staging folder like any other (owner.go): made
-// and locked by this process, so that no other build takes it, and swept
-// by the next run if this one is killed.
+// What the spare holds is known from its build record: a skill whose key
+// and archives are the new bundle's keeps its files; any other skill's
+// files, the documents and the signatures are removed before the build
+// writes its own, and what is left unclaimed at the end. The spare is a
+// staging folder like any other (owner.go): locked by this process, and
+// swept by the next run if this one is killed.
 //
 // A zero Spare is empty; a build with Options.Spare fills it when it
-// replaces a bundle, and takes it for its staging folder the next time.
-// Close removes it. A Spare is for one output folder and one build at a
-// time: `serve --watch` holds one for as long as it runs.
+// replaces a bundle, and stages into it the next time. Close removes it.
+// A Spare is for one output folder and one build at a time.
 type Spare struct {
 	out   string    // the output folder it is for, absolute
 	dir   string    // the folder; "" when empty
@@ -60,12 +55,10 @@ func (s *Spare) Close() error {
 	return err
 }
 
-// Prime makes the spare, if it is empty, a copy of the bundle in out made
-// of links, so that the next build stages into it as well: a build that
-// replaced no bundle (the first, or a no-op) leaves no spare, and the
-// build after it would stage every file afresh. Priming costs what that
-// staging would, and is meant to run while nothing builds out, as serve
-// --watch does after its first build.
+// Prime makes an empty spare a copy of the bundle in out made of links: a
+// build that replaced no bundle (the first, or a no-op) leaves no spare,
+// and the build after it would stage every file afresh. It is meant to run
+// while nothing builds out, as serve --watch does after its first build.
 func (s *Spare) Prime(out string) error {
 	if s.dir != "" {
 		return nil
@@ -95,8 +88,6 @@ func (s *Spare) Prime(out string) error {
 	if err != nil {
 		return err
 	}
-	// The output's files as the record says, each trusted by times or
-	// hashed, as a build proves what it reuses.
 	held := describe(st.dir, last, func(c *layout.RecordSkill) bool { return last.Reusable(c, c.Key) })
 	if held == nil {
 		return fmt.Errorf("%s changed while it was copied, or since it was built", out)
@@ -132,8 +123,7 @@ func (s *Spare) give(out, dir string, owner *os.File, held *spareSet) {
 
 // spareSet is what a spare folder holds, by its record: each skill's
 // files, and the rest (documents, signatures). A build settles each skill
-// it packs or reuses (kept whole, or removed), and the rest is removed by
-// the time the bundle is swapped in.
+// it packs or reuses (kept whole, or removed), and removes the rest.
 type spareSet struct {
 	mu     sync.Mutex
 	dir    string
@@ -148,9 +138,8 @@ type spareSkill struct {
 	kept  bool            // settled: the new bundle has these bytes
 }
 
-// spareMark is what proves two records of a skill name the same bytes:
-// the key covers every input of the archives, and the digests what came
-// out.
+// spareMark proves two records of a skill name the same bytes: the key
+// covers the archives' inputs, the digests what came out.
 type spareMark struct{ key, tgz, zip layout.Digest }
 
 func markOf(c *layout.RecordSkill) spareMark {
@@ -160,10 +149,9 @@ func markOf(c *layout.RecordSkill) spareMark {
 // describe reads what the bundle of last's record holds, for the folder
 // dir that bundle now is, or nil when that is not known: the folder's
 // record must be the one last read, and no file may have come, gone or
-// been replaced in it since (last.Intact), so that its links are the
-// build's. A skill's files are described only when proven holds for it
-// (they were verified: trusted by times or hashed); the others, never
-// kept, are removed when the spare is used.
+// been replaced in it since (last.Intact). A skill's files are described
+// only when proven holds for it; the others are removed when the spare is
+// used.
 func describe(dir string, last *reuse.Last, proven func(*layout.RecordSkill) bool) *spareSet {
 	if !last.Intact() || !last.Describes(filepath.Join(dir, filepath.FromSlash(layout.BuildRecord))) {
 		return nil
@@ -183,8 +171,7 @@ func describe(dir string, last *reuse.Last, proven func(*layout.RecordSkill) boo
 	err = last.EachFile(func(p string) bool {
 		// A version's files go with the documents (clearOther): the
 		// versions step stages them all before write takes anything. A
-		// folder signature is a signature, like the documents' and
-		// archives' ones: cleared with them, never kept for a skill.
+		// folder signature is cleared with the other signatures.
 		if pp, ok := layout.ParsePath(p); ok && (pp.Kind == layout.KindFile || pp.Kind == layout.KindArchive) && !layout.IsSignature(p) {
 			if s := set.skills[pp.Skill]; s != nil {
 				s.paths[p] = false
@@ -220,7 +207,6 @@ func (s *spareSet) settle(name string, c *layout.RecordSkill) error {
 	return s.clear(name)
 }
 
-// keeps reports whether settle kept a skill's files.
 func (s *spareSet) keeps(name string) bool {
 	if s == nil {
 		return false
@@ -231,8 +217,7 @@ func (s *spareSet) keeps(name string) bool {
 	return sk != nil && sk.kept
 }
 
-// clear removes a skill's files from the spare, and the folders they were
-// in, and forgets them. s.mu is held.
+// clear removes a skill's files and folders from the spare. s.mu is held.
 func (s *spareSet) clear(name string) error {
 	sk := s.skills[name]
 	delete(s.skills, name)
@@ -250,8 +235,7 @@ func (s *spareSet) clear(name string) error {
 	return nil
 }
 
-// remove removes one file of the spare; one already gone is no error.
-// s.mu is held.
+// remove removes one file of the spare, if there. s.mu is held.
 func (s *spareSet) remove(distPath string) error {
 	err := os.Remove(filepath.Join(s.dir, filepath.FromSlash(distPath)))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -274,8 +258,7 @@ func (s *spareSet) reset() {
 	}
 }
 
-// take reports whether the file at distPath of a kept skill is in the
-// spare, and marks it taken by the new bundle.
+// take reports whether a kept skill's file at distPath is in the spare, and marks it taken.
 func (s *spareSet) take(name, distPath string) bool {
 	if s == nil {
 		return false
@@ -293,8 +276,7 @@ func (s *spareSet) take(name, distPath string) bool {
 	return false
 }
 
-// clearOther removes the documents and signatures of the spare, before
-// the build writes its own.
+// clearOther removes the spare's documents and signatures.
 func (s *spareSet) clearOther() error {
 	if s == nil {
 		return nil
@@ -310,10 +292,8 @@ func (s *spareSet) clearOther() error {
 	return nil
 }
 
-// clearRest removes what the new bundle did not take: the skills it does
-// not have (or did not settle), and the files of kept skills that its
-// plan does not list. After it, the spare holds only the new bundle's
-// files.
+// clearRest removes what the new bundle did not take: the skills it did
+// not keep, and the files of kept skills that its plan does not list.
 func (s *spareSet) clearRest() error {
 	if s == nil {
 		return nil

@@ -23,8 +23,7 @@ import (
 
 // staging is the folder a bundle is made in before it replaces the output
 // folder in one swap: beside the output, so that the swap is a rename on
-// one file system. It counts the files made in it, so that the write step
-// can check them against the plan, and remembers the folders it made.
+// one file system. It counts the files made in it, for write to check.
 type staging struct {
 	out       string   // the output folder, absolute
 	dir       string   // the staging folder; "" until made, and once swapped or discarded
@@ -52,7 +51,7 @@ func (s *staging) make(out string, log func(string, ...any)) error {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	dir, owner, err := makeOwned(parent, s.out) // with who made it: see owner.go
+	dir, owner, err := makeOwned(parent, s.out) // see owner.go
 	if err != nil {
 		return err
 	}
@@ -65,8 +64,7 @@ func (s *staging) make(out string, log func(string, ...any)) error {
 	return nil
 }
 
-// disown removes the owner file, the last trace of the staging folder,
-// and lets go of its lock.
+// disown removes the owner file and lets go of its lock.
 func (s *staging) disown() {
 	if s.owner != nil {
 		outlock.RemoveHeld(s.owner, s.owner.Name())
@@ -76,8 +74,7 @@ func (s *staging) disown() {
 
 // discard removes the staging folder unless it became the output, and
 // then its owner file. A folder taken from the spare goes back to it when
-// nothing was made in it and every removal succeeded: what it holds is
-// still what s.held says.
+// nothing was made in it and every removal succeeded.
 func (s *staging) discard() {
 	if s.dir != "" && s.held != nil && !s.touched.Load() && !s.held.broken {
 		s.held.reset()
@@ -122,10 +119,9 @@ func (s *staging) writeFrom(path string, r io.Reader) error {
 // folder is made 0755 (folders) or 0644 (files) explicitly: the mode given
 // to Mkdir and OpenFile is only an upper bound that the umask cuts.
 
-// mkdirAll makes dir and any missing parents 0755. The staging folder
-// starts empty, so a folder not made yet is most likely missing: it is made
-// first and only looked at when it exists, which saves a stat per folder
-// (tens of thousands in a large tree, where metadata calls dominate).
+// mkdirAll makes dir and any missing parents 0755. A folder not made yet
+// is most likely missing: it is made first and looked at only when it
+// exists, which saves a stat per folder (tens of thousands in a large tree).
 func (s *staging) mkdirAll(dir string) error {
 	if s.dirs.has(dir) {
 		return nil
@@ -164,11 +160,9 @@ func (s *staging) mkdirAll(dir string) error {
 }
 
 // dirCache remembers folders made in the staging folder, so that most
-// files cost no mkdir. It forgets everything when it is full: a large
-// tree has tens of thousands of folders, and remembering them all would
-// make memory grow with the tree. Files arrive skill by skill, so the
-// folders that matter are the recent ones, and a forgotten folder costs
-// only a failed mkdir and a stat.
+// files cost no mkdir. It forgets everything when full, so that memory
+// does not grow with the tree: files arrive skill by skill, and a
+// forgotten folder costs only a failed mkdir and a stat.
 type dirCache struct {
 	mu sync.Mutex
 	m  map[string]struct{}
@@ -232,9 +226,8 @@ func (s *staging) create(path string) (*os.File, error) {
 }
 
 // umaskCuts reports whether the process umask would remove bits of mode,
-// so that a chmod is needed after creating a file or folder: on the
-// common umask 022 it is not, which saves a system call per file. The
-// umask is read once per build.
+// so that a chmod is needed: on the common umask 022 it is not, which
+// saves a system call per file.
 func (s *staging) umaskCuts(mode os.FileMode) bool {
 	s.umaskOnce.Do(func() { s.umask = readUmask() })
 	return s.umask&uint32(mode) != 0
@@ -242,7 +235,7 @@ func (s *staging) umaskCuts(mode os.FileMode) bool {
 
 // readUmask reads the process umask without changing it (syscall.Umask
 // sets it, racing with every goroutine creating files); where it cannot be
-// read, it is taken to cut everything, so modes are always set.
+// read, it cuts everything.
 func readUmask() uint32 {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
@@ -259,8 +252,7 @@ func readUmask() uint32 {
 }
 
 // link makes dst the same file as src: a hard link where the file system
-// allows, else a copy. Bundle files are never modified in place, so
-// sharing an inode between the old and new bundle is safe.
+// allows, else a copy. Bundle files are never modified in place.
 func (s *staging) link(src, dst string) error {
 	if err := s.mkdirAll(filepath.Dir(dst)); err != nil {
 		return err
@@ -303,12 +295,10 @@ func (s *staging) writeDoc(path string, fn func(io.Writer) error) (layout.Render
 }
 
 // swap replaces the output folder with the staging folder. Where the
-// kernel can exchange two folders atomically (Linux renameat2), readers see
-// the old bundle or the new one and never a moment without either;
-// elsewhere the old folder is moved aside first and moved back if the
-// second rename fails, so the previous bundle survives any failure. The
-// old bundle is removed, or, exchanged and with a spare to keep it in,
-// kept there as what describe(old) says it holds.
+// kernel can exchange two folders atomically (Linux renameat2), readers
+// never see a moment without a bundle; elsewhere the old folder is moved
+// aside first and moved back if the second rename fails. The old bundle
+// is removed, or, exchanged and with a spare, kept there as describe(old).
 func (s *staging) swap(describe func(old string) *spareSet) error {
 	if _, err := os.Lstat(s.out); err != nil {
 		if err := os.Rename(s.dir, s.out); err != nil {
@@ -345,8 +335,6 @@ func (s *staging) swap(describe func(old string) *spareSet) error {
 			return nil // nothing removed: the record's stamp stands
 		}
 	}
-	// The new bundle is in place; failing to delete the old one is worth
-	// a warning, not a failed build.
 	if err := os.RemoveAll(old); err != nil {
 		s.log("  warning: could not remove the previous bundle at %s: %v", old, err)
 		return nil // the owner file stays, so that the next run removes it

@@ -55,12 +55,10 @@ var (
 
 // run runs the steps in order, each in the file of its name, each taking
 // what the one before it returned: discover, check output and llms.txt
-// (at once: discovery walks the input and the output check reads the
-// last build's bundle, and on a no-op rebuild each is a good part of the
-// time) → discovered → pack → lint → packed → guard, index → planned →
-// versions, write → staged → sign, swap. Nothing is written outside the
-// staging folder before swap, and what may be reused from the previous
-// bundle is decided in one place, build/internal/reuse.
+// (at once: on a no-op rebuild each is a good part of the time) →
+// discovered → pack → lint → packed → guard, index → planned → versions,
+// write → staged → sign, swap. Nothing is written outside the staging
+// folder before swap.
 func (b *builder) run() (*staged, error) {
 	// Before discovery, which would read a killed build's copies of the
 	// skills when the output is inside the input.
@@ -155,8 +153,7 @@ func (b *builder) logf(format string, args ...any) {
 	}
 }
 
-// sweep removes the staging folders killed builds of this output left
-// (see owner.go), and says so.
+// sweep removes the staging folders killed builds of this output left, and says so.
 func (b *builder) sweep() {
 	out, err := filepath.Abs(b.opts.Out)
 	if err != nil {

@@ -8,12 +8,10 @@ import (
 	"github.com/skillpack/skillpack/skill"
 )
 
-// summary is what the build keeps of a skill once its worker is done with
-// it: what the documents, the catalog and the build record say about it.
-// Summaries go to a file as workers finish, and each is read back when a
-// document reaches its skill, so that a build holds a few strings per
-// skill however large the tree (about 1 KB a skill would be 10 MB at
-// 10,000 skills, and twice that before the collector catches up).
+// summary is what the documents, the catalog and the build record say
+// about a skill. Summaries go to the scratch file as workers finish, and
+// each is read back when a document reaches its skill, so that a build
+// holds a few strings per skill however large the tree.
 type summary struct {
 	// rec is what the build record keeps: the reuse key, lint's verdict
 	// key (lint.VerdictKey) and the per-skill findings under it

@@ -21,16 +21,12 @@ func (b *builder) swap(s *staged) (string, error) {
 	if err := reuse.StampAfter(b.st.path(layout.BuildRecord), written); err != nil {
 		return "", err
 	}
-	return "", b.st.swap(func(old string) *spareSet { return describeOld(s.planned, old) })
-}
-
-// describeOld is what the folder old, the bundle this build replaced, holds
-// by its record: kept as the spare (Options.Spare) when it can be told.
-// Only the skills this build reused were proven to hold their recorded
-// bytes in it (reuse.Last.Reusable).
-func describeOld(pl *planned, old string) *spareSet {
-	return describe(old, pl.out.last, func(c *layout.RecordSkill) bool {
-		w := pl.byName(c.Name)
-		return w != nil && w.reused
+	// The bundle replaced is kept as the spare by its record; only the
+	// skills this build reused were proven to hold their recorded bytes.
+	return "", b.st.swap(func(old string) *spareSet {
+		return describe(old, s.out.last, func(c *layout.RecordSkill) bool {
+			w := s.byName(c.Name)
+			return w != nil && w.reused
+		})
 	})
 }

@@ -18,16 +18,14 @@ import (
 
 // A versioned build (Options.Versioned) gives every skill that has a
 // version a folder of its own, <name>/<version>/, which never changes once
-// published, and keeps every such folder the previous bundle had: paths
-// that were published must keep existing, with the same bytes, or every
-// client pinned to them breaks. The guard has checked by then that no
-// version this build has was published with other content; layout plans
-// the folders (layout.Versioning), and the versions step stages them.
+// published, and keeps every such folder the previous bundle had, or every
+// client pinned to them breaks. The guard has checked that no version was
+// published with other content; layout plans the folders, and the
+// versions step stages them.
 
-// versioning is what index passes to layout.Plan for a versioned build.
-// The write step renders a snapshot the previous bundle published
-// (Carried) by copying its bytes, which bundle.Open checked against
-// checksums.txt, which gives the digest versions.json gives.
+// versioning is what index passes to layout.Plan for a versioned build. A
+// snapshot the previous bundle published (Carried) is written by copying
+// its bytes, which bundle.Open checked against checksums.txt.
 func (b *builder) versioning(pl *planned) *layout.Versioning {
 	if !b.opts.Versioned {
 		return nil
@@ -49,13 +47,10 @@ func (b *builder) versioning(pl *planned) *layout.Versioning {
 }
 
 // versions stages the files of every version's folder: a version new in
-// this build is linked from the skill's files and archives as this build
-// staged or reuses them; a version published before is carried from the
-// previous bundle, linked from the output folder when that is where it
-// is, else copied from --previous, and in both cases checked against the
-// digest versions.json gives (a file that does not match is a previous
-// bundle changed after it was published, and stops the build). It runs
-// before write, which has nothing to do for these files.
+// this build is linked from the skill's files and archives; one published
+// before is carried from the previous bundle (linked from the output
+// folder when it is there, else copied from --previous), checked against
+// the digest versions.json gives: one that does not match stops the build.
 func (b *builder) versions(pl *planned) (string, error) {
 	switch {
 	case !b.opts.Versioned:
@@ -93,9 +88,8 @@ func (b *builder) versions(pl *planned) (string, error) {
 			continue
 		}
 		es = append(es, e)
-		// A skill only its versions keep is in no skill pack settled: a
-		// spare folder's copy of it goes now, or write's clearing of what
-		// the spare held would take these files with it.
+		// A skill only its versions keep was not settled by pack: the
+		// spare's copy goes now, or write's clearRest would take these files.
 		if pl.byName(e.Skill) == nil {
 			if err := b.st.held.settle(e.Skill, nil); err != nil {
 				return "", err

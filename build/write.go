@@ -10,9 +10,8 @@ import (
 
 // write stages every file of the bundle that pack and index did not: the
 // documents carried forward, the archives and served copies of reused
-// skills (linked from the last build's bundle, or kept in the spare folder),
-// and the legacy tree (linked to the served copies). Index computed them;
-// write only writes.
+// skills (linked from the last bundle, or kept in the spare), and the
+// legacy tree (linked to the served copies).
 func (b *builder) write(pl *planned) (*staged, string, error) {
 	switch {
 	case b.res.UpToDate:
@@ -114,8 +113,7 @@ func (b *builder) writeEntry(pl *planned, e layout.Entry) error {
 	return nil
 }
 
-// stagers is how many workers stage files, and stageBatch how many files
-// are held at once for them.
+// stagers is how many workers stage files, and stageBatch how many are held for them.
 const (
 	stagers    = 8
 	stageBatch = 4096

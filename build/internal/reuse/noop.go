@@ -8,22 +8,16 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// UpToDate is the one no-op decision. The output folder already holds the
-// bundle a build would write when:
+// UpToDate is the one no-op decision, from the record alone. The output
+// folder already holds the bundle a build would write when:
 //
 //   - bundle, the build's bundle key, is the recorded one, so every
 //     document would be the same bytes;
-//   - allKept: every skill was reusable by key (Reusable has proven its
-//     archives and served copies intact) with the verdict the record
-//     holds, and its other files still hold their recorded bytes
-//     (Unchanged: its legacy copies and its page), so the record would be
-//     the same bytes too;
-//   - and the record lists no file but the documents' and the skills'
-//     (not a signature: a signed build always signs afresh; not a
-//     version's), and each document is trusted by times or verified by
-//     hash.
-//
-// It decides from the record alone, laying out and rendering nothing.
+//   - allKept: every skill was Reusable with the verdict the record holds,
+//     and Unchanged, so the record would be the same bytes too;
+//   - and the record lists no file but the documents' and the skills' (no
+//     signature, no version's), each document trusted by times or
+//     verified by hash.
 func (p *Last) UpToDate(bundle layout.Digest, allKept bool) bool {
 	if p == nil || p.Head.Bundle == "" || p.Head.Bundle != bundle || !allKept || p.listed != p.accounted {
 		return false
@@ -44,10 +38,8 @@ func (p *Last) UpToDate(bundle layout.Digest, allKept bool) bool {
 // Unchanged reports whether the files of a reused skill that Reusable
 // does not check, its legacy copies and its page, still hold what the
 // record says: a legacy copy trusted by times, the served copy's own
-// inode, or verified by hash, the page as Holds proves it. With Reusable,
-// every file of the skill, which a no-op needs (UpToDate); a worker asks
-// as it reuses the skill, so that the build checks the bundle's files
-// skill by skill, in parallel, each from the record it has read already.
+// inode, or verified by hash, the page as Holds proves it. A worker asks
+// as it reuses the skill, so that the files are checked in parallel.
 func (p *Last) Unchanged(c *layout.RecordSkill) bool {
 	if p == nil || c == nil {
 		return false
@@ -79,9 +71,7 @@ func (p *Last) holdsCopy(distPath, served string, d layout.Digest, size int64) b
 	return Verified(disk, d, size)
 }
 
-// legacy reports whether the bundle serves the skill's files in the
-// legacy v0.1 tree too: it has the tree, and the skill is not left out of
-// it.
+// legacy reports whether the bundle serves the skill's files in the v0.1 tree too.
 func (p *Last) legacy(name string) bool {
 	return p.hasLegacy && !p.excluded[name]
 }
@@ -89,9 +79,8 @@ func (p *Last) legacy(name string) bool {
 // Len is the number of files the record lists, itself included.
 func (p *Last) Len() int { return p.listed }
 
-// Artifacts lists every file of the bundle, with its digest and size,
-// sorted by path: the record, the documents and each skill's files, as
-// UpToDate found them.
+// Artifacts lists every file of the bundle with its digest and size,
+// sorted by path, as UpToDate found them.
 func (p *Last) Artifacts() ([]layout.Artifact, error) {
 	out := append([]layout.Artifact{p.Head.Self}, p.Head.Docs...)
 	err := p.EachSkill(func(c *layout.RecordSkill) bool {

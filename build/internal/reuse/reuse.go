@@ -46,13 +46,10 @@ func ArchiveKey(generator string, t time.Time, entries []pack.Member) layout.Dig
 }
 
 // BundleKey is what every document of the bundle is a function of: the
-// generator, the addressing options and each skill's archive key, which
-// covers every byte and exec bit of its files (keys maps names to keys),
-// and extra, a line each for the inputs of the documents a build adds
-// only when asked (llms.txt, say). A build that adds none has the key it
-// had before they existed. When it equals the recorded one and every
-// skill was reused, the documents need not be rendered again to know they
-// are the same.
+// generator, the addressing options, each skill's archive key (keys maps
+// names to keys), and extra, a line each for the inputs of the documents
+// a build adds only when asked (llms.txt, say); a build that adds none has
+// the key it had before they existed.
 func BundleKey(generator, baseURL string, noLegacy bool, keys map[string]layout.Digest, extra ...string) layout.Digest {
 	h := sha256.New()
 	fmt.Fprintf(h, "skillpack-bundle/1\n%s\n%s\n%t\n", generator, baseURL, noLegacy)
@@ -68,11 +65,10 @@ func BundleKey(generator, baseURL string, noLegacy bool, keys map[string]layout.
 }
 
 // Last is the bundle the last build left in the output folder, as its build
-// record describes it, read as a stream: each recorded skill goes to a
-// scratch file and the list of files to another, so that a rebuild holds a
-// name and a spot per skill however large that bundle. (Read
-// whole, the record of 10,000 skills is 24 MB of JSON and about twice that
-// decoded.) A nil *Last is no such bundle: nothing is reusable.
+// record describes it, read as a stream into scratch files, so that a
+// rebuild holds a name and a spot per skill (read whole, the record of
+// 10,000 skills is 24 MB of JSON, twice that decoded). A nil *Last is no
+// such bundle: nothing is reusable.
 type Last struct {
 	Head layout.RecordHead // the record's generator, bundle key, documents, and its own digest
 
@@ -163,10 +159,8 @@ func Open(out string, jobs int) (p *Last, err error) {
 	if p.hasLegacy {
 		p.accounted += served
 	}
+	p.excluded = map[string]bool{}
 	for _, e := range p.Head.Excluded {
-		if p.excluded == nil {
-			p.excluded = map[string]bool{}
-		}
 		if c := p.Skill(e.Name); c != nil && p.hasLegacy && !p.excluded[e.Name] {
 			p.accounted -= len(c.Files)
 		}
@@ -213,8 +207,7 @@ func (p *Last) Skill(name string) *layout.RecordSkill {
 	return c
 }
 
-// EachSkill calls fn with the record of every skill, in name order,
-// until fn returns false.
+// EachSkill calls fn with every skill's record, in name order, until fn returns false.
 func (p *Last) EachSkill(fn func(*layout.RecordSkill) bool) error {
 	if p == nil {
 		return nil
@@ -231,8 +224,7 @@ func (p *Last) EachSkill(fn func(*layout.RecordSkill) bool) error {
 	return nil
 }
 
-// EachFile calls fn with every file the record lists, in its order
-// (sorted), until fn returns false.
+// EachFile calls fn with every file the record lists, sorted, until fn returns false.
 func (p *Last) EachFile(fn func(path string) bool) error {
 	if p == nil {
 		return nil
@@ -247,8 +239,7 @@ func (p *Last) Describes(path string) bool {
 	return p != nil && err == nil && os.SameFile(info, p.record) && info.Size() == p.record.Size() && info.ModTime().Equal(p.record.ModTime())
 }
 
-// Skipped reports whether the previous build left out a skill of this
-// name (--skip-invalid).
+// Skipped reports whether the previous build left out a skill of this name.
 func (p *Last) Skipped(name string) bool {
 	if p == nil {
 		return false
@@ -286,10 +277,9 @@ func (p *Last) Plugin(name string, key layout.Digest) *layout.RecordPlugin {
 func (p *Last) Intact() bool { return p != nil && p.intact }
 
 // Reusable reports whether a skill's recorded archives may be reused for
-// a build whose archive key for it is key: the key is the recorded one
-// (reusable by key), and its archives and served copies still hold their
-// recorded bytes (trusted by times or verified by hash), so that a
-// tampered or truncated file is packed again rather than served on.
+// a build whose archive key for it is key: the key is the recorded one,
+// and its archives and served copies still hold their recorded bytes, so
+// that a tampered or truncated file is packed again rather than served on.
 func (p *Last) Reusable(c *layout.RecordSkill, key layout.Digest) bool {
 	if p == nil || c == nil || c.Key != key {
 		return false

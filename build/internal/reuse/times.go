@@ -31,9 +31,7 @@ func (p *Last) since(rec os.FileInfo) {
 // the moment every other file of the bundle was written by. File times come
 // from the kernel's coarse clock, a tick (1 to 10 ms) behind the wall
 // clock, so a record written just after the last folder can share its
-// stamp; then the next build would find that folder changed "since" the
-// record and read the whole bundle again. Touching the record once the
-// clock has ticked costs a few milliseconds once per build.
+// stamp, and the next build would read the whole bundle again.
 func StampAfter(path string, t time.Time) error {
 	for range 100 {
 		info, err := os.Lstat(path)
@@ -67,8 +65,7 @@ type stamp struct {
 	mtime, ctime time.Time
 }
 
-// untouched reports whether a file or folder of the bundle has not
-// changed since the record was written.
+// untouched reports whether a file or folder is unchanged since the record was written.
 func (p *Last) untouched(st stamp) bool {
 	return !p.recorded.IsZero() && st.mtime.Before(p.recorded) && st.ctime.Before(p.recorded)
 }
@@ -87,13 +84,12 @@ func (p *Last) trusted(distPath string, size int64) bool {
 // foldersUntouched reports whether every folder of the bundle (the output
 // folder and every folder above a recorded file) is unchanged since the
 // record: then no file was added, removed or replaced anywhere. The output
-// folder and the record's own folder change in the moment the record is
-// written, so their few entries are listed instead.
+// folder and the record's own folder change as the record is written, so
+// their few entries are listed instead.
 //
-// It reads the record's sorted file list once, holding only the folders
-// above the current file: in sorted order the files under a folder come
-// together, so each folder is met in one stretch and checked once, a
-// batch of them at a time on jobs goroutines.
+// In the record's sorted file list the files under a folder come together,
+// so each folder is met in one stretch and checked once, in batches on
+// jobs goroutines.
 func (p *Last) foldersUntouched(jobs int) bool {
 	if p.recorded.IsZero() {
 		return false
@@ -157,8 +153,7 @@ func (p *Last) foldersUntouched(jobs int) bool {
 
 var errChanged = errors.New("changed since the record")
 
-// ancestors returns the folders above a slash path, outermost first,
-// without ".".
+// ancestors returns the folders above a slash path, outermost first, without ".".
 func ancestors(p string) []string {
 	var dirs []string
 	for i := 0; i < len(p); i++ {

@@ -35,14 +35,12 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return usageOf(cmd, "%s takes no arguments, not %q", cmd.Name(), strings.Join(args, " "))
 }
 
-// usageOf is a usage error of cmd's arguments or flags, which ends by
-// pointing at the command's help.
+// usageOf is a usage error of cmd's arguments or flags, pointing at its help.
 func usageOf(cmd *cobra.Command, format string, args ...any) error {
 	return usageErr(format+"\nRun '%s --help' for usage.", append(args, cmd.CommandPath())...)
 }
 
-// commandArgs is the root's check: an argument there is a command that
-// does not exist, perhaps one mistyped.
+// commandArgs is the root's check: an argument there is a command that does not exist.
 func commandArgs(root *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
@@ -81,9 +79,7 @@ func groupArgs(c *cobra.Command) {
 }
 
 // reportArgs makes check's error part of the command's --json document
-// too (doc), which is printed however the command ends: a CI step that
-// writes `--json > out.json` gets a document for a missing argument as
-// well.
+// too (doc), which is printed however the command ends.
 func reportArgs(check cobra.PositionalArgs, asJSON *bool, doc func(error) any) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		err := check(cmd, args)
@@ -127,9 +123,8 @@ func flagError(c *cobra.Command, err error) error {
 }
 
 // singleDash finds a long flag written with one dash, as Go's flag
-// package and find take them (-output dist): pflag reads it as
-// shorthands (-o utput), or fails on its first letter. Only the words a
-// flag takes are passed over, and nothing after "--".
+// package and find take them (-output dist), which pflag reads as
+// shorthands (-o utput). Nothing after "--" is looked at.
 func singleDash(root *cobra.Command, args []string) error {
 	c, _, err := root.Find(args)
 	if err != nil || c.DisableFlagParsing {

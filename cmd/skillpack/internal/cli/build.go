@@ -92,10 +92,9 @@ signs with Sigstore; --publish uploads DIST once it is built.` + "\n\n" + docs("
 	return cmd
 }
 
-// publishOptions is what --publish runs: publish's options for DIST.
-// With --sign, a registry's manifests are signed too, with the build's
-// signing flags, as publish --sign signs them: what build --sign
-// publishes is what cosign verify then accepts.
+// publishOptions is what --publish runs: publish's options for DIST. With
+// --sign, a registry's manifests are signed too, as publish --sign signs
+// them, so that cosign verify accepts what build --sign publishes.
 func (o *buildOptions) publishOptions() *publishOptions {
 	if o.published == nil {
 		o.published = &publishOptions{PublishFlags: o.Publish, Dist: o.Out, Target: o.PublishTo, JSON: o.JSON}
@@ -141,8 +140,7 @@ func (o *buildOptions) resolve(ios *IO) (build.Options, error) {
 	return bo, nil
 }
 
-// runBuild builds, and with --json prints the document however the build
-// ends.
+// runBuild builds, and with --json prints the document however the build ends.
 func runBuild(ctx context.Context, ios *IO, opts *buildOptions) error {
 	err := buildRun(ctx, ios, opts)
 	return jsonResult(ios.Out, opts.JSON, newBuildJSON(opts, err), err)
@@ -304,11 +302,8 @@ func appendSummary(file string, res *build.Result) error {
 const summaryRows = 200
 
 // warnLeftOut says which skills an index leaves out (in the words of
-// what, for one skill), and why, with the fix where there is one: the
-// MCP hosts would refuse their entries (the official SDK a whole listing
-// holding one), so `skillpack serve` offers them over HTTP only; the v0.1
-// index takes only plain ASCII paths. It is said by every build, a no-op
-// too: the bundle still leaves them out.
+// what, for one skill), and why, with the fix where there is one. Every
+// build says it, a no-op too: the bundle still leaves them out.
 func warnLeftOut(ios *IO, off []layout.Excluded, what string) {
 	if len(off) == 0 {
 		return

@@ -13,10 +13,9 @@ import (
 )
 
 // BuildFlags are the flags that decide how skills are built, shared by
-// build, pack and serve --watch. Each command registers the ones it
-// offers; resolve (and for a bundle resolveBundle) turns them,
-// skillpack.yaml and the environment into build's options in one place,
-// so that the three commands build a skill alike. The zero value builds
+// build, pack and serve --watch, each registering the ones it offers;
+// resolve (resolveBundle for a bundle) turns them, skillpack.yaml and the
+// environment into build's options in one place. The zero value builds
 // with the defaults.
 type BuildFlags struct {
 	LintOptions
@@ -55,9 +54,7 @@ func (f *BuildFlags) addNoReuse(fs *pflag.FlagSet) {
 }
 
 // resolve returns build's options as the flags, skillpack.yaml and
-// SOURCE_DATE_EPOCH decide them for any build: how skills are linted, the
-// archives' time, the jobs and reuse. Pack takes these; a bundle takes
-// more (resolveBundle).
+// SOURCE_DATE_EPOCH decide them for any build, pack's included.
 func (f *BuildFlags) resolve(ios *IO) (build.Options, error) {
 	cfg, err := f.load()
 	if err != nil {
@@ -67,9 +64,8 @@ func (f *BuildFlags) resolve(ios *IO) (build.Options, error) {
 }
 
 // resolveBundle is resolve for a command that writes a bundle (build,
-// serve --watch): with its URLs and contents too, where the flags given
-// on the command line (given; nil: none) win over skillpack.yaml's build
-// section, which it returns for the command's own settings.
+// serve --watch), with its URLs and contents too: a flag given (given;
+// nil: none) wins over skillpack.yaml's build section, returned too.
 func (f *BuildFlags) resolveBundle(ios *IO, given func(flag string) bool) (build.Options, *config.Config, error) {
 	if given == nil {
 		given = func(string) bool { return false }
@@ -79,8 +75,7 @@ func (f *BuildFlags) resolveBundle(ios *IO, given func(flag string) bool) (build
 		return build.Options{}, nil, err
 	}
 	baseURL := pick(given, "base-url", f.BaseURL, cfg.Build.BaseURL)
-	// Checked before any work: a bad URL found after packing every skill
-	// wastes the build. Layout's "base URL" is told as where it was given.
+	// Checked before any work; layout's "base URL" is told as where it was given.
 	if err := layout.CheckBaseURL(baseURL); err != nil {
 		return build.Options{}, nil, usageErr("%s %s", configSource(cfg, given("base-url"), "base-url"), strings.TrimPrefix(err.Error(), "base URL "))
 	}
@@ -116,8 +111,7 @@ func pick[T any](given func(flag string) bool, flag string, value, config T) T {
 	return config
 }
 
-// options is what every build takes from the flags, the config read and
-// the environment.
+// options is what every build takes from the flags, the config and the environment.
 func (f *BuildFlags) options(ios *IO, cfg *config.Config) (build.Options, error) {
 	t, err := sourceDateEpoch(ios)
 	if err != nil {

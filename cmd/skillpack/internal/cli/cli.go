@@ -113,10 +113,8 @@ func run(ios *IO, args []string) int {
 	return code
 }
 
-// printableLines is lint.Printable for a message of several lines (a
-// list of problems, a stack trace): each line is escaped on its own, its
-// leading tabs kept, so that a path in it cannot act on the terminal and
-// the lines still read as lines.
+// printableLines is lint.Printable for a message of several lines: each
+// line escaped on its own, its leading tabs kept.
 func printableLines(msg string) string {
 	lines := strings.Split(msg, "\n")
 	for i, l := range lines {
@@ -168,10 +166,9 @@ bundle that a static host or a thin MCP server can serve unchanged.`,
 	return root
 }
 
-// noteConfig says, with -v, which skillpack.yaml a command that reads
-// one (it has --config) will read, or that none applies; and, always,
-// when the one found is another tool's file of that name, which the
-// command then leaves unread (LintOptions.load).
+// noteConfig says, with -v, which skillpack.yaml a command with --config
+// will read, or that none applies; and, always, when the one found is
+// another tool's file, which the command leaves unread (LintOptions.load).
 func noteConfig(ios *IO, cmd *cobra.Command) {
 	f := cmd.Flags().Lookup("config")
 	if f == nil {

@@ -59,8 +59,7 @@ signing needs. --json prints the same as a JSON document
 	return cmd
 }
 
-// doctorJSON is doctor's report and its --json document
-// (schema/doctor.schema.json).
+// doctorJSON is doctor's report and --json document (schema/doctor.schema.json).
 type doctorJSON struct {
 	Version string       `json:"version"`
 	Sign    doctorSign   `json:"sign"`
@@ -173,9 +172,8 @@ func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
 	return err
 }
 
-// doctorSignHelper finds skillpack-sign as signing does (sign.FindHelper)
-// and asks its version, which must be skillpack's: the helper protocol
-// changes with skillpack.
+// doctorSignHelper finds skillpack-sign as signing does and asks its
+// version, which must be skillpack's: the helper protocol changes with it.
 func doctorSignHelper(ctx context.Context) doctorSign {
 	p, err := sign.FindHelper()
 	if err != nil {
@@ -235,8 +233,7 @@ func doctorConfigState(flag string) (doctorConfig, *config.Config, error) {
 }
 
 // doctorDistState says what the output folder holds: nothing yet, a
-// bundle skillpack built (its build record, and the record's time as
-// when), or something else, which build will not replace without --force.
+// bundle skillpack built (by its build record), or something else.
 func doctorDistState(dir string) doctorDist {
 	d := doctorDist{Path: dir}
 	info, err := os.Stat(dir)

@@ -24,8 +24,7 @@ const exitCodesHelp = `Exit codes (every command):
 
 // finishCommands gives every command below root the exit-code table in its
 // help, the completions of its flags' values, and a panic turned into
-// exit 3 (a bare panic exits 2, which says "usage"). It runs once every
-// command is added, so that all get them.
+// exit 3 (a bare panic exits 2, which says "usage").
 func finishCommands(root *cobra.Command) {
 	visit(root, func(c *cobra.Command) {
 		c.Long = strings.TrimRight(cmp.Or(c.Long, c.Short+"."), "\n") + "\n\n" + exitCodesHelp
@@ -56,11 +55,10 @@ func visit(c *cobra.Command, fn func(*cobra.Command)) {
 	}
 }
 
-// exitClasser is an error that knows its exit code: the package that
-// makes a failed check (1) or a user's mistake (2) says so on the error's
-// type (build.LintError, build.OutputError, …; exitError here), so that
-// no list of types is kept here in step with them. (Not ExitCode: an
-// exec.ExitError has that method, and a helper's exit is no class.)
+// exitClasser is an error that knows its exit code, so that no list of
+// types is kept here in step with the packages that make them. (Not
+// ExitCode: an exec.ExitError has that method, and a helper's exit is no
+// class.)
 type exitClasser interface{ ExitClass() int }
 
 // exitStatus is the exit code Main returns for err, and the message it
@@ -77,11 +75,9 @@ func exitStatus(err error) (code int, msg string) {
 	return ExitInternal, err.Error()
 }
 
-// failedCode is the exit code of a command whose work failed part way: 2
-// when the bucket it was given does not exist (the user's to create or
-// correct); 1 when a server it talks to kept failing until the retries ran
-// out (the server's failure, as a failed check is); the class an error
-// says it has (a target's foreign files: 1); else 3.
+// failedCode is the exit code of a command whose work failed part way: the
+// class an error says it has; 2 when the bucket given does not exist; 1
+// when a server kept failing until the retries ran out; else 3.
 func failedCode(err error) int {
 	var c exitClasser
 	switch {

@@ -24,9 +24,8 @@ func (o *fixOptions) AddFlags(fs *pflag.FlagSet) {
 }
 
 // runFix is lint with --fix: lint, fix, lint again, and print what is left
-// as lint would, with the count of findings fixed (on stderr, or in the
-// JSON document, doc, which the caller prints). With --dry-run it prints
-// the diff instead and exits as lint would have.
+// as lint would, with the count of findings fixed (on stderr, or in doc).
+// With --dry-run it prints the diff instead and exits as lint would have.
 func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, failOn lint.Severity, doc *lintJSON) error {
 	switch {
 	case !opts.fix.Fix:

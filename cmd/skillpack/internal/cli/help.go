@@ -17,13 +17,11 @@ func docs(page string) string {
 	return "Documentation: https://" + version.Module + "/blob/main/docs/" + page
 }
 
-// flagGroup is a heading of the flags in --help. A command shows the flags
-// it has of each group under the group's title, in this order; its other
-// flags come first, under "Flags:". Shared flag groups (BuildFlags,
-// SignOptions, PublishFlags, TargetFlags) keep one heading on every
-// command, but for a group only on some commands (on), ahead of another
-// that has the same flags. On a command named in brief, the group shows its first flag and
-// only the names of the rest, whose help is on the command see names.
+// flagGroup is a heading of the flags in --help: a command shows the flags
+// it has of each group under its title, in this order, after its other
+// flags. A group only on some commands (on) comes ahead of another that
+// has the same flags. On a command named in brief, the group shows its
+// first flag and only the names of the rest, explained by command see.
 type flagGroup struct {
 	title string
 	names []string

@@ -14,10 +14,8 @@ import (
 )
 
 // HTTPAuth is what a command sends with its requests to a bundle's URL,
-// so that a private registry (serve --auth-token-file, or any host behind
-// a gateway) lets it in: verify's --header and --token-file, and build's
-// --previous-header and --previous-token-file for the bundle published
-// last.
+// so that a private registry lets it in: verify's --header and
+// --token-file, and build's --previous-header and --previous-token-file.
 type HTTPAuth struct {
 	Headers   []string // each "Name: value" as given
 	TokenFile string   // a bearer token's file
@@ -40,14 +38,12 @@ func (a *HTTPAuth) flags() string {
 	return "--" + a.prefix + "header and --" + a.prefix + "token-file"
 }
 
-// example is the right form of a header, for the messages that refuse a
-// wrong one.
+// example is the right form of a header, for the messages that refuse a wrong one.
 func (a *HTTPAuth) example() string {
 	return "give it as 'Name: value', such as --" + a.prefix + "header 'Authorization: Bearer TOKEN'"
 }
 
-// ownHeaders are the headers dist's HTTP reader sets itself, which a
-// --header may not.
+// ownHeaders are the headers dist's HTTP reader sets itself, which --header may not.
 var ownHeaders = map[string]string{
 	"Host":            "the host is the URL's",
 	"Accept-Encoding": "skillpack asks for gzip itself and checks what the server sends back",
@@ -72,7 +68,7 @@ func (a *HTTPAuth) Header() (http.Header, error) {
 			return nil, usageErr("%s has no name before ':'; %s", flag, a.example())
 		case !httpguts.ValidHeaderFieldName(name): // an RFC 9110 token
 			return nil, usageErr("%s: the name before ':' may hold only letters, digits and !#$%%&'*+-.^_`|~ (no spaces); %s", flag, a.example())
-		case strings.ContainsFunc(value, isControl):
+		case strings.ContainsFunc(value, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }):
 			return nil, usageErr("%s %s: the value has a line break or another control character; give one line, %s", flag, name, a.example())
 		case value == "":
 			return nil, usageErr("%s %s has no value after ':' (an unset variable?); %s", flag, name, a.example())
@@ -131,7 +127,3 @@ func readTokens(file string) ([]string, error) {
 	}
 	return tokens, nil
 }
-
-// isControl reports whether r is a control character other than a tab,
-// which a header's value may not hold.
-func isControl(r rune) bool { return r != '\t' && unicode.IsControl(r) }

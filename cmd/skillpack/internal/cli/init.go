@@ -79,10 +79,8 @@ func runInit(ios *IO, opts *initOptions) error {
 	if err != nil {
 		return &exitError{code: ExitInternal, err: err}
 	}
-	// Every file is checked before any is written: a refusal leaves the
-	// folder as it was.
-	// A file there already is kept, unless --force; init --ci github in
-	// a repository with its config adds the workflow alone.
+	// Every file is checked before any is written. A file there already is
+	// kept, unless --force: init --ci github beside a config adds the workflow.
 	var kept []string
 	if !opts.Force {
 		var missing []initFile
@@ -96,11 +94,11 @@ func runInit(ios *IO, opts *initOptions) error {
 			}
 		}
 		if len(missing) == 0 {
-			verb := "exists"
+			verb, them := "exists", "it"
 			if len(kept) > 1 {
-				verb = "exist"
+				verb, them = "exist", "them"
 			}
-			return usageErr("%s already %s; --force replaces %s", strings.Join(kept, " and "), verb, map[bool]string{false: "it", true: "them"}[len(kept) > 1])
+			return usageErr("%s already %s; --force replaces %s", strings.Join(kept, " and "), verb, them)
 		}
 		files = missing
 	}
@@ -163,16 +161,13 @@ func skillsFolder() string {
 	return "."
 }
 
-// usesLFS reports whether the working folder's .gitattributes keeps files
-// in Git LFS.
+// usesLFS reports whether .gitattributes keeps files in Git LFS.
 func usesLFS() bool {
 	data, err := os.ReadFile(".gitattributes")
 	return err == nil && strings.Contains(string(data), "filter=lfs")
 }
 
-// branch is the branch the workflow builds on a push: the one checked out
-// in the working folder's repository (a repository on master builds on
-// master), else main.
+// branch is the branch the workflow builds on a push: the one checked out here, else main.
 func branch() string {
 	head, err := os.ReadFile(filepath.Join(".git", "HEAD"))
 	name, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: refs/heads/")

@@ -6,11 +6,10 @@ import (
 	"github.com/skillpack/skillpack/internal/jsonenc"
 )
 
-// The --json documents. Each command that reports prints one on stdout
-// when it ends, however it ends: what it found or made, and its status
-// (the exit code and, unless it is 0, the error), so that a CI step that
-// writes `--json > out.json` always gets a document to read. Lists are
-// [] when empty, never null. The schemas are in schema/, one a command.
+// The --json documents: each command that reports prints one on stdout
+// however it ends, with its status, so that a CI step that writes
+// `--json > out.json` always gets a document. Lists are [] when empty,
+// never null. The schemas are in schema/, one a command.
 
 // status ends every --json document.
 type status struct {

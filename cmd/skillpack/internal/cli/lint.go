@@ -83,9 +83,8 @@ func (o *LintOptions) load() (*config.Config, error) {
 	return cfg, nil
 }
 
-// ScopeFlags choose which skills below the paths given are the
-// repository's: lint checks and build publishes the same ones
-// (skill.Scope).
+// ScopeFlags choose which skills below the paths given lint checks and
+// build publishes, the same ones (skill.Scope).
 type ScopeFlags struct {
 	Ignore []string
 	All    bool
@@ -102,12 +101,7 @@ func (f *ScopeFlags) AddFlags(fs *pflag.FlagSet, verb string) {
 // given (roots), as a ".." or an absolute path (skill.Outside): silently
 // matching nothing, it would leave in the skills it was meant to leave out.
 func (f *ScopeFlags) check(roots []string) error {
-	var dirs []string
-	for _, r := range roots {
-		if info, err := os.Stat(r); err == nil && info.IsDir() {
-			dirs = append(dirs, r)
-		}
-	}
+	dirs := folders(roots)
 	for _, g := range f.Ignore {
 		why, instead := skill.Outside(g, dirs...)
 		if why == "" {
@@ -352,28 +346,33 @@ func lintPaths(paths []string, lo lint.Options, doc *lintJSON) (*lint.Result, er
 }
 
 // noSkills refuses a run that found no skill although a folder was given:
-// a wrong path, not a clean tree. Files outside every skill are what a
-// pre-commit hook passes for a commit that touches no skill; that is no
-// mistake. The run's notes (the skills the scope left out, a skill.md
-// passed over) are the reasons, and follow the message.
+// a wrong path, not a clean tree (files outside every skill are what a
+// pre-commit hook passes for a commit that touches none). The run's notes
+// are the reasons, and follow the message.
 func noSkills(paths []string, res *lint.Result) error {
 	if len(res.Skills) > 0 {
 		return nil
 	}
-	var folders []string
-	for _, p := range paths {
-		if info, err := os.Stat(p); err == nil && info.IsDir() {
-			folders = append(folders, p)
-		}
-	}
-	if len(folders) == 0 {
+	dirs := folders(paths)
+	if len(dirs) == 0 {
 		return nil
 	}
 	why := ""
 	for _, n := range res.Notes {
 		why += "\n  " + n
 	}
-	return usageErr("no skills found under %s (a skill is a folder holding SKILL.md)%s", strings.Join(folders, ", "), why)
+	return usageErr("no skills found under %s (a skill is a folder holding SKILL.md)%s", strings.Join(dirs, ", "), why)
+}
+
+// folders are the paths that are folders.
+func folders(paths []string) []string {
+	var dirs []string
+	for _, p := range paths {
+		if info, err := os.Stat(p); err == nil && info.IsDir() {
+			dirs = append(dirs, p)
+		}
+	}
+	return dirs
 }
 
 // parseFailOn maps --fail-on to the lowest severity that fails; Off means never.
@@ -431,8 +430,7 @@ func writeBaseline(ios *IO, path string, res *lint.Result) error {
 	return nil
 }
 
-// ruleJSON is a rule in --list-rules --json and --explain --json
-// (schema/lint-rules.schema.json).
+// ruleJSON is a rule in --list-rules --json and --explain --json (schema/lint-rules.schema.json).
 type ruleJSON struct {
 	ID       string        `json:"id"`
 	Title    string        `json:"title"`

@@ -75,8 +75,7 @@ func runNew(ios *IO, opts *newOptions) error {
 	return jsonResult(ios.Out, opts.JSON, newNewJSON(opts, dir, nil), nil)
 }
 
-// relWD is the absolute path p relative to the working folder, where it
-// can be.
+// relWD is the absolute path p relative to the working folder, where it can be.
 func relWD(p string) string {
 	if wd, err := os.Getwd(); err == nil {
 		if rel, err := filepath.Rel(wd, p); err == nil {

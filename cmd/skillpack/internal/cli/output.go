@@ -25,11 +25,9 @@ import (
 
 // Human output: how much a command says on stderr (-q, -v), whether it is
 // in colour (--color, NO_COLOR), and the progress line. Machine output
-// (--json, --format json|sarif|github) is never affected: it is for
-// programs, which want the same bytes whoever runs them.
+// (--json, --format json|sarif|github) is never affected.
 
-// addOutputFlags registers the global output flags on root, bound to ios so
-// that every command sees them without a lookup.
+// addOutputFlags registers the global output flags on root, bound to ios.
 func addOutputFlags(root *cobra.Command, ios *IO) {
 	fs := root.PersistentFlags()
 	fs.BoolVarP(&ios.Quiet, "quiet", "q", false, "print errors only (and what a build left out): no progress, tally or hints")
@@ -37,8 +35,7 @@ func addOutputFlags(root *cobra.Command, ios *IO) {
 	fs.StringVar(&ios.Color, "color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
 }
 
-// checkOutputFlags rejects contradictory or unknown output flags before any
-// work is done.
+// checkOutputFlags rejects contradictory or unknown output flags.
 func checkOutputFlags(ios *IO) error {
 	if ios.Quiet && ios.Verbose {
 		return usageErr("--quiet and --verbose cannot be combined")
@@ -50,8 +47,7 @@ func checkOutputFlags(ios *IO) error {
 }
 
 // isTerminal reports whether w is a terminal (not a file, pipe or
-// /dev/null, which is a character device too): progress lines and colour
-// go only where a person watches.
+// /dev/null, which is a character device too).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
@@ -59,9 +55,8 @@ func isTerminal(w io.Writer) bool {
 
 // colorOn decides colour for a stream that is (tty) or is not a terminal.
 // The flag wins; in auto mode NO_COLOR (https://no-color.org) turns colour
-// off, FORCE_COLOR or CLICOLOR_FORCE turn it on where no terminal is (a CI
-// log that renders escapes), and otherwise a terminal that is not "dumb"
-// gets it.
+// off, FORCE_COLOR or CLICOLOR_FORCE turn it on (a CI log that renders
+// escapes), and otherwise a terminal that is not "dumb" gets it.
 func (ios *IO) colorOn(tty bool) bool {
 	switch ios.Color {
 	case "always":
@@ -85,8 +80,7 @@ func (ios *IO) colorOn(tty bool) bool {
 func (ios *IO) ColorOut() bool { return ios.colorOn(ios.OutTTY) }
 func (ios *IO) ColorErr() bool { return ios.colorOn(ios.ErrTTY) }
 
-// Infof prints a line on stderr for a person: a tally, a note, the next
-// step. --quiet leaves it out.
+// Infof prints a line on stderr for a person, unless --quiet.
 func (ios *IO) Infof(format string, args ...any) {
 	if !ios.Quiet {
 		fmt.Fprintf(ios.Err, format+"\n", args...)
@@ -152,10 +146,8 @@ func (ios *IO) clock() func() time.Time {
 }
 
 // stepTimer ends each step line with the time since the start: "(at
-// 120ms)". A pipeline logs a step when it ends, so two lines' times are
-// the time between them; they are not called the steps' durations,
-// since some steps run at once (the build lints and packs in one pass)
-// and some log nothing (index).
+// 120ms)". Not the steps' durations: some steps run at once (the build
+// lints and packs in one pass) and some log nothing (index).
 type stepTimer struct {
 	w     io.Writer
 	now   func() time.Time
@@ -173,8 +165,7 @@ func (t *stepTimer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// duration rounds d for a person: milliseconds below a second, then
-// hundredths.
+// duration rounds d for a person: milliseconds below a second, then hundredths.
 func duration(d time.Duration) string {
 	switch {
 	case d < time.Millisecond:
@@ -195,9 +186,8 @@ func quietFindings(fs []lint.Finding, failOn lint.Severity) []lint.Finding {
 }
 
 // printSkillLines prints, with --verbose, a line for each skill checked:
-// its folder and what was found in it. A finding belongs to the innermost
-// skill whose folder holds its file; findings outside every skill (a
-// config, a baseline) are left to the report.
+// its folder and what was found in it, by the innermost skill whose
+// folder holds a finding's file (others are left to the report).
 func printSkillLines(ios *IO, res *lint.Result) {
 	if !ios.Verbose || len(res.Skills) == 0 {
 		return
@@ -236,11 +226,10 @@ func printSkillLines(ios *IO, res *lint.Result) {
 }
 
 // fixHint says, after a text report, how many of its findings
-// `skillpack lint --fix` would repair (counted by a dry run of the fixes,
-// not guessed from the rules: a fixable rule has findings that need a
-// person), with the command to run; flags and paths are the run's to
-// repeat in it. Paths many files long (a pre-commit hook's) give way to
-// the files the fixes change, where those are fewer.
+// `skillpack lint --fix` would repair (counted by a dry run of the fixes:
+// a fixable rule has findings that need a person), with the command to
+// run, repeating the run's flags and paths, or the files the fixes change
+// where those are fewer (a pre-commit hook's many paths).
 func fixHint(ios *IO, res *lint.Result, lo lint.Options, flags, paths []string) {
 	if ios.Quiet || !slices.ContainsFunc(res.Findings, func(f lint.Finding) bool { return lint.Fixable(f.Rule) }) {
 		return
@@ -269,8 +258,7 @@ func fixHint(ios *IO, res *lint.Result, lo lint.Options, flags, paths []string) 
 }
 
 // printBuildFindings prints the build's findings on stderr as lint's text
-// format does, in colour on a terminal; --quiet keeps the errors, which
-// are what stopped the build.
+// format does; --quiet keeps the errors, which stopped the build.
 func printBuildFindings(ios *IO, fs []lint.Finding) {
 	if ios.Quiet {
 		fs = quietFindings(fs, lint.Error)
@@ -301,10 +289,8 @@ func buildDone(ios *IO, out string, res *build.Result, start time.Time) {
 	ios.Nextf("next: skillpack serve %s   (or %s %s)", lint.Printable(human.ShellQuote(out)), open, lint.Printable(human.ShellQuote(filepath.Join(out, layout.Catalog))))
 }
 
-// formatReport prints lint's report on stdout. The text format is for a
-// person: in colour on a terminal, and with --quiet only the findings
-// that fail the run (failOn). The other formats are for programs and
-// never change.
+// formatReport prints lint's report on stdout; the text format in colour
+// on a terminal and, with --quiet, only the findings that fail the run.
 func formatReport(ios *IO, format string, res *lint.Result, failOn lint.Severity, tool lint.Tool) error {
 	if format != "text" {
 		return lint.Format(ios.Out, format, res, tool)

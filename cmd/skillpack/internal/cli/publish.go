@@ -20,9 +20,8 @@ import (
 	"github.com/skillpack/skillpack/publish/oci"
 )
 
-// TargetFlags say how to reach a publish target (an S3 server, a
-// registry) and as whom: publish, build --publish and verify of a target
-// declare the same flags.
+// TargetFlags say how to reach a publish target and as whom: publish,
+// build --publish and verify of a target declare the same flags.
 type TargetFlags struct {
 	Endpoint string
 	Insecure bool
@@ -41,9 +40,8 @@ func (t TargetFlags) given() bool {
 	return t.Endpoint != "" || t.Insecure || t.Login.Username != "" || t.Login.PasswordStdin
 }
 
-// PublishFlags say how a bundle is published, beyond DIST, TARGET and the
-// --jobs, --dry-run and --json that a command has of its own: a group, so
-// that a command publishing what it built can declare the same flags.
+// PublishFlags say how a bundle is published, beyond DIST, TARGET and a
+// command's own --jobs, --dry-run and --json: a group that build declares too.
 type PublishFlags struct {
 	TargetFlags
 	Prune bool
@@ -147,8 +145,7 @@ func runPublish(ctx context.Context, ios *IO, opts *publishOptions) error {
 	return jsonResult(ios.Out, opts.JSON, newPublishJSON(opts, err), err)
 }
 
-// publishRun publishes DIST to TARGET: the one function behind publish
-// and build --publish.
+// publishRun publishes DIST to TARGET, for publish and build --publish.
 func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 	if err := opts.check(); err != nil {
 		return err
@@ -250,8 +247,7 @@ func tally(rs []publish.Result) (map[publish.State]int, int64) {
 }
 
 // printPublished prints what changed on stdout, a line an object ("uploaded
-// PATH"; objects already present are left out, they are most of a
-// republish), and the tally on stderr.
+// PATH"; not those already present), and the tally on stderr.
 func printPublished(ios *IO, opts *publishOptions, err error) {
 	rs := opts.sortedResults()
 	if len(rs) == 0 {

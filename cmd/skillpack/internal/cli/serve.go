@@ -175,8 +175,7 @@ func listen(addr string) (net.Listener, error) {
 	return ln, nil
 }
 
-// serverOptions checks the serving flags and turns them into serve's
-// options.
+// serverOptions checks the serving flags and turns them into serve's.
 func (o *serveOptions) serverOptions(ios *IO) (serve.Options, error) {
 	if o.Stdio && o.given != nil && o.given("addr") {
 		return serve.Options{}, usageErr("--stdio serves MCP on stdin and stdout only; leave out --addr")
@@ -247,8 +246,7 @@ func reloadOnHangup(ctx context.Context, s *serve.Server, opts *serveOptions, lo
 	}
 }
 
-// rebuildOptions is the build --watch runs: build's, from the same
-// resolver, into DIST.
+// rebuildOptions is the build --watch runs into DIST, resolved as build's.
 func (o *serveOptions) rebuildOptions(ios *IO) (build.Options, error) {
 	bo, _, err := o.resolveBundle(ios, o.given)
 	if err != nil {
@@ -289,19 +287,13 @@ func serveRebuild(ios *IO, opts *serveOptions, spare *build.Spare, swapped func(
 }
 
 // paceGC gives serve's heap at least 32 MiB of room between collections,
-// unless GOGC or GOMEMLIMIT decide. The MCP SDK allocates some 350 KB for
-// every request over HTTP (a 32 KiB decode buffer for each message it
-// decodes), so with Go's default of collecting each time the heap doubles,
-// a small bundle's few MB of live heap were collected hundreds of times a
-// second, and the collector's assists made the slowest answers slow: at
-// 100 clients on one core p99 was 285-326 ms, 45-64 ms with the room
-// (bench/mcp.sh PIN=1, examples), with half again as many requests a second.
-// The room is a ballast: 32 MiB that the collector counts as live but never
-// scans (it holds no pointers) and the kernel never backs with memory (it is
-// never touched), so it raises the collection goal by twice its size, not
-// the resident memory; a large heap keeps Go's default of doubling. A
-// multiple (GOGC=400) did the same for a small heap but let a larger one
-// grow fivefold: 20,000 clients at once took serve to 228 MB.
+// unless GOGC or GOMEMLIMIT decide. The MCP SDK allocates some 350 KB per
+// HTTP request, so a small bundle's heap was collected hundreds of times a
+// second: at 100 clients on one core p99 was 285-326 ms, 45-64 ms with the
+// room (bench/mcp.sh PIN=1, examples). The room is a ballast the collector
+// counts as live but never scans and the kernel never backs with memory. A
+// multiple (GOGC=400) let a large heap grow fivefold: 20,000 clients took
+// serve to 228 MB.
 func paceGC() {
 	if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
 		ballast = make([]byte, 32<<20)

@@ -29,10 +29,9 @@ func (o *SignOptions) AddFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.SigningConfig, "signing-config", "", "Sigstore signing_config.json `file` naming a private instance's services")
 }
 
-// newSigner starts the signing helper, which checks the signing flags.
-// Its errors are the user's to fix (a missing token, an unreadable or
-// unsupported key, no helper installed), so they exit 2; it contacts no
-// service, so it may run before a build starts. Close the signer.
+// newSigner starts the signing helper, which checks the signing flags:
+// its errors are the user's to fix (exit 2). It contacts no service, so
+// it may run before a build starts. Close the signer.
 func (o *SignOptions) newSigner(ctx context.Context, ios *IO) (*sign.Signer, error) {
 	so := sign.Options(*o)
 	so.Stderr = ios.Err

@@ -17,9 +17,7 @@ import (
 	"github.com/skillpack/skillpack/lint"
 )
 
-// Did-you-mean for flags and flag values, and completion of flag values.
-// Cobra suggests subcommands only; a mistyped flag or value gets the same
-// help here, and every closed set of values completes in the shell.
+// Did-you-mean for flags and flag values (cobra's is for subcommands), and their completion.
 
 // Closed sets of flag values, in the order help and completion list them,
 // each value with what it means after a tab: the one list that both the
@@ -125,8 +123,7 @@ func suggestFlag(c *cobra.Command, name string) string {
 	return longerFlag(name, names)
 }
 
-// longerFlag returns the longest of names that name starts with, of three
-// letters or more, or "".
+// longerFlag returns the longest of names, of three letters or more, that name starts with.
 func longerFlag(name string, names []string) string {
 	best := ""
 	for _, n := range names {
@@ -150,8 +147,7 @@ func flagNames(c *cobra.Command) []string {
 	return names
 }
 
-// completeValues completes a flag from a fixed list, each value with its
-// description after a tab, as cobra's shell scripts show them.
+// completeValues completes a flag from a fixed list ("value\tmeaning").
 func completeValues(values ...string) cobra.CompletionFunc {
 	return func(_ *cobra.Command, _ []string, prefix string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		others := func(v string) bool { return !strings.HasPrefix(v, prefix) }
@@ -172,7 +168,7 @@ func completeDirs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.S
 }
 
 // registerCompletions registers the value completions of the flags cmd
-// has, by name: every command that shares a flag completes it alike.
+// has, by name, so that every command completes a flag alike.
 func registerCompletions(cmd *cobra.Command) {
 	// layout.Marketplaces is the one list of marketplaces, which the value
 	// check (layout.CheckMarketplace) reads too; each completes with its file.

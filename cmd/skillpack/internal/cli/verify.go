@@ -103,8 +103,7 @@ document however the check ends (schema/verify.schema.json).` + "\n\n" + docs("s
 	return cmd
 }
 
-// runVerify verifies, and with --json prints the document however the
-// check ends.
+// runVerify verifies, and with --json prints the document however it ends.
 func runVerify(ctx context.Context, ios *IO, opts *verifyOptions) error {
 	rep, err := verifyRun(ctx, ios, opts)
 	return jsonResult(ios.Out, opts.JSON, newVerifyJSON(opts, rep, err), err)
