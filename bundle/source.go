@@ -367,9 +367,7 @@ func OpenURL(raw string, o HTTPOptions) (*Site, error) {
 			return nil
 		},
 	}
-	s := &Site{base: u, index: &index, client: client, o: o}
-	s.timeouts.d = o.Timeout
-	return s, nil
+	return &Site{base: u, index: &index, client: client, o: o, timeouts: timeouts{d: o.Timeout}}, nil
 }
 
 // Origin is u's scheme, host and port as a browser compares them: the

@@ -10,24 +10,18 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// Store is a published bundle read by dist path: the objects of an
-// S3 bucket under a prefix, or what an OCI registry holds of a bundle.
-// dist does not know how a store talks to its server; publish/s3 and
-// publish/oci implement it, and the command joins them to verify.
-//
-// A store is checked like a dist folder, not like a URL: it holds the
-// build record beside the bundle, so the files the record lists are
-// looked for and the documents it lists are held to their digests. Its
-// index's urls are mapped by their place in the layout, as a folder's
-// are, since a bundle built with --base-url is published to a store that
-// cannot know that URL. Unlike a folder, a store may hold more than one
-// release (a bucket keeps the archives of the releases before until
-// --prune) or only part of one (a registry keeps a skill's .tar.gz and
-// SKILL.md, not its .zip or its other files): Files and Holds say which.
-//
-// Everything a store returns is as untrusted as a server's answer: read
-// through Stored, every request has a timeout, and the reader recomputes
-// every digest.
+// Store is a published bundle read by dist path: the objects of an S3
+// bucket under a prefix, or what an OCI registry holds of a bundle;
+// publish/s3 and publish/oci implement it, and the command joins them to
+// verify. It is checked like a dist folder, not like a URL: the files its
+// build record lists are looked for, and its index's urls are mapped by
+// their place in the layout (a --base-url build's URL is not the store's).
+// Unlike a folder, it may hold more than one release (a bucket keeps
+// earlier releases' archives until --prune) or only part of one (a
+// registry keeps a skill's .tar.gz and SKILL.md only): Files and Holds say
+// which. What it returns is as untrusted as a server's answer: read
+// through Stored, every request has a timeout, and every digest is
+// recomputed.
 type Store interface {
 	// Check is called once, before anything is opened, with the check's
 	// context: the store reads what it needs to find the bundle's files
@@ -73,9 +67,7 @@ type Stored struct {
 
 // FromStore reads st, each request within timeout.
 func FromStore(st Store, timeout time.Duration) *Stored {
-	s := &Stored{st: st}
-	s.timeouts.d = timeout
-	return s
+	return &Stored{st: st, timeouts: timeouts{d: timeout}}
 }
 
 // Store is the store read.

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unique"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -187,18 +188,12 @@ func (b *Held) load() error {
 	if err != nil {
 		return err
 	}
-	mimes := map[string]string{} // one string per MIME type, not one per file
 	for _, r := range rs {
 		if u, ok := layout.ParseURI(r.URI); !ok || u.String() != r.Path || r.Size == nil {
 			return fmt.Errorf("%s: %s: path %q or size is not that of the URI's bytes; %s", layout.MCPResources, r.URI, r.Path, rebuild)
 		}
 		f := b.add(layout.Artifact{Path: r.Path, Digest: r.Digest, Size: *r.Size}, layout.MCPResources)
-		mime, ok := mimes[r.MimeType]
-		if !ok {
-			mime = r.MimeType
-			mimes[mime] = mime
-		}
-		f.resource, f.mime = true, mime
+		f.resource, f.mime = true, unique.Make(r.MimeType).Value() // one string per MIME type, not per file
 	}
 	if data, err = doc(layout.MCPSkills); err != nil {
 		return err
