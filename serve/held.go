@@ -366,6 +366,7 @@ func (b *Held) retire(prev *Held, at time.Time, grace time.Duration, lim limits)
 	}
 	var mem int64
 	open := 0
+	b.retired = map[string]retiredFile{}
 	for _, r := range cands {
 		switch {
 		case r.f.how == inMemory && mem+r.f.size <= lim.memory:
@@ -376,9 +377,6 @@ func (b *Held) retire(prev *Held, at time.Time, grace time.Duration, lim limits)
 		default:
 			dropped++
 			continue
-		}
-		if b.retired == nil {
-			b.retired = map[string]retiredFile{}
 		}
 		b.retired[r.f.path] = r
 	}

@@ -168,11 +168,9 @@ func (w *Watcher) wait(ctx context.Context) bool {
 		quiet = time.After(settle)
 	}
 	for {
-		var (
-			ev  fsnotify.Event
-			err error
-			ok  bool
-		)
+		var ev fsnotify.Event
+		var err error
+		var ok bool
 		select {
 		case <-ctx.Done():
 			return false
@@ -299,11 +297,9 @@ func (w *Watcher) during(ctx context.Context, rebuild func(context.Context) erro
 	done := make(chan error, 1)
 	go func() { done <- rebuild(ctx) }()
 	for w.fsw != nil {
-		var (
-			ev  fsnotify.Event
-			err error
-			ok  bool
-		)
+		var ev fsnotify.Event
+		var err error
+		var ok bool
 		select {
 		case built := <-done:
 			return built
