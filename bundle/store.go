@@ -23,31 +23,26 @@ import (
 // through Stored, every request has a timeout, and every digest is
 // recomputed.
 type Store interface {
-	// Check is called once, before anything is opened, with the check's
-	// context: the store reads what it needs to find the bundle's files
-	// (a registry's manifests) and reports what is wrong with it through
-	// problem, which may be called from several goroutines, with the
-	// path (or reference) a problem is about. It returns an error only
-	// when the bundle cannot be read at all (no such bucket, tag or
-	// repository, credentials refused).
+	// Check is called once, before anything is opened: the store reads what
+	// it needs to find the bundle's files (a registry's manifests) and
+	// reports what is wrong through problem (callable from several goroutines),
+	// with the path or reference concerned. Its error says the bundle cannot
+	// be read at all (no such bucket, tag or repository, credentials refused).
 	Check(ctx context.Context, problem func(path, message string)) error
 	// Open returns the bytes at a dist path and their size, or -1 when it
 	// is not known. A file the store does not have is an error wrapping
 	// fs.ErrNotExist. The reader is read once and closed.
 	Open(ctx context.Context, path string) (io.ReadCloser, int64, error)
-	// Holds reports whether the store keeps the file at path at all. What
-	// it does not hold is neither read nor a problem; verify counts it,
-	// and checks a skill's files that only its .tar.gz holds against the
-	// archive's entries.
+	// Holds reports whether the store keeps the file at path at all. What it
+	// does not is neither read nor a problem: verify counts it, and checks a
+	// skill's files that only its .tar.gz holds against the archive.
 	Holds(path string) bool
 	// Files lists every file the store holds, when it holds exactly one
 	// bundle (ok true): a file the build record does not list is then a
 	// problem, as in a folder. A store that may hold other releases' files
 	// too returns ok false, and each file the record lists is looked for.
 	Files() (files []string, ok bool)
-	// String names the store in the report: s3://bucket/prefix,
-	// oci://host/repo:tag.
-	String() string
+	String() string // names the store in the report: s3://bucket/prefix, oci://host/repo:tag
 }
 
 // ErrNotHeld is a file a store does not keep by design (Store's Holds):
