@@ -213,14 +213,11 @@ func (r *Report) Summary() string {
 	if n := r.countSigs(SigNotChecked); n > 0 {
 		notes = append(notes, fmt.Sprintf("%s not checked (pass --certificate-identity and --certificate-oidc-issuer, or --key)", human.Plural(n, "signature")))
 	}
-	note := ""
-	if len(notes) > 0 {
-		note = "; " + strings.Join(notes, "; ")
+	verdict := "everything verified"
+	if !r.OK() {
+		verdict = human.Plural(len(r.Problems)+r.Omitted, "problem")
 	}
-	if r.OK() {
-		return what + "; everything verified" + note
-	}
-	return what + "; " + human.Plural(len(r.Problems)+r.Omitted, "problem") + note
+	return strings.Join(append([]string{what, verdict}, notes...), "; ")
 }
 
 func (r *Report) countSigs(status string) (n int) {
