@@ -36,10 +36,10 @@ func (e *NoBundleError) Unwrap() error { return e.Err }
 
 // Open reads the bundle src holds, reading no document of more than max
 // bytes. checksums.txt anchors it: the v0.2 index and versions.json must
-// have the digests it gives them, or the bundle was changed after it was
-// built (or is only half published). A bundle without checksums.txt, or
-// whose index is not discovery v0.2.0, is not one skillpack built; each
-// error says which file and what to do.
+// have the digests it gives, or the bundle changed after its build (or is
+// half published). Without checksums.txt, or with an index that is not
+// discovery v0.2.0, it is not one skillpack built; each error says which
+// file and what to do.
 func Open(ctx context.Context, src Source, max int64) (*Opened, error) {
 	data, err := ReadAll(ctx, src, layout.Checksums, max)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -101,9 +101,7 @@ func (b *Opened) Doc(ctx context.Context, p string) ([]byte, error) {
 }
 
 // ReadDoc reads the document at p whole, up to max bytes, and refuses
-// (with a *ChangedError) bytes other than those of want, which by gives
-// it: what a reader takes from a document must come from the bytes that
-// vouch for it.
+// (with a *ChangedError) bytes other than those of want, which by gives it.
 func ReadDoc(ctx context.Context, src Source, p string, want layout.Digest, by string, max int64) ([]byte, error) {
 	data, err := ReadAll(ctx, src, p, max)
 	if err != nil {

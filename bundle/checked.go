@@ -32,10 +32,9 @@ func (e *ChangedError) Error() string {
 
 // Checked reads r, which should hold the bytes of want, as by says. The
 // read that would complete them, or go past them, returns none of its
-// bytes but a *ChangedError when they are not those: a consumer that
-// uploads or keeps what it reads never gets the last bytes of a wrong
-// file (an upload then never has the length it promised, and the server
-// stores nothing).
+// bytes but a *ChangedError when they are not those: a consumer never gets
+// the last bytes of a wrong file (an upload never has the length it
+// promised, and the server stores nothing).
 func Checked(r io.Reader, want layout.Artifact, by string) io.Reader {
 	return &checked{r: r, want: want, by: by, h: sha256.New()}
 }

@@ -90,9 +90,8 @@ func ReadAll(ctx context.Context, src Source, p string, max int64) ([]byte, erro
 
 // Folder reads a dist folder through an os.Root, which refuses any path
 // or symbolic link that leads outside the folder. The root is held open
-// but on Windows, where a folder open cannot be renamed and a build
-// renames the bundle a server reads (its swap): there each look-up opens
-// it again (see open).
+// but on Windows, where an open folder cannot be renamed, as a build's swap
+// renames the bundle a server reads: there each look-up opens it (open).
 type Folder struct {
 	dir  string
 	root *os.Root // nil on Windows
@@ -277,8 +276,7 @@ type timeouts struct {
 }
 
 // check refuses a request once MaxTimeouts requests to the server (to)
-// have timed out. The count is not in the message: with requests in
-// flight at once, it is not the same every run.
+// have timed out; the count, not the same every run, is not said.
 func (t *timeouts) check(to string) error {
 	if t.n.Load() >= MaxTimeouts {
 		return fmt.Errorf("not fetched: %d or more requests to %s timed out (--timeout)", MaxTimeouts, to)
@@ -292,9 +290,8 @@ func (t *timeouts) add() error {
 	return fmt.Errorf("timed out after %v (--timeout)", t.d)
 }
 
-// body is a source's reader, whose errors while reading are put the
-// source's way (describe), and whose request ends (done) when it is
-// closed.
+// body is a source's reader, whose read errors are put the source's way
+// (describe), and whose request ends (done) when it is closed.
 type body struct {
 	io.ReadCloser
 	describe func(error) error
@@ -367,9 +364,7 @@ func OpenURL(raw string, o HTTPOptions) (*Site, error) {
 			return nil
 		},
 	}
-	s := &Site{base: u, index: &index, client: client, o: o}
-	s.timeouts.d = o.Timeout
-	return s, nil
+	return &Site{base: u, index: &index, client: client, o: o, timeouts: timeouts{d: o.Timeout}}, nil
 }
 
 // Origin is u's scheme, host and port as a browser compares them: the

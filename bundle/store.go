@@ -10,50 +10,39 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// Store is a published bundle read by dist path: the objects of an
-// S3 bucket under a prefix, or what an OCI registry holds of a bundle.
-// dist does not know how a store talks to its server; publish/s3 and
-// publish/oci implement it, and the command joins them to verify.
-//
-// A store is checked like a dist folder, not like a URL: it holds the
-// build record beside the bundle, so the files the record lists are
-// looked for and the documents it lists are held to their digests. Its
-// index's urls are mapped by their place in the layout, as a folder's
-// are, since a bundle built with --base-url is published to a store that
-// cannot know that URL. Unlike a folder, a store may hold more than one
-// release (a bucket keeps the archives of the releases before until
-// --prune) or only part of one (a registry keeps a skill's .tar.gz and
-// SKILL.md, not its .zip or its other files): Files and Holds say which.
-//
-// Everything a store returns is as untrusted as a server's answer: read
-// through Stored, every request has a timeout, and the reader recomputes
-// every digest.
+// Store is a published bundle read by dist path: the objects of an S3
+// bucket under a prefix, or what an OCI registry holds of a bundle;
+// publish/s3 and publish/oci implement it, and the command joins them to
+// verify. It is checked like a dist folder, not like a URL: the files its
+// build record lists are looked for, and its index's urls are mapped by
+// their place in the layout (a --base-url build's URL is not the store's).
+// Unlike a folder, it may hold more than one release (a bucket keeps
+// earlier releases' archives until --prune) or only part of one (a
+// registry keeps a skill's .tar.gz and SKILL.md only): Files and Holds say
+// which. What it returns is as untrusted as a server's answer: read
+// through Stored, every request has a timeout, and every digest is
+// recomputed.
 type Store interface {
-	// Check is called once, before anything is opened, with the check's
-	// context: the store reads what it needs to find the bundle's files
-	// (a registry's manifests) and reports what is wrong with it through
-	// problem, which may be called from several goroutines, with the
-	// path (or reference) a problem is about. It returns an error only
-	// when the bundle cannot be read at all (no such bucket, tag or
-	// repository, credentials refused).
+	// Check is called once, before anything is opened: the store reads what
+	// it needs to find the bundle's files (a registry's manifests) and
+	// reports what is wrong through problem (callable from several goroutines),
+	// with the path or reference concerned. Its error says the bundle cannot
+	// be read at all (no such bucket, tag or repository, credentials refused).
 	Check(ctx context.Context, problem func(path, message string)) error
 	// Open returns the bytes at a dist path and their size, or -1 when it
 	// is not known. A file the store does not have is an error wrapping
 	// fs.ErrNotExist. The reader is read once and closed.
 	Open(ctx context.Context, path string) (io.ReadCloser, int64, error)
-	// Holds reports whether the store keeps the file at path at all. What
-	// it does not hold is neither read nor a problem; verify counts it,
-	// and checks a skill's files that only its .tar.gz holds against the
-	// archive's entries.
+	// Holds reports whether the store keeps the file at path at all. What it
+	// does not is neither read nor a problem: verify counts it, and checks a
+	// skill's files that only its .tar.gz holds against the archive.
 	Holds(path string) bool
 	// Files lists every file the store holds, when it holds exactly one
 	// bundle (ok true): a file the build record does not list is then a
 	// problem, as in a folder. A store that may hold other releases' files
 	// too returns ok false, and each file the record lists is looked for.
 	Files() (files []string, ok bool)
-	// String names the store in the report: s3://bucket/prefix,
-	// oci://host/repo:tag.
-	String() string
+	String() string // names the store in the report: s3://bucket/prefix, oci://host/repo:tag
 }
 
 // ErrNotHeld is a file a store does not keep by design (Store's Holds):
@@ -73,9 +62,7 @@ type Stored struct {
 
 // FromStore reads st, each request within timeout.
 func FromStore(st Store, timeout time.Duration) *Stored {
-	s := &Stored{st: st}
-	s.timeouts.d = timeout
-	return s
+	return &Stored{st: st, timeouts: timeouts{d: timeout}}
 }
 
 // Store is the store read.

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unique"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -23,10 +24,9 @@ import (
 )
 
 // A Held is the bundle a Server serves: a built dist folder, checked and
-// held ready. Open reads it through package bundle and serves what its
-// documents name and nothing else: every servable file, its digest and
-// its size come from them, so that a file the build did not record can
-// never be served.
+// held ready. Every servable file, its digest and its size come from its
+// documents, read through package bundle, so that a file the build did not
+// record is never served.
 type Held struct {
 	dir    string
 	src    *bundle.Folder
@@ -34,22 +34,18 @@ type Held struct {
 	files  map[string]*file         // HTTP: dist path → file
 	mem    map[layout.Digest]string // the in-memory bytes of the snapshot, by digest
 	record fs.FileInfo              // the build record as read
-	// byName is how many files did not fit the snapshot's budgets and are
-	// opened by name per request.
-	byName int
+	byName int                      // files that did not fit the snapshot, opened by name per request
 	// retired are the immutable files of the bundles this one replaced
 	// that it does not serve itself, each until its grace period ends
 	// (see retire); expire reloads the bundle once the first has ended.
 	retired map[string]retiredFile
 	expire  *time.Timer
-	// skills are the entries of mcp/skills.json in file order (sorted by
-	// uri), each kept as the build wrote it.
-	skills []skillEntry
-	offMCP int // skills the MCP documents leave out, by the record
-	// trees holds each skill's files by the skill's root URI: their paths
-	// below it, sorted, each ended by a NUL. Its directory resources are
-	// made from them per request (see directory): held as resources, or
-	// as a string each, they were most of what every collection marks.
+	skills  []skillEntry // mcp/skills.json's entries, sorted by uri, as the build wrote them
+	offMCP  int          // skills the MCP documents leave out, by the record
+	// trees holds each skill's files by its root URI: their paths below it,
+	// sorted, each ended by a NUL, from which directory resources are made
+	// per request (see directory): a resource or a string each would be
+	// most of what every collection marks.
 	trees   map[string]string
 	entries []*mcp.Resource // SKILL.md resources for resources/list
 }
@@ -112,9 +108,9 @@ func (b *Held) Unheld() int { return b.byName }
 
 // Open checks the bundle in dir and returns it ready to serve. It refuses a
 // bundle whose documents are not the ones the build wrote, or any of whose
-// files is missing, is not a regular file, or does not have the size and
-// digest the build recorded; each file is hashed here, once, so that
-// requests never hash anything unless the file changes on disk afterwards.
+// files is missing, not a regular file, or not of the size and digest the
+// build recorded. Each file is hashed here, once: requests hash nothing
+// unless the file changes on disk afterwards.
 func Open(dir string) (*Held, error) { return openHeld(dir, nil, defaultLimits()) }
 
 // openHeld opens the bundle in dir, sparing the work that prev, the bundle it
@@ -155,12 +151,12 @@ type recorded struct {
 	offMCP int // skills the MCP documents leave out
 }
 
-// load reads the documents through bundle.Open, which checks each one
-// against checksums.txt before it is decoded, and makes the tables of
-// what is served: every file checksums.txt lists, every resource of
-// mcp/resources.json, the legacy copies the v0.1 index names, the files
-// of versions.json, and the signatures beside them. Only those the build
-// record lists are served.
+// load reads the documents through bundle.Open, which checks each against
+// checksums.txt before it is decoded, and makes the tables of what is
+// served: every file checksums.txt lists, every resource of
+// mcp/resources.json, the legacy copies the v0.1 index names, the files of
+// versions.json, and the signatures beside them, if the build record
+// lists them.
 func (b *Held) load() error {
 	ctx := context.Background()
 	// The record is needed last and the largest document: it is read while
@@ -187,18 +183,12 @@ func (b *Held) load() error {
 	if err != nil {
 		return err
 	}
-	mimes := map[string]string{} // one string per MIME type, not one per file
 	for _, r := range rs {
 		if u, ok := layout.ParseURI(r.URI); !ok || u.String() != r.Path || r.Size == nil {
 			return fmt.Errorf("%s: %s: path %q or size is not that of the URI's bytes; %s", layout.MCPResources, r.URI, r.Path, rebuild)
 		}
 		f := b.add(layout.Artifact{Path: r.Path, Digest: r.Digest, Size: *r.Size}, layout.MCPResources)
-		mime, ok := mimes[r.MimeType]
-		if !ok {
-			mime = r.MimeType
-			mimes[mime] = mime
-		}
-		f.resource, f.mime = true, mime
+		f.resource, f.mime = true, unique.Make(r.MimeType).Value() // one string per MIME type, not per file
 	}
 	if data, err = doc(layout.MCPSkills); err != nil {
 		return err
@@ -247,10 +237,9 @@ func (b *Held) load() error {
 		}
 	}
 	// Signatures are served beside their artifacts. No document records
-	// their digests (a signature is made after the bytes it signs), so each
-	// is pinned as found here, and a change while serving is refused like
-	// any other; a signature altered before then fails verification on the
-	// client, which is where trust is decided.
+	// their digests (a signature is made after what it signs), so each is
+	// pinned as found here; one altered before fails on the client, which
+	// is where trust is decided.
 	for p := range r.files {
 		art, ok := layout.SignedArtifact(p)
 		if name, folder := layout.ParseFolderSignature(p); folder {

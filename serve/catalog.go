@@ -32,11 +32,10 @@ func (s *Server) serveCatalog(w http.ResponseWriter, r *http.Request, b *Held, f
 var varyHost = []string{"Host, X-Forwarded-Proto"}
 
 // requestBase is the URL the request was sent to, without its path, or ""
-// when its Host is not a host name or address, with or without a port,
-// in the plainest spelling, which a page must not echo. A proxy in front
-// that ends TLS says so in X-Forwarded-Proto (Caddy's and nginx's usual
-// setup), as it passes the Host on: it is believed alike. A path prefix
-// the proxy strips is said by --base-url alone.
+// when its Host is not a plainly spelled host name or address (and port),
+// which a page must not echo. A proxy that ends TLS says so in
+// X-Forwarded-Proto (Caddy's and nginx's usual setup), believed as its
+// Host is. A path prefix the proxy strips is said by --base-url alone.
 func requestBase(r *http.Request) string {
 	const plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]"
 	host := r.Host
@@ -54,9 +53,8 @@ func requestBase(r *http.Request) string {
 }
 
 // pages keeps the catalog as shown at each address, for one bundle: a page
-// is rendered and hashed once per address, not per request. Its size is
-// bounded; a client that sends many Host headers only makes it start
-// over.
+// is rendered and hashed once per address, not per request. A client that
+// sends many Host headers only makes it start over (maxPages).
 type pages struct {
 	mu     sync.Mutex
 	bundle *Held
@@ -80,10 +78,7 @@ func (ps *pages) get(b *Held, base string, data string) page {
 	}
 	pg, ok := ps.byBase[base]
 	if !ok {
-		bs := []byte(data)
-		if base != "" {
-			bs = catalog.WithHost(bs, base)
-		}
+		bs := catalog.WithHost([]byte(data), base)
 		pg = page{data: bs, etag: `"` + string(layout.DigestOf(bs)) + `"`}
 		ps.byBase[base] = pg
 	}

@@ -20,24 +20,16 @@ import (
 )
 
 // A bundle is served as a snapshot: Open verifies every file once and
-// keeps its verified bytes, so that what a request gets never depends on
-// what the folder holds by then. A rebuild replaces the folder (the build
-// swaps a new one in and deletes the old), which would otherwise turn every
-// request in flight, and every later one, into "cannot be read".
-//
-// Two ways of holding bytes, chosen per file:
-//   - Small files (the indexes, SKILL.md, scripts: nearly every file of a
-//     bundle, a few tens of megabytes for a thousand skills) are kept in
-//     memory, once per digest. Serving them needs no system call but the
-//     write, and no later change on disk can reach a client.
-//   - Larger files (archives, big assets) are kept open. An open file
-//     survives its name being removed, so the snapshot outlives the
-//     folder; a change made in place (the same file written again, which
-//     the build never does) is caught by a stat per request and refused.
-//
-// What fits neither budget is opened by name per request, as a plain
-// static server does, and checked the same way; only then can a rebuild
-// of the folder make a request fail. Open logs how many files that is.
+// keeps its verified bytes, so that a rebuild, which swaps a new folder in
+// and deletes the old, cannot turn requests into "cannot be read". Small
+// files (nearly every file of a bundle, a few tens of megabytes for a
+// thousand skills) are kept in memory, once per digest: no system call but
+// the write, and no later change on disk reaches a client. Larger ones are
+// kept open: an open file survives its name's removal, and a change made
+// in place (which the build never does) is caught by a stat per request.
+// What fits neither budget is opened by name per request, as a static
+// server does, and checked the same way; only those can fail during a
+// rebuild, and Open logs how many there are.
 type limits struct {
 	small  int64 // files up to this size are kept in memory
 	memory int64 // all in-memory bytes of a bundle
@@ -81,9 +73,7 @@ func (b *Held) hold(prev *Held, lim limits) error {
 	parallel.Each(len(paths), 0, func(i int) error {
 		f := b.files[paths[i]]
 		if old := prev.held(f); f.how == inMemory && old != nil && old.how == inMemory {
-			// What prev holds at this path, with this digest: its bytes
-			// in memory need nothing from the disk, not even a look.
-			f.data, f.mod = old.data, old.mod
+			f.data, f.mod = old.data, old.mod // verified already: not even a look at the disk
 		} else if bad[i] = b.take(f, prev); bad[i] != nil {
 			return nil
 		}
@@ -137,8 +127,7 @@ func (b *Held) take(f *file, prev *Held) error {
 		}
 		f.data = data.String()
 	case f.how == keptOpen:
-		// Not hashed again if it is the very file prev keeps open,
-		// verified, unchanged.
+		// Not hashed again if it is the very file prev keeps open, unchanged.
 		if old := prev.held(f); old == nil || old.fh == nil || !unchanged(old.seen, info) {
 			if err := f.check(fh); err != nil {
 				fh.Close()
@@ -148,10 +137,9 @@ func (b *Held) take(f *file, prev *Held) error {
 		f.fh, f.seen = fh, info
 		f.holders.Store(1)
 	default:
-		// Checked, and not remembered: a stat kept per file is two heap
-		// objects that every collection marks, for files that are mostly
-		// never asked for (a bundle of 10,000 skills has 90,000 of them).
-		// The first request checks again (recheck) and keeps its stat.
+		// Checked, and its stat not kept: two heap objects per file that
+		// every collection marks, for files mostly never asked for (90,000
+		// in a bundle of 10,000 skills). The first request keeps one.
 		defer fh.Close()
 		if err := f.check(fh); err != nil {
 			return err
@@ -227,8 +215,7 @@ func (b *Held) content(f *file) (r io.ReadSeeker, done func(), err error) {
 		done()
 		return nil, nil, err
 	}
-	// Reads at offsets of the one file held, which any number of
-	// responses can share.
+	// Reads at offsets, which any number of responses can share.
 	return io.NewSectionReader(fh, 0, f.size), done, nil
 }
 
@@ -324,19 +311,16 @@ func (b *Held) acquire() bool {
 	}
 }
 
-// A rebuild replaces a bundle's archives, and a client that read the
-// previous index a moment before asks for archives the new bundle no
-// longer has. A static host or CDN keeps serving such immutable objects,
-// so serve does too: a bundle keeps the immutable files (content-addressed
-// archives, and any path layout caches as immutable) of the bundles it
-// replaced, for a grace period after each switch. The bytes are the old
-// snapshot's, verified against the old bundle's digests and checked again
-// as every held file is (see content): an archive kept in memory keeps its
-// bytes; one kept open keeps its descriptor, which reaches the file after
-// the build has removed its name. One opened by name is dropped, since its
-// name is gone. Retired files are bounded (see reloadBundle), newest first,
-// and dropped when their grace period ends, at the next switch or by the
-// reload that expire schedules.
+// A client that read the previous index a moment before a rebuild asks
+// for archives the new bundle no longer has; a static host or CDN keeps
+// serving such immutable objects, and so does serve. A bundle keeps the
+// immutable files (those layout caches as immutable) of the bundles it
+// replaced for a grace period: the old snapshot's bytes, checked as every
+// held file is (see content). One kept open keeps its descriptor, which
+// reaches the file after the build removed its name; one opened by name
+// is dropped. Retired files are bounded (see reloadBundle), newest first,
+// and dropped when their grace ends, at the next switch or by the reload
+// that expire schedules.
 type retiredFile struct {
 	f     *file
 	until time.Time // served until then
@@ -382,6 +366,7 @@ func (b *Held) retire(prev *Held, at time.Time, grace time.Duration, lim limits)
 	}
 	var mem int64
 	open := 0
+	b.retired = map[string]retiredFile{}
 	for _, r := range cands {
 		switch {
 		case r.f.how == inMemory && mem+r.f.size <= lim.memory:
@@ -392,9 +377,6 @@ func (b *Held) retire(prev *Held, at time.Time, grace time.Duration, lim limits)
 		default:
 			dropped++
 			continue
-		}
-		if b.retired == nil {
-			b.retired = map[string]retiredFile{}
 		}
 		b.retired[r.f.path] = r
 	}

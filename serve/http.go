@@ -83,11 +83,10 @@ func (s *Server) authorized(r *http.Request) bool {
 	return match == 1
 }
 
-// badPath says why a request path is refused, or "". The file lookup is
-// an exact match against the bundle's list, so nothing here is needed to
-// stay inside the folder; it is here so that probing gets a clear 400
-// instead of a 404 that looks like a miss, and so that no later change to
-// the lookup can make "..", an encoded separator or a NUL mean anything.
+// badPath says why a request path is refused, or "". The file lookup is an
+// exact match against the bundle's list, so this is not what keeps a
+// request inside the folder: it gives probing a clear 400, and keeps any
+// later lookup from making "..", an encoded separator or a NUL mean anything.
 func badPath(r *http.Request) string {
 	raw := strings.ToLower(r.URL.RawPath)
 	if raw == "" {
@@ -174,12 +173,11 @@ func (s *Server) refused(name string, err error) string {
 }
 
 // send writes one response body with its validators; ServeContent answers
-// If-None-Match (before If-Modified-Since, which it ignores when both
-// come), Range and HEAD. It never sets Content-Encoding, which would make
-// clients unpack a .tar.gz and break its digest.
-//
-// A plain GET or HEAD of bytes in memory, the commonest request by far,
-// skips ServeContent, which has nothing to decide there.
+// If-None-Match (before If-Modified-Since, ignored when both come), Range
+// and HEAD, except for a plain GET or HEAD of bytes in memory, the
+// commonest request by far, where it has nothing to decide. It never sets
+// Content-Encoding, which would make clients unpack a .tar.gz and break
+// its digest.
 func (s *Server) send(w http.ResponseWriter, r *http.Request, p, etag, ctype string, mod time.Time, body io.ReadSeeker) {
 	h := w.Header()
 	h.Set("Content-Type", ctype)
@@ -200,13 +198,12 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, p, etag, ctype str
 	http.ServeContent(w, r, p, mod, body)
 }
 
-// decodeName decodes an Mcp-Name header that a client wrapped as
-// "=?base64?…?=", as the 2026-07-28 transport has it for a value that is
-// not plain ASCII (a resource URI with "é"), so that the SDK compares the
-// name itself with the body's: go-sdk v1.8.0 compares the wrapped value
-// and refuses every such read (modelcontextprotocol/go-sdk#1234, fixed
-// after v1.8.0; drop this with the next version). A value that does not
-// decode is left for the SDK to refuse as a mismatch.
+// decodeName decodes an Mcp-Name header wrapped as "=?base64?…?=", as the
+// 2026-07-28 transport has it for a value that is not plain ASCII (a URI
+// with "é"): go-sdk v1.8.0 compares the wrapped value with the body's and
+// refuses every such read (modelcontextprotocol/go-sdk#1234, fixed after
+// v1.8.0; drop this with the next version). A value that does not decode
+// is left for the SDK to refuse.
 func decodeName(h http.Header) {
 	v, wrapped := strings.CutPrefix(h.Get("Mcp-Name"), "=?base64?")
 	v, closed := strings.CutSuffix(v, "?=")
@@ -254,11 +251,10 @@ func hostOf(hostport string) string {
 }
 
 // mcpHandler serves MCP over stateless streamable HTTP, with a bounded
-// request body that must arrive within 30 seconds. Stateless: each request
-// is answered on its own, so no session outlives it, clients of any era
-// (2026-07-28's per-request _meta, or the older initialize handshake) are
-// answered on one endpoint, and instances behind a load balancer answer
-// alike.
+// request body that must arrive within 30 seconds. Stateless, no session
+// outlives a request, clients of any era (2026-07-28's per-request _meta,
+// or the older initialize) share one endpoint, and instances behind a load
+// balancer answer alike.
 func (s *Server) mcpHandler() http.Handler {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:           true,
@@ -272,9 +268,8 @@ func (s *Server) mcpHandler() http.Handler {
 			return
 		}
 		// A page on any origin may use the endpoint, as it may read every
-		// file the endpoint serves (a browser MCP host's POST carries
-		// headers that need a preflight). A DNS-rebound page is no other
-		// origin: rebound refused it above.
+		// file (a browser MCP host's POST needs a preflight); a DNS-rebound
+		// page was refused above.
 		hdr := w.Header()
 		hdr.Set("Access-Control-Allow-Origin", "*")
 		hdr.Set("Access-Control-Expose-Headers", "Mcp-Session-Id, WWW-Authenticate")
@@ -302,7 +297,7 @@ func (s *Server) mcpHandler() http.Handler {
 			}{io.MultiReader(bytes.NewReader(data), r.Body), r.Body}
 		}
 		// A subscriptions/listen stream lasts as long as its client wants,
-		// so it takes no turn (MaxConns bounds those). The SDK refuses a
+		// so it takes no turn (MaxConns bounds those); the SDK refuses a
 		// request whose Mcp-Method header is not its method.
 		if r.Header.Get("Mcp-Method") == "subscriptions/listen" {
 			h.ServeHTTP(w, r)

@@ -113,16 +113,11 @@ func (s *Server) newMCP() *mcp.Server {
 		Description: "Every file and archive of the skills this server publishes; skills/list gives each with its digest.",
 	}, s.read)
 	// Every resources/read is answered by s.read, which knows every URI
-	// the bundle serves: the SDK's own lookup answers an unknown URI with
-	// an error that is not valid JSON when the URI holds a control
-	// character, which ends the session.
-	//
-	// The SDK's handler would also have set resultType, which 2026-07-28
-	// requires of every result (complete), and the SDK's template cannot
-	// match every URI a bundle serves (a space, non-ASCII), so the SDK's
-	// handler is not an option.
-	//
-	// Every result loses ttlMs and cacheScope unless the request's protocol
+	// served: the SDK's handler answers an unknown URI holding a control
+	// character with invalid JSON, which ends the session, and its template
+	// cannot match every URI a bundle serves (a space, non-ASCII); s.read's
+	// results get the resultType 2026-07-28 requires (complete). Every
+	// result loses ttlMs and cacheScope unless the request's protocol
 	// version has them (modern), which the SDK does not ask.
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -146,29 +141,27 @@ func (s *Server) newMCP() *mcp.Server {
 			return res, err
 		}
 	})
-	// Registration fails only for a standard method's name, which these
-	// are not; a failure is a bug here.
+	// Registration fails only for a standard method's name: a bug here.
 	must(mcp.AddReceivingCustomMethod(srv, MethodListSkills, s.listSkills))
 	must(mcp.AddReceivingCustomMethod(srv, MethodGetSkill, s.getSkill))
 	must(mcp.AddReceivingCustomMethod(srv, MethodReadDirectory, s.readDirectory))
 	return srv
 }
 
-// undeclared are the methods the SDK answers whatever the capabilities say,
-// for capabilities this server does not declare: a client that calls one
-// must be told the method is not found, as server/discover's capabilities
-// promise (the conformance suite checks that they match).
+// undeclared are the methods of capabilities this server does not declare,
+// which the SDK answers all the same: a client must be told they are not
+// found, as server/discover's capabilities promise (the conformance suite
+// checks).
 var undeclared = map[string]bool{
 	"completion/complete": true, "logging/setLevel": true,
 	"resources/subscribe": true, "resources/unsubscribe": true,
 }
 
 // modern reports whether a request speaks protocol 2026-07-28 or later,
-// whose results carry resultType, ttlMs and cacheScope (SEP-2640 gives the
-// hints to 2026-07-28 on). Such a request names its version in _meta
-// (SEP-2575); one sent in a session opened with initialize does not, and
-// has an earlier version whatever the client asked for (the SDK
-// negotiates 2025-11-25 at most there).
+// whose results carry resultType, ttlMs and cacheScope (SEP-2640). Such a
+// request names its version in _meta (SEP-2575); one in a session opened
+// with initialize does not, and speaks 2025-11-25 at most (the SDK's
+// highest there), whatever the client asked for.
 func modern(req mcp.Request) bool {
 	p := req.GetParams()
 	if p == nil {
@@ -186,9 +179,9 @@ func modern(req mcp.Request) bool {
 const modernSince = "2026-07-28"
 
 // complete is a result of resources/read at 2026-07-28, with the
-// resultType the SDK keeps unexported. It is added last, as the SDK adds
-// it, so that the JSON is extended where it was written, not copied: a
-// file's text is most of a read's bytes.
+// resultType the SDK keeps unexported, added last as the SDK adds it: the
+// JSON is extended where it was written, not copied (a file's text is most
+// of a read's bytes).
 type complete struct{ mcp.Result }
 
 func (c complete) MarshalJSON() ([]byte, error) {
@@ -203,9 +196,9 @@ func (c complete) MarshalJSON() ([]byte, error) {
 	return append(body, `"resultType":"`+resultComplete+`"}`...), nil
 }
 
-// marshal is json.Marshal of a result, less the check json.Marshal makes
-// of what a MarshalJSON method returns: the SDK checks the JSON of every
-// result anyway, twice, as it writes the response.
+// marshal is json.Marshal of a result without its check of what a
+// MarshalJSON method returns: the SDK checks every result's JSON anyway,
+// twice, as it writes the response.
 func marshal(r mcp.Result) ([]byte, error) {
 	if m, ok := r.(json.Marshaler); ok {
 		return m.MarshalJSON()
@@ -214,11 +207,10 @@ func marshal(r mcp.Result) ([]byte, error) {
 }
 
 // uncached is a result without ttlMs and cacheScope, for a client whose
-// protocol version has neither. The SDK's results always carry both (its
-// Cacheable has no omitempty), so they are cut out of the JSON: found
-// among the object's first members (Cacheable comes before a result's own
-// fields, such as a resource's contents), so that a large result is
-// encoded once and scanned only up to them.
+// protocol version has neither. The SDK always writes both (its Cacheable
+// has no omitempty), so they are cut out of the JSON, among the object's
+// first members (Cacheable comes before a result's own fields): a large
+// result is encoded once and scanned only up to them.
 type uncached struct{ mcp.Result }
 
 func (u uncached) MarshalJSON() ([]byte, error) {
@@ -264,8 +256,8 @@ func withoutMembers(data []byte, names ...string) ([]byte, error) {
 	if len(out) == 1 {
 		rest = bytes.TrimLeft(rest, ",")
 	}
-	// Both move towards the start: out is no longer than what it was
-	// read from, and copy allows the overlap.
+	// Both move towards the start (out is no longer than what it was read
+	// from), and copy allows the overlap.
 	n := copy(data, out)
 	n += copy(data[n:], rest)
 	return data[:n], nil
@@ -313,9 +305,8 @@ func invalidParams(format string, args ...any) error {
 }
 
 // notFound is the error for a URI no resource has: mcp.ResourceNotFoundError's
-// code and data, with the URI encoded as JSON. (The SDK's own quotes it
-// the Go way, which is not JSON for a control character, and the session
-// then breaks on the invalid message.)
+// code and data, with the URI encoded as JSON (the SDK quotes it the Go
+// way, not JSON for a control character, which breaks the session).
 func notFound(uri string) error {
 	data, _ := json.Marshal(struct {
 		URI string `json:"uri"`
@@ -400,9 +391,9 @@ func (s *Server) readDirectory(_ context.Context, _ *mcp.ServerSession, p *ReadD
 	return &ReadDirectoryResult{ResultType: resultComplete, Resources: kids, NextCursor: next, Cacheable: s.cacheable()}, nil
 }
 
-// Cursors name the last URI of the previous page rather than a position,
-// so a listing stays correct across a rebuild that adds or removes
-// skills between two pages. They are opaque to clients, as MCP requires.
+// Cursors name the last URI of the previous page, not a position, so a
+// listing stays right across a rebuild between two pages; they are opaque
+// to clients, as MCP requires.
 const cursorPrefix = "after:"
 
 // pageOf returns the page of items, sorted by key, that follows cursor, and
@@ -425,10 +416,9 @@ func pageOf[T any](items []T, cursor string, size int, key func(T) string) ([]T,
 }
 
 // unescape returns uri as the bundle spells it (layout.SkillURI) when it
-// names nothing served as written but does decoded: the bundle writes a
-// path as it is but for "%", "#" and "?", while a client that builds a URI
-// with new URL() or a {+path} expansion encodes a space or a non-ASCII
-// letter too (a%20b.md).
+// names something served only once decoded: the bundle escapes only "%",
+// "#" and "?", while new URL() or a {+path} expansion also encodes a space
+// or a non-ASCII letter (a%20b.md).
 func (b *Held) unescape(uri string) string {
 	if !strings.Contains(uri, "%") || b.resource(uri) != nil {
 		return uri

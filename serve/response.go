@@ -13,10 +13,9 @@ const minRate = 64 << 10 // bytes a second
 
 // response wraps every response writer: it gives each write a deadline
 // (see paced) and notes the status and size for the request log. It has no
-// ReadFrom, so that ServeContent sends a body in writes of 32 KiB, each
-// under a deadline of its own: a client is cut off as soon as it falls
-// behind, and net/http sees the failed write and closes the connection.
-// It passes Flush on, which MCP's event streams need.
+// ReadFrom, so that ServeContent writes 32 KiB at a time, each under its
+// own deadline: a client that falls behind is cut off at once. It passes
+// Flush on, which MCP's event streams need.
 type response struct {
 	http.ResponseWriter
 	rc     *http.ResponseController

@@ -1,17 +1,15 @@
 // Package serve serves a built bundle, unchanged, over HTTP (net/http
 // alone) and over MCP (streamable HTTP at /mcp, or stdio).
 //
-// It reads only what the build wrote, through package bundle: the
-// indexes, mcp/*.json, checksums.txt and the build record. It serves exactly the files those
-// documents name, hashing each once only to check it against its recorded
-// digest (see Open), and refuses to send bytes whose digest no longer
-// matches. The one exception to "read only" is Watch, which asks a
-// caller-supplied rebuild to replace the bundle and then swaps the new one
-// in.
+// It reads only what the build wrote, through package bundle: the indexes,
+// mcp/*.json, checksums.txt and the build record. It serves exactly the
+// files those documents name, each hashed once against its recorded digest
+// (see Open), and refuses bytes whose digest no longer matches. Watch alone
+// writes, by asking a caller's rebuild to replace the bundle.
 //
 // It must not parse a skill folder, derive a digest or a document from
 // skills, or import build or verify. Static traffic at scale belongs on a
-// static host or a CDN, which the bundle is made for, not in this package.
+// static host or a CDN, which the bundle is made for.
 package serve
 
 import (
@@ -59,23 +57,15 @@ type Options struct {
 
 	// The bounds below are fixed; tests set them lower.
 
-	// readHeaderTimeout bounds how long a client may take to send its
-	// request headers, against slow-header (slowloris) clients.
-	// 0 = 10 seconds.
-	readHeaderTimeout time.Duration
-	// writeTimeout is how long a client may take to accept each write of
-	// a response, beyond the time its bytes take at 64 KiB/s: a client
-	// that reads slower is cut off. 0 = 30 seconds.
+	readHeaderTimeout time.Duration // for the request headers, against slowloris clients (0 = 10 s)
+	// writeTimeout is how long a client may take to accept each write,
+	// beyond the time its bytes take at minRate (0 = 30 s).
 	writeTimeout time.Duration
-	// maxBodyBytes bounds an MCP request body. 0 = 1 MiB.
-	maxBodyBytes int64
-	// pageSize is the number of items per page of resources/list,
-	// skills/list and resources/directory/read. 0 = 100.
-	pageSize int
-	// grace is how long running requests may go on once the server
-	// stops: within the 30 s a Kubernetes pod and the 90 s a systemd unit
-	// get between SIGTERM and SIGKILL, so that a restart cuts only a
-	// download that outlasts it. 0 = 25 seconds.
+	maxBodyBytes int64 // of an MCP request (0 = 1 MiB)
+	pageSize     int   // of resources/list, skills/list and resources/directory/read (0 = 100)
+	// grace is how long running requests may go on once the server stops
+	// (0 = 25 s): within the 30 s a Kubernetes pod and the 90 s a systemd
+	// unit get between SIGTERM and SIGKILL.
 	grace time.Duration
 }
 
@@ -105,18 +95,13 @@ type Server struct {
 	tokens atomic.Pointer[[][sha256.Size]byte]
 	pages  pages // the catalog with this server's address in it
 
-	// turns are the MCP requests over HTTP being answered: a few per CPU
-	// at once, the rest waiting their turn in the order they came (a
-	// channel wakes its waiters first in, first out). Answered all at
-	// once, a hundred requests on two CPUs each take fifty times as long,
-	// and the slowest far longer.
-	turns chan struct{}
-	// running counts the HTTP requests being answered, for the log when
-	// the server stops.
-	running atomic.Int64
-	// baseHost is BaseURL's host, the one name besides loopback a request
-	// to a loopback address may carry (rebound).
-	baseHost string
+	// turns are the MCP requests over HTTP being answered: a few per CPU,
+	// the rest waiting first in, first out (as a channel wakes them).
+	// Answered all at once, a hundred requests on two CPUs each take fifty
+	// times as long.
+	turns    chan struct{}
+	running  atomic.Int64 // HTTP requests being answered, for the log when the server stops
+	baseHost string       // BaseURL's: the one name besides loopback a loopback request may carry (rebound)
 }
 
 // New returns a server for b. The server holds b open as long as it
@@ -182,12 +167,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		ReadHeaderTimeout: s.opts.readHeaderTimeout,
 		MaxHeaderBytes:    16 << 10, // the request line and headers
 		// No ReadTimeout or WriteTimeout: MCP streams and large archives
-		// legitimately outlive any fixed bound. Each write gets a deadline
-		// of its own instead (see response), and MCP request bodies a read
-		// deadline (see mcpHandler).
-		//
-		// A kept-alive connection holds one of MaxConns while it waits for
-		// its next request.
+		// outlive any fixed bound. Each write has a deadline instead (see
+		// response), and an MCP request body one to be read (mcpHandler).
+		// A kept-alive connection holds one of MaxConns while it waits.
 		IdleTimeout: 30 * time.Second,
 		// Handlers see ctx, so open MCP streams end when the server stops.
 		BaseContext: func(net.Listener) context.Context { return ctx },

@@ -22,23 +22,18 @@ import (
 var drainTimeout = 10 * time.Second
 
 // maxInFlight bounds the requests passed on to the SDK and not yet
-// answered. The SDK reads every line it is given at once and holds each
-// request until it is answered, so a client that writes faster than the
-// answers go out (a pipe of 200,000 requests took 1 GB) is made to wait
-// here, in its own pipe, instead of in serve's memory.
+// answered. The SDK holds every request it is given until it is answered,
+// so a client that writes faster than the answers go out (200,000 piped
+// requests took 1 GB) waits in its own pipe instead of in serve's memory.
 const maxInFlight = 64
 
 // ServeStdio serves MCP over newline-delimited JSON-RPC on in and out
-// until in ends or ctx is cancelled.
-//
-// Lines pass through a guard before they reach the SDK, for two reasons.
-// The SDK's stream transport ends the session at the first line that is
-// not a JSON-RPC message, which would end `serve --stdio` too; the guard
-// answers such a line with a parse error (-32700) or an invalid-request
-// error (-32600) and drops it. And the SDK drops requests still running
-// when its input ends; the guard holds the end of input back until every
-// request it passed on has been answered (or drainTimeout passes), so that
-// `serve --stdio < requests` answers them all.
+// until in ends or ctx is cancelled. Lines pass through a guard. The SDK
+// ends the session at the first line that is not a JSON-RPC message, so
+// the guard answers such a line itself, with a parse error (-32700) or an
+// invalid request (-32600). And the SDK drops requests still running when
+// its input ends, so the guard holds the end back until every request is
+// answered (or drainTimeout passes): `serve --stdio < requests` answers all.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	g := &guard{out: out, pending: map[string]int{}, max: int(s.opts.maxBodyBytes)}
 	g.idle = sync.NewCond(&g.mu)
@@ -54,10 +49,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	return err
 }
 
-// guard sits between the client and the SDK on both streams: it filters
-// incoming lines, and it is the SDK's writer, so that it sees each
-// response go out. The SDK writes every message in one Write, so the lock
-// per Write also keeps the guard's own replies from splitting a line.
+// guard sits between the client and the SDK: it filters incoming lines,
+// and it is the SDK's writer, to see each response go out. The SDK writes
+// a message a Write, so the lock per Write keeps the guard's own replies
+// from splitting a line.
 type guard struct {
 	out      io.Writer
 	max      int
@@ -125,8 +120,7 @@ func (g *guard) copy(ctx context.Context, in io.Reader, sdk *io.PipeWriter) {
 // opened reports whether a request may reach the SDK: it names its
 // protocol version in _meta (2026-07-28, which has no initialize), or it
 // is initialize or ping, or initialize came before it. The SDK answers
-// any other request with an error of code 0, which no client can act on.
-// Only copy calls it.
+// any other with an error of code 0, which no client can act on.
 func (g *guard) opened(req *jsonrpc.Request) bool {
 	switch {
 	case g.initialized || req.Method == "ping":
@@ -207,9 +201,8 @@ func admit(line []byte, long bool, max int) (jsonrpc.Message, []byte) {
 }
 
 // oddID is the error reply to a message whose id is a number the SDK
-// would answer under another id, nil for any other: it reads a numeric id
-// as a float64 and answers with its int64, so 1.5 is answered as 1 and
-// 2^64 as -2^63, which no client can match to its request.
+// would answer under another id, else nil: it reads a float64 and answers
+// with its int64, so 1.5 as 1 and 2^64 as -2^63.
 func oddID(msg []byte) []byte {
 	var m struct {
 		ID json.RawMessage `json:"id"`

@@ -30,13 +30,12 @@ const maxDropped = 3
 // errChanged stops a rebuild whose skills changed while it ran.
 var errChanged = errors.New("the skills changed during the rebuild")
 
-// A Watcher tells when skills folders change. It uses the system's file
+// A Watcher tells when skills folders change: by the system's file
 // notifications (inotify, kqueue, ReadDirectoryChangesW) where it can, so
-// that an edit shows at once and an idle tree costs nothing, and polls
-// where it cannot: when the system runs out of watches, or on a file
-// system without notifications. It starts watching when made, so that a
-// caller can make it before the first build and miss no edit made while
-// that build runs.
+// that an edit shows at once and an idle tree costs nothing, else by
+// polling (the system is out of watches, or a file system has none). It
+// watches from when it is made, so that an edit during the first build is
+// not missed.
 type Watcher struct {
 	roots    []string
 	parents  map[string]string // each root's folder, watched for the root itself: a root replaced (rm -rf, a checkout) is watched again
@@ -123,21 +122,18 @@ func (w *Watcher) add(dir string) error {
 	})
 }
 
-// ignored reports whether the file or folder at p is one a build does
-// not read: what a build writes (skill.Built), and git's own files (a `git
-// status` rewrites the index; --watch . at a repository's root). The
-// bundle may sit inside the skills folder (`skillpack build` makes ./dist;
-// `skillpack serve dist --watch .`), and a rebuild that changes it must
-// not trigger another; each build makes and removes its staging folder
-// and lock, and taking them for an edit rebuilt for ever.
+// ignored reports whether the file or folder at p is one a build does not
+// read: what a build writes (skill.Built: the bundle may sit inside the
+// skills folder, as with `serve dist --watch .`, and each build makes and
+// removes its staging folder and lock, which would rebuild for ever), and
+// git's own files (a `git status` rewrites the index).
 func ignored(p string, dir bool) bool {
 	return skill.Built(p, dir) || filepath.Base(p) == ".git" || !dir && ownLog(p)
 }
 
 // ownLog reports whether p is the file this process's standard output or
-// error goes to: `serve dist --watch . > serve.log` writes the log of each
-// rebuild, and of each request, into the watched tree, and took every line
-// for an edit (a build a few times a second, for ever).
+// error goes to: `serve dist --watch . > serve.log` logs into the watched
+// tree, and each line would make a rebuild.
 func ownLog(p string) bool {
 	var info os.FileInfo
 	for _, f := range stdFiles {
@@ -172,11 +168,9 @@ func (w *Watcher) wait(ctx context.Context) bool {
 		quiet = time.After(settle)
 	}
 	for {
-		var (
-			ev  fsnotify.Event
-			err error
-			ok  bool
-		)
+		var ev fsnotify.Event
+		var err error
+		var ok bool
 		select {
 		case <-ctx.Done():
 			return false
@@ -209,24 +203,19 @@ func (w *Watcher) note(ev fsnotify.Event, err error) bool {
 	case err == nil && !w.relevant(ev):
 		return false
 	case err != nil && !errors.Is(err, fsnotify.ErrEventOverflow):
-		// The system stopped a watch. (An overflow lost events.) Either
-		// way the tree may have changed unseen.
-		w.poll(err)
+		w.poll(err) // the system stopped a watch; an overflow lost events: either way, changes unseen
 	}
 	w.pending = true
 	return true
 }
 
-// busy reports whether git is writing a work tree that holds a root: it
+// busy reports whether git is writing a work tree that holds a root (it
 // holds the index's lock through a checkout, pull, merge or reset, which
-// on a busy machine can pause longer than settle between two files, and a
-// build then would read a tree that is part the old commit, part the new.
+// on a busy machine can pause longer than settle between two files).
 func (w *Watcher) busy() bool {
 	for _, lock := range w.locks {
 		if _, err := os.Lstat(lock); err == nil {
-			if !w.waited && w.logf != nil {
-				// Once a wait: a lock a killed git left stays until
-				// removed, and rebuilds wait on it unseen otherwise.
+			if !w.waited && w.logf != nil { // a lock a killed git left stays: say so, once
 				w.logf("watch: waiting for git to finish writing the skills (%s); if no git command runs, remove that file", lock)
 			}
 			w.waited = true
@@ -241,9 +230,8 @@ func (w *Watcher) busy() bool {
 // watches a folder that appeared.
 func (w *Watcher) relevant(ev fsnotify.Event) bool {
 	if w.inParent(ev.Name) {
-		// From a parent's watch (whose names are absolute): only a root
-		// itself counts, made again (watched anew) or gone; its siblings
-		// are no build's input.
+		// From a parent's watch: only a root itself counts, made again
+		// (watched anew) or gone.
 		root, ok := w.parents[ev.Name]
 		if ok {
 			if err := w.add(root); err != nil {
@@ -257,9 +245,8 @@ func (w *Watcher) relevant(ev fsnotify.Event) bool {
 	if ignored(ev.Name, dir) {
 		return false // a staging folder's, or a bundle built or replaced inside the tree
 	}
-	// A folder made, or moved in: watch what it holds. (Its watch is added
-	// after its files may have appeared; the rebuild this event causes
-	// reads them anyway.)
+	// A folder made or moved in: watch it (files that appeared before are
+	// read by the rebuild this event causes).
 	if dir {
 		if err := w.add(ev.Name); err != nil {
 			w.poll(err)
@@ -310,11 +297,9 @@ func (w *Watcher) during(ctx context.Context, rebuild func(context.Context) erro
 	done := make(chan error, 1)
 	go func() { done <- rebuild(ctx) }()
 	for w.fsw != nil {
-		var (
-			ev  fsnotify.Event
-			err error
-			ok  bool
-		)
+		var ev fsnotify.Event
+		var err error
+		var ok bool
 		select {
 		case built := <-done:
 			return built
@@ -332,18 +317,15 @@ func (w *Watcher) during(ctx context.Context, rebuild func(context.Context) erro
 }
 
 // Watch waits for changes under w until ctx is cancelled and, after each,
-// calls rebuild (which writes a new bundle into the served bundle's
-// folder; serve itself never builds) and serves the new bundle. A failed
-// rebuild, or a bundle that fails its checks, is logged and the previous
-// bundle stays served.
+// calls rebuild (which writes a new bundle into the served folder) and
+// serves the new bundle. A failed rebuild, or a bundle that fails its
+// checks, is logged and the previous bundle stays served.
 //
-// A change that w is notified of while rebuild runs cancels its context:
-// what the build read may be part of a checkout, a tree no commit has, or
-// a file caught mid-write, which would fail it with findings that are not
-// the user's. The build is dropped, the previous bundle stays served, and
-// another runs once the tree is quiet. After maxDropped drops in a row,
-// rebuilds are served however the tree changes under them, until one
-// runs on a still tree.
+// A change during rebuild cancels its context: the build may have read
+// part of a checkout or a file mid-write, and failed on findings that are
+// not the user's. It is dropped, and another runs once the tree is quiet.
+// After maxDropped drops in a row, rebuilds are served however the tree
+// changes under them, until one runs on a still tree.
 func (s *Server) Watch(ctx context.Context, w *Watcher, rebuild func(context.Context) error) error {
 	w.logf = s.logf
 	if w.Polling != "" {
@@ -374,9 +356,8 @@ func (s *Server) Watch(ctx context.Context, w *Watcher, rebuild func(context.Con
 		case !moved:
 			dropped = 0
 		case err != nil && dropped < maxDropped:
-			// Stopped, or failed on what changed under it. (One that
-			// ended before the change could stop it was swapped in, and
-			// is served.)
+			// Stopped, or failed on what changed under it (one that ended
+			// before the change could stop it was swapped in, and is served).
 			if dropped++; dropped == 1 {
 				s.logf("%v: not served, still serving the previous bundle; rebuilding once they are quiet", errChanged)
 			}
@@ -394,16 +375,14 @@ func (s *Server) Watch(ctx context.Context, w *Watcher, rebuild func(context.Con
 }
 
 // Reload opens the served folder again and serves what it holds, once it
-// is complete and verified; until then, and if it is not, the bundle
-// being served stays. Files the current bundle verified are not hashed
-// again (see hold). The immutable files the current bundle serves and the
-// new one does not stay served for a grace period (see retire).
+// is complete and verified; until then, or if it is not, the current
+// bundle stays. What it verified is not hashed again (see hold), and its
+// immutable files the new one lacks stay served for a while (see retire).
 func (s *Server) Reload() error { return s.reloadBundle(nil) }
 
-// reloadBundle is Reload; with expired, the bundle whose first grace period has
-// ended, it opens the folder again even if it holds the same build, so
-// that a bundle without the expired files replaces it, and does nothing if
-// another has replaced it already.
+// reloadBundle is Reload; with expired, the bundle whose first grace period
+// has ended, it opens the folder again even if it holds the same build,
+// unless another bundle has replaced it already.
 func (s *Server) reloadBundle(expired *Held) error {
 	s.reload.Lock()
 	defer s.reload.Unlock()
@@ -412,8 +391,7 @@ func (s *Server) reloadBundle(expired *Held) error {
 	if expired != nil && cur != expired {
 		return nil
 	}
-	// The folder still holds the bundle being served: nothing to do. (Each
-	// build writes a new record; see sameRecord.)
+	// Each build writes a new record (see sameRecord).
 	info, err := os.Stat(filepath.Join(cur.dir, filepath.FromSlash(layout.BuildRecord)))
 	same := err == nil && sameRecord(cur.record, info)
 	if same && expired == nil {
@@ -424,12 +402,11 @@ func (s *Server) reloadBundle(expired *Held) error {
 	if err != nil {
 		return err
 	}
-	// The grace period is twice the lifetime of the index that named the
-	// files (a client may use an index that old, and then fetch what it
-	// names), and at least a minute, so that even a client told not to
-	// cache has time to fetch. Retired files may take an eighth of the
-	// process's file limit open (the live bundle and its successor may
-	// hold a quarter each), and a quarter of the in-memory budget.
+	// The grace period is twice the index's lifetime (a client may fetch
+	// what an index that old names), and at least a minute, for a client
+	// told not to cache. Retired files may hold an eighth of the process's
+	// file limit open (the live bundle and its successor a quarter each),
+	// and a quarter of the in-memory budget.
 	grace := max(2*s.opts.Cache.Index, time.Minute)
 	if n := b.retire(cur, now(), grace, limits{memory: lim.memory / 4, open: lim.open / 2}); n > 0 {
 		s.logf("%d archives of earlier builds are no longer served before their grace period ends: they do not fit the memory and open files set aside for them", n)
@@ -453,10 +430,9 @@ func (s *Server) reloadBundle(expired *Held) error {
 	return nil
 }
 
-// Follow reloads the bundle whenever the folder holds a new build, which
-// it tells by the build record, checked every interval: the record is
-// written last and a build swaps the whole folder in at once, so a new
-// record means a complete new bundle. A bundle that fails its checks is
+// Follow reloads the bundle whenever the folder holds a new build, told
+// by the build record every interval: it is written last and the build
+// swaps the whole folder in at once. A bundle that fails its checks is
 // logged once and left until the folder changes again.
 func (s *Server) Follow(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
@@ -494,12 +470,11 @@ type stamp struct {
 	mod  int64 // nanoseconds; a time.Time would also compare its location
 }
 
-// snapshot stamps everything below roots that a build reads. Errors (a
-// file removed mid-walk, an unreadable folder) become part of the picture
-// rather than stopping it: they too are changes worth a rebuild, which
-// will report them. A folder is stamped by its mode only: its times change
-// whenever a build makes its staging folder beside the bundle, and what is
-// added to or removed from it shows as its entries.
+// snapshot stamps everything below roots that a build reads. An error (a
+// file removed mid-walk, an unreadable folder) is stamped too: a change
+// worth a rebuild, which reports it. A folder is stamped by its mode only:
+// its times change whenever a build makes its staging folder beside the
+// bundle, and what it gains or loses shows as its entries.
 func snapshot(roots []string) map[string]stamp {
 	m := map[string]stamp{}
 	for _, root := range roots {

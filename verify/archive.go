@@ -28,12 +28,11 @@ func (u *unpacked) bad(name, format string, args ...any) {
 }
 
 // unpack reads a .tar.gz or .zip held in data with pack.Unpack, which
-// checks every entry as an unpacker that must not be tricked would, and
-// hashes each file on the way through; then it checks the set, whose root
-// must hold the file root (a skill's SKILL.md; "" for a plugin's, whose
-// manifests vary). An archive of a foreign bundle is held to what clients
-// take, not to the build's archive rules, and the front of its root file
-// is kept (head).
+// checks every entry as a careful unpacker would, hashing each file on the
+// way through, then checks the set, whose root must hold root (SKILL.md;
+// "" for a plugin's, whose manifests vary). A foreign bundle's archive is
+// held to what clients take, not to the build's rules, and the front of
+// its root file is kept (head).
 func unpack(data []byte, ext string, l pack.Limits, root string, foreign bool) *unpacked {
 	u := &unpacked{foreign: foreign}
 	err := pack.Unpack(data, ext == layout.Zip, l, func(name, why string, rule bool) error {

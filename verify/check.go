@@ -15,6 +15,7 @@ import (
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // sum is what reading one location found.
@@ -22,19 +23,20 @@ type sum struct {
 	digest layout.Digest
 	raw    []byte // the sha256 itself, for signature checks
 	size   int64
-	text   bool // resources/read serves the bytes as text (skill.IsText), not base64
-	// head is, of a skill's served SKILL.md, the bytes up to its body:
-	// what checkMCP judges the skill by.
-	head []byte
-	err  error
-	// reported is set once err is in the report. A document the bundle
-	// may leave out is not reported missing when it is looked for, but
-	// it is when another document lists it.
+	text   bool   // resources/read serves the bytes as text (skill.IsText), not base64
+	head   []byte // of a skill's served SKILL.md, the bytes up to its body, which checkMCP judges
+	err    error
+	// reported is set once err is in the report: a document the bundle may
+	// leave out is not reported missing when looked for, only when listed.
 	reported bool
 }
 
-func (s *sum) set(raw [32]byte, size int64) {
-	s.raw, s.digest, s.size = raw[:], layout.SumDigest(raw[:]), size
+// measure records the digest and size of what r holds, and whether it is text.
+func (s *sum) measure(r io.Reader) error {
+	var t skill.TextCheck
+	raw, size, err := bundle.Sum(io.TeeReader(r, &t))
+	s.raw, s.digest, s.size, s.text = raw[:], layout.SumDigest(raw[:]), size, t.Text()
+	return err
 }
 
 // checker runs one verification. Every location is read at most once; a
@@ -51,13 +53,9 @@ type checker struct {
 
 	pending []claim      // the comparisons expect queued for settle
 	cut     atomic.Int64 // reads the deadline cut short
-	// unheld are the claims about files the source does not hold, for
-	// checkUnheld to check against the archives.
-	unheld []claim
+	unheld  []claim      // about files the source does not hold, for checkUnheld
 
-	// foreign is set when the v0.2 index is not skillpack's: the bundle
-	// is checked as clients read it (foreign.go).
-	foreign  bool
+	foreign  bool            // the v0.2 index is not skillpack's: checked as clients read it (foreign.go)
 	skillMDs map[string]bool // a foreign index's skill-md urls, whose heads prefetch keeps
 
 	skills   map[string]*skillModel
@@ -65,13 +63,11 @@ type checker struct {
 	archives map[string]*archiveRef
 	docs     []string // index documents read, for checksums and signatures
 	summed   []string // other files checksums.txt must list: the versions' and plugins' archives
-	// versioned is every file versions.json names; nil without one.
-	versioned       map[string]bool
+
+	versioned       map[string]bool            // every file versions.json names; nil without one
 	versionArchives []versionArchive           // the versions' archives, to unpack
 	v1              map[string]*layout.EntryV1 // by name; nil when absent
-	// fmByURI is the frontmatter of each skill in mcp/skills.json, which
-	// mcp/index.json must repeat exactly.
-	fmByURI map[string]json.RawMessage
+	fmByURI         map[string]json.RawMessage // mcp/skills.json's frontmatter, which mcp/index.json repeats
 	// mcpListed is, for each MCP document read, the skills it lists: all
 	// of the v0.2 index's but those MCP hosts refuse (checkMCP).
 	mcpListed map[string]map[string]bool
@@ -216,11 +212,10 @@ func (c *checker) problem(path, format string, args ...any) {
 	r.Problems = append(r.Problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
-// clipped is a string from the bundle in a problem's message, of which
-// the first maxQuoted bytes are printed when it is more than twice as
-// long, so that a hostile document cannot make each problem about one of
-// its values as long as itself. (A label that quotes a clipped name is
-// not clipped again.)
+// clipped is a string from the bundle in a problem's message, cut to its
+// first maxQuoted bytes when it is more than twice as long: a hostile
+// document cannot make each problem as long as itself. (A label that
+// quotes a clipped name is not clipped again.)
 type clipped string
 
 const maxQuoted = 256

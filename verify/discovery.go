@@ -13,12 +13,10 @@ import (
 )
 
 // llmsTxt checks llms.txt, if the bundle has one: its Agent Skills
-// section lists every skill of the v0.2 index once, each linked to its
-// SKILL.md with its description, and holds nothing else. A site may serve
-// an llms.txt of its own at the bundle's root, so over HTTP one with
-// neither the section nor a marker is not the bundle's and is left alone
-// (checksums.txt still holds the bundle's to its digest); in a folder,
-// where the build record lists every file, it is the bundle's.
+// section lists every skill of the v0.2 index once, linked to its SKILL.md
+// with its description, and nothing else. Over HTTP one with neither the
+// section nor a marker is the site's own and left alone (checksums.txt
+// still holds the bundle's to its digest); in a folder it is the bundle's.
 func (c *checker) llmsTxt() {
 	const p = layout.LLMsTxt
 	data := c.read(p, true)
@@ -109,11 +107,10 @@ func (c *checker) skillRef(ref string) (loc string, p layout.Path, ok bool) {
 
 // aiCatalog checks .well-known/ai-catalog.json, if the bundle has one:
 // three entries per skill of the v0.2 index (SKILL.md, .tar.gz, .zip),
-// each with the identifier, type, name, description and version the
-// build gives it, and a url and digest that lead to the bundle's bytes;
-// in a v0.9 catalog, each entry's Trust Manifest too (aiTrust). A catalog
-// of specVersion "1.0", which builds before v0.9 wrote, is read with its
-// own identifiers and has no Trust Manifests.
+// each with the identifier, type, name, description and version the build
+// gives it and a url and digest that lead to the bundle's bytes, and in a
+// v0.9 catalog its Trust Manifest (aiTrust). Builds before v0.9 wrote
+// specVersion "1.0": its own identifiers, no Trust Manifests.
 func (c *checker) aiCatalog() {
 	const p = layout.AICatalog
 	if !c.ours(p) {
@@ -211,13 +208,12 @@ func (c *checker) aiCatalog() {
 }
 
 // aiTrust checks the Trust Manifest of a v0.9 catalog's entry e, of the
-// form form, whose url leads to loc: the one the build writes
-// (layout.AICatalogManifest), its subject the entry's release, its
-// contributor the base URL the url is under, and each attestation a file
-// of the bundle that speaks for this artifact: checksums.txt for an
-// archive, and the archive's Sigstore bundle or the skill folder's OMS
-// signature, which the bundle must hold. A bundle signed after its build
-// (skillpack sign DIST) holds signatures its catalog does not name.
+// form form, whose url leads to loc, as layout.AICatalogManifest writes
+// it: its subject the entry's release, its contributor the base URL the
+// url is under, each attestation a file that speaks for the artifact
+// (checksums.txt for an archive; the archive's Sigstore bundle or the
+// folder's OMS signature, which the bundle must hold). A bundle signed
+// after its build holds signatures its catalog does not name.
 func (c *checker) aiTrust(label string, e layout.AICatalogEntry, form, loc string) {
 	const p = layout.AICatalog
 	switch n := len(e.TrustManifests); {
@@ -272,11 +268,11 @@ func (c *checker) aiTrust(label string, e layout.AICatalogEntry, form, loc strin
 	}
 }
 
-// locate maps an index entry's url, relative to the v0.2 index or
-// absolute, to a location: resolved against the v0.2 index, whose bundle
-// root is two folders up. A folder or a store cannot know the base URL
-// the bundle is served at (a --base-url build's): there, an absolute url
-// is mapped by its place in the layout.
+// locate maps an index entry's url, relative or absolute, to a location:
+// resolved against the v0.2 index, two folders below the bundle root. A
+// folder or a store cannot know the base URL it is served at (a
+// --base-url build's): there an absolute url is mapped by its place in
+// the layout.
 func (c *checker) locate(ref string) (string, error) {
 	index := fakeIndex
 	site, ok := c.src.(*bundle.Site)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 
 	"github.com/skillpack/skillpack/bundle"
@@ -15,12 +14,11 @@ import (
 	"github.com/skillpack/skillpack/skill"
 )
 
-// How the checks read: documents one at a time, as each check needs
-// them; everything else on Options.Jobs workers at once, between the
-// checks (prefetch, settle, and the archive and signature steps). A
-// worker only reads and hashes (and unpacks or checks a signature); the
-// problems are reported afterwards, in the order the checks make them, so
-// that the report is the same however the fetches interleave.
+// How the checks read: documents one at a time, as each check needs them;
+// everything else on Options.Jobs workers, between the checks (prefetch,
+// settle, the archive and signature steps). A worker only reads, hashes,
+// unpacks or checks a signature; problems are reported afterwards, in the
+// checks' order, so the report is the same however the fetches interleave.
 
 // errDeadline is the cause of the check's context when Options.Deadline
 // passes; errStopped marks a read cut short by it (or by the caller's
@@ -30,11 +28,10 @@ var (
 	errStopped  = errors.New("not read")
 )
 
-// fetch reads loc and returns what it found. With keep, the body is
-// held in memory and returned too, for the caller to release; without,
-// it is hashed as it streams. fetch runs on several workers at once, so
-// it touches only what they may share: the source, the options, the
-// memory.
+// fetch reads loc and returns what it found; with keep, the body is held
+// in memory and returned too, for the caller to release, else it is hashed
+// as it streams. It runs on the workers, so it touches only what they may
+// share: the source, the options, the memory.
 func (c *checker) fetch(loc string, keep bool) (*sum, *held) {
 	s := &sum{}
 	var h *held
@@ -60,11 +57,7 @@ func (c *checker) stream(loc string, s *sum) error {
 		return err
 	}
 	defer rc.Close()
-	var t skill.TextCheck
-	sum, n, err := bundle.Sum(io.TeeReader(rc, &t))
-	s.set(sum, n)
-	s.text = t.Text()
-	return err
+	return s.measure(rc)
 }
 
 // hold reads loc into memory, hashing it.
@@ -76,9 +69,9 @@ func (c *checker) hold(loc string, s *sum) (*held, error) {
 	h, ok := c.mem.tryReserve(c.mem.chunks(size))
 	if !ok {
 		// Waiting with the response open would spend its --timeout on
-		// verify's own wait: ask again once there is room for this body,
-		// holding none meanwhile so that no two workers wait on each
-		// other. Bytes past that room, if it has grown since, are errGrew.
+		// verify's own wait: ask again once there is room, holding none
+		// meanwhile so that no two workers wait on each other. Bytes past
+		// that room, if the body has grown since, are errGrew.
 		rc.Close()
 		if h, err = c.mem.reserve(c.ctx, c.mem.chunks(size)); err != nil {
 			return nil, err
@@ -96,11 +89,7 @@ func (c *checker) hold(loc string, s *sum) (*held, error) {
 		h.release()
 		return nil, err
 	}
-	sum, n, _ := bundle.Sum(bytes.NewReader(h.bytes())) // reading memory cannot fail
-	s.set(sum, n)
-	var t skill.TextCheck
-	t.Write(h.bytes())
-	s.text = t.Text()
+	s.measure(bytes.NewReader(h.bytes())) // reading memory cannot fail
 	return h, nil
 }
 
@@ -129,8 +118,7 @@ func (c *checker) dropDoc() {
 
 // prefetch hashes the locations not read yet, on the workers, for the
 // checks that follow. It reports nothing: the first check to use a
-// location reports what went wrong with it (failed), as if it had read
-// it itself.
+// location reports what went wrong with it (failed).
 func (c *checker) prefetch(locs []string) {
 	var todo []string
 	seen := map[string]bool{}
@@ -171,10 +159,9 @@ func (c *checker) entry(loc string) bool {
 	return ok && p.Kind == layout.KindFile && !p.Legacy && p.File == layout.EntryFile && c.skills[p.Skill] != nil
 }
 
-// fetchHeld reads each of locs whole on the workers, handing its bytes
-// to use, which must not keep them, and returns what each read found. The
-// document loaded last is dropped first, so that no worker waits for the
-// memory it holds.
+// fetchHeld reads each of locs whole on the workers, handing its bytes to
+// use, which must not keep them, and returns what each read found. The
+// document loaded last is dropped first, so no worker waits for its memory.
 func (c *checker) fetchHeld(locs []string, use func(i int, data []byte)) []*sum {
 	got := make([]*sum, len(locs))
 	c.dropDoc()

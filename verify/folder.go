@@ -19,33 +19,32 @@ import (
 )
 
 // A skill folder's signature (skill.oms.sig, OpenSSF Model Signing) lists
-// every file of the folder with its digest, so it is checked against the
-// files themselves: in a bundle, against the skill's served files; in a
-// folder an installer unpacked, against what is on disk.
+// every file of the folder with its digest: in a bundle it is checked
+// against the skill's served files, in an installed folder against the
+// files on disk.
 
-// StatementVerifier checks a folder signature: a Sigstore bundle whose
-// DSSE envelope holds an in-toto statement. It returns the statement once
-// the signature is by the expected identity or key; what the statement
-// says is verify's to compare. A SignatureVerifier that is also a
-// StatementVerifier (package sign's is) checks folder signatures too.
+// StatementVerifier checks a folder signature, a Sigstore bundle whose
+// DSSE envelope holds an in-toto statement, and returns the statement once
+// it is by the expected identity or key (verify compares what it says). A
+// SignatureVerifier that is also one (package sign's is) checks folder
+// signatures too.
 type StatementVerifier interface {
 	VerifyStatement(bundleJSON []byte) (statement []byte, err error)
 }
 
-// folderSignatures looks for each skill's folder signature among its
-// served files (layout.FolderSignature) and checks it: signed as the
-// verifier asks, and listing exactly the skill's files with the digests
-// they were served with. A bundle with no other signature is not looked
-// at (over HTTP, one request more per skill for nothing), unless
-// signatures are required: the build signs folders and artifacts together.
+// folderSignatures checks each skill's folder signature among its served
+// files (layout.FolderSignature): signed as the verifier asks, listing
+// exactly the skill's files with the digests they were served with. The
+// build signs folders and artifacts together, so in a bundle with no other
+// signature they are not looked for (a request per skill over HTTP),
+// unless signatures are required.
 func (c *checker) folderSignatures() {
 	if !c.o.RequireSignatures && c.rep.countSigs(SigMissing) == len(c.rep.Signatures) {
 		return
 	}
 	var names, sigs []string
 	for _, name := range c.names {
-		// A skill that ships a skill.oms.sig of its own (its author's)
-		// has it checked as one of its files, not as the bundle's.
+		// A skill's own skill.oms.sig (its author's) is one of its files.
 		if s := c.skills[name]; !slices.Contains(s.files, layout.FolderSignatureFile) {
 			names, sigs = append(names, name), append(sigs, layout.FolderSignature(name))
 		}
@@ -111,17 +110,16 @@ func IsSkillFolder(dir string) bool {
 	return !has(layout.BuildRecord) && !has(".well-known") && (has(layout.EntryFile) || has(layout.FolderSignatureFile))
 }
 
-// Folder verifies a skill folder as an installer left it against its
-// folder signature: the file signature (default: skill.oms.sig in dir),
-// which o.Verifier must check (it must be a StatementVerifier). The
-// signature must be by the identity or key asked for, and its statement
-// must list exactly the folder's files, each with the digest of its bytes
-// on disk: a file missing, a file added, a file changed, each is a
-// Problem naming the file. Paths OMS leaves out (.git, .gitignore,
-// .gitattributes, .github at the top), those the statement's ignore_paths
-// name, and the signature itself are not compared. The folder is read
-// through an os.Root, so no link leads outside it. The error is non-nil
-// only when the check cannot start.
+// Folder verifies a skill folder as an installer left it against the
+// folder signature at signature (default: skill.oms.sig in dir), which
+// o.Verifier, a StatementVerifier, must find by the identity or key asked
+// for. Its statement must list exactly the folder's files, each with the
+// digest of its bytes on disk: a file missing, added or changed is a
+// Problem naming it. Paths OMS leaves out (.git, .gitignore,
+// .gitattributes, .github at the top), those its ignore_paths name, and the
+// signature itself are not compared. The folder is read through an
+// os.Root, so no link leads outside it. The error is non-nil only when the
+// check cannot start.
 func Folder(ctx context.Context, dir, signature string, o Options) (*Report, error) {
 	o = o.withDefaults()
 	sv, ok := o.Verifier.(StatementVerifier)
@@ -191,8 +189,7 @@ func Folder(ctx context.Context, dir, signature string, o Options) (*Report, err
 	return c.rep, ctx.Err()
 }
 
-// folderCheck is one Folder check: a checker (its context, options and
-// report) of a folder.
+// folderCheck is one Folder check: a checker (context, options, report).
 type folderCheck struct {
 	*checker
 	root    *os.Root

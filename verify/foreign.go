@@ -12,20 +12,17 @@ import (
 	"github.com/skillpack/skillpack/skill"
 )
 
-// A foreign bundle is one whose v0.2 index another tool wrote (a site's
-// hand-made index, a docs framework's): its generator does not name
-// skillpack. Its index is held to the discovery format and each skill to
-// what the skills CLI takes from it (its url's bytes match the digest, an
-// archive unpacks safely with a SKILL.md at its root, and that SKILL.md
-// names the skill and describes it); skillpack's own conventions
-// (content-addressed names, served copies, the other documents) are not
-// applied, and --previous is not compared.
+// A foreign bundle's v0.2 index is another tool's (a site's hand-made
+// one, a docs framework's): its generator does not name skillpack. It is
+// held to the discovery format, and each skill to what the skills CLI
+// takes (its url's bytes match the digest, an archive unpacks safely with
+// a SKILL.md at its root that names and describes the skill); skillpack's
+// own conventions are not applied, and --previous is not compared.
 
 // isForeign reports whether the bundle is another tool's: its v0.2 index
 // names no skillpack generator, and it holds neither checksums.txt nor a
-// build record, one of which every skillpack build writes, so that a
-// skillpack bundle whose index was replaced is held to them still. It
-// reads checksums.txt, which drops the document loaded last.
+// build record (so a skillpack bundle whose index was replaced is still
+// held to them). Reading checksums.txt drops the document loaded last.
 func (c *checker) isForeign(generator string) bool {
 	if strings.HasPrefix(generator, "skillpack") {
 		return false
@@ -47,9 +44,9 @@ func (c *checker) lacks(loc string) bool {
 }
 
 // notInFolder reports whether a foreign index's url, which locate took
-// to loc (or refused with err), is absolute and leads out of the folder
-// or store read: a site's url on another origin, or on its own, which a
-// folder cannot tell apart, when the folder does not hold the file.
+// to loc (or refused with err), is absolute and leads out of the folder or
+// store: on another origin, or on the site's own (a folder cannot tell
+// them apart) when the folder does not hold the file.
 func (c *checker) notInFolder(ref, loc string, err error) bool {
 	if _, site := c.src.(*bundle.Site); !c.foreign || site {
 		return false

@@ -9,19 +9,15 @@ import (
 )
 
 // memory is where verify holds the bytes it must see whole: a document
-// to decode, an archive to unpack, a signature to check. Everything else
-// is hashed as it streams.
-//
-// It is one slab of MaxSize+1 bytes (rounded up to whole chunks), made
-// at first use and shared by all the workers: a body is read into
-// consecutive chunks reserved for it and handed on as a slice of the slab,
-// then the chunks are given back. So a body is never copied, neither to
-// grow it (a doubling buffer leaves up to twice its size behind for the
-// collector) nor to make it one slice; a server that sends an endless or
-// a max-size body for every file makes verify fill the same slab again,
-// not new memory; and however many workers fetch at once, together they
-// hold at most one largest file. The peak stays near one --max-size
-// buffer.
+// to decode, an archive to unpack, a signature to check (everything else
+// is hashed as it streams). It is one slab of MaxSize+1 bytes (in whole
+// chunks), made at first use and shared by all the workers: a body is read
+// into consecutive chunks reserved for it, handed on as a slice of the
+// slab, and the chunks are given back. So a body is never copied (a
+// doubling buffer leaves up to twice its size for the collector), a server
+// that sends a huge body for every file makes verify fill the same slab
+// again, and the workers together hold at most one largest file: the peak
+// stays near one --max-size buffer.
 type memory struct {
 	chunk int // bytes in a chunk
 	total int // chunks in the slab

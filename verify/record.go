@@ -14,12 +14,11 @@ import (
 )
 
 // buildRecord checks, in a dist folder, that the files present are
-// exactly those the build record lists (a file missing was removed, a file
-// extra was put there by something other than skillpack), and that every
-// document it lists is there whole, with the digest and size it had: an
-// index emptied or cut short is as wrong as one changed. A store (see
-// bundle.Store) is checked the same way, but for the files it does not
-// hold, and for extra files only when it holds one bundle alone.
+// exactly those the build record lists, and that every document it lists
+// has the digest and size it had (an index emptied or cut short is as
+// wrong as one changed). A store (bundle.Store) is checked the same way,
+// but for the files it does not hold, and for extra files only when it
+// holds one bundle alone.
 func (c *checker) buildRecord() {
 	f, folder := c.src.(*bundle.Folder)
 	if !folder && c.stored() == nil {

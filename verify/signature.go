@@ -17,11 +17,9 @@ func (c *checker) signatures() {
 	var arts, sigs []string
 	var digests [][]byte
 	for _, loc := range slices.Concat(c.docs, slices.Sorted(maps.Keys(c.archives)), c.summed) {
-		// The build signs what layout.SignedPath names; an archive a
-		// document names is held to it wherever it sits and whatever its
-		// name, which are checked on their own. Without the artifact's
-		// bytes there is nothing to check a signature against; why is
-		// already reported.
+		// The build signs what layout.SignedPath names, and every archive a
+		// document names, wherever it sits (checked on its own). Without
+		// the artifact's bytes there is nothing to check (why is reported).
 		signable := c.archives[loc] != nil || layout.SignedPath(loc)
 		if s := c.sums[loc]; signable && s != nil && s.err == nil {
 			arts, sigs = append(arts, loc), append(sigs, layout.Signature(loc))
@@ -44,9 +42,9 @@ func (c *checker) signatures() {
 }
 
 // outcome records what was found of one signature: fetched as s, checked
-// when a verifier could (canCheck) with the result checked, and, once the
-// bundle verified, the problems more finds in what it signs (nil: none).
-// what names the kind of signature and does what it signs, in messages.
+// when a verifier could (canCheck) with the result checked, and, once it
+// verified, the problems more (if not nil) finds in what it signs. what
+// names the kind of signature and does what it signs, in messages.
 func (c *checker) outcome(sig Signature, s *sum, canCheck bool, checked error, what, does string, more func() []string) {
 	c.sums[sig.Bundle] = s
 	switch err := s.err; {

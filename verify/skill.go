@@ -66,10 +66,10 @@ func (c *checker) unpackEach(locs []string, root string) ([]*sum, []*unpacked) {
 }
 
 // checkMCP checks what the MCP documents say of s against what MCP hosts
-// take of it (skill.CheckMCP), judged as the build judges it, from its
-// served SKILL.md and files: a skill MCP hosts refuse must be in none of
-// them (the official SDK refuses a whole listing that holds its entry, or
-// the skill cannot be read), and every other skill in each.
+// take of it (skill.CheckMCP, as the build judges it, from its served
+// SKILL.md and files): a skill hosts refuse must be in none of them (the
+// official SDK refuses a whole listing that holds its entry, or cannot
+// read the skill), every other skill in each.
 func (c *checker) checkMCP(s *skillModel) {
 	entry := c.sums[layout.SkillFile(s.name, layout.EntryFile)]
 	if entry == nil || entry.head == nil {
@@ -137,17 +137,18 @@ func (c *checker) checkSkills() {
 // listFiles says what the skill's files are: the MCP listing's, or else
 // the v0.1 index's, or else the .tar.gz's entries, or else SKILL.md alone.
 func (c *checker) listFiles(s *skillModel) {
-	if s.filesFrom == "" {
-		if e := c.v1[s.name]; e != nil {
-			s.files, s.filesFrom = slices.Clone(e.Files), layout.V1Index
-		} else if s.typ == layout.TypeArchive && c.archives[s.loc] != nil && c.archives[s.loc].unpacked != nil {
-			for _, e := range c.archives[s.loc].unpacked.entries {
-				s.files = append(s.files, e.Path)
-			}
-			s.filesFrom = s.loc
-		} else {
-			s.files, s.filesFrom = []string{layout.EntryFile}, layout.V2Index
+	a := c.archives[s.loc]
+	switch e := c.v1[s.name]; {
+	case s.filesFrom != "":
+	case e != nil:
+		s.files, s.filesFrom = slices.Clone(e.Files), layout.V1Index
+	case s.typ == layout.TypeArchive && a != nil && a.unpacked != nil:
+		for _, e := range a.unpacked.entries {
+			s.files = append(s.files, e.Path)
 		}
+		s.filesFrom = s.loc
+	default:
+		s.files, s.filesFrom = []string{layout.EntryFile}, layout.V2Index
 	}
 	slices.Sort(s.files)
 	s.files = slices.Compact(s.files)

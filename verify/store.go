@@ -29,10 +29,9 @@ func (c *checker) stored() bundle.Store {
 	return nil
 }
 
-// prepare lets a store read what it needs and report its own problems,
+// prepare lets a store read what it needs and report its own problems
 // before the checks begin. Its error ends the check, unless the check's
-// own deadline caused it: then the index cannot be read either, and v2
-// says why.
+// deadline caused it: then v2 says why the index cannot be read either.
 func (c *checker) prepare() error {
 	st := c.stored()
 	if st == nil {
@@ -62,21 +61,18 @@ func (c *checker) heldFiles(listed map[string]bool) map[string]bool {
 		return nil
 	}
 	present := map[string]bool{}
-	for _, f := range files {
-		present[f] = true
-	}
-	for _, f := range slices.Sorted(maps.Keys(present)) {
-		if !listed[f] {
+	for _, f := range slices.Sorted(slices.Values(files)) {
+		if !listed[f] && !present[f] {
 			c.problem(f, "is in %s but not in the build record (%s): it is not part of this bundle", st, layout.BuildRecord)
 		}
+		present[f] = true
 	}
 	return present
 }
 
 // lookFor reads each file the build record lists that no check has read
-// (in a store that cannot list the files it holds), and reports those
-// missing. A hostile record could list millions: at most Options.MaxEntries
-// are looked for.
+// (in a store that cannot list its files), and reports those missing; at
+// most Options.MaxEntries, as a hostile record could list millions.
 func (c *checker) lookFor(listed map[string]bool) {
 	const p = layout.BuildRecord
 	var todo []string
@@ -120,8 +116,7 @@ func (c *checker) holds(loc string) bool {
 
 // checkUnheld checks what the documents say of the skills' files a store
 // does not hold (a registry keeps a skill's .tar.gz, not the served
-// copies of its files) against the entries of the skill's archives that
-// were read, which hold the same bytes.
+// copies) against the entries of the skill's archives that were read.
 func (c *checker) checkUnheld() {
 	byArchive := map[*archiveRef]map[string]pack.Member{}
 	for _, e := range c.unheld {

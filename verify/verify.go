@@ -1,18 +1,17 @@
 // Package verify checks a built bundle end to end, from a folder, a URL
-// (as a client fetches it) or a bundle.Store a publish target offers (a
-// bucket, a registry; store.go): every digest and size recomputed, every
-// index checked against the files and the other indexes, every archive
-// unpacked in memory (pack.Unpack) and compared with the served files,
-// signatures checked when present or required, and --previous's guard;
-// another tool's index as clients read it (foreign.go). Folder checks an
-// installed skill folder against its skill.oms.sig.
+// (as a client fetches it) or a bundle.Store a publish target offers
+// (store.go): every digest and size recomputed, every index checked
+// against the files and the other indexes, every archive unpacked in
+// memory (pack.Unpack) and compared with the served files, signatures
+// checked when present or required, and --previous's guard; another tool's
+// index as clients read it (foreign.go). Folder checks an installed skill
+// folder against its skill.oms.sig.
 //
-// It must trust nothing it reads: a path from a document is checked
-// before use, every read stops at a size limit, the whole check has a
-// deadline, what is held in memory comes from one budget of about MaxSize
-// (memory.go), and a broken bundle is a Report of Problems, never a panic
-// or a hang. It must not write anything, import build, sign or
-// publish/..., or read a bundle except through package bundle.
+// It must trust nothing it reads: paths are checked before use, every read
+// stops at a size limit, the check has a deadline, memory comes from one
+// budget of about MaxSize (memory.go), and a broken bundle is a Report of
+// Problems, never a panic or a hang. It must not write anything, import
+// build, sign or publish/..., or read a bundle except through bundle.
 package verify
 
 import (
@@ -214,18 +213,14 @@ func (r *Report) Summary() string {
 	if n := r.countSigs(SigNotChecked); n > 0 {
 		notes = append(notes, fmt.Sprintf("%s not checked (pass --certificate-identity and --certificate-oidc-issuer, or --key)", human.Plural(n, "signature")))
 	}
-	note := ""
-	if len(notes) > 0 {
-		note = "; " + strings.Join(notes, "; ")
+	verdict := "everything verified"
+	if !r.OK() {
+		verdict = human.Plural(len(r.Problems)+r.Omitted, "problem")
 	}
-	if r.OK() {
-		return what + "; everything verified" + note
-	}
-	return what + "; " + human.Plural(len(r.Problems)+r.Omitted, "problem") + note
+	return strings.Join(append([]string{what, verdict}, notes...), "; ")
 }
 
-func (r *Report) countSigs(status string) int {
-	n := 0
+func (r *Report) countSigs(status string) (n int) {
 	for _, s := range r.Signatures {
 		if s.Status == status {
 			n++
@@ -250,13 +245,12 @@ func (r *Report) finish() {
 // Dist verifies the bundle in the folder dir. The error is non-nil only
 // when dir cannot be read at all; everything else is a Problem.
 func Dist(ctx context.Context, dir string, o Options) (*Report, error) {
-	o = o.withDefaults()
 	src, err := bundle.OpenFolder(dir)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	return run(ctx, src, o)
+	return run(ctx, src, o.withDefaults())
 }
 
 // URL verifies the bundle served at base, an http or https URL of the

@@ -9,13 +9,12 @@ import (
 	"github.com/skillpack/skillpack/pack"
 )
 
-// versions checks the part of a bundle that build --versioned adds, when
-// it has versions.json: that document itself (layout's Check), every
-// file and archive of every published version against the digest and
-// size it gives (each archive unpacked and compared with the version's
-// files), each release's snapshot (its digest, and every entry leading
-// to the version it names), and that the v0.2 index's versions are
-// among those it lists with the same content.
+// versions checks what build --versioned adds, when there is a
+// versions.json: the document (layout's Check); every file and archive of
+// every published version against the digest and size it gives, each
+// archive unpacked and compared with the version's files; each release's
+// snapshot; and that the v0.2 index's versions are among those it lists,
+// with the same content.
 func (c *checker) versions() {
 	const p = layout.VersionsIndex
 	doc, ok := optionalIndex(c, p, layout.DecodeVersions, func(d *layout.IndexVersions) int { return len(d.Skills) })
