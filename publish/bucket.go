@@ -107,11 +107,8 @@ type bucketRun struct {
 // stays, and a rerun completes the release.
 func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) error {
 	p := &bucketRun{b: b, bk: bk, o: o, inMemory: map[string][]byte{}}
-	err := o.Runner().Call(ctx, func(ctx context.Context) (err error) {
-		p.existing, err = bk.List(ctx)
-		return err
-	})
-	if err != nil {
+	var err error
+	if p.existing, err = Retried(ctx, o.Runner(), bk.List); err != nil {
 		return fmt.Errorf("%s: %w", bk, err)
 	}
 	list, err := p.releases(ctx)
@@ -356,10 +353,8 @@ func (p *bucketRun) checkKept(ctx context.Context, o Object) error {
 	if _, ok := p.inventoried(o); ok {
 		return nil // the last run's inventory vouches for what the store keeps
 	}
-	var st Stored
-	err := p.o.Runner().Call(ctx, func(ctx context.Context) (err error) {
-		st, err = p.bk.Stat(ctx, o.Path)
-		return err
+	st, err := Retried(ctx, p.o.Runner(), func(ctx context.Context) (Stored, error) {
+		return p.bk.Stat(ctx, o.Path)
 	})
 	if err != nil || same(st, o) {
 		return err
@@ -403,12 +398,10 @@ func sameType(stored, sent string) bool {
 }
 
 // get reads a published object whole, up to limit bytes, with retries.
-func (p *bucketRun) get(ctx context.Context, path string, limit int64) (data []byte, err error) {
-	err = p.o.Runner().Call(ctx, func(ctx context.Context) error {
-		data, err = readAll(ctx, p.bk, path, limit)
-		return err
+func (p *bucketRun) get(ctx context.Context, path string, limit int64) ([]byte, error) {
+	return Retried(ctx, p.o.Runner(), func(ctx context.Context) ([]byte, error) {
+		return readAll(ctx, p.bk, path, limit)
 	})
-	return data, err
 }
 
 // readAll reads an object whole, once, up to limit bytes.

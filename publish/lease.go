@@ -91,12 +91,9 @@ func Lock(ctx context.Context, bk Swapper, r *Runner, ttl time.Duration, log io.
 		return data
 	}
 	swap := func(etag string) (string, error) {
-		var got string
-		err := r.Call(ctx, func(ctx context.Context) (err error) {
-			got, err = bk.Swap(ctx, LeasePath, body(), etag)
-			return err
+		return Retried(ctx, r, func(ctx context.Context) (string, error) {
+			return bk.Swap(ctx, LeasePath, body(), etag)
 		})
-		return got, err
 	}
 	var waited *lease
 	deadline := r.now().Add(ttl)

@@ -242,6 +242,15 @@ func (r *Runner) Call(ctx context.Context, fn func(ctx context.Context) error) e
 	return err
 }
 
+// Retried is what fn returns, run as r.Call runs it.
+func Retried[T any](ctx context.Context, r *Runner, fn func(context.Context) (T, error)) (v T, err error) {
+	err = r.Call(ctx, func(ctx context.Context) (err error) {
+		v, err = fn(ctx)
+		return err
+	})
+	return v, err
+}
+
 // try runs do until it succeeds, fails for good, or runs out of attempts
 // or budget.
 func (r *Runner) try(ctx context.Context, o Object, do Do) (State, int, error) {

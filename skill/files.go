@@ -108,15 +108,12 @@ func IsJunk(name string, isDir bool) bool {
 }
 
 // RepoPlumbing reports whether the entry at path (a Files path) of a skill
-// whose folder is a git work tree's root (a repository that is one skill)
-// is the repository's, not the skill's: .github/, which GitHub reads only
-// at a repository's root, and an installed skill never is (workflows,
-// issue templates, funding). Collect leaves it out there, as junk that no
-// one deletes. .gitignore and .gitattributes stay: git reads them in any
-// folder, so where a client installs the skill inside a project's
-// repository they still keep what its scripts write out of commits and
-// its scripts' line ends as they are; the Vercel skills CLI installs them
-// too.
+// whose folder is a git work tree's root is the repository's, not the
+// skill's: .github/, which GitHub reads only at a repository's root, and an
+// installed skill never is. Collect leaves it out there, as junk.
+// .gitignore and .gitattributes stay: git reads them in any folder, so they
+// still work where a client installs the skill inside a project's
+// repository (the Vercel skills CLI installs them too).
 func RepoPlumbing(path string, isDir bool) bool { return isDir && path == ".github" }
 
 // maxFiles bounds a collection so that a hostile tree cannot exhaust memory
@@ -154,19 +151,18 @@ func collect(dir string, lists map[string][]fs.DirEntry, omit func(string, bool)
 		return nil, err
 	}
 	repo := IsRepoRoot(root)
-	var ix *index
-	if fromIndex {
-		ix = indexOf(root)
-	}
-	c := &collector{root: root, repo: repo, index: ix, lists: lists, omit: omit, out: &Files{Root: root}, active: map[string]bool{}}
 	// The error does not name dir: callers name the skill themselves.
-	err = c.walk(root, "")
-	if real := c.real; err == errNotReal {
+	walk := func(root, real string) (*collector, error) {
+		c := &collector{root: root, real: real, repo: repo, lists: lists, omit: omit,
+			out: &Files{Root: root}, active: map[string]bool{}}
 		if fromIndex {
-			ix = indexOf(real)
+			c.index = indexOf(root)
 		}
-		c = &collector{root: real, real: real, repo: repo, index: ix, lists: lists, omit: omit, out: &Files{Root: real}, active: map[string]bool{}}
-		err = c.walk(real, "")
+		return c, c.walk(root, "")
+	}
+	c, err := walk(root, "")
+	if err == errNotReal {
+		c, err = walk(c.real, c.real)
 	}
 	if err != nil {
 		return nil, err

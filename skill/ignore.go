@@ -115,12 +115,7 @@ func Outside(p string, bases ...string) (why, instead string) {
 	// inside is target's path below one of bases, with "/", or "".
 	inside := func(target func(base string) string) string {
 		for _, b := range bases {
-			ab, err1 := filepath.Abs(b)
-			at, err2 := filepath.Abs(target(b))
-			if err1 != nil || err2 != nil {
-				continue
-			}
-			if rel, err := filepath.Rel(ab, at); err == nil && rel != "." && filepath.IsLocal(rel) {
+			if rel, ok := relBelow(b, target(b)); ok && rel != "." {
 				return filepath.ToSlash(rel)
 			}
 		}
@@ -385,13 +380,8 @@ func (ig *Ignore) Path(base, p string, isDir bool) (string, bool) {
 	if ig.Empty() {
 		return "", false
 	}
-	b, err1 := filepath.Abs(base)
-	d, err2 := filepath.Abs(p)
-	if err1 != nil || err2 != nil {
-		return "", false
-	}
-	rel, err := filepath.Rel(b, d)
-	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+	rel, ok := relBelow(base, p)
+	if !ok || rel == "." {
 		return "", false
 	}
 	return ig.decide(filepath.ToSlash(rel), isDir)

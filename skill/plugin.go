@@ -270,13 +270,20 @@ func (f *Finder) marketPlugins(d string) map[string]bool {
 
 // holds reports whether the folder dir is at or above p.
 func holds(dir, p string) bool {
-	a, err1 := filepath.Abs(dir)
-	b, err2 := filepath.Abs(p)
+	_, ok := relBelow(dir, p)
+	return ok
+}
+
+// relBelow is p relative to base, both made absolute, and whether p is
+// base ("." is local) or below it.
+func relBelow(base, p string) (string, bool) {
+	b, err1 := filepath.Abs(base)
+	a, err2 := filepath.Abs(p)
 	if err1 != nil || err2 != nil {
-		return false
+		return "", false
 	}
-	r, err := filepath.Rel(a, b)
-	return err == nil && filepath.IsLocal(r)
+	rel, err := filepath.Rel(b, a)
+	return rel, err == nil && filepath.IsLocal(rel)
 }
 
 // Declaring skills: a marketplace names its plugins and, for each, the
