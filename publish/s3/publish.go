@@ -132,11 +132,9 @@ func (b *Bucket) Put(ctx context.Context, o publish.Object, body io.Reader) (str
 		// Bundle files are small (an archive is at most tens of
 		// megabytes): one PUT each, which the checksum covers whole.
 		DisableMultipart: true,
-		// No streaming signature (aws-chunked) over plain http: it signs
-		// every chunk for nothing the checksum does not already prove,
-		// and minio-go sends an empty object with it without a
-		// Content-Length, which S3 refuses. Every PUT is then what it is
-		// over https: the payload unsigned, its sha256 in the checksum.
+		// No streaming signature (aws-chunked) over plain http: the
+		// checksum proves the bytes already, and minio-go sends an empty
+		// object with it without a Content-Length, which S3 refuses.
 		DisableContentSha256: true,
 	})
 	if err == nil && info.ETag == "" {
@@ -186,10 +184,9 @@ func (b *Bucket) endpointName() string { return cmp.Or(b.o.Endpoint, "AWS S3") }
 
 // found is nil when the bucket is there, else why not. A web server that
 // answers 200 to everything has every bucket, and minio-go reads its page
-// as an empty listing; an object no one writes, found, tells it from S3
-// before a dry run reports what it would upload (a real run's first PUT
-// would say it too; Put). Any other answer is S3's: a 404, or a 403 where
-// the credentials may not list.
+// as an empty listing: an object no one writes, found, tells it from S3
+// before a dry run reports what it would upload. Any other answer is
+// S3's: a 404, or a 403 where the credentials may not list.
 func (b *Bucket) found(ctx context.Context) error {
 	ok, err := b.c.BucketExists(ctx, b.t.Bucket)
 	if err == nil && !ok {
@@ -219,10 +216,8 @@ func (b *Bucket) notS3(what string) error {
 }
 
 // explained marks an error explain has added to, so that it is not added
-// to twice on its way up, with its exit class: what explain knows is the
-// user's to mend (the credentials, the bucket, the endpoint: 2; another's
-// object in the bundle's way: 1), never skillpack's failure, and running
-// the same command again cannot help.
+// to twice, with its exit class: the credentials, the bucket, the
+// endpoint: 2; another's object in the bundle's way: 1.
 type explained struct {
 	error
 	class int
@@ -248,8 +243,7 @@ func (b *Bucket) explain(what string, err error) error {
 		return explained{fmt.Errorf("%w; check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or --username and --password-stdin) and that they may list, read and write %s at %s", err, b.t, b.endpointName()), 2}
 	case "ObjectParentIsFile", "ExistingObjectIsDirectory":
 		// A server that keeps objects as files and folders (versitygw's
-		// posix backend): another's object is a file where the bundle
-		// needs a folder, or a folder where it puts a file.
+		// posix backend).
 		return explained{fmt.Errorf("%w; %s keeps objects as files and folders, and another's object there is a file where the bundle needs a folder, or a folder where it puts a file: move it away, or publish under a prefix of its own", err, b.endpointName()), 1}
 	}
 	return err
@@ -286,10 +280,8 @@ var retryCodes = map[string]bool{
 
 // Retryable reports whether an S3 request that failed with err is worth
 // another try: a 5xx, throttling (429, SlowDown), a request timeout, or a
-// connection that failed, was reset or ended early (publish.Transient;
-// minio-go rewrites an early EOF into a message of its own, in a
-// *url.Error). Anything else (a denial, a missing bucket, a file that
-// changed) fails the same way again.
+// connection that failed, was reset or ended early (publish.Transient:
+// minio-go rewrites an early EOF into a *url.Error of its own).
 func Retryable(err error) bool {
 	if errors.As(err, new(*bundle.ChangedError)) {
 		return false
