@@ -170,6 +170,6 @@ func (o *Options) client() (*minio.Client, error) {
 		// The sha256 checksum publish sends is a header minio-go takes
 		// only from a client that could send it as a trailer.
 		TrailingHeaders: true,
-		MaxRetries: 1, // publish.Runner retries
+		MaxRetries:      1, // publish.Runner retries
 	})
 }
