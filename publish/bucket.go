@@ -254,7 +254,7 @@ func (p *bucketRun) releases(ctx context.Context) ([]release, error) {
 	}
 	list, err := decodeReleases(data)
 	if err != nil {
-		return nil, refusal{fmt.Errorf("%s: not a release list skillpack wrote (%v); remove it, and the next publish starts a new one", p.url(ReleasesList), err)}
+		return nil, Refused{Err: fmt.Errorf("%s: not a release list skillpack wrote (%v); remove it, and the next publish starts a new one", p.url(ReleasesList), err), Class: 1}
 	}
 	return list, nil
 }
@@ -353,9 +353,9 @@ func (p *bucketRun) checkKept(ctx context.Context, o Object) error {
 	if d := cmp.Or(st.Checksum, st.Digest); d != "" {
 		digest = "the digest " + string(d)
 	}
-	return refusal{fmt.Errorf("%s/%s: the server did not keep what was sent with it: it answers Content-Type %q, Cache-Control %q and %s, where %q, %q and %s were sent. "+
+	return Refused{Err: fmt.Errorf("%s/%s: the server did not keep what was sent with it: it answers Content-Type %q, Cache-Control %q and %s, where %q, %q and %s were sent. "+
 		"Publish to storage that keeps objects' headers and metadata (a server in a mode that keeps bytes only, such as versitygw --nometa, does not)",
-		p.bk, o.Path, st.ContentType, st.CacheControl, digest, o.ContentType, o.CacheControl, o.Digest)}
+		p.bk, o.Path, st.ContentType, st.CacheControl, digest, o.ContentType, o.CacheControl, o.Digest), Class: 1}
 }
 
 // same reports whether a stored object is o: the same digest (its sha256

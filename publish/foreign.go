@@ -39,14 +39,20 @@ func (e *ForeignError) Error() string {
 // ExitClass is the command's exit code: 1, a failed check.
 func (*ForeignError) ExitClass() int { return 1 }
 
-// refusal is an object at the target that the run cannot trust (a
-// release list or an index it cannot read): the user's to mend.
-type refusal struct{ error }
+// Refused is an error the user must mend, not skillpack's failure (an
+// object at the target the run cannot trust, credentials a server
+// refuses, another's object in the way), with the command's exit code:
+// running the same command again cannot help.
+type Refused struct {
+	Err   error
+	Class int
+}
 
-func (e refusal) Unwrap() error { return e.error }
+func (e Refused) Error() string { return e.Err.Error() }
+func (e Refused) Unwrap() error { return e.Err }
 
-// ExitClass is the command's exit code: 1, a failed check.
-func (refusal) ExitClass() int { return 1 }
+// ExitClass is the command's exit code.
+func (e Refused) ExitClass() int { return e.Class }
 
 // checkForeign refuses the run when an object at one of the bundle's
 // paths is not skillpack's to replace: one the last run's inventory does

@@ -156,7 +156,7 @@ func readLease(ctx context.Context, bk Bucket, r *Runner) (Stored, lease, error)
 		return st, held, ErrChanged // released since: try again
 	}
 	if err == nil && (json.Unmarshal(data, &held) != nil || held.Expires.IsZero()) {
-		err = refusal{fmt.Errorf("%s/%s: not a lease skillpack wrote; delete it if no publish is running", bk, LeasePath)}
+		err = Refused{Err: fmt.Errorf("%s/%s: not a lease skillpack wrote; delete it if no publish is running", bk, LeasePath), Class: 1}
 	}
 	return st, held, err
 }

@@ -178,7 +178,7 @@ func (p *bucketRun) published(ctx context.Context) (names, error) {
 		var named []string
 		if err == nil {
 			if named, err = layout.Names(doc, data); err != nil {
-				err = refusal{err} // what is there, not how it was reached
+				err = Refused{Err: err, Class: 1} // what is there, not how it was reached
 			}
 		}
 		for _, f := range named {

@@ -224,7 +224,7 @@ func (p *plan) addSign(what string, stage publish.Stage, subject ocispec.Descrip
 func (p *plan) checkTags(ctx context.Context, run *publish.Runner) error {
 	p.r.listTags(ctx)
 	if err := p.r.tagsErr; errors.As(err, new(*json.SyntaxError)) || errors.As(err, new(*json.UnmarshalTypeError)) {
-		return refused{fmt.Errorf("%s is not an OCI registry: its answer to a tag listing is not a registry's (%w); give the registry's host", p.r.repo.Reference.Registry, err), 2}
+		return publish.Refused{Err: fmt.Errorf("%s is not an OCI registry: its answer to a tag listing is not a registry's (%w); give the registry's host", p.r.repo.Reference.Registry, err), Class: 2}
 	}
 	var objects []publish.Object
 	for _, o := range p.objects {
@@ -237,7 +237,7 @@ func (p *plan) checkTags(ctx context.Context, run *publish.Runner) error {
 	err := run.Run(ctx, objects, func(ctx context.Context, o publish.Object) (publish.State, error) {
 		tag := strings.TrimPrefix(o.Path, "tag:")
 		err := p.r.checkTag(ctx, tag, p.tags[tag])
-		if errors.As(err, new(refused)) {
+		if errors.As(err, new(publish.Refused)) {
 			mu.Lock()
 			theirs = append(theirs, err)
 			mu.Unlock()
@@ -250,7 +250,7 @@ func (p *plan) checkTags(ctx context.Context, run *publish.Runner) error {
 		return err
 	case len(theirs) > 0:
 		slices.SortFunc(theirs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
-		return refused{fmt.Errorf("%w; nothing was published", errors.Join(theirs...)), 1}
+		return publish.Refused{Err: fmt.Errorf("%w; nothing was published", errors.Join(theirs...)), Class: 1}
 	}
 	return nil
 }

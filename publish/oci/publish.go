@@ -100,19 +100,6 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 	return nil
 }
 
-// refused is an error the user must mend, with the command's exit code:
-// 2 for a registry that refuses the credentials or is not a registry, 1
-// for a tag of someone else's.
-type refused struct {
-	error
-	class int
-}
-
-func (e refused) Unwrap() error { return e.error }
-
-// ExitClass is the command's exit code.
-func (e refused) ExitClass() int { return e.class }
-
 // loggedOut says how to log in when the registry refused the run's
 // credentials, or wanted some, and what a token needs (verb: "push to",
 // "pull"); err is then the user's to mend (exit 2).
@@ -122,7 +109,7 @@ func loggedOut(t Target, err error, verb string) error {
 	if !denied && !errors.Is(err, auth.ErrBasicCredentialNotFound) {
 		return err
 	}
-	return refused{fmt.Errorf("%w (log in with docker login %s or oras login %s, or pass --username and --password-stdin; a token needs the right to %s %s)", err, t.Registry, t.Registry, verb, t.Repository), 2}
+	return publish.Refused{Err: fmt.Errorf("%w (log in with docker login %s or oras login %s, or pass --username and --password-stdin; a token needs the right to %s %s)", err, t.Registry, t.Registry, verb, t.Repository), Class: 2}
 }
 
 // retryable tells the errors worth another try: the registry's 5xx, 429

@@ -300,7 +300,7 @@ func (r *remoteRepo) moveRelease(ctx context.Context, tag string, m manifest) (p
 		}
 		was := seen.(*ocispec.Descriptor)
 		if cur != nil && cur.Digest != m.desc.Digest && (was == nil || cur.Digest != was.Digest) {
-			return publish.Failed, refused{fmt.Errorf("the tag %s was moved to %s by another publish while this one ran, and is left there: publish again once that one has ended, or run one publish at a time (a CI concurrency group)", tag, cur.Digest), 1}
+			return publish.Failed, publish.Refused{Err: fmt.Errorf("the tag %s was moved to %s by another publish while this one ran, and is left there: publish again once that one has ended, or run one publish at a time (a CI concurrency group)", tag, cur.Digest), Class: 1}
 		}
 		r.tagNow.Store(tag, cur)
 	}
@@ -394,7 +394,7 @@ func (r *remoteRepo) foreign(ctx context.Context, tag string, m manifest, cur oc
 	if m.desc.MediaType != ocispec.MediaTypeImageIndex {
 		elsewhere = "another repository"
 	}
-	return refused{fmt.Errorf("tag %s names %s (%s, artifactType %q), which skillpack did not push; it is left as it is: publish to %s, or move or delete that tag yourself", tag, cur.Digest, cur.MediaType, now.ArtifactType, elsewhere), 1}
+	return publish.Refused{Err: fmt.Errorf("tag %s names %s (%s, artifactType %q), which skillpack did not push; it is left as it is: publish to %s, or move or delete that tag yourself", tag, cur.Digest, cur.MediaType, now.ArtifactType, elsewhere), Class: 1}
 }
 
 // credential resolves the registry's login: Username and Password when

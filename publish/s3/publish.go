@@ -172,7 +172,7 @@ func (b *Bucket) Swap(ctx context.Context, path string, data []byte, etag string
 func (b *Bucket) Delete(ctx context.Context, path string) error {
 	err := b.c.RemoveObject(ctx, b.t.Bucket, b.t.Key(path), minio.RemoveObjectOptions{})
 	if errorResponse(err).Code == "AccessDenied" {
-		return explained{fmt.Errorf("%s: %w; the bucket refuses to delete it (an Object Lock, a retention rule or a policy): publish without --prune, or let these credentials delete", b.url(path), err), 1}
+		return publish.Refused{Err: fmt.Errorf("%s: %w; the bucket refuses to delete it (an Object Lock, a retention rule or a policy): publish without --prune, or let these credentials delete", b.url(path), err), Class: 1}
 	}
 	return err
 }
@@ -206,31 +206,19 @@ func (b *Bucket) found(ctx context.Context) error {
 // noBucket is the error of a target whose bucket does not exist, naming
 // it and the fix.
 func (b *Bucket) noBucket() error {
-	return explained{fmt.Errorf("%s%s: %w at %s; check the bucket's name and --endpoint, or create the bucket (publish does not make one)", Scheme, b.t.Bucket, publish.ErrNoBucket, b.endpointName()), 2}
+	return publish.Refused{Err: fmt.Errorf("%s%s: %w at %s; check the bucket's name and --endpoint, or create the bucket (publish does not make one)", Scheme, b.t.Bucket, publish.ErrNoBucket, b.endpointName()), Class: 2}
 }
 
 // notS3 is the error of an endpoint whose answers are not S3's (what
 // says so), naming it.
 func (b *Bucket) notS3(what string) error {
-	return explained{fmt.Errorf("%s is not an S3 server: it %s, as a web site does; give the URL of the S3 API with --endpoint (such as https://ACCOUNT.r2.cloudflarestorage.com)", b.endpointName(), what), 2}
+	return publish.Refused{Err: fmt.Errorf("%s is not an S3 server: it %s, as a web site does; give the URL of the S3 API with --endpoint (such as https://ACCOUNT.r2.cloudflarestorage.com)", b.endpointName(), what), Class: 2}
 }
 
-// explained marks an error explain has added to, so that it is not added
-// to twice, with its exit class: the credentials, the bucket, the
-// endpoint: 2; another's object in the bundle's way: 1.
-type explained struct {
-	error
-	class int
-}
-
-func (e explained) Unwrap() error { return e.error }
-
-// ExitClass is the command's exit code.
-func (e explained) ExitClass() int { return e.class }
-
-// explain adds to err what the user can do about the commonest S3 errors.
+// explain adds to err what the user can do about the commonest S3 errors,
+// once: an error already publish.Refused is the user's to mend as it says.
 func (b *Bucket) explain(what string, err error) error {
-	if err == nil || errors.As(err, new(explained)) {
+	if err == nil || errors.As(err, new(publish.Refused)) {
 		return err
 	}
 	if what != "" {
@@ -240,11 +228,11 @@ func (b *Bucket) explain(what string, err error) error {
 	case "NoSuchBucket": // removed since the run found it, or found by another request first
 		return fmt.Errorf("%w (%w)", b.noBucket(), err)
 	case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch":
-		return explained{fmt.Errorf("%w; check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or --username and --password-stdin) and that they may list, read and write %s at %s", err, b.t, b.endpointName()), 2}
+		return publish.Refused{Err: fmt.Errorf("%w; check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or --username and --password-stdin) and that they may list, read and write %s at %s", err, b.t, b.endpointName()), Class: 2}
 	case "ObjectParentIsFile", "ExistingObjectIsDirectory":
 		// A server that keeps objects as files and folders (versitygw's
 		// posix backend).
-		return explained{fmt.Errorf("%w; %s keeps objects as files and folders, and another's object there is a file where the bundle needs a folder, or a folder where it puts a file: move it away, or publish under a prefix of its own", err, b.endpointName()), 1}
+		return publish.Refused{Err: fmt.Errorf("%w; %s keeps objects as files and folders, and another's object there is a file where the bundle needs a folder, or a folder where it puts a file: move it away, or publish under a prefix of its own", err, b.endpointName()), Class: 1}
 	}
 	return err
 }
