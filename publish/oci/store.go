@@ -277,9 +277,10 @@ func (s *Store) skill(ctx context.Context, e ocispec.Descriptor, problem func(pa
 	tgzDigest := layout.Digest(tgz.Digest)
 	archive := layout.ArchiveName(name, tgzDigest, layout.TarGz)
 	path := layout.SkillsDir + "/" + archive
-	switch title := tgz.Annotations[annTitle]; {
+	title := tgz.Annotations[annTitle]
+	switch n, _, ext, ok := layout.ParseArchiveName(title); {
 	case title == archive:
-	case isArchiveOf(title, name):
+	case ok && n == name && ext == layout.TarGz: // another of the skill's archives
 		path = layout.SkillsDir + "/" + title
 		problem(at, fmt.Sprintf("skill %s's archive layer is titled %s, but its digest %s names it %s", name, title, tgzDigest, archive))
 	default:
@@ -422,13 +423,6 @@ func (s *Store) version(ctx context.Context, name, v string, e, tgz, md ocispec.
 	case d.Digest != e.Digest:
 		problem(at, fmt.Sprintf("skill %s's version tag %s names %s, not the collection's manifest of version %s: the published version was changed; bump the skill's version instead", name, tag, d.Digest, v))
 	}
-}
-
-// isArchiveOf reports whether file is the name of one of skill's .tar.gz
-// archives.
-func isArchiveOf(file, skill string) bool {
-	n, _, ext, ok := layout.ParseArchiveName(file)
-	return ok && n == skill && ext == layout.TarGz
 }
 
 // config checks a skill's config blob against its manifest's annotations

@@ -253,16 +253,9 @@ func errorResponse(err error) minio.ErrorResponse {
 // retryCodes are the S3 error codes that say "try again later", whatever
 // the status they come with.
 var retryCodes = map[string]bool{
-	"InternalError":              true,
-	"ServiceUnavailable":         true,
-	"SlowDown":                   true,
-	"Throttling":                 true,
-	"ThrottlingException":        true,
-	"RequestLimitExceeded":       true,
-	"RequestThrottled":           true,
-	"RequestTimeout":             true,
-	"OperationAborted":           true,
-	"TooManyRequests":            true,
+	"InternalError": true, "ServiceUnavailable": true, "SlowDown": true, "Throttling": true,
+	"ThrottlingException": true, "RequestLimitExceeded": true, "RequestThrottled": true,
+	"RequestTimeout": true, "OperationAborted": true, "TooManyRequests": true,
 	"XMinioServerNotInitialized": true,
 }
 
