@@ -65,9 +65,8 @@ type BucketOptions struct {
 	DryRun bool // list and compare, report what would change, change nothing
 	Prune  bool // delete what no kept release names (prune)
 	Keep   int  // releases Prune keeps, the new one included; 0: DefaultKeep
-	// Runner is a new Runner of the target's for each batch of requests:
-	// its retries, jobs, report, progress line, log and clock (the
-	// release's time in the release list).
+	// Runner is a new Runner of the target's for each batch of requests;
+	// its clock gives the release's time in the release list.
 	Runner func() *Runner
 }
 
@@ -80,38 +79,28 @@ type bucketRun struct {
 	bk Bucket
 	o  BucketOptions
 
-	// existing is every key under the prefix when the run began.
-	existing map[string]Stored
-	// inv is the inventory of the last complete run (nil: none, or one
-	// that could not be read), and etags this run's, to write at its end.
-	inv   map[string]entry
-	etags etags
-	// inMemory holds the bytes of the run's own objects (the release
-	// list, the inventory) by path; a record copy is read from the
-	// bundle's record.
-	inMemory map[string][]byte
+	existing map[string]Stored // every key under the prefix when the run began
+	// inv is the inventory of the last complete run (nil: none, or
+	// unreadable), and etags this run's, to write at its end.
+	inv      map[string]entry
+	etags    etags
+	inMemory map[string][]byte // the run's own objects (release list, inventory) by path
 	// sums are the digests the records read so far give each path: in a
-	// Plain store, which keeps no digest of skillpack's beside a file, the
-	// bytes a release put there are what shows that it is skillpack's.
+	// Plain store, the bytes a release put there show that it is skillpack's.
 	sums map[string]map[layout.Digest]bool
 }
 
-// PublishBucket publishes the bundle b to bk, as ARCHITECTURE.md's
-// "publish/s3" describes: nothing when an object at one of the bundle's
-// paths is another's (ForeignError); else the build record's copy under
-// .skillpack/releases/, then the objects in the safe order, each sent
-// unless the listing and the last run's inventory, or else its Stat,
-// show it there; then the release list, the inventory, and with Prune
-// what no kept release names. It returns the first error that retries
-// did not overcome, or the context's; what was published before it
-// stays, and a rerun completes the release.
+// PublishBucket publishes the bundle b to bk: nothing when an object at
+// one of the bundle's paths is another's (ForeignError); else the build
+// record's copy under .skillpack/releases/, then the objects in the safe
+// order, each sent unless the listing and the last run's inventory, or
+// else its Stat, show it there; then the release list, the inventory, and
+// with Prune what no kept release names. It returns the first error that
+// retries did not overcome; a rerun completes the release.
 func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) error {
 	p := &bucketRun{b: b, bk: bk, o: o, inMemory: map[string][]byte{}}
-	err := o.Runner().Call(ctx, func(ctx context.Context) (err error) {
-		p.existing, err = bk.List(ctx)
-		return err
-	})
-	if err != nil {
+	var err error
+	if p.existing, err = Retried(ctx, o.Runner(), bk.List); err != nil {
 		return fmt.Errorf("%s: %w", bk, err)
 	}
 	list, err := p.releases(ctx)
@@ -121,8 +110,7 @@ func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) e
 	p.inv = p.inventory(ctx)
 	var live names
 	if o.Prune {
-		// Read before anything changes: these are the indexes readers
-		// hold now.
+		// Read before anything changes: the indexes readers hold now.
 		if live, err = p.published(ctx); err != nil {
 			return err
 		}
@@ -145,8 +133,7 @@ func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) e
 	copyObj.Path = RecordCopy(rec.Digest)
 	copyObj.CacheControl = layout.Immutable // named by its digest
 	// The record's copy first, on its own: whatever a run stopped part
-	// way leaves is then named by a release record, which a later
-	// --prune deletes by (see prune).
+	// way leaves is then named by a release record, which prune goes by.
 	run := o.Runner()
 	if err := run.Run(ctx, []Object{copyObj}, p.upload); err != nil {
 		for _, obj := range b.Objects {
@@ -179,9 +166,8 @@ func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) e
 		return err
 	}
 	if !o.DryRun {
-		// The inventory last: the shortcut of the next run, never what
-		// it relies on. Not reported: it is the run's bookkeeping, and
-		// says nothing about the bundle.
+		// The inventory last: the next run's shortcut, never what it
+		// relies on. Not reported: it says nothing about the bundle.
 		inv := p.own(InventoryPath, p.etags.encode(slices.Concat(b.Objects, []Object{copyObj})))
 		r := o.Runner()
 		r.Report, r.Progress = nil, nil
@@ -221,11 +207,10 @@ func (p *bucketRun) checkVersioned(ctx context.Context, list []release) error {
 	return &UnversionedError{Target: p.bk.String()}
 }
 
-// checkSent hashes every file of the bundle the run may send (not one the
-// listing and the inventory show there already) against the build record,
-// before the first write: a file changed since the build with its size
-// would be found only as it is sent, after other new files replaced live
-// ones, and a rerun could not mend that.
+// checkSent hashes every file of the bundle the run may send against the
+// build record, before the first write: a file changed since the build
+// with its size would be found only as it is sent, after other new files
+// replaced live ones, which a rerun could not mend.
 func (p *bucketRun) checkSent() error {
 	var maybe []Object
 	for _, o := range p.b.Objects {
@@ -269,7 +254,7 @@ func (p *bucketRun) releases(ctx context.Context) ([]release, error) {
 	}
 	list, err := decodeReleases(data)
 	if err != nil {
-		return nil, refusal{fmt.Errorf("%s: not a release list skillpack wrote (%v); remove it, and the next publish starts a new one", p.url(ReleasesList), err)}
+		return nil, Refused{Err: fmt.Errorf("%s: not a release list skillpack wrote (%v); remove it, and the next publish starts a new one", p.url(ReleasesList), err), Class: 1}
 	}
 	return list, nil
 }
@@ -347,19 +332,16 @@ func (p *bucketRun) open(o Object) (io.ReadCloser, error) {
 }
 
 // checkKept refuses a store that keeps an object's bytes but not what was
-// sent with them (versitygw --nometa keeps no headers, metadata or
-// checksum): a CDN or bucket website in front of it serves every file as
-// it pleases, every publish sends every object again, and prune can tell
-// no object of skillpack's. o, the first object sent, shows it; one this
-// run put there is deleted again.
+// sent with them (versitygw --nometa): a CDN in front of it serves every
+// file as it pleases, every publish sends every object again, and prune
+// can tell no object of skillpack's. o, the first object sent, shows it;
+// one this run put there is deleted again.
 func (p *bucketRun) checkKept(ctx context.Context, o Object) error {
 	if _, ok := p.inventoried(o); ok {
 		return nil // the last run's inventory vouches for what the store keeps
 	}
-	var st Stored
-	err := p.o.Runner().Call(ctx, func(ctx context.Context) (err error) {
-		st, err = p.bk.Stat(ctx, o.Path)
-		return err
+	st, err := Retried(ctx, p.o.Runner(), func(ctx context.Context) (Stored, error) {
+		return p.bk.Stat(ctx, o.Path)
 	})
 	if err != nil || same(st, o) {
 		return err
@@ -371,19 +353,16 @@ func (p *bucketRun) checkKept(ctx context.Context, o Object) error {
 	if d := cmp.Or(st.Checksum, st.Digest); d != "" {
 		digest = "the digest " + string(d)
 	}
-	return refusal{fmt.Errorf("%s/%s: the server did not keep what was sent with it: it answers Content-Type %q, Cache-Control %q and %s, where %q, %q and %s were sent. "+
+	return Refused{Err: fmt.Errorf("%s/%s: the server did not keep what was sent with it: it answers Content-Type %q, Cache-Control %q and %s, where %q, %q and %s were sent. "+
 		"Publish to storage that keeps objects' headers and metadata (a server in a mode that keeps bytes only, such as versitygw --nometa, does not)",
-		p.bk, o.Path, st.ContentType, st.CacheControl, digest, o.ContentType, o.CacheControl, o.Digest)}
+		p.bk, o.Path, st.ContentType, st.CacheControl, digest, o.ContentType, o.CacheControl, o.Digest), Class: 1}
 }
 
-// same reports whether a stored object is o: the same digest (by its
-// sha256 checksum, or the metadata digest where the store keeps no
-// checksum), size and headers. An object sent by another tool, or by an
-// older skillpack with other headers, is sent again.
+// same reports whether a stored object is o: the same digest (its sha256
+// checksum, else the metadata digest), size and headers. A header the
+// store keeps none of (a folder's Content-Type, gofakes3's Cache-Control)
+// is no difference: sending the object again would not change it.
 func same(st Stored, o Object) bool {
-	// A store that keeps no Content-Type (a folder) or Cache-Control
-	// (gofakes3) cannot be told one: sending the object again would not
-	// change that.
 	return cmp.Or(st.Checksum, st.Digest) == o.Digest && st.Size == o.Size &&
 		(sameType(st.ContentType, o.ContentType) || st.ContentType == "") &&
 		(st.CacheControl == o.CacheControl || st.CacheControl == "")
@@ -391,8 +370,7 @@ func same(st Stored, o Object) bool {
 
 // sameType reports whether a stored Content-Type is the one sent, as a
 // server may spell it back: another case, other spaces around the
-// parameters. Otherwise every republish to such a server would send
-// every object again.
+// parameters.
 func sameType(stored, sent string) bool {
 	if stored == sent {
 		return true
@@ -403,12 +381,10 @@ func sameType(stored, sent string) bool {
 }
 
 // get reads a published object whole, up to limit bytes, with retries.
-func (p *bucketRun) get(ctx context.Context, path string, limit int64) (data []byte, err error) {
-	err = p.o.Runner().Call(ctx, func(ctx context.Context) error {
-		data, err = readAll(ctx, p.bk, path, limit)
-		return err
+func (p *bucketRun) get(ctx context.Context, path string, limit int64) ([]byte, error) {
+	return Retried(ctx, p.o.Runner(), func(ctx context.Context) ([]byte, error) {
+		return readAll(ctx, p.bk, path, limit)
 	})
-	return data, err
 }
 
 // readAll reads an object whole, once, up to limit bytes.
@@ -425,10 +401,9 @@ func readAll(ctx context.Context, bk Bucket, path string, limit int64) ([]byte, 
 	return data, err
 }
 
-// CheckBucket checks, when the release list is there (a bundle that
-// skillpack publish put in bk), that its newest release is the build
-// record bk holds: one that is not was changed since, or its publish did
-// not finish. problem gets the path of the object a problem is about.
+// CheckBucket checks, when bk has a release list, that its newest release
+// is the build record bk holds: one that is not was changed since, or its
+// publish did not finish. problem gets the path a problem is about.
 func CheckBucket(ctx context.Context, bk Bucket, problem func(path, message string)) {
 	data, err := readAll(ctx, bk, ReleasesList, maxList)
 	if errors.Is(err, fs.ErrNotExist) {

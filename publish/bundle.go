@@ -51,10 +51,8 @@ type Skill struct {
 	SkillMD          Object   // SKILL.md in the v0.2 tree
 	TarGz, Zip       Object   // the content-addressed archives
 	Signatures       []Object // the archives' signatures, when the build signed them
-	// FolderSignature is the skill's folder signature (skill.oms.sig) when
-	// the build wrote one; its Path is "" when it did not. A skill.oms.sig
-	// the skill ships as one of its own files is not it: that one is in
-	// the archives.
+	// FolderSignature is the skill.oms.sig the build wrote; its Path is ""
+	// when it did not (one the skill ships itself is in the archives).
 	FolderSignature Object
 }
 
@@ -90,14 +88,12 @@ func (e *StaleError) Unwrap() error { return e.Err }
 // Open's refusal of a file changed before the run began.
 func (*StaleError) ExitClass() int { return 2 }
 
-// Open reads the bundle in dir: its build record, with layout.ReadRecord,
-// and mcp/skills.json for what the skills say of themselves. Every file
-// the record lists becomes an Object, with the digest and size the
-// record gives it; a signature, which the record lists without a digest,
-// is hashed, and every other file is hashed and checked against it. A
-// folder without a record, a file the record lists that is missing or of
-// other bytes, and a path that is not a clean bundle path are refused,
-// naming the file.
+// Open reads the bundle in dir: its build record, and mcp/skills.json
+// for what the skills say of themselves. Every file the record lists
+// becomes an Object with the digest and size the record gives it (a
+// signature, listed without one, is hashed), checked against them. A
+// folder without a record, a listed file missing or of other bytes, and
+// a path that is not a clean bundle path are refused, naming the file.
 func Open(dir string) (*Upload, error) {
 	b := &Upload{Dir: dir}
 	folder, err := bundle.OpenFolder(dir)
@@ -146,8 +142,7 @@ func Open(dir string) (*Upload, error) {
 
 	b.Objects = make([]Object, len(files))
 	errs := make([]error, len(files)) // reported in the record's order
-	// The files are checked (each hashed) on a few workers: a bundle of
-	// 10,000 skills has over 200,000 of them.
+	// Hashed on a few workers: 10,000 skills have over 200,000 files.
 	parallel.Each(len(files), 8, func(i int) error {
 		b.Objects[i], errs[i] = b.object(folder.Root(), files[i], known)
 		return nil
@@ -226,10 +221,9 @@ func kindOf(m fs.FileMode) string {
 }
 
 // skills makes the bundle's skills from the record's, with what
-// mcp/skills.json's frontmatter says of each, and the version the v0.2
-// index gives it (the build decided it: SemVer, from where the profile
-// allows); a skill mcp/skills.json leaves out (one MCP hosts refuse) has
-// the v0.2 index's description.
+// mcp/skills.json's frontmatter says of each and the version the v0.2
+// index gives it; a skill mcp/skills.json leaves out (one MCP hosts
+// refuse) has the v0.2 index's description.
 func (b *Upload) skills(folder bundle.Source, rec []layout.RecordSkill) ([]Skill, error) {
 	byPath := make(map[string]Object, len(b.Objects))
 	for _, o := range b.Objects {
@@ -286,8 +280,7 @@ func (b *Upload) skills(folder bundle.Source, rec []layout.RecordSkill) ([]Skill
 
 // document decodes a document of the bundle with dec, refusing bytes
 // other than the digest the record gives it: what publish takes from a
-// document (the versions' files, a skill's version and description) must
-// come from the bytes it uploads.
+// document must come from the bytes it uploads.
 func document[T any](b *Upload, folder bundle.Source, o Object, dec func([]byte) (T, error)) (T, error) {
 	var v T
 	data, err := bundle.ReadDoc(context.Background(), folder, o.Path, o.Digest, "the build record", bundle.MaxDoc)

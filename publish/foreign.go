@@ -39,22 +39,26 @@ func (e *ForeignError) Error() string {
 // ExitClass is the command's exit code: 1, a failed check.
 func (*ForeignError) ExitClass() int { return 1 }
 
-// refusal is an object at the target that the run cannot trust (a
-// release list or an index it cannot read): the user's to mend, as the
-// message says, and a failed check, not skillpack's fault.
-type refusal struct{ error }
+// Refused is an error the user must mend, not skillpack's failure (an
+// object at the target the run cannot trust, credentials a server
+// refuses, another's object in the way), with the command's exit code:
+// running the same command again cannot help.
+type Refused struct {
+	Err   error
+	Class int
+}
 
-func (e refusal) Unwrap() error { return e.error }
+func (e Refused) Error() string { return e.Err.Error() }
+func (e Refused) Unwrap() error { return e.Err }
 
-// ExitClass is the command's exit code: 1, a failed check.
-func (refusal) ExitClass() int { return 1 }
+// ExitClass is the command's exit code.
+func (e Refused) ExitClass() int { return e.Class }
 
 // checkForeign refuses the run when an object at one of the bundle's
-// paths is not skillpack's to replace. It is when the last run's
-// inventory vouches for it, when a build record at the prefix (the
-// published one, or a release's copy) names its path, or when it holds
-// the bundle's bytes already; anything else is another's, however it is
-// named. Records are read only while some path is still in doubt.
+// paths is not skillpack's to replace: one the last run's inventory does
+// not vouch for, no build record at the prefix names, and that does not
+// hold the bundle's bytes already. Records are read only while some path
+// is still in doubt.
 func (p *bucketRun) checkForeign(ctx context.Context) error {
 	doubt := map[string]Object{}
 	for _, o := range p.b.Objects {
@@ -64,9 +68,8 @@ func (p *bucketRun) checkForeign(ctx context.Context) error {
 			}
 		}
 	}
-	// The published record first, then the releases' copies. A record
-	// that cannot be read names nothing more than the files read before
-	// its fault; the next may name the rest.
+	// The published record first, then the releases' copies; a record
+	// that cannot be read names what was read before its fault.
 	var records []layout.Digest // "": the published one
 	if _, ok := p.existing[layout.BuildRecord]; ok {
 		records = append(records, "")

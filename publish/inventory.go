@@ -12,20 +12,17 @@ import (
 	"github.com/skillpack/skillpack/layout"
 )
 
-// InventoryPath is the inventory, written at the end of each complete run
-// (after the release list): every object the run made present, with its
-// digest and headers as verified then, and the ETag the server gave it.
+// InventoryPath is the inventory, written at the end of each complete run:
+// every object the run made present, with its digest and headers as
+// verified then, and the ETag the server gave it.
 //
-// It spares a republish a HEAD per object. The listing gives each key's
-// ETag, which changes whenever the object is written again with other
-// bytes (it is the bytes' MD5 on every S3-compatible server for a single
-// PUT, and at worst a new opaque value); an object whose listed ETag is
-// the inventory's, and whose inventory digest and headers are the ones
-// this run would send, is present as verified. Anything else is asked
-// for (HEAD) as before. An object written again with the same bytes and
-// other headers by another tool keeps its ETag, and is the one case the
-// inventory does not see. It is gzipped JSON: 120,000 objects' entries are
-// tens of megabytes as text.
+// It spares a republish a HEAD per object. A listed ETag changes whenever
+// the object is written again with other bytes (for a single PUT, the
+// bytes' MD5 on every S3-compatible server), so an object whose listed
+// ETag, digest and headers are the inventory's is present as verified;
+// anything else is asked for. The one case it misses is another tool
+// writing the same bytes with other headers. It is gzipped JSON: 120,000
+// objects' entries are tens of megabytes as text.
 //
 //	{"objects":[{"path":"…","digest":"sha256:…","etag":"…","contentType":"…","cacheControl":"…"}]}
 const InventoryPath = ".skillpack/inventory.json.gz"

@@ -18,10 +18,9 @@ import (
 // a lock file beside it instead (outlock).
 const LeasePath = ".skillpack/lease.json"
 
-// LeaseTTL is how long a lease lasts unless renewed: a publish renews it
-// every LeaseTTL/4, so only a killed one leaves it, for LeaseTTL at most
-// (a publish on its host takes it over at once), and a publish that finds
-// another's waits as long before it gives up.
+// LeaseTTL is how long a lease lasts unless renewed (every LeaseTTL/4),
+// so only a killed publish leaves one behind, for LeaseTTL at most, and a
+// publish that finds another's waits as long before it gives up.
 const LeaseTTL = 2 * time.Minute
 
 // A Swapper is a Bucket that writes an object only if it is as the caller
@@ -77,11 +76,10 @@ type Lease struct {
 
 // Lock takes the prefix of bk for this run, and renews it until Release;
 // r runs each request. Another run's lease is waited for until it is
-// released or expires (a killed run's; on this host, one whose process has
-// ended is taken over at once), for ttl at most: still held then, it is a
-// BusyError. The context returned ends, with the cause (Lost), if
-// the lease is lost: another run took it over after this one could not
-// renew it in time.
+// released or expires (on this host, one whose process has ended is
+// taken over at once), for ttl at most: still held then, it is a
+// BusyError. The context returned ends, with the cause (Lost), if another
+// run took the lease over after this one could not renew it in time.
 func Lock(ctx context.Context, bk Swapper, r *Runner, ttl time.Duration, log io.Writer) (*Lease, context.Context, error) {
 	host, _ := os.Hostname()
 	owner := fmt.Sprintf("%s, process %d", host, os.Getpid())
@@ -91,12 +89,9 @@ func Lock(ctx context.Context, bk Swapper, r *Runner, ttl time.Duration, log io.
 		return data
 	}
 	swap := func(etag string) (string, error) {
-		var got string
-		err := r.Call(ctx, func(ctx context.Context) (err error) {
-			got, err = bk.Swap(ctx, LeasePath, body(), etag)
-			return err
+		return Retried(ctx, r, func(ctx context.Context) (string, error) {
+			return bk.Swap(ctx, LeasePath, body(), etag)
 		})
-		return got, err
 	}
 	var waited *lease
 	deadline := r.now().Add(ttl)
@@ -161,7 +156,7 @@ func readLease(ctx context.Context, bk Bucket, r *Runner) (Stored, lease, error)
 		return st, held, ErrChanged // released since: try again
 	}
 	if err == nil && (json.Unmarshal(data, &held) != nil || held.Expires.IsZero()) {
-		err = refusal{fmt.Errorf("%s/%s: not a lease skillpack wrote; delete it if no publish is running", bk, LeasePath)}
+		err = Refused{Err: fmt.Errorf("%s/%s: not a lease skillpack wrote; delete it if no publish is running", bk, LeasePath), Class: 1}
 	}
 	return st, held, err
 }
@@ -179,8 +174,8 @@ func (l lease) ended(host string) bool {
 
 // renew extends the lease every ttl/4 until the run ends; a lease another
 // run has taken ends the run's context. A renewal whose answer was lost
-// (cut, timed out, cancelled) may have been written all the same: the
-// lease still names this run then, and is kept.
+// may have been written all the same: the lease, still this run's, is
+// kept.
 func (l *Lease) renew(ctx context.Context, ttl time.Duration, body func() []byte) {
 	defer close(l.done)
 	t := time.NewTicker(ttl / 4)

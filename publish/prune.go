@@ -17,12 +17,10 @@ import (
 )
 
 // prune deletes what the build records of releases no longer kept name,
-// and nothing else: not what a kept release names (list is already cut
-// to the kept ones, the new release first), not what the indexes
-// published before this run named (live), and not an object that does
-// not carry the digest skillpack stored with it. A path's shape proves
-// nothing: a website's own llms.txt or a hand-made file under
-// .well-known/agent-skills/ lives beside the bundle.
+// and nothing else: not what a kept release names (list holds the kept
+// ones), not what the indexes published before this run named (live), and
+// not an object without the digest skillpack stored with it. A path's
+// shape proves nothing: a site's own llms.txt lives beside the bundle.
 func (p *bucketRun) prune(ctx context.Context, list []release, live names) error {
 	keep := names{}
 	for _, o := range p.b.Objects {
@@ -40,15 +38,13 @@ func (p *bucketRun) prune(ctx context.Context, list []release, live names) error
 		}
 	}
 
-	// What may go is what the records of the releases no longer kept
-	// name: every record copy the prefix holds, listed or not, since a
-	// prune stopped after it rewrote the list, and a publish stopped
-	// before it wrote the list, leave copies the list does not name.
-	// A copy that cannot be read, or is not the bytes of its name, is not
-	// known to be skillpack's: it and what it names are left alone. A
-	// copy goes once nothing it names is left but what a kept release
-	// names too: while the live indexes keep one of its files, it is
-	// what will let a later prune delete that file.
+	// What may go is what the record copies of releases no longer kept
+	// name: every copy the prefix holds, listed or not (a stopped run
+	// leaves copies the list does not name). A copy that cannot be read,
+	// or is not the bytes of its name, is not known to be skillpack's: it
+	// and what it names are left alone. A copy goes once nothing it names
+	// is left but what a kept release names: while the live indexes keep
+	// one of its files, it lets a later prune delete that file.
 	doomed := names{}
 	var copies []Object
 	for _, path := range slices.Sorted(maps.Keys(p.existing)) {
@@ -100,11 +96,9 @@ func RecordOf(path string) (layout.Digest, bool) {
 
 // written keeps the objects that hold what skillpack stored there: the
 // digest publish put in their metadata, and where the server keeps a
-// checksum, the same one. Another tool's write over a path a release
-// named (a site's own llms.txt after the bundle stopped writing one)
-// keeps neither, and is not deleted. In a Plain store (a folder), which
-// keeps no metadata, a file is skillpack's if its bytes are those a record
-// read gives its path, and a signature, whose bytes no record gives, if
+// checksum, the same one; another tool's write over a path a release
+// named keeps neither. In a Plain store (a folder), a file is skillpack's
+// if its bytes are those a record read gives its path, and a signature if
 // the file it signs is, or is gone (a prune stopped between the two). An
 // object gone already is left out.
 func (p *bucketRun) written(ctx context.Context, objects []Object) ([]Object, error) {
@@ -170,11 +164,10 @@ func (n names) add(p string) {
 	}
 }
 
-// published is what the documents at the target name, as this run
-// found them before it changed anything: every path a reader holding
-// one of them may still fetch. Each document is read with layout's
-// decoder; one that cannot be read stops the run, since what it names
-// cannot be kept.
+// published is what the documents at the target name before the run
+// changes anything: every path a reader holding one may still fetch. A
+// document that cannot be read stops the run: what it names cannot be
+// kept.
 func (p *bucketRun) published(ctx context.Context) (names, error) {
 	n := names{}
 	for _, doc := range layout.Naming {
@@ -185,7 +178,7 @@ func (p *bucketRun) published(ctx context.Context) (names, error) {
 		var named []string
 		if err == nil {
 			if named, err = layout.Names(doc, data); err != nil {
-				err = refusal{err} // what is there, not how it was reached
+				err = Refused{Err: err, Class: 1} // what is there, not how it was reached
 			}
 		}
 		for _, f := range named {
@@ -199,10 +192,8 @@ func (p *bucketRun) published(ctx context.Context) (names, error) {
 }
 
 // recordNames adds every file the record copy of release d lists to n,
-// once the copy has been read whole and holds the bytes of its name: the
-// record skillpack stored, and not another's file at its path. With d
-// "", it reads the published record (layout.BuildRecord), which has no
-// digest to hold.
+// once the copy has been read whole and holds the bytes of its name; with
+// d "", the published record (layout.BuildRecord), which has none.
 func (p *bucketRun) recordNames(ctx context.Context, d layout.Digest, n names) error {
 	path := layout.BuildRecord
 	if d != "" {

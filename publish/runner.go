@@ -54,9 +54,8 @@ func (r Result) MarshalJSON() ([]byte, error) {
 }
 
 // Do is a target's work for one object: make it present (or remove it)
-// and say which State that was. It may be called again after an error
-// that the Runner's Retryable accepts, so it must be safe to repeat: an
-// upload of the same bytes to the same key is.
+// and say which State that was. It must be safe to repeat after an error
+// the Runner's Retryable accepts.
 type Do func(ctx context.Context, o Object) (State, error)
 
 // Defaults of a Runner's zero fields.
@@ -76,28 +75,25 @@ const (
 var ErrTimeout = errors.New("no answer in time")
 
 // ErrUnavailable is in the chain of a request's error when the server
-// kept failing in a way worth retrying until the retries ran out: the
-// server's failure, or the network's, not the request's or skillpack's.
+// kept failing in a way worth retrying until the retries ran out.
 var ErrUnavailable = errors.New("the server kept failing")
 
 // Runner runs a target's Do over a bundle's objects in the safe order:
-// stage by stage, each stage starting only when every object of the one
-// before it succeeded; within a stage, Jobs objects at a time, started
-// in the order they were given (stages keep it). An error
-// Retryable accepts is tried again after a backoff that doubles from
-// Backoff up to MaxBackoff, with full jitter (a random delay up to the
-// bound), so that many workers throttled at once do not come back at
-// once, until Budget has passed since the request first failed: an
-// outage shorter than that is waited out, and said so on Log. The zero
-// Runner is usable: its fields' zero values mean the defaults, and
-// nothing is retried.
+// stage by stage, each starting only when every object of the one before
+// succeeded; within a stage, Jobs objects at a time, started in the order
+// given. An error Retryable accepts is tried again after a backoff that
+// doubles from Backoff up to MaxBackoff, with full jitter (so that
+// workers throttled at once do not come back at once), until Budget has
+// passed since the request first failed; the wait is said on Log. The
+// zero Runner is usable: zero fields mean the defaults, and nothing is
+// retried.
 type Runner struct {
 	Retry
 	MaxBackoff time.Duration // the largest bound; 0: DefaultMaxBackoff
 
-	// Retryable tells the errors worth another try: a 5xx, throttling, a
-	// connection reset or timed out. The target knows its errors; nil
-	// retries nothing. An error of the run's own context is never retried.
+	// Retryable tells the errors worth another try (a 5xx, throttling, a
+	// connection reset); nil retries nothing, and an error of the run's
+	// own context is never retried.
 	Retryable func(error) bool
 
 	// Report hears of every object once, when its fate is known, in no
@@ -105,15 +101,11 @@ type Runner struct {
 	Report func(Result)
 
 	// Ready, when not nil, is called before an object's first attempt,
-	// outside its Timeout, and returns when the object may be sent: a
-	// target whose objects depend on one another within a stage (an OCI
-	// manifest on its blobs) waits there for what it needs, so that one
-	// skill's manifest need not wait for every blob of the bundle. It
-	// must wait only on objects given to Run before o in the same stage,
-	// or in an earlier one: a stage hands its objects out in order, so
-	// those are running or done, and every one of them is reported. An
-	// error leaves the object untried (Skipped, with the error) and
-	// fails the stage; it should return when ctx ends.
+	// outside its Timeout, and returns when the object may be sent (an
+	// OCI manifest once its blobs are). It must wait only on objects given
+	// to Run before o: a stage hands its objects out in order, so those
+	// are running or done. An error leaves the object untried (Skipped,
+	// with the error) and fails the stage; it should return when ctx ends.
 	Ready func(ctx context.Context, o Object) error
 
 	// Server names the server in what Log is told ("s3://bucket/prefix"),
@@ -135,23 +127,20 @@ type Retry struct {
 	// again; 0: DefaultBudget. No retry starts after it.
 	Budget time.Duration
 
-	// Timeout bounds each attempt, so that a stalled connection is given
-	// up and tried again (as a retryable error) instead of holding a
-	// worker for ever; 0: DefaultTimeout.
+	// Timeout bounds each attempt, so that a stalled connection is tried
+	// again instead of holding a worker for ever; 0: DefaultTimeout.
 	Timeout time.Duration
 
 	// Progress, when not nil, gets a progress line redrawn in place
 	// (carriage returns): give it a terminal only.
 	Progress io.Writer
 
-	// Log, when not nil (stderr), is told what a retry waits for (the
-	// server, the error), how long until it and until the Budget ends, at
-	// most once a second.
+	// Log, when not nil (stderr), is told what a retry waits for and how
+	// long, at most once a second.
 	Log io.Writer
 
-	// Sleep waits for d or until ctx ends; nil is a timer. Now is the
-	// clock the Budget is measured by; nil is time.Now. Tests replace
-	// both so that backoff costs no time.
+	// Sleep waits for d or until ctx ends (nil: a timer), and Now is the
+	// Budget's clock (nil: time.Now); tests replace both.
 	Sleep func(ctx context.Context, d time.Duration) error
 	Now   func() time.Time
 }
@@ -240,6 +229,15 @@ func (r *Runner) stage(ctx context.Context, objects []Object, do Do, p *progress
 func (r *Runner) Call(ctx context.Context, fn func(ctx context.Context) error) error {
 	_, _, err := r.try(ctx, Object{}, func(ctx context.Context, _ Object) (State, error) { return "", fn(ctx) })
 	return err
+}
+
+// Retried is what fn returns, run as r.Call runs it.
+func Retried[T any](ctx context.Context, r *Runner, fn func(context.Context) (T, error)) (v T, err error) {
+	err = r.Call(ctx, func(ctx context.Context) (err error) {
+		v, err = fn(ctx)
+		return err
+	})
+	return v, err
 }
 
 // try runs do until it succeeds, fails for good, or runs out of attempts
@@ -337,10 +335,9 @@ func (r *Runner) report(p *progress, res Result) {
 	p.add(res)
 }
 
-// progress is the line a Runner redraws on a terminal: the stage, how many
-// objects are done of how many, how many were sent and their bytes. It is
-// redrawn at most every tenth of a second, so that a run of 200,000
-// present objects does not spend its time on the terminal.
+// progress is the line a Runner redraws on a terminal, at most every
+// tenth of a second, so that a run of 200,000 present objects does not
+// spend its time on the terminal.
 type progress struct {
 	w          io.Writer // nil: no line
 	total      int

@@ -13,6 +13,9 @@ import (
 	"github.com/skillpack/skillpack/internal/testtool"
 )
 
+// Stages lists every stage in publishing order.
+var Stages = []Stage{Archives, Files, MCP, Indexes, Record}
+
 func objects(perStage int) []Object {
 	var out []Object
 	// Given out of order: the runner orders them by stage.

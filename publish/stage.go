@@ -29,9 +29,6 @@ const (
 	Record
 )
 
-// Stages lists every stage in publishing order.
-var Stages = []Stage{Archives, Files, MCP, Indexes, Record}
-
 var stageNames = [...]string{"archives", "files", "mcp", "indexes", "record"}
 
 // String is the stage's name as progress lines and --json spell it.

@@ -36,27 +36,24 @@ type Skill struct {
 	// Mod is the entry file's modification time when Read opened it.
 	Mod time.Time
 
-	// Plugin is the folder of the plugin holding the skill, in the same
-	// form as Dir (joined onto the root given, so "../.." when the plugin
-	// is above it), or "" outside any plugin. A plugin scopes its skills'
-	// names: see plugin.go.
+	// Plugin is the folder of the plugin holding the skill, in the form of
+	// Dir ("../.." when the plugin is above it), or "" outside any plugin.
+	// A plugin scopes its skills' names: see plugin.go.
 	Plugin string
 
 	// Mirror is set when the entry file is a symbolic link to the entry
-	// file of another skill found by the same walk: it is that skill's Dir.
-	// The two are one skill seen twice (a client's install folder often
-	// mirrors a repository's skills so), and only the other is the skill.
+	// file of another skill found by the same walk (a client's install
+	// folder mirroring a repository's skills): it is that skill's Dir,
+	// and only that one is the skill.
 	Mirror string
 
-	// Declared is the manifest that declares the skill (a marketplace
-	// naming it or its plugin, or its plugin's manifest: see plugin.go),
-	// in the form of Dir; "" when none does. A repository that declares
-	// its skills publishes those.
+	// Declared is the manifest that declares the skill (see plugin.go), in
+	// the form of Dir; "" when none does. A repository that declares its
+	// skills publishes those.
 	Declared string
 	// Loaded tells that Declared names the skill's folder itself, or the
-	// folder of skills just above it (a plugin's skills/, a folder its
-	// "skills" names), where a client installing the plugin loads it; not
-	// a folder deeper down, such as a skill's own assets/template/.
+	// folder of skills just above it, where a client installing the plugin
+	// loads it; not a folder deeper down (a skill's assets/template/).
 	Loaded bool
 
 	// Copies are the folders, in the form of Dir, of the skills identical
@@ -91,17 +88,14 @@ func (s *Skill) EntryPath() string { return filepath.Join(s.Dir, s.File) }
 var skipDirs = map[string]bool{".git": true, "node_modules": true, ".hg": true, ".svn": true}
 
 // Discover finds every skill at or below root, sorted by folder. root may
-// also be a skill folder itself, or a file or a folder inside a skill, in
-// which case the enclosing skill is returned (so a pre-commit hook can pass
-// changed files). Symbolic links to folders below root are not followed, so link loops
-// cannot trap the walk. Folders holding a built bundle are skipped: their
-// copies of SKILL.md are output, not source.
+// also be a skill folder, or a file or a folder inside a skill, in which
+// case the enclosing skill is returned (a pre-commit hook passes changed
+// files). Symbolic links to folders below root are not followed, so link
+// loops cannot trap the walk. Folders holding a built bundle are skipped.
 //
-// root itself is looked at with Lstat. A symlink named as root is a file of
-// the folder it sits in (that is how git, and so a pre-commit hook, sees
+// A symlink named as root is a file of the folder it sits in (as git sees
 // it): the skill holding the link is returned, even when the link dangles.
-// A symlink to a folder outside any skill is the user naming a linked
-// folder, and is walked.
+// A symlink to a folder outside any skill is walked.
 func Discover(root string) ([]*Skill, error) {
 	found, err := Find(root)
 	ReadAll(found, 0) // none on an error
@@ -109,8 +103,8 @@ func Discover(root string) ([]*Skill, error) {
 }
 
 // ReadAll reads every skill's entry file (Read), on jobs goroutines (0:
-// one per CPU): reading and parsing ten thousand SKILL.md files is most of
-// discovery's time, and each is independent.
+// one per CPU): reading ten thousand SKILL.md files is most of discovery's
+// time.
 func ReadAll(skills []*Skill, jobs int) {
 	parallel.Each(len(skills), jobs, func(i int) error {
 		skills[i].Read()
@@ -118,9 +112,8 @@ func ReadAll(skills []*Skill, jobs int) {
 	})
 }
 
-// Find is Discover without reading the entry files: each Skill has only Dir
-// and File until Read is called. A caller that handles skills one at a
-// time (the build) so holds in memory only the skills in hand.
+// Find is Discover without reading the entry files, so that a caller that
+// handles skills one at a time (the build) holds only the skills in hand.
 func Find(root string) ([]*Skill, error) {
 	t, err := FindTree(root)
 	if err != nil {
@@ -133,36 +126,32 @@ func Find(root string) ([]*Skill, error) {
 type Tree struct {
 	Skills []*Skill // as Find returns them
 	// Unread holds the manifests (marketplaces, plugin manifests) that
-	// could not be read or make no sense, each error naming its file:
-	// what they declare is not known.
+	// could not be read or make no sense, each error naming its file.
 	Unread []error
 	// Plugins lists the plugin folders the walk met, in the form of
 	// Skill.Dir, sorted: each holds a manifest, or a marketplace names it.
 	Plugins []string
-	// Declares lists the manifests at the root walked, marketplaces and
-	// the root's own plugin manifests, in the form of Skill.Dir: when there
-	// are any, the repository declares what it publishes (the skills whose
-	// Declared is set), as the clients that install from it read it.
+	// Declares lists the manifests at the root walked (marketplaces and
+	// the root's own plugin manifests), in the form of Skill.Dir: when there
+	// are any, the repository declares what it publishes.
 	Declares []string
 	// PassedOver lists the entry files under another case (skill.md)
-	// outside any skill that the walk took for no skill, their frontmatter
-	// naming none (entryIn), in the form of Skill.Dir joined with the
-	// file's name: when nothing else is found, the likeliest reason why.
+	// outside any skill whose frontmatter names no skill, in the form of
+	// Skill.Dir joined with the file's name: when nothing else is found,
+	// the likeliest reason why.
 	PassedOver []string
 	// Broken lists the symbolic links where a skill would be that lead
-	// nowhere, sorted by path: no skill is there, and nothing else says so.
+	// nowhere, sorted by path.
 	Broken []BrokenLink
 	// Entries are the marketplace entries that name plugins of Plugins,
-	// by folder in its form; a folder several entries name has one
-	// that lists them (PluginEntry.Of).
+	// by folder in its form (PluginEntry.Of when several name one).
 	Entries map[string]PluginEntry
 }
 
 // BrokenLink is a symbolic link where a skill would be, outside any skill
 // (in a skills/ folder, a folder a manifest names for skills, or one
-// holding skill folders), whose
-// target does not exist: a git submodule not checked out, a link to the
-// machine of whoever made it.
+// holding skill folders), whose target does not exist: a git submodule
+// not checked out, a link to the machine of whoever made it.
 type BrokenLink struct {
 	Path   string // the link, in the form of Skill.Dir
 	Target string // what it holds, as written
@@ -170,12 +159,10 @@ type BrokenLink struct {
 }
 
 // A Finder finds the skills of many roots in one run, and reads each
-// folder above them once for all: whether it is a plugin's root (a
-// listing), and what a repository's marketplaces name. Looked up afresh
-// for each root, the folder holding thousands of skills was listed once
-// a skill (a pre-commit hook's files; the skills lint --fix changed).
-// It takes the tree not to change while it is used; the zero Finder is
-// ready, a nil one reads afresh each time.
+// folder above them once for all: whether it is a plugin's root, and what
+// a repository's marketplaces name (else a folder of thousands of skills
+// is listed once a root). It takes the tree not to change while it is
+// used; the zero Finder is ready, a nil one reads afresh each time.
 type Finder struct {
 	pluginRoots map[string]bool
 	markets     map[string]map[string]bool
@@ -212,9 +199,7 @@ func (f *Finder) FindTree(root string) (*Tree, error) {
 		walk = target
 	}
 	w := newWalker(root, walk)
-	// What a marketplace at the folder walked declares is known before
-	// the walk meets the plugins it names.
-	declares := Marketplaces(walk)
+	declares := Marketplaces(walk) // read before the walk meets the plugins they name
 	for _, m := range declares {
 		w.readMarketplace(m)
 	}
@@ -257,9 +242,8 @@ func (f *Finder) FindTree(root string) (*Tree, error) {
 
 // Enclosing returns the nearest folder at or above path that holds a skill
 // entry file, or "" when there is none, looking no higher than the top of
-// a git checkout. A symlink in path's last element is not followed: a link
-// belongs to the folder it sits in. The answer is
-// relative when path is, even when the skill is above the working folder.
+// a git checkout. A symlink in path's last element belongs to the folder
+// it sits in. The answer is relative when path is.
 func Enclosing(path string) string {
 	dir := filepath.Clean(path)
 	if info, err := os.Lstat(dir); err != nil || !info.IsDir() {
@@ -286,8 +270,7 @@ func Enclosing(path string) string {
 // file-system root.
 func up(dir string) (string, bool) {
 	if b := filepath.Base(dir); b == "." || b == ".." {
-		// A relative path runs out of names at "." or "..": climb on
-		// lexically until the file-system root.
+		// Out of names: climb on lexically until the file-system root.
 		parent := filepath.Join(dir, "..")
 		a, err1 := filepath.Abs(dir)
 		p, err2 := filepath.Abs(parent)
@@ -310,9 +293,8 @@ func (f *Finder) find(dir string) *Skill {
 	return &Skill{Dir: dir, File: cmp.Or(entryName(dir), FileName), Plugin: f.pluginOf(dir)}
 }
 
-// Whole returns the entry file as Read read it, when it read it whole:
-// the bytes it parsed and the file's time when opened, for whoever would
-// read the file again (lint's rules, packing; see Files.Keep).
+// Whole returns the entry file as Read read it, when it read it whole, for
+// whoever would read the file again (see Files.Keep).
 func (s *Skill) Whole() (Read, bool) {
 	if d := s.Doc; d != nil && !d.Truncated && int64(len(d.Raw)) == s.Size {
 		return Read{Data: d.Raw, Mod: s.Mod}, true
@@ -344,11 +326,9 @@ func (s *Skill) Read() {
 		return
 	}
 	s.Size, s.Mod = info.Size(), info.ModTime()
-	// Sized from the stat, so that reading does not grow (and garbage) a
-	// buffer many times over; the file may still have grown since.
+	// Sized from the stat, so that reading does not grow a buffer many
+	// times over; one byte past the limit tells a file cut there.
 	buf := bytes.NewBuffer(make([]byte, 0, min(s.Size, MaxRead)+bytes.MinRead))
-	// One byte past the limit tells a file cut there from one that ends
-	// there; the stat's size may be out of date.
 	if _, err := buf.ReadFrom(io.LimitReader(f, MaxRead+1)); err != nil {
 		s.Err = pathError(err)
 		return
@@ -363,9 +343,7 @@ func OpenFile(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
 
-// walker finds skills below a folder. It lists each folder once, and takes
-// the entry file's name, the subfolders and the bundle check from that one
-// listing: a registry of ten thousand skills is walked in a blink.
+// walker finds skills below a folder, listing each folder once.
 type walker struct {
 	root, walk string  // the folder as given, and as walked (a link's target)
 	found      []entry // skills found, not yet loaded
@@ -405,8 +383,8 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 		if depth == 0 {
 			return err
 		}
-		// A folder below root that cannot be listed is skipped, not
-		// fatal; a SKILL.md in it can still be read if it can be opened.
+		// A folder below root that cannot be listed is skipped; a
+		// SKILL.md in it can still be read if it opens.
 		if fileExists(filepath.Join(dir, FileName)) {
 			w.add(dir, FileName, plugin)
 		}
@@ -443,8 +421,7 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 		defer func(n int) { w.open = w.open[:n] }(len(w.open))
 		w.open = append(w.open, len(w.found)-1)
 	}
-	// Kept for the skills that hold the folder, whose files Collect lists
-	// from these listings (Skill.Collect): a folder is listed once.
+	// Kept for Skill.Collect of the skills that hold the folder.
 	for _, i := range w.open {
 		e := &w.found[i]
 		if rel, err := filepath.Rel(e.walked, dir); err == nil {
@@ -475,8 +452,7 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 			}
 		}
 	}
-	// A skills/ folder that is itself a link leading nowhere (a submodule
-	// not checked out) is where skills would be.
+	// A skills/ folder that is a link leading nowhere is where skills would be.
 	if e := named(ents, "skills"); !inSkill && e != nil && e.Type()&fs.ModeSymlink != 0 {
 		w.brokenLink(filepath.Join(dir, "skills"))
 	}
@@ -491,8 +467,7 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 }
 
 // brokenIn records the links of a folder of skills, given its listing,
-// that lead nowhere (links inside a skill are the skill's files, which
-// lint checks).
+// that lead nowhere.
 func (w *walker) brokenIn(dir string, ents []fs.DirEntry, depth int) {
 	asked := false // whether a skill holds the folder walked, asked once
 	for _, e := range ents {
@@ -546,8 +521,7 @@ func (w *walker) brokenDeclared() []BrokenLink {
 
 // brokenFix is the likeliest fix for a link that leads nowhere: one to
 // an absolute path was made on another machine; one inside the
-// repository most often leads into a git submodule not checked out (an
-// empty folder, or none in a download).
+// repository most often leads into a git submodule not checked out.
 func brokenFix(target string) string {
 	if filepath.IsAbs(target) {
 		return "it names a folder on the machine where it was made; copy the skill into the repository, or link to it by a relative path inside the repository"
@@ -595,12 +569,11 @@ func entryName(dir string) string {
 	return name
 }
 
-// entryIn picks the entry file from the listing of the folder dir. The
-// listing, not a stat, decides: on a case-insensitive file system a stat
-// of "SKILL.md" also finds "skill.md", and only the listing tells the real
-// name. A case variant is an entry file only when its frontmatter names
-// the skill or describes it: a page called skill.md (a wiki's page about
-// skills) is no skill: those variants are returned as passed over.
+// entryIn picks the entry file from the listing of the folder dir: on a
+// case-insensitive file system a stat of "SKILL.md" also finds
+// "skill.md", and only the listing tells the real name. A case variant is
+// an entry file only when its frontmatter names or describes the skill
+// (DeclaresSkill); the others are returned as passed over.
 func entryIn(dir string, ents []fs.DirEntry) (name string, passed []string) {
 	var variants []string
 	for _, e := range ents {
@@ -622,8 +595,8 @@ func entryIn(dir string, ents []fs.DirEntry) (name string, passed []string) {
 
 // DeclaresSkill reports whether an entry file's frontmatter has a name or
 // a description; one that cannot be read is taken as a skill, for lint to
-// say why it cannot be read. Discovery asks it of a case variant such as
-// skill.md, and of a SKILL.md inside another skill.
+// say why. Discovery asks it of a case variant such as skill.md, and of a
+// SKILL.md inside another skill.
 func DeclaresSkill(path string) bool {
 	f, err := OpenFile(path)
 	if err != nil {
@@ -642,10 +615,9 @@ func DeclaresSkill(path string) bool {
 }
 
 // findMirrors sets Mirror on each skill whose entry file links to another
-// skill's. A link is resolved to a real path, and compared with the real
-// paths of the skills found: the walk follows no link below the folder it
-// walks, so a skill's real path is that folder's real path joined with the
-// skill's path below it, and only the links cost a look at the disk.
+// skill's. The walk follows no link, so a skill's real path is the walked
+// folder's real path joined with the skill's path below it: only the
+// links cost a look at the disk.
 func findMirrors(out []*Skill, found []entry, root, walk string) {
 	real, err := filepath.EvalSymlinks(walk)
 	if err != nil {
@@ -687,10 +659,9 @@ func named(ents []fs.DirEntry, name string) fs.DirEntry {
 	return nil
 }
 
-// BundleMarker is the file, relative to a bundle's root, whose presence marks
-// a folder as built output. It is the v0.2.0 discovery index every bundle
-// has (layout.V2Index; package skill stays below layout, so it is spelled
-// here too and a layout test keeps the two equal).
+// BundleMarker is the file, relative to a bundle's root, whose presence
+// marks a folder as built output: layout.V2Index, spelled here too since
+// skill stays below layout (a layout test keeps the two equal).
 const BundleMarker = ".well-known/agent-skills/index.json"
 
 // IsBundle reports whether dir is built output, which discovery skips and
@@ -700,10 +671,9 @@ func IsBundle(dir string) bool {
 }
 
 // Built reports whether the file or folder at p is what a build writes,
-// not source: a bundle, or beside an output folder one of the build's
-// staging folders (.dist.skillpack-123), their owner files, a bundle moved
-// aside, and its lock (.dist.skillpack.lock). A plugin's archives and
-// serve --watch pass them over.
+// not source: a bundle, or beside an output folder the build's staging
+// folders (.dist.skillpack-123), their owner files, a bundle moved aside,
+// and its lock (.dist.skillpack.lock).
 func Built(p string, dir bool) bool {
 	name := filepath.Base(p)
 	return strings.HasPrefix(name, ".") && (strings.Contains(name, ".skillpack-") || strings.HasSuffix(name, ".skillpack.lock")) ||

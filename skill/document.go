@@ -37,15 +37,12 @@ type Problem struct {
 }
 
 // SkillMD is a parsed SKILL.md. Parsing never fails: what could not be
-// understood is recorded in Problem (and BOM), and the rest is filled in as
-// far as it could be, so that lint reports every problem at once.
+// understood is recorded in Problem (and BOM), and the rest filled in.
 type SkillMD struct {
 	Raw []byte // the bytes read (the whole file unless it was over the read limit)
 	BOM bool   // the file starts with a UTF-8 byte order mark
 
-	// Truncated says that Raw is the first MaxRead bytes of a longer file:
-	// what lies past them was not read.
-	Truncated bool
+	Truncated bool // Raw is the first MaxRead bytes of a longer file
 
 	// Front is the frontmatter's root node: a mapping when the document is
 	// well formed, nil when there is no parseable frontmatter.
@@ -133,14 +130,11 @@ func parse(data []byte, truncated bool) *SkillMD {
 
 // split finds the frontmatter's fences and the body, and reports whether
 // the frontmatter is closed: only then is there YAML to parse (FrontRaw).
-// It reads lines only as far as the closing fence: the frontmatter is in
-// the first few, and splitting a long body too was most of the garbage of
-// a no-op rebuild.
+// It reads lines only as far as the closing fence.
 func split(data []byte, truncated bool) (d *SkillMD, closed bool) {
 	d = &SkillMD{Raw: data, Truncated: truncated}
 	if bytes.HasPrefix(data, bom) {
-		// Clients disagree on BOMs (the skills CLI strips it, YAML-subset
-		// readers do not), so report it and read on as a tolerant reader would.
+		// Clients disagree on BOMs: report it, and read on.
 		d.BOM = true
 		data = data[len(bom):]
 	}
@@ -151,9 +145,8 @@ func split(data []byte, truncated bool) (d *SkillMD, closed bool) {
 		text, start := lineText(l), end
 		n, end = n+1, end+len(l)
 		if open < 0 {
-			// Find the opening fence: line 1, or after blank/space-only
-			// lines, which is a reported problem but still parsed so that
-			// later rules can run.
+			// The opening fence: line 1, or after blank lines, a problem
+			// reported but still parsed so that later rules can run.
 			if !isFence(text) {
 				if len(bytes.TrimSpace(text)) != 0 {
 					break
@@ -173,11 +166,9 @@ func split(data []byte, truncated bool) (d *SkillMD, closed bool) {
 			open, front = n-1, end
 			continue
 		}
-		// The first fence line closes the block: a "---" inside a block
-		// scalar still ends the frontmatter for every line-based reader (and
-		// for YAML, where it starts a new document). An indented "  ---" is
-		// text to YAML and to the readers, which look for "\n---", so only
-		// a fence in column 1 closes.
+		// The first fence in column 1 closes the block, even inside a block
+		// scalar, as for every line-based reader (and for YAML, where it
+		// starts a new document); an indented "  ---" is text to them all.
 		if isFence(text) && !startsWithSpace(text) {
 			d.FrontLine, d.FrontRaw, d.BodyLine = open+2, data[front:start], n+1
 			if end < len(data) {
@@ -207,9 +198,8 @@ func split(data []byte, truncated bool) (d *SkillMD, closed bool) {
 	return d, false
 }
 
-// unmarshal is yaml.Unmarshal that turns a panic inside the YAML library into
-// an error: a SKILL.md is untrusted input, and one file the parser chokes on
-// must become a finding, not stop a lint of a thousand skills.
+// unmarshal is yaml.Unmarshal that turns a panic inside the YAML library
+// into an error: a SKILL.md is untrusted input.
 func unmarshal(data []byte, n *yaml.Node) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -325,14 +315,10 @@ var parserProblems = []string{
 
 // problemLine finds the line a yaml.v3 parser error is about. The library
 // names the line where the enclosing construct began ("metadata:"), not the
-// line that broke it (a key indented one space too far), so this looks for
-// the shortest run of leading lines, ending at or after that line, that
-// fails with the same message. Each try parses again, so the search has a
-// budget of tries and bytes and gives up, keeping line, when it is spent:
-// real frontmatter is a few dozen short lines and costs a fraction of it,
-// and hostile frontmatter costs at most a few hundred KiB more parsing. The
-// budget depends only on the input, so the answer never depends on the
-// machine.
+// line that broke it, so this looks for the shortest run of leading lines,
+// ending at or after that line, that fails with the same message. Each try
+// parses again, within a budget of tries and bytes that depends only on
+// the input; spent, it keeps line.
 func problemLine(raw []byte, msg string, line int) int {
 	const maxTries, maxBytes = 128, problemBytes
 	spent, end, n := 0, 0, 0
@@ -391,10 +377,9 @@ func lastNonSpace(b []byte) byte {
 }
 
 // problemColumn finds the 1-based column, in characters, of what broke the
-// YAML on a line that yaml.v3 named without a column, and says what it is in
-// words an author can act on, the library's message kept in parentheses.
-// Where the message names no particular character, the column is that of
-// the line's first one.
+// YAML on a line that yaml.v3 named without a column (else the line's
+// first character's), and says what it is in words an author can act on,
+// the library's message kept in parentheses.
 func problemColumn(raw []byte, line int, msg string) (int, string) {
 	text, start := lineAt(raw, line)
 	col := func(i int) int { return utf8.RuneCount(text[:i]) + 1 }
@@ -440,11 +425,10 @@ func problemColumn(raw []byte, line int, msg string) (int, string) {
 }
 
 // mappingColon returns the byte offset, within text, of the ':' that made
-// yaml.v3 fail with msg on line: of the colons followed by a blank or the end
-// of the line, the first at which the YAML cut just after it fails the same
-// way. A key's own colon parses and a colon inside quotes fails otherwise,
-// so no guess about YAML's grammar is needed. The tries are bounded as in
-// problemLine; -1 when none is found within them.
+// yaml.v3 fail with msg on line: of the colons followed by a blank or the
+// end of the line, the first at which the YAML cut just after it fails the
+// same way, so that no guess about YAML's grammar is needed. The tries are
+// bounded as in problemLine; -1 when none is found within them.
 func mappingColon(raw []byte, start int, text []byte, line int, msg string) int {
 	const maxTries = 16
 	tries := 0

@@ -70,9 +70,9 @@ type Read struct {
 }
 
 // Keep keeps the bytes of the file at path (a Files path), read whole, for
-// Kept. Lint's rules read a skill's files before the build packs them; on a
-// large tree the second open and read of every file cost more than the
-// rest of packing but deflate.
+// Kept: lint's rules read a skill's files before the build packs them, and
+// a second read of every file cost more than the rest of packing but
+// deflate.
 func (f *Files) Keep(path string, r Read) {
 	if f.read == nil {
 		f.read = map[string]Read{}
@@ -108,22 +108,19 @@ func IsJunk(name string, isDir bool) bool {
 }
 
 // RepoPlumbing reports whether the entry at path (a Files path) of a skill
-// whose folder is a git work tree's root (a repository that is one skill)
-// is the repository's, not the skill's: .github/, which GitHub reads only
-// at a repository's root, and an installed skill never is (workflows,
-// issue templates, funding). Collect leaves it out there, as junk that no
-// one deletes. .gitignore and .gitattributes stay: git reads them in any
-// folder, so where a client installs the skill inside a project's
-// repository they still keep what its scripts write out of commits and
-// its scripts' line ends as they are; the Vercel skills CLI installs them
-// too.
+// whose folder is a git work tree's root is the repository's, not the
+// skill's: .github/, which GitHub reads only at a repository's root, and an
+// installed skill never is. Collect leaves it out there, as junk.
+// .gitignore and .gitattributes stay: git reads them in any folder, so they
+// still work where a client installs the skill inside a project's
+// repository (the Vercel skills CLI installs them too).
 func RepoPlumbing(path string, isDir bool) bool { return isDir && path == ".github" }
 
 // maxFiles bounds a collection so that a hostile tree cannot exhaust memory
-// or time; it is far above any reader's limit (the strictest accepts 512).
-// It counts every entry looked at, folders included: links inside the skill
-// that point at the same folders can multiply a tiny tree's paths
-// exponentially without adding a single file. A variable so tests can lower it.
+// or time, far above any reader's limit (the strictest accepts 512). It
+// counts every entry looked at, folders included: links inside the skill
+// to the same folders can multiply a tiny tree's paths exponentially. A
+// variable so tests can lower it.
 var maxFiles = 100_000
 
 // Collect lists the files of the skill in dir: junk and .skillignore'd files
@@ -140,8 +137,7 @@ func CollectOmitting(dir string, omit func(disk string, isDir bool) bool) (*File
 }
 
 // Collect is Collect of the skill's folder, each folder listed as
-// discovery listed it, where it did: a build lists every folder once. A
-// file gone since is left out, as a later listing would have.
+// discovery listed it; a file gone since is left out.
 func (s *Skill) Collect() (*Files, error) {
 	lists := s.lists
 	s.lists = nil // held no longer than needed
@@ -154,19 +150,18 @@ func collect(dir string, lists map[string][]fs.DirEntry, omit func(string, bool)
 		return nil, err
 	}
 	repo := IsRepoRoot(root)
-	var ix *index
-	if fromIndex {
-		ix = indexOf(root)
-	}
-	c := &collector{root: root, repo: repo, index: ix, lists: lists, omit: omit, out: &Files{Root: root}, active: map[string]bool{}}
 	// The error does not name dir: callers name the skill themselves.
-	err = c.walk(root, "")
-	if real := c.real; err == errNotReal {
+	walk := func(root, real string) (*collector, error) {
+		c := &collector{root: root, real: real, repo: repo, lists: lists, omit: omit,
+			out: &Files{Root: root}, active: map[string]bool{}}
 		if fromIndex {
-			ix = indexOf(real)
+			c.index = indexOf(root)
 		}
-		c = &collector{root: real, real: real, repo: repo, index: ix, lists: lists, omit: omit, out: &Files{Root: real}, active: map[string]bool{}}
-		err = c.walk(real, "")
+		return c, c.walk(root, "")
+	}
+	c, err := walk(root, "")
+	if err == errNotReal {
+		c, err = walk(c.real, c.real)
 	}
 	if err != nil {
 		return nil, err
@@ -194,9 +189,9 @@ type collector struct {
 }
 
 // errNotReal stops a walk that met a link below a root that is not its
-// own real path: a link's target is a real path, so the walk starts again
-// from the root's (collector.real). Resolving the root only then spares
-// most skills, which have no links, a stat of every folder above them.
+// own real path, to start again from the root's (collector.real), since a
+// link's target is a real path. Most skills have no links, and are spared
+// resolving the root.
 var errNotReal = errors.New("the root is not a real path")
 
 // ErrTooManyFiles is returned when a skill holds more files than any reader
@@ -220,8 +215,7 @@ func (c *collector) walk(real, rel string) error {
 		c.refuse(rel+"/", Unreadable, pathError(err))
 		return nil
 	}
-	// Read before any entry is judged, when the listing has one: most
-	// skills have none, and a failed open costs more than looking.
+	// Read before any entry is judged, when the listing has one.
 	if rel == "" && named(ents, IgnoreFile) != nil {
 		if data, err := os.ReadFile(filepath.Join(real, IgnoreFile)); err == nil {
 			c.ignore = ParseIgnore(data)
@@ -238,8 +232,6 @@ func (c *collector) walk(real, rel string) error {
 		if c.seen++; c.seen > maxFiles {
 			return ErrTooManyFiles
 		}
-		// A folder is known from the listing; anything else is looked at
-		// for its kind, size and mode.
 		isDir, info := e.IsDir(), fs.FileInfo(nil)
 		if !isDir {
 			var err error

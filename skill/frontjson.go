@@ -35,14 +35,10 @@ func (d *SkillMD) FrontmatterJSON() ([]byte, error) {
 const maxJSONDepth = 100
 
 // writeJSON writes n. With textValues, n is the metadata mapping, whose
-// values the specification makes strings: an unquoted count: 28, version:
-// 1.0, updated: 2026-02-06 or an empty value is written as the text
-// written ("28", "1.0", "2026-02-06", ""), and a nested value as its JSON
-// text, so that no such value (a 20-digit number) stops the build. Hosts
-// that read the YAML themselves see a number, null, a list: MCP hosts
-// refuse such an entry, and the build leaves the skill out of the MCP
-// documents (CheckMCP); lint's metadata-scalar and metadata-nested ask for
-// strings.
+// values the specification makes strings: a scalar is written as the text
+// written (count: 28 as "28", an empty value as ""), and a nested value as
+// its JSON text, so that no such value (a 20-digit number) stops the
+// build; CheckMCP and lint's metadata rules say what hosts make of them.
 func (d *SkillMD) writeJSON(b *bytes.Buffer, q *quoter, n *yaml.Node, depth int, textValues bool) error {
 	fail := func(at *yaml.Node, format string, args ...any) error {
 		line, col := d.FilePos(at)

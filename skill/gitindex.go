@@ -13,12 +13,10 @@ import (
 )
 
 // On Windows a file has no execute bit, and git checks a symbolic link
-// out as a small file holding its target (core.symlinks is off there by
-// default), so a skill read from the disk would be packed otherwise than
-// from the same commit elsewhere. There, in a git work tree, Collect takes
-// what the commit says from git's index: a file it records as executable
-// (100755) is, and a file it records as a link (120000) is read as the
-// link it stands for. A variable so that tests can turn it on anywhere.
+// out as a file holding its target, so a skill would be packed otherwise
+// than from the same commit elsewhere. There, in a git work tree, Collect
+// takes the modes from git's index: 100755 is executable, and 120000 a
+// link. A variable so that tests can turn it on anywhere.
 var fromIndex = runtime.GOOS == "windows"
 
 // index is git's record of the files of one work tree: their modes by

@@ -28,8 +28,7 @@ type ignoreRule struct {
 // "!" negation, a trailing "/" for folders only, a leading or inner "/"
 // anchoring to the base, and "*", "?", "[...]" and "**" wildcards.
 func ParseIgnore(data []byte) *Ignore {
-	// Split rather than scan: a scanner stops at its first over-long line
-	// and would silently drop every pattern after it.
+	// Split rather than scan: a scanner stops at its first over-long line.
 	// git skips a BOM here too; NewIgnore drops each line's "\r".
 	return NewIgnore(strings.Split(string(bytes.TrimPrefix(data, bom)), "\n"))
 }
@@ -84,15 +83,13 @@ func splitPattern(p string) (r ignoreRule, glob string, anchored, ok bool) {
 }
 
 // Outside reports why the gitignore-style pattern p names nothing below
-// the folders it is relative to (bases: for --ignore the folders given,
-// for skillpack.yaml its folder), as what "this pattern" does, and the
-// pattern that names what was meant, or "" when none can; why is "" for
-// a pattern that may name something. The paths a pattern is matched
-// against are below its base, so a ".." never matches; nor does an
-// absolute path on disk, which gitignore reads as anchored at the base
-// ("/x" is the base's x). A path counts as absolute only when it has two
-// names or more, is there, and the base holds no such path: "/tmp/" and
-// "/build/" are the base's folders, whatever the system has.
+// the folders it is relative to (bases), as what "this pattern" does, and
+// the pattern that names what was meant, or "" when none can; why is ""
+// for a pattern that may name something. A ".." never matches a path
+// below the base, nor does an absolute path on disk, which gitignore
+// reads as anchored at the base. A path counts as absolute only when it
+// has two names or more, is there, and the base holds no such path:
+// "/build/" is the base's folder, whatever the system has.
 func Outside(p string, bases ...string) (why, instead string) {
 	r, glob, _, ok := splitPattern(p)
 	if !ok {
@@ -115,12 +112,7 @@ func Outside(p string, bases ...string) (why, instead string) {
 	// inside is target's path below one of bases, with "/", or "".
 	inside := func(target func(base string) string) string {
 		for _, b := range bases {
-			ab, err1 := filepath.Abs(b)
-			at, err2 := filepath.Abs(target(b))
-			if err1 != nil || err2 != nil {
-				continue
-			}
-			if rel, err := filepath.Rel(ab, at); err == nil && rel != "." && filepath.IsLocal(rel) {
+			if rel, ok := relBelow(b, target(b)); ok && rel != "." {
 				return filepath.ToSlash(rel)
 			}
 		}
@@ -166,9 +158,8 @@ func trimTrailingSpace(p string) string {
 
 // Match reports whether the slash-separated path, relative to the ignore
 // file's folder, is ignored. A path inside an ignored folder is ignored
-// whatever later patterns say: git never looks inside an excluded folder, so
-// nothing in it can be re-included. This also makes the answer the same
-// whether or not the caller skips ignored folders while walking.
+// whatever later patterns say, as in git, whether or not the caller
+// skips ignored folders while walking.
 func (ig *Ignore) Match(path string, isDir bool) bool {
 	_, ok := ig.decide(path, isDir)
 	return ok
@@ -367,9 +358,8 @@ func writeRange(b *strings.Builder, lo, hi rune) {
 
 // DefaultIgnore are the folders a build leaves out unless told otherwise:
 // test fixtures and templates hold SKILL.md files that are not skills to
-// publish (tests/fixtures/, .test/, TEMPLATE/, _template/ in public
-// repositories). A folder named as a root is never left out by them, nor
-// is anything above it: naming it asks for it.
+// publish. A folder named as a root is never left out by them, nor is
+// anything above it.
 var DefaultIgnore = []string{
 	"test/", "tests/", "__tests__/", ".test/", ".tests/", "testdata/", "fixtures/", "__fixtures__/",
 	"template/", "templates/", "Template/", "TEMPLATE/", "_template/", "_templates/", ".template/",
@@ -385,13 +375,8 @@ func (ig *Ignore) Path(base, p string, isDir bool) (string, bool) {
 	if ig.Empty() {
 		return "", false
 	}
-	b, err1 := filepath.Abs(base)
-	d, err2 := filepath.Abs(p)
-	if err1 != nil || err2 != nil {
-		return "", false
-	}
-	rel, err := filepath.Rel(b, d)
-	if err != nil || rel == "." || !filepath.IsLocal(rel) {
+	rel, ok := relBelow(base, p)
+	if !ok || rel == "." {
 		return "", false
 	}
 	return ig.decide(filepath.ToSlash(rel), isDir)

@@ -13,10 +13,9 @@ import (
 // far faster than its size: a megabyte would take it minutes. Lint and the
 // catalog parse it with the bounds here, so that neither hangs a build.
 
-// MaxNesting bounds how deep quotes and lists nest. goldmark's work per line
-// grows with the depth, so a line of a million ">" would take minutes; no
-// real document nests past a few levels, and deeper markers are read as
-// text.
+// MaxNesting bounds how deep quotes and lists nest: goldmark's work per
+// line grows with the depth, so a line of a million ">" would take
+// minutes. Deeper markers are read as text.
 const MaxNesting = 32
 
 // MarkdownBlocks returns goldmark's block parsers, with quotes and lists
@@ -54,13 +53,11 @@ func (s shallow) Open(parent ast.Node, r text.Reader, pc parser.Context) (ast.No
 }
 
 // inlineBudget bounds the work of goldmark's inline pass on hostile input.
-// goldmark looks for the end of a link from each "[", and for the opener
-// of an emphasis from each "*", "_" or "~", to the start or end of its
+// goldmark scans from each "[", "*", "_" or "~" to the start or end of its
 // paragraph in the worst case, and takes reference definitions out of a
-// paragraph one at a time, each time copying the lines after it; so a
-// paragraph of "[a](" or "*a _b" or "[a]: b\n" a hundred thousand times
-// would take minutes. Real documents, even a long table of links, stay far
-// below the budget.
+// paragraph one at a time, copying the lines after each; so a paragraph
+// of "[a](" or "[a]: b\n" a hundred thousand times would take minutes.
+// Real documents stay far below the budget.
 const inlineBudget = 1 << 30
 
 // InlineCostly reports whether src's inline pass (links, emphasis,

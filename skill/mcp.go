@@ -12,18 +12,14 @@ import (
 
 // What the clients of the MCP Skills Extension (SEP-2640) take of a
 // skill's entry: the official TypeScript SDK's entry rules
-// (validateSkillEntry, which refuses a whole skills/list holding one entry
-// that breaks them), a frontmatter identical to every host's own parse of
-// SKILL.md (the SDK, @olaservo/ext-skills, the Inspector and the
-// conformance suite refuse a skill whose entry differs, as they refuse a
-// digest mismatch), and the extension's per-skill limits, which the MCP
-// Inspector fails a skill over. The build leaves a skill CheckMCP refuses
-// out of the MCP documents, verify fails a bundle whose MCP documents list
-// one, and lint's rule of each cause says so.
+// (validateSkillEntry, which refuses a whole skills/list for one entry), a
+// frontmatter identical to every host's own parse of SKILL.md (the SDK,
+// @olaservo/ext-skills, the Inspector and the conformance suite refuse a
+// skill whose entry differs), and the extension's per-skill limits. The
+// build leaves a skill CheckMCP refuses out of the MCP documents, verify
+// fails a bundle whose MCP documents list one, and lint says why.
 
-// The per-skill limits of SEP-2640 (the TypeScript SDK's SKILL_LIMITS):
-// hosts must accept a skill up to them, and servers should not publish one
-// over them.
+// The per-skill limits of SEP-2640 (the TypeScript SDK's SKILL_LIMITS).
 const (
 	MCPMaxFiles = 512      // files of a skill, SKILL.md included
 	MCPMaxBytes = 16 << 20 // bytes of a skill as resources/read serves them (ServedSize)
@@ -47,27 +43,22 @@ func (r *MCPRefusal) Error() string { return r.Reason }
 // SKILL.md is d and whose files resources/read serves as served bytes
 // (ServedSize of each), or nil when they take it:
 //
-//   - metadata, when present, maps keys to values YAML reads as strings.
-//     The SDK refuses a listing holding any other value; and a value YAML
-//     reads as a number, a boolean or null, listed as its text (FrontmatterJSON),
-//     differs from every host's parse of SKILL.md (version: 1.0 is the
-//     number 1), so no entry can satisfy both. A date is text to the YAML
-//     1.2 readers hosts use.
+//   - metadata, when present, maps keys to values YAML reads as strings:
+//     the SDK refuses any other value, and one read as a number, a boolean
+//     or null, listed as its text (FrontmatterJSON), differs from every
+//     host's parse (version: 1.0 is the number 1). A date is text to the
+//     YAML 1.2 readers hosts use.
 //   - compatibility, when present, is a string of 1 to MCPMaxCompatibility
 //     characters.
 //   - the frontmatter keeps to the SDK's YAML subset where the clients'
-//     YAML readers go beyond it: no quoted value or flow collection goes
-//     on past its line (MultilineQuoted, FlowEnd), a flow
-//     collection holds no bare pair ([a: b]) or empty value ({a}), and no
-//     block scalar header has an indentation indicator (IndentIndicators).
-//     What the readers of both sides refuse (anchors, tags, tabs,
-//     duplicate keys) is a lint error, which keeps the skill out of the
-//     build.
+//     readers go beyond it: no quoted value or flow collection goes on past
+//     its line, a flow collection holds no bare pair ([a: b]) or empty
+//     value ({a}), and no block scalar header has an indentation indicator.
+//     What both sides refuse (anchors, tags, tabs, duplicate keys) is a
+//     lint error, which keeps the skill out of the build.
 //   - at most MCPMaxFiles files, and MCPMaxBytes served bytes.
 //
-// The rules of name and description are layout's (CheckName,
-// CheckDescription), stricter than the SDK's, and a build refuses a skill
-// that breaks them.
+// The rules of name and description are layout's, stricter than the SDK's.
 func (d *SkillMD) CheckMCP(files int, served int64) *MCPRefusal {
 	var why, fixes []string
 	bad := func(fix, format string, args ...any) {
@@ -142,9 +133,9 @@ func (d *SkillMD) MultilineQuoted() []*yaml.Node {
 
 // UnderIndented are the values of MultilineQuoted with a line after the
 // first indented no deeper than the block collection that holds the
-// value: the YAML 1.2 reader the Vercel skills CLI and the MCP SDK parse
-// with ('yaml') refuses the whole frontmatter for one ("Missing closing
-// quote"), where yaml.v3 and PyYAML take it.
+// value: the 'yaml' package the Vercel skills CLI and the MCP SDK parse
+// with refuses the whole frontmatter for one, where yaml.v3 and PyYAML
+// take it.
 func (d *SkillMD) UnderIndented() []*yaml.Node {
 	var out []*yaml.Node
 	d.quotedOver(func(n, parent *yaml.Node, text *Lines) {
@@ -189,10 +180,9 @@ func (d *SkillMD) quotedOver(fn func(n, parent *yaml.Node, text *Lines)) {
 
 // subsetUnread says where the frontmatter leaves the official MCP SDK's
 // YAML subset in a way the clients' YAML readers take, and what to do, or
-// "": a flow collection that goes on past its line, a key: value pair bare
-// in a flow sequence, a key with no value in a flow mapping ({a}), or
-// collections nested deeper than the SDK reads. Quoted values over several
-// lines are MultilineQuoted's, indentation indicators IndentIndicators'.
+// "": a flow collection over several lines, a bare key: value pair in a
+// flow sequence, a key with no value in a flow mapping ({a}), or
+// collections nested deeper than the SDK reads.
 func (d *SkillMD) subsetUnread() (why, fix string) {
 	if d.Front == nil {
 		return "", ""
@@ -276,10 +266,9 @@ type Header struct {
 var blockHeader = regexp.MustCompile(`^[|>]([1-9][+-]?|[+-][1-9]?)?$`)
 
 // IndentIndicators are the block scalar headers with an explicit
-// indentation indicator, which the clients' YAML readers take and the
-// official MCP SDK's YAML subset refuses. It scans the lines, not the
-// tree, so that it also finds them where an indicator made the YAML
-// unreadable.
+// indentation indicator, which the official MCP SDK's YAML subset
+// refuses. It scans the lines, not the tree, so that it also finds them
+// where an indicator made the YAML unreadable.
 func (d *SkillMD) IndentIndicators() []Header {
 	var out []Header
 	block := -1 // indentation of the line that opened a block scalar, -1 outside one
@@ -360,10 +349,10 @@ func (d *SkillMD) FileLines() []string {
 	return lines
 }
 
-// Lines are the frontmatter's lines as YAML counts them, so that a node's
-// Line and Column find its text: a lone "\r" ends a line too. Each line's
-// character offsets are found once, since a YAML bomb puts thousands of
-// nodes on one long line.
+// Lines are the frontmatter's lines as YAML counts them (a lone "\r" ends
+// a line too), so that a node's Line and Column find its text. Each line's
+// character offsets are found once: a YAML bomb puts thousands of nodes
+// on one long line.
 type Lines struct {
 	lines  []string
 	starts map[int][]int // a non-ASCII line's character offsets
@@ -470,9 +459,8 @@ func MCPString(n *yaml.Node) bool {
 }
 
 // Tag is the type MCP hosts' YAML 1.2 readers give the value n: yaml.v3's
-// tag, but for a plain scalar typed as the core schema types it
-// (CoreNumber): 010 is the number 10, 0b1, 1_000 and << are text, and
-// 1e999 a number, if one JSON cannot carry.
+// tag, but for a plain scalar typed by the core schema (CoreNumber): 010
+// is the number 10, 0b1, 1_000 and << are text, and 1e999 a number.
 func Tag(n *yaml.Node) string {
 	t := n.ShortTag()
 	if n.Kind != yaml.ScalarNode || n.Style != 0 {
@@ -514,10 +502,9 @@ func Describe(n *yaml.Node) string {
 	return "a " + strings.TrimPrefix(n.ShortTag(), "!!")
 }
 
-// ServedSize is how many bytes an MCP host receives of a file of size
-// bytes through resources/read: the bytes themselves when text (IsText),
-// else their base64 encoding, 4 for every 3, which is what the MCP
-// Inspector counts against MCPMaxBytes.
+// ServedSize is how many bytes an MCP host receives of a file through
+// resources/read: its size when text (IsText), else its base64 encoding's,
+// which the MCP Inspector counts against MCPMaxBytes.
 func ServedSize(size int64, text bool) int64 {
 	if text {
 		return size
@@ -527,8 +514,7 @@ func ServedSize(size int64, text bool) int64 {
 
 // IsText reports whether an MCP server sends data as text rather than as
 // a base64 blob: it is not empty, and valid UTF-8 without a byte order
-// mark, so that no byte is rewritten. It is the one decision: serve reads
-// resources by it, and ServedSize counts by it.
+// mark. Serve reads resources by it, and ServedSize counts by it.
 func IsText(data string) bool {
 	var t TextCheck
 	t.WriteString(data)
@@ -608,10 +594,9 @@ func (t *TextCheck) Text() bool {
 
 // ServedBytes is how many bytes MCP hosts receive of the files through
 // resources/read (ServedSize of each), as far as limit needs to know:
-// when the files could not pass limit even if every one were base64-encoded,
-// none is read and that bound is returned; otherwise each file is read
-// (the bytes kept of it, if any) to tell text from binary, and the count
-// is exact. A result over limit is so always exact.
+// when the files could not pass limit even base64-encoded, none is read
+// and that bound is returned; otherwise each file is read to tell text
+// from binary. A result over limit is always exact.
 func (f *Files) ServedBytes(limit int64) (int64, error) {
 	var n int64
 	for _, fl := range f.Files {

@@ -18,15 +18,13 @@ import (
 // access of the plugin discord as /discord:access, so two plugins may each
 // hold a skill of one name. A plugin is a folder holding one of these
 // manifests: the Agent Plugins standard's plugin.json at the root, a
-// client's own under a dotted folder (.claude-plugin/plugin.json,
-// .codex-plugin/, .cursor-plugin/, and so for any client: .grok-plugin/),
-// or Copilot's .plugin/plugin.json and .github/plugin/plugin.json; or a folder a marketplace names
-// as a plugin's source (a plugin with "strict": false has no manifest).
+// client's own under a dotted folder (.claude-plugin/plugin.json, and so
+// for any client: .grok-plugin/), or Copilot's .plugin/plugin.json and
+// .github/plugin/plugin.json; or a folder a marketplace names as a
+// plugin's source (a plugin with "strict": false has no manifest).
 //
 // A per-platform variant folder (claude/skills/pdf beside codex/skills/pdf)
-// is laid out as a plugin is, and is one to the clients that read it: it
-// scopes names alike, whether or not it has a manifest, so that the same
-// layout gets the same verdict with manifests and without.
+// scopes names as a plugin does, with a manifest or without.
 
 // PluginManifest is the Agent Plugins manifest, at a plugin's root; the
 // clients' own manifests have the same name inside their manifest folders.
@@ -74,8 +72,7 @@ func ManifestOf(path string) (plugin string, market bool) {
 }
 
 // manifestsIn returns the plugin manifests in a folder, given its listing,
-// sorted. The listing answers for almost every folder; a stat is spent
-// only on a folder that has a manifest folder.
+// sorted.
 func manifestsIn(dir string, ents []fs.DirEntry) []string {
 	if _, ok := manifestDir(filepath.Base(dir)); ok || filepath.Base(dir) == "plugin" && filepath.Base(filepath.Dir(dir)) == ".github" {
 		return nil // a manifest's own folder: its plugin.json is its plugin's
@@ -198,12 +195,11 @@ func (f *Finder) pluginOf(dir string) string {
 }
 
 // pluginAbove returns the plugin holding the folder dir, not counting dir
-// itself (whose listing the walk reads anyway). It looks no further up than
-// the root of the git work tree holding dir, and outside any work tree no
-// further up than the working folder, when that holds dir and is not the
-// home folder (a whole-tree lint there reads the same plugins: a tree
-// unpacked from an archive is read alike from its top and from a skill's
-// file), and else not above dir at all: a stray plugin.json in a home or
+// itself. It looks no further up than the root of the git work tree
+// holding dir; outside any work tree, no further up than the working
+// folder, when that holds dir and is not the home folder (a tree unpacked
+// from an archive is read alike from its top and from a skill's file),
+// and else not above dir at all: a stray plugin.json in a home or
 // temporary folder must not make every skill below it one plugin's.
 func (f *Finder) pluginAbove(dir string) string {
 	found := ""
@@ -232,10 +228,9 @@ func (f *Finder) pluginAbove(dir string) string {
 		d, abs = parent, filepath.Dir(abs)
 	}
 	// A marketplace at the repository's root names plugins that may have
-	// no manifest of their own ("strict": false): the nearest of those
-	// holding dir, if nearer than the manifest's, in the form of dir
-	// (relative to the working folder when dir is relative). They hold dir
-	// one inside another, so the order they are met in makes no odds.
+	// no manifest ("strict": false): the nearest of those holding dir, if
+	// nearer than the manifest's, in the form of dir. They hold dir one
+	// inside another, so the order they are met in makes no odds.
 	for p := range f.marketPlugins(d) {
 		if !holds(dir, p) && holds(p, dir) && (found == "" || holds(found, p)) {
 			found = p
@@ -270,25 +265,30 @@ func (f *Finder) marketPlugins(d string) map[string]bool {
 
 // holds reports whether the folder dir is at or above p.
 func holds(dir, p string) bool {
-	a, err1 := filepath.Abs(dir)
-	b, err2 := filepath.Abs(p)
+	_, ok := relBelow(dir, p)
+	return ok
+}
+
+// relBelow is p relative to base, both made absolute, and whether p is
+// base ("." is local) or below it.
+func relBelow(base, p string) (string, bool) {
+	b, err1 := filepath.Abs(base)
+	a, err2 := filepath.Abs(p)
 	if err1 != nil || err2 != nil {
-		return false
+		return "", false
 	}
-	r, err := filepath.Rel(a, b)
-	return err == nil && filepath.IsLocal(r)
+	rel, err := filepath.Rel(b, a)
+	return rel, err == nil && filepath.IsLocal(rel)
 }
 
 // Declaring skills: a marketplace names its plugins and, for each, the
 // skills it has; a plugin's manifest may name its skill folders in
 // "skills"; and every plugin has the skills below its skills/ folder.
-// This is how the Vercel skills CLI reads a repository (getPluginSkillPaths
-// in its dist/cli.mjs, 1.7.4): .claude-plugin/marketplace.json's
-// metadata.pluginRoot and plugins[].source (a path; a github or URL source
-// is no folder here), plugins[].skills relative to the plugin's folder, and
-// .claude-plugin/plugin.json's skills. The other clients' marketplaces
-// (.cursor-plugin/, Codex's .agents/plugins/, Copilot's .github/plugin/)
-// and manifests have the same fields, and are read alike.
+// This is how the Vercel skills CLI reads a repository (getPluginSkillPaths,
+// 1.7.4): metadata.pluginRoot and plugins[].source (a path) of
+// .claude-plugin/marketplace.json, plugins[].skills relative to the
+// plugin's folder, and plugin.json's skills. The other clients'
+// marketplaces and manifests have the same fields, and are read alike.
 
 // declared is a folder a manifest declares skills in: a skill's folder, or
 // a folder of skills.
@@ -324,8 +324,7 @@ type marketplaceFile struct {
 
 // MarketplaceSource is a plugin entry of a marketplace whose source is a
 // path (a string, or Codex's {"source": "local", "path": ...}): the only
-// sources a repository can be checked against offline; a github, git or
-// URL source is no folder here.
+// sources a repository can be checked against offline.
 type MarketplaceSource struct {
 	Index  int    // the entry's index in plugins
 	Name   string // the entry's name
@@ -333,22 +332,21 @@ type MarketplaceSource struct {
 	Object bool   // the path is at source/path (Codex's form), not source
 	// Path is where the entry says its plugin is, with "/", relative to
 	// the marketplace's root (MarketplaceRoot), not cleaned of a leading
-	// "/" or "..": a source starting with "./" as written, as Claude Code
-	// resolves it; a bare one ("pdf") joined onto the marketplace's
-	// pluginRoot, as its documentation says.
+	// "/" or "..": a "./" source as written, as Claude Code resolves it; a
+	// bare one ("pdf") joined onto the marketplace's pluginRoot.
 	Path string
 	// Under is a "./" source joined onto pluginRoot, when there is one:
-	// where other readers (the Vercel skills CLI) look for it, and the
-	// folder discovery takes when Path names none.
+	// where the Vercel skills CLI looks for it, and the folder discovery
+	// takes when Path names none.
 	Under string
 	// Skills are the skills paths the entry declares, relative to its
-	// plugin's folder (a string, or a list of them; nil for none).
+	// plugin's folder (nil for none).
 	Skills []string
-	// Description and Version are the entry's: merged with the plugin's
-	// manifest, which takes precedence (PluginEntry).
+	// Description and Version are the entry's, which the plugin's
+	// manifest takes precedence over (PluginEntry).
 	Description, Version string
-	// Parts are the entry's fields naming what its plugin has besides
-	// skills, of commands, agents, hooks, mcpServers and lspServers.
+	// Parts are the entry's fields of commands, agents, hooks, mcpServers
+	// and lspServers that it has.
 	Parts []string
 
 	skills json.RawMessage
@@ -454,10 +452,8 @@ func MarketplaceOf(dir string) (name, owner string) {
 	return "", ""
 }
 
-// readMarketplace returns the plugin folders a marketplace at root names,
-// and the folders of skills it declares for each. A plugin whose source is
-// no folder of the repository (a github, git or URL source) is not
-// declared here.
+// readMarketplace records the plugin folders a marketplace at root names,
+// and the folders of skills it declares for each.
 func (w *walker) readMarketplace(path string) {
 	var m marketplaceFile
 	if !w.readJSON(path, &m) {
@@ -481,11 +477,10 @@ func (w *walker) readMarketplace(path string) {
 		case !seen:
 			w.entries[at] = PluginEntry{Name: s.Name, Description: s.Description, Version: s.Version}
 		case !slices.Contains(of, s.Name): // else one plugin, in several clients' marketplaces
-			// A folder several entries name (anthropics/skills: plugins
-			// of one repository, each a list of its skills) is none of
-			// them. The marketplace's own folder is named after the
-			// marketplace: its folder's name is the checkout's, another
-			// in every clone.
+			// A folder several entries name (anthropics/skills: each a
+			// list of the repository's skills) is none of them; the
+			// marketplace's own folder is named after the marketplace,
+			// not the checkout.
 			e := PluginEntry{Of: append(of, s.Name)}
 			if dir == top {
 				e.Name = m.Name
@@ -496,10 +491,8 @@ func (w *walker) readMarketplace(path string) {
 	}
 }
 
-// PluginEntry is what a marketplace's entry says of the plugin it names:
-// a client merges it with the plugin's manifest, which takes precedence,
-// and a plugin with no manifest (Claude Code's strict: false) is the
-// entry alone.
+// PluginEntry is what a marketplace's entry says of the plugin it names,
+// which a client merges with the plugin's manifest, if any.
 type PluginEntry struct {
 	Name, Description, Version string
 	// Of are the names of the entries that name the folder, when several
@@ -566,9 +559,8 @@ func (w *walker) declare(by, plugin string, skills json.RawMessage) {
 }
 
 // skillPaths are the paths a manifest's or a marketplace entry's skills
-// field gives: a string or a list of them; nil for no field, or one no
-// client reads. A path to a SKILL.md names its folder, as Claude Code
-// reads it (inchan/cc-plugins names its skills so).
+// field gives: a string or a list of them; nil for none. A path to a
+// SKILL.md names its folder, as Claude Code reads it.
 func skillPaths(skills json.RawMessage) []string {
 	var paths []string
 	if json.Unmarshal(skills, &paths) != nil {

@@ -37,14 +37,12 @@ type Options struct {
 	Prune  bool // delete what no kept release names (publish.BucketOptions)
 	Keep   int  // releases Prune keeps; 0: publish.DefaultKeep
 	// Retry's Jobs are the files copied at once (0: publish.DefaultJobs),
-	// its Progress a terminal for the progress line, its Now the
-	// release's time; nothing is retried.
+	// its Now the release's time; nothing is retried.
 	publish.Retry
 }
 
 // ParseTarget is the folder a file:// URL names: file:///abs/path, or
-// file://localhost/abs/path, as RFC 8089 has them. file://name/path is a
-// slip for one of them (a host is no folder here), and is refused with
+// file://localhost/abs/path (RFC 8089). file://name/path is refused with
 // the URL meant.
 func ParseTarget(target string) (string, error) {
 	u, err := url.Parse(target)
@@ -91,9 +89,8 @@ func Open(target string) (*Folder, error) {
 
 // Publish copies b into the folder target names, with
 // publish.PublishBucket, and calls report with each file's fate. What
-// stands in the bundle's way (see blocked) stops it before anything is
-// copied, as a file of another's at one of the bundle's paths does; so
-// does a target in DIST itself. Once the release is complete, the
+// stands in the bundle's way (blocked), and a target in DIST itself, stop
+// it before anything is copied. Once the release is complete, the
 // temporary files of a run killed before are removed.
 func Publish(ctx context.Context, b *publish.Upload, target string, o Options, report func(publish.Result)) error {
 	f, err := Open(target)
@@ -108,17 +105,13 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 		return &usageError{fmt.Sprintf("%s is in the bundle %s itself; publish to a folder outside it", target, b.Dir)}
 	}
 	if !o.DryRun {
-		// A folder that cannot be made (a file or a read-only file
-		// system on its path) is the user's to correct, not a run to
-		// repeat.
+		// A folder that cannot be made is the user's to correct.
 		_, missing := os.Stat(f.dir)
 		if err := os.MkdirAll(f.dir, 0o755); err != nil {
 			return &usageError{fmt.Sprintf("%s: cannot make the folder: %v; publish to a folder you can write", target, err)}
 		}
 		if missing != nil {
-			// Made for this run: refused before anything is copied, it
-			// goes again (a folder with something in it stays).
-			defer os.Remove(f.dir)
+			defer os.Remove(f.dir) // made for this run: it goes again if still empty
 		}
 		// Two publishes at once would each copy half their bundle over
 		// the other's. A folder that cannot hold the lock (a read-only
@@ -188,8 +181,7 @@ func (f *Folder) path(p string) string { return filepath.Join(f.dir, filepath.Fr
 const tmpPrefix = ".skillpack-tmp-"
 
 // List is every file in the folder, with its size and, as its ETag, its
-// modification time and size: rsync's quick check, which the inventory
-// then trusts as a bucket's ETag. A link or another file that is not a
+// modification time and size: rsync's quick check. A file that is not a
 // regular one has the size -1, which no object has. Put's temporary files
 // are not listed, but kept for Publish to remove.
 func (f *Folder) List(ctx context.Context) (map[string]publish.Stored, error) {

@@ -13,13 +13,11 @@ import (
 	"github.com/skillpack/skillpack/publish"
 )
 
-// The manifests are built from the bundle alone, with no time in them
-// (the image spec's created annotation is left out), so the same bundle
-// gives the same manifest digests on every publish: a rerun finds them
-// present, and a skill's digest names its content wherever it is pushed.
-// Only the collection (and so the documents, which refer to it) names
-// where it is, in its entries' references: it is the same for every
-// publish to the same repository.
+// The manifests are built from the bundle alone, with no time in them, so
+// the same bundle gives the same manifest digests on every publish, and a
+// skill's digest names its content wherever it is pushed. Only the
+// collection (and the documents, which refer to it) names where it is,
+// in its entries' references.
 
 // blob is one blob to push and where its bytes are: a file of DIST (path)
 // or bytes made here (data: a config, the empty config).
@@ -125,13 +123,10 @@ func imageManifest(artifactType string, config blob, layers []blob, subject *oci
 // needs no config.
 var emptyConfig = blob{desc: ocispec.DescriptorEmptyJSON, data: ocispec.DescriptorEmptyJSON.Data, name: "empty"}
 
-// signatureManifest attaches a Sigstore bundle to a skill's manifest as
-// cosign does (its "Cosign Bundle Specification"): artifactType and layer
-// of the bundle's media type, the empty config, the skill as subject. The
-// layer and the manifest are titled with the signature's DIST name, which
-// says which archive it signs; the manifest's title is in the subject's
-// list of referrers, where attach looks for it. The bundles skillpack
-// writes hold message signatures.
+// signatureManifest attaches a Sigstore bundle of message signatures to
+// subject as cosign does (its "Cosign Bundle Specification"). The layer
+// and the manifest are titled with the signature's DIST name, which says
+// which archive it signs; attach finds the title in subject's referrers.
 func signatureManifest(subject ocispec.Descriptor, sig blob, title string) manifest {
 	sig.desc.MediaType = ArtifactTypeSigstoreBundle
 	sig.desc.Annotations = map[string]string{annTitle: title}
@@ -140,9 +135,8 @@ func signatureManifest(subject ocispec.Descriptor, sig blob, title string) manif
 }
 
 // folderSignatureManifest attaches a skill folder's signature to the
-// skill's manifest: the bundle as the one layer, titled skill.oms.sig so
-// that `oras pull` of the referrer writes it under the name OMS verifiers
-// look for. Pull puts it in the skill's folder.
+// skill's manifest, titled skill.oms.sig so that `oras pull` of the
+// referrer writes it under the name OMS verifiers look for.
 func folderSignatureManifest(subject ocispec.Descriptor, sig blob) manifest {
 	sig.desc.MediaType = ArtifactTypeSigstoreBundle
 	sig.desc.Annotations = map[string]string{annTitle: layout.FolderSignatureFile}
@@ -163,17 +157,14 @@ func referrer(artifactType string, subject ocispec.Descriptor, layers []blob, an
 const maxManifestSize = 4 << 20
 
 // collectionIndex is the bundle's artifact: an image index whose
-// manifests are the skills', each annotated with its name and reference
-// as the specification's collections are, so a collection client lists
-// and installs them by name. It must live in the skills' repository: a
-// registry refuses an index whose manifests it does not hold there
-// (distribution answers MANIFEST_BLOB_UNKNOWN). The entries carry the
-// skills' descriptions for a client's listing and their references,
-// unless that makes the index larger than every registry takes (a
-// description may be 1,024 characters; 10,000 of them are 10 MB): then
-// the descriptions are left out, and if need be the references too (each
-// is the repository and the entry's digest), and a client reads them
-// from the skills' manifests. About 10,000 skills fit in the smallest.
+// manifests are the skills', each annotated with its name, reference and
+// description as the specification's collections are. It must live in the
+// skills' repository: a registry refuses an index whose manifests it does
+// not hold there. When the index would be larger than every registry
+// takes (10,000 descriptions of 1,024 characters are 10 MB), the
+// descriptions are left out, and if need be the references too: a client
+// reads them from the skills' manifests. About 10,000 skills fit in the
+// smallest.
 func collectionIndex(t Target, name string, bundleKey string, skills []skillRef) manifest {
 	// detail 2: descriptions and references; 1: references; 0: names.
 	for detail := 2; ; detail-- {

@@ -6,18 +6,14 @@ import (
 )
 
 // The signatures of the manifests themselves (Options.Sign) are what
-// `cosign sign` makes in the new bundle format (the default of cosign 3,
-// --new-bundle-format from 2.4): a Sigstore bundle (v0.3) whose DSSE
-// envelope holds an in-toto statement naming the manifest by its digest,
-// with cosign's predicate type for a signature, attached to the manifest
-// as a referrer with the bundle's media type. `cosign verify` of a
-// skill's reference (its version tag, or its digest) or of the
-// collection (the release tag) lists the referrers, takes every Sigstore
-// bundle among them and accepts the reference when one verifies over its
-// digest (cosign's pkg/cosign GetBundles and
-// verifyImageAttestationsSigstoreBundle). The archives' signatures that
-// `build --sign` made are message signatures of other digests: cosign
-// verify passes over them, cosign verify-blob checks them.
+// `cosign sign` makes in the new bundle format (the default of cosign 3):
+// a Sigstore bundle (v0.3) whose DSSE envelope holds an in-toto statement
+// naming the manifest by its digest, with cosign's predicate type,
+// attached to the manifest as a referrer. `cosign verify` of a skill's
+// reference or of the collection accepts it when one such bundle among
+// the referrers verifies over its digest (cosign's GetBundles and
+// verifyImageAttestationsSigstoreBundle); it passes over the archives'
+// message signatures, which cosign verify-blob checks.
 
 const (
 	// inTotoStatementType is the in-toto Statement v1.

@@ -19,20 +19,17 @@ import (
 	"github.com/skillpack/skillpack/publish"
 )
 
-// plan is everything one publish pushes, laid out in one pass as the
-// runner's objects: each with a unique path that --json prints, the
-// operation that puts it in place, and for a skill's manifest the blobs
-// it waits for within its stage. The stages (see stageSkills) make a
-// reader that resolves a tag find the index, every manifest it names and
-// every blob they name.
+// plan is everything one publish pushes, as the runner's objects: each
+// with a unique path that --json prints, the operation that puts it in
+// place, and for a skill's manifest the blobs it waits for within its
+// stage (see stageSkills).
 type plan struct {
 	objects []publish.Object
 	ops     map[string]func(context.Context) (publish.State, error)
 	needs   map[string][]*outcome // a manifest's path → its blobs'
 	blobs   map[digest.Digest]*outcome
 	// owners are the manifests that name each blob: one of them present
-	// means the blob is (a registry takes a manifest only when it holds
-	// its blobs), so a republish asks once per skill, not once per blob.
+	// means the blob is, so a republish asks once per skill, not per blob.
 	owners           map[digest.Digest][]ocispec.Descriptor
 	tags             map[string]manifest // each tag the run moves, by name, and what it points it at
 	index, documents manifest
@@ -58,12 +55,11 @@ type attachment struct {
 }
 
 // newPlan lays out the artifacts of the bundle b, sign signing the
-// manifests when not nil. In the first stage each skill's manifest comes
-// lag skills after its blobs (lag: the runner's jobs): the runner starts
-// a stage's objects in order, so when a manifest is started its blobs
-// are running or done, and waiting for them cannot block a worker for
-// ever. It fails before anything is pushed when the bundle's names would
-// collide in the repository.
+// manifests when not nil. Each skill's manifest comes lag skills (the
+// runner's jobs) after its blobs: the runner starts a stage's objects in
+// order, so when a manifest starts its blobs are running or done, and
+// waiting for them cannot block a worker for ever. It fails when the
+// bundle's tags would collide in the repository.
 func newPlan(t Target, b *publish.Upload, sign Signer, lag int) (*plan, error) {
 	p := &plan{ops: map[string]func(context.Context) (publish.State, error){}, needs: map[string][]*outcome{},
 		blobs: map[digest.Digest]*outcome{}, owners: map[digest.Digest][]ocispec.Descriptor{}, tags: map[string]manifest{}}
@@ -78,9 +74,6 @@ func newPlan(t Target, b *publish.Upload, sign Signer, lag int) (*plan, error) {
 			p.needs[what] = append(p.needs[what], p.addBlob(bl))
 			p.owners[bl.desc.Digest] = append(p.owners[bl.desc.Digest], m.desc)
 		}
-		// A manifest goes lag skills after its blobs, which are then
-		// most likely in place: a worker that took it at once would
-		// wait for them instead of sending.
 		skills = append(skills, m)
 		if i >= lag {
 			p.addManifest(b.Skills[i-lag].Name, skills[i-lag])
@@ -88,10 +81,9 @@ func newPlan(t Target, b *publish.Upload, sign Signer, lag int) (*plan, error) {
 		refs = append(refs, skillRef{name: s.Name, version: s.Version, description: s.Description, desc: m.desc})
 		// A signature goes with its manifest (attach), not with the
 		// other blobs: an archive already signed keeps its signature, so
-		// a new one is not sent at all. The empty config, which every
-		// signature shares, goes once with the blobs: distribution 2.8
-		// refused a manifest whose blob another worker was uploading at
-		// that moment.
+		// a new one is not sent at all. The empty config every signature
+		// shares goes once with the blobs: distribution 2.8 refused a
+		// manifest whose blob another worker was uploading.
 		for _, sig := range s.Signatures {
 			title := path.Base(sig.Path)
 			attached = append(attached, attachment{"referrer:" + sig.Path, title, stageReferrers, m.desc, signatureManifest(m.desc, blobOf(sig), title)})
@@ -156,11 +148,9 @@ func newPlan(t Target, b *publish.Upload, sign Signer, lag int) (*plan, error) {
 	}
 	p.addBlob(emptyConfig)
 
-	// A signature's blob goes with its referrer, but two referrers with
-	// the same blob (two skills whose identical files a deterministic
-	// signer signed alike) would upload it at once, and distribution 2.8
-	// refuses a manifest whose blob another worker is uploading: such a
-	// blob goes with the others, before either referrer.
+	// Two referrers with the same blob (identical files a deterministic
+	// signer signed alike) would upload it at once, which distribution 2.8
+	// refuses: such a blob goes with the others, before either referrer.
 	shared := map[digest.Digest]int{}
 	for _, a := range attached {
 		for _, bl := range a.m.blobs[1:] {
@@ -228,14 +218,13 @@ func (p *plan) addSign(what string, stage publish.Stage, subject ocispec.Descrip
 }
 
 // checkTags asks, before anything is pushed, what each tag of the run
-// names (on run's workers, unreported: they are reads), and refuses the
-// run when any names someone else's manifest, naming every such tag. A
-// host that answers the tag listing with what no registry sends (a web
+// names, and refuses the run when any names someone else's manifest,
+// naming every such tag. A host whose tag listing is no registry's (a web
 // page) is no registry.
 func (p *plan) checkTags(ctx context.Context, run *publish.Runner) error {
 	p.r.listTags(ctx)
 	if err := p.r.tagsErr; errors.As(err, new(*json.SyntaxError)) || errors.As(err, new(*json.UnmarshalTypeError)) {
-		return refused{fmt.Errorf("%s is not an OCI registry: its answer to a tag listing is not a registry's (%w); give the registry's host", p.r.repo.Reference.Registry, err), 2}
+		return publish.Refused{Err: fmt.Errorf("%s is not an OCI registry: its answer to a tag listing is not a registry's (%w); give the registry's host", p.r.repo.Reference.Registry, err), Class: 2}
 	}
 	var objects []publish.Object
 	for _, o := range p.objects {
@@ -248,7 +237,7 @@ func (p *plan) checkTags(ctx context.Context, run *publish.Runner) error {
 	err := run.Run(ctx, objects, func(ctx context.Context, o publish.Object) (publish.State, error) {
 		tag := strings.TrimPrefix(o.Path, "tag:")
 		err := p.r.checkTag(ctx, tag, p.tags[tag])
-		if errors.As(err, new(refused)) {
+		if errors.As(err, new(publish.Refused)) {
 			mu.Lock()
 			theirs = append(theirs, err)
 			mu.Unlock()
@@ -261,7 +250,7 @@ func (p *plan) checkTags(ctx context.Context, run *publish.Runner) error {
 		return err
 	case len(theirs) > 0:
 		slices.SortFunc(theirs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
-		return refused{fmt.Errorf("%w; nothing was published", errors.Join(theirs...)), 1}
+		return publish.Refused{Err: fmt.Errorf("%w; nothing was published", errors.Join(theirs...)), Class: 1}
 	}
 	return nil
 }

@@ -16,30 +16,23 @@ import (
 // Options are a publish's settings; the zero value is the defaults.
 type Options struct {
 	// Retry is how requests are run and retried; its Timeout bounds one
-	// attempt at an object, and each request, its body included, of a
-	// publish, a Pull or a Store, so that a registry that stops
-	// answering, or answers a byte at a time, costs a retry or an error,
-	// not the run.
+	// attempt at an object, and each request of a publish, a Pull or a
+	// Store, its body included.
 	publish.Retry
 	DryRun bool // check what is there, send nothing: report would-upload
 
-	// Insecure allows plain HTTP to any host; a loopback registry gets
-	// it without asking, since nothing on a network sits between the
-	// two ends.
-	Insecure bool
+	Insecure bool // plain HTTP to any host, not only to loopback (publish.Loopback)
 
 	// Username and Password log in to the registry; empty, the Docker
 	// config and its credential helpers are asked.
 	Username, Password string
 
 	// MaxTotal bounds what Pull unpacks, every skill together (0:
-	// DefaultMaxTotal); each archive is held to pack's limits, as
-	// verify's are.
+	// DefaultMaxTotal); each archive is held to pack's limits.
 	MaxTotal int64
 
 	// Sign, when not nil, signs each skill's manifest and the collection
-	// index as cosign does (see cosign.go), once: a manifest that has its
-	// signature keeps it.
+	// index once, as cosign does (cosign.go).
 	Sign Signer
 
 	// VerifyStatement, when not nil, checks the manifests' own signatures
@@ -56,17 +49,13 @@ type Signer func(ctx context.Context, statement []byte) ([]byte, error)
 
 var userAgent = "skillpack/" + version.Version()
 
-// The runner's stages carry the OCI order (the names are the core's):
-// every blob is content-addressed, so all go first (archives), and with
+// The runner's stages carry the OCI order: every blob first, and with
 // them each skill's manifest, which waits for its own blobs only
-// (publish.Runner's Ready) rather than for every blob of the bundle: a
-// fresh publish sends skill after skill, and a run stopped part way
-// leaves whole skills, whose present manifests vouch for their blobs on
-// the next run. Then the signatures, which refer to a skill's manifest,
-// and the collection index, which lists the manifests (mcp); then the
-// documents, which refer to the index, and the skills' version tags
-// (indexes); then the documents' signatures, which refer to the
-// documents, and the release tag last (record). The version tags come
+// (publish.Runner's Ready), so that a run stopped part way leaves whole
+// skills, whose present manifests vouch for their blobs on the next run.
+// Then the skills' signatures and the collection index; then the
+// documents, which refer to the index, and the version tags; then the
+// documents' signatures and the release tag last. The version tags come
 // after the index because a tag is a PUT of the manifest again, and
 // distribution 2.8 rewrites a manifest's link in place: an index PUT at
 // that moment is refused as naming an unknown manifest (seen in
@@ -111,20 +100,6 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 	return nil
 }
 
-// refused is an error the user must mend, not skillpack's failure, with
-// the command's exit code: 2 for a registry that refuses the credentials
-// or is not a registry, 1 for a tag of someone else's. Running the same
-// command again cannot help.
-type refused struct {
-	error
-	class int
-}
-
-func (e refused) Unwrap() error { return e.error }
-
-// ExitClass is the command's exit code.
-func (e refused) ExitClass() int { return e.class }
-
 // loggedOut says how to log in when the registry refused the run's
 // credentials, or wanted some, and what a token needs (verb: "push to",
 // "pull"); err is then the user's to mend (exit 2).
@@ -134,14 +109,12 @@ func loggedOut(t Target, err error, verb string) error {
 	if !denied && !errors.Is(err, auth.ErrBasicCredentialNotFound) {
 		return err
 	}
-	return refused{fmt.Errorf("%w (log in with docker login %s or oras login %s, or pass --username and --password-stdin; a token needs the right to %s %s)", err, t.Registry, t.Registry, verb, t.Repository), 2}
+	return publish.Refused{Err: fmt.Errorf("%w (log in with docker login %s or oras login %s, or pass --username and --password-stdin; a token needs the right to %s %s)", err, t.Registry, t.Registry, verb, t.Repository), Class: 2}
 }
 
-// retryable tells the errors worth another try: the registry's 5xx,
-// throttling (429) and request timeouts (408), and a request that got no
-// answer or was cut short (publish.Transient). A 4xx other than those is
-// the request's fault (a bad credential, a refused manifest) and would
-// fail again.
+// retryable tells the errors worth another try: the registry's 5xx, 429
+// and 408, and a request that got no answer or was cut short
+// (publish.Transient). Any other 4xx would fail again.
 func retryable(err error) bool {
 	var resp *errcode.ErrorResponse
 	if errors.As(err, &resp) {

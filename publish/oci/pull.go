@@ -24,8 +24,7 @@ import (
 )
 
 // DefaultMaxTotal is what one Pull unpacks, every skill together, unless
-// told otherwise (Options.MaxTotal, pull --max-total): a collection of
-// skills as large as anyone publishes.
+// told otherwise (Options.MaxTotal, pull --max-total).
 const DefaultMaxTotal = 1 << 30
 
 // ErrWrite marks a pull's failure to write what it fetched: the system's
@@ -44,12 +43,9 @@ type Pulled struct {
 // skill's own artifact. Each skill is unpacked into dir/<name>, which must
 // not exist, with its attached folder signature (skill.oms.sig).
 // Everything fetched is held to its digest and to limits (manifests,
-// layout.MaxSkills, pack's limits per archive as verify's, o.MaxTotal for
-// all); an archive of anything but plain files at clean paths is refused.
-// An error wrapping ErrExists is a folder that was there before, ErrWrite
-// a failure to write. Requests are retried as a publish's are, so that a
-// registry's short outage costs a wait; one that keeps failing ends the
-// pull with publish.ErrUnavailable.
+// layout.MaxSkills, pack's limits per archive, o.MaxTotal for all). An
+// error wrapping ErrExists is a folder that was there before, ErrWrite a
+// failure to write. Requests are retried as a publish's are.
 func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, error) {
 	t, r, err := openSource(source, o)
 	if err != nil {
@@ -90,9 +86,8 @@ func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, 
 	default:
 		return nil, fmt.Errorf("%s is not a skill or a collection of skills (artifactType %q, want %s or %s)", source, top.ArtifactType, ArtifactTypeSkill, ArtifactTypeCollection)
 	}
-	// A skill already in dir is refused before any is written, so that a
-	// refused pull leaves dir as it was: the collection names each skill
-	// (each manifest's own name is checked again as it is pulled).
+	// A skill already in dir is refused before any is written, by the
+	// name the collection gives it (its manifest's is checked as pulled).
 	var there []string
 	for _, d := range skills {
 		name := d.Annotations[annSkillName]
@@ -141,10 +136,9 @@ func openSource(source string, o Options) (Target, *remoteRepo, error) {
 }
 
 // fetchManifest fetches a manifest by tag or digest, checking its digest
-// and its size: up to maxManifestSize. The size is the registry's
-// Content-Length when it sends Docker-Content-Digest, and oras-go bounds
-// only what it must hash itself, so the bound is checked here before a
-// byte of the body is read; content.ReadAll then reads no more than it.
+// and its size, up to maxManifestSize, before a byte of the body is read:
+// oras-go bounds only what it must hash itself, and takes the size from
+// Content-Length when the registry sends Docker-Content-Digest.
 func (r *remoteRepo) fetchManifest(ctx context.Context, reference string) (ocispec.Descriptor, []byte, error) {
 	desc, rc, err := r.repo.Manifests().FetchReference(ctx, reference)
 	if err != nil {
@@ -183,15 +177,6 @@ func (p *puller) manifest(ctx context.Context, reference string) (desc ocispec.D
 	return desc, data, err
 }
 
-// retried is what fetch returns, retrying as the pull does.
-func retried[T any](ctx context.Context, p *puller, fetch func(context.Context) (T, error)) (v T, err error) {
-	err = p.run.Call(ctx, func(ctx context.Context) (err error) {
-		v, err = fetch(ctx)
-		return err
-	})
-	return v, err
-}
-
 // skill fetches one skill's manifest and archive and unpacks it.
 func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error) {
 	desc, data, err := p.manifest(ctx, string(d.Digest))
@@ -224,12 +209,13 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 		return Pulled{}, fmt.Errorf("skill %s: an archive of %d bytes, over the limit of %d; not fetched", name, layer.Size, pack.MaxFile)
 	case p.archives[layer.Digest] != "":
 		// Each skill's archive holds its own SKILL.md, so no two are one
-		// blob: a registry that says so would have one archive unpacked
-		// again and again.
+		// blob: else one archive could be unpacked again and again.
 		return Pulled{}, fmt.Errorf("skill %s's archive %s is skill %s's; a bundle's skills never share one", name, layer.Digest, p.archives[layer.Digest])
 	}
 	p.archives[layer.Digest], p.names[name] = name, true
-	archive, err := retried(ctx, p, func(ctx context.Context) ([]byte, error) { return p.r.fetchBlob(ctx, *layer) })
+	archive, err := publish.Retried(ctx, p.run, func(ctx context.Context) ([]byte, error) {
+		return p.r.fetchBlob(ctx, *layer)
+	})
 	if err != nil {
 		return Pulled{}, fmt.Errorf("skill %s's archive %s: %w", name, layer.Digest, err)
 	}
@@ -237,8 +223,8 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 	if _, err := os.Lstat(dest); err == nil {
 		return Pulled{}, fmt.Errorf("%s %w: remove it, or pull into another folder (-o)", dest, ErrExists)
 	}
-	// Unpacked beside its place and renamed in, so that a refused archive
-	// leaves nothing behind.
+	// Unpacked beside its place and renamed in: a refused archive leaves
+	// nothing.
 	if err := os.MkdirAll(p.dir, 0o755); err != nil {
 		return Pulled{}, fmt.Errorf("%w: %w", ErrWrite, err)
 	}
@@ -257,7 +243,9 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 	// ships in its archive is its author's, and is kept.
 	sigFile := filepath.Join(tmp, layout.FolderSignatureFile)
 	if _, err := os.Lstat(sigFile); err != nil {
-		sig, err := retried(ctx, p, func(ctx context.Context) ([]byte, error) { return p.r.folderSignature(ctx, p.t, desc) })
+		sig, err := publish.Retried(ctx, p.run, func(ctx context.Context) ([]byte, error) {
+			return p.r.folderSignature(ctx, p.t, desc)
+		})
 		if err != nil {
 			return Pulled{}, fmt.Errorf("skill %s's folder signature: %w", name, err)
 		}
@@ -296,10 +284,9 @@ func (r *remoteRepo) fetchBlob(ctx context.Context, desc ocispec.Descriptor) ([]
 }
 
 // unpack writes a skill archive's files under dir and returns how many
-// bytes it wrote. pack.Unpack reads it as verify does, under l, and the
-// first problem it finds stops the pull; budget is what is left of the
-// pull's total, and a file's claimed size is held to it before the file
-// is created.
+// bytes it wrote. pack.Unpack reads it as verify does, under l, and its
+// first problem stops the pull; budget is what is left of the pull's
+// total, and each file's size is held to it before the file is created.
 func unpack(archive []byte, dir string, l pack.Limits, total, budget int64) (int64, error) {
 	var n int64
 	entryFile := false
@@ -344,10 +331,9 @@ func writeFile(name string, r io.Reader, e pack.Member) error {
 	return err // the archive's: cut short, or not gzip
 }
 
-// collision is the error of an entry that cannot be created: one that
-// another entry is in the way of (a file that is also a folder, a name
-// the file system folds onto another) is the archive's fault; any other
-// is a failure to write.
+// collision is the error of an entry that cannot be created: another
+// entry in its way is the archive's fault; anything else a failure to
+// write.
 func collision(entry string, err error) error {
 	if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTDIR) {
 		return fmt.Errorf("%q collides with another entry of it: %w", entry, err)

@@ -25,8 +25,7 @@ import (
 )
 
 // remoteRepo is the target repository with the operations Publish needs,
-// each safe to repeat: a retry or a rerun after an interruption redoes
-// only what is missing.
+// each safe to repeat.
 type remoteRepo struct {
 	repo   *remote.Repository
 	b      *publish.Upload // what Publish pushes; nil for Pull and a Store
@@ -41,10 +40,8 @@ type remoteRepo struct {
 	// *ocispec.Descriptor, nil when the tag was not there.
 	tagNow sync.Map
 
-	// What the run's existence checks found: how many said absent, and
-	// whether any said present (see unasked).
-	absent  atomic.Int64
-	present atomic.Bool
+	absent  atomic.Int64 // how many existence checks said absent (unasked)
+	present atomic.Bool  // whether any said present
 }
 
 // freshAfter is how many existence checks must say absent, with none
@@ -60,10 +57,9 @@ func newRemote(t Target, o Options, b *publish.Upload) (*remoteRepo, error) {
 	if repo.Client, err = newClient(t, o); err != nil {
 		return nil, err
 	}
-	// Registries without the referrers API get cosign's fallback, a tag
-	// sha256-<subject> listing the referrers. oras-go replaces that list
-	// on each change; it would then delete the old one, which fails on
-	// registries that refuse deletes (and is theirs to collect).
+	// Without the referrers API, oras-go replaces the fallback tag
+	// sha256-<subject> on each change and would delete the old list, which
+	// fails on registries that refuse deletes (and is theirs to collect).
 	repo.SkipReferrersGC = true
 	return &remoteRepo{repo: repo, b: b, dryRun: o.DryRun, limit: cmp.Or(o.Timeout, publish.DefaultTimeout)}, nil
 }
@@ -89,16 +85,13 @@ func (r *remoteRepo) content(b blob) (io.ReadCloser, error) {
 
 // unasked reports whether the run may send without asking first: when
 // the first freshAfter checks all said absent, the repository is taken
-// for one that holds nothing of the bundle (a fresh publish), where a
-// check before every blob and manifest is a request that always says
-// no: a quarter of a fresh publish's requests. The guess is safe either
-// way: the registry takes the same bytes again under the same digest,
-// so an object that was there after all is sent once more, and reported
-// so. It is wrong only when the first skills checked are all new and
-// later ones are not, and then costs what a fresh publish costs (and a
-// signature of those later skills' archives is attached once more). A run
-// that found anything present keeps asking, and so does a dry run,
-// whose report is what is there.
+// for a fresh publish, where a check before every blob and manifest is a
+// quarter of the requests and always says no. The guess is safe: the
+// registry takes the same bytes again under the same digest, so an
+// object that was there after all is sent once more (and a later skill's
+// archive signature attached once more). A run that found anything
+// present keeps asking, and so does a dry run, whose report is what is
+// there.
 func (r *remoteRepo) unasked() bool {
 	return !r.dryRun && !r.present.Load() && r.absent.Load() >= freshAfter
 }
@@ -135,8 +128,8 @@ func (r *remoteRepo) unlessThere(there func() (bool, error), send func() error) 
 }
 
 // manifestThere says whether the registry has a manifest, asking once per
-// run: a skill's blobs, asked about at once by several workers, and the
-// manifest itself ask the same. An error is not kept: a retry asks again.
+// run (a skill's blobs and the manifest ask the same); an error is not
+// kept, so a retry asks again.
 func (r *remoteRepo) manifestThere(ctx context.Context, desc ocispec.Descriptor) (bool, error) {
 	p := r.probeOf(desc)
 	p.mu.Lock()
@@ -159,10 +152,8 @@ func (r *remoteRepo) manifestThere(ctx context.Context, desc ocispec.Descriptor)
 type probe struct {
 	mu          sync.Mutex
 	done, there bool
-	// new: the manifest was not there when the run first asked (or the
-	// run did not ask, unasked), so nothing refers to it yet that the
-	// run did not send: no tag points at it and it has no referrers
-	// (skillpack sends them after their subject).
+	// new: the manifest was not there when the run first asked (or did
+	// not ask), so no tag or referrer the run did not send names it.
 	new bool
 }
 
@@ -187,11 +178,10 @@ func (r *remoteRepo) probeOf(desc ocispec.Descriptor) *probe {
 	return v.(*probe)
 }
 
-// pushBlob uploads a blob the registry does not have. A blob that a
-// manifest the registry has names is there; otherwise the registry is
-// asked (unless the run has stopped asking, unasked). The registry
-// checks the digest of what it receives, so a file changed since the
-// build is refused there, not published.
+// pushBlob uploads a blob the registry does not have: one a manifest the
+// registry has names is there, else the registry is asked (unless
+// unasked). The registry checks the digest of what it receives, so a file
+// changed since the build is refused there.
 func (r *remoteRepo) pushBlob(ctx context.Context, b blob, owners []ocispec.Descriptor) (publish.State, error) {
 	there := func() (bool, error) {
 		for _, m := range owners {
@@ -226,22 +216,20 @@ func (r *remoteRepo) pushManifest(ctx context.Context, m manifest) (publish.Stat
 }
 
 // attach pushes a referrer of subject (a signature, the documents) unless
-// subject already has one of its type and title: the title names the signed
-// archive by its digest, so an archive that did not change keeps the
-// signature it was first published with. `build --sign` signs every
-// archive again on each build; attaching each new signature would add
-// two referrers to every skill at every release. A signature pushed by a
-// run interrupted before a registry without the referrers API had listed
-// it is not listed, so it is pushed again, and then listed.
+// subject already has one of its type and title: the title names the
+// signed archive by its digest, so an archive that did not change keeps
+// the signature it was first published with, though `build --sign` signs
+// every archive again on each build. A signature pushed by a run
+// interrupted before a registry without the referrers API listed it is
+// pushed again, and then listed.
 func (r *remoteRepo) attach(ctx context.Context, subject ocispec.Descriptor, m manifest, own []blob, title string) (publish.State, error) {
 	there := func() (bool, error) { return r.hasReferrer(ctx, subject, m.desc, title) }
 	return r.unlessThere(there, func() error { return r.pushReferrer(ctx, m, own) })
 }
 
 // signManifest signs a manifest (Options.Sign) and attaches the
-// signature, unless the manifest already has its signature: a signature
-// is not deterministic, so a rerun would otherwise attach one more each
-// time. It signs only what it sends, and a dry run signs nothing.
+// signature, unless it has one: a signature is not deterministic, so a
+// rerun would otherwise attach one more each time. A dry run signs nothing.
 func (r *remoteRepo) signManifest(ctx context.Context, subject ocispec.Descriptor, sign Signer) (publish.State, error) {
 	there := func() (bool, error) {
 		return r.hasReferrer(ctx, subject, ocispec.Descriptor{ArtifactType: ArtifactTypeSigstoreBundle}, manifestSignatureTitle)
@@ -281,9 +269,7 @@ func (r *remoteRepo) pushReferrer(ctx context.Context, m manifest, own []blob) e
 
 // tag points a tag at a pushed manifest, unless it already does. A tag
 // that names something else is moved only from what skillpack pushes
-// under such a tag (foreign): never from an image or artifact of
-// someone else's. A tag the repository does not list is not asked about:
-// a manifest new to the registry in this run has no tag yet.
+// under such a tag (foreign), never from someone else's.
 func (r *remoteRepo) tag(ctx context.Context, tag string, m manifest) (publish.State, error) {
 	there := func() (bool, error) {
 		cur, err := r.tagged(ctx, tag)
@@ -302,11 +288,10 @@ func (r *remoteRepo) tag(ctx context.Context, tag string, m manifest) (publish.S
 	})
 }
 
-// moveRelease is tag for the release tag, which two publishes at once to
-// the repository would both move, the one that ends last winning: a
-// registry has no lease (publish.Lock). The tag is asked about again just
-// before it moves, and the run refused when another publish moved it
-// since checkTag saw it.
+// moveRelease is tag for the release tag, which two publishes at once
+// would both move (a registry has no lease, publish.Lock): it is asked
+// about again just before it moves, and the run refused when another
+// publish moved it since checkTag saw it.
 func (r *remoteRepo) moveRelease(ctx context.Context, tag string, m manifest) (publish.State, error) {
 	if seen, ok := r.tagNow.Load(tag); ok {
 		cur, err := r.resolve(ctx, tag)
@@ -315,7 +300,7 @@ func (r *remoteRepo) moveRelease(ctx context.Context, tag string, m manifest) (p
 		}
 		was := seen.(*ocispec.Descriptor)
 		if cur != nil && cur.Digest != m.desc.Digest && (was == nil || cur.Digest != was.Digest) {
-			return publish.Failed, refused{fmt.Errorf("the tag %s was moved to %s by another publish while this one ran, and is left there: publish again once that one has ended, or run one publish at a time (a CI concurrency group)", tag, cur.Digest), 1}
+			return publish.Failed, publish.Refused{Err: fmt.Errorf("the tag %s was moved to %s by another publish while this one ran, and is left there: publish again once that one has ended, or run one publish at a time (a CI concurrency group)", tag, cur.Digest), Class: 1}
 		}
 		r.tagNow.Store(tag, cur)
 	}
@@ -337,8 +322,7 @@ func (r *remoteRepo) checkTag(ctx context.Context, tag string, m manifest) error
 }
 
 // tagged is what tag names, nil when it is not there: as checkTag found
-// it, else asked. A tag the repository does not list is not asked about:
-// a manifest new to the registry in this run has no tag yet.
+// it, else asked, unless the repository does not list it.
 func (r *remoteRepo) tagged(ctx context.Context, tag string) (*ocispec.Descriptor, error) {
 	if cur, ok := r.tagNow.Load(tag); ok {
 		return cur.(*ocispec.Descriptor), nil
@@ -390,8 +374,7 @@ func (r *remoteRepo) listTags(ctx context.Context) map[string]bool {
 
 // foreign refuses to move a tag from cur unless cur is what skillpack
 // pushes under it: a bundle's collection for the release tag, the same
-// skill's artifact for a version tag. Any other manifest was tagged by
-// someone else, and stays as it is.
+// skill's artifact for a version tag.
 func (r *remoteRepo) foreign(ctx context.Context, tag string, m manifest, cur ocispec.Descriptor) error {
 	_, data, err := r.fetchManifest(ctx, string(cur.Digest))
 	if err != nil {
@@ -411,14 +394,13 @@ func (r *remoteRepo) foreign(ctx context.Context, tag string, m manifest, cur oc
 	if m.desc.MediaType != ocispec.MediaTypeImageIndex {
 		elsewhere = "another repository"
 	}
-	return refused{fmt.Errorf("tag %s names %s (%s, artifactType %q), which skillpack did not push; it is left as it is: publish to %s, or move or delete that tag yourself", tag, cur.Digest, cur.MediaType, now.ArtifactType, elsewhere), 1}
+	return publish.Refused{Err: fmt.Errorf("tag %s names %s (%s, artifactType %q), which skillpack did not push; it is left as it is: publish to %s, or move or delete that tag yourself", tag, cur.Digest, cur.MediaType, now.ArtifactType, elsewhere), Class: 1}
 }
 
 // credential resolves the registry's login: Username and Password when
 // given (--username, --password-stdin), else the Docker config and its
-// credential helpers ($DOCKER_CONFIG/config.json or ~/.docker/config.json:
-// `docker login`, `oras login`, docker-credential-*), as every other
-// registry client does. A registry that needs no login gets none.
+// credential helpers, as every other registry client does. A registry
+// that needs no login gets none.
 func credential(t Target, o Options) (auth.CredentialFunc, error) {
 	if o.Username != "" || o.Password != "" {
 		if o.Password == "" {
@@ -435,9 +417,8 @@ func credential(t Target, o Options) (auth.CredentialFunc, error) {
 }
 
 // newClient is the HTTP client of one publish, pull or verify: each
-// request, body included, within Options.Timeout. Retries are the runner's,
-// not oras-go's retry client's, so that each object's attempts are
-// counted and reported in one place.
+// request, body included, within Options.Timeout. Retries are the
+// runner's, not oras-go's, so that they are counted in one place.
 func newClient(t Target, o Options) (*auth.Client, error) {
 	cred, err := credential(t, o)
 	if err != nil {
@@ -445,8 +426,7 @@ func newClient(t Target, o Options) (*auth.Client, error) {
 	}
 	// An idle connection kept for each of the runner's jobs: with
 	// http.DefaultTransport's two per host, every job but two would open
-	// a new connection for each request, and the registry would pay for
-	// each.
+	// a new connection for each request.
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = cmp.Or(o.Jobs, publish.DefaultJobs)
 	return &auth.Client{

@@ -25,9 +25,7 @@ import (
 
 // Store is a bundle as a registry holds it, read by dist path: the
 // bundle.Store that `skillpack verify oci://host[:port]/repo[:tag]` checks.
-// A registry holds part of a bundle (Holds): each skill's .tar.gz and
-// SKILL.md, the documents and the Sigstore bundles; no .zip, no served copy
-// of a skill's other files, no v0.1 tree. Check maps every dist path it
+// A registry holds part of a bundle (Holds). Check maps every dist path it
 // holds to its blob and checks what only a registry has (the tag is a
 // collection, each manifest agrees with its layers and config, documents
 // and signatures are attached to what they describe); verify then checks
@@ -36,8 +34,8 @@ import (
 // Nothing a registry sends is trusted: a manifest is read up to
 // maxManifestSize and checked against its digest, a config up to
 // maxConfig, every name and title is checked before it becomes a path, a
-// blob is read up to its descriptor's size and checked as it streams
-// (Open), and each request has Options.Timeout (verify's --timeout).
+// blob is checked as it streams (Open), and each request has
+// Options.Timeout (verify's --timeout).
 type Store struct {
 	t         Target
 	r         *remoteRepo
@@ -47,16 +45,13 @@ type Store struct {
 	mu    sync.Mutex
 	blobs map[string]ocispec.Descriptor // dist path → its blob; set by Check
 	sigs  map[string]sigRef             // a signature's dist path → its referrer
-	// pinned maps the files of a versioned bundle's version folders
-	// (layout.VersionFile, VersionArchive) to the blobs of the skill's
-	// artifact, which its version tag names: a registry holds a version
-	// once, as that artifact. They are in Files only when the bundle has
-	// versions.json (built with --versioned), so that a bundle built
-	// without is not said to have them.
+	// pinned maps the files of a versioned bundle's version folders to the
+	// blobs of the skill's artifact, which its version tag names: a
+	// registry holds a version once, as that artifact. They are in Files
+	// only when the bundle has versions.json (built with --versioned).
 	pinned map[string]ocispec.Descriptor
-	// own holds the signatures of manifests themselves, by their subject
-	// (cosign's, attached with its predicate annotation), which Check
-	// verifies with verifyStatement when there is one.
+	// own holds the manifests' own signatures (cosign's), by subject,
+	// which Check verifies with verifyStatement when there is one.
 	own             map[digest.Digest][]ocispec.Descriptor
 	verifyStatement func([]byte) ([]byte, error)
 	verifying       sync.Mutex // a verifier need not be safe for concurrent use
@@ -75,9 +70,9 @@ const maxConfig = 64 << 10
 
 // OpenStore is the bundle at source, oci://host[:port]/repo[:tag] (tag
 // latest when none) or @sha256:<digest>, reached with o's credentials and
-// Insecure (its publishing fields are ignored; Jobs is how many manifests
-// are read at once). A collection that lists more than maxSkills skills
-// is not read further. Nothing is asked of the registry until Check.
+// Insecure (Jobs is how many manifests are read at once). A collection
+// that lists more than maxSkills skills is not read further. Nothing is
+// asked of the registry until Check.
 func OpenStore(source string, o Options, maxSkills int) (*Store, error) {
 	t, r, err := openSource(source, o)
 	if err != nil {
@@ -148,12 +143,11 @@ func (s *Store) hold(p string, d ocispec.Descriptor, at string, problem func(pat
 	s.blobs[p] = d
 }
 
-// Check resolves the reference and reads the collection, its documents
-// referrer, every skill's manifest and config and the signatures'
-// referrers, mapping the dist paths the registry holds and reporting
-// what is wrong with them. Its error is a reference that cannot be
-// resolved or is not a collection, a registry that refuses the
-// credentials, or a collection with no documents: nothing to verify.
+// Check reads the collection, its documents, every skill's manifest and
+// config and the signatures' referrers, mapping the dist paths the
+// registry holds and reporting what is wrong with them. Its error is a
+// reference that cannot be resolved or is not a collection, a registry
+// that refuses the credentials, or a collection with no documents.
 func (s *Store) Check(ctx context.Context, problem func(path, message string)) error {
 	desc, data, err := s.r.fetchManifest(ctx, s.t.Tag)
 	if err != nil {
@@ -199,8 +193,7 @@ func (s *Store) Check(ctx context.Context, problem func(path, message string)) e
 	parallel.Each(len(entries)+2, s.jobs, func(i int) error {
 		switch {
 		case i == len(entries)+1:
-			// The collection's own signature; nothing else is attached
-			// to it as a Sigstore bundle.
+			// The collection's own signature, and nothing else.
 			s.signatures(ctx, desc, "", problem, func(string) bool { return false })
 		case i == len(entries):
 			s.signatures(ctx, docs, "", problem, func(p string) bool {
@@ -281,29 +274,30 @@ func (s *Store) skill(ctx context.Context, e ocispec.Descriptor, problem func(pa
 	}
 	// The archive is found where its title says, so that verify compares
 	// its bytes with what the indexes say of that archive.
-	tgzDigest := layout.Digest(tgz[0].Digest)
+	tgzDigest := layout.Digest(tgz.Digest)
 	archive := layout.ArchiveName(name, tgzDigest, layout.TarGz)
 	path := layout.SkillsDir + "/" + archive
-	switch title := tgz[0].Annotations[annTitle]; {
+	title := tgz.Annotations[annTitle]
+	switch n, _, ext, ok := layout.ParseArchiveName(title); {
 	case title == archive:
-	case isArchiveOf(title, name):
+	case ok && n == name && ext == layout.TarGz: // another of the skill's archives
 		path = layout.SkillsDir + "/" + title
 		problem(at, fmt.Sprintf("skill %s's archive layer is titled %s, but its digest %s names it %s", name, title, tgzDigest, archive))
 	default:
 		problem(at, fmt.Sprintf("skill %s's archive layer is titled %q, not %s", name, title, archive))
 	}
-	if title := md[0].Annotations[annTitle]; title != layout.EntryFile {
+	if title := md.Annotations[annTitle]; title != layout.EntryFile {
 		problem(at, fmt.Sprintf("skill %s's %s layer is titled %q, not %s", name, MediaTypeSkillMD, title, layout.EntryFile))
 	}
-	for ann, want := range map[string]digest.Digest{annTarGzDigest: tgz[0].Digest, annSkillMDDigest: md[0].Digest} {
+	for ann, want := range map[string]digest.Digest{annTarGzDigest: tgz.Digest, annSkillMDDigest: md.Digest} {
 		if got := m.Annotations[ann]; got != string(want) {
 			problem(at, fmt.Sprintf("skill %s's %s is %q, but the layer's digest is %s", name, ann, got, want))
 		}
 	}
-	s.hold(path, tgz[0], at, problem)
-	s.hold(layout.SkillFile(name, layout.EntryFile), md[0], at, problem)
+	s.hold(path, tgz, at, problem)
+	s.hold(layout.SkillFile(name, layout.EntryFile), md, at, problem)
 	if v := m.Annotations[annVersion]; v != "" {
-		s.version(ctx, name, v, e, tgz[0], md[0], problem)
+		s.version(ctx, name, v, e, tgz, md, problem)
 	}
 	s.config(ctx, name, at, m, e, problem)
 	s.signatures(ctx, e, layout.SkillsDir+"/", problem, func(p string) bool {
@@ -324,22 +318,32 @@ func (s *Store) skill(ctx context.Context, e ocispec.Descriptor, problem func(pa
 
 // layers are a skill artifact's .tar.gz and SKILL.md layers, one each, as
 // publish pushes them, checked against their descriptors.
-func (s *Store) layers(name, at string, m ocispec.Manifest, e ocispec.Descriptor, problem func(path, message string)) (tgz, md []ocispec.Descriptor, ok bool) {
+func (s *Store) layers(name, at string, m ocispec.Manifest, e ocispec.Descriptor, problem func(path, message string)) (tgz, md ocispec.Descriptor, ok bool) {
+	var tgzs, mds []ocispec.Descriptor
 	for _, l := range m.Layers {
 		switch l.MediaType {
 		case MediaTypeSkillContent:
-			tgz = append(tgz, l)
+			tgzs = append(tgzs, l)
 		case MediaTypeSkillMD:
-			md = append(md, l)
+			mds = append(mds, l)
 		default:
 			problem(at, fmt.Sprintf("skill %s has a layer of type %q, which skillpack does not push", name, l.MediaType))
 		}
 	}
-	if len(tgz) != 1 || len(md) != 1 {
-		problem(at, fmt.Sprintf("skill %s has %d layers of type %s and %d of type %s; skillpack pushes one of each", name, len(tgz), MediaTypeSkillContent, len(md), MediaTypeSkillMD))
-		return nil, nil, false
+	if len(tgzs) != 1 || len(mds) != 1 {
+		problem(at, fmt.Sprintf("skill %s has %d layers of type %s and %d of type %s; skillpack pushes one of each", name, len(tgzs), MediaTypeSkillContent, len(mds), MediaTypeSkillMD))
+		return tgz, md, false
 	}
-	return tgz, md, s.blob(tgz[0], e.Digest, problem) && s.blob(md[0], e.Digest, problem)
+	return tgzs[0], mds[0], s.blob(tgzs[0], e.Digest, problem) && s.blob(mds[0], e.Digest, problem)
+}
+
+// pin maps version v of skill name's version folder to its artifact's
+// blobs.
+func (s *Store) pin(name, v string, tgz, md ocispec.Descriptor) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pinned[layout.VersionFile(name, v, layout.EntryFile)] = md
+	s.pinned[layout.VersionArchive(name, v, layout.Digest(tgz.Digest), layout.TarGz)] = tgz
 }
 
 // olderVersions maps the version folders of the versions versions.json
@@ -395,10 +399,7 @@ func (s *Store) olderVersions(ctx context.Context, problem func(path, message st
 			return nil
 		}
 		if tgz, md, ok := s.layers(name, s.at(d.Digest), m, d, problem); ok {
-			s.mu.Lock()
-			s.pinned[layout.VersionFile(name, v, layout.EntryFile)] = md[0]
-			s.pinned[layout.VersionArchive(name, v, layout.Digest(tgz[0].Digest), layout.TarGz)] = tgz[0]
-			s.mu.Unlock()
+			s.pin(name, v, tgz, md)
 		}
 		return nil
 	})
@@ -408,10 +409,7 @@ func (s *Store) olderVersions(ctx context.Context, problem func(path, message st
 // blobs, and checks that the version's tag names this artifact: a tag
 // moved to other bytes is a published version changed.
 func (s *Store) version(ctx context.Context, name, v string, e, tgz, md ocispec.Descriptor, problem func(path, message string)) {
-	s.mu.Lock()
-	s.pinned[layout.VersionFile(name, v, layout.EntryFile)] = md
-	s.pinned[layout.VersionArchive(name, v, layout.Digest(tgz.Digest), layout.TarGz)] = tgz
-	s.mu.Unlock()
+	s.pin(name, v, tgz, md)
 	tag, ok := VersionTag(name, v)
 	if !ok {
 		return
@@ -425,13 +423,6 @@ func (s *Store) version(ctx context.Context, name, v string, e, tgz, md ocispec.
 	case d.Digest != e.Digest:
 		problem(at, fmt.Sprintf("skill %s's version tag %s names %s, not the collection's manifest of version %s: the published version was changed; bump the skill's version instead", name, tag, d.Digest, v))
 	}
-}
-
-// isArchiveOf reports whether file is the name of one of skill's .tar.gz
-// archives.
-func isArchiveOf(file, skill string) bool {
-	n, _, ext, ok := layout.ParseArchiveName(file)
-	return ok && n == skill && ext == layout.TarGz
 }
 
 // config checks a skill's config blob against its manifest's annotations
@@ -516,10 +507,9 @@ func (s *Store) attached(ctx context.Context, subject ocispec.Descriptor, artifa
 	}
 }
 
-// maxSignature is the largest signature read whole: a Sigstore bundle
-// holds a certificate chain, a log entry, a timestamp and, for a folder
-// signature, a statement listing the folder's files (a thousand files
-// are well under 1 MiB).
+// maxSignature is the largest signature read whole: a certificate chain, a
+// log entry, a timestamp and, for a folder signature, a statement listing
+// the folder's files (a thousand files are well under 1 MiB).
 const maxSignature = 4 << 20
 
 // signature reads the Sigstore bundle of a signature's referrer, up to
@@ -535,10 +525,9 @@ func (s *Store) signature(ctx context.Context, sig sigRef) ([]byte, error) {
 	return s.r.fetchBlob(ctx, layer)
 }
 
-// manifestSignatures verifies the signatures that manifests carry of
-// themselves, as cosign verify does: a manifest passes when one of them
-// is by the expected signer over its digest; when none is, that is a
-// problem (a manifest without any is not: publish --sign is a choice).
+// manifestSignatures verifies the manifests' own signatures as cosign
+// verify does: a manifest passes when one is by the expected signer over
+// its digest (a manifest without any passes: publish --sign is a choice).
 func (s *Store) manifestSignatures(ctx context.Context, problem func(path, message string)) {
 	if s.verifyStatement == nil {
 		return
@@ -665,8 +654,8 @@ func (s *Store) blob(d ocispec.Descriptor, owner digest.Digest, problem func(pat
 }
 
 // Open is the blob at a dist path, checked against its descriptor as it is
-// read; a signature's referrer manifest is read first. A path the
-// registry does not hold a blob for is fs.ErrNotExist.
+// read (a signature's referrer manifest first); fs.ErrNotExist for a path
+// the registry holds no blob for.
 func (s *Store) Open(ctx context.Context, p string) (io.ReadCloser, int64, error) {
 	s.mu.Lock()
 	d, ok := s.blobs[p]
@@ -690,17 +679,15 @@ func (s *Store) Open(ctx context.Context, p string) (io.ReadCloser, int64, error
 	if err != nil {
 		return nil, 0, fmt.Errorf("blob %s: %w", d.Digest, err)
 	}
-	// A registry whose copy was changed or is corrupt is caught at the
-	// read that ends the blob.
+	// A changed or corrupt copy is caught at the read that ends the blob.
 	return struct {
 		io.Reader
 		io.Closer
 	}{bundle.Checked(rc, layout.Artifact{Path: "the registry's blob " + d.Digest.String(), Digest: layout.Digest(d.Digest), Size: d.Size}, "its manifest"), rc}, d.Size, nil
 }
 
-// sigstoreLayer is the one layer of a signature's referrer, a Sigstore
-// bundle, as publish attaches one (as cosign does, or a folder
-// signature).
+// sigstoreLayer is the one layer of a signature's referrer: its Sigstore
+// bundle.
 func (s *Store) sigstoreLayer(ctx context.Context, sig sigRef) (ocispec.Descriptor, error) {
 	var msgs []string
 	note := func(_, msg string) { msgs = append(msgs, msg) }

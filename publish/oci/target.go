@@ -14,8 +14,7 @@ const Scheme = "oci://"
 // DefaultTag is the collection's tag when the target names none: the tag
 // `oras pull`, `docker pull` and the skills-OCI clients take when given
 // none, so that a reader who knows only the repository gets the newest
-// release. A build that wants an immutable name passes one (a version, a
-// commit); the index's digest is the immutable name in any case.
+// release.
 const DefaultTag = "latest"
 
 // Target is a parsed oci:// target.
@@ -70,12 +69,11 @@ func parse(s, what, form string) (Target, error) {
 	return Target{Registry: ref.Registry, Repository: ref.Repository, Tag: cmp.Or(ref.Reference, DefaultTag)}, nil
 }
 
-// VersionTag is a skill's version tag in the repository:
-// <skill>-<version>. One repository holds the whole bundle (see the
-// package comment), so the skill's name scopes its version. A "+" (semver
-// build metadata, which tags cannot hold) becomes "_", as Helm does for
-// charts in OCI registries. ok is false when the result is still not a
-// valid tag; the skill is then pushed untagged (the collection names it).
+// VersionTag is a skill's version tag in the repository,
+// <skill>-<version>: one repository holds the whole bundle. A "+" (semver
+// build metadata, which tags cannot hold) becomes "_", as Helm does. ok is
+// false when the result is still not a valid tag; the skill is then
+// pushed untagged.
 func VersionTag(skill, version string) (tag string, ok bool) {
 	if version == "" {
 		return "", false

@@ -14,11 +14,8 @@ import (
 
 // Bucket is a prefix of a bucket: the publish.Bucket that Publish
 // writes a bundle to, and the bundle.Store that `skillpack verify
-// s3://bucket/prefix` reads one back through. The prefix holds every
-// file of the bundle at its path, and the build record, so verify checks
-// it as it checks a dist folder, except that files the record does not
-// list are allowed (the archives of earlier releases stay until
-// --prune).
+// s3://bucket/prefix` reads, as it checks a dist folder but for files
+// the record does not list (earlier releases' stay until --prune).
 type Bucket struct {
 	t Target
 	o Options

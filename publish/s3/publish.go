@@ -132,11 +132,9 @@ func (b *Bucket) Put(ctx context.Context, o publish.Object, body io.Reader) (str
 		// Bundle files are small (an archive is at most tens of
 		// megabytes): one PUT each, which the checksum covers whole.
 		DisableMultipart: true,
-		// No streaming signature (aws-chunked) over plain http: it signs
-		// every chunk for nothing the checksum does not already prove,
-		// and minio-go sends an empty object with it without a
-		// Content-Length, which S3 refuses. Every PUT is then what it is
-		// over https: the payload unsigned, its sha256 in the checksum.
+		// No streaming signature (aws-chunked) over plain http: the
+		// checksum proves the bytes already, and minio-go sends an empty
+		// object with it without a Content-Length, which S3 refuses.
 		DisableContentSha256: true,
 	})
 	if err == nil && info.ETag == "" {
@@ -174,7 +172,7 @@ func (b *Bucket) Swap(ctx context.Context, path string, data []byte, etag string
 func (b *Bucket) Delete(ctx context.Context, path string) error {
 	err := b.c.RemoveObject(ctx, b.t.Bucket, b.t.Key(path), minio.RemoveObjectOptions{})
 	if errorResponse(err).Code == "AccessDenied" {
-		return explained{fmt.Errorf("%s: %w; the bucket refuses to delete it (an Object Lock, a retention rule or a policy): publish without --prune, or let these credentials delete", b.url(path), err), 1}
+		return publish.Refused{Err: fmt.Errorf("%s: %w; the bucket refuses to delete it (an Object Lock, a retention rule or a policy): publish without --prune, or let these credentials delete", b.url(path), err), Class: 1}
 	}
 	return err
 }
@@ -186,10 +184,9 @@ func (b *Bucket) endpointName() string { return cmp.Or(b.o.Endpoint, "AWS S3") }
 
 // found is nil when the bucket is there, else why not. A web server that
 // answers 200 to everything has every bucket, and minio-go reads its page
-// as an empty listing; an object no one writes, found, tells it from S3
-// before a dry run reports what it would upload (a real run's first PUT
-// would say it too; Put). Any other answer is S3's: a 404, or a 403 where
-// the credentials may not list.
+// as an empty listing: an object no one writes, found, tells it from S3
+// before a dry run reports what it would upload. Any other answer is
+// S3's: a 404, or a 403 where the credentials may not list.
 func (b *Bucket) found(ctx context.Context) error {
 	ok, err := b.c.BucketExists(ctx, b.t.Bucket)
 	if err == nil && !ok {
@@ -209,33 +206,19 @@ func (b *Bucket) found(ctx context.Context) error {
 // noBucket is the error of a target whose bucket does not exist, naming
 // it and the fix.
 func (b *Bucket) noBucket() error {
-	return explained{fmt.Errorf("%s%s: %w at %s; check the bucket's name and --endpoint, or create the bucket (publish does not make one)", Scheme, b.t.Bucket, publish.ErrNoBucket, b.endpointName()), 2}
+	return publish.Refused{Err: fmt.Errorf("%s%s: %w at %s; check the bucket's name and --endpoint, or create the bucket (publish does not make one)", Scheme, b.t.Bucket, publish.ErrNoBucket, b.endpointName()), Class: 2}
 }
 
 // notS3 is the error of an endpoint whose answers are not S3's (what
 // says so), naming it.
 func (b *Bucket) notS3(what string) error {
-	return explained{fmt.Errorf("%s is not an S3 server: it %s, as a web site does; give the URL of the S3 API with --endpoint (such as https://ACCOUNT.r2.cloudflarestorage.com)", b.endpointName(), what), 2}
+	return publish.Refused{Err: fmt.Errorf("%s is not an S3 server: it %s, as a web site does; give the URL of the S3 API with --endpoint (such as https://ACCOUNT.r2.cloudflarestorage.com)", b.endpointName(), what), Class: 2}
 }
 
-// explained marks an error explain has added to, so that it is not added
-// to twice on its way up, with its exit class: what explain knows is the
-// user's to mend (the credentials, the bucket, the endpoint: 2; another's
-// object in the bundle's way: 1), never skillpack's failure, and running
-// the same command again cannot help.
-type explained struct {
-	error
-	class int
-}
-
-func (e explained) Unwrap() error { return e.error }
-
-// ExitClass is the command's exit code.
-func (e explained) ExitClass() int { return e.class }
-
-// explain adds to err what the user can do about the commonest S3 errors.
+// explain adds to err what the user can do about the commonest S3 errors,
+// once: an error already publish.Refused is the user's to mend as it says.
 func (b *Bucket) explain(what string, err error) error {
-	if err == nil || errors.As(err, new(explained)) {
+	if err == nil || errors.As(err, new(publish.Refused)) {
 		return err
 	}
 	if what != "" {
@@ -245,12 +228,11 @@ func (b *Bucket) explain(what string, err error) error {
 	case "NoSuchBucket": // removed since the run found it, or found by another request first
 		return fmt.Errorf("%w (%w)", b.noBucket(), err)
 	case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch":
-		return explained{fmt.Errorf("%w; check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or --username and --password-stdin) and that they may list, read and write %s at %s", err, b.t, b.endpointName()), 2}
+		return publish.Refused{Err: fmt.Errorf("%w; check the credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or --username and --password-stdin) and that they may list, read and write %s at %s", err, b.t, b.endpointName()), Class: 2}
 	case "ObjectParentIsFile", "ExistingObjectIsDirectory":
 		// A server that keeps objects as files and folders (versitygw's
-		// posix backend): another's object is a file where the bundle
-		// needs a folder, or a folder where it puts a file.
-		return explained{fmt.Errorf("%w; %s keeps objects as files and folders, and another's object there is a file where the bundle needs a folder, or a folder where it puts a file: move it away, or publish under a prefix of its own", err, b.endpointName()), 1}
+		// posix backend).
+		return publish.Refused{Err: fmt.Errorf("%w; %s keeps objects as files and folders, and another's object there is a file where the bundle needs a folder, or a folder where it puts a file: move it away, or publish under a prefix of its own", err, b.endpointName()), Class: 1}
 	}
 	return err
 }
@@ -271,25 +253,16 @@ func errorResponse(err error) minio.ErrorResponse {
 // retryCodes are the S3 error codes that say "try again later", whatever
 // the status they come with.
 var retryCodes = map[string]bool{
-	"InternalError":              true,
-	"ServiceUnavailable":         true,
-	"SlowDown":                   true,
-	"Throttling":                 true,
-	"ThrottlingException":        true,
-	"RequestLimitExceeded":       true,
-	"RequestThrottled":           true,
-	"RequestTimeout":             true,
-	"OperationAborted":           true,
-	"TooManyRequests":            true,
+	"InternalError": true, "ServiceUnavailable": true, "SlowDown": true, "Throttling": true,
+	"ThrottlingException": true, "RequestLimitExceeded": true, "RequestThrottled": true,
+	"RequestTimeout": true, "OperationAborted": true, "TooManyRequests": true,
 	"XMinioServerNotInitialized": true,
 }
 
 // Retryable reports whether an S3 request that failed with err is worth
 // another try: a 5xx, throttling (429, SlowDown), a request timeout, or a
-// connection that failed, was reset or ended early (publish.Transient;
-// minio-go rewrites an early EOF into a message of its own, in a
-// *url.Error). Anything else (a denial, a missing bucket, a file that
-// changed) fails the same way again.
+// connection that failed, was reset or ended early (publish.Transient:
+// minio-go rewrites an early EOF into a *url.Error of its own).
 func Retryable(err error) bool {
 	if errors.As(err, new(*bundle.ChangedError)) {
 		return false

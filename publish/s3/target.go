@@ -84,12 +84,10 @@ type Options struct {
 	Keep   int  // releases Prune keeps, the new one included; 0: publish.DefaultKeep
 
 	// Retry is how requests are run and retried (Jobs' default:
-	// DefaultJobs); its Now is also the release's time in the release
-	// list.
+	// DefaultJobs); its Now is also the release's time.
 	publish.Retry
-	// Getenv reads AWS_REGION, AWS_DEFAULT_REGION and AWS_CA_BUNDLE;
-	// nil: os.Getenv. (The credential chain reads the environment
-	// itself.)
+	// Getenv reads AWS_REGION, AWS_DEFAULT_REGION and AWS_CA_BUNDLE (nil:
+	// os.Getenv); the credential chain reads the environment itself.
 	Getenv func(string) string
 }
 
@@ -172,8 +170,6 @@ func (o *Options) client() (*minio.Client, error) {
 		// The sha256 checksum publish sends is a header minio-go takes
 		// only from a client that could send it as a trailer.
 		TrailingHeaders: true,
-		// One try per request: publish.Runner retries, with its backoff
-		// and its count, and knows the whole run.
-		MaxRetries: 1,
+		MaxRetries:      1, // publish.Runner retries
 	})
 }
