@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -126,18 +125,34 @@ func readContent(f skill.File) *Content {
 	if fi, err := fh.Stat(); err == nil {
 		c.mod = fi.ModTime()
 	}
-	// The size collected is almost always the size read: a buffer of that
-	// size, and room for the read that meets the end, spares io.ReadAll's
-	// growing from 512 bytes. A file that changed size is still read whole.
-	var b bytes.Buffer
-	b.Grow(int(min(max(f.Size, 0), MaxScan)) + bytes.MinRead)
-	_, c.Err = b.ReadFrom(io.LimitReader(fh, MaxScan+1))
-	c.Data = b.Bytes()
+	// The size collected is almost always the size read: starting there,
+	// plus the byte that lets the read meeting the end need no larger
+	// buffer, spares io.ReadAll's growing from 512 bytes.
+	c.Data, c.Err = readAll(io.LimitReader(fh, MaxScan+1), min(max(f.Size, 0), MaxScan)+1)
 	c.Complete = len(c.Data) <= MaxScan
 	if !c.Complete {
 		c.Data = c.Data[:MaxScan]
 	}
 	return c
+}
+
+// readAll is io.ReadAll with a first buffer of the given size: a file that
+// changed size since it was collected is still read to its end.
+func readAll(r io.Reader, size int64) ([]byte, error) {
+	b := make([]byte, 0, size)
+	for {
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)] // let append pick the next size
+		}
+	}
 }
 
 // BodyPos turns a 1-based line within the body into a file line.
