@@ -135,6 +135,9 @@ func (s *Server) newMCP() *mcp.Server {
 				return uncached{res}, nil
 			}
 			res, err := next(ctx, method, req)
+			if init, ok := res.(*mcp.InitializeResult); ok && req.GetExtra() != nil && req.GetExtra().Header != nil {
+				return unlisted(init), nil
+			}
 			if _, ok := res.(mcp.CacheableResult); ok && err == nil && !modern(req) {
 				return uncached{res}, nil
 			}
@@ -146,6 +149,18 @@ func (s *Server) newMCP() *mcp.Server {
 	must(mcp.AddReceivingCustomMethod(srv, MethodGetSkill, s.getSkill))
 	must(mcp.AddReceivingCustomMethod(srv, MethodReadDirectory, s.readDirectory))
 	return srv
+}
+
+// unlisted is initialize's result over HTTP, without resources'
+// listChanged: a session opened with initialize has no stream here to hear
+// of changes on (stateless HTTP refuses the GET stream), so promising them
+// would leave the client's list stale. 2026-07-28 clients ask
+// server/discover and listen with subscriptions/listen, which is served.
+func unlisted(r *mcp.InitializeResult) *mcp.InitializeResult {
+	res, caps := *r, *r.Capabilities
+	caps.Resources = &mcp.ResourceCapabilities{}
+	res.Capabilities = &caps
+	return &res
 }
 
 // undeclared are the methods of capabilities this server does not declare,

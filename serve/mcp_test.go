@@ -115,6 +115,11 @@ func TestMCPStreamableHTTP(t *testing.T) {
 			if got := cs.InitializeResult().ProtocolVersion; version == "" && got != modernSince {
 				t.Errorf("negotiated %s over HTTP, want %s", got, modernSince)
 			}
+			// A session opened with initialize has no stream to hear of
+			// changes on; 2026-07-28's subscriptions/listen has one.
+			if got, want := cs.InitializeResult().Capabilities.Resources.ListChanged, version == ""; got != want {
+				t.Errorf("resources.listChanged = %v over HTTP at protocol %q, want %v", got, version, want)
+			}
 			checkMCP(t, cs, dist)
 		})
 	}
@@ -123,7 +128,11 @@ func TestMCPStreamableHTTP(t *testing.T) {
 func TestMCPStdio(t *testing.T) {
 	dist := pristine(t)
 	s := New(open(t, dist), Options{pageSize: pageSize})
-	checkMCP(t, connectStdio(t, s), dist)
+	cs := connectStdio(t, s)
+	if !cs.InitializeResult().Capabilities.Resources.ListChanged {
+		t.Error("resources.listChanged is not declared over stdio, where changes are sent")
+	}
+	checkMCP(t, cs, dist)
 }
 
 // checkMCP runs every MCP check against one session.

@@ -23,6 +23,13 @@ const client = new Client({ name: "skillpack-ci", version: "0" }, {
   versionNegotiation: { mode: era === "modern" ? { pin: "2026-07-28" } : "legacy" },
 });
 await client.connect(transport);
+// A change of the bundle is announced where the client can hear it: over
+// stdio, and over HTTP to a 2026-07-28 client's subscriptions/listen; a
+// legacy client's session over stateless HTTP has no stream to hear it on.
+const listChanged = client.getServerCapabilities()?.resources?.listChanged === true;
+if (listChanged !== (how !== "--url" || era === "modern")) {
+  throw new Error(`resources.listChanged is ${listChanged} over ${how === "--url" ? "HTTP" : "stdio"} at ${era}`);
+}
 
 const sha256 = (bytes) => "sha256:" + createHash("sha256").update(bytes).digest("hex");
 let files = 0;
