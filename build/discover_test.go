@@ -119,6 +119,10 @@ func TestDeclaredScope(t *testing.T) {
 	writeSkill(t, filepath.Join(src, ".claude", "skills", "dev"), "dev", nil)
 	writeSkill(t, filepath.Join(src, "scratch", "idea"), "idea", nil)
 	writeSkill(t, filepath.Join(src, "newsroom-style"), "newsroom-style", nil)
+	// An old copy of a plugin the marketplace does not list declares
+	// nothing (jeremylongshore/claude-code-plugins-plus-skills' backups/).
+	writeSkillFile(t, src, "backups/extra-old/.claude-plugin", "plugin.json", `{"name": "extra"}`)
+	writeSkill(t, filepath.Join(src, "backups", "extra-old", "skills", "art"), "art", map[string]string{"old.md": "old\n"})
 	var log strings.Builder
 	dist := filepath.Join(root, "dist")
 	mustBuild(t, []string{src}, Options{Out: dist, Log: &log})
@@ -130,6 +134,7 @@ func TestDeclaredScope(t *testing.T) {
 		"left out 2 skills in folders of tests and templates: template/ (1), tests/ and fixtures/ (1); --ignore '!template/' takes one back, --all every skill found",
 		"taking the 5 skills that " + rel(t, src, ".claude-plugin/marketplace.json") + " declares, and those in skills/ and the top-level folders, where every client looks",
 		"left out 2 skills that no manifest declares, where no client installing from the repository looks (" + rel(t, src, ".claude/skills/dev") + ", " + rel(t, src, "scratch/idea") + "); --all takes every skill found",
+		"left out 1 skill of plugins the marketplace does not list, where no client installing from the repository looks (" + rel(t, src, "backups/extra-old/skills/art") + "); --all takes every skill found",
 		"pdf: 2 identical copies",
 	} {
 		if !strings.Contains(log.String(), want) {

@@ -101,7 +101,7 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 		notes = append(notes, fmt.Sprintf("left out %s in folders of tests and templates: %s; %s",
 			human.Plural(defaulted, "skill", "skills"), strings.Join(parts, ", "), back))
 	}
-	kept, said := sc.declared(root, t.Declares, kept)
+	kept, said := sc.declared(root, t, kept)
 	notes = append(notes, said...)
 	kept, said = sc.installed(root, kept)
 	return kept, append(notes, said...)
@@ -476,13 +476,16 @@ func (sc Scope) rel(p string) string {
 // there are skills elsewhere: those folders hold a client's copies or the
 // project's own working skills, not what the repository publishes (lint's
 // installed-folder says so too). A tree whose only skills are there is
-// taken as it is; one whose other skills are all in other hidden folders
-// (an archive of retired copies, .tool/archive/skills/v1/), which no
-// client searches, takes the install folders' and leaves those out.
+// taken as it is. One whose other skills are all where no client looks
+// takes the install folders' and leaves those out, as the Vercel skills
+// CLI does (it searches deeper only when its first places hold none):
+// skills deeper than the top-level folders and skills/, and not declared
+// (an app's own prompts, an SDK's example below skills/), or in other hidden
+// folders (an archive of retired copies, .tool/archive/skills/v1/).
 func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []string) {
 	var kept, installs []*skill.Skill
-	folders, hidden := map[string]int{}, map[string]int{} // hidden: by the first hidden folder
-	nHidden := 0
+	folders, unseen := map[string]int{}, map[string]int{} // unseen: by the first hidden or top-level folder
+	nUnseen := 0
 	top, _ := filepath.Abs(root)
 	for _, s := range found {
 		abs, _ := filepath.Abs(s.Dir)
@@ -493,22 +496,26 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 			installs = append(installs, s)
 			continue
 		}
-		if rel, err := filepath.Rel(top, abs); err == nil {
-			parts := strings.Split(filepath.ToSlash(rel), "/")
-			if i := slices.IndexFunc(parts, hiddenName); i >= 0 {
-				hidden[filepath.Join(top, filepath.FromSlash(strings.Join(parts[:i+1], "/")))]++
-				nHidden++
-			}
-		}
 		kept = append(kept, s)
-	}
-	if len(folders) > 0 && len(kept) > 0 && nHidden == len(kept) {
-		var parts []string
-		for _, f := range slices.Sorted(maps.Keys(hidden)) {
-			parts = append(parts, fmt.Sprintf("%s (%d)", sc.rel(f), hidden[f]))
+		rel, err := filepath.Rel(top, abs)
+		if err != nil {
+			continue
 		}
-		return installs, []string{fmt.Sprintf("left out %s in hidden folders no client searches, taking those of clients' install folders: %s; --all takes them",
-			human.Plural(nHidden, "skill", "skills"), strings.Join(parts, ", "))}
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		i := slices.IndexFunc(parts, hiddenName)
+		if i < 0 && (s.Declared != "" || len(parts) == 1 || len(parts) == 2 && parts[0] == "skills") {
+			continue // where clients look
+		}
+		unseen[filepath.Join(top, filepath.FromSlash(strings.Join(parts[:max(i, 0)+1], "/")))]++
+		nUnseen++
+	}
+	if len(folders) > 0 && len(kept) > 0 && nUnseen == len(kept) {
+		var parts []string
+		for _, f := range slices.Sorted(maps.Keys(unseen)) {
+			parts = append(parts, fmt.Sprintf("%s (%d)", sc.rel(f), unseen[f]))
+		}
+		return installs, []string{fmt.Sprintf("left out %s where no client looks (in hidden folders, or deeper than the top-level ones and skills/), taking those of clients' install folders: %s; --all takes them",
+			human.Plural(nUnseen, "skill", "skills"), strings.Join(parts, ", "))}
 	}
 	if len(folders) == 0 || len(kept) == 0 {
 		return found, nil
@@ -535,27 +542,54 @@ func below(dir, p string) bool {
 }
 
 // declared returns, when a repository declares what it publishes
-// (declares: the manifests at its root), the skills a client installing
+// (t.Declares: the manifests at its root), the skills a client installing
 // from it finds: those its manifests declare, and those where every
 // client looks whatever the manifests say, the root's skills/ folder and
 // the root's own folders (the Vercel skills CLI 1.7.4 searches these
 // first and adds the plugins' skills to them: discoverSkills in its
-// dist/cli.mjs). Else it returns every skill found. It says which
-// manifests declared skills and what was left out.
-func (sc Scope) declared(root string, declares []string, found []*skill.Skill) ([]*skill.Skill, []string) {
-	if len(declares) == 0 {
+// dist/cli.mjs). When the root's marketplace lists plugins found here,
+// a plugin it does not list declares nothing (a backups/ folder of old
+// copies): no client installs from it. Else it returns every skill found.
+// It says which manifests declared skills and what was left out.
+func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*skill.Skill, []string) {
+	if len(t.Declares) == 0 {
 		return found, nil
 	}
-	var kept, left []*skill.Skill
+	var kept, left, unlisted []*skill.Skill
 	by := map[string]bool{}
 	conventional := filepath.Join(root, "skills")
+	// A skill is listed when the nearest plugin above it is one the
+	// marketplace lists (the skill's own folder may hold a copy's
+	// manifest: ulpi-io/plugin-marketplace).
+	entries, plugins := map[string]bool{}, map[string]bool{}
+	for dir := range t.Entries {
+		entries[filepath.Clean(dir)] = true
+	}
+	for _, dir := range t.Plugins {
+		plugins[filepath.Clean(dir)] = true
+	}
+	top := filepath.Clean(root)
+	listed := func(s *skill.Skill) bool {
+		pdir, market := skill.ManifestOf(s.Declared)
+		if len(entries) == 0 || market || filepath.Clean(pdir) == top {
+			return true
+		}
+		for d := filepath.Dir(filepath.Clean(s.Dir)); !entries[d]; d = filepath.Dir(d) {
+			if plugins[d] || d == top || d == filepath.Dir(d) {
+				return false
+			}
+		}
+		return true
+	}
 	for _, s := range found {
 		switch {
-		case s.Declared != "":
+		case s.Declared != "" && listed(s):
 			by[sc.rel(s.Declared)] = true
 			kept = append(kept, s)
 		case below(conventional, s.Dir) || topLevel(root, s.Dir):
 			kept = append(kept, s)
+		case s.Declared != "":
+			unlisted = append(unlisted, s)
 		default:
 			left = append(left, s)
 		}
@@ -568,10 +602,15 @@ func (sc Scope) declared(root string, declares []string, found []*skill.Skill) (
 	}
 	notes := []string{fmt.Sprintf("taking the %s that %s, and those in skills/ and the top-level folders, where every client looks",
 		human.Plural(len(kept), "skill", "skills"), manifestsDeclare(slices.Sorted(maps.Keys(by))))}
-	if len(left) > 0 {
-		names := upTo(len(left), 5, func(i int) string { return sc.rel(left[i].Dir) }, "and %d more")
-		notes = append(notes, fmt.Sprintf("left out %s that no manifest declares, where no client installing from the repository looks (%s); --all takes every skill found",
-			human.Plural(len(left), "skill", "skills"), strings.Join(names, ", ")))
+	for _, l := range []struct {
+		skills []*skill.Skill
+		why    string
+	}{{left, "that no manifest declares"}, {unlisted, "of plugins the marketplace does not list"}} {
+		if len(l.skills) > 0 {
+			names := upTo(len(l.skills), 5, func(i int) string { return sc.rel(l.skills[i].Dir) }, "and %d more")
+			notes = append(notes, fmt.Sprintf("left out %s %s, where no client installing from the repository looks (%s); --all takes every skill found",
+				human.Plural(len(l.skills), "skill", "skills"), l.why, strings.Join(names, ", ")))
+		}
 	}
 	return kept, notes
 }
