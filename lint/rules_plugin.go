@@ -87,9 +87,10 @@ var pluginRules = []*Rule{
 		Explain: "A plugin's skills are the folders just below its skills/ folder that hold SKILL.md, and the " +
 			"folders a client's manifest names in \"skills\" (Claude Code, Codex, Cursor). A path that names " +
 			"nothing, a skills/ that holds no skill (when no manifest names the skills elsewhere, such as " +
-			"skills/<category>/<name>) or is no folder, and a skill or path that leads out of " +
-			"the plugin's folder (by .., an absolute path or a symbolic link) give the clients no skill: " +
-			"they skip it and load the rest. Move the skill into the plugin, or correct the path.",
+			"skills/<category>/<name>) or is no folder, and a path that leads out of the plugin's folder " +
+			"(by .. or an absolute path) give the clients no skill: they skip it and load the rest. A skill " +
+			"linked from outside the folder is followed by some clients as they copy the plugin and not by " +
+			"others, and the plugin's archives leave it out. Move the skill into the plugin, or correct the path.",
 		Bad:      `.claude-plugin/plugin.json: {"name": "pdf", "skills": "../shared/skills"}`,
 		Good:     `.claude-plugin/plugin.json: {"name": "pdf", "skills": "./skills"}, with skills/fill/SKILL.md`,
 		CheckRun: checkPluginSkills,
@@ -437,14 +438,17 @@ func checkPluginSkills(p *RunPass) {
 			// the default one left empty.
 			p.Reportf(skills, 0, 0, "put each skill in a folder just below skills/ (skills/<name>/SKILL.md)", "skills/ holds no skill: no folder just below it has a SKILL.md")
 		}
+		linked := map[string]bool{} // skills reported here, not again at the manifest
 		for _, s := range pl.Skills {
 			if !pl.Contains(path.Join(s, "SKILL.md")) {
+				linked[s] = true
 				p.Reportf(filepath.Join(pl.Dir, filepath.FromSlash(s), "SKILL.md"), 0, 0, "copy the skill into the plugin's folder instead of linking to it",
-					"the skill %s leads out of the plugin's folder", s)
+					"the skill %s leads out of the plugin's folder by a symbolic link, and the plugin's archives leave it out", s)
 			}
 		}
 		for _, d := range pl.Declared {
 			switch {
+			case linked[path.Clean(d.Path)]:
 			case !pl.Contains(d.Path):
 				p.Reportf(d.By.Path, d.Line, 0, "move the skills into the plugin's folder and name them by a path inside it (./skills)",
 					"skills path %q leads out of the plugin's folder", d.Path)

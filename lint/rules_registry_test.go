@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,7 +113,7 @@ func TestInstalledOverHidden(t *testing.T) {
 		{Dir: "/p/.tool/archive/skills/v2/deploy", File: skill.FileName},
 	}
 	kept, notes := Scope{}.installed("/p", found)
-	if len(kept) != 2 || kept[0].Dir != "/p/.claude/skills/deploy" || len(notes) != 1 || !strings.Contains(notes[0], "hidden folders no client searches") || !strings.Contains(notes[0], "/p/.tool (2)") {
+	if len(kept) != 2 || kept[0].Dir != "/p/.claude/skills/deploy" || len(notes) != 1 || !strings.Contains(notes[0], "where no client looks (in hidden folders") || !strings.Contains(notes[0], "/p/.tool (2)") {
 		t.Errorf("kept %d (%v), notes %q; want the install folder's 2 and a note on .tool (2)", len(kept), kept, notes)
 	}
 	// One skill in a visible folder: the install folders are left out, as
@@ -120,5 +121,55 @@ func TestInstalledOverHidden(t *testing.T) {
 	kept, _ = Scope{}.installed("/p", append(found, &skill.Skill{Dir: "/p/skills/main", File: skill.FileName}))
 	if len(kept) != 3 {
 		t.Errorf("with a visible skill: kept %d, want the visible and the 2 hidden", len(kept))
+	}
+	// Nor does any client look deeper than the top-level folders, outside
+	// skills/, when an install folder has skills (Arize-ai/phoenix: an
+	// app's own prompts in src/; oodercn/skills: an SDK's example).
+	deep := []*skill.Skill{
+		{Dir: "/p/.agents/skills/dev", File: skill.FileName},
+		{Dir: "/p/src/app/prompts/skills/debug", File: skill.FileName},
+		{Dir: "/p/docs/phoenix", File: skill.FileName},
+		{Dir: "/p/skills/_drivers/sdk/examples", File: skill.FileName},
+	}
+	kept, notes = Scope{}.installed("/p", deep)
+	if len(kept) != 1 || kept[0].Dir != "/p/.agents/skills/dev" || len(notes) != 1 || !strings.Contains(notes[0], "/p/docs (1), /p/skills (1), /p/src (1)") {
+		t.Errorf("kept %v, notes %q; want the install folder's and a note on docs (1), skills (1) and src (1)", kept, notes)
+	}
+	kept, _ = Scope{}.installed("/p", append(deep, &skill.Skill{Dir: "/p/review", File: skill.FileName}))
+	if len(kept) != 4 {
+		t.Errorf("with a top-level skill: kept %d, want it and the 3 deeper ones", len(kept))
+	}
+}
+
+// A plugin whose manifest names a skill linked from outside its folder
+// (mrgoonie/claudekit-skills: skills/x -> ../../../.claude/skills/x) gets
+// one plugin-skills finding, at the skill, saying it is a link.
+func TestPluginSkillLinkedOut(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, data string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("shared/pdf/SKILL.md", "---\nname: pdf\ndescription: Fill PDF forms when the user works with PDF files.\n---\n# PDF\n")
+	write("plug/.claude-plugin/plugin.json", `{"name": "plug", "skills": ["./skills/pdf"]}`)
+	if err := os.Mkdir(filepath.Join(root, "plug", "skills"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../../shared/pdf", filepath.Join(root, "plug", "skills", "pdf")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	var got []Finding
+	for _, f := range lintDir(t, root, Options{}).Findings {
+		if f.Rule == "plugin-skills" {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || !strings.HasSuffix(filepath.ToSlash(got[0].Path), "plug/skills/pdf/SKILL.md") || !strings.Contains(got[0].Message, "by a symbolic link") {
+		t.Errorf("plugin-skills findings %+v; want one at plug/skills/pdf/SKILL.md naming the link", got)
 	}
 }
