@@ -152,6 +152,9 @@ func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
 			}
 		case skill.BadOpening:
 			fix = "delete everything before the opening \"---\""
+			if bytes.HasPrefix(bytes.TrimSpace(p.Doc.Raw), []byte("<!--")) {
+				fix = "move the comment below the closing \"---\""
+			}
 			if pr.Col > 1 {
 				fix = "delete the blanks after the opening \"---\""
 			}

@@ -2,6 +2,7 @@ package skill
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -141,19 +142,30 @@ func split(data []byte, truncated bool) (d *SkillMD, closed bool) {
 	// open: the opening fence's line (0-based); n lines read, the last
 	// ending at end; front: where the YAML starts.
 	open, n, end, front := -1, 0, 0, 0
+	comment, inComment := 0, false // the line of an HTML comment before the fence
 	for l := range bytes.Lines(data) {
 		text, start := lineText(l), end
 		n, end = n+1, end+len(l)
 		if open < 0 {
-			// The opening fence: line 1, or after blank lines, a problem
-			// reported but still parsed so that later rules can run.
+			// The opening fence: line 1, or after blank lines or an HTML
+			// comment (a markdownlint directive), a problem reported but
+			// still parsed so that later rules can run.
+			t := bytes.TrimSpace(text)
+			if inComment || bytes.HasPrefix(t, []byte("<!--")) {
+				comment = cmp.Or(comment, n)
+				inComment = !bytes.Contains(t, []byte("-->"))
+				continue
+			}
 			if !isFence(text) {
-				if len(bytes.TrimSpace(text)) != 0 {
+				if len(t) != 0 {
 					break
 				}
 				continue
 			}
 			switch {
+			case comment > 0:
+				d.Problem = &Problem{Kind: BadOpening, Line: comment, Col: 1,
+					Msg: fmt.Sprintf("frontmatter must start with \"---\" on line 1, but an HTML comment comes first (line %d): clients see no frontmatter, so no skill", comment)}
 			case n > 1 || startsWithSpace(text):
 				d.Problem = &Problem{Kind: BadOpening, Line: 1, Col: 1,
 					Msg: "frontmatter must start with \"---\" on line 1; remove the blank lines or spaces before it"}

@@ -53,6 +53,14 @@ func TestParse(t *testing.T) {
 		{"bom and leading blank line", "\xEF\xBB\xBF\n---\nname: pdf\n---\n", want{
 			problem: BadOpening, line: 1, bom: true,
 			front: true, frontRaw: "name: pdf\n", frontLine: 3, body: "", bodyLine: 5, name: "pdf"}},
+		{"html comment first", "<!-- markdownlint-disable MD041 -->\n---\nname: pdf\n---\n", want{
+			problem: BadOpening, line: 1, msg: "an HTML comment comes first",
+			front: true, frontRaw: "name: pdf\n", frontLine: 3, body: "", bodyLine: 5, name: "pdf"}},
+		{"html comment of lines first", "\n<!--\n---\n-->\n---\nname: pdf\n---\n", want{
+			problem: BadOpening, line: 2, msg: "(line 2)",
+			front: true, frontRaw: "name: pdf\n", frontLine: 6, body: "", bodyLine: 8, name: "pdf"}},
+		{"html comment, then text", "<!-- c -->\n# Title\n---\nname: pdf\n---\n", want{
+			problem: NoFrontmatter, line: 1, body: "<!-- c -->\n# Title\n---\nname: pdf\n---\n", bodyLine: 1}},
 		{"no frontmatter", "# Title\n\ntext\n", want{
 			problem: NoFrontmatter, line: 1, msg: "no YAML frontmatter",
 			body: "# Title\n\ntext\n", bodyLine: 1}},
