@@ -434,10 +434,12 @@ func checkNameMismatch(p *Pass) {
 		if namePattern.MatchString(folder) && !p.nameTaken(folder) {
 			fix += " or set name: " + yamlScalar(folder)
 		}
-		if !skill.InWorkTree(p.Skill.Dir) {
+		if len(p.names) <= 1 && !skill.InWorkTree(p.Skill.Dir) {
 			// A copy of a repository that is this skill (a download,
 			// a tree copied without .git) cannot be told from a skill's
-			// own folder: say what a clone would have been spared.
+			// own folder: say what a clone would have been spared. Not
+			// in a run of several skills, a collection's folders, where
+			// it is noise on every finding.
 			fix += " (this folder is in no git checkout: a skill at the top of one, which whoever cloned it named, is not checked)"
 		}
 		p.ReportNode(v, fix, "name %q does not match the folder name %q", name, folder)

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -45,6 +46,20 @@ func TestNameMismatchFix(t *testing.T) {
 			if len(fixes) != 1 || fixes[0] != want {
 				t.Errorf("folder %s (in a checkout: %t): fixes %q, want %q", folder, checkout, strings.Join(fixes, "; "), want)
 			}
+		}
+	}
+	// In a collection of skills, a copied tree's folders are not the
+	// clone's top: the fix does not say so on each.
+	root := t.TempDir()
+	md := "---\nname: %s\ndescription: Process PDF forms and merge documents for the user.\n---\nBody.\n"
+	testtool.WriteTree(t, root, map[string]string{"skills/pdf/SKILL.md": fmt.Sprintf(md, "my-skill"), "skills/xlsx/SKILL.md": fmt.Sprintf(md, "xlsx")})
+	res, err := Run([]string{root}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Findings {
+		if f.Rule == "name-mismatch" && strings.Contains(f.Fix, "git checkout") {
+			t.Errorf("a collection's name-mismatch fix: %q", f.Fix)
 		}
 	}
 }
