@@ -156,6 +156,7 @@ func TestClaudeMarketplaceEntries(t *testing.T) {
 		".claude-plugin/marketplace.json": `{"name": "kit-market", "owner": {"name": "me"}, "plugins": [
 			{"name": "kit", "source": "./", "strict": false, "skills": ["./plugins/a/skills/s-one", "./plugins/a/skills/s-two/SKILL.md"], "commands": ["./plugins/a/commands/go.md"]},
 			{"name": "trackio", "source": "./tools/trackio"},
+			{"name": "bp", "source": "./tools/bp", "skills": ["./tools/bp/skills/bp"]},
 			{"name": "remote", "source": {"source": "github", "repo": "o/r"}}]}`,
 		"plugins/a/.claude-plugin/plugin.json":     `{"name": "a-plugin"}`,
 		"plugins/a/commands/go.md":                 "# go\n",
@@ -163,6 +164,7 @@ func TestClaudeMarketplaceEntries(t *testing.T) {
 		"plugins/a/skills/s-two/SKILL.md":          skillMD("s-two"), // named by its SKILL.md, as inchan/cc-plugins names them
 		"tools/trackio/.claude-plugin/plugin.json": `{"name": "trackio-cli"}`,
 		"tools/trackio/skills/track/SKILL.md":      skillMD("track"),
+		"tools/bp/skills/bp/SKILL.md":              skillMD("bp"), // its entry's path names nothing: skills/ is read all the same
 	} {
 		writeSkillFile(t, src, ".", path, data)
 	}
@@ -177,7 +179,7 @@ func TestClaudeMarketplaceEntries(t *testing.T) {
 	for _, e := range m.Plugins {
 		got = append(got, e.Name+" "+strings.Join(e.Skills, ","))
 	}
-	if want := []string{"extra ./ex", "kit ./s-one,./s-two", "trackio ./track"}; !slices.Equal(got, want) {
+	if want := []string{"bp ./bp", "extra ./ex", "kit ./s-one,./s-two", "trackio ./track"}; !slices.Equal(got, want) {
 		t.Errorf("the built marketplace offers %q; want %q, the repository's entries", got, want)
 	}
 	for _, want := range []string{

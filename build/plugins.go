@@ -389,7 +389,15 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 			}
 			c := layout.Plugin{Name: e.Name, Description: cmp.Or(lp.Description, e.Description), Version: cmp.Or(lp.Version, e.Version), Skills: lp.Skills}
 			if len(e.Skills) > 0 {
-				c.Skills = nil
+				// Claude Code adds an entry's skills paths to the plugin's
+				// skills/ folder (kivilaid/plugin-marketplace's paths name
+				// nothing, and its plugins' skills load all the same); an
+				// entry of the marketplace's own folder ("source": "./",
+				// anthropics/skills) is a set of that folder's skills.
+				if dir == absPath(skill.MarketplaceRoot(o.file)) {
+					c.Skills = nil
+				}
+				c.Skills = slices.Clone(c.Skills)
 				for _, w := range p.work {
 					if slices.ContainsFunc(append([]string{w.src.Dir}, w.src.Copies...), func(d string) bool {
 						return slices.ContainsFunc(e.Skills, func(sp string) bool {
