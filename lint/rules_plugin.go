@@ -432,9 +432,13 @@ func checkPluginSkills(p *RunPass) {
 			p.Reportf(skills, 0, 0, "make skills/ a folder of skill folders", "%s", pl.SkillsErr)
 		case len(pl.Skills) == 0 && pl.Exists(plugin.SkillsDir) && !slices.ContainsFunc(pl.Declared, func(d plugin.Declared) bool {
 			return pl.Contains(d.Path) && pl.Exists(d.Path)
+		}) && !slices.ContainsFunc(p.Skills, func(s Named) bool {
+			r, err := filepath.Rel(skills, s.Dir)
+			return err == nil && r != "." && filepath.IsLocal(r)
 		}):
-			// A manifest that names the skills (skills/<category>/<name>)
-			// is where the clients find them: skills/ is their folder, not
+			// A manifest or a marketplace entry that names the skills
+			// (skills/<category>/<name>, naoto24kawa/claude-plugins) is
+			// where the clients find them: skills/ is their folder, not
 			// the default one left empty.
 			p.Reportf(skills, 0, 0, "put each skill in a folder just below skills/ (skills/<name>/SKILL.md)", "skills/ holds no skill: no folder just below it has a SKILL.md")
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -171,5 +172,26 @@ func TestPluginSkillLinkedOut(t *testing.T) {
 	}
 	if len(got) != 1 || !strings.HasSuffix(filepath.ToSlash(got[0].Path), "plug/skills/pdf/SKILL.md") || !strings.Contains(got[0].Message, "by a symbolic link") {
 		t.Errorf("plugin-skills findings %+v; want one at plug/skills/pdf/SKILL.md naming the link", got)
+	}
+}
+
+// A plugin whose marketplace entry names its skills deeper in skills/
+// (skills/<group>/<name>, naoto24kawa/claude-plugins) is not told that
+// skills/ holds no skill: the clients find them where the entry says.
+func TestPluginSkillsGrouped(t *testing.T) {
+	root := t.TempDir()
+	testtool.WriteTree(t, root, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "plug", "source": "./plug", "skills": ["./skills/docs/pdf"]}]}`,
+		"plug/.claude-plugin/plugin.json": `{"name": "plug"}`,
+		"plug/skills/docs/pdf/SKILL.md":   "---\nname: pdf\ndescription: Fill PDF forms when the user works with PDF files.\n---\n# PDF\n",
+	})
+	res := lintDir(t, root, Options{})
+	if len(res.Skills) != 1 {
+		t.Fatalf("%d skills linted, want the one the entry names", len(res.Skills))
+	}
+	for _, f := range res.Findings {
+		if f.Rule == "plugin-skills" {
+			t.Errorf("%s: %s", f.Path, f.Message)
+		}
 	}
 }
