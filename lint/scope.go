@@ -275,6 +275,18 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 				"and this one has no frontmatter with a name or description; rename it to SKILL.md, and lint then says what it lacks",
 				sc.rel(p)))
 		}
+		// A marketplace of other repositories' plugins (netresearch's 40
+		// github sources) names no folder here to find skills in.
+		for _, m := range markets {
+			data, err := os.ReadFile(m)
+			if err != nil {
+				continue
+			}
+			if srcs, elsewhere, err := skill.MarketplaceSources(data); err == nil && len(elsewhere) > 0 && len(srcs) == 0 {
+				notes = append(notes, fmt.Sprintf("%s lists %s, each from a github, git or URL source, which skillpack does not fetch: build each from its own repository",
+					sc.rel(m), human.Plural(len(elsewhere), "plugin", "plugins")))
+			}
+		}
 		if walked > 0 { // not a manifest passed alone (a hook's)
 			var names []string
 			for _, p := range plugins[:min(len(plugins), 5)] {
