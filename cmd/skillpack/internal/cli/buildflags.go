@@ -39,7 +39,7 @@ func (f *BuildFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.IntVarP(&f.Jobs, "jobs", "j", 0, "skills packed at once (default: one per CPU)")
 	fs.StringVar(&f.BaseURL, "base-url", "", "absolute `URL` the bundle is served at (default: relative URLs)")
 	fs.BoolVar(&f.NoLegacy, "no-legacy", false, "leave out the legacy /.well-known/skills/ v0.1.0 tree")
-	fs.BoolVar(&f.SkipInvalid, "skip-invalid", false, "leave out skills with lint errors and publish the rest (exit 0, with a warning)")
+	fs.BoolVar(&f.SkipInvalid, "skip-invalid", false, "leave out skills with lint errors and publish the rest (exit 0, with a warning; 1 when none is valid)")
 	f.addNoReuse(fs)
 	f.ScopeFlags.AddFlags(fs, "build")
 	fs.BoolVar(&f.LLMsTxt, "llms-txt", false, "write llms.txt at the bundle root, with an Agent Skills section linking every SKILL.md")
