@@ -79,7 +79,7 @@ func (d *SkillMD) CheckMCP(files int, served int64) *MCPRefusal {
 			switch {
 			case MCPString(val):
 			case val.Kind == yaml.MappingNode || val.Kind == yaml.SequenceNode:
-				bad("flatten it into one string, or into several keys", "metadata.%s is %s, where MCP hosts take only strings", k.Value, Describe(val))
+				bad("flatten it into one string, or into several keys, unless a client needs it nested", "metadata.%s is %s, where MCP hosts take only strings", k.Value, Describe(val))
 			case val.Kind == yaml.ScalarNode && val.ShortTag() == "!!null":
 				bad(fmt.Sprintf("write %s: \"\" or remove the key", k.Value), "metadata.%s has no value: YAML reads null, where MCP hosts take only strings", k.Value)
 			case val.Kind == yaml.ScalarNode:

@@ -314,12 +314,27 @@ func warnLeftOut(ios *IO, off []layout.Excluded, what string) {
 	}
 	fmt.Fprintf(ios.Err, "warning: %s out of %s; the other indexes keep %s\n",
 		human.Plural(len(off), "skill is left", "skills are left"), what, them)
+	// Skills left out for one reason are one line (a collection's shared
+	// metadata: 20 lines alike said less than one).
+	type why struct{ reason, fix string }
+	var order []why
+	names := map[why][]string{}
 	for _, e := range off {
-		fix := ""
-		if e.Fix != "" {
-			fix = " (fix: " + lint.Printable(e.Fix) + ")"
+		w := why{e.Reason, e.Fix}
+		if names[w] == nil {
+			order = append(order, w)
 		}
-		fmt.Fprintf(ios.Err, "  %s: %s%s\n", lint.Printable(e.Name), lint.Printable(e.Reason), fix)
+		names[w] = append(names[w], lint.Printable(e.Name))
+	}
+	for _, w := range order {
+		fix, n := "", names[w]
+		if w.fix != "" {
+			fix = " (fix: " + lint.Printable(w.fix) + ")"
+		}
+		if len(n) > 5 {
+			n = append(n[:5:5], fmt.Sprintf("and %d more", len(n)-5))
+		}
+		fmt.Fprintf(ios.Err, "  %s: %s%s\n", strings.Join(n, ", "), lint.Printable(w.reason), fix)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/skillpack/skillpack/internal/testtool"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 )
 
@@ -367,5 +368,23 @@ func TestLintGitHubCap(t *testing.T) {
 	}
 	if want := "GitHub shows 10 annotations of each kind a step; the annotations in this log are all 11\n"; !strings.HasSuffix(errb.String(), want) {
 		t.Errorf("stderr:\n%s\nwant it to end in\n%s", errb, want)
+	}
+}
+
+// Skills left out of a document for one reason are one line, naming five
+// and counting the rest; another reason has a line of its own.
+func TestWarnLeftOutGroups(t *testing.T) {
+	var off []layout.Excluded
+	for i := range 7 {
+		off = append(off, layout.Excluded{Name: fmt.Sprintf("s%d", i), Reason: "metadata.x is a mapping", Fix: "flatten it"})
+	}
+	off = append(off, layout.Excluded{Name: "t", Reason: "metadata is a list"})
+	var errs strings.Builder
+	warnLeftOut(&IO{Err: &errs}, off, "the MCP documents, whose hosts would refuse its entry")
+	want := "warning: 8 skills are left out of the MCP documents, whose hosts would refuse their entries; the other indexes keep them\n" +
+		"  s0, s1, s2, s3, s4, and 2 more: metadata.x is a mapping (fix: flatten it)\n" +
+		"  t: metadata is a list\n"
+	if errs.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", errs.String(), want)
 	}
 }
