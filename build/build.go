@@ -254,6 +254,7 @@ type work struct {
 	invalid  bool             // lint found an error in the skill itself
 	skipped  bool             // left out by Options.SkipInvalid, or leaving its name to another (lint.Shadowed)
 	wait     bool             // packed only once lint has said it is published (mayShare)
+	rootRef  bool             // its SKILL.md names ${CLAUDE_PLUGIN_ROOT}: it runs its plugin's own files
 	page     *layout.Rendered // its page in the catalog, once rendered
 }
 

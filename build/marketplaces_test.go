@@ -163,7 +163,7 @@ func TestClaudeMarketplaceEntries(t *testing.T) {
 		"plugins/a/skills/s-one/SKILL.md":          skillMD("s-one"),
 		"plugins/a/skills/s-two/SKILL.md":          skillMD("s-two"), // named by its SKILL.md, as inchan/cc-plugins names them
 		"tools/trackio/.claude-plugin/plugin.json": `{"name": "trackio-cli"}`,
-		"tools/trackio/skills/track/SKILL.md":      skillMD("track"),
+		"tools/trackio/skills/track/SKILL.md":      skillMD("track") + "Run bash ${CLAUDE_PLUGIN_ROOT}/scripts/log.sh.\n",
 		"tools/bp/skills/bp/SKILL.md":              skillMD("bp"), // its entry's path names nothing: skills/ is read all the same
 	} {
 		writeSkillFile(t, src, ".", path, data)
@@ -184,6 +184,7 @@ func TestClaudeMarketplaceEntries(t *testing.T) {
 	}
 	for _, want := range []string{
 		"plugin kit: its entry in .claude-plugin/marketplace.json is made of its served skills, and does not carry its commands",
+		"plugin trackio: its entry in .claude-plugin/marketplace.json is made of its served skills, and does not carry its plugin files (track reaches them by ${CLAUDE_PLUGIN_ROOT}): installed from the bundle, it goes without them",
 		"plugin a-plugin (", "plugins/a) is left out of .claude-plugin/marketplace.json: the repository's own",
 		"plugin remote is left out of .claude-plugin/marketplace.json: its entry in the repository's own (",
 	} {

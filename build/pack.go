@@ -171,6 +171,7 @@ func (b *builder) process(p *packed, wk *work) {
 		p.failed.Store(true)
 	}
 	// The checks across skills read only the name and where it is.
+	w.rootRef = s.Doc != nil && bytes.Contains(s.Doc.Raw, []byte("${CLAUDE_PLUGIN_ROOT}"))
 	w.named, s.Doc = lint.NameOf(s), nil
 }
 

@@ -363,7 +363,7 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 	if len(owns) == 0 {
 		for _, lp := range ps {
 			if len(lp.Skills) > 0 {
-				b.noteParts(lp.Name, built[lp.Name], nil)
+				b.noteParts(p, lp.Name, built[lp.Name], nil)
 			}
 		}
 		return nil
@@ -413,7 +413,7 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 			}
 			out = append(out, c)
 			if len(c.Skills) > 0 {
-				b.noteParts(c.Name, built[lp.Name], &e)
+				b.noteParts(p, c.Name, built[lp.Name], &e)
 			}
 		}
 		for _, name := range o.elsewhere {
@@ -434,7 +434,7 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 // skills, does not carry: the commands, agents, hooks, MCP and LSP servers
 // that its entry e or its folder (pl, nil for none) has. Codex, Cursor and
 // Copilot install the served folder whole.
-func (b *builder) noteParts(name string, pl *plugin.Plugin, e *skill.MarketplaceSource) {
+func (b *builder) noteParts(p *packed, name string, pl *plugin.Plugin, e *skill.MarketplaceSource) {
 	var parts []string
 	if e != nil {
 		parts = slices.Clone(e.Parts)
@@ -452,12 +452,20 @@ func (b *builder) noteParts(name string, pl *plugin.Plugin, e *skill.Marketplace
 				parts = append(parts, f)
 			}
 		}
+		// A skill that runs the plugin's own files (QuantEcon/skills:
+		// ${CLAUDE_PLUGIN_ROOT}/scripts/fetch-copilot.sh) finds none there.
+		for _, w := range p.work {
+			if w.rootRef && filepath.Clean(w.src.Plugin) == filepath.Clean(pl.Dir) {
+				parts = append(parts, "plugin files ("+w.name+" reaches them by ${CLAUDE_PLUGIN_ROOT})")
+				break
+			}
+		}
 	}
 	if len(parts) == 0 {
 		return
 	}
 	slices.Sort(parts)
-	b.logf("  plugin %s: its entry in %s is made of its served skills, and does not carry its %s; Claude Code installs those from the repository",
+	b.logf("  plugin %s: its entry in %s is made of its served skills, and does not carry its %s: installed from the bundle, it goes without them",
 		name, layout.ClaudeMarketplace, strings.Join(slices.Compact(parts), ", "))
 }
 
