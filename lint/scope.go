@@ -503,7 +503,8 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		abs, _ := filepath.Abs(s.Dir)
 		// Only a folder below root: a repository cloned into a client's
 		// folder is not all one install folder.
-		if f, _ := installFolder(abs); f != "" && f != top && below(top, f) {
+		if inInstallFolder(top, abs) {
+			f, _ := installFolder(abs)
 			folders[f]++
 			installs = append(installs, s)
 			continue
@@ -542,6 +543,15 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "))}
 }
 
+// inInstallFolder reports whether the skill folder dir, found below root,
+// is in a client's install folder below root (installed's test).
+func inInstallFolder(root, dir string) bool {
+	top, _ := filepath.Abs(root)
+	abs, _ := filepath.Abs(dir)
+	f, _ := installFolder(abs)
+	return f != "" && f != top && below(top, f)
+}
+
 // below reports whether the path p is the folder dir or below it.
 func below(dir, p string) bool {
 	d, err1 := filepath.Abs(dir)
@@ -568,6 +578,7 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 		return found, nil
 	}
 	var kept, left, unlisted []*skill.Skill
+	installs := 0
 	by := map[string]bool{}
 	conventional := filepath.Join(root, "skills")
 	// A skill is listed when the nearest plugin above it is one the
@@ -598,6 +609,9 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 		case s.Declared != "" && listed(s):
 			by[sc.rel(s.Declared)] = true
 			kept = append(kept, s)
+		case inInstallFolder(root, s.Dir):
+			kept = append(kept, s) // installed decides, and says why
+			installs++
 		case below(conventional, s.Dir) || topLevel(root, s.Dir):
 			kept = append(kept, s)
 		case s.Declared != "":
@@ -613,7 +627,7 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 		return found, nil
 	}
 	notes := []string{fmt.Sprintf("taking the %s that %s, and those in skills/ and the top-level folders, where every client looks",
-		human.Plural(len(kept), "skill", "skills"), manifestsDeclare(slices.Sorted(maps.Keys(by))))}
+		human.Plural(len(kept)-installs, "skill", "skills"), manifestsDeclare(slices.Sorted(maps.Keys(by))))}
 	for _, l := range []struct {
 		skills []*skill.Skill
 		why    string
