@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,16 +130,18 @@ func TestInstalledOverHidden(t *testing.T) {
 	deep := []*skill.Skill{
 		{Dir: "/p/.agents/skills/dev", File: skill.FileName},
 		{Dir: "/p/src/app/prompts/skills/debug", File: skill.FileName},
-		{Dir: "/p/docs/phoenix", File: skill.FileName},
+		{Dir: "/p/docs/phoenix", File: "skill.md"}, // a docs site's page
 		{Dir: "/p/skills/_drivers/sdk/examples", File: skill.FileName},
 	}
 	kept, notes = Scope{}.installed("/p", deep)
 	if len(kept) != 1 || kept[0].Dir != "/p/.agents/skills/dev" || len(notes) != 1 || !strings.Contains(notes[0], "/p/docs (1), /p/skills (1), /p/src (1)") {
 		t.Errorf("kept %v, notes %q; want the install folder's and a note on docs (1), skills (1) and src (1)", kept, notes)
 	}
-	kept, _ = Scope{}.installed("/p", append(deep, &skill.Skill{Dir: "/p/review", File: skill.FileName}))
-	if len(kept) != 4 {
-		t.Errorf("with a top-level skill: kept %d, want it and the 3 deeper ones", len(kept))
+	for _, top := range []string{"/p/review", "/p/misc/review"} { // a top-level folder's, or a collection's (misc/<name>)
+		kept, _ = Scope{}.installed("/p", append(slices.Clone(deep), &skill.Skill{Dir: top, File: skill.FileName}))
+		if len(kept) != 4 {
+			t.Errorf("with %s: kept %d, want it and the 3 deeper ones", top, len(kept))
+		}
 	}
 }
 

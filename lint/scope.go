@@ -491,9 +491,11 @@ func (sc Scope) rel(p string) string {
 // taken as it is. One whose other skills are all where no client looks
 // takes the install folders' and leaves those out, as the Vercel skills
 // CLI does (it searches deeper only when its first places hold none):
-// skills deeper than the top-level folders and skills/, and not declared
-// (an app's own prompts, an SDK's example below skills/), or in other hidden
-// folders (an archive of retired copies, .tool/archive/skills/v1/).
+// skills deeper than a top-level folder's folders and not declared (an
+// app's own prompts, an SDK's example below skills/), a skill.md (a docs
+// page), or skills in other hidden folders (an archive of retired copies,
+// .tool/archive/skills/v1/). A collection's category/name folders
+// (tangledgroup/tangled-skills' misc/) are the repository's skills.
 func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []string) {
 	var kept, installs []*skill.Skill
 	folders, unseen := map[string]int{}, map[string]int{} // unseen: by the first hidden or top-level folder
@@ -516,7 +518,7 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		}
 		parts := strings.Split(filepath.ToSlash(rel), "/")
 		i := slices.IndexFunc(parts, hiddenName)
-		if i < 0 && (s.Declared != "" || len(parts) == 1 || len(parts) == 2 && parts[0] == "skills") {
+		if i < 0 && (s.Declared != "" || len(parts) <= 2 && s.File == skill.FileName) {
 			continue // where clients look
 		}
 		unseen[filepath.Join(top, filepath.FromSlash(strings.Join(parts[:max(i, 0)+1], "/")))]++
@@ -527,7 +529,7 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		for _, f := range slices.Sorted(maps.Keys(unseen)) {
 			parts = append(parts, fmt.Sprintf("%s (%d)", sc.rel(f), unseen[f]))
 		}
-		return installs, []string{fmt.Sprintf("left out %s where no client looks (in hidden folders, or deeper than the top-level ones and skills/), taking those of clients' install folders: %s; --all takes them",
+		return installs, []string{fmt.Sprintf("left out %s where no client looks (in hidden folders, deeper than a top-level folder's folders, or named skill.md), taking those of clients' install folders: %s; --all takes them",
 			human.Plural(nUnseen, "skill", "skills"), strings.Join(parts, ", "))}
 	}
 	if len(folders) == 0 || len(kept) == 0 {
