@@ -49,6 +49,7 @@ var fixers = []*fixer{
 	{[]string{"script-crlf"}, fixCRLF},
 	{[]string{"script-not-executable"}, fixExec},
 	{[]string{"skill-md-name"}, fixEntryName},
+	{[]string{"name-format"}, fixNameFormat},
 	{[]string{"plugin-mcp-command"}, fixSplitCommand},
 }
 
@@ -226,6 +227,7 @@ type fixJob struct {
 	dir      string // the skill folder, absolute
 	entry    bool   // the skill's entry file
 	findings map[string][]Finding
+	others   map[string]bool // the names the run's other skills have
 }
 
 // fixJobs groups res's fixable findings by file, in path order, so that
@@ -233,8 +235,11 @@ type fixJob struct {
 func fixJobs(res *Result, r *runner) []*fixJob {
 	rel, base := r.rel, r.base
 	dirs := map[string]*skill.Skill{}
+	names := map[string][]string{} // the skill folders of each name
 	for _, s := range res.Skills {
 		dirs[rel(s.Dir)] = s
+		n := SkillName(s)
+		names[n] = append(names[n], s.Dir)
 	}
 	plugins := map[string]*plugin.Plugin{}
 	for _, p := range res.Plugins {
@@ -268,7 +273,10 @@ func fixJobs(res *Result, r *runner) []*fixJob {
 				continue // the folder itself: no fixer acts on one
 			}
 			j = &fixJob{path: f.Path, rel: filepath.ToSlash(inSkill), disk: disk, dir: dir,
-				entry: s != nil && inSkill == s.File, findings: map[string][]Finding{}}
+				entry: s != nil && inSkill == s.File, findings: map[string][]Finding{}, others: map[string]bool{}}
+			for n, ds := range names {
+				j.others[n] = s == nil || len(ds) > 1 || ds[0] != s.Dir
+			}
 			jobs[f.Path] = j
 		}
 		j.findings[f.Rule] = append(j.findings[f.Rule], f)

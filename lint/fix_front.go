@@ -3,6 +3,7 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -739,5 +740,35 @@ func fixEmptyMetadata(f *fixFile, _ []Finding) {
 			}
 			return false
 		},
+	}})
+}
+
+// fixNameFormat sets a name no index can carry ("Conversation Export") to
+// its folder's, the fix name-format offers, when that is a valid name no
+// other skill of the run has: the specification wants the two equal. A
+// name written plain or quoted on its line is replaced; anything else is
+// left to a person.
+func fixNameFormat(f *fixFile, _ []Finding) {
+	folder := filepath.Base(f.job.dir)
+	if !f.job.entry || !namePattern.MatchString(folder) || len(folder) > 64 || f.job.others[folder] {
+		return
+	}
+	d := skill.Parse(f.data)
+	_, v := d.Lookup("name")
+	if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" || namePattern.MatchString(v.Value) && len(v.Value) <= 64 {
+		return
+	}
+	start, end, ok := scalarSpan(f.data, d, v)
+	if q := map[yaml.Style]string{yaml.DoubleQuotedStyle: `"`, yaml.SingleQuotedStyle: "'"}[v.Style]; q != "" {
+		start, ok = nodeOffset(f.data, d, v)
+		end = start + len(q+v.Value+q)
+		ok = ok && end <= len(f.data) && string(f.data[start:end]) == q+v.Value+q
+	}
+	if !ok {
+		return
+	}
+	f.applyFront([]frontFix{{
+		edits:  []fixEdit{{start, end, yamlScalar(folder)}},
+		mutate: becomesString("name", folder),
 	}})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -48,6 +49,9 @@ var fixLeft = map[string][]string{
 	// Only an argument-hint is text written as a list; a comment after it
 	// stays the author's.
 	"yaml-flow-sequence": {"write the list in block form", "quote the whole value"},
+	// Only a string becomes the folder's name; a number or a list may mean
+	// something the author knows.
+	"name-format": {"must be a string"},
 	// Only a command of plain words splits as a shell would split it.
 	"plugin-mcp-command": {"is a path", "leads out", `"cd x && ./run"`},
 }
@@ -466,6 +470,7 @@ func FuzzFixFrontmatter(f *testing.F) {
 		"---\nallowed-tools:\n  - Read\n  - Bash # c\non: yes\n---\n",
 		"\uFEFF---\r\nname: é\r\ndescription: \"a\\\\b\": c\r\n---\r\n",
 		"---\nmetadata:\n  github-ref: main\n  github-path: |\n    x\n\n# c\nname: b\n---\n",
+		"---\nname: 'My Skill' # c\ndescription: d\n---\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -485,7 +490,7 @@ func FuzzFixFrontmatter(f *testing.F) {
 // fuzzFix applies the frontmatter fixers as Fix would, with a finding of
 // every quoting rule at every scalar.
 func fuzzFix(data []byte) []byte {
-	f := &fixFile{job: &fixJob{path: "s/SKILL.md", rel: "SKILL.md", entry: true}, orig: data, data: data}
+	f := &fixFile{job: &fixJob{path: "s/SKILL.md", rel: "SKILL.md", dir: "/fuzz/my-skill", entry: true}, orig: data, data: data}
 	fixColonLines(f, nil)
 	if bytes.Equal(f.data, f.orig) {
 		var at []Finding
@@ -502,6 +507,7 @@ func fuzzFix(data []byte) []byte {
 	toolsList(f.data, skill.Parse(f.data)) // as allowed-tools-list calls it, on any list
 	fixAllowedTools(f, nil)
 	fixInstalledMetadata(f, nil)
+	fixNameFormat(f, nil)
 	return f.data
 }
 
@@ -530,4 +536,30 @@ func sameRendering(a, b []byte) bool {
 	ra, ok1 := renderShown(a)
 	rb, ok2 := renderShown(b)
 	return ok1 && ok2 && bytes.Equal(ra, rb)
+}
+
+// name-format's fix gives a skill its folder's name, quoted or not as
+// written, but not a name another skill of the run has: that would trade
+// one error for two (name-duplicate).
+func TestFixNameFormatTaken(t *testing.T) {
+	dir := t.TempDir()
+	md := "---\nname: %s\ndescription: Process PDF forms and merge documents for the user.\n---\nBody.\n"
+	testtool.WriteTree(t, dir, map[string]string{
+		"export/SKILL.md": fmt.Sprintf(md, `"Conversation Export"`),
+		"pdf/SKILL.md":    fmt.Sprintf(md, "PDF Tools"),
+		"other/SKILL.md":  fmt.Sprintf(md, "pdf"), // has the name the fix would give
+	})
+	res := lintDir(t, dir, Options{})
+	if _, err := Fix(context.Background(), res, FixOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for file, want := range map[string]string{"export/SKILL.md": "name: export\n", "pdf/SKILL.md": "name: PDF Tools\n"} {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), want) {
+			t.Errorf("%s after Fix:\n%s\nwant a line %q", file, data, want)
+		}
+	}
 }

@@ -355,7 +355,7 @@ func checkNameFormat(p *Pass) {
 		// The folder's name is the one to take when it is valid, since
 		// the specification wants the two equal.
 		fix := "use lowercase letters, digits and single hyphens: name: " + skill.SuggestName(name)
-		if folder := p.Skill.Name(); namePattern.MatchString(folder) && len(folder) <= 64 {
+		if folder := p.Skill.Name(); namePattern.MatchString(folder) && len(folder) <= 64 && !p.nameTaken(folder) {
 			fix = "set name: " + folder + ", the folder's name"
 		} else {
 			fix += ", and rename the folder to match"
