@@ -16,6 +16,7 @@ import (
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/semver"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
 	"gopkg.in/yaml.v3"
 )
@@ -433,6 +434,12 @@ func checkNameMismatch(p *Pass) {
 		fix := fmt.Sprintf("rename the folder to %q", name)
 		if namePattern.MatchString(folder) && !p.nameTaken(folder) {
 			fix += " or set name: " + yamlScalar(folder)
+		}
+		if folder == plugin.SkillsDir {
+			// A plugin's skills/ holding SKILL.md itself (0gfoundation's
+			// plugins): renaming it or naming the skill "skills" breaks
+			// the plugin; clients load skills/<name>/SKILL.md.
+			fix = fmt.Sprintf("move the skill's files into a folder of its own, skills/%s/", name)
 		}
 		if len(p.names) <= 1 && !skill.InWorkTree(p.Skill.Dir) {
 			// A copy of a repository that is this skill (a download,

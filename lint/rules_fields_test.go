@@ -149,3 +149,25 @@ func TestUnknownKeyReaders(t *testing.T) {
 		}
 	}
 }
+
+// A SKILL.md right in a plugin's skills/ folder is told to move into a
+// folder of its own, not to rename skills/ or take "skills" as its name
+// (0gfoundation/0g-claude-marketplace).
+func TestNameMismatchInSkillsFolder(t *testing.T) {
+	root := t.TempDir()
+	md := "---\nname: compute\ndescription: Process PDF forms and merge documents for the user.\n---\nBody.\n"
+	testtool.WriteTree(t, root, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "plug/.claude-plugin/plugin.json": `{"name": "plug"}`, "plug/skills/SKILL.md": md})
+	res, err := Run([]string{root}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fixes []string
+	for _, f := range res.Findings {
+		if f.Rule == "name-mismatch" {
+			fixes = append(fixes, f.Fix)
+		}
+	}
+	if want := "move the skill's files into a folder of its own, skills/compute/"; len(fixes) != 1 || fixes[0] != want {
+		t.Errorf("fixes %q, want %q", fixes, want)
+	}
+}
