@@ -227,7 +227,13 @@ type fixJob struct {
 	dir      string // the skill folder, absolute
 	entry    bool   // the skill's entry file
 	findings map[string][]Finding
-	others   map[string]bool // the names the run's other skills have
+	names    map[string][]string // the run's skill folders by name, shared by every job
+}
+
+// taken reports whether a skill of the run other than the job's has name.
+func (j *fixJob) taken(name string) bool {
+	ds := j.names[name]
+	return len(ds) > 1 || len(ds) == 1 && ds[0] != j.dir
 }
 
 // fixJobs groups res's fixable findings by file, in path order, so that
@@ -239,7 +245,8 @@ func fixJobs(res *Result, r *runner) []*fixJob {
 	for _, s := range res.Skills {
 		dirs[rel(s.Dir)] = s
 		n := SkillName(s)
-		names[n] = append(names[n], s.Dir)
+		abs, _ := filepath.Abs(s.Dir)
+		names[n] = append(names[n], abs)
 	}
 	plugins := map[string]*plugin.Plugin{}
 	for _, p := range res.Plugins {
@@ -273,10 +280,7 @@ func fixJobs(res *Result, r *runner) []*fixJob {
 				continue // the folder itself: no fixer acts on one
 			}
 			j = &fixJob{path: f.Path, rel: filepath.ToSlash(inSkill), disk: disk, dir: dir,
-				entry: s != nil && inSkill == s.File, findings: map[string][]Finding{}, others: map[string]bool{}}
-			for n, ds := range names {
-				j.others[n] = s == nil || len(ds) > 1 || ds[0] != s.Dir
-			}
+				entry: s != nil && inSkill == s.File, findings: map[string][]Finding{}, names: names}
 			jobs[f.Path] = j
 		}
 		j.findings[f.Rule] = append(j.findings[f.Rule], f)

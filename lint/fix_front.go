@@ -750,7 +750,7 @@ func fixEmptyMetadata(f *fixFile, _ []Finding) {
 // left to a person.
 func fixNameFormat(f *fixFile, _ []Finding) {
 	folder := filepath.Base(f.job.dir)
-	if !f.job.entry || !namePattern.MatchString(folder) || len(folder) > 64 || f.job.others[folder] {
+	if !f.job.entry || !namePattern.MatchString(folder) || len(folder) > 64 || f.job.taken(folder) {
 		return
 	}
 	d := skill.Parse(f.data)
