@@ -505,8 +505,7 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		abs, _ := filepath.Abs(s.Dir)
 		// Only a folder below root: a repository cloned into a client's
 		// folder is not all one install folder.
-		if inInstallFolder(top, abs) {
-			f, _ := installFolder(abs)
+		if f := installedIn(top, abs); f != "" {
 			folders[f]++
 			installs = append(installs, s)
 			continue
@@ -545,13 +544,15 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "))}
 }
 
-// inInstallFolder reports whether the skill folder dir, found below root,
-// is in a client's install folder below root (installed's test).
-func inInstallFolder(root, dir string) bool {
+// installedIn is the client's install folder below root that holds the
+// skill folder dir, found below root; "" when none does.
+func installedIn(root, dir string) string {
 	top, _ := filepath.Abs(root)
 	abs, _ := filepath.Abs(dir)
-	f, _ := installFolder(abs)
-	return f != "" && f != top && below(top, f)
+	if f, _ := installFolder(abs); f != "" && f != top && below(top, f) {
+		return f
+	}
+	return ""
 }
 
 // below reports whether the path p is the folder dir or below it.
@@ -611,7 +612,7 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 		case s.Declared != "" && listed(s):
 			by[sc.rel(s.Declared)] = true
 			kept = append(kept, s)
-		case inInstallFolder(root, s.Dir):
+		case installedIn(root, s.Dir) != "":
 			kept = append(kept, s) // installed decides, and says why
 			installs++
 		case below(conventional, s.Dir) || topLevel(root, s.Dir):
