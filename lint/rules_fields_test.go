@@ -33,17 +33,7 @@ func TestNameMismatchFix(t *testing.T) {
 			dir := filepath.Join(root, "skills", folder)
 			md := "---\nname: my-skill\ndescription: Process PDF forms and merge documents for the user.\n---\nBody.\n"
 			testtool.WriteTree(t, dir, map[string]string{"SKILL.md": md})
-			res, err := Run([]string{dir}, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var fixes []string
-			for _, f := range res.Findings {
-				if f.Rule == "name-mismatch" {
-					fixes = append(fixes, f.Fix)
-				}
-			}
-			if len(fixes) != 1 || fixes[0] != want {
+			if fixes := mismatchFixes(t, dir); len(fixes) != 1 || fixes[0] != want {
 				t.Errorf("folder %s (in a checkout: %t): fixes %q, want %q", folder, checkout, strings.Join(fixes, "; "), want)
 			}
 		}
@@ -53,15 +43,23 @@ func TestNameMismatchFix(t *testing.T) {
 	root := t.TempDir()
 	md := "---\nname: %s\ndescription: Process PDF forms and merge documents for the user.\n---\nBody.\n"
 	testtool.WriteTree(t, root, map[string]string{"skills/pdf/SKILL.md": fmt.Sprintf(md, "my-skill"), "skills/xlsx/SKILL.md": fmt.Sprintf(md, "xlsx")})
-	res, err := Run([]string{root}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range res.Findings {
-		if f.Rule == "name-mismatch" && strings.Contains(f.Fix, "git checkout") {
-			t.Errorf("a collection's name-mismatch fix: %q", f.Fix)
+	for _, fix := range mismatchFixes(t, root) {
+		if strings.Contains(fix, "git checkout") {
+			t.Errorf("a collection's name-mismatch fix: %q", fix)
 		}
 	}
+}
+
+// mismatchFixes lints dir and returns the fixes of its name-mismatch findings.
+func mismatchFixes(t *testing.T, dir string) []string {
+	t.Helper()
+	var fixes []string
+	for _, f := range lintDir(t, dir, Options{}).Findings {
+		if f.Rule == "name-mismatch" {
+			fixes = append(fixes, f.Fix)
+		}
+	}
+	return fixes
 }
 
 // name-mismatch does not offer the folder's name when another skill of the
@@ -157,16 +155,7 @@ func TestNameMismatchInSkillsFolder(t *testing.T) {
 	root := t.TempDir()
 	md := "---\nname: compute\ndescription: Process PDF forms and merge documents for the user.\n---\nBody.\n"
 	testtool.WriteTree(t, root, map[string]string{".git/HEAD": "ref: refs/heads/main\n", "plug/.claude-plugin/plugin.json": `{"name": "plug"}`, "plug/skills/SKILL.md": md})
-	res, err := Run([]string{root}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fixes []string
-	for _, f := range res.Findings {
-		if f.Rule == "name-mismatch" {
-			fixes = append(fixes, f.Fix)
-		}
-	}
+	fixes := mismatchFixes(t, root)
 	if want := "move the skill's files into a folder of its own, skills/compute/"; len(fixes) != 1 || fixes[0] != want {
 		t.Errorf("fixes %q, want %q", fixes, want)
 	}
