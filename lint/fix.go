@@ -227,27 +227,24 @@ type fixJob struct {
 	dir      string // the skill folder, absolute
 	entry    bool   // the skill's entry file
 	findings map[string][]Finding
-	names    map[string][]string // the run's skill folders by name, shared by every job
+	names    map[string]map[string][]int // byScope of the run's skills, as the checks have it
 }
 
-// taken reports whether a skill of the run other than the job's has name.
-func (j *fixJob) taken(name string) bool {
-	ds := j.names[name]
-	return len(ds) > 1 || len(ds) == 1 && ds[0] != j.dir
-}
+// taken reports whether a skill of the run declares name, as Pass.nameTaken
+// does for the fix the finding prints.
+func (j *fixJob) taken(name string) bool { return len(j.names[name]) > 0 }
 
 // fixJobs groups res's fixable findings by file, in path order, so that
 // fixes are made in the same order on every run.
 func fixJobs(res *Result, r *runner) []*fixJob {
 	rel, base := r.rel, r.base
 	dirs := map[string]*skill.Skill{}
-	names := map[string][]string{} // the skill folders of each name
-	for _, s := range res.Skills {
+	named := make([]Named, len(res.Skills))
+	for i, s := range res.Skills {
 		dirs[rel(s.Dir)] = s
-		n := SkillName(s)
-		abs, _ := filepath.Abs(s.Dir)
-		names[n] = append(names[n], abs)
+		named[i] = NameOf(s)
 	}
+	names := byScope(named)
 	plugins := map[string]*plugin.Plugin{}
 	for _, p := range res.Plugins {
 		plugins[rel(p.Dir)] = p
