@@ -84,7 +84,7 @@ func (b *builder) render(path string, fn func(io.Writer) error) (layout.Rendered
 	if b.opts.DryRun {
 		return layout.Render(io.Discard, fn)
 	}
-	return b.st.writeDoc(b.st.path(path), fn)
+	return b.st.writeDoc(b.st.path(path), 0o644, fn)
 }
 
 // built is the packed skills as layout reads them, each from its summary.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -202,6 +203,44 @@ func TestClaudeMarketplaceEntries(t *testing.T) {
 	}
 }
 
+// TestServedExecBit: a served copy has the mode its archives give the
+// file, 0755 for a script with an execute bit, in the skills tree and in a
+// plugin's folder (which Codex copies and Copilot runs from); a rebuild in
+// which only the bit changed follows it.
+func TestServedExecBit(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no execute bits on Windows")
+	}
+	src := filepath.Join(t.TempDir(), "repo")
+	copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
+	out := filepath.Join(t.TempDir(), "dist")
+	script := filepath.Join(src, "plugins", "pdf-tools", "skills", "pdf-fill", "scripts", "fill.py")
+	modes := func(want fs.FileMode) {
+		t.Helper()
+		for p, want := range map[string]fs.FileMode{
+			layout.SkillFile("pdf-fill", "scripts/fill.py"):                    want,
+			layout.PluginDir("pdf-tools") + "/skills/pdf-fill/scripts/fill.py": want,
+			layout.SkillFile("pdf-fill", layout.EntryFile):                     0o644,
+			layout.PluginDir("pdf-tools") + "/plugin.json":                     0o644,
+		} {
+			if info, err := os.Stat(filepath.Join(out, filepath.FromSlash(p))); err != nil || info.Mode().Perm() != want {
+				t.Errorf("%s: %v (%v); want %v", p, info.Mode().Perm(), err, want)
+			}
+		}
+	}
+	for _, step := range []struct {
+		mode fs.FileMode
+		what string
+	}{{0o755, "built"}, {0o755, "rebuilt"}, {0o644, "rebuilt once the script lost its bit"}, {0o755, "rebuilt once it has it again"}} {
+		if err := os.Chmod(script, step.mode); err != nil {
+			t.Fatal(err)
+		}
+		mustBuild(t, []string{src}, Options{Out: out, Marketplaces: []string{"codex"}})
+		t.Log(step.what)
+		modes(step.mode)
+	}
+}
+
 // TestMarketplaceCLIs has the clients that read the marketplaces, where
 // they run without a network, add the built bundle's folder as a
 // marketplace and install a plugin from it: Claude Code validates its file
@@ -225,6 +264,12 @@ func TestMarketplaceCLIs(t *testing.T) {
 		t.Helper()
 		if got, err := os.ReadFile(installed); err != nil || !bytes.Equal(got, want) {
 			t.Errorf("%s: not installed byte for byte (%v)", installed, err)
+		}
+	}
+	runnable := func(installed string) { // testdata's fill.py is committed 100755
+		t.Helper()
+		if info, err := os.Stat(installed); err != nil || info.Mode()&0o111 == 0 {
+			t.Errorf("%s: installed without its execute bit (%v)", installed, err)
 		}
 	}
 	for _, cli := range []string{"claude", "codex", "copilot"} {
@@ -254,6 +299,7 @@ func TestMarketplaceCLIs(t *testing.T) {
 				run("plugin", "marketplace", "add", out)
 				run("plugin", "install", "pdf-tools@"+market)
 				same(filepath.Join(home, ".claude", "plugins", "cache", market, "pdf-tools", "1.0.0", "pdf-fill", "SKILL.md"), served(layout.SkillsDir+"/pdf-fill/SKILL.md"))
+				runnable(filepath.Join(home, ".claude", "plugins", "cache", market, "pdf-tools", "1.0.0", "pdf-fill", "scripts", "fill.py"))
 			case "codex":
 				if err := os.Mkdir(filepath.Join(home, ".codex"), 0o755); err != nil {
 					t.Fatal(err)
@@ -263,6 +309,7 @@ func TestMarketplaceCLIs(t *testing.T) {
 				for _, f := range []string{"plugin.json", "skills/pdf-fill/SKILL.md", "skills/pdf-fill/scripts/fill.py"} {
 					same(filepath.Join(home, ".codex", "plugins", "cache", market, "pdf-tools", "1.0.0", filepath.FromSlash(f)), served(layout.PluginDir("pdf-tools")+"/"+f))
 				}
+				runnable(filepath.Join(home, ".codex", "plugins", "cache", market, "pdf-tools", "1.0.0", "skills", "pdf-fill", "scripts", "fill.py"))
 			case "copilot":
 				run("plugin", "marketplace", "add", out)
 				// A plugin of a marketplace in a folder is loaded from

@@ -316,7 +316,7 @@ func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File, serve bool) ([
 	var out *served
 	if serve {
 		var err error
-		if copyOut, err = b.st.create(b.st.path(layout.SkillFile(w.name, f.Path))); err != nil {
+		if copyOut, err = b.st.create(b.st.path(layout.SkillFile(w.name, f.Path)), pack.Perm(f.Exec())); err != nil {
 			return [32]byte{}, b.outputError(err)
 		}
 		defer copyOut.Close()

@@ -112,7 +112,7 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 		}
 		entries[i] = pack.Member{Path: f.Path, Exec: f.Exec(), Size: n, Sum: sum}
 		if folder {
-			lp.Files = append(lp.Files, layout.PluginFile{Path: f.Path, PluginBytes: layout.PluginBytes{
+			lp.Files = append(lp.Files, layout.PluginFile{Path: f.Path, Exec: f.Exec(), PluginBytes: layout.PluginBytes{
 				Digest: layout.SumDigest(sum[:]), Size: n, Write: copyFile(f.Disk)}})
 		}
 	}

@@ -216,7 +216,7 @@ func Sign(out string, sign Signer, signFolder StatementSigner, log io.Writer) (*
 	rec.Files = append(append(append(files, sigs...), folderSigs...), layout.BuildRecord)
 	slices.Sort(rec.Files)
 	written := time.Now()
-	if _, err := b.st.writeDoc(b.st.path(layout.BuildRecord), rec.Encode); err != nil {
+	if _, err := b.st.writeDoc(b.st.path(layout.BuildRecord), 0o644, rec.Encode); err != nil {
 		return nil, err
 	}
 	if err := reuse.StampAfter(b.st.path(layout.BuildRecord), written); err != nil {

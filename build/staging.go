@@ -99,11 +99,11 @@ func (s *staging) path(distPath string) string {
 }
 
 func (s *staging) writeFile(path string, data []byte) error {
-	return s.writeFrom(path, bytes.NewReader(data))
+	return s.writeFrom(path, 0o644, bytes.NewReader(data))
 }
 
-func (s *staging) writeFrom(path string, r io.Reader) error {
-	f, err := s.create(path)
+func (s *staging) writeFrom(path string, perm fs.FileMode, r io.Reader) error {
+	f, err := s.create(path, perm)
 	if err != nil {
 		return err
 	}
@@ -116,8 +116,8 @@ func (s *staging) writeFrom(path string, r io.Reader) error {
 
 // A bundle is served by a user that does not own it, and two builds must
 // give the same tree whatever the umask, so everything in the staging
-// folder is made 0755 (folders) or 0644 (files) explicitly: the mode given
-// to Mkdir and OpenFile is only an upper bound that the umask cuts.
+// folder is made 0755 (folders) or pack.Perm (files) explicitly: the mode
+// given to Mkdir and OpenFile is only an upper bound that the umask cuts.
 
 // mkdirAll makes dir and any missing parents 0755. A folder not made yet
 // is most likely missing: it is made first and looked at only when it
@@ -193,10 +193,10 @@ func (c *dirCache) add(dir string) {
 	c.m[dir] = struct{}{}
 }
 
-// create makes a new file 0644, and its folder. In a folder taken from the
-// spare, a file already at path is replaced: the plan says what the bundle
-// holds.
-func (s *staging) create(path string) (*os.File, error) {
+// create makes a new file with mode perm (pack.Perm), and its folder. In a
+// folder taken from the spare, a file already at path is replaced: the plan
+// says what the bundle holds.
+func (s *staging) create(path string, perm fs.FileMode) (*os.File, error) {
 	if err := s.mkdirAll(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
@@ -205,18 +205,18 @@ func (s *staging) create(path string) (*os.File, error) {
 	// offering the file to the poller; a bundle is tens of thousands of
 	// files.
 	const flag = os.O_WRONLY | os.O_CREATE | os.O_EXCL | syscall.O_NONBLOCK
-	f, err := os.OpenFile(path, flag, 0o644)
+	f, err := os.OpenFile(path, flag, perm)
 	if err != nil && s.held != nil && errors.Is(err, fs.ErrExist) {
 		os.Remove(path)
-		f, err = os.OpenFile(path, flag, 0o644)
+		f, err = os.OpenFile(path, flag, perm)
 	}
 	s.touched.Store(true)
 	if err != nil {
 		return nil, err
 	}
 	s.made.Add(1)
-	if s.umaskCuts(0o644) {
-		if err := f.Chmod(0o644); err != nil {
+	if s.umaskCuts(perm) {
+		if err := f.Chmod(perm); err != nil {
 			f.Close()
 			os.Remove(path)
 			return nil, err
@@ -272,13 +272,17 @@ func (s *staging) link(src, dst string) error {
 		return err
 	}
 	defer in.Close()
-	return s.writeFrom(dst, in)
+	info, err := in.Stat()
+	if err != nil {
+		return err
+	}
+	return s.writeFrom(dst, info.Mode().Perm(), in)
 }
 
 // writeDoc writes a new file in the staging folder with the bytes that
 // fn writes, and returns their digest and size.
-func (s *staging) writeDoc(path string, fn func(io.Writer) error) (layout.Rendered, error) {
-	f, err := s.create(path)
+func (s *staging) writeDoc(path string, perm fs.FileMode, fn func(io.Writer) error) (layout.Rendered, error) {
+	f, err := s.create(path, perm)
 	if err != nil {
 		return layout.Rendered{}, err
 	}

@@ -161,7 +161,7 @@ func (b *builder) carry(pl *planned, e layout.Entry) error {
 		return fail(fmt.Errorf("%s: %w", e.Path, err))
 	}
 	defer rc.Close()
-	f, err := b.st.create(dst)
+	f, err := b.st.create(dst, pack.Perm(e.Exec))
 	if err != nil {
 		return err
 	}

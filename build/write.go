@@ -6,6 +6,7 @@ import (
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
+	"github.com/skillpack/skillpack/pack"
 )
 
 // write stages every file of the bundle that pack and index did not: the
@@ -95,7 +96,7 @@ func (b *builder) writeEntry(pl *planned, e layout.Entry) error {
 		if e.Path == layout.Catalog || pl.docs[e.Path] {
 			return nil // index rendered and staged it (see catalog, and Render in index)
 		}
-		r, err := b.st.writeDoc(dst, e.Write)
+		r, err := b.st.writeDoc(dst, pack.Perm(e.Exec), e.Write)
 		if err != nil {
 			return fmt.Errorf("%s: %w", e.Path, err)
 		}

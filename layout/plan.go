@@ -48,6 +48,7 @@ type Entry struct {
 	File    string // KindFile, KindVersion: the path within the skill
 	Format  string // KindArchive, KindVersion: TarGz or Zip
 	Version string // KindVersion: the version whose folder it is in
+	Exec    bool   // KindFile, a plugin's file: the source had an execute bit (pack.Perm)
 	// Write renders a KindDoc entry to w: the bytes that Digest and Size
 	// describe, the same on every call, safe from several goroutines at
 	// once. It streams the document skill by skill, in small pieces (give
@@ -90,7 +91,7 @@ func (b *Planned) Entries() iter.Seq2[Entry, error] {
 					return
 				}
 				for _, f := range sk.Files {
-					e := Entry{Path: SkillFile(r.name, f.Path), Kind: KindFile, Skill: r.name, File: f.Path, Digest: f.Digest, Size: f.Size}
+					e := Entry{Path: SkillFile(r.name, f.Path), Kind: KindFile, Skill: r.name, File: f.Path, Digest: f.Digest, Size: f.Size, Exec: f.Exec}
 					if p.kind == partLegacy {
 						e.Path = LegacyFile(r.name, f.Path)
 					}

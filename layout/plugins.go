@@ -42,6 +42,7 @@ type PluginBytes struct {
 // PluginFile is a file of a plugin served as a folder.
 type PluginFile struct {
 	Path string
+	Exec bool // the source had an execute bit
 	PluginBytes
 }
 
@@ -165,7 +166,7 @@ func pluginDocs(ps []Plugin, o Options) []Entry {
 			e.Archives = append(e.Archives, PluginArchiveE{URL: url(ap), MediaType: ContentType(ap), Digest: a.a.Digest, Size: a.a.Size})
 		}
 		for _, f := range p.Files {
-			out = append(out, Entry{Path: PluginDir(p.Name) + "/" + f.Path, Kind: KindDoc, Write: f.Write, Digest: f.Digest, Size: f.Size})
+			out = append(out, Entry{Path: PluginDir(p.Name) + "/" + f.Path, Kind: KindDoc, Write: f.Write, Digest: f.Digest, Size: f.Size, Exec: f.Exec})
 		}
 		idx.Plugins = append(idx.Plugins, e)
 	}

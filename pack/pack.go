@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -379,6 +380,17 @@ func (s *tarSink) close() error {
 
 var errClosed = errors.New("pack: writer is closed")
 
+// Perm is the mode of a file in an archive, and of its copies a bundle
+// serves or a pull writes: 0755 if the source had any execute bit, else
+// 0644. A plugin installed from a git checkout of the bundle runs its
+// scripts only if the served copy keeps the bit.
+func Perm(exec bool) fs.FileMode {
+	if exec {
+		return 0o755
+	}
+	return 0o644
+}
+
 // Add adds one file to both archives: path (relative, '/'-separated), mode
 // 0755 if exec else 0644, and exactly size bytes read once from r, and
 // returns their SHA-256. Paths must come in bytewise sorted order, each once.
@@ -403,12 +415,8 @@ func (w *Writer) Add(path string, exec bool, size int64, r io.Reader) (sum [32]b
 		}
 	}()
 
-	mode := int64(0o644)
-	if exec {
-		mode = 0o755
-	}
 	// USTAR only: the skills CLI reads no PAX or GNU headers (tar.go).
-	if err := w.tw.header(name, mode, size, w.tarTime); err != nil {
+	if err := w.tw.header(name, int64(Perm(exec)), size, w.tarTime); err != nil {
 		return sum, &PathError{Path: path, Err: fmt.Errorf("writing tar header: %w", err)}
 	}
 	// The entry's data is the file's piece of the tar.gz, streamed; its

@@ -186,10 +186,7 @@ func (z *zipWriter) close() error {
 			head := binary.LittleEndian.AppendUint16(nil, zip64ExtraID)
 			extra = append(binary.LittleEndian.AppendUint16(head, uint16(len(extra))), extra...)
 		}
-		mode := uint32(sIFREG | 0o644)
-		if e.exec {
-			mode = sIFREG | 0o755
-		}
+		mode := sIFREG | uint32(Perm(e.exec))
 		z.u32(zipCentralSig)
 		z.u16(zipUnix | version)
 		z.u16(version)

@@ -310,13 +310,9 @@ func writeFile(name string, r io.Reader, e pack.Member) error {
 	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
 		return collision(e.Path, err)
 	}
-	mode := os.FileMode(0o644)
-	if e.Exec {
-		mode = 0o755
-	}
 	// O_EXCL: a path that is also a folder of another entry, or a name
 	// the file system folds onto another, is refused, not overwritten.
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, pack.Perm(e.Exec))
 	if err != nil {
 		return collision(e.Path, err)
 	}
