@@ -254,6 +254,10 @@ func (b *builder) sign(s *staged) (string, error) {
 	case b.opts.DryRun:
 		return "dry run", nil
 	case !b.signs():
+		if n := s.out.last.Signed(); n > 0 {
+			b.logf("• sign: the last bundle's %s are not carried into this one, which changed and is not signed: sign it again (skillpack sign %s, or build --sign)",
+				human.Plural(n, "signature", "signatures"), b.opts.Out)
+		}
 		return "not asked to (--sign)", nil
 	}
 	var targets []layout.Artifact

@@ -3,6 +3,7 @@ package build
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -82,13 +83,28 @@ func TestSignBuiltBundle(t *testing.T) {
 	}
 
 	// Signing again replaces the signatures; a build after it still
-	// takes the folder for its own.
-	if _, err := Sign(dist, fakeSign, fakeSignFolder, nil); err != nil {
+	// takes the folder for its own: when nothing changed it leaves the
+	// signed bundle as it is (a release that signs in a job of its own
+	// builds again before publishing); when a skill changed, the bundle
+	// is not signed, and the build says the signatures went.
+	res, err = Sign(dist, fakeSign, fakeSignFolder, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	mustBuild(t, []string{filepath.Join("..", "examples")}, Options{Out: dist})
+	signed := snapshotDir(t, dist)
+	src := copyExamples(t)
+	var log bytes.Buffer
+	if res := mustBuild(t, []string{src}, Options{Out: dist, Log: &log}); !res.UpToDate || !maps.Equal(snapshotDir(t, dist), signed) {
+		t.Errorf("an unsigned build of the same skills rewrote the signed bundle (up to date: %v):\n%s", res.UpToDate, log.String())
+	}
+	writeSkillFile(t, src, "csv-profiler", "NOTES.md", "changed\n")
+	log.Reset()
+	mustBuild(t, []string{src}, Options{Out: dist, Log: &log})
 	if _, err := os.Stat(filepath.Join(dist, filepath.FromSlash(layout.FolderSignature("csv-profiler")))); err == nil {
-		t.Error("an unsigned rebuild kept a folder signature")
+		t.Error("an unsigned rebuild of a changed skill kept a folder signature")
+	}
+	if want := fmt.Sprintf("the last bundle's %d signatures are not carried into this one", len(res.Signatures)+len(res.Folders)); !strings.Contains(log.String(), want) {
+		t.Errorf("the rebuild said:\n%s\nwant %q", log.String(), want)
 	}
 }
 

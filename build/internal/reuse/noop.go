@@ -15,11 +15,12 @@ import (
 //     document would be the same bytes;
 //   - allKept: every skill was Reusable with the verdict the record holds,
 //     and Unchanged, so the record would be the same bytes too;
-//   - and the record lists no file but the documents' and the skills' (no
-//     signature, no version's), each document trusted by times or
-//     verified by hash.
+//   - and the record lists no file but the documents', the skills' and
+//     signatures (no version's), each document trusted by times or
+//     verified by hash; signatures (skillpack sign's, kept: they still
+//     vouch for the same bytes) only in a bundle whose folders are Intact.
 func (p *Last) UpToDate(bundle layout.Digest, allKept bool) bool {
-	if p == nil || p.Head.Bundle == "" || p.Head.Bundle != bundle || !allKept || p.listed != p.accounted {
+	if p == nil || p.Head.Bundle == "" || p.Head.Bundle != bundle || !allKept || p.listed != p.accounted+p.signed || p.signed > 0 && !p.intact {
 		return false
 	}
 	// The record itself, which the file list names too, is what was read:
@@ -74,6 +75,14 @@ func (p *Last) holdsCopy(distPath, served string, d layout.Digest, size int64) b
 // legacy reports whether the bundle serves the skill's files in the v0.1 tree too.
 func (p *Last) legacy(name string) bool {
 	return p.hasLegacy && !p.excluded[name]
+}
+
+// Signed is the number of signatures the record lists.
+func (p *Last) Signed() int {
+	if p == nil {
+		return 0
+	}
+	return p.signed
 }
 
 // Len is the number of files the record lists, itself included.

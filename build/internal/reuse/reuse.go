@@ -84,6 +84,7 @@ type Last struct {
 
 	listed    int             // files the record lists
 	accounted int             // the record's, the documents' and the skills' files (see UpToDate)
+	signed    int             // signatures the record lists (layout.IsSignature)
 	hasLegacy bool            // the bundle has the legacy v0.1 tree
 	excluded  map[string]bool // skills left out of it
 }
@@ -145,6 +146,9 @@ func Open(out string, jobs int) (p *Last, err error) {
 		return err
 	}, func(f string) error {
 		p.listed++
+		if layout.IsSignature(f) {
+			p.signed++
+		}
 		_, err := p.files.Add([]byte(f))
 		return err
 	})
