@@ -349,6 +349,9 @@ func FolderSignature(name string) string { return SkillFile(name, FolderSignatur
 
 // ParseFolderSignature is FolderSignature's inverse.
 func ParseFolderSignature(p string) (name string, ok bool) {
+	if !strings.HasSuffix(p, "/"+FolderSignatureFile) {
+		return "", false // most paths, without parsing them
+	}
 	pp, ok := ParsePath(p)
 	if !ok || pp.Kind != KindFile || pp.Legacy || pp.File != FolderSignatureFile {
 		return "", false
