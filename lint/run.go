@@ -91,7 +91,7 @@ func Run(paths []string, opts Options) (*Result, error) {
 	res := r.run(skills, plugins, markets, opts.Jobs)
 	res.Notes = notes
 	if r.coversConfig(paths) {
-		res.Findings = Sort(append(res.Findings, r.unusedAllows()...))
+		res.Findings = Sort(append(res.Findings, r.baselined(Sort(r.unusedAllows()))...))
 	}
 	res.Stale = r.set.Baseline.stale(r.seen, paths)
 	return res, nil
