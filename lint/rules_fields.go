@@ -441,12 +441,13 @@ func checkNameMismatch(p *Pass) {
 			// the plugin; clients load skills/<name>/SKILL.md.
 			fix = fmt.Sprintf("move the skill's files into a folder of its own, skills/%s/", name)
 		}
-		if len(p.names) <= 1 && !skill.InWorkTree(p.Skill.Dir) {
+		if p.names != nil && len(p.names) <= 1 && !skill.InWorkTree(p.Skill.Dir) {
 			// A copy of a repository that is this skill (a download,
 			// a tree copied without .git) cannot be told from a skill's
-			// own folder: say what a clone would have been spared. Not
-			// in a run of several skills, a collection's folders, where
-			// it is noise on every finding.
+			// own folder: say what a clone would have been spared. Only
+			// in a lint run of this one skill: in a collection's folders
+			// it is noise on every finding, and the build checks each
+			// skill alone (names nil) whatever the collection.
 			fix += " (this folder is in no git checkout: a skill at the top of one, which whoever cloned it named, is not checked)"
 		}
 		p.ReportNode(v, fix, "name %q does not match the folder name %q", name, folder)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/skillpack/skillpack/internal/testtool"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // name-mismatch offers the folder's name as the skill's only where it is
@@ -46,6 +47,17 @@ func TestNameMismatchFix(t *testing.T) {
 	for _, fix := range mismatchFixes(t, root) {
 		if strings.Contains(fix, "git checkout") {
 			t.Errorf("a collection's name-mismatch fix: %q", fix)
+		}
+	}
+	// Nor does the build's check of each skill alone: it says what lint
+	// says (xiao0sun/Unity-Skills, a tree without .git).
+	s := skill.Load(filepath.Join(root, "skills", "pdf"))
+	files, err := skill.Collect(s.Dir)
+	must(t, err)
+	_, fs := CheckSkill(s, files, nil, nil, Options{Base: root})
+	for _, f := range fs {
+		if f.Rule == "name-mismatch" && strings.Contains(f.Fix, "git checkout") {
+			t.Errorf("the build's name-mismatch fix: %q", f.Fix)
 		}
 	}
 }
