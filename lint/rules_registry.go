@@ -278,8 +278,10 @@ func checkDuplicateNames(p *RunPass) {
 				continue
 			}
 			in := ""
-			if plugin != "" {
-				in = " in the plugin " + p.Rel(plugin)
+			if rel := p.Rel(plugin); rel == "." {
+				in = " in the plugin of the top folder" // not "in the plugin ."
+			} else if plugin != "" {
+				in = " in the plugin " + rel
 			}
 			for _, i := range group {
 				s := &p.Skills[i]

@@ -198,3 +198,29 @@ func TestPluginSkillsGrouped(t *testing.T) {
 		}
 	}
 }
+
+// A plugin at the top of the tree is named as that, not as "the plugin ."
+// (Tyler-R-Kendrick/agent-skills, a marketplace of the repository's own
+// folder).
+func TestDuplicateNameRootPlugin(t *testing.T) {
+	root := t.TempDir()
+	md := "---\nname: a2a\ndescription: Talk to other agents over the A2A protocol, for the user.\n---\n# x\n"
+	testtool.WriteTree(t, root, map[string]string{
+		".claude-plugin/plugin.json": `{"name": "agent-skills"}`,
+		"skills/a2a/SKILL.md":        md,
+		"skills/dotnet/a2a/SKILL.md": md + "other\n",
+	})
+	n := 0
+	for _, f := range lintDir(t, root, Options{Base: root}).Findings {
+		if f.Rule != "name-duplicate" {
+			continue
+		}
+		n++
+		if !strings.HasSuffix(f.Message, " in the plugin of the top folder") {
+			t.Errorf("%s: %s", f.Path, f.Message)
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d name-duplicate findings, want 2", n)
+	}
+}
