@@ -261,7 +261,8 @@ func yamlFix(p *Pass, pr *skill.Problem) string {
 		// The value goes on below (text that is no key): quoting this
 		// line's part would leave the rest to break, or cut it short.
 		isKey := func(l string) bool {
-			km := keyLine.FindStringSubmatch(l)
+			// A blank after the line: "triggers:" opens a block, a key too.
+			km := keyLine.FindStringSubmatch(strings.TrimRight(l, " \t") + " ")
 			return km != nil && len(km[1]) <= len(m[1]) && !strings.ContainsAny(km[2], " \t")
 		}
 		last := pr.Line
