@@ -16,7 +16,7 @@ import (
 type pullOptions struct {
 	oci.Options // --insecure, --timeout, --max-total
 	Source      string
-	Output      string
+	Out         string
 	Skill       string
 	Deadline    time.Duration
 	Login       LoginFlags
@@ -56,7 +56,7 @@ Credentials are those of docker login, or --username and --password-stdin.` + "\
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&opts.Output, "output", "o", ".", "the `folder` each skill's folder is written in")
+	f.StringVarP(&opts.Out, "out", "o", ".", "the `folder` each skill's folder is written in")
 	f.StringVar(&opts.Skill, "skill", "", "only the skill of this `name`")
 	f.BoolVar(&opts.Insecure, "insecure", false, "allow plain http to a registry that is not on this machine")
 	f.DurationVar(&opts.Timeout, "timeout", verify.DefaultTimeout, "time allowed for each request, body included")
@@ -87,7 +87,7 @@ func runPull(ctx context.Context, ios *IO, opts *pullOptions) error {
 	o := opts.Options // the archives' limits are layout's, as verify's
 	o.Username, o.Password = opts.Login.Username, opts.Login.password
 	o.Log = ios.Err // what a retry waits for
-	pulled, err := oci.Pull(ctx, opts.Source, opts.Output, opts.Skill, o)
+	pulled, err := oci.Pull(ctx, opts.Source, opts.Out, opts.Skill, o)
 	for _, p := range pulled {
 		fmt.Fprintf(ios.Out, "pulled %s %s\n", p.Name, p.Dir)
 	}

@@ -41,13 +41,13 @@ func TestPullFlags(t *testing.T) {
 		want pullOptions
 	}{
 		{argv: []string{"oci://ghcr.io/o/skills"}, want: pullOptions{
-			Source: "oci://ghcr.io/o/skills", Output: ".", Deadline: verify.DefaultDeadline,
+			Source: "oci://ghcr.io/o/skills", Out: ".", Deadline: verify.DefaultDeadline,
 			Options: oci.Options{Retry: publish.Retry{Timeout: verify.DefaultTimeout}, MaxTotal: oci.DefaultMaxTotal},
 		}},
 		{
 			argv: []string{"oci://127.0.0.1:5000/s:v1", "-o", "out", "--skill", "pdf", "--insecure", "--username", "u", "--password-stdin", "--timeout", "5s", "--deadline", "1m", "--max-total", "10MiB"},
 			want: pullOptions{
-				Source: "oci://127.0.0.1:5000/s:v1", Output: "out", Skill: "pdf", Login: LoginFlags{Username: "u", PasswordStdin: true}, Deadline: time.Minute,
+				Source: "oci://127.0.0.1:5000/s:v1", Out: "out", Skill: "pdf", Login: LoginFlags{Username: "u", PasswordStdin: true}, Deadline: time.Minute,
 				Options: oci.Options{Insecure: true, Retry: publish.Retry{Timeout: 5 * time.Second}, MaxTotal: 10 << 20},
 			},
 		},
