@@ -145,6 +145,32 @@ func TestInstalledOverHidden(t *testing.T) {
 	}
 }
 
+// Of the install folders, those at the top are taken when there are any:
+// a sub-project's (google-gemini/gemini-cli's tools/bot/.gemini/skills) is
+// its own, whether the other skills are where no client looks or none.
+func TestInstalledAtTop(t *testing.T) {
+	found := []*skill.Skill{
+		{Dir: "/p/.gemini/skills/docs-writer", File: skill.FileName},
+		{Dir: "/p/tools/bot/.gemini/skills/triage", File: skill.FileName},
+		{Dir: "/p/tools/a/b/worker/.gemini/skills/code_explorer", File: skill.FileName},
+	}
+	withUnseen := append(slices.Clone(found), &skill.Skill{Dir: "/p/packages/sdk/test-data/skills/pirate", File: skill.FileName})
+	for _, tree := range [][]*skill.Skill{found, withUnseen} {
+		kept, notes := Scope{}.installed("/p", tree)
+		said := slices.ContainsFunc(notes, func(n string) bool {
+			return strings.Contains(n, "left out 2 skills in sub-projects' install folders") && strings.Contains(n, "/p/tools/bot/.gemini/skills (1)")
+		})
+		if len(kept) != 1 || kept[0].Dir != "/p/.gemini/skills/docs-writer" || !said {
+			t.Errorf("%d skills: kept %v, notes %q; want the top's one and a note on the sub-projects' 2", len(tree), kept, notes)
+		}
+	}
+	// No install folder at the top: every one's skills, as before.
+	kept, notes := Scope{}.installed("/p", found[1:])
+	if len(kept) != 2 || len(notes) != 0 {
+		t.Errorf("sub-projects' only: kept %v, notes %q; want both", kept, notes)
+	}
+}
+
 // A plugin whose manifest names a skill linked from outside its folder
 // (mrgoonie/claudekit-skills: skills/x -> ../../../.claude/skills/x) gets
 // one plugin-skills finding, at the skill, saying it is a link.

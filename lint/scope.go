@@ -495,7 +495,8 @@ func (sc Scope) rel(p string) string {
 // app's own prompts, an SDK's example below skills/), a skill.md (a docs
 // page), or skills in other hidden folders (an archive of retired copies,
 // .tool/archive/skills/v1/). A collection's category/name folders
-// (tangledgroup/tangled-skills' misc/) are the repository's skills.
+// (tangledgroup/tangled-skills' misc/) are the repository's skills. Of
+// the install folders taken, a sub-project's gives way to the top's (atTop).
 func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []string) {
 	var kept, installs []*skill.Skill
 	folders, unseen := map[string]int{}, map[string]int{} // unseen: by the first hidden or top-level folder
@@ -528,11 +529,15 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		for _, f := range slices.Sorted(maps.Keys(unseen)) {
 			parts = append(parts, fmt.Sprintf("%s (%d)", sc.rel(f), unseen[f]))
 		}
-		return installs, []string{fmt.Sprintf("left out %s where no client looks (in hidden folders, deeper than a top-level folder's folders, or named skill.md), taking those of clients' install folders: %s; --all takes them",
-			human.Plural(nUnseen, "skill", "skills"), strings.Join(parts, ", "))}
+		installs, said := sc.atTop(top, installs)
+		return installs, append([]string{fmt.Sprintf("left out %s where no client looks (in hidden folders, deeper than a top-level folder's folders, or named skill.md), taking those of clients' install folders: %s; --all takes them",
+			human.Plural(nUnseen, "skill", "skills"), strings.Join(parts, ", "))}, said...)
 	}
-	if len(folders) == 0 || len(kept) == 0 {
+	if len(folders) == 0 {
 		return found, nil
+	}
+	if len(kept) == 0 {
+		return sc.atTop(top, found)
 	}
 	sorted, n := slices.Sorted(maps.Keys(folders)), 5
 	if sc.Verbose {
@@ -542,6 +547,32 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		"and %d more folders (-v lists them)")
 	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s; --all takes them",
 		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "))}
+}
+
+// atTop returns, of skills in install folders, those of the folders at
+// the top (.gemini/skills), where a client opened on the repository looks,
+// when there are any: a sub-project's (tools/bot/.gemini/skills) are its
+// own working skills (google-gemini/gemini-cli). It says what it left out.
+func (sc Scope) atTop(top string, installs []*skill.Skill) ([]*skill.Skill, []string) {
+	var kept []*skill.Skill
+	deep := map[string]int{}
+	for _, s := range installs {
+		f := installedIn(top, s.Dir)
+		if rel, err := filepath.Rel(top, f); err == nil && hiddenName(strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]) {
+			kept = append(kept, s)
+		} else {
+			deep[f]++
+		}
+	}
+	if len(kept) == 0 || len(deep) == 0 {
+		return installs, nil
+	}
+	var parts []string
+	for _, f := range slices.Sorted(maps.Keys(deep)) {
+		parts = append(parts, fmt.Sprintf("%s (%d)", sc.rel(f), deep[f]))
+	}
+	return kept, []string{fmt.Sprintf("left out %s in sub-projects' install folders, where a client opened on the repository does not look: %s; --all takes them",
+		human.Plural(len(installs)-len(kept), "skill", "skills"), strings.Join(parts, ", "))}
 }
 
 // installedIn is the client's install folder below root that holds the
