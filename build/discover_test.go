@@ -152,7 +152,7 @@ func TestDeclaredScope(t *testing.T) {
 	if !strings.Contains(log.String(), "left out 2 skills that skillpack.yaml's ignore or --ignore names") {
 		t.Errorf("--ignore: the log does not say what it left out:\n%s", log.String())
 	}
-	if !strings.Contains(log.String(), "left out 1 skill in folders of tests and templates: tests/ and fixtures/ (1)") {
+	if !strings.Contains(log.String(), "left out 1 skill in folders of tests and templates: tests/ and fixtures/ (1: "+rel(t, src, "tests/fixtures/bad")+")") {
 		t.Errorf("--ignore '!template/': the template is still left out:\n%s", log.String())
 	}
 

@@ -52,6 +52,7 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	var kept []*skill.Skill
 	ignored, defaulted, inInstall := 0, 0, 0 // inInstall: of the defaulted, those in clients' install folders
 	byDefault := map[string]int{}            // the default patterns, as named → skills they left out
+	first := map[string]string{}             // the default patterns → the first skill they left out
 	for _, s := range t.Skills {
 		_, byConfig := sc.Config.Path(sc.ConfigDir, s.Dir, true)
 		if _, byUser := user.Path(root, s.Dir, true); byConfig || byUser {
@@ -63,7 +64,9 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 			continue
 		}
 		if dir, ok := withDefaults.Path(root, s.Dir, true); ok && !meant(root, s, dir, withDefaults) {
-			byDefault[defaultPatterns(root, s.Dir)]++
+			p := defaultPatterns(root, s.Dir)
+			byDefault[p]++
+			first[p] = cmp.Or(first[p], s.Dir)
 			defaulted++
 			if abs, _ := filepath.Abs(s.Dir); abs != "" {
 				if f, _ := installFolder(abs); f != "" {
@@ -84,7 +87,11 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 		patterns := slices.Sorted(maps.Keys(byDefault))
 		var parts []string
 		for _, p := range patterns {
-			parts = append(parts, fmt.Sprintf("%s (%d)", p, byDefault[p]))
+			if defaulted == 1 { // which one: templates/ is also a skill's own name (railway/templates)
+				parts = append(parts, fmt.Sprintf("%s (1: %s)", p, sc.rel(first[p])))
+			} else {
+				parts = append(parts, fmt.Sprintf("%s (%d)", p, byDefault[p]))
+			}
 		}
 		// Every pattern that names a folder of the skill leaves it out
 		// (tests/fixtures/): each is taken back.
