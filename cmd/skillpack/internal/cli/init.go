@@ -122,7 +122,7 @@ func runInit(ios *IO, opts *initOptions) error {
 		parent = relWD(parent)
 		ios.Infof("note: %s applied here until now; the new %s takes its place in this folder and below", parent, config.File)
 	}
-	ios.Nextf("next: edit %s, then run: skillpack lint", config.File)
+	ios.Nextf("next: edit %s, then run: skillpack lint (skillpack new NAME starts a skill)", config.File)
 	return nil
 }
 

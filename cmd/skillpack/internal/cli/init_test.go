@@ -24,7 +24,7 @@ func TestInitConfig(t *testing.T) {
 	if code := run(ios, []string{"init", "--profile", "claude"}); code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errb)
 	}
-	if out.String() != "created skillpack.yaml\ncreated .gitignore\n" || errb.String() != "next: edit skillpack.yaml, then run: skillpack lint\n" {
+	if out.String() != "created skillpack.yaml\ncreated .gitignore\n" || errb.String() != "next: edit skillpack.yaml, then run: skillpack lint (skillpack new NAME starts a skill)\n" {
 		t.Errorf("stdout %q, stderr %q", out, errb)
 	}
 	data, err := os.ReadFile(config.File)

@@ -315,8 +315,8 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintJSON) error {
 			lint.MaxSARIFResults, n)
 	}
 	if stale := res.Stale; len(stale) > 0 {
-		ios.Infof("%s: %d recorded findings no longer found (%s); run `skillpack lint --write-baseline %s` to drop them",
-			cfg.Lint.Baseline.Path, len(stale), strings.Join(stale[:min(3, len(stale))], "; "), cfg.Lint.Baseline.Path)
+		ios.Infof("%s: %s no longer found (%s); run `skillpack lint --write-baseline %s` to drop them",
+			cfg.Lint.Baseline.Path, human.Plural(len(stale), "recorded finding", "recorded findings"), strings.Join(stale[:min(3, len(stale))], "; "), cfg.Lint.Baseline.Path)
 	}
 	if opts.Format == "text" {
 		summarize(ios, res)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/sign"
 )
@@ -61,8 +62,8 @@ func runSign(ctx context.Context, ios *IO, dist string, opts *SignOptions) error
 	if s.Keyless() {
 		mode = "keyless"
 	}
-	ios.Infof("• sign: %d artifacts (%s), %s beside each; %d skill folders, %s in each",
-		len(res.Signatures), mode, layout.SignatureSuffix, len(res.Folders), layout.FolderSignatureFile)
+	ios.Infof("• sign: %s (%s), %s beside each; %s, %s in each", human.Plural(len(res.Signatures), "artifact", "artifacts"),
+		mode, layout.SignatureSuffix, human.Plural(len(res.Folders), "skill folder", "skill folders"), layout.FolderSignatureFile)
 	return nil
 }
 
