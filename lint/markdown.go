@@ -23,6 +23,7 @@ type markdown struct {
 	fences  []int    // byte offsets of fenced code blocks that are never closed
 	ends    []int    // where each of them ends: the document's end, or its list item's or quote's
 	nested  []nested // fences meant to open a block inside a block, which they end instead
+	html    []swallowed // fence lines taken into an HTML block
 	partial bool     // links were not parsed: see skill.InlineCostly
 }
 
@@ -44,6 +45,13 @@ type nested struct {
 	outer int    // the outer block's opening fence
 	close int    // the start of the line that closes the outer block
 	want  int    // the fence length that would hold every line of the block
+}
+
+// swallowed is a fence line taken into an HTML block (a <Good> line
+// right above it, with no blank line between): it opens no block, so the
+// fence meant to close it opens one.
+type swallowed struct {
+	html, fence int // the HTML block's first line, and the fence line's first fence character
 }
 
 // closedFence marks fenced code blocks that met their closing line.
@@ -207,6 +215,17 @@ func parseMarkdown(src []byte) *markdown {
 			add(n, n.Destination, n.Reference)
 		case *ast.Image:
 			add(n, n.Destination, n.Reference)
+		case *ast.HTMLBlock:
+			lines := n.Lines()
+			for i := 1; i < lines.Len(); i++ {
+				seg := lines.At(i)
+				line := src[seg.Start:seg.Stop]
+				indent := len(line) - len(bytes.TrimLeft(line, " "))
+				if indent <= 3 && indent < len(line) && (line[indent] == '`' || line[indent] == '~') && fenceRun(line[indent:]) >= 3 {
+					m.html = append(m.html, swallowed{html: lines.At(0).Start, fence: seg.Start + indent})
+					break
+				}
+			}
 		case *ast.FencedCodeBlock:
 			if _, ok := n.AttributeString(string(closedFence)); ok {
 				if nf, ok := nestedFence(src, n); ok {

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"strings"
 	"unicode"
@@ -160,6 +161,25 @@ func checkFences(p *Pass) {
 	// closing fence to open a block, so that is where the author looks.
 	// The first is reported: the fences after it pair up wrong, so what
 	// looks nested after it may not be.
+	// A fence taken into an HTML block above is the likelier cause (a
+	// <Good> line right above it): the fence meant to close it opened a
+	// block instead. The note and the fix say so; "" when there is none.
+	cause := func(off int) (note, fix string) {
+		var h *swallowed // the last above off
+		for i := range md.html {
+			if md.html[i].fence < off {
+				h = &md.html[i]
+			}
+		}
+		if h == nil {
+			return "", ""
+		}
+		line, _ := md.pos(h.fence)
+		start, _ := md.pos(h.html)
+		fence, html := p.BodyPos(line), p.BodyPos(start)
+		return fmt.Sprintf("; the fence at line %d above opens no block, being part of the HTML block line %d starts", fence, html),
+			fmt.Sprintf("put a blank line after line %d, which ends its HTML block, so that the fence at line %d opens its block", html, fence)
+	}
 	first := len(md.src)
 	for _, nf := range md.nested[:min(len(md.nested), 1)] {
 		first = nf.off
@@ -172,13 +192,16 @@ func checkFences(p *Pass) {
 		// should have ended above, the text does not say: the fix offers
 		// both.
 		at := p.BodyPos(openLine)
-		reportAt(p, md, nf.off, fmt.Sprintf("if the block at line %d is to hold this one, open it with %s and close it with %s "+
-			"where it ends, a fence longer than any inside it; if it was to end above this line, close it there",
-			at, longer, longer),
+		note, fix := cause(nf.outer)
+		if fix == "" {
+			fix = fmt.Sprintf("if the block at line %d is to hold this one, open it with %s and close it with %s "+
+				"where it ends, a fence longer than any inside it; if it was to end above this line, close it there", at, longer, longer)
+		}
+		reportAt(p, md, nf.off, fix,
 			"the code fence %s here is inside the %s block opened at line %d, where it is shown as code and opens no block "+
 				"(a closing fence carries nothing after it): the fence at line %d closes the block of line %d, "+
-				"and every fence after it pairs with the wrong one",
-			nf.fence, outer, at, p.BodyPos(closeLine), at)
+				"and every fence after it pairs with the wrong one%s",
+			nf.fence, outer, at, p.BodyPos(closeLine), at, note)
 	}
 	for i, off := range md.fences {
 		if off < 0 || off >= len(md.src) || off > first {
@@ -190,7 +213,8 @@ func checkFences(p *Pass) {
 		if end := min(max(md.ends[i], off), len(md.src)); len(bytes.TrimSpace(md.src[end:])) > 0 {
 			shown = "it ends only where its list item or quote does"
 		}
-		reportAt(p, md, off, "add a closing "+string(fence[:n])+" line after the block",
-			"the code fence %s opened here is never closed: %s", fence[:n], shown)
+		note, fix := cause(off)
+		reportAt(p, md, off, cmp.Or(fix, "add a closing "+string(fence[:n])+" line after the block"),
+			"the code fence %s opened here is never closed: %s%s", fence[:n], shown, note)
 	}
 }
