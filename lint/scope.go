@@ -552,8 +552,25 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 	}
 	parts := upTo(len(sorted), n, func(i int) string { return fmt.Sprintf("%s (%d)", sc.rel(sorted[i]), folders[sorted[i]]) },
 		"and %d more folders (-v lists them)")
-	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s; --all takes them",
-		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "))}
+	// Those no skill taken shares a folder name with are no copies: the
+	// Vercel CLI offers them beside the rest (peparhugo's .github/skills).
+	taken := map[string]bool{}
+	for _, s := range kept {
+		taken[filepath.Base(s.Dir)] = true
+	}
+	var own []string
+	for _, s := range installs {
+		if !taken[filepath.Base(s.Dir)] {
+			own = append(own, filepath.Base(s.Dir))
+		}
+	}
+	unlike := ""
+	if len(own) > 0 {
+		slices.Sort(own)
+		unlike = fmt.Sprintf("; %d of them named like no skill taken (no copies): %s", len(own), strings.Join(upTo(len(own), 5, func(i int) string { return own[i] }, "and %d more"), ", "))
+	}
+	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s%s; --all takes them",
+		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "), unlike)}
 }
 
 // atTop returns, of skills in install folders, those of the folders at
