@@ -18,13 +18,13 @@ import (
 // markdown is one Markdown file parsed once per skill and shared by the
 // body and link rules through Pass.Memo.
 type markdown struct {
-	lines            // src, and positions in it
-	links   []mdLink // link and image destinations, in source order
-	fences  []int    // byte offsets of fenced code blocks that are never closed
-	ends    []int    // where each of them ends: the document's end, or its list item's or quote's
-	nested  []nested // fences meant to open a block inside a block, which they end instead
+	lines               // src, and positions in it
+	links   []mdLink    // link and image destinations, in source order
+	fences  []int       // byte offsets of fenced code blocks that are never closed
+	ends    []int       // where each of them ends: the document's end, or its list item's or quote's
+	nested  []nested    // fences meant to open a block inside a block, which they end instead
 	html    []swallowed // fence lines taken into an HTML block
-	partial bool     // links were not parsed: see skill.InlineCostly
+	partial bool        // links were not parsed: see skill.InlineCostly
 }
 
 // mdLink is a link or image destination as written in the source.
