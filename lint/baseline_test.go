@@ -68,6 +68,19 @@ func TestBaseline(t *testing.T) {
 // TestBaselineSupersedes checks that the baseline applies to what lint
 // reports, after one finding per cause: a recorded finding that hides
 // another (link-broken hides link-outside) keeps hiding it.
+// recordBaseline writes the findings' baseline to dir/baseline.json, as
+// --write-baseline does, and loads it back.
+func recordBaseline(t *testing.T, dir string, fs []Finding) *Baseline {
+	t.Helper()
+	file := filepath.Join(dir, "baseline.json")
+	var buf bytes.Buffer
+	must(t, WriteBaseline(&buf, file, dir, fs))
+	must(t, os.WriteFile(file, buf.Bytes(), 0o644))
+	b, err := LoadBaseline(file)
+	must(t, err)
+	return b
+}
+
 func TestBaselineSupersedes(t *testing.T) {
 	dir := t.TempDir()
 	testtool.WriteTree(t, dir, map[string]string{"a/SKILL.md": "---\nname: a\ndescription: A skill that links a file outside it that does not exist.\n---\nSee [gone](../gone.md) and [gone](../gone.md) again.\n"})
@@ -76,13 +89,7 @@ func TestBaselineSupersedes(t *testing.T) {
 	if len(res.Findings) == 0 {
 		t.Fatal("no finding to record")
 	}
-	file := filepath.Join(dir, "baseline.json")
-	var buf bytes.Buffer
-	must(t, WriteBaseline(&buf, file, dir, res.Findings))
-	must(t, os.WriteFile(file, buf.Bytes(), 0o644))
-	b, err := LoadBaseline(file)
-	must(t, err)
-	set := Settings{Baseline: b}
+	set := Settings{Baseline: recordBaseline(t, dir, res.Findings)}
 	res, err = Run([]string{dir}, Options{Settings: set, Base: dir})
 	must(t, err)
 	if len(res.Findings) != 0 {
