@@ -357,7 +357,9 @@ var installFolders = map[[2]string]string{
 // installFolder returns the nearest client's install folder above the
 // absolute folder dir, and the clients that read it; "" when none is. A
 // hidden folder's skills/ or skill/ folder of a client not in the table
-// (.grok/skills, .kiro/skills) is one too.
+// (.grok/skills, .kiro/skills) is one too, but not a plugin manifest's
+// folder's (.claude-plugin/skills: no client installs there; davila7's
+// one skill there left out its 894 others).
 func installFolder(dir string) (folder, clients string) {
 	for {
 		parent := filepath.Dir(dir)
@@ -368,7 +370,7 @@ func installFolder(dir string) (folder, clients string) {
 		if c, ok := installFolders[[2]string{hidden, base}]; ok {
 			return dir, c
 		}
-		if hiddenName(hidden) && (base == "skills" || base == "skill") {
+		if hiddenName(hidden) && !strings.HasSuffix(hidden, "-plugin") && (base == "skills" || base == "skill") {
 			return dir, "the client that reads " + hidden
 		}
 		dir = parent

@@ -164,6 +164,17 @@ func TestInstalledAtTop(t *testing.T) {
 			t.Errorf("%d skills: kept %v, notes %q; want the top's one and a note on the sub-projects' 2", len(tree), kept, notes)
 		}
 	}
+	// A plugin manifest's folder is no install folder (davila7's
+	// .claude-plugin/skills, which no client installs from): the skills
+	// elsewhere are not left out for it.
+	plugin := []*skill.Skill{
+		{Dir: "/p/.claude-plugin/skills/owasp", File: skill.FileName},
+		{Dir: "/p/cli-tool/components/skills/dev/a", File: skill.FileName},
+		{Dir: "/p/cli-tool/components/skills/dev/b", File: skill.FileName},
+	}
+	if kept, notes := (Scope{}).installed("/p", plugin); len(kept) != 3 || len(notes) != 0 {
+		t.Errorf(".claude-plugin/skills: kept %d, notes %q; want all 3", len(kept), notes)
+	}
 	// No install folder at the top: every one's skills, as before.
 	kept, notes := Scope{}.installed("/p", found[1:])
 	if len(kept) != 2 || len(notes) != 0 {
