@@ -63,7 +63,7 @@ func (e *ClashError) Error() string {
 	} else {
 		b.WriteString("\nRename one of the skills of each name (folder and name together),")
 	}
-	fmt.Fprintf(&b, "\nor leave out each copy you do not publish with --ignore and its folder (--ignore %s/).", e.Clashes[0].Skills[len(e.Clashes[0].Skills)-1].Dir)
+	fmt.Fprintf(&b, "\nor leave out each copy you do not publish with --ignore and its folder (%s).", lint.IgnoreFlag(e.Clashes[0].Skills[len(e.Clashes[0].Skills)-1].Dir))
 	b.WriteString("\n(Copies whose files are identical are one skill, published once: these differ.)")
 	b.WriteString("\n--skip-invalid publishes every other skill and lists these as left out.")
 	b.WriteString("\nNothing was written.")

@@ -172,3 +172,28 @@ func upTo(total, n int, name func(i int) string, more string) []string {
 	}
 	return out
 }
+
+// IgnoreFlag is the --ignore flag that leaves out the folder rel (as
+// Pass.Rel spells it) and no other: a one-part path is anchored
+// (/skills/), since as a gitignore pattern skills/ names every folder of
+// that name (2C2P/agent-skills: it left out a plugin's skills/ too). It is
+// "" for ".", which no pattern leaves out.
+func IgnoreFlag(rel string) string {
+	rel = strings.TrimPrefix(filepath.ToSlash(rel), "./")
+	switch {
+	case rel == "." || rel == "":
+		return ""
+	case !strings.Contains(rel, "/"):
+		rel = "/" + rel
+	}
+	return "--ignore " + rel + "/"
+}
+
+// pluginIn names the plugin in the folder rel for a message: "the plugin
+// in plugins/x", or "the plugin of the top folder" for ".".
+func pluginIn(rel string) string {
+	if rel == "." {
+		return "the plugin of the top folder"
+	}
+	return "the plugin in " + rel
+}

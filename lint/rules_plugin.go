@@ -493,12 +493,19 @@ func checkPluginNames(p *RunPass) {
 				where, line = pl.Manifests[i].Path, pl.Manifests[i].Line
 			}
 			this, that := p.Rel(pl.Dir), others[0]
-			fix := fmt.Sprintf("rename one of the plugins, or leave out the one you do not publish: --ignore %s/ leaves out that one, --ignore %s/ this one", that, this)
+			fix := fmt.Sprintf("rename one of the plugins, or leave out the one you do not publish: %s leaves out that one, %s this one", IgnoreFlag(that), IgnoreFlag(this))
 			switch {
-			case strings.HasPrefix(this, that+"/"): // ignoring that one would leave out this one too
-				fix = fmt.Sprintf("rename one of the plugins, or leave this one, inside %s, out with --ignore %s/", that, this)
-			case strings.HasPrefix(that, this+"/"):
-				fix = fmt.Sprintf("rename one of the plugins, or leave the one inside this one out with --ignore %s/", that)
+			case that == "." || strings.HasPrefix(this, that+"/"): // ignoring that one would leave out this one too
+				inside := that
+				if that == "." {
+					inside = "the top folder"
+				}
+				fix = fmt.Sprintf("rename one of the plugins, or leave this one, inside %s, out with %s", inside, IgnoreFlag(this))
+			case this == "." || strings.HasPrefix(that, this+"/"):
+				fix = fmt.Sprintf("rename one of the plugins, or leave the one inside this one out with %s", IgnoreFlag(that))
+			}
+			for i, o := range others {
+				others[i] = pluginIn(o)
 			}
 			p.Reportf(where, line, 0, fix, "plugin name %q is also the name of %s", name, strings.Join(others, ", "))
 		}

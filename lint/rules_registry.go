@@ -294,10 +294,10 @@ func checkDuplicateNames(p *RunPass) {
 				// The folders themselves, not a placeholder: a stale copy
 				// (an archive, an inbox) is left out with one flag.
 				fix := fmt.Sprintf("rename one of the skills (folder and name together), or leave out the copy you do not publish: "+
-					"--ignore %s/ leaves out that one, --ignore %s/ this one", others[0], p.Rel(s.Dir))
-				if len(others) > 1 {
+					"%s leaves out that one, %s this one", IgnoreFlag(others[0]), IgnoreFlag(p.Rel(s.Dir)))
+				if len(others) > 1 || IgnoreFlag(p.Rel(s.Dir)) == "" { // the top folder: no pattern leaves it out
 					fix = fmt.Sprintf("rename all but one of the skills (folder and name together), or leave out each copy you do not publish "+
-						"with --ignore, such as --ignore %s/", others[0])
+						"with --ignore, such as %s", IgnoreFlag(others[0]))
 				}
 				p.Report(Finding{Path: p.Rel(s.EntryPath()), Line: s.Line, Column: s.Column, Fix: fix,
 					Message: fmt.Sprintf("skill name %q is also used by %s%s", name, strings.Join(others, ", "), in)})

@@ -261,3 +261,37 @@ func TestDuplicateNameRootPlugin(t *testing.T) {
 		t.Errorf("%d name-duplicate findings, want 2", n)
 	}
 }
+
+// The --ignore a fix offers leaves out that folder and no other: a
+// one-part path anchored (2C2P/agent-skills: skills/ left out a plugin's
+// skills/ too), and none for the top folder, which no pattern leaves out
+// (pbakaus/impeccable: "--ignore ./ this one" changed nothing).
+func TestIgnoreFlagFix(t *testing.T) {
+	for rel, want := range map[string]string{"skills": "--ignore /skills/", "./plugin": "--ignore /plugin/", "a/b": "--ignore a/b/", ".": ""} {
+		if got := IgnoreFlag(rel); got != want {
+			t.Errorf("IgnoreFlag(%q) = %q, want %q", rel, got, want)
+		}
+	}
+	root := t.TempDir()
+	md := "---\nname: %s\ndescription: Design better interfaces, for the user who asks.\n---\n# x\n"
+	testtool.WriteTree(t, root, map[string]string{
+		".claude-plugin/plugin.json":        `{"name": "impeccable"}`,
+		"skills/impeccable/SKILL.md":        fmt.Sprintf(md, "impeccable"),
+		"plugin/.claude-plugin/plugin.json": `{"name": "impeccable"}`,
+		"plugin/skills/polish/SKILL.md":     fmt.Sprintf(md, "polish"),
+	})
+	var fixes []string
+	for _, f := range lintDir(t, root, Options{Base: root}).Findings {
+		if f.Rule == "plugin-name-duplicate" {
+			fixes = append(fixes, f.Message+" / "+f.Fix)
+		}
+	}
+	if len(fixes) != 2 {
+		t.Fatalf("plugin-name-duplicate: %q, want 2", fixes)
+	}
+	for _, f := range fixes {
+		if !strings.Contains(f, "--ignore /plugin/") || strings.Contains(f, "--ignore ./") || strings.Contains(f, ",  this one") || strings.Contains(f, "name of .") {
+			t.Errorf("%s", f)
+		}
+	}
+}
