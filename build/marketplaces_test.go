@@ -203,6 +203,63 @@ func TestClaudeMarketplaceEntries(t *testing.T) {
 	}
 }
 
+// TestFolderMarketplacesListWhatServes: a plugin whose skills the bundle
+// all leaves out is in no marketplace (Codex installed AxonIQ's as its
+// manifests alone), and a marketplace that would list no plugin is not
+// written, nor plugin folders served for it (phuryn/pm-skills: every
+// plugin has Claude Code's manifest only).
+func TestFolderMarketplacesListWhatServes(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "repo")
+	skillMD := func(name, desc string) string {
+		return "---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n"
+	}
+	for path, data := range map[string]string{
+		"plugins/app/.codex-plugin/plugin.json":          `{"name": "app", "version": "1.0.0", "description": "An app plugin."}`,
+		"plugins/app/skills/app-dev/SKILL.md":            skillMD("app-dev", strings.Repeat("Build apps. ", 100)), // too long: skipped
+		"plugins/migrate/.codex-plugin/plugin.json":      `{"name": "migrate", "version": "1.0.0", "description": "A migration plugin."}`,
+		"plugins/migrate/skills/migrate-app/SKILL.md":    skillMD("migrate-app", "Migrate an app to the new framework, for the user who asks."),
+		"plugins/claude-only/.claude-plugin/plugin.json": `{"name": "claude-only"}`,
+		"plugins/claude-only/skills/notes/SKILL.md":      skillMD("notes", "Take meeting notes in the team's format, for the user."),
+	} {
+		writeSkillFile(t, src, ".", path, data)
+	}
+	out := filepath.Join(t.TempDir(), "dist")
+	var log bytes.Buffer
+	if _, err := Run([]string{src}, Options{Out: out, Log: &log, SkipInvalid: true, Marketplaces: []string{"codex"}}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.CodexMarketplace)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"migrate"`) || strings.Contains(string(data), `"app"`) {
+		t.Errorf("%s lists:\n%s\nwant migrate, not app, whose one skill was left out", layout.CodexMarketplace, data)
+	}
+	if !strings.Contains(log.String(), "plugin app (") || !strings.Contains(log.String(), "the bundle publishes none of its skills") {
+		t.Errorf("the build did not say app was left out:\n%s", log.String())
+	}
+	verified(t, out)
+
+	// Only Claude Code's manifest: no Codex marketplace, no folders.
+	if err := os.RemoveAll(filepath.Join(src, "plugins", "app")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(src, "plugins", "migrate")); err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	mustBuild(t, []string{src}, Options{Out: out, Log: &log, Marketplaces: []string{"codex"}})
+	for _, p := range []string{layout.CodexMarketplace, layout.PluginDir("claude-only")} {
+		if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(p))); err == nil {
+			t.Errorf("%s was written for a marketplace that lists no plugin", p)
+		}
+	}
+	if want := layout.CodexMarketplace + " is not written: it would list no plugin"; !strings.Contains(log.String(), want) {
+		t.Errorf("the build said:\n%s\nwant %q", log.String(), want)
+	}
+	verified(t, out)
+}
+
 // TestServedExecBit: a served copy has the mode its archives give the
 // file, 0755 for a script with an execute bit, in the skills tree and in a
 // plugin's folder (which Codex copies and Copilot runs from); a rebuild in

@@ -65,6 +65,7 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 	if files, err = b.vouched(pl, files, ok); err != nil {
 		return layout.Plugin{}, none, err
 	}
+	vouched := len(files) == len(collected.Files) // no skill folder of it left out
 	// The checks verify makes of an archive's names, made before packing.
 	paths := make([]string, len(files))
 	for i, f := range files {
@@ -99,6 +100,14 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 	}
 	slices.Sort(lp.Skills)
 	lp.Skills = slices.Compact(lp.Skills)
+	if folder && !vouched && len(lp.Skills) == 0 {
+		// As Claude Code's entry, made of its skills, leaves it out: its
+		// folder would be its manifests (AxonIQ's app-development plugin,
+		// whose one skill was skipped, installed as an empty plugin).
+		folder = false
+		b.logf("  plugin %s (%s) is left out of the Codex, Cursor and Copilot marketplaces: the bundle publishes none of its skills",
+			pl.Name, b.rel(pl.Dir))
+	}
 	entries := make([]pack.Member, len(files))
 	for i, f := range files {
 		in, err := skill.OpenFile(f.Disk)
@@ -469,21 +478,39 @@ func (b *builder) noteParts(p *packed, name string, pl *plugin.Plugin, e *skill.
 		name, layout.ClaudeMarketplace, strings.Join(slices.Compact(parts), ", "))
 }
 
-// noteUnlisted says which plugins each marketplace asked for leaves out
-// (layout.Lists), and why. One not served as a folder was said already.
-func (b *builder) noteUnlisted(ps []layout.Plugin, m *layout.Marketplace) {
+// unlisted says which plugins each marketplace asked for leaves out
+// (layout.Lists), and why (one not served as a folder was said already).
+// A marketplace that would list no plugin is not written (Codex's, when
+// no plugin has a manifest Codex reads: phuryn/pm-skills), and said so;
+// when no marketplace naming plugin folders is left, no folder is served.
+func (b *builder) unlisted(ps []layout.Plugin, m *layout.Marketplace) {
 	if m == nil {
 		return
 	}
+	var files []string
 	for _, f := range m.Files {
 		listed := ps
 		if f == layout.ClaudeMarketplace && m.Claude != nil {
 			listed = m.Claude
 		}
+		n := 0
 		for _, lp := range listed {
-			if ok, why := layout.Lists(f, lp); !ok && !(layout.NamesFolders(f) && lp.Files == nil) {
+			if ok, why := layout.Lists(f, lp); ok {
+				n++
+			} else if !(layout.NamesFolders(f) && lp.Files == nil) {
 				b.logf("  plugin %s is left out of %s: %s", lp.Name, f, why)
 			}
+		}
+		if n == 0 {
+			b.logf("  %s is not written: it would list no plugin", f)
+			continue
+		}
+		files = append(files, f)
+	}
+	m.Files = files
+	if !slices.ContainsFunc(files, layout.NamesFolders) {
+		for i := range ps {
+			ps[i].Files = nil
 		}
 	}
 }
