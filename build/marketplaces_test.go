@@ -154,7 +154,7 @@ func TestClaudeMarketplaceEntries(t *testing.T) {
 		return "---\nname: " + name + "\ndescription: A skill of the test, which exercises the entries.\n---\n# " + name + "\n"
 	}
 	for path, data := range map[string]string{
-		".claude-plugin/marketplace.json": `{"name": "kit-market", "owner": {"name": "me"}, "plugins": [
+		".claude-plugin/marketplace.json": `{"name": "kit-market", "owner": {"name": "me"}, "metadata": {"description": "Kits for the newsroom."}, "plugins": [
 			{"name": "kit", "source": "./", "strict": false, "skills": ["./plugins/a/skills/s-one", "./plugins/a/skills/s-two/SKILL.md"], "commands": ["./plugins/a/commands/go.md"]},
 			{"name": "trackio", "source": "./tools/trackio"},
 			{"name": "bp", "source": "./tools/bp", "skills": ["./tools/bp/skills/bp"]},
@@ -182,6 +182,10 @@ func TestClaudeMarketplaceEntries(t *testing.T) {
 	}
 	if want := []string{"bp ./bp", "extra ./ex", "kit ./s-one,./s-two", "trackio ./track"}; !slices.Equal(got, want) {
 		t.Errorf("the built marketplace offers %q; want %q, the repository's entries", got, want)
+	}
+	// Its description too, which Claude Code warns of when missing (AxonIQ's).
+	if m.Metadata == nil || m.Metadata.Description != "Kits for the newsroom." {
+		t.Errorf("the built marketplace's metadata is %+v; want the repository's description", m.Metadata)
 	}
 	for _, want := range []string{
 		"plugin kit: its entry in .claude-plugin/marketplace.json is made of its served skills, and does not carry its commands",

@@ -294,6 +294,9 @@ func (b *builder) pluginsKey(ps []layout.Plugin, m *layout.Marketplace) []string
 	var out []string
 	if m != nil {
 		out = append(out, fmt.Sprintf("marketplace %q %q %q %q", m.Name, m.Owner, m.Title, m.Files))
+		if m.Description != "" { // unset, the key is as before it was read
+			out = append(out, fmt.Sprintf("marketplace description %q", m.Description))
+		}
 		for _, c := range m.Claude { // the repository's entries, which no archive need hold
 			out = append(out, fmt.Sprintf("claude %q %q %q %q", c.Name, c.Description, c.Version, c.Skills))
 		}
@@ -319,7 +322,7 @@ func (b *builder) marketplace() *layout.Marketplace {
 		return nil
 	}
 	slices.Sort(files)
-	name, owner := skill.MarketplaceOf(b.roots[0])
+	name, owner, desc := skill.MarketplaceOf(b.roots[0])
 	if layout.CheckName(name) != nil {
 		abs, _ := filepath.Abs(b.roots[0])
 		name, owner = skill.SuggestName(filepath.Base(abs)), "" // "Café Skills": cafe-skills
@@ -327,7 +330,7 @@ func (b *builder) marketplace() *layout.Marketplace {
 	if layout.CheckName(name) != nil {
 		name = "skills"
 	}
-	return &layout.Marketplace{Name: name, Owner: cmp.Or(b.opts.CatalogPublisher, owner, name), Title: b.opts.CatalogTitle, Files: files}
+	return &layout.Marketplace{Name: name, Owner: cmp.Or(b.opts.CatalogPublisher, owner, name), Title: b.opts.CatalogTitle, Description: desc, Files: files}
 }
 
 // claudePlugins are the plugins Claude Code's file lists (Marketplace.Claude)

@@ -33,6 +33,7 @@ var marketplaces = []string{ClaudeMarketplace, CodexMarketplace, CursorMarketpla
 type Marketplace struct {
 	Name, Owner string
 	Title       string   // what Codex shows of the marketplace; Name when ""
+	Description string   // Claude Code's metadata.description: the repository's marketplace's; "" for none
 	Files       []string // the marketplace files to write
 	// Claude, when not nil, are the plugins ClaudeMarketplace lists in
 	// place of Options.Plugins: the entries of the repository's own Claude
@@ -82,9 +83,15 @@ func Lists(file string, p Plugin) (ok bool, why string) {
 // (the entry is the whole plugin definition), its source the skills tree,
 // its skills by path. Its archives are in PluginsIndex.
 type ClaudeMarketplaceDoc struct {
-	Name    string         `json:"name"`
-	Owner   Owner          `json:"owner"`
-	Plugins []ClaudePlugin `json:"plugins"`
+	Name     string          `json:"name"`
+	Owner    Owner           `json:"owner"`
+	Metadata *ClaudeMetadata `json:"metadata,omitempty"`
+	Plugins  []ClaudePlugin  `json:"plugins"`
+}
+
+// ClaudeMetadata is what ClaudeMarketplaceDoc says of itself.
+type ClaudeMetadata struct {
+	Description string `json:"description"`
 }
 
 // Owner is a marketplace's owner.
@@ -163,6 +170,9 @@ func marketplaceDoc(path string, ps []Plugin, m Marketplace) func(io.Writer) err
 	switch path {
 	case ClaudeMarketplace:
 		d := ClaudeMarketplaceDoc{Name: m.Name, Owner: Owner{Name: m.Owner}, Plugins: []ClaudePlugin{}}
+		if m.Description != "" {
+			d.Metadata = &ClaudeMetadata{Description: m.Description}
+		}
 		for _, p := range ps {
 			e := ClaudePlugin{Name: p.Name, Description: p.Description, Version: p.Version, Source: "./" + SkillsDir, Skills: []string{}}
 			for _, s := range p.Skills {

@@ -304,8 +304,10 @@ type marketplaceFile struct {
 	Owner struct {
 		Name string `json:"name"`
 	} `json:"owner"`
-	Metadata struct {
-		PluginRoot string `json:"pluginRoot"`
+	Description string `json:"description"`
+	Metadata    struct {
+		PluginRoot  string `json:"pluginRoot"`
+		Description string `json:"description"`
 	} `json:"metadata"`
 	PluginRoot string `json:"pluginRoot"` // Codex spells it at the top
 	Plugins    []struct {
@@ -439,17 +441,18 @@ func Marketplaces(dir string) []string {
 	return out
 }
 
-// MarketplaceOf is the name and the owner's name of the marketplace at a
-// folder: those of its first marketplace file (Marketplaces) that reads
-// and has a name; "" for none.
-func MarketplaceOf(dir string) (name, owner string) {
+// MarketplaceOf is the name, the owner's name and the description
+// (Claude Code's metadata.description, else a top-level one) of the
+// marketplace at a folder: those of its first marketplace file
+// (Marketplaces) that reads and has a name; "" for none.
+func MarketplaceOf(dir string) (name, owner, description string) {
 	for _, f := range Marketplaces(dir) {
 		var m marketplaceFile
 		if data, err := os.ReadFile(f); err == nil && json.Unmarshal(data, &m) == nil && m.Name != "" {
-			return m.Name, m.Owner.Name
+			return m.Name, m.Owner.Name, cmp.Or(m.Metadata.Description, m.Description)
 		}
 	}
-	return "", ""
+	return "", "", ""
 }
 
 // readMarketplace records the plugin folders a marketplace at root names,
