@@ -636,7 +636,7 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 		return found, nil
 	}
 	var kept, left, unlisted []*skill.Skill
-	installs := 0
+	installs, declared := 0, 0
 	by := map[string]bool{}
 	conventional := filepath.Join(root, "skills")
 	// A skill is listed when the nearest plugin above it is one the
@@ -667,6 +667,7 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 		case s.Declared != "" && listed(s):
 			by[sc.rel(s.Declared)] = true
 			kept = append(kept, s)
+			declared++
 		case installedIn(root, s.Dir) != "":
 			kept = append(kept, s) // installed decides, and says why
 			installs++
@@ -684,8 +685,12 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 		// install them.
 		return found, nil
 	}
-	notes := []string{fmt.Sprintf("taking the %s that %s, and those in skills/ and the top-level folders, where every client looks",
-		human.Plural(len(kept)-installs, "skill", "skills"), manifestsDeclare(slices.Sorted(maps.Keys(by))))}
+	also := "" // the others taken, where every client looks
+	if n := len(kept) - installs - declared; n > 0 {
+		also = fmt.Sprintf(", and the %s in skills/ and the top-level folders, where every client looks", human.Plural(n, "skill", "skills"))
+	}
+	notes := []string{fmt.Sprintf("taking the %s that %s%s",
+		human.Plural(declared, "skill", "skills"), manifestsDeclare(slices.Sorted(maps.Keys(by))), also)}
 	for _, l := range []struct {
 		skills []*skill.Skill
 		why    string
