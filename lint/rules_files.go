@@ -848,6 +848,9 @@ func interpreted(p *Pass, scripts []skill.File) map[string]bool {
 		if !slices.ContainsFunc(scripts, func(f skill.File) bool { return bytes.Contains(src, []byte(path.Base(f.Path))) }) {
 			return
 		}
+		// A Windows path (python "<ROOT>\x\scripts\doctor.py": Bang-isme's
+		// CodexAI skills) names the script as a slash path does.
+		src = bytes.ReplaceAll(src, []byte{'\\'}, []byte{'/'})
 		words := -1 // other words the script's name may still follow
 		eachWord(src, func(w []byte, _ int, newline bool) {
 			if newline {
