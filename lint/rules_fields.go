@@ -428,7 +428,10 @@ func checkNameMismatch(p *Pass) {
 	if skill.IsRepoRoot(p.Skill.Dir) {
 		return
 	}
-	if folder := p.Skill.Name(); name != folder {
+	// A trailing "~" is Unity's mark of a folder it must not import as
+	// assets (SkillsForUnity/unity-skills~, which its installer copies as
+	// unity-skills): renaming it would have Unity import the skill.
+	if folder := p.Skill.Name(); name != folder && name+"~" != folder {
 		// The folder's name is offered only where it is a valid name
 		// that no other skill of the run has.
 		fix := fmt.Sprintf("rename the folder to %q", name)
