@@ -178,7 +178,7 @@ func checkFences(p *Pass) {
 		start, _ := md.pos(h.html)
 		fence, html := p.BodyPos(line), p.BodyPos(start)
 		return fmt.Sprintf("; the fence at line %d above opens no block, being part of the HTML block line %d starts", fence, html),
-			fmt.Sprintf("put a blank line after line %d, which ends its HTML block, so that the fence at line %d opens its block", html, fence)
+			fmt.Sprintf("put a blank line right above the fence at line %d: it ends the HTML block of line %d there, and the fence opens its block", fence, html)
 	}
 	first := len(md.src)
 	for _, nf := range md.nested[:min(len(md.nested), 1)] {

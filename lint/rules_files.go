@@ -849,8 +849,16 @@ func interpreted(p *Pass, scripts []skill.File) map[string]bool {
 			return
 		}
 		// A Windows path (python "<ROOT>\x\scripts\doctor.py": Bang-isme's
-		// CodexAI skills) names the script as a slash path does.
-		src = bytes.ReplaceAll(src, []byte{'\\'}, []byte{'/'})
+		// CodexAI skills) names the script as a slash path does; a
+		// backslash before a quote (sh \"$SD/x.sh\") is an escape.
+		if bytes.IndexByte(src, '\\') >= 0 {
+			src = bytes.Clone(src)
+			for i := range len(src) - 1 {
+				if src[i] == '\\' && pathByte[src[i+1]] {
+					src[i] = '/'
+				}
+			}
+		}
 		words := -1 // other words the script's name may still follow
 		eachWord(src, func(w []byte, _ int, newline bool) {
 			if newline {
