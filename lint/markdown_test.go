@@ -228,3 +228,28 @@ func markdownNodes(p parser.Parser, src []byte) string {
 	})
 	return b.String()
 }
+
+// FuzzFences runs code-fence-unclosed on any body (fences inside HTML
+// blocks, lists, quotes, nested): it never panics, and every finding is
+// at a line of the file.
+func FuzzFences(f *testing.F) {
+	for _, s := range []string{
+		"```\ncode\n",
+		"<Good>\n```ts\nx\n\ny\n```\n</Good>\n\n```ts\nz\n```\n",
+		"- ```\n  x\n> ~~~\n> y\n````md\n```bash\n```\n````\n",
+		"<div>\n~~~\n\n~~~~\n```py\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		data := append([]byte("---\nname: x\ndescription: y\n---\n"), body...)
+		lines := bytes.Count(data, []byte("\n")) + 1
+		p := &Pass{Skill: &skill.Skill{File: skill.FileName}, Doc: skill.Parse(data), rule: Lookup("code-fence-unclosed")}
+		p.report = func(_ *Rule, fd Finding) {
+			if fd.Line < 0 || fd.Line > lines || fd.Message == "" || fd.Fix == "" {
+				t.Fatalf("finding at line %d of %d: %q (fix %q)", fd.Line, lines, fd.Message, fd.Fix)
+			}
+		}
+		checkFences(p)
+	})
+}
