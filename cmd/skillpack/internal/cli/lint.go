@@ -382,7 +382,7 @@ func parseFailOn(s string) (lint.Severity, error) {
 	}
 	sev, err := lint.ParseSeverity(s)
 	if err != nil || sev == lint.Off {
-		return 0, enumErr("fail-on", "level", s, failOnLevels)
+		return 0, enumErr("fail-on", "level", s, failOnLevels, "warn") // lint.ParseSeverity's alias
 	}
 	return sev, nil
 }

@@ -98,9 +98,10 @@ func noPath(p string) error {
 // enumErr is the usage error for a flag value outside its closed set
 // (set, as above or bare names): `--format: unknown format "jsno" (did
 // you mean "json"?); want text, json, sarif or github`.
-func enumErr(flag, what, got string, set []string) error {
+// Aliases it also takes (--fail-on warn) are offered, not listed.
+func enumErr(flag, what, got string, set []string, aliases ...string) error {
 	want := values(set)
-	return usageErr("--%s: unknown %s %q%s; want %s", flag, what, got, didYouMean(got, want), orList(want))
+	return usageErr("--%s: unknown %s %q%s; want %s", flag, what, got, didYouMean(got, append(slices.Clone(want), aliases...)), orList(want))
 }
 
 // orList joins words as prose: "a", "a or b", "a, b or c".
