@@ -506,6 +506,7 @@ func (sc Scope) rel(p string) string {
 // the install folders taken, a sub-project's gives way to the top's (atTop).
 func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []string) {
 	var kept, installs []*skill.Skill
+	var in []string                                       // the install folder of each of installs
 	folders, unseen := map[string]int{}, map[string]int{} // unseen: by the first hidden or top-level folder
 	nUnseen := 0
 	top, _ := filepath.Abs(root)
@@ -515,7 +516,7 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		// folder is not all one install folder.
 		if f := installedIn(top, abs); f != "" {
 			folders[f]++
-			installs = append(installs, s)
+			installs, in = append(installs, s), append(in, f)
 			continue
 		}
 		kept = append(kept, s)
@@ -536,7 +537,7 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		for _, f := range slices.Sorted(maps.Keys(unseen)) {
 			parts = append(parts, fmt.Sprintf("%s (%d)", sc.rel(f), unseen[f]))
 		}
-		installs, said := sc.atTop(top, installs)
+		installs, said := sc.atTop(top, installs, in)
 		return installs, append([]string{fmt.Sprintf("left out %s where no client looks (in hidden folders, deeper than a top-level folder's folders, or named skill.md), taking those of clients' install folders: %s; --all takes them",
 			human.Plural(nUnseen, "skill", "skills"), strings.Join(parts, ", "))}, said...)
 	}
@@ -544,7 +545,7 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		return found, nil
 	}
 	if len(kept) == 0 {
-		return sc.atTop(top, found)
+		return sc.atTop(top, installs, in) // found, every one in an install folder
 	}
 	sorted, n := slices.Sorted(maps.Keys(folders)), 5
 	if sc.Verbose {
@@ -573,15 +574,16 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "), unlike)}
 }
 
-// atTop returns, of skills in install folders, those of the folders at
-// the top (.gemini/skills), where a client opened on the repository looks,
-// when there are any: a sub-project's (tools/bot/.gemini/skills) are its
-// own working skills (google-gemini/gemini-cli). It says what it left out.
-func (sc Scope) atTop(top string, installs []*skill.Skill) ([]*skill.Skill, []string) {
+// atTop returns, of skills in install folders (in: each one's), those of
+// the folders at the top (.gemini/skills), where a client opened on the
+// repository looks, when there are any: a sub-project's
+// (tools/bot/.gemini/skills) are its own working skills
+// (google-gemini/gemini-cli). It says what it left out.
+func (sc Scope) atTop(top string, installs []*skill.Skill, in []string) ([]*skill.Skill, []string) {
 	var kept []*skill.Skill
 	deep := map[string]int{}
-	for _, s := range installs {
-		f := installedIn(top, s.Dir)
+	for i, s := range installs {
+		f := in[i]
 		if rel, err := filepath.Rel(top, f); err == nil && hiddenName(strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]) {
 			kept = append(kept, s)
 		} else {
