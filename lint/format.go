@@ -189,11 +189,12 @@ func IgnoreFlag(rel string) string {
 	return "--ignore " + rel + "/"
 }
 
-// pluginIn names the plugin in the folder rel for a message: "the plugin
-// in plugins/x", or "the plugin of the top folder" for ".".
-func pluginIn(rel string) string {
+// pluginAt names the plugin in the folder rel (as Pass.Rel spells it) for
+// a message: "the plugin plugins/x", or "the plugin of the top folder" for
+// ".", not "the plugin .".
+func pluginAt(rel string) string {
 	if rel == "." {
 		return "the plugin of the top folder"
 	}
-	return "the plugin in " + rel
+	return "the plugin " + rel
 }

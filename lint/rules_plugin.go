@@ -496,16 +496,12 @@ func checkPluginNames(p *RunPass) {
 			fix := fmt.Sprintf("rename one of the plugins, or leave out the one you do not publish: %s leaves out that one, %s this one", IgnoreFlag(that), IgnoreFlag(this))
 			switch {
 			case that == "." || strings.HasPrefix(this, that+"/"): // ignoring that one would leave out this one too
-				inside := that
-				if that == "." {
-					inside = "the top folder"
-				}
-				fix = fmt.Sprintf("rename one of the plugins, or leave this one, inside %s, out with %s", inside, IgnoreFlag(this))
+				fix = fmt.Sprintf("rename one of the plugins, or leave this one, inside %s, out with %s", pluginAt(that), IgnoreFlag(this))
 			case this == "." || strings.HasPrefix(that, this+"/"):
 				fix = fmt.Sprintf("rename one of the plugins, or leave the one inside this one out with %s", IgnoreFlag(that))
 			}
 			for i, o := range others {
-				others[i] = pluginIn(o)
+				others[i] = pluginAt(o)
 			}
 			p.Reportf(where, line, 0, fix, "plugin name %q is also the name of %s", name, strings.Join(others, ", "))
 		}

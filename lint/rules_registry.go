@@ -278,10 +278,8 @@ func checkDuplicateNames(p *RunPass) {
 				continue
 			}
 			in := ""
-			if rel := p.Rel(plugin); rel == "." {
-				in = " in the plugin of the top folder" // not "in the plugin ."
-			} else if plugin != "" {
-				in = " in the plugin " + rel
+			if plugin != "" {
+				in = " in " + pluginAt(p.Rel(plugin))
 			}
 			for _, i := range group {
 				s := &p.Skills[i]
