@@ -64,6 +64,10 @@ func TestPull(t *testing.T) {
 			t.Errorf("skill %s: pulled %d files, DIST has %d, or their bytes differ", s.Name, len(have), len(want))
 		}
 	}
+	// The archives' execute bit comes out (examples' profile.py is committed 100755).
+	if info, err := os.Stat(filepath.Join(out, "csv-profiler", "scripts", "profile.py")); err != nil || info.Mode()&0o111 == 0 {
+		t.Errorf("pulled scripts/profile.py without its execute bit (%v)", err)
+	}
 	if _, err := Pull(ctx, f.target, out, "csv-profiler", pulling); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("pulling over a skill: %v", err)
 	}
