@@ -42,7 +42,7 @@ func NewIgnore(patterns []string) *Ignore {
 		if !ok {
 			continue
 		}
-		expr, ok := globRegexp(p)
+		expr, ok := globRegexp(p, anchored)
 		if !ok {
 			continue
 		}
@@ -74,7 +74,7 @@ func splitPattern(p string) (r ignoreRule, glob string, anchored, ok bool) {
 		p = p[1:]
 	}
 	if strings.HasSuffix(p, "/") {
-		r.dirOnly, p = true, strings.TrimRight(p, "/")
+		r.dirOnly, p = true, strings.TrimSuffix(p, "/")
 	}
 	if p == "" {
 		return r, "", false, false
@@ -196,27 +196,35 @@ func (ig *Ignore) match(path string, isDir bool) bool {
 func (ig *Ignore) Empty() bool { return ig == nil || len(ig.rules) == 0 }
 
 // globRegexp translates a gitignore glob (without its anchoring slash) into a
-// regular expression, or reports that the glob is malformed.
-func globRegexp(p string) (string, bool) {
+// regular expression, or reports that the glob is malformed. git compares
+// an anchored pattern's literal start (up to its first "*", "?", "[" or
+// "\") as a string and matches the rest as a glob of its own, so a "**"
+// right after that start counts as at the start: "a**/b" matches "ab".
+// (git matches bytes, so "?" does not match an "é" there; here it does.)
+func globRegexp(p string, anchored bool) (string, bool) {
+	lit := -1
+	if anchored {
+		lit = strings.IndexAny(p, `*?[\`)
+	}
 	var b strings.Builder
 	for i := 0; i < len(p); i++ {
 		c := p[i]
 		switch {
 		case c == '*' && strings.HasPrefix(p[i:], "**"):
+			// A run of two stars or more is one "**", as in git's wildmatch.
 			j := i + 2
+			for j < len(p) && p[j] == '*' {
+				j++
+			}
 			switch {
-			case (i == 0 || p[i-1] == '/') && j < len(p) && p[j] == '/':
+			case (i == 0 || i == lit || p[i-1] == '/') && j < len(p) && p[j] == '/':
 				b.WriteString("(?:.*/)?") // "**/" : zero or more folders
 				i = j
-			case (i == 0 || p[i-1] == '/') && j == len(p):
+			case (i == 0 || i == lit || p[i-1] == '/') && j == len(p):
 				b.WriteString(".*") // trailing "/**": everything inside
 				i = j - 1
 			default:
-				// Elsewhere "**" is two ordinary stars; skip the whole run
-				// so that "a***b" costs one [^/]* rather than several.
-				for j < len(p) && p[j] == '*' {
-					j++
-				}
+				// Elsewhere the run is ordinary stars, one [^/]* for all.
 				b.WriteString("[^/]*")
 				i = j - 1
 			}

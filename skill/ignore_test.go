@@ -64,6 +64,9 @@ var ignoreCases = []struct {
 	{"**/foo/bar", "foo/bar", false, true},
 	{"**/foo/bar", "x/foo/bar", false, true},
 	{"**/foo/bar", "x/foo/baz", false, false},
+	// One trailing "/" is taken off: a second makes a pattern no path matches.
+	{"a//", "a", true, false},
+	{"a//", "x/a", true, false},
 	// Trailing "/**" matches everything inside, not the folder itself.
 	{"abc/**", "abc/x", false, true},
 	{"abc/**", "abc/x/y", false, true},
@@ -75,6 +78,15 @@ var ignoreCases = []struct {
 	{"a/**/b", "a/x/y/b", false, true},
 	{"a/**/b", "a/x/y/c", false, false},
 	{"a/**/b", "z/a/b", false, false},
+	// A run of three stars or more is "**" (git's wildmatch).
+	{"***/x", "b/c/x", false, true},
+	{"a/***", "a/b/c", false, true},
+	// git matches an anchored pattern's literal start as a string and the
+	// rest as a glob of its own, in which a "**/" then stands at the start.
+	{"a**/b", "ab", false, true},
+	{"a**/b", "ax/y/b", false, true},
+	{"x/a**/b", "x/ab", false, true},
+	{"x/a**/b", "ab", false, false},
 	// Other consecutive stars are ordinary stars.
 	{"foo**bar", "fooxbar", false, true},
 	{"foo**bar", "foo/bar", false, false},
