@@ -137,11 +137,41 @@ func TestInstalledOverHidden(t *testing.T) {
 	if len(kept) != 1 || kept[0].Dir != "/p/.agents/skills/dev" || len(notes) != 1 || !strings.Contains(notes[0], "/p/docs (1), /p/skills (1), /p/src (1)") {
 		t.Errorf("kept %v, notes %q; want the install folder's and a note on docs (1), skills (1) and src (1)", kept, notes)
 	}
-	for _, top := range []string{"/p/review", "/p/misc/review"} { // a top-level folder's, or a collection's (misc/<name>)
+	// A top-level folder's skill is published; a collection's (misc/<name>)
+	// is too, but not alone: the install folder's own skills come with it.
+	for top, want := range map[string]int{"/p/review": 4, "/p/misc/review": 5} {
 		kept, _ = Scope{}.installed("/p", append(slices.Clone(deep), &skill.Skill{Dir: top, File: skill.FileName}))
-		if len(kept) != 4 {
-			t.Errorf("with %s: kept %d, want it and the 3 deeper ones", top, len(kept))
+		if len(kept) != want {
+			t.Errorf("with %s: kept %d, want %d", top, len(kept), want)
 		}
+	}
+}
+
+// A repository whose only visible skills are a collection's category/name
+// folders (cahyo40/agent: 11 workflows/<name>, 272 in .agent/skills)
+// publishes its install folder's skills too, as a client looks there
+// first; those named like a collection's skill stay out as copies.
+func TestInstalledBesideCollection(t *testing.T) {
+	found := []*skill.Skill{
+		{Dir: "/p/workflows/flutter", File: skill.FileName},
+		{Dir: "/p/.agent/skills/flutter", File: skill.FileName},
+		{Dir: "/p/.agent/skills/golang", File: skill.FileName},
+		{Dir: "/p/.agent/skills/rust", File: skill.FileName},
+	}
+	kept, notes := Scope{}.installed("/p", found)
+	var dirs []string
+	for _, s := range kept {
+		dirs = append(dirs, s.Dir)
+	}
+	if !slices.Equal(dirs, []string{"/p/workflows/flutter", "/p/.agent/skills/golang", "/p/.agent/skills/rust"}) ||
+		len(notes) != 1 || !strings.Contains(notes[0], "taking the 2 skills of clients' install folders") || !strings.Contains(notes[0], "left out 1 there named like a skill taken") {
+		t.Errorf("kept %v, notes %q; want workflows/flutter and the 2 own installs, with a note", dirs, notes)
+	}
+	// One skill in skills/ is what the repository publishes: the install
+	// folder stays out.
+	kept, _ = Scope{}.installed("/p", append(slices.Clone(found), &skill.Skill{Dir: "/p/skills/go", File: skill.FileName}))
+	if len(kept) != 2 {
+		t.Errorf("with skills/go: kept %d, want workflows/flutter and skills/go", len(kept))
 	}
 }
 

@@ -508,7 +508,8 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 	var kept, installs []*skill.Skill
 	var in []string                                       // the install folder of each of installs
 	folders, unseen := map[string]int{}, map[string]int{} // unseen: by the first hidden or top-level folder
-	nUnseen := 0
+	// published: a kept skill is declared, at the top or in skills/.
+	nUnseen, published := 0, false
 	top, _ := filepath.Abs(root)
 	for _, s := range found {
 		abs, _ := filepath.Abs(s.Dir)
@@ -527,6 +528,7 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		parts := strings.Split(filepath.ToSlash(rel), "/")
 		i := slices.IndexFunc(parts, hiddenName)
 		if i < 0 && (s.Declared != "" || len(parts) <= 2 && s.File == skill.FileName) {
+			published = published || s.Declared != "" || len(parts) == 1 || parts[0] == "skills"
 			continue // where clients look
 		}
 		unseen[filepath.Join(top, filepath.FromSlash(strings.Join(parts[:max(i, 0)+1], "/")))]++
@@ -560,10 +562,24 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		taken[filepath.Base(s.Dir)] = true
 	}
 	var own []string
-	for _, s := range installs {
+	var ownSkills []*skill.Skill
+	var ownIn []string
+	for i, s := range installs {
 		if !taken[filepath.Base(s.Dir)] {
-			own = append(own, filepath.Base(s.Dir))
+			own, ownSkills, ownIn = append(own, filepath.Base(s.Dir)), append(ownSkills, s), append(ownIn, in[i])
 		}
+	}
+	if !published && len(own) > 0 {
+		// Only category/name folders (cahyo40/agent's workflows/x) and
+		// skills of their own in the install folders: a client looks
+		// there first, so those are what the repository publishes too.
+		took, said := sc.atTop(top, ownSkills, ownIn)
+		note := fmt.Sprintf("taking the %s of clients' install folders beside the collection's folders, as no skill is declared, at the top or in skills/: %s",
+			human.Plural(len(took), "skill", "skills"), strings.Join(parts, ", "))
+		if n := len(installs) - len(own); n > 0 {
+			note += fmt.Sprintf("; left out %d there named like a skill taken (copies)", n)
+		}
+		return append(kept, took...), append([]string{note}, said...)
 	}
 	unlike := ""
 	if len(own) > 0 {
