@@ -210,6 +210,18 @@ func TestInstalledAtTop(t *testing.T) {
 	if len(kept) != 2 || len(notes) != 0 {
 		t.Errorf("sub-projects' only: kept %v, notes %q; want both", kept, notes)
 	}
+	// Many sub-projects (IntentArchitect/Intent.Modules.NET: 195 test
+	// projects' .agents/skills): the note names 5 unless -v.
+	many := slices.Clone(found[:1])
+	for i := range 7 {
+		many = append(many, &skill.Skill{Dir: fmt.Sprintf("/p/tests/t%d/.agents/skills/crud", i), File: skill.FileName})
+	}
+	for _, verbose := range []bool{false, true} {
+		_, notes := Scope{Verbose: verbose}.installed("/p", many)
+		if len(notes) != 1 || strings.Count(notes[0], "/.agents/skills (1)") != map[bool]int{false: 5, true: 7}[verbose] || strings.Contains(notes[0], "and 2 more folders") == verbose {
+			t.Errorf("verbose %v: notes %q", verbose, notes)
+		}
+	}
 }
 
 // A plugin whose manifest names a skill linked from outside its folder

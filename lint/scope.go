@@ -535,13 +535,9 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		nUnseen++
 	}
 	if len(folders) > 0 && len(kept) > 0 && nUnseen == len(kept) {
-		var parts []string
-		for _, f := range slices.Sorted(maps.Keys(unseen)) {
-			parts = append(parts, fmt.Sprintf("%s (%d)", sc.rel(f), unseen[f]))
-		}
 		installs, said := sc.atTop(top, installs, in)
 		return installs, append([]string{fmt.Sprintf("left out %s where no client looks (in hidden folders, deeper than a top-level folder's folders, or named skill.md), taking those of clients' install folders: %s; --all takes them",
-			human.Plural(nUnseen, "skill", "skills"), strings.Join(parts, ", "))}, said...)
+			human.Plural(nUnseen, "skill", "skills"), strings.Join(sc.counted(unseen), ", "))}, said...)
 	}
 	if len(folders) == 0 {
 		return found, nil
@@ -549,12 +545,7 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 	if len(kept) == 0 {
 		return sc.atTop(top, installs, in) // found, every one in an install folder
 	}
-	sorted, n := slices.Sorted(maps.Keys(folders)), 5
-	if sc.Verbose {
-		n = len(sorted)
-	}
-	parts := upTo(len(sorted), n, func(i int) string { return fmt.Sprintf("%s (%d)", sc.rel(sorted[i]), folders[sorted[i]]) },
-		"and %d more folders (-v lists them)")
+	parts := sc.counted(folders)
 	// Those no skill taken shares a folder name with are no copies: the
 	// Vercel CLI offers them beside the rest (peparhugo's .github/skills).
 	taken := map[string]bool{}
@@ -609,12 +600,20 @@ func (sc Scope) atTop(top string, installs []*skill.Skill, in []string) ([]*skil
 	if len(kept) == 0 || len(deep) == 0 {
 		return installs, nil
 	}
-	var parts []string
-	for _, f := range slices.Sorted(maps.Keys(deep)) {
-		parts = append(parts, fmt.Sprintf("%s (%d)", sc.rel(f), deep[f]))
-	}
+	parts := sc.counted(deep)
 	return kept, []string{fmt.Sprintf("left out %s in sub-projects' install folders, where a client opened on the repository does not look: %s; --all takes them",
 		human.Plural(len(installs)-len(kept), "skill", "skills"), strings.Join(parts, ", "))}
+}
+
+// counted lists folders with their counts of skills, by path: the first 5,
+// or all with -v.
+func (sc Scope) counted(folders map[string]int) []string {
+	sorted, n := slices.Sorted(maps.Keys(folders)), 5
+	if sc.Verbose {
+		n = len(sorted)
+	}
+	return upTo(len(sorted), n, func(i int) string { return fmt.Sprintf("%s (%d)", sc.rel(sorted[i]), folders[sorted[i]]) },
+		"and %d more folders (-v lists them)")
 }
 
 // installedIn is the client's install folder below root that holds the
