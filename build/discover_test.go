@@ -95,6 +95,17 @@ func TestIdenticalCopiesPick(t *testing.T) {
 	if want := "(declared by " + rel(t, src, "c/.claude-plugin/plugin.json") + ")"; !strings.Contains(log.String(), want) {
 		t.Errorf("the log does not say %q:\n%s", want, log.String())
 	}
+
+	// Else the shallowest, before the first in path order: a package's
+	// payload copy (jamiemills/opencode-skills' bootstrap/.../skills).
+	deep := filepath.Join(root, "deep")
+	writeSkill(t, filepath.Join(deep, "a", "payload", "skills", "pdf"), "pdf", nil)
+	writeSkill(t, filepath.Join(deep, "pdf"), "pdf", nil)
+	log.Reset()
+	res = mustBuild(t, []string{deep}, Options{Out: filepath.Join(root, "dist"), Log: &log})
+	if len(res.Skills) != 1 || res.Skills[0].Dir != filepath.Join(deep, "pdf") || !strings.Contains(log.String(), "(the shallowest)") {
+		t.Errorf("built %+v, want pdf, the shallowest:\n%s", res.Skills, log.String())
+	}
 }
 
 // A marketplace repository builds what its marketplace declares (the

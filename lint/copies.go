@@ -3,6 +3,7 @@ package lint
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -16,7 +17,8 @@ import (
 // one name and publish the same files (skill.Identical). Which copy is kept
 // does not depend on the workers' timing: the one a manifest declares,
 // else one outside hidden folders (.claude/skills is a client's working
-// copy), else the first in path order.
+// copy), else the shallowest (a package's payload copies one deeper),
+// else the first in path order.
 
 // maxCopyNotes is how many sets of identical copies Dedupe's notes name
 // one by one, unless Scope.Verbose.
@@ -105,6 +107,11 @@ func (sc Scope) pick(skills []*skill.Skill, g []int) (int, string) {
 	}
 	if v := slices.DeleteFunc(slices.Clone(g), func(i int) bool { return hidden(sc.rel(skills[i].Dir)) }); len(v) > 0 && len(v) < len(g) {
 		g, why = v, append(why, "outside hidden folders")
+	}
+	depth := func(i int) int { return strings.Count(filepath.Clean(skills[i].Dir), string(filepath.Separator)) }
+	least := depth(slices.MinFunc(g, func(a, b int) int { return depth(a) - depth(b) }))
+	if s := slices.DeleteFunc(slices.Clone(g), func(i int) bool { return depth(i) > least }); len(s) < len(g) {
+		g, why = s, append(why, "the shallowest")
 	}
 	if len(g) > 1 {
 		why = append(why, "the first in path order")

@@ -110,6 +110,8 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	}
 	kept, said := sc.declared(root, t, kept)
 	notes = append(notes, said...)
+	kept, said = sc.deeper(root, kept)
+	notes = append(notes, said...)
 	kept, said = sc.installed(root, kept)
 	return kept, append(notes, said...)
 }
@@ -521,18 +523,12 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 			continue
 		}
 		kept = append(kept, s)
-		rel, err := filepath.Rel(top, abs)
-		if err != nil {
-			continue
+		if f, pub := where(top, s); f != "" {
+			unseen[f]++
+			nUnseen++
+		} else {
+			published = published || pub
 		}
-		parts := strings.Split(filepath.ToSlash(rel), "/")
-		i := slices.IndexFunc(parts, hiddenName)
-		if i < 0 && (s.Declared != "" || len(parts) <= 2 && s.File == skill.FileName) {
-			published = published || s.Declared != "" || len(parts) == 1 || parts[0] == "skills"
-			continue // where clients look
-		}
-		unseen[filepath.Join(top, filepath.FromSlash(strings.Join(parts[:max(i, 0)+1], "/")))]++
-		nUnseen++
 	}
 	if len(folders) > 0 && len(kept) > 0 && nUnseen == len(kept) {
 		installs, said := sc.atTop(top, installs, in)
@@ -579,6 +575,58 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 	}
 	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s%s; --all takes them",
 		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "), unlike)}
+}
+
+// where says where the skill s, found below top outside install folders,
+// is: "" when a client looks there (declared, or a SKILL.md in a top-level
+// folder or one of its folders, outside hidden ones; published when
+// declared, at the top or in skills/), else the folder holding it where
+// no client looks, its first hidden or top-level folder.
+func where(top string, s *skill.Skill) (unseen string, published bool) {
+	abs, _ := filepath.Abs(s.Dir)
+	rel, err := filepath.Rel(top, abs)
+	if err != nil {
+		return "", false
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	i := slices.IndexFunc(parts, hiddenName)
+	if i < 0 && (s.Declared != "" || len(parts) <= 2 && s.File == skill.FileName) {
+		return "", s.Declared != "" || len(parts) == 1 || parts[0] == "skills"
+	}
+	return filepath.Join(top, filepath.FromSlash(strings.Join(parts[:max(i, 0)+1], "/"))), false
+}
+
+// deeper leaves out, of the skills found below root outside install
+// folders, those where no client looks named like one where clients look
+// and not identical to it: a package's payload of older copies
+// (jamiemills/opencode-skills' bootstrap/package/payload/skills), which a
+// client never reaches, as the Vercel skills CLI searches deeper only when
+// its first places hold none. Identical copies are Dedupe's.
+func (sc Scope) deeper(root string, found []*skill.Skill) ([]*skill.Skill, []string) {
+	top, _ := filepath.Abs(root)
+	seen := map[string]*skill.Skill{}
+	folder := make([]string, len(found))
+	for i, s := range found {
+		if installedIn(top, s.Dir) != "" {
+			continue
+		}
+		if folder[i], _ = where(top, s); folder[i] == "" && seen[s.Name()] == nil {
+			seen[s.Name()] = s
+		}
+	}
+	kept, copies := found[:0:0], map[string]int{}
+	for i, s := range found {
+		if like := seen[s.Name()]; folder[i] != "" && like != nil && !skill.Identical(like, s) {
+			copies[folder[i]]++
+			continue
+		}
+		kept = append(kept, s)
+	}
+	if len(copies) == 0 {
+		return found, nil
+	}
+	return kept, []string{fmt.Sprintf("left out %s where no client looks (in hidden folders, or deeper than a top-level folder's folders) named like one where clients look, copies the repository does not publish: %s; --all takes them",
+		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(sc.counted(copies), ", "))}
 }
 
 // atTop returns, of skills in install folders (in: each one's), those of

@@ -63,6 +63,49 @@ func TestRunCopies(t *testing.T) {
 	}
 }
 
+// TestRunDeeperCopies checks that a skill where no client looks, named
+// like one where clients look and not identical to it, is left out as a
+// stale copy (jamiemills/opencode-skills' package payload), with a note;
+// an identical one is Dedupe's, and a name of its own is kept.
+func TestRunDeeperCopies(t *testing.T) {
+	dir := t.TempDir()
+	md := func(name string) string {
+		return "---\nname: " + name + "\ndescription: Plan the work for the user, step by step.\n---\n# Plan\n"
+	}
+	for p, data := range map[string]string{
+		"plan/SKILL.md":                           md("plan"),
+		"build/SKILL.md":                          md("build"),
+		"bootstrap/payload/skills/plan/SKILL.md":  md("plan") + "\nOlder.\n",
+		"bootstrap/payload/skills/build/SKILL.md": md("build"),
+		"bootstrap/payload/skills/scan/SKILL.md":  md("scan"),
+	} {
+		p = filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Run([]string{dir}, Options{Base: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, s := range res.Skills {
+		dirs = append(dirs, filepath.ToSlash(strings.TrimPrefix(s.Dir, dir+string(filepath.Separator))))
+	}
+	if want := []string{"bootstrap/payload/skills/scan", "build", "plan"}; !slices.Equal(dirs, want) {
+		t.Errorf("checked %v, want %v", dirs, want)
+	}
+	said := slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.Contains(n, "left out 1 skill where no client looks") && strings.Contains(n, "bootstrap (1)")
+	})
+	if !said || !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "build: 2 identical copies") }) {
+		t.Errorf("notes %q lack the stale copy's and the identical copies'", res.Notes)
+	}
+}
+
 // TestRunSharedPluginFolder checks how a folder several marketplace
 // entries name is one plugin: the marketplace's own folder named after the
 // marketplace, never the checkout; another after its folder; each said.
