@@ -283,10 +283,10 @@ func checkDuplicateNames(p *RunPass) {
 			}
 			for _, i := range group {
 				s := &p.Skills[i]
-				var others []string
+				var others, files []string // files: a folder named like the skill read as the skill itself
 				for _, j := range group {
 					if j != i {
-						others = append(others, p.Rel(p.Skills[j].Dir))
+						others, files = append(others, p.Rel(p.Skills[j].Dir)), append(files, p.Rel(p.Skills[j].EntryPath()))
 					}
 				}
 				// The folders themselves, not a placeholder: a stale copy
@@ -298,7 +298,7 @@ func checkDuplicateNames(p *RunPass) {
 						"with --ignore, such as %s", IgnoreFlag(others[0]))
 				}
 				p.Report(Finding{Path: p.Rel(s.EntryPath()), Line: s.Line, Column: s.Column, Fix: fix,
-					Message: fmt.Sprintf("skill name %q is also used by %s%s", name, strings.Join(others, ", "), in)})
+					Message: fmt.Sprintf("skill name %q is also used by %s%s", name, strings.Join(files, ", "), in)})
 			}
 		}
 	}
