@@ -343,9 +343,19 @@ func warnLeftOut(ios *IO, off []layout.Excluded, what string) {
 func warnSkipped(ios *IO, skipped []build.Skipped) {
 	// Ten names say what kind of skills they are; a registry can skip
 	// hundreds, each listed on its own line below.
+	// A name several skipped skills share (name-duplicate's both copies)
+	// says which only by their folders.
+	count := map[string]int{}
+	for _, s := range skipped {
+		count[s.Name]++
+	}
 	var names []string
 	for _, s := range skipped[:min(10, len(skipped))] {
-		names = append(names, lint.Printable(s.Name))
+		label := s.Name
+		if count[s.Name] > 1 || s.Name == "" {
+			label = s.Dir
+		}
+		names = append(names, lint.Printable(label))
 	}
 	if len(skipped) > len(names) {
 		names = append(names, fmt.Sprintf("and %d more", len(skipped)-len(names)))
