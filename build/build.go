@@ -296,8 +296,9 @@ type discovered struct {
 type discovery struct {
 	skills  []*skill.Skill
 	plugins []*plugin.Plugin
-	markets []string       // the marketplace files met, for lint
-	copies  []*skill.Skill // identical copies published from another (lint.Scope.Dedupe)
+	markets []string           // the marketplace files met, for lint
+	broken  []skill.BrokenLink // where a skill would be, leading nowhere, for lint
+	copies  []*skill.Skill     // identical copies published from another (lint.Scope.Dedupe)
 }
 
 // packed is every skill once pack is done with it; after lint, those to publish.

@@ -15,15 +15,15 @@ import (
 func (b *builder) discover() (discovery, string, error) {
 	set := b.opts.Lint.Settings
 	sc := lint.Scope{All: b.opts.All, Ignore: b.opts.Ignore, Config: set.Ignore, ConfigDir: set.Dir(), Rel: b.rel, Verbose: b.opts.Verbose}
-	skills, plugins, markets, notes, err := sc.Find(b.roots)
+	f, err := sc.Find(b.roots)
 	if err != nil {
 		return discovery{}, "", err
 	}
-	if len(skills) == 0 {
-		return discovery{}, "", &NoSkillsError{Roots: b.roots, Notes: notes}
+	if len(f.Skills) == 0 {
+		return discovery{}, "", &NoSkillsError{Roots: b.roots, Notes: f.Notes}
 	}
-	found := skills
-	skills, same, err := sc.Dedupe(b.ctx, skills, b.opts.Jobs)
+	found, notes := f.Skills, f.Notes
+	skills, same, err := sc.Dedupe(b.ctx, found, b.opts.Jobs)
 	if err != nil {
 		return discovery{}, "", cmp.Or(b.interrupted(), err)
 	}
@@ -52,5 +52,5 @@ func (b *builder) discover() (discovery, string, error) {
 	for _, n := range notes {
 		b.logf("  %s", n)
 	}
-	return discovery{skills, plugins, markets, copies}, "", nil
+	return discovery{skills, f.Plugins, f.Markets, f.Broken, copies}, "", nil
 }

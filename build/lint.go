@@ -19,7 +19,7 @@ func (b *builder) lintAcross(p *packed) error {
 	for i, w := range p.work {
 		named[i] = w.named
 	}
-	across := lint.CheckAcross(named, nil, nil, b.lintOpts)
+	across := lint.CheckAcross(named, nil, nil, p.broken, b.lintOpts)
 	plugins := b.lintPlugins(p)
 	all := append(slices.Clone(across), plugins...)
 	for _, w := range p.work {
@@ -142,7 +142,7 @@ func (e *packError) Unwrap() error { return e.err }
 // clients accept of a repository is its skills, which are built whatever
 // its plugins' manifests say.
 func (b *builder) lintPlugins(p *packed) []lint.Finding {
-	fs := lint.CheckAcross(nil, p.plugins, p.markets, b.lintOpts)
+	fs := lint.CheckAcross(nil, p.plugins, p.markets, nil, b.lintOpts)
 	bad := map[string][]string{} // a plugin's folder: the rules of its errors
 	for _, f := range fs {
 		if f.Severity == lint.Error {

@@ -29,7 +29,7 @@ func BenchmarkRegistryRules(b *testing.B) {
 		for i, s := range skills {
 			named[i] = NameOf(s)
 		}
-		if fs := CheckAcross(named, nil, nil, Options{Base: "/tree"}); len(fs) != 0 {
+		if fs := CheckAcross(named, nil, nil, nil, Options{Base: "/tree"}); len(fs) != 0 {
 			b.Fatalf("%d findings on a tree with no nested or duplicate skills", len(fs))
 		}
 		return time.Since(start)

@@ -29,7 +29,7 @@ func TestInstalledFolderAlone(t *testing.T) {
 		for _, s := range skills {
 			named = append(named, NameOf(s))
 		}
-		for _, f := range CheckAcross(named, nil, nil, Options{Base: "/p"}) {
+		for _, f := range CheckAcross(named, nil, nil, nil, Options{Base: "/p"}) {
 			if f.Rule == "installed-folder" {
 				t.Errorf("%s: %s: %s", name, f.Path, f.Message)
 			}
@@ -50,7 +50,7 @@ func TestInstalledFolderFix(t *testing.T) {
 		"/p/skillpack.yaml": "add .claude/skills/ to ignore: in ../skillpack.yaml, or remove the folder",
 	} {
 		var fixes []string
-		for _, f := range CheckAcross(named, nil, nil, Options{Base: "/p/sub", Settings: Settings{File: cfg}}) {
+		for _, f := range CheckAcross(named, nil, nil, nil, Options{Base: "/p/sub", Settings: Settings{File: cfg}}) {
 			if f.Rule == "installed-folder" {
 				fixes = append(fixes, f.Fix)
 			}

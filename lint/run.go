@@ -67,28 +67,21 @@ func Run(paths []string, opts Options) (*Result, error) {
 	}
 	r := newRunner(opts)
 	sc := Scope{All: opts.All, Ignore: opts.Ignore, Config: r.set.Ignore, ConfigDir: r.set.Dir(), Rel: r.rel, Verbose: opts.Verbose}
-	var broken []skill.BrokenLink
-	skills, plugins, markets, notes, err := sc.find(paths, &broken)
+	found, err := sc.Find(paths)
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case len(skills) == 0:
-		// The run ends in "no skills found" (the command's), and these
-		// are the likeliest reason: said with it, as notes.
-		for _, b := range broken {
-			notes = append(notes, sc.brokenNote(b))
-		}
-	case r.set.effective(Lookup("skill-dangling")) != Off:
-		r.broken = broken
+	notes := found.Notes
+	if len(found.Skills) > 0 { // else the notes say it, with "no skills found"
+		r.broken = found.Broken
 	}
-	skills, same, err := sc.Dedupe(context.Background(), skills, opts.Jobs)
+	skills, same, err := sc.Dedupe(context.Background(), found.Skills, opts.Jobs)
 	if err != nil {
 		return nil, err
 	}
 	notes = append(notes, same...)
 	skill.ReadAll(skills, opts.Jobs)
-	res := r.run(skills, plugins, markets, opts.Jobs)
+	res := r.run(skills, found.Plugins, found.Markets, opts.Jobs)
 	res.Notes = notes
 	if r.coversConfig(paths) {
 		res.Findings = Sort(append(res.Findings, r.baselined(Sort(r.unusedAllows()))...))
@@ -214,9 +207,10 @@ func (r *runner) baselined(fs []Finding) []Finding {
 // inside another; the plugin rules), for a caller that ran the per-skill
 // rules skill by skill (CheckSkill on each) and kept only what these read:
 // the build, which checks its plugins on their own, to leave out those
-// with errors. Its findings are sorted.
-func CheckAcross(skills []Named, plugins []*plugin.Plugin, markets []string, opts Options) []Finding {
+// with errors. broken are Found.Broken. Its findings are sorted.
+func CheckAcross(skills []Named, plugins []*plugin.Plugin, markets []string, broken []skill.BrokenLink, opts Options) []Finding {
 	r := newRunner(opts)
+	r.broken = broken
 	return r.baselined(Sort(r.across(skills, plugins, markets)))
 }
 

@@ -122,16 +122,34 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 // order, and the marketplaces at each root and plugin folder; notes are
 // Select's, which plugin several marketplace entries stand for and which
 // was left out for want of a name (named), which links where a skill
-// would be lead nowhere (skill.Tree's Broken; the links in folders the
-// scope leaves out aside), and, when no skill is found at all, which
-// skill.md files the walks passed over (skill.Tree's PassedOver), the
-// likeliest reason. An error is a root that cannot be walked.
-func (sc Scope) Find(roots []string) (skills []*skill.Skill, plugins []*plugin.Plugin, markets []string, notes []string, err error) {
-	return sc.find(roots, nil)
+// would be lead nowhere when no skill is found (Found.Broken), and then
+// which skill.md files the walks passed over (skill.Tree's PassedOver),
+// the likeliest reasons. An error is a root that cannot be walked.
+func (sc Scope) Find(roots []string) (Found, error) {
+	var f Found
+	var err error
+	f.Skills, f.Plugins, f.Markets, f.Notes, err = sc.find(roots, &f.Broken)
+	if len(f.Skills) == 0 {
+		for _, b := range f.Broken {
+			f.Notes = append(f.Notes, sc.brokenNote(b))
+		}
+	}
+	return f, err
 }
 
-// find is Find; with broken not nil, the links that lead nowhere are put
-// there, for Run to report (skill-dangling), not in the notes.
+// Found is what Scope.Find found below its roots.
+type Found struct {
+	Skills  []*skill.Skill
+	Plugins []*plugin.Plugin
+	Markets []string // the marketplace files met
+	// Broken are the links, and empty folders, where a skill would be
+	// that lead nowhere (skill.Tree's; those in folders the scope leaves
+	// out aside): skill-dangling reports them (CheckAcross).
+	Broken []skill.BrokenLink
+	Notes  []string
+}
+
+// find is Find, putting the links that lead nowhere in broken.
 func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skill.Skill, plugins []*plugin.Plugin, markets []string, notes []string, err error) {
 	seenSkill, seenPlugin := map[string]bool{}, map[string]bool{}
 	once := func(seen map[string]bool, dir string) bool {
@@ -206,12 +224,8 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 			continue
 		}
 		for _, b := range t.Broken {
-			switch {
-			case !keeps(base, b.Path):
-			case broken != nil:
+			if keeps(base, b.Path) {
 				*broken = append(*broken, b)
-			default:
-				notes = append(notes, sc.brokenNote(b))
 			}
 		}
 		found, said := sc.Select(base, t)

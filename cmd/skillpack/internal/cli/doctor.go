@@ -109,7 +109,8 @@ func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
 	if cfg != nil {
 		sc.Config, sc.ConfigDir = cfg.Lint.Ignore, cfg.Lint.Dir()
 	}
-	if found, plugins, _, _, derr := sc.Find([]string{doc.Skills.Input}); derr == nil {
+	if f, derr := sc.Find([]string{doc.Skills.Input}); derr == nil {
+		found, plugins := f.Skills, f.Plugins
 		// A plugin that is itself a skill the scope leaves out (a client's
 		// install copy) is left out with it, as build leaves it out.
 		kept := map[string]bool{}
