@@ -506,7 +506,7 @@ func (w *walker) brokenLink(p string) {
 		return
 	}
 	at := w.reported(p)
-	w.broken[at] = BrokenLink{Path: at, Target: target, Fix: brokenFix(target)}
+	w.broken[at] = BrokenLink{Path: at, Target: target, Fix: brokenFix(w.walk, p, at, target)}
 }
 
 // brokenDeclared adds the folders the manifests read name for skills (a
@@ -519,11 +519,22 @@ func (w *walker) brokenDeclared() []BrokenLink {
 	return slices.SortedFunc(maps.Values(w.broken), func(a, b BrokenLink) int { return strings.Compare(a.Path, b.Path) })
 }
 
-// brokenFix is the likeliest fix for a link that leads nowhere: one to
-// an absolute path was made on another machine; one inside the
+// brokenFix is the likeliest fix for the link p, below the folder
+// walked (at, as reported), that leads nowhere: one to an absolute path was made on another
+// machine, and where the path's end names a folder of the tree
+// (/home/someone/repo/.agents/skills, a client's folder linked to the
+// repository's own) the relative link is the fix; one inside the
 // repository most often leads into a git submodule not checked out.
-func brokenFix(target string) string {
+func brokenFix(walk, p, at, target string) string {
 	if filepath.IsAbs(target) {
+		parts := strings.Split(filepath.ToSlash(filepath.Clean(target)), "/")
+		for i := 1; i < len(parts)-1; i++ { // the longest end of two parts or more
+			here := filepath.Join(walk, filepath.FromSlash(strings.Join(parts[i:], "/")))
+			if rel, err := filepath.Rel(filepath.Dir(p), here); err == nil && IsDir(here) {
+				return fmt.Sprintf("it names a folder on the machine where it was made; %s here is that folder: link to it by a relative path (ln -sfn %s %s)",
+					strings.Join(parts[i:], "/"), filepath.ToSlash(rel), at)
+			}
+		}
 		return "it names a folder on the machine where it was made; copy the skill into the repository, or link to it by a relative path inside the repository"
 	}
 	return "a git submodule not checked out? run git submodule update --init; else correct the link, or remove it"
