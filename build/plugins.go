@@ -200,6 +200,11 @@ func (b *builder) vouched(pl *plugin.Plugin, files []skill.File, ok map[string]b
 	if len(out) == 0 {
 		return files, nil
 	}
+	// A skill nested in one left out goes with it, unnamed.
+	all := slices.Clone(out)
+	out = slices.DeleteFunc(out, func(d string) bool {
+		return slices.ContainsFunc(all, func(o string) bool { return strings.HasPrefix(d, o+"/") })
+	})
 	named := out[:min(len(out), 5)]
 	if len(out) > 5 {
 		named = append(slices.Clone(named), "…")

@@ -106,6 +106,50 @@ func TestRunDeeperCopies(t *testing.T) {
 	}
 }
 
+// TestRunNestedDeclared checks that a SKILL.md a plugin declares only by
+// its skills/ folder, inside another skill's folder, is a file of that
+// skill, as a client installing the plugin loads it
+// (mariourquia/cre-skills-plugin's roles/*), and is left out with a note;
+// one the manifest names itself is a skill.
+func TestRunNestedDeclared(t *testing.T) {
+	md := func(name string) string {
+		return "---\nname: " + name + "\ndescription: Run the office for the user, step by step.\n---\n# Office\n"
+	}
+	for manifest, want := range map[string][]string{
+		`{"name": "p"}`: {"skills/office"},
+		`{"name": "p", "skills": ["./skills/", "./skills/office/roles/Asset Manager"]}`: {"skills/office", "skills/office/roles/Asset Manager"},
+	} {
+		dir := t.TempDir()
+		for p, data := range map[string]string{
+			".claude-plugin/plugin.json":                 manifest,
+			"skills/office/SKILL.md":                     md("office"),
+			"skills/office/roles/Asset Manager/SKILL.md": md("Asset Manager"),
+		} {
+			p = filepath.Join(dir, filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := Run([]string{dir}, Options{Base: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dirs []string
+		for _, s := range res.Skills {
+			dirs = append(dirs, filepath.ToSlash(strings.TrimPrefix(s.Dir, dir+string(filepath.Separator))))
+		}
+		said := slices.ContainsFunc(res.Notes, func(n string) bool {
+			return strings.Contains(n, "left out 1 skill inside other skills' folders") && strings.Contains(n, "skills/office (1)")
+		})
+		if !slices.Equal(dirs, want) || said != (len(want) == 1) {
+			t.Errorf("%s: checked %v, notes %q; want %v", manifest, dirs, res.Notes, want)
+		}
+	}
+}
+
 // TestRunSharedPluginFolder checks how a folder several marketplace
 // entries name is one plugin: the marketplace's own folder named after the
 // marketplace, never the checkout; another after its folder; each said.
