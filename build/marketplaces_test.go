@@ -3,6 +3,7 @@ package build
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -381,5 +382,29 @@ func TestMarketplaceCLIs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The plugins a marketplace file leaves out for one reason are said in one
+// line, five by name unless -v (anthropics/claude-plugins-official: 233
+// remote entries were 233 lines); one plugin keeps its own line.
+func TestSayLeftOut(t *testing.T) {
+	for _, verbose := range []bool{false, true} {
+		var log strings.Builder
+		b := &builder{opts: Options{Log: &log, Verbose: verbose}}
+		var l leftOut
+		for i := range 7 {
+			l.add("m.json", "it has no skill", fmt.Sprintf("p%d", i))
+		}
+		l.add("m.json", "its entry is remote", "far")
+		b.sayLeftOut(&l)
+		lines := strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n")
+		want := "  7 plugins are left out of m.json (p0, p1, p2, p3, p4, and 2 more; -v lists them), each as it has no skill"
+		if verbose {
+			want = "  7 plugins are left out of m.json (p0, p1, p2, p3, p4, p5, p6), each as it has no skill"
+		}
+		if len(lines) != 2 || lines[0] != want || lines[1] != "  plugin far is left out of m.json: its entry is remote" {
+			t.Errorf("verbose %v: logged\n%s\nwant first %q", verbose, log.String(), want)
+		}
 	}
 }

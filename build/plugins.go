@@ -433,10 +433,11 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 				b.noteParts(p, c.Name, built[lp.Name], &e)
 			}
 		}
+		var l leftOut
 		for _, name := range o.elsewhere {
-			b.logf("  plugin %s is left out of %s: its entry in the repository's own (%s) has a github, git or URL source, no folder the bundle serves",
-				name, layout.ClaudeMarketplace, b.rel(o.file))
+			l.add(layout.ClaudeMarketplace, fmt.Sprintf("its entry in the repository's own (%s) has a github, git or URL source, no folder the bundle serves", b.rel(o.file)), name)
 		}
+		b.sayLeftOut(&l)
 	}
 	for _, lp := range ps {
 		if pl := built[lp.Name]; !offered[lp.Name] && len(lp.Skills) > 0 && pl != nil {
@@ -502,13 +503,15 @@ func (b *builder) unlisted(ps []layout.Plugin, m *layout.Marketplace) {
 			listed = m.Claude
 		}
 		n := 0
+		var l leftOut
 		for _, lp := range listed {
 			if ok, why := layout.Lists(f, lp); ok {
 				n++
 			} else if !(layout.NamesFolders(f) && lp.Files == nil) {
-				b.logf("  plugin %s is left out of %s: %s", lp.Name, f, why)
+				l.add(f, why, lp.Name)
 			}
 		}
+		b.sayLeftOut(&l)
 		if n == 0 {
 			b.logf("  %s is not written: it would list no plugin", f)
 			continue
@@ -520,6 +523,47 @@ func (b *builder) unlisted(ps []layout.Plugin, m *layout.Marketplace) {
 		for i := range ps {
 			ps[i].Files = nil
 		}
+	}
+}
+
+// leftOut gathers the plugins a marketplace file leaves out, by reason,
+// so that each reason is said once: a marketplace of 300 entries leaves
+// out hundreds (anthropics/claude-plugins-official: 397 lines).
+type leftOut struct {
+	keys  [][2]string // file and reason, in the order met
+	names map[[2]string][]string
+}
+
+func (l *leftOut) add(file, why, name string) {
+	k := [2]string{file, why}
+	if l.names == nil {
+		l.names = map[[2]string][]string{}
+	}
+	if l.names[k] == nil {
+		l.keys = append(l.keys, k)
+	}
+	l.names[k] = append(l.names[k], name)
+}
+
+// sayLeftOut logs l: a plugin by name, several by their count and five
+// names (all with -v).
+func (b *builder) sayLeftOut(l *leftOut) {
+	for _, k := range l.keys {
+		names := l.names[k]
+		if len(names) == 1 {
+			b.logf("  plugin %s is left out of %s: %s", names[0], k[0], k[1])
+			continue
+		}
+		n := 5
+		if b.opts.Verbose {
+			n = len(names)
+		}
+		named := names[:min(n, len(names))]
+		more := ""
+		if len(names) > n {
+			more = fmt.Sprintf(", and %d more; -v lists them", len(names)-n)
+		}
+		b.logf("  %d plugins are left out of %s (%s%s), each as %s", len(names), k[0], strings.Join(named, ", "), more, k[1])
 	}
 }
 
