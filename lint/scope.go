@@ -2,12 +2,14 @@ package lint
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/plugin"
@@ -111,6 +113,8 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	kept, said := sc.declared(root, t, kept)
 	notes = append(notes, said...)
 	kept, said = sc.deeper(root, kept)
+	notes = append(notes, said...)
+	kept, said = sc.locked(root, kept)
 	notes = append(notes, said...)
 	kept, said = sc.installed(root, kept)
 	return kept, append(notes, said...)
@@ -641,6 +645,46 @@ func (sc Scope) deeper(root string, found []*skill.Skill) ([]*skill.Skill, []str
 	}
 	return kept, []string{fmt.Sprintf("left out %s where no client looks (in hidden folders, or deeper than a top-level folder's folders) named like one where clients look, copies the repository does not publish: %s; --all takes them",
 		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(sc.counted(copies), ", "))}
+}
+
+// locked leaves out the skills in the install folders at the top of root
+// that its skills-lock.json records: copies the Vercel skills CLI
+// installed from other repositories, which it never offers from this one
+// (isInstalledProjectSkill in its dist/cli.mjs, 1.7.4: by the skill's
+// name or folder, lowercased, spaces and "_" as "-"; it installs a skill
+// in a folder of its name, so the folder's is compared here).
+func (sc Scope) locked(root string, found []*skill.Skill) ([]*skill.Skill, []string) {
+	data, err := os.ReadFile(filepath.Join(root, "skills-lock.json"))
+	var lock struct {
+		Version int                        `json:"version"`
+		Skills  map[string]json.RawMessage `json:"skills"`
+	}
+	if err != nil || json.Unmarshal(data, &lock) != nil || lock.Version < 1 || len(lock.Skills) == 0 {
+		return found, nil
+	}
+	norm := func(name string) string {
+		return strings.Join(strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '_' || unicode.IsSpace(r) }), "-")
+	}
+	names := map[string]bool{}
+	for name := range lock.Skills {
+		names[norm(name)] = true
+	}
+	top, _ := filepath.Abs(root)
+	kept, left := found[:0:0], map[string]int{}
+	for _, s := range found {
+		f := installedIn(top, s.Dir)
+		rel, _ := filepath.Rel(top, f)
+		if f != "" && hiddenName(strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]) && names[norm(s.Name())] {
+			left[f]++
+			continue
+		}
+		kept = append(kept, s)
+	}
+	if len(left) == 0 {
+		return found, nil
+	}
+	return kept, []string{fmt.Sprintf("left out %s that skills-lock.json records as installed from other repositories: %s; --all takes them",
+		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(sc.counted(left), ", "))}
 }
 
 // atTop returns, of skills in install folders (in: each one's), those of

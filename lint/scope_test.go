@@ -150,6 +150,46 @@ func TestRunNestedDeclared(t *testing.T) {
 	}
 }
 
+// TestRunLocked checks that the skills an install folder at the top holds
+// and skills-lock.json records (by folder, as the Vercel skills CLI
+// compares them) are left out, with a note: copies installed from
+// other repositories, never this one's, even when they are all it has.
+func TestRunLocked(t *testing.T) {
+	dir := t.TempDir()
+	md := func(name string) string {
+		return "---\nname: " + name + "\ndescription: Review the code for the user, step by step.\n---\n# Review\n"
+	}
+	for p, data := range map[string]string{
+		"skills-lock.json":                    `{"version": 1, "skills": {"Grill Me": {"source": "o/r", "sourceType": "github"}, "tidy_up": {}}}`,
+		".agents/skills/grill-me/SKILL.md":    md("grill-me"),
+		".agents/skills/tidy-up/SKILL.md":     md("tidy-up"),
+		".agents/skills/own-review/SKILL.md":  md("own-review"),
+		"tools/app/.agents/skills/x/SKILL.md": md("grill-me"),
+	} {
+		p = filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := Run([]string{dir}, Options{Base: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, s := range res.Skills {
+		dirs = append(dirs, filepath.ToSlash(strings.TrimPrefix(s.Dir, dir+string(filepath.Separator))))
+	}
+	said := slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.Contains(n, "left out 2 skills that skills-lock.json records") && strings.Contains(n, ".agents/skills (2)")
+	})
+	if want := []string{".agents/skills/own-review"}; !slices.Equal(dirs, want) || !said {
+		t.Errorf("checked %v, notes %q; want %v and a note on the 2 locked", dirs, res.Notes, want)
+	}
+}
+
 // TestRunSharedPluginFolder checks how a folder several marketplace
 // entries name is one plugin: the marketplace's own folder named after the
 // marketplace, never the checkout; another after its folder; each said.
