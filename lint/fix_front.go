@@ -305,8 +305,13 @@ func colonCause(v plainValue) bool {
 	if strings.Contains(val, " #") || strings.Contains(val, "\t#") {
 		return false
 	}
-	if val[0] == '`' || val[0] == '@' || textAfterFlow(v.head) >= 0 {
+	if val[0] == '`' || val[0] == '@' {
 		return true
+	}
+	if textAfterFlow(v.head) >= 0 {
+		// allowed-tools is a list or tools' names: as a quoted string,
+		// "[Read, Write] - Bash" would name the tools "[Read," and "Write]".
+		return v.key != "allowed-tools"
 	}
 	return (strings.Contains(val, ": ") || strings.Contains(val, ":\t")) && !strings.ContainsAny(val[:1], "'\"[]{}>|*&!%#,?-") &&
 		gluedKey(val) == "" // two lines joined: a person puts the break back

@@ -37,7 +37,7 @@ var fixLeft = map[string][]string{
 	// Only a ": " in a plain value is a mechanical cause; a mistake on
 	// the line above it is the author's to mend, as the fix says, and so
 	// is a value of paragraphs or "Keywords: a, b" lines under its key.
-	"frontmatter-yaml": {"on a line of its own", "goes on over several lines, and", "goes on to line", "is no escape", "check its indentation", "put a space after the colon", "start line", "indent the lines of the", "save SKILL.md as UTF-8", "remove the \"...\" line"},
+	"frontmatter-yaml": {"on a line of its own", "goes on over several lines, and", "goes on to line", "is no escape", "check its indentation", "put a space after the colon", "start line", "indent the lines of the", "save SKILL.md as UTF-8", "remove the \"...\" line", "write allowed-tools in one form"},
 	// Only a byte order mark is; the text's real encoding is a guess.
 	"skill-md-encoding": {"not valid UTF-8"},
 	"text-encoding":     {"not valid UTF-8", "UTF-16"},

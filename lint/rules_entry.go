@@ -238,6 +238,8 @@ func yamlFix(p *Pass, pr *skill.Problem) string {
 		pm[3] != "" && !blockStart.MatchString(pm[3]):
 		return fmt.Sprintf("start line %d at the margin, where %s: starts: indented, YAML reads it as more of the value of %s",
 			pr.Line, pm[2], pm[2])
+	case flow && fl.key == "allowed-tools":
+		return fmt.Sprintf("write allowed-tools in one form: a list (%s) or the tools' names separated by spaces; the text after the list is neither", fl.list)
 	case flow:
 		if utf8.RuneCountInString(fl.value) <= 80 {
 			return fmt.Sprintf("quote the whole value: %s: %s", fl.key, strconv.Quote(fl.value))
