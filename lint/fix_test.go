@@ -271,11 +271,7 @@ func TestFixGolden(t *testing.T) {
 func fixTree(t *testing.T, files map[string]string) (string, Options) {
 	t.Helper()
 	dir := t.TempDir()
-	for p, data := range files {
-		p = filepath.Join(dir, filepath.FromSlash(p))
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, []byte(data), 0o644))
-	}
+	testtool.WriteTree(t, dir, files)
 	return dir, Options{Base: dir}
 }
 

@@ -632,19 +632,31 @@ func (sc Scope) deeper(root string, found []*skill.Skill) ([]*skill.Skill, []str
 			seen[s.Name()] = s
 		}
 	}
-	kept, copies := found[:0:0], map[string]int{}
+	return sc.leaveOut(found, "where no client looks (in hidden folders, or deeper than a top-level folder's folders) named like one where clients look, copies the repository does not publish",
+		func(i int, s *skill.Skill) string {
+			if like := seen[s.Name()]; folder[i] != "" && like != nil && !skill.Identical(like, s) {
+				return folder[i]
+			}
+			return ""
+		})
+}
+
+// leaveOut keeps the skills of found that out names no folder for, and
+// says how many it left out and why, counted by the folders out named.
+func (sc Scope) leaveOut(found []*skill.Skill, why string, out func(i int, s *skill.Skill) string) ([]*skill.Skill, []string) {
+	kept, left := found[:0:0], map[string]int{}
 	for i, s := range found {
-		if like := seen[s.Name()]; folder[i] != "" && like != nil && !skill.Identical(like, s) {
-			copies[folder[i]]++
+		if f := out(i, s); f != "" {
+			left[f]++
 			continue
 		}
 		kept = append(kept, s)
 	}
-	if len(copies) == 0 {
+	if len(left) == 0 {
 		return found, nil
 	}
-	return kept, []string{fmt.Sprintf("left out %s where no client looks (in hidden folders, or deeper than a top-level folder's folders) named like one where clients look, copies the repository does not publish: %s; --all takes them",
-		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(sc.counted(copies), ", "))}
+	return kept, []string{fmt.Sprintf("left out %s %s: %s; --all takes them",
+		human.Plural(len(found)-len(kept), "skill", "skills"), why, strings.Join(sc.counted(left), ", "))}
 }
 
 // locked leaves out the skills in the install folders at the top of root
@@ -670,21 +682,14 @@ func (sc Scope) locked(root string, found []*skill.Skill) ([]*skill.Skill, []str
 		names[norm(name)] = true
 	}
 	top, _ := filepath.Abs(root)
-	kept, left := found[:0:0], map[string]int{}
-	for _, s := range found {
+	return sc.leaveOut(found, "that skills-lock.json records as installed from other repositories", func(_ int, s *skill.Skill) string {
 		f := installedIn(top, s.Dir)
 		rel, _ := filepath.Rel(top, f)
 		if f != "" && hiddenName(strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]) && names[norm(s.Name())] {
-			left[f]++
-			continue
+			return f
 		}
-		kept = append(kept, s)
-	}
-	if len(left) == 0 {
-		return found, nil
-	}
-	return kept, []string{fmt.Sprintf("left out %s that skills-lock.json records as installed from other repositories: %s; --all takes them",
-		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(sc.counted(left), ", "))}
+		return ""
+	})
 }
 
 // atTop returns, of skills in install folders (in: each one's), those of

@@ -1,7 +1,6 @@
 package lint
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,32 +28,15 @@ func TestDefaultIgnoreNames(t *testing.T) {
 // build publishes them, and says which copy it kept; copies that differ
 // are two skills.
 func TestRunCopies(t *testing.T) {
-	dir := t.TempDir()
 	md := "---\nname: pdf-join\ndescription: Join PDF documents into one for the user.\n---\n# Join\n"
-	for p, data := range map[string]string{
+	res, dirs := linted(t, map[string]string{
 		"a/.claude-plugin/plugin.json": `{"name": "a"}`,
 		"a/skills/pdf-join/SKILL.md":   md,
 		"b/.claude-plugin/plugin.json": `{"name": "b"}`,
 		"b/skills/pdf-join/SKILL.md":   md,
 		"c/.claude-plugin/plugin.json": `{"name": "c"}`,
 		"c/skills/pdf-join/SKILL.md":   md + "\nMore.\n",
-	} {
-		p = filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res, err := Run([]string{dir}, Options{Base: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dirs []string
-	for _, s := range res.Skills {
-		dirs = append(dirs, filepath.ToSlash(strings.TrimPrefix(s.Dir, dir+string(filepath.Separator))))
-	}
+	})
 	if want := []string{"a/skills/pdf-join", "c/skills/pdf-join"}; !slices.Equal(dirs, want) {
 		t.Errorf("checked %v, want %v", dirs, want)
 	}
@@ -68,33 +50,16 @@ func TestRunCopies(t *testing.T) {
 // stale copy (jamiemills/opencode-skills' package payload), with a note;
 // an identical one is Dedupe's, and a name of its own is kept.
 func TestRunDeeperCopies(t *testing.T) {
-	dir := t.TempDir()
 	md := func(name string) string {
 		return "---\nname: " + name + "\ndescription: Plan the work for the user, step by step.\n---\n# Plan\n"
 	}
-	for p, data := range map[string]string{
+	res, dirs := linted(t, map[string]string{
 		"plan/SKILL.md":                           md("plan"),
 		"build/SKILL.md":                          md("build"),
 		"bootstrap/payload/skills/plan/SKILL.md":  md("plan") + "\nOlder.\n",
 		"bootstrap/payload/skills/build/SKILL.md": md("build"),
 		"bootstrap/payload/skills/scan/SKILL.md":  md("scan"),
-	} {
-		p = filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res, err := Run([]string{dir}, Options{Base: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dirs []string
-	for _, s := range res.Skills {
-		dirs = append(dirs, filepath.ToSlash(strings.TrimPrefix(s.Dir, dir+string(filepath.Separator))))
-	}
+	})
 	if want := []string{"bootstrap/payload/skills/scan", "build", "plan"}; !slices.Equal(dirs, want) {
 		t.Errorf("checked %v, want %v", dirs, want)
 	}
@@ -119,28 +84,11 @@ func TestRunNestedDeclared(t *testing.T) {
 		`{"name": "p"}`: {"skills/office"},
 		`{"name": "p", "skills": ["./skills/", "./skills/office/roles/Asset Manager"]}`: {"skills/office", "skills/office/roles/Asset Manager"},
 	} {
-		dir := t.TempDir()
-		for p, data := range map[string]string{
+		res, dirs := linted(t, map[string]string{
 			".claude-plugin/plugin.json":                 manifest,
 			"skills/office/SKILL.md":                     md("office"),
 			"skills/office/roles/Asset Manager/SKILL.md": md("Asset Manager"),
-		} {
-			p = filepath.Join(dir, filepath.FromSlash(p))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		res, err := Run([]string{dir}, Options{Base: dir})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var dirs []string
-		for _, s := range res.Skills {
-			dirs = append(dirs, filepath.ToSlash(strings.TrimPrefix(s.Dir, dir+string(filepath.Separator))))
-		}
+		})
 		said := slices.ContainsFunc(res.Notes, func(n string) bool {
 			return strings.Contains(n, "left out 1 skill inside other skills' folders") && strings.Contains(n, "skills/office (1)")
 		})
@@ -155,39 +103,36 @@ func TestRunNestedDeclared(t *testing.T) {
 // compares them) are left out, with a note: copies installed from
 // other repositories, never this one's, even when they are all it has.
 func TestRunLocked(t *testing.T) {
-	dir := t.TempDir()
 	md := func(name string) string {
 		return "---\nname: " + name + "\ndescription: Review the code for the user, step by step.\n---\n# Review\n"
 	}
-	for p, data := range map[string]string{
+	res, dirs := linted(t, map[string]string{
 		"skills-lock.json":                    `{"version": 1, "skills": {"Grill Me": {"source": "o/r", "sourceType": "github"}, "tidy_up": {}}}`,
 		".agents/skills/grill-me/SKILL.md":    md("grill-me"),
 		".agents/skills/tidy-up/SKILL.md":     md("tidy-up"),
 		".agents/skills/own-review/SKILL.md":  md("own-review"),
 		"tools/app/.agents/skills/x/SKILL.md": md("grill-me"),
-	} {
-		p = filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res, err := Run([]string{dir}, Options{Base: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var dirs []string
-	for _, s := range res.Skills {
-		dirs = append(dirs, filepath.ToSlash(strings.TrimPrefix(s.Dir, dir+string(filepath.Separator))))
-	}
+	})
 	said := slices.ContainsFunc(res.Notes, func(n string) bool {
 		return strings.Contains(n, "left out 2 skills that skills-lock.json records") && strings.Contains(n, ".agents/skills (2)")
 	})
 	if want := []string{".agents/skills/own-review"}; !slices.Equal(dirs, want) || !said {
 		t.Errorf("checked %v, notes %q; want %v and a note on the 2 locked", dirs, res.Notes, want)
 	}
+}
+
+// linted writes files (slash paths to their bytes) below a new folder,
+// lints it, and returns the result and the folders of the skills checked,
+// relative to it.
+func linted(t *testing.T, files map[string]string) (*Result, []string) {
+	t.Helper()
+	dir, opts := fixTree(t, files)
+	res := lintDir(t, dir, opts)
+	var dirs []string
+	for _, s := range res.Skills {
+		dirs = append(dirs, filepath.ToSlash(strings.TrimPrefix(s.Dir, dir+string(filepath.Separator))))
+	}
+	return res, dirs
 }
 
 // TestRunSharedPluginFolder checks how a folder several marketplace
