@@ -683,9 +683,7 @@ func (sc Scope) locked(root string, found []*skill.Skill) ([]*skill.Skill, []str
 	}
 	top, _ := filepath.Abs(root)
 	return sc.leaveOut(found, "that skills-lock.json records as installed from other repositories", func(_ int, s *skill.Skill) string {
-		f := installedIn(top, s.Dir)
-		rel, _ := filepath.Rel(top, f)
-		if f != "" && hiddenName(strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]) && names[norm(s.Name())] {
+		if f := installedIn(top, s.Dir); f != "" && atTopOf(top, f) && names[norm(s.Name())] {
 			return f
 		}
 		return ""
@@ -701,8 +699,7 @@ func (sc Scope) atTop(top string, installs []*skill.Skill, in []string) ([]*skil
 	var kept []*skill.Skill
 	deep := map[string]int{}
 	for i, s := range installs {
-		f := in[i]
-		if rel, err := filepath.Rel(top, f); err == nil && hiddenName(strings.SplitN(filepath.ToSlash(rel), "/", 2)[0]) {
+		if f := in[i]; atTopOf(top, f) {
 			kept = append(kept, s)
 		} else {
 			deep[f]++
@@ -714,6 +711,13 @@ func (sc Scope) atTop(top string, installs []*skill.Skill, in []string) ([]*skil
 	parts := sc.counted(deep)
 	return kept, []string{fmt.Sprintf("left out %s in sub-projects' install folders, where a client opened on the repository does not look: %s; --all takes them",
 		human.Plural(len(installs)-len(kept), "skill", "skills"), strings.Join(parts, ", "))}
+}
+
+// atTopOf reports whether the install folder f, below top, is at the top
+// (.gemini/skills, .posit/assistant/skills), not a sub-project's.
+func atTopOf(top, f string) bool {
+	rel, err := filepath.Rel(top, f)
+	return err == nil && hiddenName(strings.SplitN(filepath.ToSlash(rel), "/", 2)[0])
 }
 
 // counted lists folders with their counts of skills, by path: the first 5,
