@@ -167,6 +167,16 @@ func TestInstalledBesideCollection(t *testing.T) {
 		len(notes) != 1 || !strings.Contains(notes[0], "taking the 2 skills of clients' install folders") || !strings.Contains(notes[0], "left out 1 there named like a skill taken") {
 		t.Errorf("kept %v, notes %q; want workflows/flutter and the 2 own installs, with a note", dirs, notes)
 	}
+	// skills/<category>/<name> is where clients look, and published
+	// (HoangNguyen0403/agent-skills-standard: 208 such, 23 installs).
+	cats := []*skill.Skill{
+		{Dir: "/p/skills/flutter/bloc", File: skill.FileName},
+		{Dir: "/p/skills/go/db", File: skill.FileName},
+		{Dir: "/p/.claude/skills/tdd", File: skill.FileName},
+	}
+	if kept, _ := (Scope{}).installed("/p", cats); len(kept) != 2 || kept[0] != cats[0] || kept[1] != cats[1] {
+		t.Errorf("skills/<category>/<name>: kept %d, want the 2 of skills/", len(kept))
+	}
 	// One skill in skills/ is what the repository publishes: the install
 	// folder stays out.
 	kept, _ = Scope{}.installed("/p", append(slices.Clone(found), &skill.Skill{Dir: "/p/skills/go", File: skill.FileName}))

@@ -608,7 +608,11 @@ func where(top string, s *skill.Skill) (unseen string, published bool) {
 	}
 	parts := strings.Split(filepath.ToSlash(rel), "/")
 	i := slices.IndexFunc(parts, hiddenName)
-	if i < 0 && (s.Declared != "" || len(parts) <= 2 && s.File == skill.FileName) {
+	// The Vercel CLI searches skills/ three folders deep; a collection's
+	// skills/<category>/<name> are its skills (HoangNguyen0403/
+	// agent-skills-standard), one deeper an SDK's example (oodercn/skills'
+	// skills/_drivers/sdk/examples).
+	if i < 0 && (s.Declared != "" || s.File == skill.FileName && (len(parts) <= 2 || parts[0] == "skills" && len(parts) == 3)) {
 		return "", s.Declared != "" || len(parts) == 1 || parts[0] == "skills"
 	}
 	return filepath.Join(top, filepath.FromSlash(strings.Join(parts[:max(i, 0)+1], "/"))), false
