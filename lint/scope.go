@@ -550,7 +550,7 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 	}
 	if len(folders) > 0 && len(kept) > 0 && nUnseen == len(kept) {
 		installs, said := sc.atTop(top, installs, in)
-		return installs, append([]string{fmt.Sprintf("left out %s where no client looks (in hidden folders, deeper than a top-level folder's folders, or named skill.md), taking those of clients' install folders: %s; --all takes them",
+		return installs, append([]string{fmt.Sprintf("left out %s where no client looks (in hidden folders, deeper than a top-level folder's folders, or named skill.md): %s; taking the skills of clients' install folders instead; --all takes them",
 			human.Plural(nUnseen, "skill", "skills"), strings.Join(sc.counted(unseen), ", "))}, said...)
 	}
 	if len(folders) == 0 {
