@@ -95,9 +95,10 @@ func RecordOf(path string) (layout.Digest, bool) {
 }
 
 // written keeps the objects that hold what skillpack stored there: the
-// digest publish put in their metadata, and where the server keeps a
-// checksum, the same one; another tool's write over a path a release
-// named keeps neither. In a Plain store (a folder), a file is skillpack's
+// digest publish put in their metadata, one a record gave the path, and
+// where the server keeps a checksum, the same one; another tool's write
+// over a path a release named keeps neither, a copy of another object
+// of skillpack's keeps a digest no record gave it. In a Plain store (a folder), a file is skillpack's
 // if its bytes are those a record read gives its path, and a signature if
 // the file it signs is, or is gone (a prune stopped between the two). An
 // object gone already is left out.
@@ -118,7 +119,11 @@ func (p *bucketRun) written(ctx context.Context, objects []Object) ([]Object, er
 			mu.Unlock()
 			return p.sums[o.Path][st.Checksum], nil
 		}
-		return st.Digest.Valid() && (st.Checksum == "" || st.Checksum == st.Digest), nil
+		// Where a record gave the path its digests, the one stored must be
+		// among them: another of skillpack's objects copied over it (aws
+		// s3 cp keeps the metadata) holds a digest of its own.
+		recorded := p.sums[o.Path] == nil || p.sums[o.Path][st.Digest]
+		return st.Digest.Valid() && recorded && (st.Checksum == "" || st.Checksum == st.Digest), nil
 	})
 	for path := range plain {
 		if signed, ok := signedBy(path); ok && !ours[path] {

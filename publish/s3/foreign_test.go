@@ -46,7 +46,8 @@ var foreign = []string{
 // followed by a rerun, at every path shape a bundle uses, in a bucket
 // shared by a bundle at its root, one under a prefix and one under a
 // prefix of that (four rounds each); so does a user's file written over
-// an archive an old release named. And what the records name does go.
+// an archive an old release named, and another of skillpack's objects
+// copied over one with its metadata. And what the records name does go.
 func TestForeignObjects(t *testing.T) { testForeign(t, fakeServer(t)) }
 
 func testForeign(t *testing.T, s *server) {
@@ -108,6 +109,17 @@ func testForeign(t *testing.T, s *server) {
 			k := archive(bundles[0])
 			want[k] = "a user's file over " + k
 			s.replace(k, want[k])
+			// Another of skillpack's objects copied over its other archive
+			// on the server (aws s3 cp keeps the metadata and checksum):
+			// not the bytes that release recorded there.
+			i := slices.IndexFunc(bundles[1].Skills, func(s publish.Skill) bool { return s.Name != "csv-profiler" })
+			src, tgz := bundles[1].Skills[i].Zip.Path, bundles[0].Skills[slices.IndexFunc(bundles[0].Skills, func(s publish.Skill) bool { return s.Name == "csv-profiler" })].TarGz.Path
+			s.proxy.pause()
+			if _, err := s.client().CopyObject(ctx, minio.CopyDestOptions{Bucket: testBucket, Object: tgz}, minio.CopySrcOptions{Bucket: testBucket, Object: src}); err != nil {
+				t.Fatal(err)
+			}
+			s.proxy.resume()
+			want[tgz] = s.gets([]string{src})[src]
 		}
 		for _, base := range bases {
 			if base != "" && round > 3 {
