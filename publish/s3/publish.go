@@ -200,6 +200,11 @@ func (b *Bucket) found(ctx context.Context) error {
 			return b.notS3("answered 200 for an object that is not there")
 		}
 	}
+	// A 400 to the first request is the target's: another HTTP server
+	// (SeaweedFS's volume port), a bucket name or region S3 refuses.
+	if e := errorResponse(err); e.StatusCode == http.StatusBadRequest {
+		return publish.Refused{Err: fmt.Errorf("%s%s at %s: %w; give the URL of the S3 API with --endpoint, and check the bucket's name and --region", Scheme, b.t.Bucket, b.endpointName(), err), Class: 2}
+	}
 	return err
 }
 

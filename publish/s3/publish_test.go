@@ -366,24 +366,28 @@ func testParentIsFile(t *testing.T, s *server) {
 // everything) is refused as one, naming it (exit 2), before anything is
 // sent or reported, in a dry run too: its listing names nothing, and it
 // answers for an object no one wrote.
+// So is one that answers 400 to everything (SeaweedFS's volume port).
 func TestNotS3(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/html")
-		io.WriteString(w, "<html><body>Welcome to nginx!</body></html>")
-	}))
-	defer srv.Close()
 	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
-	o := Options{Endpoint: srv.URL, AccessKey: testKey, SecretKey: testSecret, Region: "us-east-1", Getenv: func(string) string { return "" }}
-	for _, dry := range []bool{false, true} {
-		o.DryRun = dry
-		var r results
-		err := Publish(context.Background(), b, "s3://site/skills", o, r.add)
-		if err == nil || !strings.Contains(err.Error(), srv.URL+" is not an S3 server") || exitClass(err) != 2 {
-			t.Errorf("dry run %v: %v (exit class %d); want %s refused as no S3 server, exit 2", dry, err, exitClass(err), srv.URL)
-		}
-		if len(r.list) > 0 {
-			t.Errorf("dry run %v: reported %v", dry, r.list)
+	for status, said := range map[int]string{http.StatusOK: " is not an S3 server", http.StatusBadRequest: ": 400 Bad Request; give the URL of the S3 API with --endpoint"} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(status)
+			io.WriteString(w, "<html><body>Welcome to nginx!</body></html>")
+		}))
+		defer srv.Close()
+		o := Options{Endpoint: srv.URL, AccessKey: testKey, SecretKey: testSecret, Region: "us-east-1", Getenv: func(string) string { return "" }}
+		for _, dry := range []bool{false, true} {
+			o.DryRun = dry
+			var r results
+			err := Publish(context.Background(), b, "s3://site/skills", o, r.add)
+			if err == nil || !strings.Contains(err.Error(), said) || exitClass(err) != 2 {
+				t.Errorf("%d, dry run %v: %v (exit class %d); want %s refused (%q), exit 2", status, dry, err, exitClass(err), srv.URL, said)
+			}
+			if len(r.list) > 0 {
+				t.Errorf("%d, dry run %v: reported %v", status, dry, r.list)
+			}
 		}
 	}
 }
