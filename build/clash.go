@@ -3,6 +3,8 @@ package build
 import (
 	"fmt"
 	"maps"
+	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -63,11 +65,48 @@ func (e *ClashError) Error() string {
 	} else {
 		b.WriteString("\nRename one of the skills of each name (folder and name together),")
 	}
-	fmt.Fprintf(&b, "\nor leave out each copy you do not publish with --ignore and its folder (%s).", lint.IgnoreFlag(e.Clashes[0].Skills[len(e.Clashes[0].Skills)-1].Dir))
+	if sides := e.sides(); len(sides) > 0 {
+		// One folder holds one skill of every name (a second client's
+		// copies: codex-plugins/ beside skills/): one flag leaves it out.
+		var flags []string
+		for _, d := range sides {
+			flags = append(flags, lint.IgnoreFlag(d))
+		}
+		fmt.Fprintf(&b, "\nor leave out the copies you do not publish, all in one folder: %s.", strings.Join(flags, " or "))
+	} else {
+		fmt.Fprintf(&b, "\nor leave out each copy you do not publish with --ignore and its folder (%s).", lint.IgnoreFlag(e.Clashes[0].Skills[len(e.Clashes[0].Skills)-1].Dir))
+	}
 	b.WriteString("\n(Copies whose files are identical are one skill, published once: these differ.)")
 	b.WriteString("\n--skip-invalid publishes every other skill and lists these as left out.")
 	b.WriteString("\nNothing was written.")
 	return b.String()
+}
+
+// sides are the folders that each hold exactly one skill of every clash,
+// the shallowest of each side, when the clashes are more than one: a
+// folder of copies.
+func (e *ClashError) sides() []string {
+	if len(e.Clashes) < 2 {
+		return nil
+	}
+	one := func(d string) bool { // every clash has one skill below d
+		return !slices.ContainsFunc(e.Clashes, func(c Clash) bool {
+			return len(slices.DeleteFunc(slices.Clone(c.Skills), func(s Clashing) bool { return !strings.HasPrefix(filepath.ToSlash(s.Dir), d+"/") })) != 1
+		})
+	}
+	var out []string
+	for _, s := range e.Clashes[0].Skills {
+		top := ""
+		for d := path.Dir(filepath.ToSlash(s.Dir)); d != "." && d != "/"; d = path.Dir(d) {
+			if one(d) {
+				top = d
+			}
+		}
+		if top != "" && !slices.Contains(out, top) {
+			out = append(out, top)
+		}
+	}
+	return out
 }
 
 // ExitClass is the command's exit code: 1, a failed check.
