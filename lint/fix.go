@@ -50,6 +50,7 @@ var fixers = []*fixer{
 	{[]string{"script-not-executable"}, fixExec},
 	{[]string{"skill-md-name"}, fixEntryName},
 	{[]string{"name-format"}, fixNameFormat},
+	{[]string{"name-missing"}, fixNameMissing},
 	{[]string{"plugin-mcp-command"}, fixSplitCommand},
 }
 

@@ -748,6 +748,31 @@ func fixEmptyMetadata(f *fixFile, _ []Finding) {
 	}})
 }
 
+// fixNameMissing adds the folder's name to a frontmatter that has none,
+// the fix name-missing offers, when that is a valid name no other skill
+// of the run has: as its first line, where the specification shows it.
+func fixNameMissing(f *fixFile, _ []Finding) {
+	folder := filepath.Base(f.job.dir)
+	if !f.job.entry || !namePattern.MatchString(folder) || len(folder) > 64 || f.job.taken(folder) {
+		return
+	}
+	d := skill.Parse(f.data)
+	if k, _ := d.Lookup("name"); k != nil || d.Front == nil || d.Front.Kind != yaml.MappingNode {
+		return
+	}
+	at, ok := lineStart(f.data, d.FrontLine)
+	if !ok {
+		return
+	}
+	f.applyFront([]frontFix{{
+		edits: []fixEdit{{at, at, "name: " + folder + "\n"}},
+		mutate: func(old *skill.SkillMD) bool {
+			old.Front.Content = append([]*yaml.Node{{Kind: yaml.ScalarNode, Tag: "!!str", Value: "name"}, {Kind: yaml.ScalarNode, Tag: "!!str", Value: folder}}, old.Front.Content...)
+			return true
+		},
+	}})
+}
+
 // fixNameFormat sets a name no index can carry ("Conversation Export") to
 // its folder's, the fix name-format offers, when that is a valid name no
 // other skill of the run has: the specification wants the two equal. A

@@ -287,8 +287,12 @@ func checkRequired(p *Pass, key string) {
 		return
 	}
 	if k, _ := p.Doc.Lookup(key); k == nil {
-		p.Reportf(p.Skill.File, p.Doc.FrontLine-1, 1, fmt.Sprintf("add a %q line to the frontmatter", key+": ..."),
-			"the frontmatter has no %s", key)
+		fix := fmt.Sprintf("add a %q line to the frontmatter", key+": ...")
+		if key == "name" {
+			name, rename := nameFor(p.Skill.Dir)
+			fix = fmt.Sprintf("add \"name: %s\", the folder's name, to the frontmatter%s", name, rename)
+		}
+		p.Reportf(p.Skill.File, p.Doc.FrontLine-1, 1, fix, "the frontmatter has no %s", key)
 	}
 }
 
