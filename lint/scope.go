@@ -541,7 +541,7 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 			continue
 		}
 		kept = append(kept, s)
-		if f, pub := where(top, s); f != "" {
+		if f, pub := where(top, abs, s); f != "" {
 			unseen[f]++
 			nUnseen++
 		} else {
@@ -595,13 +595,13 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "), unlike)}
 }
 
-// where says where the skill s, found below top outside install folders,
-// is: "" when a client looks there (declared, or a SKILL.md in a top-level
+// where says where the skill s, found below top outside install folders
+// in the folder abs (absolute, as top: filepath.Abs of a relative path
+// asks the system for the working folder), is: "" when a client looks there (declared, or a SKILL.md in a top-level
 // folder or one of its folders, outside hidden ones; published when
 // declared, at the top or in skills/), else the folder holding it where
 // no client looks, its first hidden or top-level folder.
-func where(top string, s *skill.Skill) (unseen string, published bool) {
-	abs, _ := filepath.Abs(s.Dir)
+func where(top, abs string, s *skill.Skill) (unseen string, published bool) {
 	rel, err := filepath.Rel(top, abs)
 	if err != nil {
 		return "", false
@@ -629,10 +629,11 @@ func (sc Scope) deeper(root string, found []*skill.Skill) ([]*skill.Skill, []str
 	seen := map[string]*skill.Skill{}
 	folder := make([]string, len(found))
 	for i, s := range found {
-		if installedIn(top, s.Dir) != "" {
+		abs, _ := filepath.Abs(s.Dir)
+		if installedIn(top, abs) != "" {
 			continue
 		}
-		if folder[i], _ = where(top, s); folder[i] == "" && seen[s.Name()] == nil {
+		if folder[i], _ = where(top, abs, s); folder[i] == "" && seen[s.Name()] == nil {
 			seen[s.Name()] = s
 		}
 	}
@@ -780,8 +781,9 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 	for _, s := range found {
 		dirs[filepath.Clean(s.Dir)] = true
 	}
-	inSkill := func(s *skill.Skill) string {
-		for d := filepath.Dir(filepath.Clean(s.Dir)); below(root, d); d = filepath.Dir(d) {
+	top := filepath.Clean(root)
+	inSkill := func(s *skill.Skill) string { // in the form of root and Dir: no Abs, which asks the system
+		for d := filepath.Dir(filepath.Clean(s.Dir)); d != top && d != filepath.Dir(d); d = filepath.Dir(d) {
 			if dirs[d] {
 				return d
 			}
@@ -801,7 +803,6 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 	for _, dir := range t.Plugins {
 		plugins[filepath.Clean(dir)] = true
 	}
-	top := filepath.Clean(root)
 	listed := func(s *skill.Skill) bool {
 		pdir, market := skill.ManifestOf(s.Declared)
 		if len(entries) == 0 || market || filepath.Clean(pdir) == top {
