@@ -774,23 +774,6 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 	}
 	var kept, left, unlisted []*skill.Skill
 	installs, declared := 0, 0
-	// A skill a manifest declares only by a folder above another skill's
-	// (a plugin's skills/, over skills/x/roles/y) is a file of that
-	// skill: no client loads it as a skill (mariourquia/cre-skills-plugin).
-	dirs := map[string]bool{}
-	for _, s := range found {
-		dirs[filepath.Clean(s.Dir)] = true
-	}
-	top := filepath.Clean(root)
-	inSkill := func(s *skill.Skill) string { // in the form of root and Dir: no Abs, which asks the system
-		for d := filepath.Dir(filepath.Clean(s.Dir)); d != top && d != filepath.Dir(d); d = filepath.Dir(d) {
-			if dirs[d] {
-				return d
-			}
-		}
-		return ""
-	}
-	nested := map[string]int{} // by the skill folder holding them
 	by := map[string]bool{}
 	conventional := filepath.Join(root, "skills")
 	// A skill is listed when the nearest plugin above it is one the
@@ -803,6 +786,7 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 	for _, dir := range t.Plugins {
 		plugins[filepath.Clean(dir)] = true
 	}
+	top := filepath.Clean(root)
 	listed := func(s *skill.Skill) bool {
 		pdir, market := skill.ManifestOf(s.Declared)
 		if len(entries) == 0 || market || filepath.Clean(pdir) == top {
@@ -817,8 +801,6 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 	}
 	for _, s := range found {
 		switch {
-		case s.Declared != "" && !s.Loaded && inSkill(s) != "":
-			nested[inSkill(s)]++
 		case s.Declared != "" && listed(s):
 			by[sc.rel(s.Declared)] = true
 			kept = append(kept, s)
@@ -855,14 +837,6 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 			notes = append(notes, fmt.Sprintf("left out %s %s, where no client installing from the repository looks (%s); --all takes every skill found",
 				human.Plural(len(l.skills), "skill", "skills"), l.why, strings.Join(names, ", ")))
 		}
-	}
-	if len(nested) > 0 {
-		n := 0
-		for _, c := range nested {
-			n += c
-		}
-		notes = append(notes, fmt.Sprintf("left out %s inside other skills' folders, which a client loads as files of those: %s; --all takes them",
-			human.Plural(n, "skill", "skills"), strings.Join(sc.counted(nested), ", ")))
 	}
 	return kept, notes
 }

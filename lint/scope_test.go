@@ -71,33 +71,6 @@ func TestRunDeeperCopies(t *testing.T) {
 	}
 }
 
-// TestRunNestedDeclared checks that a SKILL.md a plugin declares only by
-// its skills/ folder, inside another skill's folder, is a file of that
-// skill, as a client installing the plugin loads it
-// (mariourquia/cre-skills-plugin's roles/*), and is left out with a note;
-// one the manifest names itself is a skill.
-func TestRunNestedDeclared(t *testing.T) {
-	md := func(name string) string {
-		return "---\nname: " + name + "\ndescription: Run the office for the user, step by step.\n---\n# Office\n"
-	}
-	for manifest, want := range map[string][]string{
-		`{"name": "p"}`: {"skills/office"},
-		`{"name": "p", "skills": ["./skills/", "./skills/office/roles/Asset Manager"]}`: {"skills/office", "skills/office/roles/Asset Manager"},
-	} {
-		res, dirs := linted(t, map[string]string{
-			".claude-plugin/plugin.json":                 manifest,
-			"skills/office/SKILL.md":                     md("office"),
-			"skills/office/roles/Asset Manager/SKILL.md": md("Asset Manager"),
-		})
-		said := slices.ContainsFunc(res.Notes, func(n string) bool {
-			return strings.Contains(n, "left out 1 skill inside other skills' folders") && strings.Contains(n, "skills/office (1)")
-		})
-		if !slices.Equal(dirs, want) || said != (len(want) == 1) {
-			t.Errorf("%s: checked %v, notes %q; want %v", manifest, dirs, res.Notes, want)
-		}
-	}
-}
-
 // TestRunLocked checks that the skills an install folder at the top holds
 // and skills-lock.json records (by folder, as the Vercel skills CLI
 // compares them) are left out, with a note: copies installed from
