@@ -183,7 +183,8 @@ func TestPluginWithSkippedSkill(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "repo")
 	copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
 	writeSkillFile(t, filepath.Join(src, "plugins", "pdf-tools", "skills"), "bad", "SKILL.md", "---\nname: p:bad\ndescription: A bad skill. Use when testing.\n---\n# Bad\n")
-	// A bad skill nested in it is left out with it, and not named.
+	// A skill nested in it is a file of it (the scope leaves it out), left
+	// out with it and not named.
 	writeSkillFile(t, filepath.Join(src, "plugins", "pdf-tools", "skills", "bad"), "roles/x", "SKILL.md", "---\nname: X_Bad\ndescription: A role of the bad skill. Use when testing.\n---\n# X\n")
 	// A link out of the plugin is left out too, and said so.
 	if err := os.Symlink("../../.claude-plugin/marketplace.json", filepath.Join(src, "plugins", "pdf-tools", "LICENSE")); err != nil {
@@ -192,8 +193,8 @@ func TestPluginWithSkippedSkill(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "dist")
 	var log bytes.Buffer
 	res := mustBuild(t, []string{src}, Options{Out: out, SkipInvalid: true, Log: &log})
-	if len(res.Skipped) != 2 {
-		t.Fatalf("skipped %v; want the bad skill and the one inside it", res.Skipped)
+	if len(res.Skipped) != 1 {
+		t.Fatalf("skipped %v; want the bad skill", res.Skipped)
 	}
 	idx := pluginsIndex(t, out)
 	if got := pluginNames(t, out); got != "db-tools,notes,pdf-tools" {

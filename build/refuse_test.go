@@ -41,7 +41,7 @@ func TestRefusalsAreFindings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Out: dist, Lint: lint.Options{Settings: cfg.Lint}}
+	opts := Options{Out: dist, All: true, Lint: lint.Options{Settings: cfg.Lint}} // All: outer/inner is a skill too
 
 	res, err := Run([]string{src}, opts)
 	var le *LintError

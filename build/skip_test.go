@@ -95,7 +95,7 @@ func TestSkipInvalid(t *testing.T) {
 		root := t.TempDir()
 		src, cfg := brokenTree(t, root)
 		dist := filepath.Join(root, "dist")
-		opts := Options{Out: dist, Jobs: jobs, Lint: lint.Options{Settings: cfg.Lint, Base: root}}
+		opts := Options{Out: dist, Jobs: jobs, All: true, Lint: lint.Options{Settings: cfg.Lint, Base: root}} // All: brokenTree nests a skill
 
 		// Without the flag the build refuses and writes nothing.
 		_, err := Run([]string{src}, opts)
@@ -175,7 +175,7 @@ func TestSkipInvalidRebuild(t *testing.T) {
 	root := t.TempDir()
 	src, cfg := brokenTree(t, root)
 	dist := filepath.Join(root, "dist")
-	opts := Options{Out: dist, SkipInvalid: true, Lint: lint.Options{Settings: cfg.Lint, Base: root}}
+	opts := Options{Out: dist, SkipInvalid: true, All: true, Lint: lint.Options{Settings: cfg.Lint, Base: root}}
 	first := mustBuild(t, []string{src}, opts)
 
 	before := snapshot(t, dist)
@@ -236,7 +236,7 @@ func TestSkipInvalidLostName(t *testing.T) {
 	}
 	for _, dry := range []bool{true, false} {
 		dist := filepath.Join(root, "dist")
-		res := mustBuild(t, []string{src}, Options{Out: dist, Jobs: 1, DryRun: dry, SkipInvalid: true, Lint: lint.Options{Settings: cfg.Lint}})
+		res := mustBuild(t, []string{src}, Options{Out: dist, Jobs: 1, DryRun: dry, SkipInvalid: true, All: true, Lint: lint.Options{Settings: cfg.Lint}})
 		if len(res.Skipped) != 1 || res.Skipped[0].Dir != filepath.Join(src, "a-outer", "access") {
 			t.Fatalf("dry run %v: skipped %q, want a-outer/access", dry, skippedOf(res))
 		}
@@ -366,7 +366,7 @@ func TestSkipInvalidEnclosing(t *testing.T) {
 		// A folder of outer's name elsewhere: outer is packed only after
 		// lint (mayShare), and is left out all the same.
 		writeSkill(t, filepath.Join(src, "more", "outer"), "more-outer", nil)
-		res := mustBuild(t, []string{src}, Options{Out: filepath.Join(root, "dist"), SkipInvalid: true,
+		res := mustBuild(t, []string{src}, Options{Out: filepath.Join(root, "dist"), SkipInvalid: true, All: true,
 			Lint: lint.Options{Base: root}})
 		got := skippedOf(res)
 		want := []string{"inner src/outer/inner invisible-unicode", "outer src/outer invisible-unicode"}

@@ -57,7 +57,8 @@ var registryRules = []*Rule{
 			"outer SKILL.md links to), rename its SKILL.md so that it is no skill of its own. Each inner skill " +
 			"is reported once, against the nearest skill holding it. When a skill outside every skill's folder " +
 			"has its name, the inner skill leaves the name to it: the bundle publishes the inner one only " +
-			"inside the outer skill's archive.",
+			"inside the outer skill's archive. The scope takes an inner skill only with --all, or when a " +
+			"manifest names its folder: no client loads one as a skill.",
 		Bad:      "pdf-tools/SKILL.md and pdf-tools/forms/SKILL.md",
 		Good:     "pdf-tools/SKILL.md and pdf-forms/SKILL.md",
 		CheckRun: checkNested,

@@ -281,8 +281,8 @@ func (r *runner) runRules(p *Pass) (err error) {
 }
 
 // settle applies what the engine guarantees over every rule of one skill:
-// a file inside a nested skill is that skill's to report, not also each
-// enclosing skill's; and a finding on the line after a suppression comment
+// a file inside a nested skill of the run (skill.Skill's Inner) is that
+// skill's to report, not also each enclosing skill's; and a finding on the line after a suppression comment
 // naming its rule is dropped, while a comment that drops nothing is itself
 // reported. (One finding per cause across rules is Sort's: see Supersedes.)
 // out holds the skill's findings, which p reports to; relOf turns a path
@@ -291,14 +291,11 @@ func (r *runner) settle(p *Pass, out *[]Finding, relOf func(string) string) {
 	if p.Files == nil {
 		return
 	}
-	var nested []string // the folders of inner skills, on disk below the base
+	var nested []string // the folders of inner skills of the run, on disk below the base
 	comments := map[string][]*inline{}
-	for _, f := range p.Files.Files {
-		dir, base := path.Split(f.Path)
-		// As discovery decides: a SKILL.md that neither names nor
-		// describes a skill is this skill's file, and so is its folder.
-		if dir != "" && strings.EqualFold(base, "SKILL.md") && skill.DeclaresSkill(filepath.Join(p.Skill.Dir, filepath.FromSlash(f.Path))) {
-			nested = append(nested, filepath.Join(r.base, filepath.FromSlash(relOf(dir))))
+	for _, d := range p.Skill.Inner {
+		if rel, err := filepath.Rel(p.Skill.Dir, d); err == nil && filepath.IsLocal(rel) {
+			nested = append(nested, filepath.Join(r.base, filepath.FromSlash(relOf(filepath.ToSlash(rel)))))
 		}
 	}
 	inNested := func(rel string) bool {

@@ -112,6 +112,8 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	}
 	kept, said := sc.declared(root, t, kept)
 	notes = append(notes, said...)
+	kept, said = sc.nested(root, kept)
+	notes = append(notes, said...)
 	kept, said = sc.deeper(root, kept)
 	notes = append(notes, said...)
 	kept, said = sc.locked(root, kept)
@@ -327,7 +329,27 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 				human.Plural(len(plugins), "plugin", "plugins"), strings.Join(names, ", ")))
 		}
 	}
+	inner(skills)
 	return skills, plugins, markets, notes, nil
+}
+
+// inner sets each skill's Inner: the skills of the run inside its folder.
+func inner(skills []*skill.Skill) {
+	dirs := map[string]*skill.Skill{}
+	for _, s := range skills {
+		abs, _ := filepath.Abs(s.Dir)
+		dirs[abs] = s
+	}
+	for abs, s := range dirs {
+		for d := filepath.Dir(abs); d != filepath.Dir(d); d = filepath.Dir(d) {
+			if outer := dirs[d]; outer != nil {
+				outer.Inner = append(outer.Inner, s.Dir)
+			}
+		}
+	}
+	for _, s := range skills {
+		slices.Sort(s.Inner)
+	}
 }
 
 // brokenNote warns of a link that leads nowhere, or an empty folder,
@@ -616,6 +638,33 @@ func where(top, abs string, s *skill.Skill) (unseen string, published bool) {
 		return "", s.Declared != "" || len(parts) == 1 || parts[0] == "skills"
 	}
 	return filepath.Join(top, filepath.FromSlash(strings.Join(parts[:max(i, 0)+1], "/"))), false
+}
+
+// nested leaves out the skills inside another skill's folder, but the
+// root's (a collection's overview): files of that skill, which no client
+// loads as skills (Claude Code loads a plugin's skills/<name>, the Vercel
+// skills CLI stops at a skill's folder: mariourquia/cre-skills-plugin's
+// roles/*, a skill's references/x/SKILL.md), unless a manifest names the
+// folder itself (skill.Skill's Loaded); the outer skill lints their files.
+// Folders are compared in the form root and Dir have: filepath.Abs asks
+// the system for the working folder.
+func (sc Scope) nested(root string, found []*skill.Skill) ([]*skill.Skill, []string) {
+	top := filepath.Clean(root)
+	dirs := map[string]bool{}
+	for _, s := range found {
+		dirs[filepath.Clean(s.Dir)] = true
+	}
+	return sc.leaveOut(found, "inside other skills' folders, which a client loads as files of those", func(_ int, s *skill.Skill) string {
+		if s.Declared != "" && s.Loaded {
+			return ""
+		}
+		for d := filepath.Dir(filepath.Clean(s.Dir)); d != top && d != filepath.Dir(d); d = filepath.Dir(d) {
+			if dirs[d] {
+				return d
+			}
+		}
+		return ""
+	})
 }
 
 // deeper leaves out, of the skills found below root outside install

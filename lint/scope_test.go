@@ -71,6 +71,48 @@ func TestRunDeeperCopies(t *testing.T) {
 	}
 }
 
+// TestRunNested checks that a skill inside another skill's folder is left
+// out, with a note, as no client loads it as a skill, and that its files
+// are linted as the outer skill's (they are in its archive); a manifest
+// naming its folder, or --all, takes it as a skill, which then reports
+// them. A skill at the root holds none: a collection's overview.
+func TestRunNested(t *testing.T) {
+	md := func(name string) string {
+		return "---\nname: " + name + "\ndescription: Run the office for the user, step by step.\n---\n# Office\n"
+	}
+	tree := map[string]string{
+		"skills/office/SKILL.md":             md("office") + "See roles/asset/SKILL.md.\n",
+		"skills/office/roles/asset/SKILL.md": md("asset") + "See latin.md.\n",
+		"skills/office/roles/asset/latin.md": "caf\xe9\n",
+		"skills/plain/SKILL.md":              md("plain"),
+	}
+	encoding := func(res *Result) []string {
+		var at []string
+		for _, f := range res.Findings {
+			if f.Rule == "text-encoding" {
+				at = append(at, f.Path)
+			}
+		}
+		return at
+	}
+	res, dirs := linted(t, tree)
+	said := slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.Contains(n, "left out 1 skill inside other skills' folders") && strings.Contains(n, "skills/office (1)")
+	})
+	if !slices.Equal(dirs, []string{"skills/office", "skills/plain"}) || !said || len(encoding(res)) != 1 {
+		t.Errorf("checked %v, notes %q, text-encoding at %v; want office and plain, a note, and latin.md reported", dirs, res.Notes, encoding(res))
+	}
+	tree[".claude-plugin/plugin.json"] = `{"name": "p", "skills": ["./skills/", "./skills/office/roles/asset"]}`
+	if res, dirs := linted(t, tree); len(dirs) != 3 || len(encoding(res)) != 1 {
+		t.Errorf("named by the manifest: checked %v, text-encoding at %v; want 3 skills, latin.md reported once", dirs, encoding(res))
+	}
+	delete(tree, ".claude-plugin/plugin.json")
+	tree["SKILL.md"] = md("overview")
+	if _, dirs := linted(t, tree); len(dirs) != 3 {
+		t.Errorf("under a root skill: checked %v; want the root's and the 2 of skills/", dirs)
+	}
+}
+
 // TestRunLocked checks that the skills an install folder at the top holds
 // and skills-lock.json records (by folder, as the Vercel skills CLI
 // compares them) are left out, with a note: copies installed from

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/skillpack/skillpack/pack"
@@ -33,6 +34,11 @@ func VerdictKey(s *skill.Skill, files *skill.Files, entries []pack.Member, opts 
 	h.Write(pack.Manifest(entries))
 	for _, f := range files.Files {
 		fmt.Fprintf(h, "link %t %s\n", f.Link, f.Path)
+	}
+	for _, d := range s.Inner { // whose files are theirs (settle)
+		if rel, err := filepath.Rel(s.Dir, d); err == nil {
+			fmt.Fprintf(h, "inner %s\n", filepath.ToSlash(rel))
+		}
 	}
 	for _, p := range files.Junk {
 		fmt.Fprintf(h, "junk %s\n", p)

@@ -97,6 +97,7 @@ func TestVerdictKept(t *testing.T) {
 		"strict":         VerdictKey(s, files, entries, Options{Base: dir, Strict: true}),
 		"another digest": VerdictKey(s, files, []pack.Member{{Path: "SKILL.md", Size: 1, Sum: [32]byte{1}}}, Options{Base: dir}),
 		"an exec bit":    VerdictKey(s, files, []pack.Member{{Path: "SKILL.md", Size: 1, Exec: true}}, Options{Base: dir}),
+		"an inner skill": VerdictKey(&skill.Skill{Dir: s.Dir, File: s.File, Inner: []string{filepath.Join(s.Dir, "inner")}}, files, entries, Options{Base: dir}),
 	} {
 		if other == key {
 			t.Errorf("%s: the verdict key did not change", name)

@@ -60,6 +60,10 @@ type Skill struct {
 	// to this one that were left out for it (lint's Scope.Dedupe): what
 	// lint --fix changes here, it changes there too.
 	Copies []string
+	// Inner are the folders, in the form of Dir, of the skills inside this
+	// one's folder that are skills of the run too (lint's Scope.Find): their
+	// files are theirs to lint. Those the scope leaves out are this one's.
+	Inner []string
 
 	Doc *SkillMD // nil when the entry file could not be read
 	Err error    // why the entry file could not be read
