@@ -256,7 +256,7 @@ func Enclosing(path string) string {
 	first := "" // a SKILL.md that declares no skill, which a skill above may hold
 	for range MaxDepth * 4 {
 		if name := entryName(dir); name != "" {
-			if DeclaresSkill(filepath.Join(dir, name)) {
+			if declaresSkill(filepath.Join(dir, name)) {
 				return dir
 			}
 			first = cmp.Or(first, dir)
@@ -417,7 +417,7 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 			w.passed = append(w.passed, filepath.Join(w.reported(dir), v))
 		}
 	}
-	if name != "" && !(w.heldBySkill(dir, depth, inSkill) && !DeclaresSkill(filepath.Join(dir, name))) {
+	if name != "" && !(w.heldBySkill(dir, depth, inSkill) && !declaresSkill(filepath.Join(dir, name))) {
 		w.add(dir, name, plugin)
 		e := named(ents, name)
 		w.found[len(w.found)-1].link = e != nil && e.Type()&fs.ModeSymlink != 0
@@ -588,7 +588,7 @@ func entryName(dir string) string {
 // case-insensitive file system a stat of "SKILL.md" also finds
 // "skill.md", and only the listing tells the real name. A case variant is
 // an entry file only when its frontmatter names or describes the skill
-// (DeclaresSkill); the others are returned as passed over.
+// (declaresSkill); the others are returned as passed over.
 func entryIn(dir string, ents []fs.DirEntry) (name string, passed []string) {
 	var variants []string
 	for _, e := range ents {
@@ -601,18 +601,18 @@ func entryIn(dir string, ents []fs.DirEntry) (name string, passed []string) {
 		variants = append(variants, e.Name())
 	}
 	for _, v := range variants {
-		if DeclaresSkill(filepath.Join(dir, v)) {
+		if declaresSkill(filepath.Join(dir, v)) {
 			return v, nil
 		}
 	}
 	return "", variants
 }
 
-// DeclaresSkill reports whether an entry file's frontmatter has a name or
+// declaresSkill reports whether an entry file's frontmatter has a name or
 // a description; one that cannot be read is taken as a skill, for lint to
 // say why. Discovery asks it of a case variant such as skill.md, and of a
 // SKILL.md inside another skill.
-func DeclaresSkill(path string) bool {
+func declaresSkill(path string) bool {
 	f, err := OpenFile(path)
 	if err != nil {
 		return true
