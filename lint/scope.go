@@ -333,15 +333,16 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 	return skills, plugins, markets, notes, nil
 }
 
-// inner sets each skill's Inner: the skills of the run inside its folder.
+// inner sets each skill's Inner: the skills of the run inside its folder,
+// found in the form the folders have (filepath.Abs asks the system for
+// the working folder: a lookup a skill on a tree of thousands).
 func inner(skills []*skill.Skill) {
 	dirs := map[string]*skill.Skill{}
 	for _, s := range skills {
-		abs, _ := filepath.Abs(s.Dir)
-		dirs[abs] = s
+		dirs[filepath.Clean(s.Dir)] = s
 	}
-	for abs, s := range dirs {
-		for d := filepath.Dir(abs); d != filepath.Dir(d); d = filepath.Dir(d) {
+	for dir, s := range dirs {
+		for d := filepath.Dir(dir); d != filepath.Dir(d); d = filepath.Dir(d) {
 			if outer := dirs[d]; outer != nil {
 				outer.Inner = append(outer.Inner, s.Dir)
 			}
