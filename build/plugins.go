@@ -558,12 +558,8 @@ func (b *builder) sayLeftOut(l *leftOut) {
 		if b.opts.Verbose {
 			n = len(names)
 		}
-		named := names[:min(n, len(names))]
-		more := ""
-		if len(names) > n {
-			more = fmt.Sprintf(", and %d more; -v lists them", len(names)-n)
-		}
-		b.logf("  %d plugins are left out of %s (%s%s), each as %s", len(names), k[0], strings.Join(named, ", "), more, k[1])
+		named := human.UpTo(len(names), n, func(i int) string { return names[i] }, "and %d more; -v lists them")
+		b.logf("  %d plugins are left out of %s (%s), each as %s", len(names), k[0], strings.Join(named, ", "), k[1])
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/jsonenc"
 	"github.com/skillpack/skillpack/skill"
 )
@@ -130,7 +131,7 @@ func FormatText(w io.Writer, res *Result, opts TextOptions) error {
 			fmt.Fprintf(bw, "    fix: %s\n", Printable(f.Fix))
 		}
 		if len(group) > sameAtMost {
-			more := upTo(len(group)-1, sameAtMost, func(i int) string { return at(res.Findings[group[1+i]]) }, "and %d more")
+			more := human.UpTo(len(group)-1, sameAtMost, func(i int) string { return at(res.Findings[group[1+i]]) }, "and %d more")
 			fmt.Fprintf(bw, "    also at %d more places: %s (--format json lists each)\n", len(group)-1, strings.Join(more, ", "))
 		}
 	}
@@ -158,19 +159,6 @@ func NewReport(res *Result, tool Tool) *Report {
 	}
 	rep.Errors, rep.Warnings, rep.Infos = Count(res.Findings)
 	return rep
-}
-
-// upTo names the first n of total things (name(i) the i-th) and the rest
-// by their count: more holds a %d for it.
-func upTo(total, n int, name func(i int) string, more string) []string {
-	var out []string
-	for i := range min(total, n) {
-		out = append(out, name(i))
-	}
-	if total > n {
-		out = append(out, fmt.Sprintf(more, total-n))
-	}
-	return out
 }
 
 // IgnoreFlag is the --ignore flag that leaves out the folder rel (as

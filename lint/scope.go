@@ -279,7 +279,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 		}
 		if len(unlisted) > 0 {
 			notes = append(notes, fmt.Sprintf("left out %s the marketplace does not list, with no skill taken (%s); --all takes them",
-				human.Plural(len(unlisted), "plugin", "plugins"), strings.Join(upTo(len(unlisted), 3, func(i int) string { return unlisted[i] }, "and %d more"), ", ")))
+				human.Plural(len(unlisted), "plugin", "plugins"), strings.Join(human.UpTo(len(unlisted), 3, func(i int) string { return unlisted[i] }, "and %d more"), ", ")))
 		}
 	}
 	if len(unlistedAlone) > 0 {
@@ -429,7 +429,7 @@ func (sc Scope) asTree(finder *skill.Finder, found []*skill.Skill) ([]*skill.Ski
 	}
 	return out, []string{fmt.Sprintf("left out %s that a lint of the whole folder leaves out too: no manifest declares them, "+
 		"or they are in clients' install folders (%s); --all takes them",
-		human.Plural(len(left), "skill", "skills"), strings.Join(upTo(len(left), 5, func(i int) string { return left[i] }, "and %d more"), ", "))}
+		human.Plural(len(left), "skill", "skills"), strings.Join(human.UpTo(len(left), 5, func(i int) string { return left[i] }, "and %d more"), ", "))}
 }
 
 // rootLists reports whether a lint of the working folder keeps the plugin
@@ -506,7 +506,7 @@ func (sc Scope) named(root string, p *plugin.Plugin, e skill.PluginEntry) (strin
 	}
 	return fmt.Sprintf("plugin %s (%s) stands for the %d marketplace entries that name its folder as their source (%s): "+
 		"a bundle publishes a folder as one plugin, here named after %s; give each entry a folder of its own to publish them apart",
-		p.Name, sc.rel(p.Dir), len(e.Of), strings.Join(upTo(len(e.Of), 3, func(i int) string { return e.Of[i] }, "%d more"), ", "), how), true
+		p.Name, sc.rel(p.Dir), len(e.Of), strings.Join(human.UpTo(len(e.Of), 3, func(i int) string { return e.Of[i] }, "%d more"), ", "), how), true
 }
 
 // keeps returns whether the scope keeps a plugin's folder found below a
@@ -589,19 +589,18 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 	for _, s := range kept {
 		taken[filepath.Base(s.Dir)] = true
 	}
-	var own []string
-	var ownSkills []*skill.Skill
+	var own []*skill.Skill
 	var ownIn []string
 	for i, s := range installs {
 		if !taken[filepath.Base(s.Dir)] {
-			own, ownSkills, ownIn = append(own, filepath.Base(s.Dir)), append(ownSkills, s), append(ownIn, in[i])
+			own, ownIn = append(own, s), append(ownIn, in[i])
 		}
 	}
 	if !published && len(own) > 0 {
 		// Only category/name folders (cahyo40/agent's workflows/x) and
 		// skills of their own in the install folders: a client looks
 		// there first, so those are what the repository publishes too.
-		took, said := sc.atTop(top, ownSkills, ownIn)
+		took, said := sc.atTop(top, own, ownIn)
 		note := fmt.Sprintf("taking the %s of clients' install folders beside the collection's folders, as no skill is declared, at the top or in skills/: %s",
 			human.Plural(len(took), "skill", "skills"), strings.Join(parts, ", "))
 		if n := len(installs) - len(own); n > 0 {
@@ -611,8 +610,12 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 	}
 	unlike := ""
 	if len(own) > 0 {
-		slices.Sort(own)
-		unlike = fmt.Sprintf("; %d of them named like no skill taken (no copies): %s", len(own), strings.Join(upTo(len(own), 5, func(i int) string { return own[i] }, "and %d more"), ", "))
+		var names []string
+		for _, s := range own {
+			names = append(names, filepath.Base(s.Dir))
+		}
+		slices.Sort(names)
+		unlike = fmt.Sprintf("; %d of them named like no skill taken (no copies): %s", len(own), strings.Join(human.UpTo(len(names), 5, func(i int) string { return names[i] }, "and %d more"), ", "))
 	}
 	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s%s; --all takes them",
 		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "), unlike)}
@@ -620,10 +623,11 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 
 // where says where the skill s, found below top outside install folders
 // in the folder abs (absolute, as top: filepath.Abs of a relative path
-// asks the system for the working folder), is: "" when a client looks there (declared, or a SKILL.md in a top-level
-// folder or one of its folders, outside hidden ones; published when
-// declared, at the top or in skills/), else the folder holding it where
-// no client looks, its first hidden or top-level folder.
+// asks the system for the working folder), is: "" when a client looks
+// there (declared, or a SKILL.md in a top-level folder or one of its
+// folders, outside hidden ones; published when declared, at the top or
+// in skills/), else the folder holding it where no client looks, its
+// first hidden or top-level folder.
 func where(top, abs string, s *skill.Skill) (unseen string, published bool) {
 	rel, err := filepath.Rel(top, abs)
 	if err != nil {
@@ -782,7 +786,7 @@ func (sc Scope) counted(folders map[string]int) []string {
 	if sc.Verbose {
 		n = len(sorted)
 	}
-	return upTo(len(sorted), n, func(i int) string { return fmt.Sprintf("%s (%d)", sc.rel(sorted[i]), folders[sorted[i]]) },
+	return human.UpTo(len(sorted), n, func(i int) string { return fmt.Sprintf("%s (%d)", sc.rel(sorted[i]), folders[sorted[i]]) },
 		"and %d more folders (-v lists them)")
 }
 
@@ -883,7 +887,7 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 		why    string
 	}{{left, "that no manifest declares"}, {unlisted, "of plugins the marketplace does not list"}} {
 		if len(l.skills) > 0 {
-			names := upTo(len(l.skills), 5, func(i int) string { return sc.rel(l.skills[i].Dir) }, "and %d more")
+			names := human.UpTo(len(l.skills), 5, func(i int) string { return sc.rel(l.skills[i].Dir) }, "and %d more")
 			notes = append(notes, fmt.Sprintf("left out %s %s, where no client installing from the repository looks (%s); --all takes every skill found",
 				human.Plural(len(l.skills), "skill", "skills"), l.why, strings.Join(names, ", ")))
 		}

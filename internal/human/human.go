@@ -138,3 +138,16 @@ func shellQuote(s string, windows bool) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// UpTo names the first n of total things (name(i) the i-th) and the rest
+// by their count: more holds a %d for it.
+func UpTo(total, n int, name func(i int) string, more string) []string {
+	var out []string
+	for i := range min(total, n) {
+		out = append(out, name(i))
+	}
+	if total > n {
+		out = append(out, fmt.Sprintf(more, total-n))
+	}
+	return out
+}

@@ -331,10 +331,7 @@ func warnLeftOut(ios *IO, off []layout.Excluded, what string) {
 		if w.fix != "" {
 			fix = " (fix: " + lint.Printable(w.fix) + ")"
 		}
-		if len(n) > 5 {
-			n = append(n[:5:5], fmt.Sprintf("and %d more", len(n)-5))
-		}
-		fmt.Fprintf(ios.Err, "  %s: %s%s\n", strings.Join(n, ", "), lint.Printable(w.reason), fix)
+		fmt.Fprintf(ios.Err, "  %s: %s%s\n", strings.Join(human.UpTo(len(n), 5, func(i int) string { return n[i] }, "and %d more"), ", "), lint.Printable(w.reason), fix)
 	}
 }
 
@@ -349,17 +346,12 @@ func warnSkipped(ios *IO, skipped []build.Skipped) {
 	for _, s := range skipped {
 		count[s.Name]++
 	}
-	var names []string
-	for _, s := range skipped[:min(10, len(skipped))] {
-		label := s.Name
-		if count[s.Name] > 1 || s.Name == "" {
-			label = s.Dir
+	names := human.UpTo(len(skipped), 10, func(i int) string {
+		if s := skipped[i]; count[s.Name] == 1 && s.Name != "" {
+			return lint.Printable(s.Name)
 		}
-		names = append(names, lint.Printable(label))
-	}
-	if len(skipped) > len(names) {
-		names = append(names, fmt.Sprintf("and %d more", len(skipped)-len(names)))
-	}
+		return lint.Printable(skipped[i].Dir)
+	}, "and %d more")
 	fmt.Fprintf(ios.Err, "warning: %s, not in the bundle: %s\n", skippedCount(len(skipped)), strings.Join(names, ", "))
 	for _, s := range skipped {
 		var why []string // the rules, each once
