@@ -748,12 +748,19 @@ func fixEmptyMetadata(f *fixFile, _ []Finding) {
 	}})
 }
 
+// folderName is the name the name fixes give a skill's entry file: its
+// folder's, when that is a valid name no other skill of the run has.
+func (f *fixFile) folderName() (string, bool) {
+	folder := filepath.Base(f.job.dir)
+	return folder, f.job.entry && namePattern.MatchString(folder) && len(folder) <= 64 && !f.job.taken(folder)
+}
+
 // fixNameMissing adds the folder's name to a frontmatter that has none,
 // the fix name-missing offers, when that is a valid name no other skill
 // of the run has: as its first line, where the specification shows it.
 func fixNameMissing(f *fixFile, _ []Finding) {
-	folder := filepath.Base(f.job.dir)
-	if !f.job.entry || !namePattern.MatchString(folder) || len(folder) > 64 || f.job.taken(folder) {
+	folder, ok := f.folderName()
+	if !ok {
 		return
 	}
 	d := skill.Parse(f.data)
@@ -779,8 +786,8 @@ func fixNameMissing(f *fixFile, _ []Finding) {
 // name written plain or quoted on its line is replaced; anything else is
 // left to a person.
 func fixNameFormat(f *fixFile, _ []Finding) {
-	folder := filepath.Base(f.job.dir)
-	if !f.job.entry || !namePattern.MatchString(folder) || len(folder) > 64 || f.job.taken(folder) {
+	folder, ok := f.folderName()
+	if !ok {
 		return
 	}
 	d := skill.Parse(f.data)

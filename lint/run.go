@@ -282,9 +282,10 @@ func (r *runner) runRules(p *Pass) (err error) {
 
 // settle applies what the engine guarantees over every rule of one skill:
 // a file inside a nested skill of the run (skill.Skill's Inner) is that
-// skill's to report, not also each enclosing skill's; and a finding on the line after a suppression comment
-// naming its rule is dropped, while a comment that drops nothing is itself
-// reported. (One finding per cause across rules is Sort's: see Supersedes.)
+// skill's to report, not also each enclosing skill's; and a finding on
+// the line after a suppression comment naming its rule is dropped, while
+// a comment that drops nothing is itself reported. (One finding per cause
+// across rules is Sort's: see Supersedes.)
 // out holds the skill's findings, which p reports to; relOf turns a path
 // in the skill into the run's relative path.
 func (r *runner) settle(p *Pass, out *[]Finding, relOf func(string) string) {

@@ -98,10 +98,10 @@ func RecordOf(path string) (layout.Digest, bool) {
 // digest publish put in their metadata, one a record gave the path, and
 // where the server keeps a checksum, the same one; another tool's write
 // over a path a release named keeps neither, a copy of another object
-// of skillpack's keeps a digest no record gave it. In a Plain store (a folder), a file is skillpack's
-// if its bytes are those a record read gives its path, and a signature if
-// the file it signs is, or is gone (a prune stopped between the two). An
-// object gone already is left out.
+// of skillpack's keeps a digest no record gave it. In a Plain store (a
+// folder), a file is skillpack's if its bytes are those a record read
+// gives its path, and a signature if the file it signs is, or is gone (a
+// prune stopped between the two). An object gone already is left out.
 func (p *bucketRun) written(ctx context.Context, objects []Object) ([]Object, error) {
 	var mu sync.Mutex
 	plain := map[string]bool{}
