@@ -28,7 +28,7 @@ var fixLeft = map[string][]string{
 	"yaml-colon-space": {`cut at " #"`},
 	// The idiom for a fence inside a fence changes the rendering if deleted;
 	// in code the character may be the value.
-	"invisible-char": {"before a code fence line", "if the code needs the character", "put the value in double quotes"},
+	"invisible-char": {"before a code fence line", "if the text needs the character", "put the value in double quotes"},
 	// Removing a bidirectional override reorders the text on screen.
 	"invisible-unicode": {"bidirectional control"},
 	// An item with a space has no faithful string form.
@@ -429,16 +429,17 @@ func dryThenFix(t *testing.T, res *Result, opts Options) (dry, fixed int) {
 
 // TestFixDryRunCountsWhatIsLeft checks that a dry run counts what --fix
 // repairs, not every finding of the rules it touches: the zero-width
-// spaces in a code block are content that --fix leaves, so of three
-// findings both repair one (lint's "to repair N" hint is the dry run's).
+// spaces in a code block, and those alone in a table cell (Typst's symbol
+// tables), are content that --fix leaves, so of five findings both repair one (lint's "to repair N" hint is the dry run's).
 func TestFixDryRunCountsWhatIsLeft(t *testing.T) {
 	dir, opts := fixTree(t, map[string]string{
 		"s/SKILL.md": "---\nname: s\ndescription: Fill PDF forms. Use when the user works with PDF files.\n---\n" +
-			"Some prose\u200b\n\n```sh\necho a\u200b\necho b\u200b\n```\n",
+			"Some prose\u200b\n\n```sh\necho a\u200b\necho b\u200b\n```\n\n" +
+			"| Symbol | Name |\n| --- | --- |\n| \u200d | zwj |\n|\u2060| wj |\n",
 	})
 	res := lintDir(t, dir, opts)
-	if dry, fixed := dryThenFix(t, res, opts); len(res.Findings) != 3 || dry != 1 || fixed != 1 {
-		t.Errorf("of %d findings a dry run fixes %d, --fix %d; want 3, 1 and 1", len(res.Findings), dry, fixed)
+	if dry, fixed := dryThenFix(t, res, opts); len(res.Findings) != 5 || dry != 1 || fixed != 1 {
+		t.Errorf("of %d findings a dry run fixes %d, --fix %d; want 5, 1 and 1", len(res.Findings), dry, fixed)
 	}
 }
 

@@ -101,7 +101,8 @@ func yamlChanges(doc *skill.SkillMD, data []byte, h invisibleHit) bool {
 // embeddings, overrides, isolates and right-to-left marks (which order was
 // meant is for a person to say); a run before a code fence at the start of
 // a line, the idiom for ``` inside a code block; anything inside a code
-// block, whose text is the example; and, unless it can hide text, a run
+// block, whose text is the example, and a run that is a table cell's
+// whole text; and, unless it can hide text, a run
 // whose deletion changes how the file renders (a zero-width space letting
 // "**" close beside CJK punctuation). Lint reports no run kept for that
 // last reason: the author has nothing to repair.
@@ -117,7 +118,7 @@ func invisiblePlan(data []byte, hits []invisibleHit) []invisibleFix {
 		case fenceIdiom(data, h.off, h.end):
 			plan[k].keep = keepFence
 			continue
-		case inCode(code, h.off):
+		case inCode(code, h.off) || cellAlone(data, h.off, h.end):
 			plan[k].keep = keepCode
 			continue
 		case doc.Front != nil && h.off >= front && h.off < front+len(doc.FrontRaw) && yamlChanges(doc, data, h):
@@ -273,6 +274,15 @@ func inCode(blocks [][2]int, i int) bool {
 func aloneOnLine(data []byte, i, j int) bool {
 	before, after := lineAround(data, i, j)
 	return len(bytes.TrimSpace(before)) == 0 && len(bytes.TrimSpace(after)) == 0
+}
+
+// cellAlone reports whether data[i:j] is all a table cell holds but
+// blanks: the table shows the character (a table of Unicode symbols,
+// Typst's), as a code block's example does.
+func cellAlone(data []byte, i, j int) bool {
+	before, after := lineAround(data, i, j)
+	before, after = bytes.TrimRight(before, " \t"), bytes.TrimLeft(after, " \t")
+	return bytes.HasSuffix(before, []byte("|")) && bytes.HasPrefix(after, []byte("|"))
 }
 
 // fenceIdiom reports whether data[i:j] stands at the start of a line

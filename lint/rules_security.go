@@ -78,9 +78,9 @@ var securityRules = []*Rule{
 			"block with a longer fence (````); otherwise delete the character. One that Markdown needs " +
 			"is not reported: a zero-width space that lets ** open or close beside CJK punctuation, or " +
 			"keeps a line from being a heading, changes what renders when deleted, and --fix keeps it. " +
-			"In a code file or a Markdown code block the character may be the value (a pattern that " +
-			"strips it, a diff that removes a byte order mark): --fix leaves it, and the fix offers an " +
-			"escape. Invisible characters that can hide or reorder text are invisible-unicode's, an error.",
+			"In a code file, a Markdown code block, or alone in a table cell the character " +
+			"may be the value (a pattern that strips it, a diff that removes a byte order mark, a table " +
+			"of symbols): --fix leaves it, and the fix offers an escape. Invisible characters that can hide or reorder text are invisible-unicode's, an error.",
 		Bad:   "````md\n<U+200B>```sh\n````   (the zero-width space keeps ``` from closing the block)",
 		Good:  "````md\n```sh\n```\n````   (a longer outer fence holds the inner one)",
 		Check: func(p *Pass) { reportInvisible(p, false) },
@@ -734,11 +734,11 @@ func reportInvisible(p *Pass, hiding bool) {
 			}
 			fix := f.hits[i].fix
 			if fix == "delete it" && (f.plan == nil || f.plan[i].keep == keepCode) {
-				// In code, a code file or a Markdown code block, it may be
-				// the value itself: a pattern that strips zero-width text,
-				// a table of characters, a diff that removes a byte order
-				// mark (--fix leaves it).
-				fix = fmt.Sprintf("if the code needs the character, write it as an escape (\\u%04x in most languages), "+
+				// In code (a code file or a code block) or a table cell
+				// of its own, it may be the value itself: a pattern
+				// that strips zero-width text, a table of characters, a
+				// diff that removes a byte order mark (--fix leaves it).
+				fix = fmt.Sprintf("if the text needs the character, write it as an escape (\\u%04x in most languages), "+
 					"which a reader can see; otherwise delete it", f.hits[i].first)
 			}
 			if f.plan != nil && f.plan[i].keep == keepYAML {
