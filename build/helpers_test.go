@@ -15,7 +15,6 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -70,8 +69,7 @@ func copyTree(t testing.TB, src, dst string, o copyOpts) {
 	if o.reverse {
 		slices.Reverse(paths)
 	}
-	old := syscall.Umask(o.umask)
-	defer syscall.Umask(old)
+	defer umask(umask(o.umask))
 	for _, rel := range paths {
 		from, to := filepath.Join(src, rel), filepath.Join(dst, rel)
 		info, err := os.Lstat(from)
@@ -144,9 +142,7 @@ func snapshot(t testing.TB, dir string) map[string]node {
 			return err
 		}
 		n := node{Mode: info.Mode(), MTime: info.ModTime()}
-		if st, ok := info.Sys().(*syscall.Stat_t); ok {
-			n.Ino = st.Ino
-		}
+		n.Ino = ino(info)
 		if info.Mode().IsRegular() {
 			data, err := os.ReadFile(p)
 			if err != nil {

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -30,7 +29,7 @@ func inode(t *testing.T, p string) uint64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return info.Sys().(*syscall.Stat_t).Ino
+	return ino(info)
 }
 
 func TestNoOpRebuild(t *testing.T) {

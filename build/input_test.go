@@ -12,7 +12,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -99,7 +98,7 @@ func TestFIFO(t *testing.T) {
 	dist := withPrevious(t, root)
 	src := filepath.Join(root, "src")
 	writeSkill(t, filepath.Join(src, "piped"), "piped", nil)
-	if err := syscall.Mkfifo(filepath.Join(src, "piped", "pipe.md"), 0o644); err != nil {
+	if err := mkfifo(filepath.Join(src, "piped", "pipe.md")); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	// Opening a FIFO with no writer must not hang the build.
@@ -134,7 +133,7 @@ func TestFileChangesDuringBuild(t *testing.T) {
 		{"shrinks", func(t *testing.T, p string) { os.Truncate(p, 1) }, "changed while it was being packed"},
 		{"disappears", func(t *testing.T, p string) { os.Remove(p) }, "no such file"},
 		{"becomes a folder", func(t *testing.T, p string) { os.Remove(p); os.Mkdir(p, 0o755) }, "is a directory"},
-		{"becomes a FIFO", func(t *testing.T, p string) { os.Remove(p); syscall.Mkfifo(p, 0o644) }, "changed while it was being packed"},
+		{"becomes a FIFO", func(t *testing.T, p string) { os.Remove(p); mkfifo(p) }, "changed while it was being packed"},
 	} {
 		for _, reuse := range []bool{false, true} {
 			name := c.name
@@ -221,23 +220,6 @@ func appendTo(t testing.TB, path, text string) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// tmpfs mounts a tmpfs of the given size (mount's syntax: "1m", "3g") in
-// a new temporary folder, or returns "" where mounting is not allowed.
-func tmpfs(t testing.TB, size string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
-		t.Logf("cannot mount a tmpfs (%v)", err)
-		return ""
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, 0); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
 }
 
 // TestHugeAsset packs the largest file a bundle may hold (a sparse file of
@@ -407,10 +389,9 @@ func TestUnreadableFile(t *testing.T) {
 	writeSkill(t, filepath.Join(src, "hello"), "hello", map[string]string{"notes/a.md": "A\n"})
 	target := filepath.Join(src, "hello", "notes", "a.md")
 	if os.Geteuid() == 0 {
-		if err := syscall.Mount("/proc/self/mem", target, "", syscall.MS_BIND, ""); err != nil {
+		if err := bindMount(t, "/proc/self/mem", target); err != nil {
 			t.Skipf("cannot bind-mount over %s: %v", target, err)
 		}
-		t.Cleanup(func() { syscall.Unmount(target, 0) })
 		if _, err := os.ReadFile(target); err == nil {
 			t.Skip("/proc/self/mem reads here")
 		}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/skillpack/skillpack/skill"
@@ -246,7 +245,7 @@ func TestUnwritableOutput(t *testing.T) {
 		writeSkill(t, filepath.Join(src, "hello"), "hello", nil)
 		dist := filepath.Join(mnt, "dist")
 		mustBuild(t, []string{src}, Options{Out: dist})
-		if err := syscall.Mount("tmpfs", mnt, "tmpfs", syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+		if err := readOnly(mnt); err != nil {
 			t.Skipf("remount read-only: %v", err)
 		}
 		appendTo(t, filepath.Join(src, "hello", "SKILL.md"), "Changed.\n")

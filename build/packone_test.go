@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/skillpack/skillpack/internal/testtool"
@@ -79,7 +78,7 @@ func TestPackSkillRefuses(t *testing.T) {
 	// A file that cannot be packed: no half-written archive is left.
 	piped := filepath.Join(root, "piped")
 	writeSkill(t, piped, "piped", map[string]string{"a.md": "A\n"})
-	if err := syscall.Mkfifo(filepath.Join(piped, "b.md"), 0o644); err != nil {
+	if err := mkfifo(filepath.Join(piped, "b.md")); err != nil {
 		t.Fatal(err)
 	}
 	os.MkdirAll(out, 0o755)

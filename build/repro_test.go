@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -31,9 +30,9 @@ func TestReproducible(t *testing.T) {
 	local := time.Local
 	time.Local = time.FixedZone("test", 13*3600+45*60)
 	defer func() { time.Local = local }()
-	old := syscall.Umask(0o077)
+	old := umask(0o077)
 	resB, err := Run([]string{srcB}, Options{Out: distB, Jobs: 4, Inventory: true})
-	syscall.Umask(old)
+	umask(old)
 	if err != nil {
 		t.Fatal(err)
 	}

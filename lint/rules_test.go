@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
@@ -151,7 +150,7 @@ func materialize(t *testing.T, dir string, ar *txtar.Archive) (Options, []string
 		case "mkdir":
 			must(t, os.MkdirAll(at(1), 0o755))
 		case "mkfifo":
-			must(t, syscall.Mkfifo(at(1), 0o644))
+			must(t, mkfifo(at(1)))
 		case "crlf":
 			b, err := os.ReadFile(at(1))
 			must(t, err)

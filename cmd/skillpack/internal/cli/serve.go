@@ -161,7 +161,8 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 // listen takes addr, saying what to do when another server has it.
 func listen(addr string) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
-	if errors.Is(err, syscall.EADDRINUSE) {
+	// Windows says WSAEADDRINUSE (10048), which its syscall.EADDRINUSE is not.
+	if errors.Is(err, syscall.EADDRINUSE) || errors.Is(err, syscall.Errno(10048)) {
 		host, port, _ := net.SplitHostPort(addr)
 		next := "another port"
 		if n, perr := strconv.Atoi(port); perr == nil && n < 65535 {
