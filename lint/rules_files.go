@@ -7,9 +7,7 @@ import (
 	"io/fs"
 	"iter"
 	"net/http"
-	"os"
 	"path"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -283,30 +281,27 @@ var fileRules = []*Rule{
 }
 
 func checkSymlink(p *Pass) {
-	root := p.Files.Root
+	if len(p.Files.Links) == 0 {
+		return
+	}
 	const fix = "replace the link with the file itself"
 	dirs := map[string]bool{} // linked folders already reported
 	for _, f := range p.Files.Files {
 		if f.Link {
 			p.Reportf(f.Path, 0, 0, fix, "the file is a symbolic link%s; the build publishes a copy of the target, "+
-				"but git on Windows, zip uploads and some installers do not follow links", linkTarget(root, f.Path))
+				"but git on Windows, zip uploads and some installers do not follow links", linkTarget(p.Files, f.Path))
 			continue
 		}
-		// A file below a linked folder is not a link itself: Collect walks
-		// the folder's target, so its Disk path is not where it appears.
-		if root == "" || f.Disk == filepath.Join(root, filepath.FromSlash(f.Path)) {
-			continue
-		}
+		// A file below a linked folder is not a link itself.
 		for dir := range pathElems(path.Dir(f.Path)) {
 			if dirs[dir] {
 				break
 			}
-			info, err := os.Lstat(filepath.Join(root, filepath.FromSlash(dir)))
-			if err == nil && info.Mode()&fs.ModeSymlink != 0 {
+			if _, ok := p.Files.Links[dir]; ok {
 				dirs[dir] = true
 				p.Reportf(dir, 0, 0, "replace the link with the folder itself",
 					"the folder is a symbolic link%s; the build publishes copies of the files below it, "+
-						"but git on Windows, zip uploads and some installers do not follow links", linkTarget(root, dir))
+						"but git on Windows, zip uploads and some installers do not follow links", linkTarget(p.Files, dir))
 				break
 			}
 		}
@@ -314,28 +309,23 @@ func checkSymlink(p *Pass) {
 }
 
 // linkTarget describes where the link at rel points, for messages.
-func linkTarget(root, rel string) string {
-	if root == "" {
-		return ""
+func linkTarget(files *skill.Files, rel string) string {
+	if t, ok := files.Links[rel]; ok {
+		return fmt.Sprintf(" to %q", t)
 	}
-	t, err := os.Readlink(filepath.Join(root, filepath.FromSlash(rel)))
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprintf(" to %q", filepath.ToSlash(t))
+	return ""
 }
 
 func checkSymlinkEscape(p *Pass) {
-	root := p.Files.Root
 	for _, r := range p.Files.Refused {
 		switch r.Kind {
 		case skill.LinkEscapes:
 			p.Reportf(r.Path, 0, 0, "copy the file into the skill folder, or remove the link",
 				"it is a symbolic link%s outside the skill folder; the build refuses it, since nothing "+
-					"outside the folder is published with the skill", linkTarget(root, r.Path))
+					"outside the folder is published with the skill", linkTarget(p.Files, r.Path))
 		case skill.LinkBroken:
 			p.Reportf(r.Path, 0, 0, "point the link at a file inside the skill, or remove it",
-				"it is a broken symbolic link%s (%v); the build refuses it", linkTarget(root, r.Path), r.Err)
+				"it is a broken symbolic link%s (%v); the build refuses it", linkTarget(p.Files, r.Path), r.Err)
 		}
 	}
 }

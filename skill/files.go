@@ -54,6 +54,9 @@ type Files struct {
 	Junk    []string  // left out as junk (folders end in "/")
 	Ignored []string  // left out by .skillignore (folders end in "/")
 	Refused []Refused // cannot be published
+	// Links are the symbolic links met, by path, each with its target as
+	// written: on disk, or where git checked one out as a file (fromIndex).
+	Links map[string]string
 
 	Root   string  // the folder, absolute (its real path when it holds a link), below which the files' Disk paths are
 	Ignore *Ignore // the folder's .skillignore; nil when it has none
@@ -260,9 +263,20 @@ func (c *collector) walk(real, rel string) error {
 					return errNotReal
 				}
 			}
-			target, err := disk, error(nil)
+			raw, err := readLink(disk, asFile)
+			if c.out.Links == nil {
+				c.out.Links = map[string]string{}
+			}
+			c.out.Links[p] = filepath.ToSlash(raw)
+			target := disk
 			if asFile {
-				target, err = linkTarget(disk)
+				// A path from the link's folder; an absolute one,
+				// meaningless in another checkout, is taken as it is,
+				// for the check below to find outside the skill.
+				target = raw
+				if !path.IsAbs(raw) && !filepath.IsAbs(raw) {
+					target = filepath.Join(filepath.Dir(disk), filepath.FromSlash(raw))
+				}
 			}
 			if err == nil {
 				target, err = filepath.EvalSymlinks(target)

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -78,21 +77,18 @@ func (ix *index) mode(disk string) uint32 {
 	return ix.modes[filepath.ToSlash(rel)]
 }
 
-// linkTarget reads the target a link checked out as a file names, as a
-// path on disk; an absolute target, meaningless in another checkout,
-// is returned as it is, for the caller to find outside the skill.
-func linkTarget(disk string) (string, error) {
+// readLink returns the target of the link at disk as written: what the
+// file holds where git checked the link out as one (asFile), else what
+// the link says.
+func readLink(disk string, asFile bool) (string, error) {
+	if !asFile {
+		return os.Readlink(disk)
+	}
 	f, err := os.Open(disk)
 	if err != nil {
 		return "", err
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, 4096))
-	if err != nil {
-		return "", err
-	}
-	if t := string(b); path.IsAbs(t) || filepath.IsAbs(t) {
-		return t, nil
-	}
-	return filepath.Join(filepath.Dir(disk), filepath.FromSlash(string(b))), nil
+	return string(b), err
 }

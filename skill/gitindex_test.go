@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +33,7 @@ func TestCollectFromIndex(t *testing.T) {
 	}
 	must(os.Symlink("shared.md", filepath.Join(dir, "guide.md")))
 	must(os.Symlink("../../outside.md", filepath.Join(dir, "escape.md")))
+	must(os.Symlink("scripts", filepath.Join(dir, "bin")))
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"update-index", "--chmod=+x", "skills/s/scripts/run.sh"}} {
 		cmd := exec.Command(git, args...)
 		cmd.Dir = root
@@ -40,7 +42,8 @@ func TestCollectFromIndex(t *testing.T) {
 		}
 	}
 	// What core.symlinks=false checks out.
-	for name, target := range map[string]string{"guide.md": "shared.md", "escape.md": "../../outside.md"} {
+	links := map[string]string{"guide.md": "shared.md", "escape.md": "../../outside.md", "bin": "scripts"}
+	for name, target := range links {
 		must(os.Remove(filepath.Join(dir, name)))
 		must(os.WriteFile(filepath.Join(dir, name), []byte(target), 0o644))
 	}
@@ -56,9 +59,15 @@ func TestCollectFromIndex(t *testing.T) {
 		isExec, guide := got["scripts/run.sh"].Exec(), got["guide.md"]
 		linked := guide.Link && filepath.Base(guide.Disk) == "shared.md"
 		refused := len(files.Refused) == 1 && files.Refused[0].Path == "escape.md" && files.Refused[0].Kind == LinkEscapes
-		if isExec != on || linked != on || refused != on {
-			t.Errorf("from the index %v: script executable %v, guide.md the link %v (%+v), escape.md refused %v (%v); want all %v",
-				on, isExec, linked, guide, refused, files.Refused, on)
+		_, viaBin := got["bin/run.sh"]
+		if isExec != on || linked != on || refused != on || viaBin != on {
+			t.Errorf("from the index %v: script executable %v, guide.md the link %v (%+v), escape.md refused %v (%v), bin/run.sh through the link %v; want all %v",
+				on, isExec, linked, guide, refused, files.Refused, viaBin, on)
+		}
+		// Lint names each link's target from these, where the disk has
+		// no link to read (a Windows checkout).
+		if on && !maps.Equal(files.Links, links) {
+			t.Errorf("from the index: links %v, want %v", files.Links, links)
 		}
 	}
 }
