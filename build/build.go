@@ -146,6 +146,9 @@ type Result struct {
 	// hosts refuse their entries (skill.CheckMCP), with the reason and
 	// the fix; the other documents keep them.
 	MCPExcluded []layout.Excluded `json:"mcpExcluded,omitempty"`
+	// Unwritten are the marketplace files Options.Marketplace asked for
+	// that would list no plugin, and so were not written.
+	Unwritten []string `json:"unwrittenMarketplaces,omitempty"`
 	Findings    []lint.Finding    `json:"findings"`
 	Skipped     []Skipped         `json:"skipped"` // with Options.SkipInvalid: the skills left out
 	Packed      int               `json:"packed"`

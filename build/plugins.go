@@ -490,7 +490,8 @@ func (b *builder) noteParts(p *packed, name string, pl *plugin.Plugin, e *skill.
 // unlisted says which plugins each marketplace asked for leaves out
 // (layout.Lists), and why (one not served as a folder was said already).
 // A marketplace that would list no plugin is not written (Codex's, when
-// no plugin has a manifest Codex reads: phuryn/pm-skills), and said so;
+// no plugin has a manifest Codex reads: phuryn/pm-skills), and the result
+// says so;
 // when no marketplace naming plugin folders is left, no folder is served.
 func (b *builder) unlisted(ps []layout.Plugin, m *layout.Marketplace) {
 	if m == nil {
@@ -513,7 +514,7 @@ func (b *builder) unlisted(ps []layout.Plugin, m *layout.Marketplace) {
 		}
 		b.sayLeftOut(&l)
 		if n == 0 {
-			b.logf("  %s is not written: it would list no plugin", f)
+			b.res.Unwritten = append(b.res.Unwritten, f)
 			continue
 		}
 		files = append(files, f)
