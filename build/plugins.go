@@ -55,12 +55,23 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 		return layout.Plugin{}, none, err
 	}
 	files := collected.Files
+	// One line a reason (thereisnotime/skills-collection: 109 lines of
+	// links, a plugin's commands each).
+	var whys []string
+	refused := map[string][]string{}
 	for _, r := range collected.Refused {
 		why := r.Err.Error()
 		if r.Kind == skill.LinkEscapes {
 			why = "a symbolic link out of the plugin's folder; copy the file into it"
 		}
-		b.logf("  plugin %s (%s): its archives leave out %s: %s", pl.Name, b.rel(pl.Dir), r.Path, why)
+		if refused[why] == nil {
+			whys = append(whys, why)
+		}
+		refused[why] = append(refused[why], r.Path)
+	}
+	for _, why := range whys {
+		paths := refused[why]
+		b.logf("  plugin %s (%s): its archives leave out %s: %s", pl.Name, b.rel(pl.Dir), b.some(paths), why)
 	}
 	if files, err = b.vouched(pl, files, ok); err != nil {
 		return layout.Plugin{}, none, err
@@ -205,12 +216,8 @@ func (b *builder) vouched(pl *plugin.Plugin, files []skill.File, ok map[string]b
 	out = slices.DeleteFunc(out, func(d string) bool {
 		return slices.ContainsFunc(all, func(o string) bool { return strings.HasPrefix(d, o+"/") })
 	})
-	named := out[:min(len(out), 5)]
-	if len(out) > 5 {
-		named = append(slices.Clone(named), "…")
-	}
 	b.logf("  plugin %s (%s): its archives leave out %s the bundle does not publish: %s", pl.Name, b.rel(pl.Dir),
-		human.Plural(len(out), "skill folder", "skill folders"), strings.Join(named, ", "))
+		human.Plural(len(out), "skill folder", "skill folders"), b.some(out))
 	return slices.DeleteFunc(slices.Clone(files), func(f skill.File) bool {
 		return slices.ContainsFunc(out, func(d string) bool { return strings.HasPrefix(f.Path, d+"/") })
 	}), nil
@@ -555,13 +562,17 @@ func (b *builder) sayLeftOut(l *leftOut) {
 			b.logf("  plugin %s is left out of %s: %s", names[0], k[0], k[1])
 			continue
 		}
-		n := 5
-		if b.opts.Verbose {
-			n = len(names)
-		}
-		named := human.UpTo(len(names), n, func(i int) string { return names[i] }, "and %d more; -v lists them")
-		b.logf("  %d plugins are left out of %s (%s), each as %s", len(names), k[0], strings.Join(named, ", "), k[1])
+		b.logf("  %d plugins are left out of %s (%s), each as %s", len(names), k[0], b.some(names), k[1])
 	}
+}
+
+// some names the first five of names for a note, all with -v.
+func (b *builder) some(names []string) string {
+	n := 5
+	if b.opts.Verbose {
+		n = len(names)
+	}
+	return strings.Join(human.UpTo(len(names), n, func(i int) string { return names[i] }, "and %d more; -v lists them"), ", ")
 }
 
 // servesFolders reports whether a marketplace asked for names plugin

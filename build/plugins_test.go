@@ -186,9 +186,11 @@ func TestPluginWithSkippedSkill(t *testing.T) {
 	// A skill nested in it is a file of it (the scope leaves it out), left
 	// out with it and not named.
 	writeSkillFile(t, filepath.Join(src, "plugins", "pdf-tools", "skills", "bad"), "roles/x", "SKILL.md", "---\nname: X_Bad\ndescription: A role of the bad skill. Use when testing.\n---\n# X\n")
-	// A link out of the plugin is left out too, and said so.
-	if err := os.Symlink("../../.claude-plugin/marketplace.json", filepath.Join(src, "plugins", "pdf-tools", "LICENSE")); err != nil {
-		t.Fatal(err)
+	// Links out of the plugin are left out too, and said so, in one line.
+	for _, name := range []string{"LICENSE", "NOTICE"} {
+		if err := os.Symlink("../../.claude-plugin/marketplace.json", filepath.Join(src, "plugins", "pdf-tools", name)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	out := filepath.Join(t.TempDir(), "dist")
 	var log bytes.Buffer
@@ -208,7 +210,7 @@ func TestPluginWithSkippedSkill(t *testing.T) {
 		t.Errorf("pdf-tools' archive holds %s; want %s", got, want)
 	}
 	if !strings.Contains(log.String(), "plugin pdf-tools (") || !strings.Contains(log.String(), "its archives leave out 1 skill folder the bundle does not publish: skills/bad") ||
-		!strings.Contains(log.String(), "its archives leave out LICENSE: a symbolic link out of the plugin's folder") {
+		!strings.Contains(log.String(), "its archives leave out LICENSE, NOTICE: a symbolic link out of the plugin's folder") {
 		t.Errorf("the log does not say what pdf-tools' archives leave out:\n%s", log.String())
 	}
 }
