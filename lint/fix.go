@@ -228,12 +228,13 @@ type fixJob struct {
 	dir      string // the skill folder, absolute
 	entry    bool   // the skill's entry file
 	findings map[string][]Finding
-	names    map[string]map[string][]int // byScope of the run's skills, as the checks have it
+	names    runNames // of the run's skills, as the checks have them
+	self     Named    // the skill's, for its entry file
 }
 
-// taken reports whether a skill of the run declares name, as Pass.nameTaken
-// does for the fix the finding prints.
-func (j *fixJob) taken(name string) bool { return len(j.names[name]) > 0 }
+// taken reports whether giving the skill name collides with another's, as
+// Pass.nameTaken does for the fix the finding prints.
+func (j *fixJob) taken(name string) bool { return j.names.taken(j.self, name) }
 
 // fixJobs groups res's fixable findings by file, in path order, so that
 // fixes are made in the same order on every run.
@@ -245,7 +246,7 @@ func fixJobs(res *Result, r *runner) []*fixJob {
 		dirs[rel(s.Dir)] = s
 		named[i] = NameOf(s)
 	}
-	names := byScope(named)
+	names := newRunNames(named)
 	plugins := map[string]*plugin.Plugin{}
 	for _, p := range res.Plugins {
 		plugins[rel(p.Dir)] = p
@@ -279,6 +280,9 @@ func fixJobs(res *Result, r *runner) []*fixJob {
 			}
 			j = &fixJob{path: f.Path, rel: filepath.ToSlash(inSkill), disk: disk, dir: dir,
 				entry: s != nil && inSkill == s.File, findings: map[string][]Finding{}, names: names}
+			if j.entry {
+				j.self = NameOf(s)
+			}
 			jobs[f.Path] = j
 		}
 		j.findings[f.Rule] = append(j.findings[f.Rule], f)

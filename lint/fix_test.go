@@ -536,21 +536,33 @@ func sameRendering(a, b []byte) bool {
 }
 
 // name-format's fix gives a skill its folder's name, quoted or not as
-// written, but not a name another skill of the run has: that would trade
-// one error for two (name-duplicate).
+// written, but not a name another skill of the run has, nor one the fix
+// would give another skill too: that would trade one error for two
+// (name-duplicate, or name-bundle-clash across plugins: windyroad's
+// wr-c4:generate and wr-wardley:generate, each in a folder generate).
 func TestFixNameFormatTaken(t *testing.T) {
 	dir := t.TempDir()
 	md := "---\nname: %s\ndescription: Process PDF forms and merge documents for the user.\n---\nBody.\n"
 	testtool.WriteTree(t, dir, map[string]string{
-		"export/SKILL.md": fmt.Sprintf(md, `"Conversation Export"`),
-		"pdf/SKILL.md":    fmt.Sprintf(md, "PDF Tools"),
-		"other/SKILL.md":  fmt.Sprintf(md, "pdf"), // has the name the fix would give
+		"export/SKILL.md":                    fmt.Sprintf(md, `"Conversation Export"`),
+		"pdf/SKILL.md":                       fmt.Sprintf(md, "PDF Tools"),
+		"other/SKILL.md":                     fmt.Sprintf(md, "pdf"), // has the name the fix would give
+		"c4/.claude-plugin/plugin.json":      `{"name": "wr-c4"}`,
+		"c4/skills/generate/SKILL.md":        fmt.Sprintf(md, "wr-c4:generate"),
+		"wardley/.claude-plugin/plugin.json": `{"name": "wr-wardley"}`,
+		"wardley/skills/generate/SKILL.md":   fmt.Sprintf(md, "wr-wardley:generate"),
 	})
 	res := lintDir(t, dir, Options{})
+	for _, f := range res.Findings {
+		if f.Rule == "name-format" && strings.HasSuffix(f.Path, "generate/SKILL.md") && !strings.Contains(f.Fix, "rename the folder") {
+			t.Errorf("%s: fix %q, want a folder renamed", f.Path, f.Fix)
+		}
+	}
 	if _, err := Fix(context.Background(), res, FixOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	for file, want := range map[string]string{"export/SKILL.md": "name: export\n", "pdf/SKILL.md": "name: PDF Tools\n"} {
+	for file, want := range map[string]string{"export/SKILL.md": "name: export\n", "pdf/SKILL.md": "name: PDF Tools\n",
+		"c4/skills/generate/SKILL.md": "name: wr-c4:generate\n", "wardley/skills/generate/SKILL.md": "name: wr-wardley:generate\n"} {
 		data, err := os.ReadFile(filepath.Join(dir, file))
 		if err != nil {
 			t.Fatal(err)

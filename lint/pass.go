@@ -28,14 +28,14 @@ type Pass struct {
 	rule   *Rule
 	report func(*Rule, Finding)
 	memo   map[string]any
-	names  map[string]map[string][]int // byScope of the run's skills; nil for a skill checked alone
+	names  runNames // of the run's skills; none for a skill checked alone
 }
 
 // nameTaken reports whether a skill of the run declares name, in any
 // scope: a fix that gave another skill that name would trade its finding
 // for name-duplicate (or name-bundle-clash, which the build refuses). A
 // skill checked alone (CheckSkill) knows of no other.
-func (p *Pass) nameTaken(name string) bool { return len(p.names[name]) > 0 }
+func (p *Pass) nameTaken(name string) bool { return p.names.taken(NameOf(p.Skill), name) }
 
 // Report records a finding for the rule being checked. f.Path is relative
 // to the skill folder ("" means the folder itself); the runner makes it

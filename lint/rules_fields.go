@@ -448,7 +448,7 @@ func checkNameMismatch(p *Pass) {
 			// the plugin; clients load skills/<name>/SKILL.md.
 			fix = fmt.Sprintf("move the skill's files into a folder of its own, skills/%s/", name)
 		}
-		if p.names != nil && len(p.names) <= 1 && !skill.InWorkTree(p.Skill.Dir) {
+		if p.names.declared != nil && len(p.names.declared) <= 1 && !skill.InWorkTree(p.Skill.Dir) {
 			// A copy of a repository that is this skill (a download,
 			// a tree copied without .git) cannot be told from a skill's
 			// own folder: say what a clone would have been spared. Only

@@ -132,6 +132,42 @@ func byScope(skills []Named) map[string]map[string][]int {
 	return scopes
 }
 
+// runNames is what a fix giving a skill its folder's name must not
+// collide with: the names the run's skills declare (byScope), and how many
+// skills the name fixes would give each folder's name (their name missing,
+// or one no index carries: windyroad's wr-c4:generate and
+// wr-wardley:generate, both in folders named generate, traded two
+// name-format errors for a clash). Nil declared: a skill checked alone.
+type runNames struct {
+	declared map[string]map[string][]int
+	fixes    map[string]int
+}
+
+func newRunNames(skills []Named) runNames {
+	ns := runNames{declared: byScope(skills), fixes: map[string]int{}}
+	for _, s := range skills {
+		if s.fixed() {
+			ns.fixes[filepath.Base(s.Dir)]++
+		}
+	}
+	return ns
+}
+
+// fixed reports whether a name fix would give the skill its folder's name.
+func (n Named) fixed() bool {
+	return n.Mirror == "" && (!n.Declared || !namePattern.MatchString(n.Name) || len(n.Name) > 64)
+}
+
+// taken reports whether giving the skill s the name name would collide
+// with another skill's, declared or given by a fix.
+func (ns runNames) taken(s Named, name string) bool {
+	fixes := ns.fixes[name]
+	if s.fixed() && filepath.Base(s.Dir) == name {
+		fixes-- // s's own
+	}
+	return len(ns.declared[name]) > 0 || fixes > 0
+}
+
 // Nesting returns, for each of the skill folders dirs, the nearest other
 // of them that holds it, absolute; "" when none does. A set of folders and
 // a walk up from each keeps this linear in the number of skills; comparing

@@ -131,7 +131,7 @@ func CheckSkill(s *skill.Skill, files *skill.Files, err error, kept func() ([]Fi
 		verdict, done = kept()
 	}
 	if !done {
-		verdict = r.checkSkill(s, files, err, nil)
+		verdict = r.checkSkill(s, files, err, runNames{})
 	}
 	return verdict, r.baselined(Sort(append(slices.Clone(verdict), r.across([]Named{NameOf(s)}, nil, nil)...)))
 }
@@ -176,7 +176,7 @@ func (r *runner) run(skills []*skill.Skill, plugins []*plugin.Plugin, markets []
 	}
 	// The names the run's skills declare, for a fix that would give a
 	// skill one of them (name-mismatch).
-	names := byScope(named)
+	names := newRunNames(named)
 	perSkill := make([][]Finding, len(skills))
 	parallel.Each(len(skills), jobs, func(i int) error {
 		// A mirror's files are its original's, reported there; the
@@ -231,7 +231,7 @@ func (r *runner) across(skills []Named, plugins []*plugin.Plugin, markets []stri
 
 // checkSkill runs the per-skill rules on s. names is byScope of the run's
 // skills, nil when s is checked alone (CheckSkill).
-func (r *runner) checkSkill(s *skill.Skill, files *skill.Files, err error, names map[string]map[string][]int) []Finding {
+func (r *runner) checkSkill(s *skill.Skill, files *skill.Files, err error, names runNames) []Finding {
 	p := &Pass{Skill: s, Doc: s.Doc, Profile: r.set.Profile, names: names}
 	// The folder is made relative once per skill, its files joined to it:
 	// each filepath.Abs asks the system for the working folder (two stats).
