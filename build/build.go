@@ -310,6 +310,9 @@ type packed struct {
 	work  []*work       // in the order found; after lint, the published ones
 	named []*work       // after lint: the published skills, by name
 	sums  *scratch.File // each packed skill's summary (summary.go)
+	// inside are the skills published only inside others' archives
+	// (lint.Shadowed), which a plugin's archives hold.
+	inside []string
 
 	// pack's own: lint's leaveOut packs again the skills that need it.
 	claims  map[string]*work // which skill packs under each name (see claim)

@@ -9,6 +9,7 @@ import (
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/plugin"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // lintAcross runs the checks across skills (names, nesting), reports every
@@ -60,12 +61,27 @@ func (b *builder) lintAcross(p *packed) error {
 		}
 	}
 	// A skill inside another's folder that leaves its name to a skill
-	// outside (lint.Shadowed) is published only in the archive holding it.
+	// outside (lint.Shadowed) is published only in the archive holding it;
+	// a client's copy of a plugin's skill, only in the plugin's.
+	var variants []string           // the client variant folders, in order
+	copies := map[string][]string{} // their skills left to the plugin's
 	for i, dir := range lint.Shadowed(named) {
 		if w := p.work[i]; dir != "" && !w.skipped {
 			w.skipped = true
+			p.inside = append(p.inside, w.src.Dir)
+			if v := w.src.Plugin; v != "" && skill.IsVariant(v) {
+				if copies[v] == nil {
+					variants = append(variants, v)
+				}
+				copies[v] = append(copies[v], w.name)
+				continue
+			}
 			b.logf("  %s (%s) is published only inside the skill holding it: %s has its name", w.name, b.rel(w.src.Dir), b.rel(dir))
 		}
+	}
+	for _, v := range variants {
+		b.logf("  %s holds a client's copies of its plugin's skills, published only in the plugin's archives: %s",
+			b.rel(v), b.some(copies[v]))
 	}
 	if !b.opts.SkipInvalid {
 		return nil // checkClashes refuses two skills of one name

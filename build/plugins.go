@@ -233,6 +233,9 @@ func (b *builder) vouchedDirs(p *packed) map[string]bool {
 	for _, c := range p.copies {
 		ok[absPath(c.Dir)] = true
 	}
+	for _, d := range p.inside {
+		ok[absPath(d)] = true
+	}
 	for _, s := range b.res.Skipped {
 		ok[absPath(s.Dir)] = !slices.ContainsFunc(s.Findings, func(f lint.Finding) bool { return f.Rule != "name-bundle-clash" })
 	}

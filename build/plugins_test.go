@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 )
@@ -344,4 +345,39 @@ func TestPluginArchivesReused(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPluginClientCopies: a plugin whose Codex manifest declares a folder
+// of its own (codex/skills) holding a copy of each of the plugin's skills
+// (KingInYellows/yellow-plugins) is one plugin: no name clash, the
+// plugin's own skill published, the copy only in the plugin's archives.
+func TestPluginClientCopies(t *testing.T) {
+	src := t.TempDir()
+	md := "---\nname: ci-status\ndescription: Show recent CI runs%s. Use when asked for CI status.\n---\nRun gh run list.\n"
+	testtool.WriteTree(t, src, map[string]string{
+		".claude-plugin/marketplace.json":   `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "p", "source": "./p"}]}`,
+		"p/.claude-plugin/plugin.json":      `{"name": "p", "version": "1.0.0"}`,
+		"p/.codex-plugin/plugin.json":       `{"name": "p", "version": "1.0.0", "skills": "./codex/skills"}`,
+		"p/skills/ci-status/SKILL.md":       fmt.Sprintf(md, ""),
+		"p/codex/skills/ci-status/SKILL.md": fmt.Sprintf(md, " (Codex)"),
+	})
+	out := filepath.Join(t.TempDir(), "dist")
+	var log bytes.Buffer
+	res := mustBuild(t, []string{src}, Options{Out: out, Log: &log})
+	if len(res.Findings) != 0 || len(res.Skills) != 1 || filepath.Base(filepath.Dir(res.Skills[0].Dir)) != "skills" ||
+		filepath.Base(filepath.Dir(filepath.Dir(res.Skills[0].Dir))) != "p" {
+		t.Fatalf("findings %v, skills %+v; want none, and p/skills/ci-status", res.Findings, res.Skills)
+	}
+	idx := pluginsIndex(t, out)
+	var names []string
+	for _, e := range readTarGz(t, filepath.Join(out, layout.PluginsDir, idx.Plugins[0].Archives[0].URL), epoch1980) {
+		names = append(names, e.Name)
+	}
+	if got, want := strings.Join(names, " "), ".claude-plugin/plugin.json .codex-plugin/plugin.json codex/skills/ci-status/SKILL.md skills/ci-status/SKILL.md"; got != want {
+		t.Errorf("p's archive holds %s; want %s", got, want)
+	}
+	if want := "p/codex holds a client's copies of its plugin's skills, published only in the plugin's archives: ci-status"; !strings.Contains(log.String(), want) {
+		t.Errorf("the build said:\n%s\nwant %q", log.String(), want)
+	}
+	verified(t, out)
 }

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"os"
@@ -210,6 +211,10 @@ func Nesting(dirs []string) []string {
 // skills/parent/examples/other/SKILL.md), so the inner SKILL.md is a page
 // of the skill holding it: it is no second use of the name, and the build
 // publishes it only inside that skill's archive (skill-nested says so).
+// So is a skill of a client's variant folder inside a plugin whose name a
+// skill of the plugin itself declares (KingInYellows/yellow-plugins:
+// yellow-ci/codex/skills/x, which the Codex manifest declares, beside
+// yellow-ci/skills/x): that client's copy, which the plugin's archives hold.
 func Shadowed(skills []Named) []string {
 	out := make([]string, len(skills))
 	dirs := make([]string, len(skills))
@@ -223,12 +228,33 @@ func Shadowed(skills []Named) []string {
 			outer[s.Name] = s.Dir
 		}
 	}
+	variant := func(s Named) bool { return s.Plugin != "" && skill.IsVariant(s.Plugin) }
+	var own map[[2]string]string // a plugin (absolute) and a name → its skill declaring it
+	if slices.ContainsFunc(skills, variant) {
+		own = map[[2]string]string{}
+		for _, s := range skills {
+			if s.Plugin != "" && s.Declared && s.Mirror == "" && !variant(s) {
+				k := [2]string{absDir(s.Plugin), s.Name}
+				own[k] = cmp.Or(own[k], s.Dir)
+			}
+		}
+	}
 	for i, s := range skills {
-		if in[i] != "" && s.Declared && s.Mirror == "" {
+		switch {
+		case !s.Declared || s.Mirror != "":
+		case in[i] != "":
 			out[i] = outer[s.Name]
+		case variant(s):
+			out[i] = own[[2]string{filepath.Dir(absDir(s.Plugin)), s.Name}]
 		}
 	}
 	return out
+}
+
+// absDir is the folder dir, absolute.
+func absDir(dir string) string {
+	abs, _ := filepath.Abs(dir)
+	return abs
 }
 
 // PluginBuild is the command that builds plugin (a folder, as found) into

@@ -109,6 +109,10 @@ var variantNames = map[string]bool{
 	"qwen-code": true, "trae": true, "augment": true, "junie": true, "droid": true, "antigravity": true,
 }
 
+// IsVariant reports whether a plugin's folder, as Skill.Plugin names it, is
+// a per-platform variant folder (codex/ holding skills/).
+func IsVariant(plugin string) bool { return variantNames[strings.ToLower(filepath.Base(plugin))] }
+
 // isVariant reports whether a folder, given its listing, is a per-platform
 // variant folder: named after a client, and holding skills/ as a plugin does.
 func isVariant(dir string, ents []fs.DirEntry) bool {
