@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -185,6 +186,13 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 			rep, err = verify.Folder(ctx, opts.Source, opts.Signature, o)
 		case !skill.IsBundle(opts.Source) && hasSkills(opts.Source):
 			return nil, usageErr("%s holds skills, not a bundle: build them first (skillpack build %s -o dist), then verify dist", opts.Source, opts.Source)
+		case !slices.ContainsFunc([]string{layout.V2Index, layout.BuildRecord, layout.V1Index}, func(p string) bool {
+			_, err := os.Stat(filepath.Join(opts.Source, filepath.FromSlash(p)))
+			return err == nil
+		}):
+			// A failed check, as a URL with nothing there: exit 1.
+			return nil, &exitError{code: ExitFindings, err: fmt.Errorf("%s is not a bundle: it holds no %s nor %s; give the folder skillpack build wrote (its -o)",
+				opts.Source, layout.V2Index, layout.BuildRecord)}
 		case opts.Signature != "":
 			return nil, usageErr("--signature is for a skill folder; %s is a bundle, whose signatures sit beside its artifacts", opts.Source)
 		default:
