@@ -382,9 +382,15 @@ func checkNested(p *RunPass) {
 		if shadowed[i] != "" {
 			msg += fmt.Sprintf("; %s has its name, so the bundle publishes it only in that archive", p.Rel(shadowed[i]))
 		}
-		p.Report(Finding{Path: p.Rel(s.EntryPath()), Message: msg,
-			Fix: "move the folder next to " + p.Rel(dir) + "; or, if it is a part of that skill, " +
-				"rename its " + s.File + " (to README.md, say) so that it is no skill of its own"})
+		fix := "move the folder next to " + p.Rel(dir) + "; or, if it is a part of that skill, " +
+			"rename its " + s.File + " (to README.md, say) so that it is no skill of its own"
+		if p.Rel(dir) == "." || skill.IsRepoRoot(dir) {
+			// The top folder's skill (GQAdonis/artifact-refiner-skill):
+			// nothing is next to it, and a .skillignore there would leave
+			// the skills out of a plugin of the same folder too.
+			fix = "move the top " + skill.FileName + " into a folder of its own, so that its archives do not hold the other skills"
+		}
+		p.Report(Finding{Path: p.Rel(s.EntryPath()), Message: msg, Fix: fix})
 	}
 }
 

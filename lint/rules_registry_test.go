@@ -347,3 +347,31 @@ func TestIgnoreFlagFix(t *testing.T) {
 		}
 	}
 }
+
+// A skill inside the top folder's skill, which a plugin of that folder
+// declares (GQAdonis/artifact-refiner-skill): skill-nested's fix is no
+// "move the folder next to .", which would leave the repository.
+func TestNestedInTopSkill(t *testing.T) {
+	dir := t.TempDir()
+	md := "---\nname: %s\ndescription: Refine artifacts for the user. Use when asked to refine one.\n---\nBody.\n"
+	testtool.WriteTree(t, dir, map[string]string{
+		"SKILL.md":                        fmt.Sprintf(md, "top"),
+		".claude-plugin/plugin.json":      `{"name": "top"}`,
+		".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "top", "source": "./"}]}`,
+		"skills/a/SKILL.md":               fmt.Sprintf(md, "a"),
+	})
+	t.Chdir(dir)
+	res, err := Run([]string{"."}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fixes []string
+	for _, f := range res.Findings {
+		if f.Rule == "skill-nested" {
+			fixes = append(fixes, f.Fix)
+		}
+	}
+	if len(fixes) != 1 || !strings.HasPrefix(fixes[0], "move the top SKILL.md into a folder of its own") {
+		t.Errorf("skill-nested's fixes %q, want one that moves the top SKILL.md", fixes)
+	}
+}
