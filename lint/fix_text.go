@@ -101,11 +101,11 @@ func yamlChanges(doc *skill.SkillMD, data []byte, h invisibleHit) bool {
 // embeddings, overrides, isolates and right-to-left marks (which order was
 // meant is for a person to say); a run before a code fence at the start of
 // a line, the idiom for ``` inside a code block; anything inside a code
-// block, whose text is the example, and a run that is a table cell's
-// whole text; and, unless it can hide text, a run
-// whose deletion changes how the file renders (a zero-width space letting
-// "**" close beside CJK punctuation). Lint reports no run kept for that
-// last reason: the author has nothing to repair.
+// block, whose text is the example, and a run that is a table cell's whole
+// text; and, unless it can hide text, a run whose deletion changes how the
+// file renders (a zero-width space letting "**" close beside CJK
+// punctuation). Lint reports no run kept for that last reason: the author
+// has nothing to repair.
 func invisiblePlan(data []byte, hits []invisibleHit) []invisibleFix {
 	plan := make([]invisibleFix, len(hits))
 	code := codeBlocks(data)
