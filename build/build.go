@@ -147,12 +147,12 @@ type Result struct {
 	// the fix; the other documents keep them.
 	MCPExcluded []layout.Excluded `json:"mcpExcluded,omitempty"`
 	// Unwritten are the marketplace files Options.Marketplace asked for
-	// that would list no plugin, and so were not written.
-	Unwritten []string       `json:"unwrittenMarketplaces,omitempty"`
-	Findings  []lint.Finding `json:"findings"`
-	Skipped   []Skipped      `json:"skipped"` // with Options.SkipInvalid: the skills left out
-	Packed    int            `json:"packed"`
-	Reused    int            `json:"reused"`
+	// that would list no plugin, and so were not written, each with why.
+	Unwritten []layout.Excluded `json:"unwrittenMarketplaces,omitempty"`
+	Findings  []lint.Finding    `json:"findings"`
+	Skipped   []Skipped         `json:"skipped"` // with Options.SkipInvalid: the skills left out
+	Packed    int               `json:"packed"`
+	Reused    int               `json:"reused"`
 	// Changes is what the guard found comparing the build with the
 	// previous bundle (Options.Previous): its errors refused the build.
 	Changes []layout.Change `json:"changes,omitempty"`

@@ -524,7 +524,12 @@ func (b *builder) unlisted(ps []layout.Plugin, m *layout.Marketplace) {
 		}
 		b.sayLeftOut(&l)
 		if n == 0 {
-			b.res.Unwritten = append(b.res.Unwritten, f)
+			why := fmt.Sprintf("it would list none of the bundle's %s (the build's notes, without -q, say why each is left out)",
+				human.Plural(len(listed), "plugin", "plugins"))
+			if len(listed) == 0 {
+				why = "the bundle has no plugin: no folder of the input holds a plugin's manifest (.claude-plugin/plugin.json, .codex-plugin/plugin.json, …), nor does a marketplace name one"
+			}
+			b.res.Unwritten = append(b.res.Unwritten, layout.Excluded{Name: f, Reason: why})
 			continue
 		}
 		files = append(files, f)

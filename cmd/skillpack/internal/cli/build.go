@@ -213,10 +213,10 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 	}
 	warnLeftOut(ios, res.Excluded, "the legacy v0.1 index (.well-known/skills/)")
 	warnLeftOut(ios, res.MCPExcluded, "the MCP documents (mcp/*.json), whose hosts would refuse its entry")
-	for _, f := range res.Unwritten {
+	for _, e := range res.Unwritten {
 		// Asked for by name, so said even with -q (GPZ12138: a CI job's
 		// missing file, and exit 0).
-		fmt.Fprintf(ios.Err, "warning: --marketplace: %s is not written: it would list no plugin (the build's notes, without -q, say why each is left out)\n", f)
+		fmt.Fprintf(ios.Err, "warning: --marketplace: %s is not written: %s\n", e.Name, e.Reason)
 	}
 	buildDone(ios, opts.Out, res, start)
 	if opts.Summary != "" {
