@@ -408,3 +408,46 @@ func TestSayLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// The repository's own Codex marketplace says what the build cannot know:
+// each plugin's policy and category, and the title Codex shows, which the
+// built one keeps (Scandit/skills: ON_USE became ON_INSTALL); a change to
+// them is a change to the bundle, not a no-op.
+func TestCodexMarketplaceKeepsPolicy(t *testing.T) {
+	src := t.TempDir()
+	own := func(auth string) string {
+		return `{"name": "demo-plugins", "interface": {"displayName": "Demo Plugins"}, "plugins": [{"name": "demo",
+			"source": {"source": "local", "path": "./"}, "category": "Developer Tools",
+			"policy": {"installation": "AVAILABLE", "authentication": "` + auth + `", "products": ["CODEX"]}}]}`
+	}
+	testtool.WriteTree(t, src, map[string]string{
+		".codex-plugin/plugin.json":        `{"name": "demo", "version": "1.0.0"}`,
+		".agents/plugins/marketplace.json": own("ON_USE"),
+		"skills/demo/SKILL.md":             "---\nname: demo\ndescription: Demonstrates a plugin. Use when asked for a demo.\n---\nDemo.\n",
+	})
+	out := filepath.Join(t.TempDir(), "dist")
+	read := func() *layout.CodexMarketplaceDoc {
+		data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.CodexMarketplace)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := layout.DecodeCodexMarketplace(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	mustBuild(t, []string{src}, Options{Out: out, Marketplaces: []string{"codex"}})
+	m := read()
+	if len(m.Plugins) != 1 || m.Interface.DisplayName != "Demo Plugins" || m.Plugins[0].Category != "Developer Tools" ||
+		!strings.Contains(string(m.Plugins[0].Policy), `"ON_USE"`) || !strings.Contains(string(m.Plugins[0].Policy), `"CODEX"`) {
+		t.Errorf("Codex's marketplace is %+v (policy %s), want the repository's title, category and policy", m, m.Plugins[0].Policy)
+	}
+	testtool.WriteTree(t, src, map[string]string{".agents/plugins/marketplace.json": own("ON_INSTALL")})
+	if res := mustBuild(t, []string{src}, Options{Out: out, Marketplaces: []string{"codex"}}); res.UpToDate {
+		t.Error("a rebuild after the policy changed was a no-op")
+	}
+	if m := read(); !strings.Contains(string(m.Plugins[0].Policy), `"ON_INSTALL"`) {
+		t.Errorf("after the change the policy is %s, want ON_INSTALL", m.Plugins[0].Policy)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -315,6 +316,9 @@ func (b *builder) pluginsKey(ps []layout.Plugin, m *layout.Marketplace) []string
 		for _, c := range m.Claude { // the repository's entries, which no archive need hold
 			out = append(out, fmt.Sprintf("claude %q %q %q %q", c.Name, c.Description, c.Version, c.Skills))
 		}
+		for _, name := range slices.Sorted(maps.Keys(m.Codex)) {
+			out = append(out, fmt.Sprintf("codex %q %s %q", name, m.Codex[name].Policy, m.Codex[name].Category))
+		}
 	}
 	for _, p := range ps {
 		out = append(out, fmt.Sprintf("plugin %s %s %s", p.Name, p.TarGz.Digest, p.Zip.Digest))
@@ -345,7 +349,20 @@ func (b *builder) marketplace() *layout.Marketplace {
 	if layout.CheckName(name) != nil {
 		name = "skills"
 	}
-	return &layout.Marketplace{Name: name, Owner: cmp.Or(b.opts.CatalogPublisher, owner, name), Title: b.opts.CatalogTitle, Description: desc, Files: files}
+	m := &layout.Marketplace{Name: name, Owner: cmp.Or(b.opts.CatalogPublisher, owner, name), Title: b.opts.CatalogTitle, Description: desc, Files: files}
+	// The repository's own Codex marketplace says what the build cannot
+	// know: each plugin's policy and category, and the title Codex shows
+	// (Scandit/skills: ON_USE became ON_INSTALL, "Scandit Plugins" its name).
+	if data, err := os.ReadFile(filepath.Join(b.roots[0], filepath.FromSlash(layout.CodexMarketplace))); err == nil && slices.Contains(files, layout.CodexMarketplace) {
+		if own, err := layout.DecodeCodexMarketplace(data); err == nil {
+			m.Title = cmp.Or(m.Title, own.Interface.DisplayName)
+			m.Codex = map[string]layout.CodexPlugin{}
+			for _, e := range own.Plugins {
+				m.Codex[e.Name] = e
+			}
+		}
+	}
+	return m
 }
 
 // claudePlugins are the plugins Claude Code's file lists (Marketplace.Claude)

@@ -2,6 +2,7 @@ package layout
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -40,6 +41,9 @@ type Marketplace struct {
 	// Code marketplace (Name, Description, Version and Skills), so that a
 	// plugin installs from the bundle by the name it has in the repository.
 	Claude []Plugin
+	// Codex are the entries of the repository's own Codex marketplace, by
+	// plugin name, whose policy and category CodexMarketplace keeps.
+	Codex map[string]CodexPlugin
 }
 
 // NamesFolders reports whether a marketplace file names plugins by their
@@ -114,27 +118,35 @@ func DecodeClaudeMarketplace(data []byte) (*ClaudeMarketplaceDoc, error) {
 	return decode[ClaudeMarketplaceDoc](ClaudeMarketplace, data)
 }
 
-// codexMarketplace is CodexMarketplace (Codex's RawMarketplaceManifest):
-// a source's path is relative to the folder holding .agents/; the policy
-// is Codex's default, said outright.
-type codexMarketplace struct {
+// CodexMarketplaceDoc is CodexMarketplace (Codex's RawMarketplaceManifest):
+// a source's path is relative to the folder holding .agents/.
+type CodexMarketplaceDoc struct {
 	Name      string `json:"name"`
 	Interface struct {
 		DisplayName string `json:"displayName"`
 	} `json:"interface"`
-	Plugins []codexPlugin `json:"plugins"`
+	Plugins []CodexPlugin `json:"plugins"`
 }
 
-type codexPlugin struct {
+// CodexPlugin is one plugin of CodexMarketplaceDoc. Its policy and
+// category are the repository's own file's (Marketplace.Codex), else
+// Codex's default policy said outright: the build knows no other.
+type CodexPlugin struct {
 	Name   string `json:"name"`
 	Source struct {
 		Source string `json:"source"`
 		Path   string `json:"path"`
 	} `json:"source"`
-	Policy struct {
-		Installation   string `json:"installation"`
-		Authentication string `json:"authentication"`
-	} `json:"policy"`
+	Policy   json.RawMessage `json:"policy"`
+	Category string          `json:"category,omitempty"`
+}
+
+// codexPolicy is Codex's default policy.
+var codexPolicy = json.RawMessage(`{"installation": "AVAILABLE", "authentication": "ON_INSTALL"}`)
+
+// DecodeCodexMarketplace reads CodexMarketplace.
+func DecodeCodexMarketplace(data []byte) (*CodexMarketplaceDoc, error) {
+	return decode[CodexMarketplaceDoc](CodexMarketplace, data)
 }
 
 // folderMarketplace is CursorMarketplace and CopilotMarketplace, whose
@@ -182,12 +194,15 @@ func marketplaceDoc(path string, ps []Plugin, m Marketplace) func(io.Writer) err
 		}
 		doc = d
 	case CodexMarketplace:
-		d := codexMarketplace{Name: m.Name, Plugins: []codexPlugin{}}
+		d := CodexMarketplaceDoc{Name: m.Name, Plugins: []CodexPlugin{}}
 		d.Interface.DisplayName = cmp.Or(m.Title, m.Name)
 		for _, p := range ps {
-			e := codexPlugin{Name: p.Name}
+			own := m.Codex[p.Name]
+			e := CodexPlugin{Name: p.Name, Policy: own.Policy, Category: own.Category}
+			if e.Policy == nil {
+				e.Policy = codexPolicy
+			}
 			e.Source.Source, e.Source.Path = "local", "./"+PluginDir(p.Name)
-			e.Policy.Installation, e.Policy.Authentication = "AVAILABLE", "ON_INSTALL"
 			d.Plugins = append(d.Plugins, e)
 		}
 		doc = d
