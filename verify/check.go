@@ -71,7 +71,8 @@ type checker struct {
 	// mcpListed is, for each MCP document read, the skills it lists: all
 	// of the v0.2 index's but those MCP hosts refuse (checkMCP).
 	mcpListed map[string]map[string]bool
-	sumLines  *parsedSums // checksums.txt (checksumLines)
+	sumLines  *parsedSums     // checksums.txt (checksumLines)
+	rec       **layout.Record // the build record once read (record); nil before
 }
 
 // parsedSums is checksums.txt as checksumLines read it.
@@ -157,6 +158,7 @@ func run(ctx context.Context, src bundle.Source, o Options) (*Report, error) {
 		c.llmsTxt()
 		c.aiCatalog()
 		c.plugins()
+		c.recordArchives()
 		c.settle()
 		c.unpackArchives()
 		c.unpackVersions()

@@ -182,6 +182,13 @@ func replaceArchive(t *testing.T, dir, old string, data []byte) string {
 		t.Fatal(err)
 	}
 	slices.Sort(rec.Files)
+	for i := range rec.Skills { // the record's size of it too
+		for _, a := range []*layout.Archive{&rec.Skills[i].TarGz, &rec.Skills[i].Zip} {
+			if a.Digest == newDigest {
+				a.Size = int64(len(data))
+			}
+		}
+	}
 	var b bytes.Buffer
 	if err := rec.Encode(&b); err != nil {
 		t.Fatal(err)

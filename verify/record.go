@@ -20,19 +20,12 @@ import (
 // but for the files it does not hold, and for extra files only when it
 // holds one bundle alone.
 func (c *checker) buildRecord() {
-	f, folder := c.src.(*bundle.Folder)
-	if !folder && c.stored() == nil {
+	rec := c.record()
+	if rec == nil {
 		return
 	}
 	const p = layout.BuildRecord
-	data := c.read(p, false)
-	if data == nil {
-		return
-	}
-	rec, err := layout.DecodeRecord(data)
-	if !c.decoded(p, data, err) {
-		return
-	}
+	f, folder := c.src.(*bundle.Folder)
 	// A path that is none is reported here, on the record, and looked
 	// for nowhere.
 	listed := map[string]bool{}
@@ -81,6 +74,46 @@ func (c *checker) buildRecord() {
 		}
 		if present == nil || present[d.Path] || !listed[d.Path] { // else reported just above
 			c.expect(d.Path, p, d.Digest, d.Size)
+		}
+	}
+}
+
+// record is the bundle's build record, read once; nil for a URL's (not
+// served) or one that cannot be read, which says why.
+func (c *checker) record() *layout.Record {
+	if c.rec == nil {
+		c.rec = new(*layout.Record)
+		if _, folder := c.src.(*bundle.Folder); folder || c.stored() != nil {
+			if data := c.read(layout.BuildRecord, false); data != nil {
+				if rec, err := layout.DecodeRecord(data); c.decoded(layout.BuildRecord, data, err) {
+					*c.rec = rec
+				}
+			}
+		}
+	}
+	return *c.rec
+}
+
+// recordArchives claims, for each skill the indexes list, the two
+// archives its build record names, so that every archive is unpacked and
+// held to the skill's files: an index names at most one (superpowers-zh:
+// 10 of 42 unpacked), the catalog's pages offer the other.
+func (c *checker) recordArchives() {
+	rec := c.record()
+	if rec == nil {
+		return
+	}
+	for _, s := range rec.Skills {
+		if c.skills[s.Name] == nil {
+			continue // a skill no index lists: buildRecord's to report
+		}
+		for _, a := range []struct {
+			layout.Archive
+			ext string
+		}{{s.TarGz, layout.TarGz}, {s.Zip, layout.Zip}} {
+			if a.Digest.Valid() {
+				c.archive(layout.ArchivePath(s.Name, a.Digest, a.ext), s.Name, layout.BuildRecord, a.Digest, a.Size)
+			}
 		}
 	}
 }

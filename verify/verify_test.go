@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/skillpack/skillpack/build"
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -261,6 +263,30 @@ func TestArchiveOfAnotherSkill(t *testing.T) {
 				t.Errorf("the forgery left a digest mismatch, so the test proves less than it should: %s", pr)
 			}
 		}
+	})
+	// A skill the MCP documents leave out (nested metadata) has its
+	// archives named by the build record alone, but for the v0.2 index's
+	// .tar.gz of an archive skill: each is unpacked and held to the
+	// skill's files as well (superpowers-zh: 10 of 42 archives unpacked).
+	t.Run("off MCP, documents forged to match", func(t *testing.T) {
+		src := t.TempDir()
+		md := "---\nname: %s\ndescription: Profile CSV files for the user. Use when asked about a CSV file.\n%s---\nBody.\n"
+		testtool.WriteTree(t, src, map[string]string{
+			"tagged/SKILL.md":    fmt.Sprintf(md, "tagged", "metadata:\n  hermes:\n    tags: [csv]\n"),
+			"tagged/notes.md":    "Notes.\n",
+			"plain/SKILL.md":     fmt.Sprintf(md, "plain", ""),
+			"plain/scripts/a.sh": "echo a\n",
+		})
+		dir := filepath.Join(t.TempDir(), "dist")
+		res, err := build.Run([]string{src}, build.Options{Out: dir})
+		if err != nil || len(res.MCPExcluded) != 1 {
+			t.Fatalf("build: %v; MCP leaves out %v, want tagged", err, res.MCPExcluded)
+		}
+		if rep := check(t, dir, Options{}); !rep.OK() || rep.Checked.Archives != 4 {
+			t.Fatalf("the bundle as built: %d archives unpacked, want 4; problems:\n%s", rep.Checked.Archives, problems(rep))
+		}
+		p := replaceArchive(t, dir, archiveOf(t, dir, "tagged", layout.Zip), readFile(t, dir, archiveOf(t, dir, "plain", layout.Zip)))
+		wantProblem(t, check(t, dir, Options{}), p, `entry "scripts/a.sh" is not a file of skill "tagged"`)
 	})
 }
 
