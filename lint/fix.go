@@ -40,7 +40,7 @@ var fixers = []*fixer{
 	{[]string{"frontmatter-yaml"}, fixColonLines},
 	{[]string{"yaml-ambiguous-scalar", "metadata-scalar", "yaml-colon-space"}, fixQuoteScalars},
 	{[]string{"allowed-tools-list"}, fixAllowedTools},
-	{[]string{"yaml-flow-sequence"}, fixHint},
+	{[]string{"yaml-flow-sequence"}, fixFlowSequences},
 	{[]string{"yaml-multiline-quote", "yaml-quote-indent"}, fixMultilineQuotes},
 	{[]string{"installed-metadata"}, fixInstalledMetadata},
 	{[]string{"metadata-format"}, fixEmptyMetadata},

@@ -537,6 +537,73 @@ func fixMultilineQuotes(f *fixFile, _ []Finding) {
 	f.applyFront(fixes)
 }
 
+// fixFlowSequences writes each reported flow sequence of scalars that
+// closes on its line ([a, b] after a mapping key) in block form, one
+// "- item" a line, where the finding still points at it; argument-hint's,
+// meant as text, is quoted instead (fixHint). An empty list is left.
+func fixFlowSequences(f *fixFile, at []Finding) {
+	fixHint(f, nil)
+	if !f.job.entry {
+		return
+	}
+	d := skill.Parse(f.data)
+	if d.Front == nil {
+		return
+	}
+	reported := map[[2]int]bool{}
+	for _, fd := range at {
+		reported[[2]int{fd.Line, fd.Column}] = true
+	}
+	var fixes []frontFix
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			line, c := d.FilePos(v)
+			if v.Kind == yaml.MappingNode {
+				walk(v)
+				continue
+			}
+			if v.Kind != yaml.SequenceNode || v.Style&yaml.FlowStyle == 0 || len(v.Content) == 0 || !reported[[2]int{line, c}] {
+				continue
+			}
+			start, ok := nodeOffset(f.data, d, v)
+			end := -1
+			if ok && start < len(f.data) && f.data[start] == '[' {
+				if end = skill.FlowEnd(string(f.data[start:])); end >= 0 {
+					end += start
+				}
+			}
+			if end < 0 || bytes.IndexByte(f.data[start:end], '\n') >= 0 || len(bytes.TrimSpace(f.data[end+1:lineEnd(f.data, end)])) > 0 {
+				continue
+			}
+			var b strings.Builder
+			indent := strings.Repeat(" ", k.Column+1)
+			for _, item := range v.Content {
+				if item.Kind != yaml.ScalarNode {
+					b.Reset()
+					break
+				}
+				text := item.Value
+				if item.Style != 0 {
+					text = doubleQuote(item.Value)
+				}
+				b.WriteString("\n" + indent + "- " + text)
+			}
+			ws := start
+			for ws > 0 && f.data[ws-1] == ' ' {
+				ws--
+			}
+			if b.Len() > 0 {
+				fixes = append(fixes, frontFix{edits: []fixEdit{{ws, end + 1, b.String()}},
+					mutate: func(*skill.SkillMD) bool { return true }}) // the same values, in block style
+			}
+		}
+	}
+	walk(d.Front)
+	f.applyFront(fixes)
+}
+
 // hintList finds argument-hint's flow sequence in data, SKILL.md's bytes
 // as d parsed them: from its "[" to past its "]", when it closes on its
 // line and nothing but blanks follows it there (a comment stays a person's

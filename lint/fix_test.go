@@ -572,3 +572,30 @@ func TestFixNameFormatTaken(t *testing.T) {
 		}
 	}
 }
+
+// yaml-flow-sequence's fix writes a list in block form, at any depth
+// (superpowers-zh's metadata.hermes.tags: --fix said it repairs the rule,
+// then fixed nothing), and quotes an argument-hint meant as text.
+func TestFixFlowSequences(t *testing.T) {
+	dir, opts := fixTree(t, map[string]string{
+		"s/SKILL.md": "---\nname: s\ndescription: Fill PDF forms. Use when the user works with PDF files.\nargument-hint: [file]\n" +
+			"metadata:\n  hermes:\n    tags: [design, \"a: b\", 'c']\n---\nBody.\n",
+	})
+	res := lintDir(t, dir, opts)
+	if _, err := Fix(context.Background(), res, FixOptions{Lint: opts}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "s", "SKILL.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "argument-hint: \"[file]\"\nmetadata:\n  hermes:\n    tags:\n      - design\n      - \"a: b\"\n      - \"c\"\n---\n"
+	if !strings.Contains(string(data), want) {
+		t.Errorf("after Fix:\n%s\nwant it to hold:\n%s", data, want)
+	}
+	for _, f := range lintDir(t, dir, opts).Findings {
+		if f.Rule == "yaml-flow-sequence" {
+			t.Errorf("left: %v", f)
+		}
+	}
+}
