@@ -567,14 +567,8 @@ func fixFlowSequences(f *fixFile, at []Finding) {
 			if v.Kind != yaml.SequenceNode || v.Style&yaml.FlowStyle == 0 || len(v.Content) == 0 || !reported[[2]int{line, c}] {
 				continue
 			}
-			start, ok := nodeOffset(f.data, d, v)
-			end := -1
-			if ok && start < len(f.data) && f.data[start] == '[' {
-				if end = skill.FlowEnd(string(f.data[start:])); end >= 0 {
-					end += start
-				}
-			}
-			if end < 0 || bytes.IndexByte(f.data[start:end], '\n') >= 0 || len(bytes.TrimSpace(f.data[end+1:lineEnd(f.data, end)])) > 0 {
+			start, end, ok := flowList(f.data, d, v)
+			if !ok {
 				continue
 			}
 			var b strings.Builder
@@ -595,7 +589,7 @@ func fixFlowSequences(f *fixFile, at []Finding) {
 				ws--
 			}
 			if b.Len() > 0 {
-				fixes = append(fixes, frontFix{edits: []fixEdit{{ws, end + 1, b.String()}},
+				fixes = append(fixes, frontFix{edits: []fixEdit{{ws, end, b.String()}},
 					mutate: func(*skill.SkillMD) bool { return true }}) // the same values, in block style
 			}
 		}
@@ -604,15 +598,20 @@ func fixFlowSequences(f *fixFile, at []Finding) {
 	f.applyFront(fixes)
 }
 
-// hintList finds argument-hint's flow sequence in data, SKILL.md's bytes
-// as d parsed them: from its "[" to past its "]", when it closes on its
-// line and nothing but blanks follows it there (a comment stays a person's
-// call).
+// hintList finds argument-hint's flow sequence in data (flowList).
 func hintList(data []byte, d *skill.SkillMD) (start, end int, ok bool) {
 	_, v := d.Lookup("argument-hint")
 	if v == nil || v.Kind != yaml.SequenceNode || v.Style&yaml.FlowStyle == 0 {
 		return 0, 0, false
 	}
+	return flowList(data, d, v)
+}
+
+// flowList finds the flow sequence v in data, SKILL.md's bytes as d
+// parsed them: from its "[" to past its "]", when it closes on its line
+// and nothing but blanks follows it there (a comment stays a person's
+// call).
+func flowList(data []byte, d *skill.SkillMD, v *yaml.Node) (start, end int, ok bool) {
 	start, ok = nodeOffset(data, d, v)
 	if !ok || start >= len(data) || data[start] != '[' {
 		return 0, 0, false
@@ -819,7 +818,7 @@ func fixEmptyMetadata(f *fixFile, _ []Finding) {
 // folder's, when that is a valid name no other skill of the run has.
 func (f *fixFile) folderName() (string, bool) {
 	folder := filepath.Base(f.job.dir)
-	return folder, f.job.entry && namePattern.MatchString(folder) && len(folder) <= 64 && !f.job.taken(folder)
+	return folder, f.job.entry && validName(folder) && !f.job.taken(folder)
 }
 
 // fixNameMissing adds the folder's name to a frontmatter that has none,
@@ -859,7 +858,7 @@ func fixNameFormat(f *fixFile, _ []Finding) {
 	}
 	d := skill.Parse(f.data)
 	_, v := d.Lookup("name")
-	if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" || namePattern.MatchString(v.Value) && len(v.Value) <= 64 {
+	if v == nil || v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" || validName(v.Value) {
 		return
 	}
 	start, end, ok := scalarSpan(f.data, d, v)

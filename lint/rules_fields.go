@@ -282,6 +282,10 @@ var fieldRules = []*Rule{
 
 var namePattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
+// validName reports whether s is a name every index carries: namePattern,
+// 64 characters at most.
+func validName(s string) bool { return namePattern.MatchString(s) && len(s) <= 64 }
+
 func checkRequired(p *Pass, key string) {
 	if p.Doc == nil || p.Doc.Front == nil {
 		return
@@ -360,7 +364,7 @@ func checkNameFormat(p *Pass) {
 		// The folder's name is the one to take when it is valid, since
 		// the specification wants the two equal.
 		fix := "use lowercase letters, digits and single hyphens: name: " + skill.SuggestName(name)
-		if folder := p.Skill.Name(); namePattern.MatchString(folder) && len(folder) <= 64 && !p.nameTaken(folder) {
+		if folder := p.Skill.Name(); validName(folder) && !p.nameTaken(folder) {
 			fix = "set name: " + folder + ", the folder's name"
 		} else {
 			fix += ", and rename the folder to match"
@@ -378,7 +382,7 @@ func checkNameASCII(p *Pass) {
 	}
 	r, _ := utf8.DecodeRuneInString(name[i:])
 	fix := "spell the name in ASCII, e.g. " + strconv.Quote(skill.SuggestName(asciiFold(name)))
-	if folder := p.Skill.Name(); namePattern.MatchString(folder) && len(folder) <= 64 {
+	if folder := p.Skill.Name(); validName(folder) {
 		fix = "set name: " + folder + ", the folder's name" // as name-format says
 	}
 	p.ReportNode(v, fix,

@@ -156,7 +156,7 @@ func newRunNames(skills []Named) runNames {
 
 // fixed reports whether a name fix would give the skill its folder's name.
 func (n Named) fixed() bool {
-	return n.Mirror == "" && (!n.Declared || !namePattern.MatchString(n.Name) || len(n.Name) > 64)
+	return n.Mirror == "" && (!n.Declared || !validName(n.Name))
 }
 
 // taken reports whether giving the skill s the name name would collide

@@ -71,8 +71,9 @@ type checker struct {
 	// mcpListed is, for each MCP document read, the skills it lists: all
 	// of the v0.2 index's but those MCP hosts refuse (checkMCP).
 	mcpListed map[string]map[string]bool
-	sumLines  *parsedSums     // checksums.txt (checksumLines)
-	rec       **layout.Record // the build record once read (record); nil before
+	sumLines  *parsedSums    // checksums.txt (checksumLines)
+	rec       *layout.Record // the build record (record), once recRead
+	recRead   bool
 }
 
 // parsedSums is checksums.txt as checksumLines read it.

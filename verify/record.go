@@ -81,17 +81,18 @@ func (c *checker) buildRecord() {
 // record is the bundle's build record, read once; nil for a URL's (not
 // served) or one that cannot be read, which says why.
 func (c *checker) record() *layout.Record {
-	if c.rec == nil {
-		c.rec = new(*layout.Record)
-		if _, folder := c.src.(*bundle.Folder); folder || c.stored() != nil {
-			if data := c.read(layout.BuildRecord, false); data != nil {
-				if rec, err := layout.DecodeRecord(data); c.decoded(layout.BuildRecord, data, err) {
-					*c.rec = rec
-				}
+	if c.recRead {
+		return c.rec
+	}
+	c.recRead = true
+	if _, folder := c.src.(*bundle.Folder); folder || c.stored() != nil {
+		if data := c.read(layout.BuildRecord, false); data != nil {
+			if rec, err := layout.DecodeRecord(data); c.decoded(layout.BuildRecord, data, err) {
+				c.rec = rec
 			}
 		}
 	}
-	return *c.rec
+	return c.rec
 }
 
 // recordArchives claims, for each skill the indexes list, the two
