@@ -1,26 +1,103 @@
 package testtool
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-containerregistry/pkg/registry"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
 
-// Registry runs Debian's docker-registry (distribution 2.8) for the test
-// on a free port of 127.0.0.1, storing in a folder of the test, and
-// returns its host:port; it is stopped when the test ends. extra is added
-// to the end of its configuration (an auth section). Without the program
-// the test skips, or fails under SKILLPACK_REQUIRE_TOOLS=1.
+// Registry runs a registry for the test on 127.0.0.1 and returns its
+// host:port; it is stopped when the test ends. It is Debian's
+// docker-registry (distribution 2.8), with extra added to the end of its
+// configuration (an auth section), or go-containerregistry's (ko's and
+// crane's), in the test's process, with RegistryEnv=ggcr and where
+// docker-registry is missing and not required: a second implementation
+// that CI runs the publish tests against too, and one that a fresh machine
+// has. docker-registry has no referrers API: clients keep referrers by tag.
 func Registry(t testing.TB, extra string) string {
 	t.Helper()
+	env := os.Getenv(RegistryEnv)
+	if ok, _, _ := Check("docker-registry"); extra == "" && (env != "" || !ok && !Required()) {
+		var h http.Handler = registry.New(registry.Logger(log.New(io.Discard, "", 0)), registry.WithReferrersSupport(env == "ggcr-referrers"))
+		if env == "ggcr-referrers" {
+			h = referrersAPI(h)
+		}
+		s := httptest.NewServer(h)
+		t.Cleanup(s.Close)
+		return s.Listener.Addr().String()
+	}
 	host, _ := RegistryStorage(t, extra)
 	return host
+}
+
+// RegistryEnv names the variable that chooses go-containerregistry's
+// registry for Registry: "ggcr", or "ggcr-referrers" for one that serves
+// the referrers API, as most registries do now (ECR, ACR, Harbor, zot).
+const RegistryEnv = "SKILLPACK_TEST_REGISTRY"
+
+// referrersAPI mends go-containerregistry's referrers API to the OCI
+// distribution spec (1.1), whose clients (oras-go) use it only when a
+// manifest's PUT answers with the OCI-Subject header, which it leaves out;
+// and its listing gives each referrer's config media type where the spec
+// wants the manifest's artifactType when it has one.
+func referrersAPI(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/manifests/") {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var m ocispec.Manifest
+			if json.Unmarshal(body, &m) == nil && m.Subject != nil {
+				w.Header().Set("OCI-Subject", m.Subject.Digest.String())
+			}
+		}
+		repo, _, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/v2/"), "/referrers/")
+		if r.Method != http.MethodGet || !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		var idx ocispec.Index
+		if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &idx) != nil {
+			w.WriteHeader(rec.Code)
+			w.Write(rec.Body.Bytes())
+			return
+		}
+		want, kept := r.URL.Query().Get("artifactType"), idx.Manifests[:0]
+		for _, d := range idx.Manifests {
+			m := httptest.NewRecorder()
+			next.ServeHTTP(m, httptest.NewRequest(http.MethodGet, "/v2/"+repo+"/manifests/"+d.Digest.String(), nil))
+			var own ocispec.Manifest
+			if json.Unmarshal(m.Body.Bytes(), &own) == nil && own.ArtifactType != "" {
+				d.ArtifactType = own.ArtifactType
+			}
+			if want == "" || d.ArtifactType == want {
+				kept = append(kept, d)
+			}
+		}
+		idx.Manifests = kept
+		if want != "" {
+			w.Header().Set("OCI-Filters-Applied", "artifactType")
+		}
+		data, _ := json.Marshal(idx)
+		w.Header().Set("Content-Type", ocispec.MediaTypeImageIndex)
+		w.Write(data)
+	})
 }
 
 // RegistryStorage is Registry, and the folder the registry stores in, for

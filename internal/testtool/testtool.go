@@ -7,7 +7,7 @@
 // skips, naming it. CI installs the tools and sets SKILLPACK_REQUIRE_TOOLS=1,
 // under which a missing tool fails the test instead, so that a tool CI lost
 // cannot turn its tests into silent skips. Optional tools (cosign, which
-// Debian does not package) skip even then. Registry runs one of them,
+// Debian does not package, and MinIO) skip even then. Registry runs one of them,
 // docker-registry, for the tests that publish to a registry. JSONSchema
 // compiles a specification's published schema for the tests that check a
 // document against it; WriteTree writes a test's tree of files.
@@ -57,6 +57,9 @@ var tools = map[string]struct {
 	// publish/s3's integration test: a real S3-compatible server on
 	// 127.0.0.1 that keeps Content-Type, Cache-Control and checksums.
 	"versitygw": {install: "go install github.com/versity/versitygw/cmd/versitygw@v1.8.0"},
+	// The same test against MinIO, the most deployed on premises: it
+	// takes seven minutes to build, so CI leaves it out.
+	"minio": {install: "go install github.com/minio/minio@v0.0.0-20260212201848-7aac2a2c5b7c", optional: true},
 	// serve's test of docs/nginx.conf against skillpack serve.
 	"nginx": {install: "Debian: nginx-light"},
 	// build's test of the marketplaces with the clients that read them,

@@ -6,7 +6,7 @@ import (
 	"github.com/skillpack/skillpack/internal/testtool"
 )
 
-// testRegistry is a docker-registry serving for the test.
+// testRegistry is a registry serving for the test (testtool.Registry).
 type testRegistry struct {
 	host string // 127.0.0.1:port
 }

@@ -39,8 +39,10 @@ type server struct {
 	url   string // the proxy's
 	proxy *proxy
 	// checksums tells that the server keeps x-amz-checksum-sha256, and
-	// cacheControl that it keeps Cache-Control (gofakes3 keeps neither).
-	checksums, cacheControl bool
+	// cacheControl that it keeps Cache-Control (gofakes3 keeps neither);
+	// files that it keeps objects as files and folders, so that a key
+	// cannot also be a prefix (versitygw's posix backend).
+	checksums, cacheControl, files bool
 
 	clientOnce sync.Once
 	c          *minio.Client

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -20,7 +21,26 @@ import (
 // versitygw starts a real S3-compatible server (versitygw on a posix
 // folder) on 127.0.0.1, with the test's bucket, behind the test's proxy.
 func versitygw(t *testing.T) *server {
-	bin := testtool.Need(t, "versitygw")
+	s := s3Server(t, "versitygw", func(root, addr string) []string {
+		return []string{"--access", testKey, "--secret", testSecret, "--port", addr, "--quiet", "posix", root}
+	}, nil)
+	s.files = true
+	return s
+}
+
+// minioServer starts MinIO, the S3-compatible server most deployed on
+// premises, on a folder, as versitygw.
+func minioServer(t *testing.T) *server {
+	return s3Server(t, "minio", func(root, addr string) []string {
+		return []string{"server", "--quiet", "--address", addr, root}
+	}, []string{"MINIO_ROOT_USER=" + testKey, "MINIO_ROOT_PASSWORD=" + testSecret, "MINIO_BROWSER=off", "MINIO_UPDATE=off"})
+}
+
+// s3Server starts the named server with the arguments args gives for its
+// folder and address, and env, behind the test's proxy, and makes the
+// test's bucket once it answers.
+func s3Server(t *testing.T, name string, args func(root, addr string) []string, env []string) *server {
+	bin := testtool.Need(t, name)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -28,8 +48,9 @@ func versitygw(t *testing.T) *server {
 	addr := l.Addr().String()
 	l.Close()
 	root := testtool.MemDir(t) // in memory where it can be: see MemDir
-	cmd := exec.Command(bin, "--access", testKey, "--secret", testSecret, "--port", addr, "--quiet", "posix", root)
+	cmd := exec.Command(bin, args(root, addr)...)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), env...)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -55,19 +76,23 @@ func versitygw(t *testing.T) *server {
 			break
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("versitygw did not start on %s: %v", addr, err)
+			t.Fatalf("%s did not start on %s: %v", name, addr, err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Logf("versitygw on %s, storing in %s", addr, filepath.Base(root))
+	t.Logf("%s on %s, storing in %s", name, addr, filepath.Base(root))
 	return s
 }
 
 // The publish tests against a real S3-compatible server: headers and
 // checksums as it stores them, the order it saw, incremental publishing,
 // prune, dry run, faults and stopped runs.
-func TestVersitygw(t *testing.T) {
-	s := versitygw(t)
+func TestVersitygw(t *testing.T) { runSuite(t, versitygw(t)) }
+
+// The same tests against MinIO, where it is installed.
+func TestMinIO(t *testing.T) { runSuite(t, minioServer(t)) }
+
+func runSuite(t *testing.T, s *server) {
 	for _, c := range []struct {
 		name string
 		test func(*testing.T, *server)

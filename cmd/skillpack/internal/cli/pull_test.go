@@ -83,13 +83,14 @@ func TestPullRun(t *testing.T) {
 	}
 
 	// publish --json to a registry: the document of a rerun (all present)
-	// and of a dry run to another repository (all would-upload) are what
-	// the schema says.
+	// and of a dry run to another, empty registry (all would-upload) are
+	// what the schema says.
 	schemas, err := filepath.Abs(schemaDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, argv := range [][]string{{"publish", dist, target, "--json"}, {"publish", dist, "oci://" + host + "/acme/other", "--json", "--dry-run"}} {
+	other := "oci://" + testtool.Registry(t, "") + "/acme/other"
+	for _, argv := range [][]string{{"publish", dist, target, "--json"}, {"publish", dist, other, "--json", "--dry-run"}} {
 		ios, stdout, errb := fakeIO(nil)
 		code := run(ios, argv)
 		if err := validateDoc(schemas, "publish.schema.json", stdout.Bytes(), code); err != nil || code != ExitOK {
