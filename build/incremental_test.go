@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -47,6 +48,29 @@ func TestNoOpRebuild(t *testing.T) {
 		t.Error("no-op rebuild reports other artifacts than the build it kept")
 	}
 	noStaging(t, filepath.Dir(dist))
+}
+
+// A skill may ship its author's folder signature (a skill.oms.sig, as
+// NVIDIA's skills do): one of its files, not a signature a build wrote. A
+// rebuild is still a no-op, and says nothing of signatures left behind.
+func TestNoOpShippedSignature(t *testing.T) {
+	src := copyExamples(t)
+	writeSkillFile(t, src, "csv-profiler", layout.FolderSignatureFile, "{}\n")
+	dist := filepath.Join(filepath.Dir(src), "dist")
+	mustBuild(t, []string{src}, Options{Out: dist})
+	before := snapshot(t, dist)
+	var log strings.Builder
+	if res := mustBuild(t, []string{src}, Options{Out: dist, Log: &log}); !res.UpToDate {
+		t.Errorf("a skill ships a skill.oms.sig: the rebuild is not a no-op\n%s", log.String())
+	}
+	sameTree(t, "no-op rebuild", before, snapshot(t, dist), true)
+	appendTo(t, filepath.Join(src, "commit-messages", "SKILL.md"), "\nOne more line.\n")
+	log.Reset()
+	mustBuild(t, []string{src}, Options{Out: dist, Log: &log})
+	if strings.Contains(log.String(), "signature") {
+		t.Errorf("an unsigned bundle's rebuild speaks of signatures:\n%s", log.String())
+	}
+	sameTree(t, "rebuild", freshTree(t, src, Options{}), snapshot(t, dist), false)
 }
 
 // A no-op rebuild decides from the record alone: it reads each input file

@@ -255,8 +255,8 @@ func (b *builder) sign(s *staged) (string, error) {
 		return "dry run", nil
 	case !b.signs():
 		if n := s.out.last.Signed(); n > 0 {
-			b.logf("• sign: the last bundle's %s are not carried into this one, which changed and is not signed: sign it again (skillpack sign %s, or build --sign)",
-				human.Plural(n, "signature", "signatures"), b.opts.Out)
+			b.logf("• sign: this bundle changed and is not signed, so the last one's signatures (%d) are not carried into it: sign it again (skillpack sign %s, or build --sign)",
+				n, b.opts.Out)
 		}
 		return "not asked to (--sign)", nil
 	}

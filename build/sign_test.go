@@ -103,7 +103,7 @@ func TestSignBuiltBundle(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dist, filepath.FromSlash(layout.FolderSignature("csv-profiler")))); err == nil {
 		t.Error("an unsigned rebuild of a changed skill kept a folder signature")
 	}
-	if want := fmt.Sprintf("the last bundle's %d signatures are not carried into this one", len(res.Signatures)+len(res.Folders)); !strings.Contains(log.String(), want) {
+	if want := fmt.Sprintf("the last one's signatures (%d) are not carried into it", len(res.Signatures)+len(res.Folders)); !strings.Contains(log.String(), want) {
 		t.Errorf("the rebuild said:\n%s\nwant %q", log.String(), want)
 	}
 }

@@ -136,6 +136,7 @@ type spareSkill struct {
 	mark  spareMark
 	paths map[string]bool // dist path → taken by the new bundle
 	kept  bool            // settled: the new bundle has these bytes
+	ships bool            // its files include a skill.oms.sig (RecordSkill.ShipsSignature)
 }
 
 // spareMark proves two records of a skill name the same bytes: the key
@@ -158,7 +159,7 @@ func describe(dir string, last *reuse.Last, proven func(*layout.RecordSkill) boo
 	}
 	set := &spareSet{dir: dir, skills: map[string]*spareSkill{}}
 	err := last.EachSkill(func(c *layout.RecordSkill) bool {
-		sk := &spareSkill{paths: map[string]bool{}}
+		sk := &spareSkill{paths: map[string]bool{}, ships: c.ShipsSignature()}
 		if proven(c) {
 			sk.mark = markOf(c)
 		}
@@ -171,9 +172,10 @@ func describe(dir string, last *reuse.Last, proven func(*layout.RecordSkill) boo
 	err = last.EachFile(func(p string) bool {
 		// A version's files go with the documents (clearOther): the
 		// versions step stages them all before write takes anything. A
-		// folder signature is cleared with the other signatures.
-		if pp, ok := layout.ParsePath(p); ok && (pp.Kind == layout.KindFile || pp.Kind == layout.KindArchive) && !layout.IsSignature(p) {
-			if s := set.skills[pp.Skill]; s != nil {
+		// folder signature is cleared with the other signatures, but for
+		// one the skill ships, which is its file.
+		if pp, ok := layout.ParsePath(p); ok && (pp.Kind == layout.KindFile || pp.Kind == layout.KindArchive) {
+			if s := set.skills[pp.Skill]; s != nil && (s.ships || !layout.IsSignature(p)) {
 				s.paths[p] = false
 				return true
 			}

@@ -15,7 +15,8 @@ func TestSpareMatchesFresh(t *testing.T) {
 	root := t.TempDir()
 	src := filepath.Join(root, "skills")
 	copyTree(t, examples, src, copyOpts{})
-	writeSkill(t, filepath.Join(src, "alpha"), "alpha", map[string]string{"references/a.md": "a\n", "scripts/run.sh": "echo a\n"})
+	// alpha ships its author's folder signature, which is its file.
+	writeSkill(t, filepath.Join(src, "alpha"), "alpha", map[string]string{"references/a.md": "a\n", "scripts/run.sh": "echo a\n", "skill.oms.sig": "{}\n"})
 	writeSkill(t, filepath.Join(src, "beta"), "beta", map[string]string{"references/b.md": "b\n"})
 	out := filepath.Join(root, "dist")
 	spare := new(Spare)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"slices"
 )
 
 // Record is the build record kept in every bundle at BuildRecord: every
@@ -64,6 +65,13 @@ type RecordSkill struct {
 func (c *RecordSkill) Archives() [2]Artifact {
 	return [2]Artifact{{ArchivePath(c.Name, c.TarGz.Digest, TarGz), c.TarGz.Digest, c.TarGz.Size},
 		{ArchivePath(c.Name, c.Zip.Digest, Zip), c.Zip.Digest, c.Zip.Size}}
+}
+
+// ShipsSignature reports whether the skill's own files include a
+// skill.oms.sig (its author's folder signature): at FolderSignature(name)
+// the bundle then serves that file, not one a build wrote.
+func (c *RecordSkill) ShipsSignature() bool {
+	return slices.ContainsFunc(c.Files, func(f File) bool { return f.Path == FolderSignatureFile })
 }
 
 // Artifacts are the files of the bundle the record says the skill has:

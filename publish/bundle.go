@@ -266,7 +266,7 @@ func (b *Upload) skills(folder bundle.Source, rec []layout.RecordSkill) ([]Skill
 				s.Signatures = append(s.Signatures, sig)
 			}
 		}
-		if !slices.ContainsFunc(r.Files, func(f layout.File) bool { return f.Path == layout.FolderSignatureFile }) {
+		if !r.ShipsSignature() {
 			s.FolderSignature = byPath[layout.FolderSignature(r.Name)]
 		}
 		if fm, ok := about[r.Name]; ok {

@@ -84,7 +84,7 @@ type Last struct {
 
 	listed    int             // files the record lists
 	accounted int             // the record's, the documents' and the skills' files (see UpToDate)
-	signed    int             // signatures the record lists (layout.IsSignature)
+	signed    int             // signatures the record lists (layout.IsSignature), not a skill's own file
 	hasLegacy bool            // the bundle has the legacy v0.1 tree
 	excluded  map[string]bool // skills left out of it
 }
@@ -126,6 +126,9 @@ func Open(out string, jobs int) (p *Last, err error) {
 	served := 0 // the skills' files, served again in the legacy tree
 	p.Head, err = layout.ReadRecord(f, func(c layout.RecordSkill) error {
 		served += len(c.Files)
+		if c.ShipsSignature() {
+			p.signed-- // its file, counted among the signatures below
+		}
 		p.accounted += len(c.Files) + len(c.Archives())
 		if c.Page != nil {
 			p.accounted++
