@@ -348,6 +348,36 @@ func TestIgnoreFlagFix(t *testing.T) {
 	}
 }
 
+// A manifest that only points into a plugin of its name inside its folder
+// is that plugin reached another way (microsoft/devsquad-copilot: the
+// root's, for an install from the repository, beside the marketplace's
+// plugin): one plugin, no duplicate. A root manifest with skills of its
+// own is a second plugin still.
+func TestPluginReachedTwice(t *testing.T) {
+	md := "---\nname: %s\ndescription: Plan the work for the user. Use when asked to plan.\n---\nBody.\n"
+	tree := map[string]string{
+		".github/plugin/plugin.json":                          `{"name": "devsquad", "skills": [".github/plugins/devsquad/skills/"]}`,
+		".github/plugin/marketplace.json":                     `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "devsquad", "source": "./.github/plugins/devsquad"}]}`,
+		".github/plugins/devsquad/.github/plugin/plugin.json": `{"name": "devsquad", "skills": ["skills/"]}`,
+		".github/plugins/devsquad/skills/plan/SKILL.md":       fmt.Sprintf(md, "plan"),
+	}
+	for _, own := range []bool{false, true} {
+		root := t.TempDir()
+		testtool.WriteTree(t, root, tree)
+		if own {
+			testtool.WriteTree(t, root, map[string]string{"skills/review/SKILL.md": fmt.Sprintf(md, "review")})
+		}
+		res := lintDir(t, root, Options{Base: root})
+		dup := slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Rule == "plugin-name-duplicate" })
+		once := slices.ContainsFunc(res.Notes, func(n string) bool {
+			return strings.HasPrefix(n, "plugin devsquad (.) is the plugin at .github/plugins/devsquad") && strings.HasSuffix(n, "published once, from .github/plugins/devsquad")
+		})
+		if dup != own || once == own {
+			t.Errorf("root manifest with skills of its own %v: plugin-name-duplicate %v, noted as one plugin %v\n%q", own, dup, once, res.Notes)
+		}
+	}
+}
+
 // A skill inside the top folder's skill, which a plugin of that folder
 // declares (GQAdonis/artifact-refiner-skill): skill-nested's fix is no
 // "move the folder next to .", which would leave the repository.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -291,6 +292,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 		found, more := sc.asTree(&finder, found)
 		skills, notes = append(skills, found...), append(append(notes, said...), more...)
 	}
+	plugins, notes = sc.reachedTwice(plugins, notes)
 	slices.SortFunc(plugins, func(a, b *plugin.Plugin) int { return strings.Compare(a.Dir, b.Dir) })
 	if len(skills) == 0 {
 		// Among skills, a skill.md that names no skill is most often a
@@ -507,6 +509,44 @@ func (sc Scope) named(root string, p *plugin.Plugin, e skill.PluginEntry) (strin
 	return fmt.Sprintf("plugin %s (%s) stands for the %d marketplace entries that name its folder as their source (%s): "+
 		"a bundle publishes a folder as one plugin, here named after %s; give each entry a folder of its own to publish them apart",
 		p.Name, sc.rel(p.Dir), len(e.Of), strings.Join(human.UpTo(len(e.Of), 3, func(i int) string { return e.Of[i] }, "%d more"), ", "), how), true
+}
+
+// reachedTwice leaves out a plugin whose manifest only points into a
+// plugin of its name inside its folder: one plugin reached two ways
+// (microsoft/devsquad-copilot's root .github/plugin/plugin.json names
+// .github/plugins/devsquad/skills/, for an install from the repository,
+// beside the marketplace's plugin there, whose manifest names skills/).
+// It is published once, from the inner folder, which holds all of it.
+func (sc Scope) reachedTwice(plugins []*plugin.Plugin, notes []string) ([]*plugin.Plugin, []string) {
+	kept := plugins[:0:0]
+	for _, p := range plugins {
+		i := slices.IndexFunc(plugins, func(q *plugin.Plugin) bool { return q.Name == p.Name && pointsInto(p, q) })
+		if i < 0 {
+			kept = append(kept, p)
+			continue
+		}
+		in := sc.rel(plugins[i].Dir)
+		notes = append(notes, fmt.Sprintf("plugin %s (%s) is the plugin at %s, into which its manifest points: published once, from %s",
+			p.Name, sc.rel(p.Dir), in, in))
+	}
+	return kept, notes
+}
+
+// pointsInto reports whether every skills path outer's manifests give
+// leads into inner, a folder inside outer's, and outer has no skills/ of
+// its own.
+func pointsInto(outer, inner *plugin.Plugin) bool {
+	rel, err := filepath.Rel(outer.Dir, inner.Dir)
+	if err != nil || rel == "." || !filepath.IsLocal(rel) || len(outer.Skills) > 0 || len(outer.Declared) == 0 {
+		return false
+	}
+	rel = filepath.ToSlash(rel)
+	for _, d := range outer.Declared {
+		if p := path.Clean(d.Path); p != rel && !strings.HasPrefix(p, rel+"/") {
+			return false
+		}
+	}
+	return true
 }
 
 // keeps returns whether the scope keeps a plugin's folder found below a
