@@ -485,10 +485,8 @@ func (w *walker) brokenIn(dir string, ents []fs.DirEntry, depth int) {
 			}
 		}
 		if empty {
-			// Git keeps no empty folder: one in a checkout is a submodule
-			// not checked out.
 			at := w.reported(filepath.Join(dir, e.Name()))
-			w.broken[at] = BrokenLink{Path: at, Fix: "a git submodule not checked out? run git submodule update --init; else remove it"}
+			w.broken[at] = BrokenLink{Path: at, Fix: emptyFix(filepath.Join(dir, e.Name()), at)}
 			continue
 		}
 		w.brokenLink(filepath.Join(dir, e.Name()))
@@ -542,6 +540,19 @@ func brokenFix(walk, p, at, target string) string {
 		return "it names a folder on the machine where it was made; copy the skill into the repository, or link to it by a relative path inside the repository"
 	}
 	return "a git submodule not checked out? run git submodule update --init; else correct the link, or remove it"
+}
+
+// emptyFix is the fix for the empty folder p (at, as reported). Git keeps
+// no empty folder: one in a checkout is most often a submodule not checked
+// out, which git's index tells for sure where git is at hand.
+func emptyFix(p, at string) string {
+	switch ix := indexOf(p); {
+	case ix.mode(p) == indexSubmodule:
+		return fmt.Sprintf("it is a git submodule, not checked out: run git submodule update --init -- %s", at)
+	case ix != nil:
+		return "remove it: git keeps no empty folder, so it is no submodule, and no clone has it"
+	}
+	return "a git submodule not checked out? run git submodule update --init; else remove it"
 }
 
 // heldBySkill reports whether a skill holds the folder dir, which inSkill

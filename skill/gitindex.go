@@ -25,10 +25,12 @@ type index struct {
 	modes map[string]uint32
 }
 
-// The modes git records that Collect reads.
+// The modes git records that Collect reads, and the one that tells a
+// submodule (discovery's hint for an empty folder).
 const (
-	indexExec = 0o100755
-	indexLink = 0o120000
+	indexExec      = 0o100755
+	indexLink      = 0o120000
+	indexSubmodule = 0o160000 // a gitlink: the commit of a submodule
 )
 
 var indexes sync.Map // work tree root and its index file's time → func() *index

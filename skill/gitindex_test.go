@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/skillpack/skillpack/internal/testtool"
@@ -69,5 +70,41 @@ func TestCollectFromIndex(t *testing.T) {
 		if on && !maps.Equal(files.Links, links) {
 			t.Errorf("from the index: links %v, want %v", files.Links, links)
 		}
+	}
+}
+
+// An empty folder where a skill could be is a submodule not checked out
+// when git's index records a commit there; else git has no record of it.
+func TestEmptyFolderSubmodule(t *testing.T) {
+	git := testtool.Need(t, "git")
+	root := t.TempDir()
+	testtool.WriteTree(t, root, map[string]string{"skills/s/SKILL.md": "---\nname: s\ndescription: d\n---\n"})
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"update-index", "--add", "--cacheinfo", "160000,0123456789abcdef0123456789abcdef01234567,skills/sub"}} {
+		cmd := exec.Command(git, args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	for _, d := range []string{"sub", "stray"} {
+		if err := os.Mkdir(filepath.Join(root, "skills", d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err := FindTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		filepath.Join(root, "skills", "sub"):   "it is a git submodule, not checked out: run git submodule update --init -- " + filepath.Join(root, "skills", "sub"),
+		filepath.Join(root, "skills", "stray"): "remove it: git keeps no empty folder",
+	}
+	for _, b := range tr.Broken {
+		if w, ok := want[b.Path]; ok && strings.HasPrefix(b.Fix, w) {
+			delete(want, b.Path)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("broken %+v; want fixes %q", tr.Broken, want)
 	}
 }
