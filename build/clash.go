@@ -23,7 +23,8 @@ import (
 // (clashFindings).
 type ClashError struct {
 	Clashes []Clash
-	Out     string // the output folder, for the commands suggested
+	Out     string   // the output folder, for the commands suggested
+	Roots   []string // the folders given, which --ignore's patterns are relative to
 }
 
 // Clash is one name that several skills would be published under.
@@ -65,16 +66,18 @@ func (e *ClashError) Error() string {
 	} else {
 		b.WriteString("\nRename one of the skills of each name (folder and name together),")
 	}
-	if sides := e.sides(); len(sides) > 0 {
+	var flags []string
+	for _, d := range e.sides() {
+		if f := lint.IgnoreFlag(e.Roots, d); f != "" { // a root: no pattern leaves it out
+			flags = append(flags, f)
+		}
+	}
+	if len(flags) > 0 {
 		// One folder holds one skill of every name (a second client's
 		// copies: codex-plugins/ beside skills/): one flag leaves it out.
-		var flags []string
-		for _, d := range sides {
-			flags = append(flags, lint.IgnoreFlag(d))
-		}
 		fmt.Fprintf(&b, "\nor leave out the copies you do not publish, all in one folder: %s.", strings.Join(flags, " or "))
 	} else {
-		fmt.Fprintf(&b, "\nor leave out each copy you do not publish with --ignore and its folder (%s).", lint.IgnoreFlag(e.Clashes[0].Skills[len(e.Clashes[0].Skills)-1].Dir))
+		fmt.Fprintf(&b, "\nor leave out each copy you do not publish with --ignore and its folder (%s).", lint.IgnoreFlag(e.Roots, e.Clashes[0].Skills[len(e.Clashes[0].Skills)-1].Dir))
 	}
 	b.WriteString("\n(Copies whose files are identical are one skill, published once: these differ.)")
 	b.WriteString("\n--skip-invalid publishes every other skill and lists these as left out.")
@@ -160,7 +163,7 @@ func (b *builder) checkClashes(p *packed) error {
 		}
 	}
 	if cs := clashes(published); len(cs) > 0 {
-		return &ClashError{Clashes: cs, Out: b.opts.Out}
+		return &ClashError{Clashes: cs, Out: b.opts.Out, Roots: b.roots}
 	}
 	return nil
 }

@@ -60,16 +60,17 @@ Nothing was written.`
 		t.Errorf("without plugins:\n%s", got)
 	}
 	// A folder holding one skill of every name (Aery9527/aery-marketplace's
-	// codex-plugins/, copies of skills/) is left out with one flag.
-	e = &ClashError{Out: "dist", Clashes: []Clash{
+	// codex-plugins/, copies of skills/) is left out with one flag, a
+	// pattern relative to the folder given, as --ignore reads it.
+	e = &ClashError{Out: "dist", Roots: []string{"repo"}, Clashes: []Clash{
 		{Name: "a", Skills: []Clashing{{Dir: "repo/codex/x/skills/a"}, {Dir: "repo/skills/a"}}},
 		{Name: "b", Skills: []Clashing{{Dir: "repo/codex/y/skills/b"}, {Dir: "repo/skills/b"}}},
 	}}
-	if got := e.Error(); !strings.Contains(got, "all in one folder: --ignore repo/codex/ or --ignore repo/skills/.") {
+	if got := e.Error(); !strings.Contains(got, "all in one folder: --ignore /codex/ or --ignore /skills/.") {
 		t.Errorf("copies in one folder:\n%s", got)
 	}
 	e.Clashes[1].Skills[1].Dir = "repo/other/b"
-	if got := e.Error(); !strings.Contains(got, "all in one folder: --ignore repo/codex/.") {
+	if got := e.Error(); !strings.Contains(got, "all in one folder: --ignore /codex/.") {
 		t.Errorf("one side in one folder:\n%s", got)
 	}
 }

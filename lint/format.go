@@ -161,12 +161,21 @@ func NewReport(res *Result, tool Tool) *Report {
 	return rep
 }
 
-// IgnoreFlag is the --ignore flag that leaves out the folder rel (as
-// Pass.Rel spells it) and no other: a one-part path is anchored
-// (/skills/), since as a gitignore pattern skills/ names every folder of
-// that name (2C2P/agent-skills: it left out a plugin's skills/ too). It is
-// "" for ".", which no pattern leaves out.
-func IgnoreFlag(rel string) string {
+// IgnoreFlag is the --ignore flag that leaves out the folder dir (a disk
+// path, below one of roots: the folders given) and no other. Its pattern
+// is relative to the deepest root holding dir, as --ignore's are, not to
+// the working folder (Geralt1983/Thanos linted from its parent: the flag
+// offered named the folder from there, and left nothing out). A one-part
+// path is anchored (/skills/), since as a gitignore pattern skills/ names
+// every folder of that name (2C2P/agent-skills: it left out a plugin's
+// skills/ too). It is "" for a root, which no pattern leaves out.
+func IgnoreFlag(roots []string, dir string) string {
+	rel := dir
+	for _, r := range roots {
+		if below, ok := skill.RelBelow(r, dir); ok && (rel == dir || len(below) < len(rel)) {
+			rel = below
+		}
+	}
 	rel = strings.TrimPrefix(filepath.ToSlash(rel), "./")
 	switch {
 	case rel == "." || rel == "":

@@ -174,7 +174,12 @@ type RunPass struct {
 	rule        *Rule
 	report      func(*Rule, Finding)
 	pluginFiles func(dir string) (*skill.Files, error) // Options.PluginFiles
+	roots       []string                               // Options.Roots
 }
+
+// Ignore is the --ignore flag that leaves out the folder dir, a disk path
+// (IgnoreFlag).
+func (p *RunPass) Ignore(dir string) string { return IgnoreFlag(p.roots, dir) }
 
 // Named is all the checks across skills read of a skill: where it is, the
 // name it is published under and where SKILL.md spells that name. It is a

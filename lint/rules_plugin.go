@@ -493,12 +493,13 @@ func checkPluginNames(p *RunPass) {
 				where, line = pl.Manifests[i].Path, pl.Manifests[i].Line
 			}
 			this, that := p.Rel(pl.Dir), others[0]
-			fix := fmt.Sprintf("rename one of the plugins, or leave out the one you do not publish: %s leaves out that one, %s this one", IgnoreFlag(that), IgnoreFlag(this))
+			thatDir := ps[slices.IndexFunc(ps, func(o *plugin.Plugin) bool { return o != pl })].Dir
+			fix := fmt.Sprintf("rename one of the plugins, or leave out the one you do not publish: %s leaves out that one, %s this one", p.Ignore(thatDir), p.Ignore(pl.Dir))
 			switch {
-			case that == "." || strings.HasPrefix(this, that+"/"): // ignoring that one would leave out this one too
-				fix = fmt.Sprintf("rename one of the plugins, or leave this one, inside %s, out with %s", pluginAt(that), IgnoreFlag(this))
-			case this == "." || strings.HasPrefix(that, this+"/"):
-				fix = fmt.Sprintf("rename one of the plugins, or leave the one inside this one out with %s", IgnoreFlag(that))
+			case p.Ignore(thatDir) == "" || strings.HasPrefix(this, that+"/"): // ignoring that one would leave out this one too
+				fix = fmt.Sprintf("rename one of the plugins, or leave this one, inside %s, out with %s", pluginAt(that), p.Ignore(pl.Dir))
+			case p.Ignore(pl.Dir) == "" || strings.HasPrefix(that, this+"/"):
+				fix = fmt.Sprintf("rename one of the plugins, or leave the one inside this one out with %s", p.Ignore(thatDir))
 			}
 			for i, o := range others {
 				others[i] = pluginAt(o)

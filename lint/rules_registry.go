@@ -346,19 +346,19 @@ func checkDuplicateNames(p *RunPass) {
 			}
 			for _, i := range group {
 				s := &p.Skills[i]
-				var others, files []string // files: a folder named like the skill read as the skill itself
+				var others, files []string // others: folders, on disk; files: a folder named like the skill read as the skill itself
 				for _, j := range group {
 					if j != i {
-						others, files = append(others, p.Rel(p.Skills[j].Dir)), append(files, p.Rel(p.Skills[j].EntryPath()))
+						others, files = append(others, p.Skills[j].Dir), append(files, p.Rel(p.Skills[j].EntryPath()))
 					}
 				}
 				// The folders themselves, not a placeholder: a stale copy
 				// (an archive, an inbox) is left out with one flag.
 				fix := fmt.Sprintf("rename one of the skills (folder and name together), or leave out the copy you do not publish: "+
-					"%s leaves out that one, %s this one", IgnoreFlag(others[0]), IgnoreFlag(p.Rel(s.Dir)))
-				if len(others) > 1 || IgnoreFlag(p.Rel(s.Dir)) == "" { // the top folder: no pattern leaves it out
+					"%s leaves out that one, %s this one", p.Ignore(others[0]), p.Ignore(s.Dir))
+				if len(others) > 1 || p.Ignore(s.Dir) == "" { // a root: no pattern leaves it out
 					fix = fmt.Sprintf("rename all but one of the skills (folder and name together), or leave out each copy you do not publish "+
-						"with --ignore, such as %s", IgnoreFlag(others[0]))
+						"with --ignore, such as %s", p.Ignore(others[0]))
 				}
 				p.Report(Finding{Path: p.Rel(s.EntryPath()), Line: s.Line, Column: s.Column, Fix: fix,
 					Message: fmt.Sprintf("skill name %q is also used by %s%s", name, strings.Join(files, ", "), in)})

@@ -316,12 +316,15 @@ func TestDuplicateNameRootPlugin(t *testing.T) {
 
 // The --ignore a fix offers leaves out that folder and no other: a
 // one-part path anchored (2C2P/agent-skills: skills/ left out a plugin's
-// skills/ too), and none for the top folder, which no pattern leaves out
-// (pbakaus/impeccable: "--ignore ./ this one" changed nothing).
+// skills/ too), none for the top folder, which no pattern leaves out
+// (pbakaus/impeccable: "--ignore ./ this one" changed nothing), and
+// relative to the folder given, not the working one (Geralt1983/Thanos
+// linted from its parent: the pattern offered matched nothing).
 func TestIgnoreFlagFix(t *testing.T) {
-	for rel, want := range map[string]string{"skills": "--ignore /skills/", "./plugin": "--ignore /plugin/", "a/b": "--ignore a/b/", ".": ""} {
-		if got := IgnoreFlag(rel); got != want {
-			t.Errorf("IgnoreFlag(%q) = %q, want %q", rel, got, want)
+	for dir, want := range map[string]string{"skills": "--ignore /skills/", "./plugin": "--ignore /plugin/", "a/b": "--ignore a/b/", ".": "",
+		"repo/a/b": "--ignore a/b/", "repo/x": "--ignore /x/", "repo": "", "repo/in/x": "--ignore /x/", "other/x": "--ignore other/x/"} {
+		if got := IgnoreFlag([]string{".", "repo", "./repo/in"}, dir); got != want {
+			t.Errorf("IgnoreFlag(%q) = %q, want %q", dir, got, want)
 		}
 	}
 	root := t.TempDir()
@@ -332,18 +335,20 @@ func TestIgnoreFlagFix(t *testing.T) {
 		"plugin/.claude-plugin/plugin.json": `{"name": "impeccable"}`,
 		"plugin/skills/polish/SKILL.md":     fmt.Sprintf(md, "polish"),
 	})
-	var fixes []string
-	for _, f := range lintDir(t, root, Options{Base: root}).Findings {
-		if f.Rule == "plugin-name-duplicate" {
-			fixes = append(fixes, f.Message+" / "+f.Fix)
+	for _, base := range []string{root, filepath.Dir(root)} { // linted from the folder, and from its parent
+		var fixes []string
+		for _, f := range lintDir(t, root, Options{Base: base}).Findings {
+			if f.Rule == "plugin-name-duplicate" {
+				fixes = append(fixes, f.Message+" / "+f.Fix)
+			}
 		}
-	}
-	if len(fixes) != 2 {
-		t.Fatalf("plugin-name-duplicate: %q, want 2", fixes)
-	}
-	for _, f := range fixes {
-		if !strings.Contains(f, "--ignore /plugin/") || strings.Contains(f, "--ignore ./") || strings.Contains(f, ",  this one") || strings.Contains(f, "name of .") {
-			t.Errorf("%s", f)
+		if len(fixes) != 2 {
+			t.Fatalf("plugin-name-duplicate: %q, want 2", fixes)
+		}
+		for _, f := range fixes {
+			if !strings.Contains(f, "--ignore /plugin/") || strings.Contains(f, "--ignore ./") || strings.Contains(f, ",  this one") || strings.Contains(f, "name of .") {
+				t.Errorf("%s", f)
+			}
 		}
 	}
 }

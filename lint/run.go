@@ -30,6 +30,11 @@ type Options struct {
 
 	Verbose bool // Run's notes name every set of identical copies (Scope.Verbose)
 
+	// Roots are the folders given, which --ignore's patterns are relative
+	// to: the fixes offering one spell it so (IgnoreFlag). Run takes its
+	// paths when it is nil.
+	Roots []string
+
 	// PluginFiles collects a plugin's files as its archives hold them:
 	// the build's leaves out its own output, and packs what it collected.
 	// Nil collects with skill.CollectOmitting, leaving out what builds
@@ -64,6 +69,9 @@ func Run(paths []string, opts Options) (*Result, error) {
 		if _, err := os.Getwd(); err != nil {
 			return nil, err
 		}
+	}
+	if opts.Roots == nil {
+		opts.Roots = paths
 	}
 	r := newRunner(opts)
 	sc := Scope{All: opts.All, Ignore: opts.Ignore, Config: r.set.Ignore, ConfigDir: r.set.Dir(), Rel: r.rel, Verbose: opts.Verbose}
@@ -142,7 +150,7 @@ func newRunner(opts Options) *runner {
 		set.Profile = profiles[0]
 	}
 	base, _ := filepath.Abs(opts.Base) // "" is the working folder
-	r := &runner{set: set, strict: opts.Strict, base: base, allowUsed: make([]atomic.Bool, len(set.Allow)), pluginFiles: opts.PluginFiles}
+	r := &runner{set: set, strict: opts.Strict, base: base, roots: opts.Roots, allowUsed: make([]atomic.Bool, len(set.Allow)), pluginFiles: opts.PluginFiles}
 	if r.pluginFiles == nil {
 		r.pluginFiles = func(dir string) (*skill.Files, error) {
 			return skill.CollectOmitting(dir, skill.Built)
@@ -159,6 +167,7 @@ type runner struct {
 	strict      bool
 	pluginFiles func(dir string) (*skill.Files, error)
 	base        string
+	roots       []string           // Options.Roots
 	broken      []skill.BrokenLink // RunPass.Broken
 	allow       []*skill.Ignore    // each allow entry's glob
 
@@ -218,7 +227,7 @@ func CheckAcross(skills []Named, plugins []*plugin.Plugin, markets []string, bro
 // and over its plugins.
 func (r *runner) across(skills []Named, plugins []*plugin.Plugin, markets []string) []Finding {
 	var all []Finding
-	rp := &RunPass{Skills: skills, Plugins: plugins, Marketplaces: markets, Rel: r.rel, Config: r.set.File, Base: r.base, Broken: r.broken, pluginFiles: r.pluginFiles,
+	rp := &RunPass{Skills: skills, Plugins: plugins, Marketplaces: markets, Rel: r.rel, Config: r.set.File, Base: r.base, Broken: r.broken, pluginFiles: r.pluginFiles, roots: r.roots,
 		report: func(rule *Rule, f Finding) { all = r.add(all, rule, f) }}
 	for _, rule := range registry {
 		if rule.CheckRun != nil && r.set.effective(rule) != Off {

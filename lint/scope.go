@@ -843,13 +843,8 @@ func installedIn(root, dir string) string {
 
 // below reports whether the path p is the folder dir or below it.
 func below(dir, p string) bool {
-	d, err1 := filepath.Abs(dir)
-	a, err2 := filepath.Abs(p)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	rel, err := filepath.Rel(d, a)
-	return err == nil && filepath.IsLocal(rel) // "." is local
+	_, ok := skill.RelBelow(dir, p)
+	return ok
 }
 
 // declared returns, when a repository declares what it publishes

@@ -112,7 +112,7 @@ func Outside(p string, bases ...string) (why, instead string) {
 	// inside is target's path below one of bases, with "/", or "".
 	inside := func(target func(base string) string) string {
 		for _, b := range bases {
-			if rel, ok := relBelow(b, target(b)); ok && rel != "." {
+			if rel, ok := RelBelow(b, target(b)); ok && rel != "." {
 				return filepath.ToSlash(rel)
 			}
 		}
@@ -383,7 +383,7 @@ func (ig *Ignore) Path(base, p string, isDir bool) (string, bool) {
 	if ig.Empty() {
 		return "", false
 	}
-	rel, ok := relBelow(base, p)
+	rel, ok := RelBelow(base, p)
 	if !ok || rel == "." {
 		return "", false
 	}

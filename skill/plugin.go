@@ -269,13 +269,13 @@ func (f *Finder) marketPlugins(d string) map[string]bool {
 
 // holds reports whether the folder dir is at or above p.
 func holds(dir, p string) bool {
-	_, ok := relBelow(dir, p)
+	_, ok := RelBelow(dir, p)
 	return ok
 }
 
-// relBelow is p relative to base, both made absolute, and whether p is
+// RelBelow is p relative to base, both made absolute, and whether p is
 // base ("." is local) or below it.
-func relBelow(base, p string) (string, bool) {
+func RelBelow(base, p string) (string, bool) {
 	b, err1 := filepath.Abs(base)
 	a, err2 := filepath.Abs(p)
 	if err1 != nil || err2 != nil {
