@@ -12,7 +12,7 @@ import (
 var scopeRules = []*Rule{
 	{
 		ID:       "skill-dangling",
-		Title:    "Nothing where a skill would be is a link leading nowhere or an empty folder",
+		Title:    "Nothing where a skill would be is a link leading nowhere or out of the folder given, or an empty folder",
 		Severity: Warning,
 		Explain: "A symbolic link in a skills/ folder (or a folder in it, skills/popular/), in a folder a manifest names for skills, or beside skill " +
 			"folders (or such a folder itself) stands where a skill would be. When its target does not exist " +
@@ -21,6 +21,9 @@ var scopeRules = []*Rule{
 			"the build skip it. Check out the submodule (git submodule update --init), or copy the skill into " +
 			"the repository, or link to it by a relative path inside the repository; or remove the link. A " +
 			"manifest's skills path that is such a link is reported here, at the link, not at the manifest. " +
+			"A link to a skill, or a folder of skills, out of the folder given is reported too: skillpack " +
+			"follows no link to a folder (a loop would trap it, and a clone holds only the repository), so " +
+			"those skills are left out; give that folder as well, or copy the skill in. " +
 			"An empty folder there is reported too: git keeps no empty folder, so in a checkout it is a " +
 			"submodule not checked out.",
 		Bad:      "skills/pdf -> /Users/me/.agents/skills/pdf",

@@ -231,7 +231,9 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 			continue
 		}
 		for _, b := range t.Broken {
-			if keeps(base, b.Path) {
+			// A link out of this root into another root given leads to
+			// skills found there.
+			if keeps(base, b.Path) && !slices.ContainsFunc(roots, func(r string) bool { return b.Out != "" && below(r, b.Out) }) {
 				*broken = append(*broken, b)
 			}
 		}
@@ -363,6 +365,9 @@ func (sc Scope) brokenNote(b skill.BrokenLink) string {
 
 // dangles says what stands where a skill would be, and holds none.
 func dangles(b skill.BrokenLink) string {
+	if b.Out != "" {
+		return fmt.Sprintf("a symbolic link to %s, out of the folder given; skillpack follows no link to a folder, so the skills there are left out", Printable(b.Target))
+	}
 	if b.Target == "" {
 		return "an empty folder, so no skill is there"
 	}

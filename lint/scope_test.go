@@ -1,6 +1,8 @@
 package lint
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -194,5 +196,33 @@ func TestRunSharedPluginFolder(t *testing.T) {
 	}
 	if !slices.Equal(said, want) {
 		t.Errorf("notes %q\nwant  %q", said, want)
+	}
+}
+
+// A link in skills/ to a skill out of the folder given is a warning (the
+// skill is left out: helper-120's repro/4 had no word of it, even with
+// -v); given as well, the skill is linted and the link is no finding.
+func TestLinkOutOfRoot(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	md := "---\nname: %s\ndescription: Do one thing for the user, when asked to.\n---\n# X\n"
+	testtool.WriteTree(t, root, map[string]string{"skills/own/SKILL.md": fmt.Sprintf(md, "own")})
+	testtool.WriteTree(t, outside, map[string]string{"far/SKILL.md": fmt.Sprintf(md, "far")})
+	if err := os.Symlink(filepath.Join(outside, "far"), filepath.Join(root, "skills", "far")); err != nil {
+		t.Fatal(err)
+	}
+	dangling := func(res *Result) (n int) {
+		for _, f := range res.Findings {
+			if f.Rule == "skill-dangling" && strings.Contains(f.Message, "out of the folder given") {
+				n++
+			}
+		}
+		return n
+	}
+	if res := lintDir(t, root, Options{Base: root}); len(res.Skills) != 1 || dangling(res) != 1 {
+		t.Errorf("one root: %d skills, findings %+v; want 1 skill and the link out reported", len(res.Skills), res.Findings)
+	}
+	res, err := Run([]string{root, filepath.Join(outside, "far")}, Options{Base: root})
+	if err != nil || len(res.Skills) != 2 || dangling(res) != 0 {
+		t.Errorf("both given: %d skills, findings %+v, %v; want 2 skills and no finding", len(res.Skills), res.Findings, err)
 	}
 }

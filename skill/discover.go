@@ -154,12 +154,15 @@ type Tree struct {
 
 // BrokenLink is a symbolic link where a skill would be, outside any skill
 // (in a skills/ folder, a folder a manifest names for skills, or one
-// holding skill folders), whose target does not exist: a git submodule
-// not checked out, a link to the machine of whoever made it.
+// holding skill folders), whose target does not exist (a git submodule
+// not checked out, a link to the machine of whoever made it), or is a
+// skill, or a folder of them, outside the folder walked: the walk follows
+// no link, so its skills are not found.
 type BrokenLink struct {
 	Path   string // the link, in the form of Skill.Dir
 	Target string // what it holds, as written
 	Fix    string // the likeliest fix
+	Out    string // for a link out of the folder walked: the real path of the folder it leads to
 }
 
 // A Finder finds the skills of many roots in one run, and reads each
@@ -500,15 +503,41 @@ func (w *walker) brokenLink(p string) {
 	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
 		return
 	}
-	if _, err := os.Stat(p); err == nil || !errors.Is(err, fs.ErrNotExist) {
-		return // a link that leads somewhere is a file of its folder, not followed
-	}
 	target, err := os.Readlink(p)
 	if err != nil {
 		return
 	}
 	at := w.reported(p)
+	if _, err := os.Stat(p); err == nil {
+		// A link that leads somewhere is a file of its folder, not
+		// followed: the skills it leads to are found where they are,
+		// unless that is outside the folder walked.
+		out, _ := filepath.EvalSymlinks(p)
+		walk, _ := filepath.EvalSymlinks(w.walk)
+		if _, below := RelBelow(walk, out); !below && out != "" && holdsSkill(out) {
+			shown := out
+			if wd, err := os.Getwd(); err == nil {
+				if rel, err := filepath.Rel(wd, out); err == nil && len(rel) < len(out) {
+					shown = rel
+				}
+			}
+			w.broken[at] = BrokenLink{Path: at, Target: target, Out: out,
+				Fix: fmt.Sprintf("give the folder it leads to as well (%s), or copy the skill in place of the link", filepath.ToSlash(shown))}
+		}
+		return
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return
+	}
 	w.broken[at] = BrokenLink{Path: at, Target: target, Fix: brokenFix(w.walk, p, at, target)}
+}
+
+// holdsSkill reports whether dir is a skill's folder or holds one.
+func holdsSkill(dir string) bool {
+	if entryName(dir) != "" {
+		return true
+	}
+	ents, _ := os.ReadDir(dir)
+	return slices.ContainsFunc(ents, func(e fs.DirEntry) bool { return e.IsDir() && entryName(filepath.Join(dir, e.Name())) != "" })
 }
 
 // brokenDeclared adds the folders the manifests read name for skills (a

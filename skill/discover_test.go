@@ -380,6 +380,33 @@ func TestFindTreeBroken(t *testing.T) {
 			t.Errorf("%s: fix %q does not say how to check a submodule out", b.Path, b.Fix)
 		}
 	}
+	// A link to a skill, or a folder of skills, out of the folder walked is
+	// reported too: the walk follows no link, so those skills are not
+	// found. One to a skill inside is not: the walk finds it there.
+	outside := t.TempDir()
+	testtool.WriteTree(t, outside, map[string]string{"far/SKILL.md": skillMD, "many/one/SKILL.md": skillMD, "none/x.md": ""})
+	for name, target := range map[string]string{"far": "far", "many": "many", "none": "none"} {
+		if err := os.Symlink(filepath.Join(outside, target), filepath.Join(root, "skills", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tr, err = FindTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, b := range tr.Broken {
+		if b.Out != "" {
+			rel, _ := filepath.Rel(root, b.Path)
+			got = append(got, filepath.ToSlash(rel))
+			if !strings.Contains(b.Fix, "give the folder it leads to as well") {
+				t.Errorf("%s: fix %q", b.Path, b.Fix)
+			}
+		}
+	}
+	if want := []string{"skills/far", "skills/many"}; !slices.Equal(got, want) {
+		t.Errorf("links out = %q, want %q", got, want)
+	}
 	// Walked from inside a skill, its links are its files.
 	if tr, err := FindTree(filepath.Join(root, "skills", "own")); err != nil || len(tr.Broken) > 0 {
 		t.Errorf("FindTree(skills/own) = %+v, %v; want no broken link", tr, err)
