@@ -313,6 +313,9 @@ type packed struct {
 	// inside are the skills published only inside others' archives
 	// (lint.Shadowed), which a plugin's archives hold.
 	inside []string
+	// pluginsOut counts the plugins found and left out (errors, nothing
+	// published): a marketplace that lists none says so.
+	pluginsOut int
 
 	// pack's own: lint's leaveOut packs again the skills that need it.
 	claims  map[string]*work // which skill packs under each name (see claim)

@@ -28,7 +28,7 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	if m != nil {
 		m.Claude = b.claudePlugins(p, plugins, m)
 	}
-	b.unlisted(plugins, m)
+	b.unlisted(plugins, m, p.pluginsOut)
 	pl := &planned{packed: p, prev: prev, key: b.bundleKey(p, plugins, m), plugins: pluginRecs}
 	if b.upToDate(pl) {
 		return pl, "", nil

@@ -243,7 +243,21 @@ func TestFolderMarketplacesListWhatServes(t *testing.T) {
 	if !strings.Contains(log.String(), "plugin app (") || !strings.Contains(log.String(), "the bundle publishes none of its skills") {
 		t.Errorf("the build did not say app was left out:\n%s", log.String())
 	}
+	// Nor is it in the plugins index: its archives would be its manifest.
+	if data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.PluginsIndex))); err != nil || strings.Contains(string(data), `"app"`) {
+		t.Errorf("%s lists app, whose archives would hold its manifest alone (%v):\n%s", layout.PluginsIndex, err, data)
+	}
 	verified(t, out)
+	// With every plugin left out, the marketplace's reason says so, not
+	// that the input holds no plugin (getsentry/sentry-for-ai).
+	alone := filepath.Join(t.TempDir(), "repo")
+	writeSkillFile(t, alone, ".", "plugins/app/.codex-plugin/plugin.json", `{"name": "app", "version": "1.0.0", "description": "An app plugin."}`)
+	writeSkillFile(t, alone, ".", "plugins/app/skills/app-dev/SKILL.md", skillMD("app-dev", strings.Repeat("Build apps. ", 100)))
+	writeSkillFile(t, alone, ".", "skills/notes/SKILL.md", skillMD("notes", "Take meeting notes in the team's format, for the user."))
+	res := mustBuild(t, []string{alone}, Options{Out: filepath.Join(t.TempDir(), "dist"), SkipInvalid: true, Marketplaces: []string{"codex"}})
+	if len(res.Unwritten) != 1 || !strings.Contains(res.Unwritten[0].Reason, "the input's 1 plugin was left out") {
+		t.Errorf("the result's unwritten marketplaces are %+v, want %s, its 1 plugin left out", res.Unwritten, layout.CodexMarketplace)
+	}
 
 	// Only Claude Code's manifest: no Codex marketplace, no folders.
 	if err := os.RemoveAll(filepath.Join(src, "plugins", "app")); err != nil {
@@ -253,7 +267,7 @@ func TestFolderMarketplacesListWhatServes(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.Reset()
-	res := mustBuild(t, []string{src}, Options{Out: out, Log: &log, Marketplaces: []string{"codex"}})
+	res = mustBuild(t, []string{src}, Options{Out: out, Log: &log, Marketplaces: []string{"codex"}})
 	for _, p := range []string{layout.CodexMarketplace, layout.PluginDir("claude-only")} {
 		if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(p))); err == nil {
 			t.Errorf("%s was written for a marketplace that lists no plugin", p)

@@ -41,6 +41,7 @@ func (b *builder) packPlugins(p *packed) ([]layout.Plugin, []layout.RecordPlugin
 			// As for a plugin with a lint error, the skills are built
 			// whatever becomes of the plugin (at times a whole repository).
 			b.logf("  plugin %s (%s) left out: %v", pl.Name, b.rel(pl.Dir), err)
+			p.pluginsOut++
 			continue
 		}
 		out, recs = append(out, lp), append(recs, rec)
@@ -112,6 +113,13 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 	}
 	slices.Sort(lp.Skills)
 	lp.Skills = slices.Compact(lp.Skills)
+	if !vouched && len(lp.Skills) == 0 && !slices.ContainsFunc(files, func(f skill.File) bool {
+		return !slices.ContainsFunc(pl.Manifests, func(m plugin.File) bool { return m.Rel == f.Path })
+	}) {
+		// Its skills left out (invalid: a repository's AxonIQ), it would
+		// install as its manifests alone.
+		return layout.Plugin{}, none, errors.New("the bundle publishes none of its skills, and it holds nothing else")
+	}
 	if folder && !vouched && len(lp.Skills) == 0 {
 		// As Claude Code's entry, made of its skills, leaves it out: its
 		// folder would be its manifests (AxonIQ's app-development plugin,
@@ -520,7 +528,7 @@ func (b *builder) noteParts(p *packed, name string, pl *plugin.Plugin, e *skill.
 // no plugin has a manifest Codex reads: phuryn/pm-skills), and the result
 // says so;
 // when no marketplace naming plugin folders is left, no folder is served.
-func (b *builder) unlisted(ps []layout.Plugin, m *layout.Marketplace) {
+func (b *builder) unlisted(ps []layout.Plugin, m *layout.Marketplace, out int) {
 	if m == nil {
 		return
 	}
@@ -543,7 +551,9 @@ func (b *builder) unlisted(ps []layout.Plugin, m *layout.Marketplace) {
 		if n == 0 {
 			why := fmt.Sprintf("it would list none of the bundle's %s (the build's notes, without -q, say why each is left out)",
 				human.Plural(len(listed), "plugin", "plugins"))
-			if len(listed) == 0 {
+			if len(listed) == 0 && out > 0 {
+				why = fmt.Sprintf("the bundle has no plugin: the input's %s left out (the build's notes, without -q, say why)", human.Plural(out, "plugin was", "plugins were"))
+			} else if len(listed) == 0 {
 				why = "the bundle has no plugin: no folder of the input holds a plugin's manifest (.claude-plugin/plugin.json, .codex-plugin/plugin.json, …), nor does a marketplace name one"
 			}
 			b.res.Unwritten = append(b.res.Unwritten, layout.Excluded{Name: f, Reason: why})

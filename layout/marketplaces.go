@@ -67,7 +67,7 @@ func Lists(file string, p Plugin) (ok bool, why string) {
 		if len(p.Skills) > 0 {
 			return true, ""
 		}
-		return false, "it has no skill, and its entry there is made of the plugin's served skills"
+		return false, "its entry there is made of the skills the bundle publishes of it, and there are none"
 	}
 	if p.Files == nil {
 		return false, "it is not served as a folder"
