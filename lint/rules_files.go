@@ -635,6 +635,9 @@ func checkTextEncoding(p *Pass) {
 			continue
 		}
 		data := c.Data
+		if path.Ext(f.Path) == "" && !bytes.HasPrefix(data, utf16LE) && !bytes.HasPrefix(data, utf16BE) && binaryData(data) {
+			continue // a program in scripts/ (alexalemi/skills' janet), not a script
+		}
 		if bytes.HasPrefix(data, utf16LE) || bytes.HasPrefix(data, utf16BE) {
 			p.Reportf(f.Path, 0, 0, hintUTF16, "the file is UTF-16 (it starts with a UTF-16 byte order mark); readers expect UTF-8")
 			continue
