@@ -2,6 +2,7 @@ package build
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"errors"
 	"io"
@@ -157,5 +158,36 @@ func TestTarBound(t *testing.T) {
 	}
 	if bound := pack.TarBound(sizes); bound < n {
 		t.Errorf("TarBound = %d, but the tar is %d bytes", bound, n)
+	}
+}
+
+// What an index cannot carry is refused by the build whatever the profile
+// and the config say of its rule: a missing name that the claude profile
+// makes a warning (Claude Code takes the folder's), a non-ASCII name that
+// relaxed allows, rules turned off in skillpack.yaml. Each stopped the build
+// as skillpack's own fault (exit 3); now it is the skill's finding.
+func TestPublishRulesHold(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src")
+	writeSkill(t, filepath.Join(src, "good"), "good", nil)
+	writeSkillFile(t, src, "nameless", "SKILL.md", "---\ndescription: Take notes in the team's format, when the user asks.\n---\n# Notes\n")
+	writeSkillFile(t, src, "cafe", "SKILL.md", "---\nname: café\ndescription: Order coffee for the team, when the user asks.\n---\n# Café\n")
+	for _, tc := range []struct{ profile, config string }{
+		{"claude", ""},
+		{"relaxed", "rules:\n  name-missing: off\n"},
+		{"", "rules:\n  name-missing: off\n  name-non-ascii: warning\n  name-format: off\n"},
+	} {
+		cfg, err := config.Parse("skillpack.yaml", []byte(tc.config+"profile: "+cmp.Or(tc.profile, "clients")+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dist := filepath.Join(t.TempDir(), "dist")
+		_, err = Run([]string{src}, Options{Out: dist, Lint: lint.Options{Settings: cfg.Lint}})
+		if le, ok := errors.AsType[*LintError](err); !ok || le.Errors != 2 {
+			t.Errorf("%+v: %v, want a LintError of 2 errors", tc, err)
+		}
+		res, err := Run([]string{src}, Options{Out: dist, SkipInvalid: true, Lint: lint.Options{Settings: cfg.Lint}})
+		if err != nil || len(res.Skipped) != 2 || !slices.Equal(indexNames(t, dist), []string{"good"}) {
+			t.Errorf("%+v, --skip-invalid: %v, skipped %+v; want good published, the other two left out", tc, err, res)
+		}
 	}
 }

@@ -12,8 +12,11 @@ import (
 // Explain writes a rule's full documentation, as --explain shows it.
 func Explain(w io.Writer, r *Rule) error {
 	fix := ""
+	if r.Publish {
+		fix = fmt.Sprintf("; a build holds it at %s at least", r.Severity)
+	}
 	if Fixable(r.ID) {
-		fix = "; `skillpack lint --fix` repairs it"
+		fix += "; `skillpack lint --fix` repairs it"
 	}
 	_, err := fmt.Fprintf(w, "%s: %s\ndefault severity: %s%s; category: %s%s\n\n%s\n\nBad:\n%s\nGood:\n%s", r.ID, r.Title,
 		r.Severity, otherLevels(r), r.Category, fix, human.Wrap(r.Explain, "", 76), indent(r.Bad, "    "), indent(r.Good, "    "))

@@ -110,8 +110,10 @@ var specSeverity = map[string]Severity{
 }
 
 // claudeSeverity is what Claude Code accepts, weighed for it: it reads a
-// YAML list of allowed-tools.
-var claudeSeverity = map[string]Severity{"allowed-tools-list": Info}
+// YAML list of allowed-tools, and takes the folder's name for a missing
+// name (its skills docs: "If omitted, uses the directory name";
+// lazygophers/ccplugin, whose six such skills load).
+var claudeSeverity = map[string]Severity{"allowed-tools-list": Info, "name-missing": Warning}
 
 var profiles = []*Profile{
 	{
@@ -132,14 +134,16 @@ var profiles = []*Profile{
 	{
 		Name: "claude",
 		Description: "also allows Claude Code's frontmatter keys (" + strings.Join(claudeKeys, ", ") + "); " +
-			"a YAML list of allowed-tools is informational",
+			"a YAML list of allowed-tools is informational, a missing name (Claude Code takes the folder's) a " +
+			"warning, which a build still refuses",
 		Keys:     claudeKeys,
 		Severity: claudeSeverity,
 	},
 	{
 		Name: "relaxed",
 		Description: "for private registries whose clients all read Unicode: non-ASCII names and " +
-			"Claude Code keys are allowed as under claude, unknown keys are informational",
+			"Claude Code keys are allowed as under claude, unknown keys are informational; a build " +
+			"still refuses a non-ASCII name, which no index carries",
 		Keys:     claudeKeys,
 		Severity: withSeverity(claudeSeverity, map[string]Severity{"name-non-ascii": Warning, "unknown-key": Info}),
 	},

@@ -43,6 +43,14 @@ type Rule struct {
 	// many rules see it.
 	Supersedes []string
 
+	// Publish marks a rule that guards what a bundle can carry (an index
+	// takes an ASCII name and a description of a string; pack, its limits):
+	// a build holds it at its default severity at least, whatever the
+	// profile and the config say, where a skill past it stopped the build
+	// as if skillpack had failed (exit 3). What it refuses (Pass.Refuse) is
+	// an error.
+	Publish bool
+
 	// Check, CheckRun or both (a rule that looks at the skills' files and
 	// at the plugins' too), or Engine, is set.
 	Check    func(*Pass)    // runs once per skill

@@ -52,8 +52,10 @@ var entryRules = []*Rule{
 		Title:    "SKILL.md starts with YAML frontmatter",
 		Severity: Error,
 		Explain: "A SKILL.md starts with a line holding only \"---\", then YAML with at least name and " +
-			"description, then a closing \"---\" line, then Markdown. Without frontmatter no client can " +
-			"tell the skill's name or when to use it, and every one of them skips the skill.",
+			"description, then a closing \"---\" line, then Markdown. Without frontmatter no client but Claude " +
+			"Code can tell the skill's name or when to use it, and they skip the skill; Claude Code loads it, " +
+			"with its folder's name and its first paragraph for a description, but an index needs a " +
+			"description written for choosing the skill, so this is an error under every profile.",
 		Bad:  "# PDF tools\nUse this skill to fill PDF forms.",
 		Good: "---\nname: pdf-tools\ndescription: Fill and merge PDF forms. Use when the user works with PDFs.\n---\n# PDF tools",
 	}),

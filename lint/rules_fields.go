@@ -28,8 +28,11 @@ var fieldRules = []*Rule{
 		ID:       "name-missing",
 		Title:    "The frontmatter has a name",
 		Severity: Error,
+		Publish:  true,
 		Explain: "name is required. It identifies the skill in every index and install command and must " +
-			"equal the skill's folder name.",
+			"equal the skill's folder name. Claude Code alone takes the folder's name for a missing one, so " +
+			"under the claude profile this is a warning, and the build publishes the skill under its folder's " +
+			"name; the Vercel skills CLI and Codex skip such a skill.",
 		Bad:   "---\ndescription: Fill and merge PDF forms.\n---",
 		Good:  "---\nname: pdf-tools\ndescription: Fill and merge PDF forms.\n---",
 		Check: func(p *Pass) { checkRequired(p, "name") },
@@ -38,6 +41,7 @@ var fieldRules = []*Rule{
 		ID:       "name-format",
 		Title:    "name is 1-64 characters of a-z, 0-9 and single hyphens",
 		Severity: Error,
+		Publish:  true,
 		Explain: "name must be a string of 1 to 64 lowercase letters, digits and hyphens, not starting or " +
 			"ending with a hyphen and without two hyphens in a row. Discovery indexes, URLs, archive names " +
 			"and MCP URIs are built from it, and readers silently drop entries whose name breaks the pattern.",
@@ -49,6 +53,7 @@ var fieldRules = []*Rule{
 		ID:       "name-non-ascii",
 		Title:    "name uses ASCII letters only",
 		Severity: Error,
+		Publish:  true,
 		Explain: "The specification's prose allows Unicode lowercase letters but its pattern lists a-z, and " +
 			"the HTTP discovery format, URLs and almost every client accept only ASCII. A non-ASCII name " +
 			"cannot be carried portably by any index, so spell it in ASCII. The relaxed profile lowers this " +
@@ -77,6 +82,7 @@ var fieldRules = []*Rule{
 		ID:       "description-missing",
 		Title:    "The frontmatter has a description",
 		Severity: Error,
+		Publish:  true,
 		Explain: "description is required: it is all an agent reads when deciding whether to load the skill. " +
 			"Say what the skill does and when to use it.",
 		Bad:   "---\nname: pdf-tools\n---",
@@ -87,6 +93,7 @@ var fieldRules = []*Rule{
 		ID:       "description-length",
 		Title:    "description is a non-blank string of at most 1024 characters",
 		Severity: Error,
+		Publish:  true,
 		Explain: "description must be a string of 1 to 1024 characters (characters, not bytes; the final " +
 			"newline of a | block counts). Longer descriptions are rejected by the discovery schema and " +
 			"by MCP hosts, which drop the skill. Characters are counted as JavaScript counts them, in UTF-16 " +

@@ -99,6 +99,7 @@ var fileRules = []*Rule{
 		ID:       "path-collision",
 		Title:    "paths that differ only in letter case or Unicode normalization",
 		Severity: Error,
+		Publish:  true,
 		Explain: "Two published paths that differ only in letter case (README.md and readme.md) are one " +
 			"file on the case-insensitive file systems of macOS and Windows, and two paths that " +
 			"differ only in Unicode normalization (é as one code point, NFC, or as e plus a combining " +
@@ -126,6 +127,7 @@ var fileRules = []*Rule{
 		ID:       "path-too-long",
 		Title:    "path too long for a USTAR tar header",
 		Severity: Error,
+		Publish:  true,
 		Explain: "The build writes USTAR tar archives, because the skills CLI reads neither PAX nor GNU " +
 			"long names. A USTAR header holds a path of at most 100 bytes, or one split at a \"/\" " +
 			"into a folder part of at most 155 bytes and a name of at most 100 bytes; a longer path " +
@@ -141,6 +143,7 @@ var fileRules = []*Rule{
 		ID:       "path-unpackable",
 		Title:    "path that a tar archive cannot hold",
 		Severity: Error,
+		Publish:  true,
 		Explain: "A file name may be in any script (参考/说明.md, références/café.md, a macOS screenshot " +
 			"name with a U+202F before \"AM\"): archives carry it as its UTF-8 bytes, as written, in the " +
 			"USTAR header's own fields and with the zip's UTF-8 flag, and GNU tar, bsdtar, unzip, " +
@@ -226,6 +229,7 @@ var fileRules = []*Rule{
 		ID:       "skill-too-many-files",
 		Title:    "more files than MCP hosts or the Vercel skills CLI accept",
 		Severity: Warning,
+		Publish:  true,
 		Explain: "MCP hosts list every file of a skill as a resource and accept at most 512 files per " +
 			"skill (the MCP Inspector fails a skill of more), so the build leaves a skill of more out of " +
 			"the MCP documents (mcp/*.json) and keeps it in every other index: a warning. The Vercel skills " +
@@ -241,6 +245,7 @@ var fileRules = []*Rule{
 		ID:       "skill-too-large",
 		Title:    "skill larger than MCP hosts accept",
 		Severity: Warning,
+		Publish:  true,
 		Explain: "MCP hosts accept at most 16 MiB of files per skill as they receive them: resources/read " +
 			"sends a text file as it is and any other (an image, a PDF, an archive) base64-encoded, 4 " +
 			"bytes for every 3, and the MCP Inspector stops reading a skill past 16 MiB of what it " +
@@ -270,6 +275,7 @@ var fileRules = []*Rule{
 		ID:       "file-too-large",
 		Title:    "file larger than 10 MiB",
 		Severity: Warning,
+		Publish:  true,
 		Explain: "fast-agent refuses any file of a skill over 10 MiB, and a large file makes every " +
 			"install slow. Leave it out with .skillignore and have a script fetch or build it at " +
 			"run time, or compress it. Over 64 MiB (SKILL.md too) verify and pull read no such file, so " +

@@ -47,6 +47,7 @@ var yamlRules = []*Rule{
 		ID:       "yaml-complex-key",
 		Title:    "frontmatter has a key that is not a plain string",
 		Severity: Error,
+		Publish:  true,
 		Explain: "Frontmatter must become JSON, whose keys are strings. A mapping or list used as a key, an " +
 			"explicit \"? \" key, a key YAML reads as a number, boolean, null or date (1:, true:, null:), and " +
 			"the YAML 1.1 merge key << have no faithful JSON form, and the YAML subset the official MCP " +
@@ -175,6 +176,7 @@ var yamlRules = []*Rule{
 		ID:       "yaml-special-float",
 		Title:    "frontmatter has .inf or .nan",
 		Severity: Error,
+		Publish:  true,
 		Explain: "YAML reads an unquoted .inf, -.inf or .nan (in any case variant it accepts) as infinity or " +
 			"not-a-number, which JSON cannot carry: writers fail or write null, and the official MCP client " +
 			"SDK rejects the frontmatter, so hosts drop the skill. Quote the value if it is text, or use a " +

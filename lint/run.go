@@ -3,6 +3,7 @@ package lint
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -29,6 +30,11 @@ type Options struct {
 	All    bool
 
 	Verbose bool // Run's notes name every set of identical copies (Scope.Verbose)
+
+	// Publishing is the build's: the rules that guard what a bundle can
+	// carry (Rule.Publish) keep their default severity at least, whatever
+	// the settings say.
+	Publishing bool
 
 	// Roots are the folders given, which --ignore's patterns are relative
 	// to: the fixes offering one spell it so (IgnoreFlag). Run takes its
@@ -148,6 +154,18 @@ func newRunner(opts Options) *runner {
 	set := opts.Settings
 	if set.Profile == nil {
 		set.Profile = profiles[0]
+	}
+	if opts.Publishing {
+		sev := maps.Clone(set.Severity)
+		if sev == nil {
+			sev = map[string]Severity{}
+		}
+		for _, r := range registry {
+			if r.Publish && set.effective(r) < r.Severity {
+				sev[r.ID] = r.Severity
+			}
+		}
+		set.Severity = sev
 	}
 	base, _ := filepath.Abs(opts.Base) // "" is the working folder
 	r := &runner{set: set, strict: opts.Strict, base: base, roots: opts.Roots, allowUsed: make([]atomic.Bool, len(set.Allow)), pluginFiles: opts.PluginFiles}
