@@ -3,11 +3,13 @@ package build
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/skillpack/skillpack/config"
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 )
@@ -113,4 +115,42 @@ func readRecord(t *testing.T, dist string) *layout.Record {
 		t.Fatal(err)
 	}
 	return &rec
+}
+
+// A kept verdict is not reused once git ignores other files of the skill:
+// file-git-ignored's findings follow .gitignore, which no file of the
+// skill holds.
+func TestLintReuseGitIgnored(t *testing.T) {
+	git := testtool.Need(t, "git")
+	root := t.TempDir()
+	src, dist := filepath.Join(root, "src"), filepath.Join(root, "dist")
+	writeSkill(t, filepath.Join(src, "pdf"), "pdf", map[string]string{"scripts/fill.py": "print(1)\n"})
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}} {
+		cmd := exec.Command(git, args...)
+		cmd.Dir = src
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	ignored := func() (n int) {
+		for _, f := range mustBuild(t, []string{src}, Options{Out: dist}).Findings {
+			if f.Rule == "file-git-ignored" {
+				n++
+			}
+		}
+		return n
+	}
+	// A file made since, which git neither tracks nor ignores yet.
+	if err := os.WriteFile(filepath.Join(src, "pdf", "scripts", "made.py"), []byte("print(2)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n := ignored(); n != 0 {
+		t.Fatalf("%d file-git-ignored findings before .gitignore names a file", n)
+	}
+	if err := os.WriteFile(filepath.Join(src, ".gitignore"), []byte("made.py\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n := ignored(); n != 1 {
+		t.Errorf("%d file-git-ignored findings after .gitignore names scripts/made.py, want 1", n)
+	}
 }

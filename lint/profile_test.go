@@ -27,7 +27,7 @@ var specLevels = map[string]Severity{
 	"path-unpackable": Error, "plugin-manifest": Error, "plugin-manifest-schema": Error, "plugin-mcp-command": Error,
 	"plugin-mcp-schema": Error, "plugin-name-duplicate": Error, "plugin-skills": Warning, "marketplace-plugin-duplicate": Warning, "marketplace-plugin-source": Warning, "path-windows": Warning, "reference-depth": Warning, "script-crlf": Warning,
 	"script-not-executable": Warning, "secret": Error, "skill-md-encoding": Error, "skill-md-name": Warning,
-	"skill-md-too-large": Warning, "skill-md-unreadable": Error, "skill-dangling": Warning, "skill-mirror": Error, "skill-nested": Warning,
+	"skill-md-too-large": Warning, "skill-md-unreadable": Error, "skill-dangling": Warning, "file-git-ignored": Warning, "skill-mirror": Error, "skill-nested": Warning,
 	"skill-too-large": Warning, "skill-too-many-files": Warning, "suppression-invalid": Warning,
 	"suppression-unused": Warning, "symlink": Warning, "symlink-escape": Error, "text-encoding": Warning,
 	"lfs-pointer": Error, "marketplace-manifest": Error, "unknown-key": Warning, "version-semver": Warning, "yaml-ambiguous-scalar": Warning, "yaml-anchor": Error,

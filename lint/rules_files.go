@@ -8,6 +8,7 @@ import (
 	"iter"
 	"net/http"
 	"path"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/pack"
+	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -94,6 +96,22 @@ var fileRules = []*Rule{
 		Bad:   "pdf/\n  SKILL.md\n  .DS_Store\n  scripts/__pycache__/fill.cpython-312.pyc",
 		Good:  "pdf/\n  .skillignore   (.DS_Store and __pycache__/)\n  SKILL.md\n  scripts/fill.py",
 		Check: withFiles(checkJunk),
+	},
+	{
+		ID:       "file-git-ignored",
+		Title:    "published file that git ignores",
+		Severity: Warning,
+		Explain: "A file git ignores (by .gitignore, .git/info/exclude or the global excludes) is in no clone " +
+			"of the repository: the clients that install from the repository never see it, and a build from " +
+			"a fresh checkout (CI) publishes the skill without it, while a build from this folder publishes " +
+			"it: node_modules/, a local .env, an editor's settings. In a git work tree lint asks git which " +
+			"published files it ignores, in a skill's folder and in a plugin's. Leave such a file out with " +
+			".skillignore; one meant to be published (made by a build step) is tracked with git add -f, or " +
+			"the rule is turned off in skillpack.yaml.",
+		Bad:      "pdf/\n  SKILL.md\n  scripts/node_modules/   (in .gitignore)",
+		Good:     "pdf/\n  .skillignore   (scripts/node_modules/)\n  SKILL.md\n  scripts/package.json",
+		Check:    withFiles(checkGitIgnored),
+		CheckRun: checkPluginGitIgnored,
 	},
 	{
 		ID:       "path-collision",
@@ -388,6 +406,27 @@ func plainErr(err error) error {
 // author used to .gitignore would put it. It names no path, so that a
 // kept verdict reads the same from every working folder.
 var ownIgnore = skill.IgnoreFile + " beside SKILL.md"
+
+func checkGitIgnored(p *Pass) {
+	for _, rel := range p.Files.GitIgnored() {
+		p.Reportf(strings.TrimSuffix(rel, "/"), 0, 0, fmt.Sprintf("leave it out with %s (/%s), or track it (git add -f) if it is meant to be published", ownIgnore, rel),
+			"git ignores it, so no clone of the repository has it, yet the build publishes it")
+	}
+}
+
+// checkPluginGitIgnored is checkGitIgnored for the files of each plugin
+// outside its skills' folders, which are checked with each skill.
+func checkPluginGitIgnored(p *RunPass) {
+	p.eachPlugin(func(pl *plugin.Plugin, files *skill.Files, skills map[string]bool) {
+		for _, rel := range files.GitIgnored() {
+			if !inSkill(rel, skills) {
+				p.Reportf(filepath.Join(pl.Dir, filepath.FromSlash(strings.TrimSuffix(rel, "/"))), 0, 0,
+					fmt.Sprintf("leave it out with a %s in the plugin's folder (/%s), or track it (git add -f) if it is meant to be published", skill.IgnoreFile, rel),
+					"git ignores it, so no clone of the repository has it, yet the plugin's archives publish it")
+			}
+		}
+	})
+}
 
 func checkJunk(p *Pass) {
 	ig := p.Files.Ignore

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/pack"
 
 	"github.com/skillpack/skillpack/skill"
@@ -508,5 +511,48 @@ func TestPerFileFindingsFold(t *testing.T) {
 	if n := strings.Count(out.String(), "more places"); n != len(kinds["text-encoding"])+len(kinds["path-too-long"])+
 		len(kinds["script-crlf"])+len(kinds["script-not-executable"])+len(kinds["file-unreferenced"])+len(kinds["junk-file"]) {
 		t.Errorf("text output folds %d groups:\n%s", n, out.String())
+	}
+}
+
+// A published file that git ignores is reported, in a skill's folder and
+// in a plugin's (10xChengTu/Hyperpowers: node_modules/ and the root
+// plugin's .claude/settings.local.json in its archives); one tracked in
+// spite of the pattern (git add -f) is not, nor anything outside git.
+func TestGitIgnored(t *testing.T) {
+	git := testtool.Need(t, "git")
+	root := t.TempDir()
+	md := "---\nname: pdf\ndescription: Fill PDF forms for the user, when asked to.\n---\n# PDF\n"
+	testtool.WriteTree(t, root, map[string]string{
+		".gitignore":                           "node_modules/\n*.local.json\n.env\n",
+		".claude-plugin/plugin.json":           `{"name": "tools"}`,
+		".claude/settings.local.json":          "{}",
+		".claude/commands/run.md":              "Run it.\n",
+		"skills/pdf/SKILL.md":                  md,
+		"skills/pdf/scripts/fill.py":           "print(1)\n",
+		"skills/pdf/scripts/node_modules/a.js": "1\n",
+		"skills/pdf/.env":                      "X=1\n",
+		"skills/pdf/forced.local.json":         "{}",
+	})
+	got := func() (out []string) {
+		for _, f := range lintDir(t, root, Options{Base: root}).Findings {
+			if f.Rule == "file-git-ignored" {
+				out = append(out, f.Path)
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if g := got(); len(g) > 0 {
+		t.Errorf("outside git: %q", g)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"add", "-f", "skills/pdf/forced.local.json"}} {
+		cmd := exec.Command(git, args...)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	if g, want := got(), []string{".claude/settings.local.json", "skills/pdf/.env", "skills/pdf/scripts/node_modules"}; !slices.Equal(g, want) {
+		t.Errorf("file-git-ignored at %q, want %q", g, want)
 	}
 }

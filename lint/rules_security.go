@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -312,17 +313,7 @@ func checkSecret(p *Pass) {
 // plugin's archives publish them all. The skills' own files are checked
 // with each skill.
 func checkPluginSecrets(p *RunPass) {
-	for _, pl := range p.Plugins {
-		files, err := p.pluginFiles(pl.Dir)
-		if err != nil {
-			continue // the plugin cannot be packed either (the build says why)
-		}
-		skills := map[string]bool{}
-		for _, f := range files.Files {
-			if path.Base(f.Path) == skill.FileName {
-				skills[path.Dir(f.Path)] = true
-			}
-		}
+	p.eachPlugin(func(pl *plugin.Plugin, files *skill.Files, skills map[string]bool) {
 		for _, f := range files.Files {
 			if inSkill(f.Path, skills) {
 				continue
@@ -331,7 +322,29 @@ func checkPluginSecrets(p *RunPass) {
 				reportSecrets(p.Rel(filepath.Join(pl.Dir, filepath.FromSlash(f.Path))), c.Data, "plugin", p.Report)
 			}
 		}
+	})
+}
+
+// eachPlugin calls do with each plugin whose files can be collected (else
+// the build says why it cannot pack it), its files, and the folders of
+// its skills, whose files are checked with each skill.
+func (p *RunPass) eachPlugin(do func(pl *plugin.Plugin, files *skill.Files, skills map[string]bool)) {
+	for _, pl := range p.Plugins {
+		if files, err := p.pluginFiles(pl.Dir); err == nil {
+			do(pl, files, skillDirs(files))
+		}
 	}
+}
+
+// skillDirs are the folders of a plugin's files that hold a SKILL.md.
+func skillDirs(files *skill.Files) map[string]bool {
+	dirs := map[string]bool{}
+	for _, f := range files.Files {
+		if path.Base(f.Path) == skill.FileName {
+			dirs[path.Dir(f.Path)] = true
+		}
+	}
+	return dirs
 }
 
 // inSkill reports whether the file at rel lies in one of the folders.

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 // Every rule has a case file testdata/rules/<ID>.txtar. Its files form a
@@ -27,6 +30,7 @@ import (
 //	hex PATH HEX            append raw bytes
 //	big PATH SIZE           make a file SIZE bytes long (K, M, G suffixes), extending
 //	                        the archive's file, if any, with a hole (zero bytes)
+//	git ARGS...             run git in the tree (skipped without git)
 //	profile NAME            lint with a profile
 //	strict                  lint with --strict
 //	all                     lint with --all: every skill found, clients' install folders too
@@ -184,6 +188,12 @@ func materialize(t *testing.T, dir string, ar *txtar.Archive) (Options, []string
 			must(t, err)
 			must(t, f.Truncate(n))
 			must(t, f.Close())
+		case "git":
+			cmd := exec.Command(testtool.Need(t, "git"), args[1:]...)
+			cmd.Dir = dir
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%s: %v\n%s", l, err, out)
+			}
 		case "profile":
 			p, err := LookupProfile(args[1])
 			must(t, err)

@@ -46,6 +46,9 @@ func VerdictKey(s *skill.Skill, files *skill.Files, entries []pack.Member, opts 
 	for _, p := range files.Ignored {
 		fmt.Fprintf(h, "ignored %s\n", p)
 	}
+	for _, p := range files.GitIgnored() { // file-git-ignored's, which a .gitignore changes
+		fmt.Fprintf(h, "git-ignored %s\n", p)
+	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 

@@ -5,9 +5,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -51,9 +53,15 @@ func indexOf(dir string) *index {
 	return f.(func() *index)()
 }
 
+// git runs git in the work tree root and returns what it printed. An
+// fsmonitor a repository's config names is a command git would run: off.
+func git(root string, args ...string) ([]byte, error) {
+	return exec.Command("git", append([]string{"-C", root, "-c", "core.fsmonitor=false"}, args...)...).Output()
+}
+
 // readIndex runs git ls-files: each entry is "MODE OBJECT STAGE\tPATH\0".
 func readIndex(root string) *index {
-	out, err := exec.Command("git", "-C", root, "ls-files", "--stage", "-z").Output()
+	out, err := git(root, "ls-files", "--stage", "-z")
 	if err != nil {
 		return nil
 	}
@@ -93,4 +101,73 @@ func readLink(disk string, asFile bool) (string, error) {
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, 4096))
 	return string(b), err
+}
+
+var ignoredSets sync.Map // work tree root, its index file's and .gitignore's times → func() map[string]bool
+
+// GitIgnored returns the paths of f.Files that git ignores in the work
+// tree holding the folder, a folder all of whose files git ignores as one
+// path ending in "/" (node_modules/): a clone of the repository lacks
+// them, though the build publishes them. Nil outside a work tree or
+// without git.
+func (f *Files) GitIgnored() []string {
+	root, ok := WorkTree(f.Root)
+	if f.Root == "" || len(f.Files) == 0 || !ok {
+		return nil
+	}
+	key := root
+	for _, p := range []string{filepath.Join(GitDir(root), "index"), filepath.Join(root, ".gitignore")} {
+		if fi, err := os.Stat(p); err == nil {
+			key += "\x00" + fi.ModTime().String()
+		}
+	}
+	read, _ := ignoredSets.LoadOrStore(key, sync.OnceValue(func() map[string]bool {
+		// Files, not --directory: with it git also names a folder that
+		// holds ignored files beside untracked ones.
+		out, err := git(root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard")
+		if err != nil {
+			return nil
+		}
+		set := map[string]bool{}
+		for p := range strings.SplitSeq(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+			set[p] = true
+		}
+		return set
+	}))
+	ignored := read.(func() map[string]bool)()
+	rel, err := filepath.Rel(root, f.Root)
+	if len(ignored) == 0 || err != nil {
+		return nil
+	}
+	prefix := filepath.ToSlash(rel) + "/"
+	if rel == "." {
+		prefix = ""
+	}
+	// A folder is named for its files when git ignores every one of them.
+	all := map[string]bool{} // folder → every published file below it is ignored
+	var files []string
+	for _, x := range f.Files {
+		in := ignored[prefix+x.Path]
+		if in {
+			files = append(files, x.Path)
+		}
+		for d := path.Dir(x.Path); d != "."; d = path.Dir(d) {
+			if v, seen := all[d]; !seen || v {
+				all[d] = in
+			}
+		}
+	}
+	var out []string
+	for _, p := range files {
+		top := p
+		for d := path.Dir(p); d != "."; d = path.Dir(d) {
+			if all[d] {
+				top = d + "/"
+			}
+		}
+		if len(out) == 0 || out[len(out)-1] != top {
+			out = append(out, top)
+		}
+	}
+	return out
 }
