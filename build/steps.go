@@ -172,5 +172,5 @@ func (b *builder) interrupted() error {
 	if b.ctx.Err() == nil {
 		return nil
 	}
-	return fmt.Errorf("interrupted (%w); the output folder is as it was", b.ctx.Err())
+	return errors.New("interrupted; the output folder is as it was") // the command knows its signal
 }
