@@ -160,6 +160,9 @@ func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
 			if pr.Col > 1 {
 				fix = "delete the blanks after the opening \"---\""
 			}
+			if p.Doc.FrontRaw == nil { // below a title: not parsed, and nothing before it is to go
+				fix = "move those lines, both \"---\" lines with them, to the top of the file, above the text now there"
+			}
 		case skill.Unclosed:
 			fix = "add a line holding only \"---\" after the last frontmatter line"
 			if p.Doc.Truncated {

@@ -194,6 +194,11 @@ func split(data []byte, truncated bool) (d *SkillMD, closed bool) {
 	if open < 0 {
 		d.Problem = &Problem{Kind: NoFrontmatter, Line: 1, Col: 1,
 			Msg: "SKILL.md has no YAML frontmatter; start the file with a \"---\" line, the name and description, and a closing \"---\" line"}
+		if from, to := laterFront(data); from > 0 {
+			// Below a title: a "---" added on line 1 would make two.
+			d.Problem = &Problem{Kind: BadOpening, Line: from, Col: 1,
+				Msg: fmt.Sprintf("the frontmatter is on lines %d to %d, below other text; clients read it only on line 1, so they see none, and no skill", from, to)}
+		}
 		d.Body, d.BodyLine = data, 1
 		return d, false
 	}
@@ -208,6 +213,32 @@ func split(data []byte, truncated bool) (d *SkillMD, closed bool) {
 	}
 	d.Problem = &Problem{Kind: Unclosed, Line: open + 1, Col: 1, Msg: msg}
 	return d, false
+}
+
+// laterFront finds frontmatter below the first line's text (a title): a
+// fence in column 1 among the first 20 lines, before any code block (an
+// example of frontmatter: kazuyaegusa/claude-skills), whose next line
+// starts with name: or description:, and the fence closing it. It returns
+// their 1-based lines, or zeros.
+func laterFront(data []byte) (from, to int) {
+	n, next := 0, false // next: the line after an opening fence
+	for l := range bytes.Lines(data) {
+		n++
+		text := lineText(l)
+		switch {
+		case from == 0 && (n > 20 || bytes.HasPrefix(text, []byte("```")) || bytes.HasPrefix(text, []byte("~~~"))):
+			return 0, 0
+		case from > 0 && isFence(text) && !startsWithSpace(text):
+			return from, n
+		case next && (bytes.HasPrefix(text, []byte("name:")) || bytes.HasPrefix(text, []byte("description:"))):
+			next = false
+		case next:
+			from, next = 0, false
+		case from == 0 && isFence(text) && !startsWithSpace(text):
+			from, next = n, true
+		}
+	}
+	return 0, 0
 }
 
 // unmarshal is yaml.Unmarshal that turns a panic inside the YAML library

@@ -59,13 +59,19 @@ func TestParse(t *testing.T) {
 		{"html comment of lines first", "\n<!--\n---\n-->\n---\nname: pdf\n---\n", want{
 			problem: BadOpening, line: 2, msg: "(line 2)",
 			front: true, frontRaw: "name: pdf\n", frontLine: 6, body: "", bodyLine: 8, name: "pdf"}},
+		// Frontmatter below a title is misplaced, not missing: adding one on
+		// line 1 would make two (helper-120's repro/3).
 		{"html comment, then text", "<!-- c -->\n# Title\n---\nname: pdf\n---\n", want{
-			problem: NoFrontmatter, line: 1, body: "<!-- c -->\n# Title\n---\nname: pdf\n---\n", bodyLine: 1}},
+			problem: BadOpening, line: 3, msg: "lines 3 to 5, below other text", body: "<!-- c -->\n# Title\n---\nname: pdf\n---\n", bodyLine: 1}},
 		{"no frontmatter", "# Title\n\ntext\n", want{
 			problem: NoFrontmatter, line: 1, msg: "no YAML frontmatter",
 			body: "# Title\n\ntext\n", bodyLine: 1}},
 		{"fence after text", "# Title\n---\nname: pdf\n---\n", want{
-			problem: NoFrontmatter, line: 1, body: "# Title\n---\nname: pdf\n---\n", bodyLine: 1}},
+			problem: BadOpening, line: 2, body: "# Title\n---\nname: pdf\n---\n", bodyLine: 1}},
+		{"an example in a code block", "# Title\n\n```\n---\nname: pdf\n---\n```\n", want{
+			problem: NoFrontmatter, line: 1, body: "# Title\n\n```\n---\nname: pdf\n---\n```\n", bodyLine: 1}},
+		{"a rule after text", "# Title\n\n---\n\nMore.\n---\n", want{
+			problem: NoFrontmatter, line: 1, body: "# Title\n\n---\n\nMore.\n---\n", bodyLine: 1}},
 		{"empty file", "", want{problem: NoFrontmatter, line: 1, body: "", bodyLine: 1}},
 		{"only blank lines", "\n\n", want{problem: NoFrontmatter, line: 1, body: "\n\n", bodyLine: 1}},
 		{"four dashes is no fence", "----\nname: pdf\n----\n", want{
