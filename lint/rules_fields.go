@@ -704,7 +704,8 @@ func checkUnknownKeys(p *Pass) {
 	// line a skill, not three.
 	comments := parseInline(p.Doc.Raw)
 	var rest []*yaml.Node
-	for k := range pairs(p.Doc.Front) {
+	nested := false // a value metadata cannot hold as it is: a list or a map
+	for k, v := range pairs(p.Doc.Front) {
 		if k.Kind != yaml.ScalarNode || knownKey(p, k.Value) {
 			continue
 		}
@@ -715,6 +716,7 @@ func checkUnknownKeys(p *Pass) {
 			p.ReportNode(k, "", "unknown frontmatter key %q (profile %s)", k.Value, p.Profile.Name)
 		} else {
 			rest = append(rest, k)
+			nested = nested || v.Kind != yaml.ScalarNode
 		}
 	}
 	if len(rest) == 0 {
@@ -734,6 +736,11 @@ func checkUnknownKeys(p *Pass) {
 	fix := "move it under metadata, or choose a profile that knows it"
 	if len(rest) > 1 {
 		fix = "move them under metadata, or choose a profile that knows them"
+	}
+	if nested {
+		// Moved as it is, a list is metadata-nested, which keeps the
+		// skill out of the MCP documents (0999312/GodotPrompter).
+		fix = strings.Replace(fix, "under metadata", "under metadata, a list or map written as one string (\"a, b\"), since metadata holds strings", 1)
 	}
 	// A key a client reads is named with its clients, and with the
 	// profile that knows it (clients, unless this is it).

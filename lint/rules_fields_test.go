@@ -128,20 +128,28 @@ func TestUnknownKeyReaders(t *testing.T) {
 			"disable-model-invocation: true\n---\nBody.\n",
 		"b/SKILL.md": "---\nname: b\ndescription: Reviews pull requests when the user asks for a review.\n" +
 			"homepage: https://example.com\nauthor: Jane\n---\nBody.\n",
+		// A list moved under metadata as it is would be metadata-nested
+		// (0999312/GodotPrompter's agent_tested_on).
+		"c/SKILL.md": "---\nname: c\ndescription: Reviews pull requests when the user asks for a review.\n" +
+			"tested_on:\n  - claude\n---\nBody.\n",
 	})
+	const list = "move it under metadata, a list or map written as one string (\"a, b\"), since metadata holds strings, or choose a profile that knows it"
 	for _, c := range []struct {
 		profile string
 		want    map[string]string // path → fix
 	}{
 		{"clients", map[string]string{
 			"b/SKILL.md": "move it under metadata, or choose a profile that knows it",
+			"c/SKILL.md": list,
 		}},
 		{"spec", map[string]string{
 			"a/SKILL.md": "it is read by Claude Code, Cursor and OpenClaw: set profile: clients in skillpack.yaml, which knows it",
 			"b/SKILL.md": "move them under metadata, or choose a profile that knows them; profile clients knows homepage (OpenClaw)",
+			"c/SKILL.md": list,
 		}},
 		{"claude", map[string]string{
 			"b/SKILL.md": "move them under metadata, or choose a profile that knows them; profile clients knows homepage (OpenClaw)",
+			"c/SKILL.md": list,
 		}},
 	} {
 		p, err := LookupProfile(c.profile)
