@@ -568,7 +568,32 @@ func brokenFix(walk, p, at, target string) string {
 		}
 		return "it names a folder on the machine where it was made; copy the skill into the repository, or link to it by a relative path inside the repository"
 	}
+	if twin := caseTwin(filepath.Dir(p), target); twin != "" {
+		// Made on macOS or Windows, which ignore case.
+		return fmt.Sprintf("%s exists, differing only in letter case, which Linux and archives do not ignore: ln -sfn %s %s", twin, twin, at)
+	}
 	return "a git submodule not checked out? run git submodule update --init; else correct the link, or remove it"
+}
+
+// caseTwin returns the relative path target, from dir, spelled as the
+// folders and files that match each of its parts but for letter case are
+// (../Skills/PDF for ../skills/pdf), or "" when one does not match.
+func caseTwin(dir, target string) string {
+	var out []string
+	at := dir
+	for part := range strings.SplitSeq(filepath.ToSlash(filepath.Clean(target)), "/") {
+		if part == "." || part == ".." {
+			at, out = filepath.Join(at, part), append(out, part)
+			continue
+		}
+		ents, _ := os.ReadDir(at)
+		i := slices.IndexFunc(ents, func(e fs.DirEntry) bool { return strings.EqualFold(e.Name(), part) })
+		if i < 0 {
+			return ""
+		}
+		at, out = filepath.Join(at, ents[i].Name()), append(out, ents[i].Name())
+	}
+	return strings.Join(out, "/")
 }
 
 // emptyFix is the fix for the empty folder p (at, as reported). Git keeps

@@ -422,3 +422,24 @@ func TestFindTreeBroken(t *testing.T) {
 		t.Errorf("FindTree(.) in skills/ = %+v, %v; want popular/sub broken", tr.Broken, err)
 	}
 }
+
+// A link that leads nowhere but for letter case (made on macOS, where
+// ../Vendor/PDF and ../vendor/pdf are one folder) gets the link that
+// leads there as its fix.
+func TestBrokenLinkCase(t *testing.T) {
+	root := t.TempDir()
+	testtool.WriteTree(t, root, map[string]string{"Vendor/PDF/SKILL.md": skillMD, "skills/own/SKILL.md": skillMD})
+	if _, err := os.Stat(filepath.Join(root, "vendor")); err == nil {
+		t.Skip("the file system ignores case: the link leads somewhere")
+	}
+	if err := os.Symlink("../vendor/pdf", filepath.Join(root, "skills", "pdf")); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := FindTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Broken) != 1 || !strings.HasSuffix(tr.Broken[0].Fix, "ln -sfn ../Vendor/PDF "+filepath.Join(root, "skills", "pdf")) {
+		t.Errorf("broken %+v; want the fix ln -sfn ../Vendor/PDF", tr.Broken)
+	}
+}
