@@ -409,6 +409,11 @@ var ownIgnore = skill.IgnoreFile + " beside SKILL.md"
 
 func checkGitIgnored(p *Pass) {
 	for _, rel := range p.Files.GitIgnored() {
+		if rel == p.Skill.File {
+			p.Reportf(rel, 0, 0, "track it (git add -f), or leave the skill out with --ignore and its folder",
+				"git ignores it, so no clone of the repository has this skill, yet the build publishes it")
+			continue
+		}
 		p.Reportf(strings.TrimSuffix(rel, "/"), 0, 0, fmt.Sprintf("leave it out with %s (/%s), or track it (git add -f) if it is meant to be published", ownIgnore, rel),
 			"git ignores it, so no clone of the repository has it, yet the build publishes it")
 	}

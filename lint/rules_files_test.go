@@ -523,7 +523,8 @@ func TestGitIgnored(t *testing.T) {
 	root := t.TempDir()
 	md := "---\nname: pdf\ndescription: Fill PDF forms for the user, when asked to.\n---\n# PDF\n"
 	testtool.WriteTree(t, root, map[string]string{
-		".gitignore":                           "node_modules/\n*.local.json\n.env\n",
+		".gitignore":                           "node_modules/\n*.local.json\n.env\nskills/mine/\n",
+		"skills/mine/SKILL.md":                 strings.ReplaceAll(md, "pdf", "mine"),
 		".claude-plugin/plugin.json":           `{"name": "tools"}`,
 		".claude/settings.local.json":          "{}",
 		".claude/commands/run.md":              "Run it.\n",
@@ -537,6 +538,9 @@ func TestGitIgnored(t *testing.T) {
 		for _, f := range lintDir(t, root, Options{Base: root}).Findings {
 			if f.Rule == "file-git-ignored" {
 				out = append(out, f.Path)
+				if strings.HasSuffix(f.Path, "SKILL.md") != strings.Contains(f.Fix, "--ignore") {
+					t.Errorf("%s: fix %q", f.Path, f.Fix) // a skill git ignores is left out whole
+				}
 			}
 		}
 		slices.Sort(out)
@@ -552,7 +556,7 @@ func TestGitIgnored(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
-	if g, want := got(), []string{".claude/settings.local.json", "skills/pdf/.env", "skills/pdf/scripts/node_modules"}; !slices.Equal(g, want) {
+	if g, want := got(), []string{".claude/settings.local.json", "skills/mine/SKILL.md", "skills/pdf/.env", "skills/pdf/scripts/node_modules"}; !slices.Equal(g, want) {
 		t.Errorf("file-git-ignored at %q, want %q", g, want)
 	}
 }

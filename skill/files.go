@@ -336,7 +336,8 @@ func (c *collector) leaveOut(p, name string, isDir bool) bool {
 	switch {
 	case IsJunk(name, isDir), c.repo && RepoPlumbing(p, isDir):
 		list = &c.out.Junk
-	case c.ignore.Match(p, isDir):
+	case c.ignore.Match(p, isDir) && !(p == name && !isDir && strings.EqualFold(name, FileName)):
+		// The entry file is the skill: a .skillignore of *.md keeps it.
 		list = &c.out.Ignored
 	default:
 		return false

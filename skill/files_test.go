@@ -219,6 +219,25 @@ func TestCollectIgnoreFile(t *testing.T) {
 	}
 }
 
+// The entry file is the skill: a .skillignore that names it (*.md, to
+// leave the notes out) keeps it, where the build's index failed on a skill
+// without one (exit 3) and pack wrote an archive without it. A SKILL.md
+// below the top is an ordinary file.
+func TestCollectKeepsEntry(t *testing.T) {
+	dir := t.TempDir()
+	testtool.WriteTree(t, dir, map[string]string{"SKILL.md": skillMD, IgnoreFile: "*.md\n", "notes.md": "", "a/SKILL.md": skillMD})
+	fs, err := Collect(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"SKILL.md"}; !reflect.DeepEqual(paths(fs.Files), want) {
+		t.Errorf("Files = %q, want %q", paths(fs.Files), want)
+	}
+	if want := []string{"a/SKILL.md", "notes.md"}; !reflect.DeepEqual(fs.Ignored, want) {
+		t.Errorf("Ignored = %q, want %q", fs.Ignored, want)
+	}
+}
+
 // A skill discovery found is collected from the folders' listings it
 // made: the files a later listing would give, but for one added since,
 // and a file removed since is left out, not refused.
