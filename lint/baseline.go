@@ -149,6 +149,13 @@ func rebase(p, from, to string) string {
 	if from == to || from == "" {
 		return p
 	}
+	// Both absolute: a baseline given as ci/baseline.json (to "ci") beside
+	// an absolute base made Rel fail, and the paths were kept unchanged.
+	from, err1 := filepath.Abs(from)
+	to, err2 := filepath.Abs(to)
+	if err1 != nil || err2 != nil {
+		return p
+	}
 	abs := filepath.Join(from, filepath.FromSlash(p))
 	rel, err := filepath.Rel(to, abs)
 	if err != nil {

@@ -169,3 +169,28 @@ func FuzzBaseline(f *testing.F) {
 		}
 	})
 }
+
+// A baseline given by a relative path in a subfolder (--write-baseline
+// ci/baseline.json) records paths relative to its folder, and reading it
+// the same way knows every finding: they were kept relative to the working
+// folder, and a second run reported them all again.
+func TestBaselineRelativePath(t *testing.T) {
+	dir := t.TempDir()
+	testtool.WriteTree(t, dir, map[string]string{"a/SKILL.md": skillMD("a"), "ci/.keep": ""})
+	t.Chdir(dir)
+	res, err := Run([]string{"."}, Options{})
+	must(t, err)
+	var buf bytes.Buffer
+	must(t, WriteBaseline(&buf, "ci/baseline.json", res.Base, res.Findings))
+	must(t, os.WriteFile("ci/baseline.json", buf.Bytes(), 0o644))
+	if len(res.Findings) == 0 || !strings.Contains(buf.String(), `"../a/SKILL.md"`) {
+		t.Fatalf("%d findings; paths not relative to the baseline's folder:\n%s", len(res.Findings), buf.String())
+	}
+	b, err := LoadBaseline("ci/baseline.json")
+	must(t, err)
+	res, err = Run([]string{"."}, Options{Settings: Settings{Baseline: b}})
+	must(t, err)
+	if len(res.Findings) != 0 || len(res.Stale) != 0 {
+		t.Errorf("known findings were reported (%v), or stale entries (%v)", describe(res.Findings), res.Stale)
+	}
+}
