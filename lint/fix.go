@@ -128,8 +128,11 @@ func Fix(ctx context.Context, res *Result, opts FixOptions) (*FixReport, error) 
 	// identical. The copies are the first round's; later rounds lint
 	// only the skills that changed.
 	copies := map[string][]string{} // by skill folder, absolute
+	asked := map[string]bool{}      // the skills of the run asked to fix, by folder, absolute
 	for _, s := range res.Skills {
-		if dir, err := filepath.Abs(s.Dir); err == nil && len(s.Copies) > 0 {
+		dir, _ := filepath.Abs(s.Dir)
+		asked[dir] = true
+		if len(s.Copies) > 0 {
 			copies[dir] = s.Copies
 		}
 	}
@@ -202,6 +205,15 @@ func Fix(ctx context.Context, res *Result, opts FixOptions) (*FixReport, error) 
 		if res, err = Run(dirs, opts.Lint); err != nil {
 			return rep, err
 		}
+		// Given a skill's folder, Run takes the skills inside it too, which
+		// the run asked to fix left out: their files are not this fix's
+		// (it renamed a nested skill.md that no finding had named).
+		// Their findings fall to the outer skill, whose files they are (lint
+		// checks them as its files), and the entry file's fixers skip them.
+		res.Skills = slices.DeleteFunc(res.Skills, func(s *skill.Skill) bool {
+			dir, _ := filepath.Abs(s.Dir)
+			return !asked[dir]
+		})
 		left := map[pair]int{}
 		for _, fd := range res.Findings {
 			left[pair{fd.Path, fd.Rule}]++

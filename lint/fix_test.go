@@ -358,6 +358,29 @@ func TestFixDryRun(t *testing.T) {
 	}
 }
 
+// A skill inside another's folder that the run left out is not fixed in a
+// later round, whose lint of the outer folder takes it (a stranger's
+// repro: the dry run said one fix, --fix made three, in a file no finding
+// had named).
+func TestFixLeavesNestedOut(t *testing.T) {
+	md := "---\nname: %s\ndescription: Fill PDF forms. Use when the user works with PDF files.\n%s---\n# S\n\nSee inner/skill.md.\n"
+	dir, opts := fixTree(t, map[string]string{
+		"skills/outer/skill.md":       fmt.Sprintf(md, "outer", ""),
+		"skills/outer/inner/skill.md": fmt.Sprintf(md, "inner", "allowed-tools: [Read, Bash]\n"),
+	})
+	res := lintDir(t, dir, opts)
+	rep, err := Fix(context.Background(), res, FixOptions{Lint: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rep.Files, []string{"skills/outer/SKILL.md"}) || rep.Fixed != 1 {
+		t.Errorf("files %v, fixed %d; want the outer skill.md renamed alone", rep.Files, rep.Fixed)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "skills", "outer", "inner", "skill.md")); err != nil {
+		t.Errorf("the inner skill.md: %v", err)
+	}
+}
+
 // TestFixDiffApplies applies a dry run's diff with git apply and with
 // patch -p1, as docs/lint.md says one may, to files whose names hold a
 // space, a tab, a quote and a backslash: each must make what --fix makes.
