@@ -208,11 +208,18 @@ func Fix(ctx context.Context, res *Result, opts FixOptions) (*FixReport, error) 
 		// Given a skill's folder, Run takes the skills inside it too, which
 		// the run asked to fix left out: their files are not this fix's
 		// (it renamed a nested skill.md that no finding had named).
-		// Their findings fall to the outer skill, whose files they are (lint
-		// checks them as its files), and the entry file's fixers skip them.
+		// Their findings are dropped too: judged as skills of their own,
+		// their scripts drew findings the run asked to fix had not.
+		var out []string
 		res.Skills = slices.DeleteFunc(res.Skills, func(s *skill.Skill) bool {
 			dir, _ := filepath.Abs(s.Dir)
+			if !asked[dir] {
+				out = append(out, r.rel(s.Dir)+"/")
+			}
 			return !asked[dir]
+		})
+		res.Findings = slices.DeleteFunc(res.Findings, func(f Finding) bool {
+			return slices.ContainsFunc(out, func(d string) bool { return strings.HasPrefix(f.Path, d) })
 		})
 		left := map[pair]int{}
 		for _, fd := range res.Findings {

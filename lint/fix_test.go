@@ -365,8 +365,9 @@ func TestFixDryRun(t *testing.T) {
 func TestFixLeavesNestedOut(t *testing.T) {
 	md := "---\nname: %s\ndescription: Fill PDF forms. Use when the user works with PDF files.\n%s---\n# S\n\nSee inner/skill.md.\n"
 	dir, opts := fixTree(t, map[string]string{
-		"skills/outer/skill.md":       fmt.Sprintf(md, "outer", ""),
-		"skills/outer/inner/skill.md": fmt.Sprintf(md, "inner", "allowed-tools: [Read, Bash]\n"),
+		"skills/outer/skill.md":             fmt.Sprintf(md, "outer", ""),
+		"skills/outer/inner/skill.md":       fmt.Sprintf(md, "inner", "allowed-tools: [Read, Bash]\n"),
+		"skills/outer/inner/scripts/run.sh": "#!/bin/sh\necho\n", // a script of the inner skill, not the outer's
 	})
 	res := lintDir(t, dir, opts)
 	rep, err := Fix(context.Background(), res, FixOptions{Lint: opts})
