@@ -493,7 +493,10 @@ func merge(p *plugin.Plugin, e skill.PluginEntry) {
 // that name is the checkout's, another in every clone, and would make the
 // bundle's bytes hang on it, so the plugin is left out.
 func (sc Scope) named(root string, p *plugin.Plugin, e skill.PluginEntry) (string, bool) {
-	if slices.ContainsFunc(p.Manifests, func(m plugin.File) bool { return m.Name != "" }) {
+	// A manifest that cannot be read may well name it: kept, so that the
+	// plugin rules report it (lint of the plugin's own folder passed one
+	// that lint of its parent failed).
+	if slices.ContainsFunc(p.Manifests, func(m plugin.File) bool { return m.Name != "" || m.Err != nil }) {
 		return "", true
 	}
 	if e.Name == "" && filepath.Clean(p.Dir) == filepath.Clean(root) {

@@ -226,3 +226,21 @@ func TestLinkOutOfRoot(t *testing.T) {
 		t.Errorf("both given: %d skills, findings %+v, %v; want 2 skills and no finding", len(res.Skills), res.Findings, err)
 	}
 }
+
+// A plugin linted from its own folder whose manifest cannot be read is
+// kept, for the plugin rules to report the manifest: it was left out as
+// named by nothing, and lint passed what lint of its parent failed.
+func TestBrokenManifestAtRoot(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "myplugin")
+	md := "---\nname: alpha\ndescription: Do one thing for the user, when asked to.\n---\n# X\n"
+	testtool.WriteTree(t, root, map[string]string{".claude-plugin/plugin.json": "{\"name\": \"myplugin\",\n", "skills/alpha/SKILL.md": md})
+	for _, dir := range []string{root, filepath.Dir(root)} {
+		res, err := Run([]string{dir}, Options{Base: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Rule == "plugin-manifest" && f.Severity == Error }) {
+			t.Errorf("lint %s: findings %+v, want the manifest's plugin-manifest error", dir, res.Findings)
+		}
+	}
+}
