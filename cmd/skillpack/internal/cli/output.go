@@ -275,6 +275,9 @@ func buildDone(ios *IO, out string, res *build.Result, start time.Time) {
 			if s.Reused {
 				how = "reused"
 			}
+			if len(s.LeftOut) > 0 { // junk and .skillignore's, which docs/build.md says are reported
+				how += fmt.Sprintf("; left out %s", strings.Join(human.UpTo(len(s.LeftOut), 5, func(i int) string { return lint.Printable(s.LeftOut[i]) }, "%d more"), ", "))
+			}
 			fmt.Fprintf(ios.Err, "  %s (%s): %s, %s, %s\n", s.Name, lint.Printable(s.Dir), human.Plural(s.Files, "file"), human.Bytes(s.Size), how)
 		}
 		fmt.Fprintf(ios.Err, "built %s in %s\n", human.Plural(len(res.Skills), "skill"), duration(ios.clock()().Sub(start)))
