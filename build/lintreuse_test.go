@@ -3,7 +3,6 @@ package build
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -121,16 +120,12 @@ func readRecord(t *testing.T, dist string) *layout.Record {
 // file-git-ignored's findings follow .gitignore, which no file of the
 // skill holds.
 func TestLintReuseGitIgnored(t *testing.T) {
-	git := testtool.Need(t, "git")
+	testtool.Need(t, "git")
 	root := t.TempDir()
 	src, dist := filepath.Join(root, "src"), filepath.Join(root, "dist")
 	writeSkill(t, filepath.Join(src, "pdf"), "pdf", map[string]string{"scripts/fill.py": "print(1)\n"})
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}} {
-		cmd := exec.Command(git, args...)
-		cmd.Dir = src
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
+		testtool.Git(t, src, args...)
 	}
 	ignored := func() (n int) {
 		for _, f := range mustBuild(t, []string{src}, Options{Out: dist}).Findings {

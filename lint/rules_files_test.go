@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -519,7 +518,7 @@ func TestPerFileFindingsFold(t *testing.T) {
 // plugin's .claude/settings.local.json in its archives); one tracked in
 // spite of the pattern (git add -f) is not, nor anything outside git.
 func TestGitIgnored(t *testing.T) {
-	git := testtool.Need(t, "git")
+	testtool.Need(t, "git")
 	root := t.TempDir()
 	md := "---\nname: pdf\ndescription: Fill PDF forms for the user, when asked to.\n---\n# PDF\n"
 	testtool.WriteTree(t, root, map[string]string{
@@ -550,11 +549,7 @@ func TestGitIgnored(t *testing.T) {
 		t.Errorf("outside git: %q", g)
 	}
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"add", "-f", "skills/pdf/forced.local.json"}} {
-		cmd := exec.Command(git, args...)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
+		testtool.Git(t, root, args...)
 	}
 	if g, want := got(), []string{".claude/settings.local.json", "skills/mine/SKILL.md", "skills/pdf/.env", "skills/pdf/scripts/node_modules"}; !slices.Equal(g, want) {
 		t.Errorf("file-git-ignored at %q, want %q", g, want)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -189,11 +188,7 @@ func materialize(t *testing.T, dir string, ar *txtar.Archive) (Options, []string
 			must(t, f.Truncate(n))
 			must(t, f.Close())
 		case "git":
-			cmd := exec.Command(testtool.Need(t, "git"), args[1:]...)
-			cmd.Dir = dir
-			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("%s: %v\n%s", l, err, out)
-			}
+			testtool.Git(t, dir, args[1:]...)
 		case "profile":
 			p, err := LookupProfile(args[1])
 			must(t, err)

@@ -871,7 +871,7 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 	}
 	var kept, left, unlisted []*skill.Skill
 	installs, declared := 0, 0
-	by := map[string]bool{}
+	by, manifests := map[string]bool{}, map[string]bool{} // the manifests that declare skills taken: as shown, and on disk
 	conventional := filepath.Join(root, "skills")
 	// A skill is listed when the nearest plugin above it is one the
 	// marketplace lists (the skill's own folder may hold a copy's
@@ -900,6 +900,7 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 		switch {
 		case s.Declared != "" && listed(s):
 			by[sc.rel(s.Declared)] = true
+			manifests[s.Declared] = true
 			kept = append(kept, s)
 			declared++
 		case installedIn(root, s.Dir) != "":
@@ -933,6 +934,14 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 			names := human.UpTo(len(l.skills), 5, func(i int) string { return sc.rel(l.skills[i].Dir) }, "and %d more")
 			notes = append(notes, fmt.Sprintf("left out %s %s, where no client installing from the repository looks (%s); --all takes every skill found",
 				human.Plural(len(l.skills), "skill", "skills"), l.why, strings.Join(names, ", ")))
+		}
+	}
+	if len(left)+len(unlisted) > 0 {
+		for _, m := range slices.Sorted(maps.Keys(manifests)) {
+			if skill.GitIgnores(m) { // made by a build step (flycrum/colada)
+				notes = append(notes, fmt.Sprintf("warning: git ignores %s, which leaves those out: a clone of the repository, and a build in CI, "+
+					"has no such file and takes them; track it (git add -f), or delete it", sc.rel(m)))
+			}
 		}
 	}
 	return kept, notes

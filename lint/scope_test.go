@@ -244,3 +244,32 @@ func TestBrokenManifestAtRoot(t *testing.T) {
 		}
 	}
 }
+
+// A marketplace git ignores (made by a build step: flycrum/colada) that
+// leaves skills out is a warning: a clone, and CI, has none and takes them.
+func TestIgnoredMarketplace(t *testing.T) {
+	testtool.Need(t, "git")
+	root := t.TempDir()
+	md := "---\nname: %s\ndescription: Do one thing for the user, when asked to.\n---\n# X\n"
+	testtool.WriteTree(t, root, map[string]string{
+		".gitignore":                            ".claude-plugin/\n",
+		"plugins/p1/.cursor-plugin/plugin.json": `{"name": "p1"}`,
+		"plugins/p1/skills/one/SKILL.md":        fmt.Sprintf(md, "one"),
+		"plugins/p2/.cursor-plugin/plugin.json": `{"name": "p2"}`,
+		"plugins/p2/skills/two/SKILL.md":        fmt.Sprintf(md, "two"),
+		".claude-plugin/marketplace.json":       `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "p1", "source": "./plugins/p1"}]}`,
+	})
+	warned := func() bool {
+		res := lintDir(t, root, Options{Base: root})
+		return len(res.Skills) == 1 && slices.ContainsFunc(res.Notes, func(n string) bool {
+			return strings.HasPrefix(n, "warning: git ignores .claude-plugin/marketplace.json")
+		})
+	}
+	if warned() {
+		t.Error("warned outside git")
+	}
+	testtool.Git(t, root, "init", "-q")
+	if !warned() {
+		t.Error("no warning that git ignores the marketplace that left p2's skill out")
+	}
+}

@@ -105,15 +105,14 @@ func readLink(disk string, asFile bool) (string, error) {
 
 var ignoredSets sync.Map // work tree root, its index file's and .gitignore's times → func() map[string]bool
 
-// GitIgnored returns the paths of f.Files that git ignores in the work
-// tree holding the folder, a folder all of whose files git ignores as one
-// path ending in "/" (node_modules/): a clone of the repository lacks
-// them, though the build publishes them. Nil outside a work tree or
-// without git.
-func (f *Files) GitIgnored() []string {
-	root, ok := WorkTree(f.Root)
-	if f.Root == "" || len(f.Files) == 0 || !ok {
-		return nil
+// gitIgnored returns the work tree holding dir and the files git ignores
+// there, by path from its root (git ls-files --others --ignored), read once
+// while its index and top .gitignore are unchanged; nil outside a work tree
+// or without git.
+func gitIgnored(dir string) (string, map[string]bool) {
+	root, ok := WorkTree(dir)
+	if !ok {
+		return "", nil
 	}
 	key := root
 	for _, p := range []string{filepath.Join(GitDir(root), "index"), filepath.Join(root, ".gitignore")} {
@@ -134,7 +133,31 @@ func (f *Files) GitIgnored() []string {
 		}
 		return set
 	}))
-	ignored := read.(func() map[string]bool)()
+	return root, read.(func() map[string]bool)()
+}
+
+// GitIgnores reports whether git ignores the file at path: a clone of the
+// repository holding it has none.
+func GitIgnores(path string) bool {
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return false
+	}
+	root, ignored := gitIgnored(filepath.Dir(path))
+	rel, err := filepath.Rel(root, path)
+	return len(ignored) > 0 && err == nil && ignored[filepath.ToSlash(rel)]
+}
+
+// GitIgnored returns the paths of f.Files that git ignores in the work
+// tree holding the folder, a folder all of whose files git ignores as one
+// path ending in "/" (node_modules/): a clone of the repository lacks
+// them, though the build publishes them. Nil outside a work tree or
+// without git.
+func (f *Files) GitIgnored() []string {
+	if f.Root == "" || len(f.Files) == 0 {
+		return nil
+	}
+	root, ignored := gitIgnored(f.Root)
 	rel, err := filepath.Rel(root, f.Root)
 	if len(ignored) == 0 || err != nil {
 		return nil

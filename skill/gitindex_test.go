@@ -3,7 +3,6 @@ package skill
 import (
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,7 +16,7 @@ import (
 // the file it names, a link leaving the skill refused; as the disk says
 // it is not.
 func TestCollectFromIndex(t *testing.T) {
-	git := testtool.Need(t, "git")
+	testtool.Need(t, "git")
 	root := t.TempDir()
 	dir := filepath.Join(root, "skills", "s")
 	testtool.WriteTree(t, root, map[string]string{
@@ -36,11 +35,7 @@ func TestCollectFromIndex(t *testing.T) {
 	must(os.Symlink("../../outside.md", filepath.Join(dir, "escape.md")))
 	must(os.Symlink("scripts", filepath.Join(dir, "bin")))
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"update-index", "--chmod=+x", "skills/s/scripts/run.sh"}} {
-		cmd := exec.Command(git, args...)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
+		testtool.Git(t, root, args...)
 	}
 	// What core.symlinks=false checks out.
 	links := map[string]string{"guide.md": "shared.md", "escape.md": "../../outside.md", "bin": "scripts"}
@@ -76,15 +71,11 @@ func TestCollectFromIndex(t *testing.T) {
 // An empty folder where a skill could be is a submodule not checked out
 // when git's index records a commit there; else git has no record of it.
 func TestEmptyFolderSubmodule(t *testing.T) {
-	git := testtool.Need(t, "git")
+	testtool.Need(t, "git")
 	root := t.TempDir()
 	testtool.WriteTree(t, root, map[string]string{"skills/s/SKILL.md": "---\nname: s\ndescription: d\n---\n"})
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"update-index", "--add", "--cacheinfo", "160000,0123456789abcdef0123456789abcdef01234567,skills/sub"}} {
-		cmd := exec.Command(git, args...)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
+		testtool.Git(t, root, args...)
 	}
 	for _, d := range []string{"sub", "stray"} {
 		if err := os.Mkdir(filepath.Join(root, "skills", d), 0o755); err != nil {

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -121,6 +122,17 @@ func Check(name string) (ok bool, fail bool, err error) {
 		return false, false, err
 	}
 	return true, false, nil
+}
+
+// Git runs git with args in dir for a test that needs it (Need), and
+// fails the test when git fails.
+func Git(t testing.TB, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(Need(t, "git"), args...)
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
 }
 
 // Need returns the path of the named tool for a test that cannot run
