@@ -26,8 +26,8 @@ var entryRules = []*Rule{
 		Explain: "The specification names the entry file SKILL.md. The reference validator also accepts " +
 			"skill.md, but Codex, Gemini CLI, the Vercel skills CLI and Anthropic's loaders look for the exact " +
 			"upper-case name, so on a case-sensitive file system they do not see the skill at all, and the " +
-			"build does not publish it. Rename the file. The spec profile makes this a warning, as it was " +
-			"(the build still leaves the skill out).",
+			"build does not publish it. Rename the file. The spec profile makes this a warning in lint, as it " +
+			"was; a build still refuses the skill (it stops, or with --skip-invalid leaves the skill out).",
 		Bad:   "my-skill/skill.md",
 		Good:  "my-skill/SKILL.md",
 		Check: checkEntryName,
