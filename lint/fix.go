@@ -52,6 +52,7 @@ var fixers = []*fixer{
 	{[]string{"name-format"}, fixNameFormat},
 	{[]string{"name-missing"}, fixNameMissing},
 	{[]string{"plugin-mcp-command"}, fixSplitCommand},
+	{[]string{"link-absolute"}, fixBackslashLinks},
 }
 
 // fixerOf maps a rule ID to its fixer.

@@ -52,6 +52,8 @@ var fixLeft = map[string][]string{
 	// Only a string becomes the folder's name; a number or a list may mean
 	// something the author knows.
 	"name-format": {"must be a string"},
+	// Only "\" separators are; an absolute path is the author's to rewrite.
+	"link-absolute": {"a path from the root of a web site", "starts at a root", "a path on the author's computer"},
 	// Only a command of plain words splits as a shell would split it.
 	"plugin-mcp-command": {"is a path", "leads out", `"cd x && ./run"`},
 }
@@ -622,4 +624,22 @@ func TestFixFlowSequences(t *testing.T) {
 			t.Errorf("left: %v", f)
 		}
 	}
+}
+
+// rawDest and unescapeDest read untrusted Markdown at any offset a link
+// may report: they never panic, and a destination found lies inside src.
+func FuzzRawDest(f *testing.F) {
+	f.Add([]byte(`See [a](references\guide.md "t") and [b]: x\\y`), 4)
+	f.Add([]byte(`![i](<a\b>)`), 0)
+	f.Fuzz(func(t *testing.T, src []byte, off int) {
+		if off < 0 || off > len(src) {
+			return
+		}
+		if start, end, ok := rawDest(src, off); ok {
+			if start < off || end > len(src) || start >= end {
+				t.Fatalf("rawDest(%q, %d) = %d, %d", src, off, start, end)
+			}
+			unescapeDest(string(src[start:end]))
+		}
+	})
 }

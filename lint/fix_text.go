@@ -393,3 +393,109 @@ func fixEntryName(f *fixFile, _ []Finding) {
 		f.name = skill.FileName
 	}
 }
+
+// fixBackslashLinks writes each destination of SKILL.md's body that
+// separates folders with "\" (link-absolute's Windows paths, which
+// Markdown and URLs do not read) with "/": references\guide.md becomes
+// references/guide.md. A destination whose text holds another escape, or
+// that cannot be found where its link starts, is left to a person, and
+// the body must read back with those destinations alone changed.
+func fixBackslashLinks(f *fixFile, at []Finding) {
+	doc := skill.Parse(f.data)
+	if !f.job.entry || doc.Body == nil || !bytes.HasSuffix(f.data, doc.Body) {
+		return
+	}
+	body := len(f.data) - len(doc.Body) // the body is the end of the file
+	old := parseMarkdown(doc.Body).links
+	var edits []fixEdit
+	var want []string // every destination, as it must read after
+	for _, l := range old {
+		want = append(want, l.dest)
+		if k, _ := skill.ResolveLink("", l.dest); k != skill.LinkBackslash {
+			continue
+		}
+		start, end, ok := rawDest(doc.Body, l.off)
+		if !ok || unescapeDest(string(doc.Body[start:end])) != l.dest {
+			continue
+		}
+		want[len(want)-1] = strings.ReplaceAll(l.dest, `\`, "/")
+		edits = append(edits, fixEdit{body + start, body + end, want[len(want)-1]})
+	}
+	data, ok := applyEdits(f.data, edits)
+	if len(edits) == 0 || !ok {
+		return
+	}
+	var got []string
+	for _, l := range parseMarkdown(skill.Parse(data).Body).links {
+		got = append(got, l.dest)
+	}
+	if !slices.Equal(got, want) {
+		return
+	}
+	f.data = data
+	if f.left == nil {
+		f.left = map[string]int{}
+	}
+	f.left["link-absolute"] = max(len(at)-len(edits), 0) // the absolute paths, for a person
+}
+
+// rawDest finds, in Markdown src, the destination text of the link or
+// reference definition whose "[" (or "![") is at off: its start and end.
+func rawDest(src []byte, off int) (start, end int, ok bool) {
+	i := off
+	if i < len(src) && src[i] == '!' {
+		i++
+	}
+	if i >= len(src) || src[i] != '[' {
+		return 0, 0, false
+	}
+	for depth := 0; i < len(src); i++ { // to the matching "]"
+		switch src[i] {
+		case '\\':
+			i++
+		case '[':
+			depth++
+		case ']':
+			depth--
+		}
+		if depth == 0 {
+			break
+		}
+	}
+	switch {
+	case i+1 < len(src) && src[i+1] == '(':
+		i += 2
+	case i+1 < len(src) && src[i+1] == ':':
+		i += 2
+	default:
+		return 0, 0, false
+	}
+	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+		i++
+	}
+	start = i
+	for i < len(src) && src[i] != ' ' && src[i] != '\t' && src[i] != '\n' && src[i] != '\r' && src[i] != ')' && src[i] != '<' {
+		if src[i] == '\\' {
+			i++
+		}
+		i++
+	}
+	return start, min(i, len(src)), i > start && i <= len(src)
+}
+
+// unescapeDest is a destination's text as CommonMark reads it, when its
+// only escapes are "\\"; else "" (the text holds an escape the fix would
+// have to keep).
+func unescapeDest(raw string) string {
+	var b strings.Builder
+	for i := 0; i < len(raw); i++ {
+		if raw[i] == '\\' && i+1 < len(raw) && strings.IndexByte("!\"#$%&'()*+,-./:;<=>?@[]^_`{|}~", raw[i+1]) >= 0 {
+			return ""
+		}
+		if raw[i] == '\\' && i+1 < len(raw) && raw[i+1] == '\\' {
+			i++
+		}
+		b.WriteByte(raw[i])
+	}
+	return b.String()
+}
