@@ -186,6 +186,11 @@ type collector struct {
 	lists  map[string][]fs.DirEntry
 	omit   func(disk string, isDir bool) bool // see CollectOmitting; nil omits nothing
 	ignore *Ignore
+	// nested are the .skillignore files of the skill and plugin folders
+	// below the root being walked, innermost last: each governs its
+	// folder, wherever the folder is packed (a plugin's archives hold its
+	// skills as their own archives do).
+	nested []nestedIgnore
 	out    *Files
 	active map[string]bool // the folders being walked (real paths, once a link is met), to stop link loops
 	seen   int             // entries looked at, bounded by maxFiles
@@ -219,17 +224,24 @@ func (c *collector) walk(real, rel string) error {
 		return nil
 	}
 	// Read before any entry is judged, when the listing has one.
-	if rel == "" && named(ents, IgnoreFile) != nil {
+	own := false // the folder's .skillignore governs it: the root's, or a skill's or plugin's below it
+	if named(ents, IgnoreFile) != nil && (rel == "" || named(ents, FileName) != nil || len(manifestsIn(real, ents)) > 0) {
 		if data, err := os.ReadFile(filepath.Join(real, IgnoreFile)); err == nil {
-			c.ignore = ParseIgnore(data)
-			c.out.Ignore = c.ignore
+			own = true
+			if rel == "" {
+				c.ignore = ParseIgnore(data)
+				c.out.Ignore = c.ignore
+			} else {
+				c.nested = append(c.nested, nestedIgnore{rel + "/", ParseIgnore(data)})
+				defer func() { c.nested = c.nested[:len(c.nested)-1] }()
+			}
 		}
 	}
 	// os.ReadDir sorts by name, so the walk order is fixed.
 	for _, e := range ents {
 		name := e.Name()
 		p, disk := path.Join(rel, name), filepath.Join(real, name)
-		if rel == "" && name == IgnoreFile {
+		if own && name == IgnoreFile {
 			continue
 		}
 		if c.seen++; c.seen > maxFiles {
@@ -325,6 +337,24 @@ func (c *collector) walk(real, rel string) error {
 	return nil
 }
 
+// nestedIgnore is a .skillignore below the root, and its folder's path
+// with a "/" after it.
+type nestedIgnore struct {
+	dir string
+	ig  *Ignore
+}
+
+// nestedIgnores reports whether a .skillignore of a folder holding p leaves
+// it out, that folder's entry file excepted.
+func (c *collector) nestedIgnores(p, name string, isDir bool) bool {
+	for _, n := range c.nested {
+		if rel, ok := strings.CutPrefix(p, n.dir); ok && n.ig.Match(rel, isDir) && !(rel == name && !isDir && strings.EqualFold(name, FileName)) {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *collector) refuse(p string, kind RefusedKind, err error) {
 	c.out.Refused = append(c.out.Refused, Refused{Path: p, Kind: kind, Err: err})
 }
@@ -336,7 +366,7 @@ func (c *collector) leaveOut(p, name string, isDir bool) bool {
 	switch {
 	case IsJunk(name, isDir), c.repo && RepoPlumbing(p, isDir):
 		list = &c.out.Junk
-	case c.ignore.Match(p, isDir) && !(p == name && !isDir && strings.EqualFold(name, FileName)):
+	case c.ignore.Match(p, isDir) && !(p == name && !isDir && strings.EqualFold(name, FileName)), c.nestedIgnores(p, name, isDir):
 		// The entry file is the skill: a .skillignore of *.md keeps it.
 		list = &c.out.Ignored
 	default:
