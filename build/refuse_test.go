@@ -171,14 +171,39 @@ func TestPublishRulesHold(t *testing.T) {
 	writeSkill(t, filepath.Join(src, "good"), "good", nil)
 	writeSkillFile(t, src, "nameless", "SKILL.md", "---\ndescription: Take notes in the team's format, when the user asks.\n---\n# Notes\n")
 	writeSkillFile(t, src, "cafe", "SKILL.md", "---\nname: café\ndescription: Order coffee for the team, when the user asks.\n---\n# Café\n")
+	// Nor do a baseline and allow entries silence them in a build.
+	res, err := lint.Run([]string{src}, lint.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	baseline := filepath.Join(src, "baseline.json")
+	var b bytes.Buffer
+	if err := lint.WriteBaseline(&b, baseline, res.Base, res.Findings); err != nil || os.WriteFile(baseline, b.Bytes(), 0o644) != nil {
+		t.Fatal(err)
+	}
+	allow := "allow:\n  - rule: name-missing\n    path: '**'\n    reason: legacy\n" +
+		"  - rule: name-non-ascii\n    path: '**'\n    reason: legacy\n"
 	for _, tc := range []struct{ profile, config string }{
 		{"claude", ""},
 		{"relaxed", "rules:\n  name-missing: off\n"},
 		{"", "rules:\n  name-missing: off\n  name-non-ascii: warning\n  name-format: off\n"},
+		{"", "baseline: baseline.json\n"},
+		{"", allow},
 	} {
-		cfg, err := config.Parse("skillpack.yaml", []byte(tc.config+"profile: "+cmp.Or(tc.profile, "clients")+"\n"))
+		cfg, err := config.Parse(filepath.Join(src, "skillpack.yaml"), []byte(tc.config+"profile: "+cmp.Or(tc.profile, "clients")+"\n"))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if cfg.BaselinePath != "" {
+			if cfg.Lint.Baseline, err = lint.LoadBaseline(cfg.BaselinePath); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Lint passes what the build refuses (but for café under claude).
+		if quiet, _ := lint.Run([]string{src}, lint.Options{Settings: cfg.Lint}); tc.profile != "claude" {
+			if errs, _, _ := lint.Count(quiet.Findings); errs > 0 {
+				t.Fatalf("%+v: lint reports errors itself, so the case shows nothing: %+v", tc, quiet.Findings)
+			}
 		}
 		dist := filepath.Join(t.TempDir(), "dist")
 		_, err = Run([]string{src}, Options{Out: dist, Lint: lint.Options{Settings: cfg.Lint}})

@@ -168,7 +168,7 @@ func newRunner(opts Options) *runner {
 		set.Severity = sev
 	}
 	base, _ := filepath.Abs(opts.Base) // "" is the working folder
-	r := &runner{set: set, strict: opts.Strict, base: base, roots: opts.Roots, allowUsed: make([]atomic.Bool, len(set.Allow)), pluginFiles: opts.PluginFiles}
+	r := &runner{set: set, strict: opts.Strict, base: base, roots: opts.Roots, publishing: opts.Publishing, allowUsed: make([]atomic.Bool, len(set.Allow)), pluginFiles: opts.PluginFiles}
 	if r.pluginFiles == nil {
 		r.pluginFiles = func(dir string) (*skill.Files, error) {
 			return skill.CollectOmitting(dir, skill.Built)
@@ -186,6 +186,7 @@ type runner struct {
 	pluginFiles func(dir string) (*skill.Files, error)
 	base        string
 	roots       []string           // Options.Roots
+	publishing  bool               // Options.Publishing
 	broken      []skill.BrokenLink // RunPass.Broken
 	allow       []*skill.Ignore    // each allow entry's glob
 
@@ -227,7 +228,20 @@ func (r *runner) baselined(fs []Finding) []Finding {
 	if r.seen == nil {
 		r.seen = map[[2]string]bool{}
 	}
-	return r.set.Baseline.filter(fs, r.base, r.seen)
+	if !r.publishing || r.set.Baseline == nil {
+		return r.set.Baseline.filter(fs, r.base, r.seen)
+	}
+	held := slices.DeleteFunc(slices.Clone(fs), func(f Finding) bool { return !r.held(f.Rule) })
+	rest := slices.DeleteFunc(slices.Clone(fs), func(f Finding) bool { return r.held(f.Rule) })
+	return Sort(append(r.set.Baseline.filter(rest, r.base, r.seen), held...))
+}
+
+// held reports whether the build holds the rule whatever the settings
+// say (Rule.Publish): no baseline, allow entry or comment silences it
+// there, or the skill would stop the build as skillpack's fault.
+func (r *runner) held(id string) bool {
+	rule := Lookup(id)
+	return r.publishing && rule != nil && rule.Publish
 }
 
 // CheckAcross runs only the checks across a run (unique names, no skill
@@ -341,7 +355,7 @@ func (r *runner) settle(p *Pass, out *[]Finding, relOf func(string) string) {
 			}
 		}
 	}
-	*out = slices.DeleteFunc(*out, func(f Finding) bool { return inNested(f.Path) || suppressed(comments[f.Path], f) })
+	*out = slices.DeleteFunc(*out, func(f Finding) bool { return inNested(f.Path) || suppressed(comments[f.Path], f) && !r.held(f.Rule) })
 	// The comments report through the pass, which appends to out.
 	for _, f := range p.Files.Files {
 		for _, in := range comments[relOf(f.Path)] {
@@ -370,7 +384,7 @@ func (r *runner) add(out []Finding, rule *Rule, f Finding) []Finding {
 	}
 	abs := filepath.Join(r.base, filepath.FromSlash(f.Path))
 	// The config's ignore globs are relative to its folder.
-	if _, ignored := r.set.Ignore.Path(r.set.Dir(), abs, false); ignored || r.allowed(rule.ID, abs) {
+	if _, ignored := r.set.Ignore.Path(r.set.Dir(), abs, false); ignored || r.allowed(rule.ID, abs) && !r.held(rule.ID) {
 		return out
 	}
 	return append(out, f)
