@@ -121,18 +121,29 @@ func (b *Baseline) filter(fs []Finding, base string, seen map[[2]string]bool) []
 }
 
 // stale lists the entries that no finding matched ("path: rule (n)"),
-// among those under one of paths: an entry about a part of the tree the
-// run did not look at is not known to be stale.
+// when the run looked at every entry's folder: a run over a part of the
+// tree cannot tell (name-duplicate needs the other copy, outside it), and
+// the rewrite it suggested dropped every entry outside that part.
 func (b *Baseline) stale(seen map[[2]string]bool, paths []string) []string {
 	if b == nil {
 		return nil
 	}
+	top := "" // the folder holding every entry's file
+	from, _ := filepath.Abs(filepath.Dir(b.Path))
+	for p := range b.Counts {
+		dir := filepath.Dir(filepath.Join(from, filepath.FromSlash(p)))
+		for top != "" && !below(top, dir) && filepath.Dir(top) != top {
+			top = filepath.Dir(top)
+		}
+		if top == "" {
+			top = dir
+		}
+	}
+	if top != "" && !slices.ContainsFunc(paths, func(root string) bool { return below(root, top) }) {
+		return nil
+	}
 	var out []string
 	for p, rules := range b.Counts {
-		abs := filepath.Join(filepath.Dir(b.Path), filepath.FromSlash(p))
-		if !slices.ContainsFunc(paths, func(root string) bool { return below(root, abs) }) {
-			continue
-		}
 		for id, n := range rules {
 			if !seen[[2]string{p, id}] {
 				out = append(out, fmt.Sprintf("%s: %s (%d)", p, id, n))

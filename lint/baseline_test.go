@@ -194,3 +194,27 @@ func TestBaselineRelativePath(t *testing.T) {
 		t.Errorf("known findings were reported (%v), or stale entries (%v)", describe(res.Findings), res.Stale)
 	}
 }
+
+// A run over a part of the tree calls no entry stale, its own neither: a
+// recorded name-duplicate needs the other copy, outside the part, and the
+// rewrite it suggested dropped every entry outside the part.
+func TestBaselinePartRun(t *testing.T) {
+	dir := t.TempDir()
+	testtool.WriteTree(t, dir, map[string]string{"x/dup/SKILL.md": skillMD("dup"), "y/dup/SKILL.md": skillMD("dup") + "Another copy.\n"})
+	res, err := Run([]string{dir}, Options{Base: dir})
+	must(t, err)
+	if !slices.ContainsFunc(res.Findings, func(f Finding) bool { return f.Rule == "name-duplicate" }) {
+		t.Fatalf("no name-duplicate to record: %v", describe(res.Findings))
+	}
+	set := Settings{Baseline: recordBaseline(t, dir, res.Findings)}
+	res, err = Run([]string{filepath.Join(dir, "x")}, Options{Settings: set, Base: dir})
+	must(t, err)
+	if len(res.Stale) != 0 {
+		t.Errorf("linting x/ alone called %v stale", res.Stale)
+	}
+	res, err = Run([]string{dir}, Options{Settings: set, Base: dir})
+	must(t, err)
+	if len(res.Findings) != 0 || len(res.Stale) != 0 {
+		t.Errorf("the whole tree: findings %v, stale %v; want none", describe(res.Findings), res.Stale)
+	}
+}
