@@ -46,6 +46,16 @@ func (b *builder) lintAcross(p *packed) error {
 		inPlugins += fmt.Sprintf("; %s a name with another plugin's, which one bundle cannot publish", human.Plural(n-len(across), "skill shares", "skills share"))
 	}
 	b.logf("• lint: %s, %s%s", human.Plural(errs, "error", "errors"), human.Plural(warns, "warning", "warnings"), inPlugins)
+	// An error the settings lowered is the build's own (Rule.Publish):
+	// said once a rule, or the user reads lint's pass and the build's
+	// refusal as a contradiction.
+	said := map[string]bool{}
+	for _, f := range b.res.Findings {
+		if r := lint.Lookup(f.Rule); f.Severity == lint.Error && r.Publish && !said[r.ID] && b.lintOpts.Settings.Lowers(r) {
+			said[r.ID] = true
+			b.logf("  %s: the profile or skillpack.yaml sets it below %s, which a build does not follow: it guards what a bundle can carry", r.ID, r.Severity)
+		}
+	}
 	if errs > 0 {
 		if !b.opts.SkipInvalid {
 			valid := 0

@@ -206,9 +206,14 @@ func TestPublishRulesHold(t *testing.T) {
 			}
 		}
 		dist := filepath.Join(t.TempDir(), "dist")
-		_, err = Run([]string{src}, Options{Out: dist, Lint: lint.Options{Settings: cfg.Lint}})
+		var log bytes.Buffer
+		_, err = Run([]string{src}, Options{Out: dist, Log: &log, Lint: lint.Options{Settings: cfg.Lint}})
 		if le, ok := errors.AsType[*LintError](err); !ok || le.Errors != 2 {
 			t.Errorf("%+v: %v, want a LintError of 2 errors", tc, err)
+		}
+		// Where the settings lowered it, the build says it does not follow them.
+		if lowered := cfg.Lint.Lowers(lint.Lookup("name-missing")); lowered != strings.Contains(log.String(), "  name-missing: the profile or skillpack.yaml sets it below error") {
+			t.Errorf("%+v: name-missing lowered %t, log:\n%s", tc, lowered, log.String())
 		}
 		res, err := Run([]string{src}, Options{Out: dist, SkipInvalid: true, Lint: lint.Options{Settings: cfg.Lint}})
 		if err != nil || len(res.Skipped) != 2 || !slices.Equal(indexNames(t, dist), []string{"good"}) {
