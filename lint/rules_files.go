@@ -426,7 +426,7 @@ func checkPluginGitIgnored(p *RunPass) {
 		for _, rel := range files.GitIgnored() {
 			if !inSkill(rel, skills) {
 				p.Reportf(filepath.Join(pl.Dir, filepath.FromSlash(strings.TrimSuffix(rel, "/"))), 0, 0,
-					fmt.Sprintf("leave it out with a %s in the plugin's folder (/%s), or track it (git add -f) if it is meant to be published", skill.IgnoreFile, rel),
+					fmt.Sprintf("leave it out with a %s in the plugin's folder, %s (/%s), or track it (git add -f) if it is meant to be published", skill.IgnoreFile, p.Rel(pl.Dir), rel),
 					"git ignores it, so no clone of the repository has it, yet the plugin's archives publish it")
 			}
 		}

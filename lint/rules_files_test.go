@@ -524,6 +524,8 @@ func TestGitIgnored(t *testing.T) {
 	testtool.WriteTree(t, root, map[string]string{
 		".gitignore":                           "node_modules/\n*.local.json\n.env\nskills/mine/\n",
 		"skills/mine/SKILL.md":                 strings.ReplaceAll(md, "pdf", "mine"),
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`, // inside the root's: its file reported once
+		"plugins/p/node_modules/x.js":          "1\n",
 		".claude-plugin/plugin.json":           `{"name": "tools"}`,
 		".claude/settings.local.json":          "{}",
 		".claude/commands/run.md":              "Run it.\n",
@@ -551,7 +553,7 @@ func TestGitIgnored(t *testing.T) {
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"add", "-f", "skills/pdf/forced.local.json"}} {
 		testtool.Git(t, root, args...)
 	}
-	if g, want := got(), []string{".claude/settings.local.json", "skills/mine/SKILL.md", "skills/pdf/.env", "skills/pdf/scripts/node_modules"}; !slices.Equal(g, want) {
+	if g, want := got(), []string{".claude/settings.local.json", "plugins/p/node_modules", "skills/mine/SKILL.md", "skills/pdf/.env", "skills/pdf/scripts/node_modules"}; !slices.Equal(g, want) {
 		t.Errorf("file-git-ignored at %q, want %q", g, want)
 	}
 }

@@ -327,12 +327,21 @@ func checkPluginSecrets(p *RunPass) {
 
 // eachPlugin calls do with each plugin whose files can be collected (else
 // the build says why it cannot pack it), its files, and the folders of
-// its skills, whose files are checked with each skill.
-func (p *RunPass) eachPlugin(do func(pl *plugin.Plugin, files *skill.Files, skills map[string]bool)) {
+// its skills and of the plugins inside it, whose files are checked with
+// each (a finding once, not once a plugin holding it).
+func (p *RunPass) eachPlugin(do func(pl *plugin.Plugin, files *skill.Files, own map[string]bool)) {
 	for _, pl := range p.Plugins {
-		if files, err := p.pluginFiles(pl.Dir); err == nil {
-			do(pl, files, skillDirs(files))
+		files, err := p.pluginFiles(pl.Dir)
+		if err != nil {
+			continue
 		}
+		own := skillDirs(files)
+		for _, o := range p.Plugins {
+			if rel, ok := skill.RelBelow(pl.Dir, o.Dir); ok && rel != "." {
+				own[filepath.ToSlash(rel)] = true
+			}
+		}
+		do(pl, files, own)
 	}
 }
 
