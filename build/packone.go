@@ -42,6 +42,7 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 		return nil, fmt.Errorf("%s: %v", s.EntryPath(), s.Err)
 	}
 	files, err := skill.Collect(dir)
+	opts.Lint.Publishing = true // what an archive carries is the build's (Rule.Publish)
 	_, findings := lint.CheckSkill(s, files, err, nil, opts.Lint)
 	p := &Packed{Name: lint.SkillName(s), Layout: "flat", Findings: findings}
 	po := pack.Options{Time: opts.Time}

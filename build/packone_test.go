@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillpack/skillpack/config"
 	"github.com/skillpack/skillpack/internal/testtool"
+	"github.com/skillpack/skillpack/lint"
 )
 
 // TestPackSkill packs one example flat and wrapped, and unpacks both with
@@ -74,6 +76,15 @@ func TestPackSkillRefuses(t *testing.T) {
 	var le *LintError
 	if !errors.As(err, &le) || p == nil || len(p.Findings) == 0 {
 		t.Errorf("PackSkill of a bad name: %v, %+v", err, p)
+	}
+	// Nor with name-format off in skillpack.yaml: an archive named after a
+	// name no index can carry is none to upload (Rule.Publish).
+	cfg, err := config.Parse(filepath.Join(root, "skillpack.yaml"), []byte("rules:\n  name-format: off\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PackSkill(bad, PackOptions{Out: out, Lint: lint.Options{Settings: cfg.Lint}}); !errors.As(err, &le) {
+		t.Errorf("PackSkill of a bad name with name-format off: %v", err)
 	}
 	// A file that cannot be packed: no half-written archive is left.
 	piped := filepath.Join(root, "piped")
