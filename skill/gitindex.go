@@ -103,24 +103,35 @@ func readLink(disk string, asFile bool) (string, error) {
 	return string(b), err
 }
 
-var ignoredSets sync.Map // work tree root, its index file's and .gitignore's times → func() map[string]bool
+// ignoredSets holds, by work tree root, the files git ignores there, read
+// once while the work tree's index and top .gitignore keep their times;
+// one a root, so that serve --watch, through commit after commit, does not
+// keep every listing it read.
+var ignoredSets sync.Map // root → ignoredRead
+
+type ignoredRead struct {
+	stamp string
+	read  func() map[string]bool
+}
 
 // gitIgnored returns the work tree holding dir and the files git ignores
-// there, by path from its root (git ls-files --others --ignored), read once
-// while its index and top .gitignore are unchanged; nil outside a work tree
-// or without git.
+// there, by path from its root (git ls-files --others --ignored); nil
+// outside a work tree or without git.
 func gitIgnored(dir string) (string, map[string]bool) {
 	root, ok := WorkTree(dir)
 	if !ok {
 		return "", nil
 	}
-	key := root
+	stamp := ""
 	for _, p := range []string{filepath.Join(GitDir(root), "index"), filepath.Join(root, ".gitignore")} {
 		if fi, err := os.Stat(p); err == nil {
-			key += "\x00" + fi.ModTime().String()
+			stamp += fi.ModTime().String() + "\x00"
 		}
 	}
-	read, _ := ignoredSets.LoadOrStore(key, sync.OnceValue(func() map[string]bool {
+	if v, ok := ignoredSets.Load(root); ok && v.(ignoredRead).stamp == stamp {
+		return root, v.(ignoredRead).read()
+	}
+	r := ignoredRead{stamp, sync.OnceValue(func() map[string]bool {
 		// Files, not --directory: with it git also names a folder that
 		// holds ignored files beside untracked ones.
 		out, err := git(root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard")
@@ -132,8 +143,13 @@ func gitIgnored(dir string) (string, map[string]bool) {
 			set[p] = true
 		}
 		return set
-	}))
-	return root, read.(func() map[string]bool)()
+	})}
+	if v, loaded := ignoredSets.LoadOrStore(root, r); loaded && v.(ignoredRead).stamp == stamp {
+		r = v.(ignoredRead) // another reader's, of the same state
+	} else if loaded {
+		ignoredSets.Store(root, r)
+	}
+	return root, r.read()
 }
 
 // GitIgnores reports whether git ignores the file at path: a clone of the
