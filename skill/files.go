@@ -183,21 +183,20 @@ func collect(dir string, lists map[string][]fs.DirEntry, omit func(string, bool)
 }
 
 type collector struct {
-	root   string
-	real   string // root's real path, once a link needed it
-	repo   bool   // root is a git work tree's root (RepoPlumbing)
-	index  *index // git's, where the disk cannot say a file's mode (fromIndex); else nil
-	lists  map[string][]fs.DirEntry
-	omit   func(disk string, isDir bool) bool // see CollectOmitting; nil omits nothing
-	ignore *Ignore
-	// nested are the .skillignore files of the skill and plugin folders
-	// below the root being walked, innermost last: each governs its
-	// folder, wherever the folder is packed (a plugin's archives hold its
-	// skills as their own archives do).
-	nested []nestedIgnore
-	out    *Files
-	active map[string]bool // the folders being walked (real paths, once a link is met), to stop link loops
-	seen   int             // entries looked at, bounded by maxFiles
+	root  string
+	real  string // root's real path, once a link needed it
+	repo  bool   // root is a git work tree's root (RepoPlumbing)
+	index *index // git's, where the disk cannot say a file's mode (fromIndex); else nil
+	lists map[string][]fs.DirEntry
+	omit  func(disk string, isDir bool) bool // see CollectOmitting; nil omits nothing
+	// ignores are the .skillignore files of the folders being walked: the
+	// root's, and those of the skill and plugin folders below it, each
+	// governing its folder wherever the folder is packed (a plugin's
+	// archives hold its skills as their own archives do).
+	ignores []folderIgnore
+	out     *Files
+	active  map[string]bool // the folders being walked (real paths, once a link is met), to stop link loops
+	seen    int             // entries looked at, bounded by maxFiles
 }
 
 // errNotReal stops a walk that met a link below a root that is not its
@@ -232,13 +231,14 @@ func (c *collector) walk(real, rel string) error {
 	if named(ents, IgnoreFile) != nil && (rel == "" || named(ents, FileName) != nil || len(manifestsIn(real, ents)) > 0) {
 		if data, err := os.ReadFile(filepath.Join(real, IgnoreFile)); err == nil {
 			own = true
+			ig, dir := ParseIgnore(data), ""
 			if rel == "" {
-				c.ignore = ParseIgnore(data)
-				c.out.Ignore = c.ignore
+				c.out.Ignore = ig
 			} else {
-				c.nested = append(c.nested, nestedIgnore{rel + "/", ParseIgnore(data)})
-				defer func() { c.nested = c.nested[:len(c.nested)-1] }()
+				dir = rel + "/"
 			}
+			c.ignores = append(c.ignores, folderIgnore{dir, ig})
+			defer func() { c.ignores = c.ignores[:len(c.ignores)-1] }()
 		}
 	}
 	// os.ReadDir sorts by name, so the walk order is fixed.
@@ -341,18 +341,20 @@ func (c *collector) walk(real, rel string) error {
 	return nil
 }
 
-// nestedIgnore is a .skillignore below the root, and its folder's path
-// with a "/" after it.
-type nestedIgnore struct {
+// folderIgnore is a .skillignore, and its folder's path with a "/" after
+// it ("" for the root's).
+type folderIgnore struct {
 	dir string
 	ig  *Ignore
 }
 
-// nestedIgnores reports whether a .skillignore of a folder holding p leaves
-// it out, that folder's entry file excepted.
-func (c *collector) nestedIgnores(p, name string, isDir bool) bool {
-	for _, n := range c.nested {
-		if rel, ok := strings.CutPrefix(p, n.dir); ok && n.ig.Match(rel, isDir) && !(rel == name && !isDir && strings.EqualFold(name, FileName)) {
+// ignored reports whether a .skillignore of a folder holding p leaves it
+// out. The folder's entry file is the skill: a .skillignore of *.md keeps
+// it (without, the build's index failed on the skill, and pack wrote an
+// archive without one).
+func (c *collector) ignored(p, name string, isDir bool) bool {
+	for _, f := range c.ignores {
+		if rel, ok := strings.CutPrefix(p, f.dir); ok && f.ig.Match(rel, isDir) && !(rel == name && !isDir && strings.EqualFold(name, FileName)) {
 			return true
 		}
 	}
@@ -370,8 +372,7 @@ func (c *collector) leaveOut(p, name string, isDir bool) bool {
 	switch {
 	case IsJunk(name, isDir), c.repo && RepoPlumbing(p, isDir):
 		list = &c.out.Junk
-	case c.ignore.Match(p, isDir) && !(p == name && !isDir && strings.EqualFold(name, FileName)), c.nestedIgnores(p, name, isDir):
-		// The entry file is the skill: a .skillignore of *.md keeps it.
+	case c.ignored(p, name, isDir):
 		list = &c.out.Ignored
 	default:
 		return false
