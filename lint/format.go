@@ -170,10 +170,10 @@ func NewReport(res *Result, tool Tool) *Report {
 // every folder of that name (2C2P/agent-skills: it left out a plugin's
 // skills/ too). It is "" for a root, which no pattern leaves out.
 func IgnoreFlag(roots []string, dir string) string {
-	rel := dir
+	rel, found := dir, false
 	for _, r := range roots {
-		if below, ok := skill.RelBelow(r, dir); ok && (rel == dir || len(below) < len(rel)) {
-			rel = below
+		if below, ok := skill.RelBelow(r, dir); ok && (!found || len(below) < len(rel)) {
+			rel, found = below, true
 		}
 	}
 	rel = strings.TrimPrefix(filepath.ToSlash(rel), "./")

@@ -515,11 +515,9 @@ func (w *walker) brokenLink(p string) {
 		out, _ := filepath.EvalSymlinks(p)
 		walk, _ := filepath.EvalSymlinks(w.walk)
 		if _, below := RelBelow(walk, out); !below && out != "" && holdsSkill(out) {
-			shown := out
-			if wd, err := os.Getwd(); err == nil {
-				if rel, err := filepath.Rel(wd, out); err == nil && len(rel) < len(out) {
-					shown = rel
-				}
+			shown := target // the folder, in the form of the link's path
+			if !filepath.IsAbs(target) {
+				shown = filepath.Join(filepath.Dir(at), target)
 			}
 			w.broken[at] = BrokenLink{Path: at, Target: target, Out: out,
 				Fix: fmt.Sprintf("give the folder it leads to as well (%s), or copy the skill in place of the link", filepath.ToSlash(shown))}

@@ -61,7 +61,8 @@ type Files struct {
 	Root   string  // the folder, absolute (its real path when it holds a link), below which the files' Disk paths are
 	Ignore *Ignore // the folder's .skillignore; nil when it has none
 
-	read map[string]Read // whole files already read (Keep)
+	read       map[string]Read // whole files already read (Keep)
+	gitIgnored *[]string       // GitIgnored's answer, once asked: the build's verdict key asks, then lint's rule
 }
 
 // Read is a whole file as read once, and its modification time when it

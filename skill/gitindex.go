@@ -170,6 +170,14 @@ func GitIgnores(path string) bool {
 // them, though the build publishes them. Nil outside a work tree or
 // without git.
 func (f *Files) GitIgnored() []string {
+	if f.gitIgnored == nil {
+		out := f.gitIgnoredNow()
+		f.gitIgnored = &out
+	}
+	return *f.gitIgnored
+}
+
+func (f *Files) gitIgnoredNow() []string {
 	if f.Root == "" || len(f.Files) == 0 {
 		return nil
 	}
