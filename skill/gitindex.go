@@ -35,22 +35,48 @@ const (
 	indexSubmodule = 0o160000 // a gitlink: the commit of a submodule
 )
 
-var indexes sync.Map // work tree root and its index file's time → func() *index
+// indexes keeps git's index of each work tree, read once while the index
+// file keeps its time (serve --watch sees a commit).
+var indexes treeCache[*index]
 
-// indexOf returns git's index of the work tree holding dir, read once
-// while the index file is unchanged (serve --watch sees a commit), or nil
+// indexOf returns git's index of the work tree holding dir, or nil
 // outside a work tree or without git.
 func indexOf(dir string) *index {
 	root, ok := WorkTree(dir)
 	if !ok {
 		return nil
 	}
-	key := root
-	if fi, err := os.Stat(filepath.Join(GitDir(root), "index")); err == nil {
-		key += "\x00" + fi.ModTime().String()
+	return indexes.get(root, func() *index { return readIndex(root) }, filepath.Join(GitDir(root), "index"))
+}
+
+// treeCache keeps one reading of git's state a work tree root, read once
+// while the files stamping it keep their times: one a root, so that serve
+// --watch, through commit after commit, does not keep every reading.
+type treeCache[T any] struct{ m sync.Map } // root → stamped[T]
+
+type stamped[T any] struct {
+	stamp string
+	read  func() T
+}
+
+func (c *treeCache[T]) get(root string, read func() T, stampedBy ...string) T {
+	stamp := ""
+	for _, p := range stampedBy {
+		if fi, err := os.Stat(p); err == nil {
+			stamp += fi.ModTime().String()
+		}
+		stamp += "\x00"
 	}
-	f, _ := indexes.LoadOrStore(key, sync.OnceValue(func() *index { return readIndex(root) }))
-	return f.(func() *index)()
+	if v, ok := c.m.Load(root); ok && v.(stamped[T]).stamp == stamp {
+		return v.(stamped[T]).read()
+	}
+	r := stamped[T]{stamp, sync.OnceValue(read)}
+	if v, loaded := c.m.LoadOrStore(root, r); loaded && v.(stamped[T]).stamp == stamp {
+		r = v.(stamped[T]) // another reader's, of the same state
+	} else if loaded {
+		c.m.Store(root, r)
+	}
+	return r.read()
 }
 
 // git runs git in the work tree root and returns what it printed. An
@@ -103,16 +129,9 @@ func readLink(disk string, asFile bool) (string, error) {
 	return string(b), err
 }
 
-// ignoredSets holds, by work tree root, the files git ignores there, read
-// once while the work tree's index and top .gitignore keep their times;
-// one a root, so that serve --watch, through commit after commit, does not
-// keep every listing it read.
-var ignoredSets sync.Map // root → ignoredRead
-
-type ignoredRead struct {
-	stamp string
-	read  func() map[string]bool
-}
+// ignored keeps the files git ignores in each work tree, read again when
+// its index or top .gitignore changes.
+var ignored treeCache[map[string]bool]
 
 // gitIgnored returns the work tree holding dir and the files git ignores
 // there, by path from its root (git ls-files --others --ignored); nil
@@ -122,16 +141,7 @@ func gitIgnored(dir string) (string, map[string]bool) {
 	if !ok {
 		return "", nil
 	}
-	stamp := ""
-	for _, p := range []string{filepath.Join(GitDir(root), "index"), filepath.Join(root, ".gitignore")} {
-		if fi, err := os.Stat(p); err == nil {
-			stamp += fi.ModTime().String() + "\x00"
-		}
-	}
-	if v, ok := ignoredSets.Load(root); ok && v.(ignoredRead).stamp == stamp {
-		return root, v.(ignoredRead).read()
-	}
-	r := ignoredRead{stamp, sync.OnceValue(func() map[string]bool {
+	return root, ignored.get(root, func() map[string]bool {
 		// Files, not --directory: with it git also names a folder that
 		// holds ignored files beside untracked ones.
 		out, err := git(root, "ls-files", "-z", "--others", "--ignored", "--exclude-standard")
@@ -143,13 +153,7 @@ func gitIgnored(dir string) (string, map[string]bool) {
 			set[p] = true
 		}
 		return set
-	})}
-	if v, loaded := ignoredSets.LoadOrStore(root, r); loaded && v.(ignoredRead).stamp == stamp {
-		r = v.(ignoredRead) // another reader's, of the same state
-	} else if loaded {
-		ignoredSets.Store(root, r)
-	}
-	return root, r.read()
+	}, filepath.Join(GitDir(root), "index"), filepath.Join(root, ".gitignore"))
 }
 
 // GitIgnores reports whether git ignores the file at path: a clone of the

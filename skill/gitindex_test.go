@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/skillpack/skillpack/internal/testtool"
 )
@@ -97,5 +98,32 @@ func TestEmptyFolderSubmodule(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("broken %+v; want fixes %q", tr.Broken, want)
+	}
+}
+
+// TestTreeCache: a reading is kept while the file stamping it keeps its
+// time, read again when it changes, and one kept a root (serve --watch
+// goes through commit after commit).
+func TestTreeCache(t *testing.T) {
+	stamp := filepath.Join(t.TempDir(), "index")
+	if err := os.WriteFile(stamp, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var c treeCache[int]
+	reads := 0
+	read := func() int { reads++; return reads }
+	t0 := time.Unix(1e9, 0)
+	for i, at := range []time.Time{t0, t0, t0.Add(time.Second), t0.Add(2 * time.Second), t0.Add(2 * time.Second)} {
+		if err := os.Chtimes(stamp, at, at); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := c.get("root", read, stamp), []int{1, 1, 2, 3, 3}[i]; got != want {
+			t.Errorf("get %d: reading %d, want %d", i, got, want)
+		}
+	}
+	kept := 0
+	c.m.Range(func(any, any) bool { kept++; return true })
+	if kept != 1 {
+		t.Errorf("%d readings kept for one root, want 1", kept)
 	}
 }
