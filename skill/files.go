@@ -114,14 +114,15 @@ func IsJunk(name string, isDir bool) bool {
 // RepoPlumbing reports whether the entry at path (a Files path) of a skill
 // or plugin whose folder is a git work tree's root is the repository's, not
 // the skill's: .github/, which GitHub reads only at a repository's root, and
-// an installed skill never is, and skillpack.yaml, skillpack's own settings
-// for the repository (a root plugin's archives published it). Collect
+// an installed skill never is, and skillpack.yaml and the baseline the docs
+// name, skillpack's own files for the repository (a root plugin's archives
+// published them). Collect
 // leaves them out there, as junk. .gitignore and .gitattributes stay: git
 // reads them in any folder, so they still work where a client installs the
 // skill inside a project's repository (the Vercel skills CLI installs them
 // too).
 func RepoPlumbing(path string, isDir bool) bool {
-	return isDir && path == ".github" || !isDir && path == "skillpack.yaml"
+	return isDir && path == ".github" || !isDir && (path == "skillpack.yaml" || path == ".skillpack-baseline.json")
 }
 
 // maxFiles bounds a collection so that a hostile tree cannot exhaust memory

@@ -140,7 +140,7 @@ func TestCollect(t *testing.T) {
 }
 
 // A skill that is a repository (a .git beside SKILL.md) does not publish
-// the repository's .github/ and skillpack.yaml; its .gitignore and .gitattributes, which git
+// the repository's .github/, skillpack.yaml and baseline; its .gitignore and .gitattributes, which git
 // reads in any folder it is installed in, it does. In a skill that is no
 // repository's root, .github/ is a folder like any other.
 func TestCollectRepoPlumbing(t *testing.T) {
@@ -148,7 +148,7 @@ func TestCollectRepoPlumbing(t *testing.T) {
 		dir := t.TempDir()
 		files := map[string]string{
 			"SKILL.md": skillMD, ".gitignore": "data/\n", ".gitattributes": "*.sh text eol=lf\n",
-			".github/workflows/ci.yml": "on: push\n", "docs/.github/x.md": "x", "skillpack.yaml": "profile: claude\n",
+			".github/workflows/ci.yml": "on: push\n", "docs/.github/x.md": "x", "skillpack.yaml": "profile: claude\n", ".skillpack-baseline.json": "{}",
 		}
 		if repo {
 			files[".git/HEAD"] = "ref: refs/heads/main\n"
@@ -158,9 +158,9 @@ func TestCollectRepoPlumbing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, junk := []string{".gitattributes", ".gitignore", "SKILL.md", "docs/.github/x.md"}, []string{".git/", ".github/", "skillpack.yaml"}
+		want, junk := []string{".gitattributes", ".gitignore", "SKILL.md", "docs/.github/x.md"}, []string{".git/", ".github/", ".skillpack-baseline.json", "skillpack.yaml"}
 		if !repo {
-			want, junk = []string{".gitattributes", ".github/workflows/ci.yml", ".gitignore", "SKILL.md", "docs/.github/x.md", "skillpack.yaml"}, nil
+			want, junk = []string{".gitattributes", ".github/workflows/ci.yml", ".gitignore", ".skillpack-baseline.json", "SKILL.md", "docs/.github/x.md", "skillpack.yaml"}, nil
 		}
 		if got := paths(fs.Files); !reflect.DeepEqual(got, want) {
 			t.Errorf("repository %t: Files = %q, want %q", repo, got, want)
