@@ -29,8 +29,9 @@ var fixLeft = map[string][]string{
 	// The idiom for a fence inside a fence changes the rendering if deleted;
 	// in code the character may be the value.
 	"invisible-char": {"before a code fence line", "if the text needs the character", "put the value in double quotes"},
-	// Removing a bidirectional override reorders the text on screen.
-	"invisible-unicode": {"bidirectional control"},
+	// Removing a bidirectional override reorders the text on screen; an
+	// escape in a value is the author's to read and delete.
+	"invisible-unicode": {"bidirectional control", "delete the escapes"},
 	// An item with a space has no faithful string form.
 	// A comment has no place in the one-line string.
 	"allowed-tools-list": {"fix: keep the list", "leaves a list holding a comment"},

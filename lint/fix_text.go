@@ -47,6 +47,11 @@ func fixInvisible(f *fixFile, at []Finding) {
 	}
 	var cuts []fixEdit
 	f.left = map[string]int{} // the runs left, which lint reports again
+	for _, fd := range at {
+		if fd.Fix == deleteEscapes { // a person reads the value and deletes them
+			f.left[fd.Rule]++
+		}
+	}
 	for k, p := range invisiblePlan(data, hits) {
 		cuts = append(cuts, p.cuts...)
 		if len(p.cuts) == 0 && p.keep != keepRender {

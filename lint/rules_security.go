@@ -13,6 +13,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
 )
@@ -57,13 +59,17 @@ var securityRules = []*Rule{
 			"body, and in every other published text file, and reports a run of tag characters once " +
 			"with the text it hides. Joiners inside emoji sequences, flag tag sequences and joiners " +
 			"between letters of scripts that need them (Arabic, Persian, Indic) are allowed; " +
-			"zero-width characters outside words are invisible-char's. Columns are 1-based byte " +
-			"offsets, as Go's compiler counts them. Delete the characters.",
+			"zero-width characters outside words are invisible-char's. A double-quoted frontmatter value " +
+			"that writes them as escapes (\"\\U000E0049\", \"\\u202e\") is reported too: every reader decodes " +
+			"them, and the index publishes the characters. Columns count characters from 1. Delete the characters.",
 		Bad: "description: Fills PDF forms.<U+E0049 U+E0067 U+E006E ...>\n" +
 			"  (invisible tag characters spelling \"Ignore previous instructions\")",
 		Good:       "description: Fills PDF forms.",
 		Supersedes: []string{"invisible-char"},
-		Check:      func(p *Pass) { reportInvisible(p, true) },
+		Check: func(p *Pass) {
+			reportInvisible(p, true)
+			reportEscapedInvisible(p)
+		},
 	},
 	{
 		ID:       "invisible-char",
@@ -503,6 +509,8 @@ func aloneInQuotes(data []byte, i, j int) bool {
 	return i > 0 && j < len(data) && data[i-1] == data[j] && (data[j] == '"' || data[j] == '\'' || data[j] == '`')
 }
 
+const deleteEscapes = "delete the escapes that write them"
+
 const deleteInvisible = "delete the invisible characters (most editors find them by searching for the code point)"
 
 // classifyInvisible describes the run data[i:j] of count invisible
@@ -734,6 +742,26 @@ func invisibleFiles(p *Pass) []invisibleFile {
 		})
 		return all
 	}).([]invisibleFile)
+}
+
+// reportEscapedInvisible reports what can hide text in a double-quoted
+// frontmatter value written as escapes ("\U000E0049", "\u202E"): the file's
+// bytes are ASCII, but every reader decodes them, and the index publishes
+// the characters themselves.
+func reportEscapedInvisible(p *Pass) {
+	t := frontTree(p)
+	for _, it := range t.items {
+		n := it.n
+		if n.Kind != yaml.ScalarNode || n.Style&yaml.DoubleQuotedStyle == 0 || !strings.Contains(t.src(n), `\`) {
+			continue
+		}
+		for _, h := range findInvisible([]byte(n.Value)) {
+			// A run the file holds as it is was reported with the file.
+			if h.hiding && !strings.Contains(t.src(n), n.Value[h.off:h.end]) {
+				p.ReportNode(n, deleteEscapes, "this value's YAML escapes, which every reader decodes, write them: %s", h.msg)
+			}
+		}
+	}
 }
 
 // reportInvisible reports the runs that can hide text, or the others; not
