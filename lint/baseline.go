@@ -60,6 +60,17 @@ func WriteBaseline(w io.Writer, file, base string, fs []Finding) error {
 	return err
 }
 
+// IsBaseline reports whether path is a regular file that skillpack wrote
+// as a baseline, of any version: the one file --write-baseline replaces.
+func IsBaseline(path string) bool {
+	if fi, err := os.Lstat(path); err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	data, err := os.ReadFile(path)
+	var bf baselineFile
+	return err == nil && json.Unmarshal(data, &bf) == nil && bf.Tool == "skillpack"
+}
+
 // LoadBaseline reads a baseline file. A file that is not one, or that a
 // newer skillpack wrote, is an error that says so: a baseline silently
 // ignored would fail every build, and one half-read would hide findings.

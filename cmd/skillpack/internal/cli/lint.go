@@ -418,6 +418,13 @@ func writeBaseline(ios *IO, path string, res *lint.Result) error {
 	if dir := filepath.Dir(path); !skill.IsDir(dir) {
 		return usageErr("--write-baseline %s: there is no folder %s; create it first (mkdir -p %s)", path, dir, human.ShellQuote(dir))
 	}
+	// Replace only a baseline: a mistyped path must not cost a README,
+	// and a link or a device is never one skillpack wrote.
+	if _, err := os.Lstat(path); err == nil {
+		if !lint.IsBaseline(path) {
+			return usageErr("--write-baseline %s: it exists and is not a skillpack baseline, which is all skillpack replaces; name a new file, or remove this one first", path)
+		}
+	}
 	if err := atomicfile.Write(path, buf.Bytes(), 0o644); err != nil {
 		return usageErr("--write-baseline: %w", err)
 	}
