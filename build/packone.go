@@ -4,8 +4,11 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -67,12 +70,13 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 	if err := cmp.Or(b.checkReadable(w), b.checkLimits(w)); err != nil {
 		return p, refused(err)
 	}
-	// What stands where an archive goes is the user's, and is said before
+	// What stands where an archive goes is the user's unless it is a
+	// skill's archive (pack's last, or one like it), and is said before
 	// either archive is written.
 	for _, ext := range []string{"tar.gz", "zip"} {
 		dst := filepath.Join(out, p.Name+"."+ext)
-		if fi, err := os.Lstat(dst); err == nil && !fi.Mode().IsRegular() {
-			return p, &OutputError{fmt.Errorf("%s is not a file; move it away, or pack into another folder with -o", dst)}
+		if _, err := os.Lstat(dst); err == nil && !skillArchive(dst, ext == "zip") {
+			return p, &OutputError{fmt.Errorf("%s is there and is not a skill's archive, the one thing pack replaces; move it away, or pack into another folder with -o", dst)}
 		}
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
@@ -98,4 +102,25 @@ func PackSkill(dir string, opts PackOptions) (*Packed, error) {
 		p.Artifacts = append(p.Artifacts, Artifact{Path: filepath.ToSlash(dst), Digest: ar.Digest, Size: ar.Size})
 	}
 	return p, nil
+}
+
+// skillArchive reports whether file is a regular file that unpacks to a
+// skill: SKILL.md at its root or in one folder (--layout wrapped).
+func skillArchive(file string, zipped bool) bool {
+	fi, err := os.Lstat(file)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > pack.MaxFile {
+		return false
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return false
+	}
+	found := errors.New("found")
+	err = pack.Unpack(data, zipped, pack.Limits{}, func(string, string, bool) error { return nil }, func(e pack.Member, _ io.Reader) error {
+		if dir, base := path.Split(e.Path); base == skill.FileName && strings.Count(dir, "/") <= 1 {
+			return found
+		}
+		return nil
+	})
+	return errors.Is(err, found)
 }

@@ -28,7 +28,8 @@ func newPackCmd(ios *IO, runF func(*packOptions) error) *cobra.Command {
 		Use:   "pack SKILLDIR",
 		Short: "Pack one skill into a .tar.gz and a .zip",
 		Long: `Pack lints one skill and writes SKILLNAME.tar.gz and SKILLNAME.zip into the
-output folder. The default flat layout puts SKILL.md at the archive root, as
+output folder, replacing a file of that name only if it is a skill's
+archive (an earlier pack's). The default flat layout puts SKILL.md at the archive root, as
 discovery clients want; --layout wrapped puts every file under SKILLNAME/, as
 the OpenAI and Anthropic skill upload APIs want.
 
