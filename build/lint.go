@@ -9,7 +9,6 @@ import (
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/plugin"
-	"github.com/skillpack/skillpack/skill"
 )
 
 // lintAcross runs the checks across skills (names, nesting), reports every
@@ -79,7 +78,7 @@ func (b *builder) lintAcross(p *packed) error {
 		if w := p.work[i]; dir != "" && !w.skipped {
 			w.skipped = true
 			p.inside = append(p.inside, w.src.Dir)
-			if v := w.src.Plugin; v != "" && skill.IsVariant(v) {
+			if v, _ := w.src.ClientCopy(); v != "" {
 				if copies[v] == nil {
 					variants = append(variants, v)
 				}

@@ -348,36 +348,42 @@ func TestPluginArchivesReused(t *testing.T) {
 }
 
 // TestPluginClientCopies: a plugin whose Codex manifest declares a folder
-// of its own (codex/skills) holding a copy of each of the plugin's skills
-// (KingInYellows/yellow-plugins) is one plugin: no name clash, the
-// plugin's own skill published, the copy only in the plugin's archives.
+// of its own holding a copy of each of the plugin's skills is one plugin:
+// no name clash, the plugin's own skill published, the copy only in the
+// plugin's archives. The folder is a client's variant folder, codex/
+// holding skills/ (KingInYellows/yellow-plugins), or any other folder that
+// manifest alone names (codex-skills/).
 func TestPluginClientCopies(t *testing.T) {
-	src := t.TempDir()
-	md := "---\nname: ci-status\ndescription: Show recent CI runs%s. Use when asked for CI status.\n---\nRun gh run list.\n"
-	testtool.WriteTree(t, src, map[string]string{
-		".claude-plugin/marketplace.json":   `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "p", "source": "./p"}]}`,
-		"p/.claude-plugin/plugin.json":      `{"name": "p", "version": "1.0.0"}`,
-		"p/.codex-plugin/plugin.json":       `{"name": "p", "version": "1.0.0", "skills": "./codex/skills"}`,
-		"p/skills/ci-status/SKILL.md":       fmt.Sprintf(md, ""),
-		"p/codex/skills/ci-status/SKILL.md": fmt.Sprintf(md, " (Codex)"),
-	})
-	out := filepath.Join(t.TempDir(), "dist")
-	var log bytes.Buffer
-	res := mustBuild(t, []string{src}, Options{Out: out, Log: &log})
-	if len(res.Findings) != 0 || len(res.Skills) != 1 || filepath.Base(filepath.Dir(res.Skills[0].Dir)) != "skills" ||
-		filepath.Base(filepath.Dir(filepath.Dir(res.Skills[0].Dir))) != "p" {
-		t.Fatalf("findings %v, skills %+v; want none, and p/skills/ci-status", res.Findings, res.Skills)
+	for folder, copies := range map[string]string{"codex/skills": "p/codex", "codex-skills": "p/codex-skills"} {
+		src := t.TempDir()
+		md := "---\nname: ci-status\ndescription: Show recent CI runs%s. Use when asked for CI status.\n---\nRun gh run list.\n"
+		testtool.WriteTree(t, src, map[string]string{
+			".claude-plugin/marketplace.json":     `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "p", "source": "./p"}]}`,
+			"p/.claude-plugin/plugin.json":        `{"name": "p", "version": "1.0.0"}`,
+			"p/.codex-plugin/plugin.json":         `{"name": "p", "version": "1.0.0", "skills": "./` + folder + `"}`,
+			"p/skills/ci-status/SKILL.md":         fmt.Sprintf(md, ""),
+			"p/" + folder + "/ci-status/SKILL.md": fmt.Sprintf(md, " (Codex)"),
+		})
+		out := filepath.Join(t.TempDir(), "dist")
+		var log bytes.Buffer
+		res := mustBuild(t, []string{src}, Options{Out: out, Log: &log})
+		if len(res.Findings) != 0 || len(res.Skills) != 1 || filepath.Base(filepath.Dir(res.Skills[0].Dir)) != "skills" ||
+			filepath.Base(filepath.Dir(filepath.Dir(res.Skills[0].Dir))) != "p" {
+			t.Fatalf("%s: findings %v, skills %+v; want none, and p/skills/ci-status", folder, res.Findings, res.Skills)
+		}
+		idx := pluginsIndex(t, out)
+		var names []string
+		for _, e := range readTarGz(t, filepath.Join(out, layout.PluginsDir, idx.Plugins[0].Archives[0].URL), epoch1980) {
+			names = append(names, e.Name)
+		}
+		want := []string{".claude-plugin/plugin.json", ".codex-plugin/plugin.json", folder + "/ci-status/SKILL.md", "skills/ci-status/SKILL.md"}
+		slices.Sort(want)
+		if got := strings.Join(names, " "); got != strings.Join(want, " ") {
+			t.Errorf("%s: p's archive holds %s; want %s", folder, got, want)
+		}
+		if want := copies + " holds a client's copies of its plugin's skills, published only in the plugin's archives: ci-status"; !strings.Contains(log.String(), want) {
+			t.Errorf("the build said:\n%s\nwant %q", log.String(), want)
+		}
+		verified(t, out)
 	}
-	idx := pluginsIndex(t, out)
-	var names []string
-	for _, e := range readTarGz(t, filepath.Join(out, layout.PluginsDir, idx.Plugins[0].Archives[0].URL), epoch1980) {
-		names = append(names, e.Name)
-	}
-	if got, want := strings.Join(names, " "), ".claude-plugin/plugin.json .codex-plugin/plugin.json codex/skills/ci-status/SKILL.md skills/ci-status/SKILL.md"; got != want {
-		t.Errorf("p's archive holds %s; want %s", got, want)
-	}
-	if want := "p/codex holds a client's copies of its plugin's skills, published only in the plugin's archives: ci-status"; !strings.Contains(log.String(), want) {
-		t.Errorf("the build said:\n%s\nwant %q", log.String(), want)
-	}
-	verified(t, out)
 }

@@ -202,11 +202,15 @@ type Named struct {
 	// this one's SKILL.md links to. A mirror is that skill seen twice, so its
 	// name is no second use.
 	Mirror string
+
+	// CopyOf is the plugin of which this is a client's copy (ClientCopy).
+	CopyOf string
 }
 
 // NameOf is what the checks across skills read of s.
 func NameOf(s *skill.Skill) Named {
 	n := Named{Dir: s.Dir, File: s.File, Plugin: s.Plugin, Name: SkillName(s), Mirror: s.Mirror}
+	_, n.CopyOf = s.ClientCopy()
 	if s.Doc != nil {
 		if _, v := s.Doc.Lookup("name"); v != nil {
 			n.Line, n.Column = s.Doc.FilePos(v)

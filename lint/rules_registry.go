@@ -214,7 +214,8 @@ func Nesting(dirs []string) []string {
 // So is a skill of a client's variant folder inside a plugin whose name a
 // skill of the plugin itself declares (KingInYellows/yellow-plugins:
 // yellow-ci/codex/skills/x, which the Codex manifest declares, beside
-// yellow-ci/skills/x): that client's copy, which the plugin's archives hold.
+// yellow-ci/skills/x), or of a folder a client's own manifest names
+// (skill.ClientCopy): that client's copy, which the plugin's archives hold.
 func Shadowed(skills []Named) []string {
 	out := make([]string, len(skills))
 	dirs := make([]string, len(skills))
@@ -228,7 +229,7 @@ func Shadowed(skills []Named) []string {
 			outer[s.Name] = s.Dir
 		}
 	}
-	variant := func(s Named) bool { return s.Plugin != "" && skill.IsVariant(s.Plugin) }
+	variant := func(s Named) bool { return s.CopyOf != "" }
 	var own map[[2]string]string // a plugin (absolute) and a name → its skill declaring it
 	if slices.ContainsFunc(skills, variant) {
 		own = map[[2]string]string{}
@@ -245,7 +246,7 @@ func Shadowed(skills []Named) []string {
 		case in[i] != "":
 			out[i] = outer[s.Name]
 		case variant(s):
-			out[i] = own[[2]string{filepath.Dir(absDir(s.Plugin)), s.Name}]
+			out[i] = own[[2]string{absDir(s.CopyOf), s.Name}]
 		}
 	}
 	return out

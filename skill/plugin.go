@@ -109,9 +109,27 @@ var variantNames = map[string]bool{
 	"qwen-code": true, "trae": true, "augment": true, "junie": true, "droid": true, "antigravity": true,
 }
 
-// IsVariant reports whether a plugin's folder, as Skill.Plugin names it, is
-// a per-platform variant folder (codex/ holding skills/).
-func IsVariant(plugin string) bool { return variantNames[strings.ToLower(filepath.Base(plugin))] }
+// ClientCopy returns, for a skill in a client's own folder of a plugin,
+// that folder and the plugin whose skills it holds a copy of: a variant
+// folder (plugin/codex holding skills/), or a folder outside skills/ that
+// a client's own manifest declares (.codex-plugin/plugin.json's "skills":
+// "./codex-skills/"), but not Claude Code's, which loads skills/ beside
+// the folders its manifest adds; "" for any other skill.
+func (s *Skill) ClientCopy() (folder, plugin string) {
+	switch {
+	case s.Plugin == "":
+	case variantNames[strings.ToLower(filepath.Base(s.Plugin))]:
+		return s.Plugin, filepath.Dir(s.Plugin)
+	default:
+		manifests := filepath.Dir(s.Declared)
+		client, ok := strings.CutSuffix(strings.TrimPrefix(filepath.Base(manifests), "."), "-plugin")
+		if ok && variantNames[client] && !strings.HasPrefix(client, "claude") &&
+			filepath.Dir(manifests) == s.Plugin && !holds(filepath.Join(s.Plugin, "skills"), s.Dir) {
+			return filepath.Dir(s.Dir), s.Plugin
+		}
+	}
+	return "", ""
+}
 
 // isVariant reports whether a folder, given its listing, is a per-platform
 // variant folder: named after a client, and holding skills/ as a plugin does.
