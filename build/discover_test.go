@@ -123,11 +123,15 @@ func TestDeclaredScope(t *testing.T) {
 		{"name": "extra", "source": "./plugins/extra"}]}`)
 	writeSkill(t, filepath.Join(src, "skills", "pdf"), "pdf", nil)
 	writeSkill(t, filepath.Join(src, "skills", "xlsx"), "xlsx", nil)
+	// A page of xlsx's, which the note on what the marketplace declares
+	// does not count: a later step leaves it out.
+	writeSkill(t, filepath.Join(src, "skills", "xlsx", "examples", "mini"), "mini", nil)
 	writeSkill(t, filepath.Join(src, "plugins", "extra", "skills", "art"), "art", nil)
 	writeSkill(t, filepath.Join(src, "plugins", "extra", "skills", "pdf"), "pdf", nil) // a copy
 	writeSkill(t, filepath.Join(src, "template"), "template-skill", nil)
 	writeSkill(t, filepath.Join(src, "tests", "fixtures", "bad"), "Bad_Name", nil)
 	writeSkill(t, filepath.Join(src, ".claude", "skills", "dev"), "dev", nil)
+	writeSkill(t, filepath.Join(src, ".cursor", "skills", "dev"), "dev", nil) // named once
 	writeSkill(t, filepath.Join(src, "scratch", "idea"), "idea", nil)
 	writeSkill(t, filepath.Join(src, "newsroom-style"), "newsroom-style", nil)
 	// An old copy of a plugin the marketplace does not list declares
@@ -145,9 +149,11 @@ func TestDeclaredScope(t *testing.T) {
 		"left out 2 skills in folders of tests and templates: template/ (1), tests/ and fixtures/ (1); --ignore '!template/' takes one back, --all every skill found",
 		"taking the 4 skills that " + rel(t, src, ".claude-plugin/marketplace.json") + " declares, and the 1 skill in skills/ and the top-level folders, where every client looks",
 		"left out 1 skill that no manifest declares, where no client installing from the repository looks (" + rel(t, src, "scratch/idea") + "); --all takes every skill found",
-		"left out 1 skill in clients' install folders, copies or working skills the repository does not publish: " + rel(t, src, ".claude/skills") + " (1); 1 of them named like no skill taken (no copies): dev; --all takes them",
+		"left out 2 skills in clients' install folders, copies or working skills the repository does not publish: " + rel(t, src, ".claude/skills") + " (1), " +
+			rel(t, src, ".cursor/skills") + " (1); 2 of them named like no skill taken (no copies): dev; --all takes them",
 		"left out 1 skill of plugins the marketplace does not list, where no client installing from the repository looks (" + rel(t, src, "backups/extra-old/skills/art") + "); --all takes every skill found",
 		"pdf: 2 identical copies",
+		"left out 1 skill inside other skills' folders",
 	} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("the log does not say %q:\n%s", want, log.String())

@@ -111,7 +111,8 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 		notes = append(notes, fmt.Sprintf("left out %s in folders of tests and templates: %s; %s",
 			human.Plural(defaulted, "skill", "skills"), strings.Join(parts, ", "), back))
 	}
-	kept, said := sc.declared(root, t, kept)
+	at := len(notes)
+	kept, said, taking := sc.declared(root, t, kept)
 	notes = append(notes, said...)
 	kept, said = sc.nested(root, kept)
 	notes = append(notes, said...)
@@ -120,7 +121,11 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	kept, said = sc.locked(root, kept)
 	notes = append(notes, said...)
 	kept, said = sc.installed(root, kept)
-	return kept, append(notes, said...)
+	notes = append(notes, said...)
+	if taking != nil { // counted among the skills every step kept
+		notes = slices.Insert(notes, at, taking(kept))
+	}
+	return kept, notes
 }
 
 // Find discovers the skills at or below each root that the scope keeps,
@@ -663,6 +668,7 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 			names = append(names, filepath.Base(s.Dir))
 		}
 		slices.Sort(names)
+		names = slices.Compact(names) // one name in several clients' folders
 		unlike = fmt.Sprintf("; %d of them named like no skill taken (no copies): %s", len(own), strings.Join(human.UpTo(len(names), 5, func(i int) string { return names[i] }, "and %d more"), ", "))
 	}
 	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s%s; --all takes them",
@@ -864,13 +870,14 @@ func below(dir, p string) bool {
 // dist/cli.mjs). When the root's marketplace lists plugins found here,
 // a plugin it does not list declares nothing (a backups/ folder of old
 // copies): no client installs from it. Else it returns every skill found.
-// It says which manifests declared skills and what was left out.
-func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*skill.Skill, []string) {
+// It says what was left out, and taking says which manifests declared
+// the skills of those the later steps keep.
+func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) (kept []*skill.Skill, notes []string, taking func([]*skill.Skill) string) {
 	if len(t.Declares) == 0 {
-		return found, nil
+		return found, nil, nil
 	}
-	var kept, left, unlisted []*skill.Skill
-	installs, declared := 0, 0
+	var left, unlisted []*skill.Skill
+	declared, also := map[*skill.Skill]bool{}, map[*skill.Skill]bool{}
 	by, manifests := map[string]bool{}, map[string]bool{} // the manifests that declare skills taken: as shown, and on disk
 	conventional := filepath.Join(root, "skills")
 	// A skill is listed when the nearest plugin above it is one the
@@ -902,12 +909,12 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 			by[sc.rel(s.Declared)] = true
 			manifests[s.Declared] = true
 			kept = append(kept, s)
-			declared++
+			declared[s] = true
 		case installedIn(root, s.Dir) != "":
 			kept = append(kept, s) // installed decides, and says why
-			installs++
 		case below(conventional, s.Dir) || topLevel(root, s.Dir):
 			kept = append(kept, s)
+			also[s] = true
 		case s.Declared != "":
 			unlisted = append(unlisted, s)
 		default:
@@ -918,14 +925,23 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 		// Its manifests name no skill found here (a marketplace of
 		// remote plugins): every skill found is taken, as the clients
 		// install them.
-		return found, nil
+		return found, nil, nil
 	}
-	also := "" // the others taken, where every client looks
-	if n := len(kept) - installs - declared; n > 0 {
-		also = fmt.Sprintf(", and the %s in skills/ and the top-level folders, where every client looks", human.Plural(n, "skill", "skills"))
+	taking = func(final []*skill.Skill) string {
+		n, more := 0, 0
+		for _, s := range final {
+			if declared[s] {
+				n++
+			} else if also[s] {
+				more++
+			}
+		}
+		others := "" // the others taken, where every client looks
+		if more > 0 {
+			others = fmt.Sprintf(", and the %s in skills/ and the top-level folders, where every client looks", human.Plural(more, "skill", "skills"))
+		}
+		return fmt.Sprintf("taking the %s that %s%s", human.Plural(n, "skill", "skills"), manifestsDeclare(slices.Sorted(maps.Keys(by))), others)
 	}
-	notes := []string{fmt.Sprintf("taking the %s that %s%s",
-		human.Plural(declared, "skill", "skills"), manifestsDeclare(slices.Sorted(maps.Keys(by))), also)}
 	for _, l := range []struct {
 		skills []*skill.Skill
 		why    string
@@ -944,7 +960,7 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) ([]*s
 			}
 		}
 	}
-	return kept, notes
+	return kept, notes, taking
 }
 
 // topLevel reports whether the folder dir is root or one of its own
