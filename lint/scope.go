@@ -114,6 +114,8 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	at := len(notes)
 	kept, said, taking := sc.declared(root, t, kept)
 	notes = append(notes, said...)
+	kept, said = sc.inManifests(root, kept)
+	notes = append(notes, said...)
 	kept, said = sc.nested(root, kept)
 	notes = append(notes, said...)
 	kept, said = sc.deeper(root, kept)
@@ -723,6 +725,18 @@ func (sc Scope) nested(root string, found []*skill.Skill) ([]*skill.Skill, []str
 			}
 		}
 		return ""
+	})
+}
+
+// inManifests leaves out the skills inside a plugin's manifest folder
+// (.claude-plugin/skills/x), unless a manifest names the folder itself:
+// no client loads a skill from one.
+func (sc Scope) inManifests(root string, found []*skill.Skill) ([]*skill.Skill, []string) {
+	return sc.leaveOut(found, "inside plugins' manifest folders, where no client loads a skill", func(_ int, s *skill.Skill) string {
+		if s.Declared != "" && s.Loaded {
+			return ""
+		}
+		return skill.ManifestFolder(root, s.Dir)
 	})
 }
 

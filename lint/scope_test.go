@@ -115,6 +115,28 @@ func TestRunNested(t *testing.T) {
 	}
 }
 
+// TestRunInManifests checks that a skill inside a plugin's manifest folder
+// is left out, with a note, in a plugin below the root as at it: no
+// client loads a skill from .claude-plugin/.
+func TestRunInManifests(t *testing.T) {
+	md := func(name string) string {
+		return "---\nname: " + name + "\ndescription: Plan the work for the user, step by step.\n---\n# Plan\n"
+	}
+	res, dirs := linted(t, map[string]string{
+		"plugins/p/.claude-plugin/plugin.json":         `{"name": "p"}`,
+		"plugins/p/.claude-plugin/skills/foo/SKILL.md": md("foo"),
+		"plugins/p/skills/bar/SKILL.md":                md("bar"),
+		"plugins/q/.codex-plugin/skills/baz/SKILL.md":  md("baz"),
+		"plugins/q/.codex-plugin/plugin.json":          `{"name": "q"}`,
+	})
+	said := slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.Contains(n, "left out 2 skills inside plugins' manifest folders") && strings.Contains(n, "plugins/p/.claude-plugin (1)")
+	})
+	if !slices.Equal(dirs, []string{"plugins/p/skills/bar"}) || !said {
+		t.Errorf("checked %v, notes %q; want bar alone, and a note", dirs, res.Notes)
+	}
+}
+
 // TestRunLocked checks that the skills an install folder at the top holds
 // and skills-lock.json records (by folder, as the Vercel skills CLI
 // compares them) are left out, with a note: copies installed from

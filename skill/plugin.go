@@ -47,6 +47,23 @@ func manifestDir(name string) (sub string, ok bool) {
 	return "", false
 }
 
+// ManifestFolder returns the first folder between root and dir, dir
+// included, that is a client's manifest folder (.claude-plugin, .plugin);
+// "" for none. No client loads a skill from one.
+func ManifestFolder(root, dir string) string {
+	rel, ok := RelBelow(root, dir)
+	if !ok {
+		return ""
+	}
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	for i, part := range parts {
+		if sub, ok := manifestDir(part); ok && sub == part {
+			return filepath.Join(root, filepath.FromSlash(strings.Join(parts[:i+1], "/")))
+		}
+	}
+	return ""
+}
+
 // ManifestOf says what the file at path is to discovery: the manifest of
 // the plugin in the folder plugin (a plugin.json at a plugin's root or in
 // one of its manifest folders), or a marketplace; "" and false for
