@@ -395,7 +395,7 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 	type own struct { // a folder's Claude Code marketplace
 		file      string
 		entries   []skill.MarketplaceSource
-		elsewhere []string // entries that name no folder
+		elsewhere []skill.MarketplaceSource // entries that name no folder
 	}
 	var owns []own
 	var files []string
@@ -469,8 +469,8 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 			}
 		}
 		var l leftOut
-		for _, name := range o.elsewhere {
-			l.add(layout.ClaudeMarketplace, fmt.Sprintf("its entry in the repository's own (%s) has a github, git or URL source, no folder the bundle serves", b.rel(o.file)), name)
+		for _, e := range o.elsewhere {
+			l.add(layout.ClaudeMarketplace, fmt.Sprintf("its entry in the repository's own (%s) has a github, git or URL source, no folder the bundle serves", b.rel(o.file)), e.Name)
 		}
 		b.sayLeftOut(&l)
 	}

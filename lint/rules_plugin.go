@@ -143,7 +143,8 @@ var pluginRules = []*Rule{
 			"\"Path contains ..\") and left out of the build; the clients install the marketplace's other plugins. " +
 			"Correct the path, or remove the entry. An entry's skills paths, relative to the plugin's folder, must " +
 			"name something there too: a client skips one that names nothing. Only paths are checked: a github, " +
-			"git or URL source is not fetched.",
+			"git or URL source is not fetched. A repository or URL written as a string (\"github:acme/pdf\") is a " +
+			"path to the clients: write it as an object ({\"source\": \"github\", \"repo\": \"acme/pdf\"}).",
 		Bad:      `{"name": "acme", "plugins": [{"name": "pdf", "source": "./plugins/pdf-old"}, {"name": "x", "source": "../.."}]}`,
 		Good:     `{"name": "acme", "plugins": [{"name": "pdf", "source": "./plugins/pdf"}, {"name": "x", "source": {"source": "github", "repo": "acme/x"}}]}`,
 		CheckRun: checkMarketplaceSources,
@@ -161,10 +162,11 @@ func checkMarketplaceSources(p *RunPass) {
 		if err != nil {
 			continue
 		}
-		srcs, _, err := skill.MarketplaceSources(data)
+		srcs, elsewhere, err := skill.MarketplaceSources(data)
 		if err != nil {
 			continue
 		}
+		reportRemote(p, file, data, elsewhere)
 		root := skill.MarketplaceRoot(file)
 		// The root, as the user knows it: the folder holding .claude-plugin/.
 		holding := "the folder holding "
@@ -226,6 +228,34 @@ func checkMarketplaceSources(p *RunPass) {
 					"plugins[%d] (%s): skills %q names nothing in the plugin's folder", s.Index, s.Name, sk)
 			}
 		}
+	}
+}
+
+// reportRemote reports the entries whose source is a repository or URL
+// written as a string ("github:acme/pdf"), which the clients read as a
+// path, with the object that says it; past maxPerFile, one finding says
+// how many more.
+func reportRemote(p *RunPass, file string, data []byte, elsewhere []skill.MarketplaceSource) {
+	n := 0
+	for k, e := range elsewhere {
+		if e.Source == "" {
+			continue
+		}
+		start, _, _ := plugin.Span(data, fmt.Sprintf("/plugins/%d/source", e.Index))
+		line, col := plugin.LineCol(data, start)
+		fix := fmt.Sprintf(`write it as {"source": "url", "url": %q}`, e.Source)
+		if repo, ok := strings.CutPrefix(e.Source, "github:"); ok {
+			fix = fmt.Sprintf(`write it as {"source": "github", "repo": %q}`, repo)
+		}
+		if n++; n > maxPerFile {
+			more := 0
+			for _, e := range elsewhere[k:] {
+				more += min(len(e.Source), 1)
+			}
+			p.Reportf(file, line, col, "write each as an object, as above", "%d more entries from here on have a source like %q", more, e.Source)
+			return
+		}
+		p.Reportf(file, line, col, fix, "plugins[%d] (%s): source %q is a repository written as a string, which the clients read as a path that names no folder, and fail to install", e.Index, e.Name, e.Source)
 	}
 }
 

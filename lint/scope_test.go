@@ -295,3 +295,27 @@ func TestIgnoredMarketplace(t *testing.T) {
 		t.Error("no warning that git ignores the marketplace that left p2's skill out")
 	}
 }
+
+// TestRemoteSourcesGrouped: a marketplace of other repositories' plugins
+// written as strings ("github:o/p", 442 entries in one found) draws
+// maxPerFile findings and one saying how many more, not one a line.
+func TestRemoteSourcesGrouped(t *testing.T) {
+	root := t.TempDir()
+	var entries []string
+	for i := range maxPerFile + 5 {
+		entries = append(entries, fmt.Sprintf(`{"name": "p%d", "source": "github:o/p%d"}`, i, i))
+	}
+	testtool.WriteTree(t, root, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [` + strings.Join(entries, ",\n") + `]}`,
+		"skills/a/SKILL.md":               "---\nname: a\ndescription: Plan the work for the user, step by step.\n---\n# Plan\n",
+	})
+	var got []string
+	for _, f := range lintDir(t, root, Options{Base: root}).Findings {
+		if f.Rule == "marketplace-plugin-source" {
+			got = append(got, f.Message)
+		}
+	}
+	if len(got) != maxPerFile+1 || !strings.HasPrefix(got[maxPerFile], "5 more entries from here on") {
+		t.Errorf("%d findings, the last %q; want %d, the last saying 5 more", len(got), got[len(got)-1], maxPerFile+1)
+	}
+}

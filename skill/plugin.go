@@ -441,20 +441,31 @@ func relative(src string) bool {
 }
 
 // MarketplaceSources reads a marketplace file's bytes as discovery reads
-// them, and returns its entries whose source is a path, and the names of
-// those whose source is none (a github, git or URL source): plugins that
-// are no folder of the repository.
-func MarketplaceSources(data []byte) (srcs []MarketplaceSource, elsewhere []string, err error) {
+// them, and returns its entries whose source is a path, and those whose
+// source is none (a github, git or URL source): plugins that are no
+// folder of the repository. Of those, Source is set only for a string
+// (Remote), which the clients read as a path.
+func MarketplaceSources(data []byte) (srcs []MarketplaceSource, elsewhere []MarketplaceSource, err error) {
 	var m marketplaceFile
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, nil, err
 	}
-	for _, p := range m.Plugins {
+	for i, p := range m.Plugins {
 		if _, ok := sourcePath(p.Source); !ok {
-			elsewhere = append(elsewhere, p.Name)
+			e := MarketplaceSource{Index: i, Name: p.Name}
+			_ = json.Unmarshal(p.Source, &e.Source) // an object leaves it ""
+			elsewhere = append(elsewhere, e)
 		}
 	}
 	return m.sources(), elsewhere, nil
+}
+
+// Remote reports whether a string source is written as a repository or
+// URL ("github:acme/pdf", "https://...", "git@host:x.git"), which no
+// client reads from a string: to them a string source is a path.
+func Remote(src string) bool {
+	scheme, _, ok := strings.Cut(src, ":")
+	return ok && len(scheme) > 1 && !strings.ContainsAny(scheme, `/\.`) || strings.HasPrefix(src, "git@")
 }
 
 // MarketplaceRoot is the folder whose marketplace the file at path is
@@ -551,7 +562,7 @@ func sourcePath(raw json.RawMessage) (string, bool) {
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s, true
+		return s, !Remote(s)
 	}
 	var o struct {
 		Source string `json:"source"`

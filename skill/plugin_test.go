@@ -321,12 +321,12 @@ func TestMarketplacePluginRoot(t *testing.T) {
 	if want := []string{"plugins/a/skills/x", "plugins/b/skills/y", "plugins/c/skills/z"}; !reflect.DeepEqual(declared, want) {
 		t.Errorf("declared %q, want %q", declared, want)
 	}
-	srcs, elsewhere, err := MarketplaceSources([]byte(`{"metadata": {"pluginRoot": "./plugins"}, "plugins": [{"source": "./a"}, {"name": "gh", "source": {"source": "github", "repo": "o/r"}}, {"source": "b"}, {"source": "./"}]}`))
+	srcs, elsewhere, err := MarketplaceSources([]byte(`{"metadata": {"pluginRoot": "./plugins"}, "plugins": [{"source": "./a"}, {"name": "gh", "source": {"source": "github", "repo": "o/r"}}, {"source": "b"}, {"source": "./"}, {"name": "sh", "source": "github:o/s"}]}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(elsewhere, []string{"gh"}) {
-		t.Errorf("elsewhere = %q, want [gh]", elsewhere)
+	if want := []MarketplaceSource{{Index: 1, Name: "gh"}, {Index: 4, Name: "sh", Source: "github:o/s"}}; !reflect.DeepEqual(elsewhere, want) {
+		t.Errorf("elsewhere = %+v, want %+v", elsewhere, want)
 	}
 	var got []string
 	for _, s := range srcs {
