@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -438,4 +439,27 @@ func matchErr(t *testing.T, argv []string, err error, want string) bool {
 		t.Errorf("%q: %v, want a usage error holding %q", argv, err, want)
 	}
 	return false
+}
+
+// TestHelpNamesOwnFlags checks that every --flag a command's help and
+// examples name is one of its own: pull's help sent users to --output,
+// a flag it does not have. cobra's completion commands are not ours.
+func TestHelpNamesOwnFlags(t *testing.T) {
+	root := newRoot(&IO{})
+	flag := regexp.MustCompile(`(?:^|[^-\w])--([a-z][a-z0-9-]*)`)
+	var walk func(cmds []*cobra.Command)
+	walk = func(cmds []*cobra.Command) {
+		for _, c := range cmds {
+			if c.Name() == "completion" {
+				continue
+			}
+			for _, m := range flag.FindAllStringSubmatch(c.Long+"\n"+c.Example, -1) {
+				if m[1] != "help" && c.Flags().Lookup(m[1]) == nil && c.InheritedFlags().Lookup(m[1]) == nil {
+					t.Errorf("%s --help names --%s, which it does not have", c.CommandPath(), m[1])
+				}
+			}
+			walk(c.Commands())
+		}
+	}
+	walk(root.Commands())
 }

@@ -29,7 +29,7 @@ func newPullCmd(ios *IO, runF func(context.Context, *pullOptions) error) *cobra.
 		Short: "Fetch the skills of a bundle published to an OCI registry",
 		Long: `Pull fetches skills that skillpack publish pushed to an OCI registry
 (oci://host[:port]/repo[:tag], tag latest when none) and unpacks each into
-a folder of its name under --output. A release tag gives every skill of the
+a folder of its name under -o/--out. A release tag gives every skill of the
 bundle (or --skill NAME), a skill's own tag (NAME-VERSION) or digest that
 skill.
 
