@@ -37,7 +37,8 @@ other key as a commented example, with the line that gives editors the
 schema. It adds dist/ to .gitignore.
 
 With --ci github it also writes .github/workflows/skillpack.yml, which lints
-pull requests with annotations and builds the bundle on pushes to main.
+pull requests with annotations and builds the bundle on pushes to the
+branch checked out here (main when init cannot tell).
 An existing file is never replaced without --force.` + "\n\n" + docs("ci.md"),
 		Example: `  skillpack init
   skillpack init --profile claude --ci github`,

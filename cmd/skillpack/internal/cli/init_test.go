@@ -394,4 +394,8 @@ func TestInitWorkflowBranch(t *testing.T) {
 			t.Errorf("HEAD %q: the build runs on a push to %v, want [%s]", head, got, want)
 		}
 	}
+	// The help said "pushes to main" of a workflow for master.
+	if long := newInitCmd(&IO{}, nil).Long; !strings.Contains(strings.Join(strings.Fields(long), " "), "pushes to the branch checked out here") {
+		t.Errorf("init --help does not say the build runs on the branch checked out:\n%s", long)
+	}
 }
