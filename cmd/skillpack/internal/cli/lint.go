@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -59,11 +60,11 @@ func (o *LintOptions) load() (*config.Config, error) {
 			cfg = loaded
 		}
 	}
-	if o.Profile != "" {
-		p, err := lint.LookupProfile(o.Profile)
-		if err != nil {
-			return nil, enumErr("profile", "profile", o.Profile, profiles())
-		}
+	p, err := o.flagProfile()
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
 		cfg.Lint.Profile = p
 	}
 	switch {
@@ -81,6 +82,18 @@ func (o *LintOptions) load() (*config.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// flagProfile is the profile --profile names; nil when it names none.
+func (o *LintOptions) flagProfile() (*lint.Profile, error) {
+	if o.Profile == "" {
+		return nil, nil
+	}
+	p, err := lint.LookupProfile(o.Profile)
+	if err != nil {
+		return nil, enumErr("profile", "profile", o.Profile, profiles())
+	}
+	return p, nil
 }
 
 // ScopeFlags choose which skills below the paths given lint checks and
@@ -196,7 +209,7 @@ every changed file. --json prints one document however the run ends
 	cmd.Flags().StringVarP(&opts.Format, "format", "f", "text", "output `format`: text, json, sarif or github")
 	cmd.Flags().BoolVar(&opts.JSON, "json", false, "print a JSON document on stdout, even on failure (the same as --format json)")
 	cmd.Flags().StringVar(&opts.FailOn, "fail-on", "error", "exit 1 on findings at or above this `level`: error, warning, info or never")
-	cmd.Flags().BoolVar(&opts.ListRules, "list-rules", false, "list every rule and exit")
+	cmd.Flags().BoolVar(&opts.ListRules, "list-rules", false, "list every rule, at its severity under --profile, and exit")
 	cmd.Flags().StringVar(&opts.Explain, "explain", "", "explain the rule with this `ID` and exit")
 	cmd.Flags().StringVar(&opts.WriteBaseline, "write-baseline", "", "record every finding in this baseline `file` and exit 0, so that --baseline fails only on new ones")
 	return cmd
@@ -204,10 +217,7 @@ every changed file. --json prints one document however the run ends
 
 func runLint(ios *IO, opts *lintCmdOptions) error {
 	if opts.ListRules {
-		if opts.Format == "json" {
-			return writeRulesJSON(ios)
-		}
-		return lint.ListRules(ios.Out)
+		return listRules(ios, opts)
 	}
 	if opts.Explain != "" {
 		r := lint.Lookup(opts.Explain)
@@ -451,6 +461,44 @@ type ruleJSON struct {
 
 func newRuleJSON(r *lint.Rule) ruleJSON {
 	return ruleJSON{r.ID, r.Title, r.Category, r.Severity, r.Explain, r.Bad, r.Good, lint.Fixable(r.ID)}
+}
+
+// listRules prints every rule, in text at its severity under --profile
+// (lint.ListRules gives the defaults, and a rule the profile weighs
+// otherwise read as if it did not), in JSON at its default, as the schema
+// says. The flags are checked as lint checks them: a mistyped value was
+// ignored.
+func listRules(ios *IO, opts *lintCmdOptions) error {
+	p, err := opts.flagProfile()
+	switch {
+	case opts.conflict != nil:
+		err = opts.conflict
+	case !slices.Contains(lint.Formats(), opts.Format):
+		err = enumErr("format", "format", opts.Format, formats)
+	case opts.Format == "sarif" || opts.Format == "github":
+		err = usageErr("--list-rules prints text or json; leave out --format %s", opts.Format)
+	}
+	if err != nil {
+		// No --json document: lint-rules.schema.json is the list alone,
+		// so the run stops as on a flag cobra cannot parse (docs/cli.md).
+		return usageErr("%v\nRun 'skillpack lint --help' for usage.", err)
+	}
+	if opts.Format == "json" {
+		return writeRulesJSON(ios)
+	}
+	if p == nil {
+		p = lint.Profiles()[0] // the default, which keeps each rule's own severity
+	}
+	tw := tabwriter.NewWriter(ios.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSEVERITY\tCATEGORY\tTITLE")
+	for _, r := range lint.Rules() {
+		sev := r.Severity
+		if s, ok := p.Severity[r.ID]; ok {
+			sev = s
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, sev, r.Category, r.Title)
+	}
+	return tw.Flush()
 }
 
 func writeRulesJSON(ios *IO) error {
