@@ -179,3 +179,17 @@ func TestLoadNoFile(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigProfile checks that a mistyped profile gets a did-you-mean,
+// as --profile's does, and a list a message rather than "<nil>".
+func TestConfigProfile(t *testing.T) {
+	for yml, want := range map[string]string{
+		"profile: clints\n":   `skillpack.yaml:1: unknown profile "clints" (did you mean "clients"?); known profiles: claude, clients, relaxed, spec`,
+		"profile: claud\n":    `skillpack.yaml:1: unknown profile "claud" (did you mean "claude"?); known profiles: claude, clients, relaxed, spec`,
+		"profile: [claude]\n": `skillpack.yaml:1: profile is one name: claude, clients, relaxed, spec`,
+	} {
+		if _, err := Parse("skillpack.yaml", []byte(yml)); err == nil || err.Error() != want {
+			t.Errorf("%q: got %v, want %s", yml, err, want)
+		}
+	}
+}
