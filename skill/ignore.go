@@ -88,8 +88,9 @@ func splitPattern(p string) (r ignoreRule, glob string, anchored, ok bool) {
 // for a pattern that may name something. A ".." never matches a path
 // below the base, nor does an absolute path on disk, which gitignore
 // reads as anchored at the base. A path counts as absolute only when it
-// has two names or more, is there, and the base holds no such path:
-// "/build/" is the base's folder, whatever the system has.
+// has two names or more, is there, below a base or in a system folder
+// (/home/...), and the base holds no such path: "/build/" is the base's
+// folder, whatever the system has.
 func Outside(p string, bases ...string) (why, instead string) {
 	r, glob, _, ok := splitPattern(p)
 	if !ok {
@@ -127,7 +128,10 @@ func Outside(p string, bases ...string) (why, instead string) {
 	}
 	abs := strings.TrimPrefix(strings.TrimPrefix(p, "!"), `\`)
 	abs = strings.TrimRight(trimTrailingSpace(strings.TrimSuffix(abs, "\r")), "/")
-	if !filepath.IsAbs(abs) || !strings.ContainsAny(strings.Trim(filepath.ToSlash(abs), "/"), "/") || !exists(abs) {
+	first, _, two := strings.Cut(strings.Trim(filepath.ToSlash(abs), "/"), "/")
+	// On disk, below a base, or in a folder of the system's own (the
+	// docs' /home/me/repo/skills/old, copied): meant as a path.
+	if !filepath.IsAbs(abs) || !two || !exists(abs) && inside(func(string) string { return abs }) == "" && !systemDirs[first] {
 		return "", ""
 	}
 	for _, b := range bases {
@@ -141,6 +145,10 @@ func Outside(p string, bases ...string) (why, instead string) {
 	}
 	return why, ""
 }
+
+// systemDirs are the top folders of Unix and macOS systems, which a
+// repository's root seldom has: a path starting with one is meant as one.
+var systemDirs = map[string]bool{"home": true, "Users": true, "tmp": true, "opt": true, "var": true, "usr": true, "mnt": true, "srv": true, "root": true, "private": true, "Volumes": true}
 
 func exists(path string) bool {
 	_, err := os.Lstat(path)

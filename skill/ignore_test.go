@@ -345,6 +345,11 @@ func TestOutside(t *testing.T) {
 		// path that is not there.
 		{"/tmp/", "", ""},
 		{"/no/such/folder/anywhere", "", ""},
+		{"/tmp/x", "", ""}, // the base's own tmp/x
+		// Not there, but below the base or in a system folder (the
+		// docs' example, copied): meant as a path.
+		{abs + "/gone/", "is an absolute path", "skills/old/gone/"},
+		{"/home/me/repo/skills/old", "is an absolute path", ""},
 	}
 	for _, c := range cases {
 		why, instead := Outside(c.pattern, base)
