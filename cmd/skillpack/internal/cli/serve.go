@@ -151,12 +151,21 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 	}
 	go s.Follow(ctx, time.Second)
 	go reloadOnHangup(ctx, s, opts, so.Log)
+	json := opts.LogFormat == "json" // a log collector reads one format
 	if opts.Stdio {
-		ios.Infof("skillpack: serving %s (%s) over MCP on stdin and stdout", opts.Dist, b.Tally())
+		if json {
+			so.Log.Info("serving", "dist", opts.Dist, "bundle", b.Tally(), "mcp", "stdio")
+		} else {
+			ios.Infof("skillpack: serving %s (%s) over MCP on stdin and stdout", opts.Dist, b.Tally())
+		}
 		return s.ServeStdio(ctx, ios.In, ios.Out)
 	}
 	url := "http://" + ln.Addr().String()
-	fmt.Fprintf(ios.Err, "skillpack: serving %s (%s) at %s, MCP at %s%s\n", opts.Dist, b.Tally(), url, url, serve.MCPPath)
+	if json {
+		so.Log.Info("serving", "dist", opts.Dist, "bundle", b.Tally(), "url", url, "mcp", url+serve.MCPPath)
+	} else {
+		fmt.Fprintf(ios.Err, "skillpack: serving %s (%s) at %s, MCP at %s%s\n", opts.Dist, b.Tally(), url, url, serve.MCPPath)
+	}
 	return s.Serve(ctx, ln)
 }
 
