@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -412,6 +414,23 @@ func summarize(ios *IO, res *lint.Result) {
 		return
 	}
 	ios.Infof("%s, %s, %s in %s", human.Plural(e, "error"), human.Plural(w, "warning"), human.Plural(i, "info"), in)
+	if e+w+i > maxUntallied {
+		ios.Infof("by rule: %s (skillpack lint --explain RULE says why and how to fix each)", byRule(res.Findings))
+	}
+}
+
+// maxUntallied is how many findings a reader takes in without a tally
+// by rule: about a screen.
+const maxUntallied = 40
+
+// byRule names the five rules with the most findings, with their counts.
+func byRule(fs []lint.Finding) string {
+	n := map[string]int{}
+	for _, f := range fs {
+		n[f.Rule]++
+	}
+	rules := slices.SortedFunc(maps.Keys(n), func(a, b string) int { return cmp.Or(n[b]-n[a], strings.Compare(a, b)) })
+	return strings.Join(human.UpTo(len(rules), 5, func(i int) string { return fmt.Sprintf("%s %d", rules[i], n[rules[i]]) }, "and %d more"), ", ")
 }
 
 // writeBaseline records the run's findings, atomically: a baseline that an

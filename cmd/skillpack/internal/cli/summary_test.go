@@ -9,6 +9,7 @@ import (
 
 	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/lint"
+	"github.com/skillpack/skillpack/skill"
 )
 
 // The step summary lists at most summaryRows skills in each table and
@@ -48,5 +49,32 @@ func TestStepSummaryCapped(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("the summary lacks %q:\n%s", want, text[len(text)-300:])
 		}
+	}
+}
+
+// Past a screen of findings, lint's summary adds the rules with the most,
+// most first; below it, the one line.
+func TestLintSummaryByRule(t *testing.T) {
+	res := &lint.Result{Skills: make([]*skill.Skill, 3)}
+	add := func(rule string, n int) {
+		for range n {
+			res.Findings = append(res.Findings, lint.Finding{Rule: rule, Severity: lint.Warning})
+		}
+	}
+	add("link-broken", 10)
+	add("body-too-long", 20)
+	for _, r := range []string{"a", "b", "c", "d"} {
+		add(r, 2)
+	}
+	var err strings.Builder
+	summarize(&IO{Err: &err}, res)
+	if strings.Contains(err.String(), "by rule") {
+		t.Errorf("%d findings drew a tally:\n%s", len(res.Findings), err.String())
+	}
+	add("secret", 9)
+	err.Reset()
+	summarize(&IO{Err: &err}, res)
+	if want := "by rule: body-too-long 20, link-broken 10, secret 9, a 2, b 2, and 2 more (skillpack lint --explain RULE"; !strings.Contains(err.String(), want) {
+		t.Errorf("summary:\n%s\nwant %q", err.String(), want)
 	}
 }
