@@ -444,7 +444,7 @@ func relative(src string) bool {
 // them, and returns its entries whose source is a path, and those whose
 // source is none (a github, git or URL source): plugins that are no
 // folder of the repository. Of those, Source is set only for a string
-// (Remote), which the clients read as a path.
+// (remoteSource), which the clients read as a path.
 func MarketplaceSources(data []byte) (srcs []MarketplaceSource, elsewhere []MarketplaceSource, err error) {
 	var m marketplaceFile
 	if err := json.Unmarshal(data, &m); err != nil {
@@ -460,10 +460,10 @@ func MarketplaceSources(data []byte) (srcs []MarketplaceSource, elsewhere []Mark
 	return m.sources(), elsewhere, nil
 }
 
-// Remote reports whether a string source is written as a repository or
+// remoteSource reports whether a string source is written as a repository or
 // URL ("github:acme/pdf", "https://...", "git@host:x.git"), which no
 // client reads from a string: to them a string source is a path.
-func Remote(src string) bool {
+func remoteSource(src string) bool {
 	scheme, _, ok := strings.Cut(src, ":")
 	return ok && len(scheme) > 1 && !strings.ContainsAny(scheme, `/\.`) || strings.HasPrefix(src, "git@")
 }
@@ -562,7 +562,7 @@ func sourcePath(raw json.RawMessage) (string, bool) {
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
-		return s, !Remote(s)
+		return s, !remoteSource(s)
 	}
 	var o struct {
 		Source string `json:"source"`
