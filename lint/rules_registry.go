@@ -385,11 +385,16 @@ func checkNested(p *RunPass) {
 		}
 		fix := "move the folder next to " + p.Rel(dir) + "; or, if it is a part of that skill, " +
 			"rename its " + s.File + " (to README.md, say) so that it is no skill of its own"
-		if p.Rel(dir) == "." || skill.IsRepoRoot(dir) {
-			// The top folder's skill (GQAdonis/artifact-refiner-skill):
-			// nothing is next to it, and a .skillignore there would leave
-			// the skills out of a plugin of the same folder too.
-			fix = "move the top " + skill.FileName + " into a folder of its own, so that its archives do not hold the other skills"
+		if p.Rel(dir) == "." || skill.IsRepoRoot(dir) || filepath.Base(dir) == "skills" {
+			// The top folder's skill (GQAdonis/artifact-refiner-skill), or
+			// skills/' own (a collection's overview): nothing is next to
+			// it, and a .skillignore there would leave the skills out of
+			// a plugin of the same folder too.
+			outer := p.Rel(filepath.Join(dir, skill.FileName))
+			if p.Rel(dir) == "." || skill.IsRepoRoot(dir) {
+				outer = "the top " + skill.FileName
+			}
+			fix = "move " + outer + " into a folder of its own, so that its archives do not hold the other skills"
 		}
 		p.Report(Finding{Path: p.Rel(s.EntryPath()), Message: msg, Fix: fix})
 	}

@@ -702,7 +702,9 @@ func where(top, abs string, s *skill.Skill) (unseen string, published bool) {
 }
 
 // nested leaves out the skills inside another skill's folder, but the
-// root's (a collection's overview): files of that skill, which no client
+// root's or a skills/ folder's (a collection's overview, which the Vercel
+// skills CLI passes by for the folders beside it: grahama1970/agent-skills'
+// skills/SKILL.md above 37 skills): files of that skill, which no client
 // loads as skills (Claude Code loads a plugin's skills/<name>, the Vercel
 // skills CLI stops at a skill's folder: mariourquia/cre-skills-plugin's
 // roles/*, a skill's references/x/SKILL.md), unless a manifest names the
@@ -720,7 +722,7 @@ func (sc Scope) nested(root string, found []*skill.Skill) ([]*skill.Skill, []str
 			return ""
 		}
 		for d := filepath.Dir(filepath.Clean(s.Dir)); d != top && d != filepath.Dir(d); d = filepath.Dir(d) {
-			if dirs[d] {
+			if dirs[d] && filepath.Base(d) != "skills" {
 				return d
 			}
 		}

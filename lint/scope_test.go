@@ -113,6 +113,13 @@ func TestRunNested(t *testing.T) {
 	if _, dirs := linted(t, tree); len(dirs) != 3 {
 		t.Errorf("under a root skill: checked %v; want the root's and the 2 of skills/", dirs)
 	}
+	// So is skills/' own SKILL.md (grahama1970/agent-skills): the skills
+	// beside it are no files of it, as the Vercel skills CLI finds them.
+	delete(tree, "SKILL.md")
+	tree["skills/SKILL.md"] = md("overview")
+	if _, dirs := linted(t, tree); !slices.Equal(dirs, []string{"skills", "skills/office", "skills/plain"}) {
+		t.Errorf("under skills/SKILL.md: checked %v; want it and the 2 of skills/", dirs)
+	}
 }
 
 // TestRunInManifests checks that a skill inside a plugin's manifest folder
