@@ -184,6 +184,9 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 			return nil, usageErr("%s is a skill folder, verified by its signature (%s): pass --certificate-identity and --certificate-oidc-issuer, --key, or --certificate-chain", opts.Source, layout.FolderSignatureFile)
 		case skillDir:
 			rep, err = verify.Folder(ctx, opts.Source, opts.Signature, o)
+		case !skill.IsBundle(opts.Source) && bundleAbove(opts.Source) != "":
+			b := bundleAbove(opts.Source)
+			return nil, usageErr("%s is inside the bundle %s, which is verified whole: skillpack verify %s", opts.Source, b, human.ShellQuote(b))
 		case !skill.IsBundle(opts.Source) && hasSkills(opts.Source):
 			return nil, usageErr("%s holds skills, not a bundle: build them first (skillpack build %s -o dist), then verify dist", opts.Source, opts.Source)
 		case !slices.ContainsFunc([]string{layout.V2Index, layout.BuildRecord, layout.V1Index}, func(p string) bool {
@@ -221,6 +224,20 @@ func isHostPort(s string) bool {
 	_, port, err := net.SplitHostPort(s)
 	_, perr := strconv.Atoi(port)
 	return err == nil && perr == nil
+}
+
+// bundleAbove is the bundle whose folder holds dir, as dir is spelled
+// (dist for dist/.well-known/agent-skills); "" for none.
+func bundleAbove(dir string) string {
+	for d := filepath.Clean(dir); ; {
+		up := filepath.Dir(d)
+		if up == d || d == "." {
+			return ""
+		}
+		if d = up; skill.IsBundle(d) {
+			return d
+		}
+	}
 }
 
 // hasSkills reports whether dir holds a skill at or below it, as a
