@@ -219,7 +219,8 @@ var fileRules = []*Rule{
 		Severity: Warning,
 		Explain: "On Linux and macOS a carriage return is part of the line: a shebang \"#!/usr/bin/env " +
 			"bash\" followed by CRLF runs \"bash\\r\" (\"/usr/bin/env: 'bash\\r': No such file or " +
-			"directory\"), and shells and Python read the \\r into every command. The build never " +
+			"directory\"), and a shell reads the \\r into every command. Python, Node, Ruby and the like " +
+			"read CRLF source as LF, so a script of theirs breaks only by its shebang. The build never " +
 			"rewrites bytes, so convert scripts under scripts/ to LF (dos2unix, or \"scripts/** text " +
 			"eol=lf\" in .gitattributes). Windows scripts (.bat, .cmd, .ps1) are exempt, and so are documents " +
 			"and data beside the scripts (README.md, requirements.txt, config.json) that have no shebang.",
@@ -801,13 +802,18 @@ var notScripts = map[string]bool{".md": true, ".markdown": true, ".txt": true, "
 	".yaml": true, ".yml": true, ".toml": true, ".ini": true, ".cfg": true, ".conf": true, ".html": true,
 	".htm": true, ".css": true, ".csv": true, ".tsv": true, ".xml": true, ".svg": true, ".lock": true}
 
+// crlfReaders are the languages whose interpreters read CRLF source as
+// LF: such a file breaks only by its shebang, when it has one.
+var crlfReaders = map[string]bool{".py": true, ".js": true, ".mjs": true, ".cjs": true, ".ts": true, ".rb": true,
+	".php": true, ".lua": true, ".r": true, ".go": true, ".java": true}
+
 // crlfBreaks reports whether CRLF line ends break the file at rel: a script
-// under scripts/ (a shebang, or no document or data extension), not a
-// Windows one, and not binary.
+// under scripts/ (a shebang, or no document or data extension, nor that of
+// a language read either way), not a Windows one, and not binary.
 func crlfBreaks(rel string, data []byte) bool {
 	ext := strings.ToLower(path.Ext(rel))
 	return strings.HasPrefix(rel, "scripts/") && !windowsScripts[ext] && !binaryData(data) &&
-		(!notScripts[ext] || bytes.HasPrefix(data, []byte("#!")))
+		(!notScripts[ext] && !crlfReaders[ext] || bytes.HasPrefix(data, []byte("#!")))
 }
 
 func checkScriptCRLF(p *Pass) {
@@ -824,9 +830,12 @@ func checkScriptCRLF(p *Pass) {
 			continue
 		}
 		line, col := newLines(c.Data).pos(i)
-		why := "shells and interpreters read the \\r into every command"
-		if line == 1 && bytes.HasPrefix(c.Data, []byte("#!")) {
+		why := "a shell reads the \\r into every command"
+		switch {
+		case line == 1 && bytes.HasPrefix(c.Data, []byte("#!")):
 			why = fmt.Sprintf("the shebang names %q, an interpreter that does not exist", shebangCommand(c.Data)[0]+"\r")
+		case crlfReaders[strings.ToLower(path.Ext(f.Path))]:
+			continue // its shebang is whole, and the rest is read as LF
 		}
 		p.Reportf(f.Path, line, col, "convert it to LF line endings (dos2unix), and add "+
 			"\"scripts/** text eol=lf\" to .gitattributes",
