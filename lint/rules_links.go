@@ -32,7 +32,9 @@ var linkRules = []*Rule{
 			"placeholders clients expand are followed: ${CLAUDE_SKILL_DIR}/ and {baseDir}/ name the skill " +
 			"folder, ${CLAUDE_PLUGIN_ROOT}/ the enclosing plugin's (the nearest folder above holding " +
 			"plugin.json, or one under .claude-plugin/, .codex-plugin/ or .cursor-plugin/); one that cannot be resolved, or another variable, is " +
-			"not reported. Create the file or correct the link.",
+			"not reported. Create the file or correct the link; a link written from a folder above the skill " +
+			"(skills/other/SKILL.md from a collection's root) that names another skill's file is said to be " +
+			"one: say in the text that the skill needs the other instead.",
 		Bad:  "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\nSee [forms](references/Forms.md).\n",
 		Good: "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\nSee [forms](references/forms.md).\n",
 		// A link to a missing file deeper down, or one that leaves the
@@ -195,6 +197,12 @@ func checkLinkBroken(p *Pass) {
 			real := x.fold[strings.ToLower(l.path)]
 			why, fix = "does not exist; the file is named "+real+" (case matters in archives and on Linux)",
 				"write the link as "+real
+		case writtenFromAbove(p.Skill.Dir, l.path) != "":
+			// skills/other/SKILL.md, written from the collection's root:
+			// creating it would copy the other skill into this one.
+			name := filepath.Base(writtenFromAbove(p.Skill.Dir, l.path))
+			why = "does not exist in the skill; written from a folder above it, it is a file of the skill " + name
+			fix = fmt.Sprintf("say in the text that the skill needs %s (\"use the %s skill\") rather than linking its files", name, name)
 		}
 		reportAt(p, md, l.off, fix, "link target %s %s", quoted(l.dest), why)
 	}
@@ -238,6 +246,20 @@ func checkLinkOutside(p *Pass) {
 		reportAt(p, md, l.off, "copy the file into the skill, e.g. under references/, and link to the copy",
 			"link target %s is outside the skill folder; it will not be in the published skill", quoted(l.dest))
 	}
+}
+
+// writtenFromAbove is the other skill's folder that the skill-relative
+// path rel names when read from a folder above the skill dir (up to
+// MaxDepth), as a link written from a collection's root does; "" for none.
+func writtenFromAbove(dir, rel string) string {
+	abs, _ := filepath.Abs(dir)
+	for d, n := filepath.Dir(abs), 0; n < skill.MaxDepth && d != filepath.Dir(d); d, n = filepath.Dir(d), n+1 {
+		target := filepath.Join(d, filepath.FromSlash(rel))
+		if _, err := os.Stat(target); err == nil {
+			return skillHolding(target, abs)
+		}
+	}
+	return ""
 }
 
 // enclosingSkill is the nearest folder above the absolute folder dir that
