@@ -325,11 +325,18 @@ func checkBundleClash(p *RunPass) {
 				fix = fmt.Sprintf("build the plugin into its own bundle (%s), or rename one of the skills",
 					PluginBuild(plugin, p.Rel(plugin), slices.Collect(maps.Keys(byPlugin)), "dist"))
 			}
+			// Three named a finding: each copy has its own, and twelve
+			// copies naming eleven each made 37 KB of one list.
+			named := strings.Join(human.UpTo(len(others), 3, func(i int) string { return others[i] }, "and %d more"), ", ")
+			both := "both"
+			if len(others) > 1 {
+				both = "more than one"
+			}
 			for _, i := range group {
 				s := &p.Skills[i]
 				p.Report(Finding{Path: p.Rel(s.EntryPath()), Line: s.Line, Column: s.Column, Fix: fix,
 					Message: fmt.Sprintf("%q is also the name of %s, %s: plugins scope their skills' names, "+
-						"but one bundle cannot publish both", name, strings.Join(others, ", "), where)})
+						"but one bundle cannot publish %s", name, named, where, both)})
 			}
 		}
 	}

@@ -410,3 +410,29 @@ func TestNestedInTopSkill(t *testing.T) {
 		t.Errorf("skill-nested's fixes %q, want one that moves the top SKILL.md", fixes)
 	}
 }
+
+// Each copy of a name in many plugins draws its own finding, naming three
+// of the others and counting the rest (claude-for-legal-br's twelve
+// copies of one name made 37 KB of findings).
+func TestBundleClashNamesThree(t *testing.T) {
+	root := t.TempDir()
+	tree := map[string]string{}
+	for i := range 5 {
+		tree[fmt.Sprintf("p%d/.claude-plugin/plugin.json", i)] = fmt.Sprintf(`{"name": "p%d"}`, i)
+		tree[fmt.Sprintf("p%d/skills/customize/SKILL.md", i)] = fmt.Sprintf("---\nname: customize\ndescription: Set up plugin %d for the user, step by step.\n---\n# x\n", i)
+	}
+	testtool.WriteTree(t, root, tree)
+	n := 0
+	for _, f := range lintDir(t, root, Options{Base: root}).Findings {
+		if f.Rule != "name-bundle-clash" {
+			continue
+		}
+		n++
+		if strings.Count(f.Message, "/skills/customize") != 3 || !strings.Contains(f.Message, ", and 1 more, ") || !strings.HasSuffix(f.Message, "cannot publish more than one") {
+			t.Errorf("%s: %s", f.Path, f.Message)
+		}
+	}
+	if n != 5 {
+		t.Errorf("%d findings, want one a copy, 5", n)
+	}
+}
