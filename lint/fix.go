@@ -49,7 +49,7 @@ var fixers = []*fixer{
 	{[]string{"script-crlf"}, fixCRLF},
 	{[]string{"script-not-executable"}, fixExec},
 	{[]string{"skill-md-name"}, fixEntryName},
-	{[]string{"name-format"}, fixNameFormat},
+	{[]string{"name-format", "name-non-ascii"}, fixNameFormat},
 	{[]string{"name-missing"}, fixNameMissing},
 	{[]string{"plugin-mcp-command"}, fixSplitCommand},
 	{[]string{"link-absolute"}, fixBackslashLinks},

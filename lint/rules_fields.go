@@ -389,7 +389,7 @@ func checkNameASCII(p *Pass) {
 	}
 	r, _ := utf8.DecodeRuneInString(name[i:])
 	fix := "spell the name in ASCII, e.g. " + strconv.Quote(skill.SuggestName(asciiFold(name)))
-	if folder := p.Skill.Name(); validName(folder) {
+	if folder := p.Skill.Name(); validName(folder) && !p.nameTaken(folder) {
 		fix = "set name: " + folder + ", the folder's name" // as name-format says
 	}
 	p.ReportNode(v, fix,
