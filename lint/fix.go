@@ -219,13 +219,15 @@ func Fix(ctx context.Context, res *Result, opts FixOptions) (*FixReport, error) 
 			}
 			return !asked[dir]
 		})
-		res.Findings = slices.DeleteFunc(res.Findings, func(f Finding) bool {
-			return slices.ContainsFunc(out, func(d string) bool { return strings.HasPrefix(f.Path, d) })
-		})
+		// What is left is counted first: a file of a skill the run took as
+		// the outer one's still holds what its fix left (a judgement).
 		left := map[pair]int{}
 		for _, fd := range res.Findings {
 			left[pair{fd.Path, fd.Rule}]++
 		}
+		res.Findings = slices.DeleteFunc(res.Findings, func(f Finding) bool {
+			return slices.ContainsFunc(out, func(d string) bool { return strings.HasPrefix(f.Path, d) })
+		})
 		for p, n := range fixedBefore {
 			now := p.path
 			for _, c := range changes {

@@ -385,6 +385,30 @@ func TestFixLeavesNestedOut(t *testing.T) {
 	}
 }
 
+// A run the fix leaves (a zero-width space inside a word in an unclosed
+// code block) in a skill inside the one fixed is not counted as fixed
+// when the second lint takes the inner skill as one of its own: the
+// count is the dry run's (gerrardLT/multi-useful-skills-zh: 85 against
+// 82).
+func TestFixCountsNestedLeft(t *testing.T) {
+	z := "\u200b\u200b"
+	inner := "---\nname: inner\ndescription: Fill PDF forms. Use when the user works with PDF files.\n---\n\nRun " + z +
+		"`make` now.\n\n   ```\nsee docs__C" + z + "MD_0__ here\n"
+	for _, dry := range []bool{true, false} {
+		dir, opts := fixTree(t, map[string]string{
+			"outer/SKILL.md":       "---\nname: outer\ndescription: Fill PDF forms. Use when the user works with PDF files.\n---\n# Outer\n",
+			"outer/inner/SKILL.md": inner,
+		})
+		rep, err := Fix(context.Background(), lintDir(t, dir, opts), FixOptions{Lint: opts, DryRun: dry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Fixed != 1 {
+			t.Errorf("dry run %v: %d fixed, want 1", dry, rep.Fixed)
+		}
+	}
+}
+
 // TestFixDiffApplies applies a dry run's diff with git apply and with
 // patch -p1, as docs/lint.md says one may, to files whose names hold a
 // space, a tab, a quote and a backslash: each must make what --fix makes.
