@@ -448,9 +448,11 @@ func checkNameMismatch(p *Pass) {
 	// unity-skills): renaming it would have Unity import the skill.
 	if folder := p.Skill.Name(); name != folder && name+"~" != folder {
 		// The folder's name is offered only where it is a valid name
-		// that no other skill of the run has.
+		// that no other skill of the run has, and so never by a skill
+		// checked alone (the build's, whose verdict is kept apart from
+		// the others': 82beye's backup/card-v2 was told card-v2).
 		fix := fmt.Sprintf("rename the folder to %q", name)
-		if namePattern.MatchString(folder) && !p.nameTaken(folder) {
+		if namePattern.MatchString(folder) && p.names.declared != nil && !p.nameTaken(folder) {
 			fix += " or set name: " + yamlScalar(folder)
 		}
 		if folder == plugin.SkillsDir {
