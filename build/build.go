@@ -38,14 +38,17 @@ import (
 
 // Options control a build. The zero value (with Out set) builds with the defaults.
 type Options struct {
-	Out      string       // the output folder; required
-	Lint     lint.Options // how skills are checked before anything is packed
-	Jobs     int          // skills packed at once (0 = one per CPU)
-	Force    bool         // replace an output folder that holds files skillpack did not write
-	DryRun   bool         // do everything but write
-	Time     time.Time    // the archives' one fixed time (zero = 1980-01-01)
-	BaseURL  string       // absolute URL prefix for index entries ("" = relative URLs)
-	NoLegacy bool         // leave out the v0.1.0 tree and index
+	Out   string       // the output folder; required
+	Lint  lint.Options // how skills are checked before anything is packed
+	Jobs  int          // skills packed at once (0 = one per CPU)
+	Force bool         // replace an output folder that holds files skillpack did not write
+	// ForceFix is how the caller's user forces the build, for the fix of a
+	// refused folder ("" = "pass --force"): serve --watch has no flag.
+	ForceFix string
+	DryRun   bool      // do everything but write
+	Time     time.Time // the archives' one fixed time (zero = 1980-01-01)
+	BaseURL  string    // absolute URL prefix for index entries ("" = relative URLs)
+	NoLegacy bool      // leave out the v0.1.0 tree and index
 	// LLMsTxt writes llms.txt at the bundle root, listing every skill;
 	// LLMsTxtMerge names the site's own llms.txt (only read), which the
 	// bundle's copies with the list in place of its markers.

@@ -1,6 +1,7 @@
 package build
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -144,14 +145,14 @@ func (b *builder) checkOutputFolder(o *output) error {
 	for _, f := range foreign {
 		if inner, ok := strings.CutSuffix(f, "/"+skill.BundleMarker); ok && !b.opts.Force {
 			return fmt.Errorf("the output folder %s holds another build's bundle, in %s, which this build would replace; "+
-				"build each bundle into a folder of its own (beside this one, not in it), or pass --force to replace the folder and everything in it",
-				name, filepath.Join(name, filepath.FromSlash(inner)))
+				"build each bundle into a folder of its own (beside this one, not in it), or %s to replace the folder and everything in it",
+				name, filepath.Join(name, filepath.FromSlash(inner)), cmp.Or(b.opts.ForceFix, "pass --force"))
 		}
 	}
 	if len(foreign) > 0 && !b.opts.Force {
 		return fmt.Errorf("the output folder %s holds files skillpack did not write (%s); "+
-			"choose another folder, or pass --force to replace the folder and everything in it",
-			name, firstFew(foreign))
+			"choose another folder, or %s to replace the folder and everything in it",
+			name, firstFew(foreign), cmp.Or(b.opts.ForceFix, "pass --force"))
 	}
 	if len(foreign) > 0 {
 		o.last.Close()

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -286,6 +285,10 @@ func serveRebuild(ios *IO, opts *serveOptions, spare *build.Spare, swapped func(
 	bo.Log = ios.stepLog() // as build logs its steps: none under -q
 	bo.Swapped = swapped
 	bo.Spare = spare
+	// A server that rebuilds on every edit should not be one flag away
+	// from wiping a folder each time: build empties it, once.
+	bo.ForceFix = fmt.Sprintf("run skillpack build %s -o %s --force once (serve has no --force)",
+		human.ShellQuote(opts.Watch), human.ShellQuote(opts.Dist))
 	return func(ctx context.Context) error {
 		res, err := build.RunContext(ctx, []string{opts.Watch}, bo)
 		// A build stopped (serve.Watch stops one when the skills change
@@ -294,25 +297,8 @@ func serveRebuild(ios *IO, opts *serveOptions, spare *build.Spare, swapped func(
 		if res != nil && len(res.Findings) > 0 && ctx.Err() == nil {
 			printBuildFindings(ios, res.Findings)
 		}
-		return withoutForce(err, opts)
-	}, nil
-}
-
-// buildForce is the fix build's refusal of a folder holding files it did
-// not write offers (build/checkoutput.go).
-const buildForce = "pass --force to replace the folder and everything in it"
-
-// withoutForce rewrites build's --force fix, which serve has no flag for:
-// a server that rebuilds on every edit should not be one flag away from
-// wiping a folder each time. The folder is emptied once, by build.
-func withoutForce(err error, opts *serveOptions) error {
-	var oe *build.OutputError
-	if err == nil || !errors.As(err, &oe) || !strings.Contains(err.Error(), buildForce) {
 		return err
-	}
-	fix := fmt.Sprintf("run skillpack build %s -o %s --force once to replace the folder and everything in it (serve has no --force)",
-		human.ShellQuote(opts.Watch), human.ShellQuote(opts.Dist))
-	return usageErr("%s", strings.Replace(err.Error(), buildForce, fix, 1))
+	}, nil
 }
 
 // paceGC gives serve's heap at least 32 MiB of room between collections,
