@@ -14,6 +14,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -432,19 +433,15 @@ func checkReferenceDepth(p *Pass) {
 			if len(deeper) > 1 {
 				is, them = "are", "them"
 			}
-			p.Reportf(f, line, col, fmt.Sprintf("link to %s from %s too, or merge %s into %s", listOf(deeper, 3), p.Skill.File, them, f),
-				"%s %s reached only through %s (%s); agents read a skill's files one link away from %s, "+
-					"and may read %s partially or not at all", listOf(deeper, 3), is, f, chain(via, deeper[0], p.Skill.File), p.Skill.File, them)
+			named := strings.Join(human.UpTo(len(deeper), 3, func(i int) string { return deeper[i] }, "and %d more"), ", ")
+			fix := fmt.Sprintf("link to %s from %s too, or merge %s into %s", named, p.Skill.File, them, f)
+			if len(deeper) > 3 {
+				fix = fmt.Sprintf("link to each Markdown file %s links to from %s too, or merge them into %s", f, p.Skill.File, f)
+			}
+			p.Reportf(f, line, col, fix, "%s %s reached only through %s (%s); agents read a skill's files one link away from %s, "+
+				"and may read %s partially or not at all", named, is, f, chain(via, deeper[0], p.Skill.File), p.Skill.File, them)
 		}
 	}
-}
-
-// listOf names up to n paths, and how many more there are.
-func listOf(paths []string, n int) string {
-	if len(paths) <= n {
-		return strings.Join(paths, ", ")
-	}
-	return fmt.Sprintf("%s and %d more", strings.Join(paths[:n], ", "), len(paths)-n)
 }
 
 // mdSuffix reports whether text holds a Markdown file name's extension.
