@@ -137,6 +137,16 @@ func TestMarketplaceName(t *testing.T) {
 			t.Errorf("built from %q, the marketplace is %q owned by %q, want acme owned by Acme, as the repository's", folder, name, owner)
 		}
 	}
+	// A Codex marketplace beside it, first by name, has no owner: the
+	// owner is Claude Code's still (0xeb/ghidrasql-skills).
+	src := filepath.Join(t.TempDir(), "both")
+	copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
+	testtool.WriteTree(t, src, map[string]string{".agents/plugins/marketplace.json": `{"name": "acme", "plugins": []}`})
+	out := filepath.Join(t.TempDir(), "dist")
+	mustBuild(t, []string{src}, Options{Out: out, Marketplaces: []string{"claude"}})
+	if m := claudeMarket(t, out); m.Name != "acme" || m.Owner.Name != "Acme" {
+		t.Errorf("beside a Codex marketplace, the marketplace is %q owned by %q, want acme owned by Acme", m.Name, m.Owner.Name)
+	}
 	if name, owner := build("Café Skills", false); name != "cafe-skills" || owner != "cafe-skills" {
 		t.Errorf("without a marketplace of its own, the marketplace is %q owned by %q, want cafe-skills", name, owner)
 	}

@@ -493,16 +493,18 @@ func Marketplaces(dir string) []string {
 
 // MarketplaceOf is the name, the owner's name and the description
 // (Claude Code's metadata.description, else a top-level one) of the
-// marketplace at a folder: those of its first marketplace file
-// (Marketplaces) that reads and has a name; "" for none.
+// marketplace at a folder: each the first its marketplace files
+// (Marketplaces) that read give; "" for none. Codex's file, first by
+// name, has no owner or description: those come from Claude Code's.
 func MarketplaceOf(dir string) (name, owner, description string) {
 	for _, f := range Marketplaces(dir) {
 		var m marketplaceFile
-		if data, err := os.ReadFile(f); err == nil && json.Unmarshal(data, &m) == nil && m.Name != "" {
-			return m.Name, m.Owner.Name, cmp.Or(m.Metadata.Description, m.Description)
+		if data, err := os.ReadFile(f); err == nil && json.Unmarshal(data, &m) == nil {
+			name, owner = cmp.Or(name, m.Name), cmp.Or(owner, m.Owner.Name)
+			description = cmp.Or(description, m.Metadata.Description, m.Description)
 		}
 	}
-	return "", "", ""
+	return name, owner, description
 }
 
 // readMarketplace records the plugin folders a marketplace at root names,
