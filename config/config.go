@@ -214,12 +214,12 @@ func Parse(path string, data []byte) (*Config, error) {
 		switch k.Value {
 		case "profile":
 			p, err := lint.LookupProfile(v.Value)
-			switch names := profileNames(); {
+			switch {
 			case v.Kind != yaml.ScalarNode: // a list reads as "", which lint takes for the default
-				fail(v, "profile is one name: %s", strings.Join(names, ", "))
+				fail(v, "profile is one name: %s", strings.Join(lint.ProfileNames(), ", "))
 				continue
-			case err != nil: // lint's error has no did-you-mean; --profile's has
-				fail(v, "unknown profile %q%s; known profiles: %s", v.Value, didYouMean(human.Closest(v.Value, names)), strings.Join(names, ", "))
+			case err != nil:
+				fail(v, "%v", err)
 				continue
 			}
 			c.Lint.Profile = p
@@ -479,16 +479,6 @@ func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any)) []*lint.All
 func unknownKey(full, key string, known []string) string {
 	return fmt.Sprintf("unknown key %q%s; known keys: %s",
 		full, didYouMean(human.Closest(key, known)), strings.Join(slices.Sorted(slices.Values(known)), ", "))
-}
-
-// profileNames are lint's profiles, sorted.
-func profileNames() []string {
-	var names []string
-	for _, p := range lint.Profiles() {
-		names = append(names, p.Name)
-	}
-	slices.Sort(names)
-	return names
 }
 
 // didYouMean is " (did you mean "s"?)", or "" when there is no s.

@@ -23,12 +23,16 @@ func Explain(w io.Writer, r *Rule) error {
 	return err
 }
 
-// ListRules writes one line a rule: ID, default severity, category, title.
-func ListRules(w io.Writer) error {
+// ListRules writes one line a rule: ID, severity under p (nil: the
+// default profile), category, title.
+func ListRules(w io.Writer, p *Profile) error {
+	if p == nil {
+		p = profiles[0]
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSEVERITY\tCATEGORY\tTITLE")
 	for _, r := range registry {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.Severity, r.Category, r.Title)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, p.level(r), r.Category, r.Title)
 	}
 	return tw.Flush()
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/skillpack/skillpack/internal/human"
 )
 
 // SpecKeys are the top-level frontmatter keys the Agent Skills specification
@@ -172,13 +174,25 @@ func LookupProfile(name string) (*Profile, error) {
 	if name == "" {
 		return profiles[0], nil
 	}
-	var names []string
 	for _, p := range profiles {
 		if p.Name == name {
 			return p, nil
 		}
+	}
+	names := ProfileNames()
+	mean := ""
+	if c := human.Closest(name, names); c != "" {
+		mean = fmt.Sprintf(" (did you mean %q?)", c)
+	}
+	return nil, fmt.Errorf("unknown profile %q%s; known profiles: %s", name, mean, strings.Join(names, ", "))
+}
+
+// ProfileNames are the profiles' names, sorted.
+func ProfileNames() []string {
+	var names []string
+	for _, p := range profiles {
 		names = append(names, p.Name)
 	}
 	sort.Strings(names)
-	return nil, fmt.Errorf("unknown profile %q (known: %s)", name, strings.Join(names, ", "))
+	return names
 }

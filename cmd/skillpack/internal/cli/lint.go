@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -482,10 +481,8 @@ func newRuleJSON(r *lint.Rule) ruleJSON {
 	return ruleJSON{r.ID, r.Title, r.Category, r.Severity, r.Explain, r.Bad, r.Good, lint.Fixable(r.ID)}
 }
 
-// listRules prints every rule, in text at its severity under --profile
-// (lint.ListRules gives the defaults, and a rule the profile weighs
-// otherwise read as if it did not), in JSON at its default, as the schema
-// says. The flags are checked as lint checks them: a mistyped value was
+// listRules prints every rule, in text at its severity under --profile,
+// in JSON at its default, as the schema says. The flags are checked as lint checks them: a mistyped value was
 // ignored.
 func listRules(ios *IO, opts *lintCmdOptions) error {
 	p, err := opts.flagProfile()
@@ -505,19 +502,7 @@ func listRules(ios *IO, opts *lintCmdOptions) error {
 	if opts.Format == "json" {
 		return writeRulesJSON(ios)
 	}
-	if p == nil {
-		p = lint.Profiles()[0] // the default, which keeps each rule's own severity
-	}
-	tw := tabwriter.NewWriter(ios.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSEVERITY\tCATEGORY\tTITLE")
-	for _, r := range lint.Rules() {
-		sev := r.Severity
-		if s, ok := p.Severity[r.ID]; ok {
-			sev = s
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, sev, r.Category, r.Title)
-	}
-	return tw.Flush()
+	return lint.ListRules(ios.Out, p)
 }
 
 func writeRulesJSON(ios *IO) error {
