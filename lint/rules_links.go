@@ -198,12 +198,14 @@ func checkLinkBroken(p *Pass) {
 			real := x.fold[strings.ToLower(l.path)]
 			why, fix = "does not exist; the file is named "+real+" (case matters in archives and on Linux)",
 				"write the link as "+real
-		case writtenFromAbove(p.Skill.Dir, l.path) != "":
+		default:
 			// skills/other/SKILL.md, written from the collection's root:
 			// creating it would copy the other skill into this one.
-			name := filepath.Base(writtenFromAbove(p.Skill.Dir, l.path))
-			why = "does not exist in the skill; written from a folder above it, it is a file of the skill " + name
-			fix = fmt.Sprintf("say in the text that the skill needs %s (\"use the %s skill\") rather than linking its files", name, name)
+			if other := writtenFromAbove(p.Skill.Dir, l.path); other != "" {
+				name := filepath.Base(other)
+				why = "does not exist in the skill; written from a folder above it, it is a file of the skill " + name
+				fix = fmt.Sprintf("say in the text that the skill needs %s (\"use the %s skill\") rather than linking its files", name, name)
+			}
 		}
 		reportAt(p, md, l.off, fix, "link target %s %s", quoted(l.dest), why)
 	}

@@ -51,6 +51,9 @@ func manifestDir(name string) (sub string, ok bool) {
 // included, that is a client's manifest folder (.claude-plugin, .plugin);
 // "" for none. No client loads a skill from one.
 func ManifestFolder(root, dir string) string {
+	if !strings.Contains(dir, "plugin") { // every skill passes here: no syscall for most
+		return ""
+	}
 	rel, ok := RelBelow(root, dir)
 	if !ok {
 		return ""
