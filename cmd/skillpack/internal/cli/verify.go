@@ -178,15 +178,14 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 			return nil, usageErr("%s is a file; give a dist folder that skillpack build wrote, or an http or https URL", opts.Source)
 		}
 		// An installed skill: its folder signature is all there is.
-		skillDir := verify.IsSkillFolder(opts.Source)
+		skillDir, above := verify.IsSkillFolder(opts.Source), bundleAbove(opts.Source)
 		switch {
 		case skillDir && !opts.Sig.Given():
 			return nil, usageErr("%s is a skill folder, verified by its signature (%s): pass --certificate-identity and --certificate-oidc-issuer, --key, or --certificate-chain", opts.Source, layout.FolderSignatureFile)
 		case skillDir:
 			rep, err = verify.Folder(ctx, opts.Source, opts.Signature, o)
-		case !skill.IsBundle(opts.Source) && bundleAbove(opts.Source) != "":
-			b := bundleAbove(opts.Source)
-			return nil, usageErr("%s is inside the bundle %s, which is verified whole: skillpack verify %s", opts.Source, b, human.ShellQuote(b))
+		case !skill.IsBundle(opts.Source) && above != "":
+			return nil, usageErr("%s is inside the bundle %s, which is verified whole: skillpack verify %s", opts.Source, above, human.ShellQuote(above))
 		case !skill.IsBundle(opts.Source) && hasSkills(opts.Source):
 			return nil, usageErr("%s holds skills, not a bundle: build them first (skillpack build %s -o dist), then verify dist", opts.Source, opts.Source)
 		case !slices.ContainsFunc([]string{layout.V2Index, layout.BuildRecord, layout.V1Index}, func(p string) bool {
