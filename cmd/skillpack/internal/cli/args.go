@@ -176,12 +176,15 @@ func isFlagWord(s string) bool {
 	return true
 }
 
-// notBundle refuses a bundle given as the skills to build: its copies of
-// the skills would be read as skills of their own (-output dist is read
-// as -o utput, and dist as the input).
+// notBundle refuses a bundle, or a folder inside one, given as the skills
+// to build: its copies of the skills would be read as skills of their own
+// (-output dist is read as -o utput, and dist as the input).
 func notBundle(input string) error {
 	if _, err := os.Stat(filepath.Join(input, filepath.FromSlash(layout.BuildRecord))); err == nil {
 		return usageErr("%s is a bundle skillpack built (it has %s); give the skills folder, and -o for the output", input, layout.BuildRecord)
+	}
+	if above := bundleAbove(input); above != "" {
+		return usageErr("%s is inside the bundle %s, whose skills are copies a build wrote; build the skills folder %s was built from", input, above, above)
 	}
 	return nil
 }
