@@ -289,6 +289,27 @@ func TestFolderMarketplacesListWhatServes(t *testing.T) {
 	verified(t, out)
 }
 
+// TestClaudeMarketplaceAllRemote: a repository whose Claude Code entries
+// all name its own plugins by a git source (dmedina-dev/dev-forge:
+// git-subdir of its own URL) has its plugins left out of that file once
+// each, for that reason, and the file's reason is not that the bundle
+// has no plugin.
+func TestClaudeMarketplaceAllRemote(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "repo")
+	writeSkillFile(t, src, ".", layout.ClaudeMarketplace, `{"name": "forge", "owner": {"name": "me"}, "plugins": [
+		{"name": "init", "source": {"source": "git-subdir", "url": "https://example.com/forge.git", "path": "plugins/init"}}]}`)
+	writeSkillFile(t, src, ".", "plugins/init/.claude-plugin/plugin.json", `{"name": "init", "version": "1.0.0"}`)
+	writeSkillFile(t, src, ".", "plugins/init/skills/setup/SKILL.md", "---\nname: setup\ndescription: Sets up a project when the user asks for one.\n---\n# Setup\n")
+	var log bytes.Buffer
+	res := mustBuild(t, []string{src}, Options{Out: filepath.Join(t.TempDir(), "dist"), Log: &log, Marketplaces: []string{"claude"}})
+	if n := strings.Count(log.String(), "plugin init"); n != 1 || !strings.Contains(log.String(), "has a github, git or URL source") {
+		t.Errorf("the build said:\n%s\nwant plugin init left out once, for its git source", log.String())
+	}
+	if len(res.Unwritten) != 1 || !strings.Contains(res.Unwritten[0].Reason, "no entry of the repository's own names the folder of a plugin the bundle has (1;") {
+		t.Errorf("the result's unwritten marketplaces are %+v; want %s, none of its entries naming a folder", res.Unwritten, layout.ClaudeMarketplace)
+	}
+}
+
 // TestServedExecBit: a served copy has the mode its archives give the
 // file, 0755 for a script with an execute bit, in the skills tree and in a
 // plugin's folder (which Codex copies and Copilot runs from); a rebuild in

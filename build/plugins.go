@@ -50,6 +50,22 @@ func (b *builder) packPlugins(p *packed) ([]layout.Plugin, []layout.RecordPlugin
 	return out, recs
 }
 
+// below reports whether the skill's folder, or an identical copy's, lies
+// in one of paths, each relative to dir with "/" (a manifest's or a
+// marketplace entry's skills paths). dir is absolute or in the form of
+// the skills' folders (a plugin's Dir).
+func (w *work) below(dir string, paths []string) bool {
+	return len(paths) > 0 && slices.ContainsFunc(append([]string{w.src.Dir}, w.src.Copies...), func(d string) bool {
+		if filepath.IsAbs(dir) {
+			d = absPath(d)
+		}
+		return slices.ContainsFunc(paths, func(sp string) bool {
+			r, err := filepath.Rel(filepath.Join(dir, filepath.FromSlash(sp)), d)
+			return err == nil && filepath.IsLocal(r)
+		})
+	})
+}
+
 func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (layout.Plugin, layout.RecordPlugin, error) {
 	var none layout.RecordPlugin
 	collected, err := b.lintOpts.PluginFiles(pl.Dir)
@@ -106,8 +122,17 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 			mine[c.Dir] = true
 		}
 	}
+	// So is a skill of a plugin inside this one's folder where a manifest
+	// of this one names it: Codex loads every skill below a manifest's
+	// skills path ("./plugins/", HDeibler/universal-design-principles).
+	var declared []string
+	for _, d := range pl.Declared {
+		if pl.Contains(d.Path) {
+			declared = append(declared, d.Path)
+		}
+	}
 	for _, w := range p.work {
-		if in(w.src) || slices.ContainsFunc(w.src.Copies, func(d string) bool { return mine[d] }) {
+		if in(w.src) || slices.ContainsFunc(w.src.Copies, func(d string) bool { return mine[d] }) || w.below(pl.Dir, declared) {
 			lp.Skills = append(lp.Skills, w.name)
 		}
 	}
@@ -451,12 +476,7 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 				}
 				c.Skills = slices.Clone(c.Skills)
 				for _, w := range p.work {
-					if slices.ContainsFunc(append([]string{w.src.Dir}, w.src.Copies...), func(d string) bool {
-						return slices.ContainsFunc(e.Skills, func(sp string) bool {
-							r, err := filepath.Rel(filepath.Join(dir, filepath.FromSlash(sp)), absPath(d))
-							return err == nil && filepath.IsLocal(r)
-						})
-					}) {
+					if w.below(dir, e.Skills) {
 						c.Skills = append(c.Skills, w.name)
 					}
 				}
@@ -471,6 +491,7 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 		var l leftOut
 		for _, e := range o.elsewhere {
 			l.add(layout.ClaudeMarketplace, fmt.Sprintf("its entry in the repository's own (%s) has a github, git or URL source, no folder the bundle serves", b.rel(o.file)), e.Name)
+			offered[e.Name] = true // said
 		}
 		b.sayLeftOut(&l)
 	}
@@ -551,7 +572,11 @@ func (b *builder) unlisted(ps []layout.Plugin, m *layout.Marketplace, out int) {
 		if n == 0 {
 			why := fmt.Sprintf("it would list none of the bundle's %s (the build's notes, without -q, say why each is left out)",
 				human.Plural(len(listed), "plugin", "plugins"))
-			if len(listed) == 0 && out > 0 {
+			if len(listed) == 0 && len(ps) > 0 {
+				// Claude Code's file is made of the repository's entries
+				// (claudePlugins), of which none names a folder built.
+				why = fmt.Sprintf("no entry of the repository's own names the folder of a plugin the bundle has (%d; the build's notes, without -q, say why each is left out)", len(ps))
+			} else if len(listed) == 0 && out > 0 {
 				why = fmt.Sprintf("the bundle has no plugin: the input's %s left out (the build's notes, without -q, say why)", human.Plural(out, "plugin was", "plugins were"))
 			} else if len(listed) == 0 {
 				why = "the bundle has no plugin: no folder of the input holds a plugin's manifest (.claude-plugin/plugin.json, .codex-plugin/plugin.json, …), nor does a marketplace name one"

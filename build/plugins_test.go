@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -386,4 +387,29 @@ func TestPluginClientCopies(t *testing.T) {
 		}
 		verified(t, out)
 	}
+}
+
+// A plugin whose Codex manifest names a folder of plugins as its skills
+// ("./plugins/", HDeibler/universal-design-principles) holds their skills
+// too: Codex loads every skill below that path, and its archives hold them.
+func TestPluginSkillsPathHoldsPlugins(t *testing.T) {
+	src := t.TempDir()
+	md := "---\nname: %s\ndescription: Says %s when the user asks.\n---\nSay it.\n"
+	testtool.WriteTree(t, src, map[string]string{
+		".codex-plugin/plugin.json":               `{"name": "suite", "version": "1.0.0", "skills": "./plugins/"}`,
+		"plugins/alpha/.codex-plugin/plugin.json": `{"name": "alpha", "version": "1.0.0", "skills": "./skills/"}`,
+		"plugins/alpha/skills/hello/SKILL.md":     fmt.Sprintf(md, "hello", "hello"),
+		"plugins/beta/.claude-plugin/plugin.json": `{"name": "beta", "version": "1.0.0"}`,
+		"plugins/beta/skills/bye/SKILL.md":        fmt.Sprintf(md, "bye", "goodbye"),
+	})
+	out := filepath.Join(t.TempDir(), "dist")
+	mustBuild(t, []string{src}, Options{Out: out})
+	got := map[string]string{}
+	for _, p := range pluginsIndex(t, out).Plugins {
+		got[p.Name] = strings.Join(p.Skills, " ")
+	}
+	if want := map[string]string{"suite": "bye hello", "alpha": "hello", "beta": "bye"}; !maps.Equal(got, want) {
+		t.Errorf("the plugins' skills are %v; want %v", got, want)
+	}
+	verified(t, out)
 }
