@@ -44,8 +44,8 @@ var pluginRules = []*Rule{
 		Explain: "A client's own manifest (.claude-plugin/plugin.json, .codex-plugin/, .cursor-plugin/, " +
 			".github/plugin/) that is not a JSON object, or whose \"name\" is not a string, makes the client " +
 			"refuse the plugin. A bundle names the plugin's archives and its marketplace entry by the plugin's " +
-			"name (the first manifest's, else its folder's), so the name must be one a file and a URL can carry " +
-			"as it is: 1-64 ASCII letters, digits and " + nameMarks + ", not starting with '.' or '-'. Clients ask for " +
+			"name (the first manifest's, else its marketplace entry's, else its folder's), so the name must be one a file and a " +
+			"URL can carry as it is: 1-64 ASCII letters, digits and " + nameMarks + ", not starting with '.' or '-'. Clients ask for " +
 			"less (Claude Code: lowercase words joined by '-'). A plugin with this error is left out of the " +
 			"bundle; its skills are not.",
 		Bad:      `.claude-plugin/plugin.json: {"name": "acme/pdf tools"}`,
@@ -361,11 +361,45 @@ func checkClientManifests(p *RunPass) {
 					"plugin name %q cannot name the plugin's archives in a bundle: %s", m.Name, bundleName(m.Name))
 			}
 		}
-		if why := bundleName(pl.Name); !named && why != "" {
+		why := bundleName(pl.Name)
+		if named || why == "" {
+			continue
+		}
+		if at := entryNamed(p, pl); at != "" {
+			// Claude Code installs it by the entry's name, whatever a
+			// manifest added later says: the entry is to be renamed. Said
+			// at the plugin, which the build leaves out for it.
+			p.Reportf(pl.Dir, 0, 0, "rename the entry, such as \"name\": "+strconv.Quote(skill.SuggestName(pl.Name)),
+				"the plugin is named by its entry in %s, %q, which cannot name its archives in a bundle: %s", at, pl.Name, why)
+		} else {
 			p.Reportf(pl.Dir, 0, 0, "give it a \"name\" in its manifest, such as "+strconv.Quote(skill.SuggestName(pl.Name)),
 				"the plugin is named after its folder, %q, which cannot name its archives in a bundle: %s", pl.Name, why)
 		}
 	}
+}
+
+// entryNamed is where the marketplace entry is that names a plugin's
+// folder by the plugin's name (FILE:LINE), or "" for none: a plugin no
+// manifest names takes its entry's name.
+func entryNamed(p *RunPass, pl *plugin.Plugin) string {
+	at, err := os.Stat(pl.Dir)
+	for _, file := range p.Marketplaces {
+		data, rerr := os.ReadFile(file)
+		if err != nil || rerr != nil {
+			continue
+		}
+		srcs, _, _ := skill.MarketplaceSources(data)
+		for _, s := range srcs {
+			if dir, ok := s.Dir(skill.MarketplaceRoot(file)); ok && s.Name == pl.Name {
+				if info, err := os.Stat(dir); err == nil && os.SameFile(info, at) {
+					start, _, _ := plugin.Span(data, fmt.Sprintf("/plugins/%d/name", s.Index))
+					line, _ := plugin.LineCol(data, start)
+					return fmt.Sprintf("%s:%d", p.Rel(file), line)
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // nameMarks are the marks a URL's path segment carries as they are
