@@ -302,7 +302,7 @@ func TestClaudeMarketplaceAllRemote(t *testing.T) {
 	writeSkillFile(t, src, ".", "plugins/init/skills/setup/SKILL.md", "---\nname: setup\ndescription: Sets up a project when the user asks for one.\n---\n# Setup\n")
 	var log bytes.Buffer
 	res := mustBuild(t, []string{src}, Options{Out: filepath.Join(t.TempDir(), "dist"), Log: &log, Marketplaces: []string{"claude"}})
-	if n := strings.Count(log.String(), "plugin init"); n != 1 || !strings.Contains(log.String(), "has a github, git or URL source") {
+	if n := strings.Count(log.String(), "plugin init"); n != 1 || !strings.Contains(log.String(), "has a source that is no folder") {
 		t.Errorf("the build said:\n%s\nwant plugin init left out once, for its git source", log.String())
 	}
 	if len(res.Unwritten) != 1 || !strings.Contains(res.Unwritten[0].Reason, "no entry of the repository's own names the folder of a plugin the bundle has (1;") {

@@ -490,7 +490,7 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 		}
 		var l leftOut
 		for _, e := range o.elsewhere {
-			l.add(layout.ClaudeMarketplace, fmt.Sprintf("its entry in the repository's own (%s) has a github, git or URL source, no folder the bundle serves", b.rel(o.file)), e.Name)
+			l.add(layout.ClaudeMarketplace, fmt.Sprintf("its entry in the repository's own (%s) has a source that is no folder (a repository, a URL or a package), none the bundle serves", b.rel(o.file)), e.Name)
 			offered[e.Name] = true // said
 		}
 		b.sayLeftOut(&l)

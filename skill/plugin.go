@@ -411,7 +411,7 @@ func (m *marketplaceFile) sources() []MarketplaceSource {
 			name string
 			raw  json.RawMessage
 		}{{"commands", p.Commands}, {"agents", p.Agents}, {"hooks", p.Hooks}, {"mcpServers", p.MCPServers}, {"lspServers", p.LSPServers}} {
-			if len(f.raw) > 0 && string(f.raw) != "null" {
+			if len(f.raw) > 0 && strings.ContainsRune(`"[{`, rune(f.raw[0])) { // not a count (vanman2024's "commands": 8)
 				e.Parts = append(e.Parts, f.name)
 			}
 		}

@@ -335,6 +335,12 @@ func TestMarketplacePluginRoot(t *testing.T) {
 	if want := []string{"./a|plugins/a", "plugins/b|", "./|plugins"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Path|Under = %q, want %q", got, want)
 	}
+	// An entry's parts are the fields that name some; a count is none
+	// (vanman2024's older entries: "commands": 8).
+	srcs, _, err = MarketplaceSources([]byte(`{"plugins": [{"source": "./a", "commands": 8, "agents": ["./agents/x.md"], "hooks": {"Stop": []}, "mcpServers": "./mcp.json", "lspServers": null}]}`))
+	if err != nil || len(srcs) != 1 || !reflect.DeepEqual(srcs[0].Parts, []string{"agents", "hooks", "mcpServers"}) {
+		t.Errorf("the entry's parts are %+v (%v); want agents, hooks, mcpServers", srcs, err)
+	}
 }
 
 // A folder several marketplace entries name is none of them: it lists
