@@ -34,7 +34,7 @@ var marketplaces = []string{ClaudeMarketplace, CodexMarketplace, CursorMarketpla
 type Marketplace struct {
 	Name, Owner string
 	Title       string   // what Codex shows of the marketplace; Name when ""
-	Description string   // Claude Code's metadata.description: the repository's marketplace's; "" for none
+	Description string   // metadata.description: the repository's marketplace's; "" for none
 	Files       []string // the marketplace files to write
 	// Claude, when not nil, are the plugins ClaudeMarketplace lists in
 	// place of Options.Plugins: the entries of the repository's own Claude
@@ -87,14 +87,15 @@ func Lists(file string, p Plugin) (ok bool, why string) {
 // (the entry is the whole plugin definition), its source the skills tree,
 // its skills by path. Its archives are in PluginsIndex.
 type ClaudeMarketplaceDoc struct {
-	Name     string          `json:"name"`
-	Owner    Owner           `json:"owner"`
-	Metadata *ClaudeMetadata `json:"metadata,omitempty"`
-	Plugins  []ClaudePlugin  `json:"plugins"`
+	Name     string         `json:"name"`
+	Owner    Owner          `json:"owner"`
+	Metadata *Metadata      `json:"metadata,omitempty"`
+	Plugins  []ClaudePlugin `json:"plugins"`
 }
 
-// ClaudeMetadata is what ClaudeMarketplaceDoc says of itself.
-type ClaudeMetadata struct {
+// Metadata is what a marketplace file says of itself (Claude Code's,
+// Cursor's and Copilot's have it).
+type Metadata struct {
 	Description string `json:"description"`
 }
 
@@ -153,9 +154,10 @@ func DecodeCodexMarketplace(data []byte) (*CodexMarketplaceDoc, error) {
 // sources are relative to the folder holding the file's folder. Cursor's
 // schema is closed: it has no version.
 type folderMarketplace struct {
-	Name    string         `json:"name"`
-	Owner   Owner          `json:"owner"`
-	Plugins []folderPlugin `json:"plugins"`
+	Name     string         `json:"name"`
+	Owner    Owner          `json:"owner"`
+	Metadata *Metadata      `json:"metadata,omitempty"`
+	Plugins  []folderPlugin `json:"plugins"`
 }
 
 type folderPlugin struct {
@@ -183,7 +185,7 @@ func marketplaceDoc(path string, ps []Plugin, m Marketplace) func(io.Writer) err
 	case ClaudeMarketplace:
 		d := ClaudeMarketplaceDoc{Name: m.Name, Owner: Owner{Name: m.Owner}, Plugins: []ClaudePlugin{}}
 		if m.Description != "" {
-			d.Metadata = &ClaudeMetadata{Description: m.Description}
+			d.Metadata = &Metadata{Description: m.Description}
 		}
 		for _, p := range ps {
 			e := ClaudePlugin{Name: p.Name, Description: p.Description, Version: p.Version, Source: "./" + SkillsDir, Skills: []string{}}
@@ -208,6 +210,9 @@ func marketplaceDoc(path string, ps []Plugin, m Marketplace) func(io.Writer) err
 		doc = d
 	default:
 		d := folderMarketplace{Name: m.Name, Owner: Owner{Name: m.Owner}, Plugins: []folderPlugin{}}
+		if m.Description != "" {
+			d.Metadata = &Metadata{Description: m.Description}
+		}
 		for _, p := range ps {
 			e := folderPlugin{Name: p.Name, Source: "./" + PluginDir(p.Name), Description: p.Description}
 			if path == CopilotMarketplace {

@@ -28,7 +28,7 @@ func TestFolderMarketplaces(t *testing.T) {
 	// would find no plugin in its folder.
 	cursorOnly := testPlugin("cursor-only")
 	cursorOnly.Files = []PluginFile{file(".cursor-plugin/plugin.json", `{"name": "cursor-only"}`)}
-	m := &Marketplace{Name: "acme", Owner: "Acme", Title: "Acme's plugins", Files: marketplaces}
+	m := &Marketplace{Name: "acme", Owner: "Acme", Title: "Acme's plugins", Description: "Acme's tools.", Files: marketplaces}
 	b := plan(t, twoSkills(), Options{Plugins: []Plugin{unserved, served, long, cursorOnly}, Marketplace: m})
 
 	sums, _ := b.Lookup(Checksums)
@@ -77,7 +77,7 @@ func TestFolderMarketplaces(t *testing.T) {
 		t.Errorf("Codex's marketplace:\n%s\nwant\n%s", got, want)
 	}
 	copilot := read(CopilotMarketplace)
-	if got, want := jsonOf(copilot), `{"name":"acme","owner":{"name":"Acme"},"plugins":[`+
+	if got, want := jsonOf(copilot), `{"metadata":{"description":"Acme's tools."},"name":"acme","owner":{"name":"Acme"},"plugins":[`+
 		`{"name":"db-tools","source":"./.well-known/agent-plugins/db-tools","version":"1.0.0"},`+
 		`{"description":"PDF tools.","name":"pdf-tools","source":"./.well-known/agent-plugins/pdf-tools","version":"1.0.0"}]}`; got != want {
 		t.Errorf("Copilot's marketplace:\n%s\nwant\n%s", got, want)
@@ -92,6 +92,9 @@ func TestFolderMarketplaces(t *testing.T) {
 	schema := compileCursorSchema(t)
 	if err := schema.Validate(cursor); err != nil {
 		t.Errorf("Cursor's marketplace fails Cursor's schema: %v\n%s", err, jsonOf(cursor))
+	}
+	if jsonOf(cursor["metadata"]) != `{"description":"Acme's tools."}` {
+		t.Errorf("Cursor's marketplace's metadata is %s; want the repository's description", jsonOf(cursor["metadata"]))
 	}
 	if ps := cursor["plugins"].([]any); len(ps) != 3 || ps[0].(map[string]any)["name"] != "cursor-only" || ps[2].(map[string]any)["source"] != "./"+PluginDir("pdf-tools") {
 		t.Errorf("Cursor's marketplace lists %s", jsonOf(ps))
