@@ -365,6 +365,16 @@ func noSkills(paths []string, res *lint.Result) error {
 	if len(res.Skills) > 0 || len(res.Findings) > 0 {
 		return nil
 	}
+	for _, p := range paths {
+		// A link leading nowhere, in no skill, to a folder by its name
+		// (.agents/skills -> /home/someone/Skills): a path to check that
+		// holds nothing. One to a file is what a pre-commit hook passes.
+		if to, err := os.Readlink(p); err == nil && filepath.Ext(to) == "" {
+			if _, err := os.Stat(p); err != nil {
+				return noPath(p)
+			}
+		}
+	}
 	dirs := folders(paths)
 	if len(dirs) == 0 {
 		return nil

@@ -82,6 +82,9 @@ func didYouMean(got string, names []string) string {
 // noPath is the usage error for a path given that is not there: the
 // closest name beside where it would be, as a mistyped flag gets.
 func noPath(p string) error {
+	if to, err := os.Readlink(p); err == nil {
+		return usageErr("%s is a symbolic link to %s, which does not exist", p, to)
+	}
 	dir, base := filepath.Split(p)
 	ents, _ := os.ReadDir(cmp.Or(dir, "."))
 	var names []string
