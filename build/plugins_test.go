@@ -232,7 +232,7 @@ func TestPluginArchivesVouched(t *testing.T) {
 	}
 	plugins := filepath.Join(src, "plugins")
 	writeSkillFile(t, filepath.Join(plugins, "pdf-tools", "tests"), "fx", "SKILL.md", skillMD("fx"))
-	writeSkillFile(t, filepath.Join(plugins, "pdf-tools", "tests"), "fx", ".env", "GITHUB_TOKEN=gh"+"p_Zq7Lm2Rt9Vx4Kp8Nw3Hs6Jd1Fg5Cb0Ay2Ue\n")
+	writeSkillFile(t, filepath.Join(plugins, "pdf-tools", "tests"), "fx", "deploy.conf", "GITHUB_TOKEN=gh"+"p_Zq7Lm2Rt9Vx4Kp8Nw3Hs6Jd1Fg5Cb0Ay2Ue\n")
 	writeSkillFile(t, filepath.Join(plugins, "pdf-tools", "skills"), "dup-a", "SKILL.md", skillMD("dup"))
 	writeSkillFile(t, filepath.Join(plugins, "pdf-tools", "skills"), "dup-b", "SKILL.md", skillMD("dup"))
 	// Two skills of one name, not copies: a clash across the plugins.
@@ -274,13 +274,13 @@ func TestPluginArchivesVouched(t *testing.T) {
 	}
 }
 
-// A secret in a plugin's folder outside its skills (a stray .env) leaves
-// the plugin out, whose archives would publish it; its skills are built.
+// A secret in a plugin's folder outside its skills (a stray deploy.conf)
+// leaves the plugin out, whose archives would publish it; its skills are built.
 func TestPluginSecret(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "repo")
 	copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
 	token := "GITHUB_TOKEN=gh" + "p_Zq7Lm2Rt9Vx4Kp8Nw3Hs6Jd1Fg5Cb0Ay2Uez\n" // split, so that no scanner takes this file for a leak
-	if err := os.WriteFile(filepath.Join(src, "plugins", "pdf-tools", ".env"), []byte(token), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(src, "plugins", "pdf-tools", "deploy.conf"), []byte(token), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "dist")
@@ -289,9 +289,9 @@ func TestPluginSecret(t *testing.T) {
 		t.Errorf("plugins %v; want pdf-tools left out, the other two kept", got)
 	}
 	if !slices.ContainsFunc(res.Findings, func(f lint.Finding) bool {
-		return f.Rule == "secret" && strings.HasSuffix(f.Path, "repo/plugins/pdf-tools/.env")
+		return f.Rule == "secret" && strings.HasSuffix(f.Path, "repo/plugins/pdf-tools/deploy.conf")
 	}) {
-		t.Errorf("no secret finding at the plugin's .env: %v", res.Findings)
+		t.Errorf("no secret finding at the plugin's deploy.conf: %v", res.Findings)
 	}
 	v2, _ := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.V2Index)))
 	if !strings.Contains(string(v2), `"name": "pdf-fill"`) {

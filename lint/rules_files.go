@@ -88,7 +88,9 @@ var fileRules = []*Rule{
 		Title:    "junk file that the build leaves out",
 		Severity: Warning,
 		Explain: "Files that tools leave behind (.DS_Store, Thumbs.db, __pycache__/, *.pyc, editor swap " +
-			"and backup files, nested .git folders) are never published: the build leaves them out. " +
+			"and backup files, nested .git folders) are never published: the build leaves them out. So " +
+			"are dotenv files (.env, .env.local; not .env.example and the like), whose values are the " +
+			"credentials of whoever made them. " +
 			"They are reported because they usually mean the folder is not what the author thinks " +
 			"it is. Delete them, or list them in .skillignore to say they are meant to stay. A skill " +
 			"whose folder is a repository's root (it holds .git) leaves out that .git and its .github/ " +
@@ -460,6 +462,12 @@ func checkJunk(p *Pass) {
 			}
 			p.Reportf(rel, 0, 0, fmt.Sprintf("list %q in %s if it is meant to stay", strings.TrimSuffix(j, "/")+strings.TrimPrefix(pattern, name), ownIgnore),
 				"it is a nested repository (or a git submodule's pointer) that the build leaves out")
+			continue
+		}
+		if skill.IsEnvFile(name) && !dir {
+			// Never "delete it": it is someone's working credentials.
+			p.Reportf(rel, 0, 0, fmt.Sprintf("list %q in %s to say it stays out; ship a %s.example of placeholders if the skill needs one", pattern, ownIgnore, name),
+				"it is a dotenv file, whose values are credentials, that the build leaves out")
 			continue
 		}
 		rm := "rm"

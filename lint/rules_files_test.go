@@ -532,7 +532,7 @@ func TestGitIgnored(t *testing.T) {
 		"skills/pdf/SKILL.md":                  md,
 		"skills/pdf/scripts/fill.py":           "print(1)\n",
 		"skills/pdf/scripts/node_modules/a.js": "1\n",
-		"skills/pdf/.env":                      "X=1\n",
+		"skills/pdf/creds.local.json":          "{}\n",
 		"skills/pdf/forced.local.json":         "{}",
 	})
 	got := func() (out []string) {
@@ -553,7 +553,7 @@ func TestGitIgnored(t *testing.T) {
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"add", "-f", "skills/pdf/forced.local.json"}} {
 		testtool.Git(t, root, args...)
 	}
-	if g, want := got(), []string{".claude/settings.local.json", "plugins/p/node_modules", "skills/mine/SKILL.md", "skills/pdf/.env", "skills/pdf/scripts/node_modules"}; !slices.Equal(g, want) {
+	if g, want := got(), []string{".claude/settings.local.json", "plugins/p/node_modules", "skills/mine/SKILL.md", "skills/pdf/creds.local.json", "skills/pdf/scripts/node_modules"}; !slices.Equal(g, want) {
 		t.Errorf("file-git-ignored at %q, want %q", g, want)
 	}
 }

@@ -29,8 +29,9 @@ var securityRules = []*Rule{
 			"secret cannot be recalled: mirrors, caches and installed copies keep it. Lint looks in " +
 			"every published file, binary ones included, for private key blocks, AWS access key IDs " +
 			"(AKIA... and ASIA..., then 16 characters of base32: A-Z and 2-7), GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), " +
-			"Anthropic and OpenAI API keys (sk-ant-, sk-proj-, ...) and Slack tokens (xoxb-, xoxp-, " +
-			"xoxa-, xoxr-). Obvious placeholders (AKIAIOSFODNN7EXAMPLE, anything with EXAMPLE, YOUR, " +
+			"Anthropic and OpenAI API keys (sk-ant-, sk-proj-, ...), Slack tokens (xoxb-, xoxp-, " +
+			"xoxa-, xoxr-), Stripe live keys (sk_live_, rk_live_), Google API keys (AIza), Hugging Face " +
+			"tokens (hf_) and GitLab personal access tokens (glpat-). Obvious placeholders (AKIAIOSFODNN7EXAMPLE, anything with EXAMPLE, YOUR, " +
 			"REPLACE or XXXX, a part opening with xxx, runs of characters in order such as abc123def456 or " +
 			"xyzxyz, a key body cut off with ... or …) are skipped. The message shows only the first four " +
 			"characters. Revoke the secret at its issuer, remove it, and have scripts read credentials from " +
@@ -142,6 +143,11 @@ var secretPatterns = []secretPattern{
 	{"sk-ant-", "-", 2, regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{20,}`), "an Anthropic API key"},
 	{"sk-", "-", 2, regexp.MustCompile(`^sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})`), "an OpenAI API key"},
 	{"xox", "-", 4, regexp.MustCompile(`^xox[abpr]-[0-9]+-[A-Za-z0-9-]{10,}`), "a Slack token"},
+	{"sk_live_", "_live_", 2, regexp.MustCompile(`^sk_live_[0-9A-Za-z]{24,}`), "a Stripe live secret key"},
+	{"rk_live_", "_live_", 2, regexp.MustCompile(`^rk_live_[0-9A-Za-z]{24,}`), "a Stripe live restricted key"},
+	{"AIza", "AIza", 0, regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`), "a Google API key"},
+	{"hf_", "hf_", 0, regexp.MustCompile(`^hf_[A-Za-z0-9]{34}`), "a Hugging Face token"},
+	{"glpat-", "glpat-", 0, regexp.MustCompile(`^glpat-[0-9A-Za-z_-]{20}`), "a GitLab personal access token"},
 }
 
 // secretKeys are the patterns' distinct keys, each with its patterns.

@@ -108,7 +108,20 @@ func IsJunk(name string, isDir bool) bool {
 	case len(name) > 2 && strings.HasPrefix(name, "#") && strings.HasSuffix(name, "#"):
 		return true // emacs autosave
 	}
-	return false
+	return IsEnvFile(name)
+}
+
+// IsEnvFile reports whether a file name is a dotenv file, whose values are
+// the credentials of whoever made it (.env, .env.local, .env.production),
+// not one of placeholders made to be shared (.env.example).
+func IsEnvFile(name string) bool {
+	rest, ok := strings.CutPrefix(name, ".env")
+	if !ok || rest != "" && rest[0] != '.' {
+		return false // .envrc, .environment
+	}
+	shared := map[string]bool{".example": true, ".sample": true, ".template": true, ".tpl": true,
+		".dist": true, ".defaults": true, ".schema": true, ".in": true}
+	return !shared[path.Ext(name)]
 }
 
 // RepoPlumbing reports whether the entry at path (a Files path) of a skill

@@ -240,15 +240,15 @@ func TestCollectKeepsEntry(t *testing.T) {
 
 // A .skillignore beside a SKILL.md, or a plugin's manifest, below the
 // folder collected governs its own folder there too, as in that skill's
-// own archives: a plugin's archives published a skill's .env that the
-// skill's .skillignore left out of its own. Elsewhere it is a file.
+// own archives: a plugin's archives published a skill's token file that
+// the skill's .skillignore left out of its own. Elsewhere it is a file.
 func TestCollectNestedIgnore(t *testing.T) {
 	dir := t.TempDir()
 	testtool.WriteTree(t, dir, map[string]string{
 		".claude-plugin/plugin.json":      `{"name": "p"}`,
 		"skills/foo/SKILL.md":             skillMD,
-		"skills/foo/" + IgnoreFile:        "/.env\n*.md\n",
-		"skills/foo/.env":                 "TOKEN=x\n",
+		"skills/foo/" + IgnoreFile:        "/token.txt\n*.md\n",
+		"skills/foo/token.txt":            "TOKEN=x\n",
 		"skills/foo/notes.md":             "",
 		"inner/.codex-plugin/plugin.json": `{"name": "q"}`,
 		"inner/" + IgnoreFile:             "draft/\n",
@@ -264,7 +264,7 @@ func TestCollectNestedIgnore(t *testing.T) {
 	if !reflect.DeepEqual(paths(fs.Files), want) {
 		t.Errorf("Files = %q, want %q", paths(fs.Files), want)
 	}
-	if want := []string{"inner/draft/", "skills/foo/.env", "skills/foo/notes.md"}; !reflect.DeepEqual(fs.Ignored, want) {
+	if want := []string{"inner/draft/", "skills/foo/notes.md", "skills/foo/token.txt"}; !reflect.DeepEqual(fs.Ignored, want) {
 		t.Errorf("Ignored = %q, want %q", fs.Ignored, want)
 	}
 }
