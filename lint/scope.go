@@ -1041,9 +1041,10 @@ func manifestsDeclare(files []string) string {
 // means to publish all the same, where the clients load it: a manifest
 // declares it (a marketplace's plugin, a plugin's skills/ or "skills"
 // list), a manifest that is not itself in a folder of tests or templates
-// (a test's fixture plugin); or it is a skill of a skills/ folder whose
-// own folder alone has a test's or template's name (skills/templates/, a
-// skill about templates). A template in a folder of its own elsewhere
+// (a test's fixture plugin); or it is a skill of a skills/ folder, or of
+// a category folder in it, whose own folder alone has a test's or
+// template's name (skills/templates/, skills/railway/templates/: a skill
+// about templates). A template in a folder of its own elsewhere
 // (template/, _template/, a skill's assets/skill-template/) stays out.
 func meant(root string, s *skill.Skill, dir string, defaults *skill.Ignore) bool {
 	if s.Declared != "" && s.Loaded {
@@ -1054,7 +1055,8 @@ func meant(root string, s *skill.Skill, dir string, defaults *skill.Ignore) bool
 	if rel, err := filepath.Rel(root, s.Dir); err == nil {
 		own = filepath.ToSlash(rel)
 	}
-	return dir == own && filepath.Base(filepath.Dir(s.Dir)) == "skills"
+	up := filepath.Dir(s.Dir)
+	return dir == own && (filepath.Base(up) == "skills" || filepath.Base(filepath.Dir(up)) == "skills")
 }
 
 // defaultPatterns names the patterns of DefaultIgnore that leave out the
