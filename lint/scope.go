@@ -497,8 +497,9 @@ func merge(p *plugin.Plugin, e skill.PluginEntry) {
 // folder several marketplace entries name (e.Of) is one plugin
 // (skill.PluginEntry); the entries of one folder with a manifest are
 // aliases of one plugin (expo/skills), not said. A plugin nothing names is
-// named after its folder (plugin.Read), but never after the root walked:
-// that name is the checkout's, another in every clone, and would make the
+// named after its folder (plugin.Read), but never after the root walked
+// (unless a marketplace above it names it, at the work tree's root): that
+// name is the checkout's, another in every clone, and would make the
 // bundle's bytes hang on it, so the plugin is left out.
 func (sc Scope) named(root string, p *plugin.Plugin, e skill.PluginEntry) (string, bool) {
 	// A manifest that cannot be read may well name it: kept, so that the
@@ -508,6 +509,10 @@ func (sc Scope) named(root string, p *plugin.Plugin, e skill.PluginEntry) (strin
 		return "", true
 	}
 	if e.Name == "" && filepath.Clean(p.Dir) == filepath.Clean(root) {
+		if above, ok := skill.EntryAbove(p.Dir); ok && above.Name != "" {
+			merge(p, above) // its marketplace is above the folder walked
+			return "", true
+		}
 		in := ".claude-plugin/plugin.json"
 		if len(p.Manifests) > 0 {
 			in = p.Manifests[0].Rel

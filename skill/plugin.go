@@ -305,6 +305,27 @@ func (f *Finder) marketPlugins(d string) map[string]bool {
 	return w.plugins
 }
 
+// EntryAbove is the entry of a marketplace at the root of the git work
+// tree holding dir that names dir as its plugin's folder: a plugin built
+// from its own folder (skillpack build plugins/b) has none in the walk.
+func EntryAbove(dir string) (PluginEntry, bool) {
+	top, ok := WorkTree(dir)
+	if !ok {
+		return PluginEntry{}, false
+	}
+	w := newWalker(top, top)
+	for _, m := range Marketplaces(top) {
+		w.readMarketplace(m)
+	}
+	abs, _ := filepath.Abs(dir)
+	for d, e := range w.entries {
+		if a, _ := filepath.Abs(d); a == abs {
+			return e, true
+		}
+	}
+	return PluginEntry{}, false
+}
+
 // holds reports whether the folder dir is at or above p.
 func holds(dir, p string) bool {
 	_, ok := RelBelow(dir, p)
