@@ -174,8 +174,8 @@ type Skipped struct {
 // has been written when it is returned.
 type LintError struct {
 	Errors int
-	// Clashes counts the skills SkipInvalid left out because another skill
-	// of the bundle has their name: lint only warns of them.
+	// Clashes counts the skills that another skill of the bundle has the
+	// name of: with SkipInvalid, left out.
 	Clashes int
 	All     bool // with Options.SkipInvalid: every skill is invalid, none is left to publish
 	Valid   int  // without Options.SkipInvalid: the skills --skip-invalid would publish

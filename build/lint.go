@@ -39,10 +39,12 @@ func (b *builder) lintAcross(p *packed) error {
 	// out (checkClashes, clashFindings), once the invalid skills are: not
 	// counted among lint's errors, nor left out with them.
 	clash := func(f lint.Finding) bool { return f.Rule == "name-bundle-clash" }
+	clashes := 0
 	if n := len(across); slices.ContainsFunc(across, clash) {
 		across = slices.DeleteFunc(across, clash)
-		errs -= n - len(across)
-		inPlugins += fmt.Sprintf("; %s a name with another plugin's, which one bundle cannot publish", human.Plural(n-len(across), "skill shares", "skills share"))
+		clashes = n - len(across)
+		errs -= clashes
+		inPlugins += fmt.Sprintf("; %s a name with another plugin's, which one bundle cannot publish", human.Plural(clashes, "skill shares", "skills share"))
 	}
 	b.logf("• lint: %s, %s%s", human.Plural(errs, "error", "errors"), human.Plural(warns, "warning", "warnings"), inPlugins)
 	// An error the settings lowered is the build's own (Rule.Publish):
@@ -63,7 +65,7 @@ func (b *builder) lintAcross(p *packed) error {
 					valid++
 				}
 			}
-			return &LintError{Errors: errs, Valid: valid}
+			return &LintError{Errors: errs, Valid: valid, Clashes: clashes}
 		}
 		if err := b.skipInvalid(p, across, errs); err != nil {
 			return err

@@ -40,6 +40,7 @@ func newBuilder(ctx context.Context, roots []string, opts Options) *builder {
 	lo.Jobs = 1
 	lo.Roots = roots
 	lo.Publishing = true
+	lo.Out = opts.Out
 	out, _ := filepath.Abs(opts.Out)
 	lo.PluginFiles = pluginFiles(out)
 	return &builder{ctx: cmp.Or[context.Context](ctx, context.Background()), opts: opts, roots: roots,

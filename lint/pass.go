@@ -175,6 +175,7 @@ type RunPass struct {
 	report      func(*Rule, Finding)
 	pluginFiles func(dir string) (*skill.Files, error) // Options.PluginFiles
 	roots       []string                               // Options.Roots
+	out         string                                 // Options.Out, or dist
 }
 
 // Ignore is the --ignore flag that leaves out the folder dir, a disk path

@@ -323,7 +323,7 @@ func checkBundleClash(p *RunPass) {
 			fix := "rename one of the skills (folder and name together)"
 			if plugin != "" {
 				fix = fmt.Sprintf("build the plugin into its own bundle (%s), or rename one of the skills",
-					PluginBuild(plugin, p.Rel(plugin), slices.Collect(maps.Keys(byPlugin)), "dist"))
+					PluginBuild(plugin, p.Rel(plugin), slices.Collect(maps.Keys(byPlugin)), p.out))
 			}
 			// Three named a finding: each copy has its own, and twelve
 			// copies naming eleven each made 37 KB of one list.

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -35,6 +36,9 @@ type Options struct {
 	// carry (Rule.Publish) keep their default severity at least, whatever
 	// the settings say.
 	Publishing bool
+	// Out is the bundle the build writes, beside which the fixes offering
+	// a bundle of one plugin put it; "" names dist.
+	Out string
 
 	// Roots are the folders given, which --ignore's patterns are relative
 	// to: the fixes offering one spell it so (IgnoreFlag). Run takes its
@@ -168,7 +172,7 @@ func newRunner(opts Options) *runner {
 		set.Severity = sev
 	}
 	base, _ := filepath.Abs(opts.Base) // "" is the working folder
-	r := &runner{set: set, strict: opts.Strict, base: base, roots: opts.Roots, publishing: opts.Publishing, allowUsed: make([]atomic.Bool, len(set.Allow)), pluginFiles: opts.PluginFiles}
+	r := &runner{set: set, strict: opts.Strict, base: base, roots: opts.Roots, out: cmp.Or(opts.Out, "dist"), publishing: opts.Publishing, allowUsed: make([]atomic.Bool, len(set.Allow)), pluginFiles: opts.PluginFiles}
 	if r.pluginFiles == nil {
 		r.pluginFiles = func(dir string) (*skill.Files, error) {
 			return skill.CollectOmitting(dir, skill.Built)
@@ -187,6 +191,7 @@ type runner struct {
 	base        string
 	roots       []string           // Options.Roots
 	publishing  bool               // Options.Publishing
+	out         string             // Options.Out, or dist
 	broken      []skill.BrokenLink // RunPass.Broken
 	allow       []*skill.Ignore    // each allow entry's glob
 
@@ -259,7 +264,7 @@ func CheckAcross(skills []Named, plugins []*plugin.Plugin, markets []string, bro
 // and over its plugins.
 func (r *runner) across(skills []Named, plugins []*plugin.Plugin, markets []string) []Finding {
 	var all []Finding
-	rp := &RunPass{Skills: skills, Plugins: plugins, Marketplaces: markets, Rel: r.rel, Config: r.set.File, Base: r.base, Broken: r.broken, pluginFiles: r.pluginFiles, roots: r.roots,
+	rp := &RunPass{Skills: skills, Plugins: plugins, Marketplaces: markets, Rel: r.rel, Config: r.set.File, Base: r.base, Broken: r.broken, pluginFiles: r.pluginFiles, roots: r.roots, out: r.out,
 		report: func(rule *Rule, f Finding) { all = r.add(all, rule, f) }}
 	for _, rule := range registry {
 		if rule.CheckRun != nil && r.set.effective(rule) != Off {
