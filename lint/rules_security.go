@@ -32,7 +32,7 @@ var securityRules = []*Rule{
 			"Anthropic and OpenAI API keys (sk-ant-, sk-proj-, ...), Slack tokens (xoxb-, xoxp-, " +
 			"xoxa-, xoxr-), Stripe live keys (sk_live_, rk_live_), Google API keys (AIza), Hugging Face " +
 			"tokens (hf_) and GitLab personal access tokens (glpat-). Obvious placeholders (AKIAIOSFODNN7EXAMPLE, anything with EXAMPLE, YOUR, " +
-			"REPLACE or XXXX, a part opening with xxx, runs of characters in order such as abc123def456 or " +
+			"REPLACE or XXXX, a part opening with xxx, runs of characters in order such as abc123def456, A1B2C3D4 or " +
 			"xyzxyz, a key body cut off with ... or …) are skipped. The message shows only the first four " +
 			"characters. Revoke the secret at its issuer, remove it, and have scripts read credentials from " +
 			"the environment. A made-up example the filter misses is silenced with the reason: an `" +
@@ -246,8 +246,16 @@ func placeholder(tok string) bool {
 		return true
 	}
 	var seen [256]bool
-	distinct, run, ascent, ordered := 0, 0, 0, 0
+	distinct, run, ascent, ordered, twined := 0, 0, 0, 0, 0
 	for i := 0; i < len(tok); i++ {
+		if i > 1 && tok[i] == tok[i-2]+1 {
+			twined++
+			if twined >= 12 { // two runs in order, twined: "A1B2C3D4E5F6G7" (trailofbits' made-up Google key)
+				return true
+			}
+		} else {
+			twined = 0
+		}
 		if !seen[tok[i]] {
 			seen[tok[i]] = true
 			distinct++
