@@ -13,7 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillpack/skillpack/build"
 	"github.com/skillpack/skillpack/bundle"
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -283,4 +285,28 @@ func TestURLUnreadable(t *testing.T) {
 			t.Errorf("URL(%q) err = %v, want %q", tc.url, err, tc.want)
 		}
 	}
+}
+
+// A skill left out of the MCP documents (more files than MCP hosts take)
+// has its .zip named by the build record and checksums.txt alone: over
+// HTTP, where the record is not served, checksums.txt names it, and it is
+// unpacked and held to the skill's files as from a folder.
+func TestURLArchiveOffMCP(t *testing.T) {
+	src := t.TempDir()
+	files := map[string]string{"big/SKILL.md": "---\nname: big\ndescription: Looks up the big API when the user asks about it.\n---\n# Big\n\nSee references/.\n"}
+	for i := range 513 {
+		files["big/references/op"+strconv.Itoa(i)+".md"] = "Operation " + strconv.Itoa(i) + ".\n"
+	}
+	testtool.WriteTree(t, src, files)
+	dir := filepath.Join(t.TempDir(), "dist")
+	if _, err := build.Run([]string{src}, build.Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	srv := serve(t, dir, nil)
+	if rep := fetch(t, srv.URL, Options{}); !rep.OK() || rep.Checked.Archives != 2 {
+		t.Fatalf("checked %+v (%v); want both archives of big, and no problem", rep.Checked, rep.Problems)
+	}
+	zip := archiveOf(t, dir, "big", layout.Zip)
+	edit(t, dir, zip, "Operation 7.", "Operation 8.")
+	wantProblem(t, fetch(t, srv.URL, Options{}), zip, `entry "references/op7.md" cannot be read`)
 }

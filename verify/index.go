@@ -156,7 +156,8 @@ func (c *checker) missing(p string, seen map[string]bool, why string) {
 	}
 }
 
-// archive records a claim about the archive at loc.
+// archive records a claim about the archive at loc, or, from "", only
+// that it is skill's (checksums.txt's lines are held to it apart).
 func (c *checker) archive(loc, skill, from string, digest layout.Digest, size int64) *archiveRef {
 	a := c.archives[loc]
 	if a == nil {
@@ -168,7 +169,9 @@ func (c *checker) archive(loc, skill, from string, digest layout.Digest, size in
 	} else if a.skill != skill {
 		c.problem(loc, "%s names it as an archive of skill %q, another document of skill %q", from, skill, a.skill)
 	}
-	a.claims = append(a.claims, claim{loc, from, digest, size})
+	if from != "" {
+		a.claims = append(a.claims, claim{loc, from, digest, size})
+	}
 	return a
 }
 

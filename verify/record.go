@@ -98,10 +98,18 @@ func (c *checker) record() *layout.Record {
 // recordArchives claims, for each skill the indexes list, the two
 // archives its build record names, so that every archive is unpacked and
 // held to the skill's files: an index names at most one (superpowers-zh:
-// 10 of 42 unpacked), the catalog's pages offer the other.
+// 10 of 42 unpacked), the catalog's pages offer the other. A URL's record
+// is not served: checksums.txt's lines name them (a skill left out of the
+// MCP documents has its .zip named nowhere else).
 func (c *checker) recordArchives() {
 	rec := c.record()
 	if rec == nil {
+		sums, _, _ := c.checksumLines()
+		for _, s := range sums {
+			if pp, ok := layout.ParsePath(s.Path); ok && pp.Kind == layout.KindArchive && c.skills[pp.Skill] != nil {
+				c.archive(s.Path, pp.Skill, "", "", -1)
+			}
+		}
 		return
 	}
 	for _, s := range rec.Skills {
