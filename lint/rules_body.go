@@ -50,7 +50,9 @@ var bodyRules = []*Rule{
 			"skillpack estimates: one token per Chinese, Japanese or Korean character (Han, Hiragana, Katakana, " +
 			"Hangul) and one per four other characters (Unicode code points) of the body, rounded up, the " +
 			"usual rules of thumb for GPT and Claude tokenizers (code and other non-Latin scripts use more " +
-			"tokens per character, so the estimate is if anything low). Move reference " +
+			"tokens per character, so the estimate is if anything low); a CRLF line ending counts as one " +
+			"character, so that a Windows checkout gets the same findings. A body over the budget that is also " +
+			"over 500 lines is reported here alone, not by body-too-long too. Move reference " +
 			"material into files under references/ and link to them.",
 		Bad:  "---\nname: api-guide\ndescription: Call the billing API correctly.\n---\n(40,000 characters of prose)\n",
 		Good: "---\nname: api-guide\ndescription: Call the billing API correctly.\n---\nSee [the endpoints](references/endpoints.md).\n",
@@ -148,6 +150,7 @@ func estimateTokens(text []byte) (tokens, cjk, other int) {
 			other++
 		}
 	}
+	other -= bytes.Count(text, []byte("\r\n")) // a line's end is one character, however checked out
 	return cjk + (other+3)/4, cjk, other
 }
 

@@ -278,3 +278,14 @@ func TestNameForFix(t *testing.T) {
 		t.Errorf("no %s finding: %v", rule, res.Findings)
 	}
 }
+
+// A CRLF checkout of a body (Git for Windows' core.autocrlf) is estimated
+// as its LF one: the \r was counted, and 600 lines crossed the budget.
+func TestEstimateTokensLineEnds(t *testing.T) {
+	lf := bytes.Repeat([]byte("Step 001: read the guide line ok\n"), 600)
+	crlf := bytes.ReplaceAll(lf, []byte("\n"), []byte("\r\n"))
+	a, _, _ := estimateTokens(lf)
+	if b, _, _ := estimateTokens(crlf); a != b || a != (600*33+3)/4 {
+		t.Errorf("estimateTokens: %d with LF, %d with CRLF; want %d both", a, b, (600*33+3)/4)
+	}
+}
