@@ -250,8 +250,36 @@ func (b *builder) vouched(pl *plugin.Plugin, files []skill.File, ok map[string]b
 	out = slices.DeleteFunc(out, func(d string) bool {
 		return slices.ContainsFunc(all, func(o string) bool { return strings.HasPrefix(d, o+"/") })
 	})
-	b.logf("  plugin %s (%s): its archives leave out %s the bundle does not publish: %s", pl.Name, b.rel(pl.Dir),
-		human.Plural(len(out), "skill folder", "skill folders"), b.some(out))
+	// One reached by a link inside the plugin to its own skills (canva's
+	// .cursor/skills -> ../skills) is that skill again: its link is said,
+	// and the skill as itself.
+	var links, gone []string
+	real, _ := filepath.EvalSymlinks(dir)
+	for _, d := range out {
+		to, err := filepath.EvalSymlinks(filepath.Join(dir, filepath.FromSlash(d)))
+		rel, rerr := filepath.Rel(real, to)
+		if err != nil || rerr != nil || !filepath.IsLocal(rel) || filepath.ToSlash(rel) == d {
+			gone = append(gone, d)
+			continue
+		}
+		for l := d; l != "."; l = path.Dir(l) {
+			if info, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(l))); err == nil && info.Mode()&os.ModeSymlink != 0 && !slices.Contains(links, l) {
+				links = append(links, l)
+			}
+		}
+	}
+	if len(links) > 0 {
+		what := "a symbolic link"
+		if len(links) > 1 {
+			what = "symbolic links"
+		}
+		b.logf("  plugin %s (%s): its archives leave out %s, %s to the plugin's own skill folders (an archive carries no links)", pl.Name, b.rel(pl.Dir),
+			b.some(links), what)
+	}
+	if len(gone) > 0 {
+		b.logf("  plugin %s (%s): its archives leave out %s the bundle does not publish: %s", pl.Name, b.rel(pl.Dir),
+			human.Plural(len(gone), "skill folder", "skill folders"), b.some(gone))
+	}
 	return slices.DeleteFunc(slices.Clone(files), func(f skill.File) bool {
 		return slices.ContainsFunc(out, func(d string) bool { return strings.HasPrefix(f.Path, d+"/") })
 	}), nil

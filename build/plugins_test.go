@@ -188,11 +188,19 @@ func TestPluginWithSkippedSkill(t *testing.T) {
 	// A skill nested in it is a file of it (the scope leaves it out), left
 	// out with it and not named.
 	writeSkillFile(t, filepath.Join(src, "plugins", "pdf-tools", "skills", "bad"), "roles/x", "SKILL.md", "---\nname: X_Bad\ndescription: A role of the bad skill. Use when testing.\n---\n# X\n")
-	// Links out of the plugin are left out too, and said so, in one line.
+	// Links out of the plugin are left out too, and said so, in one line;
+	// a link to its own skills (canva's .cursor/skills -> ../skills) is
+	// said as one, not as skills the bundle does not publish.
 	for _, name := range []string{"LICENSE", "NOTICE"} {
 		if err := os.Symlink("../../.claude-plugin/marketplace.json", filepath.Join(src, "plugins", "pdf-tools", name)); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := os.MkdirAll(filepath.Join(src, "plugins", "pdf-tools", ".cursor"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../skills", filepath.Join(src, "plugins", "pdf-tools", ".cursor", "skills")); err != nil {
+		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "dist")
 	var log bytes.Buffer
@@ -211,8 +219,9 @@ func TestPluginWithSkippedSkill(t *testing.T) {
 	if got, want := strings.Join(names, " "), "plugin.json skills/pdf-fill/SKILL.md skills/pdf-fill/scripts/fill.py skills/pdf-merge/SKILL.md"; got != want {
 		t.Errorf("pdf-tools' archive holds %s; want %s", got, want)
 	}
-	if !strings.Contains(log.String(), "plugin pdf-tools (") || !strings.Contains(log.String(), "its archives leave out 1 skill folder the bundle does not publish: skills/bad") ||
-		!strings.Contains(log.String(), "its archives leave out LICENSE, NOTICE: a symbolic link out of the plugin's folder") {
+	if !strings.Contains(log.String(), "plugin pdf-tools (") || !strings.Contains(log.String(), "its archives leave out 1 skill folder the bundle does not publish: skills/bad\n") ||
+		!strings.Contains(log.String(), "its archives leave out LICENSE, NOTICE: a symbolic link out of the plugin's folder") ||
+		!strings.Contains(log.String(), "its archives leave out .cursor/skills, a symbolic link to the plugin's own skill folders") {
 		t.Errorf("the log does not say what pdf-tools' archives leave out:\n%s", log.String())
 	}
 }
