@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"iter"
@@ -452,6 +453,9 @@ func checkNameMismatch(p *Pass) {
 		// checked alone (the build's, whose verdict is kept apart from
 		// the others': 82beye's backup/card-v2 was told card-v2).
 		fix := fmt.Sprintf("rename the folder to %q", name)
+		if m := manifestNaming(p.Skill); m != "" {
+			fix += " and its path in the plugin's " + m // else the manifest names nothing (canva-skills)
+		}
 		if namePattern.MatchString(folder) && p.names.declared != nil && !p.nameTaken(folder) {
 			fix += " or set name: " + yamlScalar(folder)
 		}
@@ -472,6 +476,25 @@ func checkNameMismatch(p *Pass) {
 		}
 		p.ReportNode(v, fix, "name %q does not match the folder name %q", name, folder)
 	}
+}
+
+// manifestNaming is the manifest of s's plugin, relative to the plugin,
+// that names s's folder by its path ("skills": ["./skills/brand-check"]),
+// or "" for none.
+func manifestNaming(s *skill.Skill) string {
+	rel, err := filepath.Rel(s.Plugin, s.Dir)
+	if s.Declared == "" || s.Plugin == "" || err != nil {
+		return ""
+	}
+	rel = filepath.ToSlash(rel)
+	data, err := os.ReadFile(s.Declared)
+	if err != nil || !bytes.Contains(data, []byte(rel+`"`)) && !bytes.Contains(data, []byte(rel+`/"`)) {
+		return ""
+	}
+	if m, err := filepath.Rel(s.Plugin, s.Declared); err == nil && filepath.IsLocal(m) {
+		return filepath.ToSlash(m)
+	}
+	return ""
 }
 
 func checkDescriptionLength(p *Pass) {
