@@ -382,24 +382,14 @@ func checkClientManifests(p *RunPass) {
 // folder by the plugin's name (FILE:LINE), or "" for none: a plugin no
 // manifest names takes its entry's name.
 func entryNamed(p *RunPass, pl *plugin.Plugin) string {
-	at, err := os.Stat(pl.Dir)
-	for _, file := range p.Marketplaces {
-		data, rerr := os.ReadFile(file)
-		if err != nil || rerr != nil {
-			continue
-		}
-		srcs, _, _ := skill.MarketplaceSources(data)
-		for _, s := range srcs {
-			if dir, ok := s.Dir(skill.MarketplaceRoot(file)); ok && s.Name == pl.Name {
-				if info, err := os.Stat(dir); err == nil && os.SameFile(info, at) {
-					start, _, _ := plugin.Span(data, fmt.Sprintf("/plugins/%d/name", s.Index))
-					line, _ := plugin.LineCol(data, start)
-					return fmt.Sprintf("%s:%d", p.Rel(file), line)
-				}
-			}
-		}
+	file, e, ok := skill.EntryNaming(p.Marketplaces, pl.Dir)
+	data, err := os.ReadFile(file)
+	if !ok || e.Name != pl.Name || err != nil {
+		return ""
 	}
-	return ""
+	start, _, _ := plugin.Span(data, fmt.Sprintf("/plugins/%d/name", e.Index))
+	line, _ := plugin.LineCol(data, start)
+	return fmt.Sprintf("%s:%d", p.Rel(file), line)
 }
 
 // nameMarks are the marks a URL's path segment carries as they are

@@ -305,6 +305,27 @@ func (f *Finder) marketPlugins(d string) map[string]bool {
 	return w.plugins
 }
 
+// EntryNaming finds, in the marketplace files, the first entry whose
+// source is the folder dir (the same folder on disk), and its file.
+func EntryNaming(files []string, dir string) (string, MarketplaceSource, bool) {
+	at, err := os.Stat(dir)
+	for _, file := range files {
+		data, rerr := os.ReadFile(file)
+		if err != nil || rerr != nil {
+			continue
+		}
+		srcs, _, _ := MarketplaceSources(data)
+		for _, s := range srcs {
+			if d, ok := s.Dir(MarketplaceRoot(file)); ok {
+				if info, err := os.Stat(d); err == nil && os.SameFile(info, at) {
+					return file, s, true
+				}
+			}
+		}
+	}
+	return "", MarketplaceSource{}, false
+}
+
 // EntryAbove is the entry of a marketplace at the root of the git work
 // tree holding dir that names dir as its plugin's folder: a plugin built
 // from its own folder (skillpack build plugins/b) has none in the walk.
@@ -313,17 +334,8 @@ func EntryAbove(dir string) (PluginEntry, bool) {
 	if !ok {
 		return PluginEntry{}, false
 	}
-	w := newWalker(top, top)
-	for _, m := range Marketplaces(top) {
-		w.readMarketplace(m)
-	}
-	abs, _ := filepath.Abs(dir)
-	for d, e := range w.entries {
-		if a, _ := filepath.Abs(d); a == abs {
-			return e, true
-		}
-	}
-	return PluginEntry{}, false
+	_, e, ok := EntryNaming(Marketplaces(top), dir)
+	return PluginEntry{Name: e.Name, Description: e.Description, Version: e.Version}, ok
 }
 
 // holds reports whether the folder dir is at or above p.
