@@ -25,8 +25,7 @@ var scopeRules = []*Rule{
 			"follows no link to a folder (a loop would trap it, and a clone holds only the repository), so " +
 			"those skills are left out; give that folder as well, or copy the skill in. " +
 			"An empty folder there is reported too: git keeps no empty folder, so in a checkout it is a " +
-			"submodule not checked out. A link in a hidden folder from which no skill is taken (a client's " +
-			"install folder beside the repository's skills, .codex/skills) is not where a published skill would be.",
+			"submodule not checked out.",
 		Bad:      "skills/pdf -> /Users/me/.agents/skills/pdf",
 		Good:     "skills/pdf/SKILL.md, the skill itself in the repository",
 		CheckRun: checkDangling,

@@ -237,15 +237,14 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 			hooked.Skills, seenSkill[in] = append(hooked.Skills, t.Skills...), true
 			continue
 		}
-		found, said := sc.Select(base, t)
-		empty := emptyHidden(root, t.Broken, found)
 		for _, b := range t.Broken {
 			// A link out of this root into another root given leads to
 			// skills found there.
-			if keeps(base, b.Path) && !empty[b.Path] && !slices.ContainsFunc(roots, func(r string) bool { return b.Out != "" && below(r, b.Out) }) {
+			if keeps(base, b.Path) && !slices.ContainsFunc(roots, func(r string) bool { return b.Out != "" && below(r, b.Out) }) {
 				*broken = append(*broken, b)
 			}
 		}
+		found, said := sc.Select(base, t)
 		notes = append(notes, said...)
 		passed = append(passed, t.PassedOver...)
 		for _, s := range found {
@@ -864,43 +863,6 @@ func (sc Scope) counted(folders map[string]int) []string {
 	}
 	return human.UpTo(len(sorted), n, func(i int) string { return fmt.Sprintf("%s (%d)", sc.rel(sorted[i]), folders[sorted[i]]) },
 		"and %d more folders (-v lists them)")
-}
-
-// emptyHidden are the broken links below root that lie in a hidden folder
-// in which the scope takes none of the skills it found (a client's install
-// folder beside the repository's skills, .codex/skills, or a tool's
-// sandbox): they stand where no skill is published (corca-ai/claude-plugins:
-// 26 absolute links). With no skill found, each may be why.
-func emptyHidden(root string, broken []skill.BrokenLink, found []*skill.Skill) map[string]bool {
-	if len(found) == 0 {
-		return nil
-	}
-	top, _ := filepath.Abs(root)
-	in := map[string]string{} // a link's hidden folder
-	for _, b := range broken {
-		rel, ok := skill.RelBelow(top, b.Path)
-		parts := strings.Split(filepath.ToSlash(rel), "/")
-		if i := slices.IndexFunc(parts, hiddenName); ok && i >= 0 {
-			in[b.Path] = filepath.Join(top, filepath.FromSlash(strings.Join(parts[:i+1], "/")))
-		}
-	}
-	taken := map[string]bool{}
-	for dir := range maps.Values(in) {
-		taken[dir] = false
-	}
-	for _, s := range found {
-		abs, _ := filepath.Abs(s.Dir)
-		for dir := range taken {
-			if rel, err := filepath.Rel(dir, abs); err == nil && filepath.IsLocal(rel) {
-				taken[dir] = true
-			}
-		}
-	}
-	empty := map[string]bool{}
-	for p, dir := range in {
-		empty[p] = !taken[dir]
-	}
-	return empty
 }
 
 // installedIn is the client's install folder below root that holds the
