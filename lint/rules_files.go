@@ -88,7 +88,8 @@ var fileRules = []*Rule{
 		Title:    "junk file that the build leaves out",
 		Severity: Warning,
 		Explain: "Files that tools leave behind (.DS_Store, Thumbs.db, __pycache__/, *.pyc, editor swap " +
-			"and backup files, nested .git folders) are never published: the build leaves them out. So " +
+			"and backup files, nested .git folders, Windows' FILE:Zone.Identifier streams copied out as files) are never " +
+			"published: the build leaves them out. So " +
 			"are dotenv files (.env, .env.local; not .env.example and the like), whose values are the " +
 			"credentials of whoever made them. " +
 			"They are reported because they usually mean the folder is not what the author thinks " +
@@ -452,6 +453,8 @@ func checkJunk(p *Pass) {
 		pattern := name
 		if dir {
 			pattern += "/"
+		} else if skill.IsZoneIdentifier(name) {
+			pattern = "*Zone.Identifier" // one for all, and no U+F03A to type
 		}
 		if name == ".git" || dir && (name == ".hg" || name == ".svn") {
 			// A skill often is a repository's root, or a submodule's
@@ -489,6 +492,8 @@ func junkKind(name string, dir bool) string {
 		return "a Windows Explorer file"
 	case name == "__pycache__":
 		return "a Python bytecode cache"
+	case skill.IsZoneIdentifier(name):
+		return "Windows' mark of a downloaded file (its Zone.Identifier stream, which names the URL it came from)"
 	case strings.HasSuffix(name, ".pyc") || strings.HasSuffix(name, ".pyo"):
 		return "compiled Python bytecode"
 	case dir:

@@ -107,8 +107,18 @@ func IsJunk(name string, isDir bool) bool {
 		return true // emacs backups and lock files
 	case len(name) > 2 && strings.HasPrefix(name, "#") && strings.HasSuffix(name, "#"):
 		return true // emacs autosave
+	case IsZoneIdentifier(name):
+		return true
 	}
 	return IsEnvFile(name)
+}
+
+// IsZoneIdentifier reports whether a file name is Windows' mark of a
+// downloaded file, an alternate stream that WSL and copies out of NTFS
+// leave as a file of its own ("fill.py:Zone.Identifier", the ':' at times
+// U+F03A): its lines name the URLs the file came from.
+func IsZoneIdentifier(name string) bool {
+	return strings.HasSuffix(name, ":Zone.Identifier") || strings.HasSuffix(name, "\uf03aZone.Identifier")
 }
 
 // IsEnvFile reports whether a file name is a dotenv file, whose values are
