@@ -41,7 +41,7 @@ var fixLeft = map[string][]string{
 	"frontmatter-yaml": {"on a line of its own", "goes on over several lines, and", "goes on to line", "is no escape", "check its indentation", "put a space after the colon", "start line", "indent the lines of the", "save SKILL.md as UTF-8", "remove the \"...\" line", "write allowed-tools in one form"},
 	// Only a byte order mark is; the text's real encoding is a guess.
 	"skill-md-encoding": {"not valid UTF-8"},
-	"text-encoding":     {"not valid UTF-8", "UTF-16"},
+	"text-encoding":     {"not valid UTF-8", "UTF-16", "NUL bytes"},
 	// A metadata key with no value: "" or no key is the author's call.
 	"metadata-scalar": {"has no value"},
 	// Only an empty metadata is removed; a string or a list is the author's

@@ -139,6 +139,9 @@ func problemRule(kind skill.ProblemKind, r *Rule) *Rule {
 			name, rename := nameFor(p.Skill.Dir)
 			fix = fmt.Sprintf("start the file with a line holding only \"---\", then name: %s and description: what the skill does "+
 				"and when to use it, then a line holding only \"---\"%s", name, rename)
+			if zeroed(p.Doc.Raw) {
+				msg, fix = fmt.Sprintf("SKILL.md is %d NUL bytes and nothing else: its text was lost (an interrupted copy or sync, a disk fault)", len(p.Doc.Raw)), zeroedFix
+			}
 		case skill.NotMapping:
 			name, rename := nameFor(p.Skill.Dir)
 			fix = fmt.Sprintf("write one key a line between the \"---\" lines: name: %s, then description: what the skill does "+

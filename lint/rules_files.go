@@ -195,8 +195,8 @@ var fileRules = []*Rule{
 			".sh .js .ts .json .yaml .yml .toml .html .css .csv .xml, and extension-less files under " +
 			"scripts/). Re-save the file as UTF-8 (iconv -f WINDOWS-1252 -t UTF-8 for Windows-1252 text); " +
 			"skillpack lint --fix removes a UTF-8 byte order mark, which a .csv may keep (Excel reads a CSV " +
-			"as UTF-8 only with one). " +
-			"SKILL.md has rules of its own.",
+			"as UTF-8 only with one). A file of NUL bytes and nothing else lost its text (an interrupted copy " +
+			"or sync): restore it. SKILL.md has rules of its own.",
 		Bad:   "pdf/\n  SKILL.md\n  reference.md   (Windows-1252: caf\\xe9)",
 		Good:  "pdf/\n  SKILL.md\n  reference.md   (UTF-8: caf\\xc3\\xa9)",
 		Check: withFiles(checkTextEncoding),
@@ -699,6 +699,10 @@ func checkTextEncoding(p *Pass) {
 			continue
 		}
 		data := c.Data
+		if zeroed(data) {
+			p.Reportf(f.Path, 0, 0, zeroedFix, "the file is %d NUL bytes and nothing else: its text was lost (an interrupted copy or sync, a disk fault)", len(data))
+			continue
+		}
 		if path.Ext(f.Path) == "" && !bytes.HasPrefix(data, utf16LE) && !bytes.HasPrefix(data, utf16BE) && binaryData(data) {
 			continue // a program in scripts/ (alexalemi/skills' janet), not a script
 		}
@@ -718,6 +722,14 @@ func checkTextEncoding(p *Pass) {
 		}
 	}
 }
+
+// zeroed reports whether data is NUL bytes and nothing else: a file whose
+// blocks were allocated and never written (withcodes: 761 of them).
+func zeroed(data []byte) bool {
+	return len(data) > 0 && len(bytes.TrimLeft(data, "\x00")) == 0
+}
+
+const zeroedFix = "restore it from version control (git checkout) or a backup"
 
 // lfsPointer is how a Git LFS pointer file starts (the LFS specification:
 // its first line, and a pointer is under 1024 bytes).
