@@ -257,7 +257,9 @@ var fieldRules = []*Rule{
 		Category: CatContent,
 		Severity: Warning,
 		Explain: "Agents choose skills by their description alone. One shorter than about 20 characters " +
-			"rarely says both what the skill does and when to use it, so the skill is never picked.",
+			"rarely says both what the skill does and when to use it, so the skill is never picked. Nor " +
+			"does one that is mostly \"?\" or U+FFFD: its text was lost, saved in an encoding (a Windows " +
+			"code page) that could not hold it.",
 		Bad:   "description: PDF stuff",
 		Good:  "description: Fill and merge PDF forms. Use when the user mentions PDFs or forms.",
 		Check: checkDescriptionShort,
@@ -822,6 +824,21 @@ func checkDescriptionShort(p *Pass) {
 	if n := utf8.RuneCountInString(strings.TrimSpace(desc)); n < 20 {
 		p.ReportNode(v, "say what the skill does and when an agent should use it",
 			"description is only %s; agents choose skills by it", human.Plural(n, "character"))
+	}
+	// Text saved through a code page that could not hold it (Chinese
+	// through Windows-1252: bytemind's "??????Go???") says nothing either.
+	lost, all := 0, 0
+	for _, r := range desc {
+		if !unicode.IsSpace(r) {
+			all++
+		}
+		if r == '?' || r == utf8.RuneError {
+			lost++
+		}
+	}
+	if lost >= 5 && 2*lost >= all {
+		p.ReportNode(v, "write the description again and save the file as UTF-8",
+			"description is %d of %d characters \"?\" or U+FFFD: its text was lost, saved in an encoding that could not hold it; agents choose skills by it", lost, all)
 	}
 }
 
