@@ -542,10 +542,11 @@ func fixMultilineQuotes(f *fixFile, _ []Finding) {
 // "- item" a line, where the finding still points at it; argument-hint's,
 // meant as text, is quoted instead (fixHint). An empty list is left.
 func fixFlowSequences(f *fixFile, at []Finding) {
-	fixHint(f, nil)
 	if !f.job.entry {
 		return
 	}
+	_, _, hinted := hintList(f.data, skill.Parse(f.data))
+	fixHint(f, nil)
 	d := skill.Parse(f.data)
 	if d.Front == nil {
 		return
@@ -595,6 +596,15 @@ func fixFlowSequences(f *fixFile, at []Finding) {
 		}
 	}
 	walk(d.Front)
+	// An empty list, and one in a list's item, are left to a person: the
+	// dry run's count of what --fix repairs must not take them.
+	if f.left == nil {
+		f.left = map[string]int{}
+	}
+	f.left["yaml-flow-sequence"] = max(len(at)-len(fixes), 0)
+	if hinted {
+		f.left["yaml-flow-sequence"] = max(len(at)-len(fixes)-1, 0)
+	}
 	f.applyFront(fixes)
 }
 

@@ -668,3 +668,25 @@ func FuzzRawDest(f *testing.F) {
 		}
 	})
 }
+
+// The dry run that counts what --fix repairs ("repair 3 of the 4") counts
+// the flow sequences it leaves to a person out: an empty list, and one in
+// a list's item (ariffazil/AAA: 45 promised, 43 fixed).
+func TestFixDryRunFlowSequences(t *testing.T) {
+	dir := t.TempDir()
+	testtool.WriteTree(t, dir, map[string]string{"demo/SKILL.md": "---\nname: demo\ndescription: Demonstrates flow sequences, for the user who asks.\n" +
+		"metadata:\n  hermes:\n    tags: [a, b]\n    none: []\n    tools:\n      - tool: x\n        modes: [analyze, extract]\n---\n# Demo\n"})
+	opts := Options{Base: dir}
+	res := lintDir(t, dir, opts)
+	dry, err := Fix(context.Background(), res, FixOptions{Lint: opts, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done, err := Fix(context.Background(), res, FixOptions{Lint: opts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dry.Fixed != 1 || done.Fixed != 1 {
+		t.Errorf("the dry run counts %d fixed, the fix %d; want 1 both (tags)", dry.Fixed, done.Fixed)
+	}
+}
