@@ -142,7 +142,7 @@ var pluginRules = []*Rule{
 			"leads out of the root (by .. or an absolute path) is refused by the clients (claude plugin validate: " +
 			"\"Path contains ..\") and left out of the build; the clients install the marketplace's other plugins. " +
 			"Correct the path, or remove the entry. An entry's skills paths, relative to the plugin's folder, must " +
-			"name something there too: a client skips one that names nothing. Only paths are checked: a github, " +
+			"name a skill's folder or a folder of them there too: a client skips one that names nothing, or no skill. Only paths are checked: a github, " +
 			"git or URL source is not fetched. A repository or URL written as a string (\"github:acme/pdf\") is a " +
 			"path to the clients: write it as an object ({\"source\": \"github\", \"repo\": \"acme/pdf\"}).",
 		Bad:      `{"name": "acme", "plugins": [{"name": "pdf", "source": "./plugins/pdf-old"}, {"name": "x", "source": "../.."}]}`,
@@ -219,11 +219,18 @@ func checkMarketplaceSources(p *RunPass) {
 					ptr += fmt.Sprintf("/%d", j)
 				}
 				disk := filepath.Join(dir, filepath.FromSlash(sk))
-				if _, err := os.Stat(disk); err == nil || !filepath.IsLocal(filepath.FromSlash(sk)) || p.dangling(disk) {
+				_, err := os.Stat(disk)
+				if err == nil && skill.HoldsSkill(disk) || !filepath.IsLocal(filepath.FromSlash(sk)) || p.dangling(disk) {
 					continue // what leads out is the skills' own rules' (plugin-skills), a link leading nowhere skill-dangling's
 				}
 				start, _, _ := plugin.Span(data, ptr)
 				line, col := plugin.LineCol(data, start)
+				if err == nil {
+					// A folder of the repository's build scripts (mkobit/chezmoi-skills' ./scripts).
+					p.Reportf(file, line, col, "correct the path to a skill's folder or a folder of them, or remove it",
+						"plugins[%d] (%s): skills %q holds no skill: no SKILL.md in it or in a folder just below it", s.Index, s.Name, sk)
+					continue
+				}
 				p.Reportf(file, line, col, "correct the path (relative to the plugin's folder, "+p.Rel(dir)+"), or remove it",
 					"plugins[%d] (%s): skills %q names nothing in the plugin's folder", s.Index, s.Name, sk)
 			}

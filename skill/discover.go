@@ -514,7 +514,7 @@ func (w *walker) brokenLink(p string) {
 		// unless that is outside the folder walked.
 		out, _ := filepath.EvalSymlinks(p)
 		walk, _ := filepath.EvalSymlinks(w.walk)
-		if _, below := RelBelow(walk, out); !below && out != "" && holdsSkill(out) {
+		if _, below := RelBelow(walk, out); !below && out != "" && HoldsSkill(out) {
 			shown := target // the folder, in the form of the link's path
 			if !filepath.IsAbs(target) {
 				shown = filepath.Join(filepath.Dir(at), target)
@@ -529,8 +529,8 @@ func (w *walker) brokenLink(p string) {
 	w.broken[at] = BrokenLink{Path: at, Target: target, Fix: brokenFix(w.walk, p, at, target)}
 }
 
-// holdsSkill reports whether dir is a skill's folder or holds one.
-func holdsSkill(dir string) bool {
+// HoldsSkill reports whether dir is a skill's folder or holds one just below it.
+func HoldsSkill(dir string) bool {
 	if entryName(dir) != "" {
 		return true
 	}
