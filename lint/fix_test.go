@@ -54,7 +54,7 @@ var fixLeft = map[string][]string{
 	// something the author knows.
 	"name-format": {"must be a string"},
 	// Only "\" separators are; an absolute path is the author's to rewrite.
-	"link-absolute": {"a path from the root of a web site", "starts at a root", "a path on the author's computer"},
+	"link-absolute": {"a path from the root of a web site", "starts at a root", "a path on the author's computer", "from the repository's root"},
 	// Only a command of plain words splits as a shell would split it.
 	"plugin-mcp-command": {"is a path", "leads out", `"cd x && ./run"`},
 }

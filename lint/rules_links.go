@@ -63,7 +63,8 @@ var linkRules = []*Rule{
 			"(/home/me/skill/x.md, C:\\skills\\x.md, ~/x.md, file:///...) names a file that exists only on " +
 			"the author's computer. A path from a web site's root (/docs/guide, /en/setup), as documentation " +
 			"copied from the site links its pages, names no file either once the skill is installed: link " +
-			"to the full URL instead, or copy the page into references/. Links with \"\\\" separators work on Windows only: Markdown and URLs " +
+			"to the full URL instead, or copy the page into references/. So does a path from the repository's " +
+			"root (/docs/guide.md), which GitHub resolves there. Links with \"\\\" separators work on Windows only: Markdown and URLs " +
 			"separate folders with \"/\". A client's command such as /hookify:writing-rules (a colon and no " +
 			"other \"/\") is not a path. Write links relative to SKILL.md, with \"/\".",
 		Bad:   "---\nname: pdf-tools\ndescription: Fill in and merge PDF forms.\n---\nRun [fill](scripts\\fill.py) or see [forms](/home/me/pdf-tools/references/forms.md).\n",
@@ -311,6 +312,12 @@ func checkLinkAbsolute(p *Pass) {
 				reportAt(p, md, l.off, "write it relative to SKILL.md: "+rel,
 					"link target %s starts at a root, the web site's or the disk's, not the skill's; "+
 						"installed, it names no file of the skill", quoted(l.dest))
+			case inRepo(p.Skill.Dir, rel):
+				// GitHub resolves it from the repository's root (bkinsey808/
+				// songshare-effect: 201 of 211 exist there).
+				reportAt(p, md, l.off, "copy it under references/ and link to the copy, or link to its page on the repository's host by full URL",
+					"link target %s is a path from the repository's root, which GitHub shows; "+
+						"an installed skill holds no such file", quoted(l.dest))
 			default:
 				reportAt(p, md, l.off, "link to the page's full URL (https://…"+l.dest+"), or copy it under references/ and link to the copy",
 					"link target %s is a path from the root of a web site, as in documentation copied from it; "+
@@ -321,6 +328,17 @@ func checkLinkAbsolute(p *Pass) {
 				"link target %s uses \"\\\" separators, which only Windows understands", quoted(l.dest))
 		}
 	}
+}
+
+// inRepo reports whether rel, a path from a root, names a file or folder
+// from the root of the git work tree holding dir.
+func inRepo(dir, rel string) bool {
+	top, ok := skill.WorkTree(dir)
+	if !ok || rel == "" {
+		return false
+	}
+	_, err := os.Stat(filepath.Join(top, filepath.FromSlash(rel)))
+	return err == nil
 }
 
 // systemRoots are the top folders of file systems' own paths: a link
