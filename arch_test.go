@@ -47,16 +47,17 @@ var importMap = map[string]rule{
 	"internal/human":      {0, nil},
 	"internal/jsonenc":    {0, nil},
 	"internal/outlock":    {0, nil},
+	"internal/smallfile":  {0, nil},
 	"templates":           {0, nil},
 
 	// 1: the model of a skill, its archives, the bundle's formats.
-	"skill":  {1, []string{"internal/jsonenc", "internal/parallel"}},
+	"skill":  {1, []string{"internal/jsonenc", "internal/parallel", "internal/smallfile"}},
 	"pack":   {1, []string{"internal/human"}},
 	"layout": {1, []string{"internal/human", "internal/jsonenc", "internal/parallel", "internal/semver"}},
-	"plugin": {1, nil},
+	"plugin": {1, []string{"internal/smallfile"}},
 
 	// 2: what is computed from them: findings, the catalog page, a new skill.
-	"lint":     {2, []string{"skill", "plugin", "pack", "layout", "internal/atomicfile", "internal/human", "internal/jsonenc", "internal/parallel", "internal/semver"}},
+	"lint":     {2, []string{"skill", "plugin", "pack", "layout", "internal/atomicfile", "internal/human", "internal/jsonenc", "internal/parallel", "internal/semver", "internal/smallfile"}},
 	"catalog":  {2, []string{"skill", "layout", "templates", "internal/human", "internal/parallel"}},
 	"scaffold": {2, []string{"skill", "layout", "templates"}},
 	// dist: a built bundle read back, for everything downstream of the build.
@@ -64,7 +65,7 @@ var importMap = map[string]rule{
 
 	// 3: skillpack.yaml, read into each reader's settings; the build's own
 	// machinery (reuse, scratch), behind build.
-	"config": {3, []string{"lint", "skill", "layout", "internal/human"}},
+	"config": {3, []string{"lint", "skill", "layout", "internal/human", "internal/smallfile"}},
 	"build/internal/...": {3, []string{
 		"skill", "pack", "layout", "lint", "bundle",
 		"internal/atomicfile", "internal/parallel", "internal/version",
@@ -75,7 +76,7 @@ var importMap = map[string]rule{
 	// verify, serve and publish read a bundle only through layout.
 	"build": {4, []string{
 		"skill", "plugin", "pack", "layout", "lint", "catalog", "bundle",
-		"internal/atomicfile", "internal/human", "internal/outlock", "internal/parallel", "internal/version",
+		"internal/atomicfile", "internal/human", "internal/outlock", "internal/parallel", "internal/smallfile", "internal/version",
 		"build/internal/...",
 	}},
 	"sign":   {4, []string{"layout", "internal/atomicfile", "internal/version"}},

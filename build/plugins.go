@@ -16,6 +16,7 @@ import (
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/human"
+	"github.com/skillpack/skillpack/internal/smallfile"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/pack"
@@ -414,7 +415,7 @@ func (b *builder) marketplace() *layout.Marketplace {
 	// The repository's own Codex marketplace says what the build cannot
 	// know: each plugin's policy and category, and the title Codex shows
 	// (Scandit/skills: ON_USE became ON_INSTALL, "Scandit Plugins" its name).
-	if data, err := os.ReadFile(filepath.Join(b.roots[0], filepath.FromSlash(layout.CodexMarketplace))); err == nil && slices.Contains(files, layout.CodexMarketplace) {
+	if data, err := smallfile.Read(filepath.Join(b.roots[0], filepath.FromSlash(layout.CodexMarketplace))); err == nil && slices.Contains(files, layout.CodexMarketplace) {
 		if own, err := layout.DecodeCodexMarketplace(data); err == nil {
 			m.Title = cmp.Or(m.Title, own.Interface.DisplayName)
 			m.Codex = map[string]layout.CodexPlugin{}
@@ -454,7 +455,7 @@ func (b *builder) claudePlugins(p *packed, ps []layout.Plugin, m *layout.Marketp
 	var files []string
 	for _, root := range b.roots {
 		file := filepath.Join(root, filepath.FromSlash(layout.ClaudeMarketplace))
-		data, err := os.ReadFile(file)
+		data, err := smallfile.Read(file)
 		var o own
 		if err == nil {
 			o.entries, o.elsewhere, err = skill.MarketplaceSources(data)

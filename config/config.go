@@ -25,6 +25,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/skillpack/skillpack/internal/human"
+	"github.com/skillpack/skillpack/internal/smallfile"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/skill"
@@ -170,7 +171,7 @@ func notOurs(path string, root *yaml.Node) error {
 // severity or profile is an error that names it: a config that silently
 // does nothing is worse than none.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := smallfile.Read(path)
 	if info, serr := os.Stat(path); serr == nil && info.IsDir() {
 		return nil, fmt.Errorf("%s is a folder; give the path of its %s (--config %s)", path, File, filepath.Join(path, File))
 	} else if errors.Is(err, fs.ErrNotExist) {

@@ -14,12 +14,14 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"gopkg.in/yaml.v3"
+
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/semver"
+	"github.com/skillpack/skillpack/internal/smallfile"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
-	"gopkg.in/yaml.v3"
 )
 
 // fieldRules check the six frontmatter fields the specification defines,
@@ -489,7 +491,7 @@ func manifestNaming(s *skill.Skill) string {
 		return ""
 	}
 	rel = filepath.ToSlash(rel)
-	data, err := os.ReadFile(s.Declared)
+	data, err := smallfile.Read(s.Declared)
 	if err != nil || !bytes.Contains(data, []byte(rel+`"`)) && !bytes.Contains(data, []byte(rel+`/"`)) {
 		return ""
 	}

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -14,6 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/skillpack/skillpack/internal/smallfile"
 	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
 )
@@ -158,7 +161,7 @@ var pluginRules = []*Rule{
 // discovery's to report.
 func checkMarketplaceSources(p *RunPass) {
 	for _, file := range p.Marketplaces {
-		data, err := os.ReadFile(file)
+		data, err := smallfile.Read(file)
 		if err != nil {
 			continue
 		}
@@ -277,9 +280,9 @@ type marketplaceNames struct {
 // object, where the JSON goes wrong (plugin.Syntax, as for a manifest).
 func checkMarketplaceJSON(p *RunPass) {
 	for _, path := range p.Marketplaces {
-		data, err := os.ReadFile(path)
+		data, err := smallfile.Read(path)
 		if err != nil {
-			p.Reportf(path, 0, 0, "make the file readable", "cannot read it: %v", err)
+			cannotRead(p, path, err)
 			continue
 		}
 		if pr, bad := plugin.Syntax(data); bad {
@@ -295,7 +298,7 @@ func checkMarketplaceJSON(p *RunPass) {
 // to report (skill.Tree's Unread).
 func checkMarketplaceNames(p *RunPass) {
 	for _, path := range p.Marketplaces {
-		data, err := os.ReadFile(path)
+		data, err := smallfile.Read(path)
 		var m marketplaceNames
 		if err != nil || json.Unmarshal(data, &m) != nil {
 			continue
@@ -315,13 +318,29 @@ func checkMarketplaceNames(p *RunPass) {
 	}
 }
 
+// cannotRead reports a manifest or marketplace that cannot be read, with
+// the fix for why.
+func cannotRead(p *RunPass, path string, err error) {
+	fix := "make the file readable"
+	switch {
+	case errors.Is(err, smallfile.ErrNotRegular):
+		fix = "replace it with the JSON file it stands for"
+	case errors.Is(err, smallfile.ErrTooLarge):
+		fix = "shorten it: a manifest holds names, paths and short descriptions"
+	}
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		err = pe.Err
+	}
+	p.Reportf(path, 0, 0, fix, "cannot read it: %v", err)
+}
+
 // reportProblems reports a file's schema problems. A file whose
 // "$schema" is not a string naming the Agent Plugins schemas is some
 // other tool's (Gemini CLI's plugin.json, an editor's mcp.json): clients
 // that read it do not hold it to these schemas, so neither does lint.
 func reportProblems(p *RunPass, f *plugin.File, schema string) {
 	if f.Err != nil && f.Data == nil {
-		p.Reportf(f.Path, 0, 0, "make the file readable", "cannot read it: %v", f.Err)
+		cannotRead(p, f.Path, f.Err)
 		return
 	}
 	if id, _ := f.Fields()["$schema"].(string); f.Err == nil && !strings.HasPrefix(id, plugin.SchemaBase) {
@@ -351,7 +370,7 @@ func checkClientManifests(p *RunPass) {
 			}
 			switch {
 			case m.Err != nil && m.Data == nil:
-				p.Reportf(m.Path, 0, 0, "make the file readable", "cannot read it: %v", m.Err)
+				cannotRead(p, m.Path, m.Err)
 			case m.Err != nil:
 				if pr, ok := plugin.Syntax(m.Data); ok {
 					p.Reportf(m.Path, pr.Line, pr.Column, pr.Fix, "%s", pr.Message)
@@ -390,7 +409,7 @@ func checkClientManifests(p *RunPass) {
 // manifest names takes its entry's name.
 func entryNamed(p *RunPass, pl *plugin.Plugin) string {
 	file, e, ok := skill.EntryNaming(p.Marketplaces, pl.Dir)
-	data, err := os.ReadFile(file)
+	data, err := smallfile.Read(file)
 	if !ok || e.Name != pl.Name || err != nil {
 		return ""
 	}

@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/skillpack/skillpack/internal/human"
+	"github.com/skillpack/skillpack/internal/smallfile"
 	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
 )
@@ -318,7 +319,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 		// A marketplace of other repositories' plugins (netresearch's 40
 		// github sources) names no folder here to find skills in.
 		for _, m := range markets {
-			data, err := os.ReadFile(m)
+			data, err := smallfile.Read(m)
 			if err != nil {
 				continue
 			}
@@ -457,7 +458,7 @@ func rootLists(dir string) bool {
 	here, _ := filepath.Abs(".")
 	listing := false
 	for _, m := range skill.Marketplaces(".") {
-		data, err := os.ReadFile(m)
+		data, err := smallfile.Read(m)
 		if err != nil {
 			return true
 		}
@@ -800,7 +801,7 @@ func (sc Scope) leaveOut(found []*skill.Skill, why string, out func(i int, s *sk
 // name or folder, lowercased, spaces and "_" as "-"; it installs a skill
 // in a folder of its name, so the folder's is compared here).
 func (sc Scope) locked(root string, found []*skill.Skill) ([]*skill.Skill, []string) {
-	data, err := os.ReadFile(filepath.Join(root, "skills-lock.json"))
+	data, err := smallfile.Read(filepath.Join(root, "skills-lock.json"))
 	var lock struct {
 		Version int                        `json:"version"`
 		Skills  map[string]json.RawMessage `json:"skills"`

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/skillpack/skillpack/internal/smallfile"
 )
 
 // Manifest is the Agent Plugins standard's manifest, at a plugin's root;
@@ -122,7 +124,7 @@ func (p *Plugin) read(rel string) *File {
 		return nil
 	}
 	f := &File{Path: disk, Rel: rel, Line: 1}
-	if f.Data, f.Err = os.ReadFile(disk); f.Err != nil {
+	if f.Data, f.Err = smallfile.Read(disk); f.Err != nil {
 		return f
 	}
 	if f.pos, f.Err = positions(f.Data); f.Err != nil {

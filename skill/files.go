@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/skillpack/skillpack/internal/smallfile"
 )
 
 // IgnoreFile is the optional file, in gitignore syntax, that leaves a
@@ -254,7 +256,7 @@ func (c *collector) walk(real, rel string) error {
 	// Read before any entry is judged, when the listing has one.
 	own := false // the folder's .skillignore governs it: the root's, or a skill's or plugin's below it
 	if named(ents, IgnoreFile) != nil && (rel == "" || named(ents, FileName) != nil || len(manifestsIn(real, ents)) > 0) {
-		if data, err := os.ReadFile(filepath.Join(real, IgnoreFile)); err == nil {
+		if data, err := smallfile.Read(filepath.Join(real, IgnoreFile)); err == nil {
 			own = true
 			ig, dir := ParseIgnore(data), ""
 			if rel == "" {

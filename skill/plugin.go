@@ -12,6 +12,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/skillpack/skillpack/internal/smallfile"
 )
 
 // Plugins scope skill names: Claude Code, Codex and Cursor invoke the skill
@@ -310,7 +312,7 @@ func (f *Finder) marketPlugins(d string) map[string]bool {
 func EntryNaming(files []string, dir string) (string, MarketplaceSource, bool) {
 	at, err := os.Stat(dir)
 	for _, file := range files {
-		data, rerr := os.ReadFile(file)
+		data, rerr := smallfile.Read(file)
 		if err != nil || rerr != nil {
 			continue
 		}
@@ -535,7 +537,7 @@ func Marketplaces(dir string) []string {
 func MarketplaceOf(dir string) (name, owner, description string) {
 	for _, f := range Marketplaces(dir) {
 		var m marketplaceFile
-		if data, err := os.ReadFile(f); err == nil && json.Unmarshal(data, &m) == nil {
+		if data, err := smallfile.Read(f); err == nil && json.Unmarshal(data, &m) == nil {
 			name, owner = cmp.Or(name, m.Name), cmp.Or(owner, m.Owner.Name)
 			description = cmp.Or(description, m.Metadata.Description, m.Description)
 		}
@@ -678,7 +680,7 @@ func (w *walker) inside(dir, rel string) (string, bool) {
 
 // readJSON reads a manifest, or records why it cannot be read.
 func (w *walker) readJSON(path string, v any) bool {
-	data, err := os.ReadFile(path)
+	data, err := smallfile.Read(path)
 	if err == nil {
 		err = json.Unmarshal(data, v)
 	}
