@@ -75,9 +75,13 @@ func usageErr(format string, args ...any) error {
 var findingsErr = &exitError{code: ExitFindings}
 
 // interruptible is ctx, ended by an interrupt or SIGTERM: for a command
-// that stops cleanly between two steps rather than be killed in one.
+// that stops cleanly between two steps rather than be killed in one. The
+// first signal is the only one caught: a second kills at once, as it
+// would any command, so a step that does not end cannot hold the user.
 func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
+	return ctx, stop
 }
 
 // interrupted is err, exit 130, once the signal ended ctx.
