@@ -133,13 +133,32 @@ type CodexMarketplaceDoc struct {
 // category are the repository's own file's (Marketplace.Codex), else
 // Codex's default policy said outright: the build knows no other.
 type CodexPlugin struct {
-	Name   string `json:"name"`
-	Source struct {
-		Source string `json:"source"`
-		Path   string `json:"path"`
-	} `json:"source"`
+	Name     string          `json:"name"`
+	Source   CodexSource     `json:"source"`
 	Policy   json.RawMessage `json:"policy"`
 	Category string          `json:"category,omitempty"`
+}
+
+// CodexSource is where Codex finds a plugin: an object in Codex's own
+// marketplaces. A path string (AdaCore's "./plugins/x") is read as a local
+// source, and any other value as none, so that one such entry does not
+// cost every other its policy and category (lint reports the entry).
+type CodexSource struct {
+	Source string `json:"source"`
+	Path   string `json:"path"`
+}
+
+func (s *CodexSource) UnmarshalJSON(data []byte) error {
+	var path string
+	if json.Unmarshal(data, &path) == nil {
+		*s = CodexSource{Source: "local", Path: path}
+		return nil
+	}
+	type object CodexSource // without this method
+	if json.Unmarshal(data, (*object)(s)) != nil {
+		*s = CodexSource{}
+	}
+	return nil
 }
 
 // codexPolicy is Codex's default policy.

@@ -132,3 +132,29 @@ func compileCursorSchema(t *testing.T) *jsonschema.Schema {
 	}
 	return s
 }
+
+// An entry whose source is a path string (AdaCore's), or no source a
+// client reads, costs no other entry its policy: the build keeps each
+// plugin's from the repository's own Codex marketplace.
+func TestDecodeCodexMarketplaceSources(t *testing.T) {
+	m, err := DecodeCodexMarketplace([]byte(`{"name": "m", "plugins": [
+		{"name": "a", "source": "./plugins/a", "policy": {"installation": "NOT_AVAILABLE"}, "category": "Coding"},
+		{"name": "b", "source": 7, "policy": {"installation": "INSTALLED_BY_DEFAULT"}},
+		{"name": "c", "source": {"source": "local", "path": "./plugins/c"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Plugins) != 3 {
+		t.Fatalf("decoded %d plugins, want 3", len(m.Plugins))
+	}
+	a, b, c := m.Plugins[0], m.Plugins[1], m.Plugins[2]
+	if a.Source != (CodexSource{"local", "./plugins/a"}) || !strings.Contains(string(a.Policy), "NOT_AVAILABLE") || a.Category != "Coding" {
+		t.Errorf("a string source: %+v (policy %s)", a, a.Policy)
+	}
+	if b.Source != (CodexSource{}) || !strings.Contains(string(b.Policy), "INSTALLED_BY_DEFAULT") {
+		t.Errorf("a number as source: %+v (policy %s)", b, b.Policy)
+	}
+	if c.Source != (CodexSource{"local", "./plugins/c"}) {
+		t.Errorf("an object source: %+v", c)
+	}
+}
