@@ -579,7 +579,9 @@ func checkPluginNames(p *RunPass) {
 			case p.Ignore(thatDir) == "" || strings.HasPrefix(this, that+"/"): // ignoring that one would leave out this one too
 				fix = fmt.Sprintf("rename one of the plugins, or leave this one, inside %s, out with %s", pluginAt(that), p.Ignore(pl.Dir))
 			case p.Ignore(pl.Dir) == "" || strings.HasPrefix(that, this+"/"):
-				fix = fmt.Sprintf("rename one of the plugins, or leave the one inside this one out with %s", p.Ignore(thatDir))
+				// This one may be the stale copy: a repository's root
+				// manifest that a marketplace's plugin inside it outgrew.
+				fix = fmt.Sprintf("rename one of the plugins, remove this manifest if it is an old copy of %s's, or leave the one inside this one out with %s", that, p.Ignore(thatDir))
 			}
 			for i, o := range others {
 				others[i] = pluginAt(o)
