@@ -104,6 +104,13 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 	if errs := layout.CheckPaths(paths); len(errs) > 0 {
 		return layout.Plugin{}, none, errs[0]
 	}
+	if fs := lint.PackLimits("plugin", files); len(fs) > 0 {
+		msg := fs[0].Message
+		if fs[0].Path != "" {
+			msg = fs[0].Path + ": " + msg
+		}
+		return layout.Plugin{}, none, fmt.Errorf("%s; %s", msg, fs[0].Fix)
+	}
 	// A plugin is served as a folder too when a marketplace naming plugin
 	// folders is asked for and every client takes its name as a path.
 	folder := b.servesFolders()

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
+	"github.com/skillpack/skillpack/pack"
 )
 
 // A repository of three Agent Plugins and a Claude marketplace builds in
@@ -419,6 +421,37 @@ func TestPluginSkillsPathHoldsPlugins(t *testing.T) {
 	}
 	if want := map[string]string{"suite": "bye hello", "alpha": "hello", "beta": "bye"}; !maps.Equal(got, want) {
 		t.Errorf("the plugins' skills are %v; want %v", got, want)
+	}
+	verified(t, out)
+}
+
+// A plugin of more files than an archive may hold is left out, with the
+// reason and the fix, rather than published in archives that verify and
+// pull refuse; its skills are built.
+func TestPluginOverPackLimits(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "many")
+	writeSkillFile(t, src, ".", ".claude-plugin/plugin.json", `{"name": "many", "description": "Many files."}`)
+	writeSkillFile(t, src, ".", "skills/x/SKILL.md", "---\nname: x\ndescription: Does x things. Use when asked for x.\n---\nBody.\n")
+	data := filepath.Join(src, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range pack.MaxEntries {
+		if err := os.WriteFile(filepath.Join(data, strconv.Itoa(i)), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "dist")
+	var log bytes.Buffer
+	res, err := Run([]string{src}, Options{Out: out, Log: &log, Inventory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := ") left out: the plugin has 10002 files; verify and pull refuse an archive of more than 10000; leave files out with .skillignore, or split the plugin"; !strings.Contains(log.String(), want) {
+		t.Errorf("the log does not say %q:\n%s", want, log.String())
+	}
+	if len(res.Skills) != 1 {
+		t.Errorf("built %d skills, want the plugin's 1", len(res.Skills))
 	}
 	verified(t, out)
 }

@@ -90,7 +90,7 @@ func (b *builder) checkReadable(w *task) error {
 // would refuse by pack's limits (too large an archive is known only after:
 // packArchives).
 func (b *builder) checkLimits(w *task) error {
-	if fs := lint.PackLimits(w.files.Files); len(fs) > 0 {
+	if fs := lint.PackLimits("skill", w.files.Files); len(fs) > 0 {
 		f := fs[0]
 		return b.refuse(w, f.Path, f.Rule, f.Fix, "%s", f.Message)
 	}

@@ -1042,20 +1042,20 @@ func shebangCommand(data []byte) []string {
 	return []string{"sh"}
 }
 
-// PackLimits returns what the build refuses of a skill's files by pack's
-// limits, which verify and pull keep to: more files than an archive may
-// hold (skill-too-many-files), a file larger than a reader reads
-// (file-too-large), more bytes than an archive may unpack to
-// (skill-too-large). Each is an error finding, its path relative to the
-// skill's folder. Lint's rules of those IDs report them whatever severity
-// the rule is given, and the build refuses a skill by the first, so that
-// lint and build say the same thing.
-func PackLimits(files []skill.File) []Finding {
+// PackLimits returns what the build refuses of a skill's files (or, what
+// being "plugin", a plugin's) by pack's limits, which verify and pull keep
+// to: more files than an archive may hold (skill-too-many-files), a file
+// larger than a reader reads (file-too-large), more bytes than an archive
+// may unpack to (skill-too-large). Each is an error finding, its path
+// relative to the folder. Lint's rules of those IDs report them whatever
+// severity the rule is given, and the build refuses a skill by the first,
+// so that lint and build say the same thing.
+func PackLimits(what string, files []skill.File) []Finding {
 	var out []Finding
 	if len(files) > pack.MaxEntries {
 		out = append(out, Finding{Rule: "skill-too-many-files", Severity: Error,
-			Fix:     "leave files out with " + skill.IgnoreFile + ", or split the skill",
-			Message: fmt.Sprintf("the skill has %d files; verify and pull refuse an archive of more than %d", len(files), pack.MaxEntries)})
+			Fix:     "leave files out with " + skill.IgnoreFile + ", or split the " + what,
+			Message: fmt.Sprintf("the %s has %d files; verify and pull refuse an archive of more than %d", what, len(files), pack.MaxEntries)})
 	}
 	sizes := make([]int64, len(files))
 	for i, f := range files {
@@ -1068,8 +1068,8 @@ func PackLimits(files []skill.File) []Finding {
 	}
 	if n := pack.TarBound(sizes); n > pack.MaxUnpacked {
 		out = append(out, Finding{Rule: "skill-too-large", Severity: Error,
-			Fix:     "leave large files out with " + skill.IgnoreFile + " and fetch them at run time, or split the skill",
-			Message: fmt.Sprintf("the skill's archive would unpack to up to %d bytes; verify and pull unpack no archive to more than %d bytes (256 MiB)", n, int64(pack.MaxUnpacked))})
+			Fix:     "leave large files out with " + skill.IgnoreFile + " and fetch them at run time, or split the " + what,
+			Message: fmt.Sprintf("the %s's archive would unpack to up to %d bytes; verify and pull unpack no archive to more than %d bytes (256 MiB)", what, n, int64(pack.MaxUnpacked))})
 	}
 	return out
 }
@@ -1078,7 +1078,7 @@ func PackLimits(files []skill.File) []Finding {
 // there were any: a skill the build refuses is not also told of the
 // clients' lower limits.
 func refusePackLimits(p *Pass) bool {
-	limits := p.Memo("pack-limits", func() any { return PackLimits(p.Files.Files) }).([]Finding)
+	limits := p.Memo("pack-limits", func() any { return PackLimits("skill", p.Files.Files) }).([]Finding)
 	refused := false
 	for _, f := range limits {
 		if f.Rule == p.rule.ID {

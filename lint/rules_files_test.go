@@ -448,7 +448,7 @@ func TestPackLimitsAreErrors(t *testing.T) {
 	for i := range pack.MaxEntries + 1 {
 		files = append(files, skill.File{Path: fmt.Sprintf("f%d", i)})
 	}
-	if fs := PackLimits(files); len(fs) != 1 || fs[0].Rule != "skill-too-many-files" || fs[0].Severity != Error {
+	if fs := PackLimits("skill", files); len(fs) != 1 || fs[0].Rule != "skill-too-many-files" || fs[0].Severity != Error {
 		t.Errorf("PackLimits(%d files) = %v", len(files), fs)
 	}
 }
