@@ -170,6 +170,7 @@ func checkMarketplaceSources(p *RunPass) {
 			continue
 		}
 		reportRemote(p, file, data, elsewhere)
+		span := plugin.Spans(data)
 		root := skill.MarketplaceRoot(file)
 		// The root, as the user knows it: the folder holding .claude-plugin/.
 		holding := "the folder holding "
@@ -184,7 +185,7 @@ func checkMarketplaceSources(p *RunPass) {
 			if s.Object {
 				ptr += "/path"
 			}
-			start, _, _ := plugin.Span(data, ptr)
+			start, _, _ := span(ptr)
 			line, col := plugin.LineCol(data, start)
 			where := fmt.Sprintf("plugins[%d] (%s): source %q", s.Index, s.Name, s.Source)
 			if s.Path != s.Source && s.Path != path.Clean(s.Source) {
@@ -218,7 +219,7 @@ func checkMarketplaceSources(p *RunPass) {
 			// The entry's skills, relative to its plugin's folder.
 			for j, sk := range s.Skills {
 				ptr := fmt.Sprintf("/plugins/%d/skills", s.Index)
-				if _, _, list := plugin.Span(data, ptr+"/0"); list {
+				if _, _, list := span(ptr + "/0"); list {
 					ptr += fmt.Sprintf("/%d", j)
 				}
 				disk := filepath.Join(dir, filepath.FromSlash(sk))
@@ -226,7 +227,7 @@ func checkMarketplaceSources(p *RunPass) {
 				if err == nil && skill.HoldsSkill(disk) || !filepath.IsLocal(filepath.FromSlash(sk)) || p.dangling(disk) {
 					continue // what leads out is the skills' own rules' (plugin-skills), a link leading nowhere skill-dangling's
 				}
-				start, _, _ := plugin.Span(data, ptr)
+				start, _, _ := span(ptr)
 				line, col := plugin.LineCol(data, start)
 				if err == nil {
 					// A folder of the repository's build scripts (mkobit/chezmoi-skills' ./scripts).

@@ -131,17 +131,26 @@ func LineCol(data []byte, off int) (int, int) {
 // false when the document is no JSON or lacks the value. It lets a fix
 // change one value's bytes and leave the rest as written.
 func Span(data []byte, ptr string) (start, end int, ok bool) {
+	return Spans(data)(ptr)
+}
+
+// Spans is Span of one document for many pointers, the document read
+// once: asked of each entry, Span read a marketplace of 2,000 plugins
+// 2,000 times.
+func Spans(data []byte) func(ptr string) (start, end int, ok bool) {
 	o, err := positions(data)
-	if err != nil {
-		return 0, 0, false
+	return func(ptr string) (start, end int, ok bool) {
+		if err != nil {
+			return 0, 0, false
+		}
+		if start, ok = o.vals[ptr]; !ok {
+			return 0, 0, false
+		}
+		dec := json.NewDecoder(bytes.NewReader(data[start:]))
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return 0, 0, false
+		}
+		return start, start + int(dec.InputOffset()), true
 	}
-	if start, ok = o.vals[ptr]; !ok {
-		return 0, 0, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(data[start:]))
-	var v json.RawMessage
-	if dec.Decode(&v) != nil {
-		return 0, 0, false
-	}
-	return start, start + int(dec.InputOffset()), true
 }
