@@ -290,6 +290,18 @@ func checkMarketplaceJSON(p *RunPass) {
 			p.Reportf(path, pr.Line, pr.Column, pr.Fix+": clients refuse the marketplace, and every plugin it lists", "the marketplace is %s", pr.Message)
 		} else if text := bytes.TrimSpace(data); len(text) == 0 || text[0] != '{' {
 			p.Reportf(path, 1, 1, "write the marketplace as a JSON object: {\"name\": ..., \"plugins\": [...]}", "the marketplace is not a JSON object")
+		} else {
+			// The shapes every client's loader insists on.
+			span := plugin.Spans(data)
+			for _, f := range []struct{ key, open, what, fix string }{
+				{"plugins", "[", "a list", `a list of entries: "plugins": [{"name": ..., "source": ...}]`},
+				{"owner", "{", "an object", `an object: "owner": {"name": ...}`},
+			} {
+				if start, _, ok := span("/" + f.key); ok && !bytes.HasPrefix(data[start:], []byte(f.open)) {
+					line, col := plugin.LineCol(data, start)
+					p.Reportf(path, line, col, "write \""+f.key+"\" as "+f.fix, "%q is not %s: clients refuse the marketplace, and every plugin it lists", f.key, f.what)
+				}
+			}
 		}
 	}
 }

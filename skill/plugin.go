@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -701,6 +702,12 @@ func jsonError(data []byte, err error) error {
 		off = se.Offset
 	case errors.As(err, &te):
 		off = te.Offset
+		if te.Type != nil && te.Field != "" {
+			// Not Go's "cannot unmarshal string into Go struct field
+			// marketplaceFile.owner of type struct { Name string ... }".
+			want := map[reflect.Kind]string{reflect.Struct: "an object", reflect.Map: "an object", reflect.Slice: "a list", reflect.String: "a string", reflect.Bool: "true or false"}[te.Type.Kind()]
+			err = fmt.Errorf("%q is a JSON %s, where %s belongs", te.Field, te.Value, cmp.Or(want, "a number"))
+		}
 	}
 	if off < 0 || off > int64(len(data)) {
 		return pathError(err)

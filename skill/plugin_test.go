@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -402,6 +403,25 @@ func TestGitDir(t *testing.T) {
 	} {
 		if got := GitDir(filepath.Join(root, dir)); got != want {
 			t.Errorf("GitDir(%s) = %q, want %q", dir, got, want)
+		}
+	}
+}
+
+// A manifest's field of the wrong JSON type is said in JSON's words, not
+// as Go's unmarshal error with its struct's type.
+func TestJSONTypeError(t *testing.T) {
+	for doc, want := range map[string]string{
+		`{"name": "m", "owner": "me"}`:                       `line 1: "owner" is a JSON string, where an object belongs`,
+		"{\n\"plugins\": {\"a\": {}}}":                       `line 2: "plugins" is a JSON object, where a list belongs`,
+		`{"name": "m", "plugins": [], "owner": {"name": 7}}`: `"owner.name" is a JSON number, where a string belongs`,
+	} {
+		var m marketplaceFile
+		err := json.Unmarshal([]byte(doc), &m)
+		if err == nil {
+			t.Fatalf("%s: no error", doc)
+		}
+		if got := jsonError([]byte(doc), err).Error(); !strings.Contains(got, want) {
+			t.Errorf("%s: %q, want %q", doc, got, want)
 		}
 	}
 }
