@@ -28,7 +28,8 @@ func TestSecondInterruptKills(t *testing.T) {
 		os.Exit(0)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestSecondInterruptKills$")
-	cmd.Env = append(os.Environ(), "SKILLPACK_INTERRUPT_CHILD=1")
+	// The child, killed, cannot remove what TestMain made in its TMPDIR.
+	cmd.Env = append(os.Environ(), "SKILLPACK_INTERRUPT_CHILD=1", "TMPDIR="+t.TempDir())
 	start := time.Now()
 	err := cmd.Run()
 	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
