@@ -142,7 +142,7 @@ type CodexPlugin struct {
 // CodexSource is where Codex finds a plugin: an object in Codex's own
 // marketplaces. A path string (AdaCore's "./plugins/x") is read as a local
 // source, and any other value as none, so that one such entry does not
-// cost every other its policy and category (lint reports the entry).
+// cost every other its policy and category.
 type CodexSource struct {
 	Source string `json:"source"`
 	Path   string `json:"path"`
