@@ -61,7 +61,7 @@ var importMap = map[string]rule{
 	"catalog":  {2, []string{"skill", "layout", "templates", "internal/human", "internal/parallel"}},
 	"scaffold": {2, []string{"skill", "layout", "templates"}},
 	// dist: a built bundle read back, for everything downstream of the build.
-	"bundle": {2, []string{"layout", "pack", "internal/parallel"}},
+	"bundle": {2, []string{"layout", "pack", "internal/parallel", "internal/smallfile"}},
 
 	// 3: skillpack.yaml, read into each reader's settings; the build's own
 	// machinery (reuse, scratch), behind build.
@@ -384,6 +384,7 @@ var oneWay = []struct {
 		[]string{"bundle/", "verify/folder.go"}},
 	{"a file is hashed by bundle.HashFile or bundle.Hash", regexp.MustCompile(`func \w*[hH]ash\w*File\(|func SumFile\(`), []string{"bundle/"}},
 	{"bytes are checked against a digest as they stream by bundle.Checked", regexp.MustCompile(`b\.want\.Digest|v\.want\b|checkedBlob|type verifying struct|errTampered`), []string{"bundle/"}},
+	{"a file skillpack did not write is opened without blocking by smallfile.Open", regexp.MustCompile(`O_RDONLY\s*\|\s*syscall\.O_NONBLOCK`), []string{"internal/smallfile/"}},
 	{"a bundle is read from where it is by a bundle.Source", regexp.MustCompile(`type (ObjectStore|Previous|Reader|source) interface|func ReadPublished\(|func NewReader\(`), []string{"bundle/"}},
 	{"bytes are fetched over HTTP(S) by bundle.Site", regexp.MustCompile(`CheckRedirect:`), []string{"bundle/", "serve/"}},
 	{"a document, the build record included, streams through layout's one JSON writer (stream)", regexp.MustCompile(`func newObject\(|type object struct`), nil},

@@ -22,6 +22,7 @@ import (
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
+	"github.com/skillpack/skillpack/internal/smallfile"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/pack"
@@ -301,7 +302,7 @@ func (b *builder) addFile(pw *pack.Writer, w *task, f skill.File, serve bool) ([
 		r, modTime = bytes.NewReader(kept.Data), kept.Mod
 	} else {
 		onRead(f.Disk)
-		in, err := skill.OpenFile(f.Disk)
+		in, err := smallfile.Open(f.Disk)
 		if err != nil {
 			return [32]byte{}, fmt.Errorf("%s: %w", src, err)
 		}

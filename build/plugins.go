@@ -163,7 +163,7 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 	}
 	entries := make([]pack.Member, len(files))
 	for i, f := range files {
-		in, err := skill.OpenFile(f.Disk)
+		in, err := smallfile.Open(f.Disk)
 		if err != nil {
 			return layout.Plugin{}, none, err
 		}
@@ -192,7 +192,7 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 	var tgz, zip bytes.Buffer
 	pw := pack.NewWriter(&tgz, &zip, pack.Options{Time: b.opts.Time})
 	for _, f := range files {
-		in, err := skill.OpenFile(f.Disk)
+		in, err := smallfile.Open(f.Disk)
 		if err != nil {
 			return layout.Plugin{}, none, err
 		}
@@ -353,7 +353,7 @@ func written(out string) func(disk string, isDir bool) bool {
 // last bundle; the write step checks the bytes against the digest given.
 func copyFile(disk string) func(io.Writer) error {
 	return func(w io.Writer) error {
-		in, err := skill.OpenFile(disk)
+		in, err := smallfile.Open(disk)
 		if err != nil {
 			return err
 		}

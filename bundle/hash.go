@@ -3,10 +3,9 @@ package bundle
 import (
 	"crypto/sha256"
 	"io"
-	"os"
 	"sync"
-	"syscall"
 
+	"github.com/skillpack/skillpack/internal/smallfile"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -35,7 +34,7 @@ func Hash(r io.Reader) (layout.Digest, int64, error) {
 // SumFile is Sum of the file at p, opened without blocking: a named pipe
 // put in a file's place must not hang the reader.
 func SumFile(p string) (sum [32]byte, n int64, err error) {
-	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := smallfile.Open(p)
 	if err != nil {
 		return sum, 0, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillpack/skillpack/internal/smallfile"
 	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
 )
@@ -115,7 +116,7 @@ func (p *Pass) Content(f skill.File) *Content {
 }
 
 func readContent(f skill.File) *Content {
-	fh, err := skill.OpenFile(f.Disk)
+	fh, err := smallfile.Open(f.Disk)
 	if err != nil {
 		return &Content{Err: err}
 	}

@@ -13,10 +13,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/skillpack/skillpack/internal/parallel"
+	"github.com/skillpack/skillpack/internal/smallfile"
 )
 
 // MaxDepth bounds how deep discovery walks below a root. Real trees are a few
@@ -317,7 +317,7 @@ func (s *Skill) Read() {
 		s.Err = fmt.Errorf("%s is not a regular file", s.File)
 		return
 	}
-	f, err := OpenFile(s.EntryPath())
+	f, err := smallfile.Open(s.EntryPath())
 	if err != nil {
 		s.Err = pathError(err)
 		return
@@ -342,12 +342,6 @@ func (s *Skill) Read() {
 	}
 	data := buf.Bytes()
 	s.Doc = parse(data[:min(len(data), MaxRead)], len(data) > MaxRead)
-}
-
-// OpenFile opens a file for reading without blocking: opening a named pipe
-// that replaced a file after it was listed would otherwise hang forever.
-func OpenFile(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
 
 // walker finds skills below a folder, listing each folder once.
@@ -676,7 +670,7 @@ func entryIn(dir string, ents []fs.DirEntry) (name string, passed []string) {
 // say why. Discovery asks it of a case variant such as skill.md, and of a
 // SKILL.md inside another skill.
 func declaresSkill(path string) bool {
-	f, err := OpenFile(path)
+	f, err := smallfile.Open(path)
 	if err != nil {
 		return true
 	}

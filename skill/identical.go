@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"slices"
+
+	"github.com/skillpack/skillpack/internal/smallfile"
 )
 
 // Identical reports whether two skill folders publish the same files: the
@@ -32,12 +34,12 @@ func Identical(a, b *Skill) bool {
 // sameBytes reports whether two files hold the same bytes, reading both a
 // block at a time.
 func sameBytes(a, b string) bool {
-	fa, err := OpenFile(a)
+	fa, err := smallfile.Open(a)
 	if err != nil {
 		return false
 	}
 	defer fa.Close()
-	fb, err := OpenFile(b)
+	fb, err := smallfile.Open(b)
 	if err != nil {
 		return false
 	}

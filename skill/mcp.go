@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/skillpack/skillpack/internal/smallfile"
 )
 
 // What the clients of the MCP Skills Extension (SEP-2640) take of a
@@ -620,7 +622,7 @@ func (f *Files) ServedBytes(limit int64) (int64, error) {
 
 // copyFile writes the file at path to w.
 func copyFile(w io.Writer, path string) error {
-	in, err := OpenFile(path)
+	in, err := smallfile.Open(path)
 	if err != nil {
 		return err
 	}

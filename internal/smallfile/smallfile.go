@@ -1,8 +1,9 @@
-// Package smallfile reads the files skillpack reads whole to understand
-// them: plugin manifests, marketplaces, mcp.json, skills-lock.json,
-// .skillignore, skillpack.yaml. A tree may hold anything at those names: a
-// named pipe or a link to /dev/zero never ends, and a huge file costs its
-// size in memory, so Read refuses both. It imports nothing of the module.
+// Package smallfile opens the files of a tree skillpack did not write, and
+// reads whole those it must understand: plugin manifests, marketplaces,
+// mcp.json, skills-lock.json, .skillignore, skillpack.yaml. A tree may hold
+// anything at those names: a named pipe or a link to /dev/zero never ends,
+// and a huge file costs its size in memory, so Open never blocks and Read
+// refuses both. It imports nothing of the module.
 package smallfile
 
 import (
@@ -23,11 +24,17 @@ var (
 	ErrTooLarge   = fmt.Errorf("more than the %d MiB such a file may be", Max>>20)
 )
 
+// Open opens a file of a tree for reading without blocking: opening a
+// named pipe found (or put) at a file's name would wait for a writer
+// forever. It is the one way skillpack opens a file it did not write.
+func Open(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+}
+
 // Read reads a file as os.ReadFile does, but refuses one that is not a
 // regular file or is larger than Max, with an *fs.PathError.
 func Read(path string) ([]byte, error) {
-	// Opened without blocking: opening a named pipe would wait for a writer.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
