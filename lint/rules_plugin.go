@@ -147,7 +147,9 @@ var pluginRules = []*Rule{
 			"Correct the path, or remove the entry. An entry's skills paths, relative to the plugin's folder, must " +
 			"name a skill's folder or a folder of them there too: a client skips one that names nothing, or no skill. Only paths are checked: a github, " +
 			"git or URL source is not fetched. A repository or URL written as a string (\"github:acme/pdf\") is a " +
-			"path to the clients: write it as an object ({\"source\": \"github\", \"repo\": \"acme/pdf\"}).",
+			"path to the clients: write it as an object ({\"source\": \"github\", \"repo\": \"acme/pdf\"}). " +
+			"An entry with no source, or a source neither a string nor an object (a number, null, a list), Claude Code " +
+			"fails to install (\"This plugin's marketplace entry is invalid\").",
 		Bad:      `{"name": "acme", "plugins": [{"name": "pdf", "source": "./plugins/pdf-old"}, {"name": "x", "source": "../.."}]}`,
 		Good:     `{"name": "acme", "plugins": [{"name": "pdf", "source": "./plugins/pdf"}, {"name": "x", "source": {"source": "github", "repo": "acme/x"}}]}`,
 		CheckRun: checkMarketplaceSources,
@@ -171,6 +173,7 @@ func checkMarketplaceSources(p *RunPass) {
 		}
 		reportRemote(p, file, data, elsewhere)
 		span := plugin.Spans(data)
+		bad := map[int]bool{} // entries whose source is of no kind a client reads
 		root := skill.MarketplaceRoot(file)
 		// The root, as the user knows it: the folder holding .claude-plugin/.
 		holding := "the folder holding "
@@ -180,7 +183,28 @@ func checkMarketplaceSources(p *RunPass) {
 		if rel, err := filepath.Rel(root, filepath.Dir(file)); err == nil {
 			holding += filepath.ToSlash(rel) + "/"
 		}
+		for _, s := range slices.Concat(srcs, elsewhere) {
+			ptr := fmt.Sprintf("/plugins/%d/source", s.Index)
+			start, _, ok := span(ptr)
+			if ok && strings.ContainsRune(`"{`, rune(data[start])) {
+				continue
+			}
+			what := fmt.Sprintf("plugins[%d] (%s) has no source", s.Index, s.Name)
+			if ok {
+				kind := cmp.Or(map[byte]string{'n': "null", '[': "a list", 't': "true", 'f': "false"}[data[start]], "a number")
+				what = fmt.Sprintf("plugins[%d] (%s): source is %s, where a path or an object belongs", s.Index, s.Name, kind)
+			} else {
+				start, _, _ = span(fmt.Sprintf("/plugins/%d", s.Index))
+			}
+			line, col := plugin.LineCol(data, start)
+			p.Reportf(file, line, col, fmt.Sprintf(`give it a path from the marketplace's root ("./plugins/%s"), or a github or URL source as an object`, cmp.Or(s.Name, "NAME")),
+				"%s: Claude Code fails to install the plugin (\"This plugin's marketplace entry is invalid\")", what)
+			bad[s.Index] = true
+		}
 		for _, s := range srcs {
+			if bad[s.Index] {
+				continue
+			}
 			ptr := fmt.Sprintf("/plugins/%d/source", s.Index)
 			if s.Object {
 				ptr += "/path"

@@ -595,11 +595,15 @@ type PluginEntry struct {
 }
 
 // sourcePath is the folder a plugin's source names: a string, or Codex's
-// {"source": "local", "path": ...}; false for any other source, and for
-// no source at all, which is the marketplace's own folder ("" is returned).
+// {"source": "local", "path": ...}; false for any other source, null
+// included. No source at all is the marketplace's own folder ("" is
+// returned), as the Vercel skills CLI reads it; Claude Code refuses it.
 func sourcePath(raw json.RawMessage) (string, bool) {
-	if len(raw) == 0 || string(raw) == "null" {
+	switch string(raw) {
+	case "":
 		return "", true
+	case "null":
+		return "", false
 	}
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
