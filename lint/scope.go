@@ -498,9 +498,9 @@ func merge(p *plugin.Plugin, e skill.PluginEntry) {
 // (skill.PluginEntry); the entries of one folder with a manifest are
 // aliases of one plugin (expo/skills), not said. A plugin nothing names is
 // named after its folder (plugin.Read), but never after the root walked
-// (unless a marketplace above it names it, at the work tree's root): that
-// name is the checkout's, another in every clone, and would make the
-// bundle's bytes hang on it, so the plugin is left out.
+// (unless a marketplace above it names it, skill.EntryAbove): that name is
+// the checkout's, another in every clone, and would make the bundle's
+// bytes hang on it, so the plugin is left out.
 func (sc Scope) named(root string, p *plugin.Plugin, e skill.PluginEntry) (string, bool) {
 	// A manifest that cannot be read may well name it: kept, so that the
 	// plugin rules report it (lint of the plugin's own folder passed one
@@ -517,8 +517,8 @@ func (sc Scope) named(root string, p *plugin.Plugin, e skill.PluginEntry) (strin
 		if len(p.Manifests) > 0 {
 			in = p.Manifests[0].Rel
 		}
-		return fmt.Sprintf("left out the plugin %s: no manifest or marketplace entry names it, and its folder's name is the checkout's, "+
-			"another in every clone; give it a \"name\" in %s", sc.rel(p.Dir), in), false
+		return fmt.Sprintf("left out the plugin %s: no manifest or marketplace entry names it, and the folder given to build is not "+
+			"what names a plugin (it is called another thing in every clone or copy); give it a \"name\" in %s", sc.rel(p.Dir), in), false
 	}
 	if len(e.Of) == 0 {
 		return "", true

@@ -329,16 +329,24 @@ func EntryNaming(files []string, dir string) (string, MarketplaceSource, bool) {
 	return "", MarketplaceSource{}, false
 }
 
-// EntryAbove is the entry of a marketplace at the root of the git work
-// tree holding dir that names dir as its plugin's folder: a plugin built
-// from its own folder (skillpack build plugins/b) has none in the walk.
+// EntryAbove is the entry of a marketplace in a folder above dir, the
+// nearest, that names dir as its plugin's folder: a plugin built from its
+// own folder (skillpack build plugins/b) has none in the walk. It climbs
+// to the root of the git work tree holding dir, or of the file system
+// when dir is in none (a tree from an archive).
 func EntryAbove(dir string) (PluginEntry, bool) {
-	top, ok := WorkTree(dir)
-	if !ok {
-		return PluginEntry{}, false
+	top, inTree := WorkTree(dir)
+	for d := dir; d != top || !inTree; {
+		parent, ok := up(d)
+		if !ok {
+			break
+		}
+		d = parent
+		if _, e, ok := EntryNaming(Marketplaces(d), dir); ok {
+			return PluginEntry{Name: e.Name, Description: e.Description, Version: e.Version}, true
+		}
 	}
-	_, e, ok := EntryNaming(Marketplaces(top), dir)
-	return PluginEntry{Name: e.Name, Description: e.Description, Version: e.Version}, ok
+	return PluginEntry{}, false
 }
 
 // holds reports whether the folder dir is at or above p.
