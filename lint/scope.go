@@ -54,9 +54,8 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	user := skill.NewIgnore(sc.Ignore)
 	withDefaults := skill.NewIgnore(append(slices.Clone(skill.DefaultIgnore), sc.Ignore...))
 	var kept []*skill.Skill
-	ignored, defaulted, inInstall := 0, 0, 0 // inInstall: of the defaulted, those in clients' install folders
-	byDefault := map[string]int{}            // the default patterns, as named → skills they left out
-	first := map[string]string{}             // the default patterns → the first skill they left out
+	ignored := 0
+	byDefault := map[string][]*skill.Skill{} // the default patterns, as named → skills they left out
 	for _, s := range t.Skills {
 		_, byConfig := sc.Config.Path(sc.ConfigDir, s.Dir, true)
 		if _, byUser := user.Path(root, s.Dir, true); byConfig || byUser {
@@ -69,14 +68,7 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 		}
 		if dir, ok := withDefaults.Path(root, s.Dir, true); ok && !meant(root, s, dir, withDefaults) {
 			p := defaultPatterns(root, s.Dir)
-			byDefault[p]++
-			first[p] = cmp.Or(first[p], s.Dir)
-			defaulted++
-			if abs, _ := filepath.Abs(s.Dir); abs != "" {
-				if f, _ := installFolder(abs); f != "" {
-					inInstall++
-				}
-			}
+			byDefault[p] = append(byDefault[p], s)
 			continue
 		}
 		kept = append(kept, s)
@@ -89,46 +81,61 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	}
 	if len(byDefault) > 0 {
 		patterns := slices.Sorted(maps.Keys(byDefault))
+		defaulted := 0
+		for _, p := range patterns {
+			defaulted += len(byDefault[p])
+		}
 		var parts []string
 		for _, p := range patterns {
 			if defaulted == 1 { // which one: templates/ is also a skill's own name (railway/templates)
-				parts = append(parts, fmt.Sprintf("%s (1: %s)", p, sc.rel(first[p])))
+				parts = append(parts, fmt.Sprintf("%s (1: %s)", p, sc.rel(byDefault[p][0].Dir)))
 			} else {
-				parts = append(parts, fmt.Sprintf("%s (%d)", p, byDefault[p]))
+				parts = append(parts, fmt.Sprintf("%s (%d)", p, len(byDefault[p])))
 			}
 		}
 		// Every pattern that names a folder of the skill leaves it out
-		// (tests/fixtures/): each is taken back.
-		var negate []string
-		for p := range strings.SplitSeq(patterns[0], " and ") {
-			negate = append(negate, "--ignore '!"+p+"'")
-		}
-		back := fmt.Sprintf("%s takes one back, --all every skill found", strings.Join(negate, " "))
-		if inInstall == defaulted {
-			// A pattern would take them back only for the install
-			// folders' rule (installed) to leave them out again.
-			back = "--all takes them back (they are in clients' install folders too)"
+		// (tests/fixtures/): each is taken back. A pattern is offered only
+		// if the steps after would keep one of its skills: a marketplace
+		// declaring others, or an install folder, would leave it out again.
+		back := "--all takes them back (an --ignore '!...' would not: the scope leaves them out for another reason too)"
+		for _, p := range patterns {
+			again, _, _ := sc.steps(root, t, append(slices.Clone(kept), byDefault[p]...))
+			its := map[*skill.Skill]bool{}
+			for _, s := range byDefault[p] {
+				its[s] = true
+			}
+			if slices.ContainsFunc(again, func(s *skill.Skill) bool { return its[s] }) {
+				var negate []string
+				for p := range strings.SplitSeq(p, " and ") {
+					negate = append(negate, "--ignore '!"+p+"'")
+				}
+				back = fmt.Sprintf("%s takes one back, --all every skill found", strings.Join(negate, " "))
+				break
+			}
 		}
 		notes = append(notes, fmt.Sprintf("left out %s in folders of tests and templates: %s; %s",
 			human.Plural(defaulted, "skill", "skills"), strings.Join(parts, ", "), back))
 	}
 	at := len(notes)
-	kept, said, taking := sc.declared(root, t, kept)
-	notes = append(notes, said...)
-	kept, said = sc.inManifests(root, kept)
-	notes = append(notes, said...)
-	kept, said = sc.nested(root, kept)
-	notes = append(notes, said...)
-	kept, said = sc.deeper(root, kept)
-	notes = append(notes, said...)
-	kept, said = sc.locked(root, kept)
-	notes = append(notes, said...)
-	kept, said = sc.installed(root, kept)
+	kept, said, taking := sc.steps(root, t, kept)
 	notes = append(notes, said...)
 	if taking != nil { // counted among the skills every step kept
 		notes = slices.Insert(notes, at, taking(kept))
 	}
 	return kept, notes
+}
+
+// steps are the scope's rules after the ignore patterns, in order, on the
+// skills those kept: what manifests declare, skills inside others, the
+// depth, skills-lock.json and clients' install folders.
+func (sc Scope) steps(root string, t *skill.Tree, kept []*skill.Skill) ([]*skill.Skill, []string, func([]*skill.Skill) string) {
+	kept, notes, taking := sc.declared(root, t, kept)
+	for _, step := range []func(string, []*skill.Skill) ([]*skill.Skill, []string){sc.inManifests, sc.nested, sc.deeper, sc.locked, sc.installed} {
+		var said []string
+		kept, said = step(root, kept)
+		notes = append(notes, said...)
+	}
+	return kept, notes, taking
 }
 
 // Find discovers the skills at or below each root that the scope keeps,
