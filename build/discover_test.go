@@ -149,8 +149,8 @@ func TestDeclaredScope(t *testing.T) {
 		"left out 2 skills in folders of tests and templates: template/ (1), tests/ and fixtures/ (1); --ignore '!template/' takes one back, --all every skill found",
 		"taking the 4 skills that " + rel(t, src, ".claude-plugin/marketplace.json") + " declares, and the 1 skill in skills/ and the top-level folders, where every client looks",
 		"left out 1 skill that no manifest declares, where no client installing from the repository looks (" + rel(t, src, "scratch/idea") + "); --all takes every skill found",
-		"left out 2 skills in clients' install folders, copies or working skills the repository does not publish: " + rel(t, src, ".claude/skills") + " (1), " +
-			rel(t, src, ".cursor/skills") + " (1); 2 of them named like no skill taken (no copies): dev; --all takes them",
+		"left out 2 skills in clients' install folders, copies or working skills the repository does not publish: " + rel(t, src, ".claude/skills/dev") + ", " +
+			rel(t, src, ".cursor/skills/dev") + "; 2 of them named like no skill taken (no copies): dev; --all takes them",
 		"left out 1 skill of plugins the marketplace does not list, where no client installing from the repository looks (" + rel(t, src, "backups/extra-old/skills/art") + "); --all takes every skill found",
 		"pdf: 2 identical copies",
 		"left out 1 skill inside other skills' folders",

@@ -97,8 +97,8 @@ func TestInstalledNote(t *testing.T) {
 		if len(kept) != 1 || len(notes) != 1 {
 			t.Fatalf("verbose %v: kept %d, notes %q", verbose, len(kept), notes)
 		}
-		named := strings.Count(notes[0], ".claude/skills (1)")
-		if more := strings.Contains(notes[0], "and 2 more folders"); verbose == more || named != map[bool]int{false: 5, true: 7}[verbose] {
+		named := strings.Count(notes[0], ".claude/skills/s")
+		if more := strings.Contains(notes[0], "and 2 more (-v"); verbose == more || named != map[bool]int{false: 5, true: 7}[verbose] {
 			t.Errorf("verbose %v: %s", verbose, notes[0])
 		}
 	}
@@ -115,8 +115,8 @@ func TestInstalledOverHidden(t *testing.T) {
 		{Dir: "/p/.tool/archive/skills/v2/deploy", File: skill.FileName},
 	}
 	kept, notes := Scope{}.installed("/p", found)
-	if len(kept) != 2 || kept[0].Dir != "/p/.claude/skills/deploy" || len(notes) != 1 || !strings.Contains(notes[0], "where no client looks (in hidden folders") || !strings.Contains(notes[0], "/p/.tool (2)") {
-		t.Errorf("kept %d (%v), notes %q; want the install folder's 2 and a note on .tool (2)", len(kept), kept, notes)
+	if len(kept) != 2 || kept[0].Dir != "/p/.claude/skills/deploy" || len(notes) != 1 || !strings.Contains(notes[0], "where no client looks (in hidden folders") || !strings.Contains(notes[0], "2 in /p/.tool") {
+		t.Errorf("kept %d (%v), notes %q; want the install folder's 2 and a note on 2 in .tool", len(kept), kept, notes)
 	}
 	// One skill in a visible folder: the install folders are left out, as
 	// before, and the hidden ones kept.
@@ -134,8 +134,8 @@ func TestInstalledOverHidden(t *testing.T) {
 		{Dir: "/p/skills/_drivers/sdk/examples", File: skill.FileName},
 	}
 	kept, notes = Scope{}.installed("/p", deep)
-	if len(kept) != 1 || kept[0].Dir != "/p/.agents/skills/dev" || len(notes) != 1 || !strings.Contains(notes[0], "/p/docs (1), /p/skills (1), /p/src (1)") {
-		t.Errorf("kept %v, notes %q; want the install folder's and a note on docs (1), skills (1) and src (1)", kept, notes)
+	if len(kept) != 1 || kept[0].Dir != "/p/.agents/skills/dev" || len(notes) != 1 || !strings.Contains(notes[0], "/p/docs/phoenix, /p/skills/_drivers/sdk/examples, /p/src/app/prompts/skills/debug") {
+		t.Errorf("kept %v, notes %q; want the install folder's and a note naming the three", kept, notes)
 	}
 	// A top-level folder's skill is published; a collection's (misc/<name>)
 	// is too, but not alone: the install folder's own skills come with it.
@@ -198,7 +198,7 @@ func TestInstalledAtTop(t *testing.T) {
 	for _, tree := range [][]*skill.Skill{found, withUnseen} {
 		kept, notes := Scope{}.installed("/p", tree)
 		said := slices.ContainsFunc(notes, func(n string) bool {
-			return strings.Contains(n, "left out 2 skills in sub-projects' install folders") && strings.Contains(n, "/p/tools/bot/.gemini/skills (1)")
+			return strings.Contains(n, "left out 2 skills in sub-projects' install folders") && strings.Contains(n, "/p/tools/bot/.gemini/skills/triage")
 		})
 		if len(kept) != 1 || kept[0].Dir != "/p/.gemini/skills/docs-writer" || !said {
 			t.Errorf("%d skills: kept %v, notes %q; want the top's one and a note on the sub-projects' 2", len(tree), kept, notes)
@@ -228,7 +228,7 @@ func TestInstalledAtTop(t *testing.T) {
 	}
 	for _, verbose := range []bool{false, true} {
 		_, notes := Scope{Verbose: verbose}.installed("/p", many)
-		if len(notes) != 1 || strings.Count(notes[0], "/.agents/skills (1)") != map[bool]int{false: 5, true: 7}[verbose] || strings.Contains(notes[0], "and 2 more folders") == verbose {
+		if len(notes) != 1 || strings.Count(notes[0], "/.agents/skills/crud") != map[bool]int{false: 5, true: 7}[verbose] || strings.Contains(notes[0], "and 2 more (-v") == verbose {
 			t.Errorf("verbose %v: notes %q", verbose, notes)
 		}
 	}

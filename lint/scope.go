@@ -618,7 +618,7 @@ func (sc Scope) rel(p string) string {
 func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []string) {
 	var kept, installs []*skill.Skill
 	var in []string                                       // the install folder of each of installs
-	folders, unseen := map[string]int{}, map[string]int{} // unseen: by the first hidden or top-level folder
+	folders, unseen := map[string][]*skill.Skill{}, map[string][]*skill.Skill{} // unseen: by the first hidden or top-level folder
 	// published: a kept skill is declared, at the top or in skills/.
 	nUnseen, published := 0, false
 	top, _ := filepath.Abs(root)
@@ -627,13 +627,13 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		// Only a folder below root: a repository cloned into a client's
 		// folder is not all one install folder.
 		if f := installedIn(top, abs); f != "" {
-			folders[f]++
+			folders[f] = append(folders[f], s)
 			installs, in = append(installs, s), append(in, f)
 			continue
 		}
 		kept = append(kept, s)
 		if f, pub := where(top, abs, s); f != "" {
-			unseen[f]++
+			unseen[f] = append(unseen[f], s)
 			nUnseen++
 		} else {
 			published = published || pub
@@ -786,10 +786,10 @@ func (sc Scope) deeper(root string, found []*skill.Skill) ([]*skill.Skill, []str
 // leaveOut keeps the skills of found that out names no folder for, and
 // says how many it left out and why, counted by the folders out named.
 func (sc Scope) leaveOut(found []*skill.Skill, why string, out func(i int, s *skill.Skill) string) ([]*skill.Skill, []string) {
-	kept, left := found[:0:0], map[string]int{}
+	kept, left := found[:0:0], map[string][]*skill.Skill{}
 	for i, s := range found {
 		if f := out(i, s); f != "" {
-			left[f]++
+			left[f] = append(left[f], s)
 			continue
 		}
 		kept = append(kept, s)
@@ -839,12 +839,12 @@ func (sc Scope) locked(root string, found []*skill.Skill) ([]*skill.Skill, []str
 // (google-gemini/gemini-cli). It says what it left out.
 func (sc Scope) atTop(top string, installs []*skill.Skill, in []string) ([]*skill.Skill, []string) {
 	var kept []*skill.Skill
-	deep := map[string]int{}
+	deep := map[string][]*skill.Skill{}
 	for i, s := range installs {
 		if f := in[i]; atTopOf(top, f) {
 			kept = append(kept, s)
 		} else {
-			deep[f]++
+			deep[f] = append(deep[f], s)
 		}
 	}
 	if len(kept) == 0 || len(deep) == 0 {
@@ -862,15 +862,20 @@ func atTopOf(top, f string) bool {
 	return err == nil && hiddenName(strings.SplitN(filepath.ToSlash(rel), "/", 2)[0])
 }
 
-// counted lists folders with their counts of skills, by path: the first 5,
-// or all with -v.
-func (sc Scope) counted(folders map[string]int) []string {
+// counted lists the skills left out by the folders holding them, by path:
+// a folder's one skill by its own path, more as "3 in FOLDER"; the first 5
+// folders, or all with -v.
+func (sc Scope) counted(folders map[string][]*skill.Skill) []string {
 	sorted, n := slices.Sorted(maps.Keys(folders)), 5
 	if sc.Verbose {
 		n = len(sorted)
 	}
-	return human.UpTo(len(sorted), n, func(i int) string { return fmt.Sprintf("%s (%d)", sc.rel(sorted[i]), folders[sorted[i]]) },
-		"and %d more folders (-v lists them)")
+	return human.UpTo(len(sorted), n, func(i int) string {
+		if in := folders[sorted[i]]; len(in) > 1 {
+			return fmt.Sprintf("%d in %s", len(in), sc.rel(sorted[i]))
+		}
+		return sc.rel(folders[sorted[i]][0].Dir)
+	}, "and %d more (-v lists them)")
 }
 
 // installedIn is the client's install folder below root that holds the

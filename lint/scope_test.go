@@ -66,7 +66,7 @@ func TestRunDeeperCopies(t *testing.T) {
 		t.Errorf("checked %v, want %v", dirs, want)
 	}
 	said := slices.ContainsFunc(res.Notes, func(n string) bool {
-		return strings.Contains(n, "left out 1 skill where no client looks") && strings.Contains(n, "bootstrap (1)")
+		return strings.Contains(n, "left out 1 skill where no client looks") && strings.Contains(n, "bootstrap/payload/skills/plan")
 	})
 	if !said || !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "build: 2 identical copies") }) {
 		t.Errorf("notes %q lack the stale copy's and the identical copies'", res.Notes)
@@ -99,7 +99,7 @@ func TestRunNested(t *testing.T) {
 	}
 	res, dirs := linted(t, tree)
 	said := slices.ContainsFunc(res.Notes, func(n string) bool {
-		return strings.Contains(n, "left out 1 skill inside other skills' folders") && strings.Contains(n, "skills/office (1)")
+		return strings.Contains(n, "left out 1 skill inside other skills' folders") && strings.Contains(n, "skills/office/roles/asset")
 	})
 	if !slices.Equal(dirs, []string{"skills/office", "skills/plain"}) || !said || len(encoding(res)) != 1 {
 		t.Errorf("checked %v, notes %q, text-encoding at %v; want office and plain, a note, and latin.md reported", dirs, res.Notes, encoding(res))
@@ -137,7 +137,7 @@ func TestRunInManifests(t *testing.T) {
 		"plugins/q/.codex-plugin/plugin.json":          `{"name": "q"}`,
 	})
 	said := slices.ContainsFunc(res.Notes, func(n string) bool {
-		return strings.Contains(n, "left out 2 skills inside plugins' manifest folders") && strings.Contains(n, "plugins/p/.claude-plugin (1)")
+		return strings.Contains(n, "left out 2 skills inside plugins' manifest folders") && strings.Contains(n, "plugins/p/.claude-plugin/skills/foo")
 	})
 	if !slices.Equal(dirs, []string{"plugins/p/skills/bar"}) || !said {
 		t.Errorf("checked %v, notes %q; want bar alone, and a note", dirs, res.Notes)
@@ -160,7 +160,7 @@ func TestRunLocked(t *testing.T) {
 		"tools/app/.agents/skills/x/SKILL.md": md("grill-me"),
 	})
 	said := slices.ContainsFunc(res.Notes, func(n string) bool {
-		return strings.Contains(n, "left out 2 skills that skills-lock.json records") && strings.Contains(n, ".agents/skills (2)")
+		return strings.Contains(n, "left out 2 skills that skills-lock.json records") && strings.Contains(n, "2 in .agents/skills")
 	})
 	if want := []string{".agents/skills/own-review"}; !slices.Equal(dirs, want) || !said {
 		t.Errorf("checked %v, notes %q; want %v and a note on the 2 locked", dirs, res.Notes, want)
