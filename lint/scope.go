@@ -617,7 +617,7 @@ func (sc Scope) rel(p string) string {
 // the install folders taken, a sub-project's gives way to the top's (atTop).
 func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []string) {
 	var kept, installs []*skill.Skill
-	var in []string                                       // the install folder of each of installs
+	var in []string                                                             // the install folder of each of installs
 	folders, unseen := map[string][]*skill.Skill{}, map[string][]*skill.Skill{} // unseen: by the first hidden or top-level folder
 	// published: a kept skill is declared, at the top or in skills/.
 	nUnseen, published := 0, false
