@@ -435,11 +435,16 @@ const maxUntallied = 40
 
 // byRule names the five rules with the most findings, with their counts.
 func byRule(fs []lint.Finding) string {
-	n := map[string]int{}
+	n, worst := map[string]int{}, map[string]lint.Severity{}
 	for _, f := range fs {
 		n[f.Rule]++
+		worst[f.Rule] = max(worst[f.Rule], f.Severity)
 	}
-	rules := slices.SortedFunc(maps.Keys(n), func(a, b string) int { return cmp.Or(n[b]-n[a], strings.Compare(a, b)) })
+	// The rules that fail the run first: a rule of one error must not be
+	// lost in "and 1 more" behind a hundred warnings.
+	rules := slices.SortedFunc(maps.Keys(n), func(a, b string) int {
+		return cmp.Or(cmp.Compare(worst[b], worst[a]), n[b]-n[a], strings.Compare(a, b))
+	})
 	return strings.Join(human.UpTo(len(rules), 5, func(i int) string { return fmt.Sprintf("%s %d", rules[i], n[rules[i]]) }, "and %d more"), ", ")
 }
 

@@ -77,4 +77,12 @@ func TestLintSummaryByRule(t *testing.T) {
 	if want := "by rule: body-too-long 20, link-broken 10, secret 9, a 2, b 2, and 2 more (skillpack lint --explain RULE"; !strings.Contains(err.String(), want) {
 		t.Errorf("summary:\n%s\nwant %q", err.String(), want)
 	}
+	// The rule that fails the run comes first, however few its findings
+	// (lazarenkod/agents: name-bundle-clash was "and 1 more").
+	res.Findings = append(res.Findings, lint.Finding{Rule: "name-bundle-clash", Severity: lint.Error})
+	err.Reset()
+	summarize(&IO{Err: &err}, res)
+	if want := "by rule: name-bundle-clash 1, body-too-long 20, link-broken 10, secret 9, a 2, and 3 more"; !strings.Contains(err.String(), want) {
+		t.Errorf("summary:\n%s\nwant %q", err.String(), want)
+	}
 }
