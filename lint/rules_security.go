@@ -15,6 +15,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
 )
@@ -799,7 +800,8 @@ func reportInvisible(p *Pass, hiding bool) {
 		}
 		for n, i := range mine {
 			if n == maxPerFile {
-				p.Reportf(f.rel, f.line[i], f.col[i], f.hits[i].fix, "%d more runs of invisible characters from here on in %s", len(mine)-n, f.rel)
+				fix := strings.Replace(f.hits[i].fix, "delete it", "delete them", 1)
+				p.Reportf(f.rel, f.line[i], f.col[i], fix, "%s of invisible characters from here on in %s", human.Plural(len(mine)-n, "more run", "more runs"), f.rel)
 				break
 			}
 			fix := f.hits[i].fix

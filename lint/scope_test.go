@@ -326,3 +326,29 @@ func TestRemoteSourcesGrouped(t *testing.T) {
 		t.Errorf("%d findings, the last %q; want %d, the last saying 5 more", len(got), got[len(got)-1], maxPerFile+1)
 	}
 }
+
+// TestInvisibleGrouped: past maxPerFile runs of invisible characters in a
+// file, one finding says how many more, in words that fit their number
+// (Qwayk/safe-agent-skills: "1 more runs", fix "delete it").
+func TestInvisibleGrouped(t *testing.T) {
+	for more, want := range map[int]string{1: "1 more run of", 20: "20 more runs of"} {
+		root := t.TempDir()
+		var text strings.Builder
+		for i := range maxPerFile + more {
+			fmt.Fprintf(&text, "para %d\n\u200b\n", i)
+		}
+		testtool.WriteTree(t, root, map[string]string{
+			"a/SKILL.md":            "---\nname: a\ndescription: Plan the work for the user, step by step.\n---\n# Plan\nSee [the guide](references/guide.md).\n",
+			"a/references/guide.md": text.String(),
+		})
+		var got []Finding
+		for _, f := range lintDir(t, root, Options{Base: root}).Findings {
+			if f.Rule == "invisible-char" {
+				got = append(got, f)
+			}
+		}
+		if last := got[len(got)-1]; len(got) != maxPerFile+1 || !strings.HasPrefix(last.Message, want) || last.Fix != "delete them" {
+			t.Errorf("%d more: %d findings, the last %q (fix %q); want %d, the last %q..., fix \"delete them\"", more, len(got), last.Message, last.Fix, maxPerFile+1, want)
+		}
+	}
+}
