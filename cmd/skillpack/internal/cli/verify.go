@@ -65,7 +65,9 @@ wrote (s3://bucket/prefix, oci://host/repo[:tag]). A SKILLDIR, a skill an
 installer unpacked, is checked against its folder signature, skill.oms.sig.
 --previous compares the bundle with the one published before it.
 
-Any problem, or a source that cannot be read, is exit 1. --json prints one
+Any problem, or a URL or bundle that cannot be read, is exit 1; a DIST
+that does not exist, a bucket that does not exist or credentials refused
+are exit 2 (docs/cli.md). --json prints one
 document however the check ends (schema/verify.schema.json).` + "\n\n" + docs("signing.md"),
 		Example: `  skillpack verify dist
   skillpack verify https://example.com --json
