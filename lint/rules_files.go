@@ -258,10 +258,12 @@ var fileRules = []*Rule{
 			"CLI installs no skill of more than 1000 files, and says nothing of it, so past 1000 lint " +
 			"reports an error, whatever severity the rule is given (but off). Leave generated or bulky files out " +
 			"with .skillignore, merge small files, or split the skill in two. Over 10,000 files verify " +
-			"and pull refuse the skill's archive, so the build refuses the skill.",
-		Bad:   "pdf/\n  SKILL.md\n  icons/0001.svg ... icons/0900.svg",
-		Good:  "pdf/\n  SKILL.md\n  icons.zip\n  scripts/unpack.sh",
-		Check: withFiles(checkTooManyFiles),
+			"and pull refuse the skill's archive, so the build refuses the skill. " +
+			"A plugin's archive is held to the same limits: past them lint reports an error at the plugin, and the build leaves the plugin out.",
+		Bad:      "pdf/\n  SKILL.md\n  icons/0001.svg ... icons/0900.svg",
+		Good:     "pdf/\n  SKILL.md\n  icons.zip\n  scripts/unpack.sh",
+		Check:    withFiles(checkTooManyFiles),
+		CheckRun: checkPluginPackLimits,
 	},
 	{
 		ID:       "skill-too-large",
@@ -276,10 +278,12 @@ var fileRules = []*Rule{
 			"CLI takes 50 MiB. Leave large files out with .skillignore and have a script fetch them at " +
 			"run time, or split the skill. Over 256 MiB unpacked (every file with its tar header) verify " +
 			"and pull refuse the skill's archive, so the build refuses the skill: lint reports that as an " +
-			"error, whatever severity the rule is given.",
-		Bad:   "pdf/\n  SKILL.md\n  samples/   (40 MiB of PDFs)",
-		Good:  "pdf/\n  SKILL.md\n  scripts/fetch-samples.sh",
-		Check: withFiles(checkSkillTooLarge),
+			"error, whatever severity the rule is given. " +
+			"A plugin's archive is held to the same limits: past them lint reports an error at the plugin, and the build leaves the plugin out.",
+		Bad:      "pdf/\n  SKILL.md\n  samples/   (40 MiB of PDFs)",
+		Good:     "pdf/\n  SKILL.md\n  scripts/fetch-samples.sh",
+		Check:    withFiles(checkSkillTooLarge),
+		CheckRun: checkPluginPackLimits,
 	},
 	{
 		ID:       "skill-md-too-large",
@@ -301,10 +305,12 @@ var fileRules = []*Rule{
 		Explain: "fast-agent refuses any file of a skill over 10 MiB, and a large file makes every " +
 			"install slow. Leave it out with .skillignore and have a script fetch or build it at " +
 			"run time, or compress it. Over 64 MiB (SKILL.md too) verify and pull read no such file, so " +
-			"the build refuses the skill: lint reports that as an error, whatever severity the rule is given.",
-		Bad:   "pdf/\n  SKILL.md\n  assets/sample.pdf   (25 MiB)",
-		Good:  "pdf/\n  SKILL.md\n  scripts/fetch-sample.sh",
-		Check: withFiles(checkFileTooLarge),
+			"the build refuses the skill: lint reports that as an error, whatever severity the rule is given. " +
+			"A plugin's archive is held to the same limits: past them lint reports an error at the plugin, and the build leaves the plugin out.",
+		Bad:      "pdf/\n  SKILL.md\n  assets/sample.pdf   (25 MiB)",
+		Good:     "pdf/\n  SKILL.md\n  scripts/fetch-sample.sh",
+		Check:    withFiles(checkFileTooLarge),
+		CheckRun: checkPluginPackLimits,
 	},
 }
 
@@ -1072,6 +1078,20 @@ func PackLimits(what string, files []skill.File) []Finding {
 			Message: fmt.Sprintf("the %s's archive would unpack to up to %d bytes; verify and pull unpack no archive to more than %d bytes (256 MiB)", what, n, int64(pack.MaxUnpacked))})
 	}
 	return out
+}
+
+// checkPluginPackLimits reports the rule's findings of PackLimits of each
+// plugin's files, for which the build leaves the plugin out of the bundle
+// (a file of one of its skills is said once: Sort drops the twin).
+func checkPluginPackLimits(p *RunPass) {
+	p.eachPlugin(func(pl *plugin.Plugin, files *skill.Files, _ map[string]bool) {
+		for _, f := range PackLimits("plugin", files.Files) {
+			if f.Rule == p.rule.ID {
+				f.Path = p.Rel(filepath.Join(pl.Dir, filepath.FromSlash(f.Path)))
+				p.Report(f)
+			}
+		}
+	})
 }
 
 // refusePackLimits reports the rule's findings of PackLimits, and whether

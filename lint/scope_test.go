@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/skillpack/skillpack/internal/testtool"
+	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -350,5 +351,44 @@ func TestInvisibleGrouped(t *testing.T) {
 		if last := got[len(got)-1]; len(got) != maxPerFile+1 || !strings.HasPrefix(last.Message, want) || last.Fix != "delete them" {
 			t.Errorf("%d more: %d findings, the last %q (fix %q); want %d, the last %q..., fix \"delete them\"", more, len(got), last.Message, last.Fix, maxPerFile+1, want)
 		}
+	}
+}
+
+// TestPluginPackLimits: lint reports what the build leaves a plugin out
+// for, past the archive limits verify and pull hold every archive to, as
+// errors at the plugin; a file over them inside one of its skills is the
+// skill's finding, said once.
+func TestPluginPackLimits(t *testing.T) {
+	root := t.TempDir()
+	testtool.WriteTree(t, root, map[string]string{
+		"p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		"p/skills/a/SKILL.md":          "---\nname: a\ndescription: Plan the work for the user, step by step.\n---\n# Plan\n",
+	})
+	sparse := map[string]int64{"p/data/big.bin": pack.MaxFile + 1, "p/skills/a/big.bin": pack.MaxFile + 1}
+	for i := range 4 {
+		sparse[fmt.Sprintf("p/data/part%d.bin", i)] = pack.MaxFile
+	}
+	for name, size := range sparse {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(filepath.Join(root, name), size); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got []string
+	for _, f := range lintDir(t, root, Options{Base: root}).Findings {
+		if f.Rule == "file-too-large" || f.Rule == "skill-too-large" {
+			got = append(got, fmt.Sprintf("%s %s %s", f.Severity, f.Rule, f.Path))
+		}
+	}
+	slices.Sort(got)
+	// (The skill's own warning: more than MCP hosts take.)
+	want := []string{"error file-too-large p/data/big.bin", "error file-too-large p/skills/a/big.bin", "error skill-too-large p", "warning skill-too-large p/skills/a"}
+	if !slices.Equal(got, want) {
+		t.Errorf("findings %q, want %q", got, want)
 	}
 }
