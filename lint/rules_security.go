@@ -32,7 +32,7 @@ var securityRules = []*Rule{
 			"(AKIA... and ASIA..., then 16 characters of base32: A-Z and 2-7), GitHub tokens (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_), " +
 			"Anthropic and OpenAI API keys (sk-ant-, sk-proj-, ...), Slack tokens (xoxb-, xoxp-, " +
 			"xoxa-, xoxr-), Stripe live keys (sk_live_, rk_live_), Google API keys (AIza), Hugging Face " +
-			"tokens (hf_) and GitLab personal access tokens (glpat-). Obvious placeholders (AKIAIOSFODNN7EXAMPLE, anything with EXAMPLE, YOUR, " +
+			"tokens (hf_), GitLab personal access tokens (glpat-) and npm access tokens (npm_). Obvious placeholders (AKIAIOSFODNN7EXAMPLE, anything with EXAMPLE, YOUR, " +
 			"REPLACE or XXXX, a part opening with xxx, runs of characters in order such as abc123def456, A1B2C3D4 or " +
 			"xyzxyz, a key body cut off with ... or …) are skipped. The message shows only the first four " +
 			"characters. Revoke the secret at its issuer, remove it, and have scripts read credentials from " +
@@ -149,6 +149,7 @@ var secretPatterns = []secretPattern{
 	{"AIza", "AIza", 0, regexp.MustCompile(`^AIza[0-9A-Za-z_-]{35}`), "a Google API key"},
 	{"hf_", "hf_", 0, regexp.MustCompile(`^hf_[A-Za-z0-9]{34}`), "a Hugging Face token"},
 	{"glpat-", "glpat-", 0, regexp.MustCompile(`^glpat-[0-9A-Za-z_-]{20}`), "a GitLab personal access token"},
+	{"npm_", "npm_", 0, regexp.MustCompile(`^npm_[A-Za-z0-9]{36}`), "an npm access token"},
 }
 
 // secretKeys are the patterns' distinct keys, each with its patterns.
