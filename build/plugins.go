@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/human"
@@ -310,29 +309,6 @@ func (b *builder) vouchedDirs(p *packed) map[string]bool {
 		ok[absPath(s.Dir)] = !slices.ContainsFunc(s.Findings, func(f lint.Finding) bool { return f.Rule != "name-bundle-clash" })
 	}
 	return ok
-}
-
-// pluginFiles collects each plugin's files once a build, leaving out what
-// builds write: lint looks in them (the secret rule) and packPlugin packs
-// them.
-func pluginFiles(out string) func(dir string) (*skill.Files, error) {
-	type collected struct {
-		files *skill.Files
-		err   error
-	}
-	var mu sync.Mutex
-	seen := map[string]collected{}
-	omit := written(out)
-	return func(dir string) (*skill.Files, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		c, ok := seen[dir]
-		if !ok {
-			c.files, c.err = skill.CollectOmitting(dir, omit)
-			seen[dir] = c
-		}
-		return c.files, c.err
-	}
 }
 
 // written reports whether a path met in a plugin's folder is what builds

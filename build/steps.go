@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+
+	"github.com/skillpack/skillpack/lint"
 )
 
 // Run builds the skills found at or below roots into opts.Out.
@@ -42,7 +44,7 @@ func newBuilder(ctx context.Context, roots []string, opts Options) *builder {
 	lo.Publishing = true
 	lo.Out = opts.Out
 	out, _ := filepath.Abs(opts.Out)
-	lo.PluginFiles = pluginFiles(out)
+	lo.PluginFiles = lint.PluginFiles(written(out))
 	return &builder{ctx: cmp.Or[context.Context](ctx, context.Background()), opts: opts, roots: roots,
 		res: &Result{DryRun: opts.DryRun}, lintOpts: lo}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/skillpack/skillpack/internal/parallel"
@@ -47,9 +48,30 @@ type Options struct {
 
 	// PluginFiles collects a plugin's files as its archives hold them:
 	// the build's leaves out its own output, and packs what it collected.
-	// Nil collects with skill.CollectOmitting, leaving out what builds
-	// write (skill.Built).
+	// Nil is PluginFiles(skill.Built), leaving out what builds write.
 	PluginFiles func(dir string) (*skill.Files, error)
+}
+
+// PluginFiles returns a collector of plugins' files, leaving out what omit
+// reports (skill.CollectOmitting), that walks each plugin's folder once
+// however many checks ask for it: five rules do, and the build's packing.
+func PluginFiles(omit func(disk string, isDir bool) bool) func(dir string) (*skill.Files, error) {
+	type collected struct {
+		files *skill.Files
+		err   error
+	}
+	var mu sync.Mutex
+	seen := map[string]collected{}
+	return func(dir string) (*skill.Files, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		c, ok := seen[dir]
+		if !ok {
+			c.files, c.err = skill.CollectOmitting(dir, omit)
+			seen[dir] = c
+		}
+		return c.files, c.err
+	}
 }
 
 // Result is the outcome of a run.
@@ -174,9 +196,7 @@ func newRunner(opts Options) *runner {
 	base, _ := filepath.Abs(opts.Base) // "" is the working folder
 	r := &runner{set: set, strict: opts.Strict, base: base, roots: opts.Roots, out: cmp.Or(opts.Out, "dist"), publishing: opts.Publishing, allowUsed: make([]atomic.Bool, len(set.Allow)), pluginFiles: opts.PluginFiles}
 	if r.pluginFiles == nil {
-		r.pluginFiles = func(dir string) (*skill.Files, error) {
-			return skill.CollectOmitting(dir, skill.Built)
-		}
+		r.pluginFiles = PluginFiles(skill.Built)
 	}
 	for _, a := range set.Allow {
 		r.allow = append(r.allow, skill.NewIgnore([]string{a.Path}))
