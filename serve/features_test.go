@@ -121,6 +121,15 @@ func TestCacheSetting(t *testing.T) {
 	if res, _ := m["result"].(map[string]any); res == nil || res["ttlMs"] != 42000.0 {
 		t.Errorf("skills/list: %v, want ttlMs 42000", m)
 	}
+	// An index lifetime of 0 (serve --watch's) is HTTP's no-cache, and
+	// results stale at once: ttlMs 0, not a second.
+	_, s = start(t, dist, Options{Cache: &layout.Cache{}})
+	send, _, end = rawStdio(t, s)
+	defer end()
+	m = send(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"skill://` + skillMD[len(".well-known/agent-skills/"):] + `",` + newProtocolMeta + `}}`)
+	if res, _ := m["result"].(map[string]any); res == nil || res["ttlMs"] != 0.0 {
+		t.Errorf("resources/read: %v, want ttlMs 0", m)
+	}
 }
 
 // newProtocolMeta is the _meta field of a request of protocol 2026-07-28

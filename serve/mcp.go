@@ -2,7 +2,6 @@ package serve
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -12,7 +11,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -284,8 +282,9 @@ func must(err error) {
 	}
 }
 
-// ttl is the ttlMs of MCP results: index.json's max-age over HTTP.
-func (s *Server) ttl() int { return int(cmp.Or(s.opts.Cache.Index, time.Second).Milliseconds()) }
+// ttl is the ttlMs of MCP results: index.json's max-age over HTTP; 0,
+// stale at once, as HTTP's no-cache.
+func (s *Server) ttl() int { return int(s.opts.Cache.Index.Milliseconds()) }
 
 func (s *Server) cacheable() mcp.Cacheable {
 	return mcp.Cacheable{TTLMs: s.ttl(), CacheScope: "public"}

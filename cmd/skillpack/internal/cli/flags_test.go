@@ -275,6 +275,24 @@ func TestServeServerOptions(t *testing.T) {
 			t.Errorf("%q: %+v", tc.argv, so)
 		}
 	}
+	// --watch serves what changes on every save: nothing is to be cached
+	// unless a flag says so (a TypeScript SDK client read a cached
+	// SKILL.md for five minutes after hearing of the change).
+	for _, tc := range []struct {
+		argv []string
+		want layout.Cache
+	}{
+		{[]string{"dist"}, layout.DefaultCache},
+		{[]string{"dist", "--watch", "skills"}, layout.Cache{}},
+		{[]string{"dist", "--watch", "skills", "--cache-files", "1h"}, layout.Cache{Files: time.Hour}},
+	} {
+		ios, _, _ := fakeIO(nil)
+		var opts *serveOptions
+		parse(t, newServeCmd(ios, func(_ context.Context, o *serveOptions) error { opts = o; return nil }), tc.argv)
+		if so, err := opts.serverOptions(ios); err != nil || *so.Cache != tc.want {
+			t.Errorf("%q: cache %+v, %v; want %+v", tc.argv, so.Cache, err, tc.want)
+		}
+	}
 }
 
 func TestLintFlags(t *testing.T) {

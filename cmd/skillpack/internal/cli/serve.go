@@ -76,8 +76,8 @@ build is served once it is complete and checked, and on SIGHUP. With
 	f.StringVar(&opts.PublicURL, "base-url", "", "absolute `URL` clients reach the server at, for the install commands of the catalog page at / (default: the address each request came to; /index.html and the skill pages stay as built)")
 	f.StringVar(&opts.TokenFile, "auth-token-file", "", "require a bearer token from `FILE` (one per line) on every HTTP request")
 	f.StringVar(&opts.LogFormat, "log-format", "text", "log requests and events on stderr as `FORMAT`: text or json")
-	f.DurationVar(&opts.CacheIndex, "cache-index", layout.DefaultCache.Index, "how long clients may cache the indexes, MCP documents and checksums.txt")
-	f.DurationVar(&opts.CacheFiles, "cache-files", layout.DefaultCache.Files, "how long clients may cache skill files such as SKILL.md")
+	f.DurationVar(&opts.CacheIndex, "cache-index", layout.DefaultCache.Index, "how long clients may cache the indexes, MCP documents and checksums.txt, and MCP results (with --watch: 0)")
+	f.DurationVar(&opts.CacheFiles, "cache-files", layout.DefaultCache.Files, "how long clients may cache skill files such as SKILL.md (with --watch: 0)")
 	f.IntVar(&opts.MaxConns, "max-connections", 1024, "serve at most `N` HTTP connections at once; more wait to be accepted")
 	return cmd
 }
@@ -202,6 +202,14 @@ func (o *serveOptions) serverOptions(ios *IO) (serve.Options, error) {
 	}
 	if o.CacheIndex < 0 || o.CacheFiles < 0 {
 		return serve.Options{}, usageErr("--cache-index and --cache-files take a duration of 0 or more, such as 5m or 1h")
+	}
+	// A --watch server changes what it serves on every save: clients are
+	// told to ask again each time (HTTP no-cache, MCP ttlMs 0), or a client
+	// told of a change reads the file it cached (the TypeScript SDK).
+	for name, d := range map[string]*time.Duration{"cache-index": &o.CacheIndex, "cache-files": &o.CacheFiles} {
+		if o.Watch != "" && (o.given == nil || !o.given(name)) {
+			*d = 0
+		}
 	}
 	var h slog.Handler
 	lo := &slog.HandlerOptions{}
