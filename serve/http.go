@@ -40,6 +40,11 @@ func (s *Server) Handler() http.Handler {
 		defer s.running.Add(-1)
 		began := time.Now()
 		rw := &response{ResponseWriter: w, rc: http.NewResponseController(w), grace: s.opts.writeTimeout, status: http.StatusOK}
+		// Past half of MaxConns a connection is not kept for the client's
+		// next request: given back, it serves another client's (streams
+		// and kept-alive connections would fill MaxConns and leave every
+		// new client waiting).
+		rw.closing = s.conns.Load() > int64(s.opts.MaxConns/2) && r.Header.Get("Mcp-Method") != "subscriptions/listen"
 		switch msg := badPath(r); {
 		case len(r.RequestURI) > maxURLLength:
 			http.Error(rw, "request URI too long", http.StatusRequestURITooLong)
@@ -297,9 +302,18 @@ func (s *Server) mcpHandler() http.Handler {
 			}{io.MultiReader(bytes.NewReader(data), r.Body), r.Body}
 		}
 		// A subscriptions/listen stream lasts as long as its client wants,
-		// so it takes no turn (MaxConns bounds those); the SDK refuses a
-		// request whose Mcp-Method header is not its method.
+		// so it takes no turn, and holds its connection: half of MaxConns
+		// at most, or streams would leave no connection to any request.
+		// (The SDK refuses a request whose Mcp-Method header is not its
+		// method.)
 		if r.Header.Get("Mcp-Method") == "subscriptions/listen" {
+			defer s.listens.Add(-1)
+			if n := max(1, s.opts.MaxConns/2); s.listens.Add(1) > int64(n) {
+				s.crowded(&s.listensFull, "%d subscriptions/listen streams, half of --max-connections: more are refused (503) until one ends", n)
+				w.Header().Set("Retry-After", "60")
+				http.Error(w, "too many subscriptions/listen streams open: try again later", http.StatusServiceUnavailable)
+				return
+			}
 			h.ServeHTTP(w, r)
 			return
 		}

@@ -443,46 +443,96 @@ func preflight(t *testing.T, url, method, headers string) *http.Response {
 
 // TestMaxConns: a connection past MaxConns is not served while the ones
 // before it stay open, and is served once one of them closes, so that a
-// flood of clients holds a bounded number of connections' memory.
+// flood of clients holds a bounded number of connections' memory. Past
+// half of MaxConns a response closes its connection, given back for
+// another client's request.
 func TestMaxConns(t *testing.T) {
 	base, _ := start(t, pristine(t), Options{MaxConns: 1})
 	addr := strings.TrimPrefix(base, "http://")
-	get := func(c net.Conn) *bufio.Reader {
-		t.Helper()
-		if _, err := io.WriteString(c, "GET /.well-known/agent-skills/index.json HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
-			t.Fatal(err)
-		}
-		return bufio.NewReader(c)
-	}
 	first, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer first.Close()
-	resp, err := http.ReadResponse(get(first), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close() // the connection stays open, kept alive
-
+	io.WriteString(first, "GET /.well-known/agent-skills/index.json HTTP/1.1\r\n") // the rest to come
 	second, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer second.Close()
-	r := get(second)
+	if _, err := io.WriteString(second, "GET /.well-known/agent-skills/index.json HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(second)
 	second.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
 	if _, err := r.Peek(1); err == nil {
 		t.Fatal("a second connection was served while MaxConns (1) was held by the first")
 	}
 	first.Close()
 	second.SetReadDeadline(time.Now().Add(10 * time.Second))
-	resp, err = http.ReadResponse(r, nil)
+	resp, err := http.ReadResponse(r, nil)
 	if err != nil {
 		t.Fatalf("the second connection, once the first closed: %v", err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("the second connection got %d, want 200", resp.StatusCode)
+	if resp.StatusCode != http.StatusOK || !resp.Close {
+		t.Errorf("the second connection got %d, Close %v; want 200, closed (past half of MaxConns)", resp.StatusCode, resp.Close)
+	}
+}
+
+// TestListenStreams: subscriptions/listen streams, which last as long as
+// their clients, take half of MaxConns at most; one more is refused at
+// once with a 503, and requests are still answered (a host's stream and
+// its requests filled MaxConns, and every client waited for good).
+func TestListenStreams(t *testing.T) {
+	base, _ := start(t, pristine(t), Options{MaxConns: 4})
+	listen := func() *http.Response {
+		t.Helper()
+		body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{` + newProtocolMeta + `,"notifications":{"resourcesListChanged":true}}}`
+		req, _ := http.NewRequest("POST", base+MCPPath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", modernSince)
+		req.Header.Set("Mcp-Method", "subscriptions/listen")
+		c := &http.Client{Transport: &http.Transport{}} // a connection of its own
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	for range 2 {
+		resp := listen()
+		if line, err := bufio.NewReader(resp.Body).ReadString('\n'); err != nil || !strings.HasPrefix(line, "event: message") {
+			t.Fatalf("a stream of half of MaxConns: %q, %v", line, err)
+		}
+	}
+	if resp := listen(); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a stream past half of MaxConns: %d, Retry-After %q; want 503 and a Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	// Each on a connection of its own, given back: a file, and an MCP
+	// request, whose event stream the SDK marks keep-alive.
+	for i := range 4 {
+		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		req, _ := http.NewRequestWithContext(c, "GET", base+"/"+layout.V2Index, nil)
+		if i%2 == 1 {
+			body := `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{` + newProtocolMeta + `}}`
+			req, _ = http.NewRequestWithContext(c, "POST", base+MCPPath, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", modernSince)
+			req.Header.Set("Mcp-Method", MethodListSkills)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			cancel()
+			t.Fatalf("a request beside the streams: %v", err)
+		}
+		resp.Body.Close()
+		cancel()
+		if resp.StatusCode != http.StatusOK || !resp.Close {
+			t.Errorf("a request beside the streams: %d, Close %v; want 200, closed", resp.StatusCode, resp.Close)
+		}
 	}
 }

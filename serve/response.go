@@ -22,6 +22,10 @@ type response struct {
 	grace  time.Duration
 	status int
 	n      int64
+	// closing sends Connection: close, whatever the handler set (the MCP
+	// SDK sets keep-alive on its event streams), so that the connection
+	// is given back once the response is sent.
+	closing, wrote bool
 }
 
 // paced sets the connection's write deadline for sending n more bytes:
@@ -31,12 +35,18 @@ func (r *response) paced(n int64) {
 }
 
 func (r *response) WriteHeader(code int) {
-	r.status = code
+	if r.closing {
+		r.Header().Set("Connection", "close")
+	}
+	r.status, r.wrote = code, code >= http.StatusOK
 	r.paced(0)
 	r.ResponseWriter.WriteHeader(code)
 }
 
 func (r *response) Write(p []byte) (int, error) {
+	if !r.wrote {
+		r.WriteHeader(http.StatusOK)
+	}
 	r.paced(int64(len(p)))
 	n, err := r.ResponseWriter.Write(p)
 	r.n += int64(n)
@@ -44,6 +54,9 @@ func (r *response) Write(p []byte) (int, error) {
 }
 
 func (r *response) Flush() {
+	if !r.wrote {
+		r.WriteHeader(http.StatusOK)
+	}
 	r.paced(0)
 	r.rc.Flush()
 }

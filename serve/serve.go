@@ -101,6 +101,12 @@ type Server struct {
 	// times as long.
 	turns    chan struct{}
 	running  atomic.Int64 // HTTP requests being answered, for the log when the server stops
+	// conns are the connections open, of MaxConns; listens the
+	// subscriptions/listen streams among them, which last as long as
+	// their clients (Handler keeps half of MaxConns for the rest).
+	conns, listens atomic.Int64
+	// When the log last said each was at its bound, in Unix seconds.
+	connsFull, listensFull atomic.Int64
 	baseHost string       // BaseURL's: the one name besides loopback a loopback request may carry (rebound)
 }
 
@@ -173,6 +179,16 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout: 30 * time.Second,
 		// Handlers see ctx, so open MCP streams end when the server stops.
 		BaseContext: func(net.Listener) context.Context { return ctx },
+		ConnState: func(_ net.Conn, state http.ConnState) {
+			switch state {
+			case http.StateNew:
+				if s.conns.Add(1) == int64(s.opts.MaxConns) {
+					s.crowded(&s.connsFull, "%d connections, --max-connections: more wait until one closes", s.opts.MaxConns)
+				}
+			case http.StateClosed, http.StateHijacked:
+				s.conns.Add(-1)
+			}
+		},
 		ErrorLog:    slog.NewLogLogger(s.opts.Log.Handler(), slog.LevelWarn),
 	}
 	done := make(chan struct{})
@@ -195,6 +211,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		return nil
 	}
 	return err
+}
+
+// crowded warns that the server is at one of its bounds, at most once a
+// minute: a crowd would say it on every connection.
+func (s *Server) crowded(said *atomic.Int64, format string, args ...any) {
+	now, last := time.Now().Unix(), said.Load()
+	if now-last >= 60 && said.CompareAndSwap(last, now) {
+		s.warnf(format, args...)
+	}
 }
 
 func (s *Server) logf(format string, args ...any) {
