@@ -489,13 +489,8 @@ func TestListenStreams(t *testing.T) {
 	listen := func() *http.Response {
 		t.Helper()
 		body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{` + newProtocolMeta + `,"notifications":{"resourcesListChanged":true}}}`
-		req, _ := http.NewRequest("POST", base+MCPPath, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", modernSince)
-		req.Header.Set("Mcp-Method", "subscriptions/listen")
 		c := &http.Client{Transport: &http.Transport{}} // a connection of its own
-		resp, err := c.Do(req)
+		resp, err := c.Do(mcpRequest(base, modernSince, body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -515,16 +510,11 @@ func TestListenStreams(t *testing.T) {
 	// request, whose event stream the SDK marks keep-alive.
 	for i := range 4 {
 		c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		req, _ := http.NewRequestWithContext(c, "GET", base+"/"+layout.V2Index, nil)
+		req, _ := http.NewRequest("GET", base+"/"+layout.V2Index, nil)
 		if i%2 == 1 {
-			body := `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{` + newProtocolMeta + `}}`
-			req, _ = http.NewRequestWithContext(c, "POST", base+MCPPath, strings.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Mcp-Protocol-Version", modernSince)
-			req.Header.Set("Mcp-Method", MethodListSkills)
+			req = mcpRequest(base, modernSince, `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{`+newProtocolMeta+`}}`)
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := http.DefaultClient.Do(req.WithContext(c))
 		if err != nil {
 			cancel()
 			t.Fatalf("a request beside the streams: %v", err)

@@ -666,9 +666,9 @@ func postMCP(t *testing.T, base, id, body string) (int, string, map[string]any) 
 	return postMCPAt(t, base, "2025-11-25", id, body)
 }
 
-// postMCPAt is postMCP at another protocol version.
-func postMCPAt(t *testing.T, base, version, id, body string) (int, string, map[string]any) {
-	t.Helper()
+// mcpRequest is a POST of body to base's MCP endpoint at a protocol
+// version, with the headers a client of that version sends.
+func mcpRequest(base, version, body string) *http.Request {
 	req, _ := http.NewRequest("POST", base+MCPPath, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -688,6 +688,13 @@ func postMCPAt(t *testing.T, base, version, id, body string) (int, string, map[s
 			req.Header.Set("Mcp-Name", uri)
 		}
 	}
+	return req
+}
+
+// postMCPAt is postMCP at another protocol version.
+func postMCPAt(t *testing.T, base, version, id, body string) (int, string, map[string]any) {
+	t.Helper()
+	req := mcpRequest(base, version, body)
 	if id != "" {
 		req.Header.Set("Mcp-Session-Id", id)
 	}
@@ -812,11 +819,7 @@ func TestMCPTurns(t *testing.T) {
 		s.turns <- struct{}{}
 	}
 	listen := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{` + newProtocolMeta + `,"notifications":{"resourcesListChanged":true}}}`
-	req, _ := http.NewRequest("POST", base+MCPPath, strings.NewReader(listen))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", modernSince)
-	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	req := mcpRequest(base, modernSince, listen)
 	c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	resp, err := http.DefaultClient.Do(req.WithContext(c))
@@ -832,12 +835,7 @@ func TestMCPTurns(t *testing.T) {
 	answered := make(chan int, 1)
 	go func() {
 		body := `{"jsonrpc":"2.0","id":1,"method":"skills/list","params":{` + newProtocolMeta + `}}`
-		req, _ := http.NewRequest("POST", base+MCPPath, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", modernSince)
-		req.Header.Set("Mcp-Method", MethodListSkills)
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := http.DefaultClient.Do(mcpRequest(base, modernSince, body))
 		if err != nil {
 			answered <- 0
 			return

@@ -99,15 +99,15 @@ type Server struct {
 	// the rest waiting first in, first out (as a channel wakes them).
 	// Answered all at once, a hundred requests on two CPUs each take fifty
 	// times as long.
-	turns    chan struct{}
-	running  atomic.Int64 // HTTP requests being answered, for the log when the server stops
+	turns   chan struct{}
+	running atomic.Int64 // HTTP requests being answered, for the log when the server stops
 	// conns are the connections open, of MaxConns; listens the
 	// subscriptions/listen streams among them, which last as long as
 	// their clients (Handler keeps half of MaxConns for the rest).
 	conns, listens atomic.Int64
 	// When the log last said each was at its bound, in Unix seconds.
 	connsFull, listensFull atomic.Int64
-	baseHost string       // BaseURL's: the one name besides loopback a loopback request may carry (rebound)
+	baseHost               string // BaseURL's: the one name besides loopback a loopback request may carry (rebound)
 }
 
 // New returns a server for b. The server holds b open as long as it
@@ -189,7 +189,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 				s.conns.Add(-1)
 			}
 		},
-		ErrorLog:    slog.NewLogLogger(s.opts.Log.Handler(), slog.LevelWarn),
+		ErrorLog: slog.NewLogLogger(s.opts.Log.Handler(), slog.LevelWarn),
 	}
 	done := make(chan struct{})
 	go func() {
