@@ -126,10 +126,12 @@ var fileRules = []*Rule{
 			"differ only in Unicode normalization (é as one code point, NFC, or as e plus a combining " +
 			"accent, NFD) are one file on macOS: installing the skill there silently overwrites one " +
 			"with the other. The same holds for a file and a folder (notes and Notes/). Rename or " +
-			"merge them.",
-		Bad:   "pdf/\n  SKILL.md\n  reference.md\n  Reference.md",
-		Good:  "pdf/\n  SKILL.md\n  reference.md\n  reference-forms.md",
-		Check: withFiles(checkPathCollision),
+			"merge them. " +
+			"A plugin's files outside its skills are checked too: the build leaves out a plugin whose archive cannot hold them.",
+		Bad:      "pdf/\n  SKILL.md\n  reference.md\n  Reference.md",
+		Good:     "pdf/\n  SKILL.md\n  reference.md\n  reference-forms.md",
+		Check:    withFiles(checkPathCollision),
+		CheckRun: inPlugins(pathCollisions),
 	},
 	{
 		ID:       "path-windows",
@@ -155,10 +157,12 @@ var fileRules = []*Rule{
 			"cannot be packed. The limits are in UTF-8 bytes, not characters: a Chinese, Japanese or " +
 			"Korean character takes three, so a file name holds at most 33 of them. Shorten the " +
 			"folder or file names (the last element alone must fit in 100 bytes). The build refuses such a skill, so " +
-			"lint reports it as an error whatever severity the rule is given.",
-		Bad:   "pdf/\n  SKILL.md\n  references/<a 120-byte file name>.md",
-		Good:  "pdf/\n  SKILL.md\n  references/forms.md",
-		Check: withFiles(checkPathTooLong),
+			"lint reports it as an error whatever severity the rule is given. " +
+			"A plugin's files outside its skills are checked too: the build leaves out a plugin whose archive cannot hold them.",
+		Bad:      "pdf/\n  SKILL.md\n  references/<a 120-byte file name>.md",
+		Good:     "pdf/\n  SKILL.md\n  references/forms.md",
+		Check:    withFiles(checkPathTooLong),
+		CheckRun: inPlugins(pathsTooLong),
 	},
 	{
 		ID:       "path-unpackable",
@@ -179,10 +183,12 @@ var fileRules = []*Rule{
 			"the links to it. A USTAR header also holds a file's size in 11 octal digits, so a file " +
 			"of 8 GiB or more cannot be packed either: leave it out with .skillignore and fetch it at " +
 			"run time. The build refuses such a skill, so lint reports it as an error whatever severity the " +
-			"rule is given.",
-		Bad:   "pdf/\n  SKILL.md\n  references/notes<U+202E>dm.exe\n  references/caf\\xe9.md   (Latin-1)",
-		Good:  "pdf/\n  SKILL.md\n  references/notes.md\n  references/café.md   (UTF-8)",
-		Check: withFiles(checkPathPackable),
+			"rule is given. " +
+			"A plugin's files outside its skills are checked too: the build leaves out a plugin whose archive cannot hold them.",
+		Bad:      "pdf/\n  SKILL.md\n  references/notes<U+202E>dm.exe\n  references/caf\\xe9.md   (Latin-1)",
+		Good:     "pdf/\n  SKILL.md\n  references/notes.md\n  references/café.md   (UTF-8)",
+		Check:    withFiles(checkPathPackable),
+		CheckRun: inPlugins(pathsPackable),
 	},
 	{
 		ID:       "text-encoding",
@@ -508,7 +514,11 @@ func junkKind(name string, dir bool) string {
 	return "an editor swap or backup file"
 }
 
-func checkPathCollision(p *Pass) {
+func checkPathCollision(p *Pass) { pathCollisions(p.Files.Files, p) }
+
+// pathCollisions is path-collision's check of a list of files, a skill's
+// or a plugin's.
+func pathCollisions(files []skill.File, p fileReporter) {
 	type entry struct {
 		path string
 		dir  bool
@@ -533,10 +543,10 @@ func checkPathCollision(p *Pass) {
 			what, where = "Unicode normalization (NFC and NFD)", "macOS"
 		}
 		p.Reportf(rel, 0, 0, "rename one of them, or merge them",
-			"%s%s and %s%s differ only in %s; they are one path on %s, where installing the skill overwrites one with the other",
+			"%s%s and %s%s differ only in %s; they are one path on %s, where installing it overwrites one with the other",
 			folderWord(prev.dir), prev.path, folderWord(dir), rel, what, where)
 	}
-	for _, f := range p.Files.Files {
+	for _, f := range files {
 		for rel := range pathElems(f.Path) {
 			add(rel, rel != f.Path)
 		}
@@ -607,8 +617,10 @@ func windowsNameProblem(name string) string {
 // other than the path's length (path-too-long's), by asking pack itself, so
 // lint promises exactly what the build accepts; and, as the build refuses
 // them whatever lint's settings, as errors (Refuse), as path-too-long does.
-func checkPathPackable(p *Pass) {
-	for _, f := range p.Files.Files {
+func checkPathPackable(p *Pass) { pathsPackable(p.Files.Files, p) }
+
+func pathsPackable(files []skill.File, p fileReporter) {
+	for _, f := range files {
 		if err := pack.CheckSize(f.Path, f.Size); err != nil {
 			p.Refusef(f.Path, 0, 0, "leave it out with "+skill.IgnoreFile+" and fetch it at run time, or split it",
 				"the file cannot be packed: %s", packMessage(err))
@@ -650,8 +662,10 @@ func packableName(rel string) string {
 	}, strings.ToValidUTF8(rel, "_"))
 }
 
-func checkPathTooLong(p *Pass) {
-	for _, f := range p.Files.Files {
+func checkPathTooLong(p *Pass) { pathsTooLong(p.Files.Files, p) }
+
+func pathsTooLong(files []skill.File, p fileReporter) {
+	for _, f := range files {
 		if pack.FitsUSTAR(f.Path) {
 			continue
 		}
@@ -1078,6 +1092,46 @@ func PackLimits(what string, files []skill.File) []Finding {
 			Message: fmt.Sprintf("the %s's archive would unpack to up to %d bytes; verify and pull unpack no archive to more than %d bytes (256 MiB)", what, n, int64(pack.MaxUnpacked))})
 	}
 	return out
+}
+
+// fileReporter is what the checks of a list of files report through: a
+// skill's Pass, or inPlugins' reporter for a plugin's files.
+type fileReporter interface {
+	Reportf(path string, line, col int, fix, format string, args ...any)
+	Refusef(path string, line, col int, fix, format string, args ...any)
+}
+
+// inPlugins runs a check of a list of files on the files of each plugin
+// outside its skills (whose own checks see theirs): the build leaves out
+// a plugin whose archive cannot hold them.
+func inPlugins(check func([]skill.File, fileReporter)) func(*RunPass) {
+	return func(p *RunPass) {
+		p.eachPlugin(func(pl *plugin.Plugin, files *skill.Files, own map[string]bool) {
+			var outside []skill.File
+			for _, f := range files.Files {
+				if !inSkill(f.Path, own) {
+					outside = append(outside, f)
+				}
+			}
+			check(outside, pluginReporter{p, pl.Dir})
+		})
+	}
+}
+
+// pluginReporter reports the findings of a plugin's files at their paths
+// from the run's folder.
+type pluginReporter struct {
+	p   *RunPass
+	dir string
+}
+
+func (r pluginReporter) Reportf(path string, line, col int, fix, format string, args ...any) {
+	r.p.Reportf(filepath.Join(r.dir, filepath.FromSlash(path)), line, col, fix, format, args...)
+}
+
+func (r pluginReporter) Refusef(path string, line, col int, fix, format string, args ...any) {
+	r.p.Report(Finding{Path: r.p.Rel(filepath.Join(r.dir, filepath.FromSlash(path))), Line: line, Column: col,
+		Severity: Error, Message: fmt.Sprintf(format, args...), Fix: fix})
 }
 
 // checkPluginPackLimits reports the rule's findings of PackLimits of each
