@@ -104,6 +104,10 @@ func (s *Server) newMCP() *mcp.Server {
 				c.TTLMs = s.ttl()
 			}
 		},
+		// Any URI may be subscribed to, as in the reference server: one
+		// that a later build serves is told of then (register).
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 	})
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		URITemplate: skillTemplate,
@@ -119,7 +123,10 @@ func (s *Server) newMCP() *mcp.Server {
 	// version has them (modern), which the SDK does not ask.
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if undeclared[method] {
+			// Over HTTP a session opened with initialize has no stream to
+			// hear of updates on, and is not promised them (unlisted).
+			legacyHTTP := req.GetExtra() != nil && req.GetExtra().Header != nil && !modern(req)
+			if undeclared[method] || legacyHTTP && (method == "resources/subscribe" || method == "resources/unsubscribe") {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + method}
 			}
 			if r, ok := req.(*mcp.ReadResourceRequest); ok && method == "resources/read" && r.Params != nil {
@@ -165,10 +172,7 @@ func unlisted(r *mcp.InitializeResult) *mcp.InitializeResult {
 // which the SDK answers all the same: a client must be told they are not
 // found, as server/discover's capabilities promise (the conformance suite
 // checks).
-var undeclared = map[string]bool{
-	"completion/complete": true, "logging/setLevel": true,
-	"resources/subscribe": true, "resources/unsubscribe": true,
-}
+var undeclared = map[string]bool{"completion/complete": true, "logging/setLevel": true}
 
 // modern reports whether a request speaks protocol 2026-07-28 or later,
 // whose results carry resultType, ttlMs and cacheScope (SEP-2640). Such a
@@ -291,7 +295,9 @@ func (s *Server) cacheable() mcp.Cacheable {
 }
 
 // register makes resources/list show the SKILL.md files of next instead of
-// those of prev. The SDK tells subscribed clients the list changed.
+// those of prev. The SDK tells subscribed clients the list changed, and
+// register those subscribed to a resource whose bytes changed: told only
+// that the list changed, a client may read what it cached of a file.
 func (s *Server) register(prev, next *Held) {
 	keep := map[string]bool{}
 	for _, r := range next.entries {
@@ -305,6 +311,19 @@ func (s *Server) register(prev, next *Held) {
 			}
 		}
 		s.mcp.RemoveResources(gone...)
+		var changed []string
+		for p, f := range next.files {
+			old := prev.files[p]
+			if pp, ok := layout.ParsePath(p); ok && f.resource && old != nil && old.digest != f.digest && pp.URI() != "" {
+				changed = append(changed, pp.URI())
+			}
+		}
+		// Sent apart: a client slow to read must not hold up the swap.
+		go func() {
+			for _, uri := range changed {
+				s.mcp.ResourceUpdated(context.Background(), &mcp.ResourceUpdatedNotificationParams{URI: uri})
+			}
+		}()
 	}
 	for _, r := range next.entries {
 		s.mcp.AddResource(r, s.read)

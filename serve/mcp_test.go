@@ -33,9 +33,12 @@ import (
 // several pages.
 const pageSize = 2
 
-func newClient(t *testing.T) *mcp.Client {
+func newClient(t *testing.T) *mcp.Client { return newClientWith(t, nil) }
+
+// newClientWith is newClient with options (handlers of notifications).
+func newClientWith(t *testing.T, opts *mcp.ClientOptions) *mcp.Client {
 	t.Helper()
-	c := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "0"}, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "0"}, opts)
 	for _, err := range []error{
 		mcp.AddSendingCustomMethod[*ListSkillsParams, *ListSkillsResult](c, MethodListSkills),
 		mcp.AddSendingCustomMethod[*GetSkillParams, *GetSkillResult](c, MethodGetSkill),
@@ -71,12 +74,18 @@ func connectHTTP(t *testing.T, base, version string) *mcp.ClientSession {
 // --stdio` serves stdin and stdout, and connects the SDK's client to it.
 func connectStdio(t *testing.T, s *Server) *mcp.ClientSession {
 	t.Helper()
+	return connectStdioWith(t, s, newClient(t))
+}
+
+// connectStdioWith is connectStdio with a client of the caller's.
+func connectStdioWith(t *testing.T, s *Server, client *mcp.Client) *mcp.ClientSession {
+	t.Helper()
 	inR, inW := io.Pipe()   // client → server
 	outR, outW := io.Pipe() // server → client
 	c, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.ServeStdio(c, inR, outW); outW.Close() }()
-	cs, err := newClient(t).Connect(ctx(t), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
+	cs, err := client.Connect(ctx(t), &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -480,6 +489,71 @@ func TestMCPSwap(t *testing.T) {
 	}
 }
 
+// TestMCPResourceUpdated: a client subscribed to a file is told when a
+// new build changes its bytes (notifications/resources/updated), and not
+// of a file that stayed the same: told only that the list changed, the
+// TypeScript SDK read what it had cached.
+func TestMCPResourceUpdated(t *testing.T) {
+	s := New(open(t, pristine(t)), Options{})
+	updated := make(chan string, 10)
+	cs := connectStdioWith(t, s, newClientWith(t, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI },
+	}))
+	if !cs.InitializeResult().Capabilities.Resources.Subscribe {
+		t.Fatal("resources.subscribe is not declared")
+	}
+	const changed, same = "skill://csv-profiler/SKILL.md", "skill://csv-profiler/scripts/profile.py"
+	for _, uri := range []string{changed, same} {
+		if err := cs.Subscribe(ctx(t), &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := open(t, pristine(t))
+	b.files[skillMD].digest = layout.Digest("sha256:" + strings.Repeat("0", 64)) // as if rebuilt with other bytes
+	s.Swap(b)
+	select {
+	case uri := <-updated:
+		if uri != changed {
+			t.Errorf("told %s was updated, want %s", uri, changed)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no notifications/resources/updated for %s", changed)
+	}
+	select {
+	case uri := <-updated:
+		t.Errorf("also told %s was updated", uri)
+	case <-time.After(200 * time.Millisecond):
+	}
+
+	// A client of 2025-11-25 subscribes with resources/subscribe: over
+	// stdio it is told too; over HTTP its session has no stream to be
+	// told on, so the method is not there, as initialize declared.
+	send, notify, end := rawStdio(t, s)
+	defer end()
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	notify(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if m := send(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"` + changed + `"}}`); m["result"] == nil {
+		t.Fatalf("resources/subscribe over stdio: %v", m)
+	}
+	// SKILL.md's bytes back; swapped while the client reads, as the
+	// server's notifications wait for it to.
+	go s.Swap(open(t, pristine(t)))
+	told := false
+	for i := range 6 { // the notifications, and answers to pings
+		m := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, 10+i))
+		p, _ := m["params"].(map[string]any)
+		told = told || m["method"] == "notifications/resources/updated" && p["uri"] == changed
+	}
+	if !told {
+		t.Errorf("a 2025-11-25 client subscribed over stdio was not told %s changed", changed)
+	}
+	base, _ := serveBundle(t, open(t, pristine(t)), Options{})
+	_, id, _ := postMCP(t, base, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
+	if _, _, m := postMCP(t, base, id, `{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"`+changed+`"}}`); code(toErr(m)) != jsonrpc.CodeMethodNotFound {
+		t.Errorf("resources/subscribe over HTTP at 2025-11-25: %v, want method not found", m)
+	}
+}
+
 // TestMCPMalformedTable sends every kind of malformed input over stdio and
 // over HTTP, each followed by a good request: each gets the JSON-RPC error
 // it calls for, and the server keeps serving.
@@ -760,6 +834,10 @@ func rawStdio(t *testing.T, s *Server) (send func(line string) map[string]any, n
 	}
 	notify = func(line string) { go io.WriteString(inW, line+"\n") }
 	end = func() error {
+		go func() { // what the server still writes (notifications) must not hold it up
+			for lines.Scan() {
+			}
+		}()
 		inW.Close()
 		return <-done
 	}
