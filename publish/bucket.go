@@ -88,6 +88,10 @@ type bucketRun struct {
 	// sums are the digests the records read so far give each path: in a
 	// Plain store, the bytes a release put there show that it is skillpack's.
 	sums map[string]map[layout.Digest]bool
+	// theirs are the objects at the bundle's paths that another wrote
+	// with the bundle's bytes (checkForeign): left as they are, and so
+	// never taken for skillpack's by a later prune.
+	theirs map[string]bool
 }
 
 // PublishBucket publishes the bundle b to bk: nothing when an object at
@@ -276,6 +280,10 @@ func (p *bucketRun) inventory(ctx context.Context) map[string]entry {
 // upload makes one object present: as it is when its stored digest, size
 // and headers match, else sent.
 func (p *bucketRun) upload(ctx context.Context, o Object) (State, error) {
+	if p.theirs[o.Path] {
+		p.etags.set(o.Path, p.existing[o.Path].ETag)
+		return Present, nil
+	}
 	if etag, ok := p.inventoried(o); ok {
 		p.etags.set(o.Path, etag)
 		return Present, nil

@@ -87,6 +87,8 @@ func (p *bucketRun) checkForeign(ctx context.Context) error {
 		p.recordNames(ctx, d, named)
 		maps.DeleteFunc(doubt, func(path string, _ Object) bool { return named[path] })
 	}
+	var mu sync.Mutex
+	p.theirs = map[string]bool{}
 	foreign, err := p.sift(ctx, slices.Collect(maps.Values(doubt)), func(ctx context.Context, o Object) (bool, error) {
 		st, err := p.bk.Stat(ctx, o.Path)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -108,6 +110,11 @@ func (p *bucketRun) checkForeign(ctx context.Context) error {
 			if ok = err == nil; err != nil && !errors.As(err, new(*bundle.ChangedError)) {
 				return false, err
 			}
+		}
+		if ok && st.Digest == "" { // no digest of skillpack's: another's, with the bundle's bytes
+			mu.Lock()
+			p.theirs[o.Path] = true
+			mu.Unlock()
 		}
 		return !ok, nil
 	})

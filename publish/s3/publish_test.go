@@ -733,23 +733,7 @@ func testPruneIdentical(t *testing.T, s *server) {
 	sig := sk.TarGz.Path + layout.SignatureSuffix
 	got := s.objects("same")
 	for _, p := range []string{sk.TarGz.Path, sig} {
-		data := got[p].data
-		sum := sha256.Sum256(data)
-		s.proxy.pause()
-		c, err := minio.New(strings.TrimPrefix(s.url, "http://"), &minio.Options{Creds: credentials.NewStaticV4(testKey, testSecret, ""),
-			Region: "us-east-1", TrailingHeaders: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := c.RemoveObject(context.Background(), testBucket, "same/"+p, minio.RemoveObjectOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.PutObject(context.Background(), testBucket, "same/"+p, bytes.NewReader(data), int64(len(data)),
-			minio.PutObjectOptions{UserMetadata: map[string]string{"x-amz-checksum-sha256": base64.StdEncoding.EncodeToString(sum[:])},
-				DisableMultipart: true, DisableContentSha256: true}); err != nil {
-			t.Fatal(err)
-		}
-		s.proxy.resume()
+		putForeign(t, s, "same/"+p, got[p].data)
 	}
 	publishAt(2, true)
 	got = s.objects("same")
@@ -757,6 +741,70 @@ func testPruneIdentical(t *testing.T, s *server) {
 		if _, ok := got[p]; !ok {
 			t.Errorf("prune deleted %s, another tool's write of the same bytes", p)
 		}
+	}
+	if _, ok := got[sk.Zip.Path]; ok {
+		t.Errorf("prune kept %s, skillpack's", sk.Zip.Path)
+	}
+}
+
+// putForeign writes data at key as another tool would: with the server's
+// sha256 checksum of it, and no metadata of skillpack's.
+func putForeign(t *testing.T, s *server, key string, data []byte) {
+	t.Helper()
+	sum := sha256.Sum256(data)
+	s.proxy.pause()
+	defer s.proxy.resume()
+	c, err := minio.New(strings.TrimPrefix(s.url, "http://"), &minio.Options{Creds: credentials.NewStaticV4(testKey, testSecret, ""),
+		Region: "us-east-1", TrailingHeaders: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.RemoveObject(context.Background(), testBucket, key, minio.RemoveObjectOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutObject(context.Background(), testBucket, key, bytes.NewReader(data), int64(len(data)),
+		minio.PutObjectOptions{UserMetadata: map[string]string{"x-amz-checksum-sha256": base64.StdEncoding.EncodeToString(sum[:])},
+			DisableMultipart: true, DisableContentSha256: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// An object another tool wrote at one of the bundle's paths with the
+// bundle's bytes (a site moving from aws s3 sync to skillpack) is no
+// obstacle, and stays another's: publish leaves it as it is, and a later
+// prune, when no release names the path, does not delete it (it took it
+// over, rewrote it with its digest, and deleted it).
+func TestForeignIdentical(t *testing.T) { testForeignIdentical(t, fakeServer(t)) }
+
+func testForeignIdentical(t *testing.T, s *server) {
+	skills := tree(t)
+	dist := filepath.Join(t.TempDir(), "dist")
+	first := builtBundle(t, skills, dist)
+	sk := first.Skills[slices.IndexFunc(first.Skills, func(s publish.Skill) bool { return s.Name == "csv-profiler" })]
+	data, err := os.ReadFile(filepath.Join(dist, filepath.FromSlash(sk.TarGz.Path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	putForeign(t, s, "theirs/"+sk.TarGz.Path, data)
+	o := s.options()
+	o.Prune, o.Keep = true, 1
+	if err := Publish(context.Background(), first, s.target("theirs"), o, nil); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range s.objects("theirs")[sk.TarGz.Path].info.UserMetadata {
+		if strings.EqualFold(k, metaDigest) {
+			t.Errorf("publish rewrote another's %s with skillpack's digest %s", sk.TarGz.Path, v)
+		}
+	}
+	for n := range 2 { // the archive's path leaves the bundle, then its release the list
+		change(t, skills, n+1)
+		if err := Publish(context.Background(), builtBundle(t, skills, dist), s.target("theirs"), o, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := s.objects("theirs")
+	if _, ok := got[sk.TarGz.Path]; !ok {
+		t.Errorf("prune deleted %s, another's object", sk.TarGz.Path)
 	}
 	if _, ok := got[sk.Zip.Path]; ok {
 		t.Errorf("prune kept %s, skillpack's", sk.Zip.Path)

@@ -101,6 +101,7 @@ func runSuite(t *testing.T, s *server) {
 		{"dry run", testDryRun},
 		{"prune", testPrune},
 		{"prune identical", testPruneIdentical},
+		{"foreign identical", testForeignIdentical},
 		{"refuses", testRefuses},
 		{"denied", testDenied},
 		{"parent is a file", testParentIsFile},
