@@ -25,6 +25,7 @@ const (
 	fail        // answer 503 without asking the registry
 	lose        // ask the registry, then answer 502: the work is done but the client hears it failed
 	stall       // answer nothing until the client gives up
+	lie         // ask the registry, then answer with another Docker-Content-Digest
 )
 
 // proxy stands between Publish and the registry, recording every
@@ -80,7 +81,7 @@ func startProxy(t *testing.T, registryHost string) *proxy {
 			}
 			return
 		}
-		rec := &statusWriter{ResponseWriter: w}
+		rec := &statusWriter{ResponseWriter: w, lie: f == lie}
 		if f == lose {
 			rec.discard = true
 		}
@@ -106,6 +107,7 @@ type statusWriter struct {
 	http.ResponseWriter
 	status  int
 	discard bool
+	lie     bool
 	header  http.Header
 }
 
@@ -121,6 +123,9 @@ func (s *statusWriter) Header() http.Header {
 
 func (s *statusWriter) WriteHeader(code int) {
 	s.status = code
+	if h := s.Header(); s.lie && h.Get("Docker-Content-Digest") != "" {
+		h.Set("Docker-Content-Digest", string(digest.FromString("another")))
+	}
 	if !s.discard {
 		s.ResponseWriter.WriteHeader(code)
 	}

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -121,8 +122,14 @@ func (r *remoteRepo) unlessThere(there func() (bool, error), send func() error) 
 		return publish.WouldUpload, nil
 	}
 	err = send()
-	if errors.Is(err, errdef.ErrAlreadyExists) {
+	switch {
+	case errors.Is(err, errdef.ErrAlreadyExists):
 		return publish.Present, nil
+	case err != nil && strings.Contains(err.Error(), ": invalid response"):
+		// oras-go's word for a 2xx answer that breaks the protocol (a
+		// Docker-Content-Digest that is not the manifest's): the same
+		// registry answers the same way again, and the fault is its own.
+		return publish.Failed, publish.Refused{Err: fmt.Errorf("the registry's answer is not one the OCI distribution spec allows: %w", err), Class: 1}
 	}
 	return publish.Uploaded, err
 }

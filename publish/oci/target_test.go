@@ -2,6 +2,7 @@ package oci
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -149,6 +150,27 @@ func TestHostileRegistry(t *testing.T) {
 		if err != nil && !strings.Contains(err.Error(), "oci://127.0.0.1") {
 			t.Errorf("seed %d: %v; want the target named", seed, err)
 		}
+	}
+}
+
+// A registry whose answer to a manifest PUT names another digest breaks
+// the protocol, and would the same way again: the run fails as a failed
+// check (exit 1) naming the header, not as skillpack's fault (3) with
+// "run the same command again".
+func TestLyingDigestHeader(t *testing.T) {
+	reg := startRegistry(t)
+	px := startProxy(t, reg.host)
+	px.decide = func(_ int, r *http.Request) fault {
+		if r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/manifests/") {
+			return lie
+		}
+		return pass
+	}
+	_, b := newBundle(t)
+	err := Publish(context.Background(), b, "oci://"+px.host+"/acme/skills", Options{Retry: publish.Retry{Attempts: 2, Backoff: 1}}, func(publish.Result) {})
+	var c interface{ ExitClass() int }
+	if !errors.As(err, &c) || c.ExitClass() != 1 || !strings.Contains(err.Error(), "Docker-Content-Digest") {
+		t.Errorf("publish to a registry answering another digest: %v; want exit class 1, naming the header", err)
 	}
 }
 
