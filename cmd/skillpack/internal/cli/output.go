@@ -30,7 +30,7 @@ import (
 // addOutputFlags registers the global output flags on root, bound to ios.
 func addOutputFlags(root *cobra.Command, ios *IO) {
 	fs := root.PersistentFlags()
-	fs.BoolVarP(&ios.Quiet, "quiet", "q", false, "print errors only (and what a build left out): no progress, tally or hints")
+	fs.BoolVarP(&ios.Quiet, "quiet", "q", false, "print errors only (and what a build left out): no progress, tally or hints; what goes to stdout (the objects publish sent) stays")
 	fs.BoolVarP(&ios.Verbose, "verbose", "v", false, "print when each step ended, a line a skill and the time taken")
 	fs.StringVar(&ios.Color, "color", "auto", "colour the output: auto (on a terminal, unless NO_COLOR is set), always or never")
 }
