@@ -508,21 +508,36 @@ func TestMCPResourceUpdated(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b := open(t, pristine(t))
-	b.files[skillMD].digest = layout.Digest("sha256:" + strings.Repeat("0", 64)) // as if rebuilt with other bytes
-	s.Swap(b)
-	select {
-	case uri := <-updated:
-		if uri != changed {
-			t.Errorf("told %s was updated, want %s", uri, changed)
+	// At 2026-07-28 the subscription rides on a listen stream, which the
+	// server may take up after Subscribe returns: swapped until told,
+	// each build's SKILL.md another's.
+	deadline := time.After(10 * time.Second)
+	for n, told := 0, false; !told; n++ {
+		b := open(t, pristine(t))
+		if n%2 == 0 {
+			b.files[skillMD].digest = layout.Digest("sha256:" + strings.Repeat("0", 64)) // as if rebuilt with other bytes
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatalf("no notifications/resources/updated for %s", changed)
+		s.Swap(b)
+		select {
+		case uri := <-updated:
+			if told = true; uri != changed {
+				t.Errorf("told %s was updated, want %s", uri, changed)
+			}
+		case <-time.After(200 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("no notifications/resources/updated for %s", changed)
+		}
 	}
-	select {
-	case uri := <-updated:
-		t.Errorf("also told %s was updated", uri)
-	case <-time.After(200 * time.Millisecond):
+	for quiet := time.After(200 * time.Millisecond); ; { // (of SKILL.md again, once per flip)
+		select {
+		case uri := <-updated:
+			if uri != changed {
+				t.Errorf("also told %s was updated", uri)
+			}
+			continue
+		case <-quiet:
+		}
+		break
 	}
 
 	// A client of 2025-11-25 subscribes with resources/subscribe: over
@@ -535,17 +550,24 @@ func TestMCPResourceUpdated(t *testing.T) {
 	if m := send(`{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"` + changed + `"}}`); m["result"] == nil {
 		t.Fatalf("resources/subscribe over stdio: %v", m)
 	}
-	// SKILL.md's bytes back; swapped while the client reads, as the
-	// server's notifications wait for it to.
-	go s.Swap(open(t, pristine(t)))
+	// SKILL.md's bytes changed again (a third digest); swapped while the
+	// client reads, as the server's notifications wait for it to.
+	b := open(t, pristine(t))
+	b.files[skillMD].digest = layout.Digest("sha256:" + strings.Repeat("1", 64))
+	go s.Swap(b)
 	told := false
-	for i := range 6 { // the notifications, and answers to pings
-		m := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, 10+i))
+	for i, deadline := 0, time.Now().Add(10*time.Second); !told && time.Now().Before(deadline); i++ {
+		m := send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, 10+i)) // a line: a notification, or the answer
 		p, _ := m["params"].(map[string]any)
-		told = told || m["method"] == "notifications/resources/updated" && p["uri"] == changed
+		told = m["method"] == "notifications/resources/updated" && p["uri"] == changed
 	}
 	if !told {
 		t.Errorf("a 2025-11-25 client subscribed over stdio was not told %s changed", changed)
+	}
+	select { // the first client is told last; then nothing is left to send it
+	case <-updated:
+	case <-time.After(10 * time.Second):
+		t.Errorf("the 2026-07-28 client was not told %s changed again", changed)
 	}
 	base, _ := serveBundle(t, open(t, pristine(t)), Options{})
 	_, id, _ := postMCP(t, base, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
