@@ -46,14 +46,11 @@ func pristine(t testing.TB) string {
 			distErr = err
 			return
 		}
-		skills := filepath.Join(tmp, "skills")
-		if distErr = os.CopyFS(skills, os.DirFS("../examples")); distErr != nil {
-			return
+		skills, dist := filepath.Join(tmp, "skills"), filepath.Join(tmp, "dist")
+		if distErr = os.CopyFS(skills, os.DirFS("../examples")); distErr == nil {
+			_, distErr = build.Run([]string{skills}, build.Options{Out: dist})
 		}
-		dist := filepath.Join(tmp, "dist")
-		if _, distErr = build.Run([]string{skills}, build.Options{Out: dist}); distErr == nil {
-			distDir = dist
-		}
+		distDir = dist // TestMain removes its folder, built or not
 	})
 	if distErr != nil {
 		t.Fatalf("building the test bundle: %v", distErr)
