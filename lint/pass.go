@@ -177,6 +177,27 @@ type RunPass struct {
 	pluginFiles func(dir string) (*skill.Files, error) // Options.PluginFiles
 	roots       []string                               // Options.Roots
 	out         string                                 // Options.Out, or dist
+	markets     map[string]fileRead                    // the marketplaces read (marketplace)
+}
+
+// fileRead is a file's bytes as read, or why it could not be.
+type fileRead struct {
+	data []byte
+	err  error
+}
+
+// marketplace is the bytes of a marketplace file, read once a run however
+// many rules ask: each then sees the same bytes.
+func (p *RunPass) marketplace(path string) ([]byte, error) {
+	r, ok := p.markets[path]
+	if !ok {
+		r.data, r.err = smallfile.Read(path)
+		if p.markets == nil {
+			p.markets = map[string]fileRead{}
+		}
+		p.markets[path] = r
+	}
+	return r.data, r.err
 }
 
 // Ignore is the --ignore flag that leaves out the folder dir, a disk path

@@ -163,7 +163,7 @@ var pluginRules = []*Rule{
 // discovery's to report.
 func checkMarketplaceSources(p *RunPass) {
 	for _, file := range p.Marketplaces {
-		data, err := smallfile.Read(file)
+		data, err := p.marketplace(file)
 		if err != nil {
 			continue
 		}
@@ -305,7 +305,7 @@ type marketplaceNames struct {
 // object, where the JSON goes wrong (plugin.Syntax, as for a manifest).
 func checkMarketplaceJSON(p *RunPass) {
 	for _, path := range p.Marketplaces {
-		data, err := smallfile.Read(path)
+		data, err := p.marketplace(path)
 		if err != nil {
 			cannotRead(p, path, err)
 			continue
@@ -335,7 +335,7 @@ func checkMarketplaceJSON(p *RunPass) {
 // to report (skill.Tree's Unread).
 func checkMarketplaceNames(p *RunPass) {
 	for _, path := range p.Marketplaces {
-		data, err := smallfile.Read(path)
+		data, err := p.marketplace(path)
 		var m marketplaceNames
 		if err != nil || json.Unmarshal(data, &m) != nil {
 			continue
@@ -446,7 +446,7 @@ func checkClientManifests(p *RunPass) {
 // manifest names takes its entry's name.
 func entryNamed(p *RunPass, pl *plugin.Plugin) string {
 	file, e, ok := skill.EntryNaming(p.Marketplaces, pl.Dir)
-	data, err := smallfile.Read(file)
+	data, err := p.marketplace(file)
 	if !ok || e.Name != pl.Name || err != nil {
 		return ""
 	}
