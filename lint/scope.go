@@ -97,21 +97,24 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 		// (tests/fixtures/): each is taken back. A pattern is offered only
 		// if the steps after would keep one of its skills: a marketplace
 		// declaring others, or an install folder, would leave it out again.
-		back := "--all takes them back (an --ignore '!...' would not: the scope leaves them out for another reason too)"
+		var all []*skill.Skill
 		for _, p := range patterns {
-			again, _, _ := sc.steps(root, t, append(slices.Clone(kept), byDefault[p]...))
-			its := map[*skill.Skill]bool{}
-			for _, s := range byDefault[p] {
-				its[s] = true
+			all = append(all, byDefault[p]...)
+		}
+		again, _, _ := sc.steps(root, t, append(slices.Clone(kept), all...))
+		stays := map[*skill.Skill]bool{}
+		for _, s := range again {
+			stays[s] = true
+		}
+		back := "--all takes them back (an --ignore '!...' would not: the scope leaves them out for another reason too)"
+		if i := slices.IndexFunc(patterns, func(p string) bool {
+			return slices.ContainsFunc(byDefault[p], func(s *skill.Skill) bool { return stays[s] })
+		}); i >= 0 {
+			var negate []string
+			for p := range strings.SplitSeq(patterns[i], " and ") {
+				negate = append(negate, "--ignore '!"+p+"'")
 			}
-			if slices.ContainsFunc(again, func(s *skill.Skill) bool { return its[s] }) {
-				var negate []string
-				for p := range strings.SplitSeq(p, " and ") {
-					negate = append(negate, "--ignore '!"+p+"'")
-				}
-				back = fmt.Sprintf("%s takes one back, --all every skill found", strings.Join(negate, " "))
-				break
-			}
+			back = fmt.Sprintf("%s takes one back, --all every skill found", strings.Join(negate, " "))
 		}
 		notes = append(notes, fmt.Sprintf("left out %s in folders of tests and templates: %s; %s",
 			human.Plural(defaulted, "skill", "skills"), strings.Join(parts, ", "), back))
