@@ -44,7 +44,7 @@ func (s *Server) Handler() http.Handler {
 		// next request: given back, it serves another client's (streams
 		// and kept-alive connections would fill MaxConns and leave every
 		// new client waiting).
-		rw.closing = s.conns.Load() > int64(s.opts.MaxConns/2) && r.Header.Get("Mcp-Method") != "subscriptions/listen"
+		rw.closing = s.conns.Load() > int64(s.opts.MaxConns/2) && !listening(r)
 		switch msg := badPath(r); {
 		case len(r.RequestURI) > maxURLLength:
 			http.Error(rw, "request URI too long", http.StatusRequestURITooLong)
@@ -67,6 +67,11 @@ func (s *Server) Handler() http.Handler {
 		}
 	})
 }
+
+// listening reports whether r opens a subscriptions/listen stream, which
+// lasts as long as its client (the SDK refuses a request whose Mcp-Method
+// header is not its method).
+func listening(r *http.Request) bool { return r.Header.Get("Mcp-Method") == "subscriptions/listen" }
 
 // authorized reports whether r carries one of the server's tokens, or the
 // server has none. Tokens are compared by their SHA-256 in constant time,
@@ -304,9 +309,7 @@ func (s *Server) mcpHandler() http.Handler {
 		// A subscriptions/listen stream lasts as long as its client wants,
 		// so it takes no turn, and holds its connection: half of MaxConns
 		// at most, or streams would leave no connection to any request.
-		// (The SDK refuses a request whose Mcp-Method header is not its
-		// method.)
-		if r.Header.Get("Mcp-Method") == "subscriptions/listen" {
+		if listening(r) {
 			defer s.listens.Add(-1)
 			if n := max(1, s.opts.MaxConns/2); s.listens.Add(1) > int64(n) {
 				s.crowded(&s.listensFull, "%d subscriptions/listen streams, half of --max-connections: more are refused (503) until one ends", n)
