@@ -88,9 +88,9 @@ type bucketRun struct {
 	// sums are the digests the records read so far give each path: in a
 	// Plain store, the bytes a release put there show that it is skillpack's.
 	sums map[string]map[layout.Digest]bool
-	// theirs are the objects at the bundle's paths that another wrote
-	// with the bundle's bytes (checkForeign): left as they are, and so
-	// never taken for skillpack's by a later prune.
+	// theirs are the objects another wrote with the bundle's bytes at
+	// its paths (checkForeign), this run's and the inventory's: left as
+	// they are, never taken for skillpack's by a later run or prune.
 	theirs map[string]bool
 }
 
@@ -102,7 +102,7 @@ type bucketRun struct {
 // with Prune what no kept release names. It returns the first error that
 // retries did not overcome; a rerun completes the release.
 func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) error {
-	p := &bucketRun{b: b, bk: bk, o: o, inMemory: map[string][]byte{}}
+	p := &bucketRun{b: b, bk: bk, o: o, inMemory: map[string][]byte{}, theirs: map[string]bool{}}
 	var err error
 	if p.existing, err = Retried(ctx, o.Runner(), bk.List); err != nil {
 		return fmt.Errorf("%s: %w", bk, err)
@@ -111,7 +111,8 @@ func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) e
 	if err != nil {
 		return err
 	}
-	p.inv = p.inventory(ctx)
+	p.inventory(ctx)
+	known := len(p.theirs)
 	var live names
 	if o.Prune {
 		// Read before anything changes: the indexes readers hold now.
@@ -129,6 +130,13 @@ func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) e
 	if !o.DryRun {
 		if err := p.checkSent(); err != nil {
 			return err
+		}
+		if len(p.theirs) > known {
+			// Before anything is written: to a run after one stopped
+			// part way, a file its record names is its own to replace.
+			if err := p.saveInventory(ctx, slices.Collect(maps.Values(p.inv))); err != nil {
+				return err
+			}
 		}
 	}
 
@@ -170,12 +178,9 @@ func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) e
 		return err
 	}
 	if !o.DryRun {
-		// The inventory last: the next run's shortcut, never what it
-		// relies on. Not reported: it says nothing about the bundle.
-		inv := p.own(InventoryPath, p.etags.encode(slices.Concat(b.Objects, []Object{copyObj})))
-		r := o.Runner()
-		r.Report, r.Progress = nil, nil
-		if err := r.Run(ctx, []Object{inv}, p.upload); err != nil {
+		// The inventory last: the next run's shortcut, and its list of
+		// theirs.
+		if err := p.saveInventory(ctx, p.etags.entries(slices.Concat(b.Objects, []Object{copyObj}))); err != nil {
 			return err
 		}
 	}
@@ -263,18 +268,34 @@ func (p *bucketRun) releases(ctx context.Context) ([]release, error) {
 	return list, nil
 }
 
-// inventory reads the last complete run's inventory; nil when there is
-// none or it cannot be read, which costs a Stat per object and nothing
-// else.
-func (p *bucketRun) inventory(ctx context.Context) map[string]entry {
+// inventory reads the last complete run's inventory into inv, and the
+// paths it says are theirs and still hold something into theirs (one
+// gone leaves the path free). None, or one that cannot be read, costs a
+// Stat per object and the list of theirs.
+func (p *bucketRun) inventory(ctx context.Context) {
 	if _, ok := p.existing[InventoryPath]; !ok {
-		return nil
+		return
 	}
 	data, err := p.get(ctx, InventoryPath, maxInventory)
 	if err != nil {
-		return nil
+		return
 	}
-	return decodeInventory(data)
+	var theirs []string
+	p.inv, theirs = decodeInventory(data)
+	for _, path := range theirs {
+		if _, ok := p.existing[path]; ok {
+			p.theirs[path] = true
+		}
+	}
+}
+
+// saveInventory writes the inventory of entries and the paths that are
+// theirs. Not reported: it says nothing about the bundle.
+func (p *bucketRun) saveInventory(ctx context.Context, entries []entry) error {
+	inv := inventory{Objects: entries, Theirs: slices.Collect(maps.Keys(p.theirs))}
+	r := p.o.Runner()
+	r.Report, r.Progress = nil, nil
+	return r.Run(ctx, []Object{p.own(InventoryPath, inv.encode())}, p.upload)
 }
 
 // upload makes one object present: as it is when its stored digest, size

@@ -57,15 +57,19 @@ func (e Refused) ExitClass() int { return e.Class }
 // checkForeign refuses the run when an object at one of the bundle's
 // paths is not skillpack's to replace: one the last run's inventory does
 // not vouch for, no build record at the prefix names, and that does not
-// hold the bundle's bytes already. Records are read only while some path
-// is still in doubt.
+// hold the bundle's bytes already; or one the inventory says is theirs
+// that does not. Records are read only while some path is still in doubt.
 func (p *bucketRun) checkForeign(ctx context.Context) error {
 	doubt := map[string]Object{}
+	var theirs []Object // whose bytes alone say: no record names them for skillpack
 	for _, o := range p.b.Objects {
-		if l, ok := p.existing[o.Path]; ok {
-			if e, ok := p.inv[o.Path]; !ok || !e.vouches(o, l.ETag) {
-				doubt[o.Path] = o
-			}
+		l, ok := p.existing[o.Path]
+		switch e, vouched := p.inv[o.Path]; {
+		case !ok:
+		case p.theirs[o.Path]:
+			theirs = append(theirs, o)
+		case !vouched || !e.vouches(o, l.ETag):
+			doubt[o.Path] = o
 		}
 	}
 	// The published record first, then the releases' copies; a record
@@ -88,11 +92,13 @@ func (p *bucketRun) checkForeign(ctx context.Context) error {
 		maps.DeleteFunc(doubt, func(path string, _ Object) bool { return named[path] })
 	}
 	var mu sync.Mutex
-	p.theirs = map[string]bool{}
-	foreign, err := p.sift(ctx, slices.Collect(maps.Values(doubt)), func(ctx context.Context, o Object) (bool, error) {
+	foreign, err := p.sift(ctx, slices.Concat(slices.Collect(maps.Values(doubt)), theirs), func(ctx context.Context, o Object) (bool, error) {
 		st, err := p.bk.Stat(ctx, o.Path)
 		if errors.Is(err, fs.ErrNotExist) {
-			return false, nil // gone since the listing: nothing to keep
+			mu.Lock()
+			delete(p.theirs, o.Path) // gone since the listing: the path is free
+			mu.Unlock()
+			return false, nil
 		}
 		if err != nil {
 			return false, err

@@ -24,7 +24,12 @@ import (
 // writing the same bytes with other headers. It is gzipped JSON: 120,000
 // objects' entries are tens of megabytes as text.
 //
-//	{"objects":[{"path":"…","digest":"sha256:…","etag":"…","contentType":"…","cacheControl":"…"}]}
+// It also carries what no store keeps: the paths where a run found
+// another's object with the bundle's bytes and left it (theirs), so that
+// no later run takes it for skillpack's, replaces it or prunes it. A
+// folder keeps nothing else to tell such a file from one skillpack wrote.
+//
+//	{"objects":[{"path":"…","digest":"sha256:…","etag":"…","contentType":"…","cacheControl":"…"}],"theirs":["…"]}
 const InventoryPath = ".skillpack/inventory.json.gz"
 
 // maxInventory bounds the inventory read back, gzipped and unpacked.
@@ -40,7 +45,8 @@ type entry struct {
 }
 
 type inventory struct {
-	Objects []entry `json:"objects"`
+	Objects []entry  `json:"objects"`
+	Theirs  []string `json:"theirs,omitempty"`
 }
 
 // vouches reports whether the inventory's entry proves o present at the
@@ -50,22 +56,34 @@ func (e entry) vouches(o Object, etag string) bool {
 		e.ContentType == o.ContentType && e.CacheControl == o.CacheControl
 }
 
-// decodeInventory reads an inventory; nil when it cannot, which is only a
-// lost shortcut: the caller asks for every object instead.
-func decodeInventory(data []byte) map[string]entry {
+// decodeInventory reads an inventory: its objects by path, and the paths
+// that are theirs; nil when it cannot, which costs a Stat per object and
+// the list of theirs.
+func decodeInventory(data []byte) (map[string]entry, []string) {
 	var inv inventory
 	zr, err := gzip.NewReader(bytes.NewReader(data))
 	if err != nil || json.NewDecoder(io.LimitReader(zr, maxInventory)).Decode(&inv) != nil {
-		return nil
+		return nil, nil
 	}
 	out := make(map[string]entry, len(inv.Objects))
 	for _, e := range inv.Objects {
 		if !e.Digest.Valid() {
-			return nil
+			return nil, nil
 		}
 		out[e.Path] = e
 	}
-	return out
+	return out, inv.Theirs
+}
+
+// encode is the inventory as it is written.
+func (inv inventory) encode() []byte {
+	slices.SortFunc(inv.Objects, func(a, b entry) int { return strings.Compare(a.Path, b.Path) })
+	slices.Sort(inv.Theirs)
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	json.NewEncoder(zw).Encode(inv)
+	zw.Close()
+	return buf.Bytes()
 }
 
 // etags collects the ETag of each object made present in this run, by
@@ -78,18 +96,14 @@ func (t *etags) set(path, etag string) {
 	}
 }
 
-// encode is the inventory of objects, those whose ETag is known.
-func (t *etags) encode(objects []Object) []byte {
-	var inv inventory
+// entries are the inventory's entries of objects, those whose ETag is
+// known.
+func (t *etags) entries(objects []Object) []entry {
+	var out []entry
 	for _, o := range objects {
 		if etag, ok := t.Load(o.Path); ok {
-			inv.Objects = append(inv.Objects, entry{Path: o.Path, Digest: o.Digest, ETag: etag.(string), ContentType: o.ContentType, CacheControl: o.CacheControl})
+			out = append(out, entry{Path: o.Path, Digest: o.Digest, ETag: etag.(string), ContentType: o.ContentType, CacheControl: o.CacheControl})
 		}
 	}
-	slices.SortFunc(inv.Objects, func(a, b entry) int { return strings.Compare(a.Path, b.Path) })
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	json.NewEncoder(zw).Encode(inv)
-	zw.Close()
-	return buf.Bytes()
+	return out
 }

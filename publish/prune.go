@@ -18,8 +18,9 @@ import (
 
 // prune deletes what the build records of releases no longer kept name,
 // and nothing else: not what a kept release names (list holds the kept
-// ones), not what the indexes published before this run named (live), and
-// not an object without the digest skillpack stored with it. A path's
+// ones), not what the indexes published before this run named (live),
+// not what the inventory says is theirs, and not an object without the
+// digest skillpack stored with it. A path's
 // shape proves nothing: a site's own llms.txt lives beside the bundle.
 func (p *bucketRun) prune(ctx context.Context, list []release, live names) error {
 	keep := names{}
@@ -106,6 +107,9 @@ func (p *bucketRun) written(ctx context.Context, objects []Object) ([]Object, er
 	var mu sync.Mutex
 	plain := map[string]bool{}
 	ours, err := p.sift(ctx, objects, func(ctx context.Context, o Object) (bool, error) {
+		if p.theirs[o.Path] {
+			return false, nil
+		}
 		st, err := p.bk.Stat(ctx, o.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil

@@ -3,6 +3,7 @@ package file
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -399,5 +400,83 @@ func TestPrune(t *testing.T) {
 	}
 	if rep := verifyFolder(t, www); !rep.OK() {
 		t.Errorf("verify after the prune: %v", rep)
+	}
+}
+
+// A site's own file at one of the bundle's paths with the bundle's bytes
+// (a site that copied the skills in before) stays the site's for good: the
+// inventory says so, since a folder keeps nothing beside the bytes. A
+// later publish does not replace it once the site edits it, and a prune
+// does not delete it once no release names it (both took it for
+// skillpack's, as a release's record named its path); nor when the run
+// that found it stopped after its record's copy.
+func TestPublishTheirs(t *testing.T) {
+	for _, stopped := range []bool{false, true} {
+		t.Run(fmt.Sprint("stopped=", stopped), func(t *testing.T) { testPublishTheirs(t, stopped) })
+	}
+}
+
+func testPublishTheirs(t *testing.T, stopped bool) {
+	src := t.TempDir()
+	skillMD := func(name string) string {
+		return "---\nname: " + name + "\ndescription: Does " + name + " things for the tests. Use when asked to.\n---\n# " + name + "\n\nBody.\n"
+	}
+	www := filepath.Join(t.TempDir(), "www")
+	for _, n := range []string{"keep", "gone"} {
+		must(t, os.MkdirAll(filepath.Join(src, n), 0o755))
+		must(t, os.WriteFile(filepath.Join(src, n, "SKILL.md"), []byte(skillMD(n)), 0o644))
+		must(t, os.MkdirAll(filepath.Join(www, ".well-known", "skills", n), 0o755))
+		must(t, os.WriteFile(filepath.Join(www, ".well-known", "skills", n, "SKILL.md"), []byte(skillMD(n)), 0o644))
+	}
+	built := func() *publish.Upload {
+		t.Helper()
+		dist := filepath.Join(t.TempDir(), "dist")
+		if _, err := build.Run([]string{src}, build.Options{Out: dist}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := publish.Open(dist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	publishSrc := func(o Options) (map[string]publish.State, error) {
+		t.Helper()
+		return publishTo(t, built(), www, o)
+	}
+	if stopped { // after the record's copy, the first object it writes
+		ctx, cancel := context.WithCancel(context.Background())
+		err := Publish(ctx, built(), "file://"+filepath.ToSlash(www), Options{}, func(publish.Result) { cancel() })
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("the stopped run: %v", err)
+		}
+	}
+	keep, gone := ".well-known/skills/keep/SKILL.md", ".well-known/skills/gone/SKILL.md"
+	if states, err := publishSrc(Options{}); err != nil || states[keep] != publish.Present || states[gone] != publish.Present {
+		t.Fatalf("over the site's copies: %v, %s %s", err, states[keep], states[gone])
+	}
+
+	mine := filepath.Join(www, filepath.FromSlash(keep))
+	must(t, os.WriteFile(mine, []byte("the site's edit\n"), 0o644))
+	_, err := publishSrc(Options{})
+	if fe := new(*publish.ForeignError); !errors.As(err, fe) || !slices.Equal((*fe).Paths, []string{keep}) {
+		t.Errorf("over the site's edited copy: %v, want a ForeignError naming %s", err, keep)
+	}
+	if got, _ := os.ReadFile(mine); string(got) != "the site's edit\n" {
+		t.Errorf("the site's edited copy was replaced: %q", got)
+	}
+	must(t, os.WriteFile(mine, []byte(skillMD("keep")), 0o644))
+
+	must(t, os.RemoveAll(filepath.Join(src, "gone")))
+	for range 2 { // the path leaves the bundle, then its release the list
+		if _, err := publishSrc(Options{Prune: true, Keep: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(www, filepath.FromSlash(gone))); string(got) != skillMD("gone") {
+		t.Errorf("prune deleted the site's %s: %v", gone, err)
+	}
+	if _, err := os.Stat(filepath.Join(www, ".well-known", "agent-skills", "gone", "SKILL.md")); !os.IsNotExist(err) {
+		t.Errorf("prune kept skillpack's copy of gone's SKILL.md: %v", err)
 	}
 }

@@ -771,9 +771,10 @@ func putForeign(t *testing.T, s *server, key string, data []byte) {
 
 // An object another tool wrote at one of the bundle's paths with the
 // bundle's bytes (a site moving from aws s3 sync to skillpack) is no
-// obstacle, and stays another's: publish leaves it as it is, and a later
-// prune, when no release names the path, does not delete it (it took it
-// over, rewrote it with its digest, and deleted it).
+// obstacle, and stays another's: publish leaves it as it is, does not
+// replace it once its owner edits it, and a later prune, when no release
+// names the path, does not delete it (it took it over, rewrote it with
+// its digest, and deleted it).
 func TestForeignIdentical(t *testing.T) { testForeignIdentical(t, fakeServer(t)) }
 
 func testForeignIdentical(t *testing.T, s *server) {
@@ -796,6 +797,12 @@ func testForeignIdentical(t *testing.T, s *server) {
 			t.Errorf("publish rewrote another's %s with skillpack's digest %s", sk.TarGz.Path, v)
 		}
 	}
+	// Edited by its owner, it is in the way, though a release named it.
+	putForeign(t, s, "theirs/"+sk.TarGz.Path, []byte("the site's edit"))
+	if err := Publish(context.Background(), first, s.target("theirs"), o, nil); !errors.As(err, new(*publish.ForeignError)) {
+		t.Errorf("over another's edited object: %v, want a ForeignError", err)
+	}
+	putForeign(t, s, "theirs/"+sk.TarGz.Path, data)
 	for n := range 2 { // the archive's path leaves the bundle, then its release the list
 		change(t, skills, n+1)
 		if err := Publish(context.Background(), builtBundle(t, skills, dist), s.target("theirs"), o, nil); err != nil {
