@@ -445,7 +445,7 @@ func checkClientManifests(p *RunPass) {
 // folder by the plugin's name (FILE:LINE), or "" for none: a plugin no
 // manifest names takes its entry's name.
 func entryNamed(p *RunPass, pl *plugin.Plugin) string {
-	file, e, ok := skill.EntryNaming(p.Marketplaces, pl.Dir)
+	file, e, ok := skill.EntryNaming(p.Marketplaces, p.marketplace, pl.Dir)
 	data, err := p.marketplace(file)
 	if !ok || e.Name != pl.Name || err != nil {
 		return ""

@@ -309,11 +309,12 @@ func (f *Finder) marketPlugins(d string) map[string]bool {
 }
 
 // EntryNaming finds, in the marketplace files, the first entry whose
-// source is the folder dir (the same folder on disk), and its file.
-func EntryNaming(files []string, dir string) (string, MarketplaceSource, bool) {
+// source is the folder dir (the same folder on disk), and its file; read
+// reads a file (smallfile.Read, or a run's memo of what it read).
+func EntryNaming(files []string, read func(string) ([]byte, error), dir string) (string, MarketplaceSource, bool) {
 	at, err := os.Stat(dir)
 	for _, file := range files {
-		data, rerr := smallfile.Read(file)
+		data, rerr := read(file)
 		if err != nil || rerr != nil {
 			continue
 		}
@@ -342,7 +343,7 @@ func EntryAbove(dir string) (PluginEntry, bool) {
 			break
 		}
 		d = parent
-		if _, e, ok := EntryNaming(Marketplaces(d), dir); ok {
+		if _, e, ok := EntryNaming(Marketplaces(d), smallfile.Read, dir); ok {
 			return PluginEntry{Name: e.Name, Description: e.Description, Version: e.Version}, true
 		}
 	}
