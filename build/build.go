@@ -335,7 +335,7 @@ type planned struct {
 	prev *previous       // the bundle published last (guard); nil for none
 	key  layout.Digest   // reuse.BundleKey of this build
 	plan *layout.Planned // nil when the output is up to date
-	docs map[string]bool // the documents index staged as it planned them
+	docs map[string]bool // the documents index staged as it planned them, and the plugins' archives
 	// plugins are what the record keeps of the plugins' archives.
 	plugins []layout.RecordPlugin
 }

@@ -23,7 +23,7 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	if err := b.summarize(p); err != nil {
 		return nil, "", err
 	}
-	plugins, pluginRecs := b.packPlugins(p)
+	plugins, pluginRecs, staged := b.packPlugins(p)
 	m := b.marketplace()
 	if m != nil {
 		m.Claude = b.claudePlugins(p, plugins, m)
@@ -38,6 +38,9 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 		return nil, "", err
 	}
 	pl.docs = map[string]bool{}
+	for _, path := range staged {
+		pl.docs[path] = true
+	}
 	var mu sync.Mutex
 	render := func(path string, write func(io.Writer) error) (layout.Rendered, error) {
 		r, err := b.render(path, write)

@@ -1,7 +1,6 @@
 package build
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -28,15 +27,17 @@ import (
 // that a skill folder would publish (skill.Collect), its skills among
 // them. Their digests are in the bundle key. As a skill's, a plugin's
 // files are hashed first: archives the last build made of the same files
-// (by their key) are taken from the output, and only others packed, in
-// memory, up to pack.MaxFile each. It returns the plugins, and what the
-// record keeps of them.
-func (b *builder) packPlugins(p *packed) ([]layout.Plugin, []layout.RecordPlugin) {
+// (by their key) are taken from the output, and only others packed, as a
+// skill's are (archive: in memory up to a size, then in a file), up to
+// pack.MaxFile each, and staged at once. It returns the plugins, what the
+// record keeps of them, and the archives it staged.
+func (b *builder) packPlugins(p *packed) ([]layout.Plugin, []layout.RecordPlugin, []string) {
 	var out []layout.Plugin
 	var recs []layout.RecordPlugin
+	var staged []string
 	ok := b.vouchedDirs(p)
 	for _, pl := range p.plugins {
-		lp, rec, err := b.packPlugin(p, pl, ok)
+		lp, rec, err := b.packPlugin(p, pl, ok, &staged)
 		if err != nil {
 			// As for a plugin with a lint error, the skills are built
 			// whatever becomes of the plugin (at times a whole repository).
@@ -47,7 +48,7 @@ func (b *builder) packPlugins(p *packed) ([]layout.Plugin, []layout.RecordPlugin
 		out, recs = append(out, lp), append(recs, rec)
 	}
 	slices.SortFunc(recs, func(x, y layout.RecordPlugin) int { return strings.Compare(x.Name, y.Name) })
-	return out, recs
+	return out, recs, staged
 }
 
 // below reports whether the skill's folder, or an identical copy's, lies
@@ -66,7 +67,7 @@ func (w *work) below(dir string, paths []string) bool {
 	})
 }
 
-func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (layout.Plugin, layout.RecordPlugin, error) {
+func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool, staged *[]string) (layout.Plugin, layout.RecordPlugin, error) {
 	var none layout.RecordPlugin
 	collected, err := b.lintOpts.PluginFiles(pl.Dir)
 	if err != nil {
@@ -188,8 +189,10 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 		return lp, rec, nil
 	}
 	onPackPlugin(pl.Name)
-	var tgz, zip bytes.Buffer
-	pw := pack.NewWriter(&tgz, &zip, pack.Options{Time: b.opts.Time})
+	tgz, zip := b.newArchive(pl.Name, layout.TarGz), b.newArchive(pl.Name, layout.Zip)
+	defer tgz.discard()
+	defer zip.discard()
+	pw := pack.NewWriter(tgz, zip, pack.Options{Time: b.opts.Time})
 	for _, f := range files {
 		in, err := smallfile.Open(f.Disk)
 		if err != nil {
@@ -204,18 +207,24 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool) (
 	if err := pw.Close(); err != nil {
 		return layout.Plugin{}, none, err
 	}
+	for _, a := range []*archive{tgz, zip} {
+		if a.n > pack.MaxFile {
+			return layout.Plugin{}, none, fmt.Errorf("an archive of %d bytes; verify and pull read no file over %d bytes", a.n, int64(pack.MaxFile))
+		}
+	}
 	for _, a := range []struct {
-		buf *bytes.Buffer
+		a   *archive
 		to  *layout.PluginBytes
 		rec *layout.Archive
-	}{{&tgz, &lp.TarGz, &rec.TarGz}, {&zip, &lp.Zip, &rec.Zip}} {
-		data := a.buf.Bytes()
-		if len(data) > pack.MaxFile {
-			return layout.Plugin{}, none, fmt.Errorf("an archive of %d bytes; verify and pull read no file over %d bytes", len(data), int64(pack.MaxFile))
+	}{{tgz, &lp.TarGz, &rec.TarGz}, {zip, &lp.Zip, &rec.Zip}} {
+		*a.rec = a.a.result()
+		path := layout.PluginArchivePath(pl.Name, a.rec.Digest, a.a.ext)
+		at := b.st.path(path)
+		if err := a.a.finishAt(at, false); err != nil {
+			return layout.Plugin{}, none, b.outputError(err)
 		}
-		*a.to = layout.PluginBytes{Digest: layout.DigestOf(data), Size: int64(len(data)),
-			Write: func(w io.Writer) error { _, err := w.Write(data); return err }}
-		*a.rec = layout.Archive{Digest: a.to.Digest, Size: a.to.Size}
+		*staged = append(*staged, path)
+		*a.to = layout.PluginBytes{Digest: a.rec.Digest, Size: a.rec.Size, Write: copyFile(at)}
 	}
 	return lp, rec, nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -107,11 +108,13 @@ func checkGolden(t *testing.T, name, got, what, test string) {
 	}
 }
 
-// TestSpilledArchives makes every archive outgrow memory and move to a
-// temporary file, and requires the same bundle as archives kept in memory
-// (the common case), with no temporary file left behind.
+// TestSpilledArchives makes every archive, the skills' and a plugin's,
+// outgrow memory and move to a temporary file, and requires the same
+// bundle as archives kept in memory (the common case), with no temporary
+// file left behind.
 func TestSpilledArchives(t *testing.T) {
 	src := copyExamples(t)
+	testtool.WriteTree(t, src, map[string]string{".claude-plugin/plugin.json": `{"name": "examples"}`})
 	tmp := t.TempDir()
 	inMemory, spilled := filepath.Join(tmp, "memory"), filepath.Join(tmp, "spilled")
 	mustBuild(t, []string{src}, Options{Out: inMemory})
@@ -122,5 +125,8 @@ func TestSpilledArchives(t *testing.T) {
 	mustBuild(t, []string{src}, Options{Out: spilled})
 
 	sameTree(t, "spilled build", snapshot(t, inMemory), snapshot(t, spilled), false)
+	if archives, _ := filepath.Glob(filepath.Join(spilled, ".well-known", "agent-plugins", "examples-*.zip")); len(archives) != 1 {
+		t.Errorf("the plugin's zip: %q, want one", archives)
+	}
 	noStaging(t, tmp)
 }
