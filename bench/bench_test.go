@@ -224,3 +224,25 @@ func TestGenerateFindings(t *testing.T) {
 		t.Errorf("the build reported %d findings, want %d", len(br.Findings), want)
 	}
 }
+
+// TestGenerateMarketplace checks the marketplace tree: lint finds every
+// skill and plugin and nothing wrong, and each skill is Generate's bytes.
+func TestGenerateMarketplace(t *testing.T) {
+	const n = 6
+	dir := t.TempDir()
+	plain := genTree(t, Generate, dir, "plain", n)
+	market := genTree(t, GenerateMarketplace, dir, "market", n)
+	res := lintTree(t, market, n)
+	for _, f := range res.Findings {
+		t.Errorf("lint: %s:%d: %s [%s]", f.Path, f.Line, f.Message, f.Rule)
+	}
+	if len(res.Plugins) != n {
+		t.Errorf("lint found %d plugins, want %d", len(res.Plugins), n)
+	}
+	for i := 1; i <= n; i++ {
+		rel := fmt.Sprintf("skill-%05d/SKILL.md", i)
+		if a, b := readBoth(t, plain, filepath.Join(market, "plugins", fmt.Sprintf("plugin-%05d", i), "skills"), rel); !bytes.Equal(a, b) {
+			t.Errorf("%s differs from Generate's", rel)
+		}
+	}
+}

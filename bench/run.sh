@@ -163,11 +163,12 @@ bench() {
 	W=$TMP/$n
 	mkdir "$W"
 	SECS=() CPU=() RSS=()
-	local tree=$W/skills ftree=$W/findings
+	local tree=$W/skills ftree=$W/findings mtree=$W/market
 
 	echo "generating $n skills, clean and with findings" >&2
 	"$TMP/gen" -n "$n" "$tree"
 	"$TMP/gen" -n "$n" -findings "$ftree"
+	"$TMP/gen" -n "$n" -marketplace "$mtree"
 	# The small tree for the memory check: the first N/5 skills, hard-linked,
 	# the same bytes as a tree generated with -n N/5.
 	mkdir "$W/small"
@@ -176,7 +177,7 @@ bench() {
 
 	# Every contender runs with a warm page cache: the question is CPU and
 	# system calls, not the disk the machine happens to have.
-	find "$tree" "$ftree" -type f -print0 | xargs -0 cat >/dev/null
+	find "$tree" "$ftree" "$mtree" -type f -print0 | xargs -0 cat >/dev/null
 
 	measure floor_sh bash -c 'find "$1" -type f -print0 | xargs -0 -P "$2" -n 200 sha256sum >/dev/null' _ "$tree" "$JOBS"
 	measure floor_go "$TMP/floor" -j "$JOBS" "$tree"
@@ -213,6 +214,15 @@ bench() {
 		diff "$W/build_f.findings" "$W/noop_f.findings" | head -n 20 >&2
 		die "the no-op rebuild of the findings tree printed other findings than the fresh build"
 	fi
+
+	# The same skills, a plugin each in one marketplace: what plugins and
+	# the marketplace cost over the skills (each plugin is packed too). A
+	# ratio that grows with N is work that grows faster than the plugins.
+	measure lint "$TMP/skillpack" lint "$tree"
+	measure lint_m "$TMP/skillpack" lint "$mtree"
+	measure build_m "$TMP/skillpack" build "$mtree" -o "$W/dist-market" --jobs "$JOBS"
+	[[ $(find "$W/dist-market/.well-known/agent-plugins" -maxdepth 1 -name 'plugin-*.zip' | wc -l) == "$n" ]] ||
+		die "the marketplace build did not publish $n plugin archives: $(tail -n 5 "$W/build_m.err")"
 
 	local shout=$W/shell
 	mkdir "$shout"
@@ -260,6 +270,9 @@ bench() {
 	line "findings tree: floor fresh build" floor_fresh_f
 	line "findings tree: skillpack build (fresh)" build_f
 	line "findings tree: skillpack build (no-op)" noop_f
+	line "skillpack lint" lint
+	line "marketplace tree: skillpack lint" lint_m
+	line "marketplace tree: skillpack build (fresh)" build_m
 	echo
 	row "ratio" "wall" "CPU" ""
 	check "shell / build (target >= 10)" shell build '>=' 10
@@ -271,6 +284,8 @@ bench() {
 	check "findings: fresh build / floor fresh (target <= 1.5)" build_f floor_fresh_f '<=' 1.5
 	check "findings / clean, fresh build" build_f build
 	check "findings / clean, no-op" noop_f noop
+	check "marketplace / plain, lint" lint_m lint
+	check "marketplace / plain, fresh build" build_m build
 	if [[ -n $NOREUSE ]]; then
 		check "build --no-reuse / fresh build" noreuse build
 	fi
@@ -280,6 +295,7 @@ bench() {
 	printf '%-50s %8s\n' "peak RSS no-op $n / build $small" "$(ratio "${RSS[noop]}" "${RSS[build_small]}")"
 	printf '%-50s %8s\n' "peak RSS findings / clean, fresh build" "$(ratio "${RSS[build_f]}" "${RSS[build]}")"
 	printf '%-50s %8s\n' "peak RSS findings / clean, no-op" "$(ratio "${RSS[noop_f]}" "${RSS[noop]}")"
+	printf '%-50s %8s\n' "peak RSS marketplace / plain, fresh build" "$(ratio "${RSS[build_m]}" "${RSS[build]}")"
 	echo "findings tree: fresh build and no-op printed the same $nf findings"
 }
 

@@ -56,6 +56,40 @@ var FindingsRules = []string{"file-unreferenced", "script-not-executable"}
 // findingsSeed seeds the PRNG of the files GenerateFindings adds.
 const findingsSeed = seed ^ 0xf1d_1295
 
+// GenerateMarketplace writes Generate's skills as a Claude plugin
+// marketplace: plugin-NNNNN/skills/skill-NNNNN under plugins/, each plugin
+// with its manifest, and .claude-plugin/marketplace.json listing them all.
+// The skills are the same bytes as Generate's, so a build of the two trees
+// differs by what plugins and marketplaces cost (bench/market.sh).
+func GenerateMarketplace(dir string, n int) error {
+	if err := generate(filepath.Join(dir, "plugins"), 0, false); err != nil {
+		return err
+	}
+	var entries []string
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("plugin-%05d", i)
+		pl := filepath.Join(dir, "plugins", name)
+		if err := writeSkill(filepath.Join(pl, "skills"), i, false); err != nil {
+			return err
+		}
+		manifest := fmt.Sprintf(`{"name": %q, "description": "Plugin %d of the benchmark.", "version": "1.0.0"}`+"\n", name, i)
+		if err := writeFile(filepath.Join(pl, ".claude-plugin", "plugin.json"), manifest); err != nil {
+			return err
+		}
+		entries = append(entries, fmt.Sprintf(`    {"name": %q, "source": "./plugins/%s"}`, name, name))
+	}
+	market := `{"name": "bench", "owner": {"name": "bench"}, "plugins": [` + "\n" + strings.Join(entries, ",\n") + "\n  ]}\n"
+	return writeFile(filepath.Join(dir, ".claude-plugin", "marketplace.json"), market)
+}
+
+// writeFile writes data to p, making its folder.
+func writeFile(p, data string) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, []byte(data), 0o644)
+}
+
 func generate(dir string, n int, findings bool) error {
 	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
 		return fmt.Errorf("%s is not empty; give a new folder", dir)

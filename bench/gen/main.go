@@ -7,10 +7,12 @@
 //
 //	go run -tags bench ./bench/gen -n 10000 DIR
 //	go run -tags bench ./bench/gen -n 10000 -findings DIR
+//	go run -tags bench ./bench/gen -n 10000 -marketplace DIR
 //
 // -findings writes the same tree with a lint warning and a lint info in
-// every skill (bench.GenerateFindings). See package bench for what the
-// tree holds.
+// every skill (bench.GenerateFindings); -marketplace, the same skills as
+// a plugin each, in one marketplace (bench.GenerateMarketplace). See
+// package bench for what the tree holds.
 package main
 
 import (
@@ -29,8 +31,9 @@ func run(args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	n := fs.Int("n", 10000, "number of skills")
 	findings := fs.Bool("findings", false, "give every skill a lint warning and a lint info (no error)")
+	market := fs.Bool("marketplace", false, "put every skill in a plugin of its own, all in one marketplace")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: gen [-n N] [-findings] DIR")
+		fmt.Fprintln(stderr, "usage: gen [-n N] [-findings | -marketplace] DIR")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -41,8 +44,14 @@ func run(args []string, stderr io.Writer) int {
 		return 2
 	}
 	generate := bench.Generate
-	if *findings {
+	switch {
+	case *findings && *market:
+		fs.Usage()
+		return 2
+	case *findings:
 		generate = bench.GenerateFindings
+	case *market:
+		generate = bench.GenerateMarketplace
 	}
 	if err := generate(fs.Arg(0), *n); err != nil {
 		fmt.Fprintln(stderr, "gen:", err)
