@@ -56,43 +56,26 @@ func (e Refused) ExitClass() int { return e.Class }
 
 // checkForeign refuses the run when an object at one of the bundle's
 // paths is not skillpack's to replace: one the last run's inventory does
-// not vouch for, no build record at the prefix names, and that does not
-// hold the bundle's bytes already; or one the inventory says is theirs
-// that does not. Records are read only while some path is still in doubt.
+// not vouch for, the published build record does not name, that is not
+// skillpack's write at a path a release's record copy names (its digest
+// in the metadata; in a folder, bytes a record gives the path), and that
+// does not hold the bundle's bytes already; or one the inventory says is
+// theirs that does not. A copy's name alone proves nothing: a run stopped
+// after its record's copy, which goes first, names paths it never wrote,
+// where a site may then put its own files; the published record goes
+// last. Records are read only while some path is still in doubt.
 func (p *bucketRun) checkForeign(ctx context.Context) error {
-	doubt := map[string]Object{}
-	var theirs []Object // whose bytes alone say: no record names them for skillpack
+	var doubt []Object
 	for _, o := range p.b.Objects {
 		l, ok := p.existing[o.Path]
-		switch e, vouched := p.inv[o.Path]; {
-		case !ok:
-		case p.theirs[o.Path]:
-			theirs = append(theirs, o)
-		case !vouched || !e.vouches(o, l.ETag):
-			doubt[o.Path] = o
+		if e, vouched := p.inv[o.Path]; ok && (p.theirs[o.Path] || !vouched || !e.vouches(o, l.ETag)) {
+			doubt = append(doubt, o)
 		}
 	}
-	// The published record first, then the releases' copies; a record
-	// that cannot be read names what was read before its fault.
-	var records []layout.Digest // "": the published one
-	if _, ok := p.existing[layout.BuildRecord]; ok {
-		records = append(records, "")
-	}
-	for _, path := range slices.Sorted(maps.Keys(p.existing)) {
-		if d, ok := RecordOf(path); ok {
-			records = append(records, d)
-		}
-	}
-	named := names{}
-	for _, d := range records {
-		if len(doubt) == 0 {
-			break
-		}
-		p.recordNames(ctx, d, named)
-		maps.DeleteFunc(doubt, func(path string, _ Object) bool { return named[path] })
-	}
+	// What the store keeps of each, and whether it is the bundle's bytes.
 	var mu sync.Mutex
-	foreign, err := p.sift(ctx, slices.Concat(slices.Collect(maps.Values(doubt)), theirs), func(ctx context.Context, o Object) (bool, error) {
+	stored, bundles := map[string]Stored{}, map[string]bool{}
+	_, err := p.sift(ctx, doubt, func(ctx context.Context, o Object) (bool, error) {
 		st, err := p.bk.Stat(ctx, o.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			mu.Lock()
@@ -117,20 +100,65 @@ func (p *bucketRun) checkForeign(ctx context.Context) error {
 				return false, err
 			}
 		}
-		if ok && st.Digest == "" { // no digest of skillpack's: another's, with the bundle's bytes
-			mu.Lock()
-			p.theirs[o.Path] = true
-			mu.Unlock()
-		}
-		return !ok, nil
+		mu.Lock()
+		stored[o.Path], bundles[o.Path] = st, ok
+		mu.Unlock()
+		return false, nil
 	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.bk, err)
 	}
+
+	// The published record first, then the releases' copies; a record
+	// that cannot be read names what was read before its fault.
+	var records []layout.Digest // "": the published one
+	if _, ok := p.existing[layout.BuildRecord]; ok {
+		records = append(records, "")
+	}
+	for _, path := range slices.Sorted(maps.Keys(p.existing)) {
+		if d, ok := RecordOf(path); ok {
+			records = append(records, d)
+		}
+	}
+	pending := map[string]bool{}
+	for path := range stored {
+		pending[path] = !p.theirs[path]
+	}
+	maps.DeleteFunc(pending, func(_ string, v bool) bool { return !v })
+	for _, d := range records {
+		if len(pending) == 0 {
+			break
+		}
+		named := names{}
+		p.recordNames(ctx, d, named)
+		maps.DeleteFunc(pending, func(path string, _ bool) bool {
+			st := stored[path]
+			switch {
+			case !named[path]:
+				return false
+			case d == "": // the published record, sent after every file it names
+				return true
+			case st.Plain:
+				return p.sums[path][st.Checksum]
+			}
+			return st.Digest.Valid()
+		})
+	}
+	var foreign []string
+	for path, st := range stored {
+		switch {
+		case !p.theirs[path] && !pending[path]: // skillpack's write
+		case bundles[path] && st.Digest == "": // no digest of skillpack's: another's, with the bundle's bytes
+			p.theirs[path] = true
+		case !bundles[path]:
+			foreign = append(foreign, path)
+		}
+	}
 	if len(foreign) == 0 {
 		return nil
 	}
-	return &ForeignError{Target: p.bk.String(), Paths: slices.Sorted(maps.Keys(foreign))}
+	slices.Sort(foreign)
+	return &ForeignError{Target: p.bk.String(), Paths: foreign}
 }
 
 // sift runs keep on each object, on the target's workers without a

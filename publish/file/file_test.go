@@ -480,3 +480,36 @@ func testPublishTheirs(t *testing.T, stopped bool) {
 		t.Errorf("prune kept skillpack's copy of gone's SKILL.md: %v", err)
 	}
 }
+
+// A first publish stopped after its record's copy, which names every
+// path of the bundle, wrote none of them: a site's own file put at one
+// since is the site's, and the next publish refuses it (it replaced it,
+// the copy's name taken for proof that skillpack wrote there).
+func TestPublishAfterStopped(t *testing.T) {
+	b, _ := examplesBundle(t)
+	www := filepath.Join(t.TempDir(), "www")
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := Publish(ctx, b, "file://"+filepath.ToSlash(www), Options{}, func(publish.Result) { cancel() }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the stopped run: %v", err)
+	}
+	copies, _ := filepath.Glob(filepath.Join(www, ".skillpack", "releases", "*.json"))
+	if len(copies) != 1 {
+		t.Fatalf("the stopped run left record copies %q, want one", copies)
+	}
+	must(t, os.WriteFile(filepath.Join(www, "index.html"), []byte("<h1>My site</h1>\n"), 0o644))
+	_, err := publishTo(t, b, www, Options{})
+	if fe := new(*publish.ForeignError); !errors.As(err, fe) || !slices.Equal((*fe).Paths, []string{"index.html"}) {
+		t.Errorf("after the stopped run: %v, want a ForeignError naming index.html", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(www, "index.html")); string(got) != "<h1>My site</h1>\n" {
+		t.Errorf("the site's page was replaced: %.40q", got)
+	}
+	// Moved away, the run completes over what the stopped one wrote.
+	must(t, os.Remove(filepath.Join(www, "index.html")))
+	if _, err := publishTo(t, b, www, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if rep := verifyFolder(t, www); !rep.OK() {
+		t.Errorf("verify: %v", rep.Problems)
+	}
+}

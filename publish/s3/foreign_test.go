@@ -268,3 +268,25 @@ func testOverwrite(t *testing.T, s *server) {
 		t.Fatalf("over its own page, by the published record alone: %v", err)
 	}
 }
+
+// A first publish stopped after its record's copy, which names every
+// path of the bundle, wrote none of them: a site's own object put at one
+// since is the site's, and the next publish refuses it (it replaced it,
+// the copy's name taken for proof that skillpack wrote there).
+func TestPublishAfterStopped(t *testing.T) {
+	s := fakeServer(t)
+	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := Publish(ctx, b, s.target("www"), s.options(), func(publish.Result) { cancel() }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("the stopped run: %v", err)
+	}
+	const page = "<h1>My site</h1>\n"
+	s.put("www/index.html", page)
+	err := Publish(context.Background(), b, s.target("www"), s.options(), nil)
+	if fe := new(*publish.ForeignError); !errors.As(err, fe) || !slices.Equal((*fe).Paths, []string{"index.html"}) {
+		t.Errorf("after the stopped run: %v, want a ForeignError naming index.html", err)
+	}
+	if got, _ := s.get("www/index.html"); got != page {
+		t.Errorf("the site's page was replaced: %.40q", got)
+	}
+}
