@@ -114,15 +114,20 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 			defer os.Remove(f.dir) // made for this run: it goes again if still empty
 		}
 		// Two publishes at once would each copy half their bundle over
-		// the other's. A folder that cannot hold the lock (a read-only
-		// parent) goes unlocked, as buckets do.
+		// the other's. The lock lies beside the folder, or where its
+		// parent cannot be written (a web root whose parent is root's),
+		// in the folder's .skillpack/, which is skillpack's own.
 		unlock, err := outlock.Take(f.dir, "publish")
+		if err != nil && !errors.As(err, new(*outlock.BusyError)) {
+			unlock, err = outlock.Take(f.path(lockInside), "publish")
+		}
 		if be := (*outlock.BusyError)(nil); errors.As(err, &be) {
 			return &usageError{be.Error()}
 		}
-		if err == nil {
-			defer unlock()
+		if err != nil {
+			return &usageError{fmt.Sprintf("%s: %v; publish to a folder you can write", target, err)}
 		}
+		defer unlock()
 	}
 	if err := f.blocked(b); err != nil {
 		return err
@@ -134,11 +139,33 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 	}
 	err = publish.PublishBucket(ctx, b, f, publish.BucketOptions{DryRun: o.DryRun, Prune: o.Prune, Keep: o.Keep, Runner: runner})
 	if err == nil && !o.DryRun {
+		// Only in a folder the bundle writes: another publish may be
+		// writing a folder below (a nested target has a lock of its own).
+		dirs := map[string]bool{}
+		for _, p := range own(b) {
+			dirs[path.Dir(p)] = true
+		}
 		for _, p := range f.stale {
-			os.Remove(f.path(p))
+			if dirs[path.Dir(p)] {
+				os.Remove(f.path(p))
+			}
 		}
 	}
 	return err
+}
+
+// lockInside is the lock's folder in the target, where the target's
+// parent cannot hold it: outlock puts .publish.skillpack.lock beside it.
+const lockInside = ".skillpack/publish"
+
+// own is every path a run writes: the bundle's, and the run's own under
+// .skillpack/ (its record's copy, the release list, the inventory).
+func own(b *publish.Upload) []string {
+	paths := []string{publish.RecordCopy(b.Record().Digest), publish.ReleasesList, publish.InventoryPath}
+	for _, o := range b.Objects {
+		paths = append(paths, o.Path)
+	}
+	return paths
 }
 
 // blocked refuses a bundle that f cannot take as it is: a file, or a
@@ -148,8 +175,7 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 func (f *Folder) blocked(b *publish.Upload) error {
 	var paths []string
 	seen := map[string]bool{}
-	for _, obj := range b.Objects {
-		p := obj.Path
+	for _, p := range own(b) {
 		for i := range len(p) {
 			if p[i] != '/' || seen[p[:i]] {
 				continue
@@ -177,8 +203,15 @@ func (f *Folder) String() string { return f.target }
 func (f *Folder) path(p string) string { return filepath.Join(f.dir, filepath.FromSlash(p)) }
 
 // tmpPrefix begins the name of a file Put is writing: one left by a run
-// that was killed is removed by the next run's Publish.
+// that was killed is removed by the next run's Publish. os.CreateTemp
+// ends it with digits, which a name of a site's own does not.
 const tmpPrefix = ".skillpack-tmp-"
+
+// temporary reports whether a file name is one Put gives.
+func temporary(name string) bool {
+	digits, ok := strings.CutPrefix(name, tmpPrefix)
+	return ok && digits != "" && strings.Trim(digits, "0123456789") == ""
+}
 
 // List is every file in the folder, with its size and, as its ETag, its
 // modification time and size: rsync's quick check. A file that is not a
@@ -195,7 +228,7 @@ func (f *Folder) List(ctx context.Context) (map[string]publish.Stored, error) {
 			return err
 		}
 		rel, _ := filepath.Rel(f.dir, p)
-		if strings.HasPrefix(d.Name(), tmpPrefix) && d.Type().IsRegular() {
+		if temporary(d.Name()) && d.Type().IsRegular() {
 			f.stale = append(f.stale, filepath.ToSlash(rel))
 			return nil
 		}

@@ -268,15 +268,29 @@ func TestPublishHostileFolder(t *testing.T) {
 }
 
 // A run killed while it copied leaves its temporary file; the next run
-// that completes removes it, and a dry run leaves it.
+// that completes removes it, and a dry run leaves it. A file of the
+// site's named alike, and one in a folder the bundle does not write (a
+// publish to a folder below may be writing it), stay.
 func TestPublishStaleTemp(t *testing.T) {
 	b, _ := examplesBundle(t)
 	www := filepath.Join(t.TempDir(), "www")
 	if _, err := publishTo(t, b, www, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	stale := filepath.Join(www, ".well-known", tmpPrefix+"123")
+	stale := filepath.Join(www, ".well-known", "agent-skills", tmpPrefix+"123")
 	must(t, os.WriteFile(stale, []byte("half a file"), 0o644))
+	theirs := []string{filepath.Join(www, ".well-known", "agent-skills", tmpPrefix+"draft.md"), filepath.Join(www, "team2", tmpPrefix+"42")}
+	must(t, os.MkdirAll(filepath.Join(www, "team2"), 0o755))
+	for _, p := range theirs {
+		must(t, os.WriteFile(p, []byte("theirs"), 0o644))
+	}
+	defer func() {
+		for _, p := range theirs {
+			if _, err := os.Stat(p); err != nil {
+				t.Errorf("a file not the run's was removed: %v", err)
+			}
+		}
+	}()
 	if _, err := publishTo(t, b, www, Options{DryRun: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -511,5 +525,49 @@ func TestPublishAfterStopped(t *testing.T) {
 	}
 	if rep := verifyFolder(t, www); !rep.OK() {
 		t.Errorf("verify: %v", rep.Problems)
+	}
+}
+
+// Where the lock cannot lie beside the folder (a web root whose parent
+// the user cannot write; here a folder where the lock file goes), it lies
+// in the folder's .skillpack/: a publish holding it turns another away
+// (both ran unlocked, and one release went missing from the list).
+func TestPublishLockInside(t *testing.T) {
+	b, _ := examplesBundle(t)
+	www := filepath.Join(t.TempDir(), "www")
+	must(t, os.MkdirAll(filepath.Join(filepath.Dir(www), ".www"+outlock.Suffix), 0o755))
+	must(t, os.MkdirAll(www, 0o755))
+	unlock, err := outlock.Take(filepath.Join(www, filepath.FromSlash(lockInside)), "publish")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := publishTo(t, b, www, Options{}); err == nil || !strings.Contains(err.Error(), "another skillpack is writing") {
+		t.Errorf("while another holds the lock in the folder: %v", err)
+	}
+	unlock()
+	if _, err := publishTo(t, b, www, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if rep := verifyFolder(t, www); !rep.OK() {
+		t.Errorf("verify: %v", rep.Problems)
+	}
+}
+
+// A link where the run writes its own files (.skillpack/releases, to a
+// folder elsewhere) is refused as a link at a bundle path is: the record's
+// copy was written through it, outside the target.
+func TestPublishOwnPathLink(t *testing.T) {
+	b, _ := examplesBundle(t)
+	root := t.TempDir()
+	www, elsewhere := filepath.Join(root, "www"), filepath.Join(root, "elsewhere")
+	must(t, os.MkdirAll(filepath.Join(www, ".skillpack"), 0o755))
+	must(t, os.MkdirAll(elsewhere, 0o755))
+	must(t, os.Symlink(elsewhere, filepath.Join(www, ".skillpack", "releases")))
+	_, err := publishTo(t, b, www, Options{})
+	if fe := new(*publish.ForeignError); !errors.As(err, fe) || !slices.Contains((*fe).Paths, ".skillpack/releases") {
+		t.Errorf("through a link at .skillpack/releases: %v, want a ForeignError naming it", err)
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Errorf("written through the link: %v", ents)
 	}
 }
