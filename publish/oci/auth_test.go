@@ -50,6 +50,14 @@ func TestAuth(t *testing.T) {
 		t.Errorf("a username without a password: %v", err)
 	}
 	publishTo(t, b, target, Options{Username: "ci", Password: "s3cret"})
+	// pull says the same of a login the registry refuses (it was exit 1,
+	// with the client's words alone).
+	for _, o := range []Options{{}, {Username: "ci", Password: "wrong"}} {
+		_, err := Pull(context.Background(), target, filepath.Join(t.TempDir(), "out"), "", o)
+		if !strings.Contains(fmt.Sprint(err), "docker login "+reg.host) || exitClass(err) != 2 {
+			t.Errorf("pull, user %q: %v (exit class %d); want the way to log in, exit 2", o.Username, err, exitClass(err))
+		}
+	}
 
 	config := t.TempDir()
 	auth := base64.StdEncoding.EncodeToString([]byte("ci:s3cret"))
@@ -93,5 +101,23 @@ func TestNotARegistry(t *testing.T) {
 	}
 	if puts > 0 {
 		t.Errorf("%d uploads sent to a web server", puts)
+	}
+}
+
+// A registry that refuses pushes (a read-only mirror's 405) is a failed
+// check, exit 1, saying so: it was exit 3, "run the same command again".
+func TestReadOnlyRegistry(t *testing.T) {
+	reg := startRegistry(t)
+	px := startProxy(t, reg.host)
+	px.decide = func(_ int, r *http.Request) fault {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			return refuse
+		}
+		return pass
+	}
+	_, b := newBundle(t)
+	err := Publish(context.Background(), b, "oci://"+px.host+"/acme/skills", Options{}, func(publish.Result) {})
+	if !strings.Contains(fmt.Sprint(err), "refuses to let skillpack push to acme/skills") || exitClass(err) != 1 {
+		t.Errorf("to a read-only registry: %v (exit class %d), want its refusal, exit 1", err, exitClass(err))
 	}
 }

@@ -21,11 +21,12 @@ import (
 type fault int
 
 const (
-	pass  fault = iota
-	fail        // answer 503 without asking the registry
-	lose        // ask the registry, then answer 502: the work is done but the client hears it failed
-	stall       // answer nothing until the client gives up
-	lie         // ask the registry, then answer with another Docker-Content-Digest
+	pass   fault = iota
+	fail         // answer 503 without asking the registry
+	lose         // ask the registry, then answer 502: the work is done but the client hears it failed
+	stall        // answer nothing until the client gives up
+	lie          // ask the registry, then answer with another Docker-Content-Digest
+	refuse       // answer 405 without asking the registry: a read-only mirror
 )
 
 // proxy stands between Publish and the registry, recording every
@@ -70,6 +71,9 @@ func startProxy(t *testing.T, registryHost string) *proxy {
 		switch f {
 		case fail:
 			http.Error(w, `{"errors":[{"code":"UNAVAILABLE","message":"injected"}]}`, http.StatusServiceUnavailable)
+			return
+		case refuse:
+			http.Error(w, `{"errors":[{"code":"UNSUPPORTED","message":"read-only"}]}`, http.StatusMethodNotAllowed)
 			return
 		case stall:
 			// The body is read first: net/http notices a client that

@@ -102,11 +102,20 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 
 // loggedOut says how to log in when the registry refused the run's
 // credentials, or wanted some, and what a token needs (verb: "push to",
-// "pull"); err is then the user's to mend (exit 2).
+// "pull"); err is then the user's to mend (exit 2). Another refusal no
+// retry overcomes (a read-only registry's 405) is a failed check, exit 1:
+// running the same command again cannot help.
 func loggedOut(t Target, err error, verb string) error {
 	var resp *errcode.ErrorResponse
 	denied := errors.As(err, &resp) && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden)
 	if !denied && !errors.Is(err, auth.ErrBasicCredentialNotFound) {
+		switch {
+		case resp == nil || resp.StatusCode < 400 || resp.StatusCode >= 500 || retryable(err):
+		case resp.StatusCode == http.StatusNotFound:
+			return publish.Refused{Err: err, Class: 1}
+		default:
+			return publish.Refused{Err: fmt.Errorf("%w: the registry refuses to let skillpack %s %s", err, verb, t.Repository), Class: 1}
+		}
 		return err
 	}
 	return publish.Refused{Err: fmt.Errorf("%w (log in with docker login %s or oras login %s, or pass --username and --password-stdin; a token needs the right to %s %s)", err, t.Registry, t.Registry, verb, t.Repository), Class: 2}

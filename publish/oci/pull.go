@@ -58,7 +58,7 @@ func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, 
 	p.run.Command = "pull"
 	desc, data, err := p.manifest(ctx, t.Tag)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", source, err)
+		return nil, fmt.Errorf("%s: %w", source, loggedOut(t, err, "pull"))
 	}
 	var top struct {
 		ArtifactType string               `json:"artifactType"`

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -274,7 +275,11 @@ func printPublished(ios *IO, opts *publishOptions, err error) {
 	ios.Infof("%s", line)
 	// A failure that says its class (a file changed since the build) is
 	// the user's to mend first: the same command would fail the same way.
-	if n[publish.Failed]+n[publish.Skipped] > 0 && !errors.As(err, new(exitClasser)) {
+	switch {
+	case n[publish.Failed]+n[publish.Skipped] == 0 || errors.As(err, new(exitClasser)):
+	case errors.Is(err, syscall.ENOSPC):
+		ios.Nextf("next: free space on the disk, then run the same command again; it sends only what is not there yet")
+	default:
 		ios.Nextf("next: run the same command again; it sends only what is not there yet")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +18,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -211,6 +214,25 @@ func TestPublishOutageExitCode(t *testing.T) {
 		}
 		if waited := strings.Contains(log.String(), "publish: waiting for s3://skills/site: "); waited != (want == ExitFindings) {
 			t.Errorf("a bucket answering %d: stderr says %q", status, log.String())
+		}
+	}
+}
+
+// A run that failed part way says to run it again, as it sends only what
+// is missing; first to free space, when the disk was full (the same
+// command alone failed the same way).
+func TestPublishNextHint(t *testing.T) {
+	for err, want := range map[error]string{
+		errors.New("a server's 500"):                         "next: run the same command again",
+		fmt.Errorf("writing x: %w", syscall.ENOSPC):          "next: free space on the disk, then run the same command again",
+		publish.Refused{Err: errors.New("denied"), Class: 2}: "",
+	} {
+		var stderr strings.Builder
+		opts := &publishOptions{Target: "file:///www", done: &resultLog{}}
+		opts.done.add(publish.Result{Object: publish.Object{Path: "index.html"}, State: publish.Failed, Err: err})
+		printPublished(&IO{Out: new(strings.Builder), Err: &stderr}, opts, err)
+		if got := stderr.String(); want != "" && !strings.Contains(got, want) || want == "" && strings.Contains(got, "next:") {
+			t.Errorf("after %v: %q, want %q", err, got, want)
 		}
 	}
 }
