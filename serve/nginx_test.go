@@ -43,8 +43,16 @@ func TestNginxConfig(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A plugin, served as archives and, for Codex's marketplace, a folder.
+	if err := os.MkdirAll(filepath.Join(skills, ".claude-plugin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(skills, ".claude-plugin", "plugin.json"), []byte(`{"name": "examples", "version": "1.0.0"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	dist := filepath.Join(t.TempDir(), "dist")
-	if _, err := build.Run([]string{skills}, build.Options{Out: dist, BaseURL: "https://skills.example.com", LLMsTxt: true, AICatalog: true, Versioned: true, Release: "1.0.0"}); err != nil {
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist, BaseURL: "https://skills.example.com", LLMsTxt: true, AICatalog: true, Versioned: true, Release: "1.0.0",
+		Marketplaces: []string{"claude", "codex"}}); err != nil {
 		t.Fatal(err)
 	}
 	ours, _ := start(t, dist, Options{})
@@ -84,6 +92,30 @@ func TestNginxConfig(t *testing.T) {
 	}
 	if len(paths) < 60 {
 		t.Fatalf("only %d paths compared", len(paths))
+	}
+	// A page's preflight, before a conditional GET.
+	for _, p := range []string{"/.well-known/agent-skills/index.json", "/index.html"} {
+		var got [2]*http.Response
+		for i, base := range []string{ours, theirs} {
+			req, _ := http.NewRequest(http.MethodOptions, base+p, nil)
+			req.Header.Set("Origin", "https://example.org")
+			req.Header.Set("Access-Control-Request-Method", "GET")
+			req.Header.Set("Access-Control-Request-Headers", "if-none-match")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			got[i] = resp
+		}
+		if got[0].StatusCode != got[1].StatusCode {
+			t.Errorf("OPTIONS %s: serve %d, nginx %d", p, got[0].StatusCode, got[1].StatusCode)
+		}
+		for _, h := range []string{"Access-Control-Allow-Origin", "Access-Control-Allow-Methods", "Access-Control-Allow-Headers", "Access-Control-Max-Age"} {
+			if a, b := got[0].Header.Get(h), got[1].Header.Get(h); a != b {
+				t.Errorf("OPTIONS %s: nginx gives %s %q, serve %q", p, h, b, a)
+			}
+		}
 	}
 }
 
