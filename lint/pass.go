@@ -176,6 +176,7 @@ type RunPass struct {
 	report      func(*Rule, Finding)
 	pluginFiles func(dir string) (*skill.Files, error) // Options.PluginFiles
 	roots       []string                               // Options.Roots
+	all         bool                                   // Options.All: the scope took every skill found
 	out         string                                 // Options.Out, or dist
 	markets     map[string]fileRead                    // the marketplaces read (marketplace)
 }

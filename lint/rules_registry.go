@@ -464,6 +464,9 @@ func checkInstalled(p *RunPass) {
 		clients string
 		skills  int
 	}
+	if !p.all {
+		return // the scope left such folders out, or took them as what clients read first
+	}
 	inside := map[string]*folder{}
 	outside := 0
 	for _, s := range p.Skills {

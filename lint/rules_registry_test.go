@@ -29,7 +29,7 @@ func TestInstalledFolderAlone(t *testing.T) {
 		for _, s := range skills {
 			named = append(named, NameOf(s))
 		}
-		for _, f := range CheckAcross(named, nil, nil, nil, Options{Base: "/p"}) {
+		for _, f := range CheckAcross(named, nil, nil, nil, Options{Base: "/p", All: true}) {
 			if f.Rule == "installed-folder" {
 				t.Errorf("%s: %s: %s", name, f.Path, f.Message)
 			}
@@ -50,13 +50,21 @@ func TestInstalledFolderFix(t *testing.T) {
 		"/p/skillpack.yaml": "add .claude/skills/ to ignore: in ../skillpack.yaml, or remove the folder",
 	} {
 		var fixes []string
-		for _, f := range CheckAcross(named, nil, nil, nil, Options{Base: "/p/sub", Settings: Settings{File: cfg}}) {
+		for _, f := range CheckAcross(named, nil, nil, nil, Options{Base: "/p/sub", Settings: Settings{File: cfg}, All: true}) {
 			if f.Rule == "installed-folder" {
 				fixes = append(fixes, f.Fix)
 			}
 		}
 		if len(fixes) != 1 || fixes[0] != want {
 			t.Errorf("config %q: fixes %q, want %q", cfg, fixes, want)
+		}
+	}
+	// Without --all the scope chose these skills (beside a collection's
+	// folders, what clients read first): the rule that told the user to
+	// ignore the folder the same run published contradicted it.
+	for _, f := range CheckAcross(named, nil, nil, nil, Options{Base: "/p"}) {
+		if f.Rule == "installed-folder" {
+			t.Errorf("without --all: %s", f.Message)
 		}
 	}
 }
@@ -150,22 +158,30 @@ func TestInstalledOverHidden(t *testing.T) {
 // A repository whose only visible skills are a collection's category/name
 // folders (cahyo40/agent: 11 workflows/<name>, 272 in .agent/skills)
 // publishes its install folder's skills too, as a client looks there
-// first; those named like a collection's skill stay out as copies.
+// first; those named like a collection's skill, with its SKILL.md, stay
+// out as copies. One of another SKILL.md is another version, taken, and
+// its name's clash reported (tangledgroup/tangled-skills: the newer
+// .agents/skills/webfetch was left out as a copy of misc/webfetch).
 func TestInstalledBesideCollection(t *testing.T) {
-	found := []*skill.Skill{
-		{Dir: "/p/workflows/flutter", File: skill.FileName},
-		{Dir: "/p/.agent/skills/flutter", File: skill.FileName},
-		{Dir: "/p/.agent/skills/golang", File: skill.FileName},
-		{Dir: "/p/.agent/skills/rust", File: skill.FileName},
+	p := t.TempDir()
+	md := func(v string) string { return "---\nname: x\ndescription: " + v + "\n---\n" }
+	testtool.WriteTree(t, p, map[string]string{
+		"workflows/flutter/SKILL.md": md("one"), ".agent/skills/flutter/SKILL.md": md("one"),
+		"workflows/go/SKILL.md": md("old"), ".agent/skills/go/SKILL.md": md("new"),
+		".agent/skills/rust/SKILL.md": md("rust"),
+	})
+	var found []*skill.Skill
+	for _, d := range []string{"workflows/flutter", ".agent/skills/flutter", "workflows/go", ".agent/skills/go", ".agent/skills/rust"} {
+		found = append(found, &skill.Skill{Dir: filepath.Join(p, d), File: skill.FileName})
 	}
-	kept, notes := Scope{}.installed("/p", found)
+	kept, notes := Scope{}.installed(p, found)
 	var dirs []string
 	for _, s := range kept {
-		dirs = append(dirs, s.Dir)
+		dirs = append(dirs, strings.TrimPrefix(filepath.ToSlash(s.Dir), filepath.ToSlash(p)+"/"))
 	}
-	if !slices.Equal(dirs, []string{"/p/workflows/flutter", "/p/.agent/skills/golang", "/p/.agent/skills/rust"}) ||
+	if !slices.Equal(dirs, []string{"workflows/flutter", "workflows/go", ".agent/skills/go", ".agent/skills/rust"}) ||
 		len(notes) != 1 || !strings.Contains(notes[0], "taking the 2 skills of clients' install folders") || !strings.Contains(notes[0], "left out 1 there named like a skill taken") {
-		t.Errorf("kept %v, notes %q; want workflows/flutter and the 2 own installs, with a note", dirs, notes)
+		t.Errorf("kept %v, notes %q; want the workflows, the other go and rust, with a note", dirs, notes)
 	}
 	// skills/<category>/<name> is where clients look, and published
 	// (HoangNguyen0403/agent-skills-standard: 208 such, 23 installs).
@@ -179,9 +195,9 @@ func TestInstalledBesideCollection(t *testing.T) {
 	}
 	// One skill in skills/ is what the repository publishes: the install
 	// folder stays out.
-	kept, _ = Scope{}.installed("/p", append(slices.Clone(found), &skill.Skill{Dir: "/p/skills/go", File: skill.FileName}))
-	if len(kept) != 2 {
-		t.Errorf("with skills/go: kept %d, want workflows/flutter and skills/go", len(kept))
+	kept, _ = Scope{}.installed(p, append(slices.Clone(found), &skill.Skill{Dir: filepath.Join(p, "skills/go"), File: skill.FileName}))
+	if len(kept) != 3 {
+		t.Errorf("with skills/go: kept %d, want the workflows and skills/go", len(kept))
 	}
 }
 

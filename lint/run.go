@@ -194,7 +194,7 @@ func newRunner(opts Options) *runner {
 		set.Severity = sev
 	}
 	base, _ := filepath.Abs(opts.Base) // "" is the working folder
-	r := &runner{set: set, strict: opts.Strict, base: base, roots: opts.Roots, out: cmp.Or(opts.Out, "dist"), publishing: opts.Publishing, allowUsed: make([]atomic.Bool, len(set.Allow)), pluginFiles: opts.PluginFiles}
+	r := &runner{set: set, strict: opts.Strict, all: opts.All, base: base, roots: opts.Roots, out: cmp.Or(opts.Out, "dist"), publishing: opts.Publishing, allowUsed: make([]atomic.Bool, len(set.Allow)), pluginFiles: opts.PluginFiles}
 	if r.pluginFiles == nil {
 		r.pluginFiles = PluginFiles(skill.Built)
 	}
@@ -210,6 +210,7 @@ type runner struct {
 	pluginFiles func(dir string) (*skill.Files, error)
 	base        string
 	roots       []string           // Options.Roots
+	all         bool               // Options.All
 	publishing  bool               // Options.Publishing
 	out         string             // Options.Out, or dist
 	broken      []skill.BrokenLink // RunPass.Broken
@@ -284,7 +285,7 @@ func CheckAcross(skills []Named, plugins []*plugin.Plugin, markets []string, bro
 // and over its plugins.
 func (r *runner) across(skills []Named, plugins []*plugin.Plugin, markets []string) []Finding {
 	var all []Finding
-	rp := &RunPass{Skills: skills, Plugins: plugins, Marketplaces: markets, Rel: r.rel, Config: r.set.File, Base: r.base, Broken: r.broken, pluginFiles: r.pluginFiles, roots: r.roots, out: r.out,
+	rp := &RunPass{Skills: skills, Plugins: plugins, Marketplaces: markets, Rel: r.rel, Config: r.set.File, Base: r.base, Broken: r.broken, pluginFiles: r.pluginFiles, roots: r.roots, out: r.out, all: r.all,
 		report: func(rule *Rule, f Finding) { all = r.add(all, rule, f) }}
 	for _, rule := range registry {
 		if rule.CheckRun != nil && r.set.effective(rule) != Off {

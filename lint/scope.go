@@ -654,16 +654,19 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		return sc.atTop(top, installs, in) // found, every one in an install folder
 	}
 	parts := sc.counted(folders)
-	// Those no skill taken shares a folder name with are no copies: the
-	// Vercel CLI offers them beside the rest (peparhugo's .github/skills).
-	taken := map[string]bool{}
+	// Those no skill taken shares a folder name and SKILL.md with are no
+	// copies: the Vercel CLI offers them beside the rest (peparhugo's
+	// .github/skills); one of another SKILL.md is another version, whose
+	// clash with the one taken is the user's to settle
+	// (tangledgroup/tangled-skills' .agents/skills/webfetch and misc/'s).
+	taken := map[string][]*skill.Skill{}
 	for _, s := range kept {
-		taken[filepath.Base(s.Dir)] = true
+		taken[filepath.Base(s.Dir)] = append(taken[filepath.Base(s.Dir)], s)
 	}
 	var own []*skill.Skill
 	var ownIn []string
 	for i, s := range installs {
-		if !taken[filepath.Base(s.Dir)] {
+		if !slices.ContainsFunc(taken[filepath.Base(s.Dir)], func(k *skill.Skill) bool { return skill.SameEntry(k, s) }) {
 			own, ownIn = append(own, s), append(ownIn, in[i])
 		}
 	}

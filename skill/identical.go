@@ -3,6 +3,7 @@ package skill
 import (
 	"bytes"
 	"io"
+	"path/filepath"
 	"slices"
 
 	"github.com/skillpack/skillpack/internal/smallfile"
@@ -29,6 +30,14 @@ func Identical(a, b *Skill) bool {
 		}
 	}
 	return true
+}
+
+// SameEntry reports whether two skills' entry files hold the same bytes:
+// a client's installed copy keeps the SKILL.md it copied (the Vercel CLI
+// drops execute bits, so a copy is not Identical), another version of
+// the skill does not.
+func SameEntry(a, b *Skill) bool {
+	return sameBytes(filepath.Join(a.Dir, a.File), filepath.Join(b.Dir, b.File))
 }
 
 // sameBytes reports whether two files hold the same bytes, reading both a
