@@ -366,8 +366,13 @@ func renderShown(src []byte) ([]byte, bool) {
 // in a code block, where they would show).
 var unshownBlanks = regexp.MustCompile(`[ \t]*(\n|</?(?:p|li|h[1-6]|td|th)(?: [^>]*)?>)[ \t]*`)
 
-// fixBOM strips the UTF-8 byte order marks a file starts with.
+// fixBOM strips the UTF-8 byte order marks a file starts with, and makes
+// a SKILL.md in UTF-16 UTF-8 (another file in UTF-16 may be so for its
+// reader: a Windows .reg file).
 func fixBOM(f *fixFile, _ []Finding) {
+	if f.job.entry && skill.UTF16(f.data) {
+		f.data = skill.FromUTF16(f.data)
+	}
 	for bytes.HasPrefix(f.data, utf8BOM) {
 		f.data = f.data[len(utf8BOM):]
 	}

@@ -108,7 +108,9 @@ var entryRules = []*Rule{
 		Severity: Error,
 		Explain: "Clients decode SKILL.md as UTF-8 text: the skills CLI strips a BOM and turns invalid bytes " +
 			"into U+FFFD, YAML-subset readers fail on the BOM, and the MCP skills client needs SKILL.md as " +
-			"text, which a server can only send for valid UTF-8. Save the file as UTF-8 without a BOM.",
+			"text, which a server can only send for valid UTF-8. Save the file as UTF-8 without a BOM. " +
+			"Windows PowerShell 5.1 writes UTF-16 (Out-File, >), in which no client finds the frontmatter: " +
+			"lint reads it as its text says, and lint --fix makes it UTF-8.",
 		Bad:   "SKILL.md saved as UTF-8 with BOM, or as Latin-1 (\"caf\\xe9\")",
 		Good:  "SKILL.md saved as plain UTF-8 (\"café\")",
 		Check: checkEntryEncoding,
@@ -431,6 +433,11 @@ func brokenEntry(p *Pass) *skill.Refused {
 
 func checkEntryEncoding(p *Pass) {
 	if p.Doc == nil {
+		return
+	}
+	if p.Doc.UTF16 {
+		p.Reportf(p.Skill.File, 1, 1, "save the file as UTF-8 (skillpack lint --fix converts it; in PowerShell, Out-File -Encoding utf8)",
+			"SKILL.md is UTF-16 (it starts with a UTF-16 byte order mark, as Windows PowerShell 5.1 writes text); clients read it as UTF-8 and find no frontmatter")
 		return
 	}
 	if p.Doc.BOM {

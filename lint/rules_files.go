@@ -699,8 +699,6 @@ func isTextPath(rel string) bool {
 
 var (
 	utf8BOM  = []byte{0xEF, 0xBB, 0xBF}
-	utf16LE  = []byte{0xFF, 0xFE}
-	utf16BE  = []byte{0xFE, 0xFF}
 	crlfLine = []byte("\r\n")
 )
 
@@ -723,10 +721,10 @@ func checkTextEncoding(p *Pass) {
 			p.Reportf(f.Path, 0, 0, zeroedFix, "the file is %d NUL bytes and nothing else: its text was lost (an interrupted copy or sync, a disk fault)", len(data))
 			continue
 		}
-		if path.Ext(f.Path) == "" && !bytes.HasPrefix(data, utf16LE) && !bytes.HasPrefix(data, utf16BE) && binaryData(data) {
+		if path.Ext(f.Path) == "" && !skill.UTF16(data) && binaryData(data) {
 			continue // a program in scripts/ (alexalemi/skills' janet), not a script
 		}
-		if bytes.HasPrefix(data, utf16LE) || bytes.HasPrefix(data, utf16BE) {
+		if skill.UTF16(data) {
 			p.Reportf(f.Path, 0, 0, hintUTF16, "the file is UTF-16 (it starts with a UTF-16 byte order mark); readers expect UTF-8")
 			continue
 		}

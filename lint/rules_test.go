@@ -2,12 +2,14 @@ package lint
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/rogpeppe/go-internal/txtar"
 
@@ -162,6 +164,15 @@ func materialize(t *testing.T, dir string, ar *txtar.Archive) (Options, []string
 			b, err := os.ReadFile(at(1))
 			must(t, err)
 			must(t, os.WriteFile(at(1), append([]byte("\uFEFF"), b...), 0o644))
+		case "utf16":
+			b, err := os.ReadFile(at(1))
+			must(t, err)
+			u := utf16.Encode([]rune(string(b)))
+			out := []byte{0xFF, 0xFE}
+			for _, c := range u {
+				out = binary.LittleEndian.AppendUint16(out, c)
+			}
+			must(t, os.WriteFile(at(1), out, 0o644))
 		case "hex":
 			var raw []byte
 			fmt.Sscanf(args[2], "%x", &raw)

@@ -3,11 +3,13 @@ package skill
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -40,8 +42,12 @@ type Problem struct {
 // SkillMD is a parsed SKILL.md. Parsing never fails: what could not be
 // understood is recorded in Problem (and BOM), and the rest filled in.
 type SkillMD struct {
-	Raw []byte // the bytes read (the whole file unless it was over the read limit)
+	Raw []byte // the bytes read (the whole file unless it was over the read limit), as UTF-8
 	BOM bool   // the file starts with a UTF-8 byte order mark
+	// UTF16 is a file in UTF-16 with its byte order mark, as Windows
+	// PowerShell 5.1 writes text (Out-File, >): Raw is its text as UTF-8,
+	// so that the rules see what it says, and lint reports the encoding.
+	UTF16 bool
 
 	Truncated bool // Raw is the first MaxRead bytes of a longer file
 
@@ -58,6 +64,25 @@ type SkillMD struct {
 }
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// UTF16 reports whether data starts with a UTF-16 byte order mark.
+func UTF16(data []byte) bool {
+	return bytes.HasPrefix(data, []byte{0xFF, 0xFE}) || bytes.HasPrefix(data, []byte{0xFE, 0xFF})
+}
+
+// FromUTF16 is the text of data, UTF-16 with its byte order mark
+// (UTF16), as UTF-8 without one; an odd last byte is dropped.
+func FromUTF16(data []byte) []byte {
+	order := binary.ByteOrder(binary.LittleEndian)
+	if data[0] == 0xFE {
+		order = binary.BigEndian
+	}
+	units := make([]uint16, 0, len(data)/2)
+	for i := 2; i+1 < len(data); i += 2 {
+		units = append(units, order.Uint16(data[i:]))
+	}
+	return []byte(string(utf16.Decode(units)))
+}
 
 // Parse splits a SKILL.md into frontmatter and body and parses the
 // frontmatter as YAML, keeping node positions.
@@ -133,7 +158,11 @@ func parse(data []byte, truncated bool) *SkillMD {
 // the frontmatter is closed: only then is there YAML to parse (FrontRaw).
 // It reads lines only as far as the closing fence.
 func split(data []byte, truncated bool) (d *SkillMD, closed bool) {
-	d = &SkillMD{Raw: data, Truncated: truncated}
+	utf16 := UTF16(data)
+	if utf16 {
+		data = FromUTF16(data)
+	}
+	d = &SkillMD{Raw: data, Truncated: truncated, UTF16: utf16}
 	if bytes.HasPrefix(data, bom) {
 		// Clients disagree on BOMs: report it, and read on.
 		d.BOM = true

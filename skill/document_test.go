@@ -1,9 +1,11 @@
 package skill
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"gopkg.in/yaml.v3"
 )
@@ -411,6 +413,27 @@ func TestFrontmatterJSONCoreSchema(t *testing.T) {
 			t.Errorf("x: %s: %v", yaml, err)
 		case want != "" && string(got) != `{"name":"pdf","description":"d","x":`+want+`}`:
 			t.Errorf("x: %s: FrontmatterJSON = %s, want x %s", yaml, got, want)
+		}
+	}
+}
+
+// A SKILL.md in UTF-16 (Windows PowerShell 5.1's Out-File), either byte
+// order, parses as its text says; an odd last byte is dropped.
+func TestParseUTF16(t *testing.T) {
+	text := "---\r\nname: café\r\ndescription: Ünïcode 🙂 text.\r\n---\r\n# T\r\n"
+	units := utf16.Encode([]rune(text))
+	for name, order := range map[string]binary.AppendByteOrder{"LE": binary.LittleEndian, "BE": binary.BigEndian} {
+		data := order.AppendUint16(nil, 0xFEFF)
+		for _, u := range units {
+			data = order.AppendUint16(data, u)
+		}
+		d := Parse(append(data, 0x41))
+		if !d.UTF16 || d.Problem != nil || string(d.Raw) != text {
+			t.Errorf("%s: UTF16 %v, problem %v, text %q", name, d.UTF16, d.Problem, d.Raw)
+			continue
+		}
+		if got, _ := d.String("name"); got != "café" {
+			t.Errorf("%s: name %q", name, got)
 		}
 	}
 }
