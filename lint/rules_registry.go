@@ -369,7 +369,8 @@ func checkDuplicateNames(p *RunPass) {
 						"with --ignore, such as %s", p.Ignore(others[0]))
 				}
 				p.Report(Finding{Path: p.Rel(s.EntryPath()), Line: s.Line, Column: s.Column, Fix: fix,
-					Message: fmt.Sprintf("skill name %q is also used by %s%s", name, strings.Join(files, ", "), in)})
+					Message: fmt.Sprintf("skill name %q is also used by %s%s", name,
+						strings.Join(human.UpTo(len(files), 5, func(i int) string { return files[i] }, "and %d more"), ", "), in)})
 			}
 		}
 	}

@@ -452,3 +452,31 @@ func TestBundleClashNamesThree(t *testing.T) {
 		t.Errorf("%d findings, want one a copy, 5", n)
 	}
 }
+
+// Each of n skills of one name names up to 5 others, not all of them:
+// the output grew with n² (4,331-character lines, 1.9 MB of a 4 MB run on
+// thedixitjain/the-mega-skill-library).
+func TestDuplicateNamesShort(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range 8 {
+		files[fmt.Sprintf("c%d/pdf/SKILL.md", i)] = fmt.Sprintf("---\nname: pdf\ndescription: Fills PDF forms, version %d. Use when asked to fill a PDF form.\n---\n# PDF\n", i)
+	}
+	testtool.WriteTree(t, dir, files)
+	res, err := Run([]string{dir}, Options{Base: dir, All: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range res.Findings {
+		if f.Rule == "name-duplicate" {
+			n++
+			if !strings.HasSuffix(f.Message, "and 2 more") {
+				t.Errorf("%s: %s", f.Path, f.Message)
+			}
+		}
+	}
+	if n != 8 {
+		t.Errorf("%d name-duplicate findings, want 8", n)
+	}
+}
