@@ -32,7 +32,7 @@ var specLevels = map[string]Severity{
 	"suppression-unused": Warning, "symlink": Warning, "symlink-escape": Error, "text-encoding": Warning,
 	"lfs-pointer": Error, "marketplace-manifest": Error, "unknown-key": Warning, "version-semver": Warning, "yaml-ambiguous-scalar": Warning, "yaml-anchor": Error,
 	"yaml-colon-space": Warning, "yaml-complex-key": Error, "yaml-duplicate-key": Error,
-	"yaml-deep-nesting": Error, "yaml-quote-indent": Error, "yaml-flow-lines": Error, "yaml-flow-mapping": Error, "yaml-flow-sequence": Warning, "yaml-indent-indicator": Error, "yaml-multiline-quote": Warning,
+	"yaml-deep-nesting": Error, "yaml-quote-indent": Error, "yaml-flow-lines": Error, "yaml-flow-mapping": Error, "yaml-flow-sequence": Warning, "yaml-indent-indicator": Error, "yaml-key-in-block": Warning, "yaml-multiline-quote": Warning,
 	"yaml-proto-key": Error, "yaml-special-float": Error, "yaml-tab-indent": Error, "yaml-tag": Error,
 }
 

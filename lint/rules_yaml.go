@@ -70,6 +70,18 @@ var yamlRules = []*Rule{
 		Check: checkIndentIndicators,
 	},
 	{
+		ID:       "yaml-key-in-block",
+		Title:    "a frontmatter key is indented into a block's text",
+		Severity: Warning,
+		Explain: "A line of a block scalar (description: | or >) is text, however it reads: a key written " +
+			"there, indented as the block's lines are, becomes the end of the description, and the client " +
+			"never sees it (disable-model-invocation: true left the skill model-invoked). Unindent the key " +
+			"to the left margin, after the block.",
+		Bad:   "---\nname: pdf-tools\ndescription: |\n  Extract text and tables from PDF files.\n  disable-model-invocation: true\n---\n",
+		Good:  "---\nname: pdf-tools\ndescription: |\n  Extract text and tables from PDF files.\ndisable-model-invocation: true\n---\n",
+		Check: checkKeyInBlock,
+	},
+	{
 		ID:       "yaml-flow-mapping",
 		Title:    "frontmatter has a flow mapping that MCP hosts cannot read",
 		Severity: Warning,
@@ -835,4 +847,38 @@ func base60(v string) string {
 		n = -n
 	}
 	return jsonNumber(n)
+}
+
+// checkKeyInBlock reports a line of a top-level block scalar that is a
+// frontmatter key some reader knows, with a value, where the mapping has
+// no such key: one indented into the block by mistake.
+func checkKeyInBlock(p *Pass) {
+	if p.Doc == nil || p.Doc.Front == nil {
+		return
+	}
+	lines := strings.Split(string(p.Doc.FrontRaw), "\n")
+	for k, v := range pairs(p.Doc.Front) {
+		if v.Kind != yaml.ScalarNode || v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
+			continue
+		}
+		// The block's lines follow its header (k's line), each indented
+		// deeper than k, up to the first that is not.
+		for i := k.Line; i < len(lines); i++ {
+			text := strings.TrimRight(lines[i], " \t\r")
+			indent := len(text) - len(strings.TrimLeft(text, " \t"))
+			if text != "" && indent < k.Column {
+				break
+			}
+			key, val, ok := strings.Cut(strings.TrimSpace(text), ": ")
+			if !ok || strings.TrimSpace(val) == "" || !slices.Contains(SpecKeys, key) && !slices.Contains(clientsKeys, key) {
+				continue
+			}
+			if kk, _ := p.Doc.Lookup(key); kk != nil {
+				continue // the key is there: this line is text about it
+			}
+			line, _ := p.Doc.FilePos(&yaml.Node{Line: i + 1, Column: 1})
+			p.Reportf(p.Skill.File, line, indent+1, "unindent "+strconv.Quote(key+":")+" to the left margin, after the block",
+				"%q is indented into the %s block, so it is the end of that text, not a key: clients never see %s", key+":", k.Value, key)
+		}
+	}
 }
