@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/content"
 
+	"github.com/skillpack/skillpack/internal/outlock"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/publish"
@@ -51,6 +53,11 @@ func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, 
 	if err != nil {
 		return nil, err
 	}
+	unlock, err := hold(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	p := puller{
 		r: r, t: t, run: o.Runner(source, publish.DefaultJobs, retryable), dir: dir,
 		total: cmp.Or(o.MaxTotal, DefaultMaxTotal), archives: map[digest.Digest]string{}, names: map[string]bool{},
@@ -228,7 +235,7 @@ func (p *puller) skill(ctx context.Context, d ocispec.Descriptor) (Pulled, error
 	if err := os.MkdirAll(p.dir, 0o755); err != nil {
 		return Pulled{}, fmt.Errorf("%w: %w", ErrWrite, err)
 	}
-	tmp, err := os.MkdirTemp(p.dir, "."+name+".pull-")
+	tmp, err := tempDir(p.dir, name)
 	if err != nil {
 		return Pulled{}, fmt.Errorf("%w: %w", ErrWrite, err)
 	}
@@ -335,4 +342,55 @@ func collision(entry string, err error) error {
 		return fmt.Errorf("%q collides with another entry of it: %w", entry, err)
 	}
 	return fmt.Errorf("%w: %w", ErrWrite, err)
+}
+
+// hold makes the folder pulled into, before anything is fetched, and
+// holds it against another pull (the lock a build holds of its output);
+// then removes what a pull killed there left (tempDir's folders). A file
+// in its place, or a folder another pull holds, is the user's to mend.
+func hold(dir string) (unlock func(), err error) {
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		err = os.MkdirAll(abs, 0o755)
+	}
+	if err != nil {
+		return nil, publish.Refused{Err: fmt.Errorf("cannot pull into %s: %w; give a folder (-o)", dir, err), Class: 2}
+	}
+	unlock, err = outlock.Take(abs, "pull")
+	if be := (*outlock.BusyError)(nil); errors.As(err, &be) {
+		return nil, publish.Refused{Err: be, Class: 2}
+	}
+	if err != nil {
+		unlock = func() {} // a folder whose parent cannot hold the lock goes unlocked
+	}
+	ents, _ := os.ReadDir(abs)
+	for _, e := range ents {
+		if e.IsDir() && pullTemp(e.Name()) {
+			os.RemoveAll(filepath.Join(abs, e.Name()))
+		}
+	}
+	return unlock, nil
+}
+
+// tempDir makes the folder a skill is unpacked into beside its place,
+// .NAME.pull-DIGITS, with the mode a folder made there gets (MkdirTemp's
+// is 0700).
+func tempDir(dir, name string) (string, error) {
+	for {
+		p := filepath.Join(dir, fmt.Sprintf(".%s.pull-%d", name, rand.Uint32()))
+		err := os.Mkdir(p, 0o755)
+		if !errors.Is(err, fs.ErrExist) {
+			return p, err
+		}
+	}
+}
+
+// pullTemp reports whether a folder's name is one tempDir gives.
+func pullTemp(name string) bool {
+	i := strings.LastIndex(name, ".pull-")
+	if i < 2 || name[0] != '.' {
+		return false
+	}
+	digits := name[i+len(".pull-"):]
+	return digits != "" && strings.Trim(digits, "0123456789") == ""
 }

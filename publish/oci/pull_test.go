@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"math/rand/v2"
@@ -18,6 +19,7 @@ import (
 	specs "github.com/opencontainers/image-spec/specs-go"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/skillpack/skillpack/internal/outlock"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
 )
@@ -250,4 +252,55 @@ func tarGzFiles(t *testing.T, files []tarFile) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// The folder pulled into: a file there is refused before anything is
+// fetched (exit 2; it was exit 3 after fetching everything), another pull
+// holding it turns this one away, what a killed pull left (.NAME.pull-N)
+// goes while a user's folder named alike stays, and each skill's folder
+// gets the mode a folder made there gets (it was 0700).
+func TestPullInto(t *testing.T) {
+	f := published(t)
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(file, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Pull(ctx, f.target, file, "", pulling); exitClass(err) != 2 || !strings.Contains(fmt.Sprint(err), "give a folder") {
+		t.Errorf("into a file: %v (exit class %d), want the user's error", err, exitClass(err))
+	}
+
+	out := t.TempDir()
+	unlock, err := outlock.Take(out, "pull")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Pull(ctx, f.target, out, "", pulling); exitClass(err) != 2 || !strings.Contains(fmt.Sprint(err), "another skillpack is writing") {
+		t.Errorf("while another pull holds the folder: %v", err)
+	}
+	unlock()
+
+	killed, mine := filepath.Join(out, ".csv-profiler.pull-123"), filepath.Join(out, ".notes.pull-draft")
+	for _, d := range []string{killed, mine} {
+		if err := os.MkdirAll(filepath.Join(d, "x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Pull(ctx, f.target, out, "csv-profiler", pulling); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(killed); !os.IsNotExist(err) {
+		t.Errorf("a killed pull's folder stayed: %v", err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Errorf("a folder of the user's went: %v", err)
+	}
+	probe := filepath.Join(t.TempDir(), "probe")
+	if err := os.Mkdir(probe, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.Stat(probe)
+	if info, err := os.Stat(filepath.Join(out, "csv-profiler")); err != nil || info.Mode().Perm() != want.Mode().Perm() {
+		t.Errorf("the skill's folder: %v (%v), want %v as a folder made there", info.Mode().Perm(), err, want.Mode().Perm())
+	}
 }

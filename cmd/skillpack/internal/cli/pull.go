@@ -101,12 +101,14 @@ func runPull(ctx context.Context, ios *IO, opts *pullOptions) error {
 // errPullDeadline is the cause of a pull's context when --deadline passes.
 var errPullDeadline = errors.New("deadline passed")
 
-// pullErr classifies a pull's error: a skill folder that was there before
-// is the user's to move (2); a failure to write is the system's (3); an
+// pullErr classifies a pull's error: one that says its class has it; a
+// skill folder that was there before is the user's to move (2); a failure to write is the system's (3); an
 // interrupt is 130; anything the registry sent or failed to send is a failed
 // check (1), as a URL verify cannot fetch.
 func pullErr(ctx context.Context, opts *pullOptions, err error) error {
 	switch {
+	case errors.As(err, new(exitClasser)): // the registry's refusal of a login, a folder that cannot be pulled into
+		return err
 	case errors.Is(err, oci.ErrExists):
 		return usageErr("%w", err)
 	case errors.Is(err, oci.ErrWrite):

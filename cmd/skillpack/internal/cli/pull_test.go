@@ -474,3 +474,15 @@ func TestPullInterrupted(t *testing.T) {
 		t.Errorf("an interrupted pull: exit %d, stderr %q; want %d, saying it was interrupted", code, errb.String(), ExitInterrupted)
 	}
 }
+
+// An error that says its class keeps it: the registry's refusal of a
+// login is the user's to mend (2), where pull said 1 as for any fetch.
+func TestPullErrClass(t *testing.T) {
+	err := pullErr(context.Background(), &pullOptions{}, fmt.Errorf("oci://r/x: %w", publish.Refused{Err: errors.New("401"), Class: 2}))
+	if code, _ := exitStatus(err); code != ExitUsage {
+		t.Errorf("a refused login: exit %d, want %d", code, ExitUsage)
+	}
+	if code, _ := exitStatus(pullErr(context.Background(), &pullOptions{}, errors.New("a blob's digest differs"))); code != ExitFindings {
+		t.Errorf("a failed fetch: exit %d, want %d", code, ExitFindings)
+	}
+}
