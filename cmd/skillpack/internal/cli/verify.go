@@ -152,8 +152,12 @@ func verifyRun(ctx context.Context, ios *IO, opts *verifyOptions) (*verify.Repor
 	} else if opts.Target.given() {
 		return nil, usageErr("--endpoint, --insecure, --username and --password-stdin are for an s3:// or oci:// TARGET; leave them out for %s", opts.Source)
 	} else if scheme, _, ok := strings.Cut(opts.Source, "://"); ok {
-		if u, perr := url.Parse(opts.Source); perr != nil || (scheme != "http" && scheme != "https") || u.Host == "" {
+		u, perr := url.Parse(opts.Source)
+		if perr != nil || (scheme != "http" && scheme != "https") || u.Host == "" {
 			return nil, usageErr("%s: give a dist folder, an http or https URL such as https://example.com, or a TARGET such as s3://bucket/prefix or oci://host/repo:tag", opts.Source)
+		}
+		if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			return nil, usageErr("%s: remove the query, fragment or user info (a login goes in --token-file or --header)", opts.Source)
 		}
 		if opts.Signature != "" {
 			return nil, usageErr("--signature is for a skill folder on disk, not a URL")
