@@ -211,7 +211,7 @@ func (b *Bucket) found(ctx context.Context) error {
 // noBucket is the error of a target whose bucket does not exist, naming
 // it and the fix.
 func (b *Bucket) noBucket() error {
-	return publish.Refused{Err: fmt.Errorf("%s%s: %w at %s; check the bucket's name and --endpoint, or create the bucket (publish does not make one)", Scheme, b.t.Bucket, publish.ErrNoBucket, b.endpointName()), Class: 2}
+	return publish.Refused{Err: fmt.Errorf("%s%s: %w at %s; check the bucket's name, --endpoint and the access key (some servers answer so to a key they do not know), or create the bucket (publish does not make one)", Scheme, b.t.Bucket, publish.ErrNoBucket, b.endpointName()), Class: 2}
 }
 
 // notS3 is the error of an endpoint whose answers are not S3's (what

@@ -283,7 +283,7 @@ func testRefuses(t *testing.T, s *server) {
 	s.proxy.log("")
 	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
 	err := Publish(context.Background(), b, "s3://nope/a", s.options(), nil)
-	if want := "s3://nope: no such bucket at " + s.url + "; check the bucket's name and --endpoint, or create the bucket"; !errors.Is(err, publish.ErrNoBucket) || !strings.HasPrefix(fmt.Sprint(err), want) {
+	if want := "s3://nope: no such bucket at " + s.url + "; check the bucket's name, --endpoint and the access key (some servers answer so to a key they do not know), or create the bucket"; !errors.Is(err, publish.ErrNoBucket) || !strings.HasPrefix(fmt.Sprint(err), want) {
 		t.Errorf("no bucket: %v; want %q", err, want)
 	}
 	s.put("a/.skillpack/releases.json", `{"releases":[{"record":"md5:x"}]}`)
