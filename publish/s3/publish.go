@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -199,6 +200,15 @@ func (b *Bucket) found(ctx context.Context) error {
 		if _, err := b.c.StatObject(ctx, b.t.Bucket, b.t.Key(".skillpack/none"), minio.StatObjectOptions{}); err == nil || errors.As(err, &e) && e.StatusCode == 0 {
 			return b.notS3("answered 200 for an object that is not there")
 		}
+	}
+	// An endpoint that does not speak what its URL says, or whose
+	// certificate is not trusted, is the user's to give again.
+	var cert *tls.CertificateVerificationError
+	switch {
+	case errors.Is(err, http.ErrSchemeMismatch):
+		return publish.Refused{Err: fmt.Errorf("%s%s at %s: %w; the server speaks plain HTTP: give --endpoint http://…", Scheme, b.t.Bucket, b.endpointName(), err), Class: 2}
+	case errors.As(err, &cert):
+		return publish.Refused{Err: fmt.Errorf("%s%s at %s: %w; if the server's certificate is from a private CA, name it in AWS_CA_BUNDLE", Scheme, b.t.Bucket, b.endpointName(), err), Class: 2}
 	}
 	// A 400 to the first request is the target's: another HTTP server
 	// (SeaweedFS's volume port), a bucket name or region S3 refuses.

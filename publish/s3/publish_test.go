@@ -903,3 +903,25 @@ func TestPruneKeepsVersions(t *testing.T) {
 		}
 	}
 }
+
+// An endpoint that does not speak what its URL says, or whose certificate
+// is not trusted, is the user's to give again (exit 2), said before
+// anything is sent: https:// to a plain HTTP server was exit 3.
+func TestEndpointScheme(t *testing.T) {
+	s := fakeServer(t)
+	b := builtBundle(t, tree(t), filepath.Join(t.TempDir(), "dist"))
+	tlsSrv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer tlsSrv.Close()
+	for endpoint, want := range map[string]string{
+		strings.Replace(s.url, "http://", "https://", 1): "give --endpoint http://",
+		tlsSrv.URL: "AWS_CA_BUNDLE",
+	} {
+		o := s.options()
+		o.Endpoint = endpoint
+		err := Publish(context.Background(), b, s.target("a"), o, nil)
+		var class interface{ ExitClass() int }
+		if !errors.As(err, &class) || class.ExitClass() != 2 || !strings.Contains(fmt.Sprint(err), want) {
+			t.Errorf("--endpoint %s: %v, want exit 2 and %q", endpoint, err, want)
+		}
+	}
+}
