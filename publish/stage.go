@@ -16,8 +16,9 @@ const (
 	// Archives are content-addressed: a new archive has a new name, so it
 	// can go out first without changing anything a reader sees.
 	Archives Stage = iota
-	// Files are each skill's own files, in the v0.2 and v0.1 trees, and
-	// those of the plugins served as folders.
+	// Files are each skill's own files, in the v0.2 and v0.1 trees,
+	// those of the plugins served as folders, and each skill's catalog
+	// page (checksums.txt and the catalog name them).
 	Files
 	// MCP is the mcp/ documents, which name skill files and archives.
 	MCP
@@ -56,7 +57,7 @@ func StageOf(path string) Stage {
 		return Indexes
 	case layout.Addressed(path):
 		return Archives
-	case p.Kind == layout.KindFile, p.Kind == layout.KindVersion,
+	case p.Kind == layout.KindFile, p.Kind == layout.KindVersion, p.Kind == layout.KindPage,
 		strings.HasPrefix(path, layout.PluginsDir+"/") && path != layout.PluginsIndex: // a plugin's folder
 		return Files
 	}

@@ -35,7 +35,10 @@ func TestStageAfterNamed(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range paths {
-			if slices.Contains(layout.Naming, p) || StageOf(p) == Indexes && (doc == layout.Checksums || doc == layout.VersionsIndex) {
+			// Documents name documents of their own stage; a skill's page
+			// is no document (checksums.txt went out before the pages it
+			// lists, which a stopped run left missing).
+			if pp, _ := layout.ParsePath(p); slices.Contains(layout.Naming, p) || pp.Kind == layout.KindDoc && StageOf(p) == Indexes && (doc == layout.Checksums || doc == layout.VersionsIndex) {
 				continue
 			}
 			named++
