@@ -57,8 +57,8 @@ type BusyError struct {
 }
 
 func (e *BusyError) Error() string {
-	return fmt.Sprintf("%s: another publish has been running since %s (%s), and still is after %v: publish again once it has ended",
-		e.Target, e.Since.UTC().Format(time.RFC3339), e.Owner, LeaseTTL)
+	return fmt.Sprintf("%s: another publish has been running since %s (%s), and still is after %v: publish again once it has ended "+
+		"(if none is running, delete %s/%s)", e.Target, e.Since.UTC().Format(time.RFC3339), e.Owner, LeaseTTL, e.Target, LeasePath)
 }
 
 // ExitClass is the command's exit code: 2, as for a build's busy DIST.
@@ -94,14 +94,28 @@ func Lock(ctx context.Context, bk Swapper, r *Runner, ttl time.Duration, log io.
 		})
 	}
 	var waited *lease
-	deadline := r.now().Add(ttl)
+	// Another host's lease seen unchanged for ttl was not renewed (every
+	// ttl/4): its publish ended, whatever its Expires says (that host's
+	// clock ahead of ours). On this host, the process tells. The wait
+	// lasts a little longer than ttl, for that to be seen.
+	var seen string
+	var seenAt time.Time
+	deadline := r.now().Add(ttl + ttl/12)
 	for {
 		etag, err := swap("")
 		if errors.Is(err, ErrChanged) {
 			var held lease
 			var st Stored
-			if st, held, err = readLease(ctx, bk, r); err == nil && !r.now().Before(held.Expires) {
+			st, held, err = readLease(ctx, bk, r)
+			if err == nil && st.ETag != seen {
+				seen, seenAt = st.ETag, r.now()
+			}
+			if err == nil && !r.now().Before(held.Expires) {
 				etag, err = swap(st.ETag) // expired: a killed run's
+			} else if err == nil && held.Host != host && st.ETag != "" && r.now().Sub(seenAt) >= ttl {
+				fmt.Fprintf(log, "publish: taking over the lease of a publish to %s not renewed for %v (%s; it says it lasts until %s)\n",
+					bk, ttl, held.Owner, held.Expires.UTC().Format(time.RFC3339))
+				etag, err = swap(st.ETag)
 			} else if err == nil && held.ended(host) {
 				fmt.Fprintf(log, "publish: taking over the lease of a publish to %s that ended without releasing it (%s)\n", bk, held.Owner)
 				etag, err = swap(st.ETag)

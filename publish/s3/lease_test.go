@@ -109,6 +109,18 @@ func testLease(t *testing.T, s *server) {
 		l.Release()
 	}
 
+	// Another host's lease that says it lasts a day (that host's clock
+	// ahead of ours), never renewed: taken over once unchanged for ttl
+	// (every publish waited, then gave up, until that day).
+	s.put(key, `{"owner": "ci-runner-7, process 9", "host": "ci-runner-7", "pid": 9, "since": "2099-01-01T00:00:00Z", "expires": "2099-01-02T00:00:00Z"}`)
+	log.Reset()
+	start = time.Now()
+	c, _, err := publish.Lock(ctx, bk, runner(), ttl, &log)
+	if err != nil || !strings.Contains(log.String(), "not renewed for "+ttl.String()) || time.Since(start) < ttl {
+		t.Fatalf("a lease from a clock ahead, not renewed: %v after %v, log %q", err, time.Since(start), log.String())
+	}
+	c.Release()
+
 	// A killed run's lease, expired: taken over at once.
 	s.put(key, `{"owner": "ci-7, process 42", "since": "2026-01-02T03:04:05Z", "expires": "2026-01-02T03:06:05Z"}`)
 	log.Reset()
