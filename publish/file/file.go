@@ -50,12 +50,21 @@ func ParseTarget(target string) (string, error) {
 		return "", fmt.Errorf("%s: give file:///path/to/folder", target)
 	}
 	if u.Host != "" && u.Host != "localhost" {
-		return "", fmt.Errorf("%s: a file:// URL names a folder on this machine from its root; did you mean file:///%s%s?", target, u.Host, u.Path)
+		meant := "file:///" + u.Host + u.Path
+		if home, err := os.UserHomeDir(); err == nil && u.Host == "~" {
+			meant = URL(filepath.Join(home, filepath.FromSlash(u.Path))) // no shell expands ~ inside a URL
+		}
+		return "", fmt.Errorf("%s: a file:// URL names a folder on this machine from its root; did you mean %s?", target, meant)
 	}
 	if u.Path == "" || u.Path == "/" && target != "file:///" {
 		return "", fmt.Errorf("%s: name the folder, such as file:///srv/www/skills", target)
 	}
 	return filepath.FromSlash(u.Path), nil
+}
+
+// URL is the file:// URL of the absolute path p (file:///C:/x on Windows).
+func URL(p string) string {
+	return "file:///" + strings.TrimPrefix(filepath.ToSlash(p), "/")
 }
 
 // Folder is the folder a file:// target names, as the publish.Bucket
@@ -103,6 +112,10 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 	}
 	if abs, _ := filepath.Abs(f.dir); abs == dist || strings.HasPrefix(abs, dist+string(filepath.Separator)) {
 		return &usageError{fmt.Sprintf("%s is in the bundle %s itself; publish to a folder outside it", target, b.Dir)}
+	} else if strings.HasPrefix(dist, abs+string(filepath.Separator)) {
+		// The site would be the project folder (file://$PWD for
+		// file://$PWD/public): the catalog's skills/ among its sources.
+		return &usageError{fmt.Sprintf("%s holds the bundle %s; publish to a folder of its own beside it, such as %s", target, b.Dir, URL(filepath.Join(abs, "public")))}
 	}
 	if !o.DryRun {
 		// A folder that cannot be made is the user's to correct.

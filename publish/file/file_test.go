@@ -571,3 +571,24 @@ func TestPublishOwnPathLink(t *testing.T) {
 		t.Errorf("written through the link: %v", ents)
 	}
 }
+
+// A folder holding DIST is refused as DIST itself is (file://$PWD for
+// file://$PWD/public put the catalog's skills/ among the sources), and
+// file://~/site is answered with the folder meant.
+func TestPublishAroundDist(t *testing.T) {
+	b, dist := examplesBundle(t)
+	parent := filepath.Dir(dist)
+	if _, err := publishTo(t, b, parent, Options{}); err == nil || !strings.Contains(err.Error(), "holds the bundle") {
+		t.Errorf("into the folder holding DIST: %v", err)
+	}
+	if ents, _ := os.ReadDir(parent); len(ents) != 1 {
+		t.Errorf("written beside DIST: %v", ents)
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip(err)
+	}
+	if _, err := ParseTarget("file://~/site"); err == nil || !strings.Contains(err.Error(), "did you mean "+URL(filepath.Join(home, "site"))+"?") {
+		t.Errorf("file://~/site: %v", err)
+	}
+}

@@ -122,7 +122,7 @@ func checkOCI(opts *publishOptions) error {
 		return err
 	}
 	if opts.Prune {
-		return usageErr("--prune is for s3:// targets; a registry removes what no tag names by its own garbage collection")
+		return usageErr("--prune is for s3:// and file:// targets; a registry removes what no tag names by its own garbage collection")
 	}
 	return nil
 }
