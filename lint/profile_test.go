@@ -3,7 +3,11 @@ package lint
 import (
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/skillpack/skillpack/internal/testtool"
 )
 
 // specLevels is every rule's severity before issue 31 made the default
@@ -149,6 +153,31 @@ func TestEntryNameLevels(t *testing.T) {
 		}
 		if len(got) != 1 || got[0] != want {
 			t.Errorf("profile %s: skill-md-name %v, want one %s", profile, got, want)
+		}
+	}
+}
+
+// A rule the build holds whatever the settings (Rule.Publish), lowered
+// by a profile, says so in lint's finding: lint passed a skill the build
+// of the same tree refused, and nothing said why.
+func TestLoweredPublishRule(t *testing.T) {
+	dir := t.TempDir()
+	testtool.WriteTree(t, dir, map[string]string{"notes/SKILL.md": "---\nname: 笔记\ndescription: Study notes. Use when the user asks for study notes.\n---\n# Notes\n"})
+	relaxed, err := LookupProfile("relaxed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, publishing := range []bool{false, true} {
+		res, err := Run([]string{dir}, Options{Base: dir, Settings: Settings{Profile: relaxed}, Publishing: publishing})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(res.Findings, func(f Finding) bool { return f.Rule == "name-non-ascii" })
+		if i < 0 {
+			t.Fatalf("publishing %v: no name-non-ascii finding in %v", publishing, res.Findings)
+		}
+		if says := strings.Contains(res.Findings[i].Message, "a build refuses it"); says == publishing {
+			t.Errorf("publishing %v: %s %q", publishing, res.Findings[i].Severity, res.Findings[i].Message)
 		}
 	}
 }

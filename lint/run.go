@@ -405,6 +405,10 @@ func (r *runner) add(out []Finding, rule *Rule, f Finding) []Finding {
 	// A finding a check made an error (Pass.Refuse: what the build
 	// refuses) stays one whatever severity the rule is given.
 	f.Severity = max(f.Severity, sev)
+	if !r.publishing && rule.Publish && f.Severity < rule.Severity {
+		// Lint passes it; a build of the same tree would stop on it.
+		f.Message += "; a build refuses it whatever the profile or skillpack.yaml says: it guards what a bundle can carry"
+	}
 	if r.strict && f.Severity == Warning {
 		f.Severity = Error
 	}
