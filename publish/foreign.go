@@ -120,11 +120,12 @@ func (p *bucketRun) checkForeign(ctx context.Context) error {
 			records = append(records, d)
 		}
 	}
-	pending := map[string]bool{}
+	pending := map[string]bool{} // whose writer is not known yet
 	for path := range stored {
-		pending[path] = !p.theirs[path]
+		if !p.theirs[path] {
+			pending[path] = true
+		}
 	}
-	maps.DeleteFunc(pending, func(_ string, v bool) bool { return !v })
 	for _, d := range records {
 		if len(pending) == 0 {
 			break

@@ -53,11 +53,11 @@ func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, 
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := hold(dir)
+	done, err := hold(dir)
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
+	defer done()
 	p := puller{
 		r: r, t: t, run: o.Runner(source, publish.DefaultJobs, retryable), dir: dir,
 		total: cmp.Or(o.MaxTotal, DefaultMaxTotal), archives: map[digest.Digest]string{}, names: map[string]bool{},
@@ -348,20 +348,29 @@ func collision(entry string, err error) error {
 // holds it against another pull (the lock a build holds of its output);
 // then removes what a pull killed there left (tempDir's folders). A file
 // in its place, or a folder another pull holds, is the user's to mend.
-func hold(dir string) (unlock func(), err error) {
+// done lets go, and removes the folder if it made it and it is empty (a
+// pull that fetched nothing leaves nothing).
+func hold(dir string) (done func(), err error) {
 	abs, err := filepath.Abs(dir)
+	_, missing := os.Stat(abs)
 	if err == nil {
 		err = os.MkdirAll(abs, 0o755)
 	}
 	if err != nil {
 		return nil, publish.Refused{Err: fmt.Errorf("cannot pull into %s: %w; give a folder (-o)", dir, err), Class: 2}
 	}
-	unlock, err = outlock.Take(abs, "pull")
+	made := func() {
+		if missing != nil {
+			os.Remove(abs)
+		}
+	}
+	unlock, err := outlock.Take(abs, "pull")
 	if be := (*outlock.BusyError)(nil); errors.As(err, &be) {
+		made()
 		return nil, publish.Refused{Err: be, Class: 2}
 	}
 	if err != nil {
-		unlock = func() {} // a folder whose parent cannot hold the lock goes unlocked
+		return made, nil // a folder whose parent cannot hold the lock goes unlocked, and is not swept
 	}
 	ents, _ := os.ReadDir(abs)
 	for _, e := range ents {
@@ -369,7 +378,7 @@ func hold(dir string) (unlock func(), err error) {
 			os.RemoveAll(filepath.Join(abs, e.Name()))
 		}
 	}
-	return unlock, nil
+	return func() { unlock(); made() }, nil
 }
 
 // tempDir makes the folder a skill is unpacked into beside its place,

@@ -270,6 +270,15 @@ func TestPullInto(t *testing.T) {
 		t.Errorf("into a file: %v (exit class %d), want the user's error", err, exitClass(err))
 	}
 
+	// A pull that fetched nothing leaves no folder it made.
+	fresh := filepath.Join(t.TempDir(), "new")
+	if _, err := Pull(ctx, f.target+"-missing", fresh, "", pulling); err == nil {
+		t.Fatal("a pull of a tag that is not there")
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Errorf("a failed pull left the folder it made: %v", err)
+	}
+
 	out := t.TempDir()
 	unlock, err := outlock.Take(out, "pull")
 	if err != nil {
