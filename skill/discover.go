@@ -592,6 +592,9 @@ func caseTwin(dir, target string) string {
 // no empty folder: one in a checkout is most often a submodule not checked
 // out, which git's index tells for sure where git is at hand.
 func emptyFix(p, at string) string {
+	if strings.EqualFold(filepath.Base(p), FileName) {
+		return fmt.Sprintf("it is named like a skill's file: remove the folder, and write %s as a file in %s", FileName, filepath.Dir(at))
+	}
 	switch ix := indexOf(p); {
 	case ix.mode(p) == indexSubmodule:
 		return fmt.Sprintf("it is a git submodule, not checked out: run git submodule update --init -- %s", at)

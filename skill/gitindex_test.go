@@ -78,8 +78,8 @@ func TestEmptyFolderSubmodule(t *testing.T) {
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"update-index", "--add", "--cacheinfo", "160000,0123456789abcdef0123456789abcdef01234567,skills/sub"}} {
 		testtool.Git(t, root, args...)
 	}
-	for _, d := range []string{"sub", "stray"} {
-		if err := os.Mkdir(filepath.Join(root, "skills", d), 0o755); err != nil {
+	for _, d := range []string{"sub", "stray", "a/SKILL.md"} {
+		if err := os.MkdirAll(filepath.Join(root, "skills", d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -90,6 +90,8 @@ func TestEmptyFolderSubmodule(t *testing.T) {
 	want := map[string]string{
 		filepath.Join(root, "skills", "sub"):   "it is a git submodule, not checked out: run git submodule update --init -- " + filepath.Join(root, "skills", "sub"),
 		filepath.Join(root, "skills", "stray"): "remove it: git keeps no empty folder",
+		// Not a submodule's question: a folder where the file belongs.
+		filepath.Join(root, "skills", "a", "SKILL.md"): "it is named like a skill's file: remove the folder, and write SKILL.md as a file in " + filepath.Join(root, "skills", "a"),
 	}
 	for _, b := range tr.Broken {
 		if w, ok := want[b.Path]; ok && strings.HasPrefix(b.Fix, w) {
