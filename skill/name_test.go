@@ -6,7 +6,7 @@ func TestSuggestName(t *testing.T) {
 	for in, want := range map[string]string{
 		"MySkill": "my-skill", "mySkill": "my-skill", "PDFTools": "pdf-tools", "PDF_Tools": "pdf-tools",
 		"pdf tools": "pdf-tools", "Pdf--Tools-": "pdf-tools", "v2Parser": "v2-parser", "ABC": "abc",
-		"skill2": "skill2", "café": "cafe", "Résumé Builder": "resume-builder", "ﬁle": "file", "": "my-skill", "__": "my-skill",
+		"skill2": "skill2", "café": "cafe", "Résumé Builder": "resume-builder", "DevOps Engineer": "devops-engineer", "SharePoint_Automation": "sharepoint-automation", "ﬁle": "file", "": "my-skill", "__": "my-skill",
 	} {
 		if got := SuggestName(in); got != want {
 			t.Errorf("SuggestName(%q) = %q, want %q", in, got, want)
