@@ -506,7 +506,8 @@ func merge(p *plugin.Plugin, e skill.PluginEntry) {
 // when no manifest of its own names it, and whether the scope keeps it. A
 // folder several marketplace entries name (e.Of) is one plugin
 // (skill.PluginEntry); the entries of one folder with a manifest are
-// aliases of one plugin (expo/skills), not said. A plugin nothing names is
+// aliases of one plugin (expo/skills), not said, unless they declare
+// other skills (yigitkonur/skills-by-yigitkonur's 13 bundles of "./"). A plugin nothing names is
 // named after its folder (plugin.Read), but never after the root walked
 // (unless a marketplace above it names it, skill.EntryAbove): that name is
 // the checkout's, another in every clone, and would make the bundle's
@@ -515,10 +516,11 @@ func (sc Scope) named(root string, p *plugin.Plugin, e skill.PluginEntry) (strin
 	// A manifest that cannot be read may well name it: kept, so that the
 	// plugin rules report it (lint of the plugin's own folder passed one
 	// that lint of its parent failed).
-	if slices.ContainsFunc(p.Manifests, func(m plugin.File) bool { return m.Name != "" || m.Err != nil }) {
+	named := slices.ContainsFunc(p.Manifests, func(m plugin.File) bool { return m.Name != "" || m.Err != nil })
+	if named && !e.Differ {
 		return "", true
 	}
-	if e.Name == "" && filepath.Clean(p.Dir) == filepath.Clean(root) {
+	if !named && e.Name == "" && filepath.Clean(p.Dir) == filepath.Clean(root) {
 		if above, ok := skill.EntryAbove(p.Dir); ok && above.Name != "" {
 			merge(p, above) // its marketplace is above the folder walked
 			return "", true
@@ -534,7 +536,10 @@ func (sc Scope) named(root string, p *plugin.Plugin, e skill.PluginEntry) (strin
 		return "", true
 	}
 	how := "the folder"
-	if e.Name != "" {
+	switch {
+	case named:
+		how = "its manifest"
+	case e.Name != "":
 		how = "the marketplace"
 	}
 	return fmt.Sprintf("plugin %s (%s) stands for the %d marketplace entries that name its folder as their source (%s): "+

@@ -186,7 +186,8 @@ func linted(t *testing.T, files map[string]string) (*Result, []string) {
 // entries name is one plugin: the marketplace's own folder named after the
 // marketplace, never the checkout; another after its folder; each said.
 // Entries naming a folder whose manifest names it are aliases of that
-// plugin (expo/skills), said nothing of.
+// plugin (expo/skills), said nothing of, unless they declare other
+// skills: other plugins, of which one is published.
 func TestRunSharedPluginFolder(t *testing.T) {
 	dir := t.TempDir()
 	md := "---\nname: %s\ndescription: Does the %s work when the user asks for it.\n---\n# X\n"
@@ -194,12 +195,16 @@ func TestRunSharedPluginFolder(t *testing.T) {
 		".claude-plugin/marketplace.json": `{"name": "acme", "plugins": [
 			{"name": "tools", "source": "./", "skills": ["./tools/a"]}, {"name": "docs", "source": "./", "skills": ["./docs/b"]},
 			{"name": "x", "source": "./shared"}, {"name": "y", "source": "./shared"},
-			{"name": "old", "source": "./aliased"}, {"name": "new", "source": "./aliased"}]}`,
+			{"name": "old", "source": "./aliased"}, {"name": "new", "source": "./aliased"},
+			{"name": "b1", "source": "./bundled", "skills": ["./skills/e"]}, {"name": "b2", "source": "./bundled", "skills": ["./skills/f"]}]}`,
 		"tools/a/SKILL.md":                   strings.ReplaceAll(md, "%s", "a"),
 		"docs/b/SKILL.md":                    strings.ReplaceAll(md, "%s", "b"),
 		"shared/skills/c/SKILL.md":           strings.ReplaceAll(md, "%s", "c"),
 		"aliased/.claude-plugin/plugin.json": `{"name": "aliased-plugin"}`,
 		"aliased/skills/d/SKILL.md":          strings.ReplaceAll(md, "%s", "d"),
+		"bundled/.claude-plugin/plugin.json": `{"name": "bundled-plugin"}`,
+		"bundled/skills/e/SKILL.md":          strings.ReplaceAll(md, "%s", "e"),
+		"bundled/skills/f/SKILL.md":          strings.ReplaceAll(md, "%s", "f"),
 	})
 	res, err := Run([]string{dir}, Options{Base: dir})
 	if err != nil {
@@ -209,7 +214,7 @@ func TestRunSharedPluginFolder(t *testing.T) {
 	for _, p := range res.Plugins {
 		names = append(names, p.Name)
 	}
-	if want := []string{"acme", "aliased-plugin", "shared"}; !slices.Equal(names, want) {
+	if want := []string{"acme", "aliased-plugin", "bundled-plugin", "shared"}; !slices.Equal(names, want) {
 		t.Errorf("plugins %q, want %q", names, want)
 	}
 	var said []string
@@ -221,6 +226,8 @@ func TestRunSharedPluginFolder(t *testing.T) {
 	want := []string{
 		"plugin acme (.) stands for the 2 marketplace entries that name its folder as their source (tools, docs): " +
 			"a bundle publishes a folder as one plugin, here named after the marketplace; give each entry a folder of its own to publish them apart",
+		"plugin bundled-plugin (bundled) stands for the 2 marketplace entries that name its folder as their source (b1, b2): " +
+			"a bundle publishes a folder as one plugin, here named after its manifest; give each entry a folder of its own to publish them apart",
 		"plugin shared (shared) stands for the 2 marketplace entries that name its folder as their source (x, y): " +
 			"a bundle publishes a folder as one plugin, here named after the folder; give each entry a folder of its own to publish them apart",
 	}

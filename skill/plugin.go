@@ -578,13 +578,13 @@ func (w *walker) readMarketplace(path string) {
 		}
 		switch {
 		case !seen:
-			w.entries[at] = PluginEntry{Name: s.Name, Description: s.Description, Version: s.Version}
+			w.entries[at] = PluginEntry{Name: s.Name, Description: s.Description, Version: s.Version, skills: s.Skills}
 		case !slices.Contains(of, s.Name): // else one plugin, in several clients' marketplaces
 			// A folder several entries name (anthropics/skills: each a
 			// list of the repository's skills) is none of them; the
 			// marketplace's own folder is named after the marketplace,
 			// not the checkout.
-			e := PluginEntry{Of: append(of, s.Name)}
+			e := PluginEntry{Of: append(of, s.Name), skills: prev.skills, Differ: prev.Differ || !slices.Equal(prev.skills, s.Skills)}
 			if dir == top {
 				e.Name = m.Name
 			}
@@ -601,6 +601,10 @@ type PluginEntry struct {
 	// Of are the names of the entries that name the folder, when several
 	// do: then Name is the marketplace's for its own folder, else "".
 	Of []string
+	// Differ tells that entries of Of declare other skills: other
+	// plugins (yigitkonur's 13 bundles of "./"), not one plugin's aliases.
+	Differ bool
+	skills []string // the first entry's, to tell Differ
 }
 
 // sourcePath is the folder a plugin's source names: a string, or Codex's
