@@ -92,6 +92,9 @@ type bucketRun struct {
 	// its paths (checkForeign), this run's and the inventory's: left as
 	// they are, never taken for skillpack's by a later run or prune.
 	theirs map[string]bool
+	// stored is what checkForeign's Stat found of the objects in doubt,
+	// which upload takes rather than ask again.
+	stored map[string]Stored
 }
 
 // PublishBucket publishes the bundle b to bk: nothing when an object at
@@ -102,7 +105,7 @@ type bucketRun struct {
 // with Prune what no kept release names. It returns the first error that
 // retries did not overcome; a rerun completes the release.
 func PublishBucket(ctx context.Context, b *Upload, bk Bucket, o BucketOptions) error {
-	p := &bucketRun{b: b, bk: bk, o: o, inMemory: map[string][]byte{}, theirs: map[string]bool{}}
+	p := &bucketRun{b: b, bk: bk, o: o, inMemory: map[string][]byte{}, theirs: map[string]bool{}, stored: map[string]Stored{}}
 	var err error
 	if p.existing, err = Retried(ctx, o.Runner(), bk.List); err != nil {
 		return fmt.Errorf("%s: %w", bk, err)
@@ -310,7 +313,10 @@ func (p *bucketRun) upload(ctx context.Context, o Object) (State, error) {
 		return Present, nil
 	}
 	if l, ok := p.existing[o.Path]; ok && l.Size == o.Size {
-		st, err := p.bk.Stat(ctx, o.Path)
+		st, err := p.stored[o.Path], error(nil)
+		if _, asked := p.stored[o.Path]; !asked {
+			st, err = p.bk.Stat(ctx, o.Path)
+		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return Failed, err
 		}

@@ -74,7 +74,7 @@ func (p *bucketRun) checkForeign(ctx context.Context) error {
 	}
 	// What the store keeps of each, and whether it is the bundle's bytes.
 	var mu sync.Mutex
-	stored, bundles := map[string]Stored{}, map[string]bool{}
+	stored, bundles := p.stored, map[string]bool{}
 	_, err := p.sift(ctx, doubt, func(ctx context.Context, o Object) (bool, error) {
 		st, err := p.bk.Stat(ctx, o.Path)
 		if errors.Is(err, fs.ErrNotExist) {
