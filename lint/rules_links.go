@@ -292,6 +292,21 @@ func skillHolding(target, dir string) string {
 	return ""
 }
 
+// ownTail is the longest end of the path dest, in "/" or "\" parts, that
+// is a file of the skill, or "".
+func ownTail(p *Pass, dest string) string {
+	if p.Files == nil {
+		return ""
+	}
+	parts := strings.FieldsFunc(dest, func(r rune) bool { return r == '/' || r == '\\' })
+	for i := range parts {
+		if tail := strings.Join(parts[i:], "/"); filesOf(p).has(tail) {
+			return tail
+		}
+	}
+	return ""
+}
+
 // isSkillDir reports whether a folder holds a SKILL.md.
 func isSkillDir(dir string) bool {
 	info, err := os.Stat(filepath.Join(dir, skill.FileName))
@@ -306,8 +321,11 @@ func checkLinkAbsolute(p *Pass) {
 			site, rel := sitePath(l.dest)
 			switch {
 			case !site:
-				reportAt(p, md, l.off, "write the path relative to SKILL.md, e.g. references/x.md",
-					"link target %s is a path on the author's computer; it exists only there", quoted(l.dest))
+				fix := "write the path relative to SKILL.md, e.g. references/x.md"
+				if own := ownTail(p, l.dest); own != "" { // C:\Users\me\skills\x\references\guide.md
+					fix = "write it relative to SKILL.md: " + own
+				}
+				reportAt(p, md, l.off, fix, "link target %s is a path on the author's computer; it exists only there", quoted(l.dest))
 			case p.Files != nil && filesOf(p).has(rel):
 				reportAt(p, md, l.off, "write it relative to SKILL.md: "+rel,
 					"link target %s starts at a root, the web site's or the disk's, not the skill's; "+
