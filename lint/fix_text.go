@@ -450,7 +450,8 @@ func fixBackslashLinks(f *fixFile, at []Finding) {
 }
 
 // rawDest finds, in Markdown src, the destination text of the link or
-// reference definition whose "[" (or "![") is at off: its start and end.
+// reference definition whose "[" (or "![") is at off: its start and end
+// (inside the brackets of a <…> destination).
 func rawDest(src []byte, off int) (start, end int, ok bool) {
 	i := off
 	if i < len(src) && src[i] == '!' {
@@ -482,6 +483,14 @@ func rawDest(src []byte, off int) (start, end int, ok bool) {
 	}
 	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
 		i++
+	}
+	if i < len(src) && src[i] == '<' { // <a destination with spaces>, to its ">"
+		for start = i + 1; i+1 < len(src) && src[i+1] != '>' && src[i+1] != '\n'; i++ {
+			if src[i+1] == '\\' && i+2 < len(src) && src[i+2] != '\n' {
+				i++
+			}
+		}
+		return start, i + 1, i+1 < len(src) && src[i+1] == '>' && i+1 > start
 	}
 	start = i
 	for i < len(src) && src[i] != ' ' && src[i] != '\t' && src[i] != '\n' && src[i] != '\r' && src[i] != ')' && src[i] != '<' {
