@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/errcode"
 
@@ -106,6 +107,9 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 // retry overcomes (a read-only registry's 405) is a failed check, exit 1:
 // running the same command again cannot help.
 func loggedOut(t Target, err error, verb string) error {
+	if errors.Is(err, errdef.ErrNotFound) { // oras names the reference, which the caller names already
+		return publish.Refused{Err: fmt.Errorf("%w: the registry has no such repository or tag", errdef.ErrNotFound), Class: 1}
+	}
 	var resp *errcode.ErrorResponse
 	denied := errors.As(err, &resp) && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden)
 	if !denied && !errors.Is(err, auth.ErrBasicCredentialNotFound) {

@@ -106,7 +106,11 @@ func Pull(ctx context.Context, source, dir, skill string, o Options) ([]Pulled, 
 		}
 	}
 	if len(there) > 0 {
-		return nil, fmt.Errorf("%s %w: remove it, or pull into another folder (-o); nothing was written", strings.Join(there, ", "), ErrExists)
+		format := "%s %w: remove it, or pull into another folder (-o); nothing was written"
+		if len(there) > 1 {
+			format = "%s: each %w: remove them, or pull into another folder (-o); nothing was written"
+		}
+		return nil, fmt.Errorf(format, strings.Join(there, ", "), ErrExists)
 	}
 	var out []Pulled
 	for _, d := range skills {

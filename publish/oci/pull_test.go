@@ -272,8 +272,9 @@ func TestPullInto(t *testing.T) {
 
 	// A pull that fetched nothing leaves no folder it made.
 	fresh := filepath.Join(t.TempDir(), "new")
-	if _, err := Pull(ctx, f.target+"-missing", fresh, "", pulling); err == nil {
-		t.Fatal("a pull of a tag that is not there")
+	_, err := Pull(ctx, f.target+"-missing", fresh, "", pulling)
+	if msg := fmt.Sprint(err); !strings.HasSuffix(msg, ": not found: the registry has no such repository or tag") || strings.Count(msg, "acme/skills-missing") != 1 || exitClass(err) != 1 {
+		t.Errorf("a pull of a repository that is not there: %v, want it named once, exit 1", err)
 	}
 	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
 		t.Errorf("a failed pull left the folder it made: %v", err)
