@@ -69,7 +69,8 @@ func TestNginxConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paths = append(paths, "/missing.json", "/.well-known/agent-skills/missing.tar.gz")
+	// Folders, which serve and nginx answer alike (nginx said 403 where no index.html is).
+	paths = append(paths, "/missing.json", "/.well-known/agent-skills/missing.tar.gz", "/.well-known/agent-skills/every-type/", "/.well-known/", "/skills/", "/")
 	headers := []string{"Content-Type", "Cache-Control", "Access-Control-Allow-Origin", "Access-Control-Expose-Headers", "X-Content-Type-Options", "Content-Length"}
 	for _, p := range paths {
 		a, abody := get(t, ours+p)
