@@ -14,10 +14,17 @@ import (
 //	go test ./skill -run XXX -fuzz FuzzParse -fuzztime 60s
 func FuzzParse(f *testing.F) {
 	f.Add([]byte("---\nname: a\ndescription: b\n---\nbody\n"))
+	f.Add([]byte("\xff\xfe-\x00-\x00-\x00\n\x00n\x00:\x00 \x00a\x00\n\x00-\x00-\x00-\x00\n\x00")) // UTF-16, as PowerShell 5.1 writes
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d := Parse(data)
+		if d.UTF16 != UTF16(data) {
+			t.Fatal("UTF16 is not what the input starts with")
+		}
+		if d.UTF16 {
+			data = FromUTF16(data) // what the rest is of
+		}
 		if !bytes.Equal(d.Raw, data) {
-			t.Fatal("Raw is not the input")
+			t.Fatal("Raw is not the input, as UTF-8")
 		}
 		text := data
 		if d.BOM {
