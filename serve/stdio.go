@@ -11,6 +11,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -43,7 +44,10 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	t := &mcp.IOTransport{Reader: pr, Writer: g, MaxLineLength: g.max + 1}
 	err := s.mcp.Run(ctx, t)
 	g.end()
-	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+	// A client that closes both ends at once leaves the last answer (a
+	// listen stream's end) nowhere to go: the session is over all the same.
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) ||
+		errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE) {
 		return nil
 	}
 	return err
