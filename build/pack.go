@@ -70,14 +70,16 @@ func (b *builder) pack(d *discovered) (*packed, string, error) {
 	if err != nil {
 		return p, "", err
 	}
-	fresh, reused, waiting := 0, 0, 0
+	fresh, reused, waiting, invalid := 0, 0, 0, 0
 	for _, w := range p.work {
 		switch {
 		case w.reused:
 			reused++
 		case w.kept:
 			fresh++
-		case w.wait && !w.invalid:
+		case w.invalid:
+			invalid++
+		case w.wait:
 			waiting++
 		}
 	}
@@ -88,8 +90,11 @@ func (b *builder) pack(d *discovered) (*packed, string, error) {
 		return p, "", nil
 	}
 	held := ""
+	if invalid > 0 { // so that the figures add up: lint says they are left out
+		held = fmt.Sprintf(", %d with errors", invalid)
+	}
 	if waiting > 0 {
-		held = fmt.Sprintf("; %d that may lose their name wait for lint", waiting)
+		held += fmt.Sprintf("; %d that may lose their name wait for lint", waiting)
 	}
 	b.logf("• pack: %s (%d packed, %d reused%s)", human.Plural(len(p.work), "skill", "skills"), fresh, reused, held)
 	return p, "", nil
