@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -302,6 +301,7 @@ func TestPreCommitSystemHooks(t *testing.T) {
 		Entry         string   `yaml:"entry"`
 		Language      string   `yaml:"language"`
 		Files         string   `yaml:"files"`
+		Types         []string `yaml:"types"`
 		TypesOr       []string `yaml:"types_or"`
 		PassFilenames bool     `yaml:"pass_filenames"`
 		AlwaysRun     bool     `yaml:"always_run"`
@@ -334,13 +334,68 @@ func TestPreCommitSystemHooks(t *testing.T) {
 	if n == 0 {
 		t.Error("no language: golang hook")
 	}
-	// pre-commit passes only regular files unless told: a staged link that
-	// leaves its skill would go unseen. A commit that only deletes files
-	// passes none, and would skip the hook that catches the links it breaks.
-	if h := byID["skillpack-lint"]; !slices.Contains(h.TypesOr, "symlink") || !slices.Contains(h.TypesOr, "file") {
-		t.Errorf("skillpack-lint takes types_or %v, not file and symlink", h.TypesOr)
-	}
+	// A commit that only deletes files passes none, and would skip the
+	// hook that catches the links it breaks. (TestPreCommitHooks runs
+	// pre-commit on what its file selection decides.)
 	if !byID["skillpack-lint-all"].AlwaysRun {
 		t.Error("skillpack-lint-all does not run on every commit (always_run)")
+	}
+}
+
+// TestPreCommitHooks runs the hooks with pre-commit itself (try-repo: this
+// repository's .pre-commit-hooks.yaml as a user's config would take it),
+// on what only pre-commit's file selection decides: a staged link that
+// leaves its skill (pre-commit passes no link unless told), and a commit
+// that changes only skillpack.yaml.
+func TestPreCommitHooks(t *testing.T) {
+	precommit := testtool.Need(t, "pre-commit")
+	root, _ := os.Getwd()
+	if _, err := os.Stat(filepath.Join(root, ".git")); err != nil {
+		t.Skip("not a git checkout: pre-commit try-repo needs one")
+	}
+	bin := t.TempDir()
+	if out, err := exec.Command("go", "build", "-o", filepath.Join(bin, "skillpack"), "./cmd/skillpack").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	repo := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		testtool.Git(t, repo, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+	}
+	write := func(name, text string) {
+		t.Helper()
+		os.MkdirAll(filepath.Dir(filepath.Join(repo, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(repo, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	write("skills/a/SKILL.md", "---\nname: a\ndescription: Does a things for the tests. Use when asked to do them.\n---\nSee [the notes](missing.md).\n")
+	write("outside.txt", "not the skill's\n")
+	git("add", "-A")
+	git("commit", "-q", "-m", "init")
+	run := func() (string, error) {
+		cmd := exec.Command(precommit, "try-repo", root, "skillpack-lint-system")
+		cmd.Dir = repo
+		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+			"PRE_COMMIT_HOME="+filepath.Join(t.TempDir(), "cache"), "SKIP=")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+
+	if err := os.Symlink("../../outside.txt", filepath.Join(repo, "skills/a/out.txt")); err != nil {
+		t.Skip(err)
+	}
+	git("add", "skills/a/out.txt")
+	if out, err := run(); err == nil || !strings.Contains(out, "[symlink-escape]") {
+		t.Errorf("a staged link leaving its skill passed the hook (%v):\n%s", err, out)
+	}
+	git("rm", "-q", "--cached", "skills/a/out.txt")
+	os.Remove(filepath.Join(repo, "skills/a/out.txt"))
+
+	write("skillpack.yaml", "rules:\n  link-broken: error\n")
+	git("add", "skillpack.yaml")
+	if out, err := run(); err == nil || !strings.Contains(out, "error: link target \"missing.md\"") {
+		t.Errorf("a commit that makes a broken link an error in skillpack.yaml passed the hook (%v):\n%s", err, out)
 	}
 }

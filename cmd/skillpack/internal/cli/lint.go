@@ -294,6 +294,15 @@ func lintRun(ios *IO, opts *lintCmdOptions, doc *lintJSON) error {
 	if err := opts.ScopeFlags.check(paths); err != nil {
 		return err
 	}
+	// A changed skillpack.yaml, which a hook passes as it passes any file,
+	// changes how every skill is judged and which are published: the
+	// working folder is linted, as `skillpack lint` lints it.
+	if c, err := os.Stat(cfg.Path); err == nil && slices.ContainsFunc(paths, func(p string) bool {
+		fi, err := os.Stat(p)
+		return err == nil && os.SameFile(fi, c)
+	}) {
+		paths = append(paths, ".")
+	}
 	lo := lint.Options{Settings: cfg.Lint, Strict: opts.Strict, Ignore: opts.Ignore, All: opts.All, Verbose: ios.Verbose}
 	if opts.fix.Fix || opts.fix.DryRun {
 		return runFix(ios, opts, paths, lo, failOn, doc)
