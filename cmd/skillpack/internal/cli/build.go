@@ -206,6 +206,11 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 		ios.Nextf("next: fix the errors, or publish the other skills with --skip-invalid")
 	}
 	if err != nil {
+		if opts.Summary != "" { // the run that most needs a summary
+			if serr := appendFailed(opts.Summary, res, err); serr != nil {
+				fmt.Fprintf(ios.Err, "warning: --step-summary: %v\n", serr)
+			}
+		}
 		return interrupted(ctx, err)
 	}
 	if len(res.Skipped) > 0 {
@@ -298,7 +303,32 @@ func appendSummary(file string, res *build.Result) error {
 		fmt.Fprintf(&b, "\nand %d more left out: the build's log lists every one.\n", n)
 	}
 	errs, warns, _ := lint.Count(res.Findings)
-	fmt.Fprintf(&b, "\nLint: %d errors, %d warnings.\n", errs, warns)
+	fmt.Fprintf(&b, "\nLint: %s, %s.\n", human.Plural(errs, "error"), human.Plural(warns, "warning"))
+	return appendFile(file, b.String())
+}
+
+// appendFailed appends why the build failed to file, with the error
+// findings that refused it (res is nil when it stopped before lint).
+func appendFailed(file string, res *build.Result, err error) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### skillpack build\n\n**The build failed:** %s\n", strings.ReplaceAll(lint.Printable(err.Error()), "\n", " "))
+	var refused []lint.Finding
+	if res != nil {
+		refused = slices.DeleteFunc(slices.Clone(res.Findings), func(f lint.Finding) bool { return f.Severity != lint.Error })
+	}
+	if len(refused) > 0 {
+		b.WriteString("\n| file | rule | error |\n|---|---|---|\n")
+		for _, f := range refused[:min(len(refused), summaryRows)] {
+			where := f.Path
+			if f.Line > 0 {
+				where += fmt.Sprintf(":%d", f.Line)
+			}
+			fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", lint.Printable(where), f.Rule, strings.ReplaceAll(lint.Printable(f.Message), "|", "\\|"))
+		}
+		if n := len(refused) - summaryRows; n > 0 {
+			fmt.Fprintf(&b, "\nand %d more: the build's log lists every one.\n", n)
+		}
+	}
 	return appendFile(file, b.String())
 }
 
