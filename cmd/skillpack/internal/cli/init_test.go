@@ -177,8 +177,8 @@ func TestInitGitHub(t *testing.T) {
 			runs = append(runs, s.Run)
 		}
 		install := "go install " + version.Module + "/cmd/skillpack@v0"
-		// The pull request also builds, writing nothing: what the build
-		// refuses and lint only warns of fails it there, not on the push.
+		// The pull request also builds, writing nothing: what only the
+		// build refuses fails it there, not on the push.
 		if !slices.Contains(runs, install) || !slices.Contains(runs, "skillpack lint --format github -- "+tc.skills) ||
 			!slices.Contains(runs, "skillpack build --dry-run -o dist -- "+tc.skills) {
 			t.Errorf("lint runs %q", runs)
