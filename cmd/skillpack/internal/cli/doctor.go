@@ -39,8 +39,8 @@ signing helper skillpack-sign and whether its version is skillpack's; the
 skillpack.yaml that applies and its profile; how many skills and plugins
 build would find here; and what the output folder holds.
 
-It exits 1 when skillpack-sign is missing or of another version, which
-signing needs. --json prints the same as a JSON document
+It exits 1 when skillpack-sign is of another version than skillpack
+(--sign would fail); without one it exits 0, since only --sign needs it. --json prints the same as a JSON document
 (schema/doctor.schema.json).` + "\n\n" + docs("install.md"),
 		Example: `  skillpack doctor
   skillpack doctor --json`,
@@ -128,12 +128,10 @@ func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
 			doc.Skills.Count = len(found)
 		}
 	}
-	if err == nil && !doc.Sign.OK {
-		what := "missing"
-		if doc.Sign.Path != "" {
-			what = "not skillpack's version"
-		}
-		err = &exitError{code: ExitFindings, err: fmt.Errorf("signing is not ready: %s is %s", sign.Helper, what)}
+	// A helper of another version fails every --sign; none is what most
+	// installs have, and only --sign needs one.
+	if err == nil && !doc.Sign.OK && doc.Sign.Path != "" {
+		err = &exitError{code: ExitFindings, err: fmt.Errorf("signing is not ready: %s is not skillpack's version", sign.Helper)}
 	}
 	doc.status = newStatus(err, "")
 	if opts.JSON {
@@ -178,7 +176,7 @@ func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
 func doctorSignHelper(ctx context.Context) doctorSign {
 	p, err := sign.FindHelper()
 	if err != nil {
-		return doctorSign{Problem: fmt.Sprintf("%s is neither beside skillpack nor on PATH; signing needs it: install it with `%s`, or take it from the release archive", sign.Helper, sign.Install)}
+		return doctorSign{Problem: fmt.Sprintf("%s is neither beside skillpack nor on PATH; only --sign needs it: install it with `%s`, or take it from the release archive", sign.Helper, sign.Install)}
 	}
 	s := doctorSign{Path: p}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)

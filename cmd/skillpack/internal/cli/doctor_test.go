@@ -8,20 +8,21 @@ import (
 )
 
 // TestDoctorNoHelper: with skillpack-sign neither beside skillpack nor on
-// PATH, doctor exits 1 and says how to install it, in text and in JSON.
+// PATH, doctor says how to install it, in text and in JSON, and exits 0:
+// only --sign needs it, and most installs have none.
 func TestDoctorNoHelper(t *testing.T) {
 	schemas, _ := filepath.Abs(schemaDir)
 	writeSkills(t, map[string]string{"skills/good/SKILL.md": cleanSkill})
 	t.Setenv("PATH", t.TempDir())
 	ios, out, errb := fakeIO(nil)
-	if code := run(ios, []string{"doctor"}); code != ExitFindings {
-		t.Fatalf("exit %d, want 1: %s", code, errb)
+	if code := run(ios, []string{"doctor"}); code != ExitOK {
+		t.Fatalf("exit %d, want 0: %s", code, errb)
 	}
-	if want := "skillpack-sign: skillpack-sign is neither beside skillpack nor on PATH; signing needs it: install it with `go install "; !strings.Contains(out.String(), want) {
+	if want := "skillpack-sign: skillpack-sign is neither beside skillpack nor on PATH; only --sign needs it: install it with `go install "; !strings.Contains(out.String(), want) {
 		t.Errorf("stdout:\n%s\nwant a line starting %q", out, want)
 	}
-	if want := "skillpack: signing is not ready: skillpack-sign is missing\n"; errb.String() != want {
-		t.Errorf("stderr %q, want %q", errb, want)
+	if errb.Len() > 0 {
+		t.Errorf("stderr %q, want none", errb)
 	}
 	ios, out, _ = fakeIO(nil)
 	code := run(ios, []string{"doctor", "--json"})
