@@ -132,10 +132,9 @@ func formatSARIF(w io.Writer, res *Result, tool Tool) error {
 				ArtifactLocation: sarifArtifact{URI: sarifURI(rel(f.Path)), URIBaseID: srcRoot},
 			}}
 			// SARIF lines and columns start at 1; a finding about a whole
-			// file has no region rather than an invalid line 0.
-			if f.Line > 0 {
-				loc.PhysicalLocation.Region = &sarifRegion{StartLine: f.Line, StartColumn: max(f.Column, 0)}
-			}
+			// file is put at its first line: GitHub code scanning places a
+			// result by region.startLine (sarif-sdk's GH1003 requires one).
+			loc.PhysicalLocation.Region = &sarifRegion{StartLine: max(f.Line, 1), StartColumn: max(f.Column, 0)}
 			r.Locations = []sarifLocation{loc}
 		}
 		results = append(results, r)
