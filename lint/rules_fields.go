@@ -174,7 +174,9 @@ var fieldRules = []*Rule{
 			"sees something other than the text written. MCP hosts read it so (as YAML 1.2: a date stays " +
 			"text there): they refuse a skill whose metadata holds a number, a boolean or null, since no " +
 			"entry can both list strings, as the official MCP SDK requires, and equal their reading of " +
-			"SKILL.md, so the build leaves such a skill out of the MCP documents. Quote the value.",
+			"SKILL.md, so the build leaves such a skill out of the MCP documents. Quote the value. " +
+			"One is meant as a boolean and left as it is: internal: true, the Vercel skills CLI's flag " +
+			"that hides a skill from installs (quoted, the CLI would show it).",
 		Bad:   "metadata:\n  version: 1.0\n  updated: 2026-02-06",
 		Good:  "metadata:\n  version: \"1.0\"\n  updated: \"2026-02-06\"",
 		Check: checkMetadataScalars,
@@ -592,7 +594,9 @@ func checkMetadataScalars(p *Pass) {
 	t := frontTree(p)
 	for k, v := range pairs(metadataMap(p)) {
 		// A tagged value is yaml-tag's, .inf and .nan yaml-special-float's.
-		if !t.plain(v) || v.ShortTag() == "!!str" || specialFloat(v) {
+		// internal: true is meant as a boolean: the Vercel skills CLI hides
+		// the skill only then, so quoting it would show the skill.
+		if !t.plain(v) || v.ShortTag() == "!!str" || specialFloat(v) || skill.Internal(k, v) {
 			continue
 		}
 		if v.ShortTag() == "!!null" {

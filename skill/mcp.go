@@ -80,6 +80,8 @@ func (d *SkillMD) CheckMCP(files int, served int64) *MCPRefusal {
 			k, val := v.Content[i], v.Content[i+1]
 			switch {
 			case MCPString(val):
+			case Internal(k, val): // the author's to keep: an internal skill is no MCP host's either
+				bad("", "metadata.internal is true, the Vercel skills CLI's flag that hides the skill, where MCP hosts take only strings")
 			case val.Kind == yaml.MappingNode || val.Kind == yaml.SequenceNode:
 				bad("flatten it into one string, or into several keys, unless a client needs it nested", "metadata.%s is %s, where MCP hosts take only strings", k.Value, Describe(val))
 			case val.Kind == yaml.ScalarNode && val.ShortTag() == "!!null":
@@ -476,6 +478,14 @@ func Tag(n *yaml.Node) string {
 		return "!!str"
 	}
 	return t
+}
+
+// Internal reports whether metadata's key k with value v is the Vercel
+// skills CLI's `internal: true`, which hides the skill from its installs
+// (unless INSTALL_INTERNAL_SKILLS=1). Its test is `=== true`: quoted, the
+// flag is text, and the skill is shown.
+func Internal(k, v *yaml.Node) bool {
+	return k.Value == "internal" && v.Kind == yaml.ScalarNode && Tag(v) == "!!bool" && strings.EqualFold(v.Value, "true")
 }
 
 // Describe says what YAML reads n as, for messages: "a list", "the number

@@ -74,6 +74,11 @@ func TestCheckMCP(t *testing.T) {
 		}
 	}
 
+	// internal: true is the author's, meant as a boolean: no fix to quote it.
+	if r := Parse([]byte(front+"metadata:\n  internal: true\n---\n")).CheckMCP(1, 100); r == nil || !strings.Contains(r.Reason, "flag that hides the skill") || r.Fix != "" {
+		t.Errorf("internal: true: %+v, want the flag named and no fix", r)
+	}
+
 	// Every cause is named, each with its fix.
 	d := Parse([]byte(front + "metadata:\n  a: [x]\n  b: 2\ncompatibility: \"\"\n---\n"))
 	r := d.CheckMCP(600, 1)
