@@ -592,15 +592,16 @@ func (b *builder) unlisted(ps []layout.Plugin, m *layout.Marketplace, out int) {
 		b.sayLeftOut(&l)
 		if n == 0 {
 			why := fmt.Sprintf("it would list none of the bundle's %s (the build's notes, without -q, say why each is left out)",
-				human.Plural(len(listed), "plugin", "plugins"))
-			if len(listed) == 0 && len(ps) > 0 {
+				human.Plural(len(ps), "plugin", "plugins"))
+			switch {
+			case len(ps) == 0 && out > 0: // whatever entries Claude Code's file had
+				why = fmt.Sprintf("the bundle has no plugin: the input's %s left out (the build's notes, without -q, say why)", human.Plural(out, "plugin was", "plugins were"))
+			case len(ps) == 0:
+				why = "the bundle has no plugin: no folder of the input holds a plugin's manifest (.claude-plugin/plugin.json, .codex-plugin/plugin.json, …), nor does a marketplace name one"
+			case len(listed) == 0:
 				// Claude Code's file is made of the repository's entries
 				// (claudePlugins), of which none names a folder built.
 				why = fmt.Sprintf("no entry of the repository's own names the folder of a plugin the bundle has (%d; the build's notes, without -q, say why each is left out)", len(ps))
-			} else if len(listed) == 0 && out > 0 {
-				why = fmt.Sprintf("the bundle has no plugin: the input's %s left out (the build's notes, without -q, say why)", human.Plural(out, "plugin was", "plugins were"))
-			} else if len(listed) == 0 {
-				why = "the bundle has no plugin: no folder of the input holds a plugin's manifest (.claude-plugin/plugin.json, .codex-plugin/plugin.json, …), nor does a marketplace name one"
 			}
 			b.res.Unwritten = append(b.res.Unwritten, layout.Excluded{Name: f, Reason: why})
 			continue
