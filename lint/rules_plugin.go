@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/skillpack/skillpack/internal/smallfile"
+	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/plugin"
 	"github.com/skillpack/skillpack/skill"
 )
@@ -139,8 +140,8 @@ var pluginRules = []*Rule{
 		Severity: Warning,
 		Explain: "A plugin entry's source may be a path (\"./plugins/pdf\", or Codex's {\"source\": \"local\", \"path\": ...}), " +
 			"relative to the marketplace's root, the folder holding .claude-plugin/ (.agents/plugins/, .github/plugin/), " +
-			"a bare one (\"pdf\") after metadata.pluginRoot; Claude Code does not put pluginRoot before a path " +
-			"starting with ./. A path that names no folder there (a plugin moved or renamed, the entry left " +
+			"a bare one (\"pdf\") after metadata.pluginRoot; Claude Code and Codex do not put pluginRoot before a path " +
+			"starting with ./ (Copilot CLI does). A path that names no folder there (a plugin moved or renamed, the entry left " +
 			"behind) fails when the plugin is installed (Claude Code: \"Source path does not exist\"), and a path that " +
 			"leads out of the root (by .. or an absolute path) is refused by the clients (claude plugin validate: " +
 			"\"Path contains ..\") and left out of the build; the clients install the marketplace's other plugins. " +
@@ -154,6 +155,21 @@ var pluginRules = []*Rule{
 		Good:     `{"name": "acme", "plugins": [{"name": "pdf", "source": "./plugins/pdf"}, {"name": "x", "source": {"source": "github", "repo": "acme/x"}}]}`,
 		CheckRun: checkMarketplaceSources,
 	},
+}
+
+// rootReader names the client that reads the marketplace file and takes a
+// "./" source from the marketplace's root even where pluginRoot is set;
+// "" for the others (Copilot CLI's file: it looks under pluginRoot).
+func rootReader(file string) string {
+	switch f := filepath.ToSlash(file); {
+	case strings.HasSuffix("/"+f, "/"+layout.CopilotMarketplace):
+		return ""
+	case strings.HasSuffix("/"+f, "/"+layout.CodexMarketplace):
+		return "Codex"
+	case strings.HasSuffix("/"+f, "/"+layout.CursorMarketplace):
+		return "Cursor"
+	}
+	return "Claude Code"
 }
 
 // checkMarketplaceSources reports each entry of a marketplace whose
@@ -231,9 +247,15 @@ func checkMarketplaceSources(p *RunPass) {
 					what = "is a file"
 				}
 				if s.Under != "" && filepath.IsLocal(filepath.FromSlash(s.Under)) && skill.IsDir(filepath.Join(root, filepath.FromSlash(s.Under))) {
-					p.Reportf(file, line, col, fmt.Sprintf("write the path from the marketplace's root: \"./%s\"", path.Clean(s.Under)),
-						"%s names no folder from the marketplace's root (%s): Claude Code resolves a source starting with ./ there, not under metadata.pluginRoot, and fails to install it",
-						where, holding)
+					// Copilot CLI (1.0.102) takes such a source under pluginRoot,
+					// as the Vercel skills CLI does; Claude Code and Codex
+					// (0.171.0) do not, nor, by Claude Code's format it follows,
+					// Cursor (no command line here to check it).
+					if reader := rootReader(file); reader != "" {
+						p.Reportf(file, line, col, fmt.Sprintf("write the path from the marketplace's root: \"./%s\"", path.Clean(s.Under)),
+							"%s names no folder from the marketplace's root (%s): %s resolves a source starting with ./ there, not under metadata.pluginRoot, and fails to install it",
+							where, holding, reader)
+					}
 				} else {
 					p.Reportf(file, line, col, "correct the path (relative to "+holding+"), or remove the entry",
 						"%s names no folder: %s %s", where, p.Rel(dir), what)
