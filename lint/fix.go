@@ -85,6 +85,7 @@ type FixOptions struct {
 type FixReport struct {
 	Fixed  int          // findings fixed (after a dry run: findings the changes address)
 	Files  []string     // files changed, relative to the run as findings are, sorted
+	Copies int          // of Files, those written as identical copies of another (Scope.Dedupe)
 	Failed []FixFailure // files a fix was due for but that were left as they were
 }
 
@@ -129,6 +130,7 @@ func Fix(ctx context.Context, res *Result, opts FixOptions) (*FixReport, error) 
 	// identical. The copies are the first round's; later rounds lint
 	// only the skills that changed.
 	copies := map[string][]string{} // by skill folder, absolute
+	copied := map[string]bool{}     // the copies written, by path now
 	asked := map[string]bool{}      // the skills of the run asked to fix, by folder, absolute
 	for _, s := range res.Skills {
 		dir, _ := filepath.Abs(s.Dir)
@@ -181,6 +183,7 @@ func Fix(ctx context.Context, res *Result, opts FixOptions) (*FixReport, error) 
 					fail(cf.job, err)
 				} else {
 					record(cf)
+					copied[cf.newPath()] = true
 				}
 			}
 			for _, r := range rules {
@@ -239,6 +242,11 @@ func Fix(ctx context.Context, res *Result, opts FixOptions) (*FixReport, error) 
 		}
 	}
 	rep.Files = slices.Sorted(maps.Keys(changes))
+	for p := range copied {
+		if changes[p] != nil {
+			rep.Copies++
+		}
+	}
 	return rep, nil
 }
 

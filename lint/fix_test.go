@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -196,8 +197,9 @@ func snapshot(t *testing.T, dir string) map[string]fileState {
 // are a tree of skills, each want/PATH is what in/PATH must hold after
 // Fix, and every file without a want/ twin must keep its bytes. The
 // archive's comment takes materialize's directives, on in/ paths, and
-// two of its own: "mode PATH 0755" checks a mode after Fix, and "gone
-// PATH" lets a file go (renamed).
+// three of its own: "mode PATH 0755" checks a mode after Fix, "gone
+// PATH" lets a file go (renamed), and "copies N" is how many of the files
+// changed are copies of another (FixReport.Copies; 0 without it).
 func TestFixGolden(t *testing.T) {
 	cases, _ := filepath.Glob(filepath.Join("testdata", "fix", "*.txtar"))
 	if len(cases) == 0 {
@@ -214,9 +216,12 @@ func TestFixGolden(t *testing.T) {
 			want := map[string]string{}
 			modes := map[string]fs.FileMode{}
 			gone := map[string]bool{}
+			copies := 0
 			for _, l := range strings.Split(string(ar.Comment), "\n") {
 				if f := strings.Fields(l); len(f) == 2 && f[0] == "gone" {
 					gone[f[1]] = true
+				} else if len(f) == 2 && f[0] == "copies" {
+					copies, _ = strconv.Atoi(f[1])
 				} else if len(f) == 3 && f[0] == "mode" {
 					var m uint32
 					for _, d := range f[2] {
@@ -239,8 +244,12 @@ func TestFixGolden(t *testing.T) {
 			opts.Base = filepath.Join(dir, "in")
 			before := snapshot(t, opts.Base)
 			res := lintDir(t, opts.Base, opts)
-			if _, err := Fix(context.Background(), res, FixOptions{Lint: opts}); err != nil {
+			rep, err := Fix(context.Background(), res, FixOptions{Lint: opts})
+			if err != nil {
 				t.Fatal(err)
+			}
+			if rep.Copies != copies {
+				t.Errorf("%d of the %d files changed are copies, want %d", rep.Copies, len(rep.Files), copies)
 			}
 			after := snapshot(t, opts.Base)
 			for p, w := range want {

@@ -66,6 +66,9 @@ func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, fail
 	// follows ends the run at once, as it would any lint.
 	stop()
 	done := fmt.Sprintf("%s in %s", human.Plural(rep.Fixed, "finding"), human.Plural(len(rep.Files), "file"))
+	if rep.Copies > 0 { // linted once, written to each copy: more files than findings
+		done += fmt.Sprintf(" (%s of a fixed file, kept identical)", human.Plural(rep.Copies, "is a copy", "are copies"))
+	}
 	if opts.fix.DryRun {
 		fmt.Fprintf(ios.Err, "would fix %s; nothing was written\n", done)
 	} else {
