@@ -14,17 +14,33 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sync"
 
+	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/layout"
 )
 
-// Helper is the program that holds skillpack's Sigstore code, and Install
-// the command that installs it.
-const (
-	Helper  = "skillpack-sign"
-	Install = "go install github.com/skillpack/skillpack/cmd/skillpack-sign@latest"
+// Helper is the program that holds skillpack's Sigstore code.
+const Helper = "skillpack-sign"
+
+// Install is the command, in backquotes, that installs the helper of this
+// skillpack's version: its release's, or, for a skillpack built from a checkout (a
+// pseudo-version, or none), the one in that checkout (@latest was wrong
+// twice: before the first release, and for any skillpack not the latest).
+var Install = sync.OnceValue(func() string { return installFor(version.Version()) })
+
+func installFor(v string) string {
+	if release.MatchString(v) && !pseudo.MatchString(v) {
+		return "`go install " + version.Module + "/cmd/" + Helper + "@" + v + "`"
+	}
+	return "`go -C cmd/" + Helper + " install .` in skillpack's checkout"
+}
+
+var (
+	release = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
+	pseudo  = regexp.MustCompile(`\d{14}-[0-9a-f]{12}$`)
 )
 
 // Protocol is the version of the helper protocol this package speaks (see
@@ -64,7 +80,7 @@ func FindHelper() (string, error) {
 	}
 	return "", errors.New("signing and checking signatures need " + Helper + ", which holds skillpack's Sigstore code " +
 		"(a separate program, so that installing skillpack for lint and build stays fast), and it is neither beside " +
-		"skillpack nor on PATH: install it with `" + Install + "`, or take it from the release archive")
+		"skillpack nor on PATH: install it with " + Install() + ", or take it from the release archive")
 }
 
 // request is a line to the helper; line is every line from it: the first
@@ -163,7 +179,7 @@ func start(ctx context.Context, args []string, token string, env func(string) st
 	case err != nil:
 	case h.Protocol != Protocol:
 		err = fmt.Errorf("%s speaks helper protocol %d, this skillpack speaks %d: install the %s of skillpack's own version (%s)",
-			helper, h.Protocol, Protocol, Helper, Install)
+			helper, h.Protocol, Protocol, Helper, Install())
 	case h.Error != "" && h.Usage:
 		err = errors.New(h.Error)
 	case h.Error != "":

@@ -100,8 +100,23 @@ func TestHelperUsage(t *testing.T) {
 func TestNoHelper(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	_, err := NewSigner(context.Background(), Options{Key: "k.pem"}, nil)
-	if err == nil || !strings.Contains(err.Error(), Install) {
+	if err == nil || !strings.Contains(err.Error(), Install()) {
 		t.Errorf("err = %v", err)
+	}
+	// The helper of skillpack's own version: a release's, else the one in
+	// the checkout skillpack was built from (nothing is at @latest before
+	// the first release, and a newer one would not match).
+	for v, want := range map[string]string{
+		"v1.2.3":                                   "`go install github.com/skillpack/skillpack/cmd/skillpack-sign@v1.2.3`",
+		"v1.3.0-rc.1":                              "`go install github.com/skillpack/skillpack/cmd/skillpack-sign@v1.3.0-rc.1`",
+		"v0.0.0-20261203150000-abcdef123456":       "`go -C cmd/skillpack-sign install .` in skillpack's checkout",
+		"v0.1.1-0.20261203150000-abcdef123456":     "`go -C cmd/skillpack-sign install .` in skillpack's checkout",
+		"v0.0.0-20261203150000-abcdef123456+dirty": "`go -C cmd/skillpack-sign install .` in skillpack's checkout",
+		"(devel)": "`go -C cmd/skillpack-sign install .` in skillpack's checkout",
+	} {
+		if got := installFor(v); got != want {
+			t.Errorf("installFor(%q) = %q, want %q", v, got, want)
+		}
 	}
 }
 

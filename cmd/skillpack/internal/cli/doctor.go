@@ -176,7 +176,7 @@ func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
 func doctorSignHelper(ctx context.Context) doctorSign {
 	p, err := sign.FindHelper()
 	if err != nil {
-		return doctorSign{Problem: fmt.Sprintf("%s is neither beside skillpack nor on PATH; only --sign needs it: install it with `%s`, or take it from the release archive", sign.Helper, sign.Install)}
+		return doctorSign{Problem: fmt.Sprintf("%s is neither beside skillpack nor on PATH; only --sign needs it: install it with %s, or take it from the release archive", sign.Helper, sign.Install())}
 	}
 	s := doctorSign{Path: p}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -191,7 +191,7 @@ func doctorSignHelper(ctx context.Context) doctorSign {
 		if err != nil {
 			why = err.Error()
 		}
-		s.Problem = fmt.Sprintf("%s does not say its version (%s version: %s); reinstall it with `%s`", p, sign.Helper, why, sign.Install)
+		s.Problem = fmt.Sprintf("%s does not say its version (%s version: %s); reinstall it with %s", p, sign.Helper, why, sign.Install())
 		return s
 	}
 	s.Version, s.Protocol = v, n

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/skillpack/skillpack/sign"
 )
 
 // TestDoctorNoHelper: with skillpack-sign neither beside skillpack nor on
@@ -18,7 +20,7 @@ func TestDoctorNoHelper(t *testing.T) {
 	if code := run(ios, []string{"doctor"}); code != ExitOK {
 		t.Fatalf("exit %d, want 0: %s", code, errb)
 	}
-	if want := "skillpack-sign: skillpack-sign is neither beside skillpack nor on PATH; only --sign needs it: install it with `go install "; !strings.Contains(out.String(), want) {
+	if want := "skillpack-sign: skillpack-sign is neither beside skillpack nor on PATH; only --sign needs it: install it with " + sign.Install(); !strings.Contains(out.String(), want) {
 		t.Errorf("stdout:\n%s\nwant a line starting %q", out, want)
 	}
 	if errb.Len() > 0 {
