@@ -340,6 +340,43 @@ func TestSlowReader(t *testing.T) {
 	}
 }
 
+// TestSlowReaderMCP is TestSlowReader for an MCP answer, which the SDK
+// writes whole: a client that asks for a large file and reads nothing is
+// cut off as soon, not once the whole answer's time at the slowest rate
+// has passed (1,024 such clients held every connection for minutes).
+func TestSlowReaderMCP(t *testing.T) {
+	skills, _ := newSkills(t)
+	big := make([]byte, 10<<20) // base64: 14 MB, more than the buffers between us
+	rand.Read(big)
+	if err := os.WriteFile(filepath.Join(skills, "csv-profiler", "assets", "big.bin"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dist := filepath.Join(t.TempDir(), "dist")
+	if _, err := build.Run([]string{skills}, build.Options{Out: dist}); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := start(t, dist, Options{writeTimeout: 100 * time.Millisecond})
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	req := mcpRequest(base, "2026-07-28", `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{`+newProtocolMeta+`,"uri":"skill://csv-profiler/assets/big.bin"}}`)
+	if err := req.Write(c); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	n, err := io.Copy(io.Discard, c)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() || n >= 13<<20 {
+		t.Fatalf("the server kept sending an MCP answer to a client that did not read: %d bytes read, %v", n, err)
+	}
+	if resp, _ := get(t, base+"/"+layout.V2Index); resp.StatusCode != 200 {
+		t.Errorf("after a slow reader: %d", resp.StatusCode)
+	}
+}
+
 // ttlMs and cacheScope are in every result of a request whose protocol
 // version has them (2026-07-28, named in the request's _meta), and in no
 // result of a session opened with initialize at 2025-11-25.

@@ -13,9 +13,12 @@ const minRate = 64 << 10 // bytes a second
 
 // response wraps every response writer: it gives each write a deadline
 // (see paced) and notes the status and size for the request log. It has no
-// ReadFrom, so that ServeContent writes 32 KiB at a time, each under its
-// own deadline: a client that falls behind is cut off at once. It passes
-// Flush on, which MCP's event streams need.
+// ReadFrom, so that ServeContent writes 32 KiB at a time, and it cuts a
+// larger write (an MCP answer, written whole) into such pieces, each under
+// its own deadline: a client that falls behind is cut off at once (a
+// 5 MB answer's one deadline gave a client that read nothing 110 s, and
+// 1,024 of them held every connection). It passes Flush on, which MCP's
+// event streams need.
 type response struct {
 	http.ResponseWriter
 	rc     *http.ResponseController
@@ -47,10 +50,19 @@ func (r *response) Write(p []byte) (int, error) {
 	if !r.wrote {
 		r.WriteHeader(http.StatusOK)
 	}
-	r.paced(int64(len(p)))
-	n, err := r.ResponseWriter.Write(p)
-	r.n += int64(n)
-	return n, err
+	written := 0
+	for len(p) > 0 {
+		piece := p[:min(len(p), 32<<10)]
+		r.paced(int64(len(piece)))
+		n, err := r.ResponseWriter.Write(piece)
+		written += n
+		r.n += int64(n)
+		if err != nil {
+			return written, err
+		}
+		p = p[n:]
+	}
+	return written, nil
 }
 
 func (r *response) Flush() {
