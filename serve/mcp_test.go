@@ -433,6 +433,11 @@ func TestMCPMalformed(t *testing.T) {
 	if m := send(init); m["result"] == nil {
 		t.Fatalf("initialize after a bad line: %v", m)
 	}
+	// The SDK's session answers these with code 0, which is no JSON-RPC
+	// code: a second initialize is an invalid request.
+	if m := send(strings.Replace(init, `"id":1`, `"id":5`, 1)); code(toErr(m)) != jsonrpc.CodeInvalidRequest || m["id"] != float64(5) {
+		t.Errorf("a second initialize: %v, want -32600", m)
+	}
 	notify(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	// A batch, which the SDK would end the session at (MCP dropped
 	// batches in 2025-06-18): an error, and the session goes on.
@@ -449,6 +454,12 @@ func TestMCPMalformed(t *testing.T) {
 	res, _ := m["result"].(map[string]any)
 	if skills, _ := res["skills"].([]any); len(skills) != 5 || res["resultType"] != "complete" {
 		t.Errorf("skills/list without params: %v", m)
+	}
+	// A request with id null is owed an answer, which the SDK would not
+	// give (it takes it for a notification): the next line is that, not
+	// the answer to the ping after it.
+	if m := send(`{"jsonrpc":"2.0","id":null,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":7,"method":"ping"}`); code(toErr(m)) != jsonrpc.CodeInvalidRequest || m["id"] != nil {
+		t.Errorf("id null: %v first, want error -32600 with id null", m)
 	}
 	end()
 }

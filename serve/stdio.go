@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -72,8 +73,12 @@ type guard struct {
 func (g *guard) Write(p []byte) (int, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	resp := sdkResponse(p)
+	if fixed := withCode(resp); fixed != nil {
+		p = fixed
+	}
 	n, err := g.out.Write(p)
-	if id, ok := responseID(p); ok && g.pending[id] > 0 {
+	if id, ok := responseID(resp); ok && g.pending[id] > 0 {
 		g.inflight--
 		if g.pending[id]--; g.pending[id] == 0 {
 			delete(g.pending, id)
@@ -204,15 +209,18 @@ func admit(line []byte, long bool, max int) (jsonrpc.Message, []byte) {
 	return msg, nil
 }
 
-// oddID is the error reply to a message whose id is a number the SDK
-// would answer under another id, else nil: it reads a float64 and answers
-// with its int64, so 1.5 as 1 and 2^64 as -2^63.
+// oddID is the error reply to a message whose id is null, or a number the
+// SDK would answer under another id, else nil: it reads a float64 and
+// answers with its int64, so 1.5 as 1 and 2^64 as -2^63.
 func oddID(msg []byte) []byte {
 	var m struct {
 		ID json.RawMessage `json:"id"`
 	}
-	if json.Unmarshal(msg, &m) != nil || len(m.ID) == 0 || m.ID[0] == '"' || m.ID[0] == 'n' {
+	if json.Unmarshal(msg, &m) != nil || len(m.ID) == 0 || m.ID[0] == '"' {
 		return nil
+	}
+	if m.ID[0] == 'n' { // JSON-RPC owes it an answer; the SDK takes it for a notification
+		return errorReply(nil, jsonrpc.CodeInvalidRequest, "invalid request: the id is null; a request's id is a string or an integer (MCP), and a notification has none")
 	}
 	if f, err := strconv.ParseFloat(string(m.ID), 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
 		return nil
@@ -220,14 +228,38 @@ func oddID(msg []byte) []byte {
 	return errorReply(m.ID, jsonrpc.CodeInvalidRequest, "invalid request: the id "+string(m.ID)+" is not a string or an integer of at most 2^53")
 }
 
-// responseID is the id of the response the SDK wrote, if it wrote one:
-// one message a Write (it writes no batches, and is given none).
-func responseID(p []byte) (string, bool) {
+// sdkResponse is the response the SDK wrote, if it wrote one: one message a
+// Write (it writes no batches, and is given none); nil for another.
+func sdkResponse(p []byte) *jsonrpc.Response {
 	msg, err := jsonrpc.DecodeMessage(bytes.TrimSpace(p))
-	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil && resp.ID.IsValid() {
+	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
+		return resp
+	}
+	return nil
+}
+
+// responseID is the id of resp, if it has one.
+func responseID(resp *jsonrpc.Response) (string, bool) {
+	if resp != nil && resp.ID.IsValid() {
 		return fmt.Sprint(resp.ID.Raw()), true
 	}
 	return "", false
+}
+
+// withCode is resp again with a JSON-RPC error code where the SDK's session
+// gave code 0, which is none (a second initialize, a request before the
+// handshake ends, initialize's params of the wrong type): invalid params
+// when it could not read them, else invalid request; nil for any other.
+func withCode(resp *jsonrpc.Response) []byte {
+	var e *jsonrpc.Error
+	if resp == nil || !errors.As(resp.Error, &e) || e.Code != 0 {
+		return nil
+	}
+	code := int64(jsonrpc.CodeInvalidRequest)
+	if strings.Contains(e.Message, "unmarshaling") {
+		code = jsonrpc.CodeInvalidParams
+	}
+	return errorReply(resp.ID.Raw(), code, e.Message)
 }
 
 // errorReply is a JSON-RPC error response to the request with the given
