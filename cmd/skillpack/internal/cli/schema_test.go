@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -303,6 +304,10 @@ func TestJSONDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ci, err := filepath.Abs("../../../../.ci/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
 	t.Chdir(dir)
 	testtool.WriteTree(t, ".", map[string]string{
@@ -368,6 +373,7 @@ func TestJSONDocuments(t *testing.T) {
 		{[]string{"new", "hello-world", "--dir", "new", "--json"}, 2},
 		{[]string{"new", "Bad_Name", "--json"}, 2},
 	}
+	var docs []ajvDoc
 	for _, c := range cases {
 		name := strings.ReplaceAll(strings.Join(c.args, " "), examples, "examples")
 		var out, errOut bytes.Buffer
@@ -381,7 +387,46 @@ func TestJSONDocuments(t *testing.T) {
 		}
 		if err := validateDoc(schemas, schema, out.Bytes(), code); err != nil {
 			t.Errorf("%s: %v", name, err)
+		} else {
+			docs = append(docs, ajvDoc{name, schema, out.Bytes()})
 		}
+	}
+	ajvValidate(t, ci, schemas, docs)
+}
+
+// ajvDoc is a document for Ajv: what printed it, its schema's file name,
+// and the document.
+type ajvDoc struct {
+	Name   string          `json:"name"`
+	Schema string          `json:"schema"`
+	Doc    json.RawMessage `json:"doc"`
+}
+
+// ajvValidate has Ajv, pinned in .ci/mcp/package.json (the folder ci),
+// validate docs with the schemas in dir (.ci/mcp/ajv.mjs), or says it did
+// not, naming what is missing (fails under SKILLPACK_REQUIRE_TOOLS=1).
+func ajvValidate(t *testing.T, ci, dir string, docs []ajvDoc) {
+	t.Helper()
+	node := filepath.Join(ci, "node_modules", ".bin", "node")
+	_, err := os.Stat(filepath.Join(ci, "node_modules", "ajv-formats", "package.json"))
+	if _, nerr := os.Stat(node); err != nil || nerr != nil {
+		why := "Ajv and Node are not installed in .ci/mcp (cd .ci/mcp && npm ci)"
+		if testtool.Required() {
+			t.Fatalf("%s, and %s=1 requires them", why, testtool.Env)
+		}
+		t.Log(why + ": the documents were not checked with Ajv")
+		return
+	}
+	list := filepath.Join(t.TempDir(), "docs.json")
+	data, err := json.Marshal(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(list, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(node, filepath.Join(ci, "ajv.mjs"), dir, list).CombinedOutput(); err != nil {
+		t.Errorf("Ajv refuses documents the schemas are meant to accept (%v):\n%s", err, out)
 	}
 }
 
