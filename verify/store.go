@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/skillpack/skillpack/bundle"
@@ -44,6 +45,11 @@ func (c *checker) prepare() error {
 		c.problem(path, "%s", message)
 	})
 	if err != nil && c.ctx.Err() == nil {
+		// Some of a target's errors name it already (publish prints them
+		// as they are: "s3://bucket: no such bucket at …").
+		if scheme, _, _ := strings.Cut(st.String(), "://"); strings.HasPrefix(err.Error(), scheme+"://") {
+			return err
+		}
 		return fmt.Errorf("%s: %w", st, err)
 	}
 	return nil

@@ -102,7 +102,7 @@ func testVerify(t *testing.T, s *server) {
 	}
 
 	for target, msg := range map[string]string{
-		"s3://nothere/ver":  "s3://nothere/ver: s3://nothere: no such bucket at " + s.url + "; check the bucket's name, --endpoint and the access key (some servers answer so to a key they do not know), or create the bucket",
+		"s3://nothere/ver":  "s3://nothere: no such bucket at " + s.url + "; check the bucket's name, --endpoint and the access key (some servers answer so to a key they do not know), or create the bucket",
 		s.target("nowhere"): "cannot read " + s.target("nowhere") + "/" + layout.V2Index + ": missing (not found)",
 	} {
 		st, err := OpenBucket(target, s.options())
@@ -112,6 +112,8 @@ func testVerify(t *testing.T, s *server) {
 		_, err = verify.Objects(ctx, st, o)
 		if err == nil || !strings.Contains(err.Error(), msg) || errors.Is(err, publish.ErrNoBucket) != strings.Contains(target, "nothere") {
 			t.Errorf("%s: %v; want %q", target, err, msg)
+		} else if strings.Count(err.Error(), "nothere") > 1 {
+			t.Errorf("%s: %v; names the target twice", target, err)
 		}
 	}
 }
