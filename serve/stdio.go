@@ -27,7 +27,11 @@ var drainTimeout = 10 * time.Second
 // answered. The SDK holds every request it is given until it is answered,
 // so a client that writes faster than the answers go out (200,000 piped
 // requests took 1 GB) waits in its own pipe instead of in serve's memory.
-const maxInFlight = 64
+// Each answer held costs up to four times its file (a host that stopped
+// reading, asking for a 5 MB file: 64 held took 0.7-1.2 GB, 16 take 364
+// MB), and 16 answer 40,000 piped reads as fast as 64 do; a listen stream
+// holds one for as long as it lasts.
+const maxInFlight = 16
 
 // ServeStdio serves MCP over newline-delimited JSON-RPC on in and out
 // until in ends or ctx is cancelled. Lines pass through a guard. The SDK
