@@ -437,7 +437,7 @@ func pageOf[T any](items []T, cursor string, size int, key func(T) string) ([]T,
 		raw, err := base64.RawURLEncoding.DecodeString(cursor)
 		last, ok := strings.CutPrefix(string(raw), cursorPrefix)
 		if err != nil || !ok {
-			return nil, "", invalidParams("invalid cursor %q: pass back a nextCursor exactly as received", cursor)
+			return nil, "", invalidParams("invalid cursor %.60q: pass back a nextCursor exactly as received", cursor) // at most 60 characters of it
 		}
 		start = sort.Search(len(items), func(i int) bool { return key(items[i]) > last })
 	}

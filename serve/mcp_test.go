@@ -317,10 +317,14 @@ func checkMCP(t *testing.T, cs *mcp.ClientSession, dist string) {
 	_, errs["dir two slashes"] = mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: "skill://csv-profiler//"})
 	_, errs["read directory with a slash"] = cs.ReadResource(c, &mcp.ReadResourceParams{URI: "skill://csv-profiler/"})
 	_, errs["dir bad cursor"] = mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: "skill://csv-profiler", Cursor: "%%"})
+	_, errs["list long bad cursor"] = mcp.CallCustomMethod[*ListSkillsParams, *ListSkillsResult](c, cs, MethodListSkills, &ListSkillsParams{Cursor: strings.Repeat("!", 10000)})
 	for name, err := range errs {
 		if code(err) != jsonrpc.CodeInvalidParams {
 			t.Errorf("%s: %v (code %d), want -32602", name, err, code(err))
 		}
+	}
+	if err := errs["list long bad cursor"]; err != nil && len(err.Error()) > 300 { // not echoed whole
+		t.Errorf("a 10,000-character cursor's error is %d characters long", len(err.Error()))
 	}
 	if _, err := mcp.CallCustomMethod[*ListSkillsParams, *ListSkillsResult](c, cs, MethodListSkills, &ListSkillsParams{}); err != nil {
 		t.Errorf("skills/list after the errors: %v", err)
