@@ -611,6 +611,16 @@ func checkPluginSkills(p *RunPass) {
 	}
 }
 
+// manifestDir is the folder of the plugin's first manifest, as its client
+// names it (".claude-plugin", ".plugin"), or its own name for a plugin.json
+// at its root.
+func manifestDir(pl *plugin.Plugin) string {
+	if len(pl.Manifests) == 0 {
+		return ""
+	}
+	return filepath.Base(filepath.Dir(pl.Manifests[0].Path))
+}
+
 func checkPluginNames(p *RunPass) {
 	byName := map[string][]*plugin.Plugin{}
 	for _, pl := range p.Plugins {
@@ -634,6 +644,11 @@ func checkPluginNames(p *RunPass) {
 			this, that := p.Rel(pl.Dir), others[0]
 			thatDir := ps[slices.IndexFunc(ps, func(o *plugin.Plugin) bool { return o != pl })].Dir
 			fix := fmt.Sprintf("rename one of the plugins, or leave out the one you do not publish: %s leaves out that one, %s this one", p.Ignore(thatDir), p.Ignore(pl.Dir))
+			if a, b := manifestDir(pl), manifestDir(ps[slices.IndexFunc(ps, func(o *plugin.Plugin) bool { return o != pl })]); a != b && strings.HasPrefix(a, ".") && strings.HasPrefix(b, ".") {
+				// One plugin packaged for two clients (Azure/amg-skills:
+				// .claude-plugin/ and .plugin/), which a bundle serves once.
+				fix = fmt.Sprintf("if they are one plugin packaged for two clients (%s, %s), publish one: %s leaves out that one, %s this one; else rename one of them", b, a, p.Ignore(thatDir), p.Ignore(pl.Dir))
+			}
 			switch {
 			case p.Ignore(thatDir) == "" || strings.HasPrefix(this, that+"/"): // ignoring that one would leave out this one too
 				fix = fmt.Sprintf("rename one of the plugins, or leave this one, inside %s, out with %s", pluginAt(that), p.Ignore(pl.Dir))
