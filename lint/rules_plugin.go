@@ -642,9 +642,10 @@ func checkPluginNames(p *RunPass) {
 				where, line = pl.Manifests[i].Path, pl.Manifests[i].Line
 			}
 			this, that := p.Rel(pl.Dir), others[0]
-			thatDir := ps[slices.IndexFunc(ps, func(o *plugin.Plugin) bool { return o != pl })].Dir
+			other := ps[slices.IndexFunc(ps, func(o *plugin.Plugin) bool { return o != pl })]
+			thatDir := other.Dir
 			fix := fmt.Sprintf("rename one of the plugins, or leave out the one you do not publish: %s leaves out that one, %s this one", p.Ignore(thatDir), p.Ignore(pl.Dir))
-			if a, b := manifestDir(pl), manifestDir(ps[slices.IndexFunc(ps, func(o *plugin.Plugin) bool { return o != pl })]); a != b && strings.HasPrefix(a, ".") && strings.HasPrefix(b, ".") {
+			if a, b := manifestDir(pl), manifestDir(other); a != b && strings.HasPrefix(a, ".") && strings.HasPrefix(b, ".") {
 				// One plugin packaged for two clients (Azure/amg-skills:
 				// .claude-plugin/ and .plugin/), which a bundle serves once.
 				fix = fmt.Sprintf("if they are one plugin packaged for two clients (%s, %s), publish one: %s leaves out that one, %s this one; else rename one of them", b, a, p.Ignore(thatDir), p.Ignore(pl.Dir))

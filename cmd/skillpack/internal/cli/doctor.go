@@ -40,8 +40,8 @@ skillpack.yaml that applies and its profile; how many skills and plugins
 build would find here; and what the output folder holds.
 
 It exits 1 when skillpack-sign is of another version than skillpack
-(signing would fail); without one it exits 0, since only signing needs it. --json prints the same as a JSON document
-(schema/doctor.schema.json).` + "\n\n" + docs("install.md"),
+(signing would fail); without one it exits 0, since only signing needs
+it. --json prints the same as a JSON document (schema/doctor.schema.json).` + "\n\n" + docs("install.md"),
 		Example: `  skillpack doctor
   skillpack doctor --json`,
 		Args: noArgs,
