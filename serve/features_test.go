@@ -302,78 +302,72 @@ func TestCatalogHost(t *testing.T) {
 	}
 }
 
-// TestSlowReader asks for a large archive and reads nothing: the server
-// must give up on the connection once the write deadline passes, rather
-// than hold it open for as long as the client likes, and keep serving
-// others.
+// TestSlowReader asks for a large archive, and over MCP for a large file
+// (an answer the SDK writes whole), and reads nothing: the server must
+// give up on the connection once a piece's write deadline passes, rather
+// than hold it open for as long as the client likes (or the whole
+// answer's time at the slowest rate: 1,024 such MCP clients held every
+// connection for minutes), and keep serving others.
 func TestSlowReader(t *testing.T) {
 	skills, _ := newSkills(t)
-	big := make([]byte, 32<<20) // more than the socket buffers between us hold
-	rand.Read(big)              // incompressible: the archive is as large
-	if err := os.WriteFile(filepath.Join(skills, "csv-profiler", "assets", "big.bin"), big, 0o644); err != nil {
-		t.Fatal(err)
+	for _, f := range []struct {
+		skill string
+		size  int
+	}{
+		{"csv-profiler", 32 << 20},    // more than the socket buffers between us hold
+		{"commit-messages", 10 << 20}, // base64: 14 MB, and within what MCP hosts take
+	} {
+		big := make([]byte, f.size)
+		rand.Read(big) // incompressible: the archive is as large
+		if err := os.MkdirAll(filepath.Join(skills, f.skill, "assets"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(skills, f.skill, "assets", "big.bin"), big, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	dist := filepath.Join(t.TempDir(), "dist")
 	if _, err := build.Run([]string{skills}, build.Options{Out: dist}); err != nil {
 		t.Fatal(err)
 	}
 	base, _ := start(t, dist, Options{writeTimeout: 100 * time.Millisecond})
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	io.WriteString(c, "GET /"+archivePath(t, dist, ".zip")+" HTTP/1.1\r\nHost: x\r\n\r\n")
-	// Read nothing until the buffers between us are full and the server's
-	// write has waited past its deadline (100 ms and a second for a piece
-	// at 64 KiB/s), then read what is left: the server must have cut the
-	// connection, so the body ends short of 32 MiB.
-	time.Sleep(3 * time.Second)
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	n, err := io.Copy(io.Discard, c)
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() || n >= 32<<20 {
-		t.Fatalf("the server kept sending to a client that did not read: %d bytes read, %v", n, err)
-	}
-	if resp, _ := get(t, base+"/"+layout.V2Index); resp.StatusCode != 200 {
-		t.Errorf("after a slow reader: %d", resp.StatusCode)
-	}
-}
-
-// TestSlowReaderMCP is TestSlowReader for an MCP answer, which the SDK
-// writes whole: a client that asks for a large file and reads nothing is
-// cut off as soon, not once the whole answer's time at the slowest rate
-// has passed (1,024 such clients held every connection for minutes).
-func TestSlowReaderMCP(t *testing.T) {
-	skills, _ := newSkills(t)
-	big := make([]byte, 10<<20) // base64: 14 MB, more than the buffers between us
-	rand.Read(big)
-	if err := os.WriteFile(filepath.Join(skills, "csv-profiler", "assets", "big.bin"), big, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dist := filepath.Join(t.TempDir(), "dist")
-	if _, err := build.Run([]string{skills}, build.Options{Out: dist}); err != nil {
-		t.Fatal(err)
-	}
-	base, _ := start(t, dist, Options{writeTimeout: 100 * time.Millisecond})
-	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	req := mcpRequest(base, "2026-07-28", `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{`+newProtocolMeta+`,"uri":"skill://csv-profiler/assets/big.bin"}}`)
-	if err := req.Write(c); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(3 * time.Second)
-	c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	n, err := io.Copy(io.Discard, c)
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() || n >= 13<<20 {
-		t.Fatalf("the server kept sending an MCP answer to a client that did not read: %d bytes read, %v", n, err)
-	}
-	if resp, _ := get(t, base+"/"+layout.V2Index); resp.StatusCode != 200 {
-		t.Errorf("after a slow reader: %d", resp.StatusCode)
+	mcpRead := mcpRequest(base, "2026-07-28", `{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{`+newProtocolMeta+`,"uri":"skill://commit-messages/assets/big.bin"}}`)
+	for _, c := range []struct {
+		name string
+		send func(io.Writer) error
+		full int64 // at least what the whole answer is
+	}{
+		{"archive", func(w io.Writer) error {
+			_, err := io.WriteString(w, "GET /"+archivePath(t, dist, ".zip")+" HTTP/1.1\r\nHost: x\r\n\r\n")
+			return err
+		}, 32 << 20},
+		{"mcp", mcpRead.Write, 13 << 20},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			if err := c.send(conn); err != nil {
+				t.Fatal(err)
+			}
+			// Read nothing until the buffers between us are full and the
+			// server's write has waited past its deadline (100 ms and half
+			// a second for a 32 KiB piece at 64 KiB/s), then read what is
+			// left: the server must have cut the connection, so the answer
+			// ends short.
+			time.Sleep(3 * time.Second)
+			conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+			n, err := io.Copy(io.Discard, conn)
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || n >= c.full {
+				t.Fatalf("the server kept sending to a client that did not read: %d bytes read, %v", n, err)
+			}
+			if resp, _ := get(t, base+"/"+layout.V2Index); resp.StatusCode != 200 {
+				t.Errorf("after a slow reader: %d", resp.StatusCode)
+			}
+		})
 	}
 }
 
