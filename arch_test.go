@@ -79,7 +79,7 @@ var importMap = map[string]rule{
 		"internal/atomicfile", "internal/human", "internal/outlock", "internal/parallel", "internal/smallfile", "internal/version",
 		"build/internal/...",
 	}},
-	"sign":   {4, []string{"layout", "internal/atomicfile", "internal/version"}},
+	"sign":   {4, []string{"layout", "internal/atomicfile", "internal/semver", "internal/version"}},
 	"verify": {4, []string{"layout", "bundle", "pack", "skill", "internal/human", "internal/jsonenc", "internal/parallel", "internal/version"}},
 	"serve":  {4, []string{"layout", "bundle", "skill", "catalog", "internal/human", "internal/parallel", "internal/version"}},
 

@@ -16,8 +16,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strings"
 	"sync"
 
+	"github.com/skillpack/skillpack/internal/semver"
 	"github.com/skillpack/skillpack/internal/version"
 	"github.com/skillpack/skillpack/layout"
 )
@@ -26,22 +28,25 @@ import (
 const Helper = "skillpack-sign"
 
 // Install is the command, in backquotes, that installs the helper of this
-// skillpack's version: its release's, or, for a skillpack built from a checkout (a
-// pseudo-version, or none), the one in that checkout (@latest was wrong
-// twice: before the first release, and for any skillpack not the latest).
+// skillpack's version: its release's, or, for a skillpack built from a
+// checkout (a pseudo-version, or none), the one in that checkout (@latest
+// was wrong twice: before the first release, and for any skillpack not the
+// latest).
 var Install = sync.OnceValue(func() string { return installFor(version.Version()) })
 
 func installFor(v string) string {
-	if release.MatchString(v) && !pseudo.MatchString(v) {
+	// A release is vX.Y.Z[-pre], which Go's own tags and the release
+	// stamp are; a pseudo-version (v0.0.0-yyyymmddhhmmss-rev12) has a
+	// pre-release too, and "+dirty" a checkout's changes.
+	if rel, ok := strings.CutPrefix(v, "v"); ok && semver.Valid(rel) && !strings.Contains(rel, "+") && !pseudo.MatchString(rel) {
 		return "`go install " + version.Module + "/cmd/" + Helper + "@" + v + "`"
 	}
 	return "`go -C cmd/" + Helper + " install .` in skillpack's checkout"
 }
 
-var (
-	release = regexp.MustCompile(`^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
-	pseudo  = regexp.MustCompile(`\d{14}-[0-9a-f]{12}$`)
-)
+// pseudo is the end of a pseudo-version's pre-release: the commit's time
+// and revision.
+var pseudo = regexp.MustCompile(`\d{14}-[0-9a-f]{12}$`)
 
 // Protocol is the version of the helper protocol this package speaks (see
 // cmd/skillpack-sign); a helper that speaks another is refused.
