@@ -29,8 +29,9 @@ var drainTimeout = 10 * time.Second
 // requests took 1 GB) waits in its own pipe instead of in serve's memory.
 // Each answer held costs up to four times its file (a host that stopped
 // reading, asking for a 5 MB file: 64 held took 0.7-1.2 GB, 16 take 364
-// MB), and 16 answer 40,000 piped reads as fast as 64 do; a listen stream
-// holds one for as long as it lasts.
+// MB), and 16 answered 40,000 piped reads as fast as 64 did (timed by
+// hand, twice each: 6.6 and 6.6 s, 7.2 and 8.0 s); a listen stream holds
+// one for as long as it lasts.
 const maxInFlight = 16
 
 // ServeStdio serves MCP over newline-delimited JSON-RPC on in and out
