@@ -401,3 +401,47 @@ func TestUnreadableFile(t *testing.T) {
 	}
 	mustFail(t, dist, func() (*Result, error) { return Run([]string{src}, Options{Out: dist}) }, target)
 }
+
+// A link to a file or folder elsewhere in the repository (a shared
+// LICENSE, a folder of references) is published as a copy of its target,
+// as the Vercel skills CLI and Claude Code install it, and a rebuild sees
+// the target change; a link out of the repository is refused.
+func TestRepositoryLinks(t *testing.T) {
+	testtool.Need(t, "git")
+	root := t.TempDir()
+	repo, dist := filepath.Join(root, "repo"), filepath.Join(root, "dist")
+	writeSkill(t, filepath.Join(repo, "skills", "pdf"), "pdf", nil)
+	testtool.WriteTree(t, root, map[string]string{"repo/LICENSE": "v1\n", "repo/shared/a.md": "# a\n", "outside.txt": "secret\n"})
+	for name, target := range map[string]string{"LICENSE": "../../LICENSE", "shared": "../../shared"} {
+		if err := os.Symlink(target, filepath.Join(repo, "skills", "pdf", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testtool.Git(t, repo, "init", "-q")
+	archived := func(want string) {
+		t.Helper()
+		res := mustBuild(t, []string{repo}, Options{Out: dist})
+		got := map[string]string{}
+		for _, e := range readTarGz(t, filepath.Join(dist, res.Skills[0].TarGz.Path), epoch1980) {
+			got[e.Name] = e.Data
+		}
+		if got["LICENSE"] != want || got["shared/a.md"] != "# a\n" {
+			t.Errorf("archive holds LICENSE %q and shared/a.md %q; want %q and the shared file", got["LICENSE"], got["shared/a.md"], want)
+		}
+	}
+	archived("v1\n")
+	if err := os.WriteFile(filepath.Join(repo, "LICENSE"), []byte("v2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	archived("v2\n")
+
+	if err := os.Symlink("../../../outside.txt", filepath.Join(repo, "skills", "pdf", "notes.txt")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run([]string{repo}, Options{Out: dist})
+	var le *LintError
+	if !errors.As(err, &le) {
+		t.Fatalf("build with a link out of the repository: %v, want lint errors", err)
+	}
+	wantFinding(t, res.Findings, "symlink-escape", "skills/pdf/notes.txt", "points outside the repository")
+}

@@ -80,8 +80,11 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool, s
 	refused := map[string][]string{}
 	for _, r := range collected.Refused {
 		why := r.Err.Error()
-		if r.Kind == skill.LinkEscapes {
-			why = "a symbolic link out of the plugin's folder; copy the file into it"
+		switch {
+		case errors.Is(r.Err, skill.ErrOutsideFolder):
+			why = "a symbolic link out of the plugin's folder, which is in no git work tree; copy the file into it"
+		case r.Kind == skill.LinkEscapes:
+			why = "a symbolic link out of the repository; copy the file into it"
 		}
 		if refused[why] == nil {
 			whys = append(whys, why)

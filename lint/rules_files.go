@@ -37,10 +37,11 @@ const (
 var fileRules = []*Rule{
 	{
 		ID:       "symlink",
-		Title:    "symbolic link inside the skill",
+		Title:    "symbolic link in the skill",
 		Severity: Warning,
-		Explain: "A symbolic link whose target lies inside the skill folder is published as a copy of " +
-			"its target: archives and the discovery tree hold regular files only. Tools that copy the " +
+		Explain: "A symbolic link whose target lies in the repository (the git work tree holding the " +
+			"skill) is published as a copy of its target: archives and the discovery tree hold regular " +
+			"files only, as the Vercel skills CLI and Claude Code install links. Tools that copy the " +
 			"folder as it is do not do that: git on Windows checks a link out as a small text file " +
 			"holding the target path, and zip uploads and some installers drop links or keep them " +
 			"dangling. Replace the link with the file (or folder) itself.",
@@ -50,14 +51,15 @@ var fileRules = []*Rule{
 	},
 	{
 		ID:       "symlink-escape",
-		Title:    "symbolic link that leaves the skill folder, or a broken one",
+		Title:    "symbolic link that leaves the repository, or a broken one",
 		Severity: Error,
-		Explain: "A symbolic link whose target is outside the skill folder, does not exist, or loops " +
-			"back on itself cannot be published: the build refuses it, since nothing outside the " +
-			"folder travels with the skill, and following links out of it could publish files the " +
-			"author never meant to share. Copy the file into the skill, or remove the link.",
-		Bad:   "pdf/\n  SKILL.md\n  forms.md -> ../shared/forms.md",
-		Good:  "pdf/\n  SKILL.md\n  forms.md            (a copy of ../shared/forms.md)",
+		Explain: "A symbolic link whose target is outside the repository (the git work tree holding the " +
+			"skill; outside git, the skill folder), does not exist, or loops back on a folder holding " +
+			"the skill cannot be published: the build refuses it, since following links out of the " +
+			"checkout (to ~/.aws, /etc) could publish files the author never meant to share, and no " +
+			"clone holds a broken one's target. Copy the file into the repository, or remove the link.",
+		Bad:   "pdf/\n  SKILL.md\n  forms.md -> /home/me/shared/forms.md",
+		Good:  "pdf/\n  SKILL.md\n  forms.md -> ../../shared/forms.md   (a file of the repository)",
 		Check: withFiles(checkSymlinkEscape),
 	},
 	{
@@ -360,11 +362,15 @@ func checkSymlinkEscape(p *Pass) {
 	for _, r := range p.Files.Refused {
 		switch r.Kind {
 		case skill.LinkEscapes:
-			p.Reportf(r.Path, 0, 0, "copy the file into the skill folder, or remove the link",
-				"it is a symbolic link%s outside the skill folder; the build refuses it, since nothing "+
-					"outside the folder is published with the skill", linkTarget(p.Files, r.Path))
+			if errors.Is(r.Err, skill.ErrOutsideFolder) {
+				p.Reportf(r.Path, 0, 0, "copy the file into the skill folder, or build from the git checkout, where links may reach the whole repository",
+					"it is a symbolic link%s outside the skill folder, which is in no git work tree; the build refuses it", linkTarget(p.Files, r.Path))
+				break
+			}
+			p.Reportf(r.Path, 0, 0, "copy the file into the repository, or remove the link",
+				"it is a symbolic link%s outside the repository (the git work tree); the build refuses it", linkTarget(p.Files, r.Path))
 		case skill.LinkBroken:
-			p.Reportf(r.Path, 0, 0, "point the link at a file inside the skill, or remove it",
+			p.Reportf(r.Path, 0, 0, "point the link at a file of the repository, or remove it",
 				"it is a broken symbolic link%s (%v); the build refuses it", linkTarget(p.Files, r.Path), r.Err)
 		}
 	}

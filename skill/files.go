@@ -24,7 +24,7 @@ type File struct {
 	Disk string      // where to read the bytes; a symlink's resolved target
 	Size int64       // size in bytes when collected
 	Mode fs.FileMode // the source's permission bits
-	Link bool        // the source is a symlink inside the skill, dereferenced
+	Link bool        // the source is a symlink, dereferenced (Collect)
 }
 
 // Exec reports whether any execute bit is set in the source mode: archives
@@ -35,10 +35,17 @@ func (f File) Exec() bool { return f.Mode&0o111 != 0 }
 type RefusedKind int
 
 const (
-	LinkEscapes RefusedKind = iota + 1 // a symlink whose target is outside the skill
+	LinkEscapes RefusedKind = iota + 1 // a symlink whose target is outside the repository (Collect)
 	LinkBroken                         // a symlink whose target does not exist, or a loop
 	NotRegular                         // a device, socket or named pipe
 	Unreadable                         // the file or folder cannot be read
+)
+
+// Why Collect refuses a link as LinkEscapes: its target is outside the
+// repository, or, in no git work tree, outside the folder collected.
+var (
+	ErrOutsideRepo   = errors.New("symlink points outside the repository (the git work tree)")
+	ErrOutsideFolder = errors.New("symlink points outside the folder, which is in no git work tree")
 )
 
 // Refused is a file that is neither published nor harmlessly left out.
@@ -158,9 +165,13 @@ func RepoPlumbing(path string, isDir bool) bool {
 var maxFiles = 100_000
 
 // Collect lists the files of the skill in dir: junk and .skillignore'd files
-// are left out and reported, symlinks inside the skill are dereferenced,
-// symlinks leaving it and non-regular files are refused. The walk is sorted
-// so that everything downstream is deterministic.
+// are left out and reported, symlinks are dereferenced, and non-regular
+// files and symlinks leaving the repository are refused. The repository is
+// the git work tree holding dir (outside git, dir itself): a link to the
+// repository's LICENSE or a folder of shared references is published as
+// a copy of its target, as the Vercel skills CLI and Claude Code install
+// it, while a link out of the checkout (~/.aws, /etc) never is. The walk
+// is sorted so that everything downstream is deterministic.
 func Collect(dir string) (*Files, error) { return collect(dir, nil, nil) }
 
 // CollectOmitting is Collect leaving out, unlisted and unwalked, every
@@ -212,6 +223,8 @@ func collect(dir string, lists map[string][]fs.DirEntry, omit func(string, bool)
 type collector struct {
 	root  string
 	real  string // root's real path, once a link needed it
+	tree  string // the real path of the folder links may point into, once a link needed it
+	inGit bool   // tree is a git work tree's root, not root itself
 	repo  bool   // root is a git work tree's root (RepoPlumbing)
 	index *index // git's, where the disk cannot say a file's mode (fromIndex); else nil
 	lists map[string][]fs.DirEntry
@@ -332,8 +345,8 @@ func (c *collector) walk(real, rel string) error {
 				c.refuse(p, LinkBroken, errors.New(msg))
 				continue
 			}
-			if !holds(c.root, target) {
-				c.refuse(p, LinkEscapes, errors.New("symlink points outside the skill folder"))
+			if kind, why := c.linkable(target); kind != 0 {
+				c.refuse(p, kind, why)
 				continue
 			}
 			if info, err = os.Stat(target); err != nil {
@@ -366,6 +379,29 @@ func (c *collector) walk(real, rel string) error {
 		}
 	}
 	return nil
+}
+
+// linkable says why a link may not point at target (a real path), or
+// returns 0: it must lie inside the repository, and a folder must not
+// hold the skill, which would walk the skill again (a loop).
+func (c *collector) linkable(target string) (RefusedKind, error) {
+	if c.tree == "" {
+		c.tree, c.inGit = c.root, false
+		if top, ok := WorkTree(c.root); ok {
+			if real, err := filepath.EvalSymlinks(top); err == nil {
+				c.tree, c.inGit = real, true
+			}
+		}
+	}
+	switch {
+	case !holds(c.tree, target) && c.inGit:
+		return LinkEscapes, ErrOutsideRepo
+	case !holds(c.tree, target):
+		return LinkEscapes, ErrOutsideFolder
+	case target != c.root && holds(target, c.root):
+		return LinkBroken, errors.New("symlink loop: it points at a folder holding the skill")
+	}
+	return 0, nil
 }
 
 // folderIgnore is a .skillignore, and its folder's path with a "/" after

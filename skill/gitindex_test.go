@@ -14,17 +14,19 @@ import (
 // TestCollectFromIndex collects a skill as a Windows checkout leaves it:
 // no execute bits, and a link as a file holding its target. From git's
 // index, it is what the commit holds: the script executable, the link
-// the file it names, a link leaving the skill refused; as the disk says
-// it is not.
+// the file it names (in the skill or elsewhere in the repository), a link
+// leaving the repository refused; as the disk says it is not.
 func TestCollectFromIndex(t *testing.T) {
 	testtool.Need(t, "git")
-	root := t.TempDir()
+	top := t.TempDir()
+	root := filepath.Join(top, "repo")
 	dir := filepath.Join(root, "skills", "s")
-	testtool.WriteTree(t, root, map[string]string{
-		"skills/s/SKILL.md":       "---\nname: s\ndescription: d\n---\n",
-		"skills/s/scripts/run.sh": "#!/bin/sh\n",
-		"skills/s/shared.md":      "shared\n",
-		"outside.md":              "outside\n",
+	testtool.WriteTree(t, top, map[string]string{
+		"repo/skills/s/SKILL.md":       "---\nname: s\ndescription: d\n---\n",
+		"repo/skills/s/scripts/run.sh": "#!/bin/sh\n",
+		"repo/skills/s/shared.md":      "shared\n",
+		"repo/LICENSE":                 "license\n",
+		"outside.md":                   "outside\n",
 	})
 	must := func(err error) {
 		t.Helper()
@@ -33,13 +35,15 @@ func TestCollectFromIndex(t *testing.T) {
 		}
 	}
 	must(os.Symlink("shared.md", filepath.Join(dir, "guide.md")))
-	must(os.Symlink("../../outside.md", filepath.Join(dir, "escape.md")))
+	must(os.Symlink("../../../outside.md", filepath.Join(dir, "escape.md")))
+	must(os.Symlink("../../LICENSE", filepath.Join(dir, "LICENSE")))
+	must(os.Symlink("..", filepath.Join(dir, "up"))) // holds the skill: a loop
 	must(os.Symlink("scripts", filepath.Join(dir, "bin")))
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"update-index", "--chmod=+x", "skills/s/scripts/run.sh"}} {
 		testtool.Git(t, root, args...)
 	}
 	// What core.symlinks=false checks out.
-	links := map[string]string{"guide.md": "shared.md", "escape.md": "../../outside.md", "bin": "scripts"}
+	links := map[string]string{"guide.md": "shared.md", "escape.md": "../../../outside.md", "bin": "scripts", "LICENSE": "../../LICENSE", "up": ".."}
 	for name, target := range links {
 		must(os.Remove(filepath.Join(dir, name)))
 		must(os.WriteFile(filepath.Join(dir, name), []byte(target), 0o644))
@@ -53,13 +57,14 @@ func TestCollectFromIndex(t *testing.T) {
 		for _, f := range files.Files {
 			got[f.Path] = f
 		}
-		isExec, guide := got["scripts/run.sh"].Exec(), got["guide.md"]
-		linked := guide.Link && filepath.Base(guide.Disk) == "shared.md"
-		refused := len(files.Refused) == 1 && files.Refused[0].Path == "escape.md" && files.Refused[0].Kind == LinkEscapes
+		isExec, guide, license := got["scripts/run.sh"].Exec(), got["guide.md"], got["LICENSE"]
+		linked := guide.Link && filepath.Base(guide.Disk) == "shared.md" && license.Link && license.Disk == filepath.Join(root, "LICENSE")
+		refused := len(files.Refused) == 2 && files.Refused[0].Path == "escape.md" && files.Refused[0].Kind == LinkEscapes &&
+			files.Refused[1].Path == "up" && files.Refused[1].Kind == LinkBroken && strings.Contains(files.Refused[1].Err.Error(), "loop")
 		_, viaBin := got["bin/run.sh"]
 		if isExec != on || linked != on || refused != on || viaBin != on {
-			t.Errorf("from the index %v: script executable %v, guide.md the link %v (%+v), escape.md refused %v (%v), bin/run.sh through the link %v; want all %v",
-				on, isExec, linked, guide, refused, files.Refused, viaBin, on)
+			t.Errorf("from the index %v: script executable %v, guide.md and LICENSE the links %v (%+v, %+v), escape.md and up refused %v (%v), bin/run.sh through the link %v; want all %v",
+				on, isExec, linked, guide, license, refused, files.Refused, viaBin, on)
 		}
 		// Lint names each link's target from these, where the disk has
 		// no link to read (a Windows checkout).
