@@ -50,10 +50,11 @@ type Stored struct {
 	Digest       layout.Digest // the digest publish put in its metadata; "" for another tool's write
 	ContentType  string
 	CacheControl string // "" where the store keeps none (gofakes3)
-	// Plain is a store that keeps nothing beside a file's bytes (a
-	// folder): Checksum is the bytes' digest, and no Digest shows whose
-	// the file is.
+	// Plain is a store that keeps nothing beside a file's bytes and mode
+	// (a folder): Checksum is the bytes' digest, Exec the mode's execute
+	// bit, and no Digest shows whose the file is.
 	Plain bool
+	Exec  bool
 }
 
 // ErrNoBucket is in the chain of the error of a target whose bucket the
@@ -394,11 +395,12 @@ func (p *bucketRun) checkKept(ctx context.Context, o Object) error {
 }
 
 // same reports whether a stored object is o: the same digest (its sha256
-// checksum, else the metadata digest), size and headers. A header the
-// store keeps none of (a folder's Content-Type, gofakes3's Cache-Control)
-// is no difference: sending the object again would not change it.
+// checksum, else the metadata digest), size, headers and, in a Plain
+// store, execute bit. A header the store keeps none of (a folder's
+// Content-Type, gofakes3's Cache-Control) is no difference: sending the
+// object again would not change it.
 func same(st Stored, o Object) bool {
-	return cmp.Or(st.Checksum, st.Digest) == o.Digest && st.Size == o.Size &&
+	return cmp.Or(st.Checksum, st.Digest) == o.Digest && st.Size == o.Size && (!st.Plain || st.Exec == o.Exec) &&
 		(sameType(st.ContentType, o.ContentType) || st.ContentType == "") &&
 		(st.CacheControl == o.CacheControl || st.CacheControl == "")
 }

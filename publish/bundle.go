@@ -28,6 +28,10 @@ type Object struct {
 	ContentType  string `json:"contentType,omitempty"`
 	CacheControl string `json:"cacheControl,omitempty"`
 	Stage        Stage  `json:"stage"`
+	// Exec is an execute bit on the bundle's file (a script of a skill or
+	// plugin), which a store that keeps modes (a folder) keeps: clients
+	// install from such a folder as from the bundle.
+	Exec bool `json:"-"`
 }
 
 // Upload is a built bundle as publish reads it: every file its build
@@ -207,6 +211,7 @@ func (b *Upload) object(root *os.Root, p string, known map[string]layout.Artifac
 		ContentType:  layout.ContentType(p),
 		CacheControl: layout.DefaultCache.Control(p),
 		Stage:        StageOf(p),
+		Exec:         info.Mode()&0o111 != 0,
 	}, nil
 }
 

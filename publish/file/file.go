@@ -25,6 +25,7 @@ import (
 	"github.com/skillpack/skillpack/bundle"
 	"github.com/skillpack/skillpack/internal/atomicfile"
 	"github.com/skillpack/skillpack/internal/outlock"
+	"github.com/skillpack/skillpack/pack"
 	"github.com/skillpack/skillpack/publish"
 )
 
@@ -227,7 +228,8 @@ func temporary(name string) bool {
 }
 
 // List is every file in the folder, with its size and, as its ETag, its
-// modification time and size: rsync's quick check. A file that is not a
+// modification time, size and permissions: rsync's quick check, and a
+// chmod. A file that is not a
 // regular one has the size -1, which no object has. Put's temporary files
 // are not listed, but kept for Publish to remove.
 func (f *Folder) List(ctx context.Context) (map[string]publish.Stored, error) {
@@ -255,12 +257,14 @@ func (f *Folder) List(ctx context.Context) (map[string]publish.Stored, error) {
 	return out, err
 }
 
-// stored is what a folder keeps of a file: no headers, no digest.
+// stored is what a folder keeps of a file: no headers, no digest, but
+// the mode.
 func stored(info fs.FileInfo) publish.Stored {
 	if !info.Mode().IsRegular() {
 		return publish.Stored{Size: -1}
 	}
-	return publish.Stored{Size: info.Size(), ETag: fmt.Sprintf("%x-%x", info.ModTime().UnixNano(), info.Size())}
+	perm := info.Mode().Perm()
+	return publish.Stored{Size: info.Size(), ETag: fmt.Sprintf("%x-%x-%o", info.ModTime().UnixNano(), info.Size(), perm), Exec: perm&0o111 != 0}
 }
 
 // Stat is a file's size and ETag, and its digest as its checksum.
@@ -289,7 +293,8 @@ func (f *Folder) Open(ctx context.Context, p string) (io.ReadCloser, int64, erro
 }
 
 // Put writes o's bytes at its path whole, or not at all: written beside
-// it and renamed.
+// it and renamed. A script keeps its execute bit (0755; else 0644), as
+// the bundle's own folder has it.
 func (f *Folder) Put(_ context.Context, o publish.Object, body io.Reader) (string, error) {
 	dst := f.path(o.Path)
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -302,7 +307,7 @@ func (f *Folder) Put(_ context.Context, o publish.Object, body io.Reader) (strin
 	defer os.Remove(tmp.Name()) // a no-op once renamed
 	_, err = io.Copy(tmp, body)
 	if err == nil {
-		err = tmp.Chmod(0o644)
+		err = tmp.Chmod(pack.Perm(o.Exec))
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr

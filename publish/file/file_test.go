@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -93,6 +94,26 @@ func TestPublish(t *testing.T) {
 	}
 	if rep := verifyFolder(t, www); !rep.OK() {
 		t.Fatalf("the folder published to does not verify: %v", rep.Problems)
+	}
+
+	// A script keeps its execute bit, which clients installing from the
+	// folder need; one an older run copied without it gets it back.
+	script := layout.SkillFile("repo-hygiene", "scripts/check.sh")
+	modes := func() (fs.FileMode, fs.FileMode) {
+		a, err1 := os.Stat(filepath.Join(www, filepath.FromSlash(script)))
+		b, err2 := os.Stat(filepath.Join(www, filepath.FromSlash(layout.SkillFile("repo-hygiene", "SKILL.md"))))
+		if err1 != nil || err2 != nil {
+			t.Fatal(err1, err2)
+		}
+		return a.Mode().Perm(), b.Mode().Perm()
+	}
+	if x, md := modes(); x != 0o755 || md != 0o644 {
+		t.Errorf("published modes: script %o, SKILL.md %o; want 755 and 644", x, md)
+	}
+	must(t, os.Chmod(filepath.Join(www, filepath.FromSlash(script)), 0o644))
+	states, err = publishTo(t, b, www, Options{})
+	if x, _ := modes(); err != nil || x != 0o755 || states[script] != publish.Uploaded || count(b, states, publish.Present) != len(b.Objects)-1 {
+		t.Errorf("again after a chmod -x: %v, script %o and %s, %d present", err, x, states[script], count(b, states, publish.Present))
 	}
 
 	victim := b.Skills[0].TarGz.Path
