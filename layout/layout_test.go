@@ -548,11 +548,20 @@ func TestHeadersDoc(t *testing.T) {
 		b := plan(t, twoSkills(), o)
 		testHeadersDoc(t, b, string(data(t, b, Headers)))
 	}
-	if got := HeadersDoc(V2Index, Catalog, BuildRecord); !bytes.Equal(got, HeadersDoc()) {
+	// A skill's own file named like an archive (anthropics/skills ships
+	// one) is not cached as immutable: no rule matches archives then.
+	shadowing := append(twoSkills(), makeSkill("ui", "Ships its own archive.", content{"SKILL.md": "s", "assets/kit.tar.gz": "k"}, ""))
+	b := plan(t, shadowing, Options{})
+	if doc := string(data(t, b, Headers)); strings.Contains(doc, ".tar.gz") {
+		t.Errorf("a skill ships a .tar.gz, but _headers has a rule for archives:\n%s", doc)
+	} else {
+		testHeadersDoc(t, b, doc)
+	}
+	if got := HeadersDoc(false, V2Index, Catalog, BuildRecord); !bytes.Equal(got, HeadersDoc(false)) {
 		t.Errorf("documents with no rule of their own change _headers:\n%s", got)
 	}
 	for _, p := range []string{LLMsTxt, AICatalog} {
-		if doc := HeadersDoc(p); !bytes.Contains(doc, []byte("\n/"+p+"\n")) || bytes.Contains(HeadersDoc(), []byte("/"+p)) {
+		if doc := HeadersDoc(false, p); !bytes.Contains(doc, []byte("\n/"+p+"\n")) || bytes.Contains(HeadersDoc(false), []byte("/"+p)) {
 			t.Errorf("HeadersDoc(%s) has no rule of its own for it, or HeadersDoc() has one:\n%s", p, doc)
 		}
 	}
@@ -593,6 +602,10 @@ func testHeadersDoc(t *testing.T, b *Planned, doc string) {
 		}
 		ct, cc := h["Content-Type"], h["Cache-Control"]
 		switch {
+		case e.Kind == KindArchive && !strings.Contains(doc, "*.tar.gz"):
+			if ct != "" || cc != "" {
+				t.Errorf("%s: Content-Type %q Cache-Control %q; want the host's", e.Path, ct, cc)
+			}
 		case e.Kind == KindArchive:
 			if ct != MimeType(e.Path) || !strings.Contains(cc, "immutable") || strings.Contains(cc, ",  ") {
 				t.Errorf("%s: Content-Type %q Cache-Control %q", e.Path, ct, cc)

@@ -178,10 +178,12 @@ const ExposeHeaders = "ETag, Content-Range, Accept-Ranges"
 // Both hosts apply every matching rule and join repeated headers with a
 // comma, so Content-Type and Cache-Control are set only by rules with
 // disjoint patterns; skill files other than .md keep the host's defaults.
-// Cloudflare allows one splat per pattern and 100 rules. One overlap is
-// by design: a skill file named *.tar.gz or *.zip is cached as immutable,
-// and a stale copy fails its digest.
-func HeadersDoc(docs ...string) []byte {
+// Cloudflare allows one splat per pattern and 100 rules, and a splat
+// matches across folders, so the archives' rules (*.tar.gz, *.zip) would
+// also make a skill's own file of that name (Shadowed) immutable for a
+// year at a path whose bytes change: where the bundle has one (shadowed),
+// the archives keep the host's caching too.
+func HeadersDoc(shadowed bool, docs ...string) []byte {
 	var b strings.Builder
 	b.WriteString("# Written by skillpack for Netlify and Cloudflare Pages; other hosts ignore it.\n")
 	rule := func(pattern string, headers ...string) {
@@ -205,13 +207,25 @@ func HeadersDoc(docs ...string) []byte {
 			rule("/"+p, "Content-Type", ContentType(p), "Cache-Control", maxAge(DefaultCache.Index))
 		}
 	}
-	if slices.Contains(docs, PluginsIndex) {
+	if slices.Contains(docs, PluginsIndex) && !shadowed {
 		rule("/"+PluginsDir+"/*."+TarGz, "Content-Type", MimeType("a."+TarGz), "Cache-Control", Immutable)
 		rule("/"+PluginsDir+"/*."+Zip, "Content-Type", MimeType("a."+Zip), "Cache-Control", Immutable)
 	}
-	rule("/"+SkillsDir+"/*."+TarGz, "Content-Type", MimeType("a."+TarGz), "Cache-Control", Immutable)
-	rule("/"+SkillsDir+"/*."+Zip, "Content-Type", MimeType("a."+Zip), "Cache-Control", Immutable)
+	if !shadowed {
+		rule("/"+SkillsDir+"/*."+TarGz, "Content-Type", MimeType("a."+TarGz), "Cache-Control", Immutable)
+		rule("/"+SkillsDir+"/*."+Zip, "Content-Type", MimeType("a."+Zip), "Cache-Control", Immutable)
+	}
 	rule("/"+SkillsDir+"/*.md", "Content-Type", ContentType("a.md"), "Cache-Control", maxAge(DefaultCache.Files))
 	rule("/"+LegacyDir+"/*.md", "Content-Type", ContentType("a.md"), "Cache-Control", maxAge(DefaultCache.Files))
 	return []byte(b.String())
+}
+
+// Shadowed reports whether the dist path p is a file the archives' rules
+// of _headers would match though it is no archive: a file a skill or a
+// plugin ships, served in the v0.2 tree or a plugin's folder, named
+// *.tar.gz or *.zip (anthropics/skills' shadcn-components.tar.gz).
+func Shadowed(p string) bool {
+	pp, ok := ParsePath(p)
+	served := ok && pp.Kind == KindFile && strings.HasPrefix(p, SkillsDir+"/") || pluginFile(p)
+	return served && ArchiveFormat(p) != ""
 }

@@ -218,7 +218,10 @@ func Plan(skills Skills, o Options) (*Planned, error) {
 	}
 	doc(Checksums, b.checksums)
 	doc(NoJekyll, fixed(nil))
-	doc(Headers, fixed(HeadersDoc(discovery...)))
+	shadowed := set.shadowed || slices.ContainsFunc(o.Plugins, func(pl Plugin) bool {
+		return slices.ContainsFunc(pl.Files, func(f PluginFile) bool { return Shadowed(PluginDir(pl.Name) + "/" + f.Path) })
+	})
+	doc(Headers, fixed(HeadersDoc(shadowed, discovery...)))
 	if set.hist != nil {
 		if err := b.versionDocs(); err != nil {
 			return nil, err

@@ -33,6 +33,8 @@ type set struct {
 	uris []int32 // rows by skill URI, the order of mcp/skills.json
 	o    Options
 	hist *history // with Options.Versioned: every version of every skill
+	// shadowed: a skill's file is named like an archive (Shadowed)
+	shadowed bool
 }
 
 // row is what a set keeps of a skill.
@@ -72,6 +74,7 @@ func newSet(src Skills, o Options) (*set, error) {
 		if err := checkSkill(sk); err != nil {
 			errs = append(errs, err)
 		}
+		s.shadowed = s.shadowed || slices.ContainsFunc(sk.Files, func(f File) bool { return Shadowed(SkillFile(sk.Name, f.Path)) })
 		s.rows[i] = row{name: sk.Name, src: int32(i), files: int32(len(sk.Files)), left: legacyReason(sk), offMCP: sk.OffMCP, mcpFix: sk.OffMCPFix, version: sk.Version, tgz: sk.TarGz, zip: sk.Zip}
 		if sk.Page != nil {
 			s.rows[i].page = *sk.Page

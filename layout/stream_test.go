@@ -208,7 +208,7 @@ func TestStreamedEqualsEncoded(t *testing.T) {
 				}
 				want[Checksums] = referenceChecksums(t, b)
 				want[NoJekyll] = []byte{}
-				want[Headers] = HeadersDoc()
+				want[Headers] = HeadersDoc(false)
 				if o.NoLegacy {
 					delete(want, V1Index)
 				}
