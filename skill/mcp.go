@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -65,7 +66,7 @@ func (d *SkillMD) CheckMCP(files int, served int64) *MCPRefusal {
 	var why, fixes []string
 	bad := func(fix, format string, args ...any) {
 		why = append(why, fmt.Sprintf(format, args...))
-		if fix != "" {
+		if fix != "" && !slices.Contains(fixes, fix) { // two keys refused alike take one fix
 			fixes = append(fixes, fix)
 		}
 	}

@@ -85,6 +85,11 @@ func TestCheckMCP(t *testing.T) {
 	if r == nil || strings.Count(r.Reason, "; ") != 3 || strings.Count(r.Fix, "; ") != 3 {
 		t.Errorf("four causes: %+v", r)
 	}
+	// Two keys refused alike (a list and a mapping) take their one fix once.
+	r = Parse([]byte(front + "metadata:\n  hosts: [a, b]\n  hermes:\n    tags: x\n---\n")).CheckMCP(1, 100)
+	if r == nil || strings.Count(r.Reason, "; ") != 1 || strings.Contains(r.Fix, "; ") {
+		t.Errorf("two keys, one fix: %+v", r)
+	}
 }
 
 // IsText is serve's decision between text and a base64 blob, and a
