@@ -42,6 +42,9 @@ type Upload struct {
 	Generator string        // the record's generator
 	Objects   []Object      // every file, by stage, then by path
 	Skills    []Skill       // by name
+	// Carried are the versions versions.json carries beside the skills'
+	// own, by name and version: a registry keeps each as its version tag.
+	Carried []Skill
 }
 
 // Skill is one skill of a bundle, for targets that publish a skill as a
@@ -136,7 +139,8 @@ func Open(dir string) (*Upload, error) {
 	for _, d := range h.Docs {
 		add(d.Path, d.Digest, d.Size)
 	}
-	if err := b.versions(folder, known, add); err != nil {
+	versions, err := b.versions(folder, known, add)
+	if err != nil {
 		return nil, err
 	}
 	known[layout.BuildRecord] = h.Self
@@ -158,6 +162,9 @@ func Open(dir string) (*Upload, error) {
 	slices.SortStableFunc(b.Objects, func(x, y Object) int { return cmp.Compare(x.Stage, y.Stage) })
 
 	if b.Skills, err = b.skills(folder, skills); err != nil {
+		return nil, err
+	}
+	if b.Carried, err = b.carried(versions); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -301,10 +308,10 @@ func document[T any](b *Upload, folder bundle.Source, o Object, dec func([]byte)
 // versions adds the files of every published version of a --versioned
 // bundle, which its versions.json (a document of the record) names with
 // their digests.
-func (b *Upload) versions(folder bundle.Source, known map[string]layout.Artifact, add func(string, layout.Digest, int64)) error {
+func (b *Upload) versions(folder bundle.Source, known map[string]layout.Artifact, add func(string, layout.Digest, int64)) (*layout.IndexVersions, error) {
 	d, ok := known[layout.VersionsIndex]
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	v, err := document(b, folder, Object{Path: d.Path, Digest: d.Digest}, func(data []byte) (*layout.IndexVersions, error) {
 		v, err := layout.DecodeVersions(data)
@@ -314,10 +321,44 @@ func (b *Upload) versions(folder bundle.Source, known map[string]layout.Artifact
 		return v, err
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for _, a := range v.Artifacts() {
 		add(a.Path, a.Digest, a.Size)
 	}
-	return nil
+	return v, nil
+}
+
+// carried is every version of versions.json but the skills' own, with its
+// SKILL.md and archives among the objects.
+func (b *Upload) carried(v *layout.IndexVersions) ([]Skill, error) {
+	if v == nil {
+		return nil, nil
+	}
+	byPath := make(map[string]Object, len(b.Objects))
+	for _, o := range b.Objects {
+		byPath[o.Path] = o
+	}
+	own := map[string]string{}
+	for _, s := range b.Skills {
+		own[s.Name] = s.Version
+	}
+	var out []Skill
+	for _, sk := range v.Skills {
+		for _, sv := range sk.Versions {
+			if own[sk.Name] == sv.Version {
+				continue
+			}
+			s := Skill{Name: sk.Name, Version: sv.Version, ContentDigest: sv.ContentDigest}
+			var ok [3]bool
+			s.SkillMD, ok[0] = byPath[layout.VersionFile(sk.Name, sv.Version, layout.EntryFile)]
+			s.TarGz, ok[1] = byPath[layout.VersionArchive(sk.Name, sv.Version, sv.TarGz.Digest, layout.TarGz)]
+			s.Zip, ok[2] = byPath[layout.VersionArchive(sk.Name, sv.Version, sv.Zip.Digest, layout.Zip)]
+			if ok != [3]bool{true, true, true} {
+				return nil, fmt.Errorf("%s: skill %s's version %s: its SKILL.md or an archive is not among the files the record lists; %s", b.file(layout.BuildRecord), sk.Name, sv.Version, rebuild)
+			}
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }

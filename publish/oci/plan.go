@@ -59,8 +59,10 @@ type attachment struct {
 // runner's jobs) after its blobs: the runner starts a stage's objects in
 // order, so when a manifest starts its blobs are running or done, and
 // waiting for them cannot block a worker for ever. It fails when the
-// bundle's tags would collide in the repository.
-func newPlan(t Target, b *publish.Upload, sign Signer, lag int) (*plan, error) {
+// bundle's tags would collide in the repository. tags are the
+// repository's (nil when it lists none): a version b carries
+// (publish.Upload.Carried) is pushed only where its tag is not.
+func newPlan(t Target, b *publish.Upload, sign Signer, lag int, tags map[string]bool) (*plan, error) {
 	p := &plan{ops: map[string]func(context.Context) (publish.State, error){}, needs: map[string][]*outcome{},
 		blobs: map[digest.Digest]*outcome{}, owners: map[digest.Digest][]ocispec.Descriptor{}, tags: map[string]manifest{}}
 	var refs []skillRef
@@ -105,6 +107,7 @@ func newPlan(t Target, b *publish.Upload, sign Signer, lag int) (*plan, error) {
 	for i := max(0, len(skills)-lag); i < len(skills); i++ {
 		p.addManifest(b.Skills[i].Name, skills[i])
 	}
+	p.carry(b.Carried, tagOwner, tags)
 	if owner, clash := tagOwner[t.Tag]; clash {
 		return nil, fmt.Errorf("the release tag %s is also skill %s's version tag: choose another tag for %s", t.Tag, owner, t)
 	}
@@ -173,6 +176,41 @@ func newPlan(t Target, b *publish.Upload, sign Signer, lag int) (*plan, error) {
 	p.tags[t.Tag] = p.index
 	p.add("tag:"+t.Tag, stageReleaseTag, p.index.desc, func(ctx context.Context) (publish.State, error) { return p.r.moveRelease(ctx, t.Tag, p.index) })
 	return p, nil
+}
+
+// carry pushes each version a versioned bundle carries as its tag, where
+// the repository has no such tag (a new repository, a mirror): a pinned
+// client finds every version versions.json lists, as in a bucket. A tag
+// there is left as it is, with what the release that made it pushed.
+func (p *plan) carry(carried []publish.Skill, tagOwner map[string]string, tags map[string]bool) {
+	for _, s := range carried {
+		tag, ok := VersionTag(s.Name, s.Version)
+		if _, dup := tagOwner[tag]; !ok || dup || tags[tag] {
+			continue
+		}
+		tagOwner[tag] = s.Name
+		m := skillManifest(s)
+		what := "manifest:" + tag
+		for i := range m.blobs {
+			m.blobs[i].name = tag // its config is not the skill's (addBlob)
+		}
+		for _, bl := range m.blobs {
+			p.needs[what] = append(p.needs[what], p.addBlob(bl))
+			p.owners[bl.desc.Digest] = append(p.owners[bl.desc.Digest], m.desc)
+		}
+		unlessTagged := func(ctx context.Context, push func() (publish.State, error)) (publish.State, error) {
+			if cur, err := p.r.tagged(ctx, tag); err != nil || cur != nil {
+				return publish.Present, err
+			}
+			return push()
+		}
+		p.add(what, stageSkills, m.desc, func(ctx context.Context) (publish.State, error) {
+			return unlessTagged(ctx, func() (publish.State, error) { return p.r.pushManifest(ctx, m) })
+		})
+		p.add("tag:"+tag, stageVersionTags, m.desc, func(ctx context.Context) (publish.State, error) {
+			return unlessTagged(ctx, func() (publish.State, error) { return p.r.tag(ctx, tag, m) })
+		})
+	}
 }
 
 func (p *plan) add(path string, stage publish.Stage, desc ocispec.Descriptor, op func(context.Context) (publish.State, error)) {
@@ -251,6 +289,34 @@ func (p *plan) checkTags(ctx context.Context, run *publish.Runner) error {
 	case len(theirs) > 0:
 		slices.SortFunc(theirs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 		return publish.Refused{Err: fmt.Errorf("%w; nothing was published", errors.Join(theirs...)), Class: 1}
+	}
+	return nil
+}
+
+// checkVersioned refuses, as a bucket does (publish.UnversionedError), a
+// bundle without versions.json for a release tag whose collection's
+// documents have one: it would stop publishing the versions clients pin.
+func (p *plan) checkVersioned(ctx context.Context, t Target, b *publish.Upload) error {
+	if slices.ContainsFunc(b.Objects, func(o publish.Object) bool { return o.Path == layout.VersionsIndex }) {
+		return nil
+	}
+	cur, err := p.r.tagged(ctx, t.Tag)
+	if err != nil || cur == nil {
+		return err
+	}
+	refs, err := p.r.referrers(ctx, *cur, ArtifactTypeDocuments)
+	if err != nil {
+		return err
+	}
+	for _, d := range refs {
+		_, data, err := p.r.fetchManifest(ctx, string(d.Digest))
+		if err != nil {
+			return err
+		}
+		var m ocispec.Manifest
+		if json.Unmarshal(data, &m) == nil && slices.ContainsFunc(m.Layers, func(l ocispec.Descriptor) bool { return l.Annotations[annTitle] == layout.VersionsIndex }) {
+			return &publish.UnversionedError{Target: t.String()}
+		}
 	}
 	return nil
 }

@@ -79,19 +79,24 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 		return err
 	}
 	runner := o.Runner(t.String(), publish.DefaultJobs, retryable)
-	p, err := newPlan(t, b, o.Sign, runner.Jobs)
+	r, err := newRemote(t, o, b)
 	if err != nil {
 		return err
 	}
-	if p.r, err = newRemote(t, o, b); err != nil {
+	p, err := newPlan(t, b, o.Sign, runner.Jobs, r.listTags(ctx))
+	if err != nil {
 		return err
 	}
+	p.r = r
 	// The tags first, on their own: one of someone else's stops the run
 	// before anything is pushed (ForeignError's rule for a bucket).
 	check := o.Runner(t.String(), publish.DefaultJobs, retryable)
 	check.Progress = nil
 	if err := p.checkTags(ctx, check); err != nil {
 		return fmt.Errorf("publish to %s: %w", t, loggedOut(t, err, "push to"))
+	}
+	if err := p.checkVersioned(ctx, t, b); err != nil {
+		return loggedOut(t, err, "push to")
 	}
 	runner.Report = func(res publish.Result) { p.finished(res); report(res) }
 	runner.Ready = p.ready

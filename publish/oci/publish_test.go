@@ -157,7 +157,7 @@ func TestPlanSharedSignatureBlob(t *testing.T) {
 			FolderSignature: file(layout.FolderSignature(name), name+" folder"),
 		})
 	}
-	p, err := newPlan(target, &publish.Upload{Key: layout.DigestOf([]byte("key")), Skills: skills}, nil, publish.DefaultJobs)
+	p, err := newPlan(target, &publish.Upload{Key: layout.DigestOf([]byte("key")), Skills: skills}, nil, publish.DefaultJobs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ func newFuzzEnv(tb testing.TB) *fuzzEnv {
 	tb.Cleanup(srv.Close)
 	host := strings.TrimPrefix(srv.URL, "http://")
 	t, _ := ParseTarget("oci://" + host + "/x")
-	p, err := newPlan(t, b, nil, publish.DefaultJobs)
+	p, err := newPlan(t, b, nil, publish.DefaultJobs, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

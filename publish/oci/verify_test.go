@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -347,6 +348,7 @@ func readFile(t *testing.T, name string) []byte {
 // skill's artifact, and reports a version tag moved to other bytes.
 func TestVerifyVersioned(t *testing.T) {
 	host, _ := testtool.RegistryStorage(t, "")
+	ctx0 := context.Background()
 	tmp := t.TempDir()
 	skills := filepath.Join(tmp, "skills")
 	if err := os.CopyFS(skills, os.DirFS("../../examples")); err != nil {
@@ -406,6 +408,37 @@ func TestVerifyVersioned(t *testing.T) {
 			rep.WriteText(&all)
 		}
 		t.Fatalf("the second release (release-notes 1.2.0 and 1.3.0): %v, checked %+v:\n%s", err, rep.Checked, all.String())
+	}
+	// In a repository that never had the first release (a mirror, a new
+	// registry), the carried version 1.2.0 is pushed as its tag.
+	if len(b2.Carried) != 1 {
+		t.Fatalf("the second release carries %+v; want release-notes 1.2.0", b2.Carried)
+	}
+	fresh := "oci://" + host + "/acme/fresh:v2"
+	publishTo(t, b2, fresh, Options{})
+	if rep, err := verifyAt(t, fresh); err != nil || !rep.OK() {
+		var all bytes.Buffer
+		if rep != nil {
+			rep.WriteText(&all)
+		}
+		t.Fatalf("the second release in a new repository: %v:\n%s", err, all.String())
+	}
+	// A bundle built without --versioned would stop publishing the
+	// versions clients pin there: refused, as a bucket refuses it.
+	flat := filepath.Join(tmp, "flat")
+	if _, err := build.Run([]string{skills}, build.Options{Out: flat}); err != nil {
+		t.Fatal(err)
+	}
+	b3, err := publish.Open(flat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var unversioned *publish.UnversionedError
+	if err := Publish(ctx0, b3, fresh, Options{}, func(publish.Result) {}); !errors.As(err, &unversioned) {
+		t.Errorf("an unversioned bundle over a versioned release: %v, want refused", err)
+	}
+	if rep, err := verifyAt(t, fresh); err != nil || !rep.OK() {
+		t.Errorf("the refused publish changed the release: %v", err)
 	}
 
 	// The version tag moved to another skill's manifest.
