@@ -81,26 +81,30 @@ func exitClass(err error) int {
 	return 0
 }
 
-// A host that is a web server answering 200 with a page to everything is
-// refused as no registry, naming it (exit 2), before anything is sent.
+// A host that is a web server, answering 200 with a page to everything
+// or 404 to what it lacks (python -m http.server), or an S3 server (400),
+// is refused as no registry, naming it (exit 2), before anything is sent.
 func TestNotARegistry(t *testing.T) {
-	var puts int
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPut || r.Method == http.MethodPost || r.Method == http.MethodPatch {
-			puts++
+	for _, status := range []int{http.StatusOK, http.StatusNotFound, http.StatusBadRequest} {
+		var puts int
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPut || r.Method == http.MethodPost || r.Method == http.MethodPatch {
+				puts++
+			}
+			io.Copy(io.Discard, r.Body)
+			w.WriteHeader(status)
+			io.WriteString(w, "<html>hi</html>")
+		}))
+		_, b := newBundle(t)
+		host := strings.TrimPrefix(srv.URL, "http://")
+		err := Publish(context.Background(), b, "oci://"+host+"/a/b:t", Options{}, func(publish.Result) {})
+		if err == nil || !strings.Contains(err.Error(), host+" is not an OCI registry") || exitClass(err) != 2 {
+			t.Errorf("answering %d: %v (exit class %d); want %s refused as no registry, exit 2", status, err, exitClass(err), host)
 		}
-		io.Copy(io.Discard, r.Body)
-		io.WriteString(w, "<html>hi</html>")
-	}))
-	defer srv.Close()
-	_, b := newBundle(t)
-	host := strings.TrimPrefix(srv.URL, "http://")
-	err := Publish(context.Background(), b, "oci://"+host+"/a/b:t", Options{}, func(publish.Result) {})
-	if err == nil || !strings.Contains(err.Error(), host+" is not an OCI registry") || exitClass(err) != 2 {
-		t.Errorf("%v (exit class %d); want %s refused as no registry, exit 2", err, exitClass(err), host)
-	}
-	if puts > 0 {
-		t.Errorf("%d uploads sent to a web server", puts)
+		if puts > 0 {
+			t.Errorf("answering %d: %d uploads sent to a web server", status, puts)
+		}
+		srv.Close()
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/errdef"
 
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/publish"
@@ -263,6 +264,16 @@ func (p *plan) checkTags(ctx context.Context, run *publish.Runner) error {
 	p.r.listTags(ctx)
 	if err := p.r.tagsErr; errors.As(err, new(*json.SyntaxError)) || errors.As(err, new(*json.UnmarshalTypeError)) {
 		return publish.Refused{Err: fmt.Errorf("%s is not an OCI registry: its answer to a tag listing is not a registry's (%w); give the registry's host", p.r.repo.Reference.Registry, err), Class: 2}
+	} else if err != nil {
+		// A registry answers a new repository's listing 404 too; its
+		// base, /v2/, it answers 200, or 401 for a login.
+		if err := p.r.ping(ctx); noRegistry(err) {
+			answer := err.Error()
+			if errors.Is(err, errdef.ErrNotFound) {
+				answer = "404 Not Found"
+			}
+			return publish.Refused{Err: fmt.Errorf("%s is not an OCI registry: it answers the registry API's base, /v2/, with %s; give the registry's host", p.r.repo.Reference.Registry, answer), Class: 2}
+		}
 	}
 	var objects []publish.Object
 	for _, o := range p.objects {

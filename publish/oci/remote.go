@@ -21,6 +21,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
+	"oras.land/oras-go/v2/registry/remote/errcode"
 
 	"github.com/skillpack/skillpack/publish"
 )
@@ -350,6 +351,28 @@ func (r *remoteRepo) resolve(ctx context.Context, tag string) (*ocispec.Descript
 		return nil, err
 	}
 	return &cur, nil
+}
+
+// ping asks the registry API's base, /v2/, as every registry client
+// does first (oras-go's Registry.Ping).
+func (r *remoteRepo) ping(ctx context.Context) error {
+	reg, err := remote.NewRegistry(r.repo.Reference.Registry)
+	if err != nil {
+		return err
+	}
+	reg.Client, reg.PlainHTTP = r.repo.Client, r.repo.PlainHTTP
+	return reg.Ping(ctx)
+}
+
+// noRegistry reports whether ping's answer is no registry's: not found, or
+// refused for the request itself (a web server's 404 or 501, an S3
+// server's 400), not for a login or for load.
+func noRegistry(err error) bool {
+	var er *errcode.ErrorResponse
+	if errors.As(err, &er) {
+		return er.StatusCode >= 400 && er.StatusCode < 600 && !slices.Contains([]int{401, 403, 408, 429, 500, 502, 503, 504}, er.StatusCode)
+	}
+	return errors.Is(err, errdef.ErrNotFound)
 }
 
 // maxTags is how many of the repository's tags listTags reads before it
