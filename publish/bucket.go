@@ -385,6 +385,10 @@ func (p *bucketRun) checkKept(ctx context.Context, o Object) error {
 	if _, ok := p.existing[o.Path]; !ok {
 		p.o.Runner().Call(ctx, func(ctx context.Context) error { return p.bk.Delete(ctx, o.Path) })
 	}
+	if st.Size != o.Size {
+		return Refused{Err: fmt.Errorf("%s/%s: the server answers that it holds %d bytes there, where %d were sent: what answers for the storage (a proxy, a CDN) does not say what it holds; publish to the storage's own endpoint",
+			p.bk, o.Path, st.Size, o.Size), Class: 1}
+	}
 	digest := "no digest of skillpack's"
 	if d := cmp.Or(st.Checksum, st.Digest); d != "" {
 		digest = "the digest " + string(d)

@@ -3,7 +3,9 @@ package s3
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -217,5 +219,23 @@ func TestServerKeepsBytesOnly(t *testing.T) {
 	}
 	if got := s.list("site"); !slices.Equal(got, []string{"site/own.txt"}) {
 		t.Errorf("left %v", got)
+	}
+
+	// A front that answers HEAD with no size: the size is what differs,
+	// and the message says so rather than blame the metadata.
+	s = newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodHead {
+			next.ServeHTTP(w, r)
+			return
+		}
+		rec := httptest.NewRecorder()
+		next.ServeHTTP(rec, r)
+		maps.Copy(w.Header(), rec.Header())
+		w.Header().Set("Content-Length", "0")
+		w.WriteHeader(rec.Code)
+	}))
+	err = Publish(context.Background(), b, s.target("site"), s.options(), nil)
+	if err == nil || !strings.Contains(err.Error(), "holds 0 bytes there") || strings.Contains(err.Error(), "metadata") {
+		t.Errorf("publish through a front that answers HEAD with no size: %v", err)
 	}
 }
