@@ -80,7 +80,8 @@ var linkRules = []*Rule{
 			"and a file reached only through another (SKILL.md → a.md → b.md) may be read partially or not " +
 			"at all. Lint follows the Markdown links from SKILL.md breadth first and reports each file that " +
 			"leads further once, at its first link to a Markdown file two or more links away, naming those " +
-			"files: an index page linking twenty chapters is one cause, not twenty. A file " +
+			"files: an index page linking twenty chapters is one cause, not twenty, and more than three " +
+			"such files in one skill (a tree generated from an API) are one finding. A file " +
 			"that SKILL.md links to, or names by its path, is one step away however deep its folder " +
 			"(references/api/auth.md is fine). Link to it from SKILL.md too, or merge it into the file " +
 			"that links to it.",
@@ -435,6 +436,12 @@ func checkReferenceDepth(p *Pass) {
 		})
 	}
 	// Breadth first, so that each file is reported at its shortest chain.
+	type start struct {
+		f         string
+		line, col int
+		deeper    []string
+	}
+	var starts []start
 	for len(level) > 0 {
 		from := level
 		level = nil
@@ -451,7 +458,7 @@ func checkReferenceDepth(p *Pass) {
 			// One finding per file that starts a chain, at its first
 			// deeper link: the index page is the cause, however many
 			// files it leads to.
-			var deeper []string
+			st := start{f: f}
 			first := -1
 			for _, l := range md.links {
 				k, t := resolveLink(p, path.Dir(f), l.dest)
@@ -461,24 +468,44 @@ func checkReferenceDepth(p *Pass) {
 				if first < 0 {
 					first = l.off
 				}
-				deeper = append(deeper, t)
+				st.deeper = append(st.deeper, t)
 			}
-			if first < 0 {
-				continue
+			if first >= 0 {
+				st.line, st.col = md.pos(first)
+				starts = append(starts, st)
 			}
-			line, col := md.pos(first)
-			is, them := "is", "it"
-			if len(deeper) > 1 {
-				is, them = "are", "them"
-			}
-			named := strings.Join(human.UpTo(len(deeper), 3, func(i int) string { return deeper[i] }, "and %d more"), ", ")
-			fix := fmt.Sprintf("link to %s from %s too, or merge %s into %s", named, p.Skill.File, them, f)
-			if len(deeper) > 3 {
-				fix = fmt.Sprintf("link to each Markdown file %s links to from %s too, or merge them into %s", f, p.Skill.File, f)
-			}
-			p.Reportf(f, line, col, fix, "%s %s reached only through %s (%s); agents read a skill's files one link away from %s, "+
-				"and may read %s partially or not at all", named, is, f, chain(via, deeper[0], p.Skill.File), p.Skill.File, them)
 		}
+	}
+	upTo3 := func(names []string) string {
+		return strings.Join(human.UpTo(len(names), 3, func(i int) string { return names[i] }, "and %d more"), ", ")
+	}
+	if len(starts) > 3 {
+		// A generated tree (an API's resources, each linking its
+		// operations) is one cause: one finding, at the first file, not
+		// one a file (Yuyz0112/public-api-skills: 3,948 of them).
+		var files, deeper []string
+		for _, st := range starts {
+			files = append(files, st.f)
+			deeper = append(deeper, st.deeper...)
+		}
+		st := starts[0]
+		p.Reportf(st.f, st.line, st.col, fmt.Sprintf("link to the files they lead to from %s too, or merge each into the file that links to it", p.Skill.File),
+			"%d files (%s) lead to %d Markdown files reached only through them (such as %s); agents read a skill's files one link away from %s, "+
+				"and may read those partially or not at all", len(files), upTo3(files), len(deeper), chain(via, deeper[0], p.Skill.File), p.Skill.File)
+		return
+	}
+	for _, st := range starts {
+		is, them := "is", "it"
+		if len(st.deeper) > 1 {
+			is, them = "are", "them"
+		}
+		named := upTo3(st.deeper)
+		fix := fmt.Sprintf("link to %s from %s too, or merge %s into %s", named, p.Skill.File, them, st.f)
+		if len(st.deeper) > 3 {
+			fix = fmt.Sprintf("link to each Markdown file %s links to from %s too, or merge them into %s", st.f, p.Skill.File, st.f)
+		}
+		p.Reportf(st.f, st.line, st.col, fix, "%s %s reached only through %s (%s); agents read a skill's files one link away from %s, "+
+			"and may read %s partially or not at all", named, is, st.f, chain(via, st.deeper[0], p.Skill.File), p.Skill.File, them)
 	}
 }
 
