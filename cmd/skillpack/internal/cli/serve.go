@@ -163,7 +163,7 @@ func runServe(ctx context.Context, ios *IO, opts *serveOptions) error {
 	if json {
 		so.Log.Info("serving", "dist", opts.Dist, "bundle", b.Tally(), "url", url, "mcp", url+serve.MCPPath)
 	} else {
-		fmt.Fprintf(ios.Err, "skillpack: serving %s (%s) at %s, MCP at %s%s\n", opts.Dist, b.Tally(), url, url, serve.MCPPath)
+		ios.Infof("skillpack: serving %s (%s) at %s, MCP at %s%s", opts.Dist, b.Tally(), url, url, serve.MCPPath)
 	}
 	return s.Serve(ctx, ln)
 }
@@ -174,9 +174,14 @@ func listen(addr string) (net.Listener, error) {
 	// Windows says WSAEADDRINUSE (10048), which its syscall.EADDRINUSE is not.
 	if errors.Is(err, syscall.EADDRINUSE) || errors.Is(err, syscall.Errno(10048)) {
 		host, port, _ := net.SplitHostPort(addr)
+		// The next port that was free when asked, not one merely named.
 		next := "another port"
-		if n, perr := strconv.Atoi(port); perr == nil && n < 65535 {
-			next = fmt.Sprintf("another port (--addr %s)", net.JoinHostPort(host, strconv.Itoa(n+1)))
+		for n, _ := strconv.Atoi(port); n > 0 && n < 65535 && next == "another port"; n++ {
+			try := net.JoinHostPort(host, strconv.Itoa(n+1))
+			if l, err := net.Listen("tcp", try); err == nil {
+				l.Close()
+				next = fmt.Sprintf("another port (--addr %s)", try)
+			}
 		}
 		return nil, usageErr("--addr %s is in use by another server: stop it, or serve on %s", addr, next)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -97,9 +98,61 @@ func TestListenInUse(t *testing.T) {
 	addr := held.Addr().String()
 	_, port, _ := net.SplitHostPort(addr)
 	n, _ := strconv.Atoi(port)
+	// The port after it is taken too: the one named is one that was free.
+	if next, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", n+1)); err == nil {
+		defer next.Close()
+	}
 	_, err = listen(addr)
 	code, msg := exitStatus(err)
-	if want := fmt.Sprintf("--addr %s is in use by another server: stop it, or serve on another port (--addr 127.0.0.1:%d)", addr, n+1); code != ExitUsage || msg != want {
-		t.Errorf("exit %d, %q; want 2, %q", code, msg, want)
+	prefix := fmt.Sprintf("--addr %s is in use by another server: stop it, or serve on another port (--addr 127.0.0.1:", addr)
+	named, ok := strings.CutPrefix(msg, prefix)
+	free, _ := strconv.Atoi(strings.TrimSuffix(named, ")"))
+	if code != ExitUsage || !ok || free <= n+1 {
+		t.Fatalf("exit %d, %q; want 2, %q and a free port after %d", code, msg, prefix, n+1)
+	}
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", free))
+	if err != nil {
+		t.Fatalf("the port named, %d, is not free: %v", free, err)
+	}
+	l.Close()
+}
+
+// serve -q prints nothing while all is well: not even the serving line,
+// as docs/serve.md says (-q keeps only what goes wrong).
+func TestServeQuiet(t *testing.T) {
+	root := t.TempDir()
+	dist := filepath.Join(root, "dist")
+	testtool.WriteTree(t, root, map[string]string{"skills/alpha/SKILL.md": "---\nname: alpha\ndescription: Test skill alpha that does one small thing for the tests.\n---\n# alpha\n"})
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := free.Addr().String()
+	free.Close()
+	errb := new(testtool.Buffer)
+	ios := &IO{In: strings.NewReader(""), Out: new(testtool.Buffer), Err: errb, Getenv: func(string) string { return "" }, Now: time.Now, Quiet: true}
+	var opts *serveOptions
+	parse(t, newServeCmd(ios, func(_ context.Context, o *serveOptions) error { opts = o; return nil }),
+		[]string{dist, "--watch", filepath.Join(root, "skills"), "--addr", addr})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- runServe(ctx, ios, opts) }()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if resp, err := http.Get("http://" + addr + "/.well-known/agent-skills/index.json"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not serving after 20 s; it said:\n%s", errb.String())
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v", err)
+	}
+	if errb.String() != "" {
+		t.Errorf("serve -q printed:\n%s", errb.String())
 	}
 }
