@@ -455,3 +455,21 @@ func TestPluginOverPackLimits(t *testing.T) {
 	}
 	verified(t, out)
 }
+
+// A marketplace named as Claude Code keeps for Anthropic's own (the name
+// anthropics/skills' marketplace has) is refused by `claude plugin
+// marketplace add` from the bundle: the build says so; another name is
+// no note.
+func TestClaudeReservedName(t *testing.T) {
+	for name, want := range map[string]bool{"anthropic-agent-skills": true, "claude-plugins-x": true, "acme-skills": false} {
+		src := filepath.Join(t.TempDir(), "repo")
+		writeSkill(t, filepath.Join(src, "plugins", "pdf", "skills", "pdf"), "pdf", nil)
+		writeSkillFile(t, src, ".", ".claude-plugin/marketplace.json", `{"name": "`+name+`", "owner": {"name": "Acme"}, "plugins": [{"name": "pdf", "source": "./plugins/pdf"}]}`)
+		writeSkillFile(t, src, ".", "plugins/pdf/.claude-plugin/plugin.json", `{"name": "pdf"}`)
+		var log bytes.Buffer
+		mustBuild(t, []string{src}, Options{Out: filepath.Join(t.TempDir(), "dist"), Marketplaces: []string{"claude"}, Log: &log})
+		if got := strings.Contains(log.String(), "note: the marketplace is named "+name+", a name Claude Code"); got != want {
+			t.Errorf("%s: noted %v, want %v:\n%s", name, got, want, log.String())
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -25,6 +26,31 @@ const (
 	CursorMarketplace  = ".cursor-plugin/marketplace.json"
 	CopilotMarketplace = ".github/plugin/marketplace.json"
 )
+
+// claudeReserved are the marketplace names Claude Code (2.1.332) keeps
+// for Anthropic's own: it adds a marketplace of one of these names only
+// from a GitHub repository of the anthropics organization.
+var claudeReserved = []string{"agent-skills", "anthropic-agent-skills", "anthropic-marketplace", "anthropic-plugin-directory",
+	"anthropic-plugins", "claude-code-marketplace", "claude-code-plugins", "claude-community", "claude-for-financial-services",
+	"claude-for-legal", "claude-plugin-directory", "claude-plugins-community", "claude-plugins-official", "claude-tag-plugins",
+	"financial-services-plugins", "first-party-plugins", "knowledge-work-plugins", "life-sciences"}
+
+// claudeOfficial is what Claude Code refuses as a name impersonating an
+// official marketplace (its marketplace schema's check).
+var claudeOfficial = regexp.MustCompile(`(?i)official[^a-z0-9]*(anthropic|claude)|(anthropic|claude)[^a-z0-9]*official|^(anthropic|claude)[^a-z0-9]*(marketplace|plugins|directory|directories)`)
+
+// ClaudeRefuses says why Claude Code refuses to add a marketplace named
+// name from a folder, a URL or another repository than Anthropic's; ""
+// when it takes it.
+func ClaudeRefuses(name string) string {
+	switch {
+	case slices.Contains(claudeReserved, strings.ToLower(name)):
+		return "a name Claude Code keeps for Anthropic's own marketplaces, which it takes only from a GitHub repository of the anthropics organization"
+	case claudeOfficial.MatchString(name):
+		return "a name Claude Code refuses as one that impersonates an official Anthropic marketplace"
+	}
+	return ""
+}
 
 // marketplaces are the marketplace files, in the order Plan writes them.
 var marketplaces = []string{ClaudeMarketplace, CodexMarketplace, CursorMarketplace, CopilotMarketplace}
