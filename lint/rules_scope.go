@@ -3,7 +3,9 @@ package lint
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -25,16 +27,37 @@ var scopeRules = []*Rule{
 			"follows no link to a folder (a loop would trap it, and a clone holds only the repository), so " +
 			"those skills are left out; give that folder as well, or copy the skill in. " +
 			"An empty folder there is reported too: git keeps no empty folder, so in a checkout it is a " +
-			"submodule not checked out.",
+			"submodule not checked out. More than three in one folder are one finding, at the folder.",
 		Bad:      "skills/pdf -> /Users/me/.agents/skills/pdf",
 		Good:     "skills/pdf/SKILL.md, the skill itself in the repository",
 		CheckRun: checkDangling,
 	},
 }
 
+// checkDangling reports each link, or more than three in one folder (a
+// client's install folder of links to its author's home: corca-ai's held
+// 39) as one finding at the folder.
 func checkDangling(p *RunPass) {
+	var dirs []string
+	in := map[string][]skill.BrokenLink{}
 	for _, b := range p.Broken {
-		p.Reportf(b.Path, 0, 0, b.Fix, "%s", dangles(b))
+		d := filepath.Dir(b.Path)
+		if in[d] == nil {
+			dirs = append(dirs, d)
+		}
+		in[d] = append(in[d], b)
+	}
+	for _, d := range dirs {
+		bs := in[d]
+		if len(bs) <= 3 {
+			for _, b := range bs {
+				p.Reportf(b.Path, 0, 0, b.Fix, "%s", dangles(b))
+			}
+			continue
+		}
+		names := human.UpTo(len(bs), 3, func(i int) string { return filepath.Base(bs[i].Path) }, "and %d more")
+		p.Reportf(d, 0, 0, "for each as for the first: "+bs[0].Fix, "%d entries here hold no skill (%s); the first is %s",
+			len(bs), strings.Join(names, ", "), dangles(bs[0]))
 	}
 }
 
