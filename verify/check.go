@@ -56,6 +56,7 @@ type checker struct {
 	unheld  []claim      // about files the source does not hold, for checkUnheld
 
 	foreign  bool            // the v0.2 index is not skillpack's: checked as clients read it (foreign.go)
+	fallback bool            // the host answered an optional file with an HTML page (read)
 	skillMDs map[string]bool // a foreign index's skill-md urls, whose heads prefetch keeps
 
 	skills   map[string]*skillModel

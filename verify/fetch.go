@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
 	"slices"
 
 	"github.com/skillpack/skillpack/bundle"
@@ -192,7 +193,31 @@ func (c *checker) read(loc string, optional bool) []byte {
 		}
 		return nil
 	}
+	if optional && c.fellBack(loc, data) {
+		return nil
+	}
 	return data
+}
+
+// fellBack reports whether data, read for an optional file at loc, is
+// a page a host answers with for a file it does not have (a single-page
+// app's fallback: Cloudflare Pages' own for a site without a 404.html):
+// no such file is there. The first is a warning.
+func (c *checker) fellBack(loc string, data []byte) bool {
+	if path.Ext(loc) == ".html" || !htmlPage(data) {
+		return false
+	}
+	if !c.fallback {
+		c.fallback = true
+		c.rep.Warnings = append(c.rep.Warnings, Problem{loc, "the host answers it with an HTML page, taken as its answer for a file it does not have (a single-page-app fallback, as Cloudflare Pages gives a site without a 404.html): such files are taken as absent"})
+	}
+	return true
+}
+
+// htmlPage reports whether data begins as an HTML page does.
+func htmlPage(data []byte) bool {
+	head := bytes.ToLower(bytes.TrimLeft(data[:min(len(data), 64)], " \t\r\n\ufeff"))
+	return bytes.HasPrefix(head, []byte("<!doctype html")) || bytes.HasPrefix(head, []byte("<html"))
 }
 
 // hash returns the digest and size of loc, read once and not kept.

@@ -3,6 +3,7 @@ package verify
 import (
 	"compress/gzip"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -309,4 +310,32 @@ func TestURLArchiveOffMCP(t *testing.T) {
 	zip := archiveOf(t, dir, "big", layout.Zip)
 	edit(t, dir, zip, "Operation 7.", "Operation 8.")
 	wantProblem(t, fetch(t, srv.URL, Options{}), zip, `entry "references/op7.md" cannot be read`)
+}
+
+// A host that answers a file it does not have with a page, 200 (a
+// single-page app's fallback: Cloudflare Pages' own for a site without a
+// 404.html), has none of the optional documents and signatures it so
+// answers: the bundle verifies, with one warning saying why.
+func TestURLFallbackPage(t *testing.T) {
+	dir := copyBuilt(t)
+	files := http.FileServer(http.Dir(dir))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(r.URL.Path))); err != nil {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, "<!DOCTYPE html>\n<html><body>the catalog</body></html>\n")
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	rep := fetch(t, srv.URL, Options{})
+	wantOK(t, rep)
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0].Message, "single-page-app fallback") {
+		t.Errorf("warnings %v; want the fallback said once", rep.Warnings)
+	}
+	for _, s := range rep.Signatures {
+		if s.Status != SigMissing {
+			t.Errorf("%s: %s, want missing (the host's page is no signature)", s.Bundle, s.Status)
+		}
+	}
 }

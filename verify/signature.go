@@ -27,8 +27,13 @@ func (c *checker) signatures() {
 		}
 	}
 	checked := make([]error, len(arts))
-	var one sync.Mutex // a verifier need not be safe for concurrent use
+	pages := make([][]byte, len(arts)) // what began as an HTML page (fellBack)
+	var one sync.Mutex                 // a verifier need not be safe for concurrent use
 	sums := c.fetchHeld(sigs, func(i int, data []byte) {
+		if htmlPage(data) {
+			pages[i] = data[:min(len(data), 64)]
+			return
+		}
 		if c.o.Verifier != nil {
 			one.Lock()
 			checked[i] = c.o.Verifier.Verify(data, digests[i])
@@ -36,6 +41,9 @@ func (c *checker) signatures() {
 		}
 	})
 	for i, art := range arts {
+		if pages[i] != nil && c.fellBack(sigs[i], pages[i]) {
+			sums[i] = &sum{err: bundle.ErrNotFound}
+		}
 		sig := Signature{Artifact: art, Bundle: layout.Signature(art)}
 		c.outcome(sig, sums[i], c.o.Verifier != nil, checked[i], "signature", art, nil)
 	}
