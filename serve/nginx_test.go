@@ -33,6 +33,7 @@ func TestNginxConfig(t *testing.T) {
 		files[fmt.Sprintf("assets/f%d%s", i, ext)] = "x\n"
 	}
 	files["assets/UPPER.MD"] = "# upper\n"
+	files["assets/.gitignore"] = "*.tmp\n" // a name whose only dot is its first: nginx takes no extension from it
 	files["assets/none"] = "no extension\n"
 	for name, body := range files {
 		p := filepath.Join(every, name)
@@ -71,6 +72,21 @@ func TestNginxConfig(t *testing.T) {
 	}
 	// Folders, which serve and nginx answer alike (nginx said 403 where no index.html is).
 	paths = append(paths, "/missing.json", "/.well-known/agent-skills/missing.tar.gz", "/.well-known/agent-skills/every-type/", "/.well-known/", "/skills/", "/")
+	// A folder named without its slash: 404 from both, not nginx's 301 to
+	// the slash (an absolute URL, http:// behind a TLS front).
+	once := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, p := range []string{"/.well-known/agent-skills/every-type", "/.well-known/agent-skills/every-type/assets", "/.well-known"} {
+		for _, base := range []string{ours, theirs} {
+			resp, err := once.Get(base + p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNotFound {
+				t.Errorf("GET %s%s: %d, want 404", base, p, resp.StatusCode)
+			}
+		}
+	}
 	headers := []string{"Content-Type", "Cache-Control", "Access-Control-Allow-Origin", "Access-Control-Expose-Headers", "X-Content-Type-Options", "Content-Length"}
 	for _, p := range paths {
 		a, abody := get(t, ours+p)
