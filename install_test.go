@@ -345,8 +345,8 @@ func TestPreCommitSystemHooks(t *testing.T) {
 // TestPreCommitHooks runs the hooks with pre-commit itself (try-repo: this
 // repository's .pre-commit-hooks.yaml as a user's config would take it),
 // on what only pre-commit's file selection decides: a staged link that
-// leaves its skill (pre-commit passes no link unless told), and a commit
-// that changes only skillpack.yaml.
+// leaves the repository (pre-commit passes no link unless told), and a
+// commit that changes only skillpack.yaml.
 func TestPreCommitHooks(t *testing.T) {
 	precommit := testtool.Need(t, "pre-commit")
 	root, _ := os.Getwd()
@@ -371,7 +371,6 @@ func TestPreCommitHooks(t *testing.T) {
 	}
 	git("init", "-q", "-b", "main")
 	write("skills/a/SKILL.md", "---\nname: a\ndescription: Does a things for the tests. Use when asked to do them.\n---\nSee [the notes](missing.md).\n")
-	write("outside.txt", "not the skill's\n")
 	git("add", "-A")
 	git("commit", "-q", "-m", "init")
 	run := func() (string, error) {
@@ -383,12 +382,16 @@ func TestPreCommitHooks(t *testing.T) {
 		return string(out), err
 	}
 
-	if err := os.Symlink("../../outside.txt", filepath.Join(repo, "skills/a/out.txt")); err != nil {
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	if err := os.WriteFile(outside, []byte("not the repository's\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(repo, "skills/a/out.txt")); err != nil {
 		t.Skip(err)
 	}
 	git("add", "skills/a/out.txt")
 	if out, err := run(); err == nil || !strings.Contains(out, "[symlink-escape]") {
-		t.Errorf("a staged link leaving its skill passed the hook (%v):\n%s", err, out)
+		t.Errorf("a staged link leaving the repository passed the hook (%v):\n%s", err, out)
 	}
 	git("rm", "-q", "--cached", "skills/a/out.txt")
 	os.Remove(filepath.Join(repo, "skills/a/out.txt"))
