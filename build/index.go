@@ -29,9 +29,10 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 		m.Claude = b.claudePlugins(p, plugins, m)
 	}
 	b.unlisted(plugins, m, p.pluginsOut)
-	if m != nil && slices.Contains(m.Files, layout.ClaudeMarketplace) && layout.ClaudeRefuses(m.Name) != "" {
-		why := layout.ClaudeRefuses(m.Name)
-		b.logf("  note: the marketplace is named %s, %s: `claude plugin marketplace add` refuses the bundle; give it another name in the repository's %s", m.Name, why, layout.ClaudeMarketplace)
+	if m != nil && slices.Contains(m.Files, layout.ClaudeMarketplace) {
+		if why := layout.ClaudeRefuses(m.Name); why != "" {
+			b.logf("  note: the marketplace is named %s, %s: `claude plugin marketplace add` refuses the bundle; give it another name in the repository's %s", m.Name, why, layout.ClaudeMarketplace)
+		}
 	}
 	pl := &planned{packed: p, prev: prev, key: b.bundleKey(p, plugins, m), plugins: pluginRecs}
 	if b.upToDate(pl) {

@@ -88,6 +88,8 @@ var severityColor = map[Severity]string{Error: "\x1b[1;31m", Warning: "\x1b[1;33
 // text format prints one by one; more are one entry, the first in full and
 // the rest by position, so that a key every skill of a collection carries
 // reads as one line, not eight hundred. The other formats list each.
+// Rules that fold many findings of one cause into one (reference-depth,
+// skill-dangling) fold more than this many.
 const sameAtMost = 3
 
 // FormatText writes one line a finding, as compilers do, so editors and

@@ -479,7 +479,7 @@ func checkReferenceDepth(p *Pass) {
 	upTo3 := func(names []string) string {
 		return strings.Join(human.UpTo(len(names), 3, func(i int) string { return names[i] }, "and %d more"), ", ")
 	}
-	if len(starts) > 3 {
+	if len(starts) > sameAtMost {
 		// A generated tree (an API's resources, each linking its
 		// operations) is one cause: one finding, at the first file, not
 		// one a file (Yuyz0112/public-api-skills: 3,948 of them).

@@ -49,7 +49,7 @@ func checkDangling(p *RunPass) {
 	}
 	for _, d := range dirs {
 		bs := in[d]
-		if len(bs) <= 3 {
+		if len(bs) <= sameAtMost {
 			for _, b := range bs {
 				p.Reportf(b.Path, 0, 0, b.Fix, "%s", dangles(b))
 			}

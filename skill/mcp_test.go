@@ -86,7 +86,7 @@ func TestCheckMCP(t *testing.T) {
 		t.Errorf("four causes: %+v", r)
 	}
 	// Two keys refused alike (a list and a mapping) take their one fix once.
-	r = Parse([]byte(front + "metadata:\n  hosts: [a, b]\n  hermes:\n    tags: x\n---\n")).CheckMCP(1, 100)
+	r = Parse([]byte(front+"metadata:\n  hosts: [a, b]\n  hermes:\n    tags: x\n---\n")).CheckMCP(1, 100)
 	if r == nil || strings.Count(r.Reason, "; ") != 1 || strings.Contains(r.Fix, "; ") {
 		t.Errorf("two keys, one fix: %+v", r)
 	}

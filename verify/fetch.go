@@ -193,25 +193,28 @@ func (c *checker) read(loc string, optional bool) []byte {
 		}
 		return nil
 	}
-	if optional && c.fellBack(loc, data) {
+	if optional && fallbackPage(loc, data) {
+		c.fellBack(loc)
 		return nil
 	}
 	return data
 }
 
-// fellBack reports whether data, read for an optional file at loc, is
-// a page a host answers with for a file it does not have (a single-page
+// fallbackPage reports whether data, read for an optional file at loc,
+// is a page a host answers with for a file it does not have (a single-page
 // app's fallback: Cloudflare Pages' own for a site without a 404.html):
-// no such file is there. The first is a warning.
-func (c *checker) fellBack(loc string, data []byte) bool {
-	if path.Ext(loc) == ".html" || !htmlPage(data) {
-		return false
-	}
+// no such file is there.
+func fallbackPage(loc string, data []byte) bool {
+	return path.Ext(loc) != ".html" && htmlPage(data)
+}
+
+// fellBack notes the first file taken as absent for fallbackPage, as a
+// warning.
+func (c *checker) fellBack(loc string) {
 	if !c.fallback {
 		c.fallback = true
 		c.rep.Warnings = append(c.rep.Warnings, Problem{loc, "the host answers it with an HTML page, taken as its answer for a file it does not have (a single-page-app fallback, as Cloudflare Pages gives a site without a 404.html): such files are taken as absent"})
 	}
-	return true
 }
 
 // htmlPage reports whether data begins as an HTML page does.

@@ -27,11 +27,10 @@ func (c *checker) signatures() {
 		}
 	}
 	checked := make([]error, len(arts))
-	pages := make([][]byte, len(arts)) // what began as an HTML page (fellBack)
-	var one sync.Mutex                 // a verifier need not be safe for concurrent use
+	pages := make([]bool, len(arts)) // a host's page for a file it lacks (fallbackPage)
+	var one sync.Mutex               // a verifier need not be safe for concurrent use
 	sums := c.fetchHeld(sigs, func(i int, data []byte) {
-		if htmlPage(data) {
-			pages[i] = data[:min(len(data), 64)]
+		if pages[i] = fallbackPage(sigs[i], data); pages[i] {
 			return
 		}
 		if c.o.Verifier != nil {
@@ -41,7 +40,8 @@ func (c *checker) signatures() {
 		}
 	})
 	for i, art := range arts {
-		if pages[i] != nil && c.fellBack(sigs[i], pages[i]) {
+		if pages[i] {
+			c.fellBack(sigs[i])
 			sums[i] = &sum{err: bundle.ErrNotFound}
 		}
 		sig := Signature{Artifact: art, Bundle: layout.Signature(art)}
