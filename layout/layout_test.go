@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -798,12 +799,15 @@ func TestCacheControl(t *testing.T) {
 // again.
 func TestPlanRender(t *testing.T) {
 	rendered := map[string][]byte{}
+	var mu sync.Mutex // Render is called from several goroutines at once
 	b := plan(t, twoSkills(), Options{Render: func(path string, write func(io.Writer) error) (Rendered, error) {
+		var buf bytes.Buffer
+		r, err := Render(&buf, write)
+		mu.Lock()
+		defer mu.Unlock()
 		if _, ok := rendered[path]; ok {
 			t.Errorf("%s rendered twice", path)
 		}
-		var buf bytes.Buffer
-		r, err := Render(&buf, write)
 		rendered[path] = buf.Bytes()
 		return r, err
 	}})
