@@ -161,10 +161,14 @@ func Open(dir string) (*Upload, error) {
 	// Stable: within a stage the objects stay in the record's path order.
 	slices.SortStableFunc(b.Objects, func(x, y Object) int { return cmp.Compare(x.Stage, y.Stage) })
 
-	if b.Skills, err = b.skills(folder, skills); err != nil {
+	byPath := make(map[string]Object, len(b.Objects))
+	for _, o := range b.Objects {
+		byPath[o.Path] = o
+	}
+	if b.Skills, err = b.skills(folder, skills, byPath); err != nil {
 		return nil, err
 	}
-	if b.Carried, err = b.carried(versions); err != nil {
+	if b.Carried, err = b.carried(versions, byPath); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -236,11 +240,7 @@ func kindOf(m fs.FileMode) string {
 // mcp/skills.json's frontmatter says of each and the version the v0.2
 // index gives it; a skill mcp/skills.json leaves out (one MCP hosts
 // refuse) has the v0.2 index's description.
-func (b *Upload) skills(folder bundle.Source, rec []layout.RecordSkill) ([]Skill, error) {
-	byPath := make(map[string]Object, len(b.Objects))
-	for _, o := range b.Objects {
-		byPath[o.Path] = o
-	}
+func (b *Upload) skills(folder bundle.Source, rec []layout.RecordSkill, byPath map[string]Object) ([]Skill, error) {
 	versions, descriptions := map[string]string{}, map[string]string{}
 	if o, ok := byPath[layout.V2Index]; ok {
 		idx, err := document(b, folder, o, layout.DecodeIndexV2)
@@ -266,11 +266,8 @@ func (b *Upload) skills(folder bundle.Source, rec []layout.RecordSkill) ([]Skill
 	out := make([]Skill, 0, len(rec))
 	for _, r := range rec {
 		s := Skill{Name: r.Name, ContentDigest: r.ContentDigest, Version: versions[r.Name], Description: descriptions[r.Name]}
-		var ok [3]bool
-		s.SkillMD, ok[0] = byPath[layout.SkillFile(r.Name, layout.EntryFile)]
-		s.TarGz, ok[1] = byPath[layout.ArchivePath(r.Name, r.TarGz.Digest, layout.TarGz)]
-		s.Zip, ok[2] = byPath[layout.ArchivePath(r.Name, r.Zip.Digest, layout.Zip)]
-		if ok != [3]bool{true, true, true} {
+		if !s.find(byPath, layout.SkillFile(r.Name, layout.EntryFile),
+			layout.ArchivePath(r.Name, r.TarGz.Digest, layout.TarGz), layout.ArchivePath(r.Name, r.Zip.Digest, layout.Zip)) {
 			return nil, fmt.Errorf("%s: skill %s: its SKILL.md or an archive is not among the files the record lists; %s", b.file(layout.BuildRecord), r.Name, rebuild)
 		}
 		for _, a := range []Object{s.TarGz, s.Zip} {
@@ -288,6 +285,16 @@ func (b *Upload) skills(folder bundle.Source, rec []layout.RecordSkill) ([]Skill
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// find sets s's SKILL.md and archives to the objects at those paths, and
+// says whether all three are there.
+func (s *Skill) find(byPath map[string]Object, md, tarGz, zip string) bool {
+	var ok [3]bool
+	s.SkillMD, ok[0] = byPath[md]
+	s.TarGz, ok[1] = byPath[tarGz]
+	s.Zip, ok[2] = byPath[zip]
+	return ok == [3]bool{true, true, true}
 }
 
 // document decodes a document of the bundle with dec, refusing bytes
@@ -331,13 +338,9 @@ func (b *Upload) versions(folder bundle.Source, known map[string]layout.Artifact
 
 // carried is every version of versions.json but the skills' own, with its
 // SKILL.md and archives among the objects.
-func (b *Upload) carried(v *layout.IndexVersions) ([]Skill, error) {
+func (b *Upload) carried(v *layout.IndexVersions, byPath map[string]Object) ([]Skill, error) {
 	if v == nil {
 		return nil, nil
-	}
-	byPath := make(map[string]Object, len(b.Objects))
-	for _, o := range b.Objects {
-		byPath[o.Path] = o
 	}
 	own := map[string]string{}
 	for _, s := range b.Skills {
@@ -350,11 +353,9 @@ func (b *Upload) carried(v *layout.IndexVersions) ([]Skill, error) {
 				continue
 			}
 			s := Skill{Name: sk.Name, Version: sv.Version, ContentDigest: sv.ContentDigest}
-			var ok [3]bool
-			s.SkillMD, ok[0] = byPath[layout.VersionFile(sk.Name, sv.Version, layout.EntryFile)]
-			s.TarGz, ok[1] = byPath[layout.VersionArchive(sk.Name, sv.Version, sv.TarGz.Digest, layout.TarGz)]
-			s.Zip, ok[2] = byPath[layout.VersionArchive(sk.Name, sv.Version, sv.Zip.Digest, layout.Zip)]
-			if ok != [3]bool{true, true, true} {
+			if !s.find(byPath, layout.VersionFile(sk.Name, sv.Version, layout.EntryFile),
+				layout.VersionArchive(sk.Name, sv.Version, sv.TarGz.Digest, layout.TarGz),
+				layout.VersionArchive(sk.Name, sv.Version, sv.Zip.Digest, layout.Zip)) {
 				return nil, fmt.Errorf("%s: skill %s's version %s: its SKILL.md or an archive is not among the files the record lists; %s", b.file(layout.BuildRecord), sk.Name, sv.Version, rebuild)
 			}
 			out = append(out, s)
