@@ -110,7 +110,8 @@ var fileRules = []*Rule{
 			"of the repository: the clients that install from the repository never see it, and a build from " +
 			"a fresh checkout (CI) publishes the skill without it, while a build from this folder publishes " +
 			"it: node_modules/, a local .env, an editor's settings. In a git work tree lint asks git which " +
-			"published files it ignores, in a skill's folder and in a plugin's. Leave such a file out with " +
+			"published files it ignores, in a skill's folder and in a plugin's, and of a link, whether it ignores " +
+			"the link's target. Leave such a file out with " +
 			".skillignore; one meant to be published (made by a build step) is tracked with git add -f, or " +
 			"the rule is turned off in skillpack.yaml.",
 		Bad:      "pdf/\n  SKILL.md\n  scripts/node_modules/   (in .gitignore)",

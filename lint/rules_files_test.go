@@ -516,7 +516,8 @@ func TestPerFileFindingsFold(t *testing.T) {
 // A published file that git ignores is reported, in a skill's folder and
 // in a plugin's (10xChengTu/Hyperpowers: node_modules/ and the root
 // plugin's .claude/settings.local.json in its archives); one tracked in
-// spite of the pattern (git add -f) is not, nor anything outside git.
+// spite of the pattern (git add -f) is not, nor anything outside git. A
+// link counts as its target.
 func TestGitIgnored(t *testing.T) {
 	testtool.Need(t, "git")
 	root := t.TempDir()
@@ -534,7 +535,15 @@ func TestGitIgnored(t *testing.T) {
 		"skills/pdf/scripts/node_modules/a.js": "1\n",
 		"skills/pdf/creds.local.json":          "{}\n",
 		"skills/pdf/forced.local.json":         "{}",
+		"notes/keys.local.json":                "{}",
+		"LICENSE":                              "MIT\n",
 	})
+	// A link is tracked, but a clone lacks its target when git ignores that.
+	for name, target := range map[string]string{"keys.json": "../../notes/keys.local.json", "LICENSE": "../../LICENSE"} {
+		if err := os.Symlink(target, filepath.Join(root, "skills", "pdf", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
 	got := func() (out []string) {
 		for _, f := range lintDir(t, root, Options{Base: root}).Findings {
 			if f.Rule == "file-git-ignored" {
@@ -553,7 +562,7 @@ func TestGitIgnored(t *testing.T) {
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"add", "-f", "skills/pdf/forced.local.json"}} {
 		testtool.Git(t, root, args...)
 	}
-	if g, want := got(), []string{".claude/settings.local.json", "plugins/p/node_modules", "skills/mine/SKILL.md", "skills/pdf/creds.local.json", "skills/pdf/scripts/node_modules"}; !slices.Equal(g, want) {
+	if g, want := got(), []string{".claude/settings.local.json", "notes", "plugins/p/node_modules", "skills/mine/SKILL.md", "skills/pdf/creds.local.json", "skills/pdf/keys.json", "skills/pdf/scripts/node_modules"}; !slices.Equal(g, want) {
 		t.Errorf("file-git-ignored at %q, want %q", g, want)
 	}
 }

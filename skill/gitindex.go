@@ -194,11 +194,17 @@ func (f *Files) gitIgnoredNow() []string {
 	if rel == "." {
 		prefix = ""
 	}
+	// A file reached through a link is asked by its target's path: the
+	// link is tracked, but a clone lacks what it points at if git ignores that.
+	top, _ := filepath.EvalSymlinks(root)
 	// A folder is named for its files when git ignores every one of them.
 	all := map[string]bool{} // folder → every published file below it is ignored
 	var files []string
 	for _, x := range f.Files {
 		in := ignored[prefix+x.Path]
+		if t, err := filepath.Rel(top, x.Disk); !in && top != "" && err == nil && filepath.IsLocal(t) {
+			in = ignored[filepath.ToSlash(t)]
+		}
 		if in {
 			files = append(files, x.Path)
 		}
