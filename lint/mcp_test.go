@@ -92,7 +92,7 @@ func TestTooManyFilesForClients(t *testing.T) {
 		{512, 0, ""},
 		{600, 0, "the skill publishes 600 files; MCP hosts accept at most 512 per skill, so the build leaves it out of the MCP documents"},
 		{1000, 0, "the skill publishes 1000 files; MCP hosts accept"},
-		{1001, Error, "the skill publishes 1001 files; the Vercel skills CLI skips a skill of more than 1000 without a word"},
+		{1001, Error, "the skill publishes 1001 files; the Vercel skills CLI, installing from the bundle's index, skips a skill of more than 1000 without a word"},
 	} {
 		files := &skill.Files{}
 		for i := range c.n {

@@ -264,7 +264,8 @@ var fileRules = []*Rule{
 		Explain: "MCP hosts list every file of a skill as a resource and accept at most 512 files per " +
 			"skill (the MCP Inspector fails a skill of more), so the build leaves a skill of more out of " +
 			"the MCP documents (mcp/*.json) and keeps it in every other index: a warning. The Vercel skills " +
-			"CLI installs no skill of more than 1000 files, and says nothing of it, so past 1000 lint " +
+			"CLI installs no skill of more than 1000 files from a bundle's index (a copy from a repository " +
+			"it takes whole), and says nothing of it, so past 1000 lint " +
 			"reports an error, whatever severity the rule is given (but off). Leave generated or bulky files out " +
 			"with .skillignore, merge small files, or split the skill in two. Over 10,000 files verify " +
 			"and pull refuse the skill's archive, so the build refuses the skill. " +
@@ -1175,8 +1176,8 @@ func checkTooManyFiles(p *Pass) {
 	}
 	fix := "leave files out with " + skill.IgnoreFile + ", merge small files, or split the skill"
 	if n > maxVercelFiles {
-		p.Refusef("", 0, 0, fix, "the skill publishes %d files; the Vercel skills CLI skips a skill of more than %d without a word "+
-			"(and MCP hosts accept at most %d)", n, maxVercelFiles, skill.MCPMaxFiles)
+		p.Refusef("", 0, 0, fix, "the skill publishes %d files; the Vercel skills CLI, installing from the bundle's index, skips a skill of "+
+			"more than %d without a word (it copies one from a repository whole; MCP hosts accept at most %d)", n, maxVercelFiles, skill.MCPMaxFiles)
 		return
 	}
 	p.Reportf("", 0, 0, fix, "the skill publishes %d files; MCP hosts accept at most %d per skill, so the build leaves it "+
