@@ -489,17 +489,19 @@ func dryThenFix(t *testing.T, res *Result, opts Options) (dry, fixed int) {
 
 // TestFixDryRunCountsWhatIsLeft checks that a dry run counts what --fix
 // repairs, not every finding of the rules it touches: the zero-width
-// spaces in a code block, and those alone in a table cell (Typst's symbol
-// tables), are content that --fix leaves, so of five findings both repair one (lint's "to repair N" hint is the dry run's).
+// spaces in a code block or a code span, and those alone in a table cell
+// (Typst's symbol tables), are content that --fix leaves, so of seven
+// findings both repair two (lint's "to repair N" hint is the dry run's).
 func TestFixDryRunCountsWhatIsLeft(t *testing.T) {
 	dir, opts := fixTree(t, map[string]string{
 		"s/SKILL.md": "---\nname: s\ndescription: Fill PDF forms. Use when the user works with PDF files.\n---\n" +
 			"Some prose\u200b\n\n```sh\necho a\u200b\necho b\u200b\n```\n\n" +
-			"| Symbol | Name |\n| --- | --- |\n| \u200d | zwj |\n|\u2060| wj |\n",
+			"| Symbol | Name |\n| --- | --- |\n| \u200d | zwj |\n|\u2060| wj |\n\n" +
+			"Names wrap at camelCase (mainRoad\u200bGrid), as in `mainRoad\u200bGrid`.\n",
 	})
 	res := lintDir(t, dir, opts)
-	if dry, fixed := dryThenFix(t, res, opts); len(res.Findings) != 5 || dry != 1 || fixed != 1 {
-		t.Errorf("of %d findings a dry run fixes %d, --fix %d; want 5, 1 and 1", len(res.Findings), dry, fixed)
+	if dry, fixed := dryThenFix(t, res, opts); len(res.Findings) != 7 || dry != 2 || fixed != 2 {
+		t.Errorf("of %d findings a dry run fixes %d, --fix %d; want 7, 2 and 2", len(res.Findings), dry, fixed)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -85,7 +86,7 @@ const (
 	keepNone   invisibleKeep = iota // deleted (or kept for now: the file is too large to render, or the run past those tried)
 	keepShown                       // direction marks and controls: deleting one reorders the text on screen
 	keepFence                       // the idiom for a fence inside a code block
-	keepCode                        // inside a code block, where it is content
+	keepCode                        // inside a code block or span, where it is content
 	keepRender                      // deleting it changes how the file renders
 	keepYAML                        // in the frontmatter, deleting it changes what YAML reads: the value wants quotes
 )
@@ -106,14 +107,16 @@ func yamlChanges(doc *skill.SkillMD, data []byte, h invisibleHit) bool {
 // embeddings, overrides, isolates and right-to-left marks (which order was
 // meant is for a person to say); a run before a code fence at the start of
 // a line, the idiom for ``` inside a code block; anything inside a code
-// block, whose text is the example, and a run that is a table cell's whole
-// text; and, unless it can hide text, a run whose deletion changes how the
+// block, whose text is the example, a run in a code span that hides no
+// text (`mainRoad\u200bGrid` as the example of a break), and a run that
+// is a table cell's whole text; and, unless it can hide text, a run whose deletion changes how the
 // file renders (a zero-width space letting "**" close beside CJK
 // punctuation). Lint reports no run kept for that last reason: the author
 // has nothing to repair.
 func invisiblePlan(data []byte, hits []invisibleHit) []invisibleFix {
 	plan := make([]invisibleFix, len(hits))
-	code := codeBlocks(data)
+	code := codeBlocks(data, false)
+	spans := sync.OnceValue(func() [][2]int { return codeBlocks(data, true) })
 	rtl := hasRTL(data)
 	doc := skill.Parse(data)
 	front := bytes.Index(data, doc.FrontRaw) // where the frontmatter's YAML starts, if any
@@ -123,7 +126,7 @@ func invisiblePlan(data []byte, hits []invisibleHit) []invisibleFix {
 		case fenceIdiom(data, h.off, h.end):
 			plan[k].keep = keepFence
 			continue
-		case inCode(code, h.off) || cellAlone(data, h.off, h.end):
+		case inCode(code, h.off) || cellAlone(data, h.off, h.end) || !h.hiding && inCode(spans(), h.off):
 			plan[k].keep = keepCode
 			continue
 		case doc.Front != nil && h.off >= front && h.off < front+len(doc.FrontRaw) && yamlChanges(doc, data, h):
@@ -233,22 +236,36 @@ func visibleText(src []byte) int {
 
 // codeBlocks returns the byte ranges of the lines of Markdown data's
 // fenced and indented code blocks (a SKILL.md's frontmatter left out: it
-// is YAML), in order.
-func codeBlocks(data []byte) [][2]int {
+// is YAML), in order; with spans, of its code spans (`x`) too, unless the
+// file is too large or too costly to parse inline, where it has none.
+func codeBlocks(data []byte, spans bool) [][2]int {
 	body := skill.Body(data)
 	at := len(data) - len(body)
 	if at < 0 || !bytes.Equal(data[at:], body) {
 		body, at = data, 0
 	}
+	p := codeParser
+	if spans {
+		if len(body) > maxRender || skill.InlineCostly(body) {
+			return nil
+		}
+		p = spanParser
+	}
 	var out [][2]int
-	doc := codeParser.Parse(text.NewReader(body))
-	ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+	ast.Walk(p.Parse(text.NewReader(body)), func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		switch n.Kind() {
 		case ast.KindFencedCodeBlock, ast.KindCodeBlock:
-			if entering {
+			if entering && !spans {
 				for i := range n.Lines().Len() {
 					s := n.Lines().At(i)
 					out = append(out, [2]int{at + s.Start, at + s.Stop})
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		case ast.KindCodeSpan:
+			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+				if t, ok := c.(*ast.Text); ok {
+					out = append(out, [2]int{at + t.Segment.Start, at + t.Segment.Stop})
 				}
 			}
 			return ast.WalkSkipChildren, nil
@@ -258,8 +275,9 @@ func codeBlocks(data []byte) [][2]int {
 	return out
 }
 
-// codeParser parses blocks only: a code block's lines need no inline pass.
-var codeParser = parser.NewParser(parser.WithBlockParsers(skill.MarkdownBlocks()...))
+// codeParser parses blocks only: a code block's lines need no inline
+// pass; spanParser is CommonMark's, for code spans.
+var codeParser, spanParser = parser.NewParser(parser.WithBlockParsers(skill.MarkdownBlocks()...)), skill.MarkdownParser()
 
 // inCode reports whether offset i falls in one of blocks' ranges.
 func inCode(blocks [][2]int, i int) bool {

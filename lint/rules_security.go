@@ -87,7 +87,7 @@ var securityRules = []*Rule{
 			"block with a longer fence (````); otherwise delete the character. One that Markdown needs " +
 			"is not reported: a zero-width space that lets ** open or close beside CJK punctuation, or " +
 			"keeps a line from being a heading, changes what renders when deleted, and --fix keeps it. " +
-			"In a code file, a Markdown code block, or alone in a table cell the character " +
+			"In a code file, a Markdown code block or code span, or alone in a table cell the character " +
 			"may be the value (a pattern that strips it, a diff that removes a byte order mark, a table " +
 			"of symbols): --fix leaves it, and the fix offers an escape. Invisible characters that can hide or reorder text are invisible-unicode's, an error.",
 		Bad:   "````md\n<U+200B>```sh\n````   (the zero-width space keeps ``` from closing the block)",
