@@ -691,11 +691,11 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 	if len(own) > 0 {
 		var names []string
 		for _, s := range own {
-			names = append(names, filepath.Base(s.Dir))
+			names = append(names, filepath.Base(s.Dir)+"/")
 		}
 		slices.Sort(names)
 		names = slices.Compact(names) // one name in several clients' folders
-		unlike = fmt.Sprintf("; %d of them named like no skill taken (no copies): %s", len(own), strings.Join(human.UpTo(len(names), 5, func(i int) string { return names[i] }, "and %d more"), ", "))
+		unlike = fmt.Sprintf("; %d of them no copies (no skill taken has their folder's name): %s", len(own), strings.Join(human.UpTo(len(names), 5, func(i int) string { return names[i] }, "and %d more"), ", "))
 	}
 	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s%s; --all takes them",
 		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "), unlike)}
