@@ -228,7 +228,8 @@ var fieldRules = []*Rule{
 		Severity: Warning,
 		Explain: "The specification defines allowed-tools as one space-separated string. Claude Code also " +
 			"accepts a YAML list, but other clients read the field as a string and ignore a list. The claude " +
-			"and relaxed profiles make this informational.",
+			"and relaxed profiles make this informational. A list holding a tool with a space " +
+			"(Bash(git add *)), which the string would split in two, is not reported: it has no other form.",
 		Bad:  "allowed-tools:\n  - Read\n  - Bash",
 		Good: "allowed-tools: Read Bash",
 		// A flow list ([Read, Bash]) is the same cause seen as YAML syntax.
@@ -707,17 +708,16 @@ func checkAllowedToolsList(p *Pass) {
 		return
 	}
 	var tools []string
-	fix := ""
 	for _, t := range v.Content {
-		tools = append(tools, t.Value)
-		if strings.ContainsAny(t.Value, " \t\n") && fix == "" {
+		if strings.ContainsAny(t.Value, " \t\n") {
 			// Joined, it would be two tools: the list is the only
-			// faithful form (lint --fix leaves it so).
-			fix = fmt.Sprintf("keep the list, and accept the warning: %q holds a space, which the space-separated form "+
-				"would split in two; Claude Code reads the list as it is", t.Value)
+			// faithful form, and the author has nothing to change.
+			return
 		}
+		tools = append(tools, t.Value)
 	}
-	if _, _, comment := toolsList(p.Doc.Raw, p.Doc); fix == "" && comment != "" {
+	fix := ""
+	if _, _, comment := toolsList(p.Doc.Raw, p.Doc); comment != "" {
 		fix = fmt.Sprintf("move the comment %q above allowed-tools:, then write allowed-tools: %s "+
 			"(skillpack lint --fix leaves a list holding a comment, which the one-line string cannot keep)", comment, strings.Join(tools, " "))
 	}
