@@ -11,6 +11,7 @@ import (
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
 	"github.com/skillpack/skillpack/catalog"
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/skill"
 )
@@ -32,6 +33,17 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	if m != nil && slices.Contains(m.Files, layout.ClaudeMarketplace) {
 		if why := layout.ClaudeRefuses(m.Name); why != "" {
 			b.logf("  note: the marketplace is named %s, %s: `claude plugin marketplace add` refuses the bundle; give it another name in the repository's %s", m.Name, why, layout.ClaudeMarketplace)
+		}
+		var names []string
+		for _, pl := range m.Listed(layout.ClaudeMarketplace, plugins) {
+			if layout.ClaudeRefusesPlugin(pl.Name) {
+				names = append(names, pl.Name)
+			}
+		}
+		if len(names) > 0 {
+			b.logf("  note: `claude plugin validate` fails the bundle's %s on %s, named as Anthropic's own plugins are "+
+				"(claude-…, anthropic-…, cc-plugin-…, or official beside claude); Claude Code still installs them; rename them in the repository's plugin.json and marketplace",
+				layout.ClaudeMarketplace, human.Plural(len(names), "plugin", "plugins")+" ("+b.some(names)+")")
 		}
 	}
 	pl := &planned{packed: p, prev: prev, key: b.bundleKey(p, plugins, m), plugins: pluginRecs}

@@ -472,4 +472,15 @@ func TestClaudeReservedName(t *testing.T) {
 			t.Errorf("%s: noted %v, want %v:\n%s", name, got, want, log.String())
 		}
 	}
+	// A plugin's name, which `claude plugin validate` fails alike.
+	for name, want := range map[string]bool{"claude-helper": true, "my-claude-helper": false} {
+		src := filepath.Join(t.TempDir(), "repo")
+		writeSkill(t, filepath.Join(src, "plugins", "p", "skills", "pdf"), "pdf", nil)
+		writeSkillFile(t, src, ".", "plugins/p/.claude-plugin/plugin.json", `{"name": "`+name+`"}`)
+		var log bytes.Buffer
+		mustBuild(t, []string{src}, Options{Out: filepath.Join(t.TempDir(), "dist"), Marketplaces: []string{"claude"}, Log: &log})
+		if got := strings.Contains(log.String(), "on 1 plugin ("+name+"), named as Anthropic's own"); got != want {
+			t.Errorf("plugin %s: noted %v, want %v:\n%s", name, got, want, log.String())
+		}
+	}
 }

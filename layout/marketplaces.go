@@ -52,6 +52,31 @@ func ClaudeRefuses(name string) string {
 	return ""
 }
 
+// ClaudeRefusesPlugin reports whether `claude plugin validate` (2.1.332)
+// fails a marketplace that lists a plugin named name as passing for one of
+// Anthropic's own: its words joined start with claude, anthropic(s) or
+// cc-plugin, or are one of those or claude-code, claude-mods, or it puts
+// official beside claude or anthropic (its marketplace schema's check).
+// Installing it still works.
+func ClaudeRefusesPlugin(name string) bool {
+	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return !('a' <= r && r <= 'z' || '0' <= r && r <= '9') })
+	lead := ""
+	for i, w := range words {
+		if lead += w; i < len(words)-1 && slices.Contains([]string{"claude", "anthropic", "anthropics", "ccplugin"}, lead) {
+			return true
+		}
+	}
+	return slices.Contains([]string{"claude", "anthropic", "anthropics", "claudecode", "claudemods"}, lead) || claudeOfficial.MatchString(name)
+}
+
+// Listed is the plugins the marketplace file at path lists, of ps.
+func (m Marketplace) Listed(path string, ps []Plugin) []Plugin {
+	if path == ClaudeMarketplace && m.Claude != nil {
+		ps = m.Claude
+	}
+	return slices.DeleteFunc(slices.Clone(ps), func(p Plugin) bool { ok, _ := Lists(path, p); return !ok })
+}
+
 // marketplaces are the marketplace files, in the order Plan writes them.
 var marketplaces = []string{ClaudeMarketplace, CodexMarketplace, CursorMarketplace, CopilotMarketplace}
 
@@ -219,12 +244,8 @@ const maxCopilotDescription = 1024
 // marketplaceDoc renders the marketplace file at path for the plugins it
 // lists (Lists), sorted.
 func marketplaceDoc(path string, ps []Plugin, m Marketplace) func(io.Writer) error {
-	if path == ClaudeMarketplace && m.Claude != nil {
-		ps = m.Claude
-	}
-	ps = slices.Clone(ps)
+	ps = m.Listed(path, ps)
 	slices.SortFunc(ps, func(a, b Plugin) int { return strings.Compare(a.Name, b.Name) })
-	ps = slices.DeleteFunc(ps, func(p Plugin) bool { ok, _ := Lists(path, p); return !ok })
 	var doc any
 	switch path {
 	case ClaudeMarketplace:

@@ -158,3 +158,19 @@ func TestDecodeCodexMarketplaceSources(t *testing.T) {
 		t.Errorf("an object source: %+v", c)
 	}
 }
+
+// The plugin names `claude plugin validate` (2.1.332) fails and passes,
+// as it judged each of these.
+func TestClaudeRefusesPlugin(t *testing.T) {
+	for _, name := range []string{"claude-helper", "cc-plugin-x", "claudecode", "claude", "anthropics-tools",
+		"official-claude-thing", "claude_helper", "claude-code", "claude-mods", "anthropic"} {
+		if !ClaudeRefusesPlugin(name) {
+			t.Errorf("%s: taken, but Claude Code refuses it", name)
+		}
+	}
+	for _, name := range []string{"my-claude-helper", "helper-claude", "claudehelper", "acme", "cc-plugins"} {
+		if ClaudeRefusesPlugin(name) {
+			t.Errorf("%s: refused, but Claude Code takes it", name)
+		}
+	}
+}
