@@ -52,8 +52,10 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 		switch {
 		case errors.Is(err, errors.ErrUnsupported):
 			fmt.Fprintf(cmp.Or(o.Log, io.Discard), "publish: %s keeps no conditional writes, so nothing keeps a second publish out while this one runs\n", bk.endpointName())
+		case errors.As(err, new(*publish.BusyError)):
+			return err
 		case err != nil:
-			return bk.explain("", err)
+			return bk.explain(bk.String()+": taking the publish lease ("+publish.LeasePath+")", err)
 		default:
 			defer lease.Release()
 			ctx = lctx

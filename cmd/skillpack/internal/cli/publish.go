@@ -252,6 +252,9 @@ func tally(rs []publish.Result) (map[publish.State]int, int64) {
 func printPublished(ios *IO, opts *publishOptions, err error) {
 	rs := opts.sortedResults()
 	if len(rs) == 0 {
+		if errors.Is(err, publish.ErrUnavailable) { // a request before the objects': the lease, a listing
+			ios.Nextf("next: run the same command again once the server answers")
+		}
 		return
 	}
 	w := bufio.NewWriter(ios.Out)

@@ -235,4 +235,11 @@ func TestPublishNextHint(t *testing.T) {
 			t.Errorf("after %v: %q, want %q", err, got, want)
 		}
 	}
+	// A server that failed every try before any object: the lease.
+	var stderr strings.Builder
+	err := fmt.Errorf("s3://b: taking the publish lease: 500 (after 3 attempts over 1m1s: %w)", publish.ErrUnavailable)
+	printPublished(&IO{Out: new(strings.Builder), Err: &stderr}, &publishOptions{Target: "s3://b", done: &resultLog{}}, err)
+	if !strings.Contains(stderr.String(), "next: run the same command again") {
+		t.Errorf("after %v, with no object tried: %q", err, stderr.String())
+	}
 }
