@@ -1065,3 +1065,23 @@ func TestMCPEscapedURI(t *testing.T) {
 		t.Errorf("resources/list, read as URLs: %q, want %q", paths, want)
 	}
 }
+
+// TestStdioIDInUse: a request whose id is that of one not yet answered (a
+// subscriptions/listen stream lasts) gets an invalid-request error; the
+// SDK dropped it without a word, and the client waited for ever.
+func TestStdioIDInUse(t *testing.T) {
+	send, _, end := rawStdio(t, New(open(t, pristine(t)), Options{}))
+	listen := `{"jsonrpc":"2.0","id":7,"method":"subscriptions/listen","params":{` + newProtocolMeta + `,"notifications":{"resourcesListChanged":true}}}`
+	if m := send(listen); m["error"] != nil {
+		t.Fatalf("subscriptions/listen: %v", m)
+	}
+	list := `{"jsonrpc":"2.0","id":%d,"method":"skills/list","params":{` + newProtocolMeta + `}}`
+	m := send(fmt.Sprintf(list, 7))
+	if e, _ := m["error"].(map[string]any); m["id"] != float64(7) || e["code"] != float64(jsonrpc.CodeInvalidRequest) || !strings.Contains(fmt.Sprint(e["message"]), "not yet answered") {
+		t.Errorf("skills/list under the listen stream's id: %v", m)
+	}
+	if m := send(fmt.Sprintf(list, 8)); m["result"] == nil {
+		t.Errorf("skills/list after: %v", m)
+	}
+	_ = end // the listen stream would hold it for drainTimeout; the test's cleanup ends the session
+}

@@ -106,17 +106,30 @@ func (g *guard) copy(ctx context.Context, in io.Reader, sdk *io.PipeWriter) {
 			} else if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() && !g.opened(req) {
 				g.Write(errorReply(req.ID.Raw(), jsonrpc.CodeInvalidParams, "invalid params: no protocol version: a request of protocol 2026-07-28 names it in params._meta[\""+mcp.MetaKeyProtocolVersion+"\"]; a client of an earlier version sends initialize first"))
 			} else {
+				dup := false
 				if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
 					g.mu.Lock()
 					for g.inflight >= maxInFlight && !g.closed {
 						g.idle.Wait()
 					}
-					g.pending[fmt.Sprint(req.ID.Raw())]++
-					g.inflight++
+					id := fmt.Sprint(req.ID.Raw())
+					if dup = g.pending[id] > 0; dup {
+						// The SDK drops it without a word, and the client
+						// waits for ever. Not g.Write: the answer pending
+						// under this id is still owed.
+						raw, _ := json.Marshal(req.ID.Raw())
+						g.out.Write(errorReply(req.ID.Raw(), jsonrpc.CodeInvalidRequest, "invalid request: the id "+string(raw)+
+							" is a request's not yet answered; a request's id is not used twice in a session (MCP)"))
+					} else {
+						g.pending[id]++
+						g.inflight++
+					}
 					g.mu.Unlock()
 				}
-				if _, werr := sdk.Write(append(line, '\n')); werr != nil {
-					return
+				if !dup {
+					if _, werr := sdk.Write(append(line, '\n')); werr != nil {
+						return
+					}
 				}
 			}
 		}
