@@ -14,7 +14,6 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
-	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/text"
 	"golang.org/x/text/unicode/bidi"
@@ -244,7 +243,7 @@ func codeBlocks(data []byte, spans bool) [][2]int {
 	if at < 0 || !bytes.Equal(data[at:], body) {
 		body, at = data, 0
 	}
-	p := codeParser
+	p := blockParser
 	if spans {
 		if len(body) > maxRender || skill.InlineCostly(body) {
 			return nil
@@ -274,10 +273,6 @@ func codeBlocks(data []byte, spans bool) [][2]int {
 	})
 	return out
 }
-
-// codeParser parses blocks only: a code block's lines need no inline
-// pass; spanParser is CommonMark's, for code spans.
-var codeParser, spanParser = parser.NewParser(parser.WithBlockParsers(skill.MarkdownBlocks()...)), skill.MarkdownParser()
 
 // inCode reports whether offset i falls in one of blocks' ranges.
 func inCode(blocks [][2]int, i int) bool {
@@ -314,6 +309,10 @@ func fenceIdiom(data []byte, i, j int) bool {
 	before, after := lineAround(data, i, j)
 	return len(bytes.TrimLeft(before, " \t")) == 0 && opensFence(bytes.TrimLeft(after, " \t"))
 }
+
+// spanParser is CommonMark's, for code spans: the rules' mdParser reads
+// only what links need.
+var spanParser = skill.MarkdownParser()
 
 // lineAround returns the rest of the line that data[i:j] stands on: the
 // bytes before it and those after it, up to the line break.
