@@ -108,10 +108,10 @@ func yamlChanges(doc *skill.SkillMD, data []byte, h invisibleHit) bool {
 // a line, the idiom for ``` inside a code block; anything inside a code
 // block, whose text is the example, a run in a code span that hides no
 // text (`mainRoad\u200bGrid` as the example of a break), and a run that
-// is a table cell's whole text; and, unless it can hide text, a run whose deletion changes how the
-// file renders (a zero-width space letting "**" close beside CJK
-// punctuation). Lint reports no run kept for that last reason: the author
-// has nothing to repair.
+// is a table cell's whole text; and, unless it can hide text, a run whose
+// deletion changes how the file renders (a zero-width space letting "**"
+// close beside CJK punctuation). Lint reports no run kept for that last
+// reason: the author has nothing to repair.
 func invisiblePlan(data []byte, hits []invisibleHit) []invisibleFix {
 	plan := make([]invisibleFix, len(hits))
 	code := codeBlocks(data, false)
