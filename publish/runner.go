@@ -113,6 +113,10 @@ type Runner struct {
 	Server  string
 	Command string
 
+	// StageName names a stage in the error of one that failed; nil names
+	// it as a bucket's ("archives stage").
+	StageName func(Stage) string
+
 	mu     sync.Mutex // serializes Report, the progress line and Log
 	logged time.Time  // when Log was last written
 }
@@ -218,7 +222,11 @@ func (r *Runner) stage(ctx context.Context, objects []Object, do Do, p *progress
 		}
 	}
 	if err != nil && why == nil {
-		return fmt.Errorf("%s stage: %w", objects[0].Stage, err)
+		name := objects[0].Stage.String() + " stage"
+		if r.StageName != nil {
+			name = r.StageName(objects[0].Stage)
+		}
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return err
 }

@@ -124,4 +124,8 @@ func TestReadOnlyRegistry(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(err), "refuses to let skillpack push to acme/skills") || exitClass(err) != 1 {
 		t.Errorf("to a read-only registry: %v (exit class %d), want its refusal, exit 1", err, exitClass(err))
 	}
+	// The step is a push's, not a bucket's stage ("archives stage").
+	if !strings.Contains(fmt.Sprint(err), "pushing the skills: ") {
+		t.Errorf("to a read-only registry: %v, want the step named", err)
+	}
 }

@@ -68,6 +68,11 @@ const (
 	stageReleaseTag  = publish.Record
 )
 
+// stepNames name those stages in errors: a bucket's names for them
+// (archives, mcp, indexes, record) are no step of a push.
+var stepNames = map[publish.Stage]string{stageSkills: "pushing the skills", stageReferrers: "pushing the signatures and the index",
+	stageVersionTags: "tagging the versions", stageReleaseTag: "tagging the release"}
+
 // Publish pushes the bundle b to target (oci://host[:port]/repo[:tag]):
 // one artifact per skill, the Sigstore bundles of a signed build as their
 // referrers, the collection index, each versioned skill's tag
@@ -92,6 +97,8 @@ func Publish(ctx context.Context, b *publish.Upload, target string, o Options, r
 	// before anything is pushed (ForeignError's rule for a bucket).
 	check := o.Runner(t.String(), publish.DefaultJobs, retryable)
 	check.Progress = nil
+	check.StageName = func(publish.Stage) string { return "checking the tags before the push" }
+	runner.StageName = func(s publish.Stage) string { return stepNames[s] }
 	if err := p.checkTags(ctx, check); err != nil {
 		return fmt.Errorf("publish to %s: %w", t, loggedOut(t, err, "push to"))
 	}
