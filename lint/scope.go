@@ -346,8 +346,8 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 			if len(plugins) > 5 {
 				names = append(names, "…")
 			}
-			notes = append(notes, fmt.Sprintf("found %s (%s) but no skill: skillpack publishes plugins beside skills, "+
-				"and checks their manifests then; give a plugin a skill (skills/NAME/SKILL.md) to publish it",
+			notes = append(notes, fmt.Sprintf("found %s (%s) but no skill: skillpack publishes a plugin with its skills, "+
+				"so a plugin without one is not published; give a plugin a skill (skills/NAME/SKILL.md) to publish it",
 				human.Plural(len(plugins), "plugin", "plugins"), strings.Join(names, ", ")))
 		}
 	}

@@ -368,10 +368,11 @@ func lintPaths(paths []string, lo lint.Options, doc *lintJSON) (*lint.Result, er
 // noSkills refuses a run that found no skill although a folder was given:
 // a wrong path, not a clean tree (files outside every skill are what a
 // pre-commit hook passes for a commit that touches none). The run's notes
-// are the reasons, and follow the message. A run with findings (in a
-// marketplace of other repositories' plugins) reports them instead.
+// are the reasons, and follow the message. A run that checked plugins' manifests
+// (a marketplace of MCP servers, or of other repositories' plugins)
+// reports on them instead.
 func noSkills(paths []string, res *lint.Result) error {
-	if len(res.Skills) > 0 || len(res.Findings) > 0 {
+	if len(res.Skills) > 0 || len(res.Plugins) > 0 || len(res.Findings) > 0 {
 		return nil
 	}
 	for _, p := range paths {
@@ -423,6 +424,9 @@ func summarize(ios *IO, res *lint.Result) {
 	e, w, i := lint.Count(res.Findings)
 	in := human.Plural(len(res.Skills), "skill")
 	switch {
+	case len(res.Skills) == 0 && e+w+i == 0 && len(res.Plugins) > 0:
+		ios.Infof("%s checked, no problems", human.Plural(len(res.Plugins), "plugin's manifests", "plugins' manifests"))
+		return
 	case len(res.Skills) == 0 && e+w+i == 0:
 		ios.Infof("no skills found (a skill is a folder holding SKILL.md)")
 		return
