@@ -695,7 +695,7 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		}
 		slices.Sort(names)
 		names = slices.Compact(names) // one name in several clients' folders
-		unlike = fmt.Sprintf("; %d of them no copies (no skill taken has their folder's name): %s", len(own), strings.Join(human.UpTo(len(names), 5, func(i int) string { return names[i] }, "and %d more"), ", "))
+		unlike = fmt.Sprintf("; %d of them no copies of a skill taken (none has their folder's name, or its SKILL.md differs): %s", len(own), strings.Join(human.UpTo(len(names), 5, func(i int) string { return names[i] }, "and %d more"), ", "))
 	}
 	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s%s; --all takes them",
 		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "), unlike)}
