@@ -427,6 +427,9 @@ func summarize(ios *IO, res *lint.Result) {
 	case len(res.Skills) == 0 && e+w+i == 0 && len(res.Plugins) > 0:
 		ios.Infof("%s checked, no problems", human.Plural(len(res.Plugins), "plugin's manifests", "plugins' manifests"))
 		return
+	case len(res.Skills) == 0 && e+w+i == 0 && len(res.Notes) > 0:
+		ios.Infof("no skills checked: the notes above say why") // a file of a skill the scope leaves out, passed alone
+		return
 	case len(res.Skills) == 0 && e+w+i == 0:
 		ios.Infof("no skills found (a skill is a folder holding SKILL.md)")
 		return
