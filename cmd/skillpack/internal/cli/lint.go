@@ -368,9 +368,9 @@ func lintPaths(paths []string, lo lint.Options, doc *lintJSON) (*lint.Result, er
 // noSkills refuses a run that found no skill although a folder was given:
 // a wrong path, not a clean tree (files outside every skill are what a
 // pre-commit hook passes for a commit that touches none). The run's notes
-// are the reasons, and follow the message. A run that checked plugins' manifests
-// (a marketplace of MCP servers, or of other repositories' plugins)
-// reports on them instead.
+// are the reasons, and follow the message. A run that checked plugins'
+// manifests (a marketplace of MCP servers, or of other repositories'
+// plugins) reports on them instead.
 func noSkills(paths []string, res *lint.Result) error {
 	if len(res.Skills) > 0 || len(res.Plugins) > 0 || len(res.Findings) > 0 {
 		return nil
