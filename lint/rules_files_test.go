@@ -288,15 +288,27 @@ func TestFindInvisible(t *testing.T) {
 	}
 }
 
+// FuzzFindInvisible finds invisible runs in any text, and plans --fix's
+// cuts of them (code blocks, code spans, renders): in order, within the
+// text, and none where a run is kept.
 func FuzzFindInvisible(f *testing.F) {
 	f.Add([]byte("a\u200b\U000E0041\U0001F3F4\U000E007F\xf3\xa0"))
+	f.Add([]byte("e.g. `mainRoad\u200bGrid` and **x\u200b**\n```\n\u200b```\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		last := -1
-		for _, h := range findInvisible(data) {
+		hits := findInvisible(data)
+		for _, h := range hits {
 			if h.off <= last || h.off >= len(data) {
 				t.Fatalf("hit at %d after %d in %d bytes", h.off, last, len(data))
 			}
 			last = h.off
+		}
+		for k, p := range invisiblePlan(data, hits) {
+			for _, c := range p.cuts {
+				if p.keep != keepNone || c.start < hits[k].off || c.end > hits[k].end {
+					t.Fatalf("run %d (%d-%d, kept %d): cut %d-%d", k, hits[k].off, hits[k].end, p.keep, c.start, c.end)
+				}
+			}
 		}
 		findSecrets(data)
 	})
