@@ -194,16 +194,20 @@ func (f *Files) gitIgnoredNow() []string {
 	if rel == "." {
 		prefix = ""
 	}
-	// A file reached through a link is asked by its target's path: the
-	// link is tracked, but a clone lacks what it points at if git ignores that.
+	// A file reached through a link out of the folder is asked by its
+	// target's path: the link is tracked, but a clone lacks what it points
+	// at if git ignores that.
 	top, _ := filepath.EvalSymlinks(root)
+	below := f.Root + string(filepath.Separator)
 	// A folder is named for its files when git ignores every one of them.
 	all := map[string]bool{} // folder → every published file below it is ignored
 	var files []string
 	for _, x := range f.Files {
 		in := ignored[prefix+x.Path]
-		if t, err := filepath.Rel(top, x.Disk); !in && top != "" && err == nil && filepath.IsLocal(t) {
-			in = ignored[filepath.ToSlash(t)]
+		if !in && top != "" && !strings.HasPrefix(x.Disk, below) {
+			if t, err := filepath.Rel(top, x.Disk); err == nil && filepath.IsLocal(t) {
+				in = ignored[filepath.ToSlash(t)]
+			}
 		}
 		if in {
 			files = append(files, x.Path)

@@ -217,7 +217,9 @@ func (c *checker) fellBack(loc string) {
 	}
 }
 
-// htmlPage reports whether data begins as an HTML page does.
+// htmlPage reports whether data begins as an HTML page does. Not
+// http.DetectContentType: its sniffing takes "<!--" or "<p" for HTML, with
+// which a Markdown llms.txt may begin.
 func htmlPage(data []byte) bool {
 	head := bytes.ToLower(bytes.TrimLeft(data[:min(len(data), 64)], " \t\r\n\ufeff"))
 	return bytes.HasPrefix(head, []byte("<!doctype html")) || bytes.HasPrefix(head, []byte("<html"))
