@@ -54,7 +54,7 @@ var importMap = map[string]rule{
 	"skill":  {1, []string{"internal/jsonenc", "internal/parallel", "internal/smallfile"}},
 	"pack":   {1, []string{"internal/human"}},
 	"layout": {1, []string{"internal/human", "internal/jsonenc", "internal/parallel", "internal/semver"}},
-	"plugin": {1, []string{"internal/smallfile"}},
+	"plugin": {1, []string{"internal/jsonenc", "internal/smallfile"}},
 
 	// 2: what is computed from them: findings, the catalog page, a new skill.
 	"lint":     {2, []string{"skill", "plugin", "pack", "layout", "internal/atomicfile", "internal/human", "internal/jsonenc", "internal/parallel", "internal/semver", "internal/smallfile"}},

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/skillpack/skillpack/internal/jsonenc"
 	"github.com/skillpack/skillpack/internal/smallfile"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/plugin"
@@ -212,7 +213,7 @@ func checkMarketplaceSources(p *RunPass) {
 			} else {
 				start, _, _ = span(fmt.Sprintf("/plugins/%d", s.Index))
 			}
-			line, col := plugin.LineCol(data, start)
+			line, col := jsonenc.LineCol(data, start)
 			p.Reportf(file, line, col, fmt.Sprintf(`give it a path from the marketplace's root ("./plugins/%s"), or a github or URL source as an object`, cmp.Or(s.Name, "NAME")),
 				"%s: Claude Code fails to install the plugin (\"This plugin's marketplace entry is invalid\")", what)
 			bad[s.Index] = true
@@ -226,7 +227,7 @@ func checkMarketplaceSources(p *RunPass) {
 				ptr += "/path"
 			}
 			start, _, _ := span(ptr)
-			line, col := plugin.LineCol(data, start)
+			line, col := jsonenc.LineCol(data, start)
 			where := fmt.Sprintf("plugins[%d] (%s): source %q", s.Index, s.Name, s.Source)
 			if s.Path != s.Source && s.Path != path.Clean(s.Source) {
 				where += fmt.Sprintf(" (%s under pluginRoot)", s.Path)
@@ -274,7 +275,7 @@ func checkMarketplaceSources(p *RunPass) {
 					continue // what leads out is the skills' own rules' (plugin-skills), a link leading nowhere skill-dangling's
 				}
 				start, _, _ := span(ptr)
-				line, col := plugin.LineCol(data, start)
+				line, col := jsonenc.LineCol(data, start)
 				if err == nil {
 					// A folder of the repository's build scripts (mkobit/chezmoi-skills' ./scripts).
 					p.Reportf(file, line, col, "correct the path to a skill's folder or a folder of them, or remove it",
@@ -299,7 +300,7 @@ func reportRemote(p *RunPass, file string, data []byte, elsewhere []skill.Market
 			continue
 		}
 		start, _, _ := plugin.Span(data, fmt.Sprintf("/plugins/%d/source", e.Index))
-		line, col := plugin.LineCol(data, start)
+		line, col := jsonenc.LineCol(data, start)
 		fix := fmt.Sprintf(`write it as {"source": "url", "url": %q}`, e.Source)
 		if repo, ok := strings.CutPrefix(e.Source, "github:"); ok {
 			fix = fmt.Sprintf(`write it as {"source": "github", "repo": %q}`, repo)
@@ -344,7 +345,7 @@ func checkMarketplaceJSON(p *RunPass) {
 				{"owner", "{", "an object", `an object: "owner": {"name": ...}`},
 			} {
 				if start, _, ok := span("/" + f.key); ok && !bytes.HasPrefix(data[start:], []byte(f.open)) {
-					line, col := plugin.LineCol(data, start)
+					line, col := jsonenc.LineCol(data, start)
 					p.Reportf(path, line, col, "write \""+f.key+"\" as "+f.fix, "%q is not %s: clients refuse the marketplace, and every plugin it lists", f.key, f.what)
 				}
 			}
@@ -353,8 +354,8 @@ func checkMarketplaceJSON(p *RunPass) {
 }
 
 // checkMarketplaceNames reports each entry of a marketplace whose name an
-// earlier entry has. A marketplace that cannot be read is the discovery's
-// to report (skill.Tree's Unread).
+// earlier entry has. A marketplace that cannot be read is
+// checkMarketplaceJSON's to report.
 func checkMarketplaceNames(p *RunPass) {
 	for _, path := range p.Marketplaces {
 		data, err := p.marketplace(path)
@@ -370,7 +371,7 @@ func checkMarketplaceNames(p *RunPass) {
 				continue
 			}
 			start, _, _ := plugin.Span(data, fmt.Sprintf("/plugins/%d/name", i))
-			line, col := plugin.LineCol(data, start)
+			line, col := jsonenc.LineCol(data, start)
 			p.Reportf(path, line, col, "remove the second entry, or rename the plugin it stands for",
 				"plugins[%d] names plugin %q, as plugins[%d] does", i, e.Name, j)
 		}
@@ -473,7 +474,7 @@ func entryNamed(p *RunPass, pl *plugin.Plugin) string {
 		return ""
 	}
 	start, _, _ := plugin.Span(data, fmt.Sprintf("/plugins/%d/name", e.Index))
-	line, _ := plugin.LineCol(data, start)
+	line, _ := jsonenc.LineCol(data, start)
 	return fmt.Sprintf("%s:%d", p.Rel(file), line)
 }
 

@@ -7,7 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/skillpack/skillpack/internal/jsonenc"
 )
 
 // offsets holds where each value of a JSON document starts, by JSON
@@ -97,34 +98,8 @@ func Syntax(data []byte) (Problem, bool) {
 
 // syntaxProblem places a JSON syntax error.
 func syntaxProblem(data []byte, err error) Problem {
-	off := len(data)
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		off = min(max(int(se.Offset), 0), len(data))
-	}
-	// A trailing comma is placed at the comma, as encoding/json v2 (the
-	// release's) places it, not at the bracket after it, where v1 does.
-	if i := len(bytes.TrimRight(data[:off], " \t\r\n")); off < len(data) && (data[off] == '}' || data[off] == ']') && i > 0 && data[i-1] == ',' {
-		off = i - 1
-	}
-	line, col := LineCol(data, off)
-	msg := err.Error()
-	// encoding/json names the byte it stopped at as a character: the first
-	// byte of 管 as 'ç'. Name the character that byte starts.
-	if off < len(data) && data[off] >= utf8.RuneSelf {
-		if r, _ := utf8.DecodeRune(data[off:]); r != utf8.RuneError {
-			msg = strings.Replace(msg, "'"+string(rune(data[off]))+"'", strconv.QuoteRune(r), 1)
-		}
-	}
-	return Problem{Line: line, Column: col, Message: "not valid JSON: " + msg, Fix: "correct the JSON syntax"}
-}
-
-// LineCol turns a byte offset into a 1-based line and column (in
-// characters).
-func LineCol(data []byte, off int) (int, int) {
-	off = min(max(off, 0), len(data))
-	line := 1 + bytes.Count(data[:off], []byte("\n"))
-	return line, 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:off], '\n')+1:off])
+	line, col, msg := jsonenc.Explain(data, err)
+	return Problem{Line: line, Column: col, Message: msg, Fix: "correct the JSON syntax"}
 }
 
 // Span is where the value at a JSON pointer lies in a document: data[start:end];

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/skillpack/skillpack/internal/jsonenc"
 	"github.com/skillpack/skillpack/internal/smallfile"
 )
 
@@ -142,7 +143,7 @@ func (p *Plugin) read(rel string) *File {
 
 // Pos is the line and column of the member or value at a JSON pointer
 // (1, 1 for one the file lacks).
-func (f *File) Pos(ptr string) (int, int) { return LineCol(f.Data, f.pos.at(ptr)) }
+func (f *File) Pos(ptr string) (int, int) { return jsonenc.LineCol(f.Data, f.pos.at(ptr)) }
 
 // declare notes the paths of a client manifest's "skills": a string or a
 // list of strings (Claude Code, Codex, Cursor).

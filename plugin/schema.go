@@ -12,6 +12,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"github.com/skillpack/skillpack/internal/jsonenc"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 )
@@ -148,7 +149,7 @@ func Validate(schema string, data []byte) []Problem {
 				pr.Fix = "use 1-64 lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, without '--' or '..'"
 			}
 		}
-		pr.Line, pr.Column = LineCol(data, off)
+		pr.Line, pr.Column = jsonenc.LineCol(data, off)
 		out = append(out, pr)
 	}
 	slices.SortStableFunc(out, func(a, b Problem) int { return a.Line*1_000_000 + a.Column - b.Line*1_000_000 - b.Column })

@@ -129,8 +129,9 @@ func Find(root string) ([]*Skill, error) {
 // Tree is what discovery found at or below a root.
 type Tree struct {
 	Skills []*Skill // as Find returns them
-	// Unread holds the manifests (marketplaces, plugin manifests) that
-	// could not be read or make no sense, each error naming its file.
+	// Unread holds what a marketplace names that cannot be built (a
+	// source outside the repository), each error naming its file. A
+	// manifest that cannot be read is lint's to report (readJSON).
 	Unread []error
 	// Plugins lists the plugin folders the walk met, in the form of
 	// Skill.Dir, sorted: each holds a manifest, or a marketplace names it.

@@ -3,13 +3,11 @@ package skill
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -696,41 +694,13 @@ func (w *walker) inside(dir, rel string) (string, bool) {
 	return p, !filepath.IsAbs(rel) && !strings.HasPrefix(rel, "/") && holds(w.walk, p)
 }
 
-// readJSON reads a manifest, or records why it cannot be read.
+// readJSON reads a manifest. One that cannot be read or decoded declares
+// nothing, without a word here: lint's manifest rules, which lint and the
+// build both run, report it at its line, and a second note said it again
+// in another parser's words.
 func (w *walker) readJSON(path string, v any) bool {
 	data, err := smallfile.Read(path)
-	if err == nil {
-		err = json.Unmarshal(data, v)
-	}
-	if err != nil {
-		w.unread = append(w.unread, fmt.Errorf("%s: %w; what it declares is not known, so it declares nothing", w.reported(path), jsonError(data, err)))
-		return false
-	}
-	return true
-}
-
-// jsonError tells where a JSON error is, as a line.
-func jsonError(data []byte, err error) error {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	off := int64(-1)
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-		if te.Type != nil && te.Field != "" {
-			// Not Go's "cannot unmarshal string into Go struct field
-			// marketplaceFile.owner of type struct { Name string ... }".
-			want := map[reflect.Kind]string{reflect.Struct: "an object", reflect.Map: "an object", reflect.Slice: "a list", reflect.String: "a string", reflect.Bool: "true or false"}[te.Type.Kind()]
-			err = fmt.Errorf("%q is a JSON %s, where %s belongs", te.Field, te.Value, cmp.Or(want, "a number"))
-		}
-	}
-	if off < 0 || off > int64(len(data)) {
-		return pathError(err)
-	}
-	line := 1 + strings.Count(string(data[:off]), "\n")
-	return fmt.Errorf("line %d: %w", line, err)
+	return err == nil && json.Unmarshal(data, v) == nil
 }
 
 // settleDeclared marks each skill found with the manifest that declares it,

@@ -1,7 +1,6 @@
 package skill
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -230,9 +229,9 @@ func TestFindTreeDeclared(t *testing.T) {
 	for _, e := range tree.Unread {
 		unread = append(unread, e.Error())
 	}
-	if len(unread) != 2 || !strings.Contains(unread[0], "plugins[3] (escapes)") || !strings.Contains(unread[0], "outside") ||
-		!strings.Contains(unread[1], filepath.Join("plugins", "bad", ".cursor-plugin", "plugin.json")+": line 3:") {
-		t.Errorf("Unread = %q, want the escaping source and the bad manifest with its line", unread)
+	// The bad manifest is lint's to report (plugin-manifest), once.
+	if len(unread) != 1 || !strings.Contains(unread[0], "plugins[3] (escapes)") || !strings.Contains(unread[0], "outside") {
+		t.Errorf("Unread = %q, want the escaping source alone", unread)
 	}
 
 	// A plugin manifest at the root declares too; a root without any
@@ -404,25 +403,6 @@ func TestGitDir(t *testing.T) {
 	} {
 		if got := GitDir(filepath.Join(root, dir)); got != want {
 			t.Errorf("GitDir(%s) = %q, want %q", dir, got, want)
-		}
-	}
-}
-
-// A manifest's field of the wrong JSON type is said in JSON's words, not
-// as Go's unmarshal error with its struct's type.
-func TestJSONTypeError(t *testing.T) {
-	for doc, want := range map[string]string{
-		`{"name": "m", "owner": "me"}`:                       `line 1: "owner" is a JSON string, where an object belongs`,
-		"{\n\"plugins\": {\"a\": {}}}":                       `line 2: "plugins" is a JSON object, where a list belongs`,
-		`{"name": "m", "plugins": [], "owner": {"name": 7}}`: `"owner.name" is a JSON number, where a string belongs`,
-	} {
-		var m marketplaceFile
-		err := json.Unmarshal([]byte(doc), &m)
-		if err == nil {
-			t.Fatalf("%s: no error", doc)
-		}
-		if got := jsonError([]byte(doc), err).Error(); !strings.Contains(got, want) {
-			t.Errorf("%s: %q, want %q", doc, got, want)
 		}
 	}
 }

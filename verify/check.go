@@ -1,8 +1,6 @@
 package verify
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/skillpack/skillpack/bundle"
+	"github.com/skillpack/skillpack/internal/jsonenc"
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/skill"
 )
@@ -272,26 +271,11 @@ func (c *checker) decoded(path string, data []byte, err error) bool {
 	}
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		c.problem(path, "line %d: not valid JSON: %v", line(data, se.Offset), se)
-	case errors.As(err, &te):
-		what := "the document"
-		if te.Field != "" {
-			what = strconv.Quote(te.Field)
-		}
-		kind := te.Type.Kind().String()
-		c.problem(path, "line %d: %s should be a JSON %s, not %s", line(data, te.Offset), what, cmp.Or(jsonTypes[kind], kind), te.Value)
-	default:
+	if errors.As(err, &se) || errors.As(err, &te) {
+		line, _, msg := jsonenc.Explain(data, err)
+		c.problem(path, "line %d: %s", line, msg)
+	} else {
 		c.problem(path, "%s", strings.TrimPrefix(err.Error(), path+": "))
 	}
 	return false
 }
-
-func line(data []byte, off int64) int {
-	off = min(max(off, 0), int64(len(data)))
-	return 1 + bytes.Count(data[:off], []byte("\n"))
-}
-
-// jsonTypes names Go's kinds as JSON's types, for a decoding error.
-var jsonTypes = map[string]string{"slice": "array", "struct": "object", "map": "object", "int64": "number", "int": "number"}
