@@ -768,10 +768,14 @@ func (sc Scope) inManifests(root string, found []*skill.Skill) ([]*skill.Skill, 
 
 // deeper leaves out, of the skills found below root outside install
 // folders, those where no client looks named like one where clients look
-// and not identical to it: a package's payload of older copies
+// (the folder's name and SkillName: the Vercel skills CLI lists one skill
+// of a name) and not identical to it: a package's payload of older copies
 // (jamiemills/opencode-skills' bootstrap/package/payload/skills), which a
 // client never reaches, as the Vercel skills CLI searches deeper only when
-// its first places hold none. Identical copies are Dedupe's.
+// its first places hold none. Identical copies are Dedupe's. A skill of
+// another name in a folder of the same name is no copy
+// (j4flmao/agent-skills' skills/backend/universal/contract-testing beside
+// skills/quality/contract-testing).
 func (sc Scope) deeper(root string, found []*skill.Skill) ([]*skill.Skill, []string) {
 	top, _ := filepath.Abs(root)
 	seen := map[string]*skill.Skill{}
@@ -785,9 +789,19 @@ func (sc Scope) deeper(root string, found []*skill.Skill) ([]*skill.Skill, []str
 			seen[s.Name()] = s
 		}
 	}
+	// Find has not read the entry files (the build reads each in its turn):
+	// a pair is read here, on a copy.
+	published := func(s *skill.Skill) string {
+		if s.Doc == nil {
+			c := *s
+			c.Read()
+			return SkillName(&c)
+		}
+		return SkillName(s)
+	}
 	return sc.leaveOut(found, "where no client looks (in hidden folders, or deeper than a top-level folder's folders) named like one where clients look, copies the repository does not publish",
 		func(i int, s *skill.Skill) string {
-			if like := seen[s.Name()]; folder[i] != "" && like != nil && !skill.Identical(like, s) {
+			if like := seen[s.Name()]; folder[i] != "" && like != nil && !skill.Identical(like, s) && published(like) == published(s) {
 				return folder[i]
 			}
 			return ""

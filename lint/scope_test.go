@@ -51,19 +51,22 @@ func TestRunCopies(t *testing.T) {
 // TestRunDeeperCopies checks that a skill where no client looks, named
 // like one where clients look and not identical to it, is left out as a
 // stale copy (jamiemills/opencode-skills' package payload), with a note;
-// an identical one is Dedupe's, and a name of its own is kept.
+// an identical one is Dedupe's, and a name of its own is kept, also in a
+// folder named like another skill's (j4flmao/agent-skills).
 func TestRunDeeperCopies(t *testing.T) {
 	md := func(name string) string {
 		return "---\nname: " + name + "\ndescription: Plan the work for the user, step by step.\n---\n# Plan\n"
 	}
 	res, dirs := linted(t, map[string]string{
-		"plan/SKILL.md":                           md("plan"),
-		"build/SKILL.md":                          md("build"),
-		"bootstrap/payload/skills/plan/SKILL.md":  md("plan") + "\nOlder.\n",
-		"bootstrap/payload/skills/build/SKILL.md": md("build"),
-		"bootstrap/payload/skills/scan/SKILL.md":  md("scan"),
+		"plan/SKILL.md":                            md("plan"),
+		"build/SKILL.md":                           md("build"),
+		"bootstrap/payload/skills/plan/SKILL.md":   md("plan") + "\nOlder.\n",
+		"bootstrap/payload/skills/build/SKILL.md":  md("build"),
+		"bootstrap/payload/skills/scan/SKILL.md":   md("scan"),
+		"deploy/SKILL.md":                          md("deploy"),
+		"bootstrap/payload/skills/deploy/SKILL.md": md("payload-deploy"),
 	})
-	if want := []string{"bootstrap/payload/skills/scan", "build", "plan"}; !slices.Equal(dirs, want) {
+	if want := []string{"bootstrap/payload/skills/deploy", "bootstrap/payload/skills/scan", "build", "deploy", "plan"}; !slices.Equal(dirs, want) {
 		t.Errorf("checked %v, want %v", dirs, want)
 	}
 	said := slices.ContainsFunc(res.Notes, func(n string) bool {
