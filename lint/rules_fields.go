@@ -376,17 +376,38 @@ func checkNameFormat(p *Pass) {
 		}
 	}
 	if len(problems) > 0 {
-		// The folder's name is the one to take when it is valid, since
-		// the specification wants the two equal.
-		fix := "use lowercase letters, digits and single hyphens: name: " + skill.SuggestName(name)
-		if folder := p.Skill.Name(); validName(folder) && !p.nameTaken(folder) {
-			fix = "set name: " + folder + ", the folder's name"
-		} else {
-			fix += ", and rename the folder to match"
+		fix := "use lowercase letters, digits and single hyphens, in a name no other skill has, and rename the folder to match"
+		switch offer, own := p.offeredName(skill.SuggestName(name)); {
+		case own:
+			fix = "set name: " + offer + ", the folder's name"
+		case offer != "":
+			fix = "use lowercase letters, digits and single hyphens: name: " + offer + ", and rename the folder to match"
 		}
 		p.ReportNode(v, fix, "name %q %s; discovery indexes and install commands cannot carry it",
 			name, strings.Join(problems, ", "))
 	}
+}
+
+// offeredName is the name a fix offers a skill whose name no index can
+// carry: the folder's, when it is a valid name no other skill of the run
+// has (own; the specification wants the two equal); else suggest (the
+// written name, spelled as a name), made the skill's own by its parent
+// folder's name where another skill has it (j4flmao/agent-skills' second
+// "Chaos Engineering" was offered the first's chaos-engineering, and its
+// own folder's name, which it had); "" when none of those is free.
+func (p *Pass) offeredName(suggest string) (name string, own bool) {
+	folder := p.Skill.Name()
+	if validName(folder) && !p.nameTaken(folder) {
+		return folder, true
+	}
+	if validName(suggest) && !p.nameTaken(suggest) && suggest != folder {
+		return suggest, false
+	}
+	abs, _ := filepath.Abs(p.Skill.Dir)
+	if parent := filepath.Base(filepath.Dir(abs)) + "-" + suggest; validName(parent) && !p.nameTaken(parent) {
+		return parent, false
+	}
+	return "", false
 }
 
 func checkNameASCII(p *Pass) {
@@ -396,9 +417,12 @@ func checkNameASCII(p *Pass) {
 		return
 	}
 	r, _ := utf8.DecodeRuneInString(name[i:])
-	fix := "spell the name in ASCII, e.g. " + strconv.Quote(skill.SuggestName(asciiFold(name)))
-	if folder := p.Skill.Name(); validName(folder) && !p.nameTaken(folder) {
-		fix = "set name: " + folder + ", the folder's name" // as name-format says
+	fix := "spell the name in ASCII, in a name no other skill has"
+	switch offer, own := p.offeredName(skill.SuggestName(asciiFold(name))); {
+	case own:
+		fix = "set name: " + offer + ", the folder's name" // as name-format says
+	case offer != "":
+		fix = "spell the name in ASCII, e.g. " + strconv.Quote(offer)
 	}
 	p.ReportNode(v, fix,
 		"name %q contains the non-ASCII character %q; discovery indexes, URLs and most clients accept only a-z, 0-9 and -", name, r)

@@ -256,13 +256,17 @@ func btoi(b bool) int {
 // TestNameForFix checks that the fix for a SKILL.md without a name offers
 // a name that name-format accepts, and the folder's rename it takes; and
 // that name-non-ascii offers the folder's name when it is valid, as
-// name-format does, not a second spelling.
+// name-format does, not a second spelling; and that name-format offers a
+// name no other skill has.
 func TestNameForFix(t *testing.T) {
 	dir := t.TempDir()
 	for p, data := range map[string]string{
 		"Agent-Skills/SKILL.md": "# Agent skills\n",
 		"pdf-tools/SKILL.md":    "---\n- a list\n---\n# PDF\n",
 		"cafe-menu/SKILL.md":    "---\nname: café-menu\ndescription: Read the menu of a café to the user.\n---\n# Menu\n",
+		// Its folder's name and the one its name spells are the first's.
+		"devops/chaos/SKILL.md": "---\nname: chaos\ndescription: Run chaos experiments for the user.\n---\n# Chaos\n",
+		"sre/chaos/SKILL.md":    "---\nname: Chaos\ndescription: Run chaos game days for the user.\n---\n# Chaos\n",
 	} {
 		p = filepath.Join(dir, filepath.FromSlash(p))
 		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
@@ -273,13 +277,14 @@ func TestNameForFix(t *testing.T) {
 		"frontmatter-missing":     "name: agent-skills and description:",
 		"frontmatter-not-mapping": "name: pdf-tools, then description:",
 		"name-non-ascii":          "set name: cafe-menu, the folder's name", // as name-format would
+		"name-format":             "name: sre-chaos, and rename the folder to match",
 	}
 	for _, f := range res.Findings {
 		if w, ok := want[f.Rule]; ok {
 			if !strings.Contains(f.Fix, w) {
 				t.Errorf("%s: fix %q lacks %q", f.Rule, f.Fix, w)
 			}
-			if rename := strings.Contains(f.Fix, "rename the folder"); rename != (f.Rule == "frontmatter-missing") {
+			if rename := strings.Contains(f.Fix, "rename the folder"); rename != (f.Rule == "frontmatter-missing" || f.Rule == "name-format") {
 				t.Errorf("%s: fix %q, rename said %v", f.Rule, f.Fix, rename)
 			}
 			delete(want, f.Rule)
