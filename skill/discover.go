@@ -398,7 +398,17 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 	if depth > 0 && named(ents, ".well-known") != nil && IsBundle(dir) {
 		return nil // built output, not source
 	}
-	if ms := manifestsIn(dir, ents); len(ms) > 0 || w.plugins[filepath.Clean(dir)] || isVariant(dir, ents) {
+	// A manifest inside a skill's folder, or in the folder of a skill of
+	// another plugin, that no marketplace names is a file of that skill:
+	// no client reads it (Prometheus-AGS/prometheus-skill-system's
+	// skills/evolver, a plugin copied into a plugin as a skill, declared 33
+	// skills no client offers). A skill's folder that is a plugin of its
+	// own is one.
+	ms := manifestsIn(dir, ents)
+	if name, _ := entryIn(dir, ents); depth > 0 && (inSkill || name != "" && plugin != "") && !w.plugins[filepath.Clean(dir)] {
+		ms = nil
+	}
+	if len(ms) > 0 || w.plugins[filepath.Clean(dir)] || isVariant(dir, ents) {
 		plugin = w.reported(dir)
 		if len(ms) > 0 || w.plugins[filepath.Clean(dir)] {
 			w.roots[plugin] = true

@@ -3,6 +3,7 @@ package skill
 import (
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -160,6 +161,44 @@ func TestDiscoverPluginScopes(t *testing.T) {
 	// A plugin above the folder named counts with any client's manifest.
 	if s := Load(filepath.Join(root, "plugins", "grok", "skills", "x")); s.Plugin != filepath.Join(root, "plugins", "grok") {
 		t.Errorf("Load: Plugin = %q", s.Plugin)
+	}
+}
+
+// A manifest in the folder of a skill of another plugin, or inside a
+// skill's folder, is a file of that skill (Prometheus-AGS' skills/evolver,
+// a plugin copied in as a skill): it declares nothing and makes no plugin;
+// a marketplace naming the folder makes it a plugin again, and a skill's
+// folder that is a plugin of its own is one.
+func TestFindTreeManifestInSkill(t *testing.T) {
+	root := t.TempDir()
+	testtool.WriteTree(t, root, map[string]string{
+		"pack/.claude-plugin/plugin.json":                         `{"name": "pack", "skills": ["./skills/evolver"]}`,
+		"pack/skills/evolver/SKILL.md":                            skillMD,
+		"pack/skills/evolver/.claude-plugin/plugin.json":          `{"name": "evolver", "skills": ["./skills/plan"]}`,
+		"pack/skills/evolver/skills/plan/SKILL.md":                skillMD,
+		"pack/skills/evolver/vendor/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		"own/SKILL.md":                   skillMD,
+		"own/.claude-plugin/plugin.json": `{"name": "own", "skills": ["./"]}`,
+	})
+	tree, err := FindTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{filepath.Join(root, "own"), filepath.Join(root, "pack")}; !reflect.DeepEqual(tree.Plugins, want) {
+		t.Errorf("Plugins = %q, want %q", tree.Plugins, want)
+	}
+	for _, s := range tree.Skills {
+		if strings.HasSuffix(s.Dir, "plan") && (s.Loaded || strings.Contains(s.Declared, "evolver")) {
+			t.Errorf("%s declared by %s (loaded %v), want a file of evolver", s.Dir, s.Declared, s.Loaded)
+		}
+	}
+
+	// Named by the repository's marketplace, the folder is a plugin.
+	testtool.WriteTree(t, root, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "m", "plugins": [{"name": "pack", "source": "./pack"}, {"name": "evolver", "source": "./pack/skills/evolver"}]}`,
+	})
+	if tree, err = FindTree(root); err != nil || !slices.Contains(tree.Plugins, filepath.Join(root, "pack", "skills", "evolver")) {
+		t.Errorf("Plugins = %q (%v), want the listed evolver among them", tree.Plugins, err)
 	}
 }
 
