@@ -231,8 +231,9 @@ func doctorConfigState(flag string) (doctorConfig, *config.Config, error) {
 	return d, cfg, nil
 }
 
-// doctorDistState says what the output folder holds: nothing yet, a
-// bundle skillpack built (by its build record), or something else.
+// doctorDistState says what the output folder holds: nothing yet (no
+// folder, or an empty one), a bundle skillpack built (by its build
+// record), or something else.
 func doctorDistState(dir string) doctorDist {
 	d := doctorDist{Path: dir}
 	info, err := os.Stat(dir)
@@ -245,6 +246,10 @@ func doctorDistState(dir string) doctorDist {
 		return d
 	case !info.IsDir():
 		d.State, d.Problem = "foreign", fmt.Sprintf("%s is a file, not a folder; build needs another -o", dir)
+		return d
+	}
+	if ents, err := os.ReadDir(dir); err == nil && len(ents) == 0 {
+		d.State = "absent" // the build writes into an empty folder, as into none
 		return d
 	}
 	recPath := filepath.Join(dir, filepath.FromSlash(layout.BuildRecord))

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -34,5 +35,21 @@ func TestDoctorNoHelper(t *testing.T) {
 	var doc doctorJSON
 	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || doc.Sign.OK || doc.Sign.Path != "" || doc.Skills.Count != 1 || doc.Dist.State != "absent" {
 		t.Errorf("doc %+v, %v", doc, err)
+	}
+}
+
+// An empty output folder is one the build writes into as into none
+// (doctor called it foreign, which build would not replace); a stranger's
+// file makes it foreign, as build says.
+func TestDoctorDistState(t *testing.T) {
+	dir := t.TempDir()
+	if d := doctorDistState(dir); d.State != "absent" || d.Problem != "" {
+		t.Errorf("empty folder: %+v, want absent", d)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("site"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if d := doctorDistState(dir); d.State != "foreign" || !strings.Contains(d.Problem, "without --force") {
+		t.Errorf("a stranger's file: %+v, want foreign", d)
 	}
 }
