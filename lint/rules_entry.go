@@ -447,8 +447,7 @@ func checkEntryEncoding(p *Pass) {
 	raw := p.Doc.Raw
 	// Raw stops at skill.MaxRead: a character cut off there is no fault.
 	if i := firstBadUTF8(raw, len(raw) < skill.MaxRead); i >= 0 {
-		line := 1 + bytes.Count(raw[:i], []byte("\n"))
-		col := i - bytes.LastIndexByte(raw[:i], '\n')
+		line, col := newLines(raw).pos(i) // in characters, as every rule's
 		p.Reportf(p.Skill.File, line, col, "save the file as UTF-8",
 			"SKILL.md is not valid UTF-8 (byte 0x%02x); clients will show it as U+FFFD or reject it", raw[i])
 	}

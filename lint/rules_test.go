@@ -305,3 +305,22 @@ func TestEstimateTokensLineEnds(t *testing.T) {
 		t.Errorf("estimateTokens: %d with LF, %d with CRLF; want %d both", a, b, (600*33+3)/4)
 	}
 }
+
+// skill-md-encoding places a byte that is not UTF-8 at its column in
+// characters, as every rule does: after "Café, " it is column 7, not 8.
+func TestEntryEncodingColumn(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "menu", "SKILL.md")
+	must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	must(t, os.WriteFile(p, []byte("---\nname: menu\ndescription: Read the menu of the cafe to the user.\n---\n# Menu\n\nCafé, \xe9clair\n"), 0o644))
+	res := lintDir(t, dir, Options{Base: dir})
+	for _, f := range res.Findings {
+		if f.Rule == "skill-md-encoding" {
+			if f.Line != 7 || f.Column != 7 {
+				t.Errorf("at %d:%d, want 7:7", f.Line, f.Column)
+			}
+			return
+		}
+	}
+	t.Errorf("no skill-md-encoding finding: %v", res.Findings)
+}
