@@ -395,6 +395,7 @@ var oneWay = []struct {
 		// the inventory, compact and gzipped, which skillpack alone reads.
 		// The release list and the baseline are still to move.
 		[]string{"internal/jsonenc/", "publish/inventory.go", "lint/baseline.go"}},
+	{"a correction is offered by human.DidYouMean", regexp.MustCompile(`\(did you mean %q\?\)`), []string{"internal/human/"}},
 	{"a JSON decoding error is placed and said by jsonenc.Explain", regexp.MustCompile(`\b(se|te)\.Offset\b`), []string{"internal/jsonenc/"}},
 }
 

@@ -292,7 +292,7 @@ func knownRule(id *yaml.Node, what string, fail func(*yaml.Node, string, ...any)
 		return true
 	}
 	fail(id, "%sunknown rule %q%s; `skillpack lint --list-rules` lists them",
-		what, id.Value, didYouMean(lint.Suggest(id.Value)))
+		what, id.Value, lint.DidYouMean(id.Value))
 	return false
 }
 
@@ -479,15 +479,7 @@ func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any)) []*lint.All
 
 func unknownKey(full, key string, known []string) string {
 	return fmt.Sprintf("unknown key %q%s; known keys: %s",
-		full, didYouMean(human.Closest(key, known)), strings.Join(slices.Sorted(slices.Values(known)), ", "))
-}
-
-// didYouMean is " (did you mean "s"?)", or "" when there is no s.
-func didYouMean(s string) string {
-	if s == "" {
-		return ""
-	}
-	return fmt.Sprintf(" (did you mean %q?)", s)
+		full, human.DidYouMean(key, known), strings.Join(slices.Sorted(slices.Values(known)), ", "))
 }
 
 // ReadBaseline reads the baseline the config names into Lint.Baseline; a

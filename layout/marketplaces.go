@@ -306,9 +306,5 @@ func CheckMarketplace(m string) error {
 		return nil
 	}
 	known := slices.Sorted(maps.Keys(Marketplaces))
-	msg := fmt.Sprintf("unknown marketplace %q", m)
-	if s := human.Closest(m, known); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return fmt.Errorf("%s; skillpack writes %s", msg, strings.Join(known, ", "))
+	return fmt.Errorf("unknown marketplace %q%s; skillpack writes %s", m, human.DidYouMean(m, known), strings.Join(known, ", "))
 }

@@ -180,11 +180,7 @@ func LookupProfile(name string) (*Profile, error) {
 		}
 	}
 	names := ProfileNames()
-	mean := ""
-	if c := human.Closest(name, names); c != "" {
-		mean = fmt.Sprintf(" (did you mean %q?)", c)
-	}
-	return nil, fmt.Errorf("unknown profile %q%s; known profiles: %s", name, mean, strings.Join(names, ", "))
+	return nil, fmt.Errorf("unknown profile %q%s; known profiles: %s", name, human.DidYouMean(name, names), strings.Join(names, ", "))
 }
 
 // ProfileNames are the profiles' names, sorted.

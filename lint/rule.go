@@ -132,5 +132,5 @@ var supersededBy = func() map[string][]string {
 	return m
 }()
 
-// Suggest returns the rule ID closest to a mistyped one, for error messages.
-func Suggest(id string) string { return human.Closest(id, slices.Sorted(maps.Keys(ruleIDs))) }
+// DidYouMean is human.DidYouMean of a mistyped rule ID among the rules'.
+func DidYouMean(id string) string { return human.DidYouMean(id, slices.Sorted(maps.Keys(ruleIDs))) }

@@ -157,10 +157,7 @@ func (in *inline) report(p *Pass, file string) {
 		p.report(Lookup(rule), Finding{Path: file, Line: in.line, Column: in.col, Message: msg, Fix: fix})
 	}
 	for _, id := range in.bad {
-		msg := fmt.Sprintf("%s names %q, which is no rule", Directive, id)
-		if s := Suggest(id); s != "" {
-			msg += fmt.Sprintf(" (did you mean %q?)", s)
-		}
+		msg := fmt.Sprintf("%s names %q, which is no rule%s", Directive, id, DidYouMean(id))
 		report("suppression-invalid", msg, "`skillpack lint --list-rules` lists the rule IDs")
 	}
 	if len(in.rules) == 0 && len(in.bad) == 0 {

@@ -69,6 +69,16 @@ func Closest(s string, candidates []string) string {
 	return best
 }
 
+// DidYouMean is ` (did you mean "x"?)` for x, the one of candidates s was
+// probably meant to be (Closest), or "": every message offering a
+// correction says it so.
+func DidYouMean(s string, candidates []string) string {
+	if c := Closest(s, candidates); c != "" {
+		return fmt.Sprintf(" (did you mean %q?)", c)
+	}
+	return ""
+}
+
 // distance counts the insertions, deletions, substitutions and swaps of
 // two neighbours that turn a into b (optimal string alignment): "jsno" is
 // one typo away from "json", not two.

@@ -23,8 +23,16 @@ func TestClosest(t *testing.T) {
 		{"fail", "fail-on"}, // the one it is a prefix of
 		{"command", ""},     // a prefix of two: neither in particular
 	} {
-		if got := Closest(c.got, []string{"text", "json", "sarif", "github", "format", "fail-on", "command-tool", "command-dispatch"}); got != c.want {
+		names := []string{"text", "json", "sarif", "github", "format", "fail-on", "command-tool", "command-dispatch"}
+		if got := Closest(c.got, names); got != c.want {
 			t.Errorf("Closest(%q) = %q, want %q", c.got, got, c.want)
+		}
+		want := ""
+		if c.want != "" {
+			want = ` (did you mean "` + c.want + `"?)`
+		}
+		if got := DidYouMean(c.got, names); got != want {
+			t.Errorf("DidYouMean(%q) = %q, want %q", c.got, got, want)
 		}
 	}
 }

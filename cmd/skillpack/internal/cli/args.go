@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
 )
 
@@ -49,7 +50,7 @@ func commandArgs(root *cobra.Command, args []string) error {
 }
 
 func unknownCommand(root *cobra.Command, name string) error {
-	return usageOf(root, "unknown command %q%s", name, didYouMean(name, subcommands(root)))
+	return usageOf(root, "unknown command %q%s", name, human.DidYouMean(name, subcommands(root)))
 }
 
 func subcommands(parent *cobra.Command) []string {
@@ -71,7 +72,7 @@ func groupArgs(c *cobra.Command) {
 			return nil
 		}
 		names := subcommands(cmd)
-		return usageOf(cmd, "%s takes %s, not %q%s", cmd.CommandPath(), orList(names), args[0], didYouMean(args[0], names))
+		return usageOf(cmd, "%s takes %s, not %q%s", cmd.CommandPath(), orList(names), args[0], human.DidYouMean(args[0], names))
 	}
 	// Runnable, so that cobra checks the arguments; with none it prints
 	// the help, as it did.

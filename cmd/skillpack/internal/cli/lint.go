@@ -224,7 +224,7 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 		r := lint.Lookup(opts.Explain)
 		if r == nil {
 			err := usageErr("--explain: unknown rule %q%s; --list-rules lists them",
-				opts.Explain, didYouMean(opts.Explain, values(ruleIDs())))
+				opts.Explain, human.DidYouMean(opts.Explain, values(ruleIDs())))
 			if opts.Format == "json" {
 				return jsonResult(ios.Out, true, newStatus(err, ""), err)
 			}

@@ -70,15 +70,6 @@ func ruleIDs() []string {
 	return set
 }
 
-// didYouMean is " (did you mean "x"?)" for the one of names got was
-// probably meant to be, or "".
-func didYouMean(got string, names []string) string {
-	if s := human.Closest(got, names); s != "" {
-		return fmt.Sprintf(" (did you mean %q?)", s)
-	}
-	return ""
-}
-
 // noPath is the usage error for a path given that is not there: the
 // closest name beside where it would be, as a mistyped flag gets.
 func noPath(p string) error {
@@ -104,7 +95,7 @@ func noPath(p string) error {
 // Aliases it also takes (--fail-on warn) are offered, not listed.
 func enumErr(flag, what, got string, set []string, aliases ...string) error {
 	want := values(set)
-	return usageErr("--%s: unknown %s %q%s; want %s", flag, what, got, didYouMean(got, append(slices.Clone(want), aliases...)), orList(want))
+	return usageErr("--%s: unknown %s %q%s; want %s", flag, what, got, human.DidYouMean(got, append(slices.Clone(want), aliases...)), orList(want))
 }
 
 // orList joins words as prose: "a", "a or b", "a, b or c".
