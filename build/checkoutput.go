@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/skillpack/skillpack/build/internal/reuse"
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -152,7 +153,7 @@ func (b *builder) checkOutputFolder(o *output) error {
 	if len(foreign) > 0 && !b.opts.Force {
 		return fmt.Errorf("the output folder %s holds files skillpack did not write (%s); "+
 			"choose another folder, or %s to replace the folder and everything in it",
-			name, firstFew(foreign), cmp.Or(b.opts.ForceFix, "pass --force"))
+			name, human.Few(foreign, 3), cmp.Or(b.opts.ForceFix, "pass --force"))
 	}
 	if len(foreign) > 0 {
 		o.last.Close()
@@ -204,7 +205,7 @@ func discoverySkips(out, name, within string) error {
 	}
 	return fmt.Errorf("the output folder %s is inside the input %s and is not a bundle (it holds %s): "+
 		"the build would take it for part of the input; choose a new or empty folder, or one outside the input",
-		name, within, firstFew(files))
+		name, within, human.Few(files, 3))
 }
 
 // noStale refuses a build whose output is inside the input while another
@@ -235,14 +236,6 @@ func asGiven(p string) string {
 		}
 	}
 	return p
-}
-
-// firstFew joins the first three names and counts the rest.
-func firstFew(names []string) string {
-	if len(names) <= 3 {
-		return strings.Join(names, ", ")
-	}
-	return strings.Join(names[:3], ", ") + fmt.Sprintf(" and %d more", len(names)-3)
 }
 
 // absPath is p made absolute ("" when the working folder is unknown).

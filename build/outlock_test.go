@@ -5,7 +5,6 @@ package build
 import (
 	"bufio"
 	"errors"
-	"github.com/skillpack/skillpack/internal/outlock"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -13,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/skillpack/skillpack/internal/outlock"
 )
 
 // holdEnv makes the test binary a process that holds the lock of an

@@ -241,7 +241,7 @@ func checkRecordedOnly(abs, out string, rec *layout.Record) error {
 		return err
 	}
 	if len(foreign) > 0 {
-		return fmt.Errorf("%s holds files skillpack did not write (%s); rebuild the bundle, then sign it", out, firstFew(foreign))
+		return fmt.Errorf("%s holds files skillpack did not write (%s); rebuild the bundle, then sign it", out, human.Few(foreign, 3))
 	}
 	return nil
 }

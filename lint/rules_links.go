@@ -477,7 +477,7 @@ func checkReferenceDepth(p *Pass) {
 		}
 	}
 	upTo3 := func(names []string) string {
-		return strings.Join(human.UpTo(len(names), 3, func(i int) string { return names[i] }, "and %d more"), ", ")
+		return human.Few(names, 3)
 	}
 	if len(starts) > sameAtMost {
 		// A generated tree (an API's resources, each linking its

@@ -327,7 +327,7 @@ func checkBundleClash(p *RunPass) {
 			}
 			// Three named a finding: each copy has its own, and twelve
 			// copies naming eleven each made 37 KB of one list.
-			named := strings.Join(human.UpTo(len(others), 3, func(i int) string { return others[i] }, "and %d more"), ", ")
+			named := human.Few(others, 3)
 			both := "both"
 			if len(others) > 1 {
 				both = "more than one"
@@ -370,7 +370,7 @@ func checkDuplicateNames(p *RunPass) {
 				}
 				p.Report(Finding{Path: p.Rel(s.EntryPath()), Line: s.Line, Column: s.Column, Fix: fix,
 					Message: fmt.Sprintf("skill name %q is also used by %s%s", name,
-						strings.Join(human.UpTo(len(files), 5, func(i int) string { return files[i] }, "and %d more"), ", "), in)})
+						human.Few(files, 5), in)})
 			}
 		}
 	}

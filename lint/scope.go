@@ -300,7 +300,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 		}
 		if len(unlisted) > 0 {
 			notes = append(notes, fmt.Sprintf("left out %s the marketplace does not list, with no skill taken (%s); --all takes them",
-				human.Plural(len(unlisted), "plugin", "plugins"), strings.Join(human.UpTo(len(unlisted), 3, func(i int) string { return unlisted[i] }, "and %d more"), ", ")))
+				human.Plural(len(unlisted), "plugin", "plugins"), human.Few(unlisted, 3)))
 		}
 	}
 	if len(unlistedAlone) > 0 {
@@ -454,7 +454,7 @@ func (sc Scope) asTree(finder *skill.Finder, found []*skill.Skill) ([]*skill.Ski
 	}
 	return out, []string{fmt.Sprintf("left out %s that a lint of the whole folder leaves out too: no manifest declares them, "+
 		"or they are in clients' install folders (%s); --all takes them",
-		human.Plural(len(left), "skill", "skills"), strings.Join(human.UpTo(len(left), 5, func(i int) string { return left[i] }, "and %d more"), ", "))}
+		human.Plural(len(left), "skill", "skills"), human.Few(left, 5))}
 }
 
 // rootLists reports whether a lint of the working folder keeps the plugin
@@ -695,7 +695,7 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		}
 		slices.Sort(names)
 		names = slices.Compact(names) // one name in several clients' folders
-		unlike = fmt.Sprintf("; %d of them no copies of a skill taken (none has their folder's name, or its SKILL.md differs): %s", len(own), strings.Join(human.UpTo(len(names), 5, func(i int) string { return names[i] }, "and %d more"), ", "))
+		unlike = fmt.Sprintf("; %d of them no copies of a skill taken (none has their folder's name, or its SKILL.md differs): %s", len(own), human.Few(names, 5))
 	}
 	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s%s; --all takes them",
 		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "), unlike)}

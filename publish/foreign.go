@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/skillpack/skillpack/bundle"
@@ -26,14 +25,9 @@ type ForeignError struct {
 }
 
 func (e *ForeignError) Error() string {
-	shown := e.Paths[:min(len(e.Paths), 5)]
-	more := ""
-	if n := len(e.Paths) - len(shown); n > 0 {
-		more = fmt.Sprintf(", and %d more", n)
-	}
-	return fmt.Sprintf("%s holds what skillpack did not publish at %s of the bundle (%s%s); "+
+	return fmt.Sprintf("%s holds what skillpack did not publish at %s of the bundle (%s); "+
 		"move it away, or publish to a folder or prefix of its own; nothing was published",
-		e.Target, human.Plural(len(e.Paths), "path", "paths"), strings.Join(shown, ", "), more)
+		e.Target, human.Plural(len(e.Paths), "path", "paths"), human.Few(e.Paths, 5))
 }
 
 // ExitClass is the command's exit code: 1, a failed check.

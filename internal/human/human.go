@@ -149,6 +149,12 @@ func shellQuote(s string, windows bool) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// Few names the first n of names and the rest by their count: "a, b, c,
+// and 2 more".
+func Few(names []string, n int) string {
+	return strings.Join(UpTo(len(names), n, func(i int) string { return names[i] }, "and %d more"), ", ")
+}
+
 // UpTo names the first n of total things (name(i) the i-th) and the rest
 // by their count: more holds a %d for it.
 func UpTo(total, n int, name func(i int) string, more string) []string {

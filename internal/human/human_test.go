@@ -108,3 +108,18 @@ func TestWrap(t *testing.T) {
 		}
 	}
 }
+
+func TestFew(t *testing.T) {
+	for _, c := range []struct {
+		names []string
+		want  string
+	}{
+		{nil, ""},
+		{[]string{"a", "b", "c"}, "a, b, c"},
+		{[]string{"a", "b", "c", "d", "e"}, "a, b, c, and 2 more"},
+	} {
+		if got := Few(c.names, 3); got != c.want {
+			t.Errorf("Few(%q, 3) = %q, want %q", c.names, got, c.want)
+		}
+	}
+}

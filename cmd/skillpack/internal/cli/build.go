@@ -366,7 +366,7 @@ func warnLeftOut(ios *IO, off []layout.Excluded, what string) {
 		if w.fix != "" {
 			fix = " (fix: " + lint.Printable(w.fix) + ")"
 		}
-		fmt.Fprintf(ios.Err, "  %s: %s%s\n", strings.Join(human.UpTo(len(n), 5, func(i int) string { return n[i] }, "and %d more"), ", "), lint.Printable(w.reason), fix)
+		fmt.Fprintf(ios.Err, "  %s: %s%s\n", human.Few(n, 5), lint.Printable(w.reason), fix)
 	}
 }
 
