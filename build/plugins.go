@@ -166,12 +166,7 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool, s
 	}
 	entries := make([]pack.Member, len(files))
 	for i, f := range files {
-		in, err := smallfile.Open(f.Disk)
-		if err != nil {
-			return layout.Plugin{}, none, err
-		}
-		sum, n, err := bundle.Sum(in)
-		in.Close()
+		sum, n, err := bundle.SumFile(f.Disk)
 		if err != nil {
 			return layout.Plugin{}, none, fmt.Errorf("%s: %w", f.Path, err)
 		}
@@ -340,15 +335,7 @@ func written(out string) func(disk string, isDir bool) bool {
 // copyFile writes a plugin's file from its source, or an archive from the
 // last bundle; the write step checks the bytes against the digest given.
 func copyFile(disk string) func(io.Writer) error {
-	return func(w io.Writer) error {
-		in, err := smallfile.Open(disk)
-		if err != nil {
-			return err
-		}
-		defer in.Close()
-		_, err = io.Copy(w, in)
-		return err
-	}
+	return func(w io.Writer) error { return smallfile.Copy(w, disk) }
 }
 
 // manifestOf names the manifest that gives a plugin its name, or its folder.

@@ -2,7 +2,6 @@ package skill
 
 import (
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -623,21 +622,10 @@ func (f *Files) ServedBytes(limit int64) (int64, error) {
 		var t TextCheck
 		if r, ok := f.Kept(fl.Path); ok && int64(len(r.Data)) == fl.Size {
 			t.Write(r.Data)
-		} else if err := copyFile(&t, fl.Disk); err != nil {
+		} else if err := smallfile.Copy(&t, fl.Disk); err != nil {
 			return 0, err
 		}
 		n += ServedSize(fl.Size, t.Text())
 	}
 	return n, nil
-}
-
-// copyFile writes the file at path to w.
-func copyFile(w io.Writer, path string) error {
-	in, err := smallfile.Open(path)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	_, err = io.Copy(w, in)
-	return err
 }

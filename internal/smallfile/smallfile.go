@@ -31,6 +31,18 @@ func Open(path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
 
+// Copy writes the file at path to w, opened as Open opens it; its size is
+// the caller's to check (the bytes are checked against a digest as they go).
+func Copy(w io.Writer, path string) error {
+	f, err := Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
+}
+
 // Read reads a file as os.ReadFile does, but refuses one that is not a
 // regular file or is larger than Max, with an *fs.PathError.
 func Read(path string) ([]byte, error) {
