@@ -154,8 +154,8 @@ func (e *ForeignError) Error() string {
 // is checked key by key.
 func notOurs(path string, root *yaml.Node) error {
 	var keys []string
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if k := root.Content[i].Value; slices.Contains(configKeys, k) || human.Closest(k, configKeys) != "" {
+	for kn := range skill.Pairs(root) {
+		if k := kn.Value; slices.Contains(configKeys, k) || human.Closest(k, configKeys) != "" {
 			return nil
 		} else if len(keys) < 8 {
 			keys = append(keys, strconv.Quote(k))
@@ -210,8 +210,7 @@ func Parse(path string, data []byte) (*Config, error) {
 	if err := notOurs(path, root); err != nil {
 		return nil, err
 	}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
+	for k, v := range skill.Pairs(root) {
 		switch k.Value {
 		case "profile":
 			p, err := lint.LookupProfile(v.Value)

@@ -362,7 +362,7 @@ func fixColonLines(f *fixFile, _ []Finding) {
 			if n.Kind != yaml.MappingNode {
 				return
 			}
-			for k, v := range pairs(n) {
+			for k, v := range skill.Pairs(n) {
 				if l, _ := d.FilePos(v); l == q.line && k.Value == q.key && v.Value == q.val && v.ShortTag() == "!!str" {
 					found = true
 				}
@@ -558,8 +558,7 @@ func fixFlowSequences(f *fixFile, at []Finding) {
 	var fixes []frontFix
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
-		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
-			k, v := n.Content[i], n.Content[i+1]
+		for k, v := range skill.Pairs(n) {
 			line, c := d.FilePos(v)
 			if v.Kind == yaml.MappingNode {
 				walk(v)

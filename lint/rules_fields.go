@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"fmt"
-	"iter"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -570,17 +569,6 @@ func checkCompatibility(p *Pass) {
 	}
 }
 
-// pairs yields the keys and values of a mapping node, none for nil.
-func pairs(m *yaml.Node) iter.Seq2[*yaml.Node, *yaml.Node] {
-	return func(yield func(k, v *yaml.Node) bool) {
-		for i := 0; m != nil && i+1 < len(m.Content); i += 2 {
-			if !yield(m.Content[i], m.Content[i+1]) {
-				return
-			}
-		}
-	}
-}
-
 // metadataMap returns the metadata mapping, or nil when there is none or it
 // is something else (metadata-format reports that).
 func metadataMap(p *Pass) *yaml.Node {
@@ -606,7 +594,7 @@ func checkMetadata(p *Pass) {
 func checkMetadataNested(p *Pass) {
 	// Keys that are not strings are yaml-complex-key's, aliases yaml-anchor's
 	// and scalars of other types metadata-scalar's: one finding a cause.
-	for k, val := range pairs(metadataMap(p)) {
+	for k, val := range skill.Pairs(metadataMap(p)) {
 		if val.Kind == yaml.MappingNode || val.Kind == yaml.SequenceNode {
 			p.ReportNode(val, "flatten it into one string, or into several keys, unless a client needs it nested",
 				"metadata.%s is %s, where the specification has a string; %s",
@@ -617,7 +605,7 @@ func checkMetadataNested(p *Pass) {
 
 func checkMetadataScalars(p *Pass) {
 	t := frontTree(p)
-	for k, v := range pairs(metadataMap(p)) {
+	for k, v := range skill.Pairs(metadataMap(p)) {
 		// A tagged value is yaml-tag's, .inf and .nan yaml-special-float's.
 		// internal: true is meant as a boolean: the Vercel skills CLI hides
 		// the skill only then, so quoting it would show the skill.
@@ -641,7 +629,7 @@ func checkMetadataScalars(p *Pass) {
 // checkVersion checks metadata.version, and the top-level version where
 // the profile knows the key (elsewhere unknown-key reports it).
 func checkVersion(p *Pass) {
-	for k, v := range pairs(metadataMap(p)) {
+	for k, v := range skill.Pairs(metadataMap(p)) {
 		if k.Value == "version" {
 			checkVersionNode(p, "metadata.version", v)
 		}
@@ -689,7 +677,7 @@ func checkInstalledMetadata(p *Pass) {
 	var first *yaml.Node
 	var keys []string
 	repo := ""
-	for k, v := range pairs(metadataMap(p)) {
+	for k, v := range skill.Pairs(metadataMap(p)) {
 		if !slices.Contains(installedKeys, k.Value) {
 			continue
 		}
@@ -762,7 +750,7 @@ func checkUnknownKeys(p *Pass) {
 	comments := parseInline(p.Doc.Raw)
 	var rest []*yaml.Node
 	nested := false // a value metadata cannot hold as it is: a list or a map
-	for k, v := range pairs(p.Doc.Front) {
+	for k, v := range skill.Pairs(p.Doc.Front) {
 		if k.Kind != yaml.ScalarNode || knownKey(p, k.Value) {
 			continue
 		}

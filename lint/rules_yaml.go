@@ -638,7 +638,7 @@ func checkDuplicateKeys(p *Pass, t *yamlTree, it yamlItem) {
 		return
 	}
 	var first map[string]*yaml.Node
-	for k := range pairs(n) {
+	for k := range skill.Pairs(n) {
 		name, ok := keyString(k)
 		if !ok {
 			continue
@@ -731,7 +731,7 @@ func fieldOwned(p *Pass) map[*yaml.Node]bool {
 				out[v] = true
 			}
 		}
-		for _, v := range pairs(metadataMap(p)) {
+		for _, v := range skill.Pairs(metadataMap(p)) {
 			if nonString(v) {
 				out[v] = true
 			}
@@ -857,7 +857,7 @@ func checkKeyInBlock(p *Pass) {
 		return
 	}
 	lines := strings.Split(string(p.Doc.FrontRaw), "\n")
-	for k, v := range pairs(p.Doc.Front) {
+	for k, v := range skill.Pairs(p.Doc.Front) {
 		if v.Kind != yaml.ScalarNode || v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
 			continue
 		}

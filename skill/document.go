@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"fmt"
+	"iter"
 	"regexp"
 	"slices"
 	"strconv"
@@ -320,12 +321,24 @@ func (d *SkillMD) Lookup(key string) (k, v *yaml.Node) {
 	if d.Front == nil {
 		return nil, nil
 	}
-	for i := 0; i+1 < len(d.Front.Content); i += 2 {
-		if kn := d.Front.Content[i]; kn.Kind == yaml.ScalarNode && kn.Value == key {
-			return kn, d.Front.Content[i+1]
+	for k, v := range Pairs(d.Front) {
+		if k.Kind == yaml.ScalarNode && k.Value == key {
+			return k, v
 		}
 	}
 	return nil, nil
+}
+
+// Pairs yields the keys and values of a mapping node, in order; none for
+// nil or a node of another kind.
+func Pairs(m *yaml.Node) iter.Seq2[*yaml.Node, *yaml.Node] {
+	return func(yield func(k, v *yaml.Node) bool) {
+		for i := 0; m != nil && m.Kind == yaml.MappingNode && i+1 < len(m.Content); i += 2 {
+			if !yield(m.Content[i], m.Content[i+1]) {
+				return
+			}
+		}
+	}
 }
 
 // String returns the value of a top-level key when it is a plain string

@@ -51,21 +51,19 @@ func (d *SkillMD) writeJSON(b *bytes.Buffer, q *quoter, n *yaml.Node, depth int,
 	case yaml.MappingNode:
 		b.WriteByte('{')
 		seen := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
+		for k, v := range Pairs(n) {
 			if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" {
 				return fail(k, "key %q is not a string; quote it", k.Value)
 			}
 			if seen[k.Value] {
 				return fail(k, "duplicate key %q", k.Value)
 			}
-			seen[k.Value] = true
-			if i > 0 {
+			if len(seen) > 0 {
 				b.WriteByte(',')
 			}
+			seen[k.Value] = true
 			q.quote(b, k.Value)
 			b.WriteByte(':')
-			v := n.Content[i+1]
 			switch {
 			case textValues && v.Kind == yaml.ScalarNode:
 				q.quote(b, v.Value)

@@ -76,8 +76,7 @@ func (d *SkillMD) CheckMCP(files int, served int64) *MCPRefusal {
 		case v.Kind != yaml.MappingNode:
 			bad("write metadata as key: value lines of quoted strings", "metadata is %s, where MCP hosts take a mapping of strings", Describe(v))
 		}
-		for i := 0; v.Kind == yaml.MappingNode && i+1 < len(v.Content); i += 2 {
-			k, val := v.Content[i], v.Content[i+1]
+		for k, val := range Pairs(v) {
 			switch {
 			case MCPString(val):
 			case Internal(k, val): // the author's to keep: an internal skill is no MCP host's either
@@ -437,8 +436,7 @@ func QuoteEnd(s string) int {
 func (d *SkillMD) keyPath(n *yaml.Node) string {
 	var find func(m *yaml.Node, at string) string
 	find = func(m *yaml.Node, at string) string {
-		for i := 0; m.Kind == yaml.MappingNode && i+1 < len(m.Content); i += 2 {
-			k, v := m.Content[i], m.Content[i+1]
+		for k, v := range Pairs(m) {
 			p := strings.TrimPrefix(at+"."+k.Value, ".")
 			if v == n {
 				return p
