@@ -52,8 +52,9 @@ type Skill struct {
 	// skills publishes those.
 	Declared string
 	// Loaded tells that Declared names the skill's folder itself, or the
-	// folder of skills just above it, where a client installing the plugin
-	// loads it; not a folder deeper down (a skill's assets/template/).
+	// folder of skills just above it (no skill itself), where a client
+	// installing the plugin loads it; not a folder deeper down (a skill's
+	// assets/template/).
 	Loaded bool
 
 	// Copies are the folders, in the form of Dir, of the skills identical

@@ -714,13 +714,20 @@ func (w *walker) settleDeclared(out []*Skill) {
 		byDir[d.dir] = d // the first manifest read declares it
 	}
 	top := filepath.Clean(w.walk)
+	skills := make(map[string]bool, len(out))
+	for _, f := range w.found[:len(out)] {
+		skills[filepath.Clean(f.walked)] = true
+	}
 	for i, s := range out {
 		// A skill is at most MaxDepth below the folder walked.
 		dir := filepath.Clean(w.found[i].walked)
 		for above := range MaxDepth + 1 {
 			if d, ok := byDir[dir]; ok {
 				s.Declared, s.Plugin = d.by, cmp.Or(s.Plugin, w.reported(d.plugin))
-				s.Loaded = above <= 1
+				// Claude Code 2.1.332 loads a declared folder holding a
+				// SKILL.md as that one skill, its folders as its files;
+				// else each folder just below it holding one.
+				s.Loaded = above == 0 || above == 1 && !skills[dir]
 				break
 			}
 			if dir == top {

@@ -202,6 +202,34 @@ func TestFindTreeManifestInSkill(t *testing.T) {
 	}
 }
 
+// A declared folder holding a SKILL.md is that one skill, its folders its
+// files, as Claude Code 2.1.332 loads it; a declared folder without one is
+// a folder of skills, each just below it loaded (Prometheus-AGS'
+// prometheus-entity-skills and its six entity-graph-* folders).
+func TestFindTreeDeclaredSkillFolder(t *testing.T) {
+	root := t.TempDir()
+	testtool.WriteTree(t, root, map[string]string{
+		".claude-plugin/plugin.json":                 `{"name": "p", "skills": ["./skills/react/entity", "./skills/process"]}`,
+		"skills/react/entity/SKILL.md":               skillMD,
+		"skills/react/entity/crud/SKILL.md":          skillMD,
+		"skills/process/evolver/SKILL.md":            skillMD,
+		"skills/process/evolver/references/SKILL.md": skillMD,
+	})
+	tree, err := FindTree(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded := map[string]bool{}
+	for _, s := range tree.Skills {
+		rel, _ := filepath.Rel(root, s.Dir)
+		loaded[filepath.ToSlash(rel)] = s.Loaded
+	}
+	want := map[string]bool{"skills/react/entity": true, "skills/react/entity/crud": false, "skills/process/evolver": true, "skills/process/evolver/references": false}
+	if !reflect.DeepEqual(loaded, want) {
+		t.Errorf("loaded = %v, want %v", loaded, want)
+	}
+}
+
 // What a repository declares, read as the Vercel skills CLI reads it: the
 // marketplace's plugins (pluginRoot, source, skills), each plugin's
 // skills/ folder, and a manifest's skills field (a string or a list, "./"
