@@ -5,7 +5,6 @@ import (
 
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
-	"github.com/skillpack/skillpack/lint"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -13,8 +12,7 @@ import (
 // once when several folders hold identical copies of it. Each choice is
 // said in the output, with the way to undo it.
 func (b *builder) discover() (discovery, string, error) {
-	set := b.opts.Lint.Settings
-	sc := lint.Scope{All: b.opts.All, Ignore: b.opts.Ignore, Config: set.Ignore, ConfigDir: set.Dir(), Rel: b.rel, Verbose: b.opts.Verbose}
+	sc := b.lintOpts.Scope()
 	f, err := sc.Find(b.roots)
 	if err != nil {
 		return discovery{}, "", err

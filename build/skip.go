@@ -161,14 +161,7 @@ func (b *builder) namedBy(p *packed) func(path string) []*work {
 // lint's base folder.
 func (b *builder) rel(p string) string {
 	base, _ := filepath.Abs(b.lintOpts.Base)
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.ToSlash(p)
-	}
-	if rel, err := filepath.Rel(base, abs); err == nil {
-		return filepath.ToSlash(rel)
-	}
-	return filepath.ToSlash(abs)
+	return lint.Rel(base, p)
 }
 
 // claim gives w its name in the staging folder, unless another skill has

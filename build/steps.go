@@ -43,7 +43,7 @@ func newBuilder(ctx context.Context, roots []string, opts Options) *builder {
 	lo.Roots = roots
 	lo.Publishing = true
 	lo.Out = opts.Out
-	lo.All = opts.All
+	lo.All, lo.Ignore, lo.Verbose = opts.All, opts.Ignore, opts.Verbose
 	out, _ := filepath.Abs(opts.Out)
 	lo.PluginFiles = lint.PluginFiles(written(out))
 	return &builder{ctx: cmp.Or[context.Context](ctx, context.Background()), opts: opts, roots: roots,

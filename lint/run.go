@@ -106,7 +106,7 @@ func Run(paths []string, opts Options) (*Result, error) {
 		opts.Roots = paths
 	}
 	r := newRunner(opts)
-	sc := Scope{All: opts.All, Ignore: opts.Ignore, Config: r.set.Ignore, ConfigDir: r.set.Dir(), Rel: r.rel, Verbose: opts.Verbose}
+	sc := opts.Scope()
 	found, err := sc.Find(paths)
 	if err != nil {
 		return nil, err
@@ -440,16 +440,27 @@ func (r *runner) allowed(rule, abs string) bool {
 	return false
 }
 
-// rel makes a disk path relative to the run's base folder, with "/", as
-// compilers print them ("../skills/x/SKILL.md" from a sibling folder).
-func (r *runner) rel(p string) string {
+func (r *runner) rel(p string) string { return Rel(r.base, p) }
+
+// Rel spells a disk path as findings do: relative to the run's base
+// folder (absolute), with "/", as compilers print them
+// ("../skills/x/SKILL.md" from a sibling folder).
+func Rel(base, p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return filepath.ToSlash(p)
 	}
-	rel, err := filepath.Rel(r.base, abs)
+	rel, err := filepath.Rel(base, abs)
 	if err != nil {
 		return filepath.ToSlash(abs)
 	}
 	return filepath.ToSlash(rel)
+}
+
+// Scope is the scope Run finds skills in with these options; the build
+// takes its skills through it too, so that the two never disagree.
+func (o Options) Scope() Scope {
+	base, _ := filepath.Abs(o.Base) // "" is the working folder
+	return Scope{All: o.All, Ignore: o.Ignore, Config: o.Settings.Ignore, ConfigDir: o.Settings.Dir(),
+		Rel: func(p string) string { return Rel(base, p) }, Verbose: o.Verbose}
 }
