@@ -668,16 +668,22 @@ func (w *walker) declare(by, plugin string, skills json.RawMessage) {
 }
 
 // skillPaths are the paths a manifest's or a marketplace entry's skills
-// field gives: a string or a list of them; nil for none. A path to a
-// SKILL.md names its folder, as Claude Code reads it.
+// field gives: a string or the strings of a list, as plugin.Read reads
+// them (lint reports the rest); nil for none. A path to a SKILL.md names
+// its folder, as Claude Code reads it.
 func skillPaths(skills json.RawMessage) []string {
+	var v any
+	_ = json.Unmarshal(skills, &v)
 	var paths []string
-	if json.Unmarshal(skills, &paths) != nil {
-		var one string
-		if json.Unmarshal(skills, &one) != nil {
-			return nil
+	switch v := v.(type) {
+	case string:
+		paths = []string{v}
+	case []any:
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				paths = append(paths, s)
+			}
 		}
-		paths = []string{one}
 	}
 	for i, p := range paths {
 		if path.Base(p) == FileName {

@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/skillpack/skillpack/internal/testtool"
+	"github.com/skillpack/skillpack/plugin"
 )
 
 // The shapes of the plugin marketplaces in the wild: Claude Code's
@@ -470,6 +472,26 @@ func TestGitDir(t *testing.T) {
 	} {
 		if got := GitDir(filepath.Join(root, dir)); got != want {
 			t.Errorf("GitDir(%s) = %q, want %q", dir, got, want)
+		}
+	}
+}
+
+// Discovery reads a manifest's skills field as plugin.Read does (lint's
+// checks): a string, or the strings of a list past anything else.
+func TestSkillPathsAgree(t *testing.T) {
+	for _, field := range []string{`"./a"`, `["./a", "./b"]`, `["./a", 3, "./b"]`, `3`, `{"a": 1}`, `[]`} {
+		dir := t.TempDir()
+		testtool.WriteTree(t, dir, map[string]string{".claude-plugin/plugin.json": `{"name": "p", "skills": ` + field + `}`})
+		p, err := plugin.Read(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		for _, d := range p.Declared {
+			want = append(want, d.Path)
+		}
+		if got := skillPaths(json.RawMessage(field)); !slices.Equal(got, want) {
+			t.Errorf("skills %s: discovery %q, plugin.Read %q", field, got, want)
 		}
 	}
 }
