@@ -952,8 +952,8 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) (kept
 	top := filepath.Clean(root)
 	listed := func(s *skill.Skill) bool {
 		pdir, market := skill.ManifestOf(s.Declared)
-		if len(entries) == 0 || market || filepath.Clean(pdir) == top {
-			return true
+		if len(entries) == 0 || market || filepath.Clean(pdir) == top || entries[filepath.Clean(s.Dir)] {
+			return true // the skill's own folder may be the plugin listed ("skills": ["./"])
 		}
 		for d := filepath.Dir(filepath.Clean(s.Dir)); !entries[d]; d = filepath.Dir(d) {
 			if plugins[d] || d == top || d == filepath.Dir(d) {

@@ -402,3 +402,31 @@ func TestPluginPackLimits(t *testing.T) {
 		t.Errorf("findings %q, want %q", got, want)
 	}
 }
+
+// TestRunPluginIsSkill checks that a plugin the marketplace lists whose
+// folder is a skill is that skill, as Claude Code 2.1.332 loads it, with
+// a plugin of ordinary skills/<name> beside it: without a manifest, with
+// one of no skills field, and with "skills": ["./"]. One holding a skills/
+// folder of its own is a plugin of those (Claude Code loads inner only).
+func TestRunPluginIsSkill(t *testing.T) {
+	md := func(name string) string {
+		return "---\nname: " + name + "\ndescription: Test the plugin " + name + " for the user, step by step.\n---\n# " + name + "\n"
+	}
+	_, dirs := linted(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [
+			{"name": "p1", "source": "./plugins/p1"}, {"name": "p2", "source": "./plugins/p2"},
+			{"name": "p3", "source": "./plugins/p3"}, {"name": "p4", "source": "./plugins/p4"},
+			{"name": "q", "source": "./plugins/q"}]}`,
+		"plugins/p1/.claude-plugin/plugin.json": `{"name": "p1"}`,
+		"plugins/p1/SKILL.md":                   md("p1"),
+		"plugins/p2/.claude-plugin/plugin.json": `{"name": "p2", "skills": ["./"]}`,
+		"plugins/p2/SKILL.md":                   md("p2"),
+		"plugins/p3/SKILL.md":                   md("p3"),
+		"plugins/p4/SKILL.md":                   md("p4"),
+		"plugins/p4/skills/inner/SKILL.md":      md("inner"),
+		"plugins/q/skills/s/SKILL.md":           md("s"),
+	})
+	if want := []string{"plugins/p1", "plugins/p2", "plugins/p3", "plugins/p4/skills/inner", "plugins/q/skills/s"}; !slices.Equal(dirs, want) {
+		t.Errorf("checked %v, want %v", dirs, want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -740,6 +741,26 @@ func (w *walker) settleDeclared(out []*Skill) {
 				break
 			}
 			dir = filepath.Dir(dir)
+		}
+	}
+	// A plugin a marketplace names whose folder is a skill holding no
+	// other skill found is that skill, as Claude Code 2.1.332 loads a
+	// plugin of no skills field and no skills/ folder (PrunaAI/pruna-skills).
+	sep := string(filepath.Separator)
+	walked := slices.Sorted(maps.Keys(skills))
+	for i, s := range out {
+		dir := filepath.Clean(w.found[i].walked)
+		if s.Declared != "" || !w.plugins[dir] {
+			continue
+		}
+		if j, _ := slices.BinarySearch(walked, dir+sep); j < len(walked) && strings.HasPrefix(walked[j], dir+sep) {
+			continue // its skills/ or skills field's skills are the plugin's
+		}
+		for _, d := range w.decl {
+			if filepath.Clean(d.plugin) == dir {
+				s.Declared, s.Loaded, s.Plugin = d.by, true, cmp.Or(s.Plugin, w.reported(d.plugin))
+				break
+			}
 		}
 	}
 }
