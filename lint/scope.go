@@ -935,7 +935,7 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) (kept
 	if len(t.Declares) == 0 {
 		return found, nil, nil
 	}
-	var left, unlisted []*skill.Skill
+	var left, unlisted, deep []*skill.Skill
 	declared, also := map[*skill.Skill]bool{}, map[*skill.Skill]bool{}
 	by, manifests := map[string]bool{}, map[string]bool{} // the manifests that declare skills taken: as shown, and on disk
 	conventional := filepath.Join(root, "skills")
@@ -962,8 +962,25 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) (kept
 		}
 		return true
 	}
+	inSkill := map[string]bool{} // skills inside another's folder: nested's to judge
+	for _, s := range found {
+		inSkill[filepath.Clean(s.Dir)] = true
+	}
+	nestedIn := func(s *skill.Skill) bool {
+		for d := filepath.Dir(filepath.Clean(s.Dir)); d != top && d != filepath.Dir(d); d = filepath.Dir(d) {
+			if inSkill[d] {
+				return true
+			}
+		}
+		return false
+	}
 	for _, s := range found {
 		switch {
+		case s.Declared != "" && !s.Loaded && listed(s) && !nestedIn(s) && !below(conventional, s.Dir) && !topLevel(root, s.Dir):
+			// Deeper than a folder of skills a manifest declares
+			// (skills/<group>/<name> of a plugin): Claude Code loads one
+			// level, the Vercel CLI a plugin's paths one level too.
+			deep = append(deep, s)
 		case s.Declared != "" && listed(s):
 			by[sc.rel(s.Declared)] = true
 			manifests[s.Declared] = true
@@ -1004,14 +1021,15 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) (kept
 	for _, l := range []struct {
 		skills []*skill.Skill
 		why    string
-	}{{left, "that no manifest declares"}, {unlisted, "of plugins the marketplace does not list"}} {
+	}{{left, "that no manifest declares"}, {unlisted, "of plugins the marketplace does not list"},
+		{deep, "deeper than the folders of skills their plugins declare (Claude Code loads skills/<name>, not skills/<group>/<name>)"}} {
 		if len(l.skills) > 0 {
 			names := human.UpTo(len(l.skills), 5, func(i int) string { return sc.rel(l.skills[i].Dir) }, "and %d more")
 			notes = append(notes, fmt.Sprintf("left out %s %s, where no client installing from the repository looks (%s); --all takes every skill found",
 				human.Plural(len(l.skills), "skill", "skills"), l.why, strings.Join(names, ", ")))
 		}
 	}
-	if len(left)+len(unlisted) > 0 {
+	if len(left)+len(unlisted)+len(deep) > 0 {
 		for _, m := range slices.Sorted(maps.Keys(manifests)) {
 			if skill.GitIgnores(m) { // made by a build step (flycrum/colada)
 				notes = append(notes, fmt.Sprintf("warning: git ignores %s, which leaves those out: a clone of the repository, and a build in CI, "+

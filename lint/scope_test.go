@@ -430,3 +430,28 @@ func TestRunPluginIsSkill(t *testing.T) {
 		t.Errorf("checked %v, want %v", dirs, want)
 	}
 }
+
+// TestRunPluginDeepSkills checks that a skill deeper than a plugin's
+// skills/<name> (skills/<group>/<name>), which neither Claude Code nor the
+// Vercel CLI loads from a plugin, is left out with a note; the root's
+// skills/<category>/<name>, which the Vercel CLI searches, is not.
+func TestRunPluginDeepSkills(t *testing.T) {
+	md := func(name string) string {
+		return "---\nname: " + name + "\ndescription: Test the skill " + name + " for the user, step by step.\n---\n# " + name + "\n"
+	}
+	res, dirs := linted(t, map[string]string{
+		".claude-plugin/marketplace.json":      `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "p", "source": "./plugins/p"}]}`,
+		"plugins/p/.claude-plugin/plugin.json": `{"name": "p"}`,
+		"plugins/p/skills/a/SKILL.md":          md("a"),
+		"plugins/p/skills/group/x/SKILL.md":    md("x"),
+		"skills/cat/y/SKILL.md":                md("y"),
+	})
+	if want := []string{"plugins/p/skills/a", "skills/cat/y"}; !slices.Equal(dirs, want) {
+		t.Errorf("checked %v, want %v", dirs, want)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.Contains(n, "left out 1 skill deeper than the folders of skills their plugins declare") && strings.Contains(n, "plugins/p/skills/group/x")
+	}) {
+		t.Errorf("notes %q lack the deep skill's", res.Notes)
+	}
+}
