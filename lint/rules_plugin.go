@@ -572,6 +572,8 @@ func checkPluginSkills(p *RunPass) {
 			p.Reportf(skills, 0, 0, "make skills/ a folder of skill folders", "%s", pl.SkillsErr)
 		case len(pl.Skills) == 0 && pl.Exists(plugin.SkillsDir) && !slices.ContainsFunc(pl.Declared, func(d plugin.Declared) bool {
 			return pl.Contains(d.Path) && pl.Exists(d.Path)
+		}) && !slices.ContainsFunc(pl.Listed, func(d string) bool {
+			return pl.Contains(d) && pl.Exists(d)
 		}) && !slices.ContainsFunc(p.Skills, func(s Named) bool {
 			r, err := filepath.Rel(skills, s.Dir)
 			return err == nil && r != "." && filepath.IsLocal(r)

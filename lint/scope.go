@@ -500,6 +500,7 @@ func merge(p *plugin.Plugin, e skill.PluginEntry) {
 	}
 	p.Description = cmp.Or(p.Description, e.Description)
 	p.Version = cmp.Or(p.Version, e.Version)
+	p.Listed = e.Skills
 }
 
 // named says how a plugin read in the walk of root came by its name,

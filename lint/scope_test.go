@@ -455,3 +455,31 @@ func TestRunPluginDeepSkills(t *testing.T) {
 		t.Errorf("notes %q lack the deep skill's", res.Notes)
 	}
 }
+
+// TestPluginSkillsListed checks that plugin-skills takes the skills paths
+// of a strict:false marketplace entry as the manifest's, without the run's
+// skills, as the build runs the plugin rules (lucasilverentand/skills at
+// 0d65714: "skills/ holds no skill" where Claude Code loads two).
+func TestPluginSkillsListed(t *testing.T) {
+	md := "---\nname: x\ndescription: Test the plugin's skills for the user, step by step.\n---\n# X\n"
+	dir, opts := fixTree(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [
+			{"name": "q", "source": "./plugins/q", "strict": false, "skills": ["./skills/group"]},
+			{"name": "r", "source": "./plugins/r"}]}`,
+		"plugins/q/skills/group/x/SKILL.md": md,
+		"plugins/r/skills/group/x/SKILL.md": md,
+	})
+	f, err := opts.Scope().Find([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at []string
+	for _, fd := range CheckAcross(nil, f.Plugins, f.Markets, nil, opts) {
+		if fd.Rule == "plugin-skills" {
+			at = append(at, filepath.ToSlash(fd.Path))
+		}
+	}
+	if len(at) != 1 || !strings.HasSuffix(at[0], "plugins/r/skills") {
+		t.Errorf("plugin-skills at %q, want plugins/r/skills alone", at)
+	}
+}

@@ -46,6 +46,9 @@ type Plugin struct {
 	// Declared are the paths the clients' manifests give in "skills"
 	// (a skill's folder or a folder of skills, relative to Dir).
 	Declared []Declared
+	// Listed are the paths a marketplace entry naming the plugin gives in
+	// "skills", relative to Dir (lint's scope sets them from the entry).
+	Listed []string
 }
 
 // File is one of the plugin's JSON files.

@@ -577,13 +577,13 @@ func (w *walker) readMarketplace(path string) {
 		}
 		switch {
 		case !seen:
-			w.entries[at] = PluginEntry{Name: s.Name, Description: s.Description, Version: s.Version, skills: s.Skills}
+			w.entries[at] = PluginEntry{Name: s.Name, Description: s.Description, Version: s.Version, Skills: s.Skills}
 		case !slices.Contains(of, s.Name): // else one plugin, in several clients' marketplaces
 			// A folder several entries name (anthropics/skills: each a
 			// list of the repository's skills) is none of them; the
 			// marketplace's own folder is named after the marketplace,
 			// not the checkout.
-			e := PluginEntry{Of: append(of, s.Name), skills: prev.skills, Differ: prev.Differ || !slices.Equal(prev.skills, s.Skills)}
+			e := PluginEntry{Of: append(of, s.Name), Skills: prev.Skills, Differ: prev.Differ || !slices.Equal(prev.Skills, s.Skills)}
 			if dir == top {
 				e.Name = m.Name
 			}
@@ -603,7 +603,9 @@ type PluginEntry struct {
 	// Differ tells that entries of Of declare other skills: other
 	// plugins (yigitkonur's 13 bundles of "./"), not one plugin's aliases.
 	Differ bool
-	skills []string // the first entry's, to tell Differ
+	// Skills are the first entry's skills paths, relative to the plugin's
+	// folder: what a strict:false entry declares in the manifest's stead.
+	Skills []string
 }
 
 // sourcePath is the folder a plugin's source names: a string, or Codex's

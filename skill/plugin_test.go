@@ -435,7 +435,7 @@ func TestMarketplaceEntries(t *testing.T) {
 	got := map[string]PluginEntry{}
 	for dir, e := range tree.Entries {
 		rel, _ := filepath.Rel(root, dir)
-		e.skills = nil // the first entry's, to tell Differ
+		e.Skills = nil // the first entry's, to tell Differ
 		got[filepath.ToSlash(rel)] = e
 	}
 	want := map[string]PluginEntry{
