@@ -983,7 +983,13 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) (kept
 			// level, the Vercel CLI a plugin's paths one level too.
 			deep = append(deep, s)
 		case s.Declared != "" && listed(s):
-			by[sc.rel(s.Declared)] = true
+			// A listed plugin that is itself a skill (discovery's) does not
+			// make the repository one that declares its skills:
+			// choru-k/skills-for-ai lists only such plugins, and the Vercel
+			// CLI, finding none where it looks first, lists every skill.
+			if _, market := skill.ManifestOf(s.Declared); !market || !entries[filepath.Clean(s.Dir)] {
+				by[sc.rel(s.Declared)] = true
+			}
 			manifests[s.Declared] = true
 			kept = append(kept, s)
 			declared[s] = true

@@ -429,6 +429,17 @@ func TestRunPluginIsSkill(t *testing.T) {
 	if want := []string{"plugins/p1", "plugins/p2", "plugins/p3", "plugins/p4/skills/inner", "plugins/q/skills/s"}; !slices.Equal(dirs, want) {
 		t.Errorf("checked %v, want %v", dirs, want)
 	}
+	// A marketplace of such plugins alone declares no skills of the
+	// repository: every skill found is taken, as the Vercel CLI lists them
+	// (choru-k/skills-for-ai's private/common/*).
+	_, dirs = linted(t, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "p1", "source": "./public/p1"}]}`,
+		"public/p1/SKILL.md":              md("p1"),
+		"private/common/x/SKILL.md":       md("x"),
+	})
+	if want := []string{"private/common/x", "public/p1"}; !slices.Equal(dirs, want) {
+		t.Errorf("checked %v, want %v", dirs, want)
+	}
 }
 
 // TestRunPluginDeepSkills checks that a skill deeper than a plugin's
