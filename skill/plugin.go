@@ -758,11 +758,10 @@ func (w *walker) settleDeclared(out []*Skill) {
 		if j, _ := slices.BinarySearch(walked, dir+sep); j < len(walked) && strings.HasPrefix(walked[j], dir+sep) {
 			continue // its skills/ or skills field's skills are the plugin's
 		}
-		for _, d := range w.decl {
-			if filepath.Clean(d.plugin) == dir {
-				s.Declared, s.Loaded, s.Plugin = d.by, true, cmp.Or(s.Plugin, w.reported(d.plugin))
-				break
-			}
+		// Every plugin read declares its skills/ (declare): the first
+		// manifest that does names the plugin.
+		if d, ok := byDir[filepath.Join(dir, "skills")]; ok {
+			s.Declared, s.Loaded, s.Plugin = d.by, true, cmp.Or(s.Plugin, w.reported(d.plugin))
 		}
 	}
 }
