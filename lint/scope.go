@@ -737,22 +737,32 @@ func where(top, abs string, s *skill.Skill) (unseen string, published bool) {
 // Folders are compared in the form root and Dir have: filepath.Abs asks
 // the system for the working folder.
 func (sc Scope) nested(root string, found []*skill.Skill) ([]*skill.Skill, []string) {
+	holder := enclosing(root, found)
+	return sc.leaveOut(found, "inside other skills' folders, which a client loads as files of those", func(_ int, s *skill.Skill) string {
+		if s.Declared != "" && s.Loaded {
+			return ""
+		}
+		return holder(s)
+	})
+}
+
+// enclosing returns, for a skill of found below root, the folder of
+// another skill of found that holds its folder, but a skills/ folder's (a
+// collection's overview); "" for none.
+func enclosing(root string, found []*skill.Skill) func(*skill.Skill) string {
 	top := filepath.Clean(root)
 	dirs := map[string]bool{}
 	for _, s := range found {
 		dirs[filepath.Clean(s.Dir)] = true
 	}
-	return sc.leaveOut(found, "inside other skills' folders, which a client loads as files of those", func(_ int, s *skill.Skill) string {
-		if s.Declared != "" && s.Loaded {
-			return ""
-		}
+	return func(s *skill.Skill) string {
 		for d := filepath.Dir(filepath.Clean(s.Dir)); d != top && d != filepath.Dir(d); d = filepath.Dir(d) {
 			if dirs[d] && filepath.Base(d) != "skills" {
 				return d
 			}
 		}
 		return ""
-	})
+	}
 }
 
 // inManifests leaves out the skills inside a plugin's manifest folder
@@ -963,21 +973,10 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) (kept
 		}
 		return true
 	}
-	inSkill := map[string]bool{} // skills inside another's folder: nested's to judge
-	for _, s := range found {
-		inSkill[filepath.Clean(s.Dir)] = true
-	}
-	nestedIn := func(s *skill.Skill) bool {
-		for d := filepath.Dir(filepath.Clean(s.Dir)); d != top && d != filepath.Dir(d); d = filepath.Dir(d) {
-			if inSkill[d] {
-				return true
-			}
-		}
-		return false
-	}
+	holder := enclosing(root, found) // a skill inside another's folder is nested's to judge
 	for _, s := range found {
 		switch {
-		case s.Declared != "" && !s.Loaded && listed(s) && !nestedIn(s) && !below(conventional, s.Dir) && !topLevel(root, s.Dir):
+		case s.Declared != "" && !s.Loaded && listed(s) && holder(s) == "" && !below(conventional, s.Dir) && !topLevel(root, s.Dir):
 			// Deeper than a folder of skills a manifest declares
 			// (skills/<group>/<name> of a plugin): Claude Code loads one
 			// level, the Vercel CLI a plugin's paths one level too.
