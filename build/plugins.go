@@ -123,7 +123,12 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool, s
 			pl.Name, b.rel(pl.Dir), err, manifestOf(pl))
 	}
 	lp := layout.Plugin{Name: pl.Name, Version: pl.Version, Description: pl.Description}
-	in := func(s *skill.Skill) bool { return s.Plugin != "" && filepath.Clean(s.Plugin) == filepath.Clean(pl.Dir) }
+	// A skill in the folder of a plugin whose entry lists its skills, that
+	// none declares (one where every client looks, published for that), is
+	// not one Claude Code loads with the plugin (see skill's listsTop).
+	in := func(s *skill.Skill) bool {
+		return s.Plugin != "" && filepath.Clean(s.Plugin) == filepath.Clean(pl.Dir) && (s.Declared != "" || len(pl.Listed) == 0)
+	}
 	// An identical copy published from another plugin is the plugin's
 	// skill too: its archives and folder hold it, and Claude Code's entry,
 	// made of the served skills, must name it.

@@ -484,3 +484,29 @@ func TestClaudeReservedName(t *testing.T) {
 		}
 	}
 }
+
+// A marketplace entry of the marketplace's own folder that lists skills is
+// those skills: Claude Code 2.1.332 does not load that folder's skills/ too,
+// as it does for a plugin elsewhere (Przemocny/generic-skills). A skill of
+// skills/ it does not list is published where every client looks, but is
+// no skill of the plugin: the plugins index agrees with Claude Code's entry.
+func TestPluginRootEntryListed(t *testing.T) {
+	src := t.TempDir()
+	md := "---\nname: %s\ndescription: Says %s when the user asks.\n---\nSay it.\n"
+	testtool.WriteTree(t, src, map[string]string{
+		".claude-plugin/marketplace.json": `{"name": "m", "owner": {"name": "o"}, "plugins": [
+			{"name": "p", "source": "./", "description": "p", "strict": false, "skills": ["./skills/a"]}]}`,
+		"skills/a/SKILL.md": fmt.Sprintf(md, "a", "a"),
+		"skills/b/SKILL.md": fmt.Sprintf(md, "b", "b"),
+	})
+	out := filepath.Join(t.TempDir(), "dist")
+	res := mustBuild(t, []string{src}, Options{Out: out, Marketplaces: []string{"claude"}})
+	if len(res.Skills) != 2 {
+		t.Fatalf("published %d skills, want a and b", len(res.Skills))
+	}
+	idx := pluginsIndex(t, out)
+	if len(idx.Plugins) != 1 || !slices.Equal(idx.Plugins[0].Skills, []string{"a"}) {
+		t.Errorf("plugins index %+v; want p holding a alone", idx.Plugins)
+	}
+	verified(t, out)
+}

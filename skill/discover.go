@@ -362,6 +362,7 @@ type walker struct {
 	inSkills int                    // how many skills/ folders outside any skill hold the folder walked
 	declDirs map[string]bool        // the folders of decl, cleaned
 	entries  map[string]PluginEntry // marketplace entries of plugins, by folder as reported
+	listsTop bool                   // an entry naming the folder walked lists its skills (readMarketplace)
 }
 
 func newWalker(root, walk string) *walker {

@@ -589,7 +589,13 @@ func (w *walker) readMarketplace(path string) {
 			}
 			w.entries[at] = e
 		}
-		w.declare(path, dir, s.skills)
+		// Claude Code 2.1.332 loads, for an entry naming the
+		// marketplace's own folder, only the skills it lists, not that
+		// folder's skills/ too as for a plugin elsewhere or a manifest's
+		// list: each entry of anthropics/skills is the skills it lists.
+		listed := dir == top && len(skillPaths(s.skills)) > 0
+		w.listsTop = w.listsTop || listed
+		w.declare(path, dir, s.skills, !listed)
 	}
 }
 
@@ -644,17 +650,20 @@ type pluginManifest struct {
 func (w *walker) readManifest(path, plugin string) {
 	var m pluginManifest
 	if w.readJSON(path, &m) {
-		w.declare(path, plugin, m.Skills)
+		w.declare(path, plugin, m.Skills, !w.listsTop || plugin != filepath.Clean(w.walk))
 	}
 }
 
 // declare records the folders of skills of the plugin in dir: its skills/
-// folder, and each path of skills (a string or a list of them, relative to
-// the plugin's folder).
-func (w *walker) declare(by, plugin string, skills json.RawMessage) {
+// folder when dflt, and each path of skills (a string or a list of them,
+// relative to the plugin's folder).
+func (w *walker) declare(by, plugin string, skills json.RawMessage, dflt bool) {
 	by = w.reported(by)
-	w.decl = append(w.decl, declared{dir: filepath.Join(plugin, "skills"), by: by, plugin: plugin})
-	defer func(n int) {
+	n := len(w.decl)
+	if dflt {
+		w.decl = append(w.decl, declared{dir: filepath.Join(plugin, "skills"), by: by, plugin: plugin})
+	}
+	defer func() {
 		// Folders of skills the walk looks for broken links in (brokenIn).
 		if w.declDirs == nil {
 			w.declDirs = map[string]bool{}
@@ -662,7 +671,7 @@ func (w *walker) declare(by, plugin string, skills json.RawMessage) {
 		for _, d := range w.decl[n:] {
 			w.declDirs[filepath.Clean(d.dir)] = true
 		}
-	}(len(w.decl) - 1)
+	}()
 	for _, p := range skillPaths(skills) {
 		if dir, ok := w.inside(plugin, p); ok && p != "" {
 			w.decl = append(w.decl, declared{dir: dir, by: by, plugin: plugin})
