@@ -113,9 +113,11 @@ var fieldRules = []*Rule{
 			"license file bundled with the skill. Clients do not read it, and the catalog shows only a " +
 			"string license, so another value is lost rather than harmful; it is an error under the spec " +
 			"profile.",
-		Bad:   "license:\n  - MIT\n  - Apache-2.0",
-		Good:  "license: MIT OR Apache-2.0",
-		Check: checkLicense,
+		Bad:  "license:\n  - MIT\n  - Apache-2.0",
+		Good: "license: MIT OR Apache-2.0",
+		Check: func(p *Pass) {
+			stringField(p, "license", "write an SPDX expression such as \"MIT\" or a file name such as \"LICENSE.txt\"")
+		},
 	},
 	{
 		ID:       "compatibility-format",
@@ -542,10 +544,6 @@ func checkDescriptionLength(p *Pass) {
 	case n > layout.MaxDescription:
 		p.ReportNode(v, "shorten it and move detail into the body", "description is %d characters long (at most %d)", n, layout.MaxDescription)
 	}
-}
-
-func checkLicense(p *Pass) {
-	stringField(p, "license", "write an SPDX expression such as \"MIT\" or a file name such as \"LICENSE.txt\"")
 }
 
 // offMCP says what a finding whose cause MCP hosts refuse (skill.CheckMCP)

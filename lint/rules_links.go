@@ -132,12 +132,11 @@ func (x *fileIndex) has(p string) bool {
 	if p == "." {
 		return true
 	}
-	i := sort.SearchStrings(x.paths, p)
-	if i < len(x.paths) && x.paths[i] == p {
+	if _, ok := slices.BinarySearch(x.paths, p); ok {
 		return true
 	}
 	// "a/" sorts after "a" and before any "a/..."; a folder link needs one.
-	i = sort.SearchStrings(x.paths, p+"/")
+	i := sort.SearchStrings(x.paths, p+"/")
 	return i < len(x.paths) && strings.HasPrefix(x.paths[i], p+"/")
 }
 
@@ -404,10 +403,8 @@ func checkReferenceDepth(p *Pass) {
 	via := map[string]string{}
 	var level []string
 	reach := func(t, from string) bool {
-		if _, ok := index[t]; !ok {
-			return false
-		}
-		if _, seen := via[t]; seen {
+		_, ok := index[t]
+		if _, seen := via[t]; !ok || seen {
 			return false
 		}
 		via[t] = from
@@ -476,9 +473,6 @@ func checkReferenceDepth(p *Pass) {
 			}
 		}
 	}
-	upTo3 := func(names []string) string {
-		return human.Few(names, 3)
-	}
 	if len(starts) > sameAtMost {
 		// A generated tree (an API's resources, each linking its
 		// operations) is one cause: one finding, at the first file, not
@@ -491,7 +485,7 @@ func checkReferenceDepth(p *Pass) {
 		st := starts[0]
 		p.Reportf(st.f, st.line, st.col, fmt.Sprintf("link to the files they lead to from %s too, or merge each into the file that links to it", p.Skill.File),
 			"%d files (%s) lead to %d Markdown files reached only through them (such as %s); agents read a skill's files one link away from %s, "+
-				"and may read those partially or not at all", len(files), upTo3(files), len(deeper), chain(via, deeper[0], p.Skill.File), p.Skill.File)
+				"and may read those partially or not at all", len(files), human.Few(files, 3), len(deeper), chain(via, deeper[0], p.Skill.File), p.Skill.File)
 		return
 	}
 	for _, st := range starts {
@@ -499,7 +493,7 @@ func checkReferenceDepth(p *Pass) {
 		if len(st.deeper) > 1 {
 			is, them = "are", "them"
 		}
-		named := upTo3(st.deeper)
+		named := human.Few(st.deeper, 3)
 		fix := fmt.Sprintf("link to %s from %s too, or merge %s into %s", named, p.Skill.File, them, st.f)
 		if len(st.deeper) > 3 {
 			fix = fmt.Sprintf("link to each Markdown file %s links to from %s too, or merge them into %s", st.f, p.Skill.File, st.f)
