@@ -692,11 +692,17 @@ func pathsTooLong(files []skill.File, p fileReporter) {
 	}
 }
 
-// textExts are the extensions of files that readers decode as text.
-var textExts = map[string]bool{
-	".md": true, ".txt": true, ".py": true, ".sh": true, ".js": true, ".ts": true, ".json": true,
-	".yaml": true, ".yml": true, ".toml": true, ".html": true, ".css": true, ".csv": true, ".xml": true,
+// wordSet is the set of the space-separated words of s.
+func wordSet(s string) map[string]bool {
+	set := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		set[w] = true
+	}
+	return set
 }
+
+// textExts are the extensions of files that readers decode as text.
+var textExts = wordSet(".md .txt .py .sh .js .ts .json .yaml .yml .toml .html .css .csv .xml")
 
 // isTextPath reports whether a skill path names a text file: by extension,
 // or an extension-less file under scripts/ (an executable script).
@@ -844,19 +850,17 @@ func (l *lines) pos(off int) (line, col int) {
 }
 
 // windowsScripts may, and often must, use CRLF.
-var windowsScripts = map[string]bool{".bat": true, ".cmd": true, ".ps1": true, ".psm1": true, ".vbs": true}
+var windowsScripts = wordSet(".bat .cmd .ps1 .psm1 .vbs")
 
 // notScripts are the documents and data that sit beside scripts in
 // scripts/ (a README, requirements.txt, a config), which no interpreter
 // runs line by line.
-var notScripts = map[string]bool{".md": true, ".markdown": true, ".txt": true, ".rst": true, ".json": true,
-	".yaml": true, ".yml": true, ".toml": true, ".ini": true, ".cfg": true, ".conf": true, ".html": true,
-	".htm": true, ".css": true, ".csv": true, ".tsv": true, ".xml": true, ".svg": true, ".lock": true}
+var notScripts = wordSet(".md .markdown .txt .rst .json .yaml .yml .toml .ini .cfg .conf .html .htm .css " +
+	".csv .tsv .xml .svg .lock")
 
 // crlfReaders are the languages whose interpreters read CRLF source as
 // LF: such a file breaks only by its shebang, when it has one.
-var crlfReaders = map[string]bool{".py": true, ".js": true, ".mjs": true, ".cjs": true, ".ts": true, ".rb": true,
-	".php": true, ".lua": true, ".r": true, ".go": true, ".java": true}
+var crlfReaders = wordSet(".py .js .mjs .cjs .ts .rb .php .lua .r .go .java")
 
 // crlfBreaks reports whether CRLF line ends break the file at rel: a script
 // under scripts/ (a shebang, or no document or data extension, nor that of
@@ -930,14 +934,9 @@ func checkScriptExec(p *Pass) {
 // interpreters are the commands that run a script named after them, with
 // no need for its execute bit: "python3 scripts/x.py", "uv run scripts/x.py",
 // "npx tsx scripts/x.ts", "bash scripts/x.sh", ". scripts/env.sh".
-var interpreters = map[string]bool{
-	"python": true, "python2": true, "python3": true, "py": true, "pypy": true, "pypy3": true,
-	"uv": true, "uvx": true, "pipx": true, "poetry": true, "node": true, "nodejs": true, "bun": true,
-	"bunx": true, "deno": true, "npx": true, "pnpm": true, "tsx": true, "ts-node": true,
-	"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "fish": true, "source": true,
-	".": true, "ruby": true, "perl": true, "php": true, "Rscript": true, "pwsh": true,
-	"powershell": true, "lua": true, "osascript": true,
-}
+var interpreters = wordSet("python python2 python3 py pypy pypy3 uv uvx pipx poetry node nodejs bun bunx " +
+	"deno npx pnpm tsx ts-node bash sh zsh dash ksh fish source . ruby perl php Rscript pwsh powershell lua " +
+	"osascript")
 
 // interpreted returns the names (paths and their tails, down to the file
 // name) of the scripts that the skill's Markdown, frontmatter included,

@@ -572,22 +572,13 @@ func resource(p string) bool {
 
 // codeExts are the extensions of source files that name their siblings
 // without an extension ("./lib/util" in JavaScript) or as modules.
-var codeExts = map[string]bool{
-	".py": true, ".js": true, ".mjs": true, ".cjs": true, ".ts": true, ".mts": true, ".cts": true,
-	".jsx": true, ".tsx": true,
-}
+var codeExts = wordSet(".py .js .mjs .cjs .ts .mts .cts .jsx .tsx")
 
 // moreSourceExts are text files beyond textExts whose contents can name
 // other files of a skill: code, templates and configuration.
-var moreSourceExts = map[string]bool{
-	".mjs": true, ".cjs": true, ".mts": true, ".cts": true, ".jsx": true, ".tsx": true, ".rb": true,
-	".pl": true, ".php": true, ".go": true, ".rs": true, ".java": true, ".kt": true, ".swift": true,
-	".c": true, ".h": true, ".cpp": true, ".cs": true, ".r": true, ".lua": true, ".ps1": true,
-	".bat": true, ".cmd": true, ".sql": true, ".ini": true, ".cfg": true, ".conf": true,
-	".j2": true, ".jinja": true, ".tmpl": true, ".tpl": true, ".hbs": true, ".mustache": true,
-	".bash": true, ".zsh": true, ".fish": true, ".mdx": true, ".htm": true,
-	".jsonc": true, ".xsl": true, ".xslt": true, ".xsd": true,
-}
+var moreSourceExts = wordSet(".mjs .cjs .mts .cts .jsx .tsx .rb .pl .php .go .rs .java .kt .swift .c .h " +
+	".cpp .cs .r .lua .ps1 .bat .cmd .sql .ini .cfg .conf .j2 .jinja .tmpl .tpl .hbs .mustache .bash .zsh " +
+	".fish .mdx .htm .jsonc .xsl .xslt .xsd")
 
 // isSource reports whether a file other than Markdown is read for the
 // names it uses.
