@@ -456,19 +456,17 @@ func checkReferenceDepth(p *Pass) {
 			// deeper link: the index page is the cause, however many
 			// files it leads to.
 			st := start{f: f}
-			first := -1
 			for _, l := range md.links {
 				k, t := resolveLink(p, path.Dir(f), l.dest)
 				if k != skill.LinkInside || !reach(t, f) {
 					continue
 				}
-				if first < 0 {
-					first = l.off
+				if len(st.deeper) == 0 {
+					st.line, st.col = md.pos(l.off)
 				}
 				st.deeper = append(st.deeper, t)
 			}
-			if first >= 0 {
-				st.line, st.col = md.pos(first)
+			if len(st.deeper) > 0 {
 				starts = append(starts, st)
 			}
 		}

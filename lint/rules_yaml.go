@@ -479,7 +479,6 @@ func checkIndentIndicators(p *Pass) {
 }
 
 func checkFlowMappings(p *Pass, t *yamlTree, it yamlItem) {
-	letter := p.Profile != nil && p.Profile.Letter
 	n := it.n
 	// Only the outermost flow mapping: rewriting it in block form fixes
 	// those inside it too.
@@ -491,10 +490,7 @@ func checkFlowMappings(p *Pass, t *yamlTree, it yamlItem) {
 	// spanning lines nor a bare pair ([a: b]). What it reads, every
 	// client's YAML reader reads too: only the spec profile, whose
 	// strict readers take no flow style, reports it.
-	outer := n
-	if it.flow != nil {
-		outer = it.flow
-	}
+	outer := cmp.Or(it.flow, n)
 	pair := it.flow != nil && !strings.HasPrefix(t.src(n), "{")
 	spans := skill.FlowEnd(t.src(outer)) < 0
 	switch {
@@ -505,7 +501,7 @@ func checkFlowMappings(p *Pass, t *yamlTree, it yamlItem) {
 	case emptyIn(n):
 		p.ReportNode(n, "write each key: value with a space after the colon, or quote text that holds one",
 			"flow mapping {...} has a key with no value, which the YAML reader of the official MCP SDK refuses; %s", offMCP)
-	case !letter:
+	case p.Profile == nil || !p.Profile.Letter:
 	case it.flow != nil:
 		p.ReportNode(n, "write the list in block form, one \"- item\" a line, with the mapping's keys under its \"- \"",
 			"mapping inside a flow sequence is outside the YAML subset strict readers take (profile spec)")
