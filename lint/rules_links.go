@@ -143,10 +143,7 @@ func (x *fileIndex) has(p string) bool {
 // matches reports whether p is a glob pattern (references/*.md, which
 // an agent can expand) that matches a published file.
 func (x *fileIndex) matches(p string) bool {
-	if !strings.ContainsAny(p, "*[") {
-		return false
-	}
-	return slices.ContainsFunc(x.paths, func(f string) bool {
+	return strings.ContainsAny(p, "*[") && slices.ContainsFunc(x.paths, func(f string) bool {
 		ok, err := path.Match(p, f)
 		return ok && err == nil
 	})

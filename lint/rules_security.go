@@ -670,10 +670,8 @@ func tagMessage(hidden []byte, n int) string {
 // seven characters, too few to carry instructions.
 func flagTags(before []byte, hidden []byte, n int, last rune) bool {
 	prev, _ := utf8.DecodeLastRune(before)
-	if prev != 0x1F3F4 || last != 0xE007F || len(hidden) != n-1 || len(hidden) == 0 || len(hidden) > 7 {
-		return false
-	}
-	return len(bytes.Trim(hidden, "abcdefghijklmnopqrstuvwxyz0123456789")) == 0 // each a letter or a digit
+	return prev == 0x1F3F4 && last == 0xE007F && len(hidden) == n-1 && len(hidden) > 0 && len(hidden) <= 7 &&
+		len(bytes.Trim(hidden, "abcdefghijklmnopqrstuvwxyz0123456789")) == 0 // each a letter or a digit
 }
 
 // joinerAllowed reports whether a zero-width (non-)joiner at data[i:i+n]
@@ -685,10 +683,7 @@ func joinerAllowed(data []byte, i int, r rune, n int) bool {
 	}
 	prev, _ := utf8.DecodeLastRune(data[:i])
 	next, _ := utf8.DecodeRune(data[i+n:])
-	if r == 0x200D && emojiLike(prev) && emojiLike(next) {
-		return true
-	}
-	return complexScript(prev) && complexScript(next)
+	return r == 0x200D && emojiLike(prev) && emojiLike(next) || complexScript(prev) && complexScript(next)
 }
 
 // breakHint reports whether data[i:] opens a run of zero-width spaces and
