@@ -194,15 +194,12 @@ func doubleQuote(s string) string {
 // no rule would object, else double-quoted.
 func yamlScalar(s string) string {
 	var root yaml.Node
-	if err := yaml.Unmarshal([]byte("k: "+s+"\n"), &root); err == nil && len(root.Content) == 1 {
-		m := root.Content[0]
-		if len(m.Content) == 2 {
-			v := m.Content[1]
-			if v.Kind == yaml.ScalarNode && v.Style == 0 && v.ShortTag() == "!!str" && v.Value == s &&
-				ambiguous(s, v.ShortTag()) == "" && !strings.Contains(s, ": ") && !strings.HasSuffix(s, ":") &&
-				!strings.Contains(s, " #") {
-				return s
-			}
+	if err := yaml.Unmarshal([]byte("k: "+s+"\n"), &root); err == nil && len(root.Content) == 1 && len(root.Content[0].Content) == 2 {
+		v := root.Content[0].Content[1]
+		if v.Kind == yaml.ScalarNode && v.Style == 0 && v.ShortTag() == "!!str" && v.Value == s &&
+			ambiguous(s, v.ShortTag()) == "" && !strings.Contains(s, ": ") && !strings.HasSuffix(s, ":") &&
+			!strings.Contains(s, " #") {
+			return s
 		}
 	}
 	return doubleQuote(s)
@@ -334,11 +331,8 @@ func fixColonLines(f *fixFile, _ []Finding) {
 			break
 		}
 		ln := d.Problem.Line
-		if len(done) == 16 || slices.ContainsFunc(done, func(q plainValue) bool { return q.line == ln }) {
+		if len(done) == 16 || ln < d.FrontLine || slices.ContainsFunc(done, func(q plainValue) bool { return q.line == ln }) {
 			return // no progress, or not this cause
-		}
-		if ln < d.FrontLine {
-			return
 		}
 		span, ok := plainSpan(data, d, ln)
 		if !ok || !colonCause(span) {
@@ -346,8 +340,7 @@ func fixColonLines(f *fixFile, _ []Finding) {
 		}
 		// On one line: the official MCP SDK's YAML reader refuses a
 		// quoted value over several (skill.MultilineQuoted).
-		quoted := doubleQuote(span.val)
-		if data, ok = applyEdits(data, []fixEdit{{span.start, span.end, quoted}}); !ok {
+		if data, ok = applyEdits(data, []fixEdit{{span.start, span.end, doubleQuote(span.val)}}); !ok {
 			return
 		}
 		done = append(done, span)
@@ -528,9 +521,8 @@ func fixMultilineQuotes(f *fixFile, _ []Finding) {
 		if n < 0 {
 			continue
 		}
-		end := start + n
 		fixes = append(fixes, frontFix{
-			edits:  []fixEdit{{start, end, doubleQuote(v.Value)}},
+			edits:  []fixEdit{{start, start + n, doubleQuote(v.Value)}},
 			mutate: func(*skill.SkillMD) bool { return true }, // the same text
 		})
 	}
@@ -625,11 +617,8 @@ func flowList(data []byte, d *skill.SkillMD, v *yaml.Node) (start, end int, ok b
 	if !ok || start >= len(data) || data[start] != '[' {
 		return 0, 0, false
 	}
-	c := skill.FlowEnd(string(data[start:]))
-	if c >= 0 {
-		c += start
-	}
-	if c < 0 || bytes.IndexByte(data[start:c], '\n') >= 0 ||
+	c := start + skill.FlowEnd(string(data[start:])) // below start: it does not close
+	if c < start || bytes.IndexByte(data[start:c], '\n') >= 0 ||
 		len(bytes.TrimSpace(data[c+1:lineEnd(data, c)])) > 0 {
 		return 0, 0, false
 	}

@@ -397,10 +397,9 @@ func fixBOM(f *fixFile, _ []Finding) {
 
 // fixCRLF turns a script's CRLF line ends into LF; a lone CR is kept.
 func fixCRLF(f *fixFile, _ []Finding) {
-	if !crlfBreaks(f.job.rel, f.data) {
-		return
+	if crlfBreaks(f.job.rel, f.data) {
+		f.data = bytes.ReplaceAll(f.data, crlfLine, []byte("\n"))
 	}
-	f.data = bytes.ReplaceAll(f.data, crlfLine, []byte("\n"))
 }
 
 // fixExec sets the execute bit of a script that starts with "#!": for its
@@ -490,14 +489,10 @@ func rawDest(src []byte, off int) (start, end int, ok bool) {
 			break
 		}
 	}
-	switch {
-	case i+1 < len(src) && src[i+1] == '(':
-		i += 2
-	case i+1 < len(src) && src[i+1] == ':':
-		i += 2
-	default:
+	if i+1 >= len(src) || src[i+1] != '(' && src[i+1] != ':' {
 		return 0, 0, false
 	}
+	i += 2
 	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
 		i++
 	}
