@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 )
 
 // A baseline is how a team adopts a linter on a large repository: it
@@ -161,7 +160,7 @@ func (b *Baseline) stale(seen map[[2]string]bool, paths []string) []string {
 			}
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/skillpack/skillpack/internal/human"
@@ -189,6 +188,6 @@ func ProfileNames() []string {
 	for _, p := range profiles {
 		names = append(names, p.Name)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	return names
 }

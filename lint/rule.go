@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -99,7 +98,7 @@ var registry = func() []*Rule {
 		}
 		all = append(all, g.rules...)
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].ID < all[j].ID })
+	slices.SortFunc(all, func(a, b *Rule) int { return strings.Compare(a.ID, b.ID) })
 	return all
 }()
 
