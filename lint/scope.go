@@ -81,13 +81,13 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	}
 	if len(byDefault) > 0 {
 		patterns := slices.Sorted(maps.Keys(byDefault))
-		defaulted := 0
+		var all []*skill.Skill
 		for _, p := range patterns {
-			defaulted += len(byDefault[p])
+			all = append(all, byDefault[p]...)
 		}
 		var parts []string
 		for _, p := range patterns {
-			if defaulted == 1 { // which one: templates/ is also a skill's own name (railway/templates)
+			if len(all) == 1 { // which one: templates/ is also a skill's own name (railway/templates)
 				parts = append(parts, fmt.Sprintf("%s (1: %s)", p, sc.rel(byDefault[p][0].Dir)))
 			} else {
 				parts = append(parts, fmt.Sprintf("%s (%d)", p, len(byDefault[p])))
@@ -97,10 +97,6 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 		// (tests/fixtures/): each is taken back. A pattern is offered only
 		// if the steps after would keep one of its skills: a marketplace
 		// declaring others, or an install folder, would leave it out again.
-		var all []*skill.Skill
-		for _, p := range patterns {
-			all = append(all, byDefault[p]...)
-		}
 		again, _, _ := sc.steps(root, t, append(slices.Clone(kept), all...))
 		stays := map[*skill.Skill]bool{}
 		for _, s := range again {
@@ -117,7 +113,7 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 			back = fmt.Sprintf("%s takes one back, --all every skill found", strings.Join(negate, " "))
 		}
 		notes = append(notes, fmt.Sprintf("left out %s in folders of tests and templates: %s; %s",
-			human.Plural(defaulted, "skill", "skills"), strings.Join(parts, ", "), back))
+			human.Plural(len(all), "skill", "skills"), strings.Join(parts, ", "), back))
 	}
 	at := len(notes)
 	kept, said, taking := sc.steps(root, t, kept)
@@ -422,12 +418,11 @@ func (sc Scope) listed(root string, t *skill.Tree, found []*skill.Skill) func(di
 // pay (a skill no marketplace declares is still linted when its file is
 // given).
 func (sc Scope) asTree(finder *skill.Finder, found []*skill.Skill) ([]*skill.Skill, []string) {
-	need := slices.ContainsFunc(found, func(s *skill.Skill) bool {
+	if sc.All || !slices.ContainsFunc(found, func(s *skill.Skill) bool {
 		abs, _ := filepath.Abs(s.Dir)
 		f, _ := installFolder(abs)
 		return abs != "" && f != ""
-	})
-	if sc.All || !need {
+	}) {
 		return found, nil
 	}
 	t, err := finder.FindTree(".")
