@@ -128,14 +128,13 @@ func formatSARIF(w io.Writer, res *Result, tool Tool) error {
 			r.Message.Text = strings.TrimSuffix(r.Message.Text, ".") + ". Fix: " + Printable(f.Fix)
 		}
 		if f.Path != "" {
-			loc := sarifLocation{PhysicalLocation: sarifPhysical{
+			r.Locations = []sarifLocation{{PhysicalLocation: sarifPhysical{
 				ArtifactLocation: sarifArtifact{URI: sarifURI(rel(f.Path)), URIBaseID: srcRoot},
-			}}
-			// SARIF lines and columns start at 1; a finding about a whole
-			// file is put at its first line: GitHub code scanning places a
-			// result by region.startLine (sarif-sdk's GH1003 requires one).
-			loc.PhysicalLocation.Region = &sarifRegion{StartLine: max(f.Line, 1), StartColumn: max(f.Column, 0)}
-			r.Locations = []sarifLocation{loc}
+				// SARIF lines and columns start at 1; a finding about a whole
+				// file is put at its first line: GitHub code scanning places a
+				// result by region.startLine (sarif-sdk's GH1003 requires one).
+				Region: &sarifRegion{StartLine: max(f.Line, 1), StartColumn: max(f.Column, 0)},
+			}}}
 		}
 		results = append(results, r)
 	}
@@ -144,13 +143,12 @@ func formatSARIF(w io.Writer, res *Result, tool Tool) error {
 	if root != "" {
 		baseIDs = map[string]sarifArtifact{srcRoot: {URI: fileURI(root)}}
 	}
-	log := sarifLog{
+	return jsonenc.Write(w, sarifLog{
 		Schema:  sarifSchema,
 		Version: "2.1.0",
 		Runs: []sarifRun{{Tool: sarifTool{Driver: drv}, ColumnKind: "unicodeCodePoints", Results: results,
 			BaseIDs: baseIDs}},
-	}
-	return jsonenc.Write(w, log)
+	})
 }
 
 // MaxSARIFResults is the most results GitHub code scanning takes in a
