@@ -111,7 +111,6 @@ func Run(paths []string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	notes := found.Notes
 	if len(found.Skills) > 0 { // else the notes say it, with "no skills found"
 		r.broken = found.Broken
 	}
@@ -119,10 +118,9 @@ func Run(paths []string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	notes = append(notes, same...)
 	skill.ReadAll(skills, opts.Jobs)
 	res := r.run(skills, found.Plugins, found.Markets, opts.Jobs)
-	res.Notes = notes
+	res.Notes = append(found.Notes, same...)
 	if r.coversConfig(paths) {
 		res.Findings = Sort(append(res.Findings, r.baselined(Sort(r.unusedAllows()))...))
 	}
@@ -241,9 +239,7 @@ func (r *runner) run(skills []*skill.Skill, plugins []*plugin.Plugin, markets []
 		}
 		return nil
 	})
-
-	all := slices.Concat(perSkill...)
-	all = append(all, r.across(named, plugins, markets)...)
+	all := append(slices.Concat(perSkill...), r.across(named, plugins, markets)...)
 	return &Result{Skills: skills, Plugins: plugins, Findings: r.baselined(Sort(all)), Base: r.base}
 }
 
