@@ -576,11 +576,8 @@ func fixFlowSequences(f *fixFile, at []Finding) {
 				}
 				b.WriteString("\n" + indent + "- " + text)
 			}
-			ws := start
-			for ws > 0 && f.data[ws-1] == ' ' {
-				ws--
-			}
-			if b.Len() > 0 {
+			if b.Len() > 0 { // from the blanks before the "["
+				ws := len(bytes.TrimRight(f.data[:start], " "))
 				fixes = append(fixes, frontFix{edits: []fixEdit{{ws, end, b.String()}},
 					mutate: func(*skill.SkillMD) bool { return true }}) // the same values, in block style
 			}
