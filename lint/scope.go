@@ -151,8 +151,9 @@ func (sc Scope) Find(roots []string) (Found, error) {
 	var err error
 	f.Skills, f.Plugins, f.Markets, f.Notes, err = sc.find(roots, &f.Broken)
 	if len(f.Skills) == 0 {
-		for _, b := range f.Broken {
-			f.Notes = append(f.Notes, sc.brokenNote(b))
+		for _, b := range f.Broken { // a link that leads nowhere, or an empty folder, where a skill would be
+			f.Notes = append(f.Notes,
+				fmt.Sprintf("warning: %s is %s: %s", Printable(sc.rel(b.Path)), dangles(b), b.Fix))
 		}
 	}
 	return f, err
@@ -369,12 +370,6 @@ func inner(skills []*skill.Skill) {
 	for _, s := range skills {
 		slices.Sort(s.Inner)
 	}
-}
-
-// brokenNote warns of a link that leads nowhere, or an empty folder,
-// where a skill would be.
-func (sc Scope) brokenNote(b skill.BrokenLink) string {
-	return fmt.Sprintf("warning: %s is %s: %s", Printable(sc.rel(b.Path)), dangles(b), b.Fix)
 }
 
 // dangles says what stands where a skill would be, and holds none.
