@@ -139,7 +139,7 @@ func Fix(ctx context.Context, res *Result, opts FixOptions) (*FixReport, error) 
 			copies[dir] = s.Copies
 		}
 	}
-	for round := 0; round < maxFixRounds; round++ {
+	for range maxFixRounds {
 		type pair struct{ path, rule string }
 		fixedBefore := map[pair]int{}
 		var dirs []string
