@@ -177,8 +177,7 @@ func rebase(p, from, to string) string {
 	if err1 != nil || err2 != nil {
 		return p
 	}
-	abs := filepath.Join(from, filepath.FromSlash(p))
-	rel, err := filepath.Rel(to, abs)
+	rel, err := filepath.Rel(to, filepath.Join(from, filepath.FromSlash(p)))
 	if err != nil {
 		return p
 	}

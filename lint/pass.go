@@ -131,9 +131,7 @@ func readContent(f skill.File) *Content {
 	// buffer, spares io.ReadAll's growing from 512 bytes.
 	c.Data, c.Err = readAll(io.LimitReader(fh, MaxScan+1), min(max(f.Size, 0), MaxScan)+1)
 	c.Complete = len(c.Data) <= MaxScan
-	if !c.Complete {
-		c.Data = c.Data[:MaxScan]
-	}
+	c.Data = c.Data[:min(len(c.Data), MaxScan)]
 	return c
 }
 
