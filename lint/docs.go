@@ -26,9 +26,6 @@ func Explain(w io.Writer, r *Rule) error {
 // ListRules writes one line a rule: ID, severity under p (nil: the
 // default profile), category, title.
 func ListRules(w io.Writer, p *Profile) error {
-	if p == nil {
-		p = profiles[0]
-	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSEVERITY\tCATEGORY\tTITLE")
 	for _, r := range registry {

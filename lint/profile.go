@@ -150,8 +150,12 @@ var profiles = []*Profile{
 	},
 }
 
-// level is a rule's severity under the profile, before the config.
+// level is a rule's severity under the profile (nil: the default),
+// before the config.
 func (p *Profile) level(r *Rule) Severity {
+	if p == nil {
+		p = profiles[0]
+	}
 	if s, ok := p.Severity[r.ID]; ok {
 		return s
 	}

@@ -45,13 +45,7 @@ func (s *Settings) key(strict bool) string {
 
 // Lowers reports whether the settings weigh r below its default severity
 // (a rule off, or a profile's lower level).
-func (s *Settings) Lowers(r *Rule) bool {
-	set := *s
-	if set.Profile == nil {
-		set.Profile = profiles[0]
-	}
-	return set.effective(r) < r.Severity
-}
+func (s *Settings) Lowers(r *Rule) bool { return s.effective(r) < r.Severity }
 
 // effective returns the severity of a rule under these settings: their
 // own, else the profile's, else the rule's default.
