@@ -194,7 +194,8 @@ func doubleQuote(s string) string {
 // no rule would object, else double-quoted.
 func yamlScalar(s string) string {
 	var root yaml.Node
-	if err := yaml.Unmarshal([]byte("k: "+s+"\n"), &root); err == nil && len(root.Content) == 1 && len(root.Content[0].Content) == 2 {
+	if err := yaml.Unmarshal([]byte("k: "+s+"\n"), &root); err == nil && len(root.Content) == 1 &&
+		len(root.Content[0].Content) == 2 {
 		v := root.Content[0].Content[1]
 		if v.Kind == yaml.ScalarNode && v.Style == 0 && v.ShortTag() == "!!str" && v.Value == s &&
 			ambiguous(s, v.ShortTag()) == "" && !strings.Contains(s, ": ") && !strings.HasSuffix(s, ":") &&
@@ -331,7 +332,8 @@ func fixColonLines(f *fixFile, _ []Finding) {
 			break
 		}
 		ln := d.Problem.Line
-		if len(done) == 16 || ln < d.FrontLine || slices.ContainsFunc(done, func(q plainValue) bool { return q.line == ln }) {
+		if len(done) == 16 || ln < d.FrontLine ||
+			slices.ContainsFunc(done, func(q plainValue) bool { return q.line == ln }) {
 			return // no progress, or not this cause
 		}
 		span, ok := plainSpan(data, d, ln)
