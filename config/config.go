@@ -213,23 +213,20 @@ func Parse(path string, data []byte) (*Config, error) {
 	for k, v := range skill.Pairs(root) {
 		switch k.Value {
 		case "profile":
-			p, err := lint.LookupProfile(v.Value)
-			switch {
+			switch p, err := lint.LookupProfile(v.Value); {
 			case v.Kind != yaml.ScalarNode: // a list reads as "", which lint takes for the default
 				fail(v, "profile is one name: %s", strings.Join(lint.ProfileNames(), ", "))
-				continue
 			case err != nil:
 				fail(v, "%v", err)
-				continue
+			default:
+				c.Lint.Profile = p
 			}
-			c.Lint.Profile = p
 		case "rules":
 			if v.Kind != yaml.MappingNode {
 				fail(v, "rules must map rule IDs to error, warning, info or off")
 				continue
 			}
-			for j := 0; j+1 < len(v.Content); j += 2 {
-				id, sev := v.Content[j], v.Content[j+1]
+			for id, sev := range skill.Pairs(v) {
 				if !knownRule(id, "", fail) {
 					continue
 				}
@@ -306,8 +303,7 @@ func parseBuild(b *Build, path string, v *yaml.Node, fail func(*yaml.Node, strin
 		"llms-txt": &b.LLMsTxt, "ai-catalog": &b.AICatalog, "versioned": &b.Versioned,
 	}
 	texts := map[string]*string{"catalog-title": &b.CatalogTitle, "catalog-publisher": &b.CatalogPublisher}
-	for j := 0; j+1 < len(v.Content); j += 2 {
-		bk, bv := v.Content[j], v.Content[j+1]
+	for bk, bv := range skill.Pairs(v) {
 		if flag, ok := flags[bk.Value]; ok {
 			if err := bv.Decode(flag); err != nil {
 				fail(bv, "build.%s must be true or false", bk.Value)
@@ -408,8 +404,7 @@ func parseAllow(v *yaml.Node, fail func(*yaml.Node, string, ...any)) []*lint.All
 		// value of the wrong kind, or a misspelt key taken for them
 		// ("reson: x" is one mistake, not also a missing reason).
 		reported := map[string]bool{}
-		for j := 0; j+1 < len(e.Content); j += 2 {
-			k, ev := e.Content[j], e.Content[j+1]
+		for k, ev := range skill.Pairs(e) {
 			switch k.Value {
 			case "rule", "rules":
 				var ids []string
