@@ -82,9 +82,8 @@ func New(parent, name string, opts Options) (string, error) {
 		if err != nil {
 			return err
 		}
-		rel := strings.TrimPrefix(p, "scaffold/")
-		if strings.HasSuffix(rel, ".tmpl") {
-			rel = strings.TrimSuffix(rel, ".tmpl")
+		rel, tmpl := strings.CutSuffix(strings.TrimPrefix(p, "scaffold/"), ".tmpl")
+		if tmpl {
 			t, err := template.New(rel).Option("missingkey=error").Parse(string(src))
 			if err != nil {
 				return err
