@@ -28,7 +28,8 @@ type target struct {
 	// publish publishes b; sign signs the manifests with --sign.
 	publish func(ctx context.Context, b *publish.Upload, opts *publishOptions, sign oci.Signer, progress io.Writer, report func(publish.Result)) error
 	// store reads what the target holds for verify (a Store; see
-	// verify.Objects), with the flags verify was given.
+	// verify.Objects), with the flags verify was given; its errors are
+	// the user's (exit 2).
 	store func(opts *verifyOptions, v verify.SignatureVerifier) (bundle.Store, error)
 	// folder is the folder on this machine TARGET names, which --previous
 	// reads as a folder; nil for a target that is none.
@@ -105,13 +106,9 @@ func publishS3(ctx context.Context, b *publish.Upload, opts *publishOptions, _ o
 func s3Store(opts *verifyOptions, _ verify.SignatureVerifier) (bundle.Store, error) {
 	o := opts.Target.s3()
 	if err := o.Check(); err != nil {
-		return nil, usageErr("%w", err)
+		return nil, err
 	}
-	st, err := s3.OpenBucket(opts.Source, o)
-	if err != nil {
-		return nil, usageErr("%w", err)
-	}
-	return st, nil
+	return s3.OpenBucket(opts.Source, o)
 }
 
 func checkOCI(opts *publishOptions) error {
@@ -145,11 +142,7 @@ func ociStore(opts *verifyOptions, v verify.SignatureVerifier) (bundle.Store, er
 	if sv, ok := v.(verify.StatementVerifier); ok {
 		o.VerifyStatement = sv.VerifyStatement
 	}
-	st, err := oci.OpenStore(opts.Source, o, cmp.Or(opts.MaxSkills, verify.DefaultMaxSkills))
-	if err != nil {
-		return nil, usageErr("%w", err)
-	}
-	return st, nil
+	return oci.OpenStore(opts.Source, o, cmp.Or(opts.MaxSkills, verify.DefaultMaxSkills))
 }
 
 func checkFile(opts *publishOptions) error {
@@ -171,9 +164,5 @@ func fileStore(opts *verifyOptions, _ verify.SignatureVerifier) (bundle.Store, e
 	if opts.Target.given() {
 		return nil, usageErr("%s: give file:///path/to/folder, with no --endpoint, --insecure or login flags", opts.Source)
 	}
-	f, err := file.Open(opts.Source)
-	if err != nil {
-		return nil, usageErr("%w", err)
-	}
-	return f, nil
+	return file.Open(opts.Source)
 }

@@ -19,7 +19,7 @@ func verifyTarget(ctx context.Context, ios *IO, opts *verifyOptions, o verify.Op
 	}
 	st, err := t.store(opts, o.Verifier)
 	if err != nil {
-		return nil, err
+		return nil, usageErr("%w", err)
 	}
 	rep, err := verify.Objects(ctx, st, o)
 	if err != nil {
