@@ -169,12 +169,7 @@ func singleDash(root *cobra.Command, args []string) error {
 // shorthands.
 func isFlagWord(s string) bool {
 	s, _, _ = strings.Cut(s, "=")
-	for _, r := range s {
-		if (r < 'a' || r > 'z') && r != '-' {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(s, func(r rune) bool { return (r < 'a' || r > 'z') && r != '-' })
 }
 
 // notBundle refuses a bundle, or a folder inside one, given as the skills

@@ -107,9 +107,6 @@ func run(ios *IO, args []string) int {
 	if err == nil {
 		err = root.Execute()
 	}
-	if err == nil {
-		return ExitOK
-	}
 	code, msg := exitStatus(err)
 	if msg != "" {
 		fmt.Fprintf(ios.Err, "skillpack: %s\n", printableLines(msg))
