@@ -80,10 +80,8 @@ func (f *BuildFlags) resolveBundle(ios *IO, given func(flag string) bool) (build
 		return build.Options{}, nil, usageErr("%s %s", configSource(cfg, given("base-url"), "base-url"), strings.TrimPrefix(err.Error(), "base URL "))
 	}
 	aiCatalog := pick(given, "ai-catalog", f.AICatalog, cfg.Build.AICatalog)
-	if aiCatalog {
-		if _, err := layout.AICatalogPublisher(baseURL); err != nil {
-			return build.Options{}, nil, usageErr("%s: %w", configSource(cfg, given("ai-catalog"), "ai-catalog"), err)
-		}
+	if _, err := layout.AICatalogPublisher(baseURL); aiCatalog && err != nil {
+		return build.Options{}, nil, usageErr("%s: %w", configSource(cfg, given("ai-catalog"), "ai-catalog"), err)
 	}
 	for _, m := range f.Marketplaces {
 		if err := layout.CheckMarketplace(m); err != nil {

@@ -225,10 +225,7 @@ func runLint(ios *IO, opts *lintCmdOptions) error {
 		if r == nil {
 			err := usageErr("--explain: unknown rule %q%s; --list-rules lists them",
 				opts.Explain, human.DidYouMean(opts.Explain, values(ruleIDs())))
-			if opts.Format == "json" {
-				return jsonResult(ios.Out, true, newStatus(err, ""), err)
-			}
-			return err
+			return jsonResult(ios.Out, opts.Format == "json", newStatus(err, ""), err)
 		}
 		if opts.Format == "json" {
 			return jsonenc.Write(ios.Out, newRuleJSON(r))
@@ -480,10 +477,8 @@ func writeBaseline(ios *IO, path string, res *lint.Result) error {
 	}
 	// Replace only a baseline: a mistyped path must not cost a README,
 	// and a link or a device is never one skillpack wrote.
-	if _, err := os.Lstat(path); err == nil {
-		if !lint.IsBaseline(path) {
-			return usageErr("--write-baseline %s: it exists and is not a skillpack baseline, which is all skillpack replaces; name a new file, or remove this one first", path)
-		}
+	if _, err := os.Lstat(path); err == nil && !lint.IsBaseline(path) {
+		return usageErr("--write-baseline %s: it exists and is not a skillpack baseline, which is all skillpack replaces; name a new file, or remove this one first", path)
 	}
 	if err := atomicfile.Write(path, buf.Bytes(), 0o644); err != nil {
 		return usageErr("--write-baseline: %w", err)
@@ -514,8 +509,8 @@ func newRuleJSON(r *lint.Rule) ruleJSON {
 }
 
 // listRules prints every rule, in text at its severity under --profile,
-// in JSON at its default, as the schema says. The flags are checked as lint checks them: a mistyped value was
-// ignored.
+// in JSON at its default, as the schema says. The flags are checked as
+// lint checks them: a mistyped value was ignored.
 func listRules(ios *IO, opts *lintCmdOptions) error {
 	p, err := opts.flagProfile()
 	switch {
@@ -531,13 +526,9 @@ func listRules(ios *IO, opts *lintCmdOptions) error {
 		// so the run stops as on a flag cobra cannot parse (docs/cli.md).
 		return usageErr("%v\nRun 'skillpack lint --help' for usage.", err)
 	}
-	if opts.Format == "json" {
-		return writeRulesJSON(ios)
+	if opts.Format != "json" {
+		return lint.ListRules(ios.Out, p)
 	}
-	return lint.ListRules(ios.Out, p)
-}
-
-func writeRulesJSON(ios *IO) error {
 	out := []ruleJSON{}
 	for _, r := range lint.Rules() {
 		out = append(out, newRuleJSON(r))
