@@ -110,21 +110,20 @@ func runDoctor(ctx context.Context, ios *IO, opts *doctorOptions) error {
 		sc.Config, sc.ConfigDir = cfg.Lint.Ignore, cfg.Lint.Dir()
 	}
 	if f, derr := sc.Find([]string{doc.Skills.Input}); derr == nil {
-		found, plugins := f.Skills, f.Plugins
 		// A plugin that is itself a skill the scope leaves out (a client's
 		// install copy) is left out with it, as build leaves it out.
 		kept := map[string]bool{}
-		for _, s := range found {
+		for _, s := range f.Skills {
 			abs, _ := filepath.Abs(s.Dir)
 			kept[abs] = true
 		}
-		for _, p := range plugins {
+		for _, p := range f.Plugins {
 			abs, _ := filepath.Abs(p.Dir)
 			if _, err := os.Stat(filepath.Join(p.Dir, skill.FileName)); err != nil || kept[abs] {
 				doc.Skills.Plugins++
 			}
 		}
-		if found, _, derr = sc.Dedupe(ctx, found, 0); derr == nil {
+		if found, _, derr := sc.Dedupe(ctx, f.Skills, 0); derr == nil {
 			doc.Skills.Count = len(found)
 		}
 	}
