@@ -14,7 +14,7 @@ import (
 
 // BuildFlags are the flags that decide how skills are built, shared by
 // build, pack and serve --watch, each registering the ones it offers;
-// resolve (resolveBundle for a bundle) turns them, skillpack.yaml and the
+// options (resolveBundle for a bundle) turns them, skillpack.yaml and the
 // environment into build's options in one place. The zero value builds
 // with the defaults.
 type BuildFlags struct {
@@ -51,16 +51,6 @@ func (f *BuildFlags) AddFlags(fs *pflag.FlagSet) {
 // addNoReuse registers --no-reuse, which serve --watch offers too.
 func (f *BuildFlags) addNoReuse(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.NoReuse, "no-reuse", false, "pack and lint every skill afresh, ignoring the previous bundle's record")
-}
-
-// resolve returns build's options as the flags, skillpack.yaml and
-// SOURCE_DATE_EPOCH decide them for any build, pack's included.
-func (f *BuildFlags) resolve(ios *IO) (build.Options, error) {
-	cfg, err := f.load()
-	if err != nil {
-		return build.Options{}, err
-	}
-	return f.options(ios, cfg)
 }
 
 // resolveBundle is resolve for a command that writes a bundle (build,
@@ -109,7 +99,8 @@ func pick[T any](given func(flag string) bool, flag string, value, config T) T {
 	return config
 }
 
-// options is what every build takes from the flags, the config and the environment.
+// options is what every build, pack's included, takes from the flags,
+// the config (LintOptions.load) and SOURCE_DATE_EPOCH.
 func (f *BuildFlags) options(ios *IO, cfg *config.Config) (build.Options, error) {
 	t, err := sourceDateEpoch(ios)
 	if err != nil {

@@ -54,14 +54,18 @@ skill of a tree). --json prints one document however pack ends
 	return cmd
 }
 
-// resolve is pack's options: the shared ones (BuildFlags.resolve; of them
+// resolve is pack's options: the shared ones (BuildFlags.options; of them
 // one skill's archives take how it is linted and their time) and pack's
 // own.
 func (o *packOptions) resolve(ios *IO) (build.PackOptions, error) {
 	if !slices.Contains(values(layouts), o.Layout) {
 		return build.PackOptions{}, enumErr("layout", "layout", o.Layout, layouts)
 	}
-	bo, err := o.BuildFlags.resolve(ios)
+	cfg, err := o.load()
+	if err != nil {
+		return build.PackOptions{}, err
+	}
+	bo, err := o.options(ios, cfg)
 	if err != nil {
 		return build.PackOptions{}, err
 	}
