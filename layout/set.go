@@ -54,35 +54,26 @@ type row struct {
 
 // newSet reads and checks every skill once. The errors name each skill.
 func newSet(src Skills, o Options) (*set, error) {
-	var errs []error
-	if err := CheckBaseURL(o.BaseURL); err != nil {
-		errs = append(errs, err)
-	}
-	errs = append(errs, checkDiscovery(o))
+	errs := []error{CheckBaseURL(o.BaseURL), checkDiscovery(o)} // errors.Join drops the nils
 	s := &set{src: src, o: o, rows: make([]row, src.Len())}
 	if o.Versioned != nil {
 		var err error
-		if s.hist, err = newHistory(o.Versioned); err != nil {
-			errs = append(errs, err)
-		}
+		s.hist, err = newHistory(o.Versioned)
+		errs = append(errs, err)
 	}
 	for i := range s.rows {
 		sk, err := src.Skill(i)
 		if err != nil {
 			return nil, fmt.Errorf("layout: skill %d: %w", i, err)
 		}
-		if err := checkSkill(sk); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, checkSkill(sk))
 		s.shadowed = s.shadowed || slices.ContainsFunc(sk.Files, func(f File) bool { return Shadowed(SkillFile(sk.Name, f.Path)) })
 		s.rows[i] = row{name: sk.Name, src: int32(i), files: int32(len(sk.Files)), left: legacyReason(sk), offMCP: sk.OffMCP, mcpFix: sk.OffMCPFix, version: sk.Version, tgz: sk.TarGz, zip: sk.Zip}
 		if sk.Page != nil {
 			s.rows[i].page = *sk.Page
 		}
 		if s.hist != nil {
-			if err := s.hist.add(sk); err != nil {
-				errs = append(errs, err)
-			}
+			errs = append(errs, s.hist.add(sk))
 		}
 	}
 	slices.SortFunc(s.rows, func(a, b row) int { return strings.Compare(a.name, b.name) })
