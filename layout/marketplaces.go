@@ -246,13 +246,14 @@ const maxCopilotDescription = 1024
 func marketplaceDoc(path string, ps []Plugin, m Marketplace) func(io.Writer) error {
 	ps = m.Listed(path, ps)
 	slices.SortFunc(ps, func(a, b Plugin) int { return strings.Compare(a.Name, b.Name) })
+	var meta *Metadata
+	if m.Description != "" {
+		meta = &Metadata{Description: m.Description}
+	}
 	var doc any
 	switch path {
 	case ClaudeMarketplace:
-		d := ClaudeMarketplaceDoc{Name: m.Name, Owner: Owner{Name: m.Owner}, Plugins: []ClaudePlugin{}}
-		if m.Description != "" {
-			d.Metadata = &Metadata{Description: m.Description}
-		}
+		d := ClaudeMarketplaceDoc{Name: m.Name, Owner: Owner{Name: m.Owner}, Metadata: meta, Plugins: []ClaudePlugin{}}
 		for _, p := range ps {
 			e := ClaudePlugin{Name: p.Name, Description: p.Description, Version: p.Version, Source: "./" + SkillsDir, Skills: []string{}}
 			for _, s := range p.Skills {
@@ -275,10 +276,7 @@ func marketplaceDoc(path string, ps []Plugin, m Marketplace) func(io.Writer) err
 		}
 		doc = d
 	default:
-		d := folderMarketplace{Name: m.Name, Owner: Owner{Name: m.Owner}, Plugins: []folderPlugin{}}
-		if m.Description != "" {
-			d.Metadata = &Metadata{Description: m.Description}
-		}
+		d := folderMarketplace{Name: m.Name, Owner: Owner{Name: m.Owner}, Metadata: meta, Plugins: []folderPlugin{}}
 		for _, p := range ps {
 			e := folderPlugin{Name: p.Name, Source: "./" + PluginDir(p.Name), Description: p.Description}
 			if path == CopilotMarketplace {
