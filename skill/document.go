@@ -212,12 +212,8 @@ func split(data []byte, truncated bool) (d *SkillMD, closed bool) {
 		// scalar, as for every line-based reader (and for YAML, where it
 		// starts a new document); an indented "  ---" is text to them all.
 		if isFence(text) && !startsWithSpace(text) {
-			d.FrontLine, d.FrontRaw, d.BodyLine = open+2, data[front:start], n+1
-			if end < len(data) {
-				d.Body = data[end:]
-			} else {
-				d.Body = []byte{}
-			}
+			// data[end:] is empty but not nil at the end of the file.
+			d.FrontLine, d.FrontRaw, d.Body, d.BodyLine = open+2, data[front:start], data[end:], n+1
 			return d, true
 		}
 	}
