@@ -406,13 +406,14 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 	// skills/evolver, a plugin copied into a plugin as a skill, declared 33
 	// skills no client offers). A skill's folder that is a plugin of its
 	// own is one.
-	ms := manifestsIn(dir, ents)
-	if name, _ := entryIn(dir, ents); depth > 0 && (inSkill || name != "" && plugin != "") && !w.plugins[filepath.Clean(dir)] {
+	ms, listed := manifestsIn(dir, ents), w.plugins[filepath.Clean(dir)]
+	name, passed := entryIn(dir, ents)
+	if depth > 0 && (inSkill || name != "" && plugin != "") && !listed {
 		ms = nil
 	}
-	if len(ms) > 0 || w.plugins[filepath.Clean(dir)] || isVariant(dir, ents) {
+	if len(ms) > 0 || listed || isVariant(dir, ents) {
 		plugin = w.reported(dir)
-		if len(ms) > 0 || w.plugins[filepath.Clean(dir)] {
+		if len(ms) > 0 || listed {
 			w.roots[plugin] = true
 		}
 		for _, m := range ms {
@@ -421,7 +422,6 @@ func (w *walker) dir(dir string, depth int, plugin string, inSkill bool) error {
 	}
 	// Inside a skill, a SKILL.md that neither names nor describes a skill
 	// (a sample in assets/, a template) is a file of that skill.
-	name, passed := entryIn(dir, ents)
 	if name == "" && len(passed) > 0 && !w.heldBySkill(dir, depth, inSkill) {
 		for _, v := range passed {
 			w.passed = append(w.passed, filepath.Join(w.reported(dir), v))
@@ -515,7 +515,10 @@ func (w *walker) brokenLink(p string) {
 		return
 	}
 	at := w.reported(p)
-	if _, err := os.Stat(p); err == nil {
+	switch _, err := os.Stat(p); {
+	case errors.Is(err, fs.ErrNotExist):
+		w.broken[at] = BrokenLink{Path: at, Target: target, Fix: brokenFix(w.walk, p, at, target)}
+	case err == nil:
 		// A link that leads somewhere is a file of its folder, not
 		// followed: the skills it leads to are found where they are,
 		// unless that is outside the folder walked.
@@ -529,11 +532,7 @@ func (w *walker) brokenLink(p string) {
 			w.broken[at] = BrokenLink{Path: at, Target: target, Out: out,
 				Fix: fmt.Sprintf("give the folder it leads to as well (%s), or copy the skill in place of the link", filepath.ToSlash(shown))}
 		}
-		return
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return
 	}
-	w.broken[at] = BrokenLink{Path: at, Target: target, Fix: brokenFix(w.walk, p, at, target)}
 }
 
 // HoldsSkill reports whether dir is a skill's folder or holds one just below it.
