@@ -110,21 +110,18 @@ func Outside(p string, bases ...string) (why, instead string) {
 		}
 		return g
 	}
-	// inside is target's path below one of bases, with "/", or "".
+	// inside is the pattern of target's path below one of bases, or "".
 	inside := func(target func(base string) string) string {
 		for _, b := range bases {
 			if rel, ok := RelBelow(b, target(b)); ok && rel != "." {
-				return filepath.ToSlash(rel)
+				return rebuild(filepath.ToSlash(rel))
 			}
 		}
 		return ""
 	}
 	if slices.Contains(strings.Split(glob, "/"), "..") {
-		why = "holds \"..\", which no path below it holds"
-		if rel := inside(func(b string) string { return filepath.Join(b, filepath.FromSlash(glob)) }); rel != "" {
-			return why, rebuild(rel)
-		}
-		return why, ""
+		return "holds \"..\", which no path below it holds",
+			inside(func(b string) string { return filepath.Join(b, filepath.FromSlash(glob)) })
 	}
 	abs := strings.TrimPrefix(strings.TrimPrefix(p, "!"), `\`)
 	abs = strings.TrimRight(trimTrailingSpace(strings.TrimSuffix(abs, "\r")), "/")
@@ -139,11 +136,7 @@ func Outside(p string, bases ...string) (why, instead string) {
 			return "", "" // the base's own folder of that name
 		}
 	}
-	why = "is an absolute path"
-	if rel := inside(func(string) string { return abs }); rel != "" {
-		return why, rebuild(rel)
-	}
-	return why, ""
+	return "is an absolute path", inside(func(string) string { return abs })
 }
 
 // systemDirs are the top folders of Unix and macOS systems, which a
