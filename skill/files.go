@@ -105,21 +105,13 @@ func IsJunk(name string, isDir bool) bool {
 	if isDir {
 		return name == "__pycache__" || name == ".git" || name == ".hg" || name == ".svn"
 	}
-	switch {
-	case name == ".DS_Store", name == "Thumbs.db", name == "desktop.ini", name == ".git":
-		return true
-	case strings.HasSuffix(name, ".pyc"), strings.HasSuffix(name, ".pyo"):
-		return true
-	case strings.HasSuffix(name, ".swp"), strings.HasSuffix(name, ".swo"), strings.HasSuffix(name, ".swn"):
-		return true // vim swap files
-	case strings.HasSuffix(name, "~"), strings.HasPrefix(name, ".#"):
-		return true // emacs backups and lock files
-	case len(name) > 2 && strings.HasPrefix(name, "#") && strings.HasSuffix(name, "#"):
-		return true // emacs autosave
-	case IsZoneIdentifier(name):
-		return true
-	}
-	return IsEnvFile(name)
+	return name == ".DS_Store" || name == "Thumbs.db" || name == "desktop.ini" || name == ".git" ||
+		strings.HasSuffix(name, ".pyc") || strings.HasSuffix(name, ".pyo") ||
+		// vim's swap files; emacs's backups, lock files and autosaves
+		strings.HasSuffix(name, ".swp") || strings.HasSuffix(name, ".swo") || strings.HasSuffix(name, ".swn") ||
+		strings.HasSuffix(name, "~") || strings.HasPrefix(name, ".#") ||
+		len(name) > 2 && strings.HasPrefix(name, "#") && strings.HasSuffix(name, "#") ||
+		IsZoneIdentifier(name) || IsEnvFile(name)
 }
 
 // IsZoneIdentifier reports whether a file name is Windows' mark of a
