@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"cmp"
 	"maps"
 	"path"
 	"slices"
@@ -89,10 +90,7 @@ var mimeTypes = map[string]string{
 // application/octet-stream. A .tar.gz is application/gzip, never served
 // with Content-Encoding, which would make clients unpack it.
 func MimeType(name string) string {
-	if t, ok := mimeTypes[strings.ToLower(path.Ext(name))]; ok {
-		return t
-	}
-	return "application/octet-stream"
+	return cmp.Or(mimeTypes[strings.ToLower(path.Ext(name))], "application/octet-stream")
 }
 
 // Extensions are the extensions MimeType knows, for the tests of a host's
@@ -107,10 +105,7 @@ func ContentType(name string) string {
 		return MediaAICatalog
 	}
 	t := MimeType(name)
-	if c, ok := textTypes()[t]; ok {
-		return c
-	}
-	return t
+	return cmp.Or(textTypes()[t], t)
 }
 
 // textTypes gives each text type of mimeTypes its Content-Type, made once:

@@ -1,6 +1,7 @@
 package skill
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -447,10 +448,7 @@ func (d *SkillMD) keyPath(n *yaml.Node) string {
 		}
 		return ""
 	}
-	if p := find(d.Front, ""); p != "" {
-		return p
-	}
-	return "a value"
+	return cmp.Or(find(d.Front, ""), "a value")
 }
 
 // MCPString reports whether MCP hosts read the YAML value n as a string: a
