@@ -37,13 +37,11 @@ const PluginManifest = "plugin.json"
 // ".github/plugin", and Codex's ".agents/plugins".
 func manifestDir(name string) (sub string, ok bool) {
 	switch {
-	case name == ".plugin":
-		return name, true
 	case name == ".github":
 		return ".github/plugin", true
 	case name == ".agents":
 		return ".agents/plugins", true
-	case len(name) > len(".-plugin") && name[0] == '.' && strings.HasSuffix(name, "-plugin"):
+	case name == ".plugin", len(name) > len(".-plugin") && name[0] == '.' && strings.HasSuffix(name, "-plugin"):
 		return name, true
 	}
 	return "", false
