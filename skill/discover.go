@@ -554,9 +554,9 @@ func (w *walker) brokenDeclared() []BrokenLink {
 	return slices.SortedFunc(maps.Values(w.broken), func(a, b BrokenLink) int { return strings.Compare(a.Path, b.Path) })
 }
 
-// brokenFix is the likeliest fix for the link p, below the folder
-// walked (at, as reported), that leads nowhere: one to an absolute path was made on another
-// machine, and where the path's end names a folder of the tree
+// brokenFix is the likeliest fix for the link p, below the folder walked
+// (at, as reported), that leads nowhere: one to an absolute path was made
+// on another machine, and where the path's end names a folder of the tree
 // (/home/someone/repo/.agents/skills, a client's folder linked to the
 // repository's own) the relative link is the fix; one inside the
 // repository most often leads into a git submodule not checked out.

@@ -140,11 +140,10 @@ func IsEnvFile(name string) bool {
 // the skill's: .github/, which GitHub reads only at a repository's root, and
 // an installed skill never is, and skillpack.yaml and the baseline the docs
 // name, skillpack's own files for the repository (a root plugin's archives
-// published them). Collect
-// leaves them out there, as junk. .gitignore and .gitattributes stay: git
-// reads them in any folder, so they still work where a client installs the
-// skill inside a project's repository (the Vercel skills CLI installs them
-// too).
+// published them). Collect leaves them out there, as junk. .gitignore and
+// .gitattributes stay: git reads them in any folder, so they still work
+// where a client installs the skill inside a project's repository (the
+// Vercel skills CLI installs them too).
 func RepoPlumbing(path string, isDir bool) bool {
 	return isDir && path == ".github" || !isDir && (path == "skillpack.yaml" || path == ".skillpack-baseline.json")
 }

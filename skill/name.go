@@ -13,9 +13,8 @@ import (
 // hints: lowercase, a hyphen where a word ends (MySkill, PDF_Tools and
 // pdfTools give my-skill, pdf-tools and pdf-tools; a name with its own
 // separators keeps its words whole: DevOps Engineer, devops-engineer),
-// accents dropped
-// (café gives cafe), at most 64 characters; my-skill when nothing is
-// left.
+// accents dropped (café gives cafe), at most 64 characters; my-skill when
+// nothing is left.
 func SuggestName(s string) string {
 	var b strings.Builder
 	dash := false
