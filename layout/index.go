@@ -183,17 +183,6 @@ func (s *set) excluded() []Excluded {
 	return left
 }
 
-// offMCP are the skills left out of the MCP documents, with why.
-func (s *set) offMCP() []Excluded {
-	var off []Excluded
-	for _, r := range s.rows {
-		if r.offMCP != "" {
-			off = append(off, Excluded{Name: r.name, Reason: r.offMCP, Fix: r.mcpFix})
-		}
-	}
-	return off
-}
-
 // listed reports whether the MCP documents list the skill of r: not if MCP
 // hosts refuse it (Skill.OffMCP), or the SDK refuses the whole listing.
 func listed(r *row) bool { return r.offMCP == "" }

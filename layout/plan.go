@@ -168,7 +168,11 @@ func Plan(skills Skills, o Options) (*Planned, error) {
 	if !o.NoLegacy {
 		b.Excluded = set.excluded()
 	}
-	b.OffMCP = set.offMCP()
+	for _, r := range set.rows {
+		if r.offMCP != "" {
+			b.OffMCP = append(b.OffMCP, Excluded{Name: r.name, Reason: r.offMCP, Fix: r.mcpFix})
+		}
+	}
 
 	doc := func(path string, write func(io.Writer) error) {
 		b.docs = append(b.docs, Entry{Path: path, Kind: KindDoc, Write: write})
