@@ -68,14 +68,11 @@ func splitPattern(p string) (r ignoreRule, glob string, anchored, ok bool) {
 	if p == "" || strings.HasPrefix(p, "#") {
 		return r, "", false, false
 	}
-	if strings.HasPrefix(p, "!") {
-		r.negate, p = true, p[1:]
-	} else if strings.HasPrefix(p, `\!`) || strings.HasPrefix(p, `\#`) {
+	p, r.negate = strings.CutPrefix(p, "!")
+	if !r.negate && (strings.HasPrefix(p, `\!`) || strings.HasPrefix(p, `\#`)) {
 		p = p[1:]
 	}
-	if strings.HasSuffix(p, "/") {
-		r.dirOnly, p = true, strings.TrimSuffix(p, "/")
-	}
+	p, r.dirOnly = strings.CutSuffix(p, "/")
 	if p == "" {
 		return r, "", false, false
 	}
