@@ -343,12 +343,9 @@ func headerContext(prefix string) bool {
 // FileLines are the frontmatter's lines as the file has them, without
 // their "\n" or "\r\n": d.FrontLine+i is the file's line of the i-th.
 func (d *SkillMD) FileLines() []string {
-	if len(d.FrontRaw) == 0 {
-		return nil
-	}
-	lines := strings.Split(strings.TrimSuffix(string(d.FrontRaw), "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimSuffix(l, "\r")
+	var lines []string
+	for l := range strings.Lines(string(d.FrontRaw)) {
+		lines = append(lines, strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r"))
 	}
 	return lines
 }
