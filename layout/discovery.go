@@ -163,11 +163,10 @@ func CheckLLMsBase(name string, data []byte) error {
 			return nil // replaced
 		}
 		if tail && n > m.end && len(bytes.TrimSpace(line)) > 0 {
-			if bytes.HasPrefix(bytes.TrimLeft(line, " "), []byte("#")) {
-				tail = false
-			} else {
+			if !bytes.HasPrefix(bytes.TrimLeft(line, " "), []byte("#")) {
 				return &LineError{Doc: name, Line: n, Err: fmt.Errorf("text between %s and the next heading would read as part of the %q section the build puts there; start it with a heading, or move it above the markers", LLMsEnd, "## "+LLMsSectionName)}
 			}
+			tail = false
 		}
 		if g := h2Line.FindSubmatch(line); g != nil && strings.EqualFold(string(bytes.TrimSpace(g[1])), LLMsSectionName) {
 			fix := "put " + LLMsStart + " on the line above it and " + LLMsEnd + " below its list, so that the build replaces it"
