@@ -216,8 +216,7 @@ func legacyProblem(p string) string {
 	if strings.Contains(p, "..") {
 		return "contains \"..\""
 	}
-	for i := 0; i < len(p); i++ {
-		c := p[i]
+	for _, c := range []byte(p) {
 		if c < 0x20 || c > 0x7e {
 			return "is not printable ASCII"
 		}

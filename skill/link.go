@@ -112,8 +112,7 @@ func isAbsPath(s string) bool {
 // hasScheme reports whether a destination starts with a URL scheme
 // (RFC 3986: a letter, then letters, digits, "+", "-" or ".", then ":").
 func hasScheme(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	for i, c := range []byte(s) {
 		switch {
 		case asciiLetter(c):
 		case i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'):
