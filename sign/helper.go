@@ -199,11 +199,7 @@ func start(ctx context.Context, args []string, token string, env func(string) st
 // read decodes the helper's next line into v.
 func (p *process) read(v any) error {
 	if !p.out.Scan() {
-		err := p.out.Err()
-		if err == nil {
-			err = io.ErrUnexpectedEOF
-		}
-		return fmt.Errorf("%s stopped answering: %w", p.path, err)
+		return fmt.Errorf("%s stopped answering: %w", p.path, cmp.Or(p.out.Err(), io.ErrUnexpectedEOF))
 	}
 	if err := json.Unmarshal(p.out.Bytes(), v); err != nil {
 		return fmt.Errorf("%s wrote %q, not a line of the helper protocol: %w", p.path, p.out.Text(), err)
