@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/skillpack/skillpack/bundle"
+	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/internal/parallel"
 	"github.com/skillpack/skillpack/layout"
 )
@@ -88,18 +89,10 @@ func (b *Held) hold(prev *Held, lim limits) error {
 		}
 		return nil
 	})
-	var msgs []string
-	for _, err := range bad {
-		if err != nil {
-			msgs = append(msgs, err.Error())
-		}
-	}
-	switch {
-	case len(msgs) == 0:
+	if bad = slices.DeleteFunc(bad, func(err error) bool { return err == nil }); len(bad) == 0 {
 		return nil
-	case len(msgs) > 5:
-		msgs = append(msgs[:5], fmt.Sprintf("and %d more", len(msgs)-5))
 	}
+	msgs := human.UpTo(len(bad), 5, func(i int) string { return bad[i].Error() }, "and %d more")
 	return fmt.Errorf("the bundle does not match what the build recorded, so it is not served:\n  %s\nrebuild it with `skillpack build`",
 		strings.Join(msgs, "\n  "))
 }

@@ -98,10 +98,7 @@ func (s *Server) authorized(r *http.Request) bool {
 // request inside the folder: it gives probing a clear 400, and keeps any
 // later lookup from making "..", an encoded separator or a NUL mean anything.
 func badPath(r *http.Request) string {
-	raw := strings.ToLower(r.URL.RawPath)
-	if raw == "" {
-		raw = strings.ToLower(r.URL.Path)
-	}
+	raw := strings.ToLower(cmp.Or(r.URL.RawPath, r.URL.Path))
 	if strings.Contains(raw, "%2f") || strings.Contains(raw, "%5c") || strings.Contains(raw, "%00") {
 		return "encoded separators are not allowed in paths"
 	}
