@@ -213,9 +213,7 @@ func (r *Runner) stage(ctx context.Context, objects []Object, do Do, p *progress
 		return fmt.Errorf("%s: %w", o.Path, err)
 	})
 	why := ctx.Err()
-	if err == nil {
-		err = why // stopped after the last object was handed out
-	}
+	err = cmp.Or(err, why) // stopped after the last object was handed out
 	for i, o := range objects {
 		if !tried[i] {
 			r.report(p, Result{Object: o, State: Skipped, Err: why})

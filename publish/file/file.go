@@ -10,6 +10,7 @@
 package file
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -309,9 +310,7 @@ func (f *Folder) Put(_ context.Context, o publish.Object, body io.Reader) (strin
 	if err == nil {
 		err = tmp.Chmod(pack.Perm(o.Exec))
 	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
+	err = cmp.Or(err, tmp.Close())
 	var info fs.FileInfo
 	if err == nil {
 		info, err = os.Stat(tmp.Name())

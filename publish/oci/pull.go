@@ -328,9 +328,7 @@ func writeFile(name string, r io.Reader, e pack.Member) error {
 		return collision(e.Path, err)
 	}
 	_, err = io.CopyN(f, r, e.Size)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = cmp.Or(err, f.Close())
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return fmt.Errorf("%w: %w", ErrWrite, err) // the file's: a full disk
