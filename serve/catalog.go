@@ -43,10 +43,8 @@ func requestBase(r *http.Request) string {
 		return ""
 	}
 	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	if p, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ","); strings.TrimSpace(p) == "https" {
+	proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
+	if r.TLS != nil || strings.TrimSpace(proto) == "https" {
 		scheme = "https"
 	}
 	return scheme + "://" + host
