@@ -181,10 +181,7 @@ var undeclared = map[string]bool{"completion/complete": true, "logging/setLevel"
 // highest there), whatever the client asked for.
 func modern(req mcp.Request) bool {
 	p := req.GetParams()
-	if p == nil {
-		return false
-	}
-	if v := reflect.ValueOf(p); v.Kind() == reflect.Pointer && v.IsNil() {
+	if v := reflect.ValueOf(p); !v.IsValid() || v.Kind() == reflect.Pointer && v.IsNil() {
 		return false // no params, so no _meta; GetMeta would dereference nil
 	}
 	v, _ := p.GetMeta()[mcp.MetaKeyProtocolVersion].(string)
