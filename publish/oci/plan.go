@@ -192,10 +192,8 @@ func (p *plan) carry(carried []publish.Skill, tagOwner map[string]string, tags m
 		tagOwner[tag] = s.Name
 		m := skillManifest(s)
 		what := "manifest:" + tag
-		for i := range m.blobs {
-			m.blobs[i].name = tag // its config is not the skill's (addBlob)
-		}
 		for _, bl := range m.blobs {
+			bl.name = tag // its config is not the skill's (addBlob)
 			p.needs[what] = append(p.needs[what], p.addBlob(bl))
 			p.owners[bl.desc.Digest] = append(p.owners[bl.desc.Digest], m.desc)
 		}
