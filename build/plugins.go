@@ -75,9 +75,8 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool, s
 	}
 	files := collected.Files
 	// One line a reason (thereisnotime/skills-collection: 109 lines of
-	// links, a plugin's commands each).
-	var whys []string
-	refused := map[string][]string{}
+	// links, a plugin's commands each); no file, the key is the reason.
+	var refused leftOut
 	for _, r := range collected.Refused {
 		why := r.Err.Error()
 		switch {
@@ -86,14 +85,10 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool, s
 		case r.Kind == skill.LinkEscapes:
 			why = "a symbolic link out of the repository; copy the file into it"
 		}
-		if refused[why] == nil {
-			whys = append(whys, why)
-		}
-		refused[why] = append(refused[why], r.Path)
+		refused.add("", why, r.Path)
 	}
-	for _, why := range whys {
-		paths := refused[why]
-		b.logf("  plugin %s (%s): its archives leave out %s: %s", pl.Name, b.rel(pl.Dir), b.some(paths), why)
+	for _, k := range refused.keys {
+		b.logf("  plugin %s (%s): its archives leave out %s: %s", pl.Name, b.rel(pl.Dir), b.some(refused.names[k]), k[1])
 	}
 	if files, err = b.vouched(pl, files, ok); err != nil {
 		return layout.Plugin{}, none, err
@@ -611,9 +606,10 @@ func (b *builder) unlisted(ps []layout.Plugin, m *layout.Marketplace, out int) {
 	}
 }
 
-// leftOut gathers the plugins a marketplace file leaves out, by reason,
-// so that each reason is said once: a marketplace of 300 entries leaves
-// out hundreds (anthropics/claude-plugins-official: 397 lines).
+// leftOut gathers the plugins a marketplace file leaves out (or the files
+// a plugin's archives do), by reason, so that each reason is said once: a
+// marketplace of 300 entries leaves out hundreds
+// (anthropics/claude-plugins-official: 397 lines).
 type leftOut struct {
 	keys  [][2]string // file and reason, in the order met
 	names map[[2]string][]string
