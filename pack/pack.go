@@ -568,11 +568,8 @@ func Manifest(entries []Member) []byte {
 	}
 	b := make([]byte, 0, n)
 	for _, e := range es {
-		mode := "0644 "
-		if e.Exec {
-			mode = "0755 "
-		}
-		b = strconv.AppendInt(append(b, mode...), e.Size, 10)
+		b = strconv.AppendUint(append(b, '0'), uint64(Perm(e.Exec)), 8) // 0644 or 0755
+		b = strconv.AppendInt(append(b, ' '), e.Size, 10)
 		b = hex.AppendEncode(append(b, " sha256:"...), e.Sum[:])
 		b = append(append(append(b, ' '), e.Path...), '\n')
 	}
