@@ -26,8 +26,7 @@ import (
 // header, a mode but 0644 or 0755, a directory entry) and the entry is not
 // skipped. A limit that stops the reading is a *BombError.
 func Unpack(data []byte, zipped bool, l Limits, bad func(name, why string, rule bool) error, file func(e Member, r io.Reader) error) error {
-	l = l.WithDefaults()
-	u := &unpacker{zipped: zipped, l: l, bad: bad, file: file, seen: map[string]bool{}}
+	u := &unpacker{zipped: zipped, l: l.WithDefaults(), bad: bad, file: file, seen: map[string]bool{}}
 	if zipped {
 		return u.zip(data)
 	}
