@@ -370,11 +370,8 @@ func (s *tarSink) close() error {
 	if err := s.end(); err != nil {
 		return err
 	}
-	var b [10]byte
-	copy(b[:], finalBlock[:])
-	binary.LittleEndian.PutUint32(b[2:], s.crc)
-	binary.LittleEndian.PutUint32(b[6:], s.size)
-	_, err := s.out.Write(b[:])
+	b := binary.LittleEndian.AppendUint32(finalBlock[:], s.crc) // a copy: finalBlock[:] is full
+	_, err := s.out.Write(binary.LittleEndian.AppendUint32(b, s.size))
 	return err
 }
 
