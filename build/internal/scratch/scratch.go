@@ -14,9 +14,7 @@ import (
 	"sync"
 )
 
-// File is a temporary file of items: added at once by several
-// goroutines, then read at a spot or all in order. It keeps what would
-// otherwise grow with the tree out of memory.
+// File is a temporary file of items (see the package comment).
 type File struct {
 	mu    sync.Mutex
 	f     *os.File
