@@ -525,15 +525,10 @@ func (b *builder) noteParts(p *packed, name string, pl *plugin.Plugin, e *skill.
 		parts = slices.Clone(e.Parts)
 	}
 	if pl != nil {
-		for _, m := range pl.Manifests {
-			for _, f := range []string{"commands", "agents", "hooks", "mcpServers", "lspServers"} {
-				if _, ok := m.Fields()[f]; ok {
-					parts = append(parts, f)
-				}
-			}
-		}
+		// Each part as a manifest's field, or as its default file.
 		for f, in := range map[string]string{"commands": "commands", "agents": "agents", "hooks": "hooks/hooks.json", "mcpServers": ".mcp.json", "lspServers": ".lsp.json"} {
-			if pl.Exists(in) {
+			declared := slices.ContainsFunc(pl.Manifests, func(m plugin.File) bool { _, ok := m.Fields()[f]; return ok })
+			if declared || pl.Exists(in) {
 				parts = append(parts, f)
 			}
 		}
