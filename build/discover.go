@@ -2,6 +2,7 @@ package build
 
 import (
 	"cmp"
+	"slices"
 
 	"github.com/skillpack/skillpack/internal/human"
 	"github.com/skillpack/skillpack/layout"
@@ -31,11 +32,7 @@ func (b *builder) discover() (discovery, string, error) {
 		for _, s := range skills {
 			kept[s] = true
 		}
-		for _, s := range found {
-			if !kept[s] {
-				copies = append(copies, s)
-			}
-		}
+		copies = slices.DeleteFunc(slices.Clone(found), func(s *skill.Skill) bool { return kept[s] })
 	}
 	notes = append(notes, same...)
 	// Without SkipInvalid every skill found is published or the build
