@@ -69,10 +69,8 @@ func (p *packed) close() {
 	}
 }
 
-// The encoding is private to one build: fields in a fixed order, strings
-// length-prefixed, numbers as varints. It is a fraction of JSON's cost to
-// decode, which matters because each summary is read once per document.
-
+// encode writes the summary in scratch's encoding (scratch.Encoder),
+// private to one build.
 func (sum *summary) encode() []byte {
 	var e scratch.Encoder
 	e.RecordSkill(&sum.rec)
