@@ -55,7 +55,7 @@ func (c *checked) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.h.Write(p[:n])
 	c.n += int64(n)
-	if c.n > size || c.n == size || err == io.EOF {
+	if c.n >= size || err == io.EOF {
 		e := &ChangedError{Artifact: c.want, By: c.by, Read: c.n}
 		if c.n == size {
 			if e.Got = layout.SumDigest(c.h.Sum(nil)); e.Got == c.want.Digest {
