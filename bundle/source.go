@@ -341,13 +341,12 @@ func OpenURL(raw string, o HTTPOptions) (*Site, error) {
 	// must see Content-Encoding to catch archives served with it.
 	tr.DisableCompression = true
 	tr.ResponseHeaderTimeout = o.Timeout
-	max := o.MaxRedirects
 	client := &http.Client{
 		Transport: tr,
 		Timeout:   o.Timeout,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) > max {
-				return fmt.Errorf("too many redirects (more than %d), starting at %s", max, via[0].URL)
+			if len(via) > o.MaxRedirects {
+				return fmt.Errorf("too many redirects (more than %d), starting at %s", o.MaxRedirects, via[0].URL)
 			}
 			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 				return fmt.Errorf("redirect to %s, which is not http or https", req.URL)
