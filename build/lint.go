@@ -149,8 +149,7 @@ func (b *builder) lint(p *packed) (*packed, string, error) {
 			b.res.Packed++
 		}
 	}
-	p.named = slices.Clone(p.work)
-	slices.SortFunc(p.named, func(x, y *work) int { return strings.Compare(x.name, y.name) })
+	p.named = slices.SortedFunc(slices.Values(p.work), func(x, y *work) int { return strings.Compare(x.name, y.name) })
 	if n := len(b.res.Skipped); n > 0 {
 		b.logf("  %s left out", human.Plural(n, "invalid skill", "invalid skills"))
 	}
