@@ -51,7 +51,7 @@ func runNew(ios *IO, opts *newOptions) error {
 	dir, err := "", error(nil)
 	if fi, serr := os.Stat(opts.Dir); serr == nil && !fi.IsDir() {
 		err = fmt.Errorf("--dir %s is a file; give the folder to make the skill in", opts.Dir)
-	} else if in := skill.Enclosing(opts.Dir); serr == nil && in != "" {
+	} else if in := skill.Enclosing(opts.Dir); in != "" {
 		// A skill inside another is packed into the other's archives
 		// (lint's skill-nested): the new one goes beside it.
 		abs, _ := filepath.Abs(in)
