@@ -39,6 +39,7 @@ func TestScripts(t *testing.T) {
 	signHelper(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
+		WorkdirRoot:         t.TempDir(), // testscript's own root outlived a -run of one script
 		RequireExplicitExec: true,
 		UpdateScripts:       *updateScripts,
 		Setup: func(env *testscript.Env) error {
