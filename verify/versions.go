@@ -3,7 +3,9 @@ package verify
 import (
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 
 	"github.com/skillpack/skillpack/layout"
 	"github.com/skillpack/skillpack/pack"
@@ -131,7 +133,7 @@ func (c *checker) sameFiles(a versionArchive, in map[string]pack.Member) {
 			c.problem(a.loc, "entry %q has exec bit %v, but %s says %v", f.Path, e.Exec, layout.VersionsIndex, f.Exec)
 		}
 	}
-	for p := range in {
+	for _, p := range slices.Sorted(maps.Keys(in)) {
 		c.problem(a.loc, "has entry %q, which is no file of the version in %s", p, layout.VersionsIndex)
 	}
 }

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -197,4 +198,48 @@ func mustSource(t *testing.T, loc string) bundle.Source {
 	}
 	t.Cleanup(func() { src.Close() })
 	return src
+}
+
+// An archive's entries that versions.json does not list are reported in
+// path order, the same on every run: with more problems than the limit,
+// another order would report other ones.
+func TestVersionedExtraEntriesInOrder(t *testing.T) {
+	skills := versionedSkills(t)
+	for _, n := range []string{"c.md", "a.md", "d.md", "b.md"} {
+		writeFile(t, skills, "release-notes/"+n, []byte(n))
+	}
+	dir := filepath.Join(t.TempDir(), "dist")
+	buildTo(t, skills, dir, build.Options{Versioned: true, Release: "1.0.0"})
+	var doc map[string]any // versions.json with SKILL.md and a.md left of each version's files
+	if err := json.Unmarshal(readFile(t, dir, layout.VersionsIndex), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range doc["skills"].([]any) {
+		for _, v := range s.(map[string]any)["versions"].([]any) {
+			v := v.(map[string]any)
+			v["files"] = slices.DeleteFunc(v["files"].([]any), func(f any) bool {
+				p := f.(map[string]any)["path"]
+				return p != "SKILL.md" && p != "a.md"
+			})
+		}
+	}
+	data, _ := json.Marshal(doc)
+	writeFile(t, dir, layout.VersionsIndex, data)
+	var first []string
+	for run := range 4 {
+		var got []string
+		for _, p := range check(t, dir, Options{}).Problems {
+			if strings.Contains(p.Message, "which is no file of the version") {
+				got = append(got, p.Path+": "+p.Message)
+			}
+		}
+		if len(got) != 6 || !slices.IsSorted(got) {
+			t.Fatalf("run %d: want the 3 extra entries of both archives, in path order; got\n%s", run, strings.Join(got, "\n"))
+		}
+		if run == 0 {
+			first = got
+		} else if !slices.Equal(got, first) {
+			t.Fatalf("run %d reported\n%s\nafter\n%s", run, strings.Join(got, "\n"), strings.Join(first, "\n"))
+		}
+	}
 }

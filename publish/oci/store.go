@@ -289,9 +289,12 @@ func (s *Store) skill(ctx context.Context, e ocispec.Descriptor, problem func(pa
 	if title := md.Annotations[annTitle]; title != layout.EntryFile {
 		problem(at, fmt.Sprintf("skill %s's %s layer is titled %q, not %s", name, MediaTypeSkillMD, title, layout.EntryFile))
 	}
-	for ann, want := range map[string]digest.Digest{annTarGzDigest: tgz.Digest, annSkillMDDigest: md.Digest} {
-		if got := m.Annotations[ann]; got != string(want) {
-			problem(at, fmt.Sprintf("skill %s's %s is %q, but the layer's digest is %s", name, ann, got, want))
+	for _, l := range []struct {
+		ann  string
+		want digest.Digest
+	}{{annTarGzDigest, tgz.Digest}, {annSkillMDDigest, md.Digest}} {
+		if got := m.Annotations[l.ann]; got != string(l.want) {
+			problem(at, fmt.Sprintf("skill %s's %s is %q, but the layer's digest is %s", name, l.ann, got, l.want))
 		}
 	}
 	s.hold(path, tgz, at, problem)

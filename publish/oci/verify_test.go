@@ -211,6 +211,7 @@ func TestVerifyRegistryCollection(t *testing.T) {
 	var m ocispec.Manifest
 	fetchJSON(t, f.repo, string(idx.Manifests[0].Digest), &m)
 	m.Annotations[annSkillName] = "extra"
+	m.Annotations[annSkillMDDigest], m.Annotations[annTarGzDigest] = "sha256:1", "sha256:2"
 	data, _ := json.Marshal(m)
 	extra := descriptorOf(ocispec.MediaTypeImageManifest, data)
 	if err := f.repo.Manifests().Push(ctx, extra, bytes.NewReader(data)); err != nil {
@@ -225,6 +226,22 @@ func TestVerifyRegistryCollection(t *testing.T) {
 	wantProblem(t, rep, layout.SkillFile("extra", layout.EntryFile), "not in the build record")
 	wantProblem(t, rep, at, "skill extra's archive layer is titled", "not extra-")
 	wantProblem(t, rep, at, `skill extra's config gives name "`+idx.Manifests[0].Annotations[annSkillName]+`", its `+annSkillName+` "extra"`)
+	// The two digest annotations are reported in one order on every run
+	// (a map, which gave the other order about one run in eight).
+	for range 32 {
+		var got []string
+		for _, p := range rep.Problems {
+			if p.Path == at && strings.Contains(p.Message, "but the layer's digest is") {
+				got = append(got, p.Message)
+			}
+		}
+		if len(got) != 2 || !strings.Contains(got[0], annTarGzDigest) || !strings.Contains(got[1], annSkillMDDigest) {
+			t.Fatalf("want the archive's digest annotation, then SKILL.md's; got %q", got)
+		}
+		if rep, err = verifyAt(t, "oci://"+f.px.host+"/acme/skills:extra"); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	// One skill left out, another listed under the wrong name.
 	gone := idx.Manifests[0].Annotations[annSkillName]
