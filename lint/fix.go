@@ -339,7 +339,7 @@ func loadFixFile(j *fixJob) (*fixFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fixFile{job: j, origMode: fi.Mode() & fixModeBits}
+	f := &fixFile{job: j, origMode: fi.Mode() & fixModeBits, left: map[string]int{}}
 	f.mode = f.origMode
 	// A link is reported, not written through: its target may be outside
 	// the skill, or shared with other skills. The same holds for a folder

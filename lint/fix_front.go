@@ -588,9 +588,6 @@ func fixFlowSequences(f *fixFile, at []Finding) {
 	walk(d.Front)
 	// An empty list, and one in a list's item, are left to a person: the
 	// dry run's count of what --fix repairs must not take them.
-	if f.left == nil {
-		f.left = map[string]int{}
-	}
 	f.left["yaml-flow-sequence"] = max(len(at)-len(fixes), 0)
 	if hinted {
 		f.left["yaml-flow-sequence"] = max(len(at)-len(fixes)-1, 0)

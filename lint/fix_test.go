@@ -549,7 +549,7 @@ func FuzzFixFrontmatter(f *testing.F) {
 // fuzzFix applies the frontmatter fixers as Fix would, with a finding of
 // every quoting rule at every scalar.
 func fuzzFix(data []byte) []byte {
-	f := &fixFile{job: &fixJob{path: "s/SKILL.md", rel: "SKILL.md", dir: "/fuzz/my-skill", entry: true}, orig: data, data: data}
+	f := &fixFile{job: &fixJob{path: "s/SKILL.md", rel: "SKILL.md", dir: "/fuzz/my-skill", entry: true}, orig: data, data: data, left: map[string]int{}}
 	fixColonLines(f, nil)
 	if bytes.Equal(f.data, f.orig) {
 		var at []Finding
@@ -682,11 +682,12 @@ func FuzzRawDest(f *testing.F) {
 
 // The dry run that counts what --fix repairs ("repair 3 of the 4") counts
 // the flow sequences it leaves to a person out: an empty list, and one in
-// a list's item (ariffazil/AAA: 45 promised, 43 fixed).
+// a list's item (ariffazil/AAA: 45 promised, 43 fixed), also when another
+// fixer of the same file counts what it leaves (the invisible characters').
 func TestFixDryRunFlowSequences(t *testing.T) {
 	dir := t.TempDir()
 	testtool.WriteTree(t, dir, map[string]string{"demo/SKILL.md": "---\nname: demo\ndescription: Demonstrates flow sequences, for the user who asks.\n" +
-		"metadata:\n  hermes:\n    tags: [a, b]\n    none: []\n    tools:\n      - tool: x\n        modes: [analyze, extract]\n---\n# Demo\n"})
+		"metadata:\n  hermes:\n    tags: [a, b]\n    none: []\n    tools:\n      - tool: x\n        modes: [analyze, extract]\n---\n# Demo\n\nSome prose\u200b\n"})
 	opts := Options{Base: dir}
 	res := lintDir(t, dir, opts)
 	dry, err := Fix(context.Background(), res, FixOptions{Lint: opts, DryRun: true})
@@ -697,7 +698,7 @@ func TestFixDryRunFlowSequences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dry.Fixed != 1 || done.Fixed != 1 {
-		t.Errorf("the dry run counts %d fixed, the fix %d; want 1 both (tags)", dry.Fixed, done.Fixed)
+	if dry.Fixed != 2 || done.Fixed != 2 {
+		t.Errorf("the dry run counts %d fixed, the fix %d; want 2 both (tags, the prose's zero-width space)", dry.Fixed, done.Fixed)
 	}
 }

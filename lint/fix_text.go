@@ -46,7 +46,6 @@ func fixInvisible(f *fixFile, at []Finding) {
 		}
 	}
 	var cuts []fixEdit
-	f.left = map[string]int{} // the runs left, which lint reports again
 	for _, fd := range at {
 		if fd.Fix == deleteEscapes { // a person reads the value and deletes them
 			f.left[fd.Rule]++
@@ -459,9 +458,6 @@ func fixBackslashLinks(f *fixFile, at []Finding) {
 		return
 	}
 	f.data = data
-	if f.left == nil {
-		f.left = map[string]int{}
-	}
 	f.left["link-absolute"] = max(len(at)-len(edits), 0) // the absolute paths, for a person
 }
 
