@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -152,7 +153,7 @@ func Validate(schema string, data []byte) []Problem {
 		pr.Line, pr.Column = jsonenc.LineCol(data, off)
 		out = append(out, pr)
 	}
-	slices.SortStableFunc(out, func(a, b Problem) int { return a.Line*1_000_000 + a.Column - b.Line*1_000_000 - b.Column })
+	slices.SortStableFunc(out, func(a, b Problem) int { return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column)) })
 	return out
 }
 

@@ -25,6 +25,9 @@ func TestValidate(t *testing.T) {
 		{MCPSchema, "{" + mcp + ",\n\"mcpServers\": {\n\"a\": {\"type\": \"ws\", \"url\": \"x\"}}}", []string{`3:7 /mcpServers/a/type: "type" must be one of`}},
 		{MCPSchema, "{" + mcp + ",\n\"mcpServers\": {\n\"a\": {\"type\": \"stdio\",\n \"url\": \"x\"}}}", []string{`3:1 /mcpServers/a: missing property 'command'`, `4:2 /mcpServers/a: additional properties 'url' not allowed`}},
 		{MCPSchema, "{" + mcp + ",\n\"mcpServers\": {\"a\": {\"type\": \"stdio\", \"command\": \"x\",\n \"cwd\": \"data\"}}}", []string{`3:2 /mcpServers/a/cwd: 'data' does not match pattern`}},
+		// In line order past a million columns (a minified manifest).
+		{MCPSchema, "{" + mcp + ",\"mcpServers\": {" + strings.Repeat(" ", 1_000_000) + "\"a\": {\"type\": \"ws\", \"url\": \"x\"},\n\"b\": {\"command\": \"x\"}}}",
+			[]string{`1:1000092 /mcpServers/a/type: "type" must be one of`, `2:1 /mcpServers/b/type: "type" must be one of`}},
 	} {
 		var got []string
 		for _, p := range Validate(c.schema, []byte(c.doc)) {
