@@ -644,8 +644,11 @@ func (b *builder) some(names []string) string {
 }
 
 // servesFolders reports whether a marketplace asked for names plugin
-// folders, which the bundle then serves.
+// folders, which the bundle then serves. It asks the options, not
+// marketplace(), which reads the repository's Codex marketplace.
 func (b *builder) servesFolders() bool {
-	m := b.marketplace()
-	return m != nil && slices.ContainsFunc(m.Files, layout.NamesFolders)
+	return slices.ContainsFunc(b.opts.Marketplaces, func(m string) bool {
+		f, ok := layout.Marketplaces[m]
+		return ok && layout.NamesFolders(f)
+	})
 }
