@@ -29,11 +29,14 @@ func (b *builder) lintAcross(p *packed) error {
 	errs, warns, _ := lint.Count(b.res.Findings)
 	// A plugin's errors leave the plugin out (lintPlugins), never its
 	// skills, which are judged on their own: they stop no build.
+	// The tally is lint's (the same findings, the same count), with the
+	// errors that stop no build said apart.
+	total := errs
 	perrs, _, _ := lint.Count(plugins)
 	errs -= perrs
-	inPlugins := ""
+	var apart []string
 	if perrs > 0 {
-		inPlugins = fmt.Sprintf("; %s in plugins, left out of the bundle", human.Plural(perrs, "error", "errors"))
+		apart = append(apart, fmt.Sprintf("%d in plugins, left out of the bundle", perrs))
 	}
 	// Two plugins' skills of one name are the build's to refuse or leave
 	// out (checkClashes, clashFindings), once the invalid skills are: not
@@ -44,9 +47,13 @@ func (b *builder) lintAcross(p *packed) error {
 		across = slices.DeleteFunc(across, clash)
 		clashes = n - len(across)
 		errs -= clashes
-		inPlugins += fmt.Sprintf("; %s a name with another plugin's, which one bundle cannot publish", human.Plural(clashes, "skill shares", "skills share"))
+		apart = append(apart, fmt.Sprintf("%d for skills sharing a name with another plugin's, which one bundle cannot publish", clashes))
 	}
-	b.logf("• lint: %s, %s%s", human.Plural(errs, "error", "errors"), human.Plural(warns, "warning", "warnings"), inPlugins)
+	why := ""
+	if len(apart) > 0 {
+		why = " (" + strings.Join(apart, "; ") + ")"
+	}
+	b.logf("• lint: %s, %s%s", human.Plural(total, "error", "errors"), human.Plural(warns, "warning", "warnings"), why)
 	// An error the settings lowered is the build's own (Rule.Publish):
 	// said once a rule, or the user reads lint's pass and the build's
 	// refusal as a contradiction.
