@@ -231,6 +231,7 @@ func TestFolderMarketplacesListWhatServes(t *testing.T) {
 	for path, data := range map[string]string{
 		"plugins/app/.codex-plugin/plugin.json":          `{"name": "app", "version": "1.0.0", "description": "An app plugin."}`,
 		"plugins/app/skills/app-dev/SKILL.md":            skillMD("app-dev", strings.Repeat("Build apps. ", 100)), // too long: skipped
+		"plugins/app/README.md":                          "# App\n",                                               // no part of a plugin a client loads
 		"plugins/migrate/.codex-plugin/plugin.json":      `{"name": "migrate", "version": "1.0.0", "description": "A migration plugin."}`,
 		"plugins/migrate/skills/migrate-app/SKILL.md":    skillMD("migrate-app", "Migrate an app to the new framework, for the user who asks."),
 		"plugins/claude-only/.claude-plugin/plugin.json": `{"name": "claude-only"}`,

@@ -150,11 +150,14 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool, s
 	slices.Sort(lp.Skills)
 	lp.Skills = slices.Compact(lp.Skills)
 	if !vouched && len(lp.Skills) == 0 && !slices.ContainsFunc(files, func(f skill.File) bool {
-		return !slices.ContainsFunc(pl.Manifests, func(m plugin.File) bool { return m.Rel == f.Path })
+		// A client loads a plugin's parts from its folders (commands/,
+		// hooks/) and its JSON files (.mcp.json), not from a README.
+		return (strings.Contains(f.Path, "/") || path.Ext(f.Path) == ".json") &&
+			!slices.ContainsFunc(pl.Manifests, func(m plugin.File) bool { return m.Rel == f.Path })
 	}) {
-		// Its skills left out (invalid: a repository's AxonIQ), it would
-		// install as its manifests alone.
-		return layout.Plugin{}, none, errors.New("the bundle publishes none of its skills, and it holds nothing else")
+		// Its skills left out (invalid: a repository's AxonIQ, suwa-sh's
+		// distillery), it would install as its manifests and a README.
+		return layout.Plugin{}, none, errors.New("the bundle publishes none of its skills, and it holds nothing else a client loads")
 	}
 	if folder && !vouched && len(lp.Skills) == 0 {
 		// As Claude Code's entry, made of its skills, leaves it out: its
@@ -236,10 +239,12 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool, s
 func (b *builder) vouched(pl *plugin.Plugin, files []skill.File, ok map[string]bool) ([]skill.File, error) {
 	dir := absPath(pl.Dir)
 	// A folder of a kept skill is kept whole, a skill nested in it too, as
-	// that skill's own archives hold it.
+	// that skill's own archives hold it; so is a folder of the plugin's
+	// files that holds a SKILL.md (plugin.Plugin's Plain), which lint
+	// checked as the plugin's.
 	kept := func(d string) bool {
 		for ; ; d = path.Dir(d) {
-			if ok[filepath.Join(dir, filepath.FromSlash(d))] {
+			if ok[filepath.Join(dir, filepath.FromSlash(d))] || slices.Contains(pl.Plain, d) {
 				return true
 			}
 			if d == "." {

@@ -244,6 +244,9 @@ func TestPluginArchivesVouched(t *testing.T) {
 	plugins := filepath.Join(src, "plugins")
 	writeSkillFile(t, filepath.Join(plugins, "pdf-tools", "tests"), "fx", "SKILL.md", skillMD("fx"))
 	writeSkillFile(t, filepath.Join(plugins, "pdf-tools", "tests"), "fx", "deploy.conf", "GITHUB_TOKEN=gh"+"p_Zq7Lm2Rt9Vx4Kp8Nw3Hs6Jd1Fg5Cb0Ay2Ue\n")
+	// A folder of the plugin's that holds a SKILL.md no manifest declares:
+	// its commands read it by path (edwinhu/claude-plugins' lib/skills).
+	writeSkillFile(t, filepath.Join(plugins, "pdf-tools", "lib"), "phase", "SKILL.md", skillMD("phase"))
 	writeSkillFile(t, filepath.Join(plugins, "pdf-tools", "skills"), "dup-a", "SKILL.md", skillMD("dup"))
 	writeSkillFile(t, filepath.Join(plugins, "pdf-tools", "skills"), "dup-b", "SKILL.md", skillMD("dup"))
 	// Two skills of one name, not copies: a clash across the plugins.
@@ -283,26 +286,34 @@ func TestPluginArchivesVouched(t *testing.T) {
 			t.Errorf("pdf-tools' archive holds %s: %s", no, holds["pdf-tools"])
 		}
 	}
+	if !strings.Contains(holds["pdf-tools"], "lib/phase/SKILL.md") {
+		t.Errorf("pdf-tools' archive holds %s; want lib/phase/SKILL.md, a file of the plugin, in it", holds["pdf-tools"])
+	}
 }
 
-// A secret in a plugin's folder outside its skills (a stray deploy.conf)
-// leaves the plugin out, whose archives would publish it; its skills are built.
+// A secret in a plugin's folder outside its skills (a stray deploy.conf,
+// also in a folder of the plugin's files that holds a SKILL.md no manifest
+// declares) leaves the plugin out, whose archives would publish it; its
+// skills are built.
 func TestPluginSecret(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "repo")
 	copyTree(t, filepath.Join("testdata", "plugins"), src, copyOpts{umask: 0o022})
 	token := "GITHUB_TOKEN=gh" + "p_Zq7Lm2Rt9Vx4Kp8Nw3Hs6Jd1Fg5Cb0Ay2Uez\n" // split, so that no scanner takes this file for a leak
-	if err := os.WriteFile(filepath.Join(src, "plugins", "pdf-tools", "deploy.conf"), []byte(token), 0o644); err != nil {
-		t.Fatal(err)
+	for _, at := range []string{"deploy.conf", "lib/phase/deploy.conf"} {
+		writeSkillFile(t, filepath.Join(src, "plugins", "pdf-tools"), "", at, token)
 	}
+	writeSkillFile(t, filepath.Join(src, "plugins", "pdf-tools", "lib"), "phase", "SKILL.md", "---\nname: phase\ndescription: A phase the plugin's commands read.\n---\n")
 	out := filepath.Join(t.TempDir(), "dist")
 	res := mustBuild(t, []string{src}, Options{Out: out})
 	if got := pluginNames(t, out); got != "db-tools,notes" {
 		t.Errorf("plugins %v; want pdf-tools left out, the other two kept", got)
 	}
-	if !slices.ContainsFunc(res.Findings, func(f lint.Finding) bool {
-		return f.Rule == "secret" && strings.HasSuffix(f.Path, "repo/plugins/pdf-tools/deploy.conf")
-	}) {
-		t.Errorf("no secret finding at the plugin's deploy.conf: %v", res.Findings)
+	for _, at := range []string{"deploy.conf", "lib/phase/deploy.conf"} {
+		if !slices.ContainsFunc(res.Findings, func(f lint.Finding) bool {
+			return f.Rule == "secret" && strings.HasSuffix(f.Path, "repo/plugins/pdf-tools/"+at)
+		}) {
+			t.Errorf("no secret finding at the plugin's %s: %v", at, res.Findings)
+		}
 	}
 	v2, _ := os.ReadFile(filepath.Join(out, filepath.FromSlash(layout.V2Index)))
 	if !strings.Contains(string(v2), `"name": "pdf-fill"`) {

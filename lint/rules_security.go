@@ -366,6 +366,9 @@ func (p *RunPass) eachPlugin(do func(pl *plugin.Plugin, files *skill.Files, own 
 			continue
 		}
 		own := skillDirs(files)
+		for _, d := range pl.Plain {
+			delete(own, d) // checked as the plugin's files
+		}
 		if prefix := abs[i] + string(filepath.Separator); abs[i] != "" {
 			j, _ := slices.BinarySearch(sorted, prefix)
 			for ; j < len(sorted) && strings.HasPrefix(sorted[j], prefix); j++ {

@@ -51,14 +51,13 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	for _, e := range t.Unread {
 		notes = append(notes, fmt.Sprintf("warning: %v", e))
 	}
-	user := skill.NewIgnore(sc.Ignore)
+	byUser := sc.ignores(root)
 	withDefaults := skill.NewIgnore(append(slices.Clone(skill.DefaultIgnore), sc.Ignore...))
 	var kept []*skill.Skill
 	ignored := 0
 	byDefault := map[string][]*skill.Skill{} // the default patterns, as named → skills they left out
 	for _, s := range t.Skills {
-		_, byConfig := sc.Config.Path(sc.ConfigDir, s.Dir, true)
-		if _, byUser := user.Path(root, s.Dir, true); byConfig || byUser {
+		if byUser(s.Dir) {
 			ignored++
 			continue
 		}
@@ -122,6 +121,46 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 		notes = slices.Insert(notes, at, taking(kept))
 	}
 	return kept, notes
+}
+
+// ignores returns whether the user's patterns, --ignore's (relative to
+// root) and skillpack.yaml's, leave out a folder.
+func (sc Scope) ignores(root string) func(dir string) bool {
+	user := skill.NewIgnore(sc.Ignore)
+	return func(dir string) bool {
+		_, byConfig := sc.Config.Path(sc.ConfigDir, dir, true)
+		_, byUser := user.Path(root, dir, true)
+		return byConfig || byUser
+	}
+}
+
+// plain maps each plugin folder of t to the folders of skills found in it
+// (relative, with "/") that the scope did not take and that no manifest or
+// marketplace entry declares, so that no client loads them as skills
+// (edwinhu/claude-plugins' lib/skills/<phase>, which its commands read by
+// path): they are files of the plugin, which its archives carry and lint
+// checks as its other files. Those the user's patterns leave out stay out,
+// as do tests and templates (skill.DefaultIgnore): fixtures, not the
+// plugin's.
+func (sc Scope) plain(root string, t *skill.Tree, taken []*skill.Skill) map[string][]string {
+	took := make(map[string]bool, len(taken))
+	for _, s := range taken {
+		took[s.Dir] = true
+	}
+	ignored, defaults := sc.ignores(root), skill.NewIgnore(skill.DefaultIgnore)
+	out := map[string][]string{}
+	for _, s := range t.Skills {
+		if s.Plugin == "" || s.Declared != "" || s.Mirror != "" || took[s.Dir] || ignored(s.Dir) {
+			continue
+		}
+		if _, fixture := defaults.Path(root, s.Dir, true); fixture {
+			continue
+		}
+		if rel, ok := skill.RelBelow(s.Plugin, s.Dir); ok && rel != "." {
+			out[filepath.Clean(s.Plugin)] = append(out[filepath.Clean(s.Plugin)], filepath.ToSlash(rel))
+		}
+	}
+	return out
 }
 
 // steps are the scope's rules after the ignore patterns, in order, on the
@@ -268,6 +307,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 			}
 		}
 		listed := sc.listed(root, t, found)
+		plain := sc.plain(base, t, found)
 		var unlisted []string
 		for _, d := range t.Plugins {
 			if !keeps(base, d) {
@@ -290,6 +330,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 					notes = append(notes, note)
 				}
 				if keep {
+					p.Plain = plain[filepath.Clean(d)]
 					plugins = append(plugins, p)
 					walked++
 				}

@@ -49,6 +49,10 @@ type Plugin struct {
 	// Listed are the paths a marketplace entry naming the plugin gives in
 	// "skills", relative to Dir (lint's scope sets them from the entry).
 	Listed []string
+	// Plain are the folders holding SKILL.md, relative to Dir with "/",
+	// that are no skills but files of the plugin: no client loads them as
+	// skills, nor does the run take them (lint's scope sets them).
+	Plain []string
 }
 
 // File is one of the plugin's JSON files.
