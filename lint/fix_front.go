@@ -561,7 +561,7 @@ func fixFlowSequences(f *fixFile, at []Finding) {
 			if v.Kind != yaml.SequenceNode || v.Style&yaml.FlowStyle == 0 || len(v.Content) == 0 || !reported[[2]int{line, c}] {
 				continue
 			}
-			start, end, ok := flowList(f.data, d, v)
+			start, end, ok := flowList(f.data, d, v, false)
 			if !ok {
 				continue
 			}
@@ -595,27 +595,31 @@ func fixFlowSequences(f *fixFile, at []Finding) {
 	f.applyFront(fixes)
 }
 
-// hintList finds argument-hint's flow sequence in data (flowList).
+// hintList finds argument-hint's flow sequence in data (flowList). A
+// comment after it stays where it is: quoting the list leaves it one.
 func hintList(data []byte, d *skill.SkillMD) (start, end int, ok bool) {
 	_, v := d.Lookup("argument-hint")
 	if v == nil || v.Kind != yaml.SequenceNode || v.Style&yaml.FlowStyle == 0 {
 		return 0, 0, false
 	}
-	return flowList(data, d, v)
+	return flowList(data, d, v, true)
 }
 
 // flowList finds the flow sequence v in data, SKILL.md's bytes as d
 // parsed them: from its "[" to past its "]", when it closes on its line
-// and nothing but blanks follows it there (a comment stays a person's
-// call).
-func flowList(data []byte, d *skill.SkillMD, v *yaml.Node) (start, end int, ok bool) {
+// and nothing but blanks follows it there, or a comment when comment
+// (where one goes when the list becomes a block is a person's call).
+func flowList(data []byte, d *skill.SkillMD, v *yaml.Node, comment bool) (start, end int, ok bool) {
 	start, ok = nodeOffset(data, d, v)
 	if !ok || start >= len(data) || data[start] != '[' {
 		return 0, 0, false
 	}
 	c := start + skill.FlowEnd(string(data[start:])) // below start: it does not close
-	if c < start || bytes.IndexByte(data[start:c], '\n') >= 0 ||
-		len(bytes.TrimSpace(data[c+1:lineEnd(data, c)])) > 0 {
+	if c < start || bytes.IndexByte(data[start:c], '\n') >= 0 {
+		return 0, 0, false
+	}
+	rest := bytes.TrimSpace(data[c+1 : lineEnd(data, c)])
+	if len(rest) > 0 && !(comment && rest[0] == '#' && data[c+1] != '#') { // "#" after a blank
 		return 0, 0, false
 	}
 	return start, c + 1, true

@@ -637,10 +637,11 @@ func TestFixNameFormatTaken(t *testing.T) {
 
 // yaml-flow-sequence's fix writes a list in block form, at any depth
 // (superpowers-zh's metadata.hermes.tags: --fix said it repairs the rule,
-// then fixed nothing), and quotes an argument-hint meant as text.
+// then fixed nothing), and quotes an argument-hint meant as text, its
+// comment kept (with one, the list was left as it was).
 func TestFixFlowSequences(t *testing.T) {
 	dir, opts := fixTree(t, map[string]string{
-		"s/SKILL.md": "---\nname: s\ndescription: Fill PDF forms. Use when the user works with PDF files.\nargument-hint: [file]\n" +
+		"s/SKILL.md": "---\nname: s\ndescription: Fill PDF forms. Use when the user works with PDF files.\nargument-hint: [file] # the form\n" +
 			"metadata:\n  hermes:\n    tags: [design, \"a: b\", 'c']\n---\nBody.\n",
 	})
 	res := lintDir(t, dir, opts)
@@ -651,7 +652,7 @@ func TestFixFlowSequences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "argument-hint: \"[file]\"\nmetadata:\n  hermes:\n    tags:\n      - design\n      - \"a: b\"\n      - \"c\"\n---\n"
+	want := "argument-hint: \"[file]\" # the form\nmetadata:\n  hermes:\n    tags:\n      - design\n      - \"a: b\"\n      - \"c\"\n---\n"
 	if !strings.Contains(string(data), want) {
 		t.Errorf("after Fix:\n%s\nwant it to hold:\n%s", data, want)
 	}
