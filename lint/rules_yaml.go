@@ -559,9 +559,7 @@ func emptyIn(n *yaml.Node) bool {
 
 func checkFlowSequences(p *Pass, t *yamlTree, it yamlItem) {
 	n := it.n
-	// A flow sequence that holds a mapping is yaml-flow-mapping's error.
-	if n.Kind != yaml.SequenceNode || n.Style&yaml.FlowStyle == 0 || it.flow != nil || t.flowMap[n] ||
-		it.unread || ownedFlow(p, it) {
+	if n.Kind != yaml.SequenceNode || n.Style&yaml.FlowStyle == 0 || it.flow != nil || it.unread || ownedFlow(p, it) {
 		return
 	}
 	if n == value(p, "argument-hint") {
@@ -572,6 +570,9 @@ func checkFlowSequences(p *Pass, t *yamlTree, it yamlItem) {
 			fix = "quote the whole value: argument-hint: " + doubleQuote(string(p.Doc.Raw[start:end]))
 		}
 		p.ReportNode(n, fix, "argument-hint is a flow sequence, a list to YAML readers, where clients show the hint as text")
+		return
+	}
+	if t.flowMap[n] { // one that holds a mapping is yaml-flow-mapping's
 		return
 	}
 	p.ReportNode(n, "write the list in block form, one \"- item\" a line (or leave out an empty list)",
