@@ -227,7 +227,7 @@ func TestVerifyRegistryCollection(t *testing.T) {
 	wantProblem(t, rep, at, "skill extra's archive layer is titled", "not extra-")
 	wantProblem(t, rep, at, `skill extra's config gives name "`+idx.Manifests[0].Annotations[annSkillName]+`", its `+annSkillName+` "extra"`)
 	// The two digest annotations are reported in one order on every run
-	// (a map, which gave the other order about one run in eight).
+	// (a map gave the other order about one run in five to ten).
 	for range 32 {
 		var got []string
 		for _, p := range rep.Problems {
