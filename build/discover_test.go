@@ -148,10 +148,10 @@ func TestDeclaredScope(t *testing.T) {
 		"• discover: 4 skills",
 		"left out 2 skills in folders of tests and templates: template/ (1), tests/ and fixtures/ (1); --ignore '!template/' takes one back, --all every skill found",
 		"taking the 4 skills that " + rel(t, src, ".claude-plugin/marketplace.json") + " declares, and the 1 skill in skills/ and the top-level folders, where every client looks",
-		"left out 1 skill that no manifest declares, where no client installing from the repository looks (" + rel(t, src, "scratch/idea") + "); --all takes every skill found",
+		"left out 1 skill that no manifest declares, which no client installing from the repository loads as skills (" + rel(t, src, "scratch/idea") + "); --all takes every skill found",
 		"left out 2 skills in clients' install folders, copies or working skills the repository does not publish: " + rel(t, src, ".claude/skills/dev") + ", " +
 			rel(t, src, ".cursor/skills/dev") + "; 2 of them no copies of a skill taken (none has their folder's name, or its SKILL.md differs): dev/; --all takes them",
-		"left out 1 skill of plugins the marketplace does not list, where no client installing from the repository looks (" + rel(t, src, "backups/extra-old/skills/art") + "); --all takes every skill found",
+		"left out 1 skill of plugins the marketplace does not list, which no client installing from the repository loads as skills (" + rel(t, src, "backups/extra-old/skills/art") + "); --all takes every skill found",
 		"pdf: 2 identical copies",
 		"left out 1 skill inside other skills' folders",
 	} {

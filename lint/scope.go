@@ -1062,7 +1062,7 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) (kept
 		{deep, "deeper than the folders of skills their plugins declare (Claude Code loads skills/<name>, not skills/<group>/<name>)"}} {
 		if len(l.skills) > 0 {
 			names := human.UpTo(len(l.skills), 5, func(i int) string { return sc.rel(l.skills[i].Dir) }, "and %d more")
-			notes = append(notes, fmt.Sprintf("left out %s %s, where no client installing from the repository looks (%s); --all takes every skill found",
+			notes = append(notes, fmt.Sprintf("left out %s %s, which no client installing from the repository loads as skills (%s); --all takes every skill found",
 				human.Plural(len(l.skills), "skill", "skills"), l.why, strings.Join(names, ", ")))
 		}
 	}

@@ -175,8 +175,8 @@ and --explain ID explains one; --fix repairs the mechanical findings.
 
 It checks the skills build would publish, and says which it left out:
 folders of tests, fixtures and templates, skills a repository's marketplace
-or plugin manifests do not declare where no client installing from it
-looks, plugins its marketplace does not list that hold no skill taken, and
+or plugin manifests do not declare, which no client installing from it
+loads as skills, plugins its marketplace does not list that hold no skill taken, and
 clients' install folders (.claude/skills) beside other skills. --ignore GLOB leaves
 out more, as skillpack.yaml's ignore list does; --all checks every skill
 found.
