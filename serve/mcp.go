@@ -446,11 +446,12 @@ func pageOf[T any](items []T, cursor string, size int, key func(T) string) ([]T,
 }
 
 // unescape returns uri as the bundle spells it (layout.SkillURI) when it
-// names something served only once decoded: the bundle escapes only "%",
-// "#" and "?", while new URL() or a {+path} expansion also encodes a space
-// or a non-ASCII letter (a%20b.md).
+// names something served only once respelt: the bundle escapes only "%",
+// "#" and "?", while new URL() also encodes a space or a non-ASCII letter
+// (a%20b.md), and a {+path} expansion of the template does that but keeps
+// "#" and "?" as they are (C#.md).
 func (b *Held) unescape(uri string) string {
-	if !strings.Contains(uri, "%") || b.resource(uri) != nil {
+	if !strings.ContainsAny(uri, "%#?") || b.resource(uri) != nil {
 		return uri
 	}
 	if _, ok := b.directory(uri); ok {

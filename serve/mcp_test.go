@@ -981,8 +981,9 @@ func TestMCPTurns(t *testing.T) {
 // TestMCPEscapedURI: resources.json writes a path as it is but for "%",
 // "#" and "?", which it percent-encodes; a client that builds a URI with
 // new URL() or a {+path} expansion percent-encodes a space or non-ASCII
-// too: both forms read the file, and a "%" that begins no escape is read
-// as itself. A "#" or "?" written as it is ends the path.
+// too, and a {+path} expansion of the template keeps "#" and "?" as they
+// are: every form reads the file, and a "%" that begins no escape is read
+// as itself.
 func TestMCPEscapedURI(t *testing.T) {
 	skills := filepath.Join(t.TempDir(), "skills")
 	files := map[string]string{
@@ -1015,8 +1016,9 @@ func TestMCPEscapedURI(t *testing.T) {
 		"skill://odd/references/F%23/C%23.md":             "sharp\n",
 		"skill://odd/references/what%3F.md":               "question\n",
 		"skill://odd/references/what%3f.md":               "question\n",
-		"skill://odd/references/F#/C#.md":                 "",
-		"skill://odd/references/what?.md":                 "",
+		"skill://odd/references/F#/C#.md":                 "sharp\n",
+		"skill://odd/references/what?.md":                 "question\n",
+		"skill://odd/references/F#/C%23.md":               "sharp\n",
 		"skill://odd/references/x%20y/z.md":               "in a folder\n",
 		"skill://odd/references/%E8%AF%B4%E6%98%8E.md?no": "",
 	} {
