@@ -78,10 +78,17 @@ type ReadDirectoryParams struct {
 // their resource metadata, folders as inode/directory.
 type ReadDirectoryResult struct {
 	mcp.ResultBase
-	mcp.Cacheable                 // first, as in the SDK's results: see uncached
-	ResultType    string          `json:"resultType"`
-	Resources     []*mcp.Resource `json:"resources"`
-	NextCursor    string          `json:"nextCursor,omitempty"`
+	mcp.Cacheable         // first, as in the SDK's results: see uncached
+	ResultType    string  `json:"resultType"`
+	Resources     []Entry `json:"resources"`
+	NextCursor    string  `json:"nextCursor,omitempty"`
+}
+
+// Entry is a folder's child. Size is the file's, 0 too: the SDK's
+// Resource leaves a size of 0 out, which MCP reads as "unknown".
+type Entry struct {
+	*mcp.Resource
+	Size *int64 `json:"size,omitempty"`
 }
 
 // skillTemplate matches every skill:// URI, so that resources/read reaches
@@ -414,7 +421,7 @@ func (s *Server) readDirectory(_ context.Context, _ *mcp.ServerSession, p *ReadD
 		}
 		return nil, invalidParams("no directory is served at %s", p.URI)
 	}
-	kids, next, err := pageOf(kids, p.Cursor, s.opts.pageSize, func(r *mcp.Resource) string { return r.URI })
+	kids, next, err := pageOf(kids, p.Cursor, s.opts.pageSize, func(e Entry) string { return e.URI })
 	if err != nil {
 		return nil, err
 	}
@@ -471,7 +478,7 @@ func (b *Held) unescape(uri string) string {
 
 // directory returns the children of a directory resource. Its URI has no
 // trailing slash, but one is taken too: clients add it to say "folder".
-func (b *Held) directory(uri string) ([]*mcp.Resource, bool) {
+func (b *Held) directory(uri string) ([]Entry, bool) {
 	if base, ok := strings.CutSuffix(uri, "/"); ok && !strings.HasSuffix(base, "/") {
 		uri = base
 	}
@@ -488,7 +495,7 @@ func (b *Held) directory(uri string) ([]*mcp.Resource, bool) {
 	}
 	// Its files under uri, in order: each is a child, or lies in a folder
 	// that is one.
-	var kids []*mcp.Resource
+	var kids []Entry
 	under := strings.TrimPrefix(strings.TrimPrefix(uri, root), "/")
 	if under != "" {
 		under += "/"
@@ -500,20 +507,20 @@ func (b *Held) directory(uri string) ([]*mcp.Resource, bool) {
 		}
 		if dir, _, nested := strings.Cut(name, "/"); nested {
 			if n := len(kids); n == 0 || kids[n-1].Name != dir || kids[n-1].MIMEType != dirMime {
-				kids = append(kids, &mcp.Resource{URI: root + "/" + under + dir, Name: unescaped(dir), MIMEType: dirMime})
+				kids = append(kids, Entry{Resource: &mcp.Resource{URI: root + "/" + under + dir, Name: unescaped(dir), MIMEType: dirMime}})
 			}
 			continue
 		}
 		file := root + "/" + under + name
 		f := b.resource(file)
-		kids = append(kids, &mcp.Resource{URI: file, Name: unescaped(name), MIMEType: f.mime, Size: f.size})
+		kids = append(kids, Entry{&mcp.Resource{URI: file, Name: unescaped(name), MIMEType: f.mime}, &f.size})
 	}
 	if len(kids) == 0 {
 		return nil, false // a file, or nothing
 	}
 	// "a/b" sorts after "a.md/…" but before "a.md": order by the
 	// children's own URIs.
-	slices.SortFunc(kids, func(x, y *mcp.Resource) int { return strings.Compare(x.URI, y.URI) })
+	slices.SortFunc(kids, func(x, y Entry) int { return strings.Compare(x.URI, y.URI) })
 	return kids, true
 }
 

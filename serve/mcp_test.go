@@ -15,7 +15,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -996,6 +998,7 @@ func TestMCPEscapedURI(t *testing.T) {
 		"odd/references/x y/z.md": "in a folder\n",
 		"odd/references/F#/C#.md": "sharp\n",
 		"odd/references/what?.md": "question\n",
+		"odd/scripts/__init__.py": "",
 	}
 	testtool.WriteTree(t, skills, files)
 	dist := filepath.Join(t.TempDir(), "dist")
@@ -1036,6 +1039,22 @@ func TestMCPEscapedURI(t *testing.T) {
 	res, err := mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: "skill://odd/references/x%20y"})
 	if err != nil || len(res.Resources) != 1 || res.Resources[0].URI != "skill://odd/references/x y/z.md" {
 		t.Errorf("%s of an escaped folder URI: %v, %v", MethodReadDirectory, res, err)
+	}
+	// An empty file's size is 0, not left out as unknown; a folder has none.
+	sizes := func(uri string) (got []string) {
+		res, err := mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: uri})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res.Resources {
+			if got = append(got, r.Name); r.Size != nil {
+				got = append(got, strconv.FormatInt(*r.Size, 10))
+			}
+		}
+		return got
+	}
+	if got := strings.Join(append(sizes("skill://odd"), sizes("skill://odd/scripts")...), " "); !regexp.MustCompile(`^SKILL\.md [1-9][0-9]* references scripts __init__\.py 0$`).MatchString(got) {
+		t.Errorf("%s: %q, want folders with no size, an empty file of size 0", MethodReadDirectory, got)
 	}
 	res, err = mcp.CallCustomMethod[*ReadDirectoryParams, *ReadDirectoryResult](c, cs, MethodReadDirectory, &ReadDirectoryParams{URI: "skill://odd/references/F%23"})
 	if err != nil || len(res.Resources) != 1 || res.Resources[0].URI != "skill://odd/references/F%23/C%23.md" || res.Resources[0].Name != "C#.md" {
