@@ -727,7 +727,11 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		}
 		slices.Sort(names)
 		names = slices.Compact(names) // one name in several clients' folders
-		unlike = fmt.Sprintf("; %d of them no copies of a skill taken (none has their folder's name, or its SKILL.md differs): %s", len(own), human.Few(names, 5))
+		under := ""
+		if len(names) < len(own) {
+			under = ", under " + human.Plural(len(names), "name", "names")
+		}
+		unlike = fmt.Sprintf("; %d of them no copies of a skill taken (none has their folder's name, or its SKILL.md differs)%s: %s", len(own), under, human.Few(names, 5))
 	}
 	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s%s; --all takes them",
 		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "), unlike)}
