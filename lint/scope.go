@@ -163,6 +163,27 @@ func (sc Scope) plain(root string, t *skill.Tree, taken []*skill.Skill) map[stri
 	return out
 }
 
+// plainAlone is Plain of the plugin in dir whose manifest was passed alone
+// (a hook's), as a lint of base judges it (plain). What the scope takes
+// depends on the whole tree (the manifests at its root, copies elsewhere),
+// so base is walked, but only for a plugin holding a SKILL.md that no
+// manifest declares.
+func (sc Scope) plainAlone(finder *skill.Finder, base, dir string) []string {
+	t, err := finder.FindTree(dir)
+	if err != nil || !slices.ContainsFunc(t.Skills, func(s *skill.Skill) bool { return s.Declared == "" }) {
+		return nil
+	}
+	if base == "." { // else a file outside the working folder: its plugin's tree
+		if t, err = finder.FindTree(base); err != nil {
+			return nil
+		}
+	} else {
+		base = dir
+	}
+	taken, _ := sc.Select(base, t)
+	return sc.plain(base, t, taken)[filepath.Clean(dir)]
+}
+
 // steps are the scope's rules after the ignore patterns, in order, on the
 // skills those kept: what manifests declare, skills inside others, the
 // depth, skills-lock.json and clients' install folders.
@@ -258,6 +279,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 				}
 			case pdir != "" && keeps(base, pdir) && once(seenPlugin, pdir):
 				if p, err := plugin.Read(pdir); err == nil {
+					p.Plain = sc.plainAlone(&finder, base, pdir)
 					plugins = append(plugins, p)
 				}
 			case market && keeps(base, filepath.Dir(root)) && once(seenPlugin, root):
