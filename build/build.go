@@ -159,6 +159,9 @@ type Result struct {
 	// Changes is what the guard found comparing the build with the
 	// previous bundle (Options.Previous): its errors refused the build.
 	Changes []layout.Change `json:"changes,omitempty"`
+	// PluginsOut are the plugins found that the bundle leaves out; a
+	// plugin's errors leave out none of its skills.
+	PluginsOut []PluginOut `json:"pluginsLeftOut,omitempty"`
 }
 
 // Skipped is a skill that Options.SkipInvalid left out of the bundle, with
@@ -168,6 +171,14 @@ type Skipped struct {
 	Name     string         `json:"name"`
 	Dir      string         `json:"dir"`
 	Findings []lint.Finding `json:"findings"`
+}
+
+// PluginOut is a plugin the bundle leaves out, and why: its lint errors,
+// or what its archives cannot be.
+type PluginOut struct {
+	Name   string `json:"name"`
+	Dir    string `json:"dir"`
+	Reason string `json:"reason"`
 }
 
 // LintError stops a build whose skills have error-level findings; nothing
@@ -316,9 +327,6 @@ type packed struct {
 	// inside are the skills published only inside others' archives
 	// (lint.Shadowed), which a plugin's archives hold.
 	inside []string
-	// pluginsOut counts the plugins found and left out (errors, nothing
-	// published): a marketplace that lists none says so.
-	pluginsOut int
 
 	// pack's own: lint's leaveOut packs again the skills that need it.
 	claims  map[string]*work // which skill packs under each name (see claim)

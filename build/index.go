@@ -29,7 +29,7 @@ func (b *builder) index(p *packed, prev *previous) (*planned, string, error) {
 	if m != nil {
 		m.Claude = b.claudePlugins(p, plugins, m)
 	}
-	b.unlisted(plugins, m, p.pluginsOut)
+	b.unlisted(plugins, m, len(b.res.PluginsOut))
 	if m != nil && slices.Contains(m.Files, layout.ClaudeMarketplace) {
 		if why := layout.ClaudeRefuses(m.Name); why != "" {
 			b.logf("  note: the marketplace is named %s, %s: `claude plugin marketplace add` refuses the bundle; give it another name in the repository's %s", m.Name, why, layout.ClaudeMarketplace)

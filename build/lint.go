@@ -195,10 +195,8 @@ func (b *builder) lintPlugins(p *packed) []lint.Finding {
 	p.plugins = slices.DeleteFunc(p.plugins, func(pl *plugin.Plugin) bool {
 		rules := bad[pl.Dir]
 		if len(rules) > 0 {
-			p.pluginsOut++
 			slices.Sort(rules)
-			b.logf("  plugin %s (%s) left out: %s (%s)", pl.Name, b.rel(pl.Dir), human.Plural(len(rules), "error", "errors"),
-				strings.Join(slices.Compact(rules), ", "))
+			b.leaveOutPlugin(pl, fmt.Sprintf("%s (%s)", human.Plural(len(rules), "error", "errors"), strings.Join(slices.Compact(rules), ", ")))
 		}
 		return len(rules) > 0
 	})

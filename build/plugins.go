@@ -41,14 +41,20 @@ func (b *builder) packPlugins(p *packed) ([]layout.Plugin, []layout.RecordPlugin
 		if err != nil {
 			// As for a plugin with a lint error, the skills are built
 			// whatever becomes of the plugin (at times a whole repository).
-			b.logf("  plugin %s (%s) left out: %v", pl.Name, b.rel(pl.Dir), err)
-			p.pluginsOut++
+			b.leaveOutPlugin(pl, err.Error())
 			continue
 		}
 		out, recs = append(out, lp), append(recs, rec)
 	}
 	slices.SortFunc(recs, func(x, y layout.RecordPlugin) int { return strings.Compare(x.Name, y.Name) })
 	return out, recs, staged
+}
+
+// leaveOutPlugin leaves pl out of the bundle's plugins, and says why: in
+// the step log, and in the result, which the command says under -q too.
+func (b *builder) leaveOutPlugin(pl *plugin.Plugin, why string) {
+	b.logf("  plugin %s (%s) left out: %s", pl.Name, b.rel(pl.Dir), why)
+	b.res.PluginsOut = append(b.res.PluginsOut, PluginOut{Name: pl.Name, Dir: pl.Dir, Reason: why})
 }
 
 // below reports whether the skill's folder, or an identical copy's, lies

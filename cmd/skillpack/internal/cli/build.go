@@ -216,6 +216,10 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 	if len(res.Skipped) > 0 {
 		warnSkipped(ios, res.Skipped)
 	}
+	for _, pl := range res.PluginsOut {
+		// The step log's line, said under -q too, as skipped skills are.
+		fmt.Fprintf(ios.Err, "warning: plugin %s (%s) left out of the bundle: %s\n", lint.Printable(pl.Name), lint.Printable(pl.Dir), lint.Printable(pl.Reason))
+	}
 	warnLeftOut(ios, res.Excluded, "the legacy v0.1 index (.well-known/skills/)")
 	warnLeftOut(ios, res.MCPExcluded, "the MCP documents (mcp/*.json), whose hosts would refuse its entry")
 	for _, e := range res.Unwritten {

@@ -318,6 +318,11 @@ func TestJSONDocuments(t *testing.T) {
 		"empty/.keep":            "",
 		"notes.txt":              "not a skill\n",
 		"warned/warned/SKILL.md": "---\nname: warned\ndescription: A skill with an unknown frontmatter key in it.\nauthor: Jane\n---\n# Warned\n",
+		// A plugin whose one skill is invalid is left out (pluginsLeftOut).
+		"plugged/.claude-plugin/marketplace.json":   `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "lonely", "source": "./lonely"}]}`,
+		"plugged/lonely/.claude-plugin/plugin.json": `{"name": "lonely"}`,
+		"plugged/lonely/skills/bad/SKILL.md":        "---\nname: Bad_Name\ndescription: A bad skill whose name has capitals in it.\n---\n# Bad\n",
+		"plugged/good/SKILL.md":                     "---\nname: good\ndescription: A good skill that says hello to the user politely.\n---\n# Good\n",
 	})
 	if err := os.WriteFile("fixable/ok/SKILL.md", append([]byte("\ufeff"), mustRead(t, "fixable/ok/SKILL.md")...), 0o644); err != nil {
 		t.Fatal(err)
@@ -348,6 +353,7 @@ func TestJSONDocuments(t *testing.T) {
 		{[]string{"build", examples, "-o", "dist", "--json"}, 0}, // up to date
 		{[]string{"build", examples, "-o", "dry", "--dry-run", "--json"}, 0},
 		{[]string{"build", "mixed", "-o", "skipped", "--skip-invalid", "--json"}, 0},
+		{[]string{"build", "plugged", "-o", "plugged-out", "--skip-invalid", "--json"}, 0},
 		{[]string{"build", "broken", "-o", "out", "--json"}, 1},
 		{[]string{"build", "empty", "-o", "out", "--json"}, 2},
 		{[]string{"build", "nowhere", "-o", "out", "--json"}, 2},
