@@ -472,6 +472,35 @@ func TestFixInvisibleAgrees(t *testing.T) {
 	}
 }
 
+// TestFixInvisibleCountsPerLine checks that --fix counts the findings lint
+// showed, and a dry run what --fix counts, where invisible-unicode's finding
+// of a line supersedes invisible-char's: of a line with a zero-width space
+// inside a word and another outside any, lint reports one, and --fix
+// deleted the other in a second round and counted it too ("fixed 3" of 2
+// findings); beside a right-to-left override, which --fix keeps, a run it
+// keeps in a code span stays superseded, not a finding left.
+func TestFixInvisibleCountsPerLine(t *testing.T) {
+	for _, c := range []struct {
+		body       string
+		fixed, out int // findings fixed, and left
+	}{
+		{"Fill\u200bs the form \u200b as asked.\n\nRead\u200bs the fields.\n", 2, 0},
+		{"Fills \u202e the `a \u200b b` form.\n\nReads \u200b the fields.\n", 1, 1},
+	} {
+		dir, opts := fixTree(t, map[string]string{
+			"s/SKILL.md": "---\nname: s\ndescription: Fill PDF forms. Use when the user works with PDF files.\n---\n\n" + c.body,
+		})
+		res := lintDir(t, dir, opts)
+		if len(res.Findings) != 2 {
+			t.Fatalf("%q: %d findings, want 2 (one a line): %v", c.body, len(res.Findings), describe(res.Findings))
+		}
+		dry, fixed := dryThenFix(t, res, opts)
+		if left := lintDir(t, dir, opts).Findings; dry != c.fixed || fixed != c.fixed || len(left) != c.out {
+			t.Errorf("%q: a dry run fixes %d, --fix %d of 2 findings, and leaves %v; want %d fixed", c.body, dry, fixed, describe(left), c.fixed)
+		}
+	}
+}
+
 // dryThenFix runs a dry run of res's fixes, then the fixes, and returns
 // how many findings each says it repaired.
 func dryThenFix(t *testing.T, res *Result, opts Options) (dry, fixed int) {

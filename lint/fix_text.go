@@ -39,9 +39,19 @@ func fixInvisible(f *fixFile, at []Finding) {
 	if binaryData(data) {
 		return
 	}
+	// invisible-unicode's finding of a line stands for its runs of both
+	// rules, as Sort drops invisible-char's there (Supersedes): they go
+	// together, or the next round finds the others and counts them fixed
+	// where the user saw one finding go.
+	lc := newLines(data)
+	line := func(h invisibleHit) int { l, _ := lc.pos(h.off); return l }
+	all, reported := findInvisible(data), map[int]bool{}
+	for _, h := range all {
+		reported[line(h)] = reported[line(h)] || h.hiding && rules["invisible-unicode"]
+	}
 	var hits []invisibleHit
-	for _, h := range findInvisible(data) {
-		if h.hiding && rules["invisible-unicode"] || !h.hiding && rules["invisible-char"] {
+	for _, h := range all {
+		if h.hiding && rules["invisible-unicode"] || !h.hiding && (rules["invisible-char"] || reported[line(h)]) {
 			hits = append(hits, h)
 		}
 	}
@@ -51,9 +61,15 @@ func fixInvisible(f *fixFile, at []Finding) {
 			f.left[fd.Rule]++
 		}
 	}
-	for k, p := range invisiblePlan(data, hits) {
+	plan := invisiblePlan(data, hits)
+	held := map[int]bool{} // the lines invisible-unicode still reports
+	for k, p := range plan {
+		held[line(hits[k])] = held[line(hits[k])] || hits[k].hiding && len(p.cuts) == 0
+	}
+	for k, p := range plan {
 		cuts = append(cuts, p.cuts...)
-		if len(p.cuts) == 0 && p.keep != keepRender {
+		// A run left on a line still reported is no finding (Supersedes).
+		if len(p.cuts) == 0 && p.keep != keepRender && (hits[k].hiding || !held[line(hits[k])]) {
 			rule := "invisible-char"
 			if hits[k].hiding {
 				rule = "invisible-unicode"
