@@ -102,14 +102,15 @@ func keepValid[T any](items []T, limit int, valid func([]T) bool) []T {
 }
 
 // sameYAML compares what readers see of two trees: kinds, tags, values
-// (a's without the text cut, when it is not "") and the order of keys and
+// (both without the text cut, when it is not "": b lacks one of a's runs
+// of it, and the others are still in both) and the order of keys and
 // items, not styles, comments or positions.
 func sameYAML(a, b *yaml.Node, depth int, cut string) bool {
-	av := a.Value
+	av, bv := a.Value, b.Value
 	if cut != "" {
-		av = strings.ReplaceAll(av, cut, "")
+		av, bv = strings.ReplaceAll(av, cut, ""), strings.ReplaceAll(bv, cut, "")
 	}
-	if a.Kind != b.Kind || a.ShortTag() != b.ShortTag() || av != b.Value ||
+	if a.Kind != b.Kind || a.ShortTag() != b.ShortTag() || av != bv ||
 		len(a.Content) != len(b.Content) || depth > 10000 {
 		return false
 	}

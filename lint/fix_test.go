@@ -501,6 +501,25 @@ func TestFixInvisibleCountsPerLine(t *testing.T) {
 	}
 }
 
+// TestFixInvisibleFrontmatterRuns checks that --fix deletes each of several
+// zero-width spaces of one frontmatter value: each was weighed against the
+// value with all of them cut, so none seemed to leave what YAML reads, and
+// lint told the user to quote the value, which changed nothing.
+func TestFixInvisibleFrontmatterRuns(t *testing.T) {
+	dir, opts := fixTree(t, map[string]string{
+		"s/SKILL.md": "---\nname: s\ndescription: Fill \u200b PDF \u200b forms. Use when the user works with PDF files.\n" +
+			"metadata:\n  note: a \u200b b\n---\n# S\n",
+	})
+	res := lintDir(t, dir, opts)
+	if len(res.Findings) != 3 || slices.ContainsFunc(res.Findings, func(f Finding) bool { return strings.Contains(f.Fix, "double quotes") }) {
+		t.Fatalf("want 3 findings, none asking for quotes: %v", res.Findings)
+	}
+	dry, fixed := dryThenFix(t, res, opts)
+	if left := lintDir(t, dir, opts).Findings; dry != 3 || fixed != 3 || len(left) != 0 {
+		t.Errorf("a dry run fixes %d, --fix %d of 3 findings, and leaves %v", dry, fixed, describe(left))
+	}
+}
+
 // dryThenFix runs a dry run of res's fixes, then the fixes, and returns
 // how many findings each says it repaired.
 func dryThenFix(t *testing.T, res *Result, opts Options) (dry, fixed int) {
