@@ -166,22 +166,31 @@ func (sc Scope) plain(root string, t *skill.Tree, taken []*skill.Skill) map[stri
 // plainAlone is Plain of the plugin in dir whose manifest was passed alone
 // (a hook's), as a lint of base judges it (plain). What the scope takes
 // depends on the whole tree (the manifests at its root, copies elsewhere),
-// so base is walked, but only for a plugin holding a SKILL.md that no
-// manifest declares.
-func (sc Scope) plainAlone(finder *skill.Finder, base, dir string) []string {
+// so the working folder is walked, once a run (whole keeps what it found,
+// by absolute folder), and only for a plugin holding a SKILL.md that no
+// manifest declares; a manifest outside it is judged in its plugin's tree.
+func (sc Scope) plainAlone(finder *skill.Finder, base, dir string, whole *map[string][]string) []string {
 	t, err := finder.FindTree(dir)
 	if err != nil || !slices.ContainsFunc(t.Skills, func(s *skill.Skill) bool { return s.Declared == "" }) {
 		return nil
 	}
-	if base == "." { // else a file outside the working folder: its plugin's tree
+	if base != "." {
+		taken, _ := sc.Select(dir, t)
+		return sc.plain(dir, t, taken)[filepath.Clean(dir)]
+	}
+	if *whole == nil {
 		if t, err = finder.FindTree(base); err != nil {
 			return nil
 		}
-	} else {
-		base = dir
+		taken, _ := sc.Select(base, t)
+		*whole = map[string][]string{}
+		for d, plain := range sc.plain(base, t, taken) {
+			abs, _ := filepath.Abs(d)
+			(*whole)[abs] = plain
+		}
 	}
-	taken, _ := sc.Select(base, t)
-	return sc.plain(base, t, taken)[filepath.Clean(dir)]
+	abs, _ := filepath.Abs(dir)
+	return (*whole)[abs]
 }
 
 // steps are the scope's rules after the ignore patterns, in order, on the
@@ -256,6 +265,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 	}
 	var finder skill.Finder
 	var passed []string
+	var plainHere map[string][]string // the working folder's plain folders, for manifests given alone
 	keeps := sc.keeps()
 	walked := 0                // plugins found below a folder given
 	var hooked skill.Tree      // the skills of the files below the working folder
@@ -279,7 +289,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 				}
 			case pdir != "" && keeps(base, pdir) && once(seenPlugin, pdir):
 				if p, err := plugin.Read(pdir); err == nil {
-					p.Plain = sc.plainAlone(&finder, base, pdir)
+					p.Plain = sc.plainAlone(&finder, base, pdir, &plainHere)
 					plugins = append(plugins, p)
 				}
 			case market && keeps(base, filepath.Dir(root)) && once(seenPlugin, root):
