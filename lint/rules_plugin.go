@@ -614,14 +614,13 @@ func checkPluginSkills(p *RunPass) {
 	}
 }
 
-// manifestDir is the folder of the plugin's first manifest, as its client
-// names it (".claude-plugin", ".plugin"), or its own name for a plugin.json
-// at its root.
-func manifestDir(pl *plugin.Plugin) string {
+// client is the client's folder of the plugin's first manifest
+// (".claude-plugin", ".plugin"), "" for the standard's plugin.json.
+func client(pl *plugin.Plugin) string {
 	if len(pl.Manifests) == 0 {
 		return ""
 	}
-	return filepath.Base(filepath.Dir(pl.Manifests[0].Path))
+	return pl.Manifests[0].Client
 }
 
 func checkPluginNames(p *RunPass) {
@@ -648,7 +647,7 @@ func checkPluginNames(p *RunPass) {
 			other := ps[slices.IndexFunc(ps, func(o *plugin.Plugin) bool { return o != pl })]
 			thatDir := other.Dir
 			fix := fmt.Sprintf("rename one of the plugins, or leave out the one you do not publish: %s leaves out that one, %s this one", p.Ignore(thatDir), p.Ignore(pl.Dir))
-			if a, b := manifestDir(pl), manifestDir(other); a != b && strings.HasPrefix(a, ".") && strings.HasPrefix(b, ".") {
+			if a, b := client(pl), client(other); a != b && a != "" && b != "" {
 				// One plugin packaged for two clients (Azure/amg-skills:
 				// .claude-plugin/ and .plugin/), which a bundle serves once.
 				fix = fmt.Sprintf("if they are one plugin packaged for two clients (%s, %s), publish one: %s leaves out that one, %s this one; else rename one of them", b, a, p.Ignore(thatDir), p.Ignore(pl.Dir))

@@ -51,13 +51,13 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	for _, e := range t.Unread {
 		notes = append(notes, fmt.Sprintf("warning: %v", e))
 	}
-	byUser := sc.ignores(root)
+	userKeeps := sc.keeps(true)
 	withDefaults := skill.NewIgnore(append(slices.Clone(skill.DefaultIgnore), sc.Ignore...))
 	var kept []*skill.Skill
 	ignored := 0
 	byDefault := map[string][]*skill.Skill{} // the default patterns, as named → skills they left out
 	for _, s := range t.Skills {
-		if byUser(s.Dir) {
+		if !userKeeps(root, s.Dir) {
 			ignored++
 			continue
 		}
@@ -123,17 +123,6 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 	return kept, notes
 }
 
-// ignores returns whether the user's patterns, --ignore's (relative to
-// root) and skillpack.yaml's, leave out a folder.
-func (sc Scope) ignores(root string) func(dir string) bool {
-	user := skill.NewIgnore(sc.Ignore)
-	return func(dir string) bool {
-		_, byConfig := sc.Config.Path(sc.ConfigDir, dir, true)
-		_, byUser := user.Path(root, dir, true)
-		return byConfig || byUser
-	}
-}
-
 // plain maps each plugin folder of t to the folders of skills found in it
 // (relative, with "/") that the scope did not take and that no manifest or
 // marketplace entry declares, so that no client loads them as skills
@@ -147,13 +136,10 @@ func (sc Scope) plain(root string, t *skill.Tree, taken []*skill.Skill) map[stri
 	for _, s := range taken {
 		took[s.Dir] = true
 	}
-	ignored, defaults := sc.ignores(root), skill.NewIgnore(skill.DefaultIgnore)
+	keeps := sc.keeps(false)
 	out := map[string][]string{}
 	for _, s := range t.Skills {
-		if s.Plugin == "" || s.Declared != "" || s.Mirror != "" || took[s.Dir] || ignored(s.Dir) {
-			continue
-		}
-		if _, fixture := defaults.Path(root, s.Dir, true); fixture {
+		if s.Plugin == "" || s.Declared != "" || s.Mirror != "" || took[s.Dir] || !keeps(root, s.Dir) {
 			continue
 		}
 		if rel, ok := skill.RelBelow(s.Plugin, s.Dir); ok && rel != "." {
@@ -266,7 +252,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 	var finder skill.Finder
 	var passed []string
 	var plainHere map[string][]string // the working folder's plain folders, for manifests given alone
-	keeps := sc.keeps()
+	keeps := sc.keeps(sc.All)
 	walked := 0                // plugins found below a folder given
 	var hooked skill.Tree      // the skills of the files below the working folder
 	var unlistedAlone []string // plugins of manifests given that the root's marketplace does not list
@@ -283,7 +269,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 			// A changed manifest, passed alone, is checked as its plugin
 			// or marketplace is by a lint of the tree.
 			switch pdir, market := skill.ManifestOf(root); {
-			case pdir != "" && keeps(base, pdir) && base == "." && !sc.All && !rootLists(pdir):
+			case pdir != "" && keeps(base, pdir) && base == "." && !sc.All && !rootLists(&finder, pdir):
 				if once(seenPlugin, pdir) {
 					unlistedAlone = append(unlistedAlone, sc.rel(pdir))
 				}
@@ -526,31 +512,17 @@ func (sc Scope) asTree(finder *skill.Finder, found []*skill.Skill) ([]*skill.Ski
 // skills of its own (skills/NAME/SKILL.md), or there is no such list (an
 // eval's old copy of a listed plugin's manifest is no plugin of the
 // repository's).
-func rootLists(dir string) bool {
+func rootLists(finder *skill.Finder, dir string) bool {
 	abs, _ := filepath.Abs(dir)
 	here, _ := filepath.Abs(".")
-	listing := false
-	for _, m := range skill.Marketplaces(".") {
-		data, err := smallfile.Read(m)
-		if err != nil {
+	listed := finder.MarketPlugins(".")
+	for p := range listed {
+		if d, _ := filepath.Abs(p); d == abs {
 			return true
-		}
-		srcs, _, err := skill.MarketplaceSources(data)
-		if err != nil {
-			return true
-		}
-		root := skill.MarketplaceRoot(m)
-		for _, s := range srcs {
-			for _, p := range []string{s.Path, s.Under} {
-				if d, _ := filepath.Abs(filepath.Join(root, filepath.FromSlash(p))); p != "" && d == abs {
-					return true
-				}
-			}
-			listing = true
 		}
 	}
 	own, _ := filepath.Glob(filepath.Join(dir, "skills", "*", skill.FileName))
-	return !listing || abs == here || len(own) > 0
+	return len(listed) == 0 || abs == here || len(own) > 0
 }
 
 // merge fills in what a plugin's manifests leave unsaid from the
@@ -649,13 +621,12 @@ func pointsInto(outer, inner *plugin.Plugin) bool {
 	return true
 }
 
-// keeps returns whether the scope keeps a plugin's folder found below a
-// root, as it would a skill's: not one the user's patterns name, nor,
-// without All, one in the default test and template folders (a test's
-// fixture plugin).
-func (sc Scope) keeps() func(root, dir string) bool {
+// keeps returns whether the scope keeps a folder found below a root, a
+// skill's or a plugin's: not one the user's patterns name, nor, unless
+// all, one in the default test and template folders (a fixture).
+func (sc Scope) keeps(all bool) func(root, dir string) bool {
 	patterns := sc.Ignore
-	if !sc.All {
+	if !all {
 		patterns = append(slices.Clone(skill.DefaultIgnore), sc.Ignore...)
 	}
 	ig := skill.NewIgnore(patterns)

@@ -180,11 +180,16 @@ type Finder struct {
 // FindTree is Find, with what else the walk met.
 func FindTree(root string) (*Tree, error) { return (*Finder)(nil).FindTree(root) }
 
-// FindTree is Find, with what else the walk met.
-func (f *Finder) FindTree(root string) (*Tree, error) {
+// ready makes the caches a zero Finder lacks.
+func (f *Finder) ready() {
 	if f != nil && f.pluginRoots == nil {
 		f.pluginRoots, f.markets = map[string]bool{}, map[string]map[string]bool{}
 	}
+}
+
+// FindTree is Find, with what else the walk met.
+func (f *Finder) FindTree(root string) (*Tree, error) {
+	f.ready()
 	one := func(dir string) (*Tree, error) { return &Tree{Skills: []*Skill{f.find(dir)}}, nil }
 	info, err := os.Lstat(root)
 	if err != nil {

@@ -273,7 +273,7 @@ func (f *Finder) pluginAbove(dir string) string {
 	// no manifest ("strict": false): the nearest of those holding dir, if
 	// nearer than the manifest's, in the form of dir. They hold dir one
 	// inside another, so the order they are met in makes no odds.
-	for p := range f.marketPlugins(d) {
+	for p := range f.MarketPlugins(d) {
 		if !holds(dir, p) && holds(p, dir) && (found == "" || holds(found, p)) {
 			found = p
 			abs, _ := filepath.Abs(p)
@@ -287,9 +287,10 @@ func (f *Finder) pluginAbove(dir string) string {
 	return found
 }
 
-// marketPlugins are the plugin folders the marketplaces at the
-// repository root d name.
-func (f *Finder) marketPlugins(d string) map[string]bool {
+// MarketPlugins are the plugin folders the marketplaces at the folder d
+// name, joined onto d, read once a Finder.
+func (f *Finder) MarketPlugins(d string) map[string]bool {
+	f.ready()
 	if f != nil {
 		if ps, ok := f.markets[d]; ok {
 			return ps
@@ -434,8 +435,6 @@ type MarketplaceSource struct {
 	// Parts are the entry's fields of commands, agents, hooks, mcpServers
 	// and lspServers that it has.
 	Parts []string
-
-	skills json.RawMessage
 }
 
 // sources are the marketplace's entries whose source is a path.
@@ -448,7 +447,7 @@ func (m *marketplaceFile) sources() []MarketplaceSource {
 			continue
 		}
 		e := MarketplaceSource{Index: i, Name: p.Name, Source: src, Object: len(p.Source) > 0 && p.Source[0] == '{',
-			Path: filepath.ToSlash(src), Skills: skillPaths(p.Skills), skills: p.Skills, Description: p.Description, Version: p.Version}
+			Path: filepath.ToSlash(src), Skills: skillPaths(p.Skills), Description: p.Description, Version: p.Version}
 		for _, f := range []struct {
 			name string
 			raw  json.RawMessage
@@ -591,9 +590,9 @@ func (w *walker) readMarketplace(path string) {
 		// marketplace's own folder, only the skills it lists, not that
 		// folder's skills/ too as for a plugin elsewhere or a manifest's
 		// list: each entry of anthropics/skills is the skills it lists.
-		listed := dir == top && len(skillPaths(s.skills)) > 0
+		listed := dir == top && len(s.Skills) > 0
 		w.listsTop = w.listsTop || listed
-		w.declare(path, dir, s.skills, !listed)
+		w.declare(path, dir, s.Skills, !listed)
 	}
 }
 
@@ -648,14 +647,14 @@ type pluginManifest struct {
 func (w *walker) readManifest(path, plugin string) {
 	var m pluginManifest
 	if w.readJSON(path, &m) {
-		w.declare(path, plugin, m.Skills, !w.listsTop || plugin != filepath.Clean(w.walk))
+		w.declare(path, plugin, skillPaths(m.Skills), !w.listsTop || plugin != filepath.Clean(w.walk))
 	}
 }
 
 // declare records the folders of skills of the plugin in dir: its skills/
 // folder when dflt, and each path of skills (a string or a list of them,
 // relative to the plugin's folder).
-func (w *walker) declare(by, plugin string, skills json.RawMessage, dflt bool) {
+func (w *walker) declare(by, plugin string, skills []string, dflt bool) {
 	by = w.reported(by)
 	n := len(w.decl)
 	if dflt {
@@ -670,7 +669,7 @@ func (w *walker) declare(by, plugin string, skills json.RawMessage, dflt bool) {
 			w.declDirs[filepath.Clean(d.dir)] = true
 		}
 	}()
-	for _, p := range skillPaths(skills) {
+	for _, p := range skills {
 		if dir, ok := w.inside(plugin, p); ok && p != "" {
 			w.decl = append(w.decl, declared{dir: dir, by: by, plugin: plugin})
 		}
