@@ -116,9 +116,10 @@ var pluginRules = []*Rule{
 		Title:    "A marketplace file is a JSON object",
 		Severity: Error,
 		Explain: "A marketplace file (.claude-plugin/marketplace.json, .agents/plugins/marketplace.json, " +
-			".github/plugin/marketplace.json) that is not valid JSON, or not an object, is refused by the " +
-			"client that adds the marketplace, and with it every plugin it lists; skillpack cannot tell " +
-			"what it declares either. Mend the JSON at the place the finding names.",
+			".github/plugin/marketplace.json) that is not valid JSON, or not an object, or whose plugins are " +
+			"no list, owner no object, or names, descriptions or versions no strings (a version of 1, " +
+			"null), is refused by the client that adds the marketplace, and with it every plugin it " +
+			"lists; skillpack cannot tell what it declares either. Mend the JSON at the place the finding names.",
 		Bad:      `{"name": "acme", "plugins": [{"name": "pdf", "source": "./pdf"}`,
 		Good:     `{"name": "acme", "plugins": [{"name": "pdf", "source": "./pdf"}]}`,
 		CheckRun: checkMarketplaceJSON,
@@ -208,8 +209,7 @@ func checkMarketplaceSources(p *RunPass) {
 			}
 			what := fmt.Sprintf("plugins[%d] (%s) has no source", s.Index, s.Name)
 			if ok {
-				kind := cmp.Or(map[byte]string{'n': "null", '[': "a list", 't': "true", 'f': "false"}[data[start]], "a number")
-				what = fmt.Sprintf("plugins[%d] (%s): source is %s, where a path or an object belongs", s.Index, s.Name, kind)
+				what = fmt.Sprintf("plugins[%d] (%s): source is %s, where a path or an object belongs", s.Index, s.Name, kindOf(data[start]))
 			} else {
 				start, _, _ = span(fmt.Sprintf("/plugins/%d", s.Index))
 			}
@@ -349,8 +349,33 @@ func checkMarketplaceJSON(p *RunPass) {
 					p.Reportf(path, line, col, "write \""+f.key+"\" as "+f.fix, "%q is not %s: clients refuse the marketplace, and every plugin it lists", f.key, f.what)
 				}
 			}
+			// The text fields skillpack reads: another kind of value
+			// there, even null, clients refuse (Claude Code 2.1.332: "expected
+			// string"), and discovery reads no plugin of the file.
+			fields := []string{"name", "owner.name", "description", "metadata.description", "metadata.pluginRoot", "pluginRoot"}
+			for i := 0; ; i++ {
+				if _, _, ok := span(fmt.Sprintf("/plugins/%d", i)); !ok {
+					break
+				}
+				for _, k := range []string{"name", "description", "version"} {
+					fields = append(fields, fmt.Sprintf("plugins[%d].%s", i, k))
+				}
+			}
+			for _, f := range fields {
+				ptr := "/" + strings.NewReplacer(".", "/", "[", "/", "]", "").Replace(f)
+				if start, _, ok := span(ptr); ok && data[start] != '"' {
+					line, col := jsonenc.LineCol(data, start)
+					p.Reportf(path, line, col, "write it as a string (\"...\"), or leave the key out",
+						"%s is %s, where a string belongs: clients refuse the marketplace, and every plugin it lists", f, kindOf(data[start]))
+				}
+			}
 		}
 	}
+}
+
+// kindOf names the kind of JSON value that starts with b.
+func kindOf(b byte) string {
+	return cmp.Or(map[byte]string{'n': "null", '[': "a list", '{': "an object", 't': "true", 'f': "false", '"': "a string"}[b], "a number")
 }
 
 // checkMarketplaceNames reports each entry of a marketplace whose name an
