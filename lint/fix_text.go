@@ -47,7 +47,9 @@ func fixInvisible(f *fixFile, at []Finding) {
 	line := func(h invisibleHit) int { l, _ := lc.pos(h.off); return l }
 	all, reported := findInvisible(data), map[int]bool{}
 	for _, h := range all {
-		reported[line(h)] = reported[line(h)] || h.hiding && rules["invisible-unicode"]
+		if h.hiding && rules["invisible-unicode"] {
+			reported[line(h)] = true
+		}
 	}
 	var hits []invisibleHit
 	for _, h := range all {
@@ -64,7 +66,9 @@ func fixInvisible(f *fixFile, at []Finding) {
 	plan := invisiblePlan(data, hits)
 	held := map[int]bool{} // the lines invisible-unicode still reports
 	for k, p := range plan {
-		held[line(hits[k])] = held[line(hits[k])] || hits[k].hiding && len(p.cuts) == 0
+		if hits[k].hiding && len(p.cuts) == 0 {
+			held[line(hits[k])] = true
+		}
 	}
 	for k, p := range plan {
 		cuts = append(cuts, p.cuts...)

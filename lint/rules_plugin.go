@@ -352,21 +352,22 @@ func checkMarketplaceJSON(p *RunPass) {
 			// The text fields skillpack reads: another kind of value
 			// there, even null, clients refuse (Claude Code 2.1.332: "expected
 			// string"), and discovery reads no plugin of the file.
-			fields := []string{"name", "owner.name", "description", "metadata.description", "metadata.pluginRoot", "pluginRoot"}
+			check := func(field, ptr string) {
+				if start, _, ok := span(ptr); ok && data[start] != '"' {
+					line, col := jsonenc.LineCol(data, start)
+					p.Reportf(path, line, col, "write it as a string (\"...\"), or leave the key out",
+						"%s is %s, where a string belongs: clients refuse the marketplace, and every plugin it lists", field, kindOf(data[start]))
+				}
+			}
+			for _, k := range []string{"name", "owner/name", "description", "metadata/description", "metadata/pluginRoot", "pluginRoot"} {
+				check(strings.ReplaceAll(k, "/", "."), "/"+k)
+			}
 			for i := 0; ; i++ {
 				if _, _, ok := span(fmt.Sprintf("/plugins/%d", i)); !ok {
 					break
 				}
 				for _, k := range []string{"name", "description", "version"} {
-					fields = append(fields, fmt.Sprintf("plugins[%d].%s", i, k))
-				}
-			}
-			for _, f := range fields {
-				ptr := "/" + strings.NewReplacer(".", "/", "[", "/", "]", "").Replace(f)
-				if start, _, ok := span(ptr); ok && data[start] != '"' {
-					line, col := jsonenc.LineCol(data, start)
-					p.Reportf(path, line, col, "write it as a string (\"...\"), or leave the key out",
-						"%s is %s, where a string belongs: clients refuse the marketplace, and every plugin it lists", f, kindOf(data[start]))
+					check(fmt.Sprintf("plugins[%d].%s", i, k), fmt.Sprintf("/plugins/%d/%s", i, k))
 				}
 			}
 		}
@@ -375,7 +376,7 @@ func checkMarketplaceJSON(p *RunPass) {
 
 // kindOf names the kind of JSON value that starts with b.
 func kindOf(b byte) string {
-	return cmp.Or(map[byte]string{'n': "null", '[': "a list", '{': "an object", 't': "true", 'f': "false", '"': "a string"}[b], "a number")
+	return cmp.Or(map[byte]string{'n': "null", '[': "a list", '{': "an object", 't': "true", 'f': "false"}[b], "a number")
 }
 
 // checkMarketplaceNames reports each entry of a marketplace whose name an
