@@ -44,6 +44,12 @@ func formatGitHub(w io.Writer, res *Result, _ Tool) error {
 	return bw.Flush()
 }
 
+// Annotate writes one workflow command that names no file: an annotation
+// on the run's summary page (command is "warning", "error" or "notice").
+func Annotate(w io.Writer, command, title, msg string) {
+	fmt.Fprintf(w, "::%s title=%s::%s\n", command, ghProperty(title), ghData(Printable(msg)))
+}
+
 // ghCommands name the annotation command of each severity.
 var ghCommands = [...]string{Off: "notice", Info: "notice", Warning: "warning", Error: "error"}
 

@@ -218,7 +218,11 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 	}
 	for _, pl := range res.PluginsOut {
 		// The step log's line, said under -q too, as skipped skills are.
-		fmt.Fprintf(ios.Err, "warning: plugin %s (%s) left out of the bundle: %s\n", lint.Printable(pl.Name), lint.Printable(pl.Dir), lint.Printable(pl.Reason))
+		msg := fmt.Sprintf("plugin %s (%s) left out of the bundle: %s", pl.Name, pl.Dir, pl.Reason)
+		fmt.Fprintf(ios.Err, "warning: %s\n", lint.Printable(msg))
+		if ios.getenv("GITHUB_ACTIONS") == "true" {
+			lint.Annotate(ios.Err, "warning", "skillpack build", msg)
+		}
 	}
 	warnLeftOut(ios, res.Excluded, "the legacy v0.1 index (.well-known/skills/)")
 	warnLeftOut(ios, res.MCPExcluded, "the MCP documents (mcp/*.json), whose hosts would refuse its entry")
@@ -305,6 +309,13 @@ func appendSummary(file string, res *build.Result) error {
 	}
 	if n := len(res.Skipped) - summaryRows; n > 0 {
 		fmt.Fprintf(&b, "\nand %d more left out: the build's log lists every one.\n", n)
+	}
+	if len(res.PluginsOut) > 0 {
+		fmt.Fprintf(&b, "\n**%s left out of the bundle:**\n\n| plugin | folder | why |\n|---|---|---|\n", human.Plural(len(res.PluginsOut), "plugin"))
+		for _, pl := range res.PluginsOut {
+			cell := func(s string) string { return strings.ReplaceAll(lint.Printable(s), "|", "\\|") }
+			fmt.Fprintf(&b, "| %s | `%s` | %s |\n", cell(pl.Name), cell(pl.Dir), cell(pl.Reason))
+		}
 	}
 	errs, warns, _ := lint.Count(res.Findings)
 	fmt.Fprintf(&b, "\nLint: %s, %s.\n", human.Plural(errs, "error"), human.Plural(warns, "warning"))
@@ -404,8 +415,7 @@ func warnSkipped(ios *IO, skipped []build.Skipped) {
 	if ios.getenv("GITHUB_ACTIONS") == "true" {
 		// An annotation on the run's summary page, where a skipped skill
 		// is seen without reading the log.
-		msg := strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(strings.Join(names, ", "))
-		fmt.Fprintf(ios.Err, "::warning title=skillpack build::%s, not in the bundle: %s\n", skippedCount(len(skipped)), msg)
+		lint.Annotate(ios.Err, "warning", "skillpack build", skippedCount(len(skipped))+", not in the bundle: "+strings.Join(names, ", "))
 	}
 }
 
