@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/skillpack/skillpack/internal/human"
@@ -152,10 +153,10 @@ func (sc Scope) plain(root string, t *skill.Tree, taken []*skill.Skill) map[stri
 // plainAlone is Plain of the plugin in dir whose manifest was passed alone
 // (a hook's), as a lint of base judges it (plain). What the scope takes
 // depends on the whole tree (the manifests at its root, copies elsewhere),
-// so the working folder is walked, once a run (whole keeps what it found,
-// by absolute folder), and only for a plugin holding a SKILL.md that no
-// manifest declares; a manifest outside it is judged in its plugin's tree.
-func (sc Scope) plainAlone(finder *skill.Finder, base, dir string, whole *map[string][]string) []string {
+// so the working folder is judged (whole), and only for a plugin holding
+// a SKILL.md that no manifest declares; a manifest outside it is judged in
+// its plugin's tree.
+func (sc Scope) plainAlone(finder *skill.Finder, base, dir string, whole func() (map[string]bool, map[string][]string)) []string {
 	t, err := finder.FindTree(dir)
 	if err != nil || !slices.ContainsFunc(t.Skills, func(s *skill.Skill) bool { return s.Declared == "" }) {
 		return nil
@@ -164,19 +165,35 @@ func (sc Scope) plainAlone(finder *skill.Finder, base, dir string, whole *map[st
 		taken, _ := sc.Select(dir, t)
 		return sc.plain(dir, t, taken)[filepath.Clean(dir)]
 	}
-	if *whole == nil {
-		if t, err = finder.FindTree(base); err != nil {
-			return nil
-		}
-		taken, _ := sc.Select(base, t)
-		*whole = map[string][]string{}
-		for d, plain := range sc.plain(base, t, taken) {
-			abs, _ := filepath.Abs(d)
-			(*whole)[abs] = plain
-		}
-	}
 	abs, _ := filepath.Abs(dir)
-	return (*whole)[abs]
+	_, plain := whole()
+	return plain[abs]
+}
+
+// whole judges the working folder for the files and manifests a hook
+// passes alone: the skills a lint of it takes, and its plugins' plain
+// folders, each by absolute folder (nil when it cannot be walked). It
+// walks at most once a run and only when asked: on a tree of 4,000 skills
+// the walk takes a quarter of a second or more, which a hook run on every
+// commit would pay.
+func (sc Scope) whole(finder *skill.Finder) func() (map[string]bool, map[string][]string) {
+	return sync.OnceValues(func() (map[string]bool, map[string][]string) {
+		t, err := finder.FindTree(".")
+		if err != nil {
+			return nil, nil
+		}
+		taken, _ := sc.Select(".", t)
+		kept, plain := map[string]bool{}, map[string][]string{}
+		for _, s := range taken {
+			abs, _ := filepath.Abs(s.Dir)
+			kept[abs] = true
+		}
+		for d, p := range sc.plain(".", t, taken) {
+			abs, _ := filepath.Abs(d)
+			plain[abs] = p
+		}
+		return kept, plain
+	})
 }
 
 // steps are the scope's rules after the ignore patterns, in order, on the
@@ -251,7 +268,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 	}
 	var finder skill.Finder
 	var passed []string
-	var plainHere map[string][]string // the working folder's plain folders, for manifests given alone
+	whole := sc.whole(&finder)
 	keeps := sc.keeps(sc.All)
 	walked := 0                // plugins found below a folder given
 	var hooked skill.Tree      // the skills of the files below the working folder
@@ -275,7 +292,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 				}
 			case pdir != "" && keeps(base, pdir) && once(seenPlugin, pdir):
 				if p, err := plugin.Read(pdir); err == nil {
-					p.Plain = sc.plainAlone(&finder, base, pdir, &plainHere)
+					p.Plain = sc.plainAlone(&finder, base, pdir, whole)
 					plugins = append(plugins, p)
 				}
 			case market && keeps(base, filepath.Dir(root)) && once(seenPlugin, root):
@@ -365,7 +382,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 	}
 	if len(hooked.Skills) > 0 {
 		found, said := sc.Select(".", &hooked)
-		found, more := sc.asTree(&finder, found)
+		found, more := sc.asTree(whole, found)
 		skills, notes = append(skills, found...), append(append(notes, said...), more...)
 	}
 	plugins, notes = sc.reachedTwice(plugins, notes)
@@ -466,12 +483,9 @@ func (sc Scope) listed(root string, t *skill.Tree, found []*skill.Skill) func(di
 // working folder) those that a lint of the working folder leaves out for
 // what only its whole tree shows, when one of them is in a client's
 // install folder: skills elsewhere (and then also what a marketplace at
-// the root does not declare). Only then is the working folder walked: on
-// a tree of 4,000 skills the walk takes a quarter of a second or more,
-// which a hook run on every commit of a marketplace's repository would
-// pay (a skill no marketplace declares is still linted when its file is
-// given).
-func (sc Scope) asTree(finder *skill.Finder, found []*skill.Skill) ([]*skill.Skill, []string) {
+// the root does not declare). Only then is the working folder walked (a
+// skill no marketplace declares is still linted when its file is given).
+func (sc Scope) asTree(whole func() (map[string]bool, map[string][]string), found []*skill.Skill) ([]*skill.Skill, []string) {
 	if sc.All || !slices.ContainsFunc(found, func(s *skill.Skill) bool {
 		abs, _ := filepath.Abs(s.Dir)
 		f, _ := installFolder(abs)
@@ -479,15 +493,9 @@ func (sc Scope) asTree(finder *skill.Finder, found []*skill.Skill) ([]*skill.Ski
 	}) {
 		return found, nil
 	}
-	t, err := finder.FindTree(".")
-	if err != nil {
+	kept, _ := whole()
+	if kept == nil {
 		return found, nil
-	}
-	whole, _ := sc.Select(".", t)
-	kept := map[string]bool{}
-	for _, s := range whole {
-		abs, _ := filepath.Abs(s.Dir)
-		kept[abs] = true
 	}
 	var out []*skill.Skill
 	var left []string
