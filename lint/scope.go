@@ -412,13 +412,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 			}
 		}
 		if walked > 0 { // not a manifest passed alone (a hook's)
-			var names []string
-			for _, p := range plugins[:min(len(plugins), 5)] {
-				names = append(names, sc.rel(p.Dir))
-			}
-			if len(plugins) > 5 {
-				names = append(names, "…")
-			}
+			names := human.UpTo(len(plugins), 5, func(i int) string { return sc.rel(plugins[i].Dir) }, "and %d more")
 			notes = append(notes, fmt.Sprintf("found %s (%s) but no skill: skillpack publishes a plugin with its skills, "+
 				"so a plugin without one is not published; give a plugin a skill (skills/NAME/SKILL.md) to publish it",
 				human.Plural(len(plugins), "plugin", "plugins"), strings.Join(names, ", ")))
