@@ -273,6 +273,21 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 	walked := 0                // plugins found below a folder given
 	var hooked skill.Tree      // the skills of the files below the working folder
 	var unlistedAlone []string // plugins of manifests given that the root's marketplace does not list
+	// alone takes the plugin in pdir, a file of which was given (a hook's).
+	alone := func(base, pdir string) {
+		switch {
+		case !keeps(base, pdir):
+		case base == "." && !sc.All && !rootLists(&finder, pdir):
+			if once(seenPlugin, pdir) {
+				unlistedAlone = append(unlistedAlone, sc.rel(pdir))
+			}
+		case once(seenPlugin, pdir):
+			if p, err := plugin.Read(pdir); err == nil {
+				p.Plain = sc.plainAlone(&finder, base, pdir, whole)
+				plugins = append(plugins, p)
+			}
+		}
+	}
 	for _, root := range roots {
 		base, in := root, "" // base: where the scope's patterns start
 		// A link to a file is a file (a hook passes staged links).
@@ -286,15 +301,8 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 			// A changed manifest, passed alone, is checked as its plugin
 			// or marketplace is by a lint of the tree.
 			switch pdir, market := skill.ManifestOf(root); {
-			case pdir != "" && keeps(base, pdir) && base == "." && !sc.All && !rootLists(&finder, pdir):
-				if once(seenPlugin, pdir) {
-					unlistedAlone = append(unlistedAlone, sc.rel(pdir))
-				}
-			case pdir != "" && keeps(base, pdir) && once(seenPlugin, pdir):
-				if p, err := plugin.Read(pdir); err == nil {
-					p.Plain = sc.plainAlone(&finder, base, pdir, whole)
-					plugins = append(plugins, p)
-				}
+			case pdir != "":
+				alone(base, pdir)
 			case market && keeps(base, filepath.Dir(root)) && once(seenPlugin, root):
 				markets = append(markets, root)
 			}
@@ -308,7 +316,13 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 			if in != "" && seenSkill[in] {
 				continue
 			}
-			noSkill[dir] = in == ""
+			if noSkill[dir] = in == ""; in == "" {
+				// A plugin's file in no skill (hooks/, a plain folder's)
+				// is published in its archives: checked with it.
+				if pdir := finder.PluginOf(filepath.Dir(root)); pdir != "" {
+					alone(base, pdir)
+				}
+			}
 		}
 		t, err := finder.FindTree(root)
 		if err != nil {
@@ -382,8 +396,13 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 	}
 	if len(hooked.Skills) > 0 {
 		found, said := sc.Select(".", &hooked)
-		found, more := sc.asTree(whole, found)
-		skills, notes = append(skills, found...), append(append(notes, said...), more...)
+		kept, more := sc.asTree(whole, found)
+		skills, notes = append(skills, kept...), append(append(notes, said...), more...)
+		for _, s := range found {
+			if s.Plugin != "" && !slices.Contains(kept, s) {
+				alone(".", s.Plugin) // a plain folder's files are its plugin's
+			}
+		}
 	}
 	plugins, notes = sc.reachedTwice(plugins, notes)
 	slices.SortFunc(plugins, func(a, b *plugin.Plugin) int { return strings.Compare(a.Dir, b.Dir) })
@@ -475,15 +494,15 @@ func (sc Scope) listed(root string, t *skill.Tree, found []*skill.Skill) func(di
 
 // asTree leaves out of the skills of the files given (found below the
 // working folder) those that a lint of the working folder leaves out for
-// what only its whole tree shows, when one of them is in a client's
-// install folder: skills elsewhere (and then also what a marketplace at
-// the root does not declare). Only then is the working folder walked (a
-// skill no marketplace declares is still linted when its file is given).
+// what only its whole tree shows: what a marketplace at the root or a
+// plugin's manifest does not declare, and skills in a client's install
+// folder with skills elsewhere. Only when one of these can be is the
+// working folder walked.
 func (sc Scope) asTree(whole func() (map[string]bool, map[string][]string), found []*skill.Skill) ([]*skill.Skill, []string) {
-	if sc.All || !slices.ContainsFunc(found, func(s *skill.Skill) bool {
+	if sc.All || len(skill.Marketplaces(".")) == 0 && !slices.ContainsFunc(found, func(s *skill.Skill) bool {
 		abs, _ := filepath.Abs(s.Dir)
 		f, _ := installFolder(abs)
-		return abs != "" && f != ""
+		return s.Plugin != "" || abs != "" && f != ""
 	}) {
 		return found, nil
 	}

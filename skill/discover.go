@@ -304,7 +304,7 @@ func Load(dir string) *Skill {
 
 // find is the unread skill in dir.
 func (f *Finder) find(dir string) *Skill {
-	return &Skill{Dir: dir, File: cmp.Or(entryName(dir), FileName), Plugin: f.pluginOf(dir)}
+	return &Skill{Dir: dir, File: cmp.Or(entryName(dir), FileName), Plugin: f.PluginOf(dir)}
 }
 
 // Whole returns the entry file as Read read it, when it read it whole, for

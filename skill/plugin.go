@@ -226,10 +226,11 @@ func GitDir(dir string) string {
 	return gitdir
 }
 
-// pluginOf returns the nearest folder at or above dir that is a plugin's
+// PluginOf returns the nearest folder at or above dir that is a plugin's
 // root; "" when there is none. The answer is relative when dir is, as
 // Enclosing's.
-func (f *Finder) pluginOf(dir string) string {
+func (f *Finder) PluginOf(dir string) string {
+	f.ready()
 	if f.isPluginRoot(dir) {
 		return dir
 	}
