@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/skillpack/skillpack/internal/human"
 )
 
 // The document types, which this package writes and its decoders read.
@@ -213,7 +215,10 @@ func legacyReason(s Skill) string {
 	if len(bad) == 0 {
 		return ""
 	}
-	return strings.Join(bad, "; ") + legacyRules
+	// The reason is printed on every build and kept in the record: a skill
+	// of a thousand non-ASCII names is told by its first few.
+	more := human.UpTo(len(bad), 5, func(i int) string { return bad[i] }, "and %d more files")
+	return strings.Join(more, "; ") + legacyRules
 }
 
 // mcpSkills renders mcp/skills.json, the skills array of a skills/list

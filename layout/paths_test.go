@@ -290,3 +290,19 @@ func TestFrontmatterNames(t *testing.T) {
 		}
 	}
 }
+
+// TestLegacyReasonNamesFew: a skill of many names the v0.1 index cannot
+// carry is told by its first five and a count, not by a line per file.
+func TestLegacyReasonNamesFew(t *testing.T) {
+	s := Skill{Files: []File{{Path: EntryFile}}}
+	for i := range 8 {
+		s.Files = append(s.Files, File{Path: fmt.Sprintf("references/笔记%d.md", i)})
+	}
+	got := legacyReason(s)
+	if n := strings.Count(got, "is not printable ASCII"); n != 5 {
+		t.Errorf("reason names %d files, want 5: %s", n, got)
+	}
+	if !strings.Contains(got, `; and 3 more files (v0.1 paths`) {
+		t.Errorf("reason does not count the rest: %s", got)
+	}
+}
