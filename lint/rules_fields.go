@@ -377,12 +377,16 @@ func checkNameFormat(p *Pass) {
 		}
 	}
 	if len(problems) > 0 {
-		fix := "use lowercase letters, digits and single hyphens, in a name no other skill has, and rename the folder to match"
+		lead := "use lowercase letters, digits and single hyphens"
+		if len(problems) == 1 && n > 64 {
+			lead = "shorten it to 64 characters"
+		}
+		fix := lead + ", in a name no other skill has, and rename the folder to match"
 		switch offer, own := p.offeredName(skill.SuggestName(name)); {
 		case own:
 			fix = "set name: " + offer + ", the folder's name"
 		case offer != "":
-			fix = "use lowercase letters, digits and single hyphens: name: " + offer + ", and rename the folder to match"
+			fix = lead + ": name: " + offer + ", and rename the folder to match"
 		}
 		p.ReportNode(v, fix, "name %q %s; discovery indexes and install commands cannot carry it",
 			name, strings.Join(problems, ", "))

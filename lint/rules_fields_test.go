@@ -182,3 +182,31 @@ func TestNameMismatchInSkillsFolder(t *testing.T) {
 		t.Errorf("fixes %q, want %q", fixes, want)
 	}
 }
+
+// A name only too long is told to be shorter, not to use the letters it
+// uses, and is offered a name cut where a word ends
+// (HolobiomicsLab/asb-skill-collections was offered "…-ion-mobilit").
+func TestNameFormatTooLong(t *testing.T) {
+	const long = "extraction-parameter-optimization-ppm-retention-time-ion-mobility"
+	for folder, want := range map[string]string{
+		long:    "shorten it to 64 characters: name: extraction-parameter-optimization-ppm-retention-time-ion, and rename the folder to match",
+		"My_Sk": "use lowercase letters, digits and single hyphens: name: my-sk, and rename the folder to match",
+	} {
+		name := long
+		if folder != long {
+			name = "My_Sk"
+		}
+		dir := t.TempDir()
+		md := "---\nname: " + name + "\ndescription: Process PDF forms and merge documents for the user.\n---\nBody.\n"
+		testtool.WriteTree(t, dir, map[string]string{folder + "/SKILL.md": md})
+		var got []string
+		for _, f := range lintDir(t, dir, Options{}).Findings {
+			if f.Rule == "name-format" {
+				got = append(got, f.Fix)
+			}
+		}
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("name %s: fixes %q, want %q", name, got, want)
+		}
+	}
+}

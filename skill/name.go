@@ -13,8 +13,8 @@ import (
 // hints: lowercase, a hyphen where a word ends (MySkill, PDF_Tools and
 // pdfTools give my-skill, pdf-tools and pdf-tools; a name with its own
 // separators keeps its words whole: DevOps Engineer, devops-engineer),
-// accents dropped (café gives cafe), at most 64 characters; my-skill when
-// nothing is left.
+// accents dropped (café gives cafe), at most 64 characters, cut where a
+// word ends; my-skill when nothing is left.
 func SuggestName(s string) string {
 	var b strings.Builder
 	dash := false
@@ -44,7 +44,12 @@ func SuggestName(s string) string {
 	}
 	out := strings.TrimRight(b.String(), "-")
 	if len(out) > 64 {
-		out = strings.TrimRight(out[:64], "-")
+		// Cut where a word ends: -ion-mobility, not -ion-mobilit.
+		if i := strings.LastIndexByte(out[:65], '-'); i > 0 {
+			out = out[:i]
+		} else {
+			out = out[:64]
+		}
 	}
 	return cmp.Or(out, "my-skill")
 }
