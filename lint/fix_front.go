@@ -559,6 +559,16 @@ func fixFlowSequences(f *fixFile, at []Finding) {
 				walk(v)
 				continue
 			}
+			if v.Kind == yaml.SequenceNode && v.Style&yaml.FlowStyle == 0 {
+				// A block list's item ("- id: brew\n  bins: [x]") is a
+				// mapping like any other: its key's column indents it.
+				for _, item := range v.Content {
+					if item.Kind == yaml.MappingNode {
+						walk(item)
+					}
+				}
+				continue
+			}
 			if v.Kind != yaml.SequenceNode || v.Style&yaml.FlowStyle == 0 || len(v.Content) == 0 || !reported[[2]int{line, c}] {
 				continue
 			}
@@ -587,8 +597,8 @@ func fixFlowSequences(f *fixFile, at []Finding) {
 		}
 	}
 	walk(d.Front)
-	// An empty list, and one in a list's item, are left to a person: the
-	// dry run's count of what --fix repairs must not take them.
+	// An empty list, and one holding more than scalars, are left to a
+	// person: the dry run's count of what --fix repairs must not take them.
 	f.left["yaml-flow-sequence"] = max(len(at)-len(fixes), 0)
 	if hinted {
 		f.left["yaml-flow-sequence"] = max(len(at)-len(fixes)-1, 0)

@@ -685,12 +685,13 @@ func TestFixNameFormatTaken(t *testing.T) {
 
 // yaml-flow-sequence's fix writes a list in block form, at any depth
 // (superpowers-zh's metadata.hermes.tags: --fix said it repairs the rule,
-// then fixed nothing), and quotes an argument-hint meant as text, its
-// comment kept (with one, the list was left as it was).
+// then fixed nothing), in a block list's item too (gkkirsch's
+// install[0].bins stayed after every --fix), and quotes an argument-hint
+// meant as text, its comment kept (with one, the list was left as it was).
 func TestFixFlowSequences(t *testing.T) {
 	dir, opts := fixTree(t, map[string]string{
 		"s/SKILL.md": "---\nname: s\ndescription: Fill PDF forms. Use when the user works with PDF files.\nargument-hint: [file] # the form\n" +
-			"metadata:\n  hermes:\n    tags: [design, \"a: b\", 'c']\n---\nBody.\n",
+			"metadata:\n  hermes:\n    tags: [design, \"a: b\", 'c']\n  install:\n  - id: brew\n    bins: [gog]\n---\nBody.\n",
 	})
 	res := lintDir(t, dir, opts)
 	if _, err := Fix(context.Background(), res, FixOptions{Lint: opts}); err != nil {
@@ -700,7 +701,8 @@ func TestFixFlowSequences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "argument-hint: \"[file]\" # the form\nmetadata:\n  hermes:\n    tags:\n      - design\n      - \"a: b\"\n      - \"c\"\n---\n"
+	want := "argument-hint: \"[file]\" # the form\nmetadata:\n  hermes:\n    tags:\n      - design\n      - \"a: b\"\n      - \"c\"\n" +
+		"  install:\n  - id: brew\n    bins:\n      - gog\n---\n"
 	if !strings.Contains(string(data), want) {
 		t.Errorf("after Fix:\n%s\nwant it to hold:\n%s", data, want)
 	}
@@ -730,9 +732,9 @@ func FuzzRawDest(f *testing.F) {
 }
 
 // The dry run that counts what --fix repairs ("repair 3 of the 4") counts
-// the flow sequences it leaves to a person out: an empty list, and one in
-// a list's item (ariffazil/AAA: 45 promised, 43 fixed), also when another
-// fixer of the same file counts what it leaves (the invisible characters').
+// the flow sequences it leaves to a person out: an empty list (ariffazil/AAA:
+// 45 promised, 43 fixed), also when another fixer of the same file counts
+// what it leaves (the invisible characters').
 func TestFixDryRunFlowSequences(t *testing.T) {
 	dir := t.TempDir()
 	testtool.WriteTree(t, dir, map[string]string{"demo/SKILL.md": "---\nname: demo\ndescription: Demonstrates flow sequences, for the user who asks.\n" +
@@ -747,7 +749,7 @@ func TestFixDryRunFlowSequences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if dry.Fixed != 2 || done.Fixed != 2 {
-		t.Errorf("the dry run counts %d fixed, the fix %d; want 2 both (tags, the prose's zero-width space)", dry.Fixed, done.Fixed)
+	if dry.Fixed != 3 || done.Fixed != 3 {
+		t.Errorf("the dry run counts %d fixed, the fix %d; want 3 both (tags, modes, the prose's zero-width space)", dry.Fixed, done.Fixed)
 	}
 }
