@@ -216,13 +216,8 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 	if len(res.Skipped) > 0 {
 		warnSkipped(ios, res.Skipped)
 	}
-	for _, pl := range res.PluginsOut {
-		// The step log's line, said under -q too, as skipped skills are.
-		msg := fmt.Sprintf("plugin %s (%s) left out of the bundle: %s", pl.Name, pl.Dir, pl.Reason)
-		fmt.Fprintf(ios.Err, "warning: %s\n", lint.Printable(msg))
-		if ios.getenv("GITHUB_ACTIONS") == "true" {
-			lint.Annotate(ios.Err, "warning", "skillpack build", msg)
-		}
+	if len(res.PluginsOut) > 0 {
+		warnPluginsOut(ios, res.PluginsOut)
 	}
 	warnLeftOut(ios, res.Excluded, "the legacy v0.1 index (.well-known/skills/)")
 	warnLeftOut(ios, res.MCPExcluded, "the MCP documents (mcp/*.json), whose hosts would refuse its entry")
@@ -364,8 +359,30 @@ func warnLeftOut(ios *IO, off []layout.Excluded, what string) {
 	}
 	fmt.Fprintf(ios.Err, "warning: %s out of %s; the other indexes keep %s\n",
 		human.Plural(len(off), "skill is left", "skills are left"), what, them)
-	// Skills left out for one reason are one line (a collection's shared
-	// metadata: 20 lines alike said less than one).
+	for _, line := range byReason(off) {
+		fmt.Fprintf(ios.Err, "  %s\n", line)
+	}
+}
+
+// warnPluginsOut says which plugins the bundle leaves out, and why, under
+// -q too, as skipped skills are; in GitHub Actions the same lines are one
+// annotation (a step shows ten: gkkirsch's 71 plugins were 71 of them).
+func warnPluginsOut(ios *IO, out []build.PluginOut) {
+	off := make([]layout.Excluded, len(out))
+	for i, pl := range out {
+		off[i] = layout.Excluded{Name: pl.Name + " (" + pl.Dir + ")", Reason: pl.Reason}
+	}
+	head, lines := human.Plural(len(out), "plugin")+" left out of the bundle", byReason(off)
+	fmt.Fprintf(ios.Err, "warning: %s:\n  %s\n", head, strings.Join(lines, "\n  "))
+	if ios.getenv("GITHUB_ACTIONS") == "true" {
+		lint.Annotate(ios.Err, "warning", "skillpack build", head+": "+strings.Join(lines, "; "))
+	}
+}
+
+// byReason says what off leaves out, a line per reason naming the first
+// five left out for it (a collection's shared metadata, or 71 plugins'
+// one manifest error: lines alike said less than one).
+func byReason(off []layout.Excluded) []string {
 	type why struct{ reason, fix string }
 	var order []why
 	names := map[why][]string{}
@@ -376,13 +393,15 @@ func warnLeftOut(ios *IO, off []layout.Excluded, what string) {
 		}
 		names[w] = append(names[w], lint.Printable(e.Name))
 	}
-	for _, w := range order {
-		fix, n := "", names[w]
+	lines := make([]string, len(order))
+	for i, w := range order {
+		fix := ""
 		if w.fix != "" {
 			fix = " (fix: " + lint.Printable(w.fix) + ")"
 		}
-		fmt.Fprintf(ios.Err, "  %s: %s%s\n", human.Few(n, 5), lint.Printable(w.reason), fix)
+		lines[i] = fmt.Sprintf("%s: %s%s", human.Few(names[w], 5), lint.Printable(w.reason), fix)
 	}
+	return lines
 }
 
 // warnSkipped says which skills --skip-invalid left out, and why, after
