@@ -251,7 +251,8 @@ func TestFindInvisible(t *testing.T) {
 		{"\U0001F469\u200d\U0001F4BB", nil},                           // woman technologist
 		{"a\u200db", []string{"U+200D ZERO WIDTH JOINER"}},
 		{"\u0645\u06cc\u200c\u062e", nil}, // Persian
-		{"a\u200b\u200bb \u202ex", []string{"2 invisible characters", "U+202E RIGHT-TO-LEFT OVERRIDE"}},
+		{"a\u200b\u200bb \u202ex", []string{`U+200B ZERO WIDTH SPACE, inside the word "a\u200b\u200bb" split it`, "U+202E RIGHT-TO-LEFT OVERRIDE is an"}},
+		{"\u202e\u202ex", []string{"2 invisible characters in a row, starting with U+202E RIGHT-TO-LEFT OVERRIDE, are invisible bidirectional controls that reorder"}},
 		{"\xe2\x80", nil}, // cut off: no panic, nothing found
 		// Outside words they hide nothing, and say where they are.
 		{"```md\n\u200b```sh\n", []string{"before a code fence line"}},

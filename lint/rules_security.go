@@ -551,12 +551,14 @@ const deleteInvisible = "delete the invisible characters (most editors find them
 // a code block) or left over from a paste, and are reported as such.
 func classifyInvisible(data []byte, i, j int, r rune, count int, reorders bool) invisibleHit {
 	what := fmt.Sprintf("%U %s", r, invisibleNames[r])
+	control, splits := "is an invisible bidirectional control that reorders", "splits"
 	if count > 1 {
 		what = fmt.Sprintf("%d invisible characters in a row, starting with %s,", count, what)
+		control, splits = "are invisible bidirectional controls that reorder", "split"
 	}
 	if reorders {
-		return invisibleHit{off: i, end: j, hiding: true, fix: deleteInvisible, msg: fmt.Sprintf("%s is an invisible bidirectional "+
-			"control that reorders how the text around it is displayed; it can hide instructions from reviewers", what)}
+		return invisibleHit{off: i, end: j, hiding: true, fix: deleteInvisible, msg: fmt.Sprintf("%s %s how the text around "+
+			"it is displayed; it can hide instructions from reviewers", what, control)}
 	}
 	prev, _ := utf8.DecodeLastRune(data[:i])
 	next, _ := utf8.DecodeRune(data[j:])
@@ -571,9 +573,9 @@ func classifyInvisible(data []byte, i, j int, r rune, count int, reorders bool) 
 	// Beside a character of a script written without spaces the run is
 	// at a word's edge ("name\u200c命名"), splitting no word.
 	if wordRune(prev) && wordRune(next) && !spaceless(prev) && !spaceless(next) {
-		return invisibleHit{off: i, end: j, hiding: true, fix: deleteInvisible, msg: fmt.Sprintf("%s inside the word %q splits it "+
+		return invisibleHit{off: i, end: j, hiding: true, fix: deleteInvisible, msg: fmt.Sprintf("%s inside the word %q %s it "+
 			"invisibly: reviewers read the word, but searches, filters and tokenizers do not; it can hide instructions",
-			what, wordAround(data, i, j))}
+			what, wordAround(data, i, j), splits)}
 	}
 	before, after := lineAround(data, i, j)
 	before, after = bytes.TrimSpace(before), bytes.TrimSpace(after)
