@@ -289,7 +289,7 @@ var fieldRules = []*Rule{
 		Category: CatContent,
 		Severity: Warning,
 		Explain: "Anthropic's skill upload rejects descriptions containing < or >, and hosts that render " +
-			"descriptions as HTML may swallow them. Spell the placeholder out.",
+			"descriptions as HTML may swallow them. Spell a placeholder out, and write a comparison or an arrow in words.",
 		Bad:   "description: Convert <input> files to PDF.",
 		Good:  "description: Convert input files (Word, HTML) to PDF.",
 		Check: checkDescriptionAngles,
@@ -880,8 +880,15 @@ func checkDescriptionEqualsName(p *Pass) {
 
 func checkDescriptionAngles(p *Pass) {
 	v, desc, ok := stringValue(p, "description")
-	if ok && strings.ContainsAny(desc, "<>") {
-		p.ReportNode(v, "spell placeholders out instead of using < and >",
-			"description contains < or >, which Anthropic's upload rejects")
+	if !ok || !strings.ContainsAny(desc, "<>") {
+		return
 	}
+	fix := "spell placeholders out instead of using < and >"
+	if !tagLike.MatchString(desc) { // "p < 0.01", ">80%", "A -> B"
+		fix = "write comparisons and arrows in words (\"below 0.01\", \"over 80%\", \"A to B\")"
+	}
+	p.ReportNode(v, fix, "description contains < or >, which Anthropic's upload rejects")
 }
+
+// tagLike matches what reads as a tag or placeholder: <input>, </b>.
+var tagLike = regexp.MustCompile(`</?[A-Za-z][^<>]*>`)

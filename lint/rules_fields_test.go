@@ -210,3 +210,27 @@ func TestNameFormatTooLong(t *testing.T) {
 		}
 	}
 }
+
+// description-angle-brackets tells a placeholder from a comparison or an
+// arrow (HolobiomicsLab's "p < 0.01": 137 of its 144 findings), and
+// offers each its own rewording.
+func TestDescriptionAnglesFix(t *testing.T) {
+	for desc, want := range map[string]string{
+		"Convert <input file> files to PDF for the user.":            "spell placeholders out",
+		"Close the </b> tag in the user's HTML files please.":        "spell placeholders out",
+		"Flag results with p < 0.01 and effect sizes > 0.5 for you.": "write comparisons and arrows in words",
+		"Map stage A -> stage B when the user plans a pipeline.":     "write comparisons and arrows in words",
+	} {
+		dir := t.TempDir()
+		testtool.WriteTree(t, dir, map[string]string{"s/SKILL.md": "---\nname: s\ndescription: " + desc + "\n---\nBody.\n"})
+		var got []string
+		for _, f := range lintDir(t, dir, Options{}).Findings {
+			if f.Rule == "description-angle-brackets" {
+				got = append(got, f.Fix)
+			}
+		}
+		if len(got) != 1 || !strings.HasPrefix(got[0], want) {
+			t.Errorf("%q: fixes %q, want one starting %q", desc, got, want)
+		}
+	}
+}
