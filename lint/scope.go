@@ -156,7 +156,7 @@ func (sc Scope) plain(root string, t *skill.Tree, taken []*skill.Skill) map[stri
 // so the working folder is judged (whole), and only for a plugin holding
 // a SKILL.md that no manifest declares; a manifest outside it is judged in
 // its plugin's tree.
-func (sc Scope) plainAlone(finder *skill.Finder, base, dir string, whole func() (map[string]bool, map[string][]string)) []string {
+func (sc Scope) plainAlone(finder *skill.Finder, base, dir string, whole func() (map[string]*skill.Skill, map[string][]string)) []string {
 	t, err := finder.FindTree(dir)
 	if err != nil || !slices.ContainsFunc(t.Skills, func(s *skill.Skill) bool { return s.Declared == "" }) {
 		return nil
@@ -171,22 +171,23 @@ func (sc Scope) plainAlone(finder *skill.Finder, base, dir string, whole func() 
 }
 
 // whole judges the working folder for the files and manifests a hook
-// passes alone: the skills a lint of it takes, and its plugins' plain
-// folders, each by absolute folder (nil when it cannot be walked). It
+// passes alone: the skills a lint of it takes, as it finds them, and its
+// plugins' plain folders, each by absolute folder (nil when it cannot be
+// walked). It
 // walks at most once a run and only when asked: on a tree of 4,000 skills
 // the walk takes a quarter of a second or more, which a hook run on every
 // commit would pay.
-func (sc Scope) whole(finder *skill.Finder) func() (map[string]bool, map[string][]string) {
-	return sync.OnceValues(func() (map[string]bool, map[string][]string) {
+func (sc Scope) whole(finder *skill.Finder) func() (map[string]*skill.Skill, map[string][]string) {
+	return sync.OnceValues(func() (map[string]*skill.Skill, map[string][]string) {
 		t, err := finder.FindTree(".")
 		if err != nil {
 			return nil, nil
 		}
 		taken, _ := sc.Select(".", t)
-		kept, plain := map[string]bool{}, map[string][]string{}
+		kept, plain := map[string]*skill.Skill{}, map[string][]string{}
 		for _, s := range taken {
 			abs, _ := filepath.Abs(s.Dir)
-			kept[abs] = true
+			kept[abs] = s
 		}
 		for d, p := range sc.plain(".", t, taken) {
 			abs, _ := filepath.Abs(d)
@@ -498,7 +499,7 @@ func (sc Scope) listed(root string, t *skill.Tree, found []*skill.Skill) func(di
 // plugin's manifest does not declare, and skills in a client's install
 // folder with skills elsewhere. Only when one of these can be is the
 // working folder walked.
-func (sc Scope) asTree(whole func() (map[string]bool, map[string][]string), found []*skill.Skill) ([]*skill.Skill, []string) {
+func (sc Scope) asTree(whole func() (map[string]*skill.Skill, map[string][]string), found []*skill.Skill) ([]*skill.Skill, []string) {
 	if sc.All || len(skill.Marketplaces(".")) == 0 && !slices.ContainsFunc(found, func(s *skill.Skill) bool {
 		abs, _ := filepath.Abs(s.Dir)
 		f, _ := installFolder(abs)
@@ -513,7 +514,11 @@ func (sc Scope) asTree(whole func() (map[string]bool, map[string][]string), foun
 	var out []*skill.Skill
 	var left []string
 	for _, s := range found {
-		if abs, _ := filepath.Abs(s.Dir); kept[abs] {
+		if abs, _ := filepath.Abs(s.Dir); kept[abs] != nil {
+			// Declared as the tree has it, so that Dedupe keeps the copy
+			// a lint of the tree keeps (microsoft/skills-for-fabric's
+			// plugin's, not the root skills/ folder's).
+			s.Declared = cmp.Or(s.Declared, kept[abs].Declared)
 			out = append(out, s)
 		} else {
 			left = append(left, sc.rel(s.Dir))
