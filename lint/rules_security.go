@@ -141,7 +141,9 @@ var secretPatterns = []secretPattern{
 	{"ghs_", "_", 3, regexp.MustCompile(`^ghs_[A-Za-z0-9]{36}`), "a GitHub app installation token"},
 	{"ghr_", "_", 3, regexp.MustCompile(`^ghr_[A-Za-z0-9]{36}`), "a GitHub refresh token"},
 	{"github_pat_", "_", 6, regexp.MustCompile(`^github_pat_[A-Za-z0-9_]{22,}`), "a GitHub fine-grained access token"},
-	{"sk-ant-", "-", 2, regexp.MustCompile(`^sk-ant-[A-Za-z0-9_-]{20,}`), "an Anthropic API key"},
+	// A kind and its version before the random part (api03, admin01,
+	// oat01): a test's "sk-ant-conformance-anthropic" names none.
+	{"sk-ant-", "-", 2, regexp.MustCompile(`^sk-ant-[a-z]+[0-9]{2}-[A-Za-z0-9_-]{32,}`), "an Anthropic API key"},
 	{"sk-", "-", 2, regexp.MustCompile(`^sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}|[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20})`), "an OpenAI API key"},
 	{"xox", "-", 4, regexp.MustCompile(`^xox[abpr]-[0-9]+-[A-Za-z0-9-]{10,}`), "a Slack token"},
 	{"sk_live_", "_live_", 2, regexp.MustCompile(`^sk_live_[0-9A-Za-z]{24,}`), "a Stripe live secret key"},
@@ -288,24 +290,45 @@ func placeholder(tok string) bool {
 }
 
 // keyBody reports whether a private key header is followed by key material:
-// a run of 40 or more base64 characters before the END line, on a line of
-// its own or inside a string ("-----BEGIN PRIVATE KEY-----\nMIIEv..." in a
-// JSON credentials file). Documentation that only names the header is not
-// a key, and neither is a run cut off with "..." or "…": every RSA key's
-// body starts with the same few dozen characters
-// ("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC..."), which documentation shows.
+// a run of 40 or more base64 characters of bytes (a digit, + or / among
+// them) before the END line, on a line of its own or inside a string
+// ("-----BEGIN PRIVATE KEY-----\nMIIEv..." in a JSON credentials file).
+// The body follows the header: only blanks, quotes, a string's escapes and
+// concatenation, an encrypted key's Proc-Type and DEK-Info lines and other
+// body lines come between; other text ends the search (a test's string
+// holding the header alone, then a 55-letter Go function name). A run cut
+// off with "..." or "…" is no key: every RSA key's body starts with the
+// same few dozen characters ("MIIEvQIBADANBgkqhkiG9w0BAQEFAASC..."),
+// which documentation shows.
 func keyBody(rest []byte) bool {
 	rest = rest[:min(len(rest), 1024)]
 	rest, _, _ = bytes.Cut(rest, []byte("-----END"))
-	start := 0
-	for i := 0; i <= len(rest); i++ {
-		if i < len(rest) && base64Byte(rest[i]) {
+	for len(rest) > 0 {
+		if bytes.HasPrefix(rest, []byte("Proc-Type:")) || bytes.HasPrefix(rest, []byte("DEK-Info:")) {
+			end := bytes.IndexAny(rest, "\\\n") // the line's end, or its escape
+			if end < 0 {
+				return false
+			}
+			rest = rest[end+1:]
 			continue
 		}
-		if i-start >= 40 && !placeholder(string(rest[start:i])) && !cutOff(rest[i:]) {
-			return true
+		n := 0
+		for n < len(rest) && base64Byte(rest[n]) {
+			n++
 		}
-		start = i + 1
+		run := rest[:n]
+		switch {
+		case n >= 40 && bytes.ContainsAny(run, "0123456789+/") && !placeholder(string(run)) && !cutOff(rest[n:]):
+			return true
+		case n > 0:
+			rest = rest[n:]
+		case bytes.HasPrefix(rest, []byte("…")):
+			rest = rest[len("…"):]
+		case bytes.IndexByte([]byte(" \t\r\n\"'`+,.\\|>#*;"), rest[0]) >= 0:
+			rest = rest[1:]
+		default:
+			return false
+		}
 	}
 	return false
 }

@@ -40,6 +40,18 @@ func TestSecretPlaceholders(t *testing.T) {
 		{begin + randomLines + end, 1},
 		{"sk-" + "proj-" + randomAlnum, 1},
 		{"AKIA" + randomBase32, 1},
+		{"sk-" + "ant-api03-" + randomAlnum, 1},
+		{"sk-" + "ant-admin01-" + randomAlnum, 1},
+		{`"sk-` + `ant-conformance-anthropic"`, 0}, // yang888yu's stub server's tests
+		{`"sk-` + `ant-test-key-for-the-local-stub"`, 0},
+		// The body follows the header, in a string's escapes too; other
+		// text between them is no key (yang888yu's redaction test: the
+		// header in a string, then a 55-letter Go function name).
+		{`chunk = "Bearer x ` + begin[:len(begin)-1] + ` aaaaaaaaaaaaaaaaaaaa sk-short"` + "\n\nfunc TestPayloadLargeAdversarialBodyAtDefaultCaptureCeiling(t *testing.T) {}\n", 0},
+		{begin + "is the header of a key; after it comes\nTestPayloadLargeAdversarialBodyAtDefaultCaptureCeiling\n", 0},
+		{`{"private_key": "` + begin[:len(begin)-1] + `\n` + strings.ReplaceAll(randomLines, "\n", `\n`) + `"}`, 1},
+		{`key := "` + begin[:len(begin)-1] + `\n" +` + "\n\t\"" + randomLines[:64] + `\n"`, 1},
+		{"-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,3F17F5316E2BAC89\n\n" + randomLines, 1},
 	} {
 		if got := findSecrets([]byte(tc.text)); len(got) != tc.want {
 			t.Errorf("findSecrets(%q) = %d hits, want %d", tc.text, len(got), tc.want)
@@ -63,4 +75,18 @@ func TestSecretFixSilences(t *testing.T) {
 			t.Errorf("%s (%s): %v, want one finding whose fix says %q", tc.rel, tc.what, got, tc.want)
 		}
 	}
+}
+
+// FuzzFindSecrets reads any text for secrets: it never panics or stops,
+// and each hit lies inside the text.
+func FuzzFindSecrets(f *testing.F) {
+	f.Add([]byte("-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: x\n\n" + randomLines))
+	f.Add([]byte(`"-----BEGIN PRIVATE KEY-----\nMIIEv…\n" + "x"` + " ghp_" + randomAlnum))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, h := range findSecrets(data) {
+			if h.off < 0 || h.off+len(h.text) > len(data) {
+				t.Fatalf("hit at %d of %d bytes", h.off, len(data))
+			}
+		}
+	})
 }
