@@ -78,9 +78,15 @@ var findingsErr = &exitError{code: ExitFindings}
 // that stops cleanly between two steps rather than be killed in one. The
 // first signal is the only one caught: a second kills at once, as it
 // would any command, so a step that does not end cannot hold the user.
+// A closed pipe (build | head) is an interrupt too, where it killed the
+// build mid-write and left its staging behind; after it, a write to the
+// pipe fails rather than kill the cleanup.
 func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	context.AfterFunc(ctx, stop)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
+	context.AfterFunc(ctx, func() {
+		signal.Ignore(syscall.SIGPIPE)
+		stop()
+	})
 	return ctx, stop
 }
 
