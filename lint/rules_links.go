@@ -237,6 +237,14 @@ func checkLinkOutside(p *Pass) {
 		if outer := enclosingSkill(dir); outer != "" && below(outer, target) {
 			continue
 		}
+		// A client's copy of a plugin's skill is published only in the
+		// plugin's archives, which hold its twin's files it links to
+		// (codex-skills/coach linking skills/coach/references/).
+		if _, pl := p.Skill.ClientCopy(); pl != "" {
+			if abs, _ := filepath.Abs(pl); below(abs, target) {
+				continue
+			}
+		}
 		if other := skillHolding(target, dir); other != "" {
 			name := filepath.Base(other)
 			reportAt(p, md, l.off, fmt.Sprintf("say in the text that the skill needs %s (\"use the %s skill\") rather than "+

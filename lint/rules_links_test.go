@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -49,4 +50,32 @@ func FuzzCould(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A client's copy of a plugin's skill (codex-skills/, which the Codex
+// manifest declares) is published only in the plugin's archives, which
+// hold the twin's files it links to: no link-outside, where
+// racecraft-lab's plugin had 48 ("needs skill coach installed beside it",
+// said to coach). A link out of the plugin is still one.
+func TestLinkOutsideClientCopy(t *testing.T) {
+	dir := t.TempDir()
+	md := "---\nname: coach\ndescription: Coaches spec-driven development step by step. Use when planning a feature.\n---\n"
+	testtool.WriteTree(t, dir, map[string]string{
+		".claude-plugin/marketplace.json":         `{"name":"m","owner":{"name":"x"},"plugins":[{"name":"pro","source":"./pro"}]}`,
+		"pro/.claude-plugin/plugin.json":          `{"name":"pro"}`,
+		"pro/.codex-plugin/plugin.json":           `{"name":"pro","skills":"./codex-skills/"}`,
+		"pro/skills/coach/SKILL.md":               md + "Follow [the protocol](references/protocol.md).\n",
+		"pro/skills/coach/references/protocol.md": "# Protocol\n",
+		"pro/codex-skills/coach/SKILL.md":         md + "Follow [the protocol](../../skills/coach/references/protocol.md) and [the notes](../../../NOTES.md).\n",
+		"NOTES.md":                                "# Notes\n",
+	})
+	var got []string
+	for _, f := range lintDir(t, dir, Options{}).Findings {
+		if f.Rule == "link-outside" {
+			got = append(got, f.Path+": "+f.Message)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "pro/codex-skills/coach/SKILL.md") || !strings.Contains(got[0], "NOTES.md") {
+		t.Errorf("link-outside findings %q; want the one to NOTES.md alone", got)
+	}
 }
