@@ -491,6 +491,9 @@ func checkFlowMappings(p *Pass, t *yamlTree, it yamlItem) {
 	// client's YAML reader reads too: only the spec profile, whose
 	// strict readers take no flow style, reports it.
 	outer := cmp.Or(it.flow, n)
+	if outer == value(p, "argument-hint") && outer.Kind == yaml.SequenceNode {
+		return // yaml-flow-sequence's, whose quotes end both
+	}
 	pair := it.flow != nil && !strings.HasPrefix(t.src(n), "{")
 	spans := skill.FlowEnd(t.src(outer)) < 0
 	switch {
@@ -569,7 +572,11 @@ func checkFlowSequences(p *Pass, t *yamlTree, it yamlItem) {
 		if start, end, ok := hintList(p.Doc.Raw, p.Doc); ok {
 			fix = "quote the whole value: argument-hint: " + doubleQuote(string(p.Doc.Raw[start:end]))
 		}
-		p.ReportNode(n, fix, "argument-hint is a flow sequence, a list to YAML readers, where clients show the hint as text")
+		msg := "argument-hint is a flow sequence, a list to YAML readers, where clients show the hint as text"
+		if t.flowMap[n] { // [optional: a scope]
+			msg += "; the YAML reader of the official MCP SDK refuses the key: value pair in it, and " + offMCP
+		}
+		p.ReportNode(n, fix, "%s", msg)
 		return
 	}
 	if t.flowMap[n] { // one that holds a mapping is yaml-flow-mapping's

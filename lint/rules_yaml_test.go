@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/skillpack/skillpack/internal/testtool"
 	"github.com/skillpack/skillpack/skill"
 )
 
@@ -185,5 +186,25 @@ func TestClaudeProfiles(t *testing.T) {
 	}
 	if p, _ := LookupProfile("spec"); p.KnownKey("argument-hint") {
 		t.Errorf("profile spec knows Claude Code's keys")
+	}
+}
+
+// argument-hint: [optional: a scope] is one finding, whose quotes end
+// both its list and its pair, and which says that MCP hosts refuse it;
+// it was two with opposite fixes (quote it; make it a list of mappings)
+// and --fix repaired "1 of the 2" (AndreHahm/andres-cc-marketplace).
+func TestArgumentHintPair(t *testing.T) {
+	dir := t.TempDir()
+	testtool.WriteTree(t, dir, map[string]string{"retro/SKILL.md": "---\nname: retro\ndescription: Runs a retrospective over one scope. Use when asked for one.\n" +
+		"argument-hint: [optional: which analyses to run]\n---\nDo it.\n"})
+	var got []Finding
+	for _, f := range lintDir(t, dir, Options{}).Findings {
+		if strings.HasPrefix(f.Rule, "yaml-") {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || got[0].Rule != "yaml-flow-sequence" || !strings.Contains(got[0].Message, "MCP hosts refuse") ||
+		!strings.HasPrefix(got[0].Fix, "quote the whole value") {
+		t.Errorf("findings %v; want yaml-flow-sequence alone, saying MCP hosts refuse it, fixed by quotes", got)
 	}
 }

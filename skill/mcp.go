@@ -201,7 +201,10 @@ func (d *SkillMD) subsetUnread() (why, fix string) {
 		case flow == nil && n.Style&yaml.FlowStyle != 0 && FlowEnd(text.From(n)) < 0:
 			why, fix = d.keyPath(n)+" is a flow collection over several lines", block
 		case flow != nil && flow.Kind == yaml.SequenceNode && n.Kind == yaml.MappingNode && !strings.HasPrefix(text.From(n), "{"):
-			why, fix = d.keyPath(flow)+" holds a key: value pair inside a flow sequence", block
+			why, fix = d.keyPath(flow)+" holds a key: value pair inside a flow sequence", "write the pair in braces ([{key: value}]), or the list in block form"
+			if d.keyPath(flow) == "argument-hint" { // [optional: a scope], meant as text
+				fix = "quote the whole value"
+			}
 		case flow != nil && n.Kind == yaml.ScalarNode && n.Style == 0 && n.Value == "" && n.ShortTag() == "!!null":
 			why, fix = d.keyPath(flow)+" has a key without a value inside a flow collection ({a}, or {a:1} without the space)", "write each key: value with a space after the colon, or quote text that holds one"
 		}

@@ -74,6 +74,15 @@ func TestCheckMCP(t *testing.T) {
 		}
 	}
 
+	// A pair in a list on one line is put in braces; in argument-hint,
+	// meant as text, the value is quoted (AndreHahm's "[optional: a
+	// scope]" was told to write it "on one line", which it was).
+	for yaml, want := range map[string]string{"x-list: [a: b]\n": "write the pair in braces ([{key: value}]), or the list in block form",
+		"argument-hint: [optional: a scope]\n": "quote the whole value"} {
+		if r := Parse([]byte(front + yaml + "---\n")).CheckMCP(1, 100); r == nil || r.Fix != want {
+			t.Errorf("%q: %+v, want the fix %q", yaml, r, want)
+		}
+	}
 	// internal: true is the author's, meant as a boolean: no fix to quote it.
 	if r := Parse([]byte(front+"metadata:\n  internal: true\n---\n")).CheckMCP(1, 100); r == nil || !strings.Contains(r.Reason, "flag that hides the skill") || r.Fix != "" {
 		t.Errorf("internal: true: %+v, want the flag named and no fix", r)
