@@ -146,7 +146,7 @@ func TestDeclaredScope(t *testing.T) {
 	}
 	for _, want := range []string{
 		"• discover: 4 skills",
-		"left out 2 skills in folders of tests and templates: template/ (1), tests/ and fixtures/ (1); --ignore '!template/' takes one back, --all every skill found",
+		"left out 2 skills in folders of tests and templates: template/ (1), tests/ and fixtures/ (1); --ignore '!template/' takes back the one in template/, --all every skill found",
 		"taking the 4 skills that " + rel(t, src, ".claude-plugin/marketplace.json") + " declares, and the 1 skill in skills/ and the top-level folders, where every client looks",
 		"left out 1 skill that no manifest declares, which no client installing from the repository loads as skills (" + rel(t, src, "scratch/idea") + "); --all takes every skill found",
 		"left out 2 skills in clients' install folders, copies or working skills the repository does not publish: " + rel(t, src, ".claude/skills/dev") + ", " +

@@ -110,7 +110,11 @@ func (sc Scope) Select(root string, t *skill.Tree) ([]*skill.Skill, []string) {
 			for p := range strings.SplitSeq(patterns[i], " and ") {
 				negate = append(negate, "--ignore '!"+p+"'")
 			}
-			back = fmt.Sprintf("%s takes one back, --all every skill found", strings.Join(negate, " "))
+			n := "the one"
+			if k := len(byDefault[patterns[i]]); k > 1 {
+				n = fmt.Sprintf("the %d", k)
+			}
+			back = fmt.Sprintf("%s takes back %s in %s, --all every skill found", strings.Join(negate, " "), n, patterns[i])
 		}
 		notes = append(notes, fmt.Sprintf("left out %s in folders of tests and templates: %s; %s",
 			human.Plural(len(all), "skill", "skills"), strings.Join(parts, ", "), back))
