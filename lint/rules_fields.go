@@ -758,7 +758,15 @@ func checkUnknownKeys(p *Pass) {
 		}
 		line, _ := p.Doc.FilePos(k)
 		if s := human.Closest(k.Value, known); s != "" {
-			p.ReportNode(k, fmt.Sprintf("did you mean %q?", s), "unknown frontmatter key %q (profile %s)", k.Value, p.Profile.Name)
+			fix := fmt.Sprintf("did you mean %q?", s)
+			// Beside the key it was meant to be, renaming it would give a
+			// key twice, which no YAML reader takes (Name: above name:).
+			if _, w := p.Doc.Lookup(s); w != nil && w.Kind == yaml.ScalarNode && v.Kind == yaml.ScalarNode && w.Value == v.Value {
+				fix = fmt.Sprintf("remove it: %s already says %q", s, v.Value)
+			} else if w != nil {
+				fix = fmt.Sprintf("remove it, or move what it says into %s: (a key given twice is no YAML)", s)
+			}
+			p.ReportNode(k, fix, "unknown frontmatter key %q (profile %s)", k.Value, p.Profile.Name)
 		} else if suppressed(comments, Finding{Rule: "unknown-key", Line: line}) {
 			p.ReportNode(k, "", "unknown frontmatter key %q (profile %s)", k.Value, p.Profile.Name)
 		} else {

@@ -234,3 +234,26 @@ func TestDescriptionAnglesFix(t *testing.T) {
 		}
 	}
 }
+
+// An unknown key beside the key it was meant to be is not offered that
+// key's name, which would give the key twice (jieli-cqwl's Name: above
+// name:): it is removed when it says the same, merged when not.
+func TestUnknownKeyBesideKnown(t *testing.T) {
+	for front, want := range map[string]string{
+		"Name: s\nname: s\n": `remove it: name already says "s"`,
+		"NAME: t\nname: s\n": "remove it, or move what it says into name: (a key given twice is no YAML)",
+		"Nmae: s\n":          `did you mean "name"?`,
+	} {
+		dir := t.TempDir()
+		testtool.WriteTree(t, dir, map[string]string{"s/SKILL.md": "---\n" + front + "description: Process PDF forms and merge documents for the user.\n---\nBody.\n"})
+		var got []string
+		for _, f := range lintDir(t, dir, Options{}).Findings {
+			if f.Rule == "unknown-key" {
+				got = append(got, f.Fix)
+			}
+		}
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%q: fixes %q, want %q", front, got, want)
+		}
+	}
+}
