@@ -1078,11 +1078,17 @@ func (sc Scope) declared(root string, t *skill.Tree, found []*skill.Skill) (kept
 		return found, nil, nil
 	}
 	taking = func(final []*skill.Skill) string {
-		n, more := 0, 0
+		// A skill in skills/ identical to a declared one is that skill,
+		// published once (Dedupe says so next): it is not one more.
+		n, more, named := 0, 0, map[string][]*skill.Skill{}
 		for _, s := range final {
 			if declared[s] {
 				n++
-			} else if also[s] {
+				named[s.Name()] = append(named[s.Name()], s)
+			}
+		}
+		for _, s := range final {
+			if also[s] && !slices.ContainsFunc(named[s.Name()], func(d *skill.Skill) bool { return skill.Identical(d, s) }) {
 				more++
 			}
 		}
