@@ -65,11 +65,14 @@ func TestNameMismatchFix(t *testing.T) {
 }
 
 // mismatchFixes lints dir and returns the fixes of its name-mismatch findings.
-func mismatchFixes(t *testing.T, dir string) []string {
+func mismatchFixes(t *testing.T, dir string) []string { return ruleFixes(t, dir, "name-mismatch") }
+
+// ruleFixes lints dir and returns the fixes of its findings of rule.
+func ruleFixes(t *testing.T, dir, rule string) []string {
 	t.Helper()
 	var fixes []string
 	for _, f := range lintDir(t, dir, Options{}).Findings {
-		if f.Rule == "name-mismatch" {
+		if f.Rule == rule {
 			fixes = append(fixes, f.Fix)
 		}
 	}
@@ -199,12 +202,7 @@ func TestNameFormatTooLong(t *testing.T) {
 		dir := t.TempDir()
 		md := "---\nname: " + name + "\ndescription: Process PDF forms and merge documents for the user.\n---\nBody.\n"
 		testtool.WriteTree(t, dir, map[string]string{folder + "/SKILL.md": md})
-		var got []string
-		for _, f := range lintDir(t, dir, Options{}).Findings {
-			if f.Rule == "name-format" {
-				got = append(got, f.Fix)
-			}
-		}
+		got := ruleFixes(t, dir, "name-format")
 		if len(got) != 1 || got[0] != want {
 			t.Errorf("name %s: fixes %q, want %q", name, got, want)
 		}
@@ -223,12 +221,7 @@ func TestDescriptionAnglesFix(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		testtool.WriteTree(t, dir, map[string]string{"s/SKILL.md": "---\nname: s\ndescription: " + desc + "\n---\nBody.\n"})
-		var got []string
-		for _, f := range lintDir(t, dir, Options{}).Findings {
-			if f.Rule == "description-angle-brackets" {
-				got = append(got, f.Fix)
-			}
-		}
+		got := ruleFixes(t, dir, "description-angle-brackets")
 		if len(got) != 1 || !strings.HasPrefix(got[0], want) {
 			t.Errorf("%q: fixes %q, want one starting %q", desc, got, want)
 		}
@@ -246,12 +239,7 @@ func TestUnknownKeyBesideKnown(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		testtool.WriteTree(t, dir, map[string]string{"s/SKILL.md": "---\n" + front + "description: Process PDF forms and merge documents for the user.\n---\nBody.\n"})
-		var got []string
-		for _, f := range lintDir(t, dir, Options{}).Findings {
-			if f.Rule == "unknown-key" {
-				got = append(got, f.Fix)
-			}
-		}
+		got := ruleFixes(t, dir, "unknown-key")
 		if len(got) != 1 || got[0] != want {
 			t.Errorf("%q: fixes %q, want %q", front, got, want)
 		}
