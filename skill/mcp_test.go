@@ -79,7 +79,7 @@ func TestCheckMCP(t *testing.T) {
 	// scope]" was told to write it "on one line", which it was).
 	for yaml, want := range map[string]string{"x-list: [a: b]\n": "write the pair in braces ([{key: value}]), or the list in block form",
 		"argument-hint: [optional: a scope]\n": "quote the whole value"} {
-		if r := Parse([]byte(front + yaml + "---\n")).CheckMCP(1, 100); r == nil || r.Fix != want {
+		if r := Parse([]byte(front+yaml+"---\n")).CheckMCP(1, 100); r == nil || r.Fix != want {
 			t.Errorf("%q: %+v, want the fix %q", yaml, r, want)
 		}
 	}
