@@ -219,16 +219,12 @@ func TestVariantFolders(t *testing.T) {
 	}
 }
 
-// rel is a path below base as the build's notes spell it: relative to the
+// rel is a path below base as the build's notes spell it (lint.Rel): relative to the
 // working folder, with slashes.
 func rel(t *testing.T, base, p string) string {
 	t.Helper()
 	wd, _ := os.Getwd()
-	r, err := filepath.Rel(wd, filepath.Join(base, filepath.FromSlash(p)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return filepath.ToSlash(r)
+	return lint.Rel(wd, filepath.Join(base, filepath.FromSlash(p)))
 }
 
 // TestManyCopies checks that the log names at most three sets of

@@ -303,7 +303,7 @@ func fixJobs(res *Result, r *runner) []*fixJob {
 			} else {
 				continue
 			}
-			disk := filepath.Join(base, filepath.FromSlash(f.Path))
+			disk := OnDisk(base, f.Path)
 			inSkill, err := filepath.Rel(dir, disk)
 			if err != nil || inSkill == "." {
 				continue // the folder itself: no fixer acts on one

@@ -50,7 +50,12 @@ func checkout(base string) (string, func(string) string) {
 	}
 	prefix := filepath.ToSlash(rel)
 	return root, func(p string) string {
-		if q := path.Join(prefix, p); q != ".." && !strings.HasPrefix(q, "../") {
+		q := path.Join(prefix, p)
+		if path.IsAbs(p) { // Rel's, from far off
+			q, _ = filepath.Rel(root, filepath.FromSlash(p))
+			q = filepath.ToSlash(q)
+		}
+		if q != "" && q != ".." && !strings.HasPrefix(q, "../") {
 			return q
 		}
 		return p

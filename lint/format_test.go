@@ -638,3 +638,32 @@ func TestFormatCheckoutPaths(t *testing.T) {
 		t.Errorf("github annotations name other files:\n%s", gh)
 	}
 }
+
+// Rel spells a path far off absolute, as the go command does, where it
+// climbed to the root and down ("../../../../work/x/SKILL.md" from the
+// home folder); OnDisk reads both back; the checkout's formats keep an
+// absolute path inside the checkout relative to it.
+func TestRelFarOff(t *testing.T) {
+	root := t.TempDir()
+	base := filepath.Join(root, "a", "b", "c", "d")
+	for p, want := range map[string]string{
+		filepath.Join(root, "a", "b", "c", "x", "SKILL.md"): "../x/SKILL.md",
+		filepath.Join(base, "s", "SKILL.md"):                "s/SKILL.md",
+		"/srv/s/SKILL.md":                                   "/srv/s/SKILL.md",
+	} {
+		got := Rel(base, p)
+		if got != want {
+			t.Errorf("Rel(%s) = %q, want %q", p, got, want)
+		}
+		if back := OnDisk(base, got); back != filepath.Clean(p) {
+			t.Errorf("OnDisk(%q) = %q, want %q", got, back, p)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, rel := checkout(base)
+	if got := rel(filepath.ToSlash(filepath.Join(root, "top", "SKILL.md"))); got != "top/SKILL.md" {
+		t.Errorf("checkout's path of an absolute path inside it: %q, want top/SKILL.md", got)
+	}
+}

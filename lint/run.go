@@ -359,11 +359,11 @@ func (r *runner) settle(p *Pass, out *[]Finding, relOf func(string) string) {
 	comments := map[string][]*inline{}
 	for _, d := range p.Skill.Inner {
 		if rel, err := filepath.Rel(p.Skill.Dir, d); err == nil && filepath.IsLocal(rel) {
-			nested = append(nested, filepath.Join(r.base, filepath.FromSlash(relOf(filepath.ToSlash(rel)))))
+			nested = append(nested, OnDisk(r.base, relOf(filepath.ToSlash(rel))))
 		}
 	}
 	inNested := func(rel string) bool {
-		abs := filepath.Join(r.base, filepath.FromSlash(rel))
+		abs := OnDisk(r.base, rel)
 		return slices.ContainsFunc(nested, func(d string) bool { return abs != d && below(d, abs) })
 	}
 	for _, f := range p.Files.Files {
@@ -408,7 +408,7 @@ func (r *runner) add(out []Finding, rule *Rule, f Finding) []Finding {
 	if r.strict && f.Severity == Warning {
 		f.Severity = Error
 	}
-	abs := filepath.Join(r.base, filepath.FromSlash(f.Path))
+	abs := OnDisk(r.base, f.Path)
 	// The config's ignore globs are relative to its folder.
 	if _, ignored := r.set.Ignore.Path(r.set.Dir(), abs, false); ignored || r.allowed(rule.ID, abs) && !r.held(rule.ID) {
 		return out
@@ -440,17 +440,27 @@ func (r *runner) rel(p string) string { return Rel(r.base, p) }
 
 // Rel spells a disk path as findings do: relative to the run's base
 // folder (absolute), with "/", as compilers print them
-// ("../skills/x/SKILL.md" from a sibling folder).
+// ("../skills/x/SKILL.md" from a sibling folder), or absolute where that
+// is shorter, as the go command's does: "/srv/skills/x/SKILL.md", not
+// "../../../../srv/skills/x/SKILL.md" from a folder far off.
 func Rel(base, p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return filepath.ToSlash(p)
 	}
 	rel, err := filepath.Rel(base, abs)
-	if err != nil {
+	if err != nil || len(abs) < len(rel) {
 		return filepath.ToSlash(abs)
 	}
 	return filepath.ToSlash(rel)
+}
+
+// OnDisk is the disk path of a path Rel spelt from base.
+func OnDisk(base, rel string) string {
+	if p := filepath.FromSlash(rel); filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(base, filepath.FromSlash(rel))
 }
 
 // Scope is the scope Run finds skills in with these options; the build
