@@ -245,7 +245,9 @@ func checkLinkOutside(p *Pass) {
 				continue
 			}
 		}
-		if other := skillHolding(target, dir); other != "" {
+		// A copy of this very skill (a translation's, ja/guides/foo) is
+		// no skill to install beside it.
+		if other := skillHolding(target, dir); other != "" && filepath.Base(other) != filepath.Base(dir) {
 			name := filepath.Base(other)
 			reportAt(p, md, l.off, fmt.Sprintf("say in the text that the skill needs %s (\"use the %s skill\") rather than "+
 				"linking its files, or copy what it needs under references/", name, name),

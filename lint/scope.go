@@ -400,8 +400,9 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 			human.Plural(len(unlistedAlone), "plugin", "plugins"), strings.Join(unlistedAlone, ", ")))
 	}
 	if len(hooked.Skills) > 0 {
+		tree := sc.treeFor(whole, hooked.Skills)
 		found, said := sc.Select(".", &hooked)
-		kept, more := sc.asTree(whole, found)
+		kept, more := sc.asTree(tree, found)
 		skills, notes = append(skills, kept...), append(append(notes, said...), more...)
 		for _, s := range found {
 			if s.Plugin != "" && !slices.Contains(kept, s) {
@@ -497,32 +498,45 @@ func (sc Scope) listed(root string, t *skill.Tree, found []*skill.Skill) func(di
 	}
 }
 
-// asTree leaves out of the skills of the files given (found below the
-// working folder) those that a lint of the working folder leaves out for
-// what only its whole tree shows: what a marketplace at the root or a
-// plugin's manifest does not declare, and skills in a client's install
-// folder with skills elsewhere. Only when one of these can be is the
-// working folder walked.
-func (sc Scope) asTree(whole func() (map[string]*skill.Skill, map[string][]string), found []*skill.Skill) ([]*skill.Skill, []string) {
+// treeFor is the verdict of a lint of the working folder on the skills
+// of the files given (found below it), by absolute folder, where only its
+// whole tree shows it: what a marketplace at the root or a plugin's
+// manifest declares, a client's install folder with skills elsewhere, a
+// skill where no client looks (a translation's copy, ja/guides/foo,
+// beside its original); nil elsewhere, which spares a hook's run the
+// walk. Each skill found takes the tree's Declared, so that Select and
+// Dedupe judge it as the tree's (a declared plugin skill is not one "where
+// no client looks"; microsoft/skills-for-fabric's plugin copy is kept, not
+// the root skills/ folder's).
+func (sc Scope) treeFor(whole func() (map[string]*skill.Skill, map[string][]string), found []*skill.Skill) map[string]*skill.Skill {
+	top, _ := filepath.Abs(".")
 	if sc.All || len(skill.Marketplaces(".")) == 0 && !slices.ContainsFunc(found, func(s *skill.Skill) bool {
 		abs, _ := filepath.Abs(s.Dir)
 		f, _ := installFolder(abs)
-		return s.Plugin != "" || abs != "" && f != ""
+		unseen, _ := where(top, abs, s)
+		return s.Plugin != "" || abs != "" && f != "" || unseen != "" && !defaultNamed(".", s.Dir)
 	}) {
-		return found, nil
+		return nil
 	}
 	kept, _ := whole()
-	if kept == nil {
+	for _, s := range found {
+		if abs, _ := filepath.Abs(s.Dir); kept[abs] != nil {
+			s.Declared = cmp.Or(s.Declared, kept[abs].Declared)
+		}
+	}
+	return kept
+}
+
+// asTree leaves out of found what tree (treeFor's verdict, nil for none)
+// does not keep, with a note.
+func (sc Scope) asTree(tree map[string]*skill.Skill, found []*skill.Skill) ([]*skill.Skill, []string) {
+	if tree == nil {
 		return found, nil
 	}
 	var out []*skill.Skill
 	var left []string
 	for _, s := range found {
-		if abs, _ := filepath.Abs(s.Dir); kept[abs] != nil {
-			// Declared as the tree has it, so that Dedupe keeps the copy
-			// a lint of the tree keeps (microsoft/skills-for-fabric's
-			// plugin's, not the root skills/ folder's).
-			s.Declared = cmp.Or(s.Declared, kept[abs].Declared)
+		if abs, _ := filepath.Abs(s.Dir); tree[abs] != nil {
 			out = append(out, s)
 		} else {
 			left = append(left, sc.rel(s.Dir))
@@ -532,7 +546,7 @@ func (sc Scope) asTree(whole func() (map[string]*skill.Skill, map[string][]strin
 		return out, nil
 	}
 	return out, []string{fmt.Sprintf("left out %s that a lint of the whole folder leaves out too: no manifest declares them, "+
-		"or they are in clients' install folders (%s); --all takes them",
+		"they are in clients' install folders, or copies of skills elsewhere (%s); --all takes them",
 		human.Plural(len(left), "skill", "skills"), human.Few(left, 5))}
 }
 
