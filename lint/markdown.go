@@ -6,6 +6,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
@@ -406,8 +408,12 @@ func eachWord(src []byte, fn func(w []byte, at int, newline bool)) {
 			i++
 			continue
 		}
+		if n := wideBreak(src[i:]); n > 0 {
+			i += n
+			continue
+		}
 		j := i + 1
-		for j < len(src) && pathByte[src[j]] {
+		for j < len(src) && pathByte[src[j]] && wideBreak(src[j:]) == 0 {
 			j++
 		}
 		w := src[i:j]
@@ -418,6 +424,21 @@ func eachWord(src []byte, fn func(w []byte, at int, newline bool)) {
 		newline = false
 		i = j
 	}
+}
+
+// wideBreak is the length of the punctuation or space that src starts
+// with, when it is a multi-byte one, else 0: Chinese and Japanese prose
+// puts 。、（ right after a path ("见 references/details.md。"), which
+// ends it as a space would.
+func wideBreak(src []byte) int {
+	if src[0] < utf8.RuneSelf {
+		return 0
+	}
+	r, n := utf8.DecodeRune(src)
+	if r == utf8.RuneError || !unicode.IsPunct(r) && !unicode.IsSpace(r) {
+		return 0
+	}
+	return n
 }
 
 // resourceDirs are the folders the spec names for a skill's extra files.

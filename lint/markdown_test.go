@@ -72,14 +72,15 @@ func TestMarkdownFences(t *testing.T) {
 func TestEachWord(t *testing.T) {
 	var got []string
 	eachWord([]byte("Run `python scripts/a.py`, then scripts/b.sh. See (assets/c.png) and\n"+
-		"\"references/d.md\": ok; ${CLAUDE_SKILL_DIR}/e.md\n...\ncafé.md"), func(w []byte, _ int, nl bool) {
+		"\"references/d.md\": ok; ${CLAUDE_SKILL_DIR}/e.md\n...\ncafé.md\n"+
+		"见 references/详细.md。运行 scripts/x.py，然后（assets/y.png）"), func(w []byte, _ int, nl bool) {
 		if nl {
 			got = append(got, "|")
 		}
 		got = append(got, string(w))
 	})
 	want := "| Run python scripts/a.py then scripts/b.sh See assets/c.png and | references/d.md ok " +
-		"CLAUDE_SKILL_DIR /e.md | . | café.md"
+		"CLAUDE_SKILL_DIR /e.md | . | café.md | 见 references/详细.md 运行 scripts/x.py 然后 assets/y.png"
 	if strings.Join(got, " ") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
 	}
