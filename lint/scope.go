@@ -278,6 +278,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 	walked := 0                // plugins found below a folder given
 	var hooked skill.Tree      // the skills of the files below the working folder
 	var unlistedAlone []string // plugins of manifests given that the root's marketplace does not list
+	walkedOut := map[string]bool{} // plugins a walk's note leaves out already
 	// alone takes the plugin in pdir, a file of which was given (a hook's).
 	alone := func(base, pdir string) {
 		switch {
@@ -368,7 +369,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 				continue
 			}
 			if !listed(d) {
-				unlisted = append(unlisted, sc.rel(d))
+				unlisted, walkedOut[sc.rel(d)] = append(unlisted, sc.rel(d)), true
 				continue
 			}
 			if !once(seenPlugin, d) {
@@ -395,6 +396,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 				human.Plural(len(unlisted), "plugin", "plugins"), human.Few(unlisted, 3)))
 		}
 	}
+	unlistedAlone = slices.DeleteFunc(unlistedAlone, func(d string) bool { return walkedOut[d] })
 	if len(unlistedAlone) > 0 {
 		notes = append(notes, fmt.Sprintf("left out %s the marketplace does not list, with no skill of its own (%s); --all takes them",
 			human.Plural(len(unlistedAlone), "plugin", "plugins"), strings.Join(unlistedAlone, ", ")))
