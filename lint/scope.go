@@ -275,9 +275,9 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 	var passed []string
 	whole := sc.whole(&finder)
 	keeps := sc.keeps(sc.All)
-	walked := 0                // plugins found below a folder given
-	var hooked skill.Tree      // the skills of the files below the working folder
-	var unlistedAlone []string // plugins of manifests given that the root's marketplace does not list
+	walked := 0                    // plugins found below a folder given
+	var hooked skill.Tree          // the skills of the files below the working folder
+	var unlistedAlone []string     // plugins of manifests given that the root's marketplace does not list
 	walkedOut := map[string]bool{} // plugins a walk's note leaves out already
 	// alone takes the plugin in pdir, a file of which was given (a hook's).
 	alone := func(base, pdir string) {
