@@ -283,7 +283,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 	alone := func(base, pdir string) {
 		switch {
 		case !keeps(base, pdir):
-		case base == "." && !sc.All && !rootLists(&finder, pdir):
+		case base == "." && !sc.All && !rootLists(&finder, pdir, whole):
 			if once(seenPlugin, pdir) {
 				unlistedAlone = append(unlistedAlone, sc.rel(pdir))
 			}
@@ -296,8 +296,21 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 	}
 	for _, root := range roots {
 		base, in := root, "" // base: where the scope's patterns start
+		fi, err := os.Lstat(root)
+		if err == nil && fi.Mode()&os.ModeSymlink != 0 && skill.IsDir(root) {
+			// A link to a folder of the working folder is that folder,
+			// as a lint of the working folder sees it: through the link
+			// (terrylica's .claude-plugin/plugins -> ../plugins, which a
+			// hook passes) every plugin was seen twice, each a
+			// plugin-name-duplicate.
+			if target, ok := linkedBelow(".", root); ok {
+				root = target
+				base = root
+				fi, err = os.Lstat(root)
+			}
+		}
 		// A link to a file is a file (a hook passes staged links).
-		if fi, err := os.Lstat(root); err == nil && (fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0 && !skill.IsDir(root)) {
+		if err == nil && (fi.Mode().IsRegular() || fi.Mode()&os.ModeSymlink != 0 && !skill.IsDir(root)) {
 			// A file (a hook passes the changed ones) is judged as a lint
 			// of the working folder judges it: a test's fixture is left
 			// out there, so it is here.
@@ -552,13 +565,26 @@ func (sc Scope) asTree(tree map[string]*skill.Skill, found []*skill.Skill) ([]*s
 		human.Plural(len(left), "skill", "skills"), human.Few(left, 5))}
 }
 
+// linkedBelow is where the link at p leads, relative to the folder dir,
+// when that is inside dir.
+func linkedBelow(dir, p string) (string, bool) {
+	target, err := filepath.EvalSymlinks(p)
+	top, err2 := filepath.EvalSymlinks(dir)
+	if err != nil || err2 != nil {
+		return "", false
+	}
+	rel, err := filepath.Rel(top, target)
+	return filepath.Join(dir, rel), err == nil && filepath.IsLocal(rel)
+}
+
 // rootLists reports whether a lint of the working folder keeps the plugin
 // in dir (see listed), read from the marketplaces at the working folder's
-// root alone, not a walk: one that lists plugins lists dir, or dir holds
-// skills of its own (skills/NAME/SKILL.md), or there is no such list (an
-// eval's old copy of a listed plugin's manifest is no plugin of the
-// repository's).
-func rootLists(finder *skill.Finder, dir string) bool {
+// root: one that lists plugins lists dir, or a skill of dir's is taken
+// (whole's verdict, walked only for a plugin with skills of its own that
+// the list does not name: terrylica's .claude-plugin/plugins/* copies,
+// whose skills no client loads), or there is no such list (an eval's old
+// copy of a listed plugin's manifest is no plugin of the repository's).
+func rootLists(finder *skill.Finder, dir string, whole func() (map[string]*skill.Skill, map[string][]string)) bool {
 	abs, _ := filepath.Abs(dir)
 	here, _ := filepath.Abs(".")
 	listed := finder.MarketPlugins(".")
@@ -567,8 +593,19 @@ func rootLists(finder *skill.Finder, dir string) bool {
 			return true
 		}
 	}
-	own, _ := filepath.Glob(filepath.Join(dir, "skills", "*", skill.FileName))
-	return len(listed) == 0 || abs == here || len(own) > 0
+	if len(listed) == 0 || abs == here {
+		return true
+	}
+	if own, _ := filepath.Glob(filepath.Join(dir, "skills", "*", skill.FileName)); len(own) == 0 {
+		return false
+	}
+	kept, _ := whole()
+	for _, s := range kept {
+		if p, _ := filepath.Abs(s.Plugin); s.Plugin != "" && p == abs {
+			return true
+		}
+	}
+	return kept == nil // unwalkable: as before, by its own skills
 }
 
 // merge fills in what a plugin's manifests leave unsaid from the
