@@ -111,9 +111,11 @@ func SkillName(s *skill.Skill) string {
 
 // byScope groups the skills that declare a name (mirrors aside, and the
 // skills Shadowed leaves to their namesakes) by name and scope: name →
-// plugin → skills, in order. A name is unique within its scope, one plugin
-// or all the skills outside plugins; the plugin's folder is compared
-// absolute, since the paths of one run may mix forms.
+// plugin → skills, by folder, so that the findings name the others alike
+// whether the skills came from a walk or from the files a hook passed. A
+// name is unique within its scope, one plugin or all the skills outside
+// plugins; the plugin's folder is compared absolute, since the paths of
+// one run may mix forms.
 func byScope(skills []Named) map[string]map[string][]int {
 	shadowed := Shadowed(skills)
 	scopes := map[string]map[string][]int{}
@@ -129,6 +131,11 @@ func byScope(skills []Named) map[string]map[string][]int {
 			scopes[s.Name] = map[string][]int{}
 		}
 		scopes[s.Name][plugin] = append(scopes[s.Name][plugin], i)
+	}
+	for _, byPlugin := range scopes {
+		for _, group := range byPlugin {
+			slices.SortStableFunc(group, func(a, b int) int { return strings.Compare(skills[a].Dir, skills[b].Dir) })
+		}
 	}
 	return scopes
 }

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -478,5 +479,42 @@ func TestDuplicateNamesShort(t *testing.T) {
 	}
 	if n != 8 {
 		t.Errorf("%d name-duplicate findings, want 8", n)
+	}
+}
+
+// The others a name-duplicate names, and the copy its fix leaves out,
+// do not depend on the order the skills came in: a walk's (by folder) and
+// a hook's files (by path, where "x-plus/" sorts before "x/") gave each
+// finding another message (kazuyaegusa/claude-skills).
+func TestDuplicateNameOrder(t *testing.T) {
+	root := t.TempDir()
+	md := "---\nname: costs\ndescription: Cut cloud costs when the user asks how to spend less.\n---\n# x\n"
+	dirs := []string{"x", "x-plus", "x-plus-skills"}
+	tree := map[string]string{}
+	for i, d := range dirs {
+		tree[d+"/SKILL.md"] = md + strings.Repeat("more\n", i)
+	}
+	testtool.WriteTree(t, root, tree)
+	t.Chdir(root) // as a hook runs
+	said := func(paths []string) map[string]string {
+		res, err := Run(paths, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, f := range res.Findings {
+			if f.Rule == "name-duplicate" {
+				out[f.Path] = f.Message + " / " + f.Fix
+			}
+		}
+		return out
+	}
+	var files []string
+	for _, d := range slices.Backward(dirs) {
+		files = append(files, d+"/SKILL.md")
+	}
+	walked, given := said([]string{"."}), said(files)
+	if len(walked) != 3 || !maps.Equal(walked, given) {
+		t.Errorf("a walk said\n%v\nthe files in another order\n%v", walked, given)
 	}
 }
