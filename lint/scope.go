@@ -3,7 +3,9 @@ package lint
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -160,7 +162,7 @@ func (sc Scope) plain(root string, t *skill.Tree, taken []*skill.Skill) map[stri
 // so the working folder is judged (whole), and only for a plugin holding
 // a SKILL.md that no manifest declares; a manifest outside it is judged in
 // its plugin's tree.
-func (sc Scope) plainAlone(finder *skill.Finder, base, dir string, whole func() (map[string]*skill.Skill, map[string][]string)) []string {
+func (sc Scope) plainAlone(finder *skill.Finder, base, dir string, whole func() *verdict) []string {
 	t, err := finder.FindTree(dir)
 	if err != nil || !slices.ContainsFunc(t.Skills, func(s *skill.Skill) bool { return s.Declared == "" }) {
 		return nil
@@ -170,35 +172,59 @@ func (sc Scope) plainAlone(finder *skill.Finder, base, dir string, whole func() 
 		return sc.plain(dir, t, taken)[filepath.Clean(dir)]
 	}
 	abs, _ := filepath.Abs(dir)
-	_, plain := whole()
-	return plain[abs]
+	if v := whole(); v != nil {
+		return v.plain[abs]
+	}
+	return nil
 }
 
 // whole judges the working folder for the files and manifests a hook
-// passes alone: the skills a lint of it takes, as it finds them, and its
-// plugins' plain folders, each by absolute folder (nil when it cannot be
-// walked). It
-// walks at most once a run and only when asked: on a tree of 4,000 skills
+// passes alone (nil when it cannot be walked). It walks at most once a run and only when asked: on a tree of 4,000 skills
 // the walk takes a quarter of a second or more, which a hook run on every
 // commit would pay.
-func (sc Scope) whole(finder *skill.Finder) func() (map[string]*skill.Skill, map[string][]string) {
-	return sync.OnceValues(func() (map[string]*skill.Skill, map[string][]string) {
+func (sc Scope) whole(finder *skill.Finder) func() *verdict {
+	return sync.OnceValue(func() *verdict {
 		t, err := finder.FindTree(".")
 		if err != nil {
-			return nil, nil
+			return nil
 		}
 		taken, _ := sc.Select(".", t)
-		kept, plain := map[string]*skill.Skill{}, map[string][]string{}
+		v := &verdict{kept: map[string]*skill.Skill{}, plain: map[string][]string{}, broken: map[string]skill.BrokenLink{}}
 		for _, s := range taken {
 			abs, _ := filepath.Abs(s.Dir)
-			kept[abs] = s
+			v.kept[abs] = s
 		}
 		for d, p := range sc.plain(".", t, taken) {
 			abs, _ := filepath.Abs(d)
-			plain[abs] = p
+			v.plain[abs] = p
 		}
-		return kept, plain
+		for _, b := range t.Broken {
+			abs, _ := filepath.Abs(b.Path)
+			v.broken[abs] = b
+		}
+		return v
 	})
+}
+
+// verdict is what a lint of the working folder finds, each by absolute
+// folder: the skills it takes, its plugins' plain folders (plain), and the
+// links where a skill would be that lead nowhere.
+type verdict struct {
+	kept   map[string]*skill.Skill
+	plain  map[string][]string
+	broken map[string]skill.BrokenLink
+}
+
+// brokenAt is the link at abs that leads nowhere where a skill would be,
+// or nil (also for no verdict).
+func (v *verdict) brokenAt(abs string) *skill.BrokenLink {
+	if v == nil {
+		return nil
+	}
+	if b, ok := v.broken[abs]; ok {
+		return &b
+	}
+	return nil
 }
 
 // steps are the scope's rules after the ignore patterns, in order, on the
@@ -265,13 +291,27 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 	// A changed marketplace, passed alone, is judged with the skills it
 	// declares, as a lint of its repository judges them: a commit that
 	// only adds an entry publishes skills whose own files did not change.
-	roots = slices.Clone(roots)
+	// One a lint of the working folder does not read is left out, as
+	// that lint leaves it out.
+	var finder skill.Finder
+	var unread []string // marketplaces given that a lint of the working folder does not read
+	roots = slices.DeleteFunc(slices.Clone(roots), func(root string) bool {
+		_, market := skill.ManifestOf(root)
+		if market && !skill.IsDir(root) && below(".", root) && !readByTree(&finder, root) {
+			unread = append(unread, sc.rel(root))
+			return true
+		}
+		return false
+	})
 	for _, root := range roots {
 		if _, market := skill.ManifestOf(root); market && !skill.IsDir(root) {
 			roots = append(roots, skill.MarketplaceRoot(root))
 		}
 	}
-	var finder skill.Finder
+	if len(unread) > 0 {
+		notes = append(notes, fmt.Sprintf("left out %s, which a lint of the whole folder does not read: a marketplace is read at the root "+
+			"and in a plugin's folder; lint its folder (skillpack lint %s) to check it", human.Few(unread, 3), sc.rel(skill.MarketplaceRoot(unread[0]))))
+	}
 	var passed []string
 	whole := sc.whole(&finder)
 	keeps := sc.keeps(sc.All)
@@ -316,6 +356,16 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 			// out there, so it is here.
 			if below(".", root) {
 				base = "."
+				// A link leading nowhere where a skill would be is
+				// skill-dangling, as a lint of the working folder finds
+				// (kazuyaegusa's x-mined -> /Users/...): given alone, it
+				// was a usage error, and beside other files, nothing.
+				if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+					abs, _ := filepath.Abs(root)
+					if b := whole().brokenAt(abs); b != nil && keeps(base, root) && !slices.Contains(*broken, *b) {
+						*broken = append(*broken, *b)
+					}
+				}
 			}
 			// A changed manifest, passed alone, is checked as its plugin
 			// or marketplace is by a lint of the tree.
@@ -523,7 +573,7 @@ func (sc Scope) listed(root string, t *skill.Tree, found []*skill.Skill) func(di
 // Dedupe judge it as the tree's (a declared plugin skill is not one "where
 // no client looks"; microsoft/skills-for-fabric's plugin copy is kept, not
 // the root skills/ folder's).
-func (sc Scope) treeFor(whole func() (map[string]*skill.Skill, map[string][]string), found []*skill.Skill) map[string]*skill.Skill {
+func (sc Scope) treeFor(whole func() *verdict, found []*skill.Skill) map[string]*skill.Skill {
 	top, _ := filepath.Abs(".")
 	if sc.All || len(skill.Marketplaces(".")) == 0 && !slices.ContainsFunc(found, func(s *skill.Skill) bool {
 		abs, _ := filepath.Abs(s.Dir)
@@ -533,13 +583,16 @@ func (sc Scope) treeFor(whole func() (map[string]*skill.Skill, map[string][]stri
 	}) {
 		return nil
 	}
-	kept, _ := whole()
+	v := whole()
+	if v == nil {
+		return nil
+	}
 	for _, s := range found {
-		if abs, _ := filepath.Abs(s.Dir); kept[abs] != nil {
-			s.Declared = cmp.Or(s.Declared, kept[abs].Declared)
+		if abs, _ := filepath.Abs(s.Dir); v.kept[abs] != nil {
+			s.Declared = cmp.Or(s.Declared, v.kept[abs].Declared)
 		}
 	}
-	return kept
+	return v.kept
 }
 
 // asTree leaves out of found what tree (treeFor's verdict, nil for none)
@@ -565,6 +618,16 @@ func (sc Scope) asTree(tree map[string]*skill.Skill, found []*skill.Skill) ([]*s
 		human.Plural(len(left), "skill", "skills"), human.Few(left, 5))}
 }
 
+// readByTree reports whether a lint of the working folder reads the
+// marketplace file m, which is below it: it reads the root's and each
+// plugin folder's, not one in another folder (ComposioHQ's
+// composio-skills/.claude-plugin/marketplace.json, whose sources name
+// folders beside it that are not there).
+func readByTree(finder *skill.Finder, m string) bool {
+	dir := filepath.Clean(skill.MarketplaceRoot(m))
+	return dir == "." || finder.PluginOf(dir) == dir
+}
+
 // linkedBelow is where the link at p leads, relative to the folder dir,
 // when that is inside dir.
 func linkedBelow(dir, p string) (string, bool) {
@@ -584,7 +647,7 @@ func linkedBelow(dir, p string) (string, bool) {
 // the list does not name: terrylica's .claude-plugin/plugins/* copies,
 // whose skills no client loads), or there is no such list (an eval's old
 // copy of a listed plugin's manifest is no plugin of the repository's).
-func rootLists(finder *skill.Finder, dir string, whole func() (map[string]*skill.Skill, map[string][]string)) bool {
+func rootLists(finder *skill.Finder, dir string, whole func() *verdict) bool {
 	abs, _ := filepath.Abs(dir)
 	here, _ := filepath.Abs(".")
 	listed := finder.MarketPlugins(".")
@@ -599,13 +662,16 @@ func rootLists(finder *skill.Finder, dir string, whole func() (map[string]*skill
 	if own, _ := filepath.Glob(filepath.Join(dir, "skills", "*", skill.FileName)); len(own) == 0 {
 		return false
 	}
-	kept, _ := whole()
-	for _, s := range kept {
+	v := whole()
+	if v == nil {
+		return true // unwalkable: as before, by its own skills
+	}
+	for _, s := range v.kept {
 		if p, _ := filepath.Abs(s.Plugin); s.Plugin != "" && p == abs {
 			return true
 		}
 	}
-	return kept == nil // unwalkable: as before, by its own skills
+	return false
 }
 
 // merge fills in what a plugin's manifests leave unsaid from the
