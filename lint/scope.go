@@ -569,7 +569,7 @@ func (sc Scope) listed(root string, t *skill.Tree, found []*skill.Skill) func(di
 // manifest declares, a client's install folder with skills elsewhere, a
 // skill where no client looks (a translation's copy, ja/guides/foo,
 // beside its original); nil elsewhere, which spares a hook's run the
-// walk. Each skill found takes the tree's Declared, so that Select and
+// walk. Each skill found takes the tree's Declared and Loaded, so that Select and
 // Dedupe judge it as the tree's (a declared plugin skill is not one "where
 // no client looks"; microsoft/skills-for-fabric's plugin copy is kept, not
 // the root skills/ folder's).
@@ -588,8 +588,8 @@ func (sc Scope) treeFor(whole func() *verdict, found []*skill.Skill) map[string]
 		return nil
 	}
 	for _, s := range found {
-		if abs, _ := filepath.Abs(s.Dir); v.kept[abs] != nil {
-			s.Declared = cmp.Or(s.Declared, v.kept[abs].Declared)
+		if abs, _ := filepath.Abs(s.Dir); v.kept[abs] != nil && s.Declared == "" {
+			s.Declared, s.Loaded = v.kept[abs].Declared, v.kept[abs].Loaded
 		}
 	}
 	return v.kept
