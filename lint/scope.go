@@ -603,19 +603,37 @@ func (sc Scope) asTree(tree map[string]*skill.Skill, found []*skill.Skill) ([]*s
 	}
 	var out []*skill.Skill
 	var left []string
+	took := map[string]bool{}
 	for _, s := range found {
-		if abs, _ := filepath.Abs(s.Dir); tree[abs] != nil {
-			out = append(out, s)
-		} else {
-			left = append(left, sc.rel(s.Dir))
+		// A skill inside a skill the tree keeps is a file of that one
+		// (j5ik2o/fraktor-rs's vendored references/.../skill/SKILL.md):
+		// the outer skill is linted, as lint . lints it.
+		abs, _ := filepath.Abs(s.Dir)
+		outer := abs
+		for tree[outer] == nil && filepath.Dir(outer) != outer && below(".", filepath.Dir(outer)) {
+			outer = filepath.Dir(outer)
 		}
+		switch t := tree[outer]; {
+		case t == nil:
+			left = append(left, sc.rel(s.Dir))
+		case took[outer]:
+		case outer == abs:
+			out = append(out, s)
+		default:
+			out = append(out, t)
+		}
+		took[outer] = true
 	}
 	if len(left) == 0 {
 		return out, nil
 	}
-	return out, []string{fmt.Sprintf("left out %s that a lint of the whole folder leaves out too: no manifest declares them, "+
-		"they are in clients' install folders, or copies of skills elsewhere (%s); --all takes them",
-		human.Plural(len(left), "skill", "skills"), human.Few(left, 5))}
+	them := "them"
+	if len(left) == 1 {
+		them = "it"
+	}
+	return out, []string{fmt.Sprintf("left out %s that a lint of the whole folder leaves out too (%s): skills no manifest declares, "+
+		"in clients' install folders, or copies of skills elsewhere; --all takes %s",
+		human.Plural(len(left), "skill", "skills"), human.Few(left, 5), them)}
 }
 
 // readByTree reports whether a lint of the working folder reads the
