@@ -342,10 +342,12 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 			// as a lint of the working folder sees it: through the link
 			// (terrylica's .claude-plugin/plugins -> ../plugins, which a
 			// hook passes) every plugin was seen twice, each a
-			// plugin-name-duplicate.
+			// plugin-name-duplicate; and a skill linked into a client's
+			// folder is not the top of the tree, where pages that are
+			// SKILL.md files of their own were skills (fraktor-rs).
 			if target, ok := linkedBelow(".", root); ok {
 				root = target
-				base = root
+				base = "."
 				fi, err = os.Lstat(root)
 			}
 		}
@@ -468,6 +470,15 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 		tree := sc.treeFor(whole, hooked.Skills)
 		found, said := sc.Select(".", &hooked)
 		kept, more := sc.asTree(tree, found)
+		taken := map[string]bool{} // by a walk of a folder given: a link's to a skill's folder
+		for _, s := range skills {
+			abs, _ := filepath.Abs(s.Dir)
+			taken[abs] = true
+		}
+		kept = slices.DeleteFunc(kept, func(s *skill.Skill) bool {
+			abs, _ := filepath.Abs(s.Dir)
+			return taken[abs]
+		})
 		skills, notes = append(skills, kept...), append(append(notes, said...), more...)
 		for _, s := range found {
 			if s.Plugin != "" && !slices.Contains(kept, s) {
