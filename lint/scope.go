@@ -579,18 +579,22 @@ func (sc Scope) listed(root string, t *skill.Tree, found []*skill.Skill) func(di
 // whole tree shows it: what a marketplace at the root or a plugin's
 // manifest declares, a client's install folder with skills elsewhere, a
 // skill where no client looks (a translation's copy, ja/guides/foo,
-// beside its original); nil elsewhere, which spares a hook's run the
-// walk. Each skill found takes the tree's Declared and Loaded, so that Select and
-// Dedupe judge it as the tree's (a declared plugin skill is not one "where
-// no client looks"; microsoft/skills-for-fabric's plugin copy is kept, not
-// the root skills/ folder's).
+// beside its original), a SKILL.md linked to another skill's (a mirror);
+// nil elsewhere, which spares a hook's run the walk. Each skill found
+// takes the tree's Declared, Loaded and Mirror, so that Select, Dedupe
+// and the rules judge it as the tree's (a declared plugin skill is not
+// one "where no client looks"; microsoft/skills-for-fabric's plugin copy
+// is kept, not the root skills/ folder's; MemeLLC's mirrors are
+// skill-mirror, not identical copies).
 func (sc Scope) treeFor(whole func() *verdict, found []*skill.Skill) map[string]*skill.Skill {
 	top, _ := filepath.Abs(".")
 	if sc.All || len(skill.Marketplaces(".")) == 0 && !slices.ContainsFunc(found, func(s *skill.Skill) bool {
 		abs, _ := filepath.Abs(s.Dir)
 		f, _ := installFolder(abs)
 		unseen, _ := where(top, abs, s)
-		return s.Plugin != "" || abs != "" && f != "" || unseen != "" && !defaultNamed(".", s.Dir)
+		fi, err := os.Lstat(filepath.Join(s.Dir, s.File))
+		mirror := err == nil && fi.Mode()&os.ModeSymlink != 0
+		return s.Plugin != "" || abs != "" && f != "" || unseen != "" && !defaultNamed(".", s.Dir) || mirror
 	}) {
 		return nil
 	}
@@ -599,8 +603,12 @@ func (sc Scope) treeFor(whole func() *verdict, found []*skill.Skill) map[string]
 		return nil
 	}
 	for _, s := range found {
-		if abs, _ := filepath.Abs(s.Dir); v.kept[abs] != nil && s.Declared == "" {
-			s.Declared, s.Loaded = v.kept[abs].Declared, v.kept[abs].Loaded
+		abs, _ := filepath.Abs(s.Dir)
+		if k := v.kept[abs]; k != nil {
+			if s.Declared == "" {
+				s.Declared, s.Loaded = k.Declared, k.Loaded
+			}
+			s.Mirror = cmp.Or(s.Mirror, k.Mirror)
 		}
 	}
 	return v.kept
