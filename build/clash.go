@@ -173,7 +173,7 @@ func (b *builder) checkClashes(p *packed) error {
 func clashes(skills []lint.Named) []Clash {
 	byName := map[string][]Clashing{}
 	for _, s := range skills {
-		byName[s.Name] = append(byName[s.Name], Clashing{Dir: s.Dir, Plugin: s.Plugin})
+		byName[s.Name] = append(byName[s.Name], Clashing{Dir: s.Dir, Plugin: s.Carrier})
 	}
 	var out []Clash
 	for _, name := range slices.Sorted(maps.Keys(byName)) {

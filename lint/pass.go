@@ -227,12 +227,15 @@ type Named struct {
 
 	// CopyOf is the plugin of which this is a client's copy (ClientCopy).
 	CopyOf string
+	// Carrier is the plugin whose archives carry the skill (skill.Carrier).
+	Carrier string
 }
 
 // NameOf is what the checks across skills read of s.
 func NameOf(s *skill.Skill) Named {
 	n := Named{Dir: s.Dir, File: s.File, Plugin: s.Plugin, Name: SkillName(s), Mirror: s.Mirror}
 	_, n.CopyOf = s.ClientCopy()
+	n.Carrier = s.Carrier()
 	if s.Doc != nil {
 		if _, v := s.Doc.Lookup("name"); v != nil {
 			n.Line, n.Column = s.Doc.FilePos(v)

@@ -3,7 +3,6 @@ package lint
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -323,14 +322,21 @@ func checkBundleClash(p *RunPass) {
 					others = append(others, p.Rel(p.Skills[j].Dir))
 				}
 			}
-			if where != "in another plugin" && len(byPlugin) > 2 {
+			switch {
+			case plugin == "":
+				where = "in a plugin"
+			case where != "in another plugin" && len(byPlugin) > 2:
 				where = "in another plugin or outside any"
 			}
 			sort.Strings(others)
 			fix := "rename one of the skills (folder and name together)"
-			if plugin != "" {
+			if dir := p.Skills[group[0]].Carrier; dir != "" {
+				var dirs []string // of the others, as their archives carry them
+				for _, g := range byPlugin {
+					dirs = append(dirs, p.Skills[g[0]].Carrier)
+				}
 				fix = fmt.Sprintf("build the plugin into its own bundle (%s), or rename one of the skills",
-					PluginBuild(plugin, p.Rel(plugin), slices.Collect(maps.Keys(byPlugin)), p.out))
+					PluginBuild(dir, p.Rel(dir), dirs, p.out))
 			}
 			// Three named a finding: each copy has its own, and twelve
 			// copies naming eleven each made 37 KB of one list.

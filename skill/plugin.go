@@ -139,6 +139,9 @@ func (s *Skill) ClientCopy() (folder, plugin string) {
 	switch {
 	case s.Plugin == "":
 	case variantNames[strings.ToLower(filepath.Base(s.Plugin))]:
+		if c := s.Carrier(); c != s.Plugin {
+			return s.Plugin, c
+		}
 		return s.Plugin, filepath.Dir(s.Plugin)
 	default:
 		manifests := filepath.Dir(s.Declared)
@@ -149,6 +152,20 @@ func (s *Skill) ClientCopy() (folder, plugin string) {
 		}
 	}
 	return "", ""
+}
+
+// Carrier is the folder of the plugin whose archives carry the skill: its
+// Plugin, but for a client's variant folder with no manifest of its own
+// the plugin holding it, also further up (kaiohenricunha/dotbabel's
+// plugins/dotbabel/templates/claude); "" outside plugins.
+func (s *Skill) Carrier() string {
+	if !variantNames[strings.ToLower(filepath.Base(s.Plugin))] {
+		return s.Plugin
+	}
+	if ents, err := os.ReadDir(s.Plugin); err == nil && len(manifestsIn(s.Plugin, ents)) > 0 {
+		return s.Plugin
+	}
+	return cmp.Or((*Finder)(nil).pluginAbove(s.Plugin), s.Plugin)
 }
 
 // isVariant reports whether a folder, given its listing, is a per-platform
