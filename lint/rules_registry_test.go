@@ -518,3 +518,30 @@ func TestDuplicateNameOrder(t *testing.T) {
 		t.Errorf("a walk said\n%v\nthe files in another order\n%v", walked, given)
 	}
 }
+
+// A copy of a listed plugin's manifest at the top, whose skills paths name
+// nothing there, is that plugin reached again, not a second plugin of its
+// name (GRCEngClub/claude-grc-engineering's root trust-center): the clash
+// left both out of the bundle.
+func TestPluginManifestCopy(t *testing.T) {
+	md := "---\nname: tc\ndescription: Run the trust center for the user. Use when asked to.\n---\nBody.\n"
+	root := t.TempDir()
+	testtool.WriteTree(t, root, map[string]string{
+		".claude-plugin/plugin.json":            `{"name": "tc", "skills": ["skills/tc/SKILL.md"]}`,
+		".claude-plugin/marketplace.json":       `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "tc", "source": "./plugins/tc"}]}`,
+		"plugins/tc/.claude-plugin/plugin.json": `{"name": "tc"}`,
+		"plugins/tc/skills/tc/SKILL.md":         md,
+	})
+	res := lintDir(t, root, Options{Base: root})
+	if len(res.Plugins) != 1 || filepath.Base(res.Plugins[0].Dir) != "tc" {
+		t.Errorf("plugins %v, want plugins/tc alone", res.Plugins)
+	}
+	for _, f := range res.Findings {
+		t.Errorf("%s: %s [%s]", f.Path, f.Message, f.Rule)
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "plugin tc (.) is the plugin at plugins/tc, reached again")
+	}) {
+		t.Errorf("notes %q", res.Notes)
+	}
+}

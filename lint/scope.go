@@ -773,8 +773,10 @@ func (sc Scope) named(root string, p *plugin.Plugin, e skill.PluginEntry) (strin
 // plugin of its name inside its folder: one plugin reached two ways
 // (microsoft/devsquad-copilot's root .github/plugin/plugin.json names
 // .github/plugins/devsquad/skills/, for an install from the repository,
-// beside the marketplace's plugin there, whose manifest names skills/).
-// It is published once, from the inner folder, which holds all of it.
+// beside the marketplace's plugin there, whose manifest names skills/),
+// or a copy of that one's manifest whose skills paths name nothing here
+// (GRCEngClub's root trust-center, which left the listed one out by name
+// clash). It is published once, from the inner folder, which holds all of it.
 func (sc Scope) reachedTwice(plugins []*plugin.Plugin, notes []string) ([]*plugin.Plugin, []string) {
 	kept := plugins[:0:0]
 	for _, p := range plugins {
@@ -784,15 +786,15 @@ func (sc Scope) reachedTwice(plugins []*plugin.Plugin, notes []string) ([]*plugi
 			continue
 		}
 		in := sc.rel(plugins[i].Dir)
-		notes = append(notes, fmt.Sprintf("plugin %s (%s) is the plugin at %s, into which its manifest points: published once, from %s",
+		notes = append(notes, fmt.Sprintf("plugin %s (%s) is the plugin at %s, reached again: its manifest's skills paths lead into it or to nothing; published once, from %s",
 			p.Name, sc.rel(p.Dir), in, in))
 	}
 	return kept, notes
 }
 
 // pointsInto reports whether every skills path outer's manifests give
-// leads into inner, a folder inside outer's, and outer has no skills/ of
-// its own.
+// leads into inner, a folder inside outer's, or to nothing, and outer has
+// no skills/ of its own.
 func pointsInto(outer, inner *plugin.Plugin) bool {
 	rel, err := filepath.Rel(outer.Dir, inner.Dir)
 	if err != nil || rel == "." || !filepath.IsLocal(rel) || len(outer.Skills) > 0 || len(outer.Declared) == 0 {
@@ -800,7 +802,8 @@ func pointsInto(outer, inner *plugin.Plugin) bool {
 	}
 	rel = filepath.ToSlash(rel)
 	for _, d := range outer.Declared {
-		if p := path.Clean(d.Path); p != rel && !strings.HasPrefix(p, rel+"/") {
+		p := path.Clean(d.Path)
+		if _, err := os.Lstat(filepath.Join(outer.Dir, p)); err == nil && p != rel && !strings.HasPrefix(p, rel+"/") {
 			return false
 		}
 	}
