@@ -111,7 +111,7 @@ func Run(paths []string, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(found.Skills) > 0 { // else the notes say it, with "no skills found"
+	if len(found.Skills) > 0 || found.Judged { // else the notes say it, with "no skills found"
 		r.broken = found.Broken
 	}
 	skills, same, err := sc.Dedupe(context.Background(), found.Skills, opts.Jobs)

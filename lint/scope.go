@@ -216,9 +216,11 @@ type verdict struct {
 }
 
 // brokenAt is the link at abs that leads nowhere where a skill would be,
-// or nil (also for no verdict).
+// which a lint of the working folder reports as skill-dangling, or nil
+// (also for no verdict, and for a folder of no skills, where that lint
+// says "no skills found" and names the link).
 func (v *verdict) brokenAt(abs string) *skill.BrokenLink {
-	if v == nil {
+	if v == nil || len(v.kept) == 0 {
 		return nil
 	}
 	if b, ok := v.broken[abs]; ok {
@@ -252,8 +254,8 @@ func (sc Scope) steps(root string, t *skill.Tree, kept []*skill.Skill) ([]*skill
 func (sc Scope) Find(roots []string) (Found, error) {
 	var f Found
 	var err error
-	f.Skills, f.Plugins, f.Markets, f.Notes, err = sc.find(roots, &f.Broken)
-	if len(f.Skills) == 0 {
+	f.Skills, f.Plugins, f.Markets, f.Notes, err = sc.find(roots, &f)
+	if len(f.Skills) == 0 && !f.Judged {
 		for _, b := range f.Broken { // a link that leads nowhere, or an empty folder, where a skill would be
 			f.Notes = append(f.Notes,
 				fmt.Sprintf("warning: %s is %s: %s", Printable(sc.rel(b.Path)), dangles(b), b.Fix))
@@ -271,11 +273,15 @@ type Found struct {
 	// that lead nowhere (skill.Tree's; those in folders the scope leaves
 	// out aside): skill-dangling reports them (CheckAcross).
 	Broken []skill.BrokenLink
+	// Judged tells that Broken holds a link given (a hook's) that a lint
+	// of the working folder, which has skills, reports: a finding, also
+	// when no skill was given with it.
+	Judged bool
 	Notes  []string
 }
 
-// find is Find, putting the links that lead nowhere in broken.
-func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skill.Skill, plugins []*plugin.Plugin, markets []string, notes []string, err error) {
+// find is Find, putting the links that lead nowhere in f.Broken.
+func (sc Scope) find(roots []string, f *Found) (skills []*skill.Skill, plugins []*plugin.Plugin, markets []string, notes []string, err error) {
 	seenSkill, seenPlugin := map[string]bool{}, map[string]bool{}
 	once := func(seen map[string]bool, dir string) bool {
 		abs, _ := filepath.Abs(dir)
@@ -364,8 +370,8 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 				// was a usage error, and beside other files, nothing.
 				if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
 					abs, _ := filepath.Abs(root)
-					if b := whole().brokenAt(abs); b != nil && keeps(base, root) && !slices.Contains(*broken, *b) {
-						*broken = append(*broken, *b)
+					if b := whole().brokenAt(abs); b != nil && keeps(base, root) && !slices.Contains(f.Broken, *b) {
+						f.Broken, f.Judged = append(f.Broken, *b), true
 					}
 				}
 			}
@@ -408,7 +414,7 @@ func (sc Scope) find(roots []string, broken *[]skill.BrokenLink) (skills []*skil
 			// A link out of this root into another root given leads to
 			// skills found there.
 			if keeps(base, b.Path) && !slices.ContainsFunc(roots, func(r string) bool { return b.Out != "" && below(r, b.Out) }) {
-				*broken = append(*broken, b)
+				f.Broken = append(f.Broken, b)
 			}
 		}
 		found, said := sc.Select(base, t)

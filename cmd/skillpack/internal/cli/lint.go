@@ -430,6 +430,8 @@ func summarize(ios *IO, res *lint.Result) {
 	case len(res.Skills) == 0 && e+w+i == 0:
 		ios.Infof("no skills found (a skill is a folder holding SKILL.md)")
 		return
+	case len(res.Skills) == 0 && !slices.ContainsFunc(res.Findings, func(f lint.Finding) bool { return f.Rule != "skill-dangling" }):
+		in = "the files given" // a hook's link that leads nowhere
 	case len(res.Skills) == 0:
 		in = "the plugin and marketplace manifests" // a changed manifest, passed alone
 	case e+w+i == 0:
