@@ -465,6 +465,18 @@ func TestRunPluginDeepSkills(t *testing.T) {
 	}) {
 		t.Errorf("notes %q lack the deep skill's", res.Notes)
 	}
+	// Codex walks a folder its manifest declares to any depth, a skill's
+	// folders too (hashgraph-online/awesome-codex-plugins).
+	_, dirs = linted(t, map[string]string{
+		".agents/plugins/marketplace.json":    `{"name": "m", "plugins": [{"name": "p", "source": {"source": "local", "path": "./plugins/p"}}]}`,
+		"plugins/p/.codex-plugin/plugin.json": `{"name": "p", "skills": "./skills/"}`,
+		"plugins/p/skills/a/SKILL.md":         md("a"),
+		"plugins/p/skills/group/x/SKILL.md":   md("x"),
+		"plugins/p/skills/a/more/y/SKILL.md":  md("y"),
+	})
+	if want := []string{"plugins/p/skills/a", "plugins/p/skills/a/more/y", "plugins/p/skills/group/x"}; !slices.Equal(dirs, want) {
+		t.Errorf("Codex plugin: checked %v, want %v", dirs, want)
+	}
 }
 
 // TestPluginSkillsListed checks that plugin-skills takes the skills paths

@@ -743,8 +743,10 @@ func (w *walker) settleDeclared(out []*Skill) {
 		return
 	}
 	byDir := make(map[string]declared, len(w.decl))
+	deep := map[string]bool{} // folders Codex's manifest declares: it loads every SKILL.md below one
 	for _, d := range slices.Backward(w.decl) {
 		byDir[d.dir] = d // the first manifest read declares it
+		deep[d.dir] = deep[d.dir] || filepath.Base(filepath.Dir(d.by)) == ".codex-plugin"
 	}
 	top := filepath.Clean(w.walk)
 	skills := make(map[string]bool, len(out))
@@ -759,8 +761,11 @@ func (w *walker) settleDeclared(out []*Skill) {
 				s.Declared, s.Plugin = d.by, cmp.Or(s.Plugin, w.reported(d.plugin))
 				// Claude Code 2.1.332 loads a declared folder holding a
 				// SKILL.md as that one skill, its folders as its files;
-				// else each folder just below it holding one.
-				s.Loaded = above == 0 || above == 1 && !skills[dir]
+				// else each folder just below it holding one. Codex walks
+				// the folder to any depth, a skill's folders too
+				// (codex-rs's skills loader; hashgraph-online's
+				// skills/roles/architect).
+				s.Loaded = above == 0 || above == 1 && !skills[dir] || deep[dir]
 				break
 			}
 			if dir == top {
