@@ -79,7 +79,7 @@ func (b *builder) pack(d *discovered) (*packed, string, error) {
 			fresh++
 		case w.invalid:
 			invalid++
-		case w.wait:
+		default: // held back (mayShare), or another skill had its name (claim)
 			waiting++
 		}
 	}
