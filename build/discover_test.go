@@ -150,7 +150,7 @@ func TestDeclaredScope(t *testing.T) {
 		"taking the 4 skills that " + rel(t, src, ".claude-plugin/marketplace.json") + " declares, and the 1 skill in skills/ and the top-level folders, where every client looks",
 		"left out 1 skill that no manifest declares, which no client installing from the repository loads as skills (" + rel(t, src, "scratch/idea") + "); --all takes every skill found",
 		"left out 2 skills in clients' install folders, copies or working skills the repository does not publish: " + rel(t, src, ".claude/skills/dev") + ", " +
-			rel(t, src, ".cursor/skills/dev") + "; 2 of them no copies of a skill taken (none has their folder's name, or its SKILL.md differs), under 1 name: dev/; --all takes them",
+			rel(t, src, ".cursor/skills/dev") + "; 2 of them are no copies of a skill taken (none has the folder's name and SKILL.md), under 1 name: dev/; --all takes them",
 		"left out 1 skill of plugins the marketplace does not list, which no client installing from the repository loads as skills (" + rel(t, src, "backups/extra-old/skills/art") + "); --all takes every skill found",
 		"pdf: 2 identical copies",
 		"left out 1 skill inside other skills' folders",

@@ -652,13 +652,9 @@ func (sc Scope) asTree(tree map[string]*skill.Skill, found []*skill.Skill) ([]*s
 	if len(left) == 0 {
 		return out, nil
 	}
-	them := "them"
-	if len(left) == 1 {
-		them = "it"
-	}
 	return out, []string{fmt.Sprintf("left out %s that a lint of the whole folder leaves out too (%s): skills no manifest declares, "+
 		"in clients' install folders, or copies of skills elsewhere; --all takes %s",
-		human.Plural(len(left), "skill", "skills"), human.Few(left, 5), them)}
+		human.Plural(len(left), "skill", "skills"), human.Few(left, 5), human.Word(len(left), "it", "them"))}
 }
 
 // readByTree reports whether a lint of the working folder reads the
@@ -929,10 +925,17 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		if len(names) < len(own) {
 			under = ", under " + human.Plural(len(names), "name", "names")
 		}
-		unlike = fmt.Sprintf("; %d of them no copies of a skill taken (none has their folder's name, or its SKILL.md differs)%s: %s", len(own), under, human.Few(names, 5))
+		switch {
+		case len(found)-len(kept) == 1:
+			unlike = "; it is no copy of a skill taken (none has its folder's name and SKILL.md)"
+		case len(own) == 1:
+			unlike = fmt.Sprintf("; 1 of them is no copy of a skill taken (none has its folder's name and SKILL.md): %s", names[0])
+		default:
+			unlike = fmt.Sprintf("; %d of them are no copies of a skill taken (none has the folder's name and SKILL.md)%s: %s", len(own), under, human.Few(names, 5))
+		}
 	}
-	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s%s; --all takes them",
-		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "), unlike)}
+	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s%s; --all takes %s",
+		human.Plural(len(found)-len(kept), "skill", "skills"), strings.Join(parts, ", "), unlike, human.Word(len(found)-len(kept), "it", "them"))}
 }
 
 // where says where the skill s, found below top outside install folders

@@ -24,6 +24,15 @@ func Plural(n int, forms ...string) string {
 	return strconv.Itoa(n) + " " + forms[0] + "s"
 }
 
+// Word is the form of a word for n things, without the count: one for
+// 1, else many ("it" or "them", "is" or "are").
+func Word(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // Bytes is a size in binary (IEC) units, one decimal: "512 B", "3.4 KiB",
 // "11.4 MiB". The catalog prints it, so a change moves bundle bytes.
 func Bytes(n int64) string {

@@ -63,6 +63,11 @@ func TestPlural(t *testing.T) {
 			t.Errorf("got %q, want %q", got, want)
 		}
 	}
+	for n, want := range map[int]string{0: "them", 1: "it", 2: "them"} {
+		if got := Word(n, "it", "them"); got != want {
+			t.Errorf("Word(%d) = %q, want %q", n, got, want)
+		}
+	}
 }
 
 func TestBytes(t *testing.T) {
