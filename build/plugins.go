@@ -83,22 +83,28 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool, s
 	// One line a reason (thereisnotime/skills-collection: 109 lines of
 	// links, a plugin's commands each); no file, the key is the reason.
 	var refused leftOut
+	linkedOut := false // a skill of it is a link out of its folder, which its archives leave out
 	for _, r := range collected.Refused {
 		why := r.Err.Error()
 		switch {
 		case errors.Is(r.Err, skill.ErrOutsideFolder):
-			why = "a symbolic link out of the plugin's folder, which is in no git work tree; copy the file into it"
+			why = "a symbolic link out of the plugin's folder, which is in no git work tree; copy what it leads to into it"
 		case r.Kind == skill.LinkEscapes:
-			why = "a symbolic link out of the repository; copy the file into it"
+			why = "a symbolic link out of the repository; copy what it leads to into it"
+		}
+		if why != r.Err.Error() && skill.HoldsSkill(filepath.Join(pl.Dir, filepath.FromSlash(r.Path))) {
+			linkedOut = true
 		}
 		refused.add("", why, r.Path)
 	}
 	for _, k := range refused.keys {
 		b.logf("  plugin %s (%s): its archives leave out %s: %s", pl.Name, b.rel(pl.Dir), b.some(refused.names[k]), k[1])
 	}
-	if files, err = b.vouched(pl, files, ok); err != nil {
+	var out bool
+	if files, out, err = b.vouched(pl, files, ok); err != nil {
 		return layout.Plugin{}, none, err
 	}
+	linkedOut = linkedOut || out
 	vouched := len(files) == len(collected.Files) // no skill folder of it left out
 	// The checks verify makes of an archive's names, made before packing.
 	paths := make([]string, len(files))
@@ -155,14 +161,18 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool, s
 	}
 	slices.Sort(lp.Skills)
 	lp.Skills = slices.Compact(lp.Skills)
-	if !vouched && len(lp.Skills) == 0 && !slices.ContainsFunc(files, func(f skill.File) bool {
+	if (!vouched || linkedOut) && len(lp.Skills) == 0 && !slices.ContainsFunc(files, func(f skill.File) bool {
 		// A client loads a plugin's parts from its folders (commands/,
 		// hooks/) and its JSON files (.mcp.json), not from a README.
 		return (strings.Contains(f.Path, "/") || path.Ext(f.Path) == ".json") &&
 			!slices.ContainsFunc(pl.Manifests, func(m plugin.File) bool { return m.Rel == f.Path })
 	}) {
 		// Its skills left out (invalid: a repository's AxonIQ, suwa-sh's
-		// distillery), it would install as its manifests and a README.
+		// distillery; links out of its folder: arkhe's), it would install
+		// as its manifests and a README.
+		if vouched || linkedOut {
+			return layout.Plugin{}, none, errors.New("its skills are symbolic links out of its folder, which its archives leave out, and it holds nothing else a client loads")
+		}
 		return layout.Plugin{}, none, errors.New("the bundle publishes none of its skills, and it holds nothing else a client loads")
 	}
 	if folder && !vouched && len(lp.Skills) == 0 {
@@ -242,7 +252,9 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool, s
 // bundle publishes, their identical copies, those left out only for a name
 // another plugin's skill has (a plugin names its skills within itself),
 // and every file outside a skill's folder, which lint's secret rule reads.
-func (b *builder) vouched(pl *plugin.Plugin, files []skill.File, ok map[string]bool) ([]skill.File, error) {
+// linked tells that one left out is a link out of the plugin's folder to
+// a skill the bundle publishes on its own.
+func (b *builder) vouched(pl *plugin.Plugin, files []skill.File, ok map[string]bool) (_ []skill.File, linked bool, err error) {
 	dir := absPath(pl.Dir)
 	// A folder of a kept skill is kept whole, a skill nested in it too, as
 	// that skill's own archives hold it; so is a folder of the plugin's
@@ -262,13 +274,13 @@ func (b *builder) vouched(pl *plugin.Plugin, files []skill.File, ok map[string]b
 	for _, f := range files {
 		if d := path.Dir(f.Path); path.Base(f.Path) == skill.FileName && !kept(d) {
 			if d == "." {
-				return nil, errors.New("it is itself a skill the bundle leaves out")
+				return nil, false, errors.New("it is itself a skill the bundle leaves out")
 			}
 			out = append(out, d)
 		}
 	}
 	if len(out) == 0 {
-		return files, nil
+		return files, false, nil
 	}
 	// A skill nested in one left out goes with it, unnamed.
 	all := slices.Clone(out)
@@ -278,11 +290,17 @@ func (b *builder) vouched(pl *plugin.Plugin, files []skill.File, ok map[string]b
 	// One reached by a link inside the plugin to its own skills (canva's
 	// .cursor/skills -> ../skills) is that skill again: its link is said,
 	// and the skill as itself.
-	var links, gone []string
+	// One reached by a link out of the plugin to a skill the bundle
+	// publishes (arkhe's skills/x -> ../../shared/x) is said as that.
+	var links, gone, outside []string
 	real, _ := filepath.EvalSymlinks(dir)
 	for _, d := range out {
 		to, err := filepath.EvalSymlinks(filepath.Join(dir, filepath.FromSlash(d)))
 		rel, rerr := filepath.Rel(real, to)
+		if err == nil && rerr == nil && !filepath.IsLocal(rel) && ok[to] {
+			outside = append(outside, d)
+			continue
+		}
 		if err != nil || rerr != nil || !filepath.IsLocal(rel) || filepath.ToSlash(rel) == d {
 			gone = append(gone, d)
 			continue
@@ -301,13 +319,18 @@ func (b *builder) vouched(pl *plugin.Plugin, files []skill.File, ok map[string]b
 		b.logf("  plugin %s (%s): its archives leave out %s, %s to the plugin's own skill folders (an archive carries no links)", pl.Name, b.rel(pl.Dir),
 			b.some(links), what)
 	}
+	if len(outside) > 0 {
+		b.logf("  plugin %s (%s): its archives leave out %s, %s out of the plugin's folder to skills the bundle publishes on their own "+
+			"(an archive carries no links); copy the skill into the plugin", pl.Name, b.rel(pl.Dir), b.some(outside),
+			human.Word(len(outside), "a symbolic link", "symbolic links"))
+	}
 	if len(gone) > 0 {
 		b.logf("  plugin %s (%s): its archives leave out %s the bundle does not publish: %s", pl.Name, b.rel(pl.Dir),
 			human.Plural(len(gone), "skill folder", "skill folders"), b.some(gone))
 	}
 	return slices.DeleteFunc(slices.Clone(files), func(f skill.File) bool {
 		return slices.ContainsFunc(out, func(d string) bool { return strings.HasPrefix(f.Path, d+"/") })
-	}), nil
+	}), len(outside) > 0, nil
 }
 
 // vouchedDirs maps the absolute folders of skills to whether a plugin's

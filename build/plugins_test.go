@@ -521,3 +521,35 @@ func TestPluginRootEntryListed(t *testing.T) {
 	}
 	verified(t, out)
 }
+
+// A plugin whose one skill is a link out of its folder to a skill the
+// bundle publishes on its own (arkhe-claude-plugins' layout) is left out,
+// in a git work tree as outside one, for that reason: in a tree its
+// archives were said to leave out a skill "the bundle does not publish",
+// and outside one it was published as its manifest alone.
+func TestPluginSkillLinkedOut(t *testing.T) {
+	for _, git := range []bool{false, true} {
+		src := t.TempDir()
+		writeSkillFile(t, src, ".", ".claude-plugin/marketplace.json", `{"name": "m", "owner": {"name": "o"}, "plugins": [{"name": "p", "source": "./p"}]}`)
+		writeSkillFile(t, src, ".", "p/.claude-plugin/plugin.json", `{"name": "p"}`)
+		writeSkill(t, filepath.Join(src, "shared", "x"), "x", nil)
+		if err := os.MkdirAll(filepath.Join(src, "p", "skills"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("../../shared/x", filepath.Join(src, "p", "skills", "x")); err != nil {
+			t.Fatal(err)
+		}
+		if git {
+			testtool.Git(t, src, "init", "-q")
+		}
+		var log bytes.Buffer
+		res := mustBuild(t, []string{src}, Options{Out: filepath.Join(t.TempDir(), "dist"), Log: &log})
+		want := []PluginOut{{Name: "p", Reason: "its skills are symbolic links out of its folder, which its archives leave out, and it holds nothing else a client loads"}}
+		if got := res.PluginsOut; len(got) != 1 || got[0].Name != "p" || got[0].Reason != want[0].Reason {
+			t.Errorf("git %v: plugins left out %+v, want %+v\n%s", git, got, want, log.String())
+		}
+		if strings.Contains(log.String(), "does not publish") {
+			t.Errorf("git %v: the log says the bundle does not publish x:\n%s", git, log.String())
+		}
+	}
+}
