@@ -85,16 +85,16 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool, s
 	var refused leftOut
 	linkedOut := false // a skill of it is a link out of its folder, which its archives leave out
 	for _, r := range collected.Refused {
-		why := r.Err.Error()
+		why, link := r.Err.Error(), true
 		switch {
 		case errors.Is(r.Err, skill.ErrOutsideFolder):
 			why = "a symbolic link out of the plugin's folder, which is in no git work tree; copy what it leads to into it"
 		case r.Kind == skill.LinkEscapes:
 			why = "a symbolic link out of the repository; copy what it leads to into it"
+		default:
+			link = false
 		}
-		if why != r.Err.Error() && skill.HoldsSkill(filepath.Join(pl.Dir, filepath.FromSlash(r.Path))) {
-			linkedOut = true
-		}
+		linkedOut = linkedOut || link && skill.HoldsSkill(filepath.Join(pl.Dir, filepath.FromSlash(r.Path)))
 		refused.add("", why, r.Path)
 	}
 	for _, k := range refused.keys {
@@ -170,7 +170,7 @@ func (b *builder) packPlugin(p *packed, pl *plugin.Plugin, ok map[string]bool, s
 		// Its skills left out (invalid: a repository's AxonIQ, suwa-sh's
 		// distillery; links out of its folder: arkhe's), it would install
 		// as its manifests and a README.
-		if vouched || linkedOut {
+		if linkedOut {
 			return layout.Plugin{}, none, errors.New("its skills are symbolic links out of its folder, which its archives leave out, and it holds nothing else a client loads")
 		}
 		return layout.Plugin{}, none, errors.New("the bundle publishes none of its skills, and it holds nothing else a client loads")

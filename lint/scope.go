@@ -179,9 +179,9 @@ func (sc Scope) plainAlone(finder *skill.Finder, base, dir string, whole func() 
 }
 
 // whole judges the working folder for the files and manifests a hook
-// passes alone (nil when it cannot be walked). It walks at most once a run and only when asked: on a tree of 4,000 skills
-// the walk takes a quarter of a second or more, which a hook run on every
-// commit would pay.
+// passes alone (nil when it cannot be walked). It walks at most once a
+// run and only when asked: on a tree of 4,000 skills the walk takes a
+// quarter of a second or more, which a hook run on every commit would pay.
 func (sc Scope) whole(finder *skill.Finder) func() *verdict {
 	return sync.OnceValue(func() *verdict {
 		t, err := finder.FindTree(".")
@@ -475,16 +475,7 @@ func (sc Scope) find(roots []string, f *Found) (skills []*skill.Skill, plugins [
 	if len(hooked.Skills) > 0 {
 		tree := sc.treeFor(whole, hooked.Skills)
 		found, said := sc.Select(".", &hooked)
-		kept, more := sc.asTree(tree, found)
-		taken := map[string]bool{} // by a walk of a folder given: a link's to a skill's folder
-		for _, s := range skills {
-			abs, _ := filepath.Abs(s.Dir)
-			taken[abs] = true
-		}
-		kept = slices.DeleteFunc(kept, func(s *skill.Skill) bool {
-			abs, _ := filepath.Abs(s.Dir)
-			return taken[abs]
-		})
+		kept, more := sc.asTree(tree, found, skills)
 		skills, notes = append(skills, kept...), append(append(notes, said...), more...)
 		for _, s := range found {
 			if s.Plugin != "" && !slices.Contains(kept, s) {
@@ -621,31 +612,33 @@ func (sc Scope) treeFor(whole func() *verdict, found []*skill.Skill) map[string]
 }
 
 // asTree leaves out of found what tree (treeFor's verdict, nil for none)
-// does not keep, with a note.
-func (sc Scope) asTree(tree map[string]*skill.Skill, found []*skill.Skill) ([]*skill.Skill, []string) {
-	if tree == nil {
-		return found, nil
-	}
+// does not keep, with a note, and what a walk of a folder given took
+// already (a link's to a skill's folder).
+func (sc Scope) asTree(tree map[string]*skill.Skill, found, walked []*skill.Skill) ([]*skill.Skill, []string) {
 	var out []*skill.Skill
 	var left []string
 	took := map[string]bool{}
+	for _, s := range walked {
+		abs, _ := filepath.Abs(s.Dir)
+		took[abs] = true
+	}
 	for _, s := range found {
 		// A skill inside a skill the tree keeps is a file of that one
 		// (j5ik2o/fraktor-rs's vendored references/.../skill/SKILL.md):
 		// the outer skill is linted, as lint . lints it.
 		abs, _ := filepath.Abs(s.Dir)
 		outer := abs
-		for tree[outer] == nil && filepath.Dir(outer) != outer && below(".", filepath.Dir(outer)) {
+		for tree != nil && tree[outer] == nil && filepath.Dir(outer) != outer && below(".", filepath.Dir(outer)) {
 			outer = filepath.Dir(outer)
 		}
-		switch t := tree[outer]; {
-		case t == nil:
+		switch {
+		case tree != nil && tree[outer] == nil:
 			left = append(left, sc.rel(s.Dir))
 		case took[outer]:
 		case outer == abs:
 			out = append(out, s)
 		default:
-			out = append(out, t)
+			out = append(out, tree[outer])
 		}
 		took[outer] = true
 	}
@@ -675,8 +668,8 @@ func linkedBelow(dir, p string) (string, bool) {
 	if err != nil || err2 != nil {
 		return "", false
 	}
-	rel, err := filepath.Rel(top, target)
-	return filepath.Join(dir, rel), err == nil && filepath.IsLocal(rel)
+	rel, ok := skill.RelBelow(top, target)
+	return filepath.Join(dir, rel), ok
 }
 
 // rootLists reports whether a lint of the working folder keeps the plugin
@@ -925,13 +918,10 @@ func (sc Scope) installed(root string, found []*skill.Skill) ([]*skill.Skill, []
 		if len(names) < len(own) {
 			under = ", under " + human.Plural(len(names), "name", "names")
 		}
-		switch {
-		case len(found)-len(kept) == 1:
+		unlike = fmt.Sprintf("; %d of them %s of a skill taken (none has %s folder's name and SKILL.md)%s: %s", len(own),
+			human.Word(len(own), "is no copy", "are no copies"), human.Word(len(own), "its", "the"), under, human.Few(names, 5))
+		if len(found)-len(kept) == 1 {
 			unlike = "; it is no copy of a skill taken (none has its folder's name and SKILL.md)"
-		case len(own) == 1:
-			unlike = fmt.Sprintf("; 1 of them is no copy of a skill taken (none has its folder's name and SKILL.md): %s", names[0])
-		default:
-			unlike = fmt.Sprintf("; %d of them are no copies of a skill taken (none has the folder's name and SKILL.md)%s: %s", len(own), under, human.Few(names, 5))
 		}
 	}
 	return kept, []string{fmt.Sprintf("left out %s in clients' install folders, copies or working skills the repository does not publish: %s%s; --all takes %s",
