@@ -195,7 +195,7 @@ func buildRun(ctx context.Context, ios *IO, opts *buildOptions) error {
 	start := ios.clock()()
 	// An interrupt stops the build between two skills or two files; the
 	// staging folder goes, and the output is left as it was.
-	ctx, stop := interruptible(ctx)
+	ctx, stop := interruptible(ctx, ios)
 	defer stop()
 	res, err := build.RunContext(ctx, roots, bo)
 	opts.result = res

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -49,6 +50,8 @@ type IO struct {
 	Quiet   bool   // -q: errors only
 	Verbose bool   // -v: step times, a line a skill
 	Color   string // --color: auto (or ""), always or never
+
+	gone *gone // Main's: closed once stdout's or stderr's reader is
 }
 
 // exitError carries an exit code up to Main, which prints the error once.
@@ -78,16 +81,52 @@ var findingsErr = &exitError{code: ExitFindings}
 // that stops cleanly between two steps rather than be killed in one. The
 // first signal is the only one caught: a second kills at once, as it
 // would any command, so a step that does not end cannot hold the user.
-// A closed pipe (build | head) is an interrupt too, where it killed the
-// build mid-write and left its staging behind; after it, a write to the
-// pipe fails rather than kill the cleanup.
-func interruptible(ctx context.Context) (context.Context, context.CancelFunc) {
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
-	context.AfterFunc(ctx, func() {
-		signal.Ignore(syscall.SIGPIPE)
-		stop()
-	})
-	return ctx, stop
+// A closed pipe (build | head) ends it too, where SIGPIPE killed the
+// build mid-write and left its staging behind: the write to stdout or
+// stderr that finds its reader gone says so (see outlet). SIGPIPE itself
+// is caught and dropped, as it is raised as well by a write to a socket
+// whose peer left: taken as an interrupt, it stopped serve at the first
+// client that hung up mid-answer, and a publish at the first store that
+// did.
+func interruptible(ctx context.Context, ios *IO) (context.Context, context.CancelFunc) {
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(ctx)
+	context.AfterFunc(ctx, stop)
+	if ios.gone != nil {
+		go func() {
+			select {
+			case <-ios.gone.c:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return ctx, cancel
+}
+
+// sigpipe takes SIGPIPE, and nothing reads it.
+var sigpipe = make(chan os.Signal, 1)
+
+// outlet is stdout or stderr as Main hands them on: the first write that
+// finds the reader of either gone closes gone.
+type outlet struct {
+	io.Writer
+	gone *gone
+}
+
+// gone is closed once a reader of the output is.
+type gone struct {
+	once sync.Once
+	c    chan struct{}
+}
+
+func (o outlet) Write(p []byte) (int, error) {
+	n, err := o.Writer.Write(p)
+	if errors.Is(err, syscall.EPIPE) {
+		o.gone.once.Do(func() { close(o.gone.c) })
+	}
+	return n, err
 }
 
 // interrupted is err, exit 130, once the signal ended ctx.
@@ -100,7 +139,9 @@ func interrupted(ctx context.Context, err error) error {
 
 // Main runs skillpack with args and returns the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ios := &IO{In: stdin, Out: stdout, Err: stderr, Getenv: os.Getenv, OutTTY: isTerminal(stdout), ErrTTY: isTerminal(stderr)}
+	g := &gone{c: make(chan struct{})}
+	ios := &IO{In: stdin, Out: outlet{stdout, g}, Err: outlet{stderr, g}, Getenv: os.Getenv,
+		OutTTY: isTerminal(stdout), ErrTTY: isTerminal(stderr), gone: g}
 	return run(ios, args)
 }
 

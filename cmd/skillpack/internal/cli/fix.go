@@ -41,7 +41,7 @@ func runFix(ios *IO, opts *lintCmdOptions, paths []string, lo lint.Options, fail
 	}
 	// An interrupt stops the fixes between two files, so that none is left
 	// half-written and no temporary file is left behind.
-	ctx, stop := interruptible(context.Background())
+	ctx, stop := interruptible(context.Background(), ios)
 	defer stop()
 	fo := lint.FixOptions{Lint: lo, DryRun: opts.fix.DryRun}
 	if opts.fix.DryRun {

@@ -181,7 +181,7 @@ func publishRun(ctx context.Context, ios *IO, opts *publishOptions) error {
 
 	// An interrupt stops the run between requests: what is published
 	// stays consistent, and the next run completes it.
-	ctx, stop := interruptible(ctx)
+	ctx, stop := interruptible(ctx, ios)
 	defer stop()
 	progress := ios.progress()
 	if opts.JSON {

@@ -80,7 +80,7 @@ func runPull(ctx context.Context, ios *IO, opts *pullOptions) error {
 	if err := opts.Login.read(ios.In); err != nil {
 		return err
 	}
-	ctx, stop := interruptible(ctx)
+	ctx, stop := interruptible(ctx, ios)
 	defer stop()
 	ctx, cancel := context.WithTimeoutCause(ctx, opts.Deadline, errPullDeadline)
 	defer cancel()

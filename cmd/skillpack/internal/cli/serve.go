@@ -59,7 +59,7 @@ build is served once it is complete and checked, and on SIGHUP. With
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Dist = args[0]
 			opts.given = cmd.Flags().Changed
-			ctx, stop := interruptible(cmd.Context())
+			ctx, stop := interruptible(cmd.Context(), ios)
 			defer stop()
 			if runF != nil {
 				return runF(ctx, opts)
